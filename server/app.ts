@@ -1,0 +1,54 @@
+// buildApp(deps): the whole server as one Fastify instance. main.ts listens with it; tests build it in-process.
+import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import type { Config } from "./config.js";
+import type { Database } from "./db/client.js";
+import type { Mailer } from "./mail/mailer.js";
+import { createAuth, type Auth } from "./auth/index.js";
+import { authPlugin } from "./auth/plugin.js";
+import { createCallerResolver, type CallerResolver } from "./http/caller.js";
+import { referencePlugin } from "./http/reference.js";
+import { whoamiPlugin } from "./http/whoami.js";
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  mailer: Mailer;
+  secret: string;
+  logger?: boolean;
+}
+
+export interface App {
+  app: FastifyInstance;
+  auth: Auth;
+  callers: CallerResolver;
+}
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, database, mailer, secret } = deps;
+  const auth = createAuth({ config, db: database.db, mailer, secret });
+  const callers = createCallerResolver(database.db);
+  const app = Fastify({
+    logger: deps.logger ? { level: config.logLevel } : false,
+    // X-Forwarded-For is honoured only from loopback proxies; set TILL_TRUST_PROXY for others (see README)
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+  });
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) req.log.error(err);
+    return reply.status(status).send({
+      error: status === 500 ? "InternalServerError" : (err.code ?? "BadRequest"),
+      detail: status === 500 ? "An unexpected error occurred." : err.message,
+    });
+  });
+  app.setNotFoundHandler((req, reply) =>
+    reply.status(404).send({ error: "ResourceNotFound", detail: `No route for ${req.method} ${req.url.split("?")[0]}` }),
+  );
+
+  app.get("/healthz", async () => ({ status: "ok" }));
+  await app.register(authPlugin(auth, () => callers.clear()));
+  await app.register(referencePlugin(auth, config.baseURL));
+  await app.register(whoamiPlugin(callers));
+  return { app, auth, callers };
+}

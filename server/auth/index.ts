@@ -1,0 +1,137 @@
+// The better-auth instance: accounts, sessions, organizations, API keys, device flow and the rest of
+// the account side of the product spec. Side effects that leave the process (mail) go through the Mailer.
+import { apiKey } from "@better-auth/api-key";
+import { betterAuth } from "better-auth";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import {
+  admin,
+  anonymous,
+  bearer,
+  deviceAuthorization,
+  genericOAuth,
+  openAPI,
+  organization,
+  username,
+} from "better-auth/plugins";
+import type { Config } from "../config.js";
+import type { Db } from "../db/client.js";
+import * as schema from "../db/schema/index.js";
+import type { Mailer } from "../mail/mailer.js";
+import { ac, roles } from "./access.js";
+import { onAnonymousLinked } from "./anonymous.js";
+import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
+
+export const AUTH_BASE_PATH = "/api/auth";
+/** Prefix of every organization API key, so a leaked key is recognisable (secret scanners, logs). */
+export const API_KEY_PREFIX = "till_";
+/** Set by the Fastify mount from the connection (or a trusted proxy); better-auth rate-limits on it. */
+export const CLIENT_IP_HEADER = "x-till-client-ip";
+
+export interface AuthDeps {
+  config: Config;
+  db: Db;
+  mailer: Mailer;
+  secret: string;
+}
+
+export function createAuth({ config, db, mailer, secret }: AuthDeps) {
+  const send = (m: Parameters<Mailer["send"]>[0]) => mailer.send(m);
+  return betterAuth({
+    appName: "till",
+    baseURL: config.baseURL,
+    basePath: AUTH_BASE_PATH,
+    secret,
+    database: drizzleAdapter(db, { provider: "pg", schema }),
+    telemetry: { enabled: false },
+    trustedOrigins: [config.baseURL, ...config.trustedOrigins],
+    rateLimit: {
+      enabled: config.rateLimit.enabled,
+      window: config.rateLimit.window,
+      max: config.rateLimit.max,
+    },
+    advanced: { database: { generateId: "uuid" }, ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
+    emailAndPassword: {
+      enabled: true,
+      autoSignIn: true,
+      resetPasswordTokenExpiresIn: 3600,
+      revokeSessionsOnPasswordReset: config.revokeSessionsOnPasswordReset,
+      sendResetPassword: async ({ user, url }) => send(resetPasswordMail(user.email, url)),
+    },
+    emailVerification: {
+      sendOnSignUp: true,
+      autoSignInAfterVerification: true,
+      expiresIn: 3600,
+      sendVerificationEmail: async ({ user, url }) => send(verificationMail(user.email, url)),
+    },
+    user: {
+      changeEmail: {
+        enabled: true,
+        sendChangeEmailConfirmation: async ({ user, newEmail, url }) =>
+          send(changeEmailMail(user.email, newEmail, url)),
+      },
+      deleteUser: {
+        enabled: true,
+        deleteTokenExpiresIn: 86400,
+        sendDeleteAccountVerification: async ({ user, url }) => send(deleteAccountMail(user.email, url)),
+      },
+    },
+    account: {
+      accountLinking: {
+        enabled: true,
+        trustedProviders: config.oidc ? [config.oidc.providerId] : [],
+      },
+    },
+    socialProviders: config.github
+      ? { github: { clientId: config.github.clientId, clientSecret: config.github.clientSecret } }
+      : {},
+    plugins: [
+      organization({
+        ac,
+        roles,
+        creatorRole: "owner",
+        teams: { enabled: true },
+        dynamicAccessControl: { enabled: true },
+        sendInvitationEmail: async ({ email, inviter, organization: org, role, id }) =>
+          send(
+            invitationMail(email, {
+              inviter: inviter.user.name || inviter.user.email,
+              organization: org.name,
+              role,
+              url: `${config.baseURL}/accept-invitation/${id}`,
+            }),
+          ),
+      }),
+      apiKey({
+        references: "organization",
+        defaultPrefix: API_KEY_PREFIX,
+        enableMetadata: true,
+        // better-auth's default (10 requests a day) would stop any CI job; per-key limits stay settable
+        rateLimit: { enabled: true, timeWindow: 60_000, maxRequests: 1000 },
+      }),
+      deviceAuthorization({ expiresIn: config.device.expiresIn, interval: config.device.interval }),
+      anonymous({ onLinkAccount: ({ anonymousUser, newUser }) => onAnonymousLinked(db, anonymousUser.user.id, newUser.user.id) }),
+      username(),
+      admin({ adminUserIds: config.adminUserIds, defaultRole: "user", adminRoles: ["admin"] }),
+      bearer(),
+      openAPI(),
+      ...(config.oidc
+        ? [
+            genericOAuth({
+              config: [
+                {
+                  providerId: config.oidc.providerId,
+                  discoveryUrl: `${config.oidc.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+                  clientId: config.oidc.clientId,
+                  clientSecret: config.oidc.clientSecret,
+                  scopes: config.oidc.scopes,
+                  pkce: true,
+                },
+              ],
+            }),
+          ]
+        : []),
+    ],
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;

@@ -1,0 +1,55 @@
+// Mounts better-auth under /api/auth as an encapsulated Fastify plugin. Bodies are kept as raw bytes
+// so JSON, form-encoded (RFC 8628 device clients) and empty bodies all reach better-auth untouched.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { fromNodeHeaders } from "better-auth/node";
+import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type Auth } from "./index.js";
+import { errorPageHtml } from "./error-page.js";
+
+function toWebRequest(req: FastifyRequest): Request {
+  const url = new URL(req.url, `${req.protocol}://${req.headers.host ?? "localhost"}`);
+  const body = req.body as Buffer | undefined;
+  // a zero-length body would make better-call answer "Invalid JSON in request body"
+  const hasBody = req.method !== "GET" && req.method !== "HEAD" && body !== undefined && body.length > 0;
+  const headers = fromNodeHeaders(req.headers);
+  // better-auth's rate limiter keys on this header; set from Fastify's view of the client, never trusted from outside
+  headers.set(CLIENT_IP_HEADER, req.ip);
+  return new Request(url, {
+    method: req.method,
+    headers,
+    body: hasBody ? new Uint8Array(body) : undefined,
+  });
+}
+
+async function sendWebResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  reply.status(response.status);
+  // Headers#forEach yields each Set-Cookie on its own; reply.header appends repeated set-cookie values
+  response.headers.forEach((value, key) => void reply.header(key, value));
+  return reply.send(response.body ? Buffer.from(await response.arrayBuffer()) : null);
+}
+
+/** POSTs after which a cached caller lookup (server/http/caller.ts) may be stale. */
+const REVOKING = /\/(sign-out|revoke-|delete-user|change-password|reset-password|api-key\/(delete|update)|delete-all-expired-api-keys|organization\/(update-member-role|remove-member|leave|delete|set-active|update-role|delete-role)|admin\/)/;
+
+export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
+  return async function mountAuth(app: FastifyInstance): Promise<void> {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 1024 * 1024 }, (_req, body, done) =>
+      done(null, body),
+    );
+
+    app.get<{ Querystring: { error?: string } }>(`${AUTH_BASE_PATH}/error`, async (req, reply) => {
+      const code = typeof req.query.error === "string" ? req.query.error : undefined;
+      return reply.type("text/html; charset=utf-8").send(errorPageHtml(code));
+    });
+
+    app.route({
+      method: ["GET", "POST"],
+      url: `${AUTH_BASE_PATH}/*`,
+      handler: async (req, reply) => {
+        const response = await auth.handler(toWebRequest(req));
+        if (req.method === "POST" && REVOKING.test(req.url)) onRevoke();
+        return sendWebResponse(reply, response);
+      },
+    });
+  };
+}

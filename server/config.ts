@@ -1,0 +1,128 @@
+// Every environment variable the server reads, parsed once. The defaults run the embedded mode:
+// PGlite under ./.till, the dev mailbox, no social providers, nothing else to set up.
+import { z } from "zod";
+import path from "node:path";
+import type { TimeString } from "better-auth/plugins";
+
+const timeString = z
+  .string()
+  .regex(/^\d+[smh]$/, "must be a duration such as 5s, 30m or 1h")
+  .transform((v) => v as TimeString);
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+const list = z.string().transform((v) =>
+  v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  TILL_TRUST_PROXY: z.string().default("loopback"),
+  TILL_BASE_URL: z.url().optional(),
+  TILL_DATA_DIR: z.string().default(".till"),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+  TILL_AUTH_SECRET: z.string().min(32).optional(),
+  TILL_TRUSTED_ORIGINS: list.default([]),
+  TILL_ADMIN_USER_IDS: list.default([]),
+  TILL_RATE_LIMIT: bool.default(true),
+  TILL_RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(60),
+  TILL_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(100),
+  TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET: bool.default(true),
+  TILL_DEVICE_CODE_INTERVAL: timeString.default("5s"),
+  TILL_DEVICE_CODE_EXPIRES_IN: timeString.default("30m"),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default("till <no-reply@till.localhost>"),
+  GITHUB_CLIENT_ID: z.string().optional(),
+  GITHUB_CLIENT_SECRET: z.string().optional(),
+  TILL_OIDC_ISSUER: z.url().optional(),
+  TILL_OIDC_CLIENT_ID: z.string().optional(),
+  TILL_OIDC_CLIENT_SECRET: z.string().optional(),
+  TILL_OIDC_PROVIDER_ID: z.string().regex(/^[a-z0-9-]+$/).default("oidc"),
+  TILL_OIDC_SCOPES: list.default(["openid", "email", "profile"]),
+  TILL_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export interface OidcProviderConfig {
+  providerId: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: string[];
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Fastify trustProxy: "true", "false", or a comma-separated list of addresses/CIDRs/"loopback". */
+  trustProxy: boolean | string;
+  baseURL: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  /** Fixed secret from the environment; when absent one is generated once and kept in the data dir. */
+  authSecret: string | undefined;
+  trustedOrigins: string[];
+  adminUserIds: string[];
+  rateLimit: { enabled: boolean; window: number; max: number };
+  revokeSessionsOnPasswordReset: boolean;
+  device: { interval: TimeString; expiresIn: TimeString };
+  mail: { smtpUrl: string | undefined; from: string };
+  github: { clientId: string; clientSecret: string } | undefined;
+  oidc: OidcProviderConfig | undefined;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  if (Boolean(e.GITHUB_CLIENT_ID) !== Boolean(e.GITHUB_CLIENT_SECRET)) {
+    throw new ConfigError("invalid configuration: set both GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET, or neither");
+  }
+  const oidcParts = [e.TILL_OIDC_ISSUER, e.TILL_OIDC_CLIENT_ID, e.TILL_OIDC_CLIENT_SECRET];
+  if (oidcParts.some(Boolean) && !oidcParts.every(Boolean)) {
+    throw new ConfigError(
+      "invalid configuration: set TILL_OIDC_ISSUER, TILL_OIDC_CLIENT_ID and TILL_OIDC_CLIENT_SECRET together",
+    );
+  }
+  const baseURL = (e.TILL_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    trustProxy: e.TILL_TRUST_PROXY === "true" ? true : e.TILL_TRUST_PROXY === "false" ? false : e.TILL_TRUST_PROXY,
+    baseURL,
+    dataDir: path.resolve(e.TILL_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    authSecret: e.TILL_AUTH_SECRET,
+    trustedOrigins: e.TILL_TRUSTED_ORIGINS,
+    adminUserIds: e.TILL_ADMIN_USER_IDS,
+    rateLimit: { enabled: e.TILL_RATE_LIMIT, window: e.TILL_RATE_LIMIT_WINDOW, max: e.TILL_RATE_LIMIT_MAX },
+    revokeSessionsOnPasswordReset: e.TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET,
+    device: { interval: e.TILL_DEVICE_CODE_INTERVAL, expiresIn: e.TILL_DEVICE_CODE_EXPIRES_IN },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    github:
+      e.GITHUB_CLIENT_ID && e.GITHUB_CLIENT_SECRET
+        ? { clientId: e.GITHUB_CLIENT_ID, clientSecret: e.GITHUB_CLIENT_SECRET }
+        : undefined,
+    oidc:
+      e.TILL_OIDC_ISSUER && e.TILL_OIDC_CLIENT_ID && e.TILL_OIDC_CLIENT_SECRET
+        ? {
+            providerId: e.TILL_OIDC_PROVIDER_ID,
+            issuer: e.TILL_OIDC_ISSUER,
+            clientId: e.TILL_OIDC_CLIENT_ID,
+            clientSecret: e.TILL_OIDC_CLIENT_SECRET,
+            scopes: e.TILL_OIDC_SCOPES,
+          }
+        : undefined,
+    logLevel: e.TILL_LOG_LEVEL,
+  };
+}

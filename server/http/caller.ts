@@ -1,0 +1,281 @@
+// The request helper for every route outside /api/auth: turns `Authorization: Bearer <token>` into
+// who is calling and for which organization, without a better-auth router round trip. A token is an
+// organization API key (prefix till_) or a session token (device flow, sign-in). Lookups are cached a
+// few seconds; revocations through /api/auth clear the cache at once, other replicas follow within the TTL.
+import { createHash } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../db/client.js";
+import { apikey, member, organizationRole, session, user } from "../db/schema/auth.js";
+import { API_KEY_PREFIX } from "../auth/index.js";
+import { roles as builtInRoles } from "../auth/access.js";
+
+export type Permissions = Record<string, string[]>;
+
+export interface Caller {
+  kind: "api_key" | "session";
+  user: { id: string; email: string; name: string } | null;
+  organizationId: string | null;
+  /** Member roles in that organization (sessions only). */
+  roles: string[];
+  permissions: Permissions;
+  apiKeyId: string | null;
+  sessionId: string | null;
+}
+
+export type CallerError =
+  | { status: 401; code: "missing_token" | "invalid_token" | "expired_token" }
+  | { status: 403; code: "not_a_member" | "disabled_key" }
+  | { status: 429; code: "rate_limited"; retryAfterSeconds: number };
+
+export type CallerResult = { ok: true; caller: Caller } | { ok: false; error: CallerError };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface KeyRow {
+  id: string;
+  organizationId: string;
+  enabled: boolean;
+  expiresAt: Date | null;
+  rateLimitEnabled: boolean;
+  rateLimitMax: number | null;
+  rateLimitTimeWindow: number | null;
+  permissions: Permissions;
+}
+
+interface SessionRow {
+  id: string;
+  expiresAt: Date;
+  activeOrganizationId: string | null;
+  user: { id: string; email: string; name: string };
+  banned: boolean;
+}
+
+type Cached<T> = { value: T | null; until: number };
+
+export interface CallerResolverOptions {
+  /** How long a looked-up key or session is trusted before it is read again. */
+  ttlMs?: number;
+  now?: () => number;
+}
+
+function parsePermissions(raw: string | null): Permissions {
+  if (!raw) return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+      const out: Permissions = {};
+      for (const [k, v] of Object.entries(parsed)) {
+        if (Array.isArray(v)) out[k] = v.filter((x): x is string => typeof x === "string");
+      }
+      return out;
+    }
+  } catch {
+    // a malformed permissions column grants nothing
+  }
+  return {};
+}
+
+function mergePermissions(into: Permissions, add: Record<string, readonly string[]>): void {
+  for (const [resource, actions] of Object.entries(add)) {
+    const set = new Set([...(into[resource] ?? []), ...actions]);
+    into[resource] = [...set];
+  }
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("base64url");
+}
+
+export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
+  const ttl = opts.ttlMs ?? 5_000;
+  const now = opts.now ?? Date.now;
+  const keys = new Map<string, Cached<KeyRow>>();
+  const sessions = new Map<string, Cached<SessionRow>>();
+  const memberships = new Map<string, Cached<{ roles: string[]; permissions: Permissions }>>();
+  const windows = new Map<string, { start: number; count: number }>();
+
+  function remember<T>(map: Map<string, Cached<T>>, k: string, value: T | null): T | null {
+    if (map.size > 50_000) map.clear();
+    map.set(k, { value, until: now() + ttl });
+    return value;
+  }
+
+  async function loadKey(hash: string): Promise<KeyRow | null> {
+    const hit = keys.get(hash);
+    if (hit && hit.until > now()) return hit.value;
+    const rows = await db
+      .select({
+        id: apikey.id,
+        referenceId: apikey.referenceId,
+        enabled: apikey.enabled,
+        expiresAt: apikey.expiresAt,
+        rateLimitEnabled: apikey.rateLimitEnabled,
+        rateLimitMax: apikey.rateLimitMax,
+        rateLimitTimeWindow: apikey.rateLimitTimeWindow,
+        permissions: apikey.permissions,
+      })
+      .from(apikey)
+      .where(eq(apikey.key, hash))
+      .limit(1);
+    const r = rows[0];
+    return remember(
+      keys,
+      hash,
+      r
+        ? {
+            id: r.id,
+            organizationId: r.referenceId,
+            enabled: r.enabled ?? true,
+            expiresAt: r.expiresAt,
+            rateLimitEnabled: r.rateLimitEnabled ?? false,
+            rateLimitMax: r.rateLimitMax,
+            rateLimitTimeWindow: r.rateLimitTimeWindow,
+            permissions: parsePermissions(r.permissions),
+          }
+        : null,
+    );
+  }
+
+  async function loadSession(token: string): Promise<SessionRow | null> {
+    const hit = sessions.get(token);
+    if (hit && hit.until > now()) return hit.value;
+    const rows = await db
+      .select({
+        id: session.id,
+        expiresAt: session.expiresAt,
+        activeOrganizationId: session.activeOrganizationId,
+        userId: user.id,
+        email: user.email,
+        name: user.name,
+        banned: user.banned,
+      })
+      .from(session)
+      .innerJoin(user, eq(user.id, session.userId))
+      .where(eq(session.token, token))
+      .limit(1);
+    const r = rows[0];
+    return remember(
+      sessions,
+      token,
+      r
+        ? {
+            id: r.id,
+            expiresAt: r.expiresAt,
+            activeOrganizationId: r.activeOrganizationId,
+            user: { id: r.userId, email: r.email, name: r.name },
+            banned: r.banned ?? false,
+          }
+        : null,
+    );
+  }
+
+  async function loadMembership(userId: string, organizationId: string) {
+    const k = `${userId}:${organizationId}`;
+    const hit = memberships.get(k);
+    if (hit && hit.until > now()) return hit.value;
+    const rows = await db
+      .select({ role: member.role })
+      .from(member)
+      .where(and(eq(member.userId, userId), eq(member.organizationId, organizationId)))
+      .limit(1);
+    const row = rows[0];
+    if (!row) return remember(memberships, k, null);
+    const roleNames = row.role.split(",").map((r) => r.trim()).filter(Boolean);
+    const permissions: Permissions = {};
+    const custom: string[] = [];
+    for (const name of roleNames) {
+      const builtIn = builtInRoles[name as keyof typeof builtInRoles];
+      if (builtIn) mergePermissions(permissions, builtIn.statements);
+      else custom.push(name);
+    }
+    if (custom.length > 0) {
+      const defined = await db
+        .select({ role: organizationRole.role, permission: organizationRole.permission })
+        .from(organizationRole)
+        .where(eq(organizationRole.organizationId, organizationId));
+      for (const d of defined) if (custom.includes(d.role)) mergePermissions(permissions, parsePermissions(d.permission));
+    }
+    return remember(memberships, k, { roles: roleNames, permissions });
+  }
+
+  function checkRateLimit(key: KeyRow): CallerError | null {
+    if (!key.rateLimitEnabled || !key.rateLimitMax || !key.rateLimitTimeWindow) return null;
+    const t = now();
+    const w = windows.get(key.id);
+    if (!w || t - w.start >= key.rateLimitTimeWindow) {
+      windows.set(key.id, { start: t, count: 1 });
+      return null;
+    }
+    if (w.count >= key.rateLimitMax) {
+      return {
+        status: 429,
+        code: "rate_limited",
+        retryAfterSeconds: Math.max(1, Math.ceil((w.start + key.rateLimitTimeWindow - t) / 1000)),
+      };
+    }
+    w.count++;
+    return null;
+  }
+
+  async function fromApiKey(token: string): Promise<CallerResult> {
+    const key = await loadKey(hashApiKey(token));
+    if (!key) return { ok: false, error: { status: 401, code: "invalid_token" } };
+    if (!key.enabled) return { ok: false, error: { status: 403, code: "disabled_key" } };
+    if (key.expiresAt && key.expiresAt.getTime() <= now()) {
+      return { ok: false, error: { status: 401, code: "expired_token" } };
+    }
+    const limited = checkRateLimit(key);
+    if (limited) return { ok: false, error: limited };
+    return {
+      ok: true,
+      caller: {
+        kind: "api_key",
+        user: null,
+        organizationId: key.organizationId,
+        roles: [],
+        permissions: key.permissions,
+        apiKeyId: key.id,
+        sessionId: null,
+      },
+    };
+  }
+
+  async function fromSession(token: string, organizationId: string | undefined): Promise<CallerResult> {
+    const s = await loadSession(token);
+    if (!s || s.banned) return { ok: false, error: { status: 401, code: "invalid_token" } };
+    if (s.expiresAt.getTime() <= now()) return { ok: false, error: { status: 401, code: "expired_token" } };
+    const orgId = organizationId ?? s.activeOrganizationId ?? null;
+    const base: Caller = {
+      kind: "session",
+      user: s.user,
+      organizationId: null,
+      roles: [],
+      permissions: {},
+      apiKeyId: null,
+      sessionId: s.id,
+    };
+    if (!orgId) return { ok: true, caller: base };
+    const membership = UUID.test(orgId) ? await loadMembership(s.user.id, orgId) : null;
+    if (!membership) return { ok: false, error: { status: 403, code: "not_a_member" } };
+    return { ok: true, caller: { ...base, organizationId: orgId, ...membership } };
+  }
+
+  return {
+    /** Resolves an Authorization header value. `organizationId` (sessions only) picks another organization of the user's. */
+    async resolve(authorization: string | undefined, organizationId?: string): Promise<CallerResult> {
+      const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+      const token = match?.[1];
+      if (!token) return { ok: false, error: { status: 401, code: "missing_token" } };
+      if (token.startsWith(API_KEY_PREFIX)) return fromApiKey(token);
+      return fromSession(token, organizationId);
+    },
+    /** Forget every cached lookup (called after sign-out, key deletion, session revocation, role changes). */
+    clear(): void {
+      keys.clear();
+      sessions.clear();
+      memberships.clear();
+    },
+  };
+}
+
+export type CallerResolver = ReturnType<typeof createCallerResolver>;

@@ -1,0 +1,38 @@
+// Entry point: read config → open the database (migrations run there) → build the app → listen.
+import path from "node:path";
+import { ConfigError, loadConfig } from "./config.js";
+import { openDatabase } from "./db/client.js";
+import { createMailer } from "./mail/mailer.js";
+import { loadOrCreateSecret } from "./secret.js";
+import { buildApp } from "./app.js";
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, "pglite"),
+  });
+  const secret = loadOrCreateSecret(config.dataDir, config.authSecret);
+  const mailer = createMailer({
+    smtpUrl: config.mail.smtpUrl,
+    from: config.mail.from,
+    mailDir: path.join(config.dataDir, "mail"),
+    log: (line) => console.log(`[mail] ${line}`),
+  });
+  const { app } = await buildApp({ config, database, mailer, secret, logger: true });
+  app.addHook("onClose", async () => database.close());
+  await app.listen({ port: config.port, host: config.host });
+  const where = config.databaseUrl ? "PostgreSQL" : `PGlite in ${path.join(config.dataDir, "pglite")}`;
+  console.log(`till is listening on ${config.baseURL} (database: ${where}; mail: ${mailer.transport})`);
+  const stop = async () => {
+    await app.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,53 @@
+// Starts the real till server in-process on a loopback port, on a fresh database, with a real SMTP peer.
+import type { AddressInfo } from "node:net";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { buildApp, type App } from "../../server/app.js";
+import { loadConfig, type Config } from "../../server/config.js";
+import { createMailer } from "../../server/mail/mailer.js";
+import { freshDatabase } from "./db.js";
+import { Mailbox } from "./mailbox.js";
+
+export interface TestServer extends App {
+  url: string;
+  config: Config;
+  mailbox: Mailbox;
+  close(): Promise<void>;
+}
+
+/** `env` overrides the environment the server is configured from (PORT/TILL_BASE_URL are set for you). */
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const mailbox = new Mailbox();
+  const smtpUrl = await mailbox.start();
+  const database = await freshDatabase();
+  // listen first on an ephemeral port so the base URL (trusted origin, mail links) is known to the config
+  const { createServer } = await import("node:net");
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  const config = loadConfig({
+    TILL_RATE_LIMIT: "false",
+    TILL_DEVICE_CODE_INTERVAL: "1s",
+    ...env,
+    PORT: String(port),
+    TILL_BASE_URL: env.TILL_BASE_URL ?? `http://127.0.0.1:${port}`,
+    TILL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "till-test-")),
+    SMTP_URL: smtpUrl,
+  });
+  const mailer = createMailer({ smtpUrl, from: config.mail.from, mailDir: "", log: () => {} });
+  const built = await buildApp({ config, database, mailer, secret: "test-secret-".padEnd(40, "x") });
+  await built.app.listen({ port, host: "127.0.0.1" });
+  return {
+    ...built,
+    url: `http://127.0.0.1:${port}`,
+    config,
+    mailbox,
+    async close() {
+      await built.app.close();
+      await database.close();
+      await mailbox.stop();
+    },
+  };
+}
