@@ -6,6 +6,7 @@ import path from "node:path";
 import { buildApp, type App } from "../../server/app.js";
 import { loadConfig, type Config } from "../../server/config.js";
 import { createMailer } from "../../server/mail/mailer.js";
+import type { Database } from "../../server/db/client.js";
 import { freshDatabase } from "./db.js";
 import { Mailbox } from "./mailbox.js";
 
@@ -13,6 +14,8 @@ export interface TestServer extends App {
   url: string;
   config: Config;
   mailbox: Mailbox;
+  /** The server's own database handle, for moving clocks (expires_at) and checking rows. */
+  database: Database;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     url: `http://127.0.0.1:${port}`,
     config,
     mailbox,
+    database,
     async close() {
       await built.app.close();
       await database.close();
