@@ -1,0 +1,347 @@
+// Tables of the billing engine (issue 3: catalog, customers, meters, events, files, grants).
+// Every row carries organization_id; nested wire shapes (properties, filters, addresses) are jsonb,
+// kept in the wire's own shape so wire.ts maps them one-to-one.
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { organization } from "./auth.js";
+
+export type Metadata = Record<string, string | number | boolean>;
+
+const id = () => uuid("id").defaultRandom().primaryKey();
+const org = () =>
+  uuid("organization_id")
+    .notNull()
+    .references(() => organization.id, { onDelete: "cascade" });
+const createdAt = () => timestamp("created_at", { withTimezone: true }).defaultNow().notNull();
+const modifiedAt = () => timestamp("modified_at", { withTimezone: true });
+const metadata = () => jsonb("metadata").$type<Metadata>().default({}).notNull();
+
+/** Billing-side settings of an organization (name, slug and logo live in better-auth's organization table). */
+export const billingOrganization = pgTable("billing_organization", {
+  organizationId: uuid("organization_id")
+    .primaryKey()
+    .references(() => organization.id, { onDelete: "cascade" }),
+  email: text("email"),
+  website: text("website"),
+  socials: jsonb("socials").$type<Array<{ platform: string; url: string }>>().default([]).notNull(),
+  status: text("status").default("created").notNull(),
+  detailsSubmittedAt: timestamp("details_submitted_at", { withTimezone: true }),
+  featureSettings: jsonb("feature_settings").$type<Record<string, boolean>>(),
+  subscriptionSettings: jsonb("subscription_settings").$type<Record<string, unknown>>(),
+  notificationSettings: jsonb("notification_settings").$type<Record<string, boolean>>(),
+  customerEmailSettings: jsonb("customer_email_settings").$type<Record<string, boolean>>(),
+  details: jsonb("details").$type<Record<string, unknown>>(),
+  modifiedAt: modifiedAt(),
+});
+
+export const product = pgTable(
+  "product",
+  {
+    id: id(),
+    organizationId: org(),
+    name: text("name").notNull(),
+    description: text("description"),
+    visibility: text("visibility").default("public").notNull(),
+    recurringInterval: text("recurring_interval"),
+    recurringIntervalCount: integer("recurring_interval_count"),
+    trialInterval: text("trial_interval"),
+    trialIntervalCount: integer("trial_interval_count"),
+    isArchived: boolean("is_archived").default(false).notNull(),
+    metadata: metadata(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [index("product_org_created_idx").on(t.organizationId, t.createdAt)],
+);
+
+export const productPrice = pgTable(
+  "product_price",
+  {
+    id: id(),
+    organizationId: org(),
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => product.id, { onDelete: "cascade" }),
+    amountType: text("amount_type").notNull(),
+    /** one_time | recurring */
+    type: text("type").notNull(),
+    recurringInterval: text("recurring_interval"),
+    priceCurrency: text("price_currency").default("usd").notNull(),
+    isArchived: boolean("is_archived").default(false).notNull(),
+    legacy: boolean("legacy").default(false).notNull(),
+    priceAmount: integer("price_amount"),
+    minimumAmount: integer("minimum_amount"),
+    maximumAmount: integer("maximum_amount"),
+    presetAmount: integer("preset_amount"),
+    unitAmount: numeric("unit_amount"),
+    capAmount: integer("cap_amount"),
+    meterId: uuid("meter_id"),
+    seatTiers: jsonb("seat_tiers").$type<{
+      tiers: Array<{ min_seats: number; max_seats?: number | null; price_per_seat: number }>;
+    }>(),
+    position: integer("position").default(0).notNull(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [index("product_price_product_idx").on(t.productId)],
+);
+
+export const benefit = pgTable(
+  "benefit",
+  {
+    id: id(),
+    organizationId: org(),
+    type: text("type").notNull(),
+    description: text("description").notNull(),
+    selectable: boolean("selectable").default(true).notNull(),
+    deletable: boolean("deletable").default(true).notNull(),
+    isDeleted: boolean("is_deleted").default(false).notNull(),
+    properties: jsonb("properties").$type<Record<string, unknown>>().default({}).notNull(),
+    metadata: metadata(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [index("benefit_org_created_idx").on(t.organizationId, t.createdAt)],
+);
+
+export const productBenefit = pgTable(
+  "product_benefit",
+  {
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => product.id, { onDelete: "cascade" }),
+    benefitId: uuid("benefit_id")
+      .notNull()
+      .references(() => benefit.id, { onDelete: "cascade" }),
+    position: integer("position").default(0).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.benefitId] }), index("product_benefit_benefit_idx").on(t.benefitId)],
+);
+
+export const discount = pgTable(
+  "discount",
+  {
+    id: id(),
+    organizationId: org(),
+    name: text("name").notNull(),
+    code: text("code"),
+    type: text("type").notNull(),
+    amount: integer("amount"),
+    currency: text("currency"),
+    basisPoints: integer("basis_points"),
+    duration: text("duration").notNull(),
+    durationInMonths: integer("duration_in_months"),
+    startsAt: timestamp("starts_at", { withTimezone: true }),
+    endsAt: timestamp("ends_at", { withTimezone: true }),
+    maxRedemptions: integer("max_redemptions"),
+    redemptionsCount: integer("redemptions_count").default(0).notNull(),
+    metadata: metadata(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("discount_org_created_idx").on(t.organizationId, t.createdAt),
+    uniqueIndex("discount_org_code_uq")
+      .on(t.organizationId, sql`lower(${t.code})`)
+      .where(sql`${t.code} IS NOT NULL AND ${t.deletedAt} IS NULL`),
+  ],
+);
+
+export const discountProduct = pgTable(
+  "discount_product",
+  {
+    discountId: uuid("discount_id")
+      .notNull()
+      .references(() => discount.id, { onDelete: "cascade" }),
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => product.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.discountId, t.productId] })],
+);
+
+export const customField = pgTable(
+  "custom_field",
+  {
+    id: id(),
+    organizationId: org(),
+    type: text("type").notNull(),
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    properties: jsonb("properties").$type<Record<string, unknown>>().default({}).notNull(),
+    metadata: metadata(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("custom_field_org_created_idx").on(t.organizationId, t.createdAt),
+    uniqueIndex("custom_field_org_slug_uq").on(t.organizationId, t.slug).where(sql`${t.deletedAt} IS NULL`),
+  ],
+);
+
+export const productCustomField = pgTable(
+  "product_custom_field",
+  {
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => product.id, { onDelete: "cascade" }),
+    customFieldId: uuid("custom_field_id")
+      .notNull()
+      .references(() => customField.id, { onDelete: "cascade" }),
+    position: integer("position").default(0).notNull(),
+    required: boolean("required").default(false).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.customFieldId] })],
+);
+
+export const meter = pgTable(
+  "meter",
+  {
+    id: id(),
+    organizationId: org(),
+    name: text("name").notNull(),
+    unit: text("unit").default("scalar").notNull(),
+    customLabel: text("custom_label"),
+    customMultiplier: integer("custom_multiplier"),
+    filter: jsonb("filter").$type<Record<string, unknown>>().notNull(),
+    aggregation: jsonb("aggregation").$type<Record<string, unknown>>().notNull(),
+    metadata: metadata(),
+    archivedAt: timestamp("archived_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [index("meter_org_created_idx").on(t.organizationId, t.createdAt)],
+);
+
+export const customer = pgTable(
+  "customer",
+  {
+    id: id(),
+    organizationId: org(),
+    externalId: text("external_id"),
+    type: text("type").default("individual").notNull(),
+    email: text("email").notNull(),
+    emailVerified: boolean("email_verified").default(false).notNull(),
+    name: text("name"),
+    billingAddress: jsonb("billing_address").$type<Record<string, string | null>>(),
+    taxId: jsonb("tax_id").$type<Array<string | null>>(),
+    locale: text("locale"),
+    metadata: metadata(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("customer_org_created_idx").on(t.organizationId, t.createdAt),
+    uniqueIndex("customer_org_email_uq").on(t.organizationId, t.email).where(sql`${t.deletedAt} IS NULL`),
+    uniqueIndex("customer_org_external_uq")
+      .on(t.organizationId, t.externalId)
+      .where(sql`${t.externalId} IS NOT NULL AND ${t.deletedAt} IS NULL`),
+  ],
+);
+
+/** Usage events. Only server/billing/events reads this table (it may move to a columnar store). */
+export const event = pgTable(
+  "event",
+  {
+    id: id(),
+    organizationId: org(),
+    name: text("name").notNull(),
+    source: text("source").default("user").notNull(),
+    timestamp: timestamp("timestamp", { withTimezone: true }).notNull(),
+    customerId: uuid("customer_id"),
+    externalCustomerId: text("external_customer_id"),
+    externalId: text("external_id"),
+    parentId: uuid("parent_id"),
+    metadata: metadata(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("event_org_external_uq").on(t.organizationId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
+    index("event_org_customer_ts_idx").on(t.organizationId, t.customerId, t.timestamp),
+    index("event_org_ext_customer_ts_idx").on(t.organizationId, t.externalCustomerId, t.timestamp),
+    index("event_org_name_ts_idx").on(t.organizationId, t.name, t.timestamp),
+  ],
+);
+
+export const file = pgTable(
+  "file",
+  {
+    id: id(),
+    organizationId: org(),
+    name: text("name").notNull(),
+    path: text("path").notNull(),
+    mimeType: text("mime_type").notNull(),
+    size: bigint("size", { mode: "number" }).notNull(),
+    service: text("service").notNull(),
+    version: text("version"),
+    isUploaded: boolean("is_uploaded").default(false).notNull(),
+    isEnabled: boolean("is_enabled").default(true).notNull(),
+    storageVersion: text("storage_version"),
+    checksumEtag: text("checksum_etag"),
+    checksumSha256Base64: text("checksum_sha256_base64"),
+    checksumSha256Hex: text("checksum_sha256_hex"),
+    lastModifiedAt: timestamp("last_modified_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [index("file_org_created_idx").on(t.organizationId, t.createdAt)],
+);
+
+export const productMedia = pgTable(
+  "product_media",
+  {
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => product.id, { onDelete: "cascade" }),
+    fileId: uuid("file_id")
+      .notNull()
+      .references(() => file.id, { onDelete: "cascade" }),
+    position: integer("position").default(0).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.fileId] })],
+);
+
+export const benefitGrant = pgTable(
+  "benefit_grant",
+  {
+    id: id(),
+    organizationId: org(),
+    benefitId: uuid("benefit_id")
+      .notNull()
+      .references(() => benefit.id, { onDelete: "cascade" }),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customer.id, { onDelete: "cascade" }),
+    subscriptionId: uuid("subscription_id"),
+    orderId: uuid("order_id"),
+    grantedAt: timestamp("granted_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    properties: jsonb("properties").$type<Record<string, unknown>>().default({}).notNull(),
+    previousProperties: jsonb("previous_properties").$type<Record<string, unknown>>(),
+    error: jsonb("error").$type<{ message: string; type: string; timestamp: string }>(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [
+    index("benefit_grant_org_created_idx").on(t.organizationId, t.createdAt),
+    index("benefit_grant_benefit_idx").on(t.benefitId),
+    index("benefit_grant_customer_idx").on(t.customerId),
+  ],
+);
