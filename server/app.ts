@@ -8,6 +8,7 @@ import { authPlugin } from "./auth/plugin.js";
 import { createCallerResolver, type CallerResolver } from "./http/caller.js";
 import { referencePlugin } from "./http/reference.js";
 import { whoamiPlugin } from "./http/whoami.js";
+import { billingPlugin } from "./billing/index.js";
 
 export interface AppDeps {
   config: Config;
@@ -32,6 +33,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // X-Forwarded-For is honoured only from loopback proxies; set TILL_TRUST_PROXY for others (see README)
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
+    // Polar's collection paths end in "/" (`/v1/products/`); serve both spellings
+    routerOptions: { ignoreTrailingSlash: true },
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -50,5 +53,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authPlugin(auth, () => callers.clear()));
   await app.register(referencePlugin(auth, config.baseURL));
   await app.register(whoamiPlugin(callers));
+  await app.register(billingPlugin({ db: database.db, config, callers }), { prefix: "/v1" });
   return { app, auth, callers };
 }

@@ -1,0 +1,48 @@
+// The /v1 API: Polar's wire format over till's billing domains. Each domain registers its routes here;
+// this plugin owns authentication (org scope + permissions) and the Polar-shaped error bodies.
+import type { FastifyError, FastifyInstance } from "fastify";
+import type { Config } from "../config.js";
+import type { Db } from "../db/client.js";
+import type { CallerResolver } from "../http/caller.js";
+import { ApiError, authenticate } from "./http.js";
+import { organizationRoutes } from "./organizations/routes.js";
+
+export interface BillingDeps {
+  db: Db;
+  config: Config;
+  callers: CallerResolver;
+}
+
+export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
+
+/** Register a domain's routes here; order does not matter. */
+const DOMAINS: DomainRoutes[] = [organizationRoutes];
+
+const PG_UNIQUE_VIOLATION = "23505";
+
+function isPgError(err: unknown): err is { code: string; detail?: string } {
+  return typeof err === "object" && err !== null && typeof (err as { code?: unknown }).code === "string";
+}
+
+export function billingPlugin(deps: BillingDeps) {
+  return async function billing(app: FastifyInstance): Promise<void> {
+    app.setErrorHandler((err: FastifyError, req, reply) => {
+      if (err instanceof ApiError) return reply.status(err.status).send(err.body);
+      const cause: unknown = (err as { cause?: unknown }).cause ?? err;
+      if (isPgError(cause) && cause.code === PG_UNIQUE_VIOLATION) {
+        // services check uniqueness first; this is the race between two writers
+        return reply.status(409).send({ error: "Conflict", detail: "A resource with these values already exists." });
+      }
+      if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err.code === "FST_ERR_CTP_EMPTY_JSON_BODY" || err instanceof SyntaxError) {
+        return reply.status(422).send({ detail: [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }] });
+      }
+      if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+        return reply.status(err.statusCode).send({ error: err.code ?? "BadRequest", detail: err.message });
+      }
+      req.log.error(err);
+      return reply.status(500).send({ error: "InternalServerError", detail: "An unexpected error occurred." });
+    });
+    app.addHook("preHandler", authenticate(deps.callers));
+    for (const register of DOMAINS) await register(app, deps);
+  };
+}

@@ -1,0 +1,133 @@
+// Rules for the billing side of organizations: who may see which, and how settings are updated.
+import { z } from "zod";
+import type { Db } from "../../db/client.js";
+import type { Caller } from "../../http/caller.js";
+import { invalid, notFound } from "../http.js";
+import * as repo from "./repository.js";
+import { storedDetails, toOrganizationWire, type OrganizationWire } from "./wire.js";
+
+const SOCIAL_PLATFORMS = [
+  "x", "github", "facebook", "instagram", "youtube", "tiktok", "linkedin", "threads", "discord", "other",
+] as const;
+
+const boolSettings = <K extends string>(keys: readonly K[]) =>
+  z.object(Object.fromEntries(keys.map((k) => [k, z.boolean().optional()])) as Record<K, z.ZodOptional<z.ZodBoolean>>);
+
+export const OrganizationUpdateInput = z.object({
+  name: z.string().trim().min(3).max(100).nullish(),
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "Slug must be lower-case letters, digits and dashes").nullish(),
+  avatar_url: z.url().max(2048).nullish(),
+  email: z.email().max(320).nullish(),
+  website: z.url().max(2048).nullish(),
+  socials: z.array(z.object({ platform: z.enum(SOCIAL_PLATFORMS), url: z.url().max(2048) })).max(20).nullish(),
+  details: z.record(z.string(), z.unknown()).nullish(),
+  country: z.string().regex(/^[A-Z]{2}$/, "Input should be an ISO 3166-1 alpha-2 code").nullish(),
+  default_presentment_currency: z.string().regex(/^[a-z]{3}$/, "Input should be a lower-case ISO 4217 code").nullish(),
+  default_tax_behavior: z.enum(["location", "inclusive", "exclusive"]).nullish(),
+  feature_settings: boolSettings(["issue_funding_enabled", "seat_based_pricing_enabled"]).nullish(),
+  subscription_settings: z
+    .object({
+      allow_multiple_subscriptions: z.boolean(),
+      allow_customer_updates: z.boolean(),
+      proration_behavior: z.enum(["invoice", "prorate"]),
+      benefit_revocation_grace_period: z.number().int().min(0).max(365).optional(),
+      prevent_trial_abuse: z.boolean().optional(),
+    })
+    .nullish(),
+  notification_settings: z.object({ new_order: z.boolean(), new_subscription: z.boolean() }).nullish(),
+  customer_email_settings: boolSettings([
+    "order_confirmation",
+    "subscription_cancellation",
+    "subscription_confirmation",
+    "subscription_cycled",
+    "subscription_cycled_after_trial",
+    "subscription_past_due",
+    "subscription_paused",
+    "subscription_renewal_reminder",
+    "subscription_resumed",
+    "subscription_revoked",
+    "subscription_trial_conversion_reminder",
+    "subscription_uncanceled",
+    "subscription_updated",
+  ]).nullish(),
+  customer_portal_settings: z.record(z.string(), z.unknown()).nullish(),
+});
+export type OrganizationUpdateInput = z.output<typeof OrganizationUpdateInput>;
+
+/** The organizations a caller can read: an API key its own, a user every one they belong to. */
+export async function visibleOrganizationIds(db: Db, caller: Caller): Promise<string[]> {
+  if (caller.kind === "api_key") return caller.organizationId ? [caller.organizationId] : [];
+  return caller.user ? repo.memberOrganizationIds(db, caller.user.id) : [];
+}
+
+export async function getOrganization(db: Db, organizationId: string): Promise<OrganizationWire> {
+  const found = await repo.findOrganization(db, organizationId);
+  if (!found) throw notFound("Organization not found");
+  return toOrganizationWire(found.org, found.billing);
+}
+
+export async function listOrganizations(
+  db: Db,
+  caller: Caller,
+  filter: { slug?: string | undefined },
+  pageNo: number,
+  limit: number,
+) {
+  const ids = await visibleOrganizationIds(db, caller);
+  const { rows, total } = await repo.listOrganizations(db, ids, filter, pageNo, limit);
+  return { items: rows.map((r) => toOrganizationWire(r.org, r.billing)), total };
+}
+
+export async function updateOrganization(
+  db: Db,
+  organizationId: string,
+  input: OrganizationUpdateInput,
+): Promise<OrganizationWire> {
+  return db.transaction(async (tx) => {
+    const found = await repo.findOrganization(tx, organizationId);
+    if (!found) throw notFound("Organization not found");
+    if (input.slug && input.slug !== found.org.slug && (await repo.slugTaken(tx, input.slug, organizationId))) {
+      throw invalid(["body", "slug"], "An organization with this slug already exists.");
+    }
+    await repo.updateOrganizationRow(tx, organizationId, {
+      ...(input.name ? { name: input.name } : {}),
+      ...(input.slug ? { slug: input.slug } : {}),
+      ...(input.avatar_url !== undefined ? { logo: input.avatar_url } : {}),
+    });
+    const prev = found.billing;
+    const details = storedDetails(prev);
+    const nextDetails = {
+      ...details,
+      ...(input.country !== undefined ? { country: input.country } : {}),
+      ...(input.default_presentment_currency ? { default_presentment_currency: input.default_presentment_currency } : {}),
+      ...(input.default_tax_behavior ? { default_tax_behavior: input.default_tax_behavior } : {}),
+      ...(input.customer_portal_settings ? { customer_portal_settings: input.customer_portal_settings } : {}),
+      ...(input.details !== undefined ? { submitted: input.details } : {}),
+    };
+    const now = new Date();
+    await repo.upsertBillingSettings(tx, organizationId, {
+      ...(input.email !== undefined ? { email: input.email } : {}),
+      ...(input.website !== undefined ? { website: input.website } : {}),
+      ...(input.socials ? { socials: input.socials } : {}),
+      ...(input.feature_settings ? { featureSettings: { ...prev?.featureSettings, ...stripUndefined(input.feature_settings) } } : {}),
+      ...(input.subscription_settings ? { subscriptionSettings: { ...prev?.subscriptionSettings, ...stripUndefined(input.subscription_settings) } } : {}),
+      ...(input.notification_settings ? { notificationSettings: input.notification_settings } : {}),
+      ...(input.customer_email_settings
+        ? { customerEmailSettings: { ...prev?.customerEmailSettings, ...stripUndefined(input.customer_email_settings) } }
+        : {}),
+      ...(input.details ? { detailsSubmittedAt: prev?.detailsSubmittedAt ?? now } : {}),
+      details: nextDetails,
+      modifiedAt: now,
+    });
+    const updated = await repo.findOrganization(tx, organizationId);
+    if (!updated) throw notFound("Organization not found");
+    return toOrganizationWire(updated.org, updated.billing);
+  });
+}
+
+function stripUndefined<T extends Record<string, unknown>>(o: T): Record<string, Exclude<T[keyof T], undefined>> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    Exclude<T[keyof T], undefined>
+  >;
+}

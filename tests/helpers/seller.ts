@@ -1,0 +1,54 @@
+// A seller ready to call /v1: a signed-up user owning an active organization, with the SDK pointed at
+// the test server. `sdk` authenticates with the owner's session token; `keySdk(perms)` with an org API key.
+import { Polar } from "@polar-sh/sdk";
+import { Polar as Polar049 } from "polar-sdk-049";
+import { Client, uniqueEmail } from "./client.js";
+import type { TestServer } from "./server.js";
+
+export interface Seller {
+  client: Client;
+  user: { id: string; email: string };
+  organizationId: string;
+  slug: string;
+  token: string;
+  sdk: Polar;
+  sdk049: Polar049;
+  /** Creates an organization API key (all billing scopes unless `permissions` is given). */
+  createKey(permissions?: Record<string, string[]>): Promise<string>;
+}
+
+let n = 0;
+
+export function sdkFor(server: TestServer, token: string): Polar {
+  return new Polar({ accessToken: token, serverURL: server.url });
+}
+
+export function sdk049For(server: TestServer, token: string): Polar049 {
+  return new Polar049({ accessToken: token, serverURL: server.url });
+}
+
+export async function createSeller(server: TestServer, tag = "seller"): Promise<Seller> {
+  const client = new Client(server.url);
+  const { user, token } = await client.signUp(uniqueEmail(tag));
+  const slug = `${tag}-${Date.now().toString(36)}-${n++}`;
+  const org = await client.post<{ id: string }>("/api/auth/organization/create", { name: `${tag} org ${n}`, slug });
+  if (org.status !== 200) throw new Error(`organization create failed: ${org.status} ${org.text}`);
+  const active = await client.post("/api/auth/organization/set-active", { organizationId: org.body.id });
+  if (active.status !== 200) throw new Error(`set-active failed: ${active.status} ${active.text}`);
+  return {
+    client,
+    user,
+    organizationId: org.body.id,
+    slug,
+    token,
+    sdk: sdkFor(server, token),
+    sdk049: sdk049For(server, token),
+    async createKey(permissions) {
+      const body: Record<string, unknown> = { organizationId: org.body.id, name: `key-${n++}` };
+      if (permissions) body.permissions = permissions;
+      const res = await client.post<{ key: string }>("/api/auth/api-key/create", body);
+      if (res.status !== 200) throw new Error(`api key create failed: ${res.status} ${res.text}`);
+      return res.body.key;
+    },
+  };
+}
