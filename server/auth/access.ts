@@ -3,7 +3,8 @@
 import { createAccessControl } from "better-auth/plugins/access";
 import { defaultStatements } from "better-auth/plugins/organization/access";
 
-export const statements = { ...defaultStatements } as const;
+// apiKey: who may manage the organization's API keys (@better-auth/api-key checks it for organization keys)
+export const statements = { ...defaultStatements, apiKey: ["create", "read", "update", "delete"] } as const;
 
 export const ac = createAccessControl(statements);
 
@@ -13,6 +14,7 @@ export const owner = ac.newRole({
   invitation: ["create", "cancel"],
   team: ["create", "update", "delete"],
   ac: ["create", "read", "update", "delete"],
+  apiKey: ["create", "read", "update", "delete"],
 });
 
 export const admin = ac.newRole({
@@ -21,6 +23,7 @@ export const admin = ac.newRole({
   invitation: ["create", "cancel"],
   team: ["create", "update", "delete"],
   ac: ["create", "read", "update", "delete"],
+  apiKey: ["create", "read", "update", "delete"],
 });
 
 export const member = ac.newRole({

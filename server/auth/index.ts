@@ -19,6 +19,7 @@ import * as schema from "../db/schema/index.js";
 import type { Mailer } from "../mail/mailer.js";
 import { ac, roles } from "./access.js";
 import { onAnonymousLinked } from "./anonymous.js";
+import { tillApiKeys } from "./api-keys.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
 
 export const AUTH_BASE_PATH = "/api/auth";
@@ -108,7 +109,13 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
         // better-auth's default (10 requests a day) would stop any CI job; per-key limits stay settable
         rateLimit: { enabled: true, timeWindow: 60_000, maxRequests: 1000 },
       }),
-      deviceAuthorization({ expiresIn: config.device.expiresIn, interval: config.device.interval }),
+      tillApiKeys({ prefix: API_KEY_PREFIX }),
+      deviceAuthorization({
+        expiresIn: config.device.expiresIn,
+        interval: config.device.interval,
+        // $TILL_BASE_URL/device even when the base URL has a path (better-auth resolves "/device" against the host)
+        verificationUri: `${config.baseURL}/device`,
+      }),
       anonymous({ onLinkAccount: ({ anonymousUser, newUser }) => onAnonymousLinked(db, anonymousUser.user.id, newUser.user.id) }),
       username(),
       admin({ adminUserIds: config.adminUserIds, defaultRole: "user", adminRoles: ["admin"] }),

@@ -19,8 +19,11 @@ export interface TestServer extends App {
   close(): Promise<void>;
 }
 
-/** `env` overrides the environment the server is configured from (PORT/TILL_BASE_URL are set for you). */
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+/**
+ * `env` overrides the environment the server is configured from (PORT/TILL_BASE_URL are set for you);
+ * a variable set to `undefined` drops the test default so the server's own default applies.
+ */
+export async function startServer(env: Record<string, string | undefined> = {}): Promise<TestServer> {
   const mailbox = new Mailbox();
   const smtpUrl = await mailbox.start();
   const database = await freshDatabase();
