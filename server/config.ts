@@ -44,6 +44,7 @@ const EnvSchema = z.object({
   TILL_OIDC_CLIENT_SECRET: z.string().optional(),
   TILL_OIDC_PROVIDER_ID: z.string().regex(/^[a-z0-9-]+$/).default("oidc"),
   TILL_OIDC_SCOPES: list.default(["openid", "email", "profile"]),
+  TILL_OIDC_TRUSTED: bool.default(true),
   TILL_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -53,6 +54,8 @@ export interface OidcProviderConfig {
   clientId: string;
   clientSecret: string;
   scopes: string[];
+  /** Link its accounts to a same-email user even when the issuer does not mark the email verified. */
+  trusted: boolean;
 }
 
 export interface Config {
@@ -121,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             clientId: e.TILL_OIDC_CLIENT_ID,
             clientSecret: e.TILL_OIDC_CLIENT_SECRET,
             scopes: e.TILL_OIDC_SCOPES,
+            trusted: e.TILL_OIDC_TRUSTED,
           }
         : undefined,
     logLevel: e.TILL_LOG_LEVEL,

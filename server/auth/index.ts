@@ -50,7 +50,14 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       window: config.rateLimit.window,
       max: config.rateLimit.max,
     },
-    advanced: { database: { generateId: "uuid" }, ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
+    advanced: {
+      database: { generateId: "uuid" },
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+      // better-auth turns the origin, callbackURL and CSRF checks off when NODE_ENV=test (vitest sets it);
+      // pinned on so every environment, tests included, runs the checks production runs
+      disableOriginCheck: false,
+      disableCSRFCheck: false,
+    },
     emailAndPassword: {
       enabled: true,
       autoSignIn: true,
@@ -79,7 +86,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     account: {
       accountLinking: {
         enabled: true,
-        trustedProviders: config.oidc ? [config.oidc.providerId] : [],
+        trustedProviders: config.oidc?.trusted ? [config.oidc.providerId] : [],
       },
     },
     socialProviders: config.github
