@@ -59,6 +59,9 @@ export const product = pgTable(
     recurringIntervalCount: integer("recurring_interval_count"),
     trialInterval: text("trial_interval"),
     trialIntervalCount: integer("trial_interval_count"),
+    /** Billing interval of metered prices (0.49.0's meter_interval); null means the recurring interval. */
+    meterInterval: text("meter_interval"),
+    meterIntervalCount: integer("meter_interval_count"),
     isArchived: boolean("is_archived").default(false).notNull(),
     metadata: metadata(),
     createdAt: createdAt(),
@@ -80,6 +83,9 @@ export const productPrice = pgTable(
     type: text("type").notNull(),
     recurringInterval: text("recurring_interval"),
     priceCurrency: text("price_currency").default("usd").notNull(),
+    /** catalog (the product's own prices) | ad_hoc (made for one checkout) */
+    source: text("source").default("catalog").notNull(),
+    taxBehavior: text("tax_behavior"),
     isArchived: boolean("is_archived").default(false).notNull(),
     legacy: boolean("legacy").default(false).notNull(),
     priceAmount: integer("price_amount"),
@@ -90,6 +96,7 @@ export const productPrice = pgTable(
     capAmount: integer("cap_amount"),
     meterId: uuid("meter_id"),
     seatTiers: jsonb("seat_tiers").$type<{
+      seat_tier_type?: string;
       tiers: Array<{ min_seats: number; max_seats?: number | null; price_per_seat: number }>;
     }>(),
     position: integer("position").default(0).notNull(),
@@ -297,6 +304,13 @@ export const file = pgTable(
     checksumSha256Base64: text("checksum_sha256_base64"),
     checksumSha256Hex: text("checksum_sha256_hex"),
     lastModifiedAt: timestamp("last_modified_at", { withTimezone: true }),
+    /** The pending multipart upload: its id, the parts and the hash of the presigned-URL token. */
+    upload: jsonb("upload").$type<{
+      id: string;
+      token_hash: string;
+      expires_at: string;
+      parts: Array<{ number: number; chunk_start: number; chunk_end: number; checksum_sha256_base64: string | null }>;
+    }>(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
     deletedAt: timestamp("deleted_at", { withTimezone: true }),
