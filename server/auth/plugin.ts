@@ -5,8 +5,16 @@ import { fromNodeHeaders } from "better-auth/node";
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type Auth } from "./index.js";
 import { errorPageHtml } from "./error-page.js";
 
-function toWebRequest(req: FastifyRequest): Request {
-  const url = new URL(req.url, `${req.protocol}://${req.headers.host ?? "localhost"}`);
+/** The request's URL, or null when the client sent a Host header no URL can be built from. */
+function requestUrl(req: FastifyRequest): URL | null {
+  try {
+    return new URL(req.url, `${req.protocol}://${req.headers.host ?? "localhost"}`);
+  } catch {
+    return null;
+  }
+}
+
+function toWebRequest(req: FastifyRequest, url: URL): Request {
   const body = req.body as Buffer | undefined;
   // a zero-length body would make better-call answer "Invalid JSON in request body"
   const hasBody = req.method !== "GET" && req.method !== "HEAD" && body !== undefined && body.length > 0;
@@ -20,11 +28,35 @@ function toWebRequest(req: FastifyRequest): Request {
   });
 }
 
+// better-call names each failing field ("[body.email] Invalid input: …"); the spec fixes the message of an
+// invalid body or query (product-spec §5), so the mount states it and keeps better-call's text as details.
+const VALIDATION_MESSAGES = { body: "Invalid body parameters", query: "Invalid query parameters" } as const;
+const VALIDATION_SOURCE = /^\[(body|query)[\].]/;
+
+function withSpecValidationMessage(payload: Buffer): Buffer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload.toString("utf8"));
+  } catch {
+    return payload;
+  }
+  if (typeof parsed !== "object" || parsed === null) return payload;
+  const { code, message } = parsed as { code?: unknown; message?: unknown };
+  const source = typeof message === "string" ? VALIDATION_SOURCE.exec(message)?.[1] : undefined;
+  if (code !== "VALIDATION_ERROR" || (source !== "body" && source !== "query")) return payload;
+  return Buffer.from(JSON.stringify({ ...parsed, message: VALIDATION_MESSAGES[source], details: message }));
+}
+
 async function sendWebResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
   reply.status(response.status);
-  // Headers#forEach yields each Set-Cookie on its own; reply.header appends repeated set-cookie values
-  response.headers.forEach((value, key) => void reply.header(key, value));
-  return reply.send(response.body ? Buffer.from(await response.arrayBuffer()) : null);
+  // Headers#forEach yields each Set-Cookie on its own; reply.header appends repeated set-cookie values;
+  // Fastify sets content-length itself from the payload, which may be rewritten below
+  response.headers.forEach((value, key) => {
+    if (key !== "content-length") reply.header(key, value);
+  });
+  let payload: Buffer | null = response.body ? Buffer.from(await response.arrayBuffer()) : null;
+  if (payload && response.status === 400) payload = withSpecValidationMessage(payload);
+  return reply.send(payload);
 }
 
 /** POSTs after which a cached caller lookup (server/http/caller.ts) may be stale. */
@@ -46,7 +78,9 @@ export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
       method: ["GET", "POST"],
       url: `${AUTH_BASE_PATH}/*`,
       handler: async (req, reply) => {
-        const response = await auth.handler(toWebRequest(req));
+        const url = requestUrl(req);
+        if (!url) return reply.status(400).send({ message: "Invalid Host header", code: "INVALID_HOST_HEADER" });
+        const response = await auth.handler(toWebRequest(req, url));
         if (req.method === "POST" && REVOKING.test(req.url)) onRevoke();
         return sendWebResponse(reply, response);
       },
