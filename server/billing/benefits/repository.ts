@@ -1,0 +1,179 @@
+// SQL for benefits and their grants. Every function takes the caller's organization id and filters by it.
+import { and, asc, desc, eq, ilike, inArray, isNotNull, isNull, not, or, sql, type SQL } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { benefit, benefitGrant, customer, productBenefit, type Metadata } from "../../db/schema/index.js";
+import type { BenefitGrantRow, BenefitRow, CustomerRow } from "./wire.js";
+
+const live = (organizationId: string) => and(eq(benefit.organizationId, organizationId), eq(benefit.isDeleted, false));
+
+/** A live (not deleted) benefit of the organization. */
+export async function findBenefit(db: Queryable, organizationId: string, id: string): Promise<BenefitRow | null> {
+  const rows = await db.select().from(benefit).where(and(live(organizationId), eq(benefit.id, id))).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function existingBenefitIds(db: Queryable, organizationId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: benefit.id })
+    .from(benefit)
+    .where(and(live(organizationId), inArray(benefit.id, ids)));
+  return rows.map((r) => r.id);
+}
+
+/** Live benefits attached to the products, in the product's order. */
+export async function benefitsOfProducts(db: Queryable, organizationId: string, productIds: string[]) {
+  if (productIds.length === 0) return [];
+  return db
+    .select({ productId: productBenefit.productId, benefit })
+    .from(productBenefit)
+    .innerJoin(benefit, eq(benefit.id, productBenefit.benefitId))
+    .where(and(live(organizationId), inArray(productBenefit.productId, productIds)))
+    .orderBy(asc(productBenefit.position), asc(benefit.createdAt), asc(benefit.id));
+}
+
+export type BenefitSort = "created_at" | "description" | "type" | "user_order";
+
+export interface BenefitFilter {
+  types?: string[] | undefined;
+  ids?: string[] | undefined;
+  excludeIds?: string[] | undefined;
+  query?: string | undefined;
+  metadata?: Record<string, string[]> | undefined;
+}
+
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** `metadata[key]=v` filters: each key must match one of its values (compared as text). */
+export function metadataWhere(column: SQL | typeof benefit.metadata, filter: Record<string, string[]> | undefined) {
+  if (!filter) return [];
+  return Object.entries(filter).map(([key, values]) => inArray(sql`${column} ->> ${key}`, values));
+}
+
+export async function listBenefits(
+  db: Queryable,
+  organizationId: string,
+  filter: BenefitFilter,
+  sorting: Array<{ key: BenefitSort; desc: boolean }>,
+  pageNo: number,
+  limit: number,
+): Promise<{ rows: BenefitRow[]; total: number }> {
+  const where = and(
+    live(organizationId),
+    filter.types?.length ? inArray(benefit.type, filter.types) : undefined,
+    filter.ids?.length ? inArray(benefit.id, filter.ids) : undefined,
+    filter.excludeIds?.length ? not(inArray(benefit.id, filter.excludeIds)) : undefined,
+    filter.query ? ilike(benefit.description, likePattern(filter.query)) : undefined,
+    ...metadataWhere(benefit.metadata, filter.metadata),
+  );
+  // user_order is the seller's manual order in Polar's dashboard; till has none, so it falls back to creation
+  const columns = { created_at: benefit.createdAt, description: benefit.description, type: benefit.type, user_order: benefit.createdAt };
+  const order = [...sorting.map((s) => (s.desc ? desc(columns[s.key]) : asc(columns[s.key]))), asc(benefit.id)];
+  const [rows, count] = await Promise.all([
+    db
+      .select()
+      .from(benefit)
+      .where(where)
+      .orderBy(...order)
+      .limit(limit)
+      .offset((pageNo - 1) * limit),
+    db.select({ n: sql<number>`count(*)::int` }).from(benefit).where(where),
+  ]);
+  return { rows, total: count[0]?.n ?? 0 };
+}
+
+export async function insertBenefit(
+  db: Queryable,
+  values: {
+    organizationId: string;
+    type: string;
+    description: string;
+    properties: Record<string, unknown>;
+    metadata: Metadata;
+  },
+): Promise<BenefitRow> {
+  const rows = await db.insert(benefit).values(values).returning();
+  const row = rows[0];
+  if (!row) throw new Error("insert benefit returned no row");
+  return row;
+}
+
+export async function updateBenefit(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  patch: Partial<Pick<BenefitRow, "description" | "properties" | "metadata" | "isDeleted">>,
+): Promise<BenefitRow | null> {
+  const rows = await db
+    .update(benefit)
+    .set({ ...patch, modifiedAt: new Date() })
+    .where(and(eq(benefit.organizationId, organizationId), eq(benefit.id, id)))
+    .returning();
+  return rows[0] ?? null;
+}
+
+// ---- grants ------------------------------------------------------------------------------------
+
+export type GrantSort = "created_at" | "granted_at" | "revoked_at";
+
+export interface GrantFilter {
+  benefitIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  isGranted?: boolean | undefined;
+}
+
+const grantedWhere = and(isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt));
+const notGrantedWhere = or(isNull(benefitGrant.grantedAt), isNotNull(benefitGrant.revokedAt));
+
+export async function listGrants(
+  db: Queryable,
+  organizationId: string,
+  filter: GrantFilter,
+  sorting: Array<{ key: GrantSort; desc: boolean }>,
+  pageNo: number,
+  limit: number,
+): Promise<{ rows: Array<{ grant: BenefitGrantRow; benefit: BenefitRow; customer: CustomerRow }>; total: number }> {
+  const where = and(
+    eq(benefitGrant.organizationId, organizationId),
+    filter.benefitIds?.length ? inArray(benefitGrant.benefitId, filter.benefitIds) : undefined,
+    filter.customerIds?.length ? inArray(benefitGrant.customerId, filter.customerIds) : undefined,
+    filter.externalCustomerIds?.length ? inArray(customer.externalId, filter.externalCustomerIds) : undefined,
+    filter.isGranted === undefined ? undefined : filter.isGranted ? grantedWhere : notGrantedWhere,
+  );
+  const columns = { created_at: benefitGrant.createdAt, granted_at: benefitGrant.grantedAt, revoked_at: benefitGrant.revokedAt };
+  const order = [
+    ...sorting.map((s) => (s.desc ? sql`${columns[s.key]} desc nulls last` : sql`${columns[s.key]} asc nulls last`)),
+    asc(benefitGrant.id),
+  ];
+  // the joins are inner: a grant always has its benefit and customer (FKs), both in the same organization
+  const base = () =>
+    db
+      .select({ grant: benefitGrant, benefit, customer })
+      .from(benefitGrant)
+      .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
+      .innerJoin(customer, eq(customer.id, benefitGrant.customerId));
+  const [rows, count] = await Promise.all([
+    base()
+      .where(where)
+      .orderBy(...order)
+      .limit(limit)
+      .offset((pageNo - 1) * limit),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(benefitGrant)
+      .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
+      .where(where),
+  ]);
+  return { rows, total: count[0]?.n ?? 0 };
+}
+
+/** Grants of the customer that are currently granted, with their benefit. */
+export async function grantedOfCustomer(db: Queryable, organizationId: string, customerId: string) {
+  return db
+    .select({ grant: benefitGrant, benefit })
+    .from(benefitGrant)
+    .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.customerId, customerId), grantedWhere))
+    .orderBy(asc(benefitGrant.grantedAt), asc(benefitGrant.id));
+}
