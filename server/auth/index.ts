@@ -17,8 +17,10 @@ import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import * as schema from "../db/schema/index.js";
 import type { Mailer } from "../mail/mailer.js";
-import { ac, roles } from "./access.js";
+import { ac, platformAc, platformRoles, roles } from "./access.js";
 import { onAnonymousLinked } from "./anonymous.js";
+import { specRules } from "./spec-rules.js";
+import { guardUuidLookups } from "./uuid-guard.js";
 import { tillApiKeys } from "./api-keys.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
 
@@ -42,7 +44,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     baseURL: config.baseURL,
     basePath: AUTH_BASE_PATH,
     secret,
-    database: drizzleAdapter(db, { provider: "pg", schema }),
+    database: guardUuidLookups(drizzleAdapter(db, { provider: "pg", schema }), schema),
     telemetry: { enabled: false },
     trustedOrigins: [config.baseURL, ...config.trustedOrigins],
     rateLimit: {
@@ -109,6 +111,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
             }),
           ),
       }),
+      specRules(),
       apiKey({
         references: "organization",
         defaultPrefix: API_KEY_PREFIX,
@@ -125,7 +128,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       }),
       anonymous({ onLinkAccount: ({ anonymousUser, newUser }) => onAnonymousLinked(db, anonymousUser.user.id, newUser.user.id) }),
       username(),
-      admin({ adminUserIds: config.adminUserIds, defaultRole: "user", adminRoles: ["admin"] }),
+      admin({ adminUserIds: config.adminUserIds, defaultRole: "user", adminRoles: ["admin"], ac: platformAc, roles: platformRoles }),
       bearer(),
       openAPI(),
       ...(config.oidc
