@@ -19,6 +19,7 @@ import * as schema from "../db/schema/index.js";
 import type { Mailer } from "../mail/mailer.js";
 import { ac, platformAc, platformRoles, roles } from "./access.js";
 import { onAnonymousLinked } from "./anonymous.js";
+import { accountRules, EMAIL_LINK_TTL_SECONDS, emailChangeLink } from "./account-rules.js";
 import { specRules } from "./spec-rules.js";
 import { guardUuidLookups } from "./uuid-guard.js";
 import { tillApiKeys } from "./api-keys.js";
@@ -70,14 +71,16 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     emailVerification: {
       sendOnSignUp: true,
       autoSignInAfterVerification: true,
-      expiresIn: 3600,
+      expiresIn: EMAIL_LINK_TTL_SECONDS,
       sendVerificationEmail: async ({ user, url }) => send(verificationMail(user.email, url)),
     },
     user: {
       changeEmail: {
         enabled: true,
+        // spec §4: an unverified email is changed at once (a verification mail goes to the new address)
+        updateEmailWithoutVerification: true,
         sendChangeEmailConfirmation: async ({ user, newEmail, url }) =>
-          send(changeEmailMail(user.email, newEmail, url)),
+          send(changeEmailMail(user.email, newEmail, await emailChangeLink(secret, url, user, newEmail))),
       },
       deleteUser: {
         enabled: true,
@@ -112,6 +115,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
           ),
       }),
       specRules(),
+      accountRules(),
       apiKey({
         references: "organization",
         defaultPrefix: API_KEY_PREFIX,
