@@ -23,6 +23,7 @@ import { accountRules, EMAIL_LINK_TTL_SECONDS, emailChangeLink } from "./account
 import { specRules } from "./spec-rules.js";
 import { guardUuidLookups } from "./uuid-guard.js";
 import { tillApiKeys } from "./api-keys.js";
+import { tillDevice } from "./device.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
 
 export const AUTH_BASE_PATH = "/api/auth";
@@ -124,6 +125,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
         rateLimit: { enabled: true, timeWindow: 60_000, maxRequests: 1000 },
       }),
       tillApiKeys({ prefix: API_KEY_PREFIX }),
+      tillDevice(),
       deviceAuthorization({
         expiresIn: config.device.expiresIn,
         interval: config.device.interval,

@@ -1,0 +1,323 @@
+// The OAuth 2.0 device authorization grant (RFC 8628, spec §3.2 Device code and §9): codes, polling,
+// claim/approve/deny, expiry, single use, and the access token as a bearer session. Polling intervals are
+// passed by moving last_polled_at back in the database rather than by sleeping.
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deviceCode } from "../../server/db/schema/auth.js";
+import { Client, type Res } from "../helpers/client.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { bearer, createOrganization, person, type Person } from "./key-fixtures.js";
+
+const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
+const CLIENT_ID = "till-cli";
+const USER_CODE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
+
+interface CodeResponse {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+}
+interface TokenResponse {
+  access_token: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+}
+interface OAuthError {
+  error: string;
+  error_description: string;
+}
+
+let server: TestServer;
+let alice: Person;
+let bob: Person;
+
+beforeAll(async () => {
+  server = await startServer(); // the test helper sets TILL_DEVICE_CODE_INTERVAL=1s
+  alice = await person(server, "alice");
+  bob = await person(server, "bob");
+});
+afterAll(async () => server?.close());
+
+async function requestCode(s: TestServer = server, scope = "openid profile"): Promise<CodeResponse> {
+  const res = await new Client(s.url).post<CodeResponse>("/api/auth/device/code", { client_id: CLIENT_ID, scope });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+function poll(code: string, clientId = CLIENT_ID): Promise<Res<TokenResponse & OAuthError>> {
+  return new Client(server.url).post("/api/auth/device/token", {
+    grant_type: GRANT_TYPE,
+    device_code: code,
+    client_id: clientId,
+  });
+}
+
+/** As if the polling interval had passed since the last poll. */
+async function waitInterval(code: string): Promise<void> {
+  await server.database.db
+    .update(deviceCode)
+    .set({ lastPolledAt: new Date(Date.now() - 60_000) })
+    .where(eq(deviceCode.deviceCode, code));
+}
+
+async function row(code: string) {
+  const rows = await server.database.db.select().from(deviceCode).where(eq(deviceCode.deviceCode, code));
+  return rows[0];
+}
+
+function expectOAuthError(res: Res<unknown>, status: number, error: string): void {
+  expect(res.status, res.text).toBe(status);
+  expect(res.body).toMatchObject({ error });
+}
+
+describe("device authorization request", () => {
+  it("answers JSON with the spec's codes and constants", async () => {
+    const before = Date.now();
+    const res = await new Client(server.url).post<CodeResponse>("/api/auth/device/code", {
+      client_id: CLIENT_ID,
+      scope: "openid profile",
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const b = res.body;
+    expect(Object.keys(b).sort()).toEqual(
+      ["device_code", "expires_in", "interval", "user_code", "verification_uri", "verification_uri_complete"].sort(),
+    );
+    expect(b.device_code).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(b.user_code).toMatch(USER_CODE);
+    expect(b.verification_uri).toBe(`${server.config.baseURL}/device`);
+    expect(b.verification_uri).toBe(`${server.url}/device`);
+    expect(b.verification_uri_complete).toBe(`${server.url}/device?user_code=${b.user_code}`);
+    expect(b.expires_in).toBe(1800);
+    expect(b.interval).toBe(1);
+
+    const stored = await row(b.device_code);
+    expect(stored).toMatchObject({
+      userCode: b.user_code,
+      status: "pending",
+      userId: null,
+      clientId: CLIENT_ID,
+      scope: "openid profile",
+      pollingInterval: 1000,
+      lastPolledAt: null,
+    });
+    const expiresAt = stored?.expiresAt.getTime() ?? 0;
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 1_800_000 - 1000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 1_800_000 + 1000);
+  });
+
+  it("accepts a form-encoded request (RFC 8628 clients)", async () => {
+    const res = await new Client(server.url).request<CodeResponse>("POST", "/api/auth/device/code", {
+      form: { client_id: CLIENT_ID, scope: "openid" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.device_code).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(res.body.user_code).toMatch(USER_CODE);
+    expect(res.body.expires_in).toBe(1800);
+    expect((await row(res.body.device_code))?.scope).toBe("openid");
+  });
+
+  it("gives every request its own codes", async () => {
+    const a = await requestCode();
+    const b = await requestCode();
+    expect(a.device_code).not.toBe(b.device_code);
+    expect(a.user_code).not.toBe(b.user_code);
+  });
+
+  it("requires a client_id", async () => {
+    const json = await new Client(server.url).post("/api/auth/device/code", {});
+    expectOAuthError(json, 400, "invalid_request");
+    const form = await new Client(server.url).request("POST", "/api/auth/device/code", { form: { scope: "openid" } });
+    expectOAuthError(form, 400, "invalid_request");
+  });
+
+  it("polls every 5 s and expires after 30 min by default", async () => {
+    const plain = await startServer({ TILL_DEVICE_CODE_INTERVAL: undefined });
+    try {
+      expect(plain.config.device).toEqual({ interval: "5s", expiresIn: "30m" });
+      const b = await requestCode(plain);
+      expect(b.interval).toBe(5);
+      expect(b.expires_in).toBe(1800);
+      expect(b.device_code).toHaveLength(40);
+      expect(b.user_code).toHaveLength(8);
+      expect(b.verification_uri).toBe(`${plain.url}/device`);
+      const rows = await plain.database.db.select().from(deviceCode).where(eq(deviceCode.deviceCode, b.device_code));
+      expect(rows[0]?.pollingInterval).toBe(5000);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe("polling and approval", () => {
+  it("runs pending → slow_down → claim → approve → token, once", async () => {
+    const code = await requestCode();
+    expectOAuthError(await poll(code.device_code), 400, "authorization_pending");
+    // polling again within the interval
+    const fast = await poll(code.device_code);
+    expectOAuthError(fast, 400, "slow_down");
+    await waitInterval(code.device_code);
+    expectOAuthError(await poll(code.device_code), 400, "authorization_pending");
+
+    // the signed-in user opens the verification page: the code is claimed for them
+    const claim = await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    expect(claim.status).toBe(200);
+    expect(claim.body).toEqual({ user_code: code.user_code, status: "pending", client_id: CLIENT_ID, scope: "openid profile" });
+    expect((await row(code.device_code))?.userId).toBe(alice.user.id);
+
+    // someone else can neither see the details nor approve it
+    const peek = await bob.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    expect(peek.status).toBe(200);
+    expect(peek.body).toEqual({ user_code: code.user_code, status: "pending" });
+    const hijack = await bob.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    expectOAuthError(hijack, 403, "access_denied");
+
+    const approve = await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    expect(approve.status).toBe(200);
+    expect(approve.body).toEqual({ success: true });
+    expect((await row(code.device_code))?.status).toBe("approved");
+
+    await waitInterval(code.device_code);
+    const token = await poll(code.device_code);
+    expect(token.status).toBe(200);
+    expect(token.headers.get("cache-control")).toBe("no-store");
+    expect(token.body.token_type).toBe("Bearer");
+    expect(token.body.access_token).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(token.body.scope).toBe("openid profile");
+    expect(token.body.expires_in).toBeGreaterThan(7 * 86_400 - 60);
+    expect(token.body.expires_in).toBeLessThanOrEqual(7 * 86_400);
+
+    // single use: the code is consumed
+    expect(await row(code.device_code)).toBeUndefined();
+    expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
+    await waitInterval(code.device_code);
+    expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
+
+    // the access token is a bearer session for better-auth and for the request helper
+    const session = await new Client(server.url).get<{ user: { id: string } }>(
+      "/api/auth/get-session",
+      bearer(token.body.access_token),
+    );
+    expect(session.status).toBe(200);
+    expect(session.body.user.id).toBe(alice.user.id);
+    const who = await new Client(server.url).get("/api/whoami", bearer(token.body.access_token));
+    expect(who.status).toBe(200);
+    expect(who.body).toEqual({
+      kind: "session",
+      user: { id: alice.user.id, email: alice.user.email, name: "Test User" },
+      organization_id: null,
+      roles: [],
+      permissions: {},
+    });
+  });
+
+  it("gives the CLI's token an organization through ?organization_id= and forgets it on sign-out", async () => {
+    const orgId = await createOrganization(alice, "Device");
+    const code = await requestCode();
+    await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    const token = await poll(code.device_code);
+    expect(token.status).toBe(200);
+    const cli = bearer(token.body.access_token);
+    const who = await new Client(server.url).get(`/api/whoami?organization_id=${orgId}`, cli);
+    expect(who.status).toBe(200);
+    expect(who.body).toMatchObject({ kind: "session", organization_id: orgId, roles: ["owner"] });
+
+    const out = await new Client(server.url).post("/api/auth/sign-out", {}, cli);
+    expect(out.status).toBe(200);
+    expect((await new Client(server.url).get("/api/whoami", cli)).status).toBe(401);
+    const gone = await new Client(server.url).get("/api/auth/get-session", cli);
+    expect(gone.body).toBeNull();
+  });
+
+  it("normalises a user code typed in lower case with a dash", async () => {
+    const code = await requestCode();
+    const typed = `${code.user_code.slice(0, 4)}-${code.user_code.slice(4)}`.toLowerCase();
+    const claim = await alice.client.get(`/api/auth/device?user_code=${typed}`);
+    expect(claim.status).toBe(200);
+    expect(claim.body).toMatchObject({ status: "pending", client_id: CLIENT_ID });
+    const approve = await alice.client.post("/api/auth/device/approve", { userCode: typed });
+    expect(approve.body).toEqual({ success: true });
+    expect((await poll(code.device_code)).status).toBe(200);
+  });
+
+  it("answers access_denied when the user denies, then forgets the code", async () => {
+    const code = await requestCode();
+    await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    const deny = await alice.client.post("/api/auth/device/deny", { userCode: code.user_code });
+    expect(deny.status).toBe(200);
+    expect(deny.body).toEqual({ success: true });
+    expect((await row(code.device_code))?.status).toBe("denied");
+    const again = await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    expectOAuthError(again, 400, "invalid_request");
+    expectOAuthError(await poll(code.device_code), 400, "access_denied");
+    await waitInterval(code.device_code);
+    expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
+  });
+
+  it("answers expired_token once the code has expired", async () => {
+    const code = await requestCode();
+    await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    await server.database.db
+      .update(deviceCode)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(deviceCode.deviceCode, code.device_code));
+    expectOAuthError(await alice.client.get(`/api/auth/device?user_code=${code.user_code}`), 400, "expired_token");
+    expectOAuthError(await alice.client.post("/api/auth/device/approve", { userCode: code.user_code }), 400, "expired_token");
+    expectOAuthError(await poll(code.device_code), 400, "expired_token");
+    expect(await row(code.device_code)).toBeUndefined();
+    expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
+  });
+
+  it("requires the code to be claimed, and a signed-in user, before approval", async () => {
+    const code = await requestCode();
+    const unclaimed = await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    expectOAuthError(unclaimed, 400, "invalid_request");
+    expect((unclaimed.body as OAuthError).error_description).toBe(
+      "Device code has not been claimed by a verifying session; call `GET /device` with the `user_code` while signed in before approving or denying",
+    );
+    const anonymous = await new Client(server.url).post("/api/auth/device/approve", { userCode: code.user_code });
+    expectOAuthError(anonymous, 401, "unauthorized");
+    // looking at the page signed out does not claim it
+    const look = await new Client(server.url).get(`/api/auth/device?user_code=${code.user_code}`);
+    expect(look.body).toEqual({ user_code: code.user_code, status: "pending" });
+    expect((await row(code.device_code))?.userId).toBeNull();
+  });
+
+  it("answers invalid_grant, not a 500, when the approving user deleted their account meanwhile", async () => {
+    const carol = await person(server, "carol");
+    const code = await requestCode();
+    await carol.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    expect((await carol.client.post("/api/auth/device/approve", { userCode: code.user_code })).status).toBe(200);
+    const gone = await carol.client.post("/api/auth/delete-user", { password: "correct-horse-battery" });
+    expect(gone.status).toBe(200);
+    expect(await row(code.device_code)).toBeUndefined();
+    expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
+  });
+
+  it("answers invalid_grant for an unknown code or another client's code", async () => {
+    expectOAuthError(await poll("x".repeat(40)), 400, "invalid_grant");
+    const code = await requestCode();
+    expectOAuthError(await poll(code.device_code, "someone-else"), 400, "invalid_grant");
+    expectOAuthError(await alice.client.get(`/api/auth/device?user_code=ZZZZZZZZ`), 400, "invalid_request");
+  });
+
+  it("rejects malformed token requests with 400", async () => {
+    const c = new Client(server.url);
+    for (const body of [
+      {},
+      { grant_type: "password", device_code: "x", client_id: CLIENT_ID },
+      { grant_type: GRANT_TYPE, client_id: CLIENT_ID },
+      { grant_type: GRANT_TYPE, device_code: 42, client_id: CLIENT_ID },
+    ]) {
+      const res = await c.post("/api/auth/device/token", body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
+    const noCode = await alice.client.get("/api/auth/device");
+    expect(noCode.status).toBe(400);
+  });
+});
