@@ -148,6 +148,8 @@ export const discount = pgTable(
     type: text("type").notNull(),
     amount: integer("amount"),
     currency: text("currency"),
+    /** fixed: the amount per currency (0.49.0's `amounts`); `amount`/`currency` hold the primary entry */
+    amounts: jsonb("amounts").$type<Record<string, number>>(),
     basisPoints: integer("basis_points"),
     duration: text("duration").notNull(),
     durationInMonths: integer("duration_in_months"),
