@@ -46,7 +46,8 @@ export function createMailer(opts: MailerOptions): Mailer {
       const file = path.join(opts.mailDir, `${stamp}-${process.pid}-${counter++}.eml`);
       writeFileSync(file, info.message as Buffer);
       const links = message.links?.length ? ` ${message.links.join(" ")}` : "";
-      opts.log(`mail to ${message.to}: "${message.subject}" (${file})${links}`);
+      // one line per message: a subject can carry user text (an organization name), so no line breaks
+      opts.log(`mail to ${message.to}: "${message.subject}" (${file})${links}`.replace(/[\r\n\u2028\u2029]+/g, " "));
     },
   };
 }
