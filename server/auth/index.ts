@@ -19,6 +19,7 @@ import * as schema from "../db/schema/index.js";
 import type { Mailer } from "../mail/mailer.js";
 import { ac, platformAc, platformRoles, roles } from "./access.js";
 import { onAnonymousLinked } from "./anonymous.js";
+import { socialSpec } from "./social.js";
 import { accountRules, EMAIL_LINK_TTL_SECONDS, emailChangeLink } from "./account-rules.js";
 import { specRules } from "./spec-rules.js";
 import { guardUuidLookups } from "./uuid-guard.js";
@@ -137,6 +138,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       admin({ adminUserIds: config.adminUserIds, defaultRole: "user", adminRoles: ["admin"], ac: platformAc, roles: platformRoles }),
       bearer(),
       openAPI(),
+      socialSpec(),
       ...(config.oidc
         ? [
             genericOAuth({

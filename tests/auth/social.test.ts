@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../server/config.js";
-import { account, session, user, verification } from "../../server/db/schema/index.js";
+import { account, session, verification } from "../../server/db/schema/index.js";
 import { Client, uniqueEmail, type Res } from "../helpers/client.js";
 import { startOidcPeer, type AuthorizeOptions, type OidcPeer } from "../helpers/oidc.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -220,6 +220,15 @@ describe("social sign-in with an OpenID provider", () => {
     it("redirects an unknown state to state_mismatch", async () => {
       const res = await new Client(server.url).get("/api/auth/callback/oidc?code=abc&state=" + "x".repeat(32));
       expect(res.headers.get("location")).toBe(errorURL(server, "error=state_mismatch"));
+    });
+
+    it("answers state_mismatch for a state that cannot be one till issued (no internal_server_error)", async () => {
+      const c = new Client(server.url);
+      for (const state of ["%00", "abc%00def", "%FF%FE", "a%20b", "%E2%80%AE"]) {
+        const res = await c.get(`/api/auth/callback/oidc?code=abc&state=${state}`);
+        expect(res.status).toBe(302);
+        expect(res.headers.get("location")).toBe(errorURL(server, "error=state_mismatch"));
+      }
     });
 
     it("refuses a state returned to another browser (no state cookie) with state_mismatch", async () => {
@@ -441,6 +450,34 @@ describe("social sign-in with an OpenID provider", () => {
       expect((await accountsOf(c)).map((a) => a.providerId)).toEqual(["credential"]);
     });
 
+    it("also unlinks by providerId (the spec's shape)", async () => {
+      const sub = newSub();
+      oidc.addUser({ sub, email: uniqueEmail("solo2"), emailVerified: true });
+      const solo = new Client(server.url);
+      await socialSignIn(oidc, solo, sub);
+      const last = await solo.post<ErrorBody>("/api/auth/unlink-account", { providerId: "oidc" });
+      expect(last.status).toBe(400);
+      expect(last.body.message).toBe("You can't unlink your last account");
+
+      const email = uniqueEmail("pair2");
+      const c = new Client(server.url);
+      await c.signUp(email);
+      const sub2 = newSub();
+      oidc.addUser({ sub: sub2, email, emailVerified: true });
+      await linkSocial(oidc, c, sub2);
+      const missing = await c.post<ErrorBody>("/api/auth/unlink-account", { providerId: "github" });
+      expect(missing.status).toBe(400);
+      expect(missing.body.message).toBe("Account not found");
+      const wrongSub = await c.post<ErrorBody>("/api/auth/unlink-account", { providerId: "oidc", accountId: sub });
+      expect(wrongSub.body.message).toBe("Account not found");
+      const ok = await c.post("/api/auth/unlink-account", { providerId: "oidc", accountId: sub2 });
+      expect(ok.status).toBe(200);
+      expect(ok.body).toEqual({ status: true });
+      expect((await accountsOf(c)).map((a) => a.providerId)).toEqual(["credential"]);
+      const anonymous = await new Client(server.url).post("/api/auth/unlink-account", { providerId: "oidc" });
+      expect(anonymous.status).toBe(401);
+    });
+
     it("asks for a fresh session to unlink", async () => {
       const email = uniqueEmail("stale");
       const c = new Client(server.url);
@@ -574,6 +611,45 @@ describe("social sign-in with an OpenID provider", () => {
         expect(info.body.message).toBe("Account not found");
         const anonymous = await new Client(server.url).post("/api/auth/get-access-token", { accountId: linked.id });
         expect(anonymous.status).toBe(401);
+      });
+
+      it("also takes the spec's shape: providerId, and optionally the provider's accountId", async () => {
+        const byProvider = await c.post<AccessTokenBody>("/api/auth/get-access-token", { providerId: "oidc" });
+        expect(byProvider.status).toBe(200);
+        expect(byProvider.body.accessToken).toBe((await row()).accessToken);
+        const bySub = await c.post<AccessTokenBody>("/api/auth/get-access-token", { providerId: "oidc", accountId: sub });
+        expect(bySub.body.accessToken).toBe(byProvider.body.accessToken);
+
+        const other = await c.post<ErrorBody>("/api/auth/get-access-token", { providerId: "oidc", accountId: "nobody" });
+        expect(other.status).toBe(400);
+        expect(other.body).toMatchObject({ code: "ACCOUNT_NOT_FOUND", message: "Account not found" });
+        const unsupported = await c.post<ErrorBody>("/api/auth/get-access-token", { providerId: "gitlab" });
+        expect(unsupported.status).toBe(400);
+        expect(unsupported.body.message).toBe("Provider gitlab is not supported.");
+        const notFound = await c.post<ErrorBody>("/api/auth/refresh-token", { providerId: "gitlab" });
+        expect(notFound.status).toBe(400);
+        expect(notFound.body.message).toBe("Provider gitlab not found.");
+        const numeric = await c.post<ErrorBody>("/api/auth/get-access-token", { providerId: "oidc", accountId: 5 });
+        expect(numeric.status).toBe(400);
+        expect(numeric.body.code).toBe("VALIDATION_ERROR");
+        const noSession = await new Client(server.url).post("/api/auth/get-access-token", { providerId: "oidc" });
+        expect(noSession.status).toBe(401);
+
+        const refreshed = await c.post<Record<string, unknown>>("/api/auth/refresh-token", { providerId: "oidc" });
+        expect(refreshed.status).toBe(200);
+        expect(oidc.grants.at(-1)).toBe("refresh_token");
+        expect(refreshed.body).toMatchObject({ providerId: "oidc", accountId: linked.id });
+        expect((await row()).accessToken).toBe(refreshed.body.accessToken);
+
+        const info = await c.post<{ user: Record<string, unknown>; account: unknown }>("/api/auth/account-info", {
+          accountId: sub,
+        });
+        expect(info.status).toBe(200);
+        expect(info.body.user).toMatchObject({ email, name: "Token Holder" });
+        expect(info.body.account).toEqual({ id: linked.id, providerId: "oidc", accountId: sub });
+        const noInfo = await c.post<ErrorBody>("/api/auth/account-info", { accountId: "nobody" });
+        expect(noInfo.status).toBe(400);
+        expect(noInfo.body.message).toBe("Account not found");
       });
 
       it("answers Failed to get a valid access token when the provider refuses the refresh token", async () => {
