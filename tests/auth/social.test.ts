@@ -565,6 +565,26 @@ describe("social sign-in with an OpenID provider", () => {
         expect(info.status).toBe(200);
       });
 
+      it("stores the provider's expires_in, so a short-lived token is refreshed on first use", async () => {
+        const shortSub = newSub();
+        oidc.addUser({ sub: shortSub, email: uniqueEmail("short"), emailVerified: true });
+        const short = new Client(server.url);
+        oidc.accessTokenTtl = 3;
+        try {
+          await socialSignIn(oidc, short, shortSub);
+        } finally {
+          oidc.accessTokenTtl = 3600;
+        }
+        const acc = await oidcAccountOf(short);
+        const [issued] = await server.database.db.select().from(account).where(eq(account.id, acc.id));
+        expect(issued?.accessTokenExpiresAt?.getTime()).toBeLessThanOrEqual(Date.now() + 3_000);
+        const res = await short.post<AccessTokenBody>("/api/auth/get-access-token", { accountId: acc.id });
+        expect(res.status).toBe(200);
+        expect(oidc.grants.at(-1)).toBe("refresh_token");
+        expect(res.body.accessToken).not.toBe(issued?.accessToken);
+        expect(new Date(res.body.accessTokenExpiresAt).getTime()).toBeGreaterThan(Date.now() + 3_500_000);
+      });
+
       it("refreshes on demand with refresh-token and returns the token set", async () => {
         const before = await row();
         const res = await c.post<Record<string, unknown>>("/api/auth/refresh-token", { accountId: linked.id });

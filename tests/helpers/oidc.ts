@@ -41,6 +41,8 @@ export interface OidcPeer {
   env: Record<string, string>;
   /** grant_type of every token request the peer answered successfully, in order. */
   readonly grants: string[];
+  /** Lifetime in seconds of access tokens issued from now on. */
+  accessTokenTtl: number;
   addUser(user: OidcUser): OidcUser;
   /** Runs the authorization request at `url` like a browser and returns where the peer sends the user back to. */
   authorize(url: string, opts?: AuthorizeOptions): Promise<URL>;
@@ -55,6 +57,7 @@ export async function startOidcPeer(opts: OidcPeerOptions = {}): Promise<OidcPee
   const clientSecret = opts.clientSecret ?? "till-test-client-secret-0123456789abcdef";
   const users = new Map<string, OidcUser>();
   const grants: string[] = [];
+  let accessTokenTtl = opts.accessTokenTtl ?? 3600;
 
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -88,7 +91,7 @@ export async function startOidcPeer(opts: OidcPeerOptions = {}): Promise<OidcPee
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) =>
       (opts.issueRefreshToken ?? true) && client.grantTypeAllowed("refresh_token"),
     ttl: {
-      AccessToken: opts.accessTokenTtl ?? 3600,
+      AccessToken: () => accessTokenTtl,
       AuthorizationCode: 60,
       IdToken: 3600,
       RefreshToken: 14 * 24 * 3600,
@@ -160,6 +163,12 @@ export async function startOidcPeer(opts: OidcPeerOptions = {}): Promise<OidcPee
     clientSecret,
     env: { TILL_OIDC_ISSUER: issuer, TILL_OIDC_CLIENT_ID: clientId, TILL_OIDC_CLIENT_SECRET: clientSecret },
     grants,
+    get accessTokenTtl() {
+      return accessTokenTtl;
+    },
+    set accessTokenTtl(seconds: number) {
+      accessTokenTtl = seconds;
+    },
     addUser(user) {
       users.set(user.sub, user);
       return user;
