@@ -2,6 +2,7 @@
 // kept in one plugin so the rest of the auth set-up stays stock better-auth:
 // - the spec's error texts (codes are the upper-cased message) and lower-case verify-email error codes;
 // - "Invalid email" for a malformed sign-up email, as sign-in already answers;
+// - update-user takes a string name and a string-or-null image (better-auth passes any JSON to the database);
 // - deletion at once with a password on a fresh session, while the emailed link and token keep working;
 // - an email change confirmed from the current address replaces the email at once and resets emailVerified;
 // - POST /forget-password, the older name of /request-password-reset.
@@ -87,6 +88,17 @@ const signUpEmail = createAuthMiddleware(async (ctx) => {
   }
 });
 
+// name and image reach the user row unchecked: null breaks NOT NULL (a 500), objects and numbers are stored
+const updateUserFields = z.object({ name: z.string().optional(), image: z.string().nullable().optional() });
+
+const updateUser = createAuthMiddleware(async (ctx) => {
+  const parsed = updateUserFields.safeParse(bodyOf(ctx.body));
+  if (parsed.success) return;
+  // the shape of better-call's own validation errors, in the spec's wording (§5)
+  const details = parsed.error.issues.map((i) => `[body.${i.path.join(".")}] ${i.message}`).join("; ");
+  throw new APIError("BAD_REQUEST", { message: "Invalid body parameters", code: "VALIDATION_ERROR", details });
+});
+
 /**
  * POST /delete-user. With sendDeleteAccountVerification configured, better-auth mails a link even when the
  * password is given. The spec deletes at once for a password on a fresh session, so a checked password is
@@ -170,6 +182,7 @@ export function accountRules() {
     hooks: {
       before: [
         { matcher: (ctx) => ctx.path === "/sign-up/email", handler: signUpEmail },
+        { matcher: (ctx) => ctx.path === "/update-user", handler: updateUser },
         { matcher: (ctx) => ctx.path === "/delete-user", handler: deleteUser },
         { matcher: (ctx) => ctx.path === "/verify-email", handler: verifyEmailChange },
       ],

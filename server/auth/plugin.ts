@@ -81,7 +81,8 @@ export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
         const url = requestUrl(req);
         if (!url) return reply.status(400).send({ message: "Invalid Host header", code: "INVALID_HOST_HEADER" });
         const response = await auth.handler(toWebRequest(req, url));
-        if (req.method === "POST" && REVOKING.test(req.url)) onRevoke();
+        // the emailed account-deletion link deletes on a GET
+        if ((req.method === "POST" && REVOKING.test(req.url)) || req.url.startsWith(`${AUTH_BASE_PATH}/delete-user/callback`)) onRevoke();
         return sendWebResponse(reply, response);
       },
     });

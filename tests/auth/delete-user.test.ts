@@ -137,6 +137,16 @@ describe("through the link mailed to the user", () => {
     expect(await verificationRow(server, `delete-account-${token}`)).toBeUndefined();
   });
 
+  it("stops the deleted user's token at once on the /api routes too", async () => {
+    const person = await signedUp(server, "delbearer");
+    const bearer = { authorization: `Bearer ${person.client.sessionToken}` };
+    const reader = new Client(server.url);
+    const { link } = await mailedToken(person);
+    expect((await reader.get("/api/whoami", bearer)).status).toBe(200);
+    expect((await person.client.get(pathOf(link))).status).toBe(302);
+    expect((await reader.get("/api/whoami", bearer)).status).toBe(401);
+  });
+
   it("sends the link back to / when no callback is given", async () => {
     const person = await signedUp(server, "deldefault");
     const { link } = await mailedToken(person);

@@ -548,6 +548,21 @@ describe("update-user", () => {
     expect(await userRow(server, person.id)).toMatchObject({ name: "New Name", image: "https://example.com/a.png" });
   });
 
+  it("takes a string name and a string or null image, and refuses other values with 400", async () => {
+    const person = await signedUp(server, "shapes");
+    for (const body of [{ name: null }, { name: 123 }, { name: { a: 1 } }, { image: ["x"] }, { image: 5 }]) {
+      const res = await person.client.post<ApiError & { details: string }>("/api/auth/update-user", body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body).toMatchObject({ message: "Invalid body parameters", code: "VALIDATION_ERROR" });
+      expect(res.body.details).toMatch(/^\[body\.(name|image)\] /);
+    }
+    expect(await userRow(server, person.id)).toMatchObject({ name: "shapes", image: null });
+    await person.client.post("/api/auth/update-user", { image: "https://example.com/b.png" });
+    const cleared = await person.client.post("/api/auth/update-user", { image: null });
+    expect(cleared.status).toBe(200);
+    expect((await userRow(server, person.id))?.image).toBeNull();
+  });
+
   it("refuses the email with 400 Email can not be updated", async () => {
     const person = await signedUp(server, "noemail");
     const res = await person.client.post<ApiError>("/api/auth/update-user", { email: uniqueEmail("other") });
