@@ -6,6 +6,7 @@ import type { Db } from "../db/client.js";
 import type { CallerResolver } from "../http/caller.js";
 import { ApiError, authenticate } from "./http.js";
 import { organizationRoutes } from "./organizations/routes.js";
+import { customFieldRoutes } from "./custom-fields/routes.js";
 
 export interface BillingDeps {
   db: Db;
@@ -16,7 +17,7 @@ export interface BillingDeps {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 
