@@ -18,9 +18,29 @@ export function sendCallerError(reply: FastifyReply, error: CallerError): Fastif
   return reply.status(error.status).send({ error: name, detail: DETAIL[error.code] });
 }
 
+const stringList = { type: "array", items: { type: "string" } } as const;
+
+/** The 200 body; a compiled serializer is markedly cheaper than JSON.stringify on this hot path. */
+const whoamiResponse = {
+  type: "object",
+  required: ["kind", "user", "organization_id", "roles", "permissions"],
+  properties: {
+    kind: { type: "string" },
+    user: {
+      type: ["object", "null"],
+      required: ["id", "email", "name"],
+      properties: { id: { type: "string" }, email: { type: "string" }, name: { type: "string" } },
+    },
+    organization_id: { type: ["string", "null"] },
+    roles: stringList,
+    permissions: { type: "object", additionalProperties: stringList },
+  },
+} as const;
+
 export function whoamiPlugin(callers: CallerResolver) {
   return async function whoami(app: FastifyInstance): Promise<void> {
-    app.get<{ Querystring: { organization_id?: string } }>("/api/whoami", async (req, reply) => {
+    const schema = { response: { 200: whoamiResponse } };
+    app.get<{ Querystring: { organization_id?: string } }>("/api/whoami", { schema }, async (req, reply) => {
       const orgId = typeof req.query.organization_id === "string" ? req.query.organization_id : undefined;
       const result = await callers.resolve(req.headers.authorization, orgId);
       if (!result.ok) return sendCallerError(reply, result.error);

@@ -1,0 +1,35 @@
+// autocannon 9 ships no type declarations; this declares the part of its API bench/ uses.
+declare module "autocannon" {
+  export interface Options {
+    url: string;
+    connections?: number;
+    /** Seconds. */
+    duration?: number;
+    headers?: Record<string, string>;
+    method?: string;
+  }
+
+  export interface Histogram {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    total: number;
+    p50: number;
+    p90: number;
+    p99: number;
+  }
+
+  export interface Result {
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    requests: Histogram & { sent: number };
+    latency: Histogram;
+    throughput: Histogram;
+  }
+
+  export default function autocannon(opts: Options): Promise<Result>;
+}
