@@ -5,6 +5,7 @@ import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import type { CallerResolver } from "../http/caller.js";
 import { ApiError, authenticate } from "./http.js";
+import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
 import { customFieldRoutes } from "./custom-fields/routes.js";
 
@@ -17,7 +18,7 @@ export interface BillingDeps {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

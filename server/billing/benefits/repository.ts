@@ -1,8 +1,10 @@
 // SQL for benefits and their grants. Every function takes the caller's organization id and filters by it.
-import { and, asc, desc, eq, ilike, inArray, isNotNull, isNull, not, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, ilike, inArray, isNotNull, isNull, not, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { benefit, benefitGrant, customer, productBenefit, type Metadata } from "../../db/schema/index.js";
-import type { BenefitGrantRow, BenefitRow, CustomerRow } from "./wire.js";
+import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
+import type { CustomerRow } from "../customers/wire.js";
+import type { BenefitGrantRow, BenefitRow } from "./wire.js";
 
 const live = (organizationId: string) => and(eq(benefit.organizationId, organizationId), eq(benefit.isDeleted, false));
 
@@ -42,19 +44,11 @@ export interface BenefitFilter {
   metadata?: Record<string, string[]> | undefined;
 }
 
-const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-/** `metadata[key]=v` filters: each key must match one of its values (compared as text). */
-export function metadataWhere(column: SQL | typeof benefit.metadata, filter: Record<string, string[]> | undefined) {
-  if (!filter) return [];
-  return Object.entries(filter).map(([key, values]) => inArray(sql`${column} ->> ${key}`, values));
-}
-
 export async function listBenefits(
   db: Queryable,
   organizationId: string,
   filter: BenefitFilter,
-  sorting: Array<{ key: BenefitSort; desc: boolean }>,
+  sorting: Array<SortKey<BenefitSort>>,
   pageNo: number,
   limit: number,
 ): Promise<{ rows: BenefitRow[]; total: number }> {
@@ -68,13 +62,12 @@ export async function listBenefits(
   );
   // user_order is the seller's manual order in Polar's dashboard; till has none, so it falls back to creation
   const columns = { created_at: benefit.createdAt, description: benefit.description, type: benefit.type, user_order: benefit.createdAt };
-  const order = [...sorting.map((s) => (s.desc ? desc(columns[s.key]) : asc(columns[s.key]))), asc(benefit.id)];
   const [rows, count] = await Promise.all([
     db
       .select()
       .from(benefit)
       .where(where)
-      .orderBy(...order)
+      .orderBy(...orderBy(sorting, columns, benefit.id))
       .limit(limit)
       .offset((pageNo - 1) * limit),
     db.select({ n: sql<number>`count(*)::int` }).from(benefit).where(where),
@@ -121,6 +114,8 @@ export interface GrantFilter {
   customerIds?: string[] | undefined;
   externalCustomerIds?: string[] | undefined;
   isGranted?: boolean | undefined;
+  /** Customer members (seats) are not in till yet: no grant belongs to a member. */
+  memberIds?: string[] | undefined;
 }
 
 const grantedWhere = and(isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt));
@@ -130,7 +125,7 @@ export async function listGrants(
   db: Queryable,
   organizationId: string,
   filter: GrantFilter,
-  sorting: Array<{ key: GrantSort; desc: boolean }>,
+  sorting: Array<SortKey<GrantSort>>,
   pageNo: number,
   limit: number,
 ): Promise<{ rows: Array<{ grant: BenefitGrantRow; benefit: BenefitRow; customer: CustomerRow }>; total: number }> {
@@ -139,6 +134,7 @@ export async function listGrants(
     filter.benefitIds?.length ? inArray(benefitGrant.benefitId, filter.benefitIds) : undefined,
     filter.customerIds?.length ? inArray(benefitGrant.customerId, filter.customerIds) : undefined,
     filter.externalCustomerIds?.length ? inArray(customer.externalId, filter.externalCustomerIds) : undefined,
+    filter.memberIds?.length ? sql`false` : undefined,
     filter.isGranted === undefined ? undefined : filter.isGranted ? grantedWhere : notGrantedWhere,
   );
   const columns = { created_at: benefitGrant.createdAt, granted_at: benefitGrant.grantedAt, revoked_at: benefitGrant.revokedAt };

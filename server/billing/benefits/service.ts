@@ -1,9 +1,14 @@
 // Rules for benefits and their grants: the six (+ feature_flag) benefit types and their properties,
 // soft deletion, and the read side of grants (the grant engine that creates them comes with checkout).
-import type { Queryable } from "../../db/client.js";
-import { isUuid } from "../http.js";
+import type { Db, Queryable } from "../../db/client.js";
+import { fileIdsExist } from "../files/service.js";
+import { invalid, isUuid, notFound, notPermitted } from "../http.js";
+import type { SortKey } from "../listing.js";
+import { meterIdsExist } from "../meters/service.js";
+import { BenefitCreateInput, BenefitUpdateInput, storedProperties } from "./properties.js";
 import * as repo from "./repository.js";
 import {
+  toBenefitGrantWire,
   toBenefitWire,
   toCustomerStateGrantWire,
   type BenefitWire,
@@ -48,4 +53,124 @@ export async function listGrantedBenefitsForCustomer(
   if (!isUuid(customerId)) return [];
   const rows = await repo.grantedOfCustomer(db, organizationId, customerId.toLowerCase());
   return rows.map((r) => toCustomerStateGrantWire(r.grant, r.benefit));
+}
+
+// ---- benefits ----------------------------------------------------------------------------------
+
+/** Property ids that must name rows of the organization: a meter for meter_credit, downloadable files. */
+async function checkReferences(db: Queryable, organizationId: string, type: string, properties: Record<string, unknown>) {
+  if (type === "meter_credit") {
+    const meterId = properties.meter_id as string;
+    if ((await meterIdsExist(db, organizationId, [meterId])).length > 0) {
+      throw invalid(["body", "properties", "meter_id"], `Meter ${meterId} does not exist.`);
+    }
+  }
+  if (type === "downloadables") {
+    const files = properties.files as string[];
+    const missing = await fileIdsExist(db, organizationId, files, "downloadable");
+    if (missing.length > 0) {
+      throw invalid(["body", "properties", "files"], `Files do not exist or are not downloadable: ${missing.join(", ")}.`);
+    }
+  }
+}
+
+export async function createBenefit(db: Db, organizationId: string, input: BenefitCreateInput): Promise<BenefitWire> {
+  return db.transaction(async (tx) => {
+    const properties = storedProperties(input.type, input.properties);
+    await checkReferences(tx, organizationId, input.type, properties);
+    const row = await repo.insertBenefit(tx, {
+      organizationId,
+      type: input.type,
+      description: input.description,
+      properties,
+      metadata: input.metadata ?? {},
+    });
+    return toBenefitWire(row);
+  });
+}
+
+export async function getBenefit(db: Queryable, organizationId: string, id: string): Promise<BenefitWire> {
+  const row = await repo.findBenefit(db, organizationId, id);
+  if (!row) throw notFound("Benefit not found");
+  return toBenefitWire(row);
+}
+
+export async function listBenefits(
+  db: Queryable,
+  organizationId: string,
+  filter: repo.BenefitFilter,
+  sorting: Array<SortKey<repo.BenefitSort>>,
+  pageNo: number,
+  limit: number,
+) {
+  const { rows, total } = await repo.listBenefits(db, organizationId, filter, sorting, pageNo, limit);
+  return { items: rows.map(toBenefitWire), total };
+}
+
+/** The type of a benefit cannot change: an update names the type it expects, and must match. */
+export async function updateBenefit(
+  db: Db,
+  organizationId: string,
+  id: string,
+  input: BenefitUpdateInput,
+): Promise<BenefitWire> {
+  return db.transaction(async (tx) => {
+    const current = await repo.findBenefit(tx, organizationId, id);
+    if (!current) throw notFound("Benefit not found");
+    if (current.type !== input.type) {
+      throw invalid(["body", "type"], `The benefit is of type ${current.type}; its type cannot be changed.`);
+    }
+    let properties: Record<string, unknown> | undefined;
+    if (input.properties) {
+      properties = storedProperties(input.type, input.properties);
+      await checkReferences(tx, organizationId, input.type, properties);
+    }
+    const row = await repo.updateBenefit(tx, organizationId, id, {
+      ...(input.description ? { description: input.description } : {}),
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+      ...(properties ? { properties } : {}),
+    });
+    if (!row) throw notFound("Benefit not found");
+    return toBenefitWire(row);
+  });
+}
+
+/**
+ * Soft delete: the row stays (is_deleted) so existing grants keep their benefit; it disappears from get, list
+ * and products. Benefits marked deletable:false (reserved for benefits till manages itself) are refused.
+ */
+export async function deleteBenefit(db: Db, organizationId: string, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const current = await repo.findBenefit(tx, organizationId, id);
+    if (!current) throw notFound("Benefit not found");
+    if (!current.deletable) throw notPermitted("This benefit cannot be deleted.");
+    await repo.updateBenefit(tx, organizationId, id, { isDeleted: true });
+  });
+}
+
+// ---- grants ------------------------------------------------------------------------------------
+
+export async function listGrants(
+  db: Queryable,
+  organizationId: string,
+  filter: repo.GrantFilter,
+  sorting: Array<SortKey<repo.GrantSort>>,
+  pageNo: number,
+  limit: number,
+) {
+  const { rows, total } = await repo.listGrants(db, organizationId, filter, sorting, pageNo, limit);
+  return { items: rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer)), total };
+}
+
+/** GET /v1/benefits/{id}/grants: the benefit must be a live benefit of the organization. */
+export async function listGrantsOfBenefit(
+  db: Queryable,
+  organizationId: string,
+  benefitId: string,
+  filter: Omit<repo.GrantFilter, "benefitIds">,
+  pageNo: number,
+  limit: number,
+) {
+  if (!(await repo.findBenefit(db, organizationId, benefitId))) throw notFound("Benefit not found");
+  return listGrants(db, organizationId, { ...filter, benefitIds: [benefitId] }, [{ key: "created_at", desc: true }], pageNo, limit);
 }

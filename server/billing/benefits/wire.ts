@@ -1,11 +1,11 @@
 // The Polar `Benefit`, `BenefitPublic` and `BenefitGrant` shapes, built from benefit / benefit_grant rows.
 // Emits the superset of SDK 0.47.1 and 0.49.0 (0.49.0 adds `visibility` and `visibility_configurable`).
 import type { InferSelectModel } from "drizzle-orm";
-import type { Metadata, benefit, benefitGrant, customer } from "../../db/schema/index.js";
+import type { Metadata, benefit, benefitGrant } from "../../db/schema/index.js";
+import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 
 export type BenefitRow = InferSelectModel<typeof benefit>;
 export type BenefitGrantRow = InferSelectModel<typeof benefitGrant>;
-export type CustomerRow = InferSelectModel<typeof customer>;
 
 export const BENEFIT_TYPES = [
   "custom",
@@ -127,31 +127,6 @@ export function toBenefitWire(row: BenefitRow): BenefitWire {
 /** Granted means granted and not revoked since (the two timestamps of a row are exclusive in practice). */
 export const grantIsGranted = (g: BenefitGrantRow) => g.grantedAt !== null && g.revokedAt === null;
 
-/**
- * The Polar `Customer` embedded in a grant. The customers domain owns customer rows; this mapping only covers
- * what a grant embeds, from the row the grant query joins.
- */
-export function toGrantCustomerWire(c: CustomerRow) {
-  return {
-    id: c.id,
-    created_at: c.createdAt.toISOString(),
-    modified_at: c.modifiedAt?.toISOString() ?? null,
-    metadata: c.metadata,
-    external_id: c.externalId ?? null,
-    email: c.email,
-    email_verified: c.emailVerified,
-    type: c.type === "team" ? "team" : "individual",
-    name: c.name ?? null,
-    billing_name: c.name ?? null,
-    billing_address: c.billingAddress?.country ? c.billingAddress : null,
-    tax_id: c.taxId ?? null,
-    locale: c.locale ?? null,
-    organization_id: c.organizationId,
-    deleted_at: c.deletedAt?.toISOString() ?? null,
-    avatar_url: `https://www.gravatar.com/avatar/${c.id.replace(/-/g, "")}?d=404`,
-  };
-}
-
 export function toBenefitGrantWire(g: BenefitGrantRow, b: BenefitRow, c: CustomerRow) {
   return {
     created_at: g.createdAt.toISOString(),
@@ -167,7 +142,7 @@ export function toBenefitGrantWire(g: BenefitGrantRow, b: BenefitRow, c: Custome
     member_id: null,
     benefit_id: g.benefitId,
     error: g.error ?? null,
-    customer: toGrantCustomerWire(c),
+    customer: toCustomerWire(c),
     member: null,
     benefit: toBenefitWire(b),
     properties: g.properties,

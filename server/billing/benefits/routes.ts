@@ -1,0 +1,115 @@
+// /v1/benefits (create, list, get, update, delete, grants) and /v1/benefit-grants (list), Polar wire.
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { BillingDeps } from "../index.js";
+import {
+  isUuid,
+  metadataQuery,
+  page,
+  paginationQuery,
+  parseBody,
+  parseQuery,
+  pathId,
+  queryArray,
+  queryBool,
+  scopeOf,
+} from "../http.js";
+import { sortingQuery } from "../listing.js";
+import { BenefitCreateInput, BenefitUpdateInput } from "./properties.js";
+import * as service from "./service.js";
+import { BENEFIT_TYPES } from "./wire.js";
+
+const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+const uuids = queryArray(uuid).optional();
+const NEWEST_FIRST = [{ key: "created_at" as const, desc: true }];
+
+// 0.49.0 knows slack_shared_channel; filtering by it is valid and finds nothing
+const typeFilter = queryArray(z.enum([...BENEFIT_TYPES, "slack_shared_channel"])).optional();
+
+const BenefitListQuery = z.object({
+  organization_id: uuids,
+  type: typeFilter,
+  id: uuids,
+  exclude_id: uuids,
+  query: z.string().max(200).optional(),
+  sorting: sortingQuery(["created_at", "description", "type", "user_order"], NEWEST_FIRST),
+  metadata: metadataQuery.optional(),
+  ...paginationQuery,
+});
+
+const GrantListQuery = z.object({
+  organization_id: uuids,
+  customer_id: uuids,
+  external_customer_id: queryArray(z.string().max(200)).optional(),
+  benefit_id: uuids,
+  is_granted: queryBool.optional(),
+  sorting: sortingQuery(["created_at", "granted_at", "revoked_at"], NEWEST_FIRST),
+  ...paginationQuery,
+});
+
+const BenefitGrantsQuery = z.object({
+  customer_id: uuids,
+  member_id: uuids,
+  is_granted: queryBool.optional(),
+  ...paginationQuery,
+});
+
+const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
+
+/** An organization_id filter that leaves out the caller's organization matches nothing. */
+const excludesCaller = (filter: string[] | undefined, organizationId: string) =>
+  filter !== undefined && filter.length > 0 && !lower(filter)?.includes(organizationId);
+
+export function benefitRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+  app.get("/benefits/", { config: { scope: "benefits:read" } }, async (req) => {
+    const q = parseQuery(BenefitListQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (excludesCaller(q.organization_id, organizationId)) return page([], 0, q.limit);
+    const filter = { types: q.type, ids: lower(q.id), excludeIds: lower(q.exclude_id), query: q.query, metadata: q.metadata };
+    const { items, total } = await service.listBenefits(db, organizationId, filter, q.sorting, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+
+  app.post("/benefits/", { config: { scope: "benefits:write" } }, async (req, reply) => {
+    const input = parseBody(BenefitCreateInput, req);
+    const created = await service.createBenefit(db, scopeOf(req).organizationId, input);
+    return reply.code(201).send(created);
+  });
+
+  app.get("/benefits/:id", { config: { scope: "benefits:read" } }, async (req) =>
+    service.getBenefit(db, scopeOf(req).organizationId, pathId(req)),
+  );
+
+  app.patch("/benefits/:id", { config: { scope: "benefits:write" } }, async (req) => {
+    const id = pathId(req);
+    return service.updateBenefit(db, scopeOf(req).organizationId, id, parseBody(BenefitUpdateInput, req));
+  });
+
+  app.delete("/benefits/:id", { config: { scope: "benefits:write" } }, async (req, reply) => {
+    await service.deleteBenefit(db, scopeOf(req).organizationId, pathId(req));
+    return reply.code(204).send();
+  });
+
+  app.get("/benefits/:id/grants", { config: { scope: "benefits:read" } }, async (req) => {
+    const id = pathId(req);
+    const q = parseQuery(BenefitGrantsQuery, req);
+    const { organizationId } = scopeOf(req);
+    const filter = { customerIds: lower(q.customer_id), isGranted: q.is_granted, memberIds: lower(q.member_id) };
+    const { items, total } = await service.listGrantsOfBenefit(db, organizationId, id, filter, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+
+  app.get("/benefit-grants/", { config: { scope: "benefits:read" } }, async (req) => {
+    const q = parseQuery(GrantListQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (excludesCaller(q.organization_id, organizationId)) return page([], 0, q.limit);
+    const filter = {
+      customerIds: lower(q.customer_id),
+      externalCustomerIds: q.external_customer_id,
+      benefitIds: lower(q.benefit_id),
+      isGranted: q.is_granted,
+    };
+    const { items, total } = await service.listGrants(db, organizationId, filter, q.sorting, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+}
