@@ -25,7 +25,7 @@ export const EMAIL_LINK_TTL_SECONDS = 3600;
 type ErrorStatus = ConstructorParameters<typeof APIError>[0];
 
 /** An error in the spec's shape: the code is the upper-cased form of the message (§8). */
-export function specError(status: ErrorStatus, message: string): APIError {
+function specError(status: ErrorStatus, message: string): APIError {
   const code = message
     .replace(/'/g, "")
     .toUpperCase()
@@ -33,6 +33,9 @@ export function specError(status: ErrorStatus, message: string): APIError {
     .replace(/^_+|_+$/g, "");
   return new APIError(status, { message, code });
 }
+
+/** Endpoints whose errors are reworded; set-password is server-only and has no path. */
+const WORDED = (path: string | undefined) => path === undefined || path === "/send-verification-email" || path === "/verify-email";
 
 /** better-auth code → the spec's message for the same condition. */
 const SPEC_MESSAGES: Record<string, string> = {
@@ -50,7 +53,7 @@ const VERIFY_EMAIL_CODES: Record<string, string> = {
 };
 const VERIFY_EMAIL_ERROR = /([?&]error=)(TOKEN_EXPIRED|INVALID_TOKEN|USER_NOT_FOUND|INVALID_USER)(?=$|[&#])/;
 
-export const EMAIL_UPDATE_FAILED = "Couldn't update your email";
+const EMAIL_UPDATE_FAILED = "Couldn't update your email";
 const SESSION_EXPIRED = {
   message: "Session expired. Re-authenticate to perform this action.",
   code: "SESSION_EXPIRED",
@@ -102,7 +105,7 @@ const updateUser = createAuthMiddleware(async (ctx) => {
 /**
  * POST /delete-user. With sendDeleteAccountVerification configured, better-auth mails a link even when the
  * password is given. The spec deletes at once for a password on a fresh session, so a checked password is
- * turned into a deletion token the endpoint consumes. A stale session may neither delete nor ask for the
+ * turned into a deletion token the endpoint consumes (it checks the password again). A stale session may neither delete nor ask for the
  * link; a submitted token (from the mail) needs no fresh session.
  */
 const deleteUser = createAuthMiddleware(async (ctx) => {
@@ -186,7 +189,7 @@ export function accountRules() {
         { matcher: (ctx) => ctx.path === "/delete-user", handler: deleteUser },
         { matcher: (ctx) => ctx.path === "/verify-email", handler: verifyEmailChange },
       ],
-      after: [{ matcher: () => true, handler: specWording }],
+      after: [{ matcher: (ctx) => WORDED(ctx.path), handler: specWording }],
     },
   } satisfies BetterAuthPlugin;
 }
