@@ -5,7 +5,8 @@
 //   `apiKey` permission in the organization). Usage counters (remaining, refill*) stay server-only: the
 //   request helper does not count usage, so a client could not rely on them;
 // - the prefix is fixed (the request helper tells keys from session tokens by it);
-// - POST /api-key/delete-all-expired-api-keys is exposed to signed-in users (server-only in the plugin).
+// - POST /api-key/delete-all-expired-api-keys is exposed to signed-in users (server-only in the plugin);
+// - deleting an organization deletes its keys.
 import { API_KEY_ERROR_CODES } from "@better-auth/api-key";
 import type { BetterAuthPlugin } from "better-auth";
 import {
@@ -14,6 +15,7 @@ import {
   createAuthMiddleware,
   dispatchAuthEndpoint,
   getSessionFromCtx,
+  isAPIError,
   sessionMiddleware,
 } from "better-auth/api";
 import { z } from "zod";
@@ -116,6 +118,18 @@ export function tillApiKeys(opts: { prefix: string }) {
               context: { ...ctx.context, session },
             });
             return ctx.json(asBody(result));
+          }),
+        },
+      ],
+      after: [
+        {
+          // the key rows only reference the organization by id (no foreign key): without this, the keys
+          // of a deleted organization would go on authenticating
+          matcher: (ctx) => ctx.path === "/organization/delete",
+          handler: createAuthMiddleware(async (ctx) => {
+            const deleted = asBody(ctx.context.returned);
+            if (!deleted || isAPIError(deleted) || typeof deleted.id !== "string") return;
+            await ctx.context.adapter.deleteMany({ model: "apikey", where: [{ field: "referenceId", value: deleted.id }] });
           }),
         },
       ],

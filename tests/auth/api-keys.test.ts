@@ -7,7 +7,7 @@ import { apikey } from "../../server/db/schema/auth.js";
 import { ALL_BILLING_PERMISSIONS } from "../../shared/scopes.js";
 import { Client } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { addMember, createKey, createOrganization, mustCreateKey, person, type CreatedKey, type Person } from "./key-fixtures.js";
+import { addMember, bearer, createKey, createOrganization, mustCreateKey, person, type CreatedKey, type Person } from "./key-fixtures.js";
 
 let server: TestServer;
 let owner: Person;
@@ -273,6 +273,23 @@ describe("deleting keys", () => {
     }
     const got = await owner.client.get(`/api/auth/api-key/get?id=nope`);
     expect(got.status).toBe(404);
+  });
+
+  it("deletes an organization's keys with the organization", async () => {
+    const doomedOrg = await createOrganization(owner, "Doomed");
+    const k = await mustCreateKey(owner, { organizationId: doomedOrg, name: "orphan" });
+    const kept = await mustCreateKey(owner, { organizationId: orgId, name: "kept" });
+    expect((await new Client(server.url).get("/api/whoami", bearer(k.key))).status).toBe(200);
+    const del = await owner.client.post("/api/auth/organization/delete", { organizationId: doomedOrg });
+    expect(del.status).toBe(200);
+    expect(await row(k.id)).toBeUndefined();
+    expect(await row(kept.id)).toBeDefined();
+    const who = await new Client(server.url).get("/api/whoami", bearer(k.key));
+    expect(who.status).toBe(401);
+    // a refused deletion leaves the keys alone
+    const byAdmin = await admin.client.post("/api/auth/organization/delete", { organizationId: orgId });
+    expect(byAdmin.status).toBe(403);
+    expect(await row(kept.id)).toBeDefined();
   });
 
   it("sweeps expired keys with delete-all-expired-api-keys", async () => {
