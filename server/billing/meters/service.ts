@@ -1,8 +1,135 @@
-// Rules for meters: definitions (filter + aggregation) and the quantities they measure over usage events.
-import type { Queryable } from "../../db/client.js";
-import { isUuid } from "../http.js";
+// Rules for meters: definitions (a filter selecting usage events and an aggregation measuring them), their
+// units and archiving, and what they measure — always through the events domain, which owns the events.
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { Db, Queryable } from "../../db/client.js";
+import { AggregationInput, FilterInput, type Aggregation, type Filter } from "../../../shared/meter-filter.js";
+import { consumedByCustomer, meterQuantities as eventQuantities, type QuantitiesParams } from "../events/service.js";
+import { invalid, isUuid, metadataInput, notFound, type ValidationIssue, validationError } from "../http.js";
+import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
-import { toMeterSummaryWire, type MeterSummaryWire } from "./wire.js";
+import { meterDefinition, toMeterSummaryWire, toMeterWire, type MeterSummaryWire, type MeterWire } from "./wire.js";
+
+const NOT_FOUND = "Meter not found.";
+export const METER_UNITS = ["scalar", "token", "custom"] as const;
+
+// ---- inputs -------------------------------------------------------------------------------------
+
+const name = z.string().trim().min(1).max(255);
+const customLabel = z.string().trim().min(1).max(50);
+const customMultiplier = z.int().min(1).max(1_000_000_000);
+
+export const MeterCreateInput = z
+  .object({
+    name,
+    unit: z.enum(METER_UNITS).default("scalar"),
+    custom_label: customLabel.nullish(),
+    custom_multiplier: customMultiplier.nullish(),
+    filter: FilterInput,
+    aggregation: AggregationInput,
+    metadata: metadataInput.optional(),
+    organization_id: z.uuid().nullish(),
+  })
+  .superRefine((m, ctx) => {
+    if (m.unit === "custom" && !m.custom_label) {
+      ctx.addIssue({ code: "custom", path: ["custom_label"], message: "custom_label is required when unit is custom." });
+    }
+  });
+export type MeterCreateInput = z.output<typeof MeterCreateInput>;
+
+export const MeterUpdateInput = z.object({
+  name: name.nullish(),
+  unit: z.enum(METER_UNITS).nullish(),
+  custom_label: customLabel.nullish(),
+  custom_multiplier: customMultiplier.nullish(),
+  filter: FilterInput.nullish(),
+  aggregation: AggregationInput.nullish(),
+  metadata: metadataInput.optional(),
+  is_archived: z.boolean().nullish(),
+});
+export type MeterUpdateInput = z.output<typeof MeterUpdateInput>;
+
+/** A custom unit keeps its label and multiplier (1 unless given); the built-in units have neither. */
+function unitFields(unit: string, label: string | null | undefined, multiplier: number | null | undefined) {
+  return unit === "custom"
+    ? { unit, customLabel: label ?? null, customMultiplier: multiplier ?? 1 }
+    : { unit, customLabel: null, customMultiplier: null };
+}
+
+// ---- reads --------------------------------------------------------------------------------------
+
+async function ownMeter(db: Queryable, organizationId: string, id: string) {
+  const row = await repo.findMeter(db, organizationId, id);
+  if (!row) throw notFound(NOT_FOUND);
+  return row;
+}
+
+export async function getMeter(db: Db, organizationId: string, id: string): Promise<MeterWire> {
+  return toMeterWire(await ownMeter(db, organizationId, id));
+}
+
+export async function listMeters(
+  db: Db,
+  organizationId: string,
+  filter: repo.MeterListFilter,
+  sorting: Array<SortKey<repo.MeterSortKey>>,
+  pageNo: number,
+  limit: number,
+) {
+  const { rows, total } = await repo.listMeters(db, organizationId, filter, sorting, pageNo, limit);
+  return { items: rows.map(toMeterWire), total };
+}
+
+/** MeterQuantities of a meter of this organization (404 otherwise). */
+export async function meterQuantities(db: Db, organizationId: string, id: string, params: QuantitiesParams) {
+  const row = await ownMeter(db, organizationId, id);
+  return eventQuantities(db, organizationId, meterDefinition(row), params);
+}
+
+// ---- writes -------------------------------------------------------------------------------------
+
+export async function createMeter(db: Db, organizationId: string, input: MeterCreateInput): Promise<MeterWire> {
+  const row = await repo.insertMeter(db, {
+    organizationId,
+    name: input.name,
+    ...unitFields(input.unit, input.custom_label, input.custom_multiplier),
+    filter: input.filter as unknown as Record<string, unknown>,
+    aggregation: input.aggregation as unknown as Record<string, unknown>,
+    metadata: input.metadata ?? {},
+  });
+  return toMeterWire(row);
+}
+
+export async function updateMeter(db: Db, organizationId: string, id: string, input: MeterUpdateInput): Promise<MeterWire> {
+  return db.transaction(async (tx) => {
+    const current = await ownMeter(tx, organizationId, id);
+    const unit = input.unit ?? current.unit;
+    const label = input.custom_label !== undefined ? input.custom_label : current.customLabel;
+    const multiplier = input.custom_multiplier !== undefined ? input.custom_multiplier : current.customMultiplier;
+    const issues: ValidationIssue[] = [];
+    if (unit === "custom" && !label) {
+      issues.push({ loc: ["body", "custom_label"], msg: "custom_label is required when unit is custom.", type: "value_error" });
+    }
+    if (issues.length > 0) throw validationError(issues);
+    const now = new Date();
+    const row = await repo.updateMeter(tx, organizationId, id, {
+      modifiedAt: now,
+      ...(input.name ? { name: input.name } : {}),
+      ...unitFields(unit, label, multiplier),
+      ...(input.filter ? { filter: input.filter as unknown as Record<string, unknown> } : {}),
+      ...(input.aggregation ? { aggregation: input.aggregation as unknown as Record<string, unknown> } : {}),
+      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+      ...(input.is_archived === true ? { archivedAt: current.archivedAt ?? now } : {}),
+      ...(input.is_archived === false ? { archivedAt: null } : {}),
+    });
+    if (!row) throw notFound(NOT_FOUND);
+    return toMeterWire(row);
+  });
+}
+
+// ---- for other domains --------------------------------------------------------------------------
+
+const uniqueUuids = (ids: string[]) => [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
 
 /** Meters by id for other domains (prices, benefits): {id, name, unit, custom_label, custom_multiplier}. */
 export async function loadMeterSummaries(
@@ -10,14 +137,78 @@ export async function loadMeterSummaries(
   organizationId: string,
   ids: string[],
 ): Promise<Map<string, MeterSummaryWire>> {
-  const wanted = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
-  const rows = await repo.findMetersByIds(db, organizationId, wanted);
+  const rows = await repo.findMetersByIds(db, organizationId, uniqueUuids(ids));
   return new Map(rows.map((row) => [row.id, toMeterSummaryWire(row)]));
 }
 
 /** The ids among `ids` that are not meters of this organization (malformed ids count as missing). */
 export async function meterIdsExist(db: Queryable, organizationId: string, ids: string[]): Promise<string[]> {
-  const valid = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
-  const found = new Set(await repo.existingMeterIds(db, organizationId, valid));
+  const found = new Set(await repo.existingMeterIds(db, organizationId, uniqueUuids(ids)));
   return ids.filter((id) => !isUuid(id) || !found.has(id.toLowerCase()));
+}
+
+/** A meter's definition, for reading the events it selects (`GET /v1/events?meter_id=`); 422 when unknown. */
+export async function meterSelection(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+): Promise<{ filter: Filter; aggregation: Aggregation }> {
+  const row = isUuid(id) ? await repo.findMeter(db, organizationId, id.toLowerCase()) : undefined;
+  if (!row) throw invalid(["query", "meter_id"], NOT_FOUND);
+  return meterDefinition(row);
+}
+
+export interface CustomerStateMeter {
+  id: string;
+  created_at: string;
+  modified_at: string | null;
+  meter_id: string;
+  consumed_units: number;
+  credited_units: number;
+  balance: number;
+}
+
+/** A stable id for the (customer, meter) pair, shaped like a UUID: till keeps no customer-meter rows. */
+function customerMeterId(customerId: string, meterId: string): string {
+  const h = createHash("sha256").update(`${customerId}:${meterId}`).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * CustomerState.active_meters: every live meter the customer has used or been credited on. Consumed units
+ * are the meter's quantity over all the customer's events; credited units add up the customer's granted
+ * meter_credit grants (`last_credited_units` for `last_credited_meter_id`); balance = credited − consumed.
+ */
+export async function customerMeters(
+  db: Queryable,
+  organizationId: string,
+  customer: { id: string; externalId: string | null; createdAt: Date },
+  grants: Array<{ benefit_type: string; properties: Record<string, unknown> }>,
+): Promise<CustomerStateMeter[]> {
+  const credited = new Map<string, number>();
+  for (const g of grants) {
+    const meterId = g.properties.last_credited_meter_id;
+    const units = g.properties.last_credited_units;
+    if (g.benefit_type === "meter_credit" && typeof meterId === "string" && typeof units === "number") {
+      credited.set(meterId, (credited.get(meterId) ?? 0) + Math.trunc(units));
+    }
+  }
+  const meters = await repo.liveMeters(db, organizationId);
+  const consumed = await Promise.all(meters.map((m) => consumedByCustomer(db, organizationId, meterDefinition(m), customer)));
+  return meters.flatMap((m, i) => {
+    const used = consumed[i] ?? 0;
+    const credit = credited.get(m.id) ?? 0;
+    if (used === 0 && credit === 0) return [];
+    return [
+      {
+        id: customerMeterId(customer.id, m.id),
+        created_at: customer.createdAt.toISOString(),
+        modified_at: null,
+        meter_id: m.id,
+        consumed_units: used,
+        credited_units: credit,
+        balance: credit - used,
+      },
+    ];
+  });
 }

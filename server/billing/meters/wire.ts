@@ -1,6 +1,7 @@
 // The Polar `Meter` shapes, built from meter rows.
 import type { InferSelectModel } from "drizzle-orm";
 import type { meter } from "../../db/schema/index.js";
+import type { Aggregation, Filter } from "../../../shared/meter-filter.js";
 
 export type MeterRow = InferSelectModel<typeof meter>;
 
@@ -22,3 +23,29 @@ export function toMeterSummaryWire(row: MeterRow): MeterSummaryWire {
     custom_multiplier: row.customMultiplier ?? null,
   };
 }
+
+/** The stored definition, in the wire's own shape (validated before it was stored). */
+export const meterDefinition = (row: MeterRow) => ({
+  filter: row.filter as unknown as Filter,
+  aggregation: row.aggregation as unknown as Aggregation,
+});
+
+export function toMeterWire(row: MeterRow) {
+  const { filter, aggregation } = meterDefinition(row);
+  return {
+    id: row.id,
+    created_at: row.createdAt.toISOString(),
+    modified_at: row.modifiedAt?.toISOString() ?? null,
+    metadata: row.metadata,
+    name: row.name,
+    unit: row.unit,
+    custom_label: row.customLabel ?? null,
+    custom_multiplier: row.customMultiplier ?? null,
+    filter,
+    aggregation,
+    organization_id: row.organizationId,
+    archived_at: row.archivedAt?.toISOString() ?? null,
+  };
+}
+
+export type MeterWire = ReturnType<typeof toMeterWire>;

@@ -1,0 +1,178 @@
+// SQL for customers. Every function takes the caller's organization id and filters by it; reads leave
+// soft-deleted customers out unless they say otherwise.
+import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { customer } from "../../db/schema/index.js";
+import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
+import type { CustomerRow } from "./wire.js";
+
+const live = (organizationId: string) => and(eq(customer.organizationId, organizationId), isNull(customer.deletedAt));
+
+export async function findCustomer(db: Queryable, organizationId: string, id: string): Promise<CustomerRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(customer)
+    .where(and(live(organizationId), eq(customer.id, id)))
+    .limit(1);
+  return row;
+}
+
+export async function findCustomerByExternalId(
+  db: Queryable,
+  organizationId: string,
+  externalId: string,
+): Promise<CustomerRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(customer)
+    .where(and(live(organizationId), eq(customer.externalId, externalId)))
+    .limit(1);
+  return row;
+}
+
+/** Whether a live customer other than `exceptId` already uses the (lower-cased) email. */
+export async function emailTaken(db: Queryable, organizationId: string, email: string, exceptId?: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: customer.id })
+    .from(customer)
+    .where(and(live(organizationId), eq(customer.email, email), exceptId ? ne(customer.id, exceptId) : undefined))
+    .limit(1);
+  return rows.length > 0;
+}
+
+export async function externalIdTaken(
+  db: Queryable,
+  organizationId: string,
+  externalId: string,
+  exceptId?: string,
+): Promise<boolean> {
+  const rows = await db
+    .select({ id: customer.id })
+    .from(customer)
+    .where(and(live(organizationId), eq(customer.externalId, externalId), exceptId ? ne(customer.id, exceptId) : undefined))
+    .limit(1);
+  return rows.length > 0;
+}
+
+export async function insertCustomer(
+  db: Queryable,
+  values: Omit<typeof customer.$inferInsert, "id" | "createdAt">,
+): Promise<CustomerRow> {
+  const [row] = await db.insert(customer).values(values).returning();
+  if (!row) throw new Error("insert customer returned no row");
+  return row;
+}
+
+export async function updateCustomer(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  patch: Partial<Omit<typeof customer.$inferInsert, "id" | "organizationId" | "createdAt">>,
+): Promise<CustomerRow | undefined> {
+  const [row] = await db
+    .update(customer)
+    .set(patch)
+    .where(and(eq(customer.organizationId, organizationId), eq(customer.id, id)))
+    .returning();
+  return row;
+}
+
+export type CustomerSortKey = "created_at" | "email" | "name";
+
+export interface CustomerListFilter {
+  email?: string | undefined;
+  query?: string | undefined;
+  metadata?: Record<string, string[]> | undefined;
+}
+
+export async function listCustomers(
+  db: Queryable,
+  organizationId: string,
+  filter: CustomerListFilter,
+  sorting: Array<SortKey<CustomerSortKey>>,
+  pageNo: number,
+  limit: number,
+): Promise<{ rows: CustomerRow[]; total: number }> {
+  const clauses: Array<SQL | undefined> = [live(organizationId)];
+  if (filter.email) clauses.push(eq(customer.email, filter.email.toLowerCase()));
+  if (filter.query) {
+    const pattern = likePattern(filter.query);
+    clauses.push(
+      or(
+        ilike(customer.email, pattern),
+        ilike(customer.name, pattern),
+        // external ids match by prefix, like Polar's
+        ilike(customer.externalId, pattern.slice(1)),
+      ),
+    );
+  }
+  clauses.push(...metadataWhere(customer.metadata, filter.metadata));
+  const where = and(...clauses);
+  const [rows, count] = await Promise.all([
+    db
+      .select()
+      .from(customer)
+      .where(where)
+      .orderBy(...orderBy(sorting, { created_at: customer.createdAt, email: customer.email, name: customer.name }, customer.id))
+      .limit(limit)
+      .offset((pageNo - 1) * limit),
+    db.select({ n: sql<number>`count(*)::int` }).from(customer).where(where),
+  ]);
+  return { rows, total: count[0]?.n ?? 0 };
+}
+
+// ---- lookups for other domains ----------------------------------------------------------------------
+
+/** Customers by id, soft-deleted ones included (rows that refer to them keep showing them). */
+export async function findCustomersByIds(db: Queryable, organizationId: string, ids: string[]): Promise<CustomerRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(customer)
+    .where(and(eq(customer.organizationId, organizationId), inArray(customer.id, ids)));
+}
+
+/** Live customers carrying these external ids. */
+export async function findCustomersByExternalIds(
+  db: Queryable,
+  organizationId: string,
+  externalIds: string[],
+): Promise<CustomerRow[]> {
+  if (externalIds.length === 0) return [];
+  return db
+    .select()
+    .from(customer)
+    .where(and(live(organizationId), inArray(customer.externalId, externalIds)));
+}
+
+export async function liveCustomerIds(db: Queryable, organizationId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: customer.id })
+    .from(customer)
+    .where(and(live(organizationId), inArray(customer.id, ids)));
+  return rows.map((r) => r.id);
+}
+
+/** Ids of live customers whose id, external id, name or email contains the text (event search). */
+export async function searchCustomerIds(db: Queryable, organizationId: string, text: string, limit: number): Promise<string[]> {
+  const pattern = likePattern(text);
+  const rows = await db
+    .select({ id: customer.id })
+    .from(customer)
+    .where(
+      and(
+        live(organizationId),
+        or(
+          sql`${customer.id}::text ILIKE ${pattern}`,
+          and(isNotNull(customer.externalId), ilike(customer.externalId, pattern)),
+          ilike(customer.name, pattern),
+          ilike(customer.email, pattern),
+        ),
+      ),
+    )
+    .orderBy(asc(customer.createdAt))
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+

@@ -1,0 +1,86 @@
+// /v1/customers: list, create, get, update, delete, state — by id and by the seller's external id.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { BillingDeps } from "../index.js";
+import {
+  invalid,
+  metadataQuery,
+  page,
+  paginationQuery,
+  parseBody,
+  parseQuery,
+  pathId,
+  queryArray,
+  queryBool,
+  scopeOf,
+} from "../http.js";
+import { sortingQuery } from "../listing.js";
+import * as service from "./service.js";
+import { getCustomerState } from "./state.js";
+
+const ListQuery = z.object({
+  organization_id: queryArray(z.uuid({ message: "Input should be a valid UUID" })).optional(),
+  email: z.string().max(320).optional(),
+  query: z.string().max(1000).optional(),
+  metadata: metadataQuery.optional(),
+  sorting: sortingQuery(["created_at", "email", "name"], [{ key: "created_at", desc: true }]),
+  ...paginationQuery,
+});
+
+const DeleteQuery = z.object({ anonymize: queryBool.default(false) });
+
+function externalRef(req: FastifyRequest): service.CustomerRef {
+  const externalId = (req.params as Record<string, unknown>).external_id;
+  if (typeof externalId !== "string" || externalId.length === 0 || externalId.length > 256) {
+    throw invalid(["path", "external_id"], "Input should be a string of 1 to 256 characters", "string_type");
+  }
+  return { externalId };
+}
+
+const idRef = (req: FastifyRequest): service.CustomerRef => ({ id: pathId(req) });
+
+export function customerRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+  app.get("/customers/", { config: { scope: "customers:read" } }, async (req) => {
+    const q = parseQuery(ListQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (q.organization_id && !q.organization_id.map((id) => id.toLowerCase()).includes(organizationId)) {
+      return page([], 0, q.limit);
+    }
+    const filter = { email: q.email, query: q.query, metadata: q.metadata };
+    const { items, total } = await service.listCustomers(db, organizationId, filter, q.sorting, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+
+  app.post("/customers/", { config: { scope: "customers:write" } }, async (req, reply) => {
+    const input = parseBody(service.CustomerCreateInput, req);
+    return reply.status(201).send(await service.createCustomer(db, scopeOf(req).organizationId, input));
+  });
+
+  // the same four operations by id and by external id
+  const refs = [
+    { path: "/customers/:id", ref: idRef, update: service.CustomerUpdateInput },
+    { path: "/customers/external/:external_id", ref: externalRef, update: service.CustomerUpdateExternalInput },
+  ];
+  for (const { path, ref, update } of refs) {
+    app.get(path, { config: { scope: "customers:read" } }, async (req) =>
+      service.getCustomer(db, scopeOf(req).organizationId, ref(req)),
+    );
+
+    app.patch(path, { config: { scope: "customers:write" } }, async (req) => {
+      const target = ref(req);
+      const input = parseBody(update, req);
+      return service.updateCustomer(db, scopeOf(req).organizationId, target, input);
+    });
+
+    app.delete(path, { config: { scope: "customers:write" } }, async (req, reply) => {
+      const target = ref(req);
+      const q = parseQuery(DeleteQuery, req);
+      await service.deleteCustomer(db, scopeOf(req).organizationId, target, q.anonymize);
+      return reply.status(204).send();
+    });
+
+    app.get(`${path}/state`, { config: { scope: "customers:read" } }, async (req) =>
+      getCustomerState(db, scopeOf(req).organizationId, ref(req)),
+    );
+  }
+}

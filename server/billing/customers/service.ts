@@ -1,0 +1,289 @@
+// Rules for customers: one live customer per email and per external id in an organization, billing
+// addresses and tax ids (validated per country), soft deletion (optionally anonymizing), and the state
+// view (benefits granted now, usage per meter).
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { Db, Queryable } from "../../db/client.js";
+import { ADDRESS_INPUT_COUNTRY_CODES } from "../../../shared/countries.js";
+import { matchTaxId } from "../../../shared/tax-ids.js";
+import { isUuid, metadataInput, notFound, validationError, type ValidationIssue } from "../http.js";
+import type { SortKey } from "../listing.js";
+import * as repo from "./repository.js";
+import { toCustomerWire, type AddressWire, type CustomerRow, type CustomerWire } from "./wire.js";
+
+export type { CustomerWire } from "./wire.js";
+
+const NOT_FOUND = "Customer not found.";
+const EMAIL_TAKEN = "A customer with this email address already exists.";
+const EXTERNAL_ID_TAKEN = "A customer with this external ID already exists.";
+
+// ---- inputs -------------------------------------------------------------------------------------
+
+const optionalText = (max: number) => z.string().max(max).nullish();
+
+export const AddressInput = z.object({
+  line1: optionalText(255),
+  line2: optionalText(255),
+  postal_code: optionalText(32),
+  city: optionalText(255),
+  state: optionalText(255),
+  country: z.enum(ADDRESS_INPUT_COUNTRY_CODES, { message: "Input should be an ISO 3166-1 alpha-2 country code" }),
+});
+
+const email = z
+  .string()
+  .trim()
+  .max(320)
+  .pipe(z.email({ message: "value is not a valid email address" }))
+  .transform((e) => e.toLowerCase());
+
+const customerType = z.enum(["individual", "team"]).refine((t) => t === "individual", {
+  message: "Only individual customers are supported.",
+});
+
+const shared = {
+  metadata: metadataInput.optional(),
+  name: optionalText(256),
+  billing_address: AddressInput.nullish(),
+  tax_id: optionalText(64),
+  locale: optionalText(35),
+};
+
+export const CustomerCreateInput = z.object({
+  ...shared,
+  email,
+  external_id: z.string().min(1).max(256).nullish(),
+  type: customerType.default("individual"),
+  organization_id: z.uuid().nullish(),
+});
+export type CustomerCreateInput = z.output<typeof CustomerCreateInput>;
+
+export const CustomerUpdateExternalInput = z.object({ ...shared, email: email.nullish() });
+export const CustomerUpdateInput = CustomerUpdateExternalInput.extend({
+  external_id: z.string().min(1).max(256).nullish(),
+  type: customerType.nullish(),
+});
+export type CustomerUpdateInput = z.output<typeof CustomerUpdateInput>;
+
+const issue = (field: string, msg: string, input: unknown, type = "value_error"): ValidationIssue => ({
+  loc: ["body", field],
+  msg,
+  type,
+  ...(input === undefined ? {} : { input }),
+});
+
+function storedAddress(a: z.output<typeof AddressInput>): Record<string, string | null> {
+  return {
+    line1: a.line1 ?? null,
+    line2: a.line2 ?? null,
+    postal_code: a.postal_code ?? null,
+    city: a.city ?? null,
+    state: a.state ?? null,
+    country: a.country,
+  };
+}
+
+/** [value, format] for a tax id in the billing country, or the 422 issue explaining why not. */
+function validatedTaxId(taxId: string, address: { country: string } | null | undefined): [string, string] | ValidationIssue {
+  if (!address) return issue("billing_address", "Country is required to validate tax ID.", null, "missing");
+  return matchTaxId(taxId, address.country) ?? issue("tax_id", "Invalid tax ID.", taxId, "invalid");
+}
+
+// ---- reads --------------------------------------------------------------------------------------
+
+async function ownCustomer(db: Queryable, organizationId: string, id: string): Promise<CustomerRow> {
+  const row = await repo.findCustomer(db, organizationId, id);
+  if (!row) throw notFound(NOT_FOUND);
+  return row;
+}
+
+async function ownExternalCustomer(db: Queryable, organizationId: string, externalId: string): Promise<CustomerRow> {
+  const row = await repo.findCustomerByExternalId(db, organizationId, externalId);
+  if (!row) throw notFound(NOT_FOUND);
+  return row;
+}
+
+export type CustomerRef = { id: string } | { externalId: string };
+
+const resolve = (db: Queryable, organizationId: string, ref: CustomerRef) =>
+  "id" in ref ? ownCustomer(db, organizationId, ref.id) : ownExternalCustomer(db, organizationId, ref.externalId);
+
+export async function getCustomer(db: Db, organizationId: string, ref: CustomerRef): Promise<CustomerWire> {
+  return toCustomerWire(await resolve(db, organizationId, ref));
+}
+
+export async function listCustomers(
+  db: Db,
+  organizationId: string,
+  filter: repo.CustomerListFilter,
+  sorting: Array<SortKey<repo.CustomerSortKey>>,
+  pageNo: number,
+  limit: number,
+) {
+  const { rows, total } = await repo.listCustomers(db, organizationId, filter, sorting, pageNo, limit);
+  return { items: rows.map(toCustomerWire), total };
+}
+
+/** The live customer a reference names (404 when it is missing, foreign or deleted). */
+export async function findCustomerRow(db: Queryable, organizationId: string, ref: CustomerRef): Promise<CustomerRow> {
+  return resolve(db, organizationId, ref);
+}
+
+// ---- writes -------------------------------------------------------------------------------------
+
+export async function createCustomer(db: Db, organizationId: string, input: CustomerCreateInput): Promise<CustomerWire> {
+  return db.transaction(async (tx) => {
+    const issues: ValidationIssue[] = [];
+    if (await repo.emailTaken(tx, organizationId, input.email)) issues.push(issue("email", EMAIL_TAKEN, input.email));
+    if (input.external_id && (await repo.externalIdTaken(tx, organizationId, input.external_id))) {
+      issues.push(issue("external_id", EXTERNAL_ID_TAKEN, input.external_id));
+    }
+    let taxId: [string, string] | null = null;
+    if (input.tax_id) {
+      const checked = validatedTaxId(input.tax_id, input.billing_address);
+      if (Array.isArray(checked)) taxId = checked;
+      else issues.push(checked);
+    }
+    if (issues.length > 0) throw validationError(issues);
+    const row = await repo.insertCustomer(tx, {
+      organizationId,
+      email: input.email,
+      externalId: input.external_id ?? null,
+      type: "individual",
+      name: input.name ?? null,
+      billingAddress: input.billing_address ? storedAddress(input.billing_address) : null,
+      taxId,
+      locale: input.locale ?? null,
+      metadata: input.metadata ?? {},
+    });
+    return toCustomerWire(row);
+  });
+}
+
+export async function updateCustomer(
+  db: Db,
+  organizationId: string,
+  ref: CustomerRef,
+  input: CustomerUpdateInput,
+): Promise<CustomerWire> {
+  return db.transaction(async (tx) => {
+    const current = await resolve(tx, organizationId, ref);
+    const issues: ValidationIssue[] = [];
+    const patch: Parameters<typeof repo.updateCustomer>[3] = { modifiedAt: new Date() };
+
+    if (input.email && input.email !== current.email) {
+      if (await repo.emailTaken(tx, organizationId, input.email, current.id)) issues.push(issue("email", EMAIL_TAKEN, input.email));
+      patch.email = input.email;
+      patch.emailVerified = false;
+    }
+    if (input.billing_address === null && current.billingAddress) {
+      issues.push(issue("billing_address", "Customer billing address cannot be reset to null once set.", null));
+    }
+    const address = input.billing_address ?? (current.billingAddress as AddressWire | null);
+    if (input.billing_address) patch.billingAddress = storedAddress(input.billing_address);
+
+    if (input.external_id !== undefined && input.external_id !== current.externalId) {
+      if (current.externalId !== null) {
+        issues.push(issue("external_id", "Customer external ID cannot be updated.", input.external_id));
+      } else if (input.external_id !== null) {
+        if (await repo.externalIdTaken(tx, organizationId, input.external_id, current.id)) {
+          issues.push(issue("external_id", EXTERNAL_ID_TAKEN, input.external_id));
+        }
+        patch.externalId = input.external_id;
+      }
+    }
+
+    // a new tax id, or the stored one checked again against a new billing country
+    const taxIdValue = input.tax_id === null ? null : (input.tax_id ?? current.taxId?.[0] ?? null);
+    if (input.tax_id === null) patch.taxId = null;
+    else if (taxIdValue !== null && (input.tax_id !== undefined || input.billing_address)) {
+      const checked = validatedTaxId(taxIdValue, address);
+      if (Array.isArray(checked)) patch.taxId = checked;
+      else issues.push(checked);
+    }
+
+    if (issues.length > 0) throw validationError(issues);
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.locale !== undefined) patch.locale = input.locale;
+    if (input.metadata !== undefined) patch.metadata = input.metadata;
+    const row = await repo.updateCustomer(tx, organizationId, current.id, patch);
+    if (!row) throw notFound(NOT_FOUND);
+    return toCustomerWire(row);
+  });
+}
+
+const ANONYMIZED_EMAIL_DOMAIN = "anonymized.invalid";
+const anonymized = (value: string, salt: Date) =>
+  createHash("sha256").update(`${value}:${salt.toISOString()}`).digest("hex").slice(0, 32);
+
+/**
+ * Soft deletion: the row stays (orders and events keep pointing at it) with deleted_at set, which frees
+ * its email and external id. `anonymize` also replaces the personal data (email, name unless it is a
+ * business with a tax id, billing address); external_id and tax_id are kept for legal reasons, like Polar.
+ */
+export async function deleteCustomer(db: Db, organizationId: string, ref: CustomerRef, anonymize: boolean): Promise<void> {
+  await db.transaction(async (tx) => {
+    const current = await resolve(tx, organizationId, ref);
+    const now = new Date();
+    const patch: Parameters<typeof repo.updateCustomer>[3] = { deletedAt: now, modifiedAt: now };
+    if (anonymize) {
+      patch.email = `${anonymized(current.email, current.createdAt)}@${ANONYMIZED_EMAIL_DOMAIN}`;
+      patch.emailVerified = false;
+      if (!current.taxId && current.name) patch.name = anonymized(current.name, current.createdAt);
+      patch.billingAddress = null;
+      patch.metadata = { ...current.metadata, __anonymized_at: now.toISOString() };
+    }
+    await repo.updateCustomer(tx, organizationId, current.id, patch);
+  });
+}
+
+// ---- for other domains --------------------------------------------------------------------------
+
+const uniqueUuids = (ids: string[]) => [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
+
+/** The ids among `ids` that are not live customers of this organization. */
+export async function missingCustomerIds(db: Queryable, organizationId: string, ids: string[]): Promise<string[]> {
+  const found = new Set(await repo.liveCustomerIds(db, organizationId, uniqueUuids(ids)));
+  return ids.filter((id) => !isUuid(id) || !found.has(id.toLowerCase()));
+}
+
+/** Customers to embed in rows that refer to them by id (deleted ones included) or by external id (live). */
+export async function loadCustomers(
+  db: Queryable,
+  organizationId: string,
+  refs: { ids: string[]; externalIds: string[] },
+): Promise<{ byId: Map<string, CustomerWire>; byExternalId: Map<string, CustomerWire> }> {
+  const [byIdRows, byExternalRows] = await Promise.all([
+    repo.findCustomersByIds(db, organizationId, uniqueUuids(refs.ids)),
+    repo.findCustomersByExternalIds(db, organizationId, [...new Set(refs.externalIds)]),
+  ]);
+  return {
+    byId: new Map(byIdRows.map((r) => [r.id, toCustomerWire(r)])),
+    byExternalId: new Map(byExternalRows.map((r) => [r.externalId ?? "", toCustomerWire(r)])),
+  };
+}
+
+/**
+ * Both names of a set of customers, for reading usage: events name a customer by id or by the external id
+ * the seller uses, so a filter on either must match both. Unknown ids and external ids stay as given.
+ */
+export async function customerAliases(
+  db: Queryable,
+  organizationId: string,
+  refs: { ids?: string[] | undefined; externalIds?: string[] | undefined },
+): Promise<{ ids: string[]; externalIds: string[] }> {
+  const ids = uniqueUuids(refs.ids ?? []);
+  const externalIds = [...new Set(refs.externalIds ?? [])];
+  const [byId, byExternal] = await Promise.all([
+    repo.findCustomersByIds(db, organizationId, ids),
+    repo.findCustomersByExternalIds(db, organizationId, externalIds),
+  ]);
+  return {
+    ids: [...new Set([...ids, ...byExternal.map((r) => r.id)])],
+    externalIds: [...new Set([...externalIds, ...byId.flatMap((r) => (r.externalId ? [r.externalId] : []))])],
+  };
+}
+
+/** Live customers matching a search text (id, external id, name, email), for event search. */
+export const searchCustomerIds = (db: Queryable, organizationId: string, text: string) =>
+  repo.searchCustomerIds(db, organizationId, text, 1000);

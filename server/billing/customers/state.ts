@@ -1,0 +1,14 @@
+// CustomerState: a customer with what it holds now — active subscriptions (none until subscriptions land),
+// the benefits granted to it (benefits domain) and its usage per meter (meters domain).
+import type { Db } from "../../db/client.js";
+import { listGrantedBenefitsForCustomer } from "../benefits/service.js";
+import { customerMeters } from "../meters/service.js";
+import { findCustomerRow, type CustomerRef } from "./service.js";
+import { toCustomerWire } from "./wire.js";
+
+export async function getCustomerState(db: Db, organizationId: string, ref: CustomerRef) {
+  const row = await findCustomerRow(db, organizationId, ref);
+  const grants = await listGrantedBenefitsForCustomer(db, organizationId, row.id);
+  const activeMeters = await customerMeters(db, organizationId, row, grants);
+  return { ...toCustomerWire(row), active_subscriptions: [], granted_benefits: grants, active_meters: activeMeters };
+}

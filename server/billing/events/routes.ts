@@ -1,0 +1,123 @@
+// /v1/events: ingest, list, names, get (Polar wire).
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { FilterInput } from "../../../shared/meter-filter.js";
+import type { BillingDeps } from "../index.js";
+import {
+  datetimeInput,
+  metadataQuery,
+  page,
+  paginationQuery,
+  parseBody,
+  parseQuery,
+  pathId,
+  queryArray,
+  queryInt,
+  scopeOf,
+} from "../http.js";
+import { sortingQuery } from "../listing.js";
+import { meterSelection } from "../meters/service.js";
+import * as service from "./service.js";
+
+const uuid = z.uuid({ message: "Input should be a valid UUID" });
+const source = z.enum(["user", "system"]);
+
+/** `filter` is a meter filter sent as a JSON string. */
+const filterQuery = z
+  .string()
+  .max(20_000)
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "Invalid JSON" });
+      return z.NEVER;
+    }
+  })
+  .pipe(FilterInput);
+
+const customerFilters = {
+  organization_id: queryArray(uuid).optional(),
+  customer_id: queryArray(uuid).optional(),
+  external_customer_id: queryArray(z.string().min(1).max(256)).optional(),
+  source: queryArray(source).optional(),
+  query: z.string().max(1000).optional(),
+};
+
+const ListQuery = z.object({
+  ...customerFilters,
+  filter: filterQuery.optional(),
+  start_timestamp: datetimeInput.optional(),
+  end_timestamp: datetimeInput.optional(),
+  meter_id: uuid.optional(),
+  name: queryArray(z.string().min(1).max(128)).optional(),
+  parent_id: uuid.optional(),
+  depth: queryInt(0, 5).optional(),
+  metadata: metadataQuery.optional(),
+  sorting: sortingQuery(["timestamp"], [{ key: "timestamp", desc: true }]),
+  ...paginationQuery,
+});
+
+const NamesQuery = z.object({
+  ...customerFilters,
+  sorting: sortingQuery(["name", "occurrences", "first_seen", "last_seen"], [{ key: "last_seen", desc: true }]),
+  ...paginationQuery,
+});
+
+const otherOrganization = (ids: string[] | undefined, organizationId: string) =>
+  ids !== undefined && !ids.map((id) => id.toLowerCase()).includes(organizationId);
+
+export function eventRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+  app.post("/events/ingest", { config: { scope: "events:write" } }, async (req) => {
+    const input = parseBody(service.EventsIngestInput, req);
+    return service.ingestEvents(db, scopeOf(req).organizationId, input);
+  });
+
+  app.get("/events/", { config: { scope: "events:read" } }, async (req) => {
+    const q = parseQuery(ListQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (otherOrganization(q.organization_id, organizationId)) return page([], 0, q.limit);
+    const meter = q.meter_id ? await meterSelection(db, organizationId, q.meter_id) : undefined;
+    const { items, total } = await service.listEvents(
+      db,
+      organizationId,
+      {
+        customerIds: q.customer_id,
+        externalCustomerIds: q.external_customer_id,
+        names: q.name,
+        sources: q.source,
+        start: q.start_timestamp,
+        end: q.end_timestamp,
+        metadata: q.metadata,
+        filter: q.filter,
+        meter,
+        query: q.query,
+        parentId: q.parent_id,
+        depth: q.depth,
+      },
+      q.sorting[0]?.desc === false ? "asc" : "desc",
+      q.page,
+      q.limit,
+    );
+    return page(items, total, q.limit);
+  });
+
+  app.get("/events/names", { config: { scope: "events:read" } }, async (req) => {
+    const q = parseQuery(NamesQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (otherOrganization(q.organization_id, organizationId)) return page([], 0, q.limit);
+    const { items, total } = await service.listEventNames(
+      db,
+      organizationId,
+      { customerIds: q.customer_id, externalCustomerIds: q.external_customer_id, sources: q.source, query: q.query },
+      q.sorting,
+      q.page,
+      q.limit,
+    );
+    return page(items, total, q.limit);
+  });
+
+  app.get("/events/:id", { config: { scope: "events:read" } }, async (req) =>
+    service.getEvent(db, scopeOf(req).organizationId, pathId(req)),
+  );
+}

@@ -1,0 +1,343 @@
+// Rules for usage events: ingestion (batches, deduplication by external_id, customers, parents, time) and
+// every read of them — lists, names, and the quantities meters measure (meters ask here, never the table).
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Db, Queryable } from "../../db/client.js";
+import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
+import { customerAliases, loadCustomers, missingCustomerIds, searchCustomerIds } from "../customers/service.js";
+import { datetimeInput, invalid, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
+import * as repo from "./repository.js";
+import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } from "./wire.js";
+
+export type { TimeInterval } from "./repository.js";
+
+export const INGEST_MAX_EVENTS = 1000;
+/** Events may carry a timestamp this far ahead of the server's clock (clients' clocks drift). */
+export const INGEST_CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+// ---- ingest input ---------------------------------------------------------------------------------
+
+const METADATA_MAX_KEYS = 50;
+const metadataKey = z.string().min(1).max(40);
+const metadataScalar = z.union([z.string().max(500), z.number(), z.boolean()]);
+/** `_cost`: an amount (number or decimal string) and a currency; stored with the amount as a decimal string. */
+const costMetadata = z
+  .object({
+    amount: z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, "Input should be a decimal number")]),
+    currency: z.string().regex(/^[a-z]{3}$/i, "Input should be an ISO 4217 currency code"),
+  })
+  .transform((c) => ({ amount: String(c.amount), currency: c.currency.toLowerCase() }));
+/** `_llm`: token usage of a model call. */
+const llmMetadata = z.object({
+  vendor: z.string().max(100),
+  model: z.string().max(200),
+  prompt: z.string().max(100_000).nullish(),
+  response: z.string().max(100_000).nullish(),
+  input_tokens: z.int().min(0),
+  cached_input_tokens: z.int().min(0).optional(),
+  output_tokens: z.int().min(0),
+  total_tokens: z.int().min(0),
+});
+
+const eventMetadata = z
+  .record(metadataKey, z.unknown())
+  .superRefine((m, ctx) => {
+    const keys = Object.keys(m);
+    if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: "custom", message: `Metadata can have at most ${METADATA_MAX_KEYS} keys` });
+  })
+  .transform((m, ctx) => {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(m)) {
+      const schema = key === "_cost" ? costMetadata : key === "_llm" ? llmMetadata : metadataScalar;
+      const parsed = schema.safeParse(value);
+      if (parsed.success) out[key] = parsed.data;
+      else {
+        for (const i of parsed.error.issues) {
+          ctx.addIssue({ code: "custom", path: [key, ...i.path.map((p) => (typeof p === "symbol" ? String(p) : p))], message: i.message });
+        }
+      }
+    }
+    return out;
+  });
+
+const EventInput = z
+  .object({
+    name: z.string().min(1).max(128),
+    timestamp: datetimeInput.optional(),
+    organization_id: z.string().nullish(),
+    external_id: z.string().min(1).max(256).nullish(),
+    parent_id: z.string().min(1).max(256).nullish(),
+    metadata: eventMetadata.optional(),
+    customer_id: z.uuid({ message: "Input should be a valid UUID" }).optional(),
+    external_customer_id: z.string().min(1).max(256).optional(),
+    member_id: z.string().nullish(),
+    external_member_id: z.string().nullish(),
+  })
+  .superRefine((e, ctx) => {
+    if (e.customer_id === undefined && e.external_customer_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["customer_id"], message: "Either customer_id or external_customer_id is required." });
+    }
+  });
+
+export const EventsIngestInput = z.object({
+  events: z.array(EventInput).max(INGEST_MAX_EVENTS, { message: `A batch holds at most ${INGEST_MAX_EVENTS} events.` }),
+});
+export type EventsIngestInput = z.output<typeof EventsIngestInput>;
+
+// ---- ingest -----------------------------------------------------------------------------------------
+
+const at = (i: number, field: string, msg: string, input?: unknown): ValidationIssue => ({
+  loc: ["body", "events", i, field],
+  msg,
+  type: "value_error",
+  ...(input === undefined ? {} : { input }),
+});
+
+/**
+ * Stores a batch in one INSERT. Every event is checked first (customers of this organization, parents,
+ * no future timestamps); one bad event refuses the whole batch with nothing stored. An external_id seen
+ * before — earlier in the batch or stored — makes the event a duplicate, skipped and counted.
+ */
+export async function ingestEvents(
+  db: Db,
+  organizationId: string,
+  input: EventsIngestInput,
+  now = Date.now(),
+): Promise<{ inserted: number; duplicates: number }> {
+  const events = input.events;
+  const issues: ValidationIssue[] = [];
+  const latest = now + INGEST_CLOCK_SKEW_MS;
+  const nowIso = new Date(now).toISOString();
+
+  const customerIds = events.flatMap((e) => (e.customer_id ? [e.customer_id] : []));
+  const missing = new Set(customerIds.length > 0 ? await missingCustomerIds(db, organizationId, customerIds) : []);
+
+  // ids are assigned here for events that others in the batch may name as their parent
+  const seen = new Set<string>();
+  const batchIds = new Map<string, string>();
+  const rows: repo.EventInsert[] = [];
+  const rowIndex: number[] = [];
+  events.forEach((e, i) => {
+    if (e.organization_id && e.organization_id.toLowerCase() !== organizationId) {
+      issues.push(at(i, "organization_id", "Organization not found.", e.organization_id));
+    }
+    if (e.customer_id && missing.has(e.customer_id)) issues.push(at(i, "customer_id", "Customer not found.", e.customer_id));
+    if (e.timestamp && Date.parse(e.timestamp) > latest) {
+      issues.push(at(i, "timestamp", "Timestamp must be in the past.", e.timestamp));
+    }
+    if (e.external_id) {
+      if (seen.has(e.external_id)) return;
+      seen.add(e.external_id);
+    }
+    const id = e.external_id ? randomUUID() : null;
+    if (e.external_id && id) batchIds.set(e.external_id, id);
+    rowIndex.push(i);
+    rows.push({
+      id,
+      name: e.name,
+      timestamp: e.timestamp ?? nowIso,
+      customer_id: e.customer_id?.toLowerCase() ?? null,
+      external_customer_id: e.external_customer_id ?? null,
+      external_id: e.external_id ?? null,
+      parent_id: e.parent_id ?? null,
+      metadata: e.metadata ?? {},
+    });
+  });
+  if (issues.length === 0) await resolveParents(db, organizationId, rows, rowIndex, batchIds, issues);
+  if (issues.length > 0) throw validationError(issues);
+
+  const inserted = await repo.insertEvents(db, organizationId, rows);
+  return { inserted, duplicates: events.length - inserted };
+}
+
+/**
+ * parent_id names an event by its id or its external_id: a stored event of this organization first (a
+ * duplicate in the batch is not stored again), else one earlier in the same batch.
+ */
+async function resolveParents(
+  db: Queryable,
+  organizationId: string,
+  rows: repo.EventInsert[],
+  rowIndex: number[],
+  batchIds: Map<string, string>,
+  issues: ValidationIssue[],
+): Promise<void> {
+  const refs = [...new Set(rows.flatMap((r) => (r.parent_id ? [r.parent_id] : [])))];
+  if (refs.length === 0) return;
+  const uuidRefs = refs.filter(isUuid).map((r) => r.toLowerCase());
+  const byRef = new Map<string, string>();
+  for (const s of await repo.findEventRefs(db, organizationId, uuidRefs, refs)) {
+    byRef.set(s.id, s.id);
+    if (s.externalId) byRef.set(s.externalId, s.id);
+  }
+  rows.forEach((row, n) => {
+    const ref = row.parent_id;
+    if (!ref) return;
+    const resolved = byRef.get(ref) ?? byRef.get(ref.toLowerCase()) ?? batchIds.get(ref);
+    if (resolved && resolved !== row.id) row.parent_id = resolved;
+    else issues.push(at(rowIndex[n] ?? n, "parent_id", "Parent event not found.", ref));
+  });
+}
+
+// ---- reads ----------------------------------------------------------------------------------------
+
+export interface EventReadFilter {
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  names?: string[] | undefined;
+  sources?: string[] | undefined;
+  start?: string | undefined;
+  end?: string | undefined;
+  metadata?: Record<string, string[]> | undefined;
+  filter?: Filter | undefined;
+  meter?: { filter: Filter; aggregation: Aggregation } | undefined;
+  query?: string | undefined;
+  parentId?: string | undefined;
+  depth?: number | undefined;
+}
+
+async function selectionOf(db: Queryable, organizationId: string, f: EventReadFilter): Promise<repo.EventSelection> {
+  const [customers, externalCustomers, searchIds] = await Promise.all([
+    f.customerIds ? customerAliases(db, organizationId, { ids: f.customerIds }) : undefined,
+    f.externalCustomerIds ? customerAliases(db, organizationId, { externalIds: f.externalCustomerIds }) : undefined,
+    f.query ? searchCustomerIds(db, organizationId, f.query) : undefined,
+  ]);
+  return {
+    customers,
+    externalCustomers,
+    names: f.names,
+    sources: f.sources,
+    start: f.start,
+    end: f.end,
+    metadata: f.metadata,
+    filter: f.filter,
+    meter: f.meter,
+    query: f.query !== undefined && searchIds ? { text: f.query, customerIds: searchIds } : undefined,
+    parentId: f.parentId,
+    rootsOnly: f.depth === 0,
+  };
+}
+
+async function toWires(db: Queryable, organizationId: string, rows: repo.EventRow[]): Promise<EventWire[]> {
+  const [customers, children] = await Promise.all([
+    loadCustomers(db, organizationId, {
+      ids: rows.flatMap((r) => (r.customerId ? [r.customerId] : [])),
+      externalIds: rows.flatMap((r) => (r.externalCustomerId && !r.customerId ? [r.externalCustomerId] : [])),
+    }),
+    repo.childCounts(
+      db,
+      organizationId,
+      rows.map((r) => r.id),
+    ),
+  ]);
+  return rows.map((r) => {
+    const customer = r.customerId
+      ? (customers.byId.get(r.customerId) ?? null)
+      : r.externalCustomerId
+        ? (customers.byExternalId.get(r.externalCustomerId) ?? null)
+        : null;
+    return toEventWire(r, customer, children.get(r.id) ?? 0);
+  });
+}
+
+export async function listEvents(
+  db: Db,
+  organizationId: string,
+  filter: EventReadFilter,
+  order: "asc" | "desc",
+  pageNo: number,
+  limit: number,
+): Promise<{ items: EventWire[]; total: number }> {
+  const selection = await selectionOf(db, organizationId, filter);
+  const { rows, total } = await repo.listEvents(db, organizationId, selection, order, pageNo, limit);
+  return { items: await toWires(db, organizationId, rows), total };
+}
+
+export async function getEvent(db: Db, organizationId: string, id: string): Promise<EventWire> {
+  const row = await repo.findEvent(db, organizationId, id);
+  if (!row) throw notFound("Event not found.");
+  const [wire] = await toWires(db, organizationId, [row]);
+  if (!wire) throw notFound("Event not found.");
+  return wire;
+}
+
+export async function listEventNames(
+  db: Db,
+  organizationId: string,
+  filter: EventReadFilter,
+  sorting: Array<{ key: repo.EventNameSortKey; desc: boolean }>,
+  pageNo: number,
+  limit: number,
+) {
+  // `query` matches the name only here
+  const selection = await selectionOf(db, organizationId, { ...filter, query: undefined });
+  const { rows, total } = await repo.listEventNames(
+    db,
+    organizationId,
+    { ...selection, names: undefined, nameContains: filter.query },
+    sorting,
+    pageNo,
+    limit,
+  );
+  return { items: rows.map(toEventNameWire), total };
+}
+
+// ---- what meters measure --------------------------------------------------------------------------
+
+/** Polar's limits on how many buckets one request may ask for (the range in days per interval). */
+const MAX_RANGE_DAYS: Record<repo.TimeInterval, number> = { hour: 7, day: 366, week: 7 * 53, month: 365 * 4, year: 365 * 10 };
+
+export interface QuantitiesParams {
+  start: string;
+  end: string;
+  interval: repo.TimeInterval;
+  timezone: string;
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  metadata?: Record<string, string[]> | undefined;
+  customerAggregation?: AggregationFunction | undefined;
+}
+
+/** MeterQuantities: one zero-filled bucket per interval over [start, end], and the total over the range. */
+export async function meterQuantities(
+  db: Db,
+  organizationId: string,
+  meter: { filter: Filter; aggregation: Aggregation },
+  p: QuantitiesParams,
+) {
+  const startMs = Date.parse(p.start);
+  const endMs = Date.parse(p.end);
+  if (startMs > endMs || (endMs - startMs) / 86_400_000 > MAX_RANGE_DAYS[p.interval]) {
+    throw invalid(
+      ["query"],
+      "The interval is too small for the given date range. Use a larger interval or reduce the date range.",
+    );
+  }
+  const selection = await selectionOf(db, organizationId, {
+    customerIds: p.customerIds,
+    externalCustomerIds: p.externalCustomerIds,
+    metadata: p.metadata,
+  });
+  const { buckets, total } = await repo.meterQuantities(db, organizationId, {
+    meter,
+    selection,
+    start: new Date(startMs).toISOString(),
+    end: new Date(endMs).toISOString(),
+    interval: p.interval,
+    timezone: p.timezone,
+    customerAggregation: p.customerAggregation,
+  });
+  return toMeterQuantitiesWire(buckets, total);
+}
+
+/** A meter's quantity over all of a customer's events (by id or by the external id it carries). */
+export function consumedByCustomer(
+  db: Queryable,
+  organizationId: string,
+  meter: { filter: Filter; aggregation: Aggregation },
+  customer: { id: string; externalId: string | null },
+): Promise<number> {
+  return repo.meterTotal(db, organizationId, meter, {
+    customers: { ids: [customer.id], externalIds: customer.externalId ? [customer.externalId] : [] },
+  });
+}

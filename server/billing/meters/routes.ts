@@ -1,0 +1,100 @@
+// /v1/meters: list, create, get, update, quantities (Polar wire).
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { AGGREGATION_FUNCTIONS } from "../../../shared/meter-filter.js";
+import type { BillingDeps } from "../index.js";
+import {
+  datetimeInput,
+  metadataQuery,
+  page,
+  paginationQuery,
+  parseBody,
+  parseQuery,
+  pathId,
+  queryArray,
+  queryBool,
+  scopeOf,
+} from "../http.js";
+import { sortingQuery } from "../listing.js";
+import * as service from "./service.js";
+
+const uuid = z.uuid({ message: "Input should be a valid UUID" });
+
+const ListQuery = z.object({
+  organization_id: queryArray(uuid).optional(),
+  query: z.string().max(1000).optional(),
+  is_archived: queryBool.optional(),
+  metadata: metadataQuery.optional(),
+  sorting: sortingQuery(["created_at", "name"], [{ key: "name", desc: false }]),
+  ...paginationQuery,
+});
+
+/** IANA zone names the runtime knows (PostgreSQL ships the same tz database). */
+const timezone = z
+  .string()
+  .max(64)
+  .refine(
+    (tz) => {
+      try {
+        new Intl.DateTimeFormat("en", { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: "Input should be a valid IANA time zone name" },
+  );
+
+const QuantitiesQuery = z.object({
+  start_timestamp: datetimeInput,
+  end_timestamp: datetimeInput,
+  interval: z.enum(["hour", "day", "week", "month", "year"]),
+  timezone: timezone.default("UTC"),
+  customer_id: queryArray(uuid).optional(),
+  external_customer_id: queryArray(z.string().min(1).max(256)).optional(),
+  customer_aggregation_function: z.enum(AGGREGATION_FUNCTIONS).optional(),
+  metadata: metadataQuery.optional(),
+});
+
+export function meterRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+  app.get("/meters/", { config: { scope: "meters:read" } }, async (req) => {
+    const q = parseQuery(ListQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (q.organization_id && !q.organization_id.map((id) => id.toLowerCase()).includes(organizationId)) {
+      return page([], 0, q.limit);
+    }
+    const filter = { query: q.query, isArchived: q.is_archived, metadata: q.metadata };
+    const { items, total } = await service.listMeters(db, organizationId, filter, q.sorting, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+
+  app.post("/meters/", { config: { scope: "meters:write" } }, async (req, reply) => {
+    const input = parseBody(service.MeterCreateInput, req);
+    return reply.status(201).send(await service.createMeter(db, scopeOf(req).organizationId, input));
+  });
+
+  app.get("/meters/:id", { config: { scope: "meters:read" } }, async (req) =>
+    service.getMeter(db, scopeOf(req).organizationId, pathId(req)),
+  );
+
+  app.patch("/meters/:id", { config: { scope: "meters:write" } }, async (req) => {
+    const id = pathId(req);
+    const input = parseBody(service.MeterUpdateInput, req);
+    return service.updateMeter(db, scopeOf(req).organizationId, id, input);
+  });
+
+  app.get("/meters/:id/quantities", { config: { scope: "meters:read" } }, async (req) => {
+    const id = pathId(req);
+    const q = parseQuery(QuantitiesQuery, req);
+    return service.meterQuantities(db, scopeOf(req).organizationId, id, {
+      start: q.start_timestamp,
+      end: q.end_timestamp,
+      interval: q.interval,
+      timezone: q.timezone,
+      customerIds: q.customer_id,
+      externalCustomerIds: q.external_customer_id,
+      metadata: q.metadata,
+      customerAggregation: q.customer_aggregation_function,
+    });
+  });
+}
