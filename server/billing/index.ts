@@ -11,6 +11,7 @@ import { customFieldRoutes } from "./custom-fields/routes.js";
 import { customerRoutes } from "./customers/routes.js";
 import { eventRoutes } from "./events/routes.js";
 import { meterRoutes } from "./meters/routes.js";
+import { fileRoutes } from "./files/routes.js";
 
 export interface BillingDeps {
   db: Db;
@@ -21,7 +22,7 @@ export interface BillingDeps {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

@@ -1,0 +1,84 @@
+// /v1/files: list, create (→ presigned part URLs), uploaded, update, delete (Polar wire), plus the two routes
+// the presigned URLs and public_url point at: PUT a part (token in the URL) and GET a public file's bytes.
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { BillingDeps } from "../index.js";
+import { invalid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import * as service from "./service.js";
+import { localFileStorage } from "./storage.js";
+
+const ListQuery = z.object({
+  organization_id: queryArray(z.guid({ message: "Input should be a valid UUID" })).optional(),
+  ids: queryArray(z.guid({ message: "Input should be a valid UUID" })).optional(),
+  ...paginationQuery,
+});
+
+export function fileRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+  const storage = localFileStorage(path.join(config.dataDir, "files"));
+  const baseURL = config.baseURL;
+
+  app.get("/files/", { config: { scope: "files:read" } }, async (req) => {
+    const q = parseQuery(ListQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (q.organization_id && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) return page([], 0, q.limit);
+    const ids = q.ids?.map((id) => id.toLowerCase());
+    const { items, total } = await service.listFiles(db, organizationId, { ids }, q.page, q.limit, baseURL);
+    return page(items, total, q.limit);
+  });
+
+  app.post("/files/", { config: { scope: "files:write" } }, async (req, reply) => {
+    const input = parseBody(service.FileCreateInput, req);
+    return reply.status(201).send(await service.createFile(db, scopeOf(req).organizationId, input, baseURL));
+  });
+
+  app.post("/files/:id/uploaded", { config: { scope: "files:write" } }, async (req) => {
+    const id = pathId(req);
+    const input = parseBody(service.FileUploadCompletedInput, req);
+    return service.completeUpload(db, storage, scopeOf(req).organizationId, id, input, baseURL);
+  });
+
+  app.patch("/files/:id", { config: { scope: "files:write" } }, async (req) => {
+    const id = pathId(req);
+    return service.updateFile(db, scopeOf(req).organizationId, id, parseBody(service.FilePatchInput, req), baseURL);
+  });
+
+  app.delete("/files/:id", { config: { scope: "files:write" } }, async (req, reply) => {
+    await service.deleteFile(db, storage, scopeOf(req).organizationId, pathId(req));
+    return reply.status(204).send();
+  });
+
+  app.get("/files/:id/public", { config: { public: true } }, async (req, reply) => {
+    const { row, size, stream } = await service.openPublicFile(db, storage, pathId(req));
+    return reply
+      .header("content-type", row.mimeType)
+      .header("content-length", size)
+      // the bytes behind a file id never change once uploaded
+      .header("cache-control", "public, max-age=31536000, immutable")
+      .header("etag", `"${row.checksumEtag ?? row.id}"`)
+      .send(stream);
+  });
+
+  // The part body is raw bytes of any content type, streamed to storage rather than parsed.
+  void app.register(async (raw) => {
+    raw.removeAllContentTypeParsers();
+    raw.addContentTypeParser("*", (_req, _payload, done) => done(null));
+    raw.put("/files/:id/parts/:number", { config: { public: true } }, async (req, reply) => {
+      const id = pathId(req);
+      const number = Number((req.params as { number?: string }).number);
+      if (!Number.isInteger(number) || number < 1) throw invalid(["path", "number"], "Input should be a valid integer");
+      const { token } = req.query as { token?: string | string[] };
+      const header = req.headers["x-amz-checksum-sha256"];
+      const etag = await service.uploadPart(
+        db,
+        storage,
+        id,
+        number,
+        typeof token === "string" ? token : undefined,
+        req.raw,
+        typeof header === "string" ? header : undefined,
+      );
+      return reply.header("etag", `"${etag}"`).status(200).send();
+    });
+  });
+}
