@@ -26,6 +26,8 @@ export type EventWire = ReturnType<typeof toEventWire>;
 export function toEventNameWire(row: EventNameRow) {
   return {
     name: row.name,
+    // 0.49.0 requires a label; user events are labelled by their name
+    label: row.name,
     source: row.source,
     occurrences: row.occurrences,
     first_seen: new Date(row.first_seen_ms).toISOString(),
