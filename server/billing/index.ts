@@ -8,6 +8,7 @@ import { ApiError, authenticate } from "./http.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
 import { customFieldRoutes } from "./custom-fields/routes.js";
+import { discountRoutes } from "./discounts/routes.js";
 import { customerRoutes } from "./customers/routes.js";
 import { eventRoutes } from "./events/routes.js";
 import { meterRoutes } from "./meters/routes.js";
@@ -22,7 +23,7 @@ export interface BillingDeps {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 
