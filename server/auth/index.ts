@@ -17,14 +17,15 @@ import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import * as schema from "../db/schema/index.js";
 import type { Mailer } from "../mail/mailer.js";
+import { ALL_BILLING_PERMISSIONS } from "../../shared/scopes.js";
 import { ac, platformAc, platformRoles, roles } from "./access.js";
 import { onAnonymousLinked } from "./anonymous.js";
 import { socialSpec } from "./social.js";
-import { accountRules, EMAIL_LINK_TTL_SECONDS, emailChangeLink } from "./account-rules.js";
 import { specRules } from "./spec-rules.js";
-import { guardUuidLookups } from "./uuid-guard.js";
+import { accountRules, EMAIL_LINK_TTL_SECONDS, emailChangeLink } from "./account-rules.js";
 import { tillApiKeys } from "./api-keys.js";
 import { tillDevice } from "./device.js";
+import { guardUuidLookups } from "./uuid-guard.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
 
 export const AUTH_BASE_PATH = "/api/auth";
@@ -124,6 +125,8 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
         enableMetadata: true,
         // better-auth's default (10 requests a day) would stop any CI job; per-key limits stay settable
         rateLimit: { enabled: true, timeWindow: 60_000, maxRequests: 1000 },
+        // a key created without explicit permissions may use every /v1 scope of its organization
+        permissions: { defaultPermissions: ALL_BILLING_PERMISSIONS },
       }),
       tillApiKeys({ prefix: API_KEY_PREFIX }),
       tillDevice(),
