@@ -13,6 +13,7 @@ import { customerRoutes } from "./customers/routes.js";
 import { eventRoutes } from "./events/routes.js";
 import { meterRoutes } from "./meters/routes.js";
 import { fileRoutes } from "./files/routes.js";
+import { productRoutes } from "./products/routes.js";
 
 export interface BillingDeps {
   db: Db;
@@ -23,7 +24,7 @@ export interface BillingDeps {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

@@ -3,10 +3,10 @@
 import { createHash } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import type { FileUpload } from "@polar-sh/sdk/models/components/fileupload.js";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { file as fileTable } from "../../server/db/schema/index.js";
+import { planParts as plan, putParts, sha256Base64 as sha256, uploadFile } from "../helpers/files.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -31,47 +31,7 @@ async function raw(token: string, method: string, urlPath: string, body?: unknow
   return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
 }
 
-const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("base64");
 const locs = (body: Record<string, unknown>) => (body.detail as Array<{ loc: unknown[] }>).map((d) => d.loc);
-
-/** `size` bytes split into parts of at most `partSize`, described the way Polar's upload clients do. */
-function plan(bytes: Buffer, partSize: number) {
-  const parts = [];
-  for (let start = 0, n = 1; start < bytes.length; start += partSize, n++) {
-    const end = Math.min(start + partSize, bytes.length) - 1;
-    parts.push({ number: n, chunkStart: start, chunkEnd: end, checksumSha256Base64: sha256(bytes.subarray(start, end + 1)) });
-  }
-  return parts;
-}
-
-async function putParts(upload: FileUpload, bytes: Buffer) {
-  const done = [];
-  for (const part of upload.upload.parts) {
-    const res = await fetch(part.url, {
-      method: "PUT",
-      headers: { ...part.headers, "content-type": upload.mimeType },
-      body: new Uint8Array(bytes.subarray(part.chunkStart, part.chunkEnd + 1)),
-    });
-    expect(res.status).toBe(200);
-    const etag = res.headers.get("etag");
-    if (!etag) throw new Error("no etag");
-    done.push({ number: part.number, checksumEtag: etag, checksumSha256Base64: part.checksumSha256Base64 ?? null });
-  }
-  return done;
-}
-
-async function uploadFile(s: Seller, name: string, bytes: Buffer, service: "downloadable" | "product_media" = "product_media") {
-  const upload = await s.sdk.files.create({
-    name,
-    mimeType: service === "product_media" ? "image/png" : "application/pdf",
-    size: bytes.length,
-    checksumSha256Base64: sha256(bytes),
-    upload: { parts: plan(bytes, 1024) },
-    service,
-  });
-  const parts = await putParts(upload, bytes);
-  return s.sdk.files.uploaded({ id: upload.id, fileUploadCompleted: { id: upload.upload.id, path: upload.path, parts } });
-}
 
 const image = Buffer.from(Array.from({ length: 2500 }, (_, i) => (i * 7) % 256));
 
@@ -147,7 +107,7 @@ describe("/v1/files", () => {
 
   it("formats sizes like Polar", async () => {
     const tiny = Buffer.from("hello");
-    const f = await uploadFile(seller, "notes.txt", tiny, "downloadable");
+    const f = await uploadFile(seller.sdk, "notes.txt", tiny, "downloadable");
     expect(f.sizeReadable).toBe("5.0 B");
     expect(f.service).toBe("downloadable");
     expect("publicUrl" in f).toBe(false);
@@ -274,8 +234,8 @@ describe("/v1/files", () => {
   });
 
   it("lists uploaded files with ids filter and pagination, updates and deletes (0.47.1 and 0.49.0)", async () => {
-    const a = await uploadFile(seller, "one.png", Buffer.from("one"));
-    const b = await uploadFile(seller, "two.png", Buffer.from("two"));
+    const a = await uploadFile(seller.sdk, "one.png", Buffer.from("one"));
+    const b = await uploadFile(seller.sdk, "two.png", Buffer.from("two"));
     const page = await seller.sdk.files.list({ ids: [a.id, b.id] });
     // newest first
     expect(page.result.items.map((f) => f.id)).toEqual([b.id, a.id]);
@@ -323,7 +283,7 @@ describe("/v1/files", () => {
   });
 
   it("keeps organizations apart", async () => {
-    const mine = await uploadFile(seller, "mine.png", Buffer.from("mine"));
+    const mine = await uploadFile(seller.sdk, "mine.png", Buffer.from("mine"));
     const theirs = await other.sdk.files.list({});
     expect(theirs.result.items.find((f) => f.id === mine.id)).toBeUndefined();
     const asOther = await other.sdk.files.list({ ids: [mine.id] });

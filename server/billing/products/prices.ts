@@ -1,0 +1,251 @@
+// Prices: the create shapes of every amount type (fixed, custom, free, metered_unit, seat_based, and the
+// legacy per-price recurring shape), their amount rules, and the rules a product's set of prices must follow.
+import { z } from "zod";
+import type { productPrice } from "../../db/schema/index.js";
+import type { ValidationIssue } from "../http.js";
+import { INTERVALS, STATIC_AMOUNT_TYPES, TAX_BEHAVIORS, type PriceRow } from "./wire.js";
+
+/** Polar's bounds on amounts in minor units (the processor's floor and a sanity ceiling). */
+export const MINIMUM_PRICE_AMOUNT = 50;
+export const MAXIMUM_PRICE_AMOUNT = 99_999_999;
+const INT4_MAX = 2_147_483_647;
+
+const uuid = z.guid({ message: "Input should be a valid UUID" });
+
+const amount = z
+  .int()
+  .min(MINIMUM_PRICE_AMOUNT, `Amount must be at least ${MINIMUM_PRICE_AMOUNT}`)
+  .max(MAXIMUM_PRICE_AMOUNT, `Amount must be at most ${MAXIMUM_PRICE_AMOUNT}`);
+/** 0 (free / pay what you want) or a chargeable amount. */
+const amountOrZero = z
+  .int()
+  .min(0)
+  .max(MAXIMUM_PRICE_AMOUNT, `Amount must be at most ${MAXIMUM_PRICE_AMOUNT}`)
+  .refine((v) => v === 0 || v >= MINIMUM_PRICE_AMOUNT, `Amount must be 0 or at least ${MINIMUM_PRICE_AMOUNT}`);
+
+/** A positive decimal with at most 5 integer digits and 12 decimals (numeric(17,12)), as its shortest string. */
+const unitAmount = z
+  .union([z.number(), z.string()])
+  .transform((v, ctx) => {
+    const text = typeof v === "number" ? (Number.isFinite(v) ? v.toFixed(12) : "") : v.trim();
+    const m = /^(\d+)(?:\.(\d+))?$/.exec(text);
+    const int = m?.[1]?.replace(/^0+(?=\d)/, "") ?? "";
+    const frac = (m?.[2] ?? "").replace(/0+$/, "");
+    if (!m || int.length > 5 || frac.length > 12) {
+      ctx.addIssue({ code: "custom", message: "Input should be a decimal with at most 5 digits before and 12 after the point" });
+      return z.NEVER;
+    }
+    if (/^0*$/.test(int + frac)) {
+      ctx.addIssue({ code: "custom", message: "Input should be greater than 0" });
+      return z.NEVER;
+    }
+    return frac ? `${int}.${frac}` : int;
+  });
+
+const SeatTier = z.object({
+  min_seats: z.int().min(1),
+  max_seats: z.int().min(1).nullish(),
+  price_per_seat: z.int().min(0).max(MAXIMUM_PRICE_AMOUNT),
+});
+
+/** Tiers, sorted by min_seats, must be contiguous from the first; only the last may be unbounded. */
+const SeatTiers = z.object({
+  seat_tier_type: z.enum(["volume", "graduated"]).default("volume"),
+  tiers: z
+    .array(SeatTier)
+    .min(1, "At least one tier is required")
+    .transform((tiers, ctx) => {
+      const sorted = [...tiers].sort((a, b) => a.min_seats - b.min_seats);
+      for (const [i, t] of sorted.entries()) {
+        if (t.max_seats != null && t.max_seats < t.min_seats) {
+          ctx.addIssue({ code: "custom", path: [tiers.indexOf(t), "max_seats"], message: "max_seats must be at least min_seats" });
+          return z.NEVER;
+        }
+        const next = sorted[i + 1];
+        if (!next) break;
+        if (t.max_seats == null) {
+          ctx.addIssue({ code: "custom", message: "Only the last tier can have unlimited max_seats" });
+          return z.NEVER;
+        }
+        if (next.min_seats !== t.max_seats + 1) {
+          ctx.addIssue({
+            code: "custom",
+            message: `Gap or overlap between tiers: tier ending at ${t.max_seats} and tier starting at ${next.min_seats}`,
+          });
+          return z.NEVER;
+        }
+      }
+      return sorted.map((t) => ({ min_seats: t.min_seats, max_seats: t.max_seats ?? null, price_per_seat: t.price_per_seat }));
+    }),
+});
+
+const base = {
+  price_currency: z
+    .string()
+    .regex(/^[a-z]{3}$/, "Input should be a lower-case ISO 4217 currency code")
+    .default("usd"),
+  tax_behavior: z.enum(TAX_BEHAVIORS).nullish(),
+  // the legacy shape: a price that carries its own recurring interval (products created before intervals
+  // moved to the product). Only these two keys set it apart.
+  type: z.enum(["one_time", "recurring"]).optional(),
+  recurring_interval: z.enum(INTERVALS).nullish(),
+};
+
+/** The legacy pair must agree: a recurring price names its interval, a one-time price has none. */
+function legacyPair(p: { type?: string | undefined; recurring_interval?: string | null | undefined }, ctx: z.RefinementCtx) {
+  if (p.type === "recurring" && !p.recurring_interval) {
+    ctx.addIssue({ code: "custom", path: ["recurring_interval"], message: "A recurring price needs its recurring_interval" });
+  }
+  if (p.type === "one_time" && p.recurring_interval) {
+    ctx.addIssue({ code: "custom", path: ["recurring_interval"], message: "A one_time price has no recurring_interval" });
+  }
+}
+
+const custom = z
+  .object({
+    amount_type: z.literal("custom"),
+    ...base,
+    minimum_amount: amountOrZero.default(MINIMUM_PRICE_AMOUNT),
+    maximum_amount: amount.nullish(),
+    preset_amount: amountOrZero.nullish(),
+  })
+  .superRefine(legacyPair)
+  .superRefine((p, ctx) => {
+    const max = p.maximum_amount ?? null;
+    const preset = p.preset_amount ?? null;
+    if (max !== null && max < p.minimum_amount) {
+      ctx.addIssue({ code: "custom", path: ["maximum_amount"], message: "maximum_amount must be at least minimum_amount" });
+    }
+    if (preset !== null && preset < p.minimum_amount) {
+      ctx.addIssue({ code: "custom", path: ["preset_amount"], message: "preset_amount must be at least minimum_amount" });
+    }
+    if (preset !== null && max !== null && preset > max) {
+      ctx.addIssue({ code: "custom", path: ["preset_amount"], message: "preset_amount must be at most maximum_amount" });
+    }
+  });
+
+export const PriceCreateInput = z.discriminatedUnion("amount_type", [
+  z.object({ amount_type: z.literal("fixed"), ...base, price_amount: amount }).superRefine(legacyPair),
+  custom,
+  z.object({ amount_type: z.literal("free"), ...base }).superRefine(legacyPair),
+  z
+    .object({
+      amount_type: z.literal("metered_unit"),
+      ...base,
+      meter_id: uuid,
+      unit_amount: unitAmount,
+      cap_amount: z.int().min(0).max(INT4_MAX).nullish(),
+    })
+    .superRefine(legacyPair),
+  z.object({ amount_type: z.literal("seat_based"), ...base, seat_tiers: SeatTiers }).superRefine(legacyPair),
+]);
+export type PriceCreateInput = z.output<typeof PriceCreateInput>;
+
+/** `prices` items of an update: an existing price to keep (`{id}`) or a new price. */
+export const PriceUpdateItem = z.discriminatedUnion("amount_type", [
+  z.object({ amount_type: z.undefined().optional(), id: uuid }),
+  ...PriceCreateInput.options,
+]);
+export type PriceUpdateItem = z.output<typeof PriceUpdateItem>;
+
+/** A price in the legacy shape carries its own recurring interval. */
+export const isLegacyInput = (p: PriceCreateInput) => Boolean(p.recurring_interval);
+
+// ---- the set of prices a product offers -----------------------------------------------------------
+
+/** One active price of a product, new or kept, as far as the set rules care. */
+export interface PriceSlot {
+  amountType: string;
+  currency: string;
+  legacyInterval: string | null;
+  loc: Array<string | number>;
+}
+
+export const slotOfInput = (p: PriceCreateInput, loc: Array<string | number>): PriceSlot => ({
+  amountType: p.amount_type,
+  currency: p.price_currency,
+  legacyInterval: isLegacyInput(p) ? (p.recurring_interval ?? null) : null,
+  loc,
+});
+
+export const slotOfRow = (row: PriceRow, loc: Array<string | number>): PriceSlot => ({
+  amountType: row.amountType,
+  currency: row.priceCurrency,
+  legacyInterval: row.legacy ? row.recurringInterval : null,
+  loc,
+});
+
+/**
+ * The rules of a product's active prices. A current product: at most one static price (fixed, custom, free,
+ * seat_based) per currency, any number of metered prices but only when recurring. A legacy product: only
+ * recurring fixed/custom/free prices, each naming its interval, at most one per interval and currency.
+ */
+export function priceSetIssues(slots: PriceSlot[], product: { recurring: boolean; legacy: boolean }): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const issue = (loc: Array<string | number>, msg: string) => issues.push({ loc, msg, type: "value_error" });
+  const seen = new Set<string>();
+  for (const s of slots) {
+    if (product.legacy) {
+      if (s.legacyInterval === null) {
+        issue(s.loc, "Prices of a legacy recurring product must be recurring prices with a recurring_interval.");
+        continue;
+      }
+      if (!["fixed", "custom", "free"].includes(s.amountType)) {
+        issue([...s.loc, "amount_type"], "Legacy recurring prices can only be fixed, custom or free.");
+        continue;
+      }
+      const key = `${s.legacyInterval}/${s.currency}`;
+      if (seen.has(key)) issue(s.loc, "Only one price per recurring interval and currency is allowed.");
+      seen.add(key);
+      continue;
+    }
+    if (s.legacyInterval !== null) {
+      issue(s.loc, "A price can only carry its own recurring_interval on a legacy product; set it on the product.");
+      continue;
+    }
+    if (s.amountType === "metered_unit") {
+      if (!product.recurring) issue(s.loc, "Metered prices are not supported on one-time purchase products.");
+      continue;
+    }
+    if (STATIC_AMOUNT_TYPES.includes(s.amountType)) {
+      if (seen.has(s.currency)) issue(s.loc, "Only one static price (fixed, custom, free or seat_based) is allowed per currency.");
+      seen.add(s.currency);
+    }
+  }
+  return issues;
+}
+
+type PriceInsert = typeof productPrice.$inferInsert;
+
+/** The row of a new price on `product` (a legacy price keeps its own interval). */
+export function priceRowValues(
+  p: PriceCreateInput,
+  product: { id: string; organizationId: string; recurringInterval: string | null },
+  position: number,
+): PriceInsert {
+  const legacy = isLegacyInput(p);
+  const interval = legacy ? (p.recurring_interval ?? null) : product.recurringInterval;
+  const row: PriceInsert = {
+    organizationId: product.organizationId,
+    productId: product.id,
+    amountType: p.amount_type,
+    type: interval ? "recurring" : "one_time",
+    recurringInterval: interval,
+    priceCurrency: p.price_currency,
+    taxBehavior: p.tax_behavior ?? null,
+    legacy,
+    position,
+  };
+  switch (p.amount_type) {
+    case "fixed":
+      return { ...row, priceAmount: p.price_amount };
+    case "custom":
+      return { ...row, minimumAmount: p.minimum_amount, maximumAmount: p.maximum_amount ?? null, presetAmount: p.preset_amount ?? null };
+    case "metered_unit":
+      return { ...row, meterId: p.meter_id.toLowerCase(), unitAmount: p.unit_amount, capAmount: p.cap_amount ?? null };
+    case "seat_based":
+      return { ...row, seatTiers: p.seat_tiers };
+    default:
+      return row;
+  }
+}

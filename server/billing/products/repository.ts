@@ -1,0 +1,193 @@
+// SQL for products, their prices and their benefit links. Every function takes the caller's organization id
+// and filters by it.
+import { and, asc, eq, ilike, inArray, max, sql, type SQL } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { product, productBenefit, productPrice } from "../../db/schema/index.js";
+import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
+import type { PriceRow, ProductRow } from "./wire.js";
+
+/** Recurring: an interval on the product, or (legacy products) recurring prices. */
+export const isRecurringSql = sql<boolean>`(${product.recurringInterval} IS NOT NULL OR EXISTS (
+  SELECT 1 FROM product_price pp WHERE pp.product_id = ${product.id} AND pp.legacy AND pp.type = 'recurring'))`;
+
+/** The product's first active price, which the price sorts look at (Polar sorts by it too). */
+const firstPrice = (expr: SQL) => sql`(SELECT ${expr} FROM product_price pp
+  WHERE pp.product_id = ${product.id} AND NOT pp.is_archived ORDER BY pp.position, pp.created_at LIMIT 1)`;
+
+const sortColumns = {
+  created_at: product.createdAt,
+  name: product.name,
+  price_amount_type: firstPrice(sql`CASE pp.amount_type WHEN 'free' THEN 1 WHEN 'custom' THEN 2 WHEN 'fixed' THEN 3
+    WHEN 'seat_based' THEN 4 ELSE 5 END`),
+  price_amount: firstPrice(sql`CASE pp.amount_type WHEN 'free' THEN -2 WHEN 'custom' THEN coalesce(pp.minimum_amount, -1)
+    WHEN 'fixed' THEN pp.price_amount WHEN 'seat_based' THEN (pp.seat_tiers->'tiers'->0->>'price_per_seat')::int END`),
+};
+export type ProductSort = keyof typeof sortColumns;
+
+export interface ProductFilter {
+  ids?: string[] | undefined;
+  query?: string | undefined;
+  isArchived?: boolean | undefined;
+  isRecurring?: boolean | undefined;
+  benefitIds?: string[] | undefined;
+  visibility?: string[] | undefined;
+  metadata?: Record<string, string[]> | undefined;
+}
+
+export async function findProduct(db: Queryable, organizationId: string, id: string): Promise<ProductRow | null> {
+  const rows = await db
+    .select()
+    .from(product)
+    .where(and(eq(product.organizationId, organizationId), eq(product.id, id)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export async function listProducts(
+  db: Queryable,
+  organizationId: string,
+  filter: ProductFilter,
+  sorting: Array<SortKey<ProductSort>>,
+  pageNo: number,
+  limit: number,
+): Promise<{ rows: ProductRow[]; total: number }> {
+  const where = and(
+    eq(product.organizationId, organizationId),
+    filter.ids?.length ? inArray(product.id, filter.ids) : undefined,
+    filter.query ? ilike(product.name, likePattern(filter.query)) : undefined,
+    filter.isArchived === undefined ? undefined : eq(product.isArchived, filter.isArchived),
+    filter.isRecurring === undefined ? undefined : sql`${isRecurringSql} = ${filter.isRecurring}`,
+    filter.visibility?.length ? inArray(product.visibility, filter.visibility) : undefined,
+    filter.benefitIds?.length
+      ? inArray(
+          product.id,
+          db.select({ id: productBenefit.productId }).from(productBenefit).where(inArray(productBenefit.benefitId, filter.benefitIds)),
+        )
+      : undefined,
+    ...metadataWhere(product.metadata, filter.metadata),
+  );
+  const [rows, count] = await Promise.all([
+    db
+      .select()
+      .from(product)
+      .where(where)
+      .orderBy(...orderBy(sorting, sortColumns, product.id))
+      .limit(limit)
+      .offset((pageNo - 1) * limit),
+    db.select({ n: sql<number>`count(*)::int` }).from(product).where(where),
+  ]);
+  return { rows, total: count[0]?.n ?? 0 };
+}
+
+/** Products by id with whether each is recurring (for the summary shape other domains embed). */
+export async function findProductsWithRecurring(db: Queryable, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select({ product, isRecurring: isRecurringSql })
+    .from(product)
+    .where(and(eq(product.organizationId, organizationId), inArray(product.id, ids)));
+}
+
+export async function findProductsByIds(db: Queryable, organizationId: string, ids: string[]): Promise<ProductRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(product)
+    .where(and(eq(product.organizationId, organizationId), inArray(product.id, ids)));
+}
+
+export async function existingProductIds(db: Queryable, organizationId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: product.id })
+    .from(product)
+    .where(and(eq(product.organizationId, organizationId), inArray(product.id, ids)));
+  return rows.map((r) => r.id);
+}
+
+export async function insertProduct(db: Queryable, values: typeof product.$inferInsert): Promise<ProductRow> {
+  const rows = await db.insert(product).values(values).returning();
+  const row = rows[0];
+  if (!row) throw new Error("insert product returned nothing");
+  return row;
+}
+
+export async function updateProduct(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  patch: Partial<Omit<ProductRow, "id" | "organizationId" | "createdAt">>,
+): Promise<void> {
+  await db
+    .update(product)
+    .set({ ...patch, modifiedAt: new Date() })
+    .where(and(eq(product.organizationId, organizationId), eq(product.id, id)));
+}
+
+// ---- prices --------------------------------------------------------------------------------------
+
+/** Prices of the products in their order; `active` leaves archived prices out. */
+export async function pricesOfProducts(
+  db: Queryable,
+  organizationId: string,
+  productIds: string[],
+  { active }: { active: boolean },
+): Promise<PriceRow[]> {
+  if (productIds.length === 0) return [];
+  return db
+    .select()
+    .from(productPrice)
+    .where(
+      and(
+        eq(productPrice.organizationId, organizationId),
+        inArray(productPrice.productId, productIds),
+        active ? eq(productPrice.isArchived, false) : undefined,
+      ),
+    )
+    .orderBy(asc(productPrice.position), asc(productPrice.createdAt), asc(productPrice.id));
+}
+
+export async function findPricesByIds(db: Queryable, organizationId: string, ids: string[]): Promise<PriceRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(productPrice)
+    .where(and(eq(productPrice.organizationId, organizationId), inArray(productPrice.id, ids)));
+}
+
+export async function nextPricePosition(db: Queryable, organizationId: string, productId: string): Promise<number> {
+  const rows = await db
+    .select({ n: max(productPrice.position) })
+    .from(productPrice)
+    .where(and(eq(productPrice.organizationId, organizationId), eq(productPrice.productId, productId)));
+  return (rows[0]?.n ?? -1) + 1;
+}
+
+export async function insertPrices(db: Queryable, values: Array<typeof productPrice.$inferInsert>): Promise<void> {
+  if (values.length > 0) await db.insert(productPrice).values(values);
+}
+
+export async function archivePrices(db: Queryable, organizationId: string, productId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .update(productPrice)
+    .set({ isArchived: true, modifiedAt: new Date() })
+    .where(
+      and(eq(productPrice.organizationId, organizationId), eq(productPrice.productId, productId), inArray(productPrice.id, ids)),
+    );
+}
+
+// ---- benefits ------------------------------------------------------------------------------------
+
+/** Replaces the product's benefits with `benefitIds` in that order (the caller checked both belong to the org). */
+export async function replaceProductBenefits(
+  db: Queryable,
+  organizationId: string,
+  productId: string,
+  benefitIds: string[],
+): Promise<void> {
+  const owned = db.select({ id: product.id }).from(product).where(eq(product.organizationId, organizationId));
+  await db.delete(productBenefit).where(and(eq(productBenefit.productId, productId), inArray(productBenefit.productId, owned)));
+  if (benefitIds.length === 0) return;
+  await db.insert(productBenefit).values(benefitIds.map((benefitId, position) => ({ productId, benefitId, position })));
+}

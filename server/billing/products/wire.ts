@@ -1,0 +1,127 @@
+// The Polar `Product`, `ProductPrice` / `LegacyRecurringProductPrice` and product-summary shapes, built from
+// product and product_price rows plus what other domains embed (benefits, medias, custom fields, meters).
+import type { InferSelectModel } from "drizzle-orm";
+import type { Metadata, product, productPrice } from "../../db/schema/index.js";
+import type { BenefitWire } from "../benefits/service.js";
+import type { AttachedCustomFieldWire } from "../custom-fields/service.js";
+import type { ProductMediaFileWire } from "../files/service.js";
+import type { loadMeterSummaries } from "../meters/service.js";
+
+export type ProductRow = InferSelectModel<typeof product>;
+/** What a metered price embeds as `meter` (the meters domain's summary). */
+export type MeterSummaryWire = NonNullable<ReturnType<Awaited<ReturnType<typeof loadMeterSummaries>>["get"]>>;
+export type PriceRow = InferSelectModel<typeof productPrice>;
+
+export const INTERVALS = ["day", "week", "month", "year"] as const;
+export const VISIBILITIES = ["draft", "private", "public"] as const;
+export const TAX_BEHAVIORS = ["location", "inclusive", "exclusive"] as const;
+export const STATIC_AMOUNT_TYPES: readonly string[] = ["fixed", "custom", "free", "seat_based"];
+
+/** The product fields every embedding shares (`DiscountProduct`, `OrderProduct`, …): no prices or benefits. */
+export interface ProductSummaryWire {
+  id: string;
+  created_at: string;
+  modified_at: string | null;
+  trial_interval: string | null;
+  trial_interval_count: number | null;
+  name: string;
+  description: string | null;
+  visibility: string;
+  recurring_interval: string | null;
+  recurring_interval_count: number | null;
+  meter_interval: string | null;
+  meter_interval_count: number | null;
+  is_recurring: boolean;
+  is_archived: boolean;
+  organization_id: string;
+  metadata: Metadata;
+}
+
+export type PriceWire = Record<string, unknown> & { id: string; amount_type: string; product_id: string };
+
+export interface ProductWire extends ProductSummaryWire {
+  prices: PriceWire[];
+  benefits: BenefitWire[];
+  medias: ProductMediaFileWire[];
+  attached_custom_fields: AttachedCustomFieldWire[];
+}
+
+/** `isRecurring`: a recurring interval, or (legacy products) recurring prices. */
+export function toProductSummaryWire(row: ProductRow, isRecurring: boolean): ProductSummaryWire {
+  return {
+    id: row.id,
+    created_at: row.createdAt.toISOString(),
+    modified_at: row.modifiedAt?.toISOString() ?? null,
+    trial_interval: row.trialInterval ?? null,
+    trial_interval_count: row.trialIntervalCount ?? null,
+    name: row.name,
+    description: row.description ?? null,
+    visibility: row.visibility,
+    recurring_interval: row.recurringInterval ?? null,
+    recurring_interval_count: row.recurringIntervalCount ?? null,
+    meter_interval: row.meterInterval ?? null,
+    meter_interval_count: row.meterIntervalCount ?? null,
+    is_recurring: isRecurring,
+    is_archived: row.isArchived,
+    organization_id: row.organizationId,
+    metadata: row.metadata,
+  };
+}
+
+/** A meter that went missing still renders (prices must never fail to serialize). */
+const unknownMeter = (id: string): MeterSummaryWire => ({ id, name: "", unit: "scalar", custom_label: null, custom_multiplier: null });
+
+function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Record<string, unknown> {
+  switch (row.amountType) {
+    case "fixed":
+      return { price_amount: row.priceAmount ?? 0 };
+    case "custom":
+      return {
+        minimum_amount: row.minimumAmount ?? 0,
+        maximum_amount: row.maximumAmount ?? null,
+        preset_amount: row.presetAmount ?? null,
+      };
+    case "metered_unit": {
+      const meterId = row.meterId ?? "";
+      return {
+        unit_amount: row.unitAmount ?? "0",
+        cap_amount: row.capAmount ?? null,
+        meter_id: meterId,
+        meter: meters.get(meterId) ?? unknownMeter(meterId),
+      };
+    }
+    case "seat_based": {
+      const tiers = row.seatTiers?.tiers ?? [];
+      return {
+        seat_tiers: {
+          seat_tier_type: row.seatTiers?.seat_tier_type ?? "volume",
+          tiers,
+          minimum_seats: tiers[0]?.min_seats ?? 1,
+          maximum_seats: tiers.at(-1)?.max_seats ?? null,
+        },
+      };
+    }
+    default:
+      return {};
+  }
+}
+
+/** `ProductPrice*`, or `LegacyRecurringProductPrice*` (with `legacy: true`) for prices of legacy products. */
+export function toPriceWire(row: PriceRow, meters: Map<string, MeterSummaryWire>): PriceWire {
+  return {
+    created_at: row.createdAt.toISOString(),
+    modified_at: row.modifiedAt?.toISOString() ?? null,
+    id: row.id,
+    source: row.source,
+    amount_type: row.amountType,
+    price_currency: row.priceCurrency,
+    tax_behavior: row.taxBehavior ?? null,
+    is_archived: row.isArchived,
+    product_id: row.productId,
+    // kept by Polar for older clients; the product's interval is the source of truth
+    type: row.type,
+    recurring_interval: row.recurringInterval ?? null,
+    ...amountFields(row, meters),
+    ...(row.legacy ? { legacy: true } : {}),
+  };
+}

@@ -1,0 +1,628 @@
+// /v1/products through @polar-sh/sdk 0.47.1 (and 0.49.0): every price kind, legacy recurring products,
+// price replacement by archiving, benefits, medias, attached custom fields, list filters and sorting,
+// validation, scopes and tenancy.
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { productPrice } from "../../server/db/schema/index.js";
+import { uploadFile } from "../helpers/files.js";
+import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let seller: Seller;
+let other: Seller;
+let meterId: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  seller = await createSeller(server, "products");
+  other = await createSeller(server, "other");
+  const meter = await seller.sdk.meters.create({
+    name: "API calls",
+    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api.call" }] },
+    aggregation: { func: "count" },
+  });
+  meterId = meter.id;
+});
+afterAll(async () => server?.close());
+
+async function raw(token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+}
+
+type Issue = { loc: unknown[]; msg: string; type: string };
+const issues = (body: Record<string, unknown>) => body.detail as Issue[];
+const locs = (body: Record<string, unknown>) => issues(body).map((d) => d.loc);
+
+const fixed = (amount: number) => ({ amount_type: "fixed", price_amount: amount });
+
+describe("/v1/products: create and get", () => {
+  it("creates a one-time product with a fixed price, medias, custom fields and metadata", async () => {
+    const media = await uploadFile(seller.sdk, "cover.png", Buffer.from("png bytes"));
+    const field = await seller.sdk.customFields.create({ type: "text", slug: "company", name: "Company", properties: {} });
+    const product = await seller.sdk.products.create({
+      name: "  E-book  ",
+      description: "A book",
+      prices: [{ amountType: "fixed", priceAmount: 1999, priceCurrency: "eur" }],
+      medias: [media.id],
+      attachedCustomFields: [{ customFieldId: field.id, required: true }],
+      metadata: { sku: "EB-1", stock: 3, featured: true },
+    });
+    expect(product).toMatchObject({
+      name: "E-book",
+      description: "A book",
+      visibility: "public",
+      recurringInterval: null,
+      recurringIntervalCount: null,
+      trialInterval: null,
+      trialIntervalCount: null,
+      isRecurring: false,
+      isArchived: false,
+      organizationId: seller.organizationId,
+      metadata: { sku: "EB-1", stock: 3, featured: true },
+      benefits: [],
+    });
+    expect(product.modifiedAt).toBeNull();
+    expect(product.prices).toHaveLength(1);
+    expect(product.prices[0]).toMatchObject({
+      amountType: "fixed",
+      priceAmount: 1999,
+      priceCurrency: "eur",
+      isArchived: false,
+      productId: product.id,
+      source: "catalog",
+      taxBehavior: null,
+    });
+    expect(product.medias).toHaveLength(1);
+    expect(product.medias[0]).toMatchObject({ id: media.id, service: "product_media", isUploaded: true, name: "cover.png" });
+    expect(product.medias[0]?.publicUrl).toBe(`${server.config.baseURL}/v1/files/${media.id}/public`);
+    expect(product.attachedCustomFields).toEqual([
+      { customFieldId: field.id, customField: field, order: 0, required: true },
+    ]);
+
+    const got = await seller.sdk.products.get({ id: product.id });
+    expect(got).toEqual(product);
+    const got049 = await seller.sdk049.products.get({ id: product.id });
+    expect(got049.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 1999 });
+    expect(got049.meterInterval).toBeNull();
+
+    // the wire carries Polar's deprecated per-price fields
+    const wire = await raw(seller.token, "GET", `/v1/products/${product.id}`);
+    expect((wire.body.prices as Array<Record<string, unknown>>)[0]).toMatchObject({ type: "one_time", recurring_interval: null });
+    expect("legacy" in (wire.body.prices as Array<Record<string, unknown>>)[0]!).toBe(false);
+  });
+
+  it("creates a recurring product with a trial, a fixed and a metered price", async () => {
+    const product = await seller.sdk.products.create({
+      name: "Pro plan",
+      recurringInterval: "month",
+      trialInterval: "week",
+      trialIntervalCount: 2,
+      prices: [
+        { amountType: "fixed", priceAmount: 900 },
+        { amountType: "metered_unit", meterId, unitAmount: "0.50", capAmount: 10000 },
+        { amountType: "metered_unit", meterId, unitAmount: 0.000001 },
+      ],
+      visibility: "private",
+    });
+    expect(product).toMatchObject({
+      recurringInterval: "month",
+      recurringIntervalCount: 1,
+      trialInterval: "week",
+      trialIntervalCount: 2,
+      isRecurring: true,
+      visibility: "private",
+    });
+    const [flat, metered, tiny] = product.prices;
+    expect(flat).toMatchObject({ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" });
+    expect(metered).toMatchObject({
+      amountType: "metered_unit",
+      unitAmount: "0.5",
+      capAmount: 10000,
+      meterId,
+      meter: { id: meterId, name: "API calls", unit: "scalar" },
+    });
+    expect(tiny).toMatchObject({ unitAmount: "0.000001", capAmount: null });
+    const wire = await raw(seller.token, "GET", `/v1/products/${product.id}`);
+    expect((wire.body.prices as Array<Record<string, unknown>>)[1]).toMatchObject({
+      type: "recurring",
+      recurring_interval: "month",
+      meter: { id: meterId, name: "API calls", unit: "scalar", custom_label: null, custom_multiplier: null },
+    });
+    const got049 = await seller.sdk049.products.get({ id: product.id });
+    expect(got049.prices[1]).toMatchObject({ amountType: "metered_unit", unitAmount: "0.5" });
+  });
+
+  it("creates custom (pay what you want) prices within their bounds", async () => {
+    const product = await seller.sdk.products.create({
+      name: "Donation",
+      prices: [{ amountType: "custom", minimumAmount: 0, maximumAmount: 100000, presetAmount: 2500 }],
+    });
+    expect(product.prices[0]).toMatchObject({ amountType: "custom", minimumAmount: 0, maximumAmount: 100000, presetAmount: 2500 });
+    const defaults = await raw(seller.token, "POST", "/v1/products/", { name: "Tip jar", prices: [{ amount_type: "custom" }] });
+    expect(defaults.status).toBe(201);
+    expect((defaults.body.prices as unknown[])[0]).toMatchObject({ minimum_amount: 50, maximum_amount: null, preset_amount: null });
+
+    const bad: Array<[Record<string, unknown>, unknown[]]> = [
+      [{ minimum_amount: 1000, preset_amount: 500 }, ["body", "prices", 0, "preset_amount"]],
+      [{ minimum_amount: 1000, maximum_amount: 500 }, ["body", "prices", 0, "maximum_amount"]],
+      [{ minimum_amount: 100, maximum_amount: 500, preset_amount: 600 }, ["body", "prices", 0, "preset_amount"]],
+      [{ minimum_amount: -1 }, ["body", "prices", 0, "minimum_amount"]],
+      [{ minimum_amount: 20 }, ["body", "prices", 0, "minimum_amount"]],
+      [{ preset_amount: 10 }, ["body", "prices", 0, "preset_amount"]],
+      [{ maximum_amount: 0 }, ["body", "prices", 0, "maximum_amount"]],
+    ];
+    for (const [amounts, loc] of bad) {
+      const res = await raw(seller.token, "POST", "/v1/products/", { name: "Bad custom", prices: [{ amount_type: "custom", ...amounts }] });
+      expect(res.status, JSON.stringify(amounts)).toBe(422);
+      expect(locs(res.body)).toContainEqual(loc);
+    }
+  });
+
+  it("creates free prices (0.47.1 only: 0.49.0 no longer parses them)", async () => {
+    const product = await seller.sdk.products.create({ name: "Freebie", prices: [{ amountType: "free" }] });
+    expect(product.prices[0]).toMatchObject({ amountType: "free", priceCurrency: "usd" });
+    const got = await seller.sdk.products.get({ id: product.id });
+    expect(got.prices[0]?.amountType).toBe("free");
+  });
+
+  it("creates seat-based prices with contiguous tiers", async () => {
+    const product = await seller.sdk.products.create({
+      name: "Team plan",
+      recurringInterval: "year",
+      recurringIntervalCount: 2,
+      prices: [
+        {
+          amountType: "seat_based",
+          seatTiers: {
+            tiers: [
+              { minSeats: 11, maxSeats: null, pricePerSeat: 800 },
+              { minSeats: 1, maxSeats: 10, pricePerSeat: 1000 },
+            ],
+          },
+        },
+      ],
+    });
+    expect(product.recurringIntervalCount).toBe(2);
+    expect(product.prices[0]).toMatchObject({
+      amountType: "seat_based",
+      seatTiers: {
+        seatTierType: "volume",
+        tiers: [
+          { minSeats: 1, maxSeats: 10, pricePerSeat: 1000 },
+          { minSeats: 11, maxSeats: null, pricePerSeat: 800 },
+        ],
+        minimumSeats: 1,
+        maximumSeats: null,
+      },
+    });
+    const bounded = await seller.sdk049.products.create({
+      name: "Small team",
+      recurringInterval: "month",
+      prices: [{ amountType: "seat_based", seatTiers: { seatTierType: "graduated", tiers: [{ minSeats: 2, maxSeats: 5, pricePerSeat: 0 }] } }],
+    });
+    expect(bounded.prices[0]).toMatchObject({ seatTiers: { seatTierType: "graduated", minimumSeats: 2, maximumSeats: 5 } });
+
+    const bad: Array<[unknown, string]> = [
+      [[{ min_seats: 1, max_seats: 5, price_per_seat: 100 }, { min_seats: 7, price_per_seat: 90 }], "gap"],
+      [[{ min_seats: 1, max_seats: 5, price_per_seat: 100 }, { min_seats: 5, price_per_seat: 90 }], "overlap"],
+      [[{ min_seats: 1, price_per_seat: 100 }, { min_seats: 5, price_per_seat: 90 }], "unlimited not last"],
+      [[{ min_seats: 0, price_per_seat: 100 }], "min_seats 0"],
+      [[{ min_seats: 1, price_per_seat: -1 }], "negative price"],
+      [[{ min_seats: 5, max_seats: 2, price_per_seat: 1 }], "max below min"],
+      [[], "no tiers"],
+    ];
+    for (const [tiers, why] of bad) {
+      const res = await raw(seller.token, "POST", "/v1/products/", {
+        name: "Bad seats",
+        recurring_interval: "month",
+        prices: [{ amount_type: "seat_based", seat_tiers: { tiers } }],
+      });
+      expect(res.status, why).toBe(422);
+      expect(JSON.stringify(locs(res.body)), why).toContain('["body","prices",0,"seat_tiers"');
+    }
+  });
+
+  it("creates and migrates legacy recurring products (prices carrying their own interval)", async () => {
+    const created = await raw(seller.token, "POST", "/v1/products/", {
+      name: "Legacy plan",
+      prices: [
+        { type: "recurring", recurring_interval: "month", amount_type: "fixed", price_amount: 1000 },
+        { type: "recurring", recurring_interval: "year", amount_type: "custom", minimum_amount: 5000 },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const legacy = await seller.sdk.products.get({ id });
+    expect(legacy).toMatchObject({ recurringInterval: null, isRecurring: true });
+    expect(legacy.prices).toHaveLength(2);
+    expect(legacy.prices[0]).toMatchObject({ legacy: true, type: "recurring", recurringInterval: "month", amountType: "fixed", priceAmount: 1000 });
+    expect(legacy.prices[1]).toMatchObject({ legacy: true, type: "recurring", recurringInterval: "year", amountType: "custom" });
+    const legacy049 = await seller.sdk049.products.get({ id });
+    expect(legacy049.prices[0]).toMatchObject({ legacy: true, recurringInterval: "month" });
+    const recurringOnes = await seller.sdk.products.list({ isRecurring: true, query: "Legacy plan" });
+    expect(recurringOnes.result.items.map((p) => p.id)).toEqual([id]);
+
+    // legacy prices follow legacy rules
+    const twoMonthly = await raw(seller.token, "POST", "/v1/products/", {
+      name: "Legacy dup",
+      prices: [
+        { type: "recurring", recurring_interval: "month", amount_type: "fixed", price_amount: 1000 },
+        { type: "recurring", recurring_interval: "month", amount_type: "fixed", price_amount: 2000 },
+      ],
+    });
+    expect(twoMonthly.status).toBe(422);
+    const mixed = await raw(seller.token, "POST", "/v1/products/", {
+      name: "Legacy mixed",
+      prices: [{ type: "recurring", recurring_interval: "month", amount_type: "fixed", price_amount: 1000 }, fixed(500)],
+    });
+    expect(mixed.status).toBe(422);
+    const onCurrent = await raw(seller.token, "POST", "/v1/products/", {
+      name: "Not legacy",
+      recurring_interval: "month",
+      prices: [{ type: "recurring", recurring_interval: "year", amount_type: "fixed", price_amount: 1000 }],
+    });
+    expect(onCurrent.status).toBe(422);
+    const noInterval = await raw(seller.token, "POST", "/v1/products/", {
+      name: "Legacy half",
+      prices: [{ type: "recurring", amount_type: "fixed", price_amount: 1000 }],
+    });
+    expect(noInterval.status).toBe(422);
+    expect(locs(noInterval.body)).toEqual([["body", "prices", 0, "recurring_interval"]]);
+
+    // setting the interval needs new prices, and ends the legacy shape
+    const withoutPrices = await raw(seller.token, "PATCH", `/v1/products/${id}`, { recurring_interval: "month" });
+    expect(withoutPrices.status).toBe(422);
+    const keepLegacy = await raw(seller.token, "PATCH", `/v1/products/${id}`, {
+      recurring_interval: "month",
+      prices: [{ id: legacy.prices[0]?.id }],
+    });
+    expect(keepLegacy.status).toBe(422);
+    const migrated = await seller.sdk.products.update({
+      id,
+      productUpdate: { recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 1200 }] },
+    });
+    expect(migrated).toMatchObject({ recurringInterval: "month", recurringIntervalCount: 1, isRecurring: true });
+    expect(migrated.prices).toHaveLength(1);
+    expect(migrated.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 1200 });
+    expect("legacy" in migrated.prices[0]!).toBe(false);
+    const archived = await server.database.db.select().from(productPrice).where(eq(productPrice.productId, id));
+    expect(archived.filter((p) => p.legacy).every((p) => p.isArchived)).toBe(true);
+    // and now it is fixed
+    const change = await raw(seller.token, "PATCH", `/v1/products/${id}`, { recurring_interval: "year" });
+    expect(change.status).toBe(422);
+  });
+
+  it("creates through 0.49.0 (with a meter interval)", async () => {
+    const product = await seller.sdk049.products.create({
+      name: "Usage plan 049",
+      recurringInterval: "month",
+      meterInterval: "day",
+      prices: [{ amountType: "metered_unit", meterId, unitAmount: "2" }],
+    });
+    expect(product).toMatchObject({ meterInterval: "day", meterIntervalCount: 1, recurringInterval: "month" });
+    expect(product.prices[0]).toMatchObject({ amountType: "metered_unit", unitAmount: "2" });
+  });
+});
+
+describe("/v1/products: update", () => {
+  it("replaces prices: kept ones by id, new ones created, the rest archived", async () => {
+    const product = await seller.sdk.products.create({
+      name: "Replaceable",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 1000 },
+        { amountType: "metered_unit", meterId, unitAmount: "1" },
+      ],
+    });
+    const [flat, metered] = product.prices;
+    const updated = await seller.sdk.products.update({
+      id: product.id,
+      productUpdate: {
+        prices: [{ id: metered!.id }, { amountType: "custom", minimumAmount: 500 }],
+      },
+    });
+    expect(updated.prices.map((p) => p.id)).toEqual([metered!.id, expect.any(String)]);
+    expect(updated.prices[1]).toMatchObject({ amountType: "custom", minimumAmount: 500 });
+    expect(updated.modifiedAt).toBeInstanceOf(Date);
+    const [row] = await server.database.db.select().from(productPrice).where(eq(productPrice.id, flat!.id));
+    expect(row?.isArchived).toBe(true);
+
+    // an archived or unknown price can't be kept; nothing changes when refused
+    const keepArchived = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, { prices: [{ id: flat!.id }] });
+    expect(keepArchived.status).toBe(422);
+    expect(locs(keepArchived.body)).toEqual([["body", "prices", 0, "id"]]);
+    const twice = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, {
+      prices: [{ id: metered!.id }, { id: metered!.id }],
+    });
+    expect(twice.status).toBe(422);
+    const empty = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, { prices: [] });
+    expect(empty.status).toBe(422);
+    const twoStatic = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, {
+      name: "Should not apply",
+      prices: [...updated.prices.map((p) => ({ id: p.id })), fixed(700)],
+    });
+    expect(twoStatic.status).toBe(422);
+    const after = await seller.sdk.products.get({ id: product.id });
+    expect(after.name).toBe("Replaceable");
+    expect(after.prices.map((p) => p.id)).toEqual(updated.prices.map((p) => p.id));
+  });
+
+  it("updates the product's fields, archives and unarchives it", async () => {
+    const product = await seller.sdk.products.create({
+      name: "Editable",
+      description: "before",
+      recurringInterval: "week",
+      prices: [{ amountType: "fixed", priceAmount: 300 }],
+      metadata: { a: "1" },
+    });
+    const updated = await seller.sdk.products.update({
+      id: product.id,
+      productUpdate: {
+        name: "Edited",
+        description: "after",
+        visibility: "draft",
+        metadata: { b: 2 },
+        trialInterval: "day",
+        trialIntervalCount: 7,
+        recurringInterval: "week",
+        recurringIntervalCount: 1,
+      },
+    });
+    expect(updated).toMatchObject({
+      name: "Edited",
+      description: "after",
+      visibility: "draft",
+      metadata: { b: 2 },
+      trialInterval: "day",
+      trialIntervalCount: 7,
+    });
+    const cleared = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, { description: "", trial_interval: null, trial_interval_count: null });
+    expect(cleared.body).toMatchObject({ description: null, trial_interval: null, trial_interval_count: null });
+    const archived = await seller.sdk.products.update({ id: product.id, productUpdate: { isArchived: true } });
+    expect(archived.isArchived).toBe(true);
+    const archivedList = await seller.sdk.products.list({ isArchived: true, query: "Edited" });
+    expect(archivedList.result.items.map((p) => p.id)).toEqual([product.id]);
+    const unarchived = await seller.sdk.products.update({ id: product.id, productUpdate: { isArchived: false } });
+    expect(unarchived.isArchived).toBe(false);
+
+    for (const [body, loc] of [
+      [{ recurring_interval: "month" }, ["body", "recurring_interval"]],
+      [{ recurring_interval_count: 3 }, ["body", "recurring_interval_count"]],
+      [{ name: "ab" }, ["body", "name"]],
+      [{ visibility: "hidden" }, ["body", "visibility"]],
+      [{ trial_interval: "fortnight" }, ["body", "trial_interval"]],
+      [{ trial_interval: "day", trial_interval_count: null }, ["body", "trial_interval_count"]],
+      [{ is_archived: "yes" }, ["body", "is_archived"]],
+      [{ metadata: { k: [1] } }, ["body", "metadata", "k"]],
+    ] as Array<[Record<string, unknown>, unknown[]]>) {
+      const res = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(locs(res.body)).toContainEqual(loc);
+    }
+    expect((await seller.sdk.products.get({ id: product.id })).name).toBe("Edited");
+
+    const oneTime = await seller.sdk.products.create({ name: "One time", prices: [{ amountType: "fixed", priceAmount: 100 }] });
+    const toRecurring = await raw(seller.token, "PATCH", `/v1/products/${oneTime.id}`, { recurring_interval: "month" });
+    expect(toRecurring.status).toBe(422);
+    const trialOnOneTime = await raw(seller.token, "PATCH", `/v1/products/${oneTime.id}`, { trial_interval: "day", trial_interval_count: 3 });
+    expect(trialOnOneTime.status).toBe(422);
+  });
+
+  it("replaces medias and attached custom fields", async () => {
+    const a = await uploadFile(seller.sdk, "a.png", Buffer.from("a"));
+    const b = await uploadFile(seller.sdk, "b.png", Buffer.from("b"));
+    const f1 = await seller.sdk.customFields.create({ type: "checkbox", slug: "agree", name: "Agree", properties: {} });
+    const f2 = await seller.sdk.customFields.create({ type: "number", slug: "count", name: "Count", properties: {} });
+    const product = await seller.sdk.products.create({
+      name: "With medias",
+      prices: [{ amountType: "fixed", priceAmount: 100 }],
+      medias: [a.id],
+      attachedCustomFields: [{ customFieldId: f1.id, required: false }],
+    });
+    const updated = await seller.sdk.products.update({
+      id: product.id,
+      productUpdate: {
+        medias: [b.id, a.id],
+        attachedCustomFields: [
+          { customFieldId: f2.id, required: true },
+          { customFieldId: f1.id, required: false },
+        ],
+      },
+    });
+    expect(updated.medias.map((m) => m.id)).toEqual([b.id, a.id]);
+    expect(updated.attachedCustomFields.map((f) => [f.customFieldId, f.order, f.required])).toEqual([
+      [f2.id, 0, true],
+      [f1.id, 1, false],
+    ]);
+    // deleting a field or a file takes it off the product
+    await seller.sdk.customFields.delete({ id: f2.id });
+    await seller.sdk.files.delete({ id: b.id });
+    const after = await seller.sdk.products.get({ id: product.id });
+    expect(after.attachedCustomFields.map((f) => [f.customFieldId, f.order])).toEqual([[f1.id, 0]]);
+    expect(after.medias.map((m) => m.id)).toEqual([a.id]);
+    const cleared = await seller.sdk.products.update({ id: product.id, productUpdate: { medias: [], attachedCustomFields: [] } });
+    expect(cleared.medias).toEqual([]);
+    expect(cleared.attachedCustomFields).toEqual([]);
+  });
+
+  it("updates benefits (full Benefit shapes, in order)", async () => {
+    const b1 = await seller.sdk.benefits.create({ type: "custom", description: "Priority support", properties: { note: "Mail us" } });
+    const b2 = await seller.sdk.benefits.create({ type: "custom", description: "Sticker pack", properties: {} });
+    const product = await seller.sdk.products.create({ name: "With benefits", prices: [{ amountType: "fixed", priceAmount: 100 }] });
+    const updated = await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [b2.id, b1.id] } });
+    expect(updated.benefits.map((b) => b.id)).toEqual([b2.id, b1.id]);
+    expect(updated.benefits[1]).toMatchObject({ type: "custom", description: "Priority support", properties: { note: "Mail us" } });
+    const byBenefit = await seller.sdk.products.list({ benefitId: b1.id });
+    expect(byBenefit.result.items.map((p) => p.id)).toEqual([product.id]);
+    const got049 = await seller.sdk049.products.get({ id: product.id });
+    expect(got049.benefits.map((b) => b.id)).toEqual([b2.id, b1.id]);
+
+    const foreign = await other.sdk.benefits.create({ type: "custom", description: "Theirs", properties: {} });
+    const refused = await raw(seller.token, "POST", `/v1/products/${product.id}/benefits`, { benefits: [b1.id, foreign.id] });
+    expect(refused.status).toBe(422);
+    expect(issues(refused.body)).toEqual([
+      { loc: ["body", "benefits", 1], msg: "Benefit does not exist.", type: "value_error", input: foreign.id },
+    ]);
+    expect((await raw(seller.token, "POST", `/v1/products/${product.id}/benefits`, { benefits: ["nope"] })).status).toBe(422);
+    expect((await raw(seller.token, "POST", `/v1/products/${product.id}/benefits`, {})).status).toBe(422);
+    expect((await seller.sdk.products.get({ id: product.id })).benefits.map((b) => b.id)).toEqual([b2.id, b1.id]);
+    const none = await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [] } });
+    expect(none.benefits).toEqual([]);
+  });
+});
+
+describe("/v1/products: list", () => {
+  it("filters by query, archived, recurring, visibility, id and metadata; sorts and paginates", async () => {
+    const tag = `L${Date.now().toString(36)}`;
+    const make = (name: string, extra: Record<string, unknown>) =>
+      raw(seller.token, "POST", "/v1/products/", { name: `${tag} ${name}`, prices: [fixed(1000)], ...extra }).then((r) => {
+        if (r.status !== 201) throw new Error(JSON.stringify(r.body));
+        return r.body.id as string;
+      });
+    const alpha = await make("alpha", { metadata: { tier: "gold", rank: 1 }, prices: [fixed(3000)] });
+    const beta = await make("beta", { recurring_interval: "month", metadata: { tier: "silver" }, prices: [fixed(2000)] });
+    const gamma = await make("gamma", { visibility: "draft", metadata: { tier: "gold" }, prices: [{ amount_type: "custom", minimum_amount: 100 }] });
+
+    const q = await seller.sdk.products.list({ query: tag.toLowerCase() });
+    expect(q.result.items.map((p) => p.id)).toEqual([gamma, beta, alpha]);
+    const byName = await seller.sdk.products.list({ query: tag, sorting: ["name"] });
+    expect(byName.result.items.map((p) => p.id)).toEqual([alpha, beta, gamma]);
+    const byAmount = await seller.sdk.products.list({ query: tag, sorting: ["-price_amount"] });
+    expect(byAmount.result.items.map((p) => p.id)).toEqual([alpha, beta, gamma]);
+    const byType = await seller.sdk.products.list({ query: tag, sorting: ["price_amount_type", "name"] });
+    expect(byType.result.items.map((p) => p.id)).toEqual([gamma, alpha, beta]);
+    const recurring = await seller.sdk.products.list({ query: tag, isRecurring: true });
+    expect(recurring.result.items.map((p) => p.id)).toEqual([beta]);
+    const oneTime = await seller.sdk.products.list({ query: tag, isRecurring: false });
+    expect(oneTime.result.items.map((p) => p.id).sort()).toEqual([alpha, gamma].sort());
+    const gold = await seller.sdk.products.list({ query: tag, metadata: { tier: "gold" } });
+    expect(gold.result.items.map((p) => p.id).sort()).toEqual([alpha, gamma].sort());
+    const anyTier = await seller.sdk.products.list({ query: tag, metadata: { tier: ["gold", "silver"] } });
+    expect(anyTier.result.items).toHaveLength(3);
+    const ranked = await seller.sdk.products.list({ query: tag, metadata: { rank: 1 } });
+    expect(ranked.result.items.map((p) => p.id)).toEqual([alpha]);
+    const drafts = await seller.sdk.products.list({ query: tag, visibility: ["draft"] });
+    expect(drafts.result.items.map((p) => p.id)).toEqual([gamma]);
+    const byId = await seller.sdk.products.list({ id: [alpha, beta] });
+    expect(byId.result.items.map((p) => p.id).sort()).toEqual([alpha, beta].sort());
+    const ownOrg = await seller.sdk.products.list({ query: tag, organizationId: seller.organizationId });
+    expect(ownOrg.result.items).toHaveLength(3);
+
+    const first = await seller.sdk.products.list({ query: tag, limit: 2 });
+    expect(first.result.pagination).toEqual({ totalCount: 3, maxPage: 2 });
+    const ids: string[] = [];
+    for await (const p of first) ids.push(...p.result.items.map((x) => x.id));
+    expect(ids).toEqual([gamma, beta, alpha]);
+
+    const list049 = await seller.sdk049.products.list({ query: tag, limit: 10 });
+    expect(list049.result.items.map((p) => p.id)).toEqual([gamma, beta, alpha]);
+
+    for (const bad of ["is_archived=maybe", "sorting=price", "limit=1000", "page=0", "benefit_id=x", "visibility=secret", "id=1"]) {
+      expect((await raw(seller.token, "GET", `/v1/products/?${bad}`)).status, bad).toBe(422);
+    }
+  });
+});
+
+describe("/v1/products: validation, scopes and tenancy", () => {
+  it("refuses invalid creates with 422 and creates nothing", async () => {
+    const count = async () => (await seller.sdk.products.list({ limit: 1 })).result.pagination.totalCount;
+    const before = await count();
+    const otherMeter = await other.sdk.meters.create({
+      name: "Theirs",
+      filter: { conjunction: "and", clauses: [] },
+      aggregation: { func: "count" },
+    });
+    const theirField = await other.sdk.customFields.create({ type: "checkbox", slug: "theirs", name: "Theirs", properties: {} });
+    const theirMedia = await uploadFile(other.sdk, "theirs.png", Buffer.from("theirs"));
+    const ownDownload = await uploadFile(seller.sdk, "doc.pdf", Buffer.from("pdf"), "downloadable");
+    const cases: Array<[Record<string, unknown>, unknown[]]> = [
+      [{ name: "No prices", prices: [] }, ["body", "prices"]],
+      [{ prices: [fixed(100)] }, ["body", "name"]],
+      [{ name: "ab", prices: [fixed(100)] }, ["body", "name"]],
+      [{ name: "x".repeat(65), prices: [fixed(100)] }, ["body", "name"]],
+      [{ name: "Low", prices: [fixed(49)] }, ["body", "prices", 0, "price_amount"]],
+      [{ name: "Float", prices: [fixed(10.5)] }, ["body", "prices", 0, "price_amount"]],
+      [{ name: "Huge", prices: [fixed(100_000_000)] }, ["body", "prices", 0, "price_amount"]],
+      [{ name: "Kind", prices: [{ amount_type: "tiered" }] }, ["body", "prices", 0, "amount_type"]],
+      [{ name: "Currency", prices: [{ ...fixed(100), price_currency: "USD" }] }, ["body", "prices", 0, "price_currency"]],
+      [{ name: "Tax", prices: [{ ...fixed(100), tax_behavior: "sometimes" }] }, ["body", "prices", 0, "tax_behavior"]],
+      [{ name: "Two static", prices: [fixed(100), { amount_type: "free" }] }, ["body", "prices", 1]],
+      [{ name: "Metered once", prices: [{ amount_type: "metered_unit", meter_id: meterId, unit_amount: "1" }] }, ["body", "prices", 0]],
+      [{ name: "Unit zero", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: meterId, unit_amount: "0" }] }, ["body", "prices", 0, "unit_amount"]],
+      [{ name: "Unit text", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: meterId, unit_amount: "abc" }] }, ["body", "prices", 0, "unit_amount"]],
+      [{ name: "Unit digits", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: meterId, unit_amount: "0.0000000000001" }] }, ["body", "prices", 0, "unit_amount"]],
+      [{ name: "Cap", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: meterId, unit_amount: "1", cap_amount: -5 }] }, ["body", "prices", 0, "cap_amount"]],
+      [{ name: "Their meter", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: otherMeter.id, unit_amount: "1" }] }, ["body", "prices", 0, "meter_id"]],
+      [{ name: "Bad meter id", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: "m-1", unit_amount: "1" }] }, ["body", "prices", 0, "meter_id"]],
+      [{ name: "Interval", recurring_interval: "fortnight", prices: [fixed(100)] }, ["body", "recurring_interval"]],
+      [{ name: "Count", recurring_interval: "month", recurring_interval_count: 0, prices: [fixed(100)] }, ["body", "recurring_interval_count"]],
+      [{ name: "Count once", recurring_interval_count: 2, prices: [fixed(100)] }, ["body", "recurring_interval_count"]],
+      [{ name: "Trial once", trial_interval: "day", trial_interval_count: 3, prices: [fixed(100)] }, ["body", "trial_interval"]],
+      [{ name: "Trial half", recurring_interval: "month", trial_interval: "day", prices: [fixed(100)] }, ["body", "trial_interval_count"]],
+      [{ name: "Trial long", recurring_interval: "month", trial_interval: "day", trial_interval_count: 1001, prices: [fixed(100)] }, ["body", "trial_interval_count"]],
+      [{ name: "Their media", medias: [theirMedia.id], prices: [fixed(100)] }, ["body", "medias", 0]],
+      [{ name: "Download media", medias: [ownDownload.id], prices: [fixed(100)] }, ["body", "medias", 0]],
+      [{ name: "Their field", attached_custom_fields: [{ custom_field_id: theirField.id, required: true }], prices: [fixed(100)] }, ["body", "attached_custom_fields", 0, "custom_field_id"]],
+      [{ name: "Field shape", attached_custom_fields: [{ custom_field_id: theirField.id }], prices: [fixed(100)] }, ["body", "attached_custom_fields", 0, "required"]],
+      [{ name: "Metadata", metadata: { a: null }, prices: [fixed(100)] }, ["body", "metadata", "a"]],
+      [{ name: "Visibility", visibility: "secret", prices: [fixed(100)] }, ["body", "visibility"]],
+    ];
+    for (const [body, loc] of cases) {
+      const res = await raw(seller.token, "POST", "/v1/products/", body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(locs(res.body), JSON.stringify(body)).toContainEqual(loc);
+    }
+    expect((await raw(seller.token, "POST", "/v1/products/", "{bad json")).status).toBe(422);
+    expect((await raw(seller.token, "POST", "/v1/products/", [1, 2])).status).toBe(422);
+    expect((await raw(seller.token, "GET", "/v1/products/not-a-uuid")).status).toBe(422);
+    expect(await count()).toBe(before);
+  });
+
+  it("enforces scopes", async () => {
+    const readKey = await seller.createKey({ products: ["read"] });
+    const reader = sdkFor(server, readKey);
+    const listed = await reader.products.list({ limit: 1 });
+    const some = listed.result.items[0];
+    if (!some) throw new Error("no product");
+    expect((await reader.products.get({ id: some.id })).id).toBe(some.id);
+    expect((await raw(readKey, "POST", "/v1/products/", { name: "Nope", prices: [fixed(100)] })).status).toBe(403);
+    expect((await raw(readKey, "PATCH", `/v1/products/${some.id}`, { name: "Nope" })).status).toBe(403);
+    const denied = await raw(readKey, "POST", `/v1/products/${some.id}/benefits`, { benefits: [] });
+    expect(denied.status).toBe(403);
+    expect(denied.body).toMatchObject({ error: "NotPermitted" });
+    const noProducts = await seller.createKey({ files: ["read"] });
+    expect((await raw(noProducts, "GET", "/v1/products/")).status).toBe(403);
+    const writer = sdkFor(server, await seller.createKey({ products: ["write"] }));
+    const made = await writer.products.create({ name: "By key", prices: [{ amountType: "fixed", priceAmount: 100 }] });
+    expect(made.organizationId).toBe(seller.organizationId);
+  });
+
+  it("keeps organizations apart", async () => {
+    const mine = await seller.sdk.products.create({ name: "Mine only", prices: [{ amountType: "fixed", priceAmount: 100 }] });
+    await expect(other.sdk.products.get({ id: mine.id })).rejects.toMatchObject({ error: "ResourceNotFound" });
+    await expect(other.sdk.products.update({ id: mine.id, productUpdate: { name: "Hijack" } })).rejects.toMatchObject({
+      error: "ResourceNotFound",
+    });
+    const benefits = await raw(other.token, "POST", `/v1/products/${mine.id}/benefits`, { benefits: [] });
+    expect(benefits.status).toBe(404);
+    expect(benefits.body).toMatchObject({ error: "ResourceNotFound" });
+    const theirs = await other.sdk.products.list({ limit: 100 });
+    expect(theirs.result.items.every((p) => p.organizationId === other.organizationId)).toBe(true);
+    expect((await other.sdk.products.list({ id: [mine.id] })).result.items).toEqual([]);
+    expect((await raw(seller.token, "GET", `/v1/products/?organization_id=${other.organizationId}`)).status).toBe(404);
+    const key = await seller.createKey();
+    expect((await raw(key, "POST", "/v1/products/", { name: "Elsewhere", organization_id: other.organizationId, prices: [fixed(100)] })).status).toBe(404);
+    // a price id of another organization's product can't be kept
+    const theirProduct = await other.sdk.products.create({ name: "Theirs", prices: [{ amountType: "fixed", priceAmount: 100 }] });
+    const steal = await raw(seller.token, "PATCH", `/v1/products/${mine.id}`, { prices: [{ id: theirProduct.prices[0]?.id }] });
+    expect(steal.status).toBe(422);
+    expect((await seller.sdk.products.get({ id: mine.id })).name).toBe("Mine only");
+  });
+});
