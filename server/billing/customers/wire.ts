@@ -43,13 +43,3 @@ export function toCustomerWire(row: CustomerRow) {
 }
 
 export type CustomerWire = ReturnType<typeof toCustomerWire>;
-
-export interface CustomerStateMeterWire {
-  id: string;
-  created_at: string;
-  modified_at: string | null;
-  meter_id: string;
-  consumed_units: number;
-  credited_units: number;
-  balance: number;
-}
