@@ -73,7 +73,27 @@ export function zodIssues(error: z.ZodError, where: "body" | "query" | "path", i
   });
 }
 
+/** PostgreSQL text and jsonb cannot hold U+0000: refuse it here rather than fail (500) in the database. */
+function nulIssue(input: unknown, where: "body" | "query" | "path"): ValidationIssue | null {
+  const stack: Array<[unknown, Array<string | number>]> = [[input, []]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) return { loc: [where, ...path], msg: "Input should not contain NUL characters", type: "string_nul" };
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        const at = [...path, Array.isArray(value) ? Number(key) : key];
+        if (key.includes("\u0000")) return { loc: [where, ...at], msg: "Keys should not contain NUL characters", type: "string_nul" };
+        stack.push([item, at]);
+      }
+    }
+  }
+  return null;
+}
+
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where: "body" | "query" | "path"): z.output<S> {
+  const nul = nulIssue(input, where);
+  if (nul) throw validationError([nul]);
   const result = schema.safeParse(input);
   if (!result.success) throw validationError(zodIssues(result.error, where, input));
   return result.data;

@@ -318,6 +318,8 @@ describe("/v1/benefits validation", () => {
     ["too short description", { type: "custom", description: "ab", properties: {} }, ["body", "description"]],
     ["too long description", { type: "custom", description: "x".repeat(43), properties: {} }, ["body", "description"]],
     ["missing properties", { type: "custom", description: "Perk" }, ["body", "properties"]],
+    ["NUL in description", { type: "custom", description: "Pe\u0000rk", properties: {} }, ["body", "description"]],
+    ["NUL in a metadata key", { ...custom("Perk"), metadata: { "k\u0000": "v" } }, ["body", "metadata", "k\u0000"]],
     ["metadata nested object", { ...custom("Perk"), metadata: { a: { b: 1 } } }, ["body", "metadata", "a"]],
     ["metadata null value", { ...custom("Perk"), metadata: { a: null } }, ["body", "metadata", "a"]],
     [
@@ -428,7 +430,7 @@ describe("/v1/benefits validation", () => {
 
   it("refuses malformed JSON and bad list queries with 422", async () => {
     expect((await raw(seller.token, "POST", "/v1/benefits/", "{not json")).status).toBe(422);
-    for (const q of ["type=newsletter", "limit=0", "limit=101", "page=0", "sorting=name", "id=nope", "exclude_id=1", "limit=abc"]) {
+    for (const q of ["query=%00", "metadata%5Bplan%5D=a%00", "type=newsletter", "limit=0", "limit=101", "page=0", "sorting=name", "id=nope", "exclude_id=1", "limit=abc"]) {
       const res = await raw(seller.token, "GET", `/v1/benefits/?${q}`);
       expect(res.status, q).toBe(422);
     }

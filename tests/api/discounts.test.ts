@@ -394,6 +394,7 @@ describe("/v1/discounts validation", () => {
     ["unknown duration", { ...base, duration: "weekly" }, "duration"],
     ["missing name", { type: "percentage", duration: "once", basis_points: 1000 }, "name"],
     ["empty name", { ...base, name: "  " }, "name"],
+    ["NUL in name", { ...base, name: "Sale\u0000" }, "name"],
     ["basis points 0", { ...base, basis_points: 0 }, "basis_points"],
     ["basis points over 10000", { ...base, basis_points: 10001 }, "basis_points"],
     ["basis points fractional", { ...base, basis_points: 10.5 }, "basis_points"],
@@ -438,7 +439,7 @@ describe("/v1/discounts validation", () => {
   it("refuses malformed JSON and bad list queries", async () => {
     expect((await raw(seller.token, "POST", "/v1/discounts/", "[1,")).status).toBe(422);
     expect((await raw(seller.token, "POST", "/v1/discounts/", [1, 2])).status).toBe(422);
-    for (const q of ["sorting=amount", "limit=0", "limit=1000", "page=-1", "organization_id=nope"]) {
+    for (const q of ["query=%00", "sorting=amount", "limit=0", "limit=1000", "page=-1", "organization_id=nope"]) {
       expect((await raw(seller.token, "GET", `/v1/discounts/?${q}`)).status, q).toBe(422);
     }
   });
