@@ -194,7 +194,7 @@ describe("GET /v1/events", () => {
         { name, externalCustomerId: "stranger", timestamp: t(4), metadata: { plan: "pro", n: 4 } },
       ],
     });
-    const ns = (events: Event[]) => events.map((e) => e.metadata.n);
+    const ns = (events: Event[]) => events.map((e) => (e.metadata as Record<string, unknown>).n);
 
     // a customer's events: by its id, or by the external id it carries
     expect(ns(await eventsOf({ customerId: customer.id, sorting: ["timestamp"] }))).toEqual([1, 2, 3]);
