@@ -113,6 +113,18 @@ describe("/v1/files", () => {
     expect("publicUrl" in f).toBe(false);
     // a downloadable is never public
     expect((await fetch(`${server.url}/v1/files/${f.id}/public`)).status).toBe(404);
+    // parts larger than the JSON body limit stream straight to storage
+    const big = Buffer.alloc(1536 * 1024, 7);
+    const up = await seller.sdk.files.create({
+      name: "big.png",
+      mimeType: "image/png",
+      size: big.length,
+      upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: big.length - 1 }] },
+      service: "product_media",
+    });
+    const parts = await putParts(up, big);
+    const done = await seller.sdk.files.uploaded({ id: up.id, fileUploadCompleted: { id: up.upload.id, path: up.path, parts } });
+    expect(done.sizeReadable).toBe("1.5 MB");
   });
 
   it("refuses parts with a bad token, an expired URL, the wrong size or checksum", async () => {
