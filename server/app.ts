@@ -9,6 +9,7 @@ import { createCallerResolver, type CallerResolver } from "./http/caller.js";
 import { referencePlugin } from "./http/reference.js";
 import { whoamiPlugin } from "./http/whoami.js";
 import { billingPlugin } from "./billing/index.js";
+import { webPlugin } from "./http/web.js";
 
 export interface AppDeps {
   config: Config;
@@ -54,5 +55,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(referencePlugin(auth, config.baseURL));
   await app.register(whoamiPlugin(callers));
   await app.register(billingPlugin({ db: database.db, config, callers }), { prefix: "/v1" });
+  await app.register(webPlugin(config));
   return { app, auth, callers };
 }

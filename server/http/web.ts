@@ -1,0 +1,80 @@
+// Serves the web app (web/, built by Vite into web/dist): its hashed files under /assets/, and index.html
+// for the app's own page routes only, so /api, /v1, /healthz and their 404s stay with their plugins.
+// Also GET /api/providers: which ways of signing in this server offers, for the sign-in page.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import fastifyStatic from "@fastify/static";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { Config } from "../config.js";
+
+export const WEB_DIST_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
+
+/** The paths the app has pages for; the invitation link of organization emails is one of them. */
+export const PAGE_ROUTES = ["/", "/sign-in", "/device", "/accept-invitation/*"] as const;
+
+// The pages load only their own script and stylesheet and call only this server. Framing is refused:
+// a framed device page could trick a signed-in user into clicking Approve.
+const PAGE_HEADERS = {
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "same-origin",
+  // the shell names the current hashed assets, so it is revalidated on every load
+  "cache-control": "no-cache",
+} as const;
+
+const NOT_BUILT = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="color-scheme" content="light dark"><title>till</title></head>
+<body><h1>The web app is not built</h1><p>Run <code>npm run build:web</code> (or <code>npm start</code>, which builds it) and reload.</p></body></html>
+`;
+
+export interface SocialProvider {
+  id: string;
+  name: string;
+}
+
+export interface ProvidersResponse {
+  emailAndPassword: boolean;
+  username: boolean;
+  social: SocialProvider[];
+}
+
+/** The providers of server/config.ts, named for a button ("Continue with …"). */
+export function providersOf(config: Config): ProvidersResponse {
+  const social: SocialProvider[] = [];
+  if (config.github) social.push({ id: "github", name: "GitHub" });
+  if (config.oidc) {
+    // the configuration has no display name for an OpenID provider; its issuer's host says who it is
+    social.push({ id: config.oidc.providerId, name: new URL(config.oidc.issuer).host });
+  }
+  return { emailAndPassword: true, username: true, social };
+}
+
+export function webPlugin(config: Config, distDir: string = WEB_DIST_DIR) {
+  return async function web(app: FastifyInstance): Promise<void> {
+    const providers = providersOf(config);
+    app.get("/api/providers", async (_req, reply) => reply.header("cache-control", "no-cache").send(providers));
+
+    await app.register(fastifyStatic, {
+      root: path.join(distDir, "assets"),
+      prefix: "/assets/",
+      index: false,
+      // file names carry a content hash
+      immutable: true,
+      maxAge: "365d",
+    });
+
+    const sendPage = (reply: FastifyReply) => {
+      // checked per request: a build made after the server started is picked up without a restart
+      if (!existsSync(path.join(distDir, "index.html"))) {
+        return reply.status(503).type("text/html; charset=utf-8").header("cache-control", "no-store").send(NOT_BUILT);
+      }
+      reply.headers(PAGE_HEADERS);
+      return reply.sendFile("index.html", distDir, { cacheControl: false });
+    };
+    for (const url of PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply));
+  };
+}

@@ -1,0 +1,462 @@
+// The web app in a real Chromium against the real server: serving (page routes, assets, headers, what it
+// must not shadow), sign-up and sign-in (email, username, a social provider on loopback, better-auth's
+// messages, callbackURL), the device approval page in every state, and the look (dark mode, a phone).
+// One browser for the file; each test gets fresh contexts (cookie jars).
+import { existsSync, mkdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { deviceCode } from "../../server/db/schema/auth.js";
+import { isWebBuildFresh } from "../../web/build.js";
+import { safeCallbackURL } from "../../web/src/callback.js";
+import { Client, uniqueEmail } from "../helpers/client.js";
+import { startOidcPeer, type OidcPeer } from "../helpers/oidc.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const PASSWORD = "correct-horse-battery";
+const CLIENT_ID = "till-cli";
+const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
+const GITHUB = { GITHUB_CLIENT_ID: "gh-client", GITHUB_CLIENT_SECRET: "gh-secret" };
+const SCREENSHOT_DIR = path.join(os.tmpdir(), "till-web-e2e");
+
+interface CodeResponse {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+}
+
+let server: TestServer;
+let oidc: OidcPeer;
+let browser: Browser;
+let contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
+  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
+  // genericOAuth reads the issuer's discovery document when the server starts: the peer goes first
+  oidc = await startOidcPeer();
+  server = await startServer({ ...oidc.env, ...GITHUB });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+});
+
+afterEach(async () => {
+  await Promise.all(contexts.map((c) => c.close()));
+  contexts = [];
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await oidc?.close();
+});
+
+async function newPage(opts: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
+  const context = await browser.newContext({ baseURL: server.url, ...opts });
+  context.setDefaultTimeout(10_000);
+  contexts.push(context);
+  return context.newPage();
+}
+
+/** A page whose context is signed in already (through the API, sharing the context's cookie jar). */
+async function signedInPage(email: string, opts: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
+  const page = await newPage(opts);
+  const res = await page.context().request.post("/api/auth/sign-in/email", {
+    data: { email, password: PASSWORD },
+    headers: { origin: server.url },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  return page;
+}
+
+async function newUser(tag: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const email = uniqueEmail(tag);
+  await new Client(server.url).signUp(email, PASSWORD, `${tag} Tester`, extra);
+  return email;
+}
+
+const alertText = async (page: Page) => (await page.getByRole("alert").textContent())?.trim();
+const heading = (page: Page, name: string) => page.getByRole("heading", { level: 1, name, exact: true }).waitFor();
+const pathOf = (page: Page) => {
+  const u = new URL(page.url());
+  return `${u.pathname}${u.search}`;
+};
+
+async function signInThroughForm(page: Page, identifier: string, password = PASSWORD): Promise<void> {
+  await page.getByLabel("Email or username", { exact: true }).fill(identifier);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+describe("serving the app", () => {
+  it("answers the page routes with the app shell, no-cache and headers that forbid framing", async () => {
+    for (const p of ["/", "/sign-in", "/device?user_code=ABCDEFGH", "/accept-invitation/some-id", "/sign-in/"]) {
+      const res = await fetch(`${server.url}${p}`);
+      expect(res.status, p).toBe(200);
+      expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(res.headers.get("cache-control")).toBe("no-cache");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(await res.text()).toContain('<div id="root"></div>');
+    }
+  });
+
+  it("serves the hashed assets as immutable and 404s a missing one", async () => {
+    const html = await (await fetch(`${server.url}/`)).text();
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    const style = /href="(\/assets\/[^"]+\.css)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    expect(style).toBeDefined();
+    const js = await fetch(`${server.url}${script}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toMatch(/^text\/javascript|^application\/javascript/);
+    expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const css = await fetch(`${server.url}${style}`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toMatch(/^text\/css/);
+
+    const missing = await fetch(`${server.url}/assets/nope-123.js`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: "ResourceNotFound", detail: "No route for GET /assets/nope-123.js" });
+  });
+
+  it("leaves /api, /v1, /healthz and unknown paths to the server", async () => {
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: "ok" });
+    expect(await (await fetch(`${server.url}/api/auth/ok`)).json()).toEqual({ ok: true });
+    for (const p of ["/api/nope", "/v1/nope/", "/settings", "/device/extra", "/index.html"]) {
+      const res = await fetch(`${server.url}${p}`);
+      expect(res.status, p).toBe(404);
+      expect(res.headers.get("content-type"), p).toMatch(/^application\/json/);
+    }
+    const whoami = await fetch(`${server.url}/api/whoami`);
+    expect(whoami.status).toBe(401);
+  });
+
+  it("tells the pages which ways of signing in are configured", async () => {
+    const res = await fetch(`${server.url}/api/providers`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      emailAndPassword: true,
+      username: true,
+      social: [
+        { id: "github", name: "GitHub" },
+        { id: "oidc", name: new URL(oidc.issuer).host },
+      ],
+    });
+  });
+});
+
+describe("sign-up and sign-in", () => {
+  it("signs up through the page and lands on the home page signed in", async () => {
+    const email = uniqueEmail("pageSignUp").toLowerCase();
+    const page = await newPage();
+    await page.goto("/sign-in");
+    await heading(page, "Sign in");
+    await page.getByRole("button", { name: "Create an account" }).click();
+    await heading(page, "Create an account");
+    expect(pathOf(page)).toBe("/sign-in?mode=sign-up");
+    await page.getByLabel("Name", { exact: true }).fill("Ada Page");
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel("Username (optional)").fill(`ada${Date.now().toString(36)}`);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL(`${server.url}/`);
+    await page.getByText(`Signed in as Ada Page (${email}).`).waitFor();
+
+    // and out again
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("link", { name: "Sign in" }).waitFor();
+    const session = await page.context().request.get("/api/auth/get-session");
+    expect(await session.json()).toBeNull();
+  });
+
+  it("signs in with email or with username and goes on to the callbackURL", async () => {
+    const username = `user${Date.now().toString(36)}`;
+    const email = await newUser("pageSignIn", { username });
+
+    const byEmail = await newPage();
+    await byEmail.goto(`/sign-in?callbackURL=${encodeURIComponent("/device")}`);
+    await byEmail.getByText("Sign in to approve the sign-in request from your device.").waitFor();
+    await signInThroughForm(byEmail, email);
+    await byEmail.waitForURL(`${server.url}/device`);
+    await heading(byEmail, "Connect a device");
+
+    const byUsername = await newPage();
+    await byUsername.goto("/sign-in");
+    await signInThroughForm(byUsername, username);
+    await byUsername.waitForURL(`${server.url}/`);
+    await byUsername.getByText(`Signed in as pageSignIn Tester (${email.toLowerCase()}).`).waitFor();
+
+    // a signed-in visitor of /sign-in is offered to go on, or to sign out
+    await byUsername.goto("/sign-in?callbackURL=%2Fdevice%3Fuser_code%3DABCD");
+    await byUsername.getByText(`You are signed in as pageSignIn Tester`).waitFor();
+    expect(await byUsername.getByRole("link", { name: "Continue" }).getAttribute("href")).toBe("/device?user_code=ABCD");
+  });
+
+  it("shows better-auth's messages as an alert", async () => {
+    const username = `taken${Date.now().toString(36)}`;
+    const email = await newUser("pageErrors", { username });
+    const page = await newPage();
+    await page.goto("/sign-in");
+
+    await signInThroughForm(page, email, "wrong-password-123");
+    await page.getByRole("alert").waitFor();
+    expect(await alertText(page)).toBe("Invalid email or password");
+
+    await signInThroughForm(page, username, "wrong-password-123");
+    await page.getByText("Invalid username or password").waitFor();
+    expect(await alertText(page)).toBe("Invalid username or password");
+
+    await page.goto("/sign-in?mode=sign-up");
+    await page.getByLabel("Name", { exact: true }).fill("Short");
+    await page.getByLabel("Email", { exact: true }).fill(uniqueEmail("short"));
+    await page.getByLabel("Password", { exact: true }).fill("short");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await alertText(page)).toBe("Password too short");
+
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByText("User already exists. Use another email.").waitFor();
+    expect(await alertText(page)).toBe("User already exists. Use another email.");
+    expect(page.url()).toBe(`${server.url}/sign-in?mode=sign-up`);
+  });
+
+  it("never leaves the site for a callbackURL of another origin", async () => {
+    const email = await newUser("pageCallback");
+    for (const callback of ["https://evil.example/steal", "//evil.example/steal"]) {
+      const page = await newPage();
+      await page.goto(`/sign-in?callbackURL=${encodeURIComponent(callback)}`);
+      await signInThroughForm(page, email);
+      await page.waitForURL(`${server.url}/`);
+    }
+  });
+
+  it("accepts only same-site paths as callbackURL", () => {
+    const origin = "https://till.example";
+    expect(safeCallbackURL("/device?user_code=AB#x", origin)).toBe("/device?user_code=AB#x");
+    expect(safeCallbackURL("/a/../b", origin)).toBe("/b");
+    for (const bad of [
+      null,
+      "",
+      "device",
+      "https://evil.example/",
+      "https://till.example/device",
+      "//evil.example",
+      "/\\evil.example",
+      "/\t/evil.example",
+      "javascript:alert(1)",
+    ]) {
+      expect(safeCallbackURL(bad, origin), String(bad)).toBe("/");
+    }
+  });
+
+  it("offers the configured social providers and signs in through the OpenID provider", async () => {
+    const sub = `page-${Date.now().toString(36)}`;
+    const email = uniqueEmail("pageOidc").toLowerCase();
+    oidc.addUser({ sub, email, emailVerified: true, name: "Olga Oidc" });
+    // the provider's test interaction signs in the user this header names
+    const page = await newPage({ extraHTTPHeaders: { "x-test-login": sub } });
+    await page.goto(`/sign-in?callbackURL=${encodeURIComponent("/device")}`);
+    await page.getByRole("button", { name: "Continue with GitHub" }).waitFor();
+    await page.getByRole("button", { name: `Continue with ${new URL(oidc.issuer).host}` }).click();
+    await page.waitForURL(`${server.url}/device`);
+    await page.getByText(`Signed in as ${email}.`).waitFor();
+  });
+});
+
+describe("device approval", () => {
+  async function requestCode(): Promise<CodeResponse> {
+    const res = await new Client(server.url).post<CodeResponse>("/api/auth/device/code", {
+      client_id: CLIENT_ID,
+      scope: "openid profile",
+    });
+    expect(res.status).toBe(200);
+    return res.body;
+  }
+
+  const poll = (code: string) =>
+    new Client(server.url).post<{ access_token?: string; error?: string }>("/api/auth/device/token", {
+      grant_type: GRANT_TYPE,
+      device_code: code,
+      client_id: CLIENT_ID,
+    });
+
+  const formatted = (userCode: string) => `${userCode.slice(0, 4)}-${userCode.slice(4)}`;
+
+  async function review(page: Page, code: CodeResponse): Promise<void> {
+    await heading(page, "Approve this device?");
+    const facts = (await page.locator("dl.facts").innerText()).replace(/\s+/g, " ").trim();
+    expect(facts).toBe(`Code ${formatted(code.user_code)} Client ${CLIENT_ID} Access openid profile`);
+  }
+
+  it("sends a signed-out user to sign in and back; Approve gives the device its token", async () => {
+    const email = await newUser("deviceApprove");
+    const code = await requestCode();
+    expect(code.verification_uri_complete).toBe(`${server.url}/device?user_code=${code.user_code}`);
+
+    const page = await newPage();
+    await page.goto(code.verification_uri_complete);
+    const back = `/device?user_code=${code.user_code}`;
+    await page.waitForURL(`${server.url}/sign-in?callbackURL=${encodeURIComponent(back)}`);
+    await heading(page, "Sign in");
+    await signInThroughForm(page, email);
+    await page.waitForURL(`${server.url}${back}`);
+    await review(page, code);
+    await page.getByText(`Signed in as ${email.toLowerCase()}.`).waitFor();
+
+    await page.getByRole("button", { name: "Approve" }).click();
+    await heading(page, "Device approved");
+    expect((await page.getByRole("status").textContent())?.trim()).toBe(
+      "Device approved — you can return to your terminal.",
+    );
+    // the new state's heading takes the focus, so a screen reader starts there
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+
+    const token = await poll(code.device_code);
+    expect(token.status, token.text).toBe(200);
+    expect(token.body.access_token).toEqual(expect.any(String));
+    const me = await new Client(server.url).get<{ user: { email: string } }>("/api/auth/get-session", {
+      authorization: `Bearer ${token.body.access_token}`,
+    });
+    expect(me.body.user.email).toBe(email.toLowerCase());
+
+    // the redeemed code is gone: the page says it does not know it
+    await page.reload();
+    await heading(page, "Code not found");
+  });
+
+  it("Deny refuses the device: the token endpoint answers access_denied", async () => {
+    const email = await newUser("deviceDeny");
+    const code = await requestCode();
+    const page = await signedInPage(email);
+    await page.goto(`/device?user_code=${code.user_code}`);
+    await review(page, code);
+    await page.getByRole("button", { name: "Deny" }).click();
+    await heading(page, "Request denied");
+    await page.getByText("Request denied — the device was not signed in. You can close this page.").waitFor();
+
+    const token = await poll(code.device_code);
+    expect(token.status).toBe(400);
+    expect(token.body).toMatchObject({ error: "access_denied" });
+  });
+
+  it("takes a code typed by hand, in any case and with the dash", async () => {
+    const email = await newUser("deviceTyped");
+    const code = await requestCode();
+    const page = await signedInPage(email);
+    await page.goto("/device");
+    await heading(page, "Connect a device");
+    await page.getByLabel("Code", { exact: true }).fill(formatted(code.user_code).toLowerCase());
+    await page.getByRole("button", { name: "Continue" }).click();
+    await heading(page, "Approve this device?");
+    await page.getByRole("button", { name: "Approve" }).click();
+    await heading(page, "Device approved");
+    expect((await poll(code.device_code)).status).toBe(200);
+  });
+
+  it("says so for an unknown code and lets the user type another", async () => {
+    const email = await newUser("deviceUnknown");
+    const page = await signedInPage(email);
+    await page.goto("/device?user_code=ZZZZ2222");
+    await heading(page, "Code not found");
+    expect(await alertText(page)).toBe(
+      "We could not find the code ZZZZ-2222. Check it against your terminal: it may be mistyped or already used.",
+    );
+    expect(await page.getByLabel("Code", { exact: true }).inputValue()).toBe("ZZZZ2222");
+  });
+
+  it("says so for an expired code", async () => {
+    const email = await newUser("deviceExpired");
+    const code = await requestCode();
+    await server.database.db
+      .update(deviceCode)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(deviceCode.deviceCode, code.device_code));
+    const page = await signedInPage(email);
+    await page.goto(`/device?user_code=${code.user_code}`);
+    await heading(page, "Code expired");
+    expect(await alertText(page)).toBe(
+      "This code has expired. Start the sign-in again in your terminal to get a new code.",
+    );
+  });
+
+  it("says so for a code already approved, and for a code another account claimed", async () => {
+    const email = await newUser("deviceUsed");
+    const code = await requestCode();
+    const page = await signedInPage(email);
+    await page.goto(`/device?user_code=${code.user_code}`);
+    await page.getByRole("button", { name: "Approve" }).click();
+    await heading(page, "Device approved");
+    await page.reload();
+    await heading(page, "Code already used");
+    expect(await alertText(page)).toBe(
+      "This code has already been approved. Start the sign-in again in your terminal if you need a new code.",
+    );
+
+    // the first account to open a code claims it; another one is told, and not shown the client
+    const claimed = await requestCode();
+    const first = await signedInPage(email);
+    await first.goto(`/device?user_code=${claimed.user_code}`);
+    await review(first, claimed);
+    const other = await signedInPage(await newUser("deviceOther"));
+    await other.goto(`/device?user_code=${claimed.user_code}`);
+    await heading(other, "Code claimed by another account");
+    expect(await other.locator("dl.facts").count()).toBe(0);
+    // and the first account's answer still counts
+    await first.getByRole("button", { name: "Approve" }).click();
+    await heading(first, "Device approved");
+  });
+});
+
+describe("the look", () => {
+  it("follows the dark colour scheme and keeps labels, focus and live regions", async () => {
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+
+    const dark = await newPage({ colorScheme: "dark" });
+    await dark.goto("/sign-in");
+    await heading(dark, "Sign in");
+    expect(await background(dark)).toBe("rgb(17, 20, 24)");
+    await dark.screenshot({ path: path.join(SCREENSHOT_DIR, "sign-in-dark.png"), fullPage: true });
+
+    const light = await newPage({ colorScheme: "light" });
+    await light.goto("/sign-in");
+    await heading(light, "Sign in");
+    expect(await background(light)).toBe("rgb(246, 247, 249)");
+
+    // every input has a label; the status region exists before anything is announced
+    expect(await dark.$$eval("input", (els) => els.every((e) => (e as HTMLInputElement).labels?.length === 1))).toBe(true);
+    expect(await dark.locator('[role="status"][aria-live="polite"]').count()).toBe(1);
+    // keyboard focus is visible
+    await dark.keyboard.press("Tab");
+    const outline = await dark.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+    expect(outline).toBe("solid");
+  });
+
+  it("fits a phone screen", async () => {
+    const email = await newUser("phone");
+    const code = await new Client(server.url).post<CodeResponse>("/api/auth/device/code", { client_id: CLIENT_ID });
+    const page = await signedInPage(email, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+    await page.goto(`/device?user_code=${code.body.user_code}`);
+    await heading(page, "Approve this device?");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, "device-phone.png"), fullPage: true });
+  });
+});

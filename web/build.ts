@@ -1,0 +1,102 @@
+// Builds the web app into web/dist, but only when its sources changed since the last build: a hash of the
+// sources (and of the build tools' versions) is kept in web/dist/.build-hash, so an unchanged tree costs one
+// hash and `npm start` stays fast. `node --import tsx web/build.ts [--force]` is `npm run build:web`.
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const WEB_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const DIST_DIR = path.join(WEB_DIR, "dist");
+const HASH_FILE = ".build-hash";
+const SOURCES = ["index.html", "vite.config.ts", "src"];
+const TOOLS = ["vite", "@vitejs/plugin-react", "react", "react-dom"];
+
+function filesUnder(rel: string): string[] {
+  const abs = path.join(WEB_DIR, rel);
+  if (!existsSync(abs)) return [];
+  if (!statSync(abs).isDirectory()) return [rel];
+  return readdirSync(abs)
+    .sort()
+    .flatMap((name) => filesUnder(path.join(rel, name)));
+}
+
+function toolVersion(name: string): string {
+  try {
+    const pkg = path.join(WEB_DIR, "..", "node_modules", name, "package.json");
+    return (JSON.parse(readFileSync(pkg, "utf8")) as { version?: string }).version ?? "?";
+  } catch {
+    return "missing";
+  }
+}
+
+/** What the build depends on: every source file's path and bytes, and the build tools' versions. */
+export function sourceHash(): string {
+  const h = createHash("sha256");
+  for (const rel of SOURCES.flatMap(filesUnder)) {
+    h.update(rel.split(path.sep).join("/")).update("\0").update(readFileSync(path.join(WEB_DIR, rel))).update("\0");
+  }
+  for (const tool of TOOLS) h.update(`${tool}@${toolVersion(tool)}\0`);
+  return h.digest("hex");
+}
+
+export function isWebBuildFresh(): boolean {
+  try {
+    return existsSync(path.join(DIST_DIR, "index.html")) && readFileSync(path.join(DIST_DIR, HASH_FILE), "utf8") === sourceHash();
+  } catch {
+    return false;
+  }
+}
+
+/** Builds into a temporary folder and swaps it in, so a server or a parallel test run never sees half a build. */
+export async function buildWeb(): Promise<void> {
+  const hash = sourceHash();
+  const { build } = await import("vite");
+  const { webConfig } = await import("./vite.config.js");
+  const tmp = path.join(WEB_DIR, `.dist-${process.pid}`);
+  await build({
+    ...webConfig,
+    configFile: false,
+    logLevel: "warn",
+    build: { ...webConfig.build, outDir: tmp, emptyOutDir: true },
+  });
+  writeFileSync(path.join(tmp, HASH_FILE), hash);
+  const old = path.join(WEB_DIR, `.dist-old-${process.pid}`);
+  try {
+    renameSync(DIST_DIR, old);
+  } catch {
+    // no previous build, or a parallel build moved it first
+  }
+  try {
+    renameSync(tmp, DIST_DIR);
+  } catch {
+    // a parallel build put its (identical) result in place between the two renames
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  rmSync(old, { recursive: true, force: true });
+}
+
+/** Builds when the sources changed; says what it did. */
+export async function ensureWebBuild(opts: { force?: boolean } = {}): Promise<"fresh" | "built"> {
+  if (!opts.force && isWebBuildFresh()) return "fresh";
+  if (toolVersion("vite") === "missing" && existsSync(path.join(DIST_DIR, "index.html"))) {
+    // an install without devDependencies cannot build; it serves the build it was given
+    console.warn("web/build.ts: vite is not installed, serving web/dist as it is");
+    return "fresh";
+  }
+  await buildWeb();
+  return "built";
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const started = Date.now();
+  ensureWebBuild({ force: process.argv.includes("--force") }).then(
+    (what) => {
+      if (what === "built") console.log(`web app built into web/dist in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    },
+    (err: unknown) => {
+      console.error("web app build failed:", err);
+      process.exit(1);
+    },
+  );
+}

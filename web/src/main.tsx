@@ -1,0 +1,22 @@
+// The web app's entry: picks the page from the path. Pages link to each other with plain links, so each
+// page is a fresh load and needs no client-side router.
+import { StrictMode, type ReactNode } from "react";
+import { createRoot } from "react-dom/client";
+import { DevicePage } from "./pages/Device.js";
+import { HomePage } from "./pages/Home.js";
+import { NotFoundPage } from "./pages/NotFound.js";
+import { SignInPage } from "./pages/SignIn.js";
+import "./styles.css";
+
+function page(pathname: string): ReactNode {
+  const path = pathname.replace(/\/+$/, "") || "/";
+  if (path === "/") return <HomePage />;
+  if (path === "/sign-in") return <SignInPage />;
+  if (path === "/device") return <DevicePage />;
+  return <NotFoundPage />;
+}
+
+const root = document.getElementById("root");
+if (root) {
+  createRoot(root).render(<StrictMode>{page(window.location.pathname)}</StrictMode>);
+}
