@@ -1,6 +1,7 @@
 // /v1/custom-fields through @polar-sh/sdk 0.47.1 (and 0.49.0): the five types, list filters and sorting,
 // slug rules, type changes refused, validation, scopes and tenancy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { locs, rawRequest } from "../helpers/api.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -15,17 +16,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function raw(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
-}
+const raw = (token: string, method: string, path: string, body?: unknown) => rawRequest(server.url, token, method, path, body);
 
-const locs = (body: Record<string, unknown>) => (body.detail as Array<{ loc: unknown[] }>).map((d) => d.loc);
 
 describe("/v1/custom-fields", () => {
   it("creates every type with its properties and gets it back", async () => {

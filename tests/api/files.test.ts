@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { file as fileTable } from "../../server/db/schema/index.js";
 import { planParts as plan, putParts, sha256Base64 as sha256, uploadFile } from "../helpers/files.js";
+import { locs, rawRequest } from "../helpers/api.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -21,17 +22,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function raw(token: string, method: string, urlPath: string, body?: unknown) {
-  const res = await fetch(`${server.url}${urlPath}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
-}
+const raw = (token: string, method: string, path: string, body?: unknown) => rawRequest(server.url, token, method, path, body);
 
-const locs = (body: Record<string, unknown>) => (body.detail as Array<{ loc: unknown[] }>).map((d) => d.loc);
 
 const image = Buffer.from(Array.from({ length: 2500 }, (_, i) => (i * 7) % 256));
 

@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { productPrice } from "../../server/db/schema/index.js";
 import { uploadFile } from "../helpers/files.js";
+import { issues, locs, rawRequest } from "../helpers/api.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -26,19 +27,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function raw(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
-}
+const raw = (token: string, method: string, path: string, body?: unknown) => rawRequest(server.url, token, method, path, body);
 
-type Issue = { loc: unknown[]; msg: string; type: string };
-const issues = (body: Record<string, unknown>) => body.detail as Issue[];
-const locs = (body: Record<string, unknown>) => issues(body).map((d) => d.loc);
 
 const fixed = (amount: number) => ({ amount_type: "fixed", price_amount: amount });
 
