@@ -4,6 +4,9 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { productPrice } from "../../server/db/schema/index.js";
+import { fileIdsExist, loadProductMedias } from "../../server/billing/files/service.js";
+import { loadAttachedCustomFields } from "../../server/billing/custom-fields/service.js";
+import { loadPrices, loadProductSummaries, loadProducts, productIdsExist } from "../../server/billing/products/service.js";
 import { uploadFile } from "../helpers/files.js";
 import { issues, locs, rawRequest } from "../helpers/api.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
@@ -614,5 +617,54 @@ describe("/v1/products: validation, scopes and tenancy", () => {
     const steal = await raw(seller.token, "PATCH", `/v1/products/${mine.id}`, { prices: [{ id: theirProduct.prices[0]?.id }] });
     expect(steal.status).toBe(422);
     expect((await seller.sdk.products.get({ id: mine.id })).name).toBe("Mine only");
+  });
+});
+
+describe("loaders other domains use", () => {
+  it("load summaries, full products, prices, medias and custom fields, scoped to the organization", async () => {
+    const db = server.database.db;
+    const media = await uploadFile(seller.sdk, "loader.png", Buffer.from("loader"));
+    const field = await seller.sdk.customFields.create({ type: "checkbox", slug: "loader", name: "Loader", properties: {} });
+    const product = await seller.sdk.products.create({
+      name: "Loaded",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 500 }],
+      medias: [media.id],
+      attachedCustomFields: [{ customFieldId: field.id, required: false }],
+    });
+    const legacy = await raw(seller.token, "POST", "/v1/products/", {
+      name: "Loaded legacy",
+      prices: [{ type: "recurring", recurring_interval: "year", amount_type: "free" }],
+    });
+    const legacyId = legacy.body.id as string;
+    const foreign = await other.sdk.products.create({ name: "Foreign", prices: [{ amountType: "fixed", priceAmount: 100 }] });
+    const org = seller.organizationId;
+
+    const summaries = await loadProductSummaries(db, org, [product.id, legacyId, foreign.id, "junk"]);
+    expect([...summaries.keys()].sort()).toEqual([product.id, legacyId].sort());
+    expect(summaries.get(product.id)).toMatchObject({ name: "Loaded", is_recurring: true, recurring_interval: "month", meter_interval: null });
+    expect(summaries.get(legacyId)).toMatchObject({ is_recurring: true, recurring_interval: null });
+    expect("prices" in (summaries.get(product.id) ?? {})).toBe(false);
+    expect(await productIdsExist(db, org, [product.id, foreign.id, "junk"])).toEqual([foreign.id, "junk"]);
+
+    const full = await loadProducts(db, org, [product.id, foreign.id], server.config.baseURL);
+    expect([...full.keys()]).toEqual([product.id]);
+    expect(full.get(product.id)?.medias[0]?.public_url).toBe(`${server.config.baseURL}/v1/files/${media.id}/public`);
+    const priceId = product.prices[0]?.id ?? "";
+    await seller.sdk.products.update({ id: product.id, productUpdate: { prices: [{ amountType: "fixed", priceAmount: 600 }] } });
+    const prices = await loadPrices(db, org, [priceId, foreign.prices[0]?.id ?? ""]);
+    expect([...prices.keys()]).toEqual([priceId]);
+    expect(prices.get(priceId)).toMatchObject({ is_archived: true, price_amount: 500 });
+
+    const medias = await loadProductMedias(db, org, [product.id, foreign.id]);
+    expect(medias.get(product.id)?.map((m) => m.public_url)).toEqual([`/v1/files/${media.id}/public`]);
+    expect(medias.get(foreign.id)).toEqual([]);
+    expect(await fileIdsExist(db, org, [media.id], "downloadable")).toEqual([media.id]);
+    expect(await fileIdsExist(db, org, [media.id], "product_media")).toEqual([]);
+    expect(await fileIdsExist(db, other.organizationId, [media.id])).toEqual([media.id]);
+    const fields = await loadAttachedCustomFields(db, org, [product.id, legacyId]);
+    expect(fields.get(product.id)?.map((f) => f.custom_field.slug)).toEqual(["loader"]);
+    expect(fields.get(legacyId)).toEqual([]);
+    expect((await loadAttachedCustomFields(db, other.organizationId, [product.id])).get(product.id)).toEqual([]);
   });
 });

@@ -6,13 +6,17 @@ import { product, productBenefit, productPrice } from "../../db/schema/index.js"
 import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import type { PriceRow, ProductRow } from "./wire.js";
 
+// Subqueries name the outer row explicitly: drizzle leaves columns unqualified in a select list, where
+// "id" would bind to the subquery's own table.
+const productId = sql.raw('"product"."id"');
+
 /** Recurring: an interval on the product, or (legacy products) recurring prices. */
-export const isRecurringSql = sql<boolean>`(${product.recurringInterval} IS NOT NULL OR EXISTS (
-  SELECT 1 FROM product_price pp WHERE pp.product_id = ${product.id} AND pp.legacy AND pp.type = 'recurring'))`;
+export const isRecurringSql = sql<boolean>`("product"."recurring_interval" IS NOT NULL OR EXISTS (
+  SELECT 1 FROM product_price pp WHERE pp.product_id = ${productId} AND pp.legacy AND pp.type = 'recurring'))`;
 
 /** The product's first active price, which the price sorts look at (Polar sorts by it too). */
 const firstPrice = (expr: SQL) => sql`(SELECT ${expr} FROM product_price pp
-  WHERE pp.product_id = ${product.id} AND NOT pp.is_archived ORDER BY pp.position, pp.created_at LIMIT 1)`;
+  WHERE pp.product_id = ${productId} AND NOT pp.is_archived ORDER BY pp.position, pp.created_at LIMIT 1)`;
 
 const sortColumns = {
   created_at: product.createdAt,
