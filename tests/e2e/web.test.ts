@@ -1,6 +1,7 @@
 // The web app in a real Chromium against the real server: serving (page routes, assets, headers, what it
 // must not shadow), sign-up and sign-in (email, username, a social provider on loopback, better-auth's
-// messages, callbackURL), the device approval page in every state, and the look (dark mode, a phone).
+// messages, callbackURL), the device approval page in every state, accepting an organization invitation from
+// its email, and the look (dark mode, a phone).
 // One browser for the file; each test gets fresh contexts (cookie jars).
 import { existsSync, mkdirSync } from "node:fs";
 import os from "node:os";
@@ -422,6 +423,74 @@ describe("device approval", () => {
     // and the first account's answer still counts
     await first.getByRole("button", { name: "Approve" }).click();
     await heading(first, "Device approved");
+  });
+});
+
+describe("organization invitations", () => {
+  /** An organization of a fresh owner, and the link of the invitation email it sent to `email`. */
+  async function invite(email: string, name = "Acme"): Promise<{ link: string; invitationId: string; from: string }> {
+    const owner = new Client(server.url);
+    const from = uniqueEmail("owner").toLowerCase();
+    await owner.signUp(from, PASSWORD, "Olive Owner");
+    const slug = `${name.toLowerCase()}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+    const org = await owner.post<{ id: string }>("/api/auth/organization/create", { name, slug });
+    expect(org.status, org.text).toBe(200);
+    const inv = await owner.post<{ id: string }>("/api/auth/organization/invite-member", {
+      email,
+      role: "admin",
+      organizationId: org.body.id,
+    });
+    expect(inv.status, inv.text).toBe(200);
+    const mail = await server.mailbox.waitFor(email, /invited you to/);
+    const link = mail.links.find((l) => l.includes("/accept-invitation/"));
+    expect(link).toBe(`${server.url}/accept-invitation/${inv.body.id}`);
+    return { link: link ?? "", invitationId: inv.body.id, from };
+  }
+
+  it("takes a new invitee from the email link through creating the account to membership", async () => {
+    const email = uniqueEmail("invitee").toLowerCase();
+    const { link, invitationId, from } = await invite(email);
+    const page = await newPage();
+    await page.goto(link);
+    const back = `/accept-invitation/${invitationId}`;
+    await page.waitForURL(`${server.url}/sign-in?callbackURL=${encodeURIComponent(back)}`);
+    await page.getByRole("button", { name: "Create an account" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Ivy Invitee");
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL(`${server.url}${back}`);
+    await heading(page, "Join the organization?");
+    expect((await page.locator("p.lead").innerText()).trim()).toBe(`${from} invited ${email} to join Acme as admin.`);
+    await page.getByRole("button", { name: "Accept" }).click();
+    await heading(page, "Invitation accepted");
+    await page.getByText("You are now a member of Acme.").waitFor();
+    const orgs = await page.context().request.get("/api/auth/organization/list");
+    expect(((await orgs.json()) as { name: string }[]).map((o) => o.name)).toEqual(["Acme"]);
+  });
+
+  it("tells another account it is not the recipient, and a declined invitation is gone", async () => {
+    const email = await newUser("inviteeDecline");
+    const { link } = await invite(email.toLowerCase(), "Globex");
+
+    const stranger = await signedInPage(await newUser("stranger"));
+    await stranger.goto(link);
+    await heading(stranger, "Invitation not available");
+    expect(await alertText(stranger)).toBe(
+      "You are not the recipient of the invitation. Sign in with the address the invitation was sent to.",
+    );
+
+    const page = await signedInPage(email);
+    await page.goto(link);
+    await heading(page, "Join the organization?");
+    await page.getByRole("button", { name: "Decline" }).click();
+    await heading(page, "Invitation declined");
+    await page.getByText("You declined the invitation to Globex.").waitFor();
+    await page.reload();
+    await heading(page, "Invitation not available");
+    expect(await alertText(page)).toBe(
+      "Invitation not found. It may have expired, been answered already, or been cancelled. Ask for a new invitation.",
+    );
   });
 });
 

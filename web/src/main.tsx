@@ -4,6 +4,7 @@ import { StrictMode, type ReactNode } from "react";
 import { createRoot } from "react-dom/client";
 import { DevicePage } from "./pages/Device.js";
 import { HomePage } from "./pages/Home.js";
+import { InvitationPage } from "./pages/Invitation.js";
 import { NotFoundPage } from "./pages/NotFound.js";
 import { SignInPage } from "./pages/SignIn.js";
 import "./styles.css";
@@ -13,6 +14,7 @@ function page(pathname: string): ReactNode {
   if (path === "/") return <HomePage />;
   if (path === "/sign-in") return <SignInPage />;
   if (path === "/device") return <DevicePage />;
+  if (path.startsWith("/accept-invitation/")) return <InvitationPage />;
   return <NotFoundPage />;
 }
 
