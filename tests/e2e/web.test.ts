@@ -3,13 +3,15 @@
 // messages, callbackURL), the device approval page in every state, accepting an organization invitation from
 // its email, and the look (dark mode, a phone).
 // One browser for the file; each test gets fresh contexts (cookie jars).
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
+import Fastify from "fastify";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { deviceCode } from "../../server/db/schema/auth.js";
+import { webPlugin } from "../../server/http/web.js";
 import { isWebBuildFresh } from "../../web/build.js";
 import { safeCallbackURL } from "../../web/src/callback.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
@@ -146,6 +148,17 @@ describe("serving the app", () => {
     }
     const whoami = await fetch(`${server.url}/api/whoami`);
     expect(whoami.status).toBe(401);
+  });
+
+  it("answers the page routes with a 503 page while web/dist is not built", async () => {
+    const app = Fastify();
+    await app.register(webPlugin(server.config, mkdtempSync(path.join(os.tmpdir(), "till-no-dist-"))));
+    const res = await app.inject({ method: "GET", url: "/device?user_code=ABCD" });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(res.body).toContain("<h1>The web app is not built</h1>");
+    expect((await app.inject({ method: "GET", url: "/api/providers" })).statusCode).toBe(200);
+    await app.close();
   });
 
   it("tells the pages which ways of signing in are configured", async () => {
@@ -396,6 +409,30 @@ describe("device approval", () => {
     expect(await alertText(page)).toBe(
       "This code has expired. Start the sign-in again in your terminal to get a new code.",
     );
+  });
+
+  it("passes on the rate limiter's answer, with the wait in words", async () => {
+    // better-auth allows 5 GET /device per client address per code lifetime (30 minutes) when rate limits are on
+    const limited = await startServer({ TILL_RATE_LIMIT: "true" });
+    try {
+      const email = uniqueEmail("deviceLimited");
+      const c = new Client(limited.url);
+      await c.signUp(email, PASSWORD);
+      const code = await c.post<CodeResponse>("/api/auth/device/code", { client_id: CLIENT_ID });
+      for (let i = 0; i < 5; i++) expect((await c.get(`/api/auth/device?user_code=${code.body.user_code}`)).status).toBe(200);
+
+      const page = await newPage({ baseURL: limited.url });
+      const signIn = await page.context().request.post("/api/auth/sign-in/email", {
+        data: { email, password: PASSWORD },
+        headers: { origin: limited.url },
+      });
+      expect(signIn.status()).toBe(200);
+      await page.goto(`/device?user_code=${code.body.user_code}`);
+      await heading(page, "Something went wrong");
+      expect(await alertText(page)).toBe("Too many requests. Please try again later. You can try again in 30 minutes.");
+    } finally {
+      await limited.close();
+    }
   });
 
   it("says so for a code already approved, and for a code another account claimed", async () => {

@@ -18,20 +18,23 @@ const NETWORK_ERROR: ApiError = {
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
 
+/** 75 → "in 75 seconds", 1800 → "in 30 minutes". */
+function inTime(seconds: number): string {
+  if (seconds < 120) return `in ${seconds} second${seconds === 1 ? "" : "s"}`;
+  return `in ${Math.ceil(seconds / 60)} minutes`;
+}
+
 // better-auth answers {message, code}; the device endpoints answer OAuth's {error, error_description};
-// its rate limiter answers 429 with X-Retry-After (seconds)
+// its rate limiter answers 429 {message} with X-Retry-After (seconds), which the page adds in words
 function errorOf(res: Response, body: unknown): ApiError {
   const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  const message = str(b.message) ?? str(b.error_description) ?? str(b.detail) ?? `The server answered ${res.status}.`;
   if (res.status === 429) {
-    const wait = Number(res.headers.get("x-retry-after") ?? res.headers.get("retry-after"));
-    const when = Number.isFinite(wait) && wait > 0 ? `in ${Math.ceil(wait)} seconds` : "in a moment";
-    return { status: 429, code: "TOO_MANY_REQUESTS", message: `Too many attempts. Try again ${when}.` };
+    const wait = Math.ceil(Number(res.headers.get("x-retry-after") ?? res.headers.get("retry-after")));
+    const when = Number.isFinite(wait) && wait > 0 ? ` You can try again ${inTime(wait)}.` : "";
+    return { status: 429, code: "TOO_MANY_REQUESTS", message: `${message}${when}` };
   }
-  return {
-    status: res.status,
-    code: str(b.code) ?? str(b.error),
-    message: str(b.message) ?? str(b.error_description) ?? str(b.detail) ?? `The server answered ${res.status}.`,
-  };
+  return { status: res.status, code: str(b.code) ?? str(b.error), message };
 }
 
 export async function request<T>(method: "GET" | "POST", url: string, body?: unknown): Promise<Result<T>> {
