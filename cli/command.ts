@@ -1,0 +1,23 @@
+// Helpers every command module uses: run an action with its resolved Context, and format help examples.
+import type { Command } from "commander";
+import { createContext, type Context, type GlobalOptions } from "./context.js";
+
+/**
+ * Wraps a command's action: resolves the Context from the global flags, passes the command's own options
+ * and positional arguments. Errors propagate to main(), which prints them and picks the exit code.
+ */
+export function withContext<O extends object = Record<string, never>>(
+  fn: (ctx: Context, opts: O, args: string[]) => Promise<void>,
+): (...commanderArgs: unknown[]) => Promise<void> {
+  return async (...commanderArgs) => {
+    const cmd = commanderArgs[commanderArgs.length - 1] as Command;
+    const ctx = createContext(cmd.optsWithGlobals<GlobalOptions>());
+    const args = cmd.processedArgs.filter((a): a is string => typeof a === "string");
+    await fn(ctx, cmd.opts<O>(), args);
+  };
+}
+
+/** The "Examples:" block of `--help`. */
+export function examples(lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`;
+}

@@ -1,0 +1,58 @@
+// `till auth status`: who the CLI acts as (GET /api/whoami with the credential in use), on which server,
+// for which organization, and where the credential comes from. Exit 0 when signed in, 4 when not.
+import type { Command } from "commander";
+import { failFor, request } from "../client.js";
+import { examples, withContext } from "../command.js";
+import { requireCredential, type Context, type Credential } from "../context.js";
+
+interface Whoami {
+  kind: "api_key" | "session";
+  user: { id: string; email: string; name: string } | null;
+  organization_id: string | null;
+  roles: string[];
+  permissions: Record<string, string[]>;
+}
+
+const SOURCE: Record<Credential["source"], string> = {
+  flag: "--api-key",
+  env: "TILL_API_KEY",
+  profile: "stored session",
+};
+
+async function status(ctx: Context): Promise<void> {
+  const credential = requireCredential(ctx);
+  const res = await ctx.out.loading("Checking", request(ctx, "GET", "/api/whoami", { credential }));
+  if (res.status !== 200) failFor(res, credential, "GET /api/whoami");
+  const who = res.body as Whoami;
+  const known = ctx.profile.organization;
+  const organization = who.organization_id
+    ? { id: who.organization_id, name: known?.id === who.organization_id ? known.name : null, slug: known?.id === who.organization_id ? known.slug : null }
+    : null;
+  const data = {
+    signed_in: true,
+    server: ctx.server,
+    profile: ctx.profileName,
+    credential: { kind: who.kind, source: credential.source },
+    api_key_from_env: credential.source === "env",
+    user: who.user,
+    organization,
+    roles: who.roles,
+    permissions: who.permissions,
+  };
+  await ctx.out.record(data, [
+    { label: "Server", value: ctx.server },
+    { label: "Signed in as", value: who.user ? `${who.user.email}${who.user.name ? ` (${who.user.name})` : ""}` : "an organization API key" },
+    { label: "Credential", value: `${who.kind === "api_key" ? "API key" : "session"} from ${SOURCE[credential.source]}${credential.source === "profile" ? ` (profile ${ctx.profileName})` : ""}` },
+    { label: "Organization", value: organization ? (organization.name ? `${organization.name} (${organization.slug}, ${organization.id})` : organization.id) : "none" },
+    ...(who.roles.length > 0 ? [{ label: "Roles", value: who.roles.join(", ") }] : []),
+  ]);
+}
+
+export function registerAuth(program: Command): void {
+  const auth = program.command("auth").description("inspect how the CLI is signed in");
+  auth
+    .command("status")
+    .description("show the user, server and organization in use; exit 0 when signed in, 4 when not")
+    .addHelpText("after", examples(["till auth status", "till auth status --json", "TILL_API_KEY=till_… till auth status"]))
+    .action(withContext(status));
+}

@@ -1,0 +1,141 @@
+// `till orgs list|create|switch`: the signed-in user's organizations (better-auth's organization routes).
+// The active organization lives on the server session (it scopes /v1 calls made with the session token)
+// and is mirrored in the profile for display.
+import type { Command } from "commander";
+import { authClient, type AuthClient } from "../client.js";
+import { examples, withContext } from "../command.js";
+import { updateProfile, type StoredOrganization } from "../config.js";
+import { requireSession, type Context } from "../context.js";
+import { UsageError } from "../errors.js";
+
+/** An organization as /api/auth/organization/* returns it. */
+export interface Organization {
+  id: string;
+  name: string;
+  slug: string;
+  logo: string | null;
+  createdAt: string;
+  metadata?: unknown;
+}
+
+interface SessionResponse {
+  session: { activeOrganizationId: string | null };
+  user: { id: string; email: string; name: string };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const stored = (o: Organization): StoredOrganization => ({ id: o.id, name: o.name, slug: o.slug });
+
+export function getSession(auth: AuthClient): Promise<SessionResponse> {
+  return auth.get<SessionResponse>("/get-session");
+}
+
+export function listOrganizations(auth: AuthClient): Promise<Organization[]> {
+  return auth.get<Organization[]>("/organization/list");
+}
+
+/** Makes `idOrSlug` the session's active organization and returns it. */
+export function setActiveOrganization(auth: AuthClient, idOrSlug: string): Promise<Organization> {
+  const body = UUID.test(idOrSlug) ? { organizationId: idOrSlug } : { organizationSlug: idOrSlug };
+  return auth.post<Organization>("/organization/set-active", body);
+}
+
+/** The organization a command acts on: `--org` (id or slug), else the session's active one. */
+export async function resolveOrganizationId(ctx: Context, auth: AuthClient, org: string | undefined): Promise<string> {
+  if (org && UUID.test(org)) return org;
+  if (org) {
+    const found = (await listOrganizations(auth)).find((o) => o.slug === org);
+    if (!found) throw new UsageError(`--org: no organization of yours has the id or slug "${org}"`, "see `till orgs list`");
+    return found.id;
+  }
+  const active = (await getSession(auth)).session.activeOrganizationId ?? ctx.profile.organization?.id;
+  if (!active) {
+    throw new UsageError("no active organization", "pass --org <id|slug>, or run `till orgs switch <slug>` (`till orgs create <name>` if you have none)");
+  }
+  return active;
+}
+
+export function slugify(name: string): string {
+  return name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 48);
+}
+
+async function list(ctx: Context): Promise<void> {
+  const auth = authClient(ctx, requireSession(ctx));
+  const [orgs, session] = await ctx.out.loading(
+    "Loading organizations",
+    Promise.all([listOrganizations(auth), getSession(auth)]),
+  );
+  const activeId = session.session.activeOrganizationId;
+  const rows = orgs.map((o) => ({ ...o, active: o.id === activeId }));
+  await ctx.out.table(
+    rows,
+    [
+      { header: "", value: (o) => (o.active ? "*" : "") },
+      { header: "NAME", value: (o) => o.name },
+      { header: "SLUG", value: (o) => o.slug },
+      { header: "ID", value: (o) => o.id },
+    ],
+    { empty: "You are not a member of any organization yet: create one with `till orgs create <name>`." },
+  );
+}
+
+async function create(ctx: Context, opts: { slug?: string }, [name = ""]: string[]): Promise<void> {
+  const slug = opts.slug ?? slugify(name);
+  if (!slug) throw new UsageError(`<name>: "${name}" gives no usable slug`, "pass --slug <slug> (letters, digits and dashes)");
+  const auth = authClient(ctx, requireSession(ctx));
+  const created = await ctx.out.loading("Creating organization", auth.post<Organization>("/organization/create", { name, slug }));
+  // better-auth makes a newly created organization the session's active one; the profile follows
+  const { activeOrganizationId } = (await getSession(auth)).session;
+  if (activeOrganizationId === created.id && ctx.credential?.source === "profile") {
+    await updateProfile(ctx.env.configDir, ctx.profileName, { organization: stored(created) });
+  }
+  ctx.out.done(
+    { ...stored(created), createdAt: created.createdAt, active: activeOrganizationId === created.id },
+    `Created organization ${created.name} (${created.slug}, ${created.id}).`,
+  );
+}
+
+async function switchTo(ctx: Context, _opts: object, [idOrSlug = ""]: string[]): Promise<void> {
+  const auth = authClient(ctx, requireSession(ctx));
+  const org = await setActiveOrganization(auth, idOrSlug);
+  if (ctx.credential?.source === "profile") {
+    await updateProfile(ctx.env.configDir, ctx.profileName, { organization: stored(org) });
+  }
+  ctx.out.done({ ...stored(org), active: true }, `Switched to ${org.name} (${org.slug}).`);
+}
+
+export function registerOrgs(program: Command): void {
+  const orgs = program
+    .command("orgs")
+    .description("list, create and switch organizations")
+    .addHelpText("after", examples(["till orgs list", "till orgs create \"Acme Inc\"", "till orgs switch acme-inc"]));
+
+  orgs
+    .command("list")
+    .alias("ls")
+    .description("list your organizations (* marks the active one)")
+    .addHelpText("after", examples(["till orgs list", "till orgs list --json"]))
+    .action(withContext(list));
+
+  orgs
+    .command("create")
+    .description("create an organization and make it the active one")
+    .argument("<name>", "display name")
+    .option("--slug <slug>", "URL slug (default: from the name)")
+    .addHelpText("after", examples(["till orgs create \"Acme Inc\"", "till orgs create Acme --slug acme-eu --json"]))
+    .action(withContext(create));
+
+  orgs
+    .command("switch")
+    .description("make an organization the active one (the one /v1 calls act on)")
+    .argument("<org>", "organization id or slug")
+    .addHelpText("after", examples(["till orgs switch acme-inc"]))
+    .action(withContext(switchTo));
+}

@@ -1,0 +1,96 @@
+// What every command runs with: the global flags resolved against the environment and the stored profile
+// (flag > environment > profile > default), the credential to send, and the output.
+import { readEnv, type CliEnv } from "./env.js";
+import { checkProfileName, DEFAULT_PROFILE, DEFAULT_SERVER, readProfile, type Profile } from "./config.js";
+import { AuthRequiredError, UsageError } from "./errors.js";
+import { createOutput, type Output } from "./output.js";
+
+/** The global flags as commander hands them over (`cmd.optsWithGlobals()`). */
+export interface GlobalOptions {
+  json?: boolean;
+  profile?: string;
+  server?: string;
+  apiKey?: string;
+  color?: boolean;
+}
+
+/** Organization API keys start with this prefix; anything else is a session token. */
+export const API_KEY_PREFIX = "till_";
+
+export interface Credential {
+  token: string;
+  kind: "api_key" | "session";
+  /** Where it came from: `--api-key`, TILL_API_KEY or the stored profile. */
+  source: "flag" | "env" | "profile";
+}
+
+export interface Context {
+  env: CliEnv;
+  out: Output;
+  json: boolean;
+  profileName: string;
+  profile: Profile;
+  /** Base URL without a trailing slash. */
+  server: string;
+  credential: Credential | null;
+}
+
+export function normalizeServer(raw: string, from: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${from}: expected an http(s) URL such as http://localhost:3000, got "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`${from}: expected an http(s) URL such as http://localhost:3000, got "${raw}"`);
+  }
+  return url.toString().replace(/\/+$/, "");
+}
+
+function credentialFrom(opts: GlobalOptions, env: CliEnv, profile: Profile): Credential | null {
+  const pick = (token: string, source: Credential["source"]): Credential => ({
+    token,
+    source,
+    kind: token.startsWith(API_KEY_PREFIX) ? "api_key" : "session",
+  });
+  if (opts.apiKey) return pick(opts.apiKey, "flag");
+  if (env.apiKey) return pick(env.apiKey, "env");
+  if (profile.token) return pick(profile.token, "profile");
+  return null;
+}
+
+export function createContext(opts: GlobalOptions, env: CliEnv = readEnv()): Context {
+  const json = opts.json === true;
+  const out = createOutput({ json, env, color: opts.color !== false });
+  const profileName = checkProfileName(opts.profile ?? env.profile ?? DEFAULT_PROFILE);
+  const profile = readProfile(env.configDir, profileName);
+  const server = opts.server
+    ? normalizeServer(opts.server, "--server")
+    : env.server
+      ? normalizeServer(env.server, "TILL_SERVER")
+      : normalizeServer(profile.server ?? DEFAULT_SERVER, `profile "${profileName}" server`);
+  if (opts.apiKey) {
+    // the value sits in the shell history and in `ps` output for as long as the command runs
+    out.warn("--api-key puts the key in your shell history and process list; prefer TILL_API_KEY.");
+  }
+  return { env, out, json, profileName, profile, server, credential: credentialFrom(opts, env, profile) };
+}
+
+/** The credential, or exit 4 with the one actionable message (never a prompt: CI and pipes have nobody to ask). */
+export function requireCredential(ctx: Context): Credential {
+  if (!ctx.credential) throw new AuthRequiredError();
+  return ctx.credential;
+}
+
+/** For /api/auth commands (organizations, keys): they act as a signed-in user, which an API key is not. */
+export function requireSession(ctx: Context): Credential {
+  const credential = requireCredential(ctx);
+  if (credential.kind === "api_key") {
+    const where = credential.source === "env" ? "TILL_API_KEY" : "--api-key";
+    throw new AuthRequiredError(`this command needs a signed-in user, and ${where} is an organization API key`, {
+      hint: `run \`till login\` and try again without ${where}`,
+    });
+  }
+  return credential;
+}

@@ -1,0 +1,46 @@
+// Every environment variable the till CLI reads, named and parsed in this one place; nothing else in cli/
+// touches process.env (except output.ts, which sets FORCE_COLOR=0 for Ink's colour library).
+import os from "node:os";
+import path from "node:path";
+
+export interface CliEnv {
+  /** TILL_API_KEY: an organization API key; wins over the stored credentials (CI). */
+  apiKey: string | undefined;
+  /** TILL_SERVER: the server URL; wins over the profile's. */
+  server: string | undefined;
+  /** TILL_PROFILE: the profile to use when --profile is not given. */
+  profile: string | undefined;
+  /** TILL_CONFIG_DIR, else $XDG_CONFIG_HOME/till (%APPDATA%\till on Windows, ~/.config/till elsewhere). */
+  configDir: string;
+  /** CI (any value but "", "0" or "false"): never wait for a person. */
+  ci: boolean;
+  /** NO_COLOR (any non-empty value, https://no-color.org) or TERM=dumb. */
+  noColor: boolean;
+  /** SSH_CONNECTION or SSH_TTY: the browser would open on the remote machine, so don't. */
+  ssh: boolean;
+  /** TILL_FORCE_TTY=1: render for a terminal even when stdout is not one (benchmarks, demos). */
+  forceTty: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+const nonEmpty = (v: string | undefined): string | undefined => (v && v.trim() !== "" ? v.trim() : undefined);
+
+function defaultConfigDir(env: Env): string {
+  if (process.platform === "win32" && env.APPDATA) return path.join(env.APPDATA, "till");
+  return path.join(nonEmpty(env.XDG_CONFIG_HOME) ?? path.join(os.homedir(), ".config"), "till");
+}
+
+export function readEnv(env: Env = process.env): CliEnv {
+  const ci = nonEmpty(env.CI);
+  return {
+    apiKey: nonEmpty(env.TILL_API_KEY),
+    server: nonEmpty(env.TILL_SERVER),
+    profile: nonEmpty(env.TILL_PROFILE),
+    configDir: nonEmpty(env.TILL_CONFIG_DIR) ?? defaultConfigDir(env),
+    ci: ci !== undefined && ci !== "0" && ci.toLowerCase() !== "false",
+    noColor: nonEmpty(env.NO_COLOR) !== undefined || env.TERM === "dumb",
+    ssh: nonEmpty(env.SSH_CONNECTION) !== undefined || nonEmpty(env.SSH_TTY) !== undefined,
+    forceTty: env.TILL_FORCE_TTY === "1",
+  };
+}

@@ -1,0 +1,73 @@
+// Typed CLI errors: each carries the process exit code, a stable machine code (the `code` of the --json
+// error envelope) and an optional hint telling the user what to do next.
+
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  /** Bad usage (unknown flag, malformed value); also "changes planned" for dry-run style commands. */
+  usage: 2,
+  changesPlanned: 2,
+  authRequired: 4,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export const ERROR_CODES = {
+  error: "error",
+  usage: "usage",
+  notSignedIn: "not_signed_in",
+  unauthorized: "unauthorized",
+  network: "network_error",
+  expiredToken: "expired_token",
+  accessDenied: "access_denied",
+  noOrganization: "no_organization",
+} as const;
+
+export const NOT_SIGNED_IN = "not signed in: run `till login` or set TILL_API_KEY";
+
+export class CliError extends Error {
+  readonly exitCode: ExitCode;
+  readonly code: string;
+  readonly hint: string | undefined;
+
+  constructor(message: string, opts: { exitCode?: ExitCode; code?: string; hint?: string } = {}) {
+    super(message);
+    this.name = "CliError";
+    this.exitCode = opts.exitCode ?? EXIT.error;
+    this.code = opts.code ?? ERROR_CODES.error;
+    this.hint = opts.hint;
+  }
+}
+
+/** Malformed input found before anything was sent: exit 2. */
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, { exitCode: EXIT.usage, code: ERROR_CODES.usage, hint });
+    this.name = "UsageError";
+  }
+}
+
+/** No usable credentials, or the server refused them: exit 4. */
+export class AuthRequiredError extends CliError {
+  constructor(message = NOT_SIGNED_IN, opts: { code?: string; hint?: string } = {}) {
+    super(message, { exitCode: EXIT.authRequired, code: opts.code ?? ERROR_CODES.notSignedIn, hint: opts.hint });
+    this.name = "AuthRequiredError";
+  }
+}
+
+/** The server answered with an error status. `code` is the server's own error name when it gave one. */
+export class ApiError extends CliError {
+  readonly status: number;
+
+  constructor(status: number, message: string, code: string, hint?: string) {
+    super(message, { exitCode: EXIT.error, code, hint });
+    this.name = "ApiError";
+    this.status = status;
+  }
+}
+
+export function asCliError(err: unknown): CliError {
+  if (err instanceof CliError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new CliError(message);
+}

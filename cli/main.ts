@@ -1,0 +1,83 @@
+// The `till` program: global flags, one module per command noun, and the one place where errors become
+// exit codes. Keep this file's imports light: `till --help` loads only commander and the command
+// definitions; each command loads what it needs (conf, open, Ink) inside its action.
+import { Command, CommanderError } from "commander";
+import pkg from "../package.json" with { type: "json" };
+import { readEnv } from "./env.js";
+import { asCliError, EXIT, UsageError } from "./errors.js";
+import { createOutput } from "./output.js";
+import { registerLogin } from "./commands/login.js";
+import { registerLogout } from "./commands/logout.js";
+import { registerAuth } from "./commands/auth.js";
+import { registerOrgs } from "./commands/orgs.js";
+import { registerKeys } from "./commands/keys.js";
+import { registerApi } from "./commands/api.js";
+import { examples } from "./command.js";
+
+export function buildProgram(): Command {
+  const program = new Command("till")
+    .description("Sell digital products from your terminal: sign in, manage organizations and API keys, call the API.")
+    .version(pkg.version, "--version", "print the version")
+    .helpOption("-h, --help", "show help for a command")
+    .option("--json", "print machine-readable JSON on stdout (errors as JSON on stderr)")
+    .option("--profile <name>", "use a named profile of stored credentials (default: TILL_PROFILE or \"default\")")
+    .option("--server <url>", "till server URL (default: TILL_SERVER, the profile's server, http://localhost:3000)")
+    .option("--api-key <key>", "use this organization API key (prefer TILL_API_KEY: arguments are visible in ps and history)")
+    .option("--no-color", "disable colour (also NO_COLOR=1 or TERM=dumb)")
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .showHelpAfterError(false)
+    .addHelpText(
+      "after",
+      examples([
+        "till login",
+        "till orgs list",
+        "till keys create ci --scope products:read --expires 90d",
+        "TILL_API_KEY=till_… till api GET /v1/products/ --json",
+      ]) +
+        "\nEnvironment:\n  TILL_API_KEY, TILL_SERVER, TILL_PROFILE, TILL_CONFIG_DIR, CI, NO_COLOR\n" +
+        "\nExit codes:\n  0 ok · 1 error · 2 bad usage · 4 authentication required\n",
+    );
+  registerLogin(program);
+  registerLogout(program);
+  registerAuth(program);
+  registerOrgs(program);
+  registerKeys(program);
+  registerApi(program);
+
+  // every command: errors come back to main() as exceptions instead of commander exiting by itself
+  const quiet = (cmd: Command): void => {
+    cmd.exitOverride().configureOutput({ outputError: () => {} });
+    cmd.commands.forEach(quiet);
+  };
+  quiet(program);
+  return program;
+}
+
+/** --help and --version; "commander.help" is the help printed for a missing subcommand (a usage error). */
+const HELP_CODES = new Set(["commander.helpDisplayed", "commander.version"]);
+
+/** Commander's usage error as one line: "unknown option '--jsn' (Did you mean --json?)". */
+function usageFromCommander(err: CommanderError): UsageError {
+  const message = err.message.replace(/^error:\s*/, "").replace(/\s*\n\s*/g, " ");
+  return new UsageError(message);
+}
+
+/** Runs the CLI and returns the exit code (the caller sets process.exitCode: pending output still drains). */
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError && HELP_CODES.has(err.code)) return EXIT.ok;
+    if (err instanceof CommanderError && err.code === "commander.help") {
+      // commander printed the help (to stderr): bare `till` asked for nothing else, `till orgs` lacks a subcommand
+      return argv.length <= 2 ? EXIT.ok : EXIT.usage;
+    }
+    const error = err instanceof CommanderError ? usageFromCommander(err) : asCliError(err);
+    // the error may come before any command built its output (a malformed flag): decide from argv
+    const out = createOutput({ json: argv.includes("--json"), env: readEnv(), color: !argv.includes("--no-color") });
+    out.error(error);
+    return error.exitCode;
+  }
+}

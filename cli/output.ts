@@ -1,0 +1,183 @@
+// How a command's result reaches the user. Commands gather their data, then hand it here once:
+// - `--json`: only JSON on stdout (the data as gathered), errors as {"error":{message,code,hint}} on stderr;
+// - a terminal: Ink components (tables, spinners), loaded lazily, so --json and --help never load Ink/React;
+// - a pipe: plain text (tables as tab-separated rows without a header, like the GitHub CLI).
+// Colour is off with NO_COLOR, TERM=dumb, --no-color, or when the stream is not a terminal.
+import type { CliEnv } from "./env.js";
+import { asCliError } from "./errors.js";
+
+export interface Column<T> {
+  header: string;
+  value: (row: T) => string;
+}
+
+export interface Field {
+  label: string;
+  value: string;
+}
+
+type Ui = typeof import("./ui/index.js");
+
+export interface Output {
+  readonly json: boolean;
+  /** stdout is a terminal and we are not in --json mode: Ink renders. */
+  readonly interactive: boolean;
+  /** stderr is a terminal (and not --json): progress such as spinners may be drawn there. */
+  readonly interactiveErr: boolean;
+  /** Rows as a table; --json prints `rows` themselves. */
+  table<T>(rows: readonly T[], columns: Column<T>[], opts?: { empty?: string }): Promise<void>;
+  /** One object as labelled fields; --json prints `data`. */
+  record(data: unknown, fields: Field[]): Promise<void>;
+  /** A finished action: --json prints `data`, otherwise the message on stdout. */
+  done(data: unknown, message: string): void;
+  /** Always JSON on stdout, whatever the mode (`till api`). */
+  printJson(data: unknown): void;
+  /** Progress and notes for a person: stderr, silent under --json. */
+  info(message: string): void;
+  /** For the person at the terminal even under --json (login's one-time code): always stderr. */
+  notice(message: string): void;
+  /** Something the user should know even in scripts: always stderr. */
+  warn(message: string): void;
+  error(err: unknown): void;
+  /** Awaits `work`, with a spinner on stderr if it takes a while on a terminal; preloads Ink meanwhile. */
+  loading<T>(label: string, work: Promise<T>): Promise<T>;
+  /** The Ink components, for commands with a screen of their own (login's device-code box). */
+  ui(): Promise<Ui>;
+  style: Style;
+  styleErr: Style;
+}
+
+export interface Style {
+  bold(s: string): string;
+  dim(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+}
+
+function makeStyle(on: boolean): Style {
+  const wrap = (open: number, close: number) => (s: string) => (on ? `\u001B[${open}m${s}\u001B[${close}m` : s);
+  return { bold: wrap(1, 22), dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39) };
+}
+
+/** A spinner shows only for work slower than this, so fast answers print without flicker. */
+const SPINNER_DELAY_MS = 150;
+
+export interface OutputOptions {
+  json: boolean;
+  env: CliEnv;
+  /** false with --no-color */
+  color: boolean;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+export function createOutput(opts: OutputOptions): Output {
+  const stdout = opts.stdout ?? process.stdout;
+  const stderr = opts.stderr ?? process.stderr;
+  const colorAllowed = opts.color && !opts.env.noColor;
+  const interactive = !opts.json && (stdout.isTTY === true || opts.env.forceTty);
+  const interactiveErr = !opts.json && (stderr.isTTY === true || opts.env.forceTty);
+  const style = makeStyle(colorAllowed && stdout.isTTY === true);
+  const styleErr = makeStyle(colorAllowed && stderr.isTTY === true);
+  const writeOut = (s: string) => stdout.write(s.endsWith("\n") ? s : `${s}\n`);
+  const writeErr = (s: string) => stderr.write(s.endsWith("\n") ? s : `${s}\n`);
+  const columns = () => stdout.columns || 100;
+
+  let uiPromise: Promise<Ui> | undefined;
+  function ui(): Promise<Ui> {
+    // Ink's colour library decides at import time and does not know NO_COLOR
+    if (!colorAllowed) process.env.FORCE_COLOR = "0";
+    uiPromise ??= import("./ui/index.js");
+    return uiPromise;
+  }
+
+  return {
+    json: opts.json,
+    interactive,
+    interactiveErr,
+    style,
+    styleErr,
+    ui,
+
+    async table(rows, cols, tableOpts = {}) {
+      if (opts.json) return this.printJson(rows);
+      if (rows.length === 0) {
+        if (tableOpts.empty) this.info(tableOpts.empty);
+        return;
+      }
+      const cells = rows.map((r) => cols.map((c) => c.value(r)));
+      if (!interactive) {
+        writeOut(cells.map((line) => line.join("\t")).join("\n"));
+        return;
+      }
+      const { renderTable } = await ui();
+      writeOut(renderTable(cols.map((c) => c.header), cells, columns()));
+    },
+
+    async record(data, fields) {
+      if (opts.json) return this.printJson(data);
+      if (!interactive) {
+        writeOut(fields.map((f) => `${f.label}: ${f.value}`).join("\n"));
+        return;
+      }
+      const { renderFields } = await ui();
+      writeOut(renderFields(fields, columns()));
+    },
+
+    done(data, message) {
+      if (opts.json) this.printJson(data);
+      else writeOut(message);
+    },
+
+    printJson(data) {
+      writeOut(JSON.stringify(data, null, 2));
+    },
+
+    info(message) {
+      if (!opts.json) writeErr(message);
+    },
+
+    notice(message) {
+      writeErr(message);
+    },
+
+    warn(message) {
+      writeErr(opts.json ? message : `${styleErr.yellow("warning:")} ${message}`);
+    },
+
+    error(err) {
+      const e = asCliError(err);
+      if (opts.json) {
+        writeErr(JSON.stringify({ error: { message: e.message, code: e.code, hint: e.hint ?? null } }));
+        return;
+      }
+      writeErr(`${styleErr.red("error:")} ${e.message}`);
+      if (e.hint) writeErr(`${styleErr.dim("hint:")} ${e.hint}`);
+    },
+
+    async loading(label, work) {
+      if (!interactive && !interactiveErr) return work;
+      // a terminal will render the result with Ink: load it while the request is in flight
+      if (interactive) ui().catch(() => {});
+      let settled = false;
+      let stop: (() => void) | undefined;
+      const timer = interactiveErr
+        ? setTimeout(() => {
+            ui()
+              .then((u) => {
+                if (!settled) stop = u.showSpinner(label, stderr);
+              })
+              .catch(() => {});
+          }, SPINNER_DELAY_MS)
+        : undefined;
+      try {
+        return await work;
+      } finally {
+        settled = true;
+        clearTimeout(timer);
+        stop?.();
+      }
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// Bundles cli/ into dist/cli with esbuild, so `till` starts without a TypeScript loader (tsx costs more
+// than the rest of a `--json` command). Ink screens and heavy commands stay separate chunks, loaded on use;
+// npm packages stay external. manifest.json names the entry and every input's mtime and size, which is
+// how bin/till.js tells whether the bundle still matches the sources.
+//
+//   node scripts/build-cli.mjs        # clean build (the npm "prepare" and "build:cli" scripts)
+//   bin/till.js rebuilds by itself when a source changed.
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const OUT_DIR = path.join(ROOT, "dist", "cli");
+/** Chunks of an older build may still be loading in another process: keep them a while. */
+const STALE_AFTER_MS = 60 * 60 * 1000;
+
+/** Write-then-rename: a concurrent `till` never reads a half-written file. */
+function writeAtomic(file, contents) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, file);
+}
+
+function removeStale(keep) {
+  const now = Date.now();
+  for (const name of readdirSync(OUT_DIR)) {
+    const file = path.join(OUT_DIR, name);
+    if (keep.has(file)) continue;
+    try {
+      if (now - statSync(file).mtimeMs > STALE_AFTER_MS) rmSync(file, { force: true });
+    } catch {
+      // another process removed it first
+    }
+  }
+}
+
+/** Builds the bundle; returns the file URL of its entry module. */
+export async function buildCli({ clean = false } = {}) {
+  const startedAt = Date.now();
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: { main: "cli/main.ts" },
+    outdir: OUT_DIR,
+    // hashed names: a new build never overwrites a file an older `till` process may still import
+    entryNames: "[name]-[hash]",
+    chunkNames: "chunk-[hash]",
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+    jsx: "automatic",
+    metafile: true,
+    write: false,
+    logLevel: "silent",
+    legalComments: "none",
+  });
+  if (clean) rmSync(OUT_DIR, { recursive: true, force: true });
+  mkdirSync(OUT_DIR, { recursive: true });
+  for (const file of result.outputFiles) writeAtomic(file.path, file.contents);
+
+  const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === "cli/main.ts")?.[0];
+  if (!entry) throw new Error("esbuild produced no entry for cli/main.ts");
+  const inputs = {};
+  for (const input of Object.keys(result.metafile.inputs)) {
+    const s = statSync(path.join(ROOT, input));
+    // edited while we were building: record nothing that matches, so the next run builds again
+    inputs[input] = s.mtimeMs >= startedAt ? [0, -1] : [s.mtimeMs, s.size];
+  }
+  const entryName = path.basename(entry);
+  writeAtomic(path.join(OUT_DIR, "manifest.json"), JSON.stringify({ entry: entryName, inputs }));
+  if (!clean) removeStale(new Set([...result.outputFiles.map((f) => f.path), path.join(OUT_DIR, "manifest.json")]));
+  return pathToFileURL(path.join(OUT_DIR, entryName));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const entry = await buildCli({ clean: true });
+  console.log(`built ${path.relative(ROOT, fileURLToPath(entry))}`);
+}

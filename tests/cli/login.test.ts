@@ -1,0 +1,238 @@
+// `till login`, `till logout` and `till auth status` end to end: the CLI runs as a child process against
+// the real server on a loopback port; the test plays the person in the browser over HTTP (sign in, open
+// the verification page, approve or deny). Clocks move through the database, not by sleeping.
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deviceCode } from "../../server/db/schema/auth.js";
+import { Client } from "../helpers/client.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { createOrganization, person, type Person } from "../auth/key-fixtures.js";
+import { approve, login, parseJson, spawnTill, tempConfigDir, till, waitForUserCode } from "./till.js";
+
+let server: TestServer;
+let alice: Person;
+
+beforeAll(async () => {
+  server = await startServer(); // device-code polling interval 1 s
+  alice = await person(server, "alice");
+});
+afterAll(async () => server?.close());
+
+interface StoredConfig {
+  profiles: Record<
+    string,
+    { server?: string; token?: string; user?: { email: string }; organization?: { id: string; slug: string } | null }
+  >;
+}
+
+const readConfig = (dir: string) => JSON.parse(readFileSync(path.join(dir, "config.json"), "utf8")) as StoredConfig;
+
+async function whoamiStatus(token: string): Promise<number> {
+  const res = await new Client(server.url).get("/api/whoami", { authorization: `Bearer ${token}` });
+  return res.status;
+}
+
+async function setDeviceRow(userCode: string, changes: Partial<typeof deviceCode.$inferInsert>): Promise<void> {
+  await server.database.db.update(deviceCode).set(changes).where(eq(deviceCode.userCode, userCode));
+}
+
+describe("till login (device flow)", () => {
+  it("prints the code to stderr, stores the session 0600, and sets the first organization active", async () => {
+    const bob = await person(server, "bob");
+    const first = await createOrganization(bob, "First");
+    await createOrganization(bob, "Second");
+    // the device session is a new session: no active organization until the CLI sets one
+    const orgs = (await bob.client.get<{ id: string; slug: string }[]>("/api/auth/organization/list")).body;
+    const configDir = tempConfigDir();
+
+    const r = await login(server.url, bob.client, { configDir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/! Your one-time code: [A-Z0-9]{4}-[A-Z0-9]{4}\n/);
+    expect(r.stderr).toContain(`Open ${server.url}/device?user_code=`);
+    expect(r.stderr).toContain(`or go to ${server.url}/device and enter the code`);
+    expect(r.stdout).toBe(`Signed in to ${server.url} as ${bob.user.email}; organization First (${orgs[0]?.slug}).\n`);
+
+    const stored = readConfig(configDir).profiles.default;
+    expect(stored?.server).toBe(server.url);
+    expect(stored?.user?.email).toBe(bob.user.email);
+    expect(stored?.organization?.id).toBe(orgs[0]?.id);
+    expect(orgs[0]?.id).toBe(first);
+    const token = stored?.token ?? "";
+    expect(token).toMatch(/^[A-Za-z0-9]{32}$/);
+    // the secret is stored, never printed
+    expect(r.stdout + r.stderr).not.toContain(token);
+    expect(statSync(path.join(configDir, "config.json")).mode & 0o777).toBe(0o600);
+    expect(statSync(configDir).mode & 0o777).toBe(0o700);
+
+    // the stored token is a bearer session whose active organization is the first one
+    const who = await new Client(server.url).get<{ kind: string; organization_id: string }>("/api/whoami", {
+      authorization: `Bearer ${token}`,
+    });
+    expect(who.body).toMatchObject({ kind: "session", organization_id: first });
+  });
+
+  it("prints only JSON on stdout with --json (the code still goes to stderr)", async () => {
+    const configDir = tempConfigDir();
+    const r = await login(server.url, alice.client, { configDir }, ["--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(parseJson(r.stdout)).toEqual({
+      server: server.url,
+      profile: "default",
+      user: { id: alice.user.id, email: alice.user.email, name: "Test User" },
+      organization: null,
+    });
+    expect(r.stderr).toMatch(/one-time code: [A-Z0-9]{4}-[A-Z0-9]{4}/);
+    expect(readConfig(configDir).profiles.default?.organization).toBeNull();
+  });
+
+  it("stores the session under --profile and TILL_PROFILE, leaving other profiles alone", async () => {
+    const configDir = tempConfigDir();
+    expect((await login(server.url, alice.client, { configDir }, ["--profile", "staging"])).exitCode).toBe(0);
+    const viaEnv = await login(server.url, alice.client, { configDir, env: { TILL_PROFILE: "prod" } });
+    expect(viaEnv.exitCode, viaEnv.stderr).toBe(0);
+    const profiles = readConfig(configDir).profiles;
+    expect(Object.keys(profiles).sort()).toEqual(["prod", "staging"]);
+    expect(profiles.staging?.token).not.toBe(profiles.prod?.token);
+  });
+
+  it("explains a denied request: exit 1 with a hint", async () => {
+    const configDir = tempConfigDir();
+    const child = spawnTill(["login", "--server", server.url], { configDir });
+    const code = await waitForUserCode(child);
+    expect((await alice.client.get(`/api/auth/device?user_code=${code}`)).status).toBe(200);
+    expect((await alice.client.post("/api/auth/device/deny", { userCode: code })).status).toBe(200);
+    const r = await child;
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("error: the sign-in request was denied in the browser\nhint: run `till login` again and choose Approve\n");
+    expect(r.stdout).toBe("");
+  });
+
+  it("explains an expired code: exit 1 with a hint, as JSON under --json", async () => {
+    const configDir = tempConfigDir();
+    const child = spawnTill(["login", "--server", server.url, "--json"], { configDir });
+    const code = await waitForUserCode(child);
+    await setDeviceRow(code, { expiresAt: new Date(Date.now() - 1000) });
+    const r = await child;
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe("");
+    const last = String(r.stderr).trim().split("\n").pop() ?? "";
+    expect(JSON.parse(last)).toEqual({
+      error: {
+        message: "the one-time code expired before it was approved",
+        code: "expired_token",
+        hint: "run `till login` again and approve within 30 minutes",
+      },
+    });
+  });
+
+  it("waits 5 s longer after slow_down", async () => {
+    const configDir = tempConfigDir();
+    const child = spawnTill(["login", "--server", server.url], { configDir });
+    const code = await waitForUserCode(child);
+    // as if the CLI had just polled 2 s from now: its next poll (1 s) is answered slow_down, and with the
+    // interval grown to 6 s the one after comes ~7 s from now; without the step it would come at ~3-4 s
+    const start = Date.now();
+    await setDeviceRow(code, { lastPolledAt: new Date(start + 2000) });
+    await approve(alice.client, code);
+    const r = await child;
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(Date.now() - start).toBeGreaterThanOrEqual(5500);
+  }, 30_000);
+
+  it("refuses to start in CI: exit 4 pointing at TILL_API_KEY", async () => {
+    const r = await till(["login", "--server", server.url], { configDir: tempConfigDir(), env: { CI: "true" } });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toBe(
+      "error: `till login` needs a person at a browser, and CI is set\n" +
+        "hint: in CI use an organization API key: create one with `till keys create`, then set TILL_API_KEY (and TILL_SERVER)\n",
+    );
+  });
+
+  it("says which server it cannot reach", async () => {
+    const r = await till(["login", "--server", "http://127.0.0.1:9"], { configDir: tempConfigDir() });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("error: cannot reach http://127.0.0.1:9:");
+  });
+});
+
+describe("till auth status and till logout", () => {
+  it("status: exit 0 with user, server and organization; logout revokes the session; then exit 4", async () => {
+    const carol = await person(server, "carol");
+    const org = await createOrganization(carol, "Carol Co");
+    const configDir = tempConfigDir();
+    expect((await login(server.url, carol.client, { configDir })).exitCode).toBe(0);
+    const token = readConfig(configDir).profiles.default?.token ?? "";
+
+    const status = await till(["auth", "status"], { configDir });
+    expect(status.exitCode, status.stderr).toBe(0);
+    const slug = readConfig(configDir).profiles.default?.organization?.slug;
+    expect(status.stdout).toBe(
+      `Server: ${server.url}\n` +
+        `Signed in as: ${carol.user.email} (Test User)\n` +
+        "Credential: session from stored session (profile default)\n" +
+        `Organization: Carol Co (${slug}, ${org})\n` +
+        "Roles: owner\n",
+    );
+    expect(status.stdout + status.stderr).not.toContain(token);
+
+    const json = await till(["auth", "status", "--json"], { configDir });
+    expect(json.exitCode).toBe(0);
+    expect(parseJson(json.stdout)).toMatchObject({
+      signed_in: true,
+      server: server.url,
+      profile: "default",
+      credential: { kind: "session", source: "profile" },
+      api_key_from_env: false,
+      user: { id: carol.user.id, email: carol.user.email },
+      organization: { id: org, name: "Carol Co" },
+      roles: ["owner"],
+    });
+
+    const out = await till(["logout"], { configDir });
+    expect(out.exitCode, out.stderr).toBe(0);
+    expect(out.stdout).toBe(`Signed out ${carol.user.email} of ${server.url}.\n`);
+    expect(await whoamiStatus(token)).toBe(401); // revoked on the server, not only forgotten
+    const stored = readConfig(configDir).profiles.default;
+    expect(stored).toEqual({ server: server.url }); // the server choice stays for the next login
+    expect(statSync(path.join(configDir, "config.json")).mode & 0o777).toBe(0o600);
+
+    const after = await till(["auth", "status"], { configDir });
+    expect(after.exitCode).toBe(4);
+    expect(after.stderr).toBe("error: not signed in: run `till login` or set TILL_API_KEY\n");
+    const afterJson = await till(["auth", "status", "--json"], { configDir });
+    expect(afterJson.exitCode).toBe(4);
+    expect(afterJson.stdout).toBe("");
+    expect(JSON.parse(afterJson.stderr)).toEqual({
+      error: { message: "not signed in: run `till login` or set TILL_API_KEY", code: "not_signed_in", hint: null },
+    });
+
+    const again = await till(["logout", "--json"], { configDir });
+    expect(again.exitCode).toBe(0);
+    expect(parseJson(again.stdout)).toEqual({ server: server.url, profile: "default", signed_out: false, revoked: false });
+  });
+
+  it("status: a session revoked elsewhere is exit 4 with a hint to log in again", async () => {
+    const configDir = tempConfigDir();
+    expect((await login(server.url, alice.client, { configDir })).exitCode).toBe(0);
+    const token = readConfig(configDir).profiles.default?.token ?? "";
+    const signOut = await new Client(server.url).post("/api/auth/sign-out", {}, { authorization: `Bearer ${token}` });
+    expect(signOut.status).toBe(200);
+    const r = await till(["auth", "status"], { configDir });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toBe(
+      "error: the server refused your credentials: The bearer token is not a valid API key or session token.\n" +
+        "hint: run `till login` to sign in again\n",
+    );
+  });
+
+  it("logout still forgets the session when the server is unreachable, with a warning", async () => {
+    const configDir = tempConfigDir();
+    expect((await login(server.url, alice.client, { configDir })).exitCode).toBe(0);
+    const r = await till(["logout", "--server", "http://127.0.0.1:9"], { configDir });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/^warning: cannot reach http:\/\/127\.0\.0\.1:9: .*; the session stays valid on the server until it expires\.\n$/);
+    expect(readConfig(configDir).profiles.default?.token).toBeUndefined();
+  });
+});
