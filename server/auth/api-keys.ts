@@ -70,6 +70,21 @@ function validationError(issues: z.core.$ZodIssue[]): APIError {
   return new APIError("BAD_REQUEST", { message, code: "VALIDATION_ERROR" });
 }
 
+/**
+ * The caller's session. Before-hooks all see the request as it came in, so the bearer plugin's turning
+ * `Authorization: Bearer <session token>` into the session cookie only reaches the endpoint, not this hook:
+ * without the lookup below, the CLI (a bearer session) could not create a key with permissions.
+ */
+async function callerSession(ctx: Parameters<typeof getSessionFromCtx>[0]) {
+  const fromCookie = await getSessionFromCtx(ctx, { disableCookieCache: true });
+  if (fromCookie) return fromCookie;
+  // a raw token or the signed "token.signature" form; the token itself is the secret either way
+  const token = /^Bearer\s+([^\s.]+)/i.exec(ctx.headers?.get("authorization") ?? "")?.[1];
+  if (!token) return null;
+  const found = await ctx.context.internalAdapter.findSession(token);
+  return found && new Date(found.session.expiresAt).getTime() > Date.now() ? found : null;
+}
+
 export function tillApiKeys(opts: { prefix: string }) {
   return {
     id: "till-api-keys",
@@ -105,7 +120,7 @@ export function tillApiKeys(opts: { prefix: string }) {
             if (!wantsSettable || wantsServerOnly) return;
             const parsed = ownerSettable.safeParse(body);
             if (!parsed.success) throw validationError(parsed.error.issues);
-            const session = await getSessionFromCtx(ctx, { disableCookieCache: true });
+            const session = await callerSession(ctx);
             if (!session) throw APIError.from("UNAUTHORIZED", API_KEY_ERROR_CODES.UNAUTHORIZED_SESSION);
             const plugin = ctx.context.getPlugin("api-key");
             const endpoint =
