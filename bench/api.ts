@@ -1,0 +1,429 @@
+// Throughput of the /v1 hot paths, each against a baseline measured in the same run:
+//   1. GET /v1/products/{id} with an API key  vs  a bare Fastify route doing one primary-key SELECT;
+//   2. POST /v1/events/ingest, batches of 1000  vs  a raw multi-row INSERT of the same rows (rows/s);
+//   3. GET /v1/meters/{id}/quantities for one customer with 10k events in the table  vs  1M events.
+// Goals on PostgreSQL: (1) ≥ 50%, (2) ≥ 50%, (3) as fast at 1M as at 10k (the customer's own events
+// are read through the (organization_id, customer_id, timestamp) index, whatever the table holds).
+//
+//   npm run bench:api                                  # PGlite (in memory; the big table is bounded)
+//   DATABASE_URL=postgres://… npm run bench:api        # a throw-away database on that server
+//
+// The servers run in a child process (the real app on a fresh database plus a bare Fastify that also
+// offers a few control routes: seeding rows, the raw INSERT loop) so the load generator does not share
+// their event loop. Loopback only; every phase is bounded in time.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { sql } from "drizzle-orm";
+import Fastify from "fastify";
+import postgres from "postgres";
+import { buildApp } from "../server/app.js";
+import { loadConfig } from "../server/config.js";
+import { event, product } from "../server/db/schema/index.js";
+import { createMailer } from "../server/mail/mailer.js";
+import { freshDatabase } from "../tests/helpers/db.js";
+
+const CONNECTIONS = 10;
+const WARMUP_SECONDS = 1;
+const MEASURE_SECONDS = 3;
+const INGEST_SECONDS = 5;
+const INGEST_CONCURRENCY = 4;
+const BATCH = 1000;
+const GOAL = 0.5;
+const SMALL_TABLE = 10_000;
+/** PGlite holds everything in this process's memory and inserts far slower: its big table is smaller. */
+const BIG_TABLE = { postgres: 1_000_000, pglite: 200_000 };
+const CUSTOMER_EVENTS = 1_000;
+const HARD_LIMIT_MS = 150_000;
+
+interface Endpoints {
+  app: string;
+  bare: string;
+  driver: "postgres" | "pglite";
+}
+
+// ---- child: the servers ------------------------------------------------------------------------------
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+interface IngestRow {
+  name: string;
+  timestamp: string;
+  external_customer_id: string;
+  metadata: Record<string, number>;
+}
+
+async function serve(): Promise<void> {
+  const database = await freshDatabase();
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-bench-"));
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    TILL_BASE_URL: `http://127.0.0.1:${port}`,
+    TILL_DATA_DIR: dataDir,
+    TILL_RATE_LIMIT: "false",
+    TILL_LOG_LEVEL: "silent",
+  });
+  const mailer = createMailer({ smtpUrl: undefined, from: config.mail.from, mailDir: path.join(dataDir, "mail"), log: () => {} });
+  const { app } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });
+  await app.listen({ port, host: "127.0.0.1" });
+
+  // the baseline and the raw INSERT go through postgres.js directly (PGlite: its own handle, no driver)
+  const pg = database.url ? postgres(database.url, { max: 10, onnotice: () => {} }) : null;
+  const db = database.db;
+  const run = async (query: ReturnType<typeof sql>) => {
+    const result = (await db.execute(query)) as unknown;
+    return Array.isArray(result) ? (result as Array<Record<string, unknown>>) : (result as { rows: Array<Record<string, unknown>> }).rows;
+  };
+
+  const bare = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 });
+  bare.get("/row/:id", async (req) => {
+    const { id } = req.params as { id: string };
+    const [row] = pg ? await pg`SELECT id, name FROM product WHERE id = ${id}` : await run(sql`SELECT id, name FROM ${product} WHERE id = ${id}`);
+    return row;
+  });
+
+  bare.post("/control/product", async (req) => {
+    const { organizationId } = req.body as { organizationId: string };
+    const [row] = await db.insert(product).values({ organizationId, name: "Bench product", description: "For the benchmark" }).returning();
+    return { id: row?.id };
+  });
+
+  /** The raw baseline: the same concurrency of multi-row INSERTs of `rows`, for `seconds`; rows per second. */
+  bare.post("/control/raw-insert", async (req) => {
+    const { organizationId, rows, seconds, concurrency } = req.body as {
+      organizationId: string;
+      rows: IngestRow[];
+      seconds: number;
+      concurrency: number;
+    };
+    const values = rows.map((r) => ({
+      organization_id: organizationId,
+      name: r.name,
+      source: "user",
+      timestamp: r.timestamp,
+      external_customer_id: r.external_customer_id,
+      metadata: r.metadata,
+    }));
+    const insertOnce = pg
+      ? () => pg`INSERT INTO event ${pg(values.map((v) => ({ ...v, metadata: pg.json(v.metadata) })))}`
+      : () =>
+          db.insert(event).values(
+            values.map((v) => ({
+              organizationId: v.organization_id,
+              name: v.name,
+              source: v.source,
+              timestamp: new Date(v.timestamp),
+              externalCustomerId: v.external_customer_id,
+              metadata: v.metadata,
+            })),
+          );
+    const deadline = Date.now() + seconds * 1000;
+    let batches = 0;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (Date.now() < deadline) {
+          await insertOnce();
+          batches++;
+        }
+      }),
+    );
+    return { rowsPerSecond: (batches * rows.length) / ((Date.now() - started) / 1000) };
+  });
+
+  /**
+   * Grows the event table to `total` rows: `customerEvents` for the measured customer (spread over the
+   * last 30 days), the rest for 1000 other customers, generated by INSERT … SELECT generate_series in chunks.
+   */
+  bare.post("/control/seed", async (req) => {
+    const { organizationId, customerId, total, customerEvents } = req.body as {
+      organizationId: string;
+      customerId: string;
+      total: number;
+      customerEvents: number;
+    };
+    const started = Date.now();
+    const [{ n: mine = 0 } = {}] = (await run(
+      sql`SELECT count(*)::int AS n FROM ${event} WHERE organization_id = ${organizationId} AND customer_id = ${customerId}`,
+    )) as Array<{ n?: number }>;
+    if (mine < customerEvents) {
+      await run(sql`INSERT INTO ${event} (organization_id, name, source, timestamp, customer_id, metadata)
+        SELECT ${organizationId}::uuid, 'bench.call', 'user', now() - (i % 43200) * interval '1 minute', ${customerId}::uuid,
+               jsonb_build_object('units', i % 10)
+        FROM generate_series(1, ${customerEvents - mine}) AS i`);
+    }
+    for (;;) {
+      const [{ n = 0 } = {}] = (await run(sql`SELECT count(*)::int AS n FROM ${event}`)) as Array<{ n?: number }>;
+      if (n >= total) break;
+      const chunk = Math.min(total - n, 250_000);
+      await run(sql`INSERT INTO ${event} (organization_id, name, source, timestamp, customer_id, metadata)
+        SELECT ${organizationId}::uuid, 'bench.call', 'user', now() - (i % 43200) * interval '1 minute', md5((i % 1000)::text)::uuid,
+               jsonb_build_object('units', i % 10)
+        FROM generate_series(1, ${chunk}) AS i`);
+    }
+    await run(sql`ANALYZE ${event}`);
+    const [{ n = 0 } = {}] = (await run(sql`SELECT count(*)::int AS n FROM ${event}`)) as Array<{ n?: number }>;
+    return { rows: n, seconds: (Date.now() - started) / 1000 };
+  });
+
+  const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
+  const stop = async () => {
+    await bare.close();
+    await app.close();
+    await pg?.end({ timeout: 5 });
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop());
+  process.once("SIGINT", () => void stop());
+  const endpoints: Endpoints = { app: config.baseURL, bare: bareUrl, driver: database.driver };
+  process.stdout.write(`${JSON.stringify(endpoints)}\n`);
+}
+
+// ---- parent: fixtures, load, report --------------------------------------------------------------------
+
+function startServers(): Promise<{ child: ChildProcess; endpoints: Endpoints }> {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--serve"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: process.env,
+  });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once("line", (line) => resolve({ child, endpoints: JSON.parse(line) as Endpoints }));
+    child.once("exit", (code) => reject(new Error(`bench server exited early (code ${code})`)));
+  });
+}
+
+async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+  return { json: JSON.parse(text) as T, headers: res.headers };
+}
+
+interface Fixtures {
+  organizationId: string;
+  apiKey: string;
+  productId: string;
+  customerId: string;
+  meterId: string;
+}
+
+async function fixtures(e: Endpoints): Promise<Fixtures> {
+  const base = e.app;
+  const signUp = await call<{ token: string }>(base, "POST", "/api/auth/sign-up/email", {
+    email: `bench-${Date.now()}@example.com`,
+    password: "correct-horse-battery",
+    name: "Bench",
+  });
+  const cookie = signUp.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .filter((c) => c?.startsWith("better-auth.session_token="))
+    .join("; ");
+  const org = await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: "Bench", slug: `bench-${Date.now()}` }, { cookie });
+  const key = await call<{ key: string }>(
+    base,
+    "POST",
+    "/api/auth/api-key/create",
+    { organizationId: org.json.id, name: "bench", rateLimitEnabled: false },
+    { cookie },
+  );
+  const auth = { authorization: `Bearer ${key.json.key}` };
+  const productId = (await call<{ id: string }>(e.bare, "POST", "/control/product", { organizationId: org.json.id })).json.id;
+  const customer = await call<{ id: string }>(base, "POST", "/v1/customers/", { email: "metered@example.com" }, auth);
+  const meter = await call<{ id: string }>(
+    base,
+    "POST",
+    "/v1/meters/",
+    {
+      name: "Bench units",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "bench.call" }] },
+      aggregation: { func: "sum", property: "units" },
+    },
+    auth,
+  );
+  return { organizationId: org.json.id, apiKey: key.json.key, productId, customerId: customer.json.id, meterId: meter.json.id };
+}
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  p99: number | null;
+  failures: number;
+}
+
+async function measure(name: string, url: string, headers: Record<string, string> = {}): Promise<Row> {
+  await autocannon({ url, headers, connections: CONNECTIONS, duration: WARMUP_SECONDS });
+  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: MEASURE_SECONDS });
+  return { name, value: r.requests.average, unit: "req/s", p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts };
+}
+
+function ingestRows(): IngestRow[] {
+  const timestamp = new Date(Date.now() - 3_600_000).toISOString();
+  return Array.from({ length: BATCH }, (_, i) => ({
+    name: "bench.ingest",
+    timestamp,
+    external_customer_id: `ingest-${i % 50}`,
+    metadata: { units: i % 10, region: i % 3 },
+  }));
+}
+
+/** POST /v1/events/ingest with the same 1000 rows (no external_id, so none is a duplicate) for a while. */
+async function measureIngest(base: string, apiKey: string, rows: IngestRow[]): Promise<Row> {
+  const body = JSON.stringify({ events: rows });
+  const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+  let inserted = 0;
+  let failures = 0;
+  const post = async () => {
+    const res = await fetch(`${base}/v1/events/ingest`, { method: "POST", headers, body });
+    const json = (await res.json()) as { inserted?: number };
+    if (res.status === 200 && json.inserted === rows.length) inserted += rows.length;
+    else failures++;
+  };
+  await post(); // warm-up
+  inserted = 0;
+  const started = Date.now();
+  const deadline = started + INGEST_SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: INGEST_CONCURRENCY }, async () => {
+      while (Date.now() < deadline) await post();
+    }),
+  );
+  return { name: `POST /v1/events/ingest (${BATCH}/request)`, value: inserted / ((Date.now() - started) / 1000), unit: "rows/s", p99: null, failures };
+}
+
+function table(rows: Array<Row & { baseline?: Row | undefined }>): string {
+  const header = ["measurement", "rate", "unit", "vs baseline", "p99 ms", "failures"];
+  const body = rows.map((r) => [
+    r.name,
+    r.value.toFixed(0),
+    r.unit,
+    r.baseline ? `${((r.value / r.baseline.value) * 100).toFixed(1)}%` : "(baseline)",
+    r.p99 === null ? "-" : r.p99.toFixed(1),
+    String(r.failures),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]?.length ?? 0)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
+
+const verdict = (ratio: number, goal: number) => (ratio >= goal ? "meets" : "misses");
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const { child, endpoints } = await startServers();
+  const watchdog = setTimeout(() => {
+    console.error(`bench: gave up after ${HARD_LIMIT_MS / 1000} s`);
+    child.kill("SIGKILL");
+    process.exit(1);
+  }, HARD_LIMIT_MS);
+  try {
+    const f = await fixtures(endpoints);
+    const auth = { authorization: `Bearer ${f.apiKey}` };
+    const lines: string[] = [];
+
+    // 1. product get vs primary-key SELECT
+    const baseline = await measure("bare Fastify: SELECT product by primary key", `${endpoints.bare}/row/${f.productId}`);
+    const productProbe = await fetch(`${endpoints.app}/v1/products/${f.productId}`, { headers: auth });
+    const productGet = productProbe.status === 200 ? await measure("GET /v1/products/{id} (API key)", `${endpoints.app}/v1/products/${f.productId}`, auth) : null;
+    const meterGet = await measure("GET /v1/meters/{id} (API key)", `${endpoints.app}/v1/meters/${f.meterId}`, auth);
+    if (!productGet) lines.push(`GET /v1/products/{id} answered ${productProbe.status}: not measured`);
+
+    // 2. quantities for one customer on the small table (the big one after ingest has added its rows)
+    const quantitiesUrl =
+      `${endpoints.app}/v1/meters/${f.meterId}/quantities?interval=day&customer_id=${f.customerId}` +
+      `&start_timestamp=${encodeURIComponent(new Date(Date.now() - 30 * 86_400_000).toISOString())}` +
+      `&end_timestamp=${encodeURIComponent(new Date().toISOString())}`;
+    const seedBody = { organizationId: f.organizationId, customerId: f.customerId, customerEvents: CUSTOMER_EVENTS };
+    const small = await call<{ rows: number; seconds: number }>(endpoints.bare, "POST", "/control/seed", { ...seedBody, total: SMALL_TABLE });
+    const check = await call<{ total: number }>(endpoints.app, "GET", quantitiesUrl.slice(endpoints.app.length), undefined, auth);
+    const quantitiesSmall = await measure(`GET /v1/meters/{id}/quantities, ${small.json.rows.toLocaleString("en")} events`, quantitiesUrl, auth);
+    // 3. ingest vs raw INSERT of the same rows
+    const rows = ingestRows();
+    const ingest = await measureIngest(endpoints.app, f.apiKey, rows);
+    const raw = await call<{ rowsPerSecond: number }>(endpoints.bare, "POST", "/control/raw-insert", {
+      organizationId: f.organizationId,
+      rows,
+      seconds: INGEST_SECONDS,
+      concurrency: INGEST_CONCURRENCY,
+    });
+    const rawRow: Row = { name: `raw multi-row INSERT (${BATCH} rows/statement)`, value: raw.json.rowsPerSecond, unit: "rows/s", p99: null, failures: 0 };
+
+    // 4. the same quantities on the big table
+    const bigTarget = BIG_TABLE[endpoints.driver];
+    const big = await call<{ rows: number; seconds: number }>(endpoints.bare, "POST", "/control/seed", { ...seedBody, total: bigTarget });
+    const checkBig = await call<{ total: number }>(endpoints.app, "GET", quantitiesUrl.slice(endpoints.app.length), undefined, auth);
+    const quantitiesBig = await measure(`GET /v1/meters/{id}/quantities, ${big.json.rows.toLocaleString("en")} events`, quantitiesUrl, auth);
+    if (check.json.total !== checkBig.json.total) lines.push(`warning: the customer's total changed (${check.json.total} → ${checkBig.json.total})`);
+
+    const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
+    console.log(
+      `\ntill /v1 benchmark — ${database}; ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${MEASURE_SECONDS} s per GET;` +
+        ` ingest ${INGEST_CONCURRENCY} concurrent requests for ${INGEST_SECONDS} s; Node ${process.version}, ${os.cpus().length} CPUs\n`,
+    );
+    console.log(
+      table([
+        baseline,
+        ...(productGet ? [{ ...productGet, baseline }] : []),
+        { ...meterGet, baseline },
+        rawRow,
+        { ...ingest, baseline: rawRow },
+        quantitiesSmall,
+        { ...quantitiesBig, baseline: quantitiesSmall },
+      ]),
+    );
+    console.log("");
+    if (productGet) {
+      const r = productGet.value / baseline.value;
+      console.log(`product get: ${(r * 100).toFixed(1)}% of the primary-key SELECT — ${verdict(r, GOAL)} the goal of ≥ ${GOAL * 100}%`);
+    }
+    const ri = ingest.value / rawRow.value;
+    console.log(`ingest: ${(ri * 100).toFixed(1)}% of the raw INSERT rate — ${verdict(ri, GOAL)} the goal of ≥ ${GOAL * 100}%`);
+    const rq = quantitiesBig.value / quantitiesSmall.value;
+    console.log(
+      `quantities: ${quantitiesSmall.value.toFixed(0)} req/s at ${small.json.rows.toLocaleString("en")} events, ` +
+        `${quantitiesBig.value.toFixed(0)} req/s at ${big.json.rows.toLocaleString("en")} (${(rq * 100).toFixed(1)}%; ` +
+        `seeding took ${big.json.seconds.toFixed(1)} s) — ${verdict(rq, 0.8)} "as fast at the big table" (≥ 80%)`,
+    );
+    if (endpoints.driver !== "postgres") {
+      console.log(`(the goals are stated for PostgreSQL; set DATABASE_URL to measure there; PGlite's big table is ${bigTarget.toLocaleString("en")} rows)`);
+    }
+    for (const l of lines) console.log(l);
+    if ([baseline, productGet, meterGet, ingest, quantitiesSmall, quantitiesBig].some((r) => r && r.failures > 0)) {
+      console.log("warning: some requests failed (see failures)");
+    }
+    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    clearTimeout(watchdog);
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+if (process.argv.includes("--serve")) {
+  await serve();
+} else {
+  await main();
+}
