@@ -36,6 +36,8 @@ let server: TestServer;
 let oidc: OidcPeer;
 let browser: Browser;
 let contexts: BrowserContext[] = [];
+/** Script errors and console errors (a CSP violation is one) of this test's pages. */
+let pageProblems: string[] = [];
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
@@ -59,6 +61,9 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(contexts.map((c) => c.close()));
   contexts = [];
+  const problems = pageProblems;
+  pageProblems = [];
+  expect(problems).toEqual([]);
 });
 
 afterAll(async () => {
@@ -71,7 +76,13 @@ async function newPage(opts: Parameters<Browser["newContext"]>[0] = {}): Promise
   const context = await browser.newContext({ baseURL: server.url, ...opts });
   context.setDefaultTimeout(10_000);
   contexts.push(context);
-  return context.newPage();
+  const page = await context.newPage();
+  page.on("pageerror", (err) => pageProblems.push(`page error: ${err.message}`));
+  page.on("console", (msg) => {
+    // the answers the tests provoke (401, 400, 429) are logged by Chromium too: those are expected
+    if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) pageProblems.push(msg.text());
+  });
+  return page;
 }
 
 /** A page whose context is signed in already (through the API, sharing the context's cookie jar). */
