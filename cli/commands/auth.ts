@@ -49,7 +49,10 @@ async function status(ctx: Context): Promise<void> {
 }
 
 export function registerAuth(program: Command): void {
-  const auth = program.command("auth").description("inspect how the CLI is signed in");
+  const auth = program
+    .command("auth")
+    .description("inspect how the CLI is signed in")
+    .addHelpText("after", examples(["till auth status"]));
   auth
     .command("status")
     .description("show the user, server and organization in use; exit 0 when signed in, 4 when not")
