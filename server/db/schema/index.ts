@@ -1,2 +1,3 @@
 export * from "./auth.js";
 export * from "./billing.js";
+export * from "./checkout.js";

@@ -1,0 +1,216 @@
+// Tables of the purchase flow (issue 5): checkouts, the orders and subscriptions they create, the outbox
+// that records side effects in the same transaction, and the per-organization invoice counter.
+// Wire-shaped nested values (addresses, custom field data) are jsonb, like the catalog tables.
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { organization } from "./auth.js";
+import { customer, type Metadata } from "./billing.js";
+
+const id = () => uuid("id").defaultRandom().primaryKey();
+const org = () =>
+  uuid("organization_id")
+    .notNull()
+    .references(() => organization.id, { onDelete: "cascade" });
+const createdAt = () => timestamp("created_at", { withTimezone: true }).defaultNow().notNull();
+const modifiedAt = () => timestamp("modified_at", { withTimezone: true });
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+const metadata = (name = "metadata") => jsonb(name).$type<Metadata>().default({}).notNull();
+
+export type AddressValue = Record<string, string | null>;
+export type CustomFieldData = Record<string, string | number | boolean | null>;
+
+export const checkout = pgTable(
+  "checkout",
+  {
+    id: id(),
+    organizationId: org(),
+    /** open | confirmed | succeeded | failed; "expired" is read from expires_at */
+    status: text("status").default("open").notNull(),
+    clientSecret: text("client_secret").notNull(),
+    expiresAt: timestamptz("expires_at").notNull(),
+    paymentProcessor: text("payment_processor").default("stripe").notNull(),
+    paymentProcessorMetadata: jsonb("payment_processor_metadata").$type<Record<string, string>>().default({}).notNull(),
+    successUrl: text("success_url"),
+    returnUrl: text("return_url"),
+    embedOrigin: text("embed_origin"),
+    locale: text("locale"),
+    allowDiscountCodes: boolean("allow_discount_codes").default(true).notNull(),
+    requireBillingAddress: boolean("require_billing_address").default(false).notNull(),
+    allowTrial: boolean("allow_trial").default(true).notNull(),
+    trialInterval: text("trial_interval"),
+    trialIntervalCount: integer("trial_interval_count"),
+    trialEnd: timestamptz("trial_end"),
+    /** The chosen price's amount before discount (minor units); seats × per-seat for seat-based prices. */
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    seats: integer("seats"),
+    minSeats: integer("min_seats"),
+    maxSeats: integer("max_seats"),
+    /** No tax engine yet: 0 once known. */
+    taxAmount: integer("tax_amount"),
+    /** The products offered, in order; product_id / product_price_id is the customer's choice among them. */
+    productIds: uuid("product_ids").array().notNull(),
+    productId: uuid("product_id"),
+    productPriceId: uuid("product_price_id"),
+    discountId: uuid("discount_id"),
+    customerId: uuid("customer_id").references(() => customer.id, { onDelete: "set null" }),
+    subscriptionId: uuid("subscription_id"),
+    isBusinessCustomer: boolean("is_business_customer").default(false).notNull(),
+    externalCustomerId: text("external_customer_id"),
+    customerName: text("customer_name"),
+    customerEmail: text("customer_email"),
+    customerIpAddress: text("customer_ip_address"),
+    customerBillingName: text("customer_billing_name"),
+    customerBillingAddress: jsonb("customer_billing_address").$type<AddressValue>(),
+    /** [value, format], like customer.tax_id */
+    customerTaxId: jsonb("customer_tax_id").$type<[string, string]>(),
+    customerMetadata: metadata("customer_metadata"),
+    customFieldData: jsonb("custom_field_data").$type<CustomFieldData>().default({}).notNull(),
+    metadata: metadata(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [
+    uniqueIndex("checkout_client_secret_uq").on(t.clientSecret),
+    index("checkout_org_created_idx").on(t.organizationId, t.createdAt),
+  ],
+);
+
+export const subscription = pgTable(
+  "subscription",
+  {
+    id: id(),
+    organizationId: org(),
+    status: text("status").notNull(),
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    recurringInterval: text("recurring_interval").notNull(),
+    recurringIntervalCount: integer("recurring_interval_count").default(1).notNull(),
+    currentPeriodStart: timestamptz("current_period_start").notNull(),
+    currentPeriodEnd: timestamptz("current_period_end").notNull(),
+    trialStart: timestamptz("trial_start"),
+    trialEnd: timestamptz("trial_end"),
+    cancelAtPeriodEnd: boolean("cancel_at_period_end").default(false).notNull(),
+    canceledAt: timestamptz("canceled_at"),
+    startedAt: timestamptz("started_at"),
+    endsAt: timestamptz("ends_at"),
+    endedAt: timestamptz("ended_at"),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customer.id),
+    productId: uuid("product_id").notNull(),
+    /** The prices billed: the static price chosen at checkout and the product's metered prices. */
+    priceIds: uuid("price_ids").array().notNull(),
+    discountId: uuid("discount_id"),
+    checkoutId: uuid("checkout_id"),
+    seats: integer("seats"),
+    customerCancellationReason: text("customer_cancellation_reason"),
+    customerCancellationComment: text("customer_cancellation_comment"),
+    customFieldData: jsonb("custom_field_data").$type<CustomFieldData>().default({}).notNull(),
+    metadata: metadata(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [
+    index("subscription_org_created_idx").on(t.organizationId, t.createdAt),
+    index("subscription_org_customer_idx").on(t.organizationId, t.customerId),
+  ],
+);
+
+export const order = pgTable(
+  "order",
+  {
+    id: id(),
+    organizationId: org(),
+    /** pending | paid | refunded | partially_refunded */
+    status: text("status").notNull(),
+    subtotalAmount: integer("subtotal_amount").notNull(),
+    discountAmount: integer("discount_amount").default(0).notNull(),
+    netAmount: integer("net_amount").notNull(),
+    taxAmount: integer("tax_amount").default(0).notNull(),
+    totalAmount: integer("total_amount").notNull(),
+    appliedBalanceAmount: integer("applied_balance_amount").default(0).notNull(),
+    refundedAmount: integer("refunded_amount").default(0).notNull(),
+    refundedTaxAmount: integer("refunded_tax_amount").default(0).notNull(),
+    platformFeeAmount: integer("platform_fee_amount").default(0).notNull(),
+    platformFeeCurrency: text("platform_fee_currency"),
+    currency: text("currency").notNull(),
+    /** purchase | subscription_create | subscription_cycle | subscription_update */
+    billingReason: text("billing_reason").notNull(),
+    billingName: text("billing_name"),
+    billingAddress: jsonb("billing_address").$type<AddressValue>(),
+    invoiceNumber: text("invoice_number").notNull(),
+    isInvoiceGenerated: boolean("is_invoice_generated").default(false).notNull(),
+    seats: integer("seats"),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customer.id),
+    productId: uuid("product_id"),
+    discountId: uuid("discount_id"),
+    subscriptionId: uuid("subscription_id").references(() => subscription.id, { onDelete: "set null" }),
+    checkoutId: uuid("checkout_id").references(() => checkout.id, { onDelete: "set null" }),
+    customFieldData: jsonb("custom_field_data").$type<CustomFieldData>().default({}).notNull(),
+    metadata: metadata(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [
+    index("order_org_created_idx").on(t.organizationId, t.createdAt),
+    index("order_org_customer_idx").on(t.organizationId, t.customerId),
+    uniqueIndex("order_org_invoice_number_uq").on(t.organizationId, t.invoiceNumber),
+    // one order per checkout: the last guard against a double confirm
+    uniqueIndex("order_checkout_uq").on(t.checkoutId).where(sql`${t.checkoutId} IS NOT NULL`),
+  ],
+);
+
+export const orderItem = pgTable(
+  "order_item",
+  {
+    id: id(),
+    organizationId: org(),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => order.id, { onDelete: "cascade" }),
+    label: text("label").notNull(),
+    amount: integer("amount").notNull(),
+    taxAmount: integer("tax_amount").default(0).notNull(),
+    proration: boolean("proration").default(false).notNull(),
+    productPriceId: uuid("product_price_id"),
+    position: integer("position").default(0).notNull(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [index("order_item_order_idx").on(t.orderId)],
+);
+
+/** The last invoice number given per organization; incremented in the confirming transaction. */
+export const invoiceCounter = pgTable("invoice_counter", {
+  organizationId: uuid("organization_id")
+    .primaryKey()
+    .references(() => organization.id, { onDelete: "cascade" }),
+  prefix: text("prefix").notNull(),
+  lastNumber: integer("last_number").default(0).notNull(),
+});
+
+/**
+ * Side effects (webhook events) written in the transaction that caused them; a worker claims pending rows
+ * with FOR UPDATE SKIP LOCKED. `payload` is the event's `data`, the resource in its API shape.
+ */
+export const outbox = pgTable(
+  "outbox",
+  {
+    id: id(),
+    organizationId: org(),
+    type: text("type").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    availableAt: timestamptz("available_at").defaultNow().notNull(),
+    attempts: integer("attempts").default(0).notNull(),
+    processedAt: timestamptz("processed_at"),
+    lastError: text("last_error"),
+  },
+  (t) => [
+    index("outbox_pending_idx").on(t.availableAt).where(sql`${t.processedAt} IS NULL`),
+    index("outbox_org_created_idx").on(t.organizationId, t.createdAt),
+  ],
+);
