@@ -322,6 +322,7 @@ describe("/v1/customers validation", () => {
     expect((await raw(key, "GET", "/v1/customers/not-a-uuid")).status).toBe(422);
     // Fastify refuses path parameters over 100 characters before routing
     expect((await raw(key, "GET", `/v1/customers/external/${"x".repeat(300)}`)).status).toBe(414);
+    expect((await raw(key, "GET", "/v1/customers/external/a%00b")).status).toBe(422);
     expect((await raw(key, "GET", "/v1/customers/00000000-0000-4000-8000-000000000000/state")).status).toBe(404);
   });
 });

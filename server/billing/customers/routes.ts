@@ -3,12 +3,12 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
 import {
-  invalid,
   metadataQuery,
   page,
   paginationQuery,
   parseBody,
   parseQuery,
+  parseWith,
   pathId,
   queryArray,
   queryBool,
@@ -29,12 +29,11 @@ const ListQuery = z.object({
 
 const DeleteQuery = z.object({ anonymize: queryBool.default(false) });
 
+const ExternalIdPath = z.object({ external_id: z.string().min(1).max(256) });
+
+/** The seller's own id for a customer, from the path (NUL characters and overlong ids are a 422). */
 function externalRef(req: FastifyRequest): service.CustomerRef {
-  const externalId = (req.params as Record<string, unknown>).external_id;
-  if (typeof externalId !== "string" || externalId.length === 0 || externalId.length > 256) {
-    throw invalid(["path", "external_id"], "Input should be a string of 1 to 256 characters", "string_type");
-  }
-  return { externalId };
+  return { externalId: parseWith(ExternalIdPath, req.params, "path").external_id };
 }
 
 const idRef = (req: FastifyRequest): service.CustomerRef => ({ id: pathId(req) });

@@ -318,16 +318,34 @@ export async function meterQuantities(
     externalCustomerIds: p.externalCustomerIds,
     metadata: p.metadata,
   });
-  const { buckets, total } = await repo.meterQuantities(db, organizationId, {
-    meter,
-    selection,
-    start: new Date(startMs).toISOString(),
-    end: new Date(endMs).toISOString(),
-    interval: p.interval,
-    timezone: p.timezone,
-    customerAggregation: p.customerAggregation,
-  });
-  return toMeterQuantitiesWire(buckets, total);
+  try {
+    const { buckets, total } = await repo.meterQuantities(db, organizationId, {
+      meter,
+      selection,
+      start: new Date(startMs).toISOString(),
+      end: new Date(endMs).toISOString(),
+      interval: p.interval,
+      timezone: p.timezone,
+      customerAggregation: p.customerAggregation,
+    });
+    return toMeterQuantitiesWire(buckets, total);
+  } catch (err) {
+    // a zone name the runtime knows but PostgreSQL's tz database does not (e.g. SystemV/…)
+    if (pgErrorCode(err) === PG_INVALID_PARAMETER_VALUE) {
+      throw invalid(["query", "timezone"], "Input should be a valid IANA time zone name");
+    }
+    throw err;
+  }
+}
+
+const PG_INVALID_PARAMETER_VALUE = "22023";
+
+function pgErrorCode(err: unknown): string | undefined {
+  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
 }
 
 /** A meter's quantity over all of a customer's events (by id or by the external id it carries). */
