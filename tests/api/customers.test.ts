@@ -316,6 +316,11 @@ describe("/v1/customers validation", () => {
     expect(await sdk.customers.get({ id: other1.id })).toMatchObject({ email: other1.email, name: null });
     expect((await sdk.customers.get({ id: other1.id })).externalId ?? null).toBeNull();
 
+    // racing creates of one email: exactly one wins, the others get the same 422 as a sequential duplicate
+    const racing = email("race");
+    const results = await Promise.all(Array.from({ length: 6 }, () => raw(key, "POST", "/v1/customers/", { email: racing })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422, 422]);
+
     for (const query of ["limit=101", "sorting=age", "organization_id=nope", "page=x"]) {
       expect((await raw(key, "GET", `/v1/customers/?${query}`)).status, query).toBe(422);
     }

@@ -73,6 +73,13 @@ describe("POST /v1/events/ingest", () => {
     });
     expect(theirs.body).toEqual({ inserted: 1, duplicates: 0 });
 
+    // the same batch sent five times at once is stored once
+    const racing = Array.from({ length: 50 }, (_, i) => ({ name, external_customer_id: "race", external_id: `${name}-race-${i}` }));
+    const raced = await Promise.all(Array.from({ length: 5 }, () => raw(key, "POST", "/v1/events/ingest", { events: racing })));
+    expect(raced.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(raced.reduce((n, r) => n + (r.body.inserted as number), 0)).toBe(50);
+    expect(raced.reduce((n, r) => n + (r.body.duplicates as number), 0)).toBe(200);
+
     const empty = await sdk.events.ingest({ events: [] });
     expect(empty).toEqual({ inserted: 0, duplicates: 0 });
   });

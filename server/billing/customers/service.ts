@@ -89,6 +89,32 @@ function validatedTaxId(taxId: string, address: { country: string } | null | und
   return matchTaxId(taxId, address.country) ?? issue("tax_id", "Invalid tax ID.", taxId, "invalid");
 }
 
+/**
+ * The check-then-insert above leaves a window for two writers; the partial unique indexes close it, and
+ * their violation is reported like the check would have (422 on the field), not as a conflict.
+ */
+async function uniquely<T>(write: () => Promise<T>, values: { email?: string | null; externalId?: string | null }): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const constraint = uniqueViolation(err);
+    if (constraint === "customer_org_email_uq") throw validationError([issue("email", EMAIL_TAKEN, values.email ?? undefined)]);
+    if (constraint === "customer_org_external_uq") {
+      throw validationError([issue("external_id", EXTERNAL_ID_TAKEN, values.externalId ?? undefined)]);
+    }
+    throw err;
+  }
+}
+
+/** The constraint a unique violation names (postgres.js: constraint_name, PGlite: constraint), if any. */
+function uniqueViolation(err: unknown): string | undefined {
+  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const o = e as { code?: unknown; constraint_name?: unknown; constraint?: unknown };
+    if (o.code === "23505") return String(o.constraint_name ?? o.constraint ?? "");
+  }
+  return undefined;
+}
+
 // ---- reads --------------------------------------------------------------------------------------
 
 async function ownCustomer(db: Queryable, organizationId: string, id: string): Promise<CustomerRow> {
@@ -132,7 +158,7 @@ export async function findCustomerRow(db: Queryable, organizationId: string, ref
 // ---- writes -------------------------------------------------------------------------------------
 
 export async function createCustomer(db: Db, organizationId: string, input: CustomerCreateInput): Promise<CustomerWire> {
-  return db.transaction(async (tx) => {
+  const write = () => db.transaction(async (tx) => {
     const issues: ValidationIssue[] = [];
     if (await repo.emailTaken(tx, organizationId, input.email)) issues.push(issue("email", EMAIL_TAKEN, input.email));
     if (input.external_id && (await repo.externalIdTaken(tx, organizationId, input.external_id))) {
@@ -158,6 +184,7 @@ export async function createCustomer(db: Db, organizationId: string, input: Cust
     });
     return toCustomerWire(row);
   });
+  return uniquely(write, { email: input.email, externalId: input.external_id });
 }
 
 export async function updateCustomer(
@@ -166,7 +193,7 @@ export async function updateCustomer(
   ref: CustomerRef,
   input: CustomerUpdateInput,
 ): Promise<CustomerWire> {
-  return db.transaction(async (tx) => {
+  const write = () => db.transaction(async (tx) => {
     const current = await resolve(tx, organizationId, ref);
     const issues: ValidationIssue[] = [];
     const patch: Parameters<typeof repo.updateCustomer>[3] = { modifiedAt: new Date() };
@@ -210,6 +237,7 @@ export async function updateCustomer(
     if (!row) throw notFound(NOT_FOUND);
     return toCustomerWire(row);
   });
+  return uniquely(write, { email: input.email, externalId: input.external_id });
 }
 
 const ANONYMIZED_EMAIL_DOMAIN = "anonymized.invalid";
@@ -287,3 +315,62 @@ export async function customerAliases(
 /** Live customers matching a search text (id, external id, name, email), for event search. */
 export const searchCustomerIds = (db: Queryable, organizationId: string, text: string) =>
   repo.searchCustomerIds(db, organizationId, text, 1000);
+
+/** What a confirmed checkout knows about its customer. */
+export interface CheckoutCustomerInput {
+  /** The customer the checkout was opened for, if any. */
+  customerId: string | null;
+  externalId: string | null;
+  email: string;
+  name: string | null;
+  billingAddress: Record<string, string | null> | null;
+  /** [value, format], already validated against the billing country. */
+  taxId: [string, string] | null;
+  /** Merged into the customer's metadata. */
+  metadata: Record<string, string | number | boolean>;
+}
+
+/**
+ * The customer of a confirmed checkout, in the caller's transaction: the checkout's customer, else the live
+ * customer with its external id, else with its email, else a new one. What the checkout collected (name,
+ * billing address, tax id, metadata) is written onto it. Safe against a concurrent checkout creating the
+ * same customer: the loser of the insert reads the winner's row.
+ */
+export async function upsertCheckoutCustomer(
+  tx: Queryable,
+  organizationId: string,
+  input: CheckoutCustomerInput,
+): Promise<{ customer: CustomerRow; created: boolean }> {
+  const email = input.email.trim().toLowerCase();
+  let current =
+    (input.customerId ? await repo.findCustomer(tx, organizationId, input.customerId) : undefined) ??
+    (input.externalId ? await repo.findCustomerByExternalId(tx, organizationId, input.externalId) : undefined) ??
+    (await repo.findCustomerByEmail(tx, organizationId, email));
+  if (!current) {
+    const inserted = await repo.insertCustomerIfAbsent(tx, {
+      organizationId,
+      email,
+      externalId: input.externalId,
+      type: "individual",
+      name: input.name,
+      billingAddress: input.billingAddress,
+      taxId: input.taxId,
+      metadata: input.metadata,
+    });
+    if (inserted) return { customer: inserted, created: true };
+    current =
+      (await repo.findCustomerByEmail(tx, organizationId, email)) ??
+      (input.externalId ? await repo.findCustomerByExternalId(tx, organizationId, input.externalId) : undefined);
+    if (!current) throw new Error("customer insert conflicted but no customer was found");
+  }
+  const patch: Parameters<typeof repo.updateCustomer>[3] = { modifiedAt: new Date() };
+  if (input.name) patch.name = input.name;
+  if (input.billingAddress) patch.billingAddress = input.billingAddress;
+  if (input.taxId) patch.taxId = input.taxId;
+  if (Object.keys(input.metadata).length > 0) patch.metadata = { ...current.metadata, ...input.metadata };
+  if (input.externalId && !current.externalId && !(await repo.externalIdTaken(tx, organizationId, input.externalId, current.id))) {
+    patch.externalId = input.externalId;
+  }
+  const updated = await repo.updateCustomer(tx, organizationId, current.id, patch);
+  return { customer: updated ?? current, created: false };
+}
