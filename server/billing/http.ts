@@ -166,7 +166,10 @@ export const metadataQuery = z.record(
   z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(z.string())),
 );
 
-export const datetimeInput = z.iso.datetime({ offset: true, message: "Input should be a valid datetime" });
+/** RFC 3339 with an offset. Year 0000 parses but PostgreSQL cannot store it (it was a 500). */
+export const datetimeInput = z.iso
+  .datetime({ offset: true, message: "Input should be a valid datetime" })
+  .refine((v) => !v.startsWith("0000"), { message: "Input should be a valid datetime" });
 
 // ---- pagination --------------------------------------------------------------------------------
 

@@ -132,6 +132,7 @@ describe("POST /v1/events/ingest", () => {
       ["foreign customer", { events: [{ name, customer_id: foreignCustomer.id }] }, ["body", "events", 0, "customer_id"]],
       ["naive timestamp", { events: [{ ...ok, timestamp: "2024-01-01T00:00:00" }] }, ["body", "events", 0, "timestamp"]],
       ["bad timestamp", { events: [{ ...ok, timestamp: "yesterday" }] }, ["body", "events", 0, "timestamp"]],
+      ["year zero", { events: [{ ...ok, timestamp: "0000-01-01T00:00:00Z" }] }, ["body", "events", 0, "timestamp"]],
       ["nested metadata", { events: [{ ...ok, metadata: { a: { b: 1 } } }] }, ["body", "events", 0, "metadata", "a"]],
       ["null metadata value", { events: [{ ...ok, metadata: { a: null } }] }, ["body", "events", 0, "metadata", "a"]],
       ["long metadata key", { events: [{ ...ok, metadata: { ["k".repeat(41)]: 1 } }] }, ["body", "events", 0, "metadata", "k".repeat(41)]],

@@ -341,6 +341,9 @@ describe("/v1/meters quantities", () => {
       expect(res.status, query).toBe(422);
       expect(Array.isArray(res.body.detail), query).toBe(true);
     }
+    const early = await raw(key, "GET", `${base}?start_timestamp=0001-01-01T00:00:00%2B05:00&end_timestamp=0001-01-02T00:00:00Z&interval=day`);
+    expect(early.status).toBe(200);
+    expect((early.body.quantities as unknown[]).length).toBe(3);
     const missing = await raw(key, "GET", `/v1/meters/00000000-0000-4000-8000-000000000000/quantities?${range}&interval=day`);
     expect(missing.status).toBe(404);
     expect(missing.body.error).toBe("ResourceNotFound");

@@ -322,8 +322,9 @@ export async function meterQuantities(
     const { buckets, total } = await repo.meterQuantities(db, organizationId, {
       meter,
       selection,
-      start: new Date(startMs).toISOString(),
-      end: new Date(endMs).toISOString(),
+      // as sent: re-serializing could turn 0001-01-01T00:00+05:00 into year 0000, which PostgreSQL refuses
+      start: p.start,
+      end: p.end,
       interval: p.interval,
       timezone: p.timezone,
       customerAggregation: p.customerAggregation,
