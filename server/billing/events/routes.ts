@@ -52,6 +52,7 @@ const ListQuery = z.object({
   meter_id: uuid.optional(),
   name: queryArray(z.string().min(1).max(128)).optional(),
   parent_id: uuid.optional(),
+  // 0 = root events only; deeper levels are not filtered (till has no closure table): every event is listed
   depth: queryInt(0, 5).optional(),
   metadata: metadataQuery.optional(),
   sorting: sortingQuery(["timestamp"], [{ key: "timestamp", desc: true }]),

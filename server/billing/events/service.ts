@@ -152,7 +152,7 @@ export async function ingestEvents(
 
 /**
  * parent_id names an event by its id or its external_id: a stored event of this organization first (a
- * duplicate in the batch is not stored again), else one earlier in the same batch.
+ * duplicate in the batch is not stored again), else one in the same batch.
  */
 async function resolveParents(
   db: Queryable,
