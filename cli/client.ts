@@ -70,6 +70,28 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** How long one request may take before the CLI gives up on the server. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * One HTTP exchange over node:http(s). Not fetch: the first fetch() in a process loads Node's bundled
+ * undici, which costs about as much as the whole rest of a `--json` command.
+ */
+async function exchange(url: URL, method: string, headers: Record<string, string>, body: string | undefined) {
+  const { request: send } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = send(url, { method, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 /** One HTTP request to the server; network failures become a CliError, statuses are the caller's business. */
 export async function request(ctx: Context, method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
   // better-auth checks Origin on state-changing requests; a CLI is not a browser, so it names the server itself
@@ -77,20 +99,19 @@ export async function request(ctx: Context, method: string, path: string, opts: 
   if (opts.credential) headers.authorization = `Bearer ${opts.credential.token}`;
   let body: string | undefined;
   if (opts.body !== undefined) {
-    headers["content-type"] = "application/json";
     body = JSON.stringify(opts.body);
+    headers["content-type"] = "application/json";
+    headers["content-length"] = String(Buffer.byteLength(body));
   }
-  let res: Response;
   try {
-    res = await fetch(`${ctx.server}${path}`, { method, headers, body, redirect: "manual" });
+    const res = await exchange(new URL(`${ctx.server}${path}`), method, headers, body);
+    return { status: res.status, body: parseBody(res.text) };
   } catch (err) {
-    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
-    throw new CliError(`cannot reach ${ctx.server}: ${cause}`, {
+    throw new CliError(`cannot reach ${ctx.server}: ${err instanceof Error ? err.message : String(err)}`, {
       code: ERROR_CODES.network,
       hint: "is the server running? Choose another with --server or TILL_SERVER",
     });
   }
-  return { status: res.status, body: parseBody(await res.text()) };
 }
 
 export interface AuthClient {
@@ -114,6 +135,66 @@ export function authClient(ctx: Context, credential: Credential | null): AuthCli
       return call("POST", path, body);
     },
   };
+}
+
+/** A page of a /v1 list (Polar's pagination). */
+export interface Page<T> {
+  items: T[];
+  pagination: { total_count: number; max_page: number };
+}
+
+export interface V1Client {
+  get<T>(path: string, query?: Record<string, string | number | undefined>): Promise<T>;
+  send<T>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T>;
+  /** Every item of a paginated list, page by page (100 a page). */
+  listAll<T>(path: string, query?: Record<string, string | number | undefined>): Promise<T[]>;
+}
+
+function queryString(query: Record<string, string | number | undefined> | undefined): string {
+  if (!query) return "";
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, String(v));
+  return qs.size > 0 ? `?${qs}` : "";
+}
+
+/**
+ * /v1 as plain JSON (Polar's wire, snake_case) with the context's credential. This is the fast path for
+ * commands: no SDK to load (see `polar` below for the cost), the same errors as everywhere else.
+ */
+export function v1(ctx: Context): V1Client {
+  const credential = requireCredential(ctx);
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await request(ctx, method, `/v1${path}`, { body, credential });
+    if (res.status < 200 || res.status >= 300) failFor(res, credential, `${method} /v1${path.split("?")[0]}`);
+    return res.body as T;
+  }
+  return {
+    get: (path, query) => call("GET", `${path}${queryString(query)}`),
+    send: (method, path, body) => call(method, path, body),
+    async listAll<T>(path: string, query?: Record<string, string | number | undefined>) {
+      const items: T[] = [];
+      for (let page = 1; ; page++) {
+        const res = await call<Page<T>>("GET", `${path}${queryString({ ...query, page, limit: 100 })}`);
+        items.push(...res.items);
+        if (page >= res.pagination.max_page || res.items.length === 0) return items;
+      }
+    },
+  };
+}
+
+/** GET /api/whoami: who the credential is and which organization it acts for (the server's fast path). */
+export interface Whoami {
+  kind: "api_key" | "session";
+  user: { id: string; email: string; name: string } | null;
+  organization_id: string | null;
+  roles: string[];
+  permissions: Record<string, string[]>;
+}
+
+export async function whoami(ctx: Context, credential: Credential): Promise<Whoami> {
+  const res = await request(ctx, "GET", "/api/whoami", { credential });
+  if (res.status !== 200) failFor(res, credential, "GET /api/whoami");
+  return res.body as Whoami;
 }
 
 /**

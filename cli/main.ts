@@ -1,17 +1,12 @@
-// The `till` program: global flags, one module per command noun, and the one place where errors become
-// exit codes. Keep this file's imports light: `till --help` loads only commander and the command
-// definitions; each command loads what it needs (conf, open, Ink) inside its action.
+// The `till` program: global flags, one module per command noun (commands/index.ts), and the one place
+// where errors become exit codes. Keep the static imports light: `till --help` loads commander and the
+// command definitions only; each command loads what it needs (conf, open, Ink) inside its action.
 import { Command, CommanderError } from "commander";
 import pkg from "../package.json" with { type: "json" };
 import { readEnv } from "./env.js";
 import { asCliError, EXIT, UsageError } from "./errors.js";
 import { createOutput } from "./output.js";
-import { registerLogin } from "./commands/login.js";
-import { registerLogout } from "./commands/logout.js";
-import { registerAuth } from "./commands/auth.js";
-import { registerOrgs } from "./commands/orgs.js";
-import { registerKeys } from "./commands/keys.js";
-import { registerApi } from "./commands/api.js";
+import { COMMANDS } from "./commands/index.js";
 import { examples } from "./command.js";
 
 export function buildProgram(): Command {
@@ -37,12 +32,7 @@ export function buildProgram(): Command {
         "\nEnvironment:\n  TILL_API_KEY, TILL_SERVER, TILL_PROFILE, TILL_CONFIG_DIR, CI, NO_COLOR\n" +
         "\nExit codes:\n  0 ok · 1 error · 2 bad usage · 4 authentication required\n",
     );
-  registerLogin(program);
-  registerLogout(program);
-  registerAuth(program);
-  registerOrgs(program);
-  registerKeys(program);
-  registerApi(program);
+  for (const command of COMMANDS) command.register(program);
 
   // every command: errors come back to main() as exceptions instead of commander exiting by itself
   const quiet = (cmd: Command): void => {
@@ -53,7 +43,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** --help and --version; "commander.help" is the help printed for a missing subcommand (a usage error). */
+/** --help, --version and `till help <command>`. */
 const HELP_CODES = new Set(["commander.helpDisplayed", "commander.version"]);
 
 /** Commander's usage error as one line: "unknown option '--jsn' (Did you mean --json?)". */
@@ -64,6 +54,11 @@ function usageFromCommander(err: CommanderError): UsageError {
 
 /** Runs the CLI and returns the exit code (the caller sets process.exitCode: pending output still drains). */
 export async function main(argv: string[] = process.argv): Promise<number> {
+  // `till orgs list | head -1`: the reader went away; that is the end of the run, not a crash
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(EXIT.ok);
+    throw err;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
@@ -71,8 +66,9 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError && HELP_CODES.has(err.code)) return EXIT.ok;
     if (err instanceof CommanderError && err.code === "commander.help") {
-      // commander printed the help (to stderr): bare `till` asked for nothing else, `till orgs` lacks a subcommand
-      return argv.length <= 2 ? EXIT.ok : EXIT.usage;
+      // `till help orgs` exits 0; help printed (to stderr) for `till orgs`, which lacks its subcommand, 1:
+      // a usage error, unless nothing at all was asked (bare `till`)
+      return err.exitCode === 0 || argv.length <= 2 ? EXIT.ok : EXIT.usage;
     }
     const error = err instanceof CommanderError ? usageFromCommander(err) : asCliError(err);
     // the error may come before any command built its output (a malformed flag): decide from argv

@@ -17,6 +17,7 @@ export interface Field {
 }
 
 type Ui = typeof import("./ui/index.js");
+type Live = typeof import("./ui/live.js");
 
 export interface Output {
   readonly json: boolean;
@@ -41,8 +42,10 @@ export interface Output {
   error(err: unknown): void;
   /** Awaits `work`, with a spinner on stderr if it takes a while on a terminal; preloads Ink meanwhile. */
   loading<T>(label: string, work: Promise<T>): Promise<T>;
-  /** The Ink components, for commands with a screen of their own (login's device-code box). */
+  /** Static Ink rendering (tables, fields). */
   ui(): Promise<Ui>;
+  /** Live Ink screens on a stream (spinner, login's device-code box). */
+  live(): Promise<Live>;
   style: Style;
   styleErr: Style;
 }
@@ -84,13 +87,20 @@ export function createOutput(opts: OutputOptions): Output {
   const writeErr = (s: string) => stderr.write(s.endsWith("\n") ? s : `${s}\n`);
   const columns = () => stdout.columns || 100;
 
-  let uiPromise: Promise<Ui> | undefined;
-  function ui(): Promise<Ui> {
-    // Ink's colour library decides at import time and does not know NO_COLOR
+  // Ink's colour library decides when it is first imported and does not know NO_COLOR
+  const beforeInk = () => {
     if (!colorAllowed) process.env.FORCE_COLOR = "0";
-    uiPromise ??= import("./ui/index.js");
-    return uiPromise;
-  }
+  };
+  let uiPromise: Promise<Ui> | undefined;
+  let livePromise: Promise<Live> | undefined;
+  const ui = (): Promise<Ui> => {
+    beforeInk();
+    return (uiPromise ??= import("./ui/index.js"));
+  };
+  const live = (): Promise<Live> => {
+    beforeInk();
+    return (livePromise ??= import("./ui/live.js"));
+  };
 
   return {
     json: opts.json,
@@ -99,6 +109,7 @@ export function createOutput(opts: OutputOptions): Output {
     style,
     styleErr,
     ui,
+    live,
 
     async table(rows, cols, tableOpts = {}) {
       if (opts.json) return this.printJson(rows);
@@ -164,9 +175,9 @@ export function createOutput(opts: OutputOptions): Output {
       let stop: (() => void) | undefined;
       const timer = interactiveErr
         ? setTimeout(() => {
-            ui()
-              .then((u) => {
-                if (!settled) stop = u.showSpinner(label, stderr);
+            live()
+              .then((l) => {
+                if (!settled) stop = l.showSpinner(label, stderr);
               })
               .catch(() => {});
           }, SPINNER_DELAY_MS)

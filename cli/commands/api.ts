@@ -59,7 +59,7 @@ async function api(ctx: Context, opts: { data?: string }, [method = "GET", path 
   else ctx.out.printJson(res.body);
 }
 
-export function registerApi(program: Command): void {
+export function register(program: Command): void {
   program
     .command("api")
     .description("call any API path with your credentials and print the JSON response")

@@ -1,17 +1,9 @@
 // `till auth status`: who the CLI acts as (GET /api/whoami with the credential in use), on which server,
 // for which organization, and where the credential comes from. Exit 0 when signed in, 4 when not.
 import type { Command } from "commander";
-import { failFor, request } from "../client.js";
+import { whoami } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context, type Credential } from "../context.js";
-
-interface Whoami {
-  kind: "api_key" | "session";
-  user: { id: string; email: string; name: string } | null;
-  organization_id: string | null;
-  roles: string[];
-  permissions: Record<string, string[]>;
-}
 
 const SOURCE: Record<Credential["source"], string> = {
   flag: "--api-key",
@@ -21,9 +13,7 @@ const SOURCE: Record<Credential["source"], string> = {
 
 async function status(ctx: Context): Promise<void> {
   const credential = requireCredential(ctx);
-  const res = await ctx.out.loading("Checking", request(ctx, "GET", "/api/whoami", { credential }));
-  if (res.status !== 200) failFor(res, credential, "GET /api/whoami");
-  const who = res.body as Whoami;
+  const who = await ctx.out.loading("Checking", whoami(ctx, credential));
   const known = ctx.profile.organization;
   const organization = who.organization_id
     ? { id: who.organization_id, name: known?.id === who.organization_id ? known.name : null, slug: known?.id === who.organization_id ? known.slug : null }
@@ -48,7 +38,7 @@ async function status(ctx: Context): Promise<void> {
   ]);
 }
 
-export function registerAuth(program: Command): void {
+export function register(program: Command): void {
   const auth = program
     .command("auth")
     .description("inspect how the CLI is signed in")

@@ -76,7 +76,7 @@ interface CreateOptions {
 
 async function create(ctx: Context, opts: CreateOptions, [name = ""]: string[]): Promise<void> {
   const auth = authClient(ctx, requireSession(ctx));
-  const organizationId = await resolveOrganizationId(ctx, auth, opts.org);
+  const organizationId = await resolveOrganizationId(ctx, opts.org);
   const body = {
     organizationId,
     name,
@@ -108,7 +108,7 @@ async function list(ctx: Context, opts: { org?: string }): Promise<void> {
   const auth = authClient(ctx, requireSession(ctx));
   const { apiKeys } = await ctx.out.loading(
     "Loading keys",
-    resolveOrganizationId(ctx, auth, opts.org).then((organizationId) =>
+    resolveOrganizationId(ctx, opts.org).then((organizationId) =>
       auth.get<{ apiKeys: ApiKey[]; total: number }>("/api-key/list", { organizationId }),
     ),
   );
@@ -132,7 +132,7 @@ async function revoke(ctx: Context, _opts: object, [id = ""]: string[]): Promise
   ctx.out.done({ id, revoked: true }, `Revoked key ${id}.`);
 }
 
-export function registerKeys(program: Command): void {
+export function register(program: Command): void {
   const keys = program
     .command("keys")
     .description("create, list and revoke organization API keys (for CI: TILL_API_KEY)")

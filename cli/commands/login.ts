@@ -113,7 +113,7 @@ async function login(ctx: Context, opts: { browser: boolean }): Promise<void> {
     browserOpened: opened,
     waiting: true,
   };
-  const screen = ctx.out.interactiveErr ? (await ctx.out.ui()).showDeviceCode(boxProps, process.stderr) : null;
+  const screen = ctx.out.interactiveErr ? (await ctx.out.live()).showDeviceCode(boxProps, process.stderr) : null;
   if (!screen) showCodePlain(ctx, code, opened);
   let token: string;
   try {
@@ -144,7 +144,7 @@ async function login(ctx: Context, opts: { browser: boolean }): Promise<void> {
   if (!organization) ctx.out.info("You have no organization yet: create one with `till orgs create <name>`.");
 }
 
-export function registerLogin(program: Command): void {
+export function register(program: Command): void {
   program
     .command("login")
     .description("sign in with your browser (device code) and store the session in the profile")

@@ -36,7 +36,7 @@ async function logout(ctx: Context): Promise<void> {
   );
 }
 
-export function registerLogout(program: Command): void {
+export function register(program: Command): void {
   program
     .command("logout")
     .description("revoke the stored session on the server and remove it from the profile")

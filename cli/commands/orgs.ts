@@ -1,12 +1,21 @@
-// `till orgs list|create|switch`: the signed-in user's organizations (better-auth's organization routes).
-// The active organization lives on the server session (it scopes /v1 calls made with the session token)
-// and is mirrored in the profile for display.
+// `till orgs list|create|switch`: your organizations. Listing reads /v1/organizations/ and /api/whoami
+// (the server's fast path, which an API key may use too); creating and switching are better-auth's
+// organization routes and need a signed-in user. The active organization lives on the server session (it
+// scopes /v1 calls made with the session token) and is mirrored in the profile for display.
 import type { Command } from "commander";
-import { authClient, type AuthClient } from "../client.js";
+import { authClient, v1, whoami, type AuthClient } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { updateProfile, type StoredOrganization } from "../config.js";
-import { requireSession, type Context } from "../context.js";
+import { requireCredential, requireSession, type Context } from "../context.js";
 import { UsageError } from "../errors.js";
+
+/** An organization as /v1/organizations/ returns it (Polar's wire; the fields the CLI shows). */
+export interface WireOrganization {
+  id: string;
+  name: string;
+  slug: string;
+  created_at: string;
+}
 
 /** An organization as /api/auth/organization/* returns it. */
 export interface Organization {
@@ -41,15 +50,15 @@ export function setActiveOrganization(auth: AuthClient, idOrSlug: string): Promi
   return auth.post<Organization>("/organization/set-active", body);
 }
 
-/** The organization a command acts on: `--org` (id or slug), else the session's active one. */
-export async function resolveOrganizationId(ctx: Context, auth: AuthClient, org: string | undefined): Promise<string> {
+/** The organization a command acts on: `--org` (id or slug), else the credential's active one. */
+export async function resolveOrganizationId(ctx: Context, org: string | undefined): Promise<string> {
   if (org && UUID.test(org)) return org;
   if (org) {
-    const found = (await listOrganizations(auth)).find((o) => o.slug === org);
+    const [found] = await v1(ctx).listAll<WireOrganization>("/organizations/", { slug: org });
     if (!found) throw new UsageError(`--org: no organization of yours has the id or slug "${org}"`, "see `till orgs list`");
     return found.id;
   }
-  const active = (await getSession(auth)).session.activeOrganizationId ?? ctx.profile.organization?.id;
+  const active = (await whoami(ctx, requireCredential(ctx))).organization_id ?? ctx.profile.organization?.id;
   if (!active) {
     throw new UsageError("no active organization", "pass --org <id|slug>, or run `till orgs switch <slug>` (`till orgs create <name>` if you have none)");
   }
@@ -67,13 +76,11 @@ export function slugify(name: string): string {
 }
 
 async function list(ctx: Context): Promise<void> {
-  const auth = authClient(ctx, requireSession(ctx));
-  const [orgs, session] = await ctx.out.loading(
+  const [orgs, who] = await ctx.out.loading(
     "Loading organizations",
-    Promise.all([listOrganizations(auth), getSession(auth)]),
+    Promise.all([v1(ctx).listAll<WireOrganization>("/organizations/"), whoami(ctx, requireCredential(ctx))]),
   );
-  const activeId = session.session.activeOrganizationId;
-  const rows = orgs.map((o) => ({ ...o, active: o.id === activeId }));
+  const rows = orgs.map((o) => ({ ...o, active: o.id === who.organization_id }));
   await ctx.out.table(
     rows,
     [
@@ -111,7 +118,7 @@ async function switchTo(ctx: Context, _opts: object, [idOrSlug = ""]: string[]):
   ctx.out.done({ ...stored(org), active: true }, `Switched to ${org.name} (${org.slug}).`);
 }
 
-export function registerOrgs(program: Command): void {
+export function register(program: Command): void {
   const orgs = program
     .command("orgs")
     .description("list, create and switch organizations")

@@ -1,13 +1,11 @@
-// The Ink side of the CLI, imported only through output.ts's lazy `ui()` on a terminal: never in --json
-// mode, never for --help. Static results are rendered to a string; live screens to a stream.
-import type { ReactElement } from "react";
-import { render, renderToString } from "ink";
+// Static Ink output (tables, labelled fields) rendered to a string. Imported only through output.ts's lazy
+// `ui()` on a terminal: never in --json mode, never for --help. Live screens (spinners) are in live.tsx,
+// so a listing does not load the spinner packages.
+import { renderToString } from "ink";
 import { Table } from "./Table.js";
 import { Fields } from "./Fields.js";
-import { Spinner } from "./Spinner.js";
-import { DeviceCodeBox, type DeviceCodeBoxProps } from "./DeviceCodeBox.js";
 
-export { Table, Fields, Spinner, DeviceCodeBox };
+export { Table, Fields };
 
 export function renderTable(headers: string[], rows: string[][], columns: number): string {
   return renderToString(<Table headers={headers} rows={rows} />, { columns });
@@ -15,31 +13,4 @@ export function renderTable(headers: string[], rows: string[][], columns: number
 
 export function renderFields(fields: { label: string; value: string }[], columns: number): string {
   return renderToString(<Fields fields={fields} />, { columns });
-}
-
-export interface LiveScreen<P> {
-  update(props: P): void;
-  /** Unmounts; `keep` leaves the last frame on screen, otherwise it is erased. */
-  stop(keep: boolean): void;
-}
-
-function live<P extends object>(view: (p: P) => ReactElement, initial: P, stream: NodeJS.WriteStream): LiveScreen<P> {
-  const instance = render(view(initial), { stdout: stream, patchConsole: false, exitOnCtrlC: false });
-  return {
-    update: (p) => instance.rerender(view(p)),
-    stop(keep) {
-      if (!keep) instance.clear();
-      instance.unmount();
-    },
-  };
-}
-
-/** A spinner on `stream` until the returned function is called; it leaves nothing behind. */
-export function showSpinner(label: string, stream: NodeJS.WriteStream): () => void {
-  const screen = live((p: { label: string }) => <Spinner label={p.label} />, { label }, stream);
-  return () => screen.stop(false);
-}
-
-export function showDeviceCode(props: DeviceCodeBoxProps, stream: NodeJS.WriteStream): LiveScreen<DeviceCodeBoxProps> {
-  return live((p: DeviceCodeBoxProps) => <DeviceCodeBox {...p} />, props, stream);
 }

@@ -52,9 +52,15 @@ const whoami = (token: string) =>
 describe("till orgs", () => {
   it("create: derives the slug, makes the new organization active; JSON and plain output", async () => {
     expect(acme).toMatchObject({ name: "Acme Inc", slug: "acme-inc", active: true });
+    // the server's request helper has this session cached with Acme active...
+    expect(parseJson((await till(["auth", "status", "--json"], cli)).stdout)).toMatchObject({ organization: { id: acme.id } });
     const plain = await till(["orgs", "create", "Beta Shop", "--slug", `beta-${Date.now()}`], cli);
     expect(plain.exitCode, plain.stderr).toBe(0);
-    expect(plain.stdout).toMatch(/^Created organization Beta Shop \(beta-\d+, [0-9a-f-]{36}\)\.\n$/);
+    expect(plain.stdout).toMatch(/^Created organization Beta Shop \(beta-\d+, ([0-9a-f-]{36})\)\.\n$/);
+    const beta = /([0-9a-f-]{36})\)\.$/.exec(plain.stdout.trim())?.[1];
+    // ...and /v1 calls follow the new active organization at once, not after the cache expires
+    const status = await till(["auth", "status", "--json"], cli);
+    expect(parseJson(status.stdout)).toMatchObject({ organization: { id: beta } });
   });
 
   it("create: a taken slug is the server's error, exit 1", async () => {
@@ -329,7 +335,7 @@ describe("usage, help and output modes", () => {
     const loadsUi = (urls: string[]) => urls.some((u) => /\/node_modules\/(ink|react|ink-spinner)\//.test(u));
 
     const json = await run("json", ["orgs", "list", "--json"]);
-    expect(json.some((u) => u.includes("/node_modules/commander/"))).toBe(true); // the trace works
+    expect(json.some((u) => u.includes("/dist/cli/main-"))).toBe(true); // the trace works
     expect(loadsUi(json)).toBe(false);
     expect(loadsUi(await run("help", ["keys", "create", "--help"]))).toBe(false);
     expect(loadsUi(await run("api", ["api", "GET", "/v1/organizations/", "--json"]))).toBe(false);
@@ -342,8 +348,8 @@ describe("usage, help and output modes", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const lines = r.stdout.split("\n");
     // columns as wide as their widest cell plus two spaces; the active-organization marker first
-    expect(lines[0]).toMatch(/^ {3}NAME {6}SLUG +ID$/);
-    expect(lines.some((l) => /^\* {2}Acme Inc {2}acme-inc +[0-9a-f-]{36}$/.test(l))).toBe(true);
+    expect(lines[0]).toMatch(/^ {3}NAME +SLUG +ID$/);
+    expect(lines.some((l) => /^\* {2}Acme Inc +acme-inc +[0-9a-f-]{36}$/.test(l))).toBe(true);
     expect(lines[0]?.indexOf("ID")).toBe(lines[1]?.search(/[0-9a-f]{8}-/));
     expect(r.stdout).not.toContain("\u001B[");
   });

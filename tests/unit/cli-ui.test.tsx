@@ -1,7 +1,8 @@
 // The CLI's Ink components, rendered with ink-testing-library: what a person sees on a terminal.
 import { render } from "ink-testing-library";
 import { describe, expect, it } from "vitest";
-import { DeviceCodeBox, Fields, Spinner, Table, renderFields, renderTable } from "../../cli/ui/index.js";
+import { Fields, Table, renderFields, renderTable } from "../../cli/ui/index.js";
+import { DeviceCodeBox, Spinner } from "../../cli/ui/live.js";
 
 // ink-testing-library renders without colour support; strip any styling the components ask for anyway
 const ANSI_STYLE = new RegExp(String.raw`\u001B\[[0-9;]*m`, "g");

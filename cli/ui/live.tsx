@@ -1,0 +1,35 @@
+// Live Ink screens drawn on a stream (stderr) while the CLI waits: a spinner, the device-code box.
+// Imported only through output.ts's lazy `live()`.
+import type { ReactElement } from "react";
+import { render } from "ink";
+import { Spinner } from "./Spinner.js";
+import { DeviceCodeBox, type DeviceCodeBoxProps } from "./DeviceCodeBox.js";
+
+export { Spinner, DeviceCodeBox, type DeviceCodeBoxProps };
+
+export interface LiveScreen<P> {
+  update(props: P): void;
+  /** Unmounts; `keep` leaves the last frame on screen, otherwise it is erased. */
+  stop(keep: boolean): void;
+}
+
+function live<P extends object>(view: (p: P) => ReactElement, initial: P, stream: NodeJS.WriteStream): LiveScreen<P> {
+  const instance = render(view(initial), { stdout: stream, patchConsole: false, exitOnCtrlC: false });
+  return {
+    update: (p) => instance.rerender(view(p)),
+    stop(keep) {
+      if (!keep) instance.clear();
+      instance.unmount();
+    },
+  };
+}
+
+/** A spinner on `stream` until the returned function is called; it leaves nothing behind. */
+export function showSpinner(label: string, stream: NodeJS.WriteStream): () => void {
+  const screen = live((p: { label: string }) => <Spinner label={p.label} />, { label }, stream);
+  return () => screen.stop(false);
+}
+
+export function showDeviceCode(props: DeviceCodeBoxProps, stream: NodeJS.WriteStream): LiveScreen<DeviceCodeBoxProps> {
+  return live((p: DeviceCodeBoxProps) => <DeviceCodeBox {...p} />, props, stream);
+}
