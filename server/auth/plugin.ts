@@ -59,8 +59,11 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
   return reply.send(payload);
 }
 
-/** POSTs after which a cached caller lookup (server/http/caller.ts) may be stale. */
-const REVOKING = /\/(sign-out|revoke-|delete-user|change-password|reset-password|api-key\/(delete|update)|delete-all-expired-api-keys|organization\/(update-member-role|remove-member|leave|delete|set-active|update-role|delete-role)|admin\/)/;
+/**
+ * POSTs after which a cached caller lookup (server/http/caller.ts) may be stale; organization/create and
+ * accept-invitation make the new organization the session's active one (and a membership appear).
+ */
+const REVOKING = /\/(sign-out|revoke-|delete-user|change-password|reset-password|api-key\/(delete|update)|delete-all-expired-api-keys|organization\/(create|accept-invitation|update-member-role|remove-member|leave|delete|set-active|update-role|delete-role)|admin\/)/;
 
 export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
   return async function mountAuth(app: FastifyInstance): Promise<void> {
