@@ -1,3 +1,4 @@
 export * from "./auth.js";
 export * from "./billing.js";
 export * from "./checkout.js";
+export * from "./webhooks.js";
