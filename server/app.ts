@@ -8,7 +8,7 @@ import { authPlugin } from "./auth/plugin.js";
 import { createCallerResolver, type CallerResolver } from "./http/caller.js";
 import { referencePlugin } from "./http/reference.js";
 import { whoamiPlugin } from "./http/whoami.js";
-import { billingPlugin } from "./billing/index.js";
+import { billingPlugin, type V1Route } from "./billing/index.js";
 import { webPlugin } from "./http/web.js";
 
 export interface AppDeps {
@@ -23,6 +23,8 @@ export interface App {
   app: FastifyInstance;
   auth: Auth;
   callers: CallerResolver;
+  /** Every /v1 route (method, url), for tests and the API reference. */
+  v1Routes: V1Route[];
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -54,7 +56,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(authPlugin(auth, () => callers.clear()));
   await app.register(referencePlugin(auth, config.baseURL));
   await app.register(whoamiPlugin(callers));
-  await app.register(billingPlugin({ db: database.db, config, callers }), { prefix: "/v1" });
+  const v1Routes: V1Route[] = [];
+  await app.register(billingPlugin({ db: database.db, config, callers, routes: v1Routes }), { prefix: "/v1" });
   await app.register(webPlugin(config));
-  return { app, auth, callers };
+  return { app, auth, callers, v1Routes };
 }

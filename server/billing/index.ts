@@ -19,6 +19,14 @@ export interface BillingDeps {
   db: Db;
   config: Config;
   callers: CallerResolver;
+  /** Filled with every /v1 route as it is registered (the tenancy test walks them all). */
+  routes?: V1Route[];
+}
+
+export interface V1Route {
+  method: string;
+  url: string;
+  public: boolean;
 }
 
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
@@ -49,6 +57,12 @@ export function billingPlugin(deps: BillingDeps) {
       }
       req.log.error(err);
       return reply.status(500).send({ error: "InternalServerError", detail: "An unexpected error occurred." });
+    });
+    app.addHook("onRoute", (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const method of methods) {
+        if (method !== "HEAD") deps.routes?.push({ method, url: route.url, public: Boolean(route.config?.public) });
+      }
     });
     app.addHook("preHandler", authenticate(deps.callers));
     for (const register of DOMAINS) await register(app, deps);

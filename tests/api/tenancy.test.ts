@@ -1,0 +1,136 @@
+// Tenancy: every /v1 route (walked from the server's own route table, so new routes are covered as they
+// land) is called with organization B's key on organization A's ids. Lists must not show A's rows;
+// everything else must answer 404 and change nothing.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uploadFile } from "../helpers/files.js";
+import { createSeller, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let a: Seller;
+let b: Seller;
+let aKey: string;
+let bKey: string;
+/** A's resource id per first path segment after /v1/. */
+const ids: Record<string, string> = {};
+const externalCustomerId = `tenant-ext-${Date.now()}`;
+
+async function call(token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text };
+}
+
+async function create(path: string, body: unknown): Promise<string> {
+  const res = await call(aKey, "POST", path, body);
+  if (res.status !== 201 && res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
+  return (JSON.parse(res.text) as { id: string }).id;
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  a = await createSeller(server, "tenant-a");
+  b = await createSeller(server, "tenant-b");
+  aKey = await a.createKey();
+  bKey = await b.createKey();
+  ids.organizations = a.organizationId;
+  ids.meters = await create("/v1/meters/", {
+    name: "API calls",
+    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api" }] },
+    aggregation: { func: "count" },
+  });
+  ids.products = await create("/v1/products/", {
+    name: "Tenant product",
+    prices: [{ amount_type: "fixed", price_amount: 1000, price_currency: "usd" }],
+  });
+  ids.benefits = await create("/v1/benefits/", { type: "custom", description: "Support", properties: { note: null } });
+  ids.discounts = await create("/v1/discounts/", {
+    name: "Ten off",
+    type: "percentage",
+    basis_points: 1000,
+    duration: "once",
+    code: `TEN${Date.now().toString(36).toUpperCase()}`,
+  });
+  ids["custom-fields"] = await create("/v1/custom-fields/", { type: "text", slug: "company", name: "Company", properties: {} });
+  ids.customers = await create("/v1/customers/", { email: `tenant-${Date.now()}@example.com`, external_id: externalCustomerId });
+  ids.files = (await uploadFile(a.sdk, "tenant.pdf", Buffer.from("%PDF-1.4 tenant"), "downloadable")).id;
+  const ingest = await call(aKey, "POST", "/v1/events/ingest", {
+    events: [{ name: "api", external_customer_id: externalCustomerId }],
+  });
+  expect(ingest.status).toBe(200);
+  const events = JSON.parse((await call(aKey, "GET", "/v1/events/")).text) as { items: Array<{ id: string }> };
+  ids.events = events.items[0]!.id;
+});
+afterAll(async () => server?.close());
+
+function fill(url: string): string {
+  const segment = url.split("/")[2] ?? "";
+  return url
+    .replace(/:external_id/g, externalCustomerId)
+    .replace(/:id/g, ids[segment] ?? randomUUID())
+    .replace(/:[a-z_]+/g, () => randomUUID());
+}
+
+/** Routes that validate their input before looking the row up get a valid one, so the lookup is what answers. */
+const VALID_INPUT: Record<string, { body?: unknown; query?: string }> = {
+  "PATCH /v1/custom-fields/:id": { body: { type: "text" } },
+  "PATCH /v1/benefits/:id": { body: { type: "custom" } },
+  "GET /v1/meters/:id/quantities": {
+    query: `start_timestamp=${encodeURIComponent("2026-01-01T00:00:00Z")}&end_timestamp=${encodeURIComponent("2026-01-02T00:00:00Z")}&interval=day`,
+  },
+  "POST /v1/files/:id/uploaded": { body: { id: randomUUID(), path: "x", parts: [{ number: 1, checksum_etag: "x", checksum_sha256_base64: null }] } },
+  "POST /v1/products/:id/benefits": { body: { benefits: [] } },
+};
+
+describe("tenancy walk", () => {
+  it("covers a route table that includes every resource group of the billing API", () => {
+    const groups = new Set(server.v1Routes.map((r) => r.url.split("/")[2]));
+    for (const g of ["organizations", "products", "benefits", "benefit-grants", "discounts", "custom-fields", "meters", "events", "customers", "files"]) {
+      expect(groups).toContain(g);
+    }
+  });
+
+  it("never shows or touches organization A's rows to organization B's key", async () => {
+    const aIds = Object.values(ids);
+    const failures: string[] = [];
+    for (const route of server.v1Routes) {
+      if (route.public) continue; // authenticated by a per-object secret, not by an organization
+      const input = VALID_INPUT[`${route.method} ${route.url}`];
+      const path = fill(route.url) + (input?.query ? `?${input.query}` : "");
+      const hasParam = route.url.includes(":");
+      const body = input?.body ?? (route.method === "GET" || route.method === "DELETE" ? undefined : {});
+      const res = await call(bKey, route.method, path, body);
+      const leaked = aIds.filter((id) => res.text.includes(id));
+      if (!hasParam && route.method === "GET") {
+        if (res.status !== 200 || leaked.length > 0) failures.push(`${route.method} ${route.url}: ${res.status} leaked=${leaked.join(",")}`);
+      } else if (hasParam) {
+        if (res.status !== 404 || leaked.length > 0) failures.push(`${route.method} ${route.url}: ${res.status} ${res.text.slice(0, 120)}`);
+      } else if (leaked.length > 0 || res.status >= 500) {
+        // creates in B's own organization are allowed; they must not reach A's rows
+        failures.push(`${route.method} ${route.url}: ${res.status} leaked=${leaked.join(",")}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("left every one of A's rows in place", async () => {
+    const gettable = new Set(server.v1Routes.filter((r) => r.method === "GET" && r.url.endsWith("/:id")).map((r) => r.url.split("/")[2]));
+    for (const [segment, id] of Object.entries(ids)) {
+      const path = gettable.has(segment) ? `/v1/${segment}/${id}` : `/v1/${segment}/?id=${id}`;
+      const res = await call(aKey, "GET", path);
+      if (!gettable.has(segment)) expect(res.text).toContain(id);
+      expect(res.status, `${segment} ${res.text.slice(0, 200)}`).toBe(200);
+    }
+  });
+
+  it("answers B's session token asking for A's organization with 404", async () => {
+    const res = await call(b.token, "GET", `/v1/products/?organization_id=${a.organizationId}`);
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.text)).toMatchObject({ error: "ResourceNotFound" });
+  });
+});
