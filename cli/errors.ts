@@ -66,6 +66,17 @@ export class ApiError extends CliError {
   }
 }
 
+/**
+ * Not a failure: the command finished and printed its result, and its exit code carries news (`catalog
+ * plan`: 2 = changes planned). main() exits with the code and prints nothing more.
+ */
+export class ExitStatus extends CliError {
+  constructor(exitCode: ExitCode) {
+    super("", { exitCode, code: "exit_status" });
+    this.name = "ExitStatus";
+  }
+}
+
 export function asCliError(err: unknown): CliError {
   if (err instanceof CliError) return err;
   const message = err instanceof Error ? err.message : String(err);

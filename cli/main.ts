@@ -4,7 +4,7 @@
 import { Command, CommanderError } from "commander";
 import pkg from "../package.json" with { type: "json" };
 import { readEnv } from "./env.js";
-import { asCliError, EXIT, UsageError } from "./errors.js";
+import { asCliError, EXIT, ExitStatus, UsageError } from "./errors.js";
 import { createOutput } from "./output.js";
 import { COMMANDS } from "./commands/index.js";
 import { examples } from "./command.js";
@@ -70,6 +70,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       // a usage error, unless nothing at all was asked (bare `till`)
       return err.exitCode === 0 || argv.length <= 2 ? EXIT.ok : EXIT.usage;
     }
+    if (err instanceof ExitStatus) return err.exitCode;
     const error = err instanceof CommanderError ? usageFromCommander(err) : asCliError(err);
     // the error may come before any command built its output (a malformed flag): decide from argv
     const out = createOutput({ json: argv.includes("--json"), env: readEnv(), color: !argv.includes("--no-color") });
