@@ -54,9 +54,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.get("/healthz", async () => ({ status: "ok" }));
   await app.register(authPlugin(auth, () => callers.clear()));
-  await app.register(referencePlugin(auth, config.baseURL));
-  await app.register(whoamiPlugin(callers));
   const v1Routes: V1Route[] = [];
+  await app.register(referencePlugin(auth, config.baseURL, v1Routes));
+  await app.register(whoamiPlugin(callers));
   await app.register(billingPlugin({ db: database.db, config, callers, routes: v1Routes }), { prefix: "/v1" });
   await app.register(webPlugin(config));
   return { app, auth, callers, v1Routes };

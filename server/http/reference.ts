@@ -2,19 +2,29 @@
 // The document is better-auth's generated schema with its paths moved under /api/auth; /v1 joins later.
 import type { FastifyInstance } from "fastify";
 import { AUTH_BASE_PATH, type Auth } from "../auth/index.js";
+import type { V1Route } from "../billing/index.js";
 
 type OpenApiDoc = { paths?: Record<string, Record<string, { summary?: string; description?: string }>> } & Record<
   string,
   unknown
 >;
 
-async function buildDocument(auth: Auth, baseURL: string): Promise<OpenApiDoc> {
+async function buildDocument(auth: Auth, baseURL: string, v1Routes: readonly V1Route[]): Promise<OpenApiDoc> {
   const generated = (await auth.api.generateOpenAPISchema()) as unknown as OpenApiDoc;
   const paths: NonNullable<OpenApiDoc["paths"]> = {};
   for (const [p, ops] of Object.entries(generated.paths ?? {})) paths[`${AUTH_BASE_PATH}${p}`] = ops;
+  // /v1 follows Polar's API (its reference documents the bodies); list what till serves
+  for (const route of v1Routes) {
+    const p = route.url.replace(/:([a-z_]+)/g, "{$1}");
+    paths[p] = { ...paths[p], [route.method.toLowerCase()]: { summary: "Polar-compatible billing API" } };
+  }
   return {
     ...generated,
-    info: { title: "till API", version: "1", description: "Accounts and organizations (/api/auth)." },
+    info: {
+      title: "till API",
+      version: "1",
+      description: "Accounts and organizations (/api/auth); the billing API (/v1), wire-compatible with Polar's.",
+    },
     servers: [{ url: baseURL }],
     paths,
   };
@@ -43,10 +53,11 @@ ${rows}
 `;
 }
 
-export function referencePlugin(auth: Auth, baseURL: string) {
+export function referencePlugin(auth: Auth, baseURL: string, v1Routes: readonly V1Route[] = []) {
   return async function reference(app: FastifyInstance): Promise<void> {
     let doc: Promise<OpenApiDoc> | undefined;
-    const get = () => (doc ??= buildDocument(auth, baseURL));
+    // built on first use, after every plugin (and so every /v1 route) is registered
+    const get = () => (doc ??= buildDocument(auth, baseURL, v1Routes));
     app.get("/api/openapi.json", async () => get());
     app.get("/api/reference", async (_req, reply) => reply.type("text/html; charset=utf-8").send(page(await get())));
   };

@@ -49,6 +49,7 @@ describe("server foundation", () => {
     expect(doc.status).toBe(200);
     expect(doc.body.paths).toHaveProperty("/api/auth/sign-in/email");
     expect(doc.body.paths).toHaveProperty("/api/auth/device/token");
+    expect(doc.body.paths).toHaveProperty(["/v1/products/{id}", "get"]);
     const page = await c.get("/api/reference");
     expect(page.status).toBe(200);
     expect(page.text).toContain("/api/auth/sign-up/email");
