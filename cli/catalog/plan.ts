@@ -145,28 +145,42 @@ export function planCatalog(desired: Catalog, server: ServerCatalog, opts: PlanO
   const ids = emptyIds();
   const plainRefs: RefResolver = (kind, id) => index.keys[kind].keyOfId.get(id) ?? unknownRef(id);
 
-  // objects whose immutable fields change are replaced: what refers to them must move to the new object
+  // Objects whose immutable fields change are replaced: what refers to them must move to the new object.
+  // An object not yet managed is adopted only if it can be updated in place; otherwise it is left alone
+  // (never deleted on the strength of a derived key) and the entry is created anew.
   const replaced = new Set<string>();
+  const notAdopted = new Set<string>();
   for (const kind of KINDS) {
     for (const [key, want] of entriesOf(desired, kind)) {
       const hit = index.keys[kind].byKey.get(key);
       if (!hit) continue;
       const have = specOf(kind, hit.object, plainRefs) as unknown as Record<string, unknown>;
       const wanted = want as unknown as Record<string, unknown>;
-      if (IMMUTABLE[kind].some((f) => !same(have[f], wanted[f]))) replaced.add(hit.object.id);
+      const differ = IMMUTABLE[kind].filter((f) => !same(have[f], wanted[f]));
+      if (differ.length === 0) continue;
+      if (!hit.derived) replaced.add(hit.object.id);
+      else {
+        notAdopted.add(hit.object.id);
+        notes.push(`${LABEL[kind]} "${displayName(kind, have as unknown as SpecOf<Kind>)}" matches ${key} by name but its ${differ.join(" and ")} ${differ.length === 1 ? "differs" : "differ"}: left as is, ${key} is created`);
+      }
     }
   }
-  const refs: RefResolver = (kind, id) => (replaced.has(id) ? `${plainRefs(kind, id)} (replaced)` : plainRefs(kind, id));
+  const refs: RefResolver = (kind, id) =>
+    replaced.has(id) ? `${plainRefs(kind, id)} (replaced)` : notAdopted.has(id) ? unknownRef(id) : plainRefs(kind, id);
 
   const changes: Change[] = [];
   for (const kind of KINDS) {
     const keys = index.keys[kind];
     const wanted = entriesOf(desired, kind);
+    const matched = (key: string) => {
+      const hit = keys.byKey.get(key);
+      return hit && !notAdopted.has(hit.object.id) ? hit : undefined;
+    };
     for (const [key, hit] of keys.byKey) {
-      if (!replaced.has(hit.object.id)) ids[kind].set(key, hit.object.id);
+      if (!replaced.has(hit.object.id) && !notAdopted.has(hit.object.id)) ids[kind].set(key, hit.object.id);
     }
     for (const [key, want] of wanted) {
-      changes.push(...changesFor(kind, key, want, keys.byKey.get(key), refs, replaced));
+      changes.push(...changesFor(kind, key, want, matched(key), refs, replaced));
     }
     const unmanaged: string[] = [];
     for (const [key, hit] of keys.byKey) {

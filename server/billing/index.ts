@@ -14,6 +14,9 @@ import { eventRoutes } from "./events/routes.js";
 import { meterRoutes } from "./meters/routes.js";
 import { fileRoutes } from "./files/routes.js";
 import { productRoutes } from "./products/routes.js";
+import { checkoutRoutes } from "./checkouts/routes.js";
+import { orderRoutes } from "./orders/routes.js";
+import { subscriptionRoutes } from "./subscriptions/routes.js";
 
 export interface BillingDeps {
   db: Db;
@@ -32,7 +35,7 @@ export interface V1Route {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, orderRoutes, subscriptionRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

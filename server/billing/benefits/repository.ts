@@ -173,3 +173,8 @@ export async function grantedOfCustomer(db: Queryable, organizationId: string, c
     .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.customerId, customerId), grantedWhere))
     .orderBy(asc(benefitGrant.grantedAt), asc(benefitGrant.id));
 }
+
+export async function insertGrants(db: Queryable, values: Array<typeof benefitGrant.$inferInsert>): Promise<BenefitGrantRow[]> {
+  if (values.length === 0) return [];
+  return db.insert(benefitGrant).values(values).returning();
+}

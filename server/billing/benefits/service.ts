@@ -11,11 +11,13 @@ import {
   toBenefitGrantWire,
   toBenefitWire,
   toCustomerStateGrantWire,
+  type BenefitGrantWire,
   type BenefitWire,
   type CustomerStateGrantWire,
 } from "./wire.js";
+import type { CustomerRow } from "../customers/wire.js";
 
-export { toBenefitPublicWire, type BenefitPublicWire, type BenefitWire } from "./wire.js";
+export { toBenefitPublicWire, type BenefitGrantWire, type BenefitPublicWire, type BenefitWire } from "./wire.js";
 
 const uniqueUuids = (ids: string[]) => [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
 
@@ -173,4 +175,35 @@ export async function listGrantsOfBenefit(
 ) {
   if (!(await repo.findBenefit(db, organizationId, benefitId))) throw notFound("Benefit not found");
   return listGrants(db, organizationId, { ...filter, benefitIds: [benefitId] }, [{ key: "created_at", desc: true }], pageNo, limit);
+}
+
+/**
+ * The grant engine's first step, in the caller's transaction: grants every live benefit of the product to
+ * the customer of an order or subscription, granted now. Properties start empty; benefits that produce
+ * something (license keys, repository invitations) fill them when their workers run.
+ */
+export async function grantProductBenefits(
+  tx: Queryable,
+  organizationId: string,
+  grant: { productId: string; customer: CustomerRow; orderId: string | null; subscriptionId: string | null },
+  now = new Date(),
+): Promise<BenefitGrantWire[]> {
+  const benefits = (await repo.benefitsOfProducts(tx, organizationId, [grant.productId])).map((r) => r.benefit);
+  const rows = await repo.insertGrants(
+    tx,
+    benefits.map((b) => ({
+      organizationId,
+      benefitId: b.id,
+      customerId: grant.customer.id,
+      orderId: grant.orderId,
+      subscriptionId: grant.subscriptionId,
+      grantedAt: now,
+      properties: {},
+    })),
+  );
+  const byId = new Map(benefits.map((b) => [b.id, b]));
+  return rows.flatMap((g) => {
+    const b = byId.get(g.benefitId);
+    return b ? [toBenefitGrantWire(g, b, grant.customer)] : [];
+  });
 }

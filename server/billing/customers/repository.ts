@@ -176,3 +176,25 @@ export async function searchCustomerIds(db: Queryable, organizationId: string, t
   return rows.map((r) => r.id);
 }
 
+
+/**
+ * Inserts a customer unless a live one already has its email or external id (a concurrent checkout got
+ * there first): undefined then, and the caller reads the winner.
+ */
+export async function insertCustomerIfAbsent(
+  db: Queryable,
+  values: Omit<typeof customer.$inferInsert, "id" | "createdAt">,
+): Promise<CustomerRow | undefined> {
+  const [row] = await db.insert(customer).values(values).onConflictDoNothing().returning();
+  return row;
+}
+
+/** A live customer by (lower-cased) email. */
+export async function findCustomerByEmail(db: Queryable, organizationId: string, email: string): Promise<CustomerRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(customer)
+    .where(and(live(organizationId), eq(customer.email, email)))
+    .limit(1);
+  return row;
+}

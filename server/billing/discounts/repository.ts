@@ -110,3 +110,43 @@ export async function replaceProducts(db: Queryable, discountId: string, product
     await db.insert(discountProduct).values(productIds.map((productId) => ({ discountId, productId })));
   }
 }
+
+/** A live discount of the organization by code (case-insensitively). */
+export async function findDiscountByCode(db: Queryable, organizationId: string, code: string): Promise<DiscountRow | null> {
+  const rows = await db
+    .select()
+    .from(discount)
+    .where(and(live(organizationId), sql`lower(${discount.code}) = lower(${code})`))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/** Discounts by id, soft-deleted ones included (orders and subscriptions keep showing theirs). */
+export async function findDiscountsByIds(db: Queryable, organizationId: string, ids: string[]): Promise<DiscountRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(discount)
+    .where(and(eq(discount.organizationId, organizationId), inArray(discount.id, ids)));
+}
+
+/**
+ * Counts one redemption if the discount is redeemable now — live, inside its window, under its limit —
+ * in one conditional UPDATE, so concurrent redemptions can never exceed max_redemptions.
+ */
+export async function redeem(db: Queryable, organizationId: string, id: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(discount)
+    .set({ redemptionsCount: sql`${discount.redemptionsCount} + 1` })
+    .where(
+      and(
+        live(organizationId),
+        eq(discount.id, id),
+        sql`(${discount.maxRedemptions} IS NULL OR ${discount.redemptionsCount} < ${discount.maxRedemptions})`,
+        sql`(${discount.startsAt} IS NULL OR ${discount.startsAt} <= ${now.toISOString()}::timestamptz)`,
+        sql`(${discount.endsAt} IS NULL OR ${discount.endsAt} > ${now.toISOString()}::timestamptz)`,
+      ),
+    )
+    .returning({ id: discount.id });
+  return rows.length > 0;
+}

@@ -1,12 +1,12 @@
 // Rules for discounts: fixed or percentage, once/forever/repeating, codes unique per organization
 // (case-insensitively), redemption limits, product restrictions, soft deletion.
 import type { Db, Queryable } from "../../db/client.js";
-import { invalid, notFound, validationError } from "../http.js";
+import { invalid, isUuid, notFound, validationError } from "../http.js";
 import type { SortKey } from "../listing.js";
 import { loadProductSummaries, productIdsExist } from "../products/service.js";
 import { resolveAmounts, type DiscountCreateInput, type DiscountUpdateInput } from "./input.js";
 import * as repo from "./repository.js";
-import { rowAmounts, toDiscountWire, type DiscountRow, type DiscountWire } from "./wire.js";
+import { rowAmounts, toDiscountBaseWire, toDiscountWire, type DiscountRow, type DiscountWire } from "./wire.js";
 
 const CODE_TAKEN = "A discount with this code already exists.";
 
@@ -170,4 +170,31 @@ export async function updateDiscount(
 export async function deleteDiscount(db: Db, organizationId: string, id: string): Promise<void> {
   const row = await repo.updateDiscount(db, organizationId, id, { deletedAt: new Date() });
   if (!row) throw notFound("Discount not found");
+}
+
+// ---- for other domains ----------------------------------------------------------------------------
+
+/** A live discount by code (case-insensitively), with its product restrictions; null when there is none. */
+export async function findDiscountByCode(db: Queryable, organizationId: string, code: string): Promise<DiscountWire | null> {
+  const row = await repo.findDiscountByCode(db, organizationId, code);
+  return row ? toWire(db, organizationId, row) : null;
+}
+
+/** `Discount*Base` shapes by id, soft-deleted discounts included (what orders and subscriptions embed). */
+export async function loadDiscountBases(
+  db: Queryable,
+  organizationId: string,
+  ids: string[],
+): Promise<Map<string, ReturnType<typeof toDiscountBaseWire>>> {
+  const unique = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
+  const rows = await repo.findDiscountsByIds(db, organizationId, unique);
+  return new Map(rows.map((r) => [r.id, toDiscountBaseWire(r)]));
+}
+
+/**
+ * Counts a redemption in the caller's transaction if the discount is still redeemable (live, inside its
+ * window, under max_redemptions); false when it is not. Exact under concurrency (one conditional UPDATE).
+ */
+export async function redeemDiscount(tx: Queryable, organizationId: string, id: string, now = new Date()): Promise<boolean> {
+  return repo.redeem(tx, organizationId, id, now);
 }

@@ -1,6 +1,6 @@
 // Rules for the billing side of organizations: who may see which, and how settings are updated.
 import { z } from "zod";
-import type { Db } from "../../db/client.js";
+import type { Db, Queryable } from "../../db/client.js";
 import type { Caller } from "../../http/caller.js";
 import { invalid, notFound } from "../http.js";
 import * as repo from "./repository.js";
@@ -60,7 +60,7 @@ export async function visibleOrganizationIds(db: Db, caller: Caller): Promise<st
   return caller.user ? repo.memberOrganizationIds(db, caller.user.id) : [];
 }
 
-export async function getOrganization(db: Db, organizationId: string): Promise<OrganizationWire> {
+export async function getOrganization(db: Queryable, organizationId: string): Promise<OrganizationWire> {
   const found = await repo.findOrganization(db, organizationId);
   if (!found) throw notFound("Organization not found");
   return toOrganizationWire(found.org, found.billing);

@@ -195,3 +195,12 @@ export async function replaceProductBenefits(
   if (benefitIds.length === 0) return;
   await db.insert(productBenefit).values(benefitIds.map((benefitId, position) => ({ productId, benefitId, position })));
 }
+
+/**
+ * The organization of each product, across organizations: only for a caller that has no organization yet
+ * and learns it from the products it names (the signed-in app's checkout request).
+ */
+export async function organizationsOfProducts(db: Queryable, ids: string[]): Promise<Array<{ id: string; organizationId: string }>> {
+  if (ids.length === 0) return [];
+  return db.select({ id: product.id, organizationId: product.organizationId }).from(product).where(inArray(product.id, ids));
+}

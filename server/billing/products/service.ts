@@ -380,3 +380,12 @@ export async function loadPrices(db: Queryable, organizationId: string, ids: str
   const meters = await meterSummariesFor(db, organizationId, rows);
   return new Map(rows.map((r) => [r.id, toPriceWire(r, meters)]));
 }
+
+/**
+ * Which organization sells each of these products (unknown and malformed ids are left out). For a caller
+ * without an organization — the app's checkout request names products, and they name the seller.
+ */
+export async function productOrganizations(db: Queryable, ids: string[]): Promise<Map<string, string>> {
+  const rows = await repo.organizationsOfProducts(db, uniqueUuids(ids));
+  return new Map(rows.map((r) => [r.id, r.organizationId]));
+}

@@ -1,0 +1,95 @@
+// SQL for checkouts. Seller-side functions take the caller's organization id and filter by it; the client
+// secret lookups serve the customer's page, where the secret itself is the credential.
+import { and, asc, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { checkout } from "../../db/schema/index.js";
+import { likePattern, type SortKey } from "../listing.js";
+import type { CheckoutRow } from "./wire.js";
+
+export type CheckoutValues = Omit<typeof checkout.$inferInsert, "createdAt" | "modifiedAt">;
+export type CheckoutPatchValues = Partial<Omit<CheckoutValues, "id" | "organizationId" | "clientSecret">>;
+
+export async function insertCheckout(db: Queryable, values: CheckoutValues): Promise<CheckoutRow> {
+  const [row] = await db.insert(checkout).values(values).returning();
+  if (!row) throw new Error("insert checkout returned no row");
+  return row;
+}
+
+export async function findCheckout(db: Queryable, organizationId: string, id: string): Promise<CheckoutRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(checkout)
+    .where(and(eq(checkout.organizationId, organizationId), eq(checkout.id, id)))
+    .limit(1);
+  return row;
+}
+
+export async function findCheckoutBySecret(db: Queryable, clientSecret: string): Promise<CheckoutRow | undefined> {
+  const [row] = await db.select().from(checkout).where(eq(checkout.clientSecret, clientSecret)).limit(1);
+  return row;
+}
+
+/** The row locked for the rest of the transaction: concurrent updates and confirms of one checkout queue here. */
+export async function lockCheckout(db: Queryable, id: string): Promise<CheckoutRow | undefined> {
+  const [row] = await db.select().from(checkout).where(eq(checkout.id, id)).for("update");
+  return row;
+}
+
+export async function updateCheckout(db: Queryable, id: string, patch: CheckoutPatchValues): Promise<CheckoutRow> {
+  const [row] = await db
+    .update(checkout)
+    .set({ ...patch, modifiedAt: new Date() })
+    .where(eq(checkout.id, id))
+    .returning();
+  if (!row) throw new Error("update checkout returned no row");
+  return row;
+}
+
+export type CheckoutSort = "created_at" | "expires_at" | "status";
+
+export interface CheckoutFilter {
+  productIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+  query?: string | undefined;
+}
+
+/** Status as the API shows it: an open checkout past its expiry is expired. */
+const effectiveStatus = sql`(CASE WHEN ${checkout.status} = 'open' AND ${checkout.expiresAt} <= now() THEN 'expired' ELSE ${checkout.status} END)`;
+
+function statusWhere(statuses: string[]): SQL | undefined {
+  if (statuses.length === 0) return undefined;
+  return inArray(effectiveStatus, statuses);
+}
+
+export async function listCheckouts(
+  db: Queryable,
+  organizationId: string,
+  filter: CheckoutFilter,
+  sorting: Array<SortKey<CheckoutSort>>,
+  pageNo: number,
+  limit: number,
+): Promise<{ rows: CheckoutRow[]; total: number }> {
+  const where = and(
+    eq(checkout.organizationId, organizationId),
+    filter.productIds?.length ? inArray(checkout.productId, filter.productIds) : undefined,
+    filter.customerIds?.length ? inArray(checkout.customerId, filter.customerIds) : undefined,
+    filter.externalCustomerIds?.length ? inArray(checkout.externalCustomerId, filter.externalCustomerIds) : undefined,
+    filter.statuses ? statusWhere(filter.statuses) : undefined,
+    filter.query ? or(ilike(checkout.customerEmail, likePattern(filter.query)), ilike(checkout.customerName, likePattern(filter.query))) : undefined,
+  );
+  const columns = { created_at: checkout.createdAt, expires_at: checkout.expiresAt, status: effectiveStatus };
+  const order = [...sorting.map((s) => (s.desc ? desc(columns[s.key]) : asc(columns[s.key]))), asc(checkout.id)];
+  const [rows, count] = await Promise.all([
+    db
+      .select()
+      .from(checkout)
+      .where(where)
+      .orderBy(...order)
+      .limit(limit)
+      .offset((pageNo - 1) * limit),
+    db.select({ n: sql<number>`count(*)::int` }).from(checkout).where(where),
+  ]);
+  return { rows, total: count[0]?.n ?? 0 };
+}

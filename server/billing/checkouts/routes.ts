@@ -1,0 +1,134 @@
+// /v1/checkouts: the seller's create, list, get and update (bearer token), and the customer's page through
+// the client secret — get, update, confirm, the event stream, and the test processor's card tokenizer.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { createPaymentProcessor } from "../../payments/index.js";
+import { tokenizeTestCard } from "../../payments/test-processor.js";
+import type { BillingDeps } from "../index.js";
+import { invalid, isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { sortingQuery } from "../listing.js";
+import { clientConfirmCheckout } from "./confirm.js";
+import { subscribeCheckoutEvents, type CheckoutEvent } from "./events.js";
+import { CheckoutConfirmInput, CheckoutCreateInput, CheckoutUpdateInput, CheckoutUpdatePublicInput, TestCardInput } from "./input.js";
+import type { CheckoutSort } from "./repository.js";
+import * as service from "./service.js";
+import { statusOf } from "./wire.js";
+
+const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+const STATUSES = ["open", "expired", "confirmed", "succeeded", "failed"] as const;
+
+const ListQuery = z.object({
+  organization_id: queryArray(uuid).optional(),
+  product_id: queryArray(uuid).optional(),
+  customer_id: queryArray(uuid).optional(),
+  external_customer_id: queryArray(z.string().max(256)).optional(),
+  status: queryArray(z.enum(STATUSES)).optional(),
+  query: z.string().max(200).optional(),
+  sorting: sortingQuery<CheckoutSort>(["created_at", "expires_at", "status"], [{ key: "created_at", desc: true }]),
+  ...paginationQuery,
+});
+
+const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
+const secretOf = (req: FastifyRequest) => String((req.params as { client_secret?: unknown }).client_secret ?? "");
+
+/** Keep-alive comments stop proxies from closing an idle stream. */
+const STREAM_KEEPALIVE_MS = 15_000;
+
+export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+  const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: createPaymentProcessor() };
+  const streams = new Set<FastifyReply>();
+  app.addHook("onClose", async () => {
+    for (const reply of streams) reply.raw.end();
+  });
+
+  // ---- the seller -------------------------------------------------------------------------------------
+
+  app.get("/checkouts/", { config: { scope: "checkouts:read" } }, async (req) => {
+    const q = parseQuery(ListQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
+      return page([], 0, q.limit);
+    }
+    const { items, total } = await service.listCheckouts(
+      deps,
+      organizationId,
+      {
+        productIds: lower(q.product_id),
+        customerIds: lower(q.customer_id),
+        externalCustomerIds: q.external_customer_id,
+        statuses: q.status,
+        query: q.query,
+      },
+      q.sorting,
+      q.page,
+      q.limit,
+    );
+    return page(items, total, q.limit);
+  });
+
+  app.post("/checkouts/", { config: { scope: "checkouts:write" } }, async (req, reply) => {
+    const input = parseBody(CheckoutCreateInput, req);
+    return reply.code(201).send(await service.createCheckout(deps, scopeOf(req).organizationId, input));
+  });
+
+  app.get("/checkouts/:id", { config: { scope: "checkouts:read" } }, async (req) =>
+    service.getCheckout(deps, scopeOf(req).organizationId, pathId(req)),
+  );
+
+  app.patch("/checkouts/:id", { config: { scope: "checkouts:write" } }, async (req) => {
+    const id = pathId(req);
+    return service.updateCheckout(deps, scopeOf(req).organizationId, id, parseBody(CheckoutUpdateInput, req));
+  });
+
+  // ---- the customer's page: the client secret is the credential -----------------------------------------
+
+  app.get("/checkouts/client/:client_secret", { config: { public: true } }, async (req) =>
+    service.clientGetCheckout(deps, secretOf(req)),
+  );
+
+  app.patch("/checkouts/client/:client_secret", { config: { public: true } }, async (req) =>
+    service.clientUpdateCheckout(deps, secretOf(req), parseBody(CheckoutUpdatePublicInput, req), req.ip),
+  );
+
+  app.post("/checkouts/client/:client_secret/confirm", { config: { public: true } }, async (req) =>
+    clientConfirmCheckout(deps, secretOf(req), parseBody(CheckoutConfirmInput, req), req.ip),
+  );
+
+  /** The test processor's tokenizer: the card goes here, the checkout is confirmed with the token. */
+  app.post("/checkouts/client/:client_secret/test-card", { config: { public: true } }, async (req) => {
+    const row = await service.clientCheckoutRow(deps, secretOf(req));
+    if (deps.processor.id !== "test") throw invalid(["path", "client_secret"], "This checkout does not use the test payment processor.");
+    const card = parseBody(TestCardInput, req);
+    const result = tokenizeTestCard(card);
+    if (!result.ok) throw invalid(["body", result.field], result.message, "card_error");
+    return {
+      confirmation_token_id: result.token,
+      checkout_id: row.id,
+      card: { brand: result.brand, last4: result.last4, exp_month: card.exp_month, exp_year: card.exp_year },
+    };
+  });
+
+  /** Server-sent events: the current status at once, then every change until the client leaves. */
+  app.get("/checkouts/client/:client_secret/stream", { config: { public: true } }, async (req, reply) => {
+    const row = await service.clientCheckoutRow(deps, secretOf(req));
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    });
+    const send = (e: CheckoutEvent) => raw.write(`data: ${JSON.stringify(e)}\n\n`);
+    send({ key: "checkout.updated", payload: { status: statusOf(row) } });
+    const unsubscribe = subscribeCheckoutEvents(row.id, send);
+    const keepalive = setInterval(() => raw.write(": keep-alive\n\n"), STREAM_KEEPALIVE_MS);
+    streams.add(reply);
+    const done = () => {
+      clearInterval(keepalive);
+      unsubscribe();
+      streams.delete(reply);
+    };
+    raw.on("close", done);
+  });
+}

@@ -1,0 +1,316 @@
+// Rules for checkouts: created by the seller (or the app's checkout request) for one or more products,
+// updated by the seller or by the customer's page, read by both, and expired 24 h after creation. Every
+// write is one transaction that locks the checkout row and records its webhook event in the outbox.
+import { randomBytes, randomUUID } from "node:crypto";
+import type { Db, Queryable } from "../../db/client.js";
+import { enqueue } from "../../jobs/outbox.js";
+import type { PaymentProcessor } from "../../payments/processor.js";
+import { loadCustomers, missingCustomerIds } from "../customers/service.js";
+import { ApiError, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
+import type { SortKey } from "../listing.js";
+import { loadProducts, productOrganizations } from "../products/service.js";
+import { hasActiveSubscription } from "../subscriptions/service.js";
+import { publishCheckoutEvents } from "./events.js";
+import type { CheckoutCreateInput, CheckoutPatch } from "./input.js";
+import { applyPatch, storedAddress, type PatchMode } from "./patch.js";
+import { defaultPrice } from "./pricing.js";
+import * as repo from "./repository.js";
+import { loadView, loadViews } from "./state.js";
+import {
+  statusOf,
+  toCheckoutPublicWire,
+  toCheckoutWire,
+  type CheckoutPublicWire,
+  type CheckoutRow,
+  type CheckoutView,
+  type CheckoutWire,
+} from "./wire.js";
+
+/** How long a checkout stays open (Polar's default). */
+export const CHECKOUT_TTL_SECONDS = 24 * 60 * 60;
+const CLIENT_SECRET_PREFIX = "till_c_";
+const NOT_FOUND = "Checkout not found";
+
+export interface CheckoutDeps {
+  db: Db;
+  baseURL: string;
+  processor: PaymentProcessor;
+}
+
+// ---- errors (Polar's names and statuses, as the SDK declares them) ----------------------------------
+
+export const expiredCheckout = () => new ApiError(410, { error: "ExpiredCheckoutError", detail: "This checkout session has expired." });
+export const notOpenCheckout = (row: CheckoutRow, status: string) =>
+  new ApiError(403, { error: "NotOpenCheckout", detail: `Checkout ${row.id} is not open: ${status}` });
+const alreadyActiveSubscription = () =>
+  new ApiError(403, { error: "AlreadyActiveSubscriptionError", detail: "You already have an active subscription." });
+
+// ---- shared checks ------------------------------------------------------------------------------------
+
+/** The customer's page may act on an open checkout only: 410 once expired, 403 once confirmed or done. */
+export function assertOpenForCustomer(row: CheckoutRow, now = new Date()): void {
+  const status = statusOf(row, now);
+  if (status === "expired") throw expiredCheckout();
+  if (status !== "open") throw notOpenCheckout(row, status);
+}
+
+/**
+ * Organizations that allow one subscription per customer (the default) refuse a second one: checked as
+ * soon as the customer is known (by id or email) on a recurring product.
+ */
+export async function assertSubscriptionAllowed(tx: Queryable, view: CheckoutView): Promise<void> {
+  const { row, product, organization } = view;
+  if (!product?.is_recurring) return;
+  if (organization?.subscription_settings.allow_multiple_subscriptions) return;
+  if (!row.customerId && !row.customerEmail) return;
+  if (await hasActiveSubscription(tx, row.organizationId, { customerId: row.customerId, email: row.customerEmail })) {
+    throw alreadyActiveSubscription();
+  }
+}
+
+/** The columns a patch may change (everything but identity and lifecycle). */
+export function patchValues(row: CheckoutRow): repo.CheckoutPatchValues {
+  const { id: _id, organizationId: _org, clientSecret: _secret, createdAt: _created, modifiedAt: _modified, ...values } = row;
+  return values;
+}
+
+// ---- create -------------------------------------------------------------------------------------------
+
+export interface CreateContext {
+  /** The request's client address when the customer's own browser creates the checkout. */
+  ipAddress?: string | undefined;
+}
+
+const issueAt = (loc: Array<string | number>, msg: string, input?: unknown): ValidationIssue => ({
+  loc,
+  msg,
+  type: "value_error",
+  ...(input === undefined ? {} : { input }),
+});
+
+/** Has the address more than a country (or a state outside US/CA)? Then the seller wants a full address. */
+function hasFullAddressParts(a: CheckoutCreateInput["customer_billing_address"]): boolean {
+  if (!a) return false;
+  return Boolean(a.line1 || a.line2 || a.city || a.postal_code || (a.state && a.country !== "US" && a.country !== "CA"));
+}
+
+export async function createCheckout(
+  deps: CheckoutDeps,
+  organizationId: string,
+  input: CheckoutCreateInput,
+  ctx: CreateContext = {},
+): Promise<CheckoutWire> {
+  const { db, baseURL, processor } = deps;
+  const now = new Date();
+  const view = await db.transaction(async (tx) => {
+    const issues: ValidationIssue[] = [];
+    if (input.prices && Object.keys(input.prices).length > 0) {
+      issues.push(issueAt(["body", "prices"], "Ad-hoc prices are not supported: the checkout offers the products' own prices."));
+    }
+    if (input.subscription_id) {
+      issues.push(issueAt(["body", "subscription_id"], "Upgrading a subscription through a checkout is not supported yet.", input.subscription_id));
+    }
+    const ids = input.products.map((id) => id.toLowerCase());
+    const loaded = await loadProducts(tx, organizationId, ids, baseURL);
+    ids.forEach((id, i) => {
+      const p = loaded.get(id);
+      if (!p) issues.push(issueAt(["body", "products", i], "Product does not exist.", input.products[i]));
+      else if (p.is_archived) issues.push(issueAt(["body", "products", i], "Product is archived.", input.products[i]));
+      else if (p.prices.length === 0) issues.push(issueAt(["body", "products", i], "Product has no price.", input.products[i]));
+      else if (ids.indexOf(id) !== i) issues.push(issueAt(["body", "products", i], "Product is listed twice.", input.products[i]));
+    });
+    if (input.min_seats != null && input.max_seats != null && input.min_seats > input.max_seats) {
+      issues.push(issueAt(["body", "max_seats"], "max_seats must be at least min_seats.", input.max_seats));
+    }
+
+    // the customer it is opened for: by id, else by external id (created at confirm when unknown)
+    let customerId: string | null = null;
+    if (input.customer_id) {
+      if ((await missingCustomerIds(tx, organizationId, [input.customer_id])).length > 0) {
+        issues.push(issueAt(["body", "customer_id"], "Customer does not exist.", input.customer_id));
+      } else customerId = input.customer_id.toLowerCase();
+    }
+    if (issues.length > 0) throw validationError(issues);
+    const customers = await loadCustomers(tx, organizationId, {
+      ids: customerId ? [customerId] : [],
+      externalIds: !customerId && input.external_customer_id ? [input.external_customer_id] : [],
+    });
+    const customer = customerId ? customers.byId.get(customerId) : input.external_customer_id ? customers.byExternalId.get(input.external_customer_id) : undefined;
+
+    const products = ids.flatMap((id) => loaded.get(id) ?? []);
+    const product = products[0] ?? null;
+    const clientSecret = `${CLIENT_SECRET_PREFIX}${randomBytes(24).toString("base64url")}`;
+    const draft: CheckoutRow = {
+      id: randomUUID(),
+      organizationId,
+      status: "open",
+      clientSecret,
+      expiresAt: new Date(now.getTime() + CHECKOUT_TTL_SECONDS * 1000),
+      paymentProcessor: processor.wireName,
+      paymentProcessorMetadata: processor.checkoutMetadata({ clientSecret, baseURL }),
+      successUrl: null,
+      returnUrl: null,
+      embedOrigin: null,
+      locale: null,
+      allowDiscountCodes: input.allow_discount_codes,
+      requireBillingAddress: input.require_billing_address || hasFullAddressParts(input.customer_billing_address),
+      allowTrial: input.allow_trial,
+      trialInterval: null,
+      trialIntervalCount: null,
+      trialEnd: null,
+      amount: 0,
+      currency: "usd",
+      seats: null,
+      minSeats: input.min_seats ?? null,
+      maxSeats: input.max_seats ?? null,
+      taxAmount: 0,
+      productIds: ids,
+      productId: null,
+      productPriceId: null,
+      discountId: null,
+      customerId: customer?.id ?? null,
+      subscriptionId: null,
+      isBusinessCustomer: input.is_business_customer ?? false,
+      externalCustomerId: input.external_customer_id ?? customer?.external_id ?? null,
+      customerName: null,
+      customerEmail: null,
+      customerIpAddress: ctx.ipAddress ?? null,
+      customerBillingName: null,
+      customerBillingAddress: null,
+      customerTaxId: null,
+      customerMetadata: {},
+      customFieldData: {},
+      metadata: {},
+      createdAt: now,
+      modifiedAt: null,
+    };
+    const initial: CheckoutView = {
+      row: draft,
+      products,
+      product,
+      price: product ? defaultPrice(product, input.currency) : null,
+      discount: null,
+      organization: null,
+      baseURL,
+    };
+    const patched = await applyPatch(tx, initial, input, "create", now);
+    const row = patched.row;
+    // what the customer is already known by fills what the seller left empty
+    if (customer) {
+      row.customerEmail ??= customer.email;
+      row.customerName ??= customer.name;
+      row.customerBillingAddress ??= customer.billing_address ? storedAddress(customer.billing_address) : null;
+      const taxId = customer.tax_id?.[0];
+      const format = customer.tax_id?.[1];
+      if (!row.customerTaxId && taxId && format) row.customerTaxId = [taxId, format];
+    }
+    const { createdAt: _created, modifiedAt: _modified, ...values } = row;
+    const inserted = await repo.insertCheckout(tx, values);
+    const created = { ...patched, row: inserted };
+    await enqueue(tx, { type: "checkout.created", organizationId, data: toCheckoutWire(created, now) });
+    return created;
+  });
+  return toCheckoutWire(view, now);
+}
+
+/**
+ * The app's checkout request (POST /api/auth/checkout) names products, not an organization: the products
+ * name their seller, and must all have the same one. Unknown products → 422 like the API's create.
+ */
+export async function organizationOfProducts(db: Db, productIds: string[]): Promise<string> {
+  const owners = await productOrganizations(db, productIds);
+  const issues = productIds.flatMap((id, i) => (isUuid(id) && owners.has(id.toLowerCase()) ? [] : [issueAt(["body", "products", i], "Product does not exist.", id)]));
+  if (issues.length > 0) throw validationError(issues);
+  const orgs = new Set(owners.values());
+  if (orgs.size !== 1) throw validationError([issueAt(["body", "products"], "Products must all belong to the same organization.")]);
+  return [...orgs][0] ?? "";
+}
+
+// ---- read ---------------------------------------------------------------------------------------------
+
+export async function getCheckout(deps: CheckoutDeps, organizationId: string, id: string): Promise<CheckoutWire> {
+  const row = await repo.findCheckout(deps.db, organizationId, id);
+  if (!row) throw notFound(NOT_FOUND);
+  return toCheckoutWire(await loadView(deps.db, row, deps.baseURL, false));
+}
+
+export async function listCheckouts(
+  deps: CheckoutDeps,
+  organizationId: string,
+  filter: repo.CheckoutFilter,
+  sorting: Array<SortKey<repo.CheckoutSort>>,
+  pageNo: number,
+  limit: number,
+) {
+  const { rows, total } = await repo.listCheckouts(deps.db, organizationId, filter, sorting, pageNo, limit);
+  const views = await loadViews(deps.db, rows, deps.baseURL, false);
+  const now = new Date();
+  return { items: views.map((v) => toCheckoutWire(v, now)), total };
+}
+
+async function findBySecret(db: Queryable, clientSecret: string): Promise<CheckoutRow> {
+  const row = clientSecret.length <= 128 ? await repo.findCheckoutBySecret(db, clientSecret) : undefined;
+  if (!row) throw notFound(NOT_FOUND);
+  return row;
+}
+
+/** The customer's page: 404 for an unknown secret, 410 once expired (Polar's). */
+export async function clientGetCheckout(deps: CheckoutDeps, clientSecret: string): Promise<CheckoutPublicWire> {
+  const row = await findBySecret(deps.db, clientSecret);
+  if (statusOf(row) === "expired") throw expiredCheckout();
+  return toCheckoutPublicWire(await loadView(deps.db, row, deps.baseURL, true));
+}
+
+/** The checkout behind a client secret, for routes that only need to know it exists and is usable. */
+export async function clientCheckoutRow(deps: CheckoutDeps, clientSecret: string): Promise<CheckoutRow> {
+  const row = await findBySecret(deps.db, clientSecret);
+  if (statusOf(row) === "expired") throw expiredCheckout();
+  return row;
+}
+
+// ---- update -------------------------------------------------------------------------------------------
+
+async function updateLocked(
+  deps: CheckoutDeps,
+  id: string,
+  patch: CheckoutPatch,
+  mode: Exclude<PatchMode, "create" | "confirm">,
+  ipAddress?: string,
+): Promise<CheckoutView> {
+  const now = new Date();
+  const view = await deps.db.transaction(async (tx) => {
+    const locked = await repo.lockCheckout(tx, id);
+    if (!locked) throw notFound(NOT_FOUND);
+    const status = statusOf(locked, now);
+    if (mode === "public") assertOpenForCustomer(locked, now);
+    else if (status !== "open") throw notOpenCheckout(locked, status);
+    const current = await loadView(tx, locked, deps.baseURL, true);
+    const patched = await applyPatch(tx, current, patch, mode, now);
+    // the customer's own address, first seen when their page writes
+    if (ipAddress && !patched.row.customerIpAddress) patched.row.customerIpAddress = ipAddress;
+    await assertSubscriptionAllowed(tx, patched);
+    const row = await repo.updateCheckout(tx, id, patchValues(patched.row));
+    const updated = { ...patched, row };
+    await enqueue(tx, { type: "checkout.updated", organizationId: row.organizationId, data: toCheckoutWire(updated, now) });
+    return updated;
+  });
+  publishCheckoutEvents(view.row.id, [{ key: "checkout.updated", payload: { status: statusOf(view.row, now) } }]);
+  return view;
+}
+
+export async function updateCheckout(deps: CheckoutDeps, organizationId: string, id: string, patch: CheckoutPatch): Promise<CheckoutWire> {
+  // the organization check happens before the lock: a foreign id is a 404 like any other
+  if (!(await repo.findCheckout(deps.db, organizationId, id))) throw notFound(NOT_FOUND);
+  return toCheckoutWire(await updateLocked(deps, id, patch, "seller"));
+}
+
+export async function clientUpdateCheckout(
+  deps: CheckoutDeps,
+  clientSecret: string,
+  patch: CheckoutPatch,
+  ipAddress?: string,
+): Promise<CheckoutPublicWire> {
+  const row = await findBySecret(deps.db, clientSecret);
+  assertOpenForCustomer(row);
+  return toCheckoutPublicWire(await updateLocked(deps, row.id, patch, "public", ipAddress));
+}

@@ -1,0 +1,86 @@
+// Loading what a checkout row refers to (its products with prices, the discount, the organization) into
+// the CheckoutView its shapes and rules work on; one batch for a page of checkouts.
+import type { Queryable } from "../../db/client.js";
+import { ApiError } from "../http.js";
+import { getDiscount } from "../discounts/service.js";
+import type { DiscountWire } from "../discounts/wire.js";
+import { getOrganization } from "../organizations/service.js";
+import { loadPrices, loadProducts, type ProductSummaryWire, type ProductWire } from "../products/service.js";
+import type { CheckoutRow, CheckoutView } from "./wire.js";
+
+/** A discount by id, or null when it is gone (deleted after it was applied). */
+export async function findDiscount(db: Queryable, organizationId: string, id: string): Promise<DiscountWire | null> {
+  try {
+    return await getDiscount(db, organizationId, id);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+export async function loadViews(db: Queryable, rows: CheckoutRow[], baseURL: string, withOrganization: boolean): Promise<CheckoutView[]> {
+  if (rows.length === 0) return [];
+  // every row of a page belongs to the same organization (the caller's)
+  const organizationId = rows[0]?.organizationId ?? "";
+  const discountIds = [...new Set(rows.flatMap((r) => (r.discountId ? [r.discountId] : [])))];
+  const [products, discounts, organization] = await Promise.all([
+    loadProducts(db, organizationId, [...new Set(rows.flatMap((r) => r.productIds))], baseURL),
+    Promise.all(discountIds.map((id) => findDiscount(db, organizationId, id))),
+    withOrganization ? getOrganization(db, organizationId) : Promise.resolve(null),
+  ]);
+  const discountById = new Map(discounts.flatMap((d) => (d ? [[d.id, d] as const] : [])));
+  // a chosen price archived since is no longer among the product's prices: read it on its own
+  const missingPrices = rows.flatMap((r) => {
+    const p = r.productId ? products.get(r.productId) : undefined;
+    return r.productPriceId && !p?.prices.some((x) => x.id === r.productPriceId) ? [r.productPriceId] : [];
+  });
+  const archived = missingPrices.length ? await loadPrices(db, organizationId, missingPrices) : new Map();
+  return rows.map((row) => {
+    const product = row.productId ? (products.get(row.productId) ?? null) : null;
+    const price = row.productPriceId ? (product?.prices.find((p) => p.id === row.productPriceId) ?? archived.get(row.productPriceId) ?? null) : null;
+    return {
+      row,
+      products: row.productIds.flatMap((id) => products.get(id) ?? []),
+      product,
+      price,
+      discount: row.discountId ? (discountById.get(row.discountId) ?? null) : null,
+      organization,
+      baseURL,
+    };
+  });
+}
+
+export async function loadView(db: Queryable, row: CheckoutRow, baseURL: string, withOrganization: boolean): Promise<CheckoutView> {
+  const [view] = await loadViews(db, [row], baseURL, withOrganization);
+  if (!view) throw new Error("checkout view missing");
+  return view;
+}
+
+/** The `OrderProduct` / summary part of a full product. */
+export function productSummary(p: ProductWire): ProductSummaryWire {
+  return {
+    id: p.id,
+    created_at: p.created_at,
+    modified_at: p.modified_at,
+    trial_interval: p.trial_interval,
+    trial_interval_count: p.trial_interval_count,
+    name: p.name,
+    description: p.description,
+    visibility: p.visibility,
+    recurring_interval: p.recurring_interval,
+    recurring_interval_count: p.recurring_interval_count,
+    meter_interval: p.meter_interval,
+    meter_interval_count: p.meter_interval_count,
+    is_recurring: p.is_recurring,
+    is_archived: p.is_archived,
+    organization_id: p.organization_id,
+    metadata: p.metadata,
+  };
+}
+
+/** The `Discount*Base` part of a discount (without its product restrictions). */
+export function discountBase(d: DiscountWire): Record<string, unknown> {
+  const base: Record<string, unknown> = { ...d };
+  delete base.products;
+  return base;
+}

@@ -1,0 +1,258 @@
+// The Polar `Checkout` (seller), `CheckoutPublic` (customer's page) and `CheckoutPublicConfirmed` shapes,
+// built from a checkout row and what it refers to (its products, the chosen price, the discount, the
+// organization). The derived values — amounts, flags, billing address fields — are computed here once.
+import type { InferSelectModel } from "drizzle-orm";
+import type { checkout } from "../../db/schema/index.js";
+import { toBenefitPublicWire } from "../benefits/service.js";
+import type { DiscountWire } from "../discounts/wire.js";
+import type { OrganizationWire } from "../organizations/wire.js";
+import type { PriceWire, ProductWire } from "../products/service.js";
+import {
+  billingAddressFields,
+  discountAmount,
+  isDiscountable,
+  isFree,
+  isMetered,
+  seatAmount,
+  type BillingAddressFields,
+} from "./pricing.js";
+
+export type CheckoutRow = InferSelectModel<typeof checkout>;
+
+/** A checkout row with everything its shapes embed. */
+export interface CheckoutView {
+  row: CheckoutRow;
+  /** The offered products, in the checkout's order. */
+  products: ProductWire[];
+  product: ProductWire | null;
+  price: PriceWire | null;
+  discount: DiscountWire | null;
+  organization: OrganizationWire | null;
+  baseURL: string;
+}
+
+export interface CheckoutDerived {
+  status: string;
+  discountAmount: number;
+  netAmount: number;
+  taxAmount: number | null;
+  totalAmount: number;
+  isDiscountApplicable: boolean;
+  isFreeProductPrice: boolean;
+  isPaymentRequired: boolean;
+  isPaymentSetupRequired: boolean;
+  isPaymentFormRequired: boolean;
+  activeTrialInterval: string | null;
+  activeTrialIntervalCount: number | null;
+  billingAddressFields: BillingAddressFields;
+}
+
+/** An open checkout past its expiry reads as expired (nothing needs to run at the deadline). */
+export const statusOf = (row: CheckoutRow, now = new Date()) =>
+  row.status === "open" && row.expiresAt.getTime() <= now.getTime() ? "expired" : row.status;
+
+/** The trial the checkout would start: the checkout's own settings, else the product's, unless trials are off. */
+export function activeTrial(row: CheckoutRow, product: ProductWire | null): { interval: string | null; count: number | null } {
+  if (!row.allowTrial || !product || !product.is_recurring) return { interval: null, count: null };
+  const interval = row.trialInterval ?? product.trial_interval;
+  const count = row.trialIntervalCount ?? product.trial_interval_count;
+  return interval && count ? { interval, count } : { interval: null, count: null };
+}
+
+export function derive(view: CheckoutView, now = new Date()): CheckoutDerived {
+  const { row, product, discount } = view;
+  const prices = product?.prices ?? [];
+  const discountValue = discountAmount(discount, row.amount, row.currency);
+  const netAmount = row.amount - discountValue;
+  const taxAmount = row.taxAmount;
+  const totalAmount = netAmount + (taxAmount ?? 0);
+  const isFreeProductPrice = prices.length > 0 && prices.every(isFree);
+  const hasMetered = prices.some(isMetered);
+  const isPaymentRequired = totalAmount > 0 && row.trialEnd === null;
+  const hundredPercentForever =
+    discount !== null && discount.type === "percentage" && discount.duration === "forever" &&
+    (discount as { basis_points?: number }).basis_points === 10_000;
+  const isPaymentSetupRequired =
+    product !== null &&
+    !isFreeProductPrice &&
+    !(row.amount === 0 && !hasMetered) &&
+    !hundredPercentForever &&
+    product.is_recurring;
+  const isPaymentFormRequired = isPaymentRequired || isPaymentSetupRequired;
+  const trial = activeTrial(row, product);
+  return {
+    status: statusOf(row, now),
+    discountAmount: discountValue,
+    netAmount,
+    taxAmount,
+    totalAmount,
+    isDiscountApplicable: prices.some(isDiscountable),
+    isFreeProductPrice,
+    isPaymentRequired,
+    isPaymentSetupRequired,
+    isPaymentFormRequired,
+    activeTrialInterval: trial.interval,
+    activeTrialIntervalCount: trial.count,
+    billingAddressFields: billingAddressFields({
+      country: row.customerBillingAddress?.country ?? null,
+      requireBillingAddress: row.requireBillingAddress,
+      isBusinessCustomer: row.isBusinessCustomer,
+      paymentFormRequired: isPaymentFormRequired,
+    }),
+  };
+}
+
+export const checkoutUrl = (baseURL: string, clientSecret: string) => `${baseURL}/checkout/${clientSecret}`;
+
+function successUrl(view: CheckoutView): string {
+  const { row, baseURL } = view;
+  if (!row.successUrl) return `${checkoutUrl(baseURL, row.clientSecret)}/confirmation`;
+  return row.successUrl.replaceAll("{CHECKOUT_ID}", row.id);
+}
+
+/** `CheckoutProduct`: the product with its active prices, public benefits and medias (no metadata). */
+function toCheckoutProductWire(p: ProductWire) {
+  return {
+    id: p.id,
+    created_at: p.created_at,
+    modified_at: p.modified_at,
+    trial_interval: p.trial_interval,
+    trial_interval_count: p.trial_interval_count,
+    name: p.name,
+    description: p.description,
+    visibility: p.visibility,
+    recurring_interval: p.recurring_interval,
+    recurring_interval_count: p.recurring_interval_count,
+    meter_interval: p.meter_interval,
+    meter_interval_count: p.meter_interval_count,
+    is_recurring: p.is_recurring,
+    is_archived: p.is_archived,
+    organization_id: p.organization_id,
+    prices: p.prices,
+    benefits: p.benefits.map(toBenefitPublicWire),
+    medias: p.medias,
+  };
+}
+
+/** `CheckoutDiscount*`: what the page shows of the discount. */
+function toCheckoutDiscountWire(d: DiscountWire) {
+  const value = d as DiscountWire & { amount?: number; currency?: string; amounts?: Record<string, number>; basis_points?: number; duration_in_months?: number };
+  return {
+    duration: d.duration,
+    ...(d.duration === "repeating" ? { duration_in_months: value.duration_in_months ?? 1 } : {}),
+    type: d.type,
+    ...(d.type === "fixed"
+      ? { amount: value.amount ?? 0, currency: value.currency ?? "usd", amounts: value.amounts ?? {} }
+      : { basis_points: value.basis_points ?? 0 }),
+    id: d.id,
+    name: d.name,
+    code: d.code,
+  };
+}
+
+/** `CheckoutOrganization` */
+function toCheckoutOrganizationWire(o: OrganizationWire) {
+  return {
+    created_at: o.created_at,
+    modified_at: o.modified_at,
+    id: o.id,
+    name: o.name,
+    slug: o.slug,
+    avatar_url: o.avatar_url,
+    proration_behavior: o.proration_behavior,
+    allow_customer_updates: o.allow_customer_updates,
+  };
+}
+
+/** The fields the seller's and the customer's shapes share. */
+function commonWire(view: CheckoutView, d: CheckoutDerived) {
+  const { row, product, price } = view;
+  const seats = row.seats ?? null;
+  const perSeat = price && price.amount_type === "seat_based" && seats !== null ? (seatAmount(price, seats)?.perSeat ?? null) : null;
+  return {
+    id: row.id,
+    created_at: row.createdAt.toISOString(),
+    modified_at: row.modifiedAt?.toISOString() ?? null,
+    custom_field_data: row.customFieldData,
+    payment_processor: row.paymentProcessor,
+    status: d.status,
+    client_secret: row.clientSecret,
+    url: checkoutUrl(view.baseURL, row.clientSecret),
+    expires_at: row.expiresAt.toISOString(),
+    success_url: successUrl(view),
+    return_url: row.returnUrl ?? null,
+    embed_origin: row.embedOrigin ?? null,
+    amount: row.amount,
+    seats,
+    min_seats: row.minSeats ?? null,
+    max_seats: row.maxSeats ?? null,
+    price_per_seat: perSeat,
+    discount_amount: d.discountAmount,
+    net_amount: d.netAmount,
+    tax_amount: d.taxAmount,
+    tax_behavior: price && (price.tax_behavior === "inclusive" || price.tax_behavior === "exclusive") ? price.tax_behavior : null,
+    total_amount: d.totalAmount,
+    currency: row.currency,
+    allow_trial: row.allowTrial,
+    active_trial_interval: d.activeTrialInterval,
+    active_trial_interval_count: d.activeTrialIntervalCount,
+    trial_end: row.trialEnd?.toISOString() ?? null,
+    organization_id: row.organizationId,
+    product_id: row.productId ?? null,
+    product_price_id: row.productPriceId ?? null,
+    discount_id: row.discountId ?? null,
+    allow_discount_codes: row.allowDiscountCodes,
+    require_billing_address: row.requireBillingAddress,
+    is_discount_applicable: d.isDiscountApplicable,
+    is_free_product_price: d.isFreeProductPrice,
+    is_payment_required: d.isPaymentRequired,
+    is_payment_setup_required: d.isPaymentSetupRequired,
+    is_payment_form_required: d.isPaymentFormRequired,
+    customer_id: row.customerId ?? null,
+    is_business_customer: row.isBusinessCustomer,
+    customer_name: row.customerName ?? null,
+    customer_email: row.customerEmail ?? null,
+    customer_ip_address: row.customerIpAddress ?? null,
+    customer_billing_name: row.customerBillingName ?? null,
+    customer_billing_address: row.customerBillingAddress ?? null,
+    customer_tax_id: row.customerTaxId?.[0] ?? null,
+    locale: row.locale ?? null,
+    payment_processor_metadata: row.paymentProcessorMetadata,
+    billing_address_fields: d.billingAddressFields,
+    products: view.products.map(toCheckoutProductWire),
+    product: product ? toCheckoutProductWire(product) : null,
+    product_price: price,
+    prices: Object.fromEntries(view.products.map((p) => [p.id, p.prices])),
+    discount: view.discount ? toCheckoutDiscountWire(view.discount) : null,
+    attached_custom_fields: product?.attached_custom_fields ?? [],
+  };
+}
+
+/** `Checkout`: what the seller sees (and webhook payloads carry). */
+export function toCheckoutWire(view: CheckoutView, now = new Date()) {
+  const { row } = view;
+  return {
+    ...commonWire(view, derive(view, now)),
+    trial_interval: row.trialInterval ?? null,
+    trial_interval_count: row.trialIntervalCount ?? null,
+    metadata: row.metadata,
+    external_customer_id: row.externalCustomerId ?? null,
+    customer_external_id: row.externalCustomerId ?? null,
+    customer_metadata: row.customerMetadata,
+    subscription_id: row.subscriptionId ?? null,
+  };
+}
+export type CheckoutWire = ReturnType<typeof toCheckoutWire>;
+
+/** `CheckoutPublic`: what the customer's page sees (no seller metadata). */
+export function toCheckoutPublicWire(view: CheckoutView, now = new Date()) {
+  const organization = view.organization;
+  if (!organization) throw new Error("checkout view without its organization");
+  return { ...commonWire(view, derive(view, now)), organization: toCheckoutOrganizationWire(organization) };
+}
+export type CheckoutPublicWire = ReturnType<typeof toCheckoutPublicWire>;
+
+/** `CheckoutPublicConfirmed`: the confirm answer, whose status the SDK fixes to "confirmed". */
+export function toCheckoutConfirmedWire(view: CheckoutView, now = new Date()) {
+  return { ...toCheckoutPublicWire(view, now), status: "confirmed" as const, customer_session_token: null };
+}

@@ -1,0 +1,139 @@
+// SQL for orders, their items and the per-organization invoice counter. Every function takes the caller's
+// organization id and filters by it.
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { customer, discount, invoiceCounter, order, orderItem, product } from "../../db/schema/index.js";
+import { metadataWhere, type SortKey } from "../listing.js";
+import type { OrderItemRow, OrderRow } from "./wire.js";
+
+export type OrderValues = Omit<typeof order.$inferInsert, "id" | "createdAt" | "modifiedAt">;
+export type OrderItemValues = Omit<typeof orderItem.$inferInsert, "id" | "createdAt" | "modifiedAt" | "orderId" | "organizationId">;
+
+/**
+ * The next invoice number of the organization: one upsert on its counter row, whose row lock orders
+ * concurrent confirms, so numbers are unique and gapless within committed orders.
+ */
+export async function nextInvoiceNumber(db: Queryable, organizationId: string, prefix: string): Promise<{ prefix: string; n: number }> {
+  const [row] = await db
+    .insert(invoiceCounter)
+    .values({ organizationId, prefix, lastNumber: 1 })
+    .onConflictDoUpdate({ target: invoiceCounter.organizationId, set: { lastNumber: sql`${invoiceCounter.lastNumber} + 1` } })
+    .returning({ prefix: invoiceCounter.prefix, n: invoiceCounter.lastNumber });
+  if (!row) throw new Error("invoice counter returned no row");
+  return row;
+}
+
+export async function insertOrder(db: Queryable, values: OrderValues, items: OrderItemValues[]): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
+  const [row] = await db.insert(order).values(values).returning();
+  if (!row) throw new Error("insert order returned no row");
+  const inserted = items.length
+    ? await db
+        .insert(orderItem)
+        .values(items.map((item, position) => ({ ...item, position, orderId: row.id, organizationId: values.organizationId })))
+        .returning()
+    : [];
+  return { row, items: inserted };
+}
+
+export async function findOrder(db: Queryable, organizationId: string, id: string): Promise<OrderRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(order)
+    .where(and(eq(order.organizationId, organizationId), eq(order.id, id)))
+    .limit(1);
+  return row;
+}
+
+export async function updateOrder(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  patch: Partial<Pick<OrderRow, "billingName" | "billingAddress">>,
+): Promise<OrderRow | undefined> {
+  const [row] = await db
+    .update(order)
+    .set({ ...patch, modifiedAt: new Date() })
+    .where(and(eq(order.organizationId, organizationId), eq(order.id, id)))
+    .returning();
+  return row;
+}
+
+export async function itemsOfOrders(db: Queryable, organizationId: string, orderIds: string[]): Promise<OrderItemRow[]> {
+  if (orderIds.length === 0) return [];
+  return db
+    .select()
+    .from(orderItem)
+    .where(and(eq(orderItem.organizationId, organizationId), inArray(orderItem.orderId, orderIds)))
+    .orderBy(asc(orderItem.position), asc(orderItem.id));
+}
+
+export type OrderSort = "created_at" | "status" | "invoice_number" | "amount" | "net_amount" | "customer" | "product" | "discount" | "subscription";
+
+export interface OrderFilter {
+  productIds?: string[] | undefined;
+  /** one_time: orders of one-time purchases; recurring: orders of subscriptions */
+  billingTypes?: string[] | undefined;
+  discountIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  checkoutIds?: string[] | undefined;
+  subscriptionIds?: string[] | undefined;
+  metadata?: Record<string, string[]> | undefined;
+}
+
+const sortColumns: Record<OrderSort, SQL> = {
+  created_at: sql`${order.createdAt}`,
+  status: sql`${order.status}`,
+  invoice_number: sql`${order.invoiceNumber}`,
+  amount: sql`${order.totalAmount}`,
+  net_amount: sql`${order.netAmount}`,
+  customer: sql`(SELECT ${customer.email} FROM ${customer} WHERE ${customer.id} = ${order.customerId})`,
+  product: sql`(SELECT ${product.name} FROM ${product} WHERE ${product.id} = ${order.productId})`,
+  discount: sql`(SELECT ${discount.name} FROM ${discount} WHERE ${discount.id} = ${order.discountId})`,
+  subscription: sql`${order.subscriptionId}`,
+};
+
+function billingTypeWhere(types: string[]): SQL | undefined {
+  const oneTime = types.includes("one_time");
+  const recurring = types.includes("recurring");
+  if (oneTime && recurring) return undefined;
+  return oneTime ? sql`${order.subscriptionId} IS NULL` : sql`${order.subscriptionId} IS NOT NULL`;
+}
+
+export async function listOrders(
+  db: Queryable,
+  organizationId: string,
+  filter: OrderFilter,
+  sorting: Array<SortKey<OrderSort>>,
+  pageNo: number,
+  limit: number,
+): Promise<{ rows: OrderRow[]; total: number }> {
+  const where = and(
+    eq(order.organizationId, organizationId),
+    filter.productIds?.length ? inArray(order.productId, filter.productIds) : undefined,
+    filter.billingTypes?.length ? billingTypeWhere(filter.billingTypes) : undefined,
+    filter.discountIds?.length ? inArray(order.discountId, filter.discountIds) : undefined,
+    filter.customerIds?.length ? inArray(order.customerId, filter.customerIds) : undefined,
+    filter.externalCustomerIds?.length
+      ? sql`${order.customerId} IN (SELECT ${customer.id} FROM ${customer} WHERE ${customer.organizationId} = ${organizationId} AND ${inArray(customer.externalId, filter.externalCustomerIds)})`
+      : undefined,
+    filter.checkoutIds?.length ? inArray(order.checkoutId, filter.checkoutIds) : undefined,
+    filter.subscriptionIds?.length ? inArray(order.subscriptionId, filter.subscriptionIds) : undefined,
+    ...metadataWhere(order.metadata, filter.metadata),
+  );
+  const orderBy = [
+    ...sorting.map((s) => sql`${sortColumns[s.key]} ${sql.raw(s.desc ? "desc" : "asc")} nulls last`),
+    asc(order.id),
+  ];
+  const [rows, count] = await Promise.all([
+    db
+      .select()
+      .from(order)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit)
+      .offset((pageNo - 1) * limit),
+    db.select({ n: sql<number>`count(*)::int` }).from(order).where(where),
+  ]);
+  return { rows, total: count[0]?.n ?? 0 };
+}

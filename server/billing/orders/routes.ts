@@ -1,0 +1,66 @@
+// /v1/orders: list, get and update (Polar wire). Orders are created by confirmed checkouts.
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { BillingDeps } from "../index.js";
+import { isUuid, metadataQuery, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { sortingQuery } from "../listing.js";
+import type { OrderSort } from "./repository.js";
+import * as service from "./service.js";
+
+const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+
+const ListQuery = z.object({
+  organization_id: queryArray(uuid).optional(),
+  product_id: queryArray(uuid).optional(),
+  product_billing_type: queryArray(z.enum(["one_time", "recurring"])).optional(),
+  discount_id: queryArray(uuid).optional(),
+  customer_id: queryArray(uuid).optional(),
+  external_customer_id: queryArray(z.string().max(256)).optional(),
+  checkout_id: queryArray(uuid).optional(),
+  subscription_id: queryArray(uuid).optional(),
+  metadata: metadataQuery.optional(),
+  sorting: sortingQuery<OrderSort>(
+    ["created_at", "status", "invoice_number", "amount", "net_amount", "customer", "product", "discount", "subscription"],
+    [{ key: "created_at", desc: true }],
+  ),
+  ...paginationQuery,
+});
+
+const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
+
+export function orderRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+  app.get("/orders/", { config: { scope: "orders:read" } }, async (req) => {
+    const q = parseQuery(ListQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
+      return page([], 0, q.limit);
+    }
+    const { items, total } = await service.listOrders(
+      db,
+      organizationId,
+      {
+        productIds: lower(q.product_id),
+        billingTypes: q.product_billing_type,
+        discountIds: lower(q.discount_id),
+        customerIds: lower(q.customer_id),
+        externalCustomerIds: q.external_customer_id,
+        checkoutIds: lower(q.checkout_id),
+        subscriptionIds: lower(q.subscription_id),
+        metadata: q.metadata,
+      },
+      q.sorting,
+      q.page,
+      q.limit,
+    );
+    return page(items, total, q.limit);
+  });
+
+  app.get("/orders/:id", { config: { scope: "orders:read" } }, async (req) =>
+    service.getOrder(db, scopeOf(req).organizationId, pathId(req)),
+  );
+
+  app.patch("/orders/:id", { config: { scope: "orders:write" } }, async (req) => {
+    const id = pathId(req);
+    return service.updateOrder(db, scopeOf(req).organizationId, id, parseBody(service.OrderUpdateInput, req));
+  });
+}

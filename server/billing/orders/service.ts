@@ -1,0 +1,162 @@
+// Rules for orders: created paid by a confirmed checkout (one-time purchase or a subscription's first
+// order) with a per-organization invoice number, read by the seller with filters, and their billing details
+// corrected afterwards (name and address; country and state are fixed by the sale's tax).
+import { z } from "zod";
+import type { Db, Queryable } from "../../db/client.js";
+import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
+import { AddressInput, loadCustomers } from "../customers/service.js";
+import { loadDiscountBases } from "../discounts/service.js";
+import { invalid, notFound } from "../http.js";
+import type { SortKey } from "../listing.js";
+import { loadProductSummaries } from "../products/service.js";
+import { loadSubscriptionRows } from "../subscriptions/service.js";
+import * as repo from "./repository.js";
+import { toOrderWire, type OrderEmbeds, type OrderItemRow, type OrderRow, type OrderWire } from "./wire.js";
+
+export { toOrderWire, type OrderRow, type OrderItemRow, type OrderWire } from "./wire.js";
+
+const NOT_FOUND = "Order not found";
+
+export const OrderUpdateInput = z.object({
+  billing_name: z.string().max(256).nullish(),
+  billing_address: AddressInput.nullish(),
+});
+export type OrderUpdateInput = z.output<typeof OrderUpdateInput>;
+
+async function toWires(db: Queryable, organizationId: string, rows: OrderRow[]): Promise<OrderWire[]> {
+  if (rows.length === 0) return [];
+  const ids = <T>(pick: (r: OrderRow) => T | null) => rows.flatMap((r) => (pick(r) !== null ? [pick(r) as T] : []));
+  const [items, customers, products, discounts, subscriptions] = await Promise.all([
+    repo.itemsOfOrders(db, organizationId, rows.map((r) => r.id)),
+    loadCustomers(db, organizationId, { ids: rows.map((r) => r.customerId), externalIds: [] }),
+    loadProductSummaries(db, organizationId, ids((r) => r.productId)),
+    loadDiscountBases(db, organizationId, ids((r) => r.discountId)),
+    loadSubscriptionRows(db, organizationId, ids((r) => r.subscriptionId)),
+  ]);
+  return rows.flatMap((row) => {
+    const customer = customers.byId.get(row.customerId);
+    // customers are only ever soft-deleted; an order always has one
+    if (!customer) return [];
+    return [
+      toOrderWire(
+        row,
+        items.filter((i) => i.orderId === row.id),
+        {
+          customer,
+          product: row.productId ? (products.get(row.productId) ?? null) : null,
+          discount: row.discountId ? (discounts.get(row.discountId) ?? null) : null,
+          subscription: row.subscriptionId ? (subscriptions.get(row.subscriptionId) ?? null) : null,
+        },
+      ),
+    ];
+  });
+}
+
+export async function getOrder(db: Queryable, organizationId: string, id: string): Promise<OrderWire> {
+  const row = await repo.findOrder(db, organizationId, id);
+  const [wire] = row ? await toWires(db, organizationId, [row]) : [];
+  if (!wire) throw notFound(NOT_FOUND);
+  return wire;
+}
+
+export async function listOrders(
+  db: Db,
+  organizationId: string,
+  filter: repo.OrderFilter,
+  sorting: Array<SortKey<repo.OrderSort>>,
+  pageNo: number,
+  limit: number,
+) {
+  const { rows, total } = await repo.listOrders(db, organizationId, filter, sorting, pageNo, limit);
+  return { items: await toWires(db, organizationId, rows), total };
+}
+
+/** The billing name and address shown on the invoice; the address keeps its country and state (the sale's tax). */
+export async function updateOrder(db: Db, organizationId: string, id: string, input: OrderUpdateInput): Promise<OrderWire> {
+  return db.transaction(async (tx) => {
+    const current = await repo.findOrder(tx, organizationId, id);
+    if (!current) throw notFound(NOT_FOUND);
+    const patch: Parameters<typeof repo.updateOrder>[3] = {};
+    if (input.billing_name !== undefined) patch.billingName = input.billing_name;
+    if (input.billing_address) {
+      const before = current.billingAddress;
+      const next = input.billing_address;
+      if (before && (before.country !== next.country || (before.state ?? null) !== (next.state ?? null))) {
+        throw invalid(["body", "billing_address"], "Country and state fields cannot be updated.");
+      }
+      patch.billingAddress = {
+        line1: next.line1 ?? null,
+        line2: next.line2 ?? null,
+        postal_code: next.postal_code ?? null,
+        city: next.city ?? null,
+        state: next.state ?? null,
+        country: next.country,
+      };
+    }
+    await repo.updateOrder(tx, organizationId, id, patch);
+    return getOrder(tx, organizationId, id);
+  });
+}
+
+// ---- for other domains ----------------------------------------------------------------------------
+
+/** "{PREFIX}-0001": the prefix is the organization's slug (letters and digits, upper case) when first used. */
+export function invoicePrefix(slug: string): string {
+  return slug.replace(/[^a-z0-9]/gi, "").toUpperCase().slice(0, 12) || "INV";
+}
+
+export interface OrderFromCheckout {
+  organizationId: string;
+  organizationSlug: string;
+  checkoutId: string;
+  customerId: string;
+  productId: string;
+  subscriptionId: string | null;
+  billingReason: "purchase" | "subscription_create";
+  currency: string;
+  discountId: string | null;
+  subtotalAmount: number;
+  discountAmount: number;
+  taxAmount: number;
+  seats: number | null;
+  billingName: string | null;
+  billingAddress: Record<string, string | null> | null;
+  metadata: Metadata;
+  customFieldData: CustomFieldData;
+  items: Array<{ label: string; amount: number; productPriceId: string | null }>;
+}
+
+/** Inserts the paid order of a confirmed checkout with its next invoice number, in the caller's transaction. */
+export async function createOrderFromCheckout(tx: Queryable, o: OrderFromCheckout): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
+  const counter = await repo.nextInvoiceNumber(tx, o.organizationId, invoicePrefix(o.organizationSlug));
+  const net = o.subtotalAmount - o.discountAmount;
+  return repo.insertOrder(
+    tx,
+    {
+      organizationId: o.organizationId,
+      status: "paid",
+      subtotalAmount: o.subtotalAmount,
+      discountAmount: o.discountAmount,
+      netAmount: net,
+      taxAmount: o.taxAmount,
+      totalAmount: net + o.taxAmount,
+      currency: o.currency,
+      billingReason: o.billingReason,
+      billingName: o.billingName,
+      billingAddress: o.billingAddress,
+      invoiceNumber: `${counter.prefix}-${String(counter.n).padStart(4, "0")}`,
+      seats: o.seats,
+      customerId: o.customerId,
+      productId: o.productId,
+      discountId: o.discountId,
+      subscriptionId: o.subscriptionId,
+      checkoutId: o.checkoutId,
+      metadata: o.metadata,
+      customFieldData: o.customFieldData,
+    },
+    o.items.map((i) => ({ label: i.label, amount: i.amount, taxAmount: 0, productPriceId: i.productPriceId })),
+  );
+}
+
+/** The `Order` shape of rows whose embeds the caller already holds (webhook payloads). */
+export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmbeds) => toOrderWire(row, items, embeds);

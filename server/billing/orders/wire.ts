@@ -1,0 +1,79 @@
+// The Polar `Order` and `OrderItemSchema` shapes from order and order_item rows, with what they embed
+// (customer, product summary, discount, subscription). Emits the superset of SDK 0.47.1 and 0.49.0.
+import type { InferSelectModel } from "drizzle-orm";
+import type { order, orderItem } from "../../db/schema/index.js";
+import type { CustomerWire } from "../customers/service.js";
+import type { ProductSummaryWire } from "../products/service.js";
+import { toSubscriptionBaseWire, type SubscriptionRow } from "../subscriptions/service.js";
+
+export type OrderRow = InferSelectModel<typeof order>;
+export type OrderItemRow = InferSelectModel<typeof orderItem>;
+
+export const ORDER_STATUSES = ["pending", "paid", "refunded", "partially_refunded"] as const;
+export const BILLING_REASONS = ["purchase", "subscription_create", "subscription_cycle", "subscription_update"] as const;
+
+export function toOrderItemWire(item: OrderItemRow) {
+  return {
+    created_at: item.createdAt.toISOString(),
+    modified_at: item.modifiedAt?.toISOString() ?? null,
+    id: item.id,
+    label: item.label,
+    amount: item.amount,
+    tax_amount: item.taxAmount,
+    proration: item.proration,
+    product_price_id: item.productPriceId ?? null,
+  };
+}
+
+export interface OrderEmbeds {
+  customer: CustomerWire;
+  product: ProductSummaryWire | null;
+  discount: Record<string, unknown> | null;
+  subscription: SubscriptionRow | null;
+}
+
+export function toOrderWire(row: OrderRow, items: OrderItemRow[], e: OrderEmbeds) {
+  return {
+    id: row.id,
+    created_at: row.createdAt.toISOString(),
+    modified_at: row.modifiedAt?.toISOString() ?? null,
+    status: row.status,
+    paid: row.status === "paid" || row.status === "refunded" || row.status === "partially_refunded",
+    subtotal_amount: row.subtotalAmount,
+    discount_amount: row.discountAmount,
+    net_amount: row.netAmount,
+    tax_amount: row.taxAmount,
+    total_amount: row.totalAmount,
+    applied_balance_amount: row.appliedBalanceAmount,
+    due_amount: Math.max(0, row.totalAmount + row.appliedBalanceAmount),
+    refunded_amount: row.refundedAmount,
+    refunded_tax_amount: row.refundedTaxAmount,
+    refundable_amount: Math.max(0, row.totalAmount - row.refundedAmount),
+    refundable_tax_amount: Math.max(0, row.taxAmount - row.refundedTaxAmount),
+    currency: row.currency,
+    billing_reason: row.billingReason,
+    billing_name: row.billingName ?? null,
+    billing_address: row.billingAddress ?? null,
+    invoice_number: row.invoiceNumber,
+    receipt_number: null,
+    is_invoice_generated: row.isInvoiceGenerated,
+    seats: row.seats ?? null,
+    customer_id: row.customerId,
+    product_id: row.productId ?? null,
+    discount_id: row.discountId ?? null,
+    subscription_id: row.subscriptionId ?? null,
+    checkout_id: row.checkoutId ?? null,
+    metadata: row.metadata,
+    custom_field_data: row.customFieldData,
+    platform_fee_amount: row.platformFeeAmount,
+    platform_fee_currency: row.platformFeeCurrency ?? null,
+    next_payment_attempt_at: null,
+    customer: e.customer,
+    product: e.product,
+    discount: e.discount,
+    subscription: e.subscription ? toSubscriptionBaseWire(e.subscription) : null,
+    items: items.map(toOrderItemWire),
+    description: e.product?.name ?? items[0]?.label ?? "Order",
+  };
+}
+export type OrderWire = ReturnType<typeof toOrderWire>;

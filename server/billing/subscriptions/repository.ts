@@ -1,0 +1,140 @@
+// SQL for subscriptions. Every function takes the caller's organization id and filters by it.
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { customer, discount, product, subscription } from "../../db/schema/index.js";
+import { metadataWhere, type SortKey } from "../listing.js";
+import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
+
+export type SubscriptionValues = Omit<typeof subscription.$inferInsert, "id" | "createdAt" | "modifiedAt">;
+
+export async function insertSubscription(db: Queryable, values: SubscriptionValues): Promise<SubscriptionRow> {
+  const [row] = await db.insert(subscription).values(values).returning();
+  if (!row) throw new Error("insert subscription returned no row");
+  return row;
+}
+
+export async function findSubscription(db: Queryable, organizationId: string, id: string): Promise<SubscriptionRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(subscription)
+    .where(and(eq(subscription.organizationId, organizationId), eq(subscription.id, id)))
+    .limit(1);
+  return row;
+}
+
+export async function findSubscriptionsByIds(db: Queryable, organizationId: string, ids: string[]): Promise<SubscriptionRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(subscription)
+    .where(and(eq(subscription.organizationId, organizationId), inArray(subscription.id, ids)));
+}
+
+const active = inArray(subscription.status, [...ACTIVE_STATUSES]);
+
+/** Whether the customer (by id, or by the email of a live customer) has a subscription giving access now. */
+export async function hasActiveSubscription(
+  db: Queryable,
+  organizationId: string,
+  who: { customerId?: string | null; email?: string | null },
+): Promise<boolean> {
+  const whose: SQL | undefined = who.customerId
+    ? eq(subscription.customerId, who.customerId)
+    : who.email
+      ? sql`${subscription.customerId} IN (SELECT ${customer.id} FROM ${customer} WHERE ${customer.organizationId} = ${organizationId} AND ${customer.email} = ${who.email.toLowerCase()} AND ${customer.deletedAt} IS NULL)`
+      : undefined;
+  if (!whose) return false;
+  const rows = await db
+    .select({ id: subscription.id })
+    .from(subscription)
+    .where(and(eq(subscription.organizationId, organizationId), active, whose))
+    .limit(1);
+  return rows.length > 0;
+}
+
+/** The customer's subscriptions that give access now, oldest first (CustomerState). */
+export async function activeSubscriptionsOfCustomer(db: Queryable, organizationId: string, customerId: string): Promise<SubscriptionRow[]> {
+  return db
+    .select()
+    .from(subscription)
+    .where(and(eq(subscription.organizationId, organizationId), eq(subscription.customerId, customerId), active))
+    .orderBy(asc(subscription.startedAt), asc(subscription.id));
+}
+
+export type SubscriptionSort =
+  | "customer"
+  | "status"
+  | "started_at"
+  | "current_period_end"
+  | "ended_at"
+  | "ends_at"
+  | "amount"
+  | "product"
+  | "discount";
+
+export interface SubscriptionFilter {
+  productIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  discountIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+  active?: boolean | undefined;
+  cancelAtPeriodEnd?: boolean | undefined;
+  cancellationReasons?: string[] | undefined;
+  canceledAtAfter?: Date | undefined;
+  canceledAtBefore?: Date | undefined;
+  metadata?: Record<string, string[]> | undefined;
+}
+
+const sortColumns: Record<SubscriptionSort, SQL> = {
+  customer: sql`(SELECT ${customer.email} FROM ${customer} WHERE ${customer.id} = ${subscription.customerId})`,
+  status: sql`${subscription.status}`,
+  started_at: sql`${subscription.startedAt}`,
+  current_period_end: sql`${subscription.currentPeriodEnd}`,
+  ended_at: sql`${subscription.endedAt}`,
+  ends_at: sql`${subscription.endsAt}`,
+  amount: sql`${subscription.amount}`,
+  product: sql`(SELECT ${product.name} FROM ${product} WHERE ${product.id} = ${subscription.productId})`,
+  discount: sql`(SELECT ${discount.name} FROM ${discount} WHERE ${discount.id} = ${subscription.discountId})`,
+};
+
+export async function listSubscriptions(
+  db: Queryable,
+  organizationId: string,
+  filter: SubscriptionFilter,
+  sorting: Array<SortKey<SubscriptionSort>>,
+  pageNo: number,
+  limit: number,
+): Promise<{ rows: SubscriptionRow[]; total: number }> {
+  const where = and(
+    eq(subscription.organizationId, organizationId),
+    filter.productIds?.length ? inArray(subscription.productId, filter.productIds) : undefined,
+    filter.customerIds?.length ? inArray(subscription.customerId, filter.customerIds) : undefined,
+    filter.externalCustomerIds?.length
+      ? sql`${subscription.customerId} IN (SELECT ${customer.id} FROM ${customer} WHERE ${customer.organizationId} = ${organizationId} AND ${inArray(customer.externalId, filter.externalCustomerIds)})`
+      : undefined,
+    filter.discountIds?.length ? inArray(subscription.discountId, filter.discountIds) : undefined,
+    filter.statuses?.length ? inArray(subscription.status, filter.statuses) : undefined,
+    filter.active === undefined ? undefined : filter.active ? active : sql`NOT ${active}`,
+    filter.cancelAtPeriodEnd === undefined ? undefined : eq(subscription.cancelAtPeriodEnd, filter.cancelAtPeriodEnd),
+    filter.cancellationReasons?.length ? inArray(subscription.customerCancellationReason, filter.cancellationReasons) : undefined,
+    filter.canceledAtAfter ? sql`${subscription.canceledAt} >= ${filter.canceledAtAfter.toISOString()}::timestamptz` : undefined,
+    filter.canceledAtBefore ? sql`${subscription.canceledAt} <= ${filter.canceledAtBefore.toISOString()}::timestamptz` : undefined,
+    ...metadataWhere(subscription.metadata, filter.metadata),
+  );
+  const order = [
+    ...sorting.map((s) => sql`${sortColumns[s.key]} ${sql.raw(s.desc ? "desc" : "asc")} nulls last`),
+    asc(subscription.id),
+  ];
+  const [rows, count] = await Promise.all([
+    db
+      .select()
+      .from(subscription)
+      .where(where)
+      .orderBy(...order)
+      .limit(limit)
+      .offset((pageNo - 1) * limit),
+    db.select({ n: sql<number>`count(*)::int` }).from(subscription).where(where),
+  ]);
+  return { rows, total: count[0]?.n ?? 0 };
+}

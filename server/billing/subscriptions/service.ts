@@ -1,0 +1,150 @@
+// Rules for subscriptions: created by a confirmed checkout (active, or trialing until the trial ends), read
+// by the seller with filters, and the customer's active subscriptions for its state.
+import type { Db, Queryable } from "../../db/client.js";
+import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
+import { loadCustomers } from "../customers/service.js";
+import { loadDiscountBases } from "../discounts/service.js";
+import { notFound } from "../http.js";
+import type { SortKey } from "../listing.js";
+import { loadPrices, loadProducts } from "../products/service.js";
+import * as repo from "./repository.js";
+import { toSubscriptionWire, type SubscriptionEmbeds, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
+
+export { toSubscriptionBaseWire, toSubscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
+
+const NOT_FOUND = "Subscription not found";
+
+async function toWires(db: Queryable, organizationId: string, rows: SubscriptionRow[], baseURL: string): Promise<SubscriptionWire[]> {
+  if (rows.length === 0) return [];
+  const [customers, products, discounts, prices] = await Promise.all([
+    loadCustomers(db, organizationId, { ids: rows.map((r) => r.customerId), externalIds: [] }),
+    loadProducts(db, organizationId, rows.map((r) => r.productId), baseURL),
+    loadDiscountBases(db, organizationId, rows.flatMap((r) => (r.discountId ? [r.discountId] : []))),
+    loadPrices(db, organizationId, rows.flatMap((r) => r.priceIds)),
+  ]);
+  return rows.flatMap((row) => {
+    const customer = customers.byId.get(row.customerId);
+    const product = products.get(row.productId);
+    // both are kept forever (soft deletion, archiving); a row without them would be a broken reference
+    if (!customer || !product) return [];
+    return [
+      toSubscriptionWire(row, {
+        customer,
+        product,
+        discount: row.discountId ? (discounts.get(row.discountId) ?? null) : null,
+        prices: row.priceIds.flatMap((id) => prices.get(id) ?? []),
+      }),
+    ];
+  });
+}
+
+export async function getSubscription(db: Db, organizationId: string, id: string, baseURL: string): Promise<SubscriptionWire> {
+  const row = await repo.findSubscription(db, organizationId, id);
+  const [wire] = row ? await toWires(db, organizationId, [row], baseURL) : [];
+  if (!wire) throw notFound(NOT_FOUND);
+  return wire;
+}
+
+export async function listSubscriptions(
+  db: Db,
+  organizationId: string,
+  filter: repo.SubscriptionFilter,
+  sorting: Array<SortKey<repo.SubscriptionSort>>,
+  pageNo: number,
+  limit: number,
+  baseURL: string,
+) {
+  const { rows, total } = await repo.listSubscriptions(db, organizationId, filter, sorting, pageNo, limit);
+  return { items: await toWires(db, organizationId, rows, baseURL), total };
+}
+
+// ---- for other domains ----------------------------------------------------------------------------
+
+/** Whether the customer (by id, or a live customer by email) already has an active or trialing subscription. */
+export const hasActiveSubscription = (db: Queryable, organizationId: string, who: { customerId?: string | null; email?: string | null }) =>
+  repo.hasActiveSubscription(db, organizationId, who);
+
+export interface SubscriptionFromCheckout {
+  organizationId: string;
+  checkoutId: string;
+  customerId: string;
+  productId: string;
+  priceIds: string[];
+  amount: number;
+  currency: string;
+  recurringInterval: string;
+  recurringIntervalCount: number;
+  /** Set when the checkout starts a trial: the subscription is trialing until then. */
+  trialEnd: Date | null;
+  /** The end of the first paid period (computed by the caller from the interval). */
+  periodEnd: Date;
+  discountId: string | null;
+  seats: number | null;
+  metadata: Metadata;
+  customFieldData: CustomFieldData;
+  now: Date;
+}
+
+/** Inserts the subscription a confirmed checkout starts, in the caller's transaction. */
+export async function createSubscriptionFromCheckout(tx: Queryable, s: SubscriptionFromCheckout): Promise<SubscriptionRow> {
+  const trialing = s.trialEnd !== null;
+  return repo.insertSubscription(tx, {
+    organizationId: s.organizationId,
+    status: trialing ? "trialing" : "active",
+    amount: s.amount,
+    currency: s.currency,
+    recurringInterval: s.recurringInterval,
+    recurringIntervalCount: s.recurringIntervalCount,
+    currentPeriodStart: s.now,
+    currentPeriodEnd: trialing && s.trialEnd ? s.trialEnd : s.periodEnd,
+    trialStart: trialing ? s.now : null,
+    trialEnd: s.trialEnd,
+    startedAt: s.now,
+    customerId: s.customerId,
+    productId: s.productId,
+    priceIds: s.priceIds,
+    discountId: s.discountId,
+    checkoutId: s.checkoutId,
+    seats: s.seats,
+    metadata: s.metadata,
+    customFieldData: s.customFieldData,
+  });
+}
+
+/** The `Subscription` shape of a row whose embeds the caller already holds (webhook payloads). */
+export const subscriptionWire = (row: SubscriptionRow, embeds: SubscriptionEmbeds) => toSubscriptionWire(row, embeds);
+
+/** `CustomerState.active_subscriptions` entries of a customer. */
+export async function activeSubscriptionsForCustomerState(db: Queryable, organizationId: string, customerId: string) {
+  const rows = await repo.activeSubscriptionsOfCustomer(db, organizationId, customerId);
+  return rows.map((r) => ({
+    id: r.id,
+    created_at: r.createdAt.toISOString(),
+    modified_at: r.modifiedAt?.toISOString() ?? null,
+    metadata: r.metadata,
+    custom_field_data: r.customFieldData,
+    status: r.status,
+    amount: r.amount,
+    currency: r.currency,
+    recurring_interval: r.recurringInterval,
+    current_period_start: r.currentPeriodStart.toISOString(),
+    current_period_end: r.currentPeriodEnd.toISOString(),
+    current_meter_period_start: r.currentPeriodStart.toISOString(),
+    current_meter_period_end: r.currentPeriodEnd.toISOString(),
+    trial_start: r.trialStart?.toISOString() ?? null,
+    trial_end: r.trialEnd?.toISOString() ?? null,
+    cancel_at_period_end: r.cancelAtPeriodEnd,
+    canceled_at: r.canceledAt?.toISOString() ?? null,
+    started_at: r.startedAt?.toISOString() ?? null,
+    ends_at: r.endsAt?.toISOString() ?? null,
+    product_id: r.productId,
+    discount_id: r.discountId ?? null,
+    meters: [] as unknown[],
+  }));
+}
+
+/** Subscription rows by id (what orders embed as `subscription`). */
+export async function loadSubscriptionRows(db: Queryable, organizationId: string, ids: string[]): Promise<Map<string, SubscriptionRow>> {
+  const rows = await repo.findSubscriptionsByIds(db, organizationId, [...new Set(ids)]);
+  return new Map(rows.map((r) => [r.id, r]));
+}

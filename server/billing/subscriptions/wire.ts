@@ -1,0 +1,74 @@
+// The Polar `Subscription` shape and the `OrderSubscription` part orders embed, from subscription rows.
+// Emits the superset of SDK 0.47.1 and 0.49.0 (0.49.0 adds pause and meter-period fields).
+import type { InferSelectModel } from "drizzle-orm";
+import type { subscription } from "../../db/schema/index.js";
+import type { CustomerWire } from "../customers/service.js";
+import type { PriceWire, ProductWire } from "../products/service.js";
+
+export type SubscriptionRow = InferSelectModel<typeof subscription>;
+
+export const SUBSCRIPTION_STATUSES = ["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid"] as const;
+/** Statuses that give the customer access (Polar's active statuses). */
+export const ACTIVE_STATUSES = ["trialing", "active"] as const;
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** `OrderSubscription`: the subscription without its customer, product and prices. */
+export function toSubscriptionBaseWire(row: SubscriptionRow) {
+  return {
+    created_at: row.createdAt.toISOString(),
+    modified_at: iso(row.modifiedAt),
+    id: row.id,
+    amount: row.amount,
+    currency: row.currency,
+    recurring_interval: row.recurringInterval,
+    recurring_interval_count: row.recurringIntervalCount,
+    status: row.status,
+    current_period_start: row.currentPeriodStart.toISOString(),
+    current_period_end: row.currentPeriodEnd.toISOString(),
+    // metered usage is billed over the same period as the subscription
+    current_meter_period_start: row.currentPeriodStart.toISOString(),
+    current_meter_period_end: row.currentPeriodEnd.toISOString(),
+    trial_start: iso(row.trialStart),
+    trial_end: iso(row.trialEnd),
+    cancel_at_period_end: row.cancelAtPeriodEnd,
+    pause_at_period_end: false,
+    canceled_at: iso(row.canceledAt),
+    started_at: iso(row.startedAt),
+    ends_at: iso(row.endsAt),
+    ended_at: iso(row.endedAt),
+    paused_at: null,
+    resumes_at: null,
+    past_due_at: null,
+    customer_id: row.customerId,
+    product_id: row.productId,
+    discount_id: row.discountId ?? null,
+    checkout_id: row.checkoutId ?? null,
+    seats: row.seats ?? null,
+    customer_cancellation_reason: row.customerCancellationReason ?? null,
+    customer_cancellation_comment: row.customerCancellationComment ?? null,
+    metadata: row.metadata,
+    custom_field_data: row.customFieldData,
+  };
+}
+
+export interface SubscriptionEmbeds {
+  customer: CustomerWire;
+  product: ProductWire;
+  discount: Record<string, unknown> | null;
+  prices: PriceWire[];
+}
+
+export function toSubscriptionWire(row: SubscriptionRow, e: SubscriptionEmbeds) {
+  return {
+    ...toSubscriptionBaseWire(row),
+    customer: e.customer,
+    product: e.product,
+    discount: e.discount,
+    prices: e.prices,
+    // usage per meter comes with the renewal engine; until then nothing is reported
+    meters: [] as unknown[],
+    pending_update: null,
+  };
+}
+export type SubscriptionWire = ReturnType<typeof toSubscriptionWire>;

@@ -1,0 +1,46 @@
+// The outbox: side effects recorded in the transaction that causes them. A service calls enqueue(tx, …)
+// inside its write transaction, so an event exists exactly when its cause committed; the worker (webhook
+// delivery, with retries) claims pending rows later with FOR UPDATE SKIP LOCKED.
+import type { Queryable } from "../db/client.js";
+import { outbox } from "../db/schema/index.js";
+
+/** The webhook event types till emits (Polar's names; the payload's `data` is the resource's API shape). */
+export const OUTBOX_EVENT_TYPES = [
+  "checkout.created",
+  "checkout.updated",
+  "order.created",
+  "order.updated",
+  "order.paid",
+  "subscription.created",
+  "subscription.active",
+  "subscription.updated",
+  "customer.created",
+  "customer.updated",
+  "customer.state_changed",
+  "benefit_grant.created",
+] as const;
+export type OutboxEventType = (typeof OUTBOX_EVENT_TYPES)[number];
+
+export interface OutboxEvent {
+  type: OutboxEventType;
+  organizationId: string;
+  /** The resource as the API returns it (JSON-ready: datetimes already ISO strings). */
+  data: Record<string, unknown>;
+}
+
+/** Records events in the caller's transaction, in order (one INSERT for all of them). */
+export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]): Promise<void> {
+  const list = Array.isArray(events) ? events : [events];
+  if (list.length === 0) return;
+  // created_at orders the events of one transaction: give each its own instant, in order
+  const now = Date.now();
+  await tx.insert(outbox).values(
+    list.map((e, i) => ({
+      organizationId: e.organizationId,
+      type: e.type,
+      payload: e.data,
+      createdAt: new Date(now + i),
+      availableAt: new Date(now),
+    })),
+  );
+}

@@ -1,0 +1,45 @@
+// The payment processor seen by checkouts: the page tokenizes the card with the processor (Stripe.js, or the
+// built-in test processor's own endpoint), and confirming a checkout charges or saves that token. Card
+// numbers never reach the checkout API; swapping the processor changes only this adapter and the page's
+// tokenize step.
+
+/** What a checkout asks the processor to do with the customer's confirmation token. */
+export interface PaymentRequest {
+  /** The processor's token from the page (Polar's `confirmation_token_id`). */
+  confirmationTokenId: string;
+  /** Minor units; 0 with `setupFutureUsage` only saves the payment method (trials, metered-only prices). */
+  amount: number;
+  currency: string;
+  description: string;
+  /** Keep the payment method for later charges (subscriptions). */
+  setupFutureUsage: boolean;
+  metadata: Record<string, string>;
+}
+
+export interface PaymentMethodSummary {
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+export type PaymentResult =
+  | { ok: true; paymentId: string | null; paymentMethodId: string; paymentMethod: PaymentMethodSummary }
+  | {
+      ok: false;
+      /** Stripe's decline codes where they apply (card_declined, insufficient_funds, expired_card, …). */
+      code: string;
+      /** Shown to the customer as is. */
+      message: string;
+    };
+
+export interface PaymentProcessor {
+  /** till's name for the processor ("test", "stripe"). */
+  readonly id: string;
+  /** Polar's `payment_processor` on the wire: the only value the SDK accepts is "stripe". */
+  readonly wireName: "stripe";
+  /** `payment_processor_metadata` for a checkout: what the page needs to tokenize (strings only). */
+  checkoutMetadata(checkout: { clientSecret: string; baseURL: string }): Record<string, string>;
+  /** Charges (amount > 0) or saves (amount 0) the payment method behind the token. */
+  pay(request: PaymentRequest): Promise<PaymentResult>;
+}

@@ -1,0 +1,113 @@
+// The built-in test processor: Stripe's test cards without Stripe. The page sends the card to the
+// processor's tokenize endpoint (POST /v1/checkouts/client/{client_secret}/test-card) and confirms the
+// checkout with the token it gets back. The token carries only the brand, last four digits, expiry and the
+// card's scripted outcome — never the number — so it is safe to hand to the page; it is not signed, because
+// a forged token can do nothing a test card could not.
+import { randomUUID } from "node:crypto";
+import type { PaymentProcessor, PaymentRequest, PaymentResult } from "./processor.js";
+
+export const TEST_TOKEN_PREFIX = "tok_test_";
+
+/** Scripted outcomes of Stripe's test numbers; any other number that passes the Luhn check succeeds. */
+const DECLINES: Record<string, { code: string; message: string }> = {
+  "4000000000000002": { code: "card_declined", message: "Your card was declined." },
+  "4000000000009995": { code: "insufficient_funds", message: "Your card has insufficient funds." },
+};
+
+export interface TestCard {
+  number: string;
+  exp_month: number;
+  exp_year: number;
+  cvc: string;
+}
+
+interface TokenBody {
+  v: 1;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  decline: string | null;
+}
+
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+function brandOf(digits: string): string {
+  if (digits.startsWith("4")) return "visa";
+  if (/^(5[1-5]|2[2-7])/.test(digits)) return "mastercard";
+  if (/^3[47]/.test(digits)) return "amex";
+  if (/^6(011|5)/.test(digits)) return "discover";
+  return "unknown";
+}
+
+export type TokenizeResult = { ok: true; token: string; brand: string; last4: string } | { ok: false; field: keyof TestCard; message: string };
+
+/** Checks a card like a card form would and returns its token. `now` decides what "expired" means. */
+export function tokenizeTestCard(card: TestCard, now = new Date()): TokenizeResult {
+  const digits = card.number.replace(/[\s-]/g, "");
+  if (!/^\d{12,19}$/.test(digits) || !luhnValid(digits)) {
+    return { ok: false, field: "number", message: "Your card number is invalid." };
+  }
+  const year = card.exp_year < 100 ? 2000 + card.exp_year : card.exp_year;
+  // a card is valid through the last day of its expiry month
+  const expiredBefore = Date.UTC(year, card.exp_month, 1);
+  if (expiredBefore <= now.getTime()) {
+    return { ok: false, field: "exp_year", message: "Your card's expiration date is in the past." };
+  }
+  const body: TokenBody = {
+    v: 1,
+    brand: brandOf(digits),
+    last4: digits.slice(-4),
+    exp_month: card.exp_month,
+    exp_year: year,
+    decline: DECLINES[digits] ? digits : null,
+  };
+  const token = TEST_TOKEN_PREFIX + Buffer.from(JSON.stringify(body)).toString("base64url");
+  return { ok: true, token, brand: body.brand, last4: body.last4 };
+}
+
+function readToken(token: string): TokenBody | null {
+  if (!token.startsWith(TEST_TOKEN_PREFIX) || token.length > 1024) return null;
+  try {
+    const body = JSON.parse(Buffer.from(token.slice(TEST_TOKEN_PREFIX.length), "base64url").toString("utf8")) as Partial<TokenBody>;
+    if (body.v !== 1 || typeof body.last4 !== "string" || typeof body.brand !== "string") return null;
+    if (typeof body.exp_month !== "number" || typeof body.exp_year !== "number") return null;
+    return { v: 1, brand: body.brand, last4: body.last4, exp_month: body.exp_month, exp_year: body.exp_year, decline: body.decline ?? null };
+  } catch {
+    return null;
+  }
+}
+
+export function createTestProcessor(): PaymentProcessor {
+  return {
+    id: "test",
+    wireName: "stripe",
+    checkoutMetadata: ({ clientSecret, baseURL }) => ({
+      processor: "test",
+      tokenize_url: `${baseURL}/v1/checkouts/client/${clientSecret}/test-card`,
+    }),
+    async pay(request: PaymentRequest): Promise<PaymentResult> {
+      const card = readToken(request.confirmationTokenId);
+      if (!card) return { ok: false, code: "invalid_token", message: "The payment details are invalid. Please enter your card again." };
+      const decline = card.decline ? DECLINES[card.decline] : undefined;
+      if (decline) return { ok: false, ...decline };
+      return {
+        ok: true,
+        paymentId: request.amount > 0 ? `py_test_${randomUUID().replace(/-/g, "")}` : null,
+        paymentMethodId: `pm_test_${card.last4}_${card.exp_month}_${card.exp_year}`,
+        paymentMethod: { brand: card.brand, last4: card.last4, expMonth: card.exp_month, expYear: card.exp_year },
+      };
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// Buying through a checkout in tests: products of each price kind, the public SDK the customer's page uses
+// (no token), the test processor's tokenizer, and a confirm that fills in what a purchase needs.
+import { Polar } from "@polar-sh/sdk";
+import type { Checkout } from "@polar-sh/sdk/models/components/checkout.js";
+import type { CheckoutPublicConfirmed } from "@polar-sh/sdk/models/components/checkoutpublicconfirmed.js";
+import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import type { Seller } from "./seller.js";
+import type { TestServer } from "./server.js";
+
+export const CARDS = {
+  ok: "4242 4242 4242 4242",
+  declined: "4000 0000 0000 0002",
+  insufficient: "4000 0000 0000 9995",
+} as const;
+
+/** The SDK as the customer's page uses it: no access token. */
+export const publicSdk = (server: TestServer) => new Polar({ serverURL: server.url });
+
+export async function publicRequest(server: TestServer, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+}
+
+/** Tokenizes a card with the test processor; throws unless it is accepted. */
+export async function tokenize(server: TestServer, clientSecret: string, number: string = CARDS.ok): Promise<string> {
+  const res = await publicRequest(server, "POST", `/v1/checkouts/client/${clientSecret}/test-card`, {
+    number,
+    exp_month: 12,
+    exp_year: new Date().getUTCFullYear() + 2,
+    cvc: "123",
+  });
+  if (res.status !== 200) throw new Error(`tokenize failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.confirmation_token_id as string;
+}
+
+let n = 0;
+export const uniqueBuyer = (tag = "buyer") => `${tag}-${Date.now().toString(36)}-${n++}@example.com`;
+
+/** Confirms with everything a paid checkout asks for (email, name, address, card) unless `extra` overrides it. */
+export async function pay(
+  server: TestServer,
+  checkout: Pick<Checkout, "clientSecret">,
+  extra: Record<string, unknown> = {},
+  card: string | null = CARDS.ok,
+): Promise<CheckoutPublicConfirmed> {
+  const token = card ? await tokenize(server, checkout.clientSecret, card) : undefined;
+  return publicSdk(server).checkouts.clientConfirm({
+    clientSecret: checkout.clientSecret,
+    checkoutConfirmStripe: {
+      customerEmail: uniqueBuyer(),
+      customerName: "Ada Buyer",
+      customerBillingAddress: { country: "FR" },
+      ...(token ? { confirmationTokenId: token } : {}),
+      ...extra,
+    },
+  });
+}
+
+type ProductKind = "fixed" | "custom" | "free" | "seats" | "monthly" | "metered" | "trial";
+
+/** A product of one price kind (recurring kinds are monthly). */
+export async function createProduct(seller: Seller, kind: ProductKind, extra: Record<string, unknown> = {}, meterId?: string): Promise<Product> {
+  const name = `${kind} product ${n++}`;
+  switch (kind) {
+    case "fixed":
+      return seller.sdk.products.create({ name, prices: [{ amountType: "fixed", priceAmount: 2500, priceCurrency: "usd" }], ...extra });
+    case "custom":
+      return seller.sdk.products.create({
+        name,
+        prices: [{ amountType: "custom", minimumAmount: 500, maximumAmount: 10_000, presetAmount: 1500, priceCurrency: "usd" }],
+        ...extra,
+      });
+    case "free":
+      return seller.sdk.products.create({ name, prices: [{ amountType: "free" }], ...extra });
+    case "seats":
+      return seller.sdk.products.create({
+        name,
+        recurringInterval: "month",
+        prices: [
+          {
+            amountType: "seat_based",
+            priceCurrency: "usd",
+            seatTiers: {
+              seatTierType: "volume",
+              tiers: [
+                { minSeats: 1, maxSeats: 4, pricePerSeat: 1000 },
+                { minSeats: 5, maxSeats: 20, pricePerSeat: 800 },
+              ],
+            },
+          },
+        ],
+        ...extra,
+      });
+    case "monthly":
+      return seller.sdk.products.create({ name, recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }], ...extra });
+    case "trial":
+      return seller.sdk.products.create({
+        name,
+        recurringInterval: "month",
+        trialInterval: "day",
+        trialIntervalCount: 14,
+        prices: [{ amountType: "fixed", priceAmount: 1200, priceCurrency: "usd" }],
+        ...extra,
+      });
+    case "metered":
+      if (!meterId) throw new Error("metered products need a meter");
+      return seller.sdk.products.create({
+        name,
+        recurringInterval: "month",
+        prices: [{ amountType: "metered_unit", meterId, unitAmount: "0.5", priceCurrency: "usd" }],
+        ...extra,
+      });
+  }
+}
