@@ -302,10 +302,7 @@ Plan: 18 to create, 0 to update, 0 to replace, 0 to archive, 0 to delete.`);
   it("edits plan exactly what changed: a price amount, a rename, a new discount, a removed product", async () => {
     const edited = FULL.replace("{ amount_type: fixed, price_amount: 1000 }", "{ amount_type: fixed, price_amount: 1200 }")
       .replace("    name: Team\n", "    name: Teams\n")
-      .replace(
-        /  pwyw:\n(?: {4}.*\n)+/,
-        "",
-      )
+      .replace(/ {2}pwyw:\n(?: {4}.*\n)+/, "")
       .concat(`  welcome:
     name: Welcome
     code: WELCOME
