@@ -13,12 +13,22 @@ export interface LiveScreen<P> {
   stop(keep: boolean): void;
 }
 
+/**
+ * Pseudo-terminals that report no size (script(1), some CI runners): Ink would draw one column wide and,
+ * taking every frame for full-screen, clear the whole screen on each spinner tick.
+ */
+const FALLBACK_SIZE = { columns: 80, rows: 24 };
+
 function live<P extends object>(view: (p: P) => ReactElement, initial: P, stream: NodeJS.WriteStream): LiveScreen<P> {
+  for (const key of ["columns", "rows"] as const) {
+    if (!stream[key]) Object.defineProperty(stream, key, { value: FALLBACK_SIZE[key], configurable: true, writable: true });
+  }
   const instance = render(view(initial), { stdout: stream, patchConsole: false, exitOnCtrlC: false });
   return {
     update: (p) => instance.rerender(view(p)),
     stop(keep) {
-      if (!keep) instance.clear();
+      // an empty last frame: Ink erases what it drew before and unmount draws nothing over it
+      if (!keep) instance.rerender(<></>);
       instance.unmount();
     },
   };
