@@ -7,10 +7,11 @@ import * as logout from "./logout.js";
 import * as auth from "./auth.js";
 import * as orgs from "./orgs.js";
 import * as keys from "./keys.js";
+import * as catalog from "./catalog.js";
 import * as api from "./api.js";
 
 export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, api];
+export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, catalog, api];

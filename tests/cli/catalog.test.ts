@@ -1,6 +1,9 @@
 // Catalog as code (cli/catalog): pull, plan and apply against the real server through the Polar SDK, with the
 // organization owner's session token. Every price kind, benefits, discounts, meters and custom fields; edits
 // planned field by field; a run that stops midway converges when run again; file errors with their lines.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { PolarCore } from "@polar-sh/sdk/core.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyPlan, ApplyError } from "../../cli/catalog/apply.js";
@@ -10,6 +13,7 @@ import { pullCatalog } from "../../cli/catalog/pull.js";
 import { catalogClient, fetchServerCatalog, type CatalogClient } from "../../cli/catalog/server.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { parseJson, tempConfigDir, till, type TillOptions } from "./till.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -627,5 +631,101 @@ discounts:
   it("JSON is accepted too", () => {
     const catalog = parseCatalog(JSON.stringify({ version: 1, products: { p: { name: "Plain", prices: [{ amount_type: "free" }] } } }), "c.json");
     expect(catalog.products.get("p")).toMatchObject({ name: "Plain", visibility: "public", recurring_interval: null });
+  });
+});
+
+describe("till catalog (the command)", () => {
+  const SMALL = `version: 1
+benefits:
+  support:
+    type: custom
+    description: Priority support
+products:
+  pro:
+    name: Pro
+    recurring_interval: month
+    prices: [{ amount_type: fixed, price_amount: 1000 }]
+    benefits: [support]
+discounts:
+  launch:
+    name: Launch
+    code: LAUNCH
+    type: percentage
+    basis_points: 2000
+    duration: once
+    products: [pro]
+`;
+  let dir: string;
+  let opts: TillOptions;
+  const file = (name: string) => path.join(dir, name);
+
+  beforeAll(async () => {
+    const org = await newOrg("cli");
+    dir = mkdtempSync(path.join(os.tmpdir(), "till-catalog-"));
+    writeFileSync(file("till.yaml"), SMALL);
+    opts = { configDir: tempConfigDir(), env: { TILL_API_KEY: await org.seller.createKey(), TILL_SERVER: server.url } };
+  });
+
+  it("plan: the changes on stdout, exit 2; --json; apply without --yes and nobody to ask: exit 2 and a hint", async () => {
+    const planned = await till(["catalog", "plan", "-f", file("till.yaml")], opts);
+    expect(planned).toEqual({
+      exitCode: 2,
+      stderr: "",
+      stdout: `+ create benefit "Priority support" (custom)
++ create product "Pro" (1 price, 1 benefit)
++ create discount "Launch" (20% once, code LAUNCH)
+
+Plan: 3 to create, 0 to update, 0 to replace, 0 to archive, 0 to delete.
+`,
+    });
+    const json = await till(["catalog", "plan", "-f", file("till.yaml"), "--json"], opts);
+    expect(json.exitCode).toBe(2);
+    expect(parseJson(json.stdout)).toEqual({
+      changes: [
+        { action: "create", kind: "benefit", section: "benefits", key: "support", name: "Priority support", id: null, adopt: false, fields: [] },
+        { action: "create", kind: "product", section: "products", key: "pro", name: "Pro", id: null, adopt: false, fields: [] },
+        { action: "create", kind: "discount", section: "discounts", key: "launch", name: "Launch", id: null, adopt: false, fields: [] },
+      ],
+      notes: [],
+      counts: { create: 3, update: 0, replace: 0, archive: 0, delete: 0 },
+    });
+
+    const refused = await till(["catalog", "apply", "-f", file("till.yaml")], opts);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toBe(
+      `error: apply needs confirmation: 3 change(s) planned and nobody to ask\nhint: review them with \`till catalog plan -f ${file("till.yaml")}\`, then run \`till catalog apply -f ${file("till.yaml")} --yes\`\n`,
+    );
+    expect((await till(["catalog", "plan", "-f", file("till.yaml")], opts)).exitCode).toBe(2);
+  });
+
+  it("apply --yes makes the changes; then plan exits 0 and pull writes the same catalog", async () => {
+    const applied = await till(["catalog", "apply", "-f", file("till.yaml"), "--yes", "--json"], opts);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    const body = parseJson<{ applied: Array<{ action: string; key: string; id: string }> }>(applied.stdout);
+    expect(body.applied.map((a) => `${a.action} ${a.key}`)).toEqual(["create support", "create pro", "create launch"]);
+    expect(body.applied.every((a) => /^[0-9a-f-]{36}$/.test(a.id))).toBe(true);
+
+    const plain = await till(["catalog", "apply", "-f", file("till.yaml"), "--yes"], opts);
+    expect(plain).toEqual({ exitCode: 0, stderr: "", stdout: "No changes: the catalog on the server matches the file.\n" });
+    expect(await till(["catalog", "plan", "-f", file("till.yaml")], opts)).toEqual({
+      exitCode: 0,
+      stderr: "",
+      stdout: "No changes: the catalog on the server matches the file.\n",
+    });
+
+    const pulled = await till(["catalog", "pull", "-o", file("pulled.yaml")], opts);
+    expect(pulled).toEqual({ exitCode: 0, stderr: "", stdout: `Wrote ${file("pulled.yaml")}: 0 meters, 0 custom fields, 1 benefit, 1 product, 1 discount.\n` });
+    expect(parseCatalog(readFileSync(file("pulled.yaml"), "utf8"))).toEqual(parseCatalog(SMALL));
+    const stdout = await till(["catalog", "pull"], opts);
+    expect(stdout.stdout).toBe(readFileSync(file("pulled.yaml"), "utf8"));
+  });
+
+  it("an invalid file: exit 1, every problem with its line", async () => {
+    writeFileSync(file("bad.yaml"), "version: 1\nproducts:\n  pro:\n    name: Pro\n    prices: []\n");
+    const r = await till(["catalog", "plan", "-f", file("bad.yaml")], opts);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe(
+      `error: ${file("bad.yaml")} is not a valid catalog:\n${file("bad.yaml")}:5: products.pro.prices: a product has at least one price\nhint: \`till catalog pull\` writes a valid file to start from\n`,
+    );
   });
 });

@@ -1,0 +1,162 @@
+// `till catalog pull|plan|apply`: the organization's catalog (meters, custom fields, benefits, products,
+// discounts) as a file under version control. The work is in cli/catalog/; this file reads and writes files,
+// asks for confirmation and prints. The catalog modules load inside the actions, so `till --help` stays light.
+import { readFileSync, writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { polar, unwrap } from "../client.js";
+import { examples, withContext } from "../command.js";
+import type { Context } from "../context.js";
+import { CliError, EXIT, ExitStatus, UsageError } from "../errors.js";
+import type { CatalogClient } from "../catalog/server.js";
+import type { Catalog } from "../catalog/model.js";
+
+async function catalogClient(ctx: Context): Promise<CatalogClient> {
+  return { core: await polar(ctx), unwrap: (result, what) => unwrap(ctx, result, what) };
+}
+
+function readCatalogText(file: string): string {
+  try {
+    return readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (err) {
+    throw new UsageError(`-f: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+}
+
+/** The file, validated; an invalid file is exit 1 with every problem on its own `file:line:` line. */
+async function readCatalog(file: string): Promise<Catalog> {
+  const { parseCatalog, CatalogFileError } = await import("../catalog/model.js");
+  const text = readCatalogText(file);
+  try {
+    return parseCatalog(text, file === "-" ? "<stdin>" : file);
+  } catch (err) {
+    if (!(err instanceof CatalogFileError)) throw err;
+    throw new CliError(`${err.file} is not a valid catalog:\n${err.message}`, {
+      code: "invalid_catalog",
+      hint: "`till catalog pull` writes a valid file to start from",
+    });
+  }
+}
+
+interface PlanOptions {
+  file: string;
+  prune?: boolean;
+}
+
+async function makePlan(ctx: Context, opts: PlanOptions) {
+  const desired = await readCatalog(opts.file);
+  const [{ fetchServerCatalog }, { planCatalog }] = await Promise.all([import("../catalog/server.js"), import("../catalog/plan.js")]);
+  const client = await catalogClient(ctx);
+  const server = await ctx.out.loading("Reading the catalog", fetchServerCatalog(client));
+  return { client, plan: planCatalog(desired, server, { prune: opts.prune === true }) };
+}
+
+async function pull(ctx: Context, opts: { output?: string }): Promise<void> {
+  const { catalogFromServer } = await import("../catalog/pull.js");
+  const { fetchServerCatalog } = await import("../catalog/server.js");
+  const { catalogDocument, catalogToJson, catalogToYaml } = await import("../catalog/model.js");
+  const server = await ctx.out.loading("Reading the catalog", fetchServerCatalog(await catalogClient(ctx)));
+  const { catalog, warnings } = catalogFromServer(server);
+  for (const w of warnings) ctx.out.warn(w);
+  if (!opts.output) {
+    ctx.out.done(catalogDocument(catalog), catalogToYaml(catalog));
+    return;
+  }
+  const text = opts.output.endsWith(".json") ? catalogToJson(catalog) : catalogToYaml(catalog);
+  try {
+    writeFileSync(opts.output, text);
+  } catch (err) {
+    throw new UsageError(`-o: cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  const counts = Object.fromEntries(Object.entries(catalog).map(([section, entries]) => [section, (entries as Map<string, unknown>).size]));
+  const summary = Object.entries(counts)
+    .map(([section, n]) => {
+      const label = section.replace("_", " ");
+      return `${n} ${n === 1 ? label.slice(0, -1) : label}`;
+    })
+    .join(", ");
+  ctx.out.done({ file: opts.output, counts, warnings }, `Wrote ${opts.output}: ${summary}.`);
+}
+
+async function plan(ctx: Context, opts: PlanOptions): Promise<void> {
+  const { plan } = await makePlan(ctx, opts);
+  const { planExitCode, planJson, renderPlan } = await import("../catalog/plan.js");
+  if (ctx.json) ctx.out.printJson(planJson(plan));
+  else ctx.out.done(null, renderPlan(plan, ctx.out.style));
+  if (planExitCode(plan) !== EXIT.ok) throw new ExitStatus(EXIT.changesPlanned);
+}
+
+/** y/yes on the terminal; anything else declines. */
+async function confirm(question: string): Promise<boolean> {
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+async function apply(ctx: Context, opts: PlanOptions & { yes?: boolean }): Promise<void> {
+  const { client, plan } = await makePlan(ctx, opts);
+  const { planJson, renderChange, renderPlan } = await import("../catalog/plan.js");
+  const { applyPlan } = await import("../catalog/apply.js");
+  if (!ctx.json) ctx.out.done(null, renderPlan(plan, ctx.out.style));
+  if (plan.changes.length === 0) {
+    if (ctx.json) ctx.out.printJson({ ...planJson(plan), applied: [] });
+    return;
+  }
+  if (!opts.yes) {
+    // a person at a terminal may say yes; CI, pipes and --json have nobody to ask
+    const canAsk = !ctx.json && !ctx.env.ci && process.stdin.isTTY === true && process.stderr.isTTY === true;
+    const file = opts.file === "-" ? "-" : opts.file;
+    if (!canAsk) {
+      throw new UsageError(`apply needs confirmation: ${plan.changes.length} change(s) planned and nobody to ask`, `review them with \`till catalog plan -f ${file}\`, then run \`till catalog apply -f ${file} --yes\``);
+    }
+    if (!(await confirm(`Apply ${plan.changes.length} change(s) to ${ctx.server}? [y/N] `))) {
+      throw new CliError("apply cancelled: nothing was changed");
+    }
+  }
+  const applied = await applyPlan(client, plan, {
+    onChange: (change, stage) => {
+      if (stage === "done") ctx.out.info(`${ctx.out.styleErr.green("✓")} ${renderChange(change).split("\n")[0]}`);
+    },
+  });
+  ctx.out.done({ ...planJson(plan), applied }, `Applied ${applied.length} change(s).`);
+}
+
+export function register(program: Command): void {
+  const catalog = program
+    .command("catalog")
+    .description("keep the catalog (products, prices, benefits, discounts, meters, custom fields) in a file: pull, plan, apply")
+    .addHelpText(
+      "after",
+      examples(["till catalog pull -o till.yaml", "till catalog plan -f till.yaml", "till catalog apply -f till.yaml --yes"]) +
+        "\nEntries are matched to server objects by key (stored in their metadata as till_catalog_key).\n" +
+        "Products and meters left out of the file are archived; benefits, discounts and custom fields\n" +
+        "left out are deleted only with --prune.\n",
+    );
+
+  catalog
+    .command("pull")
+    .description("write the organization's catalog as YAML (stdout by default)")
+    .option("-o, --output <file>", "write to this file instead (JSON when it ends in .json)")
+    .addHelpText("after", examples(["till catalog pull > till.yaml", "till catalog pull -o catalog.json"]))
+    .action(withContext(pull));
+
+  catalog
+    .command("plan")
+    .description("show the changes that would make the server match the file; exit 0 when none, 2 when some")
+    .requiredOption("-f, --file <file>", "the catalog file (- for stdin)")
+    .option("--prune", "also delete benefits, discounts and custom fields the file no longer lists")
+    .addHelpText("after", examples(["till catalog plan -f till.yaml", "till catalog plan -f till.yaml --json"]))
+    .action(withContext(plan));
+
+  catalog
+    .command("apply")
+    .description("make the server match the file (asks first on a terminal; --yes in CI)")
+    .requiredOption("-f, --file <file>", "the catalog file (- for stdin)")
+    .option("--prune", "also delete benefits, discounts and custom fields the file no longer lists")
+    .option("-y, --yes", "apply without asking")
+    .addHelpText("after", examples(["till catalog apply -f till.yaml", "TILL_API_KEY=till_… till catalog apply -f till.yaml --yes"]))
+    .action(withContext(apply));
+}
