@@ -1,0 +1,220 @@
+// `till customers list|get|create|update|delete|state`: the people who buy (/v1/customers). get, update,
+// delete and state address a customer by id, or by your own id for them with --external-id (the
+// /v1/customers/external/{id} routes); on create, --external-id sets it, and update changes it with
+// --set-external-id.
+import type { Command } from "commander";
+import { v1 } from "../client.js";
+import { examples, withContext } from "../command.js";
+import type { Context } from "../context.js";
+import { UsageError } from "../errors.js";
+import { collectMetadata, isUuid, type MetadataValue } from "../flags.js";
+import { changes, day, describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
+
+export interface WireCustomer {
+  id: string;
+  email: string;
+  name: string | null;
+  external_id: string | null;
+  metadata: Record<string, MetadataValue>;
+  tax_id: unknown;
+  locale?: string | null;
+  billing_address: { country: string } | null;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+export interface WireCustomerState extends WireCustomer {
+  active_subscriptions: { id: string; product_id: string; status: string; amount: number; currency: string; recurring_interval: string }[];
+  granted_benefits: { id: string; benefit_id: string; benefit_type: string; granted_at: string }[];
+  active_meters: { meter_id: string; consumed_units: number; credited_units: number; balance: number }[];
+}
+
+/** The path of one customer: by id (a positional argument) or by --external-id. */
+function customerPath(id: string | undefined, externalId: string | undefined): string {
+  if (id !== undefined && externalId !== undefined) throw new UsageError("<id> and --external-id: address the customer by one of them");
+  if (externalId !== undefined) {
+    if (externalId.trim() === "") throw new UsageError("--external-id: expected your id for the customer");
+    return `/customers/external/${encodeURIComponent(externalId)}`;
+  }
+  if (id === undefined) throw new UsageError("missing the customer: pass its <id> or --external-id <your id>");
+  if (!isUuid(id)) throw new UsageError(`<id>: expected an id (a UUID), got "${id}"; use --external-id for your own ids`);
+  return `/customers/${id.toLowerCase()}`;
+}
+
+const label = (c: WireCustomer) => `${c.email}${c.name ? ` (${c.name})` : ""}`;
+
+function customerFields(c: WireCustomer) {
+  return [
+    { label: "ID", value: c.id },
+    { label: "Email", value: c.email },
+    { label: "Name", value: c.name ?? "" },
+    { label: "External ID", value: c.external_id ?? "none" },
+    ...(c.billing_address ? [{ label: "Country", value: c.billing_address.country }] : []),
+    { label: "Metadata", value: describeMetadata(c.metadata) },
+    { label: "Created", value: day(c.created_at) },
+  ];
+}
+
+function validEmail(value: string): string {
+  const v = value.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v)) throw new UsageError(`--email: expected an email address, got "${value}"`);
+  return v;
+}
+
+async function list(ctx: Context, opts: ListOptions & { email?: string; query?: string }) {
+  await listResource<WireCustomer>(ctx, opts, {
+    path: "/customers/",
+    noun: "customers",
+    query: { email: opts.email, query: opts.query },
+    columns: [
+      { header: "ID", value: (c) => c.id },
+      { header: "EMAIL", value: (c) => c.email },
+      { header: "NAME", value: (c) => c.name ?? "" },
+      { header: "EXTERNAL ID", value: (c) => c.external_id ?? "" },
+    ],
+    empty: "No customers yet: they appear with their first checkout, or `till customers create --email <email>`.",
+  });
+}
+
+type Addressed = { externalId?: string };
+
+async function get(ctx: Context, opts: Addressed, [id]: string[]) {
+  const c = await ctx.out.loading("Loading customer", v1(ctx).get<WireCustomer>(customerPath(id, opts.externalId)));
+  await ctx.out.record(c, customerFields(c));
+}
+
+interface CustomerFlags {
+  email?: string;
+  name?: string;
+  externalId?: string;
+  setExternalId?: string;
+  locale?: string;
+  taxId?: string;
+  metadata?: Record<string, MetadataValue>;
+}
+
+async function create(ctx: Context, opts: CustomerFlags & { email: string }) {
+  const body = {
+    email: validEmail(opts.email),
+    name: opts.name,
+    external_id: opts.externalId,
+    locale: opts.locale,
+    tax_id: opts.taxId,
+    metadata: opts.metadata,
+  };
+  const c = await ctx.out.loading("Creating customer", v1(ctx).send<WireCustomer>("POST", "/customers/", body));
+  ctx.out.done(c, `Created customer ${label(c)} (${c.id}).`);
+}
+
+async function update(ctx: Context, opts: CustomerFlags, [id]: string[]) {
+  const path = customerPath(id, opts.externalId);
+  if (opts.setExternalId !== undefined && opts.externalId !== undefined) {
+    throw new UsageError("--set-external-id: address the customer by its <id> to change its external id");
+  }
+  const body = changes(
+    {
+      email: opts.email !== undefined ? validEmail(opts.email) : undefined,
+      name: opts.name,
+      external_id: opts.setExternalId,
+      locale: opts.locale,
+      tax_id: opts.taxId,
+      metadata: opts.metadata,
+    },
+    "--email, --name, --set-external-id, --locale, --tax-id or --metadata",
+  );
+  const c = await ctx.out.loading("Updating customer", v1(ctx).send<WireCustomer>("PATCH", path, body));
+  ctx.out.done(c, `Updated customer ${label(c)} (${c.id}).`);
+}
+
+async function remove(ctx: Context, opts: Addressed & { anonymize?: boolean }, [id]: string[]) {
+  const path = customerPath(id, opts.externalId);
+  await ctx.out.loading("Deleting customer", v1(ctx).send("DELETE", `${path}?anonymize=${opts.anonymize ? "true" : "false"}`));
+  const who = id ?? `with external id ${opts.externalId}`;
+  ctx.out.done({ id: id ?? null, external_id: opts.externalId ?? null, deleted: true, anonymized: opts.anonymize === true }, `Deleted customer ${who}${opts.anonymize ? " (anonymized)" : ""}.`);
+}
+
+async function state(ctx: Context, opts: Addressed, [id]: string[]) {
+  const s = await ctx.out.loading("Loading customer state", v1(ctx).get<WireCustomerState>(`${customerPath(id, opts.externalId)}/state`));
+  const subs = s.active_subscriptions.map((x) => `${x.product_id} (${x.status}, every ${x.recurring_interval})`);
+  const benefits = s.granted_benefits.map((b) => `${b.benefit_type} ${b.benefit_id} since ${day(b.granted_at)}`);
+  const meters = s.active_meters.map((m) => `${m.meter_id}: ${m.consumed_units} used, ${m.credited_units} credited, balance ${m.balance}`);
+  await ctx.out.record(s, [
+    ...customerFields(s).slice(0, 4),
+    { label: "Subscriptions", value: subs.join("; ") || "none" },
+    { label: "Benefits", value: benefits.join("; ") || "none" },
+    { label: "Meters", value: meters.join("; ") || "none" },
+  ]);
+}
+
+function customerOptions(cmd: Command): Command {
+  return cmd
+    .option("--name <name>", "the customer's name")
+    .option("--locale <locale>", "language for their emails and pages, such as en or fr-CA")
+    .option("--tax-id <id>", "their tax id (VAT number…)")
+    .option("--metadata <key=value>", "metadata, repeatable; key:=5 or key:=true for a number or boolean", collectMetadata);
+}
+
+const byExternalId = (cmd: Command) => cmd.option("--external-id <id>", "address the customer by your own id for them instead of <id>");
+
+export function register(program: Command): void {
+  const customers = program
+    .command("customers")
+    .description("list, create, update and delete customers; show what they have")
+    .addHelpText(
+      "after",
+      examples([
+        "till customers list",
+        "till customers create --email ada@example.com --name Ada --external-id user_42",
+        "till customers get --external-id user_42",
+        "till customers state <id>",
+      ]),
+    );
+
+  listOptions(
+    customers
+      .command("list")
+      .alias("ls")
+      .description("list customers")
+      .option("--email <email>", "only the customer with this email")
+      .option("--query <text>", "only customers whose email, name or external id contains the text"),
+  )
+    .addHelpText("after", examples(["till customers list", "till customers list --query ada --json"]))
+    .action(withContext(list));
+
+  byExternalId(customers.command("get").description("show a customer").argument("[id]", "the customer's id"))
+    .addHelpText("after", examples(["till customers get <id>", "till customers get --external-id user_42 --json"]))
+    .action(withContext(get));
+
+  customerOptions(
+    customers
+      .command("create")
+      .description("create a customer")
+      .requiredOption("--email <email>", "their email address")
+      .option("--external-id <id>", "your own id for the customer (your user id)"),
+  )
+    .addHelpText(
+      "after",
+      examples(["till customers create --email ada@example.com", "till customers create --email ada@example.com --name Ada --external-id user_42 --metadata plan=pro"]),
+    )
+    .action(withContext(create));
+
+  customerOptions(
+    byExternalId(customers.command("update").description("change a customer").argument("[id]", "the customer's id"))
+      .option("--email <email>", "a new email address")
+      .option("--set-external-id <id>", "a new external id (address the customer by <id>)"),
+  )
+    .addHelpText(
+      "after",
+      examples(["till customers update <id> --name \"Ada Lovelace\"", "till customers update --external-id user_42 --metadata plan=team", "till customers update <id> --set-external-id user_43"]),
+    )
+    .action(withContext(update));
+
+  byExternalId(customers.command("delete").description("delete a customer").argument("[id]", "the customer's id"))
+    .option("--anonymize", "also erase their personal data (email, name, address)")
+    .addHelpText("after", examples(["till customers delete <id>", "till customers delete --external-id user_42 --anonymize"]))
+    .action(withContext(remove));
+
+  byExternalId(customers.command("state").description("what a customer has now: subscriptions, benefits, meter balances").argument("[id]", "the customer's id"))
+    .addHelpText("after", examples(["till customers state <id>", "till customers state --external-id user_42 --json"]))
+    .action(withContext(state));
+}

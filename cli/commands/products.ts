@@ -1,0 +1,429 @@
+// `till products list|get|create|update|archive`: products and their prices on /v1/products. Every price
+// kind has flags: fixed (--price), pay what you want (--custom-price --min/--max/--preset), free (--free),
+// seat-based (--seat-tier, repeated), metered (--metered --meter --unit-amount --cap); --prices takes the
+// wire's price array as JSON for anything the flags do not cover (several currencies, several meters).
+// Amounts are whole minor units (see flags.ts).
+import type { Command } from "commander";
+import { v1 } from "../client.js";
+import { examples, withContext } from "../command.js";
+import type { Context } from "../context.js";
+import { UsageError } from "../errors.js";
+import {
+  checkSeatTiers,
+  collectId,
+  collectMetadata,
+  collectSeatTier,
+  INTERVALS,
+  isRecord,
+  oneOf,
+  onlyWith,
+  parseAmount,
+  parseCurrency,
+  parseId,
+  parsePositive,
+  parseTrial,
+  parseUnitAmount,
+  readJsonFlag,
+  type Interval,
+  type MetadataValue,
+  type SeatTier,
+} from "../flags.js";
+import {
+  changes,
+  day,
+  describeInterval,
+  describeMetadata,
+  listOptions,
+  listResource,
+  money,
+  type ListOptions,
+} from "../resources.js";
+
+/** A price as /v1 returns it (the fields the CLI shows). */
+export interface WirePrice {
+  id: string;
+  amount_type: string;
+  price_currency?: string;
+  is_archived: boolean;
+  price_amount?: number;
+  minimum_amount?: number | null;
+  maximum_amount?: number | null;
+  preset_amount?: number | null;
+  unit_amount?: string;
+  cap_amount?: number | null;
+  meter_id?: string;
+  meter?: { id: string; name: string };
+  seat_tiers?: { tiers: SeatTier[] };
+}
+
+export interface WireProduct {
+  id: string;
+  name: string;
+  description: string | null;
+  visibility: string;
+  recurring_interval: string | null;
+  recurring_interval_count: number | null;
+  trial_interval: string | null;
+  trial_interval_count: number | null;
+  is_recurring: boolean;
+  is_archived: boolean;
+  metadata: Record<string, MetadataValue>;
+  created_at: string;
+  prices: WirePrice[];
+  benefits: { id: string; type: string; description: string }[];
+}
+
+export const PRICE_KINDS = ["fixed", "custom", "free", "metered_unit", "seat_based"] as const;
+const VISIBILITIES = ["public", "private", "draft"] as const;
+
+// ---- describing ------------------------------------------------------------------------------------
+
+function describeTiers(tiers: SeatTier[], currency: string): string {
+  return tiers
+    .map((t) => `${t.min_seats}${t.max_seats === null ? "+" : t.max_seats === t.min_seats ? "" : `-${t.max_seats}`} seats: ${money(t.price_per_seat, currency)}/seat`)
+    .join(", ");
+}
+
+/** "$19.99", "pay what you want (min $5.00)", "free", "$0.005 per API calls (cap $100.00)", "1-10 seats: …". */
+export function describePrice(p: WirePrice): string {
+  const currency = p.price_currency ?? "usd";
+  switch (p.amount_type) {
+    case "fixed":
+      return money(p.price_amount ?? 0, currency);
+    case "custom": {
+      const bounds = [
+        p.minimum_amount != null ? `min ${money(p.minimum_amount, currency)}` : "",
+        p.maximum_amount != null ? `max ${money(p.maximum_amount, currency)}` : "",
+        p.preset_amount != null ? `preset ${money(p.preset_amount, currency)}` : "",
+      ].filter(Boolean);
+      return `pay what you want${bounds.length > 0 ? ` (${bounds.join(", ")})` : ""}`;
+    }
+    case "free":
+      return "free";
+    case "metered_unit":
+      return `${money(p.unit_amount ?? "0", currency)} per ${p.meter?.name || "unit"}${p.cap_amount != null ? ` (cap ${money(p.cap_amount, currency)})` : ""}`;
+    case "seat_based":
+      return describeTiers(p.seat_tiers?.tiers ?? [], currency);
+    default:
+      return p.amount_type;
+  }
+}
+
+const activePrices = (p: WireProduct) => p.prices.filter((x) => !x.is_archived);
+
+function trialOf(p: WireProduct): string {
+  if (!p.trial_interval || !p.trial_interval_count) return "none";
+  return `${p.trial_interval_count} ${p.trial_interval}${p.trial_interval_count > 1 ? "s" : ""}`;
+}
+
+function productRecord(p: WireProduct) {
+  return [
+    { label: "ID", value: p.id },
+    { label: "Name", value: p.name },
+    ...(p.description ? [{ label: "Description", value: p.description }] : []),
+    { label: "Prices", value: activePrices(p).map(describePrice).join("; ") || "none" },
+    { label: "Billing", value: describeInterval(p.recurring_interval, p.recurring_interval_count) },
+    ...(p.is_recurring ? [{ label: "Trial", value: trialOf(p) }] : []),
+    { label: "Visibility", value: p.visibility },
+    { label: "Archived", value: p.is_archived ? "yes" : "no" },
+    { label: "Benefits", value: p.benefits.map((b) => `${b.description} (${b.type}, ${b.id})`).join("; ") || "none" },
+    { label: "Metadata", value: describeMetadata(p.metadata) },
+    { label: "Created", value: day(p.created_at) },
+  ];
+}
+
+// ---- price flags -------------------------------------------------------------------------------------
+
+interface PriceFlags {
+  currency?: string;
+  price?: number;
+  customPrice?: boolean;
+  min?: number;
+  max?: number;
+  preset?: number;
+  free?: boolean;
+  seatTier?: SeatTier[];
+  metered?: boolean;
+  meter?: string;
+  unitAmount?: string;
+  cap?: number;
+  prices?: string;
+}
+
+/** `--prices`: the wire's price array; the kinds are checked here, the rest by the server. */
+function pricesFromJson(value: string): Record<string, unknown>[] {
+  const parsed = readJsonFlag("--prices", value);
+  const list = Array.isArray(parsed) ? parsed : [parsed];
+  if (list.length === 0) throw new UsageError("--prices: expected at least one price");
+  return list.map((p: unknown, i) => {
+    if (!isRecord(p)) throw new UsageError(`--prices[${i}]: expected a JSON object such as {"amount_type":"fixed","price_amount":1999}`);
+    if (!PRICE_KINDS.includes(p.amount_type as (typeof PRICE_KINDS)[number])) {
+      throw new UsageError(
+        `--prices[${i}].amount_type: unknown price kind ${JSON.stringify(p.amount_type ?? null)}; expected one of ${PRICE_KINDS.join(", ")}`,
+      );
+    }
+    return p;
+  });
+}
+
+/** The prices the flags describe, or undefined when no price flag was given. */
+export function pricesFromFlags(o: PriceFlags): Record<string, unknown>[] | undefined {
+  const kinds = [
+    o.price !== undefined ? "--price" : "",
+    o.customPrice ? "--custom-price" : "",
+    o.free ? "--free" : "",
+    o.seatTier ? "--seat-tier" : "",
+  ].filter(Boolean);
+  if (!o.customPrice) onlyWith({ "--min": o.min, "--max": o.max, "--preset": o.preset }, "--custom-price");
+  if (!o.metered) onlyWith({ "--meter": o.meter, "--unit-amount": o.unitAmount, "--cap": o.cap }, "--metered");
+  if (o.prices !== undefined) {
+    if (kinds.length > 0 || o.metered || o.currency) {
+      throw new UsageError(`--prices: replaces ${kinds[0] ?? (o.metered ? "--metered" : "--currency")}; use one or the other`);
+    }
+    return pricesFromJson(o.prices);
+  }
+  if (kinds.length > 1) {
+    throw new UsageError(`${kinds.join(" and ")}: choose one price kind (a product has one fixed, pay-what-you-want, free or seat-based price per currency)`);
+  }
+  if (kinds.length === 0 && !o.metered) {
+    if (o.currency) throw new UsageError("--currency: only with a price flag (--price, --custom-price, --free, --seat-tier or --metered)");
+    return undefined;
+  }
+  const base = { price_currency: o.currency ?? "usd" };
+  const prices: Record<string, unknown>[] = [];
+  if (o.price !== undefined) prices.push({ amount_type: "fixed", ...base, price_amount: o.price });
+  if (o.customPrice) {
+    const { min, max, preset } = o;
+    if (min !== undefined && max !== undefined && max < min) throw new UsageError(`--max: ${max} is below --min ${min}`);
+    if (preset !== undefined && ((min !== undefined && preset < min) || (max !== undefined && preset > max))) {
+      throw new UsageError(`--preset: ${preset} is outside --min…--max`);
+    }
+    prices.push({ amount_type: "custom", ...base, minimum_amount: min, maximum_amount: max, preset_amount: preset });
+  }
+  if (o.free) prices.push({ amount_type: "free", ...base });
+  if (o.seatTier) prices.push({ amount_type: "seat_based", ...base, seat_tiers: { tiers: checkSeatTiers(o.seatTier) } });
+  if (o.metered) {
+    if (!o.meter || !o.unitAmount) {
+      throw new UsageError(`--metered: needs ${!o.meter ? "--meter <id>" : "--unit-amount <amount>"} (the meter and the price per unit)`);
+    }
+    prices.push({ amount_type: "metered_unit", ...base, meter_id: o.meter, unit_amount: o.unitAmount, cap_amount: o.cap });
+  }
+  return prices;
+}
+
+function priceOptions(cmd: Command, verb: string): Command {
+  return cmd
+    .option("--price <amount>", `${verb} a fixed price, in minor units (1999 = $19.99)`, parseAmount)
+    .option("--custom-price", `${verb} a pay-what-you-want price (with --min, --max, --preset)`)
+    .option("--min <amount>", "pay what you want: the least a customer may pay (default 50; 0 allows free)", parseAmount)
+    .option("--max <amount>", "pay what you want: the most a customer may pay", parseAmount)
+    .option("--preset <amount>", "pay what you want: the amount suggested at checkout", parseAmount)
+    .option("--free", `${verb} a free price`)
+    .option("--seat-tier <tier>", `${verb} a seat-based price, one tier per flag: 1-10:1000 (seats 1 to 10 at 1000 each), 11+:800`, collectSeatTier)
+    .option("--metered", `${verb} a usage-based price (with --meter and --unit-amount); recurring products only`)
+    .option("--meter <id>", "metered: the meter that counts the usage", parseId)
+    .option("--unit-amount <amount>", "metered: price per unit in minor units, fractions allowed (0.5 = half a cent)", parseUnitAmount)
+    .option("--cap <amount>", "metered: the most a customer pays per period, in minor units", parseAmount)
+    .option("--currency <code>", "currency of the prices given by flags (default usd)", parseCurrency)
+    .option("--prices <json>", "the prices as /v1's JSON array (inline, @file or @-) instead of the price flags");
+}
+
+// ---- commands ----------------------------------------------------------------------------------------
+
+interface ProductFlags extends PriceFlags {
+  description?: string;
+  visibility?: string;
+  recurring?: Interval;
+  intervalCount?: number;
+  trial?: { interval: Interval; count: number } | null;
+  metadata?: Record<string, MetadataValue>;
+  benefit?: string[];
+}
+
+function trialFields(trial: ProductFlags["trial"]) {
+  if (trial === undefined) return {};
+  return { trial_interval: trial?.interval ?? null, trial_interval_count: trial?.count ?? null };
+}
+
+async function list(ctx: Context, opts: ListOptions & { query?: string; archived?: boolean; recurring?: boolean; oneTime?: boolean }) {
+  if (opts.recurring && opts.oneTime) throw new UsageError("--recurring and --one-time: choose one");
+  await listResource<WireProduct>(ctx, opts, {
+    path: "/products/",
+    noun: "products",
+    query: {
+      query: opts.query,
+      is_archived: opts.archived ? "true" : "false",
+      is_recurring: opts.recurring ? "true" : opts.oneTime ? "false" : undefined,
+    },
+    columns: [
+      { header: "ID", value: (p) => p.id },
+      { header: "NAME", value: (p) => p.name },
+      { header: "BILLING", value: (p) => describeInterval(p.recurring_interval, p.recurring_interval_count) },
+      { header: "PRICES", value: (p) => activePrices(p).map(describePrice).join("; ") },
+    ],
+    empty: opts.archived ? "No archived products." : "No products yet: create one with `till products create <name> --price <amount>`.",
+  });
+}
+
+async function get(ctx: Context, _opts: object, [id = ""]: string[]) {
+  const product = await ctx.out.loading("Loading product", v1(ctx).get<WireProduct>(`/products/${id}`));
+  await ctx.out.record(product, productRecord(product));
+}
+
+async function create(ctx: Context, opts: ProductFlags, [name = ""]: string[]) {
+  const prices = pricesFromFlags(opts);
+  if (!prices) {
+    throw new UsageError("a product needs a price: --price <amount>, --custom-price, --free, --seat-tier <tier>, --metered or --prices <json>");
+  }
+  if (!opts.recurring) {
+    onlyWith({ "--interval-count": opts.intervalCount, "--trial": opts.trial }, "--recurring <interval> (one-time products have neither)");
+    if (opts.metered || prices.some((p) => p.amount_type === "metered_unit")) {
+      throw new UsageError("--metered: usage-based prices need a recurring product: add --recurring <interval>");
+    }
+  }
+  const body = {
+    name,
+    description: opts.description,
+    visibility: opts.visibility,
+    recurring_interval: opts.recurring ?? null,
+    recurring_interval_count: opts.recurring ? (opts.intervalCount ?? 1) : undefined,
+    ...trialFields(opts.trial),
+    metadata: opts.metadata,
+    prices,
+  };
+  const client = v1(ctx);
+  let product = await ctx.out.loading("Creating product", client.send<WireProduct>("POST", "/products/", body));
+  if (opts.benefit) {
+    product = await ctx.out.loading("Adding benefits", client.send<WireProduct>("POST", `/products/${product.id}/benefits`, { benefits: opts.benefit }));
+  }
+  ctx.out.done(product, `Created product ${product.name} (${product.id}): ${activePrices(product).map(describePrice).join("; ")}, ${describeInterval(product.recurring_interval, product.recurring_interval_count)}.`);
+}
+
+async function update(ctx: Context, opts: ProductFlags & { name?: string }, [id = ""]: string[]) {
+  if (opts.intervalCount !== undefined && !opts.recurring) throw new UsageError("--interval-count: only with --recurring <interval>");
+  const body = changes(
+    {
+      name: opts.name,
+      description: opts.description,
+      visibility: opts.visibility,
+      recurring_interval: opts.recurring,
+      recurring_interval_count: opts.recurring ? (opts.intervalCount ?? 1) : undefined,
+      ...trialFields(opts.trial),
+      metadata: opts.metadata,
+      prices: pricesFromFlags(opts),
+    },
+    "--name, --description, a price flag, --recurring, --trial, --visibility, --metadata or --benefit",
+    opts.benefit !== undefined,
+  );
+  const client = v1(ctx);
+  let product: WireProduct | undefined;
+  if (Object.keys(body).length > 0) product = await ctx.out.loading("Updating product", client.send<WireProduct>("PATCH", `/products/${id}`, body));
+  if (opts.benefit) {
+    const benefits = opts.benefit.includes("none") ? [] : opts.benefit;
+    product = await ctx.out.loading("Updating benefits", client.send<WireProduct>("POST", `/products/${id}/benefits`, { benefits }));
+  }
+  if (!product) return;
+  ctx.out.done(product, `Updated product ${product.name} (${product.id}).`);
+}
+
+async function archive(ctx: Context, _opts: object, [id = ""]: string[]) {
+  const product = await ctx.out.loading("Archiving product", v1(ctx).send<WireProduct>("PATCH", `/products/${id}`, { is_archived: true }));
+  ctx.out.done(product, `Archived product ${product.name} (${product.id}): it can no longer be bought; existing customers keep it.`);
+}
+
+/** `--benefit none` empties the list on update, so the parser lets "none" through. */
+const benefitOrNone = (value: string, previous: string[] = []) => (value.trim() === "none" ? [...previous, "none"] : collectId(value, previous));
+
+function productOptions(cmd: Command): Command {
+  return cmd
+    .option("--description <text>", "a description shown at checkout (markdown)")
+    .option("--visibility <visibility>", `${VISIBILITIES.join(", ")} (default public)`, oneOf(VISIBILITIES))
+    .option("--recurring <interval>", `a subscription billed every ${INTERVALS.join(", ")} (default: one-time purchase)`, oneOf(INTERVALS))
+    .option("--interval-count <n>", "with --recurring: bill every n intervals (default 1)", parsePositive)
+    .option("--trial <length>", "a free trial such as 14d, 2w, 1m or 1y (recurring products; none removes it)", parseTrial)
+    .option("--metadata <key=value>", "metadata, repeatable; key:=5 or key:=true for a number or boolean", collectMetadata);
+}
+
+export function register(program: Command): void {
+  const products = program
+    .command("products")
+    .description("list, create, update and archive products and their prices")
+    .addHelpText(
+      "after",
+      examples([
+        "till products list",
+        "till products create Pro --price 1999 --recurring month --trial 14d",
+        "till products update <id> --price 2499",
+        "till products archive <id>",
+      ]) + "\nAmounts are whole numbers in the currency's smallest unit: 1999 is $19.99, 500 jpy is ¥500.\n",
+    );
+
+  listOptions(
+    products
+      .command("list")
+      .alias("ls")
+      .description("list products (active ones unless --archived)")
+      .option("--query <text>", "only products whose name contains the text")
+      .option("--archived", "archived products instead of active ones")
+      .option("--recurring", "only subscriptions")
+      .option("--one-time", "only one-time purchases"),
+  )
+    .addHelpText("after", examples(["till products list", "till products list --recurring --all", "till products list --query pro --json"]))
+    .action(withContext(list));
+
+  products
+    .command("get")
+    .description("show a product with its prices and benefits")
+    .argument("<id>", "the product's id", parseId)
+    .addHelpText("after", examples(["till products get <id>", "till products get <id> --json"]))
+    .action(withContext(get));
+
+  priceOptions(productOptions(products.command("create").description("create a product with its price(s)").argument("<name>", "the product's name")), "with")
+    .option("--benefit <id>", "grant a benefit with the product, repeatable", collectId)
+    .addHelpText(
+      "after",
+      examples([
+        "till products create \"E-book\" --price 1999",
+        "till products create Pro --price 999 --recurring month --trial 14d --benefit <id>",
+        "till products create Tip --custom-price --min 500 --max 10000 --preset 1500",
+        "till products create Starter --free --recurring month",
+        "till products create API --recurring month --metered --meter <id> --unit-amount 0.5 --cap 10000",
+        "till products create API --recurring month --price 1000 --metered --meter <id> --unit-amount 0.5",
+        "till products create Team --recurring month --seat-tier 1-10:1000 --seat-tier 11+:800",
+        "till products create Pro --price 1999 --currency eur --metadata plan=pro --metadata seats:=5",
+        "till products create Pro --prices '[{\"amount_type\":\"fixed\",\"price_amount\":1999}]'",
+      ]) +
+        "\nOne static price (--price, --custom-price, --free or --seat-tier) per product and currency, plus any\n" +
+        "--metered price on recurring products. Amounts are whole minor units: 1999 is $19.99.\n",
+    )
+    .action(withContext(create));
+
+  priceOptions(
+    productOptions(
+      products
+        .command("update")
+        .description("change a product; price flags replace its prices, --benefit its benefits")
+        .argument("<id>", "the product's id", parseId)
+        .option("--name <name>", "a new name"),
+    ),
+    "replace the prices with",
+  )
+    .option("--benefit <id>", "the product's benefits, repeatable; replaces the current ones (none removes all)", benefitOrNone)
+    .addHelpText(
+      "after",
+      examples([
+        "till products update <id> --name \"Pro plan\" --description \"Everything in Pro\"",
+        "till products update <id> --price 2499",
+        "till products update <id> --trial none",
+        "till products update <id> --benefit <benefit-id> --benefit <benefit-id>",
+      ]) + "\nPrices given replace the current ones (those are archived: existing subscriptions keep them).\n",
+    )
+    .action(withContext(update));
+
+  products
+    .command("archive")
+    .description("archive a product: no new purchases; existing customers keep it")
+    .argument("<id>", "the product's id", parseId)
+    .addHelpText("after", examples(["till products archive <id>"]))
+    .action(withContext(archive));
+}
