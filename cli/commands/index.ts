@@ -7,6 +7,13 @@ import * as logout from "./logout.js";
 import * as auth from "./auth.js";
 import * as orgs from "./orgs.js";
 import * as keys from "./keys.js";
+import * as products from "./products.js";
+import * as benefits from "./benefits.js";
+import * as discounts from "./discounts.js";
+import * as meters from "./meters.js";
+import * as customFields from "./custom-fields.js";
+import * as customers from "./customers.js";
+import * as events from "./events.js";
 import * as catalog from "./catalog.js";
 import * as api from "./api.js";
 
@@ -14,4 +21,4 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, catalog, api];
+export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, products, benefits, discounts, meters, customFields, customers, events, catalog, api];
