@@ -25,6 +25,7 @@ import { specRules } from "./spec-rules.js";
 import { accountRules, EMAIL_LINK_TTL_SECONDS, emailChangeLink } from "./account-rules.js";
 import { tillApiKeys } from "./api-keys.js";
 import { tillDevice } from "./device.js";
+import { tillCheckout } from "./checkout.js";
 import { guardUuidLookups } from "./uuid-guard.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
 
@@ -130,6 +131,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       }),
       tillApiKeys({ prefix: API_KEY_PREFIX }),
       tillDevice(),
+      tillCheckout({ db, config }),
       deviceAuthorization({
         expiresIn: config.device.expiresIn,
         interval: config.device.interval,
