@@ -249,6 +249,10 @@ export function formatValue(v: unknown): string {
   if (v === null || v === undefined) return "none";
   if (typeof v === "string") return JSON.stringify(v);
   if (Array.isArray(v) && v.every((x) => typeof x === "string")) return `[${v.join(", ")}]`;
+  if (Array.isArray(v) && v.every((x) => isPlainObject(x) && typeof x.field === "string")) {
+    // a product's custom fields: [company (required), terms]
+    return `[${v.map((x) => `${x.field}${x.required ? " (required)" : ""}`).join(", ")}]`;
+  }
   if (typeof v === "object") return JSON.stringify(v);
   return String(v);
 }

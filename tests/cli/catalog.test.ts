@@ -458,12 +458,16 @@ describe("changes the server can't make in place, and --prune", () => {
     await applyPlan(org.client, await plan(org, base));
     const edited = FULL.replace("    name: Pro Yearly\n    recurring_interval: year\n", "    name: Pro Yearly\n    recurring_interval: month\n    recurring_interval_count: 12\n")
       .replace("    type: percentage\n    basis_points: 2500\n", "    type: fixed\n    amount: 300\n")
+      .replace("    type: checkbox\n    name: Accept the terms\n", "    type: text\n    name: Accept the terms\n")
       .replace(/ {2}support:\n(?: {4}.*\n)+/, "")
       .replaceAll("benefits: [support]", "benefits: []")
       .replace("benefits: [support, credits, license]", "benefits: [credits, license]");
     const desired = parseCatalog(edited);
     const p = await plan(org, desired);
-    expect(renderPlan(p)).toBe(`~ update product "Starter": benefits [support] → []
+    expect(renderPlan(p)).toBe(`-/+ replace custom field "Accept the terms" (deletes the old one: type can't change): type "checkbox" → "text"
+~ update product "Starter":
+    benefits [support] → []
+    custom_fields [company (required), terms (replaced)] → [company (required), terms]
 ~ update product "Pro Monthly": benefits [support, credits, license] → [credits, license]
 -/+ replace product "Pro Yearly" (archives the old one: recurring_interval and recurring_interval_count can't change):
     recurring_interval "year" → "month"
@@ -477,7 +481,7 @@ describe("changes the server can't make in place, and --prune", () => {
 
 # benefit "Priority support" (support) is no longer in the file: kept (--prune deletes it)
 
-Plan: 0 to create, 2 to update, 2 to replace, 0 to archive, 0 to delete.`);
+Plan: 0 to create, 2 to update, 3 to replace, 0 to archive, 0 to delete.`);
     await applyPlan(org.client, p);
     const after = await plan(org, desired);
     expect(after.changes).toEqual([]);
@@ -525,6 +529,42 @@ Plan: 0 to create, 1 to update, 1 to replace, 0 to archive, 0 to delete.`);
     expect((await plan(org, parseCatalog(file("year")))).changes).toEqual([]);
     const intro = (await org.seller.sdk.discounts.list({})).result.items[0];
     expect(intro?.products.map((x) => [x.recurringInterval, x.isArchived])).toEqual([["year", false]]);
+  });
+});
+
+describe("archived objects the file still names", () => {
+  it("stay in the file marked archived, and pull writes them back", async () => {
+    const org = await newOrg("archived");
+    const text = (archived: boolean) => `version: 1
+meters:
+  calls:
+    name: Calls
+    filter: { conjunction: and, clauses: [{ property: name, operator: eq, value: call }] }
+    aggregation: { func: count }
+products:
+  old:
+    name: Old plan
+    recurring_interval: month
+    prices:
+      - { amount_type: fixed, price_amount: 900 }
+      - { amount_type: metered_unit, meter: calls, unit_amount: 2 }${archived ? "\n    archived: true" : ""}
+discounts:
+  old-customers:
+    name: Old customers
+    type: percentage
+    basis_points: 1000
+    duration: forever
+    products: [old]
+`;
+    await applyPlan(org.client, await plan(org, parseCatalog(text(false))));
+    const p = await plan(org, parseCatalog(text(true)));
+    expect(renderPlan(p)).toBe(`~ update product "Old plan": archived false → true
+
+Plan: 0 to create, 1 to update, 0 to replace, 0 to archive, 0 to delete.`);
+    await applyPlan(org.client, p);
+    const pulled = await pullCatalog(org.client);
+    expect(parseCatalog(pulled.text)).toEqual(parseCatalog(text(true)));
+    expect((await plan(org, parseCatalog(pulled.text))).changes).toEqual([]);
   });
 });
 
@@ -718,6 +758,20 @@ Plan: 3 to create, 0 to update, 0 to replace, 0 to archive, 0 to delete.
     expect(parseCatalog(readFileSync(file("pulled.yaml"), "utf8"))).toEqual(parseCatalog(SMALL));
     const stdout = await till(["catalog", "pull"], opts);
     expect(stdout.stdout).toBe(readFileSync(file("pulled.yaml"), "utf8"));
+  });
+
+  it("apply on a pipe: the plan and a summary on stdout, progress on stderr", async () => {
+    writeFileSync(file("edited.yaml"), SMALL.replace("price_amount: 1000", "price_amount: 1500"));
+    const r = await till(["catalog", "apply", "-f", file("edited.yaml"), "--yes"], opts);
+    expect(r).toEqual({
+      exitCode: 0,
+      stdout: `~ update product "Pro": prices - fixed 1000 usd, + fixed 1500 usd
+
+Plan: 0 to create, 1 to update, 0 to replace, 0 to archive, 0 to delete.
+Applied 1 change(s).
+`,
+      stderr: `✓ ~ update product "Pro": prices - fixed 1000 usd, + fixed 1500 usd\n`,
+    });
   });
 
   it("an invalid file: exit 1, every problem with its line", async () => {
