@@ -1,8 +1,9 @@
-// CustomerState: a customer with what it holds now — active subscriptions (none until subscriptions land),
+// CustomerState: a customer with what it holds now — active subscriptions (subscriptions domain),
 // the benefits granted to it (benefits domain) and its usage per meter (meters domain).
 import type { Db } from "../../db/client.js";
 import { listGrantedBenefitsForCustomer } from "../benefits/service.js";
 import { customerMeters } from "../meters/service.js";
+import { activeSubscriptionsForCustomerState } from "../subscriptions/service.js";
 import { findCustomerRow, type CustomerRef } from "./service.js";
 import { toCustomerWire } from "./wire.js";
 
@@ -10,5 +11,6 @@ export async function getCustomerState(db: Db, organizationId: string, ref: Cust
   const row = await findCustomerRow(db, organizationId, ref);
   const grants = await listGrantedBenefitsForCustomer(db, organizationId, row.id);
   const activeMeters = await customerMeters(db, organizationId, row, grants);
-  return { ...toCustomerWire(row), active_subscriptions: [], granted_benefits: grants, active_meters: activeMeters };
+  const subscriptions = await activeSubscriptionsForCustomerState(db, organizationId, row.id);
+  return { ...toCustomerWire(row), active_subscriptions: subscriptions, granted_benefits: grants, active_meters: activeMeters };
 }
