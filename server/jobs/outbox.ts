@@ -18,6 +18,13 @@ export const OUTBOX_EVENT_TYPES = [
   "customer.updated",
   "customer.state_changed",
   "benefit_grant.created",
+  // emitted by the catalog, customer and organization services (webhooks helper)
+  "product.created",
+  "product.updated",
+  "benefit.created",
+  "benefit.updated",
+  "customer.deleted",
+  "organization.updated",
 ] as const;
 export type OutboxEventType = (typeof OUTBOX_EVENT_TYPES)[number];
 

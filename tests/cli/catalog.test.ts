@@ -11,6 +11,7 @@ import { CATALOG_KEY, CatalogFileError, parseCatalog, type Catalog } from "../..
 import { planCatalog, planExitCode, renderPlan, type Plan, type PlanOptions } from "../../cli/catalog/plan.js";
 import { pullCatalog } from "../../cli/catalog/pull.js";
 import { catalogClient, fetchServerCatalog, type CatalogClient } from "../../cli/catalog/server.js";
+import { uploadFile } from "../helpers/files.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { parseJson, tempConfigDir, till, type TillOptions } from "./till.js";
@@ -565,6 +566,32 @@ Plan: 0 to create, 1 to update, 0 to replace, 0 to archive, 0 to delete.`);
     const pulled = await pullCatalog(org.client);
     expect(parseCatalog(pulled.text)).toEqual(parseCatalog(text(true)));
     expect((await plan(org, parseCatalog(pulled.text))).changes).toEqual([]);
+  });
+});
+
+describe("medias and downloadables", () => {
+  it("are written by file id and round-trip", async () => {
+    const org = await newOrg("medias");
+    const cover = await uploadFile(org.seller.sdk, "cover.png", Buffer.from("png bytes"));
+    const ebook = await uploadFile(org.seller.sdk, "book.pdf", Buffer.from("pdf bytes"), "downloadable");
+    const text = `version: 1
+benefits:
+  ebook:
+    type: downloadables
+    description: The e-book
+    properties: { files: [${ebook.id}] }
+products:
+  book:
+    name: The Book
+    prices: [{ amount_type: fixed, price_amount: 1500 }]
+    benefits: [ebook]
+    medias: [${cover.id}]
+`;
+    await applyPlan(org.client, await plan(org, parseCatalog(text)));
+    expect((await plan(org, parseCatalog(text))).changes).toEqual([]);
+    const pulled = await pullCatalog(org.client);
+    expect(parseCatalog(pulled.text)).toEqual(parseCatalog(text));
+    expect(pulled.text).toContain(`    medias: [${cover.id}]\n`);
   });
 });
 

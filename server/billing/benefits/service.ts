@@ -6,6 +6,7 @@ import { invalid, isUuid, notFound, notPermitted } from "../http.js";
 import type { SortKey } from "../listing.js";
 import { meterIdsExist } from "../meters/service.js";
 import { BenefitCreateInput, BenefitUpdateInput, storedProperties } from "./properties.js";
+import { enqueue } from "../../jobs/outbox.js";
 import * as repo from "./repository.js";
 import {
   toBenefitGrantWire,
@@ -87,7 +88,9 @@ export async function createBenefit(db: Db, organizationId: string, input: Benef
       properties,
       metadata: input.metadata ?? {},
     });
-    return toBenefitWire(row);
+    const wire = toBenefitWire(row);
+    await enqueue(tx, { type: "benefit.created", organizationId, data: { ...wire } });
+    return wire;
   });
 }
 
@@ -133,7 +136,9 @@ export async function updateBenefit(
       ...(properties ? { properties } : {}),
     });
     if (!row) throw notFound("Benefit not found");
-    return toBenefitWire(row);
+    const wire = toBenefitWire(row);
+    await enqueue(tx, { type: "benefit.updated", organizationId, data: { ...wire } });
+    return wire;
   });
 }
 

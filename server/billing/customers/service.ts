@@ -8,6 +8,7 @@ import { ADDRESS_INPUT_COUNTRY_CODES } from "../../../shared/countries.js";
 import { matchTaxId } from "../../../shared/tax-ids.js";
 import { isUuid, metadataInput, notFound, validationError, type ValidationIssue } from "../http.js";
 import type { SortKey } from "../listing.js";
+import { enqueue } from "../../jobs/outbox.js";
 import * as repo from "./repository.js";
 import { toCustomerWire, type AddressWire, type CustomerRow, type CustomerWire } from "./wire.js";
 
@@ -182,7 +183,9 @@ export async function createCustomer(db: Db, organizationId: string, input: Cust
       locale: input.locale ?? null,
       metadata: input.metadata ?? {},
     });
-    return toCustomerWire(row);
+    const wire = toCustomerWire(row);
+    await enqueue(tx, { type: "customer.created", organizationId, data: { ...wire } });
+    return wire;
   });
   return uniquely(write, { email: input.email, externalId: input.external_id });
 }
@@ -235,7 +238,9 @@ export async function updateCustomer(
     if (input.metadata !== undefined) patch.metadata = input.metadata;
     const row = await repo.updateCustomer(tx, organizationId, current.id, patch);
     if (!row) throw notFound(NOT_FOUND);
-    return toCustomerWire(row);
+    const wire = toCustomerWire(row);
+    await enqueue(tx, { type: "customer.updated", organizationId, data: { ...wire } });
+    return wire;
   });
   return uniquely(write, { email: input.email, externalId: input.external_id });
 }
@@ -261,7 +266,8 @@ export async function deleteCustomer(db: Db, organizationId: string, ref: Custom
       patch.billingAddress = null;
       patch.metadata = { ...current.metadata, __anonymized_at: now.toISOString() };
     }
-    await repo.updateCustomer(tx, organizationId, current.id, patch);
+    const row = await repo.updateCustomer(tx, organizationId, current.id, patch);
+    if (row) await enqueue(tx, { type: "customer.deleted", organizationId, data: { ...toCustomerWire(row) } });
   });
 }
 

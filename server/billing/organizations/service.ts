@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import type { Caller } from "../../http/caller.js";
 import { invalid, notFound } from "../http.js";
+import { enqueue } from "../../jobs/outbox.js";
 import * as repo from "./repository.js";
 import { storedDetails, toOrganizationWire, type OrganizationWire } from "./wire.js";
 
@@ -121,7 +122,9 @@ export async function updateOrganization(
     });
     const updated = await repo.findOrganization(tx, organizationId);
     if (!updated) throw notFound("Organization not found");
-    return toOrganizationWire(updated.org, updated.billing);
+    const wire = toOrganizationWire(updated.org, updated.billing);
+    await enqueue(tx, { type: "organization.updated", organizationId, data: { ...wire } });
+    return wire;
   });
 }
 

@@ -18,6 +18,7 @@ import {
   slotOfRow,
   type PriceSlot,
 } from "./prices.js";
+import { enqueue } from "../../jobs/outbox.js";
 import * as repo from "./repository.js";
 import {
   INTERVALS,
@@ -215,7 +216,9 @@ export async function createProduct(db: Db, organizationId: string, input: Produ
     if (input.attached_custom_fields?.length) {
       await setProductCustomFields(tx, organizationId, row.id, input.attached_custom_fields, ["body", "attached_custom_fields"]);
     }
-    return getProduct(tx, organizationId, row.id, baseURL);
+    const wire = await getProduct(tx, organizationId, row.id, baseURL);
+    await enqueue(tx, { type: "product.created", organizationId, data: { ...wire } });
+    return wire;
   });
 }
 
@@ -316,7 +319,9 @@ export async function updateProduct(
     if (input.attached_custom_fields) {
       await setProductCustomFields(tx, organizationId, id, input.attached_custom_fields, ["body", "attached_custom_fields"]);
     }
-    return getProduct(tx, organizationId, id, baseURL);
+    const wire = await getProduct(tx, organizationId, id, baseURL);
+    await enqueue(tx, { type: "product.updated", organizationId, data: { ...wire } });
+    return wire;
   });
 }
 
@@ -337,7 +342,9 @@ export async function updateProductBenefits(
     throwIf(issues);
     await repo.replaceProductBenefits(tx, organizationId, id, ids);
     await repo.updateProduct(tx, organizationId, id, {});
-    return getProduct(tx, organizationId, id, baseURL);
+    const wire = await getProduct(tx, organizationId, id, baseURL);
+    await enqueue(tx, { type: "product.updated", organizationId, data: { ...wire } });
+    return wire;
   });
 }
 
