@@ -1,7 +1,7 @@
 // `till customers list|get|create|update|delete|state`: the people who buy (/v1/customers). get, update,
 // delete and state address a customer by id, or by your own id for them with --external-id (the
-// /v1/customers/external/{id} routes); on create, --external-id sets it, and update changes it with
-// --set-external-id.
+// /v1/customers/external/{id} routes); on create, --external-id sets it, and update sets it on a customer
+// that has none with --set-external-id (the server never changes one).
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
@@ -109,7 +109,7 @@ async function create(ctx: Context, opts: CustomerFlags & { email: string }) {
 async function update(ctx: Context, opts: CustomerFlags, [id]: string[]) {
   const path = customerPath(id, opts.externalId);
   if (opts.setExternalId !== undefined && opts.externalId !== undefined) {
-    throw new UsageError("--set-external-id: address the customer by its <id> to change its external id");
+    throw new UsageError("--set-external-id: address the customer by its <id> to set its external id");
   }
   const body = changes(
     {
@@ -201,7 +201,7 @@ export function register(program: Command): void {
   customerOptions(
     byExternalId(customers.command("update").description("change a customer").argument("[id]", "the customer's id"))
       .option("--email <email>", "a new email address")
-      .option("--set-external-id <id>", "a new external id (address the customer by <id>)"),
+      .option("--set-external-id <id>", "set the external id of a customer that has none (address it by <id>)"),
   )
     .addHelpText(
       "after",
