@@ -10,6 +10,8 @@ import { referencePlugin } from "./http/reference.js";
 import { whoamiPlugin } from "./http/whoami.js";
 import { billingPlugin, type V1Route } from "./billing/index.js";
 import { webPlugin } from "./http/web.js";
+import { inboundWebhooksPlugin } from "./billing/webhooks/inbound.js";
+import { createWorker, type Worker } from "./jobs/worker.js";
 
 export interface AppDeps {
   config: Config;
@@ -25,6 +27,8 @@ export interface App {
   callers: CallerResolver;
   /** Every /v1 route (method, url), for tests and the API reference. */
   v1Routes: V1Route[];
+  /** The jobs worker (webhook delivery): main.ts starts it after listen, tests when they need it; closing the app stops it. */
+  worker: Worker;
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -53,11 +57,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
 
   app.get("/healthz", async () => ({ status: "ok" }));
+  const worker = createWorker({ database, mailer, config, log: app.log });
+  app.addHook("preClose", async () => worker.stop());
+  if (config.webhooks.inboundSecret) {
+    // a route of its own beside the /api/auth wildcard, with the raw body its signature covers
+    await app.register(inboundWebhooksPlugin({ db: database.db, secret: config.webhooks.inboundSecret }));
+  }
   await app.register(authPlugin(auth, () => callers.clear()));
   const v1Routes: V1Route[] = [];
   await app.register(referencePlugin(auth, config.baseURL, v1Routes));
   await app.register(whoamiPlugin(callers));
   await app.register(billingPlugin({ db: database.db, config, callers, routes: v1Routes }), { prefix: "/v1" });
   await app.register(webPlugin(config));
-  return { app, auth, callers, v1Routes };
+  return { app, auth, callers, v1Routes, worker };
 }

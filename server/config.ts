@@ -46,6 +46,9 @@ const EnvSchema = z.object({
   TILL_OIDC_SCOPES: list.default(["openid", "email", "profile"]),
   TILL_OIDC_TRUSTED: bool.default(true),
   TILL_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Webhook endpoints on private/loopback addresses (and http:// on loopback); default: on only in the embedded PGlite mode. */
+  TILL_WEBHOOKS_ALLOW_PRIVATE: bool.optional(),
+  TILL_POLAR_WEBHOOK_SECRET: z.string().min(1).optional(),
 });
 
 export interface OidcProviderConfig {
@@ -77,6 +80,8 @@ export interface Config {
   github: { clientId: string; clientSecret: string } | undefined;
   oidc: OidcProviderConfig | undefined;
   logLevel: string;
+  /** allowPrivate: deliver to private/loopback targets; inboundSecret: enables POST /api/auth/polar/webhooks. */
+  webhooks: { allowPrivate: boolean; inboundSecret: string | undefined };
 }
 
 export class ConfigError extends Error {}
@@ -128,5 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           }
         : undefined,
     logLevel: e.TILL_LOG_LEVEL,
+    webhooks: {
+      allowPrivate: e.TILL_WEBHOOKS_ALLOW_PRIVATE ?? !e.DATABASE_URL,
+      inboundSecret: e.TILL_POLAR_WEBHOOK_SECRET,
+    },
   };
 }

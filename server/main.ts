@@ -19,9 +19,10 @@ async function main(): Promise<void> {
     mailDir: path.join(config.dataDir, "mail"),
     log: (line) => console.log(`[mail] ${line}`),
   });
-  const { app } = await buildApp({ config, database, mailer, secret, logger: true });
+  const { app, worker } = await buildApp({ config, database, mailer, secret, logger: true });
   app.addHook("onClose", async () => database.close());
   await app.listen({ port: config.port, host: config.host });
+  await worker.start();
   const where = config.databaseUrl ? "PostgreSQL" : `PGlite in ${path.join(config.dataDir, "pglite")}`;
   console.log(`till is listening on ${config.baseURL} (database: ${where}; mail: ${mailer.transport})`);
   const stop = async () => {

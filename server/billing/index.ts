@@ -17,6 +17,7 @@ import { productRoutes } from "./products/routes.js";
 import { checkoutRoutes } from "./checkouts/routes.js";
 import { orderRoutes } from "./orders/routes.js";
 import { subscriptionRoutes } from "./subscriptions/routes.js";
+import { webhookRoutes } from "./webhooks/routes.js";
 
 export interface BillingDeps {
   db: Db;
@@ -35,7 +36,7 @@ export interface V1Route {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, orderRoutes, subscriptionRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, orderRoutes, subscriptionRoutes, webhookRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

@@ -24,6 +24,8 @@ export interface Database {
   db: Db;
   driver: "postgres" | "pglite";
   close(): Promise<void>;
+  /** LISTEN on a channel (the jobs worker's wake-up); resolves to the function that stops listening. */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
 }
 
 export interface DbOptions {
@@ -41,11 +43,26 @@ export async function openDatabase(opts: DbOptions): Promise<Database> {
     const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {} });
     const db = drizzlePostgres(client, { schema });
     await migratePostgres(db, { migrationsFolder });
-    return { db, driver: "postgres", close: () => client.end({ timeout: 5 }) };
+    return {
+      db,
+      driver: "postgres",
+      close: () => client.end({ timeout: 5 }),
+      async listen(channel, onNotify) {
+        const { unlisten } = await client.listen(channel, () => onNotify());
+        return unlisten;
+      },
+    };
   }
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
   const client = new PGlite(opts.dataDir);
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
-  return { db, driver: "pglite", close: () => client.close() };
+  return {
+    db,
+    driver: "pglite",
+    close: () => client.close(),
+    async listen(channel, onNotify) {
+      return client.listen(channel, () => onNotify());
+    },
+  };
 }

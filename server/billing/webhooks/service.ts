@@ -1,0 +1,337 @@
+// Rules for webhooks: endpoints (where, what, which format, secrets), the delivery log, redelivery, and the
+// worker's steps: fan an outbox event out to the endpoints that want it, claim due events, and record each
+// attempt with its retry schedule — disabling endpoints that are gone (410) or keep failing.
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Db, Queryable } from "../../db/client.js";
+import { invalid, notFound, queryArray, queryBool, datetimeInput, isUuid, paginationQuery } from "../http.js";
+import { targetError } from "./address.js";
+import { formatBody, WEBHOOK_FORMATS } from "./format.js";
+import * as repo from "./repository.js";
+import type { AttemptResult } from "./sender.js";
+import { generateSecret } from "./signing.js";
+import {
+  toDeliveryWire,
+  toEndpointWire,
+  WEBHOOK_EVENT_TYPES,
+  type EndpointRow,
+  type WebhookDeliveryWire,
+  type WebhookEndpointWire,
+} from "./wire.js";
+
+export type { ClaimedEvent } from "./repository.js";
+export { WAKE_CHANNEL } from "./repository.js";
+
+const NOT_FOUND = "Webhook endpoint not found";
+
+// ---- input --------------------------------------------------------------------------------------
+
+const events = z.array(z.enum(WEBHOOK_EVENT_TYPES)).max(WEBHOOK_EVENT_TYPES.length * 2);
+const name = z.string().trim().max(255);
+
+export const EndpointCreateInput = z.object({
+  url: z.string(),
+  name: name.nullish(),
+  format: z.enum(WEBHOOK_FORMATS),
+  events,
+  organization_id: z.string().nullish(),
+});
+export type EndpointCreateInput = z.output<typeof EndpointCreateInput>;
+
+export const EndpointUpdateInput = z.object({
+  url: z.string().nullish(),
+  name: name.nullish(),
+  format: z.enum(WEBHOOK_FORMATS).nullish(),
+  events: events.nullish(),
+  enabled: z.boolean().nullish(),
+});
+export type EndpointUpdateInput = z.output<typeof EndpointUpdateInput>;
+
+const uuidItem = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+
+export const DeliveryListQuery = z.object({
+  endpoint_id: queryArray(uuidItem).optional(),
+  start_timestamp: datetimeInput.optional(),
+  end_timestamp: datetimeInput.optional(),
+  succeeded: queryBool.optional(),
+  query: z.string().max(200).optional(),
+  http_code_class: z.enum(["2xx", "3xx", "4xx", "5xx"]).optional(),
+  event_type: queryArray(z.enum(WEBHOOK_EVENT_TYPES)).optional(),
+  ...paginationQuery,
+});
+export type DeliveryListQuery = z.output<typeof DeliveryListQuery>;
+
+const uniqueEvents = (list: string[]) => [...new Set(list)];
+
+async function checkUrl(url: string, allowPrivate: boolean): Promise<void> {
+  const error = await targetError(url, allowPrivate);
+  if (error) throw invalid(["body", "url"], error, "url_parsing");
+}
+
+// ---- endpoints ----------------------------------------------------------------------------------
+
+export async function createEndpoint(
+  db: Db,
+  organizationId: string,
+  input: EndpointCreateInput,
+  allowPrivate: boolean,
+): Promise<WebhookEndpointWire> {
+  await checkUrl(input.url, allowPrivate);
+  const row = await repo.insertEndpoint(db, {
+    organizationId,
+    url: input.url,
+    name: input.name || null,
+    format: input.format,
+    events: uniqueEvents(input.events),
+    secret: generateSecret(),
+  });
+  return toEndpointWire(row);
+}
+
+async function ownEndpoint(db: Queryable, organizationId: string, id: string): Promise<EndpointRow> {
+  const row = await repo.findEndpoint(db, organizationId, id);
+  if (!row) throw notFound(NOT_FOUND);
+  return row;
+}
+
+export async function getEndpoint(db: Db, organizationId: string, id: string): Promise<WebhookEndpointWire> {
+  return toEndpointWire(await ownEndpoint(db, organizationId, id));
+}
+
+export async function listEndpoints(db: Db, organizationId: string, pageNo: number, limit: number) {
+  const { rows, total } = await repo.listEndpoints(db, organizationId, pageNo, limit);
+  return { items: rows.map(toEndpointWire), total };
+}
+
+/** Absent or null keys keep their value. Enabling again clears the failure count; disabling skips what is pending. */
+export async function updateEndpoint(
+  db: Db,
+  organizationId: string,
+  id: string,
+  input: EndpointUpdateInput,
+  allowPrivate: boolean,
+): Promise<WebhookEndpointWire> {
+  await ownEndpoint(db, organizationId, id);
+  if (input.url != null) await checkUrl(input.url, allowPrivate);
+  return db.transaction(async (tx) => {
+    const current = await ownEndpoint(tx, organizationId, id);
+    const row = await repo.updateEndpoint(tx, organizationId, id, {
+      ...(input.url != null ? { url: input.url } : {}),
+      ...(input.name !== undefined ? { name: input.name || null } : {}),
+      ...(input.format != null ? { format: input.format } : {}),
+      ...(input.events != null ? { events: uniqueEvents(input.events) } : {}),
+      ...(input.enabled === true && !current.enabled ? { enabled: true, failedEventsInRow: 0, disabledReason: null } : {}),
+      ...(input.enabled === false ? { enabled: false, disabledReason: null } : {}),
+    });
+    if (!row) throw notFound(NOT_FOUND);
+    if (input.enabled === false && current.enabled) await repo.skipPendingEvents(tx, id);
+    return toEndpointWire(row);
+  });
+}
+
+export async function resetSecret(db: Db, organizationId: string, id: string): Promise<WebhookEndpointWire> {
+  const row = await repo.updateEndpoint(db, organizationId, id, { secret: generateSecret() });
+  if (!row) throw notFound(NOT_FOUND);
+  return toEndpointWire(row);
+}
+
+/** Its events and delivery log go with it. */
+export async function deleteEndpoint(db: Db, organizationId: string, id: string): Promise<void> {
+  if (!(await repo.deleteEndpoint(db, organizationId, id))) throw notFound(NOT_FOUND);
+}
+
+// ---- the delivery log and redelivery --------------------------------------------------------------
+
+export async function listDeliveries(
+  db: Db,
+  organizationId: string,
+  q: DeliveryListQuery,
+): Promise<{ items: WebhookDeliveryWire[]; total: number }> {
+  const { rows, total } = await repo.listDeliveries(
+    db,
+    organizationId,
+    {
+      endpointIds: q.endpoint_id?.map((id) => id.toLowerCase()),
+      start: q.start_timestamp ? new Date(q.start_timestamp) : undefined,
+      end: q.end_timestamp ? new Date(q.end_timestamp) : undefined,
+      succeeded: q.succeeded,
+      query: q.query,
+      httpCodeClass: q.http_code_class ? (Number(q.http_code_class[0]) as 2 | 3 | 4 | 5) : undefined,
+      eventTypes: q.event_type,
+    },
+    q.page,
+    q.limit,
+  );
+  return { items: rows.map((r) => toDeliveryWire(r.delivery, r.event)), total };
+}
+
+/**
+ * Sends an event once more, with the same webhook-id (receivers deduplicate on it), as soon as a worker is free.
+ * Its endpoint must be enabled: a disabled endpoint would only skip it again.
+ */
+export async function redeliverEvent(db: Db, organizationId: string, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const event = await repo.findEvent(tx, organizationId, id);
+    if (!event) throw notFound("Webhook event not found");
+    const endpoint = await repo.findEndpoint(tx, organizationId, event.endpointId);
+    if (!endpoint?.enabled) throw invalid(["path", "id"], "The webhook endpoint of this event is disabled; enable it first.");
+    await repo.scheduleNow(tx, id);
+    await repo.wakeWorkers(tx);
+  });
+}
+
+// ---- the worker's steps ---------------------------------------------------------------------------
+
+/**
+ * Delays before attempts 2…10 (seconds): ten attempts over about 2.9 days. Each is stretched or shrunk by up to
+ * 10% so that events that failed together do not all come back in the same second.
+ */
+export const RETRY_DELAYS_S = [15, 120, 600, 3_600, 3 * 3_600, 6 * 3_600, 12 * 3_600, 18 * 3_600, 30 * 3_600] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
+
+/** When attempt `attempt + 1` is due after attempt `attempt` failed, or null when none is left. */
+export function nextAttemptAt(attempt: number, now: Date, random: () => number = Math.random): Date | null {
+  const base = RETRY_DELAYS_S[attempt - 1];
+  if (base === undefined) return null;
+  return new Date(now.getTime() + base * 1000 * (0.9 + 0.2 * random()));
+}
+
+/**
+ * Moves up to `limit` outbox events into webhook events, one per enabled endpoint of the organization that
+ * subscribes to the type, in one transaction: an outbox row is marked processed exactly when its events exist.
+ */
+export async function fanOut(db: Db, limit: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const due = await repo.lockDueOutbox(tx, limit);
+    if (due.length === 0) return 0;
+    const endpoints = await repo.enabledEndpointsOf(tx, [...new Set(due.map((o) => o.organizationId))]);
+    const now = new Date();
+    const rows = due.flatMap((o) =>
+      endpoints
+        .filter((e) => e.organizationId === o.organizationId && e.events.includes(o.type))
+        .map((e) => ({
+          id: randomUUID(),
+          organizationId: o.organizationId,
+          endpointId: e.id,
+          outboxId: o.id,
+          type: o.type,
+          payload: formatBody(e.format, { type: o.type, timestamp: o.createdAt.toISOString(), data: o.payload }),
+          nextAttemptAt: now,
+          createdAt: now,
+        })),
+    );
+    await repo.insertEvents(tx, rows);
+    await repo.markOutboxProcessed(tx, due.map((o) => o.id));
+    return due.length;
+  });
+}
+
+export const claimDueEvents = (db: Db, limit: number, leaseMs: number, token: string) =>
+  repo.claimDueEvents(db, limit, leaseMs, token);
+
+export const releaseEvents = (db: Db, token: string, ids: string[]) => repo.releaseEvents(db, token, ids);
+
+/** One finished claim: an attempt made, or an event dropped because its endpoint is disabled. */
+export type ClaimOutcome =
+  | { kind: "attempt"; event: repo.ClaimedEvent; token: string; result: AttemptResult }
+  | { kind: "skipped"; event: repo.ClaimedEvent; token: string };
+
+export interface DisabledEndpoint {
+  id: string;
+  organizationId: string;
+  url: string;
+  reason: "gone" | "failing";
+}
+
+/**
+ * Records a batch of outcomes in one transaction: the delivery log rows, each event's next attempt (or its end),
+ * and the endpoints' failure counts. Only the lease holder writes an event's state; an attempt whose lease
+ * expired meanwhile is still logged. Returns the endpoints this disabled.
+ */
+export async function recordOutcomes(
+  db: Db,
+  outcomes: ClaimOutcome[],
+  opts: { disableAfterFailedEvents: number; random?: () => number },
+): Promise<DisabledEndpoint[]> {
+  return db.transaction(async (tx) => {
+    const holders = await repo.lockEvents(tx, outcomes.map((o) => o.event.id));
+    const present = outcomes.filter((o) => holders.has(o.event.id));
+    const held = present.filter((o) => holders.get(o.event.id) === o.token);
+    const attempts = present.flatMap((o) => (o.kind === "attempt" ? [o] : []));
+    await repo.insertDeliveries(
+      tx,
+      attempts.map(({ event, result }) => ({
+        organizationId: event.organizationId,
+        endpointId: event.endpointId,
+        eventId: event.id,
+        attempt: event.attempts + 1,
+        succeeded: result.succeeded,
+        httpCode: result.httpCode,
+        response: result.response,
+        error: result.error,
+        durationMs: result.durationMs,
+        createdAt: result.startedAt,
+      })),
+    );
+    await repo.markSkipped(tx, held.flatMap((o) => (o.kind === "skipped" ? [o.event.id] : [])));
+    const now = new Date();
+    const finished = held.flatMap((o) => (o.kind === "attempt" ? [o] : []));
+    await repo.finishEvents(
+      tx,
+      finished.map(({ event, result }) => {
+        const attempt = event.attempts + 1;
+        const gone = result.httpCode === 410;
+        return {
+          id: event.id,
+          attempts: attempt,
+          succeeded: result.succeeded,
+          httpCode: result.httpCode,
+          nextAttemptAt: result.succeeded || gone ? null : nextAttemptAt(attempt, now, opts.random),
+        };
+      }),
+    );
+
+    // per endpoint, in the order the attempts finished: a success restarts the count of failed events
+    const perEndpoint = new Map<string, { reset: boolean; failed: number; gone: boolean; url: string; organizationId: string }>();
+    for (const { event, result } of finished.sort((a, b) => a.result.startedAt.getTime() - b.result.startedAt.getTime())) {
+      const s = perEndpoint.get(event.endpointId) ?? { reset: false, failed: 0, gone: false, url: event.url, organizationId: event.organizationId };
+      if (result.succeeded) Object.assign(s, { reset: true, failed: 0 });
+      else if (result.httpCode === 410) s.gone = true;
+      else if (event.attempts + 1 >= MAX_ATTEMPTS) s.failed += 1;
+      perEndpoint.set(event.endpointId, s);
+    }
+    const disabled: DisabledEndpoint[] = [];
+    for (const [endpointId, s] of perEndpoint) {
+      let reason: DisabledEndpoint["reason"] | null = s.gone ? "gone" : null;
+      if (s.reset || s.failed > 0) {
+        const counted = await repo.countFailedEvents(tx, endpointId, s.reset, s.failed);
+        if (!reason && counted?.enabled && counted.failedEventsInRow >= opts.disableAfterFailedEvents) reason = "failing";
+      }
+      if (reason && (await repo.disableEndpoint(tx, endpointId, reason))) {
+        await repo.skipPendingEvents(tx, endpointId);
+        disabled.push({ id: endpointId, organizationId: s.organizationId, url: s.url, reason });
+      }
+    }
+    return disabled;
+  });
+}
+
+/** The mail telling an organization's owners that till disabled one of their endpoints. */
+export async function disabledEndpointMail(db: Db, d: DisabledEndpoint, disableAfterFailedEvents: number) {
+  const { name: orgName, emails } = await repo.organizationOwners(db, d.organizationId);
+  const why =
+    d.reason === "gone"
+      ? "it answered 410 Gone, which asks senders to stop."
+      : `${disableAfterFailedEvents} events in a row could not be delivered to it after ${MAX_ATTEMPTS} attempts each.`;
+  return {
+    to: emails,
+    subject: `Webhook endpoint disabled: ${d.url}`,
+    text: [
+      `The webhook endpoint ${d.url} of ${orgName} (id ${d.id}) was disabled because ${why}`,
+      "",
+      "Events are no longer sent to it. Once it works again, enable it with",
+      `PATCH /v1/webhooks/endpoints/${d.id} {"enabled": true}, and redeliver the events it missed`,
+      "with POST /v1/webhooks/events/{id}/redeliver.",
+    ].join("\n"),
+  };
+}

@@ -1,0 +1,279 @@
+// The jobs worker: moves outbox events into webhook events and delivers them. Any number of workers (processes
+// or replicas) may share a database: outbox rows are taken with FOR UPDATE SKIP LOCKED and due events are leased
+// (locked_until), so no two workers make the same attempt, and an attempt is marked done only once it is recorded —
+// a worker that dies mid-delivery leaves a lease that expires, and the event is delivered again (same webhook-id).
+import { randomUUID } from "node:crypto";
+import type { Config } from "../config.js";
+import type { Database } from "../db/client.js";
+import type { Mailer } from "../mail/mailer.js";
+import * as webhooks from "../billing/webhooks/service.js";
+import { postWebhook } from "../billing/webhooks/sender.js";
+import { signingKeys, signHeaders } from "../billing/webhooks/signing.js";
+
+export interface WorkerOptions {
+  /** How often to look for due work when no notification arrives (retries come due this way). */
+  pollIntervalMs: number;
+  /** How long a claimed event stays leased; must exceed the request timeout. */
+  leaseMs: number;
+  /** The whole HTTP attempt, connection to last byte. */
+  timeoutMs: number;
+  /** Attempts in flight at once. */
+  concurrency: number;
+  /** Outbox rows moved per transaction. */
+  fanOutBatch: number;
+  /** Outcomes recorded per transaction. */
+  recordBatch: number;
+  /** Events in a row that use up all their attempts before an endpoint is disabled. */
+  disableAfterFailedEvents: number;
+  /** On stop: how long attempts in flight may finish before they are abandoned (their leases given back). */
+  stopGraceMs: number;
+}
+
+export const DEFAULT_WORKER_OPTIONS: WorkerOptions = {
+  pollIntervalMs: 1_000,
+  leaseMs: 60_000,
+  timeoutMs: 10_000,
+  concurrency: 64,
+  fanOutBatch: 500,
+  recordBatch: 200,
+  disableAfterFailedEvents: 5,
+  stopGraceMs: 3_000,
+};
+
+export interface WorkerLog {
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+export interface WorkerDeps {
+  database: Database;
+  mailer: Mailer;
+  config: Pick<Config, "webhooks">;
+  log?: WorkerLog;
+  options?: Partial<WorkerOptions>;
+}
+
+export interface Worker {
+  start(): Promise<void>;
+  /** Stops claiming, lets attempts in flight finish (up to stopGraceMs), records them, gives back the rest. */
+  stop(): Promise<void>;
+  /** Stops as a crash would: nothing more is recorded or given back (tests of durability). */
+  kill(): Promise<void>;
+  /** Look for work now (e.g. after moving next_attempt_at in a test). */
+  wake(): void;
+  readonly running: boolean;
+}
+
+const quietLog: WorkerLog = { info() {}, warn() {}, error() {} };
+
+export function createWorker(deps: WorkerDeps): Worker {
+  const opts = { ...DEFAULT_WORKER_OPTIONS, ...deps.options };
+  const db = deps.database.db;
+  const log = deps.log ?? quietLog;
+  const allowPrivate = deps.config.webhooks.allowPrivate;
+
+  let state: "idle" | "running" | "stopping" | "dead" = "idle";
+  let loopDone: Promise<void> = Promise.resolve();
+  let unlisten: (() => Promise<void>) | undefined;
+  let wakeUp: (() => void) | undefined;
+  let wakePending = false;
+  let waitingForRoom = false;
+  const inFlight = new Map<string, { token: string; controller: AbortController; done: Promise<void> }>();
+  let outcomes: webhooks.ClaimOutcome[] = [];
+  let recording: Promise<void> = Promise.resolve();
+  let recordTimer: NodeJS.Timeout | undefined;
+  const keyCache = new Map<string, Buffer[]>();
+
+  function wake(): void {
+    wakePending = true;
+    wakeUp?.();
+  }
+
+  function sleep(ms: number): Promise<void> {
+    if (wakePending) {
+      wakePending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        wakeUp = undefined;
+        wakePending = false;
+        resolve();
+      }
+      wakeUp = done;
+    });
+  }
+
+  function keysOf(secret: string): Buffer[] {
+    let keys = keyCache.get(secret);
+    if (!keys) {
+      if (keyCache.size > 10_000) keyCache.clear();
+      keys = signingKeys(secret);
+      keyCache.set(secret, keys);
+    }
+    return keys;
+  }
+
+  /** Records what has finished; one transaction per batch, one batch at a time. */
+  function scheduleRecord(): void {
+    if (outcomes.length >= opts.recordBatch) {
+      clearTimeout(recordTimer);
+      recordTimer = undefined;
+      recording = recording.then(recordPending);
+    } else if (!recordTimer) {
+      recordTimer = setTimeout(() => {
+        recordTimer = undefined;
+        recording = recording.then(recordPending);
+      }, 5);
+    }
+  }
+
+  async function recordPending(): Promise<void> {
+    while (outcomes.length > 0 && state !== "dead") {
+      const batch = outcomes.splice(0, opts.recordBatch);
+      const disabled = await recordWithFallback(batch);
+      for (const d of disabled) void tellOwners(d);
+    }
+  }
+
+  /** A failing batch is retried one outcome at a time, so one bad row cannot hold back the others. */
+  async function recordWithFallback(batch: webhooks.ClaimOutcome[]): Promise<webhooks.DisabledEndpoint[]> {
+    const record = (list: webhooks.ClaimOutcome[]) =>
+      webhooks.recordOutcomes(db, list, { disableAfterFailedEvents: opts.disableAfterFailedEvents });
+    try {
+      return await record(batch);
+    } catch (err) {
+      if (batch.length === 1) {
+        // left leased: it is attempted again once the lease expires
+        log.error(err, `webhooks: could not record the attempt of event ${batch[0]!.event.id}`);
+        return [];
+      }
+      const out: webhooks.DisabledEndpoint[] = [];
+      for (const one of batch) out.push(...(await recordWithFallback([one])));
+      return out;
+    }
+  }
+
+  async function tellOwners(d: webhooks.DisabledEndpoint): Promise<void> {
+    try {
+      const mail = await webhooks.disabledEndpointMail(db, d, opts.disableAfterFailedEvents);
+      log.warn(`webhooks: endpoint ${d.id} (${d.url}) disabled (${d.reason})`);
+      for (const to of mail.to) await deps.mailer.send({ to, subject: mail.subject, text: mail.text });
+    } catch (err) {
+      log.error(err, `webhooks: could not tell the owners that endpoint ${d.id} was disabled`);
+    }
+  }
+
+  function attempt(event: webhooks.ClaimedEvent, token: string): void {
+    const controller = new AbortController();
+    const done = (async () => {
+      let outcome: webhooks.ClaimOutcome;
+      if (!event.enabled) {
+        outcome = { kind: "skipped", event, token };
+      } else {
+        const headers = signHeaders(keysOf(event.secret), event.id, event.payload);
+        const result = await postWebhook(event.url, { ...headers }, event.payload, {
+          timeoutMs: opts.timeoutMs,
+          allowPrivate,
+          signal: controller.signal,
+        });
+        outcome = { kind: "attempt", event, token, result };
+      }
+      // abandoned (stop) or crashed (kill): not recorded; the lease decides who tries again
+      if (controller.signal.aborted || state === "dead") return;
+      outcomes.push(outcome);
+      scheduleRecord();
+    })().finally(() => {
+      inFlight.delete(event.id);
+      // the loop waits for room only when it filled every slot: wake it once half are free again
+      if (waitingForRoom && inFlight.size <= opts.concurrency / 2) {
+        waitingForRoom = false;
+        wake();
+      }
+    });
+    inFlight.set(event.id, { token, controller, done });
+  }
+
+  async function step(): Promise<boolean> {
+    const moved = await webhooks.fanOut(db, opts.fanOutBatch);
+    const room = opts.concurrency - inFlight.size;
+    let claimed = 0;
+    if (room > 0 && state === "running") {
+      const token = randomUUID();
+      const events = await webhooks.claimDueEvents(db, room, opts.leaseMs, token);
+      // a stop (or kill) that came while claiming: give the leases back unless dead
+      if (state !== "running") {
+        if (state === "stopping") await webhooks.releaseEvents(db, token, events.map((e) => e.id));
+        return false;
+      }
+      for (const e of events) attempt(e, token);
+      claimed = events.length;
+    }
+    waitingForRoom = room <= 0 || claimed === room;
+    return moved > 0;
+  }
+
+  async function loop(): Promise<void> {
+    while (state === "running") {
+      let busy = false;
+      try {
+        busy = await step();
+      } catch (err) {
+        if (state !== "running") break;
+        log.error(err, "webhooks: worker step failed");
+      }
+      if (state !== "running") break;
+      if (!busy) await sleep(opts.pollIntervalMs);
+    }
+  }
+
+  return {
+    get running() {
+      return state === "running";
+    },
+    wake,
+    async start() {
+      if (state === "running") return;
+      state = "running";
+      if (deps.database.listen) {
+        try {
+          unlisten = await deps.database.listen(webhooks.WAKE_CHANNEL, wake);
+        } catch (err) {
+          log.error(err, "webhooks: LISTEN failed; polling only");
+        }
+      }
+      loopDone = loop();
+    },
+    async stop() {
+      if (state !== "running") return;
+      state = "stopping";
+      wake();
+      await loopDone;
+      const pending = [...inFlight.values()];
+      await Promise.race([Promise.all(pending.map((p) => p.done)), new Promise((r) => setTimeout(r, opts.stopGraceMs))]);
+      const abandoned = [...inFlight.entries()];
+      for (const [, p] of abandoned) p.controller.abort();
+      await Promise.all(abandoned.map(([, p]) => p.done));
+      clearTimeout(recordTimer);
+      recording = recording.then(recordPending);
+      await recording;
+      const byToken = new Map<string, string[]>();
+      for (const [id, p] of abandoned) byToken.set(p.token, [...(byToken.get(p.token) ?? []), id]);
+      for (const [token, ids] of byToken) await webhooks.releaseEvents(db, token, ids).catch(() => {});
+      await unlisten?.().catch(() => {});
+      state = "idle";
+    },
+    async kill() {
+      state = "dead";
+      wake();
+      clearTimeout(recordTimer);
+      outcomes = [];
+      for (const p of inFlight.values()) p.controller.abort();
+      await loopDone.catch(() => {});
+      await unlisten?.().catch(() => {});
+    },
+  };
+}
