@@ -10,7 +10,7 @@ export const WEB_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const DIST_DIR = path.join(WEB_DIR, "dist");
 const HASH_FILE = ".build-hash";
 const SOURCES = ["index.html", "vite.config.ts", "src"];
-const TOOLS = ["vite", "@vitejs/plugin-react", "react", "react-dom"];
+const TOOLS = ["vite", "@vitejs/plugin-react", "react", "react-dom", "esbuild"];
 
 function filesUnder(rel: string): string[] {
   const abs = path.join(WEB_DIR, rel);
@@ -48,6 +48,15 @@ export function isWebBuildFresh(): boolean {
   }
 }
 
+/** The embed script for sellers' pages (web/src/embed): a plain script (embed.js) and an ES module (embed.mjs),
+ *  built apart from the app because they run on other sites' pages and must not share its chunks. */
+async function buildEmbed(outDir: string): Promise<void> {
+  const { build } = await import("esbuild");
+  const common = { bundle: true, minify: true, target: "es2019", logLevel: "warning" as const, legalComments: "none" as const };
+  await build({ ...common, entryPoints: [path.join(WEB_DIR, "src/embed/global.ts")], format: "iife", outfile: path.join(outDir, "embed.js") });
+  await build({ ...common, entryPoints: [path.join(WEB_DIR, "src/embed/esm.ts")], format: "esm", target: "es2020", outfile: path.join(outDir, "embed.mjs") });
+}
+
 /** Builds into a temporary folder and swaps it in, so a server or a parallel test run never sees half a build. */
 export async function buildWeb(): Promise<void> {
   const hash = sourceHash();
@@ -60,6 +69,7 @@ export async function buildWeb(): Promise<void> {
     logLevel: "warn",
     build: { ...webConfig.build, outDir: tmp, emptyOutDir: true },
   });
+  await buildEmbed(tmp);
   writeFileSync(path.join(tmp, HASH_FILE), hash);
   const old = path.join(WEB_DIR, `.dist-old-${process.pid}`);
   try {

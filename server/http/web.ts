@@ -13,6 +13,9 @@ export const WEB_DIST_DIR = fileURLToPath(new URL("../../web/dist", import.meta.
 /** The paths the app has pages for; the invitation link of organization emails is one of them. */
 export const PAGE_ROUTES = ["/", "/sign-in", "/device", "/accept-invitation/*"] as const;
 
+/** The hosted checkout (and its confirmation page): the only pages a seller's site may frame (embed.js). */
+export const CHECKOUT_PAGE_ROUTES = ["/checkout/*"] as const;
+
 // The pages load only their own script and stylesheet and call only this server. Framing is refused:
 // a framed device page could trick a signed-in user into clicking Approve.
 const PAGE_HEADERS = {
@@ -24,6 +27,26 @@ const PAGE_HEADERS = {
   "referrer-policy": "same-origin",
   // the shell names the current hashed assets, so it is revalidated on every load
   "cache-control": "no-cache",
+} as const;
+
+// A checkout is framed by the seller's own site through /embed.js. The checkout's embed_origin is not known
+// here without a database read per page load, and a self-hosted seller's site can be any origin, so
+// /checkout/* may be framed by any http(s) page. Nothing there acts on a session: the client secret in the
+// URL is the only credential, and paying needs the card typed into the frame.
+const CHECKOUT_PAGE_HEADERS = {
+  ...PAGE_HEADERS,
+  "content-security-policy": PAGE_HEADERS["content-security-policy"].replace("frame-ancestors 'none'", "frame-ancestors *"),
+  "x-frame-options": undefined,
+  // the success URL's query (customer_session_token) must not leak to the seller's site through Referer
+  "referrer-policy": "no-referrer",
+} as const;
+
+/** The embed script runs on sellers' sites: any origin may load it (as a module too, which needs CORS). */
+const EMBED_HEADERS = {
+  "access-control-allow-origin": "*",
+  "cross-origin-resource-policy": "cross-origin",
+  "x-content-type-options": "nosniff",
+  "cache-control": "public, max-age=300",
 } as const;
 
 const NOT_BUILT = `<!doctype html>
@@ -67,14 +90,23 @@ export function webPlugin(config: Config, distDir: string = WEB_DIST_DIR) {
       maxAge: "365d",
     });
 
-    const sendPage = (reply: FastifyReply) => {
+    for (const file of ["embed.js", "embed.mjs"]) {
+      app.get(`/${file}`, (_req, reply) => {
+        if (!existsSync(path.join(distDir, file))) return reply.status(503).type("text/plain; charset=utf-8").send("The web app is not built.");
+        reply.headers(EMBED_HEADERS).type("text/javascript; charset=utf-8");
+        return reply.sendFile(file, distDir, { cacheControl: false });
+      });
+    }
+
+    const sendPage = (reply: FastifyReply, headers: Record<string, string | undefined> = PAGE_HEADERS) => {
       // checked per request: a build made after the server started is picked up without a restart
       if (!existsSync(path.join(distDir, "index.html"))) {
         return reply.status(503).type("text/html; charset=utf-8").header("cache-control", "no-store").send(NOT_BUILT);
       }
-      reply.headers(PAGE_HEADERS);
+      for (const [name, value] of Object.entries(headers)) if (value !== undefined) reply.header(name, value);
       return reply.sendFile("index.html", distDir, { cacheControl: false });
     };
     for (const url of PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply));
+    for (const url of CHECKOUT_PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, CHECKOUT_PAGE_HEADERS));
   };
 }

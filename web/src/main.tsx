@@ -2,6 +2,7 @@
 // page is a fresh load and needs no client-side router.
 import { StrictMode, type ReactNode } from "react";
 import { createRoot } from "react-dom/client";
+import { CheckoutPage } from "./pages/Checkout.js";
 import { DevicePage } from "./pages/Device.js";
 import { HomePage } from "./pages/Home.js";
 import { InvitationPage } from "./pages/Invitation.js";
@@ -15,6 +16,7 @@ function page(pathname: string): ReactNode {
   if (path === "/sign-in") return <SignInPage />;
   if (path === "/device") return <DevicePage />;
   if (path.startsWith("/accept-invitation/")) return <InvitationPage />;
+  if (path.startsWith("/checkout/")) return <CheckoutPage />;
   return <NotFoundPage />;
 }
 

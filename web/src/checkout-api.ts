@@ -1,0 +1,179 @@
+// The hosted checkout's calls: /v1/checkouts/client/{client_secret} (get, update, confirm), the test
+// processor's card tokenizer, and the event stream. Errors come back as one readable message plus, for a
+// 422, the message of each field (keyed by the field's path, e.g. "customer_email").
+
+export type FieldMode = "required" | "optional" | "disabled";
+
+export interface Price {
+  id: string;
+  amount_type: string;
+  price_currency?: string;
+  price_amount?: number;
+  minimum_amount?: number | null;
+  maximum_amount?: number | null;
+  preset_amount?: number | null;
+  recurring_interval?: string | null;
+  is_archived?: boolean;
+}
+
+export interface CheckoutProduct {
+  id: string;
+  name: string;
+  description: string | null;
+  is_recurring: boolean;
+  recurring_interval: string | null;
+  prices: Price[];
+}
+
+export interface CustomField {
+  slug: string;
+  name: string;
+  type: "text" | "number" | "date" | "checkbox" | "select";
+  properties: {
+    form_label?: string | null;
+    form_help_text?: string | null;
+    form_placeholder?: string | null;
+    textarea?: boolean | null;
+    options?: { value: string; label: string }[];
+    ge?: number | null;
+    le?: number | null;
+  };
+}
+
+export interface Address {
+  line1?: string | null;
+  line2?: string | null;
+  postal_code?: string | null;
+  city?: string | null;
+  state?: string | null;
+  country: string;
+}
+
+export interface Checkout {
+  id: string;
+  status: "open" | "expired" | "confirmed" | "succeeded" | "failed";
+  client_secret: string;
+  success_url: string;
+  embed_origin: string | null;
+  amount: number;
+  discount_amount: number;
+  net_amount: number;
+  tax_amount: number | null;
+  total_amount: number;
+  currency: string;
+  active_trial_interval: string | null;
+  active_trial_interval_count: number | null;
+  allow_discount_codes: boolean;
+  is_discount_applicable: boolean;
+  is_free_product_price: boolean;
+  is_payment_required: boolean;
+  is_payment_form_required: boolean;
+  is_business_customer: boolean;
+  customer_name: string | null;
+  customer_email: string | null;
+  customer_billing_name: string | null;
+  customer_billing_address: Address | null;
+  customer_tax_id: string | null;
+  custom_field_data: Record<string, string | number | boolean | null>;
+  billing_address_fields: Record<"country" | "state" | "city" | "postal_code" | "line1" | "line2", FieldMode>;
+  products: CheckoutProduct[];
+  product: CheckoutProduct | null;
+  product_price: Price | null;
+  discount: { name: string; code: string | null } | null;
+  attached_custom_fields: { custom_field: CustomField; order: number; required: boolean }[];
+  organization: { name: string; avatar_url: string | null };
+}
+
+export interface CheckoutError {
+  status: number;
+  message: string;
+  fields: Record<string, string>;
+}
+
+export type Result<T> = { ok: true; data: T } | { ok: false; error: CheckoutError };
+
+interface Issue {
+  loc?: unknown[];
+  msg?: string;
+}
+
+function errorOf(status: number, body: unknown): CheckoutError {
+  const b = (typeof body === "object" && body !== null ? body : {}) as { detail?: unknown };
+  if (typeof b.detail === "string") return { status, message: b.detail, fields: {} };
+  if (Array.isArray(b.detail)) {
+    const fields: Record<string, string> = {};
+    const messages: string[] = [];
+    for (const issue of b.detail as Issue[]) {
+      const msg = typeof issue.msg === "string" ? issue.msg : "Invalid value.";
+      // ["body", "customer_billing_address", "country"] → "customer_billing_address.country"
+      const key = (issue.loc ?? []).filter((p) => p !== "body").join(".");
+      if (key && !fields[key]) fields[key] = msg;
+      messages.push(msg);
+    }
+    return { status, message: messages[0] ?? "Please check the form.", fields };
+  }
+  if (status === 404) return { status, message: "This checkout does not exist.", fields: {} };
+  return { status, message: `The server answered ${status}.`, fields: {} };
+}
+
+async function call<T>(method: "GET" | "POST" | "PATCH", url: string, body?: unknown): Promise<Result<T>> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: body === undefined ? undefined : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    return { ok: false, error: { status: 0, message: "Could not reach the server. Check your connection and try again.", fields: {} } };
+  }
+  let parsed: unknown = null;
+  try {
+    parsed = await res.json();
+  } catch {
+    parsed = null;
+  }
+  return res.ok ? { ok: true, data: parsed as T } : { ok: false, error: errorOf(res.status, parsed) };
+}
+
+const base = (secret: string) => `/v1/checkouts/client/${encodeURIComponent(secret)}`;
+
+export const checkoutApi = {
+  get: (secret: string) => call<Checkout>("GET", base(secret)),
+  update: (secret: string, body: Record<string, unknown>) => call<Checkout>("PATCH", base(secret), body),
+  confirm: (secret: string, body: Record<string, unknown>) => call<Checkout>("POST", `${base(secret)}/confirm`, body),
+  testCard: (secret: string, card: { number: string; exp_month: number; exp_year: number; cvc: string }) =>
+    call<{ confirmation_token_id: string }>("POST", `${base(secret)}/test-card`, card),
+};
+
+/** Resolves when the checkout's stream says it succeeded (or failed), or after `timeoutMs`. */
+export function waitForOutcome(secret: string, timeoutMs = 15_000): Promise<"succeeded" | "failed" | "timeout"> {
+  return new Promise((resolve) => {
+    const source = new EventSource(`${base(secret)}/stream`);
+    const finish = (outcome: "succeeded" | "failed" | "timeout") => {
+      clearTimeout(timer);
+      source.close();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => finish("timeout"), timeoutMs);
+    source.onmessage = (e: MessageEvent<string>) => {
+      try {
+        const msg = JSON.parse(e.data) as { key?: string; payload?: { status?: string } };
+        if (msg.key === "checkout.updated" && (msg.payload?.status === "succeeded" || msg.payload?.status === "failed")) {
+          finish(msg.payload.status);
+        }
+      } catch {
+        // not ours
+      }
+    };
+  });
+}
+
+/** 2500, "usd" → "$25.00" */
+export function formatMoney(minor: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat(undefined, { style: "currency", currency: currency.toUpperCase() }).format(minor / 100);
+  } catch {
+    return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
+  }
+}

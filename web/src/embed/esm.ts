@@ -1,0 +1,7 @@
+// `import { TillEmbedCheckout } from "https://till.example/embed.mjs"`: the ESM build. The till server is the
+// origin this module was loaded from.
+import { embedApi } from "./core.js";
+
+export type { EmbedCheckout, EmbedOptions, Theme } from "./core.js";
+export const TillEmbedCheckout = embedApi(new URL(import.meta.url).origin);
+export default TillEmbedCheckout;
