@@ -63,6 +63,8 @@ export interface Worker {
   /** Look for work now (e.g. after moving next_attempt_at in a test). */
   wake(): void;
   readonly running: boolean;
+  /** Attempts this worker made (recorded or not). */
+  readonly attempted: number;
 }
 
 const quietLog: WorkerLog = { info() {}, warn() {}, error() {} };
@@ -84,6 +86,7 @@ export function createWorker(deps: WorkerDeps): Worker {
   let recording: Promise<void> = Promise.resolve();
   let recordTimer: NodeJS.Timeout | undefined;
   const keyCache = new Map<string, Buffer[]>();
+  let attempted = 0;
 
   function wake(): void {
     wakePending = true;
@@ -175,6 +178,7 @@ export function createWorker(deps: WorkerDeps): Worker {
         outcome = { kind: "skipped", event, token };
       } else {
         const headers = signHeaders(keysOf(event.secret), event.id, event.payload);
+        attempted += 1;
         const result = await postWebhook(event.url, { ...headers }, event.payload, {
           timeoutMs: opts.timeoutMs,
           allowPrivate,
@@ -233,6 +237,9 @@ export function createWorker(deps: WorkerDeps): Worker {
   return {
     get running() {
       return state === "running";
+    },
+    get attempted() {
+      return attempted;
     },
     wake,
     async start() {
