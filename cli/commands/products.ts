@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
-import { UsageError } from "../errors.js";
+import { ApiError, UsageError } from "../errors.js";
 import {
   checkSeatTiers,
   collectId,
@@ -294,7 +294,16 @@ async function create(ctx: Context, opts: ProductFlags, [name = ""]: string[]) {
   const client = v1(ctx);
   let product = await ctx.out.loading("Creating product", client.send<WireProduct>("POST", "/products/", body));
   if (opts.benefit) {
-    product = await ctx.out.loading("Adding benefits", client.send<WireProduct>("POST", `/products/${product.id}/benefits`, { benefits: opts.benefit }));
+    const { id } = product;
+    const benefits = opts.benefit;
+    product = await ctx.out
+      .loading("Adding benefits", client.send<WireProduct>("POST", `/products/${id}/benefits`, { benefits }))
+      .catch((err: unknown) => {
+        // the product exists by now: say so, and how to finish
+        if (!(err instanceof ApiError)) throw err;
+        const retry = `till products update ${id} ${benefits.map((b) => `--benefit ${b}`).join(" ")}`;
+        throw new ApiError(err.status, err.message, err.code, `product ${id} was created without its benefits; once they are fixed: ${retry}`);
+      });
   }
   ctx.out.done(product, `Created product ${product.name} (${product.id}): ${activePrices(product).map(describePrice).join("; ")}, ${describeInterval(product.recurring_interval, product.recurring_interval_count)}.`);
 }

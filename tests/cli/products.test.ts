@@ -225,7 +225,7 @@ describe("till products: refused input", () => {
 
   it("the server's refusals are exit 1 with its message: unknown product (404), an amount below its minimum (422), a key without the scope (403)", async () => {
     const readOnly = await seller.createKey({ products: ["read"] });
-    const [missing, low, forbidden, foreign] = await Promise.all([
+    const [missing, low, forbidden, foreign, benefit] = await Promise.all([
       run(["products", "get", "00000000-0000-4000-8000-000000000000"]),
       run(["products", "create", "Cheap", "--price", "10"]),
       run(["products", "create", "Blocked", "--price", "1000"], { env: { ...cli.env, TILL_API_KEY: readOnly } }),
@@ -233,6 +233,7 @@ describe("till products: refused input", () => {
       createSeller(server, "cli-other")
         .then((other) => other.sdk.products.create({ name: "Theirs", prices: [{ amountType: "free" }] }))
         .then((p) => run(["products", "get", p.id, "--json"])),
+      run(["products", "create", "Half done", "--price", "1000", "--benefit", "00000000-0000-4000-8000-000000000000"]),
     ]);
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toBe("error: GET /v1/products/00000000-0000-4000-8000-000000000000: Product not found\n");
@@ -242,5 +243,12 @@ describe("till products: refused input", () => {
     expect(forbidden.stderr).toMatch(/^error: POST \/v1\/products\/: .+\n$/);
     expect(foreign.exitCode).toBe(1);
     expect(JSON.parse(foreign.stderr)).toMatchObject({ error: { code: "ResourceNotFound" } });
+    // the product was made before its benefits were refused: the hint says so and how to finish
+    expect(benefit.exitCode).toBe(1);
+    const made = /^error: POST \/v1\/products\/([0-9a-f-]{36})\/benefits: body\.benefits\.0: Benefit does not exist\.\n/.exec(benefit.stderr)?.[1];
+    expect(benefit.stderr).toBe(
+      `error: POST /v1/products/${made}/benefits: body.benefits.0: Benefit does not exist.\n` +
+        `hint: product ${made} was created without its benefits; once they are fixed: till products update ${made} --benefit 00000000-0000-4000-8000-000000000000\n`,
+    );
   });
 });
