@@ -49,7 +49,7 @@ export interface WorkerLog {
 export interface WorkerDeps {
   database: Database;
   mailer: Mailer;
-  config: Pick<Config, "webhooks">;
+  config: { webhooks: Pick<Config["webhooks"], "allowPrivate"> };
   log?: WorkerLog;
   options?: Partial<WorkerOptions>;
 }
