@@ -93,7 +93,7 @@ export function webPlugin(config: Config, distDir: string = WEB_DIST_DIR) {
     for (const file of ["embed.js", "embed.mjs"]) {
       app.get(`/${file}`, (_req, reply) => {
         if (!existsSync(path.join(distDir, file))) return reply.status(503).type("text/plain; charset=utf-8").send("The web app is not built.");
-        reply.headers(EMBED_HEADERS).type("text/javascript; charset=utf-8");
+        reply.headers(EMBED_HEADERS);
         return reply.sendFile(file, distDir, { cacheControl: false });
       });
     }

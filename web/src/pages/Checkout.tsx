@@ -541,7 +541,7 @@ export function CheckoutPage() {
         )}
 
         <TextField label="Email" type="email" autoComplete="email" inputMode="email" required value={email} onChange={setEmail} error={fieldError("customer_email")} />
-        <TextField label="Name" autoComplete="name" value={name} onChange={setName} error={fieldError("customer_name")} required={false} />
+        <TextField label="Name" autoComplete="name" value={name} onChange={setName} error={fieldError("customer_name")} required={checkout.is_payment_form_required} />
 
         {mode("country") !== "disabled" && (
           <fieldset>
@@ -635,13 +635,34 @@ export function CheckoutPage() {
           </fieldset>
         )}
 
-        <Status tone={error ? "error" : "info"}>{error ? error.message : phase === "paying" ? "Processing your payment…" : updating ? "Updating the total…" : null}</Status>
+        <Status tone={error ? "error" : "info"}>{error ? errorText(error) : phase === "paying" ? "Processing your payment…" : updating ? "Updating the total…" : null}</Status>
         <button type="submit" className="primary pay" disabled={phase !== "form" || updating}>
           {phase === "paying" ? "Processing…" : payLabel}
         </button>
       </form>
     </>,
   );
+}
+
+const FIELD_NAMES: Record<string, string> = {
+  customer_email: "Email",
+  customer_name: "Name",
+  customer_billing_name: "Business name",
+  customer_tax_id: "Tax ID",
+  customer_billing_address: "Billing address",
+  amount: "Amount",
+  discount_code: "Discount code",
+  confirmation_token_id: "Card",
+  ...Object.fromEntries(Object.entries(ADDRESS_LABELS).map(([k, v]) => [`customer_billing_address.${k}`, v])),
+};
+
+/** The alert's text: a field's error names the field ("Name: Field is required."), since the alert is read alone. */
+function errorText(error: CheckoutError): string {
+  const first = Object.entries(error.fields)[0];
+  if (!first) return error.message;
+  const [key, msg] = first;
+  const name = FIELD_NAMES[key] ?? (key.startsWith("custom_field_data.") ? key.slice("custom_field_data.".length) : null);
+  return name ? `${name}: ${msg}` : msg;
 }
 
 function CountrySelect(props: { value: string; required: boolean; countries: { code: string; name: string }[]; error?: string; onChange: (v: string) => void }) {

@@ -1,0 +1,246 @@
+// The hosted checkout and the embed script in a real Chromium against the real server: paying with the test
+// processor's cards (success, a declined card's message), the dark theme, the headers that let only
+// /checkout/* be framed, and a seller's page on a second loopback origin that opens the overlay through
+// `${server.url}/embed.js`, pays inside it and lands on its success URL — closable before confirm, not while
+// the payment is in progress, closable again after success, and deaf to messages from other origins.
+import { existsSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { chromium, type Browser, type BrowserContext, type Frame, type FrameLocator, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { isWebBuildFresh } from "../../web/build.js";
+import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
+import { createSeller, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const DECLINED = "4000 0000 0000 0002";
+
+let server: TestServer;
+let seller: Seller;
+let productId: string;
+let browser: Browser;
+let shop: { url: string; close: () => Promise<void> };
+let contexts: BrowserContext[] = [];
+let pageProblems: string[] = [];
+
+/** A seller's site on another loopback port (so another origin): a product page loading till's embed.js. */
+async function startShop(tillUrl: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const httpServer = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (url.pathname === "/thanks") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><title>Thanks</title><h1>Thanks for buying</h1><p id="id">${url.searchParams.get("checkout_id") ?? ""}</p>`);
+      return;
+    }
+    const checkout = url.searchParams.get("checkout") ?? "";
+    const theme = url.searchParams.get("theme") ?? "light";
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>
+<h1>Shop</h1>
+<a id="buy" href="${checkout}" data-till-checkout data-till-checkout-theme="${theme}">Buy now</a>
+<script src="${tillUrl}/embed.js"></script>
+</body></html>`);
+  });
+  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
+  const { port } = httpServer.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => httpServer.close(() => resolve())),
+  };
+}
+
+beforeAll(async () => {
+  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
+  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
+  server = await startServer();
+  seller = await createSeller(server, "checkout-e2e");
+  productId = (await createProduct(seller, "fixed")).id;
+  shop = await startShop(server.url);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+
+afterEach(async () => {
+  await Promise.all(contexts.map((c) => c.close()));
+  contexts = [];
+  const problems = pageProblems;
+  pageProblems = [];
+  expect(problems).toEqual([]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await shop?.close();
+  await server?.close();
+});
+
+async function newPage(opts: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
+  const context = await browser.newContext({ baseURL: server.url, ...opts });
+  context.setDefaultTimeout(15_000);
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on("pageerror", (err) => pageProblems.push(`page error: ${err.message}`));
+  page.on("console", (msg) => {
+    // the declined card's 400 is logged by Chromium as a failed resource: that one is provoked
+    if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) pageProblems.push(msg.text());
+  });
+  return page;
+}
+
+async function newCheckout(extra: Record<string, unknown> = {}) {
+  return seller.sdk.checkouts.create({ products: [productId], ...extra });
+}
+
+type Scope = Page | FrameLocator;
+
+/** Fills the customer's details and the card, and presses Pay. */
+async function fillAndPay(scope: Scope, card: string, email = uniqueBuyer("e2e")): Promise<void> {
+  await scope.getByLabel("Email", { exact: true }).fill(email);
+  await scope.getByLabel("Name", { exact: true }).fill("Ada Buyer");
+  await scope.getByLabel("Country", { exact: true }).selectOption("DE");
+  await scope.getByLabel("Card number", { exact: true }).fill(card);
+  await scope.getByLabel("Expiry (MM / YY)", { exact: true }).fill("12 / 34");
+  await scope.getByLabel("CVC", { exact: true }).fill("123");
+  await scope.getByRole("button", { name: "Pay $25.00", exact: true }).click();
+}
+
+const thanks = (scope: Scope) => scope.getByRole("heading", { level: 1, name: "Thank you for your purchase", exact: true }).waitFor();
+
+describe("the hosted checkout page", () => {
+  it("answers /checkout/* with the app shell and headers that let any site frame it (and only it)", async () => {
+    const created = await newCheckout();
+    for (const p of [`/checkout/${created.clientSecret}`, `/checkout/${created.clientSecret}/confirmation`]) {
+      const res = await fetch(`${server.url}${p}`);
+      expect(res.status, p).toBe(200);
+      expect(res.headers.get("x-frame-options")).toBeNull();
+      const csp = res.headers.get("content-security-policy") ?? "";
+      expect(csp).toContain("frame-ancestors *");
+      expect(csp).not.toContain("frame-ancestors 'none'");
+      expect(csp).toContain("script-src 'self'");
+      expect(await res.text()).toContain('<div id="root"></div>');
+    }
+    expect((await fetch(`${server.url}/sign-in`)).headers.get("x-frame-options")).toBe("DENY");
+    for (const file of ["embed.js", "embed.mjs"]) {
+      const res = await fetch(`${server.url}/${file}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^(text|application)\/javascript; charset=utf-8$/);
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(await res.text()).toContain("POLAR_CHECKOUT");
+    }
+  });
+
+  it("pays with 4242 4242 4242 4242 and shows the success view", async () => {
+    const created = await newCheckout();
+    const page = await newPage();
+    await page.goto(`/checkout/${created.clientSecret}`);
+    await page.getByRole("heading", { level: 1, name: created.product?.name ?? "", exact: true }).waitFor();
+    await expect.poll(() => page.getByTestId("totals").textContent()).toContain("$25.00");
+    await fillAndPay(page, CARDS.ok);
+    await thanks(page);
+    expect((await page.getByRole("status").first().textContent())?.trim()).toContain("was successful");
+    expect((await seller.sdk.checkouts.get({ id: created.id })).status).toBe("succeeded");
+  });
+
+  it("shows the declined card's message and keeps the checkout open", async () => {
+    const created = await newCheckout();
+    const page = await newPage();
+    await page.goto(`/checkout/${created.clientSecret}`);
+    await fillAndPay(page, DECLINED);
+    await expect.poll(async () => (await page.getByRole("alert").textContent())?.trim()).toBe("Your card was declined.");
+    await expect.poll(() => page.getByRole("button", { name: "Pay $25.00", exact: true }).isEnabled()).toBe(true);
+    expect((await seller.sdk.checkouts.get({ id: created.id })).status).toBe("open");
+  });
+
+  it("renders the dark theme from ?theme=dark and light by default", async () => {
+    const created = await newCheckout();
+    const page = await newPage({ colorScheme: "light" });
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.goto(`/checkout/${created.clientSecret}?theme=dark`);
+    await page.getByLabel("Email", { exact: true }).waitFor();
+    expect(await background()).toBe("rgb(17, 20, 24)");
+    await page.goto(`/checkout/${created.clientSecret}`);
+    await page.getByLabel("Email", { exact: true }).waitFor();
+    expect(await background()).toBe("rgb(246, 247, 249)");
+  });
+});
+
+describe("the embed script on a seller's page (another origin)", () => {
+  const frame = (page: Page) => page.frameLocator("iframe.till-embed-frame");
+  const overlayCount = (page: Page) => page.locator("iframe.till-embed-frame").count();
+
+  it("opens the overlay, pays inside it and lands on the success URL", async () => {
+    const created = await newCheckout({ successUrl: `${shop.url}/thanks?checkout_id={CHECKOUT_ID}`, embedOrigin: shop.url });
+    const page = await newPage();
+    await page.goto(`${shop.url}/?checkout=${encodeURIComponent(created.url)}&theme=dark`);
+    await page.getByRole("link", { name: "Buy now" }).click();
+    const src = new URL((await page.locator("iframe.till-embed-frame").getAttribute("src")) ?? "");
+    expect(src.searchParams.get("embed")).toBe("true");
+    expect(src.searchParams.get("embed_origin")).toBe(shop.url);
+    expect(src.searchParams.get("theme")).toBe("dark");
+    // the loader goes once the page says `loaded`
+    await frame(page).getByLabel("Email", { exact: true }).waitFor();
+    await expect.poll(() => page.locator(".till-embed-loader").count()).toBe(0);
+    expect(await page.evaluate(() => document.body.classList.contains("till-no-scroll"))).toBe(true);
+    await fillAndPay(frame(page), CARDS.ok);
+    await page.waitForURL(`${shop.url}/thanks?checkout_id=${created.id}`);
+    await page.getByRole("heading", { name: "Thanks for buying" }).waitFor();
+    expect((await seller.sdk.checkouts.get({ id: created.id })).status).toBe("succeeded");
+  });
+
+  it("closes before confirm, not while the payment is in progress, and again after success", async () => {
+    const created = await newCheckout({ embedOrigin: shop.url });
+    const page = await newPage();
+    await page.goto(`${shop.url}/?checkout=${encodeURIComponent(created.url)}`);
+
+    // a click on the link, then the page's Close button
+    await page.getByRole("link", { name: "Buy now" }).click();
+    await frame(page).getByRole("button", { name: "Close checkout" }).click();
+    await expect.poll(() => overlayCount(page)).toBe(0);
+    expect(await page.evaluate(() => document.body.classList.contains("till-no-scroll"))).toBe(false);
+
+    // through the API, recording what the page tells it
+    await page.evaluate(async (url) => {
+      const w = window as unknown as { TillEmbedCheckout: { create(u: string): Promise<EventTarget & { isClosable: boolean }> }; seen: string[]; embed: unknown };
+      w.seen = [];
+      const embed = await w.TillEmbedCheckout.create(url);
+      w.embed = embed;
+      for (const e of ["loaded", "close", "confirmed", "success"]) embed.addEventListener(e, () => w.seen.push(e));
+    }, created.url);
+    const seen = () => page.evaluate(() => (window as unknown as { seen: string[] }).seen.join(","));
+    const closable = () => page.evaluate(() => (window as unknown as { embed: { isClosable: boolean } }).embed.isClosable);
+    const checkoutFrame = (await (await page.locator("iframe.till-embed-frame").elementHandle())?.contentFrame()) as Frame;
+    expect(checkoutFrame).toBeTruthy();
+    const postFromCheckout = (message: Record<string, unknown>) =>
+      checkoutFrame.evaluate(([m, origin]) => window.parent.postMessage({ ...(m as object), type: "POLAR_CHECKOUT" }, origin as string), [message, shop.url] as const);
+
+    // the seller's own page (a foreign origin) cannot close it
+    await page.evaluate(() => window.postMessage({ type: "POLAR_CHECKOUT", event: "close" }, "*"));
+    // the payment is in progress: close is ignored
+    await postFromCheckout({ event: "confirmed" });
+    await expect.poll(seen).toBe("confirmed");
+    expect(await closable()).toBe(false);
+    await frame(page).getByRole("button", { name: "Close checkout" }).click();
+    await expect.poll(seen).toBe("confirmed,close");
+    expect(await overlayCount(page)).toBe(1);
+    // succeeded without a redirect: closable again
+    await postFromCheckout({ event: "success", successURL: `${shop.url}/thanks`, redirect: false });
+    await expect.poll(seen).toBe("confirmed,close,success");
+    expect(await closable()).toBe(true);
+    expect(new URL(page.url()).pathname).toBe("/");
+    await frame(page).getByRole("button", { name: "Close checkout" }).click();
+    await expect.poll(() => overlayCount(page)).toBe(0);
+  });
+
+  it("is importable as an ES module from another origin", async () => {
+    const page = await newPage();
+    await page.goto(`${shop.url}/`);
+    // a string, so the test runner's transform leaves the page's dynamic import alone
+    const origin = await page.evaluate(
+      `import(${JSON.stringify(`${server.url}/embed.mjs`)}).then((m) => [m.TillEmbedCheckout.origin, typeof m.TillEmbedCheckout.create, typeof m.TillEmbedCheckout.init].join(" "))`,
+    );
+    expect(origin).toBe(`${server.url} function function`);
+  });
+});
