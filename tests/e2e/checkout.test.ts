@@ -154,6 +154,77 @@ describe("the hosted checkout page", () => {
     expect((await seller.sdk.checkouts.get({ id: created.id })).status).toBe("open");
   });
 
+  it("updates the totals as the customer types an amount, applies a code, switches product; asks a business for its details", async () => {
+    const custom = await createProduct(seller, "custom");
+    const code = `TEN${Date.now().toString(36).toUpperCase()}`;
+    await seller.sdk.discounts.create({ type: "percentage", duration: "once", basisPoints: 1000, name: "Ten", code });
+    const created = await seller.sdk.checkouts.create({ products: [custom.id, productId] });
+    const page = await newPage();
+    const totals = async () => (await page.getByTestId("totals").textContent()) ?? "";
+    await page.goto(`/checkout/${created.clientSecret}`);
+    await expect.poll(totals).toContain("Total$15.00");
+    const amount = page.getByLabel("Amount (USD)", { exact: true });
+    expect(await amount.inputValue()).toBe("15.00");
+    await amount.fill("40");
+    await expect.poll(totals).toContain("Total$40.00");
+    // below the minimum: the server's message, on the field
+    await amount.fill("1");
+    await expect.poll(async () => (await page.getByRole("alert").textContent())?.trim() ?? "").toMatch(/^Amount: /);
+    await amount.fill("40");
+    await expect.poll(totals).toContain("Total$40.00");
+    await expect.poll(() => page.getByRole("alert").count()).toBe(0);
+
+    await page.getByLabel("Discount code (optional)", { exact: true }).fill("NOPE");
+    await page.getByRole("button", { name: "Apply", exact: true }).click();
+    await page.getByText("Discount code (optional)").waitFor();
+    await expect.poll(() => page.locator(".field-error").count()).toBe(1);
+    await page.getByLabel("Discount code (optional)", { exact: true }).fill(code);
+    await page.getByRole("button", { name: "Apply", exact: true }).click();
+    await expect.poll(totals).toContain(`Discount (${code})−$4.00`);
+    await expect.poll(totals).toContain("Total$36.00");
+
+    // the other product
+    await page.getByRole("radio", { name: /\$25\.00$/ }).check();
+    await expect.poll(totals).toContain("Subtotal$25.00");
+    await expect.poll(() => page.getByLabel("Amount (USD)", { exact: true }).count()).toBe(0);
+
+    // a business is asked for its name, tax id and full address
+    expect(await page.getByLabel("Business name", { exact: true }).count()).toBe(0);
+    await page.getByLabel("I'm purchasing as a business", { exact: true }).check();
+    await page.getByLabel("Business name", { exact: true }).waitFor();
+    await page.getByLabel("Tax ID (optional)", { exact: true }).waitFor();
+    await page.getByLabel("Address line 1", { exact: true }).waitFor();
+    await page.getByLabel("City", { exact: true }).waitFor();
+  });
+
+  it("asks the product's custom fields and keeps their answers", async () => {
+    const stamp = Date.now().toString(36);
+    const [company, plan, terms] = await Promise.all([
+      seller.sdk.customFields.create({ type: "text", slug: `company_${stamp}`, name: "Company", properties: { formLabel: "Your company" } }),
+      seller.sdk.customFields.create({ type: "select", slug: `plan_${stamp}`, name: "Plan", properties: { options: [{ value: "a", label: "Plan A" }, { value: "b", label: "Plan B" }] } }),
+      seller.sdk.customFields.create({ type: "checkbox", slug: `terms_${stamp}`, name: "I accept the terms", properties: {} }),
+    ]);
+    const product = await createProduct(seller, "fixed", {
+      attachedCustomFields: [
+        { customFieldId: company.id, required: true },
+        { customFieldId: plan.id, required: false },
+        { customFieldId: terms.id, required: true },
+      ],
+    });
+    const created = await seller.sdk.checkouts.create({ products: [product.id] });
+    const page = await newPage();
+    await page.goto(`/checkout/${created.clientSecret}`);
+    await page.getByLabel("Plan (optional)", { exact: true }).selectOption("b");
+    await page.getByLabel("I accept the terms", { exact: true }).check();
+    await fillAndPay(page, CARDS.ok);
+    await expect.poll(async () => (await page.getByRole("alert").textContent())?.trim() ?? "").toMatch(/^Your company: /);
+    await page.getByLabel("Your company", { exact: true }).fill("Acme");
+    await page.getByRole("button", { name: "Pay $25.00", exact: true }).click();
+    await thanks(page);
+    const done = await seller.sdk.checkouts.get({ id: created.id });
+    expect(done.customFieldData).toMatchObject({ [`company_${stamp}`]: "Acme", [`plan_${stamp}`]: "b", [`terms_${stamp}`]: true });
+  });
+
   it("renders the dark theme from ?theme=dark and light by default", async () => {
     const created = await newCheckout();
     const page = await newPage({ colorScheme: "light" });

@@ -491,6 +491,9 @@ export function CheckoutPage() {
         ? "Get for free"
         : "Subscribe";
   const mode = (key: AddressKey): FieldMode => fields?.[key] ?? "disabled";
+  const customLabels = Object.fromEntries(
+    checkout.attached_custom_fields.map((a) => [`custom_field_data.${a.custom_field.slug}`, a.custom_field.properties.form_label || a.custom_field.name]),
+  );
 
   return shell(
     checkout.product?.name ?? "Checkout",
@@ -635,7 +638,7 @@ export function CheckoutPage() {
           </fieldset>
         )}
 
-        <Status tone={error ? "error" : "info"}>{error ? errorText(error) : phase === "paying" ? "Processing your payment…" : updating ? "Updating the total…" : null}</Status>
+        <Status tone={error ? "error" : "info"}>{error ? errorText(error, customLabels) : phase === "paying" ? "Processing your payment…" : updating ? "Updating the total…" : null}</Status>
         <button type="submit" className="primary pay" disabled={phase !== "form" || updating}>
           {phase === "paying" ? "Processing…" : payLabel}
         </button>
@@ -657,11 +660,11 @@ const FIELD_NAMES: Record<string, string> = {
 };
 
 /** The alert's text: a field's error names the field ("Name: Field is required."), since the alert is read alone. */
-function errorText(error: CheckoutError): string {
+function errorText(error: CheckoutError, customLabels: Record<string, string>): string {
   const first = Object.entries(error.fields)[0];
   if (!first) return error.message;
   const [key, msg] = first;
-  const name = FIELD_NAMES[key] ?? (key.startsWith("custom_field_data.") ? key.slice("custom_field_data.".length) : null);
+  const name = FIELD_NAMES[key] ?? customLabels[key] ?? null;
   return name ? `${name}: ${msg}` : msg;
 }
 
