@@ -183,20 +183,20 @@ export async function listGrantsOfBenefit(
 }
 
 /**
- * The grant engine's first step, in the caller's transaction: grants every live benefit of the product to
- * the customer of an order or subscription, granted now. Properties start empty; benefits that produce
- * something (license keys, repository invitations) fill them when their workers run.
+ * The grant engine's first step, in the caller's transaction: grants `benefits` (the live benefits of the
+ * product bought, as the products domain embeds them) to the customer of an order or subscription, granted
+ * now. Properties start empty; benefits that produce something (license keys, repository invitations) fill
+ * them when their workers run.
  */
-export async function grantProductBenefits(
+export async function grantBenefits(
   tx: Queryable,
   organizationId: string,
-  grant: { productId: string; customer: CustomerRow; orderId: string | null; subscriptionId: string | null },
+  grant: { benefits: BenefitWire[]; customer: CustomerRow; orderId: string | null; subscriptionId: string | null },
   now = new Date(),
 ): Promise<BenefitGrantWire[]> {
-  const benefits = (await repo.benefitsOfProducts(tx, organizationId, [grant.productId])).map((r) => r.benefit);
   const rows = await repo.insertGrants(
     tx,
-    benefits.map((b) => ({
+    grant.benefits.map((b) => ({
       organizationId,
       benefitId: b.id,
       customerId: grant.customer.id,
@@ -206,7 +206,7 @@ export async function grantProductBenefits(
       properties: {},
     })),
   );
-  const byId = new Map(benefits.map((b) => [b.id, b]));
+  const byId = new Map(grant.benefits.map((b) => [b.id, b]));
   return rows.flatMap((g) => {
     const b = byId.get(g.benefitId);
     return b ? [toBenefitGrantWire(g, b, grant.customer)] : [];

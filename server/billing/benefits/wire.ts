@@ -127,7 +127,8 @@ export function toBenefitWire(row: BenefitRow): BenefitWire {
 /** Granted means granted and not revoked since (the two timestamps of a row are exclusive in practice). */
 export const grantIsGranted = (g: BenefitGrantRow) => g.grantedAt !== null && g.revokedAt === null;
 
-export function toBenefitGrantWire(g: BenefitGrantRow, b: BenefitRow, c: CustomerRow) {
+/** `b` may be a row or a benefit already in its wire shape (the grant engine has the product's). */
+export function toBenefitGrantWire(g: BenefitGrantRow, b: BenefitRow | BenefitWire, c: CustomerRow) {
   return {
     created_at: g.createdAt.toISOString(),
     modified_at: g.modifiedAt?.toISOString() ?? null,
@@ -144,7 +145,7 @@ export function toBenefitGrantWire(g: BenefitGrantRow, b: BenefitRow, c: Custome
     error: g.error ?? null,
     customer: toCustomerWire(c),
     member: null,
-    benefit: toBenefitWire(b),
+    benefit: "createdAt" in b ? toBenefitWire(b) : b,
     properties: g.properties,
     previous_properties: g.previousProperties ?? null,
   };

@@ -6,24 +6,26 @@
 //
 // The test processor answers at once, so the payment runs inside the transaction that holds the checkout's
 // lock. A processor that answers asynchronously (Stripe) will confirm here and fulfil from its webhook.
+import { randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
 import { enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
-import { grantProductBenefits } from "../benefits/service.js";
+import { grantBenefits } from "../benefits/service.js";
 import { upsertCheckoutCustomer } from "../customers/service.js";
 import { toCustomerWire } from "../customers/wire.js";
 import { redeemDiscount } from "../discounts/service.js";
-import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { ApiError, invalid, validationError, type ValidationIssue } from "../http.js";
 import { createOrderFromCheckout, orderWire } from "../orders/service.js";
-import { createSubscriptionFromCheckout, subscriptionWire, type SubscriptionRow } from "../subscriptions/service.js";
+import type { PriceWire } from "../products/service.js";
+import { createSubscriptionFromCheckout, subscriptionWire } from "../subscriptions/service.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";
 import type { CheckoutConfirmInput } from "./input.js";
 import { applyPatch } from "./patch.js";
 import { addInterval, isMetered, isStatic } from "./pricing.js";
 import * as repo from "./repository.js";
 import { assertOpenForCustomer, assertSubscriptionAllowed, clientCheckoutRow, patchValues, type CheckoutDeps } from "./service.js";
-import { discountBase, loadView, productSummary } from "./state.js";
-import { derive, toCheckoutConfirmedWire, toCheckoutWire, type CheckoutDerived, type CheckoutView } from "./wire.js";
+import { discountBase, loadView, lockedView, productSummary } from "./state.js";
+import { derive, toCheckoutConfirmedWire, toCheckoutWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
 
 const paymentError = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
 
@@ -84,75 +86,69 @@ async function fulfil(tx: Queryable, view: CheckoutView, d: CheckoutDerived, pay
   event(created ? "customer.created" : "customer.updated", customerWire);
 
   const discountWire = discount ? discountBase(discount) : null;
-  let subscription: SubscriptionRow | null = null;
-  if (product.is_recurring) {
-    const interval = product.recurring_interval ?? (typeof price.recurring_interval === "string" ? price.recurring_interval : "month");
-    const count = product.recurring_interval_count ?? 1;
-    // the customer chose the static price; the product's metered prices bill usage alongside it
-    const prices = [price, ...product.prices.filter((p) => isMetered(p) && p.id !== price.id)];
-    subscription = await createSubscriptionFromCheckout(tx, {
+  // ids chosen here, so the statements that refer to each other go out together (pipelined) in the order
+  // the foreign keys need: subscription, order (with its invoice number) and items, grants
+  const orderId = randomUUID();
+  const recurring = product.is_recurring ? subscriptionTerms(view) : null;
+  const subscriptionId = recurring ? randomUUID() : null;
+  // a trial charges nothing now: its order is the subscription's start at 0
+  const trialing = recurring !== null && row.trialEnd !== null;
+  const subtotal = trialing ? 0 : row.amount;
+  const [subscription, order, grants] = await Promise.all([
+    recurring && subscriptionId
+      ? createSubscriptionFromCheckout(tx, {
+          id: subscriptionId,
+          organizationId,
+          checkoutId: row.id,
+          customerId: customer.id,
+          productId: product.id,
+          priceIds: recurring.prices.map((p) => p.id),
+          amount: row.amount,
+          currency: row.currency,
+          recurringInterval: recurring.interval,
+          recurringIntervalCount: recurring.count,
+          trialEnd: row.trialEnd,
+          periodEnd: addInterval(now, recurring.interval, recurring.count),
+          discountId: row.discountId,
+          seats: row.seats,
+          metadata: row.metadata,
+          customFieldData: row.customFieldData,
+          now,
+        })
+      : Promise.resolve(null),
+    createOrderFromCheckout(tx, {
+      id: orderId,
       organizationId,
+      organizationSlug: organization.slug,
       checkoutId: row.id,
       customerId: customer.id,
       productId: product.id,
-      priceIds: prices.map((p) => p.id),
-      amount: row.amount,
+      subscriptionId,
+      billingReason: subscriptionId ? "subscription_create" : "purchase",
       currency: row.currency,
-      recurringInterval: interval,
-      recurringIntervalCount: count,
-      trialEnd: row.trialEnd,
-      periodEnd: addInterval(now, interval, count),
       discountId: row.discountId,
+      subtotalAmount: subtotal,
+      discountAmount: trialing ? 0 : d.discountAmount,
+      taxAmount: 0,
       seats: row.seats,
+      billingName: row.customerBillingName ?? row.customerName,
+      billingAddress: row.customerBillingAddress,
       metadata: row.metadata,
       customFieldData: row.customFieldData,
-      now,
-    });
-    const wire = subscriptionWire(subscription, { customer: customerWire, product, discount: discountWire, prices });
+      items: isStatic(price) ? [{ label: product.name, amount: subtotal, productPriceId: price.id }] : [],
+    }),
+    // a subscription's benefits last as long as it does; a purchase's belong to its order
+    grantBenefits(tx, organizationId, { benefits: product.benefits, customer, orderId: subscriptionId ? null : orderId, subscriptionId }, now),
+  ]);
+
+  if (subscription && recurring) {
+    const wire = subscriptionWire(subscription, { customer: customerWire, product, discount: discountWire, prices: recurring.prices });
     event("subscription.created", wire);
     if (subscription.status === "active") event("subscription.active", wire);
   }
-
-  // a trial charges nothing now: its order is the subscription's start at 0
-  const trialing = subscription?.status === "trialing";
-  const subtotal = trialing ? 0 : row.amount;
-  const discountAmount = trialing ? 0 : d.discountAmount;
-  const order = await createOrderFromCheckout(tx, {
-    organizationId,
-    organizationSlug: organization.slug,
-    checkoutId: row.id,
-    customerId: customer.id,
-    productId: product.id,
-    subscriptionId: subscription?.id ?? null,
-    billingReason: subscription ? "subscription_create" : "purchase",
-    currency: row.currency,
-    discountId: row.discountId,
-    subtotalAmount: subtotal,
-    discountAmount,
-    taxAmount: 0,
-    seats: row.seats,
-    billingName: row.customerBillingName ?? row.customerName,
-    billingAddress: row.customerBillingAddress,
-    metadata: row.metadata,
-    customFieldData: row.customFieldData,
-    items: isStatic(price) ? [{ label: product.name, amount: subtotal, productPriceId: price.id }] : [],
-  });
-  const orderData = orderWire(order.row, order.items, {
-    customer: customerWire,
-    product: productSummary(product),
-    discount: discountWire,
-    subscription,
-  });
+  const orderData = orderWire(order.row, order.items, { customer: customerWire, product: productSummary(product), discount: discountWire, subscription });
   event("order.created", orderData);
   event("order.paid", orderData);
-
-  // a subscription's benefits last as long as it does; a purchase's belong to its order
-  const grants = await grantProductBenefits(
-    tx,
-    organizationId,
-    { productId: product.id, customer, orderId: subscription ? null : order.row.id, subscriptionId: subscription?.id ?? null },
-    now,
-  );
   for (const g of grants) event("benefit_grant.created", g);
 
   const processorMetadata: Record<string, string> = { ...row.paymentProcessorMetadata, intent_status: "succeeded" };
@@ -160,27 +156,36 @@ async function fulfil(tx: Queryable, view: CheckoutView, d: CheckoutDerived, pay
     processorMetadata.payment_method_id = payment.paymentMethodId;
     if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
   }
-  const finalRow = await repo.updateCheckout(tx, row.id, {
-    ...patchValues(row),
-    status: "succeeded",
-    customerId: customer.id,
-    paymentProcessorMetadata: processorMetadata,
-  });
+  // the row as it will be written, so its event goes out in the same round trip as the update
+  const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId: customer.id, paymentProcessorMetadata: processorMetadata, modifiedAt: new Date() };
   const succeeded: CheckoutView = { ...view, row: finalRow };
   event("checkout.updated", toCheckoutWire(succeeded, now));
-  await enqueue(tx, events);
-  return { view: succeeded, orderId: order.row.id, subscriptionId: subscription?.id ?? null };
+  await Promise.all([repo.updateCheckout(tx, row.id, { ...patchValues(finalRow), modifiedAt: finalRow.modifiedAt ?? now }), enqueue(tx, events)]);
+  return { view: succeeded, orderId, subscriptionId };
+}
+
+/** The interval a subscription bills at and the prices it bills: the chosen one and the product's metered ones. */
+function subscriptionTerms(view: CheckoutView): { interval: string; count: number; prices: PriceWire[] } | null {
+  const { product, price } = view;
+  if (!product || !price) return null;
+  const interval = product.recurring_interval ?? (typeof price.recurring_interval === "string" ? price.recurring_interval : "month");
+  return {
+    interval,
+    count: product.recurring_interval_count ?? 1,
+    prices: [price, ...product.prices.filter((p) => isMetered(p) && p.id !== price.id)],
+  };
 }
 
 export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: string, input: CheckoutConfirmInput, ipAddress?: string) {
   const found = await clientCheckoutRow(deps, clientSecret);
+  assertOpenForCustomer(found);
   const now = new Date();
+  // read what the checkout refers to before taking the lock, in parallel on the pool
+  const preloaded = await loadView(deps.db, found, deps.baseURL, true);
   const result = await deps.db.transaction(async (tx) => {
     // concurrent confirms of one checkout queue on this lock; the second finds it no longer open
-    const locked = await repo.lockCheckout(tx, found.id);
-    if (!locked) throw notFound("Checkout not found");
-    assertOpenForCustomer(locked, now);
-    const current = await loadView(tx, locked, deps.baseURL, true);
+    const current = await lockedView(tx, preloaded, deps.baseURL);
+    assertOpenForCustomer(current.row, now);
     const view = await applyPatch(tx, current, input, "confirm", now);
     if (ipAddress && !view.row.customerIpAddress) view.row.customerIpAddress = ipAddress;
     const d = derive(view, now);

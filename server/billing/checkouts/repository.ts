@@ -35,10 +35,11 @@ export async function lockCheckout(db: Queryable, id: string): Promise<CheckoutR
   return row;
 }
 
-export async function updateCheckout(db: Queryable, id: string, patch: CheckoutPatchValues): Promise<CheckoutRow> {
+/** `patch.modifiedAt` may be given when the caller needs to know the row it writes before it is written. */
+export async function updateCheckout(db: Queryable, id: string, patch: CheckoutPatchValues & { modifiedAt?: Date }): Promise<CheckoutRow> {
   const [row] = await db
     .update(checkout)
-    .set({ ...patch, modifiedAt: new Date() })
+    .set({ modifiedAt: new Date(), ...patch })
     .where(eq(checkout.id, id))
     .returning();
   if (!row) throw new Error("update checkout returned no row");

@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { enqueue } from "../../jobs/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
-import { loadCustomers, missingCustomerIds } from "../customers/service.js";
+import { loadCustomers } from "../customers/service.js";
 import { ApiError, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
 import type { SortKey } from "../listing.js";
 import { loadProducts, productOrganizations } from "../products/service.js";
@@ -15,7 +15,7 @@ import type { CheckoutCreateInput, CheckoutPatch } from "./input.js";
 import { applyPatch, storedAddress, type PatchMode } from "./patch.js";
 import { defaultPrice } from "./pricing.js";
 import * as repo from "./repository.js";
-import { loadView, loadViews } from "./state.js";
+import { loadView, loadViews, lockedView } from "./state.js";
 import {
   statusOf,
   toCheckoutPublicWire,
@@ -102,41 +102,39 @@ export async function createCheckout(
 ): Promise<CheckoutWire> {
   const { db, baseURL, processor } = deps;
   const now = new Date();
-  const view = await db.transaction(async (tx) => {
-    const issues: ValidationIssue[] = [];
-    if (input.prices && Object.keys(input.prices).length > 0) {
-      issues.push(issueAt(["body", "prices"], "Ad-hoc prices are not supported: the checkout offers the products' own prices."));
-    }
-    if (input.subscription_id) {
-      issues.push(issueAt(["body", "subscription_id"], "Upgrading a subscription through a checkout is not supported yet.", input.subscription_id));
-    }
-    const ids = input.products.map((id) => id.toLowerCase());
-    const loaded = await loadProducts(tx, organizationId, ids, baseURL);
-    ids.forEach((id, i) => {
-      const p = loaded.get(id);
-      if (!p) issues.push(issueAt(["body", "products", i], "Product does not exist.", input.products[i]));
-      else if (p.is_archived) issues.push(issueAt(["body", "products", i], "Product is archived.", input.products[i]));
-      else if (p.prices.length === 0) issues.push(issueAt(["body", "products", i], "Product has no price.", input.products[i]));
-      else if (ids.indexOf(id) !== i) issues.push(issueAt(["body", "products", i], "Product is listed twice.", input.products[i]));
-    });
-    if (input.min_seats != null && input.max_seats != null && input.min_seats > input.max_seats) {
-      issues.push(issueAt(["body", "max_seats"], "max_seats must be at least min_seats.", input.max_seats));
-    }
-
-    // the customer it is opened for: by id, else by external id (created at confirm when unknown)
-    let customerId: string | null = null;
-    if (input.customer_id) {
-      if ((await missingCustomerIds(tx, organizationId, [input.customer_id])).length > 0) {
-        issues.push(issueAt(["body", "customer_id"], "Customer does not exist.", input.customer_id));
-      } else customerId = input.customer_id.toLowerCase();
-    }
-    if (issues.length > 0) throw validationError(issues);
-    const customers = await loadCustomers(tx, organizationId, {
+  const issues: ValidationIssue[] = [];
+  if (input.prices && Object.keys(input.prices).length > 0) {
+    issues.push(issueAt(["body", "prices"], "Ad-hoc prices are not supported: the checkout offers the products' own prices."));
+  }
+  if (input.subscription_id) {
+    issues.push(issueAt(["body", "subscription_id"], "Upgrading a subscription through a checkout is not supported yet.", input.subscription_id));
+  }
+  if (input.min_seats != null && input.max_seats != null && input.min_seats > input.max_seats) {
+    issues.push(issueAt(["body", "max_seats"], "max_seats must be at least min_seats.", input.max_seats));
+  }
+  // what the checkout refers to is read before the transaction, in parallel on the pool
+  const ids = input.products.map((id) => id.toLowerCase());
+  const customerId = input.customer_id?.toLowerCase() ?? null;
+  const [loaded, customers] = await Promise.all([
+    loadProducts(db, organizationId, ids, baseURL),
+    loadCustomers(db, organizationId, {
       ids: customerId ? [customerId] : [],
       externalIds: !customerId && input.external_customer_id ? [input.external_customer_id] : [],
-    });
-    const customer = customerId ? customers.byId.get(customerId) : input.external_customer_id ? customers.byExternalId.get(input.external_customer_id) : undefined;
+    }),
+  ]);
+  ids.forEach((id, i) => {
+    const p = loaded.get(id);
+    if (!p) issues.push(issueAt(["body", "products", i], "Product does not exist.", input.products[i]));
+    else if (p.is_archived) issues.push(issueAt(["body", "products", i], "Product is archived.", input.products[i]));
+    else if (p.prices.length === 0) issues.push(issueAt(["body", "products", i], "Product has no price.", input.products[i]));
+    else if (ids.indexOf(id) !== i) issues.push(issueAt(["body", "products", i], "Product is listed twice.", input.products[i]));
+  });
+  // the customer it is opened for: by id, else by external id (created at confirm when unknown)
+  const customer = customerId ? customers.byId.get(customerId) : input.external_customer_id ? customers.byExternalId.get(input.external_customer_id) : undefined;
+  if (customerId && (!customer || customer.deleted_at !== null)) issues.push(issueAt(["body", "customer_id"], "Customer does not exist.", input.customer_id));
+  if (issues.length > 0) throw validationError(issues);
 
+  const view = await db.transaction(async (tx) => {
     const products = ids.flatMap((id) => loaded.get(id) ?? []);
     const product = products[0] ?? null;
     const clientSecret = `${CLIENT_SECRET_PREFIX}${randomBytes(24).toString("base64url")}`;
@@ -272,24 +270,23 @@ export async function clientCheckoutRow(deps: CheckoutDeps, clientSecret: string
 
 async function updateLocked(
   deps: CheckoutDeps,
-  id: string,
+  found: CheckoutRow,
   patch: CheckoutPatch,
   mode: Exclude<PatchMode, "create" | "confirm">,
   ipAddress?: string,
 ): Promise<CheckoutView> {
   const now = new Date();
+  const preloaded = await loadView(deps.db, found, deps.baseURL, true);
   const view = await deps.db.transaction(async (tx) => {
-    const locked = await repo.lockCheckout(tx, id);
-    if (!locked) throw notFound(NOT_FOUND);
-    const status = statusOf(locked, now);
-    if (mode === "public") assertOpenForCustomer(locked, now);
-    else if (status !== "open") throw notOpenCheckout(locked, status);
-    const current = await loadView(tx, locked, deps.baseURL, true);
+    const current = await lockedView(tx, preloaded, deps.baseURL);
+    const status = statusOf(current.row, now);
+    if (mode === "public") assertOpenForCustomer(current.row, now);
+    else if (status !== "open") throw notOpenCheckout(current.row, status);
     const patched = await applyPatch(tx, current, patch, mode, now);
     // the customer's own address, first seen when their page writes
     if (ipAddress && !patched.row.customerIpAddress) patched.row.customerIpAddress = ipAddress;
     await assertSubscriptionAllowed(tx, patched);
-    const row = await repo.updateCheckout(tx, id, patchValues(patched.row));
+    const row = await repo.updateCheckout(tx, found.id, patchValues(patched.row));
     const updated = { ...patched, row };
     await enqueue(tx, { type: "checkout.updated", organizationId: row.organizationId, data: toCheckoutWire(updated, now) });
     return updated;
@@ -300,8 +297,9 @@ async function updateLocked(
 
 export async function updateCheckout(deps: CheckoutDeps, organizationId: string, id: string, patch: CheckoutPatch): Promise<CheckoutWire> {
   // the organization check happens before the lock: a foreign id is a 404 like any other
-  if (!(await repo.findCheckout(deps.db, organizationId, id))) throw notFound(NOT_FOUND);
-  return toCheckoutWire(await updateLocked(deps, id, patch, "seller"));
+  const found = await repo.findCheckout(deps.db, organizationId, id);
+  if (!found) throw notFound(NOT_FOUND);
+  return toCheckoutWire(await updateLocked(deps, found, patch, "seller"));
 }
 
 export async function clientUpdateCheckout(
@@ -312,5 +310,5 @@ export async function clientUpdateCheckout(
 ): Promise<CheckoutPublicWire> {
   const row = await findBySecret(deps.db, clientSecret);
   assertOpenForCustomer(row);
-  return toCheckoutPublicWire(await updateLocked(deps, row.id, patch, "public", ipAddress));
+  return toCheckoutPublicWire(await updateLocked(deps, row, patch, "public", ipAddress));
 }

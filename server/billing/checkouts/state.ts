@@ -1,11 +1,12 @@
 // Loading what a checkout row refers to (its products with prices, the discount, the organization) into
 // the CheckoutView its shapes and rules work on; one batch for a page of checkouts.
 import type { Queryable } from "../../db/client.js";
-import { ApiError } from "../http.js";
+import { ApiError, notFound } from "../http.js";
 import { getDiscount } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, type ProductSummaryWire, type ProductWire } from "../products/service.js";
+import { lockCheckout } from "./repository.js";
 import type { CheckoutRow, CheckoutView } from "./wire.js";
 
 /** A discount by id, or null when it is gone (deleted after it was applied). */
@@ -54,6 +55,23 @@ export async function loadView(db: Queryable, row: CheckoutRow, baseURL: string,
   const [view] = await loadViews(db, [row], baseURL, withOrganization);
   if (!view) throw new Error("checkout view missing");
   return view;
+}
+
+/**
+ * Locks the checkout for the rest of the transaction and answers its view: the one read before the lock
+ * when the row has not changed since (the usual case, so the products were read in parallel outside the
+ * transaction), else read again under the lock.
+ */
+export async function lockedView(tx: Queryable, preloaded: CheckoutView, baseURL: string): Promise<CheckoutView> {
+  const locked = await lockCheckout(tx, preloaded.row.id);
+  if (!locked) throw notFound("Checkout not found");
+  const before = preloaded.row;
+  const unchanged =
+    locked.status === before.status &&
+    locked.modifiedAt?.getTime() === before.modifiedAt?.getTime() &&
+    locked.productId === before.productId &&
+    locked.discountId === before.discountId;
+  return unchanged ? { ...preloaded, row: locked } : loadView(tx, locked, baseURL, preloaded.organization !== null);
 }
 
 /** The `OrderProduct` / summary part of a full product. */

@@ -339,8 +339,9 @@ export interface CheckoutCustomerInput {
 /**
  * The customer of a confirmed checkout, in the caller's transaction: the checkout's customer, else the live
  * customer with its external id, else with its email, else a new one. What the checkout collected (name,
- * billing address, tax id, metadata) is written onto it. Safe against a concurrent checkout creating the
- * same customer: the loser of the insert reads the winner's row.
+ * billing address, tax id, metadata) is written onto it. A new customer costs one statement: the insert is
+ * tried first and skipped by the unique indexes when a live customer has the email or external id (also when
+ * a concurrent checkout created it a moment ago), and then that customer is read.
  */
 export async function upsertCheckoutCustomer(
   tx: Queryable,
@@ -348,10 +349,7 @@ export async function upsertCheckoutCustomer(
   input: CheckoutCustomerInput,
 ): Promise<{ customer: CustomerRow; created: boolean }> {
   const email = input.email.trim().toLowerCase();
-  let current =
-    (input.customerId ? await repo.findCustomer(tx, organizationId, input.customerId) : undefined) ??
-    (input.externalId ? await repo.findCustomerByExternalId(tx, organizationId, input.externalId) : undefined) ??
-    (await repo.findCustomerByEmail(tx, organizationId, email));
+  let current = input.customerId ? await repo.findCustomer(tx, organizationId, input.customerId) : undefined;
   if (!current) {
     const inserted = await repo.insertCustomerIfAbsent(tx, {
       organizationId,
@@ -365,8 +363,8 @@ export async function upsertCheckoutCustomer(
     });
     if (inserted) return { customer: inserted, created: true };
     current =
-      (await repo.findCustomerByEmail(tx, organizationId, email)) ??
-      (input.externalId ? await repo.findCustomerByExternalId(tx, organizationId, input.externalId) : undefined);
+      (input.externalId ? await repo.findCustomerByExternalId(tx, organizationId, input.externalId) : undefined) ??
+      (await repo.findCustomerByEmail(tx, organizationId, email));
     if (!current) throw new Error("customer insert conflicted but no customer was found");
   }
   const patch: Parameters<typeof repo.updateCustomer>[3] = { modifiedAt: new Date() };

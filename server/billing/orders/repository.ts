@@ -10,28 +10,36 @@ export type OrderValues = Omit<typeof order.$inferInsert, "id" | "createdAt" | "
 export type OrderItemValues = Omit<typeof orderItem.$inferInsert, "id" | "createdAt" | "modifiedAt" | "orderId" | "organizationId">;
 
 /**
- * The next invoice number of the organization: one upsert on its counter row, whose row lock orders
- * concurrent confirms, so numbers are unique and gapless within committed orders.
+ * Inserts an order with the organization's next invoice number ("{prefix}-0001") and its items. The number
+ * comes from an upsert of the organization's counter row in the same statement (a data-modifying CTE), whose
+ * row lock orders concurrent confirms: numbers are unique and gapless among committed orders. The items go
+ * in a second statement sent right behind it (pipelined), so the caller waits for one round trip.
  */
-export async function nextInvoiceNumber(db: Queryable, organizationId: string, prefix: string): Promise<{ prefix: string; n: number }> {
-  const [row] = await db
-    .insert(invoiceCounter)
-    .values({ organizationId, prefix, lastNumber: 1 })
-    .onConflictDoUpdate({ target: invoiceCounter.organizationId, set: { lastNumber: sql`${invoiceCounter.lastNumber} + 1` } })
-    .returning({ prefix: invoiceCounter.prefix, n: invoiceCounter.lastNumber });
-  if (!row) throw new Error("invoice counter returned no row");
-  return row;
-}
-
-export async function insertOrder(db: Queryable, values: OrderValues, items: OrderItemValues[]): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
-  const [row] = await db.insert(order).values(values).returning();
+export async function insertOrder(
+  db: Queryable,
+  values: Omit<OrderValues, "invoiceNumber"> & { id: string },
+  prefix: string,
+  items: OrderItemValues[],
+): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
+  const counter = db.$with("invoice_n", { number: sql<string>`number` }).as(sql`
+    INSERT INTO ${invoiceCounter} (organization_id, prefix, last_number) VALUES (${values.organizationId}, ${prefix}, 1)
+    ON CONFLICT (organization_id) DO UPDATE SET last_number = ${invoiceCounter}.last_number + 1
+    RETURNING prefix || '-' || lpad(last_number::text, greatest(4, length(last_number::text)), '0') AS number`);
+  const [rows, inserted] = await Promise.all([
+    db
+      .with(counter)
+      .insert(order)
+      .values({ ...values, invoiceNumber: sql`(SELECT number FROM ${counter})` })
+      .returning(),
+    items.length
+      ? db
+          .insert(orderItem)
+          .values(items.map((item, position) => ({ ...item, position, orderId: values.id, organizationId: values.organizationId })))
+          .returning()
+      : Promise.resolve([]),
+  ]);
+  const row = rows[0];
   if (!row) throw new Error("insert order returned no row");
-  const inserted = items.length
-    ? await db
-        .insert(orderItem)
-        .values(items.map((item, position) => ({ ...item, position, orderId: row.id, organizationId: values.organizationId })))
-        .returning()
-    : [];
   return { row, items: inserted };
 }
 

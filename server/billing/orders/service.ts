@@ -126,13 +126,16 @@ export interface OrderFromCheckout {
   items: Array<{ label: string; amount: number; productPriceId: string | null }>;
 }
 
-/** Inserts the paid order of a confirmed checkout with its next invoice number, in the caller's transaction. */
-export async function createOrderFromCheckout(tx: Queryable, o: OrderFromCheckout): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
-  const counter = await repo.nextInvoiceNumber(tx, o.organizationId, invoicePrefix(o.organizationSlug));
+/**
+ * Inserts the paid order of a confirmed checkout with its next invoice number, in the caller's transaction.
+ * `id` is chosen by the caller, so statements that refer to the order can be sent alongside.
+ */
+export async function createOrderFromCheckout(tx: Queryable, o: OrderFromCheckout & { id: string }): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
   const net = o.subtotalAmount - o.discountAmount;
   return repo.insertOrder(
     tx,
     {
+      id: o.id,
       organizationId: o.organizationId,
       status: "paid",
       subtotalAmount: o.subtotalAmount,
@@ -144,7 +147,6 @@ export async function createOrderFromCheckout(tx: Queryable, o: OrderFromCheckou
       billingReason: o.billingReason,
       billingName: o.billingName,
       billingAddress: o.billingAddress,
-      invoiceNumber: `${counter.prefix}-${String(counter.n).padStart(4, "0")}`,
       seats: o.seats,
       customerId: o.customerId,
       productId: o.productId,
@@ -154,6 +156,7 @@ export async function createOrderFromCheckout(tx: Queryable, o: OrderFromCheckou
       metadata: o.metadata,
       customFieldData: o.customFieldData,
     },
+    invoicePrefix(o.organizationSlug),
     o.items.map((i) => ({ label: i.label, amount: i.amount, taxAmount: 0, productPriceId: i.productPriceId })),
   );
 }

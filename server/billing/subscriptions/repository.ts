@@ -5,7 +5,7 @@ import { customer, discount, product, subscription } from "../../db/schema/index
 import { metadataWhere, type SortKey } from "../listing.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 
-export type SubscriptionValues = Omit<typeof subscription.$inferInsert, "id" | "createdAt" | "modifiedAt">;
+export type SubscriptionValues = Omit<typeof subscription.$inferInsert, "createdAt" | "modifiedAt">;
 
 export async function insertSubscription(db: Queryable, values: SubscriptionValues): Promise<SubscriptionRow> {
   const [row] = await db.insert(subscription).values(values).returning();

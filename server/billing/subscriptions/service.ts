@@ -65,6 +65,8 @@ export const hasActiveSubscription = (db: Queryable, organizationId: string, who
   repo.hasActiveSubscription(db, organizationId, who);
 
 export interface SubscriptionFromCheckout {
+  /** Chosen by the caller, so statements that refer to the subscription can be sent alongside. */
+  id: string;
   organizationId: string;
   checkoutId: string;
   customerId: string;
@@ -89,6 +91,7 @@ export interface SubscriptionFromCheckout {
 export async function createSubscriptionFromCheckout(tx: Queryable, s: SubscriptionFromCheckout): Promise<SubscriptionRow> {
   const trialing = s.trialEnd !== null;
   return repo.insertSubscription(tx, {
+    id: s.id,
     organizationId: s.organizationId,
     status: trialing ? "trialing" : "active",
     amount: s.amount,
