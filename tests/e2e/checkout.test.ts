@@ -272,6 +272,15 @@ describe("the embed script on a seller's page (another origin)", () => {
     await expect.poll(() => overlayCount(page)).toBe(0);
     expect(await page.evaluate(() => document.body.classList.contains("till-no-scroll"))).toBe(false);
 
+    // by keyboard: the link, then Escape inside the checkout (focus is moved into it once loaded)
+    await page.getByRole("link", { name: "Buy now" }).focus();
+    await page.keyboard.press("Enter");
+    await frame(page).getByLabel("Email", { exact: true }).waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("IFRAME");
+    await frame(page).getByLabel("Email", { exact: true }).press("Escape");
+    await expect.poll(() => overlayCount(page)).toBe(0);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("buy");
+
     // through the API, recording what the page tells it
     await page.evaluate(async (url) => {
       const w = window as unknown as { TillEmbedCheckout: { create(u: string): Promise<EventTarget & { isClosable: boolean }> }; seen: string[]; embed: unknown };

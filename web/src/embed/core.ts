@@ -47,6 +47,8 @@ export class EmbedCheckout extends EventTarget {
   readonly iframe: HTMLIFrameElement;
   private readonly onMessage: (e: MessageEvent) => void;
   private loadedResolve: (() => void) | null = null;
+  /** Where focus was when the overlay opened: it goes back there on close, for keyboard users. */
+  private readonly returnFocus: Element | null;
   readonly loaded: Promise<void>;
 
   constructor(
@@ -55,6 +57,7 @@ export class EmbedCheckout extends EventTarget {
     options: EmbedOptions = {},
   ) {
     super();
+    this.returnFocus = document.activeElement;
     if (!document.getElementById(STYLE_ID)) {
       const style = document.createElement("style");
       style.id = STYLE_ID;
@@ -106,6 +109,8 @@ export class EmbedCheckout extends EventTarget {
         this.loader = null;
         this.loadedResolve?.();
         this.loadedResolve = null;
+        // keyboard and screen-reader users continue inside the checkout
+        this.iframe.focus();
         break;
       case "close":
         this.close();
@@ -131,6 +136,7 @@ export class EmbedCheckout extends EventTarget {
     this.loader = null;
     this.iframe.remove();
     document.body.classList.remove(NO_SCROLL);
+    if (this.returnFocus instanceof HTMLElement) this.returnFocus.focus();
   }
 }
 
