@@ -2,6 +2,10 @@
 // or replicas) may share a database: outbox rows are taken with FOR UPDATE SKIP LOCKED and due events are leased
 // (locked_until), so no two workers make the same attempt, and an attempt is marked done only once it is recorded —
 // a worker that dies mid-delivery leaves a lease that expires, and the event is delivered again (same webhook-id).
+//
+// Three activities run side by side so none waits on another: the fan-out loop (outbox → events, woken by the
+// outbox trigger's NOTIFY), the claim loop (due events → attempts in flight, up to `concurrency`), and the
+// recorders (finished attempts → the delivery log, in batches).
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
@@ -23,6 +27,8 @@ export interface WorkerOptions {
   fanOutBatch: number;
   /** Outcomes recorded per transaction. */
   recordBatch: number;
+  /** Recording transactions at once (1 on PGlite, which has one connection). */
+  recorders: number;
   /** Events in a row that use up all their attempts before an endpoint is disabled. */
   disableAfterFailedEvents: number;
   /** On stop: how long attempts in flight may finish before they are abandoned (their leases given back). */
@@ -35,7 +41,8 @@ export const DEFAULT_WORKER_OPTIONS: WorkerOptions = {
   timeoutMs: 10_000,
   concurrency: 64,
   fanOutBatch: 500,
-  recordBatch: 200,
+  recordBatch: 250,
+  recorders: 2,
   disableAfterFailedEvents: 5,
   stopGraceMs: 3_000,
 };
@@ -69,45 +76,59 @@ export interface Worker {
 
 const quietLog: WorkerLog = { info() {}, warn() {}, error() {} };
 
+/** A wake-up that is not lost when it comes while nobody waits. */
+class Signal {
+  private pending = false;
+  private resolve: (() => void) | undefined;
+
+  fire(): void {
+    this.pending = true;
+    this.resolve?.();
+  }
+
+  wait(ms: number): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.resolve = undefined;
+        this.pending = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.resolve = done;
+    });
+  }
+}
+
 export function createWorker(deps: WorkerDeps): Worker {
   const opts = { ...DEFAULT_WORKER_OPTIONS, ...deps.options };
+  if (deps.database.driver === "pglite") opts.recorders = 1;
   const db = deps.database.db;
   const log = deps.log ?? quietLog;
   const allowPrivate = deps.config.webhooks.allowPrivate;
 
   let state: "idle" | "running" | "stopping" | "dead" = "idle";
-  let loopDone: Promise<void> = Promise.resolve();
+  let loops: Promise<void> = Promise.resolve();
   let unlisten: (() => Promise<void>) | undefined;
-  let wakeUp: (() => void) | undefined;
-  let wakePending = false;
+  const fanOutSignal = new Signal();
+  const claimSignal = new Signal();
+  /** The claim loop filled every slot and waits for room. */
   let waitingForRoom = false;
   const inFlight = new Map<string, { token: string; controller: AbortController; done: Promise<void> }>();
   let outcomes: webhooks.ClaimOutcome[] = [];
-  let recording: Promise<void> = Promise.resolve();
+  let activeRecorders = 0;
+  const recorded = new Set<Promise<void>>();
   let recordTimer: NodeJS.Timeout | undefined;
   const keyCache = new Map<string, Buffer[]>();
   let attempted = 0;
 
   function wake(): void {
-    wakePending = true;
-    wakeUp?.();
-  }
-
-  function sleep(ms: number): Promise<void> {
-    if (wakePending) {
-      wakePending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        wakeUp = undefined;
-        wakePending = false;
-        resolve();
-      }
-      wakeUp = done;
-    });
+    fanOutSignal.fire();
+    claimSignal.fire();
   }
 
   function keysOf(secret: string): Buffer[] {
@@ -120,17 +141,25 @@ export function createWorker(deps: WorkerDeps): Worker {
     return keys;
   }
 
-  /** Records what has finished; one transaction per batch, one batch at a time. */
+  // ---- recording ----------------------------------------------------------------------------------
+
+  /** Starts recorders for what has finished: a full batch at once, else after a few ms to gather more. */
   function scheduleRecord(): void {
-    if (outcomes.length >= opts.recordBatch) {
-      clearTimeout(recordTimer);
-      recordTimer = undefined;
-      recording = recording.then(recordPending);
-    } else if (!recordTimer) {
-      recordTimer = setTimeout(() => {
-        recordTimer = undefined;
-        recording = recording.then(recordPending);
-      }, 5);
+    if (outcomes.length >= opts.recordBatch) startRecorders();
+    else if (!recordTimer) recordTimer = setTimeout(startRecorders, 10);
+  }
+
+  function startRecorders(): void {
+    clearTimeout(recordTimer);
+    recordTimer = undefined;
+    while (outcomes.length > 0 && activeRecorders < opts.recorders && state !== "dead") {
+      activeRecorders += 1;
+      const run = recordPending().finally(() => {
+        activeRecorders -= 1;
+        recorded.delete(run);
+        if (outcomes.length > 0) scheduleRecord();
+      });
+      recorded.add(run);
     }
   }
 
@@ -142,6 +171,11 @@ export function createWorker(deps: WorkerDeps): Worker {
     }
   }
 
+  async function drainRecords(): Promise<void> {
+    startRecorders();
+    while (recorded.size > 0) await Promise.all([...recorded]);
+  }
+
   /** A failing batch is retried one outcome at a time, so one bad row cannot hold back the others. */
   async function recordWithFallback(batch: webhooks.ClaimOutcome[]): Promise<webhooks.DisabledEndpoint[]> {
     const record = (list: webhooks.ClaimOutcome[]) =>
@@ -150,8 +184,11 @@ export function createWorker(deps: WorkerDeps): Worker {
       return await record(batch);
     } catch (err) {
       if (batch.length === 1) {
-        // left leased: it is attempted again once the lease expires
-        log.error(err, `webhooks: could not record the attempt of event ${batch[0]!.event.id}`);
+        const one = batch[0]!;
+        // its endpoint was deleted meanwhile: nothing left to record
+        if (!(await webhooks.eventExists(db, one.event.id).catch(() => true))) return [];
+        // else it stays leased and is attempted again once the lease expires
+        log.error(err, `webhooks: could not record the attempt of event ${one.event.id}`);
         return [];
       }
       const out: webhooks.DisabledEndpoint[] = [];
@@ -169,6 +206,8 @@ export function createWorker(deps: WorkerDeps): Worker {
       log.error(err, `webhooks: could not tell the owners that endpoint ${d.id} was disabled`);
     }
   }
+
+  // ---- attempts -----------------------------------------------------------------------------------
 
   function attempt(event: webhooks.ClaimedEvent, token: string): void {
     const controller = new AbortController();
@@ -192,45 +231,55 @@ export function createWorker(deps: WorkerDeps): Worker {
       scheduleRecord();
     })().finally(() => {
       inFlight.delete(event.id);
-      // the loop waits for room only when it filled every slot: wake it once half are free again
+      // the claim loop waits for room only when it filled every slot: wake it once half are free again
       if (waitingForRoom && inFlight.size <= opts.concurrency / 2) {
         waitingForRoom = false;
-        wake();
+        claimSignal.fire();
       }
     });
     inFlight.set(event.id, { token, controller, done });
   }
 
-  async function step(): Promise<boolean> {
-    const moved = await webhooks.fanOut(db, opts.fanOutBatch);
-    const room = opts.concurrency - inFlight.size;
-    let claimed = 0;
-    if (room > 0 && state === "running") {
-      const token = randomUUID();
-      const events = await webhooks.claimDueEvents(db, room, opts.leaseMs, token);
-      // a stop (or kill) that came while claiming: give the leases back unless dead
-      if (state !== "running") {
-        if (state === "stopping") await webhooks.releaseEvents(db, token, events.map((e) => e.id));
-        return false;
-      }
-      for (const e of events) attempt(e, token);
-      claimed = events.length;
-    }
-    waitingForRoom = room <= 0 || claimed === room;
-    return moved > 0;
-  }
+  // ---- loops --------------------------------------------------------------------------------------
 
-  async function loop(): Promise<void> {
+  async function fanOutLoop(): Promise<void> {
     while (state === "running") {
-      let busy = false;
+      let moved = 0;
       try {
-        busy = await step();
+        moved = await webhooks.fanOut(db, opts.fanOutBatch);
+        if (moved > 0) claimSignal.fire();
       } catch (err) {
         if (state !== "running") break;
-        log.error(err, "webhooks: worker step failed");
+        log.error(err, "webhooks: fan-out failed");
       }
       if (state !== "running") break;
-      if (!busy) await sleep(opts.pollIntervalMs);
+      if (moved < opts.fanOutBatch) await fanOutSignal.wait(opts.pollIntervalMs);
+    }
+  }
+
+  async function claimLoop(): Promise<void> {
+    while (state === "running") {
+      const room = opts.concurrency - inFlight.size;
+      if (room > 0) {
+        try {
+          const token = randomUUID();
+          const events = await webhooks.claimDueEvents(db, room, opts.leaseMs, token);
+          if (state !== "running") {
+            // a stop that came while claiming gives the leases back; a crash (kill) does not
+            if (state === "stopping") await webhooks.releaseEvents(db, token, events.map((e) => e.id));
+            break;
+          }
+          for (const e of events) attempt(e, token);
+          waitingForRoom = events.length === room;
+        } catch (err) {
+          if (state !== "running") break;
+          log.error(err, "webhooks: claiming due events failed");
+        }
+      } else {
+        waitingForRoom = true;
+      }
+      if (state !== "running") break;
+      await claimSignal.wait(opts.pollIntervalMs);
     }
   }
 
@@ -252,21 +301,19 @@ export function createWorker(deps: WorkerDeps): Worker {
           log.error(err, "webhooks: LISTEN failed; polling only");
         }
       }
-      loopDone = loop();
+      loops = Promise.all([fanOutLoop(), claimLoop()]).then(() => {});
     },
     async stop() {
       if (state !== "running") return;
       state = "stopping";
       wake();
-      await loopDone;
+      await loops;
       const pending = [...inFlight.values()];
       await Promise.race([Promise.all(pending.map((p) => p.done)), new Promise((r) => setTimeout(r, opts.stopGraceMs))]);
       const abandoned = [...inFlight.entries()];
       for (const [, p] of abandoned) p.controller.abort();
       await Promise.all(abandoned.map(([, p]) => p.done));
-      clearTimeout(recordTimer);
-      recording = recording.then(recordPending);
-      await recording;
+      await drainRecords();
       const byToken = new Map<string, string[]>();
       for (const [id, p] of abandoned) byToken.set(p.token, [...(byToken.get(p.token) ?? []), id]);
       for (const [token, ids] of byToken) await webhooks.releaseEvents(db, token, ids).catch(() => {});
@@ -279,7 +326,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       clearTimeout(recordTimer);
       outcomes = [];
       for (const p of inFlight.values()) p.controller.abort();
-      await loopDone.catch(() => {});
+      await loops.catch(() => {});
       await unlisten?.().catch(() => {});
     },
   };

@@ -209,6 +209,8 @@ export interface ClaimedEvent {
   url: string;
   secret: string;
   enabled: boolean;
+  /** The endpoint's count when claimed: a success need not reset a count that was already 0. */
+  failedEventsInRow: number;
 }
 
 /**
@@ -243,18 +245,13 @@ export async function claimDueEvents(db: Queryable, limit: number, leaseMs: numb
       url: webhookEndpoint.url,
       secret: webhookEndpoint.secret,
       enabled: webhookEndpoint.enabled,
+      failedEventsInRow: webhookEndpoint.failedEventsInRow,
     });
 }
 
-/** Locks the events still present (a deleted endpoint takes its events along) and tells who holds each. */
-export async function lockEvents(tx: Queryable, ids: string[]): Promise<Map<string, string | null>> {
-  if (ids.length === 0) return new Map();
-  const rows = await tx
-    .select({ id: webhookEvent.id, lockedBy: webhookEvent.lockedBy })
-    .from(webhookEvent)
-    .where(inArray(webhookEvent.id, ids))
-    .for("update");
-  return new Map(rows.map((r) => [r.id, r.lockedBy]));
+export async function eventExists(db: Queryable, id: string): Promise<boolean> {
+  const rows = await db.select({ id: webhookEvent.id }).from(webhookEvent).where(eq(webhookEvent.id, id)).limit(1);
+  return rows.length > 0;
 }
 
 export async function insertDeliveries(tx: Queryable, rows: Array<typeof webhookDelivery.$inferInsert>): Promise<void> {
@@ -263,19 +260,21 @@ export async function insertDeliveries(tx: Queryable, rows: Array<typeof webhook
 
 export interface EventOutcome {
   id: string;
+  /** The lease it was attempted under: only its holder writes the event. */
+  token: string;
   attempts: number;
   succeeded: boolean;
   httpCode: number | null;
   nextAttemptAt: Date | null;
 }
 
-/** Writes each attempt's outcome and releases the lease, in one statement. */
+/** Writes each attempt's outcome and releases the lease, in one statement, for the events still leased to it. */
 export async function finishEvents(tx: Queryable, outcomes: EventOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
   const values = sql.join(
     outcomes.map(
       (o) =>
-        sql`(${o.id}::uuid, ${o.attempts}::int, ${o.succeeded}::boolean, ${o.httpCode}::int, ${o.nextAttemptAt?.toISOString() ?? null}::timestamptz)`,
+        sql`(${o.id}::uuid, ${o.token}::uuid, ${o.attempts}::int, ${o.succeeded}::boolean, ${o.httpCode}::int, ${o.nextAttemptAt?.toISOString() ?? null}::timestamptz)`,
     ),
     sql`, `,
   );
@@ -283,16 +282,16 @@ export async function finishEvents(tx: Queryable, outcomes: EventOutcome[]): Pro
     UPDATE ${webhookEvent} AS e
     SET attempts = v.attempts, succeeded = v.succeeded, last_http_code = v.http_code, next_attempt_at = v.next_attempt_at,
         locked_until = NULL, locked_by = NULL, modified_at = now()
-    FROM (VALUES ${values}) AS v(id, attempts, succeeded, http_code, next_attempt_at)
-    WHERE e.id = v.id`);
+    FROM (VALUES ${values}) AS v(id, token, attempts, succeeded, http_code, next_attempt_at)
+    WHERE e.id = v.id AND e.locked_by = v.token`);
 }
 
-export async function markSkipped(tx: Queryable, ids: string[]): Promise<void> {
+export async function markSkipped(tx: Queryable, token: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await tx
     .update(webhookEvent)
     .set({ nextAttemptAt: null, skipped: true, lockedUntil: null, lockedBy: null, modifiedAt: new Date() })
-    .where(inArray(webhookEvent.id, ids));
+    .where(and(inArray(webhookEvent.id, ids), eq(webhookEvent.lockedBy, token)));
 }
 
 /** Gives back leases without recording anything (a worker stopping with attempts it abandoned). */

@@ -246,18 +246,17 @@ export interface DisabledEndpoint {
 /**
  * Records a batch of outcomes in one transaction: the delivery log rows, each event's next attempt (or its end),
  * and the endpoints' failure counts. Only the lease holder writes an event's state; an attempt whose lease
- * expired meanwhile is still logged. Returns the endpoints this disabled.
+ * expired meanwhile is still logged. An event deleted meanwhile (with its endpoint) fails the batch: the worker
+ * then records outcome by outcome. Returns the endpoints this disabled.
  */
 export async function recordOutcomes(
   db: Db,
   outcomes: ClaimOutcome[],
   opts: { disableAfterFailedEvents: number; random?: () => number },
 ): Promise<DisabledEndpoint[]> {
+  const attempts = outcomes.flatMap((o) => (o.kind === "attempt" ? [o] : []));
+  const now = new Date();
   return db.transaction(async (tx) => {
-    const holders = await repo.lockEvents(tx, outcomes.map((o) => o.event.id));
-    const present = outcomes.filter((o) => holders.has(o.event.id));
-    const held = present.filter((o) => holders.get(o.event.id) === o.token);
-    const attempts = present.flatMap((o) => (o.kind === "attempt" ? [o] : []));
     await repo.insertDeliveries(
       tx,
       attempts.map(({ event, result }) => ({
@@ -273,16 +272,17 @@ export async function recordOutcomes(
         createdAt: result.startedAt,
       })),
     );
-    await repo.markSkipped(tx, held.flatMap((o) => (o.kind === "skipped" ? [o.event.id] : [])));
-    const now = new Date();
-    const finished = held.flatMap((o) => (o.kind === "attempt" ? [o] : []));
+    const skippedByToken = new Map<string, string[]>();
+    for (const o of outcomes) if (o.kind === "skipped") skippedByToken.set(o.token, [...(skippedByToken.get(o.token) ?? []), o.event.id]);
+    for (const [token, ids] of skippedByToken) await repo.markSkipped(tx, token, ids);
     await repo.finishEvents(
       tx,
-      finished.map(({ event, result }) => {
+      attempts.map(({ event, token, result }) => {
         const attempt = event.attempts + 1;
         const gone = result.httpCode === 410;
         return {
           id: event.id,
+          token,
           attempts: attempt,
           succeeded: result.succeeded,
           httpCode: result.httpCode,
@@ -291,30 +291,41 @@ export async function recordOutcomes(
       }),
     );
 
-    // per endpoint, in the order the attempts finished: a success restarts the count of failed events
-    const perEndpoint = new Map<string, { reset: boolean; failed: number; gone: boolean; url: string; organizationId: string }>();
-    for (const { event, result } of finished.sort((a, b) => a.result.startedAt.getTime() - b.result.startedAt.getTime())) {
-      const s = perEndpoint.get(event.endpointId) ?? { reset: false, failed: 0, gone: false, url: event.url, organizationId: event.organizationId };
-      if (result.succeeded) Object.assign(s, { reset: true, failed: 0 });
-      else if (result.httpCode === 410) s.gone = true;
-      else if (event.attempts + 1 >= MAX_ATTEMPTS) s.failed += 1;
-      perEndpoint.set(event.endpointId, s);
+    // per endpoint, in the order the attempts started: a success restarts the count of failed events
+    type Tally = { reset: boolean; failed: number; gone: boolean; counted: number; url: string; organizationId: string };
+    const perEndpoint = new Map<string, Tally>();
+    for (const { event, result } of [...attempts].sort((a, b) => a.result.startedAt.getTime() - b.result.startedAt.getTime())) {
+      const t = perEndpoint.get(event.endpointId) ?? {
+        reset: false,
+        failed: 0,
+        gone: false,
+        counted: event.failedEventsInRow,
+        url: event.url,
+        organizationId: event.organizationId,
+      };
+      if (result.succeeded) Object.assign(t, { reset: true, failed: 0 });
+      else if (result.httpCode === 410) t.gone = true;
+      else if (event.attempts + 1 >= MAX_ATTEMPTS) t.failed += 1;
+      perEndpoint.set(event.endpointId, t);
     }
     const disabled: DisabledEndpoint[] = [];
-    for (const [endpointId, s] of perEndpoint) {
-      let reason: DisabledEndpoint["reason"] | null = s.gone ? "gone" : null;
-      if (s.reset || s.failed > 0) {
-        const counted = await repo.countFailedEvents(tx, endpointId, s.reset, s.failed);
+    for (const [endpointId, t] of perEndpoint) {
+      let reason: DisabledEndpoint["reason"] | null = t.gone ? "gone" : null;
+      // a healthy endpoint's row is not written on every success (replicas would queue on its lock)
+      if (t.failed > 0 || (t.reset && t.counted > 0)) {
+        const counted = await repo.countFailedEvents(tx, endpointId, t.reset, t.failed);
         if (!reason && counted?.enabled && counted.failedEventsInRow >= opts.disableAfterFailedEvents) reason = "failing";
       }
       if (reason && (await repo.disableEndpoint(tx, endpointId, reason))) {
         await repo.skipPendingEvents(tx, endpointId);
-        disabled.push({ id: endpointId, organizationId: s.organizationId, url: s.url, reason });
+        disabled.push({ id: endpointId, organizationId: t.organizationId, url: t.url, reason });
       }
     }
     return disabled;
   });
 }
+
+export const eventExists = (db: Db, id: string) => repo.eventExists(db, id);
 
 /** The mail telling an organization's owners that till disabled one of their endpoints. */
 export async function disabledEndpointMail(db: Db, d: DisabledEndpoint, disableAfterFailedEvents: number) {
