@@ -5,8 +5,8 @@
 //      (outbox.created_at → the attempt's start), p50/p99.
 // Goals: (1) ≥ 1,000 deliveries/s, (2) p99 < 1 s (the outbox trigger's NOTIFY wakes the worker at once).
 //
-//   npx tsx bench/webhooks.ts                               # PGlite (in memory)
-//   DATABASE_URL=postgres://… npx tsx bench/webhooks.ts     # a throw-away database on that server
+//   npm run bench:webhooks                                  # PGlite (in memory)
+//   DATABASE_URL=postgres://… npm run bench:webhooks        # a throw-away database on that server
 //
 // The receiver runs in a child process so it does not share the worker's event loop. Loopback only; every
 // phase is bounded in time.
