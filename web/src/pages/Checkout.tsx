@@ -306,6 +306,7 @@ export function CheckoutPage() {
   const [card, setCard] = useState({ number: "", expiry: "", cvc: "" });
   const [cardErrors, setCardErrors] = useState<Record<string, string>>({});
   const [updating, setUpdating] = useState(false);
+  const [chosenPrice, setChosenPrice] = useState<string | null>(null);
   const loadedSent = useRef(false);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const updateSeq = useRef(0);
@@ -510,8 +511,15 @@ export function CheckoutPage() {
                   type="radio"
                   name="price"
                   value={pr.id}
-                  checked={checkout.product_price?.id === pr.id}
-                  onChange={() => void update({ product_id: product.id, product_price_id: pr.id }).then(setError)}
+                  checked={(chosenPrice ?? checkout.product_price?.id) === pr.id}
+                  onChange={() => {
+                    // shown chosen at once; the server's answer then decides (and reverts it on an error)
+                    setChosenPrice(pr.id);
+                    void update({ product_id: product.id, product_price_id: pr.id }).then((err) => {
+                      setChosenPrice(null);
+                      setError(err);
+                    });
+                  }}
                 />
                 {checkout.products.length > 1 ? `${product.name} — ` : ""}
                 {priceLabel(pr, checkout.currency)}
