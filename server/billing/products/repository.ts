@@ -2,6 +2,7 @@
 // and filters by it.
 import { and, asc, eq, ilike, inArray, max, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inUuids, preparedPerHandle } from "../../db/prepared.js";
 import { product, productBenefit, productPrice } from "../../db/schema/index.js";
 import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import type { PriceRow, ProductRow } from "./wire.js";
@@ -28,6 +29,25 @@ const sortColumns = {
 };
 export type ProductSort = keyof typeof sortColumns;
 
+/**
+ * Whether a product links to benefits, medias or custom fields: the service skips the loaders of what a
+ * product has none of. Only a hint — those loaders still apply their own rules (deleted rows, the organization).
+ */
+const links = {
+  hasBenefits: sql<boolean>`EXISTS (SELECT 1 FROM product_benefit l WHERE l.product_id = ${productId})`,
+  hasMedias: sql<boolean>`EXISTS (SELECT 1 FROM product_media l WHERE l.product_id = ${productId})`,
+  hasCustomFields: sql<boolean>`EXISTS (SELECT 1 FROM product_custom_field l WHERE l.product_id = ${productId})`,
+};
+
+export interface LinkedProduct {
+  product: ProductRow;
+  hasBenefits: boolean;
+  hasMedias: boolean;
+  hasCustomFields: boolean;
+}
+
+const priceOrder = [asc(productPrice.position), asc(productPrice.createdAt), asc(productPrice.id)];
+
 export interface ProductFilter {
   ids?: string[] | undefined;
   query?: string | undefined;
@@ -47,6 +67,33 @@ export async function findProduct(db: Queryable, organizationId: string, id: str
   return rows[0] ?? null;
 }
 
+/** GET /products/{id} is the catalog's hot path: the product, its links and its active prices in one statement. */
+const productWithPrices = preparedPerHandle((db) =>
+  db
+    .select({ product, ...links, price: productPrice })
+    .from(product)
+    .leftJoin(
+      productPrice,
+      and(eq(productPrice.productId, product.id), eq(productPrice.organizationId, product.organizationId), eq(productPrice.isArchived, false)),
+    )
+    .where(and(eq(product.organizationId, sql.placeholder("organizationId")), eq(product.id, sql.placeholder("id"))))
+    .orderBy(...priceOrder)
+    .prepare("product_with_prices"),
+);
+
+/** A product with its links and its active prices in their order. */
+export async function findProductWithPrices(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+): Promise<{ linked: LinkedProduct; prices: PriceRow[] } | null> {
+  const rows = await productWithPrices(db).execute({ organizationId, id });
+  const first = rows[0];
+  if (!first) return null;
+  const { product: row, hasBenefits, hasMedias, hasCustomFields } = first;
+  return { linked: { product: row, hasBenefits, hasMedias, hasCustomFields }, prices: rows.flatMap((r) => (r.price ? [r.price] : [])) };
+}
+
 export async function listProducts(
   db: Queryable,
   organizationId: string,
@@ -54,7 +101,7 @@ export async function listProducts(
   sorting: Array<SortKey<ProductSort>>,
   pageNo: number,
   limit: number,
-): Promise<{ rows: ProductRow[]; total: number }> {
+): Promise<{ rows: LinkedProduct[]; total: number }> {
   const where = and(
     eq(product.organizationId, organizationId),
     filter.ids?.length ? inArray(product.id, filter.ids) : undefined,
@@ -72,7 +119,7 @@ export async function listProducts(
   );
   const [rows, count] = await Promise.all([
     db
-      .select()
+      .select({ product, ...links })
       .from(product)
       .where(where)
       .orderBy(...orderBy(sorting, sortColumns, product.id))
@@ -92,10 +139,10 @@ export async function findProductsWithRecurring(db: Queryable, organizationId: s
     .where(and(eq(product.organizationId, organizationId), inArray(product.id, ids)));
 }
 
-export async function findProductsByIds(db: Queryable, organizationId: string, ids: string[]): Promise<ProductRow[]> {
+export async function findProductsByIds(db: Queryable, organizationId: string, ids: string[]): Promise<LinkedProduct[]> {
   if (ids.length === 0) return [];
   return db
-    .select()
+    .select({ product, ...links })
     .from(product)
     .where(and(eq(product.organizationId, organizationId), inArray(product.id, ids)));
 }
@@ -130,25 +177,26 @@ export async function updateProduct(
 
 // ---- prices --------------------------------------------------------------------------------------
 
-/** Prices of the products in their order; `active` leaves archived prices out. */
-export async function pricesOfProducts(
-  db: Queryable,
-  organizationId: string,
-  productIds: string[],
-  { active }: { active: boolean },
-): Promise<PriceRow[]> {
-  if (productIds.length === 0) return [];
-  return db
+/** Prepared: every read of several products (lists, other domains' embeddings) takes their prices. */
+const activePricesQuery = preparedPerHandle((db) =>
+  db
     .select()
     .from(productPrice)
     .where(
       and(
-        eq(productPrice.organizationId, organizationId),
-        inArray(productPrice.productId, productIds),
-        active ? eq(productPrice.isArchived, false) : undefined,
+        eq(productPrice.organizationId, sql.placeholder("organizationId")),
+        inUuids(productPrice.productId, "productIds"),
+        eq(productPrice.isArchived, false),
       ),
     )
-    .orderBy(asc(productPrice.position), asc(productPrice.createdAt), asc(productPrice.id));
+    .orderBy(...priceOrder)
+    .prepare("active_prices_of_products"),
+);
+
+/** The active (not archived) prices of the products, in their order. */
+export async function activePricesOfProducts(db: Queryable, organizationId: string, productIds: string[]): Promise<PriceRow[]> {
+  if (productIds.length === 0) return [];
+  return activePricesQuery(db).execute({ organizationId, productIds });
 }
 
 export async function findPricesByIds(db: Queryable, organizationId: string, ids: string[]): Promise<PriceRow[]> {

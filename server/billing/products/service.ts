@@ -27,7 +27,6 @@ import {
   toProductSummaryWire,
   type PriceRow,
   type PriceWire,
-  type ProductRow,
   type ProductSummaryWire,
   type ProductWire,
 } from "./wire.js";
@@ -91,31 +90,61 @@ async function meterSummariesFor(db: Queryable, organizationId: string, prices: 
   return meterIds.length ? loadMeterSummaries(db, organizationId, meterIds) : new Map();
 }
 
-/** Full `Product` shapes, in the order of `rows`. */
-async function toProductWires(db: Queryable, organizationId: string, rows: ProductRow[], baseURL: string): Promise<ProductWire[]> {
-  const ids = rows.map((r) => r.id);
-  const [prices, benefits, medias, fields] = await Promise.all([
-    repo.pricesOfProducts(db, organizationId, ids, { active: true }),
-    loadBenefitsForProducts(db, organizationId, ids),
-    loadProductMedias(db, organizationId, ids, baseURL),
-    loadAttachedCustomFields(db, organizationId, ids),
+/** A loader of what products embed, run only for the products that link to something of its kind. */
+const loadLinked = <T>(ids: string[], load: (ids: string[]) => Promise<Map<string, T[]>>) =>
+  ids.length > 0 ? load(ids) : Promise.resolve(new Map<string, T[]>());
+
+/** Full `Product` shapes, in the order of `products`, given their active prices (in their order). */
+async function toProductWires(
+  db: Queryable,
+  organizationId: string,
+  products: repo.LinkedProduct[],
+  prices: PriceRow[],
+  baseURL: string,
+): Promise<ProductWire[]> {
+  const linking = (has: (p: repo.LinkedProduct) => boolean) => products.filter(has).map((p) => p.product.id);
+  const [benefits, medias, fields, meters] = await Promise.all([
+    loadLinked(linking((p) => p.hasBenefits), (ids) => loadBenefitsForProducts(db, organizationId, ids)),
+    loadLinked(linking((p) => p.hasMedias), (ids) => loadProductMedias(db, organizationId, ids, baseURL)),
+    loadLinked(linking((p) => p.hasCustomFields), (ids) => loadAttachedCustomFields(db, organizationId, ids)),
+    meterSummariesFor(db, organizationId, prices),
   ]);
-  const meters = await meterSummariesFor(db, organizationId, prices);
-  // legacy products are recurring through their prices (a legacy product always keeps an active legacy price)
-  const legacy = new Set(prices.filter((p) => p.legacy && p.type === "recurring").map((p) => p.productId));
-  return rows.map((row) => ({
-    ...toProductSummaryWire(row, row.recurringInterval !== null || legacy.has(row.id)),
-    prices: prices.filter((p) => p.productId === row.id).map((p) => toPriceWire(p, meters)),
-    benefits: benefits.get(row.id) ?? [],
-    medias: medias.get(row.id) ?? [],
-    attached_custom_fields: fields.get(row.id) ?? [],
-  }));
+  const pricesOf = new Map<string, PriceRow[]>();
+  for (const price of prices) {
+    const own = pricesOf.get(price.productId);
+    if (own) own.push(price);
+    else pricesOf.set(price.productId, [price]);
+  }
+  return products.map(({ product: row }) => {
+    const own = pricesOf.get(row.id) ?? [];
+    // legacy products are recurring through their prices (a legacy product always keeps an active legacy price)
+    const legacy = own.some((p) => p.legacy && p.type === "recurring");
+    return {
+      ...toProductSummaryWire(row, row.recurringInterval !== null || legacy),
+      prices: own.map((p) => toPriceWire(p, meters)),
+      benefits: benefits.get(row.id) ?? [],
+      medias: medias.get(row.id) ?? [],
+      attached_custom_fields: fields.get(row.id) ?? [],
+    };
+  });
+}
+
+/** Full `Product` shapes, loading their active prices first. */
+async function toProductWiresWithPrices(
+  db: Queryable,
+  organizationId: string,
+  products: repo.LinkedProduct[],
+  baseURL: string,
+): Promise<ProductWire[]> {
+  const ids = products.map((p) => p.product.id);
+  const prices = await repo.activePricesOfProducts(db, organizationId, ids);
+  return toProductWires(db, organizationId, products, prices, baseURL);
 }
 
 export async function getProduct(db: Queryable, organizationId: string, id: string, baseURL: string): Promise<ProductWire> {
-  const row = await repo.findProduct(db, organizationId, id);
-  if (!row) throw notFound(NOT_FOUND);
-  const [wire] = await toProductWires(db, organizationId, [row], baseURL);
+  const found = await repo.findProductWithPrices(db, organizationId, id);
+  if (!found) throw notFound(NOT_FOUND);
+  const [wire] = await toProductWires(db, organizationId, [found.linked], found.prices, baseURL);
   if (!wire) throw notFound(NOT_FOUND);
   return wire;
 }
@@ -130,7 +159,7 @@ export async function listProducts(
   baseURL: string,
 ) {
   const { rows, total } = await repo.listProducts(db, organizationId, filter, sorting, pageNo, limit);
-  return { items: await toProductWires(db, organizationId, rows, baseURL), total };
+  return { items: await toProductWiresWithPrices(db, organizationId, rows, baseURL), total };
 }
 
 // ---- writing --------------------------------------------------------------------------------------
@@ -237,7 +266,7 @@ export async function updateProduct(
   return db.transaction(async (tx) => {
     const row = await repo.findProduct(tx, organizationId, id);
     if (!row) throw notFound(NOT_FOUND);
-    const active = await repo.pricesOfProducts(tx, organizationId, [id], { active: true });
+    const active = await repo.activePricesOfProducts(tx, organizationId, [id]);
     const wasLegacy = row.recurringInterval === null && active.some((p) => p.legacy);
     const issues: ValidationIssue[] = [];
 
@@ -377,7 +406,7 @@ export async function loadProducts(
   baseURL = "",
 ): Promise<Map<string, ProductWire>> {
   const rows = await repo.findProductsByIds(db, organizationId, uniqueUuids(ids));
-  const wires = await toProductWires(db, organizationId, rows, baseURL);
+  const wires = await toProductWiresWithPrices(db, organizationId, rows, baseURL);
   return new Map(wires.map((w) => [w.id, w]));
 }
 
