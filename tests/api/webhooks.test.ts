@@ -8,6 +8,7 @@ import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inboundWebhook, webhookDelivery, webhookEndpoint, webhookEvent } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
+import { createProduct, pay } from "../helpers/checkout.js";
 import { eventually, Receiver, type Hit } from "../helpers/receiver.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -292,6 +293,34 @@ describe("delivery", () => {
     expect((await s.sdk.webhooks.listWebhookDeliveries({ endTimestamp: future, limit: 3 })).result.pagination.totalCount).toBe(expected.length + 1);
     // another organization sees none of it
     expect((await other.sdk.webhooks.listWebhookDeliveries({ endpointId: endpoint.id })).result.items).toEqual([]);
+  });
+
+  it("delivers what a purchase causes (checkout, customer, subscription, order, grant), signed for both SDKs", async () => {
+    const s = await createSeller(server, "purchase");
+    const path = freshPath("purchase");
+    const endpoint = await endpointFor(s, path);
+    const product = await createProduct(s, "monthly");
+    const benefit = await s.sdk.benefits.create({ type: "custom", description: "Purchased benefit", properties: {} });
+    await s.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefit.id] } });
+    const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+    await pay(server, checkout);
+
+    const expected = [
+      "checkout.created", "checkout.updated", "customer.created", "subscription.created", "subscription.active",
+      "order.created", "order.paid", "benefit_grant.created",
+    ];
+    const hits = await receiver.until((all) => {
+      const mine = all.filter((h) => h.path === path);
+      const updates = mine.filter((h) => typeOf(h) === "checkout.updated").length;
+      return expected.every((t) => mine.some((h) => typeOf(h) === t)) && updates >= 2 && mine;
+    });
+    for (const hit of hits) validated(hit, endpoint.secret);
+    const byType = new Map(hits.map((h) => [typeOf(h), validated(h, endpoint.secret)]));
+    expect(byType.get("order.paid")).toMatchObject({ data: { status: "paid", productId: product.id } });
+    expect(byType.get("subscription.active")).toMatchObject({ data: { status: "active", productId: product.id } });
+    expect(byType.get("benefit_grant.created")).toMatchObject({ data: { benefitId: benefit.id } });
+    const updates = hits.filter((h) => typeOf(h) === "checkout.updated").map((h) => JSON.parse(h.body) as { data: { status: string } });
+    expect(updates.map((e) => e.data.status).sort()).toEqual(["confirmed", "succeeded"]);
   });
 
   it("formats discord and slack messages (still signed)", async () => {
