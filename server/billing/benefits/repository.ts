@@ -1,12 +1,13 @@
 // SQL for benefits and their grants. Every function takes the caller's organization id and filters by it.
-import { and, asc, eq, ilike, inArray, isNotNull, isNull, not, or, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, inArray, isNotNull, isNull, not, or, sql, type SQLWrapper } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inUuids, preparedPerHandle } from "../../db/prepared.js";
 import { benefit, benefitGrant, customer, productBenefit, type Metadata } from "../../db/schema/index.js";
 import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import type { CustomerRow } from "../customers/wire.js";
 import type { BenefitGrantRow, BenefitRow } from "./wire.js";
 
-const live = (organizationId: string) => and(eq(benefit.organizationId, organizationId), eq(benefit.isDeleted, false));
+const live = (organizationId: string | SQLWrapper) => and(eq(benefit.organizationId, organizationId), eq(benefit.isDeleted, false));
 
 /** A live (not deleted) benefit of the organization. */
 export async function findBenefit(db: Queryable, organizationId: string, id: string): Promise<BenefitRow | null> {
@@ -24,14 +25,20 @@ export async function existingBenefitIds(db: Queryable, organizationId: string, 
 }
 
 /** Live benefits attached to the products, in the product's order. */
-export async function benefitsOfProducts(db: Queryable, organizationId: string, productIds: string[]) {
-  if (productIds.length === 0) return [];
-  return db
+/** Prepared: every product read embeds its benefits. */
+const benefitsOfProductsQuery = preparedPerHandle((db) =>
+  db
     .select({ productId: productBenefit.productId, benefit })
     .from(productBenefit)
     .innerJoin(benefit, eq(benefit.id, productBenefit.benefitId))
-    .where(and(live(organizationId), inArray(productBenefit.productId, productIds)))
-    .orderBy(asc(productBenefit.position), asc(benefit.createdAt), asc(benefit.id));
+    .where(and(live(sql.placeholder("organizationId")), inUuids(productBenefit.productId, "productIds")))
+    .orderBy(asc(productBenefit.position), asc(benefit.createdAt), asc(benefit.id))
+    .prepare("benefits_of_products"),
+);
+
+export async function benefitsOfProducts(db: Queryable, organizationId: string, productIds: string[]) {
+  if (productIds.length === 0) return [];
+  return benefitsOfProductsQuery(db).execute({ organizationId, productIds });
 }
 
 export type BenefitSort = "created_at" | "description" | "type" | "user_order";

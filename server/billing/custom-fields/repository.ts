@@ -1,12 +1,13 @@
 // SQL for custom fields and their attachment to products. Every function takes the caller's organization id
 // and filters by it; deleted fields (deleted_at set) are invisible everywhere.
-import { and, asc, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, inArray, isNull, ne, or, sql, type SQLWrapper } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inUuids, preparedPerHandle } from "../../db/prepared.js";
 import { customField, product, productCustomField, type Metadata } from "../../db/schema/index.js";
 import { likePattern, orderBy, type SortKey } from "../listing.js";
 import type { CustomFieldRow } from "./wire.js";
 
-const live = (organizationId: string) =>
+const live = (organizationId: string | SQLWrapper) =>
   and(eq(customField.organizationId, organizationId), isNull(customField.deletedAt));
 
 export async function findCustomField(db: Queryable, organizationId: string, id: string): Promise<CustomFieldRow | null> {
@@ -113,10 +114,9 @@ export async function existingCustomFieldIds(db: Queryable, organizationId: stri
 const productsOf = (db: Queryable, organizationId: string) =>
   db.select({ id: product.id }).from(product).where(eq(product.organizationId, organizationId));
 
-/** Live fields attached to the products, in each product's order. */
-export async function attachedToProducts(db: Queryable, organizationId: string, productIds: string[]) {
-  if (productIds.length === 0) return [];
-  return db
+/** Prepared: every product read embeds its attached fields. */
+const attachedToProductsQuery = preparedPerHandle((db) =>
+  db
     .select({
       productId: productCustomField.productId,
       position: productCustomField.position,
@@ -125,8 +125,15 @@ export async function attachedToProducts(db: Queryable, organizationId: string, 
     })
     .from(productCustomField)
     .innerJoin(customField, eq(customField.id, productCustomField.customFieldId))
-    .where(and(live(organizationId), inArray(productCustomField.productId, productIds)))
-    .orderBy(asc(productCustomField.position), asc(customField.slug));
+    .where(and(live(sql.placeholder("organizationId")), inUuids(productCustomField.productId, "productIds")))
+    .orderBy(asc(productCustomField.position), asc(customField.slug))
+    .prepare("attached_to_products"),
+);
+
+/** Live fields attached to the products, in each product's order. */
+export async function attachedToProducts(db: Queryable, organizationId: string, productIds: string[]) {
+  if (productIds.length === 0) return [];
+  return attachedToProductsQuery(db).execute({ organizationId, productIds });
 }
 
 /** Replaces a product's attached fields with `list` (its order is the attachment order). */

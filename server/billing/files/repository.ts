@@ -1,11 +1,12 @@
 // SQL for files and product medias. Every function takes the caller's organization id and filters by it;
 // deleted files (deleted_at set) are invisible everywhere.
-import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, sql, type SQLWrapper } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inUuids, preparedPerHandle } from "../../db/prepared.js";
 import { file, product, productMedia } from "../../db/schema/index.js";
 import type { FileRow } from "./wire.js";
 
-const live = (organizationId: string) => and(eq(file.organizationId, organizationId), isNull(file.deletedAt));
+const live = (organizationId: string | SQLWrapper) => and(eq(file.organizationId, organizationId), isNull(file.deletedAt));
 
 export async function findFile(db: Queryable, organizationId: string, id: string): Promise<FileRow | null> {
   const rows = await db.select().from(file).where(and(live(organizationId), eq(file.id, id))).limit(1);
@@ -91,15 +92,21 @@ export async function existingUploadedFileIds(
 const productsOf = (db: Queryable, organizationId: string) =>
   db.select({ id: product.id }).from(product).where(eq(product.organizationId, organizationId));
 
-/** Live media files of the products, in each product's order. */
-export async function mediasOfProducts(db: Queryable, organizationId: string, productIds: string[]) {
-  if (productIds.length === 0) return [];
-  return db
+/** Prepared: every product read embeds its medias. */
+const mediasOfProductsQuery = preparedPerHandle((db) =>
+  db
     .select({ productId: productMedia.productId, file })
     .from(productMedia)
     .innerJoin(file, eq(file.id, productMedia.fileId))
-    .where(and(live(organizationId), inArray(productMedia.productId, productIds)))
-    .orderBy(asc(productMedia.position), asc(file.createdAt));
+    .where(and(live(sql.placeholder("organizationId")), inUuids(productMedia.productId, "productIds")))
+    .orderBy(asc(productMedia.position), asc(file.createdAt))
+    .prepare("medias_of_products"),
+);
+
+/** Live media files of the products, in each product's order. */
+export async function mediasOfProducts(db: Queryable, organizationId: string, productIds: string[]) {
+  if (productIds.length === 0) return [];
+  return mediasOfProductsQuery(db).execute({ organizationId, productIds });
 }
 
 export async function replaceProductMedias(

@@ -1,6 +1,7 @@
 // SQL for meters. Every function takes the caller's organization id and filters by it.
 import { and, eq, ilike, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inUuids, preparedPerHandle } from "../../db/prepared.js";
 import { meter } from "../../db/schema/index.js";
 import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import type { MeterRow } from "./wire.js";
@@ -14,12 +15,18 @@ export async function existingMeterIds(db: Queryable, organizationId: string, id
   return rows.map((r) => r.id);
 }
 
-export async function findMetersByIds(db: Queryable, organizationId: string, ids: string[]): Promise<MeterRow[]> {
-  if (ids.length === 0) return [];
-  return db
+/** Prepared: metered prices embed their meter wherever a product or price is read. */
+const metersByIdsQuery = preparedPerHandle((db) =>
+  db
     .select()
     .from(meter)
-    .where(and(eq(meter.organizationId, organizationId), inArray(meter.id, ids)));
+    .where(and(eq(meter.organizationId, sql.placeholder("organizationId")), inUuids(meter.id, "ids")))
+    .prepare("meters_by_ids"),
+);
+
+export async function findMetersByIds(db: Queryable, organizationId: string, ids: string[]): Promise<MeterRow[]> {
+  if (ids.length === 0) return [];
+  return metersByIdsQuery(db).execute({ organizationId, ids });
 }
 
 export async function findMeter(db: Queryable, organizationId: string, id: string): Promise<MeterRow | undefined> {
