@@ -117,16 +117,16 @@ export async function listProducts(
       : undefined,
     ...metadataWhere(product.metadata, filter.metadata),
   );
-  const [rows, count] = await Promise.all([
-    db
-      .select({ product, ...links })
-      .from(product)
-      .where(where)
-      .orderBy(...orderBy(sorting, sortColumns, product.id))
-      .limit(limit)
-      .offset((pageNo - 1) * limit),
-    db.select({ n: sql<number>`count(*)::int` }).from(product).where(where),
-  ]);
+  // the total rides on the page's rows (one statement); a page past the end has no row to carry it
+  const rows = await db
+    .select({ product, ...links, total: sql<number>`(count(*) OVER ())::int` })
+    .from(product)
+    .where(where)
+    .orderBy(...orderBy(sorting, sortColumns, product.id))
+    .limit(limit)
+    .offset((pageNo - 1) * limit);
+  if (rows[0] || pageNo === 1) return { rows, total: rows[0]?.total ?? 0 };
+  const count = await db.select({ n: sql<number>`count(*)::int` }).from(product).where(where);
   return { rows, total: count[0]?.n ?? 0 };
 }
 
