@@ -182,7 +182,12 @@ describe("/v1/webhooks/endpoints (SDK 0.47.1)", () => {
     const readKey = await seller.createKey({ webhooks: ["read"] });
     const noKey = await seller.createKey({ products: ["read"] });
     const reader = sdkFor(server, readKey);
-    await reader.webhooks.listWebhookEndpoints({});
+    const shown = await endpointFor(seller, "/secret-shown", ["order.paid"]);
+    // the secret is for those who may manage endpoints
+    expect((await reader.webhooks.getWebhookEndpoint({ id: shown.id })).secret).toBe("");
+    expect((await reader.webhooks.listWebhookEndpoints({ limit: 100 })).result.items.every((e) => e.secret === "")).toBe(true);
+    expect((await seller.sdk.webhooks.getWebhookEndpoint({ id: shown.id })).secret).toBe(shown.secret);
+    await seller.sdk.webhooks.deleteWebhookEndpoint({ id: shown.id });
     await reader.webhooks.listWebhookDeliveries({});
     await expect(reader.webhooks.createWebhookEndpoint({ url: `${receiver.url}/x`, format: "raw", events: [] })).rejects.toMatchObject({
       statusCode: 403,

@@ -1,11 +1,13 @@
 // The pure parts of webhooks: signatures under both key derivations (checked against the Standard Webhooks
 // library itself and Polar's SDK), the private-address table, the retry schedule and the 2 KB response cut.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { describe, expect, it } from "vitest";
 import { isPrivateAddress, urlShapeError } from "../../server/billing/webhooks/address.js";
 import { MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_S } from "../../server/billing/webhooks/service.js";
-import { truncateUtf8 } from "../../server/billing/webhooks/sender.js";
+import { postWebhook, truncateUtf8 } from "../../server/billing/webhooks/sender.js";
 import { generateSecret, signHeaders, signingKeys, verifyWebhook } from "../../server/billing/webhooks/signing.js";
 
 const body = JSON.stringify({
@@ -75,6 +77,28 @@ describe("private addresses", () => {
     expect(urlShapeError("http://10.0.0.1/x", true)).toMatch(/https/);
     expect(urlShapeError("http://127.0.0.1/x", false)).toBe("The URL must use https.");
     expect(urlShapeError("https://example.com/x", false)).toBeNull();
+  });
+});
+
+describe("delivery to a name that resolves to a private address", () => {
+  it("is refused before connecting unless private targets are allowed", async () => {
+    let requests = 0;
+    const server = http.createServer((_req, res) => {
+      requests += 1;
+      res.end("ok");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://localhost:${(server.address() as AddressInfo).port}/hook`;
+    try {
+      const refused = await postWebhook(url, {}, "{}", { timeoutMs: 2_000, allowPrivate: false });
+      expect(refused).toMatchObject({ succeeded: false, httpCode: null, error: expect.stringMatching(/private or loopback/) });
+      expect(requests).toBe(0);
+      const allowed = await postWebhook(url.replace("localhost", "127.0.0.1"), {}, "{}", { timeoutMs: 2_000, allowPrivate: true });
+      expect(allowed).toMatchObject({ succeeded: true, httpCode: 200, response: "ok" });
+      expect(requests).toBe(1);
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -1,14 +1,24 @@
 // /v1/webhooks: endpoints (create, list, get, update, delete, reset secret), the delivery log, redelivery.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { grants } from "../../../shared/scopes.js";
 import type { BillingDeps } from "../index.js";
 import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
 import * as service from "./service.js";
+import type { WebhookEndpointWire } from "./wire.js";
 
 const EndpointListQuery = z.object({
   organization_id: queryArray(z.string().refine(isUuid, { message: "Input should be a valid UUID" })).optional(),
   ...paginationQuery,
 });
+
+/**
+ * The signing secret lets its holder forge webhooks to the seller's app: only callers that may manage endpoints
+ * (webhooks:write) see it; read-only callers (e.g. members without that permission) get an empty string.
+ */
+function shown(req: FastifyRequest, endpoint: WebhookEndpointWire): WebhookEndpointWire {
+  return grants(scopeOf(req).permissions, "webhooks:write") ? endpoint : { ...endpoint, secret: "" };
+}
 
 export function webhookRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
   const allowPrivate = config.webhooks.allowPrivate;
@@ -21,7 +31,7 @@ export function webhookRoutes(app: FastifyInstance, { db, config }: BillingDeps)
       return page([], 0, q.limit);
     }
     const { items, total } = await service.listEndpoints(db, organizationId, q.page, q.limit);
-    return page(items, total, q.limit);
+    return page(items.map((e) => shown(req, e)), total, q.limit);
   });
 
   app.post("/webhooks/endpoints", { config: { scope: "webhooks:write" } }, async (req, reply) => {
@@ -30,7 +40,7 @@ export function webhookRoutes(app: FastifyInstance, { db, config }: BillingDeps)
   });
 
   app.get("/webhooks/endpoints/:id", { config: { scope: "webhooks:read" } }, async (req) =>
-    service.getEndpoint(db, scopeOf(req).organizationId, pathId(req)),
+    shown(req, await service.getEndpoint(db, scopeOf(req).organizationId, pathId(req))),
   );
 
   app.patch("/webhooks/endpoints/:id", { config: { scope: "webhooks:write" } }, async (req) => {
