@@ -246,7 +246,16 @@ export function createWorker(deps: WorkerDeps): Worker {
     while (state === "running") {
       let moved = 0;
       try {
-        moved = await webhooks.fanOut(db, opts.fanOutBatch);
+        const token = randomUUID();
+        const room = Math.max(0, opts.concurrency - inFlight.size);
+        const fanned = await webhooks.fanOut(db, opts.fanOutBatch, { room, leaseMs: opts.leaseMs, token });
+        moved = fanned.moved;
+        if (state !== "running") {
+          if (state === "stopping") await webhooks.releaseEvents(db, token, fanned.claimed.map((e) => e.id));
+          break;
+        }
+        // what fitted goes out now; the claim loop takes the rest
+        for (const e of fanned.claimed) attempt(e, token);
         if (moved > 0) claimSignal.fire();
       } catch (err) {
         if (state !== "running") break;

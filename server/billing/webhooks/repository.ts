@@ -1,6 +1,7 @@
 // SQL for webhooks: endpoints and the delivery log (org-scoped), and the worker's side: the outbox fan-out,
 // leased claims of due events (FOR UPDATE SKIP LOCKED) and the recording of attempts.
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import type { PgInsertValue } from "drizzle-orm/pg-core";
 import type { Queryable } from "../../db/client.js";
 import {
   inboundWebhook,
@@ -167,15 +168,19 @@ export async function wakeWorkers(db: Queryable): Promise<void> {
 
 export type OutboxRow = typeof outbox.$inferSelect;
 
-/** Due outbox rows, locked for this transaction; rows another worker holds are skipped, not waited for. */
-export async function lockDueOutbox(tx: Queryable, limit: number): Promise<OutboxRow[]> {
-  return tx
-    .select()
+/**
+ * Takes up to `limit` due outbox rows, marking them processed in the caller's transaction (which also inserts
+ * their events, so both happen or neither); rows another worker is taking are skipped, not waited for.
+ */
+export async function takeDueOutbox(tx: Queryable, limit: number): Promise<OutboxRow[]> {
+  const due = tx
+    .select({ id: outbox.id })
     .from(outbox)
     .where(and(isNull(outbox.processedAt), lte(outbox.availableAt, sql`now()`)))
     .orderBy(asc(outbox.availableAt), asc(outbox.createdAt))
     .limit(limit)
     .for("update", { skipLocked: true });
+  return tx.update(outbox).set({ processedAt: sql`now()` }).where(inArray(outbox.id, due)).returning();
 }
 
 export async function enabledEndpointsOf(tx: Queryable, organizationIds: string[]): Promise<EndpointRow[]> {
@@ -186,16 +191,18 @@ export async function enabledEndpointsOf(tx: Queryable, organizationIds: string[
     .where(and(inArray(webhookEndpoint.organizationId, organizationIds), eq(webhookEndpoint.enabled, true)));
 }
 
-export async function insertEvents(tx: Queryable, rows: Array<typeof webhookEvent.$inferInsert>): Promise<void> {
+/** Inserts events (a lease may be set on some: they go straight to an attempt); returns the ids inserted. */
+export async function insertEvents(tx: Queryable, rows: Array<PgInsertValue<typeof webhookEvent>>): Promise<Set<string>> {
+  const inserted = new Set<string>();
   for (let i = 0; i < rows.length; i += 500) {
-    await tx.insert(webhookEvent).values(rows.slice(i, i + 500)).onConflictDoNothing();
+    const done = await tx.insert(webhookEvent).values(rows.slice(i, i + 500)).onConflictDoNothing().returning({ id: webhookEvent.id });
+    for (const r of done) inserted.add(r.id);
   }
+  return inserted;
 }
 
-export async function markOutboxProcessed(tx: Queryable, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await tx.update(outbox).set({ processedAt: sql`now()` }).where(inArray(outbox.id, ids));
-}
+/** A lease of `leaseMs` from the database's clock (the one claims compare with). */
+export const leaseUntil = (leaseMs: number) => sql`now() + make_interval(secs => ${leaseMs / 1000})`;
 
 // ---- the worker: claims -------------------------------------------------------------------------
 
@@ -232,7 +239,7 @@ export async function claimDueEvents(db: Queryable, limit: number, leaseMs: numb
     .for("update", { skipLocked: true });
   return db
     .update(webhookEvent)
-    .set({ lockedUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})`, lockedBy: token })
+    .set({ lockedUntil: leaseUntil(leaseMs), lockedBy: token })
     .from(webhookEndpoint)
     .where(and(inArray(webhookEvent.id, due), eq(webhookEndpoint.id, webhookEvent.endpointId)))
     .returning({

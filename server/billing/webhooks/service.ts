@@ -199,30 +199,54 @@ export function nextAttemptAt(attempt: number, now: Date, random: () => number =
 /**
  * Moves up to `limit` outbox events into webhook events, one per enabled endpoint of the organization that
  * subscribes to the type, in one transaction: an outbox row is marked processed exactly when its events exist.
+ * With `lease`, up to `lease.room` of the new events are leased to `lease.token` at once and returned, so the
+ * worker attempts them without claiming them first.
  */
-export async function fanOut(db: Db, limit: number): Promise<number> {
+export async function fanOut(
+  db: Db,
+  limit: number,
+  lease?: { room: number; leaseMs: number; token: string },
+): Promise<{ moved: number; claimed: repo.ClaimedEvent[] }> {
   return db.transaction(async (tx) => {
-    const due = await repo.lockDueOutbox(tx, limit);
-    if (due.length === 0) return 0;
+    const due = await repo.takeDueOutbox(tx, limit);
+    if (due.length === 0) return { moved: 0, claimed: [] };
     const endpoints = await repo.enabledEndpointsOf(tx, [...new Set(due.map((o) => o.organizationId))]);
     const now = new Date();
-    const rows = due.flatMap((o) =>
-      endpoints
-        .filter((e) => e.organizationId === o.organizationId && e.events.includes(o.type))
-        .map((e) => ({
-          id: randomUUID(),
-          organizationId: o.organizationId,
-          endpointId: e.id,
-          outboxId: o.id,
-          type: o.type,
-          payload: formatBody(e.format, { type: o.type, timestamp: o.createdAt.toISOString(), data: o.payload }),
-          nextAttemptAt: now,
-          createdAt: now,
-        })),
-    );
-    await repo.insertEvents(tx, rows);
-    await repo.markOutboxProcessed(tx, due.map((o) => o.id));
-    return due.length;
+    const leased: Array<repo.ClaimedEvent> = [];
+    const rows = due
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .flatMap((o) =>
+        endpoints
+          .filter((e) => e.organizationId === o.organizationId && e.events.includes(o.type))
+          .map((e) => {
+            const row = {
+              id: randomUUID(),
+              organizationId: o.organizationId,
+              endpointId: e.id,
+              outboxId: o.id,
+              type: o.type,
+              payload: formatBody(e.format, { type: o.type, timestamp: o.createdAt.toISOString(), data: o.payload }),
+              nextAttemptAt: now,
+              createdAt: now,
+            };
+            if (!lease || leased.length >= lease.room) return row;
+            leased.push({
+              id: row.id,
+              organizationId: row.organizationId,
+              endpointId: e.id,
+              type: row.type,
+              payload: row.payload,
+              attempts: 0,
+              url: e.url,
+              secret: e.secret,
+              enabled: true,
+              failedEventsInRow: e.failedEventsInRow,
+            });
+            return { ...row, lockedUntil: repo.leaseUntil(lease.leaseMs), lockedBy: lease.token };
+          }),
+      );
+    const inserted = await repo.insertEvents(tx, rows);
+    return { moved: due.length, claimed: leased.filter((e) => inserted.has(e.id)) };
   });
 }
 
