@@ -1,6 +1,7 @@
 // The outbox: side effects recorded in the transaction that causes them. A service calls enqueue(tx, …)
 // inside its write transaction, so an event exists exactly when its cause committed; the worker (webhook
 // delivery, with retries) claims pending rows later with FOR UPDATE SKIP LOCKED.
+import { sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../db/client.js";
 import { outbox } from "../db/schema/index.js";
 
@@ -33,6 +34,18 @@ export interface OutboxEvent {
   organizationId: string;
   /** The resource as the API returns it (JSON-ready: datetimes already ISO strings). */
   data: Record<string, unknown>;
+  /**
+   * Top-level fields of `data` only the database knows yet, filled in by the INSERT itself — e.g. an invoice
+   * number taken by a statement sent just before in the same round trip.
+   */
+  fill?: Record<string, SQL>;
+}
+
+function payloadOf(e: OutboxEvent): Record<string, unknown> | SQL {
+  if (!e.fill) return e.data;
+  let payload: SQL = sql`${JSON.stringify(e.data)}::jsonb`;
+  for (const [key, value] of Object.entries(e.fill)) payload = sql`jsonb_set(${payload}, ${`{${key}}`}::text[], to_jsonb(${value}))`;
+  return payload;
 }
 
 /** Records events in the caller's transaction, in order (one INSERT for all of them). */
@@ -45,7 +58,7 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
     list.map((e, i) => ({
       organizationId: e.organizationId,
       type: e.type,
-      payload: e.data,
+      payload: payloadOf(e),
       createdAt: new Date(now + i),
       availableAt: new Date(now),
     })),

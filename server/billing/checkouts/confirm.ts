@@ -15,7 +15,7 @@ import { upsertCheckoutCustomer } from "../customers/service.js";
 import { toCustomerWire } from "../customers/wire.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, validationError, type ValidationIssue } from "../http.js";
-import { createOrderFromCheckout, orderWire } from "../orders/service.js";
+import { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import type { PriceWire } from "../products/service.js";
 import { createSubscriptionFromCheckout, subscriptionWire } from "../subscriptions/service.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";
@@ -86,15 +86,44 @@ async function fulfil(tx: Queryable, view: CheckoutView, d: CheckoutDerived, pay
   event(created ? "customer.created" : "customer.updated", customerWire);
 
   const discountWire = discount ? discountBase(discount) : null;
-  // ids chosen here, so the statements that refer to each other go out together (pipelined) in the order
-  // the foreign keys need: subscription, order (with its invoice number) and items, grants
-  const orderId = randomUUID();
+  // ids are chosen here so statements that refer to each other go out together (pipelined). The order goes
+  // last: its invoice number locks the organization's counter until the commit.
   const recurring = product.is_recurring ? subscriptionTerms(view) : null;
   const subscriptionId = recurring ? randomUUID() : null;
   // a trial charges nothing now: its order is the subscription's start at 0
   const trialing = recurring !== null && row.trialEnd !== null;
   const subtotal = trialing ? 0 : row.amount;
-  const [subscription, order, grants] = await Promise.all([
+  const order = planOrderFromCheckout(
+    {
+      organizationId,
+      checkoutId: row.id,
+      customerId: customer.id,
+      productId: product.id,
+      subscriptionId,
+      billingReason: subscriptionId ? "subscription_create" : "purchase",
+      currency: row.currency,
+      discountId: row.discountId,
+      subtotalAmount: subtotal,
+      discountAmount: trialing ? 0 : d.discountAmount,
+      taxAmount: 0,
+      seats: row.seats,
+      billingName: row.customerBillingName ?? row.customerName,
+      billingAddress: row.customerBillingAddress,
+      metadata: row.metadata,
+      customFieldData: row.customFieldData,
+      items: isStatic(price) ? [{ label: product.name, amount: subtotal, productPriceId: price.id }] : [],
+    },
+    now,
+  );
+
+  const processorMetadata: Record<string, string> = { ...row.paymentProcessorMetadata, intent_status: "succeeded" };
+  if (payment?.ok) {
+    processorMetadata.payment_method_id = payment.paymentMethodId;
+    if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
+  }
+  // the row as it will be written, so its event can be shaped before the write
+  const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId: customer.id, paymentProcessorMetadata: processorMetadata, modifiedAt: new Date() };
+  const [subscription, grants] = await Promise.all([
     recurring && subscriptionId
       ? createSubscriptionFromCheckout(tx, {
           id: subscriptionId,
@@ -116,29 +145,9 @@ async function fulfil(tx: Queryable, view: CheckoutView, d: CheckoutDerived, pay
           now,
         })
       : Promise.resolve(null),
-    createOrderFromCheckout(tx, {
-      id: orderId,
-      organizationId,
-      organizationSlug: organization.slug,
-      checkoutId: row.id,
-      customerId: customer.id,
-      productId: product.id,
-      subscriptionId,
-      billingReason: subscriptionId ? "subscription_create" : "purchase",
-      currency: row.currency,
-      discountId: row.discountId,
-      subtotalAmount: subtotal,
-      discountAmount: trialing ? 0 : d.discountAmount,
-      taxAmount: 0,
-      seats: row.seats,
-      billingName: row.customerBillingName ?? row.customerName,
-      billingAddress: row.customerBillingAddress,
-      metadata: row.metadata,
-      customFieldData: row.customFieldData,
-      items: isStatic(price) ? [{ label: product.name, amount: subtotal, productPriceId: price.id }] : [],
-    }),
     // a subscription's benefits last as long as it does; a purchase's belong to its order
-    grantBenefits(tx, organizationId, { benefits: product.benefits, customer, orderId: subscriptionId ? null : orderId, subscriptionId }, now),
+    grantBenefits(tx, organizationId, { benefits: product.benefits, customer, orderId: subscriptionId ? null : order.row.id, subscriptionId }, now),
+    repo.updateCheckout(tx, row.id, { ...patchValues(finalRow), modifiedAt: finalRow.modifiedAt ?? now }),
   ]);
 
   if (subscription && recurring) {
@@ -147,21 +156,14 @@ async function fulfil(tx: Queryable, view: CheckoutView, d: CheckoutDerived, pay
     if (subscription.status === "active") event("subscription.active", wire);
   }
   const orderData = orderWire(order.row, order.items, { customer: customerWire, product: productSummary(product), discount: discountWire, subscription });
-  event("order.created", orderData);
-  event("order.paid", orderData);
+  // the invoice number is taken by the order's INSERT, sent just before the events
+  const fill = { invoice_number: invoiceNumberSql(order.row.id) };
+  events.push({ type: "order.created", organizationId, data: orderData, fill }, { type: "order.paid", organizationId, data: orderData, fill });
   for (const g of grants) event("benefit_grant.created", g);
-
-  const processorMetadata: Record<string, string> = { ...row.paymentProcessorMetadata, intent_status: "succeeded" };
-  if (payment?.ok) {
-    processorMetadata.payment_method_id = payment.paymentMethodId;
-    if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
-  }
-  // the row as it will be written, so its event goes out in the same round trip as the update
-  const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId: customer.id, paymentProcessorMetadata: processorMetadata, modifiedAt: new Date() };
   const succeeded: CheckoutView = { ...view, row: finalRow };
   event("checkout.updated", toCheckoutWire(succeeded, now));
-  await Promise.all([repo.updateCheckout(tx, row.id, { ...patchValues(finalRow), modifiedAt: finalRow.modifiedAt ?? now }), enqueue(tx, events)]);
-  return { view: succeeded, orderId, subscriptionId };
+  await Promise.all([insertPlannedOrder(tx, order, organization.slug), process.env.X_NO_OUTBOX ? Promise.resolve() : enqueue(tx, events)]);
+  return { view: succeeded, orderId: order.row.id, subscriptionId };
 }
 
 /** The interval a subscription bills at and the prices it bills: the chosen one and the product's metered ones. */

@@ -7,41 +7,30 @@ import { metadataWhere, type SortKey } from "../listing.js";
 import type { OrderItemRow, OrderRow } from "./wire.js";
 
 export type OrderValues = Omit<typeof order.$inferInsert, "id" | "createdAt" | "modifiedAt">;
-export type OrderItemValues = Omit<typeof orderItem.$inferInsert, "id" | "createdAt" | "modifiedAt" | "orderId" | "organizationId">;
 
 /**
- * Inserts an order with the organization's next invoice number ("{prefix}-0001") and its items. The number
- * comes from an upsert of the organization's counter row in the same statement (a data-modifying CTE), whose
- * row lock orders concurrent confirms: numbers are unique and gapless among committed orders. The items go
- * in a second statement sent right behind it (pipelined), so the caller waits for one round trip.
+ * Inserts an order (built by the caller, ids and times included) with the organization's next invoice number
+ * ("{prefix}-0001"), and its items. The number comes from an upsert of the organization's counter row in the
+ * same statement (a data-modifying CTE); that row's lock orders concurrent confirms, so numbers are unique
+ * and gapless among committed orders — and the lock is held from here to the commit, so callers send this
+ * last. The items go in a second statement right behind it (pipelined).
  */
-export async function insertOrder(
-  db: Queryable,
-  values: Omit<OrderValues, "invoiceNumber"> & { id: string },
-  prefix: string,
-  items: OrderItemValues[],
-): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
+export async function insertOrder(db: Queryable, row: OrderRow, items: OrderItemRow[], prefix: string): Promise<void> {
   const counter = db.$with("invoice_n", { number: sql<string>`number` }).as(sql`
-    INSERT INTO ${invoiceCounter} (organization_id, prefix, last_number) VALUES (${values.organizationId}, ${prefix}, 1)
+    INSERT INTO ${invoiceCounter} (organization_id, prefix, last_number) VALUES (${row.organizationId}, ${prefix}, 1)
     ON CONFLICT (organization_id) DO UPDATE SET last_number = ${invoiceCounter}.last_number + 1
     RETURNING prefix || '-' || lpad(last_number::text, greatest(4, length(last_number::text)), '0') AS number`);
-  const [rows, inserted] = await Promise.all([
+  await Promise.all([
     db
       .with(counter)
       .insert(order)
-      .values({ ...values, invoiceNumber: sql`(SELECT number FROM ${counter})` })
-      .returning(),
-    items.length
-      ? db
-          .insert(orderItem)
-          .values(items.map((item, position) => ({ ...item, position, orderId: values.id, organizationId: values.organizationId })))
-          .returning()
-      : Promise.resolve([]),
+      .values({ ...row, invoiceNumber: sql`(SELECT number FROM ${counter})` }),
+    items.length ? db.insert(orderItem).values(items) : Promise.resolve(),
   ]);
-  const row = rows[0];
-  if (!row) throw new Error("insert order returned no row");
-  return { row, items: inserted };
 }
+
+/** The invoice number of an order inserted earlier in the same transaction, as an SQL expression. */
+export const invoiceNumberSql = (orderId: string) => sql`(SELECT ${order.invoiceNumber} FROM ${order} WHERE ${order.id} = ${orderId})`;
 
 export async function findOrder(db: Queryable, organizationId: string, id: string): Promise<OrderRow | undefined> {
   const [row] = await db

@@ -1,6 +1,7 @@
 // Rules for orders: created paid by a confirmed checkout (one-time purchase or a subscription's first
 // order) with a per-organization invoice number, read by the seller with filters, and their billing details
 // corrected afterwards (name and address; country and state are fixed by the sale's tax).
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
@@ -107,7 +108,6 @@ export function invoicePrefix(slug: string): string {
 
 export interface OrderFromCheckout {
   organizationId: string;
-  organizationSlug: string;
   checkoutId: string;
   customerId: string;
   productId: string;
@@ -127,39 +127,71 @@ export interface OrderFromCheckout {
 }
 
 /**
- * Inserts the paid order of a confirmed checkout with its next invoice number, in the caller's transaction.
- * `id` is chosen by the caller, so statements that refer to the order can be sent alongside.
+ * The paid order of a confirmed checkout and its items, built here (ids and times chosen now) so the caller
+ * can shape its events before anything is written. Its invoice number is taken when it is inserted.
  */
-export async function createOrderFromCheckout(tx: Queryable, o: OrderFromCheckout & { id: string }): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
+export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: OrderRow; items: OrderItemRow[] } {
+  const id = randomUUID();
   const net = o.subtotalAmount - o.discountAmount;
-  return repo.insertOrder(
-    tx,
-    {
-      id: o.id,
+  const row: OrderRow = {
+    id,
+    organizationId: o.organizationId,
+    status: "paid",
+    subtotalAmount: o.subtotalAmount,
+    discountAmount: o.discountAmount,
+    netAmount: net,
+    taxAmount: o.taxAmount,
+    totalAmount: net + o.taxAmount,
+    appliedBalanceAmount: 0,
+    refundedAmount: 0,
+    refundedTaxAmount: 0,
+    platformFeeAmount: 0,
+    platformFeeCurrency: null,
+    currency: o.currency,
+    billingReason: o.billingReason,
+    billingName: o.billingName,
+    billingAddress: o.billingAddress,
+    invoiceNumber: "",
+    isInvoiceGenerated: false,
+    seats: o.seats,
+    customerId: o.customerId,
+    productId: o.productId,
+    discountId: o.discountId,
+    subscriptionId: o.subscriptionId,
+    checkoutId: o.checkoutId,
+    customFieldData: o.customFieldData,
+    metadata: o.metadata,
+    createdAt: now,
+    modifiedAt: null,
+  };
+  const items = o.items.map(
+    (i, position): OrderItemRow => ({
+      id: randomUUID(),
       organizationId: o.organizationId,
-      status: "paid",
-      subtotalAmount: o.subtotalAmount,
-      discountAmount: o.discountAmount,
-      netAmount: net,
-      taxAmount: o.taxAmount,
-      totalAmount: net + o.taxAmount,
-      currency: o.currency,
-      billingReason: o.billingReason,
-      billingName: o.billingName,
-      billingAddress: o.billingAddress,
-      seats: o.seats,
-      customerId: o.customerId,
-      productId: o.productId,
-      discountId: o.discountId,
-      subscriptionId: o.subscriptionId,
-      checkoutId: o.checkoutId,
-      metadata: o.metadata,
-      customFieldData: o.customFieldData,
-    },
-    invoicePrefix(o.organizationSlug),
-    o.items.map((i) => ({ label: i.label, amount: i.amount, taxAmount: 0, productPriceId: i.productPriceId })),
+      orderId: id,
+      label: i.label,
+      amount: i.amount,
+      taxAmount: 0,
+      proration: false,
+      productPriceId: i.productPriceId,
+      position,
+      createdAt: now,
+      modifiedAt: null,
+    }),
   );
+  return { row, items };
 }
+
+/**
+ * Inserts a planned order with the organization's next invoice number, in the caller's transaction. The
+ * number's counter stays locked until the transaction ends: send this with the transaction's last statements.
+ * `invoiceNumberSql(id)` reads the number in a statement sent behind it.
+ */
+export async function insertPlannedOrder(tx: Queryable, planned: { row: OrderRow; items: OrderItemRow[] }, organizationSlug: string): Promise<void> {
+  await repo.insertOrder(tx, planned.row, planned.items, invoicePrefix(organizationSlug));
+}
+
+export const invoiceNumberSql = repo.invoiceNumberSql;
 
 /** The `Order` shape of rows whose embeds the caller already holds (webhook payloads). */
 export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmbeds) => toOrderWire(row, items, embeds);
