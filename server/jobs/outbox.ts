@@ -54,13 +54,18 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
   if (list.length === 0) return;
   // created_at orders the events of one transaction: give each its own instant, in order
   const now = Date.now();
-  await tx.insert(outbox).values(
-    list.map((e, i) => ({
-      organizationId: e.organizationId,
-      type: e.type,
-      payload: payloadOf(e),
-      createdAt: new Date(now + i),
-      availableAt: new Date(now),
-    })),
-  );
+  // prepared: on postgres.js an unprepared statement with parameters costs a describe round trip first
+  await tx
+    .insert(outbox)
+    .values(
+      list.map((e, i) => ({
+        organizationId: e.organizationId,
+        type: e.type,
+        payload: payloadOf(e),
+        createdAt: new Date(now + i),
+        availableAt: new Date(now),
+      })),
+    )
+    .prepare("outbox_insert")
+    .execute();
 }

@@ -183,5 +183,5 @@ export async function grantedOfCustomer(db: Queryable, organizationId: string, c
 
 export async function insertGrants(db: Queryable, values: Array<typeof benefitGrant.$inferInsert>): Promise<BenefitGrantRow[]> {
   if (values.length === 0) return [];
-  return db.insert(benefitGrant).values(values).returning();
+  return db.insert(benefitGrant).values(values).returning().prepare("benefit_grants_insert").execute();
 }

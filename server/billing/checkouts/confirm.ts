@@ -23,7 +23,7 @@ import type { CheckoutConfirmInput } from "./input.js";
 import { applyPatch } from "./patch.js";
 import { addInterval, isMetered, isStatic } from "./pricing.js";
 import * as repo from "./repository.js";
-import { assertOpenForCustomer, assertSubscriptionAllowed, clientCheckoutRow, patchValues, type CheckoutDeps } from "./service.js";
+import { assertOpenForCustomer, assertSubscriptionAllowed, changedValues, clientCheckoutRow, type CheckoutDeps } from "./service.js";
 import { discountBase, loadView, lockedView, productSummary } from "./state.js";
 import { derive, toCheckoutConfirmedWire, toCheckoutWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
 
@@ -64,7 +64,15 @@ interface Fulfilled {
 }
 
 /** Everything a paid (or free) checkout creates, in the caller's transaction, with its outbox events. */
-async function fulfil(tx: Queryable, view: CheckoutView, d: CheckoutDerived, payment: PaymentResult | null, now: Date): Promise<Fulfilled> {
+/** `before` is the row as read under the lock: only what changed since is written. */
+async function fulfil(
+  tx: Queryable,
+  before: CheckoutRow,
+  view: CheckoutView,
+  d: CheckoutDerived,
+  payment: PaymentResult | null,
+  now: Date,
+): Promise<Fulfilled> {
   const { row, product, price, organization, discount } = view;
   if (!product || !price || !organization || !row.customerEmail) throw new Error("fulfil: checkout is not complete");
   const organizationId = row.organizationId;
@@ -147,7 +155,7 @@ async function fulfil(tx: Queryable, view: CheckoutView, d: CheckoutDerived, pay
       : Promise.resolve(null),
     // a subscription's benefits last as long as it does; a purchase's belong to its order
     grantBenefits(tx, organizationId, { benefits: product.benefits, customer, orderId: subscriptionId ? null : order.row.id, subscriptionId }, now),
-    repo.updateCheckout(tx, row.id, { ...patchValues(finalRow), modifiedAt: finalRow.modifiedAt ?? now }),
+    repo.updateCheckout(tx, row.id, { ...changedValues(before, finalRow), modifiedAt: finalRow.modifiedAt ?? now }),
   ]);
 
   if (subscription && recurring) {
@@ -211,7 +219,7 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       });
       if (!payment.ok) throw paymentError(payment.message);
     }
-    return fulfil(tx, view, d, payment, now);
+    return fulfil(tx, current.row, view, d, payment, now);
   });
 
   const stream: CheckoutEvent[] = [

@@ -2,6 +2,7 @@
 // secret lookups serve the customer's page, where the secret itself is the credential.
 import { and, asc, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { preparedPerHandle } from "../../db/prepared.js";
 import { checkout } from "../../db/schema/index.js";
 import { likePattern, type SortKey } from "../listing.js";
 import type { CheckoutRow } from "./wire.js";
@@ -24,8 +25,13 @@ export async function findCheckout(db: Queryable, organizationId: string, id: st
   return row;
 }
 
+/** The customer's page reads its checkout on every call: one prepared statement. */
+const bySecret = preparedPerHandle((db) =>
+  db.select().from(checkout).where(eq(checkout.clientSecret, sql.placeholder("secret"))).limit(1).prepare("checkout_by_secret"),
+);
+
 export async function findCheckoutBySecret(db: Queryable, clientSecret: string): Promise<CheckoutRow | undefined> {
-  const [row] = await db.select().from(checkout).where(eq(checkout.clientSecret, clientSecret)).limit(1);
+  const [row] = await bySecret(db).execute({ secret: clientSecret });
   return row;
 }
 
@@ -35,13 +41,35 @@ export async function lockCheckout(db: Queryable, id: string): Promise<CheckoutR
   return row;
 }
 
+export interface CheckoutVersion {
+  status: string;
+  modifiedAt: Date | null;
+  productId: string | null;
+  discountId: string | null;
+}
+
+/** Locks the row and reads only what tells whether it changed since the caller read it. */
+export async function lockCheckoutVersion(db: Queryable, id: string): Promise<CheckoutVersion | undefined> {
+  const [row] = await db
+    .select({ status: checkout.status, modifiedAt: checkout.modifiedAt, productId: checkout.productId, discountId: checkout.discountId })
+    .from(checkout)
+    .where(eq(checkout.id, id))
+    .for("update")
+    .prepare("checkout_lock_version")
+    .execute();
+  return row;
+}
+
 /** `patch.modifiedAt` may be given when the caller needs to know the row it writes before it is written. */
 export async function updateCheckout(db: Queryable, id: string, patch: CheckoutPatchValues & { modifiedAt?: Date }): Promise<CheckoutRow> {
+  // prepared: on postgres.js an unprepared statement with parameters costs a describe round trip first
   const [row] = await db
     .update(checkout)
     .set({ modifiedAt: new Date(), ...patch })
     .where(eq(checkout.id, id))
-    .returning();
+    .returning()
+    .prepare("checkout_update")
+    .execute();
   if (!row) throw new Error("update checkout returned no row");
   return row;
 }

@@ -74,6 +74,16 @@ export function patchValues(row: CheckoutRow): repo.CheckoutPatchValues {
   return values;
 }
 
+const sameValue = (a: unknown, b: unknown) =>
+  a === b || (a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : JSON.stringify(a) === JSON.stringify(b));
+
+/** Only the columns `after` changed from `before`: a narrow UPDATE is far cheaper to build than all forty. */
+export function changedValues(before: CheckoutRow, after: CheckoutRow): repo.CheckoutPatchValues {
+  const next = patchValues(after) as Record<string, unknown>;
+  const prev = patchValues(before) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(next).filter(([key, value]) => !sameValue(value, prev[key]))) as repo.CheckoutPatchValues;
+}
+
 // ---- create -------------------------------------------------------------------------------------------
 
 export interface CreateContext {
@@ -286,7 +296,7 @@ async function updateLocked(
     // the customer's own address, first seen when their page writes
     if (ipAddress && !patched.row.customerIpAddress) patched.row.customerIpAddress = ipAddress;
     await assertSubscriptionAllowed(tx, patched);
-    const row = await repo.updateCheckout(tx, found.id, patchValues(patched.row));
+    const row = await repo.updateCheckout(tx, found.id, changedValues(current.row, patched.row));
     const updated = { ...patched, row };
     await enqueue(tx, { type: "checkout.updated", organizationId: row.organizationId, data: toCheckoutWire(updated, now) });
     return updated;

@@ -6,7 +6,7 @@ import { getDiscount } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, type ProductSummaryWire, type ProductWire } from "../products/service.js";
-import { lockCheckout } from "./repository.js";
+import { lockCheckout, lockCheckoutVersion } from "./repository.js";
 import type { CheckoutRow, CheckoutView } from "./wire.js";
 
 /** A discount by id, or null when it is gone (deleted after it was applied). */
@@ -63,15 +63,19 @@ export async function loadView(db: Queryable, row: CheckoutRow, baseURL: string,
  * transaction), else read again under the lock.
  */
 export async function lockedView(tx: Queryable, preloaded: CheckoutView, baseURL: string): Promise<CheckoutView> {
-  const locked = await lockCheckout(tx, preloaded.row.id);
-  if (!locked) throw notFound("Checkout not found");
   const before = preloaded.row;
+  const version = await lockCheckoutVersion(tx, before.id);
+  if (!version) throw notFound("Checkout not found");
   const unchanged =
-    locked.status === before.status &&
-    locked.modifiedAt?.getTime() === before.modifiedAt?.getTime() &&
-    locked.productId === before.productId &&
-    locked.discountId === before.discountId;
-  return unchanged ? { ...preloaded, row: locked } : loadView(tx, locked, baseURL, preloaded.organization !== null);
+    version.status === before.status &&
+    version.modifiedAt?.getTime() === before.modifiedAt?.getTime() &&
+    version.productId === before.productId &&
+    version.discountId === before.discountId;
+  if (unchanged) return preloaded;
+  // changed meanwhile (rare): read it again, under the lock now held
+  const locked = await lockCheckout(tx, before.id);
+  if (!locked) throw notFound("Checkout not found");
+  return loadView(tx, locked, baseURL, preloaded.organization !== null);
 }
 
 /** The `OrderProduct` / summary part of a full product. */

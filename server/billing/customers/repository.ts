@@ -185,7 +185,7 @@ export async function insertCustomerIfAbsent(
   db: Queryable,
   values: Omit<typeof customer.$inferInsert, "id" | "createdAt">,
 ): Promise<CustomerRow | undefined> {
-  const [row] = await db.insert(customer).values(values).onConflictDoNothing().returning();
+  const [row] = await db.insert(customer).values(values).onConflictDoNothing().returning().prepare("customer_insert_if_absent").execute();
   return row;
 }
 

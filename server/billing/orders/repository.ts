@@ -20,12 +20,15 @@ export async function insertOrder(db: Queryable, row: OrderRow, items: OrderItem
     INSERT INTO ${invoiceCounter} (organization_id, prefix, last_number) VALUES (${row.organizationId}, ${prefix}, 1)
     ON CONFLICT (organization_id) DO UPDATE SET last_number = ${invoiceCounter}.last_number + 1
     RETURNING prefix || '-' || lpad(last_number::text, greatest(4, length(last_number::text)), '0') AS number`);
+  // prepared: on postgres.js an unprepared statement with parameters costs a describe round trip first
   await Promise.all([
     db
       .with(counter)
       .insert(order)
-      .values({ ...row, invoiceNumber: sql`(SELECT number FROM ${counter})` }),
-    items.length ? db.insert(orderItem).values(items) : Promise.resolve(),
+      .values({ ...row, invoiceNumber: sql`(SELECT number FROM ${counter})` })
+      .prepare("order_insert")
+      .execute(),
+    items.length ? db.insert(orderItem).values(items).prepare("order_items_insert").execute() : Promise.resolve(),
   ]);
 }
 
