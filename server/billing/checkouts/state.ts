@@ -5,7 +5,7 @@ import { ApiError, notFound } from "../http.js";
 import { getDiscount } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { getOrganization } from "../organizations/service.js";
-import { loadPrices, loadProducts, type ProductSummaryWire, type ProductWire } from "../products/service.js";
+import { getProduct, loadPrices, loadProducts, type ProductSummaryWire, type ProductWire } from "../products/service.js";
 import { lockCheckout, lockCheckoutVersion } from "./repository.js";
 import type { CheckoutRow, CheckoutView } from "./wire.js";
 
@@ -19,13 +19,26 @@ export async function findDiscount(db: Queryable, organizationId: string, id: st
   }
 }
 
+/** The products by id; one product (the usual checkout) through the catalog's prepared single-product read. */
+async function productsById(db: Queryable, organizationId: string, ids: string[], baseURL: string): Promise<Map<string, ProductWire>> {
+  const [only] = ids;
+  if (ids.length !== 1 || !only) return loadProducts(db, organizationId, ids, baseURL);
+  try {
+    const product = await getProduct(db, organizationId, only, baseURL);
+    return new Map([[product.id, product]]);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return new Map();
+    throw err;
+  }
+}
+
 export async function loadViews(db: Queryable, rows: CheckoutRow[], baseURL: string, withOrganization: boolean): Promise<CheckoutView[]> {
   if (rows.length === 0) return [];
   // every row of a page belongs to the same organization (the caller's)
   const organizationId = rows[0]?.organizationId ?? "";
   const discountIds = [...new Set(rows.flatMap((r) => (r.discountId ? [r.discountId] : [])))];
   const [products, discounts, organization] = await Promise.all([
-    loadProducts(db, organizationId, [...new Set(rows.flatMap((r) => r.productIds))], baseURL),
+    productsById(db, organizationId, [...new Set(rows.flatMap((r) => r.productIds))], baseURL),
     Promise.all(discountIds.map((id) => findDiscount(db, organizationId, id))),
     withOrganization ? getOrganization(db, organizationId) : Promise.resolve(null),
   ]);

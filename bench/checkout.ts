@@ -1,0 +1,346 @@
+// Confirms per second: POST /v1/checkouts/client/{client_secret}/confirm with the test processor — the
+// whole purchase in one transaction (lock, customer, order with invoice number, benefit grant, outbox) —
+// against a baseline measured in the same run: a bare Fastify route doing one primary-key SELECT.
+// Goal on PostgreSQL: ≥ 300 confirms/s.
+//
+//   npm run bench:checkout                                  # PGlite (in memory)
+//   DATABASE_URL=postgres://… npm run bench:checkout        # a throw-away database on that server
+//
+// The servers run in a child process (the real app on a fresh database, plus the bare Fastify) so the load
+// generator does not share their event loop. Checkouts are created before the clock starts (one per
+// confirm: a confirmed checkout cannot be confirmed again — copied in SQL from one made through the API);
+// every confirm buys as a new customer.
+// Loopback only; bounded in time (≤ 60 s).
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { sql } from "drizzle-orm";
+import Fastify from "fastify";
+import postgres from "postgres";
+import { buildApp } from "../server/app.js";
+import { loadConfig } from "../server/config.js";
+import { openDatabase, type Database } from "../server/db/client.js";
+import { product } from "../server/db/schema/index.js";
+import { createMailer } from "../server/mail/mailer.js";
+
+const CONNECTIONS = 10;
+const WARMUP_SECONDS = 1;
+const MEASURE_SECONDS = 4;
+const WARMUP_CONFIRMS = 100;
+/** Checkouts prepared per measured phase: enough for MEASURE_SECONDS at well above the goal. */
+const CHECKOUTS_PER_PHASE = 6000;
+const GOAL = 300;
+const HARD_LIMIT_MS = 60_000;
+
+interface Endpoints {
+  app: string;
+  bare: string;
+  driver: "postgres" | "pglite";
+}
+
+// ---- child: the servers ------------------------------------------------------------------------------
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** A fresh database: a new PostgreSQL database (pool of 10, like the server's default) or PGlite in memory. */
+async function freshDatabase(): Promise<Database & { url: string | undefined }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return { ...(await openDatabase({})), url: undefined };
+  const name = `till_bench_${Date.now().toString(36)}_${process.pid}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString(), max: 10 });
+  return {
+    ...database,
+    url: url.toString(),
+    async close() {
+      await database.close();
+      const dropper = postgres(base, { max: 1, onnotice: () => {} });
+      await dropper.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await dropper.end();
+    },
+  };
+}
+
+async function serve(): Promise<void> {
+  const database = await freshDatabase();
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-bench-"));
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    TILL_BASE_URL: `http://127.0.0.1:${port}`,
+    TILL_DATA_DIR: dataDir,
+    TILL_RATE_LIMIT: "false",
+    TILL_LOG_LEVEL: "silent",
+  });
+  const mailer = createMailer({ smtpUrl: undefined, from: config.mail.from, mailDir: path.join(dataDir, "mail"), log: () => {} });
+  const { app } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });
+  await app.listen({ port, host: "127.0.0.1" });
+
+  const pg = database.url ? postgres(database.url, { max: 10, onnotice: () => {} }) : null;
+  const bare = Fastify({ logger: false });
+  bare.get("/row/:id", async (req) => {
+    const { id } = req.params as { id: string };
+    if (pg) return (await pg`SELECT id, name FROM product WHERE id = ${id}`)[0];
+    const result = (await database.db.execute(sql`SELECT id, name FROM ${product} WHERE id = ${id}`)) as unknown as { rows: unknown[] };
+    return result.rows[0];
+  });
+  /** `n` copies of an open checkout (new ids and client secrets): the confirms' raw material, made in one statement. */
+  bare.post("/control/clone-checkouts", async (req) => {
+    const { id, n } = req.body as { id: string; n: number };
+    const columns = (await database.db.execute(
+      sql`SELECT column_name FROM information_schema.columns WHERE table_name = 'checkout' AND column_name NOT IN ('id', 'client_secret') ORDER BY ordinal_position`,
+    )) as unknown as Array<{ column_name: string }> | { rows: Array<{ column_name: string }> };
+    const names = (Array.isArray(columns) ? columns : columns.rows).map((c) => `"${c.column_name}"`).join(", ");
+    const result = (await database.db.execute(
+      sql.raw(`INSERT INTO checkout (id, client_secret, ${names})
+        SELECT gen_random_uuid(), 'till_c_bench_' || i || '_' || md5(random()::text), ${names}
+        FROM checkout, generate_series(1, ${Number(n)}) AS i WHERE checkout.id = '${id.replace(/[^0-9a-f-]/gi, "")}'
+        RETURNING client_secret`),
+    )) as unknown as Array<{ client_secret: string }> | { rows: Array<{ client_secret: string }> };
+    return { secrets: (Array.isArray(result) ? result : result.rows).map((r) => r.client_secret) };
+  });
+  const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
+  const stop = async () => {
+    await bare.close();
+    await app.close();
+    await pg?.end({ timeout: 5 });
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop());
+  process.once("SIGINT", () => void stop());
+  const endpoints: Endpoints = { app: config.baseURL, bare: bareUrl, driver: database.driver };
+  process.stdout.write(`${JSON.stringify(endpoints)}\n`);
+}
+
+// ---- parent: fixtures, load, report --------------------------------------------------------------------
+
+function startServers(): Promise<{ child: ChildProcess; endpoints: Endpoints }> {
+  // TILL_BENCH_CPU_PROF=<dir> writes a CPU profile of the servers (where a confirm's time goes)
+  const profile = process.env.TILL_BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.TILL_BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", fileURLToPath(import.meta.url), "--serve"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: process.env,
+  });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once("line", (line) => resolve({ child, endpoints: JSON.parse(line) as Endpoints }));
+    child.once("exit", (code) => reject(new Error(`bench server exited early (code ${code})`)));
+  });
+}
+
+async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+  return { json: JSON.parse(text) as T, headers: res.headers };
+}
+
+interface Fixtures {
+  apiKey: string;
+  purchaseId: string;
+  subscriptionId: string;
+}
+
+async function fixtures(base: string): Promise<Fixtures> {
+  const signUp = await call<{ token: string }>(base, "POST", "/api/auth/sign-up/email", {
+    email: `bench-${Date.now()}@example.com`,
+    password: "correct-horse-battery",
+    name: "Bench",
+  });
+  const cookie = signUp.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .filter((c) => c?.startsWith("better-auth.session_token="))
+    .join("; ");
+  const org = await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: "Bench", slug: `bench-${Date.now()}` }, { cookie });
+  const key = await call<{ key: string }>(base, "POST", "/api/auth/api-key/create", { organizationId: org.json.id, name: "bench", rateLimitEnabled: false }, { cookie });
+  const auth = { authorization: `Bearer ${key.json.key}` };
+  // a customer may hold several subscriptions here, so every confirm of the subscription phase is allowed
+  await call(base, "PATCH", `/v1/organizations/${org.json.id}`, {
+    subscription_settings: { allow_multiple_subscriptions: true, allow_customer_updates: true, proration_behavior: "prorate" },
+  }, auth);
+  const benefit = await call<{ id: string }>(base, "POST", "/v1/benefits/", { type: "custom", description: "Welcome", properties: { note: "Thanks" } }, auth);
+  const purchase = await call<{ id: string }>(base, "POST", "/v1/products/", {
+    name: "E-book",
+    prices: [{ amount_type: "fixed", price_amount: 1900, price_currency: "usd" }],
+  }, auth);
+  const monthly = await call<{ id: string }>(base, "POST", "/v1/products/", {
+    name: "Pro plan",
+    recurring_interval: "month",
+    prices: [{ amount_type: "fixed", price_amount: 900, price_currency: "usd" }],
+  }, auth);
+  for (const id of [purchase.json.id, monthly.json.id]) {
+    await call(base, "POST", `/v1/products/${id}/benefits`, { benefits: [benefit.json.id] }, auth);
+  }
+  return { apiKey: key.json.key, purchaseId: purchase.json.id, subscriptionId: monthly.json.id };
+}
+
+/** `n` open checkouts of the product: one through the API, the rest copied from it in SQL. */
+async function prepareCheckouts(e: Endpoints, apiKey: string, productId: string, n: number): Promise<string[]> {
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const first = await call<{ id: string; client_secret: string }>(e.app, "POST", "/v1/checkouts/", { products: [productId] }, auth);
+  const copies = await call<{ secrets: string[] }>(e.bare, "POST", "/control/clone-checkouts", { id: first.json.id, n: n - 1 });
+  return [first.json.client_secret, ...copies.json.secrets];
+}
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  p50: number | null;
+  p99: number | null;
+  failures: number;
+}
+
+async function measureBaseline(url: string): Promise<Row> {
+  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_SECONDS });
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: MEASURE_SECONDS });
+  return { name: "bare Fastify: SELECT product by primary key", value: r.requests.average, unit: "req/s", p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+/**
+ * Confirms the prepared checkouts, CONNECTIONS at a time: WARMUP_CONFIRMS first, then as many as fit in
+ * MEASURE_SECONDS (or until the checkouts run out). Every confirm is a new customer.
+ */
+async function measureConfirms(name: string, base: string, secrets: string[], token: string): Promise<Row> {
+  let next = 0;
+  let failures = 0;
+  let firstFailure = "";
+  const latencies: number[] = [];
+  const confirmOne = async (record: boolean) => {
+    const i = next++;
+    const secret = secrets[i];
+    if (!secret) return false;
+    const started = performance.now();
+    const res = await fetch(`${base}/v1/checkouts/client/${secret}/confirm`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        customer_email: `buyer-${i}-${secret.slice(-6)}@example.com`,
+        customer_name: "Bench Buyer",
+        customer_billing_address: { country: "FR" },
+        confirmation_token_id: token,
+      }),
+    });
+    const text = await res.text();
+    if (res.status !== 200) {
+      failures++;
+      firstFailure ||= `${res.status} ${text.slice(0, 200)}`;
+    }
+    if (record) latencies.push(performance.now() - started);
+    return true;
+  };
+  const run = async (record: boolean, until: () => boolean) =>
+    Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+      while (!until() && (await confirmOne(record)));
+    }));
+  await run(false, () => next >= WARMUP_CONFIRMS);
+  failures = 0;
+  const started = performance.now();
+  const deadline = started + MEASURE_SECONDS * 1000;
+  await run(true, () => performance.now() >= deadline);
+  const seconds = (performance.now() - started) / 1000;
+  if (firstFailure) console.error(`${name}: first failure: ${firstFailure}`);
+  if (next >= secrets.length) console.error(`${name}: ran out of prepared checkouts after ${seconds.toFixed(1)} s`);
+  latencies.sort((a, b) => a - b);
+  return { name, value: latencies.length / seconds, unit: "confirms/s", p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures };
+}
+
+function table(rows: Array<Row & { baseline?: Row | undefined }>): string {
+  const header = ["measurement", "rate", "unit", "vs baseline", "p50 ms", "p99 ms", "failures"];
+  const body = rows.map((r) => [
+    r.name,
+    r.value.toFixed(0),
+    r.unit,
+    r.baseline ? `${((r.value / r.baseline.value) * 100).toFixed(1)}%` : "(baseline)",
+    r.p50 === null ? "-" : r.p50.toFixed(1),
+    r.p99 === null ? "-" : r.p99.toFixed(1),
+    String(r.failures),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]?.length ?? 0)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const { child, endpoints } = await startServers();
+  const watchdog = setTimeout(() => {
+    console.error(`bench: gave up after ${HARD_LIMIT_MS / 1000} s`);
+    child.kill("SIGKILL");
+    process.exit(1);
+  }, HARD_LIMIT_MS);
+  try {
+    const f = await fixtures(endpoints.app);
+    const purchases = await prepareCheckouts(endpoints, f.apiKey, f.purchaseId, CHECKOUTS_PER_PHASE);
+    const subscriptions = await prepareCheckouts(endpoints, f.apiKey, f.subscriptionId, CHECKOUTS_PER_PHASE);
+    // the page tokenizes once; the test processor's token is not tied to a checkout
+    const token = (
+      await call<{ confirmation_token_id: string }>(endpoints.app, "POST", `/v1/checkouts/client/${purchases[0]}/test-card`, {
+        number: "4242 4242 4242 4242",
+        exp_month: 12,
+        exp_year: new Date().getUTCFullYear() + 2,
+        cvc: "123",
+      })
+    ).json.confirmation_token_id;
+
+    const baseline = await measureBaseline(`${endpoints.bare}/row/${f.purchaseId}`);
+    const purchase = await measureConfirms("confirm: one-time purchase (order, grant, 7 events)", endpoints.app, purchases, token);
+    const subscription = await measureConfirms("confirm: subscription (+ subscription, 9 events)", endpoints.app, subscriptions, token);
+
+    const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
+    console.log(
+      `\ntill checkout benchmark — ${database}; ${CONNECTIONS} concurrent confirms, ${WARMUP_CONFIRMS} warm-up then ${MEASURE_SECONDS} s;` +
+        ` baseline ${CONNECTIONS} connections; Node ${process.version}, ${os.cpus().length} CPUs\n`,
+    );
+    console.log(table([baseline, { ...purchase, baseline }, { ...subscription, baseline }]));
+    console.log("");
+    for (const r of [purchase, subscription]) {
+      const verdict = r.value >= GOAL ? "meets" : "misses";
+      const note = endpoints.driver === "postgres" ? "" : " (the goal is for PostgreSQL)";
+      console.log(`${r.name}: ${r.value.toFixed(0)} confirms/s — ${verdict} the goal of ≥ ${GOAL}/s${note}`);
+    }
+    console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
+  } finally {
+    clearTimeout(watchdog);
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
+  }
+}
+
+if (process.argv.includes("--serve")) {
+  serve().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
