@@ -802,6 +802,7 @@ describe("validation: 422 for every bad input, nothing written", () => {
       [{ products: [fixed.id], seats: 0 }, ["body", "seats"]],
       [{ products: [fixed.id], success_url: "not a url" }, ["body", "success_url"]],
       [{ products: [fixed.id], success_url: "javascript:alert(1)" }, ["body", "success_url"]],
+      [{ products: [fixed.id], embed_origin: "ftp://files.example" }, ["body", "embed_origin"]],
       [{ products: [fixed.id], metadata: { nested: { a: 1 } } }, ["body", "metadata", "nested"]],
       [{ products: [fixed.id], customer_email: "nope" }, ["body", "customer_email"]],
       [{ products: [fixed.id], customer_ip_address: "999.1.1.1" }, ["body", "customer_ip_address"]],

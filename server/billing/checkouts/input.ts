@@ -31,6 +31,19 @@ const httpUrl = z
       return false;
     }
   }, "Input should be a valid URL");
+/** An origin the checkout page posts its events to (`https://shop.example`); a longer URL is cut to its origin. */
+const origin = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === "http:" || u.protocol === "https:") && u.origin !== "null";
+    } catch {
+      return false;
+    }
+  }, "Input should be a valid URL")
+  .transform((v) => new URL(v).origin);
 const ipAddress = z.string().refine((v) => isIP(v) !== 0, "value is not a valid IPv4 or IPv6 address");
 const amount = z.int({ message: "Input should be a valid integer" }).min(0).max(MAXIMUM_AMOUNT);
 const seats = z.int({ message: "Input should be a valid integer" }).min(1).max(MAXIMUM_SEATS);
@@ -63,7 +76,7 @@ const choice = {
 const links = {
   success_url: httpUrl.nullish(),
   return_url: httpUrl.nullish(),
-  embed_origin: httpUrl.nullish(),
+  embed_origin: origin.nullish(),
 };
 
 export const CheckoutCreateInput = z.object({

@@ -201,7 +201,7 @@ function applySellerSettings(row: CheckoutRow, patch: CheckoutPatch): void {
   if (patch.metadata !== undefined) row.metadata = patch.metadata;
   if (patch.success_url !== undefined) row.successUrl = patch.success_url ?? null;
   if (patch.return_url !== undefined) row.returnUrl = patch.return_url ?? null;
-  if (patch.embed_origin !== undefined) row.embedOrigin = patch.embed_origin ? new URL(patch.embed_origin).origin : null;
+  if (patch.embed_origin !== undefined) row.embedOrigin = patch.embed_origin ?? null;
 }
 
 /**
