@@ -7,6 +7,21 @@ declare module "autocannon" {
     duration?: number;
     headers?: Record<string, string>;
     method?: string;
+    /** Stop after this many requests (instead of a duration). */
+    amount?: number;
+    /** Per-request setup: return the request to send (a different path or body each time). */
+    requests?: Array<{
+      method?: string;
+      headers?: Record<string, string>;
+      setupRequest?: (req: RequestSpec) => RequestSpec;
+    }>;
+  }
+
+  export interface RequestSpec {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
   }
 
   export interface Histogram {

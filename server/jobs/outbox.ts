@@ -41,31 +41,27 @@ export interface OutboxEvent {
   fill?: Record<string, SQL>;
 }
 
-function payloadOf(e: OutboxEvent): Record<string, unknown> | SQL {
-  if (!e.fill) return e.data;
-  let payload: SQL = sql`${JSON.stringify(e.data)}::jsonb`;
-  for (const [key, value] of Object.entries(e.fill)) payload = sql`jsonb_set(${payload}, ${`{${key}}`}::text[], to_jsonb(${value}))`;
-  return payload;
-}
-
-/** Records events in the caller's transaction, in order (one INSERT for all of them). */
+/** Records events in the caller's transaction, in order. */
 export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]): Promise<void> {
   const list = Array.isArray(events) ? events : [events];
   if (list.length === 0) return;
-  // created_at orders the events of one transaction: give each its own instant, in order
-  const now = Date.now();
-  // prepared: on postgres.js an unprepared statement with parameters costs a describe round trip first
+  // One statement whatever the number of events: the events travel as one JSON parameter (building a
+  // multi-row INSERT costs far more than the row itself). created_at orders the events of a transaction:
+  // each gets its own instant, in order. Filled fields are set by jsonb_set on their event's row.
+  const rows = list.map((e) => ({ o: e.organizationId, t: e.type, p: e.data }));
+  const fills = list.flatMap((e, i) =>
+    Object.entries(e.fill ?? {}).map(([key, value]) => sql`WHEN ${sql.raw(String(i + 1))} THEN jsonb_set(e.x -> 'p', ${`{${key}}`}::text[], to_jsonb(${value}))`),
+  );
+  const payload = fills.length > 0 ? sql`CASE e.i ${sql.join(fills, sql` `)} ELSE e.x -> 'p' END` : sql`e.x -> 'p'`;
+  const now = new Date().toISOString();
   await tx
     .insert(outbox)
-    .values(
-      list.map((e, i) => ({
-        organizationId: e.organizationId,
-        type: e.type,
-        payload: payloadOf(e),
-        createdAt: new Date(now + i),
-        availableAt: new Date(now),
-      })),
+    .select(
+      sql`SELECT gen_random_uuid(), (e.x ->> 'o')::uuid, e.x ->> 't', ${payload},
+        ${now}::timestamptz + (e.i - 1) * interval '1 millisecond', ${now}::timestamptz, 0, NULL::timestamptz, NULL::text
+        FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(x, i)`,
     )
+    // prepared: on postgres.js an unprepared statement with parameters costs a describe round trip first
     .prepare("outbox_insert")
     .execute();
 }
