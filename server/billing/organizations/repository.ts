@@ -1,19 +1,26 @@
 // SQL for organizations: better-auth's organization row joined with its billing settings.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { preparedPerHandle } from "../../db/prepared.js";
 import { billingOrganization, member, organization } from "../../db/schema/index.js";
 import type { BillingOrganizationRow, OrganizationRow } from "./wire.js";
+
+/** Read on every checkout page and confirm (the seller's name, slug and settings): one prepared statement. */
+const byId = preparedPerHandle((db) =>
+  db
+    .select({ org: organization, billing: billingOrganization })
+    .from(organization)
+    .leftJoin(billingOrganization, eq(billingOrganization.organizationId, organization.id))
+    .where(eq(organization.id, sql.placeholder("id")))
+    .limit(1)
+    .prepare("organization_by_id"),
+);
 
 export async function findOrganization(
   db: Queryable,
   organizationId: string,
 ): Promise<{ org: OrganizationRow; billing: BillingOrganizationRow | undefined } | null> {
-  const rows = await db
-    .select({ org: organization, billing: billingOrganization })
-    .from(organization)
-    .leftJoin(billingOrganization, eq(billingOrganization.organizationId, organization.id))
-    .where(eq(organization.id, organizationId))
-    .limit(1);
+  const rows = await byId(db).execute({ id: organizationId });
   const row = rows[0];
   return row ? { org: row.org, billing: row.billing ?? undefined } : null;
 }
