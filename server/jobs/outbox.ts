@@ -7,25 +7,17 @@ import { outbox } from "../db/schema/index.js";
 
 /** The webhook event types till emits (Polar's names; the payload's `data` is the resource's API shape). */
 export const OUTBOX_EVENT_TYPES = [
-  "checkout.created",
-  "checkout.updated",
-  "order.created",
-  "order.updated",
-  "order.paid",
-  "subscription.created",
-  "subscription.active",
-  "subscription.updated",
-  "customer.created",
-  "customer.updated",
-  "customer.state_changed",
-  "benefit_grant.created",
-  // emitted by the catalog, customer and organization services (webhooks helper)
-  "product.created",
-  "product.updated",
-  "benefit.created",
-  "benefit.updated",
-  "customer.deleted",
+  // every type of the spec's §4 (the 27 Polar payment webhook events)
+  "benefit.created", "benefit.updated",
+  "benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked", "benefit_grant.cycled",
+  "checkout.created", "checkout.updated",
+  "order.created", "order.updated", "order.paid", "order.refunded",
   "organization.updated",
+  "product.created", "product.updated",
+  "refund.created", "refund.updated",
+  "subscription.created", "subscription.active", "subscription.updated", "subscription.canceled",
+  "subscription.uncanceled", "subscription.revoked",
+  "customer.created", "customer.updated", "customer.deleted", "customer.state_changed",
 ] as const;
 export type OutboxEventType = (typeof OUTBOX_EVENT_TYPES)[number];
 
