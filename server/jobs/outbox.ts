@@ -33,6 +33,16 @@ export interface OutboxEvent {
   fill?: Record<string, SQL>;
 }
 
+/**
+ * `customer.state_changed` for a customer whose subscriptions, grants or usage just changed. Only the id is
+ * recorded: the worker computes the CustomerState when it fans the event out (after the cause committed, like
+ * Polar's own background computation), so a write path pays nothing for it and the payload is never stale
+ * relative to the commit. The computed state replaces the stored payload.
+ */
+export function customerStateChanged(organizationId: string, customerId: string): OutboxEvent {
+  return { type: "customer.state_changed", organizationId, data: { id: customerId } };
+}
+
 /** Records events in the caller's transaction, in order. */
 export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]): Promise<void> {
   const list = Array.isArray(events) ? events : [events];

@@ -312,7 +312,7 @@ describe("delivery", () => {
 
     const expected = [
       "checkout.created", "checkout.updated", "customer.created", "subscription.created", "subscription.active",
-      "order.created", "order.paid", "benefit_grant.created",
+      "order.created", "order.paid", "benefit_grant.created", "customer.state_changed",
     ];
     const hits = await receiver.until((all) => {
       const mine = all.filter((h) => h.path === path);
@@ -324,6 +324,14 @@ describe("delivery", () => {
     expect(byType.get("order.paid")).toMatchObject({ data: { status: "paid", productId: product.id } });
     expect(byType.get("subscription.active")).toMatchObject({ data: { status: "active", productId: product.id } });
     expect(byType.get("benefit_grant.created")).toMatchObject({ data: { benefitId: benefit.id } });
+    // the state is computed when the event is fanned out: it holds what the purchase created
+    expect(byType.get("customer.state_changed")).toMatchObject({
+      data: {
+        email: checkout.customerEmail ?? expect.any(String),
+        activeSubscriptions: [expect.objectContaining({ productId: product.id, status: "active" })],
+        grantedBenefits: [expect.objectContaining({ benefitId: benefit.id })],
+      },
+    });
     const updates = hits.filter((h) => typeOf(h) === "checkout.updated").map((h) => JSON.parse(h.body) as { data: { status: string } });
     expect(updates.map((e) => e.data.status).sort()).toEqual(["confirmed", "succeeded"]);
   });

@@ -8,7 +8,7 @@
 // lock. A processor that answers asynchronously (Stripe) will confirm here and fulfil from its webhook.
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
-import { enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
 import { grantBenefits } from "../benefits/service.js";
 import { upsertCheckoutCustomer } from "../customers/service.js";
@@ -170,6 +170,7 @@ async function fulfil(
   for (const g of grants) event("benefit_grant.created", g);
   const succeeded: CheckoutView = { ...view, row: finalRow };
   event("checkout.updated", toCheckoutWire(succeeded, now));
+  events.push(customerStateChanged(organizationId, customer.id));
   await Promise.all([insertPlannedOrder(tx, order, organization.slug), process.env.X_NO_OUTBOX ? Promise.resolve() : enqueue(tx, events)]);
   return { view: succeeded, orderId: order.row.id, subscriptionId };
 }

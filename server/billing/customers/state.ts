@@ -1,13 +1,13 @@
 // CustomerState: a customer with what it holds now — active subscriptions (subscriptions domain),
 // the benefits granted to it (benefits domain) and its usage per meter (meters domain).
-import type { Db } from "../../db/client.js";
+import type { Queryable } from "../../db/client.js";
 import { listGrantedBenefitsForCustomer } from "../benefits/service.js";
 import { customerMeters } from "../meters/service.js";
 import { activeSubscriptionsForCustomerState } from "../subscriptions/service.js";
 import { findCustomerRow, type CustomerRef } from "./service.js";
 import { toCustomerWire } from "./wire.js";
 
-export async function getCustomerState(db: Db, organizationId: string, ref: CustomerRef) {
+export async function getCustomerState(db: Queryable, organizationId: string, ref: CustomerRef) {
   const row = await findCustomerRow(db, organizationId, ref);
   const grants = await listGrantedBenefitsForCustomer(db, organizationId, row.id);
   const activeMeters = await customerMeters(db, organizationId, row, grants);

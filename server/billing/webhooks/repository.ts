@@ -183,6 +183,10 @@ export async function takeDueOutbox(tx: Queryable, limit: number): Promise<Outbo
   return tx.update(outbox).set({ processedAt: sql`now()` }).where(inArray(outbox.id, due)).returning();
 }
 
+export async function setOutboxPayload(tx: Queryable, id: string, payload: Record<string, unknown>): Promise<void> {
+  await tx.update(outbox).set({ payload }).where(eq(outbox.id, id));
+}
+
 export async function enabledEndpointsOf(tx: Queryable, organizationIds: string[]): Promise<EndpointRow[]> {
   if (organizationIds.length === 0) return [];
   return tx

@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
+import { getCustomerState } from "../customers/state.js";
 import { invalid, notFound, queryArray, queryBool, datetimeInput, isUuid, paginationQuery } from "../http.js";
 import { targetError } from "./address.js";
 import { formatBody, WEBHOOK_FORMATS } from "./format.js";
@@ -208,8 +209,9 @@ export async function fanOut(
   lease?: { room: number; leaseMs: number; token: string },
 ): Promise<{ moved: number; claimed: repo.ClaimedEvent[] }> {
   return db.transaction(async (tx) => {
-    const due = await repo.takeDueOutbox(tx, limit);
-    if (due.length === 0) return { moved: 0, claimed: [] };
+    const taken = await repo.takeDueOutbox(tx, limit);
+    if (taken.length === 0) return { moved: 0, claimed: [] };
+    const due = await materialize(tx, taken);
     const endpoints = await repo.enabledEndpointsOf(tx, [...new Set(due.map((o) => o.organizationId))]);
     const now = new Date();
     const leased: Array<repo.ClaimedEvent> = [];
@@ -248,6 +250,28 @@ export async function fanOut(
     const inserted = await repo.insertEvents(tx, rows);
     return { moved: due.length, claimed: leased.filter((e) => inserted.has(e.id)) };
   });
+}
+
+/**
+ * Computes the payloads recorded by reference (`customer.state_changed` holds the customer's id; the state is
+ * read now, after its cause committed) and stores them on the outbox rows, so every reader of the outbox sees
+ * the same payload. An event whose customer is gone is dropped (marked processed, sent nowhere).
+ */
+async function materialize(tx: Queryable, rows: repo.OutboxRow[]): Promise<repo.OutboxRow[]> {
+  const out: repo.OutboxRow[] = [];
+  for (const row of rows) {
+    if (row.type !== "customer.state_changed" || "email" in row.payload) {
+      out.push(row);
+      continue;
+    }
+    const id = row.payload.id;
+    const state = typeof id === "string" ? await getCustomerState(tx, row.organizationId, { id }).catch(() => null) : null;
+    if (!state || state.deleted_at) continue;
+    const payload = JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+    await repo.setOutboxPayload(tx, row.id, payload);
+    out.push({ ...row, payload });
+  }
+  return out;
 }
 
 export const claimDueEvents = (db: Db, limit: number, leaseMs: number, token: string) =>
