@@ -185,3 +185,25 @@ export async function insertGrants(db: Queryable, values: Array<typeof benefitGr
   if (values.length === 0) return [];
   return db.insert(benefitGrant).values(values).returning().prepare("benefit_grants_insert").execute();
 }
+
+/**
+ * Revokes the subscription's grants that are not revoked yet (granted_at cleared, revoked_at set, as Polar's
+ * `set_revoked`), with each grant's benefit (deleted ones too) and customer, in grant order.
+ */
+export async function revokeGrantsOfSubscription(db: Queryable, organizationId: string, subscriptionId: string, now: Date) {
+  const revoked = await db
+    .update(benefitGrant)
+    .set({ grantedAt: null, revokedAt: now, modifiedAt: now })
+    .where(
+      and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), isNull(benefitGrant.revokedAt)),
+    )
+    .returning({ id: benefitGrant.id });
+  if (revoked.length === 0) return [];
+  return db
+    .select({ grant: benefitGrant, benefit, customer })
+    .from(benefitGrant)
+    .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
+    .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
+    .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.id, revoked.map((r) => r.id))))
+    .orderBy(asc(benefitGrant.createdAt), asc(benefitGrant.id));
+}

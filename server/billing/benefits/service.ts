@@ -58,6 +58,26 @@ export async function listGrantedBenefitsForCustomer(
   return rows.map((r) => toCustomerStateGrantWire(r.grant, r.benefit));
 }
 
+/**
+ * Revokes every grant of the subscription that is not revoked yet, in the caller's transaction (which should
+ * hold the subscription row locked), and records a `benefit_grant.revoked` event for each. Returns the revoked
+ * grants in their `BenefitGrant` shape. `customer.state_changed` is left to the caller (one per customer).
+ */
+export async function revokeGrantsOfSubscription(
+  tx: Queryable,
+  organizationId: string,
+  subscriptionId: string,
+  now: Date,
+): Promise<BenefitGrantWire[]> {
+  const rows = await repo.revokeGrantsOfSubscription(tx, organizationId, subscriptionId, now);
+  const wires = rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer));
+  await enqueue(
+    tx,
+    wires.map((g) => ({ type: "benefit_grant.revoked" as const, organizationId, data: { ...g } })),
+  );
+  return wires;
+}
+
 // ---- benefits ----------------------------------------------------------------------------------
 
 /** Property ids that must name rows of the organization: a meter for meter_credit, downloadable files. */
