@@ -2,7 +2,7 @@
 // that records side effects in the same transaction, and the per-organization invoice counter.
 // Wire-shaped nested values (addresses, custom field data) are jsonb, like the catalog tables.
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
 import { customer, type Metadata } from "./billing.js";
 
@@ -208,9 +208,15 @@ export const outbox = pgTable(
     attempts: integer("attempts").default(0).notNull(),
     processedAt: timestamptz("processed_at"),
     lastError: text("last_error"),
+    /**
+     * The id of the transaction that processed the row, set by a trigger (migration outbox_listen_cursor) when
+     * processed_at is: `till listen` streams in this order, and only once every smaller id has finished.
+     */
+    processedXid: bigint("processed_xid", { mode: "bigint" }),
   },
   (t) => [
     index("outbox_pending_idx").on(t.availableAt).where(sql`${t.processedAt} IS NULL`),
     index("outbox_org_created_idx").on(t.organizationId, t.createdAt),
+    index("outbox_org_processed_idx").on(t.organizationId, t.processedXid, t.id).where(sql`${t.processedXid} IS NOT NULL`),
   ],
 );
