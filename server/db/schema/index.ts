@@ -2,3 +2,4 @@ export * from "./auth.js";
 export * from "./billing.js";
 export * from "./checkout.js";
 export * from "./webhooks.js";
+export * from "./refunds.js";
