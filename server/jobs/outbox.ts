@@ -60,7 +60,7 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
     .insert(outbox)
     .select(
       sql`SELECT gen_random_uuid(), (e.x ->> 'o')::uuid, e.x ->> 't', ${payload},
-        ${now}::timestamptz + (e.i - 1) * interval '1 millisecond', ${now}::timestamptz, 0, NULL::timestamptz, NULL::text
+        ${now}::timestamptz + (e.i - 1) * interval '1 millisecond', ${now}::timestamptz, 0, NULL::timestamptz, NULL::text, NULL::bigint
         FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(x, i)`,
     )
     // prepared: on postgres.js an unprepared statement with parameters costs a describe round trip first
