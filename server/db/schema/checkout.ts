@@ -106,6 +106,11 @@ export const subscription = pgTable(
     seats: integer("seats"),
     customerCancellationReason: text("customer_cancellation_reason"),
     customerCancellationComment: text("customer_cancellation_comment"),
+    /**
+     * How the last product change is to be billed (invoice | prorate | next_period | reset): recorded when the
+     * seller changes the product, for the renewal that bills the period; null when the product never changed.
+     */
+    prorationBehavior: text("proration_behavior"),
     customFieldData: jsonb("custom_field_data").$type<CustomFieldData>().default({}).notNull(),
     metadata: metadata(),
     createdAt: createdAt(),
