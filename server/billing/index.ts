@@ -2,7 +2,7 @@
 // this plugin owns authentication (org scope + permissions) and the Polar-shaped error bodies.
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
-import type { Db } from "../db/client.js";
+import type { Database, Db } from "../db/client.js";
 import type { CallerResolver } from "../http/caller.js";
 import { ApiError, authenticate } from "./http.js";
 import { benefitRoutes } from "./benefits/routes.js";
@@ -18,6 +18,7 @@ import { checkoutRoutes } from "./checkouts/routes.js";
 import { orderRoutes } from "./orders/routes.js";
 import { subscriptionRoutes } from "./subscriptions/routes.js";
 import { webhookRoutes } from "./webhooks/routes.js";
+import { listenRoutes } from "./webhooks/listen.js";
 
 export interface BillingDeps {
   db: Db;
@@ -25,6 +26,8 @@ export interface BillingDeps {
   callers: CallerResolver;
   /** Filled with every /v1 route as it is registered (the tenancy test walks them all). */
   routes?: V1Route[];
+  /** LISTEN on a channel of the database (live streams wake on it); polling alone without it. */
+  listen?: Database["listen"];
 }
 
 export interface V1Route {
@@ -36,7 +39,7 @@ export interface V1Route {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, orderRoutes, subscriptionRoutes, webhookRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, orderRoutes, subscriptionRoutes, webhookRoutes, listenRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

@@ -85,6 +85,8 @@ const VALID_INPUT: Record<string, { body?: unknown; query?: string }> = {
   },
   "POST /v1/files/:id/uploaded": { body: { id: randomUUID(), path: "x", parts: [{ number: 1, checksum_etag: "x", checksum_sha256_base64: null }] } },
   "POST /v1/products/:id/benefits": { body: { benefits: [] } },
+  // a live stream never ends by itself: replay only
+  "GET /v1/cli/listen": { query: "follow=false" },
 };
 
 describe("tenancy walk", () => {

@@ -19,20 +19,22 @@ export interface TestServer extends App {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** Listen on this port instead of a free one (a restart where clients expect the server). */
+  port?: number;
+  /** Run on this database and leave it open on close (a restart on the same data); else a fresh one. */
+  database?: Database;
+}
+
 /**
  * `env` overrides the environment the server is configured from (PORT/TILL_BASE_URL are set for you);
  * a variable set to `undefined` drops the test default so the server's own default applies.
  */
-export async function startServer(env: Record<string, string | undefined> = {}): Promise<TestServer> {
+export async function startServer(env: Record<string, string | undefined> = {}, opts: StartOptions = {}): Promise<TestServer> {
   const mailbox = new Mailbox();
   const smtpUrl = await mailbox.start();
-  const database = await freshDatabase();
-  // listen first on an ephemeral port so the base URL (trusted origin, mail links) is known to the config
-  const { createServer } = await import("node:net");
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((r) => probe.close(() => r()));
+  const database = opts.database ?? (await freshDatabase());
+  const port = opts.port ?? (await freePort());
   const config = loadConfig({
     TILL_RATE_LIMIT: "false",
     TILL_DEVICE_CODE_INTERVAL: "1s",
@@ -53,8 +55,18 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     database,
     async close() {
       await built.app.close();
-      await database.close();
+      if (!opts.database) await database.close();
       await mailbox.stop();
     },
   };
+}
+
+/** A free loopback port: known before listening, so the base URL (trusted origin, mail links) is in the config. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
 }

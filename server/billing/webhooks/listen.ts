@@ -1,0 +1,239 @@
+// GET /v1/cli/listen: the organization's webhook events as server-sent events, for `till listen`. Each message
+// is one processed outbox row: `id:` a resume cursor, `event:` the type, `data:` the webhook body exactly as a
+// `raw` endpoint receives it. A client resumes with Last-Event-ID (header or `last_event_id`) and gets every
+// event after it (up to a day back), then the live stream.
+//
+// The order is the processing transactions' (outbox.processed_xid, set by a trigger), and a row is sent only
+// once every transaction with a smaller id has finished (xid < the snapshot's xmin): rows can then never
+// appear behind the cursor, so a resume skips nothing, whatever order concurrent workers commit in.
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Database, Db } from "../../db/client.js";
+import { outbox } from "../../db/schema/index.js";
+import type { BillingDeps } from "../index.js";
+import { invalid, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
+import { formatBody } from "./format.js";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./wire.js";
+
+/** The channel the outbox_processed trigger (migration 0006) notifies when a transaction processes rows. */
+export const LISTEN_CHANNEL = "till_listen";
+/** How far back a resume replays. */
+export const REPLAY_WINDOW = "24 hours";
+/** Keep-alive comments stop proxies from closing an idle stream. */
+const KEEPALIVE_MS = 15_000;
+/** Notifications are the fast path; this catches rows held back behind a transaction that was still open. */
+const POLL_MS = 1_000;
+const BATCH = 200;
+const AFTER_ALL_IDS = "ffffffff-ffff-ffff-ffff-ffffffffffff";
+
+// ---- the cursor ---------------------------------------------------------------------------------------
+
+/** A position in the stream: after the row `id` processed by transaction `xid`. */
+export interface Cursor {
+  xid: bigint;
+  id: string;
+}
+
+const CURSOR_RE = /^(\d{1,19})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+export const formatCursor = (c: Cursor) => `${c.xid}-${c.id}`;
+
+export function parseCursor(value: string): Cursor | null {
+  const m = CURSOR_RE.exec(value.trim());
+  if (!m?.[1] || !m[2]) return null;
+  const xid = BigInt(m[1]);
+  return xid < 2n ** 63n ? { xid, id: m[2].toLowerCase() } : null;
+}
+
+// ---- SQL ------------------------------------------------------------------------------------------------
+
+/** The transaction ids below `finished` are all over; ids from `next` on were not handed out yet. */
+async function horizon(db: Db): Promise<{ finished: bigint; next: bigint }> {
+  const result = (await db.execute(
+    sql`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS finished, pg_snapshot_xmax(pg_current_snapshot())::text AS next`,
+  )) as unknown;
+  // raw results differ by driver: postgres.js returns the rows, PGlite an object holding them
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ finished: string; next: string }>;
+  const row = rows[0]!;
+  return { finished: BigInt(row.finished), next: BigInt(row.next) };
+}
+
+export interface StreamedEvent {
+  cursor: Cursor;
+  type: string;
+  /** The webhook body: `{"type","timestamp","data"}`. */
+  body: string;
+}
+
+/** The organization's processed events after `cursor` whose processing transactions are all over, in order. */
+async function eventsAfter(db: Db, organizationId: string, cursor: Cursor, types: readonly string[] | null): Promise<StreamedEvent[]> {
+  const rows = await db
+    .select({
+      id: outbox.id,
+      xid: sql<string>`${outbox.processedXid}::text`,
+      type: outbox.type,
+      payload: outbox.payload,
+      createdAt: outbox.createdAt,
+    })
+    .from(outbox)
+    .where(
+      and(
+        eq(outbox.organizationId, organizationId),
+        isNotNull(outbox.processedXid),
+        sql`(${outbox.processedXid}, ${outbox.id}) > (${cursor.xid.toString()}::bigint, ${cursor.id}::uuid)`,
+        sql`${outbox.processedXid} < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`,
+        gt(outbox.processedAt, sql`now() - ${REPLAY_WINDOW}::interval`),
+        types ? inArray(outbox.type, [...types]) : undefined,
+        // a customer.state_changed whose customer was gone when fanned out keeps its {id} and goes nowhere
+        sql`NOT (${outbox.type} = 'customer.state_changed' AND ${outbox.payload} -> 'email' IS NULL)`,
+      ),
+    )
+    .orderBy(asc(outbox.processedXid), asc(outbox.id))
+    .limit(BATCH);
+  return rows.map((r) => ({
+    cursor: { xid: BigInt(r.xid), id: r.id },
+    type: r.type,
+    body: formatBody("raw", { type: r.type, timestamp: r.createdAt.toISOString(), data: r.payload }),
+  }));
+}
+
+// ---- input ----------------------------------------------------------------------------------------------
+
+const ListenQuery = z.object({
+  /** Repeated or comma-separated. */
+  events: queryArray(z.string()).optional(),
+  last_event_id: z.string().optional(),
+  /** false: send what the cursor missed, then end (no live part). */
+  follow: queryBool.optional(),
+});
+
+function eventTypes(values: string[] | undefined): WebhookEventType[] | null {
+  if (!values) return null;
+  const types = values.flatMap((v) => v.split(",")).map((t) => t.trim()).filter(Boolean);
+  const known = new Set<string>(WEBHOOK_EVENT_TYPES);
+  const unknown = types.find((t) => !known.has(t));
+  if (unknown !== undefined) throw invalid(["query", "events"], `Unknown event type: ${unknown.slice(0, 100)}`, "enum");
+  return types.length > 0 ? [...new Set(types)] as WebhookEventType[] : null;
+}
+
+/** The cursor to resume from, or null to start with what happens from now on. */
+async function resumeCursor(db: Db, header: string | string[] | undefined, query: string | undefined): Promise<Cursor | null> {
+  const fromHeader = Array.isArray(header) ? header[0] : header;
+  const raw = fromHeader ?? query;
+  if (raw === undefined || raw.trim() === "") return null;
+  const loc = fromHeader !== undefined ? ["header", "last-event-id"] : ["query", "last_event_id"];
+  const cursor = parseCursor(raw);
+  if (!cursor) throw invalid(loc, "Last-Event-ID is not an event id of this stream", "value_error");
+  // a cursor from the future (another database, or one reset since) would stall the stream silently
+  if (cursor.xid >= (await horizon(db)).next) throw invalid(loc, "Last-Event-ID is not an event id of this database", "value_error");
+  return cursor;
+}
+
+// ---- wake-ups: one LISTEN per process, shared by every stream -------------------------------------------
+
+function wakeHub(listen: Database["listen"]) {
+  const wakers = new Set<() => void>();
+  let started: Promise<(() => Promise<void>) | null> | null = null;
+  const notify = () => {
+    for (const wake of wakers) wake();
+  };
+  return {
+    add(wake: () => void): void {
+      wakers.add(wake);
+      started ??= listen ? listen(LISTEN_CHANNEL, notify).catch(() => null) : Promise.resolve(null);
+    },
+    delete(wake: () => void): void {
+      wakers.delete(wake);
+    },
+    async close(): Promise<void> {
+      const stop = await started;
+      await stop?.().catch(() => {});
+    },
+  };
+}
+
+// ---- the route -----------------------------------------------------------------------------------------
+
+export function listenRoutes(app: FastifyInstance, { db, listen }: BillingDeps): void {
+  const hub = wakeHub(listen);
+  const streams = new Set<FastifyReply>();
+  // before the server stops accepting: an open stream would hold its close until the client left
+  app.addHook("preClose", async () => {
+    for (const reply of streams) reply.raw.end();
+  });
+  app.addHook("onClose", async () => hub.close());
+
+  app.get("/cli/listen", { config: { scope: "webhooks:read" } }, async (req, reply) => {
+    const { organizationId } = scopeOf(req);
+    const q = parseQuery(ListenQuery, req);
+    const types = eventTypes(q.events);
+    // without one, from now on: the rows of every transaction not finished yet are streamed as they become final
+    let cursor: Cursor = (await resumeCursor(db, req.headers["last-event-id"], q.last_event_id)) ?? {
+      xid: (await horizon(db)).finished - 1n,
+      id: AFTER_ALL_IDS,
+    };
+
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    });
+    raw.write(": till listen\n\n");
+
+    let closed = false;
+    let running = false;
+    let again = false;
+    const write = (chunk: string) =>
+      raw.write(chunk) ? Promise.resolve() : new Promise<void>((resolve) => raw.once("drain", resolve).once("close", resolve));
+    const pump = async (): Promise<void> => {
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      try {
+        do {
+          again = false;
+          for (;;) {
+            const batch = await eventsAfter(db, organizationId, cursor, types);
+            for (const e of batch) {
+              if (closed) return;
+              await write(`id: ${formatCursor(e.cursor)}\nevent: ${e.type}\ndata: ${e.body}\n\n`);
+              cursor = e.cursor;
+            }
+            if (batch.length < BATCH) break;
+          }
+        } while (again && !closed);
+      } catch (err) {
+        // the database went away (a restart): the client reconnects and resumes from its last id
+        req.log.warn({ err }, "listen stream ended");
+        raw.end();
+      } finally {
+        running = false;
+      }
+    };
+    const wake = () => void pump();
+
+    if (q.follow === false) {
+      await pump();
+      raw.end();
+      return;
+    }
+    const poll = setInterval(wake, POLL_MS);
+    const keepalive = setInterval(() => raw.write(": keep-alive\n\n"), KEEPALIVE_MS);
+    streams.add(reply);
+    hub.add(wake);
+    raw.on("close", () => {
+      closed = true;
+      clearInterval(poll);
+      clearInterval(keepalive);
+      hub.delete(wake);
+      streams.delete(reply);
+    });
+    wake();
+  });
+}
