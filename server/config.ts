@@ -49,6 +49,8 @@ const EnvSchema = z.object({
   /** Webhook endpoints on private/loopback addresses (and http:// on loopback); default: on only in the embedded PGlite mode. */
   TILL_WEBHOOKS_ALLOW_PRIVATE: bool.optional(),
   TILL_POLAR_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Days the delivery log, finished webhook events and processed outbox rows are kept (≥ 1: `till listen` replays recent rows). */
+  TILL_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 
 export interface OidcProviderConfig {
@@ -80,8 +82,11 @@ export interface Config {
   github: { clientId: string; clientSecret: string } | undefined;
   oidc: OidcProviderConfig | undefined;
   logLevel: string;
-  /** allowPrivate: deliver to private/loopback targets; inboundSecret: enables POST /api/auth/polar/webhooks. */
-  webhooks: { allowPrivate: boolean; inboundSecret: string | undefined };
+  /**
+   * allowPrivate: deliver to private/loopback targets; inboundSecret: enables POST /api/auth/polar/webhooks;
+   * retentionDays: how long the delivery log, finished events and processed outbox rows are kept.
+   */
+  webhooks: { allowPrivate: boolean; inboundSecret: string | undefined; retentionDays: number };
 }
 
 export class ConfigError extends Error {}
@@ -136,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: {
       allowPrivate: e.TILL_WEBHOOKS_ALLOW_PRIVATE ?? !e.DATABASE_URL,
       inboundSecret: e.TILL_POLAR_WEBHOOK_SECRET,
+      retentionDays: e.TILL_WEBHOOK_RETENTION_DAYS,
     },
   };
 }

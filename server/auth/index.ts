@@ -27,6 +27,7 @@ import { tillApiKeys } from "./api-keys.js";
 import { tillDevice } from "./device.js";
 import { tillCheckout } from "./checkout.js";
 import { guardUuidLookups } from "./uuid-guard.js";
+import { emitOrganizationUpdates } from "./organization-events.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
 
 export const AUTH_BASE_PATH = "/api/auth";
@@ -49,7 +50,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     baseURL: config.baseURL,
     basePath: AUTH_BASE_PATH,
     secret,
-    database: guardUuidLookups(drizzleAdapter(db, { provider: "pg", schema }), schema),
+    database: guardUuidLookups(emitOrganizationUpdates((handle) => drizzleAdapter(handle, { provider: "pg", schema }), db), schema),
     telemetry: { enabled: false },
     trustedOrigins: [config.baseURL, ...config.trustedOrigins],
     rateLimit: {

@@ -13,6 +13,7 @@ import type { Mailer } from "../mail/mailer.js";
 import * as webhooks from "../billing/webhooks/service.js";
 import { postWebhook } from "../billing/webhooks/sender.js";
 import { signingKeys, signHeaders } from "../billing/webhooks/signing.js";
+import { createCleanup } from "./cleanup.js";
 
 export interface WorkerOptions {
   /** How often to look for due work when no notification arrives (retries come due this way). */
@@ -56,7 +57,8 @@ export interface WorkerLog {
 export interface WorkerDeps {
   database: Database;
   mailer: Mailer;
-  config: { webhooks: Pick<Config["webhooks"], "allowPrivate"> };
+  /** With retentionDays, the worker also runs the retention cleanup (jobs/cleanup.ts) while it runs. */
+  config: { webhooks: Pick<Config["webhooks"], "allowPrivate"> & Partial<Pick<Config["webhooks"], "retentionDays">> };
   log?: WorkerLog;
   options?: Partial<WorkerOptions>;
 }
@@ -75,6 +77,16 @@ export interface Worker {
 }
 
 const quietLog: WorkerLog = { info() {}, warn() {}, error() {} };
+
+/** What a log may say of an endpoint: its origin only (paths and queries may carry tokens). */
+export function originOf(url: string): string {
+  try {
+    const { origin } = new URL(url);
+    return origin === "null" ? "(unparsable url)" : origin;
+  } catch {
+    return "(unparsable url)";
+  }
+}
 
 /** A wake-up that is not lost when it comes while nobody waits. */
 class Signal {
@@ -110,6 +122,8 @@ export function createWorker(deps: WorkerDeps): Worker {
   const db = deps.database.db;
   const log = deps.log ?? quietLog;
   const allowPrivate = deps.config.webhooks.allowPrivate;
+  const { retentionDays } = deps.config.webhooks;
+  const cleanup = retentionDays ? createCleanup({ database: deps.database, retentionDays, log }) : undefined;
 
   let state: "idle" | "running" | "stopping" | "dead" = "idle";
   let loops: Promise<void> = Promise.resolve();
@@ -200,7 +214,7 @@ export function createWorker(deps: WorkerDeps): Worker {
   async function tellOwners(d: webhooks.DisabledEndpoint): Promise<void> {
     try {
       const mail = await webhooks.disabledEndpointMail(db, d, opts.disableAfterFailedEvents);
-      log.warn(`webhooks: endpoint ${d.id} (${d.url}) disabled (${d.reason})`);
+      log.warn(`webhooks: endpoint ${d.id} (${originOf(d.url)}) disabled (${d.reason})`);
       for (const to of mail.to) await deps.mailer.send({ to, subject: mail.subject, text: mail.text });
     } catch (err) {
       log.error(err, `webhooks: could not tell the owners that endpoint ${d.id} was disabled`);
@@ -311,11 +325,13 @@ export function createWorker(deps: WorkerDeps): Worker {
         }
       }
       loops = Promise.all([fanOutLoop(), claimLoop()]).then(() => {});
+      cleanup?.start();
     },
     async stop() {
       if (state !== "running") return;
       state = "stopping";
       wake();
+      await cleanup?.stop();
       await loops;
       const pending = [...inFlight.values()];
       await Promise.race([Promise.all(pending.map((p) => p.done)), new Promise((r) => setTimeout(r, opts.stopGraceMs))]);
@@ -332,6 +348,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     async kill() {
       state = "dead";
       wake();
+      void cleanup?.stop();
       clearTimeout(recordTimer);
       outcomes = [];
       for (const p of inFlight.values()) p.controller.abort();

@@ -1,0 +1,147 @@
+// Retention of what webhook delivery leaves behind: processed outbox rows, finished webhook events and the
+// delivery log older than TILL_WEBHOOK_RETENTION_DAYS (Polar keeps its delivery log about 30 days) are deleted in
+// bounded batches. Pending or leased work is never touched: an event is finished when nothing is due and no worker
+// holds it, an outbox row when it was processed. `till listen` replays recent processed outbox rows; a retention of
+// at least one day (the minimum) keeps that replay working.
+import { sql } from "drizzle-orm";
+import type { Database, Db } from "../db/client.js";
+import { outbox, webhookDelivery, webhookEvent } from "../db/schema/index.js";
+
+export interface CleanupOptions {
+  /** Rows deleted per statement. */
+  batchSize: number;
+  /** Statements per table and run; what is left waits for the next run. */
+  maxBatches: number;
+}
+
+export const DEFAULT_CLEANUP_OPTIONS: CleanupOptions = { batchSize: 1_000, maxBatches: 50 };
+
+export interface CleanupResult {
+  outbox: number;
+  events: number;
+  deliveries: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Deletes up to `batchSize` rows per call of `step` until a call deletes fewer, or `maxBatches` calls. */
+async function inBatches(opts: CleanupOptions, step: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < opts.maxBatches; i++) {
+    const n = await step(opts.batchSize);
+    total += n;
+    if (n < opts.batchSize) break;
+  }
+  return total;
+}
+
+// Each statement locks what it deletes with SKIP LOCKED, so replicas cleaning at once (or a worker recording or
+// redelivering an event) are never waited for; a row that changed meanwhile is checked again by the lock.
+const finished = sql`${webhookEvent.nextAttemptAt} IS NULL AND ${webhookEvent.lockedBy} IS NULL`;
+
+async function deleteDeliveries(db: Db, before: Date, limit: number): Promise<number> {
+  const rows = await db.execute<{ id: string }>(sql`
+    DELETE FROM ${webhookDelivery} WHERE ${webhookDelivery.id} IN (
+      SELECT d.id FROM ${webhookDelivery} d JOIN ${webhookEvent} ON ${webhookEvent.id} = d.event_id
+      WHERE d.created_at < ${before.toISOString()}::timestamptz AND ${finished}
+      LIMIT ${limit} FOR UPDATE OF d SKIP LOCKED)
+    RETURNING ${webhookDelivery.id}`);
+  return rowCount(rows);
+}
+
+/** Finished events whose last change is older than `before`; their remaining deliveries go with them (cascade). */
+async function deleteEvents(db: Db, before: Date, limit: number): Promise<number> {
+  const rows = await db.execute<{ id: string }>(sql`
+    DELETE FROM ${webhookEvent} WHERE ${webhookEvent.id} IN (
+      SELECT ${webhookEvent.id} FROM ${webhookEvent}
+      WHERE ${finished} AND coalesce(${webhookEvent.modifiedAt}, ${webhookEvent.createdAt}) < ${before.toISOString()}::timestamptz
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+    RETURNING ${webhookEvent.id}`);
+  return rowCount(rows);
+}
+
+async function deleteOutbox(db: Db, before: Date, limit: number): Promise<number> {
+  const rows = await db.execute<{ id: string }>(sql`
+    DELETE FROM ${outbox} WHERE ${outbox.id} IN (
+      SELECT ${outbox.id} FROM ${outbox} WHERE ${outbox.processedAt} < ${before.toISOString()}::timestamptz
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+    RETURNING ${outbox.id}`);
+  return rowCount(rows);
+}
+
+/** postgres.js returns the rows as an array, PGlite as `{ rows }`. */
+function rowCount(result: unknown): number {
+  if (Array.isArray(result)) return result.length;
+  const rows = (result as { rows?: unknown[] }).rows;
+  return rows?.length ?? 0;
+}
+
+/** One pass: everything finished before `before`, at most `maxBatches × batchSize` rows per table. */
+export async function cleanupOnce(db: Db, before: Date, opts: CleanupOptions = DEFAULT_CLEANUP_OPTIONS): Promise<CleanupResult> {
+  const deliveries = await inBatches(opts, (n) => deleteDeliveries(db, before, n));
+  const events = await inBatches(opts, (n) => deleteEvents(db, before, n));
+  const outboxRows = await inBatches(opts, (n) => deleteOutbox(db, before, n));
+  return { outbox: outboxRows, events, deliveries };
+}
+
+export interface CleanupLog {
+  info(msg: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+export interface Cleanup {
+  start(): void;
+  /** Stops the schedule and waits for a pass in progress. */
+  stop(): Promise<void>;
+}
+
+/** Runs `cleanupOnce` a minute after start, then every hour, keeping `retentionDays` days. */
+export function createCleanup(deps: {
+  database: Database;
+  retentionDays: number;
+  log: CleanupLog;
+  firstRunMs?: number;
+  everyMs?: number;
+  options?: CleanupOptions;
+}): Cleanup {
+  const firstRunMs = deps.firstRunMs ?? 60_000;
+  const everyMs = deps.everyMs ?? 60 * 60_000;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = true;
+
+  const schedule = (ms: number) => {
+    timer = setTimeout(() => {
+      running = run().finally(() => {
+        running = undefined;
+        if (!stopped) schedule(everyMs);
+      });
+    }, ms);
+    timer.unref();
+  };
+
+  async function run(): Promise<void> {
+    try {
+      const before = new Date(Date.now() - deps.retentionDays * DAY_MS);
+      const r = await cleanupOnce(deps.database.db, before, deps.options);
+      if (r.outbox + r.events + r.deliveries > 0) {
+        deps.log.info(`webhooks: retention removed ${r.outbox} outbox rows, ${r.events} events, ${r.deliveries} deliveries`);
+      }
+    } catch (err) {
+      deps.log.error(err, "webhooks: retention cleanup failed");
+    }
+  }
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      schedule(firstRunMs);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
