@@ -1,0 +1,314 @@
+// `till trigger <event-type>`: makes a webhook event happen for real, as the Stripe CLI does. Each type has a
+// recipe of /v1 calls with the profile's credentials — a product, a checkout paid with the test card, a
+// refund… — so every endpoint and `till listen` gets the genuine payload the server emits for it. Nothing is
+// ever sent as a made-up event: a type whose cause this server cannot produce yet fails before anything is
+// created (its route is probed first: "No route for …" means the server predates it).
+import type { Command } from "commander";
+import { failFor, request, v1, whoami, type Page, type V1Client } from "../client.js";
+import { examples, withContext } from "../command.js";
+import { requireCredential, type Context } from "../context.js";
+import { CliError, UsageError } from "../errors.js";
+
+/** The 27 payment webhook events of the spec's §4, in its order. */
+export const TRIGGER_EVENT_TYPES = [
+  "benefit.created", "benefit.updated",
+  "benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked", "benefit_grant.cycled",
+  "checkout.created", "checkout.updated",
+  "order.created", "order.updated", "order.paid", "order.refunded",
+  "organization.updated",
+  "product.created", "product.updated",
+  "refund.created", "refund.updated",
+  "subscription.created", "subscription.active", "subscription.updated", "subscription.canceled",
+  "subscription.uncanceled", "subscription.revoked",
+  "customer.created", "customer.updated", "customer.deleted", "customer.state_changed",
+] as const;
+export type TriggerEventType = (typeof TRIGGER_EVENT_TYPES)[number];
+
+const isTriggerType = (v: string): v is TriggerEventType => (TRIGGER_EVENT_TYPES as readonly string[]).includes(v);
+
+const NO_ID = "00000000-0000-0000-0000-000000000000";
+const TEST_CARD = "4242 4242 4242 4242";
+
+/** What one run made, by noun, and how each step reads on a terminal. */
+class Run {
+  readonly created: Record<string, string> = {};
+  readonly api: V1Client;
+
+  constructor(
+    readonly ctx: Context,
+    readonly type: TriggerEventType,
+  ) {
+    this.api = v1(ctx);
+  }
+
+  /** "created product 3f0c…": one line on stdout per step (nothing under --json until the end). */
+  step(verb: string, noun: string, id: string, extra = ""): void {
+    this.created[noun] ??= id;
+    if (!this.ctx.json) this.ctx.out.done(null, `${verb} ${noun} ${id}${extra}`);
+  }
+}
+
+// ---- the objects recipes are made of ----------------------------------------------------------------
+
+interface Created {
+  id: string;
+}
+
+const tag = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+async function benefit(run: Run): Promise<Created> {
+  const b = await run.api.send<Created>("POST", "/benefits/", {
+    type: "custom",
+    description: `till trigger ${run.type}`,
+    properties: { note: "Made by `till trigger`." },
+  });
+  run.step("created", "benefit", b.id);
+  return b;
+}
+
+/** A monthly product (so a purchase also makes a subscription), with the benefit when given. */
+async function product(run: Run, benefitId?: string): Promise<Created> {
+  const p = await run.api.send<Created>("POST", "/products/", {
+    name: `till trigger ${run.type}`,
+    description: "Made by `till trigger` to cause a webhook event.",
+    recurring_interval: "month",
+    prices: [{ amount_type: "fixed", price_amount: 900, price_currency: "usd" }],
+  });
+  run.step("created", "product", p.id);
+  if (benefitId) {
+    await run.api.send("POST", `/products/${p.id}/benefits`, { benefits: [benefitId] });
+    run.step("attached", "benefit", benefitId, ` to product ${p.id}`);
+  }
+  return p;
+}
+
+async function checkout(run: Run, productId: string): Promise<Created & { client_secret: string }> {
+  const c = await run.api.send<Created & { client_secret: string }>("POST", "/checkouts/", {
+    products: [productId],
+    metadata: { till_trigger: run.type },
+  });
+  run.step("created", "checkout", c.id);
+  return c;
+}
+
+/** The customer's side, as the checkout page does it: the test processor tokenizes the card, then confirm. */
+async function pay(run: Run, c: Created & { client_secret: string }): Promise<void> {
+  const base = `/v1/checkouts/client/${encodeURIComponent(c.client_secret)}`;
+  const card = await request(run.ctx, "POST", `${base}/test-card`, {
+    body: { number: TEST_CARD, exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: "123" },
+  });
+  if (card.status !== 200) failFor(card, null, `POST ${base.replace(c.client_secret, "{client_secret}")}/test-card`);
+  const token = (card.body as { confirmation_token_id: string }).confirmation_token_id;
+  const confirmed = await request(run.ctx, "POST", `${base}/confirm`, {
+    body: {
+      customer_email: `till-trigger-${tag()}@example.com`,
+      customer_name: "Till Trigger",
+      customer_billing_address: { country: "FR" },
+      confirmation_token_id: token,
+    },
+  });
+  if (confirmed.status !== 200) failFor(confirmed, null, `POST /v1/checkouts/client/{client_secret}/confirm`);
+  run.step("paid", "checkout", c.id, ` with the test card ${TEST_CARD.slice(-4)}`);
+}
+
+interface Purchase {
+  benefit: Created;
+  product: Created;
+  order: Created & { subscription_id: string | null; customer_id: string; total_amount: number };
+}
+
+/** A benefit, a monthly product granting it, a checkout paid with the test card: order, subscription, grant. */
+async function purchase(run: Run): Promise<Purchase> {
+  const b = await benefit(run);
+  const p = await product(run, b.id);
+  const c = await checkout(run, p.id);
+  await pay(run, c);
+  const orders = await run.api.get<Page<Purchase["order"]>>("/orders/", { checkout_id: c.id });
+  const order = orders.items[0];
+  if (!order) throw new CliError(`the checkout ${c.id} was paid but no order came of it`);
+  run.step("created", "customer", order.customer_id);
+  run.step("created", "order", order.id);
+  if (order.subscription_id) run.step("created", "subscription", order.subscription_id);
+  return { benefit: b, product: p, order };
+}
+
+function subscriptionOf(p: Purchase): string {
+  if (!p.order.subscription_id) throw new CliError(`the order ${p.order.id} has no subscription`);
+  return p.order.subscription_id;
+}
+
+async function customer(run: Run): Promise<Created> {
+  const c = await run.api.send<Created>("POST", "/customers/", { email: `till-trigger-${tag()}@example.com`, name: "Till Trigger" });
+  run.step("created", "customer", c.id);
+  return c;
+}
+
+/**
+ * Fails before anything is created when the server has no route for a step: its 404 says "No route for …"
+ * (a route that exists answers 404 for the unknown id, or 422 for the empty body, and changes nothing).
+ */
+async function requireRoute(run: Run, method: "POST" | "PATCH" | "DELETE", path: string, shown: string): Promise<void> {
+  const res = await request(run.ctx, method, `/v1${path}`, { credential: requireCredential(run.ctx), body: method === "DELETE" ? undefined : {} });
+  const body = res.body as { detail?: unknown } | null;
+  if (res.status === 404 && typeof body?.detail === "string" && body.detail.startsWith("No route for")) {
+    throw new CliError(`${run.type}: this server cannot make it happen yet (it has no ${method} ${shown})`, {
+      hint: "update the till server, or pick another type from `till trigger --list`",
+    });
+  }
+  if (res.status === 401) failFor(res, run.ctx.credential, `${method} /v1${shown}`);
+}
+
+const needsRefunds = (run: Run) => requireRoute(run, "POST", "/refunds/", "/v1/refunds/");
+const needsSubscriptionUpdate = (run: Run) => requireRoute(run, "PATCH", `/subscriptions/${NO_ID}`, "/v1/subscriptions/{id}");
+const needsSubscriptionRevoke = (run: Run) => requireRoute(run, "DELETE", `/subscriptions/${NO_ID}`, "/v1/subscriptions/{id}");
+const needsRenewal = (run: Run) => requireRoute(run, "POST", `/subscriptions/${NO_ID}/renew`, "/v1/subscriptions/{id}/renew");
+
+// ---- the recipes ------------------------------------------------------------------------------------
+
+async function refund(run: Run): Promise<void> {
+  await needsRefunds(run);
+  const p = await purchase(run);
+  const r = await run.api.send<Created>("POST", "/refunds/", {
+    order_id: p.order.id,
+    reason: "customer_request",
+    amount: p.order.total_amount,
+    comment: "till trigger",
+  });
+  run.step("created", "refund", r.id, ` of order ${p.order.id}`);
+}
+
+async function cancel(run: Run, andUncancel: boolean): Promise<void> {
+  await needsSubscriptionUpdate(run);
+  const id = subscriptionOf(await purchase(run));
+  await run.api.send("PATCH", `/subscriptions/${id}`, { cancel_at_period_end: true });
+  run.step("canceled", "subscription", id, " at the end of its period");
+  if (andUncancel) {
+    await run.api.send("PATCH", `/subscriptions/${id}`, { cancel_at_period_end: false });
+    run.step("uncanceled", "subscription", id);
+  }
+}
+
+async function revoke(run: Run): Promise<void> {
+  await needsSubscriptionRevoke(run);
+  const id = subscriptionOf(await purchase(run));
+  await run.api.send("DELETE", `/subscriptions/${id}`);
+  run.step("revoked", "subscription", id);
+}
+
+async function renew(run: Run): Promise<void> {
+  await needsRenewal(run);
+  const id = subscriptionOf(await purchase(run));
+  await run.api.send("POST", `/subscriptions/${id}/renew`, {});
+  run.step("renewed", "subscription", id);
+}
+
+interface WireGrant {
+  id: string;
+  modified_at: string | null;
+}
+
+/** A granted benefit whose properties change: the server updates its grants. */
+async function updateGrantedBenefit(run: Run): Promise<void> {
+  const p = await purchase(run);
+  const grantsOf = async () => (await run.api.get<Page<WireGrant>>(`/benefits/${p.benefit.id}/grants`, { limit: 100 })).items;
+  const before = await grantsOf();
+  await run.api.send("PATCH", `/benefits/${p.benefit.id}`, { type: "custom", properties: { note: `Changed by \`till trigger\` ${tag()}.` } });
+  run.step("updated", "benefit", p.benefit.id);
+  // a server that does not update grants when their benefit changes leaves them as they were: say so
+  const after = await grantsOf();
+  const changed = after.filter((g) => g.modified_at !== null && g.modified_at !== before.find((b) => b.id === g.id)?.modified_at);
+  if (changed.length === 0) {
+    throw new CliError(`${run.type}: this server does not update grants when their benefit changes yet (no benefit_grant.updated was sent)`, {
+      hint: "update the till server, or pick another type from `till trigger --list`",
+    });
+  }
+  for (const g of changed) run.step("updated", "benefit_grant", g.id);
+}
+
+const RECIPES: Record<TriggerEventType, (run: Run) => Promise<unknown>> = {
+  "benefit.created": benefit,
+  "benefit.updated": async (run) => {
+    const b = await benefit(run);
+    await run.api.send("PATCH", `/benefits/${b.id}`, { type: "custom", description: `till trigger ${run.type} (updated)` });
+    run.step("updated", "benefit", b.id);
+  },
+  "benefit_grant.created": purchase,
+  "benefit_grant.updated": updateGrantedBenefit,
+  "benefit_grant.revoked": revoke,
+  "benefit_grant.cycled": renew,
+  "checkout.created": async (run) => checkout(run, (await product(run)).id),
+  "checkout.updated": async (run) => {
+    const c = await checkout(run, (await product(run)).id);
+    await run.api.send("PATCH", `/checkouts/${c.id}`, { metadata: { till_trigger: run.type, updated: "yes" } });
+    run.step("updated", "checkout", c.id);
+  },
+  "order.created": purchase,
+  "order.updated": refund,
+  "order.paid": purchase,
+  "order.refunded": refund,
+  "organization.updated": async (run) => {
+    const me = await whoami(run.ctx, requireCredential(run.ctx));
+    if (!me.organization_id) throw new CliError("no active organization: run `till orgs switch <org>` first");
+    const org = await run.api.get<{ id: string; name: string }>(`/organizations/${me.organization_id}`);
+    // its own name again: the organization is saved (and the event sent) with nothing changed
+    await run.api.send("PATCH", `/organizations/${org.id}`, { name: org.name });
+    run.step("updated", "organization", org.id, " (saved unchanged)");
+  },
+  "product.created": (run) => product(run),
+  "product.updated": async (run) => {
+    const p = await product(run);
+    await run.api.send("PATCH", `/products/${p.id}`, { description: "Updated by `till trigger product.updated`." });
+    run.step("updated", "product", p.id);
+  },
+  "refund.created": refund,
+  "refund.updated": refund,
+  "subscription.created": purchase,
+  "subscription.active": purchase,
+  "subscription.updated": (run) => cancel(run, false),
+  "subscription.canceled": (run) => cancel(run, false),
+  "subscription.uncanceled": (run) => cancel(run, true),
+  "subscription.revoked": revoke,
+  "customer.created": customer,
+  "customer.updated": async (run) => {
+    const c = await customer(run);
+    await run.api.send("PATCH", `/customers/${c.id}`, { name: "Till Trigger (updated)" });
+    run.step("updated", "customer", c.id);
+  },
+  "customer.deleted": async (run) => {
+    const c = await customer(run);
+    await run.api.send("DELETE", `/customers/${c.id}`);
+    run.step("deleted", "customer", c.id);
+  },
+  "customer.state_changed": purchase,
+};
+
+const LIST_HINT = "`till trigger --list` shows the event types it can make happen";
+
+async function trigger(ctx: Context, opts: { list?: boolean }, [type]: string[]): Promise<void> {
+  if (opts.list) {
+    if (type !== undefined) throw new UsageError("--list: takes no event type");
+    return ctx.out.done(TRIGGER_EVENT_TYPES, TRIGGER_EVENT_TYPES.join("\n"));
+  }
+  if (type === undefined) throw new UsageError("missing the event type, such as order.paid", LIST_HINT);
+  if (!isTriggerType(type)) throw new UsageError(`unknown event type "${type}"`, LIST_HINT);
+  const run = new Run(ctx, type);
+  await RECIPES[type](run);
+  ctx.out.info(`Triggered ${type}: your webhook endpoints and \`till listen\` get it in a moment.`);
+  if (ctx.json) ctx.out.printJson({ event: type, created: run.created });
+}
+
+export function register(program: Command): void {
+  program
+    .command("trigger")
+    .description("make a webhook event happen with real objects (a product, a test-card payment, a refund…)")
+    .argument("[event-type]", "the event to cause, such as order.paid (see --list)")
+    .option("--list", "list the event types it can make happen")
+    .addHelpText(
+      "after",
+      examples(["till trigger order.paid", "till trigger subscription.canceled --json", "till trigger --list"]) +
+        `\nEvent types:\n${TRIGGER_EVENT_TYPES.map((t) => `  ${t}`).join("\n")}\n` +
+        "\nWhat it creates is real and stays in the organization (products and customers named \"till trigger …\");\n" +
+        "payments use the test processor's card 4242 4242 4242 4242.\n",
+    )
+    .action(withContext(trigger));
+}
