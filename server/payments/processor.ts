@@ -33,6 +33,28 @@ export type PaymentResult =
       message: string;
     };
 
+/** What a refund asks the processor to give back: part or all of an earlier payment. */
+export interface RefundRequest {
+  /** till's id for the refund: the processor's idempotency key, so a retried request refunds once. */
+  refundId: string;
+  /** The processor's id of the payment refunded (`PaymentResult.paymentId`); null when it was not recorded. */
+  paymentId: string | null;
+  /** Minor units, tax included (what goes back to the customer's card). */
+  amount: number;
+  currency: string;
+  /** Polar's refund reason (duplicate, fraudulent, customer_request, …). */
+  reason: string;
+  metadata: Record<string, string>;
+}
+
+export type RefundResult =
+  | { ok: true; processorRefundId: string }
+  | {
+      ok: false;
+      code: string;
+      message: string;
+    };
+
 export interface PaymentProcessor {
   /** till's name for the processor ("test", "stripe"). */
   readonly id: string;
@@ -42,4 +64,6 @@ export interface PaymentProcessor {
   checkoutMetadata(checkout: { clientSecret: string; baseURL: string }): Record<string, string>;
   /** Charges (amount > 0) or saves (amount 0) the payment method behind the token. */
   pay(request: PaymentRequest): Promise<PaymentResult>;
+  /** Gives back `amount` of a payment; answers once the processor accepted (or refused) the refund. */
+  refund(request: RefundRequest): Promise<RefundResult>;
 }

@@ -4,7 +4,7 @@
 // card's scripted outcome — never the number — so it is safe to hand to the page; it is not signed, because
 // a forged token can do nothing a test card could not.
 import { randomUUID } from "node:crypto";
-import type { PaymentProcessor, PaymentRequest, PaymentResult } from "./processor.js";
+import type { PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
 
 export const TEST_TOKEN_PREFIX = "tok_test_";
 
@@ -108,6 +108,10 @@ export function createTestProcessor(): PaymentProcessor {
         paymentMethodId: `pm_test_${card.last4}_${card.exp_month}_${card.exp_year}`,
         paymentMethod: { brand: card.brand, last4: card.last4, expMonth: card.exp_month, expYear: card.exp_year },
       };
+    },
+    // every refund of a test payment succeeds at once
+    async refund(request: RefundRequest): Promise<RefundResult> {
+      return { ok: true, processorRefundId: `re_test_${request.refundId.replace(/-/g, "")}` };
     },
   };
 }

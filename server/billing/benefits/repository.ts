@@ -1,5 +1,5 @@
 // SQL for benefits and their grants. Every function takes the caller's organization id and filters by it.
-import { and, asc, eq, ilike, inArray, isNotNull, isNull, not, or, sql, type SQLWrapper } from "drizzle-orm";
+import { and, asc, eq, ilike, inArray, isNotNull, isNull, not, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inUuids, preparedPerHandle } from "../../db/prepared.js";
 import { benefit, benefitGrant, customer, productBenefit, type Metadata } from "../../db/schema/index.js";
@@ -186,17 +186,13 @@ export async function insertGrants(db: Queryable, values: Array<typeof benefitGr
   return db.insert(benefitGrant).values(values).returning().prepare("benefit_grants_insert").execute();
 }
 
-/**
- * Revokes the subscription's grants that are not revoked yet (granted_at cleared, revoked_at set, as Polar's
- * `set_revoked`), with each grant's benefit (deleted ones too) and customer, in grant order.
- */
-export async function revokeGrantsOfSubscription(db: Queryable, organizationId: string, subscriptionId: string, now: Date) {
+/** Revokes the grants matched by `owner` that are not revoked yet (granted_at cleared, revoked_at set, as
+ * Polar's `set_revoked`), with each grant's benefit (deleted ones too) and customer, in grant order. */
+async function revokeGrants(db: Queryable, organizationId: string, owner: SQL, now: Date) {
   const revoked = await db
     .update(benefitGrant)
     .set({ grantedAt: null, revokedAt: now, modifiedAt: now })
-    .where(
-      and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), isNull(benefitGrant.revokedAt)),
-    )
+    .where(and(eq(benefitGrant.organizationId, organizationId), owner, isNull(benefitGrant.revokedAt)))
     .returning({ id: benefitGrant.id });
   if (revoked.length === 0) return [];
   return db
@@ -207,3 +203,11 @@ export async function revokeGrantsOfSubscription(db: Queryable, organizationId: 
     .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.id, revoked.map((r) => r.id))))
     .orderBy(asc(benefitGrant.createdAt), asc(benefitGrant.id));
 }
+
+/** Revokes the subscription's grants that are not revoked yet (see revokeGrants). */
+export const revokeGrantsOfSubscription = (db: Queryable, organizationId: string, subscriptionId: string, now: Date) =>
+  revokeGrants(db, organizationId, eq(benefitGrant.subscriptionId, subscriptionId), now);
+
+/** Revokes the order's grants that are not revoked yet: a refunded one-time purchase (see revokeGrants). */
+export const revokeGrantsOfOrder = (db: Queryable, organizationId: string, orderId: string, now: Date) =>
+  revokeGrants(db, organizationId, eq(benefitGrant.orderId, orderId), now);

@@ -58,6 +58,20 @@ export async function listGrantedBenefitsForCustomer(
   return rows.map((r) => toCustomerStateGrantWire(r.grant, r.benefit));
 }
 
+/** The revoked grants in their `BenefitGrant` shape, with a `benefit_grant.revoked` event recorded for each. */
+async function publishRevoked(
+  tx: Queryable,
+  organizationId: string,
+  rows: Awaited<ReturnType<typeof repo.revokeGrantsOfOrder>>,
+): Promise<BenefitGrantWire[]> {
+  const wires = rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer));
+  await enqueue(
+    tx,
+    wires.map((g) => ({ type: "benefit_grant.revoked" as const, organizationId, data: { ...g } })),
+  );
+  return wires;
+}
+
 /**
  * Revokes every grant of the subscription that is not revoked yet, in the caller's transaction (which should
  * hold the subscription row locked), and records a `benefit_grant.revoked` event for each. Returns the revoked
@@ -69,13 +83,15 @@ export async function revokeGrantsOfSubscription(
   subscriptionId: string,
   now: Date,
 ): Promise<BenefitGrantWire[]> {
-  const rows = await repo.revokeGrantsOfSubscription(tx, organizationId, subscriptionId, now);
-  const wires = rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer));
-  await enqueue(
-    tx,
-    wires.map((g) => ({ type: "benefit_grant.revoked" as const, organizationId, data: { ...g } })),
-  );
-  return wires;
+  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfSubscription(tx, organizationId, subscriptionId, now));
+}
+
+/**
+ * The same for a one-time purchase's order (a refund with revoke_benefits), in the caller's transaction,
+ * which holds the order locked.
+ */
+export async function revokeGrantsOfOrder(tx: Queryable, organizationId: string, orderId: string, now: Date): Promise<BenefitGrantWire[]> {
+  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfOrder(tx, organizationId, orderId, now));
 }
 
 // ---- benefits ----------------------------------------------------------------------------------

@@ -236,6 +236,12 @@ export async function organizationOfProducts(db: Db, productIds: string[]): Prom
 
 // ---- read ---------------------------------------------------------------------------------------------
 
+/** The processor's id of the payment that paid the checkout; null for a free checkout or an unknown one. */
+export async function paymentIdOfCheckout(db: Queryable, organizationId: string, id: string): Promise<string | null> {
+  const row = await repo.findCheckout(db, organizationId, id);
+  return row?.paymentProcessorMetadata.payment_id ?? null;
+}
+
 export async function getCheckout(deps: CheckoutDeps, organizationId: string, id: string): Promise<CheckoutWire> {
   const row = await repo.findCheckout(deps.db, organizationId, id);
   if (!row) throw notFound(NOT_FOUND);

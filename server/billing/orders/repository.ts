@@ -44,6 +44,29 @@ export async function findOrder(db: Queryable, organizationId: string, id: strin
   return row;
 }
 
+/** The order, locked until the caller's transaction ends (refunds of one order queue on this lock). */
+export async function lockOrder(db: Queryable, organizationId: string, id: string): Promise<OrderRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(order)
+    .where(and(eq(order.organizationId, organizationId), eq(order.id, id)))
+    .limit(1)
+    .for("update");
+  return row;
+}
+
+export async function updateOrderRefunds(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  patch: Pick<OrderRow, "status" | "refundedAmount" | "refundedTaxAmount" | "modifiedAt">,
+): Promise<void> {
+  await db
+    .update(order)
+    .set(patch)
+    .where(and(eq(order.organizationId, organizationId), eq(order.id, id)));
+}
+
 export async function updateOrder(
   db: Queryable,
   organizationId: string,

@@ -14,7 +14,7 @@ import { loadSubscriptionRows } from "../subscriptions/service.js";
 import * as repo from "./repository.js";
 import { toOrderWire, type OrderEmbeds, type OrderItemRow, type OrderRow, type OrderWire } from "./wire.js";
 
-export { toOrderWire, type OrderRow, type OrderItemRow, type OrderWire } from "./wire.js";
+export { refundableAmount, refundableTaxAmount, toOrderWire, type OrderRow, type OrderItemRow, type OrderWire } from "./wire.js";
 
 const NOT_FOUND = "Order not found";
 
@@ -195,3 +195,24 @@ export const invoiceNumberSql = repo.invoiceNumberSql;
 
 /** The `Order` shape of rows whose embeds the caller already holds (webhook payloads). */
 export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmbeds) => toOrderWire(row, items, embeds);
+
+/** The order row locked for the caller's transaction (a refund's), or undefined when it is not this organization's. */
+export const lockOrderRow = (tx: Queryable, organizationId: string, id: string) => repo.lockOrder(tx, organizationId, id);
+
+/**
+ * Adds a succeeded refund to a locked order: refunded amounts grow, and the status becomes refunded once
+ * nothing is left to refund (partially_refunded before). The caller checked the amounts against the lock.
+ */
+export async function recordOrderRefund(
+  tx: Queryable,
+  locked: OrderRow,
+  refunded: { amount: number; taxAmount: number },
+  now: Date,
+): Promise<OrderRow> {
+  const refundedAmount = locked.refundedAmount + refunded.amount;
+  const refundedTaxAmount = locked.refundedTaxAmount + refunded.taxAmount;
+  const full = refundedAmount >= locked.netAmount + locked.appliedBalanceAmount;
+  const patch = { status: full ? "refunded" : "partially_refunded", refundedAmount, refundedTaxAmount, modifiedAt: now };
+  await repo.updateOrderRefunds(tx, locked.organizationId, locked.id, patch);
+  return { ...locked, ...patch };
+}

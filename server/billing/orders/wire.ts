@@ -25,6 +25,11 @@ export function toOrderItemWire(item: OrderItemRow) {
   };
 }
 
+/** What a refund may still give back before tax (Polar: net + applied balance − refunded). */
+export const refundableAmount = (row: OrderRow) => Math.max(0, row.netAmount + row.appliedBalanceAmount - row.refundedAmount);
+/** The tax still refundable. */
+export const refundableTaxAmount = (row: OrderRow) => Math.max(0, row.taxAmount - row.refundedTaxAmount);
+
 export interface OrderEmbeds {
   customer: CustomerWire;
   product: ProductSummaryWire | null;
@@ -48,8 +53,8 @@ export function toOrderWire(row: OrderRow, items: OrderItemRow[], e: OrderEmbeds
     due_amount: Math.max(0, row.totalAmount + row.appliedBalanceAmount),
     refunded_amount: row.refundedAmount,
     refunded_tax_amount: row.refundedTaxAmount,
-    refundable_amount: Math.max(0, row.totalAmount - row.refundedAmount),
-    refundable_tax_amount: Math.max(0, row.taxAmount - row.refundedTaxAmount),
+    refundable_amount: refundableAmount(row),
+    refundable_tax_amount: refundableTaxAmount(row),
     currency: row.currency,
     billing_reason: row.billingReason,
     billing_name: row.billingName ?? null,

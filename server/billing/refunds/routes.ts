@@ -1,0 +1,59 @@
+// /v1/refunds: create and list (Polar wire). A refund belongs to an order of the caller's organization.
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { createPaymentProcessor } from "../../payments/index.js";
+import type { BillingDeps } from "../index.js";
+import { isUuid, page, paginationQuery, parseBody, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
+import { sortingQuery } from "../listing.js";
+import type { RefundSort } from "./repository.js";
+import * as service from "./service.js";
+
+const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+
+const ListQuery = z.object({
+  id: queryArray(uuid).optional(),
+  organization_id: queryArray(uuid).optional(),
+  order_id: queryArray(uuid).optional(),
+  subscription_id: queryArray(uuid).optional(),
+  customer_id: queryArray(uuid).optional(),
+  external_customer_id: queryArray(z.string().max(256)).optional(),
+  succeeded: queryBool.optional(),
+  sorting: sortingQuery<RefundSort>(["created_at", "amount"], [{ key: "created_at", desc: true }]),
+  ...paginationQuery,
+});
+
+const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
+
+export function refundRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+  const deps: service.RefundDeps = { db, processor: createPaymentProcessor() };
+
+  app.get("/refunds/", { config: { scope: "refunds:read" } }, async (req) => {
+    const q = parseQuery(ListQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
+      return page([], 0, q.limit);
+    }
+    const { items, total } = await service.listRefunds(
+      db,
+      organizationId,
+      {
+        ids: lower(q.id),
+        orderIds: lower(q.order_id),
+        subscriptionIds: lower(q.subscription_id),
+        customerIds: lower(q.customer_id),
+        externalCustomerIds: q.external_customer_id,
+        succeeded: q.succeeded,
+      },
+      q.sorting,
+      q.page,
+      q.limit,
+    );
+    return page(items, total, q.limit);
+  });
+
+  app.post("/refunds/", { config: { scope: "refunds:write" } }, async (req, reply) => {
+    const input = parseBody(service.RefundCreateInput, req);
+    const refund = await service.createRefund(deps, scopeOf(req).organizationId, input);
+    return reply.status(201).send(refund);
+  });
+}

@@ -1,0 +1,151 @@
+// Rules for refunds: the seller gives back part or all of a paid order. One transaction locks the order,
+// checks the amount against what is still refundable (so concurrent refunds of one order can never give
+// back more than it took), asks the processor, records the refund, moves the order to partially_refunded
+// or refunded, optionally revokes a one-time purchase's benefits, and writes every event to the outbox.
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Db, Queryable } from "../../db/client.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import type { PaymentProcessor } from "../../payments/processor.js";
+import { revokeGrantsOfOrder } from "../benefits/service.js";
+import { paymentIdOfCheckout } from "../checkouts/service.js";
+import { loadCustomers } from "../customers/service.js";
+import { ApiError, isUuid, metadataInput, notFound } from "../http.js";
+import type { SortKey } from "../listing.js";
+import { getOrder, lockOrderRow, recordOrderRefund, refundableAmount, refundableTaxAmount, type OrderRow } from "../orders/service.js";
+import * as repo from "./repository.js";
+import { REFUND_REASONS, toRefundWire, type RefundRow, type RefundWire } from "./wire.js";
+
+export { toRefundWire, type RefundWire } from "./wire.js";
+
+export interface RefundDeps {
+  db: Db;
+  processor: PaymentProcessor;
+}
+
+const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+
+export const RefundCreateInput = z.object({
+  order_id: uuid,
+  reason: z.enum(REFUND_REASONS),
+  amount: z.number().int().positive(),
+  comment: z.string().max(10_000).nullish(),
+  revoke_benefits: z.boolean().default(false),
+  metadata: metadataInput.optional(),
+});
+export type RefundCreateInput = z.output<typeof RefundCreateInput>;
+
+// ---- errors (Polar's names and statuses) ----------------------------------------------------------------
+
+const refundedAlready = (order: OrderRow) =>
+  new ApiError(403, { error: "RefundedAlready", detail: `Order is already fully refunded: ${order.id}` });
+const amountTooHigh = (order: OrderRow) =>
+  new ApiError(400, { error: "RefundAmountTooHigh", detail: `Refund amount exceeds remaining order balance: ${refundableAmount(order)}` });
+const revokeSubscriptionBenefitsProhibited = () =>
+  new ApiError(400, { error: "RevokeSubscriptionBenefitsProhibited", detail: "Subscription benefits can only be revoked upon cancellation" });
+const notPaid = (order: OrderRow) => new ApiError(400, { error: "NotPaidOrder", detail: `Order is not paid: ${order.id}` });
+const refundFailed = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
+
+/**
+ * The tax refunded with `amount` (Polar's rule): the order's tax in proportion, and all the tax still
+ * refundable when the amount empties the order; never more than what is left.
+ */
+function taxOf(order: OrderRow, amount: number): number {
+  const left = refundableTaxAmount(order);
+  if (amount === refundableAmount(order) || order.netAmount <= 0) return left;
+  return Math.min(left, Math.round((amount * order.taxAmount) / order.netAmount));
+}
+
+export async function createRefund(deps: RefundDeps, organizationId: string, input: RefundCreateInput): Promise<RefundWire> {
+  return deps.db.transaction(async (tx) => {
+    // concurrent refunds of one order queue here; each sees what the previous one refunded
+    const order = await lockOrderRow(tx, organizationId, input.order_id.toLowerCase());
+    if (!order) throw notFound("Order not found");
+    if (order.status === "refunded") throw refundedAlready(order);
+    if (order.status !== "paid" && order.status !== "partially_refunded") throw notPaid(order);
+    if (input.revoke_benefits && order.subscriptionId) throw revokeSubscriptionBenefitsProhibited();
+    if (input.amount > refundableAmount(order)) throw amountTooHigh(order);
+    const taxAmount = taxOf(order, input.amount);
+
+    const now = new Date();
+    const pending: RefundRow = {
+      id: randomUUID(),
+      organizationId,
+      status: "pending",
+      reason: input.reason,
+      amount: input.amount,
+      taxAmount,
+      currency: order.currency,
+      comment: input.comment ?? null,
+      revokeBenefits: input.revoke_benefits,
+      orderId: order.id,
+      subscriptionId: order.subscriptionId,
+      customerId: order.customerId,
+      processorRefundId: null,
+      metadata: input.metadata ?? {},
+      createdAt: now,
+      modifiedAt: null,
+    };
+    // the processor answers at once (like a confirm's payment, inside the lock); a refusal keeps nothing
+    const result = await deps.processor.refund({
+      refundId: pending.id,
+      paymentId: order.checkoutId ? await paymentIdOfCheckout(tx, organizationId, order.checkoutId) : null,
+      amount: input.amount + taxAmount,
+      currency: order.currency,
+      reason: input.reason,
+      metadata: { order_id: order.id, refund_id: pending.id },
+    });
+    if (!result.ok) throw refundFailed(result.message);
+    const succeeded: RefundRow = { ...pending, status: "succeeded", processorRefundId: result.processorRefundId, modifiedAt: now };
+
+    await Promise.all([repo.insertRefund(tx, succeeded), recordOrderRefund(tx, order, { amount: input.amount, taxAmount }, now)]);
+    const orderWire = await getOrder(tx, organizationId, order.id);
+    const wire = toRefundWire(succeeded);
+    const event = (type: OutboxEvent["type"], data: Record<string, unknown>): OutboxEvent => ({ type, organizationId, data });
+    await enqueue(tx, [
+      event("refund.created", toRefundWire(pending)),
+      event("refund.updated", wire),
+      event("order.updated", orderWire),
+      event("order.refunded", orderWire),
+    ]);
+    if (input.revoke_benefits) {
+      const revoked = await revokeGrantsOfOrder(tx, organizationId, order.id, now);
+      if (revoked.length > 0) await enqueue(tx, customerStateChanged(organizationId, order.customerId));
+    }
+    return wire;
+  });
+}
+
+export interface RefundListFilter {
+  ids?: string[] | undefined;
+  orderIds?: string[] | undefined;
+  subscriptionIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  succeeded?: boolean | undefined;
+}
+
+export async function listRefunds(
+  db: Queryable,
+  organizationId: string,
+  filter: RefundListFilter,
+  sorting: Array<SortKey<repo.RefundSort>>,
+  pageNo: number,
+  limit: number,
+): Promise<{ items: RefundWire[]; total: number }> {
+  let customerIds = filter.customerIds;
+  if (filter.externalCustomerIds) {
+    const { byExternalId } = await loadCustomers(db, organizationId, { ids: [], externalIds: filter.externalCustomerIds });
+    const external = [...byExternalId.values()].map((c) => c.id);
+    customerIds = customerIds ? customerIds.filter((id) => external.includes(id)) : external;
+  }
+  const { rows, total } = await repo.listRefunds(
+    db,
+    organizationId,
+    { ids: filter.ids, orderIds: filter.orderIds, subscriptionIds: filter.subscriptionIds, customerIds, succeeded: filter.succeeded },
+    sorting,
+    pageNo,
+    limit,
+  );
+  return { items: rows.map(toRefundWire), total };
+}
