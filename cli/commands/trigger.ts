@@ -114,7 +114,7 @@ async function pay(run: Run, c: Created & { client_secret: string }): Promise<vo
 interface Purchase {
   benefit: Created;
   product: Created;
-  order: Created & { subscription_id: string | null; customer_id: string; total_amount: number };
+  order: Created & { subscription_id: string | null; customer_id: string; net_amount: number; refundable_amount?: number };
 }
 
 /** A benefit, a monthly product granting it, a checkout paid with the test card: order, subscription, grant. */
@@ -171,7 +171,8 @@ async function refund(run: Run): Promise<void> {
   const r = await run.api.send<Created>("POST", "/refunds/", {
     order_id: p.order.id,
     reason: "customer_request",
-    amount: p.order.total_amount,
+    // all of it: the refundable amount is before tax (the tax is refunded in proportion)
+    amount: p.order.refundable_amount ?? p.order.net_amount,
     comment: "till trigger",
   });
   run.step("created", "refund", r.id, ` of order ${p.order.id}`);
