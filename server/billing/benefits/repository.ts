@@ -211,3 +211,34 @@ export const revokeGrantsOfSubscription = (db: Queryable, organizationId: string
 /** Revokes the order's grants that are not revoked yet: a refunded one-time purchase (see revokeGrants). */
 export const revokeGrantsOfOrder = (db: Queryable, organizationId: string, orderId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.orderId, orderId), now);
+
+/**
+ * Refreshes the properties of the benefit's granted grants in one statement: previous_properties keeps what
+ * they were and `mirror` (the grant's copies of the benefit's properties) is merged in. Returns the grants with
+ * their customers, in grant order.
+ */
+export async function refreshGrantProperties(db: Queryable, organizationId: string, benefitId: string, mirror: Record<string, unknown>, now: Date) {
+  const grants = await db
+    .update(benefitGrant)
+    .set({
+      previousProperties: sql`${benefitGrant.properties}`,
+      properties: sql`${benefitGrant.properties} || ${JSON.stringify(mirror)}::jsonb`,
+      modifiedAt: now,
+    })
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.benefitId, benefitId), grantedWhere))
+    .returning();
+  if (grants.length === 0) return [];
+  // one parameter whatever the number of customers
+  const ids = JSON.stringify([...new Set(grants.map((g) => g.customerId))]);
+  const customers = await db
+    .select()
+    .from(customer)
+    .where(and(eq(customer.organizationId, organizationId), sql`${customer.id} IN (SELECT jsonb_array_elements_text(${ids}::jsonb)::uuid)`));
+  const byId = new Map(customers.map((c) => [c.id, c]));
+  return grants
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+    .flatMap((grant) => {
+      const c = byId.get(grant.customerId);
+      return c ? [{ grant, customer: c }] : [];
+    });
+}

@@ -6,13 +6,15 @@ import { invalid, isUuid, notFound, notPermitted } from "../http.js";
 import type { SortKey } from "../listing.js";
 import { meterIdsExist } from "../meters/service.js";
 import { BenefitCreateInput, BenefitUpdateInput, storedProperties } from "./properties.js";
-import { enqueue } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
 import * as repo from "./repository.js";
 import {
   toBenefitGrantWire,
   toBenefitWire,
   toCustomerStateGrantWire,
+  wireProperties,
   type BenefitGrantWire,
+  type BenefitRow,
   type BenefitWire,
   type CustomerStateGrantWire,
 } from "./wire.js";
@@ -174,8 +176,40 @@ export async function updateBenefit(
     if (!row) throw notFound("Benefit not found");
     const wire = toBenefitWire(row);
     await enqueue(tx, { type: "benefit.updated", organizationId, data: { ...wire } });
+    if (properties && JSON.stringify(properties) !== JSON.stringify(current.properties)) {
+      await refreshGrants(tx, organizationId, row);
+    }
     return wire;
   });
+}
+
+/** The properties a grant copies from its benefit (what Polar's strategies keep on the grant), by type. */
+function grantMirror(b: BenefitRow): Record<string, unknown> {
+  const p = wireProperties(b.type, b.properties);
+  switch (b.type) {
+    case "github_repository":
+      return { repository_owner: p.repository_owner, repository_name: p.repository_name, permission: p.permission };
+    case "discord":
+      return { guild_id: p.guild_id, role_id: p.role_id };
+    default:
+      return {};
+  }
+}
+
+/**
+ * After a benefit's properties changed: every granted grant of it gets its properties refreshed (the previous
+ * ones kept in previous_properties) and a `benefit_grant.updated` event, all in the caller's transaction.
+ */
+async function refreshGrants(tx: Queryable, organizationId: string, b: BenefitRow): Promise<void> {
+  const rows = await repo.refreshGrantProperties(tx, organizationId, b.id, grantMirror(b), b.modifiedAt ?? new Date());
+  const benefitWire = toBenefitWire(b);
+  await enqueue(
+    tx,
+    rows.map((r) => ({ type: "benefit_grant.updated" as const, organizationId, data: { ...toBenefitGrantWire(r.grant, benefitWire, r.customer) } })),
+  );
+  if (rows.length > 0) {
+    await enqueue(tx, [...new Set(rows.map((r) => r.customer.id))].map((id) => customerStateChanged(organizationId, id)));
+  }
 }
 
 /**

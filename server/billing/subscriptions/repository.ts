@@ -138,3 +138,28 @@ export async function listSubscriptions(
   ]);
   return { rows, total: count[0]?.n ?? 0 };
 }
+
+/** The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. */
+export async function lockSubscription(tx: Queryable, organizationId: string, id: string): Promise<SubscriptionRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(subscription)
+    .where(and(eq(subscription.organizationId, organizationId), eq(subscription.id, id)))
+    .for("update");
+  return row;
+}
+
+export async function updateSubscription(
+  tx: Queryable,
+  organizationId: string,
+  id: string,
+  patch: Partial<Omit<SubscriptionValues, "id" | "organizationId">> & { modifiedAt: Date },
+): Promise<SubscriptionRow> {
+  const [row] = await tx
+    .update(subscription)
+    .set(patch)
+    .where(and(eq(subscription.organizationId, organizationId), eq(subscription.id, id)))
+    .returning();
+  if (!row) throw new Error("update subscription returned no row");
+  return row;
+}

@@ -1,17 +1,29 @@
-// /v1/subscriptions: list and get (Polar wire). Subscriptions are created by confirmed checkouts.
+// /v1/subscriptions: list, get, update (cancel, uncancel, revoke, product and discount changes) and revoke (Polar
+// wire). Subscriptions are created by confirmed checkouts.
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
-import { datetimeInput, isUuid, metadataQuery, page, paginationQuery, parseQuery, pathId, queryArray, queryBool, scopeOf } from "../http.js";
+import {
+  datetimeInput,
+  isUuid,
+  metadataQuery,
+  page,
+  paginationQuery,
+  parseQuery,
+  parseWith,
+  pathId,
+  queryArray,
+  queryBool,
+  scopeOf,
+  validationError,
+} from "../http.js";
 import { sortingQuery } from "../listing.js";
 import type { SubscriptionSort } from "./repository.js";
 import * as service from "./service.js";
+import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "./lifecycle.js";
 import { SUBSCRIPTION_STATUSES } from "./wire.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
-const CANCELLATION_REASONS = [
-  "customer_service", "low_quality", "missing_features", "switched_service", "too_complex", "too_expensive", "unused", "other",
-] as const;
 
 const ListQuery = z.object({
   organization_id: queryArray(uuid).optional(),
@@ -32,6 +44,55 @@ const ListQuery = z.object({
   ),
   ...paginationQuery,
 });
+
+const cancellation = {
+  customer_cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(),
+  customer_cancellation_comment: z.string().max(10_000).nullish(),
+};
+const RevokeBody = z.object({ revoke: z.literal(true), ...cancellation });
+const CancelBody = z.object({ cancel_at_period_end: z.boolean(), ...cancellation });
+/** 0.47.1 sends SubscriptionUpdateProduct or SubscriptionUpdateDiscount; 0.49.0 SubscriptionUpdateBase (both optional). */
+const ChangeBody = z.object({
+  product_id: uuid.nullish(),
+  proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
+  discount_id: uuid.nullish(),
+});
+const VARIANT_KEYS = ["revoke", "cancel_at_period_end", "product_id", "discount_id", "trial_end", "seats", "current_billing_period_end"];
+
+/** The `SubscriptionUpdate` union, told apart by its keys as Polar's models are (unknown keys are ignored). */
+function parseUpdate(body: unknown): service.SubscriptionUpdate {
+  const keys = body !== null && typeof body === "object" && !Array.isArray(body) ? Object.keys(body) : [];
+  const has = (k: string) => keys.includes(k);
+  if (has("revoke")) {
+    const b = parseWith(RevokeBody, body, "body");
+    return { kind: "revoke", reason: b.customer_cancellation_reason, comment: b.customer_cancellation_comment };
+  }
+  if (has("cancel_at_period_end")) {
+    const b = parseWith(CancelBody, body, "body");
+    return { kind: "cancel", cancelAtPeriodEnd: b.cancel_at_period_end, reason: b.customer_cancellation_reason, comment: b.customer_cancellation_comment };
+  }
+  if (has("product_id") || has("discount_id")) {
+    const b = parseWith(ChangeBody, body, "body");
+    return {
+      kind: "change",
+      productId: b.product_id?.toLowerCase(),
+      prorationBehavior: b.proration_behavior,
+      discountId: b.discount_id === null ? null : b.discount_id?.toLowerCase(),
+    };
+  }
+  if (has("trial_end") || has("seats") || has("current_billing_period_end")) {
+    const key = VARIANT_KEYS.find(has) ?? "body";
+    throw validationError([{ loc: ["body", key], msg: "This change is not supported yet: till has no renewal engine to bill it.", type: "value_error" }]);
+  }
+  throw validationError([
+    {
+      loc: ["body"],
+      msg: `Input should be one of the SubscriptionUpdate variants (naming one of: ${VARIANT_KEYS.join(", ")})`,
+      type: "union_tag_invalid",
+      ...(body === undefined ? {} : { input: body }),
+    },
+  ]);
+}
 
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
@@ -68,5 +129,15 @@ export function subscriptionRoutes(app: FastifyInstance, { db, config }: Billing
 
   app.get("/subscriptions/:id", { config: { scope: "subscriptions:read" } }, async (req) =>
     service.getSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
+  );
+
+  app.patch("/subscriptions/:id", { config: { scope: "subscriptions:write" } }, async (req) => {
+    const id = pathId(req);
+    const update = parseUpdate(req.body ?? {});
+    return service.updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL);
+  });
+
+  app.delete("/subscriptions/:id", { config: { scope: "subscriptions:write" } }, async (req) =>
+    service.revokeSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
   );
 }

@@ -2,41 +2,16 @@
 // by the seller with filters, and the customer's active subscriptions for its state.
 import type { Db, Queryable } from "../../db/client.js";
 import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
-import { loadCustomers } from "../customers/service.js";
-import { loadDiscountBases } from "../discounts/service.js";
 import { notFound } from "../http.js";
 import type { SortKey } from "../listing.js";
-import { loadPrices, loadProducts } from "../products/service.js";
+import { toWires } from "./load.js";
 import * as repo from "./repository.js";
 import { toSubscriptionWire, type SubscriptionEmbeds, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
 
+export { revokeSubscription, updateSubscription, type SubscriptionUpdate } from "./lifecycle.js";
 export { toSubscriptionBaseWire, toSubscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
 
 const NOT_FOUND = "Subscription not found";
-
-async function toWires(db: Queryable, organizationId: string, rows: SubscriptionRow[], baseURL: string): Promise<SubscriptionWire[]> {
-  if (rows.length === 0) return [];
-  const [customers, products, discounts, prices] = await Promise.all([
-    loadCustomers(db, organizationId, { ids: rows.map((r) => r.customerId), externalIds: [] }),
-    loadProducts(db, organizationId, rows.map((r) => r.productId), baseURL),
-    loadDiscountBases(db, organizationId, rows.flatMap((r) => (r.discountId ? [r.discountId] : []))),
-    loadPrices(db, organizationId, rows.flatMap((r) => r.priceIds)),
-  ]);
-  return rows.flatMap((row) => {
-    const customer = customers.byId.get(row.customerId);
-    const product = products.get(row.productId);
-    // both are kept forever (soft deletion, archiving); a row without them would be a broken reference
-    if (!customer || !product) return [];
-    return [
-      toSubscriptionWire(row, {
-        customer,
-        product,
-        discount: row.discountId ? (discounts.get(row.discountId) ?? null) : null,
-        prices: row.priceIds.flatMap((id) => prices.get(id) ?? []),
-      }),
-    ];
-  });
-}
 
 export async function getSubscription(db: Db, organizationId: string, id: string, baseURL: string): Promise<SubscriptionWire> {
   const row = await repo.findSubscription(db, organizationId, id);

@@ -1,0 +1,241 @@
+// What the seller changes on a subscription (PATCH and DELETE /v1/subscriptions/{id}), as Polar does: cancel at
+// the period end and uncancel, revoke now (its benefit grants revoked), product and discount changes. Each change
+// is one transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
+import type { Db, Tx } from "../../db/client.js";
+import { customerStateChanged, enqueue, type OutboxEvent, type OutboxEventType } from "../../jobs/outbox.js";
+import { revokeGrantsOfSubscription } from "../benefits/service.js";
+import { discountRefusal, isMetered, isStatic, priceCurrency, seatAmount } from "../checkouts/pricing.js";
+import { getDiscount, redeemDiscount } from "../discounts/service.js";
+import { ApiError, invalid, notFound } from "../http.js";
+import { getOrganization } from "../organizations/service.js";
+import { loadProducts, type PriceWire, type ProductWire } from "../products/service.js";
+import { toWires } from "./load.js";
+import * as repo from "./repository.js";
+import type { SubscriptionRow, SubscriptionWire } from "./wire.js";
+
+export const CANCELLATION_REASONS = [
+  "customer_service", "low_quality", "missing_features", "switched_service", "too_complex", "too_expensive", "unused", "other",
+] as const;
+export const PRORATION_BEHAVIORS = ["invoice", "prorate", "next_period", "reset"] as const;
+type CancellationReason = (typeof CANCELLATION_REASONS)[number];
+type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
+
+interface Cancellation {
+  reason?: CancellationReason | null | undefined;
+  comment?: string | null | undefined;
+}
+
+/** The `SubscriptionUpdate` variants (0.47.1's separate ones and 0.49.0's `SubscriptionUpdateBase`), parsed. */
+export type SubscriptionUpdate =
+  | ({ kind: "revoke" } & Cancellation)
+  | ({ kind: "cancel"; cancelAtPeriodEnd: boolean } & Cancellation)
+  | {
+      kind: "change";
+      /** undefined or null: the product stays. */
+      productId?: string | null | undefined;
+      prorationBehavior?: ProrationBehavior | null | undefined;
+      /** undefined: the discount stays; null: it is removed. */
+      discountId?: string | null | undefined;
+    };
+
+const NOT_FOUND = "Subscription not found";
+/** Lock waits longer than this answer 409 SubscriptionLocked rather than holding the request. */
+const LOCK_TIMEOUT = "5s";
+const PG_LOCK_NOT_AVAILABLE = "55P03";
+
+const alreadyCanceled = () =>
+  new ApiError(403, { error: "AlreadyCanceledSubscription", detail: "This subscription is already canceled or will be at the end of the period." });
+const locked = () => new ApiError(409, { error: "SubscriptionLocked", detail: "This subscription is being updated; try again." });
+
+/** Ended for good (revoked, or canceled at a period end that has passed): nothing can change it any more. */
+const isEnded = (row: SubscriptionRow) => row.endedAt !== null || row.status === "canceled" || row.status === "incomplete_expired";
+/** Polar's "canceled": ended, or set to end at the period end. */
+const isCanceled = (row: SubscriptionRow) => isEnded(row) || row.cancelAtPeriodEnd;
+
+type Patch = Parameters<typeof repo.updateSubscription>[3];
+
+/** What a change decided: the columns to write and the subscription events after `subscription.updated`. */
+interface Change {
+  patch: Omit<Patch, "modifiedAt">;
+  events: OutboxEventType[];
+  /** Runs after the row is written, in the transaction (grant revocation). */
+  after?: (tx: Tx, now: Date) => Promise<void>;
+}
+
+function lockError(err: unknown): boolean {
+  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === PG_LOCK_NOT_AVAILABLE) return true;
+  }
+  return false;
+}
+
+/**
+ * Runs `decide` on the locked row and applies what it returns: the row written, `subscription.updated` then the
+ * change's own events (each with the subscription as it is after the change), then `customer.state_changed`.
+ * `decide` returning null changes nothing and records nothing (e.g. uncanceling a subscription that is not canceled).
+ */
+async function change(
+  db: Db,
+  organizationId: string,
+  id: string,
+  baseURL: string,
+  decide: (tx: Tx, row: SubscriptionRow, now: Date) => Promise<Change | null>,
+): Promise<SubscriptionWire> {
+  try {
+    return await db.transaction(async (tx) => {
+      await tx.execute(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      const current = await repo.lockSubscription(tx, organizationId, id);
+      if (!current) throw notFound(NOT_FOUND);
+      const now = new Date();
+      const decided = await decide(tx, current, now);
+      const row = decided ? await repo.updateSubscription(tx, organizationId, id, { ...decided.patch, modifiedAt: now }) : current;
+      const [wire] = await toWires(tx, organizationId, [row], baseURL);
+      if (!wire) throw notFound(NOT_FOUND);
+      if (decided) {
+        const data = { ...wire };
+        const events: OutboxEvent[] = ["subscription.updated" as const, ...decided.events].map((type) => ({ type, organizationId, data }));
+        await enqueue(tx, events);
+        await decided.after?.(tx, now);
+        await enqueue(tx, customerStateChanged(organizationId, row.customerId));
+      }
+      return wire;
+    });
+  } catch (err) {
+    if (lockError(err)) throw locked();
+    throw err;
+  }
+}
+
+const cancellation = (c: Cancellation) => ({
+  // as Polar: a reason or comment left out keeps the one recorded
+  ...(c.reason !== undefined && c.reason !== null ? { customerCancellationReason: c.reason } : {}),
+  ...(c.comment !== undefined && c.comment !== null ? { customerCancellationComment: c.comment } : {}),
+});
+
+/** Ends the subscription now: canceled, ended, its benefit grants revoked. */
+function revoke(organizationId: string, row: SubscriptionRow, now: Date, c: Cancellation): Change {
+  if (isEnded(row)) throw alreadyCanceled();
+  return {
+    patch: { status: "canceled", canceledAt: row.canceledAt ?? now, endsAt: now, endedAt: now, ...cancellation(c) },
+    events: [...(isCanceled(row) ? [] : ["subscription.canceled" as const]), "subscription.revoked"],
+    after: async (tx, at) => {
+      await revokeGrantsOfSubscription(tx, organizationId, row.id, at);
+    },
+  };
+}
+
+/** Cancels at the end of the current period (the subscription stays active until then), or takes that back. */
+function cancelAtPeriodEnd(row: SubscriptionRow, now: Date, u: { cancelAtPeriodEnd: boolean } & Cancellation): Change | null {
+  if (isEnded(row)) throw alreadyCanceled();
+  if (u.cancelAtPeriodEnd) {
+    if (row.cancelAtPeriodEnd) throw alreadyCanceled();
+    return {
+      patch: { cancelAtPeriodEnd: true, canceledAt: now, endsAt: row.currentPeriodEnd, ...cancellation(u) },
+      events: ["subscription.canceled"],
+    };
+  }
+  if (!row.cancelAtPeriodEnd) return null;
+  return {
+    patch: { cancelAtPeriodEnd: false, canceledAt: null, endsAt: null, customerCancellationReason: null, customerCancellationComment: null },
+    events: ["subscription.uncanceled"],
+  };
+}
+
+/** The price billed on `product` for this subscription's currency (and seats), and its amount; or the 422 why not. */
+function terms(row: SubscriptionRow, product: ProductWire): { prices: PriceWire[]; amount: number } {
+  const bad = (msg: string) => invalid(["body", "product_id"], msg);
+  if (product.is_archived) throw bad("Product does not exist.");
+  if (!product.is_recurring || !product.recurring_interval) throw bad("Product is not a subscription product.");
+  const price = product.prices.find((p) => !p.is_archived && isStatic(p) && priceCurrency(p) === row.currency);
+  if (!price) throw bad(`Product has no price in ${row.currency}.`);
+  const metered = product.prices.filter((p) => !p.is_archived && isMetered(p) && priceCurrency(p) === row.currency);
+  switch (price.amount_type) {
+    case "fixed":
+      return { prices: [price, ...metered], amount: typeof price.price_amount === "number" ? price.price_amount : 0 };
+    case "free":
+      return { prices: [price, ...metered], amount: 0 };
+    case "seat_based": {
+      const seats = row.seats === null ? null : seatAmount(price, row.seats);
+      if (!seats) throw bad("A seat-based product needs a subscription with seats within its tiers.");
+      return { prices: [price, ...metered], amount: seats.amount };
+    }
+    default:
+      // a custom (pay what you want) amount is chosen by the customer at checkout
+      throw bad("Product has a custom price: the customer chooses its amount at checkout.");
+  }
+}
+
+/**
+ * Product and discount changes (either or both). The new product's price applies from now; the proration
+ * behavior (the request's, else the organization's) is recorded on the row (`proration_behavior`) for the
+ * renewal that bills the period — no invoice or proration order is issued at the change.
+ */
+async function changeTerms(
+  tx: Tx,
+  organizationId: string,
+  row: SubscriptionRow,
+  now: Date,
+  u: Extract<SubscriptionUpdate, { kind: "change" }>,
+  baseURL: string,
+): Promise<Change | null> {
+  if (isCanceled(row)) throw alreadyCanceled();
+  const patch: Change["patch"] = {};
+  const productId = u.productId ?? row.productId;
+  let product: ProductWire | undefined;
+  if (productId !== row.productId) {
+    product = (await loadProducts(tx, organizationId, [productId], baseURL)).get(productId);
+    if (!product) throw invalid(["body", "product_id"], "Product does not exist.");
+    const t = terms(row, product);
+    Object.assign(patch, {
+      productId,
+      priceIds: t.prices.map((p) => p.id),
+      amount: t.amount,
+      recurringInterval: product.recurring_interval ?? row.recurringInterval,
+      recurringIntervalCount: product.recurring_interval_count ?? 1,
+      prorationBehavior: u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior,
+    });
+  }
+  if (u.discountId !== undefined && u.discountId !== row.discountId) {
+    if (u.discountId === null) {
+      patch.discountId = null;
+    } else {
+      const discount = await getDiscount(tx, organizationId, u.discountId).catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 404) throw invalid(["body", "discount_id"], "Discount does not exist.");
+        throw err;
+      });
+      const target = product ?? (await loadProducts(tx, organizationId, [row.productId], baseURL)).get(row.productId);
+      // the static price billed, for a fixed discount's currency
+      const price = target?.prices.find((p) => isStatic(p) && priceCurrency(p) === row.currency) ?? null;
+      const refusal = target ? discountRefusal(discount, target, price, now) : "Discount is not applicable to this product.";
+      if (refusal) throw invalid(["body", "discount_id"], refusal);
+      if (!(await redeemDiscount(tx, organizationId, discount.id, now))) throw invalid(["body", "discount_id"], "Discount is no longer redeemable.");
+      patch.discountId = discount.id;
+    }
+  }
+  return Object.keys(patch).length > 0 ? { patch, events: [] } : null;
+}
+
+/** PATCH /v1/subscriptions/{id}. */
+export async function updateSubscription(
+  db: Db,
+  organizationId: string,
+  id: string,
+  update: SubscriptionUpdate,
+  baseURL: string,
+): Promise<SubscriptionWire> {
+  return change(db, organizationId, id, baseURL, async (tx, row, now) => {
+    switch (update.kind) {
+      case "revoke":
+        return revoke(organizationId, row, now, update);
+      case "cancel":
+        return cancelAtPeriodEnd(row, now, update);
+      case "change":
+        return changeTerms(tx, organizationId, row, now, update, baseURL);
+    }
+  });
+}
+
+/** DELETE /v1/subscriptions/{id}: revokes now, like PATCH `{revoke: true}`. */
+export async function revokeSubscription(db: Db, organizationId: string, id: string, baseURL: string): Promise<SubscriptionWire> {
+  return updateSubscription(db, organizationId, id, { kind: "revoke" }, baseURL);
+}
