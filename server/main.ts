@@ -5,6 +5,8 @@ import { openDatabase } from "./db/client.js";
 import { createMailer } from "./mail/mailer.js";
 import { loadOrCreateSecret } from "./secret.js";
 import { buildApp } from "./app.js";
+import { startSchedules } from "./jobs/schedules.js";
+import { createPaymentProcessor } from "./payments/index.js";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,9 +25,12 @@ async function main(): Promise<void> {
   app.addHook("onClose", async () => database.close());
   await app.listen({ port: config.port, host: config.host });
   await worker.start();
+  // renewals at period end (claimed with SKIP LOCKED: every replica may run them)
+  const schedules = startSchedules({ db: database.db, processor: createPaymentProcessor(), baseURL: config.baseURL, log: app.log });
   const where = config.databaseUrl ? "PostgreSQL" : `PGlite in ${path.join(config.dataDir, "pglite")}`;
   console.log(`till is listening on ${config.baseURL} (database: ${where}; mail: ${mailer.transport})`);
   const stop = async () => {
+    await schedules.stop();
     await app.close();
     process.exit(0);
   };

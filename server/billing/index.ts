@@ -18,6 +18,7 @@ import { checkoutRoutes } from "./checkouts/routes.js";
 import { orderRoutes } from "./orders/routes.js";
 import { refundRoutes } from "./refunds/routes.js";
 import { subscriptionRoutes } from "./subscriptions/routes.js";
+import { renewalRoutes } from "./subscriptions/renewal-routes.js";
 import { webhookRoutes } from "./webhooks/routes.js";
 import { listenRoutes } from "./webhooks/listen.js";
 
@@ -40,7 +41,7 @@ export interface V1Route {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, orderRoutes, refundRoutes, subscriptionRoutes, webhookRoutes, listenRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, orderRoutes, refundRoutes, subscriptionRoutes, renewalRoutes, webhookRoutes, listenRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

@@ -3,7 +3,7 @@
 import type { PaymentProcessor } from "./processor.js";
 import { createTestProcessor } from "./test-processor.js";
 
-export type { PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
+export type { ChargeRequest, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
 
 export function createPaymentProcessor(): PaymentProcessor {
   return createTestProcessor();

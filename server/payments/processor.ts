@@ -16,6 +16,17 @@ export interface PaymentRequest {
   metadata: Record<string, string>;
 }
 
+/** A later charge of a payment method saved by an earlier payment (a subscription's renewal). */
+export interface ChargeRequest {
+  /** `PaymentResult.paymentMethodId` of the payment that saved it. */
+  paymentMethodId: string;
+  /** Minor units, > 0. */
+  amount: number;
+  currency: string;
+  description: string;
+  metadata: Record<string, string>;
+}
+
 export interface PaymentMethodSummary {
   brand: string;
   last4: string;
@@ -64,6 +75,8 @@ export interface PaymentProcessor {
   checkoutMetadata(checkout: { clientSecret: string; baseURL: string }): Record<string, string>;
   /** Charges (amount > 0) or saves (amount 0) the payment method behind the token. */
   pay(request: PaymentRequest): Promise<PaymentResult>;
+  /** Charges a saved payment method off-session (no customer present). */
+  charge(request: ChargeRequest): Promise<PaymentResult>;
   /** Gives back `amount` of a payment; answers once the processor accepted (or refused) the refund. */
   refund(request: RefundRequest): Promise<RefundResult>;
 }

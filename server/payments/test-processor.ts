@@ -4,7 +4,7 @@
 // card's scripted outcome — never the number — so it is safe to hand to the page; it is not signed, because
 // a forged token can do nothing a test card could not.
 import { randomUUID } from "node:crypto";
-import type { PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
+import type { ChargeRequest, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
 
 export const TEST_TOKEN_PREFIX = "tok_test_";
 
@@ -13,6 +13,11 @@ const DECLINES: Record<string, { code: string; message: string }> = {
   "4000000000000002": { code: "card_declined", message: "Your card was declined." },
   "4000000000009995": { code: "insufficient_funds", message: "Your card has insufficient funds." },
 };
+/** Stripe's "attaches, but charges fail": it can be saved (a trial), and every charge of it is declined. */
+const CHARGES_FAIL = "4000000000000341";
+const CHARGE_DECLINE = { code: "card_declined", message: "Your card was declined." };
+/** Saved payment methods: pm_test_{last4}_{month}_{year}, with this suffix when their charges fail. */
+const FAILING_METHOD_SUFFIX = "_fails";
 
 export interface TestCard {
   number: string;
@@ -28,6 +33,8 @@ interface TokenBody {
   exp_month: number;
   exp_year: number;
   decline: string | null;
+  /** Saving succeeds; any charge is declined (CHARGES_FAIL). */
+  chargesFail?: boolean;
 }
 
 export function luhnValid(digits: string): boolean {
@@ -72,6 +79,7 @@ export function tokenizeTestCard(card: TestCard, now = new Date()): TokenizeResu
     exp_month: card.exp_month,
     exp_year: year,
     decline: DECLINES[digits] ? digits : null,
+    ...(digits === CHARGES_FAIL ? { chargesFail: true } : {}),
   };
   const token = TEST_TOKEN_PREFIX + Buffer.from(JSON.stringify(body)).toString("base64url");
   return { ok: true, token, brand: body.brand, last4: body.last4 };
@@ -83,7 +91,15 @@ function readToken(token: string): TokenBody | null {
     const body = JSON.parse(Buffer.from(token.slice(TEST_TOKEN_PREFIX.length), "base64url").toString("utf8")) as Partial<TokenBody>;
     if (body.v !== 1 || typeof body.last4 !== "string" || typeof body.brand !== "string") return null;
     if (typeof body.exp_month !== "number" || typeof body.exp_year !== "number") return null;
-    return { v: 1, brand: body.brand, last4: body.last4, exp_month: body.exp_month, exp_year: body.exp_year, decline: body.decline ?? null };
+    return {
+      v: 1,
+      brand: body.brand,
+      last4: body.last4,
+      exp_month: body.exp_month,
+      exp_year: body.exp_year,
+      decline: body.decline ?? null,
+      chargesFail: body.chargesFail === true,
+    };
   } catch {
     return null;
   }
@@ -102,16 +118,29 @@ export function createTestProcessor(): PaymentProcessor {
       if (!card) return { ok: false, code: "invalid_token", message: "The payment details are invalid. Please enter your card again." };
       const decline = card.decline ? DECLINES[card.decline] : undefined;
       if (decline) return { ok: false, ...decline };
+      if (card.chargesFail && request.amount > 0) return { ok: false, ...CHARGE_DECLINE };
       return {
         ok: true,
         paymentId: request.amount > 0 ? `py_test_${randomUUID().replace(/-/g, "")}` : null,
-        paymentMethodId: `pm_test_${card.last4}_${card.exp_month}_${card.exp_year}`,
+        paymentMethodId: `pm_test_${card.last4}_${card.exp_month}_${card.exp_year}${card.chargesFail ? FAILING_METHOD_SUFFIX : ""}`,
         paymentMethod: { brand: card.brand, last4: card.last4, expMonth: card.exp_month, expYear: card.exp_year },
       };
     },
     // every refund of a test payment succeeds at once
     async refund(request: RefundRequest): Promise<RefundResult> {
       return { ok: true, processorRefundId: `re_test_${request.refundId.replace(/-/g, "")}` };
+    },
+    async charge(request: ChargeRequest): Promise<PaymentResult> {
+      const m = /^pm_test_(\d{4})_(\d{1,2})_(\d{4})(_fails)?$/.exec(request.paymentMethodId);
+      if (!m) return { ok: false, code: "invalid_payment_method", message: "The saved payment method is invalid." };
+      if (m[4]) return { ok: false, ...CHARGE_DECLINE };
+      const [expMonth, expYear] = [Number(m[2]), Number(m[3])];
+      return {
+        ok: true,
+        paymentId: `py_test_${randomUUID().replace(/-/g, "")}`,
+        paymentMethodId: request.paymentMethodId,
+        paymentMethod: { brand: "unknown", last4: m[1] ?? "", expMonth, expYear },
+      };
     },
   };
 }

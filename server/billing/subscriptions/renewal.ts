@@ -1,0 +1,249 @@
+// Renewal at period end, one subscription per transaction under its row lock. A subscription set to cancel at
+// period end ends (canceled, its grants revoked). Any other starts its next period: a trial becomes active, and
+// the period is billed — its static price as sold (fixed, custom, seats), the discount while its duration
+// lasts, the metered prices' usage over the period ended — by a new order paid with the payment method the
+// checkout saved; its grants are cycled. A declined charge leaves the order pending and the subscription
+// past_due (no longer renewed). Every webhook event of the change goes to the outbox in the same transaction.
+import type { Db, Queryable } from "../../db/client.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import type { PaymentProcessor } from "../../payments/processor.js";
+import { revokeGrantsOfSubscription } from "../benefits/service.js";
+import { toBenefitGrantWire } from "../benefits/wire.js";
+import { addInterval, discountAmount, isDiscountable, isMetered, priceAmount } from "../checkouts/pricing.js";
+import { loadCustomers } from "../customers/service.js";
+import { loadDiscountBases } from "../discounts/service.js";
+import { ApiError, notFound, notPermitted } from "../http.js";
+import { meterQuantities } from "../meters/service.js";
+import { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { getOrganization } from "../organizations/service.js";
+import { loadPrices, loadProducts, loadProductSummaries, type PriceWire } from "../products/service.js";
+import * as repo from "./renewal-repository.js";
+import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./service.js";
+
+export interface RenewalDeps {
+  processor: PaymentProcessor;
+  baseURL: string;
+}
+
+export const alreadyCanceled = () =>
+  new ApiError(403, { error: "AlreadyCanceledSubscription", detail: "This subscription is already canceled or has ended." });
+
+type Discount = ReturnType<typeof loadDiscountBases> extends Promise<Map<string, infer D>> ? D : never;
+
+/** Whether the discount still applies to a period starting at `periodStart` (Polar's durations). */
+function discountApplies(d: Discount, sub: SubscriptionRow, periodStart: Date, endsTrial: boolean): boolean {
+  if (d.duration === "forever") return true;
+  // "once" was spent on the first order, unless that order was a trial's (nothing charged)
+  if (d.duration === "once") return endsTrial;
+  const firstPaid = sub.trialEnd ?? sub.startedAt ?? sub.createdAt;
+  const months = ("duration_in_months" in d ? d.duration_in_months : undefined) ?? 1;
+  return periodStart.getTime() < addInterval(firstPaid, "month", months).getTime();
+}
+
+/** The meter's usage by the customer over [start, end] × the price's unit amount, capped (minor units). */
+async function meteredAmount(db: Db, sub: SubscriptionRow, price: PriceWire, start: Date, end: Date): Promise<number> {
+  const meterId = typeof price.meter_id === "string" ? price.meter_id : null;
+  if (!meterId || end.getTime() <= start.getTime()) return 0;
+  const days = (end.getTime() - start.getTime()) / 86_400_000;
+  const { total } = await meterQuantities(db, sub.organizationId, meterId, {
+    start: start.toISOString(),
+    end: end.toISOString(),
+    interval: days <= 366 ? "day" : "year",
+    timezone: "UTC",
+    customerIds: [sub.customerId],
+  });
+  const amount = Math.round(total * Number(price.unit_amount ?? 0));
+  const cap = typeof price.cap_amount === "number" ? price.cap_amount : null;
+  return Math.max(0, cap === null ? amount : Math.min(amount, cap));
+}
+
+interface Bill {
+  items: Array<{ label: string; amount: number; productPriceId: string | null }>;
+  subtotal: number;
+  discount: number;
+}
+
+async function billPeriod(
+  db: Queryable,
+  sub: SubscriptionRow,
+  ctx: { productName: string; prices: PriceWire[]; discount: Discount | null; ended: { start: Date; end: Date }; newStart: Date; endsTrial: boolean },
+): Promise<Bill> {
+  const items: Bill["items"] = [];
+  let discountable = 0;
+  for (const price of ctx.prices) {
+    if (isMetered(price)) {
+      // a trial's usage is not billed
+      if (ctx.endsTrial) continue;
+      const amount = await meteredAmount(db, sub, price, ctx.ended.start, ctx.ended.end);
+      const meter = price.meter as { name?: string } | undefined;
+      items.push({ label: `${ctx.productName} — ${meter?.name ?? "usage"}`, amount, productPriceId: price.id });
+    } else {
+      const amount = priceAmount(price, { amount: sub.amount, seats: sub.seats }) ?? sub.amount;
+      if (isDiscountable(price)) discountable += amount;
+      items.push({ label: ctx.productName, amount, productPriceId: price.id });
+    }
+  }
+  const subtotal = items.reduce((sum, i) => sum + i.amount, 0);
+  const applies = ctx.discount !== null && discountApplies(ctx.discount, sub, ctx.newStart, ctx.endsTrial);
+  const discount = applies && ctx.discount ? discountAmount({ ...ctx.discount, products: [] }, discountable, sub.currency) : 0;
+  return { items, subtotal, discount };
+}
+
+async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
+  const [customers, products, discounts, prices] = await Promise.all([
+    loadCustomers(tx, sub.organizationId, { ids: [sub.customerId], externalIds: [] }),
+    loadProducts(tx, sub.organizationId, [sub.productId], baseURL),
+    loadDiscountBases(tx, sub.organizationId, sub.discountId ? [sub.discountId] : []),
+    loadPrices(tx, sub.organizationId, sub.priceIds),
+  ]);
+  const customer = customers.byId.get(sub.customerId);
+  const product = products.get(sub.productId);
+  if (!customer || !product) throw new Error(`subscription ${sub.id}: its customer or product is missing`);
+  return {
+    customer,
+    product,
+    discount: sub.discountId ? (discounts.get(sub.discountId) ?? null) : null,
+    prices: sub.priceIds.flatMap((id) => prices.get(id) ?? []),
+  };
+}
+
+type Embeds = Awaited<ReturnType<typeof embeds>>;
+
+function cycledEvents(organizationId: string, rows: Awaited<ReturnType<typeof repo.cycleGrants>>): OutboxEvent[] {
+  return rows.map((r) => ({ type: "benefit_grant.cycled", organizationId, data: toBenefitGrantWire(r.grant, r.benefit, r.customer) }));
+}
+
+/** The subscription ends now: canceled, its grants revoked. */
+async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, now: Date, endsNow: boolean): Promise<SubscriptionRow> {
+  const ended = await repo.updateSubscription(
+    tx,
+    sub.organizationId,
+    sub.id,
+    {
+      status: "canceled",
+      endedAt: now,
+      endsAt: sub.endsAt ?? (endsNow ? now : sub.currentPeriodEnd),
+      canceledAt: sub.canceledAt ?? now,
+      ...(endsNow ? { currentPeriodEnd: now } : {}),
+    },
+    now,
+  );
+  const wire = subscriptionWire(ended, e);
+  const org = sub.organizationId;
+  await enqueue(tx, [
+    { type: "subscription.updated", organizationId: org, data: wire },
+    { type: "subscription.revoked", organizationId: org, data: wire },
+  ]);
+  // records benefit_grant.revoked for each
+  await revokeGrantsOfSubscription(tx, org, sub.id, now);
+  await enqueue(tx, customerStateChanged(org, sub.customerId));
+  return ended;
+}
+
+/** The next period starts at `newStart`, billed by a new order. */
+async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, e: Embeds, now: Date, newStart: Date): Promise<SubscriptionRow> {
+  const org = sub.organizationId;
+  const endsTrial = sub.status === "trialing";
+  const bill = await billPeriod(tx, sub, {
+    productName: e.product.name,
+    prices: e.prices,
+    discount: e.discount,
+    ended: { start: sub.currentPeriodStart, end: newStart },
+    newStart,
+    endsTrial,
+  });
+  const total = bill.subtotal - bill.discount;
+  const paid = total <= 0 || (await charge(tx, deps, sub, total, e));
+
+  const renewed = await repo.updateSubscription(
+    tx,
+    org,
+    sub.id,
+    {
+      status: paid ? "active" : "past_due",
+      currentPeriodStart: newStart,
+      currentPeriodEnd: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount),
+      // a trial ended early (renewed now) ended then
+      ...(endsTrial ? { trialEnd: newStart } : {}),
+    },
+    now,
+  );
+  const planned = planOrderFromCheckout(
+    {
+      organizationId: org,
+      checkoutId: "",
+      customerId: sub.customerId,
+      productId: sub.productId,
+      subscriptionId: sub.id,
+      billingReason: "subscription_create",
+      currency: sub.currency,
+      discountId: bill.discount > 0 ? sub.discountId : null,
+      subtotalAmount: bill.subtotal,
+      discountAmount: bill.discount,
+      taxAmount: 0,
+      seats: sub.seats,
+      billingName: e.customer.name,
+      billingAddress: e.customer.billing_address as Record<string, string | null> | null,
+      metadata: sub.metadata,
+      customFieldData: sub.customFieldData,
+      items: bill.items,
+    },
+    now,
+  );
+  const order = { ...planned, row: { ...planned.row, billingReason: "subscription_cycle", checkoutId: null, status: paid ? "paid" : "pending" } };
+  const [organization, summaries] = await Promise.all([getOrganization(tx, org), loadProductSummaries(tx, org, [sub.productId])]);
+  // the order takes its invoice number last: the organization's counter stays locked until the commit
+  await insertPlannedOrder(tx, order, organization.slug);
+
+  const wire = subscriptionWire(renewed, e);
+  const data = orderWire(order.row, order.items, {
+    customer: e.customer,
+    product: summaries.get(sub.productId) ?? null,
+    discount: order.row.discountId ? e.discount : null,
+    subscription: renewed,
+  });
+  const fill = { invoice_number: invoiceNumberSql(order.row.id) };
+  const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, fill }];
+  if (paid) events.push({ type: "order.paid", organizationId: org, data, fill });
+  events.push({ type: "subscription.updated", organizationId: org, data: wire });
+  if (paid && endsTrial) events.push({ type: "subscription.active", organizationId: org, data: wire });
+  if (paid) events.push(...cycledEvents(org, await repo.cycleGrants(tx, org, sub.id, now)));
+  events.push(customerStateChanged(org, sub.customerId));
+  await enqueue(tx, events);
+  return renewed;
+}
+
+async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, amount: number, e: Embeds): Promise<boolean> {
+  const method = sub.checkoutId ? await repo.savedPaymentMethod(tx, sub.organizationId, sub.checkoutId) : null;
+  if (!method) return false;
+  const result = await deps.processor.charge({
+    paymentMethodId: method,
+    amount,
+    currency: sub.currency,
+    description: `${e.product.name} — renewal`,
+    metadata: { subscription_id: sub.id },
+  });
+  return result.ok;
+}
+
+/**
+ * Renews a locked subscription in the caller's transaction: ends it or starts its next period. `endsNow`
+ * renews as if the period had ended now (the till-only renew route); otherwise at its recorded end.
+ */
+export async function renewLocked(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, now: Date, endsNow: boolean): Promise<SubscriptionRow> {
+  const e = await embeds(tx, sub, deps.baseURL);
+  if (sub.cancelAtPeriodEnd) return endSubscription(tx, sub, e, now, endsNow);
+  return cycleSubscription(tx, deps, sub, e, now, endsNow ? now : sub.currentPeriodEnd);
+}
+
+/** POST /v1/subscriptions/{id}/renew: renews now, whatever the period's end. */
+export async function renewNow(db: Db, deps: RenewalDeps, organizationId: string, id: string): Promise<SubscriptionWire> {
+  return db.transaction(async (tx) => {
+    const sub = await repo.lockSubscription(tx, organizationId, id);
+    if (!sub) throw notFound("Subscription not found");
+    if (sub.endedAt || sub.status === "canceled") throw alreadyCanceled();
+    if (sub.status !== "active" && sub.status !== "trialing") throw notPermitted(`A ${sub.status} subscription cannot be renewed.`);
+    const renewed = await renewLocked(tx, deps, sub, new Date(), true);
+    return subscriptionWire(renewed, await embeds(tx, renewed, deps.baseURL));
+  });
+}
