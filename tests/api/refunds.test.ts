@@ -10,6 +10,8 @@ import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { RefundedAlready } from "@polar-sh/sdk/models/errors/refundedalready.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { benefitGrant, order as orderTable, outbox, refund as refundTable } from "../../server/db/schema/index.js";
+import { createRefund } from "../../server/billing/refunds/service.js";
+import { createTestProcessor } from "../../server/payments/test-processor.js";
 import { locs, rawRequest } from "../helpers/api.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { Receiver, type Hit } from "../helpers/receiver.js";
@@ -172,6 +174,36 @@ describe("POST /v1/refunds/ (SDK 0.47.1)", () => {
     // without revoking, a subscription's order can be refunded
     const subRefund = await seller.sdk.refunds.create({ orderId: subOrder.id, reason: "other", amount: 900 });
     expect(subRefund).toMatchObject({ subscriptionId: subOrder.subscriptionId, amount: 900, status: "succeeded" });
+  });
+
+  it("gives the tax back in proportion, and what is left of it with the last refund", async () => {
+    const order = await buy();
+    // no tax engine yet: the order is given a tax of 500 on its 2500 net, as a taxed sale would have
+    await db().update(orderTable).set({ taxAmount: 500, totalAmount: 3000 }).where(eq(orderTable.id, order.id));
+    const first = await seller.sdk.refunds.create({ orderId: order.id, reason: "other", amount: 999 });
+    expect(first).toMatchObject({ amount: 999, taxAmount: 200 });
+    expect(await seller.sdk049.orders.get({ id: order.id })).toMatchObject({
+      refundedAmount: 999,
+      refundedTaxAmount: 200,
+      refundableAmount: 1501,
+      refundableTaxAmount: 300,
+    });
+    const last = await seller.sdk.refunds.create({ orderId: order.id, reason: "other", amount: 1501 });
+    expect(last).toMatchObject({ amount: 1501, taxAmount: 300 });
+    expect(await orderRow(order.id)).toMatchObject({ status: "refunded", refundedAmount: 2500, refundedTaxAmount: 500 });
+  });
+
+  it("keeps nothing when the processor refuses the refund", async () => {
+    const order = await buy();
+    const refusing = { ...createTestProcessor(), refund: async () => ({ ok: false as const, code: "charge_disputed", message: "The charge is disputed." }) };
+    const outboxBefore = (await db().select().from(outbox)).length;
+    await expect(
+      createRefund({ db: db(), processor: refusing }, seller.organizationId, { order_id: order.id, reason: "other", amount: 100, revoke_benefits: true }),
+    ).rejects.toMatchObject({ status: 400, body: { error: "PaymentError", detail: "The charge is disputed." } });
+    expect(await refundRows(order.id)).toHaveLength(0);
+    expect(await orderRow(order.id)).toMatchObject({ status: "paid", refundedAmount: 0 });
+    expect((await grantsOf(order.id)).every((g) => g.revokedAt === null)).toBe(true);
+    expect((await db().select().from(outbox)).length).toBe(outboxBefore);
   });
 
   it("answers 422 for invalid bodies, changing nothing", async () => {
