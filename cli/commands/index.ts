@@ -15,6 +15,7 @@ import * as customFields from "./custom-fields.js";
 import * as customers from "./customers.js";
 import * as events from "./events.js";
 import * as catalog from "./catalog.js";
+import * as listen from "./listen.js";
 import * as webhooks from "./webhooks.js";
 import * as trigger from "./trigger.js";
 import * as api from "./api.js";
@@ -23,4 +24,4 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, products, benefits, discounts, meters, customFields, customers, events, catalog, webhooks, trigger, api];
+export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, products, benefits, discounts, meters, customFields, customers, events, catalog, listen, webhooks, trigger, api];

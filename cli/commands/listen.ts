@@ -1,0 +1,359 @@
+// `till listen --forward-to <url>`: the organization's webhook events, live from the server's event stream
+// (GET /v1/cli/listen), each signed the Standard Webhooks way with a secret of this machine and POSTed to a
+// local app, one line per event with the app's answer. When the connection drops (a server restart, a laptop
+// that slept) it reconnects with the last event id, and the server replays what came in meanwhile.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { ClientRequest, IncomingMessage } from "node:http";
+import path from "node:path";
+import { type Command } from "commander";
+import { signHeaders, signingKeys, generateSecret } from "../../server/billing/webhooks/signing.js";
+import { describeErrorBody, failFor } from "../client.js";
+import { examples, withContext } from "../command.js";
+import { requireCredential, type Context, type Credential } from "../context.js";
+import { CliError, UsageError } from "../errors.js";
+
+interface ListenOptions {
+  forwardTo?: string;
+  events?: string;
+  printSecret?: boolean;
+}
+
+/** Reconnect delays: from the first, doubling up to the last. */
+const BACKOFF_MS = { first: 500, max: 10_000 };
+/** The server sends a keep-alive every 15 s: this long without a byte means the connection is dead (sleep). */
+const SILENCE_MS = 45_000;
+/** One attempt per event, cut off after this long (like the server's deliveries). */
+const FORWARD_TIMEOUT_MS = 10_000;
+
+// ---- the signing secret ----------------------------------------------------------------------------------
+
+/**
+ * The secret of this profile and server: random (`whsec_` + 32 bytes, like an endpoint's), made the first time
+ * and kept in the config directory, so the app under development can keep it in its environment.
+ */
+function listenSecret(ctx: Context): string {
+  const file = path.join(ctx.env.configDir, "listen-secrets.json");
+  const key = `${ctx.profileName} ${ctx.server}`;
+  let secrets: Record<string, string> = {};
+  try {
+    secrets = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
+  } catch {
+    // none yet (or unreadable): a new one replaces it
+  }
+  const known = secrets[key];
+  if (typeof known === "string" && known.startsWith("whsec_")) return known;
+  const secret = generateSecret();
+  mkdirSync(ctx.env.configDir, { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${JSON.stringify({ ...secrets, [key]: secret }, null, 2)}\n`, { mode: 0o600 });
+  return secret;
+}
+
+// ---- forwarding --------------------------------------------------------------------------------------------
+
+function forwardTarget(value: string | undefined): URL {
+  if (!value) throw new UsageError("listen: --forward-to <url> is required", "e.g. till listen --forward-to http://localhost:3000/webhooks");
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--forward-to: expected an http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--forward-to: expected an http(s) URL, got "${value}"`);
+  return url;
+}
+
+interface StreamEvent {
+  /** The stream's resume cursor, `<transaction>-<event id>`. */
+  cursor: string;
+  type: string;
+  /** The webhook body, sent byte for byte. */
+  data: string;
+}
+
+interface Forwarded {
+  time: string;
+  type: string;
+  id: string;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** POSTs one event, once; the outcome is the app's status or the reason it could not be reached. */
+async function forward(target: URL, keys: Buffer[], event: StreamEvent, signal: AbortSignal): Promise<Forwarded> {
+  // the event's id (stable across replays and sessions: receivers deduplicate on webhook-id)
+  const id = event.cursor.slice(event.cursor.indexOf("-") + 1);
+  const headers = {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(event.data)),
+    "user-agent": "till-listen",
+    ...signHeaders(keys, id, event.data),
+  };
+  const started = Date.now();
+  const outcome = (status: number | null, error: string | null): Forwarded => ({
+    time: new Date(started).toISOString(),
+    type: event.type,
+    id,
+    status,
+    error,
+    duration_ms: Date.now() - started,
+  });
+  const { request } = target.protocol === "https:" ? await import("node:https") : await import("node:http");
+  return new Promise((resolve) => {
+    const req = request(target, { method: "POST", headers, agent: false, timeout: FORWARD_TIMEOUT_MS, signal }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(outcome(res.statusCode ?? 0, null)));
+      res.on("error", (err) => resolve(outcome(res.statusCode ?? 0, err.message)));
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${FORWARD_TIMEOUT_MS / 1000} s`)));
+    req.on("error", (err: NodeJS.ErrnoException) => resolve(outcome(null, err.code ?? err.message)));
+    req.end(event.data);
+  });
+}
+
+function printForwarded(ctx: Context, f: Forwarded): void {
+  if (ctx.json) {
+    process.stdout.write(`${JSON.stringify(f)}\n`);
+    return;
+  }
+  const s = ctx.out.style;
+  const ok = f.status !== null && f.status >= 200 && f.status < 300;
+  const answer = f.status !== null ? `${f.status}` : `error: ${f.error}`;
+  const time = f.time.slice(11, 19);
+  process.stdout.write(`${s.dim(time)}  ${f.type.padEnd(24)}  ${f.id}  → ${ok ? s.green(answer) : s.red(answer)}  ${s.dim(`${f.duration_ms} ms`)}\n`);
+}
+
+/** Forwards events one after another, in the order they came. */
+function forwarder(ctx: Context, target: URL, keys: Buffer[]) {
+  const queue: StreamEvent[] = [];
+  const abort = new AbortController();
+  let running = false;
+  const run = async () => {
+    running = true;
+    while (!abort.signal.aborted && queue.length > 0) {
+      const done = await forward(target, keys, queue.shift()!, abort.signal);
+      if (!abort.signal.aborted) printForwarded(ctx, done);
+    }
+    running = false;
+  };
+  return {
+    push(e: StreamEvent) {
+      queue.push(e);
+      if (!running) void run();
+    },
+    /** Drops what is queued and cuts the attempt in flight (Ctrl-C). */
+    stop() {
+      abort.abort();
+    },
+  };
+}
+
+// ---- the event stream ---------------------------------------------------------------------------------------
+
+/** Splits the text/event-stream into events (comments and other fields ignored). */
+function sseParser(onEvent: (e: StreamEvent) => void) {
+  let buffer = "";
+  return (chunk: string) => {
+    buffer += chunk.replace(/\r\n?/g, "\n");
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const fields: Record<string, string> = {};
+      for (const line of block.split("\n")) {
+        if (line === "" || line.startsWith(":")) continue;
+        const colon = line.indexOf(":");
+        const name = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+        fields[name] = name === "data" && fields.data !== undefined ? `${fields.data}\n${value}` : value;
+      }
+      if (fields.id && fields.data !== undefined) onEvent({ cursor: fields.id, type: fields.event ?? "message", data: fields.data });
+    }
+  };
+}
+
+type Session = { kind: "ended"; why: string } | { kind: "forget-cursor"; why: string };
+
+interface Connection {
+  done: Promise<Session>;
+  close(): void;
+}
+
+/** A 422 about the Last-Event-ID (e.g. the server's database was reset): resuming from it cannot work. */
+function refusesCursor(body: unknown): boolean {
+  const detail = typeof body === "object" && body !== null ? (body as { detail?: unknown }).detail : undefined;
+  return Array.isArray(detail) && detail.some((d: { loc?: unknown }) => Array.isArray(d.loc) && d.loc.includes("last-event-id"));
+}
+
+async function readAll(res: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * One connection to the stream, until it ends. Refusals that retrying cannot fix (credentials, scope, a bad
+ * filter) reject with the CliError; everything else (network, restarts, 5xx) ends the session for a retry.
+ */
+async function connect(
+  ctx: Context,
+  credential: Credential,
+  opts: { events: string | undefined; lastId: string | undefined; onOpen: () => void; onEvent: (e: StreamEvent) => void },
+): Promise<Connection> {
+  const url = new URL(`${ctx.server}/v1/cli/listen`);
+  if (opts.events) url.searchParams.set("events", opts.events);
+  const headers: Record<string, string> = { accept: "text/event-stream", authorization: `Bearer ${credential.token}` };
+  if (opts.lastId) headers["last-event-id"] = opts.lastId;
+  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  let req: ClientRequest | undefined;
+  const done = new Promise<Session>((resolve, reject) => {
+    let silence: NodeJS.Timeout | undefined;
+    const quiet = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => req?.destroy(new Error(`nothing from the server for ${SILENCE_MS / 1000} s`)), SILENCE_MS);
+    };
+    const end = (why: string) => {
+      clearTimeout(silence);
+      resolve({ kind: "ended", why });
+    };
+    req = request(url, { method: "GET", headers, agent: false }, (res) => {
+      const status = res.statusCode ?? 0;
+      if (status !== 200) {
+        void readAll(res).then((body) => {
+          clearTimeout(silence);
+          if (status === 422 && opts.lastId && refusesCursor(body)) {
+            resolve({ kind: "forget-cursor", why: describeErrorBody(status, body).message });
+          } else if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
+            try {
+              failFor({ status, body }, credential, "GET /v1/cli/listen");
+            } catch (err) {
+              reject(err instanceof CliError && status === 403 ? new CliError(err.message, { code: err.code, hint: "till listen needs the webhooks:read scope" }) : err);
+            }
+          } else end(`the server answered ${status}`);
+        }, () => end(`the server answered ${status}`));
+        return;
+      }
+      opts.onOpen();
+      quiet();
+      res.setEncoding("utf8");
+      const parse = sseParser(opts.onEvent);
+      res.on("data", (chunk: string) => {
+        quiet();
+        parse(chunk);
+      });
+      res.on("end", () => end("the server closed the stream"));
+      res.on("error", (err) => end(err.message));
+    });
+    req.on("error", (err: NodeJS.ErrnoException) => end(err.code ?? err.message));
+    req.end();
+  });
+  return { done, close: () => req?.destroy() };
+}
+
+// ---- the command ---------------------------------------------------------------------------------------------
+
+/** Resolves on Ctrl-C (or SIGTERM); `dispose` removes the handlers. */
+function interrupted() {
+  let resolve: () => void = () => {};
+  const promise = new Promise<"stop">((r) => (resolve = () => r("stop")));
+  const onSignal = () => resolve();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    promise,
+    dispose() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
+
+/** Waits `ms`, or less if `stop` comes first (its timer then goes too, so the process can exit). */
+async function pause(ms: number, stop: Promise<"stop">): Promise<"stop" | "go"> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<"go">((r) => (timer = setTimeout(() => r("go"), ms)));
+  const first = await Promise.race([elapsed, stop]);
+  clearTimeout(timer);
+  return first;
+}
+
+async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
+  if (opts.printSecret) {
+    process.stdout.write(`${listenSecret(ctx)}\n`);
+    return;
+  }
+  const target = forwardTarget(opts.forwardTo);
+  const credential = requireCredential(ctx);
+  const secret = listenSecret(ctx);
+  ctx.out.notice(`Your webhook signing secret is ${secret} (till listen --print-secret prints it)`);
+  const out = forwarder(ctx, target, signingKeys(secret));
+  const stop = interrupted();
+  let lastId: string | undefined;
+  let delay = BACKOFF_MS.first;
+  let opened = false;
+  try {
+    for (;;) {
+      const conn = await connect(ctx, credential, {
+        events: opts.events,
+        lastId,
+        onOpen() {
+          delay = BACKOFF_MS.first;
+          ctx.out.notice(opened ? `Reconnected to ${ctx.server}${lastId ? ", replaying what was missed" : ""}.` : `Ready: forwarding events from ${ctx.server} to ${target.href} (Ctrl-C to stop).`);
+          opened = true;
+        },
+        onEvent(e) {
+          lastId = e.cursor;
+          out.push(e);
+        },
+      });
+      const session = await Promise.race([conn.done, stop.promise]);
+      if (session === "stop") {
+        conn.close();
+        return;
+      }
+      if (session.kind === "forget-cursor") {
+        ctx.out.warn(`The server does not know the last event (${session.why}); going on with new events only.`);
+        lastId = undefined;
+        continue;
+      }
+      ctx.out.warn(`Lost the connection to ${ctx.server} (${session.why}); reconnecting in ${delay / 1000} s.`);
+      if ((await pause(delay, stop.promise)) === "stop") return;
+      delay = Math.min(delay * 2, BACKOFF_MS.max);
+    }
+  } finally {
+    out.stop();
+    stop.dispose();
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command("listen")
+    .description("forward your organization's webhook events to a local app, signed, as they happen")
+    .option("--forward-to <url>", "where to POST each event, e.g. http://localhost:3000/webhooks")
+    .option("--events <types>", "only these event types, comma-separated (e.g. order.paid,subscription.active)")
+    .option("--print-secret", "print the webhook signing secret and exit")
+    .addHelpText(
+      "after",
+      examples([
+        "till listen --forward-to http://localhost:3000/api/webhooks",
+        "till listen --forward-to http://localhost:3000/api/webhooks --events order.paid,subscription.active",
+        "POLAR_WEBHOOK_SECRET=$(till listen --print-secret) npm run dev",
+        "till listen --forward-to http://localhost:8000/webhooks --json | jq .status",
+      ]) +
+        "\nEach event is POSTed with the headers webhook-id (the event's id), webhook-timestamp and webhook-signature,\n" +
+        "signed with a secret kept for this profile and server in the config directory (listen-secrets.json):\n" +
+        "validateEvent(body, headers, secret) of @polar-sh/sdk/webhooks accepts them. One line per event shows the\n" +
+        "app's status and how long it took (--json: one JSON object per line).\n" +
+        "\nEach event is sent once: an app that is down or answers an error is not retried (the line says so) and\n" +
+        "the stream goes on. When the connection drops (a server restart, a laptop that slept), till listen\n" +
+        "reconnects (0.5 s, doubling up to 10 s) and the server replays the events since the last one received\n" +
+        "(up to 24 hours back). Ctrl-C stops it (exit 0).\n",
+    )
+    .action(withContext(listen));
+}
