@@ -8,6 +8,7 @@ import { failFor, request, v1, whoami, type Page, type V1Client } from "../clien
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
+import { WEBHOOK_EVENT_TYPES } from "./webhooks.js";
 
 /** The 27 payment webhook events of the spec's §4, in its order. */
 export const TRIGGER_EVENT_TYPES = [
@@ -291,7 +292,10 @@ async function trigger(ctx: Context, opts: { list?: boolean }, [type]: string[])
     return ctx.out.done(TRIGGER_EVENT_TYPES, TRIGGER_EVENT_TYPES.join("\n"));
   }
   if (type === undefined) throw new UsageError("missing the event type, such as order.paid", LIST_HINT);
-  if (!isTriggerType(type)) throw new UsageError(`unknown event type "${type}"`, LIST_HINT);
+  if (!isTriggerType(type)) {
+    const known = (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
+    throw new UsageError(known ? `till trigger cannot make ${type} happen` : `unknown event type "${type}"`, LIST_HINT);
+  }
   const run = new Run(ctx, type);
   await RECIPES[type](run);
   ctx.out.info(`Triggered ${type}: your webhook endpoints and \`till listen\` get it in a moment.`);
