@@ -273,11 +273,13 @@ describe("the renewal schedule", () => {
 
   it("ends a subscription canceled at period end: canceled, ended, grants revoked, no order", async () => {
     const sub = await subscribe(monthly);
+    const canceled = await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+    expect(canceled).toMatchObject({ status: "active", cancelAtPeriodEnd: true });
     const end = new Date(Date.now() - 60_000);
-    await setPeriod(sub.id, new Date(Date.now() - 30 * 86_400_000), end, { cancelAtPeriodEnd: true, canceledAt: new Date(Date.now() - 86_400_000), endsAt: end });
+    await setPeriod(sub.id, new Date(Date.now() - 30 * 86_400_000), end);
     expect(await renewals()).toBe(1);
     const got = await seller.sdk.subscriptions.get({ id: sub.id });
-    expect(got).toMatchObject({ status: "canceled", cancelAtPeriodEnd: true, endsAt: end });
+    expect(got).toMatchObject({ status: "canceled", cancelAtPeriodEnd: true, endsAt: end, canceledAt: canceled.canceledAt });
     expect(got.endedAt).toBeInstanceOf(Date);
     expect(await ordersOf(sub.id)).toHaveLength(1);
     const grants = (await seller.sdk.benefits.grants({ id: perk, customerId: sub.customerId })).result.items;
@@ -310,7 +312,7 @@ describe("webhooks of a renewal", () => {
       await server.worker.start();
       const renewed = await raw(s.token, "POST", `/v1/subscriptions/${sub.id}/renew`, {});
       expect(renewed.status).toBe(200);
-      await db().update(subscription).set({ cancelAtPeriodEnd: true, canceledAt: new Date() }).where(eq(subscription.id, sub.id));
+      await s.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
       expect((await raw(s.token, "POST", `/v1/subscriptions/${sub.id}/renew`, {})).status).toBe(200);
 
       const wanted = ["order.created", "order.paid", "subscription.updated", "benefit_grant.cycled", "subscription.revoked", "benefit_grant.revoked"];

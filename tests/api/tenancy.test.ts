@@ -86,6 +86,7 @@ const VALID_INPUT: Record<string, { body?: unknown; query?: string }> = {
   "POST /v1/files/:id/uploaded": { body: { id: randomUUID(), path: "x", parts: [{ number: 1, checksum_etag: "x", checksum_sha256_base64: null }] } },
   "POST /v1/products/:id/benefits": { body: { benefits: [] } },
   "PATCH /v1/subscriptions/:id": { body: { cancel_at_period_end: true } },
+  "POST /v1/subscriptions/:id/renew": { body: {} },
   "POST /v1/refunds/": { body: { order_id: randomUUID(), reason: "other", amount: 100 } },
   // a live stream never ends by itself: replay only
   "GET /v1/cli/listen": { query: "follow=false" },

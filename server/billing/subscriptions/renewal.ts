@@ -25,7 +25,7 @@ export interface RenewalDeps {
   baseURL: string;
 }
 
-export const alreadyCanceled = () =>
+const alreadyCanceled = () =>
   new ApiError(403, { error: "AlreadyCanceledSubscription", detail: "This subscription is already canceled or has ended." });
 
 type Discount = ReturnType<typeof loadDiscountBases> extends Promise<Map<string, infer D>> ? D : never;
@@ -122,7 +122,7 @@ async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, n
     {
       status: "canceled",
       endedAt: now,
-      endsAt: sub.endsAt ?? (endsNow ? now : sub.currentPeriodEnd),
+      endsAt: endsNow ? now : sub.currentPeriodEnd,
       canceledAt: sub.canceledAt ?? now,
       ...(endsNow ? { currentPeriodEnd: now } : {}),
     },
