@@ -11,10 +11,11 @@ import { describeErrorBody, failFor } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context, type Credential } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
+import { collectEvents } from "./webhooks.js";
 
 interface ListenOptions {
   forwardTo?: string;
-  events?: string;
+  events?: string[];
   printSecret?: boolean;
 }
 
@@ -179,10 +180,10 @@ interface Connection {
   close(): void;
 }
 
-/** A 422 about the Last-Event-ID (e.g. the server's database was reset): resuming from it cannot work. */
-function refusesCursor(body: unknown): boolean {
+/** Whether a 422 names `field` (Polar's `detail: [{loc, msg}]`). */
+function refuses(body: unknown, field: string): boolean {
   const detail = typeof body === "object" && body !== null ? (body as { detail?: unknown }).detail : undefined;
-  return Array.isArray(detail) && detail.some((d: { loc?: unknown }) => Array.isArray(d.loc) && d.loc.includes("last-event-id"));
+  return Array.isArray(detail) && detail.some((d: { loc?: unknown }) => Array.isArray(d.loc) && d.loc.includes(field));
 }
 
 async function readAll(res: IncomingMessage): Promise<unknown> {
@@ -203,10 +204,10 @@ async function readAll(res: IncomingMessage): Promise<unknown> {
 async function connect(
   ctx: Context,
   credential: Credential,
-  opts: { events: string | undefined; lastId: string | undefined; onOpen: () => void; onEvent: (e: StreamEvent) => void },
+  opts: { events: string[] | undefined; lastId: string | undefined; onOpen: () => void; onEvent: (e: StreamEvent) => void },
 ): Promise<Connection> {
   const url = new URL(`${ctx.server}/v1/cli/listen`);
-  if (opts.events) url.searchParams.set("events", opts.events);
+  if (opts.events) url.searchParams.set("events", opts.events.join(","));
   const headers: Record<string, string> = { accept: "text/event-stream", authorization: `Bearer ${credential.token}` };
   if (opts.lastId) headers["last-event-id"] = opts.lastId;
   const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
@@ -226,8 +227,11 @@ async function connect(
       if (status !== 200) {
         void readAll(res).then((body) => {
           clearTimeout(silence);
-          if (status === 422 && opts.lastId && refusesCursor(body)) {
+          if (status === 422 && opts.lastId && refuses(body, "last-event-id")) {
+            // e.g. the server's database was reset: resuming from that event cannot work
             resolve({ kind: "forget-cursor", why: describeErrorBody(status, body).message });
+          } else if (status === 422 && refuses(body, "events")) {
+            reject(new UsageError(`--events: ${describeErrorBody(status, body).message}`, "see the event types in till webhooks endpoints create --help"));
           } else if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
             try {
               failFor({ status, body }, credential, "GET /v1/cli/listen");
@@ -336,7 +340,7 @@ export function register(program: Command): void {
     .command("listen")
     .description("forward your organization's webhook events to a local app, signed, as they happen")
     .option("--forward-to <url>", "where to POST each event, e.g. http://localhost:3000/webhooks")
-    .option("--events <types>", "only these event types, comma-separated (e.g. order.paid,subscription.active)")
+    .option("--events <types>", "only these event types, comma-separated or repeated (e.g. order.paid,subscription.active)", collectEvents)
     .option("--print-secret", "print the webhook signing secret and exit")
     .addHelpText(
       "after",

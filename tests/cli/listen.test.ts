@@ -146,7 +146,7 @@ describe("till listen", () => {
     }
   });
 
-  it("without credentials exits 4; without --forward-to exits 2; --help has examples", async () => {
+  it("without credentials exits 4; without --forward-to or with an unknown event type exits 2; --help has examples", async () => {
     const bare = { configDir: tempConfigDir(), env: { TILL_SERVER: server.url } };
     const none = await till(["listen", "--forward-to", `${receiver.url}/x`], bare);
     expect(none.exitCode).toBe(4);
@@ -154,6 +154,9 @@ describe("till listen", () => {
     const missing = await till(["listen"], cli);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/--forward-to/);
+    const unknown = await till(["listen", "--forward-to", `${receiver.url}/x`, "--events", "order.paid,order.nope"], cli);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown event type "order.nope"/);
     const help = await till(["listen", "--help"], cli);
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toContain("till listen --forward-to http://localhost:3000/api/webhooks");
