@@ -26,3 +26,27 @@ export function preparedPerHandle<T>(build: (db: Queryable) => T): (db: Queryabl
  * for any number of ids, where inArray writes a parameter per id (and so a new statement per list length).
  */
 export const inUuids = (column: AnyColumn, placeholder: string): SQL => sql`${column} = ANY(${sql.placeholder(placeholder)}::uuid[])`;
+
+/** A statement's result rows, column name → value as the driver parses it. */
+export type RawRows = Array<Record<string, unknown>>;
+
+interface PostgresJsClient {
+  unsafe(text: string, params: Array<string | null>, options: { prepare: boolean }): PromiseLike<RawRows>;
+}
+interface PgliteClient {
+  query(text: string, params: Array<string | null>): Promise<{ rows: RawRows }>;
+}
+
+/**
+ * One hand-written statement on the handle's own connection (the pool, or the transaction's), without the query
+ * builder: for the hottest writes, where building the query costs more than running it. On postgres.js it is a
+ * server-side prepared statement after its first run on a connection (one round trip, no parse or plan); PGlite
+ * runs it as any query. Every parameter is text (or null) and the SQL casts it (`$1::text::jsonb`), so both
+ * drivers send the same thing whatever parsers drizzle installed; likewise read timestamps back `::text`.
+ * The caller keeps tenancy explicit: organization ids are parameters like any other.
+ */
+export function rawQuery(db: Queryable, text: string, params: Array<string | null>): PromiseLike<RawRows> {
+  const client = (db as unknown as { session: { client: PostgresJsClient | PgliteClient } }).session.client;
+  if ("unsafe" in client) return client.unsafe(text, params, { prepare: true });
+  return client.query(text, params).then((r) => r.rows);
+}

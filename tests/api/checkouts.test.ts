@@ -662,6 +662,8 @@ describe("fulfilment and the outbox", () => {
       "order.paid",
       "benefit_grant.created",
       "checkout.updated",
+      // recorded by reference: the worker computes the state when it fans the event out
+      "customer.state_changed",
     ]);
     const [confirmedEvt, customerEvt, subEvt, , orderEvt, , grantEvt, succeededEvt] = events.map((e) => e.payload as Record<string, unknown>);
     expect(confirmedEvt).toMatchObject({ id: created.id, status: "confirmed" });

@@ -8,23 +8,25 @@
 // lock. A processor that answers asynchronously (Stripe) will confirm here and fulfil from its webhook.
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged } from "../../jobs/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
-import { grantBenefits } from "../benefits/service.js";
+import { toBenefitGrantWire, type BenefitGrantRow } from "../benefits/wire.js";
 import { upsertCheckoutCustomer } from "../customers/service.js";
-import { toCustomerWire } from "../customers/wire.js";
+import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { redeemDiscount } from "../discounts/service.js";
-import { ApiError, invalid, validationError, type ValidationIssue } from "../http.js";
-import { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { invoicePrefix, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import type { PriceWire } from "../products/service.js";
-import { createSubscriptionFromCheckout, subscriptionWire } from "../subscriptions/service.js";
+import { subscriptionWire } from "../subscriptions/service.js";
+import type { SubscriptionRow } from "../subscriptions/wire.js";
+import { fulfilStatement, lockForConfirm, type FulfilEvent } from "./confirm-sql.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";
 import type { CheckoutConfirmInput } from "./input.js";
 import { applyPatch } from "./patch.js";
 import { addInterval, isMetered, isStatic } from "./pricing.js";
 import * as repo from "./repository.js";
 import { assertOpenForCustomer, assertSubscriptionAllowed, changedValues, clientCheckoutRow, type CheckoutDeps } from "./service.js";
-import { discountBase, loadView, lockedView, productSummary } from "./state.js";
+import { discountBase, loadView, productSummary } from "./state.js";
 import { derive, toCheckoutConfirmedWire, toCheckoutWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
 
 const paymentError = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
@@ -63,52 +65,98 @@ interface Fulfilled {
   subscriptionId: string | null;
 }
 
-/** Everything a paid (or free) checkout creates, in the caller's transaction, with its outbox events. */
-/** `before` is the row as read under the lock: only what changed since is written. */
+/** The customer a first purchase creates (the lock statement inserts it), as its row. */
+function plannedCustomer(row: CheckoutRow, now: Date): CustomerRow | null {
+  if (row.customerId || !row.customerEmail) return null;
+  return {
+    id: randomUUID(),
+    organizationId: row.organizationId,
+    externalId: row.externalCustomerId,
+    type: "individual",
+    email: row.customerEmail.trim().toLowerCase(),
+    emailVerified: false,
+    name: row.customerName,
+    billingAddress: row.customerBillingAddress,
+    taxId: row.customerTaxId,
+    locale: null,
+    metadata: row.customerMetadata,
+    createdAt: now,
+    modifiedAt: null,
+    deletedAt: null,
+  };
+}
+
+/**
+ * Everything a paid (or free) checkout creates, in the caller's transaction, with its outbox events: one
+ * statement (see confirm-sql.ts). `before` is the row as read under the lock: only what changed since is
+ * written. `customer` was created or matched earlier in the transaction.
+ */
 async function fulfil(
   tx: Queryable,
   before: CheckoutRow,
   view: CheckoutView,
   d: CheckoutDerived,
   payment: PaymentResult | null,
+  customer: { row: CustomerRow; created: boolean },
   now: Date,
 ): Promise<Fulfilled> {
   const { row, product, price, organization, discount } = view;
   if (!product || !price || !organization || !row.customerEmail) throw new Error("fulfil: checkout is not complete");
   const organizationId = row.organizationId;
-  const events: OutboxEvent[] = [];
-  const event = (type: OutboxEvent["type"], data: Record<string, unknown>) => events.push({ type, organizationId, data });
+  const customerId = customer.row.id;
+  const events: FulfilEvent[] = [];
+  const event = (type: FulfilEvent["type"], data: Record<string, unknown>) => events.push({ type, data });
 
   event("checkout.updated", toCheckoutWire({ ...view, row: { ...row, status: "confirmed", modifiedAt: now } }, now));
-
-  const { customer, created } = await upsertCheckoutCustomer(tx, organizationId, {
-    customerId: row.customerId,
-    externalId: row.externalCustomerId,
-    email: row.customerEmail,
-    name: row.customerName,
-    billingAddress: row.customerBillingAddress,
-    taxId: row.customerTaxId,
-    metadata: row.customerMetadata,
-  });
-  const customerWire = toCustomerWire(customer);
-  event(created ? "customer.created" : "customer.updated", customerWire);
+  const customerWire = toCustomerWire(customer.row);
+  event(customer.created ? "customer.created" : "customer.updated", customerWire);
 
   const discountWire = discount ? discountBase(discount) : null;
-  // ids are chosen here so statements that refer to each other go out together (pipelined). The order goes
-  // last: its invoice number locks the organization's counter until the commit.
   const recurring = product.is_recurring ? subscriptionTerms(view) : null;
-  const subscriptionId = recurring ? randomUUID() : null;
   // a trial charges nothing now: its order is the subscription's start at 0
   const trialing = recurring !== null && row.trialEnd !== null;
+  const subscription: SubscriptionRow | null = recurring
+    ? {
+        id: randomUUID(),
+        organizationId,
+        status: trialing ? "trialing" : "active",
+        amount: row.amount,
+        currency: row.currency,
+        recurringInterval: recurring.interval,
+        recurringIntervalCount: recurring.count,
+        currentPeriodStart: now,
+        currentPeriodEnd: trialing && row.trialEnd ? row.trialEnd : addInterval(now, recurring.interval, recurring.count),
+        trialStart: trialing ? now : null,
+        trialEnd: row.trialEnd,
+        cancelAtPeriodEnd: false,
+        canceledAt: null,
+        startedAt: now,
+        endsAt: null,
+        endedAt: null,
+        customerId,
+        productId: product.id,
+        priceIds: recurring.prices.map((p) => p.id),
+        discountId: row.discountId,
+        checkoutId: row.id,
+        seats: row.seats,
+        customerCancellationReason: null,
+        customerCancellationComment: null,
+        prorationBehavior: null,
+        customFieldData: row.customFieldData,
+        metadata: row.metadata,
+        createdAt: now,
+        modifiedAt: null,
+      }
+    : null;
   const subtotal = trialing ? 0 : row.amount;
   const order = planOrderFromCheckout(
     {
       organizationId,
       checkoutId: row.id,
-      customerId: customer.id,
+      customerId,
       productId: product.id,
-      subscriptionId,
-      billingReason: subscriptionId ? "subscription_create" : "purchase",
+      subscriptionId: subscription?.id ?? null,
+      billingReason: subscription ? "subscription_create" : "purchase",
       currency: row.currency,
       discountId: row.discountId,
       subtotalAmount: subtotal,
@@ -123,6 +171,24 @@ async function fulfil(
     },
     now,
   );
+  // a subscription's benefits last as long as it does; a purchase's belong to its order
+  const grants = product.benefits.map(
+    (b): BenefitGrantRow => ({
+      id: randomUUID(),
+      organizationId,
+      benefitId: b.id,
+      customerId,
+      subscriptionId: subscription?.id ?? null,
+      orderId: subscription ? null : order.row.id,
+      grantedAt: now,
+      revokedAt: null,
+      properties: {},
+      previousProperties: null,
+      error: null,
+      createdAt: now,
+      modifiedAt: null,
+    }),
+  );
 
   const processorMetadata: Record<string, string> = { ...row.paymentProcessorMetadata, intent_status: "succeeded" };
   if (payment?.ok) {
@@ -130,49 +196,39 @@ async function fulfil(
     if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
   }
   // the row as it will be written, so its event can be shaped before the write
-  const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId: customer.id, paymentProcessorMetadata: processorMetadata, modifiedAt: new Date() };
-  const [subscription, grants] = await Promise.all([
-    recurring && subscriptionId
-      ? createSubscriptionFromCheckout(tx, {
-          id: subscriptionId,
-          organizationId,
-          checkoutId: row.id,
-          customerId: customer.id,
-          productId: product.id,
-          priceIds: recurring.prices.map((p) => p.id),
-          amount: row.amount,
-          currency: row.currency,
-          recurringInterval: recurring.interval,
-          recurringIntervalCount: recurring.count,
-          trialEnd: row.trialEnd,
-          periodEnd: addInterval(now, recurring.interval, recurring.count),
-          discountId: row.discountId,
-          seats: row.seats,
-          metadata: row.metadata,
-          customFieldData: row.customFieldData,
-          now,
-        })
-      : Promise.resolve(null),
-    // a subscription's benefits last as long as it does; a purchase's belong to its order
-    grantBenefits(tx, organizationId, { benefits: product.benefits, customer, orderId: subscriptionId ? null : order.row.id, subscriptionId }, now),
-    repo.updateCheckout(tx, row.id, { ...changedValues(before, finalRow), modifiedAt: finalRow.modifiedAt ?? now }),
-  ]);
+  const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId, paymentProcessorMetadata: processorMetadata, modifiedAt: new Date() };
 
   if (subscription && recurring) {
     const wire = subscriptionWire(subscription, { customer: customerWire, product, discount: discountWire, prices: recurring.prices });
     event("subscription.created", wire);
     if (subscription.status === "active") event("subscription.active", wire);
   }
+  // the invoice number is taken by the statement that inserts the order, which fills it into these events
   const orderData = orderWire(order.row, order.items, { customer: customerWire, product: productSummary(product), discount: discountWire, subscription });
-  // the invoice number is taken by the order's INSERT, sent just before the events
-  const fill = { invoice_number: invoiceNumberSql(order.row.id) };
-  events.push({ type: "order.created", organizationId, data: orderData, fill }, { type: "order.paid", organizationId, data: orderData, fill });
-  for (const g of grants) event("benefit_grant.created", g);
+  events.push({ type: "order.created", data: orderData, withInvoiceNumber: true }, { type: "order.paid", data: orderData, withInvoiceNumber: true });
+  const benefits = new Map(product.benefits.map((b) => [b.id, b]));
+  for (const g of grants) {
+    const b = benefits.get(g.benefitId);
+    if (b) event("benefit_grant.created", toBenefitGrantWire(g, b, customer.row));
+  }
   const succeeded: CheckoutView = { ...view, row: finalRow };
   event("checkout.updated", toCheckoutWire(succeeded, now));
-  events.push(customerStateChanged(organizationId, customer.id));
-  await Promise.all([insertPlannedOrder(tx, order, organization.slug), process.env.X_NO_OUTBOX ? Promise.resolve() : enqueue(tx, events)]);
-  return { view: succeeded, orderId: order.row.id, subscriptionId };
+  const stateChanged = customerStateChanged(organizationId, customerId);
+  event(stateChanged.type, stateChanged.data);
+
+  await fulfilStatement(tx, {
+    organizationId,
+    checkoutId: row.id,
+    checkoutChanges: { ...changedValues(before, finalRow), modifiedAt: finalRow.modifiedAt },
+    subscription,
+    grants,
+    order: order.row,
+    items: order.items,
+    invoicePrefix: invoicePrefix(organization.slug),
+    events,
+    now: new Date(),
+  });
+  return { view: succeeded, orderId: order.row.id, subscriptionId: subscription?.id ?? null };
 }
 
 /** The interval a subscription bills at and the prices it bills: the chosen one and the product's metered ones. */
@@ -187,21 +243,53 @@ function subscriptionTerms(view: CheckoutView): { interval: string; count: numbe
   };
 }
 
+interface Checked {
+  view: CheckoutView;
+  d: CheckoutDerived;
+}
+
+/** The customer's last changes applied to the checkout, and everything a purchase needs checked (throws 422). */
+async function checkConfirm(db: Queryable, current: CheckoutView, input: CheckoutConfirmInput, now: Date, ipAddress?: string): Promise<Checked> {
+  const view = await applyPatch(db, current, input, "confirm", now);
+  if (ipAddress && !view.row.customerIpAddress) view.row.customerIpAddress = ipAddress;
+  const d = derive(view, now);
+  const issues = confirmIssues(view, d, input);
+  if (issues.length > 0) throw validationError(issues);
+  return { view, d };
+}
+
 export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: string, input: CheckoutConfirmInput, ipAddress?: string) {
   const found = await clientCheckoutRow(deps, clientSecret);
   assertOpenForCustomer(found);
   const now = new Date();
-  // read what the checkout refers to before taking the lock, in parallel on the pool
+  // what the checkout refers to is read before taking the lock, in parallel on the pool, and the customer's
+  // changes are checked against it; under the lock they are checked again only if the checkout changed meanwhile
   const preloaded = await loadView(deps.db, found, deps.baseURL, true);
+  const checked = await checkConfirm(deps.db, preloaded, input, now, ipAddress);
   const result = await deps.db.transaction(async (tx) => {
-    // concurrent confirms of one checkout queue on this lock; the second finds it no longer open
-    const current = await lockedView(tx, preloaded, deps.baseURL);
-    assertOpenForCustomer(current.row, now);
-    const view = await applyPatch(tx, current, input, "confirm", now);
-    if (ipAddress && !view.row.customerIpAddress) view.row.customerIpAddress = ipAddress;
-    const d = derive(view, now);
-    const issues = confirmIssues(view, d, input);
-    if (issues.length > 0) throw validationError(issues);
+    // concurrent confirms of one checkout queue on this lock; the second finds it no longer open. A first
+    // purchase's customer is inserted in the same round trip when the checkout is unchanged.
+    const newCustomer = plannedCustomer(checked.view.row, now);
+    const version = await lockForConfirm(tx, found, newCustomer);
+    if (!version) throw notFound("Checkout not found");
+    let before = found;
+    let current = checked;
+    const unchanged =
+      version.status === found.status &&
+      version.modifiedAt?.getTime() === found.modifiedAt?.getTime() &&
+      version.productId === found.productId &&
+      version.discountId === found.discountId;
+    if (unchanged) {
+      assertOpenForCustomer(found, now);
+    } else {
+      // changed meanwhile (rare): read it again, under the lock now held, and check the changes against it
+      const locked = await repo.lockCheckout(tx, found.id);
+      if (!locked) throw notFound("Checkout not found");
+      assertOpenForCustomer(locked, now);
+      before = locked;
+      current = await checkConfirm(tx, await loadView(tx, locked, deps.baseURL, true), input, now, ipAddress);
+    }
+    const { view, d } = current;
     await assertSubscriptionAllowed(tx, view);
 
     if (view.row.discountId && !(await redeemDiscount(tx, view.row.organizationId, view.row.discountId, now))) {
@@ -220,7 +308,12 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       });
       if (!payment.ok) throw paymentError(payment.message);
     }
-    return fulfil(tx, current.row, view, d, payment, now);
+    // a returning customer (or one the checkout was opened for) is matched and updated here instead
+    const customer =
+      version.customerInserted && newCustomer && current === checked
+        ? { row: newCustomer, created: true }
+        : await matchCustomer(tx, view.row);
+    return fulfil(tx, before, view, d, payment, customer, now);
   });
 
   const stream: CheckoutEvent[] = [
@@ -232,4 +325,19 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
   stream.push({ key: "checkout.updated", payload: { status: "succeeded" } }, { key: "checkout.webhook_event_delivered", payload: { status: "succeeded" } });
   publishCheckoutEvents(result.view.row.id, stream);
   return toCheckoutConfirmedWire(result.view, now);
+}
+
+/** The customer of a checkout that did not create one: matched by id, external id or email, and updated. */
+async function matchCustomer(tx: Queryable, row: CheckoutRow): Promise<{ row: CustomerRow; created: boolean }> {
+  if (!row.customerEmail) throw new Error("confirm: checkout has no customer email");
+  const { customer, created } = await upsertCheckoutCustomer(tx, row.organizationId, {
+    customerId: row.customerId,
+    externalId: row.externalCustomerId,
+    email: row.customerEmail,
+    name: row.customerName,
+    billingAddress: row.customerBillingAddress,
+    taxId: row.customerTaxId,
+    metadata: row.customerMetadata,
+  });
+  return { row: customer, created };
 }
