@@ -1,6 +1,6 @@
 // /v1/organizations through @polar-sh/sdk 0.47.1 (and 0.49.0): get, list, update, validation, tenancy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSeller, type Seller } from "../helpers/seller.js";
+import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -47,6 +47,31 @@ describe("/v1/organizations", () => {
     expect(page049.result.items.map((o) => o.id)).toEqual([seller.organizationId]);
     const bySlug = await seller.sdk.organizations.list({ slug: "no-such-slug" });
     expect(bySlug.result).toEqual({ items: [], pagination: { totalCount: 0, maxPage: 0 } });
+  });
+
+  it("pages through a member's organizations (total on every page, past the end too); a key lists its own", async () => {
+    const member = await createSeller(server, "many");
+    const ids = [member.organizationId];
+    for (const i of [2, 3]) {
+      const slug = `${member.slug}-${i}`;
+      const res = await member.client.post<{ id: string }>("/api/auth/organization/create", { name: `Many ${i}`, slug });
+      expect(res.status, res.text).toBe(200);
+      ids.push(res.body.id);
+    }
+    const pages = [];
+    for (const pageNo of [1, 2, 3, 4]) pages.push((await member.sdk.organizations.list({ page: pageNo, limit: 1 })).result);
+    expect(pages.map((p) => p.items.map((o) => o.id))).toEqual([[ids[0]], [ids[1]], [ids[2]], []]);
+    expect(pages.map((p) => p.pagination)).toEqual(Array(4).fill({ totalCount: 3, maxPage: 3 }));
+    const bySlug = (await member.sdk.organizations.list({ slug: `${member.slug}-3` })).result;
+    expect(bySlug.items.map((o) => o.id)).toEqual([ids[2]]);
+    expect(bySlug.pagination).toEqual({ totalCount: 1, maxPage: 1 });
+
+    const key = sdkFor(server, await member.createKey());
+    const own = (await key.organizations.list({})).result;
+    expect(own.items.map((o) => o.id)).toEqual([member.organizationId]);
+    expect(own.pagination).toEqual({ totalCount: 1, maxPage: 1 });
+    expect((await key.organizations.list({ slug: `${member.slug}-2` })).result.items).toEqual([]);
+    expect((await key.organizations.list({ page: 2 })).result).toEqual({ items: [], pagination: { totalCount: 1, maxPage: 1 } });
   });
 
   it("updates settings, socials and the email settings", async () => {

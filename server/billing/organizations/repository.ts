@@ -1,5 +1,5 @@
 // SQL for organizations: better-auth's organization row joined with its billing settings.
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { preparedPerHandle } from "../../db/prepared.js";
 import { billingOrganization, member, organization } from "../../db/schema/index.js";
@@ -25,32 +25,70 @@ export async function findOrganization(
   return row ? { org: row.org, billing: row.billing ?? undefined } : null;
 }
 
+const slugFilter = sql`(${sql.placeholder("slug")}::text IS NULL OR ${organization.slug} = ${sql.placeholder("slug")})`;
+
+/**
+ * A page of organizations with the total beside each row (`count(*) over ()`), one prepared statement per
+ * kind of caller: a user's (those they are a member of) and an API key's (its own).
+ */
+function listQuery(db: Queryable, visible: SQL, name: string) {
+  return db
+    .select({ org: organization, billing: billingOrganization, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(organization)
+    .leftJoin(billingOrganization, eq(billingOrganization.organizationId, organization.id))
+    .where(and(visible, slugFilter))
+    .orderBy(organization.createdAt, organization.id)
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare(name);
+}
+
+const listOfMember = preparedPerHandle((db) =>
+  listQuery(
+    db,
+    inArray(organization.id, db.select({ id: member.organizationId }).from(member).where(eq(member.userId, sql.placeholder("userId")))),
+    "organizations_of_member",
+  ),
+);
+
+const listOfKey = preparedPerHandle((db) => listQuery(db, eq(organization.id, sql.placeholder("organizationId")), "organizations_of_key"));
+
 /** Organizations the caller may see: its own (API key) or those the user is a member of (session). */
 export async function listOrganizations(
   db: Queryable,
-  ids: string[],
+  owner: { userId: string } | { organizationId: string },
   filter: { slug?: string | undefined },
   pageNo: number,
   limit: number,
 ) {
-  if (ids.length === 0) return { rows: [], total: 0 };
-  const where = and(inArray(organization.id, ids), filter.slug ? eq(organization.slug, filter.slug) : undefined);
-  const [rows, count] = await Promise.all([
-    db
-      .select({ org: organization, billing: billingOrganization })
-      .from(organization)
-      .leftJoin(billingOrganization, eq(billingOrganization.organizationId, organization.id))
-      .where(where)
-      .orderBy(organization.createdAt, organization.id)
-      .limit(limit)
-      .offset((pageNo - 1) * limit),
-    db.select({ n: sql<number>`count(*)::int` }).from(organization).where(where),
-  ]);
-  return { rows: rows.map((r) => ({ org: r.org, billing: r.billing ?? undefined })), total: count[0]?.n ?? 0 };
+  const params = { slug: filter.slug ?? null, limit, offset: (pageNo - 1) * limit };
+  const rows =
+    "userId" in owner
+      ? await listOfMember(db).execute({ ...params, userId: owner.userId })
+      : await listOfKey(db).execute({ ...params, organizationId: owner.organizationId });
+  // past the last page there is no row to carry the total: count apart (rare)
+  const total = rows[0]?.total ?? (pageNo > 1 ? await countOrganizations(db, owner, filter) : 0);
+  return { rows: rows.map((r) => ({ org: r.org, billing: r.billing ?? undefined })), total };
 }
 
+async function countOrganizations(db: Queryable, owner: { userId: string } | { organizationId: string }, filter: { slug?: string | undefined }) {
+  const visible =
+    "userId" in owner
+      ? inArray(organization.id, db.select({ id: member.organizationId }).from(member).where(eq(member.userId, owner.userId)))
+      : eq(organization.id, owner.organizationId);
+  const [count] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(organization)
+    .where(and(visible, filter.slug ? eq(organization.slug, filter.slug) : undefined));
+  return count?.n ?? 0;
+}
+
+const memberOrganizations = preparedPerHandle((db) =>
+  db.select({ id: member.organizationId }).from(member).where(eq(member.userId, sql.placeholder("userId"))).prepare("member_organization_ids"),
+);
+
 export async function memberOrganizationIds(db: Queryable, userId: string): Promise<string[]> {
-  const rows = await db.select({ id: member.organizationId }).from(member).where(eq(member.userId, userId));
+  const rows = await memberOrganizations(db).execute({ userId });
   return rows.map((r) => r.id);
 }
 

@@ -74,8 +74,17 @@ export async function listOrganizations(
   pageNo: number,
   limit: number,
 ) {
-  const ids = await visibleOrganizationIds(db, caller);
-  const { rows, total } = await repo.listOrganizations(db, ids, filter, pageNo, limit);
+  // the same organizations as visibleOrganizationIds, read with them in one statement
+  const owner =
+    caller.kind === "api_key"
+      ? caller.organizationId
+        ? { organizationId: caller.organizationId }
+        : null
+      : caller.user
+        ? { userId: caller.user.id }
+        : null;
+  if (!owner) return { items: [], total: 0 };
+  const { rows, total } = await repo.listOrganizations(db, owner, filter, pageNo, limit);
   return { items: rows.map((r) => toOrganizationWire(r.org, r.billing)), total };
 }
 
