@@ -216,6 +216,29 @@ describe("product and discount changes", () => {
     expect(changed.prices.map((p) => p.id)).toEqual([premium.prices[0]!.id]);
     expect((await rowOf(sub.id)).prorationBehavior).toBe("invoice");
     expect(await changeEvents(sub.id)).toEqual(["subscription.updated"]);
+    // the new product's benefits replace the old one's: each change recorded as a grant event
+    const grants = await grantsOf(sub.id);
+    expect(grants.map((g) => ({ benefitId: g.benefitId, granted: g.grantedAt !== null, revoked: g.revokedAt !== null }))).toEqual([
+      { benefitId, granted: false, revoked: true },
+      { benefitId: premiumBenefitId, granted: true, revoked: false },
+    ]);
+    const grantEvents = await db()
+      .select({ type: outbox.type, id: sql<string>`${outbox.payload} ->> 'id'` })
+      .from(outbox)
+      .where(sql`${outbox.payload} ->> 'subscription_id' = ${sub.id} AND ${outbox.type} LIKE 'benefit_grant.%'`)
+      .orderBy(asc(outbox.createdAt));
+    // the purchase's grant first; the change's two in one transaction (their relative order is not a contract)
+    expect(grantEvents[0]).toEqual({ type: "benefit_grant.created", id: grants[0]!.id });
+    expect(grantEvents.slice(1)).toHaveLength(2);
+    expect(grantEvents.slice(1)).toEqual(
+      expect.arrayContaining([
+        { type: "benefit_grant.revoked", id: grants[0]!.id },
+        { type: "benefit_grant.created", id: grants[1]!.id },
+      ]),
+    );
+    const state = await seller.sdk.customers.getState({ id: sub.customerId });
+    expect(state.grantedBenefits.map((g) => g.benefitId)).toEqual([premiumBenefitId]);
+    expect(state.activeSubscriptions.map((a) => a.productId)).toEqual([premium.id]);
     // the same product again changes nothing
     expect(await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: premium.id } })).toEqual(changed);
     expect(await changeEvents(sub.id)).toHaveLength(1);

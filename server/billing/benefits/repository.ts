@@ -1,5 +1,5 @@
 // SQL for benefits and their grants. Every function takes the caller's organization id and filters by it.
-import { and, asc, eq, ilike, inArray, isNotNull, isNull, not, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, eq, ilike, inArray, isNotNull, isNull, not, notInArray, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inUuids, preparedPerHandle } from "../../db/prepared.js";
 import { benefit, benefitGrant, customer, productBenefit, type Metadata } from "../../db/schema/index.js";
@@ -207,6 +207,24 @@ async function revokeGrants(db: Queryable, organizationId: string, owner: SQL, n
 /** Revokes the subscription's grants that are not revoked yet (see revokeGrants). */
 export const revokeGrantsOfSubscription = (db: Queryable, organizationId: string, subscriptionId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.subscriptionId, subscriptionId), now);
+
+/** Revokes the subscription's grants of benefits other than `keep` (a product change; see revokeGrants). */
+export const revokeGrantsOfSubscriptionExcept = (db: Queryable, organizationId: string, subscriptionId: string, keep: string[], now: Date) =>
+  revokeGrants(
+    db,
+    organizationId,
+    and(eq(benefitGrant.subscriptionId, subscriptionId), keep.length > 0 ? notInArray(benefitGrant.benefitId, keep) : undefined) ?? sql`false`,
+    now,
+  );
+
+/** The benefits the subscription's grants currently give (granted, not revoked). */
+export async function grantedBenefitIdsOfSubscription(db: Queryable, organizationId: string, subscriptionId: string): Promise<string[]> {
+  const rows = await db
+    .select({ benefitId: benefitGrant.benefitId })
+    .from(benefitGrant)
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), grantedWhere));
+  return rows.map((r) => r.benefitId);
+}
 
 /** Revokes the order's grants that are not revoked yet: a refunded one-time purchase (see revokeGrants). */
 export const revokeGrantsOfOrder = (db: Queryable, organizationId: string, orderId: string, now: Date) =>

@@ -96,6 +96,33 @@ export async function revokeGrantsOfOrder(tx: Queryable, organizationId: string,
   return publishRevoked(tx, organizationId, await repo.revokeGrantsOfOrder(tx, organizationId, orderId, now));
 }
 
+/**
+ * After a subscription's product changed, in the caller's transaction (holding the subscription locked): the
+ * grants of benefits the new product does not offer are revoked and its benefits the subscription does not give
+ * yet are granted, with `benefit_grant.revoked` / `benefit_grant.created` recorded for each (as Polar re-runs
+ * its grant jobs on a product change); a deleted customer (null) is granted nothing. `customer.state_changed`
+ * is left to the caller.
+ */
+export async function regrantSubscription(
+  tx: Queryable,
+  organizationId: string,
+  s: { subscriptionId: string; customer: CustomerRow | null; benefits: BenefitWire[] },
+  now: Date,
+): Promise<{ granted: BenefitGrantWire[]; revoked: BenefitGrantWire[] }> {
+  const keep = s.benefits.map((b) => b.id);
+  const revoked = await publishRevoked(tx, organizationId, await repo.revokeGrantsOfSubscriptionExcept(tx, organizationId, s.subscriptionId, keep, now));
+  const held = new Set(await repo.grantedBenefitIdsOfSubscription(tx, organizationId, s.subscriptionId));
+  const missing = s.customer ? s.benefits.filter((b) => !held.has(b.id)) : [];
+  const granted = s.customer
+    ? await grantBenefits(tx, organizationId, { benefits: missing, customer: s.customer, orderId: null, subscriptionId: s.subscriptionId }, now)
+    : [];
+  await enqueue(
+    tx,
+    granted.map((g) => ({ type: "benefit_grant.created" as const, organizationId, data: { ...g } })),
+  );
+  return { granted, revoked };
+}
+
 // ---- benefits ----------------------------------------------------------------------------------
 
 /** Property ids that must name rows of the organization: a meter for meter_credit, downloadable files. */

@@ -3,8 +3,9 @@
 // is one transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
 import type { Db, Tx } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent, type OutboxEventType } from "../../jobs/outbox.js";
-import { revokeGrantsOfSubscription } from "../benefits/service.js";
+import { regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { discountRefusal, isMetered, isStatic, priceCurrency, seatAmount } from "../checkouts/pricing.js";
+import { findCustomerRow } from "../customers/service.js";
 import { getDiscount, redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound } from "../http.js";
 import { getOrganization } from "../organizations/service.js";
@@ -168,7 +169,8 @@ function terms(row: SubscriptionRow, product: ProductWire): { prices: PriceWire[
 /**
  * Product and discount changes (either or both). The new product's price applies from now; the proration
  * behavior (the request's, else the organization's) is recorded on the row (`proration_behavior`) for the
- * renewal that bills the period — no invoice or proration order is issued at the change.
+ * renewal that bills the period — no invoice or proration order is issued at the change. The new product's
+ * benefits replace the old one's grants.
  */
 async function changeTerms(
   tx: Tx,
@@ -195,6 +197,7 @@ async function changeTerms(
       prorationBehavior: u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior,
     });
   }
+  const benefits = product?.benefits;
   if (u.discountId !== undefined && u.discountId !== row.discountId) {
     if (u.discountId === null) {
       patch.discountId = null;
@@ -212,7 +215,22 @@ async function changeTerms(
       patch.discountId = discount.id;
     }
   }
-  return Object.keys(patch).length > 0 ? { patch, events: [] } : null;
+  if (Object.keys(patch).length === 0) return null;
+  return {
+    patch,
+    events: [],
+    // the new product's benefits replace the old one's
+    after: benefits
+      ? async (t, at) => {
+          // a deleted customer is granted nothing new (its grants of the old product are still revoked)
+          const customer = await findCustomerRow(t, organizationId, { id: row.customerId }).catch((err: unknown) => {
+            if (err instanceof ApiError && err.status === 404) return null;
+            throw err;
+          });
+          await regrantSubscription(t, organizationId, { subscriptionId: row.id, customer, benefits }, at);
+        }
+      : undefined,
+  };
 }
 
 /** PATCH /v1/subscriptions/{id}. */
