@@ -49,12 +49,15 @@ async function deleteDeliveries(db: Db, before: Date, limit: number): Promise<nu
   return rowCount(rows);
 }
 
-/** Finished events whose last change is older than `before`; their remaining deliveries go with them (cascade). */
+/**
+ * Finished events whose last change is older than `before` (finishing an event always sets modified_at); their
+ * remaining deliveries go with them (cascade).
+ */
 async function deleteEvents(db: Db, before: Date, limit: number): Promise<number> {
   const rows = await db.execute<{ id: string }>(sql`
     DELETE FROM ${webhookEvent} WHERE ${webhookEvent.id} IN (
       SELECT ${webhookEvent.id} FROM ${webhookEvent}
-      WHERE ${finished} AND coalesce(${webhookEvent.modifiedAt}, ${webhookEvent.createdAt}) < ${before.toISOString()}::timestamptz
+      WHERE ${finished} AND ${webhookEvent.modifiedAt} < ${before.toISOString()}::timestamptz
       LIMIT ${limit} FOR UPDATE SKIP LOCKED)
     RETURNING ${webhookEvent.id}`);
   return rowCount(rows);

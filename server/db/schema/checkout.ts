@@ -221,6 +221,8 @@ export const outbox = pgTable(
   },
   (t) => [
     index("outbox_pending_idx").on(t.availableAt).where(sql`${t.processedAt} IS NULL`),
+    // the retention cleanup (jobs/cleanup.ts)
+    index("outbox_processed_at_idx").on(t.processedAt).where(sql`${t.processedAt} IS NOT NULL`),
     index("outbox_org_created_idx").on(t.organizationId, t.createdAt),
     index("outbox_org_processed_idx").on(t.organizationId, t.processedXid, t.id).where(sql`${t.processedXid} IS NOT NULL`),
   ],

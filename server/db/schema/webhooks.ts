@@ -67,6 +67,8 @@ export const webhookEvent = pgTable(
     index("webhook_event_due_idx").on(t.nextAttemptAt).where(sql`${t.nextAttemptAt} IS NOT NULL`),
     index("webhook_event_endpoint_idx").on(t.endpointId, t.createdAt),
     uniqueIndex("webhook_event_outbox_endpoint_uq").on(t.outboxId, t.endpointId),
+    // the retention cleanup (jobs/cleanup.ts): finished events by age; finishing always sets modified_at
+    index("webhook_event_finished_idx").on(t.modifiedAt).where(sql`${t.nextAttemptAt} IS NULL`),
   ],
 );
 
@@ -94,6 +96,7 @@ export const webhookDelivery = pgTable(
     index("webhook_delivery_org_created_idx").on(t.organizationId, t.createdAt),
     index("webhook_delivery_event_idx").on(t.eventId),
     index("webhook_delivery_endpoint_created_idx").on(t.endpointId, t.createdAt),
+    index("webhook_delivery_created_idx").on(t.createdAt),
   ],
 );
 

@@ -1,0 +1,3 @@
+CREATE INDEX "outbox_processed_at_idx" ON "outbox" USING btree ("processed_at") WHERE "outbox"."processed_at" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "webhook_delivery_created_idx" ON "webhook_delivery" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "webhook_event_finished_idx" ON "webhook_event" USING btree ("modified_at") WHERE "webhook_event"."next_attempt_at" IS NULL;
