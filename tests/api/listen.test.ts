@@ -1,7 +1,10 @@
 // GET /v1/cli/listen (the stream behind `till listen`): live events as server-sent events with the webhook body,
 // replay after a Last-Event-ID (header or query), the event type filter, tenancy, scopes and malformed ids.
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { outbox } from "../../server/db/schema/index.js";
 import { createProduct, pay } from "../helpers/checkout.js";
+import { usingPostgres } from "../helpers/db.js";
 import { eventually } from "../helpers/receiver.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -180,5 +183,37 @@ describe("GET /v1/cli/listen", () => {
     expect(denied.status).toBe(403);
     const key = await seller.createKey({ webhooks: ["read"] });
     expect((await replay(key, "")).status).toBe(200);
+  });
+});
+
+describe.skipIf(!usingPostgres)("the cursor under concurrent workers (PostgreSQL only: PGlite has one connection)", () => {
+  it("holds back events behind a processing transaction still open, then sends both in order: a resume skips nothing", async () => {
+    const db = server.database.db;
+    // two events the worker leaves alone (not due yet); two transactions mark them processed, as workers would
+    const later = new Date(Date.now() + 3_600_000);
+    const [a, b] = await db
+      .insert(outbox)
+      .values(["a", "b"].map((name) => ({ organizationId: seller.organizationId, type: "product.updated", payload: { id: name }, availableAt: later })))
+      .returning({ id: outbox.id });
+    const stream = await open(seller.token);
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let marked = () => {};
+    const first = new Promise<void>((r) => (marked = r));
+    const slow = db.transaction(async (tx) => {
+      await tx.update(outbox).set({ processedAt: sql`now()` }).where(eq(outbox.id, a!.id));
+      marked();
+      await held;
+    });
+    await first;
+    await db.update(outbox).set({ processedAt: sql`now()` }).where(eq(outbox.id, b!.id));
+    await new Promise((r) => setTimeout(r, 1_500)); // notifications and a poll or two
+    expect(stream.messages()).toEqual([]);
+    release();
+    await slow;
+    const got = await stream.until((ms) => ms.length >= 2);
+    await stream.close();
+    expect(got.map((m) => body(m).data.id)).toEqual(["a", "b"]);
+    expect(parseMessages((await replay(seller.token, `last_event_id=${encodeURIComponent(got[0]!.id)}`)).text)).toEqual([got[1]]);
   });
 });

@@ -4,8 +4,8 @@
 // event after it (up to a day back), then the live stream.
 //
 // The order is the processing transactions' (outbox.processed_xid, set by a trigger), and a row is sent only
-// once every transaction with a smaller id has finished (xid < the snapshot's xmin): rows can then never
-// appear behind the cursor, so a resume skips nothing, whatever order concurrent workers commit in.
+// once every transaction of the database with a smaller id has finished: rows can then never appear behind
+// the cursor, so a resume skips nothing, whatever order concurrent workers commit in.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import { z } from "zod";
@@ -48,15 +48,27 @@ export function parseCursor(value: string): Cursor | null {
 
 // ---- SQL ------------------------------------------------------------------------------------------------
 
-/** The transaction ids below `finished` are all over; ids from `next` on were not handed out yet. */
-async function horizon(db: Db): Promise<{ finished: bigint; next: bigint }> {
-  const result = (await db.execute(
-    sql`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS finished, pg_snapshot_xmax(pg_current_snapshot())::text AS next`,
-  )) as unknown;
+/**
+ * `next`: the first transaction id not handed out yet. `settled`: every transaction of this database with a
+ * smaller id has finished, so rows it processed are visible to any later statement and none can still appear.
+ * (Only this database's backends count: the snapshot's xmin would wait on every database of the cluster.
+ * Backends of other roles show no backend_xid to a role without pg_read_all_stats; till uses one role.)
+ * Two statements, this one first: a transaction that ends between them is seen as finished, and its rows are
+ * visible to the read that follows.
+ */
+async function horizon(db: Db): Promise<{ next: bigint; settled: bigint }> {
+  const result = (await db.execute(sql`
+    SELECT pg_snapshot_xmax(s)::text AS next,
+      (SELECT min(x::text::bigint) FROM pg_snapshot_xip(s) AS x
+        WHERE x::text::bigint % 4294967296 IN (
+          SELECT backend_xid::text::bigint FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL
+        ))::text AS running
+    FROM pg_current_snapshot() AS s`)) as unknown;
   // raw results differ by driver: postgres.js returns the rows, PGlite an object holding them
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ finished: string; next: string }>;
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ next: string; running: string | null }>;
   const row = rows[0]!;
-  return { finished: BigInt(row.finished), next: BigInt(row.next) };
+  const next = BigInt(row.next);
+  return { next, settled: row.running === null ? next : BigInt(row.running) };
 }
 
 export interface StreamedEvent {
@@ -66,8 +78,14 @@ export interface StreamedEvent {
   body: string;
 }
 
-/** The organization's processed events after `cursor` whose processing transactions are all over, in order. */
-async function eventsAfter(db: Db, organizationId: string, cursor: Cursor, types: readonly string[] | null): Promise<StreamedEvent[]> {
+/** The organization's processed events after `cursor` and before the `settled` horizon, in order. */
+async function eventsAfter(
+  db: Db,
+  organizationId: string,
+  cursor: Cursor,
+  settled: bigint,
+  types: readonly string[] | null,
+): Promise<StreamedEvent[]> {
   const rows = await db
     .select({
       id: outbox.id,
@@ -82,7 +100,7 @@ async function eventsAfter(db: Db, organizationId: string, cursor: Cursor, types
         eq(outbox.organizationId, organizationId),
         isNotNull(outbox.processedXid),
         sql`(${outbox.processedXid}, ${outbox.id}) > (${cursor.xid.toString()}::bigint, ${cursor.id}::uuid)`,
-        sql`${outbox.processedXid} < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`,
+        sql`${outbox.processedXid} < ${settled.toString()}::bigint`,
         gt(outbox.processedAt, sql`now() - ${REPLAY_WINDOW}::interval`),
         types ? inArray(outbox.type, [...types]) : undefined,
         // a customer.state_changed whose customer was gone when fanned out keeps its {id} and goes nowhere
@@ -168,9 +186,9 @@ export function listenRoutes(app: FastifyInstance, { db, listen }: BillingDeps):
     const { organizationId } = scopeOf(req);
     const q = parseQuery(ListenQuery, req);
     const types = eventTypes(q.events);
-    // without one, from now on: the rows of every transaction not finished yet are streamed as they become final
+    // without one, from now on: the rows of every transaction not finished yet are streamed as they settle
     let cursor: Cursor = (await resumeCursor(db, req.headers["last-event-id"], q.last_event_id)) ?? {
-      xid: (await horizon(db)).finished - 1n,
+      xid: (await horizon(db)).settled - 1n,
       id: AFTER_ALL_IDS,
     };
 
@@ -199,7 +217,7 @@ export function listenRoutes(app: FastifyInstance, { db, listen }: BillingDeps):
         do {
           again = false;
           for (;;) {
-            const batch = await eventsAfter(db, organizationId, cursor, types);
+            const batch = await eventsAfter(db, organizationId, cursor, (await horizon(db)).settled, types);
             for (const e of batch) {
               if (closed) return;
               await write(`id: ${formatCursor(e.cursor)}\nevent: ${e.type}\ndata: ${e.body}\n\n`);
