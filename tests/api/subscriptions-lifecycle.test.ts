@@ -54,8 +54,8 @@ afterAll(async () => {
 });
 
 /** A new customer subscribes to `product` through a paid checkout. */
-async function subscribe(s: Seller = seller, product: Product = monthly): Promise<Subscription> {
-  const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+async function subscribe(s: Seller = seller, product: Product = monthly, extra: { seats?: number } = {}): Promise<Subscription> {
+  const checkout = await s.sdk.checkouts.create({ products: [product.id], ...extra });
   await pay(server, checkout);
   const [order] = (await s.sdk.orders.list({ checkoutId: checkout.id })).result.items;
   if (!order?.subscriptionId) throw new Error("no subscription");
@@ -297,6 +297,57 @@ describe("product and discount changes", () => {
   });
 });
 
+describe("trial, seats and billing period", () => {
+  const inDays = (d: number) => new Date(Date.now() + d * 86_400_000);
+
+  it("gives an active subscription a trial (0.47.1) and extends it (0.49.0): trialing until then; updated each", async () => {
+    const sub = await subscribe();
+    const trialEnd = inDays(45);
+    const trialing = await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { trialEnd } });
+    expect(trialing).toMatchObject({ status: "trialing", trialEnd, currentPeriodEnd: trialEnd, currentPeriodStart: sub.currentPeriodStart });
+    expect(trialing.trialStart).toBeInstanceOf(Date);
+    const later = inDays(60);
+    const extended = await seller.sdk049.subscriptions.update({ id: sub.id, subscriptionUpdate: { trialEnd: later } });
+    expect(extended).toMatchObject({ status: "trialing", trialEnd: later, trialStart: trialing.trialStart });
+    expect(await changeEvents(sub.id)).toEqual(["subscription.updated", "subscription.updated"]);
+
+    const past = await raw("PATCH", `/v1/subscriptions/${sub.id}`, { trial_end: new Date(Date.now() - 60_000).toISOString() });
+    expect(past.status).toBe(422);
+    expect(issues(past.body)).toEqual([{ loc: ["body", "trial_end"], msg: "Trial end must be in the future.", type: "value_error" }]);
+    expect(await changeEvents(sub.id)).toHaveLength(2);
+  });
+
+  it("changes the seats of a seat-based subscription: amount from the tiers, proration recorded; bounds are 422", async () => {
+    const seatProduct = await createProduct(seller, "seats");
+    const sub = await subscribe(seller, seatProduct, { seats: 3 });
+    expect(sub).toMatchObject({ seats: 3, amount: 3000 });
+    const more = await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { seats: 6, prorationBehavior: "prorate" } });
+    expect(more).toMatchObject({ seats: 6, amount: 4800 });
+    expect((await rowOf(sub.id)).prorationBehavior).toBe("prorate");
+    expect(await changeEvents(sub.id)).toEqual(["subscription.updated"]);
+    const tooMany = await raw("PATCH", `/v1/subscriptions/${sub.id}`, { seats: 21 });
+    expect(tooMany.status).toBe(422);
+    expect(issues(tooMany.body)).toEqual([{ loc: ["body", "seats"], msg: "Seats must be between 1 and 20.", type: "value_error" }]);
+    // a subscription without seats has none to change
+    const plain = await subscribe();
+    const res = await raw("PATCH", `/v1/subscriptions/${plain.id}`, { seats: 2 });
+    expect(issues(res.body)).toEqual([{ loc: ["body", "seats"], msg: "This subscription is not seat-based.", type: "value_error" }]);
+    expect(await changeEvents(plain.id)).toEqual([]);
+  });
+
+  it("moves the end of the billing period (and the end of a subscription canceled at it)", async () => {
+    const sub = await subscribe();
+    await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+    const end = inDays(40);
+    const moved = await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { currentBillingPeriodEnd: end } });
+    expect(moved).toMatchObject({ currentPeriodEnd: end, endsAt: end, cancelAtPeriodEnd: true, status: "active" });
+    expect(await changeEvents(sub.id)).toEqual(["subscription.updated", "subscription.canceled", "subscription.updated"]);
+    const past = await raw("PATCH", `/v1/subscriptions/${sub.id}`, { current_billing_period_end: "2020-01-01T00:00:00Z" });
+    expect(past.status).toBe(422);
+    expect(locs(past.body)).toEqual([["body", "current_billing_period_end"]]);
+  });
+});
+
 describe("bad input, scopes and tenancy", () => {
   let sub: Subscription;
   beforeAll(async () => {
@@ -314,8 +365,11 @@ describe("bad input, scopes and tenancy", () => {
       [{ product_id: "nope" }, ["body", "product_id"]],
       [{ product_id: premium.id, proration_behavior: "sometimes" }, ["body", "proration_behavior"]],
       [{ discount_id: 7 }, ["body", "discount_id"]],
-      [{ trial_end: "2030-01-01T00:00:00Z" }, ["body", "trial_end"]],
-      [{ seats: 3 }, ["body", "seats"]],
+      [{ trial_end: "next week" }, ["body", "trial_end"]],
+      [{ trial_end: "now" }, ["body", "trial_end"]],
+      [{ seats: 0 }, ["body", "seats"]],
+      [{ seats: 2.5 }, ["body", "seats"]],
+      [{ current_billing_period_end: null }, ["body", "current_billing_period_end"]],
       [{ cancel_at_period_end: true, customer_cancellation_comment: "a\u0000b" }, ["body", "customer_cancellation_comment"]],
     ];
     for (const [body, loc] of cases) {

@@ -1,15 +1,16 @@
 // What the seller changes on a subscription (PATCH and DELETE /v1/subscriptions/{id}), as Polar does: cancel at
-// the period end and uncancel, revoke now (its benefit grants revoked), product and discount changes. Each change
+// the period end and uncancel, revoke now (its benefit grants revoked), product, discount, trial, seats and
+// billing-period changes. Each change
 // is one transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
 import type { Db, Tx } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent, type OutboxEventType } from "../../jobs/outbox.js";
 import { regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
-import { discountRefusal, isMetered, isStatic, priceCurrency, seatAmount } from "../checkouts/pricing.js";
+import { discountRefusal, isMetered, isStatic, priceCurrency, seatAmount, seatBounds } from "../checkouts/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
 import { getDiscount, redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound } from "../http.js";
 import { getOrganization } from "../organizations/service.js";
-import { loadProducts, type PriceWire, type ProductWire } from "../products/service.js";
+import { loadPrices, loadProducts, type PriceWire, type ProductWire } from "../products/service.js";
 import { toWires } from "./load.js";
 import * as repo from "./repository.js";
 import type { SubscriptionRow, SubscriptionWire } from "./wire.js";
@@ -37,7 +38,11 @@ export type SubscriptionUpdate =
       prorationBehavior?: ProrationBehavior | null | undefined;
       /** undefined: the discount stays; null: it is removed. */
       discountId?: string | null | undefined;
-    };
+      /** undefined or null: the trial stays as it is; a date: trialing until then. */
+      trialEnd?: Date | null | undefined;
+    }
+  | { kind: "seats"; seats: number; prorationBehavior?: ProrationBehavior | null | undefined }
+  | { kind: "billing_period"; periodEnd: Date };
 
 const NOT_FOUND = "Subscription not found";
 /** Lock waits longer than this answer 409 SubscriptionLocked rather than holding the request. */
@@ -215,6 +220,7 @@ async function changeTerms(
       patch.discountId = discount.id;
     }
   }
+  if (u.trialEnd) Object.assign(patch, trial(row, now, u.trialEnd));
   if (Object.keys(patch).length === 0) return null;
   return {
     patch,
@@ -233,6 +239,54 @@ async function changeTerms(
   };
 }
 
+/** Trialing until `trialEnd` (a future date): the current period runs until then, nothing is billed before. */
+function trial(row: SubscriptionRow, now: Date, trialEnd: Date): Change["patch"] {
+  const bad = (msg: string) => invalid(["body", "trial_end"], msg);
+  if (row.status !== "trialing" && row.status !== "active") throw bad("Only an active or trialing subscription can be given a trial.");
+  if (trialEnd.getTime() <= now.getTime()) throw bad("Trial end must be in the future.");
+  return { status: "trialing", trialStart: row.trialStart ?? now, trialEnd, currentPeriodEnd: trialEnd };
+}
+
+/** A seat-based subscription's seats, within its price's tiers; the proration behavior is recorded as for a product. */
+async function seats(
+  tx: Tx,
+  organizationId: string,
+  row: SubscriptionRow,
+  u: Extract<SubscriptionUpdate, { kind: "seats" }>,
+): Promise<Change | null> {
+  if (isCanceled(row)) throw alreadyCanceled();
+  const bad = (msg: string) => invalid(["body", "seats"], msg);
+  const prices = await loadPrices(tx, organizationId, row.priceIds);
+  const price = row.priceIds.map((id) => prices.get(id)).find((p) => p?.amount_type === "seat_based");
+  if (!price || row.seats === null) throw bad("This subscription is not seat-based.");
+  if (u.seats === row.seats) return null;
+  const priced = seatAmount(price, u.seats);
+  if (!priced) {
+    const { min, max } = seatBounds(price);
+    throw bad(max === null ? `Seats must be at least ${min}.` : `Seats must be between ${min} and ${max}.`);
+  }
+  return {
+    patch: {
+      seats: u.seats,
+      amount: priced.amount,
+      prorationBehavior: u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior,
+    },
+    events: [],
+  };
+}
+
+/** Moves the end of the current period (and the end of a subscription canceled at that end). */
+function billingPeriod(row: SubscriptionRow, now: Date, periodEnd: Date): Change | null {
+  if (isEnded(row)) throw alreadyCanceled();
+  const bad = (msg: string) => invalid(["body", "current_billing_period_end"], msg);
+  if (row.status === "trialing") throw bad("The subscription is trialing: change trial_end instead.");
+  if (periodEnd.getTime() <= now.getTime() || periodEnd.getTime() <= row.currentPeriodStart.getTime()) {
+    throw bad("The billing period end must be in the future.");
+  }
+  if (periodEnd.getTime() === row.currentPeriodEnd.getTime()) return null;
+  return { patch: { currentPeriodEnd: periodEnd, ...(row.cancelAtPeriodEnd ? { endsAt: periodEnd } : {}) }, events: [] };
+}
+
 /** PATCH /v1/subscriptions/{id}. */
 export async function updateSubscription(
   db: Db,
@@ -249,6 +303,10 @@ export async function updateSubscription(
         return cancelAtPeriodEnd(row, now, update);
       case "change":
         return changeTerms(tx, organizationId, row, now, update, baseURL);
+      case "seats":
+        return seats(tx, organizationId, row, update);
+      case "billing_period":
+        return billingPeriod(row, now, update.periodEnd);
     }
   });
 }

@@ -1,5 +1,5 @@
-// /v1/subscriptions: list, get, update (cancel, uncancel, revoke, product and discount changes) and revoke (Polar
-// wire). Subscriptions are created by confirmed checkouts.
+// /v1/subscriptions: list, get, update (cancel, uncancel, revoke; product, discount, trial, seats, billing period)
+// and revoke (Polar wire). Subscriptions are created by confirmed checkouts.
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
@@ -56,7 +56,10 @@ const ChangeBody = z.object({
   product_id: uuid.nullish(),
   proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
   discount_id: uuid.nullish(),
+  trial_end: datetimeInput.nullish(),
 });
+const SeatsBody = z.object({ seats: z.int().min(1).max(2_147_483_647), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() });
+const BillingPeriodBody = z.object({ current_billing_period_end: datetimeInput });
 const VARIANT_KEYS = ["revoke", "cancel_at_period_end", "product_id", "discount_id", "trial_end", "seats", "current_billing_period_end"];
 
 /** The `SubscriptionUpdate` union, told apart by its keys as Polar's models are (unknown keys are ignored). */
@@ -71,18 +74,23 @@ function parseUpdate(body: unknown): service.SubscriptionUpdate {
     const b = parseWith(CancelBody, body, "body");
     return { kind: "cancel", cancelAtPeriodEnd: b.cancel_at_period_end, reason: b.customer_cancellation_reason, comment: b.customer_cancellation_comment };
   }
-  if (has("product_id") || has("discount_id")) {
+  if (has("seats")) {
+    const b = parseWith(SeatsBody, body, "body");
+    return { kind: "seats", seats: b.seats, prorationBehavior: b.proration_behavior };
+  }
+  if (has("current_billing_period_end")) {
+    const b = parseWith(BillingPeriodBody, body, "body");
+    return { kind: "billing_period", periodEnd: new Date(b.current_billing_period_end) };
+  }
+  if (has("product_id") || has("discount_id") || has("trial_end")) {
     const b = parseWith(ChangeBody, body, "body");
     return {
       kind: "change",
       productId: b.product_id?.toLowerCase(),
       prorationBehavior: b.proration_behavior,
       discountId: b.discount_id === null ? null : b.discount_id?.toLowerCase(),
+      trialEnd: b.trial_end ? new Date(b.trial_end) : undefined,
     };
-  }
-  if (has("trial_end") || has("seats") || has("current_billing_period_end")) {
-    const key = VARIANT_KEYS.find(has) ?? "body";
-    throw validationError([{ loc: ["body", key], msg: "This change is not supported yet: till has no renewal engine to bill it.", type: "value_error" }]);
   }
   throw validationError([
     {
