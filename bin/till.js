@@ -1,35 +1,85 @@
 #!/usr/bin/env node
-// The `till` command. It runs cli/ from the esbuild bundle in dist/cli, rebuilding that bundle first when
-// a source file changed since it was built (see scripts/build-cli.mjs): loading the TypeScript through tsx
-// would cost more than the rest of a `--json` command. Without esbuild, or with dist/ not writable, it
-// falls back to tsx.
-import { readFileSync, statSync } from "node:fs";
+// The `till` command. It runs cli/ from the esbuild bundle in dist/cli (see scripts/build-cli.mjs), first
+// rebuilding it when a source file changed since it was built: loading the TypeScript through tsx would cost
+// more than the rest of a `--json` command. Without esbuild, or with dist/ not writable, it falls back to tsx.
+//
+// This file is CommonJS (bin/package.json): a `--help` or `--json` run never starts Node's ES module loader.
+// The bundle's main script is compiled with node:vm and a V8 code cache beside it (main-<hash>.cjs.cache),
+// written at the end of the first run that has none (or whose cache V8 refused: another Node version), so
+// later runs skip parsing and compiling what they execute. Anything the script imports on use (the Ink
+// screens, conf, open, the SDK) goes through `__tillImport`, the import() of this module.
+/* global __dirname */
+"use strict";
 
-const root = new URL("../", import.meta.url);
-const dist = new URL("dist/cli/", root);
+const fs = process.getBuiltinModule("node:fs");
+const path = process.getBuiltinModule("node:path");
+const vm = process.getBuiltinModule("node:vm");
+const { createRequire } = process.getBuiltinModule("node:module");
+const { pathToFileURL } = process.getBuiltinModule("node:url");
 
-/** The bundle's entry if every source it was built from is unchanged, else null. */
+const root = path.join(__dirname, "..");
+const dist = path.join(root, "dist", "cli");
+
+/** The bundle's main script if every source it was built from is unchanged, else null. */
 function freshBundle() {
   let manifest;
   try {
-    manifest = JSON.parse(readFileSync(new URL("manifest.json", dist), "utf8"));
+    manifest = JSON.parse(fs.readFileSync(path.join(dist, "manifest.json"), "utf8"));
   } catch {
     return null;
   }
+  if (typeof manifest.entry !== "string" || !manifest.entry.endsWith(".cjs")) return null; // an older layout
   for (const [file, [mtimeMs, size]] of Object.entries(manifest.inputs)) {
-    try {
-      const s = statSync(new URL(file, root));
-      if (s.mtimeMs !== mtimeMs || s.size !== size) return null;
-    } catch {
-      return null;
-    }
+    const s = fs.statSync(path.join(root, file), { throwIfNoEntry: false });
+    if (!s || s.mtimeMs !== mtimeMs || s.size !== size) return null;
   }
-  return new URL(manifest.entry, dist);
+  return path.join(dist, manifest.entry);
+}
+
+/** Write-then-rename: a concurrent `till` never reads a half-written cache. */
+function writeCache(file, data) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(tmp, data);
+    fs.renameSync(tmp, file);
+  } catch {
+    // dist/ not writable: every run compiles from source, which is only slower
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/** Runs the main script; returns its exports. */
+function runBundle(file) {
+  const cacheFile = `${file}.cache`;
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  // the file is a function expression: (exports, require, module, __filename, __dirname, __tillImport, __tillRequire)
+  const script = new vm.Script(fs.readFileSync(file, "utf8"), { filename: file, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected) {
+    // after the run: the cache then holds the functions this run compiled, not only the top level
+    process.once("exit", () => writeCache(cacheFile, script.createCachedData()));
+  }
+  const dir = path.dirname(file);
+  const require = createRequire(file);
+  /** import() of an ES module: the Ink screens beside the script (./ui-…), or a package. */
+  const tillImport = (specifier) => import(specifier.startsWith("./") ? pathToFileURL(path.join(dir, specifier)).href : specifier);
+  /** import() of a built-in or a package with a CommonJS build, as a namespace (`default` is module.exports). */
+  const tillRequire = async (specifier) => {
+    const exports = require(specifier);
+    return exports && exports.__esModule ? exports : { ...exports, default: exports };
+  };
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, require, mod, file, dir, tillImport, tillRequire);
+  return mod.exports;
 }
 
 async function loadCli() {
   const bundle = freshBundle();
-  if (bundle) return import(bundle.href);
+  if (bundle) return runBundle(bundle);
   let built;
   try {
     const { buildCli } = await import("../scripts/build-cli.mjs");
@@ -39,8 +89,11 @@ async function loadCli() {
     register();
     return import("../cli/main.ts");
   }
-  return import(built.href);
+  return runBundle(built);
 }
 
-const { main } = await loadCli();
-process.exitCode = await main(process.argv);
+loadCli()
+  .then(({ main }) => main(process.argv))
+  .then((code) => {
+    process.exitCode = code;
+  });

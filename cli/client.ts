@@ -78,7 +78,9 @@ const REQUEST_TIMEOUT_MS = 60_000;
  * undici, which costs about as much as the whole rest of a `--json` command.
  */
 async function exchange(url: URL, method: string, headers: Record<string, string>, body: string | undefined) {
-  const { request: send } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  // getBuiltinModule, not import(): the bundle runs as a script (see bin/till.js), and a --json command should
+  // not start Node's ES module loader for one built-in
+  const { request: send } = url.protocol === "https:" ? process.getBuiltinModule("node:https") : process.getBuiltinModule("node:http");
   return new Promise<{ status: number; text: string }>((resolve, reject) => {
     const req = send(url, { method, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];

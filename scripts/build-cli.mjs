@@ -1,12 +1,23 @@
 // Bundles cli/ into dist/cli with esbuild, so `till` starts without a TypeScript loader (tsx costs more
-// than the rest of a `--json` command). The Ink screens stay separate chunks, loaded on use. npm packages
-// stay external except commander, which every run needs: inlined, it is one module to load instead of
-// eight (each ES module costs about a millisecond at start-up). manifest.json names the entry and every
-// input's mtime and size, which is how bin/till.js tells whether the bundle still matches the sources.
+// than the rest of a `--json` command). Two builds:
+// - main-<hash>.cjs: every command, as one CommonJS script. bin/till.js compiles it with node:vm and a V8
+//   code cache (dist/cli/main-<hash>.cjs.cache, written by the first run), which Node 20 offers for scripts
+//   but not for ES modules; and a CommonJS start never initialises Node's ES module loader. Lazily imported
+//   cli/ modules (catalog/*) are inlined and only initialised on use. npm packages stay external except
+//   commander, which every run needs. Node built-ins are reached with process.getBuiltinModule.
+// - ui-<name>-<hash>.js: the Ink screens (cli/ui/index, live, BarChart) as ES modules with shared chunks,
+//   loaded on use: Ink is an ES module. They import only ink, react and each other (the build checks),
+//   so no module of cli/ exists twice.
+// The main script's remaining `import()`s (the Ink screens, external packages, built-ins) become calls to
+// `__tillImport` or `__tillRequire`, parameters bin/till.js passes: a script compiled by node:vm cannot
+// `import()` by itself on Node 20 without --experimental-vm-modules.
+// manifest.json names the entry and every input's mtime and size, which is how bin/till.js tells whether
+// the bundle still matches the sources.
 //
 //   node scripts/build-cli.mjs        # clean build (npm run build:cli; "prepare" adds --if-possible)
 //   bin/till.js rebuilds by itself when a source changed.
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire, isBuiltin } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -19,6 +30,12 @@ const STALE_AFTER_MS = 60 * 60 * 1000;
 /** Packages loaded at every start, bundled in; all other packages are imported from node_modules. */
 const INLINED = new Set(["commander"]);
 
+/** The Ink screens: built as ES modules of their own, imported by the main script on use. */
+const UI_ENTRIES = { "ui-index": "cli/ui/index.tsx", "ui-live": "cli/ui/live.tsx", "ui-bar-chart": "cli/ui/BarChart.tsx" };
+
+/** The main script is written wrapped in this function (a CommonJS module's, plus the two import helpers). */
+const WRAPPER_PARAMS = ["exports", "require", "module", "__filename", "__dirname", "__tillImport", "__tillRequire"];
+
 function externalPackages() {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
   const names = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((n) => !INLINED.has(n));
@@ -26,7 +43,7 @@ function externalPackages() {
 }
 
 /** Write-then-rename: a concurrent `till` never reads a half-written file. */
-function writeAtomic(file, contents) {
+export function writeAtomic(file, contents) {
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, contents);
   renameSync(tmp, file);
@@ -45,52 +62,173 @@ function removeStale(keep) {
   }
 }
 
-/** Builds the bundle; returns the file URL of its entry module. */
-export async function buildCli({ clean = false } = {}) {
-  const startedAt = Date.now();
+const common = {
+  absWorkingDir: ROOT,
+  outdir: OUT_DIR,
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  jsx: "automatic",
+  metafile: true,
+  write: false,
+  logLevel: "silent",
+  legalComments: "none",
+};
+
+async function buildUi() {
   const result = await build({
-    absWorkingDir: ROOT,
-    entryPoints: { main: "cli/main.ts" },
-    outdir: OUT_DIR,
+    ...common,
+    entryPoints: UI_ENTRIES,
     // hashed names: a new build never overwrites a file an older `till` process may still import
     entryNames: "[name]-[hash]",
-    chunkNames: "chunk-[hash]",
-    bundle: true,
+    chunkNames: "ui-chunk-[hash]",
     splitting: true,
     format: "esm",
-    platform: "node",
-    target: "node20",
     external: externalPackages(),
-    // commander is CommonJS and requires Node built-ins; an ES module has no `require` of its own
-    banner: { js: 'import { createRequire as __tillCreateRequire } from "node:module"; const require = __tillCreateRequire(import.meta.url);' },
-    jsx: "automatic",
-    metafile: true,
-    write: false,
-    logLevel: "silent",
-    legalComments: "none",
   });
+  const entries = new Map();
+  for (const [file, output] of Object.entries(result.metafile.outputs)) {
+    if (!output.entryPoint) continue;
+    entries.set(output.entryPoint, `./${path.basename(file)}`);
+    const foreign = Object.keys(output.inputs).filter((i) => i.startsWith("cli/") && !i.startsWith("cli/ui/"));
+    if (foreign.length > 0) throw new Error(`${output.entryPoint} must import only ink, react and cli/ui/ (found ${foreign.join(", ")})`);
+  }
+  return { result, entries };
+}
+
+const requireFromRoot = createRequire(path.join(ROOT, "package.json"));
+
+/** Whether `require(specifier)` from the bundle loads a built-in or a CommonJS file (not an ES module). */
+function isCommonJs(specifier) {
+  if (isBuiltin(specifier)) return true;
+  if (specifier.startsWith(".")) return false;
+  let file;
+  try {
+    file = requireFromRoot.resolve(specifier);
+  } catch {
+    return false; // no "require" export: an ES module only
+  }
+  if (file.endsWith(".cjs")) return true;
+  if (!file.endsWith(".js")) return false;
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    try {
+      return JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")).type !== "module";
+    } catch {
+      // no package.json here: look further up
+    }
+  }
+  return true;
+}
+
+/** Resolves the main script's `import("./ui/…")` to the ui build's file, as an external import. */
+function uiExternal(entries) {
+  return {
+    name: "till-ui-external",
+    setup(b) {
+      b.onResolve({ filter: /\/ui\/[A-Za-z]+\.js$/ }, (args) => {
+        if (args.kind !== "dynamic-import") return undefined;
+        const source = path.relative(ROOT, path.resolve(args.resolveDir, args.path)).replace(/\.js$/, ".tsx");
+        const out = entries.get(source);
+        if (!out) throw new Error(`${args.importer} imports ${args.path}: not an entry of the ui build (${Object.values(UI_ENTRIES).join(", ")})`);
+        return { path: out, external: true };
+      });
+    },
+  };
+}
+
+/** Built-ins Node has loaded before any user code runs: requiring them costs nothing. */
+const PRELOADED_BUILTINS = new Set(["events", "buffer", "path", "querystring", "async_hooks", "timers", "util", "fs", "url", "module", "process"]);
+
+/**
+ * Every other built-in the main script imports statically (commander's child_process, a command's crypto
+ * or readline) is loaded on first use instead of at start-up: the import resolves to a stand-in module
+ * whose properties are getters onto the real one. A new command's imports thus cost nothing until it runs.
+ */
+function lazyBuiltins() {
+  return {
+    name: "till-lazy-builtins",
+    setup(b) {
+      b.onResolve({ filter: /^[a-z_/:]+$/ }, (args) => {
+        if (args.kind !== "import-statement" && args.kind !== "require-call") return undefined;
+        if (!isBuiltin(args.path) || args.namespace === "lazy-builtin") return undefined;
+        const name = args.path.replace(/^node:/, "");
+        if (PRELOADED_BUILTINS.has(name)) return undefined;
+        return { path: `node:${name}`, namespace: "lazy-builtin" };
+      });
+      b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
+        const keys = Object.keys(requireFromRoot(args.path)).filter((k) => k !== "default" && k !== "__esModule");
+        const contents = [
+          `let loaded;`,
+          `const load = () => (loaded ??= process.getBuiltinModule(${JSON.stringify(args.path)}));`,
+          `for (const key of ${JSON.stringify(keys)}) Object.defineProperty(exports, key, { enumerable: true, get: () => load()[key] });`,
+        ].join("\n");
+        return { contents, loader: "js" };
+      });
+    },
+  };
+}
+
+async function buildMain(entries) {
+  const result = await build({
+    ...common,
+    entryPoints: { main: "cli/main.ts" },
+    entryNames: "[name]-[hash]",
+    outExtension: { ".js": ".cjs" },
+    format: "cjs",
+    external: externalPackages(),
+    plugins: [uiExternal(entries), lazyBuiltins()],
+  });
+  const [file] = result.outputFiles;
+  const output = Object.values(result.metafile.outputs)[0];
+  if (!file || !output || result.outputFiles.length !== 1) throw new Error("esbuild produced no single main script");
+  // `import("x")` of an external module, exactly as esbuild prints it → `__tillRequire("x")` when x is a
+  // built-in or has a CommonJS build (as the script's static imports, so one copy of a package is loaded),
+  // else `__tillImport("x")` (ES-module-only packages, the Ink screens)
+  let text = file.text;
+  const dynamic = new Set(output.imports.filter((i) => i.kind === "dynamic-import" && i.external).map((i) => i.path));
+  for (const specifier of dynamic) {
+    const call = `import(${JSON.stringify(specifier)})`;
+    if (!text.includes(call)) throw new Error(`cannot find ${call} in the main script`);
+    const helper = isCommonJs(specifier) ? "__tillRequire" : "__tillImport";
+    text = text.split(call).join(`${helper}(${JSON.stringify(specifier)})`);
+  }
+  if (/\bimport\(/.test(text.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, ""))) {
+    throw new Error("the main script still has an import() that bin/till.js cannot serve: import modules statically or by a literal specifier");
+  }
+  return { result, path: file.path, text: `(function (${WRAPPER_PARAMS.join(", ")}) {${text}\n})` };
+}
+
+/** Builds the bundle; returns the path of its main script. */
+export async function buildCli({ clean = false } = {}) {
+  const startedAt = Date.now();
+  const ui = await buildUi();
+  const main = await buildMain(ui.entries);
   if (clean) rmSync(OUT_DIR, { recursive: true, force: true });
   mkdirSync(OUT_DIR, { recursive: true });
-  for (const file of result.outputFiles) writeAtomic(file.path, file.contents);
+  for (const file of ui.result.outputFiles) writeAtomic(file.path, file.contents);
+  writeAtomic(main.path, main.text);
 
-  const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === "cli/main.ts")?.[0];
-  if (!entry) throw new Error("esbuild produced no entry for cli/main.ts");
   const inputs = {};
-  for (const input of Object.keys(result.metafile.inputs)) {
+  // this script too: a bundle built by an older version of it may not be what bin/till.js expects
+  const sources = [...Object.keys(main.result.metafile.inputs), ...Object.keys(ui.result.metafile.inputs), "scripts/build-cli.mjs"];
+  for (const input of new Set(sources.filter((i) => !i.startsWith("lazy-builtin:")))) {
     const s = statSync(path.join(ROOT, input));
     // edited while we were building: record nothing that matches, so the next run builds again
     inputs[input] = s.mtimeMs >= startedAt ? [0, -1] : [s.mtimeMs, s.size];
   }
-  const entryName = path.basename(entry);
+  const entryName = path.basename(main.path);
   writeAtomic(path.join(OUT_DIR, "manifest.json"), JSON.stringify({ entry: entryName, inputs }));
-  if (!clean) removeStale(new Set([...result.outputFiles.map((f) => f.path), path.join(OUT_DIR, "manifest.json")]));
-  return pathToFileURL(path.join(OUT_DIR, entryName));
+  if (!clean) {
+    const keep = [...ui.result.outputFiles.map((f) => f.path), main.path, `${main.path}.cache`, path.join(OUT_DIR, "manifest.json")];
+    removeStale(new Set(keep));
+  }
+  return main.path;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
     const entry = await buildCli({ clean: true });
-    console.log(`built ${path.relative(ROOT, fileURLToPath(entry))}`);
+    console.log(`built ${path.relative(ROOT, entry)}`);
   } catch (err) {
     // as npm's "prepare" step a failure must not fail `npm install`: bin/till.js builds again on its first
     // run, or runs the sources through tsx, which then reports the error where it is

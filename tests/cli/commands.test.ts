@@ -335,12 +335,14 @@ describe("usage, help and output modes", () => {
     const loadsUi = (urls: string[]) => urls.some((u) => /\/node_modules\/(ink|react|ink-spinner)\//.test(u));
 
     const json = await run("json", ["orgs", "list", "--json"]);
-    expect(json.some((u) => u.includes("/dist/cli/main-"))).toBe(true); // the trace works
+    expect(json.some((u) => u.endsWith("/bin/till.js"))).toBe(true); // the trace sees CommonJS modules (the bundle's require()s)
     expect(loadsUi(json)).toBe(false);
     expect(loadsUi(await run("help", ["keys", "create", "--help"]))).toBe(false);
     expect(loadsUi(await run("api", ["api", "GET", "/v1/organizations/", "--json"]))).toBe(false);
     expect(loadsUi(await run("pipe", ["orgs", "list"]))).toBe(false);
-    expect(loadsUi(await run("tty", ["orgs", "list"], { TILL_FORCE_TTY: "1" }))).toBe(true);
+    const tty = await run("tty", ["orgs", "list"], { TILL_FORCE_TTY: "1" });
+    expect(tty.some((u) => /\/dist\/cli\/ui-index-[^/]+\.js$/.test(u))).toBe(true); // the bundle's Ink screen, not the sources
+    expect(loadsUi(tty)).toBe(true);
   });
 
   it("on a terminal: an Ink table, colourless with NO_COLOR", async () => {

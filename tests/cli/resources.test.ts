@@ -407,7 +407,7 @@ describe("till meters and till events ingest", () => {
       trace("list", ["products", "list", "--json"]),
       trace("chart", ["meters", "quantities", meterId], { TILL_FORCE_TTY: "1" }),
     ]);
-    expect(json.some((u) => u.includes("/node_modules/commander/") || u.includes("/dist/cli/"))).toBe(true);
+    expect(json.some((u) => u.includes("/node_modules/commander/") || u.includes("/dist/cli/") || u.endsWith("/bin/till.js"))).toBe(true);
     expect(loadsUi(json)).toBe(false);
     expect(loadsUi(list)).toBe(false);
     expect(loadsUi(chart)).toBe(true);
