@@ -11,6 +11,7 @@ import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
 import type { Mailer } from "../mail/mailer.js";
 import * as webhooks from "../billing/webhooks/service.js";
+import { originOf } from "../billing/webhooks/address.js";
 import { postWebhook } from "../billing/webhooks/sender.js";
 import { signingKeys, signHeaders } from "../billing/webhooks/signing.js";
 import { createCleanup } from "./cleanup.js";
@@ -77,16 +78,6 @@ export interface Worker {
 }
 
 const quietLog: WorkerLog = { info() {}, warn() {}, error() {} };
-
-/** What a log may say of an endpoint: its origin only (paths and queries may carry tokens). */
-export function originOf(url: string): string {
-  try {
-    const { origin } = new URL(url);
-    return origin === "null" ? "(unparsable url)" : origin;
-  } catch {
-    return "(unparsable url)";
-  }
-}
 
 /** A wake-up that is not lost when it comes while nobody waits. */
 class Signal {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../server/config.js";
 import { outbox, webhookDelivery, webhookEvent } from "../../server/db/schema/index.js";
 import { cleanupOnce, createCleanup } from "../../server/jobs/cleanup.js";
+import type { MailMessage } from "../../server/mail/mailer.js";
 import { enqueue } from "../../server/jobs/outbox.js";
 import { createWorker, type Worker } from "../../server/jobs/worker.js";
 import { eventually, Receiver } from "../helpers/receiver.js";
@@ -21,6 +22,7 @@ let other: Seller;
 let receiver: Receiver;
 let worker: Worker;
 const logged: string[] = [];
+const mails: MailMessage[] = [];
 
 const db = () => server.database.db;
 
@@ -31,7 +33,7 @@ beforeAll(async () => {
   // the server's own worker stays off: this one keeps what it logs
   worker = createWorker({
     database: server.database,
-    mailer: { transport: "smtp", send: async () => {} },
+    mailer: { transport: "smtp", send: async (m) => void mails.push(m) },
     config: { webhooks: { allowPrivate: true } },
     log: { info: (m) => logged.push(m), warn: (m) => logged.push(m), error: (_e, m) => logged.push(m ?? "") },
     options: { pollIntervalMs: 100 },
@@ -95,7 +97,7 @@ describe("organization.updated from POST /api/auth/organization/update", () => {
   });
 });
 
-describe("a disabled endpoint in the worker's log", () => {
+describe("a disabled endpoint in the worker's log and the owners' mail subject", () => {
   it("is named by its origin, never its path or query (they may carry tokens)", async () => {
     const path = "/gone-hook/s3cr3t-path";
     receiver.answer(path, 410);
@@ -111,6 +113,10 @@ describe("a disabled endpoint in the worker's log", () => {
     expect(line).toContain("disabled (gone)");
     expect(line).not.toContain("s3cr3t");
     expect(line).not.toContain("/gone-hook");
+    // the owners' mail names the whole URL in its body only: its subject travels further (mail and dev logs)
+    const mail = await eventually(async () => mails.find((m) => m.text.includes(endpoint.id)));
+    expect(mail.subject).toBe(`Webhook endpoint disabled: ${receiver.url}`);
+    expect(mail.text).toContain(`${receiver.url}${path}?token=s3cr3t-token`);
   });
 });
 
@@ -130,7 +136,7 @@ describe("retention cleanup", () => {
     receiver.answer(failPath, 500, 500);
     const ok = await seller.sdk.webhooks.createWebhookEndpoint({ url: `${receiver.url}${okPath}`, format: "raw", events: ["customer.created"] });
     const failing = await seller.sdk.webhooks.createWebhookEndpoint({ url: `${receiver.url}${failPath}`, format: "raw", events: ["customer.updated"] });
-    const customers = [];
+    const customers: Array<{ id: string }> = [];
     for (let i = 0; i < 3; i++) customers.push(await seller.sdk.customers.create({ email: `kept-${i}-${randomUUID()}@example.com` }));
     await seller.sdk.customers.update({ id: customers[0]!.id, customerUpdate: { name: "Pending" } });
     await seller.sdk.customers.update({ id: customers[1]!.id, customerUpdate: { name: "Leased" } });

@@ -4,6 +4,16 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 
+/** What a log line or a mail subject may say of an endpoint: its origin only (paths and queries may carry tokens). */
+export function originOf(url: string): string {
+  try {
+    const { origin } = new URL(url);
+    return origin === "null" ? "(unparsable url)" : origin;
+  } catch {
+    return "(unparsable url)";
+  }
+}
+
 const blocked = new BlockList();
 for (const [net, prefix] of [
   ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],

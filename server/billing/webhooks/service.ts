@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { getCustomerState } from "../customers/state.js";
 import { invalid, notFound, queryArray, queryBool, datetimeInput, isUuid, paginationQuery } from "../http.js";
-import { targetError } from "./address.js";
+import { originOf, targetError } from "./address.js";
 import { formatBody, WEBHOOK_FORMATS } from "./format.js";
 import * as repo from "./repository.js";
 import type { AttemptResult } from "./sender.js";
@@ -384,7 +384,8 @@ export async function disabledEndpointMail(db: Db, d: DisabledEndpoint, disableA
       : `${disableAfterFailedEvents} events in a row could not be delivered to it after ${MAX_ATTEMPTS} attempts each.`;
   return {
     to: emails,
-    subject: `Webhook endpoint disabled: ${d.url}`,
+    // the subject travels further than the body (mail logs, the dev mailbox's log line): origin only
+    subject: `Webhook endpoint disabled: ${originOf(d.url)}`,
     text: [
       `The webhook endpoint ${d.url} of ${orgName} (id ${d.id}) was disabled because ${why}`,
       "",
