@@ -6,7 +6,6 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { ClientRequest, IncomingMessage } from "node:http";
 import path from "node:path";
 import { type Command } from "commander";
-import { signHeaders, signingKeys, generateSecret } from "../../server/billing/webhooks/signing.js";
 import { describeErrorBody, failFor } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context, type Credential } from "../context.js";
@@ -28,11 +27,15 @@ const FORWARD_TIMEOUT_MS = 10_000;
 
 // ---- the signing secret ----------------------------------------------------------------------------------
 
+/** The server's Standard Webhooks signing (both key derivations), loaded when needed: node:crypto costs start-up. */
+const signing = () => import("../../server/billing/webhooks/signing.js");
+type Sign = (id: string, body: string) => Record<string, string>;
+
 /**
  * The secret of this profile and server: random (`whsec_` + 32 bytes, like an endpoint's), made the first time
  * and kept in the config directory, so the app under development can keep it in its environment.
  */
-function listenSecret(ctx: Context): string {
+async function listenSecret(ctx: Context): Promise<string> {
   const file = path.join(ctx.env.configDir, "listen-secrets.json");
   const key = `${ctx.profileName} ${ctx.server}`;
   let secrets: Record<string, string> = {};
@@ -43,6 +46,7 @@ function listenSecret(ctx: Context): string {
   }
   const known = secrets[key];
   if (typeof known === "string" && known.startsWith("whsec_")) return known;
+  const { generateSecret } = await signing();
   const secret = generateSecret();
   mkdirSync(ctx.env.configDir, { recursive: true, mode: 0o700 });
   writeFileSync(file, `${JSON.stringify({ ...secrets, [key]: secret }, null, 2)}\n`, { mode: 0o600 });
@@ -81,14 +85,14 @@ interface Forwarded {
 }
 
 /** POSTs one event, once; the outcome is the app's status or the reason it could not be reached. */
-async function forward(target: URL, keys: Buffer[], event: StreamEvent, signal: AbortSignal): Promise<Forwarded> {
+async function forward(target: URL, sign: Sign, event: StreamEvent, signal: AbortSignal): Promise<Forwarded> {
   // the event's id (stable across replays and sessions: receivers deduplicate on webhook-id)
   const id = event.cursor.slice(event.cursor.indexOf("-") + 1);
   const headers = {
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(event.data)),
     "user-agent": "till-listen",
-    ...signHeaders(keys, id, event.data),
+    ...sign(id, event.data),
   };
   const started = Date.now();
   const outcome = (status: number | null, error: string | null): Forwarded => ({
@@ -125,14 +129,14 @@ function printForwarded(ctx: Context, f: Forwarded): void {
 }
 
 /** Forwards events one after another, in the order they came. */
-function forwarder(ctx: Context, target: URL, keys: Buffer[]) {
+function forwarder(ctx: Context, target: URL, sign: Sign) {
   const queue: StreamEvent[] = [];
   const abort = new AbortController();
   let running = false;
   const run = async () => {
     running = true;
     while (!abort.signal.aborted && queue.length > 0) {
-      const done = await forward(target, keys, queue.shift()!, abort.signal);
+      const done = await forward(target, sign, queue.shift()!, abort.signal);
       if (!abort.signal.aborted) printForwarded(ctx, done);
     }
     running = false;
@@ -288,14 +292,16 @@ async function pause(ms: number, stop: Promise<"stop">): Promise<"stop" | "go"> 
 
 async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
   if (opts.printSecret) {
-    process.stdout.write(`${listenSecret(ctx)}\n`);
+    process.stdout.write(`${await listenSecret(ctx)}\n`);
     return;
   }
   const target = forwardTarget(opts.forwardTo);
   const credential = requireCredential(ctx);
-  const secret = listenSecret(ctx);
+  const secret = await listenSecret(ctx);
   ctx.out.notice(`Your webhook signing secret is ${secret} (till listen --print-secret prints it)`);
-  const out = forwarder(ctx, target, signingKeys(secret));
+  const { signHeaders, signingKeys } = await signing();
+  const keys = signingKeys(secret);
+  const out = forwarder(ctx, target, (id, body) => ({ ...signHeaders(keys, id, body) }));
   const stop = interrupted();
   let lastId: string | undefined;
   let delay = BACKOFF_MS.first;
