@@ -207,6 +207,37 @@ describe("revoke", () => {
   });
 });
 
+describe("a row held by another transaction", () => {
+  it("PostgreSQL: a change waiting more than 5 s answers 409 SubscriptionLocked (nothing changed); PGlite serializes it", async () => {
+    const sub = await subscribe();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder = db().transaction(async (tx) => {
+      await tx.select().from(subscriptionTable).where(eq(subscriptionTable.id, sub.id)).for("update");
+      locked();
+      await held;
+    });
+    await isLocked;
+    const attempt = raw("PATCH", `/v1/subscriptions/${sub.id}`, { cancel_at_period_end: true });
+    if (server.database.driver === "postgres") {
+      const res = await attempt;
+      release();
+      await holder;
+      expect(res).toEqual({ status: 409, body: { error: "SubscriptionLocked", detail: "This subscription is being updated; try again." } });
+      expect(await changeEvents(sub.id)).toEqual([]);
+      expect((await rowOf(sub.id)).cancelAtPeriodEnd).toBe(false);
+    } else {
+      // one connection: the change runs once the holder commits
+      setTimeout(release, 200);
+      await holder;
+      expect((await attempt).status).toBe(200);
+      expect(await changeEvents(sub.id)).toEqual(["subscription.updated", "subscription.canceled"]);
+    }
+  }, 20_000);
+});
+
 describe("product and discount changes", () => {
   it("changes the product (0.47.1): product, prices, amount and interval; proration recorded; updated only", async () => {
     const sub = await subscribe();
