@@ -24,10 +24,10 @@ export interface CleanupResult {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Deletes up to `batchSize` rows per call of `step` until a call deletes fewer, or `maxBatches` calls. */
-async function inBatches(opts: CleanupOptions, step: (limit: number) => Promise<number>): Promise<number> {
+/** Deletes up to `batchSize` rows per call of `step` until a call deletes fewer, `maxBatches` calls, or an abort. */
+async function inBatches(opts: CleanupOptions, step: (limit: number) => Promise<number>, signal?: AbortSignal): Promise<number> {
   let total = 0;
-  for (let i = 0; i < opts.maxBatches; i++) {
+  for (let i = 0; i < opts.maxBatches && !signal?.aborted; i++) {
     const n = await step(opts.batchSize);
     total += n;
     if (n < opts.batchSize) break;
@@ -79,11 +79,19 @@ function rowCount(result: unknown): number {
   return rows?.length ?? 0;
 }
 
-/** One pass: everything finished before `before`, at most `maxBatches × batchSize` rows per table. */
-export async function cleanupOnce(db: Db, before: Date, opts: CleanupOptions = DEFAULT_CLEANUP_OPTIONS): Promise<CleanupResult> {
-  const deliveries = await inBatches(opts, (n) => deleteDeliveries(db, before, n));
-  const events = await inBatches(opts, (n) => deleteEvents(db, before, n));
-  const outboxRows = await inBatches(opts, (n) => deleteOutbox(db, before, n));
+/**
+ * One pass: everything finished before `before`, at most `maxBatches × batchSize` rows per table; `signal` stops
+ * it between two statements (a server shutting down does not wait for a long pass).
+ */
+export async function cleanupOnce(
+  db: Db,
+  before: Date,
+  opts: CleanupOptions = DEFAULT_CLEANUP_OPTIONS,
+  signal?: AbortSignal,
+): Promise<CleanupResult> {
+  const deliveries = await inBatches(opts, (n) => deleteDeliveries(db, before, n), signal);
+  const events = await inBatches(opts, (n) => deleteEvents(db, before, n), signal);
+  const outboxRows = await inBatches(opts, (n) => deleteOutbox(db, before, n), signal);
   return { outbox: outboxRows, events, deliveries };
 }
 
@@ -94,7 +102,7 @@ export interface CleanupLog {
 
 export interface Cleanup {
   start(): void;
-  /** Stops the schedule and waits for a pass in progress. */
+  /** Stops the schedule; a pass in progress ends after its current statement. */
   stop(): Promise<void>;
 }
 
@@ -111,22 +119,23 @@ export function createCleanup(deps: {
   const everyMs = deps.everyMs ?? 60 * 60_000;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
-  let stopped = true;
+  let abort: AbortController | undefined;
 
-  const schedule = (ms: number) => {
+  // each start has its own controller: a pass of an earlier start that ends late schedules nothing more
+  const schedule = (ms: number, signal: AbortSignal) => {
     timer = setTimeout(() => {
-      running = run().finally(() => {
+      running = run(signal).finally(() => {
         running = undefined;
-        if (!stopped) schedule(everyMs);
+        if (!signal.aborted) schedule(everyMs, signal);
       });
     }, ms);
     timer.unref();
   };
 
-  async function run(): Promise<void> {
+  async function run(signal: AbortSignal): Promise<void> {
     try {
       const before = new Date(Date.now() - deps.retentionDays * DAY_MS);
-      const r = await cleanupOnce(deps.database.db, before, deps.options);
+      const r = await cleanupOnce(deps.database.db, before, deps.options, signal);
       if (r.outbox + r.events + r.deliveries > 0) {
         deps.log.info(`webhooks: retention removed ${r.outbox} outbox rows, ${r.events} events, ${r.deliveries} deliveries`);
       }
@@ -137,12 +146,12 @@ export function createCleanup(deps: {
 
   return {
     start() {
-      if (!stopped) return;
-      stopped = false;
-      schedule(firstRunMs);
+      if (abort && !abort.signal.aborted) return;
+      abort = new AbortController();
+      schedule(firstRunMs, abort.signal);
     },
     async stop() {
-      stopped = true;
+      abort?.abort();
       clearTimeout(timer);
       await running;
     },
