@@ -1,5 +1,6 @@
 // Start-up cost of the `till` CLI, each command as a ratio to a floor measured in the same run:
-// - `till --help` and the `--json` commands against the bare `node -e "import('commander')"` (goal ≤ 1.3×);
+// - `till --help` and the `--json` commands (`till api GET /v1/organizations/`, `till orgs list`, `till products
+//   list`) against the bare `node -e "import('commander')"` (goal ≤ 1.3×);
 // - an interactive listing (`till orgs list` rendered with Ink, TILL_FORCE_TTY=1) against node + commander +
 //   ink + react (goal ≤ 1.1×);
 // - for the record, `till --help` through tsx instead of the esbuild bundle (why bin/till.js uses the bundle).
@@ -32,6 +33,15 @@ async function serve(): Promise<void> {
   const { token } = await client.signUp(uniqueEmail("bench"));
   const org = await client.post("/api/auth/organization/create", { name: "Bench", slug: `bench-${Date.now()}` });
   if (org.status !== 200) throw new Error(`organization/create: ${org.status} ${org.text}`);
+  // a short catalog for `till products list --json` to print
+  for (const [i, amount] of [900, 1900, 4900].entries()) {
+    const product = await client.post(
+      "/v1/products/",
+      { name: `Plan ${i + 1}`, recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: amount, price_currency: "usd" }] },
+      { authorization: `Bearer ${token}` },
+    );
+    if (product.status !== 201) throw new Error(`POST /v1/products/: ${product.status} ${product.text}`);
+  }
   process.stdout.write(`${JSON.stringify({ url: server.url, token })}\n`);
   // until the parent closes our stdin
   process.stdin.resume();
@@ -121,6 +131,7 @@ async function main(): Promise<void> {
       ref: sameRequest,
     },
     { name: "till orgs list --json", argv: [BIN, "orgs", "list", "--json"], floor: commanderFloor, goal: 1.3 },
+    { name: "till products list --json", argv: [BIN, "products", "list", "--json"], floor: commanderFloor, goal: 1.3 },
     { name: "till orgs list (Ink table)", argv: [BIN, "orgs", "list"], env: { TILL_FORCE_TTY: "1" }, floor: inkFloor, goal: 1.1 },
     {
       name: "till --help via tsx (no bundle)",

@@ -84,7 +84,9 @@ async function loadCli() {
   try {
     const { buildCli } = await import("../scripts/build-cli.mjs");
     built = await buildCli();
-  } catch {
+  } catch (err) {
+    // esbuild not installed is expected (tsx then runs the sources); any other failure is worth a line
+    if (err?.code !== "ERR_MODULE_NOT_FOUND") process.stderr.write(`till: running from the sources: ${err?.message ?? err}\n`);
     const { register } = await import("tsx/esm/api");
     register();
     return import("../cli/main.ts");

@@ -84,7 +84,15 @@ async function buildUi() {
     chunkNames: "ui-chunk-[hash]",
     splitting: true,
     format: "esm",
-    external: externalPackages(),
+    // Ink, React and their dependencies bundled in, React's production build: from node_modules they are
+    // a few hundred modules to resolve, read and parse, which is most of a terminal rendering's time
+    // and no `fetch` in them: yoga-layout's loader would otherwise fetch its WebAssembly from a data: URL,
+    // which loads Node's bundled undici (a fifth of a rendering), where it can decode it in place
+    define: { "process.env.NODE_ENV": '"production"', fetch: "undefined" },
+    // only imported with DEV=true (Ink's React devtools), and not installed
+    external: ["react-devtools-core"],
+    // bundled CommonJS dependencies (React) require Node built-ins; an ES module has no `require` of its own
+    banner: { js: 'import { createRequire as __tillCreateRequire } from "node:module"; const require = __tillCreateRequire(import.meta.url);' },
   });
   const entries = new Map();
   for (const [file, output] of Object.entries(result.metafile.outputs)) {
@@ -181,6 +189,11 @@ async function buildMain(entries) {
   const [file] = result.outputFiles;
   const output = Object.values(result.metafile.outputs)[0];
   if (!file || !output || result.outputFiles.length !== 1) throw new Error("esbuild produced no single main script");
+  // a package imported at a command module's top level would load on every run, whichever the command
+  const eager = /^var \w+ = (?:__toESM\()?require\("(?!node:)([^"]+)"\)/m.exec(file.text);
+  if (eager) throw new Error(`the main script loads ${eager[1]} at start-up: import it inside the action (await import("${eager[1]}"))`);
+  const ui = output.imports.filter((i) => /^(ink|react|ink-spinner)(\/|$)/.test(i.path));
+  if (ui.length > 0) throw new Error(`the main script imports ${ui[0].path}: only cli/ui/* may, loaded on use (output.ts's ui()/live())`);
   // `import("x")` of an external module, exactly as esbuild prints it → `__tillRequire("x")` when x is a
   // built-in or has a CommonJS build (as the script's static imports, so one copy of a package is loaded),
   // else `__tillImport("x")` (ES-module-only packages, the Ink screens)
@@ -198,6 +211,18 @@ async function buildMain(entries) {
   return { result, path: file.path, text: `(function (${WRAPPER_PARAMS.join(", ")}) {${text}\n})` };
 }
 
+/**
+ * What stands for a bundled file of node_modules in the manifest, which bin/till.js stats on every run: npm's
+ * hidden lockfile (rewritten by every install), else the package's package.json. Hundreds of files of Ink's
+ * dependencies are then one stat.
+ */
+function packageStamp(input) {
+  if (!input.startsWith("node_modules/")) return input;
+  if (statSync(path.join(ROOT, "node_modules", ".package-lock.json"), { throwIfNoEntry: false })) return "node_modules/.package-lock.json";
+  const parts = input.split("/");
+  return [...parts.slice(0, parts[1]?.startsWith("@") ? 3 : 2), "package.json"].join("/");
+}
+
 /** Builds the bundle; returns the path of its main script. */
 export async function buildCli({ clean = false } = {}) {
   const startedAt = Date.now();
@@ -211,7 +236,7 @@ export async function buildCli({ clean = false } = {}) {
   const inputs = {};
   // this script too: a bundle built by an older version of it may not be what bin/till.js expects
   const sources = [...Object.keys(main.result.metafile.inputs), ...Object.keys(ui.result.metafile.inputs), "scripts/build-cli.mjs"];
-  for (const input of new Set(sources.filter((i) => !i.startsWith("lazy-builtin:")))) {
+  for (const input of new Set(sources.filter((i) => !i.startsWith("lazy-builtin:")).map(packageStamp))) {
     const s = statSync(path.join(ROOT, input));
     // edited while we were building: record nothing that matches, so the next run builds again
     inputs[input] = s.mtimeMs >= startedAt ? [0, -1] : [s.mtimeMs, s.size];

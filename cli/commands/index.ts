@@ -1,6 +1,13 @@
 // The command nouns, in the order `till --help` lists them; a new noun is one file in this folder
-// exporting `register(program)`, plus one line here. (Loading them lazily, one chunk per noun, was
-// measured slower: each extra ES module costs about a millisecond at start-up, more than registering.)
+// exporting `register(program)`, plus one line here. Every command module is part of the one script
+// bin/till.js runs (scripts/build-cli.mjs), so registering all of them costs little; what a module
+// imports at its top level is what costs at every start, whatever the command:
+// - Node built-ins: import them normally; the build makes those Node has not loaded yet (crypto, http,
+//   readline, …) load on first use;
+// - npm packages (the SDK, yaml, zod, conf, open): only inside the action, `await import("pkg")`, or in
+//   a module the action imports that way (as catalog.ts does); the build fails on one loaded at start-up;
+//   type-only imports are free;
+// - Ink and React: only through ctx.out (ui()/live(), cli/ui/*), never from a command module.
 import type { Command } from "commander";
 import * as login from "./login.js";
 import * as logout from "./logout.js";

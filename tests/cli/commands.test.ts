@@ -332,7 +332,8 @@ describe("usage, help and output modes", () => {
       expect(r.exitCode, r.stderr).toBe(0);
       return readFileSync(file, "utf8").split("\n");
     };
-    const loadsUi = (urls: string[]) => urls.some((u) => /\/node_modules\/(ink|react|ink-spinner)\//.test(u));
+    // Ink and React from node_modules, or bundled into the CLI's Ink screens (dist/cli/ui-*)
+    const loadsUi = (urls: string[]) => urls.some((u) => /\/node_modules\/(ink|react|ink-spinner)\/|\/dist\/cli\/ui-/.test(u));
 
     const json = await run("json", ["orgs", "list", "--json"]);
     expect(json.some((u) => u.endsWith("/bin/till.js"))).toBe(true); // the trace sees CommonJS modules (the bundle's require()s)

@@ -401,7 +401,8 @@ describe("till meters and till events ingest", () => {
       ok(await run(args, { nodeArgs: ["--import", TRACE_HOOK], env: { ...cli.env, TILL_TRACE_FILE: file, ...env } }));
       return readFileSync(file, "utf8").split("\n");
     };
-    const loadsUi = (urls: string[]) => urls.some((u) => /\/node_modules\/(ink|react)\//.test(u));
+    // Ink and React from node_modules, or bundled into the CLI's Ink screens (dist/cli/ui-*)
+    const loadsUi = (urls: string[]) => urls.some((u) => /\/node_modules\/(ink|react)\/|\/dist\/cli\/ui-/.test(u));
     const [json, list, chart] = await Promise.all([
       trace("json", ["meters", "quantities", meterId, "--json"]),
       trace("list", ["products", "list", "--json"]),
