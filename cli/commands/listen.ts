@@ -205,6 +205,24 @@ async function readAll(res: IncomingMessage): Promise<unknown> {
  * One connection to the stream, until it ends. Refusals that retrying cannot fix (credentials, scope, a bad
  * filter) reject with the CliError; everything else (network, restarts, 5xx) ends the session for a retry.
  */
+/** What a non-200 answer means: a session to retry, or an error that retrying cannot fix. */
+function refusal(status: number, body: unknown, credential: Credential, lastId: string | undefined): Session | CliError {
+  if (status === 422 && lastId && refuses(body, "last-event-id")) {
+    // e.g. the server's database was reset: resuming from that event cannot work
+    return { kind: "forget-cursor", why: describeErrorBody(status, body).message };
+  }
+  if (status === 422 && refuses(body, "events")) {
+    return new UsageError(`--events: ${describeErrorBody(status, body).message}`, "see the event types in till webhooks endpoints create --help");
+  }
+  if (status < 400 || status >= 500 || status === 408 || status === 429) return { kind: "ended", why: `the server answered ${status}` };
+  try {
+    failFor({ status, body }, credential, "GET /v1/cli/listen");
+  } catch (err) {
+    const error = err instanceof CliError ? err : new CliError(String(err));
+    return status === 403 ? new CliError(error.message, { code: error.code, hint: "till listen needs the webhooks:read scope" }) : error;
+  }
+}
+
 async function connect(
   ctx: Context,
   credential: Credential,
@@ -217,46 +235,28 @@ async function connect(
   const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
   let req: ClientRequest | undefined;
   const done = new Promise<Session>((resolve, reject) => {
-    let silence: NodeJS.Timeout | undefined;
-    const quiet = () => {
-      clearTimeout(silence);
-      silence = setTimeout(() => req?.destroy(new Error(`nothing from the server for ${SILENCE_MS / 1000} s`)), SILENCE_MS);
-    };
-    const end = (why: string) => {
-      clearTimeout(silence);
-      resolve({ kind: "ended", why });
-    };
-    req = request(url, { method: "GET", headers, agent: false }, (res) => {
+    const end = (why: string) => resolve({ kind: "ended", why });
+    // the socket's idle timeout covers connecting and the stream: keep-alives come every 15 s
+    req = request(url, { method: "GET", headers, agent: false, timeout: SILENCE_MS }, (res) => {
       const status = res.statusCode ?? 0;
       if (status !== 200) {
-        void readAll(res).then((body) => {
-          clearTimeout(silence);
-          if (status === 422 && opts.lastId && refuses(body, "last-event-id")) {
-            // e.g. the server's database was reset: resuming from that event cannot work
-            resolve({ kind: "forget-cursor", why: describeErrorBody(status, body).message });
-          } else if (status === 422 && refuses(body, "events")) {
-            reject(new UsageError(`--events: ${describeErrorBody(status, body).message}`, "see the event types in till webhooks endpoints create --help"));
-          } else if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
-            try {
-              failFor({ status, body }, credential, "GET /v1/cli/listen");
-            } catch (err) {
-              reject(err instanceof CliError && status === 403 ? new CliError(err.message, { code: err.code, hint: "till listen needs the webhooks:read scope" }) : err);
-            }
-          } else end(`the server answered ${status}`);
-        }, () => end(`the server answered ${status}`));
+        readAll(res).then(
+          (body) => {
+            const outcome = refusal(status, body, credential, opts.lastId);
+            if (outcome instanceof CliError) reject(outcome);
+            else resolve(outcome);
+          },
+          () => end(`the server answered ${status}`),
+        );
         return;
       }
       opts.onOpen();
-      quiet();
       res.setEncoding("utf8");
-      const parse = sseParser(opts.onEvent);
-      res.on("data", (chunk: string) => {
-        quiet();
-        parse(chunk);
-      });
+      res.on("data", sseParser(opts.onEvent));
       res.on("end", () => end("the server closed the stream"));
       res.on("error", (err) => end(err.message));
     });
+    req.on("timeout", () => req?.destroy(new Error(`nothing from the server for ${SILENCE_MS / 1000} s`)));
     req.on("error", (err: NodeJS.ErrnoException) => end(err.code ?? err.message));
     req.end();
   });

@@ -146,11 +146,15 @@ describe("till listen", () => {
     }
   });
 
-  it("without credentials exits 4; without --forward-to or with an unknown event type exits 2; --help has examples", async () => {
+  it("without credentials exits 4; without the webhooks:read scope 1; without --forward-to or with an unknown event type exits 2; --help has examples", async () => {
     const bare = { configDir: tempConfigDir(), env: { TILL_SERVER: server.url } };
     const none = await till(["listen", "--forward-to", `${receiver.url}/x`], bare);
     expect(none.exitCode).toBe(4);
     expect(none.stderr).toMatch(/not signed in/);
+    const productsOnly = { ...cli, env: { ...cli.env, TILL_API_KEY: await seller.createKey({ products: ["read"] }) } };
+    const denied = await till(["listen", "--forward-to", `${receiver.url}/x`], productsOnly);
+    expect(denied.exitCode).toBe(1);
+    expect(denied.stderr).toMatch(/webhooks:read/);
     const missing = await till(["listen"], cli);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/--forward-to/);
