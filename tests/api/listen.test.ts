@@ -1,6 +1,6 @@
 // GET /v1/cli/listen (the stream behind `till listen`): live events as server-sent events with the webhook body,
 // replay after a Last-Event-ID (header or query), the event type filter, tenancy, scopes and malformed ids.
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outbox } from "../../server/db/schema/index.js";
 import { createProduct, pay } from "../helpers/checkout.js";
@@ -160,6 +160,25 @@ describe("GET /v1/cli/listen", () => {
     expect(all.text).not.toContain(p.id);
     expect(all.text).not.toContain(seller.organizationId);
     expect(parseMessages(all.text).every((m) => body(m).data.organization_id === other.organizationId)).toBe(true);
+  });
+
+  it("pages through more events than one batch, live and on replay", async () => {
+    const stream = await open(seller.token);
+    const later = new Date(Date.now() + 3_600_000);
+    const rows = await server.database.db
+      .insert(outbox)
+      .values(Array.from({ length: 450 }, (_, i) => ({ organizationId: seller.organizationId, type: "product.updated", payload: { id: `bulk-${i}` }, availableAt: later })))
+      .returning({ id: outbox.id });
+    // one transaction processes them all (as the worker's fan-out does, up to 500 at a time)
+    await server.database.db.update(outbox).set({ processedAt: sql`now()` }).where(inArray(outbox.id, rows.map((r) => r.id)));
+    const got = await stream.until((ms) => ms.length >= 450, 20_000);
+    await new Promise((r) => setTimeout(r, 300));
+    await stream.close();
+    expect(stream.messages()).toHaveLength(450);
+    const ids = got.map((m) => m.id.slice(m.id.indexOf("-") + 1));
+    expect(ids).toEqual(rows.map((r) => r.id).sort());
+    const rest = await replay(seller.token, `last_event_id=${encodeURIComponent(got[199]!.id)}`);
+    expect(parseMessages(rest.text)).toEqual(got.slice(200));
   });
 
   it("refuses malformed or unknown Last-Event-IDs and event types with 422, changing nothing", async () => {

@@ -205,8 +205,17 @@ export function listenRoutes(app: FastifyInstance, { db, listen }: BillingDeps):
     let closed = false;
     let running = false;
     let again = false;
+    // a slow client holds the replay back instead of it piling up in memory
     const write = (chunk: string) =>
-      raw.write(chunk) ? Promise.resolve() : new Promise<void>((resolve) => raw.once("drain", resolve).once("close", resolve));
+      raw.write(chunk)
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const go = () => {
+              raw.off("drain", go).off("close", go);
+              resolve();
+            };
+            raw.on("drain", go).on("close", go);
+          });
     const pump = async (): Promise<void> => {
       if (running) {
         again = true;
