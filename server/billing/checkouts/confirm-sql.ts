@@ -4,14 +4,15 @@
 // each statement's text is constant (prepared once per connection) whatever the number of grants, items and
 // events. Tenancy stays explicit: the organization id is a parameter of every statement that touches its rows.
 //
-// 1. lockForConfirm: locks the checkout (concurrent confirms of one checkout queue here) and, in the same
-//    round trip, inserts the new customer — only when the checkout is still the one the caller validated.
-// 2. fulfilStatement: the checkout's final row, the subscription, the benefit grants, the order with the
-//    organization's next invoice number and its items, and the outbox events (the invoice number filled in
-//    by the statement itself). The invoice counter's row stays locked from here to the commit.
+// 1. lockForConfirm, sent with BEGIN: locks the checkout (concurrent confirms of one checkout queue here)
+//    and inserts the new customer — only when the checkout is still the one the caller validated.
+// 2. fulfilStatement, sent with COMMIT: the checkout's final row, the subscription, the benefit grants, the
+//    order with the organization's next invoice number and its items, and the outbox events (the invoice
+//    number filled in by the statement itself). The invoice counter's row is locked from its insert to the
+//    commit: every confirm of the organization passes through that lock, so nothing waits on the
+//    application while it is held.
 import { getTableColumns, getTableName, type Table } from "drizzle-orm";
-import type { Queryable } from "../../db/client.js";
-import { rawQuery } from "../../db/prepared.js";
+import type { PipelinedTx } from "../../db/prepared.js";
 import { benefitGrant, checkout, customer, invoiceCounter, order, orderItem, outbox, subscription } from "../../db/schema/index.js";
 import type { OutboxEventType } from "../../jobs/outbox.js";
 
@@ -90,8 +91,8 @@ export interface ExpectedVersion {
  * customer row) in the same statement when it is still open and unchanged and no live customer of the
  * organization has its email or external id. Undefined when the checkout is gone.
  */
-export async function lockForConfirm(tx: Queryable, expected: ExpectedVersion, newCustomer: object | null): Promise<LockedVersion | undefined> {
-  const [row] = await rawQuery(tx, LOCK_FOR_CONFIRM, [
+export async function lockForConfirm(tx: PipelinedTx, expected: ExpectedVersion, newCustomer: object | null): Promise<LockedVersion | undefined> {
+  const [row] = await tx.first(LOCK_FOR_CONFIRM, [
     expected.id,
     newCustomer ? JSON.stringify(record(customerShape, newCustomer)) : null,
     expected.modifiedAt?.toISOString() ?? null,
@@ -116,6 +117,20 @@ const mutable = checkoutShape.columns.filter(([key]) => !["id", "organizationId"
 
 const INVOICE_NUMBER = `prefix || '-' || lpad(last_number::text, greatest(4, length(last_number::text)), '0')`;
 
+/**
+ * The outbox rows of the events matching `where`, each one millisecond after the previous in the order given
+ * (whichever part of the statement inserts it).
+ */
+const outboxInsert = (where: string, payload: string) => `INSERT INTO ${outboxTable} (id, organization_id, type, payload, created_at, available_at, attempts)
+  SELECT gen_random_uuid(), $3::text::uuid, e.x ->> 't',
+    ${payload},
+    $5::text::timestamptz + (e.i - 1) * interval '1 millisecond', $5::text::timestamptz, 0
+  FROM jsonb_array_elements((SELECT j -> 'events' FROM d)) WITH ORDINALITY AS e(x, i)
+  WHERE ${where}
+  RETURNING 1`;
+
+// The parts run in the order the final SELECT reads them, then the unread ones: the invoice counter's row is
+// locked as late as possible — after the checkout, subscription, grants and most events — and held to the commit.
 const FULFIL = `WITH d AS (SELECT $1::text::jsonb AS j),
 upd AS (
   UPDATE checkout AS c SET (${mutable.join(", ")}) = (SELECT ${mutable.map((c) => `r.${c}`).join(", ")} FROM jsonb_populate_record(c, (SELECT j -> 'checkout' FROM d)) AS r)
@@ -127,6 +142,8 @@ upd AS (
 ), grants AS (
   ${insertFrom(grantShape, "(SELECT j -> 'grants' FROM d)")}
   RETURNING 1
+), plain AS (
+  ${outboxInsert("NOT e.x ? 'n'", "e.x -> 'p'")}
 ), inv AS (
   INSERT INTO ${counterTable} (organization_id, prefix, last_number) VALUES ($3::text::uuid, $4::text, 1)
   ON CONFLICT (organization_id) DO UPDATE SET last_number = ${counterTable}.last_number + 1
@@ -137,20 +154,17 @@ upd AS (
 ), items AS (
   ${insertFrom(itemShape, "(SELECT j -> 'items' FROM d)")}
   RETURNING 1
-), events AS (
-  INSERT INTO ${outboxTable} (id, organization_id, type, payload, created_at, available_at, attempts)
-  SELECT gen_random_uuid(), $3::text::uuid, e.x ->> 't',
-    CASE WHEN e.x ? 'n' THEN jsonb_set(e.x -> 'p', '{invoice_number}', to_jsonb((SELECT number FROM inv))) ELSE e.x -> 'p' END,
-    $5::text::timestamptz + (e.i - 1) * interval '1 millisecond', $5::text::timestamptz, 0
-  FROM jsonb_array_elements((SELECT j -> 'events' FROM d)) WITH ORDINALITY AS e(x, i)
-  RETURNING 1
+), numbered AS (
+  ${outboxInsert("e.x ? 'n'", "jsonb_set(e.x -> 'p', '{invoice_number}', to_jsonb((SELECT number FROM inv)))")}
 )
-SELECT (SELECT number FROM inv) AS invoice_number, (SELECT count(*) FROM upd)::int AS updated`;
+SELECT (SELECT count(*) FROM upd)::int AS updated, (SELECT count(*) FROM sub)::int AS subscriptions,
+  (SELECT count(*) FROM grants)::int AS grants, (SELECT count(*) FROM plain)::int AS events,
+  (SELECT number FROM inv) AS invoice_number`;
 
 export interface FulfilEvent {
   type: OutboxEventType;
   data: Record<string, unknown>;
-  /** The order's invoice number goes into `data.invoice_number` (only the statement knows it). */
+  /** The order's invoice number goes into `data.invoice_number` (only the statement knows it). Marked `n` in the JSON. */
   withInvoiceNumber?: boolean;
 }
 
@@ -169,8 +183,8 @@ export interface FulfilWrites {
   now: Date;
 }
 
-/** Runs the purchase's writes in one statement; answers the order's invoice number. */
-export async function fulfilStatement(tx: Queryable, w: FulfilWrites): Promise<string> {
+/** Runs the purchase's writes in one statement, the transaction's last; answers the order's invoice number. */
+export async function fulfilStatement(tx: PipelinedTx, w: FulfilWrites): Promise<string> {
   const changes: Record<string, unknown> = {};
   const values = w.checkoutChanges as Record<string, unknown>;
   for (const [key, column] of checkoutShape.columns) if (key in values) changes[column] = values[key] ?? null;
@@ -182,7 +196,7 @@ export async function fulfilStatement(tx: Queryable, w: FulfilWrites): Promise<s
     items: w.items.map((i) => record(itemShape, i)),
     events: w.events.map((e) => (e.withInvoiceNumber ? { t: e.type, p: e.data, n: 1 } : { t: e.type, p: e.data })),
   });
-  const [row] = await rawQuery(tx, FULFIL, [json, w.checkoutId, w.organizationId, w.invoicePrefix, w.now.toISOString()]);
+  const [row] = await tx.last(FULFIL, [json, w.checkoutId, w.organizationId, w.invoicePrefix, w.now.toISOString()]);
   if (!row || row.updated !== 1) throw new Error("confirm: the checkout was not updated");
   return row.invoice_number as string;
 }

@@ -8,6 +8,7 @@
 // lock. A processor that answers asynchronously (Stripe) will confirm here and fulfil from its webhook.
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
+import { pipelinedTransaction, type PipelinedTx } from "../../db/prepared.js";
 import { customerStateChanged } from "../../jobs/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
 import { toBenefitGrantWire, type BenefitGrantRow } from "../benefits/wire.js";
@@ -92,7 +93,7 @@ function plannedCustomer(row: CheckoutRow, now: Date): CustomerRow | null {
  * written. `customer` was created or matched earlier in the transaction.
  */
 async function fulfil(
-  tx: Queryable,
+  tx: PipelinedTx,
   before: CheckoutRow,
   view: CheckoutView,
   d: CheckoutDerived,
@@ -266,11 +267,11 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
   // changes are checked against it; under the lock they are checked again only if the checkout changed meanwhile
   const preloaded = await loadView(deps.db, found, deps.baseURL, true);
   const checked = await checkConfirm(deps.db, preloaded, input, now, ipAddress);
-  const result = await deps.db.transaction(async (tx) => {
+  const result = await pipelinedTransaction(deps.db, async (ptx) => {
     // concurrent confirms of one checkout queue on this lock; the second finds it no longer open. A first
     // purchase's customer is inserted in the same round trip when the checkout is unchanged.
     const newCustomer = plannedCustomer(checked.view.row, now);
-    const version = await lockForConfirm(tx, found, newCustomer);
+    const version = await lockForConfirm(ptx, found, newCustomer);
     if (!version) throw notFound("Checkout not found");
     let before = found;
     let current = checked;
@@ -283,16 +284,19 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       assertOpenForCustomer(found, now);
     } else {
       // changed meanwhile (rare): read it again, under the lock now held, and check the changes against it
-      const locked = await repo.lockCheckout(tx, found.id);
+      const locked = await repo.lockCheckout(ptx.db, found.id);
       if (!locked) throw notFound("Checkout not found");
       assertOpenForCustomer(locked, now);
       before = locked;
-      current = await checkConfirm(tx, await loadView(tx, locked, deps.baseURL, true), input, now, ipAddress);
+      current = await checkConfirm(ptx.db, await loadView(ptx.db, locked, deps.baseURL, true), input, now, ipAddress);
     }
     const { view, d } = current;
-    await assertSubscriptionAllowed(tx, view);
+    // (ptx.db, the transaction's query-builder handle, is made only when a statement needs it)
+    if (view.product?.is_recurring && !view.organization?.subscription_settings.allow_multiple_subscriptions) {
+      await assertSubscriptionAllowed(ptx.db, view);
+    }
 
-    if (view.row.discountId && !(await redeemDiscount(tx, view.row.organizationId, view.row.discountId, now))) {
+    if (view.row.discountId && !(await redeemDiscount(ptx.db, view.row.organizationId, view.row.discountId, now))) {
       throw invalid(["body", "discount_id"], "Discount is no longer redeemable.");
     }
 
@@ -312,8 +316,8 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
     const customer =
       version.customerInserted && newCustomer && current === checked
         ? { row: newCustomer, created: true }
-        : await matchCustomer(tx, view.row);
-    return fulfil(tx, before, view, d, payment, customer, now);
+        : await matchCustomer(ptx.db, view.row);
+    return fulfil(ptx, before, view, d, payment, customer, now);
   });
 
   const stream: CheckoutEvent[] = [
