@@ -2,6 +2,7 @@
 // signed so that the SDK's validateEvent accepts it with the printed secret; across a server restart on the same
 // port and database nothing is missed or sent twice; --events, --json, a receiver that is down, --print-secret,
 // Ctrl-C and the missing-credentials exit code.
+import net from "node:net";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, inArray, isNotNull, sql } from "drizzle-orm";
@@ -57,6 +58,39 @@ function watch(child: Child) {
         await new Promise((r) => setTimeout(r, 25));
       }
       return text[stream];
+    },
+  };
+}
+
+/** A TCP proxy to the server whose open connections can be frozen: they stay open and carry nothing more. */
+async function frozenProxy(target: number) {
+  const open = new Set<net.Socket>();
+  const all = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target, "127.0.0.1");
+    client.pipe(upstream).pipe(client);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", drop).on("close", drop);
+    upstream.on("error", drop).on("close", drop);
+    open.add(client).add(upstream);
+    all.add(client).add(upstream);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    freeze() {
+      for (const s of open) {
+        s.unpipe();
+        s.pause();
+      }
+      open.clear();
+    },
+    async close() {
+      for (const s of all) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
     },
   };
 }
@@ -126,6 +160,25 @@ describe("till listen", () => {
     expect(lines).toHaveLength(5);
     expect(lines[0]).toMatch(new RegExp(`^\\d{2}:\\d{2}:\\d{2}  product\\.created\\s+${hits[0]!.headers["webhook-id"]}  → 200  \\d+ ms$`));
   });
+
+  it("a connection gone silent (a laptop that slept) is dropped after 45 s, and the events sent into it are replayed", async () => {
+    const proxy = await frozenProxy(port);
+    const child = spawnTill(["listen", "--forward-to", `${receiver.url}/slept`], { ...cli, env: { ...cli.env, TILL_SERVER: proxy.url } });
+    const seen = watch(child);
+    await seen.until("stderr", /Ready: forwarding/);
+    const before = await seller.sdk.customers.create({ email: `awake-${Date.now()}@example.com` });
+    await receiver.until((hits) => hits.some((h) => h.path === "/slept"));
+    proxy.freeze(); // the open connection stays open and carries nothing more, like a socket across a suspend
+    const during = await seller.sdk.customers.create({ email: `asleep-${Date.now()}@example.com` });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(receiver.at("/slept")).toHaveLength(1);
+    await seen.until("stderr", /nothing from the server for 45 s/, 1, 60_000);
+    await receiver.until((hits) => hits.filter((h) => h.path === "/slept").length >= 2);
+    const r = await stop(child);
+    await proxy.close();
+    expect(r.exitCode).toBe(0);
+    expect(receiver.at("/slept").map((h) => dataOf(h).id)).toEqual([before.id, during.id]);
+  }, 90_000);
 
   it("--events filters, --json prints one object per line, and a receiver that is down does not stop the stream", async () => {
     const child = spawnTill(["listen", "--forward-to", "http://127.0.0.1:9/down", "--events", "customer.created,customer.updated", "--json"], cli);
