@@ -4,6 +4,7 @@
 import type { PolarCore } from "@polar-sh/sdk/core.js";
 import { type Context, type Credential, requireCredential } from "./context.js";
 import { ApiError, AuthRequiredError, CliError, ERROR_CODES } from "./errors.js";
+import { exchange } from "./http.js";
 
 export interface HttpResponse {
   status: number;
@@ -73,27 +74,6 @@ export interface RequestOptions {
 /** How long one request may take before the CLI gives up on the server. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
-/**
- * One HTTP exchange over node:http(s). Not fetch: the first fetch() in a process loads Node's bundled
- * undici, which costs about as much as the whole rest of a `--json` command.
- */
-async function exchange(url: URL, method: string, headers: Record<string, string>, body: string | undefined) {
-  // getBuiltinModule, not import(): the bundle runs as a script (see bin/till.js), and a --json command should
-  // not start Node's ES module loader for one built-in
-  const { request: send } = url.protocol === "https:" ? process.getBuiltinModule("node:https") : process.getBuiltinModule("node:http");
-  return new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = send(url, { method, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
 /** One HTTP request to the server; network failures become a CliError, statuses are the caller's business. */
 export async function request(ctx: Context, method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
   // better-auth checks Origin on state-changing requests; a CLI is not a browser, so it names the server itself
@@ -106,7 +86,7 @@ export async function request(ctx: Context, method: string, path: string, opts: 
     headers["content-length"] = String(Buffer.byteLength(body));
   }
   try {
-    const res = await exchange(new URL(`${ctx.server}${path}`), method, headers, body);
+    const res = await exchange(new URL(`${ctx.server}${path}`), { method, headers, body, timeoutMs: REQUEST_TIMEOUT_MS });
     return { status: res.status, body: parseBody(res.text) };
   } catch (err) {
     throw new CliError(`cannot reach ${ctx.server}: ${err instanceof Error ? err.message : String(err)}`, {
