@@ -2,14 +2,13 @@
 // (GET /v1/cli/listen), each signed the Standard Webhooks way with a secret of this machine and POSTed to a
 // local app, one line per event with the app's answer. When the connection drops (a server restart, a laptop
 // that slept) it reconnects with the last event id, and the server replays what came in meanwhile.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { ClientRequest, IncomingMessage } from "node:http";
-import path from "node:path";
 import { type Command } from "commander";
 import { describeErrorBody, failFor } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context, type Credential } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
+import { listenSecret } from "../listen-secret.js";
 import { collectEvents } from "./webhooks.js";
 
 interface ListenOptions {
@@ -31,27 +30,9 @@ const FORWARD_TIMEOUT_MS = 10_000;
 const signing = () => import("../../server/billing/webhooks/signing.js");
 type Sign = (id: string, body: string) => Record<string, string>;
 
-/**
- * The secret of this profile and server: random (`whsec_` + 32 bytes, like an endpoint's), made the first time
- * and kept in the config directory, so the app under development can keep it in its environment.
- */
-async function listenSecret(ctx: Context): Promise<string> {
-  const file = path.join(ctx.env.configDir, "listen-secrets.json");
-  const key = `${ctx.profileName} ${ctx.server}`;
-  let secrets: Record<string, string> = {};
-  try {
-    secrets = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
-  } catch {
-    // none yet (or unreadable): a new one replaces it
-  }
-  const known = secrets[key];
-  if (typeof known === "string" && known.startsWith("whsec_")) return known;
-  const { generateSecret } = await signing();
-  const secret = generateSecret();
-  mkdirSync(ctx.env.configDir, { recursive: true, mode: 0o700 });
-  writeFileSync(file, `${JSON.stringify({ ...secrets, [key]: secret }, null, 2)}\n`, { mode: 0o600 });
-  return secret;
-}
+/** This sign-in session's secret (cli/listen-secret.ts). */
+const secretOf = (ctx: Context) =>
+  listenSecret(ctx.env.configDir, ctx.profileName, ctx.server, async () => (await signing()).generateSecret());
 
 // ---- forwarding --------------------------------------------------------------------------------------------
 
@@ -292,12 +273,12 @@ async function pause(ms: number, stop: Promise<"stop">): Promise<"stop" | "go"> 
 
 async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
   if (opts.printSecret) {
-    process.stdout.write(`${await listenSecret(ctx)}\n`);
+    process.stdout.write(`${await secretOf(ctx)}\n`);
     return;
   }
   const target = forwardTarget(opts.forwardTo);
   const credential = requireCredential(ctx);
-  const secret = await listenSecret(ctx);
+  const secret = await secretOf(ctx);
   ctx.out.notice(`Your webhook signing secret is ${secret} (till listen --print-secret prints it)`);
   const { signHeaders, signingKeys } = await signing();
   const keys = signingKeys(secret);
@@ -357,7 +338,7 @@ export function register(program: Command): void {
         "till listen --forward-to http://localhost:8000/webhooks --json | jq .status",
       ]) +
         "\nEach event is POSTed with the headers webhook-id (the event's id), webhook-timestamp and webhook-signature,\n" +
-        "signed with a secret kept for this profile and server in the config directory (listen-secrets.json):\n" +
+        "signed with a random secret made for this sign-in session (a new one after `till login` or `till logout`):\n" +
         "validateEvent(body, headers, secret) of @polar-sh/sdk/webhooks accepts them. One line per event shows the\n" +
         "app's status and how long it took (--json: one JSON object per line).\n" +
         "\nEach event is sent once: an app that is down or answers an error is not retried (the line says so) and\n" +

@@ -7,6 +7,7 @@ import { examples, withContext } from "../command.js";
 import { updateProfile } from "../config.js";
 import type { Context, Credential } from "../context.js";
 import { AuthRequiredError, CliError, ERROR_CODES } from "../errors.js";
+import { forgetListenSecret } from "../listen-secret.js";
 import { getSession, listOrganizations, setActiveOrganization, stored } from "./orgs.js";
 
 export const DEVICE_CLIENT_ID = "till-cli";
@@ -136,6 +137,7 @@ async function login(ctx: Context, opts: { browser: boolean }): Promise<void> {
     user: { id, email, name },
     organization: active ? stored(active) : null,
   });
+  forgetListenSecret(ctx.env.configDir, ctx.profileName, ctx.server);
   const organization = active ? stored(active) : null;
   ctx.out.done(
     { server: ctx.server, profile: ctx.profileName, user: { id, email, name }, organization },

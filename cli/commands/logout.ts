@@ -6,10 +6,13 @@ import { examples, withContext } from "../command.js";
 import { updateProfile } from "../config.js";
 import type { Context } from "../context.js";
 import { CliError } from "../errors.js";
+import { forgetListenSecret } from "../listen-secret.js";
 
 async function logout(ctx: Context): Promise<void> {
   const token = ctx.profile.token;
   if (ctx.env.apiKey) ctx.out.warn("TILL_API_KEY is still set: commands will keep using it.");
+  // the session's `till listen` secret ends with it (signed in or not)
+  forgetListenSecret(ctx.env.configDir, ctx.profileName, ctx.server);
   if (!token) {
     ctx.out.done(
       { server: ctx.server, profile: ctx.profileName, signed_out: false, revoked: false },

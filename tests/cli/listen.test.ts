@@ -104,7 +104,7 @@ async function stop(child: Child) {
 const dataOf = (hit: Hit) => (JSON.parse(hit.body) as { data: { id: string } }).data;
 
 describe("till listen", () => {
-  it("--print-secret prints only the secret, the same one every time for a profile and server", async () => {
+  it("--print-secret prints only the secret, the same one for the whole sign-in session of a profile on a server", async () => {
     const a = await till(["listen", "--print-secret"], cli);
     const b = await till(["listen", "--print-secret"], cli);
     expect(a.exitCode, a.stderr).toBe(0);
@@ -112,6 +112,13 @@ describe("till listen", () => {
     expect(b.stdout).toBe(a.stdout);
     const elsewhere = await till(["listen", "--print-secret"], { configDir: tempConfigDir() });
     expect(elsewhere.stdout).not.toBe(a.stdout);
+    // the session ends: the next one signs with a new secret
+    const other = { ...cli, configDir: tempConfigDir() };
+    const before = (await till(["listen", "--print-secret"], other)).stdout;
+    expect((await till(["logout"], other)).exitCode).toBe(0);
+    const after = (await till(["listen", "--print-secret"], other)).stdout;
+    expect(after).toMatch(/^whsec_/);
+    expect(after).not.toBe(before);
   });
 
   it("forwards signed events, and across a server restart misses nothing and sends nothing twice", async () => {
