@@ -360,3 +360,26 @@ export function consumedByCustomer(
     customers: { ids: [customer.id], externalIds: customer.externalId ? [customer.externalId] : [] },
   });
 }
+
+/**
+ * Meter quantities of customers over periods, in one statement: for each item its meter over the customer's
+ * events (by id or by the external id it carries) with timestamps in [start, end].
+ */
+export function consumedOverPeriods(
+  db: Queryable,
+  organizationId: string,
+  items: Array<{ meter: { filter: Filter; aggregation: Aggregation }; customer: { id: string; externalId: string | null }; start: Date; end: Date }>,
+): Promise<number[]> {
+  return repo.meterTotals(
+    db,
+    organizationId,
+    items.map((item) => ({
+      meter: item.meter,
+      selection: {
+        customers: { ids: [item.customer.id], externalIds: item.customer.externalId ? [item.customer.externalId] : [] },
+        start: item.start.toISOString(),
+        end: item.end.toISOString(),
+      },
+    })),
+  );
+}

@@ -4,11 +4,13 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { AggregationInput, FilterInput, type Aggregation, type Filter } from "../../../shared/meter-filter.js";
-import { consumedByCustomer, meterQuantities as eventQuantities, type QuantitiesParams } from "../events/service.js";
+import { consumedByCustomer, consumedOverPeriods, meterQuantities as eventQuantities, type QuantitiesParams } from "../events/service.js";
 import { invalid, isUuid, metadataInput, notFound, type ValidationIssue, validationError } from "../http.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
 import { meterDefinition, toMeterSummaryWire, toMeterWire, type MeterSummaryWire, type MeterWire } from "./wire.js";
+
+export type { MeterWire } from "./wire.js";
 
 const NOT_FOUND = "Meter not found.";
 export const METER_UNITS = ["scalar", "token", "custom"] as const;
@@ -211,4 +213,40 @@ export async function customerMeters(
       },
     ];
   });
+}
+
+export interface UsageQuery {
+  meterId: string;
+  customer: { id: string; externalId: string | null };
+  start: Date;
+  end: Date;
+}
+
+/**
+ * What meters measured for customers over periods (a subscription's metered prices), in two statements
+ * whatever the number of queries: the meters, then every quantity at once. A meter that is not this
+ * organization's measures 0 and is left out of `meters`.
+ */
+export async function meterUsage(
+  db: Queryable,
+  organizationId: string,
+  queries: UsageQuery[],
+): Promise<{ meters: Map<string, MeterWire>; consumed: number[] }> {
+  if (queries.length === 0) return { meters: new Map(), consumed: [] };
+  const rows = await repo.findMetersByIds(db, organizationId, uniqueUuids(queries.map((q) => q.meterId)));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const known = queries.flatMap((q) => {
+    const row = byId.get(q.meterId.toLowerCase());
+    return row ? [{ q, row }] : [];
+  });
+  const totals = await consumedOverPeriods(
+    db,
+    organizationId,
+    known.map(({ q, row }) => ({ meter: meterDefinition(row), customer: q.customer, start: q.start, end: q.end })),
+  );
+  const byQuery = new Map(known.map(({ q }, i) => [q, totals[i] ?? 0]));
+  return {
+    meters: new Map(rows.map((row) => [row.id, toMeterWire(row)])),
+    consumed: queries.map((q) => byQuery.get(q) ?? 0),
+  };
 }

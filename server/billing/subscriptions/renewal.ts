@@ -13,12 +13,12 @@ import { addInterval, discountAmount, isDiscountable, isMetered, priceAmount } f
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import { ApiError, notFound, notPermitted } from "../http.js";
-import { meterQuantities } from "../meters/service.js";
 import { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type PriceWire } from "../products/service.js";
 import * as repo from "./renewal-repository.js";
 import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./service.js";
+import { meteredUsage, subscriptionMeters, type UsagePeriod } from "./usage.js";
 
 export interface RenewalDeps {
   processor: PaymentProcessor;
@@ -40,23 +40,6 @@ function discountApplies(d: Discount, sub: SubscriptionRow, periodStart: Date, e
   return periodStart.getTime() < addInterval(firstPaid, "month", months).getTime();
 }
 
-/** The meter's usage by the customer over [start, end] × the price's unit amount, capped (minor units). */
-async function meteredAmount(db: Db, sub: SubscriptionRow, price: PriceWire, start: Date, end: Date): Promise<number> {
-  const meterId = typeof price.meter_id === "string" ? price.meter_id : null;
-  if (!meterId || end.getTime() <= start.getTime()) return 0;
-  const days = (end.getTime() - start.getTime()) / 86_400_000;
-  const { total } = await meterQuantities(db, sub.organizationId, meterId, {
-    start: start.toISOString(),
-    end: end.toISOString(),
-    interval: days <= 366 ? "day" : "year",
-    timezone: "UTC",
-    customerIds: [sub.customerId],
-  });
-  const amount = Math.round(total * Number(price.unit_amount ?? 0));
-  const cap = typeof price.cap_amount === "number" ? price.cap_amount : null;
-  return Math.max(0, cap === null ? amount : Math.min(amount, cap));
-}
-
 interface Bill {
   items: Array<{ label: string; amount: number; productPriceId: string | null }>;
   subtotal: number;
@@ -66,17 +49,26 @@ interface Bill {
 async function billPeriod(
   db: Queryable,
   sub: SubscriptionRow,
-  ctx: { productName: string; prices: PriceWire[]; discount: Discount | null; ended: { start: Date; end: Date }; newStart: Date; endsTrial: boolean },
+  ctx: {
+    productName: string;
+    customer: UsagePeriod["customer"];
+    prices: PriceWire[];
+    discount: Discount | null;
+    ended: { start: Date; end: Date };
+    newStart: Date;
+    endsTrial: boolean;
+  },
 ): Promise<Bill> {
   const items: Bill["items"] = [];
   let discountable = 0;
+  // a trial's usage is not billed
+  const usage = ctx.endsTrial ? [] : ((await meteredUsage(db, sub.organizationId, [{ customer: ctx.customer, prices: ctx.prices, ...ctx.ended }]))[0] ?? []);
+  const charged = new Map(usage.map((u) => [u.price, u.amount]));
   for (const price of ctx.prices) {
     if (isMetered(price)) {
-      // a trial's usage is not billed
       if (ctx.endsTrial) continue;
-      const amount = await meteredAmount(db, sub, price, ctx.ended.start, ctx.ended.end);
       const meter = price.meter as { name?: string } | undefined;
-      items.push({ label: `${ctx.productName} — ${meter?.name ?? "usage"}`, amount, productPriceId: price.id });
+      items.push({ label: `${ctx.productName} — ${meter?.name ?? "usage"}`, amount: charged.get(price) ?? 0, productPriceId: price.id });
     } else {
       const amount = priceAmount(price, { amount: sub.amount, seats: sub.seats }) ?? sub.amount;
       if (isDiscountable(price)) discountable += amount;
@@ -109,6 +101,12 @@ async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
 
 type Embeds = Awaited<ReturnType<typeof embeds>>;
 
+/** The `Subscription` shape of the row as written, with its meters' usage over its (new) current period. */
+async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds): Promise<SubscriptionWire> {
+  const [meters] = await subscriptionMeters(tx, row.organizationId, [{ row, customer: e.customer, prices: e.prices }]);
+  return subscriptionWire(row, { ...e, meters });
+}
+
 function cycledEvents(organizationId: string, rows: Awaited<ReturnType<typeof repo.cycleGrants>>): OutboxEvent[] {
   return rows.map((r) => ({ type: "benefit_grant.cycled", organizationId, data: toBenefitGrantWire(r.grant, r.benefit, r.customer) }));
 }
@@ -128,7 +126,7 @@ async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, n
     },
     now,
   );
-  const wire = subscriptionWire(ended, e);
+  const wire = await wireOf(tx, ended, e);
   const org = sub.organizationId;
   await enqueue(tx, [
     { type: "subscription.updated", organizationId: org, data: wire },
@@ -146,6 +144,7 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
   const endsTrial = sub.status === "trialing";
   const bill = await billPeriod(tx, sub, {
     productName: e.product.name,
+    customer: e.customer,
     prices: e.prices,
     discount: e.discount,
     ended: { start: sub.currentPeriodStart, end: newStart },
@@ -195,7 +194,7 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
   // the order takes its invoice number last: the organization's counter stays locked until the commit
   await insertPlannedOrder(tx, order, organization.slug);
 
-  const wire = subscriptionWire(renewed, e);
+  const wire = await wireOf(tx, renewed, e);
   const data = orderWire(order.row, order.items, {
     customer: e.customer,
     product: summaries.get(sub.productId) ?? null,
@@ -244,6 +243,6 @@ export async function renewNow(db: Db, deps: RenewalDeps, organizationId: string
     if (sub.endedAt || sub.status === "canceled") throw alreadyCanceled();
     if (sub.status !== "active" && sub.status !== "trialing") throw notPermitted(`A ${sub.status} subscription cannot be renewed.`);
     const renewed = await renewLocked(tx, deps, sub, new Date(), true);
-    return subscriptionWire(renewed, await embeds(tx, renewed, deps.baseURL));
+    return wireOf(tx, renewed, await embeds(tx, renewed, deps.baseURL));
   });
 }

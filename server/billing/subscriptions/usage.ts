@@ -1,0 +1,83 @@
+// Metered usage of subscriptions: what each metered price's meter measured for the customer over a period and
+// what that costs (unit amount × units, capped). The renewal bills it; `Subscription.meters` shows the current
+// period's. A whole page of subscriptions is measured in one go (see meterUsage).
+import { isMetered } from "../checkouts/pricing.js";
+import { meterUsage, type MeterWire, type UsageQuery } from "../meters/service.js";
+import type { Queryable } from "../../db/client.js";
+import type { PriceWire } from "../products/service.js";
+import { toSubscriptionMeterWire, type SubscriptionMeterWire, type SubscriptionRow } from "./wire.js";
+
+/** What `units` of a metered price cost, in minor units: unit amount × units, rounded, capped at cap_amount. */
+export function meteredCharge(price: PriceWire, units: number): number {
+  const amount = Math.round(units * Number(price.unit_amount ?? 0));
+  const cap = typeof price.cap_amount === "number" ? price.cap_amount : null;
+  return Math.max(0, cap === null ? amount : Math.min(amount, cap));
+}
+
+export interface UsagePeriod {
+  customer: { id: string; external_id: string | null };
+  prices: PriceWire[];
+  start: Date;
+  end: Date;
+}
+
+export interface MeteredUsage {
+  price: PriceWire;
+  /** null: the price names a meter that is not the organization's (measures nothing). */
+  meter: MeterWire | null;
+  consumed: number;
+  amount: number;
+}
+
+const meterIdOf = (price: PriceWire) => (isMetered(price) && typeof price.meter_id === "string" ? price.meter_id : null);
+
+/** For each period, its metered prices' usage (in price order), measured in one batch. */
+export async function meteredUsage(db: Queryable, organizationId: string, periods: UsagePeriod[]): Promise<MeteredUsage[][]> {
+  const queries: UsageQuery[] = [];
+  const plans = periods.map((p) =>
+    p.prices.flatMap((price) => {
+      const meterId = meterIdOf(price);
+      if (!meterId) return [];
+      // an empty period measures nothing
+      const index =
+        p.end.getTime() > p.start.getTime()
+          ? queries.push({ meterId, customer: { id: p.customer.id, externalId: p.customer.external_id }, start: p.start, end: p.end }) - 1
+          : -1;
+      return [{ price, meterId, index }];
+    }),
+  );
+  const { meters, consumed } = await meterUsage(db, organizationId, queries);
+  return plans.map((plan) =>
+    plan.map(({ price, meterId, index }) => {
+      const units = index < 0 ? 0 : (consumed[index] ?? 0);
+      return { price, meter: meters.get(meterId.toLowerCase()) ?? null, consumed: units, amount: meteredCharge(price, units) };
+    }),
+  );
+}
+
+/**
+ * `Subscription.meters` of each subscription: one per meter of its metered prices, the current period's usage.
+ * A trial's usage is shown but not billed (amount 0), as the renewal does. Credited units stay 0: till's
+ * meter_credit grants carry no credited units yet.
+ */
+export async function subscriptionMeters(
+  db: Queryable,
+  organizationId: string,
+  subs: Array<{ row: SubscriptionRow; customer: UsagePeriod["customer"]; prices: PriceWire[] }>,
+): Promise<SubscriptionMeterWire[][]> {
+  if (!subs.some((s) => s.prices.some((p) => meterIdOf(p) !== null))) return subs.map(() => []);
+  const usage = await meteredUsage(
+    db,
+    organizationId,
+    subs.map((s) => ({ customer: s.customer, prices: s.prices, start: s.row.currentPeriodStart, end: s.row.currentPeriodEnd })),
+  );
+  return subs.map((s, i) => {
+    const seen = new Set<string>();
+    return (usage[i] ?? []).flatMap((u) => {
+      if (!u.meter || seen.has(u.meter.id)) return [];
+      seen.add(u.meter.id);
+      const amount = s.row.status === "trialing" ? 0 : u.amount;
+      return [toSubscriptionMeterWire(s.row, { meter: u.meter, consumed: u.consumed, credited: 0, amount })];
+    });
+  });
+}
