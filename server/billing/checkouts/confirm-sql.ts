@@ -65,7 +65,7 @@ const LOCK_FOR_CONFIRM = `WITH locked AS (
   ON CONFLICT DO NOTHING
   RETURNING id
 )
-SELECT status, modified_at::text AS modified_at, product_id::text AS product_id, discount_id::text AS discount_id,
+SELECT status, floor(extract(epoch FROM modified_at) * 1000)::text AS modified_ms, product_id::text AS product_id, discount_id::text AS discount_id,
   (SELECT id::text FROM ins) AS customer_id
 FROM locked`;
 
@@ -100,10 +100,11 @@ export async function lockForConfirm(tx: PipelinedTx, expected: ExpectedVersion,
     expected.discountId,
   ]);
   if (!row) return undefined;
-  const modifiedAt = row.modified_at as string | null;
+  // epoch milliseconds: the precision of the caller's Date, whatever the session's DateStyle and TimeZone
+  const modifiedMs = row.modified_ms as string | null;
   return {
     status: row.status as string,
-    modifiedAt: modifiedAt === null ? null : new Date(modifiedAt),
+    modifiedAt: modifiedMs === null ? null : new Date(Number(modifiedMs)),
     productId: row.product_id as string | null,
     discountId: row.discount_id as string | null,
     customerInserted: row.customer_id !== null,
