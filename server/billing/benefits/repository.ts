@@ -230,6 +230,10 @@ export async function grantedBenefitIdsOfSubscription(db: Queryable, organizatio
 export const revokeGrantsOfOrder = (db: Queryable, organizationId: string, orderId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.orderId, orderId), now);
 
+/** Revokes every grant of the customer that is not revoked yet: a deleted customer (see revokeGrants). */
+export const revokeGrantsOfCustomer = (db: Queryable, organizationId: string, customerId: string, now: Date) =>
+  revokeGrants(db, organizationId, eq(benefitGrant.customerId, customerId), now);
+
 /**
  * Refreshes the properties of the benefit's granted grants in one statement: previous_properties keeps what
  * they were and `mirror` (the grant's copies of the benefit's properties) is merged in. Returns the grants with

@@ -96,6 +96,11 @@ export async function revokeGrantsOfOrder(tx: Queryable, organizationId: string,
   return publishRevoked(tx, organizationId, await repo.revokeGrantsOfOrder(tx, organizationId, orderId, now));
 }
 
+/** The same for every grant of a customer being deleted (its orders' and subscriptions'), in the caller's transaction. */
+export async function revokeGrantsOfCustomer(tx: Queryable, organizationId: string, customerId: string, now: Date): Promise<BenefitGrantWire[]> {
+  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfCustomer(tx, organizationId, customerId, now));
+}
+
 /**
  * After a subscription's product changed, in the caller's transaction (holding the subscription locked): the
  * grants of benefits the new product does not offer are revoked and its benefits the subscription does not give

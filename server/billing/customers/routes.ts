@@ -38,7 +38,7 @@ function externalRef(req: FastifyRequest): service.CustomerRef {
 
 const idRef = (req: FastifyRequest): service.CustomerRef => ({ id: pathId(req) });
 
-export function customerRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+export function customerRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
   app.get("/customers/", { config: { scope: "customers:read" } }, async (req) => {
     const q = parseQuery(ListQuery, req);
     const { organizationId } = scopeOf(req);
@@ -74,7 +74,7 @@ export function customerRoutes(app: FastifyInstance, { db }: BillingDeps): void 
     app.delete(path, { config: { scope: "customers:write" } }, async (req, reply) => {
       const target = ref(req);
       const q = parseQuery(DeleteQuery, req);
-      await service.deleteCustomer(db, scopeOf(req).organizationId, target, q.anonymize);
+      await service.deleteCustomer(db, scopeOf(req).organizationId, target, q.anonymize, config.baseURL);
       return reply.status(204).send();
     });
 

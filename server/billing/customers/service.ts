@@ -9,6 +9,8 @@ import { matchTaxId } from "../../../shared/tax-ids.js";
 import { isUuid, metadataInput, notFound, validationError, type ValidationIssue } from "../http.js";
 import type { SortKey } from "../listing.js";
 import { enqueue } from "../../jobs/outbox.js";
+import { revokeGrantsOfCustomer } from "../benefits/service.js";
+import { revokeSubscriptionsOfCustomer } from "../subscriptions/lifecycle.js";
 import * as repo from "./repository.js";
 import { toCustomerWire, type AddressWire, type CustomerRow, type CustomerWire } from "./wire.js";
 
@@ -253,11 +255,17 @@ const anonymized = (value: string, salt: Date) =>
  * Soft deletion: the row stays (orders and events keep pointing at it) with deleted_at set, which frees
  * its email and external id. `anonymize` also replaces the personal data (email, name unless it is a
  * business with a tax id, billing address); external_id and tax_id are kept for legal reasons, like Polar.
+ * As Polar, the customer's subscriptions that have not ended are revoked and all its benefit grants revoked,
+ * in the same transaction (their events before `customer.deleted`; no `customer.state_changed` for a
+ * customer that is gone).
  */
-export async function deleteCustomer(db: Db, organizationId: string, ref: CustomerRef, anonymize: boolean): Promise<void> {
+export async function deleteCustomer(db: Db, organizationId: string, ref: CustomerRef, anonymize: boolean, baseURL: string): Promise<void> {
   await db.transaction(async (tx) => {
     const current = await resolve(tx, organizationId, ref);
     const now = new Date();
+    await revokeSubscriptionsOfCustomer(tx, organizationId, current.id, now, baseURL);
+    // what is left: one-time purchases' grants
+    await revokeGrantsOfCustomer(tx, organizationId, current.id, now);
     const patch: Parameters<typeof repo.updateCustomer>[3] = { deletedAt: now, modifiedAt: now };
     if (anonymize) {
       patch.email = `${anonymized(current.email, current.createdAt)}@${ANONYMIZED_EMAIL_DOMAIN}`;

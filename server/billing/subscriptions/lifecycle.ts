@@ -315,3 +315,27 @@ export async function updateSubscription(
 export async function revokeSubscription(db: Db, organizationId: string, id: string, baseURL: string): Promise<SubscriptionWire> {
   return updateSubscription(db, organizationId, id, { kind: "revoke" }, baseURL);
 }
+
+/**
+ * Revokes now every subscription of the customer that has not ended (the customer is being deleted), in the
+ * caller's transaction: each locked and ended as DELETE /v1/subscriptions/{id} does, with `subscription.updated`,
+ * `subscription.canceled` (unless it already was) and `subscription.revoked`, then its grants revoked
+ * (`benefit_grant.revoked`). `customer.state_changed` is left to the caller. Returns how many were revoked.
+ */
+export async function revokeSubscriptionsOfCustomer(tx: Tx, organizationId: string, customerId: string, now: Date, baseURL: string): Promise<number> {
+  const open = await repo.lockOpenSubscriptionsOfCustomer(tx, organizationId, customerId);
+  const revoked: Array<{ row: SubscriptionRow; change: Change }> = [];
+  for (const current of open) {
+    const decided = revoke(organizationId, current, now, {});
+    revoked.push({ row: await repo.updateSubscription(tx, organizationId, current.id, { ...decided.patch, modifiedAt: now }), change: decided });
+  }
+  const wires = new Map((await toWires(tx, organizationId, revoked.map((r) => r.row), baseURL)).map((w) => [w.id, w]));
+  for (const { row, change: decided } of revoked) {
+    const data = wires.get(row.id);
+    if (data) {
+      await enqueue(tx, ["subscription.updated" as const, ...decided.events].map((type) => ({ type, organizationId, data: { ...data } })));
+    }
+    await decided.after?.(tx, now);
+  }
+  return revoked.length;
+}

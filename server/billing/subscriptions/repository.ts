@@ -1,5 +1,5 @@
 // SQL for subscriptions. Every function takes the caller's organization id and filters by it.
-import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, notInArray, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer, discount, product, subscription } from "../../db/schema/index.js";
 import { metadataWhere, type SortKey } from "../listing.js";
@@ -147,6 +147,23 @@ export async function lockSubscription(tx: Queryable, organizationId: string, id
     .where(and(eq(subscription.organizationId, organizationId), eq(subscription.id, id)))
     .for("update");
   return row;
+}
+
+/** The customer's subscriptions that have not ended, locked FOR UPDATE until the caller's transaction ends (in id order). */
+export async function lockOpenSubscriptionsOfCustomer(tx: Queryable, organizationId: string, customerId: string): Promise<SubscriptionRow[]> {
+  return tx
+    .select()
+    .from(subscription)
+    .where(
+      and(
+        eq(subscription.organizationId, organizationId),
+        eq(subscription.customerId, customerId),
+        isNull(subscription.endedAt),
+        notInArray(subscription.status, ["canceled", "incomplete_expired"]),
+      ),
+    )
+    .orderBy(asc(subscription.id))
+    .for("update");
 }
 
 export async function updateSubscription(
