@@ -98,10 +98,11 @@ export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => P
   let state: "idle" | "open" | "ended" = "idle";
   // read through a function: TypeScript cannot see the callbacks below change it
   const isOpen = () => state === "open";
+  const isEnded = () => state === "ended";
   let handle: Queryable | undefined;
   const run = (text: string, params: Array<string | null>) => conn.unsafe<RawRows>(text, params, { prepare: true });
   try {
-    return await fn({
+    const result = await fn({
       get db() {
         if (!isOpen()) throw new Error("pipelinedTransaction: the transaction is not open");
         // built only when a statement other than the first and last is needed
@@ -128,6 +129,9 @@ export async function pipelinedTransaction<T>(db: Db, fn: (tx: PipelinedTx) => P
         return rows.value;
       },
     });
+    // a transaction left open must not go back to the pool
+    if (!isEnded()) throw new Error("pipelinedTransaction: the function returned without last()");
+    return result;
   } catch (err) {
     if (isOpen()) await conn.unsafe("rollback").catch(() => undefined);
     throw err;
