@@ -48,21 +48,30 @@ function writeCache(file, data) {
   }
 }
 
-/** Runs the main script; returns its exports. */
+/**
+ * Runs the main script; returns its exports. The cache file is one byte, 1 if the run that wrote it sent a
+ * request (so its cache holds the request path too), then V8's data. A cache from a run that sent none
+ * (`--help`) is replaced once by the first run that sends one.
+ */
 function runBundle(file) {
   const cacheFile = `${file}.cache`;
-  let cachedData;
+  let cached;
   try {
-    cachedData = fs.readFileSync(cacheFile);
+    cached = fs.readFileSync(cacheFile);
   } catch {
-    cachedData = undefined;
+    cached = undefined;
   }
+  const cachedData = cached && cached.length > 1 ? cached.subarray(1) : undefined;
   // the file is a function expression: (exports, require, module, __filename, __dirname, __tillImport, __tillRequire)
   const script = new vm.Script(fs.readFileSync(file, "utf8"), { filename: file, cachedData });
-  if (cachedData === undefined || script.cachedDataRejected) {
-    // after the run: the cache then holds the functions this run compiled, not only the top level
-    process.once("exit", () => writeCache(cacheFile, script.createCachedData()));
-  }
+  const mod = { exports: {} };
+  // after the run: the cache then holds the functions this run compiled, not only the top level
+  process.once("exit", () => {
+    const requested = typeof mod.exports.requestsSent === "function" && mod.exports.requestsSent() > 0;
+    if (cachedData === undefined || script.cachedDataRejected || (cached[0] !== 1 && requested)) {
+      writeCache(cacheFile, Buffer.concat([Buffer.from([requested ? 1 : 0]), script.createCachedData()]));
+    }
+  });
   const dir = path.dirname(file);
   const require = createRequire(file);
   /** import() of an ES module: the Ink screens beside the script (./ui-…), or a package. */
@@ -72,7 +81,6 @@ function runBundle(file) {
     const exports = require(specifier);
     return exports && exports.__esModule ? exports : { ...exports, default: exports };
   };
-  const mod = { exports: {} };
   script.runInThisContext().call(mod.exports, mod.exports, require, mod, file, dir, tillImport, tillRequire);
   return mod.exports;
 }

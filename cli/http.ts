@@ -77,8 +77,16 @@ export function parseResponse(raw: Buffer, method: string): HttpAnswer {
   return { status, headers, text: body.toString("utf8") };
 }
 
+let sent = 0;
+
+/** How many requests this process has sent (bin/till.js: whether this run's code cache covers a request). */
+export function requestsSent(): number {
+  return sent;
+}
+
 /** Sends one request to `url` and resolves with the server's whole answer. */
 export function exchange(url: URL, req: HttpExchange): Promise<HttpAnswer> {
+  sent++;
   const head = [`${req.method} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, "connection: close"];
   for (const [name, value] of Object.entries(req.headers)) {
     if (UNSAFE.test(name) || UNSAFE.test(value)) return Promise.reject(new Error(`header ${name}: line breaks are not allowed`));

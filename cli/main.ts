@@ -9,6 +9,8 @@ import { createOutput } from "./output.js";
 import { COMMANDS } from "./commands/index.js";
 import { examples } from "./command.js";
 
+export { requestsSent } from "./http.js";
+
 export function buildProgram(): Command {
   const program = new Command("till")
     .description("Sell digital products from your terminal: sign in, manage organizations and API keys, call the API.")
