@@ -8,22 +8,11 @@ import { failFor, request, v1, whoami, type Page, type V1Client } from "../clien
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
-import { WEBHOOK_EVENT_TYPES } from "./webhooks.js";
+import { PAYMENT_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type PaymentEventType } from "../../shared/webhook-events.js";
 
-/** The 27 payment webhook events of the spec's §4, in its order. */
-export const TRIGGER_EVENT_TYPES = [
-  "benefit.created", "benefit.updated",
-  "benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked", "benefit_grant.cycled",
-  "checkout.created", "checkout.updated",
-  "order.created", "order.updated", "order.paid", "order.refunded",
-  "organization.updated",
-  "product.created", "product.updated",
-  "refund.created", "refund.updated",
-  "subscription.created", "subscription.active", "subscription.updated", "subscription.canceled",
-  "subscription.uncanceled", "subscription.revoked",
-  "customer.created", "customer.updated", "customer.deleted", "customer.state_changed",
-] as const;
-export type TriggerEventType = (typeof TRIGGER_EVENT_TYPES)[number];
+/** The 27 payment webhook events of the spec's §4: each has a recipe. */
+export const TRIGGER_EVENT_TYPES = PAYMENT_EVENT_TYPES;
+export type TriggerEventType = PaymentEventType;
 
 const isTriggerType = (v: string): v is TriggerEventType => (TRIGGER_EVENT_TYPES as readonly string[]).includes(v);
 

@@ -9,23 +9,9 @@ import { UsageError } from "../errors.js";
 import { oneOf, parseId } from "../flags.js";
 import type { Column, Output } from "../output.js";
 import { changes, listOptions, listResource, type ListOptions } from "../resources.js";
+import { WEBHOOK_EVENT_TYPES } from "../../shared/webhook-events.js";
 
-/** Every type an endpoint may subscribe to (the server's list: Polar's WebhookEventType of SDK 0.47.1 and 0.49.0). */
-export const WEBHOOK_EVENT_TYPES = [
-  "checkout.created", "checkout.updated", "checkout.expired",
-  "customer.created", "customer.updated", "customer.deleted", "customer.state_changed",
-  "customer_seat.assigned", "customer_seat.claimed", "customer_seat.revoked",
-  "member.created", "member.updated", "member.deleted",
-  "order.created", "order.updated", "order.paid", "order.refunded",
-  "subscription.created", "subscription.updated", "subscription.active", "subscription.canceled",
-  "subscription.uncanceled", "subscription.revoked", "subscription.past_due", "subscription.paused",
-  "subscription.resumed",
-  "refund.created", "refund.updated",
-  "product.created", "product.updated",
-  "benefit.created", "benefit.updated",
-  "benefit_grant.created", "benefit_grant.cycled", "benefit_grant.updated", "benefit_grant.revoked",
-  "organization.updated",
-] as const;
+export { WEBHOOK_EVENT_TYPES };
 
 const FORMATS = ["raw", "discord", "slack"] as const;
 

@@ -4,22 +4,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../db/client.js";
 import { outbox } from "../db/schema/index.js";
+import { PAYMENT_EVENT_TYPES, type PaymentEventType } from "../../shared/webhook-events.js";
 
-/** The webhook event types till emits (Polar's names; the payload's `data` is the resource's API shape). */
-export const OUTBOX_EVENT_TYPES = [
-  // every type of the spec's §4 (the 27 Polar payment webhook events)
-  "benefit.created", "benefit.updated",
-  "benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked", "benefit_grant.cycled",
-  "checkout.created", "checkout.updated",
-  "order.created", "order.updated", "order.paid", "order.refunded",
-  "organization.updated",
-  "product.created", "product.updated",
-  "refund.created", "refund.updated",
-  "subscription.created", "subscription.active", "subscription.updated", "subscription.canceled",
-  "subscription.uncanceled", "subscription.revoked",
-  "customer.created", "customer.updated", "customer.deleted", "customer.state_changed",
-] as const;
-export type OutboxEventType = (typeof OUTBOX_EVENT_TYPES)[number];
+/** The webhook event types till emits: the 27 of the spec's §4 (the payload's `data` is the resource's API shape). */
+export const OUTBOX_EVENT_TYPES = PAYMENT_EVENT_TYPES;
+export type OutboxEventType = PaymentEventType;
 
 export interface OutboxEvent {
   type: OutboxEventType;

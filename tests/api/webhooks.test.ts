@@ -7,6 +7,7 @@ import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inboundWebhook, webhookDelivery, webhookEndpoint, webhookEvent } from "../../server/db/schema/index.js";
+import { PAYMENT_EVENT_TYPES } from "../../shared/webhook-events.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { eventually, Receiver, type Hit } from "../helpers/receiver.js";
@@ -35,14 +36,7 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-const ALL_TYPES = [
-  "checkout.created", "checkout.updated", "customer.created", "customer.updated", "customer.deleted",
-  "customer.state_changed", "order.created", "order.updated", "order.paid", "order.refunded",
-  "subscription.created", "subscription.updated", "subscription.active", "subscription.canceled",
-  "subscription.uncanceled", "subscription.revoked", "refund.created", "refund.updated", "product.created",
-  "product.updated", "benefit.created", "benefit.updated", "benefit_grant.created", "benefit_grant.updated",
-  "benefit_grant.revoked", "benefit_grant.cycled", "organization.updated",
-] as const;
+const ALL_TYPES = PAYMENT_EVENT_TYPES;
 
 let pathN = 0;
 const freshPath = (tag: string) => `/${tag}-${pathN++}`;

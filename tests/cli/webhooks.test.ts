@@ -8,6 +8,7 @@ import path from "node:path";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PAYMENT_EVENT_TYPES } from "../../shared/webhook-events.js";
 import { Receiver, type Hit } from "../helpers/receiver.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -47,18 +48,7 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-const SPEC_TYPES = [
-  "benefit.created", "benefit.updated",
-  "benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked", "benefit_grant.cycled",
-  "checkout.created", "checkout.updated",
-  "order.created", "order.updated", "order.paid", "order.refunded",
-  "organization.updated",
-  "product.created", "product.updated",
-  "refund.created", "refund.updated",
-  "subscription.created", "subscription.active", "subscription.updated", "subscription.canceled",
-  "subscription.uncanceled", "subscription.revoked",
-  "customer.created", "customer.updated", "customer.deleted", "customer.state_changed",
-];
+const SPEC_TYPES: readonly string[] = PAYMENT_EVENT_TYPES;
 
 /** Which object the trigger printed that the event's `data` is about (`data.id`, or the grant's benefit). */
 function subjectOf(type: string, created: Record<string, string>): { key: "id" | "benefitId"; id: string | undefined } {

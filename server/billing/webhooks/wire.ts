@@ -6,23 +6,7 @@ export type EndpointRow = typeof webhookEndpoint.$inferSelect;
 export type EventRow = typeof webhookEvent.$inferSelect;
 export type DeliveryRow = typeof webhookDelivery.$inferSelect;
 
-/** Every type an endpoint may subscribe to: Polar's WebhookEventType of SDK 0.47.1 and 0.49.0 together. */
-export const WEBHOOK_EVENT_TYPES = [
-  "checkout.created", "checkout.updated", "checkout.expired",
-  "customer.created", "customer.updated", "customer.deleted", "customer.state_changed",
-  "customer_seat.assigned", "customer_seat.claimed", "customer_seat.revoked",
-  "member.created", "member.updated", "member.deleted",
-  "order.created", "order.updated", "order.paid", "order.refunded",
-  "subscription.created", "subscription.updated", "subscription.active", "subscription.canceled",
-  "subscription.uncanceled", "subscription.revoked", "subscription.past_due", "subscription.paused",
-  "subscription.resumed",
-  "refund.created", "refund.updated",
-  "product.created", "product.updated",
-  "benefit.created", "benefit.updated",
-  "benefit_grant.created", "benefit_grant.cycled", "benefit_grant.updated", "benefit_grant.revoked",
-  "organization.updated",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../../../shared/webhook-events.js";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,0 +1,33 @@
+// Webhook event types, for the server (outbox, endpoints, the listen stream) and the CLI (webhooks, trigger,
+// listen): one list, so an endpoint, the stream and the CLI never disagree on what exists.
+
+/** The 27 payment webhook events of the spec's §4, in its order: every one is emitted by till. */
+export const PAYMENT_EVENT_TYPES = [
+  "benefit.created", "benefit.updated",
+  "benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked", "benefit_grant.cycled",
+  "checkout.created", "checkout.updated",
+  "order.created", "order.updated", "order.paid", "order.refunded",
+  "organization.updated",
+  "product.created", "product.updated",
+  "refund.created", "refund.updated",
+  "subscription.created", "subscription.active", "subscription.updated", "subscription.canceled",
+  "subscription.uncanceled", "subscription.revoked",
+  "customer.created", "customer.updated", "customer.deleted", "customer.state_changed",
+] as const;
+export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+
+/**
+ * Every type an endpoint may subscribe to: Polar's WebhookEventType of SDK 0.47.1 and 0.49.0 together (the
+ * payment events, plus types till accepts but does not emit: checkout expiry, seats, members, past due, pause).
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  ...PAYMENT_EVENT_TYPES,
+  "checkout.expired",
+  "customer_seat.assigned", "customer_seat.claimed", "customer_seat.revoked",
+  "member.created", "member.updated", "member.deleted",
+  "subscription.past_due", "subscription.paused", "subscription.resumed",
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const isPaymentEventType = (v: string): v is PaymentEventType => (PAYMENT_EVENT_TYPES as readonly string[]).includes(v);
+export const isWebhookEventType = (v: string): v is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(v);
