@@ -277,3 +277,19 @@ export function scopeOf(req: FastifyRequest): OrgScope {
   }
   throw new Error("scopeOf: route registered outside the /v1 plugin");
 }
+
+/**
+ * Takes the response over for server-sent events and answers 200 with the stream's headers (no caching, no
+ * proxy buffering); returns the raw response to write events to.
+ */
+export function openEventStream(reply: FastifyReply) {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache, no-transform",
+    connection: "keep-alive",
+    "x-accel-buffering": "no",
+  });
+  return raw;
+}

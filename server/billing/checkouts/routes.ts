@@ -5,7 +5,7 @@ import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
 import { tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../index.js";
-import { invalid, isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { invalid, isUuid, openEventStream, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import { clientConfirmCheckout } from "./confirm.js";
 import { subscribeCheckoutEvents, type CheckoutEvent } from "./events.js";
@@ -111,14 +111,7 @@ export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps
   /** Server-sent events: the current status at once, then every change until the client leaves. */
   app.get("/checkouts/client/:client_secret/stream", { config: { public: true } }, async (req, reply) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      "content-type": "text/event-stream",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    });
+    const raw = openEventStream(reply);
     const send = (e: CheckoutEvent) => raw.write(`data: ${JSON.stringify(e)}\n\n`);
     send({ key: "checkout.updated", payload: { status: statusOf(row) } });
     const unsubscribe = subscribeCheckoutEvents(row.id, send);

@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { Database, Db } from "../../db/client.js";
 import { outbox } from "../../db/schema/index.js";
 import type { BillingDeps } from "../index.js";
-import { invalid, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
+import { invalid, openEventStream, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
 import { formatBody } from "./format.js";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./wire.js";
 
@@ -192,14 +192,7 @@ export function listenRoutes(app: FastifyInstance, { db, listen }: BillingDeps):
       id: AFTER_ALL_IDS,
     };
 
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      "content-type": "text/event-stream",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    });
+    const raw = openEventStream(reply);
     raw.write(": till listen\n\n");
 
     let closed = false;
