@@ -18,7 +18,7 @@ import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
 import { invoicePrefix, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import type { PriceWire } from "../products/service.js";
-import { subscriptionWire } from "../subscriptions/service.js";
+import { newSubscriptionFromCheckout, subscriptionWire } from "../subscriptions/service.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
 import { fulfilStatement, lockForConfirm, type FulfilEvent } from "./confirm-sql.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";
@@ -117,37 +117,25 @@ async function fulfil(
   // a trial charges nothing now: its order is the subscription's start at 0
   const trialing = recurring !== null && row.trialEnd !== null;
   const subscription: SubscriptionRow | null = recurring
-    ? {
+    ? newSubscriptionFromCheckout({
         id: randomUUID(),
         organizationId,
-        status: trialing ? "trialing" : "active",
+        checkoutId: row.id,
+        customerId,
+        productId: product.id,
+        priceIds: recurring.prices.map((p) => p.id),
         amount: row.amount,
         currency: row.currency,
         recurringInterval: recurring.interval,
         recurringIntervalCount: recurring.count,
-        currentPeriodStart: now,
-        currentPeriodEnd: trialing && row.trialEnd ? row.trialEnd : addInterval(now, recurring.interval, recurring.count),
-        trialStart: trialing ? now : null,
-        trialEnd: row.trialEnd,
-        cancelAtPeriodEnd: false,
-        canceledAt: null,
-        startedAt: now,
-        endsAt: null,
-        endedAt: null,
-        customerId,
-        productId: product.id,
-        priceIds: recurring.prices.map((p) => p.id),
+        trialEnd: trialing ? row.trialEnd : null,
+        periodEnd: addInterval(now, recurring.interval, recurring.count),
         discountId: row.discountId,
-        checkoutId: row.id,
         seats: row.seats,
-        customerCancellationReason: null,
-        customerCancellationComment: null,
-        prorationBehavior: null,
-        customFieldData: row.customFieldData,
         metadata: row.metadata,
-        createdAt: now,
-        modifiedAt: null,
-      }
+        customFieldData: row.customFieldData,
+        now,
+      })
     : null;
   const subtotal = trialing ? 0 : row.amount;
   const order = planOrderFromCheckout(

@@ -7,12 +7,6 @@ import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 
 export type SubscriptionValues = Omit<typeof subscription.$inferInsert, "createdAt" | "modifiedAt">;
 
-export async function insertSubscription(db: Queryable, values: SubscriptionValues): Promise<SubscriptionRow> {
-  const [row] = await db.insert(subscription).values(values).returning().prepare("subscription_insert").execute();
-  if (!row) throw new Error("insert subscription returned no row");
-  return row;
-}
-
 export async function findSubscription(db: Queryable, organizationId: string, id: string): Promise<SubscriptionRow | undefined> {
   const [row] = await db
     .select()

@@ -62,10 +62,13 @@ export interface SubscriptionFromCheckout {
   now: Date;
 }
 
-/** Inserts the subscription a confirmed checkout starts, in the caller's transaction. */
-export async function createSubscriptionFromCheckout(tx: Queryable, s: SubscriptionFromCheckout): Promise<SubscriptionRow> {
+/**
+ * The row of the subscription a confirmed checkout starts: active, or trialing until the trial ends. The
+ * checkout confirm inserts it within its own single fulfilling statement.
+ */
+export function newSubscriptionFromCheckout(s: SubscriptionFromCheckout): SubscriptionRow {
   const trialing = s.trialEnd !== null;
-  return repo.insertSubscription(tx, {
+  return {
     id: s.id,
     organizationId: s.organizationId,
     status: trialing ? "trialing" : "active",
@@ -77,16 +80,25 @@ export async function createSubscriptionFromCheckout(tx: Queryable, s: Subscript
     currentPeriodEnd: trialing && s.trialEnd ? s.trialEnd : s.periodEnd,
     trialStart: trialing ? s.now : null,
     trialEnd: s.trialEnd,
+    cancelAtPeriodEnd: false,
+    canceledAt: null,
     startedAt: s.now,
+    endsAt: null,
+    endedAt: null,
     customerId: s.customerId,
     productId: s.productId,
     priceIds: s.priceIds,
     discountId: s.discountId,
     checkoutId: s.checkoutId,
     seats: s.seats,
-    metadata: s.metadata,
+    customerCancellationReason: null,
+    customerCancellationComment: null,
+    prorationBehavior: null,
     customFieldData: s.customFieldData,
-  });
+    metadata: s.metadata,
+    createdAt: s.now,
+    modifiedAt: null,
+  };
 }
 
 /** The `Subscription` shape of a row whose embeds the caller already holds (webhook payloads). */
