@@ -15,6 +15,7 @@ import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 import type { PipelinedTx } from "../../db/prepared.js";
 import { benefitGrant, checkout, customer, invoiceCounter, order, orderItem, outbox, subscription } from "../../db/schema/index.js";
 import type { OutboxEventType } from "../../jobs/outbox.js";
+import { INVOICE_NUMBER } from "../orders/service.js";
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -115,8 +116,6 @@ export async function lockForConfirm(tx: PipelinedTx, expected: ExpectedVersion,
 
 /** Columns a checkout's update may set: all but its identity. */
 const mutable = checkoutShape.columns.filter(([key]) => !["id", "organizationId", "clientSecret", "createdAt"].includes(key)).map(([, c]) => q(c));
-
-const INVOICE_NUMBER = `prefix || '-' || lpad(last_number::text, greatest(4, length(last_number::text)), '0')`;
 
 /**
  * The outbox rows of the events matching `where`, each one millisecond after the previous in the order given

@@ -8,6 +8,9 @@ import type { OrderItemRow, OrderRow } from "./wire.js";
 
 export type OrderValues = Omit<typeof order.$inferInsert, "id" | "createdAt" | "modifiedAt">;
 
+/** An invoice number from the counter row's columns: "{prefix}-0001" (at least four digits). */
+export const INVOICE_NUMBER = `prefix || '-' || lpad(last_number::text, greatest(4, length(last_number::text)), '0')`;
+
 /**
  * Inserts an order (built by the caller, ids and times included) with the organization's next invoice number
  * ("{prefix}-0001"), and its items. The number comes from an upsert of the organization's counter row in the
@@ -19,7 +22,7 @@ export async function insertOrder(db: Queryable, row: OrderRow, items: OrderItem
   const counter = db.$with("invoice_n", { number: sql<string>`number` }).as(sql`
     INSERT INTO ${invoiceCounter} (organization_id, prefix, last_number) VALUES (${row.organizationId}, ${prefix}, 1)
     ON CONFLICT (organization_id) DO UPDATE SET last_number = ${invoiceCounter}.last_number + 1
-    RETURNING prefix || '-' || lpad(last_number::text, greatest(4, length(last_number::text)), '0') AS number`);
+    RETURNING ${sql.raw(INVOICE_NUMBER)} AS number`);
   // prepared: on postgres.js an unprepared statement with parameters costs a describe round trip first
   await Promise.all([
     db

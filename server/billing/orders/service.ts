@@ -14,6 +14,7 @@ import { loadSubscriptionRows } from "../subscriptions/service.js";
 import * as repo from "./repository.js";
 import { toOrderWire, type OrderEmbeds, type OrderItemRow, type OrderRow, type OrderWire } from "./wire.js";
 
+export { INVOICE_NUMBER } from "./repository.js";
 export { refundableAmount, refundableTaxAmount, toOrderWire, type OrderRow, type OrderItemRow, type OrderWire } from "./wire.js";
 
 const NOT_FOUND = "Order not found";
