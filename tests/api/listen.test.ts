@@ -97,7 +97,7 @@ describe("GET /v1/cli/listen", () => {
     expect(b.type).toBe("product.created");
     expect(new Date(b.timestamp).toISOString()).toBe(b.timestamp);
     expect(b.data).toMatchObject({ id: first.id, name: first.name, organization_id: seller.organizationId });
-    expect(got[0]!.id).toMatch(/^\d+-[0-9a-f-]{36}$/);
+    expect(got[0]!.id).toMatch(/^\d+-\d+-[0-9a-f-]{36}$/);
     expect(new Set(got.map((m) => m.id)).size).toBe(3);
 
     // everything after the first, by header and by query; the last id leaves nothing to replay
@@ -156,10 +156,35 @@ describe("GET /v1/cli/listen", () => {
     // the seller's cursor replays nothing of the seller's to the other organization
     const before = (await replay(seller.token, "")).text;
     expect(parseMessages(before)).toEqual([]);
-    const all = await replay(other.token, `last_event_id=${encodeURIComponent(`1-${"0".repeat(8)}-0000-0000-0000-${"0".repeat(12)}`)}`);
+    const all = await replay(other.token, `last_event_id=${encodeURIComponent(`1-0-${"0".repeat(8)}-0000-0000-0000-${"0".repeat(12)}`)}`);
     expect(all.text).not.toContain(p.id);
     expect(all.text).not.toContain(seller.organizationId);
     expect(parseMessages(all.text).every((m) => body(m).data.organization_id === other.organizationId)).toBe(true);
+  });
+
+  it("streams the events one transaction processed in the order they happened, live and on replay", async () => {
+    const stream = await open(seller.token);
+    const later = new Date(Date.now() + 3_600_000);
+    const base = Date.now();
+    const rows = await server.database.db
+      .insert(outbox)
+      .values(
+        Array.from({ length: 30 }, (_, i) => ({
+          organizationId: seller.organizationId,
+          type: "product.updated",
+          payload: { id: `ordered-${i}` },
+          createdAt: new Date(base + i),
+          availableAt: later,
+        })),
+      )
+      .returning({ id: outbox.id });
+    await server.database.db.update(outbox).set({ processedAt: sql`now()` }).where(inArray(outbox.id, rows.map((r) => r.id)));
+    const got = await stream.until((ms) => ms.filter((m) => m.data.includes("ordered-")).length >= 30);
+    await stream.close();
+    const ordered = got.filter((m) => m.data.includes("ordered-"));
+    expect(ordered.map((m) => body(m).data.id)).toEqual(Array.from({ length: 30 }, (_, i) => `ordered-${i}`));
+    const rest = await replay(seller.token, `last_event_id=${encodeURIComponent(ordered[9]!.id)}`);
+    expect(parseMessages(rest.text).map((m) => body(m).data.id)).toEqual(Array.from({ length: 20 }, (_, i) => `ordered-${i + 10}`));
   });
 
   it("pages through more events than one batch, live and on replay", async () => {
@@ -175,7 +200,7 @@ describe("GET /v1/cli/listen", () => {
     await new Promise((r) => setTimeout(r, 300));
     await stream.close();
     expect(stream.messages()).toHaveLength(450);
-    const ids = got.map((m) => m.id.slice(m.id.indexOf("-") + 1));
+    const ids = got.map((m) => m.id.slice(-36));
     expect(ids).toEqual(rows.map((r) => r.id).sort());
     const rest = await replay(seller.token, `last_event_id=${encodeURIComponent(got[199]!.id)}`);
     expect(parseMessages(rest.text)).toEqual(got.slice(200));
@@ -185,7 +210,7 @@ describe("GET /v1/cli/listen", () => {
     for (const [query, headers, loc] of [
       ["", { "last-event-id": "nonsense" }, ["header", "last-event-id"]],
       ["last_event_id=12", {}, ["query", "last_event_id"]],
-      [`last_event_id=${encodeURIComponent(`99999999999-${crypto.randomUUID()}`)}`, {}, ["query", "last_event_id"]],
+      [`last_event_id=${encodeURIComponent(`99999999999-0-${crypto.randomUUID()}`)}`, {}, ["query", "last_event_id"]],
       ["", { "last-event-id": `99999999999999999999-${crypto.randomUUID()}` }, ["header", "last-event-id"]],
       ["events=order.paid,nope", {}, ["query", "events"]],
     ] as const) {

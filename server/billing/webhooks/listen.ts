@@ -3,9 +3,10 @@
 // `raw` endpoint receives it. A client resumes with Last-Event-ID (header or `last_event_id`) and gets every
 // event after it (up to a day back), then the live stream.
 //
-// The order is the processing transactions' (outbox.processed_xid, set by a trigger), and a row is sent only
-// once every transaction of the database with a smaller id has finished: rows can then never appear behind
-// the cursor, so a resume skips nothing, whatever order concurrent workers commit in.
+// The order is the processing transactions' (outbox.processed_xid, set by a trigger), then, within one, the
+// order the events happened in (created_at, then id); a row is sent only once every transaction of the
+// database with a smaller id has finished: rows can then never appear behind the cursor, so a resume skips
+// nothing, whatever order concurrent workers commit in.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import { z } from "zod";
@@ -26,25 +27,31 @@ const KEEPALIVE_MS = 15_000;
 const POLL_MS = 1_000;
 const BATCH = 200;
 const AFTER_ALL_IDS = "ffffffff-ffff-ffff-ffff-ffffffffffff";
+const AFTER_ALL_TIMES = 2n ** 63n - 1n;
 
 // ---- the cursor ---------------------------------------------------------------------------------------
 
-/** A position in the stream: after the row `id` processed by transaction `xid`. */
+/** A position in the stream: after the row `id`, created at `at` (µs since the epoch), processed by transaction `xid`. */
 export interface Cursor {
   xid: bigint;
+  at: bigint;
   id: string;
 }
 
-const CURSOR_RE = /^(\d{1,19})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+const CURSOR_RE = /^(\d{1,19})-(\d{1,19})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
-export const formatCursor = (c: Cursor) => `${c.xid}-${c.id}`;
+export const formatCursor = (c: Cursor) => `${c.xid}-${c.at}-${c.id}`;
 
 export function parseCursor(value: string): Cursor | null {
   const m = CURSOR_RE.exec(value.trim());
-  if (!m?.[1] || !m[2]) return null;
+  if (!m?.[1] || !m[2] || !m[3]) return null;
   const xid = BigInt(m[1]);
-  return xid < 2n ** 63n ? { xid, id: m[2].toLowerCase() } : null;
+  const at = BigInt(m[2]);
+  return xid < 2n ** 63n && at < 2n ** 63n ? { xid, at, id: m[3].toLowerCase() } : null;
 }
+
+/** created_at in µs since the epoch (exact: extract() answers numeric). */
+const createdMicros = sql`(extract(epoch from ${outbox.createdAt}) * 1000000)::bigint`;
 
 // ---- SQL ------------------------------------------------------------------------------------------------
 
@@ -90,6 +97,7 @@ async function eventsAfter(
     .select({
       id: outbox.id,
       xid: sql<string>`${outbox.processedXid}::text`,
+      at: sql<string>`${createdMicros}::text`,
       type: outbox.type,
       payload: outbox.payload,
       createdAt: outbox.createdAt,
@@ -99,7 +107,8 @@ async function eventsAfter(
       and(
         eq(outbox.organizationId, organizationId),
         isNotNull(outbox.processedXid),
-        sql`(${outbox.processedXid}, ${outbox.id}) > (${cursor.xid.toString()}::bigint, ${cursor.id}::uuid)`,
+        sql`${outbox.processedXid} >= ${cursor.xid.toString()}::bigint`,
+        sql`(${outbox.processedXid}, ${createdMicros}, ${outbox.id}) > (${cursor.xid.toString()}::bigint, ${cursor.at.toString()}::bigint, ${cursor.id}::uuid)`,
         sql`${outbox.processedXid} < ${settled.toString()}::bigint`,
         gt(outbox.processedAt, sql`now() - ${REPLAY_WINDOW}::interval`),
         types ? inArray(outbox.type, [...types]) : undefined,
@@ -107,10 +116,10 @@ async function eventsAfter(
         sql`NOT (${outbox.type} = 'customer.state_changed' AND ${outbox.payload} -> 'email' IS NULL)`,
       ),
     )
-    .orderBy(asc(outbox.processedXid), asc(outbox.id))
+    .orderBy(asc(outbox.processedXid), asc(outbox.createdAt), asc(outbox.id))
     .limit(BATCH);
   return rows.map((r) => ({
-    cursor: { xid: BigInt(r.xid), id: r.id },
+    cursor: { xid: BigInt(r.xid), at: BigInt(r.at), id: r.id },
     type: r.type,
     body: formatBody("raw", { type: r.type, timestamp: r.createdAt.toISOString(), data: r.payload }),
   }));
@@ -189,6 +198,7 @@ export function listenRoutes(app: FastifyInstance, { db, listen }: BillingDeps):
     // without one, from now on: the rows of every transaction not finished yet are streamed as they settle
     let cursor: Cursor = (await resumeCursor(db, req.headers["last-event-id"], q.last_event_id)) ?? {
       xid: (await horizon(db)).settled - 1n,
+      at: AFTER_ALL_TIMES,
       id: AFTER_ALL_IDS,
     };
 
