@@ -1,5 +1,5 @@
 // buildApp(deps): the whole server as one Fastify instance. main.ts listens with it; tests build it in-process.
-import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import type { Mailer } from "./mail/mailer.js";
@@ -31,6 +31,16 @@ export interface App {
   worker: Worker;
 }
 
+const ROUTER_ERRORS: Record<string, string> = {
+  FST_ERR_MAX_PARAM_LENGTH: "A path parameter is too long.",
+  FST_ERR_BAD_URL: "The URL is malformed.",
+};
+
+/** The router's own refusals in the {"error","detail"} shape, without echoing the path back. */
+function sendRouterError(err: FastifyError, reply: FastifyReply): FastifyReply {
+  return reply.status(err.statusCode ?? 400).send({ error: err.code, detail: ROUTER_ERRORS[err.code] ?? err.message });
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database, mailer, secret } = deps;
   const auth = createAuth({ config, db: database.db, mailer, secret });
@@ -42,6 +52,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: 1024 * 1024,
     // Polar's collection paths end in "/" (`/v1/products/`); serve both spellings
     routerOptions: { ignoreTrailingSlash: true },
+    // an over-long path parameter (414) or a malformed percent-encoding (400) answers like every other error
+    frameworkErrors: (err, _req, reply) => sendRouterError(err, reply as FastifyReply),
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
