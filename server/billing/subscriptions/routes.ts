@@ -60,12 +60,29 @@ const ChangeBody = z.object({
 });
 const SeatsBody = z.object({ seats: z.int().min(1).max(2_147_483_647), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() });
 const BillingPeriodBody = z.object({ current_billing_period_end: datetimeInput });
-const VARIANT_KEYS = ["revoke", "cancel_at_period_end", "product_id", "discount_id", "trial_end", "seats", "current_billing_period_end"];
+/** The keys that name each variant (product, discount and trial changes are one variant in 0.49.0). */
+const VARIANTS = [["revoke"], ["cancel_at_period_end"], ["seats"], ["current_billing_period_end"], ["product_id", "discount_id", "trial_end"]];
+const VARIANT_KEYS = VARIANTS.flat();
 
-/** The `SubscriptionUpdate` union, told apart by its keys as Polar's models are (unknown keys are ignored). */
+/**
+ * The `SubscriptionUpdate` union, told apart by its keys as Polar's models are (unknown keys are ignored). A body
+ * naming two variants (e.g. a cancel and a product change) is refused: applying one and dropping the other would
+ * answer 200 for a change that did not happen.
+ */
 function parseUpdate(body: unknown): service.SubscriptionUpdate {
   const keys = body !== null && typeof body === "object" && !Array.isArray(body) ? Object.keys(body) : [];
   const has = (k: string) => keys.includes(k);
+  const named = VARIANTS.filter((variant) => variant.some((k) => has(k) && (body as Record<string, unknown>)[k] !== null));
+  if (named.length > 1) {
+    throw validationError([
+      {
+        loc: ["body"],
+        msg: `Input should be one SubscriptionUpdate variant, not several at once (${named.map((v) => v.filter(has).join(", ")).join(" and ")})`,
+        type: "union_tag_invalid",
+        input: body,
+      },
+    ]);
+  }
   if (has("revoke")) {
     const b = parseWith(RevokeBody, body, "body");
     return { kind: "revoke", reason: b.customer_cancellation_reason, comment: b.customer_cancellation_comment };
