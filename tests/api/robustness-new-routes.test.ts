@@ -6,7 +6,7 @@
 // ({"error","detail"} or 422 {"detail":[{loc,msg,type}]}), never a 5xx, and changes nothing: the objects
 // read back the same and the outbox holds no new row.
 import { randomUUID } from "node:crypto";
-import { count, eq } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import type { Order } from "@polar-sh/sdk/models/components/order.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
@@ -405,6 +405,22 @@ describe("DELETE /v1/customers/{id} (cascading)", () => {
       ],
       read,
     );
+  });
+
+  it("two deletes at once: one 204, the other 404, the customer deleted once", async () => {
+    const sub = await subscribe();
+    const [a, b] = await Promise.all([raw("DELETE", `/v1/customers/${sub.customerId}`), raw("DELETE", `/v1/customers/${sub.customerId.toUpperCase()}`)]);
+    expect([a.status, b.status].sort()).toEqual([204, 404]);
+    const deleted = await db()
+      .select({ n: count() })
+      .from(outbox)
+      .where(and(eq(outbox.type, "customer.deleted"), sql`${outbox.payload} ->> 'id' = ${sub.customerId}`));
+    expect(deleted[0]!.n).toBe(1);
+    const revoked = await db()
+      .select({ n: count() })
+      .from(outbox)
+      .where(and(eq(outbox.type, "subscription.revoked"), sql`${outbox.payload} ->> 'id' = ${sub.id}`));
+    expect(revoked[0]!.n).toBe(1);
   });
 });
 

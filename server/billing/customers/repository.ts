@@ -17,6 +17,19 @@ export async function findCustomer(db: Queryable, organizationId: string, id: st
   return row;
 }
 
+/**
+ * The live customer, locked for the caller's transaction: a concurrent delete waits, then finds none. NO KEY UPDATE,
+ * so rows inserted meanwhile that refer to the customer (a grant of a subscription change) do not deadlock with it.
+ */
+export async function lockLiveCustomer(db: Queryable, organizationId: string, id: string): Promise<CustomerRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(customer)
+    .where(and(live(organizationId), eq(customer.id, id)))
+    .for("no key update");
+  return row;
+}
+
 export async function findCustomerByExternalId(
   db: Queryable,
   organizationId: string,

@@ -261,7 +261,9 @@ const anonymized = (value: string, salt: Date) =>
  */
 export async function deleteCustomer(db: Db, organizationId: string, ref: CustomerRef, anonymize: boolean, baseURL: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const current = await resolve(tx, organizationId, ref);
+    // two deletes at once: the second waits here and then finds no live customer (404), deleting and recording nothing
+    const current = await repo.lockLiveCustomer(tx, organizationId, (await resolve(tx, organizationId, ref)).id);
+    if (!current) throw notFound(NOT_FOUND);
     const now = new Date();
     await revokeSubscriptionsOfCustomer(tx, organizationId, current.id, now, baseURL);
     // what is left: one-time purchases' grants
