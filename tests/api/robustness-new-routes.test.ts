@@ -443,3 +443,28 @@ describe("DELETE /v1/customers/{id} beside subscription changes", () => {
     }
   });
 });
+
+describe("POST /api/auth/organization/update", () => {
+  it("refuses hostile data with a 4xx and records no organization.updated", async () => {
+    const update = (data: unknown) => () =>
+      seller.client.post("/api/auth/organization/update", { organizationId: seller.organizationId, data }).then((r) => ({ status: r.status, body: { error: "auth", detail: r.text } }));
+    const before = await outboxRows();
+    const read = () => seller.sdk.organizations.get({ id: seller.organizationId });
+    const org = await read();
+    for (const [what, send] of [
+      ["name NUL", update({ name: NUL })],
+      ["slug NUL", update({ slug: NUL })],
+      ["logo NUL", update({ logo: `https://example.com/${NUL}` })],
+      ["name enormous", update({ name: HUGE })],
+      ["name number", update({ name: 5 })],
+      ["data array", update([{ name: "x" }])],
+      ["data null", update(null)],
+    ] as Array<[string, () => Promise<RawResponse>]>) {
+      const res = await send();
+      expect(res.status, `${what} → ${res.status} ${String(res.body.detail).slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${what} → ${res.status} ${String(res.body.detail).slice(0, 200)}`).toBeLessThan(500);
+    }
+    expect(await read()).toEqual(org);
+    expect(await outboxRows()).toBe(before);
+  });
+});
