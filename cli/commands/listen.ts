@@ -68,7 +68,8 @@ interface Forwarded {
 /** POSTs one event, once; the outcome is the app's status or the reason it could not be reached. */
 async function forward(target: URL, sign: Sign, event: StreamEvent, signal: AbortSignal): Promise<Forwarded> {
   // the event's id (stable across replays and sessions: receivers deduplicate on webhook-id)
-  const id = event.cursor.slice(event.cursor.indexOf("-") + 1);
+  // the cursor ends with the outbox row's id (a UUID): `<xid>-<µs>-<id>`
+  const id = event.cursor.slice(-36);
   const headers = {
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(event.data)),
