@@ -287,6 +287,31 @@ describe("PATCH and DELETE /v1/subscriptions/{id}", () => {
     );
   });
 
+  it("refuses seats whose amount would not fit the amount column, changing nothing", async () => {
+    const unbounded = await seller.sdk.products.create({
+      name: "Seats without an upper bound",
+      recurringInterval: "month",
+      prices: [{ amountType: "seat_based", priceCurrency: "usd", seatTiers: { seatTierType: "volume", tiers: [{ minSeats: 1, maxSeats: null, pricePerSeat: 1000 }] } }],
+    });
+    const dearer = await seller.sdk.products.create({
+      name: "Dear seats",
+      recurringInterval: "month",
+      prices: [{ amountType: "seat_based", priceCurrency: "usd", seatTiers: { seatTierType: "volume", tiers: [{ minSeats: 1, maxSeats: null, pricePerSeat: 3_000_000 }] } }],
+    });
+    const checkout = await seller.sdk.checkouts.create({ products: [unbounded.id], seats: 1000 });
+    await pay(server, checkout);
+    const [o] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+    const id = o!.subscriptionId!;
+    await refusesAll(
+      [
+        ["seats 2^31 - 1", patch({ seats: 2_147_483_647 }, id)],
+        ["seats 3,000,000", patch({ seats: 3_000_000 }, id)],
+        ["a product whose price for the seats exceeds the amount column", patch({ product_id: dearer.id }, id)],
+      ],
+      () => seller.sdk.subscriptions.get({ id }),
+    );
+  });
+
   it("takes an uppercase id as the same subscription", async () => {
     const s = await subscribe();
     const res = await raw("PATCH", `/v1/subscriptions/${s.id.toUpperCase()}`, { cancel_at_period_end: true });

@@ -45,6 +45,8 @@ export type SubscriptionUpdate =
   | { kind: "billing_period"; periodEnd: Date };
 
 const NOT_FOUND = "Subscription not found";
+/** The largest amount the amount column holds (PostgreSQL integer); seats that would cost more are refused. */
+const MAX_AMOUNT = 2_147_483_647;
 /** Lock waits longer than this answer 409 SubscriptionLocked rather than holding the request. */
 const LOCK_TIMEOUT = "5s";
 const PG_LOCK_NOT_AVAILABLE = "55P03";
@@ -163,6 +165,7 @@ function terms(row: SubscriptionRow, product: ProductWire): { prices: PriceWire[
     case "seat_based": {
       const seats = row.seats === null ? null : seatAmount(price, row.seats);
       if (!seats) throw bad("A seat-based product needs a subscription with seats within its tiers.");
+      if (seats.amount > MAX_AMOUNT) throw bad(`The amount for ${row.seats} seats exceeds the maximum amount.`);
       return { prices: [price, ...metered], amount: seats.amount };
     }
     default:
@@ -265,6 +268,7 @@ async function seats(
     const { min, max } = seatBounds(price);
     throw bad(max === null ? `Seats must be at least ${min}.` : `Seats must be between ${min} and ${max}.`);
   }
+  if (priced.amount > MAX_AMOUNT) throw bad(`The amount for ${u.seats} seats exceeds the maximum amount.`);
   return {
     patch: {
       seats: u.seats,
