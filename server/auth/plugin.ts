@@ -65,6 +65,19 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
  */
 const REVOKING = /\/(sign-out|revoke-|delete-user|change-password|reset-password|api-key\/(delete|update)|delete-all-expired-api-keys|organization\/(create|accept-invitation|update-member-role|remove-member|leave|delete|set-active|update-role|delete-role)|admin\/)/;
 
+/**
+ * PostgreSQL cannot store a NUL character in text or jsonb: one that reached a query failed it (a 500). A NUL
+ * in the query string, a raw 0x00 byte, or a JSON `\u0000` escape (not preceded by an escaped backslash) in
+ * the body is refused before better-auth sees the request.
+ */
+const JSON_NUL = /(?<!\\)(?:\\\\)*\\u0000/i;
+function carriesNul(url: string, body: Buffer | undefined): boolean {
+  // the OAuth callbacks answer a browser with a redirect to the error page (server/auth/social.ts guards their state)
+  if (/%00/.test(url) && !url.startsWith(`${AUTH_BASE_PATH}/callback/`)) return true;
+  if (!body || body.length === 0) return false;
+  return body.includes(0) || JSON_NUL.test(body.toString("latin1"));
+}
+
 export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
   return async function mountAuth(app: FastifyInstance): Promise<void> {
     app.removeAllContentTypeParsers();
@@ -83,6 +96,9 @@ export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
       handler: async (req, reply) => {
         const url = requestUrl(req);
         if (!url) return reply.status(400).send({ message: "Invalid Host header", code: "INVALID_HOST_HEADER" });
+        if (carriesNul(req.url, req.body as Buffer | undefined)) {
+          return reply.status(400).send({ message: "Request contains NUL characters", code: "INVALID_CHARACTERS" });
+        }
         const response = await auth.handler(toWebRequest(req, url));
         // the emailed account-deletion link deletes on a GET
         if ((req.method === "POST" && REVOKING.test(req.url)) || req.url.startsWith(`${AUTH_BASE_PATH}/delete-user/callback`)) onRevoke();

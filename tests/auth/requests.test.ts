@@ -329,6 +329,36 @@ describe("invalid input", () => {
     }
   });
 
+  it("a NUL character anywhere in a body or query is 400 INVALID_CHARACTERS and changes nothing", async () => {
+    const { client, email } = await signedUp();
+    const cookie = {
+      cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+      "content-type": "application/json",
+      origin: server.url,
+    };
+    const nul = "a\u0000b";
+    const cases: Array<[string, string, string, string | undefined]> = [
+      ["sign-up name", "POST", "/api/auth/sign-up/email", `{"email":"${uniqueEmail("nul")}","password":"${PASSWORD}","name":"${nul}"}`],
+      ["sign-in email", "POST", "/api/auth/sign-in/email", `{"email":"${nul}@example.com","password":"${PASSWORD}"}`],
+      ["organization name", "POST", "/api/auth/organization/create", `{"name":"${nul}","slug":"nul-org-${Date.now()}"}`],
+      ["organization slug", "POST", "/api/auth/organization/create", `{"name":"Nul","slug":"${nul}"}`],
+      ["user name", "POST", "/api/auth/update-user", `{"name":"${nul}"}`],
+      ["metadata key", "POST", "/api/auth/organization/create", `{"name":"Nul","slug":"nul-meta-${Date.now()}","metadata":{"${nul}":"x"}}`],
+      ["query", "GET", "/api/auth/organization/check-slug?slug=a%00b", undefined],
+      ["device code query", "GET", "/api/auth/device?user_code=%00", undefined],
+    ];
+    for (const [name, method, path, body] of cases) {
+      const res = await raw(server.url, method, path, cookie, body);
+      expect(res.status, name).toBe(400);
+      expect(JSON.parse(res.text), name).toEqual({ message: "Request contains NUL characters", code: "INVALID_CHARACTERS" });
+    }
+    // an escaped backslash followed by "u0000" is text, not a NUL
+    const text = await raw(server.url, "POST", "/api/auth/update-user", cookie, '{"name":"back\\\\u0000slash"}');
+    expect(text.status).toBe(200);
+    const session = await raw(server.url, "GET", "/api/auth/get-session", cookie);
+    expect((JSON.parse(session.text) as { user: unknown }).user).toMatchObject({ email, name: "back\\u0000slash" });
+  });
+
   it("a method the auth service does not serve is 404", async () => {
     const res = await raw(server.url, "PUT", "/api/auth/sign-in/email", { "content-type": "application/json" }, "{}");
     expect(res.status).toBe(404);
