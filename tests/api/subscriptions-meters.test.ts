@@ -1,7 +1,7 @@
 // Subscription.meters through @polar-sh/sdk 0.47.1 and 0.49.0: one SubscriptionMeter per metered price with the
 // current period's usage (events of the customer by id or external id, selected by the meter's filter), its
 // amount at the unit price capped at cap_amount, ids stable across reads; in lists, in webhook payloads, and
-// back to zero once a renewal starts the next period.
+// back to zero once a renewal starts the next period; and in CustomerState.active_subscriptions[].meters.
 import { asc, sql } from "drizzle-orm";
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
@@ -115,6 +115,30 @@ describe("Subscription.meters", () => {
     await new Promise((r) => setTimeout(r, 20));
     await ingest(2, { customer_id: sub.customerId });
     expect((await seller.sdk.subscriptions.get({ id: sub.id })).meters[0]).toMatchObject({ consumedUnits: 2, amount: 60 });
+  });
+
+  it("CustomerState.active_subscriptions[].meters: the same usage, without the embedded meter, by id and external id, through both SDKs", async () => {
+    const sub = await subscribe(capped);
+    const plain = await subscribe(await createProduct(seller, "monthly"));
+    await seller.sdk.customers.update({ id: sub.customerId, customerUpdate: { externalId: `state-${sub.id}` } });
+    await ingest(2, { customer_id: sub.customerId });
+    await ingest(1, { external_customer_id: `state-${sub.id}` });
+    const expected = { id: sub.meters[0]?.id, meterId: meter.id, consumedUnits: 3, creditedUnits: 0, amount: 90 };
+
+    const state = await seller.sdk.customers.getState({ id: sub.customerId });
+    const active = state.activeSubscriptions.find((s) => s.id === sub.id);
+    expect(active?.meters).toEqual([expect.objectContaining(expected)]);
+    const external = await seller.sdk049.customers.getStateExternal({ externalId: `state-${sub.id}` });
+    expect(external.activeSubscriptions.find((s) => s.id === sub.id)?.meters).toEqual([expect.objectContaining(expected)]);
+    const via049 = await seller.sdk049.customers.getState({ id: sub.customerId });
+    expect(via049.activeSubscriptions.find((s) => s.id === sub.id)?.meters).toEqual([expect.objectContaining(expected)]);
+    expect((await seller.sdk.customers.getState({ id: plain.customerId })).activeSubscriptions[0]?.meters).toEqual([]);
+
+    // the wire shape is CustomerStateSubscriptionMeter exactly: no nested `meter`
+    const res = await raw("GET", `/v1/customers/${sub.customerId}/state`);
+    expect(res.status).toBe(200);
+    const [wire] = (res.body as { active_subscriptions: Array<{ meters: Array<Record<string, unknown>> }> }).active_subscriptions[0]?.meters ?? [];
+    expect(Object.keys(wire ?? {}).sort()).toEqual(["amount", "consumed_units", "created_at", "credited_units", "id", "meter_id", "modified_at"]);
   });
 
   it("a subscription without metered prices has none", async () => {

@@ -11,6 +11,6 @@ export async function getCustomerState(db: Queryable, organizationId: string, re
   const row = await findCustomerRow(db, organizationId, ref);
   const grants = await listGrantedBenefitsForCustomer(db, organizationId, row.id);
   const activeMeters = await customerMeters(db, organizationId, row, grants);
-  const subscriptions = await activeSubscriptionsForCustomerState(db, organizationId, row.id);
+  const subscriptions = await activeSubscriptionsForCustomerState(db, organizationId, { id: row.id, external_id: row.externalId ?? null });
   return { ...toCustomerWire(row), active_subscriptions: subscriptions, granted_benefits: grants, active_meters: activeMeters };
 }

@@ -4,8 +4,10 @@ import type { Db, Queryable } from "../../db/client.js";
 import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
 import { notFound } from "../http.js";
 import type { SortKey } from "../listing.js";
+import { loadPrices, type PriceWire } from "../products/service.js";
 import { toWires } from "./load.js";
 import * as repo from "./repository.js";
+import { subscriptionMeters } from "./usage.js";
 import { toSubscriptionWire, type SubscriptionEmbeds, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
 
 export { revokeSubscription, updateSubscription, type SubscriptionUpdate } from "./lifecycle.js";
@@ -104,10 +106,23 @@ export function newSubscriptionFromCheckout(s: SubscriptionFromCheckout): Subscr
 /** The `Subscription` shape of a row whose embeds the caller already holds (webhook payloads). */
 export const subscriptionWire = (row: SubscriptionRow, embeds: SubscriptionEmbeds) => toSubscriptionWire(row, embeds);
 
-/** `CustomerState.active_subscriptions` entries of a customer. */
-export async function activeSubscriptionsForCustomerState(db: Queryable, organizationId: string, customerId: string) {
-  const rows = await repo.activeSubscriptionsOfCustomer(db, organizationId, customerId);
-  return rows.map((r) => ({
+/**
+ * `CustomerState.active_subscriptions` entries of a customer, each with its `meters` (CustomerStateSubscriptionMeter:
+ * the current period's usage as in `Subscription.meters`, without the embedded meter), all measured in one batch.
+ */
+export async function activeSubscriptionsForCustomerState(
+  db: Queryable,
+  organizationId: string,
+  customer: { id: string; external_id: string | null },
+) {
+  const rows = await repo.activeSubscriptionsOfCustomer(db, organizationId, customer.id);
+  const prices = rows.length === 0 ? new Map<string, PriceWire>() : await loadPrices(db, organizationId, rows.flatMap((r) => r.priceIds));
+  const meters = await subscriptionMeters(
+    db,
+    organizationId,
+    rows.map((row) => ({ row, customer, prices: row.priceIds.flatMap((id) => prices.get(id) ?? []) })),
+  );
+  return rows.map((r, i) => ({
     id: r.id,
     created_at: r.createdAt.toISOString(),
     modified_at: r.modifiedAt?.toISOString() ?? null,
@@ -129,7 +144,7 @@ export async function activeSubscriptionsForCustomerState(db: Queryable, organiz
     ends_at: r.endsAt?.toISOString() ?? null,
     product_id: r.productId,
     discount_id: r.discountId ?? null,
-    meters: [] as unknown[],
+    meters: (meters[i] ?? []).map(({ meter: _meter, ...m }) => m),
   }));
 }
 
