@@ -5,7 +5,8 @@
 // - update-user takes a string name and a string-or-null image (better-auth passes any JSON to the database);
 // - deletion at once with a password on a fresh session, while the emailed link and token keep working;
 // - an email change confirmed from the current address replaces the email at once and resets emailVerified;
-// - POST /forget-password, the older name of /request-password-reset.
+// - POST /forget-password, the older name of /request-password-reset;
+// - a password-reset request without redirectTo mails a link that lands on the web app's /reset-password page.
 import type { BetterAuthPlugin } from "better-auth";
 import {
   APIError,
@@ -132,6 +133,26 @@ const deleteUser = createAuthMiddleware(async (ctx) => {
   return { context: { body: { ...body, token } } };
 });
 
+/** The web app's page that asks for the new password (web/src/pages/ResetPassword.tsx). */
+export const RESET_PASSWORD_PAGE = "/reset-password";
+
+/**
+ * POST /request-password-reset and /forget-password without redirectTo: better-auth mails a link whose
+ * callbackURL is empty, and following it ends on the error page with INVALID_TOKEN even for a good token.
+ * The link should land where the new password is asked for, so the request defaults to the web app's page.
+ * GET /reset-password/{token} with an empty callbackURL (a link mailed that way) defaults the same.
+ */
+const resetPasswordTarget = createAuthMiddleware(async (ctx) => {
+  if (ctx.path === "/reset-password/:token") {
+    const query = bodyOf(ctx.query);
+    if (typeof query.callbackURL === "string" && query.callbackURL) return;
+    return { context: { query: { ...query, callbackURL: RESET_PASSWORD_PAGE } } };
+  }
+  const body = bodyOf(ctx.body);
+  if (body.redirectTo !== undefined && body.redirectTo !== "") return;
+  return { context: { body: { ...body, redirectTo: RESET_PASSWORD_PAGE } } };
+});
+
 /**
  * GET /verify-email for an email change: the new address may have been taken since the link was mailed.
  * The unique index would make that a 500; answer the spec's "Couldn't update your email" instead.
@@ -178,6 +199,8 @@ const forgetPassword = createAuthEndpoint(
     ),
 );
 
+const RESET_PATHS = new Set(["/request-password-reset", "/forget-password", "/reset-password/:token"]);
+
 export function accountRules() {
   return {
     id: "till-account-rules",
@@ -188,6 +211,7 @@ export function accountRules() {
         { matcher: (ctx) => ctx.path === "/update-user", handler: updateUser },
         { matcher: (ctx) => ctx.path === "/delete-user", handler: deleteUser },
         { matcher: (ctx) => ctx.path === "/verify-email", handler: verifyEmailChange },
+        { matcher: (ctx) => RESET_PATHS.has(ctx.path ?? ""), handler: resetPasswordTarget },
       ],
       after: [{ matcher: (ctx) => WORDED(ctx.path), handler: specWording }],
     },

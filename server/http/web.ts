@@ -11,7 +11,7 @@ import type { Config } from "../config.js";
 export const WEB_DIST_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
 
 /** The paths the app has pages for; the invitation link of organization emails is one of them. */
-export const PAGE_ROUTES = ["/", "/sign-in", "/device", "/accept-invitation/*"] as const;
+export const PAGE_ROUTES = ["/", "/sign-in", "/device", "/reset-password", "/accept-invitation/*"] as const;
 
 /** The hosted checkout (and its confirmation page): the only pages a seller's site may frame (embed.js). */
 export const CHECKOUT_PAGE_ROUTES = ["/checkout/*"] as const;

@@ -322,6 +322,33 @@ describe("password reset", () => {
     expect(await verificationRow(server, `reset-password:${token}`)).toBeDefined();
   });
 
+  it("sends a request without redirectTo to the web app's /reset-password page (both routes, and links mailed without one)", async () => {
+    const c = new Client(server.url);
+    for (const path of ["/api/auth/request-password-reset", "/api/auth/forget-password"]) {
+      const { email } = await signedUp(server, "resetdefault");
+      for (const body of [{ email }, { email, redirectTo: "" }]) {
+        const res = await c.post(path, body);
+        expect(res.status, res.text).toBe(200);
+        expect(res.body).toEqual(RESET_ANSWER);
+        const link = await mailedLink(server, email, RESET_SUBJECT);
+        expect(link.searchParams.get("callbackURL")).toBe("/reset-password");
+        const token = link.pathname.split("/").pop() ?? "";
+        const followed = await c.get(pathOf(link));
+        expect(followed.status).toBe(302);
+        expect(followed.headers.get("location")).toBe(`${server.url}/reset-password?token=${token}`);
+        // a link mailed with an empty callbackURL (as better-auth does without redirectTo) lands there too
+        const bare = await c.get(`/api/auth/reset-password/${token}?callbackURL=`);
+        expect(bare.headers.get("location")).toBe(`${server.url}/reset-password?token=${token}`);
+      }
+    }
+    const unknown = await c.get("/api/auth/reset-password/not-a-real-token-000000?callbackURL=");
+    expect(unknown.status).toBe(302);
+    expect(unknown.headers.get("location")).toBe(`${server.url}/reset-password?error=INVALID_TOKEN`);
+    // a redirectTo of another origin is still refused, default or not
+    const foreign = await c.post<ApiError>("/api/auth/request-password-reset", { email: uniqueEmail("x"), redirectTo: "https://evil.example/x" });
+    expect(foreign.status).toBe(403);
+  });
+
   it("redirects a valid link to the callback with ?token=, a missing or expired one with ?error=INVALID_TOKEN", async () => {
     const { email } = await signedUp(server, "resetlink");
     const { link, token } = await requestReset(email);

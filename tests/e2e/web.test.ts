@@ -117,7 +117,7 @@ async function signInThroughForm(page: Page, identifier: string, password = PASS
 
 describe("serving the app", () => {
   it("answers the page routes with the app shell, no-cache and headers that forbid framing", async () => {
-    for (const p of ["/", "/sign-in", "/device?user_code=ABCDEFGH", "/accept-invitation/some-id", "/sign-in/"]) {
+    for (const p of ["/", "/sign-in", "/device?user_code=ABCDEFGH", "/reset-password?token=abc", "/accept-invitation/some-id", "/sign-in/"]) {
       const res = await fetch(`${server.url}${p}`);
       expect(res.status, p).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -303,6 +303,79 @@ describe("sign-up and sign-in", () => {
     await page.getByRole("button", { name: `Continue with ${new URL(oidc.issuer).host}` }).click();
     await page.waitForURL(`${server.url}/device`);
     await page.getByText(`Signed in as ${email}.`).waitFor();
+  });
+});
+
+describe("password reset", () => {
+  it("mails a link from the sign-in page, takes the new password twice, and the old one stops working", async () => {
+    const email = (await newUser("pageReset")).toLowerCase();
+    const page = await newPage();
+    await page.goto("/sign-in");
+    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await heading(page, "Reset your password");
+    expect(pathOf(page)).toBe("/reset-password");
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByRole("button", { name: "Send reset link" }).click();
+    await heading(page, "Check your email");
+    await page.getByText("If this email exists in our system, check your email for the reset link.").waitFor();
+
+    const mail = await server.mailbox.waitFor(email, /^Reset your password$/);
+    const link = mail.links[0] ?? "";
+    expect(new URL(link).searchParams.get("callbackURL")).toBe("/reset-password");
+    await page.goto(link);
+    await heading(page, "Choose a new password");
+    const token = new URL(page.url()).searchParams.get("token");
+    expect(pathOf(page)).toBe(`/reset-password?token=${token}`);
+
+    const choose = async (password: string, again = password) => {
+      await page.getByLabel("New password", { exact: true }).fill(password);
+      await page.getByLabel("New password again", { exact: true }).fill(again);
+      await page.getByRole("button", { name: "Change password" }).click();
+    };
+    await choose("a-new-password-1", "a-new-password-2");
+    await page.getByRole("alert").waitFor();
+    expect(await alertText(page)).toBe("The two passwords are not the same. Type the new password twice.");
+    await choose("short");
+    await page.getByText("Password too short").waitFor();
+    expect(await alertText(page)).toBe("Password too short");
+    await choose("a-brand-new-password");
+    await heading(page, "Password changed");
+    expect(pathOf(page)).toBe("/reset-password"); // the spent token is not kept in the address bar
+
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await heading(page, "Sign in");
+    await signInThroughForm(page, email, PASSWORD);
+    await page.getByRole("alert").waitFor();
+    expect(await alertText(page)).toBe("Invalid email or password");
+    await signInThroughForm(page, email, "a-brand-new-password");
+    await page.waitForURL(`${server.url}/`);
+
+    // the used link now lands on the request form with the reason, and a new link can be asked for there
+    const again = await newPage();
+    await again.goto(link);
+    await heading(again, "Reset your password");
+    expect(pathOf(again)).toBe("/reset-password?error=INVALID_TOKEN");
+    expect(await alertText(again)).toBe("This reset link is invalid, used already or expired. Ask for a new one below.");
+  });
+
+  it("sends a token that went bad while the form was open back to the request form", async () => {
+    const email = (await newUser("pageResetStale")).toLowerCase();
+    const res = await new Client(server.url).post("/api/auth/request-password-reset", { email });
+    expect(res.status, res.text).toBe(200);
+    const link = (await server.mailbox.waitFor(email, /^Reset your password$/)).links[0] ?? "";
+    const page = await newPage();
+    await page.goto(link);
+    await heading(page, "Choose a new password");
+    const token = new URL(page.url()).searchParams.get("token") ?? "";
+    // spent elsewhere (another tab) before this form is sent
+    const spent = await new Client(server.url).post("/api/auth/reset-password", { newPassword: "spent-elsewhere-1", token });
+    expect(spent.status, spent.text).toBe(200);
+    await page.getByLabel("New password", { exact: true }).fill("a-brand-new-password");
+    await page.getByLabel("New password again", { exact: true }).fill("a-brand-new-password");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await heading(page, "Reset your password");
+    expect(await alertText(page)).toBe("This reset link is invalid, used already or expired. Ask for a new one below.");
+    expect(pathOf(page)).toBe("/reset-password");
   });
 });
 

@@ -150,6 +150,9 @@ export function SignInPage() {
           <button type="submit" className="primary" disabled={busy}>
             Sign in
           </button>
+          <p className="forgot">
+            <a href="/reset-password">Forgot your password?</a>
+          </p>
         </form>
       ) : (
         <form onSubmit={onSignUp} aria-label="Create an account">
