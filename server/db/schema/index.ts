@@ -3,3 +3,4 @@ export * from "./billing.js";
 export * from "./checkout.js";
 export * from "./webhooks.js";
 export * from "./refunds.js";
+export * from "./license-keys.js";
