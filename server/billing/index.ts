@@ -21,6 +21,7 @@ import { subscriptionRoutes } from "./subscriptions/routes.js";
 import { renewalRoutes } from "./subscriptions/renewal-routes.js";
 import { webhookRoutes } from "./webhooks/routes.js";
 import { listenRoutes } from "./webhooks/listen.js";
+import { licenseKeyRoutes } from "./license-keys/routes.js";
 
 export interface BillingDeps {
   db: Db;
@@ -41,7 +42,7 @@ export interface V1Route {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, orderRoutes, refundRoutes, subscriptionRoutes, renewalRoutes, webhookRoutes, listenRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, orderRoutes, refundRoutes, subscriptionRoutes, renewalRoutes, webhookRoutes, listenRoutes, licenseKeyRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

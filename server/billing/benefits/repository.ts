@@ -5,6 +5,7 @@ import { inUuids, preparedPerHandle } from "../../db/prepared.js";
 import { benefit, benefitGrant, customer, productBenefit, type Metadata } from "../../db/schema/index.js";
 import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import type { CustomerRow } from "../customers/wire.js";
+import { revokeKeysOfGrants } from "../license-keys/repository.js";
 import type { BenefitGrantRow, BenefitRow } from "./wire.js";
 
 const live = (organizationId: string | SQLWrapper) => and(eq(benefit.organizationId, organizationId), eq(benefit.isDeleted, false));
@@ -187,7 +188,8 @@ export async function insertGrants(db: Queryable, values: Array<typeof benefitGr
 }
 
 /** Revokes the grants matched by `owner` that are not revoked yet (granted_at cleared, revoked_at set, as
- * Polar's `set_revoked`), with each grant's benefit (deleted ones too) and customer, in grant order. */
+ * Polar's `set_revoked`) and the license keys they issued, with each grant's benefit (deleted ones too) and
+ * customer, in grant order. */
 async function revokeGrants(db: Queryable, organizationId: string, owner: SQL, now: Date) {
   const revoked = await db
     .update(benefitGrant)
@@ -195,6 +197,7 @@ async function revokeGrants(db: Queryable, organizationId: string, owner: SQL, n
     .where(and(eq(benefitGrant.organizationId, organizationId), owner, isNull(benefitGrant.revokedAt)))
     .returning({ id: benefitGrant.id });
   if (revoked.length === 0) return [];
+  await revokeKeysOfGrants(db, organizationId, revoked.map((r) => r.id), now);
   return db
     .select({ grant: benefitGrant, benefit, customer })
     .from(benefitGrant)

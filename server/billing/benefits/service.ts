@@ -1,8 +1,11 @@
 // Rules for benefits and their grants: the six (+ feature_flag) benefit types and their properties,
 // soft deletion, and the read side of grants (the grant engine that creates them comes with checkout).
+import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { fileIdsExist } from "../files/service.js";
 import { invalid, isUuid, notFound, notPermitted } from "../http.js";
+import { grantPropertiesOf, issueLicenseKey, type LicenseKeyRow } from "../license-keys/issue.js";
+import { insertLicenseKeys } from "../license-keys/repository.js";
 import type { SortKey } from "../listing.js";
 import { meterIdsExist } from "../meters/service.js";
 import { BenefitCreateInput, BenefitUpdateInput, storedProperties } from "./properties.js";
@@ -287,8 +290,8 @@ export async function listGrantsOfBenefit(
 /**
  * The grant engine's first step, in the caller's transaction: grants `benefits` (the live benefits of the
  * product bought, as the products domain embeds them) to the customer of an order or subscription, granted
- * now. Properties start empty; benefits that produce something (license keys, repository invitations) fill
- * them when their workers run.
+ * now. A license_keys benefit issues its key in the same transaction and the grant's properties name it; the
+ * other types' properties start empty (repository invitations and the like fill them when their workers run).
  */
 export async function grantBenefits(
   tx: Queryable,
@@ -296,18 +299,26 @@ export async function grantBenefits(
   grant: { benefits: BenefitWire[]; customer: CustomerRow; orderId: string | null; subscriptionId: string | null },
   now = new Date(),
 ): Promise<BenefitGrantWire[]> {
+  const keys: LicenseKeyRow[] = [];
   const rows = await repo.insertGrants(
     tx,
-    grant.benefits.map((b) => ({
-      organizationId,
-      benefitId: b.id,
-      customerId: grant.customer.id,
-      orderId: grant.orderId,
-      subscriptionId: grant.subscriptionId,
-      grantedAt: now,
-      properties: {},
-    })),
+    grant.benefits.map((b) => {
+      const id = randomUUID();
+      const key = issueLicenseKey(b, { id, organizationId, customerId: grant.customer.id }, now);
+      if (key) keys.push(key);
+      return {
+        id,
+        organizationId,
+        benefitId: b.id,
+        customerId: grant.customer.id,
+        orderId: grant.orderId,
+        subscriptionId: grant.subscriptionId,
+        grantedAt: now,
+        properties: key ? grantPropertiesOf(key) : {},
+      };
+    }),
   );
+  await insertLicenseKeys(tx, keys);
   const byId = new Map(grant.benefits.map((b) => [b.id, b]));
   return rows.flatMap((g) => {
     const b = byId.get(g.benefitId);

@@ -16,6 +16,7 @@ import { upsertCheckoutCustomer } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { grantPropertiesOf, issueLicenseKey, type LicenseKeyRow } from "../license-keys/issue.js";
 import { invoicePrefix, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import type { PriceWire } from "../products/service.js";
 import { newSubscriptionFromCheckout, subscriptionWire } from "../subscriptions/service.js";
@@ -161,9 +162,14 @@ async function fulfil(
     now,
   );
   // a subscription's benefits last as long as it does; a purchase's belong to its order
-  const grants = product.benefits.map(
-    (b): BenefitGrantRow => ({
-      id: randomUUID(),
+  // a license_keys benefit issues its key with the grant, which names it
+  const licenseKeys: LicenseKeyRow[] = [];
+  const grants = product.benefits.map((b): BenefitGrantRow => {
+    const id = randomUUID();
+    const key = issueLicenseKey(b, { id, organizationId, customerId }, now);
+    if (key) licenseKeys.push(key);
+    return {
+      id,
       organizationId,
       benefitId: b.id,
       customerId,
@@ -171,13 +177,13 @@ async function fulfil(
       orderId: subscription ? null : order.row.id,
       grantedAt: now,
       revokedAt: null,
-      properties: {},
+      properties: key ? grantPropertiesOf(key) : {},
       previousProperties: null,
       error: null,
       createdAt: now,
       modifiedAt: null,
-    }),
-  );
+    };
+  });
 
   const processorMetadata: Record<string, string> = { ...row.paymentProcessorMetadata, intent_status: "succeeded" };
   if (payment?.ok) {
@@ -211,6 +217,7 @@ async function fulfil(
     checkoutChanges: { ...changedValues(before, finalRow), modifiedAt: finalRow.modifiedAt },
     subscription,
     grants,
+    licenseKeys,
     order: order.row,
     items: order.items,
     invoicePrefix: invoicePrefix(organization.slug),
