@@ -20,6 +20,7 @@ import * as discounts from "./discounts.js";
 import * as meters from "./meters.js";
 import * as customFields from "./custom-fields.js";
 import * as customers from "./customers.js";
+import * as licenseKeys from "./license-keys.js";
 import * as events from "./events.js";
 import * as catalog from "./catalog.js";
 import * as listen from "./listen.js";
@@ -31,4 +32,4 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, products, benefits, discounts, meters, customFields, customers, events, catalog, listen, webhooks, trigger, api];
+export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, products, benefits, discounts, meters, customFields, customers, licenseKeys, events, catalog, listen, webhooks, trigger, api];
