@@ -146,3 +146,37 @@ describe("Subscription.meters", () => {
     expect(sub.meters).toEqual([]);
   });
 });
+
+describe("meter_credit benefits", () => {
+  it("credit their units when granted: the grant records the credit, Subscription.meters and the customer's meter balance count it, until revoked", async () => {
+    const credit = await seller.sdk.benefits.create({ type: "meter_credit", description: "100 free calls", properties: { meterId: meter.id, units: 100, rollover: false } });
+    const plan = await seller.sdk.products.create({
+      name: "plan with credits",
+      recurringInterval: "month",
+      prices: [{ amountType: "metered_unit", meterId: meter.id, unitAmount: "2", priceCurrency: "usd" }],
+    });
+    await seller.sdk.products.updateBenefits({ id: plan.id, productBenefitsUpdate: { benefits: [credit.id] } });
+    const sub = await subscribe(plan);
+    expect(sub.meters[0]).toMatchObject({ meterId: meter.id, consumedUnits: 0, creditedUnits: 100 });
+
+    // (read raw: the SDK's union of grant properties takes the custom shape, {}, first)
+    const grants = await raw("GET", `/v1/benefits/${credit.id}/grants?limit=10`);
+    const grant = (grants.body as { items: Array<{ id: string; subscription_id: string; properties: Record<string, unknown> }> }).items.find((g) => g.subscription_id === sub.id);
+    expect(grant?.properties).toMatchObject({ last_credited_meter_id: meter.id, last_credited_units: 100 });
+    expect(Number.isNaN(Date.parse(String(grant?.properties.last_credited_at)))).toBe(false);
+    // the benefit_grant.created payload carries the same properties
+    const events = await server.database.db.select().from(outbox).orderBy(asc(outbox.createdAt));
+    const created = events.find((e) => e.type === "benefit_grant.created" && (e.payload as { id?: string }).id === grant?.id);
+    expect((created?.payload as { properties?: Record<string, unknown> }).properties).toMatchObject({ last_credited_meter_id: meter.id, last_credited_units: 100 });
+
+    await ingest(30, { customer_id: sub.customerId });
+    const read = await seller.sdk.subscriptions.get({ id: sub.id });
+    expect(read.meters[0]).toMatchObject({ consumedUnits: 30, creditedUnits: 100 });
+    const state = await seller.sdk.customers.getState({ id: sub.customerId });
+    expect(state.activeMeters.find((m) => m.meterId === meter.id)).toMatchObject({ consumedUnits: 30, creditedUnits: 100, balance: 70 });
+
+    await seller.sdk.subscriptions.revoke({ id: sub.id });
+    const after = await seller.sdk.customers.getState({ id: sub.customerId });
+    expect(after.activeMeters.find((m) => m.meterId === meter.id)).toMatchObject({ consumedUnits: 30, creditedUnits: 0, balance: -30 });
+  });
+});

@@ -229,6 +229,35 @@ export async function grantedBenefitIdsOfSubscription(db: Queryable, organizatio
   return rows.map((r) => r.benefitId);
 }
 
+/**
+ * The units the subscriptions' granted meter_credit grants credited, by subscription and meter (the credit each
+ * grant recorded in its properties when it was made; see fulfil.ts).
+ */
+export async function meterCreditsOfSubscriptions(db: Queryable, organizationId: string, subscriptionIds: string[]): Promise<Map<string, Map<string, number>>> {
+  const out = new Map<string, Map<string, number>>();
+  if (subscriptionIds.length === 0) return out;
+  const rows = await db
+    .select({ subscriptionId: benefitGrant.subscriptionId, properties: benefitGrant.properties })
+    .from(benefitGrant)
+    .where(
+      and(
+        eq(benefitGrant.organizationId, organizationId),
+        inArray(benefitGrant.subscriptionId, subscriptionIds),
+        grantedWhere,
+        sql`${benefitGrant.properties} ? 'last_credited_meter_id'`,
+      ),
+    );
+  for (const r of rows) {
+    const meterId = r.properties.last_credited_meter_id;
+    const units = r.properties.last_credited_units;
+    if (!r.subscriptionId || typeof meterId !== "string" || typeof units !== "number") continue;
+    const byMeter = out.get(r.subscriptionId) ?? new Map<string, number>();
+    byMeter.set(meterId.toLowerCase(), (byMeter.get(meterId.toLowerCase()) ?? 0) + Math.trunc(units));
+    out.set(r.subscriptionId, byMeter);
+  }
+  return out;
+}
+
 /** Revokes the order's grants that are not revoked yet: a refunded one-time purchase (see revokeGrants). */
 export const revokeGrantsOfOrder = (db: Queryable, organizationId: string, orderId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.orderId, orderId), now);

@@ -4,10 +4,11 @@ import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { fileIdsExist } from "../files/service.js";
 import { invalid, isUuid, notFound, notPermitted } from "../http.js";
-import { grantPropertiesOf, issueLicenseKey, type LicenseKeyRow } from "../license-keys/issue.js";
+import type { LicenseKeyRow } from "../license-keys/issue.js";
 import { insertLicenseKeys } from "../license-keys/repository.js";
 import type { SortKey } from "../listing.js";
 import { meterIdsExist } from "../meters/service.js";
+import { fulfilGrant } from "./fulfil.js";
 import { BenefitCreateInput, BenefitUpdateInput, storedProperties } from "./properties.js";
 import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
 import * as repo from "./repository.js";
@@ -290,8 +291,8 @@ export async function listGrantsOfBenefit(
 /**
  * The grant engine's first step, in the caller's transaction: grants `benefits` (the live benefits of the
  * product bought, as the products domain embeds them) to the customer of an order or subscription, granted
- * now. A license_keys benefit issues its key in the same transaction and the grant's properties name it; the
- * other types' properties start empty (repository invitations and the like fill them when their workers run).
+ * now, with what each grant gives (fulfil.ts: a license key, a meter credit) in the same transaction; other
+ * types' properties start empty (repository invitations and the like would fill them when their workers run).
  */
 export async function grantBenefits(
   tx: Queryable,
@@ -304,8 +305,8 @@ export async function grantBenefits(
     tx,
     grant.benefits.map((b) => {
       const id = randomUUID();
-      const key = issueLicenseKey(b, { id, organizationId, customerId: grant.customer.id }, now);
-      if (key) keys.push(key);
+      const given = fulfilGrant(b, { id, organizationId, customerId: grant.customer.id }, now);
+      if (given.licenseKey) keys.push(given.licenseKey);
       return {
         id,
         organizationId,
@@ -314,7 +315,7 @@ export async function grantBenefits(
         orderId: grant.orderId,
         subscriptionId: grant.subscriptionId,
         grantedAt: now,
-        properties: key ? grantPropertiesOf(key) : {},
+        properties: given.properties,
       };
     }),
   );

@@ -11,12 +11,13 @@ import type { Queryable } from "../../db/client.js";
 import { pipelinedTransaction, type PipelinedTx } from "../../db/prepared.js";
 import { customerStateChanged } from "../../jobs/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
+import { fulfilGrant } from "../benefits/fulfil.js";
 import { toBenefitGrantWire, type BenefitGrantRow } from "../benefits/wire.js";
 import { upsertCheckoutCustomer } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
-import { grantPropertiesOf, issueLicenseKey, type LicenseKeyRow } from "../license-keys/issue.js";
+import type { LicenseKeyRow } from "../license-keys/issue.js";
 import { invoicePrefix, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import type { PriceWire } from "../products/service.js";
 import { newSubscriptionFromCheckout, subscriptionWire } from "../subscriptions/service.js";
@@ -162,12 +163,12 @@ async function fulfil(
     now,
   );
   // a subscription's benefits last as long as it does; a purchase's belong to its order
-  // a license_keys benefit issues its key with the grant, which names it
+  // a license_keys benefit issues its key with the grant, which names it; a meter_credit one records its credit
   const licenseKeys: LicenseKeyRow[] = [];
   const grants = product.benefits.map((b): BenefitGrantRow => {
     const id = randomUUID();
-    const key = issueLicenseKey(b, { id, organizationId, customerId }, now);
-    if (key) licenseKeys.push(key);
+    const given = fulfilGrant(b, { id, organizationId, customerId }, now);
+    if (given.licenseKey) licenseKeys.push(given.licenseKey);
     return {
       id,
       organizationId,
@@ -177,7 +178,7 @@ async function fulfil(
       orderId: subscription ? null : order.row.id,
       grantedAt: now,
       revokedAt: null,
-      properties: key ? grantPropertiesOf(key) : {},
+      properties: given.properties,
       previousProperties: null,
       error: null,
       createdAt: now,

@@ -1,6 +1,7 @@
 // Metered usage of subscriptions: what each metered price's meter measured for the customer over a period and
 // what that costs (unit amount × units, capped). The renewal bills it; `Subscription.meters` shows the current
 // period's. A whole page of subscriptions is measured in one go (see meterUsage).
+import { meterCreditsOfSubscriptions } from "../benefits/repository.js";
 import { isMetered } from "../checkouts/pricing.js";
 import { meterUsage, type MeterWire, type UsageQuery } from "../meters/service.js";
 import type { Queryable } from "../../db/client.js";
@@ -56,9 +57,9 @@ export async function meteredUsage(db: Queryable, organizationId: string, period
 }
 
 /**
- * `Subscription.meters` of each subscription: one per meter of its metered prices, the current period's usage.
- * A trial's usage is shown but not billed (amount 0), as the renewal does. Credited units stay 0: till's
- * meter_credit grants carry no credited units yet.
+ * `Subscription.meters` of each subscription: one per meter of its metered prices, the current period's usage,
+ * and the units its meter_credit grants credited to that meter. A trial's usage is shown but not billed
+ * (amount 0), as the renewal does.
  */
 export async function subscriptionMeters(
   db: Queryable,
@@ -66,18 +67,22 @@ export async function subscriptionMeters(
   subs: Array<{ row: SubscriptionRow; customer: UsagePeriod["customer"]; prices: PriceWire[] }>,
 ): Promise<SubscriptionMeterWire[][]> {
   if (!subs.some((s) => s.prices.some((p) => meterIdOf(p) !== null))) return subs.map(() => []);
-  const usage = await meteredUsage(
-    db,
-    organizationId,
-    subs.map((s) => ({ customer: s.customer, prices: s.prices, start: s.row.currentPeriodStart, end: s.row.currentPeriodEnd })),
-  );
+  const [usage, credits] = await Promise.all([
+    meteredUsage(
+      db,
+      organizationId,
+      subs.map((s) => ({ customer: s.customer, prices: s.prices, start: s.row.currentPeriodStart, end: s.row.currentPeriodEnd })),
+    ),
+    meterCreditsOfSubscriptions(db, organizationId, subs.map((s) => s.row.id)),
+  ]);
   return subs.map((s, i) => {
     const seen = new Set<string>();
     return (usage[i] ?? []).flatMap((u) => {
       if (!u.meter || seen.has(u.meter.id)) return [];
       seen.add(u.meter.id);
       const amount = s.row.status === "trialing" ? 0 : u.amount;
-      return [toSubscriptionMeterWire(s.row, { meter: u.meter, consumed: u.consumed, credited: 0, amount })];
+      const credited = credits.get(s.row.id)?.get(u.meter.id.toLowerCase()) ?? 0;
+      return [toSubscriptionMeterWire(s.row, { meter: u.meter, consumed: u.consumed, credited, amount })];
     });
   });
 }
