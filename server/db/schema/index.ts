@@ -4,3 +4,4 @@ export * from "./checkout.js";
 export * from "./webhooks.js";
 export * from "./refunds.js";
 export * from "./license-keys.js";
+export * from "./customer-portal.js";

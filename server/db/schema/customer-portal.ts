@@ -1,0 +1,26 @@
+// Customer sessions: what lets a customer (not a seller) read and manage their own orders, subscriptions,
+// benefits and license keys in the customer portal (/v1/customer-portal, the /portal page). The token is shown
+// once, when the session is made; only its SHA-256 is kept.
+import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { organization } from "./auth.js";
+import { customer } from "./billing.js";
+
+export const customerSession = pgTable(
+  "customer_session",
+  {
+    id: uuid("id").defaultRandom().primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customer.id, { onDelete: "cascade" }),
+    /** hex SHA-256 of the token */
+    tokenHash: text("token_hash").notNull().unique(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    returnUrl: text("return_url"),
+    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
+    modifiedAt: timestamp("modified_at", { withTimezone: true }),
+  },
+  (t) => [index("customer_session_customer_idx").on(t.customerId), index("customer_session_expires_idx").on(t.expiresAt)],
+);
