@@ -9,6 +9,7 @@ export const BILLING_RESOURCES = [
   "meters",
   "events",
   "customers",
+  "customer_sessions",
   "files",
   "checkouts",
   "orders",

@@ -118,6 +118,7 @@ export async function updateBenefit(
 export type GrantSort = "created_at" | "granted_at" | "revoked_at";
 
 export interface GrantFilter {
+  ids?: string[] | undefined;
   benefitIds?: string[] | undefined;
   customerIds?: string[] | undefined;
   externalCustomerIds?: string[] | undefined;
@@ -139,6 +140,7 @@ export async function listGrants(
 ): Promise<{ rows: Array<{ grant: BenefitGrantRow; benefit: BenefitRow; customer: CustomerRow }>; total: number }> {
   const where = and(
     eq(benefitGrant.organizationId, organizationId),
+    filter.ids ? (filter.ids.length > 0 ? inArray(benefitGrant.id, filter.ids) : sql`false`) : undefined,
     filter.benefitIds?.length ? inArray(benefitGrant.benefitId, filter.benefitIds) : undefined,
     filter.customerIds?.length ? inArray(benefitGrant.customerId, filter.customerIds) : undefined,
     filter.externalCustomerIds?.length ? inArray(customer.externalId, filter.externalCustomerIds) : undefined,

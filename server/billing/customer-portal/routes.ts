@@ -1,0 +1,127 @@
+// POST /v1/customer-sessions/ (the seller's token, customer_sessions:write) and /v1/customer-portal/* with a
+// customer session's token: the customer's own details, orders, subscriptions, benefit grants and license
+// keys. Portal routes skip the organization authentication (config.public) and run portalAuth instead; a
+// missing, unknown or expired token is a 401, and rows of other customers are 404s.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { BillingDeps } from "../index.js";
+import { ApiError, isUuid, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, queryBool, scopeOf } from "../http.js";
+import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "../subscriptions/lifecycle.js";
+import type { SubscriptionUpdate } from "../subscriptions/service.js";
+import * as service from "./service.js";
+import { createCustomerSession, CustomerSessionCreateInput, resolvePortalToken, type PortalCaller } from "./sessions.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    portal?: PortalCaller;
+  }
+}
+
+const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
+
+const unauthorized = (detail: string) => new ApiError(401, { error: "Unauthorized", detail });
+
+function portalAuth(db: BillingDeps["db"]) {
+  return async function authenticatePortal(req: FastifyRequest): Promise<void> {
+    const header = req.headers.authorization;
+    const token = typeof header === "string" && /^bearer /i.test(header) ? header.slice(7).trim() : "";
+    if (!token) throw unauthorized("A customer session token is required: Authorization: Bearer <token>.");
+    const caller = await resolvePortalToken(db, token);
+    if (!caller) throw unauthorized("The customer session is unknown or has expired.");
+    req.portal = caller;
+  };
+}
+
+function portalOf(req: FastifyRequest): PortalCaller {
+  if (!req.portal) throw new Error("portalOf: route registered without portalAuth");
+  return req.portal;
+}
+
+const OrdersQuery = z.object({
+  product_id: queryArray(uuid).optional(),
+  product_billing_type: queryArray(z.enum(["one_time", "recurring"])).optional(),
+  subscription_id: queryArray(uuid).optional(),
+  ...paginationQuery,
+});
+
+const SubscriptionsQuery = z.object({ product_id: queryArray(uuid).optional(), active: queryBool.optional(), ...paginationQuery });
+const GrantsQuery = z.object({ benefit_id: queryArray(uuid).optional(), ...paginationQuery });
+const LicenseKeysQuery = z.object({ benefit_id: queryArray(uuid).optional(), ...paginationQuery });
+
+const CancelBody = z.object({
+  cancel_at_period_end: z.boolean().nullish(),
+  cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(),
+  cancellation_comment: z.string().max(10_000).nullish(),
+});
+const ProductBody = z.object({ product_id: uuid });
+const SeatsBody = z.object({ seats: z.int().min(1).max(2_147_483_647), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() });
+
+/** CustomerSubscriptionUpdate: CustomerSubscriptionUpdateProduct | …Seats | CustomerSubscriptionCancel, told apart by their keys. */
+function parseSubscriptionUpdate(body: unknown): SubscriptionUpdate {
+  const b = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  if ("product_id" in b) return { kind: "change", productId: parseWith(ProductBody, b, "body").product_id.toLowerCase() };
+  if ("seats" in b) {
+    const s = parseWith(SeatsBody, b, "body");
+    return { kind: "seats", seats: s.seats, prorationBehavior: s.proration_behavior };
+  }
+  const c = parseWith(CancelBody, b, "body");
+  return { kind: "cancel", cancelAtPeriodEnd: c.cancel_at_period_end ?? true, reason: c.cancellation_reason, comment: c.cancellation_comment };
+}
+
+export function customerPortalRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+  const deps: service.PortalDeps = { db, baseURL: config.baseURL };
+
+  app.post("/customer-sessions/", { config: { scope: "customer_sessions:write" } }, async (req, reply) => {
+    const input = parseBody(CustomerSessionCreateInput, req);
+    return reply.status(201).send(await createCustomerSession(db, scopeOf(req).organizationId, input, config.baseURL));
+  });
+
+  const portal = { config: { public: true }, preHandler: portalAuth(db) };
+  const me = (req: FastifyRequest) => portalOf(req);
+
+  app.get("/customer-portal/customer-session/introspect", portal, async (req) => service.introspect(me(req)));
+  app.get("/customer-portal/customer-session/user", portal, async (req) => service.authenticatedUser(me(req)));
+
+  app.get("/customer-portal/customers/me", portal, async (req) => service.getMe(me(req)));
+  app.patch("/customer-portal/customers/me", portal, async (req) =>
+    service.updateMe(deps, me(req), parseBody(service.PortalCustomerUpdateInput, req)),
+  );
+
+  app.get("/customer-portal/orders/", portal, async (req) => {
+    const q = parseQuery(OrdersQuery, req);
+    const filter = { productIds: lower(q.product_id), subscriptionIds: lower(q.subscription_id), billingTypes: q.product_billing_type };
+    const { items, total } = await service.listMyOrders(deps, me(req), filter, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+  app.get("/customer-portal/orders/:id", portal, async (req) => service.getMyOrder(deps, me(req), pathId(req)));
+
+  app.get("/customer-portal/subscriptions/", portal, async (req) => {
+    const q = parseQuery(SubscriptionsQuery, req);
+    const { items, total } = await service.listMySubscriptions(deps, me(req), { productIds: lower(q.product_id), active: q.active }, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+  app.get("/customer-portal/subscriptions/:id", portal, async (req) => service.getMySubscription(deps, me(req), pathId(req)));
+  app.patch("/customer-portal/subscriptions/:id", portal, async (req) => {
+    const id = pathId(req);
+    return service.updateMySubscription(deps, me(req), id, parseSubscriptionUpdate(req.body));
+  });
+  // DELETE cancels at the end of the period, as Polar's customer portal does
+  app.delete("/customer-portal/subscriptions/:id", portal, async (req) =>
+    service.updateMySubscription(deps, me(req), pathId(req), { kind: "cancel", cancelAtPeriodEnd: true }),
+  );
+
+  app.get("/customer-portal/benefit-grants/", portal, async (req) => {
+    const q = parseQuery(GrantsQuery, req);
+    const { items, total } = await service.listMyGrants(deps, me(req), { benefitIds: lower(q.benefit_id) }, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+  app.get("/customer-portal/benefit-grants/:id", portal, async (req) => service.getMyGrant(deps, me(req), pathId(req)));
+
+  app.get("/customer-portal/license-keys/", portal, async (req) => {
+    const q = parseQuery(LicenseKeysQuery, req);
+    const { items, total } = await service.listMyLicenseKeys(deps, me(req), lower(q.benefit_id), q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+  app.get("/customer-portal/license-keys/:id", portal, async (req) => service.getMyLicenseKey(deps, me(req), pathId(req)));
+}

@@ -1,0 +1,154 @@
+// What a customer does in the portal, always as the customer of their session: their details, orders,
+// subscriptions (cancel, uncancel, change plan or seats as the seller's settings allow), benefit grants and
+// license keys. The seller-side services do the work; every read is filtered to the session's customer and a
+// row of another customer is answered as missing.
+import { z } from "zod";
+import type { Db } from "../../db/client.js";
+import { listGrants } from "../benefits/service.js";
+import { AddressInput, updateCustomer } from "../customers/service.js";
+import { toCustomerWire } from "../customers/wire.js";
+import { notFound, notPermitted } from "../http.js";
+import * as licenseKeys from "../license-keys/service.js";
+import { getOrder, listOrders } from "../orders/service.js";
+import { getOrganization } from "../organizations/service.js";
+import type { OrganizationWire } from "../organizations/wire.js";
+import { loadProducts } from "../products/service.js";
+import { getSubscription, listSubscriptions, updateSubscription, type SubscriptionUpdate, type SubscriptionWire } from "../subscriptions/service.js";
+import type { PortalCaller } from "./sessions.js";
+import { toCustomerBenefitGrantWire, toCustomerOrderWire, toCustomerSubscriptionWire, toPortalCustomerWire } from "./wire.js";
+
+export interface PortalDeps {
+  db: Db;
+  baseURL: string;
+}
+
+export const PortalCustomerUpdateInput = z.object({
+  billing_name: z.string().trim().max(256).nullish(),
+  billing_address: AddressInput.nullish(),
+  tax_id: z.string().max(64).nullish(),
+});
+
+// ---- the customer ---------------------------------------------------------------------------------
+
+export const getMe = (p: PortalCaller) => toPortalCustomerWire(toCustomerWire(p.customer));
+
+/** Billing name (till keeps one name per customer: it is the billing name), address and tax id. */
+export async function updateMe(deps: PortalDeps, p: PortalCaller, input: z.output<typeof PortalCustomerUpdateInput>) {
+  const updated = await updateCustomer(deps.db, p.organizationId, { id: p.customer.id }, {
+    name: input.billing_name,
+    billing_address: input.billing_address,
+    tax_id: input.tax_id,
+  });
+  return toPortalCustomerWire(updated);
+}
+
+// ---- orders ---------------------------------------------------------------------------------------
+
+export async function listMyOrders(
+  deps: PortalDeps,
+  p: PortalCaller,
+  filter: { productIds?: string[] | undefined; subscriptionIds?: string[] | undefined; billingTypes?: string[] | undefined },
+  pageNo: number,
+  limit: number,
+) {
+  const { items, total } = await listOrders(deps.db, p.organizationId, { ...filter, customerIds: [p.customer.id] }, [{ key: "created_at", desc: true }], pageNo, limit);
+  const [products, organization] = await Promise.all([
+    loadProducts(deps.db, p.organizationId, items.flatMap((o) => (o.product_id ? [o.product_id] : [])), deps.baseURL),
+    getOrganization(deps.db, p.organizationId),
+  ]);
+  return { items: items.map((o) => toCustomerOrderWire(o, o.product_id ? (products.get(o.product_id) ?? null) : null, organization)), total };
+}
+
+export async function getMyOrder(deps: PortalDeps, p: PortalCaller, id: string) {
+  const order = await getOrder(deps.db, p.organizationId, id);
+  if (order.customer_id !== p.customer.id) throw notFound("Order not found");
+  const [products, organization] = await Promise.all([
+    loadProducts(deps.db, p.organizationId, order.product_id ? [order.product_id] : [], deps.baseURL),
+    getOrganization(deps.db, p.organizationId),
+  ]);
+  return toCustomerOrderWire(order, order.product_id ? (products.get(order.product_id) ?? null) : null, organization);
+}
+
+// ---- subscriptions --------------------------------------------------------------------------------
+
+const customerSubscription = (s: SubscriptionWire, o: OrganizationWire) => toCustomerSubscriptionWire(s, s.product, o);
+
+export async function listMySubscriptions(
+  deps: PortalDeps,
+  p: PortalCaller,
+  filter: { productIds?: string[] | undefined; active?: boolean | undefined },
+  pageNo: number,
+  limit: number,
+) {
+  const [{ items, total }, organization] = await Promise.all([
+    listSubscriptions(deps.db, p.organizationId, { ...filter, customerIds: [p.customer.id] }, [{ key: "started_at", desc: true }], pageNo, limit, deps.baseURL),
+    getOrganization(deps.db, p.organizationId),
+  ]);
+  return { items: items.map((s) => customerSubscription(s, organization)), total };
+}
+
+async function mySubscription(deps: PortalDeps, p: PortalCaller, id: string): Promise<SubscriptionWire> {
+  const s = await getSubscription(deps.db, p.organizationId, id, deps.baseURL);
+  if (s.customer_id !== p.customer.id) throw notFound("Subscription not found");
+  return s;
+}
+
+export async function getMySubscription(deps: PortalDeps, p: PortalCaller, id: string) {
+  const [s, organization] = await Promise.all([mySubscription(deps, p, id), getOrganization(deps.db, p.organizationId)]);
+  return customerSubscription(s, organization);
+}
+
+/**
+ * A customer's change to their subscription: cancel at the period end (with their reason) or take that back,
+ * and — when the seller's portal settings allow it — another plan or another number of seats.
+ */
+export async function updateMySubscription(deps: PortalDeps, p: PortalCaller, id: string, update: SubscriptionUpdate) {
+  await mySubscription(deps, p, id);
+  const organization = await getOrganization(deps.db, p.organizationId);
+  const allowed = organization.customer_portal_settings.subscription;
+  if (update.kind === "change" && !allowed.update_plan) throw notPermitted("Changing the plan is not allowed by the seller.");
+  if (update.kind === "seats" && !allowed.update_seats) throw notPermitted("Changing the seats is not allowed by the seller.");
+  if (update.kind === "revoke" || update.kind === "billing_period") throw notPermitted("This change is not available to customers.");
+  const s = await updateSubscription(deps.db, p.organizationId, id, update, deps.baseURL);
+  return customerSubscription(s, organization);
+}
+
+// ---- benefit grants and license keys -------------------------------------------------------------
+
+export async function listMyGrants(deps: PortalDeps, p: PortalCaller, filter: { benefitIds?: string[] | undefined }, pageNo: number, limit: number) {
+  const [{ items, total }, organization] = await Promise.all([
+    listGrants(deps.db, p.organizationId, { ...filter, customerIds: [p.customer.id] }, [{ key: "created_at", desc: true }], pageNo, limit),
+    getOrganization(deps.db, p.organizationId),
+  ]);
+  return { items: items.map((g) => toCustomerBenefitGrantWire(g, organization)), total };
+}
+
+export async function getMyGrant(deps: PortalDeps, p: PortalCaller, id: string) {
+  const [{ items }, organization] = await Promise.all([
+    listGrants(deps.db, p.organizationId, { customerIds: [p.customer.id], ids: [id] }, [{ key: "created_at", desc: true }], 1, 1),
+    getOrganization(deps.db, p.organizationId),
+  ]);
+  const [grant] = items;
+  if (!grant) throw notFound("Benefit grant not found");
+  return toCustomerBenefitGrantWire(grant, organization);
+}
+
+export const listMyLicenseKeys = (deps: PortalDeps, p: PortalCaller, benefitIds: string[] | undefined, pageNo: number, limit: number) =>
+  licenseKeys.listLicenseKeys(deps.db, p.organizationId, { benefitIds, customerIds: [p.customer.id] }, pageNo, limit);
+
+export async function getMyLicenseKey(deps: PortalDeps, p: PortalCaller, id: string) {
+  const key = await licenseKeys.getLicenseKey(deps.db, p.organizationId, id);
+  if (key.customer_id !== p.customer.id) throw notFound("License key not found.");
+  return key;
+}
+
+// ---- the session ----------------------------------------------------------------------------------
+
+export const introspect = (p: PortalCaller) => ({ expires_at: p.session.expiresAt.toISOString(), return_url: p.session.returnUrl });
+
+export const authenticatedUser = (p: PortalCaller) => ({
+  type: "customer",
+  name: p.customer.name ?? null,
+  email: p.customer.email,
+  customer_id: p.customer.id,
+});

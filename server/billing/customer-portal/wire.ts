@@ -1,0 +1,235 @@
+// The customer portal's shapes (Polar's Customer* models): what a customer may see of their own orders,
+// subscriptions, benefit grants and the seller. Built from the seller-side wires by picking fields, so a
+// customer never sees the seller's metadata, custom field data, fees or other customers.
+import type { BenefitGrantWire, BenefitWire } from "../benefits/service.js";
+import { toBenefitPublicWire } from "../benefits/service.js";
+import type { CustomerWire } from "../customers/service.js";
+import type { OrderWire } from "../orders/service.js";
+import type { OrganizationWire } from "../organizations/wire.js";
+import type { ProductWire } from "../products/service.js";
+import type { SubscriptionWire } from "../subscriptions/service.js";
+
+/** BenefitSubscriberOrganization. */
+export const toSubscriberOrganizationWire = (o: OrganizationWire) => ({
+  created_at: o.created_at,
+  modified_at: o.modified_at,
+  id: o.id,
+  name: o.name,
+  slug: o.slug,
+  avatar_url: o.avatar_url,
+  proration_behavior: o.proration_behavior,
+  allow_customer_updates: o.allow_customer_updates,
+});
+
+/** CustomerOrganization. */
+export const toCustomerOrganizationWire = (o: OrganizationWire) => ({
+  ...toSubscriberOrganizationWire(o),
+  customer_portal_settings: o.customer_portal_settings,
+  organization_features: { member_model_enabled: false },
+});
+export type CustomerOrganizationWire = ReturnType<typeof toCustomerOrganizationWire>;
+
+/** CustomerProduct (the seller's product without its metadata and custom fields). */
+export function toCustomerProductWire(p: ProductWire) {
+  return {
+    id: p.id,
+    created_at: p.created_at,
+    modified_at: p.modified_at,
+    trial_interval: p.trial_interval,
+    trial_interval_count: p.trial_interval_count,
+    name: p.name,
+    description: p.description,
+    visibility: p.visibility,
+    recurring_interval: p.recurring_interval,
+    recurring_interval_count: p.recurring_interval_count,
+    meter_interval: p.meter_interval,
+    meter_interval_count: p.meter_interval_count,
+    is_recurring: p.is_recurring,
+    is_archived: p.is_archived,
+    organization_id: p.organization_id,
+    prices: p.prices,
+    benefits: p.benefits.map(toBenefitPublicWire),
+    medias: p.medias,
+  };
+}
+
+/** CustomerOrderProduct / CustomerSubscriptionProduct: the product with its seller. */
+export const toCustomerProductWithOrganizationWire = (p: ProductWire, o: OrganizationWire) => ({
+  ...toCustomerProductWire(p),
+  organization: toCustomerOrganizationWire(o),
+});
+
+/** CustomerPortalCustomer. */
+export function toPortalCustomerWire(c: CustomerWire) {
+  return {
+    created_at: c.created_at,
+    modified_at: c.modified_at,
+    id: c.id,
+    email: c.email,
+    email_verified: c.email_verified,
+    name: c.name,
+    billing_name: c.name,
+    billing_address: c.billing_address,
+    tax_id: c.tax_id,
+    oauth_accounts: {},
+    default_payment_method_id: null,
+  };
+}
+export type PortalCustomerWire = ReturnType<typeof toPortalCustomerWire>;
+
+/** The subscription fields a customer sees (CustomerOrderSubscription; CustomerSubscription adds embeds), with what SDK 0.49.0 also requires. */
+function subscriptionFields(s: SubscriptionWire | NonNullable<OrderWire["subscription"]>) {
+  return {
+    created_at: s.created_at,
+    modified_at: s.modified_at,
+    id: s.id,
+    amount: s.amount,
+    currency: s.currency,
+    recurring_interval: s.recurring_interval,
+    recurring_interval_count: s.recurring_interval_count,
+    status: s.status,
+    current_period_start: s.current_period_start,
+    current_period_end: s.current_period_end,
+    current_meter_period_start: s.current_meter_period_start,
+    current_meter_period_end: s.current_meter_period_end,
+    trial_start: s.trial_start,
+    trial_end: s.trial_end,
+    cancel_at_period_end: s.cancel_at_period_end,
+    pause_at_period_end: s.pause_at_period_end,
+    canceled_at: s.canceled_at,
+    started_at: s.started_at,
+    ends_at: s.ends_at,
+    ended_at: s.ended_at,
+    paused_at: s.paused_at,
+    resumes_at: s.resumes_at,
+    customer_id: s.customer_id,
+    product_id: s.product_id,
+    discount_id: s.discount_id,
+    checkout_id: s.checkout_id,
+    seats: s.seats,
+    customer_cancellation_reason: s.customer_cancellation_reason,
+    customer_cancellation_comment: s.customer_cancellation_comment,
+  };
+}
+
+/** CustomerSubscription. `product` is null only for a product deleted since (never: products are archived). */
+export function toCustomerSubscriptionWire(s: SubscriptionWire, product: ProductWire, o: OrganizationWire) {
+  return {
+    ...subscriptionFields(s),
+    product: toCustomerProductWithOrganizationWire(product, o),
+    prices: s.prices,
+    meters: s.meters.map((m) => ({
+      created_at: m.created_at,
+      modified_at: m.modified_at,
+      id: m.id,
+      consumed_units: m.consumed_units,
+      credited_units: m.credited_units,
+      amount: m.amount,
+      meter_id: m.meter_id,
+      meter: { created_at: m.meter.created_at, modified_at: m.meter.modified_at, id: m.meter.id, name: m.meter.name },
+    })),
+    pending_update: null,
+  };
+}
+export type CustomerSubscriptionWire = ReturnType<typeof toCustomerSubscriptionWire>;
+
+/** CustomerOrder. */
+export function toCustomerOrderWire(w: OrderWire, product: ProductWire | null, o: OrganizationWire) {
+  return {
+    id: w.id,
+    created_at: w.created_at,
+    modified_at: w.modified_at,
+    status: w.status,
+    paid: w.paid,
+    subtotal_amount: w.subtotal_amount,
+    discount_amount: w.discount_amount,
+    net_amount: w.net_amount,
+    tax_amount: w.tax_amount,
+    total_amount: w.total_amount,
+    applied_balance_amount: w.applied_balance_amount,
+    due_amount: w.due_amount,
+    refunded_amount: w.refunded_amount,
+    refunded_tax_amount: w.refunded_tax_amount,
+    refundable_amount: w.refundable_amount,
+    refundable_tax_amount: w.refundable_tax_amount,
+    currency: w.currency,
+    billing_reason: w.billing_reason,
+    billing_name: w.billing_name,
+    billing_address: w.billing_address,
+    invoice_number: w.invoice_number,
+    receipt_number: w.receipt_number,
+    is_invoice_generated: w.is_invoice_generated,
+    seats: w.seats,
+    customer_id: w.customer_id,
+    product_id: w.product_id,
+    discount_id: w.discount_id,
+    subscription_id: w.subscription_id,
+    checkout_id: w.checkout_id,
+    product: product ? toCustomerProductWithOrganizationWire(product, o) : null,
+    subscription: w.subscription ? subscriptionFields(w.subscription) : null,
+    items: w.items,
+    description: w.description,
+    next_payment_attempt_at: null,
+  };
+}
+export type CustomerOrderWire = ReturnType<typeof toCustomerOrderWire>;
+
+/** The benefit's properties a customer may see (Benefit*SubscriberProperties): no tokens, no private notes of other types. */
+function subscriberProperties(b: BenefitWire): Record<string, unknown> {
+  const p = b.properties;
+  switch (b.type) {
+    case "custom":
+      return { note: typeof p.note === "string" ? p.note : null };
+    case "discord":
+      return { guild_id: p.guild_id };
+    case "github_repository":
+      return { repository_owner: p.repository_owner, repository_name: p.repository_name };
+    case "downloadables": {
+      const archived = (p.archived ?? {}) as Record<string, unknown>;
+      const files = Array.isArray(p.files) ? p.files.filter((f): f is string => typeof f === "string") : [];
+      return { active_files: files.filter((f) => archived[f] !== true) };
+    }
+    case "license_keys":
+      return { prefix: p.prefix, expires: p.expires, activations: p.activations, limit_usage: p.limit_usage };
+    case "meter_credit":
+      return { units: p.units, rollover: p.rollover, meter_id: p.meter_id };
+    default:
+      return {};
+  }
+}
+
+/** CustomerBenefitGrant* (by benefit type). */
+export function toCustomerBenefitGrantWire(g: BenefitGrantWire, o: OrganizationWire) {
+  const b = g.benefit;
+  return {
+    created_at: g.created_at,
+    modified_at: g.modified_at,
+    id: g.id,
+    granted_at: g.granted_at,
+    revoked_at: g.revoked_at,
+    customer_id: g.customer_id,
+    member_id: null,
+    benefit_id: g.benefit_id,
+    subscription_id: g.subscription_id,
+    order_id: g.order_id,
+    is_granted: g.is_granted,
+    is_revoked: g.is_revoked,
+    error: g.error,
+    customer: toPortalCustomerWire(g.customer),
+    benefit: {
+      id: b.id,
+      created_at: b.created_at,
+      modified_at: b.modified_at,
+      type: b.type,
+      description: b.description,
+      selectable: b.selectable,
+      deletable: b.deletable,
+      is_deleted: b.is_deleted,
+      organization_id: b.organization_id,
+      metadata: b.metadata,
+      organization: toSubscriberOrganizationWire(o),
+      properties: subscriberProperties(b),
+    },
+    properties: g.properties,
+  };
+}

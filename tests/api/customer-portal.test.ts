@@ -1,0 +1,210 @@
+// Customer sessions and the customer portal API through @polar-sh/sdk 0.47.1 (0.49.0 for a few reads): the
+// seller makes a session (by customer id or external id), and with its token the customer reads and updates
+// their details, lists and reads their orders, subscriptions, benefit grants and license keys, cancels and
+// uncancels a subscription — never anyone else's. Missing, unknown and expired tokens are 401s; the seller's
+// own token is not a customer session.
+import { eq } from "drizzle-orm";
+import { Polar } from "@polar-sh/sdk";
+import { Polar as Polar049 } from "polar-sdk-049";
+import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { customerSession, outbox } from "../../server/db/schema/index.js";
+import { hashToken } from "../../server/billing/customer-portal/sessions.js";
+import { rawRequest } from "../helpers/api.js";
+import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
+import { createSeller, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let seller: Seller;
+let other: Seller;
+let oneTime: Product;
+let monthly: Product;
+let keysBenefitId: string;
+let portal: Polar;
+
+/** One customer (by email) who bought both products, and a second customer of the same seller. */
+let ada: { customerId: string; orderIds: string[]; subscriptionId: string; token: string };
+let bob: { customerId: string; orderId: string; token: string };
+
+async function buy(product: Product, email: string) {
+  const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+  await pay(server, checkout, { customerEmail: email });
+  const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+  if (!order) throw new Error("no order");
+  return order;
+}
+
+const raw = (token: string, method: string, path: string, body?: unknown) => rawRequest(server.url, token, method, path, body);
+
+beforeAll(async () => {
+  server = await startServer();
+  seller = await createSeller(server, "portal");
+  other = await createSeller(server, "portal-other");
+  portal = new Polar({ serverURL: server.url });
+  const keys = await seller.sdk.benefits.create({ type: "license_keys", description: "App key", properties: { prefix: "PRT", activations: { limit: 3, enableCustomerAdmin: true } } });
+  const note = await seller.sdk.benefits.create({ type: "custom", description: "Support", properties: { note: "Mail support@acme.test" } });
+  keysBenefitId = keys.id;
+  [oneTime, monthly] = await Promise.all([createProduct(seller, "fixed"), createProduct(seller, "monthly")]);
+  await seller.sdk.products.updateBenefits({ id: oneTime.id, productBenefitsUpdate: { benefits: [keys.id] } });
+  await seller.sdk.products.updateBenefits({ id: monthly.id, productBenefitsUpdate: { benefits: [note.id] } });
+
+  const adaEmail = uniqueBuyer("ada");
+  const first = await buy(oneTime, adaEmail);
+  const second = await buy(monthly, adaEmail);
+  expect(second.customerId).toBe(first.customerId);
+  await seller.sdk.customers.update({ id: first.customerId, customerUpdate: { externalId: `ada-${first.customerId}` } });
+  const adaSession = await seller.sdk.customerSessions.create({ externalCustomerId: `ada-${first.customerId}` });
+  ada = { customerId: first.customerId, orderIds: [first.id, second.id], subscriptionId: second.subscriptionId ?? "", token: adaSession.token };
+  const bobOrder = await buy(oneTime, uniqueBuyer("bob"));
+  const bobSession = await seller.sdk.customerSessions.create({ customerId: bobOrder.customerId });
+  bob = { customerId: bobOrder.customerId, orderId: bobOrder.id, token: bobSession.token };
+});
+afterAll(async () => server?.close());
+
+describe("POST /v1/customer-sessions/", () => {
+  it("makes a session by customer id or external id: a token shown once, an absolute portal URL, an hour to live", async () => {
+    const before = Date.now();
+    const s = await seller.sdk.customerSessions.create({ customerId: ada.customerId, returnUrl: "https://acme.test/account" });
+    expect(s).toMatchObject({ customerId: ada.customerId, returnUrl: "https://acme.test/account", customer: { id: ada.customerId } });
+    expect(s.token).toMatch(/^till_cst_[A-Za-z0-9_-]{43}$/);
+    expect(s.customerPortalUrl).toBe(`${server.url}/portal?customer_session_token=${s.token}`);
+    expect(s.expiresAt.getTime() - before).toBeGreaterThan(59 * 60_000);
+    expect(s.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(60 * 60_000);
+    // only the token's hash is stored
+    const [row] = await server.database.db.select().from(customerSession).where(eq(customerSession.id, s.id));
+    expect(row?.tokenHash).toBe(hashToken(s.token));
+    expect(JSON.stringify(row)).not.toContain(s.token);
+    const via049 = await seller.sdk049.customerSessions.create({ customerId: ada.customerId });
+    expect(via049.customerId).toBe(ada.customerId);
+  });
+
+  it("refuses unknown, deleted and other organizations' customers, and malformed bodies, with 422", async () => {
+    const token = await seller.createKey();
+    const bodies = [
+      { customer_id: "00000000-0000-4000-8000-000000000000" },
+      { external_customer_id: "nobody" },
+      {},
+      { customer_id: ada.customerId, external_customer_id: "both" },
+      { customer_id: "not-a-uuid" },
+      { customer_id: ada.customerId, return_url: "javascript:alert(1)" },
+    ];
+    for (const body of bodies) expect((await raw(token, "POST", "/v1/customer-sessions/", body)).status, JSON.stringify(body)).toBe(422);
+    expect((await raw(await other.createKey(), "POST", "/v1/customer-sessions/", { customer_id: ada.customerId })).status).toBe(422);
+    const readOnly = await seller.createKey({ customers: ["read"] });
+    expect((await raw(readOnly, "POST", "/v1/customer-sessions/", { customer_id: ada.customerId })).status).toBe(403);
+  });
+});
+
+describe("the customer portal", () => {
+  it("answers 401 without a token, with an unknown or expired one, and with the seller's token", async () => {
+    expect(await raw("", "GET", "/v1/customer-portal/customers/me")).toMatchObject({ status: 401, body: { error: "Unauthorized" } });
+    expect((await raw("till_cst_nope", "GET", "/v1/customer-portal/orders/")).status).toBe(401);
+    expect((await raw(await seller.createKey(), "GET", "/v1/customer-portal/orders/")).status).toBe(401);
+    const s = await seller.sdk.customerSessions.create({ customerId: bob.customerId });
+    await server.database.db.update(customerSession).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(customerSession.id, s.id));
+    expect((await raw(s.token, "GET", "/v1/customer-portal/customers/me")).status).toBe(401);
+  });
+
+  it("shows and updates the customer's own details; introspects the session", async () => {
+    const me = await portal.customerPortal.customers.get({ customerSession: ada.token });
+    expect(me).toMatchObject({ id: ada.customerId, emailVerified: false, oauthAccounts: {} });
+    const updated = await portal.customerPortal.customers.update(
+      { customerSession: ada.token },
+      { billingName: "Ada Lovelace Ltd", billingAddress: { country: "GB", city: "London", line1: "1 Analytical St" }, taxId: "GB123456789" },
+    );
+    expect(updated).toMatchObject({ billingName: "Ada Lovelace Ltd", billingAddress: { country: "GB", city: "London" } });
+    expect((await seller.sdk.customers.get({ id: ada.customerId })).billingAddress?.city).toBe("London");
+    const bad = await raw(ada.token, "PATCH", "/v1/customer-portal/customers/me", { billing_address: { country: "XX" } });
+    expect(bad.status).toBe(422);
+
+    const intro = await portal.customerPortal.customerSession.introspect({ customerSession: ada.token });
+    expect(intro.expiresAt).toBeInstanceOf(Date);
+    const user = await portal.customerPortal.customerSession.getAuthenticatedUser({ customerSession: ada.token });
+    expect(user).toMatchObject({ type: "customer", customerId: ada.customerId });
+  });
+
+  it("lists and reads only the customer's own orders (with product and seller), filtered by billing type", async () => {
+    const list = await portal.customerPortal.orders.list({ customerSession: ada.token }, { limit: 10 });
+    expect(list.result.items.map((o) => o.id).sort()).toEqual([...ada.orderIds].sort());
+    const oneTimeOrder = list.result.items.find((o) => o.subscriptionId === null);
+    expect(oneTimeOrder?.product).toMatchObject({ id: oneTime.id, organization: { id: seller.organizationId, slug: seller.slug } });
+    expect(oneTimeOrder?.product?.benefits.map((b) => b.id)).toEqual([keysBenefitId]);
+    const recurring = await portal.customerPortal.orders.list({ customerSession: ada.token }, { productBillingType: "recurring" });
+    expect(recurring.result.items.map((o) => o.subscriptionId)).toEqual([ada.subscriptionId]);
+    const got = await portal.customerPortal.orders.get({ customerSession: ada.token }, { id: ada.orderIds[0] ?? "" });
+    expect(got.id).toBe(ada.orderIds[0]);
+    // nothing of the seller's own: metadata, custom field data, the customer object
+    const wire = await raw(ada.token, "GET", `/v1/customer-portal/orders/${ada.orderIds[0]}`);
+    for (const key of ["metadata", "custom_field_data", "customer", "platform_fee_amount"]) expect(wire.body).not.toHaveProperty(key);
+
+    expect((await raw(ada.token, "GET", `/v1/customer-portal/orders/${bob.orderId}`)).status).toBe(404);
+    expect((await portal.customerPortal.orders.list({ customerSession: bob.token }, {})).result.items.map((o) => o.id)).toEqual([bob.orderId]);
+    const p049 = new Polar049({ serverURL: server.url });
+    expect((await p049.customerPortal.orders.list({ customerSession: ada.token }, {})).result.items).toHaveLength(2);
+    expect((await p049.customerPortal.subscriptions.list({ customerSession: ada.token }, {})).result.items).toHaveLength(1);
+    expect((await p049.customerPortal.benefitGrants.list({ customerSession: ada.token }, {})).result.items).toHaveLength(2);
+    expect((await p049.customerPortal.customers.get({ customerSession: ada.token })).id).toBe(ada.customerId);
+  });
+
+  it("lists, reads, cancels at period end and uncancels the customer's subscription; others' are 404", async () => {
+    const subs = await portal.customerPortal.subscriptions.list({ customerSession: ada.token }, { active: true });
+    expect(subs.result.items.map((s) => s.id)).toEqual([ada.subscriptionId]);
+    expect(subs.result.items[0]?.product).toMatchObject({ id: monthly.id, organization: { id: seller.organizationId } });
+    expect((await portal.customerPortal.subscriptions.list({ customerSession: bob.token }, {})).result.items).toEqual([]);
+
+    const canceled = await portal.customerPortal.subscriptions.cancel({ customerSession: ada.token }, { id: ada.subscriptionId });
+    expect(canceled).toMatchObject({ cancelAtPeriodEnd: true, status: "active" });
+    const again = await raw(ada.token, "DELETE", `/v1/customer-portal/subscriptions/${ada.subscriptionId}`);
+    expect(again).toMatchObject({ status: 403, body: { error: "AlreadyCanceledSubscription" } });
+    const back = await portal.customerPortal.subscriptions.update(
+      { customerSession: ada.token },
+      { id: ada.subscriptionId, customerSubscriptionUpdate: { cancelAtPeriodEnd: false } },
+    );
+    expect(back.cancelAtPeriodEnd).toBe(false);
+    const reasoned = await raw(ada.token, "PATCH", `/v1/customer-portal/subscriptions/${ada.subscriptionId}`, {
+      cancel_at_period_end: true,
+      cancellation_reason: "too_expensive",
+      cancellation_comment: "Cheaper elsewhere",
+    });
+    expect(reasoned.body).toMatchObject({ cancel_at_period_end: true, customer_cancellation_reason: "too_expensive", customer_cancellation_comment: "Cheaper elsewhere" });
+    // the seller hears of it as of any cancellation
+    const types = (await server.database.db.select({ type: outbox.type }).from(outbox).where(eq(outbox.organizationId, seller.organizationId))).map((r) => r.type);
+    expect(types).toContain("subscription.canceled");
+    expect(types).toContain("subscription.uncanceled");
+
+    expect((await raw(bob.token, "DELETE", `/v1/customer-portal/subscriptions/${ada.subscriptionId}`)).status).toBe(404);
+    expect((await raw(bob.token, "GET", `/v1/customer-portal/subscriptions/${ada.subscriptionId}`)).status).toBe(404);
+    const bad = await raw(ada.token, "PATCH", `/v1/customer-portal/subscriptions/${ada.subscriptionId}`, { cancellation_reason: "bored" });
+    expect(bad.status).toBe(422);
+    expect((await seller.sdk.subscriptions.get({ id: ada.subscriptionId })).customerCancellationReason).toBe("too_expensive");
+  });
+
+  it("lists the customer's benefit grants and license keys (the whole key), and nobody else's", async () => {
+    const grants = await portal.customerPortal.benefitGrants.list({ customerSession: ada.token }, {});
+    expect(grants.result.items).toHaveLength(2);
+    const keyGrant = grants.result.items.find((g) => g.benefitId === keysBenefitId);
+    expect(keyGrant?.benefit).toMatchObject({ type: "license_keys", organization: { id: seller.organizationId } });
+    const got = await portal.customerPortal.benefitGrants.get({ customerSession: ada.token }, { id: keyGrant?.id ?? "" });
+    expect(got.id).toBe(keyGrant?.id);
+    expect((await raw(bob.token, "GET", `/v1/customer-portal/benefit-grants/${keyGrant?.id}`)).status).toBe(404);
+    const wire = await raw(ada.token, "GET", `/v1/customer-portal/benefit-grants/${keyGrant?.id}`);
+    const props = (wire.body as { properties: { license_key_id: string; display_key: string } }).properties;
+
+    const keys = await portal.customerPortal.licenseKeys.list({ customerSession: ada.token }, {});
+    expect(keys.result.items.map((k) => k.id)).toEqual([props.license_key_id]);
+    const key = await portal.customerPortal.licenseKeys.get({ customerSession: ada.token }, { id: props.license_key_id });
+    expect(key.key).toMatch(/^PRT-/);
+    expect(key.displayKey).toBe(props.display_key);
+    expect((await raw(bob.token, "GET", `/v1/customer-portal/license-keys/${props.license_key_id}`)).status).toBe(404);
+    expect((await portal.customerPortal.licenseKeys.list({ customerSession: bob.token }, {})).result.items.map((k) => k.id)).not.toContain(props.license_key_id);
+  });
+
+  it("refuses bad ids and queries with 422 and changes nothing", async () => {
+    for (const path of ["/v1/customer-portal/orders/nope", "/v1/customer-portal/subscriptions/nope", "/v1/customer-portal/orders/?limit=0", "/v1/customer-portal/subscriptions/?active=maybe"]) {
+      expect((await raw(ada.token, "GET", path)).status, path).toBe(422);
+    }
+    expect((await raw(ada.token, "PATCH", `/v1/customer-portal/subscriptions/${ada.subscriptionId}`, { seats: 0 })).status).toBe(422);
+    expect((await raw(ada.token, "PATCH", `/v1/customer-portal/subscriptions/${ada.subscriptionId}`, { product_id: "x" })).status).toBe(422);
+  });
+});
