@@ -96,6 +96,22 @@ describe("POST /v1/customer-sessions/", () => {
   });
 });
 
+describe("the confirm's customer session", () => {
+  it("comes with the confirm answer (only there) and opens the buyer's portal", async () => {
+    const checkout = await seller.sdk.checkouts.create({ products: [oneTime.id] });
+    const confirmed = await pay(server, checkout);
+    const token = confirmed.customerSessionToken ?? "";
+    expect(token).toMatch(/^till_cst_/);
+    const me = await portal.customerPortal.customers.get({ customerSession: token });
+    expect(me.id).toBe(confirmed.customerId);
+    const orders = await portal.customerPortal.orders.list({ customerSession: token }, {});
+    expect(orders.result.items.map((o) => o.checkoutId)).toEqual([checkout.id]);
+    // reading the checkout again does not hand the token out
+    const again = await portal.checkouts.clientGet({ clientSecret: checkout.clientSecret });
+    expect(JSON.stringify(again)).not.toContain(token);
+  });
+});
+
 describe("the customer portal", () => {
   it("answers 401 without a token, with an unknown or expired one, and with the seller's token", async () => {
     expect(await raw("", "GET", "/v1/customer-portal/customers/me")).toMatchObject({ status: 401, body: { error: "Unauthorized" } });

@@ -142,6 +142,12 @@ describe("the hosted checkout page", () => {
     await thanks(page);
     expect((await page.getByRole("status").first().textContent())?.trim()).toContain("was successful");
     expect((await seller.sdk.checkouts.get({ id: created.id })).status).toBe("succeeded");
+    // the way on to the customer portal, with the session the confirm made for the buyer
+    const href = (await page.getByRole("link", { name: "See your purchase, license keys and subscriptions" }).getAttribute("href")) ?? "";
+    const token = new URL(href, server.url).searchParams.get("customer_session_token") ?? "";
+    expect(href.startsWith("/portal?")).toBe(true);
+    const me = await fetch(`${server.url}/v1/customer-portal/orders/`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await me.json()) as { items: Array<{ checkout_id: string }> }).items.map((o) => o.checkout_id)).toEqual([created.id]);
   });
 
   it("shows the declined card's message and keeps the checkout open", async () => {

@@ -141,7 +141,9 @@ const base = (secret: string) => `/v1/checkouts/client/${encodeURIComponent(secr
 export const checkoutApi = {
   get: (secret: string) => call<Checkout>("GET", base(secret)),
   update: (secret: string, body: Record<string, unknown>) => call<Checkout>("PATCH", base(secret), body),
-  confirm: (secret: string, body: Record<string, unknown>) => call<Checkout>("POST", `${base(secret)}/confirm`, body),
+  /** The answer alone carries the token of the buyer's customer session (the portal link of the success view). */
+  confirm: (secret: string, body: Record<string, unknown>) =>
+    call<Checkout & { customer_session_token?: string | null }>("POST", `${base(secret)}/confirm`, body),
   testCard: (secret: string, card: { number: string; exp_month: number; exp_year: number; cvc: string }) =>
     call<{ confirmation_token_id: string }>("POST", `${base(secret)}/test-card`, card),
 };

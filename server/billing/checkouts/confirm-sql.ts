@@ -7,13 +7,13 @@
 // 1. lockForConfirm, sent with BEGIN: locks the checkout (concurrent confirms of one checkout queue here)
 //    and inserts the new customer — only when the checkout is still the one the caller validated.
 // 2. fulfilStatement, sent with COMMIT: the checkout's final row, the subscription, the benefit grants and
-//    the license keys they issue, the order with the organization's next invoice number and its items, and
-//    the outbox events (the invoice number filled in by the statement itself). The invoice counter's row is locked from its insert to the
-//    commit: every confirm of the organization passes through that lock, so nothing waits on the
-//    application while it is held.
+//    the license keys they issue, the customer's portal session, the order with the organization's next
+//    invoice number and its items, and the outbox events (the invoice number filled in by the statement
+//    itself). The invoice counter's row is locked from its insert to the commit: every confirm of the
+//    organization passes through that lock, so nothing waits on the application while it is held.
 import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 import type { PipelinedTx } from "../../db/prepared.js";
-import { benefitGrant, checkout, customer, invoiceCounter, licenseKey, order, orderItem, outbox, subscription } from "../../db/schema/index.js";
+import { benefitGrant, checkout, customer, customerSession, invoiceCounter, licenseKey, order, orderItem, outbox, subscription } from "../../db/schema/index.js";
 import type { OutboxEventType } from "../../jobs/outbox.js";
 import { INVOICE_NUMBER } from "../orders/service.js";
 
@@ -49,6 +49,7 @@ const checkoutShape = shapeOf(checkout);
 const subscriptionShape = shapeOf(subscription);
 const grantShape = shapeOf(benefitGrant);
 const licenseKeyShape = shapeOf(licenseKey);
+const sessionShape = shapeOf(customerSession);
 const orderShape = shapeOf(order);
 const itemShape = shapeOf(orderItem);
 const outboxTable = q(getTableName(outbox));
@@ -146,6 +147,9 @@ upd AS (
 ), keys AS (
   ${insertFrom(licenseKeyShape, "(SELECT j -> 'license_keys' FROM d)")}
   RETURNING 1
+), sessions AS (
+  ${insertFrom(sessionShape, "(SELECT j -> 'customer_session' FROM d)", {}, "jsonb_populate_record")}
+  RETURNING 1
 ), plain AS (
   ${outboxInsert("NOT e.x ? 'n'", "e.x -> 'p'")}
 ), inv AS (
@@ -162,7 +166,8 @@ upd AS (
   ${outboxInsert("e.x ? 'n'", "jsonb_set(e.x -> 'p', '{invoice_number}', to_jsonb((SELECT number FROM inv)))")}
 )
 SELECT (SELECT count(*) FROM upd)::int AS updated, (SELECT count(*) FROM sub)::int AS subscriptions,
-  (SELECT count(*) FROM grants)::int AS grants, (SELECT count(*) FROM keys)::int AS license_keys, (SELECT count(*) FROM plain)::int AS events,
+  (SELECT count(*) FROM grants)::int AS grants, (SELECT count(*) FROM keys)::int AS license_keys,
+  (SELECT count(*) FROM sessions)::int AS sessions, (SELECT count(*) FROM plain)::int AS events,
   (SELECT number FROM inv) AS invoice_number`;
 
 export interface FulfilEvent {
@@ -181,6 +186,8 @@ export interface FulfilWrites {
   grants: object[];
   /** The license keys the grants issued (license_keys benefits). */
   licenseKeys: object[];
+  /** The customer's session for the portal link of the success page. */
+  customerSession: object;
   order: object;
   items: object[];
   invoicePrefix: string;
@@ -199,6 +206,7 @@ export async function fulfilStatement(tx: PipelinedTx, w: FulfilWrites): Promise
     subscriptions: w.subscription ? [record(subscriptionShape, w.subscription)] : [],
     grants: w.grants.map((g) => record(grantShape, g)),
     license_keys: w.licenseKeys.map((k) => record(licenseKeyShape, k)),
+    customer_session: record(sessionShape, w.customerSession),
     order: record(orderShape, w.order),
     items: w.items.map((i) => record(itemShape, i)),
     events: w.events.map((e) => (e.withInvoiceNumber ? { t: e.type, p: e.data, n: 1 } : { t: e.type, p: e.data })),

@@ -17,6 +17,7 @@ import { upsertCheckoutCustomer } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { newCustomerSession } from "../customer-portal/sessions.js";
 import type { LicenseKeyRow } from "../license-keys/issue.js";
 import { invoicePrefix, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import type { PriceWire } from "../products/service.js";
@@ -66,6 +67,7 @@ interface Fulfilled {
   view: CheckoutView;
   orderId: string;
   subscriptionId: string | null;
+  customerSessionToken: string;
 }
 
 /** The customer a first purchase creates (the lock statement inserts it), as its row. */
@@ -212,6 +214,8 @@ async function fulfil(
   const stateChanged = customerStateChanged(organizationId, customerId);
   event(stateChanged.type, stateChanged.data);
 
+  // the customer goes on to the portal from the success page with this session
+  const session = newCustomerSession(organizationId, customerId, null, now);
   await fulfilStatement(tx, {
     organizationId,
     checkoutId: row.id,
@@ -219,13 +223,14 @@ async function fulfil(
     subscription,
     grants,
     licenseKeys,
+    customerSession: session.row,
     order: order.row,
     items: order.items,
     invoicePrefix: invoicePrefix(organization.slug),
     events,
     now: new Date(),
   });
-  return { view: succeeded, orderId: order.row.id, subscriptionId: subscription?.id ?? null };
+  return { view: succeeded, orderId: order.row.id, subscriptionId: subscription?.id ?? null, customerSessionToken: session.token };
 }
 
 /** The interval a subscription bills at and the prices it bills: the chosen one and the product's metered ones. */
@@ -324,7 +329,7 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
   // no webhook delivery yet: the page need not wait for one
   stream.push({ key: "checkout.updated", payload: { status: "succeeded" } }, { key: "checkout.webhook_event_delivered", payload: { status: "succeeded" } });
   publishCheckoutEvents(result.view.row.id, stream);
-  return toCheckoutConfirmedWire(result.view, now);
+  return toCheckoutConfirmedWire(result.view, now, result.customerSessionToken);
 }
 
 /** The customer of a checkout that did not create one: matched by id, external id or email, and updated. */

@@ -252,7 +252,10 @@ export function toCheckoutPublicWire(view: CheckoutView, now = new Date()) {
 }
 export type CheckoutPublicWire = ReturnType<typeof toCheckoutPublicWire>;
 
-/** `CheckoutPublicConfirmed`: the confirm answer, whose status the SDK fixes to "confirmed". */
-export function toCheckoutConfirmedWire(view: CheckoutView, now = new Date()) {
-  return { ...toCheckoutPublicWire(view, now), status: "confirmed" as const, customer_session_token: null };
+/**
+ * `CheckoutPublicConfirmed`: the confirm answer, whose status the SDK fixes to "confirmed", with the token of
+ * the customer session the confirm made (the portal link of the success page; only this answer carries it).
+ */
+export function toCheckoutConfirmedWire(view: CheckoutView, now = new Date(), customerSessionToken: string | null = null) {
+  return { ...toCheckoutPublicWire(view, now), status: "confirmed" as const, customer_session_token: customerSessionToken };
 }

@@ -289,6 +289,8 @@ export function CheckoutPage() {
   const embed = useMemo(() => embedOf(window.location.search), []);
   const countries = useMemo(countryOptions, []);
   const [checkout, setCheckout] = useState<Checkout | null>(null);
+  /** The buyer's customer session from the confirm: the success view links to the portal with it. */
+  const [portalToken, setPortalToken] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [error, setError] = useState<CheckoutError | null>(null);
   const [phase, setPhase] = useState<"form" | "paying" | "success">("form");
@@ -447,6 +449,7 @@ export function CheckoutPage() {
       return;
     }
     setCheckout(res.data);
+    setPortalToken(res.data.customer_session_token ?? null);
     post("confirmed", {}, res.data);
     await waitForOutcome(route.secret);
     const successURL = res.data.success_url;
@@ -477,6 +480,17 @@ export function CheckoutPage() {
             : "We are confirming your payment."}
         </Status>
         {checkout.customer_email && <p className="lead">A receipt goes to {checkout.customer_email}.</p>}
+        {portalToken && (
+          <p>
+            <a
+              className="button"
+              href={`/portal?customer_session_token=${encodeURIComponent(portalToken)}`}
+              {...(embed.embedded ? { target: "_blank", rel: "noopener noreferrer" } : {})}
+            >
+              See your purchase, license keys and subscriptions
+            </a>
+          </p>
+        )}
       </>,
     );
   }
