@@ -1,4 +1,5 @@
-// `till customers list|get|create|update|delete|state`: the people who buy (/v1/customers). get, update,
+// `till customers list|get|create|update|delete|state|portal`: the people who buy (/v1/customers); `portal`
+// makes a customer session (/v1/customer-sessions/) and prints the link to their portal. get, update,
 // delete and state address a customer by id, or by your own id for them with --external-id (the
 // /v1/customers/external/{id} routes); on create, --external-id sets it, and update sets it on a customer
 // that has none with --set-external-id (the server never changes one).
@@ -146,6 +147,28 @@ async function state(ctx: Context, opts: Addressed, [id]: string[]) {
   ]);
 }
 
+interface WireCustomerSession {
+  id: string;
+  token: string;
+  expires_at: string;
+  customer_portal_url: string;
+  customer_id: string;
+}
+
+/** A one-hour customer session: the link that opens the customer's portal (for support, or to send them). */
+async function portal(ctx: Context, opts: Addressed & { returnUrl?: string }, [id]: string[]) {
+  if (id === undefined && opts.externalId === undefined) throw new UsageError("missing the customer: pass its <id> or --external-id <your id>");
+  if (id !== undefined && opts.externalId !== undefined) throw new UsageError("<id> and --external-id: address the customer by one of them");
+  if (id !== undefined && !isUuid(id)) throw new UsageError(`<id>: expected an id (a UUID), got "${id}"; use --external-id for your own ids`);
+  const body = {
+    ...(id !== undefined ? { customer_id: id.toLowerCase() } : { external_customer_id: opts.externalId }),
+    return_url: opts.returnUrl,
+  };
+  const s = await ctx.out.loading("Opening a customer session", v1(ctx).send<WireCustomerSession>("POST", "/customer-sessions/", body));
+  ctx.out.done(s, s.customer_portal_url);
+  ctx.out.info(`The link opens the customer's portal until ${s.expires_at.slice(0, 16).replace("T", " ")} UTC; anyone holding it acts as the customer.`);
+}
+
 function customerOptions(cmd: Command): Command {
   return cmd
     .option("--name <name>", "the customer's name")
@@ -217,4 +240,9 @@ export function register(program: Command): void {
   byExternalId(customers.command("state").description("what a customer has now: subscriptions, benefits, meter balances").argument("[id]", "the customer's id"))
     .addHelpText("after", examples(["till customers state <id>", "till customers state --external-id user_42 --json"]))
     .action(withContext(state));
+
+  byExternalId(customers.command("portal").description("a link to the customer's portal (valid one hour)").argument("[id]", "the customer's id"))
+    .option("--return-url <url>", "where the portal's back link leads")
+    .addHelpText("after", examples(["till customers portal <id>", "till customers portal --external-id user_42 --return-url https://example.com/account"]))
+    .action(withContext(portal));
 }

@@ -251,6 +251,26 @@ describe("till customers", () => {
     expect(neither.stderr).toBe("error: missing the customer: pass its <id> or --external-id <your id>\n");
     expect(notUuid.stderr).toBe('error: <id>: expected an id (a UUID), got "user_43"; use --external-id for your own ids\n');
   });
+
+  it("portal prints a link to the customer's portal whose session works, by id or external id", async () => {
+    const c = parseJson<{ id: string }>(ok(await run(["customers", "create", "--email", "grace@example.com", "--external-id", "user_77", "--json"])).stdout);
+    const byId = ok(await run(["customers", "portal", c.id]));
+    const url = new URL(byId.stdout.trim());
+    expect(`${url.origin}${url.pathname}`).toBe(`${server.url}/portal`);
+    expect(byId.stderr).toContain("anyone holding it acts as the customer");
+    const token = url.searchParams.get("customer_session_token") ?? "";
+    const me = await fetch(`${server.url}/v1/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await me.json()) as { id: string }).id).toBe(c.id);
+
+    const json = parseJson<{ customer_id: string; return_url: string; token: string }>(
+      ok(await run(["customers", "portal", "--external-id", "user_77", "--return-url", "https://example.com/account", "--json"])).stdout,
+    );
+    expect(json).toMatchObject({ customer_id: c.id, return_url: "https://example.com/account" });
+    const missing = await run(["customers", "portal", "--external-id", "nobody"]);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain("Customer does not exist.");
+    expect((await run(["customers", "portal"])).exitCode).toBe(2);
+  });
 });
 
 describe("till meters and till events ingest", () => {
