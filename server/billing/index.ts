@@ -27,6 +27,8 @@ import { customerPortalRoutes } from "./customer-portal/routes.js";
 export interface BillingDeps {
   db: Db;
   config: Config;
+  /** The server's secret (signed download URLs). */
+  secret: string;
   callers: CallerResolver;
   /** Filled with every /v1 route as it is registered (the tenancy test walks them all). */
   routes?: V1Route[];

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customerSession, outbox } from "../../server/db/schema/index.js";
 import { hashToken } from "../../server/billing/customer-portal/sessions.js";
 import { rawRequest } from "../helpers/api.js";
+import { uploadFile } from "../helpers/files.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -222,5 +223,47 @@ describe("the customer portal", () => {
     }
     expect((await raw(ada.token, "PATCH", `/v1/customer-portal/subscriptions/${ada.subscriptionId}`, { seats: 0 })).status).toBe(422);
     expect((await raw(ada.token, "PATCH", `/v1/customer-portal/subscriptions/${ada.subscriptionId}`, { product_id: "x" })).status).toBe(422);
+  });
+
+  it("lists the files of downloadables benefits with signed URLs that serve the bytes for an hour, and nothing else", async () => {
+    const bytes = Buffer.from("%PDF-1.4 the handbook, chapter one");
+    const book = await uploadFile(seller.sdk, "Handbook — 2nd ed.pdf", bytes, "downloadable");
+    const old = await uploadFile(seller.sdk, "old.pdf", Buffer.from("%PDF-1.4 old"), "downloadable");
+    const benefit = await seller.sdk.benefits.create({ type: "downloadables", description: "The handbook", properties: { files: [book.id, old.id], archived: { [old.id]: true } } });
+    const product = await createProduct(seller, "fixed");
+    await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefit.id] } });
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    const token = (await pay(server, checkout)).customerSessionToken ?? "";
+
+    const list = await portal.customerPortal.downloadables.list({ customerSession: token }, {});
+    expect(list.result.items).toHaveLength(1);
+    const [d] = list.result.items;
+    expect(d).toMatchObject({ benefitId: benefit.id, file: { id: book.id, name: "Handbook — 2nd ed.pdf", mimeType: "application/pdf", size: bytes.length } });
+    expect(d?.file.download.expiresAt.getTime()).toBeGreaterThan(Date.now() + 59 * 60_000);
+    const again = await portal.customerPortal.downloadables.list({ customerSession: token }, {});
+    expect(again.result.items[0]?.id).toBe(d?.id);
+
+    const url = d?.file.download.url ?? "";
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="Handbook _ 2nd ed.pdf"; filename*=UTF-8''${encodeURIComponent("Handbook — 2nd ed.pdf")}`);
+    expect(res.headers.get("cache-control")).toBe("private, no-store");
+
+    // altered, expired or moved to another file: refused
+    const u = new URL(url);
+    const sig = u.searchParams.get("signature") ?? "";
+    const tampered = new URL(url);
+    tampered.searchParams.set("signature", `${sig.slice(0, -1)}${sig.endsWith("A") ? "B" : "A"}`);
+    expect((await fetch(tampered)).status).toBe(403);
+    const later = new URL(url);
+    later.searchParams.set("expires", String(Number(u.searchParams.get("expires")) + 3600));
+    expect((await fetch(later)).status).toBe(403);
+    const otherFile = new URL(url.replace(book.id, old.id));
+    expect((await fetch(otherFile)).status).toBe(403);
+    expect((await fetch(`${server.url}/v1/files/${book.id}/download`)).status).toBe(403);
+    expect((await fetch(`${server.url}/v1/files/not-a-file/download?expires=1&signature=x`)).status).toBe(403);
+    // customers without the benefit see no downloadables
+    expect((await portal.customerPortal.downloadables.list({ customerSession: bob.token }, {})).result.items).toEqual([]);
   });
 });

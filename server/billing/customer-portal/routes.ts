@@ -69,8 +69,8 @@ function parseSubscriptionUpdate(body: unknown): SubscriptionUpdate {
   return { kind: "cancel", cancelAtPeriodEnd: c.cancel_at_period_end ?? true, reason: c.cancellation_reason, comment: c.cancellation_comment };
 }
 
-export function customerPortalRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
-  const deps: service.PortalDeps = { db, baseURL: config.baseURL };
+export function customerPortalRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
+  const deps: service.PortalDeps = { db, baseURL: config.baseURL, secret };
 
   app.post("/customer-sessions/", { config: { scope: "customer_sessions:write" } }, async (req, reply) => {
     const input = parseBody(CustomerSessionCreateInput, req);
@@ -117,6 +117,12 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config }: Billi
     return page(items, total, q.limit);
   });
   app.get("/customer-portal/benefit-grants/:id", portal, async (req) => service.getMyGrant(deps, me(req), pathId(req)));
+
+  app.get("/customer-portal/downloadables/", portal, async (req) => {
+    const q = parseQuery(GrantsQuery, req);
+    const { items, total } = await service.listMyDownloadables(deps, me(req), lower(q.benefit_id), q.page, q.limit);
+    return page(items, total, q.limit);
+  });
 
   app.get("/customer-portal/license-keys/", portal, async (req) => {
     const q = parseQuery(LicenseKeysQuery, req);

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { listGrants } from "../benefits/service.js";
 import { AddressInput, updateCustomer } from "../customers/service.js";
+import { DOWNLOAD_URL_TTL_MS, loadUploadedFiles, signedDownloadUrl } from "../files/service.js";
 import { toCustomerWire } from "../customers/wire.js";
 import { notFound, notPermitted } from "../http.js";
 import * as licenseKeys from "../license-keys/service.js";
@@ -15,11 +16,12 @@ import type { OrganizationWire } from "../organizations/wire.js";
 import { loadProducts } from "../products/service.js";
 import { getSubscription, listSubscriptions, updateSubscription, type SubscriptionUpdate, type SubscriptionWire } from "../subscriptions/service.js";
 import type { PortalCaller } from "./sessions.js";
-import { toCustomerBenefitGrantWire, toCustomerOrderWire, toCustomerSubscriptionWire, toPortalCustomerWire } from "./wire.js";
+import { activeFilesOf, toCustomerBenefitGrantWire, toCustomerOrderWire, toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire } from "./wire.js";
 
 export interface PortalDeps {
   db: Db;
   baseURL: string;
+  secret: string;
 }
 
 export const PortalCustomerUpdateInput = z.object({
@@ -140,6 +142,29 @@ export async function getMyLicenseKey(deps: PortalDeps, p: PortalCaller, id: str
   const key = await licenseKeys.getLicenseKey(deps.db, p.organizationId, id);
   if (key.customer_id !== p.customer.id) throw notFound("License key not found.");
   return key;
+}
+
+/**
+ * The files of the customer's granted downloadables benefits (archived files left out), each with a download
+ * URL valid for an hour. Paged here: a customer has few such grants.
+ */
+export async function listMyDownloadables(deps: PortalDeps, p: PortalCaller, benefitIds: string[] | undefined, pageNo: number, limit: number) {
+  const { items: grants } = await listGrants(deps.db, p.organizationId, { customerIds: [p.customer.id], benefitIds, isGranted: true }, [{ key: "created_at", desc: false }], 1, 1000);
+  const wanted = grants.flatMap((g) => {
+    if (g.benefit.type !== "downloadables") return [];
+    return activeFilesOf(g.benefit.properties).map((fileId) => ({ grant: g, fileId }));
+  });
+  const files = new Map((await loadUploadedFiles(deps.db, p.organizationId, wanted.map((w) => w.fileId))).map((f) => [f.id, f]));
+  const expiresAt = new Date(Date.now() + DOWNLOAD_URL_TTL_MS);
+  const seen = new Set<string>();
+  const all = wanted.flatMap(({ grant, fileId }) => {
+    const file = files.get(fileId.toLowerCase());
+    if (!file || seen.has(file.id)) return [];
+    seen.add(file.id);
+    const url = signedDownloadUrl(deps.baseURL, deps.secret, file.id, expiresAt);
+    return [toDownloadableWire(grant, file, { url, expiresAt }, deps.baseURL)];
+  });
+  return { items: all.slice((pageNo - 1) * limit, pageNo * limit), total: all.length };
 }
 
 // ---- the session ----------------------------------------------------------------------------------

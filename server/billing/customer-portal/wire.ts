@@ -1,9 +1,11 @@
 // The customer portal's shapes (Polar's Customer* models): what a customer may see of their own orders,
 // subscriptions, benefit grants and the seller. Built from the seller-side wires by picking fields, so a
 // customer never sees the seller's metadata, custom field data, fees or other customers.
+import { createHash } from "node:crypto";
 import type { BenefitGrantWire, BenefitWire } from "../benefits/service.js";
 import { toBenefitPublicWire } from "../benefits/service.js";
 import type { CustomerWire } from "../customers/service.js";
+import { toFileReadWire, type FileRow } from "../files/wire.js";
 import type { OrderWire } from "../orders/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import type { ProductWire } from "../products/service.js";
@@ -174,6 +176,13 @@ export function toCustomerOrderWire(w: OrderWire, product: ProductWire | null, o
 }
 export type CustomerOrderWire = ReturnType<typeof toCustomerOrderWire>;
 
+/** A downloadables benefit's files that are not archived, in the benefit's order. */
+export function activeFilesOf(properties: Record<string, unknown>): string[] {
+  const archived = (properties.archived ?? {}) as Record<string, unknown>;
+  const files = Array.isArray(properties.files) ? properties.files.filter((f): f is string => typeof f === "string") : [];
+  return files.filter((f) => archived[f] !== true);
+}
+
 /** The benefit's properties a customer may see (Benefit*SubscriberProperties): no tokens, no private notes of other types. */
 function subscriberProperties(b: BenefitWire): Record<string, unknown> {
   const p = b.properties;
@@ -184,11 +193,8 @@ function subscriberProperties(b: BenefitWire): Record<string, unknown> {
       return { guild_id: p.guild_id };
     case "github_repository":
       return { repository_owner: p.repository_owner, repository_name: p.repository_name };
-    case "downloadables": {
-      const archived = (p.archived ?? {}) as Record<string, unknown>;
-      const files = Array.isArray(p.files) ? p.files.filter((f): f is string => typeof f === "string") : [];
-      return { active_files: files.filter((f) => archived[f] !== true) };
-    }
+    case "downloadables":
+      return { active_files: activeFilesOf(p) };
     case "license_keys":
       return { prefix: p.prefix, expires: p.expires, activations: p.activations, limit_usage: p.limit_usage };
     case "meter_credit":
@@ -231,5 +237,23 @@ export function toCustomerBenefitGrantWire(g: BenefitGrantWire, o: OrganizationW
       properties: subscriberProperties(b),
     },
     properties: g.properties,
+  };
+}
+
+/** A UUID named by the grant and the file (till keeps no downloadable rows): the same across reads. */
+function downloadableId(grantId: string, fileId: string): string {
+  const b = createHash("sha1").update(`${grantId}:${fileId}`).digest().subarray(0, 16);
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x50;
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
+  const h = b.toString("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/** DownloadableRead: a file of a granted downloadables benefit, with a signed URL that serves its bytes. */
+export function toDownloadableWire(grant: { id: string; benefit_id: string }, file: FileRow, download: { url: string; expiresAt: Date }, baseURL: string) {
+  return {
+    id: downloadableId(grant.id, file.id),
+    benefit_id: grant.benefit_id,
+    file: { ...toFileReadWire(file, baseURL), download: { url: download.url, headers: {}, expires_at: download.expiresAt.toISOString() } },
   };
 }

@@ -14,7 +14,7 @@ const ListQuery = z.object({
   ...paginationQuery,
 });
 
-export function fileRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+export function fileRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
   const storage = localFileStorage(path.join(config.dataDir, "files"));
   const baseURL = config.baseURL;
 
@@ -56,6 +56,19 @@ export function fileRoutes(app: FastifyInstance, { db, config }: BillingDeps): v
       // the bytes behind a file id never change once uploaded
       .header("cache-control", "public, max-age=31536000, immutable")
       .header("etag", `"${row.checksumEtag ?? row.id}"`)
+      .send(stream);
+  });
+
+  // a customer's downloadable file, through the signed URL the customer portal hands out
+  app.get("/files/:id/download", { config: { public: true } }, async (req, reply) => {
+    const { row, size, stream } = await service.openSignedDownload(db, storage, secret, String((req.params as { id?: unknown }).id ?? ""), req.query as Record<string, unknown>);
+    const ascii = row.name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+    return reply
+      .header("content-type", row.mimeType)
+      .header("content-length", size)
+      .header("content-disposition", `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(row.name)}`)
+      .header("cache-control", "private, no-store")
+      .header("x-content-type-options", "nosniff")
       .send(stream);
   });
 

@@ -1,6 +1,6 @@
 // Rules for files: S3-style multipart uploads whose presigned part URLs point at till itself, completion with
 // checksums, product media served publicly, and soft deletion. Bytes go through the FileStorage interface.
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
@@ -301,6 +301,50 @@ export async function openPublicFile(db: Db, storage: FileStorage, id: string) {
   const content = await storage.read(row.path);
   if (!content) throw notFound(NOT_FOUND);
   return { row, ...content };
+}
+
+// ---- signed downloads (a customer's downloadable benefit) ------------------------------------------
+
+/** How long a download URL handed to a customer stays valid. */
+export const DOWNLOAD_URL_TTL_MS = 60 * 60 * 1000;
+
+const downloadSignature = (secret: string, fileId: string, expires: number) =>
+  createHmac("sha256", `${secret}:file-download`).update(`${fileId}.${expires}`).digest("base64url");
+
+/** A URL that serves the file's bytes to whoever holds it until `expiresAt`, like an S3 presigned GET. */
+export function signedDownloadUrl(baseURL: string, secret: string, fileId: string, expiresAt: Date): string {
+  const expires = Math.floor(expiresAt.getTime() / 1000);
+  return `${baseURL}/v1/files/${fileId}/download?expires=${expires}&signature=${downloadSignature(secret, fileId, expires)}`;
+}
+
+/**
+ * The bytes behind a signed download URL; a wrong, altered or expired signature is 403 (S3's AccessDenied),
+ * a file deleted or never uploaded 404.
+ */
+export async function openSignedDownload(db: Db, storage: FileStorage, secret: string, id: string, query: { expires?: unknown; signature?: unknown }) {
+  const expires = typeof query.expires === "string" && /^\d{1,12}$/.test(query.expires) ? Number(query.expires) : NaN;
+  const signature = typeof query.signature === "string" ? query.signature : "";
+  const fileId = isUuid(id) ? id.toLowerCase() : "";
+  const expected = Buffer.from(fileId && Number.isFinite(expires) ? downloadSignature(secret, fileId, expires) : "");
+  const given = Buffer.from(signature);
+  if (expected.length === 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw notPermitted("The download URL is not valid.");
+  }
+  if (expires * 1000 <= Date.now()) throw notPermitted("The download URL has expired.");
+  const row = await repo.findFileAnyOrganization(db, fileId);
+  if (!row || !row.isUploaded) throw notFound(NOT_FOUND);
+  const content = await storage.read(row.path);
+  if (!content) throw notFound(NOT_FOUND);
+  return { row, ...content };
+}
+
+/** Uploaded, live files of the organization by id (downloadables of a benefit), in the order asked. */
+export async function loadUploadedFiles(db: Queryable, organizationId: string, ids: string[]): Promise<FileRow[]> {
+  const wanted = uniqueUuids(ids);
+  if (wanted.length === 0) return [];
+  const { rows } = await repo.listUploadedFiles(db, organizationId, { ids: wanted }, 1, wanted.length);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return wanted.flatMap((id) => byId.get(id) ?? []);
 }
 
 // ---- for other domains ----------------------------------------------------------------------------
