@@ -266,4 +266,22 @@ describe("the customer portal", () => {
     // customers without the benefit see no downloadables
     expect((await portal.customerPortal.downloadables.list({ customerSession: bob.token }, {})).result.items).toEqual([]);
   });
+
+  it("shows a seller by slug, with its public live products, to anyone", async () => {
+    const archived = await createProduct(seller, "fixed");
+    await seller.sdk.products.update({ id: archived.id, productUpdate: { isArchived: true } });
+    const data = await portal.customerPortal.organizations.get({ slug: seller.slug });
+    expect(data.organization).toMatchObject({ id: seller.organizationId, slug: seller.slug, customerPortalSettings: { subscription: { updatePlan: true } } });
+    const ids = data.products.map((p) => p.id);
+    expect(ids).toEqual(expect.arrayContaining([oneTime.id, monthly.id]));
+    expect(ids).not.toContain(archived.id);
+    const wire = await rawRequest(server.url, "", "GET", `/v1/customer-portal/organizations/${seller.slug}`);
+    expect(wire.body).not.toHaveProperty("organization.email");
+    expect(JSON.stringify(wire.body)).not.toContain('"metadata"');
+    for (const slug of ["no-such-seller", "x".repeat(90), "%00"]) {
+      expect((await rawRequest(server.url, "", "GET", `/v1/customer-portal/organizations/${slug}`)).status, slug).toBe(404);
+    }
+    // (the router answers an over-long path segment itself)
+    expect((await rawRequest(server.url, "", "GET", `/v1/customer-portal/organizations/${"x".repeat(300)}`)).status).toBe(414);
+  });
 });

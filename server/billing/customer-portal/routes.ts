@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
-import { ApiError, isUuid, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, queryBool, scopeOf } from "../http.js";
+import { ApiError, isUuid, notFound, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, queryBool, scopeOf } from "../http.js";
 import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "../subscriptions/lifecycle.js";
 import type { SubscriptionUpdate } from "../subscriptions/service.js";
 import * as service from "./service.js";
@@ -75,6 +75,13 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret 
   app.post("/customer-sessions/", { config: { scope: "customer_sessions:write" } }, async (req, reply) => {
     const input = parseBody(CustomerSessionCreateInput, req);
     return reply.status(201).send(await createCustomerSession(db, scopeOf(req).organizationId, input, config.baseURL));
+  });
+
+  // public: the seller's name, settings and public products, by slug
+  app.get("/customer-portal/organizations/:slug", { config: { public: true } }, async (req) => {
+    const slug = String((req.params as { slug?: unknown }).slug ?? "");
+    if (slug.length > 100 || slug.includes("\u0000")) throw notFound("Organization not found");
+    return service.organizationBySlug(deps, slug);
   });
 
   const portal = { config: { public: true }, preHandler: portalAuth(db) };

@@ -2,8 +2,10 @@
 // subscriptions (cancel, uncancel, change plan or seats as the seller's settings allow), benefit grants and
 // license keys. The seller-side services do the work; every read is filtered to the session's customer and a
 // row of another customer is answered as missing.
+import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
+import { organization } from "../../db/schema/index.js";
 import { listGrants } from "../benefits/service.js";
 import { AddressInput, updateCustomer } from "../customers/service.js";
 import { DOWNLOAD_URL_TTL_MS, loadUploadedFiles, signedDownloadUrl } from "../files/service.js";
@@ -13,10 +15,10 @@ import * as licenseKeys from "../license-keys/service.js";
 import { getOrder, listOrders } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
-import { loadProducts } from "../products/service.js";
+import { listProducts, loadProducts } from "../products/service.js";
 import { getSubscription, listSubscriptions, updateSubscription, type SubscriptionUpdate, type SubscriptionWire } from "../subscriptions/service.js";
 import type { PortalCaller } from "./sessions.js";
-import { activeFilesOf, toCustomerBenefitGrantWire, toCustomerOrderWire, toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire } from "./wire.js";
+import { activeFilesOf, toCustomerBenefitGrantWire, toCustomerOrganizationWire, toCustomerProductWire, toCustomerOrderWire, toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire } from "./wire.js";
 
 export interface PortalDeps {
   db: Db;
@@ -165,6 +167,19 @@ export async function listMyDownloadables(deps: PortalDeps, p: PortalCaller, ben
     return [toDownloadableWire(grant, file, { url, expiresAt }, deps.baseURL)];
   });
   return { items: all.slice((pageNo - 1) * limit, pageNo * limit), total: all.length };
+}
+
+// ---- the seller, publicly -------------------------------------------------------------------------
+
+/** CustomerOrganizationData: the seller by slug and its public, live products (the portal's header and catalog). */
+export async function organizationBySlug(deps: PortalDeps, slug: string) {
+  const [row] = await deps.db.select({ id: organization.id }).from(organization).where(eq(organization.slug, slug)).limit(1);
+  if (!row) throw notFound("Organization not found");
+  const [org, { items }] = await Promise.all([
+    getOrganization(deps.db, row.id),
+    listProducts(deps.db, row.id, { isArchived: false, visibility: ["public"] }, [{ key: "created_at", desc: false }], 1, 100, deps.baseURL),
+  ]);
+  return { organization: toCustomerOrganizationWire(org), products: items.map(toCustomerProductWire) };
 }
 
 // ---- the session ----------------------------------------------------------------------------------
