@@ -24,3 +24,22 @@ export const customerSession = pgTable(
   },
   (t) => [index("customer_session_customer_idx").on(t.customerId), index("customer_session_expires_idx").on(t.expiresAt)],
 );
+
+/** A one-time code mailed to a customer who asks for the portal by email; exchanged for a session. */
+export const customerSessionCode = pgTable(
+  "customer_session_code",
+  {
+    id: uuid("id").defaultRandom().primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customer.id, { onDelete: "cascade" }),
+    /** hex SHA-256 of the code */
+    codeHash: text("code_hash").notNull().unique(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
+  },
+  (t) => [index("customer_session_code_customer_idx").on(t.customerId, t.createdAt)],
+);
