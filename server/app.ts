@@ -79,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const v1Routes: V1Route[] = [];
   await app.register(referencePlugin(auth, config.baseURL, v1Routes));
   await app.register(whoamiPlugin(callers));
-  await app.register(billingPlugin({ db: database.db, config, secret, callers, routes: v1Routes, listen: database.listen }), { prefix: "/v1" });
+  await app.register(billingPlugin({ db: database.db, config, secret, mailer, callers, routes: v1Routes, listen: database.listen }), { prefix: "/v1" });
   await app.register(webPlugin(config));
   return { app, auth, callers, v1Routes, worker };
 }

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
 import type { Database, Db } from "../db/client.js";
 import type { CallerResolver } from "../http/caller.js";
+import type { Mailer } from "../mail/mailer.js";
 import { ApiError, authenticate } from "./http.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
@@ -29,6 +30,8 @@ export interface BillingDeps {
   config: Config;
   /** The server's secret (signed download URLs). */
   secret: string;
+  /** Mail to customers (portal sign-in codes). */
+  mailer: Mailer;
   callers: CallerResolver;
   /** Filled with every /v1 route as it is registered (the tenancy test walks them all). */
   routes?: V1Route[];

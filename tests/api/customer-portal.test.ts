@@ -97,6 +97,48 @@ describe("POST /v1/customer-sessions/", () => {
   });
 });
 
+describe("sign-in to the portal by email", () => {
+  const request = (body: unknown) => rawRequest(server.url, "", "POST", "/v1/customer-portal/customer-session/request", body);
+  const authenticate = (code: string) => rawRequest(server.url, "", "POST", "/v1/customer-portal/customer-session/authenticate", { code });
+
+  it("mails a one-time code that becomes a customer session; the email counts as verified", async () => {
+    const me = await seller.sdk.customers.get({ id: bob.customerId });
+    const res = await request({ email: me.email.toUpperCase(), organization_id: seller.organizationId });
+    expect(res.status).toBe(202);
+    const mail = await server.mailbox.waitFor(me.email, /^Access your .+ purchases$/);
+    const code = /^ {4}([A-Z2-9]{8})$/m.exec(mail.text)?.[1] ?? "";
+    expect(code).toHaveLength(8);
+    expect(mail.links).toEqual([`${server.url}/portal?organization=${seller.slug}`]);
+
+    // typed in lower case with a space, as people do
+    const ok = await authenticate(`${code.slice(0, 4).toLowerCase()} ${code.slice(4)}`);
+    expect(ok.status).toBe(200);
+    const token = (ok.body as { token: string }).token;
+    expect((await portal.customerPortal.customers.get({ customerSession: token })).emailVerified).toBe(true);
+    // spent
+    expect(await authenticate(code)).toEqual({ status: 401, body: { error: "Unauthorized", detail: "This customer session code is invalid or has expired." } });
+  });
+
+  it("answers the same for unknown emails and other organizations, mails nobody then, and stops mailing after five live codes", async () => {
+    const me = await seller.sdk.customers.get({ id: ada.customerId });
+    for (const body of [{ email: "nobody@example.com", organization_id: seller.organizationId }, { email: me.email, organization_id: other.organizationId }]) {
+      expect((await request(body)).status).toBe(202);
+    }
+    await expect(server.mailbox.waitFor("nobody@example.com", /purchases/, 500)).rejects.toThrow(/no mail/);
+    for (let i = 0; i < 5; i++) {
+      expect((await request({ email: me.email, organization_id: seller.organizationId })).status).toBe(202);
+      await server.mailbox.waitFor(me.email, /purchases/);
+    }
+    expect((await request({ email: me.email, organization_id: seller.organizationId })).status).toBe(202);
+    await expect(server.mailbox.waitFor(me.email, /purchases/, 500)).rejects.toThrow(/no mail/);
+
+    for (const body of [{ email: "not-an-email", organization_id: seller.organizationId }, { email: me.email, organization_id: "x" }, {}]) {
+      expect((await request(body)).status, JSON.stringify(body)).toBe(422);
+    }
+    for (const code of ["", "ABCDEFGH", "x".repeat(65)]) expect((await authenticate(code)).status, code).not.toBe(200);
+  });
+});
+
 describe("the confirm's customer session", () => {
   it("comes with the confirm answer (only there) and opens the buyer's portal", async () => {
     const checkout = await seller.sdk.checkouts.create({ products: [oneTime.id] });

@@ -9,7 +9,16 @@ import { ApiError, isUuid, notFound, page, paginationQuery, parseBody, parseQuer
 import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "../subscriptions/lifecycle.js";
 import type { SubscriptionUpdate } from "../subscriptions/service.js";
 import * as service from "./service.js";
-import { createCustomerSession, CustomerSessionCreateInput, resolvePortalToken, type PortalCaller } from "./sessions.js";
+import {
+  authenticateSessionCode,
+  createCustomerSession,
+  CustomerSessionCodeAuthenticateInput,
+  CustomerSessionCodeRequestInput,
+  CustomerSessionCreateInput,
+  requestSessionCode,
+  resolvePortalToken,
+  type PortalCaller,
+} from "./sessions.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -69,7 +78,7 @@ function parseSubscriptionUpdate(body: unknown): SubscriptionUpdate {
   return { kind: "cancel", cancelAtPeriodEnd: c.cancel_at_period_end ?? true, reason: c.cancellation_reason, comment: c.cancellation_comment };
 }
 
-export function customerPortalRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
+export function customerPortalRoutes(app: FastifyInstance, { db, config, secret, mailer }: BillingDeps): void {
   const deps: service.PortalDeps = { db, baseURL: config.baseURL, secret };
 
   app.post("/customer-sessions/", { config: { scope: "customer_sessions:write" } }, async (req, reply) => {
@@ -83,6 +92,15 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret 
     if (slug.length > 100 || slug.includes("\u0000")) throw notFound("Organization not found");
     return service.organizationBySlug(deps, slug);
   });
+
+  // public: a customer without a link asks for a code by email, and trades it for a session
+  app.post("/customer-portal/customer-session/request", { config: { public: true } }, async (req, reply) => {
+    await requestSessionCode(db, mailer, config.baseURL, parseBody(CustomerSessionCodeRequestInput, req));
+    return reply.status(202).send();
+  });
+  app.post("/customer-portal/customer-session/authenticate", { config: { public: true } }, async (req) =>
+    authenticateSessionCode(db, parseBody(CustomerSessionCodeAuthenticateInput, req).code),
+  );
 
   const portal = { config: { public: true }, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => portalOf(req);

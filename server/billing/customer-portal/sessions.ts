@@ -2,10 +2,11 @@
 // the end of a checkout) and the customer's browser presents its token to /v1/customer-portal. The token is
 // random, shown once and kept as its SHA-256; a session lasts an hour.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, count, eq, gt, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { customer, customerSession } from "../../db/schema/index.js";
+import { customer, customerSession, customerSessionCode, organization } from "../../db/schema/index.js";
+import type { Mailer } from "../../mail/mailer.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { ApiError, invalid, isUuid, notFound } from "../http.js";
@@ -102,3 +103,96 @@ export async function resolvePortalToken(db: Queryable, token: string): Promise<
 }
 
 export const noSuchCustomer = () => notFound("Customer not found");
+
+// ---- by email: a one-time code ------------------------------------------------------------------
+
+/** How long a mailed code works, and how many a customer may ask for in that time. */
+export const SESSION_CODE_TTL_MS = 30 * 60 * 1000;
+const MAX_CODES_PER_WINDOW = 5;
+/** Eight characters of A–Z and 2–9 without look-alikes (O/0, I/1): about 2^39 codes. */
+const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+const CODE_LENGTH = 8;
+
+export const CustomerSessionCodeRequestInput = z.object({
+  email: z.string().trim().max(320).pipe(z.email({ message: "value is not a valid email address" })),
+  organization_id: z.string().refine(isUuid, { message: "Input should be a valid UUID" }),
+});
+
+export const CustomerSessionCodeAuthenticateInput = z.object({ code: z.string().trim().min(1).max(64) });
+
+const normalizeCode = (code: string) => code.replace(/[\s-]/g, "").toUpperCase();
+
+function newCode(): string {
+  const bytes = randomBytes(CODE_LENGTH);
+  return Array.from(bytes, (b) => CODE_ALPHABET[b % CODE_ALPHABET.length]).join("");
+}
+
+/**
+ * Mails the customer of that email (in that organization) a code that opens their portal, at most five live
+ * codes at a time. The answer is the same whether or not such a customer exists (or was mailed), so the
+ * endpoint tells nobody who bought what.
+ */
+export async function requestSessionCode(db: Db, mailer: Mailer, baseURL: string, input: z.output<typeof CustomerSessionCodeRequestInput>): Promise<void> {
+  const organizationId = input.organization_id.toLowerCase();
+  const [found] = await db
+    .select({ customer, organization: { name: organization.name, slug: organization.slug } })
+    .from(customer)
+    .innerJoin(organization, eq(organization.id, customer.organizationId))
+    .where(and(eq(customer.organizationId, organizationId), eq(customer.email, input.email.toLowerCase()), isNull(customer.deletedAt)))
+    .limit(1);
+  if (!found) return;
+  const now = new Date();
+  const code = newCode();
+  const sent = await db.transaction(async (tx) => {
+    // one customer at a time: the count and the insert must not interleave with another request's
+    await tx.select({ id: customer.id }).from(customer).where(eq(customer.id, found.customer.id)).for("update");
+    const [recent] = await tx
+      .select({ n: count() })
+      .from(customerSessionCode)
+      .where(and(eq(customerSessionCode.customerId, found.customer.id), gt(customerSessionCode.expiresAt, now)));
+    // past the limit nothing more is mailed (an error would tell that the customer exists)
+    if ((recent?.n ?? 0) >= MAX_CODES_PER_WINDOW) return false;
+    await tx.insert(customerSessionCode).values({
+      organizationId,
+      customerId: found.customer.id,
+      codeHash: hashToken(code),
+      expiresAt: new Date(now.getTime() + SESSION_CODE_TTL_MS),
+      createdAt: now,
+    });
+    return true;
+  });
+  if (!sent) return;
+  const url = `${baseURL}/portal?organization=${encodeURIComponent(found.organization.slug)}`;
+  await mailer.send({
+    to: found.customer.email,
+    subject: `Access your ${found.organization.name} purchases`,
+    text:
+      `Hello,\n\nyour code to open your purchases from ${found.organization.name} is:\n\n    ${code}\n\n` +
+      `Enter it at ${url} within 30 minutes. It works once.\n\nIf you did not ask for it, you can ignore this message.\n\n— till`,
+    links: [url],
+  });
+}
+
+const invalidCode = () => new ApiError(401, { error: "Unauthorized", detail: "This customer session code is invalid or has expired." });
+
+/** Exchanges a live code for a customer session (the code is spent; the email counts as verified). */
+export async function authenticateSessionCode(db: Db, code: string): Promise<{ token: string }> {
+  const normalized = normalizeCode(code);
+  if (normalized.length !== CODE_LENGTH) throw invalidCode();
+  return db.transaction(async (tx) => {
+    const [spent] = await tx
+      .delete(customerSessionCode)
+      .where(and(eq(customerSessionCode.codeHash, hashToken(normalized)), gt(customerSessionCode.expiresAt, new Date())))
+      .returning();
+    if (!spent) throw invalidCode();
+    const [c] = await tx
+      .update(customer)
+      .set({ emailVerified: true })
+      .where(and(eq(customer.id, spent.customerId), isNull(customer.deletedAt)))
+      .returning({ id: customer.id });
+    if (!c) throw invalidCode();
+    const { row, token } = newCustomerSession(spent.organizationId, spent.customerId, null, new Date());
+    await tx.insert(customerSession).values(row);
+    return { token };
+  });
+}
