@@ -102,10 +102,10 @@ describe("sign-in to the portal by email", () => {
   const authenticate = (code: string) => rawRequest(server.url, "", "POST", "/v1/customer-portal/customer-session/authenticate", { code });
 
   it("mails a one-time code that becomes a customer session; the email counts as verified", async () => {
-    const me = await seller.sdk.customers.get({ id: bob.customerId });
-    const res = await request({ email: me.email.toUpperCase(), organization_id: seller.organizationId });
+    const email = (await seller.sdk.customers.get({ id: bob.customerId })).email ?? "";
+    const res = await request({ email: email.toUpperCase(), organization_id: seller.organizationId });
     expect(res.status).toBe(202);
-    const mail = await server.mailbox.waitFor(me.email, /^Access your .+ purchases$/);
+    const mail = await server.mailbox.waitFor(email, /^Access your .+ purchases$/);
     const code = /^ {4}([A-Z2-9]{8})$/m.exec(mail.text)?.[1] ?? "";
     expect(code).toHaveLength(8);
     expect(mail.links).toEqual([`${server.url}/portal?organization=${seller.slug}`]);
@@ -120,19 +120,19 @@ describe("sign-in to the portal by email", () => {
   });
 
   it("answers the same for unknown emails and other organizations, mails nobody then, and stops mailing after five live codes", async () => {
-    const me = await seller.sdk.customers.get({ id: ada.customerId });
-    for (const body of [{ email: "nobody@example.com", organization_id: seller.organizationId }, { email: me.email, organization_id: other.organizationId }]) {
+    const email = (await seller.sdk.customers.get({ id: ada.customerId })).email ?? "";
+    for (const body of [{ email: "nobody@example.com", organization_id: seller.organizationId }, { email, organization_id: other.organizationId }]) {
       expect((await request(body)).status).toBe(202);
     }
     await expect(server.mailbox.waitFor("nobody@example.com", /purchases/, 500)).rejects.toThrow(/no mail/);
     for (let i = 0; i < 5; i++) {
-      expect((await request({ email: me.email, organization_id: seller.organizationId })).status).toBe(202);
-      await server.mailbox.waitFor(me.email, /purchases/);
+      expect((await request({ email, organization_id: seller.organizationId })).status).toBe(202);
+      await server.mailbox.waitFor(email, /purchases/);
     }
-    expect((await request({ email: me.email, organization_id: seller.organizationId })).status).toBe(202);
-    await expect(server.mailbox.waitFor(me.email, /purchases/, 500)).rejects.toThrow(/no mail/);
+    expect((await request({ email, organization_id: seller.organizationId })).status).toBe(202);
+    await expect(server.mailbox.waitFor(email, /purchases/, 500)).rejects.toThrow(/no mail/);
 
-    for (const body of [{ email: "not-an-email", organization_id: seller.organizationId }, { email: me.email, organization_id: "x" }, {}]) {
+    for (const body of [{ email: "not-an-email", organization_id: seller.organizationId }, { email, organization_id: "x" }, {}]) {
       expect((await request(body)).status, JSON.stringify(body)).toBe(422);
     }
     for (const code of ["", "ABCDEFGH", "x".repeat(65)]) expect((await authenticate(code)).status, code).not.toBe(200);
@@ -325,5 +325,22 @@ describe("the customer portal", () => {
     }
     // (the router answers an over-long path segment itself)
     expect((await rawRequest(server.url, "", "GET", `/v1/customer-portal/organizations/${"x".repeat(300)}`)).status).toBe(414);
+  });
+
+  it("shows the customer's usage of each meter, with its name", async () => {
+    const meter = await seller.sdk.meters.create({
+      name: "Exports",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "export" }] },
+      aggregation: { func: "count" },
+    });
+    const ingest = await rawRequest(server.url, await seller.createKey(), "POST", "/v1/events/ingest", {
+      events: [...Array.from({ length: 3 }, () => ({ name: "export", customer_id: ada.customerId })), { name: "export", customer_id: bob.customerId }],
+    });
+    expect(ingest.status).toBe(200);
+    const list = await portal.customerPortal.customerMeters.list({ customerSession: ada.token }, { meterId: meter.id });
+    expect(list.result.items).toHaveLength(1);
+    expect(list.result.items[0]).toMatchObject({ customerId: ada.customerId, meterId: meter.id, consumedUnits: 3, creditedUnits: 0, balance: -3, meter: { id: meter.id, name: "Exports" } });
+    const bobs = await portal.customerPortal.customerMeters.list({ customerSession: bob.token }, {});
+    expect(bobs.result.items.find((m) => m.meterId === meter.id)?.consumedUnits).toBe(1);
   });
 });

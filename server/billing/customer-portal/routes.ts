@@ -56,6 +56,7 @@ const OrdersQuery = z.object({
 
 const SubscriptionsQuery = z.object({ product_id: queryArray(uuid).optional(), active: queryBool.optional(), ...paginationQuery });
 const GrantsQuery = z.object({ benefit_id: queryArray(uuid).optional(), ...paginationQuery });
+const MetersQuery = z.object({ meter_id: queryArray(uuid).optional(), ...paginationQuery });
 const LicenseKeysQuery = z.object({ benefit_id: queryArray(uuid).optional(), ...paginationQuery });
 
 const CancelBody = z.object({
@@ -146,6 +147,12 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
   app.get("/customer-portal/downloadables/", portal, async (req) => {
     const q = parseQuery(GrantsQuery, req);
     const { items, total } = await service.listMyDownloadables(deps, me(req), lower(q.benefit_id), q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+
+  app.get("/customer-portal/meters/", portal, async (req) => {
+    const q = parseQuery(MetersQuery, req);
+    const { items, total } = await service.listMyMeters(deps, me(req), lower(q.meter_id), q.page, q.limit);
     return page(items, total, q.limit);
   });
 

@@ -6,12 +6,13 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { organization } from "../../db/schema/index.js";
-import { listGrants } from "../benefits/service.js";
+import { listGrantedBenefitsForCustomer, listGrants } from "../benefits/service.js";
 import { AddressInput, updateCustomer } from "../customers/service.js";
 import { DOWNLOAD_URL_TTL_MS, loadUploadedFiles, signedDownloadUrl } from "../files/service.js";
 import { toCustomerWire } from "../customers/wire.js";
 import { notFound, notPermitted } from "../http.js";
 import * as licenseKeys from "../license-keys/service.js";
+import { customerMeters, loadMeters } from "../meters/service.js";
 import { getOrder, listOrders } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
@@ -165,6 +166,22 @@ export async function listMyDownloadables(deps: PortalDeps, p: PortalCaller, ben
     seen.add(file.id);
     const url = signedDownloadUrl(deps.baseURL, deps.secret, file.id, expiresAt);
     return [toDownloadableWire(grant, file, { url, expiresAt }, deps.baseURL)];
+  });
+  return { items: all.slice((pageNo - 1) * limit, pageNo * limit), total: all.length };
+}
+
+/**
+ * CustomerCustomerMeter: the customer's usage of each meter they used or were credited on (as
+ * CustomerState.active_meters), with the meter's name.
+ */
+export async function listMyMeters(deps: PortalDeps, p: PortalCaller, meterIds: string[] | undefined, pageNo: number, limit: number) {
+  const grants = await listGrantedBenefitsForCustomer(deps.db, p.organizationId, p.customer.id);
+  const usage = (await customerMeters(deps.db, p.organizationId, p.customer, grants)).filter((m) => !meterIds || meterIds.includes(m.meter_id));
+  const meters = await loadMeters(deps.db, p.organizationId, usage.map((m) => m.meter_id));
+  const all = usage.flatMap((m) => {
+    const meter = meters.get(m.meter_id);
+    if (!meter) return [];
+    return [{ ...m, customer_id: p.customer.id, meter: { created_at: meter.created_at, modified_at: meter.modified_at, id: meter.id, name: meter.name } }];
   });
   return { items: all.slice((pageNo - 1) * limit, pageNo * limit), total: all.length };
 }

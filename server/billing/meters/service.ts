@@ -143,6 +143,12 @@ export async function loadMeterSummaries(
   return new Map(rows.map((row) => [row.id, toMeterSummaryWire(row)]));
 }
 
+/** Full `Meter` shapes by id. */
+export async function loadMeters(db: Queryable, organizationId: string, ids: string[]): Promise<Map<string, MeterWire>> {
+  const rows = await repo.findMetersByIds(db, organizationId, uniqueUuids(ids));
+  return new Map(rows.map((row) => [row.id, toMeterWire(row)]));
+}
+
 /** The ids among `ids` that are not meters of this organization (malformed ids count as missing). */
 export async function meterIdsExist(db: Queryable, organizationId: string, ids: string[]): Promise<string[]> {
   const found = new Set(await repo.existingMeterIds(db, organizationId, uniqueUuids(ids)));
