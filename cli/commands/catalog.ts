@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { polar, unwrap } from "../client.js";
 import { examples, withContext } from "../command.js";
+import { confirm } from "../confirm.js";
 import type { Context } from "../context.js";
 import { CliError, EXIT, ExitStatus, UsageError } from "../errors.js";
 import type { CatalogClient } from "../catalog/server.js";
@@ -85,17 +86,6 @@ async function plan(ctx: Context, opts: PlanOptions): Promise<void> {
   if (planExitCode(plan) !== EXIT.ok) throw new ExitStatus(EXIT.changesPlanned);
 }
 
-/** y/yes on the terminal; anything else declines. */
-async function confirm(question: string): Promise<boolean> {
-  const { createInterface } = await import("node:readline/promises");
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
-}
-
 async function apply(ctx: Context, opts: PlanOptions & { yes?: boolean }): Promise<void> {
   const { client, plan } = await makePlan(ctx, opts);
   const { planJson, renderChange, renderPlan } = await import("../catalog/plan.js");
@@ -105,17 +95,14 @@ async function apply(ctx: Context, opts: PlanOptions & { yes?: boolean }): Promi
     if (ctx.json) ctx.out.printJson({ ...planJson(plan), applied: [] });
     return;
   }
-  if (!opts.yes) {
-    // a person at a terminal may say yes; CI, pipes and --json have nobody to ask
-    const canAsk = !ctx.json && !ctx.env.ci && process.stdin.isTTY === true && process.stderr.isTTY === true;
-    const file = opts.file === "-" ? "-" : opts.file;
-    if (!canAsk) {
-      throw new UsageError(`apply needs confirmation: ${plan.changes.length} change(s) planned and nobody to ask`, `review them with \`till catalog plan -f ${file}\`, then run \`till catalog apply -f ${file} --yes\``);
-    }
-    if (!(await confirm(`Apply ${plan.changes.length} change(s) to ${ctx.server}? [y/N] `))) {
-      throw new CliError("apply cancelled: nothing was changed");
-    }
-  }
+  const file = opts.file === "-" ? "-" : opts.file;
+  await confirm(ctx, {
+    yes: opts.yes,
+    action: "apply",
+    reason: `${plan.changes.length} change(s) planned`,
+    hint: `review them with \`till catalog plan -f ${file}\`, then run \`till catalog apply -f ${file} --yes\``,
+    question: async () => `Apply ${plan.changes.length} change(s) to ${ctx.server}? [y/N] `,
+  });
   const applied = await applyPlan(client, plan, {
     onChange: (change, stage) => {
       if (stage === "done") ctx.out.info(`${ctx.out.styleErr.green("✓")} ${renderChange(change).split("\n")[0]}`);

@@ -1,0 +1,44 @@
+// Asking before an action that cannot be undone (`catalog apply`, `subscriptions revoke`, `refunds create`):
+// a person at a terminal answers y/N; with --yes nobody is asked; CI, pipes and --json have nobody to ask, so
+// the command stops (exit 2, nothing sent) and the hint says how to run it with --yes.
+import type { Context } from "./context.js";
+import { CliError, UsageError } from "./errors.js";
+
+/** A person can answer: stdin and stderr are terminals, not --json, not CI. */
+export function canAsk(ctx: Context): boolean {
+  return !ctx.json && !ctx.env.ci && process.stdin.isTTY === true && process.stderr.isTTY === true;
+}
+
+/** y/yes on the terminal; anything else declines. */
+export async function ask(question: string): Promise<boolean> {
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export interface Confirmation {
+  /** --yes was given. */
+  yes: boolean | undefined;
+  /** The verb, as the errors name it: "revoke", "refund". */
+  action: string;
+  /** Why it needs a yes, after "needs confirmation: ". */
+  reason: string;
+  /** The hint when nobody can answer: what to check, and the command again with --yes. */
+  hint: string;
+  /** The question, built only when someone can answer it (it may load what it shows). Ends with "[y/N] ". */
+  question: () => Promise<string>;
+}
+
+/**
+ * Returns when the action may go ahead: --yes, or a yes at the terminal. Throws a UsageError (exit 2) when
+ * nobody can answer, and a CliError (exit 1, "… cancelled: nothing was changed") on any other answer.
+ */
+export async function confirm(ctx: Context, c: Confirmation): Promise<void> {
+  if (c.yes) return;
+  if (!canAsk(ctx)) throw new UsageError(`${c.action} needs confirmation: ${c.reason} and nobody to ask`, c.hint);
+  if (!(await ask(await c.question()))) throw new CliError(`${c.action} cancelled: nothing was changed`);
+}
