@@ -237,3 +237,31 @@ export function onlyWith(given: Record<string, unknown>, needed: string): void {
   const flag = Object.keys(given).find((k) => given[k] !== undefined && given[k] !== false);
   if (flag) throw new UsageError(`${flag}: only with ${needed}`);
 }
+
+/** `--email ada@example.com`: an email address (the server checks it fully). */
+export function parseEmail(value: string): string {
+  const v = value.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v)) throw new InvalidArgumentError("expected an email address such as ada@example.com.");
+  return v;
+}
+
+/** `--success-url https://…`: an absolute http(s) URL. */
+export function parseHttpUrl(value: string): string {
+  const v = value.trim();
+  let ok = false;
+  try {
+    const u = new URL(v.replace("{CHECKOUT_ID}", "checkout"));
+    ok = u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new InvalidArgumentError("expected an absolute http(s) URL such as https://example.com/thanks.");
+  return v;
+}
+
+/** `--country fr`: an ISO 3166-1 alpha-2 code, sent upper-case. */
+export function parseCountry(value: string): string {
+  const v = value.trim();
+  if (!/^[A-Za-z]{2}$/.test(v)) throw new InvalidArgumentError("expected a two-letter country code such as FR or US.");
+  return v.toUpperCase();
+}

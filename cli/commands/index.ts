@@ -20,6 +20,10 @@ import * as discounts from "./discounts.js";
 import * as meters from "./meters.js";
 import * as customFields from "./custom-fields.js";
 import * as customers from "./customers.js";
+import * as checkouts from "./checkouts.js";
+import * as orders from "./orders.js";
+import * as subscriptions from "./subscriptions.js";
+import * as refunds from "./refunds.js";
 import * as licenseKeys from "./license-keys.js";
 import * as events from "./events.js";
 import * as catalog from "./catalog.js";
@@ -32,4 +36,4 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, products, benefits, discounts, meters, customFields, customers, licenseKeys, events, catalog, listen, webhooks, trigger, api];
+export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, products, benefits, discounts, meters, customFields, customers, checkouts, orders, subscriptions, refunds, licenseKeys, events, catalog, listen, webhooks, trigger, api];

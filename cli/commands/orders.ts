@@ -1,0 +1,229 @@
+// `till orders list|get|update`: what customers bought (/v1/orders; made by paid checkouts and renewals).
+// `update` changes what the invoice shows: the billing name and address (the server keeps the country and
+// state of an address once set). Refunds are `till refunds create --order <id>`.
+import type { Command } from "commander";
+import { v1 } from "../client.js";
+import { examples, withContext } from "../command.js";
+import type { Context } from "../context.js";
+import { UsageError } from "../errors.js";
+import { oneOf, parseCountry, parseId, type MetadataValue } from "../flags.js";
+import { changes, day, describeMetadata, listOptions, listResource, money, type ListOptions } from "../resources.js";
+
+export interface WireAddress {
+  line1: string | null;
+  line2: string | null;
+  postal_code: string | null;
+  city: string | null;
+  state: string | null;
+  country: string;
+}
+
+export interface WireOrder {
+  id: string;
+  created_at: string;
+  status: string;
+  paid: boolean;
+  subtotal_amount: number;
+  discount_amount: number;
+  net_amount: number;
+  tax_amount: number;
+  total_amount: number;
+  refunded_amount: number;
+  refundable_amount: number;
+  currency: string;
+  billing_reason: string;
+  billing_name: string | null;
+  billing_address: WireAddress | null;
+  invoice_number: string;
+  seats: number | null;
+  customer_id: string;
+  product_id: string | null;
+  discount_id: string | null;
+  subscription_id: string | null;
+  checkout_id: string | null;
+  metadata: Record<string, MetadataValue>;
+  description: string;
+  customer: { id: string; email: string; name: string | null };
+  product: { id: string; name: string } | null;
+  items: { label: string; amount: number; proration: boolean }[];
+}
+
+const BILLING_TYPES = ["one_time", "recurring"] as const;
+
+/** "12 rue X, 75001 Paris, FR" */
+export function describeAddress(a: WireAddress | null): string {
+  if (!a) return "none";
+  const town = [a.postal_code, a.city].filter(Boolean).join(" ");
+  return [a.line1, a.line2, town, a.state, a.country].filter(Boolean).join(", ");
+}
+
+/** "$25.00", "$25.00 ($10.00 refunded)" */
+function describeTotal(o: WireOrder): string {
+  const total = money(o.total_amount, o.currency);
+  return o.refunded_amount > 0 ? `${total} (${money(o.refunded_amount, o.currency)} refunded)` : total;
+}
+
+function orderFields(o: WireOrder) {
+  const m = (n: number) => money(n, o.currency);
+  return [
+    { label: "ID", value: o.id },
+    { label: "Invoice", value: o.invoice_number },
+    { label: "Status", value: o.status },
+    { label: "Customer", value: `${o.customer.email} (${o.customer_id})` },
+    { label: "Product", value: o.product ? `${o.product.name} (${o.product.id})` : o.description },
+    { label: "Billing reason", value: o.billing_reason },
+    { label: "Items", value: o.items.map((i) => `${i.label} ${m(i.amount)}${i.proration ? " (proration)" : ""}`).join("; ") || "none" },
+    { label: "Subtotal", value: m(o.subtotal_amount) },
+    ...(o.discount_amount > 0 ? [{ label: "Discount", value: `-${m(o.discount_amount)} (${o.discount_id ?? ""})` }] : []),
+    { label: "Tax", value: m(o.tax_amount) },
+    { label: "Total", value: m(o.total_amount) },
+    { label: "Refunded", value: m(o.refunded_amount) },
+    { label: "Refundable", value: m(o.refundable_amount) },
+    ...(o.seats !== null ? [{ label: "Seats", value: String(o.seats) }] : []),
+    { label: "Billing name", value: o.billing_name ?? "none" },
+    { label: "Billing address", value: describeAddress(o.billing_address) },
+    ...(o.subscription_id ? [{ label: "Subscription", value: o.subscription_id }] : []),
+    ...(o.checkout_id ? [{ label: "Checkout", value: o.checkout_id }] : []),
+    { label: "Metadata", value: describeMetadata(o.metadata) },
+    { label: "Created", value: day(o.created_at) },
+  ];
+}
+
+interface ListFlags extends ListOptions {
+  customer?: string;
+  externalCustomerId?: string;
+  product?: string;
+  billingType?: string;
+  discount?: string;
+  subscription?: string;
+  checkout?: string;
+}
+
+async function list(ctx: Context, opts: ListFlags) {
+  if (opts.customer && opts.externalCustomerId) throw new UsageError("--customer and --external-customer-id: name the customer by one of them");
+  await listResource<WireOrder>(ctx, opts, {
+    path: "/orders/",
+    noun: "orders",
+    query: {
+      customer_id: opts.customer,
+      external_customer_id: opts.externalCustomerId,
+      product_id: opts.product,
+      product_billing_type: opts.billingType,
+      discount_id: opts.discount,
+      subscription_id: opts.subscription,
+      checkout_id: opts.checkout,
+    },
+    columns: [
+      { header: "ID", value: (o) => o.id },
+      { header: "INVOICE", value: (o) => o.invoice_number },
+      { header: "CUSTOMER", value: (o) => o.customer.email },
+      { header: "PRODUCT", value: (o) => o.product?.name ?? o.description },
+      { header: "TOTAL", value: describeTotal },
+      { header: "STATUS", value: (o) => o.status },
+      { header: "CREATED", value: (o) => day(o.created_at) },
+    ],
+    empty: "No orders: they come with paid checkouts (`till checkouts create --product <id>`).",
+  });
+}
+
+async function get(ctx: Context, _opts: object, [id = ""]: string[]) {
+  const o = await ctx.out.loading("Loading order", v1(ctx).get<WireOrder>(`/orders/${id}`));
+  await ctx.out.record(o, orderFields(o));
+}
+
+interface UpdateFlags {
+  billingName?: string;
+  line1?: string;
+  line2?: string;
+  postalCode?: string;
+  city?: string;
+  state?: string;
+  country?: string;
+}
+
+async function update(ctx: Context, opts: UpdateFlags, [id = ""]: string[]) {
+  const parts = { line1: opts.line1, line2: opts.line2, postal_code: opts.postalCode, city: opts.city, state: opts.state, country: opts.country };
+  const addressGiven = Object.values(parts).some((v) => v !== undefined);
+  changes({ billing_name: opts.billingName, ...parts }, "--billing-name or an address flag (--line1, --line2, --postal-code, --city, --state, --country)");
+  const client = v1(ctx);
+  let billingAddress: WireAddress | undefined;
+  if (addressGiven) {
+    // the API replaces the whole address: the flags not given keep their current values
+    const current = (await ctx.out.loading("Loading order", client.get<WireOrder>(`/orders/${id}`))).billing_address;
+    const country = opts.country ?? current?.country;
+    if (!country) throw new UsageError("--country: the order has no billing address yet, so it needs a country (two letters, such as FR)");
+    const keep = (flag: string | undefined, now: string | null | undefined) => (flag === undefined ? (now ?? null) : flag === "" ? null : flag);
+    billingAddress = {
+      line1: keep(opts.line1, current?.line1),
+      line2: keep(opts.line2, current?.line2),
+      postal_code: keep(opts.postalCode, current?.postal_code),
+      city: keep(opts.city, current?.city),
+      state: keep(opts.state, current?.state),
+      country,
+    };
+  }
+  const body = { billing_name: opts.billingName === undefined ? undefined : opts.billingName === "" ? null : opts.billingName, billing_address: billingAddress };
+  const o = await ctx.out.loading("Updating order", client.send<WireOrder>("PATCH", `/orders/${id}`, body));
+  ctx.out.done(o, `Updated order ${o.invoice_number} (${o.id}): billed to ${o.billing_name ?? o.customer.email}, ${describeAddress(o.billing_address)}.`);
+}
+
+export function register(program: Command): void {
+  const orders = program
+    .command("orders")
+    .description("list orders (purchases and renewals), show one, correct its billing details")
+    .addHelpText(
+      "after",
+      examples([
+        "till orders list --customer <id>",
+        "till orders get <id>",
+        "till orders update <id> --billing-name \"Acme Inc\" --line1 \"1 Main St\" --city Paris --postal-code 75001",
+      ]) + "\nRefunds: `till refunds create --order <id> --amount <minor units> --reason <reason>`.\n",
+    );
+
+  listOptions(
+    orders
+      .command("list")
+      .alias("ls")
+      .description("list orders, newest first")
+      .option("--customer <id>", "only this customer's orders", parseId)
+      .option("--external-customer-id <id>", "only the orders of the customer with your own id")
+      .option("--product <id>", "only orders of this product", parseId)
+      .option("--billing-type <type>", `only ${BILLING_TYPES.join(" or ")} products' orders`, oneOf(BILLING_TYPES))
+      .option("--discount <id>", "only orders with this discount", parseId)
+      .option("--subscription <id>", "only this subscription's orders", parseId)
+      .option("--checkout <id>", "only the order of this checkout", parseId),
+  )
+    .addHelpText(
+      "after",
+      examples(["till orders list", "till orders list --customer <id> --all", "till orders list --product <id> --billing-type recurring --json"]),
+    )
+    .action(withContext(list));
+
+  orders
+    .command("get")
+    .description("show an order: items, amounts, refunds, billing details")
+    .argument("<id>", "the order's id", parseId)
+    .addHelpText("after", examples(["till orders get <id>", "till orders get <id> --json"]))
+    .action(withContext(get));
+
+  orders
+    .command("update")
+    .description("change an order's billing name or address (as on its invoice)")
+    .argument("<id>", "the order's id", parseId)
+    .option("--billing-name <name>", "the name billed (\"\" removes it)")
+    .option("--line1 <text>", "address: first line")
+    .option("--line2 <text>", "address: second line (\"\" removes it)")
+    .option("--postal-code <code>", "address: postal code")
+    .option("--city <city>", "address: city")
+    .option("--state <state>", "address: state or region (only on an order without an address yet)")
+    .option("--country <code>", "address: country, two letters (only on an order without an address yet)", parseCountry)
+    .addHelpText(
+      "after",
+      examples([
+        "till orders update <id> --billing-name \"Acme Inc\"",
+        "till orders update <id> --line1 \"1 Main St\" --postal-code 75001 --city Paris",
+        "till orders update <id> --country FR --city Lyon --json",
+      ]) + "\nAddress flags not given keep their current values. An address's country and state cannot change once set.\n",
+    )
+    .action(withContext(update));
+}

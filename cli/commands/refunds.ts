@@ -1,0 +1,132 @@
+// `till refunds list|create` (/v1/refunds). A refund gives part or all of a paid order back through the payment
+// processor; it cannot be undone, so `create` asks first on a terminal and needs --yes anywhere else.
+// --revoke-benefits also revokes what the order granted (one-time purchases: a subscription's benefits end
+// with the subscription, `till subscriptions revoke`).
+import { InvalidArgumentError, type Command } from "commander";
+import { v1 } from "../client.js";
+import { examples, withContext } from "../command.js";
+import { confirm } from "../confirm.js";
+import type { Context } from "../context.js";
+import { oneOf, parseAmount, parseId, type MetadataValue } from "../flags.js";
+import { day, listOptions, listResource, money, type ListOptions } from "../resources.js";
+import type { WireOrder } from "./orders.js";
+
+export const REFUND_REASONS = ["duplicate", "fraudulent", "customer_request", "service_disruption", "satisfaction_guarantee", "other"] as const;
+
+export interface WireRefund {
+  id: string;
+  created_at: string;
+  status: string;
+  reason: string;
+  amount: number;
+  tax_amount: number;
+  currency: string;
+  order_id: string;
+  subscription_id: string | null;
+  customer_id: string;
+  revoke_benefits: boolean;
+  metadata: Record<string, MetadataValue>;
+}
+
+interface ListFlags extends ListOptions {
+  order?: string;
+  subscription?: string;
+  customer?: string;
+}
+
+async function list(ctx: Context, opts: ListFlags) {
+  await listResource<WireRefund>(ctx, opts, {
+    path: "/refunds/",
+    noun: "refunds",
+    query: { order_id: opts.order, subscription_id: opts.subscription, customer_id: opts.customer },
+    columns: [
+      { header: "ID", value: (r) => r.id },
+      { header: "ORDER", value: (r) => r.order_id },
+      { header: "AMOUNT", value: (r) => money(r.amount, r.currency) },
+      { header: "REASON", value: (r) => r.reason },
+      { header: "STATUS", value: (r) => r.status },
+      { header: "CREATED", value: (r) => day(r.created_at) },
+    ],
+    empty: "No refunds.",
+  });
+}
+
+interface CreateFlags {
+  order: string;
+  amount: number;
+  reason: string;
+  comment?: string;
+  revokeBenefits?: boolean;
+  yes?: boolean;
+}
+
+async function create(ctx: Context, opts: CreateFlags) {
+  const client = v1(ctx);
+  const again = `till refunds create --order ${opts.order} --amount ${opts.amount} --reason ${opts.reason}${opts.revokeBenefits ? " --revoke-benefits" : ""} --yes`;
+  await confirm(ctx, {
+    yes: opts.yes,
+    action: "refund",
+    reason: `order ${opts.order} would be refunded ${opts.amount} (minor units)${opts.revokeBenefits ? " and its benefits revoked" : ""},`,
+    hint: `check the order with \`till orders get ${opts.order}\`, then run \`${again}\``,
+    question: async () => {
+      const o = await ctx.out.loading("Loading order", client.get<WireOrder>(`/orders/${opts.order}`));
+      const m = (n: number) => money(n, o.currency);
+      return (
+        `Refund ${m(opts.amount)} of ${o.invoice_number} (${o.product?.name ?? o.description}, ${m(o.total_amount)}; ${m(o.refundable_amount)} refundable) ` +
+        `to ${o.customer.email}${opts.revokeBenefits ? ", and revoke its benefits" : ""}? [y/N] `
+      );
+    },
+  });
+  const body = { order_id: opts.order, amount: opts.amount, reason: opts.reason, comment: opts.comment, revoke_benefits: opts.revokeBenefits === true };
+  const r = await ctx.out.loading("Refunding", client.send<WireRefund>("POST", "/refunds/", body));
+  ctx.out.done(r, `Refunded ${money(r.amount, r.currency)} of order ${r.order_id} (${r.status})${r.revoke_benefits ? "; its benefits are revoked" : ""}: refund ${r.id}.`);
+}
+
+/** A refund's amount: whole minor units, at least 1. */
+function parseRefundAmount(value: string): number {
+  const n = parseAmount(value);
+  if (n < 1) throw new InvalidArgumentError("expected an amount of at least 1, in the currency's smallest unit (1000 for 10.00 usd).");
+  return n;
+}
+
+export function register(program: Command): void {
+  const refunds = program
+    .command("refunds")
+    .description("refund orders, list refunds")
+    .addHelpText(
+      "after",
+      examples(["till refunds create --order <id> --amount 1000 --reason customer_request", "till refunds list --order <id>"]) +
+        "\nAmounts are whole numbers in the currency's smallest unit: 1000 is $10.00.\n",
+    );
+
+  listOptions(
+    refunds
+      .command("list")
+      .alias("ls")
+      .description("list refunds, newest first")
+      .option("--order <id>", "only this order's refunds", parseId)
+      .option("--subscription <id>", "only refunds of this subscription's orders", parseId)
+      .option("--customer <id>", "only this customer's refunds", parseId),
+  )
+    .addHelpText("after", examples(["till refunds list", "till refunds list --order <id> --json"]))
+    .action(withContext(list));
+
+  refunds
+    .command("create")
+    .description("refund part or all of a paid order (asks first; --yes in scripts)")
+    .requiredOption("--order <id>", "the order to refund", parseId)
+    .requiredOption("--amount <amount>", "how much to give back, in minor units (1000 = $10.00), at most the order's refundable amount", parseRefundAmount)
+    .requiredOption("--reason <reason>", REFUND_REASONS.join(", "), oneOf(REFUND_REASONS))
+    .option("--comment <text>", "a note kept with the refund")
+    .option("--revoke-benefits", "also revoke the benefits the order granted (one-time purchases)")
+    .option("-y, --yes", "refund without asking")
+    .addHelpText(
+      "after",
+      examples([
+        "till refunds create --order <id> --amount 2500 --reason customer_request",
+        "till refunds create --order <id> --amount 1000 --reason service_disruption --comment \"outage on 2025-03-02\" --yes",
+        "till refunds create --order <id> --amount 2500 --reason fraudulent --revoke-benefits --yes --json",
+      ]) + "\n`till orders get <id>` shows how much of an order is still refundable.\n",
+    )
+    .action(withContext(create));
+}
