@@ -97,7 +97,8 @@ interface Issue {
   msg?: string;
 }
 
-function errorOf(status: number, body: unknown): CheckoutError {
+/** A Polar-shaped error answer ({detail: string} or a 422's {detail: [{loc, msg}]}) as one message and per-field messages. */
+export function errorOf(status: number, body: unknown): CheckoutError {
   const b = (typeof body === "object" && body !== null ? body : {}) as { detail?: unknown };
   if (typeof b.detail === "string") return { status, message: b.detail, fields: {} };
   if (Array.isArray(b.detail)) {

@@ -2,7 +2,7 @@
 // screen readers announce (role=status for progress and results, role=alert for errors).
 import { useEffect, useId, useRef, type InputHTMLAttributes, type ReactNode } from "react";
 
-export function Page({ title, children }: { title: string; children: ReactNode }) {
+export function Page({ title, className, children }: { title: string; className?: string; children: ReactNode }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${title} · till`;
@@ -14,7 +14,7 @@ export function Page({ title, children }: { title: string; children: ReactNode }
           till
         </a>
       </header>
-      <main>
+      <main className={className}>
         <h1 ref={heading} tabIndex={-1}>
           {title}
         </h1>
@@ -36,17 +36,24 @@ export function useFocusHeading(key: unknown): void {
   }, [key]);
 }
 
-type FieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id"> & { label: string; hint?: string };
+type FieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id"> & { label: string; hint?: string; error?: string };
 
-export function Field({ label, hint, ...input }: FieldProps) {
+/** A labelled input; `error` is the field's own message (a 422's), tied to it with aria-describedby. */
+export function Field({ label, hint, error, ...input }: FieldProps) {
   const id = useId();
+  const describedBy = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      <input id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...input} />
       {hint && (
         <p className="hint" id={`${id}-hint`}>
           {hint}
+        </p>
+      )}
+      {error && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
         </p>
       )}
     </div>

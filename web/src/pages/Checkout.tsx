@@ -16,6 +16,7 @@ import {
   type FieldMode,
   type Price,
 } from "../checkout-api.js";
+import { countryOptions } from "../regions.js";
 import { Status } from "../ui.js";
 import "./checkout.css";
 
@@ -69,21 +70,6 @@ function applyTheme(search: string, embedded: boolean): void {
   if (theme === "dark" || theme === "light") root.dataset.theme = theme;
   else if (embedded) root.dataset.theme = "light";
   if (embedded) root.dataset.embed = "true";
-}
-
-/** The world's regions by name, in the browser's language (Intl has the list, so the page ships none). */
-function countryOptions(): { code: string; name: string }[] {
-  const names = new Intl.DisplayNames(undefined, { type: "region", fallback: "none" });
-  const out: { code: string; name: string }[] = [];
-  const skip = new Set(["EU", "EZ", "UN", "QO", "XA", "XB", "ZZ", "AN", "BU", "CS", "DD", "FX", "NT", "SU", "TP", "YD", "YU", "ZR"]);
-  for (let a = 65; a <= 90; a++) {
-    for (let b = 65; b <= 90; b++) {
-      const code = String.fromCharCode(a, b);
-      const name = skip.has(code) ? undefined : names.of(code);
-      if (name && name !== code) out.push({ code, name });
-    }
-  }
-  return out.sort((x, y) => x.name.localeCompare(y.name));
 }
 
 function priceLabel(price: Price, currency: string): string {

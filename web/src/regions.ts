@@ -1,0 +1,9 @@
+// The countries a billing address can name, for the checkout's and the portal's country selects: the codes
+// the server accepts in an address (shared/countries.ts), named in the browser's language.
+import { ADDRESS_INPUT_COUNTRY_CODES } from "../../shared/countries.js";
+
+/** The accepted countries by name, sorted (Intl has the names, so the page ships none). */
+export function countryOptions(): { code: string; name: string }[] {
+  const names = new Intl.DisplayNames(undefined, { type: "region", fallback: "code" });
+  return ADDRESS_INPUT_COUNTRY_CODES.map((code) => ({ code, name: names.of(code) ?? code })).sort((x, y) => x.name.localeCompare(y.name));
+}
