@@ -11,7 +11,7 @@ import type { Config } from "../config.js";
 export const WEB_DIST_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
 
 /** The paths the app has pages for; the invitation link of organization emails is one of them. */
-export const PAGE_ROUTES = ["/", "/sign-in", "/device", "/reset-password", "/accept-invitation/*"] as const;
+export const PAGE_ROUTES = ["/", "/sign-in", "/device", "/reset-password", "/portal", "/accept-invitation/*"] as const;
 
 /** The hosted checkout (and its confirmation page): the only pages a seller's site may frame (embed.js). */
 export const CHECKOUT_PAGE_ROUTES = ["/checkout/*"] as const;
@@ -40,6 +40,10 @@ const CHECKOUT_PAGE_HEADERS = {
   // the success URL's query (customer_session_token) must not leak to the seller's site through Referer
   "referrer-policy": "no-referrer",
 } as const;
+
+/** The customer portal arrives with its session token in the query (taken out of the address bar at once):
+ *  no Referer at all, not even to this server's own assets and API. */
+const PORTAL_PAGE_HEADERS = { ...PAGE_HEADERS, "referrer-policy": "no-referrer" } as const;
 
 /** The embed script runs on sellers' sites: any origin may load it (as a module too, which needs CORS). */
 const EMBED_HEADERS = {
@@ -106,7 +110,7 @@ export function webPlugin(config: Config, distDir: string = WEB_DIST_DIR) {
       for (const [name, value] of Object.entries(headers)) if (value !== undefined) reply.header(name, value);
       return reply.sendFile("index.html", distDir, { cacheControl: false });
     };
-    for (const url of PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply));
+    for (const url of PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, url === "/portal" ? PORTAL_PAGE_HEADERS : PAGE_HEADERS));
     for (const url of CHECKOUT_PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, CHECKOUT_PAGE_HEADERS));
   };
 }

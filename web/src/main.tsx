@@ -7,6 +7,7 @@ import { DevicePage } from "./pages/Device.js";
 import { HomePage } from "./pages/Home.js";
 import { InvitationPage } from "./pages/Invitation.js";
 import { NotFoundPage } from "./pages/NotFound.js";
+import { PortalPage } from "./pages/Portal.js";
 import { ResetPasswordPage } from "./pages/ResetPassword.js";
 import { SignInPage } from "./pages/SignIn.js";
 import "./styles.css";
@@ -17,6 +18,7 @@ function page(pathname: string): ReactNode {
   if (path === "/sign-in") return <SignInPage />;
   if (path === "/device") return <DevicePage />;
   if (path === "/reset-password") return <ResetPasswordPage />;
+  if (path === "/portal") return <PortalPage />;
   if (path.startsWith("/accept-invitation/")) return <InvitationPage />;
   if (path.startsWith("/checkout/")) return <CheckoutPage />;
   return <NotFoundPage />;

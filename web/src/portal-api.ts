@@ -1,0 +1,241 @@
+// The customer portal's calls: /v1/customer-portal/* with the customer session's token (Authorization:
+// Bearer), and where the page keeps that token. Errors are Polar's ({error, detail} or a 422's
+// {detail: [{loc, msg, type}]}), read by the checkout's parser into one message plus per-field messages;
+// a 401 means the session is missing or expired.
+import { errorOf, type Address, type CheckoutError } from "./checkout-api.js";
+
+export type { Address };
+export type PortalError = CheckoutError;
+export type Result<T> = { ok: true; data: T } | { ok: false; error: PortalError };
+
+/** Polar's CustomerCancellationReason, with the words the cancel form shows. */
+export const CANCELLATION_REASONS = [
+  ["too_expensive", "It is too expensive"],
+  ["missing_features", "It is missing features I need"],
+  ["switched_service", "I switched to another service"],
+  ["unused", "I don't use it enough"],
+  ["customer_service", "Customer service was not good enough"],
+  ["low_quality", "The quality was not good enough"],
+  ["too_complex", "It is too complicated"],
+  ["other", "Another reason"],
+] as const;
+export type CancellationReason = (typeof CANCELLATION_REASONS)[number][0];
+
+export interface Organization {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+export interface PortalProduct {
+  id: string;
+  name: string;
+  description: string | null;
+  organization: Organization;
+}
+
+export interface PortalCustomer {
+  id: string;
+  email: string;
+  name: string | null;
+  billing_name: string | null;
+  billing_address: Address | null;
+  tax_id: [string, string] | null;
+}
+
+export interface PortalSubscription {
+  id: string;
+  amount: number;
+  currency: string;
+  recurring_interval: string;
+  recurring_interval_count?: number | null;
+  status: string;
+  current_period_end: string | null;
+  cancel_at_period_end: boolean;
+  ends_at: string | null;
+  ended_at: string | null;
+  canceled_at: string | null;
+  customer_cancellation_reason: string | null;
+  product: PortalProduct;
+}
+
+export interface PortalOrder {
+  id: string;
+  created_at: string;
+  status: string;
+  total_amount: number;
+  currency: string;
+  description: string;
+  invoice_number: string;
+  product: PortalProduct | null;
+}
+
+export interface PortalGrant {
+  id: string;
+  granted_at: string | null;
+  is_granted: boolean;
+  is_revoked: boolean;
+  benefit_id: string;
+  benefit: {
+    id: string;
+    type: string;
+    description: string;
+    organization: Organization;
+    properties: Record<string, unknown>;
+  };
+  properties: Record<string, unknown>;
+}
+
+export interface LicenseKey {
+  id: string;
+  benefit_id: string;
+  key: string;
+  display_key: string;
+  status: string;
+  limit_activations: number | null;
+  usage: number;
+  limit_usage: number | null;
+  expires_at: string | null;
+  activations?: { id: string; label: string }[];
+}
+
+export interface Introspection {
+  expires_at: string;
+  return_url: string | null;
+}
+
+interface ListResource<T> {
+  items: T[];
+  pagination: { total_count: number; max_page: number };
+}
+
+export interface BillingUpdate {
+  billing_name?: string | null;
+  billing_address?: Address | null;
+  tax_id?: string | null;
+}
+
+const BASE = "/v1/customer-portal";
+
+async function call<T>(token: string, method: "GET" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<Result<T>> {
+  let res: Response;
+  try {
+    res = await fetch(`${BASE}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    return { ok: false, error: { status: 0, message: "Could not reach the server. Check your connection and try again.", fields: {} } };
+  }
+  let parsed: unknown = null;
+  try {
+    parsed = await res.json();
+  } catch {
+    parsed = null;
+  }
+  if (res.ok) return { ok: true, data: parsed as T };
+  const error = errorOf(res.status, parsed);
+  if (res.status === 404 && error.message === "This checkout does not exist.") error.message = "This was not found. It may have been removed.";
+  return { ok: false, error };
+}
+
+/** Every page of a list (a customer has few rows; 100 a page). */
+async function all<T>(token: string, path: string): Promise<Result<T[]>> {
+  const items: T[] = [];
+  for (let page = 1; ; page++) {
+    const r = await call<ListResource<T>>(token, "GET", `${path}?limit=100&page=${page}`);
+    if (!r.ok) return r;
+    items.push(...r.data.items);
+    if (page >= r.data.pagination.max_page || r.data.items.length === 0) return { ok: true, data: items };
+  }
+}
+
+export const portalApi = {
+  introspect: (token: string) => call<Introspection>(token, "GET", "/customer-session/introspect"),
+  me: (token: string) => call<PortalCustomer>(token, "GET", "/customers/me"),
+  updateMe: (token: string, body: BillingUpdate) => call<PortalCustomer>(token, "PATCH", "/customers/me", body),
+  subscriptions: (token: string) => all<PortalSubscription>(token, "/subscriptions/"),
+  orders: (token: string) => all<PortalOrder>(token, "/orders/"),
+  grants: (token: string) => all<PortalGrant>(token, "/benefit-grants/"),
+  licenseKeys: (token: string) => all<LicenseKey>(token, "/license-keys/"),
+  licenseKey: (token: string, id: string) => call<LicenseKey>(token, "GET", `/license-keys/${encodeURIComponent(id)}`),
+  cancel: (token: string, id: string, reason: CancellationReason, comment: string | null) =>
+    call<PortalSubscription>(token, "PATCH", `/subscriptions/${encodeURIComponent(id)}`, {
+      cancel_at_period_end: true,
+      cancellation_reason: reason,
+      cancellation_comment: comment,
+    }),
+  uncancel: (token: string, id: string) =>
+    call<PortalSubscription>(token, "PATCH", `/subscriptions/${encodeURIComponent(id)}`, { cancel_at_period_end: false }),
+};
+
+// ---- the session token ---------------------------------------------------------------------------
+
+const STORE_KEY = "till.portal";
+
+interface Stored {
+  token: string | null;
+  returnUrl: string | null;
+}
+
+function readStore(): Stored {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(STORE_KEY) ?? "null") as Partial<Stored> | null;
+    return { token: typeof v?.token === "string" ? v.token : null, returnUrl: typeof v?.returnUrl === "string" ? v.returnUrl : null };
+  } catch {
+    return { token: null, returnUrl: null };
+  }
+}
+
+function writeStore(v: Stored): void {
+  try {
+    sessionStorage.setItem(STORE_KEY, JSON.stringify(v));
+  } catch {
+    // storage refused (private mode): the page still works until it is reloaded
+  }
+}
+
+/**
+ * The token of this tab's portal session: a new one from ?customer_session_token= (then taken out of the
+ * address bar, so it stays out of the history and of Referer headers), or the one kept in sessionStorage.
+ */
+export function takeSessionToken(): string | null {
+  const url = new URL(window.location.href);
+  const fresh = url.searchParams.get("customer_session_token");
+  if (fresh !== null) {
+    url.searchParams.delete("customer_session_token");
+    window.history.replaceState(null, "", `${url.pathname}${url.search}${url.hash}`);
+    // another link may be for another customer or seller: forget what the last session said
+    if (fresh) writeStore({ token: fresh, returnUrl: null });
+    return fresh || readStore().token;
+  }
+  return readStore().token;
+}
+
+/** The session went bad (401): forget its token, keep where "back" leads. */
+export function forgetSessionToken(): void {
+  writeStore({ ...readStore(), token: null });
+}
+
+/** The seller's return URL from the session's introspection, when it is a http(s) URL. */
+export function rememberReturnUrl(raw: string | null): string | null {
+  const safe = safeReturnUrl(raw);
+  writeStore({ ...readStore(), returnUrl: safe });
+  return safe;
+}
+
+export const storedReturnUrl = (): string | null => safeReturnUrl(readStore().returnUrl);
+
+export function safeReturnUrl(raw: string | null | undefined): string | null {
+  if (!raw) return null;
+  try {
+    const u = new URL(raw);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.href : null;
+  } catch {
+    return null;
+  }
+}
