@@ -37,6 +37,17 @@ interface Bought {
   subscriptionId: string | null;
 }
 
+/** `till <args>` under `script`, which gives it a terminal for stdin and stderr; `answer` is typed into it. */
+function onTerminal(args: string, answer: string) {
+  return execa("script", ["-qec", `node ${BIN} ${args} --no-color`, "/dev/null"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir(), TILL_CONFIG_DIR: cli.configDir, ...cli.env },
+    extendEnv: false,
+    reject: false,
+    input: `${answer}\n`,
+    timeout: 60_000,
+  });
+}
+
 /** A checkout opened through the SDK and paid with the test card; the order it made. */
 async function buy(product: Product, extra: Record<string, unknown> = {}): Promise<Bought> {
   const checkout = await seller.sdk.checkouts.create({ products: [product.id], ...extra });
@@ -96,6 +107,20 @@ describe("till checkouts", () => {
     );
     expect(c).toMatchObject({ product_id: yearly.id, product_price_id: yearlyPrice, total_amount: 9000 });
     expect(c.products.map((p) => p.id).sort()).toEqual([monthly.id, yearly.id].sort());
+
+    // a price the currency does not select (a metered price beside a fixed one): chosen with a PATCH
+    const meter = await seller.sdk.meters.create({ name: "Calls", filter: { conjunction: "and", clauses: [] }, aggregation: { func: "count" } });
+    const api = await seller.sdk.products.create({
+      name: "API",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" },
+        { amountType: "metered_unit", meterId: meter.id, unitAmount: "0.5", priceCurrency: "usd" },
+      ],
+    });
+    const metered = api.prices.find((p) => p.amountType === "metered_unit")?.id ?? "";
+    const m = json<{ product_id: string; product_price_id: string }>(await run(["checkouts", "create", "--product", api.id, "--price", metered, "--json"]));
+    expect(m).toMatchObject({ product_id: api.id, product_price_id: metered });
   });
 
   it("list filters by status and product; tables show money", async () => {
@@ -302,6 +327,13 @@ describe("till subscriptions", () => {
       await run(["subscriptions", "revoke", second, "--reason", "unused", "--comment", "moved on", "-y", "--json"]),
     );
     expect(withReason).toMatchObject({ status: "canceled", customer_cancellation_reason: "unused" });
+    const third = (await buy(monthly)).subscriptionId ?? "";
+    const declined = await onTerminal(`subscriptions revoke ${third}`, "no");
+    expect(declined.exitCode).toBe(1);
+    expect(String(declined.stdout)).toContain(`Revoke ${monthly.name} ($9.00 every month) of `);
+    expect(String(declined.stdout)).toContain("error: revoke cancelled: nothing was changed");
+    expect(await seller.sdk.subscriptions.get({ id: third })).toMatchObject({ status: "active", endedAt: null });
+
     const again = await run(["subscriptions", "revoke", second, "--yes"]);
     expect([again.exitCode, again.stderr]).toEqual([
       1,
@@ -363,15 +395,7 @@ describe("till refunds", () => {
   it("on a terminal it asks: no cancels (exit 1, nothing refunded), yes refunds", async () => {
     const { orderId } = await buy(oneTime);
     const order = await seller.sdk.orders.get({ id: orderId });
-    // `script` gives the CLI a terminal for stdin and stderr; the answer is typed into it
-    const onTty = (answer: string) =>
-      execa("script", ["-qec", `node ${BIN} refunds create --order ${orderId} --amount 700 --reason duplicate --no-color`, "/dev/null"], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir(), TILL_CONFIG_DIR: cli.configDir, ...cli.env },
-        extendEnv: false,
-        reject: false,
-        input: `${answer}\n`,
-        timeout: 60_000,
-      });
+    const onTty = (answer: string) => onTerminal(`refunds create --order ${orderId} --amount 700 --reason duplicate`, answer);
     const no = await onTty("n");
     expect(no.exitCode).toBe(1);
     expect(String(no.stdout)).toContain(`Refund $7.00 of ${order.invoiceNumber} (${oneTime.name}, $25.00; $25.00 refundable) to ${order.customer.email}? [y/N]`);
