@@ -3,7 +3,8 @@
 // subscription, orders and benefits (the whole license key, copied with its button; activations; a custom
 // benefit's note), cancels with a reason and keeps the subscription again, saves billing details (the
 // server's field messages shown), and an expired, unknown or missing session says so and leads back to the
-// seller. Also the dark colour scheme and a phone's width. No script or console errors anywhere.
+// seller or to a sign-in code by email (the link of that email opens the portal with the code). Also the dark
+// colour scheme and a phone's width. No script or console errors anywhere.
 import { existsSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -33,6 +34,7 @@ let pageProblems: string[] = [];
 let oneTime: Product;
 let monthly: Product;
 let customerId: string;
+let customerEmail: string;
 let subscriptionId: string;
 let licenseKey: string;
 
@@ -59,10 +61,10 @@ beforeAll(async () => {
   await seller.sdk.products.updateBenefits({ id: oneTime.id, productBenefitsUpdate: { benefits: [keys.id] } });
   await seller.sdk.products.updateBenefits({ id: monthly.id, productBenefitsUpdate: { benefits: [note.id] } });
 
-  const email = uniqueBuyer("portal");
+  customerEmail = uniqueBuyer("portal");
   for (const product of [oneTime, monthly]) {
     const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
-    const confirmed = await pay(server, checkout, { customerEmail: email });
+    const confirmed = await pay(server, checkout, { customerEmail });
     customerId = confirmed.customerId ?? "";
   }
   const [subscription] = (await seller.sdk.subscriptions.list({ customerId })).result.items;
@@ -283,12 +285,52 @@ describe("a session that is gone", () => {
     await expire(session.id);
     await section(page, "Billing details").getByRole("button", { name: "Save billing details" }).click();
     await heading(page, "This link has expired");
-    expect(await page.getByRole("link", { name: "Back to shop.example" }).getAttribute("href")).toBe(RETURN_URL);
+    const org = await seller.sdk.organizations.get({ id: seller.organizationId });
+    expect(await page.getByRole("link", { name: `Back to ${org.name}` }).getAttribute("href")).toBe(RETURN_URL);
     expect(await page.evaluate(() => sessionStorage.getItem("till.portal"))).not.toContain(session.token);
     // a reload does not bring the spent token back
     await page.reload();
     await heading(page, "This link has expired");
-    expect(await page.getByRole("link", { name: "Back to shop.example" }).getAttribute("href")).toBe(RETURN_URL);
+    expect(await page.getByRole("link", { name: `Back to ${org.name}` }).getAttribute("href")).toBe(RETURN_URL);
+
+    // the seller is known from the purchases: a new way in by email
+    await page.getByRole("link", { name: "Email me a sign-in code" }).click();
+    await heading(page, `Your purchases from ${org.name}`);
+    expect(pathOf(page)).toBe(`/portal?organization=${seller.slug}`);
+  });
+
+  it("opens the portal with a code mailed to the customer (the link of that email)", async () => {
+    const org = await seller.sdk.organizations.get({ id: seller.organizationId });
+    const page = await newPage();
+    await page.goto(`/portal?organization=${seller.slug}`);
+    await heading(page, `Your purchases from ${org.name}`);
+    await page.getByLabel("Email", { exact: true }).fill(customerEmail.toUpperCase());
+    await page.getByRole("button", { name: "Email me a code" }).click();
+    await heading(page, "Enter your code");
+    const mail = await server.mailbox.waitFor(customerEmail, /^Access your .+ purchases$/);
+    expect(mail.links).toEqual([`${server.url}/portal?organization=${seller.slug}`]);
+    const code = /^ {4}([A-Z2-9]{8})$/m.exec(mail.text)?.[1] ?? "";
+
+    await page.getByLabel("Code", { exact: true }).fill("ABCDEFGH");
+    await page.getByRole("button", { name: "Open my purchases" }).click();
+    await expect.poll(() => text(page.getByRole("alert"))).toBe("That code did not work.");
+    expect(await page.getByLabel("Code", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    await page.getByText("This code is wrong, used already or expired. Check it, or ask for a new one.").waitFor();
+
+    await page.getByLabel("Code", { exact: true }).fill(code.toLowerCase());
+    await page.getByRole("button", { name: "Open my purchases" }).click();
+    await heading(page, "Your purchases");
+    await section(page, "Subscriptions").getByRole("heading", { level: 3, name: monthly.name }).waitFor();
+    expect(await section(page, "Benefits").getByTestId("license-key").textContent()).toBe(licenseKey);
+    await page.reload();
+    await section(page, "Orders").waitFor();
+  });
+
+  it("says so for an unknown seller's sign-in link", async () => {
+    const page = await newPage();
+    await page.goto("/portal?organization=no-such-seller");
+    await expect.poll(() => text(page.getByRole("alert"))).toBe("This seller was not found. Check the link in your email.");
+    expect(await page.getByRole("button", { name: "Email me a code" }).isDisabled()).toBe(true);
   });
 
   it("says so without a token or with an unknown one", async () => {

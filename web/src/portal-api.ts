@@ -117,13 +117,14 @@ export interface BillingUpdate {
 
 const BASE = "/v1/customer-portal";
 
-async function call<T>(token: string, method: "GET" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<Result<T>> {
+/** A call with the session's token; `token` null for the public routes (the seller by slug, sign-in by code). */
+async function call<T>(token: string | null, method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<Result<T>> {
   let res: Response;
   try {
     res = await fetch(`${BASE}${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${token}`,
+        ...(token === null ? {} : { authorization: `Bearer ${token}` }),
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -137,7 +138,7 @@ async function call<T>(token: string, method: "GET" | "PATCH" | "DELETE", path: 
   } catch {
     parsed = null;
   }
-  if (res.ok) return { ok: true, data: parsed as T };
+  if (res.ok) return { ok: true, data: (res.status === 202 ? null : parsed) as T };
   const error = errorOf(res.status, parsed);
   if (res.status === 404 && error.message === "This checkout does not exist.") error.message = "This was not found. It may have been removed.";
   return { ok: false, error };
@@ -155,6 +156,12 @@ async function all<T>(token: string, path: string): Promise<Result<T[]>> {
 }
 
 export const portalApi = {
+  /** The seller by slug (public): its id, for asking a sign-in code. */
+  organization: (slug: string) => call<{ organization: Organization }>(null, "GET", `/organizations/${encodeURIComponent(slug)}`),
+  /** Mails the customer of that email a one-time code (202 whether or not the email is known). */
+  requestCode: (email: string, organizationId: string) =>
+    call<null>(null, "POST", "/customer-session/request", { email, organization_id: organizationId }),
+  authenticate: (code: string) => call<{ token: string }>(null, "POST", "/customer-session/authenticate", { code }),
   introspect: (token: string) => call<Introspection>(token, "GET", "/customer-session/introspect"),
   me: (token: string) => call<PortalCustomer>(token, "GET", "/customers/me"),
   updateMe: (token: string, body: BillingUpdate) => call<PortalCustomer>(token, "PATCH", "/customers/me", body),
@@ -180,14 +187,19 @@ const STORE_KEY = "till.portal";
 interface Stored {
   token: string | null;
   returnUrl: string | null;
+  /** The seller of the last session (for "Back to …" and a new code by email once it expired). */
+  seller: { name: string; slug: string } | null;
 }
+
+const EMPTY: Stored = { token: null, returnUrl: null, seller: null };
 
 function readStore(): Stored {
   try {
     const v = JSON.parse(sessionStorage.getItem(STORE_KEY) ?? "null") as Partial<Stored> | null;
-    return { token: typeof v?.token === "string" ? v.token : null, returnUrl: typeof v?.returnUrl === "string" ? v.returnUrl : null };
+    const seller = v?.seller && typeof v.seller.name === "string" && typeof v.seller.slug === "string" ? { name: v.seller.name, slug: v.seller.slug } : null;
+    return { token: typeof v?.token === "string" ? v.token : null, returnUrl: typeof v?.returnUrl === "string" ? v.returnUrl : null, seller };
   } catch {
-    return { token: null, returnUrl: null };
+    return EMPTY;
   }
 }
 
@@ -210,10 +222,15 @@ export function takeSessionToken(): string | null {
     url.searchParams.delete("customer_session_token");
     window.history.replaceState(null, "", `${url.pathname}${url.search}${url.hash}`);
     // another link may be for another customer or seller: forget what the last session said
-    if (fresh) writeStore({ token: fresh, returnUrl: null });
+    if (fresh) writeStore({ ...EMPTY, token: fresh });
     return fresh || readStore().token;
   }
   return readStore().token;
+}
+
+/** A session made here by a code mailed to the customer. */
+export function keepSessionToken(token: string): void {
+  writeStore({ ...EMPTY, token });
 }
 
 /** The session went bad (401): forget its token, keep where "back" leads. */
@@ -229,6 +246,12 @@ export function rememberReturnUrl(raw: string | null): string | null {
 }
 
 export const storedReturnUrl = (): string | null => safeReturnUrl(readStore().returnUrl);
+
+export function rememberSeller(seller: { name: string; slug: string } | null): void {
+  writeStore({ ...readStore(), seller });
+}
+
+export const storedSeller = () => readStore().seller;
 
 export function safeReturnUrl(raw: string | null | undefined): string | null {
   if (!raw) return null;

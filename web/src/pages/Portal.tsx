@@ -4,15 +4,19 @@
 // keep), orders, benefits (license keys whole, with a Copy button and their activations; a custom benefit's
 // note) and billing details (name, address, tax id; a 422's messages next to their fields). Without a token,
 // or once the session expired (any 401), it says so and leads back to the seller when the session named a
-// return URL.
+// return URL. ?organization={slug} (the link of the sign-in code email) asks for the customer's email, has a
+// one-time code mailed and trades it for a session.
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent, type ReactNode, type Ref } from "react";
 import { formatMoney } from "../checkout-api.js";
 import {
   CANCELLATION_REASONS,
   forgetSessionToken,
+  keepSessionToken,
   portalApi,
   rememberReturnUrl,
+  rememberSeller,
   storedReturnUrl,
+  storedSeller,
   takeSessionToken,
   type Address,
   type CancellationReason,
@@ -37,7 +41,12 @@ interface Data {
   returnUrl: string | null;
 }
 
-type State = { kind: "loading" } | { kind: "expired"; returnUrl: string | null } | { kind: "failed"; message: string } | { kind: "ready"; data: Data };
+type State =
+  | { kind: "loading" }
+  | { kind: "expired"; returnUrl: string | null }
+  | { kind: "sign-in"; slug: string }
+  | { kind: "failed"; message: string }
+  | { kind: "ready"; data: Data };
 
 interface Message {
   tone: Tone;
@@ -81,13 +90,10 @@ const KEY_STATUS: Record<string, string> = { granted: "Active", revoked: "Revoke
 
 const isLive = (s: PortalSubscription) => s.status === "active" || s.status === "trialing" || s.status === "past_due";
 
-function sellerOf(data: Pick<Data, "subscriptions" | "orders" | "grants">): string | null {
-  return (
-    data.subscriptions[0]?.product.organization.name ??
-    data.orders.find((o) => o.product)?.product?.organization.name ??
-    data.grants[0]?.benefit.organization.name ??
-    null
-  );
+/** The seller, as the customer's purchases name it (a session does not say). */
+function sellerOf(data: Pick<Data, "subscriptions" | "orders" | "grants">): { name: string; slug: string } | null {
+  const o = data.subscriptions[0]?.product.organization ?? data.orders.find((x) => x.product)?.product?.organization ?? data.grants[0]?.benefit.organization;
+  return o ? { name: o.name, slug: o.slug } : null;
 }
 
 // ---- loading --------------------------------------------------------------------------------------
@@ -119,6 +125,8 @@ async function load(token: string): Promise<Loaded> {
     if (!r.ok && r.error.status === 401) return r;
     keys.set(listed.id, r.ok ? r.data : listed);
   }
+  const seller = sellerOf({ subscriptions: subscriptions.data, orders: orders.data, grants: grants.data });
+  if (seller) rememberSeller(seller);
   return {
     ok: true,
     data: {
@@ -136,8 +144,12 @@ async function load(token: string): Promise<Loaded> {
 // ---- the page -------------------------------------------------------------------------------------
 
 export function PortalPage() {
-  const [token] = useState(takeSessionToken);
-  const [state, setState] = useState<State>(() => (token ? { kind: "loading" } : { kind: "expired", returnUrl: storedReturnUrl() }));
+  const [token, setToken] = useState(takeSessionToken);
+  const [state, setState] = useState<State>(() => {
+    if (token) return { kind: "loading" };
+    const slug = new URLSearchParams(window.location.search).get("organization");
+    return slug ? { kind: "sign-in", slug } : { kind: "expired", returnUrl: storedReturnUrl() };
+  });
   useFocusHeading(state.kind);
 
   const expire = useCallback(() => {
@@ -185,6 +197,17 @@ export function PortalPage() {
       );
     case "expired":
       return <Expired returnUrl={state.returnUrl} />;
+    case "sign-in":
+      return (
+        <SignIn
+          slug={state.slug}
+          onSignedIn={(t) => {
+            keepSessionToken(t);
+            setState({ kind: "loading" });
+            setToken(t);
+          }}
+        />
+      );
     case "ready":
       return (
         <Portal
@@ -197,7 +220,7 @@ export function PortalPage() {
   }
 }
 
-function BackLink({ returnUrl, seller }: { returnUrl: string; seller: string | null }) {
+function BackLink({ returnUrl, seller }: { returnUrl: string; seller: string | null | undefined }) {
   return (
     <a className="button" href={returnUrl}>
       Back to {seller ?? new URL(returnUrl).host}
@@ -206,6 +229,7 @@ function BackLink({ returnUrl, seller }: { returnUrl: string; seller: string | n
 }
 
 function Expired({ returnUrl }: { returnUrl: string | null }) {
+  const seller = storedSeller();
   return (
     <Page title="This link has expired" className="portal">
       <Status tone="error">This link to your purchases has expired or is not complete.</Status>
@@ -214,8 +238,13 @@ function Expired({ returnUrl }: { returnUrl: string | null }) {
         site, or by writing to them.
       </p>
       <div className="actions">
+        {seller && (
+          <a className="button primary" href={`/portal?organization=${encodeURIComponent(seller.slug)}`}>
+            Email me a sign-in code
+          </a>
+        )}
         {returnUrl ? (
-          <BackLink returnUrl={returnUrl} seller={null} />
+          <BackLink returnUrl={returnUrl} seller={seller?.name} />
         ) : (
           <button type="button" onClick={() => window.history.back()}>
             Go back
@@ -226,11 +255,100 @@ function Expired({ returnUrl }: { returnUrl: string | null }) {
   );
 }
 
+/** ?organization={slug}: the customer's email, a code mailed to it, and the code traded for a session. */
+function SignIn({ slug, onSignedIn }: { slug: string; onSignedIn: (token: string) => void }) {
+  const [org, setOrg] = useState<{ id: string; name: string } | null | undefined>(undefined);
+  const [email, setEmail] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<Message | undefined>();
+  const [codeError, setCodeError] = useState<string | undefined>();
+  useFocusHeading(email === null ? "email" : "code");
+
+  useEffect(() => {
+    void portalApi.organization(slug).then((r) => {
+      if (r.ok) setOrg({ id: r.data.organization.id, name: r.data.organization.name });
+      else {
+        setOrg(null);
+        setMessage({ tone: "error", text: r.error.status === 404 ? "This seller was not found. Check the link in your email." : r.error.message });
+      }
+    });
+  }, [slug]);
+
+  async function onRequest(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    if (!org) return;
+    const address = String(new FormData(e.currentTarget).get("email") ?? "").trim();
+    setBusy(true);
+    setMessage({ tone: "info", text: "Sending a code…" });
+    const r = await portalApi.requestCode(address, org.id);
+    setBusy(false);
+    if (!r.ok) return setMessage({ tone: "error", text: r.error.fields.email ?? r.error.message });
+    setEmail(address);
+    setMessage(undefined);
+  }
+
+  async function onCode(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const code = String(new FormData(e.currentTarget).get("code") ?? "").trim();
+    setBusy(true);
+    setCodeError(undefined);
+    setMessage({ tone: "info", text: "Checking the code…" });
+    const r = await portalApi.authenticate(code);
+    setBusy(false);
+    if (r.ok) return onSignedIn(r.data.token);
+    setMessage({ tone: "error", text: "That code did not work." });
+    setCodeError(r.error.status === 401 ? "This code is wrong, used already or expired. Check it, or ask for a new one." : (r.error.fields.code ?? r.error.message));
+  }
+
+  const title = org ? `Your purchases from ${org.name}` : "Your purchases";
+  if (email === null) {
+    return (
+      <Page title={title} className="portal">
+        <p className="lead">Enter the email address you bought with. We will send you a code that opens your purchases.</p>
+        <form onSubmit={(e) => void onRequest(e)} aria-label="Ask for a sign-in code">
+          <Field label="Email" name="email" type="email" autoComplete="email" required maxLength={320} />
+          <div className="actions">
+            <button type="submit" className="primary" disabled={busy || !org}>
+              Email me a code
+            </button>
+          </div>
+        </form>
+        <Status tone={message?.tone}>{message?.text}</Status>
+      </Page>
+    );
+  }
+  return (
+    <Page title="Enter your code" className="portal">
+      <p className="lead">
+        If <strong>{email}</strong> bought from {org?.name ?? "this seller"}, a code is on its way there. It works once, for 30 minutes.
+      </p>
+      <form onSubmit={(e) => void onCode(e)} aria-label="Enter the code">
+        <Field label="Code" name="code" autoComplete="one-time-code" autoCapitalize="characters" spellCheck={false} required maxLength={64} error={codeError} />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy}>
+            Open my purchases
+          </button>
+          <button type="button" disabled={busy} 
+            onClick={() => {
+              setEmail(null);
+              setMessage(undefined);
+              setCodeError(undefined);
+            }}
+          >
+            Use another email
+          </button>
+        </div>
+      </form>
+      <Status tone={message?.tone}>{message?.text}</Status>
+    </Page>
+  );
+}
+
 /** Applies a change to the page's data (functional, so two answers arriving together both count). */
 type OnChange = (change: (data: Data) => Partial<Data>) => void;
 
 function Portal({ data, token, onError, onChange }: { data: Data; token: string; onError: OnError; onChange: OnChange }) {
-  const seller = sellerOf(data);
+  const seller = sellerOf(data)?.name ?? null;
   const expires = new Date(data.expiresAt);
   return (
     <Page title="Your purchases" className="portal">
