@@ -17,6 +17,7 @@ import { customerSession } from "../../server/db/schema/index.js";
 import { isWebBuildFresh } from "../../web/build.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
+import { uploadFile } from "../helpers/files.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -37,6 +38,7 @@ let customerId: string;
 let customerEmail: string;
 let subscriptionId: string;
 let licenseKey: string;
+const HANDBOOK = Buffer.from("%PDF-1.4 the handbook");
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
@@ -59,7 +61,9 @@ beforeAll(async () => {
   const note = await seller.sdk.benefits.create({ type: "custom", description: "Priority support", properties: { note: NOTE } });
   [oneTime, monthly] = await Promise.all([createProduct(seller, "fixed"), createProduct(seller, "monthly")]);
   await seller.sdk.products.updateBenefits({ id: oneTime.id, productBenefitsUpdate: { benefits: [keys.id] } });
-  await seller.sdk.products.updateBenefits({ id: monthly.id, productBenefitsUpdate: { benefits: [note.id] } });
+  const handbook = await uploadFile(seller.sdk, "handbook.pdf", HANDBOOK, "downloadable");
+  const files = await seller.sdk.benefits.create({ type: "downloadables", description: "The handbook", properties: { files: [handbook.id] } });
+  await seller.sdk.products.updateBenefits({ id: monthly.id, productBenefitsUpdate: { benefits: [note.id, files.id] } });
 
   customerEmail = uniqueBuyer("portal");
   for (const product of [oneTime, monthly]) {
@@ -178,6 +182,12 @@ describe("the customer's purchases", () => {
     expect(benefitsText).toContain("Ada's laptop");
     await benefits.getByRole("heading", { level: 3, name: "Priority support" }).waitFor();
     expect(benefitsText).toContain(NOTE);
+    // a downloadables benefit's file, through its signed link
+    const download = benefits.getByRole("link", { name: "Download handbook.pdf" });
+    const href = (await download.getAttribute("href")) ?? "";
+    const res = await fetch(href);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(HANDBOOK)).toBe(true);
 
     // Copy puts the whole key on the clipboard
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);

@@ -99,6 +99,12 @@ export interface LicenseKey {
   activations?: { id: string; label: string }[];
 }
 
+export interface Downloadable {
+  id: string;
+  benefit_id: string;
+  file: { id: string; name: string; size_readable: string; download: { url: string; expires_at: string } };
+}
+
 export interface Introspection {
   expires_at: string;
   return_url: string | null;
@@ -169,6 +175,8 @@ export const portalApi = {
   orders: (token: string) => all<PortalOrder>(token, "/orders/"),
   grants: (token: string) => all<PortalGrant>(token, "/benefit-grants/"),
   licenseKeys: (token: string) => all<LicenseKey>(token, "/license-keys/"),
+  /** The files of downloadables benefits, each with an hour-long signed download URL. */
+  downloadables: (token: string) => all<Downloadable>(token, "/downloadables/"),
   licenseKey: (token: string, id: string) => call<LicenseKey>(token, "GET", `/license-keys/${encodeURIComponent(id)}`),
   cancel: (token: string, id: string, reason: CancellationReason, comment: string | null) =>
     call<PortalSubscription>(token, "PATCH", `/subscriptions/${encodeURIComponent(id)}`, {

@@ -20,6 +20,7 @@ import {
   takeSessionToken,
   type Address,
   type CancellationReason,
+  type Downloadable,
   type LicenseKey,
   type PortalCustomer,
   type PortalError,
@@ -37,6 +38,8 @@ interface Data {
   orders: PortalOrder[];
   grants: PortalGrant[];
   keys: Map<string, LicenseKey>;
+  /** Downloadable files by benefit id. */
+  files: Map<string, Downloadable[]>;
   expiresAt: string;
   returnUrl: string | null;
 }
@@ -104,18 +107,22 @@ async function load(token: string): Promise<Loaded> {
   const session = await portalApi.introspect(token);
   if (!session.ok) return session;
   const returnUrl = rememberReturnUrl(session.data.return_url);
-  const [me, subscriptions, orders, grants, keyList] = await Promise.all([
+  const [me, subscriptions, orders, grants, keyList, downloadables] = await Promise.all([
     portalApi.me(token),
     portalApi.subscriptions(token),
     portalApi.orders(token),
     portalApi.grants(token),
     portalApi.licenseKeys(token),
+    portalApi.downloadables(token),
   ]);
   if (!me.ok) return me;
   if (!subscriptions.ok) return subscriptions;
   if (!orders.ok) return orders;
   if (!grants.ok) return grants;
   if (!keyList.ok) return keyList;
+  if (!downloadables.ok) return downloadables;
+  const files = new Map<string, Downloadable[]>();
+  for (const d of downloadables.data) files.set(d.benefit_id, [...(files.get(d.benefit_id) ?? []), d]);
   // each key with its activations (a customer has a few keys)
   const detailed = await Promise.all(keyList.data.map((k) => portalApi.licenseKey(token, k.id)));
   const keys = new Map<string, LicenseKey>();
@@ -135,6 +142,7 @@ async function load(token: string): Promise<Loaded> {
       orders: orders.data,
       grants: grants.data,
       keys,
+      files,
       expiresAt: session.data.expires_at,
       returnUrl,
     },
@@ -368,7 +376,7 @@ function Portal({ data, token, onError, onChange }: { data: Data; token: string;
         onChange={(s) => onChange((d) => ({ subscriptions: d.subscriptions.map((x) => (x.id === s.id ? s : x)) }))}
       />
       <Orders orders={data.orders} />
-      <Benefits grants={data.grants} keys={data.keys} />
+      <Benefits grants={data.grants} keys={data.keys} files={data.files} />
       <Billing me={data.me} token={token} onError={onError} onSaved={(me) => onChange(() => ({ me }))} />
     </Page>
   );
@@ -564,7 +572,7 @@ function Orders({ orders }: { orders: PortalOrder[] }) {
 
 // ---- benefits -------------------------------------------------------------------------------------
 
-function Benefits({ grants, keys }: { grants: PortalGrant[]; keys: Map<string, LicenseKey> }) {
+function Benefits({ grants, keys, files }: { grants: PortalGrant[]; keys: Map<string, LicenseKey>; files: Map<string, Downloadable[]> }) {
   const [message, setMessage] = useState<Message | undefined>();
   return (
     <section aria-labelledby="benefits-heading">
@@ -587,6 +595,18 @@ function Benefits({ grants, keys }: { grants: PortalGrant[]; keys: Map<string, L
                 ) : null}
                 {key && <LicenseKeyView licenseKey={key} say={setMessage} />}
                 {note && g.is_granted && <p className="note">{note}</p>}
+                {g.is_granted && (files.get(g.benefit_id) ?? []).length > 0 && (
+                  <ul className="downloads" aria-label={`Files of ${g.benefit.description}`}>
+                    {(files.get(g.benefit_id) ?? []).map((d) => (
+                      <li key={d.id}>
+                        <a href={d.file.download.url} download={d.file.name}>
+                          Download {d.file.name}
+                        </a>{" "}
+                        <span className="hint">({d.file.size_readable})</span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
               </li>
             );
           })}
