@@ -111,7 +111,7 @@ function successUrl(view: CheckoutView): string {
 }
 
 /** `CheckoutProduct`: the product with its active prices, public benefits and medias (no metadata). */
-function toCheckoutProductWire(p: ProductWire) {
+export function toCheckoutProductWire(p: ProductWire) {
   return {
     id: p.id,
     created_at: p.created_at,

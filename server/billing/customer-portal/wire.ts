@@ -1,11 +1,11 @@
 // The customer portal's shapes (Polar's Customer* models): what a customer may see of their own orders,
 // subscriptions, benefit grants and the seller. Built from the seller-side wires by picking fields, so a
 // customer never sees the seller's metadata, custom field data, fees or other customers.
-import { createHash } from "node:crypto";
 import type { BenefitGrantWire, BenefitWire } from "../benefits/service.js";
-import { toBenefitPublicWire } from "../benefits/service.js";
+import { toCheckoutProductWire } from "../checkouts/wire.js";
 import type { CustomerWire } from "../customers/service.js";
 import { toFileReadWire, type FileRow } from "../files/wire.js";
+import { uuidV5 } from "../ids.js";
 import type { OrderWire } from "../orders/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import type { ProductWire } from "../products/service.js";
@@ -31,29 +31,8 @@ export const toCustomerOrganizationWire = (o: OrganizationWire) => ({
 });
 export type CustomerOrganizationWire = ReturnType<typeof toCustomerOrganizationWire>;
 
-/** CustomerProduct (the seller's product without its metadata and custom fields). */
-export function toCustomerProductWire(p: ProductWire) {
-  return {
-    id: p.id,
-    created_at: p.created_at,
-    modified_at: p.modified_at,
-    trial_interval: p.trial_interval,
-    trial_interval_count: p.trial_interval_count,
-    name: p.name,
-    description: p.description,
-    visibility: p.visibility,
-    recurring_interval: p.recurring_interval,
-    recurring_interval_count: p.recurring_interval_count,
-    meter_interval: p.meter_interval,
-    meter_interval_count: p.meter_interval_count,
-    is_recurring: p.is_recurring,
-    is_archived: p.is_archived,
-    organization_id: p.organization_id,
-    prices: p.prices,
-    benefits: p.benefits.map(toBenefitPublicWire),
-    medias: p.medias,
-  };
-}
+/** CustomerProduct: the same fields as the checkout's product (no metadata, public benefits). */
+export const toCustomerProductWire = toCheckoutProductWire;
 
 /** CustomerOrderProduct / CustomerSubscriptionProduct: the product with its seller. */
 export const toCustomerProductWithOrganizationWire = (p: ProductWire, o: OrganizationWire) => ({
@@ -240,19 +219,12 @@ export function toCustomerBenefitGrantWire(g: BenefitGrantWire, o: OrganizationW
   };
 }
 
-/** A UUID named by the grant and the file (till keeps no downloadable rows): the same across reads. */
-function downloadableId(grantId: string, fileId: string): string {
-  const b = createHash("sha1").update(`${grantId}:${fileId}`).digest().subarray(0, 16);
-  b[6] = ((b[6] ?? 0) & 0x0f) | 0x50;
-  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
-  const h = b.toString("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-}
 
 /** DownloadableRead: a file of a granted downloadables benefit, with a signed URL that serves its bytes. */
 export function toDownloadableWire(grant: { id: string; benefit_id: string }, file: FileRow, download: { url: string; expiresAt: Date }, baseURL: string) {
   return {
-    id: downloadableId(grant.id, file.id),
+    // till keeps no downloadable rows: the id is named by the grant and the file
+    id: uuidV5(grant.id, file.id),
     benefit_id: grant.benefit_id,
     file: { ...toFileReadWire(file, baseURL), download: { url: download.url, headers: {}, expires_at: download.expiresAt.toISOString() } },
   };

@@ -2,7 +2,7 @@
 // Emits the superset of SDK 0.47.1 and 0.49.0 (0.49.0 adds pause and meter-period fields).
 import type { InferSelectModel } from "drizzle-orm";
 import type { subscription } from "../../db/schema/index.js";
-import { createHash } from "node:crypto";
+import { uuidV5 } from "../ids.js";
 import type { CustomerWire } from "../customers/service.js";
 import type { MeterWire } from "../meters/service.js";
 import type { PriceWire, ProductWire } from "../products/service.js";
@@ -58,14 +58,7 @@ export function toSubscriptionBaseWire(row: SubscriptionRow) {
  * A UUID (version 5, named by the meter in the subscription's namespace) for a subscription's meter: till keeps
  * no subscription-meter rows, and the id stays the same across reads and periods.
  */
-export function subscriptionMeterId(subscriptionId: string, meterId: string): string {
-  const namespace = Buffer.from(subscriptionId.replaceAll("-", ""), "hex");
-  const b = createHash("sha1").update(namespace).update(meterId.toLowerCase()).digest().subarray(0, 16);
-  b[6] = ((b[6] ?? 0) & 0x0f) | 0x50;
-  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
-  const h = b.toString("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-}
+export const subscriptionMeterId = (subscriptionId: string, meterId: string): string => uuidV5(subscriptionId, meterId);
 
 /** `SubscriptionMeter`: a metered price's usage over the current period and what it adds to the bill. */
 export function toSubscriptionMeterWire(row: SubscriptionRow, u: { meter: MeterWire; consumed: number; credited: number; amount: number }) {
