@@ -1,5 +1,6 @@
 // buildApp(deps): the whole server as one Fastify instance. main.ts listens with it; tests build it in-process.
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
+import { requestSerializer } from "./http/log-redaction.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import type { Mailer } from "./mail/mailer.js";
@@ -19,6 +20,8 @@ export interface AppDeps {
   mailer: Mailer;
   secret: string;
   logger?: boolean;
+  /** Where the log goes instead of stdout (tests read it). */
+  logStream?: NodeJS.WritableStream;
 }
 
 export interface App {
@@ -46,7 +49,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const auth = createAuth({ config, db: database.db, mailer, secret });
   const callers = createCallerResolver(database.db);
   const app = Fastify({
-    logger: deps.logger ? { level: config.logLevel } : false,
+    // request URLs can carry credentials (portal links, signed downloads, reset tokens): logged redacted
+    logger: deps.logger ? { level: config.logLevel, serializers: { req: requestSerializer }, ...(deps.logStream ? { stream: deps.logStream } : {}) } : false,
     // X-Forwarded-For is honoured only from loopback proxies; set TILL_TRUST_PROXY for others (see README)
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,

@@ -24,6 +24,8 @@ export interface StartOptions {
   port?: number;
   /** Run on this database and leave it open on close (a restart on the same data); else a fresh one. */
   database?: Database;
+  /** Turn the server's log on, written here. */
+  logStream?: NodeJS.WritableStream;
 }
 
 /**
@@ -45,7 +47,13 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
     SMTP_URL: smtpUrl,
   });
   const mailer = createMailer({ smtpUrl, from: config.mail.from, mailDir: "", log: () => {} });
-  const built = await buildApp({ config, database, mailer, secret: "test-secret-".padEnd(40, "x") });
+  const built = await buildApp({
+    config,
+    database,
+    mailer,
+    secret: "test-secret-".padEnd(40, "x"),
+    ...(opts.logStream ? { logger: true, logStream: opts.logStream } : {}),
+  });
   await built.app.listen({ port, host: "127.0.0.1" });
   return {
     ...built,
