@@ -1,6 +1,6 @@
 // buildApp(deps): the whole server as one Fastify instance. main.ts listens with it; tests build it in-process.
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
-import { requestSerializer } from "./http/log-redaction.js";
+import { loggerOptions, RequestLog } from "./http/request-log.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import type { Mailer } from "./mail/mailer.js";
@@ -50,7 +50,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const callers = createCallerResolver(database.db);
   const app = Fastify({
     // request URLs can carry credentials (portal links, signed downloads, reset tokens): logged redacted
-    logger: deps.logger ? { level: config.logLevel, serializers: { req: requestSerializer }, ...(deps.logStream ? { stream: deps.logStream } : {}) } : false,
+    logger: deps.logger ? loggerOptions(config, deps.logStream) : false,
+    // one line per request (request-log.ts) instead of Fastify's "incoming request" + "request completed"
+    logController: new RequestLog(),
     // X-Forwarded-For is honoured only from loopback proxies; set TILL_TRUST_PROXY for others (see README)
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,

@@ -21,7 +21,7 @@ const list = z.string().transform((v) =>
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default("0.0.0.0"),
+  HOST: z.string().default("127.0.0.1"),
   TILL_TRUST_PROXY: z.string().default("loopback"),
   TILL_BASE_URL: z.url().optional(),
   TILL_DATA_DIR: z.string().default(".till"),
@@ -45,6 +45,8 @@ const EnvSchema = z.object({
   TILL_OIDC_PROVIDER_ID: z.string().regex(/^[a-z0-9-]+$/).default("oidc"),
   TILL_OIDC_SCOPES: list.default(["openid", "email", "profile"]),
   TILL_OIDC_TRUSTED: bool.default(true),
+  TILL_LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
+  NODE_ENV: z.string().optional(),
   TILL_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Webhook endpoints on private/loopback addresses (and http:// on loopback); default: on only in the embedded PGlite mode. */
   TILL_WEBHOOKS_ALLOW_PRIVATE: bool.optional(),
@@ -82,6 +84,8 @@ export interface Config {
   github: { clientId: string; clientSecret: string } | undefined;
   oidc: OidcProviderConfig | undefined;
   logLevel: string;
+  /** `pretty`: one readable line per request (development); `json`: pino's JSON lines (production). */
+  logFormat: "pretty" | "json";
   /**
    * allowPrivate: deliver to private/loopback targets; inboundSecret: enables POST /api/auth/polar/webhooks;
    * retentionDays: how long the delivery log, finished events and processed outbox rows are kept.
@@ -138,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           }
         : undefined,
     logLevel: e.TILL_LOG_LEVEL,
+    logFormat: e.TILL_LOG_FORMAT ?? (e.NODE_ENV === "production" ? "json" : "pretty"),
     webhooks: {
       allowPrivate: e.TILL_WEBHOOKS_ALLOW_PRIVATE ?? !e.DATABASE_URL,
       inboundSecret: e.TILL_POLAR_WEBHOOK_SECRET,

@@ -7,6 +7,8 @@ import { loadOrCreateSecret } from "./secret.js";
 import { buildApp } from "./app.js";
 import { startSchedules } from "./jobs/schedules.js";
 import { createPaymentProcessor } from "./payments/index.js";
+import { startupBanner } from "./banner.js";
+import pkg from "../package.json" with { type: "json" };
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -27,8 +29,7 @@ async function main(): Promise<void> {
   await worker.start();
   // renewals at period end (claimed with SKIP LOCKED: every replica may run them)
   const schedules = startSchedules({ db: database.db, processor: createPaymentProcessor(), baseURL: config.baseURL, log: app.log });
-  const where = config.databaseUrl ? "PostgreSQL" : `PGlite in ${path.join(config.dataDir, "pglite")}`;
-  console.log(`till is listening on ${config.baseURL} (database: ${where}; mail: ${mailer.transport})`);
+  console.log(startupBanner(config, mailer.transport, pkg.version));
   const stop = async () => {
     await schedules.stop();
     await app.close();

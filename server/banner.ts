@@ -1,0 +1,41 @@
+// What `npm start` prints once it listens: where till is, what it stores where, where mail goes, and the
+// command to run next — enough for a first run without reading further.
+import path from "node:path";
+import type { Config } from "./config.js";
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** The database as a person reads it: PGlite's folder, or PostgreSQL's host and database (never the password). */
+export function describeDatabase(config: Config): string {
+  if (!config.databaseUrl) return `PGlite (embedded) in ${path.join(config.dataDir, "pglite")}`;
+  try {
+    const url = new URL(config.databaseUrl);
+    return `PostgreSQL at ${url.host}${url.pathname}`;
+  } catch {
+    return "PostgreSQL";
+  }
+}
+
+export function startupBanner(config: Config, mail: "smtp" | "dev-mailbox", version: string): string {
+  const smtpHost = (() => {
+    try {
+      return config.mail.smtpUrl ? new URL(config.mail.smtpUrl).host : "";
+    } catch {
+      return "";
+    }
+  })();
+  const lines = [
+    `till is listening on ${config.baseURL} (version ${version})`,
+    `  database  ${describeDatabase(config)}`,
+    mail === "smtp"
+      ? `  mail      SMTP via ${smtpHost} (from ${config.mail.from})`
+      : `  mail      dev mailbox: nothing is sent; each message goes to ${path.join(config.dataDir, "mail")} and its links are printed here`,
+  ];
+  if (!LOOPBACK.test(config.host)) {
+    lines.push(`  network   bound to ${config.host}: reachable from other machines (HOST=127.0.0.1 keeps it on this one)`);
+  }
+  lines.push(
+    `  next      create your account at ${config.baseURL}/sign-in?mode=sign-up (or \`npx till signup\`), then \`npx till login\``,
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,115 @@
+// `npm start` as a newcomer sees it: the server process on its defaults binds to loopback only, prints a
+// banner (URL, database, mail, next command) and one readable line per request; in production the log is
+// JSON, and binding to every interface is an explicit HOST that the banner points out.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createConnection, createServer, type AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { formatLine } from "../../server/http/request-log.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+}
+
+const running: ChildProcess[] = [];
+afterEach(async () => {
+  for (const child of running.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  }
+});
+
+/** `node server/main.ts` with the environment a fresh machine has, plus `env`. */
+async function start(env: Record<string, string>): Promise<Running> {
+  const base: Record<string, string | undefined> = { ...process.env };
+  for (const name of ["NODE_ENV", "HOST", "TILL_LOG_FORMAT", "SMTP_URL", "DATABASE_URL", "TILL_BASE_URL", "PORT", "TILL_LOG_LEVEL"]) delete base[name];
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    cwd: ROOT,
+    env: { ...base, PORT: String(port), TILL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "till-start-")), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.push(child);
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+  await expect.poll(() => out, { timeout: 100_000, interval: 100 }).toMatch(/next {6}.*\n/);
+  return { child, port, output: () => out };
+}
+
+/** Whether a TCP connection to host:port is accepted. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** An address of this machine other than loopback, if it has one. */
+const outsideAddress = Object.values(os.networkInterfaces())
+  .flat()
+  .find((a) => a && !a.internal && a.family === "IPv4")?.address;
+
+describe("npm start on its defaults", () => {
+  it("listens on loopback only, prints the banner and one readable line per request", { timeout: 150_000 }, async () => {
+    const till = await start({});
+    const banner = till.output();
+    expect(banner).toContain(`till is listening on http://localhost:${till.port} (version `);
+    expect(banner).toMatch(/ {2}database {2}PGlite \(embedded\) in \/.*till-start-.*\/pglite\n/);
+    expect(banner).toMatch(/ {2}mail {6}dev mailbox: nothing is sent; each message goes to .*\/mail and its links are printed here\n/);
+    expect(banner).toContain(`  next      create your account at http://localhost:${till.port}/sign-in?mode=sign-up (or \`npx till signup\`), then \`npx till login\``);
+    expect(banner).not.toContain("network");
+
+    expect(await accepts("127.0.0.1", till.port)).toBe(true);
+    // every other interface refuses (a machine with no other interface has nothing more to check)
+    expect(outsideAddress === undefined || !(await accepts(outsideAddress, till.port))).toBe(true);
+
+    const res = await fetch(`http://127.0.0.1:${till.port}/healthz`);
+    expect(res.status).toBe(200);
+    await expect.poll(() => till.output()).toMatch(/\n\d\d:\d\d:\d\d GET \/healthz 200 \d+ ms\n/);
+    // one line for the request, not Fastify's two, and no JSON on a development log
+    expect(till.output()).not.toContain("incoming request");
+    expect(till.output()).not.toContain('{"level"');
+  });
+
+  it("NODE_ENV=production logs JSON lines; HOST=0.0.0.0 is said in the banner", { timeout: 150_000 }, async () => {
+    const till = await start({ NODE_ENV: "production", HOST: "0.0.0.0" });
+    expect(till.output()).toContain("  network   bound to 0.0.0.0: reachable from other machines (HOST=127.0.0.1 keeps it on this one)");
+    await fetch(`http://127.0.0.1:${till.port}/healthz`);
+    await expect.poll(() => till.output()).toContain('"msg":"request completed"');
+    const line = till.output().split("\n").find((l) => l.includes('"request completed"'))!;
+    expect(JSON.parse(line)).toMatchObject({ level: 30, req: { method: "GET", url: "/healthz" }, res: { statusCode: 200 } });
+  });
+});
+
+describe("the development log format", () => {
+  it("colours statuses on a terminal, names levels other than info, and passes non-JSON through", () => {
+    const t = Date.UTC(2026, 0, 2, 3, 4, 5);
+    const req = JSON.stringify({ level: 30, time: t, req: { method: "POST", url: "/v1/products/" }, res: { statusCode: 422 }, responseTime: 3.4, msg: "request completed" });
+    expect(formatLine(req, false)).toBe("03:04:05 POST /v1/products/ 422 3 ms");
+    expect(formatLine(req, true)).toContain("\u001B[33m422\u001B[39m");
+    expect(formatLine(JSON.stringify({ level: 40, time: t, msg: "slow", attempt: 2 }), false)).toBe('03:04:05 warn slow {"attempt":2}');
+    expect(formatLine("[mail] hello", false)).toBe("[mail] hello");
+  });
+});
