@@ -26,6 +26,7 @@ import { accountRules, EMAIL_LINK_TTL_SECONDS, emailChangeLink } from "./account
 import { tillApiKeys } from "./api-keys.js";
 import { tillDevice } from "./device.js";
 import { tillCheckout } from "./checkout.js";
+import { safeRedirects } from "./redirects.js";
 import { guardUuidLookups } from "./uuid-guard.js";
 import { emitOrganizationUpdates } from "./organization-events.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
@@ -103,6 +104,8 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       ? { github: { clientId: config.github.clientId, clientSecret: config.github.clientSecret } }
       : {},
     plugins: [
+      // first: every later hook and endpoint sees redirect targets in their canonical form
+      safeRedirects(),
       organization({
         ac,
         roles,

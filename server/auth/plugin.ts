@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { fromNodeHeaders } from "better-auth/node";
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type Auth } from "./index.js";
 import { errorPageHtml } from "./error-page.js";
+import { guardLocation } from "./redirects.js";
 
 /** The request's URL, or null when the client sent a Host header no URL can be built from. */
 function requestUrl(req: FastifyRequest): URL | null {
@@ -80,6 +81,21 @@ function carriesNul(url: string, body: Buffer | undefined): boolean {
 
 export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
   return async function mountAuth(app: FastifyInstance): Promise<void> {
+    const context = await auth.$context;
+    const origin = new URL(context.baseURL).origin;
+    const errorPage = `${context.baseURL}/error?error=invalid_redirect`;
+    // the last word on every redirect of this mount, whichever route answered it
+    app.addHook("onSend", async (req, reply, payload) => {
+      const location = reply.getHeader("location");
+      if (reply.statusCode < 300 || reply.statusCode > 399 || typeof location !== "string") return payload;
+      const safe = guardLocation(location, `${origin}${req.url}`, (url) => context.isTrustedOrigin(url), errorPage);
+      if (safe !== location) {
+        req.log.warn({ location }, "redirect location rewritten: untrusted (error page) or ambiguous (spelled out)");
+        reply.header("location", safe);
+      }
+      return payload;
+    });
+
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 1024 * 1024 }, (_req, body, done) =>
       done(null, body),
