@@ -4,17 +4,22 @@
 // more than the rest of a `--json` command. Without esbuild, or with dist/ not writable, it falls back to tsx.
 //
 // This file is CommonJS (bin/package.json): a `--help` or `--json` run never starts Node's ES module loader.
-// The bundle's main script is compiled with node:vm and a V8 code cache beside it (main-<hash>.cjs.cache),
-// written at the end of the first run that has none (or whose cache V8 refused: another Node version), so
-// later runs skip parsing and compiling what they execute. Anything the script imports on use (the Ink
-// screens, conf, open, the SDK) goes through `__tillImport`, the import() of this module.
+// The bundle's main script is compiled with node:vm and a V8 code cache beside it, one per Node version
+// (main-<hash>.cjs.<version>-<arch>.cache: runs on two Node lines do not overwrite each other's), written at
+// the end of the first run that has none (or whose cache V8 refused), so later runs skip parsing and compiling
+// what they execute. Anything the script imports on use (the Ink screens, conf, open, the SDK) goes through
+// `__tillImport`, the import() of this module; on Node 22+ those modules are compiled with Node's own compile
+// cache (module.enableCompileCache, in dist/cli/compile-cache), which Node 20 does not have. Node's cache is
+// not used for the main script: it is made when a module is compiled, before the run, so it lacks the
+// functions a command compiles lazily, and is slower there than ours (docs/decisions.md has the figures).
 /* global __dirname */
 "use strict";
 
 const fs = process.getBuiltinModule("node:fs");
 const path = process.getBuiltinModule("node:path");
 const vm = process.getBuiltinModule("node:vm");
-const { createRequire } = process.getBuiltinModule("node:module");
+const nodeModule = process.getBuiltinModule("node:module");
+const { createRequire } = nodeModule;
 const { pathToFileURL } = process.getBuiltinModule("node:url");
 
 const root = path.join(__dirname, "..");
@@ -54,7 +59,11 @@ function writeCache(file, data) {
  * (`--help`) is replaced once by the first run that sends one.
  */
 function runBundle(file) {
-  const cacheFile = `${file}.cache`;
+  const dir = path.dirname(file);
+  // Node 22.1+; on Node 20 those modules are compiled from source. A cache it cannot create or write (dist/ not
+  // writable) is Node's to skip, and NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+  if (typeof nodeModule.enableCompileCache === "function") nodeModule.enableCompileCache(path.join(dir, "compile-cache"));
+  const cacheFile = `${file}.${process.version}-${process.arch}.cache`;
   let cached;
   try {
     cached = fs.readFileSync(cacheFile);
@@ -72,7 +81,6 @@ function runBundle(file) {
       writeCache(cacheFile, Buffer.concat([Buffer.from([requested ? 1 : 0]), script.createCachedData()]));
     }
   });
-  const dir = path.dirname(file);
   const require = createRequire(file);
   /** import() of an ES module: the Ink screens beside the script (./ui-…), or a package. */
   const tillImport = (specifier) => import(specifier.startsWith("./") ? pathToFileURL(path.join(dir, specifier)).href : specifier);

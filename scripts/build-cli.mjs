@@ -1,8 +1,9 @@
 // Bundles cli/ into dist/cli with esbuild, so `till` starts without a TypeScript loader (tsx costs more
 // than the rest of a `--json` command). Two builds:
 // - main-<hash>.cjs: every command, as one CommonJS script. bin/till.js compiles it with node:vm and a V8
-//   code cache (dist/cli/main-<hash>.cjs.cache, written by the first run), which Node 20 offers for scripts
-//   but not for ES modules; and a CommonJS start never initialises Node's ES module loader. Lazily imported
+//   code cache (dist/cli/main-<hash>.cjs.<node version>-<arch>.cache, written by the first run on that Node),
+//   which Node 20 offers for scripts but not for ES modules; and a CommonJS start never initialises Node's ES
+//   module loader. (On Node 22+ the modules loaded on use go through Node's compile cache, dist/cli/compile-cache.) Lazily imported
 //   cli/ modules (catalog/*) are inlined and only initialised on use. npm packages stay external except
 //   commander, which every run needs. Node built-ins are reached with process.getBuiltinModule.
 // - ui-<name>-<hash>.js: the Ink screens (cli/ui/index, live, BarChart) as ES modules with shared chunks,
@@ -49,11 +50,15 @@ export function writeAtomic(file, contents) {
   renameSync(tmp, file);
 }
 
-function removeStale(keep) {
+/** Node's compile cache (bin/till.js, Node 22+): a directory removeStale leaves alone; a clean build empties it. */
+const COMPILE_CACHE = "compile-cache";
+
+function removeStale(keep, mainScript) {
   const now = Date.now();
   for (const name of readdirSync(OUT_DIR)) {
     const file = path.join(OUT_DIR, name);
-    if (keep.has(file)) continue;
+    // the main script's code caches, one per Node version
+    if (keep.has(file) || name === COMPILE_CACHE || (name.startsWith(`${path.basename(mainScript)}.`) && name.endsWith(".cache"))) continue;
     try {
       if (now - statSync(file).mtimeMs > STALE_AFTER_MS) rmSync(file, { force: true });
     } catch {
@@ -244,8 +249,8 @@ export async function buildCli({ clean = false } = {}) {
   const entryName = path.basename(main.path);
   writeAtomic(path.join(OUT_DIR, "manifest.json"), JSON.stringify({ entry: entryName, inputs }));
   if (!clean) {
-    const keep = [...ui.result.outputFiles.map((f) => f.path), main.path, `${main.path}.cache`, path.join(OUT_DIR, "manifest.json")];
-    removeStale(new Set(keep));
+    const keep = [...ui.result.outputFiles.map((f) => f.path), main.path, path.join(OUT_DIR, "manifest.json")];
+    removeStale(new Set(keep), main.path);
   }
   return main.path;
 }
