@@ -156,6 +156,7 @@ export async function createCheckout(
       expiresAt: new Date(now.getTime() + CHECKOUT_TTL_SECONDS * 1000),
       paymentProcessor: processor.wireName,
       paymentProcessorMetadata: processor.checkoutMetadata({ clientSecret, baseURL }),
+      confirmationHash: null,
       successUrl: null,
       returnUrl: null,
       embedOrigin: null,

@@ -160,6 +160,7 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
     discountId: o.discountId,
     subscriptionId: o.subscriptionId,
     checkoutId: o.checkoutId,
+    renewedPeriodStart: null,
     customFieldData: o.customFieldData,
     metadata: o.metadata,
     createdAt: now,

@@ -30,6 +30,8 @@ export const checkout = pgTable(
     expiresAt: timestamptz("expires_at").notNull(),
     paymentProcessor: text("payment_processor").default("stripe").notNull(),
     paymentProcessorMetadata: jsonb("payment_processor_metadata").$type<Record<string, string>>().default({}).notNull(),
+    /** hex SHA-256 of the confirm request that completed the checkout: a retry of it answers the confirmed checkout */
+    confirmationHash: text("confirmation_hash"),
     successUrl: text("success_url"),
     returnUrl: text("return_url"),
     embedOrigin: text("embed_origin"),
@@ -154,6 +156,8 @@ export const order = pgTable(
     discountId: uuid("discount_id"),
     subscriptionId: uuid("subscription_id").references(() => subscription.id, { onDelete: "set null" }),
     checkoutId: uuid("checkout_id").references(() => checkout.id, { onDelete: "set null" }),
+    /** A subscription_cycle order's: the start of the period it renewed (ended). One renewal per period. */
+    renewedPeriodStart: timestamptz("renewed_period_start"),
     customFieldData: jsonb("custom_field_data").$type<CustomFieldData>().default({}).notNull(),
     metadata: metadata(),
     createdAt: createdAt(),
@@ -165,6 +169,10 @@ export const order = pgTable(
     uniqueIndex("order_org_invoice_number_uq").on(t.organizationId, t.invoiceNumber),
     // one order per checkout: the last guard against a double confirm
     uniqueIndex("order_checkout_uq").on(t.checkoutId).where(sql`${t.checkoutId} IS NOT NULL`),
+    // one renewal order per subscription and period: the last guard against a period billed twice
+    uniqueIndex("order_subscription_renewed_period_uq")
+      .on(t.subscriptionId, t.renewedPeriodStart)
+      .where(sql`${t.renewedPeriodStart} IS NOT NULL`),
   ],
 );
 

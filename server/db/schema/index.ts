@@ -5,3 +5,4 @@ export * from "./webhooks.js";
 export * from "./refunds.js";
 export * from "./license-keys.js";
 export * from "./customer-portal.js";
+export * from "./idempotency.js";
