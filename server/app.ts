@@ -1,4 +1,5 @@
 // buildApp(deps): the whole server as one Fastify instance. main.ts listens with it; tests build it in-process.
+import { fromNodeHeaders } from "better-auth/node";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { loggerOptions, RequestLog } from "./http/request-log.js";
 import type { Config } from "./config.js";
@@ -13,6 +14,7 @@ import { billingPlugin, type V1Route } from "./billing/index.js";
 import { webPlugin } from "./http/web.js";
 import { inboundWebhooksPlugin } from "./billing/webhooks/inbound.js";
 import { createWorker, type Worker } from "./jobs/worker.js";
+import { installIdempotency, requestScope } from "./http/idempotency.js";
 
 export interface AppDeps {
   config: Config;
@@ -75,6 +77,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
 
   app.get("/healthz", async () => ({ status: "ok" }));
+  // before any route is registered: it adds itself to every write route under /v1 and to /api/auth/checkout
+  installIdempotency(app, {
+    db: database.db,
+    secret,
+    scopeOf: requestScope(async (req) => {
+      const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
+      return session?.user.id ?? null;
+    }),
+  });
   const worker = createWorker({ database, mailer, config, log: app.log });
   app.addHook("preClose", async () => worker.stop());
   if (config.webhooks.inboundSecret) {

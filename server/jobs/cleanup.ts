@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import type { Database, Db } from "../db/client.js";
 import { outbox, webhookDelivery, webhookEvent } from "../db/schema/index.js";
+import { deleteExpiredIdempotencyKeys } from "../http/idempotency.js";
 
 export interface CleanupOptions {
   /** Rows deleted per statement. */
@@ -20,6 +21,8 @@ export interface CleanupResult {
   outbox: number;
   events: number;
   deliveries: number;
+  /** Idempotency keys past their 24 hours (whatever the retention). */
+  idempotencyKeys: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -92,7 +95,8 @@ export async function cleanupOnce(
   const deliveries = await inBatches(opts, (n) => deleteDeliveries(db, before, n), signal);
   const events = await inBatches(opts, (n) => deleteEvents(db, before, n), signal);
   const outboxRows = await inBatches(opts, (n) => deleteOutbox(db, before, n), signal);
-  return { outbox: outboxRows, events, deliveries };
+  const idempotencyKeys = await inBatches(opts, (n) => deleteExpiredIdempotencyKeys(db, n), signal);
+  return { outbox: outboxRows, events, deliveries, idempotencyKeys };
 }
 
 export interface CleanupLog {
@@ -139,6 +143,7 @@ export function createCleanup(deps: {
       if (r.outbox + r.events + r.deliveries > 0) {
         deps.log.info(`webhooks: retention removed ${r.outbox} outbox rows, ${r.events} events, ${r.deliveries} deliveries`);
       }
+      if (r.idempotencyKeys > 0) deps.log.info(`idempotency: removed ${r.idempotencyKeys} expired keys`);
     } catch (err) {
       deps.log.error(err, "webhooks: retention cleanup failed");
     }

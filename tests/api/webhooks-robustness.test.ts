@@ -178,9 +178,9 @@ describe("retention cleanup", () => {
 
     const before = new Date(Date.now() - 30 * 24 * 3600_000);
     // bounded: one batch of one row per table at most
-    expect(await cleanupOnce(db(), before, { batchSize: 1, maxBatches: 1 })).toEqual({ deliveries: 1, events: 1, outbox: 1 });
+    expect(await cleanupOnce(db(), before, { batchSize: 1, maxBatches: 1 })).toEqual({ deliveries: 1, events: 1, outbox: 1, idempotencyKeys: 0 });
     await cleanupOnce(db(), before, { batchSize: 1, maxBatches: 100 });
-    expect(await cleanupOnce(db(), before, { batchSize: 1, maxBatches: 100 })).toEqual({ deliveries: 0, events: 0, outbox: 0 });
+    expect(await cleanupOnce(db(), before, { batchSize: 1, maxBatches: 100 })).toEqual({ deliveries: 0, events: 0, outbox: 0, idempotencyKeys: 0 });
 
     const left = await db().select().from(webhookEvent).where(inArray(webhookEvent.id, all));
     expect(left.map((e) => e.id).sort()).toEqual([e3!.id, f1!.id, f2!.id].sort());
