@@ -8,7 +8,7 @@ import { and, eq, sql } from "drizzle-orm";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installIdempotency } from "../../server/http/idempotency.js";
-import { idempotencyKey } from "../../server/db/schema/index.js";
+import { checkout as checkoutTable, idempotencyKey } from "../../server/db/schema/index.js";
 import { openDatabase, type Database } from "../../server/db/client.js";
 import { cleanupOnce } from "../../server/jobs/cleanup.js";
 import { createProduct, publicRequest, tokenize, uniqueBuyer } from "../helpers/checkout.js";
@@ -366,5 +366,55 @@ describe("the hook on a fixture route (what no real route does on purpose)", () 
     const retried = await send(base, "POST", "/v1/flaky", { key, body: { b: 2 } });
     expect(retried.status).toBe(200);
     expect(retried.headers.get("idempotent-replayed")).toBeNull();
+  });
+});
+
+describe("a confirm retried without a key after a lost answer", () => {
+  async function openCheckout() {
+    const product = await createProduct(seller, "fixed");
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    const token = await tokenize(server, checkout.clientSecret);
+    const body = { customer_email: uniqueBuyer("retry"), customer_name: "Ada", customer_billing_address: { country: "FR" }, confirmation_token_id: token };
+    return { checkout, body, path: `/v1/checkouts/client/${checkout.clientSecret}/confirm` };
+  }
+  const ordersOf = async (checkoutId: string) => (await seller.sdk.orders.list({ checkoutId })).result.items.length;
+
+  it("answers the confirmed checkout with a working portal session, and bills once", async () => {
+    const { checkout, body, path } = await openCheckout();
+    const first = await publicRequest(server, "POST", path, body);
+    expect(first.status).toBe(200);
+    const retry = await publicRequest(server, "POST", path, body);
+    expect(retry.status).toBe(200);
+    const { customer_session_token: firstToken, ...firstRest } = first.body;
+    const { customer_session_token: retryToken, ...retryRest } = retry.body;
+    expect(retryRest).toEqual(firstRest);
+    expect(retry.body.status).toBe("confirmed");
+    expect(retryToken).toMatch(/^till_cst_/);
+    expect(retryToken).not.toBe(firstToken);
+    const me = await send(server.url, "GET", "/v1/customer-portal/customers/me", { token: retryToken as string });
+    expect(me.status).toBe(200);
+    expect(me.body?.email).toBe(body.customer_email);
+    expect(await ordersOf(checkout.id)).toBe(1);
+  });
+
+  it("two identical confirms at once: both answered, one order", async () => {
+    const { checkout, body, path } = await openCheckout();
+    const results = await Promise.all([publicRequest(server, "POST", path, body), publicRequest(server, "POST", path, body)]);
+    expect(results.map((r) => r.status)).toEqual([200, 200]);
+    expect(results[0]?.body.id).toBe(results[1]?.body.id);
+    expect(await ordersOf(checkout.id)).toBe(1);
+  });
+
+  it("another confirm (other fields or token), or the same one after an hour, is refused as not open", async () => {
+    const { checkout, body, path } = await openCheckout();
+    expect((await publicRequest(server, "POST", path, body)).status).toBe(200);
+    const notOpen = { error: "NotOpenCheckout", detail: `Checkout ${checkout.id} is not open: succeeded` };
+    const otherEmail = await publicRequest(server, "POST", path, { ...body, customer_email: uniqueBuyer("intruder") });
+    expect(otherEmail).toEqual({ status: 403, body: notOpen });
+    const otherToken = await publicRequest(server, "POST", path, { ...body, confirmation_token_id: `${body.confirmation_token_id}x` });
+    expect(otherToken.status).toBe(403);
+    await db().update(checkoutTable).set({ modifiedAt: new Date(Date.now() - 61 * 60_000) }).where(eq(checkoutTable.id, checkout.id));
+    expect(await publicRequest(server, "POST", path, body)).toEqual({ status: 403, body: notOpen });
+    expect(await ordersOf(checkout.id)).toBe(1);
   });
 });

@@ -6,7 +6,7 @@
 //
 // The test processor answers at once, so the payment runs inside the transaction that holds the checkout's
 // lock. A processor that answers asynchronously (Stripe) will confirm here and fulfil from its webhook.
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
 import { pipelinedTransaction, type PipelinedTx } from "../../db/prepared.js";
 import { customerStateChanged } from "../../jobs/outbox.js";
@@ -17,7 +17,7 @@ import { upsertCheckoutCustomer } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
-import { newCustomerSession } from "../customer-portal/sessions.js";
+import { CUSTOMER_SESSION_TTL_MS, newCustomerSession, startCustomerSession } from "../customer-portal/sessions.js";
 import type { LicenseKeyRow } from "../license-keys/issue.js";
 import { invoicePrefix, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import type { PriceWire } from "../products/service.js";
@@ -34,6 +34,34 @@ import { discountBase, loadView, productSummary } from "./state.js";
 import { derive, toCheckoutConfirmedWire, toCheckoutWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
 
 const paymentError = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
+
+// ---- a confirm retried after its answer was lost ----------------------------------------------------------
+
+/** How long a repeat of the confirm that completed a checkout is answered with it: the life of the session it hands out. */
+const RETRY_WINDOW_MS = CUSTOMER_SESSION_TTL_MS;
+
+/** The confirm request as parsed (token and fields, in the schema's key order): what a retry repeats. */
+export const confirmationHashOf = (input: CheckoutConfirmInput) => createHash("sha256").update(JSON.stringify(input)).digest("hex");
+
+/** Whether `hash` is the confirm that completed this checkout, recently enough to be its retry. */
+function isRetryOf(row: CheckoutRow, hash: string, now: Date): boolean {
+  if (row.status !== "succeeded" && row.status !== "confirmed") return false;
+  return row.confirmationHash === hash && row.modifiedAt !== null && now.getTime() - row.modifiedAt.getTime() < RETRY_WINDOW_MS;
+}
+
+/** Thrown inside the confirm's transaction when the checkout it waited for was completed by this very confirm. */
+class ConfirmedMeanwhile extends Error {
+  constructor(readonly row: CheckoutRow) {
+    super("checkout confirmed meanwhile by the same confirm");
+  }
+}
+
+/** The confirm's answer again, with a new portal session for the customer (the first answer's token was lost with it). */
+async function confirmedAgain(deps: CheckoutDeps, row: CheckoutRow, now: Date) {
+  const view = await loadView(deps.db, row, deps.baseURL, true);
+  const token = row.customerId ? await startCustomerSession(deps.db, row.organizationId, row.customerId, now) : null;
+  return toCheckoutConfirmedWire(view, now, token);
+}
 
 const missing = (loc: Array<string | number>, msg = "Field is required."): ValidationIssue => ({
   loc: ["body", ...loc],
@@ -104,6 +132,7 @@ async function fulfil(
   payment: PaymentResult | null,
   customer: { row: CustomerRow; created: boolean },
   now: Date,
+  confirmationHash: string,
 ): Promise<Fulfilled> {
   const { row, product, price, organization, discount } = view;
   if (!product || !price || !organization || !row.customerEmail) throw new Error("fulfil: checkout is not complete");
@@ -194,7 +223,7 @@ async function fulfil(
     if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
   }
   // the row as it will be written, so its event can be shaped before the write
-  const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId, paymentProcessorMetadata: processorMetadata, modifiedAt: new Date() };
+  const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId, paymentProcessorMetadata: processorMetadata, confirmationHash, modifiedAt: new Date() };
 
   if (subscription && recurring) {
     const wire = subscriptionWire(subscription, { customer: customerWire, product, discount: discountWire, prices: recurring.prices });
@@ -262,8 +291,11 @@ async function checkConfirm(db: Queryable, current: CheckoutView, input: Checkou
 
 export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: string, input: CheckoutConfirmInput, ipAddress?: string) {
   const found = await clientCheckoutRow(deps, clientSecret);
-  assertOpenForCustomer(found);
   const now = new Date();
+  // the client saw a reset socket after the server committed, and sends the same confirm again
+  const hash = confirmationHashOf(input);
+  if (isRetryOf(found, hash, now)) return confirmedAgain(deps, found, now);
+  assertOpenForCustomer(found);
   // what the checkout refers to is read before taking the lock, in parallel on the pool, and the customer's
   // changes are checked against it; under the lock they are checked again only if the checkout changed meanwhile
   const preloaded = await loadView(deps.db, found, deps.baseURL, true);
@@ -287,6 +319,8 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       // changed meanwhile (rare): read it again, under the lock now held, and check the changes against it
       const locked = await repo.lockCheckout(ptx.db, found.id);
       if (!locked) throw notFound("Checkout not found");
+      // a retry that queued behind its own first attempt
+      if (isRetryOf(locked, hash, now)) throw new ConfirmedMeanwhile(locked);
       assertOpenForCustomer(locked, now);
       before = locked;
       current = await checkConfirm(ptx.db, await loadView(ptx.db, locked, deps.baseURL, true), input, now, ipAddress);
@@ -318,8 +352,12 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       version.customerInserted && newCustomer && current === checked
         ? { row: newCustomer, created: true }
         : await matchCustomer(ptx.db, view.row);
-    return fulfil(ptx, before, view, d, payment, customer, now);
+    return fulfil(ptx, before, view, d, payment, customer, now, hash);
+  }).catch((err: unknown) => {
+    if (err instanceof ConfirmedMeanwhile) return err;
+    throw err;
   });
+  if (result instanceof ConfirmedMeanwhile) return confirmedAgain(deps, result.row, new Date());
 
   const stream: CheckoutEvent[] = [
     { key: "checkout.updated", payload: { status: "confirmed" } },

@@ -35,6 +35,13 @@ export function newCustomerSession(organizationId: string, customerId: string, r
   return { row, token };
 }
 
+/** Opens a session for the customer now; answers its token. */
+export async function startCustomerSession(db: Queryable, organizationId: string, customerId: string, now: Date): Promise<string> {
+  const { row, token } = newCustomerSession(organizationId, customerId, null, now);
+  await db.insert(customerSession).values(row);
+  return token;
+}
+
 /** Where the customer goes with the token: the web app's portal page. */
 export const portalUrl = (baseURL: string, token: string) => `${baseURL}/portal?customer_session_token=${encodeURIComponent(token)}`;
 
