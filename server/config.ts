@@ -3,6 +3,7 @@
 import { z } from "zod";
 import path from "node:path";
 import type { TimeString } from "better-auth/plugins";
+import { CLI_DEVICE_CLIENT } from "../shared/device-clients.js";
 
 const timeString = z
   .string()
@@ -35,6 +36,24 @@ const EnvSchema = z.object({
   TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET: bool.default(true),
   TILL_DEVICE_CODE_INTERVAL: timeString.default("5s"),
   TILL_DEVICE_CODE_EXPIRES_IN: timeString.default("30m"),
+  /** More device-flow clients besides the till CLI: "id:Name,id2:Name 2". */
+  TILL_DEVICE_CLIENTS: z
+    .string()
+    .default("")
+    .transform((v, ctx) => {
+      const clients = new Map<string, string>();
+      for (const entry of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+        const i = entry.indexOf(":");
+        const id = (i < 0 ? entry : entry.slice(0, i)).trim();
+        const name = (i < 0 ? "" : entry.slice(i + 1)).trim();
+        if (!/^[\w.-]{1,100}$/.test(id) || name.length === 0 || name.length > 100) {
+          ctx.addIssue({ code: "custom", message: `"${entry}" is not id:Name (id of letters, digits, "_", "-", ".")` });
+          return z.NEVER;
+        }
+        clients.set(id, name);
+      }
+      return clients;
+    }),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default("till <no-reply@till.localhost>"),
   GITHUB_CLIENT_ID: z.string().optional(),
@@ -79,7 +98,8 @@ export interface Config {
   adminUserIds: string[];
   rateLimit: { enabled: boolean; window: number; max: number };
   revokeSessionsOnPasswordReset: boolean;
-  device: { interval: TimeString; expiresIn: TimeString };
+  /** clients: the registered device-flow clients, client_id → name shown on the /device page (the CLI always). */
+  device: { interval: TimeString; expiresIn: TimeString; clients: ReadonlyMap<string, string> };
   mail: { smtpUrl: string | undefined; from: string };
   github: { clientId: string; clientSecret: string } | undefined;
   oidc: OidcProviderConfig | undefined;
@@ -124,7 +144,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminUserIds: e.TILL_ADMIN_USER_IDS,
     rateLimit: { enabled: e.TILL_RATE_LIMIT, window: e.TILL_RATE_LIMIT_WINDOW, max: e.TILL_RATE_LIMIT_MAX },
     revokeSessionsOnPasswordReset: e.TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET,
-    device: { interval: e.TILL_DEVICE_CODE_INTERVAL, expiresIn: e.TILL_DEVICE_CODE_EXPIRES_IN },
+    device: {
+      interval: e.TILL_DEVICE_CODE_INTERVAL,
+      expiresIn: e.TILL_DEVICE_CODE_EXPIRES_IN,
+      clients: new Map([[CLI_DEVICE_CLIENT.id, CLI_DEVICE_CLIENT.name], ...e.TILL_DEVICE_CLIENTS]),
+    },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     github:
       e.GITHUB_CLIENT_ID && e.GITHUB_CLIENT_SECRET

@@ -8,9 +8,10 @@ import { updateProfile } from "../config.js";
 import type { Context, Credential } from "../context.js";
 import { AuthRequiredError, CliError, ERROR_CODES } from "../errors.js";
 import { forgetListenSecret } from "../listen-secret.js";
+import { CLI_DEVICE_CLIENT } from "../../shared/device-clients.js";
 import { getSession, listOrganizations, setActiveOrganization, stored } from "./orgs.js";
 
-export const DEVICE_CLIENT_ID = "till-cli";
+export const DEVICE_CLIENT_ID = CLI_DEVICE_CLIENT.id;
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /** RFC 8628 §3.5: after slow_down the interval grows by 5 seconds for the rest of the flow. */
 const SLOW_DOWN_STEP_MS = 5_000;

@@ -24,7 +24,7 @@ import { socialSpec } from "./social.js";
 import { specRules } from "./spec-rules.js";
 import { accountRules, EMAIL_LINK_TTL_SECONDS, emailChangeLink } from "./account-rules.js";
 import { tillApiKeys } from "./api-keys.js";
-import { tillDevice } from "./device.js";
+import { gateDevicePolls, tillDevice } from "./device.js";
 import { tillCheckout } from "./checkout.js";
 import { safeRedirects } from "./redirects.js";
 import { guardUuidLookups } from "./uuid-guard.js";
@@ -51,7 +51,10 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     baseURL: config.baseURL,
     basePath: AUTH_BASE_PATH,
     secret,
-    database: guardUuidLookups(emitOrganizationUpdates((handle) => drizzleAdapter(handle, { provider: "pg", schema }), db), schema),
+    database: gateDevicePolls(
+      guardUuidLookups(emitOrganizationUpdates((handle) => drizzleAdapter(handle, { provider: "pg", schema }), db), schema),
+      db,
+    ),
     telemetry: { enabled: false },
     trustedOrigins: [config.baseURL, ...config.trustedOrigins],
     rateLimit: {
@@ -134,13 +137,15 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
         permissions: { defaultPermissions: ALL_BILLING_PERMISSIONS },
       }),
       tillApiKeys({ prefix: API_KEY_PREFIX }),
-      tillDevice(),
+      tillDevice(config.device.clients),
       tillCheckout({ db, config }),
       deviceAuthorization({
         expiresIn: config.device.expiresIn,
         interval: config.device.interval,
         // $TILL_BASE_URL/device even when the base URL has a path (better-auth resolves "/device" against the host)
         verificationUri: `${config.baseURL}/device`,
+        // RFC 8628 §3.1/§3.4: unknown clients are answered invalid_client
+        validateClient: (clientId) => config.device.clients.has(clientId),
       }),
       anonymous({ onLinkAccount: ({ anonymousUser, newUser }) => onAnonymousLinked(db, anonymousUser.user.id, newUser.user.id) }),
       username(),

@@ -4,12 +4,15 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceCode } from "../../server/db/schema/auth.js";
+import { ConfigError, loadConfig } from "../../server/config.js";
 import { Client, type Res } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { bearer, createOrganization, person, type Person } from "./key-fixtures.js";
 
 const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
 const CLIENT_ID = "till-cli";
+/** A second registered client (TILL_DEVICE_CLIENTS). */
+const OTHER_CLIENT = { id: "desktop-app", name: "Desktop App" };
 const USER_CODE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 
 interface CodeResponse {
@@ -36,7 +39,8 @@ let alice: Person;
 let bob: Person;
 
 beforeAll(async () => {
-  server = await startServer(); // the test helper sets TILL_DEVICE_CODE_INTERVAL=1s
+  // the test helper sets TILL_DEVICE_CODE_INTERVAL=1s
+  server = await startServer({ TILL_DEVICE_CLIENTS: `${OTHER_CLIENT.id}:${OTHER_CLIENT.name}` });
   alice = await person(server, "alice");
   bob = await person(server, "bob");
 });
@@ -138,7 +142,7 @@ describe("device authorization request", () => {
   it("polls every 5 s and expires after 30 min by default", async () => {
     const plain = await startServer({ TILL_DEVICE_CODE_INTERVAL: undefined });
     try {
-      expect(plain.config.device).toEqual({ interval: "5s", expiresIn: "30m" });
+      expect(plain.config.device).toEqual({ interval: "5s", expiresIn: "30m", clients: new Map([[CLIENT_ID, "till CLI"]]) });
       const b = await requestCode(plain);
       expect(b.interval).toBe(5);
       expect(b.expires_in).toBe(1800);
@@ -166,7 +170,13 @@ describe("polling and approval", () => {
     // the signed-in user opens the verification page: the code is claimed for them
     const claim = await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
     expect(claim.status).toBe(200);
-    expect(claim.body).toEqual({ user_code: code.user_code, status: "pending", client_id: CLIENT_ID, scope: "openid profile" });
+    expect(claim.body).toEqual({
+      user_code: code.user_code,
+      status: "pending",
+      client_id: CLIENT_ID,
+      client_name: "till CLI",
+      scope: "openid profile",
+    });
     expect((await row(code.device_code))?.userId).toBe(alice.user.id);
 
     // someone else can neither see the details nor approve it
@@ -299,10 +309,10 @@ describe("polling and approval", () => {
     expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
   });
 
-  it("answers invalid_grant for an unknown code or another client's code", async () => {
+  it("answers invalid_grant for an unknown code or another registered client's code", async () => {
     expectOAuthError(await poll("x".repeat(40)), 400, "invalid_grant");
     const code = await requestCode();
-    expectOAuthError(await poll(code.device_code, "someone-else"), 400, "invalid_grant");
+    expectOAuthError(await poll(code.device_code, OTHER_CLIENT.id), 400, "invalid_grant");
     expectOAuthError(await alice.client.get(`/api/auth/device?user_code=ZZZZZZZZ`), 400, "invalid_request");
   });
 
@@ -319,5 +329,114 @@ describe("polling and approval", () => {
     }
     const noCode = await alice.client.get("/api/auth/device");
     expect(noCode.status).toBe(400);
+  });
+});
+
+describe("registered clients", () => {
+  it("answers invalid_client to a client_id nobody registered, on both endpoints", async () => {
+    for (const clientId of ["someone-else", "TILL-CLI", "till-cli ", ""]) {
+      const code = await new Client(server.url).post("/api/auth/device/code", { client_id: clientId });
+      if (clientId === "") expectOAuthError(code, 400, "invalid_request");
+      else expectOAuthError(code, 400, "invalid_client");
+    }
+    const form = await new Client(server.url).request("POST", "/api/auth/device/code", { form: { client_id: "someone-else" } });
+    expectOAuthError(form, 400, "invalid_client");
+
+    const issued = await requestCode();
+    expectOAuthError(await poll(issued.device_code, "someone-else"), 400, "invalid_client");
+    // the unknown client's poll neither counted as a poll nor touched the code
+    expect((await row(issued.device_code))?.lastPolledAt).toBeNull();
+  });
+
+  it("serves a client of TILL_DEVICE_CLIENTS, and the /device answer names it", async () => {
+    const res = await new Client(server.url).post<CodeResponse>("/api/auth/device/code", { client_id: OTHER_CLIENT.id });
+    expect(res.status).toBe(200);
+    const claim = await alice.client.get(`/api/auth/device?user_code=${res.body.user_code}`);
+    expect(claim.body).toMatchObject({ client_id: OTHER_CLIENT.id, client_name: OTHER_CLIENT.name });
+    await alice.client.post("/api/auth/device/approve", { userCode: res.body.user_code });
+    const token = await poll(res.body.device_code, OTHER_CLIENT.id);
+    expect(token.status, token.text).toBe(200);
+    // someone who is not the code's user sees neither the client nor its name
+    const peek = await bob.client.get(`/api/auth/device?user_code=${res.body.user_code}`);
+    expect(peek.body).not.toHaveProperty("client_name");
+  });
+
+  it("refuses a malformed TILL_DEVICE_CLIENTS at start", () => {
+    for (const value of ["no-name", "a b:Name", ":Name", `x:${"n".repeat(101)}`]) {
+      expect(() => loadConfig({ TILL_DEVICE_CLIENTS: value }), value).toThrow(ConfigError);
+    }
+    expect(loadConfig({ TILL_DEVICE_CLIENTS: " app.one:App One , app-2:Two:Colons " }).device.clients).toEqual(
+      new Map([
+        [CLIENT_ID, "till CLI"],
+        ["app.one", "App One"],
+        ["app-2", "Two:Colons"],
+      ]),
+    );
+  });
+});
+
+describe("the token request, form-encoded (RFC 8628 §3.4)", () => {
+  function formPoll(form: Record<string, string>) {
+    return new Client(server.url).request<TokenResponse & OAuthError>("POST", "/api/auth/device/token", { form });
+  }
+
+  it("is read like the JSON one, up to the token", async () => {
+    const code = await requestCode();
+    const fields = { grant_type: GRANT_TYPE, device_code: code.device_code, client_id: CLIENT_ID };
+    expectOAuthError(await formPoll(fields), 400, "authorization_pending");
+    await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    await waitInterval(code.device_code);
+    const token = await formPoll(fields);
+    expect(token.status, token.text).toBe(200);
+    expect(token.body.token_type).toBe("Bearer");
+    const who = await new Client(server.url).get<{ user: { id: string } }>("/api/auth/get-session", bearer(token.body.access_token));
+    expect(who.body.user.id).toBe(alice.user.id);
+  });
+
+  it("answers invalid_request for a repeated parameter, a missing one or a wrong grant type", async () => {
+    const code = await requestCode();
+    const raw = (body: string) =>
+      fetch(`${server.url}/api/auth/device/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" },
+        body,
+      });
+    const twice = await raw(`grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=${code.device_code}&device_code=x&client_id=${CLIENT_ID}`);
+    expect(twice.status).toBe(400);
+    expect(await twice.json()).toEqual({ error: "invalid_request", error_description: "device_code must not be repeated" });
+    expect((await formPoll({ grant_type: GRANT_TYPE, client_id: CLIENT_ID })).status).toBe(400);
+    expect((await formPoll({ grant_type: "password", device_code: code.device_code, client_id: CLIENT_ID })).status).toBe(400);
+    // none of these counted as a poll of the code
+    expect((await row(code.device_code))?.lastPolledAt).toBeNull();
+  });
+});
+
+describe("polling at once", () => {
+  const PARALLEL = 10;
+
+  async function burst(code: string): Promise<string[]> {
+    const answers = await Promise.all(Array.from({ length: PARALLEL }, () => poll(code)));
+    return answers.map((a) => (a.status === 200 ? "token" : (a.body.error ?? `status ${a.status}`))).sort();
+  }
+
+  it("lets exactly one of 10 parallel polls through per interval; the rest get slow_down", async () => {
+    const code = await requestCode();
+    const pending = ["authorization_pending", ...Array<string>(PARALLEL - 1).fill("slow_down")];
+    // the first polls of a code (never polled before)
+    expect(await burst(code.device_code)).toEqual(pending);
+    // and after an interval
+    await waitInterval(code.device_code);
+    expect(await burst(code.device_code)).toEqual(pending);
+  });
+
+  it("issues one token to 10 parallel polls of an approved code", async () => {
+    const code = await requestCode();
+    await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    const answers = await burst(code.device_code);
+    expect(answers.filter((a) => a === "token")).toHaveLength(1);
+    // the others lost the poll, or came after the code was spent
+    expect(answers.filter((a) => a !== "token" && a !== "slow_down" && a !== "invalid_grant")).toEqual([]);
   });
 });

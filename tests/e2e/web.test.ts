@@ -401,7 +401,8 @@ describe("device approval", () => {
   async function review(page: Page, code: CodeResponse): Promise<void> {
     await heading(page, "Approve this device?");
     const facts = (await page.locator("dl.facts").innerText()).replace(/\s+/g, " ").trim();
-    expect(facts).toBe(`Code ${formatted(code.user_code)} Client ${CLIENT_ID} Access openid profile`);
+    // the registered client's name, then its id
+    expect(facts).toBe(`Code ${formatted(code.user_code)} Client till CLI ${CLIENT_ID} Access openid profile`);
   }
 
   it("sends a signed-out user to sign in and back; Approve gives the device its token", async () => {

@@ -11,6 +11,8 @@ interface Verification {
   status: "pending" | "approved" | "denied";
   /** Present only for the user the code is bound to. */
   client_id?: string;
+  /** The registered client's name (TILL_DEVICE_CLIENTS; the till CLI's), beside client_id. */
+  client_name?: string | null;
   scope?: string | null;
 }
 
@@ -18,7 +20,7 @@ type State =
   | { kind: "enter" }
   | { kind: "loading" }
   | { kind: "sign-in" }
-  | { kind: "review"; code: string; clientId: string; scope: string | null | undefined }
+  | { kind: "review"; code: string; clientId: string; clientName: string | null | undefined; scope: string | null | undefined }
   | { kind: "approved" }
   | { kind: "denied" }
   | { kind: "unknown"; code: string }
@@ -86,7 +88,7 @@ export function DevicePage() {
     const v = r.data;
     if (v.status !== "pending") return setState({ kind: "used", status: v.status });
     if (v.client_id === undefined) return setState({ kind: "other-account" });
-    setState({ kind: "review", code: userCode, clientId: v.client_id, scope: v.scope });
+    setState({ kind: "review", code: userCode, clientId: v.client_id, clientName: v.client_name, scope: v.scope });
   }
 
   useEffect(() => {
@@ -181,7 +183,7 @@ export function DevicePage() {
               </dd>
               <dt>Client</dt>
               <dd>
-                <code>{state.clientId}</code>
+                {state.clientName ? <strong>{state.clientName}</strong> : null} <code>{state.clientId}</code>
               </dd>
               <dt>Access</dt>
               <dd>{state.scope ? <code>{state.scope}</code> : "no particular scope"}</dd>
