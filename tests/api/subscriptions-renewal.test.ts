@@ -11,7 +11,7 @@ import type { Subscription } from "@polar-sh/sdk/models/components/subscription.
 import { subscriptionFromJSON } from "@polar-sh/sdk/models/components/subscription.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addInterval } from "../../server/billing/checkouts/pricing.js";
-import { outbox, subscription } from "../../server/db/schema/index.js";
+import { order, outbox, subscription } from "../../server/db/schema/index.js";
 import { runRenewals } from "../../server/jobs/schedules.js";
 import { createPaymentProcessor } from "../../server/payments/index.js";
 import { rawRequest } from "../helpers/api.js";
@@ -208,6 +208,57 @@ describe("POST /v1/subscriptions/{id}/renew", () => {
     expect(await ordersOf(sub.id)).toHaveLength(1);
     const writer = await seller.createKey({ subscriptions: ["write"] });
     expect((await renew(sub.id, writer)).status).toBe(200);
+  });
+});
+
+describe("renewal is idempotent per period", () => {
+  const renewPeriod = (id: string, start: Date | string) =>
+    raw(seller.token, "POST", `/v1/subscriptions/${id}/renew`, { current_period_start: typeof start === "string" ? start : start.toISOString() });
+
+  it("a renew naming its period, sent twice (also at once), bills that period once; the repeat answers the subscription", async () => {
+    const sub = await subscribe(monthly);
+    const period = sub.currentPeriodStart;
+    const first = await renewPeriod(sub.id, period);
+    expect(first.status).toBe(200);
+    const again = await renewPeriod(sub.id, period);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id: sub.id, current_period_start: first.body.current_period_start });
+    expect((await ordersOf(sub.id)).map((o) => o.billingReason)).toEqual(["subscription_create", "subscription_cycle"]);
+
+    const next = new Date(first.body.current_period_start as string);
+    const racing = await Promise.all([renewPeriod(sub.id, next), renewPeriod(sub.id, next), renewPeriod(sub.id, next)]);
+    expect(racing.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(new Set(racing.map((r) => r.body.current_period_start)).size).toBe(1);
+    expect(await ordersOf(sub.id)).toHaveLength(3);
+    // without a period, renew is "renew whatever is current now" (a new command each time: use an Idempotency-Key)
+    expect((await renew(sub.id)).status).toBe(200);
+    expect(await ordersOf(sub.id)).toHaveLength(4);
+  });
+
+  it("a subscription that ended in the named period answers as it is; a period after the current one is a 422", async () => {
+    const sub = await subscribe(monthly);
+    expect((await renewPeriod(sub.id, new Date(sub.currentPeriodStart.getTime() + 1000))).status).toBe(422);
+    expect((await renewPeriod(sub.id, "yesterday")).status).toBe(422);
+    await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+    const ended = await renewPeriod(sub.id, sub.currentPeriodStart);
+    expect(ended.body).toMatchObject({ status: "canceled" });
+    const repeat = await renewPeriod(sub.id, sub.currentPeriodStart);
+    expect(repeat).toMatchObject({ status: 200, body: { status: "canceled", ended_at: ended.body.ended_at } });
+    expect(await ordersOf(sub.id)).toHaveLength(1);
+  });
+
+  it("the database holds one renewal order per subscription and period", async () => {
+    const sub = await subscribe(monthly);
+    await renewPeriod(sub.id, sub.currentPeriodStart);
+    const [cycle] = await db().select().from(order).where(and(eq(order.subscriptionId, sub.id), eq(order.billingReason, "subscription_cycle")));
+    expect(cycle?.renewedPeriodStart?.getTime()).toBe(sub.currentPeriodStart.getTime());
+    const { id: _id, invoiceNumber, ...copy } = cycle!;
+    const refused = await db()
+      .insert(order)
+      .values({ ...copy, invoiceNumber: `${invoiceNumber}-copy` })
+      .then(() => null, (err: unknown) => err as { cause?: { code?: string; message?: string } });
+    expect(refused?.cause?.code).toBe("23505");
+    expect(refused?.cause?.message).toMatch(/order_subscription_renewed_period_uq/);
   });
 });
 

@@ -1,15 +1,22 @@
 // POST /v1/subscriptions/{id}/renew — a till extension (Polar has no such route): renews the subscription
 // now, as if its period had ended, exactly as the renewal schedule does at period end. Tests and
 // `till trigger benefit_grant.cycled` use it to see a renewal's order and events without waiting a period.
+// The body may name the period meant, `{"current_period_start": …}`: then a repeat renews that period once.
 import type { FastifyInstance } from "fastify";
+import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../index.js";
-import { pathId, scopeOf } from "../http.js";
+import { datetimeInput, parseBody, pathId, scopeOf } from "../http.js";
 import { renewNow } from "./renewal.js";
+
+const RenewInput = z.object({ current_period_start: datetimeInput.nullish() });
 
 export function renewalRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
   const deps = { processor: createPaymentProcessor(), baseURL: config.baseURL };
-  app.post("/subscriptions/:id/renew", { config: { scope: "subscriptions:write" } }, async (req) =>
-    renewNow(db, deps, scopeOf(req).organizationId, pathId(req)),
-  );
+  app.post("/subscriptions/:id/renew", { config: { scope: "subscriptions:write" } }, async (req) => {
+    const id = pathId(req);
+    const input = parseBody(RenewInput, req);
+    const periodStart = input.current_period_start ? new Date(input.current_period_start) : undefined;
+    return renewNow(db, deps, scopeOf(req).organizationId, id, periodStart);
+  });
 }

@@ -12,7 +12,7 @@ import { toBenefitGrantWire } from "../benefits/wire.js";
 import { addInterval, discountAmount, isDiscountable, isMetered, priceAmount } from "../checkouts/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
-import { ApiError, notFound, notPermitted } from "../http.js";
+import { ApiError, invalid, notFound, notPermitted } from "../http.js";
 import { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type PriceWire } from "../products/service.js";
@@ -189,7 +189,11 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
     },
     now,
   );
-  const order = { ...planned, row: { ...planned.row, billingReason: "subscription_cycle", checkoutId: null, status: paid ? "paid" : "pending" } };
+  // the period it renews is part of the order: a second order for it breaks a unique index (one renewal per period)
+  const order = {
+    ...planned,
+    row: { ...planned.row, billingReason: "subscription_cycle", checkoutId: null, status: paid ? "paid" : "pending", renewedPeriodStart: sub.currentPeriodStart },
+  };
   const [organization, summaries] = await Promise.all([getOrganization(tx, org), loadProductSummaries(tx, org, [sub.productId])]);
   // the order takes its invoice number last: the organization's counter stays locked until the commit
   await insertPlannedOrder(tx, order, organization.slug);
@@ -235,11 +239,23 @@ export async function renewLocked(tx: Queryable, deps: RenewalDeps, sub: Subscri
   return cycleSubscription(tx, deps, sub, e, now, endsNow ? now : sub.currentPeriodEnd);
 }
 
-/** POST /v1/subscriptions/{id}/renew: renews now, whatever the period's end. */
-export async function renewNow(db: Db, deps: RenewalDeps, organizationId: string, id: string): Promise<SubscriptionWire> {
+/**
+ * POST /v1/subscriptions/{id}/renew: renews now, whatever the period's end. With `periodStart` (the
+ * `current_period_start` the caller saw) only that period is renewed: once it has been (or the subscription ended
+ * in it), the subscription is answered as it is and nothing is billed, so a repeated request renews once.
+ */
+export async function renewNow(db: Db, deps: RenewalDeps, organizationId: string, id: string, periodStart?: Date): Promise<SubscriptionWire> {
   return db.transaction(async (tx) => {
     const sub = await repo.lockSubscription(tx, organizationId, id);
     if (!sub) throw notFound("Subscription not found");
+    if (periodStart) {
+      const current = sub.currentPeriodStart.getTime();
+      if (periodStart.getTime() > current) {
+        throw invalid(["body", "current_period_start"], `The subscription's current period started at ${sub.currentPeriodStart.toISOString()}.`);
+      }
+      const over = periodStart.getTime() < current || sub.endedAt !== null || sub.status === "canceled";
+      if (over) return wireOf(tx, sub, await embeds(tx, sub, deps.baseURL));
+    }
     if (sub.endedAt || sub.status === "canceled") throw alreadyCanceled();
     if (sub.status !== "active" && sub.status !== "trialing") throw notPermitted(`A ${sub.status} subscription cannot be renewed.`);
     const renewed = await renewLocked(tx, deps, sub, new Date(), true);
