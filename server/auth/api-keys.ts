@@ -4,7 +4,8 @@
 //   is re-dispatched as a server call on behalf of the signed-in user (the plugin still checks the user's
 //   `apiKey` permission in the organization). Usage counters (remaining, refill*) stay server-only: the
 //   request helper does not count usage, so a client could not rely on them;
-// - the prefix is fixed (the request helper tells keys from session tokens by it);
+// - the prefix is one of till's (the request helper tells keys from session tokens by it, and a sandbox key
+//   from a live one: till_test_ / till_live_; a plain till_ is a live key as they were made before);
 // - POST /api-key/delete-all-expired-api-keys is exposed to signed-in users (server-only in the plugin);
 // - deleting an organization deletes its keys.
 import { API_KEY_ERROR_CODES } from "@better-auth/api-key";
@@ -56,7 +57,7 @@ const OWNER_SETTABLE = Object.keys(ownerSettable.shape);
 const SERVER_ONLY = ["userId", "remaining", "refillAmount", "refillInterval"];
 
 export const TILL_API_KEY_ERROR_CODES = {
-  PREFIX_IS_FIXED: "API keys always start with the prefix till_; it cannot be changed.",
+  PREFIX_IS_FIXED: "API keys start with till_live_ (live) or till_test_ (sandbox); no other prefix can be chosen.",
 } as const;
 
 type Body = Record<string, unknown>;
@@ -85,7 +86,7 @@ async function callerSession(ctx: Parameters<typeof getSessionFromCtx>[0]) {
   return found && new Date(found.session.expiresAt).getTime() > Date.now() ? found : null;
 }
 
-export function tillApiKeys(opts: { prefix: string }) {
+export function tillApiKeys(opts: { prefixes: string[] }) {
   return {
     id: "till-api-keys",
     endpoints: {
@@ -108,7 +109,7 @@ export function tillApiKeys(opts: { prefix: string }) {
           handler: createAuthMiddleware(async (ctx) => {
             const body = asBody(ctx.body);
             if (!body) return;
-            if (ctx.path === "/api-key/create" && body.prefix !== undefined && body.prefix !== opts.prefix) {
+            if (ctx.path === "/api-key/create" && body.prefix !== undefined && !opts.prefixes.includes(String(body.prefix))) {
               throw new APIError("BAD_REQUEST", {
                 message: TILL_API_KEY_ERROR_CODES.PREFIX_IS_FIXED,
                 code: "PREFIX_IS_FIXED",

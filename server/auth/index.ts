@@ -34,6 +34,9 @@ import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, 
 export const AUTH_BASE_PATH = "/api/auth";
 /** Prefix of every organization API key, so a leaked key is recognisable (secret scanners, logs). */
 export const API_KEY_PREFIX = "till_";
+/** New keys say their side (docs/architecture.md, "Sandbox"); keys made before say only till_ and are live. */
+export const LIVE_API_KEY_PREFIX = "till_live_";
+export const SANDBOX_API_KEY_PREFIX = "till_test_";
 /** Set by the Fastify mount from the connection (or a trusted proxy); better-auth rate-limits on it. */
 export const CLIENT_IP_HEADER = "x-till-client-ip";
 
@@ -129,14 +132,16 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       accountRules(),
       apiKey({
         references: "organization",
-        defaultPrefix: API_KEY_PREFIX,
+        defaultPrefix: LIVE_API_KEY_PREFIX,
+        // the list shows the side a key acts on and a few characters to tell keys apart: till_test_AbCd
+        startingCharactersConfig: { shouldStore: true, charactersLength: SANDBOX_API_KEY_PREFIX.length + 4 },
         enableMetadata: true,
         // better-auth's default (10 requests a day) would stop any CI job; per-key limits stay settable
         rateLimit: { enabled: true, timeWindow: 60_000, maxRequests: 1000 },
         // a key created without explicit permissions may use every /v1 scope of its organization
         permissions: { defaultPermissions: ALL_BILLING_PERMISSIONS },
       }),
-      tillApiKeys({ prefix: API_KEY_PREFIX }),
+      tillApiKeys({ prefixes: [LIVE_API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX, API_KEY_PREFIX] }),
       tillDevice(config.device.clients),
       tillCheckout({ db, config }),
       deviceAuthorization({

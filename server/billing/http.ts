@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ALL_BILLING_PERMISSIONS, READ_BILLING_PERMISSIONS, grants, type Scope } from "../../shared/scopes.js";
 import type { Caller, CallerResolver } from "../http/caller.js";
+import { modeFromHeader, SANDBOX_HEADER } from "../http/mode.js";
 import { sendCallerError } from "../http/whoami.js";
 
 export interface ValidationIssue {
@@ -230,8 +231,9 @@ function requestedOrganization(req: FastifyRequest): { id: string | undefined; w
 }
 
 /**
- * preHandler for /v1: resolves the bearer token and the organization. API keys act for their organization;
- * a member's session acts for `organization_id` (query or body) or else the active organization.
+ * preHandler for /v1: resolves the bearer token and the organization. API keys act for their organization
+ * (a till_test_ key: its sandbox twin); a member's session acts for `organization_id` (query or body) or else
+ * the active organization, or that organization's sandbox with `Till-Sandbox: true`.
  */
 export function authenticate(callers: CallerResolver) {
   return async function authenticateV1(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
@@ -242,7 +244,9 @@ export function authenticate(callers: CallerResolver) {
       if (requested.where === "path") throw invalid(["path", "id"], "Input should be a valid UUID", "uuid_parsing");
       throw invalid([requested.where, "organization_id"], "Input should be a valid UUID", "uuid_parsing");
     }
-    const result = await callers.resolve(req.headers.authorization, requested.id?.toLowerCase());
+    const mode = modeFromHeader(req.headers[SANDBOX_HEADER]);
+    if (mode === null) throw invalid(["header", SANDBOX_HEADER], "Input should be true or false", "bool_parsing");
+    const result = await callers.resolve(req.headers.authorization, requested.id?.toLowerCase(), mode);
     if (!result.ok) {
       // a session naming an organization it does not belong to sees it as missing, like any foreign row
       if (result.error.code === "not_a_member") throw notFound("Organization not found");

@@ -2,12 +2,16 @@
 // who is calling and for which organization, without a better-auth router round trip. A token is an
 // organization API key (prefix till_) or a session token (device flow, sign-in). Lookups are cached a
 // few seconds; revocations through /api/auth clear the cache at once, other replicas follow within the TTL.
+// The sandbox (docs/architecture.md): a till_test_ key, or a session asking for it, acts on the sandbox twin of
+// its organization with the roles of the live one.
 import { hash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { apikey, member, organizationRole, session, user } from "../db/schema/auth.js";
-import { API_KEY_PREFIX } from "../auth/index.js";
+import { API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX } from "../auth/index.js";
 import { roles as builtInRoles } from "../auth/access.js";
+import { ensureSandbox, liveOrganizationOf } from "../billing/organizations/sandbox.js";
+import type { Mode } from "./mode.js";
 
 export type Permissions = Record<string, string[]>;
 
@@ -16,6 +20,10 @@ export interface Caller {
   kind: "api_key" | "session";
   user: { id: string; email: string; name: string } | null;
   organizationId: string | null;
+  /** Whether organizationId is a sandbox twin (or, without an organization, whether the sandbox was asked for). */
+  sandbox: boolean;
+  /** The live organization whose members and keys act on organizationId (itself when live). */
+  liveOrganizationId: string | null;
   /** Member roles in that organization (sessions only). */
   roles: string[];
   permissions: Permissions;
@@ -25,10 +33,11 @@ export interface Caller {
 
 export type CallerError =
   | { status: 401; code: "missing_token" | "invalid_token" | "expired_token" }
-  | { status: 403; code: "not_a_member" | "disabled_key" }
+  | { status: 403; code: "not_a_member" | "disabled_key" | "live_key_in_sandbox" | "sandbox_key_in_live" | "sandbox_organization_in_live" }
   | { status: 429; code: "rate_limited"; retryAfterSeconds: number };
 
 export type CallerResult = { ok: true; caller: Caller } | { ok: false; error: CallerError };
+
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -95,6 +104,9 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
   const sessions = new Map<string, Cached<SessionRow>>();
   const memberships = new Map<string, Cached<{ roles: string[]; permissions: Permissions }>>();
   const windows = new Map<string, { start: number; count: number }>();
+  /** Twin ↔ live links never change while both exist (and ids are never reused): cached like the rest. */
+  const twins = new Map<string, Cached<string>>();
+  const lives = new Map<string, Cached<string>>();
 
   function remember<T>(map: Map<string, Cached<T>>, k: string, value: T | null): T | null {
     if (map.size > 50_000) map.clear();
@@ -102,7 +114,7 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
     return value;
   }
 
-  async function loadKey(digest: string): Promise<KeyRow | null> {
+  async function loadKey(digest: string, sandbox: boolean): Promise<KeyRow | null> {
     const hit = keys.get(digest);
     if (hit && hit.until > now()) return hit.value;
     const rows = await db
@@ -121,10 +133,15 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
       .limit(1);
     const r = rows[0];
     if (!r) return remember(keys, digest, null);
+    // a sandbox key is a key of the live organization acting on its twin (made on the key's first use)
+    const organizationId = sandbox ? await sandboxFor(r.referenceId) : r.referenceId;
+    if (!organizationId) return remember(keys, digest, null);
     const caller: Caller = {
       kind: "api_key",
       user: null,
-      organizationId: r.referenceId,
+      organizationId,
+      sandbox,
+      liveOrganizationId: r.referenceId,
       roles: [],
       permissions: parsePermissions(r.permissions),
       apiKeyId: r.id,
@@ -172,6 +189,19 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
           }
         : null,
     );
+  }
+
+  async function sandboxFor(liveOrganizationId: string): Promise<string | null> {
+    const hit = twins.get(liveOrganizationId);
+    if (hit && hit.until > now()) return hit.value;
+    return remember(twins, liveOrganizationId, await ensureSandbox(db, liveOrganizationId));
+  }
+
+  /** The live organization of a twin, null for any other organization. */
+  async function liveOf(organizationId: string): Promise<string | null> {
+    const hit = lives.get(organizationId);
+    if (hit && hit.until > now()) return hit.value;
+    return remember(lives, organizationId, await liveOrganizationOf(db, organizationId));
   }
 
   async function loadMembership(userId: string, organizationId: string) {
@@ -222,19 +252,23 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
     return null;
   }
 
-  async function fromApiKey(token: string): Promise<CallerResult> {
-    const key = await loadKey(hashApiKey(token));
+  async function fromApiKey(token: string, mode: Mode): Promise<CallerResult> {
+    const sandbox = token.startsWith(SANDBOX_API_KEY_PREFIX);
+    const key = await loadKey(hashApiKey(token), sandbox);
     if (!key) return { ok: false, error: { status: 401, code: "invalid_token" } };
     if (!key.enabled) return { ok: false, error: { status: 403, code: "disabled_key" } };
     if (key.expiresAt && key.expiresAt.getTime() <= now()) {
       return { ok: false, error: { status: 401, code: "expired_token" } };
     }
+    // the key decides its side: a request asking for the other one is refused, never served on the key's
+    if (mode === "sandbox" && !sandbox) return { ok: false, error: { status: 403, code: "live_key_in_sandbox" } };
+    if (mode === "live" && sandbox) return { ok: false, error: { status: 403, code: "sandbox_key_in_live" } };
     const limited = checkRateLimit(key);
     if (limited) return { ok: false, error: limited };
     return key.granted;
   }
 
-  async function fromSession(token: string, organizationId: string | undefined): Promise<CallerResult> {
+  async function fromSession(token: string, organizationId: string | undefined, mode: Mode): Promise<CallerResult> {
     const s = await loadSession(token);
     if (!s || s.banned) return { ok: false, error: { status: 401, code: "invalid_token" } };
     if (s.expiresAt.getTime() <= now()) return { ok: false, error: { status: 401, code: "expired_token" } };
@@ -243,31 +277,48 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
       kind: "session",
       user: s.user,
       organizationId: null,
+      sandbox: mode === "sandbox",
+      liveOrganizationId: null,
       roles: [],
       permissions: {},
       apiKeyId: null,
       sessionId: s.id,
     };
     if (!orgId) return { ok: true, caller: base };
-    const membership = UUID.test(orgId) ? await loadMembership(s.user.id, orgId) : null;
+    if (!UUID.test(orgId)) return { ok: false, error: { status: 403, code: "not_a_member" } };
+    // a twin named by id acts with the membership of its live organization
+    const twinOf = await liveOf(orgId);
+    if (twinOf && mode === "live") return { ok: false, error: { status: 403, code: "sandbox_organization_in_live" } };
+    const liveId = twinOf ?? orgId;
+    const membership = await loadMembership(s.user.id, liveId);
     if (!membership) return { ok: false, error: { status: 403, code: "not_a_member" } };
-    return { ok: true, caller: { ...base, organizationId: orgId, ...membership } };
+    const sandboxId = twinOf ? orgId : mode === "sandbox" ? await sandboxFor(liveId) : null;
+    if (mode === "sandbox" && !sandboxId) return { ok: false, error: { status: 403, code: "not_a_member" } };
+    return {
+      ok: true,
+      caller: { ...base, organizationId: sandboxId ?? liveId, sandbox: sandboxId !== null, liveOrganizationId: liveId, ...membership },
+    };
   }
 
   return {
-    /** Resolves an Authorization header value. `organizationId` (sessions only) picks another organization of the user's. */
-    async resolve(authorization: string | undefined, organizationId?: string): Promise<CallerResult> {
+    /**
+     * Resolves an Authorization header value. `organizationId` (sessions only) picks another organization of the
+     * user's; `mode` asks for the sandbox or live side (a session's default is live, a key's its prefix).
+     */
+    async resolve(authorization: string | undefined, organizationId?: string, mode?: Mode): Promise<CallerResult> {
       const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
       const token = match?.[1];
       if (!token) return { ok: false, error: { status: 401, code: "missing_token" } };
-      if (token.startsWith(API_KEY_PREFIX)) return fromApiKey(token);
-      return fromSession(token, organizationId);
+      if (token.startsWith(API_KEY_PREFIX)) return fromApiKey(token, mode);
+      return fromSession(token, organizationId, mode);
     },
     /** Forget every cached lookup (called after sign-out, key deletion, session revocation, role changes). */
     clear(): void {
       keys.clear();
       sessions.clear();
       memberships.clear();
+      twins.clear();
+      lives.clear();
     },
   };
 }

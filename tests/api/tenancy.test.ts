@@ -1,10 +1,11 @@
 // Tenancy: every /v1 route (walked from the server's own route table, so new routes are covered as they
 // land) is called with organization B's key on organization A's ids. Lists must not show A's rows;
-// everything else must answer 404 and change nothing.
+// everything else must answer 404 and change nothing. The same walk keeps A's sandbox and A's live side
+// apart, both ways (docs/architecture.md, "Sandbox").
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uploadFile } from "../helpers/files.js";
-import { createSeller, type Seller } from "../helpers/seller.js";
+import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -12,9 +13,14 @@ let a: Seller;
 let b: Seller;
 let aKey: string;
 let bKey: string;
+let aSandboxKey: string;
 /** A's resource id per first path segment after /v1/. */
 const ids: Record<string, string> = {};
+/** The same kinds of rows in A's sandbox. */
+const sandboxIds: Record<string, string> = {};
 const externalCustomerId = `tenant-ext-${Date.now()}`;
+/** External customer ids are unique per organization: the sandbox's customer gets one of its own. */
+const externalIdOf = (rows: Record<string, string>) => (rows === sandboxIds ? `${externalCustomerId}-sandbox` : externalCustomerId);
 
 async function call(token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${server.url}${path}`, {
@@ -26,19 +32,15 @@ async function call(token: string, method: string, path: string, body?: unknown)
   return { status: res.status, text };
 }
 
-async function create(path: string, body: unknown): Promise<string> {
-  const res = await call(aKey, "POST", path, body);
+async function createWith(key: string, path: string, body: unknown): Promise<string> {
+  const res = await call(key, "POST", path, body);
   if (res.status !== 201 && res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
   return (JSON.parse(res.text) as { id: string }).id;
 }
 
-beforeAll(async () => {
-  server = await startServer();
-  a = await createSeller(server, "tenant-a");
-  b = await createSeller(server, "tenant-b");
-  aKey = await a.createKey();
-  bKey = await b.createKey();
-  ids.organizations = a.organizationId;
+/** One row of every kind, made with `key` (an organization's live or sandbox side). */
+async function makeRows(key: string, ids: Record<string, string>): Promise<void> {
+  const create = (path: string, body: unknown) => createWith(key, path, body);
   ids.meters = await create("/v1/meters/", {
     name: "API calls",
     filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api" }] },
@@ -57,21 +59,34 @@ beforeAll(async () => {
     code: `TEN${Date.now().toString(36).toUpperCase()}`,
   });
   ids["custom-fields"] = await create("/v1/custom-fields/", { type: "text", slug: "company", name: "Company", properties: {} });
-  ids.customers = await create("/v1/customers/", { email: `tenant-${Date.now()}@example.com`, external_id: externalCustomerId });
-  ids.files = (await uploadFile(a.sdk, "tenant.pdf", Buffer.from("%PDF-1.4 tenant"), "downloadable")).id;
-  const ingest = await call(aKey, "POST", "/v1/events/ingest", {
-    events: [{ name: "api", external_customer_id: externalCustomerId }],
+  ids.customers = await create("/v1/customers/", { email: `tenant-${Date.now()}@example.com`, external_id: externalIdOf(ids) });
+  ids.files = (await uploadFile(sdkFor(server, key), "tenant.pdf", Buffer.from("%PDF-1.4 tenant"), "downloadable")).id;
+  const ingest = await call(key, "POST", "/v1/events/ingest", {
+    events: [{ name: "api", external_customer_id: externalIdOf(ids) }],
   });
   expect(ingest.status).toBe(200);
-  const events = JSON.parse((await call(aKey, "GET", "/v1/events/")).text) as { items: Array<{ id: string }> };
+  const events = JSON.parse((await call(key, "GET", "/v1/events/")).text) as { items: Array<{ id: string }> };
   ids.events = events.items[0]!.id;
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  a = await createSeller(server, "tenant-a");
+  b = await createSeller(server, "tenant-b");
+  aKey = await a.createKey();
+  bKey = await b.createKey();
+  aSandboxKey = await a.createSandboxKey();
+  ids.organizations = a.organizationId;
+  await makeRows(aKey, ids);
+  sandboxIds.organizations = (JSON.parse((await call(aSandboxKey, "GET", "/api/whoami")).text) as { organization_id: string }).organization_id;
+  await makeRows(aSandboxKey, sandboxIds);
 });
 afterAll(async () => server?.close());
 
-function fill(url: string): string {
+function fill(url: string, ids: Record<string, string>): string {
   const segment = url.split("/")[2] ?? "";
   return url
-    .replace(/:external_id/g, externalCustomerId)
+    .replace(/:external_id/g, externalIdOf(ids))
     .replace(/:id/g, ids[segment] ?? randomUUID())
     .replace(/:[a-z_]+/g, () => randomUUID());
 }
@@ -100,16 +115,17 @@ describe("tenancy walk", () => {
     }
   });
 
-  it("never shows or touches organization A's rows to organization B's key", async () => {
-    const aIds = Object.values(ids);
+  /** Every route with `token` on the rows of `rows`: lists leave them out, everything else is a 404. */
+  async function walk(token: string, rows: Record<string, string>): Promise<string[]> {
+    const aIds = Object.values(rows);
     const failures: string[] = [];
     for (const route of server.v1Routes) {
       if (route.public) continue; // authenticated by a per-object secret, not by an organization
       const input = VALID_INPUT[`${route.method} ${route.url}`];
-      const path = fill(route.url) + (input?.query ? `?${input.query}` : "");
+      const path = fill(route.url, rows) + (input?.query ? `?${input.query}` : "");
       const hasParam = route.url.includes(":");
       const body = input?.body ?? (route.method === "GET" || route.method === "DELETE" ? undefined : {});
-      const res = await call(bKey, route.method, path, body);
+      const res = await call(token, route.method, path, body);
       const leaked = aIds.filter((id) => res.text.includes(id));
       if (!hasParam && route.method === "GET") {
         if (res.status !== 200 || leaked.length > 0) failures.push(`${route.method} ${route.url}: ${res.status} leaked=${leaked.join(",")}`);
@@ -120,16 +136,28 @@ describe("tenancy walk", () => {
         failures.push(`${route.method} ${route.url}: ${res.status} leaked=${leaked.join(",")}`);
       }
     }
-    expect(failures).toEqual([]);
+    return failures;
+  }
+
+  it("never shows or touches organization A's rows to organization B's key", async () => {
+    expect(await walk(bKey, ids)).toEqual([]);
   });
 
-  it("left every one of A's rows in place", async () => {
+  it("never shows or touches A's live rows to A's sandbox key, nor A's sandbox rows to A's live key", async () => {
+    expect(sandboxIds.organizations).not.toBe(a.organizationId);
+    expect(await walk(aSandboxKey, ids)).toEqual([]);
+    expect(await walk(aKey, sandboxIds)).toEqual([]);
+  });
+
+  it("left every one of A's rows in place, live and sandbox", async () => {
     const gettable = new Set(server.v1Routes.filter((r) => r.method === "GET" && r.url.endsWith("/:id")).map((r) => r.url.split("/")[2]));
-    for (const [segment, id] of Object.entries(ids)) {
-      const path = gettable.has(segment) ? `/v1/${segment}/${id}` : `/v1/${segment}/?id=${id}`;
-      const res = await call(aKey, "GET", path);
-      if (!gettable.has(segment)) expect(res.text).toContain(id);
-      expect(res.status, `${segment} ${res.text.slice(0, 200)}`).toBe(200);
+    for (const [key, rows] of [[aKey, ids], [aSandboxKey, sandboxIds]] as const) {
+      for (const [segment, id] of Object.entries(rows)) {
+        const path = gettable.has(segment) ? `/v1/${segment}/${id}` : `/v1/${segment}/?id=${id}`;
+        const res = await call(key, "GET", path);
+        if (!gettable.has(segment)) expect(res.text).toContain(id);
+        expect(res.status, `${segment} ${res.text.slice(0, 200)}`).toBe(200);
+      }
     }
   });
 

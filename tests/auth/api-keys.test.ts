@@ -36,14 +36,15 @@ async function row(id: string) {
 }
 
 describe("creating a key", () => {
-  it("returns the key once, with the till_ prefix, for the organization", async () => {
+  it("returns the key once, with the till_live_ prefix, for the organization", async () => {
     const before = Date.now();
     const res = await createKey(owner, { organizationId: orgId, name: "ci", expiresIn: 30 * DAY });
     expect(res.status).toBe(200);
     const k = res.body;
-    expect(k.key).toMatch(/^till_[A-Za-z]{64}$/);
-    expect(k.prefix).toBe("till_");
-    expect(k.start).toBe(k.key.slice(0, 6));
+    expect(k.key).toMatch(/^till_live_[A-Za-z]{64}$/);
+    expect(k.prefix).toBe("till_live_");
+    // the prefix and four characters: the side a key acts on and enough to tell keys apart in a list
+    expect(k.start).toBe(k.key.slice(0, 14));
     expect(k.name).toBe("ci");
     expect(k.referenceId).toBe(orgId);
     expect(k.enabled).toBe(true);
@@ -130,12 +131,12 @@ describe("creating a key", () => {
     expect(list.status).toBe(403);
   });
 
-  it("keeps the till_ prefix fixed", async () => {
+  it("keeps the prefix to till's own (till_live_, till_test_ and the earlier till_)", async () => {
     const custom = await createKey(owner, { organizationId: orgId, name: "x", prefix: "zz_" });
     expect(custom.status).toBe(400);
     expect(custom.body).toEqual({
       code: "PREFIX_IS_FIXED",
-      message: "API keys always start with the prefix till_; it cannot be changed.",
+      message: "API keys start with till_live_ (live) or till_test_ (sandbox); no other prefix can be chosen.",
     });
     const same = await createKey(owner, { organizationId: orgId, name: "x", prefix: "till_" });
     expect(same.status).toBe(200);

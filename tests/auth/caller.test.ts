@@ -56,6 +56,8 @@ describe("API keys", () => {
       kind: "api_key",
       user: null,
       organization_id: orgId,
+      sandbox: false,
+      live_organization_id: orgId,
       roles: [],
       permissions: ALL_BILLING_PERMISSIONS,
     });
@@ -136,6 +138,8 @@ describe("session tokens", () => {
       kind: "session",
       user: { id: owner.user.id, email: owner.user.email, name: "Test User" },
       organization_id: orgId,
+      sandbox: false,
+      live_organization_id: orgId,
       roles: ["owner"],
       permissions: expect.objectContaining({
         organization: ["update", "delete"],

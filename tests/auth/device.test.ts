@@ -220,6 +220,8 @@ describe("polling and approval", () => {
       kind: "session",
       user: { id: alice.user.id, email: alice.user.email, name: "Test User" },
       organization_id: null,
+      sandbox: false,
+      live_organization_id: null,
       roles: [],
       permissions: {},
     });

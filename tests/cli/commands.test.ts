@@ -128,7 +128,7 @@ describe("till keys", () => {
     expect(row?.key).toBeUndefined(); // only the first characters are ever listed
     expect(list.stdout).not.toContain(key.key);
     const plain = await till(["keys", "list"], cli);
-    expect(plain.stdout).toContain(`${key.id}\tdeploy\t${key.key.slice(0, 6)}…\tproducts:read+write organizations:read\t${key.expires_at?.slice(0, 10)}\t`);
+    expect(plain.stdout).toContain(`${key.id}\tdeploy\t${key.key.slice(0, 14)}…\tproducts:read+write organizations:read\t${key.expires_at?.slice(0, 10)}\t`);
 
     const revoked = await till(["keys", "revoke", key.id], cli);
     expect(revoked.exitCode, revoked.stderr).toBe(0);
@@ -144,7 +144,7 @@ describe("till keys", () => {
   it("create without --json on a pipe prints the key alone on stdout (once), the note on stderr", async () => {
     const r = await till(["keys", "create", "ci", "--org", "acme-inc"], cli);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^till_[A-Za-z0-9]+\n$/);
+    expect(r.stdout).toMatch(/^till_live_[A-Za-z0-9]+\n$/);
     expect(r.stderr).toMatch(/^Created key ci \([0-9a-f-]{36}\)\. Copy it now: it will not be shown again\.\n$/);
     // no --scope: every billing scope of the organization
     const who = await whoami(r.stdout.trim());

@@ -15,6 +15,8 @@ export interface Seller {
   sdk049: Polar049;
   /** Creates an organization API key (all billing scopes unless `permissions` is given). */
   createKey(permissions?: Record<string, string[]>): Promise<string>;
+  /** Creates a sandbox key of the organization (`till_test_…`, acting on its sandbox twin). */
+  createSandboxKey(permissions?: Record<string, string[]>): Promise<string>;
 }
 
 let n = 0;
@@ -43,12 +45,16 @@ export async function createSeller(server: TestServer, tag = "seller"): Promise<
     token,
     sdk: sdkFor(server, token),
     sdk049: sdk049For(server, token),
-    async createKey(permissions) {
-      const body: Record<string, unknown> = { organizationId: org.body.id, name: `key-${n++}` };
-      if (permissions) body.permissions = permissions;
-      const res = await client.post<{ key: string }>("/api/auth/api-key/create", body);
-      if (res.status !== 200) throw new Error(`api key create failed: ${res.status} ${res.text}`);
-      return res.body.key;
-    },
+    createKey: (permissions) => createKey(client, org.body.id, permissions),
+    createSandboxKey: (permissions) => createKey(client, org.body.id, permissions, "till_test_"),
   };
+}
+
+async function createKey(client: Client, organizationId: string, permissions?: Record<string, string[]>, prefix?: string): Promise<string> {
+  const body: Record<string, unknown> = { organizationId, name: `key-${n++}` };
+  if (permissions) body.permissions = permissions;
+  if (prefix) body.prefix = prefix;
+  const res = await client.post<{ key: string }>("/api/auth/api-key/create", body);
+  if (res.status !== 200) throw new Error(`api key create failed: ${res.status} ${res.text}`);
+  return res.body.key;
 }

@@ -1,8 +1,8 @@
 // SQL for organizations: better-auth's organization row joined with its billing settings.
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { preparedPerHandle } from "../../db/prepared.js";
-import { billingOrganization, member, organization } from "../../db/schema/index.js";
+import { inUuids, preparedPerHandle } from "../../db/prepared.js";
+import { billingOrganization, member, organization, organizationSandbox } from "../../db/schema/index.js";
 import type { BillingOrganizationRow, OrganizationRow } from "./wire.js";
 
 /** Read on every checkout page and confirm (the seller's name, slug and settings): one prepared statement. */
@@ -53,10 +53,15 @@ const listOfMember = preparedPerHandle((db) =>
 
 const listOfKey = preparedPerHandle((db) => listQuery(db, eq(organization.id, sql.placeholder("organizationId")), "organizations_of_key"));
 
+const listOfIds = preparedPerHandle((db) => listQuery(db, inUuids(organization.id, "ids"), "organizations_of_ids"));
+
+/** Who sees which organizations: a key its own, a user those they are a member of, or these (sandbox twins). */
+export type OrganizationOwner = { userId: string } | { organizationId: string } | { organizationIds: string[] };
+
 /** Organizations the caller may see: its own (API key) or those the user is a member of (session). */
 export async function listOrganizations(
   db: Queryable,
-  owner: { userId: string } | { organizationId: string },
+  owner: OrganizationOwner,
   filter: { slug?: string | undefined },
   pageNo: number,
   limit: number,
@@ -65,17 +70,21 @@ export async function listOrganizations(
   const rows =
     "userId" in owner
       ? await listOfMember(db).execute({ ...params, userId: owner.userId })
-      : await listOfKey(db).execute({ ...params, organizationId: owner.organizationId });
+      : "organizationIds" in owner
+        ? await listOfIds(db).execute({ ...params, ids: owner.organizationIds })
+        : await listOfKey(db).execute({ ...params, organizationId: owner.organizationId });
   // past the last page there is no row to carry the total: count apart (rare)
   const total = rows[0]?.total ?? (pageNo > 1 ? await countOrganizations(db, owner, filter) : 0);
   return { rows: rows.map((r) => ({ org: r.org, billing: r.billing ?? undefined })), total };
 }
 
-async function countOrganizations(db: Queryable, owner: { userId: string } | { organizationId: string }, filter: { slug?: string | undefined }) {
+async function countOrganizations(db: Queryable, owner: OrganizationOwner, filter: { slug?: string | undefined }) {
   const visible =
     "userId" in owner
       ? inArray(organization.id, db.select({ id: member.organizationId }).from(member).where(eq(member.userId, owner.userId)))
-      : eq(organization.id, owner.organizationId);
+      : "organizationIds" in owner
+        ? inArray(organization.id, owner.organizationIds)
+        : eq(organization.id, owner.organizationId);
   const [count] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(organization)
@@ -119,4 +128,71 @@ export async function upsertBillingSettings(
     .insert(billingOrganization)
     .values({ organizationId, ...values })
     .onConflictDoUpdate({ target: billingOrganization.organizationId, set: values });
+}
+
+// ---- sandbox twins (sandbox.ts) -------------------------------------------------------------------
+
+const twinOf = preparedPerHandle((db) =>
+  db
+    .select({ id: organizationSandbox.organizationId })
+    .from(organizationSandbox)
+    .where(eq(organizationSandbox.liveOrganizationId, sql.placeholder("id")))
+    .prepare("organization_sandbox_of"),
+);
+
+const liveOf = preparedPerHandle((db) =>
+  db
+    .select({ id: organizationSandbox.liveOrganizationId })
+    .from(organizationSandbox)
+    .where(eq(organizationSandbox.organizationId, sql.placeholder("id")))
+    .prepare("organization_live_of"),
+);
+
+/** The sandbox twin of a live organization, if it was made. */
+export async function sandboxOf(db: Queryable, liveOrganizationId: string): Promise<string | null> {
+  const [row] = await twinOf(db).execute({ id: liveOrganizationId });
+  return row?.id ?? null;
+}
+
+/** The live organization of a sandbox twin (null for any other organization). */
+export async function liveOrganizationOf(db: Queryable, organizationId: string): Promise<string | null> {
+  const [row] = await liveOf(db).execute({ id: organizationId });
+  return row?.id ?? null;
+}
+
+/** The organization's row, locked until the transaction ends (two first uses of a sandbox make one twin). */
+export async function lockOrganization(tx: Queryable, organizationId: string): Promise<OrganizationRow | null> {
+  const [row] = await tx.select().from(organization).where(eq(organization.id, organizationId)).for("update");
+  return row ?? null;
+}
+
+/** Inserts an organization row unless its slug is taken (then null). */
+export async function insertOrganizationUnlessSlugTaken(tx: Queryable, row: OrganizationRow): Promise<string | null> {
+  const [inserted] = await tx
+    .insert(organization)
+    .values(row)
+    .onConflictDoNothing({ target: organization.slug })
+    .returning({ id: organization.id });
+  return inserted?.id ?? null;
+}
+
+export async function linkSandbox(tx: Queryable, sandboxId: string, liveOrganizationId: string): Promise<void> {
+  await tx.insert(organizationSandbox).values({ organizationId: sandboxId, liveOrganizationId });
+}
+
+/** The twins of the organizations a user is a member of (those made so far). */
+export async function sandboxesOfMember(db: Queryable, userId: string): Promise<Array<{ live: string; sandbox: string | null }>> {
+  const rows = await db
+    .select({ live: member.organizationId, sandbox: organizationSandbox.organizationId })
+    .from(member)
+    .leftJoin(organizationSandbox, eq(organizationSandbox.liveOrganizationId, member.organizationId))
+    .where(eq(member.userId, userId));
+  return rows;
+}
+
+/** A copy of one organization's billing settings for another (none when it has none yet). */
+export async function copyBillingSettings(tx: Queryable, fromId: string, toId: string): Promise<void> {
+  const [row] = await tx.select().from(billingOrganization).where(eq(billingOrganization.organizationId, fromId));
+  if (!row) return;
+  await tx.insert(billingOrganization).values({ ...row, organizationId: toId, modifiedAt: null });
 }

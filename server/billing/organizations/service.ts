@@ -5,6 +5,7 @@ import type { Caller } from "../../http/caller.js";
 import { invalid, notFound } from "../http.js";
 import { enqueue } from "../../jobs/outbox.js";
 import * as repo from "./repository.js";
+import { sandboxesOfMember } from "./sandbox.js";
 import { storedDetails, toOrganizationWire, type OrganizationWire } from "./wire.js";
 
 const SOCIAL_PLATFORMS = [
@@ -55,10 +56,14 @@ export const OrganizationUpdateInput = z.object({
 });
 export type OrganizationUpdateInput = z.output<typeof OrganizationUpdateInput>;
 
-/** The organizations a caller can read: an API key its own, a user every one they belong to. */
+/**
+ * The organizations a caller can read: an API key its own, a user every one they belong to — in the sandbox,
+ * their twins (never both: a sandbox is not listed live, nor a live organization in the sandbox).
+ */
 export async function visibleOrganizationIds(db: Db, caller: Caller): Promise<string[]> {
   if (caller.kind === "api_key") return caller.organizationId ? [caller.organizationId] : [];
-  return caller.user ? repo.memberOrganizationIds(db, caller.user.id) : [];
+  if (!caller.user) return [];
+  return caller.sandbox ? sandboxesOfMember(db, caller.user.id) : repo.memberOrganizationIds(db, caller.user.id);
 }
 
 export async function getOrganization(db: Queryable, organizationId: string): Promise<OrganizationWire> {
@@ -75,13 +80,15 @@ export async function listOrganizations(
   limit: number,
 ) {
   // the same organizations as visibleOrganizationIds, read with them in one statement
-  const owner =
+  const owner: repo.OrganizationOwner | null =
     caller.kind === "api_key"
       ? caller.organizationId
         ? { organizationId: caller.organizationId }
         : null
       : caller.user
-        ? { userId: caller.user.id }
+        ? caller.sandbox
+          ? { organizationIds: await sandboxesOfMember(db, caller.user.id) }
+          : { userId: caller.user.id }
         : null;
   if (!owner) return { items: [], total: 0 };
   const { rows, total } = await repo.listOrganizations(db, owner, filter, pageNo, limit);

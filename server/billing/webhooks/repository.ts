@@ -7,6 +7,7 @@ import {
   inboundWebhook,
   member,
   organization,
+  organizationSandbox,
   outbox,
   user,
   webhookDelivery,
@@ -339,14 +340,21 @@ export async function disableEndpoint(tx: Queryable, endpointId: string, reason:
   return row;
 }
 
-/** The organization's name and the emails of its owners (told when an endpoint is disabled). */
+/**
+ * The organization's name and the emails of its owners (told when an endpoint is disabled). A sandbox twin has
+ * no members: its live organization's owners are told.
+ */
 export async function organizationOwners(db: Queryable, organizationId: string): Promise<{ name: string; emails: string[] }> {
   const [org] = await db.select({ name: organization.name }).from(organization).where(eq(organization.id, organizationId));
+  const liveOf = db
+    .select({ id: organizationSandbox.liveOrganizationId })
+    .from(organizationSandbox)
+    .where(eq(organizationSandbox.organizationId, organizationId));
   const rows = await db
     .select({ email: user.email, role: member.role })
     .from(member)
     .innerJoin(user, eq(user.id, member.userId))
-    .where(eq(member.organizationId, organizationId));
+    .where(eq(member.organizationId, sql`coalesce((${liveOf}), ${organizationId}::uuid)`));
   const emails = rows.filter((r) => r.role.split(",").map((s) => s.trim()).includes("owner")).map((r) => r.email);
   return { name: org?.name ?? "", emails };
 }

@@ -6,3 +6,4 @@ export * from "./refunds.js";
 export * from "./license-keys.js";
 export * from "./customer-portal.js";
 export * from "./idempotency.js";
+export * from "./sandbox.js";
