@@ -33,6 +33,8 @@ const EnvSchema = z.object({
   TILL_RATE_LIMIT: bool.default(true),
   TILL_RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(60),
   TILL_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(100),
+  TILL_RATE_LIMIT_ACCOUNT_WINDOW: z.coerce.number().int().positive().default(900),
+  TILL_RATE_LIMIT_ACCOUNT_MAX: z.coerce.number().int().positive().default(10),
   TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET: bool.default(true),
   TILL_DEVICE_CODE_INTERVAL: timeString.default("5s"),
   TILL_DEVICE_CODE_EXPIRES_IN: timeString.default("30m"),
@@ -96,7 +98,8 @@ export interface Config {
   authSecret: string | undefined;
   trustedOrigins: string[];
   adminUserIds: string[];
-  rateLimit: { enabled: boolean; window: number; max: number };
+  /** window/max: per client address (better-auth); account: failed sign-ins per email or username. */
+  rateLimit: { enabled: boolean; window: number; max: number; account: { window: number; max: number } };
   revokeSessionsOnPasswordReset: boolean;
   /** clients: the registered device-flow clients, client_id → name shown on the /device page (the CLI always). */
   device: { interval: TimeString; expiresIn: TimeString; clients: ReadonlyMap<string, string> };
@@ -142,7 +145,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authSecret: e.TILL_AUTH_SECRET,
     trustedOrigins: e.TILL_TRUSTED_ORIGINS,
     adminUserIds: e.TILL_ADMIN_USER_IDS,
-    rateLimit: { enabled: e.TILL_RATE_LIMIT, window: e.TILL_RATE_LIMIT_WINDOW, max: e.TILL_RATE_LIMIT_MAX },
+    rateLimit: {
+      enabled: e.TILL_RATE_LIMIT,
+      window: e.TILL_RATE_LIMIT_WINDOW,
+      max: e.TILL_RATE_LIMIT_MAX,
+      account: { window: e.TILL_RATE_LIMIT_ACCOUNT_WINDOW, max: e.TILL_RATE_LIMIT_ACCOUNT_MAX },
+    },
     revokeSessionsOnPasswordReset: e.TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET,
     device: {
       interval: e.TILL_DEVICE_CODE_INTERVAL,

@@ -27,6 +27,8 @@ import { tillApiKeys } from "./api-keys.js";
 import { gateDevicePolls, tillDevice } from "./device.js";
 import { tillCheckout } from "./checkout.js";
 import { safeRedirects } from "./redirects.js";
+import { signInLimit } from "./sign-in-limit.js";
+import { rateLimitStore } from "../http/rate-limit.js";
 import { guardUuidLookups } from "./uuid-guard.js";
 import { emitOrganizationUpdates } from "./organization-events.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
@@ -49,6 +51,7 @@ export interface AuthDeps {
 
 export function createAuth({ config, db, mailer, secret }: AuthDeps) {
   const send = (m: Parameters<Mailer["send"]>[0]) => mailer.send(m);
+  const limits = rateLimitStore(db);
   return betterAuth({
     appName: "till",
     baseURL: config.baseURL,
@@ -64,6 +67,8 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       enabled: config.rateLimit.enabled,
       window: config.rateLimit.window,
       max: config.rateLimit.max,
+      // in the database, so replicas count together (better-auth's default is one process's memory)
+      customStorage: { consume: (key, rule) => limits.consume(`auth:${key}`, rule) },
     },
     advanced: {
       database: { generateId: "uuid" },
@@ -112,6 +117,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     plugins: [
       // first: every later hook and endpoint sees redirect targets in their canonical form
       safeRedirects(),
+      ...(config.rateLimit.enabled ? [signInLimit(limits, config.rateLimit.account)] : []),
       organization({
         ac,
         roles,

@@ -55,6 +55,9 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
   response.headers.forEach((value, key) => {
     if (key !== "content-length") reply.header(key, value);
   });
+  // better-auth's limiter says when to retry in X-Retry-After only; HTTP clients read Retry-After
+  const retryAfter = response.headers.get("x-retry-after");
+  if (response.status === 429 && retryAfter && !response.headers.has("retry-after")) reply.header("retry-after", retryAfter);
   let payload: Buffer | null = response.body ? Buffer.from(await response.arrayBuffer()) : null;
   if (payload && response.status === 400) payload = withSpecValidationMessage(payload);
   return reply.send(payload);

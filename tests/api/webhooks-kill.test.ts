@@ -5,13 +5,11 @@
 // every webhook-id, every outbox event became a webhook event, nothing is pending, and the delivery log (tables
 // and /v1/webhooks/deliveries) matches what the receiver saw.
 // PostgreSQL only: PGlite lives inside the killed process.
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import http from "node:http";
-import { createServer, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Polar } from "@polar-sh/sdk";
 import { and, count, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,8 +18,8 @@ import { OUTBOX_EVENT_TYPES } from "../../server/jobs/outbox.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { eventually } from "../helpers/receiver.js";
+import { freePort, startTill, type Till } from "../helpers/till-process.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** Purchases of a free product with three benefits: checkout.created, then a confirm recording nine events. */
 const PURCHASES = 100;
 const EVENTS = 1_000;
@@ -68,49 +66,6 @@ class SlowReceiver {
     this.server.closeAllConnections();
     await new Promise<void>((r) => this.server.close(() => r()));
   }
-}
-
-interface Till {
-  child: ChildProcess;
-  exited: Promise<void>;
-  output: string[];
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return port;
-}
-
-/** Starts the server as its own process; resolves once it listens and its worker runs. */
-async function startTill(env: Record<string, string>): Promise<Till> {
-  const base = { ...process.env };
-  delete base.SMTP_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-    cwd: ROOT,
-    env: { ...base, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`till did not start:\n${output.join("")}`)), 30_000);
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output.push(chunk.toString("utf8"));
-      if (output.join("").includes("till is listening")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString("utf8")));
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`till exited before listening:\n${output.join("")}`));
-    });
-  });
-  return { child, exited, output };
 }
 
 describe.skipIf(!usingPostgres)("kill -9 of the server during a burst of 1,000 webhook events (PostgreSQL only)", () => {

@@ -7,3 +7,4 @@ export * from "./license-keys.js";
 export * from "./customer-portal.js";
 export * from "./idempotency.js";
 export * from "./sandbox.js";
+export * from "./rate-limit.js";

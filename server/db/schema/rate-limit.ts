@@ -1,0 +1,16 @@
+// Request counters shared by every replica: better-auth's per-address limits, failed sign-ins per account,
+// and the customer portal's code requests and guesses. One row per key and fixed window.
+import { index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+
+export const rateLimit = pgTable(
+  "rate_limit",
+  {
+    /** What is counted, e.g. "auth:203.0.113.7|/sign-in/email" or "sign-in:email:ada@example.com". */
+    key: text("key").primaryKey(),
+    /** Hits in the current window (it may pass the limit: refused hits count too). */
+    count: integer("count").notNull(),
+    /** When the current window ends (and the count starts again). */
+    resetAt: timestamp("reset_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("rate_limit_reset_at_idx").on(t.resetAt)],
+);

@@ -1,0 +1,52 @@
+// The real server as its own process (`node --import tsx server/main.ts`), for tests that need a second
+// replica beside an in-process one, or a process they can kill.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface Till {
+  child: ChildProcess;
+  exited: Promise<void>;
+  output: string[];
+}
+
+/** A free loopback port, known before the server listens (its base URL goes into its environment). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}
+
+/** Starts the server as its own process with this environment; resolves once it listens and its worker runs. */
+export async function startTill(env: Record<string, string>): Promise<Till> {
+  const base = { ...process.env };
+  delete base.SMTP_URL;
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`till did not start:\n${output.join("")}`)), 30_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output.push(chunk.toString("utf8"));
+      if (output.join("").includes("till is listening")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString("utf8")));
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`till exited before listening:\n${output.join("")}`));
+    });
+  });
+  return { child, exited, output };
+}
