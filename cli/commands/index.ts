@@ -29,6 +29,7 @@ import * as events from "./events.js";
 import * as catalog from "./catalog.js";
 import * as listen from "./listen.js";
 import * as webhooks from "./webhooks.js";
+import * as emails from "./emails.js";
 import * as trigger from "./trigger.js";
 import * as api from "./api.js";
 
@@ -36,4 +37,4 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, products, benefits, discounts, meters, customFields, customers, checkouts, orders, subscriptions, refunds, licenseKeys, events, catalog, listen, webhooks, trigger, api];
+export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, products, benefits, discounts, meters, customFields, customers, checkouts, orders, subscriptions, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];

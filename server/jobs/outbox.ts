@@ -20,6 +20,11 @@ export interface OutboxEvent {
    * number taken by a statement sent just before in the same round trip.
    */
   fill?: Record<string, SQL>;
+  /**
+   * A customer email the cause asks for that the type alone does not tell (a plan change is one
+   * `subscription.updated` among many): the customer email subscriber reads it; webhooks never carry it.
+   */
+  mail?: "subscription_updated" | "subscription_cycled_after_trial";
 }
 
 /**
@@ -39,7 +44,7 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
   // One statement whatever the number of events: the events travel as one JSON parameter (building a
   // multi-row INSERT costs far more than the row itself). created_at orders the events of a transaction:
   // each gets its own instant, in order. Filled fields are set by jsonb_set on their event's row.
-  const rows = list.map((e) => ({ o: e.organizationId, t: e.type, p: e.data }));
+  const rows = list.map((e) => ({ o: e.organizationId, t: e.type, p: e.data, ...(e.mail ? { m: e.mail } : {}) }));
   const fills = list.flatMap((e, i) =>
     Object.entries(e.fill ?? {}).map(([key, value]) => sql`WHEN ${sql.raw(String(i + 1))} THEN jsonb_set(e.x -> 'p', ${`{${key}}`}::text[], to_jsonb(${value}))`),
   );
@@ -49,7 +54,7 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
     .insert(outbox)
     .select(
       sql`SELECT gen_random_uuid(), (e.x ->> 'o')::uuid, e.x ->> 't', ${payload},
-        ${now}::timestamptz + (e.i - 1) * interval '1 millisecond', ${now}::timestamptz, 0, NULL::timestamptz, NULL::text, NULL::bigint
+        ${now}::timestamptz + (e.i - 1) * interval '1 millisecond', ${now}::timestamptz, 0, NULL::timestamptz, NULL::text, NULL::bigint, e.x ->> 'm'
         FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(x, i)`,
     )
     // prepared: on postgres.js an unprepared statement with parameters costs a describe round trip first

@@ -5,7 +5,8 @@
 //
 // Three activities run side by side so none waits on another: the fan-out loop (outbox → events, woken by the
 // outbox trigger's NOTIFY), the claim loop (due events → attempts in flight, up to `concurrency`), and the
-// recorders (finished attempts → the delivery log, in batches).
+// recorders (finished attempts → the delivery log, in batches). The fan-out also hands each batch of outbox events
+// to the customer emails (billing/customer-emails), whose own loop sends the emails due, leased the same way.
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
@@ -14,6 +15,7 @@ import * as webhooks from "../billing/webhooks/service.js";
 import { originOf } from "../billing/webhooks/address.js";
 import { postWebhook } from "../billing/webhooks/sender.js";
 import { signingKeys, signHeaders } from "../billing/webhooks/signing.js";
+import * as customerEmails from "../billing/customer-emails/service.js";
 import { createCleanup } from "./cleanup.js";
 
 export interface WorkerOptions {
@@ -35,6 +37,8 @@ export interface WorkerOptions {
   disableAfterFailedEvents: number;
   /** On stop: how long attempts in flight may finish before they are abandoned (their leases given back). */
   stopGraceMs: number;
+  /** Customer emails sent at once. */
+  mailConcurrency: number;
 }
 
 export const DEFAULT_WORKER_OPTIONS: WorkerOptions = {
@@ -47,6 +51,7 @@ export const DEFAULT_WORKER_OPTIONS: WorkerOptions = {
   recorders: 2,
   disableAfterFailedEvents: 5,
   stopGraceMs: 3_000,
+  mailConcurrency: 8,
 };
 
 export interface WorkerLog {
@@ -59,7 +64,10 @@ export interface WorkerDeps {
   database: Database;
   mailer: Mailer;
   /** With retentionDays, the worker also runs the retention cleanup (jobs/cleanup.ts) while it runs. */
-  config: { webhooks: Pick<Config["webhooks"], "allowPrivate"> & Partial<Pick<Config["webhooks"], "retentionDays">> };
+  config: { webhooks: Pick<Config["webhooks"], "allowPrivate"> & Partial<Pick<Config["webhooks"], "retentionDays">> } & {
+    /** With it, the worker sends customer emails (their links point here); without, it leaves them for one that does. */
+    baseURL?: string;
+  };
   log?: WorkerLog;
   options?: Partial<WorkerOptions>;
 }
@@ -75,6 +83,8 @@ export interface Worker {
   readonly running: boolean;
   /** Attempts this worker made (recorded or not). */
   readonly attempted: number;
+  /** Customer emails this worker handed to the mail transport (recorded or not). */
+  readonly mailed: number;
 }
 
 const quietLog: WorkerLog = { info() {}, warn() {}, error() {} };
@@ -120,6 +130,16 @@ export function createWorker(deps: WorkerDeps): Worker {
   let loops: Promise<void> = Promise.resolve();
   let unlisten: (() => Promise<void>) | undefined;
   const fanOutSignal = new Signal();
+  const mailSignal = new Signal();
+  const baseURL = deps.config.baseURL;
+  let mailLoopDone: Promise<void> = Promise.resolve();
+  let mailed = 0;
+  /** Records the customer emails of each fanned-out batch, and wakes the mail loop when there are new ones. */
+  const subscribers: webhooks.OutboxSubscriber[] = [
+    async (tx, rows) => {
+      if ((await customerEmails.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => mailSignal.fire());
+    },
+  ];
   const claimSignal = new Signal();
   /** The claim loop filled every slot and waits for room. */
   let waitingForRoom = false;
@@ -134,6 +154,7 @@ export function createWorker(deps: WorkerDeps): Worker {
   function wake(): void {
     fanOutSignal.fire();
     claimSignal.fire();
+    mailSignal.fire();
   }
 
   function keysOf(secret: string): Buffer[] {
@@ -253,7 +274,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       try {
         const token = randomUUID();
         const room = Math.max(0, opts.concurrency - inFlight.size);
-        const fanned = await webhooks.fanOut(db, opts.fanOutBatch, { room, leaseMs: opts.leaseMs, token });
+        const fanned = await webhooks.fanOut(db, opts.fanOutBatch, { room, leaseMs: opts.leaseMs, token }, subscribers);
         moved = fanned.moved;
         if (state !== "running") {
           if (state === "stopping") await webhooks.releaseEvents(db, token, fanned.claimed.map((e) => e.id));
@@ -297,12 +318,51 @@ export function createWorker(deps: WorkerDeps): Worker {
     }
   }
 
+  /**
+   * Sends the customer emails due, up to mailConcurrency at once. An email is recorded as sent only after the
+   * transport took it; a worker that dies in between leaves its lease to expire and the email is sent again
+   * with the same Message-ID. A stop lets the emails in hand finish.
+   */
+  async function mailLoop(url: string): Promise<void> {
+    while (state === "running") {
+      let claimed = 0;
+      try {
+        const token = randomUUID();
+        const due = await customerEmails.claimDue(db, opts.mailConcurrency, opts.leaseMs, token);
+        claimed = due.length;
+        await Promise.all(
+          due.map(async (email) => {
+            let error: unknown;
+            try {
+              mailed += 1;
+              await customerEmails.deliver(deps.mailer, email, url);
+            } catch (err) {
+              error = err ?? new Error("mail transport failed");
+            }
+            // a crash (kill) records nothing: the lease decides who sends again
+            if (state === "dead") return;
+            if (error !== undefined) log.warn(`mail: could not send the ${email.type} email ${email.id}: ${String(error)}`);
+            await customerEmails.record(db, email, token, error).catch((err: unknown) => log.error(err, `mail: could not record email ${email.id}`));
+          }),
+        );
+      } catch (err) {
+        if (state !== "running") break;
+        log.error(err, "mail: claiming due customer emails failed");
+      }
+      if (state !== "running") break;
+      if (claimed < opts.mailConcurrency) await mailSignal.wait(opts.pollIntervalMs);
+    }
+  }
+
   return {
     get running() {
       return state === "running";
     },
     get attempted() {
       return attempted;
+    },
+    get mailed() {
+      return mailed;
     },
     wake,
     async start() {
@@ -316,6 +376,8 @@ export function createWorker(deps: WorkerDeps): Worker {
         }
       }
       loops = Promise.all([fanOutLoop(), claimLoop()]).then(() => {});
+      // not part of `loops`: a crash (kill) must not wait for a send in flight
+      if (baseURL) mailLoopDone = mailLoop(baseURL);
       cleanup?.start();
     },
     async stop() {
@@ -324,6 +386,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       wake();
       await cleanup?.stop();
       await loops;
+      await mailLoopDone;
       const pending = [...inFlight.values()];
       await Promise.race([Promise.all(pending.map((p) => p.done)), new Promise((r) => setTimeout(r, opts.stopGraceMs))]);
       const abandoned = [...inFlight.entries()];

@@ -10,6 +10,29 @@ export interface MailMessage {
   text: string;
   /** The actionable links of the message, shown in the dev mailbox summary. */
   links?: string[];
+  /** An HTML part beside the text (customer emails). */
+  html?: string;
+  /** A stable Message-ID (`<id@host>`): a message sent again after a crash carries the same one. */
+  messageId?: string;
+  /** The sender's display name (the seller's, on customer emails); the address stays MAIL_FROM's. */
+  fromName?: string;
+}
+
+/** The one message both transports send: the dev mailbox stores exactly what SMTP would carry. */
+function envelope(from: string, m: MailMessage): nodemailer.SendMailOptions {
+  return {
+    from: m.fromName ? { name: m.fromName, address: addressOf(from) } : from,
+    to: m.to,
+    subject: m.subject,
+    text: m.text,
+    ...(m.html ? { html: m.html } : {}),
+    ...(m.messageId ? { messageId: m.messageId } : {}),
+  };
+}
+
+/** The address of `till <no-reply@host>` or of a bare address. */
+function addressOf(from: string): string {
+  return /<([^>]+)>/.exec(from)?.[1] ?? from;
 }
 
 export interface Mailer {
@@ -31,7 +54,7 @@ export function createMailer(opts: MailerOptions): Mailer {
     return {
       transport: "smtp",
       async send(message) {
-        await transporter.sendMail({ from: opts.from, to: message.to, subject: message.subject, text: message.text });
+        await transporter.sendMail(envelope(opts.from, message));
       },
     };
   }
@@ -40,7 +63,7 @@ export function createMailer(opts: MailerOptions): Mailer {
   return {
     transport: "dev-mailbox",
     async send(message) {
-      const info = await builder.sendMail({ from: opts.from, to: message.to, subject: message.subject, text: message.text });
+      const info = await builder.sendMail(envelope(opts.from, message));
       mkdirSync(opts.mailDir, { recursive: true });
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
       const file = path.join(opts.mailDir, `${stamp}-${process.pid}-${counter++}.eml`);

@@ -1,33 +1,50 @@
-// A real SMTP peer on loopback (smtp-server). The server under test sends to it through SMTP_URL.
+// A real SMTP peer on loopback (smtp-server). The server under test sends to it through SMTP_URL. Messages
+// are parsed with mailparser (text and HTML parts, Message-ID, From). A test can make the peer refuse the
+// next messages, or hold the answer to the next one (a sender that dies after the peer has the message).
 import { SMTPServer } from "smtp-server";
+import { simpleParser } from "mailparser";
 import type { AddressInfo } from "node:net";
 
 export interface ReceivedMail {
   to: string[];
   raw: string;
   subject: string;
+  /** The plain-text part. */
   text: string;
+  /** The HTML part, when there is one. */
+  html: string | null;
+  messageId: string | null;
+  fromName: string | null;
+  fromAddress: string | null;
+  /** The links of the text part. */
   links: string[];
 }
 
-function parse(raw: string, to: string[]): ReceivedMail {
-  const [head = "", ...rest] = raw.split(/\r?\n\r?\n/);
-  const unfolded = head.replace(/\r?\n[ \t]+/g, " ");
-  const subject = /^subject: (.*)$/im.exec(unfolded)?.[1]?.trim() ?? "";
-  let body = rest.join("\n\n");
-  if (/content-transfer-encoding: quoted-printable/i.test(unfolded)) {
-    body = body
-      .replace(/=\r?\n/g, "")
-      .replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
-  }
-  const links = [...body.matchAll(/https?:\/\/[^\s<>"]+/g)].map((m) => m[0]);
-  return { to, raw, subject, text: body, links };
+async function parse(raw: Buffer, to: string[]): Promise<ReceivedMail> {
+  const m = await simpleParser(raw);
+  const text = m.text ?? "";
+  const from = m.from?.value[0];
+  return {
+    to,
+    raw: raw.toString("utf8"),
+    subject: m.subject ?? "",
+    text,
+    html: typeof m.html === "string" ? m.html : null,
+    messageId: m.messageId ?? null,
+    fromName: from?.name || null,
+    fromAddress: from?.address ?? null,
+    links: [...text.matchAll(/https?:\/\/[^\s<>"\]]+/g)].map((x) => x[0]),
+  };
 }
 
 export class Mailbox {
   readonly messages: ReceivedMail[] = [];
+  /** Every message received, never removed by waitFor. */
+  readonly all: ReceivedMail[] = [];
   private waiters: Array<() => void> = [];
   private server: SMTPServer;
+  private refuse = 0;
+  private hold: { arrived: () => void; release: Promise<void> } | undefined;
   port = 0;
 
   constructor() {
@@ -39,10 +56,24 @@ export class Mailbox {
         const chunks: Buffer[] = [];
         stream.on("data", (c: Buffer) => chunks.push(c));
         stream.on("end", () => {
+          if (this.refuse > 0) {
+            this.refuse -= 1;
+            callback(Object.assign(new Error("mailbox unavailable (test)"), { responseCode: 451 }));
+            return;
+          }
           const to = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
-          this.messages.push(parse(Buffer.concat(chunks).toString("utf8"), to));
-          for (const w of this.waiters.splice(0)) w();
-          callback();
+          void parse(Buffer.concat(chunks), to).then(async (mail) => {
+            this.messages.push(mail);
+            this.all.push(mail);
+            for (const w of this.waiters.splice(0)) w();
+            const held = this.hold;
+            if (held) {
+              this.hold = undefined;
+              held.arrived();
+              await held.release;
+            }
+            callback();
+          });
         });
       },
     });
@@ -54,7 +85,25 @@ export class Mailbox {
     return `smtp://127.0.0.1:${this.port}`;
   }
 
-  /** Waits for the next message to `to` whose subject matches, received after `since` messages. */
+  /** The next `n` messages are refused with a temporary error (451). */
+  refuseNext(n: number): void {
+    this.refuse = n;
+  }
+
+  /**
+   * The next message is taken, but the peer's answer waits for `release()`: the sender does not know yet that
+   * it was delivered. `arrived` resolves once the message is in `messages`.
+   */
+  holdNext(): { arrived: Promise<void>; release: () => void } {
+    let release!: () => void;
+    let arrived!: () => void;
+    const arrivedP = new Promise<void>((r) => (arrived = r));
+    const releaseP = new Promise<void>((r) => (release = r));
+    this.hold = { arrived, release: releaseP };
+    return { arrived: arrivedP, release };
+  }
+
+  /** Waits for the next message to `to` whose subject matches, and takes it out of `messages`. */
   async waitFor(to: string, subject: RegExp, timeoutMs = 5000): Promise<ReceivedMail> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -76,6 +125,7 @@ export class Mailbox {
   }
 
   async stop(): Promise<void> {
+    this.hold = undefined;
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }

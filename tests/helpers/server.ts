@@ -16,6 +16,8 @@ export interface TestServer extends App {
   mailbox: Mailbox;
   /** The server's own database handle, for moving clocks (expires_at) and checking rows. */
   database: Database;
+  /** The dev mailbox's folder (.eml files) when started with `devMailbox`. */
+  mailDir: string;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,8 @@ export interface StartOptions {
   database?: Database;
   /** Turn the server's log on, written here. */
   logStream?: NodeJS.WritableStream;
+  /** Send mail to the dev mailbox (.eml files under `mailDir`) instead of the SMTP peer. */
+  devMailbox?: boolean;
 }
 
 /**
@@ -37,16 +41,18 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
   const smtpUrl = await mailbox.start();
   const database = opts.database ?? (await freshDatabase());
   const port = opts.port ?? (await freePort());
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-test-"));
   const config = loadConfig({
     TILL_RATE_LIMIT: "false",
     TILL_DEVICE_CODE_INTERVAL: "1s",
     ...env,
     PORT: String(port),
     TILL_BASE_URL: env.TILL_BASE_URL ?? `http://127.0.0.1:${port}`,
-    TILL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "till-test-")),
-    SMTP_URL: smtpUrl,
+    TILL_DATA_DIR: dataDir,
+    ...(opts.devMailbox ? {} : { SMTP_URL: smtpUrl }),
   });
-  const mailer = createMailer({ smtpUrl, from: config.mail.from, mailDir: "", log: () => {} });
+  const mailDir = path.join(dataDir, "mail");
+  const mailer = createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, mailDir, log: () => {} });
   const built = await buildApp({
     config,
     database,
@@ -61,6 +67,7 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
     config,
     mailbox,
     database,
+    mailDir,
     async close() {
       await built.app.close();
       if (!opts.database) await database.close();

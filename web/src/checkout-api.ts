@@ -172,11 +172,5 @@ export function waitForOutcome(secret: string, timeoutMs = 15_000): Promise<"suc
   });
 }
 
-/** 2500, "usd" → "$25.00" */
-export function formatMoney(minor: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency: currency.toUpperCase() }).format(minor / 100);
-  } catch {
-    return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
-  }
-}
+/** 2500, "usd" → "$25.00": the one formatter of the project's shared/ (emails use it too). */
+export { formatMoney } from "../../shared/money.js";

@@ -66,6 +66,8 @@ type Patch = Parameters<typeof repo.updateSubscription>[3];
 interface Change {
   patch: Omit<Patch, "modifiedAt">;
   events: OutboxEventType[];
+  /** The customer email the change asks for on its `subscription.updated` (a plan change's). */
+  mail?: OutboxEvent["mail"];
   /** Runs after the row is written, in the transaction (grant revocation). */
   after?: (tx: Tx, now: Date) => Promise<void>;
 }
@@ -102,6 +104,7 @@ async function change(
       if (decided) {
         const data = { ...wire };
         const events: OutboxEvent[] = ["subscription.updated" as const, ...decided.events].map((type) => ({ type, organizationId, data }));
+        if (decided.mail) events[0] = { ...events[0]!, mail: decided.mail };
         await enqueue(tx, events);
         await decided.after?.(tx, now);
         await enqueue(tx, customerStateChanged(organizationId, row.customerId));
@@ -228,6 +231,7 @@ async function changeTerms(
   return {
     patch,
     events: [],
+    ...(product ? { mail: "subscription_updated" as const } : {}),
     // the new product's benefits replace the old one's
     after: benefits
       ? async (t, at) => {

@@ -207,7 +207,7 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
   });
   const fill = { invoice_number: invoiceNumberSql(order.row.id) };
   const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, fill }];
-  if (paid) events.push({ type: "order.paid", organizationId: org, data, fill });
+  if (paid) events.push({ type: "order.paid", organizationId: org, data, fill, ...(endsTrial ? { mail: "subscription_cycled_after_trial" as const } : {}) });
   events.push({ type: "subscription.updated", organizationId: org, data: wire });
   if (paid && endsTrial) events.push({ type: "subscription.active", organizationId: org, data: wire });
   if (paid) events.push(...cycledEvents(org, await repo.cycleGrants(tx, org, sub.id, now)));

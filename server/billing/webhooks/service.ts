@@ -198,6 +198,12 @@ export function nextAttemptAt(attempt: number, now: Date, random: () => number =
 }
 
 /**
+ * Another consumer of the outbox (customer emails): called with the events being processed, in the transaction
+ * that marks them processed, so what it records exists exactly when the events count as handled.
+ */
+export type OutboxSubscriber = (tx: Queryable, rows: repo.OutboxRow[]) => Promise<void>;
+
+/**
  * Moves up to `limit` outbox events into webhook events, one per enabled endpoint of the organization that
  * subscribes to the type, in one transaction: an outbox row is marked processed exactly when its events exist.
  * With `lease`, up to `lease.room` of the new events are leased to `lease.token` at once and returned, so the
@@ -207,11 +213,13 @@ export async function fanOut(
   db: Db,
   limit: number,
   lease?: { room: number; leaseMs: number; token: string },
+  subscribers: OutboxSubscriber[] = [],
 ): Promise<{ moved: number; claimed: repo.ClaimedEvent[] }> {
   return db.transaction(async (tx) => {
     const taken = await repo.takeDueOutbox(tx, limit);
     if (taken.length === 0) return { moved: 0, claimed: [] };
     const due = await materialize(tx, taken);
+    for (const subscriber of subscribers) await subscriber(tx, due);
     const endpoints = await repo.enabledEndpointsOf(tx, [...new Set(due.map((o) => o.organizationId))]);
     const now = new Date();
     const leased: Array<repo.ClaimedEvent> = [];

@@ -226,6 +226,11 @@ export const outbox = pgTable(
      * processed_at is: `till listen` streams in this order, and only once every smaller id has finished.
      */
     processedXid: bigint("processed_xid", { mode: "bigint" }),
+    /**
+     * A customer email the cause asks for beyond what the event's type tells (a plan change's
+     * `subscription_updated`, a renewal ending a trial): read by the customer email subscriber, never sent out.
+     */
+    mail: text("mail"),
   },
   (t) => [
     index("outbox_pending_idx").on(t.availableAt).where(sql`${t.processedAt} IS NULL`),

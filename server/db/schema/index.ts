@@ -8,3 +8,4 @@ export * from "./customer-portal.js";
 export * from "./idempotency.js";
 export * from "./sandbox.js";
 export * from "./rate-limit.js";
+export * from "./customer-emails.js";

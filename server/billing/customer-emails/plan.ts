@@ -1,0 +1,54 @@
+// Which customer emails an outbox event calls for (before the organization's settings are asked). Pure: the
+// event's type, its resource (the API shape) and the cause's own `mail` request decide.
+import type { CustomerEmailType } from "./types.js";
+
+export interface OutboxEventView {
+  type: string;
+  payload: Record<string, unknown>;
+  mail: string | null;
+}
+
+const field = (o: unknown, key: string): unknown => (o && typeof o === "object" ? (o as Record<string, unknown>)[key] : undefined);
+
+/** The customer's address on an order or a subscription. */
+export function recipientOf(resource: Record<string, unknown>): string | null {
+  const email = field(field(resource, "customer"), "email");
+  return typeof email === "string" && email.includes("@") ? email : null;
+}
+
+function orderEmail(e: OutboxEventView): CustomerEmailType | null {
+  const reason = e.payload.billing_reason;
+  if (e.type === "order.created") {
+    // a renewal whose charge failed leaves its order pending: the subscription is past due
+    return reason === "subscription_cycle" && e.payload.status === "pending" ? "subscription_past_due" : null;
+  }
+  if (e.type !== "order.paid") return null;
+  if (reason === "purchase") return "order_confirmation";
+  if (reason === "subscription_create") return "subscription_confirmation";
+  if (reason === "subscription_cycle") return e.mail === "subscription_cycled_after_trial" ? "subscription_cycled_after_trial" : "subscription_cycled";
+  return null;
+}
+
+function subscriptionEmail(e: OutboxEventView): CustomerEmailType | null {
+  switch (e.type) {
+    case "subscription.updated":
+      return e.mail === "subscription_updated" ? "subscription_updated" : null;
+    case "subscription.canceled":
+      // a subscription revoked now gets the revocation email (its subscription.revoked) rather than this one
+      return e.payload.status === "canceled" || e.payload.ended_at ? null : "subscription_cancellation";
+    case "subscription.uncanceled":
+      return "subscription_uncanceled";
+    case "subscription.revoked":
+      return "subscription_revoked";
+    default:
+      return null;
+  }
+}
+
+/** The email the event calls for, with its recipient; null when none. */
+export function emailFor(e: OutboxEventView): { type: CustomerEmailType; recipient: string } | null {
+  const type = e.type.startsWith("order.") ? orderEmail(e) : e.type.startsWith("subscription.") ? subscriptionEmail(e) : null;
+  if (!type) return null;
+  const recipient = recipientOf(e.payload);
+  return recipient ? { type, recipient } : null;
+}

@@ -1,0 +1,51 @@
+// Sample resources for the seller's preview of each customer email: an order and a subscription shaped like
+// the API's, with fixed amounts and dates so a preview reads the same every time.
+import { ORDER_EMAIL_TYPES, type CustomerEmailType } from "./types.js";
+
+const customer = { email: "jane@example.com", name: "Jane Doe" };
+const product = { name: "Pro plan" };
+const periodEnd = "2026-02-01T00:00:00.000Z";
+
+function sampleOrder(type: CustomerEmailType, slug: string) {
+  const recurring = type !== "order_confirmation";
+  return {
+    id: "00000000-0000-4000-8000-000000000001",
+    created_at: "2026-01-01T00:00:00.000Z",
+    status: type === "subscription_past_due" ? "pending" : "paid",
+    currency: "usd",
+    subtotal_amount: 2000,
+    discount_amount: 200,
+    tax_amount: 360,
+    total_amount: 2160,
+    invoice_number: `${slug.toUpperCase().slice(0, 12)}-0001`,
+    billing_reason: type === "order_confirmation" ? "purchase" : type === "subscription_confirmation" ? "subscription_create" : "subscription_cycle",
+    seats: null,
+    customer,
+    product,
+    items: [{ label: recurring ? "Pro plan (monthly)" : "Pro plan", amount: 2000, tax_amount: 360 }],
+    subscription: recurring ? { current_period_end: periodEnd, recurring_interval: "month", recurring_interval_count: 1 } : null,
+  };
+}
+
+function sampleSubscription(type: CustomerEmailType) {
+  const canceled = type === "subscription_cancellation";
+  const revoked = type === "subscription_revoked";
+  return {
+    id: "00000000-0000-4000-8000-000000000002",
+    status: revoked ? "canceled" : "active",
+    amount: 2000,
+    currency: "usd",
+    recurring_interval: "month",
+    recurring_interval_count: 1,
+    current_period_end: periodEnd,
+    cancel_at_period_end: canceled,
+    ends_at: canceled ? periodEnd : revoked ? "2026-01-15T00:00:00.000Z" : null,
+    ended_at: revoked ? "2026-01-15T00:00:00.000Z" : null,
+    customer,
+    product,
+  };
+}
+
+export function previewData(type: CustomerEmailType, slug: string): Record<string, unknown> {
+  return ORDER_EMAIL_TYPES.includes(type) ? sampleOrder(type, slug) : sampleSubscription(type);
+}

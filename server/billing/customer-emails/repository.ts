@@ -1,0 +1,95 @@
+// SQL of the customer emails: rows made from outbox events, claimed by the worker with a lease (FOR UPDATE
+// SKIP LOCKED), and their outcome recorded by the lease holder only.
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { billingOrganization, customerEmail, organization } from "../../db/schema/index.js";
+
+export type CustomerEmailRow = typeof customerEmail.$inferSelect;
+
+export interface Sender {
+  name: string;
+  slug: string;
+  logo: string | null;
+}
+
+export type ClaimedEmail = CustomerEmailRow & { sender: Sender };
+
+/** Each organization's stored email settings (missing keys take the defaults). */
+export async function emailSettingsOf(tx: Queryable, organizationIds: string[]): Promise<Map<string, Record<string, boolean>>> {
+  if (organizationIds.length === 0) return new Map();
+  const rows = await tx
+    .select({ id: billingOrganization.organizationId, settings: billingOrganization.customerEmailSettings })
+    .from(billingOrganization)
+    .where(inArray(billingOrganization.organizationId, organizationIds));
+  return new Map(rows.map((r) => [r.id, r.settings ?? {}]));
+}
+
+/** Inserts emails; one that exists already (same event, type and recipient) is left as it is. */
+export async function insertEmails(tx: Queryable, rows: Array<typeof customerEmail.$inferInsert>): Promise<number> {
+  if (rows.length === 0) return 0;
+  const done = await tx.insert(customerEmail).values(rows).onConflictDoNothing().returning({ id: customerEmail.id });
+  return done.length;
+}
+
+const leaseUntil = (leaseMs: number) => sql`now() + make_interval(secs => ${leaseMs / 1000})`;
+
+/** Leases up to `limit` due emails to `token`, with their sender (the organization). */
+export async function claimDue(db: Queryable, limit: number, leaseMs: number, token: string): Promise<ClaimedEmail[]> {
+  const due = db
+    .select({ id: customerEmail.id })
+    .from(customerEmail)
+    .where(
+      and(
+        isNull(customerEmail.sentAt),
+        isNull(customerEmail.failedAt),
+        lte(customerEmail.nextAttemptAt, sql`now()`),
+        or(isNull(customerEmail.lockedUntil), lt(customerEmail.lockedUntil, sql`now()`)),
+      ),
+    )
+    .orderBy(asc(customerEmail.nextAttemptAt))
+    .limit(limit)
+    .for("update", { skipLocked: true });
+  const claimed = await db
+    .update(customerEmail)
+    .set({ lockedUntil: leaseUntil(leaseMs), lockedBy: token })
+    .where(inArray(customerEmail.id, due))
+    .returning();
+  if (claimed.length === 0) return [];
+  const senders = await db
+    .select({ id: organization.id, name: organization.name, slug: organization.slug, logo: organization.logo })
+    .from(organization)
+    .where(inArray(organization.id, [...new Set(claimed.map((c) => c.organizationId))]));
+  const byId = new Map(senders.map((s) => [s.id, s]));
+  return claimed.flatMap((c) => {
+    const s = byId.get(c.organizationId);
+    return s ? [{ ...c, sender: { name: s.name, slug: s.slug, logo: s.logo } }] : [];
+  });
+}
+
+/** The lease holder records the send. */
+export async function markSent(db: Queryable, id: string, token: string): Promise<void> {
+  await db
+    .update(customerEmail)
+    .set({ sentAt: sql`now()`, attempts: sql`${customerEmail.attempts} + 1`, lockedUntil: null, lockedBy: null, lastError: null })
+    .where(and(eq(customerEmail.id, id), eq(customerEmail.lockedBy, token)));
+}
+
+/** The lease holder records a failed attempt: tried again after `retryInMs`, or given up when null. */
+export async function markFailed(db: Queryable, id: string, token: string, error: string, retryInMs: number | null): Promise<void> {
+  await db
+    .update(customerEmail)
+    .set({
+      attempts: sql`${customerEmail.attempts} + 1`,
+      lastError: error.slice(0, 1000),
+      lockedUntil: null,
+      lockedBy: null,
+      ...(retryInMs === null ? { failedAt: sql`now()` } : { nextAttemptAt: leaseUntil(retryInMs) }),
+    })
+    .where(and(eq(customerEmail.id, id), eq(customerEmail.lockedBy, token)));
+}
+
+/** Gives leases back (a stopping worker). */
+export async function release(db: Queryable, token: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.update(customerEmail).set({ lockedUntil: null, lockedBy: null }).where(and(inArray(customerEmail.id, ids), eq(customerEmail.lockedBy, token)));
+}

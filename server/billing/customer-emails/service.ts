@@ -1,0 +1,92 @@
+// Customer emails (spec §3.1 customer_email_settings): the worker subscribes to the outbox, turns each event
+// that calls for an email into a row (in the fan-out's transaction, once per event, type and recipient), and
+// sends due rows with retries. A row's id is its Message-ID, so a message sent again after a crash between
+// the send and its record carries the same Message-ID and the receiver can drop the copy.
+//
+// Functions taking `Db` open their own transaction; `Queryable` joins the caller's.
+import type { Db, Queryable } from "../../db/client.js";
+import type { Mailer } from "../../mail/mailer.js";
+import { renderCustomerEmail, type MailContext, type RenderedEmail } from "../../mail/render.js";
+import { DEFAULT_CUSTOMER_EMAIL_SETTINGS } from "../organizations/wire.js";
+import { emailFor, type OutboxEventView } from "./plan.js";
+import * as repo from "./repository.js";
+import { previewData } from "./preview.js";
+import type { CustomerEmailType } from "./types.js";
+
+export type { ClaimedEmail } from "./repository.js";
+
+/** Waits before the attempts after a failed one; then the email is given up. */
+export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000];
+
+interface OutboxRowView extends OutboxEventView {
+  id: string;
+  organizationId: string;
+}
+
+function enabled(settings: Record<string, boolean> | undefined, type: CustomerEmailType): boolean {
+  return settings?.[type] ?? DEFAULT_CUSTOMER_EMAIL_SETTINGS[type];
+}
+
+/**
+ * The outbox subscriber: records the emails these events call for that their organizations enable. Run in the
+ * transaction that marks the events processed, so an event's emails exist exactly when it counts as handled.
+ * Returns how many new emails it recorded.
+ */
+export async function requestFromOutbox(tx: Queryable, rows: OutboxRowView[]): Promise<number> {
+  const wanted = rows.flatMap((row) => {
+    const email = emailFor(row);
+    return email ? [{ row, ...email }] : [];
+  });
+  if (wanted.length === 0) return 0;
+  const settings = await repo.emailSettingsOf(tx, [...new Set(wanted.map((w) => w.row.organizationId))]);
+  return repo.insertEmails(
+    tx,
+    wanted
+      .filter((w) => enabled(settings.get(w.row.organizationId), w.type))
+      .map((w) => ({ organizationId: w.row.organizationId, outboxId: w.row.id, type: w.type, recipient: w.recipient, data: w.row.payload })),
+  );
+}
+
+export const claimDue = (db: Db, limit: number, leaseMs: number, token: string) => repo.claimDue(db, limit, leaseMs, token);
+export const release = (db: Db, token: string, ids: string[]) => repo.release(db, token, ids);
+
+/** Where a seller's customers sign in to their portal (a code by email; no credential in the message). */
+export const portalUrl = (baseURL: string, slug: string) => `${baseURL}/portal?organization=${encodeURIComponent(slug)}`;
+
+export const messageIdOf = (id: string, baseURL: string) => `<${id}@${new URL(baseURL).hostname || "till.localhost"}>`;
+
+function contextOf(sender: repo.Sender, baseURL: string): MailContext {
+  return { sender: { name: sender.name, logo: sender.logo }, portalUrl: portalUrl(baseURL, sender.slug) };
+}
+
+/** Renders and hands one claimed email to the mail transport; throws when that fails. */
+export async function deliver(mailer: Mailer, email: repo.ClaimedEmail, baseURL: string): Promise<void> {
+  const ctx = contextOf(email.sender, baseURL);
+  const rendered = await renderCustomerEmail(email.type as CustomerEmailType, email.data, ctx);
+  await mailer.send({
+    to: email.recipient,
+    fromName: email.sender.name,
+    subject: rendered.subject,
+    text: rendered.text,
+    html: rendered.html,
+    messageId: messageIdOf(email.id, baseURL),
+    links: [ctx.portalUrl],
+  });
+}
+
+/** Records the outcome of an attempt made under `token`: sent, retried later, or given up. */
+export async function record(db: Db, email: repo.ClaimedEmail, token: string, error: unknown): Promise<void> {
+  if (error === undefined) return repo.markSent(db, email.id, token);
+  const delay = RETRY_DELAYS_MS[email.attempts] ?? null;
+  return repo.markFailed(db, email.id, token, error instanceof Error ? error.message : String(error), delay);
+}
+
+/** One email of `type` as this organization's customers would get it, on sample data (the seller's preview). */
+export async function previewEmail(
+  organization: { name: string; slug: string; avatar_url: string | null },
+  type: CustomerEmailType,
+  baseURL: string,
+): Promise<RenderedEmail> {
+  const ctx = contextOf({ name: organization.name, slug: organization.slug, logo: organization.avatar_url }, baseURL);
+  return renderCustomerEmail(type, previewData(type, organization.slug), ctx);
+}

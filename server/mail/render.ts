@@ -1,0 +1,20 @@
+// Renders a customer email to its two parts: HTML (React Email) and plain text (from the same component).
+import { render } from "@react-email/components";
+import type { CustomerEmailType } from "../billing/customer-emails/types.js";
+import type { MailContext } from "./templates/data.js";
+import { TEMPLATES } from "./templates/index.js";
+
+export interface RenderedEmail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** Throws (a zod error) when `data` is not the resource the type needs. */
+export async function renderCustomerEmail(type: CustomerEmailType, data: unknown, ctx: MailContext): Promise<RenderedEmail> {
+  const { subject, element } = TEMPLATES[type](data, ctx);
+  const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
+  return { subject, html, text };
+}
+
+export type { MailContext };

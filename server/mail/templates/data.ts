@@ -1,0 +1,78 @@
+// What the customer email templates read: the order or subscription of the outbox event (its API shape),
+// narrowed to the fields a message shows, plus who sends it and where the customer manages it.
+import { z } from "zod";
+import { formatMoney } from "../../../shared/money.js";
+
+const Customer = z.object({ email: z.string(), name: z.string().nullish() });
+const Product = z.object({ name: z.string() }).nullish();
+const Interval = z.enum(["day", "week", "month", "year"]);
+
+export const OrderData = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  currency: z.string(),
+  subtotal_amount: z.number().int(),
+  discount_amount: z.number().int(),
+  tax_amount: z.number().int(),
+  total_amount: z.number().int(),
+  invoice_number: z.string().nullish(),
+  billing_reason: z.string(),
+  seats: z.number().int().nullish(),
+  customer: Customer,
+  product: Product,
+  items: z.array(z.object({ label: z.string(), amount: z.number().int(), tax_amount: z.number().int() })),
+  subscription: z
+    .object({
+      current_period_end: z.string().nullish(),
+      recurring_interval: Interval.nullish(),
+      recurring_interval_count: z.number().int().nullish(),
+    })
+    .nullish(),
+});
+export type OrderData = z.output<typeof OrderData>;
+
+export const SubscriptionData = z.object({
+  id: z.string(),
+  status: z.string(),
+  amount: z.number().int(),
+  currency: z.string(),
+  recurring_interval: Interval,
+  recurring_interval_count: z.number().int().nullish(),
+  current_period_end: z.string().nullish(),
+  cancel_at_period_end: z.boolean(),
+  ends_at: z.string().nullish(),
+  ended_at: z.string().nullish(),
+  customer: Customer,
+  product: Product,
+});
+export type SubscriptionData = z.output<typeof SubscriptionData>;
+
+export interface Sender {
+  name: string;
+  /** The organization's avatar_url. */
+  logo: string | null;
+}
+
+export interface MailContext {
+  sender: Sender;
+  /** The customer portal of the seller (sign-in by a mailed code): orders, subscriptions, payment method. */
+  portalUrl: string;
+}
+
+/** Emails are written in English; amounts and dates are formatted the same way for every reader. */
+const LOCALE = "en-US";
+
+export const money = (minor: number, currency: string) => formatMoney(minor, currency, LOCALE);
+
+export function date(iso: string | null | undefined): string {
+  if (!iso) return "";
+  return new Intl.DateTimeFormat(LOCALE, { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso));
+}
+
+/** "month", "3 months" */
+export function every(interval: z.output<typeof Interval>, count: number | null | undefined): string {
+  const n = count ?? 1;
+  return n === 1 ? interval : `${n} ${interval}s`;
+}
+
+export const productName = (p: { name: string } | null | undefined, fallback = "your purchase") => p?.name ?? fallback;

@@ -1,0 +1,69 @@
+// Each customer email: its subject and its React component, by type. render.ts turns one into HTML and text.
+import type { ReactElement } from "react";
+import type { CustomerEmailType } from "../../billing/customer-emails/types.js";
+import { OrderData, SubscriptionData, money, productName, type MailContext } from "./data.js";
+import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, SubscriptionPastDue } from "./order-emails.js";
+import { SubscriptionCancellation, SubscriptionRevoked, SubscriptionUncanceled, SubscriptionUpdated } from "./subscription-emails.js";
+
+export interface Built {
+  subject: string;
+  element: ReactElement;
+}
+
+/** "Your Pro" or "Your" */
+const yours = (p: { name: string } | null | undefined) => (p ? `Your ${p.name}` : "Your");
+
+type Builder = (data: unknown, ctx: MailContext) => Built;
+
+const order =
+  (subject: (o: OrderData, ctx: MailContext) => string, make: (o: OrderData, ctx: MailContext) => ReactElement): Builder =>
+  (data, ctx) => {
+    const o = OrderData.parse(data);
+    return { subject: subject(o, ctx), element: make(o, ctx) };
+  };
+
+const subscription =
+  (subject: (s: SubscriptionData, ctx: MailContext) => string, make: (s: SubscriptionData, ctx: MailContext) => ReactElement): Builder =>
+  (data, ctx) => {
+    const s = SubscriptionData.parse(data);
+    return { subject: subject(s, ctx), element: make(s, ctx) };
+  };
+
+export const TEMPLATES: Record<CustomerEmailType, Builder> = {
+  order_confirmation: order(
+    (o, ctx) => `Your ${ctx.sender.name} receipt${o.invoice_number ? ` ${o.invoice_number}` : ""}`,
+    (o, ctx) => <OrderConfirmation order={o} ctx={ctx} />,
+  ),
+  subscription_confirmation: order(
+    (o) => `Your subscription to ${productName(o.product, "your plan")} is confirmed`,
+    (o, ctx) => <SubscriptionConfirmation order={o} ctx={ctx} />,
+  ),
+  subscription_cycled: order(
+    (o) => `Your ${productName(o.product, "subscription")} renewal receipt: ${money(o.total_amount, o.currency)}`,
+    (o, ctx) => <SubscriptionCycled order={o} ctx={ctx} />,
+  ),
+  subscription_cycled_after_trial: order(
+    (o) => `Your ${productName(o.product, "subscription")} trial has ended: ${money(o.total_amount, o.currency)}`,
+    (o, ctx) => <SubscriptionCycled order={o} ctx={ctx} afterTrial />,
+  ),
+  subscription_past_due: order(
+    (o) => `Payment failed for ${productName(o.product, "your subscription")}: update your payment method`,
+    (o, ctx) => <SubscriptionPastDue order={o} ctx={ctx} />,
+  ),
+  subscription_updated: subscription(
+    (s) => `Your subscription has been updated to ${productName(s.product, "a new plan")}`,
+    (s, ctx) => <SubscriptionUpdated subscription={s} ctx={ctx} />,
+  ),
+  subscription_cancellation: subscription(
+    (s) => `${yours(s.product)} subscription has been canceled`,
+    (s, ctx) => <SubscriptionCancellation subscription={s} ctx={ctx} />,
+  ),
+  subscription_uncanceled: subscription(
+    (s) => `${yours(s.product)} subscription will continue`,
+    (s, ctx) => <SubscriptionUncanceled subscription={s} ctx={ctx} />,
+  ),
+  subscription_revoked: subscription(
+    (s) => `${yours(s.product)} subscription has ended`,
+    (s, ctx) => <SubscriptionRevoked subscription={s} ctx={ctx} />,
+  ),
+};

@@ -1,0 +1,17 @@
+// The customer emails till sends, for the server (outbox → mail, the preview route) and the CLI (`till emails
+// preview`). Each is named by its key in the organization's `customer_email_settings` (Polar's
+// OrganizationCustomerEmailSettings), so the setting and the email are one word.
+export const CUSTOMER_EMAIL_TYPES = [
+  "order_confirmation",
+  "subscription_confirmation",
+  "subscription_cycled",
+  "subscription_cycled_after_trial",
+  "subscription_updated",
+  "subscription_cancellation",
+  "subscription_uncanceled",
+  "subscription_past_due",
+  "subscription_revoked",
+] as const;
+export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
+
+export const isCustomerEmailType = (v: string): v is CustomerEmailType => (CUSTOMER_EMAIL_TYPES as readonly string[]).includes(v);
