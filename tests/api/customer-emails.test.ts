@@ -60,7 +60,7 @@ beforeAll(async () => {
   const res = await raw(seller.token, "PATCH", `/v1/organizations/${seller.organizationId}`, { avatar_url: LOGO });
   expect(res.status).toBe(200);
   await server.worker.start();
-});
+}, 120_000);
 afterAll(async () => server?.close());
 
 describe("each customer email", () => {
@@ -316,7 +316,8 @@ describe("GET /v1/organizations/{id}/email-preview/{type}", () => {
 });
 
 describe("dev mailbox", () => {
-  it("stores the same message an SMTP peer gets: both parts, the Message-ID, the seller as sender", async () => {
+  // a second server on a fresh database: slow on a busy machine
+  it("stores the same message an SMTP peer gets: both parts, the Message-ID, the seller as sender", { timeout: 120_000 }, async () => {
     const dev = await startServer({}, { devMailbox: true });
     try {
       const { readdirSync, readFileSync } = await import("node:fs");
