@@ -60,9 +60,18 @@ function writeCache(file, data) {
  */
 function runBundle(file) {
   const dir = path.dirname(file);
-  // Node 22.1+; on Node 20 those modules are compiled from source. A cache it cannot create or write (dist/ not
-  // writable) is Node's to skip, and NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-  if (typeof nodeModule.enableCompileCache === "function") nodeModule.enableCompileCache(path.join(dir, "compile-cache"));
+  let compileCache = false;
+  /**
+   * Node's compile cache, turned on before the first module loaded on use (Node 22.1+; on Node 20 those modules
+   * are compiled from source): not at start, where it costs a run that loads nothing more (`--help`, `--json`)
+   * about 2 ms of CPU. A cache Node cannot create or write (dist/ not writable) is Node's to skip, and
+   * NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+   */
+  const useCompileCache = () => {
+    if (compileCache) return;
+    compileCache = true;
+    if (typeof nodeModule.enableCompileCache === "function") nodeModule.enableCompileCache(path.join(dir, "compile-cache"));
+  };
   const cacheFile = `${file}.${process.version}-${process.arch}.cache`;
   let cached;
   try {
@@ -83,9 +92,13 @@ function runBundle(file) {
   });
   const require = createRequire(file);
   /** import() of an ES module: the Ink screens beside the script (./ui-…), or a package. */
-  const tillImport = (specifier) => import(specifier.startsWith("./") ? pathToFileURL(path.join(dir, specifier)).href : specifier);
+  const tillImport = (specifier) => {
+    useCompileCache();
+    return import(specifier.startsWith("./") ? pathToFileURL(path.join(dir, specifier)).href : specifier);
+  };
   /** import() of a built-in or a package with a CommonJS build, as a namespace (`default` is module.exports). */
   const tillRequire = async (specifier) => {
+    if (!specifier.startsWith("node:")) useCompileCache();
     const exports = require(specifier);
     return exports && exports.__esModule ? exports : { ...exports, default: exports };
   };

@@ -1,8 +1,9 @@
 // How bin/till.js runs the esbuild bundle on each Node line, with its fallbacks: the main script's V8 code cache
 // (one per Node version; a cache V8 refuses is replaced, the run unaffected) and, on Node 22+, Node's compile
-// cache for what is loaded on use (the Ink screens); on Node 20, or with that cache unusable, `till` runs
-// without it. Each test runs a copy of the install (bin/ and dist/cli copied, the rest linked), so the caches
-// it breaks are its own, and runs `till` on the `node` of PATH, as a user does (CI puts Node 24 or 22 there).
+// cache for what is loaded on use (the Ink screens), turned on only then; on Node 20, or with that cache
+// unusable, `till` runs without it. Each test runs a copy of the install (bin/ and dist/cli copied, the rest
+// linked), so the caches it breaks are its own, and runs `till` on the `node` of PATH, as a user does (CI puts
+// Node 24 or 22 there).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -83,7 +84,7 @@ async function v8Accepts(file: string, cache: string): Promise<boolean> {
 
 describe("the main script's V8 code cache", () => {
   it("is one file per Node version; a cache V8 refuses is replaced by one it takes, the run unaffected", async () => {
-    const { root, entry } = copyInstall();
+    const { root, dist, entry } = copyInstall();
     const expected = await till(["--help"], cli);
     expect(expected.exitCode).toBe(0);
 
@@ -112,6 +113,8 @@ describe("the main script's V8 code cache", () => {
     expect(json.stderr).toBe("");
     expect(readFileSync(mine)[0]).toBe(1);
     expect(await v8Accepts(entry, mine)).toBe(true);
+    // runs that load nothing on use do not turn Node's compile cache on (it would cost them time)
+    expect(existsSync(path.join(dist, "compile-cache"))).toBe(false);
   });
 });
 
