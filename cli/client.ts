@@ -1,6 +1,7 @@
 // The one place that talks to the server: a small client for /api/auth (better-auth: device flow,
 // organizations, API keys), raw requests for `till api`, and the Polar SDK for /v1 commands. Every error
 // becomes a typed CliError here, so commands never see a fetch exception or a status code.
+import { randomUUID } from "node:crypto";
 import type { PolarCore } from "@polar-sh/sdk/core.js";
 import { type Context, type Credential, requireCredential } from "./context.js";
 import { ApiError, AuthRequiredError, CliError, ERROR_CODES } from "./errors.js";
@@ -69,30 +70,71 @@ export interface RequestOptions {
   body?: unknown;
   credential?: Credential | null;
   headers?: Record<string, string>;
+  /**
+   * Sent as Idempotency-Key; the request is then retried with it (twice) when its answer may have been lost —
+   * a reset connection, a 502/503/504, or the server still busy with the same key — and the server answers a
+   * retry of what it already did with that first answer.
+   */
+  idempotencyKey?: string;
 }
 
 /** How long one request may take before the CLI gives up on the server. */
 const REQUEST_TIMEOUT_MS = 60_000;
+
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+/** What a write is: each one is sent with a key of its own (the server ignores keys elsewhere). */
+export const isWrite = (method: string) => method === "POST" || method === "PATCH" || method === "PUT" || method === "DELETE";
+/** A new key for one logical write. */
+export const newIdempotencyKey = () => randomUUID();
+/** The pauses before a keyed request's retries. */
+const RETRY_DELAYS_MS = [250, 1000];
+
+/** The request may have reached the server and its answer got lost (a refused connection never sent anything). */
+export function answerLost(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET" || code === "UND_ERR_CLOSED") return true;
+  return err instanceof Error && /closed the connection/.test(err.message);
+}
+
+/** An answer that says "try again": a gateway's, or the server still running the first request with this key. */
+export function retryableStatus(status: number, body: unknown): boolean {
+  if (status === 502 || status === 503 || status === 504) return true;
+  return status === 409 && isRecord(body) && body.error === "IdempotencyKeyInProgress";
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One HTTP request to the server; network failures become a CliError, statuses are the caller's business. */
 export async function request(ctx: Context, method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
   // better-auth checks Origin on state-changing requests; a CLI is not a browser, so it names the server itself
   const headers: Record<string, string> = { accept: "application/json", origin: ctx.server, ...opts.headers };
   if (opts.credential) headers.authorization = `Bearer ${opts.credential.token}`;
+  if (opts.idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = opts.idempotencyKey;
   let body: string | undefined;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
     headers["content-type"] = "application/json";
     headers["content-length"] = String(Buffer.byteLength(body));
   }
-  try {
-    const res = await exchange(new URL(`${ctx.server}${path}`), { method, headers, body, timeoutMs: REQUEST_TIMEOUT_MS });
-    return { status: res.status, body: parseBody(res.text) };
-  } catch (err) {
-    throw new CliError(`cannot reach ${ctx.server}: ${err instanceof Error ? err.message : String(err)}`, {
-      code: ERROR_CODES.network,
-      hint: "is the server running? Choose another with --server or TILL_SERVER",
-    });
+  const retries = opts.idempotencyKey === undefined ? [] : RETRY_DELAYS_MS;
+  for (let attempt = 0; ; attempt++) {
+    const last = attempt >= retries.length;
+    try {
+      const res = await exchange(new URL(`${ctx.server}${path}`), { method, headers, body, timeoutMs: REQUEST_TIMEOUT_MS });
+      const answer = { status: res.status, body: parseBody(res.text) };
+      if (last || !retryableStatus(answer.status, answer.body)) return answer;
+    } catch (err) {
+      if (last || !answerLost(err)) {
+        const lost = opts.idempotencyKey !== undefined && answerLost(err);
+        throw new CliError(`cannot reach ${ctx.server}: ${err instanceof Error ? err.message : String(err)}`, {
+          code: ERROR_CODES.network,
+          hint: lost
+            ? `the server may have done it: send it again with the same Idempotency-Key (${opts.idempotencyKey}) to find out without doing it twice`
+            : "is the server running? Choose another with --server or TILL_SERVER",
+        });
+      }
+    }
+    await sleep(retries[attempt] ?? 0);
   }
 }
 
@@ -127,7 +169,8 @@ export interface Page<T> {
 
 export interface V1Client {
   get<T>(path: string, query?: Record<string, string | number | undefined>): Promise<T>;
-  send<T>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T>;
+  /** A write, with an Idempotency-Key of its own (a new one unless given) that its retries reuse. */
+  send<T>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown, idempotencyKey?: string): Promise<T>;
   /** Every item of a paginated list, page by page (100 a page). */
   listAll<T>(path: string, query?: Record<string, string | number | undefined>): Promise<T[]>;
 }
@@ -145,14 +188,14 @@ function queryString(query: Record<string, string | number | undefined> | undefi
  */
 export function v1(ctx: Context): V1Client {
   const credential = requireCredential(ctx);
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await request(ctx, method, `/v1${path}`, { body, credential });
+  async function call<T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> {
+    const res = await request(ctx, method, `/v1${path}`, { body, credential, idempotencyKey });
     if (res.status < 200 || res.status >= 300) failFor(res, credential, `${method} /v1${path.split("?")[0]}`);
     return res.body as T;
   }
   return {
     get: (path, query) => call("GET", `${path}${queryString(query)}`),
-    send: (method, path, body) => call(method, path, body),
+    send: (method, path, body, idempotencyKey) => call(method, path, body, idempotencyKey ?? newIdempotencyKey()),
     async listAll<T>(path: string, query?: Record<string, string | number | undefined>) {
       const items: T[] = [];
       for (let page = 1; ; page++) {
@@ -186,8 +229,29 @@ export async function whoami(ctx: Context, credential: Credential): Promise<Whoa
  */
 export async function polar(ctx: Context): Promise<PolarCore> {
   const credential = requireCredential(ctx);
-  const { PolarCore } = await import("@polar-sh/sdk/core.js");
-  return new PolarCore({ accessToken: credential.token, serverURL: ctx.server });
+  const [{ PolarCore }, { HTTPClient }] = await Promise.all([import("@polar-sh/sdk/core.js"), import("@polar-sh/sdk/lib/http.js")]);
+  return new PolarCore({ accessToken: credential.token, serverURL: ctx.server, httpClient: new HTTPClient({ fetcher: keyedFetch }) });
+}
+
+/**
+ * The SDK's fetch: every write carries an Idempotency-Key — the caller's (per-call `headers` option) or a new
+ * one — and is retried with that same key when its answer may have been lost, like `request` above. The SDK's
+ * own retries are off: its hooks would see each attempt as a new request.
+ */
+export async function keyedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const req = new Request(input, init);
+  if (!isWrite(req.method)) return fetch(req);
+  if (!req.headers.has(IDEMPOTENCY_HEADER)) req.headers.set(IDEMPOTENCY_HEADER, newIdempotencyKey());
+  for (let attempt = 0; ; attempt++) {
+    const last = attempt >= RETRY_DELAYS_MS.length;
+    try {
+      const res = await fetch(req.clone());
+      if (last || !retryableStatus(res.status, await res.clone().json().catch(() => null))) return res;
+    } catch (err) {
+      if (last || !answerLost((err as { cause?: unknown }).cause ?? err)) throw err;
+    }
+    await sleep(RETRY_DELAYS_MS[attempt] ?? 0);
+  }
 }
 
 type SdkResult<T> = { ok: true; value: T } | { ok: false; error: unknown };

@@ -7,7 +7,7 @@ import { polar, unwrap } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { confirm } from "../confirm.js";
 import type { Context } from "../context.js";
-import { CliError, EXIT, ExitStatus, UsageError } from "../errors.js";
+import { CliError, ERROR_CODES, EXIT, ExitStatus, UsageError } from "../errors.js";
 import type { CatalogClient } from "../catalog/server.js";
 import type { Catalog } from "../catalog/model.js";
 
@@ -48,7 +48,7 @@ async function makePlan(ctx: Context, opts: PlanOptions) {
   const [{ fetchServerCatalog }, { planCatalog }] = await Promise.all([import("../catalog/server.js"), import("../catalog/plan.js")]);
   const client = await catalogClient(ctx);
   const server = await ctx.out.loading("Reading the catalog", fetchServerCatalog(client));
-  return { client, plan: planCatalog(desired, server, { prune: opts.prune === true }) };
+  return { client, server, plan: planCatalog(desired, server, { prune: opts.prune === true }) };
 }
 
 async function pull(ctx: Context, opts: { output?: string }): Promise<void> {
@@ -87,9 +87,9 @@ async function plan(ctx: Context, opts: PlanOptions): Promise<void> {
 }
 
 async function apply(ctx: Context, opts: PlanOptions & { yes?: boolean }): Promise<void> {
-  const { client, plan } = await makePlan(ctx, opts);
+  const { client, server, plan } = await makePlan(ctx, opts);
   const { planJson, renderChange, renderPlan } = await import("../catalog/plan.js");
-  const { applyPlan } = await import("../catalog/apply.js");
+  const [{ applyPlan, planBasis }, runs] = await Promise.all([import("../catalog/apply.js"), import("../catalog/runs.js")]);
   if (!ctx.json) ctx.out.done(null, renderPlan(plan, ctx.out.style));
   if (plan.changes.length === 0) {
     if (ctx.json) ctx.out.printJson({ ...planJson(plan), applied: [] });
@@ -103,11 +103,20 @@ async function apply(ctx: Context, opts: PlanOptions & { yes?: boolean }): Promi
     hint: `review them with \`till catalog plan -f ${file}\`, then run \`till catalog apply -f ${file} --yes\``,
     question: async () => `Apply ${plan.changes.length} change(s) to ${ctx.server}? [y/N] `,
   });
+  // the state read and this run's id (kept until it finishes) name every write's Idempotency-Key
+  const state = planBasis(server);
+  const run = runs.startRun(ctx.env.configDir, ctx.server, state);
   const applied = await applyPlan(client, plan, {
+    basis: `${state} ${run}`,
     onChange: (change, stage) => {
       if (stage === "done") ctx.out.info(`${ctx.out.styleErr.green("✓")} ${renderChange(change).split("\n")[0]}`);
     },
+  }).catch((err: unknown) => {
+    // only a lost answer leaves a write in doubt, for the next run to repeat under its key
+    if (!(err instanceof CliError && err.code === ERROR_CODES.network)) runs.finishRun(ctx.env.configDir, ctx.server, state);
+    throw err;
   });
+  runs.finishRun(ctx.env.configDir, ctx.server, state);
   ctx.out.done({ ...planJson(plan), applied }, `Applied ${applied.length} change(s).`);
 }
 

@@ -164,7 +164,9 @@ async function revoke(run: Run): Promise<void> {
 
 async function renew(run: Run): Promise<void> {
   const id = subscriptionOf(await purchase(run));
-  await run.api.send("POST", `/subscriptions/${id}/renew`, {});
+  // naming the period renews it once, whatever retries happen
+  const { current_period_start } = await run.api.get<{ current_period_start: string }>(`/subscriptions/${id}`);
+  await run.api.send("POST", `/subscriptions/${id}/renew`, { current_period_start });
   run.step("renewed", "subscription", id);
 }
 
