@@ -31,6 +31,8 @@ import { signInLimit } from "./sign-in-limit.js";
 import { rateLimitStore } from "../http/rate-limit.js";
 import { guardUuidLookups } from "./uuid-guard.js";
 import { emitOrganizationUpdates } from "./organization-events.js";
+import { hashStoredTokens } from "./stored-tokens.js";
+import { tillSessionHandles } from "./session-handles.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
 
 export const AUTH_BASE_PATH = "/api/auth";
@@ -57,10 +59,16 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     baseURL: config.baseURL,
     basePath: AUTH_BASE_PATH,
     secret,
+    // session tokens and device codes are stored hashed (stored-tokens.ts)
     database: gateDevicePolls(
-      guardUuidLookups(emitOrganizationUpdates((handle) => drizzleAdapter(handle, { provider: "pg", schema }), db), schema),
+      guardUuidLookups(
+        hashStoredTokens(emitOrganizationUpdates((handle) => drizzleAdapter(handle, { provider: "pg", schema }), db)),
+        schema,
+      ),
       db,
     ),
+    // reset-password, delete-account and OAuth state identifiers are stored as their SHA-256 (base64url)
+    verification: { storeIdentifier: "hashed" },
     telemetry: { enabled: false },
     trustedOrigins: [config.baseURL, ...config.trustedOrigins],
     rateLimit: {
@@ -106,6 +114,8 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       },
     },
     account: {
+      // GitHub/OIDC access and refresh tokens: encrypted with the server secret (better-auth keeps the ID token)
+      encryptOAuthTokens: true,
       accountLinking: {
         enabled: true,
         trustedProviders: config.oidc?.trusted ? [config.oidc.providerId] : [],
@@ -149,6 +159,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       }),
       tillApiKeys({ prefixes: [LIVE_API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX, API_KEY_PREFIX] }),
       tillDevice(config.device.clients),
+      tillSessionHandles(db),
       tillCheckout({ db, config }),
       deviceAuthorization({
         expiresIn: config.device.expiresIn,

@@ -35,6 +35,8 @@ export interface DbOptions {
   dataDir?: string | undefined;
   /** postgres.js pool size. */
   max?: number;
+  /** Where the migrations are read (tests migrate a copy without the newest ones, to upgrade old rows). */
+  migrationsFolder?: string;
 }
 
 export async function openDatabase(opts: DbOptions): Promise<Database> {
@@ -42,7 +44,7 @@ export async function openDatabase(opts: DbOptions): Promise<Database> {
     // notices (e.g. "relation already exists, skipping" from migrations) are noise in the log
     const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {} });
     const db = drizzlePostgres(client, { schema });
-    await migratePostgres(db, { migrationsFolder });
+    await migratePostgres(db, { migrationsFolder: opts.migrationsFolder ?? migrationsFolder });
     return {
       db,
       driver: "postgres",
@@ -56,7 +58,7 @@ export async function openDatabase(opts: DbOptions): Promise<Database> {
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
   const client = new PGlite(opts.dataDir);
   const db = drizzlePglite(client, { schema });
-  await migratePglite(db, { migrationsFolder });
+  await migratePglite(db, { migrationsFolder: opts.migrationsFolder ?? migrationsFolder });
   return {
     db,
     driver: "pglite",

@@ -1,14 +1,15 @@
 // The request helper for every route outside /api/auth: turns `Authorization: Bearer <token>` into
 // who is calling and for which organization, without a better-auth router round trip. A token is an
-// organization API key (prefix till_) or a session token (device flow, sign-in). Lookups are cached a
-// few seconds; revocations through /api/auth clear the cache at once, other replicas follow within the TTL.
+// organization API key (prefix till_) or a session token (device flow, sign-in). Both are stored hashed, so a
+// token is hashed once per request and looked up (and cached) by its hash. Lookups are cached a few
+// seconds; revocations through /api/auth clear the cache at once, other replicas follow within the TTL.
 // The sandbox (docs/architecture.md): a till_test_ key, or a session asking for it, acts on the sandbox twin of
 // its organization with the roles of the live one.
-import { hash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { apikey, member, organizationRole, session, user } from "../db/schema/auth.js";
 import { API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX } from "../auth/index.js";
+import { hashStoredToken } from "../auth/stored-tokens.js";
 import { roles as builtInRoles } from "../auth/access.js";
 import { ensureSandbox, liveOrganizationOf } from "../billing/organizations/sandbox.js";
 import type { Mode } from "./mode.js";
@@ -92,11 +93,6 @@ function mergePermissions(into: Permissions, add: Record<string, readonly string
   }
 }
 
-/** How @better-auth/api-key stores a key: SHA-256, base64url without padding (one-shot: half the cost of createHash). */
-export function hashApiKey(key: string): string {
-  return hash("sha256", key, "base64url");
-}
-
 export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
   const ttl = opts.ttlMs ?? 5_000;
   const now = opts.now ?? Date.now;
@@ -158,8 +154,8 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
     });
   }
 
-  async function loadSession(token: string): Promise<SessionRow | null> {
-    const hit = sessions.get(token);
+  async function loadSession(digest: string): Promise<SessionRow | null> {
+    const hit = sessions.get(digest);
     if (hit && hit.until > now()) return hit.value;
     const rows = await db
       .select({
@@ -173,12 +169,12 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
       })
       .from(session)
       .innerJoin(user, eq(user.id, session.userId))
-      .where(eq(session.token, token))
+      .where(eq(session.token, digest))
       .limit(1);
     const r = rows[0];
     return remember(
       sessions,
-      token,
+      digest,
       r
         ? {
             id: r.id,
@@ -254,7 +250,8 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
 
   async function fromApiKey(token: string, mode: Mode): Promise<CallerResult> {
     const sandbox = token.startsWith(SANDBOX_API_KEY_PREFIX);
-    const key = await loadKey(hashApiKey(token), sandbox);
+    // @better-auth/api-key stores a key the way session tokens are stored: SHA-256, base64url without padding
+    const key = await loadKey(hashStoredToken(token), sandbox);
     if (!key) return { ok: false, error: { status: 401, code: "invalid_token" } };
     if (!key.enabled) return { ok: false, error: { status: 403, code: "disabled_key" } };
     if (key.expiresAt && key.expiresAt.getTime() <= now()) {
@@ -269,7 +266,7 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
   }
 
   async function fromSession(token: string, organizationId: string | undefined, mode: Mode): Promise<CallerResult> {
-    const s = await loadSession(token);
+    const s = await loadSession(hashStoredToken(token));
     if (!s || s.banned) return { ok: false, error: { status: 401, code: "invalid_token" } };
     if (s.expiresAt.getTime() <= now()) return { ok: false, error: { status: 401, code: "expired_token" } };
     const orgId = organizationId ?? s.activeOrganizationId ?? null;

@@ -2,6 +2,7 @@
 // clocks moved through the server's own database handle, links taken from mail the SMTP peer received.
 import { eq } from "drizzle-orm";
 import { expect } from "vitest";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import * as schema from "../../server/db/schema/index.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import type { TestServer } from "../helpers/server.js";
@@ -57,11 +58,12 @@ export async function accountRows(server: TestServer, userId: string) {
   return server.database.db.select().from(schema.account).where(eq(schema.account.userId, userId));
 }
 
+/** The stored verification row of an identifier (kept as its hash). */
 export async function verificationRow(server: TestServer, identifier: string) {
   const rows = await server.database.db
     .select()
     .from(schema.verification)
-    .where(eq(schema.verification.identifier, identifier));
+    .where(eq(schema.verification.identifier, hashStoredToken(identifier)));
   return rows[0];
 }
 

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { hashPassword } from "better-auth/crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { account, user as userTable } from "../../server/db/schema/auth.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -186,7 +187,8 @@ describe("admin endpoints", () => {
     expect(listed.status).toBe(200);
     expect(listed.body.sessions).toHaveLength(2);
 
-    const one = listed.body.sessions.find((s) => s.token === target.client.sessionToken);
+    // a listed session's token is its handle (the stored hash), which revoke-user-session takes
+    const one = listed.body.sessions.find((s) => s.token === hashStoredToken(target.client.sessionToken ?? ""));
     expect(one).toBeDefined();
     const revoked = await admin.client.post<{ success: boolean }>(`${ADMIN}/revoke-user-session`, { sessionToken: one?.token });
     expect(revoked.body.success).toBe(true);
@@ -281,6 +283,7 @@ describe("admin endpoints", () => {
       ["POST", "set-user-password", { userId: victim.user.id, newPassword: "taken-over-123" }, "You are not allowed to set users password"],
       ["POST", "list-user-sessions", { userId: victim.user.id }, "You are not allowed to list users sessions"],
       ["POST", "revoke-user-session", { sessionToken: victim.client.sessionToken }, "You are not allowed to revoke users sessions"],
+      ["POST", "revoke-user-session", { sessionToken: hashStoredToken(victim.client.sessionToken ?? "") }, "You are not allowed to revoke users sessions"],
       ["POST", "revoke-user-sessions", { userId: victim.user.id }, "You are not allowed to revoke users sessions"],
     ];
     for (const [method, path, json, message] of attempts) {

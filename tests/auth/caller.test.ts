@@ -4,6 +4,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCallerResolver } from "../../server/http/caller.js";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { apikey, session } from "../../server/db/schema/auth.js";
 import { ALL_BILLING_PERMISSIONS } from "../../shared/scopes.js";
 import { Client } from "../helpers/client.js";
@@ -196,7 +197,7 @@ describe("session tokens", () => {
     await server.database.db
       .update(session)
       .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(session.token, p.token));
+      .where(eq(session.token, hashStoredToken(p.token)));
     const res = await whoami(bearer(p.token));
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED.expired);

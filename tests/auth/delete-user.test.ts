@@ -3,6 +3,7 @@
 // §8's errors and §9's token constants. Each deletion removes the user, their sessions and their accounts.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import * as schema from "../../server/db/schema/index.js";
 import { Client } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -167,7 +168,7 @@ describe("through the link mailed to the user", () => {
     await server.database.db
       .update(schema.verification)
       .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(schema.verification.identifier, `delete-account-${token}`));
+      .where(eq(schema.verification.identifier, hashStoredToken(`delete-account-${token}`)));
     const expired = await person.client.get<ApiError>(pathOf(link));
     expect(expired.status).toBe(404);
     expect(expired.body).toEqual(INVALID_TOKEN);

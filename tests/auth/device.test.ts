@@ -3,6 +3,7 @@
 // passed by moving last_polled_at back in the database rather than by sleeping.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { deviceCode } from "../../server/db/schema/auth.js";
 import { ConfigError, loadConfig } from "../../server/config.js";
 import { Client, type Res } from "../helpers/client.js";
@@ -65,11 +66,11 @@ async function waitInterval(code: string): Promise<void> {
   await server.database.db
     .update(deviceCode)
     .set({ lastPolledAt: new Date(Date.now() - 60_000) })
-    .where(eq(deviceCode.deviceCode, code));
+    .where(eq(deviceCode.deviceCode, hashStoredToken(code)));
 }
 
 async function row(code: string) {
-  const rows = await server.database.db.select().from(deviceCode).where(eq(deviceCode.deviceCode, code));
+  const rows = await server.database.db.select().from(deviceCode).where(eq(deviceCode.deviceCode, hashStoredToken(code)));
   return rows[0];
 }
 
@@ -101,7 +102,7 @@ describe("device authorization request", () => {
 
     const stored = await row(b.device_code);
     expect(stored).toMatchObject({
-      userCode: b.user_code,
+      userCode: hashStoredToken(b.user_code),
       status: "pending",
       userId: null,
       clientId: CLIENT_ID,
@@ -149,7 +150,7 @@ describe("device authorization request", () => {
       expect(b.device_code).toHaveLength(40);
       expect(b.user_code).toHaveLength(8);
       expect(b.verification_uri).toBe(`${plain.url}/device`);
-      const rows = await plain.database.db.select().from(deviceCode).where(eq(deviceCode.deviceCode, b.device_code));
+      const rows = await plain.database.db.select().from(deviceCode).where(eq(deviceCode.deviceCode, hashStoredToken(b.device_code)));
       expect(rows[0]?.pollingInterval).toBe(5000);
     } finally {
       await plain.close();
@@ -277,7 +278,7 @@ describe("polling and approval", () => {
     await server.database.db
       .update(deviceCode)
       .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(deviceCode.deviceCode, code.device_code));
+      .where(eq(deviceCode.deviceCode, hashStoredToken(code.device_code)));
     expectOAuthError(await alice.client.get(`/api/auth/device?user_code=${code.user_code}`), 400, "expired_token");
     expectOAuthError(await alice.client.post("/api/auth/device/approve", { userCode: code.user_code }), 400, "expired_token");
     expectOAuthError(await poll(code.device_code), 400, "expired_token");

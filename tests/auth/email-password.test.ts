@@ -3,6 +3,7 @@
 // reset, change password, set-password, change email and update-user, over HTTP against the real server.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import * as schema from "../../server/db/schema/index.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -80,7 +81,7 @@ describe("sign-up, sign-in and sign-out", () => {
     expect(account?.providerId).toBe("credential");
     expect(account?.password).toEqual(expect.any(String));
     expect(account?.password).not.toContain(PASSWORD);
-    expect((await sessionRows(server, res.body.user.id)).map((s) => s.token)).toEqual([res.body.token]);
+    expect((await sessionRows(server, res.body.user.id)).map((s) => s.token)).toEqual([hashStoredToken(res.body.token ?? "")]);
     expect((await currentUser(c))?.id).toBe(res.body.user.id);
   });
 
@@ -163,7 +164,7 @@ describe("sign-up, sign-in and sign-out", () => {
     const res = await client.post<{ success: boolean }>("/api/auth/sign-out");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
-    expect((await sessionRows(server, id)).map((s) => s.token)).not.toContain(token);
+    expect((await sessionRows(server, id)).map((s) => s.token)).not.toContain(hashStoredToken(token ?? ""));
     expect(await currentUser(client)).toBeNull();
     const replay = await new Client(server.url).get("/api/auth/get-session", { cookie });
     expect(replay.body).toBeNull();
@@ -364,7 +365,7 @@ describe("password reset", () => {
     await server.database.db
       .update(schema.verification)
       .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(schema.verification.identifier, `reset-password:${token}`));
+      .where(eq(schema.verification.identifier, hashStoredToken(`reset-password:${token}`)));
     const expired = await c.get(pathOf(link));
     expect(expired.status).toBe(302);
     expect(expired.headers.get("location")).toBe(`${server.url}/reset?error=INVALID_TOKEN`);
@@ -435,7 +436,7 @@ describe("change password and set password", () => {
     expect(res.body.token).toEqual(expect.any(String));
     expect(res.body.token).not.toBe(oldToken);
     expect(person.client.sessionToken).toBe(res.body.token);
-    expect((await sessionRows(server, person.id)).map((s) => s.token)).toEqual([res.body.token]);
+    expect((await sessionRows(server, person.id)).map((s) => s.token)).toEqual([hashStoredToken(res.body.token ?? "")]);
     expect((await currentUser(person.client))?.id).toBe(person.id);
     expect(await currentUser(other)).toBeNull();
     await signIn(server, person.email, "next-password-1");

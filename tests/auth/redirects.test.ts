@@ -4,6 +4,7 @@
 // target stored earlier can send a browser away from this origin or a trusted one.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { verification } from "../../server/db/schema/index.js";
 import { Client, uniqueEmail, type Res } from "../helpers/client.js";
 import { startOidcPeer, type OidcPeer } from "../helpers/oidc.js";
@@ -190,7 +191,7 @@ describe("the last check on every redirect of the mount", () => {
     expect(start.status).toBe(200);
     const back = await oidc.authorize(start.body.url, { as: sub });
     const identifier = `auth-state:${back.searchParams.get("state")}`;
-    const [row] = await server.database.db.select().from(verification).where(eq(verification.identifier, identifier));
+    const [row] = await server.database.db.select().from(verification).where(eq(verification.identifier, hashStoredToken(identifier)));
     if (!row) throw new Error("no stored state");
     const value = { ...(JSON.parse(row.value) as Record<string, unknown>), callbackURL: "//evil.com/landing", newUserCallbackURL: "//evil.com/new" };
     await server.database.db.update(verification).set({ value: JSON.stringify(value) }).where(eq(verification.id, row.id));

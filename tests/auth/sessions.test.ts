@@ -3,6 +3,7 @@
 // Time moves by rewriting the session row, never by sleeping.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { session as sessionTable, user as userTable } from "../../server/db/schema/auth.js";
 import { Client, uniqueEmail, type Res } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -42,14 +43,15 @@ function sessionCookie(res: Res): string | undefined {
   return res.headers.getSetCookie().find((c) => c.startsWith("better-auth.session_token="));
 }
 
+/** The stored row of a session: the token is kept as its hash. */
 async function row(token: string) {
-  const [found] = await server.database.db.select().from(sessionTable).where(eq(sessionTable.token, token));
+  const [found] = await server.database.db.select().from(sessionTable).where(eq(sessionTable.token, hashStoredToken(token)));
   return found;
 }
 
 /** Moves a session back in time: it was created, last refreshed and will expire at the given instants. */
 async function moveClock(token: string, at: { createdAt?: Date; updatedAt?: Date; expiresAt?: Date }) {
-  await server.database.db.update(sessionTable).set(at).where(eq(sessionTable.token, token));
+  await server.database.db.update(sessionTable).set(at).where(eq(sessionTable.token, hashStoredToken(token)));
 }
 
 async function currentSession(client: Client, query = ""): Promise<Res<SessionBody | null>> {
@@ -193,15 +195,16 @@ describe("GET /list-sessions", () => {
     const other = await signedUp();
     const res = await client.get<Array<{ token: string; userId: string; expiresAt: string }>>("/api/auth/list-sessions");
     expect(res.status).toBe(200);
+    // each session's token is its handle, the stored hash: no credential, but revoke-session takes it
     const tokens = res.body.map((s) => s.token).sort();
-    expect(tokens).toEqual([client.sessionToken!, second.client.sessionToken!].sort());
+    expect(tokens).toEqual([hashStoredToken(client.sessionToken!), hashStoredToken(second.client.sessionToken!)].sort());
     expect(res.body.every((s) => s.userId === userId)).toBe(true);
-    expect(tokens).not.toContain(other.client.sessionToken);
+    expect(tokens).not.toContain(hashStoredToken(other.client.sessionToken!));
 
     // an expired one is not listed
     await moveClock(second.client.sessionToken!, { expiresAt: new Date(Date.now() - 60_000) });
     const after = await client.get<Array<{ token: string }>>("/api/auth/list-sessions");
-    expect(after.body.map((s) => s.token)).toEqual([client.sessionToken]);
+    expect(after.body.map((s) => s.token)).toEqual([hashStoredToken(client.sessionToken!)]);
   });
 
   it("requires sign-in", async () => {
@@ -281,7 +284,7 @@ describe("revoking sessions", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: true });
     const left = await server.database.db.select().from(sessionTable).where(eq(sessionTable.userId, userId));
-    expect(left.map((s) => s.token)).toEqual([client.sessionToken]);
+    expect(left.map((s) => s.token)).toEqual([hashStoredToken(client.sessionToken!)]);
     expect((await currentSession(second.client)).body).toBeNull();
     expect((await currentSession(third.client)).body).toBeNull();
     expect((await currentSession(client)).body?.user.id).toBe(userId);

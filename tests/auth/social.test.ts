@@ -1,13 +1,15 @@
 // Social sign-in and linked accounts against a real OpenID Connect provider on loopback (oidc-provider),
 // plus GitHub configured from the environment (only its authorize URL: github.com is never contacted).
 import { createHash } from "node:crypto";
+import { symmetricDecrypt } from "better-auth/crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../server/config.js";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { account, session, verification } from "../../server/db/schema/index.js";
 import { Client, uniqueEmail, type Res } from "../helpers/client.js";
 import { startOidcPeer, type AuthorizeOptions, type OidcPeer } from "../helpers/oidc.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { TEST_SECRET, startServer, type TestServer } from "../helpers/server.js";
 
 interface RedirectBody {
   url: string;
@@ -133,7 +135,7 @@ describe("social sign-in with an OpenID provider", () => {
       const [row] = await server.database.db
         .select()
         .from(verification)
-        .where(eq(verification.identifier, `auth-state:${state}`));
+        .where(eq(verification.identifier, hashStoredToken(`auth-state:${state}`)));
       if (!row) throw new Error("no stored state");
       expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBeGreaterThan(600_000 - 2_000);
       expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBeLessThanOrEqual(600_000 + 2_000);
@@ -263,7 +265,7 @@ describe("social sign-in with an OpenID provider", () => {
       const back = await oidc.authorize(start.body.url, { as: sub });
       // move the clock: the stored row and the deadline inside it both say 10 minutes have passed
       const identifier = `auth-state:${back.searchParams.get("state")}`;
-      const [row] = await server.database.db.select().from(verification).where(eq(verification.identifier, identifier));
+      const [row] = await server.database.db.select().from(verification).where(eq(verification.identifier, hashStoredToken(identifier)));
       if (!row) throw new Error("no stored state");
       const past = Date.now() - 1_000;
       const value = { ...(JSON.parse(row.value) as Record<string, unknown>), expiresAt: past };
@@ -489,7 +491,7 @@ describe("social sign-in with an OpenID provider", () => {
       await server.database.db
         .update(session)
         .set({ createdAt: sql`now() - interval '2 days'` })
-        .where(eq(session.token, c.sessionToken ?? ""));
+        .where(eq(session.token, hashStoredToken(c.sessionToken ?? "")));
       const res = await c.post<ErrorBody>("/api/auth/unlink-account", { accountId: linked.id });
       expect(res.status).toBe(403);
       expect(res.body.message).toBe("Session is not fresh");
@@ -513,15 +515,28 @@ describe("social sign-in with an OpenID provider", () => {
         await socialSignIn(oidc, c, sub);
         linked = await oidcAccountOf(c);
       });
-      const row = async () => {
+      /** The account row as stored: the provider's tokens encrypted with the server secret. */
+      const sealed = async () => {
         const [r] = await server.database.db.select().from(account).where(eq(account.id, linked.id));
         if (!r) throw new Error("account row gone");
         return r;
+      };
+      const open = (data: string | null) => (data ? symmetricDecrypt({ key: TEST_SECRET, data }) : data);
+      /** The account row with its tokens decrypted. */
+      const row = async () => {
+        const r = await sealed();
+        return { ...r, accessToken: await open(r.accessToken), refreshToken: await open(r.refreshToken) };
       };
 
       it("returns the stored access token, which the provider accepts", async () => {
         const res = await c.post<AccessTokenBody>("/api/auth/get-access-token", { accountId: linked.id });
         expect(res.status).toBe(200);
+        // the provider's access and refresh tokens are not stored in clear (better-auth keeps the ID token,
+        // a signed statement of who signed in, as it came)
+        const kept = await sealed();
+        expect(kept.accessToken).toMatch(/^[0-9a-f]+$/);
+        expect(kept.accessToken).not.toContain(res.body.accessToken);
+        expect(kept.refreshToken).toMatch(/^[0-9a-f]+$/);
         const stored = await row();
         expect(res.body).toEqual({
           accessToken: stored.accessToken,
@@ -576,7 +591,8 @@ describe("social sign-in with an OpenID provider", () => {
           oidc.accessTokenTtl = 3600;
         }
         const acc = await oidcAccountOf(short);
-        const [issued] = await server.database.db.select().from(account).where(eq(account.id, acc.id));
+        const [sealedRow] = await server.database.db.select().from(account).where(eq(account.id, acc.id));
+        const issued = sealedRow && { ...sealedRow, accessToken: await open(sealedRow.accessToken) };
         expect(issued?.accessTokenExpiresAt?.getTime()).toBeLessThanOrEqual(Date.now() + 3_000);
         const res = await short.post<AccessTokenBody>("/api/auth/get-access-token", { accountId: acc.id });
         expect(res.status).toBe(200);

@@ -5,6 +5,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { deviceCode } from "../../server/db/schema/auth.js";
 import { Client } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -35,7 +36,7 @@ async function whoamiStatus(token: string): Promise<number> {
 }
 
 async function setDeviceRow(userCode: string, changes: Partial<typeof deviceCode.$inferInsert>): Promise<void> {
-  await server.database.db.update(deviceCode).set(changes).where(eq(deviceCode.userCode, userCode));
+  await server.database.db.update(deviceCode).set(changes).where(eq(deviceCode.userCode, hashStoredToken(userCode)));
 }
 
 describe("till login (device flow)", () => {

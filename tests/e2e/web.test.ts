@@ -10,6 +10,7 @@ import { eq } from "drizzle-orm";
 import Fastify from "fastify";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { deviceCode } from "../../server/db/schema/auth.js";
 import { webPlugin } from "../../server/http/web.js";
 import { isWebBuildFresh } from "../../web/build.js";
@@ -487,7 +488,7 @@ describe("device approval", () => {
     await server.database.db
       .update(deviceCode)
       .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(deviceCode.deviceCode, code.device_code));
+      .where(eq(deviceCode.deviceCode, hashStoredToken(code.device_code)));
     const page = await signedInPage(email);
     await page.goto(`/device?user_code=${code.user_code}`);
     await heading(page, "Code expired");

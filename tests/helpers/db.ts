@@ -1,28 +1,70 @@
 // A fresh database per test server: a new PostgreSQL database when DATABASE_URL is set, else in-memory PGlite.
 import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import postgres from "postgres";
 import { openDatabase, type Database } from "../../server/db/client.js";
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
 
-export async function freshDatabase(): Promise<Database & { url: string | undefined }> {
-  const base = process.env.DATABASE_URL;
-  if (!base) return { ...(await openDatabase({})), url: undefined };
+/** A new, empty PostgreSQL database next to DATABASE_URL's: its URL and how to drop it. */
+async function createPostgresDatabase(base: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `till_test_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), max: 5 });
   return {
-    ...database,
     url: url.toString(),
-    async close() {
-      await database.close();
+    async drop() {
       const dropper = postgres(base, { max: 1, onnotice: () => {} });
       await dropper.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
       await dropper.end();
+    },
+  };
+}
+
+export async function freshDatabase(): Promise<Database & { url: string | undefined }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return { ...(await openDatabase({})), url: undefined };
+  const created = await createPostgresDatabase(base);
+  const database = await openDatabase({ url: created.url, max: 5 });
+  return {
+    ...database,
+    url: created.url,
+    async close() {
+      await database.close();
+      await created.drop();
+    },
+  };
+}
+
+/**
+ * A database as an upgrade finds it: migrated only by `olderMigrations` (a migrations folder holding the older
+ * ones), given rows by `seed` as the code of that time wrote them, then migrated by every migration, as the
+ * server does when it boots on it.
+ */
+export async function upgradedDatabase(olderMigrations: string, seed: (db: Database["db"]) => Promise<void>): Promise<Database> {
+  const base = process.env.DATABASE_URL;
+  if (!base) {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-upgrade-"));
+    const older = await openDatabase({ dataDir, migrationsFolder: olderMigrations });
+    await seed(older.db);
+    await older.close();
+    return openDatabase({ dataDir });
+  }
+  const created = await createPostgresDatabase(base);
+  const older = await openDatabase({ url: created.url, max: 1, migrationsFolder: olderMigrations });
+  await seed(older.db);
+  await older.close();
+  const database = await openDatabase({ url: created.url, max: 5 });
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      await created.drop();
     },
   };
 }

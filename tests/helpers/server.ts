@@ -32,6 +32,9 @@ export interface StartOptions {
   devMailbox?: boolean;
 }
 
+/** The server secret of every test server (better-auth signs cookies and encrypts OAuth tokens with it). */
+export const TEST_SECRET = "test-secret-".padEnd(40, "x");
+
 /**
  * `env` overrides the environment the server is configured from (PORT/TILL_BASE_URL are set for you);
  * a variable set to `undefined` drops the test default so the server's own default applies.
@@ -57,7 +60,7 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
     config,
     database,
     mailer,
-    secret: "test-secret-".padEnd(40, "x"),
+    secret: TEST_SECRET,
     ...(opts.logStream ? { logger: true, logStream: opts.logStream } : {}),
   });
   await built.app.listen({ port, host: "127.0.0.1" });
