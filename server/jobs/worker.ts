@@ -133,6 +133,11 @@ export function createWorker(deps: WorkerDeps): Worker {
   const mailSignal = new Signal();
   const baseURL = deps.config.baseURL;
   let mailLoopDone: Promise<void> = Promise.resolve();
+  /**
+   * Bumped by every stop: a mail loop (and its sends in hand) of an earlier run stops and records nothing once a
+   * stop stopped waiting for it (their leases expire, and the emails are sent again with the same Message-ID).
+   */
+  let mailRun = 0;
   let mailed = 0;
   /** Records the customer emails of each fanned-out batch, and wakes the mail loop when there are new ones. */
   const subscribers: webhooks.OutboxSubscriber[] = [
@@ -323,8 +328,9 @@ export function createWorker(deps: WorkerDeps): Worker {
    * transport took it; a worker that dies in between leaves its lease to expire and the email is sent again
    * with the same Message-ID. A stop lets the emails in hand finish.
    */
-  async function mailLoop(url: string): Promise<void> {
-    while (state === "running") {
+  async function mailLoop(url: string, run: number): Promise<void> {
+    const abandoned = () => run !== mailRun;
+    while (state === "running" && !abandoned()) {
       let claimed = 0;
       try {
         const token = randomUUID();
@@ -339,8 +345,8 @@ export function createWorker(deps: WorkerDeps): Worker {
             } catch (err) {
               error = err ?? new Error("mail transport failed");
             }
-            // a crash (kill) records nothing: the lease decides who sends again
-            if (state === "dead") return;
+            // a crash (kill), or a stop that stopped waiting, records nothing: the lease decides who sends again
+            if (state === "dead" || abandoned()) return;
             if (error !== undefined) log.warn(`mail: could not send the ${email.type} email ${email.id}: ${String(error)}`);
             await customerEmails.record(db, email, token, error).catch((err: unknown) => log.error(err, `mail: could not record email ${email.id}`));
           }),
@@ -349,7 +355,7 @@ export function createWorker(deps: WorkerDeps): Worker {
         if (state !== "running") break;
         log.error(err, "mail: claiming due customer emails failed");
       }
-      if (state !== "running") break;
+      if (state !== "running" || abandoned()) break;
       if (claimed < opts.mailConcurrency) await mailSignal.wait(opts.pollIntervalMs);
     }
   }
@@ -377,7 +383,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       }
       loops = Promise.all([fanOutLoop(), claimLoop()]).then(() => {});
       // not part of `loops`: a crash (kill) must not wait for a send in flight
-      if (baseURL) mailLoopDone = mailLoop(baseURL);
+      if (baseURL) mailLoopDone = mailLoop(baseURL, mailRun);
       cleanup?.start();
     },
     async stop() {
@@ -386,7 +392,11 @@ export function createWorker(deps: WorkerDeps): Worker {
       wake();
       await cleanup?.stop();
       await loops;
-      await mailLoopDone;
+      // sends in hand may finish within the grace period; one hanging on a slow SMTP server does not hold the stop
+      let graceTimer: NodeJS.Timeout | undefined;
+      await Promise.race([mailLoopDone, new Promise<void>((r) => (graceTimer = setTimeout(r, opts.stopGraceMs)))]);
+      clearTimeout(graceTimer);
+      mailRun += 1;
       const pending = [...inFlight.values()];
       await Promise.race([Promise.all(pending.map((p) => p.done)), new Promise((r) => setTimeout(r, opts.stopGraceMs))]);
       const abandoned = [...inFlight.entries()];

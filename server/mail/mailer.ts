@@ -48,9 +48,21 @@ export interface MailerOptions {
   log: (line: string) => void;
 }
 
+/**
+ * Bounded waits unless SMTP_URL sets its own (`?socketTimeout=…`): a send that hangs holds a worker's lease and
+ * its stop, and nodemailer's socket default is 10 minutes.
+ */
+function withTimeouts(smtpUrl: string): string {
+  const url = new URL(smtpUrl);
+  for (const [key, ms] of [["connectionTimeout", 10_000], ["greetingTimeout", 10_000], ["socketTimeout", 30_000]] as const) {
+    if (!url.searchParams.has(key)) url.searchParams.set(key, String(ms));
+  }
+  return url.toString();
+}
+
 export function createMailer(opts: MailerOptions): Mailer {
   if (opts.smtpUrl) {
-    const transporter = nodemailer.createTransport(opts.smtpUrl);
+    const transporter = nodemailer.createTransport(withTimeouts(opts.smtpUrl));
     return {
       transport: "smtp",
       async send(message) {

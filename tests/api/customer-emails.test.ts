@@ -276,6 +276,25 @@ describe("delivery", () => {
     }
   });
 
+  it("a stop does not wait for a send the SMTP server holds: left unrecorded, sent again later with the same Message-ID", async () => {
+    const product = await createProduct(seller, "fixed");
+    const held = server.mailbox.holdNext();
+    const { email } = await buy(seller, product);
+    await held.arrived;
+    // the peer still holds its answer when the stop returns
+    await server.worker.stop();
+    held.release();
+    await new Promise((r) => setTimeout(r, 300));
+    const [row] = await db().select().from(customerEmail).where(eq(customerEmail.recipient, email));
+    expect(row?.sentAt).toBeNull();
+
+    await db().update(customerEmail).set({ lockedUntil: new Date(Date.now() - 1000) }).where(eq(customerEmail.id, row!.id));
+    await server.worker.start();
+    await expect.poll(async () => (await db().select().from(customerEmail).where(eq(customerEmail.id, row!.id)))[0]?.sentAt, { timeout: 5000 }).toBeInstanceOf(Date);
+    const copies = server.mailbox.all.filter((m) => m.to.includes(email));
+    expect(copies.map((m) => m.messageId)).toEqual([`<${row!.id}@127.0.0.1>`, `<${row!.id}@127.0.0.1>`]);
+  });
+
   it("an outbox event yields its email once, however often it is looked at", async () => {
     const { requestFromOutbox } = await import("../../server/billing/customer-emails/service.js");
     const product = await createProduct(seller, "fixed");
