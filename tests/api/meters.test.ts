@@ -331,7 +331,10 @@ describe("/v1/meters quantities", () => {
       `start_timestamp=yesterday&end_timestamp=2024-01-02T00:00:00Z&interval=day`,
       `start_timestamp=2024-01-01T00:00:00&end_timestamp=2024-01-02T00:00:00Z&interval=day`,
       `${range}&interval=day&timezone=Mars/Olympus`,
+      // UTC offsets are not zone names, though Node 22+'s Intl takes them
       `${range}&interval=day&timezone=%2B05:00`,
+      `${range}&interval=day&timezone=-0800`,
+      `${range}&interval=day&timezone=%2B05`,
       `${range}&interval=day&customer_id=nope`,
       `${range}&interval=day&customer_aggregation_function=median`,
       `start_timestamp=2024-01-01T00:00:00Z&end_timestamp=2024-03-01T00:00:00Z&interval=hour`,

@@ -29,12 +29,17 @@ const ListQuery = z.object({
   ...paginationQuery,
 });
 
-/** IANA zone names the runtime knows (PostgreSQL ships the same tz database). */
+/**
+ * IANA zone names the runtime knows (PostgreSQL ships the same tz database). Not UTC offsets: Node 22+ (ECMA-402
+ * 2024) takes "+05:00" as a time zone, Node 20 does not, and PostgreSQL would read it as a POSIX zone, whose
+ * sign is the other way round.
+ */
 const timezone = z
   .string()
   .max(64)
   .refine(
     (tz) => {
+      if (!/^[A-Za-z]/.test(tz)) return false;
       try {
         new Intl.DateTimeFormat("en", { timeZone: tz });
         return true;
