@@ -12,6 +12,7 @@ import { referencePlugin } from "./http/reference.js";
 import { whoamiPlugin } from "./http/whoami.js";
 import { billingPlugin, type V1Route } from "./billing/index.js";
 import { webPlugin } from "./http/web.js";
+import { installInputGuard } from "./http/input-guard.js";
 import { inboundWebhooksPlugin } from "./billing/webhooks/inbound.js";
 import { createWorker, type Worker } from "./jobs/worker.js";
 import { installIdempotency, requestScope } from "./http/idempotency.js";
@@ -46,6 +47,9 @@ function sendRouterError(err: FastifyError, reply: FastifyReply): FastifyReply {
   return reply.status(err.statusCode ?? 400).send({ error: err.code, detail: ROUTER_ERRORS[err.code] ?? err.message });
 }
 
+/** Requests bodies above this are refused (413) before they are read whole. */
+const BODY_LIMIT = 1024 * 1024;
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database, mailer, secret } = deps;
   const auth = createAuth({ config, db: database.db, mailer, secret });
@@ -57,7 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logController: new RequestLog(),
     // X-Forwarded-For is honoured only from loopback proxies; set TILL_TRUST_PROXY for others (see README)
     trustProxy: config.trustProxy,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
     // Polar's collection paths end in "/" (`/v1/products/`); serve both spellings
     routerOptions: { ignoreTrailingSlash: true },
     // an over-long path parameter (414) or a malformed percent-encoding (400) answers like every other error
@@ -76,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.status(404).send({ error: "ResourceNotFound", detail: `No route for ${req.method} ${req.url.split("?")[0]}` }),
   );
 
+  // JSON depth and unstorable characters, for every route registered below (server/http/input-guard.ts)
+  installInputGuard(app, BODY_LIMIT);
   app.get("/healthz", async () => ({ status: "ok" }));
   // before any route is registered: it adds itself to every write route under /v1 and to /api/auth/checkout
   installIdempotency(app, {

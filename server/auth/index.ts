@@ -29,7 +29,7 @@ import { tillCheckout } from "./checkout.js";
 import { safeRedirects } from "./redirects.js";
 import { signInLimit } from "./sign-in-limit.js";
 import { rateLimitStore } from "../http/rate-limit.js";
-import { guardUuidLookups } from "./uuid-guard.js";
+import { columnGuardPlugin, guardColumnValues } from "./column-guard.js";
 import { emitOrganizationUpdates } from "./organization-events.js";
 import { hashStoredTokens } from "./stored-tokens.js";
 import { tillSessionHandles } from "./session-handles.js";
@@ -61,7 +61,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     secret,
     // session tokens and device codes are stored hashed (stored-tokens.ts)
     database: gateDevicePolls(
-      guardUuidLookups(
+      guardColumnValues(
         hashStoredTokens(emitOrganizationUpdates((handle) => drizzleAdapter(handle, { provider: "pg", schema }), db)),
         schema,
       ),
@@ -128,6 +128,8 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       // first: every later hook and endpoint sees redirect targets in their canonical form
       safeRedirects(),
       ...(config.rateLimit.enabled ? [signInLimit(limits, config.rateLimit.account)] : []),
+      // before every plugin with database hooks: values are checked before any other plugin's hooks see them
+      columnGuardPlugin(schema),
       organization({
         ac,
         roles,

@@ -1,22 +1,15 @@
 // organization.updated for the organization updates better-auth makes (POST /api/auth/organization/update:
 // name, slug, logo, metadata). The adapter's write of the organization row and the outbox event share one
 // transaction, as on /v1 (billing/organizations/service.ts), so the event exists exactly when the change committed.
-// /v1 writes the row with its own SQL, not through this adapter, so one change never emits twice.
+// /v1 writes the row with its own SQL, not through this adapter, so one change never emits twice. Characters
+// PostgreSQL cannot store never get this far (the mount's input guard, server/auth/plugin.ts).
 import type { BetterAuthOptions } from "better-auth";
 import type { DBAdapter } from "better-auth/adapters";
-import { APIError } from "better-auth/api";
 import type { Db, Queryable } from "../db/client.js";
 import { getOrganization } from "../billing/organizations/service.js";
 import { enqueue } from "../jobs/outbox.js";
 
 type AdapterFactory = (options: BetterAuthOptions) => DBAdapter<BetterAuthOptions>;
-
-/** Whether `value` holds U+0000 in a string or a key (PostgreSQL text and jsonb cannot store it: a 500). */
-function hasNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (value === null || typeof value !== "object") return false;
-  return Object.entries(value).some(([key, item]) => key.includes("\u0000") || hasNul(item));
-}
 
 /**
  * Wraps the adapter built by `adapterOn(db)`: an update of the organization model runs in a transaction on an
@@ -27,12 +20,8 @@ export function emitOrganizationUpdates(adapterOn: (handle: Queryable) => Adapte
     const adapter = adapterOn(db)(options);
     return {
       ...adapter,
-      // the slug check before an update: a value with NUL names no organization (PostgreSQL would fail: a 500)
-      findOne: <T>(args: Parameters<DBAdapter<BetterAuthOptions>["findOne"]>[0]): Promise<T | null> =>
-        args.model === "organization" && hasNul(args.where?.map((w) => w.value)) ? Promise.resolve(null) : adapter.findOne<T>(args),
       update: <T>(args: Parameters<DBAdapter<BetterAuthOptions>["update"]>[0]): Promise<T | null> => {
         if (args.model !== "organization") return adapter.update<T>(args);
-        if (hasNul(args.update)) throw new APIError("BAD_REQUEST", { message: "Organization fields cannot contain NUL characters", code: "INVALID_CHARACTERS" });
         return db.transaction(async (tx) => {
           const row = await adapterOn(tx)(options).update<T>(args);
           const id = row && typeof row === "object" && "id" in row ? row.id : undefined;

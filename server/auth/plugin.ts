@@ -5,6 +5,7 @@ import { fromNodeHeaders } from "better-auth/node";
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type Auth } from "./index.js";
 import { errorPageHtml } from "./error-page.js";
 import { guardLocation } from "./redirects.js";
+import { checkJsonText, checkValue, RejectedInput, unstorable } from "../http/input-guard.js";
 
 /** The request's URL, or null when the client sent a Host header no URL can be built from. */
 function requestUrl(req: FastifyRequest): URL | null {
@@ -15,18 +16,22 @@ function requestUrl(req: FastifyRequest): URL | null {
   }
 }
 
+/** What a POST without a body hands better-auth: an empty object (plugins' hooks read fields of the body). */
+const EMPTY_OBJECT = new TextEncoder().encode("{}");
+
 function toWebRequest(req: FastifyRequest, url: URL): Request {
   const body = req.body as Buffer | undefined;
-  // a zero-length body would make better-call answer "Invalid JSON in request body"
-  const hasBody = req.method !== "GET" && req.method !== "HEAD" && body !== undefined && body.length > 0;
   const headers = fromNodeHeaders(req.headers);
   // better-auth's rate limiter keys on this header; set from Fastify's view of the client, never trusted from outside
   headers.set(CLIENT_IP_HEADER, req.ip);
-  return new Request(url, {
-    method: req.method,
-    headers,
-    body: hasBody ? new Uint8Array(body) : undefined,
-  });
+  if (req.method === "GET" || req.method === "HEAD") return new Request(url, { method: req.method, headers });
+  // a zero-length body would make better-call answer "Invalid JSON in request body", and no body at all left
+  // ctx.body undefined for hooks that read it (sign-up, update-user: a 500)
+  if (body === undefined || body.length === 0) {
+    headers.set("content-type", "application/json");
+    return new Request(url, { method: req.method, headers, body: EMPTY_OBJECT });
+  }
+  return new Request(url, { method: req.method, headers, body: new Uint8Array(body) });
 }
 
 // better-call names each failing field ("[body.email] Invalid input: …"); the spec fixes the message of an
@@ -69,17 +74,55 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
  */
 const REVOKING = /\/(sign-out|revoke-|delete-user|change-password|reset-password|api-key\/(delete|update)|delete-all-expired-api-keys|organization\/(create|accept-invitation|update-member-role|remove-member|leave|delete|set-active|update-role|delete-role)|admin\/)/;
 
+const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
+
 /**
- * PostgreSQL cannot store a NUL character in text or jsonb: one that reached a query failed it (a 500). A NUL
- * in the query string, a raw 0x00 byte, or a JSON `\u0000` escape (not preceded by an escaped backslash) in
- * the body is refused before better-auth sees the request.
+ * The input guard (server/http/input-guard.ts) on the raw body better-auth will parse: a JSON body nests at
+ * most MAX_JSON_DEPTH levels and is an object (every better-auth body is one; `null` crashed the username
+ * plugin's hooks); no JSON string, form field or raw byte holds a NUL or an unpaired surrogate (unless the route
+ * checks `characters` itself: the OAuth callbacks).
  */
-const JSON_NUL = /(?<!\\)(?:\\\\)*\\u0000/i;
-function carriesNul(url: string, body: Buffer | undefined): boolean {
-  // the OAuth callbacks answer a browser with a redirect to the error page (server/auth/social.ts guards their state)
-  if (/%00/.test(url) && !url.startsWith(`${AUTH_BASE_PATH}/callback/`)) return true;
-  if (!body || body.length === 0) return false;
-  return body.includes(0) || JSON_NUL.test(body.toString("latin1"));
+function checkBody(contentType: string | undefined, body: Buffer, characters: boolean): void {
+  if (characters && body.includes(0)) throw new RejectedInput("nul", "body", []);
+  if (JSON_TYPE.test(contentType ?? "")) {
+    const text = body.toString("utf8");
+    const suspect = checkJsonText(text) && characters;
+    const first = /\S/.exec(text)?.[0];
+    if (!suspect && first === "{") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return; // better-call answers "Invalid JSON in request body"
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) throw new NotAnObject(value);
+    if (characters) checkValue(value, "body");
+  } else if (characters && FORM_TYPE.test(contentType ?? "")) {
+    for (const [k, v] of new URLSearchParams(body.toString("utf8"))) {
+      const kind = unstorable(k) ?? unstorable(v);
+      if (kind) throw new RejectedInput(kind, "body", [k]);
+    }
+  }
+}
+
+/** A JSON body that is not an object. */
+class NotAnObject extends Error {
+  constructor(readonly value: unknown) {
+    super("expected object");
+  }
+}
+
+const received = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+
+/** The guard's refusals in better-auth's error shape. */
+function authErrorBody(err: RejectedInput | NotAnObject): { message: string; code: string; details?: string } {
+  if (err instanceof NotAnObject) {
+    return { message: VALIDATION_MESSAGES.body, code: "VALIDATION_ERROR", details: `[body] Invalid input: expected object, received ${received(err.value)}` };
+  }
+  if (err.kind === "nul") return { message: "Request contains NUL characters", code: "INVALID_CHARACTERS" };
+  if (err.kind === "surrogate") return { message: "Request contains unpaired surrogate characters", code: "INVALID_CHARACTERS" };
+  return { message: VALIDATION_MESSAGES.body, code: "VALIDATION_ERROR", details: `[body] ${err.message}` };
 }
 
 export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
@@ -104,25 +147,28 @@ export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
       done(null, body),
     );
 
+    app.setErrorHandler((err, _req, reply) => {
+      if (err instanceof RejectedInput || err instanceof NotAnObject) return reply.status(400).send(authErrorBody(err));
+      throw err;
+    });
+
     app.get<{ Querystring: { error?: string } }>(`${AUTH_BASE_PATH}/error`, async (req, reply) => {
       const code = typeof req.query.error === "string" ? req.query.error : undefined;
       return reply.type("text/html; charset=utf-8").send(errorPageHtml(code));
     });
 
-    app.route({
-      method: ["GET", "POST"],
-      url: `${AUTH_BASE_PATH}/*`,
-      handler: async (req, reply) => {
-        const url = requestUrl(req);
-        if (!url) return reply.status(400).send({ message: "Invalid Host header", code: "INVALID_HOST_HEADER" });
-        if (carriesNul(req.url, req.body as Buffer | undefined)) {
-          return reply.status(400).send({ message: "Request contains NUL characters", code: "INVALID_CHARACTERS" });
-        }
-        const response = await auth.handler(toWebRequest(req, url));
-        // the emailed account-deletion link deletes on a GET
-        if ((req.method === "POST" && REVOKING.test(req.url)) || req.url.startsWith(`${AUTH_BASE_PATH}/delete-user/callback`)) onRevoke();
-        return sendWebResponse(reply, response);
-      },
-    });
+    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+      const url = requestUrl(req);
+      if (!url) return reply.status(400).send({ message: "Invalid Host header", code: "INVALID_HOST_HEADER" });
+      const body = req.body as Buffer | undefined;
+      if (body && body.length > 0) checkBody(req.headers["content-type"], body, !req.routeOptions.config.checksOwnCharacters);
+      const response = await auth.handler(toWebRequest(req, url));
+      // the emailed account-deletion link deletes on a GET
+      if ((req.method === "POST" && REVOKING.test(req.url)) || req.url.startsWith(`${AUTH_BASE_PATH}/delete-user/callback`)) onRevoke();
+      return sendWebResponse(reply, response);
+    };
+    app.route({ method: ["GET", "POST"], url: `${AUTH_BASE_PATH}/*`, handler });
+    // the OAuth callbacks answer a browser: a state no one issued redirects to the error page (social.ts)
+    app.route({ method: ["GET", "POST"], url: `${AUTH_BASE_PATH}/callback/*`, config: { checksOwnCharacters: true }, handler });
   };
 }

@@ -7,6 +7,7 @@ import { ALL_BILLING_PERMISSIONS, READ_BILLING_PERMISSIONS, grants, type Scope }
 import type { Caller, CallerResolver } from "../http/caller.js";
 import { modeFromHeader, SANDBOX_HEADER } from "../http/mode.js";
 import { sendCallerError } from "../http/whoami.js";
+import type { RejectedInput, RejectedKind } from "../http/input-guard.js";
 
 export interface ValidationIssue {
   loc: Array<string | number>;
@@ -14,6 +15,21 @@ export interface ValidationIssue {
   type: string;
   input?: unknown;
 }
+
+const REJECTED_TYPES: Record<RejectedKind, string> = {
+  depth: "json_invalid",
+  values: "json_invalid",
+  keys: "json_invalid",
+  nul: "string_nul",
+  surrogate: "string_unicode",
+};
+
+/** The input guard's refusal (server/http/input-guard.ts) as Polar's 422. */
+export const rejectedInputIssue = (err: RejectedInput): ValidationIssue => ({
+  loc: [err.where, ...err.loc],
+  msg: err.message,
+  type: REJECTED_TYPES[err.kind],
+});
 
 export class ApiError extends Error {
   constructor(
@@ -61,6 +77,26 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
   return cur;
 }
 
+/** What a 422 may echo back as `input`: a value this small when serialized (roughly), else none. */
+const ECHO_BUDGET = 512;
+
+/** Whether `value` serializes to at most ECHO_BUDGET characters (roughly); stops as soon as it is over, O(budget). */
+function echoable(value: unknown): boolean {
+  const spend = (v: unknown, budget: number): number => {
+    if (budget < 0) return budget;
+    if (typeof v === "string") return budget - v.length - 2;
+    if (v === null || typeof v !== "object") return budget - 24;
+    let left = budget - 2;
+    // for…in stops at the first key over budget; Object.entries would copy a huge array first
+    for (const key in v) {
+      left = spend((v as Record<string, unknown>)[key], left - key.length - 4);
+      if (left < 0) return left;
+    }
+    return left;
+  };
+  return spend(value, ECHO_BUDGET) >= 0;
+}
+
 export function zodIssues(error: z.ZodError, where: "body" | "query" | "path", input: unknown): ValidationIssue[] {
   return error.issues.map((issue) => {
     const value = valueAt(input, issue.path);
@@ -69,32 +105,12 @@ export function zodIssues(error: z.ZodError, where: "body" | "query" | "path", i
       loc: [where, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
       msg: type === "missing" ? "Field required" : issue.message,
       type,
-      ...(value === undefined ? {} : { input: value }),
+      ...(value === undefined || !echoable(value) ? {} : { input: value }),
     };
   });
 }
 
-/** PostgreSQL text and jsonb cannot hold U+0000: refuse it here rather than fail (500) in the database. */
-function nulIssue(input: unknown, where: "body" | "query" | "path"): ValidationIssue | null {
-  const stack: Array<[unknown, Array<string | number>]> = [[input, []]];
-  while (stack.length > 0) {
-    const [value, path] = stack.pop()!;
-    if (typeof value === "string") {
-      if (value.includes("\u0000")) return { loc: [where, ...path], msg: "Input should not contain NUL characters", type: "string_nul" };
-    } else if (value !== null && typeof value === "object") {
-      for (const [key, item] of Object.entries(value)) {
-        const at = [...path, Array.isArray(value) ? Number(key) : key];
-        if (key.includes("\u0000")) return { loc: [where, ...at], msg: "Keys should not contain NUL characters", type: "string_nul" };
-        stack.push([item, at]);
-      }
-    }
-  }
-  return null;
-}
-
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where: "body" | "query" | "path"): z.output<S> {
-  const nul = nulIssue(input, where);
-  if (nul) throw validationError([nul]);
   const result = schema.safeParse(input);
   if (!result.success) throw validationError(zodIssues(result.error, where, input));
   return result.data;

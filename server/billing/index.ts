@@ -5,7 +5,8 @@ import type { Config } from "../config.js";
 import type { Database, Db } from "../db/client.js";
 import type { CallerResolver } from "../http/caller.js";
 import type { Mailer } from "../mail/mailer.js";
-import { ApiError, authenticate } from "./http.js";
+import { ApiError, authenticate, rejectedInputIssue } from "./http.js";
+import { RejectedInput } from "../http/input-guard.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
 import { customFieldRoutes } from "./custom-fields/routes.js";
@@ -61,6 +62,7 @@ export function billingPlugin(deps: BillingDeps) {
   return async function billing(app: FastifyInstance): Promise<void> {
     app.setErrorHandler((err: FastifyError, req, reply) => {
       if (err instanceof ApiError) return reply.status(err.status).send(err.body);
+      if (err instanceof RejectedInput) return reply.status(422).send({ detail: [rejectedInputIssue(err)] });
       const cause: unknown = (err as { cause?: unknown }).cause ?? err;
       if (isPgError(cause) && cause.code === PG_UNIQUE_VIOLATION) {
         // services check uniqueness first; this is the race between two writers

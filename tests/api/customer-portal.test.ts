@@ -320,9 +320,11 @@ describe("the customer portal", () => {
     const wire = await rawRequest(server.url, "", "GET", `/v1/customer-portal/organizations/${seller.slug}`);
     expect(wire.body).not.toHaveProperty("organization.email");
     expect(JSON.stringify(wire.body)).not.toContain('"metadata"');
-    for (const slug of ["no-such-seller", "x".repeat(90), "%00"]) {
+    for (const slug of ["no-such-seller", "x".repeat(90)]) {
       expect((await rawRequest(server.url, "", "GET", `/v1/customer-portal/organizations/${slug}`)).status, slug).toBe(404);
     }
+    // the input guard refuses a NUL in any path parameter (server/http/input-guard.ts)
+    expect((await rawRequest(server.url, "", "GET", "/v1/customer-portal/organizations/%00")).status).toBe(422);
     // (the router answers an over-long path segment itself)
     expect((await rawRequest(server.url, "", "GET", `/v1/customer-portal/organizations/${"x".repeat(300)}`)).status).toBe(414);
   });

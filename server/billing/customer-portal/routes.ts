@@ -90,7 +90,7 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
   // public: the seller's name, settings and public products, by slug
   app.get("/customer-portal/organizations/:slug", { config: { public: true } }, async (req) => {
     const slug = String((req.params as { slug?: unknown }).slug ?? "");
-    if (slug.length > 100 || slug.includes("\u0000")) throw notFound("Organization not found");
+    if (slug.length > 100) throw notFound("Organization not found");
     return service.organizationBySlug(deps, slug);
   });
 

@@ -1,0 +1,305 @@
+// The input guard (server/http/input-guard.ts) and the better-auth mount's checks, on the findings of the
+// hostile-input review (issue 11, §1 and §2): JSON nested past 32 levels is refused before anything walks it,
+// on /v1 (Polar's 422), /api/auth (400 VALIDATION_ERROR) alike; a 422 never echoes an unbounded input; a NUL
+// or an unpaired surrogate in any body value, query value or path parameter is refused in the family's shape
+// and nothing is stored; the better-auth 500s (null and empty bodies, a number for a username, an empty
+// organization update, limit=1e309, both permission and permissions, banExpiresIn=-1e308) are 4xx or a no-op.
+import { randomUUID } from "node:crypto";
+import { count, eq } from "drizzle-orm";
+import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { customer, event, meter, outbox, product, user } from "../../server/db/schema/index.js";
+import { rawRequest, issues, type RawResponse } from "../helpers/api.js";
+import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
+import { Client, uniqueEmail } from "../helpers/client.js";
+import { createSeller, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let seller: Seller;
+let key: string;
+let fixed: Product;
+
+const db = () => server.database.db;
+const LONE = "\ud800";
+const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+const deepObject = (n: number) => '{"a":'.repeat(n) + "1" + "}".repeat(n);
+
+/** Sends `body` as JSON text exactly as given. */
+async function send(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string; json: Record<string, unknown> }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { origin: server.url, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body,
+  });
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, text, json };
+}
+
+const cookieOf = (client: Client) => ({ cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; ") });
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+function expectPolar422(res: { status: number; json: Record<string, unknown>; text: string }, loc: unknown[], type: string, what: string): void {
+  expect(res.status, `${what}: ${res.text.slice(0, 300)}`).toBe(422);
+  const [issue] = issues(res.json);
+  expect(issue, what).toMatchObject({ loc, type });
+  expect(typeof issue?.msg, what).toBe("string");
+}
+
+const healthy = async () => expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+
+beforeAll(async () => {
+  server = await startServer();
+  seller = await createSeller(server, "hostile");
+  key = await seller.createKey();
+  fixed = await createProduct(seller, "fixed");
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("JSON nesting", () => {
+  it("/v1 refuses a body nested deeper than 32 levels with Polar's 422 before validating it, public routes included", async () => {
+    for (const [path, headers] of [
+      ["/v1/customer-portal/license-keys/validate", {}],
+      [`/v1/checkouts/client/${randomUUID()}/confirm`, {}],
+      ["/v1/products/", bearer(key)],
+    ] as const) {
+      for (const body of [deep(33), deep(6000), deep(40_000), deepObject(33), `{"name":${deep(200)}}`, "[".repeat(500_000)]) {
+        const res = await send("POST", path, body, headers);
+        expectPolar422(res, ["body"], "json_invalid", `${path} ${body.slice(0, 20)}…(${body.length})`);
+        expect(res.text.length, "the 422 echoes nothing of the body").toBeLessThan(300);
+      }
+    }
+    await healthy();
+  });
+
+  it("accepts 32 levels, and brackets inside strings do not count", async () => {
+    // validated as usual: the 422 names the fields, not the nesting
+    for (const body of [deep(32), deepObject(31), JSON.stringify({ key: "[".repeat(5000), label: "{\"[".repeat(100) })]) {
+      const res = await send("POST", "/v1/customer-portal/license-keys/validate", body);
+      expect(res.status, body.slice(0, 40)).toBe(422);
+      expect(issues(res.json).some((i) => i.type === "json_invalid"), res.text.slice(0, 200)).toBe(false);
+    }
+    // an escaped quote does not end a string: the brackets after it are still text
+    const escaped = `{"key":"\\"${"[".repeat(100)}","organization_id":"${seller.organizationId}"}`;
+    const res = await send("POST", "/v1/customer-portal/license-keys/validate", escaped);
+    expect(res.status, res.text).toBe(404);
+  });
+
+  it("/api/auth refuses it with 400 VALIDATION_ERROR (request-password-reset, forget-password, sign-in)", async () => {
+    for (const path of ["/api/auth/request-password-reset", "/api/auth/forget-password", "/api/auth/sign-in/email"]) {
+      for (const body of [deep(33), deep(6000), `{"email":${deepObject(40)}}`]) {
+        const res = await send("POST", path, body);
+        expect(res.status, `${path}: ${res.text}`).toBe(400);
+        expect(res.json).toEqual({ message: "Invalid body parameters", code: "VALIDATION_ERROR", details: "[body] JSON nested deeper than 32 levels" });
+      }
+    }
+    await healthy();
+  });
+
+  it("refuses more than 100,000 values or an object of more than 1,000 keys, and takes a full ingest batch", async () => {
+    const manyValues = `{"key":[${"0,".repeat(100_000)}0]}`;
+    const manyKeys = `{${Array.from({ length: 1001 }, (_, i) => `"k${i}":${i}`).join(",")}}`;
+    for (const [body, msg] of [
+      [manyValues, "JSON holding more than 100000 values"],
+      [manyKeys, "JSON object with more than 1000 keys"],
+    ] as const) {
+      expectPolar422(await send("POST", "/v1/customer-portal/license-keys/validate", body), ["body"], "json_invalid", msg);
+      const auth = await send("POST", "/api/auth/sign-in/email", body);
+      expect(auth.status).toBe(400);
+      expect(auth.json).toEqual({ message: "Invalid body parameters", code: "VALIDATION_ERROR", details: `[body] ${msg}` });
+    }
+    // the largest batch /v1/events/ingest takes, each event with the most metadata keys, is well within the bounds
+    const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]));
+    const events = Array.from({ length: 1000 }, (_, i) => ({ name: "bounds", external_customer_id: `c${i % 10}`, metadata }));
+    const batch = await rawRequest(server.url, key, "POST", "/v1/events/ingest", { events });
+    expect(batch.status, JSON.stringify(batch.body).slice(0, 300)).toBe(200);
+    expect(batch.body).toMatchObject({ inserted: 1000 });
+  });
+
+  it("a 422 echoes a small input and leaves a large one out", async () => {
+    const small = await send("POST", "/v1/products/", JSON.stringify({ name: "x", prices: [] }), bearer(key));
+    expect(issues(small.json).find((i) => i.loc.join(".") === "body.name")).toMatchObject({ input: "x" });
+    const big = "y".repeat(300_000);
+    const large = await send("POST", "/v1/products/", JSON.stringify({ name: [big], prices: [] }), bearer(key));
+    expect(large.status).toBe(422);
+    const issue = issues(large.json).find((i) => i.loc.join(".") === "body.name");
+    expect(issue).toBeDefined();
+    expect(issue).not.toHaveProperty("input");
+    expect(large.text.length).toBeLessThan(2000);
+    // nested 31 deep under a field of the wrong type: no echo either
+    const nested = await send("POST", "/v1/products/", `{"name":${deepObject(30)},"prices":[]}`, bearer(key));
+    expect(nested.status).toBe(422);
+    expect(nested.text.length).toBeLessThan(2000);
+  });
+});
+
+describe("characters PostgreSQL cannot store", () => {
+  it("an unpaired surrogate in any /v1 body value is a 422 at its place, and nothing is stored", async () => {
+    const checkout = await seller.sdk.checkouts.create({ products: [fixed.id] });
+    const buyer = await seller.sdk.customers.create({ email: uniqueBuyer("lone") });
+    const session = await rawRequest(server.url, key, "POST", "/v1/customer-sessions/", { customer_id: buyer.id });
+    expect(session.status).toBe(201);
+    const portal = bearer(String(session.body.token));
+    const before = {
+      products: (await db().select({ n: count() }).from(product))[0]!.n,
+      customers: (await db().select({ n: count() }).from(customer))[0]!.n,
+      meters: (await db().select({ n: count() }).from(meter))[0]!.n,
+      events: (await db().select({ n: count() }).from(event))[0]!.n,
+      outbox: (await db().select({ n: count() }).from(outbox).where(eq(outbox.organizationId, seller.organizationId)))[0]!.n,
+    };
+    const cases: Array<[string, string, unknown, Record<string, string>, unknown[]]> = [
+      ["POST", "/v1/products/", { name: "Lone", prices: [{ amount_type: "fixed", price_amount: 500, price_currency: "usd" }], metadata: { note: LONE } }, bearer(key), ["body", "metadata", "note"]],
+      ["POST", "/v1/customers/", { email: uniqueBuyer("lone2"), metadata: { note: `a${LONE}b` } }, bearer(key), ["body", "metadata", "note"]],
+      ["POST", "/v1/checkouts/", { products: [fixed.id], metadata: { [`k${LONE}`]: "v" } }, bearer(key), ["body", "metadata", `k${LONE}`]],
+      ["POST", "/v1/meters/", { name: "Lone meter", filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "\udc00" }] }, aggregation: { func: "count" } }, bearer(key), ["body", "filter", "clauses", 0, "value"]],
+      ["POST", "/v1/events/ingest", { events: [{ name: "lone", external_customer_id: "c1", metadata: { k: LONE } }] }, bearer(key), ["body", "events", 0, "metadata", "k"]],
+      ["PATCH", `/v1/organizations/${seller.organizationId}`, { details: { about: LONE } }, bearer(key), ["body", "details", "about"]],
+      ["PATCH", `/v1/checkouts/client/${checkout.clientSecret}`, { customer_billing_address: { country: "US", line1: LONE } }, {}, ["body", "customer_billing_address", "line1"]],
+      ["POST", "/v1/customer-portal/license-keys/activate", { key: "TILL-NONE", organization_id: seller.organizationId, label: "l", meta: { k: LONE } }, {}, ["body", "meta", "k"]],
+      ["PATCH", "/v1/customer-portal/customers/me", { billing_address: { country: "US", line1: LONE } }, portal, ["body", "billing_address", "line1"]],
+    ];
+    for (const [method, path, body, headers, loc] of cases) {
+      expectPolar422(await send(method, path, JSON.stringify(body), headers), loc, "string_unicode", `${method} ${path}`);
+    }
+    // a NUL is refused the same way, anywhere in the body
+    expectPolar422(await send("POST", "/v1/customers/", JSON.stringify({ email: uniqueBuyer(), metadata: { a: "x\u0000" } }), bearer(key)), ["body", "metadata", "a"], "string_nul", "NUL");
+    expect({
+      products: (await db().select({ n: count() }).from(product))[0]!.n,
+      customers: (await db().select({ n: count() }).from(customer))[0]!.n,
+      meters: (await db().select({ n: count() }).from(meter))[0]!.n,
+      events: (await db().select({ n: count() }).from(event))[0]!.n,
+      outbox: (await db().select({ n: count() }).from(outbox).where(eq(outbox.organizationId, seller.organizationId)))[0]!.n,
+    }).toEqual(before);
+    // a surrogate pair (any emoji, escaped or not) is text like any other
+    const emoji = await rawRequest(server.url, key, "POST", "/v1/customers/", { email: uniqueBuyer("emoji"), metadata: { mood: "\ud83d\ude00 ok" } });
+    expect(emoji.status, JSON.stringify(emoji.body)).toBe(201);
+    expect(emoji.body.metadata).toEqual({ mood: "😀 ok" });
+    const escaped = await send("POST", "/v1/customers/", `{"email":"${uniqueBuyer("esc")}","metadata":{"mood":"\\ud83d\\ude00"}}`, bearer(key));
+    expect(escaped.status, escaped.text).toBe(201);
+  });
+
+  it("a NUL or an unpaired surrogate in a path parameter or a query value is a 422, public routes included", async () => {
+    for (const [method, suffix] of [["GET", ""], ["PATCH", ""], ["POST", "/confirm"], ["POST", "/test-card"], ["GET", "/stream"]] as const) {
+      const res = await send(method, `/v1/checkouts/client/%00${suffix}`, method === "GET" ? undefined : "{}");
+      expectPolar422(res, ["path", "client_secret"], "string_nul", `${method} %00${suffix}`);
+    }
+    expectPolar422(await send("GET", "/v1/customer-portal/organizations/a%00b"), ["path", "slug"], "string_nul", "portal slug");
+    expectPolar422(await send("GET", "/v1/customers/?query=a%00", undefined, bearer(key)), ["query", "query"], "string_nul", "query");
+    expectPolar422(await send("GET", "/v1/products/?metadata%5Bk%5D=a%00", undefined, bearer(key)), ["query", "metadata[k]"], "string_nul", "deepObject query");
+    expectPolar422(await send("GET", "/v1/products/?x%00=1", undefined, bearer(key)), ["query", "x\u0000"], "string_nul", "query key");
+  });
+
+  it("/api/auth refuses an unpaired surrogate with 400 INVALID_CHARACTERS, as it does a NUL", async () => {
+    const cookie = cookieOf(seller.client);
+    for (const [path, body] of [
+      ["/api/auth/organization/create", JSON.stringify({ name: "Lone", slug: `lone-${Date.now()}`, metadata: { k: LONE } })],
+      ["/api/auth/update-user", JSON.stringify({ name: `x${LONE}` })],
+      ["/api/auth/sign-up/email", JSON.stringify({ email: uniqueEmail("lone"), password: "correct-horse-battery", name: "\udfff" })],
+    ]) {
+      const res = await send("POST", path!, body, cookie);
+      expect(res.status, `${path}: ${res.text}`).toBe(400);
+      expect(res.json).toEqual({ message: "Request contains unpaired surrogate characters", code: "INVALID_CHARACTERS" });
+    }
+    const form = await send("POST", "/api/auth/device/code", undefined, { "content-type": "application/x-www-form-urlencoded" });
+    expect(form.status).toBeLessThan(500);
+    const formNul = await fetch(`${server.url}/api/auth/device/code`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "client_id=a%00b" });
+    expect(formNul.status).toBe(400);
+    expect(await formNul.json()).toEqual({ message: "Request contains NUL characters", code: "INVALID_CHARACTERS" });
+    const me = await send("GET", "/api/auth/get-session", undefined, cookie);
+    expect((me.json as { user: { name: string } }).user.name).toBe("Test User");
+  });
+});
+
+describe("better-auth inputs that were 500s", () => {
+  it("sign-up and update-user with a null or empty body are 400 VALIDATION_ERROR", async () => {
+    const cookie = cookieOf(seller.client);
+    for (const [path, body, received] of [
+      ["/api/auth/sign-up/email", "null", "null"],
+      ["/api/auth/update-user", "null", "null"],
+      ["/api/auth/update-user", "[]", "array"],
+      ["/api/auth/sign-up/email", "5", "number"],
+    ] as const) {
+      const res = await send("POST", path, body, cookie);
+      expect(res.status, `${path} ${body}: ${res.text}`).toBe(400);
+      expect(res.json).toEqual({ message: "Invalid body parameters", code: "VALIDATION_ERROR", details: `[body] Invalid input: expected object, received ${received}` });
+    }
+    for (const headers of [{ "content-type": "application/json" }, {}] as Array<Record<string, string>>) {
+      const res = await fetch(`${server.url}/api/auth/sign-up/email`, { method: "POST", headers: { origin: server.url, ...headers }, body: "" });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ message: "Invalid body parameters", code: "VALIDATION_ERROR" });
+    }
+  });
+
+  it("a username that is not a string is 400 VALIDATION_ERROR on sign-up and update-user", async () => {
+    const cookie = cookieOf(seller.client);
+    const update = await send("POST", "/api/auth/update-user", '{"username":2147483648}', cookie);
+    expect(update.status, update.text).toBe(400);
+    expect(update.json).toEqual({ message: "Invalid body parameters", code: "VALIDATION_ERROR", details: "[body.username] Invalid input: expected string" });
+    const email = uniqueEmail("numeric");
+    const signUp = await send("POST", "/api/auth/sign-up/email", JSON.stringify({ email, password: "correct-horse-battery", name: "N", username: 12345 }));
+    expect(signUp.status, signUp.text).toBe(400);
+    expect(await db().select().from(user).where(eq(user.email, email))).toEqual([]);
+  });
+
+  it("organization/update with nothing to change answers the organization unchanged and records no event", async () => {
+    const before = (await db().select({ n: count() }).from(outbox).where(eq(outbox.organizationId, seller.organizationId)))[0]!.n;
+    const res = await seller.client.post<{ id: string; name: string; slug: string }>("/api/auth/organization/update", { data: {}, organizationId: seller.organizationId });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ id: seller.organizationId, slug: seller.slug });
+    expect((await db().select({ n: count() }).from(outbox).where(eq(outbox.organizationId, seller.organizationId)))[0]!.n).toBe(before);
+    // a member without the update permission is still refused
+    const stranger = await createSeller(server, "stranger");
+    const refused = await stranger.client.post("/api/auth/organization/update", { data: {}, organizationId: seller.organizationId });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+  });
+
+  it("a page limit or offset that is not a whole number ≥ 0 is 400 VALIDATION_ERROR", async () => {
+    for (const q of ["limit=1e309", "limit=-1", "limit=1.5", "offset=-5", "offset=1e309"]) {
+      const res = await seller.client.get<Record<string, unknown>>(`/api/auth/organization/list-members?${q}`);
+      expect(res.status, `${q}: ${res.text}`).toBe(400);
+      expect(res.body).toMatchObject({ message: "Invalid query parameters", code: "VALIDATION_ERROR" });
+    }
+    expect((await seller.client.get("/api/auth/organization/list-members?limit=5&offset=0")).status).toBe(200);
+  });
+
+  it("has-permission with both permission and permissions is 400 VALIDATION_ERROR", async () => {
+    for (const body of [
+      { permission: { member: ["create"] }, permissions: { member: ["create"] } },
+      { permission: {}, permissions: { member: ["create"] }, organizationId: seller.organizationId },
+    ]) {
+      const res = await seller.client.post("/api/auth/organization/has-permission", body);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body).toMatchObject({ code: "VALIDATION_ERROR" });
+    }
+  });
+
+  it("a ban whose expiry is no date is 400 VALIDATION_ERROR and bans no one", async () => {
+    await db().update(user).set({ role: "admin" }).where(eq(user.id, seller.user.id));
+    const target = new Client(server.url);
+    const { user: victim } = await target.signUp(uniqueEmail("victim"));
+    for (const banExpiresIn of [-1e308, 1e308, 1e15]) {
+      const res = await seller.client.post("/api/auth/admin/ban-user", { userId: victim.id, banExpiresIn });
+      expect(res.status, `${banExpiresIn}: ${res.text}`).toBe(400);
+      expect(res.body).toMatchObject({ message: "Invalid body parameters", code: "VALIDATION_ERROR" });
+    }
+    const [row] = await db().select({ banned: user.banned }).from(user).where(eq(user.id, victim.id));
+    expect(row?.banned ?? false).toBe(false);
+    const ok = await seller.client.post("/api/auth/admin/ban-user", { userId: victim.id, banExpiresIn: 60 });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it("the server answers after all of it", async () => {
+    await healthy();
+    const res: RawResponse = await rawRequest(server.url, key, "GET", "/v1/products/");
+    expect(res.status).toBe(200);
+  });
+});
