@@ -9,6 +9,7 @@ import { ApiError, isUuid, notFound, page, paginationQuery, parseBody, parseQuer
 import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "../subscriptions/lifecycle.js";
 import type { SubscriptionUpdate } from "../subscriptions/service.js";
 import * as service from "./service.js";
+import { codeLimits, tooManyRequests } from "./code-limits.js";
 import {
   authenticateSessionCode,
   createCustomerSession,
@@ -95,13 +96,26 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
   });
 
   // public: a customer without a link asks for a code by email, and trades it for a session
+  // (throttled per client address and per email; a code is void after five wrong tries: code-limits.ts)
+  const limits = codeLimits(db, config.rateLimit.enabled);
   app.post("/customer-portal/customer-session/request", { config: { public: true } }, async (req, reply) => {
-    await requestSessionCode(db, mailer, config.baseURL, parseBody(CustomerSessionCodeRequestInput, req));
+    const input = parseBody(CustomerSessionCodeRequestInput, req);
+    const wait = await limits.request(req.ip, input.organization_id, input.email);
+    if (wait !== null) return tooManyRequests(reply, wait);
+    await requestSessionCode(db, mailer, config.baseURL, input);
     return reply.status(202).send();
   });
-  app.post("/customer-portal/customer-session/authenticate", { config: { public: true } }, async (req) =>
-    authenticateSessionCode(db, parseBody(CustomerSessionCodeAuthenticateInput, req).code),
-  );
+  app.post("/customer-portal/customer-session/authenticate", { config: { public: true } }, async (req, reply) => {
+    const { code } = parseBody(CustomerSessionCodeAuthenticateInput, req);
+    const wait = await limits.guessesBlocked(req.ip);
+    if (wait !== null) return tooManyRequests(reply, wait);
+    try {
+      return await authenticateSessionCode(db, code);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) await limits.wrongGuess(req.ip);
+      throw err;
+    }
+  });
 
   const portal = { config: { public: true }, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => portalOf(req);

@@ -2,7 +2,7 @@
 // the end of a checkout) and the customer's browser presents its token to /v1/customer-portal. The token is
 // random, shown once and kept as its SHA-256; a session lasts an hour.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { and, count, eq, gt, isNull } from "drizzle-orm";
+import { and, count, eq, gt, gte, isNull, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { customer, customerSession, customerSessionCode, organization } from "../../db/schema/index.js";
@@ -119,6 +119,13 @@ const MAX_CODES_PER_WINDOW = 5;
 /** Eight characters of A–Z and 2–9 without look-alikes (O/0, I/1): about 2^39 codes. */
 const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 const CODE_LENGTH = 8;
+/**
+ * The first three characters select the code a guess is aimed at: a wrong code that begins like a live one is
+ * a wrong try at it, and a code takes five, so guessing one (25 bits after its selector) succeeds with odds of
+ * 5 in 2^25 however many addresses try. A guess the portal cannot attribute still counts against its address.
+ */
+const SELECTOR_LENGTH = 3;
+export const MAX_CODE_ATTEMPTS = 5;
 
 export const CustomerSessionCodeRequestInput = z.object({
   email: z.string().trim().max(320).pipe(z.email({ message: "value is not a valid email address" })),
@@ -163,6 +170,7 @@ export async function requestSessionCode(db: Db, mailer: Mailer, baseURL: string
       organizationId,
       customerId: found.customer.id,
       codeHash: hashToken(code),
+      selector: code.slice(0, SELECTOR_LENGTH),
       expiresAt: new Date(now.getTime() + SESSION_CODE_TTL_MS),
       createdAt: now,
     });
@@ -182,24 +190,45 @@ export async function requestSessionCode(db: Db, mailer: Mailer, baseURL: string
 
 const invalidCode = () => new ApiError(401, { error: "Unauthorized", detail: "This customer session code is invalid or has expired." });
 
-/** Exchanges a live code for a customer session (the code is spent; the email counts as verified). */
+/**
+ * Exchanges a live code for a customer session (the code is spent; the email counts as verified). A wrong code
+ * is a wrong try at each live code with its selector; a code at MAX_CODE_ATTEMPTS tries is deleted.
+ */
 export async function authenticateSessionCode(db: Db, code: string): Promise<{ token: string }> {
   const normalized = normalizeCode(code);
   if (normalized.length !== CODE_LENGTH) throw invalidCode();
-  return db.transaction(async (tx) => {
+  const session = await db.transaction(async (tx) => {
     const [spent] = await tx
       .delete(customerSessionCode)
-      .where(and(eq(customerSessionCode.codeHash, hashToken(normalized)), gt(customerSessionCode.expiresAt, new Date())))
+      .where(
+        and(
+          eq(customerSessionCode.codeHash, hashToken(normalized)),
+          gt(customerSessionCode.expiresAt, new Date()),
+          lt(customerSessionCode.failedAttempts, MAX_CODE_ATTEMPTS),
+        ),
+      )
       .returning();
-    if (!spent) throw invalidCode();
+    if (!spent) return null;
     const [c] = await tx
       .update(customer)
       .set({ emailVerified: true })
       .where(and(eq(customer.id, spent.customerId), isNull(customer.deletedAt)))
       .returning({ id: customer.id });
-    if (!c) throw invalidCode();
+    if (!c) return null;
     const { row, token } = newCustomerSession(spent.organizationId, spent.customerId, null, new Date());
     await tx.insert(customerSession).values(row);
     return { token };
   });
+  if (session) return session;
+  await countWrongTry(db, normalized.slice(0, SELECTOR_LENGTH));
+  throw invalidCode();
+}
+
+async function countWrongTry(db: Db, selector: string): Promise<void> {
+  const aimedAt = and(eq(customerSessionCode.selector, selector), gt(customerSessionCode.expiresAt, new Date()));
+  await db
+    .update(customerSessionCode)
+    .set({ failedAttempts: sql`${customerSessionCode.failedAttempts} + 1` })
+    .where(aimedAt);
+  await db.delete(customerSessionCode).where(and(eq(customerSessionCode.selector, selector), gte(customerSessionCode.failedAttempts, MAX_CODE_ATTEMPTS)));
 }

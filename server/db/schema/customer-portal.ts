@@ -1,7 +1,7 @@
 // Customer sessions: what lets a customer (not a seller) read and manage their own orders, subscriptions,
 // benefits and license keys in the customer portal (/v1/customer-portal, the /portal page). The token is shown
 // once, when the session is made; only its SHA-256 is kept.
-import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
 import { customer } from "./billing.js";
 
@@ -38,8 +38,12 @@ export const customerSessionCode = pgTable(
       .references(() => customer.id, { onDelete: "cascade" }),
     /** hex SHA-256 of the code */
     codeHash: text("code_hash").notNull().unique(),
+    /** The code's first characters: a wrong code that begins the same counts as a wrong try at this one. */
+    selector: text("selector"),
+    /** Wrong tries at this code; at five it is void. */
+    failedAttempts: integer("failed_attempts").notNull().default(0),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
   },
-  (t) => [index("customer_session_code_customer_idx").on(t.customerId, t.createdAt)],
+  (t) => [index("customer_session_code_customer_idx").on(t.customerId, t.createdAt), index("customer_session_code_selector_idx").on(t.selector)],
 );
