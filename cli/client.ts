@@ -6,6 +6,7 @@ import type { PolarCore } from "@polar-sh/sdk/core.js";
 import { type Context, type Credential, requireCredential } from "./context.js";
 import { ApiError, AuthRequiredError, CliError, ERROR_CODES } from "./errors.js";
 import { exchange } from "./http.js";
+import { SANDBOX_HEADER } from "./mode.js";
 
 export interface HttpResponse {
   status: number;
@@ -110,6 +111,7 @@ export async function request(ctx: Context, method: string, path: string, opts: 
   const headers: Record<string, string> = { accept: "application/json", origin: ctx.server, ...opts.headers };
   if (opts.credential) headers.authorization = `Bearer ${opts.credential.token}`;
   if (opts.idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = opts.idempotencyKey;
+  if (opts.credential && ctx.sandbox) headers[SANDBOX_HEADER] = "true";
   let body: string | undefined;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
@@ -212,6 +214,9 @@ export interface Whoami {
   kind: "api_key" | "session";
   user: { id: string; email: string; name: string } | null;
   organization_id: string | null;
+  /** Whether organization_id is a sandbox; live_organization_id is the organization it belongs to. */
+  sandbox: boolean;
+  live_organization_id: string | null;
   roles: string[];
   permissions: Record<string, string[]>;
 }
@@ -230,7 +235,10 @@ export async function whoami(ctx: Context, credential: Credential): Promise<Whoa
 export async function polar(ctx: Context): Promise<PolarCore> {
   const credential = requireCredential(ctx);
   const [{ PolarCore }, { HTTPClient }] = await Promise.all([import("@polar-sh/sdk/core.js"), import("@polar-sh/sdk/lib/http.js")]);
-  return new PolarCore({ accessToken: credential.token, serverURL: ctx.server, httpClient: new HTTPClient({ fetcher: keyedFetch }) });
+  const httpClient = new HTTPClient({ fetcher: keyedFetch });
+  // a session in sandbox mode says so on every request, as `request` does
+  if (ctx.sandbox) httpClient.addHook("beforeRequest", (req) => void req.headers.set(SANDBOX_HEADER, "true"));
+  return new PolarCore({ accessToken: credential.token, serverURL: ctx.server, httpClient });
 }
 
 /**

@@ -1,6 +1,6 @@
 // Helpers every command module uses: run an action with its resolved Context, and format help examples.
 import type { Command } from "commander";
-import { createContext, type Context, type GlobalOptions } from "./context.js";
+import { createContext, type CommandTraits, type Context, type GlobalOptions } from "./context.js";
 
 /**
  * Wraps a command's action: resolves the Context from the global flags, passes the command's own options
@@ -8,10 +8,11 @@ import { createContext, type Context, type GlobalOptions } from "./context.js";
  */
 export function withContext<O extends object = Record<string, never>>(
   fn: (ctx: Context, opts: O, args: string[]) => Promise<void>,
+  traits: CommandTraits = {},
 ): (...commanderArgs: unknown[]) => Promise<void> {
   return async (...commanderArgs) => {
     const cmd = commanderArgs[commanderArgs.length - 1] as Command;
-    const ctx = createContext(cmd.optsWithGlobals<GlobalOptions>());
+    const ctx = createContext(cmd.optsWithGlobals<GlobalOptions>(), undefined, traits);
     const args = cmd.processedArgs.filter((a): a is string => typeof a === "string");
     await fn(ctx, cmd.opts<O>(), args);
   };

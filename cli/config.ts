@@ -27,6 +27,8 @@ export interface Profile {
   token?: string;
   user?: StoredUser;
   organization?: StoredOrganization | null;
+  /** `till sandbox on`: this profile's session acts on the sandbox unless told --live. */
+  sandbox?: boolean;
 }
 
 const PROFILE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -67,6 +69,7 @@ function parseProfile(v: unknown): Profile {
     token: str(v.token),
     user: parseUser(v.user),
     organization: parseOrganization(v.organization),
+    ...(v.sandbox === true ? { sandbox: true } : {}),
   };
 }
 

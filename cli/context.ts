@@ -4,6 +4,7 @@ import { readEnv, type CliEnv } from "./env.js";
 import { checkProfileName, DEFAULT_PROFILE, DEFAULT_SERVER, readProfile, type Profile } from "./config.js";
 import { AuthRequiredError, UsageError } from "./errors.js";
 import { createOutput, type Output } from "./output.js";
+import { resolveMode, type Mode } from "./mode.js";
 
 /** The global flags as commander hands them over (`cmd.optsWithGlobals()`). */
 export interface GlobalOptions {
@@ -12,6 +13,16 @@ export interface GlobalOptions {
   server?: string;
   apiKey?: string;
   color?: boolean;
+  sandbox?: boolean;
+  live?: boolean;
+}
+
+/** What a command tells createContext about itself (withContext's second argument). */
+export interface CommandTraits {
+  /** Works in the sandbox unless told --live (`till trigger`, `till listen`). */
+  sandboxByDefault?: boolean;
+  /** "till trigger", for messages. */
+  name?: string;
 }
 
 /** Organization API keys start with this prefix; anything else is a session token. */
@@ -33,6 +44,12 @@ export interface Context {
   /** Base URL without a trailing slash. */
   server: string;
   credential: Credential | null;
+  /**
+   * Whether requests act on the organization's sandbox (cli/mode.ts); a session sends Till-Sandbox: true.
+   * Resolved when first read, so a run that sends nothing (`listen --print-secret`) never trips on a conflict.
+   */
+  readonly sandbox: boolean;
+  readonly mode: Mode;
 }
 
 export function normalizeServer(raw: string, from: string): string {
@@ -60,7 +77,7 @@ function credentialFrom(opts: GlobalOptions, env: CliEnv, profile: Profile): Cre
   return null;
 }
 
-export function createContext(opts: GlobalOptions, env: CliEnv = readEnv()): Context {
+export function createContext(opts: GlobalOptions, env: CliEnv = readEnv(), traits: CommandTraits = {}): Context {
   const json = opts.json === true;
   const out = createOutput({ json, env, color: opts.color !== false });
   const profileName = checkProfileName(opts.profile ?? env.profile ?? DEFAULT_PROFILE);
@@ -74,7 +91,32 @@ export function createContext(opts: GlobalOptions, env: CliEnv = readEnv()): Con
     // the value sits in the shell history and in `ps` output for as long as the command runs
     out.warn("--api-key puts the key in your shell history and process list; prefer TILL_API_KEY.");
   }
-  return { env, out, json, profileName, profile, server, credential: credentialFrom(opts, env, profile) };
+  const credential = credentialFrom(opts, env, profile);
+  let mode: Mode | undefined;
+  const resolve = (): Mode =>
+    (mode ??= resolveMode({
+      flags: { sandbox: opts.sandbox, live: opts.live },
+      env,
+      profile,
+      apiKey: credential?.kind === "api_key" ? { token: credential.token, where: credential.source === "env" ? "TILL_API_KEY" : "--api-key" } : undefined,
+      sandboxByDefault: traits.sandboxByDefault === true,
+      command: traits.name ?? "this command",
+    }));
+  return {
+    env,
+    out,
+    json,
+    profileName,
+    profile,
+    server,
+    credential,
+    get mode() {
+      return resolve();
+    },
+    get sandbox() {
+      return resolve().sandbox;
+    },
+  };
 }
 
 /** The credential, or exit 4 with the one actionable message (never a prompt: CI and pipes have nobody to ask). */

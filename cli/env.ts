@@ -6,6 +6,8 @@ import path from "node:path";
 export interface CliEnv {
   /** TILL_API_KEY: an organization API key; wins over the stored credentials (CI). */
   apiKey: string | undefined;
+  /** TILL_SANDBOX: 1 acts on the organization's sandbox, 0 live (cli/mode.ts parses it). */
+  sandbox: string | undefined;
   /** TILL_SERVER: the server URL; wins over the profile's. */
   server: string | undefined;
   /** TILL_PROFILE: the profile to use when --profile is not given. */
@@ -36,6 +38,7 @@ export function readEnv(env: Env = process.env): CliEnv {
   return {
     apiKey: nonEmpty(env.TILL_API_KEY),
     server: nonEmpty(env.TILL_SERVER),
+    sandbox: nonEmpty(env.TILL_SANDBOX),
     profile: nonEmpty(env.TILL_PROFILE),
     configDir: nonEmpty(env.TILL_CONFIG_DIR) ?? defaultConfigDir(env),
     ci: ci !== undefined && ci !== "0" && ci.toLowerCase() !== "false",

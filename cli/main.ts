@@ -21,6 +21,8 @@ export function buildProgram(): Command {
     .option("--server <url>", "till server URL (default: TILL_SERVER, the profile's server, http://localhost:3000)")
     .option("--api-key <key>", "use this organization API key (prefer TILL_API_KEY: arguments are visible in ps and history)")
     .option("--no-color", "disable colour (also NO_COLOR=1 or TERM=dumb)")
+    .option("--sandbox", "act on the organization's sandbox (also TILL_SANDBOX=1, or `till sandbox on`)")
+    .option("--live", "act on live objects (`till trigger` and `till listen` use the sandbox without it)")
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .showHelpAfterError(false)
     .addHelpText(
@@ -31,7 +33,7 @@ export function buildProgram(): Command {
         "till keys create ci --scope products:read --expires 90d",
         "TILL_API_KEY=till_… till api GET /v1/products/ --json",
       ]) +
-        "\nEnvironment:\n  TILL_API_KEY, TILL_SERVER, TILL_PROFILE, TILL_CONFIG_DIR, CI, NO_COLOR\n" +
+        "\nEnvironment:\n  TILL_API_KEY, TILL_SERVER, TILL_SANDBOX, TILL_PROFILE, TILL_CONFIG_DIR, CI, NO_COLOR\n" +
         "\nExit codes:\n  0 ok · 1 error · 2 bad usage · 4 authentication required\n",
     );
   for (const command of COMMANDS) command.register(program);

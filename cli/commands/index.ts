@@ -13,6 +13,7 @@ import * as login from "./login.js";
 import * as logout from "./logout.js";
 import * as auth from "./auth.js";
 import * as orgs from "./orgs.js";
+import * as sandbox from "./sandbox.js";
 import * as keys from "./keys.js";
 import * as products from "./products.js";
 import * as benefits from "./benefits.js";
@@ -37,4 +38,4 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, keys, products, benefits, discounts, meters, customFields, customers, checkouts, orders, subscriptions, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];
+export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, orders, subscriptions, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];

@@ -1,10 +1,12 @@
 // `till keys create|list|revoke`: organization API keys (better-auth's api-key routes, as the signed-in
-// user). A new key is printed once and never stored; `list` shows only its first characters.
+// user). A new key is printed once and never stored; `list` shows only its first characters. Keys are the
+// live organization's; in sandbox mode `create` makes a sandbox key (till_test_…), which acts on its sandbox.
 import { InvalidArgumentError, type Command } from "commander";
 import { BILLING_RESOURCES, type BillingAction, type BillingResource, type Scope } from "../../shared/scopes.js";
 import { authClient } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireSession, type Context } from "../context.js";
+import { SANDBOX_KEY_PREFIX } from "../mode.js";
 import { resolveOrganizationId } from "./orgs.js";
 
 /** A key as /api/auth/api-key/create and /list return it (`key` only from create). */
@@ -74,12 +76,16 @@ interface CreateOptions {
   expires?: number;
 }
 
+/** Keys belong to the live organization, whichever side the run is on. */
+const liveOrganizationId = (ctx: Context, org: string | undefined) => resolveOrganizationId({ ...ctx, sandbox: false }, org);
+
 async function create(ctx: Context, opts: CreateOptions, [name = ""]: string[]): Promise<void> {
   const auth = authClient(ctx, requireSession(ctx));
-  const organizationId = await resolveOrganizationId(ctx, opts.org);
+  const organizationId = await liveOrganizationId(ctx, opts.org);
   const body = {
     organizationId,
     name,
+    ...(ctx.sandbox ? { prefix: SANDBOX_KEY_PREFIX } : {}),
     ...(opts.expires !== undefined ? { expiresIn: opts.expires } : {}),
     ...(opts.scope && opts.scope.length > 0 ? { permissions: scopesToPermissions(opts.scope) } : {}),
   };
@@ -89,11 +95,12 @@ async function create(ctx: Context, opts: CreateOptions, [name = ""]: string[]):
     name: key.name,
     key: key.key,
     organization_id: key.referenceId,
+    sandbox: ctx.sandbox,
     permissions: key.permissions,
     expires_at: key.expiresAt,
     created_at: key.createdAt,
   };
-  ctx.out.info(`Created key ${key.name ?? ""} (${key.id}). Copy it now: it will not be shown again.`);
+  ctx.out.info(`Created ${ctx.sandbox ? "sandbox " : ""}key ${key.name ?? ""} (${key.id}). Copy it now: it will not be shown again.`);
   // piped or --json: the key alone (or the data), so `KEY=$(till keys create ci)` works
   if (!ctx.out.interactive) return ctx.out.done(data, key.key ?? "");
   await ctx.out.record(data, [
@@ -108,7 +115,7 @@ async function list(ctx: Context, opts: { org?: string }): Promise<void> {
   const auth = authClient(ctx, requireSession(ctx));
   const { apiKeys } = await ctx.out.loading(
     "Loading keys",
-    resolveOrganizationId(ctx, opts.org).then((organizationId) =>
+    liveOrganizationId(ctx, opts.org).then((organizationId) =>
       auth.get<{ apiKeys: ApiKey[]; total: number }>("/api-key/list", { organizationId }),
     ),
   );
@@ -140,7 +147,7 @@ export function register(program: Command): void {
 
   keys
     .command("create")
-    .description("create an API key in the active organization; the key is printed once")
+    .description("create an API key in the active organization (with --sandbox: a sandbox key, till_test_…); the key is printed once")
     .argument("<name>", "a name to recognise the key by")
     .option("--org <org>", "organization id or slug (default: the active one)")
     .option("--scope <resource:action>", "grant a scope, repeatable (default: every billing scope)", collectScope)
@@ -149,6 +156,7 @@ export function register(program: Command): void {
       "after",
       examples([
         "till keys create ci",
+        "till keys create ci-tests --sandbox",
         "till keys create deploy --scope products:read --scope products:write --expires 90d",
         "export TILL_API_KEY=$(till keys create ci)",
       ]) + `\nScopes: <resource>:read or <resource>:write (write implies read); resources:\n  ${BILLING_RESOURCES.join(", ")}\n`,
@@ -158,7 +166,7 @@ export function register(program: Command): void {
   keys
     .command("list")
     .alias("ls")
-    .description("list the API keys of the active organization")
+    .description("list the API keys of the active organization, live (till_live_…) and sandbox (till_test_…)")
     .option("--org <org>", "organization id or slug (default: the active one)")
     .addHelpText("after", examples(["till keys list", "till keys list --org acme --json"]))
     .action(withContext(list));

@@ -9,6 +9,7 @@ import { examples, withContext } from "../command.js";
 import { requireCredential, type Context, type Credential } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
 import { listenSecret } from "../listen-secret.js";
+import { SANDBOX_HEADER } from "../mode.js";
 import { collectEvents } from "./webhooks.js";
 
 interface ListenOptions {
@@ -213,6 +214,7 @@ async function connect(
   const url = new URL(`${ctx.server}/v1/cli/listen`);
   if (opts.events) url.searchParams.set("events", opts.events.join(","));
   const headers: Record<string, string> = { accept: "text/event-stream", authorization: `Bearer ${credential.token}` };
+  if (ctx.sandbox) headers[SANDBOX_HEADER] = "true";
   if (opts.lastId) headers["last-event-id"] = opts.lastId;
   const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
   let req: ClientRequest | undefined;
@@ -295,7 +297,7 @@ async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
         lastId,
         onOpen() {
           delay = BACKOFF_MS.first;
-          ctx.out.notice(opened ? `Reconnected to ${ctx.server}${lastId ? ", replaying what was missed" : ""}.` : `Ready: forwarding events from ${ctx.server} to ${target.href} (Ctrl-C to stop).`);
+          ctx.out.notice(opened ? `Reconnected to ${ctx.server}${lastId ? ", replaying what was missed" : ""}.` : `Ready: forwarding ${ctx.sandbox ? "sandbox" : "live"} events from ${ctx.server} to ${target.href} (Ctrl-C to stop).`);
           opened = true;
         },
         onEvent(e) {
@@ -326,7 +328,7 @@ async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
 export function register(program: Command): void {
   program
     .command("listen")
-    .description("forward your organization's webhook events to a local app, signed, as they happen")
+    .description("forward your organization's webhook events (its sandbox's unless --live) to a local app, signed, as they happen")
     .option("--forward-to <url>", "where to POST each event, e.g. http://localhost:3000/webhooks")
     .option("--events <types>", "only these event types, comma-separated or repeated (e.g. order.paid,subscription.active)", collectEvents)
     .option("--print-secret", "print the webhook signing secret and exit")
@@ -345,7 +347,8 @@ export function register(program: Command): void {
         "\nEach event is sent once: an app that is down or answers an error is not retried (the line says so) and\n" +
         "the stream goes on. When the connection drops (a server restart, a laptop that slept), till listen\n" +
         "reconnects (0.5 s, doubling up to 10 s) and the server replays the events since the last one received\n" +
-        "(up to 24 hours back). Ctrl-C stops it (exit 0).\n",
+        "(up to 24 hours back). Ctrl-C stops it (exit 0).\n" +
+        "\nIt listens to the organization's sandbox (where `till trigger` makes events) unless told --live.\n",
     )
-    .action(withContext(listen));
+    .action(withContext(listen, { sandboxByDefault: true, name: "till listen" }));
 }

@@ -2,7 +2,8 @@
 // recipe of /v1 calls with the profile's credentials — a product, a checkout paid with the test card, a
 // refund… — so every endpoint and `till listen` gets the genuine payload the server emits for it. Nothing is
 // ever sent as a made-up event: a server that cannot produce a type's cause answers the step with its error,
-// which is shown as is.
+// which is shown as is. It works in the organization's sandbox unless told --live, so nothing it makes shows
+// in the live catalog or uses up a live invoice number.
 import type { Command } from "commander";
 import { failFor, request, v1, whoami, type Page, type V1Client } from "../client.js";
 import { examples, withContext } from "../command.js";
@@ -264,8 +265,9 @@ async function trigger(ctx: Context, opts: { list?: boolean }, [type]: string[])
   }
   const run = new Run(ctx, type);
   await RECIPES[type](run);
-  ctx.out.info(`Triggered ${type}: your webhook endpoints and \`till listen\` get it in a moment.`);
-  if (ctx.json) ctx.out.printJson({ event: type, created: run.created });
+  const where = ctx.sandbox ? "in the sandbox" : "live";
+  ctx.out.info(`Triggered ${type} ${where}: your ${where === "live" ? "live" : "sandbox"} webhook endpoints and \`till listen${ctx.sandbox ? "" : " --live"}\` get it in a moment.`);
+  if (ctx.json) ctx.out.printJson({ event: type, sandbox: ctx.sandbox, created: run.created });
 }
 
 export function register(program: Command): void {
@@ -276,10 +278,11 @@ export function register(program: Command): void {
     .option("--list", "list the event types it can make happen")
     .addHelpText(
       "after",
-      examples(["till trigger order.paid", "till trigger subscription.canceled --json", "till trigger --list"]) +
+      examples(["till trigger order.paid", "till trigger subscription.canceled --json", "till trigger order.paid --live", "till trigger --list"]) +
         `\nEvent types:\n${TRIGGER_EVENT_TYPES.map((t) => `  ${t}`).join("\n")}\n` +
-        "\nWhat it creates is real and stays in the organization (products and customers named \"till trigger …\");\n" +
-        "payments use the test processor's card 4242 4242 4242 4242.\n",
+        "\nWhat it creates is real and stays in the organization's sandbox (products and customers named \"till trigger …\"),\n" +
+        "where nothing appears live; --live makes it in the live organization instead. With an API key, use a sandbox\n" +
+        "key (till_test_…), or a live one with --live. Payments use the test processor's card 4242 4242 4242 4242.\n",
     )
-    .action(withContext(trigger));
+    .action(withContext(trigger, { sandboxByDefault: true, name: "till trigger" }));
 }

@@ -32,7 +32,8 @@ beforeAll(async () => {
   receiver = new Receiver();
   await receiver.start();
   const key = await seller.createKey({ webhooks: ["read"] });
-  cli = { configDir: tempConfigDir(), env: { TILL_API_KEY: key, TILL_SERVER: server.url } };
+  // live, said explicitly: listen uses the sandbox unless told otherwise (tests/cli/sandbox.test.ts)
+  cli = { configDir: tempConfigDir(), env: { TILL_API_KEY: key, TILL_SERVER: server.url, TILL_SANDBOX: "0" } };
 });
 afterAll(async () => {
   await server?.close();

@@ -41,7 +41,8 @@ beforeAll(async () => {
   server = await startServer({ TILL_WEBHOOKS_ALLOW_PRIVATE: "true" });
   await server.worker.start();
   seller = await createSeller(server, "cli-webhooks");
-  cli = { configDir: tempConfigDir(), env: { TILL_API_KEY: await seller.createKey(), TILL_SERVER: server.url } };
+  // live, said explicitly: trigger works in the sandbox unless told otherwise (tests/cli/sandbox.test.ts)
+  cli = { configDir: tempConfigDir(), env: { TILL_API_KEY: await seller.createKey(), TILL_SERVER: server.url, TILL_SANDBOX: "0" } };
 });
 afterAll(async () => {
   await server?.close();
@@ -205,7 +206,7 @@ describe("till trigger", () => {
       "created order <id>",
       "created subscription <id>",
     ]);
-    expect(r.stderr).toBe("Triggered order.paid: your webhook endpoints and `till listen` get it in a moment.\n");
+    expect(r.stderr).toBe("Triggered order.paid live: your live webhook endpoints and `till listen --live` get it in a moment.\n");
   });
 });
 

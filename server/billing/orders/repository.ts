@@ -35,6 +35,21 @@ export async function insertOrder(db: Queryable, row: OrderRow, items: OrderItem
   ]);
 }
 
+/** "{PREFIX}-0001": the prefix is the organization's slug (letters and digits, upper case) when first used. */
+export function invoicePrefix(slug: string): string {
+  return slug.replace(/[^a-z0-9]/gi, "").toUpperCase().slice(0, 12) || "INV";
+}
+
+/**
+ * A sandbox's invoices read TEST…: its counter row is made with the twin (numbers from 0001), so a test invoice
+ * never looks like a live one even where the slug-made prefixes would agree (long slugs are cut at 12).
+ * Called by organizations/sandbox.ts, which cannot import this domain's service (the domains' import circle).
+ */
+export async function reserveSandboxInvoicePrefix(db: Queryable, sandboxId: string, liveSlug: string): Promise<void> {
+  const prefix = `TEST${invoicePrefix(liveSlug)}`.slice(0, 12);
+  await db.insert(invoiceCounter).values({ organizationId: sandboxId, prefix, lastNumber: 0 }).onConflictDoNothing();
+}
+
 /** The invoice number of an order inserted earlier in the same transaction, as an SQL expression. */
 export const invoiceNumberSql = (orderId: string) => sql`(SELECT ${order.invoiceNumber} FROM ${order} WHERE ${order.id} = ${orderId})`;
 

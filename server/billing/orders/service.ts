@@ -102,10 +102,7 @@ export async function updateOrder(db: Db, organizationId: string, id: string, in
 
 // ---- for other domains ----------------------------------------------------------------------------
 
-/** "{PREFIX}-0001": the prefix is the organization's slug (letters and digits, upper case) when first used. */
-export function invoicePrefix(slug: string): string {
-  return slug.replace(/[^a-z0-9]/gi, "").toUpperCase().slice(0, 12) || "INV";
-}
+export { invoicePrefix } from "./repository.js";
 
 export interface OrderFromCheckout {
   organizationId: string;
@@ -190,7 +187,7 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
  * `invoiceNumberSql(id)` reads the number in a statement sent behind it.
  */
 export async function insertPlannedOrder(tx: Queryable, planned: { row: OrderRow; items: OrderItemRow[] }, organizationSlug: string): Promise<void> {
-  await repo.insertOrder(tx, planned.row, planned.items, invoicePrefix(organizationSlug));
+  await repo.insertOrder(tx, planned.row, planned.items, repo.invoicePrefix(organizationSlug));
 }
 
 export const invoiceNumberSql = repo.invoiceNumberSql;

@@ -3,6 +3,7 @@
 // billing domain knows about sandboxes, since every row of the twin is scoped by the twin's id.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Db } from "../../db/client.js";
+import { reserveSandboxInvoicePrefix } from "../orders/repository.js";
 import * as repo from "./repository.js";
 
 export { liveOrganizationOf } from "./repository.js";
@@ -40,6 +41,7 @@ export async function ensureSandbox(db: Db, liveOrganizationId: string): Promise
       if (!inserted) continue;
       await repo.linkSandbox(tx, id, liveOrganizationId);
       await repo.copyBillingSettings(tx, liveOrganizationId, id);
+      await reserveSandboxInvoicePrefix(tx, id, live.slug);
       return id;
     }
     throw new Error(`no free slug for the sandbox of organization ${liveOrganizationId}`);
