@@ -174,6 +174,7 @@ describe("till auth status and till logout", () => {
         `Signed in as: ${carol.user.email} (Test User)\n` +
         "Credential: session from stored session (profile default)\n" +
         `Organization: Carol Co (${slug}, ${org})\n` +
+        "Mode: live (default)\n" +
         "Roles: owner\n",
     );
     expect(status.stdout + status.stderr).not.toContain(token);
