@@ -4,7 +4,8 @@
 import { randomUUID } from "node:crypto";
 import type { PolarCore } from "@polar-sh/sdk/core.js";
 import { type Context, type Credential, requireCredential } from "./context.js";
-import { ApiError, AuthRequiredError, CliError, ERROR_CODES } from "./errors.js";
+import { ApiError, AuthRequiredError, CliError, ERROR_CODES, EXIT, type RequestInfo as SentRequest } from "./errors.js";
+import { describeIssues, missingScope, scopeRefusal } from "./server-errors.js";
 import { exchange } from "./http.js";
 import { SANDBOX_HEADER } from "./mode.js";
 
@@ -12,6 +13,8 @@ export interface HttpResponse {
   status: number;
   /** Parsed JSON, or the text when the body is not JSON, or null when empty. */
   body: unknown;
+  /** The server's X-Request-Id (its log lines carry the same id). */
+  requestId?: string | undefined;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -50,21 +53,36 @@ export function describeErrorBody(status: number, body: unknown): { message: str
   return fallback;
 }
 
-function unauthorized(credential: Credential | null, message: string): AuthRequiredError {
+function unauthorized(credential: Credential | null, message: string, request: SentRequest): AuthRequiredError {
   const hint =
     credential?.source === "env"
       ? "TILL_API_KEY was refused: check that the key exists, is enabled and has not expired"
       : credential?.source === "flag"
         ? "the --api-key value was refused: check the key"
         : "run `till login` to sign in again";
-  return new AuthRequiredError(`the server refused your credentials: ${message}`, { code: ERROR_CODES.unauthorized, hint });
+  return new AuthRequiredError(`the server refused your credentials: ${message}`, { code: ERROR_CODES.unauthorized, hint, request });
 }
 
-/** Throws the CliError for a non-2xx answer (401 → exit 4, anything else → exit 1). */
+/**
+ * Throws the CliError for a non-2xx answer to `what` ("POST /v1/products/", shown only with --verbose):
+ * 401 → exit 4; 403 for a missing scope → exit 4 naming the scope and the key that grants it; 422 → exit 2
+ * with each field named by the flag that sets it; anything else → exit 1 with the server's message.
+ */
 export function failFor(res: HttpResponse, credential: Credential | null, what: string): never {
   const { message, code } = describeErrorBody(res.status, res.body);
-  if (res.status === 401) throw unauthorized(credential, message);
-  throw new ApiError(res.status, `${what}: ${message}`, code);
+  const [method = "", ...rest] = what.split(" ");
+  const request: SentRequest = { method, path: rest.join(" "), status: res.status, requestId: res.requestId };
+  if (res.status === 401) throw unauthorized(credential, message, request);
+  const scope = res.status === 403 ? missingScope(message) : undefined;
+  if (scope) {
+    const said = scopeRefusal(scope, credential);
+    throw new ApiError(403, said.message, ERROR_CODES.missingScope, said.hint, { exitCode: EXIT.authRequired, request });
+  }
+  if (res.status === 422 && isRecord(res.body) && Array.isArray(res.body.detail)) {
+    const issues = res.body.detail.filter(isRecord).map((d) => ({ loc: Array.isArray(d.loc) ? d.loc : [], msg: String(d.msg) }));
+    if (issues.length > 0) throw new ApiError(422, describeIssues(issues), code, undefined, { exitCode: EXIT.usage, request });
+  }
+  throw new ApiError(res.status, message, code, undefined, { request });
 }
 
 export interface RequestOptions {
@@ -122,8 +140,11 @@ export async function request(ctx: Context, method: string, path: string, opts: 
   for (let attempt = 0; ; attempt++) {
     const last = attempt >= retries.length;
     try {
+      const started = Date.now();
       const res = await exchange(new URL(`${ctx.server}${path}`), { method, headers, body, timeoutMs: REQUEST_TIMEOUT_MS });
-      const answer = { status: res.status, body: parseBody(res.text) };
+      const requestId = res.headers["x-request-id"];
+      if (ctx.verbose) ctx.out.notice(`${method} ${path.split("?")[0]} → ${res.status} (${Date.now() - started} ms${requestId ? `, request id ${requestId}` : ""})`);
+      const answer = { status: res.status, body: parseBody(res.text), requestId };
       if (last || !retryableStatus(answer.status, answer.body)) return answer;
     } catch (err) {
       if (last || !answerLost(err)) {
@@ -219,6 +240,8 @@ export interface Whoami {
   live_organization_id: string | null;
   roles: string[];
   permissions: Record<string, string[]>;
+  /** The API key's id, name and expiry; null for a session. */
+  api_key?: { id: string; name: string | null; expires_at: string | null; organization: { name: string; slug: string } | null } | null;
 }
 
 export async function whoami(ctx: Context, credential: Credential): Promise<Whoami> {
@@ -269,7 +292,8 @@ export function unwrap<T>(ctx: Context, result: SdkResult<T>, what: string): T {
   if (result.ok) return result.value;
   const err = result.error;
   if (isRecord(err) && typeof err.statusCode === "number" && typeof err.body === "string") {
-    failFor({ status: err.statusCode, body: parseBody(err.body) }, ctx.credential, what);
+    const headers = isRecord(err.headers) && typeof (err.headers as { get?: unknown }).get === "function" ? (err.headers as unknown as Headers) : undefined;
+    failFor({ status: err.statusCode, body: parseBody(err.body), requestId: headers?.get("x-request-id") ?? undefined }, ctx.credential, what);
   }
   if (err instanceof Error && err.name === "ConnectionError") {
     throw new CliError(`cannot reach ${ctx.server}: ${err.message}`, { code: ERROR_CODES.network });

@@ -1,6 +1,7 @@
 // Helpers every command module uses: run an action with its resolved Context, and format help examples.
 import type { Command } from "commander";
 import { createContext, type CommandTraits, type Context, type GlobalOptions } from "./context.js";
+import { setRunningCommand } from "./server-errors.js";
 
 /**
  * Wraps a command's action: resolves the Context from the global flags, passes the command's own options
@@ -12,6 +13,7 @@ export function withContext<O extends object = Record<string, never>>(
 ): (...commanderArgs: unknown[]) => Promise<void> {
   return async (...commanderArgs) => {
     const cmd = commanderArgs[commanderArgs.length - 1] as Command;
+    setRunningCommand(cmd);
     const ctx = createContext(cmd.optsWithGlobals<GlobalOptions>(), undefined, traits);
     const args = cmd.processedArgs.filter((a): a is string => typeof a === "string");
     await fn(ctx, cmd.opts<O>(), args);

@@ -2,7 +2,7 @@
 // a person at a terminal answers y/N; with --yes nobody is asked; CI, pipes and --json have nobody to ask, so
 // the command stops (exit 2, nothing sent) and the hint says how to run it with --yes.
 import type { Context } from "./context.js";
-import { CliError, UsageError } from "./errors.js";
+import { EXIT, ExitStatus, UsageError } from "./errors.js";
 
 /** A person can answer: stdin and stderr are terminals, not --json, not CI. */
 export function canAsk(ctx: Context): boolean {
@@ -35,10 +35,13 @@ export interface Confirmation {
 
 /**
  * Returns when the action may go ahead: --yes, or a yes at the terminal. Throws a UsageError (exit 2) when
- * nobody can answer, and a CliError (exit 1, "… cancelled: nothing was changed") on any other answer.
+ * nobody can answer; any answer but yes prints "Cancelled: nothing was changed." (not an error) and exits 2.
  */
 export async function confirm(ctx: Context, c: Confirmation): Promise<void> {
   if (c.yes) return;
   if (!canAsk(ctx)) throw new UsageError(`${c.action} needs confirmation: ${c.reason} and nobody to ask`, c.hint);
-  if (!(await ask(await c.question()))) throw new CliError(`${c.action} cancelled: nothing was changed`);
+  if (!(await ask(await c.question()))) {
+    ctx.out.info("Cancelled: nothing was changed.");
+    throw new ExitStatus(EXIT.usage);
+  }
 }

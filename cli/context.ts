@@ -15,6 +15,8 @@ export interface GlobalOptions {
   color?: boolean;
   sandbox?: boolean;
   live?: boolean;
+  verbose?: boolean;
+  debug?: boolean;
 }
 
 /** What a command tells createContext about itself (withContext's second argument). */
@@ -50,6 +52,8 @@ export interface Context {
    */
   readonly sandbox: boolean;
   readonly mode: Mode;
+  /** --verbose/--debug: each request's method, path, status and request id on stderr. */
+  verbose: boolean;
 }
 
 export function normalizeServer(raw: string, from: string): string {
@@ -79,7 +83,8 @@ function credentialFrom(opts: GlobalOptions, env: CliEnv, profile: Profile): Cre
 
 export function createContext(opts: GlobalOptions, env: CliEnv = readEnv(), traits: CommandTraits = {}): Context {
   const json = opts.json === true;
-  const out = createOutput({ json, env, color: opts.color !== false });
+  const verbose = opts.verbose === true || opts.debug === true;
+  const out = createOutput({ json, env, color: opts.color !== false, verbose });
   const profileName = checkProfileName(opts.profile ?? env.profile ?? DEFAULT_PROFILE);
   const profile = readProfile(env.configDir, profileName);
   const server = opts.server
@@ -110,6 +115,7 @@ export function createContext(opts: GlobalOptions, env: CliEnv = readEnv(), trai
     profile,
     server,
     credential,
+    verbose,
     get mode() {
       return resolve();
     },

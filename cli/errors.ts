@@ -4,9 +4,14 @@
 export const EXIT = {
   ok: 0,
   error: 1,
-  /** Bad usage (unknown flag, malformed value); also "changes planned" for dry-run style commands. */
+  /**
+   * Bad usage or invalid input: an unknown flag, a malformed value, a value the server refused (422), an
+   * invalid catalog file, confirmation nobody could give or a cancelled prompt; also "changes planned" for
+   * dry-run style commands.
+   */
   usage: 2,
   changesPlanned: 2,
+  /** Not signed in, credentials refused, or the credential lacks the scope the request needs. */
   authRequired: 4,
 } as const;
 
@@ -21,7 +26,16 @@ export const ERROR_CODES = {
   expiredToken: "expired_token",
   accessDenied: "access_denied",
   noOrganization: "no_organization",
+  missingScope: "missing_scope",
 } as const;
+
+/** The request an error came from: shown only with --verbose/--debug (with the server's request id). */
+export interface RequestInfo {
+  method: string;
+  path: string;
+  status: number;
+  requestId: string | undefined;
+}
 
 export const NOT_SIGNED_IN = "not signed in: run `till login` or set TILL_API_KEY";
 
@@ -29,13 +43,15 @@ export class CliError extends Error {
   readonly exitCode: ExitCode;
   readonly code: string;
   readonly hint: string | undefined;
+  readonly request: RequestInfo | undefined;
 
-  constructor(message: string, opts: { exitCode?: ExitCode; code?: string; hint?: string } = {}) {
+  constructor(message: string, opts: { exitCode?: ExitCode; code?: string; hint?: string; request?: RequestInfo } = {}) {
     super(message);
     this.name = "CliError";
     this.exitCode = opts.exitCode ?? EXIT.error;
     this.code = opts.code ?? ERROR_CODES.error;
     this.hint = opts.hint;
+    this.request = opts.request;
   }
 }
 
@@ -49,8 +65,8 @@ export class UsageError extends CliError {
 
 /** No usable credentials, or the server refused them: exit 4. */
 export class AuthRequiredError extends CliError {
-  constructor(message = NOT_SIGNED_IN, opts: { code?: string; hint?: string } = {}) {
-    super(message, { exitCode: EXIT.authRequired, code: opts.code ?? ERROR_CODES.notSignedIn, hint: opts.hint });
+  constructor(message = NOT_SIGNED_IN, opts: { code?: string; hint?: string; request?: RequestInfo } = {}) {
+    super(message, { exitCode: EXIT.authRequired, code: opts.code ?? ERROR_CODES.notSignedIn, hint: opts.hint, request: opts.request });
     this.name = "AuthRequiredError";
   }
 }
@@ -59,10 +75,15 @@ export class AuthRequiredError extends CliError {
 export class ApiError extends CliError {
   readonly status: number;
 
-  constructor(status: number, message: string, code: string, hint?: string) {
-    super(message, { exitCode: EXIT.error, code, hint });
+  constructor(status: number, message: string, code: string, hint?: string, opts: { exitCode?: ExitCode; request?: RequestInfo } = {}) {
+    super(message, { exitCode: opts.exitCode ?? EXIT.error, code, hint, request: opts.request });
     this.name = "ApiError";
     this.status = status;
+  }
+
+  /** The same error with another hint (what the command had done before it failed). */
+  withHint(hint: string): ApiError {
+    return new ApiError(this.status, this.message, this.code, hint, { exitCode: this.exitCode, request: this.request });
   }
 }
 

@@ -23,6 +23,8 @@ export function buildProgram(): Command {
     .option("--no-color", "disable colour (also NO_COLOR=1 or TERM=dumb)")
     .option("--sandbox", "act on the organization's sandbox (also TILL_SANDBOX=1, or `till sandbox on`)")
     .option("--live", "act on live objects (`till trigger` and `till listen` use the sandbox without it)")
+    .option("--verbose", "print each request (method, path, status, request id) on stderr, and name it in errors")
+    .option("--debug", "the same as --verbose")
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .showHelpAfterError(false)
     .addHelpText(
@@ -34,7 +36,12 @@ export function buildProgram(): Command {
         "TILL_API_KEY=till_… till api GET /v1/products/ --json",
       ]) +
         "\nEnvironment:\n  TILL_API_KEY, TILL_SERVER, TILL_SANDBOX, TILL_PROFILE, TILL_CONFIG_DIR, CI, NO_COLOR\n" +
-        "\nExit codes:\n  0 ok · 1 error · 2 bad usage · 4 authentication required\n",
+        "\nExit codes:\n" +
+        "  0  ok\n" +
+        "  1  failure: the server could not do it (not found, conflict, declined), or it could not be reached\n" +
+        "  2  usage or invalid input: a flag or argument, a value the server refused, an invalid catalog file,\n" +
+        "     a confirmation nobody could give or a cancelled prompt; `catalog plan`: changes planned\n" +
+        "  4  authentication: not signed in, credentials refused, or a scope the credential lacks\n",
     );
   for (const command of COMMANDS) command.register(program);
 
@@ -56,6 +63,15 @@ function usageFromCommander(err: CommanderError): UsageError {
   return new UsageError(message);
 }
 
+/**
+ * `till help products create` as `till products create --help`: commander's help command looks up only its
+ * first word, so it would print the help of `products`.
+ */
+function helpRoute(argv: string[]): string[] {
+  const [node = "node", script = "till", first, ...rest] = argv;
+  return first === "help" && rest.length > 1 ? [node, script, ...rest, "--help"] : argv;
+}
+
 /** Runs the CLI and returns the exit code (the caller sets process.exitCode: pending output still drains). */
 export async function main(argv: string[] = process.argv): Promise<number> {
   // `till orgs list | head -1`: the reader went away; that is the end of the run, not a crash
@@ -65,7 +81,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   });
   const program = buildProgram();
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(helpRoute(argv));
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError && HELP_CODES.has(err.code)) return EXIT.ok;
@@ -77,7 +93,12 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     if (err instanceof ExitStatus) return err.exitCode;
     const error = err instanceof CommanderError ? usageFromCommander(err) : asCliError(err);
     // the error may come before any command built its output (a malformed flag): decide from argv
-    const out = createOutput({ json: argv.includes("--json"), env: readEnv(), color: !argv.includes("--no-color") });
+    const out = createOutput({
+      json: argv.includes("--json"),
+      env: readEnv(),
+      color: !argv.includes("--no-color"),
+      verbose: argv.includes("--verbose") || argv.includes("--debug"),
+    });
     out.error(error);
     return error.exitCode;
   }

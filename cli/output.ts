@@ -71,6 +71,8 @@ export interface OutputOptions {
   env: CliEnv;
   /** false with --no-color */
   color: boolean;
+  /** --verbose/--debug: errors also name the request they come from and its request id. */
+  verbose?: boolean;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
 }
@@ -160,11 +162,16 @@ export function createOutput(opts: OutputOptions): Output {
     error(err) {
       const e = asCliError(err);
       if (opts.json) {
-        writeErr(JSON.stringify({ error: { message: e.message, code: e.code, hint: e.hint ?? null } }));
+        const request = opts.verbose && e.request ? { request: { method: e.request.method, path: e.request.path, status: e.request.status, request_id: e.request.requestId ?? null } } : {};
+        writeErr(JSON.stringify({ error: { message: e.message, code: e.code, hint: e.hint ?? null, ...request } }));
         return;
       }
       writeErr(`${styleErr.red("error:")} ${e.message}`);
       if (e.hint) writeErr(`${styleErr.dim("hint:")} ${e.hint}`);
+      if (opts.verbose && e.request) {
+        const r = e.request;
+        writeErr(styleErr.dim(`request: ${r.method} ${r.path} → ${r.status}${r.requestId ? ` (request id ${r.requestId})` : ""}`));
+      }
     },
 
     async loading(label, work) {

@@ -1,4 +1,5 @@
 // buildApp(deps): the whole server as one Fastify instance. main.ts listens with it; tests build it in-process.
+import { randomUUID } from "node:crypto";
 import { fromNodeHeaders } from "better-auth/node";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { loggerOptions, RequestLog } from "./http/request-log.js";
@@ -59,6 +60,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger: deps.logger ? loggerOptions(config, deps.logStream) : false,
     // one line per request (request-log.ts) instead of Fastify's "incoming request" + "request completed"
     logController: new RequestLog(),
+    // unique across restarts and replicas (Fastify's default counts from req-1 in each process)
+    genReqId: () => randomUUID(),
     // X-Forwarded-For is honoured only from loopback proxies; set TILL_TRUST_PROXY for others (see README)
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT,
@@ -82,6 +85,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // JSON depth and unstorable characters, for every route registered below (server/http/input-guard.ts)
   installInputGuard(app, BODY_LIMIT);
+  // the id of the request's log lines, so a client (`till --verbose`) can quote it
+  app.addHook("onRequest", async (req, reply) => {
+    reply.header("x-request-id", req.id);
+  });
   app.get("/healthz", async () => ({ status: "ok" }));
   // before any route is registered: it adds itself to every write route under /v1 and to /api/auth/checkout
   installIdempotency(app, {

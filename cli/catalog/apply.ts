@@ -26,6 +26,7 @@ import type { BenefitSpec, CustomFieldSpec, DiscountSpec, Kind, MeterSpec, Produ
 import { renderChange, topField, type Change, type Plan } from "./plan.js";
 import * as req from "./requests.js";
 import type { CatalogClient, ServerCatalog } from "./server.js";
+import { plural } from "../resources.js";
 
 export interface ApplyOptions {
   /** Called before and after each change: progress output, and where tests inject a failure. */
@@ -66,9 +67,10 @@ export class ApplyError extends CliError {
     super(`${renderChange(change).split("\n")[0]} failed: ${inner.message}`, {
       exitCode: inner.exitCode,
       code: inner.code,
+      request: inner.request,
       hint:
         inner.hint ??
-        `${applied.length} change(s) were made before it. Nothing is half-made: fix the cause and run apply again; it plans only what is left.`,
+        `${plural(applied.length, "change was", "changes were")} made before it. Nothing is half-made: fix the cause and run apply again; it plans only what is left.`,
     });
     this.name = "ApplyError";
     this.applied = applied;

@@ -19,6 +19,7 @@ import {
   type ProductSpec,
   type SpecOf,
 } from "./model.js";
+import { plural } from "../resources.js";
 import { indexServer, isArchived, priceSpec, specOf, unknownRef, type RefResolver, type ServerCatalog, type ServerObjectOf } from "./server.js";
 
 export type Action = "create" | "update" | "archive" | "delete" | "replace";
@@ -269,7 +270,6 @@ export function formatField(f: FieldChange): string {
 function createSummary(c: Change): string {
   const d = c.desired;
   if (!d) return "";
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   switch (c.kind) {
     case "product": {
       const p = d as ProductSpec;

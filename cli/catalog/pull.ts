@@ -1,5 +1,6 @@
 // `till catalog pull`: the organization's catalog as a file. Live objects are written; archived products and
 // meters only when something written refers to them (marked `archived: true`), so the file stays valid.
+import { plural } from "../resources.js";
 import { catalogToJson, catalogToYaml, emptyCatalog, entriesOf, KINDS, type Catalog, type Kind } from "./model.js";
 import {
   fetchServerCatalog,
@@ -67,7 +68,7 @@ export function catalogFromServer(server: ServerCatalog): PullResult {
   const dangling = JSON.stringify([...catalog.products.values(), ...catalog.discounts.values(), ...catalog.benefits.values()]).match(
     new RegExp(`"${unknownRef("[0-9a-f-]{36}")}"`, "g"),
   );
-  if (dangling) warnings.push(`the file refers to ${dangling.length} object(s) that could not be read: ${[...new Set(dangling)].join(", ")}`);
+  if (dangling) warnings.push(`the file refers to ${plural(dangling.length, "object")} that could not be read: ${[...new Set(dangling)].join(", ")}`);
   return { catalog, warnings };
 }
 

@@ -12,12 +12,20 @@ const SOURCE: Record<Credential["source"], string> = {
   profile: "stored session",
 };
 
+/** "products:write, webhooks:read" from {products: ["read","write"], webhooks: ["read"]} (write includes read). */
+export function describeScopes(permissions: Record<string, string[]>): string {
+  const scopes = Object.entries(permissions).map(([resource, actions]) => `${resource}:${actions.includes("write") ? "write" : actions.join("+")}`);
+  return scopes.length > 0 ? scopes.join(", ") : "none";
+}
+
 async function status(ctx: Context): Promise<void> {
   const credential = requireCredential(ctx);
   const who = await ctx.out.loading("Checking", whoami(ctx, credential));
+  const key = who.api_key ?? null;
   const known = ctx.profile.organization;
-  // in the sandbox the profile knows the live organization by name; the twin is its sandbox
-  const named = known && known.id === (who.sandbox ? who.live_organization_id : who.organization_id) ? known : null;
+  // a key names its organization itself (the live one, for a sandbox key); a session's is the one the profile
+  // remembers — in the sandbox the profile knows the live organization by name, and the twin is its sandbox
+  const named = key?.organization ?? (known && known.id === (who.sandbox ? who.live_organization_id : who.organization_id) ? known : null);
   const organization = who.organization_id
     ? { id: who.organization_id, name: named ? `${named.name}${who.sandbox ? " (sandbox)" : ""}` : null, slug: who.sandbox ? null : (named?.slug ?? null) }
     : null;
@@ -34,10 +42,14 @@ async function status(ctx: Context): Promise<void> {
     live_organization_id: who.live_organization_id,
     roles: who.roles,
     permissions: who.permissions,
+    api_key: key,
   };
   await ctx.out.record(data, [
     { label: "Server", value: ctx.server },
-    { label: "Signed in as", value: who.user ? `${who.user.email}${who.user.name ? ` (${who.user.name})` : ""}` : "an organization API key" },
+    {
+      label: "Signed in as",
+      value: who.user ? `${who.user.email}${who.user.name ? ` (${who.user.name})` : ""}` : `the organization API key ${key?.name ? `"${key.name}"` : "(unnamed)"}${key ? ` (${key.id})` : ""}`,
+    },
     { label: "Credential", value: `${who.kind === "api_key" ? "API key" : "session"} from ${SOURCE[credential.source]}${credential.source === "profile" ? ` (profile ${ctx.profileName})` : ""}` },
     {
       label: "Organization",
@@ -45,6 +57,12 @@ async function status(ctx: Context): Promise<void> {
     },
     { label: "Mode", value: describeMode({ ...ctx.mode, sandbox: who.sandbox }, ctx.profileName) },
     ...(who.roles.length > 0 ? [{ label: "Roles", value: who.roles.join(", ") }] : []),
+    ...(key
+      ? [
+          { label: "Scopes", value: describeScopes(who.permissions) },
+          { label: "Expires", value: key.expires_at ? key.expires_at.slice(0, 10) : "never" },
+        ]
+      : []),
   ]);
 }
 

@@ -10,6 +10,7 @@ import type { Context } from "../context.js";
 import { CliError, ERROR_CODES, EXIT, ExitStatus, UsageError } from "../errors.js";
 import type { CatalogClient } from "../catalog/server.js";
 import type { Catalog } from "../catalog/model.js";
+import { plural } from "../resources.js";
 
 async function catalogClient(ctx: Context): Promise<CatalogClient> {
   return { core: await polar(ctx), unwrap: (result, what) => unwrap(ctx, result, what) };
@@ -23,7 +24,7 @@ function readCatalogText(file: string): string {
   }
 }
 
-/** The file, validated; an invalid file is exit 1 with every problem on its own `file:line:` line. */
+/** The file, validated; an invalid file is exit 2 (invalid input) with every problem on its own `file:line:` line. */
 async function readCatalog(file: string): Promise<Catalog> {
   const { parseCatalog, CatalogFileError } = await import("../catalog/model.js");
   const text = readCatalogText(file);
@@ -33,6 +34,7 @@ async function readCatalog(file: string): Promise<Catalog> {
     if (!(err instanceof CatalogFileError)) throw err;
     throw new CliError(`${err.file} is not a valid catalog:\n${err.message}`, {
       code: "invalid_catalog",
+      exitCode: EXIT.usage,
       hint: "`till catalog pull` writes a valid file to start from",
     });
   }
@@ -99,9 +101,9 @@ async function apply(ctx: Context, opts: PlanOptions & { yes?: boolean }): Promi
   await confirm(ctx, {
     yes: opts.yes,
     action: "apply",
-    reason: `${plan.changes.length} change(s) planned`,
+    reason: `${plural(plan.changes.length, "change")} planned`,
     hint: `review them with \`till catalog plan -f ${file}\`, then run \`till catalog apply -f ${file} --yes\``,
-    question: async () => `Apply ${plan.changes.length} change(s) to ${ctx.server}? [y/N] `,
+    question: async () => `Apply ${plural(plan.changes.length, "change")} to ${ctx.server}? [y/N] `,
   });
   // the state read and this run's id (kept until it finishes) name every write's Idempotency-Key
   const state = planBasis(server);
@@ -117,7 +119,7 @@ async function apply(ctx: Context, opts: PlanOptions & { yes?: boolean }): Promi
     throw err;
   });
   runs.finishRun(ctx.env.configDir, ctx.server, state);
-  ctx.out.done({ ...planJson(plan), applied }, `Applied ${applied.length} change(s).`);
+  ctx.out.done({ ...planJson(plan), applied }, `Applied ${plural(applied.length, "change")}.`);
 }
 
 export function register(program: Command): void {

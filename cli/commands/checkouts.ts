@@ -149,7 +149,7 @@ async function create(ctx: Context, opts: CreateFlags) {
       .loading("Choosing the price", client.send<WireCheckout>("PATCH", `/checkouts/${id}`, { product_id: choice.products[0], product_price_id: opts.price }))
       .catch((err: unknown) => {
         if (!(err instanceof ApiError)) throw err;
-        throw new ApiError(err.status, err.message, err.code, `checkout ${id} was opened with another price; it expires unused, or open one without --price`);
+        throw err.withHint(`checkout ${id} was opened with another price; it expires unused, or open one without --price`);
       });
   }
   ctx.out.done(c, c.url);

@@ -14,7 +14,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import { describeErrorBody, failFor, request } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context } from "../context.js";
-import { ApiError, UsageError } from "../errors.js";
+import { ApiError, EXIT, UsageError } from "../errors.js";
 import { isRecord } from "../flags.js";
 
 /** The most events /v1/events/ingest takes in one request. */
@@ -127,6 +127,7 @@ function refusal(status: number, body: unknown, lines: Line[], sent: Totals, fir
     `the server refused batch ${sent.batches + 1}: ${message}`,
     "RequestValidationError",
     `${already}nothing of this batch or after it was sent. Events with an external_id are deduplicated: fix the lines and send the file again.`,
+    { exitCode: EXIT.usage },
   );
 }
 

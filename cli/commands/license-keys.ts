@@ -8,7 +8,7 @@ import { examples, withContext } from "../command.js";
 import { requireCredential, type Context } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
 import { INT_MAX, collectMetadata, oneOf, parseDateTime, parseId, parseNonNegative, type MetadataValue } from "../flags.js";
-import { changes, day, listOptions, listResource, type ListOptions } from "../resources.js";
+import { changes, day, listOptions, listResource, plural, type ListOptions } from "../resources.js";
 
 const STATUSES = ["granted", "revoked", "disabled"] as const;
 
@@ -159,7 +159,7 @@ async function validate(ctx: Context, opts: ValidateFlags, [key]: string[]) {
   };
   const k = await ctx.out.loading("Validating license key", v1(ctx).send<WireLicenseKey>("POST", "/license-keys/validate", body));
   const activation = k.activation ? `, activation ${k.activation.label}` : "";
-  ctx.out.done(k, `Valid: ${k.display_key} (${k.status}${activation}), usage ${ofLimit(k.usage, k.limit_usage)}, validated ${k.validations} times.`);
+  ctx.out.done(k, `Valid: ${k.display_key} (${k.status}${activation}), usage ${ofLimit(k.usage, k.limit_usage)}, validated ${plural(k.validations, "time")}.`);
 }
 
 async function activate(ctx: Context, opts: { label: string; condition?: Record<string, MetadataValue>; meta?: Record<string, MetadataValue> }, [key]: string[]) {

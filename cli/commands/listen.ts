@@ -37,8 +37,7 @@ const secretOf = (ctx: Context) =>
 
 // ---- forwarding --------------------------------------------------------------------------------------------
 
-function forwardTarget(value: string | undefined): URL {
-  if (!value) throw new UsageError("listen: --forward-to <url> is required", "e.g. till listen --forward-to http://localhost:3000/webhooks");
+function forwardTarget(value: string): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -69,8 +68,7 @@ interface Forwarded {
 /** POSTs one event, once; the outcome is the app's status or the reason it could not be reached. */
 async function forward(target: URL, sign: Sign, event: StreamEvent, signal: AbortSignal): Promise<Forwarded> {
   // the event's id (stable across replays and sessions: receivers deduplicate on webhook-id)
-  // the cursor ends with the outbox row's id (a UUID): `<xid>-<µs>-<id>`
-  const id = event.cursor.slice(-36);
+  const id = eventId(event);
   const headers = {
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(event.data)),
@@ -109,6 +107,34 @@ function printForwarded(ctx: Context, f: Forwarded): void {
   const answer = f.status !== null ? `${f.status}` : `error: ${f.error}`;
   const time = f.time.slice(11, 19);
   process.stdout.write(`${s.dim(time)}  ${f.type.padEnd(24)}  ${f.id}  → ${ok ? s.green(answer) : s.red(answer)}  ${s.dim(`${f.duration_ms} ms`)}\n`);
+}
+
+/** The event's id (= webhook-id): the cursor ends with the outbox row's id, a UUID (`<xid>-<µs>-<id>`). */
+const eventId = (e: StreamEvent) => e.cursor.slice(-36);
+
+/**
+ * Without --forward-to: each event printed as it comes (the Stripe CLI's default), a line with its time,
+ * type and id, or under --json one object per line with the webhook body as `data`.
+ */
+function printer(ctx: Context) {
+  return {
+    push(e: StreamEvent) {
+      const time = new Date().toISOString();
+      if (ctx.json) {
+        let data: unknown = e.data;
+        try {
+          data = JSON.parse(e.data) as unknown;
+        } catch {
+          // not JSON (a chat-formatted body): the text as it came
+        }
+        process.stdout.write(`${JSON.stringify({ time, type: e.type, id: eventId(e), data })}\n`);
+        return;
+      }
+      const s = ctx.out.style;
+      process.stdout.write(`${s.dim(time.slice(11, 19))}  ${e.type.padEnd(24)}  ${eventId(e)}\n`);
+    },
+    stop() {},
+  };
 }
 
 /** Forwards events one after another, in the order they came. */
@@ -201,8 +227,7 @@ function refusal(status: number, body: unknown, credential: Credential, lastId: 
   try {
     failFor({ status, body }, credential, "GET /v1/cli/listen");
   } catch (err) {
-    const error = err instanceof CliError ? err : new CliError(String(err));
-    return status === 403 ? new CliError(error.message, { code: error.code, hint: "till listen needs the webhooks:read scope" }) : error;
+    return err instanceof CliError ? err : new CliError(String(err));
   }
 }
 
@@ -279,13 +304,18 @@ async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
     process.stdout.write(`${await secretOf(ctx)}\n`);
     return;
   }
-  const target = forwardTarget(opts.forwardTo);
+  const target = opts.forwardTo === undefined ? null : forwardTarget(opts.forwardTo);
   const credential = requireCredential(ctx);
-  const secret = await secretOf(ctx);
-  ctx.out.notice(`Your webhook signing secret is ${secret} (till listen --print-secret prints it)`);
-  const { signHeaders, signingKeys } = await signing();
-  const keys = signingKeys(secret);
-  const out = forwarder(ctx, target, (id, body) => ({ ...signHeaders(keys, id, body) }));
+  let out: { push(e: StreamEvent): void; stop(): void };
+  if (target) {
+    const secret = await secretOf(ctx);
+    ctx.out.notice(`Your webhook signing secret is ${secret} (till listen --print-secret prints it)`);
+    const { signHeaders, signingKeys } = await signing();
+    const keys = signingKeys(secret);
+    out = forwarder(ctx, target, (id, body) => ({ ...signHeaders(keys, id, body) }));
+  } else {
+    out = printer(ctx);
+  }
   const stop = interrupted();
   let lastId: string | undefined;
   let delay = BACKOFF_MS.first;
@@ -297,7 +327,11 @@ async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
         lastId,
         onOpen() {
           delay = BACKOFF_MS.first;
-          ctx.out.notice(opened ? `Reconnected to ${ctx.server}${lastId ? ", replaying what was missed" : ""}.` : `Ready: forwarding ${ctx.sandbox ? "sandbox" : "live"} events from ${ctx.server} to ${target.href} (Ctrl-C to stop).`);
+          const side = ctx.sandbox ? "sandbox" : "live";
+          const ready = target
+            ? `Ready: forwarding ${side} events from ${ctx.server} to ${target.href} (Ctrl-C to stop).`
+            : `Ready: printing ${side} events from ${ctx.server} as they happen (Ctrl-C to stop; --forward-to <url> sends them to your app).`;
+          ctx.out.notice(opened ? `Reconnected to ${ctx.server}${lastId ? ", replaying what was missed" : ""}.` : ready);
           opened = true;
         },
         onEvent(e) {
@@ -328,13 +362,15 @@ async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
 export function register(program: Command): void {
   program
     .command("listen")
-    .description("forward your organization's webhook events (its sandbox's unless --live) to a local app, signed, as they happen")
-    .option("--forward-to <url>", "where to POST each event, e.g. http://localhost:3000/webhooks")
+    .description("print your organization's webhook events (its sandbox's unless --live) as they happen, or forward them to a local app, signed")
+    .option("--forward-to <url>", "POST each event there, signed, e.g. http://localhost:3000/webhooks (default: print them)")
     .option("--events <types>", "only these event types, comma-separated or repeated (e.g. order.paid,subscription.active)", collectEvents)
     .option("--print-secret", "print the webhook signing secret and exit")
     .addHelpText(
       "after",
       examples([
+        "till listen",
+        "till listen --events order.paid --json | jq .data.data.id",
         "till listen --forward-to http://localhost:3000/api/webhooks",
         "till listen --forward-to http://localhost:3000/api/webhooks --events order.paid,subscription.active",
         "POLAR_WEBHOOK_SECRET=$(till listen --print-secret) npm run dev",

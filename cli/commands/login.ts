@@ -6,6 +6,7 @@ import { authClient, failFor, request } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { updateProfile } from "../config.js";
 import type { Context, Credential } from "../context.js";
+import { ask, canAsk } from "../confirm.js";
 import { AuthRequiredError, CliError, ERROR_CODES } from "../errors.js";
 import { forgetListenSecret } from "../listen-secret.js";
 import { CLI_DEVICE_CLIENT } from "../../shared/device-clients.js";
@@ -34,12 +35,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** ABCDEFGH → ABCD-EFGH (the server ignores the dash). */
 export const formatUserCode = (code: string) => (code.length === 8 ? `${code.slice(0, 4)}-${code.slice(4)}` : code);
 
-async function openBrowser(url: string): Promise<boolean> {
+/** How long the opener (xdg-open, open, start) gets to fail before the browser counts as opened. */
+const OPENER_GRACE_MS = 1_500;
+
+/**
+ * Asks the system to open `url`; true only when the opener did not fail: it was found and did not exit with
+ * an error (xdg-open exits 3 when no browser is available, as on a server or in a container).
+ */
+export async function openBrowser(url: string): Promise<boolean> {
   try {
     const { default: open } = await import("open");
     const child = await open(url);
-    child.on("error", () => {});
-    return true;
+    return await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(true), OPENER_GRACE_MS);
+      timer.unref();
+      child.once("error", () => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        resolve(code === 0);
+      });
+    });
   } catch {
     return false;
   }
@@ -80,7 +98,7 @@ async function pollForToken(ctx: Context, code: DeviceCodeResponse): Promise<str
           hint: "run `till login` again and choose Approve",
         });
       default:
-        failFor(res, null, "device sign-in");
+        failFor(res, null, "POST /api/auth/device/token");
     }
   }
 }
@@ -89,18 +107,47 @@ function showCodePlain(ctx: Context, code: DeviceCodeResponse, opened: boolean):
   ctx.out.notice(`! Your one-time code: ${formatUserCode(code.user_code)}`);
   ctx.out.notice(
     opened
-      ? `Opened ${code.verification_uri_complete} in your browser.`
+      ? `Opened ${code.verification_uri_complete} in your browser (if it did not appear, open that link yourself).`
       : `Open ${code.verification_uri_complete} in a browser (or go to ${code.verification_uri} and enter the code).`,
   );
   ctx.out.notice("Waiting for approval…");
 }
 
-async function login(ctx: Context, opts: { browser: boolean }): Promise<void> {
+/**
+ * The stored session of this profile and server, when the server still accepts it: who is signed in.
+ * An expired or revoked session is no reason to ask, so it counts as none.
+ */
+async function signedInAs(ctx: Context): Promise<string | null> {
+  const token = ctx.profile.token;
+  if (!token || ctx.profile.server !== ctx.server) return null;
+  const res = await request(ctx, "GET", "/api/whoami", { credential: { token, kind: "session", source: "profile" } });
+  if (res.status !== 200) return null;
+  const body = res.body as { user?: { email?: string } | null };
+  return body.user?.email ?? ctx.profile.user?.email ?? "an unknown user";
+}
+
+/** Already signed in: a terminal is asked whether to start over; anywhere else it is said, exit 0 (--force starts over). */
+async function keepExistingSession(ctx: Context, force: boolean | undefined): Promise<boolean> {
+  if (force) return false;
+  const who = await signedInAs(ctx);
+  if (!who) return false;
+  const where = `${ctx.server} as ${who}${ctx.profileName === "default" ? "" : ` (profile ${ctx.profileName})`}`;
+  if (canAsk(ctx)) {
+    if (await ask(`You are already signed in to ${where}. Sign in again? [y/N] `)) return false;
+  } else {
+    ctx.out.info(`Already signed in to ${where}: nothing to do (\`till login --force\` signs in again).`);
+  }
+  ctx.out.done({ server: ctx.server, profile: ctx.profileName, already_signed_in: true, email: who }, `Still signed in to ${where}.`);
+  return true;
+}
+
+async function login(ctx: Context, opts: { browser: boolean; force?: boolean }): Promise<void> {
   if (ctx.env.ci) {
     throw new AuthRequiredError("`till login` needs a person at a browser, and CI is set", {
       hint: "in CI use an organization API key: create one with `till keys create`, then set TILL_API_KEY (and TILL_SERVER)",
     });
   }
+  if (await keepExistingSession(ctx, opts.force)) return;
   if (ctx.env.apiKey) ctx.out.warn("TILL_API_KEY is set: commands will keep using it instead of this sign-in.");
 
   const code = await authClient(ctx, null).post<DeviceCodeResponse>("/device/code", { client_id: DEVICE_CLIENT_ID });
@@ -152,6 +199,7 @@ export function register(program: Command): void {
     .command("login")
     .description("sign in with your browser (device code) and store the session in the profile")
     .option("--no-browser", "do not open a browser; print the URL only")
+    .option("--force", "sign in again even when this profile is signed in to the server")
     .addHelpText(
       "after",
       examples(["till login", "till login --server https://till.example.com", "till login --profile staging --no-browser"]) +

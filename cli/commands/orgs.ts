@@ -103,15 +103,29 @@ async function create(ctx: Context, opts: { slug?: string }, [name = ""]: string
   if (activeOrganizationId === created.id && ctx.credential?.source === "profile") {
     await updateProfile(ctx.env.configDir, ctx.profileName, { organization: stored(created) });
   }
+  const active = activeOrganizationId === created.id;
   ctx.out.done(
-    { ...stored(created), createdAt: created.createdAt, active: activeOrganizationId === created.id },
-    `Created organization ${created.name} (${created.slug}, ${created.id}).`,
+    { ...stored(created), createdAt: created.createdAt, active },
+    `Created organization ${created.name} (${created.slug}, ${created.id}).` +
+      (active ? ` It is now your active organization: commands act on it.` : ""),
   );
 }
 
 async function switchTo(ctx: Context, _opts: object, [idOrSlug = ""]: string[]): Promise<void> {
   const auth = authClient(ctx, requireSession(ctx));
-  const org = await setActiveOrganization(auth, idOrSlug);
+  const orgs = await listOrganizations(auth);
+  const wanted = idOrSlug.toLowerCase();
+  // by id, slug or (case-insensitive) name: the name is what `orgs list` shows first
+  const found =
+    orgs.find((o) => o.id === idOrSlug || o.slug === idOrSlug) ?? orgs.filter((o) => o.name.toLowerCase() === wanted).at(0);
+  if (!found) {
+    const known = orgs.map((o) => `${o.slug} (${o.name})`).join(", ");
+    throw new UsageError(
+      `<org>: you have no organization "${idOrSlug}"`,
+      orgs.length > 0 ? `yours: ${known}` : "you have none yet: create one with `till orgs create <name>`",
+    );
+  }
+  const org = await setActiveOrganization(auth, found.id);
   if (ctx.credential?.source === "profile") {
     await updateProfile(ctx.env.configDir, ctx.profileName, { organization: stored(org) });
   }
@@ -142,7 +156,7 @@ export function register(program: Command): void {
   orgs
     .command("switch")
     .description("make an organization the active one (the one /v1 calls act on)")
-    .argument("<org>", "organization id or slug")
+    .argument("<org>", "organization id, slug or name")
     .addHelpText("after", examples(["till orgs switch acme-inc"]))
     .action(withContext(switchTo));
 }

@@ -302,7 +302,7 @@ async function create(ctx: Context, opts: ProductFlags, [name = ""]: string[]) {
         // the product exists by now: say so, and how to finish
         if (!(err instanceof ApiError)) throw err;
         const retry = `till products update ${id} ${benefits.map((b) => `--benefit ${b}`).join(" ")}`;
-        throw new ApiError(err.status, err.message, err.code, `product ${id} was created without its benefits; once they are fixed: ${retry}`);
+        throw err.withHint(`product ${id} was created without its benefits; once they are fixed: ${retry}`);
       });
   }
   ctx.out.done(product, `Created product ${product.name} (${product.id}): ${activePrices(product).map(describePrice).join("; ")}, ${describeInterval(product.recurring_interval, product.recurring_interval_count)}.`);

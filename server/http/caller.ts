@@ -5,9 +5,9 @@
 // seconds; revocations through /api/auth clear the cache at once, other replicas follow within the TTL.
 // The sandbox (docs/architecture.md): a till_test_ key, or a session asking for it, acts on the sandbox twin of
 // its organization with the roles of the live one.
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { apikey, member, organizationRole, session, user } from "../db/schema/auth.js";
+import { apikey, member, organization, organizationRole, session, user } from "../db/schema/auth.js";
 import { API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX } from "../auth/index.js";
 import { hashStoredToken } from "../auth/stored-tokens.js";
 import { roles as builtInRoles } from "../auth/access.js";
@@ -29,6 +29,8 @@ export interface Caller {
   roles: string[];
   permissions: Permissions;
   apiKeyId: string | null;
+  /** The API key's name and expiry (`till auth status` shows them, as gh shows a token's scopes). */
+  apiKey: { name: string | null; expiresAt: Date | null; organization: { name: string; slug: string } | null } | null;
   sessionId: string | null;
 }
 
@@ -116,6 +118,7 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
     const rows = await db
       .select({
         id: apikey.id,
+        name: apikey.name,
         referenceId: apikey.referenceId,
         enabled: apikey.enabled,
         expiresAt: apikey.expiresAt,
@@ -123,8 +126,12 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
         rateLimitMax: apikey.rateLimitMax,
         rateLimitTimeWindow: apikey.rateLimitTimeWindow,
         permissions: apikey.permissions,
+        organizationName: organization.name,
+        organizationSlug: organization.slug,
       })
       .from(apikey)
+      // reference_id is text (the api-key plugin's column) holding an organization id (a uuid): cast it, so the join uses the primary key
+      .leftJoin(organization, sql`${organization.id} = ${apikey.referenceId}::uuid`)
       .where(eq(apikey.key, digest))
       .limit(1);
     const r = rows[0];
@@ -141,6 +148,11 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
       roles: [],
       permissions: parsePermissions(r.permissions),
       apiKeyId: r.id,
+      apiKey: {
+        name: r.name ?? null,
+        expiresAt: r.expiresAt ?? null,
+        organization: r.organizationName !== null && r.organizationSlug !== null ? { name: r.organizationName, slug: r.organizationSlug } : null,
+      },
       sessionId: null,
     };
     return remember(keys, digest, {
@@ -279,6 +291,7 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
       roles: [],
       permissions: {},
       apiKeyId: null,
+      apiKey: null,
       sessionId: s.id,
     };
     if (!orgId) return { ok: true, caller: base };

@@ -47,6 +47,20 @@ const whoamiResponse = {
     live_organization_id: { type: ["string", "null"] },
     roles: stringList,
     permissions: { type: "object", additionalProperties: stringList },
+    api_key: {
+      type: ["object", "null"],
+      required: ["id", "name", "expires_at", "organization"],
+      properties: {
+        id: { type: "string" },
+        name: { type: ["string", "null"] },
+        expires_at: { type: ["string", "null"] },
+        organization: {
+          type: ["object", "null"],
+          required: ["name", "slug"],
+          properties: { name: { type: "string" }, slug: { type: "string" } },
+        },
+      },
+    },
   },
 } as const;
 
@@ -68,6 +82,10 @@ export function whoamiPlugin(callers: CallerResolver) {
         live_organization_id: c.liveOrganizationId,
         roles: c.roles,
         permissions: c.permissions,
+        api_key:
+          c.kind === "api_key" && c.apiKeyId && c.apiKey
+            ? { id: c.apiKeyId, name: c.apiKey.name, expires_at: c.apiKey.expiresAt?.toISOString() ?? null, organization: c.apiKey.organization }
+            : null,
       };
     });
   };

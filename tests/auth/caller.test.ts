@@ -61,6 +61,8 @@ describe("API keys", () => {
       live_organization_id: orgId,
       roles: [],
       permissions: ALL_BILLING_PERMISSIONS,
+      // the key's own name and expiry (`till auth status`)
+      api_key: { id: k.id, name: "ci", expires_at: null, organization: { name: expect.any(String) as string, slug: expect.any(String) as string } },
     });
     const scoped = await mustCreateKey(owner, { organizationId: orgId, name: "ro", permissions: { products: ["read"] } });
     const res2 = await whoami(bearer(scoped.key));
@@ -146,6 +148,7 @@ describe("session tokens", () => {
         organization: ["update", "delete"],
         apiKey: ["create", "read", "update", "delete"],
       }) as Record<string, string[]>,
+      api_key: null,
     });
   });
 

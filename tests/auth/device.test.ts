@@ -225,6 +225,7 @@ describe("polling and approval", () => {
       live_organization_id: null,
       roles: [],
       permissions: {},
+      api_key: null,
     });
   });
 

@@ -384,8 +384,9 @@ describe("a run that stops midway", () => {
     expect(p.notes).toEqual([`discount "Other" matches launch by name but its type differs: left as is, launch is created`]);
     const err = (await applyPlan(org.client, p).catch((e: unknown) => e)) as ApplyError;
     expect(err).toBeInstanceOf(ApplyError);
-    expect(err.message).toMatch(/^\+ create discount "Launch" \(500 usd once, code LAUNCH\) failed: create discount "launch": body\.code: /);
-    expect(err.exitCode).toBe(1);
+    expect(err.message).toMatch(/^\+ create discount "Launch" \(500 usd once, code LAUNCH\) failed: code: /);
+    // the server refused a value of the file: invalid input
+    expect(err.exitCode).toBe(2);
     expect(err.applied.map((a) => a.key)).toEqual(p.changes.slice(0, 15).map((c) => c.key));
 
     await org.seller.sdk.discounts.delete({ id: other.id });
@@ -760,7 +761,7 @@ Plan: 3 to create, 0 to update, 0 to replace, 0 to archive, 0 to delete.
     const refused = await till(["catalog", "apply", "-f", file("till.yaml")], opts);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toBe(
-      `error: apply needs confirmation: 3 change(s) planned and nobody to ask\nhint: review them with \`till catalog plan -f ${file("till.yaml")}\`, then run \`till catalog apply -f ${file("till.yaml")} --yes\`\n`,
+      `error: apply needs confirmation: 3 changes planned and nobody to ask\nhint: review them with \`till catalog plan -f ${file("till.yaml")}\`, then run \`till catalog apply -f ${file("till.yaml")} --yes\`\n`,
     );
     expect((await till(["catalog", "plan", "-f", file("till.yaml")], opts)).exitCode).toBe(2);
   });
@@ -795,16 +796,16 @@ Plan: 3 to create, 0 to update, 0 to replace, 0 to archive, 0 to delete.
       stdout: `~ update product "Pro": prices - fixed 1000 usd, + fixed 1500 usd
 
 Plan: 0 to create, 1 to update, 0 to replace, 0 to archive, 0 to delete.
-Applied 1 change(s).
+Applied 1 change.
 `,
       stderr: `✓ ~ update product "Pro": prices - fixed 1000 usd, + fixed 1500 usd\n`,
     });
   });
 
-  it("an invalid file: exit 1, every problem with its line", async () => {
+  it("an invalid file: exit 2 (invalid input), every problem with its line", async () => {
     writeFileSync(file("bad.yaml"), "version: 1\nproducts:\n  pro:\n    name: Pro\n    prices: []\n");
     const r = await till(["catalog", "plan", "-f", file("bad.yaml")], opts);
-    expect(r.exitCode).toBe(1);
+    expect(r.exitCode).toBe(2);
     expect(r.stderr).toBe(
       `error: ${file("bad.yaml")} is not a valid catalog:\n${file("bad.yaml")}:5: products.pro.prices: a product has at least one price\nhint: \`till catalog pull\` writes a valid file to start from\n`,
     );

@@ -56,8 +56,8 @@ describe("till orgs", () => {
     expect(parseJson((await till(["auth", "status", "--json"], cli)).stdout)).toMatchObject({ organization: { id: acme.id } });
     const plain = await till(["orgs", "create", "Beta Shop", "--slug", `beta-${Date.now()}`], cli);
     expect(plain.exitCode, plain.stderr).toBe(0);
-    expect(plain.stdout).toMatch(/^Created organization Beta Shop \(beta-\d+, ([0-9a-f-]{36})\)\.\n$/);
-    const beta = /([0-9a-f-]{36})\)\.$/.exec(plain.stdout.trim())?.[1];
+    expect(plain.stdout).toMatch(/^Created organization Beta Shop \(beta-\d+, ([0-9a-f-]{36})\)\. It is now your active organization: commands act on it\.\n$/);
+    const beta = /([0-9a-f-]{36})\)\./.exec(plain.stdout)?.[1];
     // ...and /v1 calls follow the new active organization at once, not after the cache expires
     const status = await till(["auth", "status", "--json"], cli);
     expect(parseJson(status.stdout)).toMatchObject({ organization: { id: beta } });
@@ -66,7 +66,7 @@ describe("till orgs", () => {
   it("create: a taken slug is the server's error, exit 1", async () => {
     const r = await till(["orgs", "create", "Acme Inc"], cli);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toBe("error: POST /api/auth/organization/create: Organization already exists\n");
+    expect(r.stderr).toBe("error: Organization already exists\n");
   });
 
   it("list: JSON marks the active organization; a pipe gets tab-separated rows", async () => {
@@ -93,9 +93,12 @@ describe("till orgs", () => {
 
     const byId = await till(["orgs", "switch", acme.id, "--json"], cli);
     expect(parseJson(byId.stdout)).toEqual({ id: acme.id, name: "Acme Inc", slug: "acme-inc", active: true });
+    // by name too; an unknown one names those that exist (exit 2, nothing changed)
+    const byName = await till(["orgs", "switch", "acme inc"], cli);
+    expect(byName.stdout).toBe("Switched to Acme Inc (acme-inc).\n");
     const unknown = await till(["orgs", "switch", "no-such-org"], cli);
-    expect(unknown.exitCode).toBe(1);
-    expect(unknown.stderr).toMatch(/^error: POST \/api\/auth\/organization\/set-active: .+\n$/);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toMatch(/^error: <org>: you have no organization "no-such-org"\nhint: yours: (.+ \(.+\), )*acme-inc \(Acme Inc\)(, .+)*\n$/);
   });
 });
 
@@ -137,7 +140,7 @@ describe("till keys", () => {
     const again = await till(["keys", "revoke", key.id, "--json"], cli);
     expect(again.exitCode).toBe(1);
     expect(JSON.parse(again.stderr)).toEqual({
-      error: { message: "POST /api/auth/api-key/delete: API Key not found", code: "KEY_NOT_FOUND", hint: null },
+      error: { message: "API Key not found", code: "KEY_NOT_FOUND", hint: null },
     });
   });
 
@@ -169,7 +172,7 @@ describe("till keys", () => {
   it("a lifetime the server refuses is its error, exit 1", async () => {
     const r = await till(["keys", "create", "short", "--expires", "12h"], cli);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toBe("error: POST /api/auth/api-key/create: The expiresIn is smaller than the predefined minimum value.\n");
+    expect(r.stderr).toBe("error: The expiresIn is smaller than the predefined minimum value.\n");
   });
 
   it("needs a signed-in user: with an API key it is exit 4 with the reason", async () => {
@@ -207,17 +210,22 @@ describe("till api", () => {
     expect(parseJson(fromStdin.stdout)).toMatchObject({ name: "From stdin" });
   });
 
-  it("non-2xx: the server's error on stderr, nothing on stdout, exit 1", async () => {
+  it("non-2xx: the server's error on stderr, nothing on stdout; exit 1, or 2 for a refused body", async () => {
     const r = await till(["api", "GET", "/v1/products/00000000-0000-4000-8000-000000000000"], cli);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/^error: GET \/v1\/products\/00000000-0000-4000-8000-000000000000: .+\n$/);
+    expect(r.stderr).toBe("error: Product not found\n");
     const json = await till(["api", "POST", "/v1/products/", "-d", "{}", "--json"], cli);
-    expect(json.exitCode).toBe(1);
+    expect(json.exitCode).toBe(2);
     expect(json.stdout).toBe("");
     const envelope = JSON.parse(json.stderr) as { error: { message: string; code: string; hint: null } };
     expect(envelope.error.code).toBe("RequestValidationError");
-    expect(envelope.error.message).toMatch(/^POST \/v1\/products\/: body\.name: /);
+    expect(envelope.error.message).toMatch(/^name: is required/);
+    // --debug names the request and the server's request id, in the envelope too
+    const debug = await till(["api", "POST", "/v1/products/", "-d", "{}", "--json", "--debug"], cli);
+    const lines = debug.stderr.trim().split("\n");
+    expect(lines[0]).toMatch(/^POST \/v1\/products\/ → 422 \(\d+ ms, request id [0-9a-f-]{36}\)$/);
+    expect(JSON.parse(lines[1]!)).toMatchObject({ error: { request: { method: "POST", path: "/v1/products/", status: 422, request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) } } });
   });
 
   it("malformed arguments are exit 2 with one line naming the argument", async () => {

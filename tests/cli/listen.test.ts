@@ -207,18 +207,41 @@ describe("till listen", () => {
     }
   });
 
-  it("without credentials exits 4; without the webhooks:read scope 1; without --forward-to or with an unknown event type exits 2; --help has examples", async () => {
+  it("without --forward-to it prints each event as it happens: a line with time, type and id; --json the webhook body", async () => {
+    const plain = spawnTill(["listen", "--events", "customer.created"], cli);
+    const json = spawnTill(["listen", "--events", "customer.created", "--json"], cli);
+    const seenPlain = watch(plain);
+    const seenJson = watch(json);
+    await seenPlain.until("stderr", /Ready: printing events from /);
+    await seenJson.until("stderr", /Ready: printing events/);
+    const c = await seller.sdk.customers.create({ email: `printed-${Date.now()}@example.com` });
+    const line = await seenPlain.until("stdout", /\n/);
+    const out = await seenJson.until("stdout", /\n/);
+    expect([(await stop(plain)).exitCode, (await stop(json)).exitCode]).toEqual([0, 0]);
+    expect(line).toMatch(/^\d\d:\d\d:\d\d {2}customer\.created {10}[0-9a-f-]{36}\n$/);
+    const event = JSON.parse(out.trim()) as { type: string; id: string; time: string; data: { type: string; data: { id: string } } };
+    expect(event).toMatchObject({ type: "customer.created", data: { type: "customer.created", data: { id: c.id } } });
+    expect(line).toContain(event.id);
+    // no signing secret is made or shown when nothing is forwarded
+    expect(seenPlain.stderr()).not.toContain("whsec_");
+  });
+
+  it("without credentials exits 4; without the webhooks:read scope 4 naming it; a malformed --forward-to or an unknown event type exits 2; --help has examples", async () => {
     const bare = { configDir: tempConfigDir(), env: { TILL_SERVER: server.url } };
     const none = await till(["listen", "--forward-to", `${receiver.url}/x`], bare);
     expect(none.exitCode).toBe(4);
     expect(none.stderr).toMatch(/not signed in/);
     const productsOnly = { ...cli, env: { ...cli.env, TILL_API_KEY: await seller.createKey({ products: ["read"] }) } };
     const denied = await till(["listen", "--forward-to", `${receiver.url}/x`], productsOnly);
-    expect(denied.exitCode).toBe(1);
-    expect(denied.stderr).toMatch(/webhooks:read/);
-    const missing = await till(["listen"], cli);
-    expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toMatch(/--forward-to/);
+    expect(denied.exitCode).toBe(4);
+    expect(denied.stderr).toMatch(/^Your webhook signing secret is whsec_\S+ \(till listen --print-secret prints it\)\n/);
+    expect(denied.stderr.split("\n").slice(1).join("\n")).toBe(
+      "error: TILL_API_KEY lacks the scope webhooks:read\n" +
+        "hint: create a key that has it: till keys create <name> --scope webhooks:read (signed in as an owner or admin), then use that key\n",
+    );
+    const malformed = await till(["listen", "--forward-to", "localhost:3000"], cli);
+    expect(malformed.exitCode).toBe(2);
+    expect(malformed.stderr).toMatch(/--forward-to/);
     const unknown = await till(["listen", "--forward-to", `${receiver.url}/x`, "--events", "order.paid,order.nope"], cli);
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toMatch(/unknown event type "order.nope"/);

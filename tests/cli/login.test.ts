@@ -9,7 +9,7 @@ import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { deviceCode } from "../../server/db/schema/auth.js";
 import { Client } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { createOrganization, person, type Person } from "../auth/key-fixtures.js";
+import { createOrganization, mustCreateKey, person, type Person } from "../auth/key-fixtures.js";
 import { approve, login, parseJson, spawnTill, tempConfigDir, till, waitForUserCode } from "./till.js";
 
 let server: TestServer;
@@ -213,6 +213,65 @@ describe("till auth status and till logout", () => {
     const again = await till(["logout", "--json"], { configDir });
     expect(again.exitCode).toBe(0);
     expect(parseJson(again.stdout)).toEqual({ server: server.url, profile: "default", signed_out: false, revoked: false });
+  });
+
+  it("status with an API key: the key's name and id, its organization by name, its scopes and expiry", async () => {
+    const org = await createOrganization(alice, "Keyed Co");
+    const key = await mustCreateKey(alice, { organizationId: org, name: "deploy", permissions: { products: ["read", "write"], webhooks: ["read"] }, expiresIn: 90 * 86_400 });
+    const env = { TILL_API_KEY: key.key, TILL_SERVER: server.url };
+    const r = await till(["auth", "status"], { configDir: tempConfigDir(), env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const slug = (await alice.client.get<{ id: string; slug: string }[]>("/api/auth/organization/list")).body.find((o) => o.id === org)?.slug;
+    const expires = new Date(Date.now() + 90 * 86_400_000).toISOString().slice(0, 10);
+    expect(r.stdout).toBe(
+      `Server: ${server.url}\n` +
+        `Signed in as: the organization API key "deploy" (${key.id})\n` +
+        "Credential: API key from TILL_API_KEY\n" +
+        `Organization: Keyed Co (${slug}, ${org})\n` +
+        "Scopes: products:write, webhooks:read\n" +
+        `Expires: ${expires}\n`,
+    );
+    const json = parseJson<{ api_key: unknown; permissions: unknown }>((await till(["auth", "status", "--json"], { configDir: tempConfigDir(), env })).stdout);
+    expect(json.api_key).toEqual({ id: key.id, name: "deploy", expires_at: expect.stringMatching(new RegExp(`^${expires}T`)), organization: { name: "Keyed Co", slug } });
+    expect(json.permissions).toEqual({ products: ["read", "write"], webhooks: ["read"] });
+  });
+
+  it("already signed in: without a terminal it says so and exits 0; --force signs in again", async () => {
+    const configDir = tempConfigDir();
+    expect((await login(server.url, alice.client, { configDir })).exitCode).toBe(0);
+    const token = readConfig(configDir).profiles.default?.token;
+    const again = await till(["login", "--server", server.url], { configDir });
+    expect(again.exitCode).toBe(0);
+    expect(again.stderr).toBe(`Already signed in to ${server.url} as ${alice.user.email}: nothing to do (\`till login --force\` signs in again).\n`);
+    expect(again.stdout).toBe(`Still signed in to ${server.url} as ${alice.user.email}.\n`);
+    expect(readConfig(configDir).profiles.default?.token).toBe(token);
+    const forced = await login(server.url, alice.client, { configDir }, ["--force"]);
+    expect(forced.exitCode, forced.stderr).toBe(0);
+    expect(readConfig(configDir).profiles.default?.token).not.toBe(token);
+    // a session the server no longer accepts is no reason to ask: login starts over by itself
+    await new Client(server.url).post("/api/auth/sign-out", {}, { authorization: `Bearer ${readConfig(configDir).profiles.default?.token}` });
+    const expired = await login(server.url, alice.client, { configDir });
+    expect(expired.exitCode, expired.stderr).toBe(0);
+    expect(expired.stderr).not.toContain("Already signed in");
+  });
+
+  it("counts the browser as opened only when the system's opener did not fail", async () => {
+    const { openBrowser } = await import("../../cli/commands/login.js");
+    const saved = { BROWSER: process.env.BROWSER, DISPLAY: process.env.DISPLAY, WAYLAND_DISPLAY: process.env.WAYLAND_DISPLAY };
+    try {
+      delete process.env.DISPLAY;
+      delete process.env.WAYLAND_DISPLAY;
+      delete process.env.BROWSER;
+      // no browser on this machine: xdg-open exits 3, so login prints the link to open instead
+      expect(await openBrowser("http://127.0.0.1:9/device")).toBe(false);
+      process.env.BROWSER = "true";
+      expect(await openBrowser("http://127.0.0.1:9/device")).toBe(true);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
   });
 
   it("status: a session revoked elsewhere is exit 4 with a hint to log in again", async () => {

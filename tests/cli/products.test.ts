@@ -223,9 +223,9 @@ describe("till products: refused input", () => {
     expect(nothing.stderr).toBe("error: nothing to update: pass --name, --description, a price flag, --recurring, --trial, --visibility, --metadata or --benefit\n");
   });
 
-  it("the server's refusals are exit 1 with its message: unknown product (404), an amount below its minimum (422), a key without the scope (403)", async () => {
+  it("the server's refusals in the user's words: unknown product (404, exit 1), an amount below its minimum (422: the flag, as money, exit 2), a key without the scope (403: the scope and the key command, exit 4)", async () => {
     const readOnly = await seller.createKey({ products: ["read"] });
-    const [missing, low, forbidden, foreign, benefit] = await Promise.all([
+    const [missing, low, forbidden, foreign, benefit, unnamed, verbose] = await Promise.all([
       run(["products", "get", "00000000-0000-4000-8000-000000000000"]),
       run(["products", "create", "Cheap", "--price", "10"]),
       run(["products", "create", "Blocked", "--price", "1000"], { env: { ...cli.env, TILL_API_KEY: readOnly } }),
@@ -234,20 +234,35 @@ describe("till products: refused input", () => {
         .then((other) => other.sdk.products.create({ name: "Theirs", prices: [{ amountType: "free" }] }))
         .then((p) => run(["products", "get", p.id, "--json"])),
       run(["products", "create", "Half done", "--price", "1000", "--benefit", "00000000-0000-4000-8000-000000000000"]),
+      run(["products", "create", "", "--price", "1000"]),
+      run(["products", "create", "Cheap", "--price", "10", "--verbose"]),
     ]);
     expect(missing.exitCode).toBe(1);
-    expect(missing.stderr).toBe("error: GET /v1/products/00000000-0000-4000-8000-000000000000: Product not found\n");
-    expect(low.exitCode).toBe(1);
-    expect(low.stderr).toBe("error: POST /v1/products/: body.prices.0.price_amount: Amount must be at least 50\n");
-    expect(forbidden.exitCode).toBe(1);
-    expect(forbidden.stderr).toBe("error: POST /v1/products/: This token is missing the scope products:write.\n");
+    expect(missing.stderr).toBe("error: Product not found\n");
+    expect(low.exitCode).toBe(2);
+    expect(low.stderr).toBe("error: --price: must be at least $0.50\n");
+    expect(unnamed.exitCode).toBe(2);
+    expect(unnamed.stderr).toBe("error: <name>: needs at least 3 characters\n");
+    expect(forbidden.exitCode).toBe(4);
+    expect(forbidden.stderr).toBe(
+      "error: TILL_API_KEY lacks the scope products:write\n" +
+        "hint: create a key that has it: till keys create <name> --scope products:write (signed in as an owner or admin), then use that key\n",
+    );
     expect(foreign.exitCode).toBe(1);
     expect(JSON.parse(foreign.stderr)).toMatchObject({ error: { code: "ResourceNotFound" } });
+    // --verbose: each request, and the error names its request with the server's request id
+    expect(verbose.exitCode).toBe(2);
+    const id = /request id ([0-9a-f-]{36})/.exec(verbose.stderr)?.[1];
+    expect(verbose.stderr).toBe(
+      `POST /v1/products/ → 422 (${/\((\d+) ms/.exec(verbose.stderr)?.[1]} ms, request id ${id})\n` +
+        "error: --price: must be at least $0.50\n" +
+        `request: POST /v1/products/ → 422 (request id ${id})\n`,
+    );
     // the product was made before its benefits were refused: the hint says so and how to finish
-    expect(benefit.exitCode).toBe(1);
-    const made = /^error: POST \/v1\/products\/([0-9a-f-]{36})\/benefits: body\.benefits\.0: Benefit does not exist\.\n/.exec(benefit.stderr)?.[1];
+    expect(benefit.exitCode).toBe(2);
+    const made = /hint: product ([0-9a-f-]{36}) was created/.exec(benefit.stderr)?.[1];
     expect(benefit.stderr).toBe(
-      `error: POST /v1/products/${made}/benefits: body.benefits.0: Benefit does not exist.\n` +
+      "error: --benefit: Benefit does not exist.\n" +
         `hint: product ${made} was created without its benefits; once they are fixed: till products update ${made} --benefit 00000000-0000-4000-8000-000000000000\n`,
     );
   });

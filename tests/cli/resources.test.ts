@@ -88,7 +88,7 @@ describe("till benefits", () => {
     expect(ok(await run(["benefits", "delete", id])).stdout).toBe(`Deleted benefit ${id}.\n`);
     const gone = await run(["benefits", "get", id]);
     expect(gone.exitCode).toBe(1);
-    expect(gone.stderr).toBe(`error: GET /v1/benefits/${id}: Benefit not found\n`);
+    expect(gone.stderr).toBe(`error: Benefit not found\n`);
   });
 
   it("refuses unknown types, another type's flags and missing properties: exit 2", async () => {
@@ -225,8 +225,8 @@ describe("till customers", () => {
     ok(await run(["customers", "update", bob, "--set-external-id", "user_43"]));
     expect(await seller.sdk.customers.get({ id: bob })).toMatchObject({ externalId: "user_43" });
     const change = await run(["customers", "update", ada.id, "--set-external-id", "user_44"]);
-    expect(change.exitCode).toBe(1);
-    expect(change.stderr).toBe(`error: PATCH /v1/customers/${ada.id}: body.external_id: Customer external ID cannot be updated.\n`);
+    expect(change.exitCode).toBe(2);
+    expect(change.stderr).toBe(`error: --set-external-id: Customer external ID cannot be updated.\n`);
 
     const state = ok(await run(["customers", "state", "--external-id", "user_42", "--json"]));
     expect(parseJson(state.stdout)).toMatchObject({ id: ada.id, active_subscriptions: [], granted_benefits: [], active_meters: [] });
@@ -239,7 +239,7 @@ describe("till customers", () => {
     ok(await run(["customers", "delete", "--external-id", "user_42"]));
     const gone = await run(["customers", "get", ada.id]);
     expect(gone.exitCode).toBe(1);
-    expect(gone.stderr).toBe(`error: GET /v1/customers/${ada.id}: Customer not found.\n`);
+    expect(gone.stderr).toBe(`error: Customer not found.\n`);
 
     const [both, neither, notUuid] = await Promise.all([
       run(["customers", "get", ada.id, "--external-id", "x"]),

@@ -159,9 +159,9 @@ describe("till checkouts", () => {
     ]);
     expect(results.map((r) => r.exitCode)).toEqual([2, 2, 2, 2, 2, 2, 2]);
     const unknown = await run(["checkouts", "create", "--product", UUID, "--json"]);
-    expect(unknown.exitCode).toBe(1);
+    expect(unknown.exitCode).toBe(2);
     expect(JSON.parse(unknown.stderr)).toEqual({
-      error: { message: "POST /v1/checkouts/: body.products.0: Product does not exist.", code: "RequestValidationError", hint: null },
+      error: { message: "--product: Product does not exist.", code: "RequestValidationError", hint: null },
     });
     expect((await seller.sdk.checkouts.list({ limit: 100 })).result.pagination.totalCount).toBe(before);
   });
@@ -217,11 +217,11 @@ describe("till orders", () => {
     expect(type.stderr).toBe("error: option '--billing-type <type>' argument 'monthly' is invalid. expected one of one_time, recurring.\n");
 
     const moved = await run(["orders", "update", bought.orderId, "--country", "DE", "--billing-name", "Other"]);
-    expect(moved.exitCode).toBe(1);
-    expect(moved.stderr).toBe(`error: PATCH /v1/orders/${bought.orderId}: body.billing_address: Country and state fields cannot be updated.\n`);
+    expect(moved.exitCode).toBe(2);
+    expect(moved.stderr).toBe(`error: --country: Country and state fields cannot be updated.\n`);
     expect(await seller.sdk.orders.get({ id: bought.orderId })).toMatchObject({ billingName: "Acme Inc", billingAddress: { country: "FR" } });
     const missing = await run(["orders", "get", UUID]);
-    expect([missing.exitCode, missing.stderr]).toEqual([1, `error: GET /v1/orders/${UUID}: Order not found\n`]);
+    expect([missing.exitCode, missing.stderr]).toEqual([1, `error: Order not found\n`]);
   });
 });
 
@@ -301,7 +301,7 @@ describe("till subscriptions", () => {
     ]);
     expect(results.every((r) => r.exitCode === 2)).toBe(true);
     const notSeats = await run(["subscriptions", "update", id, "--seats", "3"]);
-    expect([notSeats.exitCode, notSeats.stderr]).toEqual([1, `error: PATCH /v1/subscriptions/${id}: body.seats: This subscription is not seat-based.\n`]);
+    expect([notSeats.exitCode, notSeats.stderr]).toEqual([2, `error: --seats: This subscription is not seat-based.\n`]);
     expect(await seller.sdk.subscriptions.get({ id })).toMatchObject({ status: "active", productId: monthly.id, cancelAtPeriodEnd: false });
   });
 
@@ -329,15 +329,16 @@ describe("till subscriptions", () => {
     expect(withReason).toMatchObject({ status: "canceled", customer_cancellation_reason: "unused" });
     const third = (await buy(monthly)).subscriptionId ?? "";
     const declined = await onTerminal(`subscriptions revoke ${third}`, "no");
-    expect(declined.exitCode).toBe(1);
+    expect(declined.exitCode).toBe(2);
     expect(String(declined.stdout)).toContain(`Revoke ${monthly.name} ($9.00 every month) of `);
-    expect(String(declined.stdout)).toContain("error: revoke cancelled: nothing was changed");
+    expect(String(declined.stdout)).toContain("Cancelled: nothing was changed.");
+    expect(String(declined.stdout)).not.toContain("error:");
     expect(await seller.sdk.subscriptions.get({ id: third })).toMatchObject({ status: "active", endedAt: null });
 
     const again = await run(["subscriptions", "revoke", second, "--yes"]);
     expect([again.exitCode, again.stderr]).toEqual([
       1,
-      `error: DELETE /v1/subscriptions/${second}: This subscription is already canceled or will be at the end of the period.\n`,
+      `error: This subscription is already canceled or will be at the end of the period.\n`,
     ]);
   });
 });
@@ -387,19 +388,20 @@ describe("till refunds", () => {
     const tooMuch = await run([...base, "--amount", "2501", "--json"]);
     expect(tooMuch.exitCode).toBe(1);
     expect(JSON.parse(tooMuch.stderr)).toEqual({
-      error: { message: "POST /v1/refunds/: Refund amount exceeds remaining order balance: 2500", code: "RefundAmountTooHigh", hint: null },
+      error: { message: "Refund amount exceeds remaining order balance: 2500", code: "RefundAmountTooHigh", hint: null },
     });
     expect((await seller.sdk.refunds.list({ orderId })).result.items).toEqual([]);
   });
 
-  it("on a terminal it asks: no cancels (exit 1, nothing refunded), yes refunds", async () => {
+  it("on a terminal it asks: no cancels (exit 2 without an error line, nothing refunded), yes refunds", async () => {
     const { orderId } = await buy(oneTime);
     const order = await seller.sdk.orders.get({ id: orderId });
     const onTty = (answer: string) => onTerminal(`refunds create --order ${orderId} --amount 700 --reason duplicate`, answer);
     const no = await onTty("n");
-    expect(no.exitCode).toBe(1);
+    expect(no.exitCode).toBe(2);
     expect(String(no.stdout)).toContain(`Refund $7.00 of ${order.invoiceNumber} (${oneTime.name}, $25.00; $25.00 refundable) to ${order.customer.email}? [y/N]`);
-    expect(String(no.stdout)).toContain("error: refund cancelled: nothing was changed");
+    expect(String(no.stdout)).toContain("Cancelled: nothing was changed.");
+    expect(String(no.stdout)).not.toContain("error:");
     expect((await seller.sdk.refunds.list({ orderId })).result.items).toEqual([]);
 
     const yes = await onTty("y");
