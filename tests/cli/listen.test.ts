@@ -212,8 +212,8 @@ describe("till listen", () => {
     const json = spawnTill(["listen", "--events", "customer.created", "--json"], cli);
     const seenPlain = watch(plain);
     const seenJson = watch(json);
-    await seenPlain.until("stderr", /Ready: printing events from /);
-    await seenJson.until("stderr", /Ready: printing events/);
+    await seenPlain.until("stderr", /Ready: printing live events from /);
+    await seenJson.until("stderr", /Ready: printing live events/);
     const c = await seller.sdk.customers.create({ email: `printed-${Date.now()}@example.com` });
     const line = await seenPlain.until("stdout", /\n/);
     const out = await seenJson.until("stdout", /\n/);

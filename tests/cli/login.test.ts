@@ -228,6 +228,7 @@ describe("till auth status and till logout", () => {
         `Signed in as: the organization API key "deploy" (${key.id})\n` +
         "Credential: API key from TILL_API_KEY\n" +
         `Organization: Keyed Co (${slug}, ${org})\n` +
+        "Mode: live (the API key's prefix)\n" +
         "Scopes: products:write, webhooks:read\n" +
         `Expires: ${expires}\n`,
     );
