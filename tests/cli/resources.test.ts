@@ -267,7 +267,7 @@ describe("till customers", () => {
     );
     expect(json).toMatchObject({ customer_id: c.id, return_url: "https://example.com/account" });
     const missing = await run(["customers", "portal", "--external-id", "nobody"]);
-    expect(missing.exitCode).toBe(1);
+    expect(missing.exitCode).toBe(2); // the server's 422 is invalid input: exit 2
     expect(missing.stderr).toContain("Customer does not exist.");
     expect((await run(["customers", "portal"])).exitCode).toBe(2);
   });
@@ -381,7 +381,7 @@ describe("till meters and till events ingest", () => {
     // what only the server knows (an unknown customer) refuses that batch alone, named by its line
     const unknown = ndjson(2, 9100) + JSON.stringify({ name: "api_call", customer_id: "00000000-0000-4000-8000-000000000000" }) + "\n";
     const refused = await run(["events", "ingest", "--batch-size", "2"], { input: unknown });
-    expect(refused.exitCode).toBe(1);
+    expect(refused.exitCode).toBe(2); // the server's 422 is invalid input: exit 2
     expect(refused.stderr).toBe(
       "Batch 1/2: 2/3 events sent, 2 inserted, 0 duplicates\n" +
         "error: the server refused batch 2: line 3: customer_id: Customer not found.\n" +
