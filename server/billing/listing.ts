@@ -38,3 +38,11 @@ export function metadataWhere(column: AnyColumn, filter: Record<string, string[]
   if (!filter) return [];
   return Object.entries(filter).map(([key, values]) => inArray(sql`${column} ->> ${key}`, values));
 }
+
+/** Keyset paging for exports: rows after `after` in (created_at, id) order (created_at compared at µs). */
+export function afterKeyset(createdAt: AnyColumn, id: AnyColumn, after: { at: string; id: string } | null): SQL | undefined {
+  return after ? sql`(${createdAt}, ${id}) > (${after.at}::timestamptz, ${after.id}::uuid)` : undefined;
+}
+
+/** created_at as the database's text, the cursor `afterKeyset` reads back without rounding. */
+export const keysetAt = (createdAt: AnyColumn) => sql<string>`${createdAt}::text`;

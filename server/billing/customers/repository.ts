@@ -3,7 +3,7 @@
 import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer } from "../../db/schema/index.js";
-import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
+import { afterKeyset, keysetAt, likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import type { CustomerRow } from "./wire.js";
 
 const live = (organizationId: string) => and(eq(customer.organizationId, organizationId), isNull(customer.deletedAt));
@@ -210,4 +210,22 @@ export async function findCustomerByEmail(db: Queryable, organizationId: string,
     .where(and(live(organizationId), eq(customer.email, email)))
     .limit(1);
   return row;
+}
+
+export type CustomerExportRow = CustomerRow & { at: string };
+
+/** One batch of the organization's customers for the CSV export, after the cursor. */
+export async function customersForExport(
+  db: Queryable,
+  organizationId: string,
+  after: { at: string; id: string } | null,
+  limit: number,
+): Promise<CustomerExportRow[]> {
+  const rows = await db
+    .select({ row: customer, at: keysetAt(customer.createdAt) })
+    .from(customer)
+    .where(and(live(organizationId), afterKeyset(customer.createdAt, customer.id, after)))
+    .orderBy(asc(customer.createdAt), asc(customer.id))
+    .limit(limit);
+  return rows.map((r) => ({ ...r.row, at: r.at }));
 }

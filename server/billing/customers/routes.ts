@@ -14,6 +14,7 @@ import {
   queryBool,
   scopeOf,
 } from "../http.js";
+import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { getCustomerState } from "./state.js";
@@ -25,6 +26,10 @@ const ListQuery = z.object({
   metadata: metadataQuery.optional(),
   sorting: sortingQuery(["created_at", "email", "name"], [{ key: "created_at", desc: true }]),
   ...paginationQuery,
+});
+
+const ExportQuery = z.object({
+  organization_id: queryArray(z.uuid({ message: "Input should be a valid UUID" })).optional(),
 });
 
 const DeleteQuery = z.object({ anonymize: queryBool.default(false) });
@@ -48,6 +53,14 @@ export function customerRoutes(app: FastifyInstance, { db, config }: BillingDeps
     const filter = { email: q.email, query: q.query, metadata: q.metadata };
     const { items, total } = await service.listCustomers(db, organizationId, filter, q.sorting, q.page, q.limit);
     return page(items, total, q.limit);
+  });
+
+  // a static segment: find-my-way prefers it to /customers/:id whatever the order of registration
+  app.get("/customers/export", { config: { scope: "customers:read" } }, async (req, reply) => {
+    const q = parseQuery(ExportQuery, req);
+    const { organizationId } = scopeOf(req);
+    const csv = service.customerExport(db, organizationId);
+    return sendCsv(reply, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
   app.post("/customers/", { config: { scope: "customers:write" } }, async (req, reply) => {

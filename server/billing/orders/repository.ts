@@ -3,7 +3,7 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer, discount, invoiceCounter, order, orderItem, product } from "../../db/schema/index.js";
-import { metadataWhere, type SortKey } from "../listing.js";
+import { afterKeyset, keysetAt, metadataWhere, type SortKey } from "../listing.js";
 import type { OrderItemRow, OrderRow } from "./wire.js";
 
 export type OrderValues = Omit<typeof order.$inferInsert, "id" | "createdAt" | "modifiedAt">;
@@ -177,4 +177,31 @@ export async function listOrders(
     db.select({ n: sql<number>`count(*)::int` }).from(order).where(where),
   ]);
   return { rows, total: count[0]?.n ?? 0 };
+}
+
+export type OrderExportRow = OrderRow & { at: string; customerEmail: string | null; productName: string | null };
+
+/** One batch of the organization's orders for the CSV export (optionally of some products), after the cursor. */
+export async function ordersForExport(
+  db: Queryable,
+  organizationId: string,
+  productIds: string[] | undefined,
+  after: { at: string; id: string } | null,
+  limit: number,
+): Promise<OrderExportRow[]> {
+  const rows = await db
+    .select({ row: order, at: keysetAt(order.createdAt), customerEmail: customer.email, productName: product.name })
+    .from(order)
+    .leftJoin(customer, eq(customer.id, order.customerId))
+    .leftJoin(product, eq(product.id, order.productId))
+    .where(
+      and(
+        eq(order.organizationId, organizationId),
+        productIds?.length ? inArray(order.productId, productIds) : undefined,
+        afterKeyset(order.createdAt, order.id, after),
+      ),
+    )
+    .orderBy(asc(order.createdAt), asc(order.id))
+    .limit(limit);
+  return rows.map((r) => ({ ...r.row, at: r.at, customerEmail: r.customerEmail, productName: r.productName }));
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
 import { isUuid, metadataQuery, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { OrderSort } from "./repository.js";
 import * as service from "./service.js";
@@ -24,6 +25,11 @@ const ListQuery = z.object({
     [{ key: "created_at", desc: true }],
   ),
   ...paginationQuery,
+});
+
+const ExportQuery = z.object({
+  organization_id: queryArray(uuid).optional(),
+  product_id: queryArray(uuid).optional(),
 });
 
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
@@ -53,6 +59,13 @@ export function orderRoutes(app: FastifyInstance, { db }: BillingDeps): void {
       q.limit,
     );
     return page(items, total, q.limit);
+  });
+
+  app.get("/orders/export", { config: { scope: "orders:read" } }, async (req, reply) => {
+    const q = parseQuery(ExportQuery, req);
+    const { organizationId } = scopeOf(req);
+    const csv = service.orderExport(db, organizationId, lower(q.product_id));
+    return sendCsv(reply, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
   app.get("/orders/:id", { config: { scope: "orders:read" } }, async (req) =>

@@ -9,6 +9,7 @@ import { AddressInput, loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import { invalid, notFound } from "../http.js";
 import type { SortKey } from "../listing.js";
+import { EXPORT_BATCH, jsonCell, type CsvExport } from "../csv.js";
 import { loadProductSummaries } from "../products/service.js";
 import { loadSubscriptionRows } from "../subscriptions/service.js";
 import * as repo from "./repository.js";
@@ -214,4 +215,22 @@ export async function recordOrderRefund(
   const patch = { status: full ? "refunded" : "partially_refunded", refundedAmount, refundedTaxAmount, modifiedAt: now };
   await repo.updateOrderRefunds(tx, locked.organizationId, locked.id, patch);
   return { ...locked, ...patch };
+}
+
+/** The organization's orders as CSV (`GET /v1/orders/export`, optionally of some products), oldest first. */
+export function orderExport(db: Db, organizationId: string, productIds: string[] | undefined): CsvExport<repo.OrderExportRow> {
+  return {
+    name: "orders",
+    header: [
+      "id", "created_at", "invoice_number", "status", "billing_reason", "customer_id", "customer_email", "product_id",
+      "product_name", "subscription_id", "currency", "subtotal_amount", "discount_amount", "net_amount", "tax_amount",
+      "total_amount", "refunded_amount", "refunded_tax_amount", "seats", "billing_name", "metadata",
+    ],
+    fetch: (after) => repo.ordersForExport(db, organizationId, productIds, after, EXPORT_BATCH),
+    toCells: (o) => [
+      o.id, o.createdAt, o.invoiceNumber, o.status, o.billingReason, o.customerId, o.customerEmail, o.productId,
+      o.productName, o.subscriptionId, o.currency, o.subtotalAmount, o.discountAmount, o.netAmount, o.taxAmount,
+      o.totalAmount, o.refundedAmount, o.refundedTaxAmount, o.seats, o.billingName, jsonCell(o.metadata),
+    ],
+  };
 }

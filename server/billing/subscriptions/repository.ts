@@ -2,7 +2,7 @@
 import { and, asc, eq, inArray, isNull, notInArray, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer, discount, product, subscription } from "../../db/schema/index.js";
-import { metadataWhere, type SortKey } from "../listing.js";
+import { afterKeyset, keysetAt, metadataWhere, type SortKey } from "../listing.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 
 export type SubscriptionValues = Omit<typeof subscription.$inferInsert, "createdAt" | "modifiedAt">;
@@ -173,4 +173,24 @@ export async function updateSubscription(
     .returning();
   if (!row) throw new Error("update subscription returned no row");
   return row;
+}
+
+export type SubscriptionExportRow = SubscriptionRow & { at: string; customerEmail: string | null; productName: string | null };
+
+/** One batch of the organization's subscriptions for the CSV export (with customer email and product name). */
+export async function subscriptionsForExport(
+  db: Queryable,
+  organizationId: string,
+  after: { at: string; id: string } | null,
+  limit: number,
+): Promise<SubscriptionExportRow[]> {
+  const rows = await db
+    .select({ row: subscription, at: keysetAt(subscription.createdAt), customerEmail: customer.email, productName: product.name })
+    .from(subscription)
+    .leftJoin(customer, eq(customer.id, subscription.customerId))
+    .leftJoin(product, eq(product.id, subscription.productId))
+    .where(and(eq(subscription.organizationId, organizationId), afterKeyset(subscription.createdAt, subscription.id, after)))
+    .orderBy(asc(subscription.createdAt), asc(subscription.id))
+    .limit(limit);
+  return rows.map((r) => ({ ...r.row, at: r.at, customerEmail: r.customerEmail, productName: r.productName }));
 }

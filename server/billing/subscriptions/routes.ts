@@ -17,6 +17,7 @@ import {
   scopeOf,
   validationError,
 } from "../http.js";
+import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { SubscriptionSort } from "./repository.js";
 import * as service from "./service.js";
@@ -24,6 +25,8 @@ import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "./lifecycle.js";
 import { SUBSCRIPTION_STATUSES } from "./wire.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+
+const ExportQuery = z.object({ organization_id: queryArray(uuid).optional() });
 
 const ListQuery = z.object({
   organization_id: queryArray(uuid).optional(),
@@ -122,6 +125,13 @@ function parseUpdate(body: unknown): service.SubscriptionUpdate {
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
 export function subscriptionRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+  app.get("/subscriptions/export", { config: { scope: "subscriptions:read" } }, async (req, reply) => {
+    const q = parseQuery(ExportQuery, req);
+    const { organizationId } = scopeOf(req);
+    const csv = service.subscriptionExport(db, organizationId);
+    return sendCsv(reply, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
+  });
+
   app.get("/subscriptions/", { config: { scope: "subscriptions:read" } }, async (req) => {
     const q = parseQuery(ListQuery, req);
     const { organizationId } = scopeOf(req);

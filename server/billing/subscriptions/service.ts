@@ -4,6 +4,7 @@ import type { Db, Queryable } from "../../db/client.js";
 import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
 import { notFound } from "../http.js";
 import type { SortKey } from "../listing.js";
+import { EXPORT_BATCH, jsonCell, type CsvExport } from "../csv.js";
 import { loadPrices, type PriceWire } from "../products/service.js";
 import { toWires } from "./load.js";
 import * as repo from "./repository.js";
@@ -152,4 +153,22 @@ export async function activeSubscriptionsForCustomerState(
 export async function loadSubscriptionRows(db: Queryable, organizationId: string, ids: string[]): Promise<Map<string, SubscriptionRow>> {
   const rows = await repo.findSubscriptionsByIds(db, organizationId, [...new Set(ids)]);
   return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** The organization's subscriptions as CSV (`GET /v1/subscriptions/export`), oldest first. */
+export function subscriptionExport(db: Db, organizationId: string): CsvExport<repo.SubscriptionExportRow> {
+  return {
+    name: "subscriptions",
+    header: [
+      "id", "created_at", "status", "customer_id", "customer_email", "product_id", "product_name", "amount", "currency",
+      "recurring_interval", "recurring_interval_count", "seats", "current_period_start", "current_period_end",
+      "trial_end", "cancel_at_period_end", "canceled_at", "ended_at", "metadata",
+    ],
+    fetch: (after) => repo.subscriptionsForExport(db, organizationId, after, EXPORT_BATCH),
+    toCells: (s) => [
+      s.id, s.createdAt, s.status, s.customerId, s.customerEmail, s.productId, s.productName, s.amount, s.currency,
+      s.recurringInterval, s.recurringIntervalCount, s.seats, s.currentPeriodStart, s.currentPeriodEnd,
+      s.trialEnd, s.cancelAtPeriodEnd, s.canceledAt, s.endedAt, jsonCell(s.metadata),
+    ],
+  };
 }
