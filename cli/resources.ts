@@ -82,3 +82,14 @@ export function describeInterval(interval: string | null | undefined, count?: nu
   if (!interval) return "one-time";
   return count && count > 1 ? `every ${count} ${interval}s` : `every ${interval}`;
 }
+
+/** `till customers|orders|subscriptions export`: the server's CSV, streamed (cli/export.ts loads only here). */
+export async function exportRows(
+  ctx: Context,
+  noun: "customers" | "orders" | "subscriptions",
+  query: Record<string, string | undefined>,
+  output?: string,
+): Promise<void> {
+  const { exportCsv } = await import("./export.js");
+  await exportCsv(ctx, noun, query, output);
+}

@@ -9,7 +9,7 @@ import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { collectMetadata, isUuid, type MetadataValue } from "../flags.js";
-import { changes, day, describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
+import { changes, day, describeMetadata, listOptions, exportRows, listResource, type ListOptions } from "../resources.js";
 
 export interface WireCustomer {
   id: string;
@@ -203,6 +203,13 @@ export function register(program: Command): void {
   )
     .addHelpText("after", examples(["till customers list", "till customers list --query ada --json"]))
     .action(withContext(list));
+
+  customers
+    .command("export")
+    .description("write every customer as CSV, oldest first: to stdout, or to a file with --output")
+    .option("-o, --output <file>", "write the CSV to this file (a progress line shows on a terminal)")
+    .addHelpText("after", examples(["till customers export > customers.csv", "till customers export --output customers.csv"]))
+    .action(withContext((ctx: Context, opts: { output?: string }) => exportRows(ctx, "customers", {}, opts.output)));
 
   byExternalId(customers.command("get").description("show a customer").argument("[id]", "the customer's id"))
     .addHelpText("after", examples(["till customers get <id>", "till customers get --external-id user_42 --json"]))

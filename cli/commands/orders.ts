@@ -7,7 +7,7 @@ import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { oneOf, parseCountry, parseId, type MetadataValue } from "../flags.js";
-import { changes, day, describeMetadata, listOptions, listResource, money, type ListOptions } from "../resources.js";
+import { changes, day, describeMetadata, listOptions, exportRows, listResource, money, type ListOptions } from "../resources.js";
 
 export interface WireAddress {
   line1: string | null;
@@ -198,6 +198,14 @@ export function register(program: Command): void {
       examples(["till orders list", "till orders list --customer <id> --all", "till orders list --product <id> --billing-type recurring --json"]),
     )
     .action(withContext(list));
+
+  orders
+    .command("export")
+    .description("write every order as CSV, oldest first: to stdout, or to a file with --output")
+    .option("-o, --output <file>", "write the CSV to this file (a progress line shows on a terminal)")
+    .option("--product <id>", "only orders of this product", parseId)
+    .addHelpText("after", examples(["till orders export > orders.csv", "till orders export --product <id> --output orders.csv"]))
+    .action(withContext((ctx: Context, opts: { output?: string; product?: string }) => exportRows(ctx, "orders", { product_id: opts.product }, opts.output)));
 
   orders
     .command("get")

@@ -10,7 +10,7 @@ import { confirm } from "../confirm.js";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { oneOf, parseDateTime, parseId, parsePositive, type MetadataValue } from "../flags.js";
-import { day, describeInterval, describeMetadata, listOptions, listResource, money, type ListOptions } from "../resources.js";
+import { day, describeInterval, describeMetadata, listOptions, exportRows, listResource, money, type ListOptions } from "../resources.js";
 
 export const SUBSCRIPTION_STATUSES = ["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid"] as const;
 export const CANCELLATION_REASONS = [
@@ -248,6 +248,13 @@ export function register(program: Command): void {
   )
     .addHelpText("after", examples(["till subscriptions list --active", "till subscriptions list --customer <id> --json", "till subscriptions list --canceling --all"]))
     .action(withContext(list));
+
+  subscriptions
+    .command("export")
+    .description("write every subscription as CSV, oldest first: to stdout, or to a file with --output")
+    .option("-o, --output <file>", "write the CSV to this file (a progress line shows on a terminal)")
+    .addHelpText("after", examples(["till subscriptions export > subscriptions.csv", "till subscriptions export --output subscriptions.csv"]))
+    .action(withContext((ctx: Context, opts: { output?: string }) => exportRows(ctx, "subscriptions", {}, opts.output)));
 
   subscriptions
     .command("get")
