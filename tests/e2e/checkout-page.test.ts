@@ -93,6 +93,7 @@ describe("money on the page", () => {
   it("a base price with a usage price: no choice between them, the unit price shown, the base charged (phone, dark)", async () => {
     const product = await seller.sdk.products.create({
       name: "Pro with usage",
+      description: "Everything in **Pro**.\n\n<b onclick=\"x()\">bold?</b>",
       recurringInterval: "month",
       prices: [
         { amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" },
@@ -112,6 +113,13 @@ describe("money on the page", () => {
     const [sub] = (await seller.sdk.subscriptions.list({ productId: product.id })).result.items;
     expect(sub?.prices.length).toBe(2);
     expect((await seller.sdk.checkouts.get({ id: created.id })).amount).toBe(1000);
+    // the portal shows the subscription's description as markdown too, its HTML as text
+    await page.getByRole("link", { name: "See your purchase, license keys and subscriptions" }).click();
+    const description = page.locator(".product-description");
+    await description.locator("strong").waitFor();
+    expect(await description.locator("strong").textContent()).toBe("Pro");
+    expect(await description.locator("b").count()).toBe(0);
+    expect(await description.textContent()).toContain('<b onclick="x()">bold?</b>');
   });
 
   it("seats: a stepper within the tiers' bounds, the per-seat price and tier follow, the seats reach the subscription (desktop, light)", async () => {
