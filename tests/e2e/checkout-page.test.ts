@@ -198,7 +198,7 @@ describe("problems, shown where they are", () => {
       expect(listed).toEqual([
         "Email: Enter your email address.",
         "Name: Enter your name.",
-        "Country: Enter your country.",
+        "Country: Choose your country.",
         "Card number: Enter your card number.",
         "Expiry: Enter your card's expiration date.",
         "CVC: Enter your card's security code.",

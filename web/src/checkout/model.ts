@@ -242,7 +242,9 @@ export function formIssues(checkout: Checkout, form: FormState, now = new Date()
   if (checkout.is_payment_form_required && !form.name.trim()) issues.customer_name = "Enter your name.";
   for (const key of ADDRESS_ORDER) {
     // the server decides which are required (a business or a US address asks for the full address)
-    if (addressMode(checkout, key) === "required" && !form.address[key].trim()) issues[`customer_billing_address.${key}`] = `Enter your ${ADDRESS_LABELS[key].toLowerCase()}.`;
+    if (addressMode(checkout, key) === "required" && !form.address[key].trim()) {
+      issues[`customer_billing_address.${key}`] = key === "country" ? "Choose your country." : `Enter your ${ADDRESS_LABELS[key].toLowerCase()}.`;
+    }
   }
   if (form.business && !form.billingName.trim()) issues.customer_billing_name = "Enter your business name.";
   for (const a of [...checkout.attached_custom_fields].sort((x, y) => x.order - y.order)) {
