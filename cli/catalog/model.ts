@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
 import { PresentmentCurrency } from "@polar-sh/sdk/models/components/presentmentcurrency.js";
+import { isCurrencyCode } from "../../shared/currencies.js";
 import { AggregationInput, FilterInput, type Aggregation, type Filter } from "../../shared/meter-filter.js";
 
 /** The metadata entry that ties a server object to its catalog key. */
@@ -231,7 +232,11 @@ const MetadataInput = z
   .nullish()
   .transform((m): Metadata => sortedRecord(m ?? {}));
 
-const currency = z.enum(CURRENCIES, { message: "expected a lower-case ISO 4217 currency code such as usd or eur" });
+const CURRENCY_HINT = "expected a lower-case ISO 4217 currency code such as usd or eur";
+/** A price's currency: the server's rule (shared/currencies.ts), so what `catalog pull` wrote always plans. */
+const priceCurrency = z.string().refine(isCurrencyCode, CURRENCY_HINT);
+/** A discount's currency: Polar's presentment currencies, as the server's discounts take them. */
+const currency = z.enum(CURRENCIES, { message: CURRENCY_HINT });
 const amount = z.int().min(MIN_AMOUNT, `amounts are at least ${MIN_AMOUNT} (minor units)`).max(MAX_AMOUNT);
 const amountOrZero = z
   .int()
@@ -246,7 +251,7 @@ const nullableText = (max: number) =>
     .transform((s) => (s && s.trim() ? s : null));
 
 const priceBase = {
-  price_currency: currency.default("usd"),
+  price_currency: priceCurrency.default("usd"),
   tax_behavior: z.enum(TAX_BEHAVIORS).nullish(),
 };
 const SeatTierInput = z.strictObject({

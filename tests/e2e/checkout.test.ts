@@ -6,14 +6,14 @@
 import { existsSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type BrowserContext, type Frame, type FrameLocator, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Frame, FrameLocator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isWebBuildFresh } from "../../web/build.js";
+import { CHROMIUM, launchChromium } from "../helpers/browser.js";
 import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const DECLINED = "4000 0000 0000 0002";
 
 let server: TestServer;
@@ -57,10 +57,7 @@ beforeAll(async () => {
   seller = await createSeller(server, "checkout-e2e");
   productId = (await createProduct(seller, "fixed")).id;
   shop = await startShop(server.url);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 });
 
 afterEach(async () => {
@@ -155,7 +152,9 @@ describe("the hosted checkout page", () => {
     const page = await newPage();
     await page.goto(`/checkout/${created.clientSecret}`);
     await fillAndPay(page, DECLINED);
-    await expect.poll(async () => (await page.getByRole("alert").textContent())?.trim()).toBe("Your card was declined.");
+    // the processor's message by the card number, and in the banner that lists the form's problems
+    await expect.poll(async () => (await page.locator("#checkout-card-number-error").textContent())?.trim()).toBe("Your card was declined.");
+    expect(await page.getByRole("alert").textContent()).toContain("Card number: Your card was declined.");
     await expect.poll(() => page.getByRole("button", { name: "Pay $25.00", exact: true }).isEnabled()).toBe(true);
     expect((await seller.sdk.checkouts.get({ id: created.id })).status).toBe("open");
   });
@@ -173,12 +172,13 @@ describe("the hosted checkout page", () => {
     expect(await amount.inputValue()).toBe("15.00");
     await amount.fill("40");
     await expect.poll(totals).toContain("Total$40.00");
-    // below the minimum: the server's message, on the field
+    // below the minimum: the message on the field, and no Pay
     await amount.fill("1");
-    await expect.poll(async () => (await page.getByRole("alert").textContent())?.trim() ?? "").toMatch(/^Amount: /);
+    await expect.poll(async () => (await page.locator("#checkout-amount-error").textContent())?.trim() ?? "").toBe("The amount must be at least $5.00.");
+    expect(await page.locator("button.pay").isDisabled()).toBe(true);
     await amount.fill("40");
     await expect.poll(totals).toContain("Total$40.00");
-    await expect.poll(() => page.getByRole("alert").count()).toBe(0);
+    await expect.poll(() => page.locator(".field-error").count()).toBe(0);
 
     await page.getByLabel("Discount code (optional)", { exact: true }).fill("NOPE");
     await page.getByRole("button", { name: "Apply", exact: true }).click();
@@ -223,7 +223,8 @@ describe("the hosted checkout page", () => {
     await page.getByLabel("Plan (optional)", { exact: true }).selectOption("b");
     await page.getByLabel("I accept the terms", { exact: true }).check();
     await fillAndPay(page, CARDS.ok);
-    await expect.poll(async () => (await page.getByRole("alert").textContent())?.trim() ?? "").toMatch(/^Your company: /);
+    await expect.poll(async () => (await page.getByRole("alert").textContent())?.trim() ?? "").toContain("Your company: Fill in “Your company”.");
+    expect(await page.evaluate(() => document.activeElement?.id)).toMatch(/^checkout-custom_field_data-company_/);
     await page.getByLabel("Your company", { exact: true }).fill("Acme");
     await page.getByRole("button", { name: "Pay $25.00", exact: true }).click();
     await thanks(page);
@@ -248,15 +249,19 @@ describe("the embed script on a seller's page (another origin)", () => {
   const frame = (page: Page) => page.frameLocator("iframe.till-embed-frame");
   const overlayCount = (page: Page) => page.locator("iframe.till-embed-frame").count();
 
-  it("opens the overlay, pays inside it and lands on the success URL", async () => {
+  const devices = [
+    ["desktop", "dark", { viewport: { width: 1280, height: 900 } }],
+    ["phone", "light", { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }],
+  ] as const;
+  it.each(devices)("opens the overlay, pays inside it and lands on the success URL (%s, %s)", async (_label, theme, device) => {
     const created = await newCheckout({ successUrl: `${shop.url}/thanks?checkout_id={CHECKOUT_ID}`, embedOrigin: shop.url });
-    const page = await newPage();
-    await page.goto(`${shop.url}/?checkout=${encodeURIComponent(created.url)}&theme=dark`);
+    const page = await newPage(device);
+    await page.goto(`${shop.url}/?checkout=${encodeURIComponent(created.url)}&theme=${theme}`);
     await page.getByRole("link", { name: "Buy now" }).click();
     const src = new URL((await page.locator("iframe.till-embed-frame").getAttribute("src")) ?? "");
     expect(src.searchParams.get("embed")).toBe("true");
     expect(src.searchParams.get("embed_origin")).toBe(shop.url);
-    expect(src.searchParams.get("theme")).toBe("dark");
+    expect(src.searchParams.get("theme")).toBe(theme);
     // the loader goes once the page says `loaded`
     await frame(page).getByLabel("Email", { exact: true }).waitFor();
     await expect.poll(() => page.locator(".till-embed-loader").count()).toBe(0);

@@ -14,6 +14,17 @@ export interface Price {
   preset_amount?: number | null;
   recurring_interval?: string | null;
   is_archived?: boolean;
+  /** metered_unit: the price of one unit in minor units, as a decimal string ("0.5" is half a cent). */
+  unit_amount?: string;
+  cap_amount?: number | null;
+  meter?: { id: string; name: string };
+  seat_tiers?: { seat_tier_type?: string; tiers: SeatTier[]; minimum_seats?: number; maximum_seats?: number | null };
+}
+
+export interface SeatTier {
+  min_seats: number;
+  max_seats: number | null;
+  price_per_seat: number;
 }
 
 export interface CheckoutProduct {
@@ -22,7 +33,10 @@ export interface CheckoutProduct {
   description: string | null;
   is_recurring: boolean;
   recurring_interval: string | null;
+  recurring_interval_count?: number | null;
   prices: Price[];
+  medias?: { id: string; name: string; public_url: string; mime_type?: string }[];
+  benefits?: { id: string; type: string; description: string }[];
 }
 
 export interface CustomField {
@@ -56,6 +70,10 @@ export interface Checkout {
   success_url: string;
   embed_origin: string | null;
   amount: number;
+  seats: number | null;
+  min_seats: number | null;
+  max_seats: number | null;
+  price_per_seat: number | null;
   discount_amount: number;
   net_amount: number;
   tax_amount: number | null;
@@ -63,6 +81,7 @@ export interface Checkout {
   currency: string;
   active_trial_interval: string | null;
   active_trial_interval_count: number | null;
+  trial_end: string | null;
   allow_discount_codes: boolean;
   is_discount_applicable: boolean;
   is_free_product_price: boolean;
@@ -79,10 +98,12 @@ export interface Checkout {
   products: CheckoutProduct[];
   product: CheckoutProduct | null;
   product_price: Price | null;
-  discount: { name: string; code: string | null } | null;
+  discount: { name: string; code: string | null; type: string; duration: string; duration_in_months?: number; basis_points?: number; amount?: number } | null;
   attached_custom_fields: { custom_field: CustomField; order: number; required: boolean }[];
   organization: { name: string; avatar_url: string | null };
 }
+
+export type ConfirmedCheckout = Checkout & { customer_session_token?: string | null; receipt_email?: string | null };
 
 export interface CheckoutError {
   status: number;
@@ -142,9 +163,9 @@ const base = (secret: string) => `/v1/checkouts/client/${encodeURIComponent(secr
 export const checkoutApi = {
   get: (secret: string) => call<Checkout>("GET", base(secret)),
   update: (secret: string, body: Record<string, unknown>) => call<Checkout>("PATCH", base(secret), body),
-  /** The answer alone carries the token of the buyer's customer session (the portal link of the success view). */
-  confirm: (secret: string, body: Record<string, unknown>) =>
-    call<Checkout & { customer_session_token?: string | null }>("POST", `${base(secret)}/confirm`, body),
+  /** The answer alone carries the token of the buyer's customer session (the portal link of the success view)
+   *  and the address a receipt is emailed to (null when the seller's settings send none). */
+  confirm: (secret: string, body: Record<string, unknown>) => call<ConfirmedCheckout>("POST", `${base(secret)}/confirm`, body),
   testCard: (secret: string, card: { number: string; exp_month: number; exp_year: number; cvc: string }) =>
     call<{ confirmation_token_id: string }>("POST", `${base(secret)}/test-card`, card),
 };

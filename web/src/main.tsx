@@ -1,30 +1,27 @@
-// The web app's entry: picks the page from the path. Pages link to each other with plain links, so each
-// page is a fresh load and needs no client-side router.
+// The web app's entry: picks the page from the path. The hosted checkout (the page customers wait on) is part
+// of the entry, so it renders without a second round trip; every other page is its own chunk, loaded when its
+// path is asked, so the checkout does not carry the portal's or the sign-in pages' code. Pages link to each
+// other with plain links, so each page is a fresh load and needs no client-side router.
 import { StrictMode, type ReactNode } from "react";
 import { createRoot } from "react-dom/client";
 import { CheckoutPage } from "./pages/Checkout.js";
-import { DevicePage } from "./pages/Device.js";
-import { HomePage } from "./pages/Home.js";
-import { InvitationPage } from "./pages/Invitation.js";
-import { NotFoundPage } from "./pages/NotFound.js";
-import { PortalPage } from "./pages/Portal.js";
-import { ResetPasswordPage } from "./pages/ResetPassword.js";
-import { SignInPage } from "./pages/SignIn.js";
 import "./styles.css";
 
-function page(pathname: string): ReactNode {
+type PageModule = () => Promise<ReactNode>;
+
+function pageOf(pathname: string): PageModule {
   const path = pathname.replace(/\/+$/, "") || "/";
-  if (path === "/") return <HomePage />;
-  if (path === "/sign-in") return <SignInPage />;
-  if (path === "/device") return <DevicePage />;
-  if (path === "/reset-password") return <ResetPasswordPage />;
-  if (path === "/portal") return <PortalPage />;
-  if (path.startsWith("/accept-invitation/")) return <InvitationPage />;
-  if (path.startsWith("/checkout/")) return <CheckoutPage />;
-  return <NotFoundPage />;
+  if (path === "/") return () => import("./pages/Home.js").then((m) => <m.HomePage />);
+  if (path === "/sign-in") return () => import("./pages/SignIn.js").then((m) => <m.SignInPage />);
+  if (path === "/device") return () => import("./pages/Device.js").then((m) => <m.DevicePage />);
+  if (path === "/reset-password") return () => import("./pages/ResetPassword.js").then((m) => <m.ResetPasswordPage />);
+  if (path === "/portal") return () => import("./pages/Portal.js").then((m) => <m.PortalPage />);
+  if (path.startsWith("/accept-invitation/")) return () => import("./pages/Invitation.js").then((m) => <m.InvitationPage />);
+  if (path.startsWith("/checkout/")) return () => Promise.resolve(<CheckoutPage />);
+  return () => import("./pages/NotFound.js").then((m) => <m.NotFoundPage />);
 }
 
 const root = document.getElementById("root");
 if (root) {
-  createRoot(root).render(<StrictMode>{page(window.location.pathname)}</StrictMode>);
+  void pageOf(window.location.pathname)().then((page) => createRoot(root).render(<StrictMode>{page}</StrictMode>));
 }

@@ -1,6 +1,6 @@
 // The few building blocks every page shares: the page frame, labelled fields, and the status line that
 // screen readers announce (role=status for progress and results, role=alert for errors).
-import { useEffect, useId, useRef, type InputHTMLAttributes, type ReactNode } from "react";
+import { useEffect, useId, useRef, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
 
 export function Page({ title, className, children }: { title: string; className?: string; children: ReactNode }) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -36,16 +36,37 @@ export function useFocusHeading(key: unknown): void {
   }, [key]);
 }
 
-type FieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id"> & { label: string; hint?: string; error?: string };
+type FieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id"> & {
+  label: string;
+  hint?: string | null;
+  error?: string | undefined;
+  /** A stable id (an error summary links to it); a generated one otherwise. */
+  id?: string;
+  /** Shows "(optional)" after the label. */
+  optional?: boolean;
+};
 
-/** A labelled input; `error` is the field's own message (a 422's), tied to it with aria-describedby. */
-export function Field({ label, hint, error, ...input }: FieldProps) {
-  const id = useId();
+/** The ids a field's label, hint and error tie together with. */
+function useFieldIds(given: string | undefined, hint: unknown, error: unknown) {
+  const generated = useId();
+  const id = given ?? generated;
   const describedBy = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+  return { id, describedBy };
+}
+
+function Label({ htmlFor, label, optional }: { htmlFor: string; label: string; optional?: boolean | undefined }) {
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...input} />
+    <label htmlFor={htmlFor}>
+      {label}
+      {optional && <span className="optional"> (optional)</span>}
+    </label>
+  );
+}
+
+/** The hint and the error under a field, with the ids its aria-describedby names. */
+function FieldNotes({ id, hint, error }: { id: string; hint?: string | null | undefined; error?: string | undefined }) {
+  return (
+    <>
       {hint && (
         <p className="hint" id={`${id}-hint`}>
           {hint}
@@ -56,6 +77,77 @@ export function Field({ label, hint, error, ...input }: FieldProps) {
           {error}
         </p>
       )}
+    </>
+  );
+}
+
+/** A labelled input; `error` is the field's own message (a 422's), tied to it with aria-describedby. */
+export function Field({ label, hint, error, id: given, optional, ...input }: FieldProps) {
+  const { id, describedBy } = useFieldIds(given, hint, error);
+  return (
+    <div className="field">
+      <Label htmlFor={id} label={label} optional={optional} />
+      <input id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...input} />
+      <FieldNotes id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+type TextAreaProps = Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "id"> & {
+  label: string;
+  hint?: string | null;
+  error?: string | undefined;
+  id?: string;
+  optional?: boolean;
+};
+
+export function TextAreaField({ label, hint, error, id: given, optional, ...input }: TextAreaProps) {
+  const { id, describedBy } = useFieldIds(given, hint, error);
+  return (
+    <div className="field">
+      <Label htmlFor={id} label={label} optional={optional} />
+      <textarea id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...input} />
+      <FieldNotes id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+type SelectProps = Omit<SelectHTMLAttributes<HTMLSelectElement>, "id"> & {
+  label: string;
+  hint?: string | null;
+  error?: string | undefined;
+  id?: string;
+  optional?: boolean;
+  options: ReadonlyArray<{ value: string; label: string }>;
+  /** The empty first option's text. */
+  placeholder?: string;
+};
+
+export function SelectField({ label, hint, error, id: given, optional, options, placeholder, ...select }: SelectProps) {
+  const { id, describedBy } = useFieldIds(given, hint, error);
+  return (
+    <div className="field">
+      <Label htmlFor={id} label={label} optional={optional} />
+      <select id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...select}>
+        <option value="">{placeholder ?? "Choose…"}</option>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      <FieldNotes id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+export function CheckboxField({ label, hint, error, id: given, ...input }: Omit<FieldProps, "type" | "optional">) {
+  const { id, describedBy } = useFieldIds(given, hint, error);
+  return (
+    <div className="field checkbox">
+      <input id={id} type="checkbox" aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...input} />
+      <label htmlFor={id}>{label}</label>
+      <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
 }

@@ -17,6 +17,8 @@ import {
   customDefault,
   defaultPrice,
   discountRefusal,
+  isMetered,
+  isStatic,
   priceAmount,
   priceCurrency,
   seatAmount,
@@ -59,6 +61,15 @@ class Issues {
   }
 }
 
+export const METERED_PRICE_REFUSED =
+  "A metered price cannot be the checkout's price: the checkout charges the product's static price, and the subscription bills its metered prices with it.";
+
+/** Is `priceId` a metered price of a product that has a static price to charge instead? */
+function isMeteredChoice(product: ProductWire, priceId: string): boolean {
+  const price = product.prices.find((x) => x.id === priceId);
+  return price !== undefined && isMetered(price) && product.prices.some((x) => isStatic(x) && x.is_archived !== true);
+}
+
 /** The product and price the patch chooses (unchanged when it names none). */
 function choosePrice(view: CheckoutView, patch: CheckoutPatch, mode: PatchMode, issues: Issues): { product: ProductWire | null; price: PriceWire | null } {
   let { product, price } = view;
@@ -69,6 +80,9 @@ function choosePrice(view: CheckoutView, patch: CheckoutPatch, mode: PatchMode, 
       issues.add("product_price_id", "Price is not available in this checkout.", patch.product_price_id);
     } else if (owner.is_archived) {
       issues.add("product_price_id", "Product is archived.", patch.product_price_id);
+    } else if (isMeteredChoice(owner, id)) {
+      // the static price is what the checkout charges; metered prices ride along on the subscription
+      issues.add("product_price_id", METERED_PRICE_REFUSED, patch.product_price_id);
     } else {
       product = owner;
       price = owner.prices.find((x) => x.id === id) ?? null;

@@ -257,5 +257,22 @@ export type CheckoutPublicWire = ReturnType<typeof toCheckoutPublicWire>;
  * the customer session the confirm made (the portal link of the success page; only this answer carries it).
  */
 export function toCheckoutConfirmedWire(view: CheckoutView, now = new Date(), customerSessionToken: string | null = null) {
-  return { ...toCheckoutPublicWire(view, now), status: "confirmed" as const, customer_session_token: customerSessionToken };
+  return {
+    ...toCheckoutPublicWire(view, now),
+    status: "confirmed" as const,
+    customer_session_token: customerSessionToken,
+    receipt_email: receiptEmail(view),
+  };
+}
+
+/**
+ * Where the purchase's receipt is emailed (till's own field, for the success page): the customer's address
+ * when the organization's `customer_email_settings` send the email the purchase calls for (order
+ * confirmation, or subscription confirmation for a recurring product), else null.
+ */
+function receiptEmail(view: CheckoutView): string | null {
+  const { row, product, organization } = view;
+  const settings = (organization as { customer_email_settings?: Record<string, boolean> } | null)?.customer_email_settings;
+  const type = product?.is_recurring ? "subscription_confirmation" : "order_confirmation";
+  return row.customerEmail && settings?.[type] === true ? row.customerEmail : null;
 }

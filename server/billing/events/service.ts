@@ -2,6 +2,7 @@
 // every read of them — lists, names, and the quantities meters measure (meters ask here, never the table).
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { isCurrencyCode } from "../../../shared/currencies.js";
 import type { Db, Queryable } from "../../db/client.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
 import { customerAliases, loadCustomers, missingCustomerIds, searchCustomerIds } from "../customers/service.js";
@@ -24,7 +25,7 @@ const metadataScalar = z.union([z.string().max(500), z.number(), z.boolean()]);
 const costMetadata = z
   .object({
     amount: z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, "Input should be a decimal number")]),
-    currency: z.string().regex(/^[a-z]{3}$/i, "Input should be an ISO 4217 currency code"),
+    currency: z.string().refine((c) => isCurrencyCode(c.toLowerCase()), "Input should be an ISO 4217 currency code"),
   })
   .transform((c) => ({ amount: String(c.amount), currency: c.currency.toLowerCase() }));
 /** `_llm`: token usage of a model call. */

@@ -1,5 +1,6 @@
 // Rules for the billing side of organizations: who may see which, and how settings are updated.
 import { z } from "zod";
+import { CURRENCY_MESSAGE, isCurrencyCode } from "../../../shared/currencies.js";
 import type { Db, Queryable } from "../../db/client.js";
 import type { Caller } from "../../http/caller.js";
 import { invalid, notFound } from "../http.js";
@@ -24,7 +25,7 @@ export const OrganizationUpdateInput = z.object({
   socials: z.array(z.object({ platform: z.enum(SOCIAL_PLATFORMS), url: z.url().max(2048) })).max(20).nullish(),
   details: z.record(z.string(), z.unknown()).nullish(),
   country: z.string().regex(/^[A-Z]{2}$/, "Input should be an ISO 3166-1 alpha-2 code").nullish(),
-  default_presentment_currency: z.string().regex(/^[a-z]{3}$/, "Input should be a lower-case ISO 4217 code").nullish(),
+  default_presentment_currency: z.string().refine(isCurrencyCode, CURRENCY_MESSAGE).nullish(),
   default_tax_behavior: z.enum(["location", "inclusive", "exclusive"]).nullish(),
   feature_settings: boolSettings(["issue_funding_enabled", "seat_based_pricing_enabled"]).nullish(),
   subscription_settings: z

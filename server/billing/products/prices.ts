@@ -1,6 +1,7 @@
 // Prices: the create shapes of every amount type (fixed, custom, free, metered_unit, seat_based, and the
 // legacy per-price recurring shape), their amount rules, and the rules a product's set of prices must follow.
 import { z } from "zod";
+import { CURRENCY_MESSAGE, isCurrencyCode } from "../../../shared/currencies.js";
 import type { productPrice } from "../../db/schema/index.js";
 import type { ValidationIssue } from "../http.js";
 import { INTERVALS, STATIC_AMOUNT_TYPES, TAX_BEHAVIORS, type PriceRow } from "./wire.js";
@@ -80,10 +81,7 @@ const SeatTiers = z.object({
 });
 
 const base = {
-  price_currency: z
-    .string()
-    .regex(/^[a-z]{3}$/, "Input should be a lower-case ISO 4217 currency code")
-    .default("usd"),
+  price_currency: z.string().refine(isCurrencyCode, CURRENCY_MESSAGE).default("usd"),
   tax_behavior: z.enum(TAX_BEHAVIORS).nullish(),
   // the legacy shape: a price that carries its own recurring interval (products created before intervals
   // moved to the product). Only these two keys set it apart.

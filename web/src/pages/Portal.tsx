@@ -29,6 +29,7 @@ import {
   type PortalSubscription,
 } from "../portal-api.js";
 import { countryOptions } from "../regions.js";
+import { Markdown } from "../markdown.js";
 import { Field, Page, Status, useFocusHeading, type Tone } from "../ui.js";
 import "./portal.css";
 
@@ -464,6 +465,7 @@ function SubscriptionItem({
   return (
     <li className="item">
       <h3>{name}</h3>
+      {s.product.description && <Markdown source={s.product.description} className="product-description" />}
       <dl className="facts">
         <dt>Price</dt>
         <dd>

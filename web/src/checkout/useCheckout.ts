@@ -1,0 +1,78 @@
+// Loading the checkout and sending the customer's changes: a client update now (the latest answer wins) or
+// soon (debounced, for what is typed); the page shows "updating" while one is in flight.
+import { useCallback, useEffect, useRef, useState } from "react";
+import { checkoutApi, type Checkout, type CheckoutError } from "../checkout-api.js";
+
+const UPDATE_DELAY_MS = 400;
+
+export interface CheckoutData {
+  checkout: Checkout | null;
+  loadError: string | null;
+  updating: boolean;
+  setCheckout: (c: Checkout) => void;
+  /** Sends an update now; resolves with its error, if any. */
+  update: (body: Record<string, unknown>) => Promise<CheckoutError | null>;
+  /** Sends an update after a pause in typing; `onError` gets its error (or null). */
+  updateSoon: (body: Record<string, unknown>, onError: (e: CheckoutError | null) => void) => void;
+  /** Drops a pending debounced update (before a confirm, which carries the same values). */
+  cancelPending: () => void;
+}
+
+export function useCheckout(secret: string, onLoaded: (c: Checkout | null) => void): CheckoutData {
+  const [checkout, setCheckout] = useState<Checkout | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [inFlight, setInFlight] = useState(0);
+  const [pending, setPending] = useState(false);
+  const seq = useRef(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const loaded = useRef(onLoaded);
+
+  useEffect(() => {
+    let live = true;
+    void checkoutApi.get(secret).then((res) => {
+      if (!live) return;
+      if (res.ok) setCheckout(res.data);
+      else setLoadError(res.error.message);
+      loaded.current(res.ok ? res.data : null);
+    });
+    return () => {
+      live = false;
+    };
+  }, [secret]);
+
+  const update = useCallback(
+    async (body: Record<string, unknown>) => {
+      const mine = ++seq.current;
+      setInFlight((n) => n + 1);
+      const res = await checkoutApi.update(secret, body);
+      setInFlight((n) => n - 1);
+      if (!res.ok) return res.error;
+      if (mine === seq.current) setCheckout(res.data);
+      return null;
+    },
+    [secret],
+  );
+
+  const cancelPending = useCallback(() => {
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = null;
+    setPending(false);
+  }, []);
+
+  const updateSoon = useCallback(
+    (body: Record<string, unknown>, onError: (e: CheckoutError | null) => void) => {
+      if (timer.current) clearTimeout(timer.current);
+      setPending(true);
+      timer.current = setTimeout(() => {
+        timer.current = null;
+        setPending(false);
+        void update(body).then(onError);
+      }, UPDATE_DELAY_MS);
+    },
+    [update],
+  );
+
+  useEffect(() => () => cancelPending(), [cancelPending]);
+
+  return { checkout, loadError, updating: inFlight > 0 || pending, setCheckout, update, updateSoon, cancelPending };
+}
