@@ -221,6 +221,25 @@ describe("following a link", () => {
     expect(plain).toMatchObject({ customerEmail: null, discountId: null, productId: fixed.id });
   });
 
+  it("opens the checkout whatever the URL adds: repeated keys, bad origins, huge amounts, full metadata", async () => {
+    const full = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]));
+    const link = await seller.sdk.checkoutLinks.create({ paymentProcessor: "stripe", productId: fixed.id, metadata: full });
+    for (const q of [
+      "utm_source=a&utm_source=b&reference_id=r",
+      "embed_origin=javascript:alert(1)&customer_email[]=x&amount=99999999999",
+      `customer_name=${"n".repeat(400)}&utm_term=${"t".repeat(499)}`,
+      "customer_email=a@@b&discount_code=%F0%9F%98%80&product_id=..%2F..",
+    ]) {
+      const res = await visit(`${link.url}?${q}`);
+      expect(res.status, q).toBe(307);
+      const checkout = await seller.sdk.checkouts.get({ id: (await checkoutAt(res.location!)).id });
+      // the seller's 50 keys, and no room for more
+      expect(checkout.metadata, q).toEqual(full);
+    }
+    // a NUL is refused by the input guard before the route, as on every route
+    expect((await visit(`${link.url}?customer_email=%00`)).status).toBe(422);
+  });
+
   it("carries seats, and drops a discount that no longer applies", async () => {
     const seatLink = await seller.sdk049.checkoutLinks.create({ paymentProcessor: "stripe", productId: seats.id, seats: 6 });
     const seated = await seller.sdk.checkouts.get({ id: (await checkoutAt((await visit(seatLink.url)).location!)).id });

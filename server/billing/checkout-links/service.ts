@@ -7,7 +7,7 @@ import type { Db, Queryable } from "../../db/client.js";
 import { CheckoutCreateInput } from "../checkouts/input.js";
 import { createCheckout, type CheckoutDeps } from "../checkouts/service.js";
 import { findDiscountByCode, getDiscount, loadDiscountBases } from "../discounts/service.js";
-import { ApiError, notFound, validationError, type ValidationIssue } from "../http.js";
+import { ApiError, notFound, parseWith, validationError, type ValidationIssue } from "../http.js";
 import type { SortKey } from "../listing.js";
 import { loadPrices, loadProducts, type ProductWire } from "../products/service.js";
 import { METADATA_KEYS, type CheckoutLinkCreateInput, type CheckoutLinkUpdateInput, type Prefill } from "./input.js";
@@ -191,6 +191,8 @@ export async function deleteCheckoutLink(db: Db, organizationId: string, id: str
 
 // ---- the customer's visit -----------------------------------------------------------------------------
 
+/** Metadata holds at most 50 keys (the API's rule): tracking values from the URL only fill what is left. */
+const MAX_METADATA_KEYS = 50;
 const OPTIONAL_KEYS = new Set(["discount_id", "seats", "amount", "customer_email", "customer_name", "embed_origin", "trial_interval", "trial_interval_count"]);
 
 /** Tries the checkout's input, leaving out the optional fields a 422 names once (the link must still open). */
@@ -198,7 +200,7 @@ function parseLenient(raw: Record<string, unknown>): CheckoutCreateInput {
   const first = CheckoutCreateInput.safeParse(raw);
   if (first.success) return first.data;
   const bad = new Set(first.error.issues.map((i) => String(i.path[0])));
-  return CheckoutCreateInput.parse(Object.fromEntries(Object.entries(raw).filter(([k]) => !(bad.has(k) && OPTIONAL_KEYS.has(k)))));
+  return parseWith(CheckoutCreateInput, Object.fromEntries(Object.entries(raw).filter(([k]) => !(bad.has(k) && OPTIONAL_KEYS.has(k)))), "query");
 }
 
 /**
@@ -227,7 +229,10 @@ export async function openCheckout(
   }
   // tracking values from the URL join the link's metadata, never replacing a key the seller set
   const metadata: Record<string, string | number | boolean> = { ...link.metadata };
-  for (const key of METADATA_KEYS) if (prefill[key] !== undefined && !(key in metadata)) metadata[key] = prefill[key];
+  for (const key of METADATA_KEYS) {
+    const value = prefill[key];
+    if (value !== undefined && !(key in metadata) && Object.keys(metadata).length < MAX_METADATA_KEYS) metadata[key] = value.slice(0, 500);
+  }
   const amount = prefill.amount && /^\d{1,9}$/.test(prefill.amount) ? Number(prefill.amount) : undefined;
   const raw: Record<string, unknown> = {
     products: products.map((p) => p.id),
