@@ -12,6 +12,7 @@ export const BILLING_RESOURCES = [
   "customer_sessions",
   "files",
   "checkouts",
+  "checkout_links",
   "orders",
   "subscriptions",
   "refunds",

@@ -22,6 +22,7 @@ import * as meters from "./meters.js";
 import * as customFields from "./custom-fields.js";
 import * as customers from "./customers.js";
 import * as checkouts from "./checkouts.js";
+import * as checkoutLinks from "./checkout-links.js";
 import * as orders from "./orders.js";
 import * as subscriptions from "./subscriptions.js";
 import * as refunds from "./refunds.js";
@@ -38,4 +39,4 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, orders, subscriptions, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];
+export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, checkoutLinks, orders, subscriptions, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];

@@ -17,6 +17,7 @@ import { meterRoutes } from "./meters/routes.js";
 import { fileRoutes } from "./files/routes.js";
 import { productRoutes } from "./products/routes.js";
 import { checkoutRoutes } from "./checkouts/routes.js";
+import { checkoutLinkRoutes } from "./checkout-links/routes.js";
 import { orderRoutes } from "./orders/routes.js";
 import { refundRoutes } from "./refunds/routes.js";
 import { subscriptionRoutes } from "./subscriptions/routes.js";
@@ -50,7 +51,7 @@ export interface V1Route {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, orderRoutes, refundRoutes, subscriptionRoutes, renewalRoutes, webhookRoutes, listenRoutes, licenseKeyRoutes, customerPortalRoutes, customerEmailRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, checkoutLinkRoutes, orderRoutes, refundRoutes, subscriptionRoutes, renewalRoutes, webhookRoutes, listenRoutes, licenseKeyRoutes, customerPortalRoutes, customerEmailRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

@@ -1,9 +1,9 @@
 // What the request log may show of a URL. Several URLs carry a credential: the customer portal's link
 // (?customer_session_token=), signed file downloads (?signature=), presigned upload parts (?token=), the
 // device page (?user_code=), password-reset links (/reset-password/{token}) and the checkout's client secret
-// (/checkouts/client/{secret}). Their values are replaced before a log line is written.
+// (/checkouts/client/{secret}), and a checkout link's (/checkout-links/{secret}/redirect). Their values are replaced before a log line is written.
 const SECRET_PARAMS = /^(token|signature|customer_session_token|user_code|code|client_secret)$/i;
-const SECRET_SEGMENTS = /(\/reset-password\/|\/checkout\/|\/checkouts\/client\/)[^/?#]+/g;
+const SECRET_SEGMENTS = /(\/reset-password\/|\/checkout\/|\/checkouts\/client\/|\/checkout-links\/(?=till_cl_))[^/?#]+/g;
 
 export function redactUrl(url: string): string {
   const q = url.indexOf("?");

@@ -197,10 +197,11 @@ beforeAll(async () => {
   const product = await createProduct(seller, "fixed");
   const customer = await seller.sdk.customers.create({ email: uniqueEmail("fuzz-buyer"), externalId: "fuzz-ext" });
   const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+  const link = await seller.sdk.checkoutLinks.create({ paymentProcessor: "stripe", products: [product.id] });
   const session = await rawRequest(server.url, key, "POST", "/v1/customer-sessions/", { customer_id: customer.id });
   if (session.status !== 201) throw new Error(`customer session: ${session.status}`);
   fx = {
-    ids: [seller.organizationId, seller.slug, other.id, product.id, product.prices[0]!.id, customer.id, "fuzz-ext", checkout.id, checkout.clientSecret],
+    ids: [seller.organizationId, seller.slug, other.id, product.id, product.prices[0]!.id, customer.id, "fuzz-ext", checkout.id, checkout.clientSecret, link.id, link.clientSecret],
     key,
     portalToken: String(session.body.token),
     cookie: [...seller.client.cookies].map(([k, v]) => `${k}=${v}`).join("; "),

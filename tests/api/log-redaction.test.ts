@@ -22,6 +22,9 @@ describe("the request log", () => {
     expect(redactUrl("/v1/files/f/parts/1?token=t")).toBe("/v1/files/f/parts/1?token=[redacted]");
     expect(redactUrl("/api/auth/reset-password/tok123?callbackURL=%2Freset")).toBe("/api/auth/reset-password/[redacted]?callbackURL=%2Freset");
     expect(redactUrl("/v1/checkouts/client/polar_c_123/confirm")).toBe("/v1/checkouts/client/[redacted]/confirm");
+    expect(redactUrl("/v1/checkout-links/till_cl_abc123/redirect?utm_source=x")).toBe("/v1/checkout-links/[redacted]/redirect?utm_source=x");
+    // a link's id is no secret and stays readable
+    expect(redactUrl("/v1/checkout-links/0b5c1d2e-0000-4000-8000-000000000000")).toBe("/v1/checkout-links/0b5c1d2e-0000-4000-8000-000000000000");
     expect(redactUrl("/checkout/polar_c_123")).toBe("/checkout/[redacted]");
     expect(redactUrl("/device?user_code=ABCD-EFGH")).toBe("/device?user_code=[redacted]");
     expect(redactUrl("/v1/products/?limit=5&%zz=1")).toBe("/v1/products/?limit=5&%zz=1");

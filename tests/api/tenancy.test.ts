@@ -59,6 +59,7 @@ async function makeRows(key: string, ids: Record<string, string>): Promise<void>
     code: `TEN${Date.now().toString(36).toUpperCase()}`,
   });
   ids["custom-fields"] = await create("/v1/custom-fields/", { type: "text", slug: "company", name: "Company", properties: {} });
+  ids["checkout-links"] = await create("/v1/checkout-links/", { payment_processor: "stripe", products: [ids.products], metadata: { tenant: "a" } });
   ids.customers = await create("/v1/customers/", { email: `tenant-${Date.now()}@example.com`, external_id: externalIdOf(ids) });
   ids.files = (await uploadFile(sdkFor(server, key), "tenant.pdf", Buffer.from("%PDF-1.4 tenant"), "downloadable")).id;
   const ingest = await call(key, "POST", "/v1/events/ingest", {
@@ -110,7 +111,7 @@ const VALID_INPUT: Record<string, { body?: unknown; query?: string }> = {
 describe("tenancy walk", () => {
   it("covers a route table that includes every resource group of the billing API", () => {
     const groups = new Set(server.v1Routes.map((r) => r.url.split("/")[2]));
-    for (const g of ["organizations", "products", "benefits", "benefit-grants", "discounts", "custom-fields", "meters", "events", "customers", "files"]) {
+    for (const g of ["organizations", "products", "benefits", "benefit-grants", "discounts", "custom-fields", "meters", "events", "customers", "files", "checkout-links"]) {
       expect(groups).toContain(g);
     }
   });

@@ -20,7 +20,7 @@ const email = z
   .max(320)
   .pipe(z.email({ message: "value is not a valid email address" }));
 /** An absolute http(s) URL; `{CHECKOUT_ID}` in a success URL is replaced when it is read. */
-const httpUrl = z
+export const httpUrl = z
   .string()
   .max(2048)
   .refine((v) => {
