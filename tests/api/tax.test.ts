@@ -107,6 +107,13 @@ describe("a checkout's tax", () => {
     expect(de).toMatchObject({ taxAmount: 475, totalAmount: 2975 });
   });
 
+  it("is known at once for a customer whose address is on file", async () => {
+    const customer = await seller.sdk.customers.create({ email: `taxed-${Date.now()}@example.com`, billingAddress: { country: "IT" } });
+    const checkout = await seller.sdk.checkouts.create({ products: [fixed.id], customerId: customer.id });
+    // Italy: 22%
+    expect(checkout).toMatchObject({ taxAmount: 550, totalAmount: 3050, customerBillingAddress: { country: "IT" } });
+  });
+
   it("is stored per order line by the confirm, and the payment takes the total with tax", async () => {
     const order = await buy(fixed, { customerBillingAddress: { country: "FR" } });
     expect(order).toMatchObject({ subtotalAmount: 2500, netAmount: 2500, taxAmount: 500, totalAmount: 3000 });
