@@ -15,7 +15,8 @@ export function withContext<O extends object = Record<string, never>>(
     const cmd = commanderArgs[commanderArgs.length - 1] as Command;
     setRunningCommand(cmd);
     const ctx = createContext(cmd.optsWithGlobals<GlobalOptions>(), undefined, traits);
-    const args = cmd.processedArgs.filter((a): a is string => typeof a === "string");
+    // a variadic argument arrives as one array: its values follow the others
+    const args = (cmd.processedArgs as unknown[]).flat().filter((a): a is string => typeof a === "string");
     await fn(ctx, cmd.opts<O>(), args);
   };
 }

@@ -1,4 +1,4 @@
-// `till orgs list|create|switch`: your organizations. Listing reads /v1/organizations/ and /api/whoami
+// `till orgs list|create|switch` (and `till orgs tax …`, orgs-tax.ts): your organizations. Listing reads /v1/organizations/ and /api/whoami
 // (the server's fast path, which an API key may use too); creating and switching are better-auth's
 // organization routes and need a signed-in user. The active organization lives on the server session (it
 // scopes /v1 calls made with the session token) and is mirrored in the profile for display.
@@ -8,6 +8,7 @@ import { examples, withContext } from "../command.js";
 import { updateProfile, type StoredOrganization } from "../config.js";
 import { requireCredential, requireSession, type Context } from "../context.js";
 import { UsageError } from "../errors.js";
+import { registerTax } from "./orgs-tax.js";
 
 /** An organization as /v1/organizations/ returns it (Polar's wire; the fields the CLI shows). */
 export interface WireOrganization {
@@ -159,4 +160,6 @@ export function register(program: Command): void {
     .argument("<org>", "organization id, slug or name")
     .addHelpText("after", examples(["till orgs switch acme-inc"]))
     .action(withContext(switchTo));
+
+  registerTax(orgs, resolveOrganizationId);
 }

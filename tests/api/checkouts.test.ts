@@ -81,7 +81,7 @@ describe("create and read (SDK 0.47.1)", () => {
       amount: 2500,
       discountAmount: 0,
       netAmount: 2500,
-      taxAmount: 0,
+      taxAmount: null,
       totalAmount: 2500,
       currency: "usd",
       organizationId: seller.organizationId,

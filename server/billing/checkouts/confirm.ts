@@ -29,6 +29,7 @@ import type { CheckoutConfirmInput } from "./input.js";
 import { applyPatch } from "./patch.js";
 import { addInterval, isMetered, isStatic } from "./pricing.js";
 import * as repo from "./repository.js";
+import { checkoutTax } from "./tax.js";
 import { assertOpenForCustomer, assertSubscriptionAllowed, changedValues, clientCheckoutRow, type CheckoutDeps } from "./service.js";
 import { discountBase, loadView, productSummary } from "./state.js";
 import { derive, toCheckoutConfirmedWire, toCheckoutWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
@@ -171,6 +172,10 @@ async function fulfil(
       })
     : null;
   const subtotal = trialing ? 0 : row.amount;
+  const discountValue = trialing ? 0 : d.discountAmount;
+  const itemAmounts = isStatic(price) ? [subtotal] : [];
+  // the same tax as the checkout showed (and the payment took), kept per order line
+  const tax = checkoutTax(organization, row, price, itemAmounts, discountValue, now);
   const order = planOrderFromCheckout(
     {
       organizationId,
@@ -182,14 +187,15 @@ async function fulfil(
       currency: row.currency,
       discountId: row.discountId,
       subtotalAmount: subtotal,
-      discountAmount: trialing ? 0 : d.discountAmount,
-      taxAmount: 0,
+      discountAmount: discountValue,
+      tax,
       seats: row.seats,
       billingName: row.customerBillingName ?? row.customerName,
       billingAddress: row.customerBillingAddress,
+      billingTaxId: row.customerTaxId ?? null,
       metadata: row.metadata,
       customFieldData: row.customFieldData,
-      items: isStatic(price) ? [{ label: product.name, amount: subtotal, productPriceId: price.id }] : [],
+      items: itemAmounts.map((amount) => ({ label: product.name, amount, productPriceId: price.id })),
     },
     now,
   );

@@ -25,6 +25,7 @@ import {
   seatBounds,
 } from "./pricing.js";
 import { findDiscount } from "./state.js";
+import { applyTax } from "./tax.js";
 import { activeTrial, type CheckoutRow, type CheckoutView } from "./wire.js";
 
 /** create and seller: bearer token; public and confirm: the customer through the client secret. */
@@ -255,8 +256,8 @@ export async function applyPatch(tx: Queryable, view: CheckoutView, patch: Check
 
   const trial = activeTrial(row, product);
   row.trialEnd = trial.interval && trial.count ? addInterval(now, trial.interval, trial.count) : null;
-  // no tax engine yet: tax is known to be 0
-  row.taxAmount = 0;
   issues.throwIfAny();
+  // the tax as soon as the address tells where the buyer is (null before)
+  applyTax({ organization: view.organization, price, discount }, row, now);
   return { ...view, row, product, price, discount };
 }

@@ -8,11 +8,13 @@ import type { PaymentProcessor } from "../../payments/processor.js";
 import { loadCustomers } from "../customers/service.js";
 import { ApiError, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
 import type { SortKey } from "../listing.js";
+import { getOrganization } from "../organizations/service.js";
 import { loadProducts, productOrganizations } from "../products/service.js";
 import { hasActiveSubscription } from "../subscriptions/service.js";
 import { publishCheckoutEvents } from "./events.js";
 import type { CheckoutCreateInput, CheckoutPatch } from "./input.js";
 import { applyPatch, storedAddress, type PatchMode } from "./patch.js";
+import { applyTax } from "./tax.js";
 import { defaultPrice } from "./pricing.js";
 import * as repo from "./repository.js";
 import { loadView, loadViews, lockedView } from "./state.js";
@@ -125,12 +127,14 @@ export async function createCheckout(
   // what the checkout refers to is read before the transaction, in parallel on the pool
   const ids = input.products.map((id) => id.toLowerCase());
   const customerId = input.customer_id?.toLowerCase() ?? null;
-  const [loaded, customers] = await Promise.all([
+  const [loaded, customers, organization] = await Promise.all([
     loadProducts(db, organizationId, ids, baseURL),
     loadCustomers(db, organizationId, {
       ids: customerId ? [customerId] : [],
       externalIds: !customerId && input.external_customer_id ? [input.external_customer_id] : [],
     }),
+    // the seller's tax settings, for the tax of a checkout created with an address
+    getOrganization(db, organizationId),
   ]);
   ids.forEach((id, i) => {
     const p = loaded.get(id);
@@ -172,7 +176,8 @@ export async function createCheckout(
       seats: null,
       minSeats: input.min_seats ?? null,
       maxSeats: input.max_seats ?? null,
-      taxAmount: 0,
+      taxAmount: null,
+      taxInclusive: false,
       productIds: ids,
       productId: null,
       productPriceId: null,
@@ -199,7 +204,7 @@ export async function createCheckout(
       product,
       price: product ? defaultPrice(product, input.currency) : null,
       discount: null,
-      organization: null,
+      organization,
       baseURL,
     };
     const patched = await applyPatch(tx, initial, input, "create", now);
@@ -212,6 +217,7 @@ export async function createCheckout(
       const taxId = customer.tax_id?.[0];
       const format = customer.tax_id?.[1];
       if (!row.customerTaxId && taxId && format) row.customerTaxId = [taxId, format];
+      applyTax(patched, row, now);
     }
     const { createdAt: _created, modifiedAt: _modified, ...values } = row;
     const inserted = await repo.insertCheckout(tx, values);

@@ -63,8 +63,9 @@ export function derive(view: CheckoutView, now = new Date()): CheckoutDerived {
   const { row, product, discount } = view;
   const prices = product?.prices ?? [];
   const discountValue = discountAmount(discount, row.amount, row.currency);
-  const netAmount = row.amount - discountValue;
   const taxAmount = row.taxAmount;
+  // a price that includes tax: the tax comes out of it (the total stays the price)
+  const netAmount = row.amount - discountValue - (row.taxInclusive ? (taxAmount ?? 0) : 0);
   const totalAmount = netAmount + (taxAmount ?? 0);
   const isFreeProductPrice = prices.length > 0 && prices.every(isFree);
   const hasMetered = prices.some(isMetered);
@@ -190,7 +191,8 @@ function commonWire(view: CheckoutView, d: CheckoutDerived) {
     discount_amount: d.discountAmount,
     net_amount: d.netAmount,
     tax_amount: d.taxAmount,
-    tax_behavior: price && (price.tax_behavior === "inclusive" || price.tax_behavior === "exclusive") ? price.tax_behavior : null,
+    // Polar's: null while the tax is not calculated yet
+    tax_behavior: row.taxAmount === null ? null : row.taxInclusive ? "inclusive" : "exclusive",
     total_amount: d.totalAmount,
     currency: row.currency,
     allow_trial: row.allowTrial,

@@ -12,6 +12,7 @@ import type { SortKey } from "../listing.js";
 import { EXPORT_BATCH, jsonCell, type CsvExport } from "../csv.js";
 import { loadProductSummaries } from "../products/service.js";
 import { loadSubscriptionRows } from "../subscriptions/service.js";
+import { itemTax, type TaxResult } from "../tax/service.js";
 import * as repo from "./repository.js";
 import { toOrderWire, type OrderEmbeds, type OrderItemRow, type OrderRow, type OrderWire } from "./wire.js";
 
@@ -116,10 +117,13 @@ export interface OrderFromCheckout {
   discountId: string | null;
   subtotalAmount: number;
   discountAmount: number;
-  taxAmount: number;
+  /** The tax of the items after discount, one tax line per item in order (billing/tax); null: none known. */
+  tax: TaxResult | null;
   seats: number | null;
   billingName: string | null;
   billingAddress: Record<string, string | null> | null;
+  /** The buyer's tax id at the sale, for the invoice. */
+  billingTaxId: readonly [string, string] | null;
   metadata: Metadata;
   customFieldData: CustomFieldData;
   items: Array<{ label: string; amount: number; productPriceId: string | null }>;
@@ -131,7 +135,10 @@ export interface OrderFromCheckout {
  */
 export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: OrderRow; items: OrderItemRow[] } {
   const id = randomUUID();
-  const net = o.subtotalAmount - o.discountAmount;
+  // before tax: an inclusive price's tax comes out of it, an exclusive one's is added
+  const taxAmount = o.tax?.taxAmount ?? 0;
+  const inclusiveTax = (o.tax?.lines ?? []).reduce((sum, l) => sum + (l.inclusive ? l.tax : 0), 0);
+  const net = o.subtotalAmount - o.discountAmount - inclusiveTax;
   const row: OrderRow = {
     id,
     organizationId: o.organizationId,
@@ -139,8 +146,8 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
     subtotalAmount: o.subtotalAmount,
     discountAmount: o.discountAmount,
     netAmount: net,
-    taxAmount: o.taxAmount,
-    totalAmount: net + o.taxAmount,
+    taxAmount,
+    totalAmount: net + taxAmount,
     appliedBalanceAmount: 0,
     refundedAmount: 0,
     refundedTaxAmount: 0,
@@ -150,6 +157,8 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
     billingReason: o.billingReason,
     billingName: o.billingName,
     billingAddress: o.billingAddress,
+    billingTaxId: o.billingTaxId ? [o.billingTaxId[0], o.billingTaxId[1]] : null,
+    taxNote: o.tax?.note ?? null,
     invoiceNumber: "",
     isInvoiceGenerated: false,
     seats: o.seats,
@@ -171,7 +180,8 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
       orderId: id,
       label: i.label,
       amount: i.amount,
-      taxAmount: 0,
+      taxAmount: o.tax?.lines[position]?.tax ?? 0,
+      tax: itemTax(o.tax?.lines[position]),
       proration: false,
       productPriceId: i.productPriceId,
       position,

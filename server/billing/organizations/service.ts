@@ -7,6 +7,7 @@ import { invalid, notFound } from "../http.js";
 import { enqueue } from "../../jobs/outbox.js";
 import * as repo from "./repository.js";
 import { sandboxesOfMember } from "./sandbox.js";
+import { normalizeTaxSettings, TaxSettingsInput, taxSettingsOf, DEFAULT_TAX_SETTINGS } from "../tax/settings.js";
 import { storedDetails, toOrganizationWire, type OrganizationWire } from "./wire.js";
 
 const SOCIAL_PLATFORMS = [
@@ -54,6 +55,8 @@ export const OrganizationUpdateInput = z.object({
     "subscription_updated",
   ]).nullish(),
   customer_portal_settings: z.record(z.string(), z.unknown()).nullish(),
+  /** till's extension (billing/tax): replaces the registrations; null clears them. */
+  tax_settings: TaxSettingsInput.nullish(),
 });
 export type OrganizationUpdateInput = z.output<typeof OrganizationUpdateInput>;
 
@@ -134,6 +137,9 @@ export async function updateOrganization(
         ? { customerEmailSettings: { ...prev?.customerEmailSettings, ...stripUndefined(input.customer_email_settings) } }
         : {}),
       ...(input.details ? { detailsSubmittedAt: prev?.detailsSubmittedAt ?? now } : {}),
+      ...(input.tax_settings !== undefined
+        ? { taxSettings: { ...(input.tax_settings ? normalizeTaxSettings(input.tax_settings, taxSettingsOf(prev?.taxSettings)) : DEFAULT_TAX_SETTINGS) } }
+        : {}),
       details: nextDetails,
       modifiedAt: now,
     });

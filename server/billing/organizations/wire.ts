@@ -1,6 +1,7 @@
 // The Polar `Organization` shape, built from better-auth's organization row and till's billing settings.
 import type { InferSelectModel } from "drizzle-orm";
 import type { billingOrganization, organization } from "../../db/schema/index.js";
+import { taxSettingsOf } from "../tax/settings.js";
 
 export type OrganizationRow = InferSelectModel<typeof organization>;
 export type BillingOrganizationRow = InferSelectModel<typeof billingOrganization>;
@@ -75,6 +76,8 @@ export function toOrganizationWire(org: OrganizationRow, billing: BillingOrganiz
     notification_settings: { ...DEFAULT_NOTIFICATION_SETTINGS, ...billing?.notificationSettings },
     customer_email_settings: { ...DEFAULT_CUSTOMER_EMAIL_SETTINGS, ...billing?.customerEmailSettings },
     customer_portal_settings: { ...DEFAULT_CUSTOMER_PORTAL_SETTINGS, ...details.customer_portal_settings },
+    // till's extension: where the organization collects tax (the SDKs ignore the field)
+    tax_settings: taxSettingsOf(billing?.taxSettings),
     sso_enforced: false,
     account_id: null,
     payout_account_id: null,

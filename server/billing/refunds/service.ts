@@ -12,7 +12,8 @@ import { paymentIdOfCheckout } from "../checkouts/service.js";
 import { loadCustomers } from "../customers/service.js";
 import { ApiError, isUuid, metadataInput, notFound } from "../http.js";
 import type { SortKey } from "../listing.js";
-import { getOrder, lockOrderRow, recordOrderRefund, refundableAmount, refundableTaxAmount, type OrderRow } from "../orders/service.js";
+import { getOrder, lockOrderRow, recordOrderRefund, refundableAmount, type OrderRow } from "../orders/service.js";
+import { refundTax } from "../tax/service.js";
 import * as repo from "./repository.js";
 import { REFUND_REASONS, toRefundWire, type RefundRow, type RefundWire } from "./wire.js";
 
@@ -46,15 +47,8 @@ const revokeSubscriptionBenefitsProhibited = () =>
 const notPaid = (order: OrderRow) => new ApiError(400, { error: "NotPaidOrder", detail: `Order is not paid: ${order.id}` });
 const refundFailed = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
 
-/**
- * The tax refunded with `amount` (Polar's rule): the order's tax in proportion, and all the tax still
- * refundable when the amount empties the order; never more than what is left.
- */
-function taxOf(order: OrderRow, amount: number): number {
-  const left = refundableTaxAmount(order);
-  if (amount === refundableAmount(order) || order.netAmount <= 0) return left;
-  return Math.min(left, Math.round((amount * order.taxAmount) / order.netAmount));
-}
+/** The tax refunded with `amount`: in proportion, cumulatively (billing/tax, `refundTax`). */
+const taxOf = (order: OrderRow, amount: number): number => refundTax(order, amount, refundableAmount(order));
 
 export async function createRefund(deps: RefundDeps, organizationId: string, input: RefundCreateInput): Promise<RefundWire> {
   return deps.db.transaction(async (tx) => {

@@ -16,6 +16,7 @@ import { ApiError, invalid, notFound, notPermitted } from "../http.js";
 import { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type PriceWire } from "../products/service.js";
+import { afterDiscount, inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import * as repo from "./renewal-repository.js";
 import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./service.js";
 import { meteredUsage, subscriptionMeters, type UsagePeriod } from "./usage.js";
@@ -42,6 +43,9 @@ function discountApplies(d: Discount, sub: SubscriptionRow, periodStart: Date, e
 
 interface Bill {
   items: Array<{ label: string; amount: number; productPriceId: string | null }>;
+  /** Per item: whether the discount applies to it, and its price's own tax behavior. */
+  discountable: boolean[];
+  inclusive: Array<boolean | undefined>;
   subtotal: number;
   discount: number;
 }
@@ -60,6 +64,8 @@ async function billPeriod(
   },
 ): Promise<Bill> {
   const items: Bill["items"] = [];
+  const discountableItems: boolean[] = [];
+  const inclusive: Array<boolean | undefined> = [];
   let discountable = 0;
   // a trial's usage is not billed
   const usage = ctx.endsTrial ? [] : ((await meteredUsage(db, sub.organizationId, [{ customer: ctx.customer, prices: ctx.prices, ...ctx.ended }]))[0] ?? []);
@@ -69,16 +75,19 @@ async function billPeriod(
       if (ctx.endsTrial) continue;
       const meter = price.meter as { name?: string } | undefined;
       items.push({ label: `${ctx.productName} — ${meter?.name ?? "usage"}`, amount: charged.get(price) ?? 0, productPriceId: price.id });
+      discountableItems.push(false);
     } else {
       const amount = priceAmount(price, { amount: sub.amount, seats: sub.seats }) ?? sub.amount;
       if (isDiscountable(price)) discountable += amount;
       items.push({ label: ctx.productName, amount, productPriceId: price.id });
+      discountableItems.push(isDiscountable(price));
     }
+    inclusive.push(inclusiveOf(price));
   }
   const subtotal = items.reduce((sum, i) => sum + i.amount, 0);
   const applies = ctx.discount !== null && discountApplies(ctx.discount, sub, ctx.newStart, ctx.endsTrial);
   const discount = applies && ctx.discount ? discountAmount({ ...ctx.discount, products: [] }, discountable, sub.currency) : 0;
-  return { items, subtotal, discount };
+  return { items, discountable: discountableItems, inclusive, subtotal, discount };
 }
 
 async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
@@ -151,7 +160,16 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
     newStart,
     endsTrial,
   });
-  const total = bill.subtotal - bill.discount;
+  const organization = await getOrganization(tx, org);
+  // the period's tax, for the customer's billing address and tax id as they are now (metered lines too)
+  const amounts = afterDiscount(bill.items.map((i) => i.amount), bill.discountable, bill.discount);
+  const tax = taxOf(
+    sellerTaxOf(organization),
+    { address: e.customer.billing_address, business: e.customer.tax_id !== null, taxId: taxIdOf(e.customer.tax_id) },
+    amounts.map((amount, i) => ({ amount, inclusive: bill.inclusive[i] })),
+    now,
+  );
+  const total = tax ? tax.totalAmount : bill.subtotal - bill.discount;
   const paid = total <= 0 || (await charge(tx, deps, sub, total, e));
 
   const renewed = await repo.updateSubscription(
@@ -179,10 +197,11 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
       discountId: bill.discount > 0 ? sub.discountId : null,
       subtotalAmount: bill.subtotal,
       discountAmount: bill.discount,
-      taxAmount: 0,
+      tax,
       seats: sub.seats,
       billingName: e.customer.name,
       billingAddress: e.customer.billing_address as Record<string, string | null> | null,
+      billingTaxId: taxIdOf(e.customer.tax_id),
       metadata: sub.metadata,
       customFieldData: sub.customFieldData,
       items: bill.items,
@@ -194,7 +213,7 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
     ...planned,
     row: { ...planned.row, billingReason: "subscription_cycle", checkoutId: null, status: paid ? "paid" : "pending", renewedPeriodStart: sub.currentPeriodStart },
   };
-  const [organization, summaries] = await Promise.all([getOrganization(tx, org), loadProductSummaries(tx, org, [sub.productId])]);
+  const summaries = await loadProductSummaries(tx, org, [sub.productId]);
   // the order takes its invoice number last: the organization's counter stays locked until the commit
   await insertPlannedOrder(tx, order, organization.slug);
 
@@ -214,6 +233,12 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
   events.push(customerStateChanged(org, sub.customerId));
   await enqueue(tx, events);
   return renewed;
+}
+
+/** A customer's stored tax id as [value, format] (the wire's pair may hold nulls). */
+function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [string, string] | null {
+  const [value, format] = taxId ?? [];
+  return value && format ? [value, format] : null;
 }
 
 async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, amount: number, e: Embeds): Promise<boolean> {

@@ -44,6 +44,8 @@ export const billingOrganization = pgTable("billing_organization", {
   notificationSettings: jsonb("notification_settings").$type<Record<string, boolean>>(),
   customerEmailSettings: jsonb("customer_email_settings").$type<Record<string, boolean>>(),
   details: jsonb("details").$type<Record<string, unknown>>(),
+  /** Where the organization collects tax and whether its prices include it (billing/tax/settings.ts); null: none. */
+  taxSettings: jsonb("tax_settings").$type<Record<string, unknown>>(),
   modifiedAt: modifiedAt(),
 });
 

@@ -17,6 +17,12 @@ const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
 const metadata = (name = "metadata") => jsonb(name).$type<Metadata>().default({}).notNull();
 
 export type AddressValue = Record<string, string | null>;
+export interface OrderItemTax {
+  rate: number;
+  jurisdiction: string | null;
+  reverse_charge: boolean;
+  components: Array<{ jurisdiction: string; type: string; rate: number; amount: number }>;
+}
 export type CustomFieldData = Record<string, string | number | boolean | null>;
 
 export const checkout = pgTable(
@@ -48,8 +54,10 @@ export const checkout = pgTable(
     seats: integer("seats"),
     minSeats: integer("min_seats"),
     maxSeats: integer("max_seats"),
-    /** No tax engine yet: 0 once known. */
+    /** The tax (billing/tax): null until the billing address tells where the buyer is. */
     taxAmount: integer("tax_amount"),
+    /** Whether that tax is inside the price (taken out of it) rather than added to it. */
+    taxInclusive: boolean("tax_inclusive").default(false).notNull(),
     /** The products offered, in order; product_id / product_price_id is the customer's choice among them. */
     productIds: uuid("product_ids").array().notNull(),
     productId: uuid("product_id"),
@@ -146,6 +154,10 @@ export const order = pgTable(
     billingReason: text("billing_reason").notNull(),
     billingName: text("billing_name"),
     billingAddress: jsonb("billing_address").$type<AddressValue>(),
+    /** The buyer's tax id at the sale, [value, format], for the invoice. */
+    billingTaxId: jsonb("billing_tax_id").$type<[string, string]>(),
+    /** The legal note the invoice carries (reverse charge), from the tax of the sale. */
+    taxNote: text("tax_note"),
     invoiceNumber: text("invoice_number").notNull(),
     isInvoiceGenerated: boolean("is_invoice_generated").default(false).notNull(),
     seats: integer("seats"),
@@ -187,6 +199,8 @@ export const orderItem = pgTable(
     label: text("label").notNull(),
     amount: integer("amount").notNull(),
     taxAmount: integer("tax_amount").default(0).notNull(),
+    /** How the line's tax was computed (rate, jurisdiction, reverse charge, each tax); null: untaxed, or sold before tax. */
+    tax: jsonb("tax").$type<OrderItemTax>(),
     proration: boolean("proration").default(false).notNull(),
     productPriceId: uuid("product_price_id"),
     position: integer("position").default(0).notNull(),
