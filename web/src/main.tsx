@@ -9,6 +9,7 @@ import { InvitationPage } from "./pages/Invitation.js";
 import { NotFoundPage } from "./pages/NotFound.js";
 import { PortalPage } from "./pages/Portal.js";
 import { ResetPasswordPage } from "./pages/ResetPassword.js";
+import { SeatClaimPage } from "./pages/SeatClaim.js";
 import { SignInPage } from "./pages/SignIn.js";
 import "./styles.css";
 
@@ -19,6 +20,7 @@ function page(pathname: string): ReactNode {
   if (path === "/device") return <DevicePage />;
   if (path === "/reset-password") return <ResetPasswordPage />;
   if (path === "/portal") return <PortalPage />;
+  if (path === "/seats/claim") return <SeatClaimPage />;
   if (path.startsWith("/accept-invitation/")) return <InvitationPage />;
   if (path.startsWith("/checkout/")) return <CheckoutPage />;
   return <NotFoundPage />;

@@ -227,7 +227,8 @@ export async function grantedBenefitIdsOfSubscription(db: Queryable, organizatio
   const rows = await db
     .select({ benefitId: benefitGrant.benefitId })
     .from(benefitGrant)
-    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), grantedWhere));
+    // the subscriber's own grants: a seat holder's grant of a benefit does not give it to the subscriber
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), isNull(benefitGrant.customerSeatId), grantedWhere));
   return rows.map((r) => r.benefitId);
 }
 
@@ -263,6 +264,10 @@ export async function meterCreditsOfSubscriptions(db: Queryable, organizationId:
 /** Revokes the order's grants that are not revoked yet: a refunded one-time purchase (see revokeGrants). */
 export const revokeGrantsOfOrder = (db: Queryable, organizationId: string, orderId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.orderId, orderId), now);
+
+/** Revokes the grants a customer seat's claim made: the seat was revoked (see revokeGrants). */
+export const revokeGrantsOfSeat = (db: Queryable, organizationId: string, seatId: string, now: Date) =>
+  revokeGrants(db, organizationId, eq(benefitGrant.customerSeatId, seatId), now);
 
 /** Revokes every grant of the customer that is not revoked yet: a deleted customer (see revokeGrants). */
 export const revokeGrantsOfCustomer = (db: Queryable, organizationId: string, customerId: string, now: Date) =>

@@ -100,6 +100,11 @@ export async function revokeGrantsOfOrder(tx: Queryable, organizationId: string,
   return publishRevoked(tx, organizationId, await repo.revokeGrantsOfOrder(tx, organizationId, orderId, now));
 }
 
+/** The same for the grants a customer seat's claim made (the seat is being revoked), in the caller's transaction. */
+export async function revokeGrantsOfSeat(tx: Queryable, organizationId: string, seatId: string, now: Date): Promise<BenefitGrantWire[]> {
+  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfSeat(tx, organizationId, seatId, now));
+}
+
 /** The same for every grant of a customer being deleted (its orders' and subscriptions'), in the caller's transaction. */
 export async function revokeGrantsOfCustomer(tx: Queryable, organizationId: string, customerId: string, now: Date): Promise<BenefitGrantWire[]> {
   return publishRevoked(tx, organizationId, await repo.revokeGrantsOfCustomer(tx, organizationId, customerId, now));
@@ -297,7 +302,7 @@ export async function listGrantsOfBenefit(
 export async function grantBenefits(
   tx: Queryable,
   organizationId: string,
-  grant: { benefits: BenefitWire[]; customer: CustomerRow; orderId: string | null; subscriptionId: string | null },
+  grant: { benefits: BenefitWire[]; customer: CustomerRow; orderId: string | null; subscriptionId: string | null; customerSeatId?: string | null },
   now = new Date(),
 ): Promise<BenefitGrantWire[]> {
   const keys: LicenseKeyRow[] = [];
@@ -314,6 +319,7 @@ export async function grantBenefits(
         customerId: grant.customer.id,
         orderId: grant.orderId,
         subscriptionId: grant.subscriptionId,
+        customerSeatId: grant.customerSeatId ?? null,
         grantedAt: now,
         properties: given.properties,
       };

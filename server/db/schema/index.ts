@@ -9,3 +9,4 @@ export * from "./idempotency.js";
 export * from "./sandbox.js";
 export * from "./rate-limit.js";
 export * from "./customer-emails.js";
+export * from "./customer-seats.js";
