@@ -196,6 +196,35 @@ describe("customerSeats (seller)", () => {
     expect(list.availableSeats).toBe(0);
   });
 
+  it("does not let the subscription's seats go below the assigned ones", async () => {
+    const bought = await buySeats(seller, product, 3);
+    for (const tag of ["lower-a", "lower-b"]) await seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email: uniqueBuyer(tag) });
+    const below = await raw(seller.token, "PATCH", `/v1/subscriptions/${bought.subscriptionId}`, { seats: 1 });
+    expect(below.status).toBe(422);
+    expect(JSON.stringify(below.body)).toContain("2 seats are assigned");
+    const session = await seller.sdk.customerSessions.create({ customerId: bought.customerId });
+    const fromPortal = await raw(session.token, "PATCH", `/v1/customer-portal/subscriptions/${bought.subscriptionId}`, { seats: 1 });
+    expect(fromPortal.status).toBe(422);
+    const down = await raw(seller.token, "PATCH", `/v1/subscriptions/${bought.subscriptionId}`, { seats: 2 });
+    expect(down.status, JSON.stringify(down.body)).toBe(200);
+    expect((await seller.sdk.customerSeats.listSeats({ subscriptionId: bought.subscriptionId })).availableSeats).toBe(0);
+  });
+
+  it("a product change of the subscription re-grants its seat holders: the new benefits granted, the dropped ones revoked", async () => {
+    const bought = await buySeats(seller, product, 2);
+    const email = uniqueBuyer("regrant");
+    const seat = await seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email, immediateClaim: true });
+    const holderId = seat.customerId ?? "";
+    const otherBenefit = await seller.sdk.benefits.create({ type: "custom", description: "Other workspace", properties: { note: null } });
+    const next = await createProduct(seller, "seats");
+    await seller.sdk.products.updateBenefits({ id: next.id, productBenefitsUpdate: { benefits: [otherBenefit.id] } });
+    const changed = await raw(seller.token, "PATCH", `/v1/subscriptions/${bought.subscriptionId}`, { product_id: next.id });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const grants = await grantsOf(holderId);
+    expect(grants.map((g) => [g.benefitId, g.isGranted]).sort()).toEqual([[benefitId, false], [otherBenefit.id, true]].sort());
+    expect((await grantsOf(bought.customerId)).filter((g) => g.isGranted).map((g) => g.benefitId)).toEqual([otherBenefit.id]);
+  });
+
   it("refuses a second seat for one email, a product without seats, and member ids (422, nothing changed)", async () => {
     const bought = await buySeats(seller, product, 5);
     const email = uniqueBuyer("twice");

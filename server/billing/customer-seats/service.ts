@@ -49,7 +49,8 @@ export const SeatAssignInput = z
     order_id: uuid.nullish(),
     checkout_id: uuid.nullish(),
     checkout_client_secret: z.string().max(200).nullish(),
-    email: z.email({ message: "Input should be a valid email address" }).max(320).nullish(),
+    // bounded before the address pattern runs (as the customers' email)
+    email: z.string().trim().max(320).pipe(z.email({ message: "value is not a valid email address" })).nullish(),
     external_customer_id: z.string().min(1).max(256).nullish(),
     customer_id: uuid.nullish(),
     external_member_id: z.string().max(256).nullish(),

@@ -29,6 +29,7 @@ import {
   type PortalSubscription,
 } from "../portal-api.js";
 import { countryOptions } from "../regions.js";
+import { PortalSeats } from "./PortalSeats.js";
 import { Field, Page, Status, useFocusHeading, type Tone } from "../ui.js";
 import "./portal.css";
 
@@ -490,6 +491,7 @@ function SubscriptionItem({
           </>
         )}
       </dl>
+      {live && s.seats != null && <PortalSeats subscriptionId={s.id} productName={name} token={token} onError={onError} say={say} />}
       {live && s.cancel_at_period_end && (
         <div className="actions">
           <button type="button" className="primary" onClick={() => void onKeep()} disabled={busy}>
