@@ -98,6 +98,13 @@ describe("customerSeats (seller)", () => {
     expect(token).toMatch(/^till_seat_/);
     const events = await server.database.db.select().from(outbox).where(eq(outbox.organizationId, seller.organizationId));
     expect(JSON.stringify(events.map((e) => e.payload))).not.toContain(token);
+    // nor does the sent email's row keep it
+    await expect
+      .poll(async () => (await server.database.db.select().from(customerEmail).where(eq(customerEmail.recipient, email)))[0]?.sentAt ?? null)
+      .not.toBeNull();
+    const [sentRow] = await server.database.db.select().from(customerEmail).where(eq(customerEmail.recipient, email));
+    expect(JSON.stringify(sentRow?.data)).not.toContain(token);
+    expect(sentRow?.data).toMatchObject({ seat_id: seat.id, email });
 
     const info = await publicSdk(server).customerSeats.getClaimInfo({ invitationToken: token });
     expect(info).toEqual({
