@@ -10,6 +10,7 @@ export const BILLING_RESOURCES = [
   "events",
   "customers",
   "customer_sessions",
+  "customer_seats",
   "files",
   "checkouts",
   "checkout_links",

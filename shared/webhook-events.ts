@@ -16,14 +16,18 @@ export const PAYMENT_EVENT_TYPES = [
 ] as const;
 export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 
+/** Polar's customer seat events (issue 12 §4), emitted by till beside the spec's 27. */
+export const SEAT_EVENT_TYPES = ["customer_seat.assigned", "customer_seat.claimed", "customer_seat.revoked"] as const;
+export type SeatEventType = (typeof SEAT_EVENT_TYPES)[number];
+
 /**
  * Every type an endpoint may subscribe to: Polar's WebhookEventType of SDK 0.47.1 and 0.49.0 together (the
- * payment events, plus types till accepts but does not emit: checkout expiry, seats, members, past due, pause).
+ * payment and seat events, plus types till accepts but does not emit: checkout expiry, members, past due, pause).
  */
 export const WEBHOOK_EVENT_TYPES = [
   ...PAYMENT_EVENT_TYPES,
   "checkout.expired",
-  "customer_seat.assigned", "customer_seat.claimed", "customer_seat.revoked",
+  ...SEAT_EVENT_TYPES,
   "member.created", "member.updated", "member.deleted",
   "subscription.past_due", "subscription.paused", "subscription.resumed",
 ] as const;

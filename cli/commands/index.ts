@@ -27,6 +27,7 @@ import * as orders from "./orders.js";
 import * as subscriptions from "./subscriptions.js";
 import * as refunds from "./refunds.js";
 import * as licenseKeys from "./license-keys.js";
+import * as seats from "./seats.js";
 import * as events from "./events.js";
 import * as catalog from "./catalog.js";
 import * as listen from "./listen.js";
@@ -39,4 +40,4 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, checkoutLinks, orders, subscriptions, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];
+export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, checkoutLinks, orders, subscriptions, seats, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];

@@ -27,6 +27,7 @@ import { listenRoutes } from "./webhooks/listen.js";
 import { licenseKeyRoutes } from "./license-keys/routes.js";
 import { customerPortalRoutes } from "./customer-portal/routes.js";
 import { customerEmailRoutes } from "./customer-emails/routes.js";
+import { customerSeatRoutes } from "./customer-seats/routes.js";
 
 export interface BillingDeps {
   db: Db;
@@ -51,7 +52,7 @@ export interface V1Route {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, checkoutLinkRoutes, orderRoutes, refundRoutes, subscriptionRoutes, renewalRoutes, webhookRoutes, listenRoutes, licenseKeyRoutes, customerPortalRoutes, customerEmailRoutes];
+const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, checkoutLinkRoutes, orderRoutes, refundRoutes, subscriptionRoutes, renewalRoutes, webhookRoutes, listenRoutes, licenseKeyRoutes, customerPortalRoutes, customerEmailRoutes, customerSeatRoutes];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

@@ -11,7 +11,7 @@ import type { Config } from "../config.js";
 export const WEB_DIST_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
 
 /** The paths the app has pages for; the invitation link of organization emails is one of them. */
-export const PAGE_ROUTES = ["/", "/sign-in", "/device", "/reset-password", "/portal", "/accept-invitation/*"] as const;
+export const PAGE_ROUTES = ["/", "/sign-in", "/device", "/reset-password", "/portal", "/accept-invitation/*", "/seats/claim"] as const;
 
 /** The hosted checkout (and its confirmation page): the only pages a seller's site may frame (embed.js). */
 export const CHECKOUT_PAGE_ROUTES = ["/checkout/*"] as const;
@@ -110,7 +110,9 @@ export function webPlugin(config: Config, distDir: string = WEB_DIST_DIR) {
       for (const [name, value] of Object.entries(headers)) if (value !== undefined) reply.header(name, value);
       return reply.sendFile("index.html", distDir, { cacheControl: false });
     };
-    for (const url of PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, url === "/portal" ? PORTAL_PAGE_HEADERS : PAGE_HEADERS));
+    // a seat invitation's link carries its token in the query, like the portal's session link: no Referer either
+    const noReferrer = new Set<string>(["/portal", "/seats/claim"]);
+    for (const url of PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, noReferrer.has(url) ? PORTAL_PAGE_HEADERS : PAGE_HEADERS));
     for (const url of CHECKOUT_PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, CHECKOUT_PAGE_HEADERS));
   };
 }

@@ -8,13 +8,15 @@ export interface RenderedEmail {
   subject: string;
   html: string;
   text: string;
+  /** The message's own call to action beside the portal link (a seat's claim page), for the dev mailbox summary. */
+  link?: string;
 }
 
 /** Throws (a zod error) when `data` is not the resource the type needs. */
 export async function renderCustomerEmail(type: CustomerEmailType, data: unknown, ctx: MailContext): Promise<RenderedEmail> {
-  const { subject, element } = TEMPLATES[type](data, ctx);
+  const { subject, element, link } = TEMPLATES[type](data, ctx);
   const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
-  return { subject, html, text };
+  return { subject, html, text, ...(link ? { link } : {}) };
 }
 
 export type { MailContext };

@@ -160,7 +160,7 @@ describe("till keys", () => {
     expect(scope.exitCode).toBe(2);
     expect(scope.stderr).toBe(
       "error: option '--scope <resource:action>' argument 'product:read' is invalid. expected <resource>:<read|write> with a resource among " +
-        "organizations, products, benefits, discounts, custom_fields, meters, events, customers, customer_sessions, files, checkouts, checkout_links, orders, subscriptions, refunds, webhooks, license_keys, metrics.\n",
+        "organizations, products, benefits, discounts, custom_fields, meters, events, customers, customer_sessions, customer_seats, files, checkouts, checkout_links, orders, subscriptions, refunds, webhooks, license_keys, metrics.\n",
     );
     const expires = await till(["keys", "create", "x", "--expires", "3x"], cli);
     expect(expires.exitCode).toBe(2);

@@ -56,6 +56,8 @@ export interface PortalSubscription {
   ended_at: string | null;
   canceled_at: string | null;
   customer_cancellation_reason: string | null;
+  /** A seat-based subscription's seats; null otherwise. */
+  seats?: number | null;
   product: PortalProduct;
 }
 
@@ -119,6 +121,22 @@ export interface BillingUpdate {
   billing_name?: string | null;
   billing_address?: Address | null;
   tax_id?: string | null;
+}
+
+/** Polar's CustomerSeat, as the seats section shows it. */
+export interface Seat {
+  id: string;
+  status: "pending" | "claimed" | "revoked" | string;
+  email: string | null;
+  customer_email: string | null;
+  invitation_token_expires_at: string | null;
+  claimed_at: string | null;
+}
+
+export interface SeatsList {
+  seats: Seat[];
+  available_seats: number;
+  total_seats: number;
 }
 
 const BASE = "/v1/customer-portal";
@@ -186,6 +204,11 @@ export const portalApi = {
     }),
   uncancel: (token: string, id: string) =>
     call<PortalSubscription>(token, "PATCH", `/subscriptions/${encodeURIComponent(id)}`, { cancel_at_period_end: false }),
+  /** The seats of a seat-based subscription the customer bought (pages/PortalSeats.tsx). */
+  seats: (token: string, subscriptionId: string) => call<SeatsList>(token, "GET", `/seats?subscription_id=${encodeURIComponent(subscriptionId)}`),
+  assignSeat: (token: string, subscriptionId: string, email: string) => call<Seat>(token, "POST", "/seats", { subscription_id: subscriptionId, email }),
+  revokeSeat: (token: string, id: string) => call<Seat>(token, "DELETE", `/seats/${encodeURIComponent(id)}`),
+  resendSeat: (token: string, id: string) => call<Seat>(token, "POST", `/seats/${encodeURIComponent(id)}/resend`, {}),
 };
 
 // ---- the session token ---------------------------------------------------------------------------

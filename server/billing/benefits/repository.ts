@@ -2,7 +2,7 @@
 import { and, asc, eq, ilike, inArray, isNotNull, isNull, not, notInArray, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inUuids, preparedPerHandle } from "../../db/prepared.js";
-import { benefit, benefitGrant, customer, productBenefit, type Metadata } from "../../db/schema/index.js";
+import { benefit, benefitGrant, customer, customerSeat, productBenefit, type Metadata } from "../../db/schema/index.js";
 import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import type { CustomerRow } from "../customers/wire.js";
 import { revokeKeysOfGrants } from "../license-keys/repository.js";
@@ -227,8 +227,32 @@ export async function grantedBenefitIdsOfSubscription(db: Queryable, organizatio
   const rows = await db
     .select({ benefitId: benefitGrant.benefitId })
     .from(benefitGrant)
-    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), grantedWhere));
+    // the subscriber's own grants: a seat holder's grant of a benefit does not give it to the subscriber
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), isNull(benefitGrant.customerSeatId), grantedWhere));
   return rows.map((r) => r.benefitId);
+}
+
+/** The claimed seats of the subscription with their holders (live customers), and what each seat's grants give now. */
+export async function claimedSeatsOfSubscription(db: Queryable, organizationId: string, subscriptionId: string) {
+  const seats = await db
+    .select({ seatId: customerSeat.id, customer })
+    .from(customerSeat)
+    .innerJoin(customer, eq(customer.id, customerSeat.customerId))
+    .where(
+      and(
+        eq(customerSeat.organizationId, organizationId),
+        eq(customerSeat.subscriptionId, subscriptionId),
+        eq(customerSeat.status, "claimed"),
+        isNull(customer.deletedAt),
+      ),
+    )
+    .orderBy(asc(customerSeat.createdAt), asc(customerSeat.id));
+  if (seats.length === 0) return [];
+  const grants = await db
+    .select({ seatId: benefitGrant.customerSeatId, benefitId: benefitGrant.benefitId })
+    .from(benefitGrant)
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), isNotNull(benefitGrant.customerSeatId), grantedWhere));
+  return seats.map((s) => ({ ...s, held: new Set(grants.filter((g) => g.seatId === s.seatId).map((g) => g.benefitId)) }));
 }
 
 /**
@@ -263,6 +287,10 @@ export async function meterCreditsOfSubscriptions(db: Queryable, organizationId:
 /** Revokes the order's grants that are not revoked yet: a refunded one-time purchase (see revokeGrants). */
 export const revokeGrantsOfOrder = (db: Queryable, organizationId: string, orderId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.orderId, orderId), now);
+
+/** Revokes the grants a customer seat's claim made: the seat was revoked (see revokeGrants). */
+export const revokeGrantsOfSeat = (db: Queryable, organizationId: string, seatId: string, now: Date) =>
+  revokeGrants(db, organizationId, eq(benefitGrant.customerSeatId, seatId), now);
 
 /** Revokes every grant of the customer that is not revoked yet: a deleted customer (see revokeGrants). */
 export const revokeGrantsOfCustomer = (db: Queryable, organizationId: string, customerId: string, now: Date) =>

@@ -100,6 +100,11 @@ export async function revokeGrantsOfOrder(tx: Queryable, organizationId: string,
   return publishRevoked(tx, organizationId, await repo.revokeGrantsOfOrder(tx, organizationId, orderId, now));
 }
 
+/** The same for the grants a customer seat's claim made (the seat is being revoked), in the caller's transaction. */
+export async function revokeGrantsOfSeat(tx: Queryable, organizationId: string, seatId: string, now: Date): Promise<BenefitGrantWire[]> {
+  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfSeat(tx, organizationId, seatId, now));
+}
+
 /** The same for every grant of a customer being deleted (its orders' and subscriptions'), in the caller's transaction. */
 export async function revokeGrantsOfCustomer(tx: Queryable, organizationId: string, customerId: string, now: Date): Promise<BenefitGrantWire[]> {
   return publishRevoked(tx, organizationId, await repo.revokeGrantsOfCustomer(tx, organizationId, customerId, now));
@@ -109,8 +114,9 @@ export async function revokeGrantsOfCustomer(tx: Queryable, organizationId: stri
  * After a subscription's product changed, in the caller's transaction (holding the subscription locked): the
  * grants of benefits the new product does not offer are revoked and its benefits the subscription does not give
  * yet are granted, with `benefit_grant.revoked` / `benefit_grant.created` recorded for each (as Polar re-runs
- * its grant jobs on a product change); a deleted customer (null) is granted nothing. `customer.state_changed`
- * is left to the caller.
+ * its grant jobs on a product change); a deleted customer (null) is granted nothing. Each claimed seat's holder
+ * gets the new benefits too (grants of the seat). `customer.state_changed` of the subscriber is left to the
+ * caller; the seat holders' are recorded here.
  */
 export async function regrantSubscription(
   tx: Queryable,
@@ -125,10 +131,21 @@ export async function regrantSubscription(
   const granted = s.customer
     ? await grantBenefits(tx, organizationId, { benefits: missing, customer: s.customer, orderId: null, subscriptionId: s.subscriptionId }, now)
     : [];
+  // each claimed seat's holder gets the new product's benefits too, as grants of that seat
+  const seatGranted: BenefitGrantWire[] = [];
+  for (const seat of await repo.claimedSeatsOfSubscription(tx, organizationId, s.subscriptionId)) {
+    const seatMissing = s.benefits.filter((b) => !seat.held.has(b.id));
+    if (seatMissing.length === 0) continue;
+    const grant = { benefits: seatMissing, customer: seat.customer, orderId: null, subscriptionId: s.subscriptionId, customerSeatId: seat.seatId };
+    seatGranted.push(...(await grantBenefits(tx, organizationId, grant, now)));
+  }
   await enqueue(
     tx,
-    granted.map((g) => ({ type: "benefit_grant.created" as const, organizationId, data: { ...g } })),
+    [...granted, ...seatGranted].map((g) => ({ type: "benefit_grant.created" as const, organizationId, data: { ...g } })),
   );
+  // the buyer's state is the caller's; the seat holders whose grants changed are these
+  const holders = new Set([...revoked, ...seatGranted].map((g) => g.customer_id).filter((id) => id !== s.customer?.id));
+  await enqueue(tx, [...holders].map((id) => customerStateChanged(organizationId, id)));
   return { granted, revoked };
 }
 
@@ -297,7 +314,7 @@ export async function listGrantsOfBenefit(
 export async function grantBenefits(
   tx: Queryable,
   organizationId: string,
-  grant: { benefits: BenefitWire[]; customer: CustomerRow; orderId: string | null; subscriptionId: string | null },
+  grant: { benefits: BenefitWire[]; customer: CustomerRow; orderId: string | null; subscriptionId: string | null; customerSeatId?: string | null },
   now = new Date(),
 ): Promise<BenefitGrantWire[]> {
   const keys: LicenseKeyRow[] = [];
@@ -314,6 +331,7 @@ export async function grantBenefits(
         customerId: grant.customer.id,
         orderId: grant.orderId,
         subscriptionId: grant.subscriptionId,
+        customerSeatId: grant.customerSeatId ?? null,
         grantedAt: now,
         properties: given.properties,
       };

@@ -213,6 +213,7 @@ async function fulfil(
       customerId,
       subscriptionId: subscription?.id ?? null,
       orderId: subscription ? null : order.row.id,
+      customerSeatId: null,
       grantedAt: now,
       revokedAt: null,
       properties: given.properties,

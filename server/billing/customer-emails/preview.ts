@@ -46,6 +46,18 @@ function sampleSubscription(type: CustomerEmailType) {
   };
 }
 
+function sampleSeatInvitation() {
+  return {
+    seat_id: "00000000-0000-4000-8000-000000000003",
+    email: "sam@example.com",
+    token: "sample-invitation-token",
+    expires_at: "2026-01-08T00:00:00.000Z",
+    product,
+    invited_by: customer.name,
+  };
+}
+
 export function previewData(type: CustomerEmailType, slug: string): Record<string, unknown> {
+  if (type === "seat_invitation") return sampleSeatInvitation();
   return ORDER_EMAIL_TYPES.includes(type) ? sampleOrder(type, slug) : sampleSubscription(type);
 }

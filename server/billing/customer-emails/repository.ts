@@ -66,11 +66,14 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number, to
   });
 }
 
+/** A credential an email carries (a seat invitation's token) is kept only while the email may still be sent. */
+const withoutSecrets = sql`${customerEmail.data} - 'token'`;
+
 /** The lease holder records the send. */
 export async function markSent(db: Queryable, id: string, token: string): Promise<void> {
   await db
     .update(customerEmail)
-    .set({ sentAt: sql`now()`, attempts: sql`${customerEmail.attempts} + 1`, lockedUntil: null, lockedBy: null, lastError: null })
+    .set({ sentAt: sql`now()`, attempts: sql`${customerEmail.attempts} + 1`, lockedUntil: null, lockedBy: null, lastError: null, data: withoutSecrets })
     .where(and(eq(customerEmail.id, id), eq(customerEmail.lockedBy, token)));
 }
 
@@ -83,7 +86,7 @@ export async function markFailed(db: Queryable, id: string, token: string, error
       lastError: error.slice(0, 1000),
       lockedUntil: null,
       lockedBy: null,
-      ...(retryInMs === null ? { failedAt: sql`now()` } : { nextAttemptAt: leaseUntil(retryInMs) }),
+      ...(retryInMs === null ? { failedAt: sql`now()`, data: withoutSecrets } : { nextAttemptAt: leaseUntil(retryInMs) }),
     })
     .where(and(eq(customerEmail.id, id), eq(customerEmail.lockedBy, token)));
 }

@@ -11,7 +11,7 @@ import { DEFAULT_CUSTOMER_EMAIL_SETTINGS } from "../organizations/wire.js";
 import { emailFor, type OutboxEventView } from "./plan.js";
 import * as repo from "./repository.js";
 import { previewData } from "./preview.js";
-import type { CustomerEmailType } from "./types.js";
+import { ALWAYS_SENT_EMAIL_TYPES, type CustomerEmailType } from "./types.js";
 
 export type { ClaimedEmail } from "./repository.js";
 
@@ -24,7 +24,22 @@ interface OutboxRowView extends OutboxEventView {
 }
 
 function enabled(settings: Record<string, boolean> | undefined, type: CustomerEmailType): boolean {
-  return settings?.[type] ?? DEFAULT_CUSTOMER_EMAIL_SETTINGS[type];
+  if (ALWAYS_SENT_EMAIL_TYPES.includes(type) || !(type in DEFAULT_CUSTOMER_EMAIL_SETTINGS)) return true;
+  return settings?.[type] ?? DEFAULT_CUSTOMER_EMAIL_SETTINGS[type as keyof typeof DEFAULT_CUSTOMER_EMAIL_SETTINGS];
+}
+
+/**
+ * An email a domain asks for directly, in its own transaction, when the outbox event cannot carry what the
+ * message needs (a seat invitation's token must never reach a webhook). `causeId` names the cause (one email
+ * per cause, type and recipient, like an outbox event's). The worker's mail loop sends it like the others.
+ */
+export async function requestEmail(
+  tx: Queryable,
+  email: { organizationId: string; causeId: string; type: CustomerEmailType; recipient: string; data: Record<string, unknown> },
+): Promise<boolean> {
+  if (!enabled((await repo.emailSettingsOf(tx, [email.organizationId])).get(email.organizationId), email.type)) return false;
+  const n = await repo.insertEmails(tx, [{ organizationId: email.organizationId, outboxId: email.causeId, type: email.type, recipient: email.recipient, data: email.data }]);
+  return n > 0;
 }
 
 /**
@@ -56,7 +71,7 @@ export const portalUrl = (baseURL: string, slug: string) => `${baseURL}/portal?o
 export const messageIdOf = (id: string, baseURL: string) => `<${id}@${new URL(baseURL).hostname || "till.localhost"}>`;
 
 function contextOf(sender: repo.Sender, baseURL: string): MailContext {
-  return { sender: { name: sender.name, logo: sender.logo }, portalUrl: portalUrl(baseURL, sender.slug) };
+  return { sender: { name: sender.name, logo: sender.logo }, portalUrl: portalUrl(baseURL, sender.slug), baseUrl: baseURL };
 }
 
 /** Renders and hands one claimed email to the mail transport; throws when that fails. */
@@ -70,7 +85,7 @@ export async function deliver(mailer: Mailer, email: repo.ClaimedEmail, baseURL:
     text: rendered.text,
     html: rendered.html,
     messageId: messageIdOf(email.id, baseURL),
-    links: [ctx.portalUrl],
+    links: rendered.link ? [rendered.link, ctx.portalUrl] : [ctx.portalUrl],
   });
 }
 

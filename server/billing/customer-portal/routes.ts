@@ -32,7 +32,7 @@ const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
 const unauthorized = (detail: string) => new ApiError(401, { error: "Unauthorized", detail });
 
-function portalAuth(db: BillingDeps["db"]) {
+export function portalAuth(db: BillingDeps["db"]) {
   return async function authenticatePortal(req: FastifyRequest): Promise<void> {
     const header = req.headers.authorization;
     const token = typeof header === "string" && /^bearer /i.test(header) ? header.slice(7).trim() : "";
@@ -43,7 +43,7 @@ function portalAuth(db: BillingDeps["db"]) {
   };
 }
 
-function portalOf(req: FastifyRequest): PortalCaller {
+export function portalOf(req: FastifyRequest): PortalCaller {
   if (!req.portal) throw new Error("portalOf: route registered without portalAuth");
   return req.portal;
 }

@@ -62,6 +62,16 @@ export async function findOrder(db: Queryable, organizationId: string, id: strin
   return row;
 }
 
+/** The purchase a completed checkout made: its order and the order's subscription (one order per checkout). */
+export async function ownerOfCheckout(db: Queryable, organizationId: string, checkoutId: string): Promise<{ orderId: string; subscriptionId: string | null } | undefined> {
+  const [row] = await db
+    .select({ orderId: order.id, subscriptionId: order.subscriptionId })
+    .from(order)
+    .where(and(eq(order.organizationId, organizationId), eq(order.checkoutId, checkoutId)))
+    .limit(1);
+  return row;
+}
+
 /** The order, locked until the caller's transaction ends (refunds of one order queue on this lock). */
 export async function lockOrder(db: Queryable, organizationId: string, id: string): Promise<OrderRow | undefined> {
   const [row] = await db

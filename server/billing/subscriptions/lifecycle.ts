@@ -7,6 +7,7 @@ import { customerStateChanged, enqueue, type OutboxEvent, type OutboxEventType }
 import { regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { discountRefusal, isMetered, isStatic, priceCurrency, seatAmount, seatBounds } from "../checkouts/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
+import { countActive as countActiveSeats } from "../customer-seats/repository.js";
 import { getDiscount, redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound } from "../http.js";
 import { getOrganization } from "../organizations/service.js";
@@ -273,6 +274,10 @@ async function seats(
     throw bad(max === null ? `Seats must be at least ${min}.` : `Seats must be between ${min} and ${max}.`);
   }
   if (priced.amount > MAX_AMOUNT) throw bad(`The amount for ${u.seats} seats exceeds the maximum amount.`);
+  // seats never outnumber the purchase: the assigned ones (pending or claimed) stay within it (the row is locked,
+  // as every seat assignment locks it first)
+  const assigned = await countActiveSeats(tx, organizationId, { subscriptionId: row.id });
+  if (u.seats < assigned) throw bad(`${assigned} seats are assigned: revoke ${assigned - u.seats} of them before lowering the seats to ${u.seats}.`);
   return {
     patch: {
       seats: u.seats,

@@ -349,6 +349,8 @@ export const benefitGrant = pgTable(
       .references(() => customer.id, { onDelete: "cascade" }),
     subscriptionId: uuid("subscription_id"),
     orderId: uuid("order_id"),
+    /** The customer seat whose claim made this grant (the seat holder's grant); null for the buyer's own. */
+    customerSeatId: uuid("customer_seat_id"),
     grantedAt: timestamp("granted_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
     properties: jsonb("properties").$type<Record<string, unknown>>().default({}).notNull(),
@@ -361,5 +363,6 @@ export const benefitGrant = pgTable(
     index("benefit_grant_org_created_idx").on(t.organizationId, t.createdAt),
     index("benefit_grant_benefit_idx").on(t.benefitId),
     index("benefit_grant_customer_idx").on(t.customerId),
+    index("benefit_grant_seat_idx").on(t.customerSeatId).where(sql`${t.customerSeatId} IS NOT NULL`),
   ],
 );

@@ -10,3 +10,4 @@ export * from "./sandbox.js";
 export * from "./rate-limit.js";
 export * from "./customer-emails.js";
 export * from "./checkout-links.js";
+export * from "./customer-seats.js";

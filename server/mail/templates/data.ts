@@ -47,6 +47,18 @@ export const SubscriptionData = z.object({
 });
 export type SubscriptionData = z.output<typeof SubscriptionData>;
 
+/** A seat invitation (customer-seats/service.ts): the invitation's token travels only in this email's data. */
+export const SeatInvitationData = z.object({
+  seat_id: z.string(),
+  email: z.string(),
+  token: z.string(),
+  expires_at: z.string(),
+  product: z.object({ name: z.string() }),
+  /** Who gave the seat: the buyer's name or email. */
+  invited_by: z.string().nullish(),
+});
+export type SeatInvitationData = z.output<typeof SeatInvitationData>;
+
 export interface Sender {
   name: string;
   /** The organization's avatar_url. */
@@ -57,7 +69,12 @@ export interface MailContext {
   sender: Sender;
   /** The customer portal of the seller (sign-in by a mailed code): orders, subscriptions, payment method. */
   portalUrl: string;
+  /** The server's public base URL (links into the web app, such as a seat's claim page). */
+  baseUrl: string;
 }
+
+/** The web page where an invited person claims a seat. */
+export const seatClaimUrl = (baseUrl: string, token: string) => `${baseUrl}/seats/claim?token=${encodeURIComponent(token)}`;
 
 /** Emails are written in English; amounts and dates are formatted the same way for every reader. */
 const LOCALE = "en-US";

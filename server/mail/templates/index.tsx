@@ -1,13 +1,16 @@
 // Each customer email: its subject and its React component, by type. render.ts turns one into HTML and text.
 import type { ReactElement } from "react";
 import type { CustomerEmailType } from "../../billing/customer-emails/types.js";
-import { OrderData, SubscriptionData, money, productName, type MailContext } from "./data.js";
+import { OrderData, SeatInvitationData, SubscriptionData, money, productName, seatClaimUrl, type MailContext } from "./data.js";
 import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, SubscriptionPastDue } from "./order-emails.js";
+import { SeatInvitation } from "./seat-invitation.js";
 import { SubscriptionCancellation, SubscriptionRevoked, SubscriptionUncanceled, SubscriptionUpdated } from "./subscription-emails.js";
 
 export interface Built {
   subject: string;
   element: ReactElement;
+  /** The message's own call to action when it is not the portal (a seat's claim page). */
+  link?: string;
 }
 
 /** "Your Pro" or "Your" */
@@ -66,4 +69,12 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
     (s) => `${yours(s.product)} subscription has ended`,
     (s, ctx) => <SubscriptionRevoked subscription={s} ctx={ctx} />,
   ),
+  seat_invitation: (data, ctx) => {
+    const i = SeatInvitationData.parse(data);
+    return {
+      subject: `You have been given a seat of ${i.product.name} from ${ctx.sender.name}`,
+      element: <SeatInvitation invitation={i} ctx={ctx} />,
+      link: seatClaimUrl(ctx.baseUrl, i.token),
+    };
+  },
 };

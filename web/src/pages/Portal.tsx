@@ -30,6 +30,7 @@ import {
 } from "../portal-api.js";
 import { countryOptions } from "../regions.js";
 import { Markdown } from "../markdown.js";
+import { PortalSeats } from "./PortalSeats.js";
 import { Field, Page, Status, useFocusHeading, type Tone } from "../ui.js";
 import "./portal.css";
 
@@ -492,6 +493,7 @@ function SubscriptionItem({
           </>
         )}
       </dl>
+      {live && s.seats != null && <PortalSeats subscriptionId={s.id} productName={name} token={token} onError={onError} say={say} />}
       {live && s.cancel_at_period_end && (
         <div className="actions">
           <button type="button" className="primary" onClick={() => void onKeep()} disabled={busy}>

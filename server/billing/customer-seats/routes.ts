@@ -1,0 +1,83 @@
+// /v1/customer-seats (the seller: customer_seats:read/write; the claim and its info are public, the invitation
+// token is the credential) and /v1/customer-portal/seats (the buyer, with a customer session). Polar routes
+// these without a trailing slash; the app's router serves both forms.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { BillingDeps } from "../index.js";
+import { isUuid, invalid, page, paginationQuery, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
+import { portalAuth, portalOf } from "../customer-portal/routes.js";
+import { toCustomerSubscriptionWire } from "../customer-portal/wire.js";
+import { getOrganization } from "../organizations/service.js";
+import { loadSubscriptionRows } from "../subscriptions/service.js";
+import { toWires } from "../subscriptions/load.js";
+import * as service from "./service.js";
+
+const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+const SeatsQuery = z.object({ subscription_id: uuid.optional(), order_id: uuid.optional() });
+const ClaimedQuery = z.object(paginationQuery);
+
+/** `subscription_id` or `order_id` of a list query, exactly one. */
+function ownerRef(req: FastifyRequest): service.SeatOwnerRef {
+  const q = parseQuery(SeatsQuery, req);
+  if ((q.subscription_id === undefined) === (q.order_id === undefined)) {
+    throw invalid(["query", "subscription_id"], "Give exactly one of subscription_id or order_id", "missing");
+  }
+  return q.subscription_id ? { subscriptionId: q.subscription_id.toLowerCase() } : { orderId: (q.order_id ?? "").toLowerCase() };
+}
+
+export function customerSeatRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+  const seller = { kind: "seller" } as const;
+  const read = { config: { scope: "customer_seats:read" as const } };
+  const write = { config: { scope: "customer_seats:write" as const } };
+
+  app.get("/customer-seats", read, async (req) => service.listSeats(db, scopeOf(req).organizationId, ownerRef(req), seller));
+  app.post("/customer-seats", write, async (req) => service.assignSeat(db, scopeOf(req).organizationId, parseBody(service.SeatAssignInput, req), seller));
+  app.delete("/customer-seats/:seat_id", write, async (req) => service.revokeSeat(db, scopeOf(req).organizationId, pathId(req, "seat_id"), seller));
+  app.post("/customer-seats/:seat_id/resend", write, async (req) =>
+    service.resendInvitation(db, scopeOf(req).organizationId, pathId(req, "seat_id"), seller),
+  );
+
+  // public: whoever holds the invitation's token (the claim page)
+  app.get("/customer-seats/claim/:invitation_token", { config: { public: true } }, async (req) => {
+    const token = String((req.params as { invitation_token?: unknown }).invitation_token ?? "");
+    return service.getClaimInfo(db, token.slice(0, 300));
+  });
+  app.post("/customer-seats/claim", { config: { public: true } }, async (req) => {
+    const { invitation_token } = parseBody(service.SeatClaimInput, req);
+    return service.claimSeat(db, invitation_token);
+  });
+
+  // the buyer's side, with a customer session
+  const portal = { config: { public: true }, preHandler: portalAuth(db) };
+  const buyer = (req: FastifyRequest) => {
+    const p = portalOf(req);
+    return { organizationId: p.organizationId, actor: { kind: "customer", customerId: p.customer.id } as const };
+  };
+  app.get("/customer-portal/seats", portal, async (req) => {
+    const b = buyer(req);
+    return service.listSeats(db, b.organizationId, ownerRef(req), b.actor);
+  });
+  app.post("/customer-portal/seats", portal, async (req) => {
+    const b = buyer(req);
+    return service.assignSeat(db, b.organizationId, parseBody(service.SeatAssignInput, req), b.actor);
+  });
+  app.delete("/customer-portal/seats/:seat_id", portal, async (req) => {
+    const b = buyer(req);
+    return service.revokeSeat(db, b.organizationId, pathId(req, "seat_id"), b.actor);
+  });
+  app.post("/customer-portal/seats/:seat_id/resend", portal, async (req) => {
+    const b = buyer(req);
+    return service.resendInvitation(db, b.organizationId, pathId(req, "seat_id"), b.actor);
+  });
+  // the subscriptions the customer holds a claimed seat of (someone else pays for them)
+  app.get("/customer-portal/seats/subscriptions", portal, async (req) => {
+    const q = parseQuery(ClaimedQuery, req);
+    const p = portalOf(req);
+    const ids = await service.claimedSubscriptionIds(db, p.organizationId, p.customer.id);
+    const rows = await loadSubscriptionRows(db, p.organizationId, ids);
+    const ordered = [...rows.values()].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.id.localeCompare(b.id));
+    const slice = ordered.slice((q.page - 1) * q.limit, q.page * q.limit);
+    const [wires, organization] = await Promise.all([toWires(db, p.organizationId, slice, config.baseURL), getOrganization(db, p.organizationId)]);
+    return page(wires.map((s) => toCustomerSubscriptionWire(s, s.product, organization)), ordered.length, q.limit);
+  });
+}

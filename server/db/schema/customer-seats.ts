@@ -1,0 +1,47 @@
+// Customer seats: what a seat-based purchase (a subscription or a one-time order with `seats`) lets its buyer
+// hand out. A seat is assigned to an email (pending, with an invitation token kept as its SHA-256), claimed by
+// that person (who becomes a customer of the seller and gets the product's benefits), or revoked.
+import { sql } from "drizzle-orm";
+import { check, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { organization } from "./auth.js";
+import { customer } from "./billing.js";
+import { order, subscription } from "./checkout.js";
+
+export const customerSeat = pgTable(
+  "customer_seat",
+  {
+    id: uuid("id").defaultRandom().primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    subscriptionId: uuid("subscription_id").references(() => subscription.id, { onDelete: "cascade" }),
+    orderId: uuid("order_id").references(() => order.id, { onDelete: "cascade" }),
+    /** pending | claimed | revoked */
+    status: text("status").default("pending").notNull(),
+    /** Lower-cased; the address the invitation goes to. */
+    email: text("email"),
+    /** The seat holder: known at assignment when assigned by customer, else set by the claim. */
+    customerId: uuid("customer_id").references(() => customer.id, { onDelete: "set null" }),
+    /** hex SHA-256 of the pending invitation's token; cleared by a claim or a revocation. */
+    invitationTokenHash: text("invitation_token_hash"),
+    invitationTokenExpiresAt: timestamp("invitation_token_expires_at", { withTimezone: true }),
+    /** A new id per invitation sent (assignment, each resend): the invitation email's cause, so one email each. */
+    invitationId: uuid("invitation_id"),
+    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    seatMetadata: jsonb("seat_metadata").$type<Record<string, string | number | boolean>>().default({}).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
+    modifiedAt: timestamp("modified_at", { withTimezone: true }),
+  },
+  (t) => [
+    check("customer_seat_one_owner", sql`(${t.subscriptionId} IS NULL) <> (${t.orderId} IS NULL)`),
+    uniqueIndex("customer_seat_token_uq").on(t.invitationTokenHash).where(sql`${t.invitationTokenHash} IS NOT NULL`),
+    uniqueIndex("customer_seat_active_email_uq")
+      .on(sql`coalesce(${t.subscriptionId}, ${t.orderId})`, t.email)
+      .where(sql`${t.status} <> 'revoked' AND ${t.email} IS NOT NULL`),
+    index("customer_seat_subscription_idx").on(t.subscriptionId),
+    index("customer_seat_order_idx").on(t.orderId),
+    index("customer_seat_customer_idx").on(t.customerId),
+    index("customer_seat_org_created_idx").on(t.organizationId, t.createdAt),
+  ],
+);
