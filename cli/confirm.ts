@@ -45,3 +45,44 @@ export async function confirm(ctx: Context, c: Confirmation): Promise<void> {
     throw new ExitStatus(EXIT.usage);
   }
 }
+
+/** One line typed at the terminal (an email), trimmed. */
+export async function askLine(question: string): Promise<string> {
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return (await rl.question(question)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * A secret typed at the terminal without echo (a password): raw mode, Enter ends it, Backspace erases,
+ * Ctrl-C or Ctrl-D cancels (null: the caller says "Cancelled" and exits 2).
+ */
+export function askSecret(question: string): Promise<string | null> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  return new Promise((resolve) => {
+    let typed = "";
+    const finish = (value: string | null) => {
+      stdin.off("data", onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write("\n");
+      resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      for (const ch of chunk.toString("utf8")) {
+        if (ch === "\r" || ch === "\n") return finish(typed);
+        if (ch === "\u0003" || ch === "\u0004") return finish(null);
+        if (ch === "\u007f" || ch === "\b") typed = typed.slice(0, -1);
+        else if (ch >= " ") typed += ch;
+      }
+    };
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on("data", onData);
+  });
+}

@@ -12,6 +12,8 @@ export interface CliEnv {
   server: string | undefined;
   /** TILL_PROFILE: the profile to use when --profile is not given. */
   profile: string | undefined;
+  /** TILL_PASSWORD: the password `till signup` uses when nobody can type one (scripts, the quick start's test). */
+  password: string | undefined;
   /** TILL_CONFIG_DIR, else $XDG_CONFIG_HOME/till (%APPDATA%\till on Windows, ~/.config/till elsewhere). */
   configDir: string;
   /** CI (any value but "", "0" or "false"): never wait for a person. */
@@ -40,6 +42,8 @@ export function readEnv(env: Env = process.env): CliEnv {
     server: nonEmpty(env.TILL_SERVER),
     sandbox: nonEmpty(env.TILL_SANDBOX),
     profile: nonEmpty(env.TILL_PROFILE),
+    // not trimmed: spaces may be part of a password
+    password: env.TILL_PASSWORD ? env.TILL_PASSWORD : undefined,
     configDir: nonEmpty(env.TILL_CONFIG_DIR) ?? defaultConfigDir(env),
     ci: ci !== undefined && ci !== "0" && ci.toLowerCase() !== "false",
     noColor: nonEmpty(env.NO_COLOR) !== undefined || env.TERM === "dumb",

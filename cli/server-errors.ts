@@ -46,6 +46,12 @@ const FLAG_OF_FIELD: Record<string, string[]> = {
   name: ["--name", "<name>"],
   code: ["--code", "<code>"],
   email: ["--email", "<email>"],
+  customer_email: ["--email"],
+  customer_name: ["--name"],
+  number: ["--card"],
+  exp_month: ["--expiry"],
+  exp_year: ["--expiry"],
+  confirmation_token_id: ["--card"],
 };
 
 /** `--price` or `<name>` when the running command has that flag or argument; undefined otherwise. */

@@ -11,6 +11,7 @@ import { authPlugin } from "./auth/plugin.js";
 import { createCallerResolver, type CallerResolver } from "./http/caller.js";
 import { referencePlugin } from "./http/reference.js";
 import { whoamiPlugin } from "./http/whoami.js";
+import { homePlugin } from "./http/home.js";
 import { billingPlugin, type V1Route } from "./billing/index.js";
 import { webPlugin } from "./http/web.js";
 import { installInputGuard } from "./http/input-guard.js";
@@ -109,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const v1Routes: V1Route[] = [];
   await app.register(referencePlugin(auth, config.baseURL, v1Routes));
   await app.register(whoamiPlugin(callers));
+  await app.register(homePlugin(auth));
   await app.register(billingPlugin({ db: database.db, config, secret, mailer, callers, routes: v1Routes, listen: database.listen }), { prefix: "/v1" });
   await app.register(webPlugin(config));
   return { app, auth, callers, v1Routes, worker };

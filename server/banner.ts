@@ -35,7 +35,7 @@ export function startupBanner(config: Config, mail: "smtp" | "dev-mailbox", vers
     lines.push(`  network   bound to ${config.host}: reachable from other machines (HOST=127.0.0.1 keeps it on this one)`);
   }
   lines.push(
-    `  next      create your account at ${config.baseURL}/sign-in?mode=sign-up, then \`npx till login\``,
+    `  next      \`npx till signup${config.baseURL === "http://localhost:3000" ? "" : ` --server ${config.baseURL}`}\` (or create your account at ${config.baseURL}/sign-in?mode=sign-up, then \`npx till login\`)`,
   );
   return lines.join("\n");
 }

@@ -6,7 +6,8 @@
 // key again brings the object back); benefits, discounts and custom fields are deleted only with --prune, since
 // deleting revokes grants or loses what customers entered; without it the plan notes them and leaves them.
 // Objects that till catalog never wrote (no till_catalog_key) are adopted when the file names them by the key
-// pull would derive, and otherwise left alone.
+// pull would derive and differs from them (an object described as it is needs no change: a fresh pull plans
+// none); those the file does not list are kept and named in a note, products and meters archived with --prune.
 import {
   KINDS,
   SECTION,
@@ -184,18 +185,25 @@ export function planCatalog(desired: Catalog, server: ServerCatalog, opts: PlanO
       changes.push(...changesFor(kind, key, want, matched(key), refs, replaced));
     }
     const unmanaged: string[] = [];
+    const archivable = kind === "product" || kind === "meter";
     for (const [key, hit] of keys.byKey) {
       if (wanted.has(key) || isArchived(kind, hit.object)) continue;
       const actual = specOf(kind, hit.object, refs);
       const name = displayName(kind, actual);
-      if (hit.derived) unmanaged.push(`"${name}"`);
-      else if (kind === "product" || kind === "meter") changes.push(removal("archive", kind, key, hit.object, actual));
+      // not in the file and never written by apply (no key): it may have been dropped from a pulled file or
+      // made elsewhere; products and meters are archived (reversible) when asked with --prune, never silently
+      if (hit.derived && archivable && opts.prune) changes.push(removal("archive", kind, key, hit.object, actual));
+      else if (hit.derived) unmanaged.push(`"${name}"`);
+      else if (archivable) changes.push(removal("archive", kind, key, hit.object, actual));
       else if (opts.prune) changes.push(removal("delete", kind, key, hit.object, actual));
       else notes.push(`${LABEL[kind]} "${name}" (${key}) is no longer in the file: kept (--prune deletes it)`);
     }
     if (unmanaged.length > 0) {
+      const what = `${plural(unmanaged.length, LABEL[kind])} not in the file`;
       notes.push(
-        `${unmanaged.length} ${LABEL[kind]}${unmanaged.length === 1 ? "" : "s"} on the server not managed by the file (left as is): ${unmanaged.join(", ")}`,
+        archivable
+          ? `${what}, kept: ${unmanaged.join(", ")} (--prune archives ${unmanaged.length === 1 ? "it" : "them"})`
+          : `${what} and not made by it, kept: ${unmanaged.join(", ")} (--prune deletes only what apply made)`,
       );
     }
     for (const dup of keys.duplicates) {
@@ -226,7 +234,9 @@ function changesFor<K extends Kind>(
   const fields = diffSpecs(kind, actual, want);
   const id = hit.object.id;
   if (replaced.has(id)) return [{ ...base, action: "replace", id, adopt: false, fields, actual }];
-  if (fields.length === 0 && !hit.derived) return [];
+  // an object the file describes as it is needs nothing, managed or not: a fresh pull plans no change (its
+  // key is written with the first real change, and until then the key pull derives keeps matching it)
+  if (fields.length === 0) return [];
   const actualPrices =
     kind === "product"
       ? (hit.object as ServerObjectOf<"product">).prices

@@ -12,6 +12,9 @@ import type { CatalogClient } from "../catalog/server.js";
 import type { Catalog } from "../catalog/model.js";
 import { plural } from "../resources.js";
 
+/** The file `pull` writes on a terminal and `plan`/`apply` read unless told -f. */
+export const DEFAULT_CATALOG_FILE = "till.yaml";
+
 async function catalogClient(ctx: Context): Promise<CatalogClient> {
   return { core: await polar(ctx), unwrap: (result, what) => unwrap(ctx, result, what) };
 }
@@ -20,7 +23,11 @@ function readCatalogText(file: string): string {
   try {
     return readFileSync(file === "-" ? 0 : file, "utf8");
   } catch (err) {
-    throw new UsageError(`-f: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      throw new UsageError(`-f: there is no ${file} here`, `write it with \`till catalog pull${file === DEFAULT_CATALOG_FILE ? "" : ` -o ${file}`}\`, or name another file with -f`);
+    }
+    throw new UsageError(`-f: cannot read ${file}: ${code ?? String(err)}`);
   }
 }
 
@@ -60,15 +67,18 @@ async function pull(ctx: Context, opts: { output?: string }): Promise<void> {
   const server = await ctx.out.loading("Reading the catalog", fetchServerCatalog(await catalogClient(ctx)));
   const { catalog, warnings } = catalogFromServer(server);
   for (const w of warnings) ctx.out.warn(w);
-  if (!opts.output) {
+  // a pipe or --json gets the document (`till catalog pull > till.yaml`); a person at a terminal gets the file
+  // that plan and apply read by default
+  const output = opts.output ?? (ctx.out.interactive ? DEFAULT_CATALOG_FILE : undefined);
+  if (!output || output === "-") {
     ctx.out.done(catalogDocument(catalog), catalogToYaml(catalog));
     return;
   }
-  const text = opts.output.endsWith(".json") ? catalogToJson(catalog) : catalogToYaml(catalog);
+  const text = output.endsWith(".json") ? catalogToJson(catalog) : catalogToYaml(catalog);
   try {
-    writeFileSync(opts.output, text);
+    writeFileSync(output, text);
   } catch (err) {
-    throw new UsageError(`-o: cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new UsageError(`-o: cannot write ${output}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   const counts = Object.fromEntries(Object.entries(catalog).map(([section, entries]) => [section, (entries as Map<string, unknown>).size]));
   const summary = Object.entries(counts)
@@ -77,7 +87,7 @@ async function pull(ctx: Context, opts: { output?: string }): Promise<void> {
       return `${n} ${n === 1 ? label.slice(0, -1) : label}`;
     })
     .join(", ");
-  ctx.out.done({ file: opts.output, counts, warnings }, `Wrote ${opts.output}: ${summary}.`);
+  ctx.out.done({ file: output, counts, warnings }, `Wrote ${output}: ${summary}.`);
 }
 
 async function plan(ctx: Context, opts: PlanOptions): Promise<void> {
@@ -128,32 +138,34 @@ export function register(program: Command): void {
     .description("keep the catalog (products, prices, benefits, discounts, meters, custom fields) in a file: pull, plan, apply")
     .addHelpText(
       "after",
-      examples(["till catalog pull -o till.yaml", "till catalog plan -f till.yaml", "till catalog apply -f till.yaml --yes"]) +
-        "\nEntries are matched to server objects by key (stored in their metadata as till_catalog_key).\n" +
-        "Products and meters left out of the file are archived; benefits, discounts and custom fields\n" +
-        "left out are deleted only with --prune.\n",
+      examples(["till catalog pull", "till catalog plan", "till catalog apply --yes", "till catalog plan -f catalog.json --prune"]) +
+        `\nplan and apply read ${DEFAULT_CATALOG_FILE} (the file pull writes) unless told -f. Entries are matched to server\n` +
+        "objects by key (stored in their metadata as till_catalog_key, written by apply; until then the key pull\n" +
+        "derives from the name). A fresh pull plans no change. Products and meters that apply made and the file\n" +
+        "no longer lists are archived; others not in the file are kept and named (--prune archives those products\n" +
+        "and meters); benefits, discounts and custom fields left out are deleted only with --prune.\n",
     );
 
   catalog
     .command("pull")
-    .description("write the organization's catalog as YAML (stdout by default)")
-    .option("-o, --output <file>", "write to this file instead (JSON when it ends in .json)")
-    .addHelpText("after", examples(["till catalog pull > till.yaml", "till catalog pull -o catalog.json"]))
+    .description(`write the organization's catalog as YAML: to ${DEFAULT_CATALOG_FILE} on a terminal, to stdout when piped`)
+    .option("-o, --output <file>", `write to this file (JSON when it ends in .json; - for stdout; default on a terminal: ${DEFAULT_CATALOG_FILE})`)
+    .addHelpText("after", examples(["till catalog pull", "till catalog pull > till.yaml", "till catalog pull -o catalog.json"]))
     .action(withContext(pull));
 
   catalog
     .command("plan")
     .description("show the changes that would make the server match the file; exit 0 when none, 2 when some")
-    .requiredOption("-f, --file <file>", "the catalog file (- for stdin)")
-    .option("--prune", "also delete benefits, discounts and custom fields the file no longer lists")
-    .addHelpText("after", examples(["till catalog plan -f till.yaml", "till catalog plan -f till.yaml --json"]))
+    .option("-f, --file <file>", "the catalog file (- for stdin)", DEFAULT_CATALOG_FILE)
+    .option("--prune", "also archive the products and meters the file does not list, and delete the benefits, discounts and custom fields apply made that it no longer lists")
+    .addHelpText("after", examples(["till catalog plan", "till catalog plan -f till.yaml --json", "till catalog plan --prune"]))
     .action(withContext(plan));
 
   catalog
     .command("apply")
     .description("make the server match the file (asks first on a terminal; --yes in CI)")
-    .requiredOption("-f, --file <file>", "the catalog file (- for stdin)")
-    .option("--prune", "also delete benefits, discounts and custom fields the file no longer lists")
+    .option("-f, --file <file>", "the catalog file (- for stdin)", DEFAULT_CATALOG_FILE)
+    .option("--prune", "also archive the products and meters the file does not list, and delete the benefits, discounts and custom fields apply made that it no longer lists")
     .option("-y, --yes", "apply without asking")
     .addHelpText("after", examples(["till catalog apply -f till.yaml", "TILL_API_KEY=till_… till catalog apply -f till.yaml --yes"]))
     .action(withContext(apply));

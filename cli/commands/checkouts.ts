@@ -2,11 +2,12 @@
 // `url` alone on stdout, the link a seller sends a customer (`URL=$(till checkouts create --product <id>)`);
 // a note on stderr says what it sells and until when it is open.
 import type { Command } from "commander";
-import { v1 } from "../client.js";
+import { failFor, request, v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
-import { ApiError, UsageError } from "../errors.js";
-import { collectId, collectMetadata, oneOf, parseEmail, parseHttpUrl, parseId, type MetadataValue } from "../flags.js";
+import { ApiError, CliError, UsageError } from "../errors.js";
+import { collectId, collectMetadata, oneOf, parseAmount, parseEmail, parseHttpUrl, parseId, type MetadataValue } from "../flags.js";
+import { describeMode } from "../mode.js";
 import { day, describeMetadata, listOptions, listResource, money, type ListOptions } from "../resources.js";
 import { describePrice, type WireProduct } from "./products.js";
 
@@ -156,6 +157,130 @@ async function create(ctx: Context, opts: CreateFlags) {
   ctx.out.info(`Checkout ${c.id}: ${productName(c)}, ${describeTotal(c)}; open until ${c.expires_at.slice(0, 16).replace("T", " ")} UTC.`);
 }
 
+// ---- paying with a test card (the sandbox) ------------------------------------------------------------------
+
+interface PayFlags {
+  card: string;
+  expiry?: { month: number; year: number };
+  cvc: string;
+  email?: string;
+  name?: string;
+  country: string;
+  state?: string;
+  city?: string;
+  postalCode?: string;
+  line1?: string;
+  amount?: number;
+}
+
+type AddressField = "country" | "state" | "city" | "postal_code" | "line1" | "line2";
+
+/** What the customer's page reads (/v1/checkouts/client/{client_secret}): the fields it asks for. */
+interface PublicCheckout {
+  id: string;
+  status: string;
+  is_payment_form_required: boolean;
+  billing_address_fields: Record<AddressField, "required" | "optional" | "disabled">;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A test buyer's address, for the fields the checkout requires and no flag gave. */
+const TEST_ADDRESS: Record<Exclude<AddressField, "country" | "line2">, string> = {
+  line1: "1 Test Street",
+  city: "San Francisco",
+  postal_code: "94107",
+  state: "CA",
+};
+
+/** `12/30` → {month: 12, year: 2030}. */
+function parseExpiry(value: string): { month: number; year: number } {
+  const m = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(value);
+  const month = Number(m?.[1]);
+  if (!m || month < 1 || month > 12) throw new UsageError(`--expiry: expected MM/YY such as 12/30, got "${value}"`);
+  const year = Number(m[2]);
+  return { month, year: year < 100 ? 2000 + year : year };
+}
+
+/** The checkout's id, whether given as its id, its link (`…/checkout/till_c_…`) or its client secret. */
+async function checkoutIdOf(ctx: Context, target: string): Promise<string> {
+  if (UUID.test(target)) return target;
+  let secret = target;
+  if (/^https?:\/\//.test(target)) {
+    const m = /\/checkout\/([^/?#]+)/.exec(new URL(target).pathname);
+    if (!m?.[1]) throw new UsageError(`<checkout>: ${target} is not a checkout link (…/checkout/<client secret>)`);
+    secret = decodeURIComponent(m[1]);
+  }
+  const res = await request(ctx, "GET", `/v1/checkouts/client/${encodeURIComponent(secret)}`);
+  if (res.status === 404) throw new UsageError(`<checkout>: no checkout has the link or client secret ${target}`, "pass the checkout's id: `till checkouts list`");
+  if (res.status !== 200) failFor(res, null, "GET /v1/checkouts/client/{client_secret}");
+  return (res.body as PublicCheckout).id;
+}
+
+/** A call of the customer's page: the client secret is the credential. */
+async function asCustomer<T>(ctx: Context, method: "GET" | "PATCH" | "POST", secret: string, suffix: string, body?: unknown): Promise<T> {
+  const path = `/v1/checkouts/client/${encodeURIComponent(secret)}${suffix}`;
+  const res = await request(ctx, method, path, { body });
+  if (res.status < 200 || res.status >= 300) failFor(res, null, `${method} /v1/checkouts/client/{client_secret}${suffix}`);
+  return res.body as T;
+}
+
+/**
+ * Pays a sandbox checkout the way its hosted page does: fills in the buyer, tokenizes the test card with the
+ * test processor (POST …/test-card) and confirms with the token (POST …/confirm). Live checkouts are refused
+ * before any request: a test card pays nothing real.
+ */
+async function pay(ctx: Context, opts: PayFlags, [target = ""]: string[]) {
+  if (!ctx.sandbox) {
+    throw new UsageError(
+      `till checkouts pay pays sandbox checkouts only, with a test card, and this run acts live (${describeMode(ctx.mode, ctx.profileName)})`,
+      "open and pay the checkout in the sandbox: add --sandbox to both commands, or run `till sandbox on` first",
+    );
+  }
+  const client = v1(ctx);
+  const id = await checkoutIdOf(ctx, target);
+  // the seller's lookup, in the sandbox: a live checkout (or another organization's) is not found here
+  const checkout = await ctx.out.loading("Loading checkout", client.get<WireCheckout>(`/checkouts/${id}`));
+  if (checkout.status !== "open") {
+    throw new CliError(`checkout ${checkout.id} is ${checkout.status}: only an open checkout can be paid`, {
+      hint: checkout.status === "succeeded" ? "it is paid already: `till orders list`" : "open another: `till checkouts create --product <id>`",
+    });
+  }
+  const secret = checkout.client_secret;
+  const buyer = {
+    customer_email: opts.email ?? checkout.customer_email ?? "buyer@example.com",
+    customer_name: opts.name ?? checkout.customer_name ?? "Test Buyer",
+    customer_billing_address: { country: opts.country },
+    ...(opts.amount !== undefined ? { amount: opts.amount } : {}),
+  };
+  // the country decides which address fields the checkout requires (the page asks the server the same way)
+  const page = await ctx.out.loading("Filling in the buyer", asCustomer<PublicCheckout>(ctx, "PATCH", secret, "", buyer));
+  const given: Partial<Record<AddressField, string>> = { state: opts.state, city: opts.city, postal_code: opts.postalCode, line1: opts.line1 };
+  const address: Partial<Record<AddressField, string>> = { country: opts.country };
+  for (const field of ["line1", "city", "postal_code", "state"] as const) {
+    const mode = page.billing_address_fields[field];
+    const value = given[field] ?? (mode === "required" ? TEST_ADDRESS[field] : undefined);
+    if (value !== undefined && mode !== "disabled") address[field] = value;
+  }
+  const confirm: Record<string, unknown> = { ...buyer, customer_billing_address: address };
+  const expiry = opts.expiry ?? { month: 12, year: new Date().getUTCFullYear() + 2 };
+  if (page.is_payment_form_required) {
+    const card = { number: opts.card, exp_month: expiry.month, exp_year: expiry.year, cvc: opts.cvc };
+    const token = await ctx.out.loading("Tokenizing the test card", asCustomer<{ confirmation_token_id: string }>(ctx, "POST", secret, "/test-card", card));
+    confirm.confirmation_token_id = token.confirmation_token_id;
+  }
+  const paid = await ctx.out.loading("Paying", asCustomer<WireCheckout>(ctx, "POST", secret, "/confirm", confirm));
+  const [order] = (await client.get<{ items: { id: string; invoice_number?: string }[] }>("/orders/", { checkout_id: paid.id, limit: 1 })).items;
+  const last4 = opts.card.replace(/[\s-]/g, "").slice(-4);
+  const result = { checkout: paid, order_id: order?.id ?? null, sandbox: true };
+  ctx.out.done(
+    result,
+    `Paid checkout ${paid.id} in the sandbox: ${describeTotal(paid)} for ${productName(paid) || "the product"}` +
+      `${page.is_payment_form_required ? ` with the test card ending ${last4}` : " (nothing to pay by card)"}` +
+      `${order ? `; order ${order.id}` : ""}.`,
+  );
+}
+
 export function register(program: Command): void {
   const checkouts = program
     .command("checkouts")
@@ -212,4 +337,33 @@ export function register(program: Command): void {
       ]) + "\nThe link is printed alone on stdout; --json prints the whole checkout.\n",
     )
     .action(withContext(create));
+
+  checkouts
+    .command("pay")
+    .description("pay a sandbox checkout with a test card, as a customer would on its page (sandbox only)")
+    .argument("<checkout>", "the checkout's id, or the link `till checkouts create` printed")
+    .option("--card <number>", "a test card number: 4242424242424242 pays, 4000000000000002 is declined, 4000000000009995 lacks funds", "4242424242424242")
+    .option("--expiry <MM/YY>", "the card's expiry (default: December, two years ahead)", parseExpiry)
+    .option("--cvc <cvc>", "the card's security code", "123")
+    .option("--email <email>", "the buyer's email (default: the checkout's, else buyer@example.com)", parseEmail)
+    .option("--name <name>", "the buyer's name (default: the checkout's, else Test Buyer)")
+    .option("--country <code>", "the billing country, two letters", (v: string) => v.trim().toUpperCase(), "US")
+    .option("--state <state>", "billing state or province (default for a required one: CA)")
+    .option("--city <city>", "billing city (default for a required one: San Francisco)")
+    .option("--postal-code <code>", "billing postal code (default for a required one: 94107)")
+    .option("--line1 <address>", "billing street address (default for a required one: 1 Test Street)")
+    .option("--amount <amount>", "pay what you want: the amount, in minor units", parseAmount)
+    .addHelpText(
+      "after",
+      examples([
+        "till checkouts pay <id>",
+        "URL=$(till checkouts create --product <id> --sandbox) && till checkouts pay \"$URL\" --sandbox",
+        "till checkouts pay <id> --card 4000000000000002",
+        "till checkouts pay <id> --email ada@example.com --country FR",
+      ]) +
+        "\nThis drives the built-in test processor exactly as the hosted page does (tokenize the card, then confirm the\n" +
+        "checkout with the token), so orders, webhooks and emails follow as after a real purchase. It works only in\n" +
+        "the sandbox (`--sandbox`, `till sandbox on`, a till_test_ key): a live checkout is refused before any request.\n",
+    )
+    .action(withContext(pay));
 }

@@ -9,6 +9,7 @@
 //   type-only imports are free;
 // - Ink and React: only through ctx.out (ui()/live(), cli/ui/*), never from a command module.
 import type { Command } from "commander";
+import * as signup from "./signup.js";
 import * as login from "./login.js";
 import * as logout from "./logout.js";
 import * as auth from "./auth.js";
@@ -40,4 +41,4 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, checkoutLinks, orders, subscriptions, seats, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];
+export const COMMANDS: CommandModule[] = [signup, login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, checkoutLinks, orders, subscriptions, seats, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];

@@ -78,7 +78,9 @@ describe("npm start on its defaults", () => {
     expect(banner).toContain(`till is listening on http://localhost:${till.port} (version `);
     expect(banner).toMatch(/ {2}database {2}PGlite \(embedded\) in \/.*till-start-.*\/pglite\n/);
     expect(banner).toMatch(/ {2}mail {6}dev mailbox: nothing is sent; each message goes to .*\/mail and its links are printed here\n/);
-    expect(banner).toContain(`  next      create your account at http://localhost:${till.port}/sign-in?mode=sign-up, then \`npx till login\``);
+    expect(banner).toContain(
+      `  next      \`npx till signup --server http://localhost:${till.port}\` (or create your account at http://localhost:${till.port}/sign-in?mode=sign-up, then \`npx till login\`)`,
+    );
     expect(banner).not.toContain("network");
 
     expect(await accepts("127.0.0.1", till.port)).toBe(true);

@@ -434,22 +434,37 @@ products:
         price_currency: usd
 discounts: {}
 `);
+    // the fresh pull describes everything as it is: nothing to apply, adoption included
+    const fresh = await plan(org, parseCatalog(pulled.text));
+    expect(renderPlan(fresh)).toBe("No changes: the catalog on the server matches the file.");
+    expect(planExitCode(fresh)).toBe(0);
+
     // the file keeps one of the two products and changes its price
     const edited = pulled.text.replace(/ {2}other-thing:\n(?: {4}.*\n)+/, "").replace("price_amount: 2500", "price_amount: 2900");
     const p = await plan(org, parseCatalog(edited));
-    expect(renderPlan(p)).toBe(`~ adopt benefit "Hand made perk" as hand-made-perk
-~ adopt product "Hand Made" as hand-made: prices - fixed 2500 usd, + fixed 2900 usd
+    expect(renderPlan(p)).toBe(`~ adopt product "Hand Made" as hand-made: prices - fixed 2500 usd, + fixed 2900 usd
 
-# 1 product on the server not managed by the file (left as is): "Other Thing"
+# 1 product not in the file, kept: "Other Thing" (--prune archives it)
 
-Plan: 0 to create, 2 to update, 0 to replace, 0 to archive, 0 to delete.`);
+Plan: 0 to create, 1 to update, 0 to replace, 0 to archive, 0 to delete.`);
     await applyPlan(org.client, p);
     const products = (await sdk.products.list({ limit: 100 })).result.items;
     expect(products.find((x) => x.name === "Hand Made")?.metadata).toEqual({ origin: "dashboard", [CATALOG_KEY]: "hand-made" });
     expect(products.find((x) => x.name === "Other Thing")).toMatchObject({ isArchived: false, metadata: {} });
     const again = await plan(org, parseCatalog(edited));
     expect(again.changes).toEqual([]);
-    expect(again.notes).toEqual([`1 product on the server not managed by the file (left as is): "Other Thing"`]);
+    expect(again.notes).toEqual([`1 product not in the file, kept: "Other Thing" (--prune archives it)`]);
+
+    // with --prune the dropped product is archived (and the benefit made elsewhere is never deleted)
+    const pruned = await plan(org, parseCatalog(edited), { prune: true });
+    expect(renderPlan(pruned)).toBe(`- archive product "Other Thing"
+
+Plan: 0 to create, 0 to update, 0 to replace, 1 to archive, 0 to delete.`);
+    await applyPlan(org.client, pruned);
+    const after = (await sdk.products.list({ limit: 100, isArchived: true })).result.items;
+    expect(after.map((x) => x.name)).toEqual(["Other Thing"]);
+    expect((await sdk.benefits.list({ limit: 100 })).result.items.map((b) => b.description)).toEqual(["Hand made perk"]);
+    expect((await plan(org, parseCatalog(edited), { prune: true })).changes).toEqual([]);
   });
 });
 
@@ -699,6 +714,41 @@ discounts:
   it("JSON is accepted too", () => {
     const catalog = parseCatalog(JSON.stringify({ version: 1, products: { p: { name: "Plain", prices: [{ amount_type: "free" }] } } }), "c.json");
     expect(catalog.products.get("p")).toMatchObject({ name: "Plain", visibility: "public", recurring_interval: null });
+  });
+});
+
+describe("till catalog pull, then plan, in a folder (the default file)", () => {
+  it("pull on a terminal writes till.yaml, plan reads it: no changes; a dropped product is named, --prune archives it", async () => {
+    const org = await newOrg("default-file");
+    const { sdk } = org.seller;
+    await sdk.products.create({ name: "Kept", prices: [{ amountType: "fixed", priceAmount: 1500 }] });
+    await sdk.products.create({ name: "Dropped", prices: [{ amountType: "fixed", priceAmount: 900 }] });
+    const cwd = mkdtempSync(path.join(os.tmpdir(), "till-catalog-cwd-"));
+    const opts: TillOptions = { configDir: tempConfigDir(), cwd, env: { TILL_API_KEY: await org.seller.createKey(), TILL_SERVER: server.url } };
+
+    const pulled = await till(["catalog", "pull"], { ...opts, env: { ...opts.env, TILL_FORCE_TTY: "1", NO_COLOR: "1" } });
+    expect(pulled.exitCode, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toBe("Wrote till.yaml: 0 meters, 0 custom fields, 0 benefits, 2 products, 0 discounts.\n");
+    const text = readFileSync(path.join(cwd, "till.yaml"), "utf8");
+    expect(text).toContain("  dropped:\n    name: Dropped\n");
+
+    expect(await till(["catalog", "plan"], opts)).toEqual({ exitCode: 0, stderr: "", stdout: "No changes: the catalog on the server matches the file.\n" });
+
+    writeFileSync(path.join(cwd, "till.yaml"), text.replace(/ {2}dropped:\n(?: {4}.*\n)+/, ""));
+    expect(await till(["catalog", "plan"], opts)).toEqual({
+      exitCode: 0,
+      stderr: "",
+      stdout: `# 1 product not in the file, kept: "Dropped" (--prune archives it)\n\nNo changes: the catalog on the server matches the file.\n`,
+    });
+    expect(await till(["catalog", "plan", "--prune"], opts)).toEqual({
+      exitCode: 2,
+      stderr: "",
+      stdout: `- archive product "Dropped"\n\nPlan: 0 to create, 0 to update, 0 to replace, 1 to archive, 0 to delete.\n`,
+    });
+
+    const elsewhere = await till(["catalog", "plan"], { ...opts, cwd: os.tmpdir() });
+    expect(elsewhere.exitCode).toBe(2);
+    expect(elsewhere.stderr).toBe("error: -f: there is no till.yaml here\nhint: write it with `till catalog pull`, or name another file with -f\n");
   });
 });
 

@@ -21,6 +21,8 @@ export interface TillOptions {
   env?: Record<string, string>;
   input?: string;
   nodeArgs?: string[];
+  /** The working directory (default: the test runner's). */
+  cwd?: string;
 }
 
 export function tempConfigDir(): string {
@@ -39,6 +41,7 @@ export function spawnTill(args: string[], opts: TillOptions): ResultPromise<{ re
     reject: false,
     stripFinalNewline: false,
     input: opts.input,
+    cwd: opts.cwd,
     timeout: 60_000,
   });
 }

@@ -403,7 +403,9 @@ describe("device approval", () => {
     await heading(page, "Approve this device?");
     const facts = (await page.locator("dl.facts").innerText()).replace(/\s+/g, " ").trim();
     // the registered client's name, then its id
-    expect(facts).toBe(`Code ${formatted(code.user_code)} Client till CLI ${CLIENT_ID} Access openid profile`);
+    expect(facts).toBe(
+      `Code ${formatted(code.user_code)} Client till CLI ${CLIENT_ID} Access Everything you can do: till CLI will act as you in each of your organizations, with your role there, until it signs out. Requested scope: openid profile.`,
+    );
   }
 
   it("sends a signed-out user to sign in and back; Approve gives the device its token", async () => {
@@ -450,7 +452,17 @@ describe("device approval", () => {
     await review(page, code);
     await page.getByRole("button", { name: "Deny" }).click();
     await heading(page, "Request denied");
-    await page.getByText("Request denied — the device was not signed in. You can close this page.").waitFor();
+    const denied = page.getByText("Request denied — the device was not signed in. You can close this page.");
+    await denied.waitFor();
+    // a denial, not a success: its own class and the error colours
+    expect(await denied.getAttribute("class")).toBe("status denied");
+    const colours = await denied.evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(colours).toBe(await page.evaluate(() => {
+      const probe = document.createElement("div");
+      probe.style.backgroundColor = "var(--error-bg)";
+      document.body.append(probe);
+      return getComputedStyle(probe).backgroundColor;
+    }));
 
     const token = await poll(code.device_code);
     expect(token.status).toBe(400);

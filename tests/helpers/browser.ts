@@ -1,5 +1,6 @@
 // Headless Chromium for the page tests (the Debian package at /usr/bin/chromium) and the accessibility check
 // every page test may run: axe-core's WCAG A/AA rules, failing on serious and critical violations.
+import { existsSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type Page } from "playwright-core";
 
@@ -14,6 +15,8 @@ export const CHROMIUM_ARGS = [
 ];
 
 export function launchChromium(): Promise<Browser> {
+  // the README names this message: without Chromium the page tests fail with it, and nothing else does
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 

@@ -152,7 +152,7 @@ export function CheckboxField({ label, hint, error, id: given, ...input }: Omit<
   );
 }
 
-export type Tone = "info" | "success" | "error";
+export type Tone = "info" | "success" | "error" | "denied";
 
 /** The polite region is always rendered, so assistive technology knows it before anything is announced in
  *  it; an error is an alert, which is announced when it appears. */

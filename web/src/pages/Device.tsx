@@ -186,7 +186,17 @@ export function DevicePage() {
                 {state.clientName ? <strong>{state.clientName}</strong> : null} <code>{state.clientId}</code>
               </dd>
               <dt>Access</dt>
-              <dd>{state.scope ? <code>{state.scope}</code> : "no particular scope"}</dd>
+              <dd>
+                {/* a device-flow session is the account's session: no scope narrows it, so say what it can do */}
+                Everything you can do: {state.clientName ?? "the device"} will act as you in each of your organizations, with your role
+                there, until it signs out.
+                {state.scope ? (
+                  <>
+                    {" "}
+                    Requested scope: <code>{state.scope}</code>.
+                  </>
+                ) : null}
+              </dd>
             </dl>
             <div className="actions">
               <button type="button" className="primary" onClick={() => void decide("approve")} disabled={busy}>
@@ -202,7 +212,8 @@ export function DevicePage() {
       case "approved":
         return <Status tone="success">Device approved — you can return to your terminal.</Status>;
       case "denied":
-        return <Status tone="success">Request denied — the device was not signed in. You can close this page.</Status>;
+        // the person's own answer, but a refusal: shown as a denial, never in the success colours
+        return <Status tone="denied">Request denied — the device was not signed in. You can close this page.</Status>;
       case "unknown":
         return (
           <>
