@@ -4,6 +4,7 @@ import { readEnv, type CliEnv } from "./env.js";
 import { checkProfileName, DEFAULT_PROFILE, DEFAULT_SERVER, readProfile, type Profile } from "./config.js";
 import { AuthRequiredError, UsageError } from "./errors.js";
 import { createOutput, type Output } from "./output.js";
+import type { JsonPrinter } from "./json-filter.js";
 import { resolveMode, type Mode } from "./mode.js";
 
 /** The global flags as commander hands them over (`cmd.optsWithGlobals()`). */
@@ -17,7 +18,15 @@ export interface GlobalOptions {
   live?: boolean;
   verbose?: boolean;
   debug?: boolean;
+  /** `--json=<fields>` (main() rewrites it to this hidden option), --jq and --template: cli/json-filter.ts. */
+  jsonFields?: string;
+  jq?: string;
+  template?: string;
 }
+
+/** Whether the result is printed as JSON: --json, or one of the options that shape it. */
+export const wantsJson = (opts: GlobalOptions): boolean =>
+  opts.json === true || opts.jsonFields !== undefined || opts.jq !== undefined || opts.template !== undefined;
 
 /** What a command tells createContext about itself (withContext's second argument). */
 export interface CommandTraits {
@@ -81,10 +90,10 @@ function credentialFrom(opts: GlobalOptions, env: CliEnv, profile: Profile): Cre
   return null;
 }
 
-export function createContext(opts: GlobalOptions, env: CliEnv = readEnv(), traits: CommandTraits = {}): Context {
-  const json = opts.json === true;
+export function createContext(opts: GlobalOptions, env: CliEnv = readEnv(), traits: CommandTraits = {}, printer?: JsonPrinter): Context {
+  const json = wantsJson(opts);
   const verbose = opts.verbose === true || opts.debug === true;
-  const out = createOutput({ json, env, color: opts.color !== false, verbose });
+  const out = createOutput({ json, env, color: opts.color !== false, verbose, printer });
   const profileName = checkProfileName(opts.profile ?? env.profile ?? DEFAULT_PROFILE);
   const profile = readProfile(env.configDir, profileName);
   const server = opts.server

@@ -15,7 +15,8 @@ export interface HttpAnswer {
 export interface HttpExchange {
   method: string;
   headers: Record<string, string>;
-  body?: string | undefined;
+  /** JSON as text, or raw bytes (a file part of `till files upload`). */
+  body?: string | Buffer | undefined;
   timeoutMs: number;
 }
 
@@ -96,7 +97,8 @@ export function exchange(url: URL, req: HttpExchange): Promise<HttpAnswer> {
   if (!Object.keys(req.headers).some((n) => n.toLowerCase() === "content-length") && (req.body !== undefined || !/^(GET|HEAD)$/.test(req.method))) {
     head.push(`content-length: ${Buffer.byteLength(req.body ?? "")}`);
   }
-  const message = `${head.join(CRLF)}${CRLF}${CRLF}${req.body ?? ""}`;
+  const headText = `${head.join(CRLF)}${CRLF}${CRLF}`;
+  const message = Buffer.isBuffer(req.body) ? Buffer.concat([Buffer.from(headText, "latin1"), req.body]) : `${headText}${req.body ?? ""}`;
   return new Promise((resolve, reject) => {
     const socket = connect(url);
     const chunks: Buffer[] = [];

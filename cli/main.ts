@@ -1,7 +1,7 @@
 // The `till` program: global flags, one module per command noun (commands/index.ts), and the one place
 // where errors become exit codes. Keep the static imports light: `till --help` loads commander and the
 // command definitions only; each command loads what it needs (conf, open, Ink) inside its action.
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import pkg from "../package.json" with { type: "json" };
 import { readEnv } from "./env.js";
 import { asCliError, EXIT, ExitStatus, UsageError } from "./errors.js";
@@ -16,7 +16,10 @@ export function buildProgram(): Command {
     .description("Sell digital products from your terminal: sign in, manage organizations and API keys, call the API.")
     .version(pkg.version, "--version", "print the version")
     .helpOption("-h, --help", "show help for a command")
-    .option("--json", "print machine-readable JSON on stdout (errors as JSON on stderr)")
+    .option("--json", "print machine-readable JSON on stdout (errors as JSON on stderr); --json=<fields> keeps only those fields")
+    .addOption(new Option("--json-fields <fields>").hideHelp())
+    .option("--jq <expression>", "filter the JSON result with a jq expression (implies --json), such as '.[].id'")
+    .option("--template <text>", "format the JSON result: {{.field}} per item of a list (implies --json), such as '{{.id}}\\t{{.name}}'")
     .option("--profile <name>", "use a named profile of stored credentials (default: TILL_PROFILE or \"default\")")
     .option("--server <url>", "till server URL (default: TILL_SERVER, the profile's server, http://localhost:3000)")
     .option("--api-key <key>", "use this organization API key (prefer TILL_API_KEY: arguments are visible in ps and history)")
@@ -35,6 +38,13 @@ export function buildProgram(): Command {
         "till keys create ci --scope products:read --expires 90d",
         "TILL_API_KEY=till_… till api GET /v1/products/ --json",
       ]) +
+        "\nJSON output (every command that prints a result):\n" +
+        "  --json              the result as the API returns it (snake_case), pretty-printed\n" +
+        "  --json=id,name      only these fields, of the object or of each item of a list\n" +
+        "  --jq '.[].id'       the result through jq (jq itself, built in: no jq binary needed); strings print raw\n" +
+        "  --template '{{.id}}\\t{{.name}}'\n" +
+        "                      one line per item of a list (once for an object): {{.a.b}} a field, {{.}} the item,\n" +
+        "                      {{json .metadata}} a field as JSON; \\t and \\n are a tab and a newline\n" +
         "\nEnvironment:\n  TILL_API_KEY, TILL_SERVER, TILL_SANDBOX, TILL_PROFILE, TILL_CONFIG_DIR, CI, NO_COLOR\n" +
         "\nExit codes:\n" +
         "  0  ok\n" +
@@ -72,6 +82,22 @@ function helpRoute(argv: string[]): string[] {
   return first === "help" && rest.length > 1 ? [node, script, ...rest, "--help"] : argv;
 }
 
+/**
+ * `--json=id,name` as `--json --json-fields id,name`: --json alone takes no value (`till --json orgs list`
+ * must not read "orgs" as fields), so the field list is only ever written with "=". Words after `--` stay.
+ */
+export function jsonFieldsRoute(argv: string[]): string[] {
+  const end = argv.indexOf("--");
+  const head = end === -1 ? argv : argv.slice(0, end);
+  const tail = end === -1 ? [] : argv.slice(end);
+  return [...head.flatMap((a) => (a.startsWith("--json=") ? ["--json", "--json-fields", a.slice("--json=".length)] : [a])), ...tail];
+}
+
+/** Whether argv asks for JSON (errors are then JSON too), before commander has parsed it. */
+function asksJson(argv: string[]): boolean {
+  return argv.some((a) => a === "--json" || a.startsWith("--json=") || a === "--jq" || a.startsWith("--jq=") || a === "--template" || a.startsWith("--template="));
+}
+
 /** Runs the CLI and returns the exit code (the caller sets process.exitCode: pending output still drains). */
 export async function main(argv: string[] = process.argv): Promise<number> {
   // `till orgs list | head -1`: the reader went away; that is the end of the run, not a crash
@@ -81,7 +107,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   });
   const program = buildProgram();
   try {
-    await program.parseAsync(helpRoute(argv));
+    await program.parseAsync(jsonFieldsRoute(helpRoute(argv)));
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError && HELP_CODES.has(err.code)) return EXIT.ok;
@@ -94,7 +120,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     const error = err instanceof CommanderError ? usageFromCommander(err) : asCliError(err);
     // the error may come before any command built its output (a malformed flag): decide from argv
     const out = createOutput({
-      json: argv.includes("--json"),
+      json: asksJson(argv),
       env: readEnv(),
       color: !argv.includes("--no-color"),
       verbose: argv.includes("--verbose") || argv.includes("--debug"),

@@ -5,6 +5,7 @@
 // Colour is off with NO_COLOR, TERM=dumb, --no-color, or when the stream is not a terminal.
 import type { CliEnv } from "./env.js";
 import { asCliError } from "./errors.js";
+import type { JsonPrinter } from "./json-filter.js";
 
 export interface Column<T> {
   header: string;
@@ -73,6 +74,8 @@ export interface OutputOptions {
   color: boolean;
   /** --verbose/--debug: errors also name the request they come from and its request id. */
   verbose?: boolean;
+  /** How --json data becomes text (`--json=<fields>`, --jq, --template: cli/json-filter.ts); pretty JSON without it. */
+  printer?: JsonPrinter;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
 }
@@ -144,7 +147,9 @@ export function createOutput(opts: OutputOptions): Output {
     },
 
     printJson(data) {
-      writeOut(JSON.stringify(data, null, 2));
+      const text = opts.printer ? opts.printer(data) : JSON.stringify(data, null, 2);
+      // a --jq filter may print nothing at all
+      if (text !== "") writeOut(text);
     },
 
     info(message) {

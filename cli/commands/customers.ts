@@ -77,7 +77,7 @@ async function list(ctx: Context, opts: ListOptions & { email?: string; query?: 
   });
 }
 
-type Addressed = { externalId?: string };
+export type Addressed = { externalId?: string };
 
 async function get(ctx: Context, opts: Addressed, [id]: string[]) {
   const c = await ctx.out.loading("Loading customer", v1(ctx).get<WireCustomer>(customerPath(id, opts.externalId)));
@@ -147,7 +147,7 @@ async function state(ctx: Context, opts: Addressed, [id]: string[]) {
   ]);
 }
 
-interface WireCustomerSession {
+export interface WireCustomerSession {
   id: string;
   token: string;
   expires_at: string;
@@ -155,8 +155,8 @@ interface WireCustomerSession {
   customer_id: string;
 }
 
-/** A one-hour customer session: the link that opens the customer's portal (for support, or to send them). */
-async function portal(ctx: Context, opts: Addressed & { returnUrl?: string }, [id]: string[]) {
+/** A one-hour customer session (POST /v1/customer-sessions/), the customer addressed by id or external id; also `till open portal`. */
+export async function createCustomerSession(ctx: Context, id: string | undefined, opts: Addressed & { returnUrl?: string }): Promise<WireCustomerSession> {
   if (id === undefined && opts.externalId === undefined) throw new UsageError("missing the customer: pass its <id> or --external-id <your id>");
   if (id !== undefined && opts.externalId !== undefined) throw new UsageError("<id> and --external-id: address the customer by one of them");
   if (id !== undefined && !isUuid(id)) throw new UsageError(`<id>: expected an id (a UUID), got "${id}"; use --external-id for your own ids`);
@@ -164,7 +164,12 @@ async function portal(ctx: Context, opts: Addressed & { returnUrl?: string }, [i
     ...(id !== undefined ? { customer_id: id.toLowerCase() } : { external_customer_id: opts.externalId }),
     return_url: opts.returnUrl,
   };
-  const s = await ctx.out.loading("Opening a customer session", v1(ctx).send<WireCustomerSession>("POST", "/customer-sessions/", body));
+  return ctx.out.loading("Opening a customer session", v1(ctx).send<WireCustomerSession>("POST", "/customer-sessions/", body));
+}
+
+/** A one-hour customer session: the link that opens the customer's portal (for support, or to send them). */
+async function portal(ctx: Context, opts: Addressed & { returnUrl?: string }, [id]: string[]) {
+  const s = await createCustomerSession(ctx, id, opts);
   ctx.out.done(s, s.customer_portal_url);
   ctx.out.info(`The link opens the customer's portal until ${s.expires_at.slice(0, 16).replace("T", " ")} UTC; anyone holding it acts as the customer.`);
 }

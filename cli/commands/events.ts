@@ -10,12 +10,13 @@ import { createReadStream } from "node:fs";
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { describeErrorBody, failFor, request } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context } from "../context.js";
 import { ApiError, EXIT, UsageError } from "../errors.js";
-import { isRecord } from "../flags.js";
+import { isRecord, isUuid, parseDateTime } from "../flags.js";
+import { describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
 
 /** The most events /v1/events/ingest takes in one request. */
 export const MAX_BATCH = 1000;
@@ -191,11 +192,86 @@ function parseBatchSize(value: string): number {
   return n;
 }
 
+/** `--since 2h`, `7d`, `30m`, `1w` before now, or a date or datetime (flags.ts's parseDateTime). */
+export function parseSince(value: string, now = Date.now()): string {
+  const m = /^\s*(\d+)\s*(m|min|h|d|w)\s*$/i.exec(value);
+  if (m) {
+    const unit = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[(m[2] ?? "").toLowerCase() as "m" | "min" | "h" | "d" | "w"];
+    return new Date(now - Number(m[1]) * unit).toISOString();
+  }
+  try {
+    return parseDateTime(value);
+  } catch {
+    throw new InvalidArgumentError("expected a time back from now (30m, 2h, 7d, 1w), a date (2025-01-31, midnight UTC) or a datetime with an offset.");
+  }
+}
+
+interface WireEvent {
+  id: string;
+  timestamp: string;
+  name: string;
+  source: string;
+  customer_id: string | null;
+  external_customer_id: string | null;
+  metadata: Record<string, unknown>;
+}
+
+interface EventListOptions extends ListOptions {
+  customer?: string;
+  name?: string;
+  since?: string;
+  until?: string;
+  source?: string;
+}
+
+async function list(ctx: Context, opts: EventListOptions) {
+  // a UUID is till's customer id; anything else is the seller's own id for the customer
+  const customer = opts.customer?.trim();
+  const byId = customer !== undefined && isUuid(customer);
+  await listResource<WireEvent>(ctx, opts, {
+    path: "/events/",
+    noun: "events",
+    query: {
+      customer_id: byId ? customer?.toLowerCase() : undefined,
+      external_customer_id: byId ? undefined : customer,
+      name: opts.name,
+      source: opts.source,
+      start_timestamp: opts.since,
+      end_timestamp: opts.until,
+    },
+    empty: "No events match.",
+    columns: [
+      { header: "TIME", value: (e) => e.timestamp.slice(0, 19).replace("T", " ") },
+      { header: "NAME", value: (e) => e.name },
+      { header: "CUSTOMER", value: (e) => e.external_customer_id ?? e.customer_id ?? "" },
+      { header: "METADATA", value: (e) => describeMetadata(e.metadata) },
+      { header: "ID", value: (e) => e.id },
+    ],
+  });
+}
+
 export function register(program: Command): void {
   const events = program
     .command("events")
-    .description("send usage events (what meters count)")
-    .addHelpText("after", examples(["till events ingest usage.ndjson", "my-exporter | till events ingest -"]));
+    .description("send and list usage events (what meters count)")
+    .addHelpText("after", examples(["till events ingest usage.ndjson", "my-exporter | till events ingest -", "till events list --customer user_42 --since 1d"]));
+
+  listOptions(
+    events
+      .command("list")
+      .alias("ls")
+      .description("list events, newest first")
+      .option("--customer <id>", "only this customer's: till's customer id, or your own id for them (external id)")
+      .option("--name <name>", "only events with this name, such as api_call")
+      .option("--since <when>", "only events from then on: 30m, 2h, 7d, 1w back from now, or a date or datetime", (v: string) => parseSince(v))
+      .option("--until <when>", "only events before then (same forms as --since)", (v: string) => parseSince(v))
+      .addOption(new Option("--source <source>", "user (ingested) or system (till's own)").choices(["user", "system"])),
+  )
+    .addHelpText(
+      "after",
+      examples(["till events list", "till events list --customer user_42 --name api_call --since 7d", "till events list --since 2025-01-01 --all --json"]),
+    )
+    .action(withContext(list));
 
   events
     .command("ingest")

@@ -36,9 +36,12 @@ import * as webhooks from "./webhooks.js";
 import * as emails from "./emails.js";
 import * as trigger from "./trigger.js";
 import * as api from "./api.js";
+import * as open from "./open.js";
+import * as files from "./files.js";
+import * as completion from "./completion.js";
 
 export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [signup, login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, checkoutLinks, orders, subscriptions, seats, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];
+export const COMMANDS: CommandModule[] = [signup, login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, checkoutLinks, orders, subscriptions, seats, refunds, licenseKeys, events, files, catalog, listen, webhooks, emails, trigger, open, api, completion];

@@ -4,12 +4,14 @@
 // ever sent as a made-up event: a server that cannot produce a type's cause answers the step with its error,
 // which is shown as is. It works in the organization's sandbox unless told --live, so nothing it makes shows
 // in the live catalog or uses up a live invoice number.
-import type { Command } from "commander";
+import { Argument, type Command } from "commander";
 import { failFor, request, v1, whoami, type Page, type V1Client } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
 import { PAYMENT_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type PaymentEventType } from "../../shared/webhook-events.js";
+import { suggest } from "../completion.js";
+import { OVERRIDE_NOUNS, parseOverride, setPath, type Override, type OverrideNoun } from "../trigger-override.js";
 
 /** The 27 payment webhook events of the spec's §4: each has a recipe. */
 export const TRIGGER_EVENT_TYPES = PAYMENT_EVENT_TYPES;
@@ -27,8 +29,15 @@ class Run {
   constructor(
     readonly ctx: Context,
     readonly type: TriggerEventType,
+    readonly overrides: Override[] = [],
   ) {
     this.api = v1(ctx);
+  }
+
+  /** The body of the request that creates `noun`, with the --override values for that noun set in it. */
+  body<T extends Record<string, unknown>>(noun: OverrideNoun, body: T, prefix = ""): T {
+    for (const o of this.overrides) if (o.noun === noun) setPath(body, [`${prefix}${o.path[0] ?? ""}`, ...o.path.slice(1)], o.value);
+    return body;
   }
 
   /** "created product 3f0c…": one line on stdout per step (nothing under --json until the end). */
@@ -47,23 +56,27 @@ interface Created {
 const tag = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 async function benefit(run: Run): Promise<Created> {
-  const b = await run.api.send<Created>("POST", "/benefits/", {
-    type: "custom",
-    description: `till trigger ${run.type}`,
-    properties: { note: "Made by `till trigger`." },
-  });
+  const b = await run.api.send<Created>(
+    "POST",
+    "/benefits/",
+    run.body("benefit", { type: "custom", description: `till trigger ${run.type}`, properties: { note: "Made by `till trigger`." } }),
+  );
   run.step("created", "benefit", b.id);
   return b;
 }
 
 /** A monthly product (so a purchase also makes a subscription), with the benefit when given. */
 async function product(run: Run, benefitId?: string): Promise<Created> {
-  const p = await run.api.send<Created>("POST", "/products/", {
-    name: `till trigger ${run.type}`,
-    description: "Made by `till trigger` to cause a webhook event.",
-    recurring_interval: "month",
-    prices: [{ amount_type: "fixed", price_amount: 900, price_currency: "usd" }],
-  });
+  const p = await run.api.send<Created>(
+    "POST",
+    "/products/",
+    run.body("product", {
+      name: `till trigger ${run.type}`,
+      description: "Made by `till trigger` to cause a webhook event.",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 900, price_currency: "usd" }],
+    }),
+  );
   run.step("created", "product", p.id);
   if (benefitId) {
     await run.api.send("POST", `/products/${p.id}/benefits`, { benefits: [benefitId] });
@@ -73,10 +86,11 @@ async function product(run: Run, benefitId?: string): Promise<Created> {
 }
 
 async function checkout(run: Run, productId: string): Promise<Created & { client_secret: string }> {
-  const c = await run.api.send<Created & { client_secret: string }>("POST", "/checkouts/", {
-    products: [productId],
-    metadata: { till_trigger: run.type },
-  });
+  const c = await run.api.send<Created & { client_secret: string }>(
+    "POST",
+    "/checkouts/",
+    run.body("checkout", { products: [productId], metadata: { till_trigger: run.type } }),
+  );
   run.step("created", "checkout", c.id);
   return c;
 }
@@ -90,12 +104,17 @@ async function pay(run: Run, c: Created & { client_secret: string }): Promise<vo
   if (card.status !== 200) failFor(card, null, `POST ${base.replace(c.client_secret, "{client_secret}")}/test-card`);
   const token = (card.body as { confirmation_token_id: string }).confirmation_token_id;
   const confirmed = await request(run.ctx, "POST", `${base}/confirm`, {
-    body: {
-      customer_email: `till-trigger-${tag()}@example.com`,
-      customer_name: "Till Trigger",
-      customer_billing_address: { country: "FR" },
-      confirmation_token_id: token,
-    },
+    // the customer of a purchase is made by this confirmation: customer.<field> overrides its customer_<field>
+    body: run.body(
+      "customer",
+      {
+        customer_email: `till-trigger-${tag()}@example.com`,
+        customer_name: "Till Trigger",
+        customer_billing_address: { country: "FR" },
+        confirmation_token_id: token,
+      },
+      "customer_",
+    ),
   });
   if (confirmed.status !== 200) failFor(confirmed, null, `POST /v1/checkouts/client/{client_secret}/confirm`);
   run.step("paid", "checkout", c.id, ` with the test card ${TEST_CARD.slice(-4)}`);
@@ -128,7 +147,7 @@ function subscriptionOf(p: Purchase): string {
 }
 
 async function customer(run: Run): Promise<Created> {
-  const c = await run.api.send<Created>("POST", "/customers/", { email: `till-trigger-${tag()}@example.com`, name: "Till Trigger" });
+  const c = await run.api.send<Created>("POST", "/customers/", run.body("customer", { email: `till-trigger-${tag()}@example.com`, name: "Till Trigger" }));
   run.step("created", "customer", c.id);
   return c;
 }
@@ -137,13 +156,17 @@ async function customer(run: Run): Promise<Created> {
 
 async function refund(run: Run): Promise<void> {
   const p = await purchase(run);
-  const r = await run.api.send<Created>("POST", "/refunds/", {
-    order_id: p.order.id,
-    reason: "customer_request",
-    // all of it: the refundable amount is before tax (the tax is refunded in proportion)
-    amount: p.order.refundable_amount ?? p.order.net_amount,
-    comment: "till trigger",
-  });
+  const r = await run.api.send<Created>(
+    "POST",
+    "/refunds/",
+    run.body("refund", {
+      order_id: p.order.id,
+      reason: "customer_request",
+      // all of it: the refundable amount is before tax (the tax is refunded in proportion)
+      amount: p.order.refundable_amount ?? p.order.net_amount,
+      comment: "till trigger",
+    }),
+  );
   run.step("created", "refund", r.id, ` of order ${p.order.id}`);
 }
 
@@ -251,35 +274,115 @@ const RECIPES: Record<TriggerEventType, (run: Run) => Promise<unknown>> = {
   "customer.state_changed": purchase,
 };
 
+/** What each recipe does, and the objects it creates that --override can address. */
+interface RecipeInfo {
+  does: string;
+  creates: OverrideNoun[];
+}
+
+const PURCHASE: RecipeInfo = {
+  does: "a test-card purchase of a $9.00/month product with a benefit (customer, order, subscription, grant)",
+  creates: ["benefit", "product", "checkout", "customer"],
+};
+const then = (base: RecipeInfo, what: string, creates: OverrideNoun[] = []): RecipeInfo => ({ does: `${base.does}, then ${what}`, creates: [...base.creates, ...creates] });
+const BENEFIT: RecipeInfo = { does: "a custom benefit", creates: ["benefit"] };
+const PRODUCT: RecipeInfo = { does: "a $9.00/month product", creates: ["product"] };
+const CHECKOUT: RecipeInfo = { does: "a product and an open checkout for it", creates: ["product", "checkout"] };
+const CUSTOMER: RecipeInfo = { does: "a customer", creates: ["customer"] };
+const REFUND = then(PURCHASE, "refunds the order in full", ["refund"]);
+
+export const RECIPE_INFO: Record<TriggerEventType, RecipeInfo> = {
+  "benefit.created": BENEFIT,
+  "benefit.updated": then(BENEFIT, "changes its description"),
+  "benefit_grant.created": PURCHASE,
+  "benefit_grant.updated": then(PURCHASE, "changes the benefit's properties"),
+  "benefit_grant.revoked": then(PURCHASE, "revokes the subscription"),
+  "benefit_grant.cycled": then(PURCHASE, "renews the subscription"),
+  "checkout.created": CHECKOUT,
+  "checkout.updated": { ...CHECKOUT, does: `${CHECKOUT.does}, then changes the checkout's metadata` },
+  "order.created": PURCHASE,
+  "order.updated": REFUND,
+  "order.paid": PURCHASE,
+  "order.refunded": REFUND,
+  "organization.updated": { does: "saves the active organization unchanged", creates: [] },
+  "product.created": PRODUCT,
+  "product.updated": then(PRODUCT, "changes its description"),
+  "refund.created": REFUND,
+  "refund.updated": REFUND,
+  "subscription.created": PURCHASE,
+  "subscription.active": PURCHASE,
+  "subscription.updated": then(PURCHASE, "cancels the subscription at the period's end"),
+  "subscription.canceled": then(PURCHASE, "cancels the subscription at the period's end"),
+  "subscription.uncanceled": then(PURCHASE, "cancels the subscription, then uncancels it"),
+  "subscription.revoked": then(PURCHASE, "revokes the subscription"),
+  "customer.created": CUSTOMER,
+  "customer.updated": then(CUSTOMER, "renames them"),
+  "customer.deleted": then(CUSTOMER, "deletes them"),
+  "customer.state_changed": PURCHASE,
+};
+
 const LIST_HINT = "`till trigger --list` shows the event types it can make happen";
 
-async function trigger(ctx: Context, opts: { list?: boolean }, [type]: string[]): Promise<void> {
+function list(ctx: Context): void {
+  const rows = TRIGGER_EVENT_TYPES.map((type) => ({ type, does: RECIPE_INFO[type].does, creates: RECIPE_INFO[type].creates }));
+  const width = Math.max(...rows.map((r) => r.type.length));
+  ctx.out.done(rows, rows.map((r) => `${r.type.padEnd(width)}  ${r.does}`).join("\n"));
+}
+
+/** Overrides only for objects this type creates: anything else would be silently ignored. */
+function checkOverrides(type: TriggerEventType, overrides: Override[]): void {
+  const { creates } = RECIPE_INFO[type];
+  const stray = overrides.find((o) => !creates.includes(o.noun));
+  if (stray) {
+    const made = creates.length > 0 ? `it creates ${creates.join(", ")}` : "it creates nothing --override can set";
+    throw new UsageError(`--override ${stray.text}: ${type} creates no ${stray.noun} (${made})`, LIST_HINT);
+  }
+}
+
+async function trigger(ctx: Context, opts: { list?: boolean; override?: Override[] }, [type]: string[]): Promise<void> {
   if (opts.list) {
     if (type !== undefined) throw new UsageError("--list: takes no event type");
-    return ctx.out.done(TRIGGER_EVENT_TYPES, TRIGGER_EVENT_TYPES.join("\n"));
+    return list(ctx);
   }
   if (type === undefined) throw new UsageError("missing the event type, such as order.paid", LIST_HINT);
   if (!isTriggerType(type)) {
     const known = (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
     throw new UsageError(known ? `till trigger cannot make ${type} happen` : `unknown event type "${type}"`, LIST_HINT);
   }
-  const run = new Run(ctx, type);
+  const overrides = opts.override ?? [];
+  checkOverrides(type, overrides);
+  const run = new Run(ctx, type, overrides);
   await RECIPES[type](run);
   const where = ctx.sandbox ? "in the sandbox" : "live";
   ctx.out.info(`Triggered ${type} ${where}: your ${where === "live" ? "live" : "sandbox"} webhook endpoints and \`till listen${ctx.sandbox ? "" : " --live"}\` get it in a moment.`);
-  if (ctx.json) ctx.out.printJson({ event: type, sandbox: ctx.sandbox, created: run.created });
+  if (ctx.json) ctx.out.printJson({ event: type, sandbox: ctx.sandbox, created: run.created, overrides: overrides.map((o) => o.text) });
 }
 
 export function register(program: Command): void {
   program
     .command("trigger")
     .description("make a webhook event happen with real objects (a product, a test-card payment, a refund…)")
-    .argument("[event-type]", "the event to cause, such as order.paid (see --list)")
-    .option("--list", "list the event types it can make happen")
+    .addArgument(suggest(new Argument("[event-type]", "the event to cause, such as order.paid (see --list)"), TRIGGER_EVENT_TYPES))
+    .option("--list", "list the event types it can make happen, and what each creates")
+    .option("--override <path=value>", "set a field of an object it creates, repeatable: product.name=Pro, product.prices.0.price_amount:=2500", parseOverride)
     .addHelpText(
       "after",
-      examples(["till trigger order.paid", "till trigger subscription.canceled --json", "till trigger order.paid --live", "till trigger --list"]) +
+      examples([
+        "till trigger order.paid",
+        "till trigger subscription.canceled --json",
+        "till trigger order.paid --live",
+        "till trigger order.paid --override product.name=\"Pro plan\" --override product.prices.0.price_amount:=2500",
+        "till trigger order.paid --override checkout.metadata.campaign=spring --override customer.email=ada@example.com",
+        "till trigger --list",
+      ]) +
         `\nEvent types:\n${TRIGGER_EVENT_TYPES.map((t) => `  ${t}`).join("\n")}\n` +
+        `\nOverrides: --override <object>.<field>=<value> sets <field> (a dotted path; a number indexes a list) in the\n` +
+        `/v1 request body that creates <object>, one of ${OVERRIDE_NOUNS.join(", ")}; <object>.<field>:=<json> sets a\n` +
+        "number, true/false, null, an object or a list. benefit, product, checkout, refund and a customer of its own\n" +
+        "are the bodies of POST /v1/benefits/, /v1/products/, /v1/checkouts/, /v1/refunds/ and /v1/customers/; the\n" +
+        "customer of a purchase is made by paying the checkout, so customer.<field> sets customer_<field> of the checkout's\n" +
+        "confirmation (customer.email, customer.name, customer.billing_address.country). An object the event type does\n" +
+        "not create is refused (exit 2) before anything is made; `--list --json` names what each type creates.\n" +
         "\nWhat it creates is real and stays in the organization's sandbox (products and customers named \"till trigger …\"),\n" +
         "where nothing appears live; --live makes it in the live organization instead. With an API key, use a sandbox\n" +
         "key (till_test_…), or a live one with --live. Payments use the test processor's card 4242 4242 4242 4242.\n",

@@ -307,7 +307,7 @@ describe("usage, help and output modes", () => {
     expect(JSON.parse(json.stderr)).toEqual({ error: { message: "unknown option '--bogus'", code: "usage", hint: null } });
     const command = await till(["nope"], cli);
     expect(command.exitCode).toBe(2);
-    expect(command.stderr).toBe("error: unknown command 'nope'\n");
+    expect(command.stderr).toBe("error: unknown command 'nope' (Did you mean open?)\n"); // commander's suggestion: `till open` is one edit away
     const server = await till(["auth", "status", "--server", "ftp://x"], cli);
     expect(server.exitCode).toBe(2);
     expect(server.stderr).toBe('error: --server: expected an http(s) URL such as http://localhost:3000, got "ftp://x"\n');
