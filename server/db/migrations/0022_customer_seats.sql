@@ -29,3 +29,6 @@ CREATE INDEX "customer_seat_customer_idx" ON "customer_seat" USING btree ("custo
 CREATE INDEX "customer_seat_org_created_idx" ON "customer_seat" USING btree ("organization_id","created_at");--> statement-breakpoint
 ALTER TABLE "benefit_grant" ADD COLUMN "customer_seat_id" uuid;--> statement-breakpoint
 CREATE INDEX "benefit_grant_seat_idx" ON "benefit_grant" USING btree ("customer_seat_id") WHERE "benefit_grant"."customer_seat_id" IS NOT NULL;
+--> statement-breakpoint
+-- existing keys keep what they could do: customer_seats as their customers permission allows
+UPDATE "apikey" SET "permissions" = (("permissions"::jsonb) || jsonb_build_object('customer_seats', ("permissions"::jsonb) -> 'customers'))::text WHERE "permissions" IS NOT NULL AND ("permissions"::jsonb) ? 'customers' AND NOT (("permissions"::jsonb) ? 'customer_seats');
