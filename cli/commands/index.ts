@@ -1,6 +1,7 @@
 // The command nouns, in the order `till --help` lists them; a new noun is one file in this folder
-// exporting `register(program)`, plus one line here. Every command module is part of the one script
-// bin/till.js runs (scripts/build-cli.mjs), so registering all of them costs little; what a module
+// exporting `register(program)`, plus one line here, under the name it registers (`till <noun>`: a run
+// that names a noun registers only that one, see buildProgram). Every command module is part of the one
+// script bin/till.js runs (scripts/build-cli.mjs); what a module
 // imports at its top level is what costs at every start, whatever the command:
 // - Node built-ins: import them normally; the build makes those Node has not loaded yet (crypto, http,
 //   readline, …) load on first use;
@@ -38,4 +39,30 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, orders, subscriptions, refunds, licenseKeys, events, catalog, listen, webhooks, emails, trigger, api];
+/** Each noun's module, by the name of the command it registers. */
+export const COMMANDS: Readonly<Record<string, CommandModule>> = {
+  login,
+  logout,
+  auth,
+  orgs,
+  sandbox,
+  keys,
+  products,
+  benefits,
+  discounts,
+  meters,
+  "custom-fields": customFields,
+  customers,
+  checkouts,
+  orders,
+  subscriptions,
+  refunds,
+  "license-keys": licenseKeys,
+  events,
+  catalog,
+  listen,
+  webhooks,
+  emails,
+  trigger,
+  api,
+};
