@@ -6,7 +6,13 @@ export default defineConfig({
     // builds web/dist when the web app's sources changed (the e2e tests load it in Chromium)
     globalSetup: ["tests/e2e/global-setup.ts"],
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // A setup hook's bound is for a hook that hangs, not a speed check. Its time is mostly its test servers'
+    // fresh databases and the users it signs up (scrypt): on PostgreSQL a CREATE DATABASE and the migrations
+    // cost about 0.2 s of CPU, on PGlite (no DATABASE_URL) initdb and the migrations in WebAssembly 6–9 s
+    // (Node 24–20) per server; on a machine whose load is 20–25 on 2 CPUs (measured) a worker gets a small
+    // part of a CPU, and hooks took 60–115 s (PostgreSQL: starting a server and signing users up; PGlite: 25–34 s
+    // for one database alone).
+    hookTimeout: 180_000,
     pool: "forks",
     maxWorkers: 2,
   },

@@ -83,10 +83,16 @@ function runBundle(file) {
   // the file is a function expression: (exports, require, module, __filename, __dirname, __tillImport, __tillRequire)
   const script = new vm.Script(fs.readFileSync(file, "utf8"), { filename: file, cachedData });
   const mod = { exports: {} };
-  // after the run: the cache then holds the functions this run compiled, not only the top level
+  // after the run: the cache then holds the functions this run compiled, not only the top level, and every
+  // command's definition (a run registers only the command it names)
   process.once("exit", () => {
     const requested = typeof mod.exports.requestsSent === "function" && mod.exports.requestsSent() > 0;
     if (cachedData === undefined || script.cachedDataRejected || (cached[0] !== 1 && requested)) {
+      try {
+        if (typeof mod.exports.compileCommands === "function") mod.exports.compileCommands();
+      } catch {
+        // the cache then lacks some definitions, compiled on use
+      }
       writeCache(cacheFile, Buffer.concat([Buffer.from([requested ? 1 : 0]), script.createCachedData()]));
     }
   });

@@ -18,7 +18,9 @@ export function register(program: Command): void {
         "\n\nThe script completes commands, subcommands, flags and the values some of them take. It is made from this\n" +
         "version's commands: generate it again after upgrading till.\n",
     )
-    .action((shell: Shell) => {
-      process.stdout.write(completionScript(shell, program, pkg.version));
+    .action(async (shell: Shell) => {
+      // a run registers only the command it names (cli/main.ts): the script is made from the whole program
+      const { buildProgram } = await import("../main.js");
+      process.stdout.write(completionScript(shell, buildProgram(), pkg.version));
     });
 }

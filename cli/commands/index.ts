@@ -1,6 +1,7 @@
 // The command nouns, in the order `till --help` lists them; a new noun is one file in this folder
-// exporting `register(program)`, plus one line here. Every command module is part of the one script
-// bin/till.js runs (scripts/build-cli.mjs), so registering all of them costs little; what a module
+// exporting `register(program)`, plus one line here, under the name it registers (`till <noun>`: a run
+// that names a noun registers only that one, see buildProgram). Every command module is part of the one
+// script bin/till.js runs (scripts/build-cli.mjs); what a module
 // imports at its top level is what costs at every start, whatever the command:
 // - Node built-ins: import them normally; the build makes those Node has not loaded yet (crypto, http,
 //   readline, …) load on first use;
@@ -44,4 +45,36 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-export const COMMANDS: CommandModule[] = [signup, login, logout, auth, orgs, sandbox, keys, products, benefits, discounts, meters, customFields, customers, checkouts, checkoutLinks, orders, subscriptions, seats, refunds, licenseKeys, events, files, catalog, listen, webhooks, emails, trigger, open, api, completion];
+/** Each noun's module, by the name of the command it registers. */
+export const COMMANDS: Readonly<Record<string, CommandModule>> = {
+  signup,
+  login,
+  logout,
+  auth,
+  orgs,
+  sandbox,
+  keys,
+  products,
+  benefits,
+  discounts,
+  meters,
+  "custom-fields": customFields,
+  customers,
+  checkouts,
+  "checkout-links": checkoutLinks,
+  orders,
+  subscriptions,
+  seats,
+  refunds,
+  "license-keys": licenseKeys,
+  events,
+  files,
+  catalog,
+  listen,
+  webhooks,
+  emails,
+  trigger,
+  open,
+  api,
+  completion,
+};

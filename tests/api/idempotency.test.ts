@@ -334,8 +334,10 @@ describe("the hook on a fixture route (what no real route does on purpose)", () 
 
   it("a repeat waits a bounded time for a running first request, then answers 409; once it is done it replays", async () => {
     const key = randomUUID();
+    const started = runs;
     const first = send(base, "POST", "/v1/hang", { key, body: {} });
-    await new Promise((r) => setTimeout(r, 100));
+    // until the first request runs (it then holds the key), not a fixed pause that a busy machine outlasts
+    await expect.poll(() => runs, { timeout: 20_000, interval: 10 }).toBe(started + 1);
     const before = runs;
     const waiting = await send(base, "POST", "/v1/hang", { key, body: {} });
     expect(waiting.status).toBe(409);

@@ -18,7 +18,7 @@ import { OUTBOX_EVENT_TYPES } from "../../server/jobs/outbox.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { eventually } from "../helpers/receiver.js";
-import { freePort, startTill, type Till } from "../helpers/till-process.js";
+import { freePort, START_TIMEOUT_MS, startTill, type Till } from "../helpers/till-process.js";
 
 /** Purchases of a free product with three benefits: checkout.created, then a confirm recording nine events. */
 const PURCHASES = 100;
@@ -103,7 +103,8 @@ describe.skipIf(!usingPostgres)("kill -9 of the server during a burst of 1,000 w
     await database?.close();
   });
 
-  it("resumes after restart: every webhook-id arrives, every outbox event fanned out, the log matches", { timeout: 120_000 }, async () => {
+  // the burst and the recovery, plus two starts of the server process (START_TIMEOUT_MS at most each)
+  it("resumes after restart: every webhook-id arrives, every outbox event fanned out, the log matches", { timeout: 120_000 + 2 * START_TIMEOUT_MS }, async () => {
     const db = database.db;
     till = await startTill(env);
 

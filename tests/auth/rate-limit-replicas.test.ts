@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { freePort, startTill, type Till } from "../helpers/till-process.js";
+import { freePort, START_TIMEOUT_MS, startTill, type Till } from "../helpers/till-process.js";
 
 const MAX = 3;
 const LIMITS = { TILL_RATE_LIMIT: "true", TILL_RATE_LIMIT_MAX: String(MAX), TILL_RATE_LIMIT_WINDOW: "60", TILL_RATE_LIMIT_ACCOUNT_MAX: String(MAX) };
@@ -35,7 +35,7 @@ describe.skipIf(!usingPostgres)("rate limits across two replicas on one database
       TILL_AUTH_SECRET: "test-secret-".padEnd(40, "x"),
       TILL_LOG_LEVEL: "warn",
     });
-  }, 60_000);
+  }, 60_000 + START_TIMEOUT_MS); // a fresh database and the in-process server, then the other replica's process
   afterAll(async () => {
     other?.child.kill("SIGTERM");
     await other?.exited;

@@ -22,6 +22,13 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * How long a server process may take to listen. Its start costs about 4–5 s of CPU on PostgreSQL (tsx compiling
+ * the sources, the migrations' check), which a process gets in 20–30 s on 2 CPUs under a load of 20 (measured),
+ * against a few seconds on a quiet machine: the bound is for a process that hangs, not a busy machine.
+ */
+export const START_TIMEOUT_MS = 120_000;
+
 /** Starts the server as its own process with this environment; resolves once it listens and its worker runs. */
 export async function startTill(env: Record<string, string>): Promise<Till> {
   const base = { ...process.env };
@@ -34,7 +41,7 @@ export async function startTill(env: Record<string, string>): Promise<Till> {
   const output: string[] = [];
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`till did not start:\n${output.join("")}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`till did not start:\n${output.join("")}`)), START_TIMEOUT_MS);
     child.stdout!.on("data", (chunk: Buffer) => {
       output.push(chunk.toString("utf8"));
       if (output.join("").includes("till is listening")) {
