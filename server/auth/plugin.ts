@@ -5,7 +5,7 @@ import { fromNodeHeaders } from "better-auth/node";
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type Auth } from "./index.js";
 import { errorPageHtml } from "./error-page.js";
 import { guardLocation } from "./redirects.js";
-import { checkJsonText, checkValue, RejectedInput, unstorable } from "../http/input-guard.js";
+import { checkJsonText, checkValue, RejectedInput, SMALL_BODY_LIMIT, unstorable } from "../http/input-guard.js";
 
 /** The request's URL, or null when the client sent a Host header no URL can be built from. */
 function requestUrl(req: FastifyRequest): URL | null {
@@ -161,12 +161,16 @@ export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
     });
 
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 1024 * 1024 }, (_req, body, done) =>
+    // every better-auth body is small: a larger one is a 413 before it is read (input-guard.ts)
+    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: SMALL_BODY_LIMIT }, (_req, body, done) =>
       done(null, body),
     );
 
     app.setErrorHandler((err, _req, reply) => {
       if (err instanceof RejectedInput || err instanceof NotAnObject) return reply.status(400).send(authErrorBody(err));
+      if ((err as { code?: unknown }).code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+        return reply.status(413).send({ message: `Request body is larger than ${SMALL_BODY_LIMIT / 1024} KiB`, code: "PAYLOAD_TOO_LARGE" });
+      }
       throw err;
     });
 

@@ -18,6 +18,13 @@ export const MAX_JSON_DEPTH = 32;
 export const MAX_JSON_VALUES = 100_000;
 /** Keys of one object (metadata holds at most 50). */
 export const MAX_JSON_KEYS = 1_000;
+/**
+ * The body limit of routes anyone may call whose valid bodies are small (the /api/auth mount, license-key
+ * validate/activate/deactivate): two Polar metadata objects (50 keys × 500 characters) fit, even written with
+ * escapes. A larger body is a 413 before it is read: JSON.parse of 1 MiB of objects with distinct keys costs
+ * on the order of 100 ms of CPU, within every bound above (bench:hostile); at this size an eighth of it.
+ */
+export const SMALL_BODY_LIMIT = 128 * 1024;
 
 export type Where = "body" | "query" | "path";
 export type RejectedKind = "depth" | "values" | "keys" | "nul" | "surrogate";
