@@ -11,23 +11,14 @@
 // The servers run in a child process (the real app on a fresh database plus a bare Fastify that also
 // offers a few control routes: seeding rows, the raw INSERT loop) so the load generator does not share
 // their event loop. Loopback only; every phase is bounded in time.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
-import path from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import postgres from "postgres";
-import { buildApp } from "../server/app.js";
-import { loadConfig } from "../server/config.js";
+import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { meterQuantities } from "../server/billing/events/repository.js";
 import { event, product } from "../server/db/schema/index.js";
-import { createMailer } from "../server/mail/mailer.js";
-import { freshDatabase } from "../tests/helpers/db.js";
 
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 1;
@@ -50,15 +41,6 @@ interface Endpoints {
 
 // ---- child: the servers ------------------------------------------------------------------------------
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 interface IngestRow {
   name: string;
   timestamp: string;
@@ -67,20 +49,8 @@ interface IngestRow {
 }
 
 async function serve(): Promise<void> {
-  const database = await freshDatabase();
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-bench-"));
-  const config = loadConfig({
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    TILL_BASE_URL: `http://127.0.0.1:${port}`,
-    TILL_DATA_DIR: dataDir,
-    TILL_RATE_LIMIT: "false",
-    TILL_LOG_LEVEL: "silent",
-  });
-  const mailer = createMailer({ smtpUrl: undefined, from: config.mail.from, mailDir: path.join(dataDir, "mail"), log: () => {} });
-  const { app } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });
-  await app.listen({ port, host: "127.0.0.1" });
+  const served = await startApp();
+  const database = served.database;
 
   // the baseline and the raw INSERT go through postgres.js directly (PGlite: its own handle, no driver)
   const pg = database.url ? postgres(database.url, { max: 10, onnotice: () => {} }) : null;
@@ -203,33 +173,11 @@ async function serve(): Promise<void> {
   });
 
   const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
-  const stop = async () => {
-    await bare.close();
-    await app.close();
-    await pg?.end({ timeout: 5 });
-    await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  process.once("SIGTERM", () => void stop());
-  process.once("SIGINT", () => void stop());
-  const endpoints: Endpoints = { app: config.baseURL, bare: bareUrl, driver: database.driver };
-  process.stdout.write(`${JSON.stringify(endpoints)}\n`);
+  const endpoints: Endpoints = { app: served.url, bare: bareUrl, driver: database.driver };
+  announce(endpoints, [() => bare.close(), () => (pg ? pg.end({ timeout: 5 }) : Promise.resolve()), served.close]);
 }
 
 // ---- parent: fixtures, load, report --------------------------------------------------------------------
-
-function startServers(): Promise<{ child: ChildProcess; endpoints: Endpoints }> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--serve"], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: process.env,
-  });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.once("line", (line) => resolve({ child, endpoints: JSON.parse(line) as Endpoints }));
-    child.once("exit", (code) => reject(new Error(`bench server exited early (code ${code})`)));
-  });
-}
 
 async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${base}${p}`, {
@@ -354,12 +302,8 @@ const verdict = (ratio: number, goal: number) => (ratio >= goal ? "meets" : "mis
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const { child, endpoints } = await startServers();
-  const watchdog = setTimeout(() => {
-    console.error(`bench: gave up after ${HARD_LIMIT_MS / 1000} s`);
-    child.kill("SIGKILL");
-    process.exit(1);
-  }, HARD_LIMIT_MS);
+  const { child, endpoints } = await spawnServer<Endpoints>(import.meta.url);
+  const disarm = watchdog(child, HARD_LIMIT_MS);
   try {
     const f = await fixtures(endpoints);
     const auth = { authorization: `Bearer ${f.apiKey}` };
@@ -444,10 +388,8 @@ async function main(): Promise<void> {
     }
     console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
-    clearTimeout(watchdog);
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    await exited;
+    disarm();
+    await stopServer(child);
   }
 }
 

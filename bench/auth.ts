@@ -7,19 +7,10 @@
 //
 // The servers run in a child process (the real app on a fresh database, rate limits off, plus a bare
 // Fastify on another port) so the load generator does not share their event loop. Loopback only.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
-import path from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import Fastify from "fastify";
-import { buildApp } from "../server/app.js";
-import { loadConfig } from "../server/config.js";
-import { createMailer } from "../server/mail/mailer.js";
-import { freshDatabase } from "../tests/helpers/db.js";
+import { announce, cpuMs, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 1;
@@ -32,66 +23,19 @@ interface Endpoints {
   app: string;
   hello: string;
   driver: "postgres" | "pglite";
-  pid: number;
 }
 
 // ---- child: the servers ------------------------------------------------------------------------------
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 async function serve(): Promise<void> {
-  const database = await freshDatabase();
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-bench-"));
-  const config = loadConfig({
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    TILL_BASE_URL: `http://127.0.0.1:${port}`,
-    TILL_DATA_DIR: dataDir,
-    TILL_RATE_LIMIT: "false",
-    TILL_LOG_LEVEL: "silent",
-  });
-  const mailer = createMailer({ smtpUrl: undefined, from: config.mail.from, mailDir: path.join(dataDir, "mail"), log: () => {} });
-  const { app } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });
-  await app.listen({ port, host: "127.0.0.1" });
-
+  const served = await startApp();
   const hello = Fastify({ logger: false });
   hello.get("/", async () => ({ hello: "world" }));
   const helloUrl = await hello.listen({ port: 0, host: "127.0.0.1" });
-
-  const stop = async () => {
-    await hello.close();
-    await app.close();
-    await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  process.once("SIGTERM", () => void stop());
-  process.once("SIGINT", () => void stop());
-  const endpoints: Endpoints = { app: config.baseURL, hello: helloUrl, driver: database.driver, pid: process.pid };
-  process.stdout.write(`${JSON.stringify(endpoints)}\n`);
+  announce({ app: served.url, hello: helloUrl, driver: served.database.driver }, [() => hello.close(), served.close]);
 }
 
 // ---- parent: fixtures, load, report --------------------------------------------------------------------
-
-function startServers(): Promise<{ child: ChildProcess; endpoints: Endpoints }> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--serve"], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: process.env,
-  });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.once("line", (line) => resolve({ child, endpoints: JSON.parse(line) as Endpoints }));
-    child.once("exit", (code) => reject(new Error(`bench server exited early (code ${code})`)));
-  });
-}
 
 async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${base}${p}`, {
@@ -140,18 +84,6 @@ async function fixtures(base: string): Promise<Fixtures> {
   return { cookie, sessionToken: signUp.json.token, apiKey: key.json.key };
 }
 
-/** utime + stime of a process in milliseconds (Linux), or null elsewhere. */
-function cpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // fields[11], fields[12] are utime and stime (fields 14 and 15 of proc(5)), in clock ticks of 1/100 s
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
-
 interface Row {
   name: string;
   rps: number;
@@ -192,12 +124,8 @@ function table(rows: Row[], baseline: number): string {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const { child, endpoints } = await startServers();
-  const watchdog = setTimeout(() => {
-    console.error(`bench: gave up after ${HARD_LIMIT_MS / 1000} s`);
-    child.kill("SIGKILL");
-    process.exit(1);
-  }, HARD_LIMIT_MS);
+  const { child, endpoints } = await spawnServer<Endpoints>(import.meta.url);
+  const disarm = watchdog(child, HARD_LIMIT_MS);
   try {
     const f = await fixtures(endpoints.app);
     const pid = endpoints.pid;
@@ -223,10 +151,8 @@ async function main(): Promise<void> {
     if (rows.some((r) => r.failures > 0)) console.log("warning: some requests failed (see non-2xx/errors)");
     console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
-    clearTimeout(watchdog);
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    await exited;
+    disarm();
+    await stopServer(child);
   }
 }
 

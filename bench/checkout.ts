@@ -11,22 +11,13 @@
 // confirm: a confirmed checkout cannot be confirmed again — copied in SQL from one made through the API);
 // every confirm buys as a new customer.
 // Loopback only; bounded in time (≤ 60 s).
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
-import path from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import autocannon, { type RequestSpec } from "autocannon";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import postgres from "postgres";
-import { buildApp } from "../server/app.js";
-import { loadConfig } from "../server/config.js";
-import { openDatabase, type Database } from "../server/db/client.js";
+import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { product } from "../server/db/schema/index.js";
-import { createMailer } from "../server/mail/mailer.js";
 
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 1;
@@ -45,53 +36,9 @@ interface Endpoints {
 
 // ---- child: the servers ------------------------------------------------------------------------------
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-/** A fresh database: a new PostgreSQL database (pool of 10, like the server's default) or PGlite in memory. */
-async function freshDatabase(): Promise<Database & { url: string | undefined }> {
-  const base = process.env.DATABASE_URL;
-  if (!base) return { ...(await openDatabase({})), url: undefined };
-  const name = `till_bench_${Date.now().toString(36)}_${process.pid}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), max: 10 });
-  return {
-    ...database,
-    url: url.toString(),
-    async close() {
-      await database.close();
-      const dropper = postgres(base, { max: 1, onnotice: () => {} });
-      await dropper.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await dropper.end();
-    },
-  };
-}
-
 async function serve(): Promise<void> {
-  const database = await freshDatabase();
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-bench-"));
-  const config = loadConfig({
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    TILL_BASE_URL: `http://127.0.0.1:${port}`,
-    TILL_DATA_DIR: dataDir,
-    TILL_RATE_LIMIT: "false",
-    TILL_LOG_LEVEL: "silent",
-  });
-  const mailer = createMailer({ smtpUrl: undefined, from: config.mail.from, mailDir: path.join(dataDir, "mail"), log: () => {} });
-  const { app } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });
-  await app.listen({ port, host: "127.0.0.1" });
+  const served = await startApp({ pool: 10 });
+  const database = served.database;
 
   const pg = database.url ? postgres(database.url, { max: 10, onnotice: () => {} }) : null;
   const bare = Fastify({ logger: false });
@@ -117,35 +64,11 @@ async function serve(): Promise<void> {
     return { secrets: (Array.isArray(result) ? result : result.rows).map((r) => r.client_secret) };
   });
   const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
-  const stop = async () => {
-    await bare.close();
-    await app.close();
-    await pg?.end({ timeout: 5 });
-    await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  process.once("SIGTERM", () => void stop());
-  process.once("SIGINT", () => void stop());
-  const endpoints: Endpoints = { app: config.baseURL, bare: bareUrl, driver: database.driver };
-  process.stdout.write(`${JSON.stringify(endpoints)}\n`);
+  const endpoints: Endpoints = { app: served.url, bare: bareUrl, driver: database.driver };
+  announce(endpoints, [() => bare.close(), () => (pg ? pg.end({ timeout: 5 }) : Promise.resolve()), served.close]);
 }
 
 // ---- parent: fixtures, load, report --------------------------------------------------------------------
-
-function startServers(): Promise<{ child: ChildProcess; endpoints: Endpoints }> {
-  // TILL_BENCH_CPU_PROF=<dir> writes a CPU profile of the servers (where a confirm's time goes)
-  const profile = process.env.TILL_BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.TILL_BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", fileURLToPath(import.meta.url), "--serve"], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: process.env,
-  });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.once("line", (line) => resolve({ child, endpoints: JSON.parse(line) as Endpoints }));
-    child.once("exit", (code) => reject(new Error(`bench server exited early (code ${code})`)));
-  });
-}
 
 async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${base}${p}`, {
@@ -272,12 +195,8 @@ function table(rows: Array<Row & { baseline?: Row | undefined }>): string {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const { child, endpoints } = await startServers();
-  const watchdog = setTimeout(() => {
-    console.error(`bench: gave up after ${HARD_LIMIT_MS / 1000} s`);
-    child.kill("SIGKILL");
-    process.exit(1);
-  }, HARD_LIMIT_MS);
+  const { child, endpoints } = await spawnServer<Endpoints>(import.meta.url);
+  const disarm = watchdog(child, HARD_LIMIT_MS);
   try {
     const f = await fixtures(endpoints.app);
     const purchases = await prepareCheckouts(endpoints, f.apiKey, f.purchaseId, CHECKOUTS_PER_PHASE);
@@ -310,9 +229,8 @@ async function main(): Promise<void> {
     }
     console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
   } finally {
-    clearTimeout(watchdog);
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
+    disarm();
+    await stopServer(child);
   }
 }
 

@@ -5,7 +5,7 @@ import { fromNodeHeaders } from "better-auth/node";
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type Auth } from "./index.js";
 import { errorPageHtml } from "./error-page.js";
 import { guardLocation } from "./redirects.js";
-import { checkJsonText, checkValue, RejectedInput, unstorable } from "../http/input-guard.js";
+import { checkJsonText, checkValue, RejectedInput, SMALL_BODY_LIMIT, unstorable } from "../http/input-guard.js";
 
 /** The request's URL, or null when the client sent a Host header no URL can be built from. */
 function requestUrl(req: FastifyRequest): URL | null {
@@ -19,7 +19,7 @@ function requestUrl(req: FastifyRequest): URL | null {
 /** What a POST without a body hands better-auth: an empty object (plugins' hooks read fields of the body). */
 const EMPTY_OBJECT = new TextEncoder().encode("{}");
 
-function toWebRequest(req: FastifyRequest, url: URL): Request {
+function toWebRequest(req: FastifyRequest, url: URL, parsed: { value: object } | undefined): Request {
   const body = req.body as Buffer | undefined;
   const headers = fromNodeHeaders(req.headers);
   // better-auth's rate limiter keys on this header; set from Fastify's view of the client, never trusted from outside
@@ -31,7 +31,8 @@ function toWebRequest(req: FastifyRequest, url: URL): Request {
     headers.set("content-type", "application/json");
     return new Request(url, { method: req.method, headers, body: EMPTY_OBJECT });
   }
-  return new Request(url, { method: req.method, headers, body: new Uint8Array(body) });
+  const request = new Request(url, { method: req.method, headers, body: new Uint8Array(body) });
+  return parsed ? withParsedJson(request, parsed.value) : request;
 }
 
 // better-call names each failing field ("[body.email] Invalid input: …"); the spec fixes the message of an
@@ -78,32 +79,49 @@ const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
 
 /**
- * The input guard (server/http/input-guard.ts) on the raw body better-auth will parse: a JSON body nests at
- * most MAX_JSON_DEPTH levels and is an object (every better-auth body is one; `null` crashed the username
- * plugin's hooks); no JSON string, form field or raw byte holds a NUL or an unpaired surrogate (unless the route
- * checks `characters` itself: the OAuth callbacks).
+ * The input guard (server/http/input-guard.ts) on the raw body better-auth will read: a JSON body stays within
+ * the bounds and is an object (every better-auth body is one; `null` crashed the username plugin's hooks); no
+ * JSON string, form field or raw byte holds a NUL or an unpaired surrogate (unless the route checks
+ * `characters` itself: the OAuth callbacks). A JSON body is parsed here, once: the value is what better-auth
+ * gets (withParsedJson). Undefined: not JSON, or JSON that does not parse (better-call answers "Invalid JSON in
+ * request body").
  */
-function checkBody(contentType: string | undefined, body: Buffer, characters: boolean): void {
+function checkBody(contentType: string | undefined, body: Buffer, characters: boolean): { value: object } | undefined {
   if (characters && body.includes(0)) throw new RejectedInput("nul", "body", []);
   if (JSON_TYPE.test(contentType ?? "")) {
     const text = body.toString("utf8");
-    const suspect = checkJsonText(text) && characters;
-    const first = /\S/.exec(text)?.[0];
-    if (!suspect && first === "{") return;
+    const scan = checkJsonText(text);
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return; // better-call answers "Invalid JSON in request body"
+      return undefined;
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) throw new NotAnObject(value);
-    if (characters) checkValue(value, "body");
-  } else if (characters && FORM_TYPE.test(contentType ?? "")) {
+    if (characters && scan.suspect) checkValue(value, "body");
+    return { value };
+  }
+  if (characters && FORM_TYPE.test(contentType ?? "")) {
     for (const [k, v] of new URLSearchParams(body.toString("utf8"))) {
       const kind = unstorable(k) ?? unstorable(v);
       if (kind) throw new RejectedInput(kind, "body", [k]);
     }
   }
+  return undefined;
+}
+
+/**
+ * The request with `json()` answering the value the mount parsed, on it and on its clones (better-call parses
+ * the body with `request.json()`, of a clone on the routes that ask for one): a large body is not decoded and
+ * parsed a second time. The bytes stay in the body for any reader of the text.
+ */
+function withParsedJson(request: Request, value: object): Request {
+  const clone = request.clone.bind(request);
+  Object.defineProperties(request, {
+    json: { value: () => Promise.resolve(value) },
+    clone: { value: () => withParsedJson(clone(), value) },
+  });
+  return request;
 }
 
 /** A JSON body that is not an object. */
@@ -143,12 +161,16 @@ export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
     });
 
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 1024 * 1024 }, (_req, body, done) =>
+    // every better-auth body is small: a larger one is a 413 before it is read (input-guard.ts)
+    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: SMALL_BODY_LIMIT }, (_req, body, done) =>
       done(null, body),
     );
 
     app.setErrorHandler((err, _req, reply) => {
       if (err instanceof RejectedInput || err instanceof NotAnObject) return reply.status(400).send(authErrorBody(err));
+      if ((err as { code?: unknown }).code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+        return reply.status(413).send({ message: `Request body is larger than ${SMALL_BODY_LIMIT / 1024} KiB`, code: "PAYLOAD_TOO_LARGE" });
+      }
       throw err;
     });
 
@@ -161,8 +183,8 @@ export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
       const url = requestUrl(req);
       if (!url) return reply.status(400).send({ message: "Invalid Host header", code: "INVALID_HOST_HEADER" });
       const body = req.body as Buffer | undefined;
-      if (body && body.length > 0) checkBody(req.headers["content-type"], body, !req.routeOptions.config.checksOwnCharacters);
-      const response = await auth.handler(toWebRequest(req, url));
+      const parsed = body && body.length > 0 ? checkBody(req.headers["content-type"], body, !req.routeOptions.config.checksOwnCharacters) : undefined;
+      const response = await auth.handler(toWebRequest(req, url, parsed));
       // the emailed account-deletion link deletes on a GET
       if ((req.method === "POST" && REVOKING.test(req.url)) || req.url.startsWith(`${AUTH_BASE_PATH}/delete-user/callback`)) onRevoke();
       return sendWebResponse(reply, response);

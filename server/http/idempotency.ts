@@ -66,14 +66,30 @@ function dialectOf(method: string, url: string): Dialect | null {
   return null;
 }
 
-function appliesTo(req: FastifyRequest): Dialect | null {
-  if (!WRITE_METHODS.has(req.method)) return null;
-  const path = req.url.split("?")[0] ?? "";
+/** Whether a request to `path` (no query string) takes a key, and which error shape its refusals use. */
+export function takesIdempotencyKey(method: string, path: string): Dialect | null {
+  if (!WRITE_METHODS.has(method)) return null;
   if (path.startsWith("/v1/")) return "polar";
   // better-auth's routes are one wildcard; of them only the checkout request takes keys
-  if (req.method === "POST" && (path === "/api/auth/checkout" || path === "/api/auth/checkout/")) return "better-auth";
+  if (method === "POST" && (path === "/api/auth/checkout" || path === "/api/auth/checkout/")) return "better-auth";
   return null;
 }
+
+function appliesTo(req: FastifyRequest): Dialect | null {
+  return takesIdempotencyKey(req.method, req.url.split("?")[0] ?? "");
+}
+
+/** The header as an OpenAPI 3 parameter, declared on every operation that takes it (server/http/reference.ts). */
+export const IDEMPOTENCY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Makes the write safe to retry: the first answer to a key is stored for 24 hours and replayed (with `Idempotent-Replayed: true`) " +
+    "to a repeat of the same request; the key reused with another method, path or body is refused; a repeat sent while the first " +
+    `runs waits for its answer. At most ${MAX_KEY_LENGTH} characters; a UUID per logical write is the usual choice.`,
+  schema: { type: "string", maxLength: MAX_KEY_LENGTH },
+} as const;
 
 // ---- refusals, in each API's error shape -----------------------------------------------------------------
 

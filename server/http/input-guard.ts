@@ -18,6 +18,13 @@ export const MAX_JSON_DEPTH = 32;
 export const MAX_JSON_VALUES = 100_000;
 /** Keys of one object (metadata holds at most 50). */
 export const MAX_JSON_KEYS = 1_000;
+/**
+ * The body limit of routes anyone may call whose valid bodies are small (the /api/auth mount, license-key
+ * validate/activate/deactivate): two Polar metadata objects (50 keys × 500 characters) fit, even written with
+ * escapes. A larger body is a 413 before it is read: JSON.parse of 1 MiB of objects with distinct keys costs
+ * on the order of 100 ms of CPU, within every bound above (bench:hostile); at this size an eighth of it.
+ */
+export const SMALL_BODY_LIMIT = 128 * 1024;
 
 export type Where = "body" | "query" | "path";
 export type RejectedKind = "depth" | "values" | "keys" | "nul" | "surrogate";
@@ -49,13 +56,17 @@ export interface JsonScan {
   over: "depth" | "values" | "keys" | null;
   /** A `\u0000` or `\uD800`–`\uDFFF` escape was seen: the parsed value needs a walk. */
   suspect: boolean;
+  /** Some `\u` escape was seen (so a key may spell `__proto__` without those letters). */
+  unicodeEscapes: boolean;
 }
 
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Characters of a string looked at one by one before the rest of it is skipped with indexOf. */
+const INLINE = 32;
 
 /** Whether the escape at `i` (a backslash) is `\u0000` or `\uD800`–`\uDFFF`. */
 function suspectEscape(text: string, i: number): boolean {
-  if (text.charCodeAt(i + 1) !== 0x75) return false;
   const a = text.charCodeAt(i + 2) | 0x20;
   const b = text.charCodeAt(i + 3) | 0x20;
   if (a === 0x30) return b === 0x30 && text.charCodeAt(i + 4) === 0x30 && text.charCodeAt(i + 5) === 0x30;
@@ -63,50 +74,72 @@ function suspectEscape(text: string, i: number): boolean {
 }
 
 /**
- * One pass over the text, O(length): nesting depth, values and keys per object outside strings, and whether a
- * string escapes a character the walk must look at. String contents are skipped with indexOf. Malformed JSON
- * is left to JSON.parse, which refuses it anyway. Text decoded from UTF-8 holds no raw unpaired surrogate
- * (the decoder makes U+FFFD of one), so only escapes can bring them.
+ * One pass over the text, O(length): nesting depth, values and keys per object outside strings, and which
+ * escapes the strings hold. A string's first characters are read one by one (most strings are short, and an
+ * indexOf call costs more than a few reads); past INLINE plain characters its end is found with indexOf, the
+ * next quote and the next backslash each searched again only once passed, so every character is looked at a
+ * bounded number of times. Malformed JSON is left to JSON.parse, which refuses it anyway. Text decoded from
+ * UTF-8 holds no raw unpaired surrogate (the decoder makes U+FFFD of one), so only escapes can bring them.
  */
 export function scanJson(text: string, limits = { depth: MAX_JSON_DEPTH, values: MAX_JSON_VALUES, keys: MAX_JSON_KEYS }): JsonScan {
-  const keys = new Int32Array(limits.depth + 2);
+  const maxDepth = limits.depth;
+  const maxValues = limits.values;
+  const maxKeys = limits.keys;
+  const keys = new Int32Array(maxDepth + 2);
   let depth = 0;
   let values = 0;
   let suspect = false;
-  let backslash = text.indexOf("\\");
+  let unicodeEscapes = false;
+  let nextQuote = -1;
+  let nextBackslash = 0; // searched when passed; -1: none left
   const n = text.length;
+  const result = (over: JsonScan["over"]): JsonScan => ({ over, suspect, unicodeEscapes });
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      // to the closing quote: escapes before it are looked at one by one (an escaped quote does not close)
-      // (both positions are searched again only once passed: each character is looked at a bounded number of times)
-      let from = i + 1;
-      let quote = text.indexOf('"', from);
+      let j = i + 1;
       for (;;) {
-        if (quote === -1) return { over: null, suspect };
-        if (backslash !== -1 && backslash < from) backslash = text.indexOf("\\", from);
-        if (backslash === -1 || backslash > quote) {
-          i = quote;
+        const stop = j + INLINE < n ? j + INLINE : n;
+        let d = 0;
+        while (j < stop) {
+          d = text.charCodeAt(j);
+          if (d === QUOTE || d === BACKSLASH) break;
+          j++;
+        }
+        if (j >= n) return result(null); // unterminated: JSON.parse refuses it
+        if (j < stop) {
+          if (d === QUOTE) break;
+          if (text.charCodeAt(j + 1) === 0x75) {
+            unicodeEscapes = true;
+            if (!suspect && suspectEscape(text, j)) suspect = true;
+          }
+          j += 2;
+          continue;
+        }
+        // a long run of plain characters: jump to the string's end, or to the next escape before it
+        if (nextQuote < j) nextQuote = text.indexOf('"', j);
+        if (nextQuote === -1) return result(null);
+        if (nextBackslash !== -1 && nextBackslash < j) nextBackslash = text.indexOf("\\", j);
+        if (nextBackslash === -1 || nextBackslash > nextQuote) {
+          j = nextQuote;
           break;
         }
-        if (!suspect && suspectEscape(text, backslash)) suspect = true;
-        from = backslash + 2;
-        backslash = text.indexOf("\\", from);
-        if (quote < from) quote = text.indexOf('"', from);
+        j = nextBackslash;
       }
+      i = j;
     } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limits.depth) return { over: "depth", suspect };
-      if (++values > limits.values) return { over: "values", suspect };
+      if (++depth > maxDepth) return result("depth");
+      if (++values > maxValues) return result("values");
       keys[depth] = c === 0x7b ? 0 : -1;
     } else if (c === 0x5d || c === 0x7d) {
       if (depth > 0) depth--;
     } else if (c === 0x2c) {
-      if (++values > limits.values) return { over: "values", suspect };
+      if (++values > maxValues) return result("values");
     } else if (c === 0x3a) {
-      if (keys[depth]! >= 0 && ++keys[depth]! > limits.keys) return { over: "keys", suspect };
+      if (keys[depth]! >= 0 && ++keys[depth]! > maxKeys) return result("keys");
     }
   }
-  return { over: null, suspect };
+  return result(null);
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -147,11 +180,21 @@ export function findUnstorable(value: unknown): { kind: "nul" | "surrogate"; loc
   return kind ? { kind, loc: [...path] } : null;
 }
 
-/** Throws RejectedInput when the JSON text nests too deep; returns whether the parsed value needs checkJsonValue. */
-export function checkJsonText(text: string): boolean {
+/** Throws RejectedInput when the JSON text goes past a bound; `suspect`: the parsed value needs checkValue. */
+export function checkJsonText(text: string): JsonScan {
   const scan = scanJson(text);
   if (scan.over) throw new RejectedInput(scan.over, "body", []);
-  return scan.suspect;
+  return scan;
+}
+
+/**
+ * Whether a scanned text may hold a `__proto__` or `constructor` key (or a BOM): only then does it need
+ * secure-json-parse, whose two regular-expression passes over the whole text cost more than JSON.parse
+ * itself on a long string; otherwise a plain JSON.parse gives the same value. Without a `\u` escape a key can
+ * spell those words only with their letters.
+ */
+function mayPoison(text: string, scan: JsonScan): boolean {
+  return scan.unicodeEscapes || text.charCodeAt(0) === 0xfeff || text.includes("__proto__") || text.includes("constructor");
 }
 
 /** Throws RejectedInput for the first unstorable string of a parsed value. */
@@ -184,20 +227,28 @@ export function installInputGuard(app: FastifyInstance, bodyLimit: number): void
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit }, (req, body, done) => {
     const text = body as string;
-    let suspect: boolean;
+    let scan: JsonScan;
     try {
-      suspect = checkJsonText(text);
+      scan = checkJsonText(text);
     } catch (err) {
       return done(err as Error, undefined);
     }
-    parseJson(req, text, (err, value) => {
+    const parsed = (err: Error | null, value?: unknown) => {
       if (err) return done(err, undefined);
-      if (suspect) {
+      if (scan.suspect) {
         const found = findUnstorable(value);
         if (found) return done(new RejectedInput(found.kind, "body", found.loc), undefined);
       }
       done(null, value);
-    });
+    };
+    if (mayPoison(text, scan)) return parseJson(req, text, parsed);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return parseJson(req, text, parsed); // Fastify's own error for an empty or malformed body
+    }
+    parsed(null, value);
   });
   app.addHook("onRequest", async (req) => {
     if (!req.routeOptions.config.checksOwnCharacters) checkUrl(req);

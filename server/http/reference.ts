@@ -3,11 +3,19 @@
 import type { FastifyInstance } from "fastify";
 import { AUTH_BASE_PATH, type Auth } from "../auth/index.js";
 import type { V1Route } from "../billing/index.js";
+import { IDEMPOTENCY_PARAMETER, takesIdempotencyKey } from "./idempotency.js";
 
-type OpenApiDoc = { paths?: Record<string, Record<string, { summary?: string; description?: string }>> } & Record<
-  string,
-  unknown
->;
+type Operation = { summary?: string; description?: string; parameters?: unknown[] };
+type OpenApiDoc = { paths?: Record<string, Record<string, Operation>> } & Record<string, unknown>;
+
+/** Declares the Idempotency-Key header on each operation that takes it (server/http/idempotency.ts). */
+function withIdempotencyKey(paths: NonNullable<OpenApiDoc["paths"]>): void {
+  for (const [p, ops] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      if (takesIdempotencyKey(method.toUpperCase(), p)) ops[method] = { ...op, parameters: [...(op.parameters ?? []), IDEMPOTENCY_PARAMETER] };
+    }
+  }
+}
 
 async function buildDocument(auth: Auth, baseURL: string, v1Routes: readonly V1Route[]): Promise<OpenApiDoc> {
   const generated = (await auth.api.generateOpenAPISchema()) as unknown as OpenApiDoc;
@@ -18,6 +26,7 @@ async function buildDocument(auth: Auth, baseURL: string, v1Routes: readonly V1R
     const p = route.url.replace(/:([a-z_]+)/g, "{$1}");
     paths[p] = { ...paths[p], [route.method.toLowerCase()]: { summary: "Polar-compatible billing API" } };
   }
+  withIdempotencyKey(paths);
   return {
     ...generated,
     info: {

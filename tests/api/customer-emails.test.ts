@@ -39,8 +39,10 @@ async function subscribe(s: Seller, product: Product, card?: string): Promise<{ 
   return { email, sub };
 }
 
+/** Renews the current period now (named: a bare renew renews only a period that has ended). */
 async function renew(s: Seller, id: string) {
-  const res = await raw(s.token, "POST", `/v1/subscriptions/${id}/renew`, {});
+  const { currentPeriodStart } = await s.sdk.subscriptions.get({ id });
+  const res = await raw(s.token, "POST", `/v1/subscriptions/${id}/renew`, { current_period_start: currentPeriodStart.toISOString() });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 

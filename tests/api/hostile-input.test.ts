@@ -9,6 +9,7 @@ import { count, eq } from "drizzle-orm";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customer, event, meter, outbox, product, user } from "../../server/db/schema/index.js";
+import { SMALL_BODY_LIMIT } from "../../server/http/input-guard.js";
 import { rawRequest, issues, type RawResponse } from "../helpers/api.js";
 import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
@@ -73,6 +74,10 @@ describe("JSON nesting", () => {
     ] as const) {
       for (const body of [deep(33), deep(6000), deep(40_000), deepObject(33), `{"name":${deep(200)}}`, "[".repeat(500_000)]) {
         const res = await send("POST", path, body, headers);
+        if (body.length > SMALL_BODY_LIMIT && path.includes("license-keys")) {
+          expect(res.status, "a small-body route: too large before too deep").toBe(413);
+          continue;
+        }
         expectPolar422(res, ["body"], "json_invalid", `${path} ${body.slice(0, 20)}…(${body.length})`);
         expect(res.text.length, "the 422 echoes nothing of the body").toBeLessThan(300);
       }
@@ -107,21 +112,43 @@ describe("JSON nesting", () => {
   it("refuses more than 100,000 values or an object of more than 1,000 keys, and takes a full ingest batch", async () => {
     const manyValues = `{"key":[${"0,".repeat(100_000)}0]}`;
     const manyKeys = `{${Array.from({ length: 1001 }, (_, i) => `"k${i}":${i}`).join(",")}}`;
-    for (const [body, msg] of [
-      [manyValues, "JSON holding more than 100000 values"],
-      [manyKeys, "JSON object with more than 1000 keys"],
-    ] as const) {
-      expectPolar422(await send("POST", "/v1/customer-portal/license-keys/validate", body), ["body"], "json_invalid", msg);
-      const auth = await send("POST", "/api/auth/sign-in/email", body);
-      expect(auth.status).toBe(400);
-      expect(auth.json).toEqual({ message: "Invalid body parameters", code: "VALIDATION_ERROR", details: `[body] ${msg}` });
-    }
+    expectPolar422(await send("POST", "/v1/products/", manyValues, bearer(key)), ["body"], "json_invalid", "JSON holding more than 100000 values");
+    // 100,000 values take more than the small-body routes' limit: refused as too large before any scan
+    expect((await send("POST", "/v1/customer-portal/license-keys/validate", manyValues)).status).toBe(413);
+    expect((await send("POST", "/api/auth/sign-in/email", manyValues)).status).toBe(413);
+    const msg = "JSON object with more than 1000 keys";
+    expectPolar422(await send("POST", "/v1/customer-portal/license-keys/validate", manyKeys), ["body"], "json_invalid", msg);
+    const auth = await send("POST", "/api/auth/sign-in/email", manyKeys);
+    expect(auth.status).toBe(400);
+    expect(auth.json).toEqual({ message: "Invalid body parameters", code: "VALIDATION_ERROR", details: `[body] ${msg}` });
     // the largest batch /v1/events/ingest takes, each event with the most metadata keys, is well within the bounds
     const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]));
     const events = Array.from({ length: 1000 }, (_, i) => ({ name: "bounds", external_customer_id: `c${i % 10}`, metadata }));
     const batch = await rawRequest(server.url, key, "POST", "/v1/events/ingest", { events });
     expect(batch.status, JSON.stringify(batch.body).slice(0, 300)).toBe(200);
     expect(batch.body).toMatchObject({ inserted: 1000 });
+  });
+
+  it("routes anyone may call whose valid bodies are small answer 413 before reading a larger one, in their family's shape", async () => {
+    const over = JSON.stringify({ key: "k".repeat(SMALL_BODY_LIMIT), organization_id: seller.organizationId });
+    for (const path of ["/v1/customer-portal/license-keys/validate", "/v1/customer-portal/license-keys/activate", "/v1/customer-portal/license-keys/deactivate"]) {
+      const res = await send("POST", path, over);
+      expect(res.status, path).toBe(413);
+      expect(res.json).toMatchObject({ error: "FST_ERR_CTP_BODY_TOO_LARGE", detail: expect.any(String) });
+    }
+    const auth = await send("POST", "/api/auth/sign-in/email", JSON.stringify({ email: "a@example.com", password: "p".repeat(SMALL_BODY_LIMIT) }));
+    expect(auth).toMatchObject({ status: 413, json: { code: "PAYLOAD_TOO_LARGE", message: `Request body is larger than ${SMALL_BODY_LIMIT / 1024} KiB` } });
+    // just under the limit: read, parsed and answered as usual
+    const under = JSON.stringify({ key: "k".repeat(SMALL_BODY_LIMIT - 200), organization_id: seller.organizationId });
+    const validated = await send("POST", "/v1/customer-portal/license-keys/validate", under);
+    expect(validated.status).toBe(422);
+    expect(issues(validated.json).map((i) => i.loc.join("."))).toContain("body.key");
+    const signIn = await send("POST", "/api/auth/sign-in/email", JSON.stringify({ email: "a@example.com", password: "p".repeat(SMALL_BODY_LIMIT - 200) }));
+    expect(signIn.status, signIn.text.slice(0, 200)).not.toBe(413);
+    expect(signIn.status).toBeLessThan(500);
+    // other /v1 writes keep the 1 MiB limit
+    expect((await send("POST", "/v1/products/", JSON.stringify({ name: "n".repeat(SMALL_BODY_LIMIT * 2), prices: [] }), bearer(key))).status).toBe(422);
+    await healthy();
   });
 
   it("a 422 echoes a small input and leaves a large one out", async () => {

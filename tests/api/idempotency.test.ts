@@ -207,6 +207,30 @@ describe("Idempotency-Key on /v1 writes", () => {
   });
 });
 
+describe("/api/openapi.json", () => {
+  it("declares the Idempotency-Key header on every /v1 write and on POST /api/auth/checkout, and nowhere else", async () => {
+    type Parameter = { name: string; in: string; required?: boolean; schema?: { maxLength?: number } };
+    const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, { parameters?: Parameter[] }>> };
+    const declared = (p: string, method: string) => (doc.paths[p]?.[method]?.parameters ?? []).filter((x) => x.name === "Idempotency-Key");
+    let writes = 0;
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(ops)) {
+        const takes = (p.startsWith("/v1/") && ["post", "patch", "delete"].includes(method)) || (p === "/api/auth/checkout" && method === "post");
+        expect(declared(p, method), `${method} ${p}`).toHaveLength(takes ? 1 : 0);
+        if (takes) {
+          writes++;
+          expect(declared(p, method)[0]).toMatchObject({ in: "header", required: false, schema: { type: "string", maxLength: 255 } });
+        }
+      }
+    }
+    expect(declared("/api/auth/checkout", "post")).toHaveLength(1);
+    expect(declared("/v1/products/", "post")).toHaveLength(1);
+    expect(declared("/v1/products/{id}", "patch")).toHaveLength(1);
+    expect(declared("/v1/subscriptions/{id}/renew", "post")).toHaveLength(1);
+    expect(writes).toBeGreaterThan(40);
+  });
+});
+
 describe("public writes: the credential in the path or the session is the scope", () => {
   it("a confirm retried with its key replays the confirmed checkout, session token included; the stored answer is sealed", async () => {
     const product = await createProduct(seller, "fixed");

@@ -105,7 +105,7 @@ describe("Subscription.meters", () => {
   it("starts the next period at zero after a renewal, which billed the period's usage", async () => {
     const sub = await subscribe(capped);
     await ingest(4, { customer_id: sub.customerId });
-    const res = await raw("POST", `/v1/subscriptions/${sub.id}/renew`, {});
+    const res = await raw("POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
     expect(res.status).toBe(200);
     expect((res.body as { meters: unknown[] }).meters).toEqual([expect.objectContaining({ consumed_units: 0, amount: 0 })]);
     const [cycle] = (await seller.sdk.orders.list({ subscriptionId: sub.id, sorting: ["-created_at"], limit: 1 })).result.items;

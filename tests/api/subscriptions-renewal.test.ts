@@ -38,8 +38,11 @@ async function subscribe(product: Product, checkoutExtra: Record<string, unknown
   return sub;
 }
 
+/** Renews the current period now: names it (a bare renew renews only a period that has ended). */
 async function renew(id: string, token = seller.token) {
-  const res = await raw(token, "POST", `/v1/subscriptions/${id}/renew`, {});
+  const current = await raw(token, "GET", `/v1/subscriptions/${id}`);
+  const body = current.status === 200 ? { current_period_start: current.body.current_period_start } : {};
+  const res = await raw(token, "POST", `/v1/subscriptions/${id}/renew`, body);
   if (res.status !== 200) return { status: res.status, body: res.body, sub: null };
   const parsed = subscriptionFromJSON(JSON.stringify(res.body));
   if (!parsed.ok) throw parsed.error;
@@ -230,9 +233,35 @@ describe("renewal is idempotent per period", () => {
     expect(racing.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(new Set(racing.map((r) => r.body.current_period_start)).size).toBe(1);
     expect(await ordersOf(sub.id)).toHaveLength(3);
-    // without a period, renew is "renew whatever is current now" (a new command each time: use an Idempotency-Key)
-    expect((await renew(sub.id)).status).toBe(200);
-    expect(await ordersOf(sub.id)).toHaveLength(4);
+  });
+
+  it("a bare renew (no period, no Idempotency-Key) renews only a period that has ended, so sent twice it bills once", async () => {
+    const bare = (id: string) => raw(seller.token, "POST", `/v1/subscriptions/${id}/renew`, {});
+    const sub = await subscribe(monthly);
+    // the period has not ended: nothing to renew, the subscription as it is
+    const startOf = (res: { body: Record<string, unknown> }) => new Date(res.body.current_period_start as string).getTime();
+    const early = await bare(sub.id);
+    expect(early).toMatchObject({ status: 200, body: { id: sub.id } });
+    expect(startOf(early)).toBe(sub.currentPeriodStart.getTime());
+    expect(await ordersOf(sub.id)).toHaveLength(1);
+
+    const end = new Date(Date.now() - 60_000);
+    await setPeriod(sub.id, new Date(end.getTime() - 30 * 86_400_000), end);
+    const first = await bare(sub.id);
+    expect(first.status).toBe(200);
+    // renewed at the period's recorded end, as the schedule would
+    expect(startOf(first)).toBe(end.getTime());
+    const again = await bare(sub.id);
+    expect(again).toMatchObject({ status: 200, body: { current_period_start: first.body.current_period_start, current_period_end: first.body.current_period_end } });
+    expect((await ordersOf(sub.id)).map((o) => o.billingReason)).toEqual(["subscription_create", "subscription_cycle"]);
+
+    // at once: one renewal
+    const end2 = new Date(Date.now() - 1000);
+    await setPeriod(sub.id, new Date(end2.getTime() - 30 * 86_400_000), end2);
+    const racing = await Promise.all([bare(sub.id), bare(sub.id), bare(sub.id)]);
+    expect(racing.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(new Set(racing.map(startOf))).toEqual(new Set([end2.getTime()]));
+    expect(await ordersOf(sub.id)).toHaveLength(3);
   });
 
   it("a subscription that ended in the named period answers as it is; a period after the current one is a 422", async () => {
@@ -337,7 +366,7 @@ describe("the renewal schedule", () => {
     expect(grants).toMatchObject([{ isGranted: false, isRevoked: true }]);
     const types = (await eventsOf(sub.id)).map((e) => e.type);
     expect(types.slice(-3)).toEqual(["subscription.updated", "subscription.revoked", "benefit_grant.revoked"]);
-    expect(await renew(sub.id)).toMatchObject({ status: 403, body: { error: "AlreadyCanceledSubscription" } });
+    expect(await raw(seller.token, "POST", `/v1/subscriptions/${sub.id}/renew`, {})).toMatchObject({ status: 403, body: { error: "AlreadyCanceledSubscription" } });
     expect(await renewals()).toBe(0);
   });
 });
@@ -361,10 +390,11 @@ describe("webhooks of a renewal", () => {
       const [sub] = (await s.sdk.subscriptions.list({ productId: product.id })).result.items;
       if (!sub) throw new Error("no subscription");
       await server.worker.start();
-      const renewed = await raw(s.token, "POST", `/v1/subscriptions/${sub.id}/renew`, {});
+      const renewed = await raw(s.token, "POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
       expect(renewed.status).toBe(200);
       await s.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
-      expect((await raw(s.token, "POST", `/v1/subscriptions/${sub.id}/renew`, {})).status).toBe(200);
+      const ending = { current_period_start: renewed.body.current_period_start };
+      expect((await raw(s.token, "POST", `/v1/subscriptions/${sub.id}/renew`, ending)).status).toBe(200);
 
       const wanted = ["order.created", "order.paid", "subscription.updated", "benefit_grant.cycled", "subscription.revoked", "benefit_grant.revoked"];
       const hits = await receiver.until((all) => {

@@ -68,7 +68,7 @@ describe("every payment webhook event of the spec", () => {
     const [subscription] = (await seller.sdk.subscriptions.list({ productId: product.id })).result.items;
     expect(subscription).toBeDefined();
     await seller.sdk.benefits.update({ id: benefit.id, requestBody: { type: "custom", description: "Every event", properties: { note: "v2" } } });
-    await call("POST", `/v1/subscriptions/${subscription!.id}/renew`);
+    await call("POST", `/v1/subscriptions/${subscription!.id}/renew`, { current_period_start: subscription!.currentPeriodStart.toISOString() });
     await seller.sdk.subscriptions.update({ id: subscription!.id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
     await seller.sdk.subscriptions.update({ id: subscription!.id, subscriptionUpdate: { cancelAtPeriodEnd: false } });
     await seller.sdk.subscriptions.revoke({ id: subscription!.id });

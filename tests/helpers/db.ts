@@ -26,11 +26,12 @@ async function createPostgresDatabase(base: string): Promise<{ url: string; drop
   };
 }
 
-export async function freshDatabase(): Promise<Database & { url: string | undefined }> {
+/** `max`: the PostgreSQL pool's size (5 unless a bench wants the server's own default). */
+export async function freshDatabase(options: { max?: number } = {}): Promise<Database & { url: string | undefined }> {
   const base = process.env.DATABASE_URL;
   if (!base) return { ...(await openDatabase({})), url: undefined };
   const created = await createPostgresDatabase(base);
-  const database = await openDatabase({ url: created.url, max: 5 });
+  const database = await openDatabase({ url: created.url, max: options.max ?? 5 });
   return {
     ...database,
     url: created.url,

@@ -1,7 +1,8 @@
 // The input guard's scan and walk (server/http/input-guard.ts): depth, value and key bounds counted outside
 // strings only, escapes that need the walk, and the walk's paths.
 import { describe, expect, it } from "vitest";
-import { findUnstorable, scanJson, unstorable } from "../../server/http/input-guard.js";
+import Fastify from "fastify";
+import { findUnstorable, installInputGuard, scanJson, unstorable } from "../../server/http/input-guard.js";
 
 const small = { depth: 3, values: 10, keys: 2 };
 
@@ -16,6 +17,27 @@ describe("scanJson", () => {
     expect(scanJson('["\\\\"]]]', small).over).toBeNull();
     // an escaped backslash ends before the quote: the quote closes the string, the brackets after it count
     expect(scanJson('["\\\\",[[[1]]]]', small).over).toBe("depth");
+  });
+
+  it("finds a long string's end past escapes, however far apart (strings read inline, then skipped with indexOf)", () => {
+    const pad = (n: number) => "p".repeat(n);
+    for (const gap of [0, 1, 31, 32, 33, 100, 5000]) {
+      // brackets inside the string never count; the ones after it do
+      const inside = `${pad(gap)}\\"[[[[${pad(gap)}\\\\${pad(gap)}\\u0041${pad(gap)}`;
+      expect(scanJson(`["${inside}"]`, small).over).toBeNull();
+      expect(scanJson(`["${inside}",[[[1]]]]`, small).over).toBe("depth");
+      expect(scanJson(`["${inside}", "${inside}", [[1]]]`, small).over).toBeNull();
+    }
+    expect(scanJson(`["${"\\\"".repeat(10_000)}",[[[1]]]]`, small).over).toBe("depth");
+    // unterminated: left to JSON.parse
+    expect(scanJson(`["${pad(100)}`, small).over).toBeNull();
+    expect(scanJson(`["${pad(100)}\\`, small).over).toBeNull();
+  });
+
+  it("tells whether any \\u escape was seen (a key may then spell __proto__ in escapes)", () => {
+    expect(scanJson('{"a":"\\n\\"x"}').unicodeEscapes).toBe(false);
+    expect(scanJson('{"\\u005f_proto__":{}}').unicodeEscapes).toBe(true);
+    expect(scanJson(`{"a":"${"p".repeat(100)}\\u0041"}`).unicodeEscapes).toBe(true);
   });
 
   it("counts values and keys per object", () => {
@@ -38,7 +60,7 @@ describe("scanJson", () => {
 
   it("scans a string of 400,000 escapes (a search for the closing quote per escape made it quadratic: minutes)", () => {
     const text = `{"a":"${"\\ud83d\\ude00".repeat(200_000)}","b":[[1]]}`;
-    expect(scanJson(text)).toEqual({ over: null, suspect: true });
+    expect(scanJson(text)).toEqual({ over: null, suspect: true, unicodeEscapes: true });
     expect(scanJson(text, { ...small, values: 100 }).over).toBeNull();
   });
 });
@@ -57,5 +79,35 @@ describe("findUnstorable", () => {
     expect(unstorable("\udc00\ud800")).toBe("surrogate");
     expect(unstorable("\ud83d\ude00")).toBeNull();
     expect(unstorable("a\u0000")).toBe("nul");
+  });
+});
+
+describe("the guarded application/json parser", () => {
+  async function parserApp() {
+    const app = Fastify();
+    installInputGuard(app, 1024 * 1024);
+    app.post("/", async (req) => ({ body: req.body as unknown }));
+    await app.ready();
+    return app;
+  }
+
+  it("still refuses a __proto__ or constructor.prototype key, spelled out or escaped, and parses the rest", async () => {
+    const app = await parserApp();
+    const post = (payload: string) => app.inject({ method: "POST", url: "/", headers: { "content-type": "application/json" }, payload });
+    for (const payload of [
+      '{"__proto__":{"admin":true}}',
+      '{"\\u005f_proto__":{"admin":true}}',
+      '{"a":"x","b":{"constructor":{"prototype":{"admin":true}}}}',
+      '{"\\u0063onstructor":{"prototype":{"admin":true}}}',
+    ]) {
+      expect((await post(payload)).statusCode, payload).toBe(400);
+    }
+    expect((await post('{"a":"__proto__ and constructor in a value","b":"\\u00e9"}')).json()).toEqual({
+      body: { a: "__proto__ and constructor in a value", b: "é" },
+    });
+    expect((await post(`{"a":"${"x".repeat(100_000)}"}`)).json()).toEqual({ body: { a: "x".repeat(100_000) } });
+    expect((await post("")).statusCode).toBe(400);
+    expect((await post('{"a":')).statusCode).toBe(400);
+    await app.close();
   });
 });

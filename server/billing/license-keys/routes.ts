@@ -4,6 +4,7 @@
 import type { FastifyContextConfig, FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
+import { SMALL_BODY_LIMIT } from "../../http/input-guard.js";
 import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
 import * as service from "./service.js";
 
@@ -48,9 +49,11 @@ export function licenseKeyRoutes(app: FastifyInstance, { db }: BillingDeps): voi
   // with the seller's token: authenticate() has checked that the body's organization_id is the caller's
   for (const prefix of ["/license-keys", "/customer-portal/license-keys"]) {
     const config: FastifyContextConfig = prefix === "/license-keys" ? { scope: "license_keys:write" } : { public: true };
-    app.post(`${prefix}/validate`, { config }, async (req) => service.validateLicenseKey(db, parseBody(service.LicenseKeyValidateInput, req)));
-    app.post(`${prefix}/activate`, { config }, async (req) => service.activateLicenseKey(db, parseBody(service.LicenseKeyActivateInput, req)));
-    app.post(`${prefix}/deactivate`, { config }, async (req, reply) => {
+    // small bodies (a key, ids, two metadata objects): a larger one is a 413 before it is read (input-guard.ts)
+    const bodyLimit = SMALL_BODY_LIMIT;
+    app.post(`${prefix}/validate`, { config, bodyLimit }, async (req) => service.validateLicenseKey(db, parseBody(service.LicenseKeyValidateInput, req)));
+    app.post(`${prefix}/activate`, { config, bodyLimit }, async (req) => service.activateLicenseKey(db, parseBody(service.LicenseKeyActivateInput, req)));
+    app.post(`${prefix}/deactivate`, { config, bodyLimit }, async (req, reply) => {
       await service.deactivateLicenseKey(db, parseBody(service.LicenseKeyDeactivateInput, req));
       return reply.status(204).send();
     });

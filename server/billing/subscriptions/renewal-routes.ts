@@ -1,7 +1,9 @@
-// POST /v1/subscriptions/{id}/renew — a till extension (Polar has no such route): renews the subscription
-// now, as if its period had ended, exactly as the renewal schedule does at period end. Tests and
-// `till trigger benefit_grant.cycled` use it to see a renewal's order and events without waiting a period.
-// The body may name the period meant, `{"current_period_start": …}`: then a repeat renews that period once.
+// POST /v1/subscriptions/{id}/renew — a till extension (Polar has no such route), idempotent per period:
+// - `{"current_period_start": …}` (the period the caller saw) renews that period now, as if it had ended, exactly
+//   as the renewal schedule does at period end; a repeat finds it renewed and bills nothing. Tests and
+//   `till trigger benefit_grant.cycled` use it to see a renewal's order and events without waiting a period.
+// - a bare call (no period) renews only a period whose end has been reached, as the schedule's next run would;
+//   so a bare call sent twice renews (bills) once.
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";

@@ -265,25 +265,32 @@ export async function renewLocked(tx: Queryable, deps: RenewalDeps, sub: Subscri
 }
 
 /**
- * POST /v1/subscriptions/{id}/renew: renews now, whatever the period's end. With `periodStart` (the
- * `current_period_start` the caller saw) only that period is renewed: once it has been (or the subscription ended
- * in it), the subscription is answered as it is and nothing is billed, so a repeated request renews once.
+ * POST /v1/subscriptions/{id}/renew, idempotent per period either way:
+ * - with `periodStart` (the `current_period_start` the caller saw): renews that period now, whatever its end;
+ *   once it has been renewed (or the subscription ended in it), the subscription is answered as it is;
+ * - without: renews the current period only if its end has been reached, at that end (what the renewal
+ *   schedule does on its next run); otherwise, a repeat of a renewal included, the subscription is answered
+ *   as it is. A bare call sent twice never bills twice.
+ * Nothing is billed for an answer "as it is".
  */
 export async function renewNow(db: Db, deps: RenewalDeps, organizationId: string, id: string, periodStart?: Date): Promise<SubscriptionWire> {
   return db.transaction(async (tx) => {
     const sub = await repo.lockSubscription(tx, organizationId, id);
     if (!sub) throw notFound("Subscription not found");
+    const asItIs = async () => wireOf(tx, sub, await embeds(tx, sub, deps.baseURL));
     if (periodStart) {
       const current = sub.currentPeriodStart.getTime();
       if (periodStart.getTime() > current) {
         throw invalid(["body", "current_period_start"], `The subscription's current period started at ${sub.currentPeriodStart.toISOString()}.`);
       }
       const over = periodStart.getTime() < current || sub.endedAt !== null || sub.status === "canceled";
-      if (over) return wireOf(tx, sub, await embeds(tx, sub, deps.baseURL));
+      if (over) return asItIs();
     }
     if (sub.endedAt || sub.status === "canceled") throw alreadyCanceled();
     if (sub.status !== "active" && sub.status !== "trialing") throw notPermitted(`A ${sub.status} subscription cannot be renewed.`);
-    const renewed = await renewLocked(tx, deps, sub, new Date(), true);
+    const now = new Date();
+    if (!periodStart && sub.currentPeriodEnd.getTime() > now.getTime()) return asItIs();
+    const renewed = await renewLocked(tx, deps, sub, now, Boolean(periodStart));
     return wireOf(tx, renewed, await embeds(tx, renewed, deps.baseURL));
   });
 }

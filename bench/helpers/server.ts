@@ -1,0 +1,130 @@
+// What the benches share: the real app on a throw-away database in a child process (so the load generator does
+// not share its event loop), announced to the parent on one stdout line, and the parent's handle on that child.
+//
+//   child:  const served = await startApp(); … announce({ app: served.url, … }, [other.close, served.close]);
+//   parent: const { child, endpoints } = await spawnServer<E>(import.meta.url); … await stopServer(child);
+//
+// TILL_BENCH_CPU_PROF=<dir> runs the child under `node --cpu-prof` (a .cpuprofile per run in <dir>: where the
+// server's time went). Loopback only.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../../server/app.js";
+import { loadConfig } from "../../server/config.js";
+import { createMailer } from "../../server/mail/mailer.js";
+import { freshDatabase } from "../../tests/helpers/db.js";
+
+// ---- child --------------------------------------------------------------------------------------------
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+export interface ServedApp {
+  app: FastifyInstance;
+  /** The app's base URL (http://127.0.0.1:<port>). */
+  url: string;
+  database: Awaited<ReturnType<typeof freshDatabase>>;
+  /** Closes the app and the database and removes the data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on a fresh database (a new PostgreSQL database next to DATABASE_URL's, else PGlite in memory),
+ * listening on a free loopback port; rate limits off, logs silent. `pool`: PostgreSQL connections.
+ */
+export async function startApp(options: { pool?: number } = {}): Promise<ServedApp> {
+  const database = await freshDatabase(options.pool === undefined ? {} : { max: options.pool });
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-bench-"));
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    TILL_BASE_URL: `http://127.0.0.1:${port}`,
+    TILL_DATA_DIR: dataDir,
+    TILL_RATE_LIMIT: "false",
+    TILL_LOG_LEVEL: "silent",
+  });
+  const mailer = createMailer({ smtpUrl: undefined, from: config.mail.from, mailDir: path.join(dataDir, "mail"), log: () => {} });
+  const { app } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });
+  await app.listen({ port, host: "127.0.0.1" });
+  return {
+    app,
+    url: config.baseURL,
+    database,
+    async close() {
+      await app.close();
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Tells the parent where to find the servers (one JSON line on stdout, with this process's pid added) and, on
+ * SIGTERM or SIGINT, runs `closers` in order and exits.
+ */
+export function announce(endpoints: object, closers: Array<() => Promise<unknown>>): void {
+  const stop = async () => {
+    for (const close of closers) await close();
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop());
+  process.once("SIGINT", () => void stop());
+  process.stdout.write(`${JSON.stringify({ ...endpoints, pid: process.pid })}\n`);
+}
+
+// ---- parent -------------------------------------------------------------------------------------------
+
+/** Runs `<script> --serve` (a bench's own file: its import.meta.url) in a child and waits for its announcement. */
+export function spawnServer<E extends object>(script: string): Promise<{ child: ChildProcess; endpoints: E & { pid: number } }> {
+  const dir = process.env.TILL_BENCH_CPU_PROF;
+  const profile = dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", fileURLToPath(script), "--serve"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: process.env,
+  });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once("line", (line) => resolve({ child, endpoints: JSON.parse(line) as E & { pid: number } }));
+    child.once("exit", (code) => reject(new Error(`bench server exited early (code ${code})`)));
+  });
+}
+
+/** Asks the child to close (it writes its CPU profile then) and waits for it to exit. */
+export async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/** Kills the child and this process after `ms` (every bench is bounded in time); returns the disarm. */
+export function watchdog(child: ChildProcess, ms: number): () => void {
+  const timer = setTimeout(() => {
+    console.error(`bench: gave up after ${ms / 1000} s`);
+    child.kill("SIGKILL");
+    process.exit(1);
+  }, ms);
+  return () => clearTimeout(timer);
+}
+
+/** utime + stime of a process in milliseconds (Linux /proc), or null elsewhere. */
+export function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // fields[11], fields[12] are utime and stime (fields 14 and 15 of proc(5)), in clock ticks of 1/100 s
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
