@@ -171,7 +171,9 @@ describe("renewals and refunds", () => {
     expect(first).toMatchObject({ billingReason: "subscription_create", taxAmount: 190, totalAmount: 1190 });
     const ingest = await raw("POST", "/v1/events/ingest", { events: Array.from({ length: 5 }, () => ({ name: "tax-call", customer_id: first.customerId })) });
     expect(ingest.status).toBe(200);
-    const renewed = await raw("POST", `/v1/subscriptions/${first.subscriptionId}/renew`, {});
+    const sub = await seller.sdk.subscriptions.get({ id: first.subscriptionId ?? "" });
+    // naming the period renews it now (a bare renew waits for the period's end)
+    const renewed = await raw("POST", `/v1/subscriptions/${first.subscriptionId}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
     expect(renewed.status).toBe(200);
     const orders = (await seller.sdk.orders.list({ subscriptionId: first.subscriptionId ?? "" })).result.items;
     const cycle = orders.find((o) => o.billingReason === "subscription_cycle");

@@ -108,7 +108,7 @@ describe("till checkouts", () => {
     expect(c).toMatchObject({ product_id: yearly.id, product_price_id: yearlyPrice, total_amount: 9000 });
     expect(c.products.map((p) => p.id).sort()).toEqual([monthly.id, yearly.id].sort());
 
-    // a price the currency does not select (a metered price beside a fixed one): chosen with a PATCH
+    // a metered price is never the checkout's price (the checkout charges the static one): refused, exit 2
     const meter = await seller.sdk.meters.create({ name: "Calls", filter: { conjunction: "and", clauses: [] }, aggregation: { func: "count" } });
     const api = await seller.sdk.products.create({
       name: "API",
@@ -119,8 +119,9 @@ describe("till checkouts", () => {
       ],
     });
     const metered = api.prices.find((p) => p.amountType === "metered_unit")?.id ?? "";
-    const m = json<{ product_id: string; product_price_id: string }>(await run(["checkouts", "create", "--product", api.id, "--price", metered, "--json"]));
-    expect(m).toMatchObject({ product_id: api.id, product_price_id: metered });
+    const m = await run(["checkouts", "create", "--product", api.id, "--price", metered]);
+    expect(m.exitCode).toBe(2);
+    expect(m.stderr).toContain("A metered price cannot be the checkout's price");
   });
 
   it("list filters by status and product; tables show money", async () => {

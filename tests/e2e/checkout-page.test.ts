@@ -1,6 +1,6 @@
 // The hosted checkout as a buyer uses it, in Chromium on a phone and a desktop, light and dark: a base price
 // with usage prices, seats, pay what you want, a discount, a declined card, every problem of an empty form at
-// once, the success view's receipt details (amount, order number, benefits, license key, the receipt email
+// once, the success view's receipt details (amount, order number, benefits, license key, downloads, the receipt email
 // only when one is sent), a trial's terms, a product description in markdown that cannot inject markup, the
 // two panes on a wide screen, and axe's serious/critical checks of the checkout and success pages.
 import { existsSync } from "node:fs";
@@ -10,6 +10,7 @@ import { isWebBuildFresh } from "../../web/build.js";
 import { rawRequest } from "../helpers/api.js";
 import { CHROMIUM, launchChromium, seriousViolations } from "../helpers/browser.js";
 import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
+import { uploadFile } from "../helpers/files.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -270,6 +271,27 @@ describe("the success view", () => {
     await expect.poll(() => page.getByTestId("receipt").textContent()).toContain("Order number");
     expect(await page.getByTestId("receipt-email").count()).toBe(0);
     await expectNoSeriousViolations(page, "success, phone, light");
+  });
+
+  it("lists the files the purchase gives, each link downloading the file (desktop, light)", async () => {
+    const bytes = Buffer.from("%PDF-1.4 the guide\n".repeat(64));
+    const file = await uploadFile(seller.sdk, "guide.pdf", bytes, "downloadable");
+    const files = await seller.sdk.benefits.create({ type: "downloadables", description: "The guide", properties: { files: [file.id] } });
+    const product = await createProduct(seller, "fixed");
+    await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [files.id] } });
+    const page = await newPage(DESKTOP, "light");
+    await open(page, [product.id], "light");
+    await fillBuyer(page);
+    await payButton(page).click();
+    await page.getByRole("heading", { level: 1, name: "Thank you for your purchase" }).waitFor();
+    const link = page.getByRole("list", { name: "Downloads" }).getByRole("link", { name: "Download guide.pdf" });
+    await link.waitFor();
+    const href = await link.getAttribute("href");
+    expect(href).toBeTruthy();
+    const res = await fetch(new URL(href!, server.url));
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+    await expectNoSeriousViolations(page, "success with downloads, desktop, light");
   });
 
   it("a trial: the terms before, the trial end and the first charge after (phone, dark)", async () => {
