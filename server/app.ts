@@ -100,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return session?.user.id ?? null;
     }),
   });
-  const worker = createWorker({ database, mailer, config, log: app.log });
+  const worker = createWorker({ database, mailer, config, secret, log: app.log });
   app.addHook("preClose", async () => worker.stop());
   if (config.webhooks.inboundSecret) {
     // a route of its own beside the /api/auth wildcard, with the raw body its signature covers

@@ -74,6 +74,11 @@ const EnvSchema = z.object({
   TILL_POLAR_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Days the delivery log, finished webhook events and processed outbox rows are kept (≥ 1: `till listen` replays recent rows). */
   TILL_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  // where benefit delivery talks to GitHub and Discord (tests point them at loopback peers)
+  TILL_GITHUB_API_URL: z.url().default("https://api.github.com"),
+  TILL_GITHUB_OAUTH_URL: z.url().default("https://github.com"),
+  TILL_DISCORD_API_URL: z.url().default("https://discord.com/api"),
+  TILL_DISCORD_OAUTH_URL: z.url().default("https://discord.com"),
 });
 
 export interface OidcProviderConfig {
@@ -114,6 +119,15 @@ export interface Config {
    * retentionDays: how long the delivery log, finished events and processed outbox rows are kept.
    */
   webhooks: { allowPrivate: boolean; inboundSecret: string | undefined; retentionDays: number };
+  /** Base URLs of the services github_repository and discord benefits are delivered through. */
+  benefits: BenefitServicesConfig;
+}
+
+export interface BenefitServicesConfig {
+  githubApiUrl: string;
+  githubOauthUrl: string;
+  discordApiUrl: string;
+  discordOauthUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -179,6 +193,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivate: e.TILL_WEBHOOKS_ALLOW_PRIVATE ?? !e.DATABASE_URL,
       inboundSecret: e.TILL_POLAR_WEBHOOK_SECRET,
       retentionDays: e.TILL_WEBHOOK_RETENTION_DAYS,
+    },
+    benefits: {
+      githubApiUrl: e.TILL_GITHUB_API_URL.replace(/\/+$/, ""),
+      githubOauthUrl: e.TILL_GITHUB_OAUTH_URL.replace(/\/+$/, ""),
+      discordApiUrl: e.TILL_DISCORD_API_URL.replace(/\/+$/, ""),
+      discordOauthUrl: e.TILL_DISCORD_OAUTH_URL.replace(/\/+$/, ""),
     },
   };
 }

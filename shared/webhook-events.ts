@@ -20,6 +20,10 @@ export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 export const SEAT_EVENT_TYPES = ["customer_seat.assigned", "customer_seat.claimed", "customer_seat.revoked"] as const;
 export type SeatEventType = (typeof SEAT_EVENT_TYPES)[number];
 
+/** Dunning's event (issue 14 §3): a renewal's charge failed and the subscription went past due. */
+export const DUNNING_EVENT_TYPES = ["subscription.past_due"] as const;
+export type DunningEventType = (typeof DUNNING_EVENT_TYPES)[number];
+
 /**
  * Every type an endpoint may subscribe to: Polar's WebhookEventType of SDK 0.47.1 and 0.49.0 together (the
  * payment and seat events, plus types till accepts but does not emit: checkout expiry, members, past due, pause).

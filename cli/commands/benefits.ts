@@ -18,6 +18,7 @@ import {
   type MetadataValue,
 } from "../flags.js";
 import { changes, day, describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
+import { registerDelivery } from "./benefit-delivery.js";
 
 export const BENEFIT_TYPES = ["custom", "license_keys", "meter_credit", "downloadables", "github_repository", "discord"] as const;
 type BenefitType = (typeof BENEFIT_TYPES)[number];
@@ -317,4 +318,6 @@ export function register(program: Command): void {
     .argument("<id>", "the benefit's id", parseId)
     .addHelpText("after", examples(["till benefits delete <id>"]))
     .action(withContext(remove));
+
+  registerDelivery(benefits);
 }

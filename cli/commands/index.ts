@@ -40,6 +40,7 @@ import * as api from "./api.js";
 import * as open from "./open.js";
 import * as files from "./files.js";
 import * as completion from "./completion.js";
+import * as clock from "./clock.js";
 
 export interface CommandModule {
   register(program: Command): void;
@@ -74,6 +75,7 @@ export const COMMANDS: Readonly<Record<string, CommandModule>> = {
   webhooks,
   emails,
   trigger,
+  clock,
   open,
   api,
   completion,

@@ -1,6 +1,8 @@
 // `till orders list|get|update`: what customers bought (/v1/orders; made by paid checkouts and renewals).
 // `update` changes what the invoice shows: the billing name and address (the server keeps the country and
-// state of an address once set). Refunds are `till refunds create --order <id>`.
+// state of an address once set). Refunds are `till refunds create --order <id>`. `invoice` shows (or makes, or
+// saves) the order's PDF invoice and its credit notes.
+import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
@@ -167,10 +169,43 @@ async function update(ctx: Context, opts: UpdateFlags, [id = ""]: string[]) {
   ctx.out.done(o, `Updated order ${o.invoice_number} (${o.id}): billed to ${o.billing_name ?? o.customer.email}, ${describeAddress(o.billing_address)}.`);
 }
 
+interface WireInvoice {
+  url: string;
+  number: string;
+  credit_notes: { number: string; url: string }[];
+}
+
+interface InvoiceFlags {
+  generate?: boolean;
+  output?: string;
+}
+
+async function invoice(ctx: Context, opts: InvoiceFlags, [id = ""]: string[]) {
+  const client = v1(ctx);
+  if (opts.generate) {
+    await ctx.out.loading("Asking for the invoice", client.send<unknown>("POST", `/orders/${id}/invoice`));
+    ctx.out.done({ order_id: id, status: "generating" }, `The invoice of order ${id} is being generated: \`till orders invoice ${id}\` shows it in a moment.`);
+    return;
+  }
+  const inv = await ctx.out.loading("Loading invoice", client.get<WireInvoice>(`/orders/${id}/invoice`));
+  if (opts.output) {
+    const res = await fetch(inv.url);
+    if (!res.ok) throw new Error(`Could not download the invoice: HTTP ${res.status}`);
+    await writeFile(opts.output, Buffer.from(await res.arrayBuffer()));
+    ctx.out.done({ ...inv, output: opts.output }, `Saved invoice ${inv.number} to ${opts.output}.`);
+    return;
+  }
+  await ctx.out.record(inv, [
+    { label: "Invoice", value: inv.number },
+    { label: "PDF (1 hour)", value: inv.url },
+    ...inv.credit_notes.map((n) => ({ label: `Credit note ${n.number}`, value: n.url })),
+  ]);
+}
+
 export function register(program: Command): void {
   const orders = program
     .command("orders")
-    .description("list orders (purchases and renewals), show one, correct its billing details")
+    .description("list orders (purchases and renewals), show one, correct its billing details, get its invoice")
     .addHelpText(
       "after",
       examples([
@@ -234,4 +269,17 @@ export function register(program: Command): void {
       ]) + "\nAddress flags not given keep their current values. An address's country and state cannot change once set.\n",
     )
     .action(withContext(update));
+
+  orders
+    .command("invoice")
+    .description("show the order's PDF invoice (a link valid for an hour) and credit notes, save it, or make it again")
+    .argument("<id>", "the order's id", parseId)
+    .option("--generate", "make the invoice (again, e.g. after `till orders update`); paid orders with a billing name and address")
+    .option("-o, --output <file>", "save the invoice's PDF to this file")
+    .addHelpText(
+      "after",
+      examples(["till orders invoice <id>", "till orders invoice <id> --output invoice.pdf", "till orders invoice <id> --generate"]) +
+        "\nA paid order with a billing name and address gets its invoice a moment after the payment; a refund adds a credit note.\n",
+    )
+    .action(withContext(invoice));
 }

@@ -9,6 +9,7 @@ import { updateProfile, type StoredOrganization } from "../config.js";
 import { requireCredential, requireSession, type Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { registerTax } from "./orgs-tax.js";
+import { registerDunning } from "./orgs-dunning.js";
 
 /** An organization as /v1/organizations/ returns it (Polar's wire; the fields the CLI shows). */
 export interface WireOrganization {
@@ -162,4 +163,5 @@ export function register(program: Command): void {
     .action(withContext(switchTo));
 
   registerTax(orgs, resolveOrganizationId);
+  registerDunning(orgs, resolveOrganizationId);
 }

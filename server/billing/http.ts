@@ -20,6 +20,7 @@ const REJECTED_TYPES: Record<RejectedKind, string> = {
   depth: "json_invalid",
   values: "json_invalid",
   keys: "json_invalid",
+  names: "json_invalid",
   nul: "string_nul",
   surrogate: "string_unicode",
 };

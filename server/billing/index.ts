@@ -28,6 +28,11 @@ import { licenseKeyRoutes } from "./license-keys/routes.js";
 import { customerPortalRoutes } from "./customer-portal/routes.js";
 import { customerEmailRoutes } from "./customer-emails/routes.js";
 import { customerSeatRoutes } from "./customer-seats/routes.js";
+import { invoiceRoutes } from "./invoices/routes.js";
+import { testClockRoutes } from "./test-clock/routes.js";
+import { benefitDeliveryRoutes } from "./benefit-delivery/routes.js";
+import { paymentRoutes } from "./payments/routes.js";
+import { dunningRoutes } from "./dunning/routes.js";
 
 export interface BillingDeps {
   db: Db;
@@ -52,7 +57,34 @@ export interface V1Route {
 export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
 
 /** Register a domain's routes here; order does not matter. */
-const DOMAINS: DomainRoutes[] = [organizationRoutes, customFieldRoutes, benefitRoutes, meterRoutes, eventRoutes, customerRoutes, fileRoutes, discountRoutes, productRoutes, checkoutRoutes, checkoutLinkRoutes, orderRoutes, refundRoutes, subscriptionRoutes, renewalRoutes, webhookRoutes, listenRoutes, licenseKeyRoutes, customerPortalRoutes, customerEmailRoutes, customerSeatRoutes];
+const DOMAINS: DomainRoutes[] = [
+  organizationRoutes,
+  customFieldRoutes,
+  benefitRoutes,
+  meterRoutes,
+  eventRoutes,
+  customerRoutes,
+  fileRoutes,
+  discountRoutes,
+  productRoutes,
+  checkoutRoutes,
+  checkoutLinkRoutes,
+  orderRoutes,
+  refundRoutes,
+  subscriptionRoutes,
+  renewalRoutes,
+  webhookRoutes,
+  listenRoutes,
+  licenseKeyRoutes,
+  customerPortalRoutes,
+  customerEmailRoutes,
+  customerSeatRoutes,
+  invoiceRoutes,
+  testClockRoutes,
+  benefitDeliveryRoutes,
+  paymentRoutes,
+  dunningRoutes,
+];
 
 const PG_UNIQUE_VIOLATION = "23505";
 

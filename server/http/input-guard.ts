@@ -19,6 +19,13 @@ export const MAX_JSON_VALUES = 100_000;
 /** Keys of one object (metadata holds at most 50). */
 export const MAX_JSON_KEYS = 1_000;
 /**
+ * Distinct key names in one body, as written (an escaped spelling counts apart). JSON.parse makes a hidden
+ * class per new key name and per new order of names: 1 MiB of objects with distinct keys cost 80–160 ms of
+ * CPU, within every other bound; at 1,000 names the dearest 1 MiB shape measured costs about 20 ms
+ * (docs/decisions.md). Valid bodies reuse a few dozen names (an ingest batch repeats its events' names).
+ */
+export const MAX_JSON_KEY_NAMES = 1_000;
+/**
  * The body limit of routes anyone may call whose valid bodies are small (the /api/auth mount, license-key
  * validate/activate/deactivate): two Polar metadata objects (50 keys × 500 characters) fit, even written with
  * escapes. A larger body is a 413 before it is read: JSON.parse of 1 MiB of objects with distinct keys costs
@@ -27,13 +34,14 @@ export const MAX_JSON_KEYS = 1_000;
 export const SMALL_BODY_LIMIT = 128 * 1024;
 
 export type Where = "body" | "query" | "path";
-export type RejectedKind = "depth" | "values" | "keys" | "nul" | "surrogate";
+export type RejectedKind = "depth" | "values" | "keys" | "names" | "nul" | "surrogate";
 export type Loc = Array<string | number>;
 
 const MESSAGES: Record<RejectedKind, string> = {
   depth: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
   values: `JSON holding more than ${MAX_JSON_VALUES} values`,
   keys: `JSON object with more than ${MAX_JSON_KEYS} keys`,
+  names: `JSON holding more than ${MAX_JSON_KEY_NAMES} distinct key names`,
   nul: "Input should not contain NUL characters",
   surrogate: "Input should not contain unpaired surrogate characters",
 };
@@ -53,7 +61,7 @@ export class RejectedInput extends Error {
 
 export interface JsonScan {
   /** The bound the body went past (the scan stopped there), or null. */
-  over: "depth" | "values" | "keys" | null;
+  over: "depth" | "values" | "keys" | "names" | null;
   /** A `\u0000` or `\uD800`–`\uDFFF` escape was seen: the parsed value needs a walk. */
   suspect: boolean;
   /** Some `\u` escape was seen (so a key may spell `__proto__` without those letters). */
@@ -74,18 +82,26 @@ function suspectEscape(text: string, i: number): boolean {
 }
 
 /**
- * One pass over the text, O(length): nesting depth, values and keys per object outside strings, and which
- * escapes the strings hold. A string's first characters are read one by one (most strings are short, and an
+ * One pass over the text, O(length): nesting depth, values, keys per object and distinct key names outside
+ * strings, and which escapes the strings hold. A string's first characters are read one by one (most strings are short, and an
  * indexOf call costs more than a few reads); past INLINE plain characters its end is found with indexOf, the
  * next quote and the next backslash each searched again only once passed, so every character is looked at a
  * bounded number of times. Malformed JSON is left to JSON.parse, which refuses it anyway. Text decoded from
  * UTF-8 holds no raw unpaired surrogate (the decoder makes U+FFFD of one), so only escapes can bring them.
  */
-export function scanJson(text: string, limits = { depth: MAX_JSON_DEPTH, values: MAX_JSON_VALUES, keys: MAX_JSON_KEYS }): JsonScan {
+export function scanJson(
+  text: string,
+  limits = { depth: MAX_JSON_DEPTH, values: MAX_JSON_VALUES, keys: MAX_JSON_KEYS, names: MAX_JSON_KEY_NAMES },
+): JsonScan {
   const maxDepth = limits.depth;
   const maxValues = limits.values;
   const maxKeys = limits.keys;
+  const maxNames = limits.names;
   const keys = new Int32Array(maxDepth + 2);
+  const names = new Set<string>();
+  // the last string's bounds (its text without the quotes): the key, when a colon follows
+  let stringStart = 0;
+  let stringEnd = 0;
   let depth = 0;
   let values = 0;
   let suspect = false;
@@ -126,6 +142,8 @@ export function scanJson(text: string, limits = { depth: MAX_JSON_DEPTH, values:
         }
         j = nextBackslash;
       }
+      stringStart = i + 1;
+      stringEnd = j;
       i = j;
     } else if (c === 0x5b || c === 0x7b) {
       if (++depth > maxDepth) return result("depth");
@@ -136,7 +154,11 @@ export function scanJson(text: string, limits = { depth: MAX_JSON_DEPTH, values:
     } else if (c === 0x2c) {
       if (++values > maxValues) return result("values");
     } else if (c === 0x3a) {
-      if (keys[depth]! >= 0 && ++keys[depth]! > maxKeys) return result("keys");
+      if (keys[depth]! >= 0) {
+        if (++keys[depth]! > maxKeys) return result("keys");
+        names.add(text.slice(stringStart, stringEnd));
+        if (names.size > maxNames) return result("names");
+      }
     }
   }
   return result(null);

@@ -6,6 +6,8 @@ import type { Db } from "../db/client.js";
 import type { PaymentProcessor } from "../payments/processor.js";
 import { claimDueSubscriptions } from "../billing/subscriptions/renewal-repository.js";
 import { renewLocked } from "../billing/subscriptions/renewal.js";
+import { orgNow } from "../billing/test-clock/clock.js";
+import { runDunning } from "../billing/dunning/service.js";
 import type { WorkerLog } from "./worker.js";
 
 export interface RenewalRun {
@@ -15,7 +17,10 @@ export interface RenewalRun {
   log?: WorkerLog;
   /** Subscriptions claimed per transaction. */
   batch?: number;
+  /** The wall clock (default: now); each organization renews at its own now (its test clock, if any). */
   now?: Date;
+  /** Only this organization's subscriptions (a test clock's advance). */
+  organizationId?: string;
 }
 
 /**
@@ -27,11 +32,12 @@ export async function runRenewals(run: RenewalRun): Promise<number> {
   const failed: string[] = [];
   let renewed = 0;
   for (;;) {
-    const now = run.now ?? new Date();
+    const wall = run.now ?? new Date();
     const claimed = await run.db.transaction(async (tx) => {
-      const due = await claimDueSubscriptions(tx, now, batch, failed);
+      const due = await claimDueSubscriptions(tx, wall, batch, failed, run.organizationId);
       for (const sub of due) {
         try {
+          const now = await orgNow(tx, sub.organizationId, wall);
           await tx.transaction((sp) => renewLocked(sp, run, sub, now, false));
           renewed += 1;
         } catch (err) {
@@ -49,14 +55,16 @@ export interface Schedules {
   stop(): Promise<void>;
 }
 
-/** Runs the renewals every `intervalMs` until stopped. */
-export function startSchedules(deps: Omit<RenewalRun, "now"> & { intervalMs?: number }): Schedules {
+/** Runs the renewals, then the dunning retries, every `intervalMs` until stopped. */
+export function startSchedules(deps: Omit<RenewalRun, "now" | "organizationId"> & { intervalMs?: number }): Schedules {
   const intervalMs = deps.intervalMs ?? 60_000;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   const tick = () => {
     running = runRenewals(deps)
+      // failed renewal charges whose retry is due (billing/dunning), after the renewals of the same pass
+      .then(() => runDunning(deps))
       .then(() => undefined)
       .catch((err: unknown) => deps.log?.error(err, "renewals: run failed"))
       .finally(() => {

@@ -16,7 +16,13 @@ import { originOf } from "../billing/webhooks/address.js";
 import { postWebhook } from "../billing/webhooks/sender.js";
 import { signingKeys, signHeaders } from "../billing/webhooks/signing.js";
 import * as customerEmails from "../billing/customer-emails/service.js";
+import * as deliveries from "../billing/benefit-delivery/service.js";
 import { createCleanup } from "./cleanup.js";
+import path from "node:path";
+import * as invoices from "../billing/invoices/service.js";
+import { localFileStorage } from "../billing/files/storage.js";
+import { createInvoiceLoop } from "./invoices.js";
+import { createRollupUpkeep } from "./rollups.js";
 
 export interface WorkerOptions {
   /** How often to look for due work when no notification arrives (retries come due this way). */
@@ -39,6 +45,10 @@ export interface WorkerOptions {
   stopGraceMs: number;
   /** Customer emails sent at once. */
   mailConcurrency: number;
+  /** Invoice PDFs made at once (jobs/invoices.ts). */
+  invoiceConcurrency: number;
+  /** Benefit deliveries (GitHub invitations, Discord roles) run at once. */
+  deliveryConcurrency: number;
 }
 
 export const DEFAULT_WORKER_OPTIONS: WorkerOptions = {
@@ -52,6 +62,8 @@ export const DEFAULT_WORKER_OPTIONS: WorkerOptions = {
   disableAfterFailedEvents: 5,
   stopGraceMs: 3_000,
   mailConcurrency: 8,
+  invoiceConcurrency: 2,
+  deliveryConcurrency: 8,
 };
 
 export interface WorkerLog {
@@ -67,7 +79,13 @@ export interface WorkerDeps {
   config: { webhooks: Pick<Config["webhooks"], "allowPrivate"> & Partial<Pick<Config["webhooks"], "retentionDays">> } & {
     /** With it, the worker sends customer emails (their links point here); without, it leaves them for one that does. */
     baseURL?: string;
+    /** With it, the worker makes the invoice PDFs (stored under <dataDir>/files, billing/invoices). */
+    dataDir?: string;
+    /** Where github_repository and discord benefits are delivered (with `secret`, the worker delivers them). */
+    benefits?: Config["benefits"];
   };
+  /** The server secret: unseals the credentials benefit deliveries use. */
+  secret?: string;
   log?: WorkerLog;
   options?: Partial<WorkerOptions>;
 }
@@ -85,6 +103,8 @@ export interface Worker {
   readonly attempted: number;
   /** Customer emails this worker handed to the mail transport (recorded or not). */
   readonly mailed: number;
+  /** Invoices and credit notes this worker made. */
+  readonly invoiced: number;
 }
 
 const quietLog: WorkerLog = { info() {}, warn() {}, error() {} };
@@ -125,6 +145,7 @@ export function createWorker(deps: WorkerDeps): Worker {
   const allowPrivate = deps.config.webhooks.allowPrivate;
   const { retentionDays } = deps.config.webhooks;
   const cleanup = retentionDays ? createCleanup({ database: deps.database, retentionDays, log }) : undefined;
+  const rollupUpkeep = createRollupUpkeep({ db, log });
 
   let state: "idle" | "running" | "stopping" | "dead" = "idle";
   let loops: Promise<void> = Promise.resolve();
@@ -140,11 +161,30 @@ export function createWorker(deps: WorkerDeps): Worker {
   let mailRun = 0;
   let mailed = 0;
   /** Records the customer emails of each fanned-out batch, and wakes the mail loop when there are new ones. */
+  const invoiceLoop = deps.config.dataDir
+    ? createInvoiceLoop({
+        db,
+        storage: localFileStorage(path.join(deps.config.dataDir, "files")),
+        log,
+        concurrency: opts.invoiceConcurrency,
+        leaseMs: opts.leaseMs,
+        pollIntervalMs: opts.pollIntervalMs,
+      })
+    : undefined;
   const subscribers: webhooks.OutboxSubscriber[] = [
     async (tx, rows) => {
       if ((await customerEmails.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => mailSignal.fire());
     },
+    async (tx, rows) => {
+      if ((await invoices.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => invoiceLoop?.wake());
+    },
   ];
+  subscribers.push(async (tx, rows) => {
+    if ((await deliveries.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => deliverySignal.fire());
+  });
+  const deliverySignal = new Signal();
+  let deliveryLoopDone: Promise<void> = Promise.resolve();
+  const deliveryDeps = deps.secret && deps.config.benefits ? { secret: deps.secret, services: deps.config.benefits } : undefined;
   const claimSignal = new Signal();
   /** The claim loop filled every slot and waits for room. */
   let waitingForRoom = false;
@@ -160,6 +200,8 @@ export function createWorker(deps: WorkerDeps): Worker {
     fanOutSignal.fire();
     claimSignal.fire();
     mailSignal.fire();
+    invoiceLoop?.wake();
+    deliverySignal.fire();
   }
 
   function keysOf(secret: string): Buffer[] {
@@ -360,6 +402,33 @@ export function createWorker(deps: WorkerDeps): Worker {
     }
   }
 
+  /**
+   * Runs the benefit deliveries due (billing/benefit-delivery), up to deliveryConcurrency at once, each recorded
+   * by its lease holder; a stop lets the ones in hand finish, a crash leaves their leases to expire.
+   */
+  async function deliveryLoop(d: deliveries.DeliveryDeps): Promise<void> {
+    while (state === "running") {
+      let claimed = 0;
+      try {
+        const token = randomUUID();
+        const due = await deliveries.claimDue(db, opts.deliveryConcurrency, opts.leaseMs, token);
+        claimed = due.length;
+        await Promise.all(
+          due.map((delivery) =>
+            deliveries.run(db, d, delivery, token).catch((err: unknown) => {
+              if (state !== "dead") log.error(err, `benefits: delivery ${delivery.id} could not be recorded`);
+            }),
+          ),
+        );
+      } catch (err) {
+        if (state !== "running") break;
+        log.error(err, "benefits: claiming due deliveries failed");
+      }
+      if (state !== "running") break;
+      if (claimed < opts.deliveryConcurrency) await deliverySignal.wait(opts.pollIntervalMs);
+    }
+  }
+
   return {
     get running() {
       return state === "running";
@@ -369,6 +438,9 @@ export function createWorker(deps: WorkerDeps): Worker {
     },
     get mailed() {
       return mailed;
+    },
+    get invoiced() {
+      return invoiceLoop?.generated ?? 0;
     },
     wake,
     async start() {
@@ -384,19 +456,26 @@ export function createWorker(deps: WorkerDeps): Worker {
       loops = Promise.all([fanOutLoop(), claimLoop()]).then(() => {});
       // not part of `loops`: a crash (kill) must not wait for a send in flight
       if (baseURL) mailLoopDone = mailLoop(baseURL, mailRun);
+      if (deliveryDeps) deliveryLoopDone = deliveryLoop(deliveryDeps);
       cleanup?.start();
+      invoiceLoop?.start();
+      rollupUpkeep.start();
     },
     async stop() {
       if (state !== "running") return;
       state = "stopping";
       wake();
       await cleanup?.stop();
+      await invoiceLoop?.stop();
+      await rollupUpkeep.stop();
       await loops;
       // sends in hand may finish within the grace period; one hanging on a slow SMTP server does not hold the stop
       let graceTimer: NodeJS.Timeout | undefined;
       await Promise.race([mailLoopDone, new Promise<void>((r) => (graceTimer = setTimeout(r, opts.stopGraceMs)))]);
       clearTimeout(graceTimer);
       mailRun += 1;
+      await Promise.race([deliveryLoopDone, new Promise<void>((r) => (graceTimer = setTimeout(r, opts.stopGraceMs)))]);
+      clearTimeout(graceTimer);
       const pending = [...inFlight.values()];
       await Promise.race([Promise.all(pending.map((p) => p.done)), new Promise((r) => setTimeout(r, opts.stopGraceMs))]);
       const abandoned = [...inFlight.entries()];
@@ -413,6 +492,8 @@ export function createWorker(deps: WorkerDeps): Worker {
       state = "dead";
       wake();
       void cleanup?.stop();
+      invoiceLoop?.kill();
+      void rollupUpkeep.stop();
       clearTimeout(recordTimer);
       outcomes = [];
       for (const p of inFlight.values()) p.controller.abort();

@@ -16,8 +16,12 @@ const DECLINES: Record<string, { code: string; message: string }> = {
 /** Stripe's "attaches, but charges fail": it can be saved (a trial), and every charge of it is declined. */
 const CHARGES_FAIL = "4000000000000341";
 const CHARGE_DECLINE = { code: "card_declined", message: "Your card was declined." };
-/** Saved payment methods: pm_test_{last4}_{month}_{year}, with this suffix when their charges fail. */
+/** Stripe's insufficient-funds card: declined when charged; saving it alone (no charge) succeeds. */
+const NO_FUNDS = "4000000000009995";
+const NO_FUNDS_DECLINE = { code: "insufficient_funds", message: "Your card has insufficient funds." };
+/** Saved payment methods: pm_test_{last4}_{month}_{year}, with a suffix when their charges are declined. */
 const FAILING_METHOD_SUFFIX = "_fails";
+const NO_FUNDS_METHOD_SUFFIX = "_nofunds";
 
 export interface TestCard {
   number: string;
@@ -117,12 +121,14 @@ export function createTestProcessor(): PaymentProcessor {
       const card = readToken(request.confirmationTokenId);
       if (!card) return { ok: false, code: "invalid_token", message: "The payment details are invalid. Please enter your card again." };
       const decline = card.decline ? DECLINES[card.decline] : undefined;
-      if (decline) return { ok: false, ...decline };
+      // insufficient funds only matter when money moves: a card saved for later (amount 0) attaches
+      const savesNoFunds = card.decline === NO_FUNDS && request.amount === 0 && request.setupFutureUsage;
+      if (decline && !savesNoFunds) return { ok: false, ...decline };
       if (card.chargesFail && request.amount > 0) return { ok: false, ...CHARGE_DECLINE };
       return {
         ok: true,
         paymentId: request.amount > 0 ? `py_test_${randomUUID().replace(/-/g, "")}` : null,
-        paymentMethodId: `pm_test_${card.last4}_${card.exp_month}_${card.exp_year}${card.chargesFail ? FAILING_METHOD_SUFFIX : ""}`,
+        paymentMethodId: `pm_test_${card.last4}_${card.exp_month}_${card.exp_year}${card.chargesFail ? FAILING_METHOD_SUFFIX : savesNoFunds ? NO_FUNDS_METHOD_SUFFIX : ""}`,
         paymentMethod: { brand: card.brand, last4: card.last4, expMonth: card.exp_month, expYear: card.exp_year },
       };
     },
@@ -131,9 +137,10 @@ export function createTestProcessor(): PaymentProcessor {
       return { ok: true, processorRefundId: `re_test_${request.refundId.replace(/-/g, "")}` };
     },
     async charge(request: ChargeRequest): Promise<PaymentResult> {
-      const m = /^pm_test_(\d{4})_(\d{1,2})_(\d{4})(_fails)?$/.exec(request.paymentMethodId);
+      const m = /^pm_test_(\d{4})_(\d{1,2})_(\d{4})(_fails|_nofunds)?$/.exec(request.paymentMethodId);
       if (!m) return { ok: false, code: "invalid_payment_method", message: "The saved payment method is invalid." };
-      if (m[4]) return { ok: false, ...CHARGE_DECLINE };
+      if (m[4] === FAILING_METHOD_SUFFIX) return { ok: false, ...CHARGE_DECLINE };
+      if (m[4] === NO_FUNDS_METHOD_SUFFIX) return { ok: false, ...NO_FUNDS_DECLINE };
       const [expMonth, expYear] = [Number(m[2]), Number(m[3])];
       return {
         ok: true,

@@ -129,6 +129,21 @@ describe("JSON nesting", () => {
     expect(batch.body).toMatchObject({ inserted: 1000 });
   });
 
+  it("refuses more than 1,000 distinct key names in one body (objects with distinct keys made JSON.parse dear)", async () => {
+    const distinct = (n: number) => `{"key":[${Array.from({ length: n }, (_, i) => `{"a${i}":1,"b${i}":2}`).join(",")}]}`;
+    const msg = "JSON holding more than 1000 distinct key names";
+    expectPolar422(await send("POST", "/v1/products/", distinct(500), bearer(key)), ["body"], "json_invalid", msg);
+    expectPolar422(await send("POST", "/v1/customer-portal/license-keys/validate", distinct(500)), ["body"], "json_invalid", msg);
+    const auth = await send("POST", "/api/auth/sign-in/email", distinct(500));
+    expect(auth.status).toBe(400);
+    expect(auth.json).toEqual({ message: "Invalid body parameters", code: "VALIDATION_ERROR", details: `[body] ${msg}` });
+    // 999 names and the key: within the bound, so validated as usual
+    const within = await send("POST", "/v1/products/", distinct(499).replace('{"key"', '{"a_":1,"key"'), bearer(key));
+    expect(within.status).toBe(422);
+    expect(JSON.stringify(within.json)).not.toContain("distinct key names");
+    await healthy();
+  });
+
   it("routes anyone may call whose valid bodies are small answer 413 before reading a larger one, in their family's shape", async () => {
     const over = JSON.stringify({ key: "k".repeat(SMALL_BODY_LIMIT), organization_id: seller.organizationId });
     for (const path of ["/v1/customer-portal/license-keys/validate", "/v1/customer-portal/license-keys/activate", "/v1/customer-portal/license-keys/deactivate"]) {

@@ -718,7 +718,7 @@ discounts:
 });
 
 describe("till catalog pull, then plan, in a folder (the default file)", () => {
-  it("pull on a terminal writes till.yaml, plan reads it: no changes; a dropped product is named, --prune archives it", async () => {
+  it("pull on a terminal writes till.yaml, plan reads it: no changes; a dropped product is named, --prune archives it", { timeout: 120_000 }, async () => {
     const org = await newOrg("default-file");
     const { sdk } = org.seller;
     await sdk.products.create({ name: "Kept", prices: [{ amountType: "fixed", priceAmount: 1500 }] });
@@ -816,7 +816,7 @@ Plan: 3 to create, 0 to update, 0 to replace, 0 to archive, 0 to delete.
     expect((await till(["catalog", "plan", "-f", file("till.yaml")], opts)).exitCode).toBe(2);
   });
 
-  it("apply --yes makes the changes; then plan exits 0 and pull writes the same catalog", async () => {
+  it("apply --yes makes the changes; then plan exits 0 and pull writes the same catalog", { timeout: 120_000 }, async () => {
     const applied = await till(["catalog", "apply", "-f", file("till.yaml"), "--yes", "--json"], opts);
     expect(applied.exitCode, applied.stderr).toBe(0);
     const body = parseJson<{ applied: Array<{ action: string; key: string; id: string }> }>(applied.stdout);

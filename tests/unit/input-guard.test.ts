@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import Fastify from "fastify";
 import { findUnstorable, installInputGuard, scanJson, unstorable } from "../../server/http/input-guard.js";
 
-const small = { depth: 3, values: 10, keys: 2 };
+const small = { depth: 3, values: 10, keys: 2, names: 10 };
 
 describe("scanJson", () => {
   it("counts nesting outside strings only, escaped quotes included", () => {
@@ -47,6 +47,17 @@ describe("scanJson", () => {
     expect(scanJson('{"a":1,"b":{"c":1,"d":2}}', small).over).toBeNull();
     expect(scanJson('{"a:b:c":1}', small).over).toBeNull();
     expect(scanJson('[{"a":1,"b":2},{"a":1,"b":2}]', small).over).toBeNull();
+  });
+
+  it("counts distinct key names over the whole body, not their uses, and not string values", () => {
+    const names = { ...small, values: 1_000, names: 3 };
+    expect(scanJson('[{"a":1,"b":2},{"b":1,"a":2},{"c":"d"},{"c":"e"}]', names).over).toBeNull();
+    expect(scanJson('[{"a":1},{"b":2},{"c":3},{"d":4}]', names).over).toBe("names");
+    expect(scanJson('{"a":{"b":{"c":"x:y"}},"a2":["p","q"]}', names).over).toBe("names");
+    expect(scanJson('["a","b","c","d","e"]', names).over).toBeNull();
+    // a long key (found with indexOf) counts as well
+    expect(scanJson(`[{"${"k".repeat(100)}1":1},{"${"k".repeat(100)}2":1},{"x":1},{"y":1}]`, names).over).toBe("names");
+    expect(scanJson(`[{"${"k".repeat(100)}1":1},{"${"k".repeat(100)}1":1},{"x":1},{"y":1}]`, names).over).toBeNull();
   });
 
   it("flags the escapes the parsed value must be walked for", () => {

@@ -41,7 +41,11 @@ export interface PortalCustomer {
   billing_name: string | null;
   billing_address: Address | null;
   tax_id: [string, string] | null;
+  /** Connected GitHub / Discord accounts, by platform. */
+  oauth_accounts?: Partial<Record<OauthPlatform, { account_id: string; account_username: string | null }>>;
 }
+
+export type OauthPlatform = "github" | "discord";
 
 export interface PortalSubscription {
   id: string;
@@ -69,7 +73,37 @@ export interface PortalOrder {
   currency: string;
   description: string;
   invoice_number: string;
+  is_invoice_generated: boolean;
+  /** subscription_cycle with status pending: a renewal whose charge failed (past due). */
+  billing_reason?: string;
   product: PortalProduct | null;
+}
+
+/** An order's invoice PDF and its credit notes, each an hour-long signed URL (billing/invoices). */
+export interface OrderInvoice {
+  url: string;
+  number: string;
+  credit_notes: Array<{ id: string; number: string; url: string }>;
+}
+
+/** A saved card (PaymentMethodCard, with till's is_default): never the number. */
+export interface PaymentMethod {
+  id: string;
+  type: string;
+  is_default?: boolean;
+  method_metadata?: { brand: string; last4: string; exp_month: number; exp_year: number };
+}
+
+export interface CardInput {
+  number: string;
+  exp_month: number;
+  exp_year: number;
+  cvc: string;
+}
+
+export interface PaymentConfirmation {
+  status: string;
+  error?: string | null;
 }
 
 export interface PortalGrant {
@@ -86,6 +120,8 @@ export interface PortalGrant {
     properties: Record<string, unknown>;
   };
   properties: Record<string, unknown>;
+  /** Why a GitHub invitation or Discord role is not given (yet). */
+  error?: { message: string; type: string; timestamp: string } | null;
 }
 
 export interface LicenseKey {
@@ -191,6 +227,8 @@ export const portalApi = {
   updateMe: (token: string, body: BillingUpdate) => call<PortalCustomer>(token, "PATCH", "/customers/me", body),
   subscriptions: (token: string) => all<PortalSubscription>(token, "/subscriptions/"),
   orders: (token: string) => all<PortalOrder>(token, "/orders/"),
+  /** The order's invoice once generated (404 before). */
+  invoice: (token: string, orderId: string) => call<OrderInvoice>(token, "GET", `/orders/${encodeURIComponent(orderId)}/invoice`),
   grants: (token: string) => all<PortalGrant>(token, "/benefit-grants/"),
   licenseKeys: (token: string) => all<LicenseKey>(token, "/license-keys/"),
   /** The files of downloadables benefits, each with an hour-long signed download URL. */
@@ -208,7 +246,25 @@ export const portalApi = {
   seats: (token: string, subscriptionId: string) => call<SeatsList>(token, "GET", `/seats?subscription_id=${encodeURIComponent(subscriptionId)}`),
   assignSeat: (token: string, subscriptionId: string, email: string) => call<Seat>(token, "POST", "/seats", { subscription_id: subscriptionId, email }),
   revokeSeat: (token: string, id: string) => call<Seat>(token, "DELETE", `/seats/${encodeURIComponent(id)}`),
+  /** Where to send the customer to connect a GitHub or Discord account; they come back to `returnTo`. */
+  authorizeAccount: (token: string, platform: OauthPlatform, returnTo: string) =>
+    call<{ url: string }>(token, "GET", `/customers/me/oauth-accounts/authorize?platform=${platform}&return_to=${encodeURIComponent(returnTo)}`),
+  disconnectAccount: (token: string, platform: OauthPlatform) => call<null>(token, "DELETE", `/customers/me/oauth-accounts/${platform}`),
   resendSeat: (token: string, id: string) => call<Seat>(token, "POST", `/seats/${encodeURIComponent(id)}/resend`, {}),
+  /** Saved cards (pages/PortalPayments.tsx); a card is tokenized with the test processor, then added or paid with. */
+  paymentMethods: (token: string) => all<PaymentMethod>(token, "/customers/me/payment-methods"),
+  tokenizeCard: (token: string, card: CardInput) =>
+    call<{ confirmation_token_id: string }>(token, "POST", "/customers/me/payment-methods/test-card", card),
+  addPaymentMethod: (token: string, confirmationTokenId: string) =>
+    call<{ status: string; payment_method: PaymentMethod }>(token, "POST", "/customers/me/payment-methods", {
+      confirmation_token_id: confirmationTokenId,
+      set_default: true,
+      return_url: window.location.href,
+    }),
+  deletePaymentMethod: (token: string, id: string) => call<null>(token, "DELETE", `/customers/me/payment-methods/${encodeURIComponent(id)}`),
+  /** Pays a past-due order now: with a new card's token (saved as the default) or the default card. */
+  retryPayment: (token: string, orderId: string, confirmationTokenId: string | null) =>
+    call<PaymentConfirmation>(token, "POST", `/orders/${encodeURIComponent(orderId)}/confirm-payment`, confirmationTokenId ? { confirmation_token_id: confirmationTokenId } : {}),
 };
 
 // ---- the session token ---------------------------------------------------------------------------

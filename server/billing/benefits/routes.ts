@@ -2,7 +2,9 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
+import { checkDiscordBenefit } from "../benefit-delivery/service.js";
 import {
+  invalid,
   isUuid,
   metadataQuery,
   page,
@@ -60,7 +62,15 @@ const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 const excludesCaller = (filter: string[] | undefined, organizationId: string) =>
   filter !== undefined && filter.length > 0 && !lower(filter)?.includes(organizationId);
 
-export function benefitRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+/** A discord benefit's role must be one the connected bot can give (422 otherwise; see benefit-delivery). */
+async function checkDiscordRole(deps: BillingDeps, organizationId: string, input: { type: string; properties?: unknown }): Promise<void> {
+  if (input.type !== "discord" || !input.properties) return;
+  const problem = await checkDiscordBenefit(deps.db, { secret: deps.secret, services: deps.config.benefits }, organizationId, input.properties);
+  if (problem) throw invalid(["body", "properties", "role_id"], problem);
+}
+
+export function benefitRoutes(app: FastifyInstance, deps: BillingDeps): void {
+  const { db } = deps;
   app.get("/benefits/", { config: { scope: "benefits:read" } }, async (req) => {
     const q = parseQuery(BenefitListQuery, req);
     const { organizationId } = scopeOf(req);
@@ -72,6 +82,7 @@ export function benefitRoutes(app: FastifyInstance, { db }: BillingDeps): void {
 
   app.post("/benefits/", { config: { scope: "benefits:write" } }, async (req, reply) => {
     const input = parseBody(BenefitCreateInput, req);
+    await checkDiscordRole(deps, scopeOf(req).organizationId, input);
     const created = await service.createBenefit(db, scopeOf(req).organizationId, input);
     return reply.code(201).send(created);
   });
@@ -82,7 +93,9 @@ export function benefitRoutes(app: FastifyInstance, { db }: BillingDeps): void {
 
   app.patch("/benefits/:id", { config: { scope: "benefits:write" } }, async (req) => {
     const id = pathId(req);
-    return service.updateBenefit(db, scopeOf(req).organizationId, id, parseBody(BenefitUpdateInput, req));
+    const input = parseBody(BenefitUpdateInput, req);
+    await checkDiscordRole(deps, scopeOf(req).organizationId, input);
+    return service.updateBenefit(db, scopeOf(req).organizationId, id, input);
   });
 
   app.delete("/benefits/:id", { config: { scope: "benefits:write" } }, async (req, reply) => {

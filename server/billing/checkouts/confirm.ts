@@ -29,6 +29,7 @@ import type { CheckoutConfirmInput } from "./input.js";
 import { applyPatch } from "./patch.js";
 import { addInterval, isMetered, isStatic } from "./pricing.js";
 import * as repo from "./repository.js";
+import { orgNow } from "../test-clock/clock.js";
 import { checkoutTax } from "./tax.js";
 import { assertOpenForCustomer, assertSubscriptionAllowed, changedValues, clientCheckoutRow, type CheckoutDeps } from "./service.js";
 import { discountBase, loadView, productSummary } from "./state.js";
@@ -227,6 +228,9 @@ async function fulfil(
   const processorMetadata: Record<string, string> = { ...row.paymentProcessorMetadata, intent_status: "succeeded" };
   if (payment?.ok) {
     processorMetadata.payment_method_id = payment.paymentMethodId;
+    // what the customer's payment methods show of it (billing/payments adopts it): never the number
+    const pm = payment.paymentMethod;
+    Object.assign(processorMetadata, { payment_method_brand: pm.brand, payment_method_last4: pm.last4, payment_method_exp: `${pm.expMonth}/${pm.expYear}` });
     if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
   }
   // the row as it will be written, so its event can be shaped before the write
@@ -298,11 +302,14 @@ async function checkConfirm(db: Queryable, current: CheckoutView, input: Checkou
 
 export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: string, input: CheckoutConfirmInput, ipAddress?: string) {
   const found = await clientCheckoutRow(deps, clientSecret);
-  const now = new Date();
+  // the retry window is wall time (modified_at); the purchase's dates and the expiry follow the organization's
+  // clock (a sandbox's test clock: a subscription bought after an advance starts at the clock's now)
+  const wall = new Date();
+  const now = await orgNow(deps.db, found.organizationId, wall);
   // the client saw a reset socket after the server committed, and sends the same confirm again
   const hash = confirmationHashOf(input);
-  if (isRetryOf(found, hash, now)) return confirmedAgain(deps, found, now);
-  assertOpenForCustomer(found);
+  if (isRetryOf(found, hash, wall)) return confirmedAgain(deps, found, now);
+  assertOpenForCustomer(found, now);
   // what the checkout refers to is read before taking the lock, in parallel on the pool, and the customer's
   // changes are checked against it; under the lock they are checked again only if the checkout changed meanwhile
   const preloaded = await loadView(deps.db, found, deps.baseURL, true);
@@ -327,7 +334,7 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       const locked = await repo.lockCheckout(ptx.db, found.id);
       if (!locked) throw notFound("Checkout not found");
       // a retry that queued behind its own first attempt
-      if (isRetryOf(locked, hash, now)) throw new ConfirmedMeanwhile(locked);
+      if (isRetryOf(locked, hash, wall)) throw new ConfirmedMeanwhile(locked);
       assertOpenForCustomer(locked, now);
       before = locked;
       current = await checkConfirm(ptx.db, await loadView(ptx.db, locked, deps.baseURL, true), input, now, ipAddress);

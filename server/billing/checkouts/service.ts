@@ -17,6 +17,7 @@ import { applyPatch, storedAddress, type PatchMode } from "./patch.js";
 import { applyTax } from "./tax.js";
 import { defaultPrice } from "./pricing.js";
 import * as repo from "./repository.js";
+import { orgNow } from "../test-clock/clock.js";
 import { loadView, loadViews, lockedView } from "./state.js";
 import {
   statusOf,
@@ -113,7 +114,8 @@ export async function createCheckout(
   ctx: CreateContext = {},
 ): Promise<CheckoutWire> {
   const { db, baseURL, processor } = deps;
-  const now = new Date();
+  // expires_at and the dates it stamps follow the organization's clock (a sandbox's test clock)
+  const now = await orgNow(db, organizationId);
   const issues: ValidationIssue[] = [];
   if (input.prices && Object.keys(input.prices).length > 0) {
     issues.push(issueAt(["body", "prices"], "Ad-hoc prices are not supported: the checkout offers the products' own prices."));
@@ -252,7 +254,7 @@ export async function paymentIdOfCheckout(db: Queryable, organizationId: string,
 export async function getCheckout(deps: CheckoutDeps, organizationId: string, id: string): Promise<CheckoutWire> {
   const row = await repo.findCheckout(deps.db, organizationId, id);
   if (!row) throw notFound(NOT_FOUND);
-  return toCheckoutWire(await loadView(deps.db, row, deps.baseURL, false));
+  return toCheckoutWire(await loadView(deps.db, row, deps.baseURL, false), await orgNow(deps.db, organizationId));
 }
 
 export async function listCheckouts(
@@ -265,7 +267,7 @@ export async function listCheckouts(
 ) {
   const { rows, total } = await repo.listCheckouts(deps.db, organizationId, filter, sorting, pageNo, limit);
   const views = await loadViews(deps.db, rows, deps.baseURL, false);
-  const now = new Date();
+  const now = await orgNow(deps.db, organizationId);
   return { items: views.map((v) => toCheckoutWire(v, now)), total };
 }
 
@@ -278,14 +280,15 @@ async function findBySecret(db: Queryable, clientSecret: string): Promise<Checko
 /** The customer's page: 404 for an unknown secret, 410 once expired (Polar's). */
 export async function clientGetCheckout(deps: CheckoutDeps, clientSecret: string): Promise<CheckoutPublicWire> {
   const row = await findBySecret(deps.db, clientSecret);
-  if (statusOf(row) === "expired") throw expiredCheckout();
-  return toCheckoutPublicWire(await loadView(deps.db, row, deps.baseURL, true));
+  const now = await orgNow(deps.db, row.organizationId);
+  if (statusOf(row, now) === "expired") throw expiredCheckout();
+  return toCheckoutPublicWire(await loadView(deps.db, row, deps.baseURL, true), now);
 }
 
 /** The checkout behind a client secret, for routes that only need to know it exists and is usable. */
 export async function clientCheckoutRow(deps: CheckoutDeps, clientSecret: string): Promise<CheckoutRow> {
   const row = await findBySecret(deps.db, clientSecret);
-  if (statusOf(row) === "expired") throw expiredCheckout();
+  if (statusOf(row, await orgNow(deps.db, row.organizationId)) === "expired") throw expiredCheckout();
   return row;
 }
 
@@ -298,7 +301,7 @@ async function updateLocked(
   mode: Exclude<PatchMode, "create" | "confirm">,
   ipAddress?: string,
 ): Promise<CheckoutView> {
-  const now = new Date();
+  const now = await orgNow(deps.db, found.organizationId);
   const preloaded = await loadView(deps.db, found, deps.baseURL, true);
   const view = await deps.db.transaction(async (tx) => {
     const current = await lockedView(tx, preloaded, deps.baseURL);
@@ -332,6 +335,6 @@ export async function clientUpdateCheckout(
   ipAddress?: string,
 ): Promise<CheckoutPublicWire> {
   const row = await findBySecret(deps.db, clientSecret);
-  assertOpenForCustomer(row);
+  assertOpenForCustomer(row, await orgNow(deps.db, row.organizationId));
   return toCheckoutPublicWire(await updateLocked(deps, row, patch, "public", ipAddress));
 }

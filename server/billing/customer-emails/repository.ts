@@ -2,7 +2,7 @@
 // SKIP LOCKED), and their outcome recorded by the lease holder only.
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { billingOrganization, customerEmail, organization } from "../../db/schema/index.js";
+import { benefit, billingOrganization, customerEmail, organization, productBenefit } from "../../db/schema/index.js";
 
 export type CustomerEmailRow = typeof customerEmail.$inferSelect;
 
@@ -60,10 +60,36 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number, to
     .from(organization)
     .where(inArray(organization.id, [...new Set(claimed.map((c) => c.organizationId))]));
   const byId = new Map(senders.map((s) => [s.id, s]));
+  const accounts = await accountsNeeded(db, claimed);
   return claimed.flatMap((c) => {
     const s = byId.get(c.organizationId);
-    return s ? [{ ...c, sender: { name: s.name, slug: s.slug, logo: s.logo } }] : [];
+    const connect = accounts.get(c.id);
+    const data = connect ? { ...c.data, connect_accounts: connect } : c.data;
+    return s ? [{ ...c, data, sender: { name: s.name, slug: s.slug, logo: s.logo } }] : [];
   });
+}
+
+const CONFIRMATIONS = new Set(["order_confirmation", "subscription_confirmation"]);
+const ACCOUNT_OF: Record<string, string> = { github_repository: "github", discord: "discord" };
+
+/**
+ * The accounts a confirmation's product needs connected (its github_repository / discord benefits), by email id:
+ * the message invites the customer to connect them in the portal (issue 15).
+ */
+async function accountsNeeded(db: Queryable, emails: CustomerEmailRow[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const wanted = emails.filter((e) => CONFIRMATIONS.has(e.type) && typeof e.data.product_id === "string");
+  if (wanted.length === 0) return out;
+  const rows = await db
+    .select({ productId: productBenefit.productId, type: benefit.type })
+    .from(productBenefit)
+    .innerJoin(benefit, eq(benefit.id, productBenefit.benefitId))
+    .where(and(inArray(productBenefit.productId, [...new Set(wanted.map((e) => e.data.product_id as string))]), inArray(benefit.type, Object.keys(ACCOUNT_OF)), eq(benefit.isDeleted, false)));
+  for (const e of wanted) {
+    const platforms = [...new Set(rows.filter((r) => r.productId === e.data.product_id).map((r) => ACCOUNT_OF[r.type]!))].sort();
+    if (platforms.length > 0) out.set(e.id, platforms);
+  }
+  return out;
 }
 
 /** A credential an email carries (a seat invitation's token) is kept only while the email may still be sent. */

@@ -9,6 +9,7 @@ import { ApiError, isUuid, notFound, page, paginationQuery, parseBody, parseQuer
 import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "../subscriptions/lifecycle.js";
 import type { SubscriptionUpdate } from "../subscriptions/service.js";
 import * as service from "./service.js";
+import { oauthAccountsWire } from "../benefit-delivery/service.js";
 import { codeLimits, tooManyRequests } from "./code-limits.js";
 import {
   authenticateSessionCode,
@@ -123,9 +124,14 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
   app.get("/customer-portal/customer-session/introspect", portal, async (req) => service.introspect(me(req)));
   app.get("/customer-portal/customer-session/user", portal, async (req) => service.authenticatedUser(me(req)));
 
-  app.get("/customer-portal/customers/me", portal, async (req) => service.getMe(me(req)));
+  // oauth_accounts: the customer's connected GitHub / Discord accounts (billing/benefit-delivery)
+  const withAccounts = async <T extends object>(req: FastifyRequest, wire: T) => ({
+    ...wire,
+    oauth_accounts: await oauthAccountsWire(db, me(req).organizationId, me(req).customer.id),
+  });
+  app.get("/customer-portal/customers/me", portal, async (req) => withAccounts(req, service.getMe(me(req))));
   app.patch("/customer-portal/customers/me", portal, async (req) =>
-    service.updateMe(deps, me(req), parseBody(service.PortalCustomerUpdateInput, req)),
+    withAccounts(req, await service.updateMe(deps, me(req), parseBody(service.PortalCustomerUpdateInput, req))),
   );
 
   app.get("/customer-portal/orders/", portal, async (req) => {

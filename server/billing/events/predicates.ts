@@ -96,6 +96,42 @@ export interface AggregationSql {
   where: SQL;
 }
 
+/**
+ * What an aggregation reads from each selected event: `number` (numeric, for sum/min/max/avg) or `distinct`
+ * (jsonb, for unique: equal values compare equal whatever their spelling), and which events can contribute.
+ * Rollups store these per bucket; sums are numeric so a sum of bucket sums is exactly the sum of the events.
+ */
+export interface AggregationInputs {
+  where: SQL;
+  number: SQL | null;
+  distinct: SQL | null;
+}
+
+export function aggregationInputs(aggregation: Aggregation): AggregationInputs {
+  if (aggregation.func === "count") return { where: TRUE, number: null, distinct: null };
+  const prop = property(aggregation.property);
+  if (aggregation.func === "unique") {
+    const distinct =
+      prop.kind === "metadata"
+        ? sql`(${event.metadata} -> ${prop.key})`
+        : prop.column === "timestamp"
+          ? sql`to_jsonb(extract(epoch from ${event.timestamp}))`
+          : sql`to_jsonb(${prop.column === "name" ? event.name : event.source})`;
+    return { where: TRUE, number: null, distinct };
+  }
+  if (prop.kind === "column") {
+    // only timestamp is numeric among the columns (validated on the way in)
+    return prop.column === "timestamp"
+      ? { where: TRUE, number: sql`extract(epoch from ${event.timestamp})`, distinct: null }
+      : { where: FALSE, number: sql`NULL::numeric`, distinct: null };
+  }
+  return {
+    where: sql`jsonb_typeof(${event.metadata} -> ${prop.key}) = 'number'`,
+    number: sql`(${event.metadata} ->> ${prop.key})::numeric`,
+    distinct: null,
+  };
+}
+
 export function aggregationSql(aggregation: Aggregation): AggregationSql {
   if (aggregation.func === "count") return { value: sql`count(*)::float8`, where: TRUE };
   const prop = property(aggregation.property);
@@ -106,17 +142,11 @@ export function aggregationSql(aggregation: Aggregation): AggregationSql {
         : sql`(${event.metadata} -> ${prop.key})`;
     return { value: sql`count(DISTINCT ${operand})::float8`, where: TRUE };
   }
+  const { where, number } = aggregationInputs(aggregation);
   const fn = sql.raw(AGGREGATE[aggregation.func]);
-  if (prop.kind === "column") {
-    // only timestamp is numeric among the columns (validated on the way in)
-    return prop.column === "timestamp"
-      ? { value: sql`${fn}(extract(epoch from ${event.timestamp}))::float8`, where: TRUE }
-      : { value: sql`NULL::float8`, where: FALSE };
-  }
-  return {
-    value: sql`${fn}((${event.metadata} ->> ${prop.key})::float8)::float8`,
-    where: sql`jsonb_typeof(${event.metadata} -> ${prop.key}) = 'number'`,
-  };
+  // sum and avg over numeric (exact, as the rollups add them up); min and max over float8
+  const value = aggregation.func === "sum" || aggregation.func === "avg" ? sql`${fn}(${number})::float8` : sql`${fn}((${number})::float8)::float8`;
+  return { value, where };
 }
 
 /** How per-customer quantities are combined (`customer_aggregation_function`), over a column `q`. */

@@ -92,7 +92,7 @@ export interface EventSelection {
 const customerClause = (c: { ids: string[]; externalIds: string[] }) =>
   or(inArray(event.customerId, c.ids), inArray(event.externalCustomerId, c.externalIds));
 
-function whereOf(organizationId: string, s: EventSelection): SQL {
+export function whereOf(organizationId: string, s: EventSelection): SQL {
   const clauses: Array<SQL | undefined> = [eq(event.organizationId, organizationId)];
   if (s.customers) clauses.push(customerClause(s.customers));
   if (s.externalCustomers) clauses.push(customerClause(s.externalCustomers));
@@ -253,6 +253,16 @@ export async function meterQuantities(
             GROUP BY GROUPING SETS ((1, 2), (2))
           ) per_customer GROUP BY bucket`
     : sql`SELECT ${local} AS bucket, ${agg.value} AS q FROM ${event} WHERE ${where} GROUP BY GROUPING SETS ((1), ())`;
+  return zeroFilledBuckets(db, q, grouped);
+}
+
+/**
+ * One bucket per interval from the start's interval to the end's, in the query's time zone, zero-filled, and the
+ * total: `grouped` answers (bucket, q) rows per local bucket plus one row with a NULL bucket for the whole range
+ * (GROUPING SETS). Shared by the raw scan (meterQuantities) and the rollups (rollups.ts).
+ */
+export async function zeroFilledBuckets(db: Queryable, q: QuantitiesQuery, grouped: SQL): Promise<{ buckets: QuantityBucket[]; total: number }> {
+  const unit = q.interval;
   const result = await rows<{ bucket_ms: number | null; quantity: number | null }>(
     db,
     sql`WITH series AS (

@@ -18,6 +18,7 @@ import {
 import { sortingQuery } from "../listing.js";
 import { meterSelection } from "../meters/service.js";
 import * as service from "./service.js";
+import { orgNow } from "../test-clock/clock.js";
 
 const uuid = z.uuid({ message: "Input should be a valid UUID" });
 const source = z.enum(["user", "system"]);
@@ -71,7 +72,9 @@ const otherOrganization = (ids: string[] | undefined, organizationId: string) =>
 export function eventRoutes(app: FastifyInstance, { db }: BillingDeps): void {
   app.post("/events/ingest", { config: { scope: "events:write" } }, async (req) => {
     const input = parseBody(service.EventsIngestInput, req);
-    return service.ingestEvents(db, scopeOf(req).organizationId, input);
+    const { organizationId } = scopeOf(req);
+    // timestamps may not be ahead of the organization's now (its test clock's, in a sandbox)
+    return service.ingestEvents(db, organizationId, input, (await orgNow(db, organizationId)).getTime());
   });
 
   app.get("/events/", { config: { scope: "events:read" } }, async (req) => {

@@ -8,6 +8,7 @@ import type { Aggregation, AggregationFunction, Filter } from "../../../shared/m
 import { customerAliases, loadCustomers, missingCustomerIds, searchCustomerIds } from "../customers/service.js";
 import { datetimeInput, invalid, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
 import * as repo from "./repository.js";
+import * as rollups from "./rollups.js";
 import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } from "./wire.js";
 
 export type { TimeInterval } from "./repository.js";
@@ -147,7 +148,8 @@ export async function ingestEvents(
   if (issues.length === 0) await resolveParents(db, organizationId, rows, rowIndex, batchIds, issues);
   if (issues.length > 0) throw validationError(issues);
 
-  const inserted = await repo.insertEvents(db, organizationId, rows);
+  // the batch and the rollups of the meters it feeds, in one statement under the organization's ingest lock
+  const inserted = await db.transaction((tx) => rollups.insertEventsWithRollups(tx, organizationId, rows));
   return { inserted, duplicates: events.length - inserted };
 }
 
@@ -303,7 +305,7 @@ export interface QuantitiesParams {
 export async function meterQuantities(
   db: Db,
   organizationId: string,
-  meter: { filter: Filter; aggregation: Aggregation },
+  meter: MeterDefinition,
   p: QuantitiesParams,
 ) {
   const startMs = Date.parse(p.start);
@@ -319,8 +321,10 @@ export async function meterQuantities(
     externalCustomerIds: p.externalCustomerIds,
     metadata: p.metadata,
   });
+  // through the rollups when they are complete (a metadata filter reads the events)
+  const rollupMeter = meter.id && !p.metadata ? await readyRollup(db, organizationId, meter) : null;
   try {
-    const { buckets, total } = await repo.meterQuantities(db, organizationId, {
+    const query = {
       meter,
       selection,
       // as sent: re-serializing could turn 0001-01-01T00:00+05:00 into year 0000, which PostgreSQL refuses
@@ -329,7 +333,10 @@ export async function meterQuantities(
       interval: p.interval,
       timezone: p.timezone,
       customerAggregation: p.customerAggregation,
-    });
+    };
+    const { buckets, total } = rollupMeter
+      ? await rollups.rollupQuantities(db, organizationId, rollupMeter, query)
+      : await repo.meterQuantities(db, organizationId, query);
     return toMeterQuantitiesWire(buckets, total);
   } catch (err) {
     // a zone name the runtime knows but PostgreSQL's tz database does not (e.g. SystemV/…)
@@ -350,37 +357,139 @@ function pgErrorCode(err: unknown): string | undefined {
   return undefined;
 }
 
-/** A meter's quantity over all of a customer's events (by id or by the external id it carries). */
-export function consumedByCustomer(
-  db: Queryable,
-  organizationId: string,
-  meter: { filter: Filter; aggregation: Aggregation },
-  customer: { id: string; externalId: string | null },
-): Promise<number> {
-  return repo.meterTotal(db, organizationId, meter, {
-    customers: { ids: [customer.id], externalIds: customer.externalId ? [customer.externalId] : [] },
-  });
+// ---- rollup upkeep (see rollups.ts) --------------------------------------------------------------
+
+export const markRollupsBuilding = rollups.markRollupsBuilding;
+export const stopRollups = rollups.stopRollups;
+
+/** Rebuilds a meter's rollups in one transaction; whether they are ready now. */
+export function rebuildMeterRollups(db: Db, organizationId: string, meterId: string): Promise<boolean> {
+  return db.transaction((tx) => rollups.rebuildRollups(tx, organizationId, meterId));
 }
 
 /**
- * Meter quantities of customers over periods, in one statement: for each item its meter over the customer's
+ * Starts a meter's rebuild in the background, after the change that asks for it committed. A failure is left
+ * to the worker's sweep (jobs/rollups.ts), which rebuilds every meter still `building`.
+ */
+export function rebuildSoon(db: Db, organizationId: string, meterId: string): void {
+  setImmediate(() => {
+    rebuildMeterRollups(db, organizationId, meterId).catch(() => {});
+  });
+}
+
+/** Rebuilds up to `limit` meters due a rebuild, any organization; how many are ready now. */
+export async function rebuildPendingRollups(db: Db, limit = 10): Promise<number> {
+  let ready = 0;
+  for (const m of await rollups.metersBuilding(db, limit)) {
+    if (await rebuildMeterRollups(db, m.organizationId, m.meterId)) ready += 1;
+  }
+  return ready;
+}
+
+/** A meter: its definition, and its id when it has one (then its rollups are read when complete). */
+export interface MeterDefinition {
+  id?: string | undefined;
+  filter: Filter;
+  aggregation: Aggregation;
+}
+
+/** `meter` with its id when its rollups are complete, else null (read the events). */
+async function readyRollup(db: Queryable, organizationId: string, meter: MeterDefinition): Promise<rollups.RollupMeter | null> {
+  if (!meter.id) return null;
+  const ready = await rollups.readyMeterIds(db, organizationId, [meter.id]);
+  return ready.has(meter.id) ? { id: meter.id, filter: meter.filter, aggregation: meter.aggregation } : null;
+}
+
+interface ConsumedItem {
+  meter: MeterDefinition;
+  customer: { id: string; externalId: string | null };
+  /** none: all of the customer's events */
+  start?: Date | undefined;
+  end?: Date | undefined;
+}
+
+/**
+ * Meter quantities of customers (over periods, or all their events), in two statements: which meters have
+ * complete rollups, then every quantity at once — through the rollups for those, from the events otherwise.
+ */
+async function consumed(db: Queryable, organizationId: string, items: ConsumedItem[]): Promise<number[]> {
+  if (items.length === 0) return [];
+  const ids = [...new Set(items.flatMap((i) => (i.meter.id ? [i.meter.id] : [])))];
+  const ready = await rollups.readyMeterIds(db, organizationId, ids);
+  const selectionOfItem = (item: ConsumedItem): repo.EventSelection => ({
+    customers: { ids: [item.customer.id], externalIds: item.customer.externalId ? [item.customer.externalId] : [] },
+  });
+  const viaRollups: number[] = [];
+  const viaEvents: number[] = [];
+  items.forEach((item, i) => (item.meter.id && ready.has(item.meter.id) ? viaRollups : viaEvents).push(i));
+  const [fromRollups, fromEvents] = await Promise.all([
+    rollups.rollupTotals(
+      db,
+      organizationId,
+      viaRollups.map((i) => {
+        const item = items[i] as ConsumedItem;
+        const m = item.meter;
+        return {
+          meter: { id: m.id ?? "", filter: m.filter, aggregation: m.aggregation },
+          selection: selectionOfItem(item),
+          range: item.start && item.end ? { start: item.start.toISOString(), end: item.end.toISOString() } : undefined,
+        };
+      }),
+    ),
+    repo.meterTotals(
+      db,
+      organizationId,
+      viaEvents.map((i) => {
+        const item = items[i] as ConsumedItem;
+        return {
+          meter: { filter: item.meter.filter, aggregation: item.meter.aggregation },
+          selection: {
+            ...selectionOfItem(item),
+            ...(item.start && item.end ? { start: item.start.toISOString(), end: item.end.toISOString() } : {}),
+          },
+        };
+      }),
+    ),
+  ]);
+  const out = items.map(() => 0);
+  viaRollups.forEach((i, n) => (out[i] = fromRollups[n] ?? 0));
+  viaEvents.forEach((i, n) => (out[i] = fromEvents[n] ?? 0));
+  return out;
+}
+
+/** A meter's quantity over all of a customer's events (by id or by the external id it carries). */
+export async function consumedByCustomer(
+  db: Queryable,
+  organizationId: string,
+  meter: MeterDefinition,
+  customer: { id: string; externalId: string | null },
+): Promise<number> {
+  const [q] = await consumed(db, organizationId, [{ meter, customer }]);
+  return q ?? 0;
+}
+
+/** Several meters' quantities over all of one customer's events, in two statements (CustomerState). */
+export function consumedByCustomerOfMeters(
+  db: Queryable,
+  organizationId: string,
+  meters: MeterDefinition[],
+  customer: { id: string; externalId: string | null },
+): Promise<number[]> {
+  return consumed(
+    db,
+    organizationId,
+    meters.map((meter) => ({ meter, customer })),
+  );
+}
+
+/**
+ * Meter quantities of customers over periods, in one go: for each item its meter over the customer's
  * events (by id or by the external id it carries) with timestamps in [start, end].
  */
 export function consumedOverPeriods(
   db: Queryable,
   organizationId: string,
-  items: Array<{ meter: { filter: Filter; aggregation: Aggregation }; customer: { id: string; externalId: string | null }; start: Date; end: Date }>,
+  items: Array<{ meter: MeterDefinition; customer: { id: string; externalId: string | null }; start: Date; end: Date }>,
 ): Promise<number[]> {
-  return repo.meterTotals(
-    db,
-    organizationId,
-    items.map((item) => ({
-      meter: item.meter,
-      selection: {
-        customers: { ids: [item.customer.id], externalIds: item.customer.externalId ? [item.customer.externalId] : [] },
-        start: item.start.toISOString(),
-        end: item.end.toISOString(),
-      },
-    })),
-  );
+  return consumed(db, organizationId, items);
 }

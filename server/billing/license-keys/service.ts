@@ -6,6 +6,7 @@ import type { Db } from "../../db/client.js";
 import { ApiError, datetimeInput, isUuid, notFound, notPermitted } from "../http.js";
 import type { LicenseKeyRow } from "./issue.js";
 import * as repo from "./repository.js";
+import { orgNow } from "../test-clock/clock.js";
 import { toActivationReadWire, toActivationWire, toLicenseKeyWire, type LicenseKeyWire } from "./wire.js";
 
 const MAX_INT = 2_147_483_647;
@@ -124,7 +125,8 @@ export async function validateLicenseKey(db: Db, input: z.output<typeof LicenseK
     const found = await repo.findLicenseKeyByKey(tx, organizationId, input.key, true);
     if (!found) throw notFound(KEY_NOT_FOUND);
     const { key } = found;
-    const now = new Date();
+    // expiry on the organization's clock (a sandbox's test clock)
+    const now = await orgNow(tx, organizationId);
     if (key.status !== "granted") throw notFound("License key is no longer active.");
     if (isExpired(key, now)) throw notFound("License key has expired.");
     let activation: repo.ActivationRow | null = null;
@@ -159,7 +161,8 @@ export async function activateLicenseKey(db: Db, input: z.output<typeof LicenseK
     const found = await repo.findLicenseKeyByKey(tx, organizationId, input.key, true);
     if (!found) throw notFound(KEY_NOT_FOUND);
     const { key } = found;
-    const now = new Date();
+    // expiry on the organization's clock (a sandbox's test clock)
+    const now = await orgNow(tx, organizationId);
     if (key.status !== "granted") throw notPermitted("License key is no longer active. This license key can not be activated.");
     if (isExpired(key, now)) throw notPermitted("License key has expired.");
     if (!key.limitActivations) {

@@ -4,10 +4,11 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { AggregationInput, FilterInput, type Aggregation, type Filter } from "../../../shared/meter-filter.js";
-import { consumedByCustomer, consumedOverPeriods, meterQuantities as eventQuantities, type QuantitiesParams } from "../events/service.js";
+import { consumedByCustomerOfMeters, consumedOverPeriods, meterQuantities as eventQuantities, type QuantitiesParams } from "../events/service.js";
 import { invalid, isUuid, metadataInput, notFound, type ValidationIssue, validationError } from "../http.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
+import { markRollupsBuilding, rebuildSoon, stopRollups } from "../events/service.js";
 import { meterDefinition, toMeterSummaryWire, toMeterWire, type MeterSummaryWire, type MeterWire } from "./wire.js";
 
 export type { MeterWire } from "./wire.js";
@@ -91,19 +92,25 @@ export async function meterQuantities(db: Db, organizationId: string, id: string
 // ---- writes -------------------------------------------------------------------------------------
 
 export async function createMeter(db: Db, organizationId: string, input: MeterCreateInput): Promise<MeterWire> {
-  const row = await repo.insertMeter(db, {
+  const row = await db.transaction(async (tx) => {
+    const created = await repo.insertMeter(tx, {
     organizationId,
     name: input.name,
     ...unitFields(input.unit, input.custom_label, input.custom_multiplier),
     filter: input.filter as unknown as Record<string, unknown>,
     aggregation: input.aggregation as unknown as Record<string, unknown>,
     metadata: input.metadata ?? {},
+    });
+    // events sent before the meter existed count too: its rollups are built from them in the background
+    await markRollupsBuilding(tx, organizationId, created.id);
+    return created;
   });
+  rebuildSoon(db, organizationId, row.id);
   return toMeterWire(row);
 }
 
 export async function updateMeter(db: Db, organizationId: string, id: string, input: MeterUpdateInput): Promise<MeterWire> {
-  return db.transaction(async (tx) => {
+  const { wire, rebuild } = await db.transaction(async (tx) => {
     const current = await ownMeter(tx, organizationId, id);
     const unit = input.unit ?? current.unit;
     const label = input.custom_label !== undefined ? input.custom_label : current.customLabel;
@@ -125,8 +132,19 @@ export async function updateMeter(db: Db, organizationId: string, id: string, in
       ...(input.is_archived === false ? { archivedAt: null } : {}),
     });
     if (!row) throw notFound(NOT_FOUND);
-    return toMeterWire(row);
+    // rollups: archiving stops their upkeep; a new definition (or unarchiving) rebuilds them in the background
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const redefined = !same(row.filter, current.filter) || !same(row.aggregation, current.aggregation);
+    let rebuild = false;
+    if (row.archivedAt && !current.archivedAt) await stopRollups(tx, organizationId, id);
+    else if (!row.archivedAt && (redefined || current.archivedAt)) {
+      await markRollupsBuilding(tx, organizationId, id);
+      rebuild = true;
+    } else if (row.archivedAt && redefined) await stopRollups(tx, organizationId, id);
+    return { wire: toMeterWire(row), rebuild };
   });
+  if (rebuild) rebuildSoon(db, organizationId, id);
+  return wire;
 }
 
 // ---- for other domains --------------------------------------------------------------------------
@@ -202,7 +220,7 @@ export async function customerMeters(
     }
   }
   const meters = await repo.liveMeters(db, organizationId);
-  const consumed = await Promise.all(meters.map((m) => consumedByCustomer(db, organizationId, meterDefinition(m), customer)));
+  const consumed = await consumedByCustomerOfMeters(db, organizationId, meters.map(meterDefinition), customer);
   return meters.flatMap((m, i) => {
     const used = consumed[i] ?? 0;
     const credit = credited.get(m.id) ?? 0;

@@ -26,6 +26,7 @@ export function toMeterSummaryWire(row: MeterRow): MeterSummaryWire {
 
 /** The stored definition, in the wire's own shape (validated before it was stored). */
 export const meterDefinition = (row: MeterRow) => ({
+  id: row.id,
   filter: row.filter as unknown as Filter,
   aggregation: row.aggregation as unknown as Aggregation,
 });

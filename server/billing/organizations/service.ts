@@ -8,6 +8,8 @@ import { enqueue } from "../../jobs/outbox.js";
 import * as repo from "./repository.js";
 import { sandboxesOfMember } from "./sandbox.js";
 import { normalizeTaxSettings, TaxSettingsInput, taxSettingsOf, DEFAULT_TAX_SETTINGS } from "../tax/settings.js";
+import { InvoiceDetailsInput, normalizeInvoiceDetails } from "../invoices/settings.js";
+import { DEFAULT_DUNNING_SETTINGS, DunningSettingsInput, dunningSettingsOf, normalizeDunningSettings } from "../dunning/settings.js";
 import { storedDetails, toOrganizationWire, type OrganizationWire } from "./wire.js";
 
 const SOCIAL_PLATFORMS = [
@@ -57,6 +59,10 @@ export const OrganizationUpdateInput = z.object({
   customer_portal_settings: z.record(z.string(), z.unknown()).nullish(),
   /** till's extension (billing/tax): replaces the registrations; null clears them. */
   tax_settings: TaxSettingsInput.nullish(),
+  /** till's extension (billing/invoices): the seller's legal name, address and tax id on invoices; null clears them. */
+  invoice_details: InvoiceDetailsInput.nullish(),
+  /** till's extension (billing/dunning): failed renewal retries and the end state; null resets the defaults. */
+  dunning_settings: DunningSettingsInput.nullish(),
 });
 export type OrganizationUpdateInput = z.output<typeof OrganizationUpdateInput>;
 
@@ -124,6 +130,7 @@ export async function updateOrganization(
       ...(input.default_tax_behavior ? { default_tax_behavior: input.default_tax_behavior } : {}),
       ...(input.customer_portal_settings ? { customer_portal_settings: input.customer_portal_settings } : {}),
       ...(input.details !== undefined ? { submitted: input.details } : {}),
+      ...(input.invoice_details !== undefined ? { invoice_details: input.invoice_details ? normalizeInvoiceDetails(input.invoice_details) : null } : {}),
     };
     const now = new Date();
     await repo.upsertBillingSettings(tx, organizationId, {
@@ -139,6 +146,13 @@ export async function updateOrganization(
       ...(input.details ? { detailsSubmittedAt: prev?.detailsSubmittedAt ?? now } : {}),
       ...(input.tax_settings !== undefined
         ? { taxSettings: { ...(input.tax_settings ? normalizeTaxSettings(input.tax_settings, taxSettingsOf(prev?.taxSettings)) : DEFAULT_TAX_SETTINGS) } }
+        : {}),
+      ...(input.dunning_settings !== undefined
+        ? {
+            dunningSettings: {
+              ...(input.dunning_settings ? normalizeDunningSettings(input.dunning_settings, dunningSettingsOf(prev?.dunningSettings)) : DEFAULT_DUNNING_SETTINGS),
+            },
+          }
         : {}),
       details: nextDetails,
       modifiedAt: now,

@@ -2,6 +2,8 @@
 import type { InferSelectModel } from "drizzle-orm";
 import type { billingOrganization, organization } from "../../db/schema/index.js";
 import { taxSettingsOf } from "../tax/settings.js";
+import { invoiceDetailsOf } from "../invoices/settings.js";
+import { dunningSettingsOf } from "../dunning/settings.js";
 
 export type OrganizationRow = InferSelectModel<typeof organization>;
 export type BillingOrganizationRow = InferSelectModel<typeof billingOrganization>;
@@ -78,6 +80,10 @@ export function toOrganizationWire(org: OrganizationRow, billing: BillingOrganiz
     customer_portal_settings: { ...DEFAULT_CUSTOMER_PORTAL_SETTINGS, ...details.customer_portal_settings },
     // till's extension: where the organization collects tax (the SDKs ignore the field)
     tax_settings: taxSettingsOf(billing?.taxSettings),
+    // till's extension: the seller's details printed on invoices (billing/invoices)
+    invoice_details: invoiceDetailsOf(billing?.details),
+    // till's extension: how failed renewal charges are retried, and how the subscription ends
+    dunning_settings: dunningSettingsOf(billing?.dunningSettings),
     sso_enforced: false,
     account_id: null,
     payout_account_id: null,

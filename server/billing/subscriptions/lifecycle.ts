@@ -13,8 +13,10 @@ import { ApiError, invalid, notFound } from "../http.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, type PriceWire, type ProductWire } from "../products/service.js";
 import { toWires } from "./load.js";
+import { applyProration, prorationLines, type ProrationPlan } from "./proration.js";
 import * as repo from "./repository.js";
 import type { SubscriptionRow, SubscriptionWire } from "./wire.js";
+import { orgNow } from "../test-clock/clock.js";
 
 export const CANCELLATION_REASONS = [
   "customer_service", "low_quality", "missing_features", "switched_service", "too_complex", "too_expensive", "unused", "other",
@@ -71,6 +73,8 @@ interface Change {
   mail?: OutboxEvent["mail"];
   /** Runs after the row is written, in the transaction (grant revocation). */
   after?: (tx: Tx, now: Date) => Promise<void>;
+  /** The change's proration (product and seat changes of an active subscription), applied after `after`. */
+  proration?: ProrationPlan;
 }
 
 function lockError(err: unknown): boolean {
@@ -97,7 +101,7 @@ async function change(
       await tx.execute(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
       const current = await repo.lockSubscription(tx, organizationId, id);
       if (!current) throw notFound(NOT_FOUND);
-      const now = new Date();
+      const now = await orgNow(tx, organizationId);
       const decided = await decide(tx, current, now);
       const row = decided ? await repo.updateSubscription(tx, organizationId, id, { ...decided.patch, modifiedAt: now }) : current;
       const [wire] = await toWires(tx, organizationId, [row], baseURL);
@@ -108,6 +112,7 @@ async function change(
         if (decided.mail) events[0] = { ...events[0]!, mail: decided.mail };
         await enqueue(tx, events);
         await decided.after?.(tx, now);
+        if (decided.proration) await applyProration(tx, row, decided.proration, now);
         await enqueue(tx, customerStateChanged(organizationId, row.customerId));
       }
       return wire;
@@ -180,9 +185,9 @@ function terms(row: SubscriptionRow, product: ProductWire): { prices: PriceWire[
 
 /**
  * Product and discount changes (either or both). The new product's price applies from now; the proration
- * behavior (the request's, else the organization's) is recorded on the row (`proration_behavior`) for the
- * renewal that bills the period — no invoice or proration order is issued at the change. The new product's
- * benefits replace the old one's grants.
+ * behavior (the request's, else the organization's) is recorded on the row (`proration_behavior`) and decides
+ * what the rest of the period costs (proration.ts: billed now, carried to the renewal, or nothing). The new
+ * product's benefits replace the old one's grants.
  */
 async function changeTerms(
   tx: Tx,
@@ -194,19 +199,39 @@ async function changeTerms(
 ): Promise<Change | null> {
   if (isCanceled(row)) throw alreadyCanceled();
   const patch: Change["patch"] = {};
+  let proration: ProrationPlan | undefined;
   const productId = u.productId ?? row.productId;
   let product: ProductWire | undefined;
   if (productId !== row.productId) {
     product = (await loadProducts(tx, organizationId, [productId], baseURL)).get(productId);
     if (!product) throw invalid(["body", "product_id"], "Product does not exist.");
     const t = terms(row, product);
+    const behavior = u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior;
+    // proration within the current period: only between prices of the same interval, on a paid (not trialing) period
+    if (row.status === "active" && product.recurring_interval === row.recurringInterval && (product.recurring_interval_count ?? 1) === row.recurringIntervalCount) {
+      const old = (await loadProducts(tx, organizationId, [row.productId], baseURL)).get(row.productId);
+      proration = {
+        behavior,
+        lines: prorationLines({
+          oldAmount: row.amount,
+          newAmount: t.amount,
+          periodStart: row.currentPeriodStart,
+          periodEnd: row.currentPeriodEnd,
+          now,
+          oldLabel: old?.name ?? "the previous plan",
+          newLabel: product.name,
+          oldPriceId: row.priceIds[0] ?? null,
+          newPriceId: t.prices[0]?.id ?? null,
+        }),
+      };
+    }
     Object.assign(patch, {
       productId,
       priceIds: t.prices.map((p) => p.id),
       amount: t.amount,
       recurringInterval: product.recurring_interval ?? row.recurringInterval,
       recurringIntervalCount: product.recurring_interval_count ?? 1,
-      prorationBehavior: u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior,
+      prorationBehavior: behavior,
     });
   }
   const benefits = product?.benefits;
@@ -233,6 +258,7 @@ async function changeTerms(
     patch,
     events: [],
     ...(product ? { mail: "subscription_updated" as const } : {}),
+    ...(proration ? { proration } : {}),
     // the new product's benefits replace the old one's
     after: benefits
       ? async (t, at) => {
@@ -261,6 +287,7 @@ async function seats(
   organizationId: string,
   row: SubscriptionRow,
   u: Extract<SubscriptionUpdate, { kind: "seats" }>,
+  now: Date,
 ): Promise<Change | null> {
   if (isCanceled(row)) throw alreadyCanceled();
   const bad = (msg: string) => invalid(["body", "seats"], msg);
@@ -274,6 +301,7 @@ async function seats(
     throw bad(max === null ? `Seats must be at least ${min}.` : `Seats must be between ${min} and ${max}.`);
   }
   if (priced.amount > MAX_AMOUNT) throw bad(`The amount for ${u.seats} seats exceeds the maximum amount.`);
+  const behavior = u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior;
   // seats never outnumber the purchase: the assigned ones (pending or claimed) stay within it (the row is locked,
   // as every seat assignment locks it first)
   const assigned = await countActiveSeats(tx, organizationId, { subscriptionId: row.id });
@@ -282,9 +310,27 @@ async function seats(
     patch: {
       seats: u.seats,
       amount: priced.amount,
-      prorationBehavior: u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior,
+      prorationBehavior: behavior,
     },
     events: [],
+    ...(row.status === "active"
+      ? {
+          proration: {
+            behavior,
+            lines: prorationLines({
+              oldAmount: row.amount,
+              newAmount: priced.amount,
+              periodStart: row.currentPeriodStart,
+              periodEnd: row.currentPeriodEnd,
+              now,
+              oldLabel: `${row.seats} seats`,
+              newLabel: `${u.seats} seats`,
+              oldPriceId: price.id,
+              newPriceId: price.id,
+            }),
+          },
+        }
+      : {}),
   };
 }
 
@@ -317,7 +363,7 @@ export async function updateSubscription(
       case "change":
         return changeTerms(tx, organizationId, row, now, update, baseURL);
       case "seats":
-        return seats(tx, organizationId, row, update);
+        return seats(tx, organizationId, row, update, now);
       case "billing_period":
         return billingPeriod(row, now, update.periodEnd);
     }

@@ -1,23 +1,32 @@
 // SQL for renewals: claiming due subscriptions (across organizations: the schedule serves them all), locking
 // one, writing its new terms, the payment method its checkout saved, and the subscription's grants cycled. Every function but the claim takes the organization id and filters by it.
-import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { benefit, benefitGrant, checkout, customer, subscription } from "../../db/schema/index.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
+import { advancedClocks, orgNowSql } from "../test-clock/repository.js";
 
 /**
  * Up to `limit` subscriptions whose period has ended, locked for the caller's transaction. SKIP LOCKED: a
  * subscription another process is renewing is left to it; once that commits, its period end has moved on
  * and it no longer matches.
  */
-export async function claimDueSubscriptions(db: Queryable, now: Date, limit: number, skipIds: string[]): Promise<SubscriptionRow[]> {
+export async function claimDueSubscriptions(
+  db: Queryable,
+  now: Date,
+  limit: number,
+  skipIds: string[],
+  organizationId?: string,
+): Promise<SubscriptionRow[]> {
   return db
     .select()
     .from(subscription)
     .where(
       and(
         inArray(subscription.status, [...ACTIVE_STATUSES]),
-        lte(subscription.currentPeriodEnd, now),
+        // `now` is the wall clock; a sandbox organization's test clock may be ahead of it (test-clock/clock.ts)
+        or(lte(subscription.currentPeriodEnd, now), and(inArray(subscription.organizationId, advancedClocks), lte(subscription.currentPeriodEnd, orgNowSql(subscription.organizationId, now)))),
+        organizationId ? eq(subscription.organizationId, organizationId) : undefined,
         skipIds.length > 0 ? notInArray(subscription.id, skipIds) : undefined,
       ),
     )

@@ -3,7 +3,7 @@
 // the period is billed — its static price as sold (fixed, custom, seats), the discount while its duration
 // lasts, the metered prices' usage over the period ended — by a new order paid with the payment method the
 // checkout saved; its grants are cycled. A declined charge leaves the order pending and the subscription
-// past_due (no longer renewed). Every webhook event of the change goes to the outbox in the same transaction.
+// past_due (no longer renewed) and starts its dunning (billing/dunning: retries on a schedule). Every webhook event of the change goes to the outbox in the same transaction.
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
@@ -17,9 +17,15 @@ import { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout 
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type PriceWire } from "../products/service.js";
 import { afterDiscount, inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
+import { startDunning } from "../dunning/service.js";
+import { chargeSaved, recordCharge, type ChargeOutcome } from "../payments/service.js";
 import * as repo from "./renewal-repository.js";
 import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./service.js";
 import { meteredUsage, subscriptionMeters, type UsagePeriod } from "./usage.js";
+import { recordSettlement, settle } from "../balance/service.js";
+import { carriedProrations } from "./proration.js";
+import { applyCredits, creditsOf, cycleMeterCredits } from "./meter-credits.js";
+import { orgNow } from "../test-clock/clock.js";
 
 export interface RenewalDeps {
   processor: PaymentProcessor;
@@ -48,6 +54,8 @@ interface Bill {
   inclusive: Array<boolean | undefined>;
   subtotal: number;
   discount: number;
+  /** Units the period consumed, by lower-cased meter id (the meter credits of the next period roll over from it). */
+  consumed: Map<string, number>;
 }
 
 async function billPeriod(
@@ -69,12 +77,18 @@ async function billPeriod(
   let discountable = 0;
   // a trial's usage is not billed
   const usage = ctx.endsTrial ? [] : ((await meteredUsage(db, sub.organizationId, [{ customer: ctx.customer, prices: ctx.prices, ...ctx.ended }]))[0] ?? []);
-  const charged = new Map(usage.map((u) => [u.price, u.amount]));
+  // only the usage beyond the period's meter credits is billed
+  const credited = applyCredits(usage, ctx.endsTrial ? undefined : (await creditsOf(db, sub.organizationId, [sub.id])).get(sub.id));
+  const charged = new Map(credited.map((u) => [u.price, u]));
+  const consumed = new Map<string, number>();
+  for (const u of usage) if (u.meter && !consumed.has(u.meter.id.toLowerCase())) consumed.set(u.meter.id.toLowerCase(), u.consumed);
   for (const price of ctx.prices) {
     if (isMetered(price)) {
       if (ctx.endsTrial) continue;
       const meter = price.meter as { name?: string } | undefined;
-      items.push({ label: `${ctx.productName} — ${meter?.name ?? "usage"}`, amount: charged.get(price) ?? 0, productPriceId: price.id });
+      const u = charged.get(price);
+      const units = u && u.credited > 0 ? ` (${u.consumed} consumed, ${u.credited} credited, ${u.billed} billed)` : "";
+      items.push({ label: `${ctx.productName} — ${meter?.name ?? "usage"}${units}`, amount: u?.amount ?? 0, productPriceId: price.id });
       discountableItems.push(false);
     } else {
       const amount = priceAmount(price, { amount: sub.amount, seats: sub.seats }) ?? sub.amount;
@@ -87,7 +101,7 @@ async function billPeriod(
   const subtotal = items.reduce((sum, i) => sum + i.amount, 0);
   const applies = ctx.discount !== null && discountApplies(ctx.discount, sub, ctx.newStart, ctx.endsTrial);
   const discount = applies && ctx.discount ? discountAmount({ ...ctx.discount, products: [] }, discountable, sub.currency) : 0;
-  return { items, discountable: discountableItems, inclusive, subtotal, discount };
+  return { items, discountable: discountableItems, inclusive, subtotal, discount, consumed };
 }
 
 async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
@@ -160,6 +174,15 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
     newStart,
     endsTrial,
   });
+  // `prorate` plan changes of the period ended: their lines are this order's own
+  const carried = await carriedProrations(tx, sub);
+  const firstCarried = bill.items.length;
+  for (const item of carried.items) {
+    bill.items.push(item);
+    bill.discountable.push(false);
+    bill.inclusive.push(undefined);
+    bill.subtotal += item.amount;
+  }
   const organization = await getOrganization(tx, org);
   // the period's tax, for the customer's billing address and tax id as they are now (metered lines too)
   const amounts = afterDiscount(bill.items.map((i) => i.amount), bill.discountable, bill.discount);
@@ -170,7 +193,10 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
     now,
   );
   const total = tax ? tax.totalAmount : bill.subtotal - bill.discount;
-  const paid = total <= 0 || (await charge(tx, deps, sub, total, e));
+  // the customer's balance pays first (a net credit goes to it); the rest is charged to the saved card
+  const settlement = await settle(tx, org, sub.customerId, sub.currency, total);
+  const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e) : null;
+  const paid = settlement.due <= 0 || attempt?.result.ok === true;
 
   const renewed = await repo.updateSubscription(
     tx,
@@ -211,11 +237,23 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
   // the period it renews is part of the order: a second order for it breaks a unique index (one renewal per period)
   const order = {
     ...planned,
-    row: { ...planned.row, billingReason: "subscription_cycle", checkoutId: null, status: paid ? "paid" : "pending", renewedPeriodStart: sub.currentPeriodStart },
+    row: {
+      ...planned.row,
+      billingReason: "subscription_cycle",
+      checkoutId: null,
+      status: paid ? "paid" : "pending",
+      renewedPeriodStart: sub.currentPeriodStart,
+      appliedBalanceAmount: settlement.applied,
+    },
+    items: planned.items.map((i) => (i.position >= firstCarried ? { ...i, proration: true } : i)),
   };
   const summaries = await loadProductSummaries(tx, org, [sub.productId]);
   // the order takes its invoice number last: the organization's counter stays locked until the commit
   await insertPlannedOrder(tx, order, organization.slug);
+  await recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id });
+  await carried.billed(order.row.id);
+  // the charge attempt is recorded with its order (Polar's Payment); a failure starts dunning (billing/dunning)
+  if (attempt) await recordCharge(tx, deps.processor, attempt, { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency, attempt: "renewal" }, now);
 
   const wire = await wireOf(tx, renewed, e);
   const data = orderWire(order.row, order.items, {
@@ -228,7 +266,9 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
   const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, fill }];
   if (paid) events.push({ type: "order.paid", organizationId: org, data, fill, ...(endsTrial ? { mail: "subscription_cycled_after_trial" as const } : {}) });
   events.push({ type: "subscription.updated", organizationId: org, data: wire });
+  if (!paid) events.push(...(await startDunning(tx, org, wire, order.row.id, now)));
   if (paid && endsTrial) events.push({ type: "subscription.active", organizationId: org, data: wire });
+  if (paid) await cycleMeterCredits(tx, org, sub.id, bill.consumed, now);
   if (paid) events.push(...cycledEvents(org, await repo.cycleGrants(tx, org, sub.id, now)));
   events.push(customerStateChanged(org, sub.customerId));
   await enqueue(tx, events);
@@ -241,17 +281,14 @@ function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [strin
   return value && format ? [value, format] : null;
 }
 
-async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, amount: number, e: Embeds): Promise<boolean> {
-  const method = sub.checkoutId ? await repo.savedPaymentMethod(tx, sub.organizationId, sub.checkoutId) : null;
-  if (!method) return false;
-  const result = await deps.processor.charge({
-    paymentMethodId: method,
+/** Charges the customer's default payment method (the one the checkout saved, unless they chose another). */
+async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, amount: number, e: Embeds): Promise<ChargeOutcome> {
+  return chargeSaved(tx, deps.processor, sub.organizationId, sub.customerId, {
     amount,
     currency: sub.currency,
     description: `${e.product.name} — renewal`,
     metadata: { subscription_id: sub.id },
   });
-  return result.ok;
 }
 
 /**
@@ -288,7 +325,7 @@ export async function renewNow(db: Db, deps: RenewalDeps, organizationId: string
     }
     if (sub.endedAt || sub.status === "canceled") throw alreadyCanceled();
     if (sub.status !== "active" && sub.status !== "trialing") throw notPermitted(`A ${sub.status} subscription cannot be renewed.`);
-    const now = new Date();
+    const now = await orgNow(tx, organizationId);
     if (!periodStart && sub.currentPeriodEnd.getTime() > now.getTime()) return asItIs();
     const renewed = await renewLocked(tx, deps, sub, now, Boolean(periodStart));
     return wireOf(tx, renewed, await embeds(tx, renewed, deps.baseURL));

@@ -194,3 +194,10 @@ export async function subscriptionsForExport(
     .limit(limit);
   return rows.map((r) => ({ ...r.row, at: r.at, customerEmail: r.customerEmail, productName: r.productName }));
 }
+
+/** Inserts a subscription the seller creates (`POST /v1/subscriptions/`). */
+export async function insertSubscription(tx: Queryable, values: SubscriptionRow): Promise<SubscriptionRow> {
+  const [row] = await tx.insert(subscription).values(values).returning();
+  if (!row) throw new Error("subscription insert returned nothing");
+  return row;
+}

@@ -1,11 +1,13 @@
 // /v1/subscriptions: list, get, update (cancel, uncancel, revoke; product, discount, trial, seats, billing period)
-// and revoke (Polar wire). Subscriptions are created by confirmed checkouts.
+// and revoke (Polar wire). Subscriptions are created by confirmed checkouts, and by the seller for a free or trial
+// product (POST /v1/subscriptions/, create.ts).
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
 import {
   datetimeInput,
   isUuid,
+  metadataInput,
   metadataQuery,
   page,
   paginationQuery,
@@ -21,6 +23,7 @@ import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { SubscriptionSort } from "./repository.js";
 import * as service from "./service.js";
+import { createSubscription } from "./create.js";
 import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "./lifecycle.js";
 import { SUBSCRIPTION_STATUSES } from "./wire.js";
 
@@ -124,6 +127,21 @@ function parseUpdate(body: unknown): service.SubscriptionUpdate {
 
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
+/** SubscriptionCreateCustomer | SubscriptionCreateExternalCustomer, told apart by the customer key they name. */
+const CreateBody = z.object({ product_id: uuid, metadata: metadataInput.optional() });
+const CreateForCustomer = CreateBody.extend({ customer_id: uuid });
+const CreateForExternal = CreateBody.extend({ external_customer_id: z.string().min(1).max(256) });
+
+function parseCreate(body: unknown) {
+  const has = (k: string) => body !== null && typeof body === "object" && !Array.isArray(body) && k in body;
+  if (has("external_customer_id") && !has("customer_id")) {
+    const b = parseWith(CreateForExternal, body, "body");
+    return { productId: b.product_id.toLowerCase(), customer: { externalId: b.external_customer_id }, metadata: b.metadata ?? {} };
+  }
+  const b = parseWith(CreateForCustomer, body, "body");
+  return { productId: b.product_id.toLowerCase(), customer: { id: b.customer_id.toLowerCase() }, metadata: b.metadata ?? {} };
+}
+
 export function subscriptionRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
   app.get("/subscriptions/export", { config: { scope: "subscriptions:read" } }, async (req, reply) => {
     const q = parseQuery(ExportQuery, req);
@@ -160,6 +178,12 @@ export function subscriptionRoutes(app: FastifyInstance, { db, config }: Billing
       config.baseURL,
     );
     return page(items, total, q.limit);
+  });
+
+  app.post("/subscriptions/", { config: { scope: "subscriptions:write" } }, async (req, reply) => {
+    const input = parseCreate(req.body ?? {});
+    const created = await createSubscription(db, scopeOf(req).organizationId, input, config.baseURL);
+    return reply.status(201).send(created);
   });
 
   app.get("/subscriptions/:id", { config: { scope: "subscriptions:read" } }, async (req) =>

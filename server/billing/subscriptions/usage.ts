@@ -6,6 +6,7 @@ import { isMetered } from "../checkouts/pricing.js";
 import { meterUsage, type MeterWire, type UsageQuery } from "../meters/service.js";
 import type { Queryable } from "../../db/client.js";
 import type { PriceWire } from "../products/service.js";
+import { applyCredits } from "./meter-credits.js";
 import { toSubscriptionMeterWire, type SubscriptionMeterWire, type SubscriptionRow } from "./wire.js";
 
 /** What `units` of a metered price cost, in minor units: unit amount × units, rounded, capped at cap_amount. */
@@ -77,7 +78,8 @@ export async function subscriptionMeters(
   ]);
   return subs.map((s, i) => {
     const seen = new Set<string>();
-    return (usage[i] ?? []).flatMap((u) => {
+    // the amount is what the renewal would bill: the usage beyond the period's credits
+    return applyCredits(usage[i] ?? [], credits.get(s.row.id)).flatMap((u) => {
       if (!u.meter || seen.has(u.meter.id)) return [];
       seen.add(u.meter.id);
       const amount = s.row.status === "trialing" ? 0 : u.amount;

@@ -118,6 +118,7 @@ export function Success(props: { checkout: Checkout; token: string | null; recei
           )}
         </section>
       )}
+      {token && purchase && <ConnectAccounts grants={purchase.grants} token={token} newTab={newTab} />}
       {props.receiptEmail && (
         <p className="lead" data-testid="receipt-email">
           A receipt was emailed to {props.receiptEmail}.
@@ -131,5 +132,22 @@ export function Success(props: { checkout: Checkout; token: string | null; recei
         </p>
       )}
     </>
+  );
+}
+
+const ACCOUNT_OF: Record<string, string> = { github_repository: "GitHub", discord: "Discord" };
+
+/** A repository or Discord benefit needs the customer's account: the portal connects it. */
+function ConnectAccounts({ grants, token, newTab }: { grants: PortalGrant[]; token: string; newTab: { target?: string; rel?: string } }) {
+  const needed = [...new Set(grants.flatMap((g) => (ACCOUNT_OF[g.benefit.type] ? [ACCOUNT_OF[g.benefit.type]!] : [])))];
+  if (needed.length === 0) return null;
+  return (
+    <p className="lead" data-testid="connect-accounts">
+      To get {needed.length > 1 ? "these benefits" : "this benefit"}, connect your {needed.join(" and ")} account{needed.length > 1 ? "s" : ""}:{" "}
+      <a href={`/portal?customer_session_token=${encodeURIComponent(token)}`} {...newTab}>
+        connect {needed.length > 1 ? "them" : "it"} in your portal
+      </a>
+      .
+    </p>
   );
 }

@@ -22,6 +22,7 @@ import {
   type CancellationReason,
   type Downloadable,
   type LicenseKey,
+  type OrderInvoice,
   type PortalCustomer,
   type PortalError,
   type PortalGrant,
@@ -31,6 +32,8 @@ import {
 import { countryOptions } from "../regions.js";
 import { Markdown } from "../markdown.js";
 import { PortalSeats } from "./PortalSeats.js";
+import { Accounts, GrantDelivery } from "./PortalAccounts.js";
+import { PayNow, PaymentMethods } from "./PortalPayments.js";
 import { Field, Page, Status, useFocusHeading, type Tone } from "../ui.js";
 import "./portal.css";
 
@@ -38,6 +41,8 @@ interface Data {
   me: PortalCustomer;
   subscriptions: PortalSubscription[];
   orders: PortalOrder[];
+  /** Invoices (with their credit notes) by order id: the orders whose invoice was generated. */
+  invoices: Map<string, OrderInvoice>;
   grants: PortalGrant[];
   keys: Map<string, LicenseKey>;
   /** Downloadable files by benefit id. */
@@ -134,6 +139,14 @@ async function load(token: string): Promise<Loaded> {
     if (!r.ok && r.error.status === 401) return r;
     keys.set(listed.id, r.ok ? r.data : listed);
   }
+  // the invoices made so far, each with a signed URL (an order has at most one; credit notes with it)
+  const invoiceAnswers = await Promise.all(orders.data.map((o) => (o.is_invoice_generated ? portalApi.invoice(token, o.id) : null)));
+  const invoices = new Map<string, OrderInvoice>();
+  for (const [i, r] of invoiceAnswers.entries()) {
+    const o = orders.data[i];
+    if (r && !r.ok && r.error.status === 401) return r;
+    if (o && r?.ok) invoices.set(o.id, r.data);
+  }
   const seller = sellerOf({ subscriptions: subscriptions.data, orders: orders.data, grants: grants.data });
   if (seller) rememberSeller(seller);
   return {
@@ -142,6 +155,7 @@ async function load(token: string): Promise<Loaded> {
       me: me.data,
       subscriptions: subscriptions.data,
       orders: orders.data,
+      invoices,
       grants: grants.data,
       keys,
       files,
@@ -360,6 +374,8 @@ type OnChange = (change: (data: Data) => Partial<Data>) => void;
 function Portal({ data, token, onError, onChange }: { data: Data; token: string; onError: OnError; onChange: OnChange }) {
   const seller = sellerOf(data)?.name ?? null;
   const expires = new Date(data.expiresAt);
+  // bumped by a past-due order paid with a new card: the saved cards are read again
+  const [paid, setPaid] = useState(0);
   return (
     <Page title="Your purchases" className="portal">
       <p className="lead">
@@ -377,7 +393,19 @@ function Portal({ data, token, onError, onChange }: { data: Data; token: string;
         onError={onError}
         onChange={(s) => onChange((d) => ({ subscriptions: d.subscriptions.map((x) => (x.id === s.id ? s : x)) }))}
       />
-      <Orders orders={data.orders} />
+      <Orders
+        orders={data.orders}
+        invoices={data.invoices}
+        token={token}
+        onError={onError}
+        onPaid={(id) => {
+          setPaid((n) => n + 1);
+          onChange((d) => ({ orders: d.orders.map((o) => (o.id === id ? { ...o, status: "paid" } : o)) }));
+          void portalApi.subscriptions(token).then((r) => r.ok && onChange(() => ({ subscriptions: r.data })));
+        }}
+      />
+      <PaymentMethods token={token} onError={onError} version={paid} />
+      <Accounts me={data.me} grants={data.grants} token={token} onError={onError} onChanged={(me) => onChange(() => ({ me }))} />
       <Benefits grants={data.grants} keys={data.keys} files={data.files} />
       <Billing me={data.me} token={token} onError={onError} onSaved={(me) => onChange(() => ({ me }))} />
     </Page>
@@ -545,7 +573,7 @@ function SubscriptionItem({
 
 // ---- orders ---------------------------------------------------------------------------------------
 
-function Orders({ orders }: { orders: PortalOrder[] }) {
+function Orders({ orders, invoices, token, onError, onPaid }: { orders: PortalOrder[]; invoices: Map<string, OrderInvoice>; token: string; onError: OnError; onPaid: (id: string) => void }) {
   return (
     <section aria-labelledby="orders-heading">
       <h2 id="orders-heading">Orders</h2>
@@ -566,11 +594,33 @@ function Orders({ orders }: { orders: PortalOrder[] }) {
                 <dt>Invoice number</dt>
                 <dd>{o.invoice_number}</dd>
               </dl>
+              <InvoiceLinks invoice={invoices.get(o.id)} />
+              {o.status === "pending" && o.billing_reason === "subscription_cycle" && <PayNow order={o} token={token} onError={onError} onPaid={() => onPaid(o.id)} />}
             </li>
           ))}
         </ul>
       )}
     </section>
+  );
+}
+
+function InvoiceLinks({ invoice }: { invoice: OrderInvoice | undefined }) {
+  if (!invoice) return null;
+  return (
+    <ul className="downloads" aria-label="Invoices">
+      <li>
+        <a href={invoice.url} download={`invoice-${invoice.number}.pdf`}>
+          Download invoice {invoice.number} (PDF)
+        </a>
+      </li>
+      {invoice.credit_notes.map((n) => (
+        <li key={n.id}>
+          <a href={n.url} download={`credit-note-${n.number}.pdf`}>
+            Download credit note {n.number} (PDF)
+          </a>
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -597,6 +647,7 @@ function Benefits({ grants, keys, files }: { grants: PortalGrant[]; keys: Map<st
                 ) : !g.is_granted ? (
                   <p className="empty">Being set up. Reload this page in a moment.</p>
                 ) : null}
+                <GrantDelivery grant={g} />
                 {key && <LicenseKeyView licenseKey={key} say={setMessage} />}
                 {note && g.is_granted && <p className="note">{note}</p>}
                 {g.is_granted && (files.get(g.benefit_id) ?? []).length > 0 && (

@@ -1,0 +1,404 @@
+// A billing run (issue 16 §2): N subscriptions due at once — 30% with a metered price and 100 events each in
+// the period ended, 10% paying with a saved method whose charges are declined (the test processor's
+// 4000 0000 0000 0341, `pm_test_…_fails`) — renewed by the renewal schedule (server/jobs/schedules.ts) of TWO
+// worker processes sharing the database. Prints renewals/s, p99 per renewal, each worker's peak RSS, and checks
+// (SQL) that every subscription has exactly one order for the period renewed (no double billing, none missed).
+//
+//   DATABASE_URL=postgres://… npm run bench:billing-run   # 100,000 subscriptions, two worker processes
+//   npm run bench:billing-run                             # PGlite in memory: 2,000, one in-process worker
+//   TILL_BENCH_RENEWALS=10000 …                           # another size
+//   TILL_BENCH_WORKERS=1 …                                # another number of worker processes (PostgreSQL)
+//
+// Seeding is bulk SQL (INSERT … SELECT generate_series), never the API; the organization, meter and products are
+// made through the API. Per renewal: each worker times the gap between successive charges it makes (one charge
+// per renewal, inside the claiming transaction), i.e. one renewal's work; its p99 is printed with the batch size.
+// Loopback only; the whole run is bounded in time (HARD_LIMIT_MS).
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
+import Fastify from "fastify";
+import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
+import { markRollupsBuilding, rebuildMeterRollups } from "../server/billing/events/service.js";
+import { openDatabase, type Db } from "../server/db/client.js";
+import { startSchedules } from "../server/jobs/schedules.js";
+import type { WorkerLog } from "../server/jobs/worker.js";
+import { createTestProcessor } from "../server/payments/test-processor.js";
+import type { PaymentProcessor } from "../server/payments/processor.js";
+
+const HARD_LIMIT_MS = 30 * 60_000;
+const SIZES = { postgres: 100_000, pglite: 2_000 };
+const EVENTS_PER_METERED = 100;
+const BATCH = 50;
+/** TILL_BENCH_WORKERS: worker processes on PostgreSQL (default 2). */
+const WORKERS = Math.max(1, Number(process.env.TILL_BENCH_WORKERS ?? 2));
+const GOOD_METHOD = "pm_test_4242_12_2030";
+const FAILING_METHOD = "pm_test_0341_12_2030_fails";
+
+interface Endpoints {
+  app: string;
+  bare: string;
+  driver: "postgres" | "pglite";
+  databaseUrl: string | null;
+}
+
+type Rows = Array<Record<string, unknown>>;
+async function rows(db: Db, query: ReturnType<typeof sql>): Promise<Rows> {
+  const result = (await db.execute(query)) as unknown;
+  return Array.isArray(result) ? (result as Rows) : (result as { rows: Rows }).rows;
+}
+
+/** Wraps a processor to record when each charge (one per renewal) is made. */
+function timedProcessor(inner: PaymentProcessor, stamps: number[]): PaymentProcessor {
+  return {
+    ...inner,
+    charge: async (request) => {
+      stamps.push(performance.now());
+      return inner.charge(request);
+    },
+  };
+}
+
+/** Gaps between successive charges, with those across a batch boundary (a claim) kept: every renewal's time. */
+function gaps(stamps: number[]): number[] {
+  return stamps.slice(1).map((t, i) => t - (stamps[i] ?? t));
+}
+
+// ---- child: the server, its control routes (seeding, the check) ------------------------------------------
+
+async function serve(): Promise<void> {
+  const served = await startApp();
+  const database = served.database;
+  const db = database.db;
+  const bare = Fastify({ logger: false });
+
+  bare.post("/control/seed", async (req) => {
+    const b = req.body as { organizationId: string; n: number; fixedPriceId: string; meteredProductId: string; meteredPriceIds: string[]; plainProductId: string; meterId: string };
+    const org = b.organizationId;
+    const started = performance.now();
+    const [good, failing] = [GOOD_METHOD, FAILING_METHOD];
+    const checkouts: string[] = [];
+    for (const method of [good, failing]) {
+      const [row] = await rows(
+        db,
+        sql`INSERT INTO checkout (organization_id, client_secret, expires_at, amount, currency, product_ids, status, payment_processor_metadata)
+          VALUES (${org}::uuid, ${`bench_${method}`}, now(), 1000, 'usd', ARRAY[${b.plainProductId}::uuid], 'succeeded',
+                  jsonb_build_object('payment_method_id', ${method}::text)) RETURNING id`,
+      );
+      checkouts.push(String(row?.id));
+    }
+    for (let done = 0; done < b.n; done += 50_000) {
+      const series = sql`generate_series(${done + 1}::int, ${Math.min(b.n, done + 50_000)}::int) AS i`;
+      await rows(db, sql`INSERT INTO customer (organization_id, email, name, metadata)
+        SELECT ${org}::uuid, 'renew-' || i || '@example.com', 'Renewal ' || i, jsonb_build_object('i', i) FROM ${series}`);
+    }
+    const meteredPrices = sql.raw(`ARRAY[${b.meteredPriceIds.map((id) => `'${id.replace(/[^0-9a-f-]/gi, "")}'::uuid`).join(",")}]`);
+    // i % 10 = 0: the failing method; 1..3: the metered product (30%); the period ended a minute ago
+    await rows(db, sql`INSERT INTO subscription (organization_id, status, amount, currency, recurring_interval, current_period_start,
+        current_period_end, started_at, customer_id, product_id, price_ids, checkout_id, metadata)
+      SELECT ${org}::uuid, 'active', 1000, 'usd', 'month', date_trunc('second', now()) - interval '1 month', date_trunc('second', now()) - interval '1 minute',
+             now() - interval '1 month', c.id,
+             CASE WHEN (c.metadata->>'i')::int % 10 BETWEEN 1 AND 3 THEN ${b.meteredProductId}::uuid ELSE ${b.plainProductId}::uuid END,
+             CASE WHEN (c.metadata->>'i')::int % 10 BETWEEN 1 AND 3 THEN ${meteredPrices} ELSE ARRAY[${b.fixedPriceId}::uuid] END,
+             CASE WHEN (c.metadata->>'i')::int % 10 = 0 THEN ${checkouts[1]}::uuid ELSE ${checkouts[0]}::uuid END,
+             jsonb_build_object('bench', 'billing-run')
+      FROM customer c WHERE c.organization_id = ${org}::uuid AND c.metadata ? 'i'`);
+    const seededSubs = performance.now();
+    await rows(db, sql`INSERT INTO event (organization_id, name, source, timestamp, customer_id, metadata)
+      SELECT ${org}::uuid, 'renew.call', 'user', s.current_period_start + k * interval '1 hour', s.customer_id, jsonb_build_object('units', k % 10)
+      FROM subscription s CROSS JOIN generate_series(1, ${EVENTS_PER_METERED}::int) AS k
+      WHERE s.organization_id = ${org}::uuid AND s.product_id = ${b.meteredProductId}::uuid`);
+    const seededEvents = performance.now();
+    await markRollupsBuilding(db, org, b.meterId);
+    await rebuildMeterRollups(db, org, b.meterId);
+    for (const t of ["customer", "subscription", "event", "meter_rollup", "checkout"]) await rows(db, sql.raw(`ANALYZE ${t}`));
+    const [counts] = await rows(
+      db,
+      sql`SELECT (SELECT count(*) FROM subscription WHERE organization_id = ${org}::uuid)::int AS subs,
+                 (SELECT count(*) FROM event WHERE organization_id = ${org}::uuid)::int AS events`,
+    );
+    return {
+      subscriptions: counts?.subs,
+      events: counts?.events,
+      subsSeconds: (seededSubs - started) / 1000,
+      eventsSeconds: (seededEvents - seededSubs) / 1000,
+      rollupSeconds: (performance.now() - seededEvents) / 1000,
+    };
+  });
+
+  /** Subscriptions still due (active or trialing, period ended). */
+  bare.post("/control/due", async (req) => {
+    const { organizationId } = req.body as { organizationId: string };
+    const [row] = await rows(
+      db,
+      sql`SELECT count(*)::int AS due FROM subscription WHERE organization_id = ${organizationId}::uuid
+          AND status IN ('active', 'trialing') AND current_period_end <= now()`,
+    );
+    return { due: row?.due };
+  });
+
+  /** The check: exactly one order per subscription for the period renewed; and what the orders say. */
+  bare.post("/control/check", async (req) => {
+    const { organizationId } = req.body as { organizationId: string };
+    const org = sql`${organizationId}::uuid`;
+    const [row] = await rows(
+      db,
+      sql`WITH per AS (
+            SELECT s.id, s.status, (SELECT count(*) FROM "order" o WHERE o.subscription_id = s.id AND o.organization_id = ${org}
+              AND o.billing_reason = 'subscription_cycle') AS orders,
+              (SELECT count(*) FROM "order" o WHERE o.subscription_id = s.id AND o.organization_id = ${org}
+              AND o.renewed_period_start = (s.current_period_start + interval '1 minute') - interval '1 month') AS for_period
+            FROM subscription s WHERE s.organization_id = ${org})
+          SELECT count(*)::int AS subscriptions,
+                 count(*) FILTER (WHERE orders = 1 AND for_period = 1)::int AS exactly_one,
+                 count(*) FILTER (WHERE orders > 1)::int AS more_than_one,
+                 count(*) FILTER (WHERE orders = 0)::int AS none,
+                 count(*) FILTER (WHERE status = 'past_due')::int AS past_due,
+                 count(*) FILTER (WHERE status = 'active')::int AS active
+          FROM per`,
+    );
+    const [orders] = await rows(
+      db,
+      sql`SELECT count(*) FILTER (WHERE status = 'paid')::int AS paid, count(*) FILTER (WHERE status = 'pending')::int AS pending,
+                 count(*) FILTER (WHERE subtotal_amount > 1000)::int AS with_usage, coalesce(sum(total_amount), 0)::bigint AS total
+          FROM "order" WHERE organization_id = ${org} AND billing_reason = 'subscription_cycle'`,
+    );
+    return { ...row, ...orders };
+  });
+
+  // PGlite in memory cannot be shared between processes: there, the schedule runs in this process
+  let inline: { stop(): Promise<void> } | null = null;
+  const inlineStamps: number[] = [];
+  bare.post("/control/inline-go", async () => {
+    inline = startSchedules({ db, processor: timedProcessor(createTestProcessor(), inlineStamps), baseURL: served.url, batch: BATCH, intervalMs: 200 });
+    return {};
+  });
+  bare.post("/control/inline-stop", async () => {
+    await inline?.stop();
+    return { gaps: gaps(inlineStamps), renewals: inlineStamps.length, rss: peakRss(process.pid) };
+  });
+
+  const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
+  announce({ app: served.url, bare: bareUrl, driver: database.driver, databaseUrl: database.url ?? null } satisfies Endpoints, [
+    () => bare.close(),
+    served.close,
+  ]);
+}
+
+// ---- worker child: the schedule on its own connection pool ------------------------------------------------
+
+async function work(): Promise<void> {
+  const url = process.env.TILL_BENCH_WORKER_DB;
+  if (!url) throw new Error("TILL_BENCH_WORKER_DB is not set");
+  const database = await openDatabase({ url, max: 2 });
+  const stamps: number[] = [];
+  let schedules: { stop(): Promise<void> } | null = null;
+  const errors: string[] = [];
+  const log: WorkerLog = { info: () => {}, warn: () => {}, error: (err, msg) => void errors.push(`${msg ?? ""}: ${String(err)}`) };
+  const input = createInterface({ input: process.stdin });
+  input.on("line", (line) => {
+    if (line === "go") {
+      schedules = startSchedules({ db: database.db, processor: timedProcessor(createTestProcessor(), stamps), baseURL: "http://127.0.0.1", batch: BATCH, intervalMs: 200, log });
+    } else if (line === "stop") {
+      void (async () => {
+        await schedules?.stop();
+        process.stdout.write(`${JSON.stringify({ gaps: gaps(stamps), renewals: stamps.length, errors: errors.slice(0, 5), errorCount: errors.length })}\n`);
+        await database.close();
+        process.exit(0);
+      })();
+    }
+  });
+  process.stdout.write("ready\n");
+}
+
+interface WorkerReport {
+  gaps: number[];
+  renewals: number;
+  errors?: string[];
+  errorCount?: number;
+}
+
+function spawnWorker(databaseUrl: string): Promise<{ child: ChildProcess; lines: AsyncIterator<string> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--work"], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, TILL_BENCH_WORKER_DB: databaseUrl },
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  return lines.next().then((first) => {
+    if (first.value !== "ready") throw new Error(`worker did not start: ${String(first.value)}`);
+    return { child, lines };
+  });
+}
+
+/** Peak resident set size (VmHWM) of a process in MB, from /proc; null elsewhere. */
+function peakRss(pid: number): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---- parent ----------------------------------------------------------------------------------------------
+
+async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
+  return { json: JSON.parse(text) as T, headers: res.headers };
+}
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? NaN;
+};
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const { child, endpoints } = await spawnServer<Endpoints>(import.meta.url);
+  const disarm = watchdog(child, HARD_LIMIT_MS);
+  const workers: ChildProcess[] = [];
+  const fmt = (n: number) => n.toLocaleString("en");
+  const n = Number(process.env.TILL_BENCH_RENEWALS ?? SIZES[endpoints.driver]);
+  try {
+    const base = endpoints.app;
+    const signUp = await call<{ token: string }>(base, "POST", "/api/auth/sign-up/email", {
+      email: `billing-${Date.now()}@example.com`,
+      password: "correct-horse-battery",
+      name: "Billing run",
+    });
+    const cookie = signUp.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .filter((c) => c?.startsWith("better-auth.session_token="))
+      .join("; ");
+    const org = (await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: "Billing", slug: `billing-${Date.now()}` }, { cookie })).json;
+    const key = (await call<{ key: string }>(base, "POST", "/api/auth/api-key/create", { organizationId: org.id, name: "billing", rateLimitEnabled: false }, { cookie }))
+      .json.key;
+    const auth = { authorization: `Bearer ${key}` };
+    const filter = { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "renew.call" }] };
+    const meterId = (await call<{ id: string }>(base, "POST", "/v1/meters/", { name: "Calls", filter, aggregation: { func: "sum", property: "units" } }, auth)).json.id;
+    type Product = { id: string; prices: Array<{ id: string; amount_type: string }> };
+    const plain = (
+      await call<Product>(base, "POST", "/v1/products/", {
+        name: "Plan",
+        recurring_interval: "month",
+        prices: [{ amount_type: "fixed", price_amount: 1000, price_currency: "usd" }],
+      }, auth)
+    ).json;
+    const metered = (
+      await call<Product>(base, "POST", "/v1/products/", {
+        name: "Plan with usage",
+        recurring_interval: "month",
+        prices: [
+          { amount_type: "fixed", price_amount: 1000, price_currency: "usd" },
+          { amount_type: "metered_unit", meter_id: meterId, unit_amount: "5", price_currency: "usd" },
+        ],
+      }, auth)
+    ).json;
+    const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
+    console.log(`\ntill billing run — ${database}; Node ${process.version}, ${os.cpus().length} CPUs; ${fmt(n)} subscriptions due at once\n`);
+    const seed = (
+      await call<{ subscriptions: number; events: number; subsSeconds: number; eventsSeconds: number; rollupSeconds: number }>(endpoints.bare, "POST", "/control/seed", {
+        organizationId: org.id,
+        n,
+        fixedPriceId: plain.prices[0]?.id,
+        plainProductId: plain.id,
+        meteredProductId: metered.id,
+        meteredPriceIds: metered.prices.map((p) => p.id),
+        meterId,
+      })
+    ).json;
+    console.log(
+      `seeded ${fmt(seed.subscriptions)} subscriptions (30% metered, 10% failing) in ${seed.subsSeconds.toFixed(1)} s, ` +
+        `${fmt(seed.events)} events in ${seed.eventsSeconds.toFixed(1)} s, their rollups in ${seed.rollupSeconds.toFixed(1)} s`,
+    );
+
+    const due = async () => (await call<{ due: number }>(endpoints.bare, "POST", "/control/due", { organizationId: org.id })).json.due;
+    let reports: Array<WorkerReport & { rss: number | null }> = [];
+    let t0 = 0;
+    let t1 = 0;
+    let peaks: Array<number | null> = [];
+    if (endpoints.driver === "postgres" && endpoints.databaseUrl) {
+      const url = endpoints.databaseUrl;
+      const spawned = await Promise.all(Array.from({ length: WORKERS }, () => spawnWorker(url)));
+      workers.push(...spawned.map((s) => s.child));
+      t0 = performance.now();
+      for (const s of spawned) s.child.stdin!.write("go\n");
+      peaks = spawned.map(() => null);
+      while ((await due()) > 0) {
+        peaks = spawned.map((s) => peakRss(s.child.pid ?? 0));
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      t1 = performance.now();
+      peaks = spawned.map((s) => peakRss(s.child.pid ?? 0));
+      for (const s of spawned) s.child.stdin!.write("stop\n");
+      reports = await Promise.all(
+        spawned.map(async (s, i) => ({ ...(JSON.parse(String((await s.lines.next()).value)) as WorkerReport), rss: peaks[i] ?? null })),
+      );
+    } else {
+      t0 = performance.now();
+      await call(endpoints.bare, "POST", "/control/inline-go", {});
+      while ((await due()) > 0) await new Promise((r) => setTimeout(r, 250));
+      t1 = performance.now();
+      const r = (await call<WorkerReport & { rss: number | null }>(endpoints.bare, "POST", "/control/inline-stop", {})).json;
+      reports = [r];
+    }
+    const seconds = (t1 - t0) / 1000;
+    const rate = n / seconds;
+    const all = reports.flatMap((r) => r.gaps);
+    console.log(
+      `\nrenewed ${fmt(n)} in ${seconds.toFixed(1)} s by ${reports.length} worker${endpoints.driver === "postgres" ? ` process${reports.length > 1 ? "es" : ""}` : " (in the server's process)"}: ` +
+        `${rate.toFixed(0)} renewals/s — ${rate >= 500 ? "meets" : "misses"} ≥ 500/s`,
+    );
+    console.log(
+      `per renewal (gap between a worker's successive charges, batches of ${BATCH} per transaction): ` +
+        `median ${percentile(all, 0.5).toFixed(1)} ms, p99 ${percentile(all, 0.99).toFixed(1)} ms, max ${percentile(all, 1).toFixed(1)} ms`,
+    );
+    reports.forEach((r, i) =>
+      console.log(
+        `worker ${i + 1}: ${fmt(r.renewals)} renewals, peak RSS ${r.rss === null ? "n/a" : `${r.rss.toFixed(0)} MB`}` +
+          `${r.errorCount ? `, ${r.errorCount} failed renewals (first: ${r.errors?.[0] ?? ""})` : ""}`,
+      ),
+    );
+    const check = (
+      await call<{ subscriptions: number; exactly_one: number; more_than_one: number; none: number; past_due: number; active: number; paid: number; pending: number; with_usage: number }>(
+        endpoints.bare,
+        "POST",
+        "/control/check",
+        { organizationId: org.id },
+      )
+    ).json;
+    const ok = check.exactly_one === check.subscriptions && check.more_than_one === 0 && check.none === 0;
+    console.log(
+      `\ncheck: ${fmt(check.exactly_one)} of ${fmt(check.subscriptions)} subscriptions have exactly one order for the period renewed; ` +
+        `${fmt(check.more_than_one)} have more than one, ${fmt(check.none)} none — ${ok ? "PASS" : "FAIL"}`,
+    );
+    console.log(
+      `orders: ${fmt(check.paid)} paid, ${fmt(check.pending)} pending (declined), ${fmt(check.with_usage)} with usage billed; ` +
+        `subscriptions: ${fmt(check.active)} active, ${fmt(check.past_due)} past_due`,
+    );
+    if (endpoints.driver !== "postgres") console.log("(the goal is stated for PostgreSQL with two worker processes; set DATABASE_URL to measure there)");
+    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    if (!ok) process.exitCode = 1;
+  } finally {
+    disarm();
+    for (const w of workers) if (w.exitCode === null) w.kill("SIGTERM");
+    await stopServer(child);
+  }
+}
+
+if (process.argv.includes("--serve")) {
+  await serve();
+} else if (process.argv.includes("--work")) {
+  await work();
+} else {
+  await main();
+}

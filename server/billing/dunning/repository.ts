@@ -1,0 +1,94 @@
+// SQL of dunning: the state of renewal orders whose charge failed (order_dunning), claimed by the schedule
+// when their next attempt is due (across organizations: the schedule serves them all), or locked one at a time
+// for the customer's own retry. Every function but the claim takes the organization id and filters by it.
+import { and, asc, eq, inArray, isNotNull, lte, notInArray, or } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { billingOrganization, order, orderDunning } from "../../db/schema/index.js";
+import { advancedClocks, orgNowSql } from "../test-clock/repository.js";
+
+export type DunningRow = typeof orderDunning.$inferSelect;
+
+export async function insertDunning(db: Queryable, row: typeof orderDunning.$inferInsert): Promise<void> {
+  await db.insert(orderDunning).values(row);
+}
+
+/** Up to `limit` dunning rows due at `now` (or at their organization's test clock), locked (SKIP LOCKED: another process's are left to it). */
+export async function claimDue(db: Queryable, now: Date, limit: number, skipIds: string[], organizationId?: string): Promise<DunningRow[]> {
+  return db
+    .select()
+    .from(orderDunning)
+    .where(
+      and(
+        isNotNull(orderDunning.nextAttemptAt),
+        // `now` is the wall clock; a sandbox organization's test clock may be ahead of it (test-clock/clock.ts)
+        or(
+          lte(orderDunning.nextAttemptAt, now),
+          and(inArray(orderDunning.organizationId, advancedClocks), lte(orderDunning.nextAttemptAt, orgNowSql(orderDunning.organizationId, now))),
+        ),
+        organizationId ? eq(orderDunning.organizationId, organizationId) : undefined,
+        skipIds.length > 0 ? notInArray(orderDunning.orderId, skipIds) : undefined,
+      ),
+    )
+    .orderBy(asc(orderDunning.nextAttemptAt), asc(orderDunning.orderId))
+    .limit(limit)
+    .for("update", { skipLocked: true });
+}
+
+/**
+ * The order's dunning row, locked. `noWait`: a row another transaction holds (a retry under way) throws
+ * PostgreSQL's lock_not_available (55P03) at once instead of waiting.
+ */
+export async function lockDunning(db: Queryable, organizationId: string, orderId: string, noWait: boolean): Promise<DunningRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(orderDunning)
+    .where(and(eq(orderDunning.organizationId, organizationId), eq(orderDunning.orderId, orderId)))
+    .limit(1)
+    .for("update", noWait ? { noWait: true } : {});
+  return row;
+}
+
+export async function findDunning(db: Queryable, organizationId: string, orderId: string): Promise<DunningRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(orderDunning)
+    .where(and(eq(orderDunning.organizationId, organizationId), eq(orderDunning.orderId, orderId)))
+    .limit(1);
+  return row;
+}
+
+export async function updateDunning(
+  db: Queryable,
+  organizationId: string,
+  orderId: string,
+  patch: Partial<Pick<DunningRow, "attempts" | "manualAttempts" | "nextAttemptAt">>,
+  now: Date,
+): Promise<void> {
+  await db
+    .update(orderDunning)
+    .set({ ...patch, modifiedAt: now })
+    .where(and(eq(orderDunning.organizationId, organizationId), eq(orderDunning.orderId, orderId)));
+}
+
+export async function storedDunningSettings(db: Queryable, organizationId: string): Promise<unknown> {
+  const [row] = await db
+    .select({ s: billingOrganization.dunningSettings })
+    .from(billingOrganization)
+    .where(eq(billingOrganization.organizationId, organizationId))
+    .limit(1);
+  return row?.s ?? null;
+}
+
+export const isLockNotAvailable = (err: unknown): boolean => {
+  const cause = (err as { cause?: unknown } | null)?.cause ?? err;
+  return typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "55P03";
+};
+
+
+/** A pending renewal order becomes paid (a retry's charge succeeded). */
+export async function markOrderPaid(db: Queryable, organizationId: string, orderId: string, now: Date): Promise<void> {
+  await db
+    .update(order)
+    .set({ status: "paid", modifiedAt: now })
+    .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId), eq(order.status, "pending")));
+}

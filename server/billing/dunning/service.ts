@@ -1,0 +1,314 @@
+// Dunning (issue 14 §3): a renewal whose charge failed leaves its order pending and the subscription past_due;
+// the order is charged again on the organization's schedule (by default 3, 5 and 7 days after each failure),
+// driven by stored due times (order_dunning.next_attempt_at) that the jobs worker's schedule claims, so a
+// clock handed to runDunning decides what is due. A success pays the order and makes the subscription active
+// again; after the last failure the subscription ends as the organization chose — canceled, or unpaid (still
+// payable from the portal) — its benefits revoked either way. The customer may also retry from the portal
+// (confirmRetryPayment), with a new card or a saved one. Every change writes its events to the outbox in the
+// same transaction.
+import { z } from "zod";
+import type { Db, Queryable } from "../../db/client.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import type { PaymentProcessor } from "../../payments/processor.js";
+import { regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
+import { toBenefitGrantWire } from "../benefits/wire.js";
+import { findCustomer } from "../customers/repository.js";
+import { ApiError, notFound } from "../http.js";
+import { findOrder } from "../orders/repository.js";
+import { getOrder, lockOrderRow, type OrderRow } from "../orders/service.js";
+import * as payments from "../payments/service.js";
+import * as paymentsRepo from "../payments/repository.js";
+import { loadProducts } from "../products/service.js";
+import { toWires } from "../subscriptions/load.js";
+import * as renewalRepo from "../subscriptions/renewal-repository.js";
+import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
+import { orgNow } from "../test-clock/clock.js";
+import * as repo from "./repository.js";
+import { DAY_MS, dunningSettingsOf, type DunningSettings } from "./settings.js";
+
+export interface DunningDeps {
+  processor: PaymentProcessor;
+  baseURL: string;
+}
+
+/** Portal retries per order (Polar's ManualRetryLimitExceeded). */
+export const MANUAL_RETRY_LIMIT = 5;
+
+const later = (now: Date, days: number) => new Date(now.getTime() + days * DAY_MS);
+
+async function settingsOf(db: Queryable, organizationId: string): Promise<DunningSettings> {
+  return dunningSettingsOf(await repo.storedDunningSettings(db, organizationId));
+}
+
+async function subscriptionWireOf(tx: Queryable, row: SubscriptionRow, baseURL: string): Promise<SubscriptionWire> {
+  const [wire] = await toWires(tx, row.organizationId, [row], baseURL);
+  if (!wire) throw new Error(`subscription ${row.id}: its customer or product is missing`);
+  return wire;
+}
+
+/**
+ * The renewal's charge of `orderId` failed (in the renewal's transaction, the subscription just written
+ * past_due): records its dunning state with the first retry's due time, and `subscription.past_due`. With no
+ * retries configured the next pass of the schedule ends the subscription without charging again.
+ */
+export async function startDunning(tx: Queryable, organizationId: string, sub: SubscriptionWire, orderId: string, now: Date): Promise<OutboxEvent[]> {
+  const settings = await settingsOf(tx, organizationId);
+  const first = settings.retry_intervals_days[0];
+  await repo.insertDunning(tx, {
+    orderId,
+    organizationId,
+    subscriptionId: sub.id,
+    attempts: 1,
+    nextAttemptAt: first === undefined ? now : later(now, first),
+    createdAt: now,
+  });
+  return [{ type: "subscription.past_due", organizationId, data: sub }];
+}
+
+export type AttemptOutcome =
+  | { kind: "paid"; payment: payments.PaymentRow }
+  | { kind: "failed"; payment: payments.PaymentRow; nextAttemptAt: Date | null; ended: boolean }
+  | { kind: "ended" }
+  | { kind: "stopped" };
+
+interface Locked {
+  dunning: repo.DunningRow;
+  order: OrderRow;
+  sub: SubscriptionRow;
+}
+
+/** Locks the subscription then the order of a dunning row; null when there is nothing to collect any more. */
+async function lockParts(tx: Queryable, d: repo.DunningRow, now: Date): Promise<Locked | null> {
+  const sub = await renewalRepo.lockSubscription(tx, d.organizationId, d.subscriptionId);
+  const order = await lockOrderRow(tx, d.organizationId, d.orderId);
+  const collectible = sub && order && order.status === "pending" && (sub.status === "past_due" || sub.status === "unpaid");
+  if (!collectible) {
+    // paid meanwhile, refunded, or the subscription was canceled by the seller: dunning stops
+    if (d.nextAttemptAt) await repo.updateDunning(tx, d.organizationId, d.orderId, { nextAttemptAt: null }, now);
+    return null;
+  }
+  return { dunning: d, order, sub };
+}
+
+const dueAmountOf = (o: OrderRow) => Math.max(0, o.totalAmount + o.appliedBalanceAmount);
+
+/** The order is paid: it and the subscription are written, the benefits kept (or given back), the events recorded. */
+async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): Promise<void> {
+  const org = l.order.organizationId;
+  await repo.markOrderPaid(tx, org, l.order.id, now);
+  const wasUnpaid = l.sub.status === "unpaid";
+  const active = await renewalRepo.updateSubscription(tx, org, l.sub.id, { status: "active" }, now);
+  const [orderData, subData] = await Promise.all([getOrder(tx, org, l.order.id), subscriptionWireOf(tx, active, deps.baseURL)]);
+  const events: OutboxEvent[] = [
+    { type: "order.updated", organizationId: org, data: { ...orderData } },
+    { type: "order.paid", organizationId: org, data: { ...orderData } },
+    { type: "subscription.updated", organizationId: org, data: subData },
+    { type: "subscription.active", organizationId: org, data: subData },
+  ];
+  if (wasUnpaid) {
+    // its benefits were revoked when it became unpaid: granted again (benefit_grant.created recorded there)
+    const customer = await findCustomer(tx, org, active.customerId);
+    const product = (await loadProducts(tx, org, [active.productId], deps.baseURL)).get(active.productId);
+    await regrantSubscription(tx, org, { subscriptionId: active.id, customer: customer ?? null, benefits: product?.benefits ?? [] }, now);
+  } else {
+    const cycled = await renewalRepo.cycleGrants(tx, org, active.id, now);
+    events.push(...cycled.map((r) => ({ type: "benefit_grant.cycled" as const, organizationId: org, data: toBenefitGrantWire(r.grant, r.benefit, r.customer) })));
+  }
+  events.push(customerStateChanged(org, active.customerId));
+  await enqueue(tx, events);
+}
+
+/** The last retry failed: the subscription ends as the organization chose, its benefits revoked. */
+async function giveUp(tx: Queryable, deps: DunningDeps, l: Locked, settings: DunningSettings, now: Date): Promise<void> {
+  const org = l.order.organizationId;
+  await repo.updateDunning(tx, org, l.order.id, { nextAttemptAt: null }, now);
+  if (l.sub.status === "unpaid") return;
+  const ended =
+    settings.final_action === "cancel"
+      ? await renewalRepo.updateSubscription(tx, org, l.sub.id, { status: "canceled", canceledAt: l.sub.canceledAt ?? now, endsAt: now, endedAt: now }, now)
+      : await renewalRepo.updateSubscription(tx, org, l.sub.id, { status: "unpaid" }, now);
+  const wire = await subscriptionWireOf(tx, ended, deps.baseURL);
+  const events: OutboxEvent[] = [{ type: "subscription.updated", organizationId: org, data: wire }];
+  if (settings.final_action === "cancel") events.push({ type: "subscription.canceled", organizationId: org, data: wire });
+  // the revocation email (subscription_revoked) goes with this one
+  events.push({ type: "subscription.revoked", organizationId: org, data: wire });
+  await enqueue(tx, events);
+  await revokeGrantsOfSubscription(tx, org, l.sub.id, now);
+  await enqueue(tx, customerStateChanged(org, l.sub.customerId));
+}
+
+/**
+ * One attempt at a locked dunning row in the caller's transaction: the schedule's (`retry`, which also ends
+ * the subscription once the retries are spent) or the customer's (`manual`, which leaves the schedule as is).
+ */
+export async function attemptLocked(
+  tx: Queryable,
+  deps: DunningDeps,
+  d: repo.DunningRow,
+  now: Date,
+  kind: "retry" | "manual",
+  method?: payments.PaymentMethodRow,
+): Promise<AttemptOutcome> {
+  const l = await lockParts(tx, d, now);
+  if (!l) return { kind: "stopped" };
+  const settings = await settingsOf(tx, d.organizationId);
+  const retries = settings.retry_intervals_days;
+  if (kind === "retry" && (l.sub.status === "unpaid" || d.attempts > retries.length)) {
+    await giveUp(tx, deps, l, settings, now);
+    return { kind: "ended" };
+  }
+  const amount = dueAmountOf(l.order);
+  const outcome =
+    amount > 0
+      ? await payments.chargeSaved(
+          tx,
+          deps.processor,
+          d.organizationId,
+          l.order.customerId,
+          { amount, currency: l.order.currency, description: `Order ${l.order.invoiceNumber}`, metadata: { order_id: l.order.id, subscription_id: l.sub.id } },
+          method,
+        )
+      : { method: method ?? null, result: { ok: true as const, paymentId: null, paymentMethodId: "", paymentMethod: { brand: "", last4: "", expMonth: 0, expYear: 0 } } };
+  const payment = await payments.recordCharge(
+    tx,
+    deps.processor,
+    outcome,
+    { organizationId: d.organizationId, customerId: l.order.customerId, orderId: l.order.id, checkoutId: null, amount, currency: l.order.currency, attempt: kind },
+    now,
+  );
+  const counts = kind === "retry" ? { attempts: d.attempts + 1 } : { manualAttempts: d.manualAttempts + 1 };
+  if (outcome.result.ok) {
+    await repo.updateDunning(tx, d.organizationId, d.orderId, { ...counts, nextAttemptAt: null }, now);
+    await settle(tx, deps, l, now);
+    return { kind: "paid", payment };
+  }
+  if (kind === "manual") {
+    await repo.updateDunning(tx, d.organizationId, d.orderId, counts, now);
+    return { kind: "failed", payment, nextAttemptAt: d.nextAttemptAt, ended: false };
+  }
+  // retry number d.attempts failed; the next waits retries[d.attempts] days, or there is none
+  const wait = retries[d.attempts];
+  if (wait === undefined) {
+    await repo.updateDunning(tx, d.organizationId, d.orderId, counts, now);
+    await giveUp(tx, deps, l, settings, now);
+    return { kind: "failed", payment, nextAttemptAt: null, ended: true };
+  }
+  const nextAttemptAt = later(now, wait);
+  await repo.updateDunning(tx, d.organizationId, d.orderId, { ...counts, nextAttemptAt }, now);
+  return { kind: "failed", payment, nextAttemptAt, ended: false };
+}
+
+// ---- the schedule ----------------------------------------------------------------------------------
+
+export interface DunningRun extends DunningDeps {
+  db: Db;
+  log?: { error(err: unknown, msg: string): void };
+  batch?: number;
+  /** The wall clock (default: now); each organization retries at its own now (its test clock, if any). */
+  now?: Date;
+  /** Only this organization's orders (a test clock's advance). */
+  organizationId?: string;
+}
+
+/**
+ * Charges again every failed renewal order whose next attempt is due at `now`, each in a savepoint of the
+ * claiming transaction (one that throws is rolled back alone and left for a later pass). Returns the number
+ * of rows handled.
+ */
+export async function runDunning(run: DunningRun): Promise<number> {
+  const batch = run.batch ?? 50;
+  const failed: string[] = [];
+  let handled = 0;
+  for (;;) {
+    const wall = run.now ?? new Date();
+    const claimed = await run.db.transaction(async (tx) => {
+      const due = await repo.claimDue(tx, wall, batch, failed, run.organizationId);
+      for (const d of due) {
+        try {
+          const now = await orgNow(tx, d.organizationId, wall);
+          await tx.transaction((sp) => attemptLocked(sp, run, d, now, "retry"));
+          handled += 1;
+        } catch (err) {
+          failed.push(d.orderId);
+          run.log?.error(err, `dunning: order ${d.orderId} could not be charged again`);
+        }
+      }
+      return due.length;
+    });
+    if (claimed < batch) return handled;
+  }
+}
+
+// ---- the customer's side (the portal) ---------------------------------------------------------------
+
+export const ConfirmRetryInput = z.object({
+  confirmation_token_id: z.string().min(1).max(1024).nullish(),
+  payment_method_id: z
+    .string()
+    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "Input should be a valid UUID")
+    .nullish(),
+  payment_processor: z.literal("stripe").optional(),
+});
+export type ConfirmRetryInput = z.output<typeof ConfirmRetryInput>;
+
+const notEligible = (detail: string) => new ApiError(422, { error: "OrderNotEligibleForRetry", detail });
+
+async function customerOrder(db: Queryable, organizationId: string, customerId: string, orderId: string) {
+  const row = await findOrder(db, organizationId, orderId);
+  if (!row || row.customerId !== customerId) throw notFound("Order not found");
+  return row;
+}
+
+/** CustomerOrderPaymentStatus: the order's payment as the portal shows it. */
+export async function paymentStatus(db: Db, organizationId: string, customerId: string, orderId: string) {
+  const row = await customerOrder(db, organizationId, customerId, orderId);
+  if (row.status !== "pending") return { status: "succeeded", error: null };
+  const last = await paymentsRepo.lastPaymentOfOrder(db, organizationId, orderId);
+  if (!last) return { status: "pending", error: null };
+  return { status: last.status, error: last.status === "failed" ? last.declineMessage : null };
+}
+
+/**
+ * The customer pays a past-due (or unpaid) renewal order now: with a new card (its token, saved and made the
+ * default) or a saved method (its id), else the default. 409 while another attempt holds the order, 422 when
+ * the order is not a failed renewal still owed, 429 after MANUAL_RETRY_LIMIT attempts.
+ */
+export async function confirmRetry(
+  deps: DunningDeps & { db: Db },
+  organizationId: string,
+  customerId: string,
+  orderId: string,
+  input: ConfirmRetryInput,
+) {
+  const row = await customerOrder(deps.db, organizationId, customerId, orderId);
+  const d = await repo.findDunning(deps.db, organizationId, orderId);
+  if (!d || row.status !== "pending") throw notEligible("This order is not awaiting a payment.");
+  if (d.manualAttempts >= MANUAL_RETRY_LIMIT) {
+    throw new ApiError(429, { error: "ManualRetryLimitExceeded", detail: `This order was retried ${MANUAL_RETRY_LIMIT} times: contact the seller.` });
+  }
+  let method: payments.PaymentMethodRow | undefined;
+  if (input.confirmation_token_id) {
+    const added = await payments.addMethod(deps, organizationId, customerId, input.confirmation_token_id, true);
+    method = await paymentsRepo.findMethod(deps.db, organizationId, customerId, added.payment_method.id);
+  } else if (input.payment_method_id) {
+    method = await paymentsRepo.findMethod(deps.db, organizationId, customerId, input.payment_method_id.toLowerCase());
+    if (!method) throw notFound("Payment method not found");
+  }
+  let outcome: AttemptOutcome;
+  try {
+    outcome = await deps.db.transaction(async (tx) => {
+      const locked = await repo.lockDunning(tx, organizationId, orderId, true);
+      if (!locked) throw notEligible("This order is not awaiting a payment.");
+      if (locked.manualAttempts >= MANUAL_RETRY_LIMIT) {
+        throw new ApiError(429, { error: "ManualRetryLimitExceeded", detail: `This order was retried ${MANUAL_RETRY_LIMIT} times: contact the seller.` });
+      }
+      return attemptLocked(tx, deps, locked, new Date(), "manual", method);
+    });
+  } catch (err) {
+    if (repo.isLockNotAvailable(err)) throw new ApiError(409, { error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress." });
+    throw err;
+  }
+  if (outcome.kind === "paid") return { status: "succeeded", client_secret: null, error: null };
+  if (outcome.kind === "failed") return { status: "failed", client_secret: null, error: outcome.payment.declineMessage };
+  throw notEligible("This order is not awaiting a payment.");
+}

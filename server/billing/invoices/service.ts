@@ -1,0 +1,309 @@
+// Rules for invoices and credit notes: who may ask for one (a paid order with a billing name and address),
+// how a request becomes a PDF (the jobs worker leases the pending rows, renders, stores with the files), and
+// the signed URLs that serve them. Requests are written in the causing transaction: generateInvoice's own, or
+// the outbox fan-out's for a paid order (order.paid, when its billing details are there) and a succeeded
+// refund (refund.updated → a credit note).
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { Readable } from "node:stream";
+import type { Db, Queryable } from "../../db/client.js";
+import type { OrderItemTax } from "../../db/schema/index.js";
+import { ApiError, notFound, notPermitted } from "../http.js";
+import type { FileStorage } from "../files/storage.js";
+import { renderInvoicePdf, type InvoiceDocumentData, type InvoiceParty, type TaxTotal } from "./document.js";
+import * as repo from "./repository.js";
+import { invoiceDetailsOf } from "./settings.js";
+
+export type { InvoiceRow } from "./repository.js";
+
+const NOT_FOUND = "Order not found";
+const PAID = new Set(["paid", "refunded", "partially_refunded"]);
+/** How long an invoice URL handed out stays valid (like the files' signed downloads). */
+export const INVOICE_URL_TTL_MS = 60 * 60 * 1000;
+
+const notEligible = () => new ApiError(409, { error: "OrderNotEligibleForInvoice", detail: "Only paid orders have an invoice." });
+const missingDetails = () =>
+  new ApiError(422, {
+    error: "MissingInvoiceBillingDetails",
+    detail: "The order needs a billing name and a billing address before its invoice can be generated.",
+  });
+
+type OrderRow = NonNullable<Awaited<ReturnType<typeof repo.findOrderRow>>>;
+
+const hasBillingDetails = (o: Pick<OrderRow, "billingName" | "billingAddress">) => Boolean(o.billingName?.trim() && o.billingAddress?.country);
+
+/** The order of the caller (a customer's own only, when `customerId` is given), else 404. */
+async function orderOf(db: Queryable, organizationId: string, orderId: string, customerId?: string): Promise<OrderRow> {
+  const row = await repo.findOrderRow(db, organizationId, orderId);
+  if (!row || (customerId !== undefined && row.customerId !== customerId)) throw notFound(NOT_FOUND);
+  return row;
+}
+
+/**
+ * POST …/orders/{id}/invoice: (re)generates the order's invoice — 202, the worker makes it. A paid order only
+ * (409 OrderNotEligibleForInvoice), with a billing name and address (422 MissingInvoiceBillingDetails).
+ */
+export async function generateInvoice(db: Db, organizationId: string, orderId: string, customerId?: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const row = await orderOf(tx, organizationId, orderId, customerId);
+    if (!PAID.has(row.status)) throw notEligible();
+    if (!hasBillingDetails(row)) throw missingDetails();
+    await repo.requestInvoice(tx, organizationId, orderId, row.invoiceNumber, true);
+  });
+}
+
+// ---- signed URLs ----------------------------------------------------------------------------------
+
+const signature = (secret: string, id: string, expires: number) => createHmac("sha256", `${secret}:invoice-download`).update(`${id}.${expires}`).digest("base64url");
+
+export function signedInvoiceUrl(baseURL: string, secret: string, id: string, now = Date.now()): string {
+  const expires = Math.floor((now + INVOICE_URL_TTL_MS) / 1000);
+  return `${baseURL}/v1/invoices/${id}/pdf?expires=${expires}&signature=${signature(secret, id, expires)}`;
+}
+
+export interface DocumentLink {
+  id: string;
+  number: string;
+  url: string;
+  refund_id: string | null;
+  generated_at: string | null;
+}
+
+export interface InvoiceAnswer {
+  url: string;
+  /** till's extensions (the SDKs read `url` only): the invoice's number and the order's credit notes. */
+  number: string;
+  credit_notes: DocumentLink[];
+}
+
+/**
+ * GET …/orders/{id}/invoice: a signed URL of the generated invoice, and the credit notes made so far. 404 when
+ * the order is not the caller's or its invoice was not generated yet.
+ */
+export async function invoiceOf(db: Db, deps: { baseURL: string; secret: string }, organizationId: string, orderId: string, customerId?: string): Promise<InvoiceAnswer> {
+  await orderOf(db, organizationId, orderId, customerId);
+  const docs = await repo.documentsOfOrder(db, organizationId, orderId);
+  const inv = docs.find((d) => d.kind === "invoice" && d.path);
+  if (!inv) throw notFound("The invoice of this order has not been generated yet: generate it first (POST …/invoice).");
+  const link = (d: repo.InvoiceRow): DocumentLink => ({
+    id: d.id,
+    number: d.number,
+    url: signedInvoiceUrl(deps.baseURL, deps.secret, d.id),
+    refund_id: d.refundId,
+    generated_at: d.generatedAt?.toISOString() ?? null,
+  });
+  return { url: link(inv).url, number: inv.number, credit_notes: docs.filter((d) => d.kind === "credit_note" && d.path).map(link) };
+}
+
+/**
+ * GET …/orders/{id}/receipt (SDK 0.49.0): the paid order's document — the invoice PDF, marked paid — 200 with
+ * its URL once made; otherwise 202 and it is asked for (when the order is paid and has its billing details;
+ * else 404, nothing can be made).
+ */
+export async function receiptOf(db: Db, deps: { baseURL: string; secret: string }, organizationId: string, orderId: string, customerId?: string): Promise<{ url: string } | null> {
+  return db.transaction(async (tx) => {
+    const row = await orderOf(tx, organizationId, orderId, customerId);
+    const docs = await repo.documentsOfOrder(tx, organizationId, orderId);
+    const inv = docs.find((d) => d.kind === "invoice" && d.path);
+    if (inv) return { url: signedInvoiceUrl(deps.baseURL, deps.secret, inv.id) };
+    if (!PAID.has(row.status) || !hasBillingDetails(row)) throw notFound("This order has no receipt: it is not paid or has no billing name and address.");
+    await repo.requestInvoice(tx, organizationId, orderId, row.invoiceNumber, false);
+    return null;
+  });
+}
+
+/** The PDF behind a signed URL; a wrong, altered or expired signature is 403, an unknown document 404. */
+export async function openSignedInvoice(db: Db, storage: FileStorage, secret: string, id: string, query: { expires?: unknown; signature?: unknown }) {
+  const expires = Number(query.expires);
+  const given = Buffer.from(typeof query.signature === "string" ? query.signature : "");
+  const expected = Buffer.from(/^[0-9a-f-]{36}$/i.test(id) && Number.isFinite(expires) ? signature(secret, id.toLowerCase(), expires) : "");
+  if (expected.length === 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) throw notPermitted("The invoice URL is not valid.");
+  if (expires * 1000 <= Date.now()) throw notPermitted("The invoice URL has expired.");
+  const row = await repo.findDocument(db, id.toLowerCase());
+  const file = row?.path ? await storage.read(row.path) : null;
+  if (!row || !file) throw notFound("Invoice not found");
+  return { row, ...file };
+}
+
+// ---- requests from the outbox ---------------------------------------------------------------------
+
+interface OutboxView {
+  type: string;
+  organizationId: string;
+  payload: Record<string, unknown>;
+}
+
+const str = (v: unknown) => (typeof v === "string" ? v : null);
+
+/**
+ * The fan-out's subscriber: a paid order with its billing details gets its invoice made at once (till's choice:
+ * the confirmation email and the portal can link it), a succeeded refund its credit note. Returns how many
+ * documents were asked for.
+ */
+export async function requestFromOutbox(tx: Queryable, rows: OutboxView[]): Promise<number> {
+  let n = 0;
+  for (const r of rows) {
+    const p = r.payload;
+    if (r.type === "order.paid") {
+      const id = str(p.id);
+      const number = str(p.invoice_number);
+      const address = p.billing_address as { country?: unknown } | null | undefined;
+      if (!id || !number || !str(p.billing_name)?.trim() || typeof address?.country !== "string") continue;
+      await repo.requestInvoice(tx, r.organizationId, id, number, false);
+      n += 1;
+    } else if (r.type === "refund.updated" && p.status === "succeeded") {
+      const id = str(p.id);
+      const orderId = str(p.order_id);
+      if (!id || !orderId) continue;
+      await repo.requestCreditNote(tx, r.organizationId, orderId, id);
+      n += 1;
+    }
+  }
+  return n;
+}
+
+// ---- making the documents (the worker) ------------------------------------------------------------
+
+export const claimDue = (db: Db, limit: number, leaseMs: number, token: string) => repo.claimDue(db, limit, leaseMs, token);
+
+const REFUND_REASONS: Record<string, string> = {
+  duplicate: "duplicate",
+  fraudulent: "fraudulent",
+  customer_request: "customer request",
+  service_disruption: "service disruption",
+  satisfaction_guarantee: "satisfaction guarantee",
+  other: "other",
+};
+
+function addressLines(a: Record<string, string | null> | null | undefined): string[] {
+  if (!a) return [];
+  const cityLine = [a.postal_code, a.city].filter(Boolean).join(" ");
+  return [a.line1, a.line2, cityLine, a.state, a.country].filter((x): x is string => Boolean(x && x.trim()));
+}
+
+const percent = (rate: number) => `${Number((rate * 100).toFixed(4))}%`;
+
+function taxLabel(t: OrderItemTax): string {
+  if (t.reverse_charge) return `Tax ${t.jurisdiction ?? ""} (reverse charge) 0%`.replace("  ", " ");
+  const types = [...new Set(t.components.map((c) => c.type.toUpperCase()))];
+  const kind = types.length === 1 ? types[0]! : "Tax";
+  return `${kind}${t.jurisdiction ? ` ${t.jurisdiction}` : ""} ${percent(t.rate)}`;
+}
+
+/** The order's tax per rate: each line's stored tax, summed by label; what is not on a line shows as "Tax". */
+export function taxTotals(items: Array<{ taxAmount: number; tax: OrderItemTax | null }>, orderTax: number): TaxTotal[] {
+  const byLabel = new Map<string, number>();
+  for (const item of items) {
+    if (!item.tax && item.taxAmount === 0) continue;
+    const label = item.tax ? taxLabel(item.tax) : "Tax";
+    byLabel.set(label, (byLabel.get(label) ?? 0) + item.taxAmount);
+  }
+  const onLines = [...byLabel.values()].reduce((a, b) => a + b, 0);
+  if (onLines !== orderTax) byLabel.set("Tax", (byLabel.get("Tax") ?? 0) + orderTax - onLines);
+  return [...byLabel.entries()].map(([label, amount]) => ({ label, amount }));
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  paid: "Paid",
+  partially_refunded: "Paid (partially refunded)",
+  refunded: "Paid (refunded)",
+  pending: "Due",
+};
+
+/** What the document of this row prints, read from the order (and refund) as stored. */
+export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "organizationId" | "orderId" | "refundId" | "kind" | "number" | "createdAt">): Promise<InvoiceDocumentData> {
+  const src = await repo.documentSources(db, row.organizationId, row.orderId, row.refundId);
+  if (!src) throw new Error(`invoice: order ${row.orderId} not found`);
+  const o = src.order;
+  const details = invoiceDetailsOf(src.orgDetails);
+  const storedCountry = typeof src.orgDetails?.country === "string" ? src.orgDetails.country : null;
+  const seller: InvoiceParty = {
+    name: details.name ?? src.orgName,
+    address: details.address ? addressLines(details.address) : storedCountry ? [storedCountry] : [],
+    taxId: details.tax_id,
+    email: details.email ?? src.orgEmail ?? null,
+  };
+  const buyer: InvoiceParty = {
+    name: o.billingName ?? src.customerName ?? src.customerEmail,
+    address: addressLines(o.billingAddress),
+    taxId: o.billingTaxId ? o.billingTaxId[0] : null,
+    email: src.customerEmail,
+  };
+  const invoiceRef = { number: o.invoiceNumber, date: o.createdAt };
+  const pricesIncludeTax = o.taxAmount > 0 && o.subtotalAmount - o.discountAmount - o.netAmount > 0;
+  if (row.kind === "credit_note") {
+    const r = src.refund;
+    if (!r) throw new Error(`invoice: refund ${row.refundId ?? "?"} not found`);
+    // the refund's tax shown at the order's rates' labels when there is a single one
+    const rates = taxTotals(src.items, o.taxAmount);
+    const label = rates.length === 1 ? `${rates[0]!.label} refunded` : "Tax refunded";
+    return {
+      kind: "credit_note",
+      number: row.number,
+      date: r.createdAt,
+      invoiceRef,
+      seller,
+      buyer,
+      currency: r.currency,
+      lines: [{ description: `Refund: ${src.productName ?? src.items[0]?.label ?? "order"} (invoice ${o.invoiceNumber})`, quantity: 1, unitAmount: r.amount, amount: r.amount }],
+      subtotal: r.amount,
+      discount: 0,
+      discountName: null,
+      net: r.amount,
+      taxes: [{ label, amount: r.taxAmount }],
+      tax: r.taxAmount,
+      total: r.amount + r.taxAmount,
+      status: "Refunded",
+      taxNote: o.taxNote,
+      pricesIncludeTax: false,
+      credit: { reason: REFUND_REASONS[r.reason] ?? r.reason },
+    };
+  }
+  const seats = o.seats && o.seats > 1 ? o.seats : null;
+  return {
+    kind: "invoice",
+    number: row.number,
+    date: o.createdAt,
+    invoiceRef: null,
+    seller,
+    buyer,
+    currency: o.currency,
+    lines: src.items.map((i) => {
+      // a seat-based line is quantity × unit price when it divides exactly; else one line of its amount
+      const quantity = seats && i.amount % seats === 0 && !i.proration ? seats : 1;
+      return { description: i.label, quantity, unitAmount: i.amount / quantity, amount: i.amount };
+    }),
+    subtotal: o.subtotalAmount,
+    discount: o.discountAmount,
+    discountName: src.discountName,
+    net: o.netAmount,
+    taxes: taxTotals(src.items, o.taxAmount),
+    tax: o.taxAmount,
+    total: o.totalAmount,
+    status: STATUS_TEXT[o.status] ?? o.status,
+    taxNote: o.taxNote,
+    pricesIncludeTax,
+    credit: null,
+  };
+}
+
+/** Stores the bytes in the file storage (one part, then completed, as an upload would be). */
+async function store(storage: FileStorage, path: string, bytes: Buffer): Promise<void> {
+  const part = await storage.writePart(path, 1, Readable.from([bytes]), { size: bytes.length, sha256Base64: null });
+  if (!part.ok) throw new Error(`invoice: could not store ${path} (${part.reason})`);
+  const done = await storage.completeUpload(path, [1], null);
+  if (!done.ok) throw new Error(`invoice: could not store ${path} (${done.reason})`);
+}
+
+/** Makes one leased document: renders it, stores it and records it. False when it was asked again meanwhile. */
+export async function generateDocument(db: Db, storage: FileStorage, row: repo.InvoiceRow, token: string): Promise<boolean> {
+  try {
+    const data = await documentData(db, row);
+    const bytes = await renderInvoicePdf(data);
+    const path = `invoices/${row.organizationId}/${row.id}-v${row.version}.pdf`;
+    await store(storage, path, bytes);
+    return await repo.markGenerated(db, row, token, { path, size: bytes.length });
+  } catch (err) {
+    await repo.markFailed(db, row, token, err instanceof Error ? err.message : String(err));
+    throw err;
+  }
+}

@@ -1,0 +1,210 @@
+// SQL of payments: a customer's saved payment methods (adopting the ones their checkouts saved), and the
+// charge attempts. Every function takes the organization id and filters by it.
+import { and, asc, count, desc, eq, inArray, isNull, ne, sql, type SQL } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { checkout, customer, payment, paymentMethod, subscription } from "../../db/schema/index.js";
+import { orderBy, type SortKey } from "../listing.js";
+
+export type PaymentMethodRow = typeof paymentMethod.$inferSelect;
+export type PaymentRow = typeof payment.$inferSelect;
+export type NewPayment = typeof payment.$inferInsert;
+
+/**
+ * Copies into payment_method the methods the customer's checkouts saved with the processor that are not there
+ * yet (a removed one stays removed: its row is kept). A customer without a default gets the newest as default.
+ */
+export async function adoptCheckoutMethods(db: Queryable, organizationId: string, customerId: string, processor: string): Promise<void> {
+  await db.execute(sql`
+    INSERT INTO ${paymentMethod} (organization_id, customer_id, processor, processor_method_id, brand, last4, exp_month, exp_year, created_at)
+    SELECT DISTINCT ON (m.pm) ${organizationId}::uuid, ${customerId}::uuid, ${processor}, m.pm,
+      coalesce(m.brand, 'unknown'), coalesce(m.last4, substring(m.pm from 'pm_test_(\\d{4})'), '0000'),
+      coalesce(split_part(m.exp, '/', 1), '0')::int, coalesce(nullif(split_part(m.exp, '/', 2), ''), '0')::int, m.created_at
+    FROM (
+      SELECT c.payment_processor_metadata ->> 'payment_method_id' AS pm, c.payment_processor_metadata ->> 'payment_method_brand' AS brand,
+        c.payment_processor_metadata ->> 'payment_method_last4' AS last4,
+        coalesce(c.payment_processor_metadata ->> 'payment_method_exp', replace(substring(c.payment_processor_metadata ->> 'payment_method_id' from 'pm_test_\\d{4}_(\\d{1,2}_\\d{4})'), '_', '/')) AS exp,
+        coalesce(c.modified_at, c.created_at) AS created_at
+      FROM ${checkout} c
+      WHERE c.organization_id = ${organizationId} AND c.customer_id = ${customerId} AND c.status = 'succeeded'
+        AND c.payment_processor_metadata ? 'payment_method_id'
+    ) m
+    ORDER BY m.pm, m.created_at DESC
+    ON CONFLICT (organization_id, customer_id, processor_method_id) DO NOTHING`);
+  await ensureDefault(db, organizationId, customerId);
+}
+
+/** When no live method is the default, the newest becomes it. */
+async function ensureDefault(db: Queryable, organizationId: string, customerId: string): Promise<void> {
+  await db.execute(sql`
+    UPDATE ${paymentMethod} SET is_default = true, modified_at = now()
+    WHERE id = (
+      SELECT id FROM ${paymentMethod}
+      WHERE organization_id = ${organizationId} AND customer_id = ${customerId} AND deleted_at IS NULL
+      ORDER BY created_at DESC, id DESC LIMIT 1
+    ) AND NOT EXISTS (
+      SELECT 1 FROM ${paymentMethod}
+      WHERE organization_id = ${organizationId} AND customer_id = ${customerId} AND deleted_at IS NULL AND is_default
+    )`);
+}
+
+const live = (organizationId: string, customerId: string) =>
+  and(eq(paymentMethod.organizationId, organizationId), eq(paymentMethod.customerId, customerId), isNull(paymentMethod.deletedAt));
+
+/** The customer's live payment methods, the default first, then newest first. */
+export async function listMethods(db: Queryable, organizationId: string, customerId: string, limit: number, offset: number) {
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(paymentMethod)
+      .where(live(organizationId, customerId))
+      .orderBy(desc(paymentMethod.isDefault), desc(paymentMethod.createdAt), asc(paymentMethod.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(paymentMethod).where(live(organizationId, customerId)),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+/** The method renewals and retries charge: the default, else the newest. */
+export async function chargeableMethod(db: Queryable, organizationId: string, customerId: string): Promise<PaymentMethodRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(paymentMethod)
+    .where(live(organizationId, customerId))
+    .orderBy(desc(paymentMethod.isDefault), desc(paymentMethod.createdAt), asc(paymentMethod.id))
+    .limit(1);
+  return row;
+}
+
+export async function findMethod(db: Queryable, organizationId: string, customerId: string, id: string): Promise<PaymentMethodRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(paymentMethod)
+    .where(and(live(organizationId, customerId), eq(paymentMethod.id, id)))
+    .limit(1);
+  return row;
+}
+
+/** Saves a method (or brings back one removed earlier with the same processor reference). */
+export async function upsertMethod(db: Queryable, row: typeof paymentMethod.$inferInsert, now: Date): Promise<PaymentMethodRow> {
+  const [saved] = await db
+    .insert(paymentMethod)
+    .values(row)
+    .onConflictDoUpdate({
+      target: [paymentMethod.organizationId, paymentMethod.customerId, paymentMethod.processorMethodId],
+      set: { deletedAt: null, modifiedAt: now, brand: row.brand, last4: row.last4, expMonth: row.expMonth, expYear: row.expYear },
+    })
+    .returning();
+  if (!saved) throw new Error("payment method not saved");
+  return saved;
+}
+
+export async function setDefault(db: Queryable, organizationId: string, customerId: string, id: string, now: Date): Promise<void> {
+  await db
+    .update(paymentMethod)
+    .set({ isDefault: sql`${paymentMethod.id} = ${id}`, modifiedAt: now })
+    .where(and(live(organizationId, customerId), sql`${paymentMethod.isDefault} <> (${paymentMethod.id} = ${id})`));
+}
+
+export async function removeMethod(db: Queryable, organizationId: string, customerId: string, id: string, now: Date): Promise<void> {
+  await db
+    .update(paymentMethod)
+    .set({ deletedAt: now, isDefault: false, modifiedAt: now })
+    .where(and(live(organizationId, customerId), eq(paymentMethod.id, id)));
+  await ensureDefault(db, organizationId, customerId);
+}
+
+export async function otherMethodCount(db: Queryable, organizationId: string, customerId: string, id: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(paymentMethod)
+    .where(and(live(organizationId, customerId), ne(paymentMethod.id, id)));
+  return row?.n ?? 0;
+}
+
+/** Whether the customer has a subscription that will be charged again (trialing, active or past due, not ending). */
+export async function hasBillableSubscription(db: Queryable, organizationId: string, customerId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: subscription.id })
+    .from(subscription)
+    .where(
+      and(
+        eq(subscription.organizationId, organizationId),
+        eq(subscription.customerId, customerId),
+        inArray(subscription.status, ["trialing", "active", "past_due"]),
+        eq(subscription.cancelAtPeriodEnd, false),
+      ),
+    )
+    .limit(1);
+  return Boolean(row);
+}
+
+export async function insertPayment(db: Queryable, row: NewPayment): Promise<PaymentRow> {
+  const [saved] = await db.insert(payment).values(row).returning();
+  if (!saved) throw new Error("payment not recorded");
+  return saved;
+}
+
+export type PaymentSortKey = "created_at" | "status" | "amount" | "method";
+
+export interface PaymentFilter {
+  checkoutIds?: string[] | undefined;
+  orderIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  customerEmail?: string | undefined;
+  statuses?: string[] | undefined;
+  methods?: string[] | undefined;
+}
+
+export async function listPayments(db: Queryable, organizationId: string, f: PaymentFilter, sorting: Array<SortKey<PaymentSortKey>>, limit: number, offset: number) {
+  const where: SQL[] = [eq(payment.organizationId, organizationId)];
+  if (f.checkoutIds) where.push(inArray(payment.checkoutId, f.checkoutIds));
+  if (f.orderIds) where.push(inArray(payment.orderId, f.orderIds));
+  if (f.customerIds) where.push(inArray(payment.customerId, f.customerIds));
+  if (f.statuses) where.push(inArray(payment.status, f.statuses));
+  if (f.methods) where.push(inArray(payment.method, f.methods));
+  if (f.customerEmail) {
+    where.push(
+      inArray(
+        payment.customerId,
+        db
+          .select({ id: customer.id })
+          .from(customer)
+          .where(and(eq(customer.organizationId, organizationId), sql`lower(${customer.email}) = lower(${f.customerEmail})`)),
+      ),
+    );
+  }
+  const cond = and(...where);
+  const columns = { created_at: payment.createdAt, status: payment.status, amount: payment.amount, method: payment.method };
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(payment)
+      .where(cond)
+      .orderBy(...orderBy(sorting, columns, payment.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(payment).where(cond),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+export async function findPayment(db: Queryable, organizationId: string, id: string): Promise<PaymentRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(payment)
+    .where(and(eq(payment.organizationId, organizationId), eq(payment.id, id)))
+    .limit(1);
+  return row;
+}
+
+/** The order's last charge attempt. */
+export async function lastPaymentOfOrder(db: Queryable, organizationId: string, orderId: string): Promise<PaymentRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(payment)
+    .where(and(eq(payment.organizationId, organizationId), eq(payment.orderId, orderId)))
+    .orderBy(desc(payment.createdAt), desc(payment.id))
+    .limit(1);
+  return row;
+}

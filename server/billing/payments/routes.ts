@@ -1,0 +1,115 @@
+// /v1/payments (every charge attempt: the seller's orders:read — till has no separate payments scope),
+// /v1/customers/{id}/payment-methods (and by external id; customers:read), and the customer's own payment
+// methods in the portal (/v1/customer-portal/customers/me/payment-methods, a customer session): list, add
+// with a processor token, confirm, make default (till's extension), delete; plus the test processor's card
+// tokenizer for the portal page.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { createPaymentProcessor } from "../../payments/index.js";
+import { tokenizeTestCard } from "../../payments/test-processor.js";
+import type { BillingDeps } from "../index.js";
+import { invalid, isUuid, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, scopeOf } from "../http.js";
+import { sortingQuery } from "../listing.js";
+import { portalAuth, portalOf } from "../customer-portal/routes.js";
+import * as service from "./service.js";
+
+const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
+
+const PaymentsQuery = z.object({
+  organization_id: queryArray(uuid).optional(),
+  checkout_id: queryArray(uuid).optional(),
+  order_id: queryArray(uuid).optional(),
+  customer_id: queryArray(uuid).optional(),
+  customer_email: z.string().max(320).optional(),
+  status: queryArray(z.enum(["pending", "succeeded", "failed"])).optional(),
+  method: queryArray(z.string().max(64)).optional(),
+  sorting: sortingQuery(["created_at", "status", "amount", "method"], [{ key: "created_at", desc: true }]),
+  ...paginationQuery,
+});
+const MethodsQuery = z.object(paginationQuery);
+const ExternalIdPath = z.object({ external_id: z.string().min(1).max(256) });
+const TestCardInput = z.object({
+  number: z.string().min(1).max(32),
+  exp_month: z.int().min(1).max(12),
+  exp_year: z.int().min(0).max(9999),
+  cvc: z.string().regex(/^\d{3,4}$/, "Your card's security code is invalid."),
+});
+
+export function paymentRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+  const deps: service.PaymentsDeps = { db, processor: createPaymentProcessor() };
+
+  app.get("/payments/", { config: { scope: "orders:read" } }, async (req) => {
+    const q = parseQuery(PaymentsQuery, req);
+    const { organizationId } = scopeOf(req);
+    // another organization's id filters everything out, as Polar's organization_id filter does
+    if (q.organization_id && !lower(q.organization_id)?.includes(organizationId)) return page([], 0, q.limit);
+    const filter = {
+      checkoutIds: lower(q.checkout_id),
+      orderIds: lower(q.order_id),
+      customerIds: lower(q.customer_id),
+      customerEmail: q.customer_email,
+      statuses: q.status,
+      methods: q.method,
+    };
+    const { items, total } = await service.listPayments(db, organizationId, filter, q.sorting, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+  app.get("/payments/:id", { config: { scope: "orders:read" } }, async (req) => service.getPayment(db, scopeOf(req).organizationId, pathId(req)));
+
+  const methodsOf = async (req: FastifyRequest, ref: { id: string } | { externalId: string }) => {
+    const q = parseQuery(MethodsQuery, req);
+    const { items, total } = await service.listMethodsOf(deps, scopeOf(req).organizationId, ref, q.page, q.limit);
+    return page(items, total, q.limit);
+  };
+  app.get("/customers/:id/payment-methods", { config: { scope: "customers:read" } }, async (req) => methodsOf(req, { id: pathId(req) }));
+  app.get("/customers/external/:external_id/payment-methods", { config: { scope: "customers:read" } }, async (req) =>
+    methodsOf(req, { externalId: parseWith(ExternalIdPath, req.params, "path").external_id }),
+  );
+
+  // the customer's own, with a customer session
+  const portal = { config: { public: true }, preHandler: portalAuth(db) };
+  const me = (req: FastifyRequest) => {
+    const p = portalOf(req);
+    return { organizationId: p.organizationId, customerId: p.customer.id };
+  };
+  const base = "/customer-portal/customers/me/payment-methods";
+  app.get(base, portal, async (req) => {
+    const q = parseQuery(MethodsQuery, req);
+    const m = me(req);
+    const { items, total } = await service.listCustomerMethods(deps, m.organizationId, m.customerId, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+  app.post(base, portal, async (req, reply) => {
+    const input = parseBody(service.PaymentMethodCreateInput, req);
+    const m = me(req);
+    reply.status(201);
+    return service.addMethod(deps, m.organizationId, m.customerId, input.confirmation_token_id, input.set_default);
+  });
+  // Stripe confirms a setup that asked for an action (3-D Secure); the test processor never asks, so the
+  // token is saved as it is here
+  app.post(`${base}/confirm`, portal, async (req, reply) => {
+    const input = parseBody(service.PaymentMethodConfirmInput, req);
+    const m = me(req);
+    reply.status(201);
+    return service.addMethod(deps, m.organizationId, m.customerId, input.setup_intent_id, input.set_default);
+  });
+  app.post(`${base}/:id/default`, portal, async (req) => {
+    const m = me(req);
+    return service.makeDefault(db, m.organizationId, m.customerId, pathId(req));
+  });
+  app.delete(`${base}/:id`, portal, async (req, reply) => {
+    const m = me(req);
+    await service.deleteMethod(deps, m.organizationId, m.customerId, pathId(req));
+    return reply.status(204).send();
+  });
+  /** The test processor's tokenizer for the portal page: the card goes here, the token is added or paid with. */
+  app.post(`${base}/test-card`, portal, async (req) => {
+    me(req);
+    if (deps.processor.id !== "test") throw invalid(["body"], "The server does not use the test payment processor.");
+    const card = parseBody(TestCardInput, req);
+    const result = tokenizeTestCard(card);
+    if (!result.ok) throw invalid(["body", result.field], result.message, "card_error");
+    return { confirmation_token_id: result.token, card: { brand: result.brand, last4: result.last4, exp_month: card.exp_month, exp_year: card.exp_year } };
+  });
+}

@@ -1,0 +1,219 @@
+// Payments (issue 14 §3): a customer's saved payment methods — listed, added with a processor token (the
+// card itself never reaches till: only brand, last four digits and expiry are stored), made the default,
+// removed — and every charge attempt of a saved method, recorded as Polar's Payment with its status and
+// decline reason. Renewals and dunning retries charge through chargeSaved/recordCharge.
+import { z } from "zod";
+import type { Db, Queryable } from "../../db/client.js";
+import type { PaymentProcessor, PaymentResult } from "../../payments/processor.js";
+import { findCustomerRow, type CustomerRef } from "../customers/service.js";
+import { ApiError, notFound } from "../http.js";
+import type { SortKey } from "../listing.js";
+import * as repo from "./repository.js";
+
+export type { PaymentMethodRow, PaymentRow } from "./repository.js";
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** Polar's PaymentMethodCard (plus till's `is_default`, which the SDKs ignore). */
+export function toPaymentMethodWire(row: repo.PaymentMethodRow) {
+  return {
+    id: row.id,
+    created_at: row.createdAt.toISOString(),
+    modified_at: iso(row.modifiedAt),
+    processor: "stripe" as const,
+    customer_id: row.customerId,
+    type: "card" as const,
+    method_metadata: { brand: row.brand, last4: row.last4, exp_month: row.expMonth, exp_year: row.expYear, wallet: null },
+    is_default: row.isDefault,
+  };
+}
+
+const TRIGGERS: Record<string, string> = { renewal: "subscription_cycle", retry: "retry_dunning", manual: "retry_customer", checkout: "purchase" };
+
+/** Polar's Payment: CardPayment when a card was charged, GenericPayment (method "none") when there was none to charge. */
+export function toPaymentWire(row: repo.PaymentRow) {
+  const base = {
+    created_at: row.createdAt.toISOString(),
+    modified_at: iso(row.modifiedAt),
+    id: row.id,
+    processor: "stripe" as const,
+    status: row.status,
+    amount: row.amount,
+    currency: row.currency,
+    method: row.method,
+    // SDK 0.49.0's PaymentTrigger (0.47.1 has no such field and ignores it)
+    trigger: TRIGGERS[row.attempt] ?? null,
+    decline_reason: row.declineReason,
+    decline_message: row.declineMessage,
+    organization_id: row.organizationId,
+    checkout_id: row.checkoutId,
+    order_id: row.orderId,
+    processor_metadata: {},
+  };
+  return row.method === "card" ? { ...base, method_metadata: { brand: row.brand ?? "unknown", last4: row.last4 ?? "" } } : base;
+}
+
+const setupFailed = (detail: string) => new ApiError(400, { error: "PaymentMethodSetupFailed", detail });
+
+export const PaymentMethodCreateInput = z.object({
+  confirmation_token_id: z.string().min(1).max(1024),
+  set_default: z.boolean().default(true),
+  return_url: z.string().max(2048).optional(),
+});
+export const PaymentMethodConfirmInput = z.object({
+  setup_intent_id: z.string().min(1).max(1024),
+  set_default: z.boolean().default(true),
+});
+
+export interface PaymentsDeps {
+  db: Db;
+  processor: PaymentProcessor;
+}
+
+/** The customer's methods, the ones their checkouts saved included. */
+export async function listCustomerMethods(deps: PaymentsDeps, organizationId: string, customerId: string, pageNo: number, limit: number) {
+  await repo.adoptCheckoutMethods(deps.db, organizationId, customerId, deps.processor.id);
+  const { rows, total } = await repo.listMethods(deps.db, organizationId, customerId, limit, (pageNo - 1) * limit);
+  return { items: rows.map(toPaymentMethodWire), total };
+}
+
+/** The seller's view: the customer by id or external id (another organization's: 404). */
+export async function listMethodsOf(deps: PaymentsDeps, organizationId: string, ref: CustomerRef, pageNo: number, limit: number) {
+  const found = await findCustomerRow(deps.db, organizationId, ref);
+  return listCustomerMethods(deps, organizationId, found.id, pageNo, limit);
+}
+
+/**
+ * Saves the card behind a processor token for the customer (a setup: nothing is charged). The test processor
+ * never asks for a further action, so the answer is always `succeeded`.
+ */
+export async function addMethod(deps: PaymentsDeps, organizationId: string, customerId: string, token: string, makeDefault: boolean) {
+  const saved = await deps.processor.pay({
+    confirmationTokenId: token,
+    amount: 0,
+    currency: "usd",
+    description: "Payment method",
+    setupFutureUsage: true,
+    metadata: { customer_id: customerId },
+  });
+  if (!saved.ok) throw setupFailed(saved.message);
+  const now = new Date();
+  const row = await deps.db.transaction(async (tx) => {
+    await repo.adoptCheckoutMethods(tx, organizationId, customerId, deps.processor.id);
+    const method = await repo.upsertMethod(
+      tx,
+      {
+        organizationId,
+        customerId,
+        processor: deps.processor.id,
+        processorMethodId: saved.paymentMethodId,
+        brand: saved.paymentMethod.brand,
+        last4: saved.paymentMethod.last4,
+        expMonth: saved.paymentMethod.expMonth,
+        expYear: saved.paymentMethod.expYear,
+        createdAt: now,
+      },
+      now,
+    );
+    const current = await repo.chargeableMethod(tx, organizationId, customerId);
+    if (makeDefault || !current?.isDefault) await repo.setDefault(tx, organizationId, customerId, method.id, now);
+    return (await repo.findMethod(tx, organizationId, customerId, method.id)) ?? method;
+  });
+  return { status: "succeeded" as const, payment_method: toPaymentMethodWire(row) };
+}
+
+/** Makes a saved method the one renewals charge. */
+export async function makeDefault(db: Db, organizationId: string, customerId: string, id: string) {
+  return db.transaction(async (tx) => {
+    if (!(await repo.findMethod(tx, organizationId, customerId, id))) throw notFound("Payment method not found");
+    await repo.setDefault(tx, organizationId, customerId, id, new Date());
+    const row = await repo.findMethod(tx, organizationId, customerId, id);
+    if (!row) throw notFound("Payment method not found");
+    return toPaymentMethodWire(row);
+  });
+}
+
+/** Removes a method; the last one of a customer whose subscription will be charged again stays (400). */
+export async function deleteMethod(deps: PaymentsDeps, organizationId: string, customerId: string, id: string): Promise<void> {
+  await repo.adoptCheckoutMethods(deps.db, organizationId, customerId, deps.processor.id);
+  await deps.db.transaction(async (tx) => {
+    const row = await repo.findMethod(tx, organizationId, customerId, id);
+    if (!row) throw notFound("Payment method not found");
+    if ((await repo.otherMethodCount(tx, organizationId, customerId, id)) === 0 && (await repo.hasBillableSubscription(tx, organizationId, customerId))) {
+      throw new ApiError(400, {
+        error: "PaymentMethodInUseByActiveSubscription",
+        detail: "This payment method pays for an active subscription: add another one before removing it.",
+      });
+    }
+    await repo.removeMethod(tx, organizationId, customerId, id, new Date());
+  });
+}
+
+// ---- charges ------------------------------------------------------------------------------------
+
+export interface ChargeOutcome {
+  method: repo.PaymentMethodRow | null;
+  result: PaymentResult;
+}
+
+/** Charges the customer's method (`method`, else their default) off-session. Nothing is recorded yet. */
+export async function chargeSaved(
+  tx: Queryable,
+  processor: PaymentProcessor,
+  organizationId: string,
+  customerId: string,
+  request: { amount: number; currency: string; description: string; metadata: Record<string, string> },
+  method?: repo.PaymentMethodRow,
+): Promise<ChargeOutcome> {
+  let chosen = method;
+  if (!chosen) {
+    await repo.adoptCheckoutMethods(tx, organizationId, customerId, processor.id);
+    chosen = await repo.chargeableMethod(tx, organizationId, customerId);
+  }
+  if (!chosen) return { method: null, result: { ok: false, code: "no_payment_method", message: "There is no payment method on file." } };
+  const result = await processor.charge({ paymentMethodId: chosen.processorMethodId, ...request });
+  return { method: chosen, result };
+}
+
+/** Records a charge attempt (Polar's Payment) for an order. */
+export async function recordCharge(
+  tx: Queryable,
+  processor: PaymentProcessor,
+  outcome: ChargeOutcome,
+  at: { organizationId: string; customerId: string; orderId: string; checkoutId: string | null; amount: number; currency: string; attempt: "renewal" | "retry" | "manual" },
+  now: Date,
+): Promise<repo.PaymentRow> {
+  const { method, result } = outcome;
+  return repo.insertPayment(tx, {
+    organizationId: at.organizationId,
+    customerId: at.customerId,
+    orderId: at.orderId,
+    checkoutId: at.checkoutId,
+    paymentMethodId: method?.id ?? null,
+    processor: processor.id,
+    processorPaymentId: result.ok ? result.paymentId : null,
+    status: result.ok ? "succeeded" : "failed",
+    amount: at.amount,
+    currency: at.currency,
+    method: method ? "card" : "none",
+    brand: method?.brand ?? null,
+    last4: method?.last4 ?? null,
+    declineReason: result.ok ? null : result.code,
+    declineMessage: result.ok ? null : result.message,
+    attempt: at.attempt,
+    createdAt: now,
+  });
+}
+
+// ---- the seller's payments ----------------------------------------------------------------------
+
+export async function listPayments(db: Db, organizationId: string, filter: repo.PaymentFilter, sorting: Array<SortKey<repo.PaymentSortKey>>, pageNo: number, limit: number) {
+  const { rows, total } = await repo.listPayments(db, organizationId, filter, sorting, limit, (pageNo - 1) * limit);
+  return { items: rows.map(toPaymentWire), total };
+}
+
+export async function getPayment(db: Db, organizationId: string, id: string) {
+  const row = await repo.findPayment(db, organizationId, id);
+  if (!row) throw notFound("Payment not found");
+  return toPaymentWire(row);
+}

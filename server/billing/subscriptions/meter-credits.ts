@@ -1,0 +1,54 @@
+// Meter credits (issue 14 §5): a subscription's meter_credit grants credit their benefit's units on their meter
+// each period. The renewal bills only the usage beyond the credits (billed units = consumed − credited, never
+// below 0; the credit of a meter is used by its metered prices in price order), and then credits the new
+// period: the benefit's units, plus — when the benefit has `rollover` — the units left unused in the period
+// that ended. `Subscription.meters` and the customer state show consumed, credited and the billed amount; a
+// renewal order's metered line names consumed, credited and billed units when a credit applied.
+import type { Queryable } from "../../db/client.js";
+import { meterCreditsOfSubscriptions } from "../benefits/repository.js";
+import { meterCreditGrants, setGrantCredit } from "./meter-credits-repository.js";
+import { meteredCharge, type MeteredUsage } from "./usage.js";
+
+export interface CreditedUsage extends MeteredUsage {
+  /** Units of the meter's credit used by this price. */
+  credited: number;
+  billed: number;
+}
+
+/** The usage of metered prices after the credits (`credits`: units by lower-cased meter id). */
+export function applyCredits(usage: MeteredUsage[], credits: Map<string, number> | undefined): CreditedUsage[] {
+  const left = new Map(credits ?? []);
+  return usage.map((u) => {
+    const meterId = u.meter?.id.toLowerCase() ?? null;
+    const available = meterId ? (left.get(meterId) ?? 0) : 0;
+    const credited = Math.max(0, Math.min(available, u.consumed));
+    if (meterId) left.set(meterId, available - credited);
+    const billed = u.consumed - credited;
+    return { ...u, credited, billed, amount: credited === 0 ? u.amount : meteredCharge(u.price, billed) };
+  });
+}
+
+/** Units credited to each meter for each subscription's current period. */
+export const creditsOf = (db: Queryable, organizationId: string, subscriptionIds: string[]) => meterCreditsOfSubscriptions(db, organizationId, subscriptionIds);
+
+/**
+ * Credits the new period of a renewed subscription (before its grants are cycled, so `benefit_grant.cycled`
+ * carries the new credit): units, plus the unused rest of the last credit when the benefit rolls over.
+ * `consumed`: units the ended period consumed, by lower-cased meter id.
+ */
+export async function cycleMeterCredits(tx: Queryable, organizationId: string, subscriptionId: string, consumed: Map<string, number>, now: Date): Promise<void> {
+  for (const g of await meterCreditGrants(tx, organizationId, subscriptionId)) {
+    const meterId = typeof g.benefit.meter_id === "string" ? g.benefit.meter_id.toLowerCase() : null;
+    const units = typeof g.benefit.units === "number" ? Math.trunc(g.benefit.units) : 0;
+    if (!meterId) continue;
+    const last = typeof g.properties.last_credited_units === "number" ? Math.trunc(g.properties.last_credited_units) : 0;
+    const unused = Math.max(0, last - (consumed.get(meterId) ?? 0));
+    const rolled = g.benefit.rollover === true ? unused : 0;
+    await setGrantCredit(tx, organizationId, g.id, {
+      last_credited_meter_id: meterId,
+      last_credited_units: units + rolled,
+      last_rolled_over_units: rolled,
+      last_credited_at: now.toISOString(),
+    });
+  }
+}

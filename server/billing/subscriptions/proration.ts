@@ -1,0 +1,200 @@
+// Proration of a plan change mid-period (issue 14 §4): a product or seat change on an active subscription credits
+// the unused time of the old amount and charges the rest of the period at the new one, by the second. With the
+// proration behavior `invoice` the difference is billed now by an order (billing_reason `subscription_update`,
+// charged with the saved payment method; a net credit goes to the customer's balance); with `prorate` the lines
+// wait for the next renewal, whose order bills them as their own lines (see carriedProrations). `next_period` and
+// `reset` bill nothing for the change (the new amount applies from the next renewal).
+import type { Queryable } from "../../db/client.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
+import { insertProrations, markProrationsBilled, pendingProrations, recordSettlement, settle } from "../balance/service.js";
+import { getOrganization } from "../organizations/service.js";
+import { loadPrices, loadProductSummaries } from "../products/service.js";
+import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
+import { savedPaymentMethod } from "./renewal-repository.js";
+import type { SubscriptionRow } from "./wire.js";
+
+export interface ProrationLine {
+  label: string;
+  /** Minor units: negative for the credit of the unused time, positive for the charge of the rest of the period. */
+  amount: number;
+  productPriceId: string | null;
+}
+
+/** `amount × part / whole`, rounded half away from zero (exact, in integers). */
+function share(amount: number, part: number, whole: number): number {
+  const n = BigInt(amount) * BigInt(part);
+  const d = BigInt(whole);
+  const negative = n < 0n;
+  const abs = negative ? -n : n;
+  const q = (2n * abs + d) / (2n * d);
+  return Number(negative ? -q : q);
+}
+
+/**
+ * The proration lines of a change at `now` within [periodStart, periodEnd): the old amount's unused share as a
+ * credit (negative) and the new amount's share as a charge, each rounded on its own (half away from zero) from
+ * whole seconds. Nothing when the period has no time left or the amounts are equal.
+ */
+export function prorationLines(c: {
+  oldAmount: number;
+  newAmount: number;
+  periodStart: Date;
+  periodEnd: Date;
+  now: Date;
+  oldLabel: string;
+  newLabel: string;
+  oldPriceId: string | null;
+  newPriceId: string | null;
+}): ProrationLine[] {
+  const whole = Math.floor((c.periodEnd.getTime() - c.periodStart.getTime()) / 1000);
+  const left = Math.min(whole, Math.floor((c.periodEnd.getTime() - c.now.getTime()) / 1000));
+  if (whole <= 0 || left <= 0 || c.oldAmount === c.newAmount) return [];
+  const lines: ProrationLine[] = [];
+  const credit = share(c.oldAmount, left, whole);
+  const charge = share(c.newAmount, left, whole);
+  if (credit !== 0) lines.push({ label: `Unused time on ${c.oldLabel}`, amount: -credit, productPriceId: c.oldPriceId });
+  if (charge !== 0) lines.push({ label: `Remaining time on ${c.newLabel}`, amount: charge, productPriceId: c.newPriceId });
+  return lines;
+}
+
+
+export interface ProrationPlan {
+  /** The proration behavior: "invoice" and "prorate" bill the lines; any other ("next_period", "reset") nothing. */
+  behavior: string;
+  lines: ProrationLine[];
+}
+
+let defaultProcessor: PaymentProcessor | null = null;
+
+/**
+ * Applies a change's proration in its transaction, after the row is written (`after` is the subscription as
+ * changed): `prorate` stores the lines for the next renewal; `invoice` bills them now.
+ */
+export async function applyProration(
+  tx: Queryable,
+  after: SubscriptionRow,
+  plan: ProrationPlan,
+  now: Date,
+  processor: PaymentProcessor | null = null,
+): Promise<void> {
+  if (plan.lines.length === 0 || (after.status !== "active" && after.status !== "past_due")) return;
+  if (plan.behavior === "prorate") {
+    await insertProrations(
+      tx,
+      plan.lines.map((l, position) => ({
+        organizationId: after.organizationId,
+        subscriptionId: after.id,
+        label: l.label,
+        amount: l.amount,
+        productPriceId: l.productPriceId,
+        position,
+        createdAt: now,
+      })),
+    );
+    return;
+  }
+  if (plan.behavior !== "invoice") return;
+  defaultProcessor ??= createPaymentProcessor();
+  await invoiceProration(tx, after, plan.lines, now, processor ?? defaultProcessor);
+}
+
+/** A customer's stored tax id as [value, format] (the wire's pair may hold nulls). */
+function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [string, string] | null {
+  const [value, format] = taxId ?? [];
+  return value && format ? [value, format] : null;
+}
+
+/** The `subscription_update` order of a change billed now, with its tax; charged, or credited to the balance. */
+async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date, processor: PaymentProcessor): Promise<void> {
+  // loaded when needed: customers → subscriptions (lifecycle) → here → orders → customers is a cycle at import time
+  const [{ loadCustomers }, { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout }] = await Promise.all([
+    import("../customers/service.js"),
+    import("../orders/service.js"),
+  ]);
+  const org = sub.organizationId;
+  const [customers, organization, prices, summaries] = await Promise.all([
+    loadCustomers(tx, org, { ids: [sub.customerId], externalIds: [] }),
+    getOrganization(tx, org),
+    loadPrices(tx, org, lines.flatMap((l) => l.productPriceId ?? [])),
+    loadProductSummaries(tx, org, [sub.productId]),
+  ]);
+  const customer = customers.byId.get(sub.customerId);
+  if (!customer) return; // a deleted customer is billed nothing
+  const tax = taxOf(
+    sellerTaxOf(organization),
+    { address: customer.billing_address, business: customer.tax_id !== null, taxId: taxIdOf(customer.tax_id) },
+    lines.map((l) => ({ amount: l.amount, inclusive: inclusiveOf(l.productPriceId ? (prices.get(l.productPriceId) ?? null) : null) })),
+    now,
+  );
+  const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
+  const total = tax ? tax.totalAmount : subtotal;
+  const settlement = await settle(tx, org, sub.customerId, sub.currency, total);
+  let paid = settlement.due <= 0;
+  if (!paid) {
+    const method = sub.checkoutId ? await savedPaymentMethod(tx, org, sub.checkoutId) : null;
+    if (method) {
+      const result = await processor.charge({
+        paymentMethodId: method,
+        amount: settlement.due,
+        currency: sub.currency,
+        description: `${summaries.get(sub.productId)?.name ?? "Subscription"} — plan change`,
+        metadata: { subscription_id: sub.id },
+      });
+      paid = result.ok;
+    }
+  }
+  const planned = planOrderFromCheckout(
+    {
+      organizationId: org,
+      checkoutId: "",
+      customerId: sub.customerId,
+      productId: sub.productId,
+      subscriptionId: sub.id,
+      billingReason: "subscription_create",
+      currency: sub.currency,
+      discountId: null,
+      subtotalAmount: subtotal,
+      discountAmount: 0,
+      tax,
+      seats: sub.seats,
+      billingName: customer.name,
+      billingAddress: customer.billing_address as Record<string, string | null> | null,
+      billingTaxId: taxIdOf(customer.tax_id),
+      metadata: sub.metadata,
+      customFieldData: sub.customFieldData,
+      items: lines,
+    },
+    now,
+  );
+  const order = {
+    row: {
+      ...planned.row,
+      billingReason: "subscription_update",
+      checkoutId: null,
+      status: paid ? "paid" : "pending",
+      appliedBalanceAmount: settlement.applied,
+    },
+    items: planned.items.map((i) => ({ ...i, proration: true })),
+  };
+  await insertPlannedOrder(tx, order, organization.slug);
+  await recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id });
+  const data = orderWire(order.row, order.items, { customer, product: summaries.get(sub.productId) ?? null, discount: null, subscription: sub });
+  const fill = { invoice_number: invoiceNumberSql(order.row.id) };
+  const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, fill }];
+  if (paid) events.push({ type: "order.paid", organizationId: org, data, fill });
+  events.push(customerStateChanged(org, sub.customerId));
+  await enqueue(tx, events);
+}
+
+/**
+ * The renewal's part of `prorate`: the subscription's pending proration lines, appended to the period's bill as
+ * lines of their own (never discounted; taxed with the others). `billed` marks them billed by the renewal order.
+ */
+export async function carriedProrations(tx: Queryable, sub: SubscriptionRow) {
+  const pending = await pendingProrations(tx, sub.organizationId, sub.id);
+  return {
+    items: pending.map((p) => ({ label: p.label, amount: p.amount, productPriceId: p.productPriceId })),
+    billed: (orderId: string) => (pending.length > 0 ? markProrationsBilled(tx, sub.organizationId, sub.id, orderId) : Promise.resolve()),
+  };
+}

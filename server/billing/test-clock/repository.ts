@@ -1,0 +1,82 @@
+// SQL of the test clock: a sandbox organization's offset from the wall clock, and what its advance needs to know
+// of the organization's subscriptions. Every function takes the organization id and filters by it.
+import { and, asc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import type { Queryable } from "../../db/client.js";
+import { orderDunning, subscription, testClock } from "../../db/schema/index.js";
+import { ACTIVE_STATUSES } from "../subscriptions/wire.js";
+
+export interface ClockRow {
+  offsetMs: number;
+  createdAt: Date;
+  modifiedAt: Date | null;
+}
+
+/** The organization's clock row, if it was ever advanced. */
+export async function findClock(db: Queryable, organizationId: string): Promise<ClockRow | undefined> {
+  const [row] = await db
+    .select({ offsetMs: testClock.offsetMs, createdAt: testClock.createdAt, modifiedAt: testClock.modifiedAt })
+    .from(testClock)
+    .where(eq(testClock.organizationId, organizationId))
+    .limit(1);
+  return row;
+}
+
+/**
+ * Moves the clock forward to `offsetMs` (never back: a concurrent advance that went further wins), and
+ * returns the offset the clock now has.
+ */
+export async function moveClockTo(db: Queryable, organizationId: string, offsetMs: number, wall: Date): Promise<number> {
+  const [row] = await db
+    .insert(testClock)
+    .values({ organizationId, offsetMs, createdAt: wall, modifiedAt: wall })
+    .onConflictDoUpdate({
+      target: testClock.organizationId,
+      set: { offsetMs: sql`greatest(${testClock.offsetMs}, excluded.offset_ms)`, modifiedAt: wall },
+    })
+    .returning({ offsetMs: testClock.offsetMs });
+  return row?.offsetMs ?? offsetMs;
+}
+
+/**
+ * The organization's now at the wall clock `wall`, as SQL, for a query over the rows of many organizations
+ * (the renewal schedule's claim): `wall` + the offset of the row's organization (0 without a clock).
+ */
+export function orgNowSql(organizationIdColumn: AnyPgColumn, wall: Date): SQL {
+  return sql`(${wall.toISOString()}::timestamptz + coalesce((select ${testClock.offsetMs} from ${testClock} where ${testClock.organizationId} = ${organizationIdColumn}), 0) * interval '1 millisecond')`;
+}
+
+/** The renewing subscriptions of the organization whose period ends by `until`, earliest end first. */
+export async function dueBy(db: Queryable, organizationId: string, until: Date) {
+  return db
+    .select({
+      id: subscription.id,
+      currentPeriodEnd: subscription.currentPeriodEnd,
+      recurringInterval: subscription.recurringInterval,
+      recurringIntervalCount: subscription.recurringIntervalCount,
+      cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
+    })
+    .from(subscription)
+    .where(
+      and(
+        eq(subscription.organizationId, organizationId),
+        inArray(subscription.status, [...ACTIVE_STATUSES]),
+        lte(subscription.currentPeriodEnd, until),
+      ),
+    )
+    .orderBy(asc(subscription.currentPeriodEnd), asc(subscription.id));
+}
+
+/** The organizations whose clock is ahead of the wall clock (a subquery). */
+export const advancedClocks: SQL = sql`(select ${testClock.organizationId} from ${testClock} where ${testClock.offsetMs} > 0)`;
+
+/** The organization's earliest failed renewal charge due for a retry by `until` (billing/dunning), if any. */
+export async function retryDueBy(db: Queryable, organizationId: string, until: Date): Promise<Date | undefined> {
+  const [row] = await db
+    .select({ at: orderDunning.nextAttemptAt })
+    .from(orderDunning)
+    .where(and(eq(orderDunning.organizationId, organizationId), isNotNull(orderDunning.nextAttemptAt), lte(orderDunning.nextAttemptAt, until)))
+    .orderBy(asc(orderDunning.nextAttemptAt))
+    .limit(1);
+  return row?.at ?? undefined;
+}

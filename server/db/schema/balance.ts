@@ -1,0 +1,58 @@
+// The books of issue 14 §4: a customer's balance per currency as a ledger (one row per movement, never an
+// updated number), and the proration lines a plan change carries to the subscription's next renewal.
+import { index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { organization } from "./auth.js";
+import { customer } from "./billing.js";
+import { order, subscription } from "./checkout.js";
+
+/**
+ * One movement of a customer's balance in a currency: positive credits the customer (a downgrade's prorated
+ * credit), negative uses it (applied to an order). The balance is the sum.
+ */
+export const customerBalanceEntry = pgTable(
+  "customer_balance_entry",
+  {
+    id: uuid("id").defaultRandom().primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customer.id, { onDelete: "cascade" }),
+    currency: text("currency").notNull(),
+    amount: integer("amount").notNull(),
+    /** proration_credit | order_applied */
+    reason: text("reason").notNull(),
+    orderId: uuid("order_id").references(() => order.id, { onDelete: "set null" }),
+    subscriptionId: uuid("subscription_id").references(() => subscription.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
+  },
+  (t) => [index("customer_balance_entry_customer_idx").on(t.organizationId, t.customerId, t.currency)],
+);
+
+/**
+ * A prorated line waiting for the subscription's next renewal (`proration_behavior: prorate`): a credit for the
+ * unused time of the old terms (negative) or a charge for the rest of the period on the new ones. The renewal
+ * bills it as its own order line and records that order here.
+ */
+export const subscriptionProration = pgTable(
+  "subscription_proration",
+  {
+    id: uuid("id").defaultRandom().primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    subscriptionId: uuid("subscription_id")
+      .notNull()
+      .references(() => subscription.id, { onDelete: "cascade" }),
+    label: text("label").notNull(),
+    amount: integer("amount").notNull(),
+    productPriceId: uuid("product_price_id"),
+    /** Its place among the lines of its change (the credit first). */
+    position: integer("position").default(0).notNull(),
+    /** The renewal order that billed it; null while pending. */
+    orderId: uuid("order_id").references(() => order.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
+  },
+  (t) => [index("subscription_proration_pending_idx").on(t.organizationId, t.subscriptionId, t.orderId)],
+);

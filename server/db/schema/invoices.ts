@@ -1,0 +1,55 @@
+// Invoices and credit notes (issue 14 §2): one row per PDF document the worker owes or made for an order. An
+// invoice row per order (unique), a credit note row per succeeded refund (unique). A request writes the row
+// `pending` in the causing transaction (generateInvoice, the fan-out of order.paid / refund.created); the jobs
+// worker leases pending rows (locked_until, FOR UPDATE SKIP LOCKED), renders the PDF, stores its bytes with the
+// files (FileStorage) and marks the row generated. A regeneration (billing details corrected) sets it pending
+// again with a bumped `version`; the stored path carries the version, so a signed URL never serves half a file.
+import { sql } from "drizzle-orm";
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { organization } from "./auth.js";
+import { order } from "./checkout.js";
+import { refund } from "./refunds.js";
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+
+export const invoice = pgTable(
+  "invoice",
+  {
+    id: uuid("id").defaultRandom().primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => order.id, { onDelete: "cascade" }),
+    /** invoice | credit_note */
+    kind: text("kind").notNull(),
+    /** The credit note's refund; null for an invoice. */
+    refundId: uuid("refund_id").references(() => refund.id, { onDelete: "cascade" }),
+    /** The document's number: the order's invoice number, or "{invoice number}-CN{n}" for its n-th credit note. */
+    number: text("number").notNull(),
+    /** pending | generated */
+    status: text("status").default("pending").notNull(),
+    /** Bumped by each regeneration; part of the stored path. */
+    version: integer("version").default(1).notNull(),
+    /** Where the bytes are in the file storage; null until generated. */
+    path: text("path"),
+    size: integer("size"),
+    attempts: integer("attempts").default(0).notNull(),
+    nextAttemptAt: timestamptz("next_attempt_at").defaultNow().notNull(),
+    lockedUntil: timestamptz("locked_until"),
+    lockedBy: text("locked_by"),
+    lastError: text("last_error"),
+    generatedAt: timestamptz("generated_at"),
+    createdAt: timestamptz("created_at").defaultNow().notNull(),
+    modifiedAt: timestamptz("modified_at"),
+  },
+  (t) => [
+    uniqueIndex("invoice_order_key").on(t.orderId).where(sql`${t.kind} = 'invoice'`),
+    uniqueIndex("invoice_refund_key").on(t.refundId).where(sql`${t.refundId} IS NOT NULL`),
+    index("invoice_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index("invoice_org_order_idx").on(t.organizationId, t.orderId),
+    // a credit note's number is made from its order's count of credit notes: two made at once cannot both win
+    uniqueIndex("invoice_number_key").on(t.organizationId, t.number),
+  ],
+);

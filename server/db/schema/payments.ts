@@ -1,0 +1,93 @@
+// Tables of payments (issue 14 §3): the payment methods a customer saved with the processor (brand, last
+// four digits and expiry only — never a card number), every charge attempt (`payment`, Polar's Payment), and
+// the dunning state of a renewal order whose charge failed (its retries, scheduled by stored due times).
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { organization } from "./auth.js";
+import { customer } from "./billing.js";
+import { order, subscription } from "./checkout.js";
+
+const org = () =>
+  uuid("organization_id")
+    .notNull()
+    .references(() => organization.id, { onDelete: "cascade" });
+const createdAt = () => timestamp("created_at", { withTimezone: true }).defaultNow().notNull();
+const modifiedAt = () => timestamp("modified_at", { withTimezone: true });
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+
+export const paymentMethod = pgTable(
+  "payment_method",
+  {
+    id: uuid("id").defaultRandom().primaryKey(),
+    organizationId: org(),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customer.id, { onDelete: "cascade" }),
+    /** till's processor id ("test", "stripe"). */
+    processor: text("processor").notNull(),
+    /** The processor's reference to the saved method (the test processor's pm_test_…). */
+    processorMethodId: text("processor_method_id").notNull(),
+    type: text("type").default("card").notNull(),
+    brand: text("brand").notNull(),
+    last4: text("last4").notNull(),
+    expMonth: integer("exp_month").notNull(),
+    expYear: integer("exp_year").notNull(),
+    isDefault: boolean("is_default").default(false).notNull(),
+    /** Removed by the customer: kept so the checkout that saved it does not bring it back. */
+    deletedAt: timestamptz("deleted_at"),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [uniqueIndex("payment_method_customer_method_uq").on(t.organizationId, t.customerId, t.processorMethodId)],
+);
+
+export const payment = pgTable(
+  "payment",
+  {
+    id: uuid("id").defaultRandom().primaryKey(),
+    organizationId: org(),
+    customerId: uuid("customer_id").references(() => customer.id, { onDelete: "set null" }),
+    orderId: uuid("order_id").references(() => order.id, { onDelete: "set null" }),
+    checkoutId: uuid("checkout_id"),
+    paymentMethodId: uuid("payment_method_id"),
+    processor: text("processor").notNull(),
+    processorPaymentId: text("processor_payment_id"),
+    /** pending | succeeded | failed */
+    status: text("status").notNull(),
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    method: text("method").default("card").notNull(),
+    brand: text("brand"),
+    last4: text("last4"),
+    declineReason: text("decline_reason"),
+    declineMessage: text("decline_message"),
+    /** What made the attempt: renewal | retry (the schedule) | manual (the customer, from the portal). */
+    attempt: text("attempt").notNull(),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [index("payment_org_created_idx").on(t.organizationId, t.createdAt), index("payment_order_idx").on(t.orderId)],
+);
+
+/** A renewal order whose charge failed: how often it was tried, and when the schedule tries it next. */
+export const orderDunning = pgTable(
+  "order_dunning",
+  {
+    orderId: uuid("order_id")
+      .primaryKey()
+      .references(() => order.id, { onDelete: "cascade" }),
+    organizationId: org(),
+    subscriptionId: uuid("subscription_id")
+      .notNull()
+      .references(() => subscription.id, { onDelete: "cascade" }),
+    /** Charges made so far (the renewal's own included). */
+    attempts: integer("attempts").default(1).notNull(),
+    /** Retries the customer asked for from the portal. */
+    manualAttempts: integer("manual_attempts").default(0).notNull(),
+    /** When the schedule charges again; null: no more automatic retries (paid, or given up). */
+    nextAttemptAt: timestamptz("next_attempt_at"),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [index("order_dunning_due_idx").on(t.nextAttemptAt).where(sql`${t.nextAttemptAt} IS NOT NULL`)],
+);

@@ -1,0 +1,66 @@
+// Meter rollups: what each meter measured per customer and hour, kept as events arrive (events/rollups.ts), so a
+// customer's usage reads a few thousand buckets instead of every event. A row's customer is the event's pair
+// (customer_id, external_customer_id) with '' for an absent one, so a read selects rows exactly as it selects
+// events. `meter_rollup_value` holds each bucket's distinct values for `unique` meters (billing cannot estimate).
+import { sql } from "drizzle-orm";
+import { bigint, doublePrecision, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { organization } from "./auth.js";
+import { meter } from "./billing.js";
+
+/** Per meter: `ready` (rollups complete, reads use them), `building` (a rebuild is due; reads scan events), `stopped` (archived). */
+export const meterRollupState = pgTable(
+  "meter_rollup_state",
+  {
+    meterId: uuid("meter_id")
+      .primaryKey()
+      .references(() => meter.id, { onDelete: "cascade" }),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    status: text("status").notNull(),
+    /** Raised by every definition change; a rebuild marks the meter ready only if no change came meanwhile. */
+    version: integer("version").default(1).notNull(),
+    modifiedAt: timestamp("modified_at", { withTimezone: true }).defaultNow().notNull(),
+  },
+  (t) => [index("meter_rollup_state_building_idx").on(t.status).where(sql`${t.status} = 'building'`)],
+);
+
+export const meterRollup = pgTable(
+  "meter_rollup",
+  {
+    meterId: uuid("meter_id")
+      .notNull()
+      .references(() => meter.id, { onDelete: "cascade" }),
+    customerId: text("customer_id").notNull(),
+    externalCustomerId: text("external_customer_id").notNull(),
+    /** The UTC hour. */
+    bucket: timestamp("bucket", { withTimezone: true }).notNull(),
+    /** Events counted (for a property aggregation: the events whose property is a number). */
+    events: bigint("events", { mode: "number" }).notNull(),
+    /** Exact sum of the property (numeric: sums of sums equal the sum). */
+    total: numeric("total"),
+    minimum: doublePrecision("minimum"),
+    maximum: doublePrecision("maximum"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.meterId, t.customerId, t.externalCustomerId, t.bucket] }),
+    index("meter_rollup_external_idx").on(t.meterId, t.externalCustomerId, t.bucket),
+  ],
+);
+
+export const meterRollupValue = pgTable(
+  "meter_rollup_value",
+  {
+    meterId: uuid("meter_id")
+      .notNull()
+      .references(() => meter.id, { onDelete: "cascade" }),
+    customerId: text("customer_id").notNull(),
+    externalCustomerId: text("external_customer_id").notNull(),
+    bucket: timestamp("bucket", { withTimezone: true }).notNull(),
+    value: jsonb("value").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.meterId, t.customerId, t.externalCustomerId, t.bucket, t.value] }),
+    index("meter_rollup_value_external_idx").on(t.meterId, t.externalCustomerId, t.bucket),
+  ],
+);

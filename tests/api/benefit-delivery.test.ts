@@ -1,0 +1,388 @@
+// Issue 15: github_repository and discord grants delivered by the jobs worker against loopback peers of GitHub's
+// and Discord's REST APIs and OAuth servers (tests/helpers/delivery-peers.ts): grant, revoke on each cause,
+// benefit update with previous_properties, rate limits, transient retry, permanent error and heal, regrant, a
+// GitHub App installation, and the grant webhooks through validateEvent of SDK 0.47.1 and 0.49.0.
+import { generateKeyPairSync } from "node:crypto";
+import { validateEvent } from "@polar-sh/sdk/webhooks";
+import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { rawRequest } from "../helpers/api.js";
+import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
+import { DiscordPeer, GithubPeer, peerEnv } from "../helpers/delivery-peers.js";
+import { Receiver } from "../helpers/receiver.js";
+import { createSeller, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+type Grant = {
+  id: string;
+  customer_id: string;
+  is_granted: boolean;
+  is_revoked: boolean;
+  error: { message: string; type: string; timestamp: string } | null;
+  properties: Record<string, unknown>;
+  previous_properties: Record<string, unknown> | null;
+};
+
+let server: TestServer;
+let seller: Seller;
+const github = new GithubPeer();
+const discord = new DiscordPeer();
+const receiver = new Receiver();
+
+const api = async (method: string, path: string, body?: unknown) => rawRequest(server.url, seller.token, method, path, body);
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    server.worker.wake();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function grantsOf(benefitId: string): Promise<Grant[]> {
+  const res = await api("GET", `/v1/benefits/${benefitId}/grants?limit=100`);
+  return (res.body as { items: Grant[] }).items;
+}
+
+async function grantOf(benefitId: string, customerId: string): Promise<Grant | undefined> {
+  return (await grantsOf(benefitId)).find((g) => g.customer_id === customerId);
+}
+
+/** Buys `productId` as `email` (the same email is the same customer); returns the customer id. */
+async function buy(productId: string, email: string): Promise<{ customerId: string }> {
+  const checkout = await seller.sdk.checkouts.create({ products: [productId] });
+  const confirmed = await pay(server, checkout, { customerEmail: email });
+  return { customerId: confirmed.customerId! };
+}
+
+/** Connects the customer's account through the portal's authorize URL and the provider's redirects (no browser). */
+async function connect(customerId: string, platform: "github" | "discord"): Promise<string> {
+  const session = await seller.sdk.customerSessions.create({ customerId });
+  const start = await fetch(`${server.url}/v1/customer-portal/customers/me/oauth-accounts/authorize?platform=${platform}`, {
+    headers: { authorization: `Bearer ${session.token}` },
+  });
+  expect(start.status).toBe(200);
+  const { url } = (await start.json()) as { url: string };
+  const approved = await fetch(url, { redirect: "manual" });
+  expect(approved.status).toBe(302);
+  const back = await fetch(approved.headers.get("location")!, { redirect: "manual" });
+  expect(back.status).toBe(302);
+  expect(back.headers.get("location")).toContain(`oauth_connected=${platform}`);
+  return session.token;
+}
+
+async function githubBenefit(repository: string, permission: "pull" | "push" | "admin" = "pull") {
+  const [owner, name] = repository.split("/");
+  return seller.sdk.benefits.create({
+    type: "github_repository",
+    description: `Access to ${repository}`,
+    properties: { repositoryOwner: owner!, repositoryName: name!, permission },
+  });
+}
+
+async function productWith(benefitId: string, kind: "fixed" | "monthly" = "fixed") {
+  const product = await createProduct(seller, kind);
+  await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefitId] } });
+  return product;
+}
+
+beforeAll(async () => {
+  await Promise.all([github.start(), discord.start(), receiver.start()]);
+  server = await startServer({ ...peerEnv(github, discord), TILL_WEBHOOKS_ALLOW_PRIVATE: "true" });
+  await server.worker.start();
+  seller = await createSeller(server, "deliver");
+  github.sellerTokens.add("ghp_seller");
+  github.repositories.add("acme/private");
+  github.repositories.add("acme/other");
+  const connected = await api("PUT", "/v1/benefit-integrations/github", { token: "ghp_seller", client_id: "gh-client", client_secret: "gh-secret" });
+  expect(connected.status).toBe(200);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await Promise.all([github.stop(), discord.stop(), receiver.stop()]);
+});
+
+describe("github_repository", () => {
+  it("waits for the account, invites it once connected, follows benefit updates (previous_properties) and revokes on refund", async () => {
+    const path = "/grants";
+    const endpoint = await seller.sdk.webhooks.createWebhookEndpoint({
+      url: `${receiver.url}${path}`,
+      format: "raw",
+      events: ["benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked"],
+    });
+    const benefit = await githubBenefit("acme/private", "pull");
+    const product = await productWith(benefit.id);
+    const email = uniqueBuyer("gh");
+    const { customerId } = await buy(product.id, email);
+
+    // the order confirmation invites the customer to connect the account the benefit needs
+    const mail = await server.mailbox.waitFor(email, /receipt/, 15_000);
+    expect(mail.text).toMatch(/Connect your GitHub account/);
+
+    // no account yet: a permanent error that says what it waits for
+    const waiting = await until("the grant's error", async () => (await grantOf(benefit.id, customerId))?.error);
+    expect(waiting).toMatchObject({ type: "account_not_connected" });
+    expect(waiting.message).toMatch(/connect a GitHub account/);
+    expect((await grantOf(benefit.id, customerId))!.properties).toMatchObject({ account_id: null });
+
+    github.oauth.user = "ada";
+    github.addUser({ id: 4242, login: "ada" });
+    const token = await connect(customerId, "github");
+    const me = await fetch(`${server.url}/v1/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await me.json()) as { oauth_accounts: unknown }).oauth_accounts).toEqual({ github: { account_id: "4242", account_username: "ada" } });
+
+    // connecting healed the grant: invited with the benefit's permission, recorded on the grant
+    const granted = await until("the invitation", async () => {
+      const g = await grantOf(benefit.id, customerId);
+      return g?.properties.granted_account_id === "4242" && g.error === null && g;
+    });
+    const invitation = github.invitationOf("acme/private", "ada");
+    expect(invitation?.[1].permission).toBe("pull");
+    expect(granted.properties).toMatchObject({
+      repository_owner: "acme",
+      repository_name: "private",
+      permission: "pull",
+      account_id: "4242",
+      granted_account_id: "4242",
+      invitation_id: invitation![0],
+    });
+    // the seller's token, never the customer's, does the inviting
+    expect(github.seen.filter((s) => s.method === "PUT").every((s) => s.authorization === "token ghp_seller")).toBe(true);
+
+    // a permission change re-grants; previous_properties keeps what it was
+    await seller.sdk.benefits.update({
+      id: benefit.id,
+      requestBody: { type: "github_repository", properties: { repositoryOwner: "acme", repositoryName: "private", permission: "push" } },
+    });
+    const updated = await until("the new permission", async () => {
+      const g = await grantOf(benefit.id, customerId);
+      return g?.properties.permission === "push" && github.invitationOf("acme/private", "ada")?.[1].permission === "push" && g;
+    });
+    expect(updated.previous_properties).toMatchObject({ permission: "pull" });
+
+    // the invitee accepts; a repository change removes them from the old one and invites them to the new
+    github.accept(github.invitationOf("acme/private", "ada")![0]);
+    await seller.sdk.benefits.update({
+      id: benefit.id,
+      requestBody: { type: "github_repository", properties: { repositoryOwner: "acme", repositoryName: "other", permission: "push" } },
+    });
+    await until("the move to acme/other", async () => Boolean(github.invitationOf("acme/other", "ada")));
+    expect(github.collaborators.get("acme/private")?.has("ada")).toBe(false);
+    const moved = await until("the grant naming acme/other", async () => {
+      const g = await grantOf(benefit.id, customerId);
+      return g?.properties.granted_repository === "acme/other" && g;
+    });
+    expect(moved.previous_properties).toMatchObject({ repository_name: "private" });
+
+    // a refund with revoke_benefits cancels the pending invitation
+    const [order] = (await seller.sdk.orders.list({ productId: product.id })).result.items;
+    await seller.sdk.refunds.create({ orderId: order!.id, reason: "customer_request", amount: order!.totalAmount, revokeBenefits: true });
+    await until("the invitation cancelled", async () => !github.invitationOf("acme/other", "ada"));
+
+    // the grant webhooks pass both SDKs' validateEvent
+    const hits = await receiver.until((all) => {
+      const mine = all.filter((h) => h.path === path);
+      const types = new Set(mine.map((h) => (JSON.parse(h.body) as { type: string }).type));
+      return types.has("benefit_grant.revoked") && types.has("benefit_grant.updated") && mine;
+    }, 15_000);
+    for (const hit of hits) {
+      const event = validateEvent(hit.body, hit.headers, endpoint.secret);
+      validateEvent049(hit.body, hit.headers, endpoint.secret);
+      expect(event.type.startsWith("benefit_grant.")).toBe(true);
+    }
+    const errored = hits.map((h) => JSON.parse(h.body) as { type: string; data: Grant }).find((e) => e.type === "benefit_grant.updated" && e.data.error);
+    expect(errored?.data.error?.type).toBe("account_not_connected");
+  }, 60_000);
+
+  it("revokes when the subscription is revoked, when a cancel at period end is reached, and when the customer is deleted", async () => {
+    const benefit = await githubBenefit("acme/private", "pull");
+    const product = await productWith(benefit.id, "monthly");
+    github.addUser({ id: 5151, login: "bob" });
+    github.oauth.user = "bob";
+    const email = uniqueBuyer("bob");
+    const first = await buy(product.id, email);
+    await connect(first.customerId, "github");
+    await until("bob's invitation", async () => Boolean(github.invitationOf("acme/private", "bob")));
+    github.accept(github.invitationOf("acme/private", "bob")![0]);
+
+    // the seller revokes the subscription: bob is removed
+    const [sub] = (await seller.sdk.subscriptions.list({ productId: product.id, customerId: first.customerId })).result.items;
+    await seller.sdk.subscriptions.revoke({ id: sub!.id });
+    await until("bob removed", async () => github.collaborators.get("acme/private")?.has("bob") === false);
+
+    // buys again (the same customer, already connected: invited at once), cancels at period end, the period ends
+    await buy(product.id, email);
+    await until("bob invited again", async () => Boolean(github.invitationOf("acme/private", "bob")));
+    const live = (await seller.sdk.subscriptions.list({ productId: product.id, customerId: first.customerId, active: true })).result.items[0]!;
+    await seller.sdk.subscriptions.update({ id: live.id, subscriptionUpdate: { cancelAtPeriodEnd: true } });
+    const renewed = await api("POST", `/v1/subscriptions/${live.id}/renew`, { current_period_start: live.currentPeriodStart.toISOString() });
+    expect(renewed.status).toBe(200);
+    await until("the invitation cancelled at period end", async () => !github.invitationOf("acme/private", "bob"));
+
+    // once more, then the customer is deleted
+    await buy(product.id, email);
+    await until("bob invited a third time", async () => Boolean(github.invitationOf("acme/private", "bob")));
+    await seller.sdk.customers.delete({ id: first.customerId });
+    await until("the invitation cancelled on deletion", async () => !github.invitationOf("acme/private", "bob"));
+  }, 60_000);
+
+  it("waits out a rate limit, retries a 5xx later, and heals a permanent error when the benefit or the repository is fixed", async () => {
+    github.addUser({ id: 6161, login: "cy" });
+    github.oauth.user = "cy";
+    const benefit = await githubBenefit("acme/private", "pull");
+    const product = await productWith(benefit.id);
+    const email = uniqueBuyer("cy");
+    const { customerId } = await buy(product.id, email);
+    await connect(customerId, "github");
+    await until("cy's grant", async () => (await grantOf(benefit.id, customerId))?.properties.granted_account_id === "6161");
+    github.invitations.delete(github.invitationOf("acme/private", "cy")![0]);
+
+    // a primary rate limit (x-ratelimit-remaining: 0, reset in a second): waited out within the delivery
+    const reset = String(Math.ceil(Date.now() / 1000) + 1);
+    github.fail("PUT", "/repos/acme/private/collaborators/cy", 403, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }, { message: "API rate limit exceeded" });
+    const regrant = await api("POST", `/v1/benefit-grants/${(await grantOf(benefit.id, customerId))!.id}/regrant`);
+    expect(regrant.status).toBe(202);
+    await until("the invitation after the rate limit", async () => Boolean(github.invitationOf("acme/private", "cy")), 20_000);
+    expect((await grantOf(benefit.id, customerId))!.error).toBeNull();
+
+    // 502 twice (the client's own retry too): a transient failure, tried again later without an error on the grant
+    github.invitations.delete(github.invitationOf("acme/private", "cy")![0]);
+    github.fail("PUT", "/repos/acme/private/collaborators/cy", 502);
+    github.fail("PUT", "/repos/acme/private/collaborators/cy", 502);
+    const grantId = (await grantOf(benefit.id, customerId))!.id;
+    await api("POST", `/v1/benefit-grants/${grantId}/regrant`);
+    const db = server.database.db;
+    const pending = await until("a delivery waiting to retry", async () => {
+      const rows = await db.execute(sql`SELECT attempts, last_error FROM benefit_delivery WHERE grant_id = ${grantId} AND status = 'pending' AND attempts > 0`);
+      return (rows as unknown as Array<{ attempts: number; last_error: string }>)[0];
+    }, 20_000);
+    expect(pending.last_error).toMatch(/502|failure/);
+    expect((await grantOf(benefit.id, customerId))!.error).toBeNull();
+    await db.execute(sql`UPDATE benefit_delivery SET next_attempt_at = now() WHERE grant_id = ${grantId} AND status = 'pending'`);
+    await until("the invitation after the retry", async () => Boolean(github.invitationOf("acme/private", "cy")));
+
+    // a repository that does not exist: a permanent error, healed when the benefit names one that does
+    await seller.sdk.benefits.update({
+      id: benefit.id,
+      requestBody: { type: "github_repository", properties: { repositoryOwner: "acme", repositoryName: "missing", permission: "pull" } },
+    });
+    const failed = await until("the not_found error", async () => (await grantOf(benefit.id, customerId))?.error);
+    expect(failed).toMatchObject({ type: "not_found" });
+    expect(Date.parse(failed.timestamp)).not.toBeNaN();
+    // `till benefits regrant` after the seller creates the repository heals it too
+    github.repositories.add("acme/missing");
+    await api("POST", `/v1/benefit-grants/${grantId}/regrant`);
+    await until("healed", async () => {
+      const g = await grantOf(benefit.id, customerId);
+      return g?.error === null && g.properties.granted_repository === "acme/missing";
+    });
+    // another organization's grant is a 404
+    const other = await createSeller(server, "other");
+    const foreign = await rawRequest(server.url, other.token, "POST", `/v1/benefit-grants/${grantId}/regrant`);
+    expect(foreign.status).toBe(404);
+  }, 60_000);
+
+  it("authenticates as a GitHub App installation (installation tokens from the app's private key)", async () => {
+    const app = await createSeller(server, "app");
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    github.app = { id: "777", publicKey: publicKey.export({ type: "spki", format: "pem" }).toString(), installationId: "888" };
+    const put = await rawRequest(server.url, app.token, "PUT", "/v1/benefit-integrations/github", {
+      app_id: "777",
+      private_key: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+      installation_id: "888",
+      client_id: "gh-client",
+      client_secret: "gh-secret",
+    });
+    expect(put.status).toBe(200);
+    const benefit = await app.sdk.benefits.create({
+      type: "github_repository",
+      description: "App access",
+      properties: { repositoryOwner: "acme", repositoryName: "private", permission: "triage" },
+    });
+    const product = await createProduct(app, "fixed");
+    await app.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefit.id] } });
+    github.addUser({ id: 7171, login: "dee" });
+    github.oauth.user = "dee";
+    const checkout = await app.sdk.checkouts.create({ products: [product.id] });
+    const confirmed = await pay(server, checkout);
+    const session = await app.sdk.customerSessions.create({ customerId: confirmed.customerId! });
+    const start = await fetch(`${server.url}/v1/customer-portal/customers/me/oauth-accounts/authorize?platform=github`, { headers: { authorization: `Bearer ${session.token}` } });
+    const { url } = (await start.json()) as { url: string };
+    const approved = await fetch(url, { redirect: "manual" });
+    await fetch(approved.headers.get("location")!, { redirect: "manual" });
+    await until("dee's invitation", async () => github.invitationOf("acme/private", "dee")?.[1].permission === "triage");
+    expect(github.seen.some((s) => s.path === "/app/installations/888/access_tokens")).toBe(true);
+  }, 60_000);
+});
+
+describe("discord", () => {
+  const guild = "100000000000000001";
+  const member = "300000000000000003";
+  const tooHigh = "300000000000000009";
+
+  it("checks the bot can give the role, joins the customer with the role, honours a 429, removes the role or kicks on revoke", async () => {
+    discord.botToken = "bot-token";
+    discord.addGuild(guild, [
+      { id: "200000000000000002", position: 5, permissions: String(1n << 28n) },
+      { id: member, position: 2, permissions: "0" },
+      { id: tooHigh, position: 9, permissions: "0" },
+    ], ["200000000000000002"]);
+    const refused = await api("PUT", "/v1/benefit-integrations/discord", { bot_token: "wrong", client_id: "555", client_secret: "dc-secret" });
+    expect(refused.status).toBe(422);
+    const ok = await api("PUT", "/v1/benefit-integrations/discord", { bot_token: "bot-token", client_id: "555", client_secret: "dc-secret" });
+    expect(ok.status).toBe(200);
+
+    const above = await api("POST", "/v1/benefits/", {
+      type: "discord",
+      description: "Too high",
+      properties: { guild_token: guild, guild_id: guild, role_id: tooHigh, kick_member: false },
+    });
+    expect(above.status).toBe(422);
+    expect(JSON.stringify(above.body)).toMatch(/above role/);
+
+    const created = await api("POST", "/v1/benefits/", {
+      type: "discord",
+      description: "Members role",
+      properties: { guild_token: guild, guild_id: guild, role_id: member, kick_member: false },
+    });
+    expect(created.status).toBe(201);
+    const benefitId = (created.body as { id: string }).id;
+    const product = await productWith(benefitId, "monthly");
+    discord.users.set("400000000000000004", { id: "400000000000000004", username: "eve" });
+    discord.oauth.user = "400000000000000004";
+    discord.expiresIn = 60; // within the refresh margin: refreshed before use
+    const email = uniqueBuyer("eve");
+    const { customerId } = await buy(product.id, email);
+    await until("the discord error", async () => (await grantOf(benefitId, customerId))?.error?.type === "account_not_connected");
+
+    discord.fail("PUT", `/api/v10/guilds/${guild}/members/400000000000000004/roles/`, 429, { "retry-after": "1", "x-ratelimit-scope": "user" }, { message: "You are being rate limited.", retry_after: 0.5, global: false });
+    await connect(customerId, "discord");
+    const granted = await until("the role", async () => {
+      const g = await grantOf(benefitId, customerId);
+      return g?.properties.granted_account_id === "400000000000000004" && g;
+    }, 20_000);
+    expect(discord.rolesOf(guild, "400000000000000004")).toEqual([member]);
+    expect(granted.properties).toMatchObject({ guild_id: guild, role_id: member, account_id: "400000000000000004" });
+    expect(granted.error).toBeNull();
+    // the token was refreshed before the join
+    expect(discord.seen.some((s) => s.path === "/api/oauth2/token" && (s.body as { grant_type?: string }).grant_type === "refresh_token")).toBe(true);
+
+    // revoke removes the role (kick_member false)
+    const [sub] = (await seller.sdk.subscriptions.list({ productId: product.id, customerId })).result.items;
+    await seller.sdk.subscriptions.revoke({ id: sub!.id });
+    await until("the role removed", async () => discord.rolesOf(guild, "400000000000000004")?.length === 0);
+
+    // with kick_member the member leaves the guild
+    await api("PATCH", `/v1/benefits/${benefitId}`, { type: "discord", properties: { guild_token: guild, guild_id: guild, role_id: member, kick_member: true } });
+    await buy(product.id, email);
+    await until("the role again", async () => discord.rolesOf(guild, "400000000000000004")?.includes(member));
+    const [again] = (await seller.sdk.subscriptions.list({ productId: product.id, customerId, active: true })).result.items;
+    await seller.sdk.subscriptions.revoke({ id: again!.id });
+    await until("kicked", async () => discord.rolesOf(guild, "400000000000000004") === undefined);
+  }, 60_000);
+});

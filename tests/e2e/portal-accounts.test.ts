@@ -1,0 +1,124 @@
+// The customer portal's connected accounts (issue 15) in a real Chromium against the real server, whose OAuth
+// flows and deliveries go to loopback GitHub and Discord peers (tests/helpers/delivery-peers.ts): a customer
+// with a repository benefit and a Discord benefit sees both waiting for an account, connects GitHub and Discord
+// (the browser goes to each provider and back), sees who is connected and the benefits delivered, and
+// disconnects. No script or console errors; no serious accessibility violations.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest } from "../helpers/api.js";
+import { launchChromium, seriousViolations } from "../helpers/browser.js";
+import { createProduct, pay } from "../helpers/checkout.js";
+import { DiscordPeer, GithubPeer, peerEnv } from "../helpers/delivery-peers.js";
+import { createSeller, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let seller: Seller;
+let browser: Browser;
+let customerId: string;
+const github = new GithubPeer();
+const discord = new DiscordPeer();
+const guild = "110000000000000001";
+const role = "330000000000000003";
+
+beforeAll(async () => {
+  await Promise.all([github.start(), discord.start()]);
+  server = await startServer(peerEnv(github, discord));
+  await server.worker.start();
+  browser = await launchChromium();
+  seller = await createSeller(server, "portal-accounts");
+  github.sellerTokens.add("ghp_portal");
+  github.repositories.add("acme/book");
+  github.addUser({ id: 1234, login: "ada-gh" });
+  github.oauth.user = "ada-gh";
+  discord.botToken = "portal-bot";
+  discord.addGuild(guild, [{ id: "220000000000000002", position: 4, permissions: String(1n << 28n) }, { id: role, position: 1, permissions: "0" }], ["220000000000000002"]);
+  discord.users.set("440000000000000004", { id: "440000000000000004", username: "ada-dc" });
+  discord.oauth.user = "440000000000000004";
+  for (const [platform, body] of [
+    ["github", { token: "ghp_portal", client_id: "gh-client", client_secret: "gh-secret" }],
+    ["discord", { bot_token: "portal-bot", client_id: "555", client_secret: "dc-secret" }],
+  ] as const) {
+    expect((await rawRequest(server.url, seller.token, "PUT", `/v1/benefit-integrations/${platform}`, body)).status).toBe(200);
+  }
+  const repo = await seller.sdk.benefits.create({
+    type: "github_repository",
+    description: "The book's sources",
+    properties: { repositoryOwner: "acme", repositoryName: "book", permission: "pull" },
+  });
+  const community = await seller.sdk.benefits.create({ type: "discord", description: "Readers' club", properties: { guildToken: guild, roleId: role, kickMember: false } });
+  const product = await createProduct(seller, "fixed");
+  await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [repo.id, community.id] } });
+  const confirmed = await pay(server, await seller.sdk.checkouts.create({ products: [product.id] }));
+  customerId = confirmed.customerId!;
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await Promise.all([github.stop(), discord.stop()]);
+});
+
+async function open(): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ baseURL: server.url });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) problems.push(msg.text());
+  });
+  const session = await seller.sdk.customerSessions.create({ customerId });
+  await page.goto(`/portal?customer_session_token=${session.token}`);
+  return { page, problems };
+}
+
+describe("the portal's connected accounts", () => {
+  it("connects GitHub and Discord through their OAuth pages, shows the benefits delivered, and disconnects", async () => {
+    const { page, problems } = await open();
+    const accounts = page.getByRole("region", { name: "Connected accounts" });
+    await accounts.waitFor();
+    // both benefits wait for an account, and say so
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await accounts.waitFor();
+          return page.getByText(/Waiting for your (GitHub|Discord) account: connect it under Connected accounts\./).count();
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toBe(2);
+
+    await accounts.getByRole("button", { name: "Connect GitHub" }).click();
+    await page.getByText("Your GitHub account is connected.").waitFor({ timeout: 15_000 });
+    await accounts.getByText("Connected as").first().waitFor();
+    expect(await accounts.textContent()).toContain("ada-gh");
+
+    await accounts.getByRole("button", { name: "Connect Discord" }).click();
+    await page.getByText("Your Discord account is connected.").waitFor({ timeout: 15_000 });
+    expect(await accounts.textContent()).toContain("ada-dc");
+
+    // the worker delivers: the page shows the invitation and the role once reloaded
+    await expect
+      .poll(async () => Boolean(github.invitationOf("acme/book", "ada-gh")) && discord.rolesOf(guild, "440000000000000004")?.includes(role), { timeout: 15_000, interval: 300 })
+      .toBe(true);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await accounts.waitFor();
+          return (await page.getByText("Invited to").count()) + (await page.getByText("Your Discord role is given.").count());
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toBe(2);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await accounts.getByRole("button", { name: "Disconnect GitHub" }).click();
+    await page.getByText("Your GitHub account is disconnected.").waitFor();
+    await accounts.getByRole("button", { name: "Connect GitHub" }).waitFor();
+    const me = await seller.sdk.customers.get({ id: customerId });
+    expect(me.id).toBe(customerId);
+    expect(problems).toEqual([]);
+  }, 90_000);
+});

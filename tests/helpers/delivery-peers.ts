@@ -1,0 +1,351 @@
+// Loopback protocol peers for benefit delivery (issue 15): the few endpoints of GitHub's and Discord's REST APIs
+// and OAuth servers that till calls, answering as the real services document them, with state a test can read
+// and failures a test can queue. Point the server at them with peerEnv().
+//
+// GitHub peer (TILL_GITHUB_API_URL = TILL_GITHUB_OAUTH_URL = its url):
+//   GET  /login/oauth/authorize        → 302 to redirect_uri?code&state (the user "approves" at once); keeps the
+//                                         PKCE code_challenge (S256 only)
+//   POST /login/oauth/access_token     → {access_token, token_type, scope} for a code whose code_verifier matches
+//   GET  /user                         → {id, login} of the user token
+//   PUT  /repos/{o}/{r}/collaborators/{u}  {permission} → 201 invitation {id, permissions} | 204 collaborator;
+//                                         404 for an unknown repository; 401 without the seller's token
+//   DELETE /repos/{o}/{r}/collaborators/{u} → 204
+//   DELETE /repos/{o}/{r}/invitations/{id}  → 204 | 404
+//   POST /app/installations/{id}/access_tokens → {token, expires_at} for a JWT signed by the app's key (RS256)
+// Discord peer (TILL_DISCORD_API_URL = url + "/api", TILL_DISCORD_OAUTH_URL = url):
+//   GET  /oauth2/authorize             → 302 to redirect_uri?code&state
+//   POST /api/oauth2/token             → authorization_code (PKCE checked) and refresh_token grants
+//   GET  /api/v10/users/@me            → the bot (Authorization: Bot …) or the user (Bearer …)
+//   GET  /api/v10/guilds/{g}/roles, GET /api/v10/guilds/{g}/members/{u}
+//   PUT  /api/v10/guilds/{g}/members/{u} {access_token, roles} → 201 joined | 204 already a member
+//   PUT / DELETE /api/v10/guilds/{g}/members/{u}/roles/{r} → 204; DELETE /api/v10/guilds/{g}/members/{u} → 204
+// A queued failure (fail(method, pathPrefix, status, headers)) answers the next matching request instead.
+import { createHash, createVerify, randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+interface Failure {
+  method: string;
+  prefix: string;
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export interface Seen {
+  method: string;
+  path: string;
+  body: unknown;
+  authorization: string | undefined;
+}
+
+abstract class Peer {
+  url = "";
+  readonly seen: Seen[] = [];
+  private failures: Failure[] = [];
+  private server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      const url = new URL(req.url ?? "/", this.url);
+      let body: unknown = raw;
+      if ((req.headers["content-type"] ?? "").includes("json") && raw) body = JSON.parse(raw);
+      else if ((req.headers["content-type"] ?? "").includes("x-www-form-urlencoded")) body = Object.fromEntries(new URLSearchParams(raw));
+      const method = req.method ?? "GET";
+      this.seen.push({ method, path: url.pathname, body, authorization: req.headers.authorization });
+      const i = this.failures.findIndex((f) => f.method === method && url.pathname.startsWith(f.prefix));
+      if (i >= 0) {
+        const [f] = this.failures.splice(i, 1);
+        return send(res, f!.status, f!.body, f!.headers);
+      }
+      try {
+        this.handle(method, url, body, req.headers.authorization, res);
+      } catch (err) {
+        send(res, 500, { message: String(err) });
+      }
+    });
+  });
+
+  protected abstract handle(method: string, url: URL, body: unknown, auth: string | undefined, res: http.ServerResponse): void;
+
+  /** The next `method` request whose path starts with `prefix` is answered with this instead. */
+  fail(method: string, prefix: string, status: number, headers: Record<string, string> = {}, body: unknown = { message: `failure ${status}` }): void {
+    this.failures.push({ method, prefix, status, headers, body });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
+
+function send(res: http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void {
+  if (status === 204 || body === undefined) {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url");
+
+/** The authorization-code half both OAuth servers share. */
+class CodeIssuer {
+  private codes = new Map<string, { challenge: string; redirect: string; user: string }>();
+  /** Who "approves" the next authorization. */
+  user = "";
+
+  authorize(url: URL, res: http.ServerResponse): void {
+    const redirect = url.searchParams.get("redirect_uri") ?? "";
+    if (url.searchParams.get("code_challenge_method") !== "S256" || !url.searchParams.get("code_challenge")) {
+      return send(res, 400, { error: "invalid_request", error_description: "PKCE (S256) is required" });
+    }
+    const code = randomBytes(12).toString("hex");
+    this.codes.set(code, { challenge: url.searchParams.get("code_challenge")!, redirect, user: this.user });
+    const to = new URL(redirect);
+    to.searchParams.set("code", code);
+    to.searchParams.set("state", url.searchParams.get("state") ?? "");
+    res.writeHead(302, { location: to.toString() });
+    res.end();
+  }
+
+  /** The user a code was issued for, when the verifier and redirect match; the code is used up. */
+  redeem(form: Record<string, string>): string | null {
+    const c = this.codes.get(form.code ?? "");
+    this.codes.delete(form.code ?? "");
+    if (!c || c.redirect !== form.redirect_uri || s256(form.code_verifier ?? "") !== c.challenge) return null;
+    return c.user;
+  }
+}
+
+export interface GithubUser {
+  id: number;
+  login: string;
+}
+
+export class GithubPeer extends Peer {
+  readonly oauth = new CodeIssuer();
+  /** The seller's token (or installation tokens minted below). */
+  sellerTokens = new Set<string>();
+  readonly repositories = new Set<string>();
+  /** repository → login → permission */
+  readonly collaborators = new Map<string, Map<string, string>>();
+  /** invitation id → {repository, login, permission} */
+  readonly invitations = new Map<number, { repository: string; login: string; permission: string }>();
+  private users = new Map<string, GithubUser>();
+  private nextInvitation = 1000;
+  /** A GitHub App: id, its public key (PEM) and the installation's id. */
+  app: { id: string; publicKey: string; installationId: string } | null = null;
+
+  addUser(user: GithubUser): void {
+    this.users.set(`gho_${user.login}`, user);
+  }
+
+  invitationOf(repository: string, login: string) {
+    return [...this.invitations.entries()].find(([, v]) => v.repository === repository && v.login === login);
+  }
+
+  protected handle(method: string, url: URL, body: unknown, auth: string | undefined, res: http.ServerResponse): void {
+    const p = url.pathname;
+    const token = auth?.replace(/^(token|bearer) /i, "") ?? "";
+    if (method === "GET" && p === "/login/oauth/authorize") return this.oauth.authorize(url, res);
+    if (method === "POST" && p === "/login/oauth/access_token") {
+      const login = this.oauth.redeem(body as Record<string, string>);
+      if (!login) return send(res, 200, { error: "bad_verification_code" });
+      return send(res, 200, { access_token: `gho_${login}`, token_type: "bearer", scope: "read:user" });
+    }
+    if (method === "GET" && p === "/user") {
+      const user = this.users.get(token);
+      return user ? send(res, 200, user) : send(res, 401, { message: "Bad credentials" });
+    }
+    const install = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(p);
+    if (method === "POST" && install) {
+      if (!this.app || install[1] !== this.app.installationId || !verifyJwt(token, this.app.publicKey, this.app.id)) {
+        return send(res, 401, { message: "A JSON web token could not be decoded" });
+      }
+      const minted = `ghs_${randomBytes(8).toString("hex")}`;
+      this.sellerTokens.add(minted);
+      return send(res, 201, { token: minted, expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    }
+    if (!this.sellerTokens.has(token)) return send(res, 401, { message: "Bad credentials" });
+    const collab = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)$/.exec(p);
+    const invitation = /^\/repos\/([^/]+)\/([^/]+)\/invitations\/(\d+)$/.exec(p);
+    if (collab) {
+      const repository = `${collab[1]}/${collab[2]}`;
+      const login = collab[3]!;
+      if (!this.repositories.has(repository)) return send(res, 404, { message: "Not Found" });
+      const members = this.collaborators.get(repository) ?? new Map<string, string>();
+      this.collaborators.set(repository, members);
+      const permission = (body as { permission?: string } | undefined)?.permission ?? "push";
+      if (method === "PUT") {
+        if (members.has(login)) {
+          members.set(login, permission);
+          return send(res, 204);
+        }
+        const existing = this.invitationOf(repository, login);
+        const id = existing?.[0] ?? this.nextInvitation++;
+        this.invitations.set(id, { repository, login, permission });
+        return send(res, 201, { id, permissions: permission, repository: { full_name: repository }, invitee: { login } });
+      }
+      if (method === "DELETE") {
+        members.delete(login);
+        return send(res, 204);
+      }
+    }
+    if (invitation && method === "DELETE") {
+      const id = Number(invitation[3]);
+      if (!this.invitations.has(id)) return send(res, 404, { message: "Not Found" });
+      this.invitations.delete(id);
+      return send(res, 204);
+    }
+    send(res, 404, { message: "Not Found" });
+  }
+
+  /** The invitee accepts: the invitation becomes a collaborator. */
+  accept(id: number): void {
+    const inv = this.invitations.get(id);
+    if (!inv) throw new Error(`no invitation ${id}`);
+    this.invitations.delete(id);
+    const members = this.collaborators.get(inv.repository) ?? new Map<string, string>();
+    members.set(inv.login, inv.permission);
+    this.collaborators.set(inv.repository, members);
+  }
+}
+
+function verifyJwt(jwt: string, publicKey: string, appId: string): boolean {
+  const [h, p, sig] = jwt.split(".");
+  if (!h || !p || !sig) return false;
+  const header = JSON.parse(Buffer.from(h, "base64url").toString()) as { alg?: string };
+  const payload = JSON.parse(Buffer.from(p, "base64url").toString()) as { iss?: string | number; exp?: number };
+  if (header.alg !== "RS256" || String(payload.iss) !== appId || (payload.exp ?? 0) * 1000 < Date.now()) return false;
+  return createVerify("RSA-SHA256").update(`${h}.${p}`).verify(publicKey, Buffer.from(sig, "base64url"));
+}
+
+export interface DiscordRoleSpec {
+  id: string;
+  position: number;
+  permissions: string;
+}
+
+export class DiscordPeer extends Peer {
+  readonly oauth = new CodeIssuer();
+  botToken = "";
+  readonly botId = "900000000000000001";
+  /** guild → roles */
+  readonly roles = new Map<string, DiscordRoleSpec[]>();
+  /** guild → user → role ids */
+  readonly members = new Map<string, Map<string, Set<string>>>();
+  /** user access tokens → user */
+  private tokens = new Map<string, { id: string; username: string }>();
+  private refreshTokens = new Map<string, { id: string; username: string }>();
+  /** Lifetime of the user tokens issued (seconds). */
+  expiresIn = 604_800;
+  readonly users = new Map<string, { id: string; username: string }>();
+
+  addGuild(guild: string, roles: DiscordRoleSpec[], botRoles: string[]): void {
+    this.roles.set(guild, [{ id: guild, position: 0, permissions: "0" }, ...roles]);
+    this.members.set(guild, new Map([[this.botId, new Set(botRoles)]]));
+  }
+
+  rolesOf(guild: string, user: string): string[] | undefined {
+    const r = this.members.get(guild)?.get(user);
+    return r ? [...r].sort() : undefined;
+  }
+
+  private issue(user: { id: string; username: string }) {
+    const access = `dat_${randomBytes(8).toString("hex")}`;
+    const refresh = `drt_${randomBytes(8).toString("hex")}`;
+    this.tokens.set(access, user);
+    this.refreshTokens.set(refresh, user);
+    return { access_token: access, refresh_token: refresh, token_type: "Bearer", expires_in: this.expiresIn, scope: "identify guilds.join" };
+  }
+
+  protected handle(method: string, url: URL, body: unknown, auth: string | undefined, res: http.ServerResponse): void {
+    const p = url.pathname;
+    if (method === "GET" && p === "/oauth2/authorize") return this.oauth.authorize(url, res);
+    if (method === "POST" && p === "/api/oauth2/token") {
+      const form = body as Record<string, string>;
+      if (form.grant_type === "refresh_token") {
+        const user = this.refreshTokens.get(form.refresh_token ?? "");
+        if (!user) return send(res, 400, { error: "invalid_grant" });
+        this.refreshTokens.delete(form.refresh_token ?? "");
+        return send(res, 200, this.issue(user));
+      }
+      const id = this.oauth.redeem(form);
+      const user = id ? this.users.get(id) : undefined;
+      if (!user) return send(res, 400, { error: "invalid_grant" });
+      return send(res, 200, this.issue(user));
+    }
+    const api = p.replace(/^\/api\/v10/, "");
+    const bot = auth === `Bot ${this.botToken}`;
+    if (method === "GET" && api === "/users/@me") {
+      if (bot) return send(res, 200, { id: this.botId, username: "till-bot", bot: true });
+      const user = this.tokens.get(auth?.replace(/^Bearer /, "") ?? "");
+      return user ? send(res, 200, user) : send(res, 401, { message: "401: Unauthorized", code: 0 });
+    }
+    if (!bot) return send(res, 401, { message: "401: Unauthorized", code: 0 });
+    const rolesPath = /^\/guilds\/(\d+)\/roles$/.exec(api);
+    if (rolesPath && method === "GET") {
+      const roles = this.roles.get(rolesPath[1]!);
+      return roles ? send(res, 200, roles) : send(res, 404, { message: "Unknown Guild", code: 10004 });
+    }
+    const memberRole = /^\/guilds\/(\d+)\/members\/(\d+)\/roles\/(\d+)$/.exec(api);
+    const member = /^\/guilds\/(\d+)\/members\/(\d+)$/.exec(api);
+    const guild = (memberRole ?? member)?.[1];
+    const guildMembers = guild ? this.members.get(guild) : undefined;
+    if ((memberRole || member) && !guildMembers) return send(res, 404, { message: "Unknown Guild", code: 10004 });
+    if (memberRole) {
+      const [, , user, role] = memberRole;
+      const held = guildMembers!.get(user!);
+      if (!held) return send(res, 404, { message: "Unknown Member", code: 10007 });
+      if (!this.canManage(guild!, role!)) return send(res, 403, { message: "Missing Permissions", code: 50013 });
+      if (method === "PUT") held.add(role!);
+      else if (method === "DELETE") held.delete(role!);
+      return send(res, 204);
+    }
+    if (member) {
+      const user = member[2]!;
+      if (method === "GET") {
+        const held = guildMembers!.get(user);
+        return held ? send(res, 200, { user: { id: user }, roles: [...held] }) : send(res, 404, { message: "Unknown Member", code: 10007 });
+      }
+      if (method === "PUT") {
+        if (guildMembers!.has(user)) return send(res, 204);
+        const joining = this.tokens.get((body as { access_token?: string }).access_token ?? "");
+        if (!joining || joining.id !== user) return send(res, 403, { message: "Invalid OAuth2 access token", code: 50025 });
+        guildMembers!.set(user, new Set((body as { roles?: string[] }).roles ?? []));
+        return send(res, 201, { user: { id: user }, roles: [...guildMembers!.get(user)!] });
+      }
+      if (method === "DELETE") {
+        guildMembers!.delete(user);
+        return send(res, 204);
+      }
+    }
+    send(res, 404, { message: "404: Not Found", code: 0 });
+  }
+
+  private canManage(guild: string, role: string): boolean {
+    const roles = this.roles.get(guild) ?? [];
+    const held = roles.filter((r) => r.id === guild || this.members.get(guild)?.get(this.botId)?.has(r.id));
+    const perms = held.reduce((a, r) => a | BigInt(r.permissions), 0n);
+    const target = roles.find((r) => r.id === role);
+    return Boolean(target) && (perms & (1n << 28n)) !== 0n && Math.max(...held.map((r) => r.position)) > target!.position;
+  }
+}
+
+/** The server's environment pointing benefit delivery at the peers. */
+export const peerEnv = (github: GithubPeer, discord: DiscordPeer) => ({
+  TILL_GITHUB_API_URL: github.url,
+  TILL_GITHUB_OAUTH_URL: github.url,
+  TILL_DISCORD_API_URL: `${discord.url}/api`,
+  TILL_DISCORD_OAUTH_URL: discord.url,
+});

@@ -1,0 +1,129 @@
+// The portal's connected accounts (issue 15): GitHub and Discord, for github_repository and discord benefits.
+// Connect goes to the provider (OAuth with PKCE, through the server) and comes back here; Disconnect forgets the
+// account. Shown when a benefit needs one or an account is connected. GrantDelivery says, on a benefit, where a
+// repository invitation or Discord role stands, or what it waits for.
+import { useState } from "react";
+import { portalApi, type OauthPlatform, type PortalCustomer, type PortalError, type PortalGrant } from "../portal-api.js";
+import { Status, type Tone } from "../ui.js";
+
+const NAMES: Record<OauthPlatform, string> = { github: "GitHub", discord: "Discord" };
+const PLATFORM_OF: Record<string, OauthPlatform> = { github_repository: "github", discord: "discord" };
+
+export function platformsNeeded(grants: PortalGrant[], me: PortalCustomer): OauthPlatform[] {
+  const needed = new Set<OauthPlatform>();
+  for (const g of grants) {
+    const p = PLATFORM_OF[g.benefit.type];
+    if (p && !g.is_revoked) needed.add(p);
+  }
+  for (const p of Object.keys(me.oauth_accounts ?? {})) if (p === "github" || p === "discord") needed.add(p);
+  return (["github", "discord"] as const).filter((p) => needed.has(p));
+}
+
+export function Accounts({
+  me,
+  grants,
+  token,
+  onError,
+  onChanged,
+}: {
+  me: PortalCustomer;
+  grants: PortalGrant[];
+  token: string;
+  onError: (e: PortalError) => void;
+  onChanged: (me: PortalCustomer) => void;
+}) {
+  const [message, setMessage] = useState<{ tone: Tone; text: string } | undefined>(() => {
+    const connected = new URLSearchParams(window.location.search).get("oauth_connected");
+    return connected === "github" || connected === "discord" ? { tone: "success", text: `Your ${NAMES[connected]} account is connected.` } : undefined;
+  });
+  const [busy, setBusy] = useState<OauthPlatform | null>(null);
+  const platforms = platformsNeeded(grants, me);
+  if (platforms.length === 0) return null;
+
+  async function connect(platform: OauthPlatform) {
+    setBusy(platform);
+    const returnTo = new URL(window.location.href);
+    returnTo.searchParams.delete("oauth_connected");
+    const r = await portalApi.authorizeAccount(token, platform, returnTo.toString());
+    if (!r.ok) {
+      setBusy(null);
+      if (r.error.status === 401) return onError(r.error);
+      return setMessage({ tone: "error", text: r.error.message });
+    }
+    window.location.assign(r.data.url);
+  }
+
+  async function disconnect(platform: OauthPlatform) {
+    setBusy(platform);
+    const r = await portalApi.disconnectAccount(token, platform);
+    setBusy(null);
+    if (!r.ok) {
+      if (r.error.status === 401) return onError(r.error);
+      return setMessage({ tone: "error", text: r.error.message });
+    }
+    const rest = { ...me.oauth_accounts };
+    delete rest[platform];
+    onChanged({ ...me, oauth_accounts: rest });
+    setMessage({ tone: "success", text: `Your ${NAMES[platform]} account is disconnected.` });
+  }
+
+  return (
+    <section aria-labelledby="accounts-heading">
+      <h2 id="accounts-heading">Connected accounts</h2>
+      <p className="hint">Repository access and community roles are given to the accounts you connect here.</p>
+      <ul className="items">
+        {platforms.map((p) => {
+          const account = me.oauth_accounts?.[p];
+          return (
+            <li key={p} className="item">
+              <h3>{NAMES[p]}</h3>
+              {account ? (
+                <>
+                  <p>
+                    Connected as <strong>{account.account_username ?? account.account_id}</strong>.
+                  </p>
+                  <button type="button" className="secondary" disabled={busy !== null} onClick={() => void disconnect(p)}>
+                    Disconnect {NAMES[p]}
+                  </button>
+                </>
+              ) : (
+                <>
+                  <p className="empty">Not connected.</p>
+                  <button type="button" disabled={busy !== null} onClick={() => void connect(p)}>
+                    Connect {NAMES[p]}
+                  </button>
+                </>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      <Status tone={message?.tone}>{message?.text}</Status>
+    </section>
+  );
+}
+
+/** Where a repository invitation or Discord role stands, or what it waits for. */
+export function GrantDelivery({ grant: g }: { grant: PortalGrant }) {
+  const platform = PLATFORM_OF[g.benefit.type];
+  if (!platform || g.is_revoked || !g.is_granted) return null;
+  if (g.error) {
+    return (
+      <p className="empty" role="note">
+        {g.error.type === "account_not_connected" ? `Waiting for your ${NAMES[platform]} account: connect it under Connected accounts.` : g.error.message}
+      </p>
+    );
+  }
+  if (typeof g.properties.granted_account_id !== "string") return <p className="empty">Being set up. Reload this page in a moment.</p>;
+  if (platform === "github") {
+    const repo = String(g.properties.granted_repository ?? `${String(g.properties.repository_owner)}/${String(g.properties.repository_name)}`);
+    return typeof g.properties.invitation_id === "number" ? (
+      <p>
+        Invited to <a href={`https://github.com/${repo}/invitations`}>{repo}</a>: accept the invitation on GitHub.
+      </p>
+    ) : (
+      <p>You have access to {repo} on GitHub.</p>
+    );
+  }
+  return <p>Your Discord role is given.</p>;
+}
