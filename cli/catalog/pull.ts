@@ -1,7 +1,8 @@
 // `till catalog pull`: the organization's catalog as a file. Live objects are written; archived products and
 // meters only when something written refers to them (marked `archived: true`), so the file stays valid.
 import { plural } from "../resources.js";
-import { catalogToJson, catalogToYaml, emptyCatalog, entriesOf, KINDS, type Catalog, type Kind } from "./model.js";
+import { catalogToJson, catalogToYaml } from "./file.js";
+import { emptyCatalog, entriesOf, KINDS, type Catalog, type Kind } from "./model.js";
 import {
   fetchServerCatalog,
   indexServer,

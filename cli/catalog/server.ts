@@ -20,10 +20,7 @@ import { CliError } from "../errors.js";
 import { assignKeys, type KeyAssignment } from "./keys.js";
 import {
   CATALOG_KEY,
-  benefitProperties,
   canonicalDecimal,
-  customFieldProperties,
-  normalizeTiers,
   sortPrices,
   type BenefitSpec,
   type BenefitType,
@@ -39,6 +36,7 @@ import {
   type SpecOf,
   type TaxBehavior,
 } from "./model.js";
+import { benefitProperties, customFieldProperties, normalizeTiers } from "./schema.js";
 
 type SdkResult<T> = { ok: true; value: T } | { ok: false; error: unknown };
 

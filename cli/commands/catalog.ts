@@ -33,7 +33,7 @@ function readCatalogText(file: string): string {
 
 /** The file, validated; an invalid file is exit 2 (invalid input) with every problem on its own `file:line:` line. */
 async function readCatalog(file: string): Promise<Catalog> {
-  const { parseCatalog, CatalogFileError } = await import("../catalog/model.js");
+  const { parseCatalog, CatalogFileError } = await import("../catalog/file.js");
   const text = readCatalogText(file);
   try {
     return parseCatalog(text, file === "-" ? "<stdin>" : file);
@@ -63,7 +63,7 @@ async function makePlan(ctx: Context, opts: PlanOptions) {
 async function pull(ctx: Context, opts: { output?: string }): Promise<void> {
   const { catalogFromServer } = await import("../catalog/pull.js");
   const { fetchServerCatalog } = await import("../catalog/server.js");
-  const { catalogDocument, catalogToJson, catalogToYaml } = await import("../catalog/model.js");
+  const { catalogDocument, catalogToJson, catalogToYaml } = await import("../catalog/file.js");
   const server = await ctx.out.loading("Reading the catalog", fetchServerCatalog(await catalogClient(ctx)));
   const { catalog, warnings } = catalogFromServer(server);
   for (const w of warnings) ctx.out.warn(w);

@@ -13,7 +13,7 @@ import { PolarCore } from "@polar-sh/sdk/core.js";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyPlan } from "../../cli/catalog/apply.js";
-import { parseCatalog } from "../../cli/catalog/model.js";
+import { parseCatalog } from "../../cli/catalog/file.js";
 import { planCatalog } from "../../cli/catalog/plan.js";
 import { catalogClient, fetchServerCatalog } from "../../cli/catalog/server.js";
 import { idempotencyKey } from "../../server/db/schema/index.js";

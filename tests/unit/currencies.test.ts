@@ -2,7 +2,7 @@
 // the units nobody pays in; the CLI's catalog file takes exactly what the server takes, so a file that
 // `till catalog pull` wrote from the server always plans.
 import { describe, expect, it } from "vitest";
-import { CatalogFileError, parseCatalog } from "../../cli/catalog/model.js";
+import { CatalogFileError, parseCatalog } from "../../cli/catalog/file.js";
 import { CURRENCY_CODES, isCurrencyCode } from "../../shared/currencies.js";
 
 const catalog = (currency: string) => `version: 1
