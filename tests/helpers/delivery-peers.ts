@@ -1,6 +1,8 @@
 // Loopback protocol peers for benefit delivery (issue 15): the few endpoints of GitHub's and Discord's REST APIs
 // and OAuth servers that till calls, answering as the real services document them, with state a test can read
 // and failures a test can queue. Point the server at them with peerEnv().
+// GitHub's collaborator invite and removal are also tested against GitHub's recorded responses
+// (tests/helpers/github-fixtures.ts, which says which scenarios use recordings and which this peer, and why).
 //
 // GitHub peer (TILL_GITHUB_API_URL = TILL_GITHUB_OAUTH_URL = its url):
 //   GET  /login/oauth/authorize        → 302 to redirect_uri?code&state (the user "approves" at once); keeps the
