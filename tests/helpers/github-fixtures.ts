@@ -20,9 +20,10 @@
 //   benefit's permission ({"permission":"push"} for a push benefit — the same request by GitHub's docs), so the
 //   recorded request's body and content-length are those of till's request; the response stays the recording's.
 // - Till's revoke also cancels the invitation it made (DELETE …/invitations/{id}), since it cannot know whether
-//   the invitee accepted; GitHub answers 404 once the invitation was accepted, and till takes 204 and 404 alike.
-//   The recording has no such request (the recorder knew), so one entry is added for it, answering GitHub's
-//   404 body. It is the only response in the derived scenario that was not recorded.
+//   the invitee accepted. The recording has no such request (the recorder knew), so one entry is added for it: an
+//   accepted invitation's id no longer names an open invitation, answered 404 Not Found as GitHub answers for an
+//   id it does not know (GitHub's docs list 204 for an open one; till takes 204 and 404 alike — 204 is tested
+//   against the peer). It is the only response in the derived scenario that was not recorded.
 // - The recording's other requests (list invitations, the invitee accepting, listing collaborators) are made by
 //   the test itself, in the recorded order, playing the seller and the customer.
 import { spawn, type ChildProcess } from "node:child_process";
