@@ -364,7 +364,7 @@ describe("discord", () => {
   const member = "300000000000000003";
   const tooHigh = "300000000000000009";
 
-  it("checks the bot can give the role, joins the customer with the role, honours a 429, removes the role or kicks on revoke", async () => {
+  it("checks the bot can give the role, refreshes the customer token before expiry, joins the customer with the role, honours a 429, removes the role or kicks on revoke, waits for a reconnect when the refresh is refused", async () => {
     discord.botToken = "bot-token";
     discord.addGuild(guild, [
       { id: "200000000000000002", position: 5, permissions: String(1n << 28n) },
@@ -423,5 +423,21 @@ describe("discord", () => {
     const [again] = (await seller.sdk.subscriptions.list({ productId: product.id, customerId, active: true })).result.items;
     await seller.sdk.subscriptions.revoke({ id: again!.id });
     await until("kicked", async () => discord.rolesOf(guild, "400000000000000004") === undefined);
+
+    // the stored token is due for a refresh again, and Discord refuses it (the customer deauthorized the app):
+    // the grant waits for the account; connecting it again heals the grant
+    discord.deauthorize();
+    const refreshes = () => discord.seen.filter((s) => s.path === "/api/oauth2/token" && (s.body as { grant_type?: string }).grant_type === "refresh_token").length;
+    const before = refreshes();
+    await buy(product.id, email);
+    const expired = await until("the expired connection's error", async () => {
+      const g = (await grantsOf(benefitId)).find((x) => x.customer_id === customerId && !x.is_revoked);
+      return g?.error?.type === "account_not_connected" && g;
+    });
+    expect(expired.error?.message).toMatch(/expired/);
+    expect(refreshes()).toBeGreaterThan(before);
+    expect(discord.rolesOf(guild, "400000000000000004")).toBeUndefined();
+    await connect(customerId, "discord");
+    await until("the role after connecting again", async () => discord.rolesOf(guild, "400000000000000004")?.includes(member));
   }, 60_000);
 });

@@ -258,6 +258,12 @@ export class DiscordPeer extends Peer {
     this.members.set(guild, new Map([[this.botId, new Set(botRoles)]]));
   }
 
+  /** The user deauthorizes the application: every token issued so far stops working (refresh: invalid_grant). */
+  deauthorize(): void {
+    this.tokens.clear();
+    this.refreshTokens.clear();
+  }
+
   rolesOf(guild: string, user: string): string[] | undefined {
     const r = this.members.get(guild)?.get(user);
     return r ? [...r].sort() : undefined;
