@@ -123,6 +123,12 @@ describe("github_repository", () => {
     // the order confirmation invites the customer to connect the account the benefit needs
     const mail = await server.mailbox.waitFor(email, /receipt/, 15_000);
     expect(mail.text).toMatch(/Connect your GitHub account/);
+    // its button is a link to the seller's customer portal (where the customer signs in and connects), which answers
+    const button = /<a[^>]*href="([^"]+)"[^>]*>(?:(?!<\/a>)[\s\S])*Connect your GitHub account/.exec(mail.html ?? "");
+    expect(button?.[1]).toBe(`${server.url}/portal?organization=${encodeURIComponent(seller.slug)}`);
+    const portal = await fetch(button![1]!.replaceAll("&amp;", "&"));
+    expect(portal.status).toBe(200);
+    expect(portal.headers.get("content-type")).toMatch(/text\/html/);
 
     // no account yet: a permanent error that says what it waits for
     const waiting = await until("the grant's error", async () => (await grantOf(benefit.id, customerId))?.error);
@@ -231,6 +237,39 @@ describe("github_repository", () => {
     await until("the invitation cancelled on deletion", async () => !github.invitationOf("acme/private", "bob"));
   }, 60_000);
 
+  it("disconnecting the account keeps the access it was given (as Polar, which has no disconnect); the grant's revoke still removes it", async () => {
+    github.addUser({ id: 8181, login: "fay" });
+    github.oauth.user = "fay";
+    const benefit = await githubBenefit("acme/private", "pull");
+    const product = await productWith(benefit.id);
+    const { customerId } = await buy(product.id, uniqueBuyer("fay"));
+    const token = await connect(customerId, "github");
+    await until("fay's invitation", async () => Boolean(github.invitationOf("acme/private", "fay")));
+    const granted = await until("fay's grant", async () => {
+      const g = await grantOf(benefit.id, customerId);
+      return g?.properties.granted_account_id === "8181" && g;
+    });
+
+    const calls = github.seen.length;
+    const gone = await fetch(`${server.url}/v1/customer-portal/customers/me/oauth-accounts/github`, { method: "DELETE", headers: { authorization: `Bearer ${token}` } });
+    expect(gone.status).toBe(204);
+    const me = await fetch(`${server.url}/v1/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await me.json()) as { oauth_accounts: Record<string, unknown> }).oauth_accounts).toEqual({});
+    // nothing is delivered: the invitation stands, the grant is unchanged
+    server.worker.wake();
+    const pending = await server.database.db.execute(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`);
+    expect(pending as unknown as unknown[]).toHaveLength(0);
+    expect(github.seen.slice(calls).filter((s) => s.path.startsWith("/repos/"))).toEqual([]);
+    expect(github.invitationOf("acme/private", "fay")).toBeTruthy();
+    expect(await grantOf(benefit.id, customerId)).toMatchObject({ is_revoked: false, error: null, properties: { granted_account_id: "8181", account_username: "fay" } });
+
+    // the refund's revoke needs no connected account: it cancels what the grant made
+    const [order] = (await seller.sdk.orders.list({ productId: product.id })).result.items;
+    await seller.sdk.refunds.create({ orderId: order!.id, reason: "customer_request", amount: order!.totalAmount, revokeBenefits: true });
+    await until("the invitation cancelled after the disconnect", async () => !github.invitationOf("acme/private", "fay"));
+    expect((await grantOf(benefit.id, customerId))?.is_revoked).toBe(true);
+  }, 60_000);
+
   it("waits out a rate limit, retries a 5xx later, and heals a permanent error when the benefit or the repository is fixed", async () => {
     github.addUser({ id: 6161, login: "cy" });
     github.oauth.user = "cy";
@@ -325,7 +364,7 @@ describe("discord", () => {
   const member = "300000000000000003";
   const tooHigh = "300000000000000009";
 
-  it("checks the bot can give the role, joins the customer with the role, honours a 429, removes the role or kicks on revoke", async () => {
+  it("checks the bot can give the role, refreshes the customer token before expiry, joins the customer with the role, honours a 429, removes the role or kicks on revoke, waits for a reconnect when the refresh is refused", async () => {
     discord.botToken = "bot-token";
     discord.addGuild(guild, [
       { id: "200000000000000002", position: 5, permissions: String(1n << 28n) },
@@ -384,5 +423,21 @@ describe("discord", () => {
     const [again] = (await seller.sdk.subscriptions.list({ productId: product.id, customerId, active: true })).result.items;
     await seller.sdk.subscriptions.revoke({ id: again!.id });
     await until("kicked", async () => discord.rolesOf(guild, "400000000000000004") === undefined);
+
+    // the stored token is due for a refresh again, and Discord refuses it (the customer deauthorized the app):
+    // the grant waits for the account; connecting it again heals the grant
+    discord.deauthorize();
+    const refreshes = () => discord.seen.filter((s) => s.path === "/api/oauth2/token" && (s.body as { grant_type?: string }).grant_type === "refresh_token").length;
+    const before = refreshes();
+    await buy(product.id, email);
+    const expired = await until("the expired connection's error", async () => {
+      const g = (await grantsOf(benefitId)).find((x) => x.customer_id === customerId && !x.is_revoked);
+      return g?.error?.type === "account_not_connected" && g;
+    });
+    expect(expired.error?.message).toMatch(/expired/);
+    expect(refreshes()).toBeGreaterThan(before);
+    expect(discord.rolesOf(guild, "400000000000000004")).toBeUndefined();
+    await connect(customerId, "discord");
+    await until("the role after connecting again", async () => discord.rolesOf(guild, "400000000000000004")?.includes(member));
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
 import { launchChromium, seriousViolations } from "../helpers/browser.js";
-import { createProduct, pay } from "../helpers/checkout.js";
+import { CARDS, createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { DiscordPeer, GithubPeer, peerEnv } from "../helpers/delivery-peers.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -16,6 +16,7 @@ let server: TestServer;
 let seller: Seller;
 let browser: Browser;
 let customerId: string;
+let repoBenefitId: string;
 const github = new GithubPeer();
 const discord = new DiscordPeer();
 const guild = "110000000000000001";
@@ -47,6 +48,7 @@ beforeAll(async () => {
     properties: { repositoryOwner: "acme", repositoryName: "book", permission: "pull" },
   });
   const community = await seller.sdk.benefits.create({ type: "discord", description: "Readers' club", properties: { guildToken: guild, roleId: role, kickMember: false } });
+  repoBenefitId = repo.id;
   const product = await createProduct(seller, "fixed");
   await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [repo.id, community.id] } });
   const confirmed = await pay(server, await seller.sdk.checkouts.create({ products: [product.id] }));
@@ -115,10 +117,59 @@ describe("the portal's connected accounts", () => {
     expect(await seriousViolations(page)).toEqual([]);
 
     await accounts.getByRole("button", { name: "Disconnect GitHub" }).click();
-    await page.getByText("Your GitHub account is disconnected.").waitFor();
+    await page.getByText("Your GitHub account is disconnected. Access already given to it stays until the benefit ends.").waitFor();
     await accounts.getByRole("button", { name: "Connect GitHub" }).waitFor();
+    // disconnecting forgets the account, not the access it was given (docs/decisions.md)
+    expect(github.invitationOf("acme/book", "ada-gh")).toBeTruthy();
     const me = await seller.sdk.customers.get({ id: customerId });
     expect(me.id).toBe(customerId);
     expect(problems).toEqual([]);
+  }, 90_000);
+
+  it("the checkout's success view invites the buyer to connect GitHub, with a link to the portal's connected accounts that works", async () => {
+    const product = await createProduct(seller, "fixed");
+    await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [repoBenefitId] } });
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    const context = await browser.newContext({ baseURL: server.url });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+    page.on("console", (msg) => {
+      if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) problems.push(msg.text());
+    });
+    await page.goto(`/checkout/${checkout.clientSecret}`);
+    await page.getByLabel("Email", { exact: true }).fill(uniqueBuyer("success-connect"));
+    await page.getByLabel("Name", { exact: true }).fill("Ada Buyer");
+    await page.getByLabel("Country", { exact: true }).selectOption("DE");
+    await page.getByLabel("Card number", { exact: true }).fill(CARDS.ok);
+    await page.getByLabel("Expiry (MM / YY)", { exact: true }).fill("12 / 34");
+    await page.getByLabel("CVC", { exact: true }).fill("123");
+    await page.locator("button.pay").click();
+    await page.getByRole("heading", { level: 1, name: "Thank you for your purchase" }).waitFor({ timeout: 15_000 });
+
+    const invite = page.getByTestId("connect-accounts");
+    await invite.waitFor({ timeout: 15_000 });
+    expect(await invite.textContent()).toBe("To get this benefit, connect your GitHub account: connect it in your portal.");
+    expect(await seriousViolations(page)).toEqual([]);
+    await invite.getByRole("link", { name: "connect it in your portal" }).click();
+
+    // the portal, at its connected accounts: Connect GitHub goes to GitHub and back, and the repository is given
+    const accounts = page.getByRole("region", { name: "Connected accounts" });
+    await accounts.waitFor({ timeout: 15_000 });
+    expect(new URL(page.url()).hash).toBe("#connected-accounts");
+    await accounts.getByRole("button", { name: "Connect GitHub" }).click();
+    await page.getByText("Your GitHub account is connected.").waitFor({ timeout: 15_000 });
+    expect(new URL(page.url()).hash).toBe("#connected-accounts");
+    const [order] = (await seller.sdk.orders.list({ productId: product.id, limit: 1 })).result.items;
+    await expect
+      .poll(async () => {
+        const grants = (await rawRequest(server.url, seller.token, "GET", `/v1/benefits/${repoBenefitId}/grants?limit=100`)).body as {
+          items: Array<{ customer_id: string; properties: Record<string, unknown> }>;
+        };
+        return grants.items.find((g) => g.customer_id === order?.customerId)?.properties.granted_account_id;
+      }, { timeout: 15_000, interval: 300 })
+      .toBe("1234");
+    expect(problems).toEqual([]);
+    await context.close();
   }, 90_000);
 });

@@ -1,6 +1,8 @@
 // Loopback protocol peers for benefit delivery (issue 15): the few endpoints of GitHub's and Discord's REST APIs
 // and OAuth servers that till calls, answering as the real services document them, with state a test can read
 // and failures a test can queue. Point the server at them with peerEnv().
+// GitHub's collaborator invite and removal are also tested against GitHub's recorded responses
+// (tests/helpers/github-fixtures.ts, which says which scenarios use recordings and which this peer, and why).
 //
 // GitHub peer (TILL_GITHUB_API_URL = TILL_GITHUB_OAUTH_URL = its url):
 //   GET  /login/oauth/authorize        → 302 to redirect_uri?code&state (the user "approves" at once); keeps the
@@ -254,6 +256,12 @@ export class DiscordPeer extends Peer {
   addGuild(guild: string, roles: DiscordRoleSpec[], botRoles: string[]): void {
     this.roles.set(guild, [{ id: guild, position: 0, permissions: "0" }, ...roles]);
     this.members.set(guild, new Map([[this.botId, new Set(botRoles)]]));
+  }
+
+  /** The user deauthorizes the application: every token issued so far stops working (refresh: invalid_grant). */
+  deauthorize(): void {
+    this.tokens.clear();
+    this.refreshTokens.clear();
   }
 
   rolesOf(guild: string, user: string): string[] | undefined {

@@ -144,7 +144,7 @@ function ConnectAccounts({ grants, token, newTab }: { grants: PortalGrant[]; tok
   return (
     <p className="lead" data-testid="connect-accounts">
       To get {needed.length > 1 ? "these benefits" : "this benefit"}, connect your {needed.join(" and ")} account{needed.length > 1 ? "s" : ""}:{" "}
-      <a href={`/portal?customer_session_token=${encodeURIComponent(token)}`} {...newTab}>
+      <a href={`/portal?customer_session_token=${encodeURIComponent(token)}#connected-accounts`} {...newTab}>
         connect {needed.length > 1 ? "them" : "it"} in your portal
       </a>
       .

@@ -2,7 +2,7 @@
 // Connect goes to the provider (OAuth with PKCE, through the server) and comes back here; Disconnect forgets the
 // account. Shown when a benefit needs one or an account is connected. GrantDelivery says, on a benefit, where a
 // repository invitation or Discord role stands, or what it waits for.
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { portalApi, type OauthPlatform, type PortalCustomer, type PortalError, type PortalGrant } from "../portal-api.js";
 import { Status, type Tone } from "../ui.js";
 
@@ -38,7 +38,13 @@ export function Accounts({
   });
   const [busy, setBusy] = useState<OauthPlatform | null>(null);
   const platforms = platformsNeeded(grants, me);
-  if (platforms.length === 0) return null;
+  // the checkout's success view links here (#connected-accounts): the section renders after the page loaded
+  const section = useRef<HTMLElement>(null);
+  const shown = platforms.length > 0;
+  useEffect(() => {
+    if (shown && window.location.hash === "#connected-accounts") section.current?.scrollIntoView();
+  }, [shown]);
+  if (!shown) return null;
 
   async function connect(platform: OauthPlatform) {
     setBusy(platform);
@@ -64,11 +70,12 @@ export function Accounts({
     const rest = { ...me.oauth_accounts };
     delete rest[platform];
     onChanged({ ...me, oauth_accounts: rest });
-    setMessage({ tone: "success", text: `Your ${NAMES[platform]} account is disconnected.` });
+    // access already given stays with that account until the benefit ends (docs/decisions.md, issue 15)
+    setMessage({ tone: "success", text: `Your ${NAMES[platform]} account is disconnected. Access already given to it stays until the benefit ends.` });
   }
 
   return (
-    <section aria-labelledby="accounts-heading">
+    <section id="connected-accounts" ref={section} aria-labelledby="accounts-heading">
       <h2 id="accounts-heading">Connected accounts</h2>
       <p className="hint">Repository access and community roles are given to the accounts you connect here.</p>
       <ul className="items">
