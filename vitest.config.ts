@@ -13,6 +13,9 @@ export default defineConfig({
     // part of a CPU, and hooks took 60–115 s (PostgreSQL: starting a server and signing users up; PGlite: 25–34 s
     // for one database alone).
     hookTimeout: 180_000,
+    // expect.poll waits for what a page or the worker will show; its default second is shorter than one
+    // render or job on a machine at a load of 20 (a failure seen in CI), so it waits up to 20 s, checked often
+    expect: { poll: { timeout: 20_000, interval: 100 } },
     pool: "forks",
     maxWorkers: 2,
   },
