@@ -4,6 +4,7 @@ import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql, type SQL 
 import type { Queryable } from "../../db/client.js";
 import { customer } from "../../db/schema/index.js";
 import { afterKeyset, keysetAt, likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
+import { filteredTotal, listTotal } from "../list-counts.js";
 import type { CustomerRow } from "./wire.js";
 
 const live = (organizationId: string) => and(eq(customer.organizationId, organizationId), isNull(customer.deletedAt));
@@ -121,7 +122,8 @@ export async function listCustomers(
   }
   clauses.push(...metadataWhere(customer.metadata, filter.metadata));
   const where = and(...clauses);
-  const [rows, count] = await Promise.all([
+  const unfiltered = clauses.length === 1;
+  const [rows, maintained] = await Promise.all([
     db
       .select()
       .from(customer)
@@ -129,9 +131,15 @@ export async function listCustomers(
       .orderBy(...orderBy(sorting, { created_at: customer.createdAt, email: customer.email, name: customer.name }, customer.id))
       .limit(limit)
       .offset((pageNo - 1) * limit),
-    db.select({ n: sql<number>`count(*)::int` }).from(customer).where(where),
+    unfiltered ? listTotal(db, organizationId, "customer") : undefined,
   ]);
-  return { rows, total: count[0]?.n ?? 0 };
+  const total =
+    maintained ??
+    (await filteredTotal(pageNo, limit, rows.length, async () => {
+      const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(customer).where(where);
+      return count?.n ?? 0;
+    }));
+  return { rows, total };
 }
 
 // ---- lookups for other domains ----------------------------------------------------------------------

@@ -5,6 +5,7 @@ import type { Queryable } from "../../db/client.js";
 import { event } from "../../db/schema/index.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
 import { likePattern, metadataWhere } from "../listing.js";
+import { filteredTotal, listTotal } from "../list-counts.js";
 import { aggregationSql, combineSql, filterSql } from "./predicates.js";
 
 export type EventRow = typeof event.$inferSelect;
@@ -142,7 +143,8 @@ export async function listEvents(
 ): Promise<{ rows: EventRow[]; total: number }> {
   const where = whereOf(organizationId, selection);
   const direction = order === "asc" ? asc : desc;
-  const [items, count] = await Promise.all([
+  const unfiltered = Object.values(selection).every((v) => v === undefined || v === false);
+  const [items, maintained] = await Promise.all([
     db
       .select()
       .from(event)
@@ -150,9 +152,15 @@ export async function listEvents(
       .orderBy(direction(event.timestamp), direction(event.id))
       .limit(limit)
       .offset((pageNo - 1) * limit),
-    db.select({ n: sql<number>`count(*)::int` }).from(event).where(where),
+    unfiltered ? listTotal(db, organizationId, "event") : undefined,
   ]);
-  return { rows: items, total: count[0]?.n ?? 0 };
+  const total =
+    maintained ??
+    (await filteredTotal(pageNo, limit, items.length, async () => {
+      const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(event).where(where);
+      return count?.n ?? 0;
+    }));
+  return { rows: items, total };
 }
 
 /** How many direct children each event has (`child_count`). */

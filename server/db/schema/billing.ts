@@ -289,6 +289,9 @@ export const event = pgTable(
     index("event_org_customer_ts_idx").on(t.organizationId, t.customerId, t.timestamp),
     index("event_org_ext_customer_ts_idx").on(t.organizationId, t.externalCustomerId, t.timestamp),
     index("event_org_name_ts_idx").on(t.organizationId, t.name, t.timestamp),
+    // the events list's first page (migration 0032) and child_count of listed events
+    index("event_org_ts_idx").on(t.organizationId, t.timestamp),
+    index("event_parent_idx").on(t.parentId).where(sql`${t.parentId} IS NOT NULL`),
   ],
 );
 

@@ -129,6 +129,8 @@ export const subscription = pgTable(
   (t) => [
     index("subscription_org_created_idx").on(t.organizationId, t.createdAt),
     index("subscription_org_customer_idx").on(t.organizationId, t.customerId),
+    // the list's default order, -started_at (nulls last) then id (migration 0032)
+    index("subscription_org_started_idx").on(t.organizationId, t.startedAt.desc().nullsLast(), t.id),
   ],
 );
 
