@@ -202,6 +202,25 @@ describe("the lists' maintained counts", () => {
     expect(await expectExact(key, seller.organizationId)).toEqual(liveBefore);
   });
 
+  it("page deeper through the index the same rows the first page's query orders (default and other sorts)", async () => {
+    for (const [list, query] of [
+      ["orders", ""],
+      ["orders", "&sorting=created_at"],
+      ["orders", "&sorting=-amount"],
+      ["customers", ""],
+      ["customers", "&sorting=email"],
+      ["subscriptions", ""],
+      ["events", ""],
+      ["events", "&sorting=timestamp"],
+      ["events", "&name=counted.call"],
+    ] as const) {
+      const whole = (await call<Page>(key, "GET", `/v1/${list}/?limit=100${query}`)).body.items.map((i) => i.id);
+      const paged: string[] = [];
+      for (let p = 1; p <= 10; p++) paged.push(...(await call<Page>(key, "GET", `/v1/${list}/?limit=10&page=${p}${query}`)).body.items.map((i) => i.id));
+      expect({ list, query, ids: paged }).toEqual({ list, query, ids: whole });
+    }
+  });
+
   it("answer filtered lists with exact counts (the last page's from its rows)", async () => {
     const all = await counted(db(), seller.organizationId);
     expect(await total(key, "orders", `&customer_id=${customerId}`)).toBe(all.order);

@@ -123,14 +123,17 @@ export async function listCustomers(
   clauses.push(...metadataWhere(customer.metadata, filter.metadata));
   const where = and(...clauses);
   const unfiltered = clauses.length === 1;
+  const order = orderBy(sorting, { created_at: customer.createdAt, email: customer.email, name: customer.name }, customer.id);
+  const offset = (pageNo - 1) * limit;
   const [rows, maintained] = await Promise.all([
-    db
-      .select()
-      .from(customer)
-      .where(where)
-      .orderBy(...orderBy(sorting, { created_at: customer.createdAt, email: customer.email, name: customer.name }, customer.id))
-      .limit(limit)
-      .offset((pageNo - 1) * limit),
+    offset === 0
+      ? db.select().from(customer).where(where).orderBy(...order).limit(limit)
+      : // a deeper page skips its offset in the index (ids only), then reads its own rows: see listing.ts
+        db
+          .select()
+          .from(customer)
+          .where(inArray(customer.id, db.select({ id: customer.id }).from(customer).where(where).orderBy(...order).limit(limit).offset(offset)))
+          .orderBy(...order),
     unfiltered ? listTotal(db, organizationId, "customer") : undefined,
   ]);
   const total =

@@ -144,14 +144,17 @@ export async function listEvents(
   const where = whereOf(organizationId, selection);
   const direction = order === "asc" ? asc : desc;
   const unfiltered = Object.values(selection).every((v) => v === undefined || v === false);
+  const offset = (pageNo - 1) * limit;
+  const ordering = [direction(event.timestamp), direction(event.id)];
   const [items, maintained] = await Promise.all([
-    db
-      .select()
-      .from(event)
-      .where(where)
-      .orderBy(direction(event.timestamp), direction(event.id))
-      .limit(limit)
-      .offset((pageNo - 1) * limit),
+    offset === 0
+      ? db.select().from(event).where(where).orderBy(...ordering).limit(limit)
+      : // a deeper page skips its offset in the index (ids only), then reads its own rows: see listing.ts
+        db
+          .select()
+          .from(event)
+          .where(inArray(event.id, db.select({ id: event.id }).from(event).where(where).orderBy(...ordering).limit(limit).offset(offset)))
+          .orderBy(...ordering),
     unfiltered ? listTotal(db, organizationId, "event") : undefined,
   ]);
   const total =

@@ -178,14 +178,16 @@ export async function listOrders(
     ...sorting.map((s) => sql`${sortColumns[s.key]} ${sql.raw(s.desc ? "desc" : "asc")}${sql.raw(s.key === "created_at" ? "" : " nulls last")}`),
     asc(order.id),
   ];
+  const offset = (pageNo - 1) * limit;
   const [rows, maintained] = await Promise.all([
-    db
-      .select()
-      .from(order)
-      .where(where)
-      .orderBy(...orderBy)
-      .limit(limit)
-      .offset((pageNo - 1) * limit),
+    offset === 0
+      ? db.select().from(order).where(where).orderBy(...orderBy).limit(limit)
+      : // a deeper page skips its offset in the index (ids only), then reads its own rows: see listing.ts
+        db
+          .select()
+          .from(order)
+          .where(inArray(order.id, db.select({ id: order.id }).from(order).where(where).orderBy(...orderBy).limit(limit).offset(offset)))
+          .orderBy(...orderBy),
     filters.length === 0 ? listTotal(db, organizationId, "order") : undefined,
   ]);
   const total =

@@ -121,14 +121,16 @@ export async function listSubscriptions(
     ...sorting.map((s) => sql`${sortColumns[s.key]} ${sql.raw(s.desc ? "desc" : "asc")} nulls last`),
     asc(subscription.id),
   ];
+  const offset = (pageNo - 1) * limit;
   const [rows, maintained] = await Promise.all([
-    db
-      .select()
-      .from(subscription)
-      .where(where)
-      .orderBy(...order)
-      .limit(limit)
-      .offset((pageNo - 1) * limit),
+    offset === 0
+      ? db.select().from(subscription).where(where).orderBy(...order).limit(limit)
+      : // a deeper page skips its offset in the index (ids only), then reads its own rows: see listing.ts
+        db
+          .select()
+          .from(subscription)
+          .where(inArray(subscription.id, db.select({ id: subscription.id }).from(subscription).where(where).orderBy(...order).limit(limit).offset(offset)))
+          .orderBy(...order),
     filters.length === 0 ? listTotal(db, organizationId, "subscription") : undefined,
   ]);
   const total =

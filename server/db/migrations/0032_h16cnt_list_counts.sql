@@ -91,9 +91,17 @@ SELECT "organization_id", 'event', count(*) FROM "event" GROUP BY "organization_
 INSERT INTO "list_count" ("organization_id", "list", "n")
 SELECT "organization_id", 'customer', count(*) FROM "customer" WHERE "deleted_at" IS NULL GROUP BY "organization_id";
 --> statement-breakpoint
--- the first pages these lists serve by default, read from an index instead of sorting the organization's rows:
--- events by timestamp (newest first), subscriptions by started_at (newest first, nulls last, then id)
-CREATE INDEX "event_org_ts_idx" ON "event" USING btree ("organization_id","timestamp");
+-- the lists' default orders, whole, in an index: the first page reads 10 entries instead of sorting the
+-- organization's rows, and a deep page skips its offset in the index alone (an index-only scan of the ids; the
+-- repositories' deferred join): events by timestamp then id (both descending), subscriptions by started_at
+-- (newest first, nulls last) then id, orders and live customers by created_at (newest first) then id
+CREATE INDEX "event_org_ts_idx" ON "event" USING btree ("organization_id","timestamp","id");
+--> statement-breakpoint
+DROP INDEX "order_org_created_idx";
+--> statement-breakpoint
+CREATE INDEX "order_org_created_idx" ON "order" USING btree ("organization_id","created_at" DESC,"id");
+--> statement-breakpoint
+CREATE INDEX "customer_org_live_created_idx" ON "customer" USING btree ("organization_id","created_at" DESC,"id") WHERE "deleted_at" IS NULL;
 --> statement-breakpoint
 CREATE INDEX "subscription_org_started_idx" ON "subscription" USING btree ("organization_id","started_at" DESC NULLS LAST,"id");
 --> statement-breakpoint
