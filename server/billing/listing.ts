@@ -30,6 +30,13 @@ export function orderBy<K extends string>(
   return [...sorting.map((s) => (s.desc ? desc(columns[s.key]) : asc(columns[s.key]))), asc(tieBreak)];
 }
 
+/*
+ * Deep pages. Polar's wire pages by number (page, limit), so page n must skip (n − 1) × limit rows: OFFSET, no
+ * cursor. The list repositories skip them in a subquery that selects ids only, which the default orders'
+ * indexes answer without reading the table (an index-only scan: (organization_id, created_at DESC, id) and the
+ * like), and then read the page's own rows; page 1 is the plain query. total_count: list-counts.ts.
+ */
+
 /** `%q%` for ILIKE with the client's own `%`, `_` and `\` taken literally. */
 export const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 

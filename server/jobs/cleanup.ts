@@ -7,6 +7,7 @@ import { sql } from "drizzle-orm";
 import type { Database, Db } from "../db/client.js";
 import { outbox, webhookDelivery, webhookEvent } from "../db/schema/index.js";
 import { deleteExpiredIdempotencyKeys } from "../http/idempotency.js";
+import { compactListCounts } from "../billing/list-counts.js";
 
 export interface CleanupOptions {
   /** Rows deleted per statement. */
@@ -146,6 +147,13 @@ export function createCleanup(deps: {
       if (r.idempotencyKeys > 0) deps.log.info(`idempotency: removed ${r.idempotencyKeys} expired keys`);
     } catch (err) {
       deps.log.error(err, "webhooks: retention cleanup failed");
+    }
+    // the lists' maintained counts (billing/list-counts.ts): each (organization, list)'s delta rows folded into one
+    try {
+      const opts = deps.options ?? DEFAULT_CLEANUP_OPTIONS;
+      await inBatches(opts, (n) => compactListCounts(deps.database.db, n), signal);
+    } catch (err) {
+      deps.log.error(err, "list counts: compaction failed");
     }
   }
 

@@ -4,6 +4,7 @@ import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql, type SQL 
 import type { Queryable } from "../../db/client.js";
 import { customer } from "../../db/schema/index.js";
 import { afterKeyset, keysetAt, likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
+import { filteredTotal, listTotal } from "../list-counts.js";
 import type { CustomerRow } from "./wire.js";
 
 const live = (organizationId: string) => and(eq(customer.organizationId, organizationId), isNull(customer.deletedAt));
@@ -121,17 +122,27 @@ export async function listCustomers(
   }
   clauses.push(...metadataWhere(customer.metadata, filter.metadata));
   const where = and(...clauses);
-  const [rows, count] = await Promise.all([
-    db
-      .select()
-      .from(customer)
-      .where(where)
-      .orderBy(...orderBy(sorting, { created_at: customer.createdAt, email: customer.email, name: customer.name }, customer.id))
-      .limit(limit)
-      .offset((pageNo - 1) * limit),
-    db.select({ n: sql<number>`count(*)::int` }).from(customer).where(where),
+  const unfiltered = clauses.length === 1;
+  const order = orderBy(sorting, { created_at: customer.createdAt, email: customer.email, name: customer.name }, customer.id);
+  const offset = (pageNo - 1) * limit;
+  const [rows, maintained] = await Promise.all([
+    offset === 0
+      ? db.select().from(customer).where(where).orderBy(...order).limit(limit)
+      : // a deeper page skips its offset in the index (ids only), then reads its own rows: see listing.ts
+        db
+          .select()
+          .from(customer)
+          .where(inArray(customer.id, db.select({ id: customer.id }).from(customer).where(where).orderBy(...order).limit(limit).offset(offset)))
+          .orderBy(...order),
+    unfiltered ? listTotal(db, organizationId, "customer") : undefined,
   ]);
-  return { rows, total: count[0]?.n ?? 0 };
+  const total =
+    maintained ??
+    (await filteredTotal(pageNo, limit, rows.length, async () => {
+      const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(customer).where(where);
+      return count?.n ?? 0;
+    }));
+  return { rows, total };
 }
 
 // ---- lookups for other domains ----------------------------------------------------------------------

@@ -5,6 +5,7 @@ import type { Queryable } from "../../db/client.js";
 import { event } from "../../db/schema/index.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
 import { likePattern, metadataWhere } from "../listing.js";
+import { filteredTotal, listTotal } from "../list-counts.js";
 import { aggregationSql, combineSql, filterSql } from "./predicates.js";
 
 export type EventRow = typeof event.$inferSelect;
@@ -142,17 +143,27 @@ export async function listEvents(
 ): Promise<{ rows: EventRow[]; total: number }> {
   const where = whereOf(organizationId, selection);
   const direction = order === "asc" ? asc : desc;
-  const [items, count] = await Promise.all([
-    db
-      .select()
-      .from(event)
-      .where(where)
-      .orderBy(direction(event.timestamp), direction(event.id))
-      .limit(limit)
-      .offset((pageNo - 1) * limit),
-    db.select({ n: sql<number>`count(*)::int` }).from(event).where(where),
+  const unfiltered = Object.values(selection).every((v) => v === undefined || v === false);
+  const offset = (pageNo - 1) * limit;
+  const ordering = [direction(event.timestamp), direction(event.id)];
+  const [items, maintained] = await Promise.all([
+    offset === 0
+      ? db.select().from(event).where(where).orderBy(...ordering).limit(limit)
+      : // a deeper page skips its offset in the index (ids only), then reads its own rows: see listing.ts
+        db
+          .select()
+          .from(event)
+          .where(inArray(event.id, db.select({ id: event.id }).from(event).where(where).orderBy(...ordering).limit(limit).offset(offset)))
+          .orderBy(...ordering),
+    unfiltered ? listTotal(db, organizationId, "event") : undefined,
   ]);
-  return { rows: items, total: count[0]?.n ?? 0 };
+  const total =
+    maintained ??
+    (await filteredTotal(pageNo, limit, items.length, async () => {
+      const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(event).where(where);
+      return count?.n ?? 0;
+    }));
+  return { rows: items, total };
 }
 
 /** How many direct children each event has (`child_count`). */

@@ -4,6 +4,7 @@ import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer, discount, invoiceCounter, order, orderItem, product } from "../../db/schema/index.js";
 import { afterKeyset, keysetAt, metadataWhere, type SortKey } from "../listing.js";
+import { filteredTotal, listTotal } from "../list-counts.js";
 import type { OrderItemRow, OrderRow } from "./wire.js";
 
 export type OrderValues = Omit<typeof order.$inferInsert, "id" | "createdAt" | "modifiedAt">;
@@ -159,8 +160,7 @@ export async function listOrders(
   pageNo: number,
   limit: number,
 ): Promise<{ rows: OrderRow[]; total: number }> {
-  const where = and(
-    eq(order.organizationId, organizationId),
+  const filters = [
     filter.productIds?.length ? inArray(order.productId, filter.productIds) : undefined,
     filter.billingTypes?.length ? billingTypeWhere(filter.billingTypes) : undefined,
     filter.discountIds?.length ? inArray(order.discountId, filter.discountIds) : undefined,
@@ -171,22 +171,32 @@ export async function listOrders(
     filter.checkoutIds?.length ? inArray(order.checkoutId, filter.checkoutIds) : undefined,
     filter.subscriptionIds?.length ? inArray(order.subscriptionId, filter.subscriptionIds) : undefined,
     ...metadataWhere(order.metadata, filter.metadata),
-  );
+  ].filter((c) => c !== undefined);
+  const where = and(eq(order.organizationId, organizationId), ...filters);
   const orderBy = [
-    ...sorting.map((s) => sql`${sortColumns[s.key]} ${sql.raw(s.desc ? "desc" : "asc")} nulls last`),
+    // created_at is never null: without `nulls last` its order is the (organization_id, created_at) index's
+    ...sorting.map((s) => sql`${sortColumns[s.key]} ${sql.raw(s.desc ? "desc" : "asc")}${sql.raw(s.key === "created_at" ? "" : " nulls last")}`),
     asc(order.id),
   ];
-  const [rows, count] = await Promise.all([
-    db
-      .select()
-      .from(order)
-      .where(where)
-      .orderBy(...orderBy)
-      .limit(limit)
-      .offset((pageNo - 1) * limit),
-    db.select({ n: sql<number>`count(*)::int` }).from(order).where(where),
+  const offset = (pageNo - 1) * limit;
+  const [rows, maintained] = await Promise.all([
+    offset === 0
+      ? db.select().from(order).where(where).orderBy(...orderBy).limit(limit)
+      : // a deeper page skips its offset in the index (ids only), then reads its own rows: see listing.ts
+        db
+          .select()
+          .from(order)
+          .where(inArray(order.id, db.select({ id: order.id }).from(order).where(where).orderBy(...orderBy).limit(limit).offset(offset)))
+          .orderBy(...orderBy),
+    filters.length === 0 ? listTotal(db, organizationId, "order") : undefined,
   ]);
-  return { rows, total: count[0]?.n ?? 0 };
+  const total =
+    maintained ??
+    (await filteredTotal(pageNo, limit, rows.length, async () => {
+      const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(order).where(where);
+      return count?.n ?? 0;
+    }));
+  return { rows, total };
 }
 
 export type OrderExportRow = OrderRow & { at: string; customerEmail: string | null; productName: string | null };

@@ -3,6 +3,7 @@ import { and, asc, eq, inArray, isNull, notInArray, sql, type SQL } from "drizzl
 import type { Queryable } from "../../db/client.js";
 import { customer, discount, product, subscription } from "../../db/schema/index.js";
 import { afterKeyset, keysetAt, metadataWhere, type SortKey } from "../listing.js";
+import { filteredTotal, listTotal } from "../list-counts.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 
 export type SubscriptionValues = Omit<typeof subscription.$inferInsert, "createdAt" | "modifiedAt">;
@@ -100,8 +101,7 @@ export async function listSubscriptions(
   pageNo: number,
   limit: number,
 ): Promise<{ rows: SubscriptionRow[]; total: number }> {
-  const where = and(
-    eq(subscription.organizationId, organizationId),
+  const filters = [
     filter.productIds?.length ? inArray(subscription.productId, filter.productIds) : undefined,
     filter.customerIds?.length ? inArray(subscription.customerId, filter.customerIds) : undefined,
     filter.externalCustomerIds?.length
@@ -115,22 +115,31 @@ export async function listSubscriptions(
     filter.canceledAtAfter ? sql`${subscription.canceledAt} >= ${filter.canceledAtAfter.toISOString()}::timestamptz` : undefined,
     filter.canceledAtBefore ? sql`${subscription.canceledAt} <= ${filter.canceledAtBefore.toISOString()}::timestamptz` : undefined,
     ...metadataWhere(subscription.metadata, filter.metadata),
-  );
+  ].filter((c) => c !== undefined);
+  const where = and(eq(subscription.organizationId, organizationId), ...filters);
   const order = [
     ...sorting.map((s) => sql`${sortColumns[s.key]} ${sql.raw(s.desc ? "desc" : "asc")} nulls last`),
     asc(subscription.id),
   ];
-  const [rows, count] = await Promise.all([
-    db
-      .select()
-      .from(subscription)
-      .where(where)
-      .orderBy(...order)
-      .limit(limit)
-      .offset((pageNo - 1) * limit),
-    db.select({ n: sql<number>`count(*)::int` }).from(subscription).where(where),
+  const offset = (pageNo - 1) * limit;
+  const [rows, maintained] = await Promise.all([
+    offset === 0
+      ? db.select().from(subscription).where(where).orderBy(...order).limit(limit)
+      : // a deeper page skips its offset in the index (ids only), then reads its own rows: see listing.ts
+        db
+          .select()
+          .from(subscription)
+          .where(inArray(subscription.id, db.select({ id: subscription.id }).from(subscription).where(where).orderBy(...order).limit(limit).offset(offset)))
+          .orderBy(...order),
+    filters.length === 0 ? listTotal(db, organizationId, "subscription") : undefined,
   ]);
-  return { rows, total: count[0]?.n ?? 0 };
+  const total =
+    maintained ??
+    (await filteredTotal(pageNo, limit, rows.length, async () => {
+      const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(subscription).where(where);
+      return count?.n ?? 0;
+    }));
+  return { rows, total };
 }
 
 /** The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. */

@@ -261,6 +261,8 @@ export const customer = pgTable(
   },
   (t) => [
     index("customer_org_created_idx").on(t.organizationId, t.createdAt),
+    // the list's default order (live customers, newest first, then id: migration 0032)
+    index("customer_org_live_created_idx").on(t.organizationId, t.createdAt.desc(), t.id).where(sql`${t.deletedAt} IS NULL`),
     uniqueIndex("customer_org_email_uq").on(t.organizationId, t.email).where(sql`${t.deletedAt} IS NULL`),
     uniqueIndex("customer_org_external_uq")
       .on(t.organizationId, t.externalId)
@@ -289,6 +291,9 @@ export const event = pgTable(
     index("event_org_customer_ts_idx").on(t.organizationId, t.customerId, t.timestamp),
     index("event_org_ext_customer_ts_idx").on(t.organizationId, t.externalCustomerId, t.timestamp),
     index("event_org_name_ts_idx").on(t.organizationId, t.name, t.timestamp),
+    // the events list's first page (migration 0032) and child_count of listed events
+    index("event_org_ts_idx").on(t.organizationId, t.timestamp, t.id),
+    index("event_parent_idx").on(t.parentId).where(sql`${t.parentId} IS NOT NULL`),
   ],
 );
 

@@ -129,6 +129,8 @@ export const subscription = pgTable(
   (t) => [
     index("subscription_org_created_idx").on(t.organizationId, t.createdAt),
     index("subscription_org_customer_idx").on(t.organizationId, t.customerId),
+    // the list's default order, -started_at (nulls last) then id (migration 0032)
+    index("subscription_org_started_idx").on(t.organizationId, t.startedAt.desc().nullsLast(), t.id),
   ],
 );
 
@@ -176,7 +178,8 @@ export const order = pgTable(
     modifiedAt: modifiedAt(),
   },
   (t) => [
-    index("order_org_created_idx").on(t.organizationId, t.createdAt),
+    // the list's default order, -created_at then id (migration 0032)
+    index("order_org_created_idx").on(t.organizationId, t.createdAt.desc(), t.id),
     index("order_org_customer_idx").on(t.organizationId, t.customerId),
     uniqueIndex("order_org_invoice_number_uq").on(t.organizationId, t.invoiceNumber),
     // one order per checkout: the last guard against a double confirm

@@ -17,3 +17,4 @@ export * from "./test-clock.js";
 export * from "./benefit-delivery.js";
 export * from "./rollups.js";
 export * from "./payments.js";
+export * from "./list-counts.js";
