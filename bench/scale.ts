@@ -6,7 +6,7 @@
 //   3. lists at 1,000,000 rows in one organization (orders, customers, subscriptions, events): first page with
 //      total_count, median and p99 ms (goal: median < 30 ms), total_count checked against count(*); and page 1,000
 //      (what a deep OFFSET costs; Polar's wire pages by number, it has no cursor);
-//   4. GET /v1/customers/export of 1,000,000 customers: the server's RSS growth (goal < 50 MB).
+//   4. GET /v1/customers|orders|subscriptions/export of 1,000,000 rows each: the server's RSS growth (goal < 50 MB).
 // Seeding is bulk SQL (INSERT … SELECT generate_series), never the API; rollups of seeded events are rebuilt
 // as a definition change would rebuild them (its time is printed).
 //
@@ -30,7 +30,7 @@ const INGEST_SECONDS = 5;
 const INGEST_CONCURRENCY = 4;
 const LIST_SAMPLES = 100;
 const DEEP_SAMPLES = 10;
-/** TILL_BENCH_SCALE_PARTS=usage,ingest,lists,export (default all): run only those parts (export alone seeds its customers). */
+/** TILL_BENCH_SCALE_PARTS=usage,ingest,lists,export (default all): run only those parts (export alone seeds its rows). */
 const PARTS = new Set((process.env.TILL_BENCH_SCALE_PARTS ?? "usage,ingest,lists,export").split(","));
 const SIZES = { postgres: { big: 1_000_000, small: 10_000 }, pglite: { big: 100_000, small: 10_000 } };
 
@@ -318,8 +318,12 @@ async function main(): Promise<void> {
     console.log(`${"".padEnd(48)}  ${fmt(size.small).padStart(9)}  ${fmt(size.big).padStart(9)}  ratio`);
     for (const [name, a, b] of usage) {
       const ratio = b / a;
-      console.log(`${name.padEnd(48)}  ${a.toFixed(2).padStart(9)}  ${b.toFixed(2).padStart(9)}  ${ratio.toFixed(2)}×  ${verdict(ratio <= 1.5 && b < 10)} ≤ 1.5× and < 10 ms`);
+      console.log(
+        `${name.padEnd(48)}  ${a.toFixed(2).padStart(9)}  ${b.toFixed(2).padStart(9)}  ${ratio.toFixed(2)}×  ` +
+          `ratio ${ratio <= 1.5 ? "PASS" : "MISS"} (≤ 1.5×), median ${b < 10 ? "PASS" : "MISS"} (< 10 ms)`,
+      );
     }
+    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
     lines.push(`check: the big customer's consumed units ${state.json.active_meters.map((m) => m.consumed_units).join(", ")}`);
 
     }
@@ -393,43 +397,47 @@ async function main(): Promise<void> {
 
     }
 
-    // 4. export RSS (of the customers seeded for the lists; seeded here when the lists did not run)
+    // 4. export RSS (of the rows seeded for the lists; seeded here when the lists did not run)
     if (PARTS.has("export")) {
-    if (!PARTS.has("lists")) await seedLists(["customer"]);
+    if (!PARTS.has("lists")) await seedLists(["customer", "subscription", "order"]);
     type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number };
     const memory = async () => (await call<Memory>(endpoints.bare, "GET", "/control/memory")).json;
-    const before = await memory();
-    const peak = { ...before };
-    let polling = true;
-    const poller = (async () => {
-      while (polling) {
-        const now = await memory();
-        for (const k of Object.keys(peak) as Array<keyof Memory>) peak[k] = Math.max(peak[k], now[k]);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
-    const exportStarted = performance.now();
-    const res = await fetch(`${base}/v1/customers/export`, { headers: auth });
-    let bytes = 0;
-    let newlines = 0;
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      bytes += chunk.length;
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++;
-    }
-    polling = false;
-    await poller;
     const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
-    const growth = (peak.rss - before.rss) / 1024 / 1024;
-    console.log(
-      `\nGET /v1/customers/export: ${fmt(newlines - 1)} rows, ${(bytes / 1024 / 1024).toFixed(0)} MB in ` +
-        `${((performance.now() - exportStarted) / 1000).toFixed(1)} s`,
-    );
-    console.log(`server RSS growth (peak − before)   +${growth.toFixed(1)} MB — ${verdict(growth < 50)} < 50 MB`);
-    console.log(
-      `server memory before → peak (MB): rss ${mb(before.rss)} → ${mb(peak.rss)}, heap used ${mb(before.heapUsed)} → ${mb(peak.heapUsed)}, ` +
-        `heap total ${mb(before.heapTotal)} → ${mb(peak.heapTotal)}, external ${mb(before.external)} → ${mb(peak.external)}, ` +
-        `array buffers ${mb(before.arrayBuffers)} → ${mb(peak.arrayBuffers)}`,
-    );
+    const load = () => os.loadavg().map((l) => l.toFixed(1)).join(" ");
+    console.log(`\nexports of ${fmt(size.big)} rows (the server's RSS growth, peak − before; goal < 50 MB)`);
+    for (const list of ["customers", "orders", "subscriptions"]) {
+      const before = await memory();
+      const peak = { ...before };
+      let polling = true;
+      const poller = (async () => {
+        while (polling) {
+          const now = await memory();
+          for (const k of Object.keys(peak) as Array<keyof Memory>) peak[k] = Math.max(peak[k], now[k]);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      const exportStarted = performance.now();
+      const res = await fetch(`${base}/v1/${list}/export`, { headers: auth });
+      let bytes = 0;
+      let newlines = 0;
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        bytes += chunk.length;
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++;
+      }
+      polling = false;
+      await poller;
+      const growth = (peak.rss - before.rss) / 1024 / 1024;
+      console.log(
+        `GET /v1/${list}/export: ${fmt(newlines - 1)} rows, ${(bytes / 1024 / 1024).toFixed(0)} MB in ` +
+          `${((performance.now() - exportStarted) / 1000).toFixed(1)} s; RSS +${growth.toFixed(1)} MB — ` +
+          `${growth < 50 ? "PASS" : "MISS"} (< 50 MB); load average ${load()}`,
+      );
+      console.log(
+        `  before → peak (MB): rss ${mb(before.rss)} → ${mb(peak.rss)}, heap used ${mb(before.heapUsed)} → ${mb(peak.heapUsed)}, ` +
+          `heap total ${mb(before.heapTotal)} → ${mb(peak.heapTotal)}, external ${mb(before.external)} → ${mb(peak.external)}, ` +
+          `array buffers ${mb(before.arrayBuffers)} → ${mb(peak.arrayBuffers)}`,
+      );
+    }
     }
 
     console.log("");

@@ -1,87 +1,254 @@
-// CSV exports (`/v1/customers|orders|subscriptions/export`): RFC 4180 lines streamed from keyset-paged batches,
-// so an export of any size holds one batch in memory at a time and the client's pace sets the database's.
-import { Readable } from "node:stream";
+// CSV exports (`/v1/customers|orders|subscriptions/export`). PostgreSQL builds every record: the cells, the
+// CSV-injection guard and the RFC 4180 quoting are SQL (one expression per export, below), so Node never holds
+// a row object. On PostgreSQL the records come from one `COPY (SELECT …) TO STDOUT (FORMAT binary)` on a
+// reserved connection, streamed with backpressure into 64 KiB chunks (constant memory at any size); on PGlite,
+// which has no COPY to the client, the same SELECT is read in keyset batches of EXPORT_BATCH. The same SQL
+// builds the records on both, so their output is byte-identical.
+import { Readable, Transform, type TransformCallback } from "node:stream";
 import type { FastifyReply } from "fastify";
+import type postgres from "postgres";
+import type { Db } from "../db/client.js";
 
-export type CsvValue = string | number | boolean | Date | null | undefined;
-
-/** Rows fetched per query: large enough that the round trips don't dominate, small enough to stay flat. */
+/** Rows fetched per query on PGlite: large enough that the round trips don't dominate, small enough to stay flat. */
 export const EXPORT_BATCH = 1000;
 
 /**
- * The position after the last row sent: rows are walked in (created_at, id) order. `at` is created_at as the
- * database's text (microseconds; a JavaScript Date would round them off and send a row twice).
+ * One exported column: its header and the SQL of its cell before quoting (text or NULL). `guard: true` for text
+ * a customer or seller chose (names, emails, JSON): a leading `=`, `+`, `-`, `@`, tab or carriage return gets a
+ * leading `'` (OWASP's advice against CSV injection). Numbers, booleans and dates are written as they are.
  */
-export interface KeysetCursor {
-  at: string;
-  id: string;
+export interface CsvColumn {
+  header: string;
+  sql: string;
+  guard: boolean;
+}
+
+/** A text column as it is (guarded). */
+export const textColumn = (header: string, sql: string): CsvColumn => ({ header, sql, guard: true });
+/** A number or boolean column (`1000`, `true`). */
+export const plainColumn = (header: string, sql: string): CsvColumn => ({ header, sql: `(${sql})::text`, guard: false });
+/** A timestamptz column as JavaScript's `toISOString()` writes it: UTC, milliseconds (truncated), `Z`. */
+export const dateColumn = (header: string, sql: string): CsvColumn => ({
+  header,
+  sql: `to_char((${sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  guard: false,
+});
+/**
+ * A jsonb column (metadata, addresses) as one JSON text cell, compact as `JSON.stringify` writes it (jsonb's
+ * text with the space after each `,` and `:` outside strings taken out); an empty object or array, or null, is
+ * an empty cell. Keys come in jsonb's order (shorter keys first).
+ */
+export const jsonColumn = (header: string, sql: string): CsvColumn => ({
+  header,
+  sql:
+    `CASE WHEN (${sql}) IS NULL OR (${sql}) IN ('{}'::jsonb, '[]'::jsonb, 'null'::jsonb) THEN NULL ` +
+    `ELSE regexp_replace((${sql})::text, '("(?:[^"\\\\]|\\\\.)*")|([,:]) ', '\\1\\2', 'g') END`,
+  guard: true,
+});
+
+/** A quoted SQL literal of a UUID; anything else throws (COPY takes no parameters, so ids are inlined). */
+export function uuidLiteral(id: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new Error(`not a uuid: ${id}`);
+  return `'${id.toLowerCase()}'::uuid`;
+}
+
+/** What a domain's service hands the route for an export: the columns and where the rows are. */
+export interface CsvExport {
+  name: string;
+  columns: readonly CsvColumn[];
+  /** `FROM …` with its joins; the exported table's alias is `t` (with `created_at` and `id`). */
+  from: string;
+  /** The rows' conditions (tenancy first), ANDed; values inlined through uuidLiteral. */
+  where: readonly string[];
+  /** No rows at all (the header only): a query's `organization_id` that leaves the caller's out. */
+  empty?: boolean;
+}
+
+/** One cell, quoted when it holds `"`, `,`, CR or LF (RFC 4180), empty for NULL. */
+function quoted(column: string, guard: boolean): string {
+  // numbers, booleans and dates hold none of the characters that need quoting
+  if (!guard) return `coalesce(${column}, '')`;
+  const value = `CASE WHEN left(${column}, 1) IN ('=', '+', '-', '@', chr(9), chr(13)) THEN '''' || ${column} ELSE ${column} END`;
+  return `CASE WHEN ${column} IS NULL THEN '' WHEN ${column} ~ '[",\\r\\n]' THEN '"' || replace(${value}, '"', '""') || '"' ELSE ${value} END`;
 }
 
 /**
- * A text cell a spreadsheet would read as a formula (`=`, `+`, `-`, `@`, tab, carriage return first) gets a
- * leading `'` (OWASP's advice against CSV injection): customers choose their own names. Numbers, booleans and
- * dates are written as they are.
+ * The SELECT answering `line` (one CSV record with its CRLF), `at` (created_at as text, µs) and `id` in
+ * (created_at, id) order. The cells are computed once in a subquery (OFFSET 0 or the LIMIT keeps PostgreSQL
+ * from pulling it up and evaluating each cell's SQL once per reference), then guarded and quoted.
  */
-function cell(value: CsvValue): string {
-  if (value === null || value === undefined) return "";
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value !== "string") return String(value);
-  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+function recordsQuery(csv: CsvExport, keyset: string | null, limit: number | null): string {
+  const cells = csv.columns.map((c, i) => `${c.sql} AS c${i}`).join(", ");
+  const line = csv.columns.map((c, i) => quoted(`s.c${i}`, c.guard)).join(" || ',' || ");
+  const where = [...csv.where, ...(keyset ? [keyset] : [])].map((w) => `(${w})`).join(" AND ");
+  return (
+    `SELECT ${line} || chr(13) || chr(10) AS line, s.at, s.id FROM (` +
+    `SELECT ${cells}, t.created_at AS ts, t.id AS key, t.created_at::text AS at, t.id::text AS id ${csv.from} WHERE ${where} ` +
+    `ORDER BY t.created_at, t.id ${limit === null ? "OFFSET 0" : `LIMIT ${limit}`}) s ORDER BY s.ts, s.key`
+  );
 }
 
-export function csvLine(values: readonly CsvValue[]): string {
-  return `${values.map(cell).join(",")}\r\n`;
+export function csvHeader(csv: CsvExport): string {
+  return `${csv.columns.map((c) => c.header).join(",")}\r\n`;
 }
+
+const CHUNK = 64 * 1024;
 
 /**
- * Every row of a keyset-paged source as CSV text, batch by batch: `fetch(after)` answers the next rows after
- * the cursor (at most EXPORT_BATCH, in (created_at, id) order).
+ * `COPY … (FORMAT binary)` of one text column → the text, coalesced into CHUNK-sized buffers. The binary format:
+ * a 19-byte header, then per row a 16-bit field count (1) and a 32-bit length before the bytes; a count of -1
+ * ends it. Frames may be split across chunks anywhere.
  */
-async function* csvChunks<R extends KeysetCursor>(
-  header: readonly string[],
-  fetch: (after: KeysetCursor | null) => Promise<R[]>,
-  toCells: (row: R) => CsvValue[],
-): AsyncGenerator<string> {
-  yield csvLine(header);
-  let after: KeysetCursor | null = null;
+class CopyLines extends Transform {
+  private skip = 19;
+  private remaining = 0;
+  private rest: Buffer | null = null;
+  private out = Buffer.allocUnsafe(CHUNK);
+  private used = 0;
+
+  constructor(first: string) {
+    super();
+    this.append(Buffer.from(first, "utf8"), 0, Buffer.byteLength(first, "utf8"));
+  }
+
+  private append(buf: Buffer, start: number, length: number): void {
+    let from = start;
+    let left = length;
+    while (left > 0) {
+      const n = Math.min(left, CHUNK - this.used);
+      buf.copy(this.out, this.used, from, from + n);
+      this.used += n;
+      from += n;
+      left -= n;
+      if (this.used === CHUNK) {
+        this.push(this.out);
+        this.out = Buffer.allocUnsafe(CHUNK);
+        this.used = 0;
+      }
+    }
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    const buf = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
+    this.rest = null;
+    let i = 0;
+    for (;;) {
+      if (this.skip > 0) {
+        const n = Math.min(this.skip, buf.length - i);
+        this.skip -= n;
+        i += n;
+        if (this.skip > 0) break;
+      }
+      if (this.remaining > 0) {
+        const n = Math.min(this.remaining, buf.length - i);
+        this.append(buf, i, n);
+        this.remaining -= n;
+        i += n;
+        if (this.remaining > 0) break;
+      }
+      if (buf.length - i < 2) break;
+      const fields = buf.readInt16BE(i);
+      if (fields === -1) {
+        i = buf.length;
+        break;
+      }
+      if (fields !== 1) return callback(new Error(`COPY answered a row of ${fields} fields`));
+      if (buf.length - i < 6) break;
+      const length = buf.readInt32BE(i + 2);
+      if (length < 0) return callback(new Error("COPY answered a NULL record"));
+      this.remaining = length;
+      i += 6;
+    }
+    if (i < buf.length) this.rest = Buffer.from(buf.subarray(i));
+    callback();
+  }
+
+  override _flush(callback: TransformCallback): void {
+    if (this.used > 0) this.push(this.out.subarray(0, this.used));
+    callback();
+  }
+}
+
+type PgliteClient = { query(text: string, params: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> };
+const clientOf = (db: Db) => (db as unknown as { session: { client: postgres.Sql | PgliteClient } }).session.client;
+
+/**
+ * The export as a byte stream (header first). On PostgreSQL the COPY has started when this resolves (a bad
+ * statement rejects here, before any answer is sent). A stream destroyed early (the client went away) cancels
+ * the COPY, reads what is still in flight and only then gives the connection back.
+ */
+export async function csvStream(db: Db, csv: CsvExport): Promise<Readable> {
+  const header = csvHeader(csv);
+  if (csv.empty) return Readable.from([Buffer.from(header, "utf8")], { objectMode: false });
+  const client = clientOf(db);
+  if (!("reserve" in client)) return Readable.from(keysetChunks(client, csv, header), { objectMode: false });
+
+  // a reserved connection: the pool pipelines other queries onto busy connections, and one in COPY refuses them
+  const conn = await client.reserve();
+  const query = conn.unsafe(`COPY (SELECT line FROM (${recordsQuery(csv, null, null)}) r) TO STDOUT (FORMAT binary)`);
+  let source: Readable;
+  try {
+    source = await query.readable();
+  } catch (err) {
+    conn.release();
+    throw err;
+  }
+  const lines = new CopyLines(header);
+  let ended = false;
+  source.once("end", () => {
+    ended = true;
+  });
+  const closed = new Promise<void>((resolve) => source.once("close", () => resolve()));
+  source.on("error", (err) => {
+    if (!lines.destroyed) lines.destroy(err);
+  });
+  lines.once("close", () => {
+    if (ended) return;
+    // given up early: stop the COPY, drain the socket (a paused one never sees the COPY's end), then release
+    source.unpipe(lines);
+    source.on("data", () => undefined);
+    // unpipe leaves it paused (explicitly): a 'data' listener alone would not start it
+    source.resume();
+    const cancelled = Promise.resolve(query.cancel()).catch(() => undefined);
+    void Promise.all([cancelled, closed]).then(() => conn.release());
+  });
+  void closed.then(() => {
+    if (ended) conn.release();
+  });
+  source.pipe(lines);
+  return lines;
+}
+
+/** PGlite: the same records in keyset batches, cursor (created_at as text, id) after each batch's last row. */
+async function* keysetChunks(client: PgliteClient, csv: CsvExport, header: string): AsyncGenerator<string> {
+  yield header;
+  const first = recordsQuery(csv, null, EXPORT_BATCH);
+  const next = recordsQuery(csv, "t.created_at >= $1::timestamptz AND (t.created_at, t.id) > ($1::timestamptz, $2::uuid)", EXPORT_BATCH);
+  let after: [string, string] | null = null;
   for (;;) {
-    const rows = await fetch(after);
+    const result: { rows: Array<Record<string, unknown>> } = after ? await client.query(next, after) : await client.query(first, []);
+    const rows = result.rows;
     if (rows.length === 0) return;
-    yield rows.map((r) => csvLine(toCells(r))).join("");
+    yield rows.map((r) => r.line as string).join("");
     const last = rows[rows.length - 1]!;
-    after = { at: last.at, id: last.id };
+    after = [last.at as string, last.id as string];
     if (rows.length < EXPORT_BATCH) return;
   }
 }
 
-/** What a domain's service hands the route for an export: the columns and how to read the rows. */
-export interface CsvExport<R extends KeysetCursor> {
-  name: string;
-  header: readonly string[];
-  fetch: (after: KeysetCursor | null) => Promise<R[]>;
-  toCells: (row: R) => CsvValue[];
-}
-
 /** Sends the export as `text/csv` (an attachment named `<name>.csv`), streamed with backpressure. */
-export function sendCsv<R extends KeysetCursor>(reply: FastifyReply, csv: CsvExport<R>): FastifyReply {
+export async function sendCsv(reply: FastifyReply, db: Db, csv: CsvExport): Promise<FastifyReply> {
+  const body = await csvStream(db, csv);
   return reply
     .header("content-type", "text/csv; charset=utf-8")
     .header("content-disposition", `attachment; filename="${csv.name}.csv"`)
     .header("cache-control", "no-store")
-    .send(Readable.from(csvChunks(csv.header, csv.fetch, csv.toCells), { objectMode: false }));
-}
-
-/** Columns holding JSON (metadata, addresses) are written as one JSON text cell; an empty object is empty. */
-export function jsonCell(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  if (typeof value === "object" && Object.keys(value).length === 0) return "";
-  return JSON.stringify(value);
+    .send(body);
 }
 
 /** The same export with no rows (the header only): a query's `organization_id` that leaves the caller's out. */
-export function withoutRows<R extends KeysetCursor>(csv: CsvExport<R>): CsvExport<R> {
-  return { ...csv, fetch: async () => [] };
+export function withoutRows(csv: CsvExport): CsvExport {
+  return { ...csv, empty: true };
 }
 
 /** Whether a query's `organization_id` filter (if any) includes the caller's organization. */

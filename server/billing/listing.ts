@@ -45,18 +45,3 @@ export function metadataWhere(column: AnyColumn, filter: Record<string, string[]
   if (!filter) return [];
   return Object.entries(filter).map(([key, values]) => inArray(sql`${column} ->> ${key}`, values));
 }
-
-/**
- * Keyset paging for exports: rows after `after` in (created_at, id) order (created_at compared at µs). The
- * redundant `created_at >=` lets the (organization_id, created_at) indexes start at the cursor: the row
- * comparison alone is not an index condition there, and every batch re-read the rows before it (a 1,000,000-row
- * export took 106 s, quadratic).
- */
-export function afterKeyset(createdAt: AnyColumn, id: AnyColumn, after: { at: string; id: string } | null): SQL | undefined {
-  return after
-    ? sql`${createdAt} >= ${after.at}::timestamptz and (${createdAt}, ${id}) > (${after.at}::timestamptz, ${after.id}::uuid)`
-    : undefined;
-}
-
-/** created_at as the database's text, the cursor `afterKeyset` reads back without rounding. */
-export const keysetAt = (createdAt: AnyColumn) => sql<string>`${createdAt}::text`;

@@ -4,10 +4,10 @@
 // the organization_id / product_id filters, scopes, tenancy and the sandbox.
 import { randomUUID } from "node:crypto";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
-import { sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPORT_BATCH } from "../../server/billing/csv.js";
-import { customer } from "../../server/db/schema/index.js";
+import { customer, order, product, subscription } from "../../server/db/schema/index.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -64,6 +64,23 @@ async function get(token: string, path: string) {
   const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
+
+/**
+ * The records as the JavaScript formatter wrote them before PostgreSQL built them (the reference the SQL must
+ * match byte for byte): CRLF, RFC 4180 quoting, a leading `'` before a formula's first character, dates as
+ * toISOString, JSON cells as JSON.stringify (empty objects, arrays and null empty).
+ */
+type Cell = string | number | boolean | Date | null | undefined;
+function jsCell(value: Cell): string {
+  if (value === null || value === undefined) return "";
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value !== "string") return String(value);
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+const jsJson = (value: unknown): string =>
+  value === null || value === undefined || (typeof value === "object" && Object.keys(value).length === 0) ? "" : JSON.stringify(value);
+const jsCsv = (header: string[], rows: Cell[][]) => [header, ...rows].map((r) => `${r.map(jsCell).join(",")}\r\n`).join("");
 
 const asText = (v: unknown): string => {
   if (typeof v !== "string") throw new Error(`export answered ${typeof v}, not CSV text`);
@@ -135,6 +152,68 @@ describe("customers.export", () => {
     expect(new Set(ids).size).toBe(values.length);
   });
 
+  it("writes exactly what the JavaScript formatter wrote: guard, quoting, dates, JSON (on both databases)", async () => {
+    const odd = await createSeller(server, "odd-exporter");
+    const names = [
+      "=1+2", "+x", "-y", "@z", "\tTab", "\rCR", "plain", "", 'say "hi"', "a,b", "line\nbreak", "crlf\r\nx", "'quoted", "Zoë 🎉", null,
+    ];
+    const values = names.map((name, i) => ({
+      organizationId: odd.organizationId,
+      email: i === 3 ? "-mail@example.com" : `odd-${i}@example.com`,
+      name,
+      externalId: i % 3 === 0 ? `=ext-${i}` : i % 3 === 1 ? null : `ext, ${i}`,
+      locale: i % 2 ? "de-DE" : null,
+      billingAddress: (i % 4 === 0 ? { country: "DE", line1: 'Straße 1, "Hof"', city: null } : i % 4 === 1 ? {} : null) as Record<string, string | null> | null,
+      taxId: i % 5 === 0 ? ["DE123456789", "eu_vat"] : i % 5 === 1 ? [null, "eu_vat"] : null,
+      metadata: (i % 3 === 0
+          ? { note: 'a, b: "c" \\ d', n: -1.5, big: 1234567, ok: true, no: false, tab: "x\ty\u0001", emoji: "🎉", "key: with, separators": "v" }
+          : i % 3 === 1
+            ? { plan: "-1+1" }
+            : {}) as Record<string, string | number | boolean>,
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i, 999)),
+    }));
+    await server.database.db.insert(customer).values(values);
+    // microseconds a Date cannot hold: the cell keeps milliseconds, truncated as toISOString would
+    await server.database.db.execute(
+      sql`UPDATE customer SET created_at = created_at + interval '999 microseconds' WHERE organization_id = ${odd.organizationId}`,
+    );
+    const rows = await server.database.db
+      .select()
+      .from(customer)
+      .where(eq(customer.organizationId, odd.organizationId))
+      .orderBy(asc(customer.createdAt), asc(customer.id));
+    const expected = jsCsv(
+      ["id", "external_id", "created_at", "email", "name", "type", "billing_address", "tax_id", "locale", "metadata"],
+      rows.map((c) => [c.id, c.externalId, c.createdAt, c.email, c.name, c.type, jsJson(c.billingAddress), c.taxId?.[0] ?? null, c.locale, jsJson(c.metadata)]),
+    );
+    const res = await get(odd.token, "/v1/customers/export");
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(expected);
+  });
+
+  it("a client that goes away mid-export leaves no connection behind", async () => {
+    const many = await createSeller(server, "aborted-exporter");
+    // enough rows that the answer outlasts the socket buffers (~6 MB of CSV)
+    await server.database.db.execute(
+      sql`INSERT INTO customer (organization_id, email, name)
+          SELECT ${many.organizationId}::uuid, 'gone-' || i || '@example.com', repeat('x', 200) FROM generate_series(1, 25000) AS i`,
+    );
+    // more aborted exports than the pool has connections: a leaked one each would leave none
+    for (let n = 0; n < 12; n++) {
+      const abort = new AbortController();
+      const res = await fetch(`${server.url}/v1/customers/export`, { headers: { authorization: `Bearer ${many.token}` }, signal: abort.signal });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      abort.abort();
+      await reader.read().catch(() => undefined);
+    }
+    const full = await get(many.token, "/v1/customers/export");
+    expect(full.status).toBe(200);
+    expect(records(full.text)).toHaveLength(25000);
+    const listed = await many.sdk.customers.list({ limit: 1 });
+    expect(listed.result.pagination.totalCount).toBe(25000);
+  }, 120_000);
+
   it("answers 404 for another organization's id and 422 for a bad one", async () => {
     const key = await seller.createKey();
     const own = records(asText(await sdkFor(server, key).customers.export({ organizationId: seller.organizationId })));
@@ -176,6 +255,58 @@ describe("orders.export and subscriptions.export", () => {
     expect(s!.amount).toBe("900");
     expect(new Date(s!.current_period_end!).getTime()).toBeGreaterThan(new Date(s!.current_period_start!).getTime());
     expect(records(asText(await sdk049For(server, seller.token).subscriptions.export({})))).toHaveLength(1);
+  });
+
+  it("writes orders and subscriptions exactly as the JavaScript formatter wrote them", async () => {
+    const db = server.database.db;
+    await db
+      .update(order)
+      .set({ billingName: "=cmd|' /C calc'!A0", metadata: { ref: "-5", n: 2 } })
+      .where(eq(order.organizationId, seller.organizationId));
+    await db
+      .update(subscription)
+      .set({ metadata: { "a, b": 'x "y"' }, seats: 3, trialEnd: new Date("2026-02-03T04:05:06.789Z") })
+      .where(eq(subscription.organizationId, seller.organizationId));
+    const orders = await db
+      .select({ o: order, email: customer.email, productName: product.name })
+      .from(order)
+      .leftJoin(customer, eq(customer.id, order.customerId))
+      .leftJoin(product, eq(product.id, order.productId))
+      .where(eq(order.organizationId, seller.organizationId))
+      .orderBy(asc(order.createdAt), asc(order.id));
+    const expectedOrders = jsCsv(
+      [
+        "id", "created_at", "invoice_number", "status", "billing_reason", "customer_id", "customer_email", "product_id",
+        "product_name", "subscription_id", "currency", "subtotal_amount", "discount_amount", "net_amount", "tax_amount",
+        "total_amount", "refunded_amount", "refunded_tax_amount", "seats", "billing_name", "metadata",
+      ],
+      orders.map(({ o, email, productName }) => [
+        o.id, o.createdAt, o.invoiceNumber, o.status, o.billingReason, o.customerId, email, o.productId, productName, o.subscriptionId,
+        o.currency, o.subtotalAmount, o.discountAmount, o.netAmount, o.taxAmount, o.totalAmount, o.refundedAmount, o.refundedTaxAmount,
+        o.seats, o.billingName, jsJson(o.metadata),
+      ]),
+    );
+    expect((await get(seller.token, "/v1/orders/export")).text).toBe(expectedOrders);
+    const subscriptions = await db
+      .select({ s: subscription, email: customer.email, productName: product.name })
+      .from(subscription)
+      .leftJoin(customer, eq(customer.id, subscription.customerId))
+      .leftJoin(product, eq(product.id, subscription.productId))
+      .where(eq(subscription.organizationId, seller.organizationId))
+      .orderBy(asc(subscription.createdAt), asc(subscription.id));
+    const expectedSubscriptions = jsCsv(
+      [
+        "id", "created_at", "status", "customer_id", "customer_email", "product_id", "product_name", "amount", "currency",
+        "recurring_interval", "recurring_interval_count", "seats", "current_period_start", "current_period_end",
+        "trial_end", "cancel_at_period_end", "canceled_at", "ended_at", "metadata",
+      ],
+      subscriptions.map(({ s, email, productName }) => [
+        s.id, s.createdAt, s.status, s.customerId, email, s.productId, productName, s.amount, s.currency, s.recurringInterval,
+        s.recurringIntervalCount, s.seats, s.currentPeriodStart, s.currentPeriodEnd, s.trialEnd, s.cancelAtPeriodEnd, s.canceledAt,
+        s.endedAt, jsJson(s.metadata),
+      ]),
+    );
+    expect((await get(seller.token, "/v1/subscriptions/export")).text).toBe(expectedSubscriptions);
   });
 
   it("needs the read scope of what it exports, and a sandbox key sees only the sandbox", async () => {

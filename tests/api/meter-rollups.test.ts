@@ -132,7 +132,9 @@ async function expectSameAsScan(meter: MeterDefinition & { id: string }, range: 
     {},
   ]) {
     const p = { start: range.start.toISOString(), end: range.end.toISOString(), interval, timezone, ...params };
-    expect(await meterQuantities(db(), org(), meter, p)).toEqual(await meterQuantities(db(), org(), scan, p));
+    expect(await meterQuantities(db(), org(), meter.id, async () => meter, p)).toEqual(
+      await meterQuantities(db(), org(), undefined, async () => scan, p),
+    );
   }
 }
 

@@ -3,7 +3,8 @@
 import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer } from "../../db/schema/index.js";
-import { afterKeyset, keysetAt, likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
+import { dateColumn, jsonColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
+import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import { filteredTotal, listTotal } from "../list-counts.js";
 import type { CustomerRow } from "./wire.js";
 
@@ -223,32 +224,23 @@ export async function findCustomerByEmail(db: Queryable, organizationId: string,
   return row;
 }
 
-export type CustomerExportRow = Pick<CustomerRow, "id" | "externalId" | "createdAt" | "email" | "name" | "type" | "billingAddress" | "taxId" | "locale" | "metadata"> & { at: string };
-
-/** One batch of the organization's customers for the CSV export, after the cursor. */
-export async function customersForExport(
-  db: Queryable,
-  organizationId: string,
-  after: { at: string; id: string } | null,
-  limit: number,
-): Promise<CustomerExportRow[]> {
-  // only the exported columns, flat (no whole-row copy per row)
-  return db
-    .select({
-      id: customer.id,
-      externalId: customer.externalId,
-      createdAt: customer.createdAt,
-      email: customer.email,
-      name: customer.name,
-      type: customer.type,
-      billingAddress: customer.billingAddress,
-      taxId: customer.taxId,
-      locale: customer.locale,
-      metadata: customer.metadata,
-      at: keysetAt(customer.createdAt),
-    })
-    .from(customer)
-    .where(and(live(organizationId), afterKeyset(customer.createdAt, customer.id, after)))
-    .orderBy(asc(customer.createdAt), asc(customer.id))
-    .limit(limit);
+/** The organization's live customers for the CSV export (`GET /v1/customers/export`), oldest first. */
+export function customersExport(organizationId: string): CsvExport {
+  return {
+    name: "customers",
+    columns: [
+      textColumn("id", "t.id::text"),
+      textColumn("external_id", "t.external_id"),
+      dateColumn("created_at", "t.created_at"),
+      textColumn("email", "t.email"),
+      textColumn("name", "t.name"),
+      textColumn("type", "t.type"),
+      jsonColumn("billing_address", "t.billing_address"),
+      textColumn("tax_id", "t.tax_id ->> 0"),
+      textColumn("locale", "t.locale"),
+      jsonColumn("metadata", "t.metadata"),
+    ],
+    from: "FROM customer t",
+    where: [`t.organization_id = ${uuidLiteral(organizationId)}`, "t.deleted_at IS NULL"],
+  };
 }

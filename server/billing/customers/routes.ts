@@ -59,8 +59,8 @@ export function customerRoutes(app: FastifyInstance, { db, config }: BillingDeps
   app.get("/customers/export", { config: { scope: "customers:read" } }, async (req, reply) => {
     const q = parseQuery(ExportQuery, req);
     const { organizationId } = scopeOf(req);
-    const csv = service.customerExport(db, organizationId);
-    return sendCsv(reply, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
+    const csv = service.customerExport(organizationId);
+    return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
   app.post("/customers/", { config: { scope: "customers:write" } }, async (req, reply) => {

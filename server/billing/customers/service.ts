@@ -8,7 +8,7 @@ import { ADDRESS_INPUT_COUNTRY_CODES } from "../../../shared/countries.js";
 import { matchTaxId } from "../../../shared/tax-ids.js";
 import { isUuid, metadataInput, notFound, validationError, type ValidationIssue } from "../http.js";
 import type { SortKey } from "../listing.js";
-import { EXPORT_BATCH, jsonCell, type CsvExport } from "../csv.js";
+import type { CsvExport } from "../csv.js";
 import { enqueue } from "../../jobs/outbox.js";
 import { revokeGrantsOfCustomer } from "../benefits/service.js";
 import { revokeSubscriptionsOfCustomer } from "../subscriptions/lifecycle.js";
@@ -391,22 +391,6 @@ export async function upsertCheckoutCustomer(
 }
 
 /** The organization's customers as CSV (`GET /v1/customers/export`), oldest first; deleted ones left out. */
-export function customerExport(db: Db, organizationId: string): CsvExport<repo.CustomerExportRow> {
-  return {
-    name: "customers",
-    header: ["id", "external_id", "created_at", "email", "name", "type", "billing_address", "tax_id", "locale", "metadata"],
-    fetch: (after) => repo.customersForExport(db, organizationId, after, EXPORT_BATCH),
-    toCells: (c) => [
-      c.id,
-      c.externalId,
-      c.createdAt,
-      c.email,
-      c.name,
-      c.type,
-      jsonCell(c.billingAddress),
-      c.taxId?.[0] ?? null,
-      c.locale,
-      jsonCell(c.metadata),
-    ],
-  };
+export function customerExport(organizationId: string): CsvExport {
+  return repo.customersExport(organizationId);
 }

@@ -150,6 +150,15 @@ export async function readyMeterIds(db: Queryable, organizationId: string, meter
   return new Set(found.map((r) => r.id));
 }
 
+/** Every meter of this organization with complete rollups (a handful of rows: read whole, no meter ids needed). */
+export async function readyMeterIdsOfOrganization(db: Queryable, organizationId: string): Promise<Set<string>> {
+  const found = await db
+    .select({ id: meterRollupState.meterId })
+    .from(meterRollupState)
+    .where(and(eq(meterRollupState.organizationId, organizationId), eq(meterRollupState.status, "ready")));
+  return new Set(found.map((r) => r.id));
+}
+
 /** Meters due a rebuild, any organization (the worker's sweep). */
 export async function metersBuilding(db: Queryable, limit: number): Promise<Array<{ meterId: string; organizationId: string }>> {
   return db

@@ -301,11 +301,17 @@ export interface QuantitiesParams {
   customerAggregation?: AggregationFunction | undefined;
 }
 
-/** MeterQuantities: one zero-filled bucket per interval over [start, end], and the total over the range. */
+/**
+ * MeterQuantities: one zero-filled bucket per interval over [start, end], and the total over the range, of the
+ * meter `meterId` whose definition `loadMeter` reads (and answers 404 for) — beside the reads that need only the
+ * id (the customers named, the rollups' readiness): two rounds of queries in all. No id: a definition only,
+ * read from the events.
+ */
 export async function meterQuantities(
   db: Db,
   organizationId: string,
-  meter: MeterDefinition,
+  meterId: string | undefined,
+  loadMeter: () => Promise<MeterDefinition>,
   p: QuantitiesParams,
 ) {
   const startMs = Date.parse(p.start);
@@ -316,13 +322,18 @@ export async function meterQuantities(
       "The interval is too small for the given date range. Use a larger interval or reduce the date range.",
     );
   }
-  const selection = await selectionOf(db, organizationId, {
-    customerIds: p.customerIds,
-    externalCustomerIds: p.externalCustomerIds,
-    metadata: p.metadata,
-  });
-  // through the rollups when they are complete (a metadata filter reads the events)
-  const rollupMeter = meter.id && !p.metadata ? await readyRollup(db, organizationId, meter) : null;
+  const [meter, selection, ready] = await Promise.all([
+    loadMeter(),
+    selectionOf(db, organizationId, {
+      customerIds: p.customerIds,
+      externalCustomerIds: p.externalCustomerIds,
+      metadata: p.metadata,
+    }),
+    // through the rollups when they are complete (a metadata filter reads the events)
+    meterId && !p.metadata ? rollups.readyMeterIds(db, organizationId, [meterId]) : new Set<string>(),
+  ]);
+  const rollupMeter: rollups.RollupMeter | null =
+    meter.id && ready.has(meter.id) ? { id: meter.id, filter: meter.filter, aggregation: meter.aggregation } : null;
   try {
     const query = {
       meter,
@@ -393,13 +404,6 @@ export interface MeterDefinition {
   aggregation: Aggregation;
 }
 
-/** `meter` with its id when its rollups are complete, else null (read the events). */
-async function readyRollup(db: Queryable, organizationId: string, meter: MeterDefinition): Promise<rollups.RollupMeter | null> {
-  if (!meter.id) return null;
-  const ready = await rollups.readyMeterIds(db, organizationId, [meter.id]);
-  return ready.has(meter.id) ? { id: meter.id, filter: meter.filter, aggregation: meter.aggregation } : null;
-}
-
 interface ConsumedItem {
   meter: MeterDefinition;
   customer: { id: string; externalId: string | null };
@@ -412,10 +416,10 @@ interface ConsumedItem {
  * Meter quantities of customers (over periods, or all their events), in two statements: which meters have
  * complete rollups, then every quantity at once — through the rollups for those, from the events otherwise.
  */
-async function consumed(db: Queryable, organizationId: string, items: ConsumedItem[]): Promise<number[]> {
+async function consumed(db: Queryable, organizationId: string, items: ConsumedItem[], readySet?: Set<string>): Promise<number[]> {
   if (items.length === 0) return [];
   const ids = [...new Set(items.flatMap((i) => (i.meter.id ? [i.meter.id] : [])))];
-  const ready = await rollups.readyMeterIds(db, organizationId, ids);
+  const ready = readySet ?? (await rollups.readyMeterIds(db, organizationId, ids));
   const selectionOfItem = (item: ConsumedItem): repo.EventSelection => ({
     customers: { ids: [item.customer.id], externalIds: item.customer.externalId ? [item.customer.externalId] : [] },
   });
@@ -468,18 +472,28 @@ export async function consumedByCustomer(
   return q ?? 0;
 }
 
-/** Several meters' quantities over all of one customer's events, in two statements (CustomerState). */
+/**
+ * Several meters' quantities over all of one customer's events (CustomerState): one statement when `ready`
+ * (the organization's meters with complete rollups, readyMeterIdsOfOrganization) was read beforehand, else two.
+ */
 export function consumedByCustomerOfMeters(
   db: Queryable,
   organizationId: string,
   meters: MeterDefinition[],
   customer: { id: string; externalId: string | null },
+  ready?: Set<string>,
 ): Promise<number[]> {
   return consumed(
     db,
     organizationId,
     meters.map((meter) => ({ meter, customer })),
+    ready,
   );
+}
+
+/** The organization's meters whose rollups are complete (reads of the others scan events). */
+export function readyMeterIdsOfOrganization(db: Queryable, organizationId: string): Promise<Set<string>> {
+  return rollups.readyMeterIdsOfOrganization(db, organizationId);
 }
 
 /**

@@ -4,12 +4,18 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { AggregationInput, FilterInput, type Aggregation, type Filter } from "../../../shared/meter-filter.js";
-import { consumedByCustomerOfMeters, consumedOverPeriods, meterQuantities as eventQuantities, type QuantitiesParams } from "../events/service.js";
+import {
+  consumedByCustomerOfMeters,
+  consumedOverPeriods,
+  meterQuantities as eventQuantities,
+  readyMeterIdsOfOrganization,
+  type QuantitiesParams,
+} from "../events/service.js";
 import { invalid, isUuid, metadataInput, notFound, type ValidationIssue, validationError } from "../http.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
 import { markRollupsBuilding, rebuildSoon, stopRollups } from "../events/service.js";
-import { meterDefinition, toMeterSummaryWire, toMeterWire, type MeterSummaryWire, type MeterWire } from "./wire.js";
+import { meterDefinition, toMeterSummaryWire, toMeterWire, type MeterRow, type MeterSummaryWire, type MeterWire } from "./wire.js";
 
 export type { MeterWire } from "./wire.js";
 
@@ -85,8 +91,7 @@ export async function listMeters(
 
 /** MeterQuantities of a meter of this organization (404 otherwise). */
 export async function meterQuantities(db: Db, organizationId: string, id: string, params: QuantitiesParams) {
-  const row = await ownMeter(db, organizationId, id);
-  return eventQuantities(db, organizationId, meterDefinition(row), params);
+  return eventQuantities(db, organizationId, id, async () => meterDefinition(await ownMeter(db, organizationId, id)), params);
 }
 
 // ---- writes -------------------------------------------------------------------------------------
@@ -205,11 +210,23 @@ function customerMeterId(customerId: string, meterId: string): string {
  * are the meter's quantity over all the customer's events; credited units add up the customer's granted
  * meter_credit grants (`last_credited_units` for `last_credited_meter_id`); balance = credited − consumed.
  */
+/** The organization's live meters and which of them have complete rollups: two reads at once, no customer needed. */
+export interface LiveMeters {
+  meters: MeterRow[];
+  ready: Set<string>;
+}
+export async function liveMetersOfOrganization(db: Queryable, organizationId: string): Promise<LiveMeters> {
+  const [meters, ready] = await Promise.all([repo.liveMeters(db, organizationId), readyMeterIdsOfOrganization(db, organizationId)]);
+  return { meters, ready };
+}
+
+/** A customer's usage per live meter (CustomerState, the portal); `live` when the caller read it already. */
 export async function customerMeters(
   db: Queryable,
   organizationId: string,
   customer: { id: string; externalId: string | null; createdAt: Date },
   grants: Array<{ benefit_type: string; properties: Record<string, unknown> }>,
+  live?: LiveMeters,
 ): Promise<CustomerStateMeter[]> {
   const credited = new Map<string, number>();
   for (const g of grants) {
@@ -219,8 +236,8 @@ export async function customerMeters(
       credited.set(meterId, (credited.get(meterId) ?? 0) + Math.trunc(units));
     }
   }
-  const meters = await repo.liveMeters(db, organizationId);
-  const consumed = await consumedByCustomerOfMeters(db, organizationId, meters.map(meterDefinition), customer);
+  const { meters, ready } = live ?? (await liveMetersOfOrganization(db, organizationId));
+  const consumed = await consumedByCustomerOfMeters(db, organizationId, meters.map(meterDefinition), customer, ready);
   return meters.flatMap((m, i) => {
     const used = consumed[i] ?? 0;
     const credit = credited.get(m.id) ?? 0;

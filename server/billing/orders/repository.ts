@@ -3,7 +3,8 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer, discount, invoiceCounter, order, orderItem, product } from "../../db/schema/index.js";
-import { afterKeyset, keysetAt, metadataWhere, type SortKey } from "../listing.js";
+import { dateColumn, jsonColumn, plainColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
+import { metadataWhere, type SortKey } from "../listing.js";
 import { filteredTotal, listTotal } from "../list-counts.js";
 import type { OrderItemRow, OrderRow } from "./wire.js";
 
@@ -199,29 +200,37 @@ export async function listOrders(
   return { rows, total };
 }
 
-export type OrderExportRow = OrderRow & { at: string; customerEmail: string | null; productName: string | null };
-
-/** One batch of the organization's orders for the CSV export (optionally of some products), after the cursor. */
-export async function ordersForExport(
-  db: Queryable,
-  organizationId: string,
-  productIds: string[] | undefined,
-  after: { at: string; id: string } | null,
-  limit: number,
-): Promise<OrderExportRow[]> {
-  const rows = await db
-    .select({ row: order, at: keysetAt(order.createdAt), customerEmail: customer.email, productName: product.name })
-    .from(order)
-    .leftJoin(customer, eq(customer.id, order.customerId))
-    .leftJoin(product, eq(product.id, order.productId))
-    .where(
-      and(
-        eq(order.organizationId, organizationId),
-        productIds?.length ? inArray(order.productId, productIds) : undefined,
-        afterKeyset(order.createdAt, order.id, after),
-      ),
-    )
-    .orderBy(asc(order.createdAt), asc(order.id))
-    .limit(limit);
-  return rows.map((r) => ({ ...r.row, at: r.at, customerEmail: r.customerEmail, productName: r.productName }));
+/** The organization's orders for the CSV export (`GET /v1/orders/export`, optionally of some products), oldest first. */
+export function ordersExport(organizationId: string, productIds: string[] | undefined): CsvExport {
+  return {
+    name: "orders",
+    columns: [
+      textColumn("id", "t.id::text"),
+      dateColumn("created_at", "t.created_at"),
+      textColumn("invoice_number", "t.invoice_number"),
+      textColumn("status", "t.status"),
+      textColumn("billing_reason", "t.billing_reason"),
+      textColumn("customer_id", "t.customer_id::text"),
+      textColumn("customer_email", "c.email"),
+      textColumn("product_id", "t.product_id::text"),
+      textColumn("product_name", "p.name"),
+      textColumn("subscription_id", "t.subscription_id::text"),
+      textColumn("currency", "t.currency"),
+      plainColumn("subtotal_amount", "t.subtotal_amount"),
+      plainColumn("discount_amount", "t.discount_amount"),
+      plainColumn("net_amount", "t.net_amount"),
+      plainColumn("tax_amount", "t.tax_amount"),
+      plainColumn("total_amount", "t.total_amount"),
+      plainColumn("refunded_amount", "t.refunded_amount"),
+      plainColumn("refunded_tax_amount", "t.refunded_tax_amount"),
+      plainColumn("seats", "t.seats"),
+      textColumn("billing_name", "t.billing_name"),
+      jsonColumn("metadata", "t.metadata"),
+    ],
+    from: 'FROM "order" t LEFT JOIN customer c ON c.id = t.customer_id LEFT JOIN product p ON p.id = t.product_id',
+    where: [
+      `t.organization_id = ${uuidLiteral(organizationId)}`,
+      ...(productIds?.length ? [`t.product_id IN (${productIds.map(uuidLiteral).join(", ")})`] : []),
+    ],
+  };
 }

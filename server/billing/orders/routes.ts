@@ -64,8 +64,8 @@ export function orderRoutes(app: FastifyInstance, { db }: BillingDeps): void {
   app.get("/orders/export", { config: { scope: "orders:read" } }, async (req, reply) => {
     const q = parseQuery(ExportQuery, req);
     const { organizationId } = scopeOf(req);
-    const csv = service.orderExport(db, organizationId, lower(q.product_id));
-    return sendCsv(reply, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
+    const csv = service.orderExport(organizationId, lower(q.product_id));
+    return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
   app.get("/orders/:id", { config: { scope: "orders:read" } }, async (req) =>

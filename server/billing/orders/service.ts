@@ -9,7 +9,7 @@ import { AddressInput, loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import { invalid, notFound } from "../http.js";
 import type { SortKey } from "../listing.js";
-import { EXPORT_BATCH, jsonCell, type CsvExport } from "../csv.js";
+import type { CsvExport } from "../csv.js";
 import { loadProductSummaries } from "../products/service.js";
 import { loadSubscriptionRows } from "../subscriptions/service.js";
 import { itemTax, type TaxResult } from "../tax/service.js";
@@ -228,19 +228,6 @@ export async function recordOrderRefund(
 }
 
 /** The organization's orders as CSV (`GET /v1/orders/export`, optionally of some products), oldest first. */
-export function orderExport(db: Db, organizationId: string, productIds: string[] | undefined): CsvExport<repo.OrderExportRow> {
-  return {
-    name: "orders",
-    header: [
-      "id", "created_at", "invoice_number", "status", "billing_reason", "customer_id", "customer_email", "product_id",
-      "product_name", "subscription_id", "currency", "subtotal_amount", "discount_amount", "net_amount", "tax_amount",
-      "total_amount", "refunded_amount", "refunded_tax_amount", "seats", "billing_name", "metadata",
-    ],
-    fetch: (after) => repo.ordersForExport(db, organizationId, productIds, after, EXPORT_BATCH),
-    toCells: (o) => [
-      o.id, o.createdAt, o.invoiceNumber, o.status, o.billingReason, o.customerId, o.customerEmail, o.productId,
-      o.productName, o.subscriptionId, o.currency, o.subtotalAmount, o.discountAmount, o.netAmount, o.taxAmount,
-      o.totalAmount, o.refundedAmount, o.refundedTaxAmount, o.seats, o.billingName, jsonCell(o.metadata),
-    ],
-  };
+export function orderExport(organizationId: string, productIds: string[] | undefined): CsvExport {
+  return repo.ordersExport(organizationId, productIds);
 }

@@ -2,7 +2,8 @@
 import { and, asc, eq, inArray, isNull, notInArray, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer, discount, product, subscription } from "../../db/schema/index.js";
-import { afterKeyset, keysetAt, metadataWhere, type SortKey } from "../listing.js";
+import { dateColumn, jsonColumn, plainColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
+import { metadataWhere, type SortKey } from "../listing.js";
 import { filteredTotal, listTotal } from "../list-counts.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 
@@ -184,24 +185,34 @@ export async function updateSubscription(
   return row;
 }
 
-export type SubscriptionExportRow = SubscriptionRow & { at: string; customerEmail: string | null; productName: string | null };
-
-/** One batch of the organization's subscriptions for the CSV export (with customer email and product name). */
-export async function subscriptionsForExport(
-  db: Queryable,
-  organizationId: string,
-  after: { at: string; id: string } | null,
-  limit: number,
-): Promise<SubscriptionExportRow[]> {
-  const rows = await db
-    .select({ row: subscription, at: keysetAt(subscription.createdAt), customerEmail: customer.email, productName: product.name })
-    .from(subscription)
-    .leftJoin(customer, eq(customer.id, subscription.customerId))
-    .leftJoin(product, eq(product.id, subscription.productId))
-    .where(and(eq(subscription.organizationId, organizationId), afterKeyset(subscription.createdAt, subscription.id, after)))
-    .orderBy(asc(subscription.createdAt), asc(subscription.id))
-    .limit(limit);
-  return rows.map((r) => ({ ...r.row, at: r.at, customerEmail: r.customerEmail, productName: r.productName }));
+/** The organization's subscriptions for the CSV export (with customer email and product name), oldest first. */
+export function subscriptionsExport(organizationId: string): CsvExport {
+  return {
+    name: "subscriptions",
+    columns: [
+      textColumn("id", "t.id::text"),
+      dateColumn("created_at", "t.created_at"),
+      textColumn("status", "t.status"),
+      textColumn("customer_id", "t.customer_id::text"),
+      textColumn("customer_email", "c.email"),
+      textColumn("product_id", "t.product_id::text"),
+      textColumn("product_name", "p.name"),
+      plainColumn("amount", "t.amount"),
+      textColumn("currency", "t.currency"),
+      textColumn("recurring_interval", "t.recurring_interval"),
+      plainColumn("recurring_interval_count", "t.recurring_interval_count"),
+      plainColumn("seats", "t.seats"),
+      dateColumn("current_period_start", "t.current_period_start"),
+      dateColumn("current_period_end", "t.current_period_end"),
+      dateColumn("trial_end", "t.trial_end"),
+      plainColumn("cancel_at_period_end", "t.cancel_at_period_end"),
+      dateColumn("canceled_at", "t.canceled_at"),
+      dateColumn("ended_at", "t.ended_at"),
+      jsonColumn("metadata", "t.metadata"),
+    ],
+    from: "FROM subscription t LEFT JOIN customer c ON c.id = t.customer_id LEFT JOIN product p ON p.id = t.product_id",
+    where: [`t.organization_id = ${uuidLiteral(organizationId)}`],
+  };
 }
 
 /** Inserts a subscription the seller creates (`POST /v1/subscriptions/`). */

@@ -146,8 +146,8 @@ export function subscriptionRoutes(app: FastifyInstance, { db, config }: Billing
   app.get("/subscriptions/export", { config: { scope: "subscriptions:read" } }, async (req, reply) => {
     const q = parseQuery(ExportQuery, req);
     const { organizationId } = scopeOf(req);
-    const csv = service.subscriptionExport(db, organizationId);
-    return sendCsv(reply, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
+    const csv = service.subscriptionExport(organizationId);
+    return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
   app.get("/subscriptions/", { config: { scope: "subscriptions:read" } }, async (req) => {

@@ -4,7 +4,7 @@ import type { Db, Queryable } from "../../db/client.js";
 import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
 import { notFound } from "../http.js";
 import type { SortKey } from "../listing.js";
-import { EXPORT_BATCH, jsonCell, type CsvExport } from "../csv.js";
+import type { CsvExport } from "../csv.js";
 import { loadPrices, type PriceWire } from "../products/service.js";
 import { toWires } from "./load.js";
 import * as repo from "./repository.js";
@@ -115,8 +115,10 @@ export async function activeSubscriptionsForCustomerState(
   db: Queryable,
   organizationId: string,
   customer: { id: string; external_id: string | null },
+  /** activeSubscriptionRows of the customer, when the caller read them already */
+  active?: SubscriptionRow[],
 ) {
-  const rows = await repo.activeSubscriptionsOfCustomer(db, organizationId, customer.id);
+  const rows = active ?? (await repo.activeSubscriptionsOfCustomer(db, organizationId, customer.id));
   const prices = rows.length === 0 ? new Map<string, PriceWire>() : await loadPrices(db, organizationId, rows.flatMap((r) => r.priceIds));
   const meters = await subscriptionMeters(
     db,
@@ -149,6 +151,11 @@ export async function activeSubscriptionsForCustomerState(
   }));
 }
 
+/** The customer's subscriptions that give access now (for activeSubscriptionsForCustomerState). */
+export function activeSubscriptionRows(db: Queryable, organizationId: string, customerId: string): Promise<SubscriptionRow[]> {
+  return repo.activeSubscriptionsOfCustomer(db, organizationId, customerId);
+}
+
 /** Subscription rows by id (what orders embed as `subscription`). */
 export async function loadSubscriptionRows(db: Queryable, organizationId: string, ids: string[]): Promise<Map<string, SubscriptionRow>> {
   const rows = await repo.findSubscriptionsByIds(db, organizationId, [...new Set(ids)]);
@@ -156,19 +163,6 @@ export async function loadSubscriptionRows(db: Queryable, organizationId: string
 }
 
 /** The organization's subscriptions as CSV (`GET /v1/subscriptions/export`), oldest first. */
-export function subscriptionExport(db: Db, organizationId: string): CsvExport<repo.SubscriptionExportRow> {
-  return {
-    name: "subscriptions",
-    header: [
-      "id", "created_at", "status", "customer_id", "customer_email", "product_id", "product_name", "amount", "currency",
-      "recurring_interval", "recurring_interval_count", "seats", "current_period_start", "current_period_end",
-      "trial_end", "cancel_at_period_end", "canceled_at", "ended_at", "metadata",
-    ],
-    fetch: (after) => repo.subscriptionsForExport(db, organizationId, after, EXPORT_BATCH),
-    toCells: (s) => [
-      s.id, s.createdAt, s.status, s.customerId, s.customerEmail, s.productId, s.productName, s.amount, s.currency,
-      s.recurringInterval, s.recurringIntervalCount, s.seats, s.currentPeriodStart, s.currentPeriodEnd,
-      s.trialEnd, s.cancelAtPeriodEnd, s.canceledAt, s.endedAt, jsonCell(s.metadata),
-    ],
-  };
+export function subscriptionExport(organizationId: string): CsvExport {
+  return repo.subscriptionsExport(organizationId);
 }
