@@ -129,6 +129,8 @@ export const subscription = pgTable(
   (t) => [
     index("subscription_org_created_idx").on(t.organizationId, t.createdAt),
     index("subscription_org_customer_idx").on(t.organizationId, t.customerId),
+    // the renewal schedule's claim: renewing subscriptions by period end (migration 0033)
+    index("subscription_renewal_due_idx").on(t.currentPeriodEnd, t.id).where(sql`${t.status} IN ('trialing', 'active')`),
   ],
 );
 
