@@ -138,6 +138,12 @@ async function serve(): Promise<void> {
     };
   });
 
+  /** The PostgreSQL backends serving this database (the server's pool and the workers'), for their CPU time. */
+  bare.post("/control/backends", async () => {
+    const found = await rows(db, sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
+    return { pids: found.map((r) => Number(r.pid)) };
+  });
+
   /** Subscriptions still due (active or trialing, period ended). */
   bare.post("/control/due", async (req) => {
     const { organizationId } = req.body as { organizationId: string };
@@ -210,8 +216,10 @@ async function work(): Promise<void> {
   const errors: string[] = [];
   const log: WorkerLog = { info: () => {}, warn: () => {}, error: (err, msg) => void errors.push(`${msg ?? ""}: ${String(err)}`) };
   const input = createInterface({ input: process.stdin });
+  let cpuAtGo = process.cpuUsage();
   input.on("line", (line) => {
     if (line === "go") {
+      cpuAtGo = process.cpuUsage();
       schedules = startSchedules({
         db: database.db,
         processor: timedProcessor(createTestProcessor(), stamps),
@@ -225,7 +233,9 @@ async function work(): Promise<void> {
     } else if (line === "stop") {
       void (async () => {
         await schedules?.stop();
-        process.stdout.write(`${JSON.stringify({ gaps: renewalMs, batches: batchMs, renewals: stamps.length, errors: errors.slice(0, 5), errorCount: errors.length })}\n`);
+        const cpu = process.cpuUsage(cpuAtGo);
+        const report = { gaps: renewalMs, batches: batchMs, renewals: stamps.length, cpuMs: (cpu.user + cpu.system) / 1000, errors: errors.slice(0, 5), errorCount: errors.length };
+        process.stdout.write(`${JSON.stringify(report)}\n`);
         await database.close();
         process.exit(0);
       })();
@@ -239,6 +249,8 @@ interface WorkerReport {
   gaps: number[];
   /** Per batch: from its claim to its commit (what a renewal waits until it is committed). */
   batches?: number[];
+  /** The worker's CPU time from "go" to "stop". */
+  cpuMs?: number;
   renewals: number;
   errors?: string[];
   errorCount?: number;
@@ -256,6 +268,16 @@ function spawnWorker(databaseUrl: string): Promise<{ child: ChildProcess; lines:
     if (first.value !== "ready") throw new Error(`worker did not start: ${String(first.value)}`);
     return { child, lines };
   });
+}
+
+/** CPU time (user + system) of a process in ms, from /proc (clock ticks of 10 ms); null when unreadable. */
+function cpuMs(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
 }
 
 /** Peak resident set size (VmHWM) of a process in MB, from /proc; null elsewhere. */
@@ -355,10 +377,13 @@ async function main(): Promise<void> {
     let t0 = 0;
     let t1 = 0;
     let peaks: Array<number | null> = [];
+    let pgCpuMs: number | null = null;
     if (endpoints.driver === "postgres" && endpoints.databaseUrl) {
       const url = endpoints.databaseUrl;
       const spawned = await Promise.all(Array.from({ length: WORKERS }, () => spawnWorker(url)));
       workers.push(...spawned.map((s) => s.child));
+      const backends = async () => (await call<{ pids: number[] }>(endpoints.bare, "POST", "/control/backends", {})).json.pids;
+      const before = new Map((await backends()).map((pid) => [pid, cpuMs(pid)]));
       t0 = performance.now();
       for (const s of spawned) s.child.stdin!.write("go\n");
       peaks = spawned.map(() => null);
@@ -367,6 +392,13 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 250));
       }
       t1 = performance.now();
+      // PostgreSQL's share: the CPU its backends of this database spent during the run (new ones from 0)
+      const spent = (await backends()).map((pid) => {
+        const now = cpuMs(pid);
+        const then = before.has(pid) ? before.get(pid) : 0;
+        return now === null || then === null || then === undefined ? null : now - then;
+      });
+      pgCpuMs = spent.some((x) => x === null) ? null : spent.reduce<number>((a, x) => a + (x ?? 0), 0);
       peaks = spawned.map((s) => peakRss(s.child.pid ?? 0));
       for (const s of spawned) s.child.stdin!.write("stop\n");
       reports = await Promise.all(
@@ -394,6 +426,16 @@ async function main(): Promise<void> {
         : `per renewal (gap between successive charges, batches of ${BATCH} per transaction): `) +
         `median ${percentile(all, 0.5).toFixed(1)} ms, p99 ${percentile(all, 0.99).toFixed(1)} ms, max ${percentile(all, 1).toFixed(1)} ms`,
     );
+    const workerCpu = reports.reduce((a, r) => a + (r.cpuMs ?? 0), 0);
+    if (pg) {
+      const perRenewal = pgCpuMs === null ? null : (workerCpu + pgCpuMs) / n;
+      console.log(
+        `CPU per renewal: workers ${(workerCpu / n).toFixed(2)} ms` +
+          (pgCpuMs === null || perRenewal === null
+            ? " (PostgreSQL's backends not readable from /proc)"
+            : ` + PostgreSQL ${(pgCpuMs / n).toFixed(2)} ms = ${perRenewal.toFixed(2)} ms — on ${os.cpus().length} otherwise idle CPUs at most ≈ ${((os.cpus().length * 1000) / perRenewal).toFixed(0)} renewals/s`),
+      );
+    }
     const batches = reports.flatMap((r) => r.batches ?? []);
     if (batches.length > 0) {
       console.log(
