@@ -8,6 +8,8 @@
 //   npm run bench:billing-run                             # PGlite in memory: 2,000, one in-process worker
 //   TILL_BENCH_RENEWALS=10000 …                           # another size
 //   TILL_BENCH_WORKERS=1 …                                # another number of worker processes (PostgreSQL)
+//   TILL_BENCH_CONCURRENCY=1 …                            # claiming transactions per worker at once (default 4)
+//   TILL_BENCH_CPU_PROF=/tmp/prof …                       # each worker writes a V8 CPU profile there
 //
 // Seeding is bulk SQL (INSERT … SELECT generate_series), never the API; the organization, meter and products are
 // made through the API. Per renewal: each worker times the gap between successive charges it makes (one charge
@@ -34,6 +36,8 @@ const EVENTS_PER_METERED = 100;
 const BATCH = 50;
 /** TILL_BENCH_WORKERS: worker processes on PostgreSQL (default 2). */
 const WORKERS = Math.max(1, Number(process.env.TILL_BENCH_WORKERS ?? 2));
+/** TILL_BENCH_CONCURRENCY: claiming transactions each worker runs at once (startSchedules' `concurrency`). */
+const CONCURRENCY = Math.max(1, Number(process.env.TILL_BENCH_CONCURRENCY ?? 4));
 const GOOD_METHOD = "pm_test_4242_12_2030";
 const FAILING_METHOD = "pm_test_0341_12_2030_fails";
 
@@ -105,6 +109,12 @@ async function serve(): Promise<void> {
              CASE WHEN (c.metadata->>'i')::int % 10 = 0 THEN ${checkouts[1]}::uuid ELSE ${checkouts[0]}::uuid END,
              jsonb_build_object('bench', 'billing-run')
       FROM customer c WHERE c.organization_id = ${org}::uuid AND c.metadata ? 'i'`);
+    // the renewal charges the customer's default saved method (payments: payment_method, issue 15); each
+    // customer's is the one its checkout saved
+    await rows(db, sql`INSERT INTO payment_method (organization_id, customer_id, processor, processor_method_id, brand, last4, exp_month, exp_year, is_default)
+      SELECT ${org}::uuid, c.id, 'test', CASE WHEN (c.metadata->>'i')::int % 10 = 0 THEN ${failing} ELSE ${good} END, 'visa',
+             CASE WHEN (c.metadata->>'i')::int % 10 = 0 THEN '0341' ELSE '4242' END, 12, 2030, true
+      FROM customer c WHERE c.organization_id = ${org}::uuid AND c.metadata ? 'i'`);
     const seededSubs = performance.now();
     await rows(db, sql`INSERT INTO event (organization_id, name, source, timestamp, customer_id, metadata)
       SELECT ${org}::uuid, 'renew.call', 'user', s.current_period_start + k * interval '1 hour', s.customer_id, jsonb_build_object('units', k % 10)
@@ -113,7 +123,7 @@ async function serve(): Promise<void> {
     const seededEvents = performance.now();
     await markRollupsBuilding(db, org, b.meterId);
     await rebuildMeterRollups(db, org, b.meterId);
-    for (const t of ["customer", "subscription", "event", "meter_rollup", "checkout"]) await rows(db, sql.raw(`ANALYZE ${t}`));
+    for (const t of ["customer", "subscription", "event", "meter_rollup", "checkout", "payment_method"]) await rows(db, sql.raw(`ANALYZE ${t}`));
     const [counts] = await rows(
       db,
       sql`SELECT (SELECT count(*) FROM subscription WHERE organization_id = ${org}::uuid)::int AS subs,
@@ -126,6 +136,12 @@ async function serve(): Promise<void> {
       eventsSeconds: (seededEvents - seededSubs) / 1000,
       rollupSeconds: (performance.now() - seededEvents) / 1000,
     };
+  });
+
+  /** The PostgreSQL backends serving this database (the server's pool and the workers'), for their CPU time. */
+  bare.post("/control/backends", async () => {
+    const found = await rows(db, sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
+    return { pids: found.map((r) => Number(r.pid)) };
   });
 
   /** Subscriptions still due (active or trialing, period ended). */
@@ -145,12 +161,16 @@ async function serve(): Promise<void> {
     const org = sql`${organizationId}::uuid`;
     const [row] = await rows(
       db,
-      sql`WITH per AS (
-            SELECT s.id, s.status, (SELECT count(*) FROM "order" o WHERE o.subscription_id = s.id AND o.organization_id = ${org}
-              AND o.billing_reason = 'subscription_cycle') AS orders,
+      // renewal orders counted by one grouped scan (a correlated count per subscription reads every order per
+      // subscription: minutes at 100,000); the seeded period's order through the (subscription, period) index
+      sql`WITH cycle AS (
+            SELECT subscription_id, count(*) AS orders FROM "order"
+            WHERE organization_id = ${org} AND billing_reason = 'subscription_cycle' GROUP BY subscription_id),
+          per AS (
+            SELECT s.id, s.status, coalesce(c.orders, 0) AS orders,
               (SELECT count(*) FROM "order" o WHERE o.subscription_id = s.id AND o.organization_id = ${org}
               AND o.renewed_period_start = (s.current_period_start + interval '1 minute') - interval '1 month') AS for_period
-            FROM subscription s WHERE s.organization_id = ${org})
+            FROM subscription s LEFT JOIN cycle c ON c.subscription_id = s.id WHERE s.organization_id = ${org})
           SELECT count(*)::int AS subscriptions,
                  count(*) FILTER (WHERE orders = 1 AND for_period = 1)::int AS exactly_one,
                  count(*) FILTER (WHERE orders > 1)::int AS more_than_one,
@@ -192,19 +212,34 @@ async function serve(): Promise<void> {
 async function work(): Promise<void> {
   const url = process.env.TILL_BENCH_WORKER_DB;
   if (!url) throw new Error("TILL_BENCH_WORKER_DB is not set");
-  const database = await openDatabase({ url, max: 2 });
+  const database = await openDatabase({ url, max: CONCURRENCY + 1 });
   const stamps: number[] = [];
+  const renewalMs: number[] = [];
+  const batchMs: number[] = [];
   let schedules: { stop(): Promise<void> } | null = null;
   const errors: string[] = [];
   const log: WorkerLog = { info: () => {}, warn: () => {}, error: (err, msg) => void errors.push(`${msg ?? ""}: ${String(err)}`) };
   const input = createInterface({ input: process.stdin });
+  let cpuAtGo = process.cpuUsage();
   input.on("line", (line) => {
     if (line === "go") {
-      schedules = startSchedules({ db: database.db, processor: timedProcessor(createTestProcessor(), stamps), baseURL: "http://127.0.0.1", batch: BATCH, intervalMs: 200, log });
+      cpuAtGo = process.cpuUsage();
+      schedules = startSchedules({
+        db: database.db,
+        processor: timedProcessor(createTestProcessor(), stamps),
+        baseURL: "http://127.0.0.1",
+        batch: BATCH,
+        concurrency: CONCURRENCY,
+        intervalMs: 200,
+        log,
+        observe: { renewal: (ms) => renewalMs.push(ms), batch: (_size, ms) => batchMs.push(ms) },
+      });
     } else if (line === "stop") {
       void (async () => {
         await schedules?.stop();
-        process.stdout.write(`${JSON.stringify({ gaps: gaps(stamps), renewals: stamps.length, errors: errors.slice(0, 5), errorCount: errors.length })}\n`);
+        const cpu = process.cpuUsage(cpuAtGo);
+        const report = { gaps: renewalMs, batches: batchMs, renewals: stamps.length, cpuMs: (cpu.user + cpu.system) / 1000, errors: errors.slice(0, 5), errorCount: errors.length };
+        process.stdout.write(`${JSON.stringify(report)}\n`);
         await database.close();
         process.exit(0);
       })();
@@ -214,14 +249,21 @@ async function work(): Promise<void> {
 }
 
 interface WorkerReport {
+  /** Per renewal: its own time (its savepoint, in the claiming transaction); in process: gaps between charges. */
   gaps: number[];
+  /** Per batch: from its claim to its commit (what a renewal waits until it is committed). */
+  batches?: number[];
+  /** The worker's CPU time from "go" to "stop". */
+  cpuMs?: number;
   renewals: number;
   errors?: string[];
   errorCount?: number;
 }
 
 function spawnWorker(databaseUrl: string): Promise<{ child: ChildProcess; lines: AsyncIterator<string> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--work"], {
+  // TILL_BENCH_CPU_PROF=<dir>: each worker writes a V8 CPU profile there (node --cpu-prof)
+  const prof = process.env.TILL_BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.TILL_BENCH_CPU_PROF] : [];
+  const child = spawn(process.execPath, [...prof, "--import", "tsx", fileURLToPath(import.meta.url), "--work"], {
     stdio: ["pipe", "pipe", "inherit"],
     env: { ...process.env, TILL_BENCH_WORKER_DB: databaseUrl },
   });
@@ -230,6 +272,16 @@ function spawnWorker(databaseUrl: string): Promise<{ child: ChildProcess; lines:
     if (first.value !== "ready") throw new Error(`worker did not start: ${String(first.value)}`);
     return { child, lines };
   });
+}
+
+/** CPU time (user + system) of a process in ms, from /proc (clock ticks of 10 ms); null when unreadable. */
+function cpuMs(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
 }
 
 /** Peak resident set size (VmHWM) of a process in MB, from /proc; null elsewhere. */
@@ -304,7 +356,10 @@ async function main(): Promise<void> {
       }, auth)
     ).json;
     const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
-    console.log(`\ntill billing run — ${database}; Node ${process.version}, ${os.cpus().length} CPUs; ${fmt(n)} subscriptions due at once\n`);
+    console.log(
+      `\ntill billing run — ${database}; Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]?.toFixed(2)}; ` +
+        `${fmt(n)} subscriptions due at once; ${new Date().toISOString()}\n`,
+    );
     const seed = (
       await call<{ subscriptions: number; events: number; subsSeconds: number; eventsSeconds: number; rollupSeconds: number }>(endpoints.bare, "POST", "/control/seed", {
         organizationId: org.id,
@@ -326,10 +381,13 @@ async function main(): Promise<void> {
     let t0 = 0;
     let t1 = 0;
     let peaks: Array<number | null> = [];
+    let pgCpuMs: number | null = null;
     if (endpoints.driver === "postgres" && endpoints.databaseUrl) {
       const url = endpoints.databaseUrl;
       const spawned = await Promise.all(Array.from({ length: WORKERS }, () => spawnWorker(url)));
       workers.push(...spawned.map((s) => s.child));
+      const backends = async () => (await call<{ pids: number[] }>(endpoints.bare, "POST", "/control/backends", {})).json.pids;
+      const before = new Map((await backends()).map((pid) => [pid, cpuMs(pid)]));
       t0 = performance.now();
       for (const s of spawned) s.child.stdin!.write("go\n");
       peaks = spawned.map(() => null);
@@ -338,6 +396,13 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 250));
       }
       t1 = performance.now();
+      // PostgreSQL's share: the CPU its backends of this database spent during the run (new ones from 0)
+      const spent = (await backends()).map((pid) => {
+        const now = cpuMs(pid);
+        const then = before.has(pid) ? before.get(pid) : 0;
+        return now === null || then === null || then === undefined ? null : now - then;
+      });
+      pgCpuMs = spent.some((x) => x === null) ? null : spent.reduce<number>((a, x) => a + (x ?? 0), 0);
       peaks = spawned.map((s) => peakRss(s.child.pid ?? 0));
       for (const s of spawned) s.child.stdin!.write("stop\n");
       reports = await Promise.all(
@@ -358,10 +423,30 @@ async function main(): Promise<void> {
       `\nrenewed ${fmt(n)} in ${seconds.toFixed(1)} s by ${reports.length} worker${endpoints.driver === "postgres" ? ` process${reports.length > 1 ? "es" : ""}` : " (in the server's process)"}: ` +
         `${rate.toFixed(0)} renewals/s — ${rate >= 500 ? "meets" : "misses"} ≥ 500/s`,
     );
+    const pg = endpoints.driver === "postgres";
     console.log(
-      `per renewal (gap between a worker's successive charges, batches of ${BATCH} per transaction): ` +
+      (pg
+        ? `per renewal (its own time in the claiming transaction; batches of ${BATCH}, ${CONCURRENCY} claiming transaction${CONCURRENCY > 1 ? "s" : ""} per worker at once): `
+        : `per renewal (gap between successive charges, batches of ${BATCH} per transaction): `) +
         `median ${percentile(all, 0.5).toFixed(1)} ms, p99 ${percentile(all, 0.99).toFixed(1)} ms, max ${percentile(all, 1).toFixed(1)} ms`,
     );
+    const workerCpu = reports.reduce((a, r) => a + (r.cpuMs ?? 0), 0);
+    if (pg) {
+      const perRenewal = pgCpuMs === null ? null : (workerCpu + pgCpuMs) / n;
+      console.log(
+        `CPU per renewal: workers ${(workerCpu / n).toFixed(2)} ms` +
+          (pgCpuMs === null || perRenewal === null
+            ? " (PostgreSQL's backends not readable from /proc)"
+            : ` + PostgreSQL ${(pgCpuMs / n).toFixed(2)} ms = ${perRenewal.toFixed(2)} ms — on ${os.cpus().length} otherwise idle CPUs at most ≈ ${((os.cpus().length * 1000) / perRenewal).toFixed(0)} renewals/s`),
+      );
+    }
+    const batches = reports.flatMap((r) => r.batches ?? []);
+    if (batches.length > 0) {
+      console.log(
+        `per batch (claim to commit: how long a renewal waits to be committed): ` +
+          `median ${percentile(batches, 0.5).toFixed(0)} ms, p99 ${percentile(batches, 0.99).toFixed(0)} ms, max ${percentile(batches, 1).toFixed(0)} ms`,
+      );
+    }
     reports.forEach((r, i) =>
       console.log(
         `worker ${i + 1}: ${fmt(r.renewals)} renewals, peak RSS ${r.rss === null ? "n/a" : `${r.rss.toFixed(0)} MB`}` +
@@ -386,7 +471,7 @@ async function main(): Promise<void> {
         `subscriptions: ${fmt(check.active)} active, ${fmt(check.past_due)} past_due`,
     );
     if (endpoints.driver !== "postgres") console.log("(the goal is stated for PostgreSQL with two worker processes; set DATABASE_URL to measure there)");
-    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (1/5/15 min)`);
     if (!ok) process.exitCode = 1;
   } finally {
     disarm();

@@ -74,6 +74,8 @@ const EnvSchema = z.object({
   TILL_POLAR_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Days the delivery log, finished webhook events and processed outbox rows are kept (≥ 1: `till listen` replays recent rows). */
   TILL_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Renewal batches this process runs at once (server/jobs/schedules.ts); each holds a database connection. */
+  TILL_RENEWAL_CONCURRENCY: z.coerce.number().int().min(1).max(8).default(1),
   // where benefit delivery talks to GitHub and Discord (tests point them at loopback peers)
   TILL_GITHUB_API_URL: z.url().default("https://api.github.com"),
   TILL_GITHUB_OAUTH_URL: z.url().default("https://github.com"),
@@ -121,6 +123,8 @@ export interface Config {
   webhooks: { allowPrivate: boolean; inboundSecret: string | undefined; retentionDays: number };
   /** Base URLs of the services github_repository and discord benefits are delivered through. */
   benefits: BenefitServicesConfig;
+  /** Renewal batches (claiming transactions) this process runs at once. */
+  renewalConcurrency: number;
 }
 
 export interface BenefitServicesConfig {
@@ -189,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     logLevel: e.TILL_LOG_LEVEL,
     logFormat: e.TILL_LOG_FORMAT ?? (e.NODE_ENV === "production" ? "json" : "pretty"),
+    renewalConcurrency: e.TILL_RENEWAL_CONCURRENCY,
     webhooks: {
       allowPrivate: e.TILL_WEBHOOKS_ALLOW_PRIVATE ?? !e.DATABASE_URL,
       inboundSecret: e.TILL_POLAR_WEBHOOK_SECRET,

@@ -28,7 +28,13 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   await worker.start();
   // renewals at period end (claimed with SKIP LOCKED: every replica may run them)
-  const schedules = startSchedules({ db: database.db, processor: createPaymentProcessor(), baseURL: config.baseURL, log: app.log });
+  const schedules = startSchedules({
+    db: database.db,
+    processor: createPaymentProcessor(),
+    baseURL: config.baseURL,
+    log: app.log,
+    concurrency: config.renewalConcurrency,
+  });
   console.log(startupBanner(config, mailer.transport, pkg.version));
   const stop = async () => {
     await schedules.stop();

@@ -2,7 +2,7 @@
 // (runRenewals, as the server runs it), checked through @polar-sh/sdk 0.47.1 — the new period and its paid
 // order (subscription_cycle, invoice numbers in sequence), a trial becoming active, discount durations,
 // metered usage, a declined renewal (past_due), cancel at period end (ended, grants revoked), two concurrent
-// runs renewing once, and the renewal's webhooks delivered and accepted by both SDKs' validateEvent.
+// runs renewing once (also in several batches each, numbered gaplessly at each batch's end), and the renewal's webhooks delivered and accepted by both SDKs' validateEvent.
 import { and, asc, eq, sql } from "drizzle-orm";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
@@ -349,6 +349,36 @@ describe("the renewal schedule", () => {
     const counts = await Promise.all([renewals(), renewals()]);
     expect(counts[0] + counts[1]).toBe(1);
     expect(await ordersOf(sub.id)).toHaveLength(2);
+  });
+
+  it("batches renewed by two runs at once, several batches each: one order per subscription, invoice numbers gapless and in the events", async () => {
+    const s = await createSeller(server, "renewal-batches");
+    const product = await createProduct(s, "monthly");
+    const subs: Subscription[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+      await pay(server, checkout, { customerEmail: uniqueBuyer("renewal-batch") });
+      const [sub] = (await s.sdk.subscriptions.list({ productId: product.id, limit: 100 })).result.items.filter((x) => x.checkoutId === checkout.id);
+      if (!sub) throw new Error("no subscription");
+      subs.push(sub);
+    }
+    for (const sub of subs) await setPeriod(sub.id, new Date(Date.now() - 40 * 86_400_000), new Date(Date.now() - 60_000));
+    // batches of 2, two claiming transactions per run: the schedule's batch path, its numbering at each batch's end
+    const run = () => runRenewals({ db: db(), processor: createPaymentProcessor(), baseURL: server.url, batch: 2, concurrency: 2 });
+    const counts = await Promise.all([run(), run()]);
+    expect(counts[0] + counts[1]).toBe(6);
+    const orders = await db().select().from(order).where(eq(order.organizationId, s.organizationId)).orderBy(asc(order.createdAt));
+    expect(orders).toHaveLength(12);
+    for (const sub of subs) expect(orders.filter((o) => o.subscriptionId === sub.id).map((o) => o.billingReason).sort()).toEqual(["subscription_create", "subscription_cycle"]);
+    const numbers = orders.map((o) => Number(o.invoiceNumber.split("-").at(-1))).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    const created = await db()
+      .select({ payload: outbox.payload })
+      .from(outbox)
+      .where(and(eq(outbox.organizationId, s.organizationId), eq(outbox.type, "order.created"), sql`${outbox.payload} ->> 'billing_reason' = 'subscription_cycle'`));
+    expect(created).toHaveLength(6);
+    const byId = new Map(orders.map((o) => [o.id, o.invoiceNumber]));
+    for (const { payload } of created) expect((payload as { invoice_number: string }).invoice_number).toBe(byId.get((payload as { id: string }).id));
   });
 
   it("ends a subscription canceled at period end: canceled, ended, grants revoked, no order", async () => {

@@ -37,6 +37,42 @@ export async function insertOrder(db: Queryable, row: OrderRow, items: OrderItem
   ]);
 }
 
+/** The invoice number an order holds until numberOrders gives it its own (unique: it names the order). */
+export const unnumbered = (orderId: string) => `pending-${orderId}`;
+
+/**
+ * Inserts an order without its invoice number (a placeholder, see `unnumbered`), and its items, pipelined: the
+ * renewal schedule numbers a whole batch's orders in one statement at the batch's end (numberOrders), so the
+ * organization's counter row is locked for milliseconds, not for the batch.
+ */
+export async function insertUnnumberedOrder(db: Queryable, row: OrderRow, items: OrderItemRow[]): Promise<void> {
+  await Promise.all([
+    db.insert(order).values({ ...row, invoiceNumber: unnumbered(row.id) }).prepare("order_insert_unnumbered").execute(),
+    items.length ? db.insert(orderItem).values(items).prepare("order_items_insert").execute() : Promise.resolve(),
+  ]);
+}
+
+/**
+ * Gives orders inserted unnumbered in the caller's transaction the organization's next invoice numbers, in the
+ * given order, in one statement: the counter row moves by their count (its lock, held from here to the commit,
+ * keeps numbers unique and gapless among committed orders). Returns how many orders were numbered.
+ */
+export async function numberOrders(db: Queryable, organizationId: string, orderIds: string[], prefix: string): Promise<number> {
+  if (orderIds.length === 0) return 0;
+  const result = (await db.execute(sql`
+    WITH mine AS (SELECT t.id::uuid AS id, t.k FROM jsonb_array_elements_text(${JSON.stringify(orderIds)}::jsonb) WITH ORDINALITY AS t(id, k)),
+    bumped AS (
+      INSERT INTO ${invoiceCounter} (organization_id, prefix, last_number) VALUES (${organizationId}, ${prefix}, ${orderIds.length})
+      ON CONFLICT (organization_id) DO UPDATE SET last_number = ${invoiceCounter}.last_number + ${orderIds.length}
+      RETURNING prefix, last_number)
+    UPDATE ${order} o SET invoice_number = x.prefix || '-' || lpad(x.n::text, greatest(4, length(x.n::text)), '0')
+    FROM (SELECT m.id, b.prefix, b.last_number - ${orderIds.length} + m.k AS n FROM mine m, bumped b) x
+    WHERE o.id = x.id AND o.organization_id = ${organizationId} AND o.invoice_number = 'pending-' || o.id::text
+    RETURNING o.id`)) as unknown;
+  const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
+  return rows.length;
+}
+
 /** "{PREFIX}-0001": the prefix is the organization's slug (letters and digits, upper case) when first used. */
 export function invoicePrefix(slug: string): string {
   return slug.replace(/[^a-z0-9]/gi, "").toUpperCase().slice(0, 12) || "INV";

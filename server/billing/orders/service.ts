@@ -203,6 +203,13 @@ export async function insertPlannedOrder(tx: Queryable, planned: { row: OrderRow
 
 export const invoiceNumberSql = repo.invoiceNumberSql;
 
+/** Inserts a planned order without its invoice number; numberPlannedOrders numbers it before the commit. */
+export const insertUnnumberedOrder = (tx: Queryable, planned: { row: OrderRow; items: OrderItemRow[] }) => repo.insertUnnumberedOrder(tx, planned.row, planned.items);
+
+/** Numbers orders inserted unnumbered (in this order) with the organization's next invoice numbers; the count numbered. */
+export const numberPlannedOrders = (tx: Queryable, organizationId: string, orderIds: string[], organizationSlug: string) =>
+  repo.numberOrders(tx, organizationId, orderIds, repo.invoicePrefix(organizationSlug));
+
 /** The `Order` shape of rows whose embeds the caller already holds (webhook payloads). */
 export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmbeds) => toOrderWire(row, items, embeds);
 

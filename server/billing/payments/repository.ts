@@ -76,6 +76,52 @@ export async function chargeableMethod(db: Queryable, organizationId: string, cu
   return row;
 }
 
+/**
+ * adoptCheckoutMethods for many customers in two statements (the renewal schedule's batch): each customer's
+ * checkout-saved methods are adopted, and the newest live one becomes the default where none is.
+ */
+export async function adoptCheckoutMethodsOf(db: Queryable, organizationId: string, customerIds: string[], processor: string): Promise<void> {
+  if (customerIds.length === 0) return;
+  const ids = sql`(SELECT jsonb_array_elements_text(${JSON.stringify(customerIds)}::jsonb)::uuid)`;
+  await db.execute(sql`
+    INSERT INTO ${paymentMethod} (organization_id, customer_id, processor, processor_method_id, brand, last4, exp_month, exp_year, created_at)
+    SELECT DISTINCT ON (m.customer_id, m.pm) ${organizationId}::uuid, m.customer_id, ${processor}, m.pm,
+      coalesce(m.brand, 'unknown'), coalesce(m.last4, substring(m.pm from 'pm_test_(\\d{4})'), '0000'),
+      coalesce(split_part(m.exp, '/', 1), '0')::int, coalesce(nullif(split_part(m.exp, '/', 2), ''), '0')::int, m.created_at
+    FROM (
+      SELECT c.customer_id, c.payment_processor_metadata ->> 'payment_method_id' AS pm, c.payment_processor_metadata ->> 'payment_method_brand' AS brand,
+        c.payment_processor_metadata ->> 'payment_method_last4' AS last4,
+        coalesce(c.payment_processor_metadata ->> 'payment_method_exp', replace(substring(c.payment_processor_metadata ->> 'payment_method_id' from 'pm_test_\\d{4}_(\\d{1,2}_\\d{4})'), '_', '/')) AS exp,
+        coalesce(c.modified_at, c.created_at) AS created_at
+      FROM ${checkout} c
+      WHERE c.organization_id = ${organizationId} AND c.customer_id IN ${ids} AND c.status = 'succeeded'
+        AND c.payment_processor_metadata ? 'payment_method_id'
+    ) m
+    ORDER BY m.customer_id, m.pm, m.created_at DESC
+    ON CONFLICT (organization_id, customer_id, processor_method_id) DO NOTHING`);
+  await db.execute(sql`
+    UPDATE ${paymentMethod} SET is_default = true, modified_at = now()
+    WHERE id IN (
+      SELECT DISTINCT ON (customer_id) id FROM ${paymentMethod}
+      WHERE organization_id = ${organizationId} AND customer_id IN ${ids} AND deleted_at IS NULL
+      ORDER BY customer_id, created_at DESC, id DESC
+    ) AND NOT EXISTS (
+      SELECT 1 FROM ${paymentMethod} d
+      WHERE d.organization_id = ${organizationId} AND d.customer_id = ${paymentMethod}.customer_id AND d.deleted_at IS NULL AND d.is_default
+    )`);
+}
+
+/** chargeableMethod of each customer (the default, else the newest live one), by customer id; absent: none. */
+export async function chargeableMethodsOf(db: Queryable, organizationId: string, customerIds: string[]): Promise<Map<string, PaymentMethodRow>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = await db
+    .selectDistinctOn([paymentMethod.customerId])
+    .from(paymentMethod)
+    .where(and(eq(paymentMethod.organizationId, organizationId), inArray(paymentMethod.customerId, customerIds), isNull(paymentMethod.deletedAt)))
+    .orderBy(asc(paymentMethod.customerId), desc(paymentMethod.isDefault), desc(paymentMethod.createdAt), asc(paymentMethod.id));
+  return new Map(rows.map((r) => [r.customerId, r]));
+}
+
 export async function findMethod(db: Queryable, organizationId: string, customerId: string, id: string): Promise<PaymentMethodRow | undefined> {
   const [row] = await db
     .select()

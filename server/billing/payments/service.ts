@@ -175,6 +175,15 @@ export async function chargeSaved(
   return { method: chosen, result };
 }
 
+/**
+ * The method chargeSaved would charge for each of many customers (the renewal schedule's batch), their
+ * checkout-saved methods adopted first; a customer without one is absent. Pass a customer's to chargeSaved.
+ */
+export async function chargeableMethods(tx: Queryable, processor: PaymentProcessor, organizationId: string, customerIds: string[]): Promise<Map<string, repo.PaymentMethodRow>> {
+  await repo.adoptCheckoutMethodsOf(tx, organizationId, customerIds, processor.id);
+  return repo.chargeableMethodsOf(tx, organizationId, customerIds);
+}
+
 /** Records a charge attempt (Polar's Payment) for an order. */
 export async function recordCharge(
   tx: Queryable,

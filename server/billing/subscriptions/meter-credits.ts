@@ -36,8 +36,16 @@ export const creditsOf = (db: Queryable, organizationId: string, subscriptionIds
  * carries the new credit): units, plus the unused rest of the last credit when the benefit rolls over.
  * `consumed`: units the ended period consumed, by lower-cased meter id.
  */
-export async function cycleMeterCredits(tx: Queryable, organizationId: string, subscriptionId: string, consumed: Map<string, number>, now: Date): Promise<void> {
-  for (const g of await meterCreditGrants(tx, organizationId, subscriptionId)) {
+export async function cycleMeterCredits(
+  tx: Queryable,
+  organizationId: string,
+  subscriptionId: string,
+  consumed: Map<string, number>,
+  now: Date,
+  /** The subscription's meter_credit grants, when the caller read them already (the renewal schedule's batch). */
+  grants?: Awaited<ReturnType<typeof meterCreditGrants>>,
+): Promise<void> {
+  for (const g of grants ?? (await meterCreditGrants(tx, organizationId, subscriptionId))) {
     const meterId = typeof g.benefit.meter_id === "string" ? g.benefit.meter_id.toLowerCase() : null;
     const units = typeof g.benefit.units === "number" ? Math.trunc(g.benefit.units) : 0;
     if (!meterId) continue;

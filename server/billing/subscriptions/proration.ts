@@ -191,8 +191,8 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
  * The renewal's part of `prorate`: the subscription's pending proration lines, appended to the period's bill as
  * lines of their own (never discounted; taxed with the others). `billed` marks them billed by the renewal order.
  */
-export async function carriedProrations(tx: Queryable, sub: SubscriptionRow) {
-  const pending = await pendingProrations(tx, sub.organizationId, sub.id);
+export async function carriedProrations(tx: Queryable, sub: SubscriptionRow, preloaded?: Awaited<ReturnType<typeof pendingProrations>>) {
+  const pending = preloaded ?? (await pendingProrations(tx, sub.organizationId, sub.id));
   return {
     items: pending.map((p) => ({ label: p.label, amount: p.amount, productPriceId: p.productPriceId })),
     billed: (orderId: string) => (pending.length > 0 ? markProrationsBilled(tx, sub.organizationId, sub.id, orderId) : Promise.resolve()),

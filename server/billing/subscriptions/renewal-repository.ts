@@ -2,9 +2,11 @@
 // one, writing its new terms, the payment method its checkout saved, and the subscription's grants cycled. Every function but the claim takes the organization id and filters by it.
 import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { benefit, benefitGrant, checkout, customer, subscription } from "../../db/schema/index.js";
+import { benefit, benefitGrant, checkout, customer, customerBalanceEntry, subscription, subscriptionProration } from "../../db/schema/index.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 import { advancedClocks, orgNowSql } from "../test-clock/repository.js";
+
+const renewingStatus = sql`${subscription.status} IN (${sql.raw(ACTIVE_STATUSES.map((st) => `'${st}'`).join(", "))})`;
 
 /**
  * Up to `limit` subscriptions whose period has ended, locked for the caller's transaction. SKIP LOCKED: a
@@ -23,7 +25,9 @@ export async function claimDueSubscriptions(
     .from(subscription)
     .where(
       and(
-        inArray(subscription.status, [...ACTIVE_STATUSES]),
+        // literals, not parameters: the claim's partial index (subscription_renewal_due_idx) is usable only
+        // by a plan whose filter implies its predicate, a generic plan's parameters never do
+        renewingStatus,
         // `now` is the wall clock; a sandbox organization's test clock may be ahead of it (test-clock/clock.ts)
         or(lte(subscription.currentPeriodEnd, now), and(inArray(subscription.organizationId, advancedClocks), lte(subscription.currentPeriodEnd, orgNowSql(subscription.organizationId, now)))),
         organizationId ? eq(subscription.organizationId, organizationId) : undefined,
@@ -91,4 +95,58 @@ async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: stri
     .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
     .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.id, ids)))
     .orderBy(asc(benefitGrant.grantedAt), asc(benefitGrant.id));
+}
+
+// ---- a claimed batch's reads, one query each (the renewal schedule: server/jobs/schedules.ts) -------------
+
+export type ProrationRow = typeof subscriptionProration.$inferSelect;
+
+/** Each subscription's proration lines no renewal has billed yet, oldest first (pendingProrations of many). */
+export async function pendingProrationsOf(db: Queryable, organizationId: string, subscriptionIds: string[]): Promise<Map<string, ProrationRow[]>> {
+  const out = new Map<string, ProrationRow[]>();
+  if (subscriptionIds.length === 0) return out;
+  const rows = await db
+    .select()
+    .from(subscriptionProration)
+    .where(
+      and(
+        eq(subscriptionProration.organizationId, organizationId),
+        inArray(subscriptionProration.subscriptionId, subscriptionIds),
+        isNull(subscriptionProration.orderId),
+      ),
+    )
+    .orderBy(asc(subscriptionProration.createdAt), asc(subscriptionProration.position));
+  for (const r of rows) out.set(r.subscriptionId, [...(out.get(r.subscriptionId) ?? []), r]);
+  return out;
+}
+
+/** Each customer's balance per currency (`customerId:currency`), for those with any movement. */
+export async function balancesOf(db: Queryable, organizationId: string, customerIds: string[]): Promise<Map<string, number>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = await db
+    .select({ customerId: customerBalanceEntry.customerId, currency: customerBalanceEntry.currency, total: sql<string>`sum(${customerBalanceEntry.amount})` })
+    .from(customerBalanceEntry)
+    .where(and(eq(customerBalanceEntry.organizationId, organizationId), inArray(customerBalanceEntry.customerId, customerIds)))
+    .groupBy(customerBalanceEntry.customerId, customerBalanceEntry.currency);
+  return new Map(rows.map((r) => [`${r.customerId}:${r.currency}`, Number(r.total)]));
+}
+
+/** meterCreditGrants of many subscriptions, by subscription id. */
+export async function meterCreditGrantsOf(db: Queryable, organizationId: string, subscriptionIds: string[]) {
+  const out = new Map<string, Array<{ id: string; properties: Record<string, unknown>; benefit: Record<string, unknown> }>>();
+  if (subscriptionIds.length === 0) return out;
+  const rows = await db
+    .select({ subscriptionId: benefitGrant.subscriptionId, id: benefitGrant.id, properties: benefitGrant.properties, benefit: benefit.properties })
+    .from(benefitGrant)
+    .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
+    .where(
+      and(
+        eq(benefitGrant.organizationId, organizationId),
+        inArray(benefitGrant.subscriptionId, subscriptionIds),
+        eq(benefit.type, "meter_credit"),
+        grantedNow,
+      ),
+    );
+  for (const { subscriptionId, ...g } of rows) if (subscriptionId) out.set(subscriptionId, [...(out.get(subscriptionId) ?? []), g]);
+  return out;
 }

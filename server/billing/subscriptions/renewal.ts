@@ -13,16 +13,19 @@ import { addInterval, discountAmount, isDiscountable, isMetered, priceAmount } f
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import { ApiError, invalid, notFound, notPermitted } from "../http.js";
-import { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { insertPlannedOrder, insertUnnumberedOrder, invoiceNumberSql, numberPlannedOrders, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
-import { loadPrices, loadProducts, loadProductSummaries, type PriceWire } from "../products/service.js";
+import type { OrganizationWire } from "../organizations/wire.js";
+import { loadPrices, loadProducts, loadProductSummaries, type PriceWire, type ProductSummaryWire } from "../products/service.js";
 import { afterDiscount, inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import { startDunning } from "../dunning/service.js";
-import { chargeSaved, recordCharge, type ChargeOutcome } from "../payments/service.js";
+import { chargeableMethods, chargeSaved, recordCharge, type ChargeOutcome } from "../payments/service.js";
+import type { PaymentMethodRow } from "../payments/repository.js";
 import * as repo from "./renewal-repository.js";
 import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./service.js";
-import { meteredUsage, subscriptionMeters, type UsagePeriod } from "./usage.js";
-import { recordSettlement, settle } from "../balance/service.js";
+import type { SubscriptionMeterWire } from "./wire.js";
+import { meteredUsage, subscriptionMeters, type MeteredUsage, type UsagePeriod } from "./usage.js";
+import { recordSettlement, settle, type Settlement } from "../balance/service.js";
 import { carriedProrations } from "./proration.js";
 import { applyCredits, creditsOf, cycleMeterCredits } from "./meter-credits.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -69,6 +72,8 @@ async function billPeriod(
     ended: { start: Date; end: Date };
     newStart: Date;
     endsTrial: boolean;
+    /** The period's usage and the subscription's credits, when the caller read them already (a batch). */
+    preloaded?: { usage: MeteredUsage[]; credits: Map<string, number> | undefined } | undefined;
   },
 ): Promise<Bill> {
   const items: Bill["items"] = [];
@@ -76,9 +81,12 @@ async function billPeriod(
   const inclusive: Array<boolean | undefined> = [];
   let discountable = 0;
   // a trial's usage is not billed
-  const usage = ctx.endsTrial ? [] : ((await meteredUsage(db, sub.organizationId, [{ customer: ctx.customer, prices: ctx.prices, ...ctx.ended }]))[0] ?? []);
+  const usage = ctx.endsTrial
+    ? []
+    : (ctx.preloaded?.usage ?? (await meteredUsage(db, sub.organizationId, [{ customer: ctx.customer, prices: ctx.prices, ...ctx.ended }]))[0] ?? []);
   // only the usage beyond the period's meter credits is billed
-  const credited = applyCredits(usage, ctx.endsTrial ? undefined : (await creditsOf(db, sub.organizationId, [sub.id])).get(sub.id));
+  const credits = ctx.endsTrial ? undefined : ctx.preloaded ? ctx.preloaded.credits : (await creditsOf(db, sub.organizationId, [sub.id])).get(sub.id);
+  const credited = applyCredits(usage, credits);
   const charged = new Map(credited.map((u) => [u.price, u]));
   const consumed = new Map<string, number>();
   for (const u of usage) if (u.meter && !consumed.has(u.meter.id.toLowerCase())) consumed.set(u.meter.id.toLowerCase(), u.consumed);
@@ -125,8 +133,8 @@ async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
 type Embeds = Awaited<ReturnType<typeof embeds>>;
 
 /** The `Subscription` shape of the row as written, with its meters' usage over its (new) current period. */
-async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds): Promise<SubscriptionWire> {
-  const [meters] = await subscriptionMeters(tx, row.organizationId, [{ row, customer: e.customer, prices: e.prices }]);
+async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds, preloaded?: SubscriptionMeterWire[]): Promise<SubscriptionWire> {
+  const meters = preloaded ?? (await subscriptionMeters(tx, row.organizationId, [{ row, customer: e.customer, prices: e.prices }]))[0];
   return subscriptionWire(row, { ...e, meters });
 }
 
@@ -161,9 +169,154 @@ async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, n
   return ended;
 }
 
+/**
+ * What a batch of claimed renewals (the renewal schedule, server/jobs/schedules.ts) reads once for all of them —
+ * one query each instead of one per subscription — and what it defers to the batch's end: the orders' invoice
+ * numbers (one statement, so the organization's counter is locked for milliseconds, not for the batch) and the
+ * outbox events (one statement; they carry the numbers).
+ */
+export interface RenewalBatch {
+  /** By subscription id (absent: read per renewal, which fails that renewal alone when a row is missing). */
+  embeds: Map<string, Embeds>;
+  organizations: Map<string, OrganizationWire>;
+  /** By product id. */
+  summaries: Map<string, ProductSummaryWire>;
+  /** By subscription id: its metered prices' usage over the period ended. */
+  usage: Map<string, MeteredUsage[]>;
+  credits: Map<string, Map<string, number>>;
+  prorations: Map<string, repo.ProrationRow[]>;
+  creditGrants: Map<string, Awaited<ReturnType<typeof repo.meterCreditGrantsOf>> extends Map<string, infer G> ? G : never>;
+  /** By customer id: the method a charge uses (absent: none on file). */
+  methods: Map<string, PaymentMethodRow>;
+  /**
+   * By subscription id: `Subscription.meters` over the period the renewal starts, as wireOf reads them after the
+   * renewal (its credits are read before the new period's are set, there too); metered subscriptions only.
+   */
+  newMeters: Map<string, SubscriptionMeterWire[]>;
+  /** `customerId:currency` → balance, for customers with any movement (absent: 0). */
+  balances: Map<string, number>;
+  /** Customers whose balance moved in this batch: their balance is read again, under the lock. */
+  moved: Set<string>;
+}
+
+/** What one renewal of a batch leaves for the batch's end (pushed only once its savepoint is released). */
+export interface RenewalOutput {
+  orders: Array<{ organizationId: string; id: string }>;
+  events: OutboxEvent[];
+}
+
+/** Reads what the claimed subscriptions' renewals need, one query per kind and organization. */
+export async function prepareBatch(tx: Queryable, deps: RenewalDeps, subs: SubscriptionRow[]): Promise<RenewalBatch> {
+  const batch: RenewalBatch = {
+    embeds: new Map(),
+    organizations: new Map(),
+    summaries: new Map(),
+    usage: new Map(),
+    credits: new Map(),
+    prorations: new Map(),
+    creditGrants: new Map(),
+    methods: new Map(),
+    newMeters: new Map(),
+    balances: new Map(),
+    moved: new Set(),
+  };
+  const byOrg = new Map<string, SubscriptionRow[]>();
+  for (const sub of subs) byOrg.set(sub.organizationId, [...(byOrg.get(sub.organizationId) ?? []), sub]);
+  for (const [org, list] of byOrg) {
+    const ids = list.map((s) => s.id);
+    const customerIds = [...new Set(list.map((s) => s.customerId))];
+    const productIds = [...new Set(list.map((s) => s.productId))];
+    // sent together: pipelined on the transaction's connection
+    const [customers, products, discounts, prices, organization, summaries, prorations, balances, creditGrants, credits, methods] = await Promise.all([
+      loadCustomers(tx, org, { ids: customerIds, externalIds: [] }),
+      loadProducts(tx, org, productIds, deps.baseURL),
+      loadDiscountBases(tx, org, list.flatMap((s) => (s.discountId ? [s.discountId] : []))),
+      loadPrices(tx, org, [...new Set(list.flatMap((s) => s.priceIds))]),
+      getOrganization(tx, org),
+      loadProductSummaries(tx, org, productIds),
+      repo.pendingProrationsOf(tx, org, ids),
+      repo.balancesOf(tx, org, customerIds),
+      repo.meterCreditGrantsOf(tx, org, ids),
+      creditsOf(tx, org, ids),
+      chargeableMethods(tx, deps.processor, org, customerIds),
+    ]);
+    batch.organizations.set(org, organization);
+    for (const [id, summary] of summaries) batch.summaries.set(id, summary);
+    for (const [k, v] of balances) batch.balances.set(k, v);
+    for (const [k, v] of methods) batch.methods.set(k, v);
+    const metered: Array<{ sub: SubscriptionRow; period: UsagePeriod }> = [];
+    for (const sub of list) {
+      const customer = customers.byId.get(sub.customerId);
+      const product = products.get(sub.productId);
+      batch.prorations.set(sub.id, prorations.get(sub.id) ?? []);
+      batch.creditGrants.set(sub.id, creditGrants.get(sub.id) ?? []);
+      batch.credits.set(sub.id, credits.get(sub.id) ?? new Map());
+      if (!customer || !product) continue;
+      const e: Embeds = {
+        customer,
+        product,
+        discount: sub.discountId ? (discounts.get(sub.discountId) ?? null) : null,
+        prices: sub.priceIds.flatMap((id) => prices.get(id) ?? []),
+      };
+      batch.embeds.set(sub.id, e);
+      if (sub.status !== "trialing" && !sub.cancelAtPeriodEnd && e.prices.some(isMetered)) {
+        metered.push({ sub, period: { customer, prices: e.prices, start: sub.currentPeriodStart, end: sub.currentPeriodEnd } });
+      } else {
+        batch.usage.set(sub.id, []);
+      }
+    }
+    if (metered.length > 0) {
+      // the period ended (billed) and the one the renewal starts (the webhook payloads' meters), together
+      const next = metered.map(({ sub, period }) => ({
+        row: { ...sub, status: "active", currentPeriodStart: sub.currentPeriodEnd, currentPeriodEnd: addInterval(sub.currentPeriodEnd, sub.recurringInterval, sub.recurringIntervalCount) },
+        customer: period.customer,
+        prices: period.prices,
+      }));
+      const [usage, meters] = await Promise.all([meteredUsage(tx, org, metered.map((m) => m.period)), subscriptionMeters(tx, org, next)]);
+      metered.forEach((m, i) => {
+        batch.usage.set(m.sub.id, usage[i] ?? []);
+        batch.newMeters.set(m.sub.id, meters[i] ?? []);
+      });
+    }
+  }
+  return batch;
+}
+
+/**
+ * The batch's end, in the claiming transaction: numbers its orders (per organization, in renewal order) and
+ * records their events. The counter rows stay locked from here to the commit.
+ */
+export async function finishBatch(tx: Queryable, batch: RenewalBatch, outputs: RenewalOutput[]): Promise<void> {
+  const byOrg = new Map<string, string[]>();
+  for (const o of outputs.flatMap((out) => out.orders)) byOrg.set(o.organizationId, [...(byOrg.get(o.organizationId) ?? []), o.id]);
+  for (const [org, ids] of byOrg) {
+    const organization = batch.organizations.get(org) ?? (await getOrganization(tx, org));
+    const numbered = await numberPlannedOrders(tx, org, ids, organization.slug);
+    if (numbered !== ids.length) throw new Error(`renewals: ${numbered} of ${ids.length} orders of organization ${org} numbered`);
+  }
+  await enqueue(tx, outputs.flatMap((o) => o.events));
+}
+
+/** The renewal's settlement: the customer's balance pays first; without a balance (read by the batch), nothing to lock. */
+async function settleRenewal(tx: Queryable, sub: SubscriptionRow, total: number, batch: RenewalBatch | undefined): Promise<Settlement> {
+  if (batch && total > 0 && !batch.moved.has(sub.customerId) && (batch.balances.get(`${sub.customerId}:${sub.currency.toLowerCase()}`) ?? 0) <= 0) {
+    return { applied: 0, due: total };
+  }
+  return settle(tx, sub.organizationId, sub.customerId, sub.currency, total);
+}
+
 /** The next period starts at `newStart`, billed by a new order. */
-async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, e: Embeds, now: Date, newStart: Date): Promise<SubscriptionRow> {
+async function cycleSubscription(
+  tx: Queryable,
+  deps: RenewalDeps,
+  sub: SubscriptionRow,
+  e: Embeds,
+  now: Date,
+  newStart: Date,
+  batched?: { batch: RenewalBatch; out: RenewalOutput },
+): Promise<SubscriptionRow> {
   const org = sub.organizationId;
+  const b = batched?.batch;
   const endsTrial = sub.status === "trialing";
   const bill = await billPeriod(tx, sub, {
     productName: e.product.name,
@@ -173,9 +326,10 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
     ended: { start: sub.currentPeriodStart, end: newStart },
     newStart,
     endsTrial,
+    preloaded: b && b.usage.has(sub.id) ? { usage: b.usage.get(sub.id) ?? [], credits: b.credits.get(sub.id) } : undefined,
   });
   // `prorate` plan changes of the period ended: their lines are this order's own
-  const carried = await carriedProrations(tx, sub);
+  const carried = await carriedProrations(tx, sub, b?.prorations.get(sub.id));
   const firstCarried = bill.items.length;
   for (const item of carried.items) {
     bill.items.push(item);
@@ -183,7 +337,7 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
     bill.inclusive.push(undefined);
     bill.subtotal += item.amount;
   }
-  const organization = await getOrganization(tx, org);
+  const organization = b?.organizations.get(org) ?? (await getOrganization(tx, org));
   // the period's tax, for the customer's billing address and tax id as they are now (metered lines too)
   const amounts = afterDiscount(bill.items.map((i) => i.amount), bill.discountable, bill.discount);
   const tax = taxOf(
@@ -194,23 +348,10 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
   );
   const total = tax ? tax.totalAmount : bill.subtotal - bill.discount;
   // the customer's balance pays first (a net credit goes to it); the rest is charged to the saved card
-  const settlement = await settle(tx, org, sub.customerId, sub.currency, total);
-  const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e) : null;
+  const settlement = await settleRenewal(tx, sub, total, b);
+  const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e, b?.methods.get(sub.customerId)) : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
 
-  const renewed = await repo.updateSubscription(
-    tx,
-    org,
-    sub.id,
-    {
-      status: paid ? "active" : "past_due",
-      currentPeriodStart: newStart,
-      currentPeriodEnd: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount),
-      // a trial ended early (renewed now) ended then
-      ...(endsTrial ? { trialEnd: newStart } : {}),
-    },
-    now,
-  );
   const planned = planOrderFromCheckout(
     {
       organizationId: org,
@@ -247,15 +388,37 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
     },
     items: planned.items.map((i) => (i.position >= firstCarried ? { ...i, proration: true } : i)),
   };
-  const summaries = await loadProductSummaries(tx, org, [sub.productId]);
-  // the order takes its invoice number last: the organization's counter stays locked until the commit
-  await insertPlannedOrder(tx, order, organization.slug);
-  await recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id });
-  await carried.billed(order.row.id);
-  // the charge attempt is recorded with its order (Polar's Payment); a failure starts dunning (billing/dunning)
-  if (attempt) await recordCharge(tx, deps.processor, attempt, { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency, attempt: "renewal" }, now);
+  if (b && settlement.applied !== 0) b.moved.add(sub.customerId);
+  // sent together (pipelined, run in this order): the subscription's new terms, the order — in a batch without
+  // its invoice number (finishBatch numbers it); alone it takes the number now and the organization's counter
+  // stays locked until the commit —, the balance movement, the prorations billed, and the charge attempt
+  // (Polar's Payment; a failure starts dunning below)
+  const [renewed, summaries] = await Promise.all([
+    repo.updateSubscription(
+      tx,
+      org,
+      sub.id,
+      {
+        status: paid ? "active" : "past_due",
+        currentPeriodStart: newStart,
+        currentPeriodEnd: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount),
+        // a trial ended early (renewed now) ended then
+        ...(endsTrial ? { trialEnd: newStart } : {}),
+      },
+      now,
+    ),
+    b?.summaries.has(sub.productId) ? b.summaries : loadProductSummaries(tx, org, [sub.productId]),
+    b ? insertUnnumberedOrder(tx, order) : insertPlannedOrder(tx, order, organization.slug),
+    recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id }),
+    carried.billed(order.row.id),
+    attempt
+      ? recordCharge(tx, deps.processor, attempt, { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency, attempt: "renewal" }, now)
+      : undefined,
+  ]);
 
-  const wire = await wireOf(tx, renewed, e);
+  // the batch read the new period's meters when the renewal starts it at the period's end, as here
+  const sameEnd = renewed.currentPeriodStart.getTime() === sub.currentPeriodEnd.getTime();
+  const wire = await wireOf(tx, renewed, e, sameEnd ? b?.newMeters.get(sub.id) : undefined);
   const data = orderWire(order.row, order.items, {
     customer: e.customer,
     product: summaries.get(sub.productId) ?? null,
@@ -268,10 +431,15 @@ async function cycleSubscription(tx: Queryable, deps: RenewalDeps, sub: Subscrip
   events.push({ type: "subscription.updated", organizationId: org, data: wire });
   if (!paid) events.push(...(await startDunning(tx, org, wire, order.row.id, now)));
   if (paid && endsTrial) events.push({ type: "subscription.active", organizationId: org, data: wire });
-  if (paid) await cycleMeterCredits(tx, org, sub.id, bill.consumed, now);
+  if (paid) await cycleMeterCredits(tx, org, sub.id, bill.consumed, now, b?.creditGrants.get(sub.id));
   if (paid) events.push(...cycledEvents(org, await repo.cycleGrants(tx, org, sub.id, now)));
   events.push(customerStateChanged(org, sub.customerId));
-  await enqueue(tx, events);
+  if (batched) {
+    batched.out.orders.push({ organizationId: org, id: order.row.id });
+    batched.out.events.push(...events);
+  } else {
+    await enqueue(tx, events);
+  }
   return renewed;
 }
 
@@ -282,23 +450,38 @@ function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [strin
 }
 
 /** Charges the customer's default payment method (the one the checkout saved, unless they chose another). */
-async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, amount: number, e: Embeds): Promise<ChargeOutcome> {
-  return chargeSaved(tx, deps.processor, sub.organizationId, sub.customerId, {
-    amount,
-    currency: sub.currency,
-    description: `${e.product.name} — renewal`,
-    metadata: { subscription_id: sub.id },
-  });
+async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, amount: number, e: Embeds, method?: PaymentMethodRow): Promise<ChargeOutcome> {
+  return chargeSaved(
+    tx,
+    deps.processor,
+    sub.organizationId,
+    sub.customerId,
+    {
+      amount,
+      currency: sub.currency,
+      description: `${e.product.name} — renewal`,
+      metadata: { subscription_id: sub.id },
+    },
+    method,
+  );
 }
 
 /**
  * Renews a locked subscription in the caller's transaction: ends it or starts its next period. `endsNow`
  * renews as if the period had ended now (the till-only renew route); otherwise at its recorded end.
  */
-export async function renewLocked(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, now: Date, endsNow: boolean): Promise<SubscriptionRow> {
-  const e = await embeds(tx, sub, deps.baseURL);
+export async function renewLocked(
+  tx: Queryable,
+  deps: RenewalDeps,
+  sub: SubscriptionRow,
+  now: Date,
+  endsNow: boolean,
+  /** A batch's renewal (server/jobs/schedules.ts): reads from the batch, leaves numbering and events to finishBatch. */
+  batched?: { batch: RenewalBatch; out: RenewalOutput },
+): Promise<SubscriptionRow> {
+  const e = batched?.batch.embeds.get(sub.id) ?? (await embeds(tx, sub, deps.baseURL));
   if (sub.cancelAtPeriodEnd) return endSubscription(tx, sub, e, now, endsNow);
-  return cycleSubscription(tx, deps, sub, e, now, endsNow ? now : sub.currentPeriodEnd);
+  return cycleSubscription(tx, deps, sub, e, now, endsNow ? now : sub.currentPeriodEnd, batched);
 }
 
 /**

@@ -131,6 +131,8 @@ export const subscription = pgTable(
     index("subscription_org_customer_idx").on(t.organizationId, t.customerId),
     // the list's default order, -started_at (nulls last) then id (migration 0032)
     index("subscription_org_started_idx").on(t.organizationId, t.startedAt.desc().nullsLast(), t.id),
+    // the renewal schedule's claim: renewing subscriptions by period end (migration 0033)
+    index("subscription_renewal_due_idx").on(t.currentPeriodEnd, t.id).where(sql`${t.status} IN ('trialing', 'active')`),
   ],
 );
 
