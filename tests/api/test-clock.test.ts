@@ -110,8 +110,8 @@ describe("a usage-based plan over three billing periods on the test clock", () =
     const product = await sdk.products.create({
       name: "Cloud",
       recurringInterval: "month",
-      // the $0 base: no static price at all (SDK 0.49 has no `free` price type: a subscription carrying one fails
-      // its validateEvent), so the plan is its four metered prices
+      // no static price at all: the plan is its four metered prices (the $0 base as a fixed price of 0, 0.49's
+      // free price, runs in tests/e2e/usage-plan-clock.test.ts)
       prices: [
         ...DIMENSIONS.map((dim) => ({ amountType: "metered_unit" as const, meterId: meters[dim].id, unitAmount: UNIT[dim], priceCurrency: "usd" as const })),
       ],

@@ -302,7 +302,8 @@ export async function confirmRetry(
       if (locked.manualAttempts >= MANUAL_RETRY_LIMIT) {
         throw new ApiError(429, { error: "ManualRetryLimitExceeded", detail: `This order was retried ${MANUAL_RETRY_LIMIT} times: contact the seller.` });
       }
-      return attemptLocked(tx, deps, locked, new Date(), "manual", method);
+      // stamped at the organization's now (a sandbox's test clock)
+      return attemptLocked(tx, deps, locked, await orgNow(tx, organizationId), "manual", method);
     });
   } catch (err) {
     if (repo.isLockNotAvailable(err)) throw new ApiError(409, { error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress." });

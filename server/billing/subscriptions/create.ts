@@ -9,7 +9,7 @@ import type { Db } from "../../db/client.js";
 import type { Metadata } from "../../db/schema/index.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import { grantBenefits } from "../benefits/service.js";
-import { addInterval, isMetered, isStatic, priceCurrency } from "../checkouts/pricing.js";
+import { addInterval, isFree, isMetered, isStatic, priceCurrency } from "../checkouts/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
 import { ApiError, invalid } from "../http.js";
 import { loadProducts } from "../products/service.js";
@@ -37,7 +37,7 @@ export async function createSubscription(db: Db, organizationId: string, input: 
     if (!product.is_recurring || !product.recurring_interval) throw bad("Product is not a subscription product.");
     const price = product.prices.find((p) => !p.is_archived && isStatic(p));
     if (!price) throw bad("Product has no price.");
-    const free = price.amount_type === "free";
+    const free = isFree(price);
     const trial = product.trial_interval && product.trial_interval_count ? { interval: product.trial_interval, count: product.trial_interval_count } : null;
     if (!free && !trial) {
       throw bad("Product is not free and has no trial: the customer subscribes through a checkout.");
