@@ -1,12 +1,13 @@
 // Issue 14's usage-based seller's plan end to end, on the test clock of a sandbox organization: a $0 base price
 // (a `fixed` price of 0, 0.49's free price) plus four metered prices (compute, memory, storage, egress) per month,
-// made through SDK 0.49; customers mapped by external_id buy through a checkout; usage is pushed daily at the
-// clock's now over three billing periods. One customer's card is Stripe's 4000 0000 0000 0341 (attaches, every
+// made through SDK 0.49, with a meter credit of 40 storage units a month; customers mapped by external_id buy
+// through a checkout; usage is pushed daily at the clock's now over three billing periods. One customer's card is Stripe's 4000 0000 0000 0341 (attaches, every
 // charge fails): their first renewal goes past_due, they open the portal page in Chromium, add a 4242 card and
 // pay the past-due order there, and the subscription is active again. Another downgrades: it cancels at period
 // end, and ends there on the clock. Each renewal's order has the base line and one line per dimension; the
 // invoices are read back through both SDKs and the portal's download link; every webhook delivered is
-// validated by `validateEvent` of SDK 0.47.1 and 0.49.0.
+// validated by `validateEvent` of SDK 0.47.1 and 0.49.0. Then the customer state and the portal page show the
+// new period's consumed, credited and billed units.
 import type { Polar } from "@polar-sh/sdk";
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
@@ -75,6 +76,13 @@ const DIMENSIONS = ["compute", "memory", "storage", "egress"] as const;
 type Dimension = (typeof DIMENSIONS)[number];
 /** Unit prices in cents (decimal strings, as Polar's metered_unit takes them). */
 const UNIT: Record<Dimension, string> = { compute: "1.5", memory: "0.25", storage: "3", egress: "0.9" };
+/** The storage units the plan's meter_credit benefit credits each month (no rollover). */
+const STORAGE_CREDIT = 40;
+/** What a period's usage of a dimension bills: storage beyond its credit, the rest in full. */
+const billedUnits = (dim: Dimension, consumed: number) => (dim === "storage" ? Math.max(0, consumed - STORAGE_CREDIT) : consumed);
+const lineOf = (dim: Dimension, consumed: number) => Math.round(billedUnits(dim, consumed) * Number(UNIT[dim]));
+const labelOf = (dim: Dimension, consumed: number) =>
+  dim === "storage" ? `Cloud — storage (${consumed} consumed, ${Math.min(consumed, STORAGE_CREDIT)} credited, ${billedUnits(dim, consumed)} billed)` : `Cloud — ${dim}`;
 /** Day `d`'s usage of customer `k`. */
 const usageOf = (dim: Dimension, d: number, k: number) => ({ compute: 10 + (d % 5) + k, memory: 33 + (d % 3), storage: 2 + k, egress: 7 + (d % 4) * (k + 1) })[dim];
 const CUSTOMERS = [
@@ -169,6 +177,8 @@ describe("the usage-based seller's plan over three periods on the test clock, th
       ],
     });
     expect(product.prices.map((p) => p.amountType)).toEqual(["fixed", "metered_unit", "metered_unit", "metered_unit", "metered_unit"]);
+    const credit = await sdk049.benefits.create({ type: "meter_credit", description: "Storage included", properties: { meterId: meters.storage.id, units: STORAGE_CREDIT, rollover: false } });
+    await sdk049.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [credit.id] } });
 
     const subs: Subscription[] = [];
     for (const c of CUSTOMERS) subs.push(await subscribe(product, c));
@@ -236,8 +246,8 @@ describe("the usage-based seller's plan over three periods on the test clock, th
     renewals.forEach((order, i) => {
       expect(order.createdAt.getTime()).toBeGreaterThanOrEqual(periodEnds[i]!);
       expect(order.createdAt.getTime() - periodEnds[i]!).toBeLessThan(60_000);
-      const lines = DIMENSIONS.map((dim) => Math.round(expected[0]![i]![dim] * Number(UNIT[dim])));
-      expect(order.items.map((item) => item.label)).toEqual(["Cloud", ...DIMENSIONS.map((dim) => `Cloud — ${dim}`)]);
+      const lines = DIMENSIONS.map((dim) => lineOf(dim, expected[0]![i]![dim]));
+      expect(order.items.map((item) => item.label)).toEqual(["Cloud", ...DIMENSIONS.map((dim) => labelOf(dim, expected[0]![i]![dim]))]);
       expect(order.items.map((item) => item.amount)).toEqual([0, ...lines]);
       const total = lines.reduce((a, b) => a + b, 0);
       expect(order).toMatchObject({ status: "paid", subtotalAmount: total, totalAmount: total, appliedBalanceAmount: 0 });
@@ -251,7 +261,7 @@ describe("the usage-based seller's plan over three periods on the test clock, th
     expect(ended.endedAt!.getTime() - ends[1]![1]!).toBeLessThan(60_000);
     const second = (await sdk.orders.list({ subscriptionId: subs[1]!.id, sorting: ["created_at"], limit: 10 })).result.items;
     expect(second.map((o) => o.billingReason)).toEqual(["subscription_create", "subscription_cycle"]);
-    expect(second[1]!.items.map((item) => item.amount)).toEqual([0, ...DIMENSIONS.map((dim) => Math.round(expected[1]![0]![dim] * Number(UNIT[dim])))]);
+    expect(second[1]!.items.map((item) => item.amount)).toEqual([0, ...DIMENSIONS.map((dim) => lineOf(dim, expected[1]![0]![dim]))]);
 
     // every webhook, validated by both SDKs
     const paidOrders = [...orders, ...second];
@@ -289,11 +299,28 @@ describe("the usage-based seller's plan over three periods on the test clock, th
       const text = await pdfTextOf(new Uint8Array(await res.arrayBuffer()));
       expect(text).toContain(`Invoice number: ${order.invoiceNumber}`);
       expect(text).toContain("Bill to acme-1 1 Main St 73301 Austin");
-      for (const dim of DIMENSIONS) expect(text).toContain(`Cloud — ${dim}`);
+      for (const dim of DIMENSIONS) expect(text).toContain(labelOf(dim, expected[0]![renewals.indexOf(order)]![dim]));
       expect(text).toContain(`Total ${formatUsd(order.totalAmount)}`);
     }
-    // and through the portal page: every order with its invoice link, paid
+    // a day of the new period: the customer state and the portal page show its consumed, credited and billed units
+    const today = Object.fromEntries(DIMENSIONS.map((dim) => [dim, dim === "storage" ? 45 : usageOf(dim, day, 0)])) as Record<Dimension, number>;
+    const ingested = await raw("POST", "/v1/events/ingest", {
+      events: DIMENSIONS.map((dim) => ({ name: dim, external_customer_id: "acme-1", timestamp: new Date(now).toISOString(), metadata: { units: today[dim] } })),
+    });
+    expect(ingested.status).toBe(200);
+    const state = await sdk049.customers.getStateExternal({ externalId: "acme-1" });
+    for (const dim of DIMENSIONS) {
+      const credited = dim === "storage" ? STORAGE_CREDIT : 0;
+      expect(state.activeMeters.find((m) => m.meterId === meters[dim].id)).toMatchObject({ consumedUnits: today[dim], creditedUnits: credited, balance: credited - today[dim] });
+    }
+    // and through the portal page: the usage so far, every order with its invoice link, paid
     const page = await openPortal(subs[0]!.customerId);
+    const usage = page.getByRole("table", { name: "Usage of Cloud this period" });
+    for (const dim of DIMENSIONS) {
+      const credited = dim === "storage" ? STORAGE_CREDIT : 0;
+      const row = [dim, today[dim], credited, billedUnits(dim, today[dim]), formatUsd(lineOf(dim, today[dim]))].join("\t");
+      expect(await usage.getByRole("row", { name: new RegExp(`^${dim} `) }).innerText()).toBe(row);
+    }
     const portalOrders = page.getByRole("region", { name: "Orders", exact: true });
     await expect.poll(() => portalOrders.getByText("Paid", { exact: true }).count()).toBe(4);
     const last = renewals[2]!;

@@ -468,17 +468,21 @@ export async function consumedByCustomer(
   return q ?? 0;
 }
 
-/** Several meters' quantities over all of one customer's events, in two statements (CustomerState). */
+/**
+ * Several meters' quantities over one customer's events, in two statements (CustomerState): each over the
+ * period `periods[i]` when given, else over all of them.
+ */
 export function consumedByCustomerOfMeters(
   db: Queryable,
   organizationId: string,
   meters: MeterDefinition[],
   customer: { id: string; externalId: string | null },
+  periods: Array<{ start: Date; end: Date } | null> = [],
 ): Promise<number[]> {
   return consumed(
     db,
     organizationId,
-    meters.map((meter) => ({ meter, customer })),
+    meters.map((meter, i) => ({ meter, customer, ...(periods[i] ?? {}) })),
   );
 }
 

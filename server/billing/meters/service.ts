@@ -202,8 +202,11 @@ function customerMeterId(customerId: string, meterId: string): string {
 
 /**
  * CustomerState.active_meters: every live meter the customer has used or been credited on. Consumed units
- * are the meter's quantity over all the customer's events; credited units add up the customer's granted
- * meter_credit grants (`last_credited_units` for `last_credited_meter_id`); balance = credited − consumed.
+ * are the meter's quantity over the customer's events in the current billing period of the live
+ * subscriptions that bill or credit that meter (Polar resets a customer's meter as the subscription cycles),
+ * over all of them for a meter no live subscription names; credited units add up the customer's granted
+ * meter_credit grants (`last_credited_units` for `last_credited_meter_id`: the period's credit, rolled-over
+ * units included); balance = credited − consumed.
  */
 export async function customerMeters(
   db: Queryable,
@@ -219,8 +222,14 @@ export async function customerMeters(
       credited.set(meterId, (credited.get(meterId) ?? 0) + Math.trunc(units));
     }
   }
-  const meters = await repo.liveMeters(db, organizationId);
-  const consumed = await consumedByCustomerOfMeters(db, organizationId, meters.map(meterDefinition), customer);
+  const [meters, periods] = await Promise.all([repo.liveMeters(db, organizationId), repo.meterPeriodsOfCustomer(db, organizationId, customer.id)]);
+  const consumed = await consumedByCustomerOfMeters(
+    db,
+    organizationId,
+    meters.map(meterDefinition),
+    customer,
+    meters.map((m) => periods.get(m.id.toLowerCase()) ?? null),
+  );
   return meters.flatMap((m, i) => {
     const used = consumed[i] ?? 0;
     const credit = credited.get(m.id) ?? 0;
