@@ -177,6 +177,31 @@ describe("meter credits", () => {
     }
   });
 
+  it("a renewal paid late (past due, then paid from the portal) credits the new period as the renewal would have", async () => {
+    const sub = await subscribe(rolling);
+    const { token: session } = await seller.sdk.customerSessions.create({ customerId: sub.customerId });
+    const portal = (method: string, path: string, body?: unknown) => rawRequest(server.url, session, method, `/v1/customer-portal${path}`, body);
+    const card = async (number: string) => {
+      const res = await portal("POST", "/customers/me/payment-methods/test-card", { number, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: "123" });
+      expect(res.status).toBe(200);
+      return res.body.confirmation_token_id as string;
+    };
+    // the customer's default card becomes one whose charges fail
+    const added = await portal("POST", "/customers/me/payment-methods", { confirmation_token_id: await card("4000 0000 0000 0341"), set_default: true, return_url: "https://example.com/" });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    await ingest(4, sub.customerId);
+    const order = await renew(sub.id);
+    expect(order).toMatchObject({ status: "pending", totalAmount: 500 });
+    // declined: no new credit yet
+    expect((await seller.sdk.subscriptions.get({ id: sub.id })).meters[0]).toMatchObject({ consumedUnits: 0, creditedUnits: 10 });
+    const paid = await portal("POST", `/orders/${order.id}/confirm-payment`, { confirmation_token_id: await card("4242 4242 4242 4242") });
+    expect(paid.body).toMatchObject({ status: "succeeded" });
+    // paid: 10 new + the 6 the renewed period left unused
+    const after = await seller.sdk.subscriptions.get({ id: sub.id });
+    expect(after.status).toBe("active");
+    expect(after.meters[0]).toMatchObject({ consumedUnits: 0, creditedUnits: 16 });
+  });
+
   it("benefit_grant.cycled carries the new period's credit, valid for both SDKs", async () => {
     const receiver = new Receiver();
     await receiver.start();
