@@ -13,6 +13,7 @@ import { addInterval, isFree, isMetered, isStatic, priceCurrency } from "../chec
 import { findCustomerRow } from "../customers/service.js";
 import { ApiError, invalid } from "../http.js";
 import { loadProducts } from "../products/service.js";
+import { orgNow } from "../test-clock/clock.js";
 import { toWires } from "./load.js";
 import * as repo from "./repository.js";
 import { newSubscriptionFromCheckout } from "./service.js";
@@ -45,7 +46,8 @@ export async function createSubscription(db: Db, organizationId: string, input: 
     if (!free && price.amount_type !== "fixed") throw bad("Only a fixed price can be subscribed to without a checkout.");
     const currency = priceCurrency(price) ?? "usd";
     const metered = product.prices.filter((p) => !p.is_archived && isMetered(p) && priceCurrency(p) === currency);
-    const now = new Date();
+    // a sandbox's test clock: the subscription starts at its now (its period ends on the clock)
+    const now = await orgNow(tx, organizationId);
     const trialEnd = !free && trial ? addInterval(now, trial.interval, trial.count) : null;
     const id = randomUUID();
     const row = await repo.insertSubscription(tx, {
