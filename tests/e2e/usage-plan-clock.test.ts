@@ -18,7 +18,7 @@ import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { launchChromium } from "../helpers/browser.js";
+import { launchChromium, seriousViolations } from "../helpers/browser.js";
 import { pay } from "../helpers/checkout.js";
 import { pdfTextOf } from "../helpers/pdf.js";
 import { Receiver } from "../helpers/receiver.js";
@@ -325,6 +325,8 @@ describe("the usage-based seller's plan over three periods on the test clock, th
     await expect.poll(() => portalOrders.getByText("Paid", { exact: true }).count()).toBe(4);
     const last = renewals[2]!;
     const link = page.getByRole("link", { name: `Download invoice ${last.invoiceNumber} (PDF)` });
+    // the page with its usage table passes the accessibility rules
+    expect(await seriousViolations(page)).toEqual([]);
     const pdf = await page.request.get((await link.getAttribute("href")) ?? "");
     expect(pdf.status()).toBe(200);
     expect(await pdfTextOf(new Uint8Array(await pdf.body()))).toContain(`Total ${formatUsd(last.totalAmount)}`);
