@@ -101,8 +101,8 @@ const REWORDINGS: Array<[RegExp, (...m: string[]) => string]> = [
 /** zod's stock phrasing as a short sentence; the server's own sentences are kept as they are. */
 export function reword(msg: string, currency = "usd"): string {
   // amounts in minor units read as money: "Amount must be at least 50" → "must be at least $0.50"
-  const amount = /^Amount must be at least (\d+)$/.exec(msg.trim());
-  if (amount) return `must be at least ${money(Number(amount[1]), currency)}`;
+  const amount = /^Amount must be (0 or )?at least (\d+)$/.exec(msg.trim());
+  if (amount) return `must be ${amount[1] ? "0 (free) or " : ""}at least ${money(Number(amount[2]), currency)}`;
   for (const [re, say] of REWORDINGS) {
     const m = re.exec(msg.trim());
     if (m) return say(...m.slice(1));

@@ -72,7 +72,8 @@ const SeatTierInput = z.strictObject({
 });
 const PriceInput = z
   .discriminatedUnion("amount_type", [
-    z.strictObject({ amount_type: z.literal("fixed"), ...priceBase, price_amount: amount }),
+    // a fixed price of 0 is 0.49's free price (the server takes 0 or at least 50)
+    z.strictObject({ amount_type: z.literal("fixed"), ...priceBase, price_amount: amountOrZero }),
     z.strictObject({
       amount_type: z.literal("custom"),
       ...priceBase,

@@ -10,7 +10,8 @@ import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { pay } from "../helpers/checkout.js";
+import { pay, publicSdk } from "../helpers/checkout.js";
+import { pdfTextOf } from "../helpers/pdf.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -23,6 +24,17 @@ let plain: Product;
 
 const raw = (method: string, path: string, body?: unknown, s: Seller = seller) => rawRequest(server.url, s.token, method, path, body);
 const pause = () => new Promise((r) => setTimeout(r, 25));
+
+async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const v = await probe();
+    if (v !== null) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    server.worker.wake();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 async function subscribe(product: Product, s: Seller = seller): Promise<Subscription> {
   const checkout = await s.sdk.checkouts.create({ products: [product.id] });
@@ -126,6 +138,68 @@ describe("meter credits", () => {
       ["Plain plan — Compute (12 consumed, 10 credited, 2 billed)", 60],
     ]);
     expect(next.totalAmount).toBe(560);
+  });
+
+  it("the customer state, the portal's meters and the renewal's invoice show the period's consumed, credited and billed units", async () => {
+    const sub = await subscribe(rolling);
+    const { token } = await seller.sdk.customerSessions.create({ customerId: sub.customerId });
+    const meterOf = async () => {
+      const state = await seller.sdk.customers.getState({ id: sub.customerId });
+      const viaPortal = await publicSdk(server).customerPortal.customerMeters.list({ customerSession: token }, { meterId: meter.id });
+      const mine = state.activeMeters.find((m) => m.meterId === meter.id);
+      expect(viaPortal.result.items.map((m) => ({ consumedUnits: m.consumedUnits, creditedUnits: m.creditedUnits, balance: m.balance }))).toEqual([
+        { consumedUnits: mine?.consumedUnits, creditedUnits: mine?.creditedUnits, balance: mine?.balance },
+      ]);
+      return mine;
+    };
+    await ingest(4, sub.customerId);
+    expect(await meterOf()).toMatchObject({ consumedUnits: 4, creditedUnits: 10, balance: 6 });
+    await renew(sub.id);
+    // the meter starts over with the period: 10 new units and the 6 unused rolled over
+    expect(await meterOf()).toMatchObject({ consumedUnits: 0, creditedUnits: 16, balance: 16 });
+    await ingest(20, sub.customerId);
+    expect(await meterOf()).toMatchObject({ consumedUnits: 20, creditedUnits: 16, balance: -4 });
+    const order = await renew(sub.id);
+    expect(await meterOf()).toMatchObject({ consumedUnits: 0, creditedUnits: 10, balance: 10 });
+
+    // the invoice's metered line names the units: 20 consumed, 16 credited, 4 billed at $0.30
+    await server.worker.start();
+    try {
+      const text = await until(`the invoice of ${order.id}`, async () => {
+        const res = await raw("GET", `/v1/orders/${order.id}/invoice`);
+        if (res.status !== 200) return null;
+        return pdfTextOf(new Uint8Array(await (await fetch((res.body as { url: string }).url)).arrayBuffer()));
+      });
+      expect(text).toContain("Rolling plan — Compute (20 consumed, 16 credited, 4 billed) 1 $1.20 $1.20");
+      expect(text).toContain("Total $6.20");
+    } finally {
+      await server.worker.stop();
+    }
+  });
+
+  it("a renewal paid late (past due, then paid from the portal) credits the new period as the renewal would have", async () => {
+    const sub = await subscribe(rolling);
+    const { token: session } = await seller.sdk.customerSessions.create({ customerId: sub.customerId });
+    const portal = (method: string, path: string, body?: unknown) => rawRequest(server.url, session, method, `/v1/customer-portal${path}`, body);
+    const card = async (number: string) => {
+      const res = await portal("POST", "/customers/me/payment-methods/test-card", { number, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: "123" });
+      expect(res.status).toBe(200);
+      return res.body.confirmation_token_id as string;
+    };
+    // the customer's default card becomes one whose charges fail
+    const added = await portal("POST", "/customers/me/payment-methods", { confirmation_token_id: await card("4000 0000 0000 0341"), set_default: true, return_url: "https://example.com/" });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    await ingest(4, sub.customerId);
+    const order = await renew(sub.id);
+    expect(order).toMatchObject({ status: "pending", totalAmount: 500 });
+    // declined: no new credit yet
+    expect((await seller.sdk.subscriptions.get({ id: sub.id })).meters[0]).toMatchObject({ consumedUnits: 0, creditedUnits: 10 });
+    const paid = await portal("POST", `/orders/${order.id}/confirm-payment`, { confirmation_token_id: await card("4242 4242 4242 4242") });
+    expect(paid.body).toMatchObject({ status: "succeeded" });
+    // paid: 10 new + the 6 the renewed period left unused
+    const after = await seller.sdk.subscriptions.get({ id: sub.id });
+    expect(after.status).toBe("active");
+    expect(after.meters[0]).toMatchObject({ consumedUnits: 0, creditedUnits: 16 });
   });
 
   it("benefit_grant.cycled carries the new period's credit, valid for both SDKs", async () => {

@@ -165,6 +165,20 @@ describe("/v1/products: create and get", () => {
     expect(got.prices[0]?.amountType).toBe("free");
   });
 
+  it("creates a fixed price of 0, 0.49.0's free price, through both SDKs (1 to 49 stay refused)", async () => {
+    const product = await seller.sdk049.products.create({ name: "Free tier", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 0, priceCurrency: "usd" }] });
+    expect(product.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0 });
+    expect((await seller.sdk.products.get({ id: product.id })).prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0 });
+    // a checkout of it is free: nothing to pay, no card to save
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    expect(checkout).toMatchObject({ totalAmount: 0, isFreeProductPrice: true, isPaymentRequired: false, isPaymentSetupRequired: false });
+    for (const amount of [1, 49]) {
+      const res = await raw(seller.token, "POST", "/v1/products/", { name: "Almost free", prices: [fixed(amount)] });
+      expect(res.status).toBe(422);
+      expect(issues(res.body)[0]).toMatchObject({ loc: ["body", "prices", 0, "price_amount"], msg: "Amount must be 0 or at least 50" });
+    }
+  });
+
   it("creates seat-based prices with contiguous tiers", async () => {
     const product = await seller.sdk.products.create({
       name: "Team plan",

@@ -174,6 +174,41 @@ describe("proration_behavior invoice", () => {
     ]);
   });
 
+  it("the balance pays a returning customer's checkout orders too, before the card", async () => {
+    const sub = await subscribe(pro);
+    await midPeriod(sub.id, 15);
+    await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: basic.id, prorationBehavior: "invoice" } });
+    expect(await balanceOf(sub.customerId)).toBe(1500);
+    const { email } = await seller.sdk.customers.get({ id: sub.customerId });
+    const buy = async (product: Product) => {
+      const checkout = await seller.sdk.checkouts.create({ products: [product.id], customerId: sub.customerId });
+      await pay(server, checkout, { customerEmail: email });
+      const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+      if (!order) throw new Error("no order");
+      return order;
+    };
+    // 1000 paid whole by the balance, then 500 of 2500
+    const small = await buy(await seller.sdk.products.create({ name: "Add-on", prices: [{ amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" }] }));
+    expect(small).toMatchObject({ billingReason: "purchase", status: "paid", totalAmount: 1000, appliedBalanceAmount: -1000, dueAmount: 0, customerId: sub.customerId });
+    expect(await balanceOf(sub.customerId)).toBe(500);
+    const large = await buy(await createProduct(seller, "fixed"));
+    expect(large).toMatchObject({ status: "paid", totalAmount: 2500, appliedBalanceAmount: -500, dueAmount: 2000 });
+    expect(await balanceOf(sub.customerId)).toBe(0);
+    // nothing left: the next one is charged whole
+    const third = await buy(await createProduct(seller, "fixed"));
+    expect(third).toMatchObject({ totalAmount: 2500, appliedBalanceAmount: 0, dueAmount: 2500 });
+    const ledger = await db().select().from(customerBalanceEntry).where(eq(customerBalanceEntry.customerId, sub.customerId)).orderBy(asc(customerBalanceEntry.createdAt));
+    expect(ledger.map((e) => [e.amount, e.reason, e.orderId])).toEqual([
+      [1500, "proration_credit", expect.any(String)],
+      [-1000, "order_applied", small.id],
+      [-500, "order_applied", large.id],
+    ]);
+    // a new customer has no balance: its checkout is charged whole
+    const fresh = await seller.sdk.checkouts.create({ products: [basic.id] });
+    await pay(server, fresh, { customerEmail: uniqueBuyer("proration-fresh") });
+    expect((await seller.sdk.orders.list({ checkoutId: fresh.id })).result.items[0]).toMatchObject({ totalAmount: 1000, appliedBalanceAmount: 0, dueAmount: 1000 });
+  });
+
   it("a seat change bills the seats' difference for the rest of the period", async () => {
     const seats = await createProduct(seller, "seats");
     const sub = await subscribe(seats, seller, { seats: 3 });

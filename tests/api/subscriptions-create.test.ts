@@ -96,6 +96,14 @@ describe("POST /v1/subscriptions/", () => {
     expect(await eventTypes(sub.id)).toEqual(["subscription.created"]);
   });
 
+  it("creates an active subscription on a fixed price of 0 (0.49.0's free price) through 0.49.0", async () => {
+    const customer = await newCustomer();
+    const zero = await seller.sdk049.products.create({ name: "Zero base", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 0, priceCurrency: "usd" }] });
+    const sub = await seller.sdk049.subscriptions.create({ productId: zero.id, customerId: customer.id });
+    expect(sub).toMatchObject({ status: "active", amount: 0, trialStart: null, productId: zero.id });
+    expect(sub.prices.map((p) => p.amountType)).toEqual(["fixed"]);
+  });
+
   it("answers 422 in Polar's shape for bad input, products that need a checkout and unknown customers", async () => {
     const customer = await newCustomer();
     const paid = await createProduct(seller, "monthly");

@@ -7,6 +7,7 @@
 // back. Then the route's rules: live
 // organizations refused, bad input and too long an advance answered 422, trials and checkout expiries on the clock.
 import type { Polar } from "@polar-sh/sdk";
+import type { Polar as Polar049 } from "polar-sdk-049";
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
@@ -25,6 +26,7 @@ let seller: Seller;
 let receiver: Receiver;
 let key: string;
 let sdk: Polar;
+let sdk049: Polar049;
 
 const DAY = 86_400_000;
 const formatUsd = (cents: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(cents / 100);
@@ -74,6 +76,7 @@ beforeAll(async () => {
   seller = await createSeller(server, "clock");
   key = await seller.createSandboxKey();
   sdk = sdkFor(server, key);
+  sdk049 = sdk049For(server, key);
 });
 afterAll(async () => {
   await server?.close();
@@ -110,8 +113,8 @@ describe("a usage-based plan over three billing periods on the test clock", () =
     const product = await sdk.products.create({
       name: "Cloud",
       recurringInterval: "month",
-      // the $0 base: no static price at all (SDK 0.49 has no `free` price type: a subscription carrying one fails
-      // its validateEvent), so the plan is its four metered prices
+      // no static price at all: the plan is its four metered prices (the $0 base as a fixed price of 0, 0.49's
+      // free price, runs in tests/e2e/usage-plan-clock.test.ts)
       prices: [
         ...DIMENSIONS.map((dim) => ({ amountType: "metered_unit" as const, meterId: meters[dim].id, unitAmount: UNIT[dim], priceCurrency: "usd" as const })),
       ],
@@ -338,6 +341,22 @@ describe("the test clock's route", () => {
     expect((await sdk.subscriptions.get({ id })).status).toBe("canceled");
     const [cycle] = (await sdk.orders.list({ subscriptionId: id, sorting: ["-created_at"], limit: 1 })).result.items;
     expect(cycle).toMatchObject({ billingReason: "subscription_cycle", status: "pending" });
+  });
+
+  it("starts a seller-created subscription at the clock's now, renewed a period later on the clock", async () => {
+    const product = await sdk049.products.create({ name: "Zero", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 0, priceCurrency: "usd" }] });
+    const externalId = `created-${Date.now()}`;
+    await sdk.customers.create({ email: `${externalId}@example.com`, externalId });
+    await advance({ by: "40d" });
+    const now = Date.parse((await clock()).now);
+    const sub = await sdk049.subscriptions.create({ productId: product.id, externalCustomerId: externalId });
+    expect(Math.abs(sub.currentPeriodStart.getTime() - now)).toBeLessThan(60_000);
+    // nothing to catch up: a day on renews nothing, a month on renews once
+    expect((await advance({ by: "1d" })).renewals).toBe(0);
+    await advance({ by: "31d" });
+    const orders = (await sdk.orders.list({ subscriptionId: sub.id, limit: 10 })).result.items;
+    expect(orders.map((o) => [o.billingReason, o.totalAmount, o.status])).toEqual([["subscription_cycle", 0, "paid"]]);
+    await sdk.subscriptions.revoke({ id: sub.id });
   });
 
   it("ends trials and expires checkouts on the clock", async () => {

@@ -647,7 +647,7 @@ discounts:
 `),
     ).toEqual([
       "till.yaml:5: products.pro.prise: unknown field",
-      "till.yaml:8: products.pro.prices[0].price_amount: amounts are at least 50 (minor units)",
+      "till.yaml:8: products.pro.prices[0].price_amount: expected 0 or at least 50 (minor units)",
       "till.yaml:9: products.pro.prices[1]: metered prices need a recurring product",
       "till.yaml:11: products.pro.prices[1].unit_amount: expected a positive decimal with at most 5 digits before and 12 after the point",
       "till.yaml:12: products.Bad Key: a key is 1 to 64 characters: lower-case letters, digits, '.', '_' or '-', starting with a letter or digit",

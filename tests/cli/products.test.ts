@@ -240,7 +240,7 @@ describe("till products: refused input", () => {
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toBe("error: Product not found\n");
     expect(low.exitCode).toBe(2);
-    expect(low.stderr).toBe("error: --price: must be at least $0.50\n");
+    expect(low.stderr).toBe("error: --price: must be 0 (free) or at least $0.50\n");
     expect(unnamed.exitCode).toBe(2);
     expect(unnamed.stderr).toBe("error: <name>: needs at least 3 characters\n");
     expect(forbidden.exitCode).toBe(4);
@@ -255,7 +255,7 @@ describe("till products: refused input", () => {
     const id = /request id ([0-9a-f-]{36})/.exec(verbose.stderr)?.[1];
     expect(verbose.stderr).toBe(
       `POST /v1/products/ → 422 (${/\((\d+) ms/.exec(verbose.stderr)?.[1]} ms, request id ${id})\n` +
-        "error: --price: must be at least $0.50\n" +
+        "error: --price: must be 0 (free) or at least $0.50\n" +
         `request: POST /v1/products/ → 422 (request id ${id})\n`,
     );
     // the product was made before its benefits were refused: the hint says so and how to finish

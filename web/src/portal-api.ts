@@ -62,7 +62,19 @@ export interface PortalSubscription {
   customer_cancellation_reason: string | null;
   /** A seat-based subscription's seats; null otherwise. */
   seats?: number | null;
+  /** Its metered prices' usage over the current period: what the next renewal bills beyond the credits. */
+  meters?: PortalSubscriptionMeter[];
   product: PortalProduct;
+}
+
+export interface PortalSubscriptionMeter {
+  id: string;
+  meter_id: string;
+  consumed_units: number;
+  credited_units: number;
+  /** What the renewal bills for it so far, in minor units. */
+  amount: number;
+  meter: { id: string; name: string };
 }
 
 export interface PortalOrder {

@@ -7,6 +7,7 @@ import { customer, customerBalanceEntry, subscriptionProration } from "../../db/
 
 export type BalanceEntryRow = typeof customerBalanceEntry.$inferSelect;
 export type ProrationRow = typeof subscriptionProration.$inferSelect;
+export type BalanceEntryInsert = typeof customerBalanceEntry.$inferInsert;
 
 /** Locks the customer row for the caller's transaction: balance movements of one customer are serialized. */
 export async function lockCustomer(db: Queryable, organizationId: string, customerId: string): Promise<void> {
@@ -41,7 +42,7 @@ export async function entriesOf(db: Queryable, organizationId: string, customerI
     .orderBy(asc(customerBalanceEntry.createdAt), asc(customerBalanceEntry.id));
 }
 
-export async function insertEntry(db: Queryable, entry: typeof customerBalanceEntry.$inferInsert): Promise<void> {
+export async function insertEntry(db: Queryable, entry: BalanceEntryInsert): Promise<void> {
   await db.insert(customerBalanceEntry).values(entry);
 }
 

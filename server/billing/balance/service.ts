@@ -27,28 +27,34 @@ export interface Settlement {
 }
 
 /**
- * Settles an order total against the customer's balance in the caller's transaction (the customer row is locked
- * until it ends): a positive total uses the credit available, up to the total; a negative total (a net credit)
- * is credited to the balance. The ledger row is written by `recordSettlement` once the order exists.
+ * Settles an order total against the customer's balance in the caller's transaction (when there is credit to
+ * use, the customer row is locked until it ends): a positive total uses the credit available, up to the total;
+ * a negative total (a net credit) is credited to the balance. The ledger row is written by `recordSettlement`
+ * (or a checkout's confirm statement, `settlementEntry`) once the order exists.
  */
 export async function settle(db: Queryable, organizationId: string, customerId: string, currency: string, total: number): Promise<Settlement> {
   if (total < 0) return { applied: -total, due: 0 };
   if (total === 0) return { applied: 0, due: 0 };
+  // most customers have no credit: one read, no lock (a credit recorded meanwhile is used by a later order);
+  // credit to spend is read again under the customer's lock, so two orders never spend it twice
+  if ((await repo.balanceOf(db, organizationId, customerId, currency.toLowerCase())) <= 0) return { applied: 0, due: total };
   await repo.lockCustomer(db, organizationId, customerId);
   const available = await repo.balanceOf(db, organizationId, customerId, currency.toLowerCase());
   const used = Math.max(0, Math.min(available, total));
   return { applied: -used, due: total - used };
 }
 
-/** Writes the settlement's ledger row (nothing when nothing moved). */
-export async function recordSettlement(
-  db: Queryable,
-  organizationId: string,
-  s: Settlement,
-  ref: { customerId: string; currency: string; orderId: string; subscriptionId: string | null },
-): Promise<void> {
-  if (s.applied === 0) return;
-  await repo.insertEntry(db, {
+export interface SettlementRef {
+  customerId: string;
+  currency: string;
+  orderId: string;
+  subscriptionId: string | null;
+}
+
+/** The settlement's ledger row, or null when nothing moved (a checkout's confirm writes it in its own statement). */
+export function settlementEntry(organizationId: string, s: Settlement, ref: SettlementRef): repo.BalanceEntryInsert | null {
+  if (s.applied === 0) return null;
+  return {
     organizationId,
     customerId: ref.customerId,
     currency: ref.currency.toLowerCase(),
@@ -57,5 +63,11 @@ export async function recordSettlement(
     reason: s.applied > 0 ? "proration_credit" : "order_applied",
     orderId: ref.orderId,
     subscriptionId: ref.subscriptionId,
-  });
+  };
+}
+
+/** Writes the settlement's ledger row (nothing when nothing moved). */
+export async function recordSettlement(db: Queryable, organizationId: string, s: Settlement, ref: SettlementRef): Promise<void> {
+  const entry = settlementEntry(organizationId, s, ref);
+  if (entry) await repo.insertEntry(db, entry);
 }

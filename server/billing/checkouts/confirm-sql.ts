@@ -8,12 +8,25 @@
 //    and inserts the new customer — only when the checkout is still the one the caller validated.
 // 2. fulfilStatement, sent with COMMIT: the checkout's final row, the subscription, the benefit grants and
 //    the license keys they issue, the customer's portal session, the order with the organization's next
-//    invoice number and its items, and the outbox events (the invoice number filled in by the statement
-//    itself). The invoice counter's row is locked from its insert to the commit: every confirm of the
-//    organization passes through that lock, so nothing waits on the application while it is held.
+//    invoice number and its items, the customer's balance movement (the credit it used), and the outbox
+//    events (the invoice number filled in by the statement itself). The invoice counter's row is locked from
+//    its insert to the commit: every confirm of the organization passes through that lock, so nothing waits
+//    on the application while it is held.
 import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 import type { PipelinedTx } from "../../db/prepared.js";
-import { benefitGrant, checkout, customer, customerSession, invoiceCounter, licenseKey, order, orderItem, outbox, subscription } from "../../db/schema/index.js";
+import {
+  benefitGrant,
+  checkout,
+  customer,
+  customerBalanceEntry,
+  customerSession,
+  invoiceCounter,
+  licenseKey,
+  order,
+  orderItem,
+  outbox,
+  subscription,
+} from "../../db/schema/index.js";
 import type { OutboxEventType } from "../../jobs/outbox.js";
 import { INVOICE_NUMBER } from "../orders/service.js";
 
@@ -52,6 +65,7 @@ const licenseKeyShape = shapeOf(licenseKey);
 const sessionShape = shapeOf(customerSession);
 const orderShape = shapeOf(order);
 const itemShape = shapeOf(orderItem);
+const balanceShape = shapeOf(customerBalanceEntry);
 const outboxTable = q(getTableName(outbox));
 const counterTable = q(getTableName(invoiceCounter));
 
@@ -164,6 +178,9 @@ upd AS (
   RETURNING 1
 ), numbered AS (
   ${outboxInsert("e.x ? 'n'", "jsonb_set(e.x -> 'p', '{invoice_number}', to_jsonb((SELECT number FROM inv)))")}
+), bal AS (
+  ${insertFrom(balanceShape, "(SELECT j -> 'balance' FROM d)")}
+  RETURNING 1
 )
 SELECT (SELECT count(*) FROM upd)::int AS updated, (SELECT count(*) FROM sub)::int AS subscriptions,
   (SELECT count(*) FROM grants)::int AS grants, (SELECT count(*) FROM keys)::int AS license_keys,
@@ -192,6 +209,8 @@ export interface FulfilWrites {
   items: object[];
   invoicePrefix: string;
   events: FulfilEvent[];
+  /** The customer's balance movement the order made (it used credit), if any: its ledger row. */
+  balance?: object[];
   /** The outbox rows' times: each event one millisecond after the previous, in order. */
   now: Date;
 }
@@ -209,6 +228,7 @@ export async function fulfilStatement(tx: PipelinedTx, w: FulfilWrites): Promise
     customer_session: record(sessionShape, w.customerSession),
     order: record(orderShape, w.order),
     items: w.items.map((i) => record(itemShape, i)),
+    balance: (w.balance ?? []).map((b) => record(balanceShape, b)),
     events: w.events.map((e) => (e.withInvoiceNumber ? { t: e.type, p: e.data, n: 1 } : { t: e.type, p: e.data })),
   });
   const [row] = await tx.last(FULFIL, [json, w.checkoutId, w.organizationId, w.invoicePrefix, w.now.toISOString()]);

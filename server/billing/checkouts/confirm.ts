@@ -30,6 +30,7 @@ import { applyPatch } from "./patch.js";
 import { addInterval, isMetered, isStatic } from "./pricing.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
+import { settle, settlementEntry, type Settlement } from "../balance/service.js";
 import { checkoutTax } from "./tax.js";
 import { assertOpenForCustomer, assertSubscriptionAllowed, changedValues, clientCheckoutRow, type CheckoutDeps } from "./service.js";
 import { discountBase, loadView, productSummary } from "./state.js";
@@ -135,6 +136,8 @@ async function fulfil(
   customer: { row: CustomerRow; created: boolean },
   now: Date,
   confirmationHash: string,
+  /** What the customer's balance paid of the order (its applied_balance_amount and ledger row). */
+  settlement: Settlement = { applied: 0, due: 0 },
 ): Promise<Fulfilled> {
   const { row, product, price, organization, discount } = view;
   if (!product || !price || !organization || !row.customerEmail) throw new Error("fulfil: checkout is not complete");
@@ -200,6 +203,8 @@ async function fulfil(
     },
     now,
   );
+  order.row.appliedBalanceAmount = settlement.applied;
+  const balanceEntry = settlementEntry(organizationId, settlement, { customerId, currency: row.currency, orderId: order.row.id, subscriptionId: subscription?.id ?? null });
   // a subscription's benefits last as long as it does; a purchase's belong to its order
   // a license_keys benefit issues its key with the grant, which names it; a meter_credit one records its credit
   const licenseKeys: LicenseKeyRow[] = [];
@@ -268,6 +273,7 @@ async function fulfil(
     items: order.items,
     invoicePrefix: invoicePrefix(organization.slug),
     events,
+    balance: balanceEntry ? [{ id: randomUUID(), createdAt: new Date(), ...balanceEntry }] : [],
     now: new Date(),
   });
   return { view: succeeded, orderId: order.row.id, subscriptionId: subscription?.id ?? null, customerSessionToken: session.token };
@@ -349,11 +355,21 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       throw invalid(["body", "discount_id"], "Discount is no longer redeemable.");
     }
 
+    // a returning customer (or one the checkout was opened for) is matched and updated here instead
+    const customer =
+      version.customerInserted && newCustomer && current === checked
+        ? { row: newCustomer, created: true }
+        : await matchCustomer(ptx.db, view.row);
+    // a returning customer's balance (a downgrade's credit) pays first; the card is charged the rest
+    const settlement: Settlement =
+      d.isPaymentRequired && !customer.created
+        ? await settle(ptx.db, view.row.organizationId, customer.row.id, view.row.currency, d.totalAmount)
+        : { applied: 0, due: d.isPaymentRequired ? d.totalAmount : 0 };
     let payment: PaymentResult | null = null;
     if (d.isPaymentFormRequired && input.confirmation_token_id && view.product) {
       payment = await deps.processor.pay({
         confirmationTokenId: input.confirmation_token_id,
-        amount: d.isPaymentRequired ? d.totalAmount : 0,
+        amount: settlement.due,
         currency: view.row.currency,
         description: `${view.organization?.name ?? ""} — ${view.product.name}`,
         setupFutureUsage: view.product.is_recurring,
@@ -361,12 +377,7 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       });
       if (!payment.ok) throw paymentError(payment.message);
     }
-    // a returning customer (or one the checkout was opened for) is matched and updated here instead
-    const customer =
-      version.customerInserted && newCustomer && current === checked
-        ? { row: newCustomer, created: true }
-        : await matchCustomer(ptx.db, view.row);
-    return fulfil(ptx, before, view, d, payment, customer, now, hash);
+    return fulfil(ptx, before, view, d, payment, customer, now, hash, settlement);
   }).catch((err: unknown) => {
     if (err instanceof ConfirmedMeanwhile) return err;
     throw err;

@@ -27,7 +27,8 @@ const num = (v: unknown): number | null => (typeof v === "number" ? v : null);
 
 export const isStatic = (p: PriceWire) => p.amount_type !== "metered_unit";
 export const isMetered = (p: PriceWire) => p.amount_type === "metered_unit";
-export const isFree = (p: PriceWire) => p.amount_type === "free";
+/** A free price: 0.47's `free`, or a `fixed` price of 0 (0.49's way to say free). */
+export const isFree = (p: PriceWire) => p.amount_type === "free" || (p.amount_type === "fixed" && p.price_amount === 0);
 /** Discounts apply to prices that charge an amount up front. */
 export const isDiscountable = (p: PriceWire) => ["fixed", "custom", "seat_based"].includes(p.amount_type);
 export const priceCurrency = (p: PriceWire) => (typeof p.price_currency === "string" ? p.price_currency : "usd");

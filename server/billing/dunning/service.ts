@@ -20,6 +20,7 @@ import * as payments from "../payments/service.js";
 import * as paymentsRepo from "../payments/repository.js";
 import { loadProducts } from "../products/service.js";
 import { toWires } from "../subscriptions/load.js";
+import { cycleMeterCreditsOfLateRenewal } from "../subscriptions/meter-credits.js";
 import * as renewalRepo from "../subscriptions/renewal-repository.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -111,6 +112,8 @@ async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): P
     const product = (await loadProducts(tx, org, [active.productId], deps.baseURL)).get(active.productId);
     await regrantSubscription(tx, org, { subscriptionId: active.id, customer: customer ?? null, benefits: product?.benefits ?? [] }, now);
   } else {
+    // the declined renewal credited no meter credits: the new period's credit comes with the payment
+    if (l.order.renewedPeriodStart) await cycleMeterCreditsOfLateRenewal(tx, active, l.order.renewedPeriodStart, now);
     const cycled = await renewalRepo.cycleGrants(tx, org, active.id, now);
     events.push(...cycled.map((r) => ({ type: "benefit_grant.cycled" as const, organizationId: org, data: toBenefitGrantWire(r.grant, r.benefit, r.customer) })));
   }
@@ -302,7 +305,8 @@ export async function confirmRetry(
       if (locked.manualAttempts >= MANUAL_RETRY_LIMIT) {
         throw new ApiError(429, { error: "ManualRetryLimitExceeded", detail: `This order was retried ${MANUAL_RETRY_LIMIT} times: contact the seller.` });
       }
-      return attemptLocked(tx, deps, locked, new Date(), "manual", method);
+      // stamped at the organization's now (a sandbox's test clock)
+      return attemptLocked(tx, deps, locked, await orgNow(tx, organizationId), "manual", method);
     });
   } catch (err) {
     if (repo.isLockNotAvailable(err)) throw new ApiError(409, { error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress." });

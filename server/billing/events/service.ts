@@ -473,20 +473,22 @@ export async function consumedByCustomer(
 }
 
 /**
- * Several meters' quantities over all of one customer's events (CustomerState): one statement when `ready`
- * (the organization's meters with complete rollups, readyMeterIdsOfOrganization) was read beforehand, else two.
+ * Several meters' quantities over one customer's events (CustomerState): each over the period `periods[i]` when
+ * given, else over all of them; one statement when `ready` (the organization's meters with complete rollups,
+ * readyMeterIdsOfOrganization) was read beforehand, else two.
  */
 export function consumedByCustomerOfMeters(
   db: Queryable,
   organizationId: string,
   meters: MeterDefinition[],
   customer: { id: string; externalId: string | null },
+  periods: Array<{ start: Date; end: Date } | null> = [],
   ready?: Set<string>,
 ): Promise<number[]> {
   return consumed(
     db,
     organizationId,
-    meters.map((meter) => ({ meter, customer })),
+    meters.map((meter, i) => ({ meter, customer, ...(periods[i] ?? {}) })),
     ready,
   );
 }

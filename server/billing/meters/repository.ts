@@ -2,7 +2,7 @@
 import { and, eq, ilike, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inUuids, preparedPerHandle } from "../../db/prepared.js";
-import { meter } from "../../db/schema/index.js";
+import { benefitGrant, meter, productPrice, subscription } from "../../db/schema/index.js";
 import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import type { MeterRow } from "./wire.js";
 
@@ -99,4 +99,63 @@ export async function listMeters(
     db.select({ n: sql<number>`count(*)::int` }).from(meter).where(where),
   ]);
   return { rows, total: count[0]?.n ?? 0 };
+}
+
+/**
+ * The current billing period of each meter a customer's live subscriptions bill (metered prices) or credit
+ * (meter_credit grants), by lower-cased meter id: from the earliest current period start to the latest end
+ * when several subscriptions name the same meter.
+ */
+export async function meterPeriodsOfCustomer(db: Queryable, organizationId: string, customerId: string): Promise<Map<string, { start: Date; end: Date }>> {
+  const subs = await db
+    .select({ id: subscription.id, priceIds: subscription.priceIds, start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd })
+    .from(subscription)
+    .where(
+      and(
+        eq(subscription.organizationId, organizationId),
+        eq(subscription.customerId, customerId),
+        isNull(subscription.endedAt),
+        inArray(subscription.status, ["active", "trialing", "past_due", "unpaid"]),
+      ),
+    );
+  const out = new Map<string, { start: Date; end: Date }>();
+  if (subs.length === 0) return out;
+  const priceIds = [...new Set(subs.flatMap((s) => s.priceIds))];
+  const [prices, grants] = await Promise.all([
+    priceIds.length === 0
+      ? []
+      : db
+          .select({ id: productPrice.id, meterId: productPrice.meterId })
+          .from(productPrice)
+          .where(and(eq(productPrice.organizationId, organizationId), inArray(productPrice.id, priceIds), isNotNull(productPrice.meterId))),
+    db
+      .select({ subscriptionId: benefitGrant.subscriptionId, meterId: sql<string | null>`${benefitGrant.properties}->>'last_credited_meter_id'` })
+      .from(benefitGrant)
+      .where(
+        and(
+          eq(benefitGrant.organizationId, organizationId),
+          eq(benefitGrant.customerId, customerId),
+          inArray(
+            benefitGrant.subscriptionId,
+            subs.map((s) => s.id),
+          ),
+          isNotNull(benefitGrant.grantedAt),
+          isNull(benefitGrant.revokedAt),
+        ),
+      ),
+  ]);
+  const meterOfPrice = new Map(prices.map((p) => [p.id, p.meterId?.toLowerCase() ?? null]));
+  const add = (meterId: string | null | undefined, s: (typeof subs)[number]) => {
+    if (!meterId) return;
+    const key = meterId.toLowerCase();
+    const had = out.get(key);
+    out.set(key, had ? { start: had.start < s.start ? had.start : s.start, end: had.end > s.end ? had.end : s.end } : { start: s.start, end: s.end });
+  };
+  for (const s of subs) for (const id of s.priceIds) add(meterOfPrice.get(id), s);
+  const byId = new Map(subs.map((s) => [s.id, s]));
+  for (const g of grants) {
+    const s = g.subscriptionId ? byId.get(g.subscriptionId) : undefined;
+    if (s) add(g.meterId, s);
+  }
+  return out;
 }

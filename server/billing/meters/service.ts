@@ -205,11 +205,6 @@ function customerMeterId(customerId: string, meterId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/**
- * CustomerState.active_meters: every live meter the customer has used or been credited on. Consumed units
- * are the meter's quantity over all the customer's events; credited units add up the customer's granted
- * meter_credit grants (`last_credited_units` for `last_credited_meter_id`); balance = credited − consumed.
- */
 /** The organization's live meters and which of them have complete rollups: two reads at once, no customer needed. */
 export interface LiveMeters {
   meters: MeterRow[];
@@ -220,7 +215,15 @@ export async function liveMetersOfOrganization(db: Queryable, organizationId: st
   return { meters, ready };
 }
 
-/** A customer's usage per live meter (CustomerState, the portal); `live` when the caller read it already. */
+/**
+ * CustomerState.active_meters: every live meter the customer has used or been credited on. Consumed units
+ * are the meter's quantity over the customer's events in the current billing period of the live
+ * subscriptions that bill or credit that meter (Polar resets a customer's meter as the subscription cycles),
+ * over all of them for a meter no live subscription names; credited units add up the customer's granted
+ * meter_credit grants (`last_credited_units` for `last_credited_meter_id`: the period's credit, rolled-over
+ * units included); balance = credited − consumed.
+ * `live`: the organization's live meters, when the caller read them already.
+ */
 export async function customerMeters(
   db: Queryable,
   organizationId: string,
@@ -236,8 +239,18 @@ export async function customerMeters(
       credited.set(meterId, (credited.get(meterId) ?? 0) + Math.trunc(units));
     }
   }
-  const { meters, ready } = live ?? (await liveMetersOfOrganization(db, organizationId));
-  const consumed = await consumedByCustomerOfMeters(db, organizationId, meters.map(meterDefinition), customer, ready);
+  const [{ meters, ready }, periods] = await Promise.all([
+    live ?? liveMetersOfOrganization(db, organizationId),
+    repo.meterPeriodsOfCustomer(db, organizationId, customer.id),
+  ]);
+  const consumed = await consumedByCustomerOfMeters(
+    db,
+    organizationId,
+    meters.map(meterDefinition),
+    customer,
+    meters.map((m) => periods.get(m.id.toLowerCase()) ?? null),
+    ready,
+  );
   return meters.flatMap((m, i) => {
     const used = consumed[i] ?? 0;
     const credit = credited.get(m.id) ?? 0;

@@ -17,7 +17,7 @@ const amount = z
   .int()
   .min(MINIMUM_PRICE_AMOUNT, `Amount must be at least ${MINIMUM_PRICE_AMOUNT}`)
   .max(MAXIMUM_PRICE_AMOUNT, `Amount must be at most ${MAXIMUM_PRICE_AMOUNT}`);
-/** 0 (free / pay what you want) or a chargeable amount. */
+/** 0 (free / pay what you want; a `fixed` price of 0 is 0.49's free price) or a chargeable amount. */
 const amountOrZero = z
   .int()
   .min(0)
@@ -123,7 +123,8 @@ const custom = z
   });
 
 export const PriceCreateInput = z.discriminatedUnion("amount_type", [
-  z.object({ amount_type: z.literal("fixed"), ...base, price_amount: amount }).superRefine(legacyPair),
+  // Polar 0.49: "The price in cents. Set to `0` for a free price." (its SDK has no `free` price type any more)
+  z.object({ amount_type: z.literal("fixed"), ...base, price_amount: amountOrZero }).superRefine(legacyPair),
   custom,
   z.object({ amount_type: z.literal("free"), ...base }).superRefine(legacyPair),
   z

@@ -9,10 +9,11 @@ import type { Db } from "../../db/client.js";
 import type { Metadata } from "../../db/schema/index.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import { grantBenefits } from "../benefits/service.js";
-import { addInterval, isMetered, isStatic, priceCurrency } from "../checkouts/pricing.js";
+import { addInterval, isFree, isMetered, isStatic, priceCurrency } from "../checkouts/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
 import { ApiError, invalid } from "../http.js";
 import { loadProducts } from "../products/service.js";
+import { orgNow } from "../test-clock/clock.js";
 import { toWires } from "./load.js";
 import * as repo from "./repository.js";
 import { newSubscriptionFromCheckout } from "./service.js";
@@ -37,7 +38,7 @@ export async function createSubscription(db: Db, organizationId: string, input: 
     if (!product.is_recurring || !product.recurring_interval) throw bad("Product is not a subscription product.");
     const price = product.prices.find((p) => !p.is_archived && isStatic(p));
     if (!price) throw bad("Product has no price.");
-    const free = price.amount_type === "free";
+    const free = isFree(price);
     const trial = product.trial_interval && product.trial_interval_count ? { interval: product.trial_interval, count: product.trial_interval_count } : null;
     if (!free && !trial) {
       throw bad("Product is not free and has no trial: the customer subscribes through a checkout.");
@@ -45,7 +46,8 @@ export async function createSubscription(db: Db, organizationId: string, input: 
     if (!free && price.amount_type !== "fixed") throw bad("Only a fixed price can be subscribed to without a checkout.");
     const currency = priceCurrency(price) ?? "usd";
     const metered = product.prices.filter((p) => !p.is_archived && isMetered(p) && priceCurrency(p) === currency);
-    const now = new Date();
+    // a sandbox's test clock: the subscription starts at its now (its period ends on the clock)
+    const now = await orgNow(tx, organizationId);
     const trialEnd = !free && trial ? addInterval(now, trial.interval, trial.count) : null;
     const id = randomUUID();
     const row = await repo.insertSubscription(tx, {

@@ -6,8 +6,11 @@
 // renewal order's metered line names consumed, credited and billed units when a credit applied.
 import type { Queryable } from "../../db/client.js";
 import { meterCreditsOfSubscriptions } from "../benefits/repository.js";
+import { findCustomer } from "../customers/repository.js";
+import { loadPrices } from "../products/service.js";
 import { meterCreditGrants, setGrantCredit } from "./meter-credits-repository.js";
-import { meteredCharge, type MeteredUsage } from "./usage.js";
+import { meteredCharge, meteredUsage, type MeteredUsage } from "./usage.js";
+import type { SubscriptionRow } from "./wire.js";
 
 export interface CreditedUsage extends MeteredUsage {
   /** Units of the meter's credit used by this price. */
@@ -59,4 +62,27 @@ export async function cycleMeterCredits(
       last_credited_at: now.toISOString(),
     });
   }
+}
+
+/**
+ * Credits the new period of a subscription whose renewal was paid late (a past-due order paid by a dunning
+ * retry or from the portal): the declined renewal credited nothing, so this does what it would have done, with
+ * the usage of the period it renewed, [renewedPeriodStart, the subscription's current period start). A trial's
+ * usage counts as none (its credit rolls over whole), as at renewal.
+ */
+export async function cycleMeterCreditsOfLateRenewal(tx: Queryable, sub: SubscriptionRow, renewedPeriodStart: Date, now: Date): Promise<void> {
+  const org = sub.organizationId;
+  if ((await meterCreditGrants(tx, org, sub.id)).length === 0) return;
+  const end = sub.currentPeriodStart;
+  const wasTrial = sub.trialEnd !== null && sub.trialEnd.getTime() === end.getTime();
+  const consumed = new Map<string, number>();
+  const customer = wasTrial ? undefined : await findCustomer(tx, org, sub.customerId);
+  if (customer) {
+    const prices = await loadPrices(tx, org, sub.priceIds);
+    const [usage] = await meteredUsage(tx, org, [
+      { customer: { id: customer.id, external_id: customer.externalId }, prices: sub.priceIds.flatMap((id) => prices.get(id) ?? []), start: renewedPeriodStart, end },
+    ]);
+    for (const u of usage ?? []) if (u.meter && !consumed.has(u.meter.id.toLowerCase())) consumed.set(u.meter.id.toLowerCase(), u.consumed);
+  }
+  await cycleMeterCredits(tx, org, sub.id, consumed, now);
 }

@@ -521,6 +521,7 @@ function SubscriptionItem({
           </>
         )}
       </dl>
+      {live && s.meters && s.meters.length > 0 && <Usage subscription={s} />}
       {live && s.seats != null && <PortalSeats subscriptionId={s.id} productName={name} token={token} onError={onError} say={say} />}
       {live && s.cancel_at_period_end && (
         <div className="actions">
@@ -568,6 +569,35 @@ function SubscriptionItem({
         </form>
       )}
     </li>
+  );
+}
+
+/** The current period's usage of each meter: consumed, credited (meter credits) and billed units, and the amount so far. */
+function Usage({ subscription: s }: { subscription: PortalSubscription }) {
+  const units = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+  return (
+    <table className="usage" aria-label={`Usage of ${s.product.name} this period`}>
+      <thead>
+        <tr>
+          <th scope="col">Meter</th>
+          <th scope="col">Consumed</th>
+          <th scope="col">Credited</th>
+          <th scope="col">Billed</th>
+          <th scope="col">Amount so far</th>
+        </tr>
+      </thead>
+      <tbody>
+        {(s.meters ?? []).map((m) => (
+          <tr key={m.id}>
+            <th scope="row">{m.meter.name}</th>
+            <td>{units.format(m.consumed_units)}</td>
+            <td>{units.format(m.credited_units)}</td>
+            <td>{units.format(Math.max(0, m.consumed_units - m.credited_units))}</td>
+            <td>{formatMoney(m.amount, s.currency)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
