@@ -62,7 +62,7 @@ const eventMetadata = z
     return out;
   });
 
-const EventInput = z
+export const EventInput = z
   .object({
     name: z.string().min(1).max(128),
     timestamp: datetimeInput.optional(),
@@ -81,6 +81,10 @@ const EventInput = z
     }
   });
 
+/** The batch without its events checked (routes.ts checks them in slices: parseArraySliced). */
+export const EventsIngestEnvelope = z.object({
+  events: z.array(z.unknown()).max(INGEST_MAX_EVENTS, { message: `A batch holds at most ${INGEST_MAX_EVENTS} events.` }),
+});
 export const EventsIngestInput = z.object({
   events: z.array(EventInput).max(INGEST_MAX_EVENTS, { message: `A batch holds at most ${INGEST_MAX_EVENTS} events.` }),
 });
