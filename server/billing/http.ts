@@ -120,7 +120,7 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where:
 export const parseBody = <S extends z.ZodType>(schema: S, req: FastifyRequest) => parseWith(schema, req.body ?? {}, "body");
 
 /** Elements validated between two looks at the clock in parseArraySliced. */
-const ARRAY_SLICE = 50;
+const ARRAY_SLICE = 10;
 /** The longest parseArraySliced validates before it lets the event loop run (ms). */
 const ARRAY_SLICE_MS = 3;
 

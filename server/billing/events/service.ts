@@ -50,6 +50,11 @@ const eventMetadata = z
   .transform((m, ctx) => {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(m)) {
+      // the common case without zod (a batch holds up to 50,000 values): what metadataScalar passes unchanged
+      if (key !== "_cost" && key !== "_llm" && (typeof value === "number" || typeof value === "boolean" || (typeof value === "string" && value.length <= 500))) {
+        out[key] = value;
+        continue;
+      }
       const schema = key === "_cost" ? costMetadata : key === "_llm" ? llmMetadata : metadataScalar;
       const parsed = schema.safeParse(value);
       if (parsed.success) out[key] = parsed.data;
