@@ -51,9 +51,16 @@ const eventMetadata = z
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(m)) {
       // the common case without zod (a batch holds up to 50,000 values): what metadataScalar passes unchanged
-      if (key !== "_cost" && key !== "_llm" && (typeof value === "number" || typeof value === "boolean" || (typeof value === "string" && value.length <= 500))) {
-        out[key] = value;
-        continue;
+      if (key !== "_cost" && key !== "_llm") {
+        if ((typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean" || (typeof value === "string" && value.length <= 500)) {
+          out[key] = value;
+          continue;
+        }
+        // zod's failure path is dear (1,000 bad events: tens of ms); the messages metadataScalar gives
+        if (typeof value !== "number") {
+          ctx.addIssue({ code: "custom", path: [key], message: typeof value === "string" ? "Too big: expected string to have <=500 characters" : "Invalid input" });
+          continue;
+        }
       }
       const schema = key === "_cost" ? costMetadata : key === "_llm" ? llmMetadata : metadataScalar;
       const parsed = schema.safeParse(value);
