@@ -1,14 +1,18 @@
 // Hostile bodies against the server's event loop: 1 MiB JSON bodies of several shapes (nesting just under and
 // far over the 32-level bound, a wide object, many small objects, objects with distinct keys, a long string,
-// strings of escaped quotes and of escaped surrogate pairs) sent to routes that parse JSON, the no-login
-// license-key validation and sign-in among them, while a worker thread polls GET /healthz one request at a
-// time. Printed per route and shape: the answer time, median and max (goal < 50 ms), beside the same route's
+// strings of escaped quotes and of escaped surrogate pairs) sent to routes that parse JSON — the no-login
+// license-key validation and sign-in (128 KiB limit), product creation (512 KiB) and /v1/events/ingest, which
+// takes 1 MiB: there every shape, plus 1,000 valid events, 1,000 invalid ones and 16,000 hostile objects as
+// events — while a worker thread polls GET /healthz one request at a time. Printed per route and shape: the answer time, median and max (goal < 50 ms), beside the same route's
 // answer to a small body; the server's CPU time per body and the longest stall of its event loop (figures a
 // busy machine stretches less than wall times); the /healthz p99 under that load (goal < 10 ms) beside the
 // /healthz p99 measured idle in the same run (the baselines); then one line per goal: met or not met.
 //
 //   npm run bench:hostile                                  # PGlite (in memory)
 //   DATABASE_URL=postgres://… npm run bench:hostile        # a throw-away database on that server
+//
+// With PGlite the database runs on the server's own thread, so storing a 1,000-event batch stalls /healthz
+// by itself: the figures of record are taken on PostgreSQL.
 //
 // The server runs in a child process, so the load generator does not share its event loop. Loopback only;
 // every phase is bounded in count and time.
@@ -27,7 +31,7 @@ const REPEATS = 15;
 const IDLE_MS = 1500;
 const BODY_GOAL_MS = 50;
 const HEALTHZ_GOAL_MS = 10;
-const HARD_LIMIT_MS = 240_000;
+const HARD_LIMIT_MS = 300_000;
 
 // ---- child: the server --------------------------------------------------------------------------------
 
@@ -39,10 +43,23 @@ async function serve(): Promise<void> {
   const served = await startApp();
   const stalls = monitorEventLoopDelay({ resolution: 1 });
   stalls.enable();
-  const control = http.createServer((_req, res) => {
+  // the longest stretch of CPU time between two 1 ms ticks: what one task held the loop for, as CPU time,
+  // which other processes on the machine do not stretch (the stall above is wall time and does)
+  const cpuMs = () => {
     const { user, system } = process.cpuUsage();
-    res.end(JSON.stringify({ cpuMs: (user + system) / 1000, stallMs: stalls.max / 1e6 }));
+    return (user + system) / 1000;
+  };
+  let lastTick = cpuMs();
+  let busyMs = 0;
+  setInterval(() => {
+    const now = cpuMs();
+    busyMs = Math.max(busyMs, now - lastTick);
+    lastTick = now;
+  }, 1).unref();
+  const control = http.createServer((_req, res) => {
+    res.end(JSON.stringify({ cpuMs: cpuMs(), stallMs: stalls.max / 1e6, busyMs }));
     stalls.reset();
+    busyMs = 0;
   });
   await new Promise<void>((resolve) => control.listen(0, "127.0.0.1", resolve));
   const controlUrl = `http://127.0.0.1:${(control.address() as AddressInfo).port}`;
@@ -135,6 +152,26 @@ function shapes(): Array<{ name: string; body: string }> {
   ];
 }
 
+/** Shapes only /v1/events/ingest gets: its own body, valid (a fresh batch each time) and not. */
+function ingestShapes(): Array<{ name: string; body: string | (() => string); stored?: boolean }> {
+  const metadata = (i: number) => Object.fromEntries(Array.from({ length: 30 }, (_, k) => [`key${k}`, k % 2 ? k * 1000 + i : `value ${k} ${"x".repeat(14)}`]));
+  let batch = 0;
+  const valid = () => {
+    batch++;
+    return JSON.stringify({
+      events: Array.from({ length: 1000 }, (_, i) => ({ name: "bench.call", external_customer_id: `cust-${i % 50}`, external_id: `b${batch}-${i}-${Date.now()}`, metadata: metadata(i) })),
+    });
+  };
+  const invalid = JSON.stringify({
+    events: Array.from({ length: 1000 }, (_, i) => ({ name: "bench.bad", external_customer_id: `cust-${i}`, metadata: { ...metadata(i), key1: { not: "a scalar" } } })),
+  });
+  return [
+    { name: "1,000 valid events (stored)", body: valid, stored: true },
+    { name: "1,000 events, each invalid", body: invalid },
+    { name: "events: 16,000 objects of 5 keys", body: fiveOfThousand().replace('{"key"', '{"events"') },
+  ];
+}
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -189,6 +226,7 @@ function table(header: string[], rows: string[][]): string {
 interface Probe {
   cpuMs: number;
   stallMs: number;
+  busyMs: number;
 }
 
 async function probe(control: string): Promise<Probe> {
@@ -201,10 +239,12 @@ async function main(): Promise<void> {
   const disarm = watchdog(child, HARD_LIMIT_MS);
   try {
     const f = await fixtures(url);
-    const routes: Array<{ name: string; path: string; headers?: Record<string, string> }> = [
-      { name: "POST /v1/customer-portal/license-keys/validate (no login)", path: "/v1/customer-portal/license-keys/validate" },
-      { name: "POST /api/auth/sign-in/email", path: "/api/auth/sign-in/email" },
-      { name: "POST /v1/products/ (API key)", path: "/v1/products/", headers: { authorization: `Bearer ${f.apiKey}` } },
+    const bearer = { authorization: `Bearer ${f.apiKey}` };
+    const routes: Array<{ name: string; path: string; headers?: Record<string, string>; more?: typeof ingestShapes }> = [
+      { name: "POST /v1/customer-portal/license-keys/validate (no login, 128 KiB)", path: "/v1/customer-portal/license-keys/validate" },
+      { name: "POST /api/auth/sign-in/email (128 KiB)", path: "/api/auth/sign-in/email" },
+      { name: "POST /v1/products/ (API key, 512 KiB)", path: "/v1/products/", headers: bearer },
+      { name: "POST /v1/events/ingest (API key, 1 MiB)", path: "/v1/events/ingest", headers: bearer, more: ingestShapes },
     ];
 
     // warm up both paths, then the idle baseline
@@ -218,7 +258,11 @@ async function main(): Promise<void> {
     const baselineP99 = percentile(idle, 99);
 
     const rows: string[][] = [];
-    const worst = { body: 0, bodyCpu: 0, healthz: 0, stall: 0 };
+    const worst = { body: 0, bodyCpu: 0, healthz: 0, stall: 0, busy: 0 };
+    const allTimes: number[] = [];
+    const allPolls: number[] = [];
+    /** Answer times of the valid batches, which the server stores (database work included). */
+    const stored: number[] = [];
     for (const route of routes) {
       // the route's answer to a small body of the same kind of mistake (the field of the wrong type)
       const smallTimes: number[] = [];
@@ -232,55 +276,71 @@ async function main(): Promise<void> {
         "",
         `${percentile(smallTimes, 50).toFixed(1)} / ${smallTimes[smallTimes.length - 1]!.toFixed(1)}`,
         ((after.cpuMs - before.cpuMs) / 50).toFixed(2),
-        after.stallMs.toFixed(1),
+        `${after.stallMs.toFixed(1)} / ${after.busyMs.toFixed(1)}`,
         "",
         "",
       ]);
-      for (const shape of shapes()) {
-        await request(url, "POST", route.path, shape.body, route.headers); // warm-up
+      for (const shape of [...shapes(), ...(route.more?.() ?? [])]) {
+        const body = () => (typeof shape.body === "string" ? shape.body : shape.body());
+        await request(url, "POST", route.path, body(), route.headers); // warm-up
         const start = await probe(control);
         const poller = pollHealthz(url);
         const times: number[] = [];
         let status = 0;
         for (let i = 0; i < REPEATS; i++) {
-          const res = await request(url, "POST", route.path, shape.body, route.headers);
+          const text = body();
+          const res = await request(url, "POST", route.path, text, route.headers);
           times.push(res.ms);
           status = res.status;
         }
         const polled = await poller.stop();
         const end = await probe(control);
         times.sort((a, b) => a - b);
+        allTimes.push(...times);
+        allPolls.push(...polled);
         const p99 = percentile(polled, 99);
         const cpu = (end.cpuMs - start.cpuMs) / REPEATS;
-        worst.body = Math.max(worst.body, times[times.length - 1]!);
+        if ("stored" in shape && shape.stored) stored.push(...times);
+        else worst.body = Math.max(worst.body, times[times.length - 1]!);
         worst.bodyCpu = Math.max(worst.bodyCpu, cpu);
         worst.healthz = Math.max(worst.healthz, p99);
         worst.stall = Math.max(worst.stall, end.stallMs);
+        worst.busy = Math.max(worst.busy, end.busyMs);
         rows.push([
           route.name,
           shape.name,
           String(status),
           `${times[Math.floor(times.length / 2)]!.toFixed(1)} / ${times[times.length - 1]!.toFixed(1)}`,
           cpu.toFixed(2),
-          end.stallMs.toFixed(1),
-          `${p99.toFixed(2)} (${polled.length})`,
+          `${end.stallMs.toFixed(1)} / ${end.busyMs.toFixed(1)}`,
+          `${percentile(polled, 50).toFixed(2)} / ${p99.toFixed(2)} (${polled.length})`,
           `${(p99 / baselineP99).toFixed(1)}×`,
         ]);
       }
     }
 
-    const verdict = (value: number, goal: number) => (value < goal ? "met" : "not met");
-    console.log(`\nhostile bodies (${driver}; ${(SIZE / MIB).toFixed(3)} MiB each, ${REPEATS} times per route and shape; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs; niceness ${os.getPriority()})\n`);
+    const verdict = (value: number, goal: number) => (value < goal ? "PASS" : "MISS");
+    const load = os.loadavg().map((l) => l.toFixed(1)).join(" ");
+    console.log(`\nhostile bodies (${driver}; ${(SIZE / MIB).toFixed(3)} MiB each, ${REPEATS} times per route and shape; load average ${load} on ${os.cpus().length} CPUs; niceness ${os.getPriority()})\n`);
     console.log(
       table(
-        ["route", "body", "status", "answer ms (median / max)", "server CPU ms/body", "longest loop stall ms", "/healthz p99 ms (polls)", "vs idle p99"],
+        ["route", "body", "status", "answer ms (median / max)", "server CPU ms/body", "longest loop stall ms (wall / CPU)", "/healthz p50 / p99 ms (polls)", "p99 vs idle"],
         rows,
       ),
     );
+    allTimes.sort((a, b) => a - b);
+    allPolls.sort((a, b) => a - b);
+    const streamP99 = percentile(allPolls, 99);
     console.log(`\nidle /healthz: p50 ${percentile(idle, 50).toFixed(2)} ms, p99 ${baselineP99.toFixed(2)} ms (${idle.length} polls; ${(idleCpuMsPerPoll * 1000).toFixed(0)} µs of server CPU per poll, idle)`);
-    console.log("(server CPU: the server process's user+system time over the phase / bodies sent, the concurrent /healthz polls included; longest loop stall: event-loop delay max, 1 ms resolution, includes time the OS gave the CPU to others)");
-    console.log(`goal: a 1 MiB body answered in < ${BODY_GOAL_MS} ms (slowest of all): ${worst.body.toFixed(1)} ms — ${verdict(worst.body, BODY_GOAL_MS)} (server CPU, most per body: ${worst.bodyCpu.toFixed(1)} ms — ${verdict(worst.bodyCpu, BODY_GOAL_MS)})`);
-    console.log(`goal: /healthz p99 under that load < ${HEALTHZ_GOAL_MS} ms (worst shape): ${worst.healthz.toFixed(2)} ms — ${verdict(worst.healthz, HEALTHZ_GOAL_MS)} (longest loop stall: ${worst.stall.toFixed(1)} ms — ${verdict(worst.stall, HEALTHZ_GOAL_MS)})`);
+    console.log("(server CPU: the server process's user+system time over the phase / bodies sent, the concurrent /healthz polls included; longest loop stall: event-loop delay max, 1 ms resolution, includes time the OS gave the CPU to others; CPU: the most CPU time the server spent between two 1 ms timer ticks, what one task held the loop for whatever the machine's load)");
+    console.log(`1 MiB bodies: ${allTimes.length}, answered in median ${percentile(allTimes, 50).toFixed(1)} ms, max ${allTimes[allTimes.length - 1]!.toFixed(1)} ms; /healthz meanwhile (${allPolls.length} polls): p50 ${percentile(allPolls, 50).toFixed(2)} ms, p99 ${streamP99.toFixed(2)} ms; load average ${load}`);
+    stored.sort((a, b) => a - b);
+    console.log(`goal: a 1 MiB body answered in < ${BODY_GOAL_MS} ms (slowest of all refused ones): ${worst.body.toFixed(1)} ms — ${verdict(worst.body, BODY_GOAL_MS)} (server CPU, most per body: ${worst.bodyCpu.toFixed(1)} ms — ${verdict(worst.bodyCpu, BODY_GOAL_MS)})`);
+    if (stored.length > 0) {
+      const slowest = stored[stored.length - 1]!;
+      console.log(`goal: a valid 1,000-event batch of 1 MiB stored and answered in < ${BODY_GOAL_MS} ms (database work included): median ${percentile(stored, 50).toFixed(1)} ms, max ${slowest.toFixed(1)} ms — ${verdict(slowest, BODY_GOAL_MS)} (median — ${verdict(percentile(stored, 50), BODY_GOAL_MS)})`);
+    }
+    console.log(`goal: /healthz p99 < ${HEALTHZ_GOAL_MS} ms while they stream: ${streamP99.toFixed(2)} ms — ${verdict(streamP99, HEALTHZ_GOAL_MS)} (worst shape's p99: ${worst.healthz.toFixed(2)} ms — ${verdict(worst.healthz, HEALTHZ_GOAL_MS)}; longest loop stall: ${worst.stall.toFixed(1)} ms wall, ${worst.busy.toFixed(1)} ms CPU — ${verdict(worst.busy, HEALTHZ_GOAL_MS)})`);
   } finally {
     disarm();
     agent.destroy();

@@ -14,7 +14,7 @@ import { whoamiPlugin } from "./http/whoami.js";
 import { homePlugin } from "./http/home.js";
 import { billingPlugin, type V1Route } from "./billing/index.js";
 import { webPlugin } from "./http/web.js";
-import { installInputGuard } from "./http/input-guard.js";
+import { installInputGuard, LARGE_BODY_LIMIT, SMALL_BODY_LIMIT } from "./http/input-guard.js";
 import { inboundWebhooksPlugin } from "./billing/webhooks/inbound.js";
 import { createWorker, type Worker } from "./jobs/worker.js";
 import { installIdempotency, requestScope } from "./http/idempotency.js";
@@ -49,8 +49,11 @@ function sendRouterError(err: FastifyError, reply: FastifyReply): FastifyReply {
   return reply.status(err.statusCode ?? 400).send({ error: err.code, detail: ROUTER_ERRORS[err.code] ?? err.message });
 }
 
-/** Requests bodies above this are refused (413) before they are read whole. */
-const BODY_LIMIT = 1024 * 1024;
+/**
+ * Request bodies above this are refused (413) before they are read whole, whatever the parser; JSON bodies
+ * have smaller limits per route (SMALL_BODY_LIMIT unless the route says otherwise; /v1 sets its own).
+ */
+const BODY_LIMIT = LARGE_BODY_LIMIT;
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database, mailer, secret } = deps;
@@ -85,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
 
   // JSON depth and unstorable characters, for every route registered below (server/http/input-guard.ts)
-  installInputGuard(app, BODY_LIMIT);
+  installInputGuard(app, SMALL_BODY_LIMIT);
   // the id of the request's log lines, so a client (`till --verbose`) can quote it
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);

@@ -6,7 +6,7 @@ import type { Database, Db } from "../db/client.js";
 import type { CallerResolver } from "../http/caller.js";
 import type { Mailer } from "../mail/mailer.js";
 import { ApiError, authenticate, rejectedInputIssue } from "./http.js";
-import { RejectedInput } from "../http/input-guard.js";
+import { RejectedInput, SMALL_BODY_LIMIT, V1_BODY_LIMIT } from "../http/input-guard.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
 import { customFieldRoutes } from "./custom-fields/routes.js";
@@ -105,6 +105,10 @@ export function billingPlugin(deps: BillingDeps) {
       if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err.code === "FST_ERR_CTP_EMPTY_JSON_BODY" || err instanceof SyntaxError) {
         return reply.status(422).send({ detail: [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }] });
       }
+      if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+        const limit = req.routeOptions.bodyLimit ?? SMALL_BODY_LIMIT;
+        return reply.status(413).send({ error: err.code, detail: `Request body is larger than ${limit / 1024} KiB, this route's limit.` });
+      }
       if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
         return reply.status(err.statusCode).send({ error: err.code ?? "BadRequest", detail: err.message });
       }
@@ -112,6 +116,9 @@ export function billingPlugin(deps: BillingDeps) {
       return reply.status(500).send({ error: "InternalServerError", detail: "An unexpected error occurred." });
     });
     app.addHook("onRoute", (route) => {
+      // what each route may legitimately receive (README, docs/decisions.md): 128 KiB on routes anyone or a
+      // customer may call, 512 KiB on the seller's writes, 1 MiB where a route says so (events/ingest, files)
+      route.bodyLimit ??= route.config?.public ? SMALL_BODY_LIMIT : V1_BODY_LIMIT;
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
         if (method !== "HEAD") deps.routes?.push({ method, url: route.url, public: Boolean(route.config?.public) });

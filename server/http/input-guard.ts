@@ -8,6 +8,7 @@
 // Each route family turns a RejectedInput into its own error shape (/v1: Polar's 422; /api/auth:
 // better-auth's 400; elsewhere {error, detail}).
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { parseJsonSliced, scanJsonSliced, SLICED_PARSE_THRESHOLD } from "./json-sliced.js";
 
 /** The deepest nesting of arrays and objects a JSON body may have (the body itself is level 1). */
 export const MAX_JSON_DEPTH = 32;
@@ -32,6 +33,18 @@ export const MAX_JSON_KEY_NAMES = 1_000;
  * on the order of 100 ms of CPU, within every bound above (bench:hostile); at this size an eighth of it.
  */
 export const SMALL_BODY_LIMIT = 128 * 1024;
+/**
+ * The body limit of the other /v1 writes (API key or seller session: products, customers, checkouts…): Polar's
+ * largest such bodies hold two metadata objects (50 keys × 500 characters), about 300 KiB when every character
+ * is written as a `\uXXXX` escape (Python's json.dumps does so by default). A larger body is a 413.
+ */
+export const V1_BODY_LIMIT = 512 * 1024;
+/**
+ * The body limit of the routes whose valid bodies are large: `/v1/events/ingest` (1,000 events, `_llm` prompts
+ * of up to 100,000 characters) and the file upload descriptions (up to 10,000 parts). Bodies of
+ * SLICED_PARSE_THRESHOLD or more are scanned and parsed in slices (json-sliced.ts).
+ */
+export const LARGE_BODY_LIMIT = 1024 * 1024;
 
 export type Where = "body" | "query" | "path";
 export type RejectedKind = "depth" | "values" | "keys" | "names" | "nul" | "surrogate";
@@ -72,6 +85,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** Characters of a string looked at one by one before the rest of it is skipped with indexOf. */
 const INLINE = 32;
+/** Strings this long or longer are recorded by a scanner that records big containers (parseJsonSliced jumps them). */
+const LONG_STRING = 64;
 
 /** Whether the escape at `i` (a backslash) is `\u0000` or `\uD800`–`\uDFFF`. */
 function suspectEscape(text: string, i: number): boolean {
@@ -81,6 +96,9 @@ function suspectEscape(text: string, i: number): boolean {
   return a === 0x64 && (b === 0x38 || b === 0x39 || (b >= 0x61 && b <= 0x66));
 }
 
+type ScanLimits = { depth: number; values: number; keys: number; names: number };
+const DEFAULT_LIMITS: ScanLimits = { depth: MAX_JSON_DEPTH, values: MAX_JSON_VALUES, keys: MAX_JSON_KEYS, names: MAX_JSON_KEY_NAMES };
+
 /**
  * One pass over the text, O(length): nesting depth, values, keys per object and distinct key names outside
  * strings, and which escapes the strings hold. A string's first characters are read one by one (most strings are short, and an
@@ -88,80 +106,167 @@ function suspectEscape(text: string, i: number): boolean {
  * next quote and the next backslash each searched again only once passed, so every character is looked at a
  * bounded number of times. Malformed JSON is left to JSON.parse, which refuses it anyway. Text decoded from
  * UTF-8 holds no raw unpaired surrogate (the decoder makes U+FFFD of one), so only escapes can bring them.
+ *
+ * Resumable: `run(until)` scans up to about `until` and returns whether the scan is over, so a large body is
+ * scanned in slices between which the event loop runs (scanJsonSliced). With `bigSpan`, every array or object
+ * at least that long is recorded in `big` (its opening index → its closing index), for parseJsonSliced.
  */
-export function scanJson(
-  text: string,
-  limits = { depth: MAX_JSON_DEPTH, values: MAX_JSON_VALUES, keys: MAX_JSON_KEYS, names: MAX_JSON_KEY_NAMES },
-): JsonScan {
-  const maxDepth = limits.depth;
-  const maxValues = limits.values;
-  const maxKeys = limits.keys;
-  const maxNames = limits.names;
-  const keys = new Int32Array(maxDepth + 2);
-  const names = new Set<string>();
-  // the last string's bounds (its text without the quotes): the key, when a colon follows
-  let stringStart = 0;
-  let stringEnd = 0;
-  let depth = 0;
-  let values = 0;
-  let suspect = false;
-  let unicodeEscapes = false;
-  let nextQuote = -1;
-  let nextBackslash = 0; // searched when passed; -1: none left
-  const n = text.length;
-  const result = (over: JsonScan["over"]): JsonScan => ({ over, suspect, unicodeEscapes });
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      let j = i + 1;
-      for (;;) {
-        const stop = j + INLINE < n ? j + INLINE : n;
-        let d = 0;
-        while (j < stop) {
-          d = text.charCodeAt(j);
-          if (d === QUOTE || d === BACKSLASH) break;
-          j++;
-        }
-        if (j >= n) return result(null); // unterminated: JSON.parse refuses it
-        if (j < stop) {
-          if (d === QUOTE) break;
-          if (text.charCodeAt(j + 1) === 0x75) {
-            unicodeEscapes = true;
-            if (!suspect && suspectEscape(text, j)) suspect = true;
+export class JsonScanner {
+  over: JsonScan["over"] = null;
+  suspect = false;
+  unicodeEscapes = false;
+  done = false;
+  /** Arrays and objects spanning at least `bigSpan` characters: opening index → closing index. */
+  readonly big = new Map<number, number>();
+  private readonly keys: Int32Array;
+  private readonly opens: Int32Array;
+  private readonly names = new Set<string>();
+  private stringStart = 0;
+  private stringEnd = 0;
+  private depth = 0;
+  private values = 0;
+  private nextQuote = -1;
+  private nextBackslash = 0; // searched when passed; -1: none left
+  private i = 0;
+  private j = 0;
+  private inString = false;
+  /** With `bigSpan`: strings of LONG_STRING characters or more, opening quote index → closing quote index. */
+  readonly strings: Map<number, number> | null;
+
+  constructor(
+    private readonly text: string,
+    private readonly limits: ScanLimits = DEFAULT_LIMITS,
+    private readonly bigSpan = Infinity,
+  ) {
+    this.keys = new Int32Array(limits.depth + 2);
+    this.opens = new Int32Array(limits.depth + 2);
+    this.strings = bigSpan === Infinity ? null : new Map();
+  }
+
+  get result(): JsonScan {
+    return { over: this.over, suspect: this.suspect, unicodeEscapes: this.unicodeEscapes };
+  }
+
+  private stop(over: JsonScan["over"]): boolean {
+    this.over = over;
+    this.done = true;
+    return true;
+  }
+
+  run(until = Infinity): boolean {
+    if (this.done) return true;
+    const { text, keys, opens, names, bigSpan, strings } = this;
+    const { depth: maxDepth, values: maxValues, keys: maxKeys, names: maxNames } = this.limits;
+    let { stringStart, stringEnd, depth, values, nextQuote, nextBackslash, suspect, unicodeEscapes, i, j, inString } = this;
+    const n = text.length;
+    const end = until < n ? until : n;
+    let over: JsonScan["over"] | undefined;
+    let paused = false;
+    scan: for (;;) {
+      if (inString) {
+        // i: the opening quote; j: where the string's scan goes on
+        for (;;) {
+          if (j >= end && end < n) {
+            paused = true;
+            break scan;
           }
-          j += 2;
-          continue;
+          const stop = j + INLINE < n ? j + INLINE : n;
+          let d = 0;
+          while (j < stop) {
+            d = text.charCodeAt(j);
+            if (d === QUOTE || d === BACKSLASH) break;
+            j++;
+          }
+          if (j >= n) {
+            over = null; // unterminated: JSON.parse refuses it
+            break scan;
+          }
+          if (j < stop) {
+            if (d === QUOTE) break;
+            if (text.charCodeAt(j + 1) === 0x75) {
+              unicodeEscapes = true;
+              if (!suspect && suspectEscape(text, j)) suspect = true;
+            }
+            j += 2;
+            continue;
+          }
+          // a long run of plain characters: jump to the string's end, or to the next escape before it
+          if (nextQuote < j) nextQuote = text.indexOf('"', j);
+          if (nextQuote === -1) {
+            over = null;
+            break scan;
+          }
+          if (nextBackslash !== -1 && nextBackslash < j) nextBackslash = text.indexOf("\\", j);
+          if (nextBackslash === -1 || nextBackslash > nextQuote) {
+            j = nextQuote;
+            break;
+          }
+          j = nextBackslash;
         }
-        // a long run of plain characters: jump to the string's end, or to the next escape before it
-        if (nextQuote < j) nextQuote = text.indexOf('"', j);
-        if (nextQuote === -1) return result(null);
-        if (nextBackslash !== -1 && nextBackslash < j) nextBackslash = text.indexOf("\\", j);
-        if (nextBackslash === -1 || nextBackslash > nextQuote) {
-          j = nextQuote;
+        stringStart = i + 1;
+        stringEnd = j;
+        if (strings && j - i >= LONG_STRING) strings.set(i, j);
+        i = j + 1;
+        inString = false;
+        continue;
+      }
+      if (i >= end) {
+        paused = end < n;
+        break;
+      }
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) {
+        inString = true;
+        j = i + 1;
+        continue;
+      } else if (c === 0x5b || c === 0x7b) {
+        if (++depth > maxDepth) {
+          over = "depth";
           break;
         }
-        j = nextBackslash;
+        if (++values > maxValues) {
+          over = "values";
+          break;
+        }
+        keys[depth] = c === 0x7b ? 0 : -1;
+        opens[depth] = i;
+      } else if (c === 0x5d || c === 0x7d) {
+        if (depth > 0) {
+          if (i - opens[depth]! >= bigSpan) this.big.set(opens[depth]!, i);
+          depth--;
+        }
+      } else if (c === 0x2c) {
+        if (++values > maxValues) {
+          over = "values";
+          break;
+        }
+      } else if (c === 0x3a) {
+        if (keys[depth]! >= 0) {
+          if (++keys[depth]! > maxKeys) {
+            over = "keys";
+            break;
+          }
+          names.add(text.slice(stringStart, stringEnd));
+          if (names.size > maxNames) {
+            over = "names";
+            break;
+          }
+        }
       }
-      stringStart = i + 1;
-      stringEnd = j;
-      i = j;
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > maxDepth) return result("depth");
-      if (++values > maxValues) return result("values");
-      keys[depth] = c === 0x7b ? 0 : -1;
-    } else if (c === 0x5d || c === 0x7d) {
-      if (depth > 0) depth--;
-    } else if (c === 0x2c) {
-      if (++values > maxValues) return result("values");
-    } else if (c === 0x3a) {
-      if (keys[depth]! >= 0) {
-        if (++keys[depth]! > maxKeys) return result("keys");
-        names.add(text.slice(stringStart, stringEnd));
-        if (names.size > maxNames) return result("names");
-      }
+      i++;
     }
+    Object.assign(this, { stringStart, stringEnd, depth, values, nextQuote, nextBackslash, suspect, unicodeEscapes, i, j, inString });
+    if (over !== undefined) return this.stop(over);
+    if (paused) return false;
+    return this.stop(null);
   }
-  return result(null);
+}
+
+/** scanJson in one go (see JsonScanner). */
+export function scanJson(text: string, limits: ScanLimits = DEFAULT_LIMITS): JsonScan {
+  const scanner = new JsonScanner(text, limits);
+  scanner.run();
+  return scanner.result;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -247,8 +352,27 @@ declare module "fastify" {
 export function installInputGuard(app: FastifyInstance, bodyLimit: number): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
+  /** A large body: scanned and parsed in slices, the event loop running between them (json-sliced.ts). */
+  const parseLarge = async (req: FastifyRequest, text: string): Promise<unknown> => {
+    const scanner = await scanJsonSliced(text);
+    if (scanner.over) throw new RejectedInput(scanner.over, "body", []);
+    const poison = mayPoison(text, scanner.result);
+    const parsePiece = poison
+      ? (piece: string) => {
+          let out: { err: Error | null; value: unknown } = { err: null, value: undefined };
+          parseJson(req, piece, (err: Error | null, value?: unknown) => (out = { err, value }));
+          if (out.err) throw out.err;
+          return out.value;
+        }
+      : (piece: string) => JSON.parse(piece) as unknown;
+    return parseJsonSliced(text, scanner, { parsePiece, poison });
+  };
   app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit }, (req, body, done) => {
     const text = body as string;
+    if (text.length >= SLICED_PARSE_THRESHOLD) {
+      void parseLarge(req, text).then((value) => done(null, value), (err: Error) => done(err, undefined));
+      return;
+    }
     let scan: JsonScan;
     try {
       scan = checkJsonText(text);

@@ -9,7 +9,8 @@ import { count, eq } from "drizzle-orm";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customer, event, meter, outbox, product, user } from "../../server/db/schema/index.js";
-import { SMALL_BODY_LIMIT } from "../../server/http/input-guard.js";
+import { LARGE_BODY_LIMIT, SMALL_BODY_LIMIT, V1_BODY_LIMIT } from "../../server/http/input-guard.js";
+import { SLICED_PARSE_THRESHOLD } from "../../server/http/json-sliced.js";
 import { rawRequest, issues, type RawResponse } from "../helpers/api.js";
 import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
@@ -74,8 +75,8 @@ describe("JSON nesting", () => {
     ] as const) {
       for (const body of [deep(33), deep(6000), deep(40_000), deepObject(33), `{"name":${deep(200)}}`, "[".repeat(500_000)]) {
         const res = await send("POST", path, body, headers);
-        if (body.length > SMALL_BODY_LIMIT && path.includes("license-keys")) {
-          expect(res.status, "a small-body route: too large before too deep").toBe(413);
+        if (body.length > SMALL_BODY_LIMIT && path !== "/v1/products/") {
+          expect(res.status, "a small-body route (no login): too large before too deep").toBe(413);
           continue;
         }
         expectPolar422(res, ["body"], "json_invalid", `${path} ${body.slice(0, 20)}…(${body.length})`);
@@ -161,7 +162,7 @@ describe("JSON nesting", () => {
     const signIn = await send("POST", "/api/auth/sign-in/email", JSON.stringify({ email: "a@example.com", password: "p".repeat(SMALL_BODY_LIMIT - 200) }));
     expect(signIn.status, signIn.text.slice(0, 200)).not.toBe(413);
     expect(signIn.status).toBeLessThan(500);
-    // other /v1 writes keep the 1 MiB limit
+    // the seller's /v1 writes take up to V1_BODY_LIMIT
     expect((await send("POST", "/v1/products/", JSON.stringify({ name: "n".repeat(SMALL_BODY_LIMIT * 2), prices: [] }), bearer(key))).status).toBe(422);
     await healthy();
   });
@@ -180,6 +181,87 @@ describe("JSON nesting", () => {
     const nested = await send("POST", "/v1/products/", `{"name":${deepObject(30)},"prices":[]}`, bearer(key));
     expect(nested.status).toBe(422);
     expect(nested.text.length).toBeLessThan(2000);
+  });
+});
+
+describe("body limits per route, and large bodies parsed in slices", () => {
+  const over = (limit: number) => JSON.stringify({ name: "n".repeat(limit), prices: [] });
+  const tooLarge = (res: { status: number; json: Record<string, unknown> }, limit: number, what: string) => {
+    expect(res.status, what).toBe(413);
+    expect(res.json, what).toEqual({ error: "FST_ERR_CTP_BODY_TOO_LARGE", detail: `Request body is larger than ${limit / 1024} KiB, this route's limit.` });
+  };
+
+  it("answers 413 in the /v1 shape past each route's limit: 128 KiB without login, 512 KiB for the seller, 1 MiB for ingest", async () => {
+    const secret = randomUUID();
+    for (const [method, path] of [
+      ["POST", `/v1/checkouts/client/${secret}/confirm`],
+      ["PATCH", `/v1/checkouts/client/${secret}`],
+      ["POST", "/v1/customer-portal/customer-session/request"],
+      ["PATCH", "/v1/customer-portal/customers/me"],
+      ["POST", "/v1/customer-portal/license-keys/validate"],
+    ] as const) {
+      tooLarge(await send(method, path, over(SMALL_BODY_LIMIT)), SMALL_BODY_LIMIT, path);
+    }
+    for (const [method, path] of [
+      ["POST", "/v1/products/"],
+      ["POST", "/v1/customers/"],
+      ["POST", "/v1/checkouts/"],
+      ["PATCH", `/v1/products/${fixed.id}`],
+    ] as const) {
+      tooLarge(await send(method, path, over(V1_BODY_LIMIT), bearer(key)), V1_BODY_LIMIT, path);
+      // under it: read and validated as usual
+      expect((await send(method, path, JSON.stringify({ name: ["n".repeat(V1_BODY_LIMIT - 1000)] }), bearer(key))).status, path).toBe(422);
+    }
+    for (const path of ["/v1/events/ingest", "/v1/files/"]) {
+      tooLarge(await send("POST", path, over(LARGE_BODY_LIMIT), bearer(key)), LARGE_BODY_LIMIT, path);
+      const under = await send("POST", path, JSON.stringify({ events: "e".repeat(LARGE_BODY_LIMIT - 1000) }), bearer(key));
+      expect(under.status, path).toBe(422);
+      expect(issues(under.json)[0]?.type).not.toBe("json_invalid");
+    }
+    await healthy();
+  });
+
+  it("a large ingest batch is parsed and validated in slices with the same answers: stored, or every bad event named", async () => {
+    const metadata = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`key${i}`, i % 2 ? i : `value ${i} ${"x".repeat(10)}`]));
+    const events = Array.from({ length: 1000 }, (_, i) => ({ name: "sliced", external_customer_id: `c${i % 10}`, external_id: `sliced-${randomUUID()}`, metadata }));
+    const body = JSON.stringify({ events });
+    expect(body.length).toBeGreaterThan(SLICED_PARSE_THRESHOLD * 4);
+    const ok = await send("POST", "/v1/events/ingest", body, bearer(key));
+    expect(ok.status, ok.text.slice(0, 300)).toBe(200);
+    expect(ok.json).toEqual({ inserted: 1000, duplicates: 0 });
+    const stored = await db().select({ n: count() }).from(event).where(eq(event.name, "sliced"));
+    expect(stored[0]?.n).toBe(1000);
+
+    // bad events far apart (different slices): every one named with its place, nothing stored
+    const bad = events.map((e, i) => ({ ...e, name: "sliced-bad", external_id: `bad-${i}` }));
+    bad[3] = { ...bad[3]!, name: "" };
+    bad[777] = { ...bad[777]!, metadata: { ...metadata, key1: { nested: true } } as never };
+    bad[999] = { ...bad[999]!, external_customer_id: undefined as never };
+    const refused = await send("POST", "/v1/events/ingest", JSON.stringify({ events: bad }), bearer(key));
+    expect(refused.status).toBe(422);
+    expect(issues(refused.json).map((i) => i.loc.join("."))).toEqual(["body.events.3.name", "body.events.777.metadata.key1", "body.events.999.customer_id"]);
+    const none = await db().select({ n: count() }).from(event).where(eq(event.name, "sliced-bad"));
+    expect(none[0]?.n).toBe(0);
+  });
+
+  it("large hostile bodies get the documented errors on the sliced path", async () => {
+    const filler = Array.from({ length: 2000 }, (_, i) => ({ name: "x", external_customer_id: `c${i}`, metadata: { note: "m".repeat(40) } }));
+    const large = (extra: string) => `{"events":[${filler.map((e) => JSON.stringify(e)).join(",")},${extra}]}`;
+    expect(large("1").length).toBeGreaterThan(SLICED_PARSE_THRESHOLD);
+    const ingest = (body: string) => send("POST", "/v1/events/ingest", body, bearer(key));
+    // bounds
+    expectPolar422(await ingest(`{"events":${"[".repeat(500_000)}}`), ["body"], "json_invalid", "deep");
+    expectPolar422(await ingest(large(`{"a":${"[".repeat(40)}${"]".repeat(40)}}`)), ["body"], "json_invalid", "33 deep, late in a large body");
+    // characters, with the place of the string, in a late piece, in a key, in a long string
+    expectPolar422(await ingest(large('{"name":"a\\u0000b"}')), ["body", "events", 2000, "name"], "string_nul", "NUL");
+    expectPolar422(await ingest(large('{"metadata":{"\\ud800":1}}')), ["body", "events", 2000, "metadata", "\ud800"], "string_unicode", "lone surrogate key");
+    expectPolar422(await ingest(`{"events":[{"name":"${"s".repeat(200_000)}\\udc00"}]}`), ["body", "events", 0, "name"], "string_unicode", "long string");
+    // prototype keys, malformed text: Polar's json_invalid
+    expectPolar422(await ingest(large('{"__proto__":{"x":1}}')), ["body"], "json_invalid", "__proto__");
+    expectPolar422(await ingest(large('{"name":"x" "y"}')), ["body"], "json_invalid", "malformed");
+    expectPolar422(await ingest(`${large("1")} trailing`), ["body"], "json_invalid", "trailing");
+    expectPolar422(await ingest(large("1").slice(0, -1)), ["body"], "json_invalid", "truncated");
+    await healthy();
   });
 });
 

@@ -2,7 +2,8 @@
 // strings only, escapes that need the walk, and the walk's paths.
 import { describe, expect, it } from "vitest";
 import Fastify from "fastify";
-import { findUnstorable, installInputGuard, scanJson, unstorable } from "../../server/http/input-guard.js";
+import { findUnstorable, installInputGuard, JsonScanner, RejectedInput, scanJson, unstorable } from "../../server/http/input-guard.js";
+import { parseJsonSliced, scanJsonSliced } from "../../server/http/json-sliced.js";
 
 const small = { depth: 3, values: 10, keys: 2, names: 10 };
 
@@ -120,5 +121,102 @@ describe("the guarded application/json parser", () => {
     expect((await post("")).statusCode).toBe(400);
     expect((await post('{"a":')).statusCode).toBe(400);
     await app.close();
+  });
+});
+
+/** A seeded random JSON text of about `size` characters: nested arrays and objects, escapes, odd whitespace. */
+function randomJson(seed: number, size: number): string {
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+  const ws = () => ["", " ", "\n  ", "\t"][rnd(4)]!;
+  const scalar = () =>
+    [
+      () => `"s\\"${"x".repeat(rnd(40))}\\\\"`,
+      () => String(rnd(1e6) / 7),
+      () => "true",
+      () => "null",
+      () => `"\\u00e9${"q".repeat(rnd(3000))}\\ud83d\\ude00"`,
+      () => `-${rnd(100)}e2`,
+    ][rnd(6)]!();
+  const gen = (depth: number, budget: number): string => {
+    if (depth > 6 || budget < 50) return scalar();
+    const parts: string[] = [];
+    const isArray = rnd(2) === 0;
+    for (let left = budget; left > 0; ) {
+      const part = Math.min(left, rnd(budget) + 20);
+      parts.push(isArray ? `${ws()}${gen(depth + 1, part)}${ws()}` : `${ws()}"k${rnd(30)}"${ws()}:${ws()}${gen(depth + 1, part)}`);
+      left -= part;
+    }
+    return isArray ? `[${parts.join(",")}]` : `{${parts.join(",")}}`;
+  };
+  return ws() + gen(0, size) + ws();
+}
+
+describe("the sliced scan and parse (json-sliced.ts)", () => {
+  const sliced = async (text: string, poison = false) => {
+    const scanner = await scanJsonSliced(text);
+    if (scanner.over) throw new RejectedInput(scanner.over, "body", []);
+    return parseJsonSliced(text, scanner, { parsePiece: (piece) => JSON.parse(piece) as unknown, poison });
+  };
+
+  it("a scan in steps finds what one scan finds", () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const text = randomJson(seed, 5_000 + seed * 3_000);
+      for (const limits of [small, { depth: 32, values: 100_000, keys: 1000, names: 1000 }]) {
+        const whole = scanJson(text, limits);
+        const stepped = new JsonScanner(text, limits, 1024);
+        let until = 0;
+        while (!stepped.run((until += 97))) {
+          // a step of 97 characters, paused inside strings too
+        }
+        expect(stepped.result, `seed ${seed}`).toEqual(whole);
+      }
+    }
+  });
+
+  it("gives the value JSON.parse gives, and refuses what JSON.parse refuses", async () => {
+    for (let seed = 1; seed <= 25; seed++) {
+      const text = randomJson(seed, 70_000 + seed * 12_000);
+      const value = await sliced(text);
+      expect(JSON.stringify(value), `seed ${seed}`).toBe(JSON.stringify(JSON.parse(text)));
+      for (let m = 0; m < 4; m++) {
+        const at = (seed * 7919 * (m + 1)) % text.length;
+        const bad = text.slice(0, at) + ["}", ",", "x", '"'][m]! + text.slice(at);
+        let expected: unknown;
+        let valid = true;
+        try {
+          expected = JSON.parse(bad);
+        } catch {
+          valid = false;
+        }
+        const got = await sliced(bad).then(
+          (v) => ({ ok: true, v }),
+          (err: unknown) => ({ ok: false, v: err }),
+        );
+        if (got.v instanceof RejectedInput) continue; // a bound the insertion made: refused anyway
+        expect(got.ok, `seed ${seed} insertion ${m}: ${bad.slice(Math.max(0, at - 20), at + 20)}`).toBe(valid);
+        if (valid) expect(JSON.stringify(got.v)).toBe(JSON.stringify(expected));
+        else expect((got.v as { statusCode?: number }).statusCode).toBe(400);
+      }
+    }
+  });
+
+  it("keeps duplicate keys as JSON.parse does and a __proto__ key as an own property, or refuses it as secure-json-parse", async () => {
+    const pad = Array.from({ length: 900 }, (_, i) => `"p${i}":"${"v".repeat(80)}"`).join(",");
+    const text = `{"a":1,${pad},"__proto__":{"polluted":true},"a":2,"big":[${pad.replace(/"p(\d+)":/g, "")}]}`;
+    const value = (await sliced(text)) as Record<string, unknown>;
+    expect(Object.keys(value)).toEqual(Object.keys(JSON.parse(text) as object));
+    expect(value.a).toBe(2);
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const bigProto = `{${pad},"__proto__":[${"1,".repeat(20_000)}1]}`;
+    await expect(sliced(bigProto, true)).rejects.toMatchObject({ statusCode: 400, message: "Object contains forbidden prototype property" });
+  });
+
+  it("names the place of an unstorable string in any piece", async () => {
+    const items = Array.from({ length: 5000 }, (_, i) => `{"i":${i},"s":"${"t".repeat(20)}"}`);
+    items[4321] = `{"i":4321,"s":"bad\\u0000"}`;
+    const text = `{"list":[${items.join(",")}],"tail":{"\\udfff":1}}`;
+    await expect(sliced(text)).rejects.toMatchObject({ kind: "nul", loc: ["list", 4321, "s"] });
+    await expect(sliced(text.replace("bad\\u0000", "ok"))).rejects.toMatchObject({ kind: "surrogate", loc: ["tail", "\udfff"] });
   });
 });

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
+import { LARGE_BODY_LIMIT } from "../../http/input-guard.js";
 import { invalid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
 import * as service from "./service.js";
 import { localFileStorage } from "./storage.js";
@@ -27,12 +28,12 @@ export function fileRoutes(app: FastifyInstance, { db, config, secret }: Billing
     return page(items, total, q.limit);
   });
 
-  app.post("/files/", { config: { scope: "files:write" } }, async (req, reply) => {
+  app.post("/files/", { config: { scope: "files:write" }, bodyLimit: LARGE_BODY_LIMIT }, async (req, reply) => {
     const input = parseBody(service.FileCreateInput, req);
     return reply.status(201).send(await service.createFile(db, scopeOf(req).organizationId, input, baseURL));
   });
 
-  app.post("/files/:id/uploaded", { config: { scope: "files:write" } }, async (req) => {
+  app.post("/files/:id/uploaded", { config: { scope: "files:write" }, bodyLimit: LARGE_BODY_LIMIT }, async (req) => {
     const id = pathId(req);
     const input = parseBody(service.FileUploadCompletedInput, req);
     return service.completeUpload(db, storage, scopeOf(req).organizationId, id, input, baseURL);
