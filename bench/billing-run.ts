@@ -475,7 +475,23 @@ async function main(): Promise<void> {
     if (!ok) process.exitCode = 1;
   } finally {
     disarm();
-    for (const w of workers) if (w.exitCode === null) w.kill("SIGTERM");
+    // a worker exits by itself after its report (writing its CPU profile first, when asked): give it time
+    await Promise.all(
+      workers.map((w) =>
+        w.exitCode !== null || w.signalCode !== null
+          ? undefined
+          : new Promise<void>((resolve) => {
+              const timer = setTimeout(() => {
+                w.kill("SIGTERM");
+                resolve();
+              }, 10_000);
+              w.once("exit", () => {
+                clearTimeout(timer);
+                resolve();
+              });
+            }),
+      ),
+    );
     await stopServer(child);
   }
 }
