@@ -5,10 +5,12 @@
 // A batch reads what its renewals share once (customers, products, prices, usage, payment methods…), and its
 // orders take their invoice numbers in one statement at its end, so processes renewing one organization do
 // not wait on its invoice counter for a whole batch (docs/decisions.md, "The billing run").
-import type { Db } from "../db/client.js";
+import type { Db, Queryable } from "../db/client.js";
 import type { PaymentProcessor } from "../payments/processor.js";
 import { claimDueSubscriptions } from "../billing/subscriptions/renewal-repository.js";
-import { finishBatch, prepareBatch, renewLocked, type RenewalOutput } from "../billing/subscriptions/renewal.js";
+import { finishBatch, prepareBatch, renewLocked, type RenewalBatch, type RenewalOutput } from "../billing/subscriptions/renewal.js";
+import { canDefer, NeedsSavepoint, writeDeferred } from "../billing/subscriptions/renewal-writes.js";
+import type { SubscriptionRow } from "../billing/subscriptions/wire.js";
 import { orgNow } from "../billing/test-clock/clock.js";
 import { runDunning } from "../billing/dunning/service.js";
 import type { WorkerLog } from "./worker.js";
@@ -53,26 +55,28 @@ export async function runRenewals(run: RenewalRun): Promise<number> {
         const shared = await prepareBatch(tx, run, due);
         const nows = new Map<string, Date>();
         const outputs: RenewalOutput[] = [];
-        let done = 0;
         for (const sub of due) {
           try {
             const now = nows.get(sub.organizationId) ?? (await orgNow(tx, sub.organizationId, wall));
             nows.set(sub.organizationId, now);
-            const out: RenewalOutput = { orders: [], events: [] };
             const t = performance.now();
-            await tx.transaction((sp) => renewLocked(sp, run, sub, now, false, { batch: shared, out }));
+            outputs.push(await renewInBatch(tx, run, shared, sub, now));
             run.observe?.renewal?.(performance.now() - t);
-            outputs.push(out);
-            done += 1;
           } catch (err) {
             failed.push(sub.id);
             run.log?.error(err, `renewals: subscription ${sub.id} could not be renewed`);
           }
         }
+        // the deferred renewals' rows, a statement per table for all of them (renewal-writes.ts)
+        const kept = await writeDeferred(tx, outputs, (out, err) => {
+          const id = out.deferred?.terms.id ?? "";
+          failed.push(id);
+          run.log?.error(err, `renewals: subscription ${id} could not be renewed`);
+        });
         // the batch's orders take their invoice numbers now, in one statement per organization, and its events
         // go to the outbox: the organization's invoice counter is locked from here to the commit only
-        await finishBatch(tx, shared, outputs);
-        renewed += done;
+        await finishBatch(tx, shared, kept);
+        renewed += kept.length;
         return due.length;
       });
       if (claimed > 0) run.observe?.batch?.(claimed, performance.now() - started);
@@ -81,6 +85,26 @@ export async function runRenewals(run: RenewalRun): Promise<number> {
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.trunc(run.concurrency ?? 1)) }, claimLoop));
   return renewed;
+}
+
+/**
+ * One renewal of a claimed batch: deferred when it writes only its own rows (renewal-writes.ts: nothing written
+ * now, so no savepoint), else — or when it finds out, before charging, that it must write more — in a savepoint
+ * of the claiming transaction, so a failure rolls back this renewal alone.
+ */
+async function renewInBatch(tx: Queryable, run: RenewalRun, batch: RenewalBatch, sub: SubscriptionRow, now: Date): Promise<RenewalOutput> {
+  if (canDefer(batch, sub)) {
+    const out: RenewalOutput = { orders: [], events: [] };
+    try {
+      await renewLocked(tx, run, sub, now, false, { batch, out, deferred: true });
+      return out;
+    } catch (err) {
+      if (!(err instanceof NeedsSavepoint)) throw err;
+    }
+  }
+  const out: RenewalOutput = { orders: [], events: [] };
+  await tx.transaction((sp) => renewLocked(sp, run, sub, now, false, { batch, out }));
+  return out;
 }
 
 export interface Schedules {

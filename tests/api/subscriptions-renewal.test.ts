@@ -3,6 +3,7 @@
 // order (subscription_cycle, invoice numbers in sequence), a trial becoming active, discount durations,
 // metered usage, a declined renewal (past_due), cancel at period end (ended, grants revoked), two concurrent
 // runs renewing once (also in several batches each, numbered gaplessly at each batch's end), and the renewal's webhooks delivered and accepted by both SDKs' validateEvent.
+import { randomUUID } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
@@ -11,7 +12,7 @@ import type { Subscription } from "@polar-sh/sdk/models/components/subscription.
 import { subscriptionFromJSON } from "@polar-sh/sdk/models/components/subscription.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addInterval } from "../../server/billing/checkouts/pricing.js";
-import { order, outbox, subscription } from "../../server/db/schema/index.js";
+import { order, orderDunning, outbox, payment, subscription } from "../../server/db/schema/index.js";
 import { runRenewals } from "../../server/jobs/schedules.js";
 import { createPaymentProcessor } from "../../server/payments/index.js";
 import { rawRequest } from "../helpers/api.js";
@@ -398,6 +399,108 @@ describe("the renewal schedule", () => {
     expect(types.slice(-3)).toEqual(["subscription.updated", "subscription.revoked", "benefit_grant.revoked"]);
     expect(await raw(seller.token, "POST", `/v1/subscriptions/${sub.id}/renew`, {})).toMatchObject({ status: 403, body: { error: "AlreadyCanceledSubscription" } });
     expect(await renewals()).toBe(0);
+  });
+});
+
+describe("the schedule's batch: renewals written together (renewal-writes.ts)", () => {
+  /** A seller whose monthly product grants a perk, and `cards.length` subscriptions of it paid with those cards (a trial product for 0341). */
+  async function batchOf(name: string, cards: string[]) {
+    const s = await createSeller(server, name);
+    const benefit = (await s.sdk.benefits.create({ type: "custom", description: `${name} perk`, properties: {} })).id;
+    const products = { monthly: await createProduct(s, "monthly"), trial: await createProduct(s, "trial") };
+    for (const p of Object.values(products)) await s.sdk.products.updateBenefits({ id: p.id, productBenefitsUpdate: { benefits: [benefit] } });
+    const subs: Subscription[] = [];
+    for (const card of cards) {
+      const product = card.startsWith("4000") ? products.trial : products.monthly;
+      const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+      await pay(server, checkout, { customerEmail: uniqueBuyer(name) }, card);
+      const [sub] = (await s.sdk.subscriptions.list({ productId: product.id, limit: 100 })).result.items.filter((x) => x.checkoutId === checkout.id);
+      if (!sub) throw new Error("no subscription");
+      subs.push(sub);
+    }
+    const end = new Date(Date.now() - 60_000);
+    for (const sub of subs) await setPeriod(sub.id, new Date(end.getTime() - 30 * 86_400_000), end, sub.status === "trialing" ? { trialEnd: end } : {});
+    return { s, subs, end };
+  }
+  const runBatch = (organizationId: string) => runRenewals({ db: db(), processor: createPaymentProcessor(), baseURL: server.url, batch: 10, organizationId });
+  const cycleOrderOf = async (subscriptionId: string) =>
+    (await db().select().from(order).where(and(eq(order.subscriptionId, subscriptionId), eq(order.billingReason, "subscription_cycle"))))[0];
+  /** The renewal's event types, in outbox order (after the purchase's). */
+  const renewalEvents = async (subscriptionId: string, organizationId: string) => {
+    const rows = await db()
+      .select({ type: outbox.type, payload: outbox.payload })
+      .from(outbox)
+      .where(and(eq(outbox.organizationId, organizationId), sql`${outbox.payload} ->> 'id' = ${subscriptionId} OR ${outbox.payload} ->> 'subscription_id' = ${subscriptionId}`))
+      .orderBy(asc(outbox.createdAt), asc(outbox.id));
+    const last = rows.map((r) => r.type).lastIndexOf("order.created");
+    return rows.slice(last).map((r) => r.type);
+  };
+
+  it("writes the orders, payments, dunning, terms and grants of a batch, with each renewal's events in order", async () => {
+    const { s, subs, end } = await batchOf("batch-written", ["4242 4242 4242 4242", "4000 0000 0000 0341", "4242 4242 4242 4242"]);
+    expect(await runBatch(s.organizationId)).toBe(3);
+    const [a, declined, c] = subs as [Subscription, Subscription, Subscription];
+    for (const paid of [a, c]) {
+      const row = (await db().select().from(subscription).where(eq(subscription.id, paid.id)))[0];
+      expect(row).toMatchObject({ status: "active", currentPeriodStart: end, currentPeriodEnd: addInterval(end, "month", 1) });
+      expect(row?.modifiedAt?.getTime()).toBeGreaterThan(end.getTime());
+      const cycle = await cycleOrderOf(paid.id);
+      expect(cycle).toMatchObject({ status: "paid", totalAmount: 900, renewedPeriodStart: new Date(end.getTime() - 30 * 86_400_000) });
+      expect(await db().select().from(payment).where(eq(payment.orderId, cycle?.id ?? ""))).toMatchObject([{ status: "succeeded", amount: 900, attempt: "renewal", method: "card" }]);
+      expect(await renewalEvents(paid.id, s.organizationId)).toEqual(["order.created", "order.paid", "subscription.updated", "benefit_grant.cycled"]);
+      const grants = (await s.sdk.benefits.grants({ id: (await s.sdk.benefits.list({})).result.items[0]?.id ?? "", customerId: paid.customerId })).result.items;
+      expect(grants[0]?.modifiedAt?.getTime()).toBeGreaterThan(end.getTime());
+    }
+    // the declined trial: past_due, its order pending, the failed attempt recorded, dunning started
+    expect((await db().select().from(subscription).where(eq(subscription.id, declined.id)))[0]).toMatchObject({ status: "past_due", trialEnd: end, currentPeriodStart: end });
+    const pending = await cycleOrderOf(declined.id);
+    expect(pending).toMatchObject({ status: "pending", totalAmount: 1200 });
+    expect(await db().select().from(payment).where(eq(payment.orderId, pending?.id ?? ""))).toMatchObject([{ status: "failed", declineReason: "card_declined", attempt: "renewal" }]);
+    const [dunning] = await db().select().from(orderDunning).where(eq(orderDunning.orderId, pending?.id ?? ""));
+    expect(dunning).toMatchObject({ attempts: 1, manualAttempts: 0, subscriptionId: declined.id });
+    expect(Math.round(((dunning?.nextAttemptAt?.getTime() ?? 0) - (dunning?.createdAt.getTime() ?? 0)) / 86_400_000)).toBe(3);
+    expect(await renewalEvents(declined.id, s.organizationId)).toEqual(["order.created", "subscription.updated", "subscription.past_due"]);
+    // three purchases, three renewals: invoice numbers 1–6
+    const numbers = (await db().select().from(order).where(eq(order.organizationId, s.organizationId))).map((o) => Number(o.invoiceNumber.split("-").at(-1)));
+    expect(numbers.sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("a renewal whose rows cannot be written fails alone: the rest of its batch is renewed, it is renewed later", async () => {
+    const { s, subs, end } = await batchOf("batch-fallback", ["4242 4242 4242 4242", "4242 4242 4242 4242", "4242 4242 4242 4242"]);
+    const [, blocked] = subs as [Subscription, Subscription, Subscription];
+    // an order already names the period blocked renews (one renewal per period: a unique index), so the batch's
+    // order statement fails
+    const [purchase] = await db().select().from(order).where(eq(order.subscriptionId, blocked.id));
+    if (!purchase) throw new Error("no order");
+    const squatter = randomUUID();
+    await db()
+      .insert(order)
+      .values({ ...purchase, id: squatter, checkoutId: null, invoiceNumber: `squatter-${squatter}`, billingReason: "subscription_cycle", renewedPeriodStart: new Date(end.getTime() - 30 * 86_400_000) });
+    expect(await runBatch(s.organizationId)).toBe(2);
+    for (const sub of subs) {
+      const cycle = await cycleOrderOf(sub.id);
+      if (sub.id === blocked.id) {
+        expect(cycle?.id).toBe(squatter);
+        expect((await db().select().from(subscription).where(eq(subscription.id, sub.id)))[0]).toMatchObject({ status: "active", currentPeriodEnd: end });
+        // its events stayed out of the outbox: only the purchase's order.created
+        const created = await db()
+          .select({ id: outbox.id })
+          .from(outbox)
+          .where(and(eq(outbox.type, "order.created"), sql`${outbox.payload} ->> 'subscription_id' = ${sub.id}`));
+        expect(created).toHaveLength(1);
+      } else {
+        expect(cycle).toMatchObject({ status: "paid" });
+        expect(await renewalEvents(sub.id, s.organizationId)).toEqual(["order.created", "order.paid", "subscription.updated", "benefit_grant.cycled"]);
+      }
+    }
+    expect(await db().select().from(payment).where(eq(payment.customerId, blocked.customerId))).toHaveLength(0);
+    // the two renewals took numbers 4 and 5 (the squatter has none of the counter's)
+    const numbered = (await db().select().from(order).where(eq(order.organizationId, s.organizationId))).filter((o) => !o.invoiceNumber.startsWith("squatter-"));
+    expect(numbered.map((o) => Number(o.invoiceNumber.split("-").at(-1))).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5]);
+    // once the squatter is gone the next run renews it
+    await db().delete(order).where(eq(order.id, squatter));
+    expect(await runBatch(s.organizationId)).toBe(1);
+    expect(await cycleOrderOf(blocked.id)).toMatchObject({ status: "paid", invoiceNumber: expect.stringMatching(/-0006$/) });
   });
 });
 

@@ -12,7 +12,8 @@
 //    events (the invoice number filled in by the statement itself). The invoice counter's row is locked from
 //    its insert to the commit: every confirm of the organization passes through that lock, so nothing waits
 //    on the application while it is held.
-import { getTableColumns, getTableName, type Table } from "drizzle-orm";
+import { getTableName } from "drizzle-orm";
+import { insertFrom, q, record, shapeOf } from "../../db/json-rows.js";
 import type { PipelinedTx } from "../../db/prepared.js";
 import {
   benefitGrant,
@@ -29,33 +30,6 @@ import {
 } from "../../db/schema/index.js";
 import type { OutboxEventType } from "../../jobs/outbox.js";
 import { INVOICE_NUMBER } from "../orders/service.js";
-
-const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
-interface Shape {
-  table: string;
-  /** [property, column] */
-  columns: Array<[string, string]>;
-}
-
-function shapeOf(table: Table): Shape {
-  return { table: q(getTableName(table)), columns: Object.entries(getTableColumns(table)).map(([key, c]) => [key, c.name]) };
-}
-
-/** The row keyed by column name, as jsonb_populate_record reads it (Dates become ISO strings in JSON). */
-function record(shape: Shape, row: object): Record<string, unknown> {
-  const values = row as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [key, column] of shape.columns) out[column] = values[key] ?? null;
-  return out;
-}
-
-/** `INSERT INTO t (every column) SELECT … FROM jsonb_populate_recordset(NULL::t, <json>)`, some columns computed. */
-function insertFrom(shape: Shape, json: string, computed: Record<string, string> = {}, fn = "jsonb_populate_recordset"): string {
-  const names = shape.columns.map(([, c]) => q(c));
-  const values = shape.columns.map(([, c]) => computed[c] ?? `r.${q(c)}`);
-  return `INSERT INTO ${shape.table} (${names.join(", ")}) SELECT ${values.join(", ")} FROM ${fn}(NULL::${shape.table}, ${json}) AS r`;
-}
 
 const customerShape = shapeOf(customer);
 const checkoutShape = shapeOf(checkout);

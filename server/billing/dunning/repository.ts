@@ -3,6 +3,8 @@
 // for the customer's own retry. Every function but the claim takes the organization id and filters by it.
 import { and, asc, eq, inArray, isNotNull, lte, notInArray, or } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
+import { rawQuery } from "../../db/prepared.js";
 import { billingOrganization, order, orderDunning } from "../../db/schema/index.js";
 import { advancedClocks, orgNowSql } from "../test-clock/repository.js";
 
@@ -10,6 +12,16 @@ export type DunningRow = typeof orderDunning.$inferSelect;
 
 export async function insertDunning(db: Queryable, row: typeof orderDunning.$inferInsert): Promise<void> {
   await db.insert(orderDunning).values(row);
+}
+
+const dunningShape = shapeOf(orderDunning);
+const INSERT_DUNNINGS = insertFrom(dunningShape, "$1::text::jsonb");
+
+/** insertDunning for many orders in one statement (a billing run's batch). */
+export async function insertDunnings(db: Queryable, rows: Array<typeof orderDunning.$inferInsert>): Promise<void> {
+  if (rows.length === 0) return;
+  const full = rows.map((r) => record(dunningShape, { attempts: 1, manualAttempts: 0, ...r }));
+  await rawQuery(db, INSERT_DUNNINGS, [JSON.stringify(full)]);
 }
 
 /** Up to `limit` dunning rows due at `now` (or at their organization's test clock), locked (SKIP LOCKED: another process's are left to it). */

@@ -53,17 +53,20 @@ async function subscriptionWireOf(tx: Queryable, row: SubscriptionRow, baseURL: 
  * retries configured the next pass of the schedule ends the subscription without charging again.
  */
 export async function startDunning(tx: Queryable, organizationId: string, sub: SubscriptionWire, orderId: string, now: Date): Promise<OutboxEvent[]> {
-  const settings = await settingsOf(tx, organizationId);
+  const start = dunningStart(await settingsOf(tx, organizationId), organizationId, sub, orderId, now);
+  await repo.insertDunning(tx, start.row);
+  return start.events;
+}
+
+/** The organization's dunning settings (stored, else the defaults). */
+export const organizationDunningSettings = settingsOf;
+
+/** startDunning's row and events under `settings`, for a caller that writes the row itself (a billing run's batch). */
+export function dunningStart(settings: DunningSettings, organizationId: string, sub: SubscriptionWire, orderId: string, now: Date) {
   const first = settings.retry_intervals_days[0];
-  await repo.insertDunning(tx, {
-    orderId,
-    organizationId,
-    subscriptionId: sub.id,
-    attempts: 1,
-    nextAttemptAt: first === undefined ? now : later(now, first),
-    createdAt: now,
-  });
-  return [{ type: "subscription.past_due", organizationId, data: sub }];
+  const row = { orderId, organizationId, subscriptionId: sub.id, attempts: 1, nextAttemptAt: first === undefined ? now : later(now, first), createdAt: now };
+  const events: OutboxEvent[] = [{ type: "subscription.past_due", organizationId, data: sub }];
+  return { row, events };
 }
 
 export type AttemptOutcome =

@@ -2,6 +2,8 @@
 // organization id and filters by it.
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
+import { rawQuery } from "../../db/prepared.js";
 import { customer, discount, invoiceCounter, order, orderItem, product } from "../../db/schema/index.js";
 import { dateColumn, jsonColumn, plainColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
 import { metadataWhere, type SortKey } from "../listing.js";
@@ -50,6 +52,23 @@ export async function insertUnnumberedOrder(db: Queryable, row: OrderRow, items:
     db.insert(order).values({ ...row, invoiceNumber: unnumbered(row.id) }).prepare("order_insert_unnumbered").execute(),
     items.length ? db.insert(orderItem).values(items).prepare("order_items_insert").execute() : Promise.resolve(),
   ]);
+}
+
+const orderShape = shapeOf(order);
+const itemShape = shapeOf(orderItem);
+const INSERT_ORDERS = insertFrom(orderShape, "$1::text::jsonb");
+const INSERT_ITEMS = insertFrom(itemShape, "$1::text::jsonb");
+
+/**
+ * insertUnnumberedOrder for many orders (a billing run's batch): the orders in one statement, then all their items
+ * in another (pipelined), each a prepared statement whatever the count. The orders may be of several
+ * organizations; each row carries its own.
+ */
+export async function insertUnnumberedOrders(db: Queryable, planned: Array<{ row: OrderRow; items: OrderItemRow[] }>): Promise<void> {
+  if (planned.length === 0) return;
+  const orders = JSON.stringify(planned.map((p) => record(orderShape, { ...p.row, invoiceNumber: unnumbered(p.row.id) })));
+  const items = planned.flatMap((p) => p.items.map((i) => record(itemShape, i)));
+  await Promise.all([rawQuery(db, INSERT_ORDERS, [orders]), items.length ? rawQuery(db, INSERT_ITEMS, [JSON.stringify(items)]) : undefined]);
 }
 
 /**

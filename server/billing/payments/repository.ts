@@ -2,6 +2,8 @@
 // charge attempts. Every function takes the organization id and filters by it.
 import { and, asc, count, desc, eq, inArray, isNull, ne, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
+import { rawQuery } from "../../db/prepared.js";
 import { checkout, customer, payment, paymentMethod, subscription } from "../../db/schema/index.js";
 import { orderBy, type SortKey } from "../listing.js";
 
@@ -189,6 +191,15 @@ export async function insertPayment(db: Queryable, row: NewPayment): Promise<Pay
   const [saved] = await db.insert(payment).values(row).returning();
   if (!saved) throw new Error("payment not recorded");
   return saved;
+}
+
+const INSERT_PAYMENTS = insertFrom(shapeOf(payment), "$1::text::jsonb");
+
+/** Charge attempts of many orders in one statement (a billing run's batch); each row carries its own id. */
+export async function insertPayments(db: Queryable, rows: Array<NewPayment & { id: string }>): Promise<void> {
+  if (rows.length === 0) return;
+  const shape = shapeOf(payment);
+  await rawQuery(db, INSERT_PAYMENTS, [JSON.stringify(rows.map((r) => record(shape, { method: "card", ...r })))]);
 }
 
 export type PaymentSortKey = "created_at" | "status" | "amount" | "method";

@@ -184,16 +184,21 @@ export async function chargeableMethods(tx: Queryable, processor: PaymentProcess
   return repo.chargeableMethodsOf(tx, organizationId, customerIds);
 }
 
-/** Records a charge attempt (Polar's Payment) for an order. */
-export async function recordCharge(
-  tx: Queryable,
-  processor: PaymentProcessor,
-  outcome: ChargeOutcome,
-  at: { organizationId: string; customerId: string; orderId: string; checkoutId: string | null; amount: number; currency: string; attempt: "renewal" | "retry" | "manual" },
-  now: Date,
-): Promise<repo.PaymentRow> {
+/** What a charge attempt was for. */
+export interface ChargeRef {
+  organizationId: string;
+  customerId: string;
+  orderId: string;
+  checkoutId: string | null;
+  amount: number;
+  currency: string;
+  attempt: "renewal" | "retry" | "manual";
+}
+
+/** The payment row (Polar's Payment) of a charge attempt. */
+export function paymentOf(processor: PaymentProcessor, outcome: ChargeOutcome, at: ChargeRef, now: Date): repo.NewPayment {
   const { method, result } = outcome;
-  return repo.insertPayment(tx, {
+  return {
     organizationId: at.organizationId,
     customerId: at.customerId,
     orderId: at.orderId,
@@ -211,7 +216,12 @@ export async function recordCharge(
     declineMessage: result.ok ? null : result.message,
     attempt: at.attempt,
     createdAt: now,
-  });
+  };
+}
+
+/** Records a charge attempt (Polar's Payment) for an order. */
+export async function recordCharge(tx: Queryable, processor: PaymentProcessor, outcome: ChargeOutcome, at: ChargeRef, now: Date): Promise<repo.PaymentRow> {
+  return repo.insertPayment(tx, paymentOf(processor, outcome, at, now));
 }
 
 // ---- the seller's payments ----------------------------------------------------------------------

@@ -2,6 +2,8 @@
 // one, writing its new terms, the payment method its checkout saved, and the subscription's grants cycled. Every function but the claim takes the organization id and filters by it.
 import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { q, record, shapeOf } from "../../db/json-rows.js";
+import { rawQuery } from "../../db/prepared.js";
 import { benefit, benefitGrant, checkout, customer, customerBalanceEntry, subscription, subscriptionProration } from "../../db/schema/index.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 import { advancedClocks, orgNowSql } from "../test-clock/repository.js";
@@ -64,6 +66,38 @@ export async function updateSubscription(db: Queryable, organizationId: string, 
   return row;
 }
 
+const subscriptionShape = shapeOf(subscription);
+const col = (c: { name: string }) => q(c.name);
+const WRITE_TERMS = `UPDATE ${subscriptionShape.table} AS s SET
+  ${[subscription.status, subscription.currentPeriodStart, subscription.currentPeriodEnd, subscription.trialEnd, subscription.modifiedAt].map((c) => `${col(c)} = r.${col(c)}`).join(", ")}
+FROM jsonb_populate_recordset(NULL::${subscriptionShape.table}, $1::text::jsonb) AS r
+WHERE s.${col(subscription.organizationId)} = r.${col(subscription.organizationId)} AND s.${col(subscription.id)} = r.${col(subscription.id)}
+RETURNING s.${col(subscription.id)}`;
+
+/**
+ * updateSubscription for many renewals at once (a billing run's batch, every subscription locked by its claim):
+ * each row as the renewal computed it, of which its status, period, trial end and modification time are written.
+ */
+export async function writeTerms(db: Queryable, rows: SubscriptionRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const written = await rawQuery(db, WRITE_TERMS, [
+    JSON.stringify(
+      rows.map((r) =>
+        record(subscriptionShape, {
+          id: r.id,
+          organizationId: r.organizationId,
+          status: r.status,
+          currentPeriodStart: r.currentPeriodStart,
+          currentPeriodEnd: r.currentPeriodEnd,
+          trialEnd: r.trialEnd,
+          modifiedAt: r.modifiedAt,
+        }),
+      ),
+    ),
+  ]);
+  if (written.length !== rows.length) throw new Error(`renewals: ${written.length} of ${rows.length} subscriptions written`);
+}
+
 /** The payment method the subscription's checkout saved with the processor, if any. */
 export async function savedPaymentMethod(db: Queryable, organizationId: string, checkoutId: string): Promise<string | null> {
   const [row] = await db
@@ -84,6 +118,22 @@ export async function cycleGrants(db: Queryable, organizationId: string, subscri
     .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), grantedNow))
     .returning({ id: benefitGrant.id });
   return grantsWithEmbeds(db, organizationId, touched.map((g) => g.id));
+}
+
+/** cycleGrants of many subscriptions of one organization: the grants by subscription id, each list in cycleGrants' order. */
+export async function cycleGrantsOf(db: Queryable, organizationId: string, subscriptionIds: string[], now: Date) {
+  const out = new Map<string, Awaited<ReturnType<typeof grantsWithEmbeds>>>();
+  if (subscriptionIds.length === 0) return out;
+  const touched = await db
+    .update(benefitGrant)
+    .set({ modifiedAt: now })
+    .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.subscriptionId, subscriptionIds), grantedNow))
+    .returning({ id: benefitGrant.id });
+  for (const row of await grantsWithEmbeds(db, organizationId, touched.map((g) => g.id))) {
+    const id = row.grant.subscriptionId;
+    if (id) out.set(id, [...(out.get(id) ?? []), row]);
+  }
+  return out;
 }
 
 async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: string[]) {

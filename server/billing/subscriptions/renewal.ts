@@ -4,11 +4,11 @@
 // lasts, the metered prices' usage over the period ended — by a new order paid with the payment method the
 // checkout saved; its grants are cycled. A declined charge leaves the order pending and the subscription
 // past_due (no longer renewed) and starts its dunning (billing/dunning: retries on a schedule). Every webhook event of the change goes to the outbox in the same transaction.
+import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
-import { toBenefitGrantWire } from "../benefits/wire.js";
 import { addInterval, discountAmount, isDiscountable, isMetered, priceAmount } from "../checkouts/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
@@ -18,8 +18,9 @@ import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import { loadPrices, loadProducts, loadProductSummaries, type PriceWire, type ProductSummaryWire } from "../products/service.js";
 import { afterDiscount, inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
-import { startDunning } from "../dunning/service.js";
-import { chargeableMethods, chargeSaved, recordCharge, type ChargeOutcome } from "../payments/service.js";
+import { dunningStart, organizationDunningSettings, startDunning } from "../dunning/service.js";
+import type { DunningSettings } from "../dunning/settings.js";
+import { chargeableMethods, chargeSaved, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
 import type { PaymentMethodRow } from "../payments/repository.js";
 import * as repo from "./renewal-repository.js";
 import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./service.js";
@@ -29,6 +30,7 @@ import { recordSettlement, settle, type Settlement } from "../balance/service.js
 import { carriedProrations } from "./proration.js";
 import { applyCredits, creditsOf, cycleMeterCredits } from "./meter-credits.js";
 import { orgNow } from "../test-clock/clock.js";
+import { cycledEvents, NeedsSavepoint, type Batched, type DeferredWrites } from "./renewal-writes.js";
 
 export interface RenewalDeps {
   processor: PaymentProcessor;
@@ -138,10 +140,6 @@ async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds, preloaded?
   return subscriptionWire(row, { ...e, meters });
 }
 
-function cycledEvents(organizationId: string, rows: Awaited<ReturnType<typeof repo.cycleGrants>>): OutboxEvent[] {
-  return rows.map((r) => ({ type: "benefit_grant.cycled", organizationId, data: toBenefitGrantWire(r.grant, r.benefit, r.customer) }));
-}
-
 /** The subscription ends now: canceled, its grants revoked. */
 async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, now: Date, endsNow: boolean): Promise<SubscriptionRow> {
   const ended = await repo.updateSubscription(
@@ -197,12 +195,16 @@ export interface RenewalBatch {
   balances: Map<string, number>;
   /** Customers whose balance moved in this batch: their balance is read again, under the lock. */
   moved: Set<string>;
+  /** By organization: its dunning settings, read by the first deferred renewal whose charge failed. */
+  dunningSettings: Map<string, DunningSettings>;
 }
 
 /** What one renewal of a batch leaves for the batch's end (pushed only once its savepoint is released). */
 export interface RenewalOutput {
   orders: Array<{ organizationId: string; id: string }>;
   events: OutboxEvent[];
+  /** A deferred renewal's rows, written with the batch's (renewal-writes.ts); its grants' cycled events go in at `cycle.at`. */
+  deferred?: DeferredWrites;
 }
 
 /** Reads what the claimed subscriptions' renewals need, one query per kind and organization. */
@@ -219,6 +221,7 @@ export async function prepareBatch(tx: Queryable, deps: RenewalDeps, subs: Subsc
     newMeters: new Map(),
     balances: new Map(),
     moved: new Set(),
+    dunningSettings: new Map(),
   };
   const byOrg = new Map<string, SubscriptionRow[]>();
   for (const sub of subs) byOrg.set(sub.organizationId, [...(byOrg.get(sub.organizationId) ?? []), sub]);
@@ -313,10 +316,11 @@ async function cycleSubscription(
   e: Embeds,
   now: Date,
   newStart: Date,
-  batched?: { batch: RenewalBatch; out: RenewalOutput },
+  batched?: Batched,
 ): Promise<SubscriptionRow> {
   const org = sub.organizationId;
   const b = batched?.batch;
+  const deferred = batched?.deferred ? batched.out : undefined;
   const endsTrial = sub.status === "trialing";
   const bill = await billPeriod(tx, sub, {
     productName: e.product.name,
@@ -349,6 +353,8 @@ async function cycleSubscription(
   const total = tax ? tax.totalAmount : bill.subtotal - bill.discount;
   // the customer's balance pays first (a net credit goes to it); the rest is charged to the saved card
   const settlement = await settleRenewal(tx, sub, total, b);
+  // a balance movement and carried prorations write rows that name the order: they take the savepoint path
+  if (deferred && (settlement.applied !== 0 || carried.items.length > 0)) throw new NeedsSavepoint();
   const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e, b?.methods.get(sub.customerId)) : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
 
@@ -389,32 +395,42 @@ async function cycleSubscription(
     items: planned.items.map((i) => (i.position >= firstCarried ? { ...i, proration: true } : i)),
   };
   if (b && settlement.applied !== 0) b.moved.add(sub.customerId);
-  // sent together (pipelined, run in this order): the subscription's new terms, the order — in a batch without
-  // its invoice number (finishBatch numbers it); alone it takes the number now and the organization's counter
-  // stays locked until the commit —, the balance movement, the prorations billed, and the charge attempt
-  // (Polar's Payment; a failure starts dunning below)
-  const [renewed, summaries] = await Promise.all([
-    repo.updateSubscription(
-      tx,
-      org,
-      sub.id,
-      {
-        status: paid ? "active" : "past_due",
-        currentPeriodStart: newStart,
-        currentPeriodEnd: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount),
-        // a trial ended early (renewed now) ended then
-        ...(endsTrial ? { trialEnd: newStart } : {}),
-      },
-      now,
-    ),
-    b?.summaries.has(sub.productId) ? b.summaries : loadProductSummaries(tx, org, [sub.productId]),
-    b ? insertUnnumberedOrder(tx, order) : insertPlannedOrder(tx, order, organization.slug),
-    recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id }),
-    carried.billed(order.row.id),
-    attempt
-      ? recordCharge(tx, deps.processor, attempt, { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency, attempt: "renewal" }, now)
-      : undefined,
-  ]);
+  const terms = {
+    status: paid ? "active" : "past_due",
+    currentPeriodStart: newStart,
+    currentPeriodEnd: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount),
+    // a trial ended early (renewed now) ended then
+    ...(endsTrial ? { trialEnd: newStart } : {}),
+  } satisfies repo.RenewalPatch;
+  const charged = { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency, attempt: "renewal" } as const;
+  let renewed: SubscriptionRow;
+  let summaries: Map<string, ProductSummaryWire>;
+  if (deferred && b) {
+    // a deferred renewal (renewal-writes.ts): its rows are written with the whole batch's, the subscription's
+    // as updateSubscription would write it
+    renewed = { ...sub, ...terms, modifiedAt: now };
+    summaries = b.summaries;
+    deferred.deferred = {
+      terms: renewed,
+      order,
+      payments: attempt ? [{ id: randomUUID(), ...paymentOf(deps.processor, attempt, charged, now) }] : [],
+      dunning: [],
+      cycle: null,
+    };
+  } else {
+    // sent together (pipelined, run in this order): the subscription's new terms, the order — in a batch without
+    // its invoice number (finishBatch numbers it); alone it takes the number now and the organization's counter
+    // stays locked until the commit —, the balance movement, the prorations billed, and the charge attempt
+    // (Polar's Payment; a failure starts dunning below)
+    [renewed, summaries] = await Promise.all([
+      repo.updateSubscription(tx, org, sub.id, terms, now),
+      b?.summaries.has(sub.productId) ? b.summaries : loadProductSummaries(tx, org, [sub.productId]),
+      b ? insertUnnumberedOrder(tx, order) : insertPlannedOrder(tx, order, organization.slug),
+      recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id }),
+      carried.billed(order.row.id),
+      attempt ? recordCharge(tx, deps.processor, attempt, charged, now) : undefined,
+    ]);
+  }
 
   // the batch read the new period's meters when the renewal starts it at the period's end, as here
   const sameEnd = renewed.currentPeriodStart.getTime() === sub.currentPeriodEnd.getTime();
@@ -429,10 +445,23 @@ async function cycleSubscription(
   const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, fill }];
   if (paid) events.push({ type: "order.paid", organizationId: org, data, fill, ...(endsTrial ? { mail: "subscription_cycled_after_trial" as const } : {}) });
   events.push({ type: "subscription.updated", organizationId: org, data: wire });
-  if (!paid) events.push(...(await startDunning(tx, org, wire, order.row.id, now)));
+  if (!paid && deferred?.deferred && b) {
+    const settings = b.dunningSettings.get(org) ?? (await organizationDunningSettings(tx, org));
+    b.dunningSettings.set(org, settings);
+    const start = dunningStart(settings, org, wire, order.row.id, now);
+    deferred.deferred.dunning.push(start.row);
+    events.push(...start.events);
+  } else if (!paid) {
+    events.push(...(await startDunning(tx, org, wire, order.row.id, now)));
+  }
   if (paid && endsTrial) events.push({ type: "subscription.active", organizationId: org, data: wire });
-  if (paid) await cycleMeterCredits(tx, org, sub.id, bill.consumed, now, b?.creditGrants.get(sub.id));
-  if (paid) events.push(...cycledEvents(org, await repo.cycleGrants(tx, org, sub.id, now)));
+  // a deferred renewal has no meter credits to cycle (renewal-writes.ts: canDefer); its grants are cycled with
+  // the batch's, their events placed here
+  if (paid && deferred?.deferred) deferred.deferred.cycle = { at: events.length, now };
+  else if (paid) {
+    await cycleMeterCredits(tx, org, sub.id, bill.consumed, now, b?.creditGrants.get(sub.id));
+    events.push(...cycledEvents(org, await repo.cycleGrants(tx, org, sub.id, now)));
+  }
   events.push(customerStateChanged(org, sub.customerId));
   if (batched) {
     batched.out.orders.push({ organizationId: org, id: order.row.id });
@@ -477,7 +506,7 @@ export async function renewLocked(
   now: Date,
   endsNow: boolean,
   /** A batch's renewal (server/jobs/schedules.ts): reads from the batch, leaves numbering and events to finishBatch. */
-  batched?: { batch: RenewalBatch; out: RenewalOutput },
+  batched?: Batched,
 ): Promise<SubscriptionRow> {
   const e = batched?.batch.embeds.get(sub.id) ?? (await embeds(tx, sub, deps.baseURL));
   if (sub.cancelAtPeriodEnd) return endSubscription(tx, sub, e, now, endsNow);
