@@ -426,9 +426,9 @@ async function main(): Promise<void> {
     const pg = endpoints.driver === "postgres";
     console.log(
       (pg
-        ? `per renewal (its own time in the claiming transaction; batches of ${BATCH}, ${CONCURRENCY} claiming transaction${CONCURRENCY > 1 ? "s" : ""} per worker at once): `
+        ? `per renewal (its own time in the claiming transaction — a deferred one's rows are written with its batch's, in the batch's time below; batches of ${BATCH}, ${CONCURRENCY} claiming transaction${CONCURRENCY > 1 ? "s" : ""} per worker at once): `
         : `per renewal (gap between successive charges, batches of ${BATCH} per transaction): `) +
-        `median ${percentile(all, 0.5).toFixed(1)} ms, p99 ${percentile(all, 0.99).toFixed(1)} ms, max ${percentile(all, 1).toFixed(1)} ms`,
+        `median ${percentile(all, 0.5).toFixed(2)} ms, p99 ${percentile(all, 0.99).toFixed(1)} ms, max ${percentile(all, 1).toFixed(1)} ms`,
     );
     const workerCpu = reports.reduce((a, r) => a + (r.cpuMs ?? 0), 0);
     if (pg) {
