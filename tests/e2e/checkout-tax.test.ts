@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isWebBuildFresh } from "../../web/build.js";
 import { rawRequest } from "../helpers/api.js";
-import { CHROMIUM, launchChromium } from "../helpers/browser.js";
+import { CHROMIUM, launchChromium, seriousViolations } from "../helpers/browser.js";
 import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -154,6 +154,7 @@ describe("checkout page: tax", () => {
       await expect.poll(() => payButton(page).textContent()).toBe("Pay $26.81");
       expect(await totals(page)).toContain("Taxes$1.81");
       expect(await page.getByRole("alert").textContent()).toContain("The total changed: it is now $26.81, not $25.00. Nothing was charged");
+      expect(await seriousViolations(page)).toEqual([]);
       expect((await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items).toEqual([]);
       await payButton(page).click();
       await page.getByRole("heading", { level: 1, name: "Thank you for your purchase" }).waitFor();
