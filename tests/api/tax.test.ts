@@ -3,7 +3,8 @@
 // 422 for bad settings, a checkout's tax_amount going from null to a number once its address tells
 // (exclusive and inclusive prices, a US state registration, reverse charge, a 100% discount), the order's
 // tax per line, a renewal's tax on its fixed and metered lines, a partial refund's refunded_tax_amount
-// (down to 1 minor unit), and the sandbox twin's own settings.
+// (down to 1 minor unit), a confirm refused when its total is not the one the buyer was shown, and the
+// sandbox twin's own settings.
 import { eq } from "drizzle-orm";
 import type { Order } from "@polar-sh/sdk/models/components/order.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { order as orderTable, orderItem } from "../../server/db/schema/index.js";
 import { EU_REVERSE_CHARGE_NOTE } from "../../server/billing/tax/compute.js";
 import { locs, rawRequest } from "../helpers/api.js";
-import { createProduct, pay, publicSdk } from "../helpers/checkout.js";
+import { createProduct, pay, publicRequest, publicSdk, tokenize } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -121,6 +122,26 @@ describe("a checkout's tax", () => {
     expect(await seller.sdk049.orders.get({ id: order.id })).toMatchObject({ taxAmount: 500, totalAmount: 3000, refundableTaxAmount: 500 });
     const [item] = await db().select().from(orderItem).where(eq(orderItem.orderId, order.id));
     expect(item?.tax).toEqual({ rate: 0.2, jurisdiction: "FR", reverse_charge: false, components: [{ jurisdiction: "FR", type: "vat", rate: 0.2, amount: 500 }] });
+  });
+
+  it("a confirm whose total is not the expected_total_amount the buyer was shown is refused with 409, nothing charged", async () => {
+    const checkout = await seller.sdk.checkouts.create({ products: [fixed.id] });
+    const path = `/v1/checkouts/client/${checkout.clientSecret}/confirm`;
+    const body = {
+      customer_email: `shown-${Date.now()}@example.com`,
+      customer_name: "Ada Buyer",
+      customer_billing_address: { country: "US", state: "CA", line1: "1 Market Street", city: "San Francisco", postal_code: "94105" },
+      confirmation_token_id: await tokenize(server, checkout.clientSecret),
+      // the page last showed the total without California's tax
+      expected_total_amount: 2500,
+    };
+    const refused = await publicRequest(server, "POST", path, body);
+    expect(refused).toMatchObject({ status: 409, body: { error: "CheckoutTotalChanged" } });
+    expect(refused.body.detail).toContain("it is now $26.81, not $25.00. Nothing was charged");
+    expect((await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items).toEqual([]);
+    expect(await seller.sdk.checkouts.get({ id: checkout.id })).toMatchObject({ status: "open" });
+    const paid = await publicRequest(server, "POST", path, { ...body, confirmation_token_id: await tokenize(server, checkout.clientSecret), expected_total_amount: 2681 });
+    expect(paid).toMatchObject({ status: 200, body: { status: "confirmed", tax_amount: 181, total_amount: 2681 } });
   });
 
   it("is reverse charged for an EU business with another member state's VAT id, with the legal note kept", async () => {

@@ -1,50 +1,166 @@
-// The hosted checkout page shows the server's tax (issue 14 §1) in a real Chromium: a seller registered for
-// French VAT, a checkout whose billing address is in France — the summary's Taxes line and its total are the
-// server's tax_amount and total_amount. (The page itself is the checkout page's; this checks only the figures.)
+// The hosted checkout page shows the server's tax (issue 14 §1) in a real Chromium, and what it shows is what
+// the buyer is charged: a seller registered for French VAT and California sales tax. A buyer who picks the US
+// and then California sees the Taxes line and the Pay total change before paying, and the order charges that
+// total; an EU business whose VAT id makes it reverse charge sees 0 tax; a total that changed after the page
+// showed it (the seller registered in California meanwhile) is refused by the confirm, nothing charged, and
+// the page shows the new total.
 import { existsSync } from "node:fs";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isWebBuildFresh } from "../../web/build.js";
 import { rawRequest } from "../helpers/api.js";
-import { CHROMIUM, launchChromium } from "../helpers/browser.js";
-import { createProduct } from "../helpers/checkout.js";
+import { CHROMIUM, launchChromium, seriousViolations } from "../helpers/browser.js";
+import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
 let seller: Seller;
 let browser: Browser;
+let contexts: BrowserContext[] = [];
+
+const REGISTRATIONS = [{ country: "FR" }, { country: "US", state: "CA" }];
+
+async function registerFor(registrations: { country: string; state?: string }[]) {
+  const res = await rawRequest(server.url, seller.token, "PATCH", `/v1/organizations/${seller.organizationId}`, { tax_settings: { registrations } });
+  expect(res.status).toBe(200);
+}
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
   expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
   server = await startServer();
   seller = await createSeller(server, "checkout-tax-e2e");
-  const res = await rawRequest(server.url, seller.token, "PATCH", `/v1/organizations/${seller.organizationId}`, {
-    tax_settings: { registrations: [{ country: "FR" }] },
-  });
-  expect(res.status).toBe(200);
+  await registerFor(REGISTRATIONS);
   browser = await launchChromium();
+});
+afterEach(async () => {
+  await Promise.all(contexts.map((c) => c.close()));
+  contexts = [];
 });
 afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
 
+async function openCheckout(url: string): Promise<Page> {
+  const context = await browser.newContext();
+  context.setDefaultTimeout(15_000);
+  contexts.push(context);
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.getByLabel("Email", { exact: true }).waitFor();
+  return page;
+}
+
+const totals = async (page: Page) => (await page.getByTestId("totals").textContent()) ?? "";
+const payButton = (page: Page) => page.locator("button.pay");
+/** The page's updates have been answered: Pay is disabled while one is waiting or in flight. */
+const settled = (page: Page) => expect.poll(() => payButton(page).isEnabled()).toBe(true);
+
+async function fillCard(page: Page) {
+  await page.getByLabel("Card number", { exact: true }).fill(CARDS.ok);
+  await page.getByLabel("Expiry (MM / YY)", { exact: true }).fill("12 / 34");
+  await page.getByLabel("CVC", { exact: true }).fill("123");
+}
+
+async function fillUsBuyer(page: Page) {
+  await page.getByLabel("Email", { exact: true }).fill(uniqueBuyer("tax-page"));
+  await page.getByLabel("Name", { exact: true }).fill("Ada Buyer");
+  await page.getByLabel("Country", { exact: true }).selectOption("US");
+  // the US asks for the full address (the server's answer to the country brings these fields)
+  await page.getByLabel("Address line 1", { exact: true }).fill("1 Market Street");
+  await page.getByLabel("City", { exact: true }).fill("San Francisco");
+  await page.getByLabel("Postal code", { exact: true }).fill("94105");
+}
+
+async function orderOf(checkoutId: string) {
+  const [order] = (await seller.sdk.orders.list({ checkoutId })).result.items;
+  if (!order) throw new Error("no order for the checkout");
+  return order;
+}
+
 describe("checkout page: tax", () => {
   it("shows the server's tax and the total with it", async () => {
     const product = await createProduct(seller, "fixed");
     const checkout = await seller.sdk.checkouts.create({ products: [product.id], customerBillingAddress: { country: "FR" } });
     expect(checkout).toMatchObject({ taxAmount: 500, totalAmount: 3000 });
-    const context = await browser.newContext();
+    const page = await openCheckout(checkout.url);
+    await expect.poll(() => totals(page)).toContain("Taxes$5.00");
+    expect(await totals(page)).toContain("Total$30.00");
+  });
+
+  it("a US buyer who picks California sees its sales tax before paying, and is charged what the page showed", async () => {
+    const product = await createProduct(seller, "fixed");
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    const page = await openCheckout(checkout.url);
+    await fillUsBuyer(page);
+    // without a state the tax is unknown for a seller registered in a US state: no Taxes line yet
+    await settled(page);
+    expect(await payButton(page).textContent()).toBe("Pay $25.00");
+    expect(await totals(page)).not.toContain("Taxes");
+    await page.getByLabel("State / Province", { exact: true }).fill("CA");
+    // 7.25% of $25.00 = $1.8125, rounded half up per line
+    await expect.poll(() => totals(page)).toContain("Taxes$1.81");
+    expect(await totals(page)).toContain("Total$26.81");
+    await expect.poll(() => payButton(page).textContent()).toBe("Pay $26.81");
+    await fillCard(page);
+    await payButton(page).click();
+    await page.getByRole("heading", { level: 1, name: "Thank you for your purchase" }).waitFor();
+    expect(await orderOf(checkout.id)).toMatchObject({ subtotalAmount: 2500, taxAmount: 181, totalAmount: 2681 });
+  });
+
+  it("an EU business with a VAT id of its country sees the reverse charge (0 tax) before paying", async () => {
+    const product = await createProduct(seller, "fixed");
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    const page = await openCheckout(checkout.url);
+    await page.getByLabel("Email", { exact: true }).fill(uniqueBuyer("tax-page"));
+    await page.getByLabel("Name", { exact: true }).fill("Ada Buyer");
+    await page.getByLabel("Country", { exact: true }).selectOption("DE");
+    // a consumer in Germany pays Germany's 19% (OSS)
+    await expect.poll(() => totals(page)).toContain("Taxes$4.75");
+    await expect.poll(() => payButton(page).textContent()).toBe("Pay $29.75");
+    await page.getByLabel("I'm purchasing as a business", { exact: true }).check();
+    await page.getByLabel("Business name", { exact: true }).fill("Acme GmbH");
+    await page.getByLabel("Address line 1", { exact: true }).fill("Unter den Linden 1");
+    await page.getByLabel("City", { exact: true }).fill("Berlin");
+    await page.getByLabel("Postal code", { exact: true }).fill("10117");
+    await page.getByLabel("Tax ID (optional)", { exact: true }).fill("DE123456789");
+    await expect.poll(() => totals(page)).toContain("Taxes$0.00");
+    expect(await totals(page)).toContain("Total$25.00");
+    await expect.poll(() => payButton(page).textContent()).toBe("Pay $25.00");
+    await fillCard(page);
+    await payButton(page).click();
+    await page.getByRole("heading", { level: 1, name: "Thank you for your purchase" }).waitFor();
+    expect(await orderOf(checkout.id)).toMatchObject({ taxAmount: 0, totalAmount: 2500, billingName: "Acme GmbH" });
+  });
+
+  it("a total that changed after the page showed it is not charged: the page shows the new total and the buyer pays again", async () => {
+    const product = await createProduct(seller, "fixed");
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    await registerFor([{ country: "FR" }]);
     try {
-      const page = await context.newPage();
-      await page.goto(checkout.url);
-      const totals = async () => (await page.getByTestId("totals").textContent()) ?? "";
-      await expect.poll(totals).toContain("Taxes$5.00");
-      expect(await totals()).toContain("Total$30.00");
+      const page = await openCheckout(checkout.url);
+      await fillUsBuyer(page);
+      await page.getByLabel("State / Province", { exact: true }).fill("CA");
+      await settled(page);
+      // outside every registration: no tax
+      expect(await totals(page)).toContain("Taxes$0.00");
+      expect(await payButton(page).textContent()).toBe("Pay $25.00");
+      await fillCard(page);
+      // the seller registers in California while the buyer looks at $25.00: the confirm would charge $26.81
+      await registerFor(REGISTRATIONS);
+      await payButton(page).click();
+      await expect.poll(() => payButton(page).textContent()).toBe("Pay $26.81");
+      expect(await totals(page)).toContain("Taxes$1.81");
+      expect(await page.getByRole("alert").textContent()).toContain("The total changed: it is now $26.81, not $25.00. Nothing was charged");
+      expect(await seriousViolations(page)).toEqual([]);
+      expect((await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items).toEqual([]);
+      await payButton(page).click();
+      await page.getByRole("heading", { level: 1, name: "Thank you for your purchase" }).waitFor();
+      expect(await orderOf(checkout.id)).toMatchObject({ taxAmount: 181, totalAmount: 2681 });
     } finally {
-      await context.close();
+      await registerFor(REGISTRATIONS);
     }
   });
 });

@@ -14,6 +14,7 @@ import {
   priceText,
   seatBounds,
   seatQuote,
+  taxChanges,
   unitName,
 } from "../../web/src/checkout/model.js";
 import { markdownToHtml } from "../../web/src/markdown.js";
@@ -161,8 +162,23 @@ describe("the whole form", () => {
       is_business_customer: false,
       custom_field_data: { terms: true },
       amount: 2000,
+      expected_total_amount: checkout.total_amount,
     });
     expect(confirmBody(checkoutWith(seats), { ...filled, seats: 7 }).seats).toBe(7);
+  });
+
+  it("sends what decides the tax as one update: the address with its state, and a business's tax id", () => {
+    const us = checkoutWith(fixed, {
+      billing_address_fields: { country: "required", state: "required", line1: "required", line2: "optional", city: "required", postal_code: "required" },
+    });
+    const form = emptyForm().values;
+    const typed = { ...form, address: { ...form.address, country: "US", state: "CA", city: "San Francisco" } };
+    expect(taxChanges(us, typed)).toEqual({
+      customer_billing_address: { country: "US", state: "CA", city: "San Francisco", line1: null, line2: null, postal_code: null },
+      is_business_customer: false,
+    });
+    expect(taxChanges(us, { ...typed, business: true, taxId: " DE123456789 " }).customer_tax_id).toBe("DE123456789");
+    expect(taxChanges(us, { ...typed, business: true, taxId: "" }).customer_tax_id).toBeNull();
   });
 
   it("typing clears that field's problem; a failed submit bumps the focus attempt", () => {

@@ -8,6 +8,7 @@
 // lock. A processor that answers asynchronously (Stripe) will confirm here and fulfil from its webhook.
 import { createHash, randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
+import { formatMoney } from "../../../shared/money.js";
 import { pipelinedTransaction, type PipelinedTx } from "../../db/prepared.js";
 import { customerStateChanged } from "../../jobs/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
@@ -37,6 +38,13 @@ import { discountBase, loadView, productSummary } from "./state.js";
 import { derive, toCheckoutConfirmedWire, toCheckoutWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
 
 const paymentError = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
+/** The confirm computed another total than the one the buyer was shown (`expected_total_amount`): nothing is charged. */
+export const CHECKOUT_TOTAL_CHANGED = "CheckoutTotalChanged";
+const totalChanged = (shown: number, total: number, currency: string) =>
+  new ApiError(409, {
+    error: CHECKOUT_TOTAL_CHANGED,
+    detail: `The total changed: it is now ${formatMoney(total, currency)}, not ${formatMoney(shown, currency)}. Nothing was charged; check the total and pay again.`,
+  });
 
 // ---- a confirm retried after its answer was lost ----------------------------------------------------------
 
@@ -303,6 +311,8 @@ async function checkConfirm(db: Queryable, current: CheckoutView, input: Checkou
   const d = derive(view, now);
   const issues = confirmIssues(view, d, input);
   if (issues.length > 0) throw validationError(issues);
+  const shown = input.expected_total_amount;
+  if (shown != null && shown !== d.totalAmount) throw totalChanged(shown, d.totalAmount, view.row.currency);
   return { view, d };
 }
 

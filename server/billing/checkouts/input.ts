@@ -133,6 +133,12 @@ export type CheckoutUpdatePublicInput = z.output<typeof CheckoutUpdatePublicInpu
 
 export const CheckoutConfirmInput = CheckoutUpdatePublicInput.extend({
   confirmation_token_id: z.string().min(1).max(1024).nullish(),
+  /**
+   * A till extension (Stripe's `expected_amount` on a Checkout Session's confirm): the `total_amount` the buyer
+   * was shown. When the confirm's own computation differs (the tax of an address the page never sent, a
+   * seller's change meanwhile), the confirm is refused with 409 and nothing is charged.
+   */
+  expected_total_amount: amount.nullish(),
 });
 export type CheckoutConfirmInput = z.output<typeof CheckoutConfirmInput>;
 

@@ -1,5 +1,6 @@
 // How the customer pays, part one: email and name, the billing address fields the checkout asks for, a
-// business purchase (its name and tax id) and the product's custom fields. Each shows its own problem.
+// business purchase (its name and tax id) and the product's custom fields. Each shows its own problem. What
+// decides the tax (country, state, business, tax id) is reported as it changes, so the page's total follows.
 import type { Checkout, CustomField } from "../checkout-api.js";
 import { countryOptions } from "../regions.js";
 import { CheckboxField, Field, SelectField, TextAreaField } from "../ui.js";
@@ -23,12 +24,21 @@ export interface CustomerFieldsProps {
   values: FormState;
   issues: Record<string, string>;
   dispatch: (a: FormAction) => void;
-  onCountry: (country: string) => void;
-  onBusiness: (business: boolean) => void;
+  /** An entry that decides the tax was typed or chosen (country, state, tax id): the form as it is now. */
+  onTaxChange: (values: FormState) => void;
+  /** The business box was checked or unchecked: the form as it is now. */
+  onBusiness: (values: FormState) => void;
 }
 
-export function CustomerFields({ checkout, values, issues, dispatch, onCountry, onBusiness }: CustomerFieldsProps) {
+/** The address fields the tax depends on (a US state's or Canadian province's rate; the rest only print). */
+const TAX_KEYS: AddressKey[] = ["country", "state"];
+
+export function CustomerFields({ checkout, values, issues, dispatch, onTaxChange, onBusiness }: CustomerFieldsProps) {
   const set = (patch: Partial<FormState>) => dispatch({ type: "set", patch });
+  const setAddress = (key: AddressKey, value: string) => {
+    dispatch({ type: "address", key, value });
+    if (TAX_KEYS.includes(key)) onTaxChange({ ...values, address: { ...values.address, [key]: value } });
+  };
   const asked = ADDRESS_ORDER.filter((k) => addressMode(checkout, k) !== "disabled");
   return (
     <>
@@ -69,10 +79,7 @@ export function CustomerFields({ checkout, values, issues, dispatch, onCountry, 
                 optional={addressMode(checkout, key) !== "required"}
                 value={values.address.country}
                 error={issues["customer_billing_address.country"] ?? issues.customer_billing_address}
-                onChange={(e) => {
-                  dispatch({ type: "address", key, value: e.target.value });
-                  onCountry(e.target.value);
-                }}
+                onChange={(e) => setAddress(key, e.target.value)}
               />
             ) : (
               <Field
@@ -84,7 +91,7 @@ export function CustomerFields({ checkout, values, issues, dispatch, onCountry, 
                 optional={addressMode(checkout, key) !== "required"}
                 value={values.address[key]}
                 error={issues[`customer_billing_address.${key}`]}
-                onChange={(e) => dispatch({ type: "address", key, value: e.target.value })}
+                onChange={(e) => setAddress(key, e.target.value)}
               />
             ),
           )}
@@ -96,7 +103,7 @@ export function CustomerFields({ checkout, values, issues, dispatch, onCountry, 
         checked={values.business}
         onChange={(e) => {
           set({ business: e.target.checked });
-          onBusiness(e.target.checked);
+          onBusiness({ ...values, business: e.target.checked });
         }}
       />
       {values.business && (
@@ -116,7 +123,10 @@ export function CustomerFields({ checkout, values, issues, dispatch, onCountry, 
             optional
             value={values.taxId}
             error={issues.customer_tax_id}
-            onChange={(e) => set({ taxId: e.target.value })}
+            onChange={(e) => {
+              set({ taxId: e.target.value });
+              onTaxChange({ ...values, taxId: e.target.value });
+            }}
           />
         </>
       )}

@@ -273,8 +273,8 @@ export function addressValue(checkout: Pick<Checkout, "billing_address_fields">,
   return out;
 }
 
-/** The confirm request's body (the card token is added once the card is tokenized). */
-export function confirmBody(checkout: Checkout, form: FormState): Record<string, unknown> {
+/** The customer's entries as a client update sends them (the confirm sends the same). */
+export function formChanges(checkout: Checkout, form: FormState): Record<string, unknown> {
   const body: Record<string, unknown> = {
     customer_email: form.email.trim() || null,
     customer_name: form.name.trim() || null,
@@ -292,6 +292,22 @@ export function confirmBody(checkout: Checkout, form: FormState): Record<string,
     if (minor !== null) body.amount = minor;
   }
   if (price?.amount_type === "seat_based") body.seats = form.seats;
+  return body;
+}
+
+/**
+ * The confirm request's body (the card token is added once the card is tokenized): the entries, and the total
+ * the page shows, which the server refuses to charge if its own differs (409; the page then shows the new one).
+ */
+export const confirmBody = (checkout: Checkout, form: FormState): Record<string, unknown> => ({
+  ...formChanges(checkout, form),
+  expected_total_amount: checkout.total_amount,
+});
+
+/** What decides the tax, as an update sends it: the billing address, and the tax id of a business purchase. */
+export function taxChanges(checkout: Pick<Checkout, "billing_address_fields">, form: Pick<FormState, "address" | "business" | "taxId">): Record<string, unknown> {
+  const body: Record<string, unknown> = { customer_billing_address: addressValue(checkout, form.address), is_business_customer: form.business };
+  if (form.business) body.customer_tax_id = form.taxId.trim() || null;
   return body;
 }
 

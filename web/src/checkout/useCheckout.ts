@@ -1,5 +1,6 @@
 // Loading the checkout and sending the customer's changes: a client update now (the latest answer wins) or
-// soon (debounced, for what is typed); the page shows "updating" while one is in flight.
+// soon (debounced, for what is typed; changes typed within one pause go together, so none is dropped); the
+// page shows "updating" while one is pending or in flight.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { checkoutApi, type Checkout, type CheckoutError } from "../checkout-api.js";
 
@@ -12,7 +13,7 @@ export interface CheckoutData {
   setCheckout: (c: Checkout) => void;
   /** Sends an update now; resolves with its error, if any. */
   update: (body: Record<string, unknown>) => Promise<CheckoutError | null>;
-  /** Sends an update after a pause in typing; `onError` gets its error (or null). */
+  /** Sends an update after a pause in typing, merged with those still waiting; `onError` gets its error (or null). */
   updateSoon: (body: Record<string, unknown>, onError: (e: CheckoutError | null) => void) => void;
   /** Drops a pending debounced update (before a confirm, which carries the same values). */
   cancelPending: () => void;
@@ -25,6 +26,8 @@ export function useCheckout(secret: string, onLoaded: (c: Checkout | null) => vo
   const [pending, setPending] = useState(false);
   const seq = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  /** What the pending debounced update will send: every change made since the last one was sent. */
+  const waiting = useRef<Record<string, unknown>>({});
   const loaded = useRef(onLoaded);
 
   useEffect(() => {
@@ -56,17 +59,21 @@ export function useCheckout(secret: string, onLoaded: (c: Checkout | null) => vo
   const cancelPending = useCallback(() => {
     if (timer.current) clearTimeout(timer.current);
     timer.current = null;
+    waiting.current = {};
     setPending(false);
   }, []);
 
   const updateSoon = useCallback(
     (body: Record<string, unknown>, onError: (e: CheckoutError | null) => void) => {
       if (timer.current) clearTimeout(timer.current);
+      waiting.current = { ...waiting.current, ...body };
       setPending(true);
       timer.current = setTimeout(() => {
+        const merged = waiting.current;
         timer.current = null;
+        waiting.current = {};
         setPending(false);
-        void update(body).then(onError);
+        void update(merged).then(onError);
       }, UPDATE_DELAY_MS);
     },
     [update],

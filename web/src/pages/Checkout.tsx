@@ -11,7 +11,7 @@ import { CardFields } from "../checkout/CardFields.js";
 import { CustomerFields } from "../checkout/CustomerFields.js";
 import { ErrorSummary } from "../checkout/ErrorSummary.js";
 import { emptyForm, formReducer } from "../checkout/form.js";
-import { cardFieldsOf, confirmBody, customAmount, fieldId, fieldLabel, formIssues, parseExpiry } from "../checkout/model.js";
+import { cardFieldsOf, confirmBody, customAmount, fieldId, fieldLabel, formChanges, formIssues, parseExpiry, taxChanges } from "../checkout/model.js";
 import { Summary } from "../checkout/Summary.js";
 import { useCheckout } from "../checkout/useCheckout.js";
 import { Status } from "../ui.js";
@@ -154,6 +154,14 @@ export function CheckoutPage() {
       body.confirmation_token_id = token.data.confirmation_token_id;
     }
     const res = await checkoutApi.confirm(route.secret, body);
+    if (!res.ok && res.error.status === 409) {
+      // the server would charge another total than the page shows (nothing was charged): show the new one
+      const err = await data.update(formChanges(checkout, form.values));
+      setMessage(res.error.message);
+      showError(err);
+      setPhase("form");
+      return;
+    }
     if (!res.ok) {
       // a declined card's message goes by the card; a 422's by each field
       if (res.error.status === 400 && Object.keys(res.error.fields).length === 0) dispatch({ type: "issues", issues: { "card.number": res.error.message }, focus: true });
@@ -259,8 +267,13 @@ export function CheckoutPage() {
           values={v}
           issues={form.issues}
           dispatch={dispatch}
-          onCountry={(country) => data.updateSoon({ customer_billing_address: country ? { country } : null }, (err) => showError(err))}
-          onBusiness={(business) => void data.update({ is_business_customer: business }).then((err) => showError(err))}
+          onTaxChange={(values) => data.updateSoon(taxChanges(checkout, values), (err) => showError(err))}
+          onBusiness={(values) => {
+            // debounced too, so it merges with a typed change still waiting instead of racing it; not a business: the
+            // tax id typed under the box no longer applies (the field keeps it if the box is checked again)
+            const body = values.business ? taxChanges(checkout, values) : { ...taxChanges(checkout, values), customer_tax_id: null };
+            data.updateSoon(body, (err) => showError(err));
+          }}
         />
         {checkout.is_payment_form_required && <CardFields card={v.card} issues={form.issues} dispatch={dispatch} />}
         <ErrorSummary problems={problems} message={message} />
