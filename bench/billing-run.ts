@@ -238,7 +238,11 @@ async function work(): Promise<void> {
       void (async () => {
         await schedules?.stop();
         const cpu = process.cpuUsage(cpuAtGo);
-        const report = { gaps: renewalMs, batches: batchMs, renewals: stamps.length, cpuMs: (cpu.user + cpu.system) / 1000, errors: errors.slice(0, 5), errorCount: errors.length };
+        // what the heap still holds after a full collection (--expose-gc): kept objects, not garbage not yet collected
+        const heapPeakMb = process.memoryUsage().heapTotal / 1e6;
+        (globalThis as { gc?: () => void }).gc?.();
+        const heapKeptMb = process.memoryUsage().heapUsed / 1e6;
+        const report = { gaps: renewalMs, batches: batchMs, renewals: stamps.length, cpuMs: (cpu.user + cpu.system) / 1000, errors: errors.slice(0, 5), errorCount: errors.length, heapPeakMb, heapKeptMb };
         process.stdout.write(`${JSON.stringify(report)}\n`);
         await database.close();
         process.exit(0);
@@ -256,6 +260,9 @@ interface WorkerReport {
   /** The worker's CPU time from "go" to "stop". */
   cpuMs?: number;
   renewals: number;
+  /** The worker's V8 heap at the end (MB), and what of it a full collection keeps. */
+  heapPeakMb?: number;
+  heapKeptMb?: number;
   errors?: string[];
   errorCount?: number;
 }
@@ -263,7 +270,7 @@ interface WorkerReport {
 function spawnWorker(databaseUrl: string): Promise<{ child: ChildProcess; lines: AsyncIterator<string> }> {
   // TILL_BENCH_CPU_PROF=<dir>: each worker writes a V8 CPU profile there (node --cpu-prof)
   const prof = process.env.TILL_BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.TILL_BENCH_CPU_PROF] : [];
-  const child = spawn(process.execPath, [...prof, "--import", "tsx", fileURLToPath(import.meta.url), "--work"], {
+  const child = spawn(process.execPath, [...prof, "--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "--work"], {
     stdio: ["pipe", "pipe", "inherit"],
     env: { ...process.env, TILL_BENCH_WORKER_DB: databaseUrl },
   });
@@ -450,6 +457,7 @@ async function main(): Promise<void> {
     reports.forEach((r, i) =>
       console.log(
         `worker ${i + 1}: ${fmt(r.renewals)} renewals, peak RSS ${r.rss === null ? "n/a" : `${r.rss.toFixed(0)} MB`}` +
+          `${r.heapKeptMb === undefined ? "" : `; its heap at the end ${r.heapPeakMb?.toFixed(0)} MB, of which ${r.heapKeptMb.toFixed(0)} MB in use after a full collection`}` +
           `${r.errorCount ? `, ${r.errorCount} failed renewals (first: ${r.errors?.[0] ?? ""})` : ""}`,
       ),
     );
