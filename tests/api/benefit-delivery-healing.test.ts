@@ -15,14 +15,12 @@ let server: TestServer;
 let seller: Seller;
 const github = new GithubPeer();
 const discord = new DiscordPeer();
-const { api, until, grantOf, buy, connect, githubBenefit, productWith } = deliveryFlow(() => server, () => seller);
+const { api, until, grantOf, buy, connect, githubBenefit, productWith, sqlRows: rows } = deliveryFlow(() => server, () => seller);
 
 const guild = "110000000000000001";
 const role = "330000000000000003";
 const githubCredentials = { token: "ghp_seller_refused", client_id: "gh-client", client_secret: "gh-secret" };
 const discordCredentials = { bot_token: "heal-bot-token", client_id: "555", client_secret: "dc-secret" };
-
-const rows = async <T>(query: ReturnType<typeof sql>) => (await server.database.db.execute(query)) as unknown as T[];
 
 beforeAll(async () => {
   await Promise.all([github.start(), discord.start()]);

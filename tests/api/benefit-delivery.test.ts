@@ -22,7 +22,7 @@ let seller: Seller;
 const github = new GithubPeer();
 const discord = new DiscordPeer();
 const receiver = new Receiver();
-const { api, until, grantsOf, grantOf, buy, connect, githubBenefit, productWith } = deliveryFlow(() => server, () => seller);
+const { api, until, grantsOf, grantOf, buy, connect, githubBenefit, productWith, sqlRows } = deliveryFlow(() => server, () => seller);
 
 beforeAll(async () => {
   await Promise.all([github.start(), discord.start(), receiver.start()]);
@@ -191,7 +191,7 @@ describe("github_repository", () => {
 
     // connecting may have queued a second delivery of the grant (the heal) beside the purchase's: let both settle
     const pendingOf = async () =>
-      (await server.database.db.execute(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`)) as unknown as unknown[];
+      sqlRows<{ id: string }>(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`);
     await until("fay's deliveries settled", async () => (await pendingOf()).length === 0);
 
     const calls = github.seen.length;
@@ -238,14 +238,13 @@ describe("github_repository", () => {
     github.fail("PUT", "/repos/acme/private/collaborators/cy", 502);
     const grantId = (await grantOf(benefit.id, customerId))!.id;
     await api("POST", `/v1/benefit-grants/${grantId}/regrant`);
-    const db = server.database.db;
     const pending = await until("a delivery waiting to retry", async () => {
-      const rows = await db.execute(sql`SELECT attempts, last_error FROM benefit_delivery WHERE grant_id = ${grantId} AND status = 'pending' AND attempts > 0`);
-      return (rows as unknown as Array<{ attempts: number; last_error: string }>)[0];
+      const [row] = await sqlRows<{ attempts: number; last_error: string }>(sql`SELECT attempts, last_error FROM benefit_delivery WHERE grant_id = ${grantId} AND status = 'pending' AND attempts > 0`);
+      return row;
     }, 20_000);
     expect(pending.last_error).toMatch(/502|failure/);
     expect((await grantOf(benefit.id, customerId))!.error).toBeNull();
-    await db.execute(sql`UPDATE benefit_delivery SET next_attempt_at = now() WHERE grant_id = ${grantId} AND status = 'pending'`);
+    await sqlRows(sql`UPDATE benefit_delivery SET next_attempt_at = now() WHERE grant_id = ${grantId} AND status = 'pending'`);
     await until("the invitation after the retry", async () => Boolean(github.invitationOf("acme/private", "cy")));
 
     // a repository that does not exist: a permanent error, healed when the benefit names one that does
@@ -435,7 +434,7 @@ describe("discord", () => {
       return g?.properties.granted_role_id === member && g;
     });
     const pendingOf = async () =>
-      (await server.database.db.execute(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`)) as unknown as unknown[];
+      sqlRows<{ id: string }>(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`);
     await until("the deliveries settled", async () => (await pendingOf()).length === 0);
 
     const patched = await api("PATCH", `/v1/benefits/${benefitId}`, { type: "discord", properties: { guild_token: guildB, guild_id: guildB, role_id: roleB, kick_member: false } });

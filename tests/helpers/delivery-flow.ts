@@ -1,6 +1,7 @@
 // The steps the benefit delivery API tests share (issue 15): read a benefit's grants, buy a product, connect a
 // customer's account through the portal's authorize URL and the peer's redirects, and wait for the jobs worker.
 // The server and seller are read lazily (tests set them in beforeAll).
+import type { SQL } from "drizzle-orm";
 import { expect } from "vitest";
 import { rawRequest } from "./api.js";
 import { createProduct, pay } from "./checkout.js";
@@ -80,5 +81,11 @@ export function deliveryFlow(serverOf: () => TestServer, sellerOf: () => Seller)
     return product;
   }
 
-  return { api, until, grantsOf, grantOf, buy, connect, githubBenefit, productWith };
+  /** The rows of a raw query (postgres.js answers an array, PGlite `{ rows }`). */
+  async function sqlRows<T>(query: SQL): Promise<T[]> {
+    const result: unknown = await serverOf().database.db.execute(query);
+    return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
+  }
+
+  return { api, until, grantsOf, grantOf, buy, connect, githubBenefit, productWith, sqlRows };
 }
