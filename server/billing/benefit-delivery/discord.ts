@@ -4,6 +4,7 @@
 import { REST } from "@discordjs/rest";
 import { DeliveryError, fromStatus, permanent } from "./errors.js";
 import type { DiscordIntegration } from "./integrations.js";
+import { withoutGrantedAccount } from "./properties.js";
 
 export function discordClient(integration: Pick<DiscordIntegration, "bot_token">, api: string): REST {
   return new REST({ api, version: "10", retries: 1, timeout: 15_000, handlerSweepInterval: 0, hashSweepInterval: 0 }).setToken(integration.bot_token);
@@ -93,7 +94,7 @@ export async function revokeDiscord(
   } catch (err) {
     throw failure(err, `Removing role ${role} in guild ${guild}`);
   }
-  return { ...current, granted_account_id: null, granted_guild_id: null, granted_role_id: null };
+  return { ...withoutGrantedAccount(current), granted_guild_id: null, granted_role_id: null };
 }
 
 interface DiscordRole {
