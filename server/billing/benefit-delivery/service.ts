@@ -147,9 +147,10 @@ export async function run(db: Db, deps: DeliveryDeps, d: repo.DeliveryRow, token
         ? { ...ctx.grant.properties, account_id: null }
         : undefined
       : properties;
-    const row = await repo.updateGrantOutcome(tx, d.organizationId, d.grantId, { ...(next ? { properties: next } : {}), error: d.action === "revoke" && !failure ? ctx.grant.error : error });
-    // a revoke that worked says nothing new; one that failed for good must reach the seller (access stays)
-    if (!row || (d.action === "revoke" && !failure)) return;
+    const row = await repo.updateGrantOutcome(tx, d.organizationId, d.grantId, { ...(next ? { properties: next } : {}), error });
+    // a revoke that worked is news only when it clears an error (benefit_grant.revoked told the rest); one that
+    // failed for good must reach the seller: the access they meant to take away stays
+    if (!row || (d.action === "revoke" && !failure && ctx.grant.error === null)) return;
     await enqueue(tx, [
       { type: "benefit_grant.updated", organizationId: d.organizationId, data: { ...toBenefitGrantWire(row, ctx.benefit, ctx.customer) } },
       customerStateChanged(d.organizationId, ctx.customer.id),
@@ -176,10 +177,13 @@ export async function healCustomer(tx: Queryable, organizationId: string, custom
   return repo.insertDeliveries(tx, ids.map((grantId) => ({ organizationId, grantId, action: "grant" as const, outboxId: null })));
 }
 
-/** The seller connected or fixed an integration: the organization's failed grants of that platform run again. */
+/**
+ * The seller connected or fixed an integration: the organization's failed grants of that platform run again,
+ * and so do its failed revokes.
+ */
 export async function healOrganization(tx: Queryable, organizationId: string, platform: repo.Platform): Promise<number> {
-  const ids = await repo.failedGrantIdsOfOrganization(tx, organizationId, repo.TYPES_OF[platform]);
-  return repo.insertDeliveries(tx, ids.map((grantId) => ({ organizationId, grantId, action: "grant" as const, outboxId: null })));
+  const failed = await repo.failedGrantsOfOrganization(tx, organizationId, repo.TYPES_OF[platform]);
+  return repo.insertDeliveries(tx, failed.map((g) => ({ organizationId, grantId: g.id, action: g.revoked ? ("revoke" as const) : ("grant" as const), outboxId: null })));
 }
 
 /** Whether Discord accepts the bot token; null when it does, else what is wrong. */
