@@ -130,6 +130,30 @@ describe("a delivery that keeps failing", () => {
   }, 60_000);
 });
 
+describe("the provider's token endpoint", () => {
+  it("refuses a connection made with the wrong OAuth client secret: no account is stored", async () => {
+    const other = await createSeller(server, "wrong-secret");
+    const flow = deliveryFlow(() => server, () => other);
+    const put = await flow.api("PUT", "/v1/benefit-integrations/github", { ...githubCredentials, token: "ghp_seller_good", client_secret: "not-the-secret" });
+    expect(put.status).toBe(200);
+    const benefit = await flow.githubBenefit("acme/private");
+    const product = await flow.productWith(benefit.id);
+    github.addUser({ id: 9393, login: "lu" });
+    github.oauth.user = "lu";
+    const { customerId } = await flow.buy(product.id, uniqueBuyer("lu"));
+    const session = await other.sdk.customerSessions.create({ customerId });
+    const headers = { authorization: `Bearer ${session.token}` };
+    const start = await fetch(`${server.url}/v1/customer-portal/customers/me/oauth-accounts/authorize?platform=github`, { headers });
+    const approved = await fetch(((await start.json()) as { url: string }).url, { redirect: "manual" });
+    const back = await fetch(approved.headers.get("location")!, { redirect: "manual" });
+    expect(back.status).toBe(502);
+    const exchange = github.seen.filter((s) => s.path === "/login/oauth/access_token").at(-1);
+    expect(exchange?.body).toMatchObject({ client_id: "gh-client", client_secret: "not-the-secret" });
+    const me = await fetch(`${server.url}/v1/customer-portal/customers/me`, { headers });
+    expect(((await me.json()) as { oauth_accounts: unknown }).oauth_accounts).toEqual({});
+  }, 60_000);
+});
+
 // reads what the tests above stored (their connected accounts and the seller's integrations)
 describe("at rest", () => {
   const sealed = (value: string | null) => typeof value === "string" && value.startsWith("v1.");
