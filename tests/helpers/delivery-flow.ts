@@ -18,6 +18,12 @@ export type Grant = {
   previous_properties: Record<string, unknown> | null;
 };
 
+/** The rows of a raw query on the server's database (postgres.js answers an array, PGlite `{ rows }`). */
+export async function rowsOf<T>(server: TestServer, query: SQL): Promise<T[]> {
+  const result: unknown = await server.database.db.execute(query);
+  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
+}
+
 export function deliveryFlow(serverOf: () => TestServer, sellerOf: () => Seller) {
   const api = async (method: string, path: string, body?: unknown) => rawRequest(serverOf().url, sellerOf().token, method, path, body);
 
@@ -81,11 +87,7 @@ export function deliveryFlow(serverOf: () => TestServer, sellerOf: () => Seller)
     return product;
   }
 
-  /** The rows of a raw query (postgres.js answers an array, PGlite `{ rows }`). */
-  async function sqlRows<T>(query: SQL): Promise<T[]> {
-    const result: unknown = await serverOf().database.db.execute(query);
-    return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
-  }
+  const sqlRows = <T>(query: SQL) => rowsOf<T>(serverOf(), query);
 
   return { api, until, grantsOf, grantOf, buy, connect, githubBenefit, productWith, sqlRows };
 }
