@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
+import { rowsOf } from "../helpers/delivery-flow.js";
 import { GithubPeer } from "../helpers/delivery-peers.js";
 import { COLLABORATOR_SCENARIO as S, collaboratorScenario, GithubFixturesServer } from "../helpers/github-fixtures.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -166,8 +167,8 @@ describe("github_repository against GitHub's recorded responses", () => {
       return g?.is_revoked && g.properties.granted_repository === null && g;
     });
     expect(revoked.error).toBeNull();
-    const deliveries = await server.database.db.execute(sql`SELECT action, status, last_error FROM benefit_delivery WHERE grant_id = ${revoked.id} ORDER BY created_at`);
-    expect((deliveries as unknown as Array<{ action: string; status: string }>).filter((d) => d.status === "done").map((d) => d.action)).toContain("revoke");
+    const deliveries = await rowsOf<{ action: string; status: string }>(server, sql`SELECT action, status, last_error FROM benefit_delivery WHERE grant_id = ${revoked.id} ORDER BY created_at`);
+    expect(deliveries.filter((d) => d.status === "done").map((d) => d.action)).toContain("revoke");
 
     // the recording's last request: only answered when every one before it was made, in order
     const after = await asRecorded("GET", `/repos/${S.owner}/${S.repo}/collaborators`, S.sellerToken);

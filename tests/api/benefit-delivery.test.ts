@@ -5,90 +5,24 @@
 import { generateKeyPairSync } from "node:crypto";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
+import { Polar } from "@polar-sh/sdk";
+import { Polar as Polar049 } from "polar-sdk-049";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
+import { deliveryFlow, type Grant } from "../helpers/delivery-flow.js";
 import { DiscordPeer, GithubPeer, peerEnv } from "../helpers/delivery-peers.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-
-type Grant = {
-  id: string;
-  customer_id: string;
-  is_granted: boolean;
-  is_revoked: boolean;
-  error: { message: string; type: string; timestamp: string } | null;
-  properties: Record<string, unknown>;
-  previous_properties: Record<string, unknown> | null;
-};
 
 let server: TestServer;
 let seller: Seller;
 const github = new GithubPeer();
 const discord = new DiscordPeer();
 const receiver = new Receiver();
-
-const api = async (method: string, path: string, body?: unknown) => rawRequest(server.url, seller.token, method, path, body);
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    server.worker.wake();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function grantsOf(benefitId: string): Promise<Grant[]> {
-  const res = await api("GET", `/v1/benefits/${benefitId}/grants?limit=100`);
-  return (res.body as { items: Grant[] }).items;
-}
-
-async function grantOf(benefitId: string, customerId: string): Promise<Grant | undefined> {
-  return (await grantsOf(benefitId)).find((g) => g.customer_id === customerId);
-}
-
-/** Buys `productId` as `email` (the same email is the same customer); returns the customer id. */
-async function buy(productId: string, email: string): Promise<{ customerId: string }> {
-  const checkout = await seller.sdk.checkouts.create({ products: [productId] });
-  const confirmed = await pay(server, checkout, { customerEmail: email });
-  return { customerId: confirmed.customerId! };
-}
-
-/** Connects the customer's account through the portal's authorize URL and the provider's redirects (no browser). */
-async function connect(customerId: string, platform: "github" | "discord"): Promise<string> {
-  const session = await seller.sdk.customerSessions.create({ customerId });
-  const start = await fetch(`${server.url}/v1/customer-portal/customers/me/oauth-accounts/authorize?platform=${platform}`, {
-    headers: { authorization: `Bearer ${session.token}` },
-  });
-  expect(start.status).toBe(200);
-  const { url } = (await start.json()) as { url: string };
-  const approved = await fetch(url, { redirect: "manual" });
-  expect(approved.status).toBe(302);
-  const back = await fetch(approved.headers.get("location")!, { redirect: "manual" });
-  expect(back.status).toBe(302);
-  expect(back.headers.get("location")).toContain(`oauth_connected=${platform}`);
-  return session.token;
-}
-
-async function githubBenefit(repository: string, permission: "pull" | "push" | "admin" = "pull") {
-  const [owner, name] = repository.split("/");
-  return seller.sdk.benefits.create({
-    type: "github_repository",
-    description: `Access to ${repository}`,
-    properties: { repositoryOwner: owner!, repositoryName: name!, permission },
-  });
-}
-
-async function productWith(benefitId: string, kind: "fixed" | "monthly" = "fixed") {
-  const product = await createProduct(seller, kind);
-  await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefitId] } });
-  return product;
-}
+const { api, until, grantsOf, grantOf, buy, connect, githubBenefit, productWith, sqlRows } = deliveryFlow(() => server, () => seller);
 
 beforeAll(async () => {
   await Promise.all([github.start(), discord.start(), receiver.start()]);
@@ -141,6 +75,11 @@ describe("github_repository", () => {
     const token = await connect(customerId, "github");
     const me = await fetch(`${server.url}/v1/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } });
     expect(((await me.json()) as { oauth_accounts: unknown }).oauth_accounts).toEqual({ github: { account_id: "4242", account_username: "ada" } });
+    // both SDKs read it (CustomerPortalCustomer.oauth_accounts)
+    for (const portal of [new Polar({ serverURL: server.url }), new Polar049({ serverURL: server.url })]) {
+      const customer = await portal.customerPortal.customers.get({ customerSession: token });
+      expect(customer.oauthAccounts).toEqual({ github: { accountId: "4242", accountUsername: "ada" } });
+    }
 
     // connecting healed the grant: invited with the benefit's permission, recorded on the grant
     const granted = await until("the invitation", async () => {
@@ -252,7 +191,7 @@ describe("github_repository", () => {
 
     // connecting may have queued a second delivery of the grant (the heal) beside the purchase's: let both settle
     const pendingOf = async () =>
-      (await server.database.db.execute(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`)) as unknown as unknown[];
+      sqlRows<{ id: string }>(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`);
     await until("fay's deliveries settled", async () => (await pendingOf()).length === 0);
 
     const calls = github.seen.length;
@@ -299,14 +238,13 @@ describe("github_repository", () => {
     github.fail("PUT", "/repos/acme/private/collaborators/cy", 502);
     const grantId = (await grantOf(benefit.id, customerId))!.id;
     await api("POST", `/v1/benefit-grants/${grantId}/regrant`);
-    const db = server.database.db;
     const pending = await until("a delivery waiting to retry", async () => {
-      const rows = await db.execute(sql`SELECT attempts, last_error FROM benefit_delivery WHERE grant_id = ${grantId} AND status = 'pending' AND attempts > 0`);
-      return (rows as unknown as Array<{ attempts: number; last_error: string }>)[0];
+      const [row] = await sqlRows<{ attempts: number; last_error: string }>(sql`SELECT attempts, last_error FROM benefit_delivery WHERE grant_id = ${grantId} AND status = 'pending' AND attempts > 0`);
+      return row;
     }, 20_000);
     expect(pending.last_error).toMatch(/502|failure/);
     expect((await grantOf(benefit.id, customerId))!.error).toBeNull();
-    await db.execute(sql`UPDATE benefit_delivery SET next_attempt_at = now() WHERE grant_id = ${grantId} AND status = 'pending'`);
+    await sqlRows(sql`UPDATE benefit_delivery SET next_attempt_at = now() WHERE grant_id = ${grantId} AND status = 'pending'`);
     await until("the invitation after the retry", async () => Boolean(github.invitationOf("acme/private", "cy")));
 
     // a repository that does not exist: a permanent error, healed when the benefit names one that does
@@ -317,6 +255,23 @@ describe("github_repository", () => {
     const failed = await until("the not_found error", async () => (await grantOf(benefit.id, customerId))?.error);
     expect(failed).toMatchObject({ type: "not_found" });
     expect(Date.parse(failed.timestamp)).not.toBeNaN();
+    // the seller fixes the benefit: the errored grant is delivered again, to the repository that exists
+    await seller.sdk.benefits.update({
+      id: benefit.id,
+      requestBody: { type: "github_repository", properties: { repositoryOwner: "acme", repositoryName: "other", permission: "pull" } },
+    });
+    const fixed = await until("healed by the benefit update", async () => {
+      const g = await grantOf(benefit.id, customerId);
+      return g?.error === null && g.properties.granted_repository === "acme/other" && g;
+    });
+    expect(fixed.properties).toMatchObject({ repository_name: "other", granted_account_id: "6161" });
+    expect(github.invitationOf("acme/other", "cy")?.[1].permission).toBe("pull");
+    // back to the missing repository: not_found again
+    await seller.sdk.benefits.update({
+      id: benefit.id,
+      requestBody: { type: "github_repository", properties: { repositoryOwner: "acme", repositoryName: "missing", permission: "pull" } },
+    });
+    await until("the not_found error again", async () => (await grantOf(benefit.id, customerId))?.error?.type === "not_found");
     // `till benefits regrant` after the seller creates the repository heals it too
     github.repositories.add("acme/missing");
     await api("POST", `/v1/benefit-grants/${grantId}/regrant`);
@@ -368,17 +323,37 @@ describe("discord", () => {
   const member = "300000000000000003";
   const tooHigh = "300000000000000009";
 
-  it("checks the bot can give the role, refreshes the customer token before expiry, joins the customer with the role, honours a 429, removes the role or kicks on revoke, waits for a reconnect when the refresh is refused", async () => {
+  const manageRoles = String(1n << 28n);
+
+  beforeAll(async () => {
     discord.botToken = "bot-token";
     discord.addGuild(guild, [
-      { id: "200000000000000002", position: 5, permissions: String(1n << 28n) },
+      { id: "200000000000000002", position: 5, permissions: manageRoles },
       { id: member, position: 2, permissions: "0" },
       { id: tooHigh, position: 9, permissions: "0" },
     ], ["200000000000000002"]);
-    const refused = await api("PUT", "/v1/benefit-integrations/discord", { bot_token: "wrong", client_id: "555", client_secret: "dc-secret" });
-    expect(refused.status).toBe(422);
     const ok = await api("PUT", "/v1/benefit-integrations/discord", { bot_token: "bot-token", client_id: "555", client_secret: "dc-secret" });
     expect(ok.status).toBe(200);
+  });
+
+  /** A discord benefit on `guildId`/`roleId` through the API (the 422 of the bot check comes back as is). */
+  const discordBenefit = (guildId: string, roleId: string, kick = false) =>
+    api("POST", "/v1/benefits/", { type: "discord", description: `Role ${roleId}`, properties: { guild_token: guildId, guild_id: guildId, role_id: roleId, kick_member: kick } });
+
+  /** A customer who bought `productId` and connected Discord as `userId`, once the role is given. */
+  async function discordCustomer(productId: string, userId: string, guildId: string, roleId: string) {
+    discord.users.set(userId, { id: userId, username: `u${userId.slice(-2)}` });
+    discord.oauth.user = userId;
+    const { customerId } = await buy(productId, uniqueBuyer(`dc${userId.slice(-2)}`));
+    await connect(customerId, "discord");
+    await until(`${userId}'s role`, async () => discord.rolesOf(guildId, userId)?.includes(roleId));
+    return customerId;
+  }
+
+  it("checks the bot can give the role, refreshes the customer token before expiry, joins the customer with the role, honours a 429, removes the role or kicks on revoke, waits for a reconnect when the refresh is refused", async () => {
+    // a bot token Discord refuses is not stored (the one connected before stays)
+    const refused = await api("PUT", "/v1/benefit-integrations/discord", { bot_token: "wrong", client_id: "555", client_secret: "dc-secret" });
+    expect(refused.status).toBe(422);
 
     const above = await api("POST", "/v1/benefits/", {
       type: "discord",
@@ -443,5 +418,142 @@ describe("discord", () => {
     expect(discord.rolesOf(guild, "400000000000000004")).toBeUndefined();
     await connect(customerId, "discord");
     await until("the role after connecting again", async () => discord.rolesOf(guild, "400000000000000004")?.includes(member));
+  }, 60_000);
+  it("moves the role when the benefit changes guild (the old guild's role removed, previous_properties naming it); a revoke after a guild change removes the role where it was given", async () => {
+    const guildB = "100000000000000011";
+    const roleB = "300000000000000013";
+    discord.addGuild(guildB, [{ id: "200000000000000012", position: 5, permissions: manageRoles }, { id: roleB, position: 2, permissions: "0" }], ["200000000000000012"]);
+    const created = await discordBenefit(guild, member);
+    expect(created.status).toBe(201);
+    const benefitId = (created.body as { id: string }).id;
+    const product = await productWith(benefitId, "monthly");
+    const user = "400000000000000014";
+    const customerId = await discordCustomer(product.id, user, guild, member);
+    const granted = await until("the grant recording the role", async () => {
+      const g = await grantOf(benefitId, customerId);
+      return g?.properties.granted_role_id === member && g;
+    });
+    const pendingOf = async () =>
+      sqlRows<{ id: string }>(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`);
+    await until("the deliveries settled", async () => (await pendingOf()).length === 0);
+
+    const patched = await api("PATCH", `/v1/benefits/${benefitId}`, { type: "discord", properties: { guild_token: guildB, guild_id: guildB, role_id: roleB, kick_member: false } });
+    expect(patched.status).toBe(200);
+    const moved = await until("the role given in the second guild", async () => {
+      const g = await grantOf(benefitId, customerId);
+      return g?.properties.granted_role_id === roleB && g;
+    });
+    expect(discord.rolesOf(guildB, user)).toEqual([roleB]);
+    expect(discord.rolesOf(guild, user)).toEqual([]);
+    expect(moved.error).toBeNull();
+    expect(moved.properties).toMatchObject({ guild_id: guildB, role_id: roleB, granted_guild_id: guildB, granted_role_id: roleB });
+    expect(moved.previous_properties).toMatchObject({ guild_id: guild, role_id: member });
+
+    // the benefit goes back to the first guild and the subscription is revoked before any delivery runs: the
+    // revoke removes the role from the guild it was given in (the grant's guild_id already names the other)
+    await server.worker.stop();
+    try {
+      await api("PATCH", `/v1/benefits/${benefitId}`, { type: "discord", properties: { guild_token: guild, guild_id: guild, role_id: member, kick_member: false } });
+      const [sub] = (await seller.sdk.subscriptions.list({ productId: product.id, customerId })).result.items;
+      await seller.sdk.subscriptions.revoke({ id: sub!.id });
+    } finally {
+      await server.worker.start();
+    }
+    // the revoke's delivery is made by the worker's fan-out: wait for it to exist and finish
+    await until("the revoke delivered", async () => {
+      const revokes = await sqlRows<{ status: string }>(sql`SELECT status FROM benefit_delivery WHERE grant_id = ${granted.id} AND action = 'revoke'`);
+      return revokes.length > 0 && revokes.every((r) => r.status !== "pending");
+    });
+    const revoked = (await grantOf(benefitId, customerId))!;
+    expect(revoked.is_revoked).toBe(true);
+    expect(discord.rolesOf(guildB, user)).toEqual([]);
+    expect(discord.rolesOf(guild, user)).toEqual([]);
+    expect(revoked.error).toBeNull();
+    expect(revoked.properties).toMatchObject({ granted_role_id: null });
+    // no account holds the role: granted_account_id is absent (Polar's schema: a string or absent, never null)
+    expect(revoked.properties).not.toHaveProperty("granted_account_id");
+    for (const sdk of [seller.sdk, seller.sdk049]) {
+      const page = await sdk.benefits.grants({ id: benefitId });
+      expect(page.result.items.find((g) => g.id === revoked.id)?.isRevoked).toBe(true);
+    }
+  }, 60_000);
+
+  it("refuses a benefit the bot cannot give (422); a bot lowered later fails the grant and the revoke as forbidden, both told by benefit_grant.updated; connecting the bot again re-runs the revoke", async () => {
+    const guildC = "100000000000000021";
+    const botRole = "200000000000000022";
+    const roleC = "300000000000000023";
+    discord.addGuild(guildC, [{ id: botRole, position: 5, permissions: manageRoles }, { id: roleC, position: 2, permissions: "0" }], [botRole]);
+
+    const missingRole = await discordBenefit(guildC, "300000000000000099");
+    expect(missingRole.status).toBe(422);
+    expect(JSON.stringify(missingRole.body)).toMatch(/does not exist/);
+    discord.setBotRoles(guildC, []);
+    const noManage = await discordBenefit(guildC, roleC);
+    expect(noManage.status).toBe(422);
+    expect(JSON.stringify(noManage.body)).toMatch(/lacks the Manage Roles/);
+    discord.members.get(guildC)!.delete(discord.botId);
+    const notIn = await discordBenefit(guildC, roleC);
+    expect(notIn.status).toBe(422);
+    expect(JSON.stringify(notIn.body)).toMatch(/not in guild/);
+    discord.setBotRoles(guildC, [botRole]);
+
+    const path = "/discord-forbidden";
+    const endpoint = await seller.sdk.webhooks.createWebhookEndpoint({ url: `${receiver.url}${path}`, format: "raw", events: ["benefit_grant.updated"] });
+    const created = await discordBenefit(guildC, roleC);
+    expect(created.status).toBe(201);
+    const benefitId = (created.body as { id: string }).id;
+    const product = await productWith(benefitId, "monthly");
+
+    // the guild's owner moves the bot's role below the benefit's after the benefit was made
+    discord.setBotRoles(guildC, []);
+    const user = "400000000000000024";
+    discord.users.set(user, { id: user, username: "hal" });
+    discord.oauth.user = user;
+    const { customerId } = await buy(product.id, uniqueBuyer("hal"));
+    await until("the purchase's delivery", async () => (await grantOf(benefitId, customerId))?.error?.type === "account_not_connected");
+    await connect(customerId, "discord");
+    const forbidden = await until("the forbidden error", async () => {
+      const g = await grantOf(benefitId, customerId);
+      return g?.error?.type === "forbidden" && g;
+    });
+    expect(forbidden.error?.message).toMatch(/lacks the permission/);
+    expect(discord.rolesOf(guildC, user)).toBeUndefined();
+
+    // given back its role, a regrant delivers; lowered again, the revoke cannot take the role away
+    discord.setBotRoles(guildC, [botRole]);
+    expect((await api("POST", `/v1/benefit-grants/${forbidden.id}/regrant`)).status).toBe(202);
+    await until("the role after the regrant", async () => discord.rolesOf(guildC, user)?.includes(roleC));
+    await until("the healed grant", async () => (await grantOf(benefitId, customerId))?.error === null);
+    await until("the deliveries settled", async () => (await sqlRows(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${forbidden.id} AND status = 'pending'`)).length === 0);
+    discord.setBotRoles(guildC, []);
+    const [sub] = (await seller.sdk.subscriptions.list({ productId: product.id, customerId })).result.items;
+    await seller.sdk.subscriptions.revoke({ id: sub!.id });
+    const failedRevoke = await until("the failed revoke's error", async () => {
+      const g = await grantOf(benefitId, customerId);
+      return g?.is_revoked && g.error?.message.startsWith("Removing role") && g;
+    });
+    expect(failedRevoke.error?.type).toBe("forbidden");
+    expect(discord.rolesOf(guildC, user)).toEqual([roleC]);
+
+    // the seller gives the bot its role back and connects it again: the failed revoke runs again and works
+    discord.setBotRoles(guildC, [botRole]);
+    const again = await api("PUT", "/v1/benefit-integrations/discord", { bot_token: "bot-token", client_id: "555", client_secret: "dc-secret" });
+    expect((again.body as { regranted: number }).regranted).toBeGreaterThanOrEqual(1);
+    await until("the role removed by the healed revoke", async () => discord.rolesOf(guildC, user)?.length === 0);
+    await until("the revoked grant without error", async () => (await grantOf(benefitId, customerId))?.error === null);
+
+    // the seller heard of all three through benefit_grant.updated, which both SDKs validate
+    const hits = await receiver.until((all) => {
+      const mine = all.filter((h) => h.path === path).map((h) => ({ hit: h, event: JSON.parse(h.body) as { type: string; data: Grant } }));
+      const grantFailed = mine.some((m) => !m.event.data.is_revoked && m.event.data.error?.type === "forbidden");
+      const revokeFailed = mine.some((m) => m.event.data.is_revoked && m.event.data.error?.type === "forbidden");
+      const revokeHealed = mine.some((m) => m.event.data.is_revoked && m.event.data.error === null);
+      return grantFailed && revokeFailed && revokeHealed && mine;
+    }, 15_000);
+    for (const { hit, event } of hits) {
+      expect(validateEvent(hit.body, hit.headers, endpoint.secret).type).toBe("benefit_grant.updated");
+      validateEvent049(hit.body, hit.headers, endpoint.secret);
+      expect(event.data.customer_id).toBe(customerId);
+    }
   }, 60_000);
 });

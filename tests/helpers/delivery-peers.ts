@@ -7,7 +7,8 @@
 // GitHub peer (TILL_GITHUB_API_URL = TILL_GITHUB_OAUTH_URL = its url):
 //   GET  /login/oauth/authorize        → 302 to redirect_uri?code&state (the user "approves" at once); keeps the
 //                                         PKCE code_challenge (S256 only)
-//   POST /login/oauth/access_token     → {access_token, token_type, scope} for a code whose code_verifier matches
+//   POST /login/oauth/access_token     → {access_token, token_type, scope} for a code whose code_verifier matches,
+//                                         from the registered client (client_id and client_secret: oauth.client)
 //   GET  /user                         → {id, login} of the user token
 //   PUT  /repos/{o}/{r}/collaborators/{u}  {permission} → 201 invitation {id, permissions} | 204 collaborator;
 //                                         404 for an unknown repository; 401 without the seller's token
@@ -16,11 +17,13 @@
 //   POST /app/installations/{id}/access_tokens → {token, expires_at} for a JWT signed by the app's key (RS256)
 // Discord peer (TILL_DISCORD_API_URL = url + "/api", TILL_DISCORD_OAUTH_URL = url):
 //   GET  /oauth2/authorize             → 302 to redirect_uri?code&state
-//   POST /api/oauth2/token             → authorization_code (PKCE checked) and refresh_token grants
+//   POST /api/oauth2/token             → authorization_code (PKCE checked) and refresh_token grants of the
+//                                         registered client (client_id and client_secret: oauth.client; else 401)
 //   GET  /api/v10/users/@me            → the bot (Authorization: Bot …) or the user (Bearer …)
 //   GET  /api/v10/guilds/{g}/roles, GET /api/v10/guilds/{g}/members/{u}
-//   PUT  /api/v10/guilds/{g}/members/{u} {access_token, roles} → 201 joined | 204 already a member
-//   PUT / DELETE /api/v10/guilds/{g}/members/{u}/roles/{r} → 204; DELETE /api/v10/guilds/{g}/members/{u} → 204
+//   PUT  /api/v10/guilds/{g}/members/{u} {access_token, roles} → 201 joined | 204 already a member; 403 when
+//                                         the bot cannot give one of the roles (Manage Roles, a role above it)
+//   PUT / DELETE /api/v10/guilds/{g}/members/{u}/roles/{r} → 204 | 403 as above; DELETE /api/v10/guilds/{g}/members/{u} → 204
 // A queued failure (fail(method, pathPrefix, status, headers)) answers the next matching request instead.
 import { createHash, createVerify, randomBytes } from "node:crypto";
 import http from "node:http";
@@ -71,6 +74,11 @@ abstract class Peer {
 
   protected abstract handle(method: string, url: URL, body: unknown, auth: string | undefined, res: http.ServerResponse): void;
 
+  /** Forgets the failures queued and not used yet. */
+  clearFailures(): void {
+    this.failures = [];
+  }
+
   /** The next `method` request whose path starts with `prefix` is answered with this instead. */
   fail(method: string, prefix: string, status: number, headers: Record<string, string> = {}, body: unknown = { message: `failure ${status}` }): void {
     this.failures.push({ method, prefix, status, headers, body });
@@ -106,6 +114,14 @@ class CodeIssuer {
   /** Who "approves" the next authorization. */
   user = "";
 
+  /** The seller's OAuth application, whose client_id and client_secret the token endpoint requires. */
+  constructor(public client: { id: string; secret: string }) {}
+
+  /** Whether the token request names the registered client with its secret. */
+  authenticates(form: Record<string, string>): boolean {
+    return form.client_id === this.client.id && form.client_secret === this.client.secret;
+  }
+
   authorize(url: URL, res: http.ServerResponse): void {
     const redirect = url.searchParams.get("redirect_uri") ?? "";
     if (url.searchParams.get("code_challenge_method") !== "S256" || !url.searchParams.get("code_challenge")) {
@@ -135,7 +151,7 @@ export interface GithubUser {
 }
 
 export class GithubPeer extends Peer {
-  readonly oauth = new CodeIssuer();
+  readonly oauth = new CodeIssuer({ id: "gh-client", secret: "gh-secret" });
   /** The seller's token (or installation tokens minted below). */
   sellerTokens = new Set<string>();
   readonly repositories = new Set<string>();
@@ -161,6 +177,8 @@ export class GithubPeer extends Peer {
     const token = auth?.replace(/^(token|bearer) /i, "") ?? "";
     if (method === "GET" && p === "/login/oauth/authorize") return this.oauth.authorize(url, res);
     if (method === "POST" && p === "/login/oauth/access_token") {
+      // GitHub answers 200 with an error for a wrong client, as for a wrong code
+      if (!this.oauth.authenticates(body as Record<string, string>)) return send(res, 200, { error: "incorrect_client_credentials" });
       const login = this.oauth.redeem(body as Record<string, string>);
       if (!login) return send(res, 200, { error: "bad_verification_code" });
       return send(res, 200, { access_token: `gho_${login}`, token_type: "bearer", scope: "read:user" });
@@ -239,7 +257,7 @@ export interface DiscordRoleSpec {
 }
 
 export class DiscordPeer extends Peer {
-  readonly oauth = new CodeIssuer();
+  readonly oauth = new CodeIssuer({ id: "555", secret: "dc-secret" });
   botToken = "";
   readonly botId = "900000000000000001";
   /** guild → roles */
@@ -249,6 +267,8 @@ export class DiscordPeer extends Peer {
   /** user access tokens → user */
   private tokens = new Map<string, { id: string; username: string }>();
   private refreshTokens = new Map<string, { id: string; username: string }>();
+  /** Every access and refresh token issued, in order (a test looks for them at rest). */
+  readonly issued: string[] = [];
   /** Lifetime of the user tokens issued (seconds). */
   expiresIn = 604_800;
   readonly users = new Map<string, { id: string; username: string }>();
@@ -256,6 +276,11 @@ export class DiscordPeer extends Peer {
   addGuild(guild: string, roles: DiscordRoleSpec[], botRoles: string[]): void {
     this.roles.set(guild, [{ id: guild, position: 0, permissions: "0" }, ...roles]);
     this.members.set(guild, new Map([[this.botId, new Set(botRoles)]]));
+  }
+
+  /** The guild's owner gives the bot these roles instead of the ones it had. */
+  setBotRoles(guild: string, roles: string[]): void {
+    this.members.get(guild)?.set(this.botId, new Set(roles));
   }
 
   /** The user deauthorizes the application: every token issued so far stops working (refresh: invalid_grant). */
@@ -274,6 +299,7 @@ export class DiscordPeer extends Peer {
     const refresh = `drt_${randomBytes(8).toString("hex")}`;
     this.tokens.set(access, user);
     this.refreshTokens.set(refresh, user);
+    this.issued.push(access, refresh);
     return { access_token: access, refresh_token: refresh, token_type: "Bearer", expires_in: this.expiresIn, scope: "identify guilds.join" };
   }
 
@@ -282,6 +308,7 @@ export class DiscordPeer extends Peer {
     if (method === "GET" && p === "/oauth2/authorize") return this.oauth.authorize(url, res);
     if (method === "POST" && p === "/api/oauth2/token") {
       const form = body as Record<string, string>;
+      if (!this.oauth.authenticates(form)) return send(res, 401, { error: "invalid_client" });
       if (form.grant_type === "refresh_token") {
         const user = this.refreshTokens.get(form.refresh_token ?? "");
         if (!user) return send(res, 400, { error: "invalid_grant" });
@@ -330,6 +357,9 @@ export class DiscordPeer extends Peer {
         if (guildMembers!.has(user)) return send(res, 204);
         const joining = this.tokens.get((body as { access_token?: string }).access_token ?? "");
         if (!joining || joining.id !== user) return send(res, 403, { message: "Invalid OAuth2 access token", code: 50025 });
+        // joining with roles takes Manage Roles above each of them, as giving them later does
+        const roles = (body as { roles?: string[] }).roles ?? [];
+        if (!roles.every((r) => this.canManage(guild!, r))) return send(res, 403, { message: "Missing Permissions", code: 50013 });
         guildMembers!.set(user, new Set((body as { roles?: string[] }).roles ?? []));
         return send(res, 201, { user: { id: user }, roles: [...guildMembers!.get(user)!] });
       }

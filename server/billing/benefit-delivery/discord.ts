@@ -4,6 +4,7 @@
 import { REST } from "@discordjs/rest";
 import { DeliveryError, fromStatus, permanent } from "./errors.js";
 import type { DiscordIntegration } from "./integrations.js";
+import { withoutGrantedAccount } from "./properties.js";
 
 export function discordClient(integration: Pick<DiscordIntegration, "bot_token">, api: string): REST {
   return new REST({ api, version: "10", retries: 1, timeout: 15_000, handlerSweepInterval: 0, hashSweepInterval: 0 }).setToken(integration.bot_token);
@@ -40,6 +41,13 @@ const ignoreNotFound = (err: unknown) => {
   if (statusOf(err) !== 404) throw err;
 };
 
+/**
+ * The guild the grant's role was given in. `guild_id` follows the benefit (a benefit update merges the new guild
+ * into the grant before its re-grant runs), so it names the old guild only for grants made before
+ * `granted_guild_id` was recorded.
+ */
+const grantedGuildOf = (current: Record<string, unknown>): unknown => current.granted_guild_id ?? current.guild_id;
+
 /** Adds the customer to the guild if needed (with the role), then gives the role. Returns the grant's properties. */
 export async function grantDiscord(
   rest: REST,
@@ -48,7 +56,7 @@ export async function grantDiscord(
   current: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   if (typeof current.granted_account_id === "string" && typeof current.granted_role_id === "string") {
-    const moved = current.granted_role_id !== benefit.role_id || current.guild_id !== benefit.guild_id || current.granted_account_id !== account.accountId;
+    const moved = current.granted_role_id !== benefit.role_id || grantedGuildOf(current) !== benefit.guild_id || current.granted_account_id !== account.accountId;
     if (moved) await revokeDiscord(rest, { ...benefit, kick_member: false }, current);
   }
   const member = `/guilds/${benefit.guild_id}/members/${account.accountId}` as const;
@@ -64,6 +72,7 @@ export async function grantDiscord(
     role_id: benefit.role_id,
     account_id: account.accountId,
     granted_account_id: account.accountId,
+    granted_guild_id: benefit.guild_id,
     granted_role_id: benefit.role_id,
   };
 }
@@ -76,7 +85,7 @@ export async function revokeDiscord(
 ): Promise<Record<string, unknown>> {
   const user = current.granted_account_id;
   const role = current.granted_role_id;
-  const guild = current.guild_id;
+  const guild = grantedGuildOf(current);
   if (typeof user !== "string" || typeof role !== "string" || typeof guild !== "string") return current;
   const member = `/guilds/${guild}/members/${user}` as const;
   try {
@@ -85,7 +94,7 @@ export async function revokeDiscord(
   } catch (err) {
     throw failure(err, `Removing role ${role} in guild ${guild}`);
   }
-  return { ...current, granted_account_id: null, granted_role_id: null };
+  return { ...withoutGrantedAccount(current), granted_guild_id: null, granted_role_id: null };
 }
 
 interface DiscordRole {

@@ -9,6 +9,7 @@ import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import { DeliveryError, fromStatus, permanent } from "./errors.js";
 import type { GithubIntegration } from "./integrations.js";
+import { withoutGrantedAccount } from "./properties.js";
 
 const Client = Octokit.plugin(retry, throttling);
 type GithubClient = InstanceType<typeof Client>;
@@ -119,5 +120,5 @@ export async function revokeGithub(client: GithubClient, current: Record<string,
   } catch (err) {
     throw failure(err, `Removing ${username} from ${repository}`);
   }
-  return { ...current, granted_account_id: null, granted_repository: null, invitation_id: null };
+  return { ...withoutGrantedAccount(current), granted_repository: null, invitation_id: null };
 }

@@ -76,10 +76,10 @@ export async function grantedGrantIdsOfCustomer(tx: Queryable, organizationId: s
   return rows.map((r) => r.id);
 }
 
-/** The organization's granted grants of `type` that carry an error (a fixed integration re-runs them). */
-export async function failedGrantIdsOfOrganization(tx: Queryable, organizationId: string, type: string) {
+/** The organization's grants of `type`, granted or revoked, that carry an error (a fixed integration re-runs them). */
+export async function failedGrantsOfOrganization(tx: Queryable, organizationId: string, type: string): Promise<Array<{ id: string; revoked: boolean }>> {
   const rows = await tx
-    .select({ id: benefitGrant.id })
+    .select({ id: benefitGrant.id, revokedAt: benefitGrant.revokedAt })
     .from(benefitGrant)
     .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
     .where(
@@ -87,11 +87,10 @@ export async function failedGrantIdsOfOrganization(tx: Queryable, organizationId
         eq(benefitGrant.organizationId, organizationId),
         eq(benefit.type, type),
         isNotNull(benefitGrant.error),
-        isNotNull(benefitGrant.grantedAt),
-        isNull(benefitGrant.revokedAt),
+        or(isNotNull(benefitGrant.grantedAt), isNotNull(benefitGrant.revokedAt)),
       ),
     );
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({ id: r.id, revoked: r.revokedAt !== null }));
 }
 
 /** Leases up to `limit` due deliveries to `token`; a grant with a delivery in hand is not leased twice. */

@@ -2,9 +2,9 @@
 // request. The worker's fan-out hands each batch of outbox events to requestFromOutbox, which turns
 // benefit_grant.created / benefit_grant.revoked (and benefit.updated: a re-grant of its granted grants) into
 // delivery rows in the same transaction; the worker's delivery loop leases due rows and runs them (run()).
-// A transient failure is tried again with backoff for up to a day; a permanent one sets the grant's `error`
-// and emits benefit_grant.updated. Connecting the account, fixing the integration, updating the benefit or
-// `till benefits regrant` makes new deliveries: grants heal.
+// A transient failure is tried again with backoff for up to a day; a permanent one (of a grant or a revoke)
+// sets the grant's `error` and emits benefit_grant.updated. Connecting the account, fixing the integration,
+// updating the benefit or `till benefits regrant` makes new deliveries: grants heal.
 import type { BenefitServicesConfig } from "../../config.js";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
@@ -28,6 +28,12 @@ export interface DeliveryDeps {
 /** Waits after each failed attempt; from then on every 8 hours, until a day has passed since the delivery began. */
 export const RETRY_DELAYS_MS = [30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 3600_000, 2 * 3600_000, 4 * 3600_000, 8 * 3600_000];
 export const GIVE_UP_AFTER_MS = 24 * 3600_000;
+
+/** The wait before trying again after the delivery's `attempts`-th failure, or null: the next try would be past a day. */
+export function retryDelay(attempts: number, createdAt: Date, now: number): number | null {
+  const delay = RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length - 1)]!;
+  return now + delay - createdAt.getTime() < GIVE_UP_AFTER_MS ? delay : null;
+}
 
 interface OutboxRowView {
   id: string;
@@ -124,8 +130,8 @@ export async function run(db: Db, deps: DeliveryDeps, d: repo.DeliveryRow, token
     failure = err instanceof DeliveryError ? err : new DeliveryError("transient", "unavailable", err instanceof Error ? err.message : String(err));
   }
   if (failure?.kind === "transient") {
-    const delay = RETRY_DELAYS_MS[d.attempts] ?? RETRY_DELAYS_MS[RETRY_DELAYS_MS.length - 1]!;
-    if (Date.now() + delay - d.createdAt.getTime() < GIVE_UP_AFTER_MS) {
+    const delay = retryDelay(d.attempts, d.createdAt, Date.now());
+    if (delay !== null) {
       await repo.retryDelivery(db, d.id, token, failure.message, delay);
       return;
     }
@@ -141,8 +147,10 @@ export async function run(db: Db, deps: DeliveryDeps, d: repo.DeliveryRow, token
         ? { ...ctx.grant.properties, account_id: null }
         : undefined
       : properties;
-    const row = await repo.updateGrantOutcome(tx, d.organizationId, d.grantId, { ...(next ? { properties: next } : {}), error: d.action === "revoke" && !failure ? ctx.grant.error : error });
-    if (!row || d.action === "revoke") return;
+    const row = await repo.updateGrantOutcome(tx, d.organizationId, d.grantId, { ...(next ? { properties: next } : {}), error });
+    // a revoke that worked is news only when it clears an error (benefit_grant.revoked told the rest); one that
+    // failed for good must reach the seller: the access they meant to take away stays
+    if (!row || (d.action === "revoke" && !failure && ctx.grant.error === null)) return;
     await enqueue(tx, [
       { type: "benefit_grant.updated", organizationId: d.organizationId, data: { ...toBenefitGrantWire(row, ctx.benefit, ctx.customer) } },
       customerStateChanged(d.organizationId, ctx.customer.id),
@@ -169,10 +177,13 @@ export async function healCustomer(tx: Queryable, organizationId: string, custom
   return repo.insertDeliveries(tx, ids.map((grantId) => ({ organizationId, grantId, action: "grant" as const, outboxId: null })));
 }
 
-/** The seller connected or fixed an integration: the organization's failed grants of that platform run again. */
+/**
+ * The seller connected or fixed an integration: the organization's failed grants of that platform run again,
+ * and so do its failed revokes.
+ */
 export async function healOrganization(tx: Queryable, organizationId: string, platform: repo.Platform): Promise<number> {
-  const ids = await repo.failedGrantIdsOfOrganization(tx, organizationId, repo.TYPES_OF[platform]);
-  return repo.insertDeliveries(tx, ids.map((grantId) => ({ organizationId, grantId, action: "grant" as const, outboxId: null })));
+  const failed = await repo.failedGrantsOfOrganization(tx, organizationId, repo.TYPES_OF[platform]);
+  return repo.insertDeliveries(tx, failed.map((g) => ({ organizationId, grantId: g.id, action: g.revoked ? ("revoke" as const) : ("grant" as const), outboxId: null })));
 }
 
 /** Whether Discord accepts the bot token; null when it does, else what is wrong. */
