@@ -319,6 +319,32 @@ describe("proration_behavior prorate", () => {
   });
 });
 
+describe("the organization's proration_behavior", () => {
+  it("invoice, set on the organization (subscription_settings), bills a change whose request names no behavior now", async () => {
+    const s = await createSeller(server, "proration-org-invoice");
+    await s.sdk.organizations.update({
+      id: s.organizationId,
+      organizationUpdate: {
+        subscriptionSettings: { allowMultipleSubscriptions: true, allowCustomerUpdates: true, prorationBehavior: "invoice", benefitRevocationGracePeriod: 0, preventTrialAbuse: false },
+      },
+    });
+    const [a, b] = await Promise.all(
+      [1000, 4000].map((priceAmount, i) =>
+        s.sdk.products.create({ name: `Org plan ${i}`, recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount, priceCurrency: "usd" }] }),
+      ),
+    );
+    const sub = await subscribe(a!, s);
+    await midPeriod(sub.id, 15);
+    await s.sdk049.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: b!.id } });
+    const orders = await ordersOf(sub.id, s);
+    expect(orders.map((o) => o.billingReason)).toEqual(["subscription_create", "subscription_update"]);
+    // −500 for half of 1000, +2000 for half of 4000 (a second may have passed: ±1 on each line)
+    expect(orders[1]).toMatchObject({ status: "paid", paid: true });
+    expect(Math.abs(orders[1]!.totalAmount - 1500)).toBeLessThanOrEqual(2);
+    expect(await db().select().from(subscriptionProration).where(eq(subscriptionProration.subscriptionId, sub.id))).toEqual([]);
+  });
+});
+
 describe("webhooks of a plan change billed now", () => {
   it("delivers order.created and order.paid of the subscription_update order (a credit one too), valid for both SDKs", async () => {
     const receiver = new Receiver();
