@@ -4,12 +4,13 @@
 // going to the customer's balance and paying the next orders (applied_balance_amount, due_amount); tax on the
 // proration lines; and the change's order webhooks accepted by both SDKs' validateEvent. Money to the minor unit.
 import { asc, eq, sql } from "drizzle-orm";
+import { Polar } from "@polar-sh/sdk";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { customerBalanceEntry, subscription, subscriptionProration } from "../../server/db/schema/index.js";
+import { customerBalanceEntry, orderDunning, outbox, subscription, subscriptionProration } from "../../server/db/schema/index.js";
 import { prorationLines } from "../../server/billing/subscriptions/proration.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
@@ -53,6 +54,16 @@ async function balanceOf(customerId: string): Promise<number> {
     .from(customerBalanceEntry)
     .where(eq(customerBalanceEntry.customerId, customerId));
   return Number(row?.total ?? 0);
+}
+
+/** The outbox's event types about the subscription (its own events and its orders' and grants'), oldest first. */
+async function eventTypesOf(subscriptionId: string): Promise<string[]> {
+  const rows = await db()
+    .select({ type: outbox.type })
+    .from(outbox)
+    .where(sql`${outbox.payload} ->> 'id' = ${subscriptionId} OR ${outbox.payload} ->> 'subscription_id' = ${subscriptionId}`)
+    .orderBy(asc(outbox.createdAt));
+  return rows.map((r) => r.type);
 }
 
 async function renew(id: string, s: Seller = seller) {
@@ -242,7 +253,7 @@ describe("proration_behavior invoice", () => {
 });
 
 describe("what is not billed now, or not paid", () => {
-  it("a declined charge leaves the subscription_update order pending with its due amount; the change stands", async () => {
+  it("a declined charge leaves the subscription_update order pending and the subscription past_due; its dunning is scheduled, the customer pays it in the portal", async () => {
     const trial = await createProduct(seller, "trial", { name: "Trial basic" });
     const checkout = await seller.sdk.checkouts.create({ products: [trial.id] });
     // Stripe's test card that can be saved but whose charges fail
@@ -252,11 +263,48 @@ describe("what is not billed now, or not paid", () => {
     // the trial is over: a paid period half gone
     await db().update(subscription).set({ status: "active", trialStart: null, trialEnd: null }).where(eq(subscription.id, sub.id));
     await midPeriod(sub.id, 15);
-    const changed = await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: pro.id, prorationBehavior: "invoice" } });
-    expect(changed).toMatchObject({ productId: pro.id, amount: 4000 });
+    // a plan with a benefit: its grant is not cycled when the change's order is paid (no period starts)
+    const perk = await seller.sdk.benefits.create({ type: "custom", description: "Pro perk", properties: {} });
+    const proPerk = await seller.sdk.products.create({ name: "Pro", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 4000, priceCurrency: "usd" }] });
+    await seller.sdk.products.updateBenefits({ id: proPerk.id, productBenefitsUpdate: { benefits: [perk.id] } });
+    const changed = await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: proPerk.id, prorationBehavior: "invoice" } });
+    // the change stands; the subscription is past due until the order is paid (Stripe's allow_incomplete)
+    expect(changed).toMatchObject({ productId: proPerk.id, amount: 4000, status: "past_due" });
     const update = (await ordersOf(sub.id)).at(-1)!;
     // −600 for half of 1200, +2000 for half of 4000
     expect(update).toMatchObject({ billingReason: "subscription_update", status: "pending", paid: false, totalAmount: 1400, dueAmount: 1400 });
+    // the attempt is a payment of the order, charged to the customer's default card
+    const declined = (await seller.sdk.payments.list({ orderId: update.id })).result.items;
+    expect(declined).toMatchObject([{ status: "failed", amount: 1400, declineReason: "card_declined", orderId: update.id }]);
+    // its dunning is scheduled as a failed renewal's (the first retry 3 days later)
+    const [dun] = await db().select().from(orderDunning).where(eq(orderDunning.orderId, update.id));
+    expect(dun).toMatchObject({ subscriptionId: sub.id, attempts: 1 });
+    expect(dun!.nextAttemptAt!.getTime() - Date.now()).toBeGreaterThan(3 * DAY - 60_000);
+    expect(await eventTypesOf(sub.id)).toContain("subscription.past_due");
+
+    // the customer pays it from the portal with a new card
+    const session = (await seller.sdk.customerSessions.create({ customerId: sub.customerId })).token;
+    const portal = new Polar({ serverURL: server.url });
+    expect(await portal.customerPortal.orders.getPaymentStatus({ customerSession: session }, { id: update.id })).toEqual({ status: "failed", error: "Your card was declined." });
+    const card = await rawRequest(server.url, session, "POST", "/v1/customer-portal/customers/me/payment-methods/test-card", {
+      number: "4242 4242 4242 4242",
+      exp_month: 12,
+      exp_year: new Date().getUTCFullYear() + 3,
+      cvc: "123",
+    });
+    const ok = await portal.customerPortal.orders.confirmRetryPayment(
+      { customerSession: session },
+      { id: update.id, customerOrderConfirmPayment: { confirmationTokenId: String(card.body.confirmation_token_id) } },
+    );
+    expect(ok).toMatchObject({ status: "succeeded" });
+    expect(await seller.sdk.orders.get({ id: update.id })).toMatchObject({ status: "paid", paid: true });
+    expect((await seller.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
+    const attempts = (await seller.sdk.payments.list({ orderId: update.id, sorting: ["created_at"] })).result.items;
+    expect(attempts.map((p) => p.status)).toEqual(["failed", "succeeded"]);
+    // no period started: the paid plan change cycles no grant (its grant was made at the change)
+    const types = await eventTypesOf(sub.id);
+    expect(types).toContain("benefit_grant.created");
+    expect(types).not.toContain("benefit_grant.cycled");
   });
 
   it("a trialing subscription's change bills nothing (no paid period to prorate)", async () => {

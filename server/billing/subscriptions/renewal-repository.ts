@@ -2,7 +2,7 @@
 // one, writing its new terms, the payment method its checkout saved, and the subscription's grants cycled. Every function but the claim takes the organization id and filters by it.
 import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { benefit, benefitGrant, checkout, customer, customerBalanceEntry, subscription, subscriptionProration } from "../../db/schema/index.js";
+import { benefit, benefitGrant, customer, customerBalanceEntry, subscription, subscriptionProration } from "../../db/schema/index.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 import { advancedClocks, orgNowSql } from "../test-clock/repository.js";
 
@@ -62,16 +62,6 @@ export async function updateSubscription(db: Queryable, organizationId: string, 
     .returning();
   if (!row) throw new Error(`subscription ${id} vanished under its lock`);
   return row;
-}
-
-/** The payment method the subscription's checkout saved with the processor, if any. */
-export async function savedPaymentMethod(db: Queryable, organizationId: string, checkoutId: string): Promise<string | null> {
-  const [row] = await db
-    .select({ id: sql<string | null>`${checkout.paymentProcessorMetadata} ->> 'payment_method_id'` })
-    .from(checkout)
-    .where(and(eq(checkout.organizationId, organizationId), eq(checkout.id, checkoutId)))
-    .limit(1);
-  return row?.id ?? null;
 }
 
 const grantedNow = and(isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt));
