@@ -311,6 +311,32 @@ describe("the portal's retry", () => {
   });
 });
 
+describe("a checkout's charges", () => {
+  it("are payments of the checkout: a declined attempt (kept after its rollback) and the charge that paid the order, through both SDKs", async () => {
+    const product = await createProduct(seller, "fixed");
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    await expect(pay(server, checkout, { customerEmail: uniqueBuyer("checkout-pay") }, "4000 0000 0000 0002")).rejects.toThrow(/declined/);
+    await pay(server, checkout, { customerEmail: uniqueBuyer("checkout-pay") }, "4242 4242 4242 4242");
+    const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+    if (!order) throw new Error("no order");
+    const listed = (await seller.sdk.payments.list({ checkoutId: checkout.id, sorting: ["created_at"] })).result.items;
+    expect(listed).toMatchObject([
+      { status: "failed", amount: 2500, currency: "usd", checkoutId: checkout.id, orderId: null, declineReason: "card_declined", declineMessage: "Your card was declined." },
+      { status: "succeeded", amount: 2500, currency: "usd", checkoutId: checkout.id, orderId: order.id, declineReason: null, methodMetadata: { last4: "4242" } },
+    ]);
+    const listed049 = (await seller.sdk049.payments.list({ checkoutId: checkout.id, status: "succeeded" })).result.items;
+    expect(listed049).toMatchObject([{ orderId: order.id, trigger: "purchase" }]);
+    expect(await seller.sdk.payments.get({ id: listed[1]!.id })).toMatchObject({ orderId: order.id, status: "succeeded" });
+  });
+
+  it("records nothing for a trial's checkout (the card is only saved)", async () => {
+    const product = await createProduct(seller, "trial");
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    await pay(server, checkout, { customerEmail: uniqueBuyer("checkout-trial") });
+    expect((await seller.sdk.payments.list({ checkoutId: checkout.id })).result.items).toEqual([]);
+  });
+});
+
 describe("webhooks of dunning", () => {
   it("delivers subscription.past_due, subscription.canceled and subscription.revoked (no retries configured), valid for both SDKs", async () => {
     const receiver = new Receiver();
