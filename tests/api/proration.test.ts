@@ -257,7 +257,8 @@ describe("what is not billed now, or not paid", () => {
     const trial = await createProduct(seller, "trial", { name: "Trial basic" });
     const checkout = await seller.sdk.checkouts.create({ products: [trial.id] });
     // Stripe's test card that can be saved but whose charges fail
-    await pay(server, checkout, { customerEmail: uniqueBuyer("proration-declined") }, "4000 0000 0000 0341");
+    const email = uniqueBuyer("proration-declined");
+    await pay(server, checkout, { customerEmail: email }, "4000 0000 0000 0341");
     const [sub] = (await seller.sdk.subscriptions.list({ productId: trial.id, limit: 100 })).result.items;
     if (!sub) throw new Error("no subscription");
     // the trial is over: a paid period half gone
@@ -281,6 +282,13 @@ describe("what is not billed now, or not paid", () => {
     expect(dun).toMatchObject({ subscriptionId: sub.id, attempts: 1 });
     expect(dun!.nextAttemptAt!.getTime() - Date.now()).toBeGreaterThan(3 * DAY - 60_000);
     expect(await eventTypesOf(sub.id)).toContain("subscription.past_due");
+    // and the customer gets the past-due email, as for a failed renewal
+    await server.worker.start();
+    try {
+      await server.mailbox.waitFor(email, /Payment failed/, 15_000);
+    } finally {
+      await server.worker.stop();
+    }
 
     // the customer pays it from the portal with a new card
     const session = (await seller.sdk.customerSessions.create({ customerId: sub.customerId })).token;
