@@ -277,6 +277,8 @@ describe("what is not billed now, or not paid", () => {
     // the attempt is a payment of the order, charged to the customer's default card
     const declined = (await seller.sdk.payments.list({ orderId: update.id })).result.items;
     expect(declined).toMatchObject([{ status: "failed", amount: 1400, declineReason: "card_declined", orderId: update.id }]);
+    // SDK 0.49.0 reads it too (no Polar trigger names a plan change: null)
+    expect((await seller.sdk049.payments.list({ orderId: update.id })).result.items).toMatchObject([{ status: "failed", trigger: null }]);
     // its dunning is scheduled as a failed renewal's (the first retry 3 days later)
     const [dun] = await db().select().from(orderDunning).where(eq(orderDunning.orderId, update.id));
     expect(dun).toMatchObject({ subscriptionId: sub.id, attempts: 1 });
