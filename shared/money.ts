@@ -20,3 +20,28 @@ export function formatMoney(minor: number, currency: string, locale?: string): s
     return `${major.toFixed(digits)} ${currency.toUpperCase()}`;
   }
 }
+
+/**
+ * A unit price in minor units that may be fractional, as a metered price's `unit_amount` is ("1.5" cents):
+ * "1.5", "usd" → "$0.015". Printed with every digit it has, never rounded to the minor unit.
+ */
+export function formatUnitAmount(minor: string, currency: string, locale?: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(minor.trim());
+  if (!m) return `${minor} ${currency.toUpperCase()}`;
+  const [, sign = "", int = "0", frac = ""] = m;
+  const digits = minorDigits(currency);
+  // the decimal point moved left by the minor unit's digits, in the string (exact)
+  const padded = int.padStart(digits + 1, "0");
+  const major = `${sign}${padded.slice(0, padded.length - digits)}.${padded.slice(padded.length - digits)}${frac}`;
+  const shown = Math.min(20, Math.max(digits, digits + frac.replace(/0+$/, "").length));
+  try {
+    return new Intl.NumberFormat(locale, {
+      style: "currency",
+      currency: currency.toUpperCase(),
+      minimumFractionDigits: digits,
+      maximumFractionDigits: shown,
+    }).format(Number(major));
+  } catch {
+    return `${major} ${currency.toUpperCase()}`;
+  }
+}

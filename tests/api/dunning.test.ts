@@ -19,6 +19,7 @@ import { lockDunning } from "../../server/billing/dunning/repository.js";
 import { benefitGrant, orderDunning, outbox } from "../../server/db/schema/index.js";
 import { createPaymentProcessor } from "../../server/payments/index.js";
 import { rawRequest } from "../helpers/api.js";
+import { usingPostgres } from "../helpers/db.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -169,6 +170,14 @@ describe("a failed renewal", () => {
     expect((await pendingOrder(seller, sub.id)).status).toBe("pending");
     const types = await eventTypes(sub.id);
     expect(types).toEqual(expect.arrayContaining(["subscription.canceled", "subscription.revoked", "benefit_grant.revoked"]));
+    // the end of dunning reaches the customer: the revocation email (subscription.revoked)
+    await server.worker.start();
+    try {
+      const ended = await server.mailbox.waitFor(email, /subscription has ended/, 15_000);
+      expect(ended.subject).toContain(product.name);
+    } finally {
+      await server.worker.stop();
+    }
 
     // every charge attempt: the renewal's and three retries, declined, through both SDKs
     const payments = (await seller.sdk.payments.list({ orderId: order.id, sorting: ["created_at"] })).result;
@@ -231,7 +240,7 @@ describe("a failed renewal", () => {
     const benefit = (await s.sdk.benefits.create({ type: "custom", description: "Unpaid perk", properties: {} })).id;
     const product = await createProduct(s, "trial");
     await s.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefit] } });
-    const { sub, session } = await subscribe(s, product, "4000 0000 0000 0341");
+    const { sub, session, email } = await subscribe(s, product, "4000 0000 0000 0341");
     expect((await renew(s, sub.id)).status).toBe("past_due");
     const order = await pendingOrder(s, sub.id);
     const due = (await dunningRow(order.id))?.nextAttemptAt ?? new Date();
@@ -239,6 +248,15 @@ describe("a failed renewal", () => {
     expect((await s.sdk.subscriptions.get({ id: sub.id })).status).toBe("unpaid");
     expect(await grantedCount(sub.id)).toBe(0);
     expect(await eventTypes(sub.id)).toEqual(expect.arrayContaining(["subscription.revoked", "benefit_grant.revoked"]));
+    // the customer is told: the past-due email of the renewal, then the revocation email of the unpaid end
+    await server.worker.start();
+    try {
+      await server.mailbox.waitFor(email, /Payment failed/, 15_000);
+      const ended = await server.mailbox.waitFor(email, /subscription has ended/, 15_000);
+      expect(ended.subject).toContain(product.name);
+    } finally {
+      await server.worker.stop();
+    }
 
     // a declined manual retry with the saved card, then one with a new card (SDK 0.49.0's confirmRetryPayment)
     const declined = await portal049.customerPortal.orders.confirmRetryPayment({ customerSession: session }, { id: order.id, customerOrderConfirmPayment: {} });
@@ -281,22 +299,25 @@ describe("the portal's retry", () => {
     expect((await raw(stranger.session, "GET", `/v1/customer-portal/orders/${order.id}/payment-status`)).status).toBe(404);
     expect((await raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, { payment_method_id: "nope" })).status).toBe(422);
 
-    // an attempt under way (the schedule's, here a held lock) answers 409 at once
-    let release = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    let locked = () => {};
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const holder = db().transaction(async (tx) => {
-      await lockDunning(tx, seller.organizationId, order.id, false);
-      locked();
-      await held;
-    });
-    await isLocked;
-    const busy = await raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {});
-    release();
-    await holder;
-    expect(busy.status).toBe(409);
-    expect(busy.body.error).toBe("PaymentAlreadyInProgress");
+    // an attempt under way (the schedule's, here a held lock) answers 409 at once — PostgreSQL only: PGlite has
+    // one connection, which the held transaction would keep from the request
+    if (usingPostgres) {
+      let release = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      let locked = () => {};
+      const isLocked = new Promise<void>((r) => (locked = r));
+      const holder = db().transaction(async (tx) => {
+        await lockDunning(tx, seller.organizationId, order.id, false);
+        locked();
+        await held;
+      });
+      await isLocked;
+      const busy = await raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {});
+      release();
+      await holder;
+      expect(busy.status).toBe(409);
+      expect(busy.body.error).toBe("PaymentAlreadyInProgress");
+    }
 
     for (let i = 0; i < 5; i++) {
       const r = await raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {});
@@ -308,6 +329,32 @@ describe("the portal's retry", () => {
     expect(limited.body.error).toBe("ManualRetryLimitExceeded");
     // manual attempts leave the schedule alone
     expect((await dunningRow(order.id))?.attempts).toBe(1);
+  });
+});
+
+describe("a checkout's charges", () => {
+  it("are payments of the checkout: a declined attempt (kept after its rollback) and the charge that paid the order, through both SDKs", async () => {
+    const product = await createProduct(seller, "fixed");
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    await expect(pay(server, checkout, { customerEmail: uniqueBuyer("checkout-pay") }, "4000 0000 0000 0002")).rejects.toThrow(/declined/);
+    await pay(server, checkout, { customerEmail: uniqueBuyer("checkout-pay") }, "4242 4242 4242 4242");
+    const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+    if (!order) throw new Error("no order");
+    const listed = (await seller.sdk.payments.list({ checkoutId: checkout.id, sorting: ["created_at"] })).result.items;
+    expect(listed).toMatchObject([
+      { status: "failed", amount: 2500, currency: "usd", checkoutId: checkout.id, orderId: null, declineReason: "card_declined", declineMessage: "Your card was declined." },
+      { status: "succeeded", amount: 2500, currency: "usd", checkoutId: checkout.id, orderId: order.id, declineReason: null, methodMetadata: { last4: "4242" } },
+    ]);
+    const listed049 = (await seller.sdk049.payments.list({ checkoutId: checkout.id, status: "succeeded" })).result.items;
+    expect(listed049).toMatchObject([{ orderId: order.id, trigger: "purchase" }]);
+    expect(await seller.sdk.payments.get({ id: listed[1]!.id })).toMatchObject({ orderId: order.id, status: "succeeded" });
+  });
+
+  it("records nothing for a trial's checkout (the card is only saved)", async () => {
+    const product = await createProduct(seller, "trial");
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    await pay(server, checkout, { customerEmail: uniqueBuyer("checkout-trial") });
+    expect((await seller.sdk.payments.list({ checkoutId: checkout.id })).result.items).toEqual([]);
   });
 });
 

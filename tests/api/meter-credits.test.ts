@@ -60,6 +60,20 @@ async function renew(id: string, s: Seller = seller) {
   return order;
 }
 
+/** The text of the order's invoice PDF, once the worker made it. */
+async function invoiceText(orderId: string): Promise<string> {
+  await server.worker.start();
+  try {
+    return await until(`the invoice of ${orderId}`, async () => {
+      const res = await raw("GET", `/v1/orders/${orderId}/invoice`);
+      if (res.status !== 200) return null;
+      return pdfTextOf(new Uint8Array(await (await fetch((res.body as { url: string }).url)).arrayBuffer()));
+    });
+  } finally {
+    await server.worker.stop();
+  }
+}
+
 async function plan(s: Seller, name: string, rollover: boolean, meterId: string): Promise<Product> {
   const product = await s.sdk.products.create({
     name,
@@ -162,19 +176,30 @@ describe("meter credits", () => {
     const order = await renew(sub.id);
     expect(await meterOf()).toMatchObject({ consumedUnits: 0, creditedUnits: 10, balance: 10 });
 
-    // the invoice's metered line names the units: 20 consumed, 16 credited, 4 billed at $0.30
-    await server.worker.start();
-    try {
-      const text = await until(`the invoice of ${order.id}`, async () => {
-        const res = await raw("GET", `/v1/orders/${order.id}/invoice`);
-        if (res.status !== 200) return null;
-        return pdfTextOf(new Uint8Array(await (await fetch((res.body as { url: string }).url)).arrayBuffer()));
-      });
-      expect(text).toContain("Rolling plan — Compute (20 consumed, 16 credited, 4 billed) 1 $1.20 $1.20");
-      expect(text).toContain("Total $6.20");
-    } finally {
-      await server.worker.stop();
-    }
+    // the invoice's metered line names the units (20 consumed, 16 credited, 4 billed) and is 4 × $0.30
+    const text = await invoiceText(order.id);
+    expect(text).toContain("Rolling plan — Compute (20 consumed, 16 credited, 4 billed) 4 $0.30 $1.20");
+    expect(text).toContain("Total $6.20");
+  });
+
+  it("an invoice prints a metered line as billed units × the price's unit amount, a fractional one as the price has it", async () => {
+    const product = await seller.sdk.products.create({
+      name: "Fraction plan",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 500, priceCurrency: "usd" },
+        { amountType: "metered_unit", meterId: meter.id, unitAmount: "1.5", priceCurrency: "usd" },
+      ],
+    });
+    const sub = await subscribe(product);
+    await ingest(7, sub.customerId);
+    const order = await renew(sub.id);
+    // 7 × 1.5¢ = 10.5¢, billed 11¢ (rounded half up, stored on the line): the unit price keeps its digits
+    expect(order.items.map((i) => i.amount)).toEqual([500, 11]);
+    const text = await invoiceText(order.id);
+    expect(text).toContain("Fraction plan 1 $5.00 $5.00");
+    expect(text).toContain("Fraction plan — Compute 7 $0.015 $0.11");
+    expect(text).toContain("Total $5.11");
   });
 
   it("a renewal paid late (past due, then paid from the portal) credits the new period as the renewal would have", async () => {

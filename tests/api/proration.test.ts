@@ -4,12 +4,13 @@
 // going to the customer's balance and paying the next orders (applied_balance_amount, due_amount); tax on the
 // proration lines; and the change's order webhooks accepted by both SDKs' validateEvent. Money to the minor unit.
 import { asc, eq, sql } from "drizzle-orm";
+import { Polar } from "@polar-sh/sdk";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { customerBalanceEntry, subscription, subscriptionProration } from "../../server/db/schema/index.js";
+import { customerBalanceEntry, orderDunning, outbox, subscription, subscriptionProration } from "../../server/db/schema/index.js";
 import { prorationLines } from "../../server/billing/subscriptions/proration.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
@@ -53,6 +54,16 @@ async function balanceOf(customerId: string): Promise<number> {
     .from(customerBalanceEntry)
     .where(eq(customerBalanceEntry.customerId, customerId));
   return Number(row?.total ?? 0);
+}
+
+/** The outbox's event types about the subscription (its own events and its orders' and grants'), oldest first. */
+async function eventTypesOf(subscriptionId: string): Promise<string[]> {
+  const rows = await db()
+    .select({ type: outbox.type })
+    .from(outbox)
+    .where(sql`${outbox.payload} ->> 'id' = ${subscriptionId} OR ${outbox.payload} ->> 'subscription_id' = ${subscriptionId}`)
+    .orderBy(asc(outbox.createdAt));
+  return rows.map((r) => r.type);
 }
 
 async function renew(id: string, s: Seller = seller) {
@@ -242,21 +253,68 @@ describe("proration_behavior invoice", () => {
 });
 
 describe("what is not billed now, or not paid", () => {
-  it("a declined charge leaves the subscription_update order pending with its due amount; the change stands", async () => {
+  it("a declined charge leaves the subscription_update order pending and the subscription past_due; its dunning is scheduled, the customer pays it in the portal", async () => {
     const trial = await createProduct(seller, "trial", { name: "Trial basic" });
     const checkout = await seller.sdk.checkouts.create({ products: [trial.id] });
     // Stripe's test card that can be saved but whose charges fail
-    await pay(server, checkout, { customerEmail: uniqueBuyer("proration-declined") }, "4000 0000 0000 0341");
+    const email = uniqueBuyer("proration-declined");
+    await pay(server, checkout, { customerEmail: email }, "4000 0000 0000 0341");
     const [sub] = (await seller.sdk.subscriptions.list({ productId: trial.id, limit: 100 })).result.items;
     if (!sub) throw new Error("no subscription");
     // the trial is over: a paid period half gone
     await db().update(subscription).set({ status: "active", trialStart: null, trialEnd: null }).where(eq(subscription.id, sub.id));
     await midPeriod(sub.id, 15);
-    const changed = await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: pro.id, prorationBehavior: "invoice" } });
-    expect(changed).toMatchObject({ productId: pro.id, amount: 4000 });
+    // a plan with a benefit: its grant is not cycled when the change's order is paid (no period starts)
+    const perk = await seller.sdk.benefits.create({ type: "custom", description: "Pro perk", properties: {} });
+    const proPerk = await seller.sdk.products.create({ name: "Pro", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 4000, priceCurrency: "usd" }] });
+    await seller.sdk.products.updateBenefits({ id: proPerk.id, productBenefitsUpdate: { benefits: [perk.id] } });
+    const changed = await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: proPerk.id, prorationBehavior: "invoice" } });
+    // the change stands; the subscription is past due until the order is paid (Stripe's allow_incomplete)
+    expect(changed).toMatchObject({ productId: proPerk.id, amount: 4000, status: "past_due" });
     const update = (await ordersOf(sub.id)).at(-1)!;
     // −600 for half of 1200, +2000 for half of 4000
     expect(update).toMatchObject({ billingReason: "subscription_update", status: "pending", paid: false, totalAmount: 1400, dueAmount: 1400 });
+    // the attempt is a payment of the order, charged to the customer's default card
+    const declined = (await seller.sdk.payments.list({ orderId: update.id })).result.items;
+    expect(declined).toMatchObject([{ status: "failed", amount: 1400, declineReason: "card_declined", orderId: update.id }]);
+    // SDK 0.49.0 reads it too (no Polar trigger names a plan change: null)
+    expect((await seller.sdk049.payments.list({ orderId: update.id })).result.items).toMatchObject([{ status: "failed", trigger: null }]);
+    // its dunning is scheduled as a failed renewal's (the first retry 3 days later)
+    const [dun] = await db().select().from(orderDunning).where(eq(orderDunning.orderId, update.id));
+    expect(dun).toMatchObject({ subscriptionId: sub.id, attempts: 1 });
+    expect(dun!.nextAttemptAt!.getTime() - Date.now()).toBeGreaterThan(3 * DAY - 60_000);
+    expect(await eventTypesOf(sub.id)).toContain("subscription.past_due");
+    // and the customer gets the past-due email, as for a failed renewal
+    await server.worker.start();
+    try {
+      await server.mailbox.waitFor(email, /Payment failed/, 15_000);
+    } finally {
+      await server.worker.stop();
+    }
+
+    // the customer pays it from the portal with a new card
+    const session = (await seller.sdk.customerSessions.create({ customerId: sub.customerId })).token;
+    const portal = new Polar({ serverURL: server.url });
+    expect(await portal.customerPortal.orders.getPaymentStatus({ customerSession: session }, { id: update.id })).toEqual({ status: "failed", error: "Your card was declined." });
+    const card = await rawRequest(server.url, session, "POST", "/v1/customer-portal/customers/me/payment-methods/test-card", {
+      number: "4242 4242 4242 4242",
+      exp_month: 12,
+      exp_year: new Date().getUTCFullYear() + 3,
+      cvc: "123",
+    });
+    const ok = await portal.customerPortal.orders.confirmRetryPayment(
+      { customerSession: session },
+      { id: update.id, customerOrderConfirmPayment: { confirmationTokenId: String(card.body.confirmation_token_id) } },
+    );
+    expect(ok).toMatchObject({ status: "succeeded" });
+    expect(await seller.sdk.orders.get({ id: update.id })).toMatchObject({ status: "paid", paid: true });
+    expect((await seller.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
+    const attempts = (await seller.sdk.payments.list({ orderId: update.id, sorting: ["created_at"] })).result.items;
+    expect(attempts.map((p) => p.status)).toEqual(["failed", "succeeded"]);
+    // no period started: the paid plan change cycles no grant (its grant was made at the change)
+    const types = await eventTypesOf(sub.id);
+    expect(types).toContain("benefit_grant.created");
+    expect(types).not.toContain("benefit_grant.cycled");
   });
 
   it("a trialing subscription's change bills nothing (no paid period to prorate)", async () => {
@@ -316,6 +374,32 @@ describe("proration_behavior prorate", () => {
     await seller.sdk.subscriptions.update({ id: other.id, subscriptionUpdate: { productId: pro.id, prorationBehavior: "next_period" } });
     expect(await db().select().from(subscriptionProration).where(eq(subscriptionProration.subscriptionId, other.id))).toEqual([]);
     expect(await ordersOf(other.id)).toHaveLength(1);
+  });
+});
+
+describe("the organization's proration_behavior", () => {
+  it("invoice, set on the organization (subscription_settings), bills a change whose request names no behavior now", async () => {
+    const s = await createSeller(server, "proration-org-invoice");
+    await s.sdk.organizations.update({
+      id: s.organizationId,
+      organizationUpdate: {
+        subscriptionSettings: { allowMultipleSubscriptions: true, allowCustomerUpdates: true, prorationBehavior: "invoice", benefitRevocationGracePeriod: 0, preventTrialAbuse: false },
+      },
+    });
+    const [a, b] = await Promise.all(
+      [1000, 4000].map((priceAmount, i) =>
+        s.sdk.products.create({ name: `Org plan ${i}`, recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount, priceCurrency: "usd" }] }),
+      ),
+    );
+    const sub = await subscribe(a!, s);
+    await midPeriod(sub.id, 15);
+    await s.sdk049.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: b!.id } });
+    const orders = await ordersOf(sub.id, s);
+    expect(orders.map((o) => o.billingReason)).toEqual(["subscription_create", "subscription_update"]);
+    // −500 for half of 1000, +2000 for half of 4000 (a second may have passed: ±1 on each line)
+    expect(orders[1]).toMatchObject({ status: "paid", paid: true });
+    expect(Math.abs(orders[1]!.totalAmount - 1500)).toBeLessThanOrEqual(2);
+    expect(await db().select().from(subscriptionProration).where(eq(subscriptionProration.subscriptionId, sub.id))).toEqual([]);
   });
 });
 

@@ -379,6 +379,11 @@ describe("the test clock's route", () => {
     expect(cycle).toMatchObject({ billingReason: "subscription_cycle", totalAmount: 900, status: "paid" });
 
     expect((await sdk.checkouts.get({ id: open.id })).status).toBe("expired");
+    // the list's status filter reads the same clock as `get`
+    const listed = async (status: "open" | "expired") =>
+      (await sdk.checkouts.list({ productId: product.id, status, limit: 100 })).result.items.map((c) => c.id);
+    expect(await listed("expired")).toContain(open.id);
+    expect(await listed("open")).not.toContain(open.id);
     expect((await publicRequest(server, "GET", `/v1/checkouts/client/${open.clientSecret}`)).status).toBe(410);
     await sdk.subscriptions.revoke({ id: sub.id });
   });

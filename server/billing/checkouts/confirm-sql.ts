@@ -8,7 +8,8 @@
 //    and inserts the new customer — only when the checkout is still the one the caller validated.
 // 2. fulfilStatement, sent with COMMIT: the checkout's final row, the subscription, the benefit grants and
 //    the license keys they issue, the customer's portal session, the order with the organization's next
-//    invoice number and its items, the customer's balance movement (the credit it used), and the outbox
+//    invoice number and its items, the customer's balance movement (the credit it used), the card's charge
+//    (its `payment` row), and the outbox
 //    events (the invoice number filled in by the statement itself). The invoice counter's row is locked from
 //    its insert to the commit: every confirm of the organization passes through that lock, so nothing waits
 //    on the application while it is held.
@@ -26,6 +27,7 @@ import {
   order,
   orderItem,
   outbox,
+  payment,
   subscription,
 } from "../../db/schema/index.js";
 import type { OutboxEventType } from "../../jobs/outbox.js";
@@ -40,6 +42,7 @@ const sessionShape = shapeOf(customerSession);
 const orderShape = shapeOf(order);
 const itemShape = shapeOf(orderItem);
 const balanceShape = shapeOf(customerBalanceEntry);
+const paymentShape = shapeOf(payment);
 const outboxTable = q(getTableName(outbox));
 const counterTable = q(getTableName(invoiceCounter));
 
@@ -155,6 +158,9 @@ upd AS (
 ), bal AS (
   ${insertFrom(balanceShape, "(SELECT j -> 'balance' FROM d)")}
   RETURNING 1
+), pay AS (
+  ${insertFrom(paymentShape, "(SELECT j -> 'payments' FROM d)")}
+  RETURNING 1
 )
 SELECT (SELECT count(*) FROM upd)::int AS updated, (SELECT count(*) FROM sub)::int AS subscriptions,
   (SELECT count(*) FROM grants)::int AS grants, (SELECT count(*) FROM keys)::int AS license_keys,
@@ -185,6 +191,8 @@ export interface FulfilWrites {
   events: FulfilEvent[];
   /** The customer's balance movement the order made (it used credit), if any: its ledger row. */
   balance?: object[];
+  /** The card's charge (Polar's Payment), when money moved: its row. */
+  payments?: object[];
   /** The outbox rows' times: each event one millisecond after the previous, in order. */
   now: Date;
 }
@@ -203,6 +211,7 @@ export async function fulfilStatement(tx: PipelinedTx, w: FulfilWrites): Promise
     order: record(orderShape, w.order),
     items: w.items.map((i) => record(itemShape, i)),
     balance: (w.balance ?? []).map((b) => record(balanceShape, b)),
+    payments: (w.payments ?? []).map((p) => record(paymentShape, p)),
     events: w.events.map((e) => (e.withInvoiceNumber ? { t: e.type, p: e.data, n: 1 } : { t: e.type, p: e.data })),
   });
   const [row] = await tx.last(FULFIL, [json, w.checkoutId, w.organizationId, w.invoicePrefix, w.now.toISOString()]);

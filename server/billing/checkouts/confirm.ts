@@ -1,8 +1,9 @@
 // Confirming a checkout: one transaction that locks the checkout, applies the customer's last changes,
 // checks what a purchase needs, counts the discount redemption (exactly, under concurrency), takes the
 // payment, and fulfils — the customer created or matched, the subscription, the paid order with its invoice
-// number, the benefit grants — writing every webhook event of the flow to the outbox. A declined payment
-// throws before anything is kept, so the checkout stays open for another try.
+// number, the benefit grants, the charge's payment row — writing every webhook event of the flow to the outbox.
+// A declined payment throws before anything is kept, so the checkout stays open for another try; only the
+// declined attempt is recorded (a payment row of the checkout, after the rollback).
 //
 // The test processor answers at once, so the payment runs inside the transaction that holds the checkout's
 // lock. A processor that answers asynchronously (Stripe) will confirm here and fulfil from its webhook.
@@ -15,6 +16,7 @@ import type { PaymentResult } from "../../payments/processor.js";
 import { fulfilGrant } from "../benefits/fulfil.js";
 import { toBenefitGrantWire, type BenefitGrantRow } from "../benefits/wire.js";
 import { upsertCheckoutCustomer } from "../customers/service.js";
+import { insertPayment, type NewPayment } from "../payments/repository.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
@@ -145,7 +147,9 @@ async function fulfil(
   now: Date,
   confirmationHash: string,
   /** What the customer's balance paid of the order (its applied_balance_amount and ledger row). */
-  settlement: Settlement = { applied: 0, due: 0 },
+  settlement: Settlement,
+  /** The processor that took the payment (the payment row's `processor`). */
+  processorId: string,
 ): Promise<Fulfilled> {
   const { row, product, price, organization, discount } = view;
   if (!product || !price || !organization || !row.customerEmail) throw new Error("fulfil: checkout is not complete");
@@ -282,9 +286,37 @@ async function fulfil(
     invoicePrefix: invoicePrefix(organization.slug),
     events,
     balance: balanceEntry ? [{ id: randomUUID(), createdAt: new Date(), ...balanceEntry }] : [],
+    // the charge (money moved: a card only saved for later, at 0, is no payment)
+    payments:
+      payment?.ok && settlement.due > 0
+        ? [chargeRow({ organizationId, customerId, orderId: order.row.id, checkoutId: row.id, amount: settlement.due, currency: row.currency, processor: processorId }, payment, now)]
+        : [],
     now: new Date(),
   });
   return { view: succeeded, orderId: order.row.id, subscriptionId: subscription?.id ?? null, customerSessionToken: session.token };
+}
+
+/** The `payment` row of a checkout's charge attempt (Polar's Payment, trigger `purchase`). */
+function chargeRow(
+  at: { organizationId: string; customerId: string | null; orderId: string | null; checkoutId: string; amount: number; currency: string; processor: string },
+  result: PaymentResult,
+  now: Date,
+): NewPayment {
+  return {
+    id: randomUUID(),
+    ...at,
+    paymentMethodId: null,
+    processorPaymentId: result.ok ? result.paymentId : null,
+    status: result.ok ? "succeeded" : "failed",
+    method: "card",
+    brand: result.ok ? result.paymentMethod.brand : null,
+    last4: result.ok ? result.paymentMethod.last4 : null,
+    declineReason: result.ok ? null : result.code,
+    declineMessage: result.ok ? null : result.message,
+    attempt: "checkout",
+    createdAt: now,
+    modifiedAt: null,
+  };
 }
 
 /** The interval a subscription bills at and the prices it bills: the chosen one and the product's metered ones. */
@@ -330,6 +362,7 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
   // changes are checked against it; under the lock they are checked again only if the checkout changed meanwhile
   const preloaded = await loadView(deps.db, found, deps.baseURL, true);
   const checked = await checkConfirm(deps.db, preloaded, input, now, ipAddress);
+  let declined: NewPayment | null = null;
   const result = await pipelinedTransaction(deps.db, async (ptx) => {
     // concurrent confirms of one checkout queue on this lock; the second finds it no longer open. A first
     // purchase's customer is inserted in the same round trip when the checkout is unchanged.
@@ -385,11 +418,18 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
         setupFutureUsage: view.product.is_recurring,
         metadata: { checkout_id: view.row.id },
       });
-      if (!payment.ok) throw paymentError(payment.message);
+      if (!payment.ok) {
+        // a customer created by this confirm is rolled back with it: the attempt names none
+        const at = { organizationId: view.row.organizationId, customerId: customer.created ? null : customer.row.id, orderId: null, checkoutId: view.row.id };
+        if (settlement.due > 0) declined = chargeRow({ ...at, amount: settlement.due, currency: view.row.currency, processor: deps.processor.id }, payment, now);
+        throw paymentError(payment.message);
+      }
     }
-    return fulfil(ptx, before, view, d, payment, customer, now, hash, settlement);
-  }).catch((err: unknown) => {
+    return fulfil(ptx, before, view, d, payment, customer, now, hash, settlement, deps.processor.id);
+  }).catch(async (err: unknown) => {
     if (err instanceof ConfirmedMeanwhile) return err;
+    // the declined attempt is kept (Polar records failed payments) once the purchase's transaction rolled back
+    if (declined) await insertPayment(deps.db, declined);
     throw err;
   });
   if (result instanceof ConfirmedMeanwhile) return confirmedAgain(deps, result.row, new Date());

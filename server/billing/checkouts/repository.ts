@@ -5,6 +5,7 @@ import type { Queryable } from "../../db/client.js";
 import { preparedPerHandle } from "../../db/prepared.js";
 import { checkout } from "../../db/schema/index.js";
 import { likePattern, type SortKey } from "../listing.js";
+import { orgNowSql } from "../test-clock/clock.js";
 import type { CheckoutRow } from "./wire.js";
 
 export type CheckoutValues = Omit<typeof checkout.$inferInsert, "createdAt" | "modifiedAt">;
@@ -84,12 +85,16 @@ export interface CheckoutFilter {
   query?: string | undefined;
 }
 
-/** Status as the API shows it: an open checkout past its expiry is expired. */
-const effectiveStatus = sql`(CASE WHEN ${checkout.status} = 'open' AND ${checkout.expiresAt} <= now() THEN 'expired' ELSE ${checkout.status} END)`;
+/**
+ * Status as the API shows it: an open checkout past its expiry is expired — at the organization's now (its test
+ * clock, as `get` reads it), not the database's.
+ */
+const effectiveStatus = (wall: Date) =>
+  sql`(CASE WHEN ${checkout.status} = 'open' AND ${checkout.expiresAt} <= ${orgNowSql(checkout.organizationId, wall)} THEN 'expired' ELSE ${checkout.status} END)`;
 
-function statusWhere(statuses: string[]): SQL | undefined {
+function statusWhere(statuses: string[], wall: Date): SQL | undefined {
   if (statuses.length === 0) return undefined;
-  return inArray(effectiveStatus, statuses);
+  return inArray(effectiveStatus(wall), statuses);
 }
 
 export async function listCheckouts(
@@ -100,15 +105,16 @@ export async function listCheckouts(
   pageNo: number,
   limit: number,
 ): Promise<{ rows: CheckoutRow[]; total: number }> {
+  const wall = new Date();
   const where = and(
     eq(checkout.organizationId, organizationId),
     filter.productIds?.length ? inArray(checkout.productId, filter.productIds) : undefined,
     filter.customerIds?.length ? inArray(checkout.customerId, filter.customerIds) : undefined,
     filter.externalCustomerIds?.length ? inArray(checkout.externalCustomerId, filter.externalCustomerIds) : undefined,
-    filter.statuses ? statusWhere(filter.statuses) : undefined,
+    filter.statuses ? statusWhere(filter.statuses, wall) : undefined,
     filter.query ? or(ilike(checkout.customerEmail, likePattern(filter.query)), ilike(checkout.customerName, likePattern(filter.query))) : undefined,
   );
-  const columns = { created_at: checkout.createdAt, expires_at: checkout.expiresAt, status: effectiveStatus };
+  const columns = { created_at: checkout.createdAt, expires_at: checkout.expiresAt, status: effectiveStatus(wall) };
   const order = [...sorting.map((s) => (s.desc ? desc(columns[s.key]) : asc(columns[s.key]))), asc(checkout.id)];
   const [rows, count] = await Promise.all([
     db

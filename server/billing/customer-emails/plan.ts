@@ -19,8 +19,9 @@ export function recipientOf(resource: Record<string, unknown>): string | null {
 function orderEmail(e: OutboxEventView): CustomerEmailType | null {
   const reason = e.payload.billing_reason;
   if (e.type === "order.created") {
-    // a renewal whose charge failed leaves its order pending: the subscription is past due
-    return reason === "subscription_cycle" && e.payload.status === "pending" ? "subscription_past_due" : null;
+    // a renewal or a plan change billed now whose charge failed leaves its order pending: the subscription is past due
+    const billsSubscription = reason === "subscription_cycle" || reason === "subscription_update";
+    return billsSubscription && e.payload.status === "pending" ? "subscription_past_due" : null;
   }
   if (e.type !== "order.paid") return null;
   if (reason === "purchase") return "order_confirmation";

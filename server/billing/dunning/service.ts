@@ -1,11 +1,11 @@
-// Dunning (issue 14 §3): a renewal whose charge failed leaves its order pending and the subscription past_due;
-// the order is charged again on the organization's schedule (by default 3, 5 and 7 days after each failure),
-// driven by stored due times (order_dunning.next_attempt_at) that the jobs worker's schedule claims, so a
-// clock handed to runDunning decides what is due. A success pays the order and makes the subscription active
-// again; after the last failure the subscription ends as the organization chose — canceled, or unpaid (still
-// payable from the portal) — its benefits revoked either way. The customer may also retry from the portal
-// (confirmRetryPayment), with a new card or a saved one. Every change writes its events to the outbox in the
-// same transaction.
+// Dunning (issue 14 §3): a renewal (or a plan change billed now, proration `invoice`) whose charge failed leaves
+// its order pending and the subscription past_due; the order is charged again on the organization's schedule (by
+// default 3, 5 and 7 days after each failure), driven by stored due times (order_dunning.next_attempt_at) that
+// the jobs worker's schedule claims, so a clock handed to runDunning decides what is due. A success pays the order
+// and makes the subscription active again; after the last failure the subscription ends as the organization
+// chose — canceled, or unpaid (still payable from the portal) — its benefits revoked either way. The customer may
+// also retry from the portal (confirmRetryPayment), with a new card or a saved one. Every change writes its
+// events to the outbox in the same transaction.
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
@@ -117,7 +117,8 @@ async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): P
   } else {
     // the declined renewal credited no meter credits: the new period's credit comes with the payment
     if (l.order.renewedPeriodStart) await cycleMeterCreditsOfLateRenewal(tx, active, l.order.renewedPeriodStart, now);
-    const cycled = await renewalRepo.cycleGrants(tx, org, active.id, now);
+    // a renewal paid late cycles its grants; a plan change's order (subscription_update) starts no period
+    const cycled = l.order.billingReason === "subscription_cycle" ? await renewalRepo.cycleGrants(tx, org, active.id, now) : [];
     events.push(...cycled.map((r) => ({ type: "benefit_grant.cycled" as const, organizationId: org, data: toBenefitGrantWire(r.grant, r.benefit, r.customer) })));
   }
   events.push(customerStateChanged(org, active.customerId));

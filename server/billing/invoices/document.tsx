@@ -2,7 +2,7 @@
 // the order already holds. Nothing here computes money: every amount printed is a stored minor-unit amount of
 // the order, its items or the refund, formatted once (shared/money.ts), so the PDF's totals are the order's.
 import { Document, Page, StyleSheet, Text, View, renderToBuffer } from "@react-pdf/renderer";
-import { formatMoney } from "../../../shared/money.js";
+import { formatMoney, formatUnitAmount } from "../../../shared/money.js";
 
 export interface InvoiceParty {
   name: string;
@@ -16,8 +16,11 @@ export interface InvoiceParty {
 export interface InvoiceLine {
   description: string;
   quantity: number;
-  /** Minor units; the line amount is quantity × unit amount. */
-  unitAmount: number;
+  /**
+   * Minor units; the line amount is quantity × unit amount (a metered line's may differ by its rounding or cap).
+   * A string is a metered price's own unit amount, fractional ("1.5" cents), printed with all its digits.
+   */
+  unitAmount: number | string;
   amount: number;
 }
 
@@ -140,7 +143,7 @@ export function InvoiceDocument({ d }: { d: InvoiceDocumentData }) {
           <View key={i} style={styles.tableRow} wrap={false}>
             <Text style={styles.colDesc}>{l.description}</Text>
             <Text style={styles.colQty}>{String(l.quantity)}</Text>
-            <Text style={styles.colUnit}>{money(l.unitAmount)}</Text>
+            <Text style={styles.colUnit}>{typeof l.unitAmount === "string" ? formatUnitAmount(l.unitAmount, d.currency, LOCALE) : money(l.unitAmount)}</Text>
             <Text style={styles.colAmount}>{money(l.amount)}</Text>
           </View>
         ))}

@@ -126,7 +126,8 @@ export interface OrderFromCheckout {
   billingTaxId: readonly [string, string] | null;
   metadata: Metadata;
   customFieldData: CustomFieldData;
-  items: Array<{ label: string; amount: number; productPriceId: string | null }>;
+  /** A metered line carries its billed units and its price's unit amount (the invoice prints units × unit price). */
+  items: Array<{ label: string; amount: number; productPriceId: string | null; quantity?: number; unitAmount?: string }>;
 }
 
 /**
@@ -183,6 +184,8 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
       taxAmount: o.tax?.lines[position]?.tax ?? 0,
       tax: itemTax(o.tax?.lines[position]),
       proration: false,
+      quantity: i.quantity ?? null,
+      unitAmount: i.unitAmount ?? null,
       productPriceId: i.productPriceId,
       position,
       createdAt: now,

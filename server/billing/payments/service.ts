@@ -28,6 +28,13 @@ export function toPaymentMethodWire(row: repo.PaymentMethodRow) {
   };
 }
 
+/**
+ * What made a charge attempt (`payment.attempt`): a checkout, a renewal, a plan change billed now (`update`), the
+ * dunning schedule's retry, the customer's retry from the portal.
+ */
+export type PaymentAttempt = "checkout" | "renewal" | "update" | "retry" | "manual";
+
+/** SDK 0.49.0's PaymentTrigger of each; a plan change has none of Polar's (null). */
 const TRIGGERS: Record<string, string> = { renewal: "subscription_cycle", retry: "retry_dunning", manual: "retry_customer", checkout: "purchase" };
 
 /** Polar's Payment: CardPayment when a card was charged, GenericPayment (method "none") when there was none to charge. */
@@ -192,7 +199,7 @@ export interface ChargeRef {
   checkoutId: string | null;
   amount: number;
   currency: string;
-  attempt: "renewal" | "retry" | "manual";
+  attempt: PaymentAttempt;
 }
 
 /** The payment row (Polar's Payment) of a charge attempt. */

@@ -103,16 +103,23 @@ async function change(
       if (!current) throw notFound(NOT_FOUND);
       const now = await orgNow(tx, organizationId);
       const decided = await decide(tx, current, now);
-      const row = decided ? await repo.updateSubscription(tx, organizationId, id, { ...decided.patch, modifiedAt: now }) : current;
+      let row = decided ? await repo.updateSubscription(tx, organizationId, id, { ...decided.patch, modifiedAt: now }) : current;
+      // billed before the wire is read: a declined charge makes the subscription past_due
+      const billed = decided?.proration ? await applyProration(tx, row, decided.proration, now) : null;
+      if (billed) row = billed.row;
       const [wire] = await toWires(tx, organizationId, [row], baseURL);
       if (!wire) throw notFound(NOT_FOUND);
       if (decided) {
         const data = { ...wire };
         const events: OutboxEvent[] = ["subscription.updated" as const, ...decided.events].map((type) => ({ type, organizationId, data }));
         if (decided.mail) events[0] = { ...events[0]!, mail: decided.mail };
+        if (billed?.declinedOrderId) {
+          // loaded when needed: dunning → orders → customers → here is a cycle at import time
+          const { startDunning } = await import("../dunning/service.js");
+          events.push(...(await startDunning(tx, organizationId, data, billed.declinedOrderId, now)));
+        }
         await enqueue(tx, events);
         await decided.after?.(tx, now);
-        if (decided.proration) await applyProration(tx, row, decided.proration, now);
         await enqueue(tx, customerStateChanged(organizationId, row.customerId));
       }
       return wire;

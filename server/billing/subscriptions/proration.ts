@@ -1,9 +1,11 @@
 // Proration of a plan change mid-period (issue 14 §4): a product or seat change on an active subscription credits
 // the unused time of the old amount and charges the rest of the period at the new one, by the second. With the
 // proration behavior `invoice` the difference is billed now by an order (billing_reason `subscription_update`,
-// charged with the saved payment method; a net credit goes to the customer's balance); with `prorate` the lines
-// wait for the next renewal, whose order bills them as their own lines (see carriedProrations). `next_period` and
-// `reset` bill nothing for the change (the new amount applies from the next renewal).
+// charged to the customer's default payment method as renewals are, the attempt recorded as a payment; a net
+// credit goes to the customer's balance; a declined charge makes the subscription past_due and its order goes
+// through dunning like a failed renewal's); with `prorate` the lines wait for the next renewal, whose order bills
+// them as their own lines (see carriedProrations). `next_period` and `reset` bill nothing for the change (the new
+// amount applies from the next renewal).
 import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
@@ -11,7 +13,7 @@ import { insertProrations, markProrationsBilled, pendingProrations, recordSettle
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProductSummaries } from "../products/service.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
-import { savedPaymentMethod } from "./renewal-repository.js";
+import { updateSubscription } from "./renewal-repository.js";
 import type { SubscriptionRow } from "./wire.js";
 
 export interface ProrationLine {
@@ -67,6 +69,13 @@ export interface ProrationPlan {
 
 let defaultProcessor: PaymentProcessor | null = null;
 
+/** What billing a change did to the subscription: its row (past_due after a declined charge), and the order to dun. */
+export interface ProrationOutcome {
+  row: SubscriptionRow;
+  /** The `subscription_update` order whose charge was declined: the caller starts its dunning (startDunning). */
+  declinedOrderId: string | null;
+}
+
 /**
  * Applies a change's proration in its transaction, after the row is written (`after` is the subscription as
  * changed): `prorate` stores the lines for the next renewal; `invoice` bills them now.
@@ -77,8 +86,9 @@ export async function applyProration(
   plan: ProrationPlan,
   now: Date,
   processor: PaymentProcessor | null = null,
-): Promise<void> {
-  if (plan.lines.length === 0 || (after.status !== "active" && after.status !== "past_due")) return;
+): Promise<ProrationOutcome> {
+  const unchanged = { row: after, declinedOrderId: null };
+  if (plan.lines.length === 0 || (after.status !== "active" && after.status !== "past_due")) return unchanged;
   if (plan.behavior === "prorate") {
     await insertProrations(
       tx,
@@ -92,11 +102,11 @@ export async function applyProration(
         createdAt: now,
       })),
     );
-    return;
+    return unchanged;
   }
-  if (plan.behavior !== "invoice") return;
+  if (plan.behavior !== "invoice") return unchanged;
   defaultProcessor ??= createPaymentProcessor();
-  await invoiceProration(tx, after, plan.lines, now, processor ?? defaultProcessor);
+  return invoiceProration(tx, after, plan.lines, now, processor ?? defaultProcessor);
 }
 
 /** A customer's stored tax id as [value, format] (the wire's pair may hold nulls). */
@@ -105,12 +115,17 @@ function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [strin
   return value && format ? [value, format] : null;
 }
 
-/** The `subscription_update` order of a change billed now, with its tax; charged, or credited to the balance. */
-async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date, processor: PaymentProcessor): Promise<void> {
-  // loaded when needed: customers → subscriptions (lifecycle) → here → orders → customers is a cycle at import time
-  const [{ loadCustomers }, { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout }] = await Promise.all([
+/**
+ * The `subscription_update` order of a change billed now, with its tax; charged (the attempt recorded), or
+ * credited to the balance. A declined charge leaves the order pending and the subscription past_due.
+ */
+async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date, processor: PaymentProcessor): Promise<ProrationOutcome> {
+  // loaded when needed: customers → subscriptions (lifecycle) → here → orders (payments) → customers is a cycle at
+  // import time
+  const [{ loadCustomers }, { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout }, { chargeSaved, recordCharge }] = await Promise.all([
     import("../customers/service.js"),
     import("../orders/service.js"),
+    import("../payments/service.js"),
   ]);
   const org = sub.organizationId;
   const [customers, organization, prices, summaries] = await Promise.all([
@@ -120,7 +135,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
     loadProductSummaries(tx, org, [sub.productId]),
   ]);
   const customer = customers.byId.get(sub.customerId);
-  if (!customer) return; // a deleted customer is billed nothing
+  if (!customer) return { row: sub, declinedOrderId: null }; // a deleted customer is billed nothing
   const tax = taxOf(
     sellerTaxOf(organization),
     { address: customer.billing_address, business: customer.tax_id !== null, taxId: taxIdOf(customer.tax_id) },
@@ -130,20 +145,18 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
   const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
   const total = tax ? tax.totalAmount : subtotal;
   const settlement = await settle(tx, org, sub.customerId, sub.currency, total);
-  let paid = settlement.due <= 0;
-  if (!paid) {
-    const method = sub.checkoutId ? await savedPaymentMethod(tx, org, sub.checkoutId) : null;
-    if (method) {
-      const result = await processor.charge({
-        paymentMethodId: method,
-        amount: settlement.due,
-        currency: sub.currency,
-        description: `${summaries.get(sub.productId)?.name ?? "Subscription"} — plan change`,
-        metadata: { subscription_id: sub.id },
-      });
-      paid = result.ok;
-    }
-  }
+  // the customer's default payment method, as a renewal charges (a card added in the portal included)
+  const attempt =
+    settlement.due > 0
+      ? await chargeSaved(tx, processor, org, sub.customerId, {
+          amount: settlement.due,
+          currency: sub.currency,
+          description: `${summaries.get(sub.productId)?.name ?? "Subscription"} — plan change`,
+          metadata: { subscription_id: sub.id },
+        })
+      : null;
+  const paid = settlement.due <= 0 || attempt?.result.ok === true;
+  const row = paid ? sub : await updateSubscription(tx, org, sub.id, { status: "past_due" }, now);
   const planned = planOrderFromCheckout(
     {
       organizationId: org,
@@ -179,12 +192,17 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
   };
   await insertPlannedOrder(tx, order, organization.slug);
   await recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id });
-  const data = orderWire(order.row, order.items, { customer, product: summaries.get(sub.productId) ?? null, discount: null, subscription: sub });
+  if (attempt) {
+    const at = { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency };
+    await recordCharge(tx, processor, attempt, { ...at, attempt: "update" }, now);
+  }
+  const data = orderWire(order.row, order.items, { customer, product: summaries.get(sub.productId) ?? null, discount: null, subscription: row });
   const fill = { invoice_number: invoiceNumberSql(order.row.id) };
   const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, fill }];
   if (paid) events.push({ type: "order.paid", organizationId: org, data, fill });
   events.push(customerStateChanged(org, sub.customerId));
   await enqueue(tx, events);
+  return { row, declinedOrderId: paid ? null : order.row.id };
 }
 
 /**

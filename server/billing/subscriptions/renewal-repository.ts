@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, or, sql } fr
 import type { Queryable } from "../../db/client.js";
 import { q, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
-import { benefit, benefitGrant, checkout, customer, customerBalanceEntry, subscription, subscriptionProration } from "../../db/schema/index.js";
+import { benefit, benefitGrant, customer, customerBalanceEntry, subscription, subscriptionProration } from "../../db/schema/index.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 import { advancedClocks, orgNowSql } from "../test-clock/repository.js";
 
@@ -96,16 +96,6 @@ export async function writeTerms(db: Queryable, rows: SubscriptionRow[]): Promis
     ),
   ]);
   if (written.length !== rows.length) throw new Error(`renewals: ${written.length} of ${rows.length} subscriptions written`);
-}
-
-/** The payment method the subscription's checkout saved with the processor, if any. */
-export async function savedPaymentMethod(db: Queryable, organizationId: string, checkoutId: string): Promise<string | null> {
-  const [row] = await db
-    .select({ id: sql<string | null>`${checkout.paymentProcessorMetadata} ->> 'payment_method_id'` })
-    .from(checkout)
-    .where(and(eq(checkout.organizationId, organizationId), eq(checkout.id, checkoutId)))
-    .limit(1);
-  return row?.id ?? null;
 }
 
 const grantedNow = and(isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt));

@@ -53,7 +53,8 @@ function discountApplies(d: Discount, sub: SubscriptionRow, periodStart: Date, e
 }
 
 interface Bill {
-  items: Array<{ label: string; amount: number; productPriceId: string | null }>;
+  /** A metered line has its billed units and unit price (the invoice prints them). */
+  items: Array<{ label: string; amount: number; productPriceId: string | null; quantity?: number; unitAmount?: string }>;
   /** Per item: whether the discount applies to it, and its price's own tax behavior. */
   discountable: boolean[];
   inclusive: Array<boolean | undefined>;
@@ -98,7 +99,13 @@ async function billPeriod(
       const meter = price.meter as { name?: string } | undefined;
       const u = charged.get(price);
       const units = u && u.credited > 0 ? ` (${u.consumed} consumed, ${u.credited} credited, ${u.billed} billed)` : "";
-      items.push({ label: `${ctx.productName} — ${meter?.name ?? "usage"}${units}`, amount: u?.amount ?? 0, productPriceId: price.id });
+      items.push({
+        label: `${ctx.productName} — ${meter?.name ?? "usage"}${units}`,
+        amount: u?.amount ?? 0,
+        productPriceId: price.id,
+        quantity: u?.billed ?? 0,
+        unitAmount: String(price.unit_amount ?? "0"),
+      });
       discountableItems.push(false);
     } else {
       const amount = priceAmount(price, { amount: sub.amount, seats: sub.seats }) ?? sub.amount;

@@ -2,7 +2,7 @@
 // that records side effects in the same transaction, and the per-organization invoice counter.
 // Wire-shaped nested values (addresses, custom field data) are jsonb, like the catalog tables.
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
 import { customer, type Metadata } from "./billing.js";
 
@@ -207,6 +207,10 @@ export const orderItem = pgTable(
     /** How the line's tax was computed (rate, jurisdiction, reverse charge, each tax); null: untaxed, or sold before tax. */
     tax: jsonb("tax").$type<OrderItemTax>(),
     proration: boolean("proration").default(false).notNull(),
+    /** A metered line's billed units (after meter credits); null on a line without units. */
+    quantity: integer("quantity"),
+    /** A metered line's unit price as its price had it (minor units, may be fractional: "1.5"); null without units. */
+    unitAmount: numeric("unit_amount"),
     productPriceId: uuid("product_price_id"),
     position: integer("position").default(0).notNull(),
     createdAt: createdAt(),

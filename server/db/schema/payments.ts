@@ -61,7 +61,7 @@ export const payment = pgTable(
     last4: text("last4"),
     declineReason: text("decline_reason"),
     declineMessage: text("decline_message"),
-    /** What made the attempt: renewal | retry (the schedule) | manual (the customer, from the portal). */
+    /** What made the attempt: checkout | renewal | update (a plan change billed now) | retry (the schedule) | manual (the customer, from the portal). */
     attempt: text("attempt").notNull(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
