@@ -243,7 +243,8 @@ async function work(): Promise<void> {
         (globalThis as { gc?: () => void }).gc?.();
         const heapKeptMb = process.memoryUsage().heapUsed / 1e6;
         const report = { gaps: renewalMs, batches: batchMs, renewals: stamps.length, cpuMs: (cpu.user + cpu.system) / 1000, errors: errors.slice(0, 5), errorCount: errors.length, heapPeakMb, heapKeptMb };
-        process.stdout.write(`${JSON.stringify(report)}\n`);
+        // a pipe is written asynchronously: exit only once the report (about 1 MB at 100,000) has left
+        await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(report)}\n`, () => resolve()));
         await database.close();
         process.exit(0);
       })();
