@@ -1,9 +1,9 @@
 // The outbox: side effects recorded in the transaction that causes them. A service calls enqueue(tx, …)
 // inside its write transaction, so an event exists exactly when its cause committed; the worker (webhook
 // delivery, with retries) claims pending rows later with FOR UPDATE SKIP LOCKED.
-import { sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.js";
-import { outbox } from "../db/schema/index.js";
+import { order, outbox } from "../db/schema/index.js";
 import { DUNNING_EVENT_TYPES, PAYMENT_EVENT_TYPES, SEAT_EVENT_TYPES, type DunningEventType, type PaymentEventType, type SeatEventType } from "../../shared/webhook-events.js";
 
 /**
@@ -19,10 +19,10 @@ export interface OutboxEvent {
   /** The resource as the API returns it (JSON-ready: datetimes already ISO strings). */
   data: Record<string, unknown>;
   /**
-   * Top-level fields of `data` only the database knows yet, filled in by the INSERT itself — e.g. an invoice
-   * number taken by a statement sent just before in the same round trip.
+   * The order whose invoice number `data.invoice_number` takes, read by the INSERT itself: a number only the
+   * database knows yet (taken by a statement sent just before in the same round trip, or at a renewal batch's end).
    */
-  fill?: Record<string, SQL>;
+  invoiceNumberOf?: string;
   /**
    * A customer email the cause asks for that the type alone does not tell (a plan change is one
    * `subscription.updated` among many): the customer email subscriber reads it; webhooks never carry it.
@@ -44,19 +44,18 @@ export function customerStateChanged(organizationId: string, customerId: string)
 export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]): Promise<void> {
   const list = Array.isArray(events) ? events : [events];
   if (list.length === 0) return;
-  // One statement whatever the number of events: the events travel as one JSON parameter (building a
-  // multi-row INSERT costs far more than the row itself). created_at orders the events of a transaction:
-  // each gets its own instant, in order. Filled fields are set by jsonb_set on their event's row.
-  const rows = list.map((e) => ({ o: e.organizationId, t: e.type, p: e.data, ...(e.mail ? { m: e.mail } : {}) }));
-  const fills = list.flatMap((e, i) =>
-    Object.entries(e.fill ?? {}).map(([key, value]) => sql`WHEN ${sql.raw(String(i + 1))} THEN jsonb_set(e.x -> 'p', ${`{${key}}`}::text[], to_jsonb(${value}))`),
-  );
-  const payload = fills.length > 0 ? sql`CASE e.i ${sql.join(fills, sql` `)} ELSE e.x -> 'p' END` : sql`e.x -> 'p'`;
+  // One statement whatever the number of events, and always the same text (prepared once per connection; a text
+  // that varied with the events would be a new prepared statement per call, kept by the driver and the server
+  // for the connection's life): the events travel as one JSON parameter (building a multi-row INSERT costs far
+  // more than the row itself). created_at orders the events of a transaction: each gets its own instant, in
+  // order. An event naming an order (`n`) gets that order's invoice number in its payload.
+  const rows = list.map((e) => ({ o: e.organizationId, t: e.type, p: e.data, ...(e.mail ? { m: e.mail } : {}), ...(e.invoiceNumberOf ? { n: e.invoiceNumberOf } : {}) }));
   const now = new Date().toISOString();
   await tx
     .insert(outbox)
     .select(
-      sql`SELECT gen_random_uuid(), (e.x ->> 'o')::uuid, e.x ->> 't', ${payload},
+      sql`SELECT gen_random_uuid(), (e.x ->> 'o')::uuid, e.x ->> 't',
+        CASE WHEN e.x ? 'n' THEN jsonb_set(e.x -> 'p', '{invoice_number}', to_jsonb((SELECT o.invoice_number FROM ${order} o WHERE o.id = (e.x ->> 'n')::uuid AND o.organization_id = (e.x ->> 'o')::uuid))) ELSE e.x -> 'p' END,
         ${now}::timestamptz + (e.i - 1) * interval '1 millisecond', ${now}::timestamptz, 0, NULL::timestamptz, NULL::text, NULL::bigint, e.x ->> 'm'
         FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(x, i)`,
     )

@@ -107,8 +107,6 @@ export async function reserveSandboxInvoicePrefix(db: Queryable, sandboxId: stri
   await db.insert(invoiceCounter).values({ organizationId: sandboxId, prefix, lastNumber: 0 }).onConflictDoNothing();
 }
 
-/** The invoice number of an order inserted earlier in the same transaction, as an SQL expression. */
-export const invoiceNumberSql = (orderId: string) => sql`(SELECT ${order.invoiceNumber} FROM ${order} WHERE ${order.id} = ${orderId})`;
 
 export async function findOrder(db: Queryable, organizationId: string, id: string): Promise<OrderRow | undefined> {
   const [row] = await db

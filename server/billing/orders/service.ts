@@ -198,13 +198,11 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
 /**
  * Inserts a planned order with the organization's next invoice number, in the caller's transaction. The
  * number's counter stays locked until the transaction ends: send this with the transaction's last statements.
- * `invoiceNumberSql(id)` reads the number in a statement sent behind it.
+ * An outbox event's `invoiceNumberOf` reads the number in a statement sent behind it.
  */
 export async function insertPlannedOrder(tx: Queryable, planned: { row: OrderRow; items: OrderItemRow[] }, organizationSlug: string): Promise<void> {
   await repo.insertOrder(tx, planned.row, planned.items, repo.invoicePrefix(organizationSlug));
 }
-
-export const invoiceNumberSql = repo.invoiceNumberSql;
 
 /** Inserts a planned order without its invoice number; numberPlannedOrders numbers it before the commit. */
 export const insertUnnumberedOrder = (tx: Queryable, planned: { row: OrderRow; items: OrderItemRow[] }) => repo.insertUnnumberedOrder(tx, planned.row, planned.items);

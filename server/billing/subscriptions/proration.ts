@@ -122,7 +122,7 @@ function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [strin
 async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date, processor: PaymentProcessor): Promise<ProrationOutcome> {
   // loaded when needed: customers → subscriptions (lifecycle) → here → orders (payments) → customers is a cycle at
   // import time
-  const [{ loadCustomers }, { insertPlannedOrder, invoiceNumberSql, orderWire, planOrderFromCheckout }, { chargeSaved, recordCharge }] = await Promise.all([
+  const [{ loadCustomers }, { insertPlannedOrder, orderWire, planOrderFromCheckout }, { chargeSaved, recordCharge }] = await Promise.all([
     import("../customers/service.js"),
     import("../orders/service.js"),
     import("../payments/service.js"),
@@ -197,9 +197,9 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
     await recordCharge(tx, processor, attempt, { ...at, attempt: "update" }, now);
   }
   const data = orderWire(order.row, order.items, { customer, product: summaries.get(sub.productId) ?? null, discount: null, subscription: row });
-  const fill = { invoice_number: invoiceNumberSql(order.row.id) };
-  const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, fill }];
-  if (paid) events.push({ type: "order.paid", organizationId: org, data, fill });
+  const fill = { invoiceNumberOf: order.row.id };
+  const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, ...fill }];
+  if (paid) events.push({ type: "order.paid", organizationId: org, data, ...fill });
   events.push(customerStateChanged(org, sub.customerId));
   await enqueue(tx, events);
   return { row, declinedOrderId: paid ? null : order.row.id };

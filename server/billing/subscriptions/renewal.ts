@@ -13,7 +13,7 @@ import { addInterval, discountAmount, isDiscountable, isMetered, priceAmount } f
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import { ApiError, invalid, notFound, notPermitted } from "../http.js";
-import { insertPlannedOrder, insertUnnumberedOrder, invoiceNumberSql, numberPlannedOrders, orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { insertPlannedOrder, insertUnnumberedOrder, numberPlannedOrders, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import { loadPrices, loadProducts, loadProductSummaries, type PriceWire, type ProductSummaryWire } from "../products/service.js";
@@ -448,9 +448,9 @@ async function cycleSubscription(
     discount: order.row.discountId ? e.discount : null,
     subscription: renewed,
   });
-  const fill = { invoice_number: invoiceNumberSql(order.row.id) };
-  const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, fill }];
-  if (paid) events.push({ type: "order.paid", organizationId: org, data, fill, ...(endsTrial ? { mail: "subscription_cycled_after_trial" as const } : {}) });
+  const fill = { invoiceNumberOf: order.row.id };
+  const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, ...fill }];
+  if (paid) events.push({ type: "order.paid", organizationId: org, data, ...fill, ...(endsTrial ? { mail: "subscription_cycled_after_trial" as const } : {}) });
   events.push({ type: "subscription.updated", organizationId: org, data: wire });
   if (!paid && deferred?.deferred && b) {
     const settings = b.dunningSettings.get(org) ?? (await organizationDunningSettings(tx, org));
