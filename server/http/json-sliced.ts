@@ -59,6 +59,7 @@ export interface SlicedParseOptions {
 export async function parseJsonSliced(text: string, scanner: JsonScanner, opts: SlicedParseOptions): Promise<unknown> {
   const scan: JsonScan = scanner.result;
   const big = scanner.big;
+  const mid = scanner.mid;
   const n = text.length;
   const slicer = new Slicer();
   const checkPiece = (value: unknown, offset: number, path: Loc) => {
@@ -101,7 +102,7 @@ export async function parseJsonSliced(text: string, scanner: JsonScanner, opts: 
     const c = text.charCodeAt(i);
     if (c === 0x22) return stringEnd(i);
     if (c === 0x5b || c === 0x7b) {
-      const close = big.get(i);
+      const close = big.get(i) ?? mid.get(i);
       if (close !== undefined) return close + 1;
       let depth = 0;
       for (let j = i; j < n; j++) {

@@ -41,6 +41,13 @@ describe("scanJson", () => {
     expect(scanJson(`{"a":"${"p".repeat(100)}\\u0041"}`).unicodeEscapes).toBe(true);
   });
 
+  it("tells whether a key is written __proto__ or constructor, in any object of a run of alike ones", () => {
+    expect(scanJson('{"a":"__proto__","b":["constructor"]}').protoKeys).toBe(false);
+    expect(scanJson('{"__proto__":1}').protoKeys).toBe(true);
+    expect(scanJson('[{"a":1,"b":2},{"a":1,"b":2},{"a":1,"constructor":2}]').protoKeys).toBe(true);
+    expect(scanJson('[{"a":{"x":1}},{"a":{"__proto__":1}}]').protoKeys).toBe(true);
+  });
+
   it("counts values and keys per object", () => {
     expect(scanJson("[1,2,3,4,5,6,7,8,9]", small).over).toBeNull();
     expect(scanJson("[1,2,3,4,5,6,7,8,9,10,11]", small).over).toBe("values");
@@ -72,7 +79,7 @@ describe("scanJson", () => {
 
   it("scans a string of 400,000 escapes (a search for the closing quote per escape made it quadratic: minutes)", () => {
     const text = `{"a":"${"\\ud83d\\ude00".repeat(200_000)}","b":[[1]]}`;
-    expect(scanJson(text)).toEqual({ over: null, suspect: true, unicodeEscapes: true });
+    expect(scanJson(text)).toEqual({ over: null, suspect: true, unicodeEscapes: true, protoKeys: false });
     expect(scanJson(text, { ...small, values: 100 }).over).toBeNull();
   });
 });

@@ -1,106 +1,20 @@
 // Rules for usage events: ingestion (batches, deduplication by external_id, customers, parents, time) and
 // every read of them — lists, names, and the quantities meters measure (meters ask here, never the table).
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
-import { isCurrencyCode } from "../../../shared/currencies.js";
 import type { Db, Queryable } from "../../db/client.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
 import { customerAliases, loadCustomers, missingCustomerIds, searchCustomerIds } from "../customers/service.js";
-import { datetimeInput, invalid, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { invalid, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
+import type { EventsIngestInput } from "./ingest-input.js";
 import * as repo from "./repository.js";
 import * as rollups from "./rollups.js";
 import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } from "./wire.js";
 
 export type { TimeInterval } from "./repository.js";
 
-export const INGEST_MAX_EVENTS = 1000;
+export { EventInput, EventsIngestEnvelope, EventsIngestInput, INGEST_MAX_EVENTS, eventInputFast } from "./ingest-input.js";
 /** Events may carry a timestamp this far ahead of the server's clock (clients' clocks drift). */
 export const INGEST_CLOCK_SKEW_MS = 5 * 60 * 1000;
-
-// ---- ingest input ---------------------------------------------------------------------------------
-
-const METADATA_MAX_KEYS = 50;
-const metadataKey = z.string().min(1).max(40);
-const metadataScalar = z.union([z.string().max(500), z.number(), z.boolean()]);
-/** `_cost`: an amount (number or decimal string) and a currency; stored with the amount as a decimal string. */
-const costMetadata = z
-  .object({
-    amount: z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, "Input should be a decimal number")]),
-    currency: z.string().refine((c) => isCurrencyCode(c.toLowerCase()), "Input should be an ISO 4217 currency code"),
-  })
-  .transform((c) => ({ amount: String(c.amount), currency: c.currency.toLowerCase() }));
-/** `_llm`: token usage of a model call. */
-const llmMetadata = z.object({
-  vendor: z.string().max(100),
-  model: z.string().max(200),
-  prompt: z.string().max(100_000).nullish(),
-  response: z.string().max(100_000).nullish(),
-  input_tokens: z.int().min(0),
-  cached_input_tokens: z.int().min(0).optional(),
-  output_tokens: z.int().min(0),
-  total_tokens: z.int().min(0),
-});
-
-const eventMetadata = z
-  .record(metadataKey, z.unknown())
-  .superRefine((m, ctx) => {
-    const keys = Object.keys(m);
-    if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: "custom", message: `Metadata can have at most ${METADATA_MAX_KEYS} keys` });
-  })
-  .transform((m, ctx) => {
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(m)) {
-      // the common case without zod (a batch holds up to 50,000 values): what metadataScalar passes unchanged
-      if (key !== "_cost" && key !== "_llm") {
-        if ((typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean" || (typeof value === "string" && value.length <= 500)) {
-          out[key] = value;
-          continue;
-        }
-        // zod's failure path is dear (1,000 bad events: tens of ms); the messages metadataScalar gives
-        if (typeof value !== "number") {
-          ctx.addIssue({ code: "custom", path: [key], message: typeof value === "string" ? "Too big: expected string to have <=500 characters" : "Invalid input" });
-          continue;
-        }
-      }
-      const schema = key === "_cost" ? costMetadata : key === "_llm" ? llmMetadata : metadataScalar;
-      const parsed = schema.safeParse(value);
-      if (parsed.success) out[key] = parsed.data;
-      else {
-        for (const i of parsed.error.issues) {
-          ctx.addIssue({ code: "custom", path: [key, ...i.path.map((p) => (typeof p === "symbol" ? String(p) : p))], message: i.message });
-        }
-      }
-    }
-    return out;
-  });
-
-export const EventInput = z
-  .object({
-    name: z.string().min(1).max(128),
-    timestamp: datetimeInput.optional(),
-    organization_id: z.string().nullish(),
-    external_id: z.string().min(1).max(256).nullish(),
-    parent_id: z.string().min(1).max(256).nullish(),
-    metadata: eventMetadata.optional(),
-    customer_id: z.uuid({ message: "Input should be a valid UUID" }).optional(),
-    external_customer_id: z.string().min(1).max(256).optional(),
-    member_id: z.string().nullish(),
-    external_member_id: z.string().nullish(),
-  })
-  .superRefine((e, ctx) => {
-    if (e.customer_id === undefined && e.external_customer_id === undefined) {
-      ctx.addIssue({ code: "custom", path: ["customer_id"], message: "Either customer_id or external_customer_id is required." });
-    }
-  });
-
-/** The batch without its events checked (routes.ts checks them in slices: parseArraySliced). */
-export const EventsIngestEnvelope = z.object({
-  events: z.array(z.unknown()).max(INGEST_MAX_EVENTS, { message: `A batch holds at most ${INGEST_MAX_EVENTS} events.` }),
-});
-export const EventsIngestInput = z.object({
-  events: z.array(EventInput).max(INGEST_MAX_EVENTS, { message: `A batch holds at most ${INGEST_MAX_EVENTS} events.` }),
-});
-export type EventsIngestInput = z.output<typeof EventsIngestInput>;
 
 // ---- ingest -----------------------------------------------------------------------------------------
 
