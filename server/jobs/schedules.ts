@@ -1,10 +1,12 @@
 // Periodic jobs beside the webhook worker: renewals of subscriptions whose period has ended. Any number of
 // server processes may run them on one database: due subscriptions are claimed with FOR UPDATE SKIP LOCKED,
-// and each is renewed under its lock in a savepoint of the claiming transaction, so no two processes renew one
-// subscription for the same period, and one that fails is rolled back alone (and retried on a later run).
-// A batch reads what its renewals share once (customers, products, prices, usage, payment methods…), and its
-// orders take their invoice numbers in one statement at its end, so processes renewing one organization do
-// not wait on its invoice counter for a whole batch (docs/decisions.md, "The billing run").
+// and each is renewed under its lock in the claiming transaction, so no two processes renew one subscription
+// for the same period; one that fails is rolled back alone (and retried on a later run): a renewal that writes
+// only its own rows is written with the batch's (renewal-writes.ts, a savepoint per renewal only if those
+// statements fail), any other in a savepoint of its own. A batch reads what its renewals share once
+// (customers, products, prices, usage, payment methods…), and its orders take their invoice numbers in one
+// statement at its end, so processes renewing one organization do not wait on its invoice counter for a whole
+// batch (docs/decisions.md, "The billing run").
 import type { Db, Queryable } from "../db/client.js";
 import type { PaymentProcessor } from "../payments/processor.js";
 import { claimDueSubscriptions } from "../billing/subscriptions/renewal-repository.js";
