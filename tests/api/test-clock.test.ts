@@ -14,7 +14,7 @@ import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCheckoutExpiries } from "../../server/billing/checkouts/expiry.js";
 import { outbox } from "../../server/db/schema/index.js";
@@ -432,5 +432,25 @@ describe("the test clock's route", () => {
     expect(await expiredEvents()).toHaveLength(1);
     expect((await sdk.checkouts.get({ id: open.id })).status).toBe("expired");
     expect((await publicRequest(server, "GET", `/v1/checkouts/client/${open.clientSecret}`)).status).toBe(410);
+  });
+
+  it("announces checkout expiries at their own time, in order with the renewals around them", async () => {
+    const product = await sdk.products.create({ name: "Daily", recurringInterval: "day", prices: [{ amountType: "fixed", priceAmount: 100, priceCurrency: "usd" }] });
+    // the subscription first: its first period ends just before the checkout's expiry (both a day on)
+    const sub = await subscribe(product, `daily-expiry-${Date.now()}`);
+    const open = await sdk.checkouts.create({ products: [product.id] });
+    const since = new Date();
+    await advance({ by: "2d" });
+    const rows = await server.database.db.select().from(outbox).where(eq(outbox.organizationId, open.organizationId)).orderBy(asc(outbox.createdAt));
+    const sequence = rows
+      .filter((r) => r.createdAt >= since)
+      .flatMap((r) => {
+        const data = r.payload as { id?: string; subscription_id?: string; billing_reason?: string };
+        if (r.type === "checkout.expired" && data.id === open.id) return ["expired"];
+        if (r.type === "order.created" && data.subscription_id === sub.id && data.billing_reason === "subscription_cycle") return ["renewed"];
+        return [];
+      });
+    expect(sequence).toEqual(["renewed", "expired", "renewed"]);
+    await sdk.subscriptions.revoke({ id: sub.id });
   });
 });
