@@ -24,13 +24,17 @@ export type SeatEventType = (typeof SEAT_EVENT_TYPES)[number];
 export const DUNNING_EVENT_TYPES = ["subscription.past_due"] as const;
 export type DunningEventType = (typeof DUNNING_EVENT_TYPES)[number];
 
+/** A checkout's expiry (issue 14 §6): announced once by the expiry pass (billing/checkouts/expiry.ts). */
+export const CHECKOUT_EXPIRY_EVENT_TYPES = ["checkout.expired"] as const;
+export type CheckoutExpiryEventType = (typeof CHECKOUT_EXPIRY_EVENT_TYPES)[number];
+
 /**
  * Every type an endpoint may subscribe to: Polar's WebhookEventType of SDK 0.47.1 and 0.49.0 together (the
- * payment and seat events, plus types till accepts but does not emit: checkout expiry, members, past due, pause).
+ * payment, checkout expiry, seat and past due events, plus types till accepts but does not emit: members, pause).
  */
 export const WEBHOOK_EVENT_TYPES = [
   ...PAYMENT_EVENT_TYPES,
-  "checkout.expired",
+  ...CHECKOUT_EXPIRY_EVENT_TYPES,
   ...SEAT_EVENT_TYPES,
   "member.created", "member.updated", "member.deleted",
   "subscription.past_due", "subscription.paused", "subscription.resumed",

@@ -16,6 +16,7 @@ interface TestClock {
   max_periods_per_advance: number;
   from?: string;
   renewals?: number;
+  expired_checkouts?: number;
 }
 
 const DURATION = /^(\d+[wdhms])+$/i;
@@ -54,7 +55,9 @@ async function advance(ctx: Context, opts: { to?: string }, [by]: string[]) {
   const body = by !== undefined ? { by } : { to: opts.to };
   const clock = await ctx.out.loading("Advancing the sandbox's clock", v1(ctx).send<TestClock>("POST", "/test-clock/advance", body));
   const renewals = clock.renewals ?? 0;
-  ctx.out.done(clock, `Sandbox time: ${clock.now} (was ${clock.from}); ${renewals} renewal${renewals === 1 ? "" : "s"} on the way.`);
+  const expired = clock.expired_checkouts ?? 0;
+  const checkouts = expired > 0 ? `, ${expired} checkout${expired === 1 ? "" : "s"} expired` : "";
+  ctx.out.done(clock, `Sandbox time: ${clock.now} (was ${clock.from}); ${renewals} renewal${renewals === 1 ? "" : "s"}${checkouts} on the way.`);
 }
 
 export function register(program: Command): void {

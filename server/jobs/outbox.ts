@@ -4,14 +4,23 @@
 import { sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.js";
 import { order, outbox } from "../db/schema/index.js";
-import { DUNNING_EVENT_TYPES, PAYMENT_EVENT_TYPES, SEAT_EVENT_TYPES, type DunningEventType, type PaymentEventType, type SeatEventType } from "../../shared/webhook-events.js";
+import {
+  CHECKOUT_EXPIRY_EVENT_TYPES,
+  DUNNING_EVENT_TYPES,
+  PAYMENT_EVENT_TYPES,
+  SEAT_EVENT_TYPES,
+  type CheckoutExpiryEventType,
+  type DunningEventType,
+  type PaymentEventType,
+  type SeatEventType,
+} from "../../shared/webhook-events.js";
 
 /**
- * The webhook event types till emits: the 27 of the spec's §4, the customer seat events and dunning's past due (the payload's
- * `data` is the resource's API shape).
+ * The webhook event types till emits: the 27 of the spec's §4, a checkout's expiry, the customer seat events and
+ * dunning's past due (the payload's `data` is the resource's API shape).
  */
-export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...SEAT_EVENT_TYPES, ...DUNNING_EVENT_TYPES] as const;
-export type OutboxEventType = PaymentEventType | SeatEventType | DunningEventType;
+export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...CHECKOUT_EXPIRY_EVENT_TYPES, ...SEAT_EVENT_TYPES, ...DUNNING_EVENT_TYPES] as const;
+export type OutboxEventType = PaymentEventType | CheckoutExpiryEventType | SeatEventType | DunningEventType;
 
 export interface OutboxEvent {
   type: OutboxEventType;

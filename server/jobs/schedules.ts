@@ -1,4 +1,5 @@
-// Periodic jobs beside the webhook worker: renewals of subscriptions whose period has ended. Any number of
+// Periodic jobs beside the webhook worker: renewals of subscriptions whose period has ended (then dunning's
+// retries and the checkout expiries, billing/checkouts/expiry.ts, which claim the same way). Any number of
 // server processes may run them on one database: due subscriptions are claimed with FOR UPDATE SKIP LOCKED,
 // and each is renewed under its lock in the claiming transaction, so no two processes renew one subscription
 // for the same period; one that fails is rolled back alone (and retried on a later run): a renewal that writes
@@ -15,6 +16,7 @@ import { canDefer, NeedsSavepoint, writeDeferred } from "../billing/subscription
 import type { SubscriptionRow } from "../billing/subscriptions/wire.js";
 import { orgNow } from "../billing/test-clock/clock.js";
 import { runDunning } from "../billing/dunning/service.js";
+import { runCheckoutExpiries } from "../billing/checkouts/expiry.js";
 import type { WorkerLog } from "./worker.js";
 
 export interface RenewalRun {
@@ -113,7 +115,7 @@ export interface Schedules {
   stop(): Promise<void>;
 }
 
-/** Runs the renewals, then the dunning retries, every `intervalMs` until stopped. */
+/** Runs the renewals, then the dunning retries, then the checkout expiries, every `intervalMs` until stopped. */
 export function startSchedules(deps: Omit<RenewalRun, "now" | "organizationId"> & { intervalMs?: number }): Schedules {
   const intervalMs = deps.intervalMs ?? 60_000;
   let stopped = false;
@@ -123,6 +125,8 @@ export function startSchedules(deps: Omit<RenewalRun, "now" | "organizationId"> 
     running = runRenewals(deps)
       // failed renewal charges whose retry is due (billing/dunning), after the renewals of the same pass
       .then(() => runDunning(deps))
+      // open checkouts past their expiry, announced once with checkout.expired (billing/checkouts/expiry.ts)
+      .then(() => runCheckoutExpiries(deps))
       .then(() => undefined)
       .catch((err: unknown) => deps.log?.error(err, "renewals: run failed"))
       .finally(() => {

@@ -5,7 +5,8 @@
 // period's usage at its unit price; a downgrade that cancels at period end takes effect on the clock; every
 // webhook delivered is validated by `validateEvent` of SDK 0.47.1 and 0.49.0; each renewal's invoice PDF is read
 // back. Then the route's rules: live
-// organizations refused, bad input and too long an advance answered 422, trials and checkout expiries on the clock.
+// organizations refused, bad input and too long an advance answered 422, trials and checkout expiries on the clock
+// (each announced once with checkout.expired, valid for both SDKs).
 import type { Polar } from "@polar-sh/sdk";
 import type { Polar as Polar049 } from "polar-sdk-049";
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
@@ -13,7 +14,10 @@ import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
+import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCheckoutExpiries } from "../../server/billing/checkouts/expiry.js";
+import { outbox } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { pdfTextOf } from "../helpers/pdf.js";
 import { pay, publicRequest } from "../helpers/checkout.js";
@@ -385,6 +389,68 @@ describe("the test clock's route", () => {
     expect(await listed("expired")).toContain(open.id);
     expect(await listed("open")).not.toContain(open.id);
     expect((await publicRequest(server, "GET", `/v1/checkouts/client/${open.clientSecret}`)).status).toBe(410);
+    await sdk.subscriptions.revoke({ id: sub.id });
+  });
+
+  it("announces a checkout's expiry on the clock once, with a checkout.expired valid for both SDKs", async () => {
+    const path = "/expired";
+    const endpoint = await sdk.webhooks.createWebhookEndpoint({ url: `${receiver.url}${path}`, format: "raw", events: ["checkout.expired"] });
+    const product = await sdk.products.create({ name: "Expiring", prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }] });
+    const open = await sdk.checkouts.create({ products: [product.id], metadata: { case: "expiry" } });
+    const expiredEvents = () =>
+      server.database.db
+        .select()
+        .from(outbox)
+        .where(and(eq(outbox.organizationId, open.organizationId), eq(outbox.type, "checkout.expired")))
+        .then((rows) => rows.filter((r) => (r.payload as { id?: string }).id === open.id));
+
+    // short of the expiry: nothing; past it: the clock stops at the expiry and announces it
+    await advance({ by: "23h" });
+    expect(await expiredEvents()).toHaveLength(0);
+    const advanced = await advance({ by: "2h" });
+    expect(advanced).toMatchObject({ expired_checkouts: 1 });
+    const [event] = await expiredEvents();
+    expect(await expiredEvents()).toHaveLength(1);
+    const data = event!.payload as { status: string; expires_at: string; modified_at: string; metadata: Record<string, string> };
+    expect(data).toMatchObject({ status: "expired", metadata: { case: "expiry" } });
+    expect(Date.parse(data.modified_at) - Date.parse(data.expires_at)).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(data.modified_at) - Date.parse(data.expires_at)).toBeLessThan(60_000);
+
+    const [hit] = await receiver.until((all) => {
+      const mine = all.filter((h) => h.path === path && h.body.includes(open.id));
+      return mine.length > 0 && mine;
+    }, 30_000);
+    const validated = validateEvent(hit!.body, hit!.headers, endpoint.secret);
+    const validated049 = validateEvent049(hit!.body, hit!.headers, endpoint.secret);
+    expect(validated.type).toBe("checkout.expired");
+    expect(validated049.type).toBe("checkout.expired");
+    if (validated.type === "checkout.expired") expect(validated.data).toMatchObject({ id: open.id, status: "expired" });
+
+    // announced once: a second pass, or a further advance, emits nothing
+    expect(await runCheckoutExpiries({ db: server.database.db, baseURL: server.url, organizationId: open.organizationId })).toBe(0);
+    expect(await advance({ by: "1h" })).toMatchObject({ expired_checkouts: 0 });
+    expect(await expiredEvents()).toHaveLength(1);
+    expect((await sdk.checkouts.get({ id: open.id })).status).toBe("expired");
+    expect((await publicRequest(server, "GET", `/v1/checkouts/client/${open.clientSecret}`)).status).toBe(410);
+  });
+
+  it("announces checkout expiries at their own time, in order with the renewals around them", async () => {
+    const product = await sdk.products.create({ name: "Daily", recurringInterval: "day", prices: [{ amountType: "fixed", priceAmount: 100, priceCurrency: "usd" }] });
+    // the subscription first: its first period ends just before the checkout's expiry (both a day on)
+    const sub = await subscribe(product, `daily-expiry-${Date.now()}`);
+    const open = await sdk.checkouts.create({ products: [product.id] });
+    const since = new Date();
+    await advance({ by: "2d" });
+    const rows = await server.database.db.select().from(outbox).where(eq(outbox.organizationId, open.organizationId)).orderBy(asc(outbox.createdAt));
+    const sequence = rows
+      .filter((r) => r.createdAt >= since)
+      .flatMap((r) => {
+        const data = r.payload as { id?: string; subscription_id?: string; billing_reason?: string };
+        if (r.type === "checkout.expired" && data.id === open.id) return ["expired"];
+        if (r.type === "order.created" && data.subscription_id === sub.id && data.billing_reason === "subscription_cycle") return ["renewed"];
+        return [];
+      });
+    expect(sequence).toEqual(["renewed", "expired", "renewed"]);
     await sdk.subscriptions.revoke({ id: sub.id });
   });
 });

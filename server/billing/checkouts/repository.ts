@@ -1,11 +1,12 @@
 // SQL for checkouts. Seller-side functions take the caller's organization id and filter by it; the client
 // secret lookups serve the customer's page, where the secret itself is the credential.
-import { and, asc, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, ilike, inArray, lte, notInArray, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { preparedPerHandle } from "../../db/prepared.js";
 import { checkout } from "../../db/schema/index.js";
 import { likePattern, type SortKey } from "../listing.js";
 import { orgNowSql } from "../test-clock/clock.js";
+import { advancedClocks } from "../test-clock/repository.js";
 import type { CheckoutRow } from "./wire.js";
 
 export type CheckoutValues = Omit<typeof checkout.$inferInsert, "createdAt" | "modifiedAt">;
@@ -73,6 +74,35 @@ export async function updateCheckout(db: Queryable, id: string, patch: CheckoutP
     .execute();
   if (!row) throw new Error("update checkout returned no row");
   return row;
+}
+
+/**
+ * Up to `limit` open checkouts past their expiry at their organization's now (`wall` plus its test clock),
+ * not yet announced (an announced one is stored as expired), earliest expiry first, locked for the caller's
+ * transaction. SKIP LOCKED: a checkout being confirmed or updated is left alone; if that leaves it open, a
+ * later pass takes it. Across organizations (the schedule serves them all), or one (a test clock's advance).
+ */
+export async function claimExpiredCheckouts(
+  db: Queryable,
+  wall: Date,
+  limit: number,
+  skipIds: string[],
+  organizationId?: string,
+): Promise<CheckoutRow[]> {
+  return db
+    .select()
+    .from(checkout)
+    .where(
+      and(
+        sql`${checkout.status} = 'open'`,
+        or(lte(checkout.expiresAt, wall), and(inArray(checkout.organizationId, advancedClocks), lte(checkout.expiresAt, orgNowSql(checkout.organizationId, wall)))),
+        organizationId ? eq(checkout.organizationId, organizationId) : undefined,
+        skipIds.length > 0 ? notInArray(checkout.id, skipIds) : undefined,
+      ),
+    )
+    .orderBy(asc(checkout.expiresAt), asc(checkout.id))
+    .limit(limit)
+    .for("update", { skipLocked: true });
 }
 
 export type CheckoutSort = "created_at" | "expires_at" | "status";

@@ -3,7 +3,7 @@
 import { and, asc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Queryable } from "../../db/client.js";
-import { orderDunning, subscription, testClock } from "../../db/schema/index.js";
+import { checkout, orderDunning, subscription, testClock } from "../../db/schema/index.js";
 import { ACTIVE_STATUSES } from "../subscriptions/wire.js";
 
 export interface ClockRow {
@@ -79,4 +79,15 @@ export async function retryDueBy(db: Queryable, organizationId: string, until: D
     .orderBy(asc(orderDunning.nextAttemptAt))
     .limit(1);
   return row?.at ?? undefined;
+}
+
+/** The organization's earliest expiry by `until` of a checkout not yet announced as expired, if any. */
+export async function checkoutExpiryBy(db: Queryable, organizationId: string, until: Date): Promise<Date | undefined> {
+  const [row] = await db
+    .select({ at: checkout.expiresAt })
+    .from(checkout)
+    .where(and(eq(checkout.organizationId, organizationId), eq(checkout.status, "open"), lte(checkout.expiresAt, until)))
+    .orderBy(asc(checkout.expiresAt))
+    .limit(1);
+  return row?.at;
 }

@@ -2,12 +2,14 @@
 // now, `POST /v1/test-clock/advance` moves it forward and runs the time-driven work that comes due on the way, in
 // time order, before answering: the clock stops at each subscription period end on the way (the earliest
 // first), the renewals due then run (an order with its webhooks and emails, a trial ending, a cancellation at
-// period end taking effect), and so at each failed charge's retry (billing/dunning), until the target. Expiries read at request time (checkouts, license keys,
+// period end taking effect), and so at each failed charge's retry (billing/dunning) and each checkout's expiry
+// (announced with checkout.expired, billing/checkouts/expiry.ts), until the target. Other expiries (license keys,
 // event timestamps) follow the clock by reading it (clock.ts). Time never goes back: a clock is only advanced.
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { runRenewals } from "../../jobs/schedules.js";
 import { runDunning } from "../dunning/service.js";
+import { runCheckoutExpiries } from "../checkouts/expiry.js";
 import type { WorkerLog } from "../../jobs/worker.js";
 import { addInterval } from "../checkouts/pricing.js";
 import { ApiError, datetimeInput, invalid, notPermitted } from "../http.js";
@@ -19,6 +21,8 @@ import * as repo from "./repository.js";
 export const MAX_PERIODS_PER_SUBSCRIPTION = 24;
 /** Renewals one advance may make in all (it answers when they are done). */
 export const MAX_RENEWALS_PER_ADVANCE = 500;
+/** Checkout expiry times one advance stops at (each stop announces every checkout expired by then). */
+export const MAX_EXPIRY_STOPS_PER_ADVANCE = 1_000;
 /** The furthest one advance may go. */
 const MAX_ADVANCE_MS = 10 * 366 * 86_400_000;
 
@@ -61,6 +65,8 @@ export interface AdvanceWire extends TestClockWire {
   renewals: number;
   /** Failed renewal charges retried on the way (billing/dunning), whatever their outcome. */
   retries: number;
+  /** Checkouts that expired on the way, each announced with checkout.expired. */
+  expired_checkouts: number;
 }
 
 /** Refuses a live organization: the test clock exists only in the sandbox. */
@@ -146,28 +152,38 @@ export async function advanceTestClock(
 
   let renewals = 0;
   let retries = 0;
-  // each step renews at least one subscription period or retries at least one failed charge, or ends the loop;
-  // the bound checked above caps the renewals, the organization's retry intervals the retries
-  for (let step = 0; step <= 2 * MAX_RENEWALS_PER_ADVANCE + 1; step++) {
+  let expired = 0;
+  // each step renews at least one subscription period, retries at least one failed charge or expires at least one
+  // checkout, or ends the loop; the bound checked above caps the renewals, the organization's retry intervals the
+  // retries, MAX_EXPIRY_STOPS_PER_ADVANCE the expiry stops (past it, the rest expire at the later stops)
+  let expiryStops = 0;
+  for (let step = 0; step <= 2 * MAX_RENEWALS_PER_ADVANCE + MAX_EXPIRY_STOPS_PER_ADVANCE + 1; step++) {
     const [next] = await repo.dueBy(db, organizationId, new Date(target));
     const retryAt = await repo.retryDueBy(db, organizationId, new Date(target));
-    const stops = [next?.currentPeriodEnd.getTime(), retryAt?.getTime()].filter((t): t is number => t !== undefined);
+    const expiryAt = expiryStops < MAX_EXPIRY_STOPS_PER_ADVANCE ? await repo.checkoutExpiryBy(db, organizationId, new Date(target)) : undefined;
+    const stops = [next?.currentPeriodEnd.getTime(), retryAt?.getTime(), expiryAt?.getTime()].filter((t): t is number => t !== undefined);
     const wall = new Date();
-    // stop the clock at the next period end or failed charge's retry (or the target); it never goes back
+    // stop the clock at the next period end, failed charge's retry or checkout expiry (or the target); it never goes back
     const at = stops.length > 0 ? Math.max(Math.min(...stops), from) : target;
     await repo.moveClockTo(db, organizationId, Math.max(0, at - wall.getTime()), wall);
+    if (expiryAt && expiryAt.getTime() <= at) expiryStops += 1;
+    // checkouts first: what expires at this stop expired before (or as) a renewal due at it was made
+    const ended = await runCheckoutExpiries({ ...deps, db, organizationId });
+    expired += ended;
     if (stops.length === 0) break;
     const made = await runRenewals({ ...deps, db, organizationId });
     const retried = await runDunning({ ...deps, db, organizationId });
     renewals += made;
     retries += retried;
-    if (made + retried === 0) {
-      // a renewal or retry failed (logged); the schedule retries it. The clock still goes to the target.
+    if (made + retried + ended === 0) {
+      // a renewal, retry or expiry failed (logged); the schedule retries it. The clock still goes to the target.
       const now = new Date();
       await repo.moveClockTo(db, organizationId, Math.max(0, target - now.getTime()), now);
-      const what = next && (!retryAt || next.currentPeriodEnd <= retryAt)
+      const what = next && (!retryAt || next.currentPeriodEnd <= retryAt) && (!expiryAt || next.currentPeriodEnd <= expiryAt)
         ? `Subscription ${next.id} could not be renewed at ${next.currentPeriodEnd.toISOString()}`
-        : `A failed charge due for a retry at ${retryAt?.toISOString()} could not be retried`;
+        : retryAt && (!expiryAt || retryAt <= expiryAt)
+          ? `A failed charge due for a retry at ${retryAt.toISOString()} could not be retried`
+          : `A checkout expiring at ${expiryAt?.toISOString()} could not be expired`;
       throw new ApiError(409, {
         error: "TestClockAdvanceIncomplete",
         detail: `${what}; the clock moved to the target and the schedule will retry it.`,
@@ -175,5 +191,5 @@ export async function advanceTestClock(
     }
   }
   const wall = new Date();
-  return { ...wireOf(organizationId, await repo.findClock(db, organizationId), wall), from: new Date(from).toISOString(), renewals, retries };
+  return { ...wireOf(organizationId, await repo.findClock(db, organizationId), wall), from: new Date(from).toISOString(), renewals, retries, expired_checkouts: expired };
 }
