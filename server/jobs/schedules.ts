@@ -11,7 +11,8 @@
 import type { Db, Queryable } from "../db/client.js";
 import type { PaymentProcessor } from "../payments/processor.js";
 import { claimDueSubscriptions } from "../billing/subscriptions/renewal-repository.js";
-import { finishBatch, prepareBatch, renewLocked, type RenewalBatch, type RenewalOutput } from "../billing/subscriptions/renewal.js";
+import { renewLocked } from "../billing/subscriptions/renewal.js";
+import { finishBatch, prepareBatch, type RenewalBatch, type RenewalOutput } from "../billing/subscriptions/renewal-batch.js";
 import { canDefer, NeedsSavepoint, writeDeferred } from "../billing/subscriptions/renewal-writes.js";
 import type { SubscriptionRow } from "../billing/subscriptions/wire.js";
 import { orgNow } from "../billing/test-clock/clock.js";

@@ -15,7 +15,7 @@ import type { OrderItemRow, OrderRow } from "../orders/wire.js";
 import { insertPayments, type NewPayment } from "../payments/repository.js";
 import type { orderDunning } from "../../db/schema/index.js";
 import * as repo from "./renewal-repository.js";
-import type { RenewalBatch, RenewalOutput } from "./renewal.js";
+import type { RenewalBatch, RenewalOutput } from "./renewal-batch.js";
 import type { SubscriptionRow } from "./wire.js";
 
 /** Thrown by a deferred renewal, before it charges anything, when it must take the savepoint path. */

@@ -13,14 +13,12 @@ import { addInterval, discountAmount, isDiscountable, isMetered, priceAmount } f
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import { ApiError, invalid, notFound, notPermitted } from "../http.js";
-import { insertPlannedOrder, insertUnnumberedOrder, numberPlannedOrders, orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { insertPlannedOrder, insertUnnumberedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
-import type { OrganizationWire } from "../organizations/wire.js";
 import { loadPrices, loadProducts, loadProductSummaries, type PriceWire, type ProductSummaryWire } from "../products/service.js";
 import { afterDiscount, inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import { dunningStart, organizationDunningSettings, startDunning } from "../dunning/service.js";
-import type { DunningSettings } from "../dunning/settings.js";
-import { chargeableMethods, chargeSaved, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
+import { chargeSaved, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
 import type { PaymentMethodRow } from "../payments/repository.js";
 import * as repo from "./renewal-repository.js";
 import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./service.js";
@@ -30,7 +28,8 @@ import { recordSettlement, settle, type Settlement } from "../balance/service.js
 import { carriedProrations } from "./proration.js";
 import { applyCredits, creditsOf, cycleMeterCredits } from "./meter-credits.js";
 import { orgNow } from "../test-clock/clock.js";
-import { cycledEvents, NeedsSavepoint, type Batched, type DeferredWrites } from "./renewal-writes.js";
+import { cycledEvents, NeedsSavepoint, type Batched } from "./renewal-writes.js";
+import type { RenewalBatch } from "./renewal-batch.js";
 
 export interface RenewalDeps {
   processor: PaymentProcessor;
@@ -139,7 +138,7 @@ async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
   };
 }
 
-type Embeds = Awaited<ReturnType<typeof embeds>>;
+export type Embeds = Awaited<ReturnType<typeof embeds>>;
 
 /** The `Subscription` shape of the row as written, with its meters' usage over its (new) current period. */
 async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds, preloaded?: SubscriptionMeterWire[]): Promise<SubscriptionWire> {
@@ -172,139 +171,6 @@ async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, n
   await revokeGrantsOfSubscription(tx, org, sub.id, now);
   await enqueue(tx, customerStateChanged(org, sub.customerId));
   return ended;
-}
-
-/**
- * What a batch of claimed renewals (the renewal schedule, server/jobs/schedules.ts) reads once for all of them —
- * one query each instead of one per subscription — and what it defers to the batch's end: the orders' invoice
- * numbers (one statement, so the organization's counter is locked for milliseconds, not for the batch) and the
- * outbox events (one statement; they carry the numbers).
- */
-export interface RenewalBatch {
-  /** By subscription id (absent: read per renewal, which fails that renewal alone when a row is missing). */
-  embeds: Map<string, Embeds>;
-  organizations: Map<string, OrganizationWire>;
-  /** By product id. */
-  summaries: Map<string, ProductSummaryWire>;
-  /** By subscription id: its metered prices' usage over the period ended. */
-  usage: Map<string, MeteredUsage[]>;
-  credits: Map<string, Map<string, number>>;
-  prorations: Map<string, repo.ProrationRow[]>;
-  creditGrants: Map<string, Awaited<ReturnType<typeof repo.meterCreditGrantsOf>> extends Map<string, infer G> ? G : never>;
-  /** By customer id: the method a charge uses (absent: none on file). */
-  methods: Map<string, PaymentMethodRow>;
-  /**
-   * By subscription id: `Subscription.meters` over the period the renewal starts, as wireOf reads them after the
-   * renewal (its credits are read before the new period's are set, there too); metered subscriptions only.
-   */
-  newMeters: Map<string, SubscriptionMeterWire[]>;
-  /** `customerId:currency` → balance, for customers with any movement (absent: 0). */
-  balances: Map<string, number>;
-  /** Customers whose balance moved in this batch: their balance is read again, under the lock. */
-  moved: Set<string>;
-  /** By organization: its dunning settings, read by the first deferred renewal whose charge failed. */
-  dunningSettings: Map<string, DunningSettings>;
-}
-
-/** What one renewal of a batch leaves for the batch's end (pushed only once its savepoint is released). */
-export interface RenewalOutput {
-  orders: Array<{ organizationId: string; id: string }>;
-  events: OutboxEvent[];
-  /** A deferred renewal's rows, written with the batch's (renewal-writes.ts); its grants' cycled events go in at `cycle.at`. */
-  deferred?: DeferredWrites;
-}
-
-/** Reads what the claimed subscriptions' renewals need, one query per kind and organization. */
-export async function prepareBatch(tx: Queryable, deps: RenewalDeps, subs: SubscriptionRow[]): Promise<RenewalBatch> {
-  const batch: RenewalBatch = {
-    embeds: new Map(),
-    organizations: new Map(),
-    summaries: new Map(),
-    usage: new Map(),
-    credits: new Map(),
-    prorations: new Map(),
-    creditGrants: new Map(),
-    methods: new Map(),
-    newMeters: new Map(),
-    balances: new Map(),
-    moved: new Set(),
-    dunningSettings: new Map(),
-  };
-  const byOrg = new Map<string, SubscriptionRow[]>();
-  for (const sub of subs) byOrg.set(sub.organizationId, [...(byOrg.get(sub.organizationId) ?? []), sub]);
-  for (const [org, list] of byOrg) {
-    const ids = list.map((s) => s.id);
-    const customerIds = [...new Set(list.map((s) => s.customerId))];
-    const productIds = [...new Set(list.map((s) => s.productId))];
-    // sent together: pipelined on the transaction's connection
-    const [customers, products, discounts, prices, organization, summaries, prorations, balances, creditGrants, credits, methods] = await Promise.all([
-      loadCustomers(tx, org, { ids: customerIds, externalIds: [] }),
-      loadProducts(tx, org, productIds, deps.baseURL),
-      loadDiscountBases(tx, org, list.flatMap((s) => (s.discountId ? [s.discountId] : []))),
-      loadPrices(tx, org, [...new Set(list.flatMap((s) => s.priceIds))]),
-      getOrganization(tx, org),
-      loadProductSummaries(tx, org, productIds),
-      repo.pendingProrationsOf(tx, org, ids),
-      repo.balancesOf(tx, org, customerIds),
-      repo.meterCreditGrantsOf(tx, org, ids),
-      creditsOf(tx, org, ids),
-      chargeableMethods(tx, deps.processor, org, customerIds),
-    ]);
-    batch.organizations.set(org, organization);
-    for (const [id, summary] of summaries) batch.summaries.set(id, summary);
-    for (const [k, v] of balances) batch.balances.set(k, v);
-    for (const [k, v] of methods) batch.methods.set(k, v);
-    const metered: Array<{ sub: SubscriptionRow; period: UsagePeriod }> = [];
-    for (const sub of list) {
-      const customer = customers.byId.get(sub.customerId);
-      const product = products.get(sub.productId);
-      batch.prorations.set(sub.id, prorations.get(sub.id) ?? []);
-      batch.creditGrants.set(sub.id, creditGrants.get(sub.id) ?? []);
-      batch.credits.set(sub.id, credits.get(sub.id) ?? new Map());
-      if (!customer || !product) continue;
-      const e: Embeds = {
-        customer,
-        product,
-        discount: sub.discountId ? (discounts.get(sub.discountId) ?? null) : null,
-        prices: sub.priceIds.flatMap((id) => prices.get(id) ?? []),
-      };
-      batch.embeds.set(sub.id, e);
-      if (sub.status !== "trialing" && !sub.cancelAtPeriodEnd && e.prices.some(isMetered)) {
-        metered.push({ sub, period: { customer, prices: e.prices, start: sub.currentPeriodStart, end: sub.currentPeriodEnd } });
-      } else {
-        batch.usage.set(sub.id, []);
-      }
-    }
-    if (metered.length > 0) {
-      // the period ended (billed) and the one the renewal starts (the webhook payloads' meters), together
-      const next = metered.map(({ sub, period }) => ({
-        row: { ...sub, status: "active", currentPeriodStart: sub.currentPeriodEnd, currentPeriodEnd: addInterval(sub.currentPeriodEnd, sub.recurringInterval, sub.recurringIntervalCount) },
-        customer: period.customer,
-        prices: period.prices,
-      }));
-      const [usage, meters] = await Promise.all([meteredUsage(tx, org, metered.map((m) => m.period)), subscriptionMeters(tx, org, next)]);
-      metered.forEach((m, i) => {
-        batch.usage.set(m.sub.id, usage[i] ?? []);
-        batch.newMeters.set(m.sub.id, meters[i] ?? []);
-      });
-    }
-  }
-  return batch;
-}
-
-/**
- * The batch's end, in the claiming transaction: numbers its orders (per organization, in renewal order) and
- * records their events. The counter rows stay locked from here to the commit.
- */
-export async function finishBatch(tx: Queryable, batch: RenewalBatch, outputs: RenewalOutput[]): Promise<void> {
-  const byOrg = new Map<string, string[]>();
-  for (const o of outputs.flatMap((out) => out.orders)) byOrg.set(o.organizationId, [...(byOrg.get(o.organizationId) ?? []), o.id]);
-  for (const [org, ids] of byOrg) {
-    const organization = batch.organizations.get(org) ?? (await getOrganization(tx, org));
-    const numbered = await numberPlannedOrders(tx, org, ids, organization.slug);
-    if (numbered !== ids.length) throw new Error(`renewals: ${numbered} of ${ids.length} orders of organization ${org} numbered`);
-  }
-  await enqueue(tx, outputs.flatMap((o) => o.events));
 }
 
 /** The renewal's settlement: the customer's balance pays first; without a balance (read by the batch), nothing to lock. */
