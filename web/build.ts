@@ -10,6 +10,8 @@ export const WEB_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const DIST_DIR = path.join(WEB_DIR, "dist");
 const HASH_FILE = ".build-hash";
 const SOURCES = ["index.html", "vite.config.ts", "src"];
+/** Bumped when buildWeb() changes what the same sources build into. */
+const BUILD_RECIPE = 2;
 const TOOLS = ["vite", "@vitejs/plugin-react", "react", "react-dom", "esbuild"];
 
 function filesUnder(rel: string): string[] {
@@ -37,6 +39,8 @@ export function sourceHash(): string {
     h.update(rel.split(path.sep).join("/")).update("\0").update(readFileSync(path.join(WEB_DIR, rel))).update("\0");
   }
   for (const tool of TOOLS) h.update(`${tool}@${toolVersion(tool)}\0`);
+  // how it is built: a build made another way (before React's production build was forced) is not fresh
+  h.update(`recipe ${BUILD_RECIPE}\0`);
   return h.digest("hex");
 }
 
@@ -57,19 +61,37 @@ async function buildEmbed(outDir: string): Promise<void> {
   await build({ ...common, entryPoints: [path.join(WEB_DIR, "src/embed/esm.ts")], format: "esm", target: "es2020", outfile: path.join(outDir, "embed.mjs") });
 }
 
+/**
+ * Builds the app and the embed script into `outDir` (made or emptied), as they ship: React's production build
+ * whoever builds. Under vitest (NODE_ENV=test: the e2e tests' global setup) vite and its React plugin would
+ * otherwise make React's development build, whose StrictMode runs each effect twice (the portal loaded itself
+ * twice, and a test's expiry raced the second load).
+ */
+export async function buildWebInto(outDir: string): Promise<void> {
+  const { build } = await import("vite");
+  const { webConfig } = await import("./vite.config.js");
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = "production";
+  try {
+    await build({
+      ...webConfig,
+      configFile: false,
+      logLevel: "warn",
+      mode: "production",
+      build: { ...webConfig.build, outDir, emptyOutDir: true },
+    });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
+  await buildEmbed(outDir);
+}
+
 /** Builds into a temporary folder and swaps it in, so a server or a parallel test run never sees half a build. */
 export async function buildWeb(): Promise<void> {
   const hash = sourceHash();
-  const { build } = await import("vite");
-  const { webConfig } = await import("./vite.config.js");
   const tmp = path.join(WEB_DIR, `.dist-${process.pid}`);
-  await build({
-    ...webConfig,
-    configFile: false,
-    logLevel: "warn",
-    build: { ...webConfig.build, outDir: tmp, emptyOutDir: true },
-  });
-  await buildEmbed(tmp);
+  await buildWebInto(tmp);
   writeFileSync(path.join(tmp, HASH_FILE), hash);
   const old = path.join(WEB_DIR, `.dist-old-${process.pid}`);
   try {
