@@ -5,7 +5,8 @@
 // itself and hands every run of their small children (about PIECE characters of text) to JSON.parse at once,
 // so the value is the one JSON.parse would give, built from native parses of pieces. Same bounds, same
 // characters refused (checked piece by piece), same prototype-key refusal, same value.
-import { findUnstorable, JsonScanner, RejectedInput, unstorable, type JsonScan, type Loc } from "./input-guard.js";
+import { findUnstorable, RejectedInput, unstorable, type Loc } from "./input-guard.js";
+import { JsonScanner, type JsonScan } from "./json-scan.js";
 
 /** Bodies at least this long take the sliced path; shorter ones are scanned and parsed in one go (< 1 ms). */
 export const SLICED_PARSE_THRESHOLD = 64 * 1024;
@@ -42,7 +43,8 @@ export async function scanJsonSliced(text: string, bigSpan = PIECE): Promise<Jso
   return scanner;
 }
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** JSON's whitespace. */
+export const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 export interface SlicedParseOptions {
   /** Parses one piece (JSON.parse, or secure-json-parse when the text may hold a prototype key); throws a SyntaxError. */

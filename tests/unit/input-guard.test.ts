@@ -2,7 +2,8 @@
 // strings only, escapes that need the walk, and the walk's paths.
 import { describe, expect, it } from "vitest";
 import Fastify from "fastify";
-import { findUnstorable, installInputGuard, JsonScanner, RejectedInput, scanJson, unstorable } from "../../server/http/input-guard.js";
+import { findUnstorable, installInputGuard, RejectedInput, unstorable } from "../../server/http/input-guard.js";
+import { JsonScanner, scanJson } from "../../server/http/json-scan.js";
 import { parseJsonSliced, scanJsonSliced } from "../../server/http/json-sliced.js";
 
 const small = { depth: 3, values: 10, keys: 2, names: 10 };

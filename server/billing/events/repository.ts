@@ -1,7 +1,7 @@
 // SQL over the event table — the only code that reads or writes it (usage may move to a columnar store).
 // Every function takes the caller's organization id and filters by it.
 import { and, asc, desc, eq, gte, ilike, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
-import type { Queryable } from "../../db/client.js";
+import { rowsOf as rows, type Queryable } from "../../db/client.js";
 import { event } from "../../db/schema/index.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
 import { likePattern, metadataWhere } from "../listing.js";
@@ -10,11 +10,6 @@ import { aggregationSql, combineSql, filterSql } from "./predicates.js";
 
 export type EventRow = typeof event.$inferSelect;
 
-/** Raw results differ by driver: postgres.js returns the rows, PGlite an object holding them. */
-async function rows<T>(db: Queryable, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown;
-  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
-}
 
 // ---- ingest -----------------------------------------------------------------------------------------
 
@@ -27,29 +22,6 @@ export interface EventInsert {
   external_id: string | null;
   parent_id: string | null;
   metadata: Record<string, unknown>;
-}
-
-/**
- * One multi-row INSERT for the whole batch: the rows travel as a single JSON parameter and are expanded
- * by jsonb_to_recordset, so 1000 events are one statement and one round trip. A row whose external_id the
- * organization already has is skipped (ON CONFLICT DO NOTHING); returns how many were inserted.
- */
-export async function insertEvents(db: Queryable, organizationId: string, batch: EventInsert[]): Promise<number> {
-  if (batch.length === 0) return 0;
-  const [row] = await rows<{ n: number }>(
-    db,
-    sql`WITH ins AS (
-      INSERT INTO ${event} (id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata)
-      SELECT coalesce(x.id, gen_random_uuid()), ${organizationId}::uuid, x.name, 'user', x.timestamp, x.customer_id,
-             x.external_customer_id, x.external_id, x.parent_id, coalesce(x.metadata, '{}'::jsonb)
-      FROM jsonb_to_recordset(${JSON.stringify(batch)}::text::jsonb) AS x(
-        id uuid, name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text,
-        parent_id uuid, metadata jsonb)
-      ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
-      RETURNING 1
-    ) SELECT count(*)::int AS n FROM ins`,
-  );
-  return row?.n ?? 0;
 }
 
 /** Stored events a batch refers to as parents, by id or by external_id. */

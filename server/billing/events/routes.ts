@@ -1,17 +1,17 @@
 // /v1/events: ingest, list, names, get (Polar wire).
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { FilterInput } from "../../../shared/meter-filter.js";
 import type { BillingDeps } from "../index.js";
-import { LARGE_BODY_LIMIT } from "../../http/input-guard.js";
+import { jsonBody, LARGE_BODY_LIMIT, UnparsedJson } from "../../http/input-guard.js";
 import {
   datetimeInput,
   metadataQuery,
   page,
   paginationQuery,
   parseArraySliced,
-  parseBody,
   parseQuery,
+  parseWith,
   pathId,
   queryArray,
   queryInt,
@@ -19,6 +19,8 @@ import {
 } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import { meterSelection } from "../meters/service.js";
+import { startEarlyInsert, type EarlyInsert } from "./early-insert.js";
+import { ingestEvents } from "./ingest.js";
 import * as service from "./service.js";
 import { orgNow } from "../test-clock/clock.js";
 
@@ -71,17 +73,40 @@ const NamesQuery = z.object({
 const otherOrganization = (ids: string[] | undefined, organizationId: string) =>
   ids !== undefined && !ids.map((id) => id.toLowerCase()).includes(organizationId);
 
-export function eventRoutes(app: FastifyInstance, { db }: BillingDeps): void {
-  app.post("/events/ingest", { config: { scope: "events:write" }, bodyLimit: LARGE_BODY_LIMIT }, async (req) => {
-    // the envelope at once, the events in slices (1,000 events with metadata: tens of ms of zod in one go)
-    const envelope = parseBody(service.EventsIngestEnvelope, req);
+export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): void {
+  app.post("/events/ingest", { config: { scope: "events:write", parsesOwnJson: true }, bodyLimit: LARGE_BODY_LIMIT }, async (req) => {
     const { organizationId } = scopeOf(req);
-    // timestamps may not be ahead of the organization's now (its test clock's, in a sandbox): read meanwhile
-    const now = orgNow(db, organizationId);
-    now.catch(() => {}); // a refused batch does not wait for it
-    const input: service.EventsIngestInput = { events: await parseArraySliced(service.EventInput, envelope.events, ["events"], service.eventInputFast) };
-    return service.ingestEvents(db, organizationId, input, (await now).getTime());
+    const wall = new Date();
+    // a batch that looks storable as sent starts its INSERT from the body's text now, while it is parsed and
+    // checked here (early-insert.ts); PGlite runs on this thread, so there it would only come first
+    const early = driver === "postgres" && req.body instanceof UnparsedJson ? startEarlyInsert(db, organizationId, req.body.text, wall) : undefined;
+    try {
+      // null: the early INSERT failed after all (PostgreSQL read the text otherwise than JSON.parse, e.g. a
+      // repeated key): the body is parsed again and stored the usual way
+      return (await ingestBody(req, organizationId, wall, early)) ?? (await ingestBody(req, organizationId, wall, undefined))!;
+    } finally {
+      early?.abandon();
+    }
   });
+
+  /**
+   * Parses and checks the body, then stores it (or commits the early INSERT). Returns the promise of the store
+   * without awaiting it, so that while the request waits on the database nothing holds the parsed batch.
+   */
+  async function ingestBody(req: FastifyRequest, organizationId: string, wall: Date, early: EarlyInsert | undefined) {
+    // the envelope at once, the events in slices (1,000 events with metadata: tens of ms of zod in one go)
+    const envelope = parseWith(service.EventsIngestEnvelope, (await jsonBody(req)) ?? {}, "body");
+    // timestamps may not be ahead of the organization's now (its test clock's, in a sandbox): read meanwhile
+    // (by the early transaction when there is one: nothing is read from the pool until it is decided)
+    const now = early ? early.now.catch(() => orgNow(db, organizationId, wall)) : orgNow(db, organizationId, wall);
+    now.catch(() => {}); // a refused batch does not wait for it
+    const counts = { zod: 0 };
+    const events = await parseArraySliced(service.EventInput, envelope.events, ["events"], service.eventInputFast, counts);
+    // zod transformed what it checked (`_cost` amounts), so the early INSERT does not hold the batch: it is
+    // rolled back first (the usual INSERT would wait for its rows)
+    if (counts.zod > 0) early?.abandon();
+    return ingestEvents(db, organizationId, { events }, (await now).getTime(), counts.zod === 0 ? early : undefined);
+  }
 
   app.get("/events/", { config: { scope: "events:read" } }, async (req) => {
     const q = parseQuery(ListQuery, req);

@@ -1,117 +1,17 @@
-// Rules for usage events: ingestion (batches, deduplication by external_id, customers, parents, time) and
-// every read of them — lists, names, and the quantities meters measure (meters ask here, never the table).
-import { randomUUID } from "node:crypto";
+// Rules for usage events: every read of them — lists, names, and the quantities meters measure (meters ask here,
+// never the table) — and the meters' rollups. Ingestion is ingest.ts.
 import type { Db, Queryable } from "../../db/client.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
-import { customerAliases, loadCustomers, missingCustomerIds, searchCustomerIds } from "../customers/service.js";
-import { invalid, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
-import type { EventsIngestInput } from "./ingest-input.js";
+import { customerAliases, loadCustomers, searchCustomerIds } from "../customers/service.js";
+import { invalid, notFound } from "../http.js";
 import * as repo from "./repository.js";
+import * as rollupReads from "./rollup-reads.js";
 import * as rollups from "./rollups.js";
 import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } from "./wire.js";
 
 export type { TimeInterval } from "./repository.js";
 
 export { EventInput, EventsIngestEnvelope, EventsIngestInput, INGEST_MAX_EVENTS, eventInputFast } from "./ingest-input.js";
-/** Events may carry a timestamp this far ahead of the server's clock (clients' clocks drift). */
-export const INGEST_CLOCK_SKEW_MS = 5 * 60 * 1000;
-
-// ---- ingest -----------------------------------------------------------------------------------------
-
-const at = (i: number, field: string, msg: string, input?: unknown): ValidationIssue => ({
-  loc: ["body", "events", i, field],
-  msg,
-  type: "value_error",
-  ...(input === undefined ? {} : { input }),
-});
-
-/**
- * Stores a batch in one INSERT. Every event is checked first (customers of this organization, parents,
- * no future timestamps); one bad event refuses the whole batch with nothing stored. An external_id seen
- * before — earlier in the batch or stored — makes the event a duplicate, skipped and counted.
- */
-export async function ingestEvents(
-  db: Db,
-  organizationId: string,
-  input: EventsIngestInput,
-  now = Date.now(),
-): Promise<{ inserted: number; duplicates: number }> {
-  const events = input.events;
-  const issues: ValidationIssue[] = [];
-  const latest = now + INGEST_CLOCK_SKEW_MS;
-  const nowIso = new Date(now).toISOString();
-
-  const customerIds = events.flatMap((e) => (e.customer_id ? [e.customer_id] : []));
-  const missing = new Set(customerIds.length > 0 ? await missingCustomerIds(db, organizationId, customerIds) : []);
-
-  // ids are assigned here for events that others in the batch may name as their parent
-  const seen = new Set<string>();
-  const batchIds = new Map<string, string>();
-  const rows: repo.EventInsert[] = [];
-  const rowIndex: number[] = [];
-  events.forEach((e, i) => {
-    if (e.organization_id && e.organization_id.toLowerCase() !== organizationId) {
-      issues.push(at(i, "organization_id", "Organization not found.", e.organization_id));
-    }
-    if (e.customer_id && missing.has(e.customer_id)) issues.push(at(i, "customer_id", "Customer not found.", e.customer_id));
-    if (e.timestamp && Date.parse(e.timestamp) > latest) {
-      issues.push(at(i, "timestamp", "Timestamp must be in the past.", e.timestamp));
-    }
-    if (e.external_id) {
-      if (seen.has(e.external_id)) return;
-      seen.add(e.external_id);
-    }
-    const id = e.external_id ? randomUUID() : null;
-    if (e.external_id && id) batchIds.set(e.external_id, id);
-    rowIndex.push(i);
-    rows.push({
-      id,
-      name: e.name,
-      timestamp: e.timestamp ?? nowIso,
-      customer_id: e.customer_id?.toLowerCase() ?? null,
-      external_customer_id: e.external_customer_id ?? null,
-      external_id: e.external_id ?? null,
-      parent_id: e.parent_id ?? null,
-      metadata: e.metadata ?? {},
-    });
-  });
-  if (issues.length === 0) await resolveParents(db, organizationId, rows, rowIndex, batchIds, issues);
-  if (issues.length > 0) throw validationError(issues);
-
-  // the batch and the rollups of the meters it feeds, in one statement under the organization's ingest lock
-  const inserted = await db.transaction((tx) => rollups.insertEventsWithRollups(tx, organizationId, rows));
-  return { inserted, duplicates: events.length - inserted };
-}
-
-/**
- * parent_id names an event by its id or its external_id: a stored event of this organization first (a
- * duplicate in the batch is not stored again), else one in the same batch.
- */
-async function resolveParents(
-  db: Queryable,
-  organizationId: string,
-  rows: repo.EventInsert[],
-  rowIndex: number[],
-  batchIds: Map<string, string>,
-  issues: ValidationIssue[],
-): Promise<void> {
-  const refs = [...new Set(rows.flatMap((r) => (r.parent_id ? [r.parent_id] : [])))];
-  if (refs.length === 0) return;
-  const uuidRefs = refs.filter(isUuid).map((r) => r.toLowerCase());
-  const byRef = new Map<string, string>();
-  for (const s of await repo.findEventRefs(db, organizationId, uuidRefs, refs)) {
-    byRef.set(s.id, s.id);
-    if (s.externalId) byRef.set(s.externalId, s.id);
-  }
-  rows.forEach((row, n) => {
-    const ref = row.parent_id;
-    if (!ref) return;
-    const resolved = byRef.get(ref) ?? byRef.get(ref.toLowerCase()) ?? batchIds.get(ref);
-    if (resolved && resolved !== row.id) row.parent_id = resolved;
-    else issues.push(at(rowIndex[n] ?? n, "parent_id", "Parent event not found.", ref));
-  });
-}
-
 // ---- reads ----------------------------------------------------------------------------------------
 
 export interface EventReadFilter {
@@ -276,7 +176,7 @@ export async function meterQuantities(
       customerAggregation: p.customerAggregation,
     };
     const { buckets, total } = rollupMeter
-      ? await rollups.rollupQuantities(db, organizationId, rollupMeter, query)
+      ? await rollupReads.rollupQuantities(db, organizationId, rollupMeter, query)
       : await repo.meterQuantities(db, organizationId, query);
     return toMeterQuantitiesWire(buckets, total);
   } catch (err) {
@@ -357,7 +257,7 @@ async function consumed(db: Queryable, organizationId: string, items: ConsumedIt
   const viaEvents: number[] = [];
   items.forEach((item, i) => (item.meter.id && ready.has(item.meter.id) ? viaRollups : viaEvents).push(i));
   const [fromRollups, fromEvents] = await Promise.all([
-    rollups.rollupTotals(
+    rollupReads.rollupTotals(
       db,
       organizationId,
       viaRollups.map((i) => {

@@ -1,0 +1,224 @@
+// Meter reads through the rollups (rollups.ts keeps them): whole UTC hours come from the rollup tables, and the
+// part of a range that does not cover a whole hour (and, for quantities in a time zone whose bucket boundary cuts
+// an hour, that hour) from events. Both sides produce the same partial states, so the result equals the scan of
+// events exactly.
+import { and, eq, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import { rowsOf as rows, type Queryable } from "../../db/client.js";
+import { event, meterRollup, meterRollupValue } from "../../db/schema/index.js";
+import type { AggregationFunction } from "../../../shared/meter-filter.js";
+import { aggregationInputs, combineSql } from "./predicates.js";
+import { whereOf, zeroFilledBuckets, type EventSelection, type QuantitiesQuery, type QuantityBucket } from "./repository.js";
+import { NO_VALUE, type RollupMeter } from "./rollups.js";
+
+const HOUR_MS = 3_600_000;
+
+type CustomerSet = { ids: string[]; externalIds: string[] };
+
+function rollupCustomerWhere(table: typeof meterRollup | typeof meterRollupValue, s: EventSelection): SQL[] {
+  const clause = (c: CustomerSet) =>
+    or(inArray(table.customerId, c.ids.length > 0 ? c.ids : [""]), inArray(table.externalCustomerId, c.externalIds)) ?? sql`false`;
+  const out: SQL[] = [];
+  if (s.customers) out.push(clause(s.customers));
+  if (s.externalCustomers) out.push(clause(s.externalCustomers));
+  return out;
+}
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's UTC offset at `ms` in minutes, or null when the runtime does not know the zone. */
+function offsetMinutes(timezone: string, ms: number): number | null {
+  try {
+    let f = offsetFormats.get(timezone);
+    if (!f) {
+      f = new Intl.DateTimeFormat("en-US", { timeZone: timezone, timeZoneName: "longOffset" });
+      if (offsetFormats.size < 1000) offsetFormats.set(timezone, f);
+    }
+    const name = f.formatToParts(ms).find((part) => part.type === "timeZoneName")?.value ?? "";
+    const m = /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(name);
+    if (!m) return null;
+    return m[1] ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the zone's offset is a whole number of hours over [from, to] (checked every 3 days and at both ends):
+ * then local bucket boundaries (whole local hours) fall on UTC hours and no hour is cut. Otherwise (India's
+ * +05:30, Lord Howe's half-hour DST, a zone the runtime does not know) the cut hours are found in SQL.
+ */
+function wholeHourZone(timezone: string, from: number, to: number): boolean {
+  const step = 3 * 86_400_000;
+  for (let t = from; ; t = Math.min(to, t + step)) {
+    const off = offsetMinutes(timezone, t);
+    if (off === null || off % 60 !== 0) return false;
+    if (t >= to) return true;
+  }
+}
+
+/** A bucket expression (from a timestamptz) and which UTC hours lie wholly within one of its buckets. */
+interface Bucketing {
+  timezone: string;
+  of: (ts: SQL) => SQL;
+  /** true for an hour whose events all fall in one bucket */
+  whole: (hour: SQL) => SQL;
+}
+
+interface PartsSpec {
+  organizationId: string;
+  meter: RollupMeter;
+  selection: EventSelection;
+  /** inclusive bounds as sent; none: everything */
+  range?: { start: string; end: string } | undefined;
+  bucketing?: Bucketing | undefined;
+  who?: boolean | undefined;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Rows of partial states — (bucket?, who?, cnt, tot, mn, mx), or (bucket?, who?, v) for unique — from the
+ * rollups for whole hours and from events for the rest; `finalSql` turns a group of them into the value.
+ */
+function partsSql(p: PartsSpec): SQL {
+  const inputs = aggregationInputs(p.meter.aggregation);
+  const unique = inputs.distinct !== null;
+  const table = unique ? meterRollupValue : meterRollup;
+  const rb = sql`${table.bucket}`;
+  const rawWhere = (extra: Array<SQL | undefined>) =>
+    and(whereOf(p.organizationId, { ...p.selection, meter: p.meter }), ...extra) ?? sql`true`;
+  const rawCols = (ts: SQL) => {
+    const cols: SQL[] = [];
+    if (p.bucketing) cols.push(sql`${p.bucketing.of(ts)} AS bucket`);
+    if (p.who) cols.push(sql`coalesce(${event.customerId}::text, 'x:' || ${event.externalCustomerId}) AS who`);
+    if (unique) cols.push(sql`coalesce(${inputs.distinct}, ${NO_VALUE}) AS v`);
+    else {
+      const n = inputs.number;
+      cols.push(sql`1::bigint AS cnt`, n ? sql`(${n}) AS tot` : sql`NULL::numeric AS tot`);
+      cols.push(n ? sql`(${n})::float8 AS mn, (${n})::float8 AS mx` : sql`NULL::float8 AS mn, NULL::float8 AS mx`);
+    }
+    return sql.join(cols, sql`, `);
+  };
+  const rollupCols = () => {
+    const cols: SQL[] = [];
+    if (p.bucketing) cols.push(sql`${p.bucketing.of(rb)} AS bucket`);
+    if (p.who) {
+      cols.push(sql`CASE WHEN ${table.customerId} <> '' THEN ${table.customerId} ELSE 'x:' || ${table.externalCustomerId} END AS who`);
+    }
+    cols.push(
+      unique
+        ? sql`${meterRollupValue.value} AS v`
+        : sql`${meterRollup.events} AS cnt, ${meterRollup.total} AS tot, ${meterRollup.minimum} AS mn, ${meterRollup.maximum} AS mx`,
+    );
+    return sql.join(cols, sql`, `);
+  };
+  const rollupFrom = (extra: SQL[]) =>
+    sql`SELECT ${rollupCols()} FROM ${table} WHERE ${and(eq(table.meterId, p.meter.id), ...rollupCustomerWhere(table, p.selection), ...extra)}`;
+  if (!p.range) return rollupFrom([]);
+
+  const startMs = Date.parse(p.range.start);
+  const endMs = Date.parse(p.range.end);
+  const wholeFrom = Math.ceil(startMs / HOUR_MS) * HOUR_MS;
+  const wholeTo = Math.floor(endMs / HOUR_MS) * HOUR_MS;
+  const ts = sql`${event.timestamp}`;
+  const start = sql`${p.range.start}::timestamptz`;
+  const end = sql`${p.range.end}::timestamptz`;
+  // no whole hour in the range (or a range before 1970, which ISO strings of its hours would not express): events only
+  if (!(wholeFrom < wholeTo) || !(startMs >= 0)) {
+    return sql`SELECT ${rawCols(ts)} FROM ${event} WHERE ${rawWhere([gte(event.timestamp, start), sql`${event.timestamp} <= ${end}`])}`;
+  }
+  const from = sql`${iso(wholeFrom)}::timestamptz`;
+  const to = sql`${iso(wholeTo)}::timestamptz`;
+  const parts: SQL[] = [
+    rollupFrom([sql`${rb} >= ${from}`, sql`${rb} < ${to}`, ...(p.bucketing ? [p.bucketing.whole(rb)] : [])]),
+    sql`SELECT ${rawCols(ts)} FROM ${event} WHERE ${rawWhere([gte(event.timestamp, start), lt(event.timestamp, from)])}`,
+    sql`SELECT ${rawCols(ts)} FROM ${event} WHERE ${rawWhere([gte(event.timestamp, to), sql`${event.timestamp} <= ${end}`])}`,
+  ];
+  if (p.bucketing && !wholeHourZone(p.bucketing.timezone, wholeFrom, wholeTo)) {
+    const cut = sql`SELECT h FROM generate_series(${from}, ${to} - interval '1 hour', interval '1 hour') AS h WHERE NOT ${p.bucketing.whole(sql`h`)}`;
+    parts.push(
+      // LATERAL: one index range per such hour (none in a whole-hour time zone), never a join over the range's events
+      sql`SELECT e.* FROM (${cut}) AS cut CROSS JOIN LATERAL (
+            SELECT ${rawCols(ts)} FROM ${event}
+            WHERE ${rawWhere([sql`${event.timestamp} >= cut.h`, sql`${event.timestamp} < cut.h + interval '1 hour'`])} OFFSET 0) AS e`,
+    );
+  }
+  return sql.join(
+    parts.map((q) => sql`(${q})`),
+    sql` UNION ALL `,
+  );
+}
+
+/** The meter's value over a group of partial states (null over none, except count). */
+function finalSql(func: AggregationFunction): SQL {
+  switch (func) {
+    case "count":
+      return sql`coalesce(sum(cnt), 0)::float8`;
+    case "sum":
+      return sql`sum(tot)::float8`;
+    case "avg":
+      return sql`(sum(tot) / sum(cnt))::float8`;
+    case "min":
+      return sql`min(mn)::float8`;
+    case "max":
+      return sql`max(mx)::float8`;
+    case "unique":
+      return sql`count(DISTINCT nullif(v, ${NO_VALUE}))::float8`;
+  }
+}
+
+export interface RollupTotalItem {
+  meter: RollupMeter;
+  selection: EventSelection;
+  /** inclusive; none: all of the selection's events */
+  range?: { start: string; end: string } | undefined;
+}
+
+/** Several totals in one statement, each its meter over its selection (and range), read through the rollups. */
+export async function rollupTotals(db: Queryable, organizationId: string, items: RollupTotalItem[]): Promise<number[]> {
+  if (items.length === 0) return [];
+  const parts = items.map(
+    (item, i) =>
+      sql`SELECT ${sql.raw(String(i))} AS i, ${finalSql(item.meter.aggregation.func)} AS q FROM (${partsSql({
+        organizationId,
+        meter: item.meter,
+        selection: item.selection,
+        range: item.range,
+      })}) AS parts`,
+  );
+  const result = await rows<{ i: number; q: number | null }>(db, sql.join(parts, sql` UNION ALL `));
+  const totals = items.map(() => 0);
+  for (const r of result) totals[Number(r.i)] = r.q ?? 0;
+  return totals;
+}
+
+/** The same answer as repository.meterQuantities, through the rollups (no metadata filter: the caller checks). */
+export async function rollupQuantities(
+  db: Queryable,
+  organizationId: string,
+  meter: RollupMeter,
+  q: QuantitiesQuery,
+): Promise<{ buckets: QuantityBucket[]; total: number }> {
+  const unit = q.interval;
+  const local = (ts: SQL) => sql`date_trunc(${unit}, ${ts} AT TIME ZONE ${q.timezone})`;
+  const bucketing: Bucketing = {
+    timezone: q.timezone,
+    of: local,
+    whole: (h) => sql`(${local(h)} = ${local(sql`(${h} + interval '1 hour' - interval '1 microsecond')`)})`,
+  };
+  const parts = partsSql({
+    organizationId,
+    meter,
+    selection: q.selection,
+    range: { start: q.start, end: q.end },
+    bucketing,
+    who: q.customerAggregation !== undefined,
+  });
+  const final = finalSql(meter.aggregation.func);
+  const grouped = q.customerAggregation
+    ? sql`SELECT bucket, ${combineSql(q.customerAggregation, sql`q`)} AS q FROM (
+            SELECT bucket, who, ${final} AS q FROM (${parts}) AS parts GROUP BY GROUPING SETS ((bucket, who), (who))
+          ) per_customer GROUP BY bucket`
+    : sql`SELECT bucket, ${final} AS q FROM (${parts}) AS parts GROUP BY GROUPING SETS ((bucket), ())`;
+  return zeroFilledBuckets(db, q, grouped);
+}
