@@ -8,7 +8,7 @@
 // (customers, products, prices, usage, payment methods…), and its orders take their invoice numbers in one
 // statement at its end, so processes renewing one organization do not wait on its invoice counter for a whole
 // batch (docs/decisions.md, "The billing run").
-import type { Db, Queryable } from "../db/client.js";
+import type { Queryable } from "../db/client.js";
 import type { PaymentProcessor } from "../payments/processor.js";
 import { claimDueSubscriptions } from "../billing/subscriptions/renewal-repository.js";
 import { renewLocked } from "../billing/subscriptions/renewal.js";
@@ -18,15 +18,13 @@ import type { SubscriptionRow } from "../billing/subscriptions/wire.js";
 import { orgNow } from "../billing/test-clock/clock.js";
 import { runDunning } from "../billing/dunning/service.js";
 import { runCheckoutExpiries } from "../billing/checkouts/expiry.js";
+import type { ScheduledPass } from "./claim.js";
 import type { WorkerLog } from "./worker.js";
 
-export interface RenewalRun {
-  db: Db;
+export interface RenewalRun extends ScheduledPass {
   processor: PaymentProcessor;
   baseURL: string;
   log?: WorkerLog;
-  /** Subscriptions claimed per transaction. */
-  batch?: number;
   /**
    * Claiming transactions this process runs at once (default 1), each on its own connection (the pool needs
    * one more): their batches are disjoint (SKIP LOCKED) and take the invoice counter only at their end, so
@@ -35,10 +33,6 @@ export interface RenewalRun {
   concurrency?: number;
   /** Timings (benches): each renewal's own time, and each batch's from its claim to its commit. */
   observe?: { renewal?(ms: number): void; batch?(size: number, ms: number): void };
-  /** The wall clock (default: now); each organization renews at its own now (its test clock, if any). */
-  now?: Date;
-  /** Only this organization's subscriptions (a test clock's advance). */
-  organizationId?: string;
 }
 
 /**

@@ -295,6 +295,21 @@ describe("the test clock's route", () => {
     await sdk.subscriptions.revoke({ id: sub.id });
   });
 
+  it("stamps a refund at the clock's now, as the order it refunds", async () => {
+    await advance({ by: "1d" });
+    const product = await sdk.products.create({ name: "Refunded on the clock", prices: [{ amountType: "fixed", priceAmount: 1200, priceCurrency: "usd" }] });
+    const email = `refund-${Date.now()}@example.com`;
+    const checkout = await sdk.checkouts.create({ products: [product.id] });
+    await pay(server, checkout, { customerEmail: email });
+    const [order] = (await sdk.orders.list({ checkoutId: checkout.id })).result.items;
+    const refund = await sdk.refunds.create({ orderId: order!.id, reason: "customer_request", amount: 500 });
+    const now = Date.parse((await clock()).now);
+    expect(refund.createdAt.getTime()).toBeGreaterThanOrEqual(order!.createdAt.getTime());
+    // the clock's now, a day or more ahead of the wall clock, not the wall clock's
+    expect(Math.abs(refund.createdAt.getTime() - now)).toBeLessThan(60_000);
+    expect(now - Date.now()).toBeGreaterThan(DAY - 60_000);
+  });
+
   it("expires license keys on the clock", async () => {
     const benefit = await sdk.benefits.create({ type: "license_keys", description: "Two-day key", properties: { expires: { ttl: 2, timeframe: "day" } } });
     const product = await sdk.products.create({ name: "Keyed", prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }] });

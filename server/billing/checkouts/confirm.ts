@@ -1,43 +1,32 @@
 // Confirming a checkout: one transaction that locks the checkout, applies the customer's last changes,
 // checks what a purchase needs, counts the discount redemption (exactly, under concurrency), takes the
-// payment, and fulfils — the customer created or matched, the subscription, the paid order with its invoice
-// number, the benefit grants, the charge's payment row — writing every webhook event of the flow to the outbox.
+// payment, and fulfils (fulfil.ts: the customer created or matched, the subscription, the paid order with its
+// invoice number, the benefit grants, the charge's payment row), writing every webhook event of the flow to the outbox.
 // A declined payment throws before anything is kept, so the checkout stays open for another try; only the
 // declined attempt is recorded (a payment row of the checkout, after the rollback).
 //
 // The test processor answers at once, so the payment runs inside the transaction that holds the checkout's
 // lock. A processor that answers asynchronously (Stripe) will confirm here and fulfil from its webhook.
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
 import { formatMoney } from "../../../shared/money.js";
-import { pipelinedTransaction, type PipelinedTx } from "../../db/prepared.js";
-import { customerStateChanged } from "../../jobs/outbox.js";
+import { pipelinedTransaction } from "../../db/prepared.js";
 import type { PaymentResult } from "../../payments/processor.js";
-import { fulfilGrant } from "../benefits/fulfil.js";
-import { toBenefitGrantWire, type BenefitGrantRow } from "../benefits/wire.js";
-import { upsertCheckoutCustomer } from "../customers/service.js";
 import { insertPayment, type NewPayment } from "../payments/repository.js";
-import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
-import { CUSTOMER_SESSION_TTL_MS, newCustomerSession, startCustomerSession } from "../customer-portal/sessions.js";
-import type { LicenseKeyRow } from "../license-keys/issue.js";
-import { invoicePrefix, orderWire, planOrderFromCheckout } from "../orders/service.js";
-import type { PriceWire } from "../products/service.js";
-import { newSubscriptionFromCheckout, subscriptionWire } from "../subscriptions/service.js";
-import type { SubscriptionRow } from "../subscriptions/wire.js";
-import { fulfilStatement, lockForConfirm, type FulfilEvent } from "./confirm-sql.js";
+import { CUSTOMER_SESSION_TTL_MS, startCustomerSession } from "../customer-portal/sessions.js";
+import { lockForConfirm } from "./confirm-sql.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";
 import type { CheckoutConfirmInput } from "./input.js";
 import { applyPatch } from "./patch.js";
-import { addInterval, isMetered, isStatic } from "./pricing.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
-import { settle, settlementEntry, type Settlement } from "../balance/service.js";
-import { checkoutTax } from "./tax.js";
-import { assertOpenForCustomer, assertSubscriptionAllowed, changedValues, clientCheckoutRow, type CheckoutDeps } from "./service.js";
-import { discountBase, loadView, productSummary } from "./state.js";
-import { derive, toCheckoutConfirmedWire, toCheckoutWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
+import { settle, type Settlement } from "../balance/service.js";
+import { assertOpenForCustomer, assertSubscriptionAllowed, clientCheckoutRow, type CheckoutDeps } from "./service.js";
+import { loadView } from "./state.js";
+import { chargeRow, fulfil, matchCustomer, plannedCustomer } from "./fulfil.js";
+import { derive, toCheckoutConfirmedWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
 
 const paymentError = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
 /** The confirm computed another total than the one the buyer was shown (`expected_total_amount`): nothing is charged. */
@@ -102,233 +91,6 @@ function confirmIssues(view: CheckoutView, d: CheckoutDerived, input: CheckoutCo
   }
   if (d.isPaymentFormRequired && !input.confirmation_token_id) issues.push(missing(["confirmation_token_id"], "Confirmation token is required."));
   return issues;
-}
-
-interface Fulfilled {
-  view: CheckoutView;
-  orderId: string;
-  subscriptionId: string | null;
-  customerSessionToken: string;
-}
-
-/** The customer a first purchase creates (the lock statement inserts it), as its row. */
-function plannedCustomer(row: CheckoutRow, now: Date): CustomerRow | null {
-  if (row.customerId || !row.customerEmail) return null;
-  return {
-    id: randomUUID(),
-    organizationId: row.organizationId,
-    externalId: row.externalCustomerId,
-    type: "individual",
-    email: row.customerEmail.trim().toLowerCase(),
-    emailVerified: false,
-    name: row.customerName,
-    billingAddress: row.customerBillingAddress,
-    taxId: row.customerTaxId,
-    locale: null,
-    metadata: row.customerMetadata,
-    createdAt: now,
-    modifiedAt: null,
-    deletedAt: null,
-  };
-}
-
-/**
- * Everything a paid (or free) checkout creates, in the caller's transaction, with its outbox events: one
- * statement (see confirm-sql.ts). `before` is the row as read under the lock: only what changed since is
- * written. `customer` was created or matched earlier in the transaction.
- */
-async function fulfil(
-  tx: PipelinedTx,
-  before: CheckoutRow,
-  view: CheckoutView,
-  d: CheckoutDerived,
-  payment: PaymentResult | null,
-  customer: { row: CustomerRow; created: boolean },
-  now: Date,
-  confirmationHash: string,
-  /** What the customer's balance paid of the order (its applied_balance_amount and ledger row). */
-  settlement: Settlement,
-  /** The processor that took the payment (the payment row's `processor`). */
-  processorId: string,
-): Promise<Fulfilled> {
-  const { row, product, price, organization, discount } = view;
-  if (!product || !price || !organization || !row.customerEmail) throw new Error("fulfil: checkout is not complete");
-  const organizationId = row.organizationId;
-  const customerId = customer.row.id;
-  const events: FulfilEvent[] = [];
-  const event = (type: FulfilEvent["type"], data: Record<string, unknown>) => events.push({ type, data });
-
-  event("checkout.updated", toCheckoutWire({ ...view, row: { ...row, status: "confirmed", modifiedAt: now } }, now));
-  const customerWire = toCustomerWire(customer.row);
-  event(customer.created ? "customer.created" : "customer.updated", customerWire);
-
-  const discountWire = discount ? discountBase(discount) : null;
-  const recurring = product.is_recurring ? subscriptionTerms(view) : null;
-  // a trial charges nothing now: its order is the subscription's start at 0
-  const trialing = recurring !== null && row.trialEnd !== null;
-  const subscription: SubscriptionRow | null = recurring
-    ? newSubscriptionFromCheckout({
-        id: randomUUID(),
-        organizationId,
-        checkoutId: row.id,
-        customerId,
-        productId: product.id,
-        priceIds: recurring.prices.map((p) => p.id),
-        amount: row.amount,
-        currency: row.currency,
-        recurringInterval: recurring.interval,
-        recurringIntervalCount: recurring.count,
-        trialEnd: trialing ? row.trialEnd : null,
-        periodEnd: addInterval(now, recurring.interval, recurring.count),
-        discountId: row.discountId,
-        seats: row.seats,
-        metadata: row.metadata,
-        customFieldData: row.customFieldData,
-        now,
-      })
-    : null;
-  const subtotal = trialing ? 0 : row.amount;
-  const discountValue = trialing ? 0 : d.discountAmount;
-  const itemAmounts = isStatic(price) ? [subtotal] : [];
-  // the same tax as the checkout showed (and the payment took), kept per order line
-  const tax = checkoutTax(organization, row, price, itemAmounts, discountValue, now);
-  const order = planOrderFromCheckout(
-    {
-      organizationId,
-      checkoutId: row.id,
-      customerId,
-      productId: product.id,
-      subscriptionId: subscription?.id ?? null,
-      billingReason: subscription ? "subscription_create" : "purchase",
-      currency: row.currency,
-      discountId: row.discountId,
-      subtotalAmount: subtotal,
-      discountAmount: discountValue,
-      tax,
-      seats: row.seats,
-      billingName: row.customerBillingName ?? row.customerName,
-      billingAddress: row.customerBillingAddress,
-      billingTaxId: row.customerTaxId ?? null,
-      metadata: row.metadata,
-      customFieldData: row.customFieldData,
-      items: itemAmounts.map((amount) => ({ label: product.name, amount, productPriceId: price.id })),
-    },
-    now,
-  );
-  order.row.appliedBalanceAmount = settlement.applied;
-  const balanceEntry = settlementEntry(organizationId, settlement, { customerId, currency: row.currency, orderId: order.row.id, subscriptionId: subscription?.id ?? null });
-  // a subscription's benefits last as long as it does; a purchase's belong to its order
-  // a license_keys benefit issues its key with the grant, which names it; a meter_credit one records its credit
-  const licenseKeys: LicenseKeyRow[] = [];
-  const grants = product.benefits.map((b): BenefitGrantRow => {
-    const id = randomUUID();
-    const given = fulfilGrant(b, { id, organizationId, customerId }, now);
-    if (given.licenseKey) licenseKeys.push(given.licenseKey);
-    return {
-      id,
-      organizationId,
-      benefitId: b.id,
-      customerId,
-      subscriptionId: subscription?.id ?? null,
-      orderId: subscription ? null : order.row.id,
-      customerSeatId: null,
-      grantedAt: now,
-      revokedAt: null,
-      properties: given.properties,
-      previousProperties: null,
-      error: null,
-      createdAt: now,
-      modifiedAt: null,
-    };
-  });
-
-  const processorMetadata: Record<string, string> = { ...row.paymentProcessorMetadata, intent_status: "succeeded" };
-  if (payment?.ok) {
-    processorMetadata.payment_method_id = payment.paymentMethodId;
-    // what the customer's payment methods show of it (billing/payments adopts it): never the number
-    const pm = payment.paymentMethod;
-    Object.assign(processorMetadata, { payment_method_brand: pm.brand, payment_method_last4: pm.last4, payment_method_exp: `${pm.expMonth}/${pm.expYear}` });
-    if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
-  }
-  // the row as it will be written, so its event can be shaped before the write
-  const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId, paymentProcessorMetadata: processorMetadata, confirmationHash, modifiedAt: new Date() };
-
-  if (subscription && recurring) {
-    const wire = subscriptionWire(subscription, { customer: customerWire, product, discount: discountWire, prices: recurring.prices });
-    event("subscription.created", wire);
-    if (subscription.status === "active") event("subscription.active", wire);
-  }
-  // the invoice number is taken by the statement that inserts the order, which fills it into these events
-  const orderData = orderWire(order.row, order.items, { customer: customerWire, product: productSummary(product), discount: discountWire, subscription });
-  events.push({ type: "order.created", data: orderData, withInvoiceNumber: true }, { type: "order.paid", data: orderData, withInvoiceNumber: true });
-  const benefits = new Map(product.benefits.map((b) => [b.id, b]));
-  for (const g of grants) {
-    const b = benefits.get(g.benefitId);
-    if (b) event("benefit_grant.created", toBenefitGrantWire(g, b, customer.row));
-  }
-  const succeeded: CheckoutView = { ...view, row: finalRow };
-  event("checkout.updated", toCheckoutWire(succeeded, now));
-  const stateChanged = customerStateChanged(organizationId, customerId);
-  event(stateChanged.type, stateChanged.data);
-
-  // the customer goes on to the portal from the success page with this session
-  const session = newCustomerSession(organizationId, customerId, null, now);
-  await fulfilStatement(tx, {
-    organizationId,
-    checkoutId: row.id,
-    checkoutChanges: { ...changedValues(before, finalRow), modifiedAt: finalRow.modifiedAt },
-    subscription,
-    grants,
-    licenseKeys,
-    customerSession: session.row,
-    order: order.row,
-    items: order.items,
-    invoicePrefix: invoicePrefix(organization.slug),
-    events,
-    balance: balanceEntry ? [{ id: randomUUID(), createdAt: new Date(), ...balanceEntry }] : [],
-    // the charge (money moved: a card only saved for later, at 0, is no payment)
-    payments:
-      payment?.ok && settlement.due > 0
-        ? [chargeRow({ organizationId, customerId, orderId: order.row.id, checkoutId: row.id, amount: settlement.due, currency: row.currency, processor: processorId }, payment, now)]
-        : [],
-    now: new Date(),
-  });
-  return { view: succeeded, orderId: order.row.id, subscriptionId: subscription?.id ?? null, customerSessionToken: session.token };
-}
-
-/** The `payment` row of a checkout's charge attempt (Polar's Payment, trigger `purchase`). */
-function chargeRow(
-  at: { organizationId: string; customerId: string | null; orderId: string | null; checkoutId: string; amount: number; currency: string; processor: string },
-  result: PaymentResult,
-  now: Date,
-): NewPayment {
-  return {
-    id: randomUUID(),
-    ...at,
-    paymentMethodId: null,
-    processorPaymentId: result.ok ? result.paymentId : null,
-    status: result.ok ? "succeeded" : "failed",
-    method: "card",
-    brand: result.ok ? result.paymentMethod.brand : null,
-    last4: result.ok ? result.paymentMethod.last4 : null,
-    declineReason: result.ok ? null : result.code,
-    declineMessage: result.ok ? null : result.message,
-    attempt: "checkout",
-    createdAt: now,
-    modifiedAt: null,
-  };
-}
-
-/** The interval a subscription bills at and the prices it bills: the chosen one and the product's metered ones. */
-function subscriptionTerms(view: CheckoutView): { interval: string; count: number; prices: PriceWire[] } | null {
-  const { product, price } = view;
-  if (!product || !price) return null;
-  const interval = product.recurring_interval ?? (typeof price.recurring_interval === "string" ? price.recurring_interval : "month");
-  return {
-    interval,
-    count: product.recurring_interval_count ?? 1,
-    prices: [price, ...product.prices.filter((p) => isMetered(p) && p.id !== price.id)],
-  };
 }
 
 interface Checked {
@@ -443,19 +205,4 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
   stream.push({ key: "checkout.updated", payload: { status: "succeeded" } }, { key: "checkout.webhook_event_delivered", payload: { status: "succeeded" } });
   publishCheckoutEvents(result.view.row.id, stream);
   return toCheckoutConfirmedWire(result.view, now, result.customerSessionToken);
-}
-
-/** The customer of a checkout that did not create one: matched by id, external id or email, and updated. */
-async function matchCustomer(tx: Queryable, row: CheckoutRow): Promise<{ row: CustomerRow; created: boolean }> {
-  if (!row.customerEmail) throw new Error("confirm: checkout has no customer email");
-  const { customer, created } = await upsertCheckoutCustomer(tx, row.organizationId, {
-    customerId: row.customerId,
-    externalId: row.externalCustomerId,
-    email: row.customerEmail,
-    name: row.customerName,
-    billingAddress: row.customerBillingAddress,
-    taxId: row.customerTaxId,
-    metadata: row.customerMetadata,
-  });
-  return { row: customer, created };
 }

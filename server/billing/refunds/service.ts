@@ -14,6 +14,7 @@ import { ApiError, isUuid, metadataInput, notFound } from "../http.js";
 import type { SortKey } from "../listing.js";
 import { getOrder, lockOrderRow, recordOrderRefund, refundableAmount, type OrderRow } from "../orders/service.js";
 import { refundTax } from "../tax/service.js";
+import { orgNow } from "../test-clock/clock.js";
 import * as repo from "./repository.js";
 import { REFUND_REASONS, toRefundWire, type RefundRow, type RefundWire } from "./wire.js";
 
@@ -61,7 +62,8 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
     if (input.amount > refundableAmount(order)) throw amountTooHigh(order);
     const taxAmount = taxOf(order, input.amount);
 
-    const now = new Date();
+    // a sandbox's refund is dated on its test clock, as the order it refunds was
+    const now = await orgNow(tx, organizationId);
     const pending: RefundRow = {
       id: randomUUID(),
       organizationId,

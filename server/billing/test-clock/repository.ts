@@ -40,9 +40,10 @@ export async function moveClockTo(db: Queryable, organizationId: string, offsetM
 
 /**
  * The organization's now at the wall clock `wall`, as SQL, for a query over the rows of many organizations
- * (the renewal schedule's claim): `wall` + the offset of the row's organization (0 without a clock).
+ * (the renewal schedule's claim), or for one (its id as SQL): `wall` + the offset of the organization (0 without
+ * a clock).
  */
-export function orgNowSql(organizationIdColumn: AnyPgColumn, wall: Date): SQL {
+export function orgNowSql(organizationIdColumn: AnyPgColumn | SQL, wall: Date): SQL {
   return sql`(${wall.toISOString()}::timestamptz + coalesce((select ${testClock.offsetMs} from ${testClock} where ${testClock.organizationId} = ${organizationIdColumn}), 0) * interval '1 millisecond')`;
 }
 
