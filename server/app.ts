@@ -114,7 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(referencePlugin(auth, config.baseURL, v1Routes));
   await app.register(whoamiPlugin(callers));
   await app.register(homePlugin(auth));
-  await app.register(billingPlugin({ db: database.db, config, secret, mailer, callers, routes: v1Routes, listen: database.listen }), { prefix: "/v1" });
+  await app.register(billingPlugin({ db: database.db, config, secret, mailer, callers, routes: v1Routes, listen: database.listen, driver: database.driver }), { prefix: "/v1" });
   await app.register(webPlugin(config));
   return { app, auth, callers, v1Routes, worker };
 }

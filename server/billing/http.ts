@@ -143,13 +143,14 @@ export type FastCheck<T> = (item: unknown, loc: Array<string | number>) => { val
  * event loop run every few milliseconds: zod over 1,000 events with their metadata is tens of milliseconds in
  * one go, which every other request would wait for. `fast`, when given, answers for an element first (zod is
  * asked only where it cannot). The same issues as validating `z.array(element)` at once (every element's, with
- * its place), the same output.
+ * its place), the same output. `counts.zod`, when given, is increased by the elements zod was asked about.
  */
 export async function parseArraySliced<S extends z.ZodType>(
   element: S,
   items: readonly unknown[],
   loc: Array<string | number>,
   fast?: FastCheck<z.output<S>>,
+  counts?: { zod: number },
 ): Promise<Array<z.output<S>>> {
   const out: Array<z.output<S>> = [];
   const issues: ValidationIssue[] = [];
@@ -161,6 +162,7 @@ export async function parseArraySliced<S extends z.ZodType>(
     if (quick && "value" in quick) out.push(quick.value);
     else if (quick) issues.push(...quick.issues);
     else {
+      if (counts) counts.zod++;
       const result = element.safeParse(item);
       if (result.success) out.push(result.data);
       else for (const issue of zodIssues(result.error, "body", item)) issues.push({ ...issue, loc: [...at, ...issue.loc.slice(1)] });

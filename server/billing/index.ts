@@ -46,6 +46,8 @@ export interface BillingDeps {
   routes?: V1Route[];
   /** LISTEN on a channel of the database (live streams wake on it); polling alone without it. */
   listen?: Database["listen"];
+  /** The database's driver (events ingest overlaps its INSERT with its checks on PostgreSQL only). */
+  driver?: Database["driver"];
 }
 
 export interface V1Route {

@@ -7,7 +7,7 @@
 // concurrent fold holds is left to that fold) and inserts their sum in the same statement; rows of transactions
 // that have not committed are not visible to it and stay as they are.
 import { sql } from "drizzle-orm";
-import type { Queryable } from "../db/client.js";
+import { rowsOf as rows, type Queryable } from "../db/client.js";
 import { listCount } from "../db/schema/index.js";
 
 /** The lists counted: the table each one reads. */
@@ -16,10 +16,6 @@ export type CountedList = "order" | "subscription" | "event" | "customer";
 /** Delta rows a read sums before it folds them (a fold is one DELETE … RETURNING plus one INSERT). */
 export const COMPACT_AFTER = 64;
 
-async function rows<T>(db: Queryable, query: ReturnType<typeof sql>): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown;
-  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
-}
 
 /** Folds one (organization, list)'s delta rows into one row (none when they sum to 0). */
 export async function compactListCount(db: Queryable, organizationId: string, list: CountedList): Promise<void> {

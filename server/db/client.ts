@@ -8,6 +8,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import type { SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import * as schema from "./schema/index.js";
@@ -19,6 +20,12 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** Either the handle or an open transaction: what repositories take. */
 export type Queryable = Db | Tx;
+
+/** The rows of a raw statement (`db.execute`): postgres.js answers with the rows, PGlite with an object holding them. */
+export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown;
+  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
+}
 
 export interface Database {
   db: Db;

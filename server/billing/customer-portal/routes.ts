@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
 import { ApiError, isUuid, notFound, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, queryBool, scopeOf } from "../http.js";
-import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "../subscriptions/lifecycle.js";
+import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "../subscriptions/change.js";
 import type { SubscriptionUpdate } from "../subscriptions/service.js";
 import * as service from "./service.js";
 import { oauthAccountsWire } from "../benefit-delivery/service.js";

@@ -8,6 +8,7 @@
 // events to the outbox in the same transaction.
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
+import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
@@ -207,15 +208,7 @@ export async function attemptLocked(
 
 // ---- the schedule ----------------------------------------------------------------------------------
 
-export interface DunningRun extends DunningDeps {
-  db: Db;
-  log?: { error(err: unknown, msg: string): void };
-  batch?: number;
-  /** The wall clock (default: now); each organization retries at its own now (its test clock, if any). */
-  now?: Date;
-  /** Only this organization's orders (a test clock's advance). */
-  organizationId?: string;
-}
+export interface DunningRun extends DunningDeps, ScheduledPass {}
 
 /**
  * Charges again every failed renewal order whose next attempt is due at `now`, each in a savepoint of the
@@ -223,27 +216,17 @@ export interface DunningRun extends DunningDeps {
  * of rows handled.
  */
 export async function runDunning(run: DunningRun): Promise<number> {
-  const batch = run.batch ?? 50;
-  const failed: string[] = [];
-  let handled = 0;
-  for (;;) {
-    const wall = run.now ?? new Date();
-    const claimed = await run.db.transaction(async (tx) => {
-      const due = await repo.claimDue(tx, wall, batch, failed, run.organizationId);
-      for (const d of due) {
-        try {
-          const now = await orgNow(tx, d.organizationId, wall);
-          await tx.transaction((sp) => attemptLocked(sp, run, d, now, "retry"));
-          handled += 1;
-        } catch (err) {
-          failed.push(d.orderId);
-          run.log?.error(err, `dunning: order ${d.orderId} could not be charged again`);
-        }
-      }
-      return due.length;
-    });
-    if (claimed < batch) return handled;
-  }
+  return runClaimLoop({
+    db: run.db,
+    batch: run.batch ?? 50,
+    now: run.now,
+    claim: (tx, wall, batch, failed) => repo.claimDue(tx, wall, batch, failed, run.organizationId),
+    idOf: (d) => d.orderId,
+    handle: async (sp, d, now) => {
+      await attemptLocked(sp, run, d, now, "retry");
+    },
+    failed: (d, err) => run.log?.error(err, `dunning: order ${d.orderId} could not be charged again`),
+  });
 }
 
 // ---- the customer's side (the portal) ---------------------------------------------------------------

@@ -1,7 +1,7 @@
 // SQL for orders, their items and the per-organization invoice counter. Every function takes the caller's
 // organization id and filters by it.
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { Queryable } from "../../db/client.js";
+import { rowsOf, type Queryable } from "../../db/client.js";
 import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
 import { customer, discount, invoiceCounter, order, orderItem, product } from "../../db/schema/index.js";
@@ -78,7 +78,9 @@ export async function insertUnnumberedOrders(db: Queryable, planned: Array<{ row
  */
 export async function numberOrders(db: Queryable, organizationId: string, orderIds: string[], prefix: string): Promise<number> {
   if (orderIds.length === 0) return 0;
-  const result = (await db.execute(sql`
+  const numbered = await rowsOf<{ id: string }>(
+    db,
+    sql`
     WITH mine AS (SELECT t.id::uuid AS id, t.k FROM jsonb_array_elements_text(${JSON.stringify(orderIds)}::jsonb) WITH ORDINALITY AS t(id, k)),
     bumped AS (
       INSERT INTO ${invoiceCounter} (organization_id, prefix, last_number) VALUES (${organizationId}, ${prefix}, ${orderIds.length})
@@ -87,9 +89,9 @@ export async function numberOrders(db: Queryable, organizationId: string, orderI
     UPDATE ${order} o SET invoice_number = x.prefix || '-' || lpad(x.n::text, greatest(4, length(x.n::text)), '0')
     FROM (SELECT m.id, b.prefix, b.last_number - ${orderIds.length} + m.k AS n FROM mine m, bumped b) x
     WHERE o.id = x.id AND o.organization_id = ${organizationId} AND o.invoice_number = 'pending-' || o.id::text
-    RETURNING o.id`)) as unknown;
-  const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
-  return rows.length;
+    RETURNING o.id`,
+  );
+  return numbered.length;
 }
 
 /** "{PREFIX}-0001": the prefix is the organization's slug (letters and digits, upper case) when first used. */

@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Database, Db } from "../../db/client.js";
+import { rowsOf, type Database, type Db } from "../../db/client.js";
 import { outbox } from "../../db/schema/index.js";
 import type { BillingDeps } from "../index.js";
 import { invalid, openEventStream, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
@@ -64,15 +64,16 @@ const createdMicros = sql`(extract(epoch from ${outbox.createdAt}) * 1000000)::b
  * visible to the read that follows.
  */
 async function horizon(db: Db): Promise<{ next: bigint; settled: bigint }> {
-  const result = (await db.execute(sql`
+  const rows = await rowsOf<{ next: string; running: string | null }>(
+    db,
+    sql`
     SELECT pg_snapshot_xmax(s)::text AS next,
       (SELECT min(x::text::bigint) FROM pg_snapshot_xip(s) AS x
         WHERE x::text::bigint % 4294967296 IN (
           SELECT backend_xid::text::bigint FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL
         ))::text AS running
-    FROM pg_current_snapshot() AS s`)) as unknown;
-  // raw results differ by driver: postgres.js returns the rows, PGlite an object holding them
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ next: string; running: string | null }>;
+    FROM pg_current_snapshot() AS s`,
+  );
   const row = rows[0]!;
   const next = BigInt(row.next);
   return { next, settled: row.running === null ? next : BigInt(row.running) };

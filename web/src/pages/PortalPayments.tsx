@@ -3,10 +3,9 @@
 // test processor, saved as the default and charged in one step) or the saved default card.
 import { useEffect, useState, type FormEvent } from "react";
 import { formatMoney } from "../checkout-api.js";
-import { portalApi, type CardInput, type PaymentMethod, type PortalError, type PortalOrder } from "../portal-api.js";
+import { portalApi, type CardInput, type PaymentMethod, type PortalOrder } from "../portal-api.js";
 import { Field, Status, type Tone } from "../ui.js";
-
-type OnError = (error: PortalError) => string;
+import type { OnError } from "./PortalCommon.js";
 
 /** The card form's values (the server checks them: its 422 names the field). */
 function cardOf(form: HTMLFormElement): CardInput {

@@ -4,9 +4,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { portalApi, type PortalError, type Seat, type SeatsList } from "../portal-api.js";
 import { Field, type Tone } from "../ui.js";
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "long" });
-const formatDate = (iso: string | null | undefined) => (iso ? dateFormat.format(new Date(iso)) : "—");
+import { formatDate } from "./PortalCommon.js";
 
 function seatState(s: Seat): string {
   if (s.status === "claimed") return `Claimed on ${formatDate(s.claimed_at)}`;

@@ -1,0 +1,190 @@
+// The seller's plan changes to a subscription: another product or discount (with a trial), and seats, each priced
+// from now with its proration (proration.ts) decided here and applied by lifecycle.ts on the locked row.
+import type { Tx } from "../../db/client.js";
+import { regrantSubscription } from "../benefits/service.js";
+import { discountRefusal, isMetered, isStatic, priceCurrency, seatAmount, seatBounds } from "../checkouts/pricing.js";
+import { findCustomerRow } from "../customers/service.js";
+import { countActive as countActiveSeats } from "../customer-seats/repository.js";
+import { getDiscount, redeemDiscount } from "../discounts/service.js";
+import { ApiError, invalid } from "../http.js";
+import { getOrganization } from "../organizations/service.js";
+import { loadPrices, loadProducts, type PriceWire, type ProductWire } from "../products/service.js";
+import { alreadyCanceled, isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "./change.js";
+import { prorationLines, type ProrationPlan } from "./proration.js";
+import type { SubscriptionRow } from "./wire.js";
+
+/** The price billed on `product` for this subscription's currency (and seats), and its amount; or the 422 why not. */
+function terms(row: SubscriptionRow, product: ProductWire): { prices: PriceWire[]; amount: number } {
+  const bad = (msg: string) => invalid(["body", "product_id"], msg);
+  if (product.is_archived) throw bad("Product does not exist.");
+  if (!product.is_recurring || !product.recurring_interval) throw bad("Product is not a subscription product.");
+  const price = product.prices.find((p) => !p.is_archived && isStatic(p) && priceCurrency(p) === row.currency);
+  if (!price) throw bad(`Product has no price in ${row.currency}.`);
+  const metered = product.prices.filter((p) => !p.is_archived && isMetered(p) && priceCurrency(p) === row.currency);
+  switch (price.amount_type) {
+    case "fixed":
+      return { prices: [price, ...metered], amount: typeof price.price_amount === "number" ? price.price_amount : 0 };
+    case "free":
+      return { prices: [price, ...metered], amount: 0 };
+    case "seat_based": {
+      const seats = row.seats === null ? null : seatAmount(price, row.seats);
+      if (!seats) throw bad("A seat-based product needs a subscription with seats within its tiers.");
+      if (seats.amount > MAX_AMOUNT) throw bad(`The amount for ${row.seats} seats exceeds the maximum amount.`);
+      return { prices: [price, ...metered], amount: seats.amount };
+    }
+    default:
+      // a custom (pay what you want) amount is chosen by the customer at checkout
+      throw bad("Product has a custom price: the customer chooses its amount at checkout.");
+  }
+}
+
+/**
+ * Product and discount changes (either or both). The new product's price applies from now; the proration
+ * behavior (the request's, else the organization's) is recorded on the row (`proration_behavior`) and decides
+ * what the rest of the period costs (proration.ts: billed now, carried to the renewal, or nothing). The new
+ * product's benefits replace the old one's grants.
+ */
+export async function changeTerms(
+  tx: Tx,
+  organizationId: string,
+  row: SubscriptionRow,
+  now: Date,
+  u: Extract<SubscriptionUpdate, { kind: "change" }>,
+  baseURL: string,
+): Promise<Change | null> {
+  if (isCanceled(row)) throw alreadyCanceled();
+  const patch: Change["patch"] = {};
+  let proration: ProrationPlan | undefined;
+  const productId = u.productId ?? row.productId;
+  let product: ProductWire | undefined;
+  if (productId !== row.productId) {
+    product = (await loadProducts(tx, organizationId, [productId], baseURL)).get(productId);
+    if (!product) throw invalid(["body", "product_id"], "Product does not exist.");
+    const t = terms(row, product);
+    const behavior = u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior;
+    // proration within the current period: only between prices of the same interval, on a paid (not trialing) period
+    if (row.status === "active" && product.recurring_interval === row.recurringInterval && (product.recurring_interval_count ?? 1) === row.recurringIntervalCount) {
+      const old = (await loadProducts(tx, organizationId, [row.productId], baseURL)).get(row.productId);
+      proration = {
+        behavior,
+        lines: prorationLines({
+          oldAmount: row.amount,
+          newAmount: t.amount,
+          periodStart: row.currentPeriodStart,
+          periodEnd: row.currentPeriodEnd,
+          now,
+          oldLabel: old?.name ?? "the previous plan",
+          newLabel: product.name,
+          oldPriceId: row.priceIds[0] ?? null,
+          newPriceId: t.prices[0]?.id ?? null,
+        }),
+      };
+    }
+    Object.assign(patch, {
+      productId,
+      priceIds: t.prices.map((p) => p.id),
+      amount: t.amount,
+      recurringInterval: product.recurring_interval ?? row.recurringInterval,
+      recurringIntervalCount: product.recurring_interval_count ?? 1,
+      prorationBehavior: behavior,
+    });
+  }
+  const benefits = product?.benefits;
+  if (u.discountId !== undefined && u.discountId !== row.discountId) {
+    if (u.discountId === null) {
+      patch.discountId = null;
+    } else {
+      const discount = await getDiscount(tx, organizationId, u.discountId).catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 404) throw invalid(["body", "discount_id"], "Discount does not exist.");
+        throw err;
+      });
+      const target = product ?? (await loadProducts(tx, organizationId, [row.productId], baseURL)).get(row.productId);
+      // the static price billed, for a fixed discount's currency
+      const price = target?.prices.find((p) => isStatic(p) && priceCurrency(p) === row.currency) ?? null;
+      const refusal = target ? discountRefusal(discount, target, price, now) : "Discount is not applicable to this product.";
+      if (refusal) throw invalid(["body", "discount_id"], refusal);
+      if (!(await redeemDiscount(tx, organizationId, discount.id, now))) throw invalid(["body", "discount_id"], "Discount is no longer redeemable.");
+      patch.discountId = discount.id;
+    }
+  }
+  if (u.trialEnd) Object.assign(patch, trial(row, now, u.trialEnd));
+  if (Object.keys(patch).length === 0) return null;
+  return {
+    patch,
+    events: [],
+    ...(product ? { mail: "subscription_updated" as const } : {}),
+    ...(proration ? { proration } : {}),
+    // the new product's benefits replace the old one's
+    after: benefits
+      ? async (t, at) => {
+          // a deleted customer is granted nothing new (its grants of the old product are still revoked)
+          const customer = await findCustomerRow(t, organizationId, { id: row.customerId }).catch((err: unknown) => {
+            if (err instanceof ApiError && err.status === 404) return null;
+            throw err;
+          });
+          await regrantSubscription(t, organizationId, { subscriptionId: row.id, customer, benefits }, at);
+        }
+      : undefined,
+  };
+}
+
+/** Trialing until `trialEnd` (a future date): the current period runs until then, nothing is billed before. */
+function trial(row: SubscriptionRow, now: Date, trialEnd: Date): Change["patch"] {
+  const bad = (msg: string) => invalid(["body", "trial_end"], msg);
+  if (row.status !== "trialing" && row.status !== "active") throw bad("Only an active or trialing subscription can be given a trial.");
+  if (trialEnd.getTime() <= now.getTime()) throw bad("Trial end must be in the future.");
+  return { status: "trialing", trialStart: row.trialStart ?? now, trialEnd, currentPeriodEnd: trialEnd };
+}
+
+/** A seat-based subscription's seats, within its price's tiers; the proration behavior is recorded as for a product. */
+export async function seats(
+  tx: Tx,
+  organizationId: string,
+  row: SubscriptionRow,
+  u: Extract<SubscriptionUpdate, { kind: "seats" }>,
+  now: Date,
+): Promise<Change | null> {
+  if (isCanceled(row)) throw alreadyCanceled();
+  const bad = (msg: string) => invalid(["body", "seats"], msg);
+  const prices = await loadPrices(tx, organizationId, row.priceIds);
+  const price = row.priceIds.map((id) => prices.get(id)).find((p) => p?.amount_type === "seat_based");
+  if (!price || row.seats === null) throw bad("This subscription is not seat-based.");
+  if (u.seats === row.seats) return null;
+  const priced = seatAmount(price, u.seats);
+  if (!priced) {
+    const { min, max } = seatBounds(price);
+    throw bad(max === null ? `Seats must be at least ${min}.` : `Seats must be between ${min} and ${max}.`);
+  }
+  if (priced.amount > MAX_AMOUNT) throw bad(`The amount for ${u.seats} seats exceeds the maximum amount.`);
+  const behavior = u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior;
+  // seats never outnumber the purchase: the assigned ones (pending or claimed) stay within it (the row is locked,
+  // as every seat assignment locks it first)
+  const assigned = await countActiveSeats(tx, organizationId, { subscriptionId: row.id });
+  if (u.seats < assigned) throw bad(`${assigned} seats are assigned: revoke ${assigned - u.seats} of them before lowering the seats to ${u.seats}.`);
+  return {
+    patch: {
+      seats: u.seats,
+      amount: priced.amount,
+      prorationBehavior: behavior,
+    },
+    events: [],
+    ...(row.status === "active"
+      ? {
+          proration: {
+            behavior,
+            lines: prorationLines({
+              oldAmount: row.amount,
+              newAmount: priced.amount,
+              periodStart: row.currentPeriodStart,
+              periodEnd: row.currentPeriodEnd,
+              now,
+              oldLabel: `${row.seats} seats`,
+              newLabel: `${u.seats} seats`,
+              oldPriceId: price.id,
+              newPriceId: price.id,
+            }),
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,113 @@
+// The customer's benefits in the portal: where each grant stands and how it was delivered, a license key whole
+// (a Copy button, its limits and activations), a custom benefit's note and a benefit's files to download.
+import { useId, useRef, useState } from "react";
+import type { Downloadable, LicenseKey, PortalGrant } from "../portal-api.js";
+import { Status } from "../ui.js";
+import { GrantDelivery } from "./PortalAccounts.js";
+import { formatDate, ListSection, type Message } from "./PortalCommon.js";
+
+const KEY_STATUS: Record<string, string> = { granted: "Active", revoked: "Revoked", disabled: "Disabled" };
+
+export function Benefits({ grants, keys, files }: { grants: PortalGrant[]; keys: Map<string, LicenseKey>; files: Map<string, Downloadable[]> }) {
+  const [message, setMessage] = useState<Message | undefined>();
+  return (
+    <ListSection
+      id="benefits"
+      title="Benefits"
+      empty="You have no benefits."
+      items={grants}
+      item={(g) => {
+        const keyId = typeof g.properties.license_key_id === "string" ? g.properties.license_key_id : null;
+        const key = keyId ? keys.get(keyId) : undefined;
+        const note = g.benefit.type === "custom" && typeof g.benefit.properties.note === "string" ? g.benefit.properties.note : null;
+        return (
+          <li key={g.id} className="item">
+            <h3>{g.benefit.description}</h3>
+            {g.is_revoked ? (
+              <p className="empty">No longer granted.</p>
+            ) : !g.is_granted ? (
+              <p className="empty">Being set up. Reload this page in a moment.</p>
+            ) : null}
+            <GrantDelivery grant={g} />
+            {key && <LicenseKeyView licenseKey={key} say={setMessage} />}
+            {note && g.is_granted && <p className="note">{note}</p>}
+            {g.is_granted && (files.get(g.benefit_id) ?? []).length > 0 && (
+              <ul className="downloads" aria-label={`Files of ${g.benefit.description}`}>
+                {(files.get(g.benefit_id) ?? []).map((d) => (
+                  <li key={d.id}>
+                    <a href={d.file.download.url} download={d.file.name}>
+                      Download {d.file.name}
+                    </a>{" "}
+                    <span className="hint">({d.file.size_readable})</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </li>
+        );
+      }}
+    >
+      <Status tone={message?.tone}>{message?.text}</Status>
+    </ListSection>
+  );
+}
+
+function LicenseKeyView({ licenseKey: k, say }: { licenseKey: LicenseKey; say: (m: Message) => void }) {
+  const keyId = useId();
+  const codeRef = useRef<HTMLElement>(null);
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(k.key);
+      say({ tone: "success", text: "License key copied." });
+    } catch {
+      // no clipboard (an insecure origin, or refused): select the key for the customer to copy
+      const range = document.createRange();
+      if (codeRef.current) range.selectNodeContents(codeRef.current);
+      window.getSelection()?.removeAllRanges();
+      window.getSelection()?.addRange(range);
+      say({ tone: "error", text: "Could not copy. The key is selected: copy it with your keyboard or menu." });
+    }
+  }
+  const activations = k.activations?.length ?? 0;
+  return (
+    <>
+      <p className="license-key">
+        <span id={keyId} className="visually-hidden">
+          License key
+        </span>
+        <code ref={codeRef} aria-labelledby={keyId} data-testid="license-key">
+          {k.key}
+        </code>
+        <button type="button" onClick={() => void copy()} aria-describedby={keyId}>
+          Copy
+        </button>
+      </p>
+      <dl className="facts">
+        <dt>Status</dt>
+        <dd>{KEY_STATUS[k.status] ?? k.status}</dd>
+        <dt>Expires</dt>
+        <dd>{k.expires_at ? formatDate(k.expires_at) : "Never"}</dd>
+        <dt>Activations</dt>
+        <dd>{k.limit_activations ? `${activations} of ${k.limit_activations} used` : `${activations} (no limit)`}</dd>
+        {k.limit_usage !== null && (
+          <>
+            <dt>Usage</dt>
+            <dd>
+              {k.usage} of {k.limit_usage}
+            </dd>
+          </>
+        )}
+      </dl>
+      {k.activations && k.activations.length > 0 && (
+        <>
+          <h4>Activated on</h4>
+          <ul className="activations">
+            {k.activations.map((a) => (
+              <li key={a.id}>{a.label}</li>
+            ))}
+          </ul>
+        </>
+      )}
+    </>
+  );
+}
