@@ -3,22 +3,15 @@
 // JSON, and binding to every interface is an explicit HOST that the banner points out.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { createConnection, createServer, type AddressInfo } from "node:net";
+import { createConnection } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatLine } from "../../server/http/request-log.js";
+import { freePort } from "../helpers/ports.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return port;
-}
 
 interface Running {
   child: ChildProcess;

@@ -1,5 +1,4 @@
 // Starts the real till server in-process on a loopback port, on a fresh database, with a real SMTP peer.
-import type { AddressInfo } from "node:net";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +8,7 @@ import { createMailer } from "../../server/mail/mailer.js";
 import type { Database } from "../../server/db/client.js";
 import { freshDatabase } from "./db.js";
 import { Mailbox } from "./mailbox.js";
+import { reservePort } from "./ports.js";
 
 export interface TestServer extends App {
   url: string;
@@ -43,26 +43,33 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
   const mailbox = new Mailbox();
   const smtpUrl = await mailbox.start();
   const database = opts.database ?? (await freshDatabase());
-  const port = opts.port ?? (await freePort());
+  const reserved = opts.port === undefined ? await reservePort() : { port: opts.port, release: async () => {} };
+  const port = reserved.port;
+  let config: Config;
+  let built: App;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-test-"));
-  const config = loadConfig({
-    TILL_RATE_LIMIT: "false",
-    TILL_DEVICE_CODE_INTERVAL: "1s",
-    ...env,
-    PORT: String(port),
-    TILL_BASE_URL: env.TILL_BASE_URL ?? `http://127.0.0.1:${port}`,
-    TILL_DATA_DIR: dataDir,
-    ...(opts.devMailbox ? {} : { SMTP_URL: smtpUrl }),
-  });
   const mailDir = path.join(dataDir, "mail");
-  const mailer = createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, mailDir, log: () => {} });
-  const built = await buildApp({
-    config,
-    database,
-    mailer,
-    secret: TEST_SECRET,
-    ...(opts.logStream ? { logger: true, logStream: opts.logStream } : {}),
-  });
+  try {
+    config = loadConfig({
+      TILL_RATE_LIMIT: "false",
+      TILL_DEVICE_CODE_INTERVAL: "1s",
+      ...env,
+      PORT: String(port),
+      TILL_BASE_URL: env.TILL_BASE_URL ?? `http://127.0.0.1:${port}`,
+      TILL_DATA_DIR: dataDir,
+      ...(opts.devMailbox ? {} : { SMTP_URL: smtpUrl }),
+    });
+    const mailer = createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, mailDir, log: () => {} });
+    built = await buildApp({
+      config,
+      database,
+      mailer,
+      secret: TEST_SECRET,
+      ...(opts.logStream ? { logger: true, logStream: opts.logStream } : {}),
+    });
+  } finally {
+    await reserved.release(); // just before listening: the port was held until now
+  }
   await built.app.listen({ port, host: "127.0.0.1" });
   return {
     ...built,
@@ -77,14 +84,4 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
       await mailbox.stop();
     },
   };
-}
-
-/** A free loopback port: known before listening, so the base URL (trusted origin, mail links) is in the config. */
-async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return port;
 }

@@ -1,7 +1,6 @@
 // The real server as its own process (`node --import tsx server/main.ts`), for tests that need a second
 // replica beside an in-process one, or a process they can kill.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,14 +12,7 @@ export interface Till {
   output: string[];
 }
 
-/** A free loopback port, known before the server listens (its base URL goes into its environment). */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return port;
-}
+export { freePort } from "./ports.js";
 
 /**
  * How long a server process may take to listen. Its start costs about 4–5 s of CPU on PostgreSQL (tsx compiling
