@@ -194,29 +194,47 @@ export async function csvStream(db: Db, csv: CsvExport): Promise<Readable> {
     throw err;
   }
   const lines = new CopyLines(header);
-  let ended = false;
+  // the COPY's stream ended or closed: nothing is left to cancel
+  let finished = false;
+  let cancelled: Promise<unknown> = Promise.resolve();
   source.once("end", () => {
-    ended = true;
+    finished = true;
   });
-  const closed = new Promise<void>((resolve) => source.once("close", () => resolve()));
+  const closed = new Promise<void>((resolve) =>
+    source.once("close", () => {
+      finished = true;
+      resumeSocket(source);
+      resolve();
+    }),
+  );
   source.on("error", (err) => {
     if (!lines.destroyed) lines.destroy(err);
   });
   lines.once("close", () => {
-    if (ended) return;
+    if (finished) return;
     // given up early: stop the COPY, drain the socket (a paused one never sees the COPY's end), then release
     source.unpipe(lines);
     source.on("data", () => undefined);
     // unpipe leaves it paused (explicitly): a 'data' listener alone would not start it
     source.resume();
-    const cancelled = Promise.resolve(query.cancel()).catch(() => undefined);
-    void Promise.all([cancelled, closed]).then(() => conn.release());
+    cancelled = Promise.resolve(query.cancel()).catch(() => undefined);
   });
-  void closed.then(() => {
-    if (ended) conn.release();
-  });
+  // the one release: once the COPY is over and, if it was cancelled, once the cancel has reached the server (a
+  // cancel still on its way when the connection runs its next query would cancel that query instead)
+  void closed.then(() => cancelled).then(() => conn.release());
   source.pipe(lines);
   return lines;
+}
+
+/**
+ * postgres.js (3.4.9) pauses the connection's socket when a COPY chunk fills the stream's buffer and resumes it
+ * only when the stream asks for more. When the COPY's last messages (CopyDone, or the ErrorResponse of a cancel)
+ * came in the chunk that paused it, the stream ends without asking, and the socket stays paused: the next query
+ * on that connection never gets its answer (porsager/postgres#499, fix proposed in #1016). The stream's read()
+ * is what resumes the socket; calling it once the stream has closed leaves the connection readable.
+ */
+function resumeSocket(source: Readable): void {
+  (source as Readable & { _read(size: number): void })._read(0);
 }
 
 /** PGlite: the same records in keyset batches, cursor (created_at as text, id) after each batch's last row. */
