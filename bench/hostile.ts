@@ -200,31 +200,47 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /**
- * Polls /healthz one request at a time until stopped, from a worker thread: the main thread building and
- * writing 1 MiB bodies must not delay reading the answers. The latencies, sorted.
+ * Polls /healthz from a worker thread (the main thread building and writing 1 MiB bodies must not delay reading
+ * the answers) until stopped. The latencies, sorted. Two ways (TILL_BENCH_POLL):
+ * - `closed` (the figure of record): one request at a time, the next as soon as the last is answered. A stall
+ *   shows as one slow sample, however long (coordinated omission): the longest loop stall column shows it whole.
+ * - `open`: one request every TILL_BENCH_POLL_MS (1) whether or not the ones before were answered (up to 32 at
+ *   once), as independent callers would; each latency runs from its send to the end of its answer. On 2 CPUs it
+ *   also measures the machine: the load generator writing 1 MiB bodies on 4 connections leaves little CPU to
+ *   anyone (docs/decisions.md, "Large request bodies").
  */
+const POLL_MODE = process.env.TILL_BENCH_POLL === "open" ? "open" : "closed";
+const POLL_EVERY_MS = Number(process.env.TILL_BENCH_POLL_MS ?? 1);
 const POLLER = `
 const http = require("node:http");
 const { parentPort, workerData } = require("node:worker_threads");
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const open = workerData.mode === "open";
+const agent = new http.Agent({ keepAlive: true, maxSockets: open ? 32 : 1 });
 const samples = [];
 let running = true;
-parentPort.once("message", () => { running = false; });
+let pending = 0;
+let timer;
+const finish = () => { agent.destroy(); parentPort.postMessage(samples); };
+parentPort.once("message", () => { running = false; clearInterval(timer); if (pending === 0) finish(); });
 const poll = () => {
-  const started = performance.now();
-  http.get(workerData + "/healthz", { agent }, (res) => {
+  const sent = performance.now();
+  pending++;
+  http.get(workerData.base + "/healthz", { agent }, (res) => {
     res.resume();
     res.on("end", () => {
-      samples.push(performance.now() - started);
-      if (running) setImmediate(poll); else { agent.destroy(); parentPort.postMessage(samples); }
+      samples.push(performance.now() - sent);
+      pending--;
+      if (!running) { if (pending === 0) finish(); }
+      else if (!open) setImmediate(poll);
     });
   });
 };
+if (open) timer = setInterval(poll, workerData.every);
 poll();
 `;
 
 function pollHealthz(base: string): { stop: () => Promise<number[]> } {
-  const worker = new Worker(POLLER, { eval: true, workerData: base });
+  const worker = new Worker(POLLER, { eval: true, workerData: { base, every: POLL_EVERY_MS, mode: POLL_MODE } });
   const done = new Promise<number[]>((resolve, reject) => {
     worker.once("message", (samples: number[]) => resolve(samples.sort((a, b) => a - b)));
     worker.once("error", reject);
@@ -365,7 +381,7 @@ async function main(): Promise<void> {
     allTimes.sort((a, b) => a - b);
     allPolls.sort((a, b) => a - b);
     const streamP99 = percentile(allPolls, 99);
-    console.log(`\nidle /healthz: p50 ${percentile(idle, 50).toFixed(2)} ms, p99 ${baselineP99.toFixed(2)} ms (${idle.length} polls; ${(idleCpuMsPerPoll * 1000).toFixed(0)} µs of server CPU per poll, idle)`);
+    console.log(`\nidle /healthz: p50 ${percentile(idle, 50).toFixed(2)} ms, p99 ${baselineP99.toFixed(2)} ms (${idle.length} polls, ${POLL_MODE} loop; ${(idleCpuMsPerPoll * 1000).toFixed(0)} µs of server CPU per poll, idle)`);
     console.log(`(server CPU: the server process's user+system time over the phase / bodies sent, the concurrent /healthz polls included, then over ${ALONE} bodies sent alone before; longest loop stall: event-loop delay max, 1 ms resolution, includes time the OS gave the CPU to others; CPU: the most CPU time the server spent between two 1 ms timer ticks, what one task held the loop for whatever the machine's load)`);
     if (resent > 0) console.log(`(${resent} requests sent again: the server closed the connection while their body was being written)`);
     console.log(`1 MiB bodies: ${allTimes.length}, answered in median ${percentile(allTimes, 50).toFixed(1)} ms, max ${allTimes[allTimes.length - 1]!.toFixed(1)} ms; /healthz meanwhile (${allPolls.length} polls): p50 ${percentile(allPolls, 50).toFixed(2)} ms, p99 ${streamP99.toFixed(2)} ms; load average ${load}`);

@@ -88,7 +88,7 @@ export function announce(endpoints: object, closers: Array<() => Promise<unknown
 /** Runs `<script> --serve` (a bench's own file: its import.meta.url) in a child and waits for its announcement. */
 export function spawnServer<E extends object>(script: string): Promise<{ child: ChildProcess; endpoints: E & { pid: number } }> {
   const dir = process.env.TILL_BENCH_CPU_PROF;
-  const profile = dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+  const profile = dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--cpu-prof-interval=200"] : [];
   const child = spawn(process.execPath, [...profile, "--import", "tsx", fileURLToPath(script), "--serve"], {
     stdio: ["ignore", "pipe", "inherit"],
     env: process.env,

@@ -154,6 +154,8 @@ export async function parseArraySliced<S extends z.ZodType>(
 ): Promise<Array<z.output<S>>> {
   const out: Array<z.output<S>> = [];
   const issues: ValidationIssue[] = [];
+  // a big array starts in a task of its own: the sliced parse's last slice just ran in this one
+  if (items.length > ARRAY_SLICE) await new Promise<void>((resolve) => setImmediate(resolve));
   let since = performance.now();
   for (let i = 0; i < items.length; i++) {
     const item = items[i];

@@ -36,6 +36,9 @@ function malformed(message = "Unexpected token in JSON body"): SyntaxError {
 
 /** The scan of `text` in steps, the event loop running between them; `bigSpan` as for JsonScanner. */
 export async function scanJsonSliced(text: string, bigSpan = PIECE): Promise<JsonScanner> {
+  // the task that read the body's end has already spent milliseconds (the body joined and decoded, the hooks,
+  // the handler): the first slice starts in a task of its own
+  await yieldToLoop();
   const scanner = new JsonScanner(text, undefined, bigSpan);
   const slicer = new Slicer();
   let until = 0;
@@ -63,6 +66,8 @@ export async function parseJsonSliced(text: string, scanner: JsonScanner, opts: 
   const big = scanner.big;
   const mid = scanner.mid;
   const n = text.length;
+  // a slice of its own: the scan's last slice just ran in this task
+  await yieldToLoop();
   const slicer = new Slicer();
   const checkPiece = (value: unknown, offset: number, path: Loc) => {
     if (!scan.suspect) return;
