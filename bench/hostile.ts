@@ -231,7 +231,7 @@ const poll = () => {
       samples.push(performance.now() - sent);
       pending--;
       if (!running) { if (pending === 0) finish(); }
-      else if (!open) setImmediate(poll);
+      else if (!open) workerData.every > 0 ? setTimeout(poll, workerData.every) : setImmediate(poll);
     });
   });
 };
