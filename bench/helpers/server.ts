@@ -8,7 +8,6 @@
 // server's time went). Loopback only.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -18,16 +17,9 @@ import { buildApp } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
 import { createMailer } from "../../server/mail/mailer.js";
 import { freshDatabase } from "../../tests/helpers/db.js";
+import { reservePort } from "../../tests/helpers/ports.js";
 
 // ---- child --------------------------------------------------------------------------------------------
-
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 export interface ServedApp {
   app: FastifyInstance;
@@ -44,7 +36,7 @@ export interface ServedApp {
  */
 export async function startApp(options: { pool?: number } = {}): Promise<ServedApp> {
   const database = await freshDatabase(options.pool === undefined ? {} : { max: options.pool });
-  const port = await freePort();
+  const { port, release } = await reservePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-bench-"));
   const config = loadConfig({
     PORT: String(port),
@@ -56,6 +48,7 @@ export async function startApp(options: { pool?: number } = {}): Promise<ServedA
   });
   const mailer = createMailer({ smtpUrl: undefined, from: config.mail.from, mailDir: path.join(dataDir, "mail"), log: () => {} });
   const { app } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });
+  await release();
   await app.listen({ port, host: "127.0.0.1" });
   return {
     app,
