@@ -7,3 +7,17 @@ export function countryOptions(): { code: string; name: string }[] {
   const names = new Intl.DisplayNames(undefined, { type: "region", fallback: "code" });
   return ADDRESS_INPUT_COUNTRY_CODES.map((code) => ({ code, name: names.of(code) ?? code })).sort((x, y) => x.name.localeCompare(y.name));
 }
+
+type AddressLike = Partial<Record<"country" | "state" | "city" | "postal_code" | "line1" | "line2", string | null>>;
+
+/** An address's fields as a form edits them (the checkout's and the portal's): "" for what it lacks. */
+export function addressFields(a: AddressLike | null | undefined) {
+  return {
+    country: a?.country ?? "",
+    state: a?.state ?? "",
+    city: a?.city ?? "",
+    postal_code: a?.postal_code ?? "",
+    line1: a?.line1 ?? "",
+    line2: a?.line2 ?? "",
+  };
+}

@@ -2,6 +2,7 @@
 // billed monthly"), seat tiers and bounds, a pay-what-you-want amount as typed, the card's expiry, every
 // problem of the form at once (checked before anything is sent), and the confirm request's body.
 import { formatMoney, minorDigits } from "../../../shared/money.js";
+import { addressFields } from "../regions.js";
 import type { Address, Checkout, CheckoutProduct, CustomField, FieldMode, Price, SeatTier } from "../checkout-api.js";
 
 export type AddressKey = "country" | "state" | "city" | "postal_code" | "line1" | "line2";
@@ -313,21 +314,13 @@ export function taxChanges(checkout: Pick<Checkout, "billing_address_fields">, f
 
 /** The form as a checkout (just loaded, or as the server answered it) fills it. */
 export function formFromCheckout(c: Checkout): FormState {
-  const a = c.customer_billing_address;
   return {
     email: c.customer_email ?? "",
     name: c.customer_name ?? "",
     amount: c.product_price?.amount_type === "custom" ? amountText(c.amount, c.currency) : "",
     seats: c.seats ?? 1,
     discountCode: "",
-    address: {
-      country: a?.country ?? "",
-      state: a?.state ?? "",
-      city: a?.city ?? "",
-      postal_code: a?.postal_code ?? "",
-      line1: a?.line1 ?? "",
-      line2: a?.line2 ?? "",
-    },
+    address: addressFields(c.customer_billing_address),
     business: c.is_business_customer,
     billingName: c.customer_billing_name ?? "",
     taxId: c.customer_tax_id ?? "",

@@ -2,7 +2,7 @@
 // and receipts; a 422's messages stand next to their fields and focus goes to the first one to fix.
 import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { portalApi, type Address, type PortalCustomer } from "../portal-api.js";
-import { countryOptions } from "../regions.js";
+import { addressFields, countryOptions } from "../regions.js";
 import { Field, Status } from "../ui.js";
 import { SelectField, type Message, type OnError } from "./PortalCommon.js";
 
@@ -27,17 +27,7 @@ interface BillingForm {
 }
 
 function formOf(me: PortalCustomer): BillingForm {
-  const a = me.billing_address;
-  return {
-    name: me.billing_name ?? "",
-    country: a?.country ?? "",
-    line1: a?.line1 ?? "",
-    line2: a?.line2 ?? "",
-    city: a?.city ?? "",
-    postal_code: a?.postal_code ?? "",
-    state: a?.state ?? "",
-    taxId: me.tax_id?.[0] ?? "",
-  };
+  return { name: me.billing_name ?? "", ...addressFields(me.billing_address), taxId: me.tax_id?.[0] ?? "" };
 }
 
 /** The 422's field paths ("billing_address.country", "tax_id") to the form's fields. */
