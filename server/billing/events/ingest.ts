@@ -1,6 +1,6 @@
 // Ingestion of usage events: a batch checked (customers of the organization, parents, time) and stored in one
 // INSERT with its meters' upkeep, deduplicated by external_id; or committed as the early INSERT started it.
-import { randomUUID } from "node:crypto";
+import { v7 as uuidV7 } from "uuid";
 import type { Db, Queryable } from "../../db/client.js";
 import { missingCustomerIds } from "../customers/service.js";
 import { isUuid, validationError, type ValidationIssue } from "../http.js";
@@ -95,7 +95,7 @@ async function ingestUsual(db: Db, organizationId: string, events: EventsIngestI
       if (seen.has(e.external_id)) return;
       seen.add(e.external_id);
     }
-    const id = e.external_id ? randomUUID() : null;
+    const id = e.external_id ? uuidV7() : null;
     if (e.external_id && id) batchIds.set(e.external_id, id);
     rowIndex.push(i);
     rows.push({

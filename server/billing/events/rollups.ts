@@ -90,14 +90,14 @@ export type BatchRows = { rows: EventInsert[] } | { text: string; now: SQL };
 
 function batchSelect(organizationId: string, batch: BatchRows): SQL {
   if ("rows" in batch) {
-    return sql`SELECT coalesce(x.id, gen_random_uuid()), ${organizationId}::uuid, x.name, 'user', x.timestamp, x.customer_id,
+    return sql`SELECT coalesce(x.id, till_uuid_v7()), ${organizationId}::uuid, x.name, 'user', x.timestamp, x.customer_id,
              x.external_customer_id, x.external_id, x.parent_id, coalesce(x.metadata, '{}'::jsonb)
       FROM jsonb_to_recordset(${JSON.stringify(batch.rows)}::text::jsonb) AS x(
         id uuid, name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text,
         parent_id uuid, metadata jsonb)`;
   }
   // only the fields the service would store: an `id`, `source` or `parent_id` sent in the body is not read
-  return sql`SELECT gen_random_uuid(), ${organizationId}::uuid, x.name, 'user', coalesce(x.timestamp, ${batch.now}), x.customer_id,
+  return sql`SELECT till_uuid_v7(), ${organizationId}::uuid, x.name, 'user', coalesce(x.timestamp, ${batch.now}), x.customer_id,
              x.external_customer_id, x.external_id, NULL::uuid, coalesce(x.metadata, '{}'::jsonb)
       FROM jsonb_to_recordset(${batch.text}::text::jsonb) AS x(
         name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, metadata jsonb)`;
