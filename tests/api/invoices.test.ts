@@ -8,9 +8,7 @@ import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
 import type { Order } from "@polar-sh/sdk/models/components/order.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
-import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { outbox } from "../../server/db/schema/index.js";
 import { EU_REVERSE_CHARGE_NOTE } from "../../server/billing/tax/compute.js";
 import { rawRequest } from "../helpers/api.js";
 import { pdfTextOf } from "../helpers/pdf.js";
@@ -150,25 +148,6 @@ describe("a paid order's invoice", () => {
     expect(text).toContain("Bill to Jeanne Dupont 2 rue de Rivoli 75001 Paris FR");
     // the same number: an invoice is corrected, not renumbered
     expect((await invoiceReady(order.id)).number).toBe(before.number);
-  });
-
-  it("announces each generation with order.updated, the order's is_invoice_generated true (as Polar does)", async () => {
-    const announced = () =>
-      server.database.db
-        .select({ payload: outbox.payload })
-        .from(outbox)
-        .where(and(eq(outbox.type, "order.updated"), eq(outbox.organizationId, seller.organizationId), sql`${outbox.payload}->>'id' = ${order.id}`))
-        .orderBy(outbox.createdAt);
-    await invoiceReady(order.id);
-    const first = await until("the first generation's order.updated", async () => ((await announced()).length > 0 ? announced() : null));
-    await seller.sdk.orders.generateInvoice({ id: order.id });
-    const rows = await until("the regeneration's order.updated", async () => {
-      const found = await announced();
-      return found.length > first.length ? found : null;
-    });
-    for (const { payload } of rows) {
-      expect(payload).toMatchObject({ id: order.id, is_invoice_generated: true, invoice_number: order.invoiceNumber, status: "paid" });
-    }
   });
 
   it("prints the reverse-charge note for an EU business with another member state's VAT id", async () => {

@@ -6,10 +6,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Readable } from "node:stream";
 import type { Db, Queryable } from "../../db/client.js";
-import { enqueue } from "../../jobs/outbox.js";
 import type { OrderItemTax } from "../../db/schema/index.js";
 import { ApiError, notFound, notPermitted } from "../http.js";
-import { getOrder } from "../orders/service.js";
 import type { FileStorage } from "../files/storage.js";
 import { renderInvoicePdf, type InvoiceDocumentData, type InvoiceParty, type TaxTotal } from "./document.js";
 import * as repo from "./repository.js";
@@ -308,15 +306,7 @@ export async function generateDocument(db: Db, storage: FileStorage, row: repo.I
     const bytes = await renderInvoicePdf(data);
     const path = `invoices/${row.organizationId}/${row.id}-v${row.version}.pdf`;
     await store(storage, path, bytes);
-    return await db.transaction(async (tx) => {
-      if (!(await repo.markGenerated(tx, row, token, { path, size: bytes.length }))) return false;
-      // as Polar after each generate_invoice: the order changed (is_invoice_generated), in the same transaction
-      if (row.kind === "invoice") {
-        const wire = await getOrder(tx, row.organizationId, row.orderId);
-        await enqueue(tx, [{ type: "order.updated", organizationId: row.organizationId, data: wire }]);
-      }
-      return true;
-    });
+    return await repo.markGenerated(db, row, token, { path, size: bytes.length });
   } catch (err) {
     await repo.markFailed(db, row, token, err instanceof Error ? err.message : String(err));
     throw err;
