@@ -8,7 +8,9 @@ import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
 import type { Order } from "@polar-sh/sdk/models/components/order.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { outbox } from "../../server/db/schema/index.js";
 import { EU_REVERSE_CHARGE_NOTE } from "../../server/billing/tax/compute.js";
 import { rawRequest } from "../helpers/api.js";
 import { pdfTextOf } from "../helpers/pdf.js";
@@ -148,6 +150,28 @@ describe("a paid order's invoice", () => {
     expect(text).toContain("Bill to Jeanne Dupont 2 rue de Rivoli 75001 Paris FR");
     // the same number: an invoice is corrected, not renumbered
     expect((await invoiceReady(order.id)).number).toBe(before.number);
+  });
+
+  it("announces an invoice asked for with order.updated (is_invoice_generated true), not one made unasked", async () => {
+    const fresh = await buy(fixed, {
+      customerBillingName: "Ada Lovelace",
+      customerBillingAddress: { country: "GB", line1: "12 St James's Square", city: "London", postalCode: "SW1Y 4JH" },
+    });
+    const announced = () =>
+      server.database.db
+        .select({ payload: outbox.payload })
+        .from(outbox)
+        .where(and(eq(outbox.type, "order.updated"), eq(outbox.organizationId, seller.organizationId), sql`${outbox.payload}->>'id' = ${fresh.id}`));
+    // made by the worker once paid, unasked (Polar makes none): no event
+    await invoiceReady(fresh.id);
+    expect(await announced()).toEqual([]);
+    // asked for: made again, then announced, in the transaction that records it
+    await seller.sdk.orders.generateInvoice({ id: fresh.id });
+    const [row] = await until("the asked invoice's order.updated", async () => {
+      const found = await announced();
+      return found.length > 0 ? found : null;
+    });
+    expect(row!.payload).toMatchObject({ id: fresh.id, is_invoice_generated: true, invoice_number: fresh.invoiceNumber, status: "paid" });
   });
 
   it("prints the reverse-charge note for an EU business with another member state's VAT id", async () => {

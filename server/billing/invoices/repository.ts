@@ -12,7 +12,8 @@ export type InvoiceRow = typeof invoice.$inferSelect;
  * may have changed); otherwise an existing one is left as it is.
  */
 export async function requestInvoice(db: Queryable, organizationId: string, orderId: string, number: string, regenerate: boolean): Promise<void> {
-  const insert = db.insert(invoice).values({ organizationId, orderId, kind: "invoice", number });
+  // asked for (regenerate): announced with order.updated once made
+  const insert = db.insert(invoice).values({ organizationId, orderId, kind: "invoice", number, asked: regenerate });
   if (!regenerate) {
     await insert.onConflictDoNothing({ target: invoice.orderId, where: sql`kind = 'invoice'` });
     return;
@@ -27,6 +28,7 @@ export async function requestInvoice(db: Queryable, organizationId: string, orde
       nextAttemptAt: sql`now()`,
       lastError: null,
       modifiedAt: sql`now()`,
+      asked: true,
     },
   });
 }
@@ -38,7 +40,7 @@ export async function requestCreditNote(db: Queryable, organizationId: string, o
     .select(
       sql`SELECT gen_random_uuid(), ${organizationId}::uuid, ${orderId}::uuid, 'credit_note', ${refundId}::uuid,
         o.invoice_number || '-CN' || (SELECT count(*) + 1 FROM ${invoice} i WHERE i.organization_id = ${organizationId} AND i.order_id = ${orderId} AND i.kind = 'credit_note'),
-        'pending', 1, NULL::text, NULL::integer, 0, now(), NULL::timestamptz, NULL::text, NULL::text, NULL::timestamptz, now(), NULL::timestamptz
+        'pending', 1, NULL::text, NULL::integer, 0, now(), NULL::timestamptz, NULL::text, NULL::text, NULL::timestamptz, now(), NULL::timestamptz, false
         FROM ${order} o WHERE o.organization_id = ${organizationId} AND o.id = ${orderId}`,
     )
     // a credit note exists once per refund; a clash of numbers (two at once) fails the transaction, which is retried

@@ -6,8 +6,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Readable } from "node:stream";
 import type { Db, Queryable } from "../../db/client.js";
+import { enqueue } from "../../jobs/outbox.js";
 import type { OrderItemTax } from "../../db/schema/index.js";
 import { ApiError, notFound, notPermitted } from "../http.js";
+import { getOrder } from "../orders/service.js";
 import type { FileStorage } from "../files/storage.js";
 import { renderInvoicePdf, type InvoiceDocumentData, type InvoiceParty, type TaxTotal } from "./document.js";
 import * as repo from "./repository.js";
@@ -306,7 +308,16 @@ export async function generateDocument(db: Db, storage: FileStorage, row: repo.I
     const bytes = await renderInvoicePdf(data);
     const path = `invoices/${row.organizationId}/${row.id}-v${row.version}.pdf`;
     await store(storage, path, bytes);
-    return await repo.markGenerated(db, row, token, { path, size: bytes.length });
+    return await db.transaction(async (tx) => {
+      if (!(await repo.markGenerated(tx, row, token, { path, size: bytes.length }))) return false;
+      // an invoice asked for is announced, as Polar announces each generate_invoice: the order changed
+      // (is_invoice_generated); one made unasked for a paid order is not (Polar makes none)
+      if (row.kind === "invoice" && row.asked) {
+        const wire = await getOrder(tx, row.organizationId, row.orderId);
+        await enqueue(tx, [{ type: "order.updated", organizationId: row.organizationId, data: wire }]);
+      }
+      return true;
+    });
   } catch (err) {
     await repo.markFailed(db, row, token, err instanceof Error ? err.message : String(err));
     throw err;

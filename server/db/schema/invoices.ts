@@ -5,7 +5,7 @@
 // files (FileStorage) and marks the row generated. A regeneration (billing details corrected) sets it pending
 // again with a bumped `version`; the stored path carries the version, so a signed URL never serves half a file.
 import { sql } from "drizzle-orm";
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
 import { order } from "./checkout.js";
 import { refund } from "./refunds.js";
@@ -43,6 +43,8 @@ export const invoice = pgTable(
     generatedAt: timestamptz("generated_at"),
     createdAt: timestamptz("created_at").defaultNow().notNull(),
     modifiedAt: timestamptz("modified_at"),
+    /** Asked for (POST …/invoice): announced with order.updated once made. Invoices till makes unasked are not. */
+    asked: boolean("asked").default(false).notNull(),
   },
   (t) => [
     uniqueIndex("invoice_order_key").on(t.orderId).where(sql`${t.kind} = 'invoice'`),
