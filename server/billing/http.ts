@@ -8,6 +8,7 @@ import type { Caller, CallerResolver } from "../http/caller.js";
 import { modeFromHeader, SANDBOX_HEADER } from "../http/mode.js";
 import { sendCallerError } from "../http/whoami.js";
 import type { RejectedInput, RejectedKind } from "../http/input-guard.js";
+import { Slicer } from "../http/json-sliced.js";
 
 export interface ValidationIssue {
   loc: Array<string | number>;
@@ -129,8 +130,6 @@ export const parseBody = <S extends z.ZodType>(schema: S, req: FastifyRequest) =
 
 /** Elements validated between two looks at the clock in parseArraySliced. */
 const ARRAY_SLICE = 10;
-/** The longest parseArraySliced validates before it lets the event loop run (ms). */
-const ARRAY_SLICE_MS = 3;
 
 /**
  * A schema's answer for the common element without zod: its value, or its issues (`loc`: the element's place,
@@ -154,9 +153,8 @@ export async function parseArraySliced<S extends z.ZodType>(
 ): Promise<Array<z.output<S>>> {
   const out: Array<z.output<S>> = [];
   const issues: ValidationIssue[] = [];
-  // a big array starts in a task of its own: the sliced parse's last slice just ran in this one
-  if (items.length > ARRAY_SLICE) await new Promise<void>((resolve) => setImmediate(resolve));
-  let since = performance.now();
+  // a big array in slices (the sliced parse's last slice just ran in this task)
+  const slicer = items.length > ARRAY_SLICE ? await Slicer.begin() : undefined;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     const at = ["body", ...loc, i];
@@ -169,10 +167,7 @@ export async function parseArraySliced<S extends z.ZodType>(
       if (result.success) out.push(result.data);
       else for (const issue of zodIssues(result.error, "body", item)) issues.push({ ...issue, loc: [...at, ...issue.loc.slice(1)] });
     }
-    if ((i + 1) % ARRAY_SLICE === 0 && performance.now() - since >= ARRAY_SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      since = performance.now();
-    }
+    if (slicer && (i + 1) % ARRAY_SLICE === 0) await slicer.pause();
   }
   if (issues.length > 0) throw validationError(issues);
   return out;

@@ -19,9 +19,18 @@ const SLICE_MS = 3;
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Runs `step` in slices of about SLICE_MS. */
-class Slicer {
+/**
+ * Cuts a long task into slices of about SLICE_MS, the event loop running between them. `begin()` starts the first
+ * slice in a task of its own: the task that calls it has usually spent milliseconds already (a body joined and
+ * decoded, the hooks, the handler, or the previous phase's last slice).
+ */
+export class Slicer {
   private since = performance.now();
+  private constructor() {}
+  static async begin(): Promise<Slicer> {
+    await yieldToLoop();
+    return new Slicer();
+  }
   async pause(): Promise<void> {
     if (performance.now() - this.since < SLICE_MS) return;
     await yieldToLoop();
@@ -36,11 +45,8 @@ function malformed(message = "Unexpected token in JSON body"): SyntaxError {
 
 /** The scan of `text` in steps, the event loop running between them; `bigSpan` as for JsonScanner. */
 export async function scanJsonSliced(text: string, bigSpan = PIECE): Promise<JsonScanner> {
-  // the task that read the body's end has already spent milliseconds (the body joined and decoded, the hooks,
-  // the handler): the first slice starts in a task of its own
-  await yieldToLoop();
+  const slicer = await Slicer.begin();
   const scanner = new JsonScanner(text, undefined, bigSpan);
-  const slicer = new Slicer();
   let until = 0;
   while (!scanner.run((until += SCAN_STEP))) await slicer.pause();
   return scanner;
@@ -66,9 +72,7 @@ export async function parseJsonSliced(text: string, scanner: JsonScanner, opts: 
   const big = scanner.big;
   const mid = scanner.mid;
   const n = text.length;
-  // a slice of its own: the scan's last slice just ran in this task
-  await yieldToLoop();
-  const slicer = new Slicer();
+  const slicer = await Slicer.begin();
   const checkPiece = (value: unknown, offset: number, path: Loc) => {
     if (!scan.suspect) return;
     const found = findUnstorable(value);
