@@ -18,6 +18,7 @@
 //
 // The server runs in a child process, so the load generator does not share its event loop. Loopback only;
 // every phase is bounded in count and time.
+import { openSync, readSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import type { AddressInfo } from "node:net";
@@ -37,6 +38,22 @@ const BODY_GOAL_MS = 50;
 const HEALTHZ_GOAL_MS = 10;
 const HARD_LIMIT_MS = 300_000;
 
+/** A reader of the calling thread's CPU time in ms (Linux), or undefined where there is none. */
+function mainThreadCpu(): (() => number) | undefined {
+  let fd: number;
+  try {
+    fd = openSync("/proc/thread-self/schedstat", "r");
+  } catch {
+    return undefined;
+  }
+  const buf = Buffer.alloc(128);
+  return () => {
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.toString("latin1", 0, n);
+    return Number(text.slice(0, text.indexOf(" "))) / 1e6;
+  };
+}
+
 // ---- child: the server --------------------------------------------------------------------------------
 
 /**
@@ -48,15 +65,18 @@ async function serve(): Promise<void> {
   const stalls = monitorEventLoopDelay({ resolution: 1 });
   stalls.enable();
   // the longest stretch of CPU time between two 1 ms ticks: what one task held the loop for, as CPU time,
-  // which other processes on the machine do not stretch (the stall above is wall time and does)
+  // which other processes on the machine do not stretch (the stall above is wall time and does). The main
+  // thread's own time (Linux: /proc/thread-self/schedstat, in ns), not the process's: the garbage collector's
+  // helper threads mark and sweep beside the loop without holding it
   const cpuMs = () => {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
   };
-  let lastTick = cpuMs();
+  const loopCpuMs = mainThreadCpu() ?? cpuMs;
+  let lastTick = loopCpuMs();
   let busyMs = 0;
   setInterval(() => {
-    const now = cpuMs();
+    const now = loopCpuMs();
     busyMs = Math.max(busyMs, now - lastTick);
     lastTick = now;
   }, 1).unref();
@@ -296,7 +316,7 @@ async function main(): Promise<void> {
     const baselineP99 = percentile(idle, 99);
 
     const rows: string[][] = [];
-    const worst = { body: 0, bodyCpu: 0, healthz: 0, stall: 0, busy: 0 };
+    const worst = { body: 0, bodyCpu: 0, healthz: 0, healthzPolls: 0, stall: 0, busy: 0 };
     const allTimes: number[] = [];
     const allPolls: number[] = [];
     /** Answer times of the valid batches, which the server stores (database work included). */
@@ -353,7 +373,10 @@ async function main(): Promise<void> {
         if ("stored" in shape && shape.stored) stored.push(...times);
         else worst.body = Math.max(worst.body, times[times.length - 1]!);
         worst.bodyCpu = Math.max(worst.bodyCpu, cpuAlone);
-        worst.healthz = Math.max(worst.healthz, p99);
+        if (p99 > worst.healthz) {
+          worst.healthz = p99;
+          worst.healthzPolls = polled.length;
+        }
         worst.stall = Math.max(worst.stall, end.stallMs);
         worst.busy = Math.max(worst.busy, end.busyMs);
         rows.push([
@@ -382,7 +405,7 @@ async function main(): Promise<void> {
     allPolls.sort((a, b) => a - b);
     const streamP99 = percentile(allPolls, 99);
     console.log(`\nidle /healthz: p50 ${percentile(idle, 50).toFixed(2)} ms, p99 ${baselineP99.toFixed(2)} ms (${idle.length} polls, ${POLL_MODE} loop; ${(idleCpuMsPerPoll * 1000).toFixed(0)} µs of server CPU per poll, idle)`);
-    console.log(`(server CPU: the server process's user+system time over the phase / bodies sent, the concurrent /healthz polls included, then over ${ALONE} bodies sent alone before; longest loop stall: event-loop delay max, 1 ms resolution, includes time the OS gave the CPU to others; CPU: the most CPU time the server spent between two 1 ms timer ticks, what one task held the loop for whatever the machine's load)`);
+    console.log(`(server CPU: the server process's user+system time over the phase / bodies sent, the concurrent /healthz polls included, then over ${ALONE} bodies sent alone before; longest loop stall: event-loop delay max, 1 ms resolution, includes time the OS gave the CPU to others; CPU: the most CPU time the server's main thread spent between two 1 ms timer ticks (its garbage collector's helper threads not counted), what one task held the loop for whatever the machine's load)`);
     if (resent > 0) console.log(`(${resent} requests sent again: the server closed the connection while their body was being written)`);
     console.log(`1 MiB bodies: ${allTimes.length}, answered in median ${percentile(allTimes, 50).toFixed(1)} ms, max ${allTimes[allTimes.length - 1]!.toFixed(1)} ms; /healthz meanwhile (${allPolls.length} polls): p50 ${percentile(allPolls, 50).toFixed(2)} ms, p99 ${streamP99.toFixed(2)} ms; load average ${load}`);
     stored.sort((a, b) => a - b);
@@ -392,7 +415,7 @@ async function main(): Promise<void> {
       console.log(`stored batches, in the order sent: ${storedInOrder.map((t) => t.toFixed(1)).join(" ")} ms`);
       console.log(`goal: a valid 1,000-event batch of 1 MiB stored and answered in < ${BODY_GOAL_MS} ms (database work included): median ${percentile(stored, 50).toFixed(1)} ms, max ${slowest.toFixed(1)} ms — ${verdict(slowest, BODY_GOAL_MS)} (median — ${verdict(percentile(stored, 50), BODY_GOAL_MS)})`);
     }
-    console.log(`goal: /healthz p99 < ${HEALTHZ_GOAL_MS} ms while they stream: ${streamP99.toFixed(2)} ms — ${verdict(streamP99, HEALTHZ_GOAL_MS)} (worst shape's p99: ${worst.healthz.toFixed(2)} ms — ${verdict(worst.healthz, HEALTHZ_GOAL_MS)}; longest loop stall: ${worst.stall.toFixed(1)} ms wall, ${worst.busy.toFixed(1)} ms CPU — ${verdict(worst.busy, HEALTHZ_GOAL_MS)})`);
+    console.log(`goal: /healthz p99 < ${HEALTHZ_GOAL_MS} ms while they stream: ${streamP99.toFixed(2)} ms — ${verdict(streamP99, HEALTHZ_GOAL_MS)} (longest loop stall: ${worst.stall.toFixed(1)} ms wall, ${worst.busy.toFixed(1)} ms CPU — ${verdict(worst.busy, HEALTHZ_GOAL_MS)}; worst single shape's p99: ${worst.healthz.toFixed(2)} ms, over its ${worst.healthzPolls} polls, so their slowest: not a percentile, shown for reference)`);
   } finally {
     disarm();
     agent.destroy();

@@ -5,7 +5,7 @@
 //   parent: const { child, endpoints } = await spawnServer<E>(import.meta.url); … await stopServer(child);
 //
 // TILL_BENCH_CPU_PROF=<dir> runs the child under `node --cpu-prof` (a .cpuprofile per run in <dir>: where the
-// server's time went). Loopback only.
+// server's time went); TILL_BENCH_NODE_FLAGS="--trace-gc …" passes more flags to the child's node. Loopback only.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -82,12 +82,22 @@ export function announce(endpoints: object, closers: Array<() => Promise<unknown
 export function spawnServer<E extends object>(script: string): Promise<{ child: ChildProcess; endpoints: E & { pid: number } }> {
   const dir = process.env.TILL_BENCH_CPU_PROF;
   const profile = dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--cpu-prof-interval=200"] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", fileURLToPath(script), "--serve"], {
+  const flags = (process.env.TILL_BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...profile, ...flags, "--import", "tsx", fileURLToPath(script), "--serve"], {
     stdio: ["ignore", "pipe", "inherit"],
     env: process.env,
   });
   return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once("line", (line) => resolve({ child, endpoints: JSON.parse(line) as E & { pid: number } }));
+    // the announcement is the first line that is a JSON object; anything else the child prints (--trace-gc) goes
+    // to stderr
+    let announced = false;
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (announced || !line.startsWith("{")) process.stderr.write(`${line}\n`);
+      else {
+        announced = true;
+        resolve({ child, endpoints: JSON.parse(line) as E & { pid: number } });
+      }
+    });
     child.once("exit", (code) => reject(new Error(`bench server exited early (code ${code})`)));
   });
 }
