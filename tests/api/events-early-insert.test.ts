@@ -3,25 +3,32 @@
 // committed only if the check passes and the batch needs nothing the body does not say. Stored rows are the
 // ones the usual path stores; a refused batch stores nothing; what the body does not say (a customer id, a
 // parent, `_cost` metadata) and a body whose text is not the batch it parses to are stored the usual way.
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { rowsOf } from "../../server/db/client.js";
-import { earlyInsertCounts } from "../../server/billing/events/early-insert.js";
+import type { Sql } from "postgres";
+import { openDatabase, rowsOf } from "../../server/db/client.js";
+import { earlyInsertCounts, preparable, PREPARED_TEXTS_MAX, startEarlyInsert } from "../../server/billing/events/early-insert.js";
 import { rebuildMeterRollups } from "../../server/billing/events/service.js";
-import { usingPostgres } from "../helpers/db.js";
+import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
+let database: Awaited<ReturnType<typeof freshDatabase>>;
 let server: TestServer;
 let seller: Seller;
 let key: string;
 
 beforeAll(async () => {
-  server = await startServer();
+  database = await freshDatabase();
+  server = await startServer({}, { database });
   seller = await createSeller(server, "early");
   key = await seller.createKey();
 });
-afterAll(async () => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await database?.close();
+});
 
 async function ingest(body: unknown) {
   const res = await fetch(`${server.url}/v1/events/ingest`, {
@@ -285,4 +292,60 @@ describe("POST /v1/events/ingest, stored early", () => {
     const [totals] = await rowsOf(server.database.db, sql`SELECT sum(events)::int AS events, sum(total)::int AS total FROM meter_rollup WHERE meter_id = ${meterIds[0]}`);
     expect(totals).toEqual({ events: 6000, total: 12 * 50 * 45 });
   }, 60_000);
+});
+
+/** What a client backend of the database is at, seen from another process (this thread may be blocked meanwhile). */
+const LOOK = `
+import postgres from "postgres";
+await new Promise((r) => setTimeout(r, 300));
+const sql = postgres(process.env.LOOK_URL, { max: 1, onnotice: () => {} });
+const rows = await sql\`SELECT state, left(query, 40) AS query FROM pg_stat_activity
+  WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'\`;
+process.stdout.write(JSON.stringify(rows));
+await sql.end();
+`;
+
+describe("the early flight's prepared statements", () => {
+  it("are bounded per client: past the bound, a new text is sent unprepared, the ones prepared stay so", () => {
+    const client = (() => {}) as unknown as Sql;
+    const texts = Array.from({ length: PREPARED_TEXTS_MAX + 3 }, (_, i) => `SELECT ${i}`);
+    expect(texts.map((t) => preparable(client, t))).toEqual(texts.map((_, i) => i < PREPARED_TEXTS_MAX));
+    expect(preparable(client, "SELECT 0")).toBe(true);
+    expect(preparable(client, `SELECT ${PREPARED_TEXTS_MAX}`)).toBe(false);
+    expect(preparable((() => {}) as unknown as Sql, `SELECT ${PREPARED_TEXTS_MAX}`)).toBe(true);
+  });
+});
+
+describe.runIf(usingPostgres)("the early flight", () => {
+  it("reaches PostgreSQL whole while the server's thread is busy: prepared, its statements wait for no reply", async () => {
+    // a client of two connections beside the server's: the early path takes one, and both are warmed
+    const own = await openDatabase({ url: database.url!, max: 4 });
+    try {
+      const body = (name: string) =>
+        JSON.stringify({ events: Array.from({ length: 100 }, (_, i) => ({ name, external_id: `${name}-${i}`, external_customer_id: "c1", metadata: { i } })) });
+      // each connection runs the flight once: its statements are prepared there
+      const warm = [unique("warm"), unique("warm")].map((name) => startEarlyInsert(own.db, seller.organizationId, body(name), new Date())!);
+      expect(await Promise.all(warm.map((w) => w.commit()))).toEqual([100, 100]);
+
+      const name = unique("flight");
+      const early = startEarlyInsert(own.db, seller.organizationId, body(name), new Date())!;
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+      // this thread is blocked from here until the child has looked: what PostgreSQL ran meanwhile, it had been
+      // sent by now. An unprepared statement with parameters is sent as Parse and Describe, the rest after a
+      // reply this thread would have to read: the transaction would sit at its first SELECT
+      const look = spawnSync(process.execPath, ["--input-type=module", "-e", LOOK], {
+        env: { ...process.env, LOOK_URL: database.url! },
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      expect(look.stderr).toBe("");
+      const seen = JSON.parse(look.stdout) as Array<{ state: string; query: string }>;
+      // at the INSERT, or done with it (a slow machine may still be running it)
+      expect(seen).toEqual([{ state: expect.stringMatching(/^(idle in transaction|active)$/), query: expect.stringMatching(/^WITH ins AS \(INSERT INTO "event"/) }]);
+      expect(await early.commit()).toBe(100);
+      expect(await stored(name)).toHaveLength(100);
+    } finally {
+      await own.close();
+    }
+  });
 });
