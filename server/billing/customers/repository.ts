@@ -179,6 +179,13 @@ export async function liveCustomerIds(db: Queryable, organizationId: string, ids
   return rows.map((r) => r.id);
 }
 
+/**
+ * The same as SQL, ids as one uuid[] parameter (one statement for any number of ids): the ids must be UUIDs.
+ * early-insert.ts sends it in its own transaction, behind the batch's INSERT.
+ */
+export const liveCustomerIdsSql = (organizationId: string, ids: readonly string[]): SQL =>
+  sql`SELECT ${customer.id} AS id FROM ${customer} WHERE ${live(organizationId)} AND ${customer.id} = ANY(${`{${ids.join(",")}}`}::uuid[])`;
+
 /** Ids of live customers whose id, external id, name or email contains the text (event search). */
 export async function searchCustomerIds(db: Queryable, organizationId: string, text: string, limit: number): Promise<string[]> {
   const pattern = likePattern(text);

@@ -5,9 +5,10 @@
 //
 // Only a batch the service stores as sent takes this path: a body `{"events": [...]}` whose first event is a
 // plain one (every field a string in its bounds, scalar metadata, no parent). The service commits it when
-// every event passed the check without zod (nothing transformed) and none names a customer id or a parent;
-// anything else (a refusal, `_cost` metadata, a customer to look up) rolls it back and is answered or stored as
-// before. Refused bodies answer without waiting for the rollback.
+// every event passed the check without zod (nothing transformed), none names a parent and the customer ids
+// it names are live customers of the organization (read in the same transaction, behind the INSERT); anything
+// else (a refusal, `_cost` metadata, a parent to resolve) rolls it back and is answered or stored as before.
+// Refused bodies answer without waiting for the rollback.
 import { sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { ReservedSql, Sql } from "postgres";
@@ -15,15 +16,24 @@ import type { Db } from "../../db/client.js";
 import { isSpace } from "../../http/json-sliced.js";
 import { orgNowSql } from "../test-clock/clock.js";
 import { eventInputFast } from "./ingest-input.js";
+import { liveCustomerIdsSql } from "../customers/repository.js";
 import { insertWithUpkeep, keptMetersSql, sharedIngestLock, type RollupMeter } from "./rollups.js";
+
+/**
+ * What became of a batch the caller let commit: the rows inserted; or the customer ids it names that are not
+ * live customers of the organization (rolled back: the batch is refused); or null when nothing was stored (the
+ * INSERT failed: the caller stores the batch itself).
+ */
+export type EarlyOutcome = { inserted: number } | { missingCustomerIds: string[] } | null;
 
 /** A batch's INSERT under way in its own transaction. */
 export interface EarlyInsert {
   /**
-   * The batch was checked and may be stored as sent: commits; the rows inserted, or null when nothing was stored
-   * (the INSERT failed: the caller stores the batch itself). Throws when the COMMIT itself failed.
+   * The batch was checked and may be stored as sent, once `customerIds` (UUIDs, the ones its events name) are
+   * found to be live customers of the organization, which the early transaction reads behind the INSERT: commits
+   * then. Throws when the COMMIT itself failed.
    */
-  commit(): Promise<number | null>;
+  commit(customerIds?: readonly string[]): Promise<EarlyOutcome>;
   /** The batch is refused or stored another way: rolls back (not waited for). No-op after commit. */
   abandon(): void;
   /**
@@ -82,6 +92,13 @@ export function eventsSpan(text: string): { start: number; end: number } | undef
   return { start: head[0].length - 1, end };
 }
 
+/**
+ * A parent named, or a `_cost` (which the check rewrites), anywhere in the body (a few tenths of a ms for 1 MiB):
+ * such a batch is stored the usual way, and an early INSERT started for it would only hold that one up (its rows
+ * wait for the early ones to be rolled back). A metadata value that merely looks so loses the early path, no more.
+ */
+const NOT_AS_SENT = /"parent_id"\s*:\s*"|"_cost"\s*:/;
+
 /** The longest first event looked at: a plain event is a few KiB at most (500-character metadata strings). */
 const FIRST_EVENT_MAX = 64 * 1024;
 
@@ -109,7 +126,7 @@ function firstEventPlain(text: string, start: number): boolean {
         return false;
       }
       const checked = eventInputFast(first, ["body", "events", 0]);
-      return checked !== undefined && "value" in checked && !checked.value.parent_id;
+      return checked !== undefined && "value" in checked && !checked.changed && !checked.value.parent_id;
     }
   }
   return false;
@@ -157,14 +174,15 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
   const running = inFlight.get(client) ?? 0;
   if (running >= Math.floor(client.options.max / 2)) return undefined;
   const span = eventsSpan(text);
-  if (!span || !firstEventPlain(text, span.start)) return undefined;
+  if (!span || !firstEventPlain(text, span.start) || NOT_AS_SENT.test(text)) return undefined;
   inFlight.set(client, running + 1);
   earlyInsertCounts.started++;
   let readNow!: { resolve: (now: Date) => void; reject: (err: unknown) => void };
   const now = new Promise<Date>((resolve, reject) => (readNow = { resolve, reject }));
   now.catch(() => {});
-  let decide!: (commit: boolean) => void;
-  const decided = new Promise<boolean>((resolve) => (decide = resolve));
+  // false: roll back; else commit once these customer ids are found
+  let decide!: (commit: false | { customerIds: readonly string[] }) => void;
+  const decided = new Promise<false | { customerIds: readonly string[] }>((resolve) => (decide = resolve));
   // the caller decides within milliseconds; should it never, the connection is not held for good
   const giveUp = setTimeout(() => decide(false), DECIDE_WITHIN_MS);
   giveUp.unref();
@@ -214,19 +232,31 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
         insert = send<{ n: number }>(insertWithUpkeep(organizationId, batch, meters));
       }
       // the decision usually comes while PostgreSQL is still at the INSERT: the COMMIT is sent at once, to run
-      // right after it (after a failed statement, PostgreSQL ends the transaction with a ROLLBACK instead)
-      const commit = decided.then((ok) => {
+      // right after it (after a failed statement, PostgreSQL ends the transaction with a ROLLBACK instead); with
+      // customer ids to find, their read is sent at once and the COMMIT once it answered
+      const commit = decided.then(async (ok): Promise<string[] | undefined> => {
         if (!ok) return undefined;
+        if (ok.customerIds.length > 0) {
+          const found = new Set((await send<{ id: string }>(liveCustomerIdsSql(organizationId, ok.customerIds))).map((r) => r.id));
+          const missing = ok.customerIds.filter((id) => !found.has(id.toLowerCase()));
+          if (missing.length > 0) return missing;
+        }
         commitSent = true;
-        return reserved.unsafe("COMMIT").execute();
+        await reserved.unsafe("COMMIT").execute();
+        return [];
       });
       commit.catch(() => {});
       const [row] = await insert;
       inserted = true;
       if (!(await decided)) throw abandoned;
-      await commit;
+      const missing = await commit;
+      if (missing && missing.length > 0) {
+        await reserved.unsafe("ROLLBACK").execute();
+        earlyInsertCounts.rolledBack++;
+        return { missingCustomerIds: missing };
+      }
       earlyInsertCounts.committed++;
-      return row?.n ?? 0;
+      return { inserted: row?.n ?? 0 };
     } catch (err) {
       readNow.reject(err);
       if (conn && !commitSent) await conn.unsafe("ROLLBACK").catch(() => {});
@@ -242,8 +272,8 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
   // a refusal does not wait for the rollback; a failed INSERT is the caller's to redo (commit() answers null)
   done.catch(() => {});
   return {
-    async commit() {
-      decide(true);
+    async commit(customerIds = []) {
+      decide({ customerIds });
       try {
         return await done;
       } catch (err) {

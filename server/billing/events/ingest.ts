@@ -43,23 +43,32 @@ export function ingestEvents(
   early?: EarlyInsert,
 ): Promise<IngestResult | null> {
   const events = input.events;
-  // customers are checked against the pool, parents resolved to ids: both the usual way
-  if (early && events.some((e) => e.customer_id || e.parent_id)) {
+  // parents are resolved to ids the usual way
+  if (early && events.some((e) => e.parent_id)) {
     early.abandon();
     early = undefined;
   }
   if (!early) return ingestUsual(db, organizationId, events, now);
   const issues = eventIssues(events, organizationId, now);
   if (issues.length > 0) return Promise.reject(validationError(issues));
-  // the early INSERT holds what the rows of the usual path would, bar their ids. Not awaited here: while the
-  // request waits on the database, nothing holds the batch (its objects die young, not copied by each
-  // young-generation collection meanwhile)
-  return commitEarly(early, events.length);
+  // the early INSERT holds what the rows of the usual path would, bar their ids; the customer ids it names are
+  // read in its transaction. Not awaited here: while the request waits on the database, nothing holds the
+  // batch (its objects die young, not copied by each young-generation collection meanwhile) but the customer
+  // id of each event, for the answer should one be missing
+  const named = events.map((e) => e.customer_id);
+  const customerIds = [...new Set(named.filter((id): id is string => id !== undefined))];
+  return commitEarly(early, events.length, customerIds.length > 0 ? named : [], customerIds);
 }
 
-async function commitEarly(early: EarlyInsert, total: number): Promise<IngestResult | null> {
-  const inserted = await early.commit();
-  return inserted === null ? null : { inserted, duplicates: total - inserted };
+async function commitEarly(early: EarlyInsert, total: number, named: Array<string | undefined>, customerIds: string[]): Promise<IngestResult | null> {
+  const outcome = await early.commit(customerIds);
+  if (outcome === null) return null;
+  if ("missingCustomerIds" in outcome) {
+    // what the usual path answers (its other checks passed already)
+    const missing = new Set(outcome.missingCustomerIds);
+    throw validationError(named.flatMap((id, i) => (id !== undefined && missing.has(id) ? [at(i, "customer_id", "Customer not found.", id)] : [])));
+  }
+  return { inserted: outcome.inserted, duplicates: total - outcome.inserted };
 }
 
 /** What is wrong with the events that the organization's customers and events need not be read for. */
