@@ -15,6 +15,23 @@ function random(seed: number) {
 const STRINGS = ["", "a", "x".repeat(40), "x".repeat(41), "x".repeat(128), "x".repeat(129), "x".repeat(256), "x".repeat(257), "x".repeat(500), "x".repeat(501)];
 const SCALARS: unknown[] = [0, -1.5, 1e300, true, false, null, ...STRINGS, [], [1], {}, { a: 1 }];
 const UUIDS = ["7a0c3a9e-4b5d-4f6e-8a1b-2c3d4e5f6a7b", "7A0C3A9E-4B5D-4F6E-8A1B-2C3D4E5F6A7B", "not-a-uuid", "00000000-0000-0000-0000-000000000000"];
+const COSTS: unknown[] = [
+  { amount: "1.5", currency: "EUR" },
+  { amount: 12, currency: "usd" },
+  { amount: -0.25, currency: "Jpy" },
+  { amount: 1e21, currency: "USD" },
+  { amount: "-3", currency: "gbp", extra: "stripped" },
+  { amount: "1.", currency: "USD" },
+  { amount: "1e3", currency: "USD" },
+  { amount: 1, currency: "xxx" },
+  { amount: 1 },
+  { currency: "USD" },
+  { amount: true, currency: "USD" },
+  { amount: 1, currency: 5 },
+  "12 USD",
+  null,
+  [1, "USD"],
+];
 const TIMES = ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00.123+02:00", "2026-01-01", "0000-01-01T00:00:00Z", "yesterday"];
 
 function event(r: ReturnType<typeof random>): unknown {
@@ -41,9 +58,9 @@ function event(r: ReturnType<typeof random>): unknown {
       const m: Record<string, unknown> = {};
       const keys = next() < 0.05 ? 51 : Math.floor(next() * 12);
       for (let k = 0; k < keys; k++) {
-        const key = next() < 0.04 ? pick(["", "k".repeat(41), "_cost", "_llm"]) : `key${k}`;
+        const key = next() < 0.08 ? pick(["", "k".repeat(41), "_cost", "_cost", "_llm"]) : `key${k}`;
         m[key] =
-          key === "_cost" ? pick([{ amount: "1.5", currency: "EUR" }, { amount: 1, currency: "xxx" }]) : next() < 0.8 ? pick([1, "v", true, 2.5]) : pick(SCALARS);
+          key === "_cost" ? pick(COSTS) : next() < 0.8 ? pick([1, "v", true, 2.5]) : pick(SCALARS);
       }
       e.metadata = m;
     }
@@ -71,6 +88,15 @@ describe("ingest events without zod", () => {
         expect(await outcome(batch, true), `seed ${seed}: ${JSON.stringify(batch)}`).toEqual(await outcome(batch, false));
       }
     }
+  });
+
+  it("rewrites a valid _cost as zod does, without zod, and says the value changed", () => {
+    const metadata = { a: 1, _cost: { amount: 12, currency: "USD", extra: 1 }, b: "two" };
+    const got = eventInputFast({ name: "n", external_customer_id: "c", metadata }, ["body", "events", 0]);
+    expect(got).toEqual({ value: { name: "n", external_customer_id: "c", metadata: { a: 1, _cost: { amount: "12", currency: "usd" }, b: "two" } }, changed: true });
+    expect(Object.keys((got as { value: { metadata: object } }).value.metadata)).toEqual(["a", "_cost", "b"]);
+    expect(metadata._cost).toEqual({ amount: 12, currency: "USD", extra: 1 });
+    expect(eventInputFast({ name: "n", external_customer_id: "c", metadata: { _cost: { amount: "1e3", currency: "USD" } } }, ["body", "events", 0])).toBeUndefined();
   });
 
   it("passes the common event without zod, metadata as sent", () => {

@@ -117,31 +117,53 @@ const stringOf = (v: unknown, min: number, max: number): v is string => typeof v
 const nullishStringOf = (v: unknown, min: number, max: number): v is string | null | undefined =>
   v === undefined || v === null || stringOf(v, min, max);
 
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/** costMetadata's output for a `_cost` it passes, without zod; undefined when zod must say (a refusal). */
+function costFast(value: unknown): { amount: string; currency: string } | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const { amount, currency } = value;
+  if (!((typeof amount === "number" && Number.isFinite(amount)) || (typeof amount === "string" && DECIMAL.test(amount)))) return undefined;
+  if (typeof currency !== "string" || !isCurrencyCode(currency.toLowerCase())) return undefined;
+  return { amount: String(amount), currency: currency.toLowerCase() };
+}
+
 /**
- * metadata's check without zod: true when every value is a scalar metadataScalar passes unchanged; false when
- * the only problems are such values (their issues, zod's, added to `issues`); undefined when zod must say.
+ * metadata's check without zod: true when every value is a scalar metadataScalar passes unchanged; a copy when
+ * one is a `_cost` it passes (which zod's transform rewrites: the amount a decimal string, the currency in lower
+ * case); false when the only problems are scalar values (their issues, zod's, added to `issues`); undefined
+ * when zod must say.
  */
-function metadataFast(m: unknown, loc: Array<string | number>, issues: ValidationIssue[]): boolean | undefined {
+function metadataFast(m: unknown, loc: Array<string | number>, issues: ValidationIssue[]): boolean | Record<string, unknown> | undefined {
   if (!isPlainObject(m)) return undefined;
   let count = 0;
   let bad: Array<[string, unknown, string]> | undefined;
+  let cost: { amount: string; currency: string } | undefined;
   for (const key in m) {
-    if (++count > METADATA_MAX_KEYS || key.length < 1 || key.length > 40 || RESERVED_KEYS.has(key) || key === "__proto__") return undefined;
+    if (++count > METADATA_MAX_KEYS || key.length < 1 || key.length > 40 || key === "__proto__") return undefined;
     const value = m[key];
+    if (RESERVED_KEYS.has(key)) {
+      if (key !== "_cost" || !(cost = costFast(value))) return undefined;
+      continue;
+    }
     const problem = scalarProblem(value);
     if (problem === null) continue;
     if (problem === undefined) return undefined;
     (bad ??= []).push([key, value, problem]);
   }
-  if (!bad) return true;
-  for (const [key, value, problem] of bad) issues.push(valueIssue([...loc, "metadata", key], problem, value));
-  return false;
+  if (bad) {
+    for (const [key, value, problem] of bad) issues.push(valueIssue([...loc, "metadata", key], problem, value));
+    return false;
+  }
+  // the same keys in the same order as zod's copy
+  return cost ? { ...m, _cost: cost } : true;
 }
 
 /**
  * EventInput's answer for the common event, without zod: every field a string within its bounds (or absent),
- * a customer named, metadata of scalars. The same value zod gives (metadata: the object sent, unchanged, as
- * zod would copy it), or the same issues when the only problems are metadata values; undefined: ask zod.
+ * a customer named, metadata of scalars and a `_cost`. The same value zod gives (metadata: the object sent,
+ * unchanged, as zod would copy it; a copy, `changed`, when `_cost` was rewritten), or the same issues when the
+ * only problems are scalar metadata values; undefined: ask zod.
  * tests/unit/event-input-fast.test.ts compares the two.
  */
 export const eventInputFast: FastCheck<EventInputOutput> = (item, loc) => {
@@ -156,21 +178,23 @@ export const eventInputFast: FastCheck<EventInputOutput> = (item, loc) => {
   if (customer_id !== undefined && !(typeof customer_id === "string" && customerId.safeParse(customer_id).success)) return undefined;
   if (external_customer_id !== undefined && !stringOf(external_customer_id, 1, 256)) return undefined;
   if (customer_id === undefined && external_customer_id === undefined) return undefined;
+  let checked: boolean | Record<string, unknown> = true;
   if (metadata !== undefined) {
     const issues: ValidationIssue[] = [];
     const ok = metadataFast(metadata, loc, issues);
     if (ok === undefined) return undefined;
     if (!ok) return { issues };
+    checked = ok;
   }
   const value: EventInputOutput = { name };
   if (timestamp !== undefined) value.timestamp = timestamp;
   if (organization_id !== undefined) value.organization_id = organization_id;
   if (external_id !== undefined) value.external_id = external_id;
   if (parent_id !== undefined) value.parent_id = parent_id;
-  if (metadata !== undefined) value.metadata = metadata as Record<string, unknown>;
+  if (metadata !== undefined) value.metadata = checked === true ? (metadata as Record<string, unknown>) : checked;
   if (customer_id !== undefined) value.customer_id = customer_id;
   if (external_customer_id !== undefined) value.external_customer_id = external_customer_id;
   if (member_id !== undefined) value.member_id = member_id;
   if (external_member_id !== undefined) value.external_member_id = external_member_id;
-  return { value };
+  return checked === true ? { value } : { value, changed: true };
 };

@@ -100,12 +100,12 @@ export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): 
     // (by the early transaction when there is one: nothing is read from the pool until it is decided)
     const now = early ? early.now.catch(() => orgNow(db, organizationId, wall)) : orgNow(db, organizationId, wall);
     now.catch(() => {}); // a refused batch does not wait for it
-    const counts = { zod: 0 };
+    const counts = { notAsSent: 0 };
     const events = await parseArraySliced(service.EventInput, envelope.events, ["events"], service.eventInputFast, counts);
-    // zod transformed what it checked (`_cost` amounts), so the early INSERT does not hold the batch: it is
+    // the check rewrote what it checked (`_cost` amounts), so the early INSERT does not hold the batch: it is
     // rolled back first (the usual INSERT would wait for its rows)
-    if (counts.zod > 0) early?.abandon();
-    return ingestEvents(db, organizationId, { events }, (await now).getTime(), counts.zod === 0 ? early : undefined);
+    if (counts.notAsSent > 0) early?.abandon();
+    return ingestEvents(db, organizationId, { events }, (await now).getTime(), counts.notAsSent === 0 ? early : undefined);
   }
 
   app.get("/events/", { config: { scope: "events:read" } }, async (req) => {
