@@ -10,6 +10,7 @@ import { sql } from "drizzle-orm";
 import type { Sql } from "postgres";
 import { openDatabase, rowsOf } from "../../server/db/client.js";
 import { earlyInsertCounts, preparable, PREPARED_TEXTS_MAX, startEarlyInsert } from "../../server/billing/events/early-insert.js";
+import { usualInsertCounts } from "../../server/billing/events/ingest.js";
 import { rebuildMeterRollups } from "../../server/billing/events/service.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -232,6 +233,48 @@ describe("POST /v1/events/ingest, stored early", () => {
     expect(rows.get(`${name}-child`)!.parent_id).toBe(parentId.id);
   });
 
+  it("stores the usual way from the body's text with what was decided for some events: ids, parents, _cost, _llm, the first of an external_id", async () => {
+    const name = unique("patched");
+    const llm = { vendor: "openai", model: "gpt", input_tokens: 10, output_tokens: 5, total_tokens: 15, extra: "not kept" };
+    const events = [
+      { name, external_customer_id: "c", external_id: `${name}-root`, metadata: { i: 0 } },
+      { name, external_customer_id: "c", external_id: `${name}-1`, parent_id: `${name}-root`, metadata: { i: 1, _cost: { amount: 1.5, currency: "EUR", x: 1 } } },
+      { name, external_customer_id: "c", external_id: `${name}-1`, metadata: { i: "the second of an external_id: skipped" } },
+      { name, external_customer_id: "c", metadata: { i: 3, _llm: llm } },
+      { name, external_customer_id: "c", external_id: `${name}-4`, parent_id: `${name}-1`, timestamp: "2026-01-02T03:04:05.678Z" },
+    ];
+    const before = { ...usualInsertCounts };
+    expect(await ingest({ events })).toEqual({ status: 200, body: { inserted: 4, duplicates: 1 } });
+    expect(usualInsertCounts.text - before.text).toBe(1);
+    expect(usualInsertCounts.rows - before.rows).toBe(0);
+    const rows = await rowsOf<{ id: string; external_id: string | null; parent_id: string | null; metadata: Record<string, unknown>; timestamp: Date | string }>(
+      server.database.db,
+      sql`SELECT id, external_id, parent_id, metadata, timestamp FROM event WHERE organization_id = ${seller.organizationId} AND name = ${name} ORDER BY metadata->>'i'`,
+    );
+    const byExternal = new Map(rows.map((r) => [r.external_id, r]));
+    expect(rows.map((r) => r.metadata)).toEqual([
+      { i: 0 },
+      { i: 1, _cost: { amount: "1.5", currency: "eur" } },
+      { i: 3, _llm: { vendor: "openai", model: "gpt", input_tokens: 10, output_tokens: 5, total_tokens: 15 } },
+      {},
+    ]);
+    expect(byExternal.get(`${name}-1`)!.parent_id).toBe(byExternal.get(`${name}-root`)!.id);
+    expect(byExternal.get(`${name}-4`)!.parent_id).toBe(byExternal.get(`${name}-1`)!.id);
+    expect(new Date(byExternal.get(`${name}-4`)!.timestamp).toISOString()).toBe("2026-01-02T03:04:05.678Z");
+    expect(rows.every((r) => /^[0-9a-f]{8}-[0-9a-f]{4}-7/.test(r.id))).toBe(true);
+
+    // a text PostgreSQL reads otherwise than JSON.parse (a repeated events key): the rows are sent instead
+    const body = `{"events":[{"name":"${name}-not","external_customer_id":"c"}],"events":[{"name":"${name}-again","external_customer_id":"c","external_id":"${name}-a","metadata":{"_cost":{"amount":2,"currency":"USD"}}},{"name":"${name}-again","external_customer_id":"d","parent_id":"${name}-a"}]}`;
+    const refused = { ...usualInsertCounts };
+    expect(await ingest(body)).toEqual({ status: 200, body: { inserted: 2, duplicates: 0 } });
+    expect([usualInsertCounts.textRefused - refused.textRefused, usualInsertCounts.rows - refused.rows]).toEqual([1, 1]);
+    expect((await stored(`${name}-again`)).map((r) => [r.external_customer_id, r.metadata])).toEqual([
+      ["c", { _cost: { amount: "2", currency: "usd" } }],
+      ["d", {}],
+    ]);
+    expect(await stored(`${name}-not`)).toEqual([]);
+  });
+
   it("stores the batch the body parses to when its text holds another (a repeated events key)", async () => {
     const name = unique("twice");
     const body = `{"events":[{"name":"${name}-not","external_customer_id":"c"}],"events":[{"name":"${name}","external_customer_id":"c"},{"name":"${name}","external_customer_id":"d"}]}`;
@@ -346,7 +389,7 @@ import postgres from "postgres";
 await new Promise((r) => setTimeout(r, 300));
 const sql = postgres(process.env.LOOK_URL, { max: 1, onnotice: () => {} });
 const rows = await sql\`SELECT state, left(query, 40) AS query FROM pg_stat_activity
-  WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'\`;
+  WHERE datname = current_database() AND application_name = 'till-early-flight' AND state <> 'idle'\`;
 process.stdout.write(JSON.stringify(rows));
 await sql.end();
 `;
@@ -364,8 +407,11 @@ describe("the early flight's prepared statements", () => {
 
 describe.runIf(usingPostgres)("the early flight", () => {
   it("reaches PostgreSQL whole while the server's thread is busy: prepared, its statements wait for no reply", async () => {
-    // a client of two connections beside the server's: the early path takes one, and both are warmed
-    const own = await openDatabase({ url: database.url!, max: 4 });
+    // a client of its own beside the server's (whose worker may be in a transaction of its own meanwhile), named
+    // so: the early path takes one of its connections, both of which are warmed
+    const url = new URL(database.url!);
+    url.searchParams.set("application_name", "till-early-flight");
+    const own = await openDatabase({ url: url.toString(), max: 4 });
     try {
       const body = (name: string) =>
         JSON.stringify({ events: Array.from({ length: 100 }, (_, i) => ({ name, external_id: `${name}-${i}`, external_customer_id: "c1", metadata: { i } })) });

@@ -105,7 +105,8 @@ export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): 
     // the check rewrote what it checked (`_cost` amounts), so the early INSERT does not hold the batch: it is
     // rolled back first (the usual INSERT would wait for its rows)
     if (counts.notAsSent > 0) early?.abandon();
-    return ingestEvents(db, organizationId, { events }, (await now).getTime(), counts.notAsSent === 0 ? early : undefined);
+    const text = req.body instanceof UnparsedJson ? req.body.text : undefined;
+    return ingestEvents(db, organizationId, { events }, (await now).getTime(), counts.notAsSent === 0 ? early : undefined, text);
   }
 
   app.get("/events/", { config: { scope: "events:read" } }, async (req) => {
