@@ -11,6 +11,7 @@ import type { Sql } from "postgres";
 import { openDatabase, rowsOf } from "../../server/db/client.js";
 import { earlyInsertCounts, preparable, PREPARED_TEXTS_MAX, startEarlyInsert } from "../../server/billing/events/early-insert.js";
 import { usualInsertCounts } from "../../server/billing/events/ingest.js";
+import { stagedInsertCounts } from "../../server/billing/events/staged-insert.js";
 import { rebuildMeterRollups } from "../../server/billing/events/service.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -80,6 +81,13 @@ async function counts(): Promise<typeof earlyInsertCounts> {
     await new Promise((r) => setTimeout(r, 20));
   }
   return { ...earlyInsertCounts };
+}
+const prefixed = (c: typeof stagedInsertCounts) => ({ stagedStarted: c.started, stagedCommitted: c.committed, stagedRolledBack: c.rolledBack, stagedFailed: c.failed });
+/** The staging counts once every staging started has ended. */
+async function settledStaged(): Promise<typeof stagedInsertCounts> {
+  const c = stagedInsertCounts;
+  for (let i = 0; i < 100 && c.started !== c.committed + c.rolledBack + c.failed; i++) await new Promise((r) => setTimeout(r, 20));
+  return { ...c };
 }
 /** How a batch changed the counts: on PGlite nothing is started early. */
 async function delta(send: () => Promise<unknown>) {
@@ -233,7 +241,7 @@ describe("POST /v1/events/ingest, stored early", () => {
     expect(rows.get(`${name}-child`)!.parent_id).toBe(parentId.id);
   });
 
-  it("stores the usual way from the body's text with what was decided for some events: ids, parents, _cost, _llm, the first of an external_id", async () => {
+  it("stores the usual way, staged or from the body's text, with what was decided for some events: ids, parents, _cost, _llm, the first of an external_id", async () => {
     const name = unique("patched");
     const llm = { vendor: "openai", model: "gpt", input_tokens: 10, output_tokens: 5, total_tokens: 15, extra: "not kept" };
     const events = [
@@ -243,10 +251,13 @@ describe("POST /v1/events/ingest, stored early", () => {
       { name, external_customer_id: "c", metadata: { i: 3, _llm: llm } },
       { name, external_customer_id: "c", external_id: `${name}-4`, parent_id: `${name}-1`, timestamp: "2026-01-02T03:04:05.678Z" },
     ];
-    const before = { ...usualInsertCounts };
+    // on PostgreSQL staged while the body is parsed (staged-insert.ts), on PGlite from the text once it is
+    const before = { ...usualInsertCounts, ...prefixed(stagedInsertCounts) };
     expect(await ingest({ events })).toEqual({ status: 200, body: { inserted: 4, duplicates: 1 } });
-    expect(usualInsertCounts.text - before.text).toBe(1);
-    expect(usualInsertCounts.rows - before.rows).toBe(0);
+    const after = { ...usualInsertCounts, ...prefixed(await settledStaged()) };
+    expect([after.text - before.text, after.rows - before.rows, after.stagedStarted - before.stagedStarted, after.stagedCommitted - before.stagedCommitted]).toEqual(
+      usingPostgres ? [0, 0, 1, 1] : [1, 0, 0, 0],
+    );
     const rows = await rowsOf<{ id: string; external_id: string | null; parent_id: string | null; metadata: Record<string, unknown>; timestamp: Date | string }>(
       server.database.db,
       sql`SELECT id, external_id, parent_id, metadata, timestamp FROM event WHERE organization_id = ${seller.organizationId} AND name = ${name} ORDER BY metadata->>'i'`,
@@ -265,14 +276,23 @@ describe("POST /v1/events/ingest, stored early", () => {
 
     // a text PostgreSQL reads otherwise than JSON.parse (a repeated events key): the rows are sent instead
     const body = `{"events":[{"name":"${name}-not","external_customer_id":"c"}],"events":[{"name":"${name}-again","external_customer_id":"c","external_id":"${name}-a","metadata":{"_cost":{"amount":2,"currency":"USD"}}},{"name":"${name}-again","external_customer_id":"d","parent_id":"${name}-a"}]}`;
-    const refused = { ...usualInsertCounts };
+    const refused = { ...usualInsertCounts, ...prefixed(stagedInsertCounts) };
     expect(await ingest(body)).toEqual({ status: 200, body: { inserted: 2, duplicates: 0 } });
-    expect([usualInsertCounts.textRefused - refused.textRefused, usualInsertCounts.rows - refused.rows]).toEqual([1, 1]);
+    const then = { ...usualInsertCounts, ...prefixed(await settledStaged()) };
+    expect([then.textRefused - refused.textRefused, then.rows - refused.rows, then.stagedFailed - refused.stagedFailed]).toEqual(usingPostgres ? [0, 1, 1] : [1, 1, 0]);
     expect((await stored(`${name}-again`)).map((r) => [r.external_customer_id, r.metadata])).toEqual([
       ["c", { _cost: { amount: "2", currency: "usd" } }],
       ["d", {}],
     ]);
     expect(await stored(`${name}-not`)).toEqual([]);
+
+    // refused (a parent nobody has): the staging is rolled back, nothing stored
+    const orphan = { ...prefixed(stagedInsertCounts) };
+    const answer = await ingest({ events: [{ name: `${name}-orphan`, external_customer_id: "c", parent_id: "nobody", metadata: { _cost: { amount: 1, currency: "USD" } } }] });
+    expect(answer.status).toBe(422);
+    expect(JSON.stringify(answer.body)).toContain('"loc":["body","events",0,"parent_id"]');
+    expect(prefixed(await settledStaged()).stagedRolledBack - orphan.stagedRolledBack).toBe(usingPostgres ? 1 : 0);
+    expect(await stored(`${name}-orphan`)).toEqual([]);
   });
 
   it("stores the batch the body parses to when its text holds another (a repeated events key)", async () => {

@@ -47,9 +47,9 @@ export interface EarlyInsert {
  * Early transactions under way, per database client: at most half its pool, each holding a connection until its
  * batch is decided (the requests deciding read nothing from the pool meanwhile; the rest of the server does).
  */
-const inFlight = new WeakMap<Sql, number>();
+export const inFlight = new WeakMap<Sql, number>();
 /** How long an early transaction waits for commit() or abandon() before it rolls back by itself. */
-const DECIDE_WITHIN_MS = 30_000;
+export const DECIDE_WITHIN_MS = 30_000;
 
 /**
  * What became of the early INSERTs started in this process (tests read it); `metersChanged`: how many were sent
@@ -97,7 +97,7 @@ export function eventsSpan(text: string): { start: number; end: number } | undef
  * such a batch is stored the usual way, and an early INSERT started for it would only hold that one up (its rows
  * wait for the early ones to be rolled back). A metadata value that merely looks so loses the early path, no more.
  */
-const NOT_AS_SENT = /"parent_id"\s*:\s*"|"_cost"\s*:/;
+export const NOT_AS_SENT = /"parent_id"\s*:\s*"|"_cost"\s*:/;
 
 /** The longest first event looked at: a plain event is a few KiB at most (500-character metadata strings). */
 const FIRST_EVENT_MAX = 64 * 1024;
@@ -133,12 +133,12 @@ function firstEventPlain(text: string, start: number): boolean {
 }
 
 /** The postgres.js client under a drizzle handle (the early transaction sends its statements itself, in a row). */
-function postgresClient(db: Db): Sql | undefined {
+export function postgresClient(db: Db): Sql | undefined {
   const client = (db as unknown as { $client?: unknown }).$client;
   return typeof client === "function" && "begin" in client ? (client as Sql) : undefined;
 }
 
-const dialect = new PgDialect();
+export const dialect = new PgDialect();
 
 /**
  * The statements of the early flight are prepared (postgres.js keeps them per connection): an unprepared query

@@ -6,6 +6,7 @@ import { missingCustomerIds } from "../customers/service.js";
 import { isUuid, validationError, type ValidationIssue } from "../http.js";
 import { sql } from "drizzle-orm";
 import { eventsSpan, type EarlyInsert } from "./early-insert.js";
+import type { StagedInsert } from "./staged-insert.js";
 import type { EventsIngestInput } from "./ingest-input.js";
 import * as repo from "./repository.js";
 import * as rollups from "./rollups.js";
@@ -49,6 +50,7 @@ export function ingestEvents(
   now = Date.now(),
   early?: EarlyInsert,
   text?: string,
+  staged?: StagedInsert,
 ): Promise<IngestResult | null> {
   const events = input.events;
   // parents are resolved to ids the usual way
@@ -56,7 +58,7 @@ export function ingestEvents(
     early.abandon();
     early = undefined;
   }
-  if (!early) return ingestUsual(db, organizationId, events, now, text);
+  if (!early) return ingestUsual(db, organizationId, events, now, text, staged);
   const issues = eventIssues(events, organizationId, now);
   if (issues.length > 0) return Promise.reject(validationError(issues));
   // the early INSERT holds what the rows of the usual path would, bar their ids; the customer ids it names are
@@ -100,7 +102,14 @@ function eventIssues(events: EventsIngestInput["events"], organizationId: string
  * from its `events` array as sent, with what was decided here for some of them (patches: ids, parents, rewritten
  * `_cost` and `_llm`), instead of from the rows written out again: a megabyte less to write, send and read.
  */
-async function ingestUsual(db: Db, organizationId: string, events: EventsIngestInput["events"], now: number, text?: string): Promise<IngestResult> {
+async function ingestUsual(
+  db: Db,
+  organizationId: string,
+  events: EventsIngestInput["events"],
+  now: number,
+  text?: string,
+  staged?: StagedInsert,
+): Promise<IngestResult> {
   const customerIds = events.flatMap((e) => (e.customer_id ? [e.customer_id] : []));
   const missing = new Set(customerIds.length > 0 ? await missingCustomerIds(db, organizationId, customerIds) : []);
   const issues = eventIssues(events, organizationId, now, missing);
@@ -140,7 +149,11 @@ async function ingestUsual(db: Db, organizationId: string, events: EventsIngestI
   const store = (batch: rollups.BatchRows) => db.transaction((tx) => rollups.insertEventsWithRollups(tx, organizationId, batch));
   const span = text === undefined ? undefined : eventsSpan(text);
   let inserted: number | undefined;
-  if (span && text !== undefined) {
+  // staged while the body was parsed (staged-insert.ts): null when PostgreSQL refused the text, which the
+  // rows then replace
+  const fromStaged = staged ? await staged.store(JSON.stringify(patchesOf(events.length, rows, rowIndex)), sql`${nowIso}::timestamptz`) : undefined;
+  if (fromStaged !== undefined && fromStaged !== null) inserted = fromStaged;
+  else if (span && text !== undefined && fromStaged === undefined) {
     const batch = { text: text.slice(span.start, span.end), now: sql`${nowIso}::timestamptz`, patches: JSON.stringify(patchesOf(events.length, rows, rowIndex)) };
     // PostgreSQL reads the text otherwise than JSON.parse read the body (a repeated `events` key, a \u0000):
     // a data exception, and the rows are sent instead

@@ -20,6 +20,7 @@ import {
 import { sortingQuery } from "../listing.js";
 import { meterSelection } from "../meters/service.js";
 import { startEarlyInsert, type EarlyInsert } from "./early-insert.js";
+import { startStagedInsert, type StagedInsert } from "./staged-insert.js";
 import { ingestEvents } from "./ingest.js";
 import * as service from "./service.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -80,12 +81,15 @@ export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): 
     // a batch that looks storable as sent starts its INSERT from the body's text now, while it is parsed and
     // checked here (early-insert.ts); PGlite runs on this thread, so there it would only come first
     const early = driver === "postgres" && req.body instanceof UnparsedJson ? startEarlyInsert(db, organizationId, req.body.text, wall) : undefined;
+    // one the usual path stores (parents, _cost) has its events staged meanwhile instead (staged-insert.ts)
+    const staged = !early && driver === "postgres" && req.body instanceof UnparsedJson ? startStagedInsert(db, organizationId, req.body.text, wall) : undefined;
     try {
       // null: the early INSERT failed after all (PostgreSQL read the text otherwise than JSON.parse, e.g. a
       // repeated key): the body is parsed again and stored the usual way
-      return (await ingestBody(req, organizationId, wall, early)) ?? (await ingestBody(req, organizationId, wall, undefined))!;
+      return (await ingestBody(req, organizationId, wall, early, staged)) ?? (await ingestBody(req, organizationId, wall, undefined, undefined))!;
     } finally {
       early?.abandon();
+      staged?.abandon();
     }
   });
 
@@ -93,12 +97,13 @@ export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): 
    * Parses and checks the body, then stores it (or commits the early INSERT). Returns the promise of the store
    * without awaiting it, so that while the request waits on the database nothing holds the parsed batch.
    */
-  async function ingestBody(req: FastifyRequest, organizationId: string, wall: Date, early: EarlyInsert | undefined) {
+  async function ingestBody(req: FastifyRequest, organizationId: string, wall: Date, early: EarlyInsert | undefined, staged: StagedInsert | undefined) {
     // the envelope at once, the events in slices (1,000 events with metadata: tens of ms of zod in one go)
     const envelope = parseWith(service.EventsIngestEnvelope, (await jsonBody(req)) ?? {}, "body");
     // timestamps may not be ahead of the organization's now (its test clock's, in a sandbox): read meanwhile
     // (by the early transaction when there is one: nothing is read from the pool until it is decided)
-    const now = early ? early.now.catch(() => orgNow(db, organizationId, wall)) : orgNow(db, organizationId, wall);
+    const ahead = early ?? staged;
+    const now = ahead ? ahead.now.catch(() => orgNow(db, organizationId, wall)) : orgNow(db, organizationId, wall);
     now.catch(() => {}); // a refused batch does not wait for it
     const counts = { notAsSent: 0 };
     const events = await parseArraySliced(service.EventInput, envelope.events, ["events"], service.eventInputFast, counts);
@@ -106,7 +111,7 @@ export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): 
     // rolled back first (the usual INSERT would wait for its rows)
     if (counts.notAsSent > 0) early?.abandon();
     const text = req.body instanceof UnparsedJson ? req.body.text : undefined;
-    return ingestEvents(db, organizationId, { events }, (await now).getTime(), counts.notAsSent === 0 ? early : undefined, text);
+    return ingestEvents(db, organizationId, { events }, (await now).getTime(), counts.notAsSent === 0 ? early : undefined, text, staged);
   }
 
   app.get("/events/", { config: { scope: "events:read" } }, async (req) => {
