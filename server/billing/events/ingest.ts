@@ -151,10 +151,12 @@ async function ingestUsual(
   let inserted: number | undefined;
   // staged while the body was parsed (staged-insert.ts): null when PostgreSQL refused the text, which the
   // rows then replace
-  const fromStaged = staged ? await staged.store(JSON.stringify(patchesOf(events.length, rows, rowIndex)), sql`${nowIso}::timestamptz`) : undefined;
+  const patches = JSON.stringify(patchesOf(events.length, rows, rowIndex));
+  const nowSql = sql`${nowIso}::timestamptz`;
+  const fromStaged = staged ? await staged.store(patches, nowSql) : undefined;
   if (fromStaged !== undefined && fromStaged !== null) inserted = fromStaged;
   else if (span && text !== undefined && fromStaged === undefined) {
-    const batch = { text: text.slice(span.start, span.end), now: sql`${nowIso}::timestamptz`, patches: JSON.stringify(patchesOf(events.length, rows, rowIndex)) };
+    const batch = { text: text.slice(span.start, span.end), now: nowSql, patches };
     // PostgreSQL reads the text otherwise than JSON.parse read the body (a repeated `events` key, a \u0000):
     // a data exception, and the rows are sent instead
     usualInsertCounts.text++;

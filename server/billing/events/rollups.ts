@@ -95,11 +95,13 @@ export const STAGED_TABLE = "till_event_batch";
 export const createStagedTable = `CREATE TEMP TABLE IF NOT EXISTS ${STAGED_TABLE} (
   name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, metadata jsonb, n bigint
 ) ON COMMIT DELETE ROWS`;
-/** The body's `events` text into the staged table, each event with its place (1-based). */
-export const stageBatch = (text: string): SQL =>
-  sql`INSERT INTO ${sql.raw(STAGED_TABLE)} SELECT * FROM ROWS FROM (jsonb_to_recordset(${text}::text::jsonb) AS (
+/** The events of a body's `events` text, each with its place (`n`, 1-based), as `x`: the fields the service stores. */
+const eventsOfText = (text: string): SQL =>
+  sql`ROWS FROM (jsonb_to_recordset(${text}::text::jsonb) AS (
       name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, metadata jsonb))
     WITH ORDINALITY AS x(name, timestamp, customer_id, external_customer_id, external_id, metadata, n)`;
+/** The body's `events` text into the staged table, each event with its place. */
+export const stageBatch = (text: string): SQL => sql`INSERT INTO ${sql.raw(STAGED_TABLE)} SELECT * FROM ${eventsOfText(text)}`;
 
 /**
  * What the service decided for the event at `n` (1-based, in the body's order): its id (one others in the batch
@@ -137,10 +139,7 @@ function batchSelect(organizationId: string, batch: BatchRows): SQL {
     // the same, each event joined to its patch by its place (a patch per event at most; skipped ones left out,
     // so that the first of an external_id is the one stored whatever order the join gives). `||` rebuilds the
     // metadata it is given (about 5 µs for 30 keys): only where there is something to merge
-    const source = sql`ROWS FROM (jsonb_to_recordset(${batch.text}::text::jsonb) AS (
-          name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, metadata jsonb))
-        WITH ORDINALITY AS x(name, timestamp, customer_id, external_customer_id, external_id, metadata, n)`;
-    return patchedSelect(organizationId, source, batch.patches, batch.now);
+    return patchedSelect(organizationId, eventsOfText(batch.text), batch.patches, batch.now);
   }
   // only the fields the service would store: an `id`, `source` or `parent_id` sent in the body is not read
   return sql`SELECT till_uuid_v7(), ${organizationId}::uuid, x.name, 'user', coalesce(x.timestamp, ${batch.now}), x.customer_id,
