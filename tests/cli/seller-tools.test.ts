@@ -33,6 +33,9 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
+// a shell this machine lacks is left out, as vitest.config.ts says in one line (never in CI: TILL_TEST_ALL=1)
+const missingShells = (process.env.TILL_TEST_MISSING ?? "").split(" ");
+
 describe("till completion", () => {
   const scripts: Record<string, string> = {};
   beforeAll(async () => {
@@ -83,7 +86,7 @@ describe("till completion", () => {
     expect(orgs).toEqual(["switch"]);
   });
 
-  it("zsh: the script parses, and its completion function offers the same candidates (compsys calls stubbed)", async () => {
+  it.skipIf(missingShells.includes("zsh"))("zsh: the script parses, and its completion function offers the same candidates (compsys calls stubbed)", async () => {
     await execa("zsh", ["-n", scripts.zsh as string]);
     const driver = `compdef() { :; }
       source "$1"
@@ -99,7 +102,7 @@ describe("till completion", () => {
     expect(value).toEqual(["default"]);
   });
 
-  it("fish: the script parses, and `complete -C` offers commands with their descriptions", async () => {
+  it.skipIf(missingShells.includes("fish"))("fish: the script parses, and `complete -C` offers commands with their descriptions", async () => {
     await execa("fish", ["-n", scripts.fish as string]);
     const fish = async (line: string) => (await execa("fish", ["--no-config", "-c", `source $argv[1]; complete -C ${JSON.stringify(line)}`, scripts.fish as string])).stdout.split("\n");
     const [pro, orgs, shells, types] = await Promise.all([fish("till pro"), fish("till --profile x orgs s"), fish("till completion "), fish("till trigger order.p")]);

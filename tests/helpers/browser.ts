@@ -1,7 +1,7 @@
 // Headless Chromium for the page tests (the Debian package at /usr/bin/chromium) and the accessibility check
 // every page test may run: axe-core's WCAG A/AA rules, failing on serious and critical violations.
 import { existsSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
+import { AxeBuilder } from "@axe-core/playwright";
 import { chromium, type Browser, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
