@@ -10,8 +10,9 @@ export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts", "tests/**/*.test.tsx"],
     exclude: ["**/node_modules/**", ...(missing.includes("chromium") ? ["tests/e2e/**"] : [])],
-    // the shell-completion tests read which shells are missing (tests/cli/seller-tools.test.ts)
-    env: { TILL_TEST_MISSING: missing.join(" ") },
+    // the shell-completion tests read which shells are missing (tests/cli/seller-tools.test.ts); the servers
+    // that tests start as processes pay live checkouts with the test card, as startServer's do
+    env: { TILL_TEST_MISSING: missing.join(" "), TILL_TEST_PAYMENTS: "live" },
     // builds web/dist when the web app's sources changed (the e2e tests load it in Chromium)
     globalSetup: ["tests/e2e/global-setup.ts"],
     testTimeout: 30_000,

@@ -31,6 +31,9 @@ export function startupBanner(config: Config, mail: "smtp" | "dev-mailbox", vers
       ? `  mail      SMTP via ${smtpHost} (from ${config.mail.from})`
       : `  mail      dev mailbox: nothing is sent; each message goes to ${path.join(config.dataDir, "mail")} and its links are printed here`,
   ];
+  if (config.payments.testInLive) {
+    lines.push("  payments  TILL_TEST_PAYMENTS=live: live organizations take the test card (development only: no real money moves)");
+  }
   if (!LOOPBACK.test(config.host)) {
     lines.push(`  network   bound to ${config.host}: reachable from other machines (HOST=127.0.0.1 keeps it on this one)`);
   }

@@ -81,6 +81,8 @@ const EnvSchema = z.object({
   TILL_GITHUB_OAUTH_URL: z.url().default("https://github.com"),
   TILL_DISCORD_API_URL: z.url().default("https://discord.com/api"),
   TILL_DISCORD_OAUTH_URL: z.url().default("https://discord.com"),
+  /** `live`: the built-in test processor takes payments for live organizations too (development and tests only). */
+  TILL_TEST_PAYMENTS: z.enum(["sandbox", "live"]).default("sandbox"),
 });
 
 export interface OidcProviderConfig {
@@ -125,6 +127,8 @@ export interface Config {
   benefits: BenefitServicesConfig;
   /** Renewal batches (claiming transactions) this process runs at once. */
   renewalConcurrency: number;
+  /** testInLive: the test processor serves live organizations too (TILL_TEST_PAYMENTS=live); never in production. */
+  payments: { testInLive: boolean };
 }
 
 export interface BenefitServicesConfig {
@@ -145,6 +149,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   if (Boolean(e.GITHUB_CLIENT_ID) !== Boolean(e.GITHUB_CLIENT_SECRET)) {
     throw new ConfigError("invalid configuration: set both GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET, or neither");
+  }
+  if (e.TILL_TEST_PAYMENTS === "live" && e.NODE_ENV === "production") {
+    throw new ConfigError("invalid configuration: TILL_TEST_PAYMENTS=live lets anyone pay a live organization with a test card; it is refused with NODE_ENV=production");
   }
   const oidcParts = [e.TILL_OIDC_ISSUER, e.TILL_OIDC_CLIENT_ID, e.TILL_OIDC_CLIENT_SECRET];
   if (oidcParts.some(Boolean) && !oidcParts.every(Boolean)) {
@@ -194,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.TILL_LOG_LEVEL,
     logFormat: e.TILL_LOG_FORMAT ?? (e.NODE_ENV === "production" ? "json" : "pretty"),
     renewalConcurrency: e.TILL_RENEWAL_CONCURRENCY,
+    payments: { testInLive: e.TILL_TEST_PAYMENTS === "live" },
     webhooks: {
       allowPrivate: e.TILL_WEBHOOKS_ALLOW_PRIVATE ?? !e.DATABASE_URL,
       inboundSecret: e.TILL_POLAR_WEBHOOK_SECRET,

@@ -45,6 +45,8 @@ export async function startApp(options: { pool?: number } = {}): Promise<ServedA
     TILL_DATA_DIR: dataDir,
     TILL_RATE_LIMIT: "false",
     TILL_LOG_LEVEL: "silent",
+    // the benches pay live organizations' checkouts with the test card
+    TILL_TEST_PAYMENTS: "live",
   });
   const mailer = createMailer({ smtpUrl: undefined, from: config.mail.from, mailDir: path.join(dataDir, "mail"), log: () => {} });
   const { app } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });

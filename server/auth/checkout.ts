@@ -58,7 +58,7 @@ function absolute(url: string | undefined, baseURL: string): string | undefined 
 }
 
 export function tillCheckout(deps: { db: Db; config: Config }) {
-  const processor = createPaymentProcessor();
+  const processor = createPaymentProcessor(deps.config.payments);
   const checkout = createAuthEndpoint(
     "/checkout",
     {

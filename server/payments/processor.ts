@@ -71,6 +71,11 @@ export interface PaymentProcessor {
   readonly id: string;
   /** Polar's `payment_processor` on the wire: the only value the SDK accepts is "stripe". */
   readonly wireName: "stripe";
+  /**
+   * May take payments for live organizations. The built-in test processor does not (it serves sandboxes and
+   * tests), unless the server runs with TILL_TEST_PAYMENTS=live; a live organization has no other yet.
+   */
+  readonly servesLive: boolean;
   /** `payment_processor_metadata` for a checkout: what the page needs to tokenize (strings only). */
   checkoutMetadata(checkout: { clientSecret: string; baseURL: string }): Record<string, string>;
   /** Charges (amount > 0) or saves (amount 0) the payment method behind the token. */

@@ -113,6 +113,7 @@ export function createTestProcessor(): PaymentProcessor {
   return {
     id: "test",
     wireName: "stripe",
+    servesLive: false,
     checkoutMetadata: ({ clientSecret, baseURL }) => ({
       processor: "test",
       tokenize_url: `${baseURL}/v1/checkouts/client/${clientSecret}/test-card`,

@@ -39,7 +39,7 @@ const START_TIMEOUT_MS = 240_000;
 /** `node server/main.ts` with the environment a fresh machine has, plus `env`. */
 async function start(env: Record<string, string>): Promise<Running> {
   const base: Record<string, string | undefined> = { ...process.env };
-  for (const name of ["NODE_ENV", "HOST", "TILL_LOG_FORMAT", "SMTP_URL", "DATABASE_URL", "TILL_BASE_URL", "PORT", "TILL_LOG_LEVEL"]) delete base[name];
+  for (const name of ["NODE_ENV", "HOST", "TILL_LOG_FORMAT", "SMTP_URL", "DATABASE_URL", "TILL_BASE_URL", "PORT", "TILL_LOG_LEVEL", "TILL_TEST_PAYMENTS"]) delete base[name];
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
     cwd: ROOT,
@@ -96,6 +96,7 @@ describe("npm start on its defaults", () => {
       `  next      \`npx till signup --server http://localhost:${till.port}\` (or create your account at http://localhost:${till.port}/sign-in?mode=sign-up, then \`npx till login\`)`,
     );
     expect(banner).not.toContain("network");
+    expect(banner).not.toContain("payments");
 
     expect(await accepts("127.0.0.1", till.port)).toBe(true);
     // every other interface refuses (a machine with no other interface has nothing more to check)

@@ -30,7 +30,7 @@ function forwardedQuery(rawUrl: string): URLSearchParams {
 }
 
 export function checkoutLinkRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
-  const deps = { db, baseURL: config.baseURL, processor: createPaymentProcessor() };
+  const deps = { db, baseURL: config.baseURL, processor: createPaymentProcessor(config.payments) };
 
   app.get("/checkout-links/", { config: { scope: "checkout_links:read" } }, async (req) => {
     const q = parseQuery(ListQuery, req);

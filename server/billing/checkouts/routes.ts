@@ -35,7 +35,7 @@ const secretOf = (req: FastifyRequest) => String((req.params as { client_secret?
 const STREAM_KEEPALIVE_MS = 15_000;
 
 export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
-  const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: createPaymentProcessor() };
+  const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: createPaymentProcessor(config.payments) };
   const streams = new Set<FastifyReply>();
   app.addHook("onClose", async () => {
     for (const reply of streams) reply.raw.end();

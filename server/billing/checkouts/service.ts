@@ -9,6 +9,8 @@ import { loadCustomers } from "../customers/service.js";
 import { ApiError, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
 import type { SortKey } from "../listing.js";
 import { getOrganization } from "../organizations/service.js";
+import { liveOrganizationOf } from "../organizations/sandbox.js";
+import type { PriceWire } from "../products/wire.js";
 import { loadProducts, productOrganizations } from "../products/service.js";
 import { hasActiveSubscription } from "../subscriptions/service.js";
 import { publishCheckoutEvents } from "./events.js";
@@ -45,6 +47,15 @@ export interface CheckoutDeps {
 export const expiredCheckout = () => new ApiError(410, { error: "ExpiredCheckoutError", detail: "This checkout session has expired." });
 export const notOpenCheckout = (row: CheckoutRow, status: string) =>
   new ApiError(403, { error: "NotOpenCheckout", detail: `Checkout ${row.id} is not open: ${status}` });
+/** Polar's error for an organization that cannot take payments; till's says how to make it able to. */
+export const paymentNotReady = () =>
+  new ApiError(403, {
+    error: "PaymentNotReady",
+    detail:
+      "This live organization cannot take payments yet: the built-in test processor serves the sandbox only. " +
+      "Open this checkout in the sandbox (`till sandbox on`, or a till_test_ API key); for local development, " +
+      "start the server with TILL_TEST_PAYMENTS=live.",
+  });
 const alreadyActiveSubscription = () =>
   new ApiError(403, { error: "AlreadyActiveSubscriptionError", detail: "You already have an active subscription." });
 
@@ -102,6 +113,13 @@ const issueAt = (loc: Array<string | number>, msg: string, input?: unknown): Val
 });
 
 /** Has the address more than a country (or a state outside US/CA)? Then the seller wants a full address. */
+/** A price the customer may be charged for (now or later): anything but a free or zero fixed price. */
+function mayCharge(price: PriceWire): boolean {
+  if (price.is_archived === true) return false;
+  if (price.amount_type === "free") return false;
+  return !(price.amount_type === "fixed" && price.price_amount === 0);
+}
+
 function hasFullAddressParts(a: CheckoutCreateInput["customer_billing_address"]): boolean {
   if (!a) return false;
   return Boolean(a.line1 || a.line2 || a.city || a.postal_code || (a.state && a.country !== "US" && a.country !== "CA"));
@@ -129,7 +147,7 @@ export async function createCheckout(
   // what the checkout refers to is read before the transaction, in parallel on the pool
   const ids = input.products.map((id) => id.toLowerCase());
   const customerId = input.customer_id?.toLowerCase() ?? null;
-  const [loaded, customers, organization] = await Promise.all([
+  const [loaded, customers, organization, liveTwin] = await Promise.all([
     loadProducts(db, organizationId, ids, baseURL),
     loadCustomers(db, organizationId, {
       ids: customerId ? [customerId] : [],
@@ -137,6 +155,8 @@ export async function createCheckout(
     }),
     // the seller's tax settings, for the tax of a checkout created with an address
     getOrganization(db, organizationId),
+    // a sandbox twin names its live organization; a live organization names none
+    processor.servesLive ? null : liveOrganizationOf(db, organizationId),
   ]);
   ids.forEach((id, i) => {
     const p = loaded.get(id);
@@ -149,6 +169,9 @@ export async function createCheckout(
   const customer = customerId ? customers.byId.get(customerId) : input.external_customer_id ? customers.byExternalId.get(input.external_customer_id) : undefined;
   if (customerId && (!customer || customer.deleted_at !== null)) issues.push(issueAt(["body", "customer_id"], "Customer does not exist.", input.customer_id));
   if (issues.length > 0) throw validationError(issues);
+  // a live organization pays through a processor that takes real money; a free checkout needs none
+  const isLive = !processor.servesLive && liveTwin === null;
+  if (isLive && ids.some((id) => loaded.get(id)?.prices.some(mayCharge))) throw paymentNotReady();
 
   const view = await db.transaction(async (tx) => {
     const products = ids.flatMap((id) => loaded.get(id) ?? []);
