@@ -2,8 +2,10 @@
 // processor's tokenize endpoint (POST /v1/checkouts/client/{client_secret}/test-card) and confirms the
 // checkout with the token it gets back. The token carries only the brand, last four digits, expiry and the
 // card's scripted outcome — never the number — so it is safe to hand to the page; it is not signed, because
-// a forged token can do nothing a test card could not.
-import { randomUUID } from "node:crypto";
+// a forged token can do nothing a test card could not. Like a Stripe token id, each one is new and
+// unguessable (a random part): the same card tokenized again gives another token, so only the page that
+// tokenized holds it, and sending it again proves a retry of that page's confirm (billing/checkouts/confirm-retry.ts).
+import { randomBytes, randomUUID } from "node:crypto";
 import type { ChargeRequest, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
 
 export const TEST_TOKEN_PREFIX = "tok_test_";
@@ -31,7 +33,9 @@ export interface TestCard {
 }
 
 interface TokenBody {
-  v: 1;
+  v: 2;
+  /** 128 random bits: what makes the token unguessable from the card's details. */
+  n: string;
   brand: string;
   last4: string;
   exp_month: number;
@@ -77,7 +81,8 @@ export function tokenizeTestCard(card: TestCard, now = new Date()): TokenizeResu
     return { ok: false, field: "exp_year", message: "Your card's expiration date is in the past." };
   }
   const body: TokenBody = {
-    v: 1,
+    v: 2,
+    n: randomBytes(16).toString("base64url"),
     brand: brandOf(digits),
     last4: digits.slice(-4),
     exp_month: card.exp_month,
@@ -93,10 +98,12 @@ function readToken(token: string): TokenBody | null {
   if (!token.startsWith(TEST_TOKEN_PREFIX) || token.length > 1024) return null;
   try {
     const body = JSON.parse(Buffer.from(token.slice(TEST_TOKEN_PREFIX.length), "base64url").toString("utf8")) as Partial<TokenBody>;
-    if (body.v !== 1 || typeof body.last4 !== "string" || typeof body.brand !== "string") return null;
+    if (body.v !== 2 || typeof body.n !== "string" || body.n.length < 22) return null;
+    if (typeof body.last4 !== "string" || typeof body.brand !== "string") return null;
     if (typeof body.exp_month !== "number" || typeof body.exp_year !== "number") return null;
     return {
-      v: 1,
+      v: 2,
+      n: body.n,
       brand: body.brand,
       last4: body.last4,
       exp_month: body.exp_month,

@@ -6,9 +6,13 @@
 import { createHash, randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import Fastify, { type FastifyInstance } from "fastify";
+import { Polar } from "@polar-sh/sdk";
+import { NotOpenCheckout } from "@polar-sh/sdk/models/errors/notopencheckout.js";
+import { Polar as Polar049 } from "polar-sdk-049";
+import { NotOpenCheckout as NotOpenCheckout049 } from "polar-sdk-049/models/errors/notopencheckout.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installIdempotency } from "../../server/http/idempotency.js";
-import { checkout as checkoutTable, idempotencyKey } from "../../server/db/schema/index.js";
+import { checkout as checkoutTable, customer as customerTable, customerSession, idempotencyKey } from "../../server/db/schema/index.js";
 import { openDatabase, type Database } from "../../server/db/client.js";
 import { cleanupOnce } from "../../server/jobs/cleanup.js";
 import { createProduct, publicRequest, tokenize, uniqueBuyer } from "../helpers/checkout.js";
@@ -396,51 +400,101 @@ describe("the hook on a fixture route (what no real route does on purpose)", () 
 });
 
 describe("a confirm retried without a key after a lost answer", () => {
-  async function openCheckout() {
-    const product = await createProduct(seller, "fixed");
+  async function openCheckout(kind: "fixed" | "free" = "fixed") {
+    const product = await createProduct(seller, kind);
     const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
-    const token = await tokenize(server, checkout.clientSecret);
+    const token = kind === "free" ? undefined : await tokenize(server, checkout.clientSecret);
     const body = { customer_email: uniqueBuyer("retry"), customer_name: "Ada", customer_billing_address: { country: "FR" }, confirmation_token_id: token };
     return { checkout, body, path: `/v1/checkouts/client/${checkout.clientSecret}/confirm` };
   }
   const ordersOf = async (checkoutId: string) => (await seller.sdk.orders.list({ checkoutId })).result.items.length;
+  /** The portal sessions of the buyer: a retry must not start another. */
+  const sessionsOf = async (email: string) =>
+    (
+      await db()
+        .select({ id: customerSession.id })
+        .from(customerSession)
+        .innerJoin(customerTable, eq(customerTable.id, customerSession.customerId))
+        .where(eq(customerTable.email, email))
+    ).length;
 
-  it("answers the confirmed checkout with a working portal session, and bills once", async () => {
+  it("the same confirm (its confirmation token) again: the first answer, with its portal session token (no new session), and one order", async () => {
     const { checkout, body, path } = await openCheckout();
     const first = await publicRequest(server, "POST", path, body);
     expect(first.status).toBe(200);
+    expect(first.body.customer_session_token).toMatch(/^till_cst_/);
     const retry = await publicRequest(server, "POST", path, body);
     expect(retry.status).toBe(200);
-    const { customer_session_token: firstToken, ...firstRest } = first.body;
-    const { customer_session_token: retryToken, ...retryRest } = retry.body;
-    expect(retryRest).toEqual(firstRest);
-    expect(retry.body.status).toBe("confirmed");
-    expect(retryToken).toMatch(/^till_cst_/);
-    expect(retryToken).not.toBe(firstToken);
-    const me = await send(server.url, "GET", "/v1/customer-portal/customers/me", { token: retryToken as string });
-    expect(me.status).toBe(200);
-    expect(me.body?.email).toBe(body.customer_email);
+    expect(retry.body).toEqual(first.body);
+    expect(await sessionsOf(body.customer_email)).toBe(1);
     expect(await ordersOf(checkout.id)).toBe(1);
+    // the row keeps the token's hash and the session token sealed: neither the confirmation token nor the session in clear
+    const [row] = await db().select().from(checkoutTable).where(eq(checkoutTable.id, checkout.id));
+    expect(row?.confirmationHash).toMatch(/^[0-9a-f]{64}\./);
+    expect(row?.confirmationHash).not.toContain(first.body.customer_session_token as string);
+    expect(row?.confirmationHash).not.toContain(body.confirmation_token_id as string);
   });
 
-  it("two identical confirms at once: both answered, one order", async () => {
+  it("two identical confirms at once: both answered with the same session token, one order", async () => {
     const { checkout, body, path } = await openCheckout();
     const results = await Promise.all([publicRequest(server, "POST", path, body), publicRequest(server, "POST", path, body)]);
     expect(results.map((r) => r.status)).toEqual([200, 200]);
     expect(results[0]?.body.id).toBe(results[1]?.body.id);
+    expect(results[0]?.body.customer_session_token).toBe(results[1]?.body.customer_session_token);
+    expect(await ordersOf(checkout.id)).toBe(1);
+    expect(await sessionsOf(body.customer_email)).toBe(1);
+  });
+
+  it("the buyer's details and card sent again (a leaked checkout URL) open no portal: the card tokenizes to a new token, refused as not open", async () => {
+    const { checkout, body, path } = await openCheckout();
+    expect((await publicRequest(server, "POST", path, body)).status).toBe(200);
+    const retokenized = await tokenize(server, checkout.clientSecret);
+    expect(retokenized).not.toBe(body.confirmation_token_id);
+    const replay = await publicRequest(server, "POST", path, { ...body, confirmation_token_id: retokenized });
+    expect(replay).toEqual({ status: 403, body: { error: "NotOpenCheckout", detail: `Checkout ${checkout.id} is not open: succeeded` } });
+    // as both SDKs see it: Polar's error for a checkout that is no longer open
+    const again = async (sdk: Polar | Polar049) =>
+      sdk.checkouts.clientConfirm({
+        clientSecret: checkout.clientSecret,
+        checkoutConfirmStripe: {
+          customerEmail: body.customer_email,
+          customerName: body.customer_name,
+          customerBillingAddress: { country: "FR" },
+          confirmationTokenId: await tokenize(server, checkout.clientSecret),
+        },
+      });
+    await expect(again(new Polar({ serverURL: server.url }))).rejects.toBeInstanceOf(NotOpenCheckout);
+    await expect(again(new Polar049({ serverURL: server.url }))).rejects.toBeInstanceOf(NotOpenCheckout049);
+    expect(await sessionsOf(body.customer_email)).toBe(1);
     expect(await ordersOf(checkout.id)).toBe(1);
   });
 
-  it("another confirm (other fields or token), or the same one after an hour, is refused as not open", async () => {
+  it("a free checkout's confirm sent again without a key is refused as not open; with its Idempotency-Key it is replayed", async () => {
+    const { checkout, body, path } = await openCheckout("free");
+    const key = randomUUID();
+    const first = await send(server.url, "POST", path, { key, body });
+    expect(first.status).toBe(200);
+    const bare = await publicRequest(server, "POST", path, body);
+    expect(bare).toEqual({ status: 403, body: { error: "NotOpenCheckout", detail: `Checkout ${checkout.id} is not open: succeeded` } });
+    const keyed = await send(server.url, "POST", path, { key, body });
+    expect(keyed.headers.get("idempotent-replayed")).toBe("true");
+    expect(keyed.body).toEqual(first.body);
+    expect(await sessionsOf(body.customer_email)).toBe(1);
+  });
+
+  it("another confirm (other fields or token), or the same one after five minutes, is refused as not open", async () => {
     const { checkout, body, path } = await openCheckout();
     expect((await publicRequest(server, "POST", path, body)).status).toBe(200);
     const notOpen = { error: "NotOpenCheckout", detail: `Checkout ${checkout.id} is not open: succeeded` };
     const otherEmail = await publicRequest(server, "POST", path, { ...body, customer_email: uniqueBuyer("intruder") });
     expect(otherEmail).toEqual({ status: 403, body: notOpen });
     const otherToken = await publicRequest(server, "POST", path, { ...body, confirmation_token_id: `${body.confirmation_token_id}x` });
-    expect(otherToken.status).toBe(403);
-    await db().update(checkoutTable).set({ modifiedAt: new Date(Date.now() - 61 * 60_000) }).where(eq(checkoutTable.id, checkout.id));
+    expect(otherToken).toEqual({ status: 403, body: notOpen });
+    await db().update(checkoutTable).set({ modifiedAt: new Date(Date.now() - 4 * 60_000) }).where(eq(checkoutTable.id, checkout.id));
+    expect((await publicRequest(server, "POST", path, body)).status).toBe(200);
+    await db().update(checkoutTable).set({ modifiedAt: new Date(Date.now() - 5 * 60_000 - 1_000) }).where(eq(checkoutTable.id, checkout.id));
     expect(await publicRequest(server, "POST", path, body)).toEqual({ status: 403, body: notOpen });
     expect(await ordersOf(checkout.id)).toBe(1);
+    expect(await sessionsOf(body.customer_email)).toBe(1);
   });
 });

@@ -7,7 +7,6 @@
 //
 // The test processor answers at once, so the payment runs inside the transaction that holds the checkout's
 // lock. A processor that answers asynchronously (Stripe) will confirm here and fulfil from its webhook.
-import { createHash } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
 import { formatMoney } from "../../../shared/money.js";
 import { pipelinedTransaction } from "../../db/prepared.js";
@@ -15,7 +14,7 @@ import type { PaymentResult } from "../../payments/processor.js";
 import { insertPayment, type NewPayment } from "../payments/repository.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
-import { CUSTOMER_SESSION_TTL_MS, startCustomerSession } from "../customer-portal/sessions.js";
+import { retriedAnswer } from "./confirm-retry.js";
 import { lockForConfirm } from "./confirm-sql.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";
 import type { CheckoutConfirmInput } from "./input.js";
@@ -37,32 +36,22 @@ const totalChanged = (shown: number, total: number, currency: string) =>
     detail: `The total changed: it is now ${formatMoney(total, currency)}, not ${formatMoney(shown, currency)}. Nothing was charged; check the total and pay again.`,
   });
 
-// ---- a confirm retried after its answer was lost ----------------------------------------------------------
-
-/** How long a repeat of the confirm that completed a checkout is answered with it: the life of the session it hands out. */
-const RETRY_WINDOW_MS = CUSTOMER_SESSION_TTL_MS;
-
-/** The confirm request as parsed (token and fields, in the schema's key order): what a retry repeats. */
-export const confirmationHashOf = (input: CheckoutConfirmInput) => createHash("sha256").update(JSON.stringify(input)).digest("hex");
-
-/** Whether `hash` is the confirm that completed this checkout, recently enough to be its retry. */
-function isRetryOf(row: CheckoutRow, hash: string, now: Date): boolean {
-  if (row.status !== "succeeded" && row.status !== "confirmed") return false;
-  return row.confirmationHash === hash && row.modifiedAt !== null && now.getTime() - row.modifiedAt.getTime() < RETRY_WINDOW_MS;
-}
+// ---- a confirm retried after its answer was lost (confirm-retry.ts) ----------------------------------------
 
 /** Thrown inside the confirm's transaction when the checkout it waited for was completed by this very confirm. */
 class ConfirmedMeanwhile extends Error {
-  constructor(readonly row: CheckoutRow) {
+  constructor(
+    readonly row: CheckoutRow,
+    readonly sessionToken: string | null,
+  ) {
     super("checkout confirmed meanwhile by the same confirm");
   }
 }
 
-/** The confirm's answer again, with a new portal session for the customer (the first answer's token was lost with it). */
-async function confirmedAgain(deps: CheckoutDeps, row: CheckoutRow, now: Date) {
+/** The first confirm's answer again, with its portal session token (never a new one). */
+async function confirmedAgain(deps: CheckoutDeps, row: CheckoutRow, now: Date, sessionToken: string | null) {
   const view = await loadView(deps.db, row, deps.baseURL, true);
-  const token = row.customerId ? await startCustomerSession(deps.db, row.organizationId, row.customerId, now) : null;
-  return toCheckoutConfirmedWire(view, now, token);
+  return toCheckoutConfirmedWire(view, now, sessionToken);
 }
 
 const missing = (loc: Array<string | number>, msg = "Field is required."): ValidationIssue => ({
@@ -116,9 +105,9 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
   // clock (a sandbox's test clock: a subscription bought after an advance starts at the clock's now)
   const wall = new Date();
   const now = await orgNow(deps.db, found.organizationId, wall);
-  // the client saw a reset socket after the server committed, and sends the same confirm again
-  const hash = confirmationHashOf(input);
-  if (isRetryOf(found, hash, wall)) return confirmedAgain(deps, found, now);
+  // the client saw a reset socket after the server committed, and sends the same confirm (its token) again
+  const retried = retriedAnswer(found, input, wall);
+  if (retried) return confirmedAgain(deps, found, now, retried.sessionToken);
   assertOpenForCustomer(found, now);
   // what the checkout refers to is read before taking the lock, in parallel on the pool, and the customer's
   // changes are checked against it; under the lock they are checked again only if the checkout changed meanwhile
@@ -145,7 +134,8 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       const locked = await repo.lockCheckout(ptx.db, found.id);
       if (!locked) throw notFound("Checkout not found");
       // a retry that queued behind its own first attempt
-      if (isRetryOf(locked, hash, wall)) throw new ConfirmedMeanwhile(locked);
+      const again = retriedAnswer(locked, input, wall);
+      if (again) throw new ConfirmedMeanwhile(locked, again.sessionToken);
       assertOpenForCustomer(locked, now);
       before = locked;
       current = await checkConfirm(ptx.db, await loadView(ptx.db, locked, deps.baseURL, true), input, now, ipAddress);
@@ -187,14 +177,14 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
         throw paymentError(payment.message);
       }
     }
-    return fulfil(ptx, before, view, d, payment, customer, now, hash, settlement, deps.processor.id);
+    return fulfil(ptx, before, view, d, payment, customer, now, input, settlement, deps.processor.id);
   }).catch(async (err: unknown) => {
     if (err instanceof ConfirmedMeanwhile) return err;
     // the declined attempt is kept (Polar records failed payments) once the purchase's transaction rolled back
     if (declined) await insertPayment(deps.db, declined);
     throw err;
   });
-  if (result instanceof ConfirmedMeanwhile) return confirmedAgain(deps, result.row, new Date());
+  if (result instanceof ConfirmedMeanwhile) return confirmedAgain(deps, result.row, new Date(), result.sessionToken);
 
   const stream: CheckoutEvent[] = [
     { key: "checkout.updated", payload: { status: "confirmed" } },

@@ -17,6 +17,8 @@ import { invoicePrefix, orderWire, planOrderFromCheckout } from "../orders/servi
 import type { PriceWire } from "../products/service.js";
 import { newSubscriptionFromCheckout, subscriptionWire } from "../subscriptions/service.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
+import { confirmationRecord } from "./confirm-retry.js";
+import type { CheckoutConfirmInput } from "./input.js";
 import { fulfilStatement, type FulfilEvent } from "./confirm-sql.js";
 import { addInterval, isMetered, isStatic } from "./pricing.js";
 import { settlementEntry, type Settlement } from "../balance/service.js";
@@ -66,7 +68,8 @@ export async function fulfil(
   payment: PaymentResult | null,
   customer: { row: CustomerRow; created: boolean },
   now: Date,
-  confirmationHash: string,
+  /** The confirm request: a retry that sends it again (its unguessable token included) gets this confirm's answer (confirm-retry.ts). */
+  confirmation: CheckoutConfirmInput,
   /** What the customer's balance paid of the order (its applied_balance_amount and ledger row). */
   settlement: Settlement,
   /** The processor that took the payment (the payment row's `processor`). */
@@ -171,7 +174,10 @@ export async function fulfil(
     Object.assign(processorMetadata, { payment_method_brand: pm.brand, payment_method_last4: pm.last4, payment_method_exp: `${pm.expMonth}/${pm.expYear}` });
     if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
   }
+  // the customer goes on to the portal from the success page with this session
+  const session = newCustomerSession(organizationId, customerId, null, now);
   // the row as it will be written, so its event can be shaped before the write
+  const confirmationHash = confirmationRecord(row.id, confirmation, session.token);
   const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId, paymentProcessorMetadata: processorMetadata, confirmationHash, modifiedAt: new Date() };
 
   if (subscription && recurring) {
@@ -192,8 +198,6 @@ export async function fulfil(
   const stateChanged = customerStateChanged(organizationId, customerId);
   event(stateChanged.type, stateChanged.data);
 
-  // the customer goes on to the portal from the success page with this session
-  const session = newCustomerSession(organizationId, customerId, null, now);
   await fulfilStatement(tx, {
     organizationId,
     checkoutId: row.id,

@@ -36,7 +36,7 @@ export const checkout = pgTable(
     expiresAt: timestamptz("expires_at").notNull(),
     paymentProcessor: text("payment_processor").default("stripe").notNull(),
     paymentProcessorMetadata: jsonb("payment_processor_metadata").$type<Record<string, string>>().default({}).notNull(),
-    /** hex SHA-256 of the confirm request that completed the checkout: a retry of it answers the confirmed checkout */
+    /** the confirm that completed the checkout: the request's hex SHA-256 (its confirmation token included) and its answer's portal session token, sealed with a key derived from the token (billing/checkouts/confirm-retry.ts) */
     confirmationHash: text("confirmation_hash"),
     successUrl: text("success_url"),
     returnUrl: text("return_url"),
