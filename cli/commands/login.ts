@@ -47,8 +47,9 @@ export async function openBrowser(url: string): Promise<boolean> {
     const { default: open } = await import("open");
     const child = await open(url);
     return await new Promise<boolean>((resolve) => {
+      // not unref'd: `open` unrefs the detached opener, so this timer is what keeps the process alive until
+      // the opener has had its chance to fail (unref'd, a terminal run ended here, silently, with exit 0)
       const timer = setTimeout(() => resolve(true), OPENER_GRACE_MS);
-      timer.unref();
       child.once("error", () => {
         clearTimeout(timer);
         resolve(false);
@@ -103,14 +104,9 @@ async function pollForToken(ctx: Context, code: DeviceCodeResponse): Promise<str
   }
 }
 
-function showCodePlain(ctx: Context, code: DeviceCodeResponse, opened: boolean): void {
+function showCodePlain(ctx: Context, code: DeviceCodeResponse): void {
   ctx.out.notice(`! Your one-time code: ${formatUserCode(code.user_code)}`);
-  ctx.out.notice(
-    opened
-      ? `Opened ${code.verification_uri_complete} in your browser (if it did not appear, open that link yourself).`
-      : `Open ${code.verification_uri_complete} in a browser (or go to ${code.verification_uri} and enter the code).`,
-  );
-  ctx.out.notice("Waiting for approval…");
+  ctx.out.notice(`Open ${code.verification_uri_complete} in a browser (or go to ${code.verification_uri} and enter the code).`);
 }
 
 /**
@@ -151,19 +147,24 @@ async function login(ctx: Context, opts: { browser: boolean; force?: boolean }):
   if (ctx.env.apiKey) ctx.out.warn("TILL_API_KEY is set: commands will keep using it instead of this sign-in.");
 
   const code = await authClient(ctx, null).post<DeviceCodeResponse>("/device/code", { client_id: DEVICE_CLIENT_ID });
-  // only when someone is plainly at this machine: over SSH the browser would open on the far side
-  const canOpen = opts.browser && process.stdin.isTTY === true && !ctx.env.ssh;
-  const opened = canOpen ? await openBrowser(code.verification_uri_complete) : false;
-
-  const boxProps = {
+  // the code and the link first, whatever the browser does next: a person can always type them in
+  let boxProps = {
     userCode: formatUserCode(code.user_code),
     verificationUri: code.verification_uri,
     verificationUriComplete: code.verification_uri_complete,
-    browserOpened: opened,
+    browserOpened: false,
     waiting: true,
   };
   const screen = ctx.out.interactiveErr ? (await ctx.out.live()).showDeviceCode(boxProps, process.stderr) : null;
-  if (!screen) showCodePlain(ctx, code, opened);
+  if (!screen) showCodePlain(ctx, code);
+  // only when someone is plainly at this machine: over SSH the browser would open on the far side
+  const canOpen = opts.browser && process.stdin.isTTY === true && !ctx.env.ssh;
+  if (canOpen && (await openBrowser(code.verification_uri_complete))) {
+    boxProps = { ...boxProps, browserOpened: true };
+    screen?.update(boxProps);
+    if (!screen) ctx.out.notice("Opened that link in your browser (if it did not appear, open it yourself).");
+  }
+  if (!screen) ctx.out.notice("Waiting for approval…");
   let token: string;
   try {
     token = await pollForToken(ctx, code);

@@ -10,7 +10,19 @@ import { deviceCode } from "../../server/db/schema/auth.js";
 import { Client } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { createOrganization, mustCreateKey, person, type Person } from "../auth/key-fixtures.js";
-import { approve, login, parseJson, spawnTill, tempConfigDir, till, waitForUserCode } from "./till.js";
+import {
+  approve,
+  fakeBrowser,
+  login,
+  parseJson,
+  screenText,
+  spawnTill,
+  spawnTillInTerminal,
+  tempConfigDir,
+  till,
+  waitForText,
+  waitForUserCode,
+} from "./till.js";
 
 let server: TestServer;
 let alice: Person;
@@ -296,5 +308,48 @@ describe("till auth status and till logout", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/^warning: cannot reach http:\/\/127\.0\.0\.1:9: .*; the session stays valid on the server until it expires\.\n$/);
     expect(readConfig(configDir).profiles.default?.token).toBeUndefined();
+  });
+});
+
+describe("till login in a terminal", () => {
+  // the bug this guards: at a terminal, login tried the browser before printing anything, and the process
+  // ended (exit 0, no session) while the opener ran; piped stdio never tries the browser, so never showed it
+  const cases = [
+    { name: "no browser at all", browser: null },
+    { name: "an opener that fails", browser: 1 },
+    { name: "an opener that succeeds", browser: 0 },
+  ] as const;
+  for (const { name, browser } of cases) {
+    it(`prints the code and the link, waits for approval and stores the session: ${name}`, async () => {
+      const opener = browser === null ? null : fakeBrowser(browser);
+      const configDir = tempConfigDir();
+      const child = spawnTillInTerminal(["login", "--server", server.url], { configDir, env: opener?.env ?? {} });
+      const [, first, second] = await waitForText(child.stdout, /one-time code: ([A-Z0-9]{4})-([A-Z0-9]{4})/);
+      const userCode = `${first}${second}`;
+      const link = `${server.url}/device?user_code=${userCode}`;
+      await waitForText(child.stdout, /Waiting for you to approve in the browser/);
+      await approve(alice.client, userCode);
+      const r = await child;
+      const screen = screenText(String(r.stdout));
+      expect(r.exitCode, screen).toBe(0);
+      expect(screen).toContain(link);
+      expect(screen).toContain(`or go to ${server.url}/device and enter the code`);
+      expect(screen).toContain(`Signed in to ${server.url} as ${alice.user.email}`);
+      expect(readConfig(configDir).profiles.default?.token).toMatch(/^[A-Za-z0-9]{32}$/);
+      // the opener was asked for the link (xdg-open tries a failing $BROWSER twice)
+      if (opener) expect([...new Set(opener.opened())]).toEqual([link]);
+      expect(screen.includes("Opened in your browser:")).toBe(browser === 0);
+    });
+  }
+
+  it("--no-browser never runs the opener", async () => {
+    const opener = fakeBrowser(0);
+    const configDir = tempConfigDir();
+    const child = spawnTillInTerminal(["login", "--server", server.url, "--no-browser"], { configDir, env: opener.env });
+    const [, first, second] = await waitForText(child.stdout, /one-time code: ([A-Z0-9]{4})-([A-Z0-9]{4})/);
+    await approve(alice.client, `${first}${second}`);
+    const r = await child;
+    expect(r.exitCode, screenText(String(r.stdout))).toBe(0);
+    expect(opener.opened()).toEqual([]);
   });
 });

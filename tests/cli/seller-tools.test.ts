@@ -11,7 +11,17 @@ import { buildProgram } from "../../cli/main.js";
 import { rawRequest } from "../helpers/api.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { parseJson, tempConfigDir, till, TRACE_HOOK, type TillOptions, type TillResult } from "./till.js";
+import {
+  fakeBrowser,
+  parseJson,
+  screenText,
+  spawnTillInTerminal,
+  tempConfigDir,
+  till,
+  TRACE_HOOK,
+  type TillOptions,
+  type TillResult,
+} from "./till.js";
 
 let server: TestServer;
 let seller: Seller;
@@ -224,6 +234,31 @@ describe("till open", () => {
     const me = await rawRequest(server.url, url.searchParams.get("customer_session_token") as string, "GET", "/v1/customer-portal/customers/me");
     expect([me.status, (me.body as { id: string }).id]).toEqual([200, customer.id]);
     expect(parseJson<{ target: string; url: string }>(ok(byExternal).stdout)).toMatchObject({ target: "portal", url: expect.stringContaining("/portal?customer_session_token=") });
+  });
+
+  it("in a terminal: opens the page with the system's opener, else prints it; never ends silently", async () => {
+    // the bug this guards: at a terminal the process ended (exit 0, nothing printed) while the opener ran
+    const product = (await seller.sdk.products.create({ name: "Open here", prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }] })).id;
+    const checkout = await seller.sdk.checkouts.create({ products: [product] });
+    const failing = fakeBrowser(1);
+    const succeeding = fakeBrowser(0);
+    const inTerminal = async (args: string[], env: Record<string, string>) => {
+      const r = await spawnTillInTerminal(args, { ...cli, env: { ...cli.env, ...env } });
+      return { exitCode: r.exitCode, screen: screenText(String(r.stdout)) };
+    };
+    const [none, fails, opens, page] = await Promise.all([
+      inTerminal(["open"], {}),
+      inTerminal(["open"], failing.env),
+      inTerminal(["open"], succeeding.env),
+      inTerminal(["open", "checkout", checkout.id], succeeding.env),
+    ]);
+    for (const r of [none, fails]) {
+      expect(r).toEqual({ exitCode: 0, screen: `${server.url}/\nNo browser could be opened: open the link above yourself.\n` });
+    }
+    expect(opens).toEqual({ exitCode: 0, screen: `Opened ${server.url}/ in your browser.\n` });
+    expect(page).toEqual({ exitCode: 0, screen: `Opened ${checkout.url} in your browser.\n` });
+    expect([...new Set(failing.opened())]).toEqual([`${server.url}/`]);
+    expect(succeeding.opened().sort()).toEqual([`${server.url}/`, checkout.url].sort());
   });
 
   it("exit codes: unknown page or bad id 2, unknown checkout 1, no credentials 4", async () => {

@@ -1,6 +1,6 @@
 // Runs the real `till` (node bin/till.js) as a child process against a test server, with a config
 // directory of its own and a clean environment (no CI, no TILL_* from the outer shell, no terminal).
-import { mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,6 +44,65 @@ export function spawnTill(args: string[], opts: TillOptions): ResultPromise<{ re
     cwd: opts.cwd,
     timeout: 60_000,
   });
+}
+
+/**
+ * Starts `till …` in a pseudo-terminal, as a person runs it: script(1) from util-linux gives it a terminal on
+ * stdin, stdout and stderr (what piped stdio never shows: the Ink screens, the browser opener). Its output
+ * (stdout and stderr together, as the terminal shows them) is the child's stdout; read it with `screenText`.
+ */
+export function spawnTillInTerminal(args: string[], opts: TillOptions): ResultPromise<{ reject: false; extendEnv: false; stripFinalNewline: false }> {
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+  const command = ["node", ...(opts.nodeArgs ?? []), BIN, ...args].map(quote).join(" ");
+  return execa("script", ["-qfec", command, "/dev/null"], {
+    env: { ...environment(opts), SHELL: "/bin/sh", TERM: "xterm-256color" },
+    extendEnv: false,
+    reject: false,
+    stripFinalNewline: false,
+    input: opts.input,
+    cwd: opts.cwd,
+    timeout: 60_000,
+  });
+}
+
+/** A terminal's output as text: escape sequences (colours, cursor moves) and carriage returns removed. */
+export function screenText(raw: string): string {
+  // eslint-disable-next-line no-control-regex
+  return raw.replace(/\u001b\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007]*\u0007|\r/g, "");
+}
+
+/** Resolves with the first match of `pattern` in what `stream` has written so far (escape sequences removed). */
+export function waitForText(stream: NodeJS.ReadableStream | null, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`${pattern} never appeared; got: ${screenText(seen)}`)), timeoutMs);
+    stream?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = pattern.exec(screenText(seen));
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    });
+    stream?.on("end", () => {
+      clearTimeout(timer);
+      reject(new Error(`${pattern} never appeared before the output ended; got: ${screenText(seen)}`));
+    });
+  });
+}
+
+/**
+ * A stand-in for the person's browser, reached the way xdg-open reaches one on a machine with no desktop
+ * (through $BROWSER): it records the URL it was asked to open and exits with `exitCode`.
+ */
+export function fakeBrowser(exitCode: number): { env: Record<string, string>; opened: () => string[] } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "till-browser-"));
+  const log = path.join(dir, "opened.txt");
+  const bin = path.join(dir, "browser");
+  writeFileSync(log, "");
+  writeFileSync(bin, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${log}'\nexit ${exitCode}\n`);
+  chmodSync(bin, 0o755);
+  return { env: { BROWSER: bin }, opened: () => readFileSync(log, "utf8").split("\n").filter((l) => l !== "") };
 }
 
 export async function till(args: string[], opts: TillOptions): Promise<TillResult> {
