@@ -2,12 +2,15 @@
 // 0.49.0 — the card the checkout saved listed, a card added with a test processor token (made the default),
 // confirm, the till-only make-default route, delete (the last card of a customer with a subscription that will
 // be charged again is kept: 400 PaymentMethodInUseByActiveSubscription), a card whose setup is refused (400
-// PaymentMethodSetupFailed) — and the seller's customers.listPaymentMethods (+ by external id, 0.49.0 only).
+// PaymentMethodSetupFailed; a refused confirm is a 422 on setup_intent_id, the error both SDKs model for
+// confirmPaymentMethod) — and the seller's customers.listPaymentMethods (+ by external id, 0.49.0 only).
 // Only brand, last four digits and expiry are stored; another customer's or organization's methods are 404s,
 // and a sandbox organization's are never listed live.
 import { eq } from "drizzle-orm";
 import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
+import { HTTPValidationError } from "@polar-sh/sdk/models/errors/httpvalidationerror.js";
+import { HTTPValidationError as HTTPValidationError049 } from "polar-sdk-049/models/errors/httpvalidationerror.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentMethod } from "../../server/db/schema/index.js";
@@ -109,6 +112,20 @@ describe("the customer's payment methods", () => {
     expect(declined.body).toEqual({ error: "PaymentMethodSetupFailed", detail: "Your card was declined." });
     const forged = await raw(a.session, "POST", BASE, { confirmation_token_id: "tok_nope", set_default: true, return_url: "https://x.test" });
     expect(forged.status).toBe(400);
+
+    // a refused confirm: both SDKs parse the answer as their declared HTTPValidationError, and nothing is saved
+    const before = (await raw(a.session, "GET", BASE)).body.items as unknown[];
+    const refused047 = await portal.customerPortal.customers
+      .confirmPaymentMethod({ customerSession: a.session }, { setupIntentId: await cardToken(a.session, "4000 0000 0000 0002"), setDefault: true })
+      .catch((e: unknown) => e);
+    expect(refused047).toBeInstanceOf(HTTPValidationError);
+    expect((refused047 as HTTPValidationError).detail).toEqual([{ loc: ["body", "setup_intent_id"], msg: "Your card was declined.", type: "value_error" }]);
+    const refused049 = await portal049.customerPortal.customers
+      .confirmPaymentMethod({ customerSession: a.session }, { setupIntentId: "seti_forged", setDefault: true })
+      .catch((e: unknown) => e);
+    expect(refused049).toBeInstanceOf(HTTPValidationError049);
+    expect((refused049 as HTTPValidationError049).detail?.[0]?.loc).toEqual(["body", "setup_intent_id"]);
+    expect((await raw(a.session, "GET", BASE)).body.items).toEqual(before);
     const missing = await raw(a.session, "POST", BASE, {});
     expect(missing.status).toBe(422);
     expect((missing.body.detail as Array<{ loc: unknown }>)[0]?.loc).toEqual(["body", "confirmation_token_id"]);

@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import type { PaymentProcessor, PaymentResult } from "../../payments/processor.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
-import { ApiError, notFound } from "../http.js";
+import { ApiError, invalid, notFound } from "../http.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
 
@@ -60,7 +60,14 @@ export function toPaymentWire(row: repo.PaymentRow) {
   return row.method === "card" ? { ...base, method_metadata: { brand: row.brand ?? "unknown", last4: row.last4 ?? "" } } : base;
 }
 
-const setupFailed = (detail: string) => new ApiError(400, { error: "PaymentMethodSetupFailed", detail });
+/**
+ * A refused setup, answered in the shape each method's SDK models: `addPaymentMethod` declares 400
+ * PaymentMethodSetupFailed; `confirmPaymentMethod` declares only 400 CustomerNotReady and 422, so a refused
+ * confirm is a 422 on the `setup_intent_id` it was given (both SDK versions parse it as HTTPValidationError).
+ */
+export type SetupRefusal = "add" | "confirm";
+const setupFailed = (detail: string, how: SetupRefusal) =>
+  how === "add" ? new ApiError(400, { error: "PaymentMethodSetupFailed", detail }) : invalid(["body", "setup_intent_id"], detail);
 
 export const PaymentMethodCreateInput = z.object({
   confirmation_token_id: z.string().min(1).max(1024),
@@ -94,7 +101,14 @@ export async function listMethodsOf(deps: PaymentsDeps, organizationId: string, 
  * Saves the card behind a processor token for the customer (a setup: nothing is charged). The test processor
  * never asks for a further action, so the answer is always `succeeded`.
  */
-export async function addMethod(deps: PaymentsDeps, organizationId: string, customerId: string, token: string, makeDefault: boolean) {
+export async function addMethod(
+  deps: PaymentsDeps,
+  organizationId: string,
+  customerId: string,
+  token: string,
+  makeDefault: boolean,
+  how: SetupRefusal = "add",
+) {
   const saved = await deps.processor.pay({
     confirmationTokenId: token,
     amount: 0,
@@ -103,7 +117,7 @@ export async function addMethod(deps: PaymentsDeps, organizationId: string, cust
     setupFutureUsage: true,
     metadata: { customer_id: customerId },
   });
-  if (!saved.ok) throw setupFailed(saved.message);
+  if (!saved.ok) throw setupFailed(saved.message, how);
   const now = new Date();
   const row = await deps.db.transaction(async (tx) => {
     await repo.adoptCheckoutMethods(tx, organizationId, customerId, deps.processor.id);
