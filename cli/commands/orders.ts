@@ -31,7 +31,9 @@ export interface WireOrder {
   tax_amount: number;
   total_amount: number;
   refunded_amount: number;
+  refunded_tax_amount: number;
   refundable_amount: number;
+  refundable_tax_amount: number;
   currency: string;
   billing_reason: string;
   billing_name: string | null;
@@ -59,10 +61,17 @@ export function describeAddress(a: WireAddress | null): string {
   return [a.line1, a.line2, town, a.state, a.country].filter(Boolean).join(", ");
 }
 
-/** "$25.00", "$25.00 ($10.00 refunded)" */
+/** "$5.95 ($5.00 + $0.95 tax)", or "$5.00" without tax: what goes back to the card. */
+export function describeRefunded(amount: number, tax: number, currency: string): string {
+  const m = (n: number) => money(n, currency);
+  return tax > 0 ? `${m(amount + tax)} (${m(amount)} + ${m(tax)} tax)` : m(amount);
+}
+
+/** "$25.00", "$29.75 ($11.90 refunded)": what went back to the card, tax included, as the total includes it. */
 function describeTotal(o: WireOrder): string {
   const total = money(o.total_amount, o.currency);
-  return o.refunded_amount > 0 ? `${total} (${money(o.refunded_amount, o.currency)} refunded)` : total;
+  const refunded = o.refunded_amount + o.refunded_tax_amount;
+  return refunded > 0 ? `${total} (${money(refunded, o.currency)} refunded)` : total;
 }
 
 function orderFields(o: WireOrder) {
@@ -79,8 +88,8 @@ function orderFields(o: WireOrder) {
     ...(o.discount_amount > 0 ? [{ label: "Discount", value: `-${m(o.discount_amount)} (${o.discount_id ?? ""})` }] : []),
     { label: "Tax", value: m(o.tax_amount) },
     { label: "Total", value: m(o.total_amount) },
-    { label: "Refunded", value: m(o.refunded_amount) },
-    { label: "Refundable", value: m(o.refundable_amount) },
+    { label: "Refunded", value: describeRefunded(o.refunded_amount, o.refunded_tax_amount, o.currency) },
+    { label: "Refundable", value: describeRefunded(o.refundable_amount, o.refundable_tax_amount, o.currency) },
     ...(o.seats !== null ? [{ label: "Seats", value: String(o.seats) }] : []),
     { label: "Billing name", value: o.billing_name ?? "none" },
     { label: "Billing address", value: describeAddress(o.billing_address) },

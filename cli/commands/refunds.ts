@@ -1,7 +1,8 @@
 // `till refunds list|create` (/v1/refunds). A refund gives part or all of a paid order back through the payment
 // processor; it cannot be undone, so `create` asks first on a terminal and needs --yes anywhere else.
 // --revoke-benefits also revokes what the order granted (one-time purchases: a subscription's benefits end
-// with the subscription, `till subscriptions revoke`).
+// with the subscription, `till subscriptions revoke`). --amount is before tax (Polar's wire); the tax on it goes
+// back in proportion (shared/refund-tax.ts), so the prompt and the answer say what the card gets, tax included.
 import { InvalidArgumentError, type Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
@@ -9,7 +10,8 @@ import { confirm } from "../confirm.js";
 import type { Context } from "../context.js";
 import { oneOf, parseAmount, parseId, type MetadataValue } from "../flags.js";
 import { day, listOptions, listResource, money, type ListOptions } from "../resources.js";
-import type { WireOrder } from "./orders.js";
+import { refundTax } from "../../shared/refund-tax.js";
+import { describeRefunded, type WireOrder } from "./orders.js";
 
 export const REFUND_REASONS = ["duplicate", "fraudulent", "customer_request", "service_disruption", "satisfaction_guarantee", "other"] as const;
 
@@ -28,6 +30,12 @@ export interface WireRefund {
   metadata: Record<string, MetadataValue>;
 }
 
+/** The tax the server will refund with `amount` of order `o` (the same rule, shared). */
+function taxOfRefund(o: WireOrder, amount: number): number {
+  const order = { netAmount: o.net_amount, taxAmount: o.tax_amount, refundedAmount: o.refunded_amount, refundedTaxAmount: o.refunded_tax_amount };
+  return refundTax(order, amount, o.refundable_amount);
+}
+
 interface ListFlags extends ListOptions {
   order?: string;
   subscription?: string;
@@ -42,7 +50,7 @@ async function list(ctx: Context, opts: ListFlags) {
     columns: [
       { header: "ID", value: (r) => r.id },
       { header: "ORDER", value: (r) => r.order_id },
-      { header: "AMOUNT", value: (r) => money(r.amount, r.currency) },
+      { header: "AMOUNT", value: (r) => money(r.amount + r.tax_amount, r.currency) },
       { header: "REASON", value: (r) => r.reason },
       { header: "STATUS", value: (r) => r.status },
       { header: "CREATED", value: (r) => day(r.created_at) },
@@ -66,20 +74,22 @@ async function create(ctx: Context, opts: CreateFlags) {
   await confirm(ctx, {
     yes: opts.yes,
     action: "refund",
-    reason: `order ${opts.order} would be refunded ${opts.amount} (minor units)${opts.revokeBenefits ? " and its benefits revoked" : ""},`,
+    reason: `order ${opts.order} would be refunded ${opts.amount} (minor units, plus its tax)${opts.revokeBenefits ? " and its benefits revoked" : ""},`,
     hint: `check the order with \`till orders get ${opts.order}\`, then run \`${again}\``,
     question: async () => {
       const o = await ctx.out.loading("Loading order", client.get<WireOrder>(`/orders/${opts.order}`));
       const m = (n: number) => money(n, o.currency);
+      const refunded = describeRefunded(opts.amount, taxOfRefund(o, opts.amount), o.currency);
+      const refundable = m(o.refundable_amount + o.refundable_tax_amount);
       return (
-        `Refund ${m(opts.amount)} of ${o.invoice_number} (${o.product?.name ?? o.description}, ${m(o.total_amount)}; ${m(o.refundable_amount)} refundable) ` +
+        `Refund ${refunded} of ${o.invoice_number} (${o.product?.name ?? o.description}, ${m(o.total_amount)}; ${refundable} refundable) ` +
         `to ${o.customer.email}${opts.revokeBenefits ? ", and revoke its benefits" : ""}? [y/N] `
       );
     },
   });
   const body = { order_id: opts.order, amount: opts.amount, reason: opts.reason, comment: opts.comment, revoke_benefits: opts.revokeBenefits === true };
   const r = await ctx.out.loading("Refunding", client.send<WireRefund>("POST", "/refunds/", body));
-  ctx.out.done(r, `Refunded ${money(r.amount, r.currency)} of order ${r.order_id} (${r.status})${r.revoke_benefits ? "; its benefits are revoked" : ""}: refund ${r.id}.`);
+  ctx.out.done(r, `Refunded ${describeRefunded(r.amount, r.tax_amount, r.currency)} of order ${r.order_id} (${r.status})${r.revoke_benefits ? "; its benefits are revoked" : ""}: refund ${r.id}.`);
 }
 
 /** A refund's amount: whole minor units, at least 1. */
@@ -96,7 +106,8 @@ export function register(program: Command): void {
     .addHelpText(
       "after",
       examples(["till refunds create --order <id> --amount 1000 --reason customer_request", "till refunds list --order <id>"]) +
-        "\nAmounts are whole numbers in the currency's smallest unit: 1000 is $10.00.\n",
+        "\nAmounts are whole numbers in the currency's smallest unit: 1000 is $10.00. --amount is before tax: the tax on it\n" +
+        "is refunded in proportion, and what the card gets back (tax included) is shown before and after.\n",
     );
 
   listOptions(
@@ -115,7 +126,7 @@ export function register(program: Command): void {
     .command("create")
     .description("refund part or all of a paid order (asks first; --yes in scripts)")
     .requiredOption("--order <id>", "the order to refund", parseId)
-    .requiredOption("--amount <amount>", "how much to give back, in minor units (1000 = $10.00), at most the order's refundable amount", parseRefundAmount)
+    .requiredOption("--amount <amount>", "how much to give back before tax, in minor units (1000 = $10.00), at most the order's refundable amount; its tax goes back with it, in proportion", parseRefundAmount)
     .requiredOption("--reason <reason>", REFUND_REASONS.join(", "), oneOf(REFUND_REASONS))
     .option("--comment <text>", "a note kept with the refund")
     .option("--revoke-benefits", "also revoke the benefits the order granted (one-time purchases)")

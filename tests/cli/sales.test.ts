@@ -9,6 +9,7 @@ import { execa } from "execa";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../cli/main.js";
+import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -38,9 +39,9 @@ interface Bought {
 }
 
 /** `till <args>` under `script`, which gives it a terminal for stdin and stderr; `answer` is typed into it. */
-function onTerminal(args: string, answer: string) {
+function onTerminal(args: string, answer: string, as: TillOptions = cli) {
   return execa("script", ["-qec", `node ${BIN} ${args} --no-color`, "/dev/null"], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir(), TILL_CONFIG_DIR: cli.configDir, ...cli.env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir(), TILL_CONFIG_DIR: as.configDir, ...as.env },
     extendEnv: false,
     reject: false,
     input: `${answer}\n`,
@@ -350,7 +351,7 @@ describe("till refunds", () => {
     const refused = await run(["refunds", "create", "--order", orderId, "--amount", "1000", "--reason", "customer_request"]);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toBe(
-      `error: refund needs confirmation: order ${orderId} would be refunded 1000 (minor units), and nobody to ask\n` +
+      `error: refund needs confirmation: order ${orderId} would be refunded 1000 (minor units, plus its tax), and nobody to ask\n` +
         `hint: check the order with \`till orders get ${orderId}\`, then run \`till refunds create --order ${orderId} --amount 1000 --reason customer_request --yes\`\n`,
     );
     expect((await seller.sdk.refunds.list({ orderId })).result.items).toEqual([]);
@@ -409,6 +410,48 @@ describe("till refunds", () => {
     expect(yes.exitCode, String(yes.stdout)).toBe(0);
     expect(String(yes.stdout)).toMatch(/Refunded \$7\.00 of order /);
     expect((await seller.sdk.refunds.list({ orderId })).result.items.map((r) => r.amount)).toEqual([700]);
+  });
+});
+
+describe("till refunds, taxed", () => {
+  it("the prompt, the answer, orders list and get say what goes back to the card, tax included", async () => {
+    // a German seller's sale to a German consumer: 19% VAT on $25.00, $29.75 paid
+    const taxed = await createSeller(server, "cli-sales-tax");
+    const org = await rawRequest(server.url, taxed.token, "PATCH", `/v1/organizations/${taxed.organizationId}`, {
+      country: "DE",
+      tax_settings: { registrations: [{ country: "DE" }], prices_include_tax: false },
+    });
+    expect(org.status).toBe(200);
+    const as: TillOptions = { configDir: tempConfigDir(), env: { TILL_API_KEY: await taxed.createKey(), TILL_SERVER: server.url } };
+    const product = await createProduct(taxed, "fixed");
+    const checkout = await taxed.sdk.checkouts.create({ products: [product.id] });
+    await pay(server, checkout, { customerBillingAddress: { country: "DE" } });
+    const [order] = (await taxed.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+    if (!order) throw new Error("no order");
+    expect(order).toMatchObject({ netAmount: 2500, taxAmount: 475, totalAmount: 2975 });
+
+    const onTty = (answer: string) => onTerminal(`refunds create --order ${order.id} --amount 500 --reason other`, answer, as);
+    const no = await onTty("n");
+    expect(String(no.stdout)).toContain(`Refund $5.95 ($5.00 + $0.95 tax) of ${order.invoiceNumber} (${product.name}, $29.75; $29.75 refundable) to ${order.customer.email}? [y/N]`);
+    const yes = await onTty("y");
+    expect(yes.exitCode, String(yes.stdout)).toBe(0);
+    expect(String(yes.stdout)).toContain(`Refunded $5.95 ($5.00 + $0.95 tax) of order ${order.id} (succeeded)`);
+    const [refund] = (await taxed.sdk.refunds.list({ orderId: order.id })).result.items;
+    expect(refund).toMatchObject({ amount: 500, taxAmount: 95 });
+
+    const second = await till(["refunds", "create", "--order", order.id, "--amount", "1000", "--reason", "other", "--yes"], as);
+    expect(second.stdout).toMatch(new RegExp(`^Refunded \\$11\\.90 \\(\\$10\\.00 \\+ \\$1\\.90 tax\\) of order ${order.id} \\(succeeded\\)`));
+    expect(await taxed.sdk.orders.get({ id: order.id })).toMatchObject({ refundedAmount: 1500, refundedTaxAmount: 285 });
+
+    const [list, get, refunds] = await Promise.all([
+      till(["orders", "list"], as),
+      till(["orders", "get", order.id], as),
+      till(["refunds", "list", "--order", order.id], as),
+    ]);
+    expect(ok(list).stdout).toContain(`\t$29.75 ($17.85 refunded)\tpartially_refunded\t`);
+    expect(ok(get).stdout).toContain("Total: $29.75\nRefunded: $17.85 ($15.00 + $2.85 tax)\nRefundable: $11.90 ($10.00 + $1.90 tax)\n");
+    expect(ok(refunds).stdout).toContain("\t$11.90\tother\tsucceeded\t");
+    expect(refunds.stdout).toContain("\t$5.95\tother\tsucceeded\t");
   });
 });
 

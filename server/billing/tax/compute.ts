@@ -6,6 +6,9 @@
 // minor units (docs/decisions.md, "Tax rounding").
 import { euVatCountry, isEuMemberState, REVERSE_CHARGE_ID_FORMATS, subdivisionCode } from "./regions.js";
 import { hasRegionalRate, ratesAt, type RateComponent } from "./rates.js";
+import { divRound } from "../../../shared/refund-tax.js";
+
+export { refundTax } from "../../../shared/refund-tax.js";
 
 export interface TaxRegistration {
   country: string;
@@ -72,14 +75,6 @@ export const EU_REVERSE_CHARGE_NOTE =
 export const REVERSE_CHARGE_NOTE = "Reverse charge: the recipient, a registered business, accounts for the tax.";
 
 const PPM = 1_000_000n;
-
-/** n / d rounded half away from zero (d > 0), in integers. */
-function divRound(n: bigint, d: bigint): bigint {
-  const negative = n < 0n;
-  const abs = negative ? -n : n;
-  const q = (2n * abs + d) / (2n * d);
-  return negative ? -q : q;
-}
 
 const ppmOf = (rate: number) => BigInt(Math.round(rate * 1_000_000));
 
@@ -183,16 +178,4 @@ export function computeTax(input: TaxInput): TaxResult | null {
     reverseCharge,
     note: reverseCharge ? (isEuMemberState(country) ? EU_REVERSE_CHARGE_NOTE : REVERSE_CHARGE_NOTE) : null,
   };
-}
-
-/**
- * The tax a refund gives back: the cumulative refunded tax is always the order's tax in proportion to the
- * cumulative refunded amount (rounded half up), so refunds in parts add up to exactly the order's tax and a
- * refund of 1 minor unit works (its tax may round to 0). The refund that empties the order takes all that is left.
- */
-export function refundTax(order: { netAmount: number; taxAmount: number; refundedAmount: number; refundedTaxAmount: number }, amount: number, refundable: number): number {
-  const left = Math.max(0, order.taxAmount - order.refundedTaxAmount);
-  if (amount >= refundable || order.netAmount <= 0) return left;
-  const cumulative = Number(divRound(BigInt(order.refundedAmount + amount) * BigInt(order.taxAmount), BigInt(order.netAmount)));
-  return Math.min(left, Math.max(0, cumulative - order.refundedTaxAmount));
 }
