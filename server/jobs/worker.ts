@@ -17,6 +17,7 @@ import { postWebhook } from "../billing/webhooks/sender.js";
 import { signingKeys, signHeaders } from "../billing/webhooks/signing.js";
 import * as customerEmails from "../billing/customer-emails/service.js";
 import * as deliveries from "../billing/benefit-delivery/service.js";
+import { regrantFromOutbox } from "../billing/subscriptions/product-benefits.js";
 import { createCleanup } from "./cleanup.js";
 import path from "node:path";
 import * as invoices from "../billing/invoices/service.js";
@@ -179,6 +180,10 @@ export function createWorker(deps: WorkerDeps): Worker {
       if ((await invoices.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => invoiceLoop?.wake());
     },
   ];
+  // a product's benefits changed: its subscribers' grants follow (their events go out with the next batch)
+  subscribers.push(async (tx, rows) => {
+    if ((await regrantFromOutbox(tx, rows)) > 0) queueMicrotask(() => fanOutSignal.fire());
+  });
   subscribers.push(async (tx, rows) => {
     if ((await deliveries.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => deliverySignal.fire());
   });

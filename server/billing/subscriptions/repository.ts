@@ -1,6 +1,6 @@
 // SQL for subscriptions. Every function takes the caller's organization id and filters by it.
 import { and, asc, eq, inArray, isNull, notInArray, sql, type SQL } from "drizzle-orm";
-import type { Queryable } from "../../db/client.js";
+import { rowsOf, type Queryable } from "../../db/client.js";
 import { customer, discount, product, subscription } from "../../db/schema/index.js";
 import { dateColumn, jsonColumn, plainColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
 import { metadataWhere, type SortKey } from "../listing.js";
@@ -220,4 +220,26 @@ export async function insertSubscription(tx: Queryable, values: SubscriptionRow)
   const [row] = await tx.insert(subscription).values(values).returning();
   if (!row) throw new Error("subscription insert returned nothing");
   return row;
+}
+
+/**
+ * The subscriptions of the product that hold their benefits (trialing, active, past_due) and whose own grants
+ * (not a seat holder's) differ from the product's live benefits: a benefit missing, or a live grant of a benefit
+ * the product no longer offers. A product update that changed no benefit finds none, in one statement.
+ */
+export async function subscriptionsToRegrant(db: Queryable, organizationId: string, productId: string): Promise<string[]> {
+  const rows = await rowsOf<{ id: string }>(db, sql`
+    SELECT s.id FROM subscription s
+    WHERE s.organization_id = ${organizationId} AND s.product_id = ${productId} AND s.status IN ('trialing', 'active', 'past_due')
+      AND (
+        EXISTS (SELECT 1 FROM product_benefit pb JOIN benefit b ON b.id = pb.benefit_id AND NOT b.is_deleted
+                WHERE pb.product_id = s.product_id
+                  AND NOT EXISTS (SELECT 1 FROM benefit_grant g WHERE g.subscription_id = s.id AND g.customer_seat_id IS NULL
+                                  AND g.benefit_id = pb.benefit_id AND g.revoked_at IS NULL))
+        OR EXISTS (SELECT 1 FROM benefit_grant g WHERE g.subscription_id = s.id AND g.revoked_at IS NULL
+                   AND g.benefit_id NOT IN (SELECT pb.benefit_id FROM product_benefit pb JOIN benefit b ON b.id = pb.benefit_id AND NOT b.is_deleted
+                                            WHERE pb.product_id = s.product_id))
+      )
+    ORDER BY s.created_at, s.id`);
+  return rows.map((r) => r.id);
 }
