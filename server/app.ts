@@ -16,6 +16,7 @@ import { billingPlugin, type V1Route } from "./billing/index.js";
 import { webPlugin } from "./http/web.js";
 import { installInputGuard, LARGE_BODY_LIMIT, SMALL_BODY_LIMIT } from "./http/input-guard.js";
 import { inboundWebhooksPlugin } from "./billing/webhooks/inbound.js";
+import { stripeWebhookPlugin } from "./billing/stripe/webhook.js";
 import { createWorker, type Worker } from "./jobs/worker.js";
 import { installIdempotency, requestScope } from "./http/idempotency.js";
 
@@ -109,6 +110,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // a route of its own beside the /api/auth wildcard, with the raw body its signature covers
     await app.register(inboundWebhooksPlugin({ db: database.db, secret: config.webhooks.inboundSecret }));
   }
+  // Stripe's events for each connected account, with the raw body their signature covers
+  await app.register(
+    stripeWebhookPlugin({ db: database.db, secret, baseURL: config.baseURL, stripeApiUrl: config.payments.stripeApiUrl }),
+  );
   await app.register(authPlugin(auth, () => callers.clear()));
   const v1Routes: V1Route[] = [];
   await app.register(referencePlugin(auth, config.baseURL, v1Routes));

@@ -83,6 +83,8 @@ const EnvSchema = z.object({
   TILL_DISCORD_OAUTH_URL: z.url().default("https://discord.com"),
   /** `live`: the built-in test processor takes payments for live organizations too (development and tests only). */
   TILL_TEST_PAYMENTS: z.enum(["sandbox", "live"]).default("sandbox"),
+  /** Stripe's API (tests point it at a stand-in on loopback). */
+  TILL_STRIPE_API_URL: z.url().default("https://api.stripe.com"),
 });
 
 export interface OidcProviderConfig {
@@ -128,7 +130,7 @@ export interface Config {
   /** Renewal batches (claiming transactions) this process runs at once. */
   renewalConcurrency: number;
   /** testInLive: the test processor serves live organizations too (TILL_TEST_PAYMENTS=live); never in production. */
-  payments: { testInLive: boolean };
+  payments: { testInLive: boolean; stripeApiUrl: string };
 }
 
 export interface BenefitServicesConfig {
@@ -201,7 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.TILL_LOG_LEVEL,
     logFormat: e.TILL_LOG_FORMAT ?? (e.NODE_ENV === "production" ? "json" : "pretty"),
     renewalConcurrency: e.TILL_RENEWAL_CONCURRENCY,
-    payments: { testInLive: e.TILL_TEST_PAYMENTS === "live" },
+    payments: { testInLive: e.TILL_TEST_PAYMENTS === "live", stripeApiUrl: e.TILL_STRIPE_API_URL },
     webhooks: {
       allowPrivate: e.TILL_WEBHOOKS_ALLOW_PRIVATE ?? !e.DATABASE_URL,
       inboundSecret: e.TILL_POLAR_WEBHOOK_SECRET,

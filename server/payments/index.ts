@@ -7,6 +7,6 @@ import { createTestProcessor } from "./test-processor.js";
 
 export type { ChargeRequest, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
 
-export function createPaymentProcessor(payments: Config["payments"] = { testInLive: false }): PaymentProcessor {
+export function createPaymentProcessor(payments: Pick<Config["payments"], "testInLive"> = { testInLive: false }): PaymentProcessor {
   return { ...createTestProcessor(), servesLive: payments.testInLive };
 }

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unseal } from "../../server/billing/benefit-delivery/seal.js";
+import { unseal } from "../../server/seal.js";
 import { uniqueBuyer } from "../helpers/checkout.js";
 import { deliveryFlow } from "../helpers/delivery-flow.js";
 import { DiscordPeer, GithubPeer, peerEnv } from "../helpers/delivery-peers.js";

@@ -6,7 +6,7 @@ import type { BenefitServicesConfig } from "../../config.js";
 import type { Queryable } from "../../db/client.js";
 import { DiscordIntegration, GithubIntegration, parseIntegration } from "./integrations.js";
 import * as repo from "./repository.js";
-import { seal, unseal } from "./seal.js";
+import { seal, unseal } from "../../seal.js";
 
 const STATE_TTL_MS = 10 * 60_000;
 /** A token this close to its expiry is refreshed before use. */

@@ -15,7 +15,7 @@ import { authorizeUrl, clientOf, completeAuthorization, OauthCallbackError } fro
 import * as repo from "./repository.js";
 import * as service from "./service.js";
 import { discordClient } from "./discord.js";
-import { seal } from "./seal.js";
+import { seal } from "../../seal.js";
 
 const PlatformParam = z.enum(["github", "discord"]);
 const AuthorizeQuery = z.object({ platform: PlatformParam, return_to: z.string().max(2000).nullish(), customer_id: z.string().nullish() });

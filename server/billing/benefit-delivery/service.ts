@@ -16,7 +16,7 @@ import { githubClient, grantGithub, revokeGithub } from "./github.js";
 import { parseIntegration } from "./integrations.js";
 import { freshAccessToken } from "./oauth.js";
 import * as repo from "./repository.js";
-import { unseal } from "./seal.js";
+import { unseal } from "../../seal.js";
 
 export type { DeliveryRow } from "./repository.js";
 

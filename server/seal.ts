@@ -1,8 +1,8 @@
-// Credentials at rest (customer OAuth tokens, seller integration secrets, PKCE verifiers): AES-256-GCM with a key
-// derived from the server secret and a purpose, so a database dump alone reads none of them.
+// Credentials at rest (customer OAuth tokens, seller integration secrets, Stripe keys, PKCE verifiers): AES-256-GCM
+// with a key derived from the server secret and a purpose, so a database dump alone reads none of them.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 
-export type SealPurpose = "oauth-token" | "integration" | "pkce";
+export type SealPurpose = "oauth-token" | "integration" | "pkce" | "stripe";
 
 const keyOf = (secret: string, purpose: SealPurpose) => createHmac("sha256", secret).update(`till benefit delivery\0${purpose}`).digest();
 

@@ -1,0 +1,47 @@
+// SQL of the Stripe connection: one row per organization, and the Stripe events received for it.
+import { desc, eq } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { stripeConnection, stripeEvent } from "../../db/schema/index.js";
+
+export type StripeConnectionRow = typeof stripeConnection.$inferSelect;
+export type StripeEventRow = typeof stripeEvent.$inferSelect;
+
+export async function getConnection(db: Queryable, organizationId: string): Promise<StripeConnectionRow | null> {
+  const [row] = await db.select().from(stripeConnection).where(eq(stripeConnection.organizationId, organizationId)).limit(1);
+  return row ?? null;
+}
+
+/** Makes or replaces the organization's connection. */
+export async function putConnection(db: Queryable, row: Omit<StripeConnectionRow, "createdAt">): Promise<void> {
+  const set = {
+    accountId: row.accountId,
+    livemode: row.livemode,
+    secretKey: row.secretKey,
+    publishableKey: row.publishableKey,
+    webhookEndpointId: row.webhookEndpointId,
+    webhookUrl: row.webhookUrl,
+    webhookSecret: row.webhookSecret,
+    createdAt: new Date(),
+  };
+  await db.insert(stripeConnection).values(row).onConflictDoUpdate({ target: stripeConnection.organizationId, set });
+}
+
+export async function deleteConnection(db: Queryable, organizationId: string): Promise<void> {
+  await db.delete(stripeConnection).where(eq(stripeConnection.organizationId, organizationId));
+}
+
+/** Records an event once: false when its id was received before (a redelivery). */
+export async function rememberEvent(db: Queryable, row: Omit<StripeEventRow, "receivedAt">): Promise<boolean> {
+  const inserted = await db.insert(stripeEvent).values(row).onConflictDoNothing().returning({ id: stripeEvent.id });
+  return inserted.length > 0;
+}
+
+export async function lastEvent(db: Queryable, organizationId: string): Promise<StripeEventRow | null> {
+  const [row] = await db
+    .select()
+    .from(stripeEvent)
+    .where(eq(stripeEvent.organizationId, organizationId))
+    .orderBy(desc(stripeEvent.receivedAt))
+    .limit(1);
+  return row ?? null;
+}

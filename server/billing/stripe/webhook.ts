@@ -1,0 +1,50 @@
+// POST /api/stripe/webhook/{organization_id}: the events of an organization's Stripe account, verified with
+// `stripe.webhooks.constructEvent` on the exact bytes received and the organization's stored signing secret
+// (a bad or missing signature is a 400 and changes nothing), and recorded once per Stripe event id, so a
+// redelivery is acknowledged without being taken twice. What each event changes in till (payments that end
+// later, refunds and disputes made in Stripe) is issue 27's next part; the event is recorded and acknowledged.
+import type { FastifyInstance } from "fastify";
+import { Stripe } from "../../payments/stripe-client.js";
+import { isUuid } from "../http.js";
+import { recordEvent, webhookSecretOf, type StripeDeps } from "./service.js";
+
+export const STRIPE_WEBHOOK_PATH = "/api/stripe/webhook/:organizationId";
+/** Stripe's own tolerance for a signature's timestamp. */
+const TOLERANCE_SECONDS = 300;
+/** Stripe's events are a few KiB; this bounds what one request may make the server read. */
+const BODY_LIMIT = 512 * 1024;
+
+const error = (detail: string) => ({ error: "BadRequest", detail });
+
+export function stripeWebhookPlugin(deps: StripeDeps) {
+  return async function stripeWebhook(app: FastifyInstance): Promise<void> {
+    // the signature covers the exact bytes received
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
+
+    app.post(STRIPE_WEBHOOK_PATH, async (req, reply) => {
+      const { organizationId } = req.params as { organizationId: string };
+      const connection = isUuid(organizationId) ? await webhookSecretOf(deps, organizationId.toLowerCase()) : null;
+      if (!connection) return reply.status(404).send({ error: "ResourceNotFound", detail: "No Stripe account is connected here." });
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const signature = req.headers["stripe-signature"];
+      if (typeof signature !== "string" || signature.length === 0 || signature.length > 4096) {
+        return reply.status(400).send(error("Missing Stripe-Signature header."));
+      }
+      let event: { id: string; type: string; livemode: boolean; created: number };
+      try {
+        event = Stripe.webhooks.constructEvent(body, signature, connection.secret, TOLERANCE_SECONDS);
+      } catch {
+        return reply.status(400).send(error("The Stripe-Signature does not match this organization's signing secret."));
+      }
+      if (typeof event.id !== "string" || typeof event.type !== "string" || typeof event.created !== "number") {
+        return reply.status(400).send(error("Not a Stripe event."));
+      }
+      if (event.livemode !== connection.livemode) {
+        return reply.status(400).send(error(`A ${event.livemode ? "live" : "test-mode"} event for a ${connection.livemode ? "live" : "test-mode"} connection.`));
+      }
+      const fresh = await recordEvent(deps, organizationId.toLowerCase(), event);
+      return reply.status(200).send({ received: true, duplicate: !fresh });
+    });
+  };
+}

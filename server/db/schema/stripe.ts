@@ -1,0 +1,43 @@
+// An organization's Stripe account (issue 27): the keys till charges with and the webhook endpoint till made on
+// the account, secrets sealed with the server secret; and the Stripe events received on that endpoint, one row
+// per Stripe event id (a redelivery is recognised and changes nothing).
+import { index, boolean, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { organization } from "./auth.js";
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+
+export const stripeConnection = pgTable("stripe_connection", {
+  organizationId: uuid("organization_id")
+    .primaryKey()
+    .references(() => organization.id, { onDelete: "cascade" }),
+  /** Stripe's account id (acct_…); null when the (restricted) key may not read the account. */
+  accountId: text("account_id"),
+  /** Test-mode keys (sk_test_/rk_test_) or live ones. */
+  livemode: boolean("livemode").notNull(),
+  /** The secret or restricted key, sealed. */
+  secretKey: text("secret_key").notNull(),
+  publishableKey: text("publishable_key").notNull(),
+  /** The endpoint till made on the account; null when events come through the Stripe CLI (its own secret). */
+  webhookEndpointId: text("webhook_endpoint_id"),
+  webhookUrl: text("webhook_url").notNull(),
+  /** The endpoint's signing secret (whsec_…), sealed. */
+  webhookSecret: text("webhook_secret").notNull(),
+  createdAt: timestamptz("created_at").defaultNow().notNull(),
+});
+
+export const stripeEvent = pgTable(
+  "stripe_event",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    /** Stripe's event id (evt_…). */
+    id: text("id").notNull(),
+    type: text("type").notNull(),
+    livemode: boolean("livemode").notNull(),
+    /** When Stripe made the event. */
+    stripeCreatedAt: timestamptz("stripe_created_at").notNull(),
+    receivedAt: timestamptz("received_at").defaultNow().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.id] }), index("stripe_event_received_idx").on(t.organizationId, t.receivedAt)],
+);

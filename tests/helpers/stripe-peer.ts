@@ -1,0 +1,270 @@
+// A stand-in for Stripe's API on loopback (never shipped), written from Stripe's API reference for the endpoints
+// till calls so far: GET /v1/balance, GET /v1/account, webhook endpoints (create, retrieve, list, delete), and
+// signed event delivery (the Stripe-Signature scheme: t=<unix>,v1=<hex HMAC-SHA256 of "t.payload">). Like
+// Stripe it takes form-encoded bodies (bracket notation), answers an unknown parameter with a 400, an unknown key
+// with a 401, a restricted key without the permission with a 403, replays an Idempotency-Key's first answer,
+// and refuses endpoint URLs it could not reach (loopback and private hosts).
+import { createHmac, randomBytes } from "node:crypto";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+
+export interface PeerKey {
+  /** sk_test_…, sk_live_…, rk_test_…, rk_live_… */
+  secret: string;
+  /** For a restricted key: the permissions it has (`balance_read`, `account_read`, `webhook_write`); a secret key has all. */
+  permissions?: string[];
+}
+
+export interface PeerAccount {
+  id: string;
+  keys: PeerKey[];
+}
+
+export interface PeerEndpoint {
+  id: string;
+  object: "webhook_endpoint";
+  url: string;
+  enabled_events: string[];
+  description: string | null;
+  metadata: Record<string, string>;
+  livemode: boolean;
+  status: "enabled";
+  created: number;
+  secret: string;
+  account: string;
+}
+
+type Params = Record<string, unknown>;
+
+interface Authed {
+  account: PeerAccount;
+  key: PeerKey;
+  livemode: boolean;
+}
+
+class StripeFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: { type: string; message: string; param?: string; code?: string },
+  ) {
+    super(body.message);
+  }
+}
+
+const masked = (key: string) => `${key.slice(0, key.indexOf("_", 3) + 1)}${"*".repeat(12)}${key.slice(-4)}`;
+
+/** `a[b][0]=x&c=y` → { a: { b: ["x"] }, c: "y" } (Stripe's form encoding; numeric indexes make arrays). */
+export function parseForm(text: string): Params {
+  const out: Params = {};
+  for (const [rawKey, value] of new URLSearchParams(text)) {
+    const parts = rawKey.replace(/\]/g, "").split("[");
+    let node: Params | unknown[] = out;
+    parts.forEach((part, i) => {
+      const last = i === parts.length - 1;
+      const nextIsIndex = !last && /^\d+$/.test(parts[i + 1] ?? "");
+      const container = node as Record<string, unknown>;
+      if (last) container[part] = value;
+      else {
+        container[part] ??= nextIsIndex ? [] : {};
+        node = container[part] as Params | unknown[];
+      }
+    });
+  }
+  return out;
+}
+
+function isPrivateHost(host: string): boolean {
+  return /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|\[::1\]|::1|0\.0\.0\.0)/.test(host) || host.endsWith(".localhost") || host.endsWith(".local");
+}
+
+export class StripePeer {
+  readonly endpoints = new Map<string, PeerEndpoint>();
+  /** Every request as received: method, path, the key used, the parsed body. */
+  readonly requests: Array<{ method: string; path: string; key: string; body: Params; idempotencyKey: string | undefined }> = [];
+  private readonly idempotent = new Map<string, { params: string; status: number; body: unknown }>();
+  private app: FastifyInstance | undefined;
+  url = "";
+
+  constructor(private readonly accounts: PeerAccount[]) {}
+
+  async start(): Promise<string> {
+    const app = Fastify();
+    app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) => done(null, parseForm(String(body))));
+    const route = (method: "GET" | "POST" | "DELETE", path: string, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown) =>
+      app.route({ method, url: path, handler: async (req, reply) => this.handle(req, reply, permission, handler) });
+
+    route("GET", "/v1/balance", "balance_read", (auth, req) => {
+      this.allow(req, []);
+      return { object: "balance", available: [{ amount: 0, currency: "usd" }], pending: [{ amount: 0, currency: "usd" }], livemode: auth.livemode };
+    });
+    route("GET", "/v1/account", "account_read", (auth, req) => {
+      this.allow(req, ["expand"]);
+      return { id: auth.account.id, object: "account", country: "US", default_currency: "usd", charges_enabled: true };
+    });
+    route("POST", "/v1/webhook_endpoints", "webhook_write", (auth, req) => this.createEndpoint(auth, req));
+    route("GET", "/v1/webhook_endpoints", "webhook_read", (auth, req) => {
+      this.allow(req, ["limit", "starting_after", "ending_before"]);
+      const data = [...this.endpoints.values()].filter((e) => e.account === auth.account.id && e.livemode === auth.livemode).map(({ secret: _secret, ...e }) => e);
+      return { object: "list", url: "/v1/webhook_endpoints", has_more: false, data };
+    });
+    route("GET", "/v1/webhook_endpoints/:id", "webhook_read", (auth, req) => {
+      const { secret: _secret, ...endpoint } = this.endpointOf(auth, req);
+      return endpoint;
+    });
+    route("DELETE", "/v1/webhook_endpoints/:id", "webhook_write", (auth, req) => {
+      const endpoint = this.endpointOf(auth, req);
+      this.endpoints.delete(endpoint.id);
+      return { id: endpoint.id, object: "webhook_endpoint", deleted: true };
+    });
+    app.setNotFoundHandler((req, reply) =>
+      reply.status(404).send({ error: { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${req.url.split("?")[0]}).` } }),
+    );
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const address = app.server.address();
+    if (!address || typeof address === "string") throw new Error("no address");
+    this.app = app;
+    this.url = `http://127.0.0.1:${address.port}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    await this.app?.close();
+  }
+
+  /** Sends a signed event of the endpoint's account to its URL (or `url`), as Stripe delivers it. */
+  async deliver(endpointOrSecret: PeerEndpoint | { secret: string; url: string; livemode: boolean }, event: { id?: string; type: string; created?: number; data?: unknown }, opts: { secret?: string; timestamp?: number } = {}) {
+    const body = JSON.stringify({
+      id: event.id ?? `evt_${randomBytes(12).toString("hex")}`,
+      object: "event",
+      api_version: "2026-10-28.endive",
+      created: event.created ?? Math.floor(Date.now() / 1000),
+      livemode: endpointOrSecret.livemode,
+      type: event.type,
+      data: event.data ?? { object: {} },
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+    });
+    const t = opts.timestamp ?? Math.floor(Date.now() / 1000);
+    const signature = createHmac("sha256", opts.secret ?? endpointOrSecret.secret).update(`${t}.${body}`).digest("hex");
+    const res = await fetch(endpointOrSecret.url, {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": `t=${t},v1=${signature}` },
+      body,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown>, payload: JSON.parse(body) as { id: string } };
+  }
+
+  private async handle(req: FastifyRequest, reply: FastifyReply, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown) {
+    try {
+      const auth = this.authenticate(req, permission);
+      const body = (req.body ?? {}) as Params;
+      const idempotencyKey = typeof req.headers["idempotency-key"] === "string" ? req.headers["idempotency-key"] : undefined;
+      this.requests.push({ method: req.method, path: req.url.split("?")[0] ?? "", key: auth.key.secret, body, idempotencyKey });
+      if (idempotencyKey && req.method === "POST") {
+        const slot = `${auth.key.secret}\0${idempotencyKey}`;
+        const seen = this.idempotent.get(slot);
+        const params = JSON.stringify(body);
+        if (seen) {
+          if (seen.params !== params) {
+            throw new StripeFailure(400, {
+              type: "idempotency_error",
+              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+            });
+          }
+          return reply.status(seen.status).header("idempotent-replayed", "true").send(seen.body);
+        }
+        const answer = handler(auth, req);
+        this.idempotent.set(slot, { params, status: 200, body: answer });
+        return reply.send(answer);
+      }
+      return reply.send(handler(auth, req));
+    } catch (err) {
+      if (err instanceof StripeFailure) return reply.status(err.status).send({ error: err.body });
+      throw err;
+    }
+  }
+
+  private authenticate(req: FastifyRequest, permission: string): Authed {
+    const header = req.headers.authorization ?? "";
+    const key = header.startsWith("Bearer ") ? header.slice(7) : "";
+    if (!key) {
+      throw new StripeFailure(401, {
+        type: "invalid_request_error",
+        message: "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+      });
+    }
+    for (const account of this.accounts) {
+      const found = account.keys.find((k) => k.secret === key);
+      if (!found) continue;
+      if (found.permissions && !found.permissions.includes(permission)) {
+        throw new StripeFailure(403, {
+          type: "invalid_request_error",
+          message: `The provided key '${masked(key)}' does not have the required permissions for this endpoint on account '${account.id}'. Having the 'rak_${permission}' permission would allow this request to continue.`,
+        });
+      }
+      return { account, key: found, livemode: /_live_/.test(key) };
+    }
+    throw new StripeFailure(401, { type: "invalid_request_error", message: `Invalid API Key provided: ${masked(key)}` });
+  }
+
+  /** Stripe answers a parameter it does not know with a 400 naming it. */
+  private allow(req: FastifyRequest, known: string[]): Params {
+    const params = { ...((req.query ?? {}) as Params), ...((req.body ?? {}) as Params) };
+    for (const name of Object.keys(params)) {
+      if (!known.includes(name)) throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_unknown", param: name, message: `Received unknown parameter: ${name}` });
+    }
+    return params;
+  }
+
+  private createEndpoint(auth: Authed, req: FastifyRequest): PeerEndpoint {
+    const p = this.allow(req, ["url", "enabled_events", "description", "metadata", "api_version", "connect", "expand"]);
+    if (typeof p.url !== "string") throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param: "url", message: "Missing required param: url." });
+    if (!Array.isArray(p.enabled_events) || p.enabled_events.length === 0) {
+      throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param: "enabled_events", message: "Missing required param: enabled_events." });
+    }
+    let url: URL;
+    try {
+      url = new URL(p.url);
+    } catch {
+      throw new StripeFailure(400, { type: "invalid_request_error", code: "url_invalid", param: "url", message: "Invalid URL: " + p.url });
+    }
+    if (isPrivateHost(url.hostname)) {
+      throw new StripeFailure(400, {
+        type: "invalid_request_error",
+        code: "url_invalid",
+        param: "url",
+        message: "Invalid URL: URL must be publicly accessible. Consider using a tool like Stripe CLI to test webhooks locally: https://github.com/stripe/stripe-cli",
+      });
+    }
+    if (auth.livemode && url.protocol !== "https:") {
+      throw new StripeFailure(400, { type: "invalid_request_error", code: "url_invalid", param: "url", message: "Invalid URL: URL must use HTTPS in live mode." });
+    }
+    const mine = [...this.endpoints.values()].filter((e) => e.account === auth.account.id && e.livemode === auth.livemode);
+    if (mine.length >= 16) {
+      throw new StripeFailure(400, { type: "invalid_request_error", message: `You have reached the maximum of 16 ${auth.livemode ? "live" : "test"} webhook endpoints.` });
+    }
+    const endpoint: PeerEndpoint = {
+      id: `we_${randomBytes(12).toString("hex")}`,
+      object: "webhook_endpoint",
+      url: p.url,
+      enabled_events: p.enabled_events.map(String),
+      description: typeof p.description === "string" ? p.description : null,
+      metadata: (p.metadata ?? {}) as Record<string, string>,
+      livemode: auth.livemode,
+      status: "enabled",
+      created: Math.floor(Date.now() / 1000),
+      secret: `whsec_${randomBytes(24).toString("base64url")}`,
+      account: auth.account.id,
+    };
+    this.endpoints.set(endpoint.id, endpoint);
+    return endpoint;
+  }
+
+  private endpointOf(auth: Authed, req: FastifyRequest): PeerEndpoint {
+    const { id } = req.params as { id: string };
+    const endpoint = this.endpoints.get(id);
+    if (!endpoint || endpoint.account !== auth.account.id || endpoint.livemode !== auth.livemode) {
+      throw new StripeFailure(404, { type: "invalid_request_error", code: "resource_missing", param: "id", message: `No such webhook endpoint: '${id}'` });
+    }
+    return endpoint;
+  }
+}
