@@ -41,6 +41,7 @@ import * as open from "./open.js";
 import * as files from "./files.js";
 import * as completion from "./completion.js";
 import * as clock from "./clock.js";
+import * as stripe from "./stripe.js";
 
 export interface CommandModule {
   register(program: Command): void;
@@ -76,6 +77,7 @@ export const COMMANDS: Readonly<Record<string, CommandModule>> = {
   emails,
   trigger,
   clock,
+  stripe,
   open,
   api,
   completion,

@@ -33,6 +33,7 @@ export const StripeConnectInput = z
 export type StripeConnectInput = z.output<typeof StripeConnectInput>;
 
 export interface StripeConnectionWire {
+  connected: true;
   account_id: string | null;
   livemode: boolean;
   /** The key's kind and last four characters, never the key. */
@@ -132,14 +133,18 @@ export async function connectStripe(deps: StripeDeps, organizationId: string, in
   });
   // the endpoint of the keys this connection replaces goes (best effort: the old key may be revoked already)
   if (previous?.webhookEndpointId && previous.webhookEndpointId !== endpointId) await removeEndpoint(deps, previous);
-  return stripeStatus(deps, organizationId);
+  const connected = await stripeStatus(deps, organizationId);
+  if (!connected.connected) throw notFound(NOT_CONNECTED); // disconnected meanwhile
+  return connected;
 }
 
-export async function stripeStatus(deps: StripeDeps, organizationId: string): Promise<StripeConnectionWire> {
+/** The connection as the seller sees it; `{ connected: false }` while there is none. */
+export async function stripeStatus(deps: StripeDeps, organizationId: string): Promise<StripeConnectionWire | { connected: false }> {
   const [row, event] = await Promise.all([repo.getConnection(deps.db, organizationId), repo.lastEvent(deps.db, organizationId)]);
-  if (!row) throw notFound(NOT_CONNECTED);
+  if (!row) return { connected: false };
   const key = unseal(deps.secret, "stripe", row.secretKey);
   return {
+    connected: true,
     account_id: row.accountId,
     livemode: row.livemode,
     secret_key: key ? keyHint(key) : "(sealed with another server secret: connect again)",
