@@ -33,6 +33,7 @@ import { testClockRoutes } from "./test-clock/routes.js";
 import { benefitDeliveryRoutes } from "./benefit-delivery/routes.js";
 import { paymentRoutes } from "./payments/routes.js";
 import { dunningRoutes } from "./dunning/routes.js";
+import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 
 export interface BillingDeps {
   db: Db;
@@ -114,6 +115,7 @@ export function billingPlugin(deps: BillingDeps) {
       if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
         return reply.status(err.statusCode).send({ error: err.code ?? "BadRequest", detail: err.message });
       }
+      if (isDatabaseUnavailable(err)) return sendDatabaseUnavailable(req, reply, err);
       req.log.error(err);
       return reply.status(500).send({ error: "InternalServerError", detail: "An unexpected error occurred." });
     });
