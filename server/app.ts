@@ -5,6 +5,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } f
 import { loggerOptions, RequestLog } from "./http/request-log.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
+import { isDatabaseUnavailable, sendDatabaseUnavailable } from "./db/unavailable.js";
 import type { Mailer } from "./mail/mailer.js";
 import { createAuth, type Auth } from "./auth/index.js";
 import { authPlugin } from "./auth/plugin.js";
@@ -78,6 +79,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    // PostgreSQL restarting, failing over or dropping connections: the client may retry shortly (db/unavailable.ts)
+    if (status === 500 && isDatabaseUnavailable(err)) return sendDatabaseUnavailable(req, reply, err);
     if (status === 500) req.log.error(err);
     return reply.status(status).send({
       error: status === 500 ? "InternalServerError" : (err.code ?? "BadRequest"),

@@ -34,6 +34,7 @@ import { benefitDeliveryRoutes } from "./benefit-delivery/routes.js";
 import { paymentRoutes } from "./payments/routes.js";
 import { dunningRoutes } from "./dunning/routes.js";
 import { stripeRoutes } from "./stripe/routes.js";
+import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 
 export interface BillingDeps {
   db: Db;
@@ -116,6 +117,7 @@ export function billingPlugin(deps: BillingDeps) {
       if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
         return reply.status(err.statusCode).send({ error: err.code ?? "BadRequest", detail: err.message });
       }
+      if (isDatabaseUnavailable(err)) return sendDatabaseUnavailable(req, reply, err);
       req.log.error(err);
       return reply.status(500).send({ error: "InternalServerError", detail: "An unexpected error occurred." });
     });

@@ -49,7 +49,7 @@ export interface DbOptions {
 export async function openDatabase(opts: DbOptions): Promise<Database> {
   if (opts.url) {
     // notices (e.g. "relation already exists, skipping" from migrations) are noise in the log
-    const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {} });
+    const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {}, backoff: reconnectBackoff });
     const db = drizzlePostgres(client, { schema });
     await migratePostgres(db, { migrationsFolder: opts.migrationsFolder ?? migrationsFolder });
     return {
@@ -57,7 +57,10 @@ export async function openDatabase(opts: DbOptions): Promise<Database> {
       driver: "postgres",
       close: () => client.end({ timeout: 5 }),
       async listen(channel, onNotify) {
-        const { unlisten } = await client.listen(channel, () => onNotify());
+        // postgres.js listens on a connection of its own and listens again each time it closed (a restart, a
+        // failover, pg_terminate_backend), retrying until PostgreSQL answers; each time it listens again the
+        // listener is woken once, for the notifications sent while nobody listened
+        const { unlisten } = await client.listen(channel, () => onNotify(), () => onNotify());
         return unlisten;
       },
     };
@@ -74,4 +77,13 @@ export async function openDatabase(opts: DbOptions): Promise<Database> {
       return client.listen(channel, () => onNotify());
     },
   };
+}
+
+/**
+ * Seconds before a closed connection is opened again, after `retries` failed attempts in a row: postgres.js's own
+ * grows to 20 s, so a server whose database was away for a few seconds went on waiting long after it was back.
+ * From 50 ms, doubling, at most 2 s, with jitter (replicas reconnecting at once spread out).
+ */
+export function reconnectBackoff(retries: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** retries, 2);
 }
