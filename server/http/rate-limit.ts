@@ -2,6 +2,9 @@
 // and a restart forgets nothing. Fixed windows: the first hit of a key opens a window of `window` seconds;
 // each hit in it adds one, in a single upsert (concurrent hits serialise on the row, none is lost).
 // better-auth's limiter uses it as its custom storage; the account and portal limits use it directly.
+// A key is stored as its SHA-256: better-auth's keys are the client address and the request's path, and a path
+// may carry a credential (/api/auth/reset-password/{token}); others hold an email address.
+import { createHash } from "node:crypto";
 import { lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { rateLimit } from "../db/schema/index.js";
@@ -19,6 +22,9 @@ export interface RateLimitStore {
   blocked(key: string, limit: Limit): Promise<number | null>;
 }
 
+/** What the table's `key` holds for a key: its hex SHA-256 (nothing a dump can use or read). */
+export const storedRateLimitKey = (key: string) => createHash("sha256").update(`till rate limit\0${key}`).digest("hex");
+
 /** Expired rows are deleted at most this often, by whichever request comes. */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -31,8 +37,9 @@ export function rateLimitStore(db: Db): RateLimitStore {
   }
 
   return {
-    async consume(key, { window, max }) {
+    async consume(plainKey, { window, max }) {
       await prune();
+      const key = storedRateLimitKey(plainKey);
       const now = sql`clock_timestamp()`;
       const end = sql`clock_timestamp() + ${window} * interval '1 second'`;
       const expired = sql`${rateLimit.resetAt} <= ${now}`;
@@ -51,7 +58,8 @@ export function rateLimitStore(db: Db): RateLimitStore {
       return { allowed: false, retryAfter: Math.max(1, row.wait) };
     },
 
-    async blocked(key, { max }) {
+    async blocked(plainKey, { max }) {
+      const key = storedRateLimitKey(plainKey);
       const [row] = await db
         .select({ count: rateLimit.count, wait: sql<number>`ceil(extract(epoch FROM ${rateLimit.resetAt} - clock_timestamp()))::int` })
         .from(rateLimit)
