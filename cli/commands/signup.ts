@@ -11,6 +11,7 @@ import { askLine, askSecret, canAsk } from "../confirm.js";
 import { ApiError, CliError, EXIT, ExitStatus, UsageError } from "../errors.js";
 import { parseEmail } from "../flags.js";
 import { forgetListenSecret } from "../listen-secret.js";
+import { profileStoresServer } from "../hints.js";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../shared/passwords.js";
 
 interface SignupFlags {
@@ -123,6 +124,7 @@ async function signup(ctx: Context, opts: SignupFlags): Promise<void> {
     organization: null,
   });
   forgetListenSecret(ctx.env.configDir, ctx.profileName, ctx.server);
+  profileStoresServer(ctx.server);
   ctx.out.done(
     { server: ctx.server, profile: ctx.profileName, user: { id, email, name: userName }, signed_in: true },
     `Created the account ${email} and signed in to ${ctx.server}` +

@@ -89,6 +89,12 @@ describe("till signup", () => {
     expect(web.status).toBe(200);
   });
 
+  it("under --profile and --server, its next step names --profile (the profile now stores the server)", async () => {
+    const cli: TillOptions = { configDir: tempConfigDir(), env: { TILL_PASSWORD: "the ops password" } };
+    const r = ok(await as(cli, ["signup", "--profile", "ops", "--server", server.url, "--email", email("ops")]));
+    expect(r.stderr).toContain("Next: create your organization with `till --profile ops orgs create <name>`.\n");
+  });
+
   it("an email that has an account is exit 1 and points at till login", async () => {
     const address = email("twice");
     const cli: TillOptions = { configDir: tempConfigDir(), env: { TILL_SERVER: server.url, TILL_PASSWORD: "the first password" } };
