@@ -63,7 +63,6 @@ export async function askLine(question: string): Promise<string> {
  */
 export function askSecret(question: string): Promise<string | null> {
   const stdin = process.stdin;
-  process.stderr.write(question);
   return new Promise((resolve) => {
     let typed = "";
     const finish = (value: string | null) => {
@@ -81,7 +80,9 @@ export function askSecret(question: string): Promise<string | null> {
         else if (ch >= " ") typed += ch;
       }
     };
+    // echo off before the question shows: what is typed as soon as it appears must not be echoed
     stdin.setRawMode(true);
+    process.stderr.write(question);
     stdin.resume();
     stdin.on("data", onData);
   });

@@ -6,6 +6,7 @@ import { AuthRequiredError, UsageError } from "./errors.js";
 import { createOutput, type Output } from "./output.js";
 import type { JsonPrinter } from "./json-filter.js";
 import { resolveMode, type Mode } from "./mode.js";
+import { setHintScope } from "./hints.js";
 
 /** The global flags as commander hands them over (`cmd.optsWithGlobals()`). */
 export interface GlobalOptions {
@@ -101,6 +102,11 @@ export function createContext(opts: GlobalOptions, env: CliEnv = readEnv(), trai
     : env.server
       ? normalizeServer(env.server, "TILL_SERVER")
       : normalizeServer(profile.server ?? DEFAULT_SERVER, `profile "${profileName}" server`);
+  setHintScope({
+    profileFlag: opts.profile,
+    serverFlag: opts.server ? server : undefined,
+    profileServer: profile.server === undefined ? undefined : normalizeServer(profile.server, `profile "${profileName}" server`),
+  });
   if (opts.apiKey) {
     // the value sits in the shell history and in `ps` output for as long as the command runs
     out.warn("--api-key puts the key in your shell history and process list; prefer TILL_API_KEY.");

@@ -5,6 +5,7 @@
 // Colour is off with NO_COLOR, TERM=dumb, --no-color, or when the stream is not a terminal.
 import type { CliEnv } from "./env.js";
 import { asCliError } from "./errors.js";
+import { scopeHint } from "./hints.js";
 import type { JsonPrinter } from "./json-filter.js";
 
 export interface Column<T> {
@@ -143,7 +144,7 @@ export function createOutput(opts: OutputOptions): Output {
 
     done(data, message) {
       if (opts.json) this.printJson(data);
-      else writeOut(message);
+      else writeOut(scopeHint(message));
     },
 
     printJson(data) {
@@ -153,26 +154,28 @@ export function createOutput(opts: OutputOptions): Output {
     },
 
     info(message) {
-      if (!opts.json) writeErr(message);
+      if (!opts.json) writeErr(scopeHint(message));
     },
 
     notice(message) {
-      writeErr(message);
+      writeErr(scopeHint(message));
     },
 
     warn(message) {
-      writeErr(opts.json ? message : `${styleErr.yellow("warning:")} ${message}`);
+      writeErr(opts.json ? scopeHint(message) : `${styleErr.yellow("warning:")} ${scopeHint(message)}`);
     },
 
     error(err) {
       const e = asCliError(err);
+      const message = scopeHint(e.message);
+      const hint = e.hint === undefined ? undefined : scopeHint(e.hint);
       if (opts.json) {
         const request = opts.verbose && e.request ? { request: { method: e.request.method, path: e.request.path, status: e.request.status, request_id: e.request.requestId ?? null } } : {};
-        writeErr(JSON.stringify({ error: { message: e.message, code: e.code, hint: e.hint ?? null, ...request } }));
+        writeErr(JSON.stringify({ error: { message, code: e.code, hint: hint ?? null, ...request } }));
         return;
       }
-      writeErr(`${styleErr.red("error:")} ${e.message}`);
-      if (e.hint) writeErr(`${styleErr.dim("hint:")} ${e.hint}`);
+      writeErr(`${styleErr.red("error:")} ${message}`);
+      if (hint) writeErr(`${styleErr.dim("hint:")} ${hint}`);
       if (opts.verbose && e.request) {
         const r = e.request;
         writeErr(styleErr.dim(`request: ${r.method} ${r.path} → ${r.status}${r.requestId ? ` (request id ${r.requestId})` : ""}`));

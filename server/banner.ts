@@ -37,8 +37,10 @@ export function startupBanner(config: Config, mail: "smtp" | "dev-mailbox", vers
   if (!LOOPBACK.test(config.host)) {
     lines.push(`  network   bound to ${config.host}: reachable from other machines (HOST=127.0.0.1 keeps it on this one)`);
   }
+  // the CLI goes to http://localhost:3000 unless told: anywhere else, the commands carry --server
+  const server = config.baseURL === "http://localhost:3000" ? "" : ` --server ${config.baseURL}`;
   lines.push(
-    `  next      \`npx till signup${config.baseURL === "http://localhost:3000" ? "" : ` --server ${config.baseURL}`}\` (or create your account at ${config.baseURL}/sign-in?mode=sign-up, then \`npx till login\`)`,
+    `  next      \`npx till signup${server}\` (or create your account at ${config.baseURL}/sign-in?mode=sign-up, then \`npx till login${server}\`)`,
   );
   return lines.join("\n");
 }

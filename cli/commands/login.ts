@@ -9,6 +9,7 @@ import type { Context, Credential } from "../context.js";
 import { ask, canAsk } from "../confirm.js";
 import { AuthRequiredError, CliError, ERROR_CODES } from "../errors.js";
 import { forgetListenSecret } from "../listen-secret.js";
+import { profileStoresServer } from "../hints.js";
 import { CLI_DEVICE_CLIENT } from "../../shared/device-clients.js";
 import { getSession, listOrganizations, setActiveOrganization, stored } from "./orgs.js";
 
@@ -187,6 +188,7 @@ async function login(ctx: Context, opts: { browser: boolean; force?: boolean }):
     organization: active ? stored(active) : null,
   });
   forgetListenSecret(ctx.env.configDir, ctx.profileName, ctx.server);
+  profileStoresServer(ctx.server);
   const organization = active ? stored(active) : null;
   ctx.out.done(
     { server: ctx.server, profile: ctx.profileName, user: { id, email, name }, organization },

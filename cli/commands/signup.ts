@@ -11,6 +11,8 @@ import { askLine, askSecret, canAsk } from "../confirm.js";
 import { ApiError, CliError, EXIT, ExitStatus, UsageError } from "../errors.js";
 import { parseEmail } from "../flags.js";
 import { forgetListenSecret } from "../listen-secret.js";
+import { profileStoresServer } from "../hints.js";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../shared/passwords.js";
 
 interface SignupFlags {
   email?: string;
@@ -50,6 +52,25 @@ async function emailOf(ctx: Context, flag: string | undefined): Promise<string> 
   }
 }
 
+/** Why the server would refuse `password` (the shared rule, counted as the server counts), or null. */
+function passwordProblem(password: string): string | null {
+  const n = password.length;
+  if (n < PASSWORD_MIN_LENGTH) return `Too short: that password has ${n} character${n === 1 ? "" : "s"}, it needs at least ${PASSWORD_MIN_LENGTH}.`;
+  if (n > PASSWORD_MAX_LENGTH) return `Too long: that password has ${n} characters, at most ${PASSWORD_MAX_LENGTH} are allowed.`;
+  return null;
+}
+
+/** The password typed at the terminal, asked for again at once (not after the confirmation) while it breaks the rule. */
+async function typedPassword(ctx: Context): Promise<string> {
+  for (;;) {
+    const typed = await askSecret(`Password (at least ${PASSWORD_MIN_LENGTH} characters): `);
+    if (typed === null || typed === "") return cancelled(ctx);
+    const problem = passwordProblem(typed);
+    if (!problem) return typed;
+    ctx.out.info(`${problem} Type another (an empty one cancels).`);
+  }
+}
+
 /** --password-stdin, else TILL_PASSWORD, else typed twice at the terminal. */
 async function passwordOf(ctx: Context, fromStdin: boolean | undefined): Promise<string> {
   if (fromStdin) {
@@ -61,8 +82,7 @@ async function passwordOf(ctx: Context, fromStdin: boolean | undefined): Promise
   if (!canAsk(ctx)) {
     throw new UsageError("a password is needed and nobody can type it here", "pass it on stdin with --password-stdin, or set TILL_PASSWORD");
   }
-  const first = await askSecret("Password (at least 8 characters): ");
-  if (first === null || first === "") return cancelled(ctx);
+  const first = await typedPassword(ctx);
   const again = await askSecret("Password again: ");
   if (again === null) return cancelled(ctx);
   if (again !== first) throw new UsageError("the two passwords differ: nothing was created", "run `till signup` again");
@@ -104,6 +124,7 @@ async function signup(ctx: Context, opts: SignupFlags): Promise<void> {
     organization: null,
   });
   forgetListenSecret(ctx.env.configDir, ctx.profileName, ctx.server);
+  profileStoresServer(ctx.server);
   ctx.out.done(
     { server: ctx.server, profile: ctx.profileName, user: { id, email, name: userName }, signed_in: true },
     `Created the account ${email} and signed in to ${ctx.server}` +

@@ -34,6 +34,7 @@ import { emitOrganizationUpdates } from "./organization-events.js";
 import { hashStoredTokens } from "./stored-tokens.js";
 import { tillSessionHandles } from "./session-handles.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../shared/passwords.js";
 
 export const AUTH_BASE_PATH = "/api/auth";
 /** Prefix of every organization API key, so a leaked key is recognisable (secret scanners, logs). */
@@ -89,6 +90,8 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     emailAndPassword: {
       enabled: true,
       autoSignIn: true,
+      minPasswordLength: PASSWORD_MIN_LENGTH,
+      maxPasswordLength: PASSWORD_MAX_LENGTH,
       resetPasswordTokenExpiresIn: 3600,
       revokeSessionsOnPasswordReset: config.revokeSessionsOnPasswordReset,
       sendResetPassword: async ({ user, url }) => send(resetPasswordMail(user.email, url)),

@@ -8,6 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { startupBanner } from "../../server/banner.js";
+import { loadConfig } from "../../server/config.js";
 import { formatLine } from "../../server/http/request-log.js";
 import { freePort } from "../helpers/ports.js";
 
@@ -93,7 +95,7 @@ describe("npm start on its defaults", () => {
     expect(banner).toMatch(/ {2}database {2}PGlite \(embedded\) in \/.*till-start-.*\/pglite\n/);
     expect(banner).toMatch(/ {2}mail {6}dev mailbox: nothing is sent; each message goes to .*\/mail and its links are printed here\n/);
     expect(banner).toContain(
-      `  next      \`npx till signup --server http://localhost:${till.port}\` (or create your account at http://localhost:${till.port}/sign-in?mode=sign-up, then \`npx till login\`)`,
+      `  next      \`npx till signup --server http://localhost:${till.port}\` (or create your account at http://localhost:${till.port}/sign-in?mode=sign-up, then \`npx till login --server http://localhost:${till.port}\`)`,
     );
     expect(banner).not.toContain("network");
     expect(banner).not.toContain("payments");
@@ -117,6 +119,19 @@ describe("npm start on its defaults", () => {
     await expect.poll(() => till.output()).toContain('"msg":"request completed"');
     const line = till.output().split("\n").find((l) => l.includes('"request completed"'))!;
     expect(JSON.parse(line)).toMatchObject({ level: 30, req: { method: "GET", url: "/healthz" }, res: { statusCode: 200 } });
+  });
+});
+
+describe("the start-up banner's next step", () => {
+  it("carries --server in both commands when the server is not where the CLI looks by default", () => {
+    const next = (port: string) =>
+      startupBanner(loadConfig({ PORT: port, TILL_DATA_DIR: os.tmpdir() }), "dev-mailbox", "0.1.0")
+        .split("\n")
+        .find((l) => l.startsWith("  next"));
+    expect(next("3000")).toBe("  next      `npx till signup` (or create your account at http://localhost:3000/sign-in?mode=sign-up, then `npx till login`)");
+    expect(next("4000")).toBe(
+      "  next      `npx till signup --server http://localhost:4000` (or create your account at http://localhost:4000/sign-in?mode=sign-up, then `npx till login --server http://localhost:4000`)",
+    );
   });
 });
 

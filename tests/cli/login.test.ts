@@ -118,7 +118,8 @@ describe("till login (device flow)", () => {
     expect((await alice.client.post("/api/auth/device/deny", { userCode: code })).status).toBe(200);
     const r = await child;
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain("error: the sign-in request was denied in the browser\nhint: run `till login` again and choose Approve\n");
+    // the command to run again is this one: the profile has no server yet, so it carries --server
+    expect(r.stderr).toContain(`error: the sign-in request was denied in the browser\nhint: run \`till --server ${server.url} login\` again and choose Approve\n`);
     expect(r.stdout).toBe("");
   });
 
@@ -135,7 +136,7 @@ describe("till login (device flow)", () => {
       error: {
         message: "the one-time code expired before it was approved",
         code: "expired_token",
-        hint: "run `till login` again and approve within 30 minutes",
+        hint: `run \`till --server ${server.url} login\` again and approve within 30 minutes`,
       },
     });
   });
@@ -158,8 +159,8 @@ describe("till login (device flow)", () => {
     const r = await till(["login", "--server", server.url], { configDir: tempConfigDir(), env: { CI: "true" } });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toBe(
-      "error: `till login` needs a person at a browser, and CI is set\n" +
-        "hint: in CI use an organization API key: create one with `till keys create`, then set TILL_API_KEY (and TILL_SERVER)\n",
+      `error: \`till --server ${server.url} login\` needs a person at a browser, and CI is set\n` +
+        `hint: in CI use an organization API key: create one with \`till --server ${server.url} keys create\`, then set TILL_API_KEY (and TILL_SERVER)\n`,
     );
   });
 
@@ -351,5 +352,28 @@ describe("till login in a terminal", () => {
     const r = await child;
     expect(r.exitCode, screenText(String(r.stdout))).toBe(0);
     expect(opener.opened()).toEqual([]);
+  });
+});
+
+describe("the commands a message names carry this run's --profile and --server", () => {
+  it("only the flags the next run needs: --profile (not TILL_PROFILE), --server unless the profile stores it", async () => {
+    const configDir = tempConfigDir();
+    const [profile, both, fromEnv, json] = await Promise.all([
+      till(["--profile", "staging", "orgs", "list"], { configDir }),
+      till(["orgs", "list", "--profile", "staging", "--server", `${server.url}/`], { configDir }),
+      till(["orgs", "list"], { configDir, env: { TILL_PROFILE: "staging", TILL_SERVER: server.url } }),
+      till(["--profile", "staging", "orgs", "list", "--json"], { configDir }),
+    ]);
+    expect([profile.exitCode, both.exitCode, fromEnv.exitCode, json.exitCode]).toEqual([4, 4, 4, 4]);
+    expect(profile.stderr).toBe("error: not signed in: run `till --profile staging login` or set TILL_API_KEY\n");
+    expect(both.stderr).toBe(`error: not signed in: run \`till --profile staging --server ${server.url} login\` or set TILL_API_KEY\n`);
+    expect(fromEnv.stderr).toBe("error: not signed in: run `till login` or set TILL_API_KEY\n");
+    expect(parseJson<{ error: { message: string } }>(json.stderr).error.message).toBe("not signed in: run `till --profile staging login` or set TILL_API_KEY");
+
+    // signed in, the profile stores the server: its hints need --profile only
+    const r = await login(server.url, alice.client, { configDir }, ["--profile", "staging"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const again = await till(["login", "--profile", "staging", "--server", server.url], { configDir });
+    expect(again.stderr).toContain(`Already signed in to ${server.url} as ${alice.user.email} (profile staging): nothing to do (\`till --profile staging login --force\` signs in again).`);
   });
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { parseJson, tempConfigDir, till, type TillOptions, type TillResult } from "./till.js";
+import { parseJson, spawnTillInTerminal, tempConfigDir, terminal, till, type TillOptions, type TillResult } from "./till.js";
 
 let server: TestServer;
 let seller: TillOptions;
@@ -63,6 +63,36 @@ describe("till signup", () => {
     expect(short.stderr).toMatch(/^error: password: Password (is )?too short/i);
     const status = await as(cli, ["auth", "status"]);
     expect(status.exitCode).toBe(4);
+  });
+
+  it("at a terminal, a password shorter than the rule is asked again at once, before the confirmation", async () => {
+    const address = email("typed");
+    const configDir = tempConfigDir();
+    const child = spawnTillInTerminal(["signup", "--email", address], { configDir, env: { TILL_SERVER: server.url } });
+    const person = terminal(child);
+    await person.waitFor(/Password \(at least 8 characters\): /);
+    person.type("short\r");
+    await person.waitFor(/Too short: that password has 5 characters, it needs at least 8\. Type another \(an empty one cancels\)\./);
+    await person.waitFor(/Password \(at least 8 characters\): /);
+    person.type("a typed long password\r");
+    await person.waitFor(/Password again: /);
+    person.type("a typed long password\r");
+    const r = await child;
+    const screen = person.text();
+    expect(r.exitCode, screen).toBe(0);
+    expect(screen).toContain(`Created the account ${address} and signed in to ${server.url}.`);
+    expect(screen.match(/Password again: /g)).toHaveLength(1);
+    // typed without echo
+    expect(screen).not.toContain("short\n");
+    expect(screen).not.toContain("a typed long password");
+    const web = await new Client(server.url).post("/api/auth/sign-in/email", { email: address, password: "a typed long password" });
+    expect(web.status).toBe(200);
+  });
+
+  it("under --profile and --server, its next step names --profile (the profile now stores the server)", async () => {
+    const cli: TillOptions = { configDir: tempConfigDir(), env: { TILL_PASSWORD: "the ops password" } };
+    const r = ok(await as(cli, ["signup", "--profile", "ops", "--server", server.url, "--email", email("ops")]));
+    expect(r.stderr).toContain("Next: create your organization with `till --profile ops orgs create <name>`.\n");
   });
 
   it("an email that has an account is exit 1 and points at till login", async () => {

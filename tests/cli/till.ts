@@ -71,6 +71,63 @@ export function screenText(raw: string): string {
   return raw.replace(/\u001b\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007]*\u0007|\r/g, "");
 }
 
+/** A person at the terminal of `spawnTillInTerminal`'s child: waits for text on the screen, types. */
+export interface Terminal {
+  /** The next match of `pattern` after the previous one found (escape sequences removed). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** Keys typed: "\r" is Enter. */
+  type(keys: string): void;
+  /** All of the screen so far, as text. */
+  text(): string;
+}
+
+export function terminal(child: { stdout: NodeJS.ReadableStream | null; stdin: NodeJS.WritableStream | null }): Terminal {
+  let seen = "";
+  let from = 0;
+  let ended = false;
+  const waiters = new Set<() => void>();
+  child.stdout?.on("data", (chunk: Buffer) => {
+    seen += chunk.toString();
+    for (const w of waiters) w();
+  });
+  child.stdout?.on("end", () => {
+    ended = true;
+    for (const w of waiters) w();
+  });
+  return {
+    waitFor(pattern, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const rest = screenText(seen).slice(from);
+          const m = pattern.exec(rest);
+          if (m) {
+            from += m.index + m[0].length;
+            done();
+            resolve(m);
+          } else if (ended) {
+            done();
+            reject(new Error(`${pattern} never appeared before the output ended; got: ${rest}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`${pattern} never appeared; got: ${screenText(seen).slice(from)}`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    type(keys) {
+      child.stdin?.write(keys);
+    },
+    text: () => screenText(seen),
+  };
+}
+
 /** Resolves with the first match of `pattern` in what `stream` has written so far (escape sequences removed). */
 export function waitForText(stream: NodeJS.ReadableStream | null, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
