@@ -176,6 +176,8 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
     return page(items, total, q.limit);
   });
 
+  app.get("/customer-portal/meters/:id", portal, async (req) => service.getMyMeter(deps, me(req), pathId(req)));
+
   app.get("/customer-portal/license-keys/", portal, async (req) => {
     const q = parseQuery(LicenseKeysQuery, req);
     const { items, total } = await service.listMyLicenseKeys(deps, me(req), lower(q.benefit_id), q.page, q.limit);

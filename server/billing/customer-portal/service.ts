@@ -186,6 +186,14 @@ export async function listMyMeters(deps: PortalDeps, p: PortalCaller, meterIds: 
   return { items: all.slice((pageNo - 1) * limit, pageNo * limit), total: all.length };
 }
 
+/** One of the customer's meters by its id (another customer's, or one without usage: 404). */
+export async function getMyMeter(deps: PortalDeps, p: PortalCaller, id: string) {
+  const { items } = await listMyMeters(deps, p, undefined, 1, Number.MAX_SAFE_INTEGER);
+  const found = items.find((m) => m.id === id.toLowerCase());
+  if (!found) throw notFound("Customer meter not found");
+  return found;
+}
+
 // ---- the seller, publicly -------------------------------------------------------------------------
 
 /** CustomerOrganizationData: the seller by slug and its public, live products (the portal's header and catalog). */
