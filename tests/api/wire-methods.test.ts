@@ -1,13 +1,16 @@
 // Methods of @polar-sh/sdk 0.47.1 and 0.49.0 that answered 404 before issue 25 §19, each through both SDK
 // versions (their zod schemas validate every answer): customerMeters.list / get (the seller's view of a
-// customer's usage of a meter) and customerPortal.customerMeters.get. Another organization's rows, or another
+// customer's usage of a meter), customerPortal.customerMeters.get, customerPortal.orders.update. Another organization's rows, or another
 // customer's, answer 404; bad input a 422.
 import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
 import { ResourceNotFound } from "@polar-sh/sdk/models/errors/resourcenotfound.js";
 import { ResourceNotFound as ResourceNotFound049 } from "polar-sdk-049/models/errors/resourcenotfound.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import { HTTPValidationError } from "@polar-sh/sdk/models/errors/httpvalidationerror.js";
 import { rawRequest } from "../helpers/api.js";
+import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -19,6 +22,16 @@ let portal049: Polar049;
 
 const raw = (token: string, method: string, path: string, body?: unknown) => rawRequest(server.url, token, method, path, body);
 const failure = (p: Promise<unknown>) => p.then(() => undefined).catch((e: unknown) => e);
+
+/** A paid order of `product` for a new buyer, with that customer's portal session. */
+async function buy(s: Seller, product: Product) {
+  const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+  await pay(server, checkout, { customerEmail: uniqueBuyer("wire") });
+  const [order] = (await s.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+  if (!order) throw new Error("no order");
+  const session = (await s.sdk.customerSessions.create({ customerId: order.customerId })).token;
+  return { order, session };
+}
 
 beforeAll(async () => {
   server = await startServer();
@@ -92,5 +105,43 @@ describe("customer meters", () => {
     );
     expect((await raw(adaSession, "GET", "/v1/customer-portal/meters/nope")).status).toBe(422);
     expect((await raw("nope", "GET", `/v1/customer-portal/meters/${adaMeter.id}`)).status).toBe(401);
+  });
+});
+
+describe("customerPortal.orders.update", () => {
+  it("sets the billing name and address of the customer's own order through both SDKs; refuses others' and bad input", async () => {
+    const product = await createProduct(seller, "fixed");
+    const mine = await buy(seller, product);
+    const theirs = await buy(seller, product);
+    const foreign = await buy(other, await createProduct(other, "fixed"));
+
+    const updated = await portal.customerPortal.orders.update(
+      { customerSession: mine.session },
+      { id: mine.order.id, customerOrderUpdate: { billingName: "Ada Lovelace Ltd", billingAddress: { country: "FR", line1: "1 rue de la Paix", city: "Paris", postalCode: "75002" } } },
+    );
+    expect(updated).toMatchObject({ id: mine.order.id, billingName: "Ada Lovelace Ltd", billingAddress: { country: "FR", line1: "1 rue de la Paix", city: "Paris" } });
+    const updated049 = await portal049.customerPortal.orders.update({ customerSession: mine.session }, { id: mine.order.id, customerOrderUpdate: { billingName: "Ada L." } });
+    expect(updated049).toMatchObject({ billingName: "Ada L.", billingAddress: { line1: "1 rue de la Paix" } });
+    // the seller sees it
+    expect(await seller.sdk.orders.get({ id: mine.order.id })).toMatchObject({ billingName: "Ada L.", billingAddress: { city: "Paris" } });
+
+    // another customer's order, another organization's: 404, unchanged
+    for (const id of [theirs.order.id, foreign.order.id]) {
+      expect(await failure(portal.customerPortal.orders.update({ customerSession: mine.session }, { id, customerOrderUpdate: { billingName: "Mallory" } }))).toBeInstanceOf(
+        ResourceNotFound,
+      );
+    }
+    expect((await seller.sdk.orders.get({ id: theirs.order.id })).billingName).not.toBe("Mallory");
+    expect((await other.sdk.orders.get({ id: foreign.order.id })).billingName).not.toBe("Mallory");
+    // the country cannot change; bad input is a 422 and changes nothing
+    const moved = await failure(
+      portal.customerPortal.orders.update({ customerSession: mine.session }, { id: mine.order.id, customerOrderUpdate: { billingAddress: { country: "DE" } } }),
+    );
+    expect(moved).toBeInstanceOf(HTTPValidationError);
+    const bad = await raw(mine.session, "PATCH", `/v1/customer-portal/orders/${mine.order.id}`, { billing_name: 42 });
+    expect(bad.status).toBe(422);
+    expect((await raw(mine.session, "PATCH", "/v1/customer-portal/orders/nope", {})).status).toBe(422);
+    expect((await raw("nope", "PATCH", `/v1/customer-portal/orders/${mine.order.id}`, {})).status).toBe(401);
+    expect(await seller.sdk.orders.get({ id: mine.order.id })).toMatchObject({ billingName: "Ada L.", billingAddress: { country: "FR" } });
   });
 });

@@ -13,7 +13,7 @@ import { toCustomerWire } from "../customers/wire.js";
 import { notFound, notPermitted } from "../http.js";
 import * as licenseKeys from "../license-keys/service.js";
 import { customerMeters, loadMeters } from "../meters/service.js";
-import { getOrder, listOrders } from "../orders/service.js";
+import { getOrder, listOrders, updateOrder, type OrderUpdateInput } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import { listProducts, loadProducts } from "../products/service.js";
@@ -72,6 +72,14 @@ export async function getMyOrder(deps: PortalDeps, p: PortalCaller, id: string) 
     getOrganization(deps.db, p.organizationId),
   ]);
   return toCustomerOrderWire(order, order.product_id ? (products.get(order.product_id) ?? null) : null, organization);
+}
+
+/** CustomerOrderUpdate: the billing name and address of one of the customer's orders (the seller's rules). */
+export async function updateMyOrder(deps: PortalDeps, p: PortalCaller, id: string, input: OrderUpdateInput) {
+  const order = await getOrder(deps.db, p.organizationId, id);
+  if (order.customer_id !== p.customer.id) throw notFound("Order not found");
+  await updateOrder(deps.db, p.organizationId, id, input);
+  return getMyOrder(deps, p, id);
 }
 
 // ---- subscriptions --------------------------------------------------------------------------------
