@@ -1,6 +1,7 @@
 // Methods of @polar-sh/sdk 0.47.1 and 0.49.0 that answered 404 before issue 25 §19, each through both SDK
 // versions (their zod schemas validate every answer): customerMeters.list / get (the seller's view of a
-// customer's usage of a meter), customerPortal.customerMeters.get, customerPortal.orders.update. Another organization's rows, or another
+// customer's usage of a meter), customerPortal.customerMeters.get, customerPortal.orders.update,
+// customerPortal.benefitGrants.update. Another organization's rows, or another
 // customer's, answer 404; bad input a 422.
 import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
@@ -9,6 +10,8 @@ import { ResourceNotFound as ResourceNotFound049 } from "polar-sdk-049/models/er
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { HTTPValidationError } from "@polar-sh/sdk/models/errors/httpvalidationerror.js";
+import { HTTPValidationError as HTTPValidationError049 } from "polar-sdk-049/models/errors/httpvalidationerror.js";
+import { NotPermitted } from "@polar-sh/sdk/models/errors/notpermitted.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -143,5 +146,70 @@ describe("customerPortal.orders.update", () => {
     expect((await raw(mine.session, "PATCH", "/v1/customer-portal/orders/nope", {})).status).toBe(422);
     expect((await raw("nope", "PATCH", `/v1/customer-portal/orders/${mine.order.id}`, {})).status).toBe(401);
     expect(await seller.sdk.orders.get({ id: mine.order.id })).toMatchObject({ billingName: "Ada L.", billingAddress: { country: "FR" } });
+  });
+});
+
+describe("customerPortal.benefitGrants.update", () => {
+  it("answers the customer's own grant through both SDKs; a wrong type is a 422, a revoked grant a 403, another's a 404", async () => {
+    const perk = await seller.sdk.benefits.create({ type: "custom", description: "Wire perk", properties: { note: "Thanks" } });
+    const repo = await seller.sdk.benefits.create({
+      type: "github_repository",
+      description: "Source access",
+      properties: { repositoryOwner: "acme", repositoryName: "engine", permission: "pull" },
+    });
+    const product = await createProduct(seller, "monthly");
+    await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [perk.id, repo.id] } });
+    const mine = await buy(seller, product);
+    const theirs = await buy(seller, product);
+    const grantOf = async (session: string, benefitId: string) => {
+      const items = (await portal.customerPortal.benefitGrants.list({ customerSession: session }, { benefitId })).result.items;
+      if (!items[0]) throw new Error("no grant");
+      return items[0];
+    };
+    const custom = await grantOf(mine.session, perk.id);
+    const github = await grantOf(mine.session, repo.id);
+
+    const same = await portal.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: custom.id, customerBenefitGrantUpdate: { benefitType: "custom" } });
+    expect(same).toMatchObject({ id: custom.id, customerId: mine.order.customerId, benefitId: perk.id, isRevoked: false });
+    const same049 = await portal049.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: custom.id, customerBenefitGrantUpdate: { benefitType: "custom" } });
+    expect(same049.id).toBe(custom.id);
+
+    // the type must be the grant's
+    const wrong = await failure(
+      portal049.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: custom.id, customerBenefitGrantUpdate: { benefitType: "license_keys" } }),
+    );
+    expect(wrong).toBeInstanceOf(HTTPValidationError049);
+    expect((wrong as HTTPValidationError049).detail?.[0]?.loc).toEqual(["body", "benefit_type"]);
+    // a GitHub grant names a connected account of the customer's: none is connected
+    const unlinked = await failure(
+      portal.customerPortal.benefitGrants.update(
+        { customerSession: mine.session },
+        { id: github.id, customerBenefitGrantUpdate: { benefitType: "github_repository", properties: { accountId: "12345" } } },
+      ),
+    );
+    expect(unlinked).toBeInstanceOf(HTTPValidationError);
+    expect((unlinked as HTTPValidationError).detail).toEqual([
+      { loc: ["body", "properties", "account_id"], msg: "This GitHub account is not connected: connect it in the customer portal first.", type: "value_error" },
+    ]);
+    // another customer's grant, and another organization's customer: 404
+    const theirsGrant = await grantOf(theirs.session, perk.id);
+    expect(
+      await failure(portal.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: theirsGrant.id, customerBenefitGrantUpdate: { benefitType: "custom" } })),
+    ).toBeInstanceOf(ResourceNotFound);
+    expect((await raw(mine.session, "PATCH", `/v1/customer-portal/benefit-grants/${custom.id}`, { benefit_type: "nope" })).status).toBe(422);
+    expect((await raw(mine.session, "PATCH", `/v1/customer-portal/benefit-grants/${custom.id}`, {})).status).toBe(422);
+    expect((await raw(mine.session, "PATCH", "/v1/customer-portal/benefit-grants/nope", { benefit_type: "custom" })).status).toBe(422);
+
+    // revoked with the subscription: 403
+    const [subscription] = (await seller.sdk.subscriptions.list({ customerId: mine.order.customerId })).result.items;
+    await seller.sdk.subscriptions.revoke({ id: subscription!.id });
+    const end = Date.now() + 15_000;
+    while (!(await grantOf(mine.session, perk.id)).isRevoked) {
+      if (Date.now() > end) throw new Error("the grant was not revoked");
+      server.worker.wake();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const revoked = await failure(portal.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: custom.id, customerBenefitGrantUpdate: { benefitType: "custom" } }));
+    expect(revoked).toBeInstanceOf(NotPermitted);
   });
 });

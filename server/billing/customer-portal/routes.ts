@@ -168,6 +168,10 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
     return page(items, total, q.limit);
   });
   app.get("/customer-portal/benefit-grants/:id", portal, async (req) => service.getMyGrant(deps, me(req), pathId(req)));
+  app.patch("/customer-portal/benefit-grants/:id", portal, async (req) => {
+    const id = pathId(req);
+    return service.updateMyGrant(deps, me(req), id, parseBody(service.PortalGrantUpdateInput, req));
+  });
 
   app.get("/customer-portal/downloadables/", portal, async (req) => {
     const q = parseQuery(GrantsQuery, req);
