@@ -125,7 +125,8 @@ const PriceInput = z
           preset_amount: p.preset_amount ?? null,
         };
       case "free":
-        return { amount_type: "free", ...base };
+        // the server stores a free price and reads it back as a fixed price of 0: the same price
+        return { amount_type: "fixed", ...base, price_amount: 0 };
       case "metered_unit":
         return {
           amount_type: "metered_unit",

@@ -89,7 +89,8 @@ export function describePrice(p: WirePrice): string {
   const currency = p.price_currency ?? "usd";
   switch (p.amount_type) {
     case "fixed":
-      return money(p.price_amount ?? 0, currency);
+      // the server writes a free price as a fixed price of 0
+      return p.price_amount ? money(p.price_amount, currency) : "free";
     case "custom": {
       const bounds = [
         p.minimum_amount != null ? `min ${money(p.minimum_amount, currency)}` : "",

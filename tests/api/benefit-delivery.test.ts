@@ -213,6 +213,40 @@ describe("github_repository", () => {
     expect((await grantOf(benefit.id, customerId))?.is_revoked).toBe(true);
   }, 60_000);
 
+  it("customerPortal.benefitGrants.update with the connected account delivers the grant again (both SDKs); another account is a 422", async () => {
+    github.addUser({ id: 5151, login: "gus" });
+    github.oauth.user = "gus";
+    const benefit = await githubBenefit("acme/other", "push");
+    const product = await productWith(benefit.id);
+    const { customerId } = await buy(product.id, uniqueBuyer("gus"));
+    const token = await connect(customerId, "github");
+    const first = await until("gus's invitation", async () => github.invitationOf("acme/other", "gus"));
+    const granted = await until("gus's grant", async () => {
+      const g = await grantOf(benefit.id, customerId);
+      return g?.properties.granted_account_id === "5151" && g;
+    });
+    const pendingOf = async () => sqlRows<{ id: string }>(sql`SELECT id FROM benefit_delivery WHERE grant_id = ${granted.id} AND status = 'pending'`);
+    await until("gus's deliveries settled", async () => (await pendingOf()).length === 0);
+    // the invitation was declined on GitHub's side: the customer asks for the access again from the portal
+    github.invitations.delete(first[0]);
+
+    const portal = new Polar({ serverURL: server.url });
+    const portal049 = new Polar049({ serverURL: server.url });
+    const update = (accountId: string) => ({ id: granted.id, customerBenefitGrantUpdate: { benefitType: "github_repository" as const, properties: { accountId } } });
+    const refused = await portal.customerPortal.benefitGrants.update({ customerSession: token }, update("999")).catch((e: unknown) => e);
+    expect((refused as { detail?: Array<{ loc: unknown }> }).detail?.[0]?.loc).toEqual(["body", "properties", "account_id"]);
+    expect(await pendingOf()).toHaveLength(0);
+
+    const answered = await portal049.customerPortal.benefitGrants.update({ customerSession: token }, update("5151"));
+    expect(answered).toMatchObject({ id: granted.id, customerId, isRevoked: false });
+    const again = await until("gus's new invitation", async () => github.invitationOf("acme/other", "gus"));
+    expect(again[0]).not.toBe(first[0]);
+    expect(again[1].permission).toBe("push");
+    await until("the grant recording it", async () => (await grantOf(benefit.id, customerId))?.properties.invitation_id === again[0]);
+    const via047 = await portal.customerPortal.benefitGrants.update({ customerSession: token }, update("5151"));
+    expect(via047.id).toBe(granted.id);
+  }, 60_000);
+
   it("waits out a rate limit, retries a 5xx later, and heals a permanent error when the benefit or the repository is fixed", async () => {
     github.addUser({ id: 6161, login: "cy" });
     github.oauth.user = "cy";

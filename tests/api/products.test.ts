@@ -158,11 +158,28 @@ describe("/v1/products: create and get", () => {
     }
   });
 
-  it("creates free prices (0.47.1 only: 0.49.0 no longer parses them)", async () => {
-    const product = await seller.sdk.products.create({ name: "Freebie", prices: [{ amountType: "free" }] });
-    expect(product.prices[0]).toMatchObject({ amountType: "free", priceCurrency: "usd" });
-    const got = await seller.sdk.products.get({ id: product.id });
-    expect(got.prices[0]?.amountType).toBe("free");
+  it("creates a free price through 0.47.1 that both SDKs read: the wire writes it as a fixed price of 0", async () => {
+    const product = await seller.sdk.products.create({ name: "Freebie", recurringInterval: "month", prices: [{ amountType: "free" }] });
+    expect(product.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0, priceCurrency: "usd", isArchived: false });
+    const raw047 = await raw(seller.token, "GET", `/v1/products/${product.id}`);
+    expect((raw047.body.prices as unknown[])[0]).toMatchObject({ amount_type: "fixed", price_amount: 0, price_currency: "usd" });
+    // the same product through both versions (their zod schemas validate every answer)
+    const got047 = await seller.sdk.products.get({ id: product.id });
+    const got049 = await seller.sdk049.products.get({ id: product.id });
+    expect(got047.prices[0]).toMatchObject({ id: product.prices[0]?.id, amountType: "fixed", priceAmount: 0 });
+    expect(got049.prices[0]).toMatchObject({ id: product.prices[0]?.id, amountType: "fixed", priceAmount: 0 });
+    const listed049 = (await seller.sdk049.products.list({ query: "Freebie" })).result.items;
+    expect(listed049.map((p) => p.id)).toContain(product.id);
+    // still the spec's free price: a checkout of it is free, with nothing to discount, pay or save
+    const checkout = await seller.sdk049.checkouts.create({ products: [product.id] });
+    expect(checkout).toMatchObject({ totalAmount: 0, isFreeProductPrice: true, isDiscountApplicable: false, isPaymentRequired: false, isPaymentSetupRequired: false });
+    expect(checkout.products[0]?.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0 });
+    // a legacy recurring free price too (LegacyRecurringProductPriceFixed in both)
+    const legacy = await raw(seller.token, "POST", "/v1/products/", { name: "Legacy freebie", prices: [{ type: "recurring", recurring_interval: "year", amount_type: "free" }] });
+    expect(legacy.status).toBe(201);
+    for (const got of [await seller.sdk.products.get({ id: legacy.body.id as string }), await seller.sdk049.products.get({ id: legacy.body.id as string })]) {
+      expect(got.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0, legacy: true, recurringInterval: "year" });
+    }
   });
 
   it("creates a fixed price of 0, 0.49.0's free price, through both SDKs (1 to 49 stay refused)", async () => {

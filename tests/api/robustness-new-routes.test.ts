@@ -45,7 +45,7 @@ afterAll(async () => {
 
 async function buy(product: Product, s: Seller = seller): Promise<Order> {
   const checkout = await s.sdk.checkouts.create({ products: [product.id] });
-  await pay(server, checkout, {}, product.prices.some((p) => "amountType" in p && p.amountType === "free") ? null : undefined);
+  await pay(server, checkout, {}, product.prices.some((p) => "priceAmount" in p && p.priceAmount === 0) ? null : undefined);
   const [o] = (await s.sdk.orders.list({ checkoutId: checkout.id })).result.items;
   if (!o) throw new Error("no order");
   return o;

@@ -68,6 +68,10 @@ describe("POST /v1/subscriptions/", () => {
       metadata: { plan: "community", seats: 1 },
     });
     expect(sub.prices.map((p) => p.id)).toEqual([free.prices[0]!.id]);
+    // the free price (created as `free` through 0.47.1) reads through 0.49.0 as well: a fixed price of 0
+    const read049 = await seller.sdk049.subscriptions.get({ id: sub.id });
+    expect(read049.prices[0]).toMatchObject({ id: free.prices[0]!.id, amountType: "fixed", priceAmount: 0 });
+    expect(read049.product.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0 });
     expect(sub.currentPeriodStart.getTime()).toBeGreaterThanOrEqual(before - 1000);
     // a month later
     const end = new Date(sub.currentPeriodStart);
@@ -159,9 +163,9 @@ describe("POST /v1/subscriptions/", () => {
       const seen = hits.map((h) => {
         const body = JSON.parse(h.body) as { type: string; data: { id: string; prices: Array<{ amount_type: string }> } };
         validateEvent(h.body, h.headers, endpoint.secret);
-        // 0.49.0 has no free price (ProductPriceFree is gone from its unions): its validateEvent refuses any payload
-        // embedding one, the trial's fixed price it accepts
-        if (body.data.prices.every((p) => p.amount_type !== "free")) expect(validateEvent049(h.body, h.headers, endpoint.secret).type).toBe(body.type);
+        // 0.49.0 has no free price type: the free product's price comes as a fixed price of 0, which it reads
+        expect(body.data.prices.map((p) => p.amount_type)).toEqual(["fixed"]);
+        expect(validateEvent049(h.body, h.headers, endpoint.secret).type).toBe(body.type);
         return [body.type, body.data.id];
       });
       expect(seen).toEqual(

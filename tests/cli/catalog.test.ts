@@ -431,8 +431,9 @@ products:
   other-thing:
     name: Other Thing
     prices:
-      - amount_type: free
+      - amount_type: fixed
         price_currency: usd
+        price_amount: 0
 discounts: {}
 `);
     // the fresh pull describes everything as it is: nothing to apply, adoption included

@@ -83,7 +83,10 @@ describe("till products create: every price kind", () => {
 
     expect(tip?.prices).toMatchObject([{ amountType: "custom", minimumAmount: 500, maximumAmount: 10000, presetAmount: 1500, priceCurrency: "usd" }]);
     expect(starter).toMatchObject({ recurringInterval: "year" });
-    expect(starter?.prices).toMatchObject([{ amountType: "free" }]);
+    // --free: the server stores a free price and writes it as a fixed price of 0 (both SDK versions read that)
+    expect(starter?.prices).toMatchObject([{ amountType: "fixed", priceAmount: 0 }]);
+    const starterGet = await run(["products", "get", starter?.id ?? ""]);
+    expect(starterGet.stdout).toContain("Prices: free\n");
     expect(api?.prices).toMatchObject([{ amountType: "metered_unit", meterId, unitAmount: "0.5", capAmount: 10000, meter: { id: meterId, name: "API calls" } }]);
     expect(apiPlus?.prices).toMatchObject([
       { amountType: "fixed", priceAmount: 1000 },

@@ -89,6 +89,8 @@ describe("prices as they read", () => {
     expect(priceText(fixed, monthly)).toBe("$10.00 / month");
     expect(priceText(fixed, { recurring_interval: "month", recurring_interval_count: 3 })).toBe("$10.00 / 3 months");
     expect(priceText(seats, monthly)).toBe("From $10.00 per seat / month");
+    // the server writes a free price as a fixed price of 0
+    expect(priceText({ ...fixed, price_amount: 0 }, monthly)).toBe("Free");
   });
 
   it("offers static prices only; a usage-only product offers its metered price", () => {

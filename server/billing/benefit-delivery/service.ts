@@ -8,7 +8,7 @@
 import type { BenefitServicesConfig } from "../../config.js";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
-import { notFound } from "../http.js";
+import { invalid, notFound } from "../http.js";
 import { toBenefitGrantWire, wireProperties, type BenefitGrantWire } from "../benefits/wire.js";
 import { botCanManageRole, discordClient, grantDiscord, revokeDiscord } from "./discord.js";
 import { DeliveryError, permanent } from "./errors.js";
@@ -168,6 +168,27 @@ export async function regrant(db: Db, organizationId: string, grantId: string): 
     }
     await repo.insertDeliveries(tx, [{ organizationId, grantId: ctx.grant.id, action: ctx.grant.revokedAt ? "revoke" : "grant", outboxId: null }]);
     return { ...toBenefitGrantWire(ctx.grant, ctx.benefit, ctx.customer), delivery: "pending" as const };
+  });
+}
+
+const PLATFORM_NAMES: Record<repo.Platform, string> = { github: "GitHub", discord: "Discord" };
+
+/**
+ * The portal's `benefitGrants.update` of a GitHub or Discord grant (Polar's `account_id`): the grant is delivered
+ * again to that account, which must be the customer's connected account of the platform (else a 422). A grant of
+ * another customer is a 404; a grant of a type delivered by till itself has nothing to deliver.
+ */
+export async function deliverToAccount(db: Db, organizationId: string, customerId: string, grantId: string, accountId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const ctx = await repo.grantOf(tx, organizationId, grantId);
+    if (!ctx || ctx.grant.customerId !== customerId) throw notFound("Benefit grant not found");
+    const platform = repo.PLATFORM_OF[ctx.benefit.type];
+    if (!platform) return;
+    const accounts = await repo.accountsOfCustomer(tx, organizationId, customerId);
+    if (!accounts.some((a) => a.platform === platform && a.accountId === accountId)) {
+      throw invalid(["body", "properties", "account_id"], `This ${PLATFORM_NAMES[platform]} account is not connected: connect it in the customer portal first.`);
+    }
+    await repo.insertDeliveries(tx, [{ organizationId, grantId: ctx.grant.id, action: "grant", outboxId: null }]);
   });
 }
 

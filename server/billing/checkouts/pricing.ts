@@ -27,10 +27,10 @@ const num = (v: unknown): number | null => (typeof v === "number" ? v : null);
 
 export const isStatic = (p: PriceWire) => p.amount_type !== "metered_unit";
 export const isMetered = (p: PriceWire) => p.amount_type === "metered_unit";
-/** A free price: 0.47's `free`, or a `fixed` price of 0 (0.49's way to say free). */
+/** A free price: a `fixed` price of 0 (how the wire writes the spec's `free` kind, and 0.49's way to say free). */
 export const isFree = (p: PriceWire) => p.amount_type === "free" || (p.amount_type === "fixed" && p.price_amount === 0);
-/** Discounts apply to prices that charge an amount up front. */
-export const isDiscountable = (p: PriceWire) => ["fixed", "custom", "seat_based"].includes(p.amount_type);
+/** Discounts apply to prices that charge an amount up front (a free price charges nothing). */
+export const isDiscountable = (p: PriceWire) => ["fixed", "custom", "seat_based"].includes(p.amount_type) && !isFree(p);
 export const priceCurrency = (p: PriceWire) => (typeof p.price_currency === "string" ? p.price_currency : "usd");
 
 export function seatTiers(p: PriceWire): { type: string; tiers: SeatTier[] } {

@@ -9,6 +9,7 @@ import { ApiError, isUuid, notFound, page, paginationQuery, parseBody, parseQuer
 import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "../subscriptions/change.js";
 import type { SubscriptionUpdate } from "../subscriptions/service.js";
 import * as service from "./service.js";
+import { OrderUpdateInput } from "../orders/service.js";
 import { oauthAccountsWire } from "../benefit-delivery/service.js";
 import { codeLimits, tooManyRequests } from "./code-limits.js";
 import {
@@ -141,6 +142,10 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
     return page(items, total, q.limit);
   });
   app.get("/customer-portal/orders/:id", portal, async (req) => service.getMyOrder(deps, me(req), pathId(req)));
+  app.patch("/customer-portal/orders/:id", portal, async (req) => {
+    const id = pathId(req);
+    return service.updateMyOrder(deps, me(req), id, parseBody(OrderUpdateInput, req));
+  });
 
   app.get("/customer-portal/subscriptions/", portal, async (req) => {
     const q = parseQuery(SubscriptionsQuery, req);
@@ -163,6 +168,10 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
     return page(items, total, q.limit);
   });
   app.get("/customer-portal/benefit-grants/:id", portal, async (req) => service.getMyGrant(deps, me(req), pathId(req)));
+  app.patch("/customer-portal/benefit-grants/:id", portal, async (req) => {
+    const id = pathId(req);
+    return service.updateMyGrant(deps, me(req), id, parseBody(service.PortalGrantUpdateInput, req));
+  });
 
   app.get("/customer-portal/downloadables/", portal, async (req) => {
     const q = parseQuery(GrantsQuery, req);
@@ -175,6 +184,8 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
     const { items, total } = await service.listMyMeters(deps, me(req), lower(q.meter_id), q.page, q.limit);
     return page(items, total, q.limit);
   });
+
+  app.get("/customer-portal/meters/:id", portal, async (req) => service.getMyMeter(deps, me(req), pathId(req)));
 
   app.get("/customer-portal/license-keys/", portal, async (req) => {
     const q = parseQuery(LicenseKeysQuery, req);

@@ -10,10 +10,11 @@ import { listGrantedBenefitsForCustomer, listGrants } from "../benefits/service.
 import { AddressInput, updateCustomer } from "../customers/service.js";
 import { DOWNLOAD_URL_TTL_MS, loadUploadedFiles, signedDownloadUrl } from "../files/service.js";
 import { toCustomerWire } from "../customers/wire.js";
-import { notFound, notPermitted } from "../http.js";
+import { invalid, notFound, notPermitted } from "../http.js";
+import { deliverToAccount } from "../benefit-delivery/service.js";
 import * as licenseKeys from "../license-keys/service.js";
 import { customerMeters, loadMeters } from "../meters/service.js";
-import { getOrder, listOrders } from "../orders/service.js";
+import { getOrder, listOrders, updateOrder, type OrderUpdateInput } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import { listProducts, loadProducts } from "../products/service.js";
@@ -72,6 +73,14 @@ export async function getMyOrder(deps: PortalDeps, p: PortalCaller, id: string) 
     getOrganization(deps.db, p.organizationId),
   ]);
   return toCustomerOrderWire(order, order.product_id ? (products.get(order.product_id) ?? null) : null, organization);
+}
+
+/** CustomerOrderUpdate: the billing name and address of one of the customer's orders (the seller's rules). */
+export async function updateMyOrder(deps: PortalDeps, p: PortalCaller, id: string, input: OrderUpdateInput) {
+  const order = await getOrder(deps.db, p.organizationId, id);
+  if (order.customer_id !== p.customer.id) throw notFound("Order not found");
+  await updateOrder(deps.db, p.organizationId, id, input);
+  return getMyOrder(deps, p, id);
 }
 
 // ---- subscriptions --------------------------------------------------------------------------------
@@ -138,6 +147,32 @@ export async function getMyGrant(deps: PortalDeps, p: PortalCaller, id: string) 
   return toCustomerBenefitGrantWire(grant, organization);
 }
 
+const accountProperties = z.object({ account_id: z.string().min(1).max(256).nullable() });
+/** CustomerBenefitGrantUpdate: told apart by `benefit_type`; GitHub and Discord grants name the account to deliver to. */
+export const PortalGrantUpdateInput = z.discriminatedUnion("benefit_type", [
+  z.object({ benefit_type: z.literal("github_repository"), properties: accountProperties }),
+  z.object({ benefit_type: z.literal("discord"), properties: accountProperties }),
+  z.object({ benefit_type: z.enum(["custom", "downloadables", "license_keys", "meter_credit", "feature_flag", "slack_shared_channel"]) }),
+]);
+export type PortalGrantUpdateInput = z.output<typeof PortalGrantUpdateInput>;
+
+/**
+ * A grant of the customer's: its type must be the one sent (422), a revoked one is not updated (403). A GitHub or
+ * Discord grant given an `account_id` is delivered again to that connected account (the worker does it); the
+ * other types have nothing a customer can change, and answer the grant as it is.
+ */
+export async function updateMyGrant(deps: PortalDeps, p: PortalCaller, id: string, input: PortalGrantUpdateInput) {
+  const current = await getMyGrant(deps, p, id);
+  if (current.benefit.type !== input.benefit_type) {
+    throw invalid(["body", "benefit_type"], `This grant is of a ${current.benefit.type} benefit, not ${input.benefit_type}.`);
+  }
+  if (current.is_revoked) throw notPermitted("This benefit grant is revoked.");
+  if ("properties" in input && input.properties.account_id !== null) {
+    await deliverToAccount(deps.db, p.organizationId, p.customer.id, id, input.properties.account_id);
+  }
+  return getMyGrant(deps, p, id);
+}
+
 export const listMyLicenseKeys = (deps: PortalDeps, p: PortalCaller, benefitIds: string[] | undefined, pageNo: number, limit: number) =>
   licenseKeys.listLicenseKeys(deps.db, p.organizationId, { benefitIds, customerIds: [p.customer.id] }, pageNo, limit);
 
@@ -184,6 +219,14 @@ export async function listMyMeters(deps: PortalDeps, p: PortalCaller, meterIds: 
     return [{ ...m, customer_id: p.customer.id, meter: { created_at: meter.created_at, modified_at: meter.modified_at, id: meter.id, name: meter.name } }];
   });
   return { items: all.slice((pageNo - 1) * limit, pageNo * limit), total: all.length };
+}
+
+/** One of the customer's meters by its id (another customer's, or one without usage: 404). */
+export async function getMyMeter(deps: PortalDeps, p: PortalCaller, id: string) {
+  const { items } = await listMyMeters(deps, p, undefined, 1, Number.MAX_SAFE_INTEGER);
+  const found = items.find((m) => m.id === id.toLowerCase());
+  if (!found) throw notFound("Customer meter not found");
+  return found;
 }
 
 // ---- the seller, publicly -------------------------------------------------------------------------

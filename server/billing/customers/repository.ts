@@ -170,6 +170,11 @@ export async function findCustomersByExternalIds(
     .where(and(live(organizationId), inArray(customer.externalId, externalIds)));
 }
 
+/** Every live customer of the organization, oldest first (customer meters computed without a customer filter). */
+export async function liveCustomerRows(db: Queryable, organizationId: string): Promise<CustomerRow[]> {
+  return db.select().from(customer).where(live(organizationId)).orderBy(asc(customer.createdAt), asc(customer.id));
+}
+
 export async function liveCustomerIds(db: Queryable, organizationId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await db

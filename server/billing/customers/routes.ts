@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
 import {
+  isUuid,
   metadataQuery,
   page,
   paginationQuery,
@@ -18,6 +19,7 @@ import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { getCustomerState } from "./state.js";
+import { getCustomerMeter, listCustomerMeters } from "./meters.js";
 
 const ListQuery = z.object({
   organization_id: queryArray(z.uuid({ message: "Input should be a valid UUID" })).optional(),
@@ -25,6 +27,19 @@ const ListQuery = z.object({
   query: z.string().max(1000).optional(),
   metadata: metadataQuery.optional(),
   sorting: sortingQuery(["created_at", "email", "name"], [{ key: "created_at", desc: true }]),
+  ...paginationQuery,
+});
+
+const uuidInput = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
+const CustomerMetersQuery = z.object({
+  organization_id: queryArray(uuidInput).optional(),
+  customer_id: queryArray(uuidInput).optional(),
+  external_customer_id: queryArray(z.string().min(1).max(256)).optional(),
+  meter_id: queryArray(uuidInput).optional(),
+  sorting: sortingQuery(
+    ["created_at", "modified_at", "customer_id", "customer_name", "meter_id", "meter_name", "consumed_units", "credited_units", "balance"],
+    [{ key: "created_at", desc: true }],
+  ),
   ...paginationQuery,
 });
 
@@ -54,6 +69,17 @@ export function customerRoutes(app: FastifyInstance, { db, config }: BillingDeps
     const { items, total } = await service.listCustomers(db, organizationId, filter, q.sorting, q.page, q.limit);
     return page(items, total, q.limit);
   });
+
+  // Polar's CustomerMeter: a customer's usage of a meter (customers/meters.ts), under the customers scope
+  app.get("/customer-meters/", { config: { scope: "customers:read" } }, async (req) => {
+    const q = parseQuery(CustomerMetersQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (q.organization_id && !q.organization_id.map((id) => id.toLowerCase()).includes(organizationId)) return page([], 0, q.limit);
+    const filter = { customerIds: q.customer_id?.map((id) => id.toLowerCase()), externalCustomerIds: q.external_customer_id, meterIds: q.meter_id };
+    const { items, total } = await listCustomerMeters(db, organizationId, filter, q.sorting, q.page, q.limit);
+    return page(items, total, q.limit);
+  });
+  app.get("/customer-meters/:id", { config: { scope: "customers:read" } }, async (req) => getCustomerMeter(db, scopeOf(req).organizationId, pathId(req)));
 
   // a static segment: find-my-way prefers it to /customers/:id whatever the order of registration
   app.get("/customers/export", { config: { scope: "customers:read" } }, async (req, reply) => {

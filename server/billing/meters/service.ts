@@ -200,7 +200,7 @@ export interface CustomerStateMeter {
 }
 
 /** A stable id for the (customer, meter) pair, shaped like a UUID: till keeps no customer-meter rows. */
-function customerMeterId(customerId: string, meterId: string): string {
+export function customerMeterId(customerId: string, meterId: string): string {
   const h = createHash("sha256").update(`${customerId}:${meterId}`).digest("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

@@ -106,14 +106,20 @@ function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Rec
   }
 }
 
-/** `ProductPrice*`, or `LegacyRecurringProductPrice*` (with `legacy: true`) for prices of legacy products. */
+/**
+ * `ProductPrice*`, or `LegacyRecurringProductPrice*` (with `legacy: true`) for prices of legacy products. A
+ * `free` price (the spec's kind, still accepted as input and stored as such) is written as a `fixed` price of 0:
+ * SDK 0.49.0's unions have no `free` type (its `ProductPriceFixedCreate`: "Set to `0` for a free price"), and
+ * 0.47.1 reads a fixed 0 as well, so one answer serves both versions (and every webhook payload embedding it).
+ */
 export function toPriceWire(row: PriceRow, meters: Map<string, MeterSummaryWire>): PriceWire {
+  const free = row.amountType === "free";
   return {
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
     id: row.id,
     source: row.source,
-    amount_type: row.amountType,
+    amount_type: free ? "fixed" : row.amountType,
     price_currency: row.priceCurrency,
     tax_behavior: row.taxBehavior ?? null,
     is_archived: row.isArchived,
@@ -121,7 +127,7 @@ export function toPriceWire(row: PriceRow, meters: Map<string, MeterSummaryWire>
     // kept by Polar for older clients; the product's interval is the source of truth
     type: row.type,
     recurring_interval: row.recurringInterval ?? null,
-    ...amountFields(row, meters),
+    ...(free ? { price_amount: 0 } : amountFields(row, meters)),
     ...(row.legacy ? { legacy: true } : {}),
   };
 }

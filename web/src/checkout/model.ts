@@ -79,7 +79,8 @@ export function priceText(price: Price, product: Pick<CheckoutProduct, "recurrin
   const every = everyText(product.recurring_interval ?? price.recurring_interval, product.recurring_interval_count);
   switch (price.amount_type) {
     case "fixed":
-      return `${formatMoney(price.price_amount ?? 0, currency)}${every}`;
+      // the server writes a free price as a fixed price of 0
+      return price.price_amount ? `${formatMoney(price.price_amount, currency)}${every}` : "Free";
     case "free":
       return "Free";
     case "custom":

@@ -13,8 +13,9 @@ const every = (interval: string | null) => (interval ? ` / ${interval}` : "");
 function priceOf(p: HomeOrganization["products"] extends Listed<infer T> ? T : never): string {
   const price = p.prices[0];
   if (!price) return "no price";
+  // a free price comes as a fixed price of 0
+  if (price.amount_type === "free" || (price.amount_type === "fixed" && price.amount === 0)) return "free";
   if (price.amount_type === "fixed" && price.amount !== null) return `${formatMoney(price.amount, price.currency)}${every(p.recurring_interval)}`;
-  if (price.amount_type === "free") return "free";
   if (price.amount_type === "custom") return "pay what you want";
   return price.amount_type.replace("_", " ");
 }

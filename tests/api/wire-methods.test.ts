@@ -1,0 +1,215 @@
+// Methods of @polar-sh/sdk 0.47.1 and 0.49.0 that answered 404 before issue 25 §19, each through both SDK
+// versions (their zod schemas validate every answer): customerMeters.list / get (the seller's view of a
+// customer's usage of a meter), customerPortal.customerMeters.get, customerPortal.orders.update,
+// customerPortal.benefitGrants.update. Another organization's rows, or another
+// customer's, answer 404; bad input a 422.
+import { Polar } from "@polar-sh/sdk";
+import { Polar as Polar049 } from "polar-sdk-049";
+import { ResourceNotFound } from "@polar-sh/sdk/models/errors/resourcenotfound.js";
+import { ResourceNotFound as ResourceNotFound049 } from "polar-sdk-049/models/errors/resourcenotfound.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import { HTTPValidationError } from "@polar-sh/sdk/models/errors/httpvalidationerror.js";
+import { HTTPValidationError as HTTPValidationError049 } from "polar-sdk-049/models/errors/httpvalidationerror.js";
+import { NotPermitted } from "@polar-sh/sdk/models/errors/notpermitted.js";
+import { rawRequest } from "../helpers/api.js";
+import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
+import { createSeller, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let seller: Seller;
+let other: Seller;
+let portal: Polar;
+let portal049: Polar049;
+
+const raw = (token: string, method: string, path: string, body?: unknown) => rawRequest(server.url, token, method, path, body);
+const failure = (p: Promise<unknown>) => p.then(() => undefined).catch((e: unknown) => e);
+
+/** A paid order of `product` for a new buyer, with that customer's portal session. */
+async function buy(s: Seller, product: Product) {
+  const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+  await pay(server, checkout, { customerEmail: uniqueBuyer("wire") });
+  const [order] = (await s.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+  if (!order) throw new Error("no order");
+  const session = (await s.sdk.customerSessions.create({ customerId: order.customerId })).token;
+  return { order, session };
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  seller = await createSeller(server, "wire");
+  other = await createSeller(server, "wire-other");
+  portal = new Polar({ serverURL: server.url });
+  portal049 = new Polar049({ serverURL: server.url });
+}, 120_000);
+afterAll(async () => server?.close());
+
+describe("customer meters", () => {
+  it("customerMeters.list / get (seller) and customerPortal.customerMeters.get (customer) through both SDKs", async () => {
+    const meter = await seller.sdk.meters.create({
+      name: "Renders",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "render" }] },
+      aggregation: { func: "count" },
+    });
+    const stamp = Date.now();
+    const ada = await seller.sdk.customers.create({ email: `ada-${stamp}@example.com`, name: "Ada", externalId: `ada-${stamp}` });
+    const bob = await seller.sdk.customers.create({ email: `bob-${stamp}@example.com`, name: "Bob" });
+    const idle = await seller.sdk.customers.create({ email: `idle-${stamp}@example.com` });
+    await seller.sdk.events.ingest({
+      events: [
+        ...Array.from({ length: 3 }, () => ({ name: "render", customerId: ada.id })),
+        { name: "render", externalCustomerId: `ada-${stamp}` },
+        { name: "render", customerId: bob.id },
+      ],
+    });
+
+    // the seller's list: one row per customer with usage, the customer and the meter embedded
+    const all = (await seller.sdk.customerMeters.list({ meterId: meter.id, sorting: ["-consumed_units"] })).result;
+    expect(all.pagination.totalCount).toBe(2);
+    expect(all.items.map((m) => [m.customerId, m.consumedUnits, m.creditedUnits, m.balance])).toEqual([
+      [ada.id, 4, 0, -4],
+      [bob.id, 1, 0, -1],
+    ]);
+    expect(all.items[0]).toMatchObject({ meterId: meter.id, customer: { id: ada.id, email: ada.email }, meter: { id: meter.id, name: "Renders" } });
+    const byExternal = (await seller.sdk049.customerMeters.list({ externalCustomerId: `ada-${stamp}` })).result.items;
+    expect(byExternal.map((m) => m.customerId)).toEqual([ada.id]);
+    const byName = (await seller.sdk049.customerMeters.list({ meterId: meter.id, sorting: ["customer_name"], limit: 1, page: 2 })).result;
+    expect(byName.items.map((m) => m.customerId)).toEqual([bob.id]);
+    expect(byName.pagination).toEqual({ totalCount: 2, maxPage: 2 });
+    expect((await seller.sdk.customerMeters.list({ customerId: idle.id })).result.items).toEqual([]);
+
+    // get by the id the list (and the customer state) gives
+    const adaMeter = all.items[0]!;
+    const state = await seller.sdk.customers.getState({ id: ada.id });
+    expect(state.activeMeters.map((m) => m.id)).toContain(adaMeter.id);
+    expect(await seller.sdk.customerMeters.get({ id: adaMeter.id })).toMatchObject({ id: adaMeter.id, customerId: ada.id, consumedUnits: 4 });
+    expect(await seller.sdk049.customerMeters.get({ id: adaMeter.id })).toMatchObject({ id: adaMeter.id, meter: { name: "Renders" } });
+
+    // another organization: its list is empty for these customers, its get a 404
+    expect((await other.sdk.customerMeters.list({ customerId: ada.id })).result.items).toEqual([]);
+    expect(await failure(other.sdk.customerMeters.get({ id: adaMeter.id }))).toBeInstanceOf(ResourceNotFound);
+    expect(await failure(other.sdk049.customerMeters.get({ id: adaMeter.id }))).toBeInstanceOf(ResourceNotFound049);
+    expect((await raw(seller.token, "GET", "/v1/customer-meters/00000000-0000-4000-8000-000000000000")).status).toBe(404);
+    expect((await raw(seller.token, "GET", "/v1/customer-meters/nope")).status).toBe(422);
+    expect((await raw(seller.token, "GET", "/v1/customer-meters/?customer_id=nope")).status).toBe(422);
+    expect((await raw(seller.token, "GET", "/v1/customer-meters/?sorting=shoe_size")).status).toBe(422);
+
+    // the portal: the customer's own meter by id; another customer's is a 404
+    const adaSession = (await seller.sdk.customerSessions.create({ customerId: ada.id })).token;
+    const bobSession = (await seller.sdk.customerSessions.create({ customerId: bob.id })).token;
+    const mine = await portal.customerPortal.customerMeters.get({ customerSession: adaSession }, { id: adaMeter.id });
+    expect(mine).toMatchObject({ id: adaMeter.id, customerId: ada.id, consumedUnits: 4, meter: { id: meter.id, name: "Renders" } });
+    const mine049 = await portal049.customerPortal.customerMeters.get({ customerSession: adaSession }, { id: adaMeter.id });
+    expect(mine049.balance).toBe(-4);
+    expect(await failure(portal.customerPortal.customerMeters.get({ customerSession: bobSession }, { id: adaMeter.id }))).toBeInstanceOf(ResourceNotFound);
+    expect(await failure(portal049.customerPortal.customerMeters.get({ customerSession: bobSession }, { id: adaMeter.id }))).toBeInstanceOf(
+      ResourceNotFound049,
+    );
+    expect((await raw(adaSession, "GET", "/v1/customer-portal/meters/nope")).status).toBe(422);
+    expect((await raw("nope", "GET", `/v1/customer-portal/meters/${adaMeter.id}`)).status).toBe(401);
+  });
+});
+
+describe("customerPortal.orders.update", () => {
+  it("sets the billing name and address of the customer's own order through both SDKs; refuses others' and bad input", async () => {
+    const product = await createProduct(seller, "fixed");
+    const mine = await buy(seller, product);
+    const theirs = await buy(seller, product);
+    const foreign = await buy(other, await createProduct(other, "fixed"));
+
+    const updated = await portal.customerPortal.orders.update(
+      { customerSession: mine.session },
+      { id: mine.order.id, customerOrderUpdate: { billingName: "Ada Lovelace Ltd", billingAddress: { country: "FR", line1: "1 rue de la Paix", city: "Paris", postalCode: "75002" } } },
+    );
+    expect(updated).toMatchObject({ id: mine.order.id, billingName: "Ada Lovelace Ltd", billingAddress: { country: "FR", line1: "1 rue de la Paix", city: "Paris" } });
+    const updated049 = await portal049.customerPortal.orders.update({ customerSession: mine.session }, { id: mine.order.id, customerOrderUpdate: { billingName: "Ada L." } });
+    expect(updated049).toMatchObject({ billingName: "Ada L.", billingAddress: { line1: "1 rue de la Paix" } });
+    // the seller sees it
+    expect(await seller.sdk.orders.get({ id: mine.order.id })).toMatchObject({ billingName: "Ada L.", billingAddress: { city: "Paris" } });
+
+    // another customer's order, another organization's: 404, unchanged
+    for (const id of [theirs.order.id, foreign.order.id]) {
+      expect(await failure(portal.customerPortal.orders.update({ customerSession: mine.session }, { id, customerOrderUpdate: { billingName: "Mallory" } }))).toBeInstanceOf(
+        ResourceNotFound,
+      );
+    }
+    expect((await seller.sdk.orders.get({ id: theirs.order.id })).billingName).not.toBe("Mallory");
+    expect((await other.sdk.orders.get({ id: foreign.order.id })).billingName).not.toBe("Mallory");
+    // the country cannot change; bad input is a 422 and changes nothing
+    const moved = await failure(
+      portal.customerPortal.orders.update({ customerSession: mine.session }, { id: mine.order.id, customerOrderUpdate: { billingAddress: { country: "DE" } } }),
+    );
+    expect(moved).toBeInstanceOf(HTTPValidationError);
+    const bad = await raw(mine.session, "PATCH", `/v1/customer-portal/orders/${mine.order.id}`, { billing_name: 42 });
+    expect(bad.status).toBe(422);
+    expect((await raw(mine.session, "PATCH", "/v1/customer-portal/orders/nope", {})).status).toBe(422);
+    expect((await raw("nope", "PATCH", `/v1/customer-portal/orders/${mine.order.id}`, {})).status).toBe(401);
+    expect(await seller.sdk.orders.get({ id: mine.order.id })).toMatchObject({ billingName: "Ada L.", billingAddress: { country: "FR" } });
+  });
+});
+
+describe("customerPortal.benefitGrants.update", () => {
+  it("answers the customer's own grant through both SDKs; a wrong type is a 422, a revoked grant a 403, another's a 404", async () => {
+    const perk = await seller.sdk.benefits.create({ type: "custom", description: "Wire perk", properties: { note: "Thanks" } });
+    const repo = await seller.sdk.benefits.create({
+      type: "github_repository",
+      description: "Source access",
+      properties: { repositoryOwner: "acme", repositoryName: "engine", permission: "pull" },
+    });
+    const product = await createProduct(seller, "monthly");
+    await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [perk.id, repo.id] } });
+    const mine = await buy(seller, product);
+    const theirs = await buy(seller, product);
+    const grantOf = async (session: string, benefitId: string) => {
+      const items = (await portal.customerPortal.benefitGrants.list({ customerSession: session }, { benefitId })).result.items;
+      if (!items[0]) throw new Error("no grant");
+      return items[0];
+    };
+    const custom = await grantOf(mine.session, perk.id);
+    const github = await grantOf(mine.session, repo.id);
+
+    const same = await portal.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: custom.id, customerBenefitGrantUpdate: { benefitType: "custom" } });
+    expect(same).toMatchObject({ id: custom.id, customerId: mine.order.customerId, benefitId: perk.id, isRevoked: false });
+    const same049 = await portal049.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: custom.id, customerBenefitGrantUpdate: { benefitType: "custom" } });
+    expect(same049.id).toBe(custom.id);
+
+    // the type must be the grant's
+    const wrong = await failure(
+      portal049.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: custom.id, customerBenefitGrantUpdate: { benefitType: "license_keys" } }),
+    );
+    expect(wrong).toBeInstanceOf(HTTPValidationError049);
+    expect((wrong as HTTPValidationError049).detail?.[0]?.loc).toEqual(["body", "benefit_type"]);
+    // a GitHub grant names a connected account of the customer's: none is connected
+    const unlinked = await failure(
+      portal.customerPortal.benefitGrants.update(
+        { customerSession: mine.session },
+        { id: github.id, customerBenefitGrantUpdate: { benefitType: "github_repository", properties: { accountId: "12345" } } },
+      ),
+    );
+    expect(unlinked).toBeInstanceOf(HTTPValidationError);
+    expect((unlinked as HTTPValidationError).detail).toEqual([
+      { loc: ["body", "properties", "account_id"], msg: "This GitHub account is not connected: connect it in the customer portal first.", type: "value_error" },
+    ]);
+    // another customer's grant, and another organization's customer: 404
+    const theirsGrant = await grantOf(theirs.session, perk.id);
+    expect(
+      await failure(portal.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: theirsGrant.id, customerBenefitGrantUpdate: { benefitType: "custom" } })),
+    ).toBeInstanceOf(ResourceNotFound);
+    expect((await raw(mine.session, "PATCH", `/v1/customer-portal/benefit-grants/${custom.id}`, { benefit_type: "nope" })).status).toBe(422);
+    expect((await raw(mine.session, "PATCH", `/v1/customer-portal/benefit-grants/${custom.id}`, {})).status).toBe(422);
+    expect((await raw(mine.session, "PATCH", "/v1/customer-portal/benefit-grants/nope", { benefit_type: "custom" })).status).toBe(422);
+
+    // revoked with the subscription: 403
+    const [subscription] = (await seller.sdk.subscriptions.list({ customerId: mine.order.customerId })).result.items;
+    await seller.sdk.subscriptions.revoke({ id: subscription!.id });
+    const end = Date.now() + 15_000;
+    while (!(await grantOf(mine.session, perk.id)).isRevoked) {
+      if (Date.now() > end) throw new Error("the grant was not revoked");
+      server.worker.wake();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const revoked = await failure(portal.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: custom.id, customerBenefitGrantUpdate: { benefitType: "custom" } }));
+    expect(revoked).toBeInstanceOf(NotPermitted);
+  });
+});
