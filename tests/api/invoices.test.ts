@@ -190,6 +190,42 @@ describe("a paid order's invoice", () => {
     expect(text).toContain(EU_REVERSE_CHARGE_NOTE.replace(/\s+/g, " "));
   });
 
+  it("keeps a business buyer's billing name on the customer: renewals are billed to it and the portal shows it", async () => {
+    const monthly = await createProduct(seller, "monthly");
+    const first = await buy(monthly, {
+      isBusinessCustomer: true,
+      customerName: "Claire Martin",
+      customerBillingName: "Martin Conseil SARL",
+      customerTaxId: "FR40303265045",
+      customerBillingAddress: { country: "FR", line1: "5 avenue Foch", city: "Paris", postalCode: "75016" },
+    });
+    expect(first.billingName).toBe("Martin Conseil SARL");
+    // Polar's Customer.billing_name (0.49.0 reads it; 0.47.1 parses the customer without it)
+    expect(await seller.sdk049.customers.get({ id: first.customerId })).toMatchObject({ name: "Claire Martin", billingName: "Martin Conseil SARL" });
+    expect(await seller.sdk.customers.get({ id: first.customerId })).toMatchObject({ name: "Claire Martin" });
+
+    const sub = first.subscriptionId ?? "";
+    const current = await raw("GET", `/v1/subscriptions/${sub}`);
+    const renewed = await raw("POST", `/v1/subscriptions/${sub}/renew`, { current_period_start: current.body.current_period_start });
+    expect(renewed.status).toBe(200);
+    const orders = (await seller.sdk.orders.list({ subscriptionId: sub, sorting: ["created_at"] })).result.items;
+    expect(orders.map((o) => [o.billingReason, o.billingName])).toEqual([
+      ["subscription_create", "Martin Conseil SARL"],
+      ["subscription_cycle", "Martin Conseil SARL"],
+    ]);
+    const text = await pdfText((await invoiceReady(orders[1]?.id ?? "")).url);
+    expect(text).toContain("Bill to Martin Conseil SARL 5 avenue Foch 75016 Paris");
+    expect(text).toContain("Tax ID: FR40303265045");
+
+    // the portal's billing details start from the company's name; the person keeps theirs
+    const token = await sessionFor(first.customerId);
+    const me = await raw("GET", "/v1/customer-portal/customers/me", undefined, token);
+    expect(me.body).toMatchObject({ name: "Claire Martin", billing_name: "Martin Conseil SARL" });
+    const moved = await portal049.customerPortal.customers.update({ customerSession: token }, { billingName: "Martin Conseil SAS" });
+    expect(moved).toMatchObject({ name: "Claire Martin", billingName: "Martin Conseil SAS" });
+    expect(await seller.sdk049.customers.get({ id: first.customerId })).toMatchObject({ name: "Claire Martin", billingName: "Martin Conseil SAS" });
+  });
+
   it("shows a discount, and the totals are exactly the order's", async () => {
     const discount = await seller.sdk.discounts.create({ name: "Launch", type: "fixed", amount: 700, currency: "usd", duration: "once" });
     const checkout = await seller.sdk.checkouts.create({ products: [fixed.id], discountId: discount.id });

@@ -135,6 +135,45 @@ describe("checkout page: tax", () => {
     expect(await orderOf(checkout.id)).toMatchObject({ taxAmount: 0, totalAmount: 2500, billingName: "Acme GmbH" });
   });
 
+  it("a once-only discount on a plan with usage: the page states the renewal at the full price with its tax, and the renewal charges it", async () => {
+    const meter = await seller.sdk.meters.create({ name: "Calls", filter: { conjunction: "and", clauses: [] }, aggregation: { func: "count" } });
+    const product = await seller.sdk.products.create({
+      name: "Team plan",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 1900, priceCurrency: "usd" },
+        { amountType: "metered_unit", meterId: meter.id, unitAmount: "1", priceCurrency: "usd" },
+      ],
+    });
+    const discount = await seller.sdk.discounts.create({ type: "percentage", duration: "once", basisPoints: 2500, name: "Launch" });
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id], discountId: discount.id, customerBillingAddress: { country: "FR" } });
+    // $19.00 − 25% = $14.25, France's 20% on it: $2.85; the renewal: $19.00 + $3.80
+    expect(checkout).toMatchObject({ netAmount: 1425, taxAmount: 285, totalAmount: 1710 });
+    const page = await openCheckout(checkout.url);
+    await expect.poll(() => totals(page)).toContain("Total$17.10");
+    expect(await page.getByTestId("recurring-terms").textContent()).toBe(
+      "Renews automatically at $22.80 / month plus usage, billed after each period, until you cancel.",
+    );
+    expect(await page.getByTestId("discount-terms").textContent()).toBe("The discount applies to the first payment.");
+    await page.getByLabel("Name", { exact: true }).fill("Ada Buyer");
+    await page.getByLabel("Email", { exact: true }).fill(uniqueBuyer("renewal-terms"));
+    await fillCard(page);
+    await settled(page);
+    await payButton(page).click();
+    await page.getByRole("heading", { level: 1, name: "Thank you for your purchase" }).waitFor();
+
+    // what the page said is what the renewal charges (no usage this period)
+    const [sub] = (await seller.sdk.subscriptions.list({ productId: product.id })).result.items;
+    if (!sub) throw new Error("no subscription");
+    const current = await rawRequest(server.url, seller.token, "GET", `/v1/subscriptions/${sub.id}`);
+    const renewed = await rawRequest(server.url, seller.token, "POST", `/v1/subscriptions/${sub.id}/renew`, {
+      current_period_start: current.body.current_period_start,
+    });
+    expect(renewed.status).toBe(200);
+    const orders = (await seller.sdk.orders.list({ subscriptionId: sub.id, sorting: ["created_at"] })).result.items;
+    expect(orders.map((o) => o.totalAmount)).toEqual([1710, 2280]);
+  });
+
   it("a total that changed after the page showed it is not charged: the page shows the new total and the buyer pays again", async () => {
     const product = await createProduct(seller, "fixed");
     const checkout = await seller.sdk.checkouts.create({ products: [product.id] });

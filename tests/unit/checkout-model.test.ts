@@ -12,6 +12,7 @@ import {
   meteredText,
   parseExpiry,
   priceText,
+  renewalText,
   seatBounds,
   seatQuote,
   taxChanges,
@@ -190,6 +191,37 @@ describe("the whole form", () => {
     expect(state.issues).toEqual({ customer_name: "y" });
     state = formReducer(state, { type: "card", key: "number", value: "4" });
     expect(state.values.card.number).toBe("4");
+  });
+});
+
+describe("renewal terms", () => {
+  const plan = (months: number, interval = "month") => ({ id: "p", name: "P", description: null, is_recurring: true, recurring_interval: interval, recurring_interval_count: months, prices: [fixed] });
+  const discounted = (duration: string, extra: Partial<Checkout> = {}) =>
+    checkoutWith(fixed, {
+      amount: 1900,
+      discount_amount: 475,
+      net_amount: 1425,
+      tax_amount: 0,
+      total_amount: 1425,
+      undiscounted_total_amount: 1900,
+      product: plan(1),
+      discount: { name: "Launch", code: null, type: "percentage", duration, duration_in_months: 3, basis_points: 2500 },
+      ...extra,
+    });
+
+  it("a once-only discount: the renewals charge the full price; usage is billed after each period", () => {
+    expect(renewalText(discounted("once"), " / month")).toBe("Renews automatically at $19.00 / month until you cancel.");
+    const withUsage = discounted("once", { product: { ...plan(1), prices: [fixed, metered] } });
+    expect(renewalText(withUsage, " / month")).toBe("Renews automatically at $19.00 / month plus usage, billed after each period, until you cancel.");
+  });
+
+  it("forever keeps the discounted price; repeating keeps it while it lasts, unless the first renewal is past its months", () => {
+    expect(renewalText(discounted("forever"), " / month")).toBe("Renews automatically at $14.25 / month until you cancel.");
+    expect(renewalText(discounted("repeating"), " / month")).toBe(
+      "Renews automatically at $14.25 / month while the discount lasts, then $19.00 / month until you cancel.",
+    );
+    expect(renewalText(discounted("repeating", { product: plan(1, "year") }), " / year")).toBe("Renews automatically at $19.00 / year until you cancel.");
+    expect(renewalText(checkoutWith(fixed, { product: plan(1) }), " / month")).toBe("Renews automatically at $10.00 / month until you cancel.");
   });
 });
 

@@ -78,6 +78,8 @@ export interface Checkout {
   net_amount: number;
   tax_amount: number | null;
   total_amount: number;
+  /** till's: the same price without the discount, tax included (what renewals charge once it is spent). */
+  undiscounted_total_amount?: number;
   currency: string;
   active_trial_interval: string | null;
   active_trial_interval_count: number | null;

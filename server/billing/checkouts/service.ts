@@ -238,6 +238,7 @@ export async function createCheckout(
     if (customer) {
       row.customerEmail ??= customer.email;
       row.customerName ??= customer.name;
+      row.customerBillingName ??= customer.billing_name;
       row.customerBillingAddress ??= customer.billing_address ? storedAddress(customer.billing_address) : null;
       const taxId = customer.tax_id?.[0];
       const format = customer.tax_id?.[1];

@@ -7,6 +7,7 @@ import { toBenefitPublicWire } from "../benefits/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import type { PriceWire, ProductWire } from "../products/service.js";
+import { checkoutTax } from "./tax.js";
 import {
   billingAddressFields,
   discountAmount,
@@ -246,11 +247,31 @@ export function toCheckoutWire(view: CheckoutView, now = new Date()) {
 }
 export type CheckoutWire = ReturnType<typeof toCheckoutWire>;
 
+/**
+ * What the same price costs without the checkout's discount, tax included (till-only, beside Polar's fields:
+ * the SDK strips it): a subscription's renewals charge it once a once-only or repeating discount is spent,
+ * and the page says so instead of repeating the discounted first payment.
+ */
+function undiscountedTotal(view: CheckoutView, d: CheckoutDerived, now: Date): number {
+  const { row } = view;
+  if (d.discountAmount === 0) return d.totalAmount;
+  // no tax yet (the address does not tell): the total is the price, as `derive` has it
+  if (row.taxAmount === null) return row.amount;
+  const tax = checkoutTax(view.organization, row, view.price, [row.amount], 0, now);
+  const inclusive = tax?.lines[0]?.inclusive ?? false;
+  return row.amount + (inclusive ? 0 : (tax?.taxAmount ?? 0));
+}
+
 /** `CheckoutPublic`: what the customer's page sees (no seller metadata). */
 export function toCheckoutPublicWire(view: CheckoutView, now = new Date()) {
   const organization = view.organization;
   if (!organization) throw new Error("checkout view without its organization");
-  return { ...commonWire(view, derive(view, now)), organization: toCheckoutOrganizationWire(organization) };
+  const d = derive(view, now);
+  return {
+    ...commonWire(view, d),
+    undiscounted_total_amount: undiscountedTotal(view, d, now),
+    organization: toCheckoutOrganizationWire(organization),
+  };
 }
 export type CheckoutPublicWire = ReturnType<typeof toCheckoutPublicWire>;
 

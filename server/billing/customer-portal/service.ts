@@ -38,10 +38,10 @@ export const PortalCustomerUpdateInput = z.object({
 
 export const getMe = (p: PortalCaller) => toPortalCustomerWire(toCustomerWire(p.customer));
 
-/** Billing name (till keeps one name per customer: it is the billing name), address and tax id. */
+/** Billing name (what invoices are made out to; the person's name stays), address and tax id. */
 export async function updateMe(deps: PortalDeps, p: PortalCaller, input: z.output<typeof PortalCustomerUpdateInput>) {
   const updated = await updateCustomer(deps.db, p.organizationId, { id: p.customer.id }, {
-    name: input.billing_name,
+    billing_name: input.billing_name,
     billing_address: input.billing_address,
     tax_id: input.tax_id,
   });

@@ -49,7 +49,7 @@ export function toPortalCustomerWire(c: CustomerWire) {
     email: c.email,
     email_verified: c.email_verified,
     name: c.name,
-    billing_name: c.name,
+    billing_name: c.billing_name ?? c.name,
     billing_address: c.billing_address,
     tax_id: c.tax_id,
     oauth_accounts: {},

@@ -260,6 +260,7 @@ async function claimLocked(tx: Queryable, seat: CustomerSeatRow, owner: Owner, n
       externalId: null,
       email: seat.email ?? "",
       name: null,
+      billingName: null,
       billingAddress: null,
       taxId: null,
       metadata: {},

@@ -48,6 +48,7 @@ const customerType = z.enum(["individual", "team"]).refine((t) => t === "individ
 const shared = {
   metadata: metadataInput.optional(),
   name: optionalText(256),
+  billing_name: optionalText(256),
   billing_address: AddressInput.nullish(),
   tax_id: optionalText(64),
   locale: optionalText(35),
@@ -181,6 +182,7 @@ export async function createCustomer(db: Db, organizationId: string, input: Cust
       externalId: input.external_id ?? null,
       type: "individual",
       name: input.name ?? null,
+      billingName: input.billing_name ?? null,
       billingAddress: input.billing_address ? storedAddress(input.billing_address) : null,
       taxId,
       locale: input.locale ?? null,
@@ -237,6 +239,7 @@ export async function updateCustomer(
 
     if (issues.length > 0) throw validationError(issues);
     if (input.name !== undefined) patch.name = input.name;
+    if (input.billing_name !== undefined) patch.billingName = input.billing_name;
     if (input.locale !== undefined) patch.locale = input.locale;
     if (input.metadata !== undefined) patch.metadata = input.metadata;
     const row = await repo.updateCustomer(tx, organizationId, current.id, patch);
@@ -275,6 +278,7 @@ export async function deleteCustomer(db: Db, organizationId: string, ref: Custom
       patch.emailVerified = false;
       if (!current.taxId && current.name) patch.name = anonymized(current.name, current.createdAt);
       patch.billingAddress = null;
+      if (!current.taxId) patch.billingName = null;
       patch.metadata = { ...current.metadata, __anonymized_at: now.toISOString() };
     }
     const row = await repo.updateCustomer(tx, organizationId, current.id, patch);
@@ -340,6 +344,8 @@ export interface CheckoutCustomerInput {
   externalId: string | null;
   email: string;
   name: string | null;
+  /** The name the invoices are made out to (a business buyer's), when the checkout collected one. */
+  billingName: string | null;
   billingAddress: Record<string, string | null> | null;
   /** [value, format], already validated against the billing country. */
   taxId: [string, string] | null;
@@ -368,6 +374,7 @@ export async function upsertCheckoutCustomer(
       externalId: input.externalId,
       type: "individual",
       name: input.name,
+      billingName: input.billingName,
       billingAddress: input.billingAddress,
       taxId: input.taxId,
       metadata: input.metadata,
@@ -380,6 +387,7 @@ export async function upsertCheckoutCustomer(
   }
   const patch: Parameters<typeof repo.updateCustomer>[3] = { modifiedAt: new Date() };
   if (input.name) patch.name = input.name;
+  if (input.billingName) patch.billingName = input.billingName;
   if (input.billingAddress) patch.billingAddress = input.billingAddress;
   if (input.taxId) patch.taxId = input.taxId;
   if (Object.keys(input.metadata).length > 0) patch.metadata = { ...current.metadata, ...input.metadata };

@@ -31,8 +31,8 @@ export function toCustomerWire(row: CustomerRow) {
     email_verified: row.emailVerified,
     type: "individual" as const,
     name: row.name ?? null,
-    // 0.49.0 requires the key; till keeps no separate billing name yet
-    billing_name: null,
+    // the name invoices are made out to when it is not the person's (a business buyer's company)
+    billing_name: row.billingName ?? null,
     billing_address: (row.billingAddress as AddressWire | null) ?? null,
     tax_id: row.taxId ?? null,
     locale: row.locale ?? null,

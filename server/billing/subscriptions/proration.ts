@@ -171,7 +171,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
       discountAmount: 0,
       tax,
       seats: sub.seats,
-      billingName: customer.name,
+      billingName: customer.billing_name ?? customer.name,
       billingAddress: customer.billing_address as Record<string, string | null> | null,
       billingTaxId: taxIdOf(customer.tax_id),
       metadata: sub.metadata,

@@ -165,7 +165,7 @@ async function cycleSubscription(
       discountAmount: bill.discount,
       tax,
       seats: sub.seats,
-      billingName: e.customer.name,
+      billingName: e.customer.billing_name ?? e.customer.name,
       billingAddress: e.customer.billing_address as Record<string, string | null> | null,
       billingTaxId: taxIdOf(e.customer.tax_id),
       metadata: sub.metadata,

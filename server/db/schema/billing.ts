@@ -251,6 +251,8 @@ export const customer = pgTable(
     email: text("email").notNull(),
     emailVerified: boolean("email_verified").default(false).notNull(),
     name: text("name"),
+    /** The name invoices are made out to (a business buyer's company), when it is not the person's name. */
+    billingName: text("billing_name"),
     billingAddress: jsonb("billing_address").$type<Record<string, string | null>>(),
     taxId: jsonb("tax_id").$type<Array<string | null>>(),
     locale: text("locale"),

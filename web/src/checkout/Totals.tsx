@@ -1,8 +1,9 @@
 // The order summary's lines: the subtotal (seats × price per seat), the discount, the server's taxes, the
-// total due now, what a subscription then costs each period, and a trial's terms.
+// total due now, what a subscription then costs each period (the full price once a discount is spent, usage
+// billed after each period), and a trial's terms.
 import { formatMoney } from "../../../shared/money.js";
 import type { Checkout } from "../checkout-api.js";
-import { everyText } from "./model.js";
+import { everyText, renewalText } from "./model.js";
 
 const dateText = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "long", day: "numeric" });
 
@@ -50,8 +51,7 @@ export function Totals({ checkout }: { checkout: Checkout }) {
       ) : (
         recurring && (
           <p className="terms" data-testid="recurring-terms">
-            Renews automatically at {formatMoney(checkout.net_amount + (checkout.tax_amount ?? 0), c)}
-            {every} until you cancel.
+            {renewalText(checkout, every)}
           </p>
         )
       )}

@@ -366,3 +366,29 @@ export function cardFieldsOf(fields: Record<string, string>): Record<string, str
   if (fields.cvc) out["card.cvc"] = fields.cvc;
   return out;
 }
+
+// ---- renewal terms ------------------------------------------------------------------------------------
+
+/**
+ * "Renews automatically at $19.00 / month plus usage, billed after each period, until you cancel.": what the
+ * renewals charge, which is the discounted total only while the discount lasts.
+ */
+export function renewalText(checkout: Checkout, every: string): string {
+  const c = checkout.currency;
+  const discounted = formatMoney(checkout.total_amount, c);
+  const full = formatMoney(checkout.undiscounted_total_amount ?? checkout.total_amount, c);
+  const discount = checkout.discount_amount > 0 ? checkout.discount : null;
+  const usage = meteredOf(checkout.product, checkout.product_price).length > 0 ? " plus usage, billed after each period," : "";
+  // a repeating discount covers the renewals that start within its months (a yearly plan's first is past them)
+  const months = discount?.duration === "repeating" ? (discount.duration_in_months ?? 1) : 0;
+  const product = checkout.product;
+  const count = product?.recurring_interval_count ?? 1;
+  const periodMonths = product?.recurring_interval === "year" ? 12 * count : product?.recurring_interval === "month" ? count : 0;
+  const price =
+    !discount || discount.duration === "forever"
+      ? `${discounted}${every}`
+      : months > periodMonths
+        ? `${discounted}${every} while the discount lasts, then ${full}${every}`
+        : `${full}${every}`;
+  return `Renews automatically at ${price}${usage} until you cancel.`;
+}
