@@ -204,8 +204,10 @@ async function create(ctx: Context, opts: BenefitFlags, [type = ""]: string[]) {
   const missing = (REQUIRED[t] ?? []).find(([key]) => properties[key] === undefined);
   if (missing) throw new UsageError(`${t} benefits need ${missing[1]}`);
   const body = { type: t, description: opts.description, metadata: opts.metadata, properties };
-  const b = await ctx.out.loading("Creating benefit", v1(ctx).send<WireBenefit>("POST", "/benefits/", body));
+  const b = await ctx.out.loading("Creating benefit", v1(ctx).send<WireBenefit & { warnings?: string[] }>("POST", "/benefits/", body));
   ctx.out.done(b, `Created ${b.type} benefit "${b.description}" (${b.id}).`);
+  // the server's till-only warnings (e.g. GitHub not connected yet: the grants will wait)
+  for (const w of b.warnings ?? []) ctx.out.warn(w);
 }
 
 async function update(ctx: Context, opts: BenefitFlags, [id = ""]: string[]) {

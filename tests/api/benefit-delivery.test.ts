@@ -69,6 +69,9 @@ describe("github_repository", () => {
     expect(waiting).toMatchObject({ type: "account_not_connected" });
     expect(waiting.message).toMatch(/connect a GitHub account/);
     expect((await grantOf(benefit.id, customerId))!.properties).toMatchObject({ account_id: null });
+    // not delivered: not granted (as Polar), and not in the customer state's granted benefits
+    expect(await grantOf(benefit.id, customerId)).toMatchObject({ is_granted: false, granted_at: null, is_revoked: false });
+    expect((await seller.sdk.customers.getState({ id: customerId })).grantedBenefits.map((g) => g.benefitId)).not.toContain(benefit.id);
 
     github.oauth.user = "ada";
     github.addUser({ id: 4242, login: "ada" });
@@ -88,6 +91,10 @@ describe("github_repository", () => {
     });
     const invitation = github.invitationOf("acme/private", "ada");
     expect(invitation?.[1].permission).toBe("pull");
+    // delivered: granted from now on
+    expect(granted.is_granted).toBe(true);
+    expect(typeof granted.granted_at).toBe("string");
+    expect((await seller.sdk.customers.getState({ id: customerId })).grantedBenefits.map((g) => g.benefitId)).toContain(benefit.id);
     expect(granted.properties).toMatchObject({
       repository_owner: "acme",
       repository_name: "private",
@@ -317,6 +324,55 @@ describe("github_repository", () => {
     const other = await createSeller(server, "other");
     const foreign = await rawRequest(server.url, other.token, "POST", `/v1/benefit-grants/${grantId}/regrant`);
     expect(foreign.status).toBe(404);
+  }, 60_000);
+
+  it("a benefit created before GitHub is connected warns the seller (a till-only field the SDKs drop); its grants stay not granted, and the portal tells the customer access will follow, never the seller's command", async () => {
+    const fresh = await createSeller(server, "unconnected");
+    const body = { type: "github_repository", description: "Early access", properties: { repository_owner: "acme", repository_name: "private", permission: "pull" } };
+    const created = await rawRequest(server.url, fresh.token, "POST", "/v1/benefits/", body);
+    expect(created.status).toBe(201);
+    const warnings = (created.body as { warnings?: string[] }).warnings;
+    expect(warnings).toHaveLength(1);
+    expect(warnings![0]).toMatch(/GitHub is not connected.*till benefits github connect/);
+    // both SDKs still parse the answer (the extra field dropped)
+    const viaSdk = await fresh.sdk.benefits.create({ type: "github_repository", description: "Early access 2", properties: { repositoryOwner: "acme", repositoryName: "private", permission: "pull" } });
+    expect(viaSdk.type).toBe("github_repository");
+    expect("warnings" in viaSdk).toBe(false);
+    const via049 = await new Polar049({ serverURL: server.url, accessToken: fresh.token }).benefits.create({
+      type: "github_repository",
+      description: "Early access 3",
+      properties: { repositoryOwner: "acme", repositoryName: "private", permission: "pull" },
+    });
+    expect(via049.type).toBe("github_repository");
+    // types till gives itself, and an organization that connected GitHub, get no warning
+    const custom = await rawRequest(server.url, fresh.token, "POST", "/v1/benefits/", { type: "custom", description: "Note", properties: { note: "hi" } });
+    expect((custom.body as { warnings?: unknown }).warnings).toBeUndefined();
+    const connectedSeller = await rawRequest(server.url, seller.token, "POST", "/v1/benefits/", { ...body, description: "Connected" });
+    expect((connectedSeller.body as { warnings?: unknown }).warnings).toBeUndefined();
+
+    const benefitId = (created.body as { id: string }).id;
+    const product = await createProduct(fresh, "fixed");
+    await fresh.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefitId] } });
+    const confirmed = await pay(server, await fresh.sdk.checkouts.create({ products: [product.id] }));
+    const customerId = confirmed.customerId!;
+    const grantsOfFresh = async () => ((await rawRequest(server.url, fresh.token, "GET", `/v1/benefits/${benefitId}/grants`)).body as { items: Grant[] }).items;
+    const waiting = await until("the integration_missing error", async () => {
+      const [g] = await grantsOfFresh();
+      return g?.error?.type === "integration_missing" && g;
+    });
+    expect(waiting).toMatchObject({ is_granted: false, granted_at: null, is_revoked: false });
+    expect(waiting.error?.message).toMatch(/till benefits github connect/);
+    // the customer's portal shows the grant not granted, with a message for the customer (no seller command)
+    const session = await fresh.sdk.customerSessions.create({ customerId });
+    const portal = await fetch(`${server.url}/v1/customer-portal/benefit-grants/`, { headers: { authorization: `Bearer ${session.token}` } });
+    const portalGrant = ((await portal.json()) as { items: Grant[] }).items.find((g) => g.id === waiting.id)!;
+    expect(portalGrant).toMatchObject({ is_granted: false, error: { type: "integration_missing" } });
+    expect(portalGrant.error!.message).not.toMatch(/till /);
+    expect(portalGrant.error!.message).toMatch(/Access will follow/);
+    for (const sdk of [new Polar({ serverURL: server.url }), new Polar049({ serverURL: server.url })]) {
+      const listed = await sdk.customerPortal.benefitGrants.list({ customerSession: session.token }, {});
+      expect(listed.result.items.find((g) => g.id === waiting.id)?.isGranted).toBe(false);
+    }
   }, 60_000);
 
   it("authenticates as a GitHub App installation (installation tokens from the app's private key)", async () => {

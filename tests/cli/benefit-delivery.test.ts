@@ -38,6 +38,17 @@ afterAll(async () => {
 });
 
 describe("till benefits grants / regrant / connect", () => {
+  it("warns when a github_repository or discord benefit is created before the organization connected GitHub or the Discord bot", async () => {
+    const gh = ok(await run(["benefits", "create", "github_repository", "--description", "Early", "--repository", "acme/early", "--permission", "pull"]));
+    expect(gh.stdout).toMatch(/Created github_repository benefit "Early"/);
+    expect(gh.stderr).toMatch(/warning: GitHub is not connected: grants of this benefit wait, not granted, until you connect it \(till benefits github connect\)/);
+    const dc = ok(await run(["benefits", "create", "discord", "--description", "Club", "--guild-token", "100000000000000001", "--role", "300000000000000003", "--json"]));
+    expect(parseJson<{ warnings: string[] }>(dc.stdout).warnings).toEqual([expect.stringMatching(/Discord bot is not connected.*till benefits discord connect/)]);
+    expect(dc.stderr).toMatch(/Discord bot is not connected/);
+    const custom = ok(await run(["benefits", "create", "custom", "--description", "Note", "--note", "hi"]));
+    expect(custom.stderr).not.toMatch(/warning/);
+  }, 60_000);
+
   it("connects GitHub, lists the failed grant with its error, and regrants it once the repository exists", async () => {
     github.sellerTokens.add("ghp_cli");
     const usage = await run(["benefits", "github", "connect", "--client-id", "x", "--client-secret", "y"]);

@@ -85,11 +85,14 @@ describe("the portal's connected accounts", () => {
         async () => {
           await page.reload();
           await accounts.waitFor();
-          return page.getByText(/Waiting for your (GitHub|Discord) account: connect it under Connected accounts\./).count();
+          return page.getByText(/To get access, connect your (GitHub|Discord) account: Connect (GitHub|Discord)\./).count();
         },
         { timeout: 15_000, interval: 500 },
       )
       .toBe(2);
+    // each offers to connect the account it waits for (a link to the Connect buttons)
+    await page.getByRole("link", { name: "Connect GitHub" }).click();
+    expect(new URL(page.url()).hash).toBe("#connected-accounts");
 
     await accounts.getByRole("button", { name: "Connect GitHub" }).click();
     await page.getByText("Your GitHub account is connected.").waitFor({ timeout: 15_000 });
@@ -170,6 +173,35 @@ describe("the portal's connected accounts", () => {
       }, { timeout: 15_000, interval: 300 })
       .toBe("1234");
     expect(problems).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it("a benefit the seller has not connected yet: the portal says access will follow, with no seller instructions", async () => {
+    const fresh = await createSeller(server, "portal-unconnected");
+    const repo = await fresh.sdk.benefits.create({
+      type: "github_repository",
+      description: "Early sources",
+      properties: { repositoryOwner: "acme", repositoryName: "book", permission: "pull" },
+    });
+    const product = await createProduct(fresh, "fixed");
+    await fresh.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [repo.id] } });
+    const confirmed = await pay(server, await fresh.sdk.checkouts.create({ products: [product.id] }));
+    // the worker records why the grant waits: the seller's integration
+    await expect
+      .poll(async () => {
+        const grants = (await rawRequest(server.url, fresh.token, "GET", `/v1/benefits/${repo.id}/grants`)).body as { items: Array<{ error: { type: string } | null }> };
+        return grants.items[0]?.error?.type;
+      }, { timeout: 15_000, interval: 300 })
+      .toBe("integration_missing");
+    const context = await browser.newContext({ baseURL: server.url });
+    const page = await context.newPage();
+    const session = await fresh.sdk.customerSessions.create({ customerId: confirmed.customerId! });
+    await page.goto(`/portal?customer_session_token=${session.token}`);
+    const benefits = page.getByRole("region", { name: "Benefits" });
+    await benefits.getByText("Your access will follow: the seller is finishing its setup. Nothing to do on your side.").waitFor({ timeout: 15_000 });
+    expect(await page.locator("body").textContent()).not.toMatch(/till benefits|github connect/);
+    await page.screenshot({ path: "/tmp/portal-unconnected.png", fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
     await context.close();
   }, 90_000);
 });

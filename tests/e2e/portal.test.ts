@@ -317,6 +317,8 @@ describe("a session that is gone", () => {
     await page.getByLabel("Email", { exact: true }).fill(customerEmail.toUpperCase());
     await page.getByRole("button", { name: "Email me a code" }).click();
     await heading(page, "Enter your code");
+    // the code field starts empty (it once kept the email typed in the field before it)
+    expect(await page.getByLabel("Code", { exact: true }).inputValue()).toBe("");
     const mail = await server.mailbox.waitFor(customerEmail, /^Access your .+ purchases$/);
     expect(mail.links).toEqual([`${server.url}/portal?organization=${seller.slug}`]);
     const code = /^ {4}([A-Z2-9]{8})$/m.exec(mail.text)?.[1] ?? "";

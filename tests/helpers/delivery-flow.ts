@@ -12,6 +12,7 @@ export type Grant = {
   id: string;
   customer_id: string;
   is_granted: boolean;
+  granted_at: string | null;
   is_revoked: boolean;
   error: { message: string; type: string; timestamp: string } | null;
   properties: Record<string, unknown>;

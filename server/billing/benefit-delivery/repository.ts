@@ -49,16 +49,16 @@ export async function insertDeliveries(
   return done.length;
 }
 
-/** The granted grants of the benefits (live or deleted), for a re-grant after the benefit changed. */
+/** The live grants (granted or waiting for delivery) of the benefits (live or deleted), for a re-grant after the benefit changed. */
 export async function grantedGrantIdsOfBenefits(tx: Queryable, benefitIds: string[]) {
   if (benefitIds.length === 0) return [];
   return tx
     .select({ id: benefitGrant.id, organizationId: benefitGrant.organizationId })
     .from(benefitGrant)
-    .where(and(inArray(benefitGrant.benefitId, benefitIds), isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt)));
+    .where(and(inArray(benefitGrant.benefitId, benefitIds), isNull(benefitGrant.revokedAt)));
 }
 
-/** The customer's granted grants of benefits of `type` (a newly connected account re-runs them). */
+/** The customer's live grants (granted or waiting) of benefits of `type` (a newly connected account re-runs them). */
 export async function grantedGrantIdsOfCustomer(tx: Queryable, organizationId: string, customerId: string, type: string) {
   const rows = await tx
     .select({ id: benefitGrant.id })
@@ -69,14 +69,13 @@ export async function grantedGrantIdsOfCustomer(tx: Queryable, organizationId: s
         eq(benefitGrant.organizationId, organizationId),
         eq(benefitGrant.customerId, customerId),
         eq(benefit.type, type),
-        isNotNull(benefitGrant.grantedAt),
         isNull(benefitGrant.revokedAt),
       ),
     );
   return rows.map((r) => r.id);
 }
 
-/** The organization's grants of `type`, granted or revoked, that carry an error (a fixed integration re-runs them). */
+/** The organization's grants of `type`, waiting, granted or revoked, that carry an error (a fixed integration re-runs them). */
 export async function failedGrantsOfOrganization(tx: Queryable, organizationId: string, type: string): Promise<Array<{ id: string; revoked: boolean }>> {
   const rows = await tx
     .select({ id: benefitGrant.id, revokedAt: benefitGrant.revokedAt })
@@ -87,7 +86,6 @@ export async function failedGrantsOfOrganization(tx: Queryable, organizationId: 
         eq(benefitGrant.organizationId, organizationId),
         eq(benefit.type, type),
         isNotNull(benefitGrant.error),
-        or(isNotNull(benefitGrant.grantedAt), isNotNull(benefitGrant.revokedAt)),
       ),
     );
   return rows.map((r) => ({ id: r.id, revoked: r.revokedAt !== null }));
@@ -158,11 +156,18 @@ export async function updateGrantOutcome(
   db: Queryable,
   organizationId: string,
   grantId: string,
-  patch: { properties?: Record<string, unknown>; error: { message: string; type: string; timestamp: string } | null },
+  patch: { properties?: Record<string, unknown>; error: { message: string; type: string; timestamp: string } | null; delivered?: boolean },
 ) {
+  const now = new Date();
   const rows = await db
     .update(benefitGrant)
-    .set({ ...(patch.properties ? { properties: patch.properties } : {}), error: patch.error, modifiedAt: new Date() })
+    .set({
+      ...(patch.properties ? { properties: patch.properties } : {}),
+      // granted once first delivered (a grant not revoked since); a later failure does not take it back
+      ...(patch.delivered ? { grantedAt: sql`CASE WHEN ${benefitGrant.revokedAt} IS NULL THEN coalesce(${benefitGrant.grantedAt}, ${now.toISOString()}::timestamptz) ELSE ${benefitGrant.grantedAt} END` } : {}),
+      error: patch.error,
+      modifiedAt: now,
+    })
     .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.id, grantId)))
     .returning();
   return rows[0] ?? null;

@@ -147,7 +147,9 @@ export async function run(db: Db, deps: DeliveryDeps, d: repo.DeliveryRow, token
         ? { ...ctx.grant.properties, account_id: null }
         : undefined
       : properties;
-    const row = await repo.updateGrantOutcome(tx, d.organizationId, d.grantId, { ...(next ? { properties: next } : {}), error });
+    // a grant delivered is granted from now on (is_granted stays false until then, as Polar's)
+    const delivered = !failure && d.action === "grant" && ctx.grant.revokedAt === null;
+    const row = await repo.updateGrantOutcome(tx, d.organizationId, d.grantId, { ...(next ? { properties: next } : {}), error, delivered });
     // a revoke that worked is news only when it clears an error (benefit_grant.revoked told the rest); one that
     // failed for good must reach the seller: the access they meant to take away stays
     if (!row || (d.action === "revoke" && !failure && ctx.grant.error === null)) return;
@@ -216,6 +218,18 @@ export async function checkBotToken(rest: ReturnType<typeof discordClient>): Pro
     const status = (err as { status?: unknown }).status;
     return status === 401 || status === 403 ? "Discord refused the bot token." : `Discord could not be reached: ${err instanceof Error ? err.message : String(err)}`;
   }
+}
+
+/**
+ * Why the grants of a new benefit of `type` will wait: the organization has not connected the platform that
+ * delivers it (they stay not granted until it does). Null when it has, or for the types till gives itself.
+ */
+export async function integrationWarning(db: Queryable, organizationId: string, type: string): Promise<string | null> {
+  const platform = repo.PLATFORM_OF[type];
+  if (!platform || (await repo.integrationOf(db, organizationId, platform))) return null;
+  return platform === "github"
+    ? "GitHub is not connected: grants of this benefit wait, not granted, until you connect it (till benefits github connect)."
+    : "The Discord bot is not connected: grants of this benefit wait, not granted, until you connect it (till benefits discord connect).";
 }
 
 /** The organization's slug (where the portal lives). */

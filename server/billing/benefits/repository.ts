@@ -129,6 +129,8 @@ export interface GrantFilter {
 
 const grantedWhere = and(isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt));
 const notGrantedWhere = or(isNull(benefitGrant.grantedAt), isNotNull(benefitGrant.revokedAt));
+/** Not revoked: granted, or waiting for its delivery (a github_repository or discord grant not delivered yet). */
+const liveWhere = isNull(benefitGrant.revokedAt);
 
 export async function listGrants(
   db: Queryable,
@@ -222,13 +224,13 @@ export const revokeGrantsOfSubscriptionExcept = (db: Queryable, organizationId: 
     now,
   );
 
-/** The benefits the subscription's grants currently give (granted, not revoked). */
+/** The benefits the subscription's grants currently give or are delivering (not revoked). */
 export async function grantedBenefitIdsOfSubscription(db: Queryable, organizationId: string, subscriptionId: string): Promise<string[]> {
   const rows = await db
     .select({ benefitId: benefitGrant.benefitId })
     .from(benefitGrant)
     // the subscriber's own grants: a seat holder's grant of a benefit does not give it to the subscriber
-    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), isNull(benefitGrant.customerSeatId), grantedWhere));
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), isNull(benefitGrant.customerSeatId), liveWhere));
   return rows.map((r) => r.benefitId);
 }
 
@@ -251,7 +253,7 @@ export async function claimedSeatsOfSubscription(db: Queryable, organizationId: 
   const grants = await db
     .select({ seatId: benefitGrant.customerSeatId, benefitId: benefitGrant.benefitId })
     .from(benefitGrant)
-    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), isNotNull(benefitGrant.customerSeatId), grantedWhere));
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), isNotNull(benefitGrant.customerSeatId), liveWhere));
   return seats.map((s) => ({ ...s, held: new Set(grants.filter((g) => g.seatId === s.seatId).map((g) => g.benefitId)) }));
 }
 
@@ -297,7 +299,7 @@ export const revokeGrantsOfCustomer = (db: Queryable, organizationId: string, cu
   revokeGrants(db, organizationId, eq(benefitGrant.customerId, customerId), now);
 
 /**
- * Refreshes the properties of the benefit's granted grants in one statement: previous_properties keeps what
+ * Refreshes the properties of the benefit's live grants (granted or being delivered) in one statement: previous_properties keeps what
  * they were and `mirror` (the grant's copies of the benefit's properties) is merged in. Returns the grants with
  * their customers, in grant order.
  */
@@ -309,7 +311,7 @@ export async function refreshGrantProperties(db: Queryable, organizationId: stri
       properties: sql`${benefitGrant.properties} || ${JSON.stringify(mirror)}::jsonb`,
       modifiedAt: now,
     })
-    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.benefitId, benefitId), grantedWhere))
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.benefitId, benefitId), liveWhere))
     .returning();
   if (grants.length === 0) return [];
   // one parameter whatever the number of customers

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
-import { checkDiscordBenefit } from "../benefit-delivery/service.js";
+import { checkDiscordBenefit, integrationWarning } from "../benefit-delivery/service.js";
 import {
   invalid,
   isUuid,
@@ -84,7 +84,9 @@ export function benefitRoutes(app: FastifyInstance, deps: BillingDeps): void {
     const input = parseBody(BenefitCreateInput, req);
     await checkDiscordRole(deps, scopeOf(req).organizationId, input);
     const created = await service.createBenefit(db, scopeOf(req).organizationId, input);
-    return reply.code(201).send(created);
+    // a till-only field (the SDKs drop it): the seller learns at once why its grants will wait
+    const warning = await integrationWarning(db, scopeOf(req).organizationId, input.type);
+    return reply.code(201).send(warning ? { ...created, warnings: [warning] } : created);
   });
 
   app.get("/benefits/:id", { config: { scope: "benefits:read" } }, async (req) =>

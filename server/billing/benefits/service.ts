@@ -332,7 +332,7 @@ export async function grantBenefits(
         orderId: grant.orderId,
         subscriptionId: grant.subscriptionId,
         customerSeatId: grant.customerSeatId ?? null,
-        grantedAt: now,
+        grantedAt: given.granted ? now : null,
         properties: given.properties,
       };
     }),

@@ -157,7 +157,7 @@ export async function fulfil(
       subscriptionId: subscription?.id ?? null,
       orderId: subscription ? null : order.row.id,
       customerSeatId: null,
-      grantedAt: now,
+      grantedAt: given.granted ? now : null,
       revokedAt: null,
       properties: given.properties,
       previousProperties: null,

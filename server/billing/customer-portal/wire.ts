@@ -183,6 +183,20 @@ function subscriberProperties(b: BenefitWire): Record<string, unknown> {
   }
 }
 
+/**
+ * A grant's error as the customer reads it: what they can do (connect an account), else that access follows
+ * once the seller has set it up; the seller's own message (which names `till` commands) is the seller's.
+ */
+function customerGrantError(g: BenefitGrantWire): BenefitGrantWire["error"] {
+  if (!g.error) return null;
+  const platform = g.benefit.type === "discord" ? "Discord" : "GitHub";
+  const message =
+    g.error.type === "account_not_connected"
+      ? `Connect your ${platform} account in the customer portal to get access.`
+      : "Access will follow once the seller has finished setting up this benefit.";
+  return { ...g.error, message };
+}
+
 /** CustomerBenefitGrant* (by benefit type). */
 export function toCustomerBenefitGrantWire(g: BenefitGrantWire, o: OrganizationWire) {
   const b = g.benefit;
@@ -199,7 +213,7 @@ export function toCustomerBenefitGrantWire(g: BenefitGrantWire, o: OrganizationW
     order_id: g.order_id,
     is_granted: g.is_granted,
     is_revoked: g.is_revoked,
-    error: g.error,
+    error: customerGrantError(g),
     customer: toPortalCustomerWire(g.customer),
     benefit: {
       id: b.id,

@@ -110,14 +110,27 @@ export function Accounts({
   );
 }
 
-/** Where a repository invitation or Discord role stands, or what it waits for. */
+/** Whether the benefit is delivered outside till (a repository invitation, a Discord role): GrantDelivery tells its state. */
+export const isDelivered = (type: string) => type in PLATFORM_OF;
+
+/**
+ * Where a repository invitation or Discord role stands, or what it waits for: the customer's own account (with a
+ * way to connect it), or the seller (never their instructions: access follows once the seller has set it up).
+ */
 export function GrantDelivery({ grant: g }: { grant: PortalGrant }) {
   const platform = PLATFORM_OF[g.benefit.type];
-  if (!platform || g.is_revoked || !g.is_granted) return null;
+  if (!platform || g.is_revoked) return null;
+  if (g.error?.type === "account_not_connected") {
+    return (
+      <p className="empty" role="note">
+        To get access, connect your {NAMES[platform]} account: <a href="#connected-accounts">Connect {NAMES[platform]}</a>.
+      </p>
+    );
+  }
   if (g.error) {
     return (
       <p className="empty" role="note">
-        {g.error.type === "account_not_connected" ? `Waiting for your ${NAMES[platform]} account: connect it under Connected accounts.` : g.error.message}
+        {g.is_granted ? "A change to this benefit is waiting" : "Your access will follow"}: the seller is finishing its setup. Nothing to do on your side.
       </p>
     );
   }

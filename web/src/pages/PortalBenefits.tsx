@@ -3,7 +3,7 @@
 import { useId, useRef, useState } from "react";
 import type { Downloadable, LicenseKey, PortalGrant } from "../portal-api.js";
 import { Status } from "../ui.js";
-import { GrantDelivery } from "./PortalAccounts.js";
+import { GrantDelivery, isDelivered } from "./PortalAccounts.js";
 import { formatDate, ListSection, type Message } from "./PortalCommon.js";
 
 const KEY_STATUS: Record<string, string> = { granted: "Active", revoked: "Revoked", disabled: "Disabled" };
@@ -25,7 +25,7 @@ export function Benefits({ grants, keys, files }: { grants: PortalGrant[]; keys:
             <h3>{g.benefit.description}</h3>
             {g.is_revoked ? (
               <p className="empty">No longer granted.</p>
-            ) : !g.is_granted ? (
+            ) : !g.is_granted && !isDelivered(g.benefit.type) ? (
               <p className="empty">Being set up. Reload this page in a moment.</p>
             ) : null}
             <GrantDelivery grant={g} />

@@ -55,7 +55,8 @@ export function SignIn({ slug, onSignedIn }: { slug: string; onSignedIn: (token:
     return (
       <Page title={title} className="portal">
         <p className="lead">Enter the email address you bought with. We will send you a code that opens your purchases.</p>
-        <form onSubmit={(e) => void onRequest(e)} aria-label="Ask for a sign-in code">
+        {/* keyed: the code form is a new form, not this one reused (its field kept the email typed here) */}
+        <form key="email" onSubmit={(e) => void onRequest(e)} aria-label="Ask for a sign-in code">
           <Field label="Email" name="email" type="email" autoComplete="email" required maxLength={320} />
           <div className="actions">
             <button type="submit" className="primary" disabled={busy || !org}>
@@ -72,13 +73,13 @@ export function SignIn({ slug, onSignedIn }: { slug: string; onSignedIn: (token:
       <p className="lead">
         If <strong>{email}</strong> bought from {org?.name ?? "this seller"}, a code is on its way there. It works once, for 30 minutes.
       </p>
-      <form onSubmit={(e) => void onCode(e)} aria-label="Enter the code">
+      <form key="code" onSubmit={(e) => void onCode(e)} aria-label="Enter the code">
         <Field label="Code" name="code" autoComplete="one-time-code" autoCapitalize="characters" spellCheck={false} required maxLength={64} error={codeError} />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>
             Open my purchases
           </button>
-          <button type="button" disabled={busy} 
+          <button type="button" disabled={busy}
             onClick={() => {
               setEmail(null);
               setMessage(undefined);
