@@ -33,6 +33,7 @@ import { testClockRoutes } from "./test-clock/routes.js";
 import { benefitDeliveryRoutes } from "./benefit-delivery/routes.js";
 import { paymentRoutes } from "./payments/routes.js";
 import { dunningRoutes } from "./dunning/routes.js";
+import { metricRoutes } from "./metrics/routes.js";
 
 export interface BillingDeps {
   db: Db;
@@ -86,6 +87,7 @@ const DOMAINS: DomainRoutes[] = [
   benefitDeliveryRoutes,
   paymentRoutes,
   dunningRoutes,
+  metricRoutes,
 ];
 
 const PG_UNIQUE_VIOLATION = "23505";

@@ -18,3 +18,4 @@ export * from "./benefit-delivery.js";
 export * from "./rollups.js";
 export * from "./payments.js";
 export * from "./list-counts.js";
+export * from "./metrics.js";
