@@ -47,24 +47,24 @@ CREATE FUNCTION "till_metric_contribution"(
 ) LANGUAGE plpgsql STABLE AS $$
 DECLARE
 	d record;
-	amount numeric := greatest(p_amount, 0);
+	v_amount numeric := greatest(p_amount, 0);
 	monthly numeric;
 BEGIN
 	active := 0; committed := 0; trialing := 0; mrr := 0; committed_mrr := 0; trial_mrr := 0; trial_committed_mrr := 0;
 	IF p_status NOT IN ('active', 'past_due', 'trialing') THEN RETURN; END IF;
-	IF p_discount_id IS NOT NULL AND amount > 0 THEN
-		SELECT type, basis_points, amounts, currency, amount AS fixed, duration, duration_in_months INTO d
-		FROM discount WHERE id = p_discount_id;
+	IF p_discount_id IS NOT NULL AND v_amount > 0 THEN
+		SELECT x.type, x.basis_points, x.amounts, x.currency, x.amount AS fixed, x.duration, x.duration_in_months INTO d
+		FROM discount x WHERE x.id = p_discount_id;
 		IF FOUND AND (d.duration = 'forever' OR (d.duration = 'repeating'
 				AND p_at < p_first_paid + make_interval(months => coalesce(d.duration_in_months, 1)))) THEN
 			IF d.type = 'fixed' THEN
-				amount := amount - least(amount, coalesce((d.amounts ->> p_currency)::integer, CASE WHEN d.currency = p_currency THEN d.fixed END, 0));
+				v_amount := v_amount - least(v_amount, coalesce((d.amounts ->> p_currency)::integer, CASE WHEN d.currency = p_currency THEN d.fixed END, 0));
 			ELSE
-				amount := amount - least(amount, round(amount * coalesce(d.basis_points, 0) / 10000.0));
+				v_amount := v_amount - least(v_amount, round(v_amount * coalesce(d.basis_points, 0) / 10000.0));
 			END IF;
 		END IF;
 	END IF;
-	monthly := amount * (CASE p_interval WHEN 'year' THEN 1 / 12.0 WHEN 'week' THEN 52 / 12.0 WHEN 'day' THEN 365 / 12.0 ELSE 1 END)
+	monthly := v_amount * (CASE p_interval WHEN 'year' THEN 1 / 12.0 WHEN 'week' THEN 52 / 12.0 WHEN 'day' THEN 365 / 12.0 ELSE 1 END)
 		/ greatest(coalesce(p_count, 1), 1);
 	IF p_status = 'trialing' THEN
 		trialing := 1;
@@ -95,7 +95,7 @@ BEGIN
 		change_at := NEW.current_period_start;
 	ELSE
 		-- the organization's now: the wall clock moved by its test clock (sandbox), if any
-		change_at := now() + coalesce((SELECT offset_ms FROM test_clock WHERE organization_id = NEW.organization_id), 0) * interval '1 millisecond';
+		change_at := now() + coalesce((SELECT k.offset_ms FROM test_clock k WHERE k.organization_id = NEW.organization_id), 0) * interval '1 millisecond';
 	END IF;
 	n := till_metric_contribution(NEW.status, NEW.amount, NEW.currency, NEW.recurring_interval, NEW.recurring_interval_count,
 		NEW.cancel_at_period_end OR NEW.ends_at IS NOT NULL, NEW.discount_id, first_paid, change_at);
@@ -125,10 +125,10 @@ BEGIN
 	END IF;
 	-- a repeating discount's end, as the subscription now stands
 	IF TG_OP = 'UPDATE' THEN
-		DELETE FROM metric_subscription_change WHERE subscription_id = NEW.id AND scheduled AND at > change_at;
+		DELETE FROM metric_subscription_change x WHERE x.subscription_id = NEW.id AND x.scheduled AND x.at > change_at;
 	END IF;
 	IF NEW.discount_id IS NOT NULL AND NEW.status IN ('active', 'past_due', 'trialing') THEN
-		SELECT duration_in_months INTO months FROM discount WHERE id = NEW.discount_id AND duration = 'repeating';
+		SELECT x.duration_in_months INTO months FROM discount x WHERE x.id = NEW.discount_id AND x.duration = 'repeating';
 		IF FOUND THEN
 			ends := first_paid + make_interval(months => coalesce(months, 1));
 			IF ends > change_at THEN
