@@ -57,7 +57,7 @@ const MONTHS = ["2027-01", "2027-02", "2027-03", "2027-04", "2027-05", "2027-06"
 describe("a 13-month scenario on the test clock", () => {
   it("answers figures computed by hand, month by month, through both SDKs", async () => {
     await advanceTo("2027-01-01T10:00:00Z");
-    const monthly = (name: string, amount: number, currency = "usd", extra: Record<string, unknown> = {}) =>
+    const monthly = (name: string, amount: number, currency: "usd" | "eur" = "usd", extra: Record<string, unknown> = {}) =>
       sdk.products.create({ name, recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: currency }], ...extra });
     const basic = await monthly("Basic", 1000);
     const pro = await monthly("Pro", 3000);
