@@ -35,6 +35,7 @@ import { paymentRoutes } from "./payments/routes.js";
 import { dunningRoutes } from "./dunning/routes.js";
 import { stripeRoutes } from "./stripe/routes.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
+import { metricRoutes } from "./metrics/routes.js";
 
 export interface BillingDeps {
   db: Db;
@@ -89,6 +90,7 @@ const DOMAINS: DomainRoutes[] = [
   paymentRoutes,
   dunningRoutes,
   stripeRoutes,
+  metricRoutes,
 ];
 
 const PG_UNIQUE_VIOLATION = "23505";

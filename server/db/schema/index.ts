@@ -19,3 +19,4 @@ export * from "./rollups.js";
 export * from "./payments.js";
 export * from "./list-counts.js";
 export * from "./stripe.js";
+export * from "./metrics.js";

@@ -1,0 +1,221 @@
+// Metrics (issue 28 §1) through both SDKs, every response validated by the SDK's models: a 13-month test-clock
+// scenario in a sandbox organization (new subscriptions, an upgrade, a trial, a yearly plan, a discount, a
+// cancellation at period end, a revoke, refunds, a second currency, a one-time purchase) compared with figures
+// computed by hand here from the definitions in docs/metrics.md; time-zone edges; limits, export, dashboards,
+// bad input and tenancy.
+import type { Polar } from "@polar-sh/sdk";
+import type { Polar as Polar049 } from "polar-sdk-049";
+import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import type { Order } from "@polar-sh/sdk/models/components/order.js";
+import { RFCDate } from "@polar-sh/sdk/types/rfcdate.js";
+import { RFCDate as RFCDate049 } from "polar-sdk-049/types/rfcdate.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest } from "../helpers/api.js";
+import { pay } from "../helpers/checkout.js";
+import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let seller: Seller;
+let key: string;
+let sdk: Polar;
+let sdk049: Polar049;
+
+const raw = (method: string, path: string, body?: unknown) => rawRequest(server.url, key, method, path, body);
+
+async function advanceTo(iso: string): Promise<void> {
+  const res = await raw("POST", "/v1/test-clock/advance", { to: iso });
+  if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+beforeAll(async () => {
+  server = await startServer({}, process.env.METRICS_LOG ? { logStream: process.stderr } : {});
+  await server.worker.start();
+  seller = await createSeller(server, "metrics");
+  key = await seller.createSandboxKey();
+  sdk = sdkFor(server, key);
+  sdk049 = sdk049For(server, key);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function buy(product: Product, email: string, extra: Record<string, unknown> = {}): Promise<Order> {
+  const checkout = await sdk.checkouts.create({ products: [product.id], ...extra });
+  await pay(server, checkout, { customerEmail: email });
+  const [order] = (await sdk.orders.list({ checkoutId: checkout.id })).result.items;
+  if (!order) throw new Error("no order");
+  return order;
+}
+
+async function ordersOf(subscriptionId: string): Promise<Order[]> {
+  return (await sdk.orders.list({ subscriptionId, limit: 100 })).result.items;
+}
+
+const MONTHS = ["2027-01", "2027-02", "2027-03", "2027-04", "2027-05", "2027-06", "2027-07", "2027-08", "2027-09", "2027-10", "2027-11", "2027-12", "2028-01"];
+
+describe("a 13-month scenario on the test clock", () => {
+  it("answers figures computed by hand, month by month, through both SDKs", async () => {
+    await advanceTo("2027-01-01T10:00:00Z");
+    const monthly = (name: string, amount: number, currency: "usd" | "eur" = "usd", extra: Record<string, unknown> = {}) =>
+      sdk.products.create({ name, recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: currency }], ...extra });
+    const basic = await monthly("Basic", 1000);
+    const pro = await monthly("Pro", 3000);
+    const trial = await monthly("Trial", 2000, "usd", { trialInterval: "day", trialIntervalCount: 14 });
+    const euro = await monthly("Euro", 5000, "eur");
+    const yearly = await sdk.products.create({ name: "Yearly", recurringInterval: "year", prices: [{ amountType: "fixed", priceAmount: 12000, priceCurrency: "usd" }] });
+    const ebook = await sdk.products.create({ name: "Ebook", prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "usd" }] });
+    const discount = await sdk.discounts.create({ name: "Twenty", type: "percentage", basisPoints: 2000, duration: "forever", code: "TWENTY" });
+
+    // January 1st, 10:00
+    const a = await buy(basic, "a@example.com");
+    const b = await buy(yearly, "b@example.com");
+    const c = await buy(trial, "c@example.com");
+    const d = await buy(euro, "d@example.com");
+    const e = await buy(ebook, "e@example.com");
+    const f = await buy(basic, "f@example.com", { discountId: discount.id });
+    expect([a.netAmount, b.netAmount, c.netAmount, d.netAmount, e.netAmount, f.netAmount]).toEqual([1000, 12000, 0, 5000, 1500, 800]);
+    expect(d.currency).toBe("eur");
+    await sdk.refunds.create({ orderId: e.id, reason: "customer_request", amount: 1500 });
+
+    // February 1st: C's trial converted on the 15th; A, D and F renewed on the 1st
+    await advanceTo("2027-02-01T12:00:00Z");
+    // February 10th: A upgrades to Pro, the difference invoiced now
+    await advanceTo("2027-02-10T10:00:00Z");
+    await sdk.subscriptions.update({ id: a.subscriptionId ?? "", subscriptionUpdate: { productId: pro.id, prorationBehavior: "invoice" } });
+    // March 5th: D (euro) cancels at the end of its period (April 1st), too expensive; part of A's March renewal refunded
+    await advanceTo("2027-03-05T10:00:00Z");
+    await sdk.subscriptions.update({ id: d.subscriptionId ?? "", subscriptionUpdate: { cancelAtPeriodEnd: true, customerCancellationReason: "too_expensive" } });
+    const aMarch = (await ordersOf(a.subscriptionId ?? "")).find((o) => o.createdAt.toISOString().startsWith("2027-03"));
+    expect(aMarch?.netAmount).toBe(3000);
+    await sdk.refunds.create({ orderId: aMarch?.id ?? "", reason: "service_disruption", amount: 500 });
+    // June 10th: B (yearly) revoked now, unused
+    await advanceTo("2027-06-10T10:00:00Z");
+    await sdk.subscriptions.update({ id: b.subscriptionId ?? "", subscriptionUpdate: { revoke: true, customerCancellationReason: "unused" } });
+    for (const month of ["2027-07", "2027-08", "2027-09", "2027-10", "2027-11", "2027-12", "2028-01", "2028-02"]) await advanceTo(`${month}-01T12:00:00Z`);
+
+    const res = await sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2028-01-31"), interval: "month" });
+    const res049 = await sdk049.metrics.get({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2028-01-31"), interval: "month" });
+    expect(JSON.stringify(res049)).toBe(JSON.stringify(res));
+    expect(res.periods.map((p) => p.timestamp.toISOString().slice(0, 7))).toEqual(MONTHS);
+
+    // ---- by hand (docs/metrics.md) ----
+    // U: the upgrade's invoiced difference (A, Basic → Pro on Feb 10th), as the order says
+    const upgrades = (await ordersOf(a.subscriptionId ?? "")).filter((o) => o.billingReason === "subscription_update");
+    expect(upgrades).toHaveLength(1);
+    const U = upgrades[0]?.netAmount ?? 0;
+    expect(U).toBeGreaterThan(0);
+    const per13 = (jan: number, rest: Record<number, number>, otherwise: number) =>
+      MONTHS.map((_, i) => (i === 0 ? jan : (rest[i] ?? otherwise)));
+    // MRR at each month's end: A 1000 (3000 from Feb 10th) + B 12000/12 + C 2000 (after its trial, Jan 15th)
+    // + F 1000 − 20%; D is in euros (not the organization's currency); B revoked in June
+    const mrr = per13(1000 + 1000 + 2000 + 800, { 1: 6800, 2: 6800, 3: 6800, 4: 6800 }, 3000 + 2000 + 800);
+    // active (paying) subscriptions, D included: A B C D F; D ends April 1st; B in June
+    const active = per13(5, { 1: 5, 2: 5, 3: 4, 4: 4 }, 3);
+    const committed = per13(5, { 1: 5, 2: 4, 3: 4, 4: 4 }, 3);
+    // revenue in dollars: January A 1000 + B 12000 + C 0 (trial) + F 800 + E 1500, then C's first 2000 on the 15th;
+    // February: A 1000 + F 800 + C 2000 + U; from March: A 3000 + F 800 + C 2000
+    const revenue = per13(1000 + 12000 + 0 + 800 + 1500 + 2000, { 1: 1000 + 800 + 2000 + U }, 3000 + 800 + 2000);
+    // net: E refunded in full (January), 500 of A's March renewal refunded
+    const net = per13(17300 - 1500, { 1: 3800 + U, 2: 5800 - 500 }, 5800);
+    // orders in any currency: January A B C D E F + C's renewal; February A D F C + the upgrade; March A D F C; then A F C
+    const orders = per13(7, { 1: 5, 2: 4 }, 3);
+    const renewed = per13(1, { 1: 4, 2: 4 }, 3);
+    const churned = per13(0, { 3: 1, 5: 1 }, 0);
+    // churn rate: churned in the month ÷ active at its start (April: D of 5; June: B of 4)
+    const churnRate = per13(0, { 3: 1 / 5, 5: 1 / 4 }, 0);
+    const canceled = per13(0, { 2: 1, 5: 1 }, 0);
+    // ARPU: MRR ÷ paying subscriptions in dollars (A B C F, then A C F)
+    const arpu = per13(Math.round(4800 / 4), { 1: 1700, 2: 1700, 3: 1700, 4: 1700 }, Math.round(5800 / 3));
+    const p = res.periods;
+    expect(p.map((x) => x.monthlyRecurringRevenue)).toEqual(mrr);
+    expect(p.map((x) => x.annualRecurringRevenue)).toEqual(mrr.map((v) => v * 12));
+    expect(p.map((x) => x.committedMonthlyRecurringRevenue)).toEqual(mrr);
+    expect(p.map((x) => x.activeSubscriptions)).toEqual(active);
+    expect(p.map((x) => x.committedSubscriptions)).toEqual(committed);
+    expect(p.map((x) => x.revenue)).toEqual(revenue);
+    expect(p.map((x) => x.netRevenue)).toEqual(net);
+    expect(p.map((x) => x.cumulativeRevenue)).toEqual(revenue.map((_, i) => revenue.slice(0, i + 1).reduce((s, v) => s + v, 0)));
+    expect(p.map((x) => x.orders)).toEqual(orders);
+    expect(p.map((x) => x.renewedSubscriptions)).toEqual(renewed);
+    expect(p.map((x) => x.newSubscriptions)).toEqual(per13(5, {}, 0));
+    expect(p.map((x) => x.churnedSubscriptions)).toEqual(churned);
+    expect(p.map((x) => x.churnRate)).toEqual(churnRate);
+    expect(p.map((x) => x.canceledSubscriptions)).toEqual(canceled);
+    expect(p.map((x) => x.canceledSubscriptionsTooExpensive)).toEqual(per13(0, { 2: 1 }, 0));
+    expect(p.map((x) => x.canceledSubscriptionsUnused)).toEqual(per13(0, { 5: 1 }, 0));
+    expect(p.map((x) => x.averageRevenuePerUser)).toEqual(arpu);
+    // LTV: ARPU ÷ monthly churn
+    expect(p.map((x) => x.ltv)).toEqual(per13(0, { 3: Math.round(1700 / (1 / 5)), 5: Math.round(5800 / 3 / (1 / 4)) }, 0));
+    // January's dollar orders: A B C E F + C's renewal (6); D is in euros
+    expect(p[0]?.averageOrderValue).toBe(Math.round(17300 / 6));
+    expect(p[0]).toMatchObject({
+      oneTimeProducts: 1,
+      oneTimeProductsRevenue: 1500,
+      oneTimeProductsNetRevenue: 0,
+      newSubscriptionsRevenue: 1000 + 12000 + 0 + 800,
+      renewedSubscriptionsRevenue: 2000,
+      trialMonthlyRecurringRevenue: 0,
+    });
+    expect(p[1]?.renewedSubscriptionsRevenue).toBe(1000 + 800 + 2000);
+    // totals: sums of flows, the last level, ratios over the range
+    expect(res.totals).toMatchObject({
+      revenue: revenue.reduce((s, v) => s + v, 0),
+      netRevenue: net.reduce((s, v) => s + v, 0),
+      orders: orders.reduce((s, v) => s + v, 0),
+      monthlyRecurringRevenue: 5800,
+      activeSubscriptions: 3,
+      churnedSubscriptions: 2,
+      canceledSubscriptions: 2,
+    });
+    // checkouts are dated by the wall clock (the checkouts domain does not follow the test clock): today
+    const today = new Date().toISOString().slice(0, 10);
+    const wall = await sdk.metrics.get({
+      startDate: new RFCDate(new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)),
+      endDate: new RFCDate(new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)),
+      interval: "day",
+      metrics: ["checkouts", "succeeded_checkouts", "checkouts_conversion"],
+    });
+    expect(wall.totals).toEqual({ checkouts: 6, succeededCheckouts: 6, checkoutsConversion: 1 });
+    expect(wall.periods.find((x) => x.timestamp.toISOString().startsWith(today))?.checkouts).toBe(6);
+
+    // by day in January: C trialing until the 15th (trial MRR, not MRR)
+    const days = await sdk.metrics.get({
+      startDate: new RFCDate("2027-01-13"),
+      endDate: new RFCDate("2027-01-16"),
+      interval: "day",
+      metrics: ["monthly_recurring_revenue", "trial_monthly_recurring_revenue", "active_subscriptions"],
+    });
+    expect(days.periods.map((x) => [x.monthlyRecurringRevenue, x.trialMonthlyRecurringRevenue, x.activeSubscriptions])).toEqual([
+      [2800, 2000, 4],
+      [2800, 2000, 4],
+      [4800, 0, 5],
+      [4800, 0, 5],
+    ]);
+    expect(Object.keys(days.metrics).filter((k) => days.metrics[k as keyof typeof days.metrics])).toEqual([
+      "activeSubscriptions",
+      "monthlyRecurringRevenue",
+      "trialMonthlyRecurringRevenue",
+    ]);
+    expect(days.periods[0]?.revenue).toBeUndefined();
+
+    // filters: one product, one customer, one-time only
+    const onlyPro = await sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-12-31"), interval: "month", productId: pro.id });
+    expect(onlyPro.periods.map((x) => x.monthlyRecurringRevenue)).toEqual([0, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000]);
+    const onlyF = await sdk049.metrics.get({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2027-03-31"), interval: "month", customerId: f.customerId });
+    expect(onlyF.periods.map((x) => [x.revenue, x.monthlyRecurringRevenue])).toEqual([[800, 800], [800, 800], [800, 800]]);
+    const oneTime = await sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-03-31"), interval: "month", billingType: "one_time" });
+    expect(oneTime.periods.map((x) => [x.orders, x.revenue, x.monthlyRecurringRevenue, x.activeSubscriptions])).toEqual([[1, 1500, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]);
+
+    // the export: the same figures as CSV, both SDKs
+    const csv = String(await sdk.metrics.export({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-03-31"), interval: "month", metrics: ["revenue", "monthly_recurring_revenue"] }));
+    const csv049 = await sdk049.metrics.export({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2027-03-31"), interval: "month", metrics: ["revenue", "monthly_recurring_revenue"] });
+    expect(csv049).toBe(csv);
+    expect(csv.trim().split("\r\n")).toEqual([
+      "timestamp,monthly_recurring_revenue,revenue",
+      `2027-01-01T00:00:00.000Z,4800,17300`,
+      `2027-02-01T00:00:00.000Z,6800,${3800 + U}`,
+      `2027-03-01T00:00:00.000Z,6800,5800`,
+    ]);
+  }, 300_000);
+});
