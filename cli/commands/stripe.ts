@@ -9,19 +9,10 @@ import { examples, withContext } from "../command.js";
 import { askSecret, canAsk, confirm } from "../confirm.js";
 import type { Context } from "../context.js";
 import { EXIT, ExitStatus, UsageError } from "../errors.js";
+import type { StripeConnectionWire, StripeStatusWire } from "../../shared/stripe.js";
 
-interface Connection {
-  connected: true;
-  account_id: string | null;
-  livemode: boolean;
-  secret_key: string;
-  publishable_key: string;
-  webhook_endpoint: { id: string | null; url: string };
-  last_event: { id: string; type: string; created_at: string; received_at: string } | null;
-  connected_at: string;
-}
-
-type Status = Connection | { connected: false };
+type Connection = StripeConnectionWire;
+type Status = StripeStatusWire;
 
 function readValue(flag: string, value: string): string {
   if (!value.startsWith("@")) return value.trim();

@@ -10,6 +10,7 @@ import { seal, unseal } from "../../seal.js";
 import { ApiError, notFound, validationError, valueIssue, type ValidationIssue } from "../http.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
 import * as repo from "./repository.js";
+import type { StripeConnectionWire, StripeStatusWire } from "../../../shared/stripe.js";
 
 export interface StripeDeps {
   db: Db;
@@ -32,17 +33,6 @@ export const StripeConnectInput = z
   .strict();
 export type StripeConnectInput = z.output<typeof StripeConnectInput>;
 
-export interface StripeConnectionWire {
-  connected: true;
-  account_id: string | null;
-  livemode: boolean;
-  /** The key's kind and last four characters, never the key. */
-  secret_key: string;
-  publishable_key: string;
-  webhook_endpoint: { id: string | null; url: string };
-  last_event: { id: string; type: string; created_at: string; received_at: string } | null;
-  connected_at: string;
-}
 
 const NOT_CONNECTED = "Stripe is not connected to this organization: till stripe connect";
 
@@ -139,7 +129,7 @@ export async function connectStripe(deps: StripeDeps, organizationId: string, in
 }
 
 /** The connection as the seller sees it; `{ connected: false }` while there is none. */
-export async function stripeStatus(deps: StripeDeps, organizationId: string): Promise<StripeConnectionWire | { connected: false }> {
+export async function stripeStatus(deps: StripeDeps, organizationId: string): Promise<StripeStatusWire> {
   const [row, event] = await Promise.all([repo.getConnection(deps.db, organizationId), repo.lastEvent(deps.db, organizationId)]);
   if (!row) return { connected: false };
   const key = unseal(deps.secret, "stripe", row.secretKey);
