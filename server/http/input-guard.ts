@@ -8,8 +8,9 @@
 // Each route family turns a RejectedInput into its own error shape (/v1: Polar's 422; /api/auth:
 // better-auth's 400; elsewhere {error, detail}).
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { MAX_JSON_DEPTH, MAX_JSON_KEY_NAMES, MAX_JSON_KEYS, MAX_JSON_VALUES, scanJson, type JsonScan } from "./json-scan.js";
+import { scanJson, type JsonScan } from "./json-scan.js";
 import { parseJsonSliced, scanJsonSliced, SLICED_PARSE_THRESHOLD } from "./json-sliced.js";
+import { findUnstorable, RejectedInput, type Where } from "./rejected-input.js";
 
 /**
  * The body limit of routes anyone may call whose valid bodies are small (the /api/auth mount, license-key
@@ -31,70 +32,7 @@ export const V1_BODY_LIMIT = 512 * 1024;
  */
 export const LARGE_BODY_LIMIT = 1024 * 1024;
 
-export type Where = "body" | "query" | "path";
-export type RejectedKind = "depth" | "values" | "keys" | "names" | "nul" | "surrogate";
-export type Loc = Array<string | number>;
-
-const MESSAGES: Record<RejectedKind, string> = {
-  depth: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
-  values: `JSON holding more than ${MAX_JSON_VALUES} values`,
-  keys: `JSON object with more than ${MAX_JSON_KEYS} keys`,
-  names: `JSON holding more than ${MAX_JSON_KEY_NAMES} distinct key names`,
-  nul: "Input should not contain NUL characters",
-  surrogate: "Input should not contain unpaired surrogate characters",
-};
-
-/** A request refused by the guard; `loc` is the path of the offending value inside `where`. */
-export class RejectedInput extends Error {
-  readonly statusCode = 400;
-  readonly code = "InvalidInput";
-  constructor(
-    readonly kind: RejectedKind,
-    readonly where: Where,
-    readonly loc: Loc,
-  ) {
-    super(MESSAGES[kind]);
-  }
-}
-
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** What makes a string unstorable, or null. */
-export function unstorable(s: string): "nul" | "surrogate" | null {
-  if (s.includes("\u0000")) return "nul";
-  return LONE_SURROGATE.test(s) ? "surrogate" : null;
-}
-
-/**
- * The first string or key holding NUL or a lone surrogate, with its path; O(size). Recursive: only for values
- * whose depth is already bounded (a scanned JSON body, a query string, path parameters).
- */
-export function findUnstorable(value: unknown): { kind: "nul" | "surrogate"; loc: Loc } | null {
-  const path: Loc = [];
-  const visit = (v: unknown): "nul" | "surrogate" | null => {
-    if (typeof v === "string") return unstorable(v);
-    if (v === null || typeof v !== "object") return null;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        path.push(i);
-        const kind = visit(v[i]);
-        if (kind) return kind;
-        path.pop();
-      }
-      return null;
-    }
-    for (const key of Object.keys(v)) {
-      path.push(key);
-      const kind = unstorable(key) ?? visit((v as Record<string, unknown>)[key]);
-      if (kind) return kind;
-      path.pop();
-    }
-    return null;
-  };
-  const kind = visit(value);
-  return kind ? { kind, loc: [...path] } : null;
-}
+export { findUnstorable, RejectedInput, unstorable, type Loc, type RejectedKind, type Where } from "./rejected-input.js";
 
 /** Throws RejectedInput when the JSON text goes past a bound; `suspect`: the parsed value needs checkValue. */
 export function checkJsonText(text: string): JsonScan {

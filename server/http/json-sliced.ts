@@ -5,7 +5,7 @@
 // itself and hands every run of their small children (about PIECE characters of text) to JSON.parse at once,
 // so the value is the one JSON.parse would give, built from native parses of pieces. Same bounds, same
 // characters refused (checked piece by piece), same prototype-key refusal, same value.
-import { findUnstorable, RejectedInput, unstorable, type Loc } from "./input-guard.js";
+import { findUnstorable, RejectedInput, unstorable, type Loc } from "./rejected-input.js";
 import { JsonScanner, type JsonScan } from "./json-scan.js";
 
 /** Bodies at least this long take the sliced path; shorter ones are scanned and parsed in one go (< 1 ms). */
