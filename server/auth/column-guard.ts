@@ -3,8 +3,8 @@
 // and writes with little checking:
 // - a lookup by a uuid column with a value that is not a UUID matches no row: it is replaced by the nil UUID
 //   (never generated), so better-auth answers its own "not found", as for any unknown id;
-// - a write of a number or boolean to a text column (`{"username": 2147483648}` reached the username plugin's
-//   toLowerCase), of a non-integer or out-of-range number to an integer column, of an invalid or out-of-range
+// - a write of a number, boolean, object or array to a text column (`{"username": 2147483648}` and
+//   `{"username": {}}` reached the username plugin's toLowerCase; JSON fields such as metadata excepted), of a non-integer or out-of-range number to an integer column, of an invalid or out-of-range
 //   date (`banExpiresIn: -1e308`), and a page limit or offset that is not a whole number (`limit=1e309`) are
 //   400 VALIDATION_ERROR;
 //   The same check runs as the first database hook of every model (columnGuardPlugin), so plugins' own hooks
@@ -53,12 +53,17 @@ function dateOk(value: unknown): boolean {
   return Number.isFinite(time) && time >= MIN_DATE && time <= MAX_DATE;
 }
 
-/** Why `value` cannot be written to a column of this kind, or null. JSON fields are objects kept in text columns. */
-function writeProblem(kind: ColumnKind, value: unknown): string | null {
+/** The text columns better-auth and its plugins fill from JSON objects (metadata, role permissions). */
+const JSON_TEXT_FIELDS = new Set(["metadata", "permissions", "permission"]);
+
+/** Why `value` cannot be written to a column of this kind, or null. */
+function writeProblem(kind: ColumnKind, field: string, value: unknown): string | null {
   if (value === null || value === undefined) return null;
   switch (kind) {
     case "text":
-      return typeof value === "number" || typeof value === "boolean" || typeof value === "bigint" ? "expected string" : null;
+      if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return "expected string";
+      // an object or array for a plain text field (`{"username": {}}` reached the username plugin's toLowerCase)
+      return typeof value === "object" && !(value instanceof Date) && !JSON_TEXT_FIELDS.has(field) ? "expected string" : null;
     case "integer":
       return typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= INT4_MAX ? null : "expected a whole number within ±2147483647";
     case "timestamp":
@@ -74,7 +79,7 @@ function checkWrite(fields: Map<string, ColumnKind> | undefined, values: Record<
   if (!fields) return;
   for (const [field, value] of Object.entries(values)) {
     const kind = fields.get(field);
-    const problem = kind ? writeProblem(kind, value) : null;
+    const problem = kind ? writeProblem(kind, field, value) : null;
     if (problem) throw invalid("Invalid body parameters", `[body.${field}] Invalid input: ${problem}`);
   }
 }

@@ -71,6 +71,9 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     // reset-password, delete-account and OAuth state identifiers are stored as their SHA-256 (base64url)
     verification: { storeIdentifier: "hashed" },
     telemetry: { enabled: false },
+    // an error that is not one of better-auth's answers (APIError) leaves the handler instead of becoming an empty
+    // 500: the server's error handler answers it (a 503 with Retry-After while the database is away, db/unavailable.ts)
+    onAPIError: { throw: true },
     trustedOrigins: [config.baseURL, ...config.trustedOrigins],
     rateLimit: {
       enabled: config.rateLimit.enabled,

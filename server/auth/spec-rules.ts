@@ -1,7 +1,8 @@
 // Rules of the product spec that better-auth 1.7.25 does not apply on its own:
 // - a team name has at least 1 character (§3.2, §5): create-team accepts "" (update-team does not);
 // - an organization's metadata is an object (§3.2): only create and update parse the stored JSON text;
-// - several roles grant the union of their permissions, and a denied permission check says why (§6, §8).
+// - several roles grant the union of their permissions, and a denied permission check says why (§6, §8);
+//   a permission request that is no record of action lists is 400 VALIDATION_ERROR, not a 500.
 //   better-auth's has-permission endpoints ask each role alone to cover the whole request and answer
 //   `{ error: null, success: false }`. A denial is recomputed over the union with better-auth's own access
 //   control, whose message reads "You are not allowed to access resource: {resource}" (a resource till does
@@ -51,6 +52,26 @@ const emptyTeamName = createAuthMiddleware(async (ctx) => {
       code: "VALIDATION_ERROR",
       details: "[body.name] Too small: expected string to have >=1 characters",
     });
+  }
+});
+
+/**
+ * has-permission takes `permissions` (or the deprecated `permission`): a record of action lists. better-auth's
+ * schema checks only the one branch it matches, so the other key reached its access control unchecked
+ * (`{"permission":{…},"permissions":{"organization":1.5}}` was a 500).
+ */
+const permissionShapes = createAuthMiddleware(async (ctx) => {
+  const body: unknown = ctx.body;
+  if (!isRecord(body)) return;
+  for (const key of ["permission", "permissions"] as const) {
+    const value = body[key];
+    if (value === undefined) continue;
+    const bad = !isRecord(value)
+      ? `[body.${key}] Invalid input: expected record`
+      : Object.entries(value)
+          .filter(([, actions]) => !Array.isArray(actions) || !actions.every((a) => typeof a === "string"))
+          .map(([resource]) => `[body.${key}.${resource.slice(0, 100)}] Invalid input: expected array of strings`)[0];
+    if (bad) throw new APIError("BAD_REQUEST", { message: "Invalid body parameters", code: "VALIDATION_ERROR", details: bad });
   }
 });
 
@@ -112,7 +133,10 @@ export function specRules(): BetterAuthPlugin {
   return {
     id: "till-spec-rules",
     hooks: {
-      before: [{ matcher: (ctx) => ctx.path === "/organization/create-team", handler: emptyTeamName }],
+      before: [
+        { matcher: (ctx) => ctx.path === "/organization/create-team", handler: emptyTeamName },
+        { matcher: (ctx) => ctx.path === "/organization/has-permission" || ctx.path === "/admin/has-permission", handler: permissionShapes },
+      ],
       after: [
         { matcher: (ctx) => ctx.path === "/organization/has-permission", handler: organizationPermission },
         { matcher: (ctx) => ctx.path === "/admin/has-permission", handler: platformPermission },

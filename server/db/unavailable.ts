@@ -36,19 +36,24 @@ function unavailableState(code: string): boolean {
   return /^08[0-9A-Z]{3}$/.test(code) || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300";
 }
 
-/** Whether `err` (or an error it wraps in `cause`, as drizzle's DrizzleQueryError does) means the database is away. */
-export function isDatabaseUnavailable(err: unknown): boolean {
+/**
+ * The code that says the database is away, found on `err` or an error it wraps in `cause` (drizzle's
+ * DrizzleQueryError does); undefined when it is not such an error.
+ */
+export function databaseUnavailableCode(err: unknown): string | undefined {
   let current: unknown = err;
   for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string") {
-      if (DRIVER_CODES.has(code) || unavailableState(code)) return true;
-      if (SOCKET_CODES.has(code) && "query" in current) return true;
+      if (DRIVER_CODES.has(code) || unavailableState(code)) return code;
+      if (SOCKET_CODES.has(code) && "query" in current) return code;
     }
     current = (current as { cause?: unknown }).cause;
   }
-  return false;
+  return undefined;
 }
+
+export const isDatabaseUnavailable = (err: unknown): boolean => databaseUnavailableCode(err) !== undefined;
 
 /** The answer to a request that failed because the database is away: 503, Retry-After, the usual error shape. */
 export function sendDatabaseUnavailable(
@@ -56,6 +61,7 @@ export function sendDatabaseUnavailable(
   reply: { status(code: number): { header(name: string, value: string): { send(body: unknown): unknown } } },
   err: unknown,
 ): unknown {
-  req.log.warn({ err }, "database unavailable: answered 503");
+  // the code only: the wrapped error's message carries the failed query's parameters (emails, hashed tokens)
+  req.log.warn({ code: databaseUnavailableCode(err) }, "database unavailable: answered 503");
   return reply.status(503).header("retry-after", String(DATABASE_RETRY_AFTER_SECONDS)).send(DATABASE_UNAVAILABLE_BODY);
 }

@@ -5,6 +5,8 @@
 // a forged token can do nothing a test card could not. Like a Stripe token id, each one is new and
 // unguessable (a random part): the same card tokenized again gives another token, so only the page that
 // tokenized holds it, and sending it again proves a retry of that page's confirm (billing/checkouts/confirm-retry.ts).
+// A token is for what it was made for (`for`: the checkout, or the portal's customer): anything else refuses it,
+// so a checkout's token pays that checkout once (a confirmed checkout takes no second payment).
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ChargeRequest, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
 
@@ -36,6 +38,8 @@ interface TokenBody {
   v: 2;
   /** 128 random bits: what makes the token unguessable from the card's details. */
   n: string;
+  /** What the token may pay: `checkout:{id}` or `customer:{id}` (the payment's metadata names it). */
+  for: string;
   brand: string;
   last4: string;
   exp_month: number;
@@ -68,8 +72,15 @@ function brandOf(digits: string): string {
 
 export type TokenizeResult = { ok: true; token: string; brand: string; last4: string } | { ok: false; field: keyof TestCard; message: string };
 
-/** Checks a card like a card form would and returns its token. `now` decides what "expired" means. */
-export function tokenizeTestCard(card: TestCard, now = new Date()): TokenizeResult {
+/** What a payment request is for, as a token names it: the checkout it confirms, else the customer it saves a card for. */
+export function paymentPurpose(metadata: Record<string, string>): string {
+  if (metadata.checkout_id) return `checkout:${metadata.checkout_id}`;
+  if (metadata.customer_id) return `customer:${metadata.customer_id}`;
+  return "";
+}
+
+/** Checks a card like a card form would and returns its token, usable only `purpose` (paymentPurpose). `now` decides what "expired" means. */
+export function tokenizeTestCard(card: TestCard, purpose: string, now = new Date()): TokenizeResult {
   const digits = card.number.replace(/[\s-]/g, "");
   if (!/^\d{12,19}$/.test(digits) || !luhnValid(digits)) {
     return { ok: false, field: "number", message: "Your card number is invalid." };
@@ -83,6 +94,7 @@ export function tokenizeTestCard(card: TestCard, now = new Date()): TokenizeResu
   const body: TokenBody = {
     v: 2,
     n: randomBytes(16).toString("base64url"),
+    for: purpose,
     brand: brandOf(digits),
     last4: digits.slice(-4),
     exp_month: card.exp_month,
@@ -98,12 +110,13 @@ function readToken(token: string): TokenBody | null {
   if (!token.startsWith(TEST_TOKEN_PREFIX) || token.length > 1024) return null;
   try {
     const body = JSON.parse(Buffer.from(token.slice(TEST_TOKEN_PREFIX.length), "base64url").toString("utf8")) as Partial<TokenBody>;
-    if (body.v !== 2 || typeof body.n !== "string" || body.n.length < 22) return null;
+    if (body.v !== 2 || typeof body.n !== "string" || body.n.length < 22 || typeof body.for !== "string") return null;
     if (typeof body.last4 !== "string" || typeof body.brand !== "string") return null;
     if (typeof body.exp_month !== "number" || typeof body.exp_year !== "number") return null;
     return {
       v: 2,
       n: body.n,
+      for: body.for,
       brand: body.brand,
       last4: body.last4,
       exp_month: body.exp_month,
@@ -127,7 +140,7 @@ export function createTestProcessor(): PaymentProcessor {
     }),
     async pay(request: PaymentRequest): Promise<PaymentResult> {
       const card = readToken(request.confirmationTokenId);
-      if (!card) return { ok: false, code: "invalid_token", message: "The payment details are invalid. Please enter your card again." };
+      if (!card || card.for !== paymentPurpose(request.metadata)) return { ok: false, code: "invalid_token", message: "The payment details are invalid. Please enter your card again." };
       const decline = card.decline ? DECLINES[card.decline] : undefined;
       // insufficient funds only matter when money moves: a card saved for later (amount 0) attaches
       const savesNoFunds = card.decline === NO_FUNDS && request.amount === 0 && request.setupFutureUsage;

@@ -594,6 +594,24 @@ describe("payment with the test processor", () => {
     expect((await publicRequest(server, "POST", "/v1/checkouts/client/nope/test-card", { number: CARDS.ok })).status).toBe(404);
   });
 
+  it("a token is new for every tokenizing and pays only the checkout it was made for, once", async () => {
+    const a = await seller.sdk.checkouts.create({ products: [fixed.id] });
+    const b = await seller.sdk.checkouts.create({ products: [fixed.id] });
+    const tokenA = await tokenize(server, a.clientSecret);
+    // the same card again: another token (a random part), so the card's details do not rebuild one
+    expect(await tokenize(server, a.clientSecret)).not.toBe(tokenA);
+    const buyer = { customer_email: uniqueBuyer("bound"), customer_name: "Bound", customer_billing_address: { country: "FR" } };
+    const onB = await publicRequest(server, "POST", `/v1/checkouts/client/${b.clientSecret}/confirm`, { ...buyer, confirmation_token_id: tokenA });
+    expect(onB).toEqual({ status: 400, body: { error: "PaymentError", detail: "The payment details are invalid. Please enter your card again." } });
+    expect((await seller.sdk.checkouts.get({ id: b.id })).status).toBe("open");
+    expect((await publicRequest(server, "POST", `/v1/checkouts/client/${a.clientSecret}/confirm`, { ...buyer, confirmation_token_id: tokenA })).status).toBe(200);
+    // used: the checkout it paid takes no second payment, and no other checkout takes it
+    const again = await publicRequest(server, "POST", `/v1/checkouts/client/${b.clientSecret}/confirm`, { ...buyer, confirmation_token_id: tokenA });
+    expect(again.status).toBe(400);
+    expect((await seller.sdk.orders.list({ checkoutId: b.id })).result.items).toHaveLength(0);
+    expect((await seller.sdk.orders.list({ checkoutId: a.id })).result.items).toHaveLength(1);
+  });
+
   it("a declined card leaves the checkout open and nothing created; the next card succeeds", async () => {
     const created = await seller.sdk.checkouts.create({ products: [fixed.id] });
     const before = await countRows(seller.organizationId);

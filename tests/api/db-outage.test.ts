@@ -123,7 +123,8 @@ async function stopTill(till: Till | undefined): Promise<void> {
 /** A seller with an API key and a free product, and the SDKs to buy it. */
 async function setUp(baseUrl: string) {
   const client = new Client(baseUrl);
-  const { token } = await client.signUp(uniqueEmail("outage"));
+  const email = uniqueEmail("outage");
+  const { token } = await client.signUp(email);
   const org = await client.post<{ id: string }>("/api/auth/organization/create", { name: "outage org", slug: `outage-${Date.now().toString(36)}` });
   expect(org.status).toBe(200);
   expect((await client.post("/api/auth/organization/set-active", { organizationId: org.body.id })).status).toBe(200);
@@ -131,7 +132,7 @@ async function setUp(baseUrl: string) {
   expect(key.status).toBe(200);
   const sdk = new Polar({ accessToken: token, serverURL: baseUrl, timeoutMs: REQUEST_TIMEOUT_MS });
   const product = await sdk.products.create({ name: "Free", prices: [{ amountType: "free" }] });
-  return { organizationId: org.body.id, token, key: key.body.key, sdk, buyer: new Polar({ serverURL: baseUrl, timeoutMs: REQUEST_TIMEOUT_MS }), product };
+  return { email, organizationId: org.body.id, token, key: key.body.key, sdk, buyer: new Polar({ serverURL: baseUrl, timeoutMs: REQUEST_TIMEOUT_MS }), product };
 }
 
 function baseEnv(port: number, databaseUrl: string): Record<string, string> {
@@ -305,7 +306,7 @@ describe.skipIf(!usingPostgres)("the database goes away under load (PostgreSQL o
         const port = await freePort();
         const baseUrl = `http://127.0.0.1:${port}`;
         till = await startTill(baseEnv(port, viaProxy.toString()));
-        const { key, sdk } = await setUp(baseUrl);
+        const { email, key, sdk } = await setUp(baseUrl);
         await sdk.webhooks.createWebhookEndpoint({ url: `${receiver.url}/hook`, format: "raw", events: ["product.created"] });
 
         /** The backends of the test database that last ran a LISTEN (the server's listening connection). */
@@ -326,6 +327,9 @@ describe.skipIf(!usingPostgres)("the database goes away under load (PostgreSQL o
           (err: unknown) => err as { statusCode?: number; body?: string },
         );
         expect({ status: viaSdk?.statusCode, body: JSON.parse(viaSdk?.body ?? "null") as unknown }).toEqual({ status: 503, body: UNAVAILABLE });
+        // better-auth's routes too: a sign-in (a 503 in the same shape, not better-auth's empty 500)
+        const signIn = await new Client(baseUrl).post("/api/auth/sign-in/email", { email, password: "correct-horse-battery" });
+        expect({ status: signIn.status, retryAfter: signIn.headers.get("retry-after"), body: signIn.body }).toEqual({ status: 503, retryAfter: "1", body: UNAVAILABLE });
         // a client's error is still the client's: a body that is not JSON is a 422, not a 503
         const malformed = await call(`${baseUrl}/v1/products/`, key, "POST", "{not json");
         expect(malformed.status).toBe(422);

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
-import { tokenizeTestCard } from "../../payments/test-processor.js";
+import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../index.js";
 import { invalid, isUuid, openEventStream, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
@@ -99,7 +99,7 @@ export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     if (deps.processor.id !== "test") throw invalid(["path", "client_secret"], "This checkout does not use the test payment processor.");
     const card = parseBody(TestCardInput, req);
-    const result = tokenizeTestCard(card);
+    const result = tokenizeTestCard(card, paymentPurpose({ checkout_id: row.id }));
     if (!result.ok) throw invalid(["body", result.field], result.message, "card_error");
     return {
       confirmation_token_id: result.token,

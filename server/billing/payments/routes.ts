@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
-import { tokenizeTestCard } from "../../payments/test-processor.js";
+import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../index.js";
 import { invalid, isUuid, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
@@ -105,10 +105,10 @@ export function paymentRoutes(app: FastifyInstance, { db }: BillingDeps): void {
   });
   /** The test processor's tokenizer for the portal page: the card goes here, the token is added or paid with. */
   app.post(`${base}/test-card`, portal, async (req) => {
-    me(req);
+    const m = me(req);
     if (deps.processor.id !== "test") throw invalid(["body"], "The server does not use the test payment processor.");
     const card = parseBody(TestCardInput, req);
-    const result = tokenizeTestCard(card);
+    const result = tokenizeTestCard(card, paymentPurpose({ customer_id: m.customerId }));
     if (!result.ok) throw invalid(["body", result.field], result.message, "card_error");
     return { confirmation_token_id: result.token, card: { brand: result.brand, last4: result.last4, exp_month: card.exp_month, exp_year: card.exp_year } };
   });

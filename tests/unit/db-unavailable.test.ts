@@ -1,0 +1,52 @@
+// Issue 25 §23: which errors say "the database is away" (a 503 with Retry-After) and which do not (a client's
+// error, a constraint, another service refusing a connection). The socket errors are real ones, on loopback.
+import net from "node:net";
+import postgres from "postgres";
+import { describe, expect, it } from "vitest";
+import { databaseUnavailableCode, isDatabaseUnavailable } from "../../server/db/unavailable.js";
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+describe("databaseUnavailableCode", () => {
+  it("a query postgres.js could not send (PostgreSQL refusing connections) is the database away, wrapped or not", async () => {
+    const port = await closedPort();
+    const sql = postgres(`postgres://postgres@127.0.0.1:${port}/none`, { max: 1, connect_timeout: 5, onnotice: () => {} });
+    const err = await sql`select 1`.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await sql.end({ timeout: 1 });
+    expect(databaseUnavailableCode(err)).toBe("ECONNREFUSED");
+    // drizzle's DrizzleQueryError keeps the driver's error as its cause
+    expect(databaseUnavailableCode(new Error("Failed query: select 1", { cause: err }))).toBe("ECONNREFUSED");
+  });
+
+  it("the same socket error from another service (a webhook receiver, a payment processor) is not", async () => {
+    const port = await closedPort();
+    const err = await new Promise<unknown>((resolve) => net.connect(port, "127.0.0.1").once("error", resolve));
+    expect((err as { code?: string }).code).toBe("ECONNREFUSED");
+    expect(isDatabaseUnavailable(err)).toBe(false);
+    const fetched = await fetch(`http://127.0.0.1:${port}/`).catch((e: unknown) => e);
+    expect(isDatabaseUnavailable(fetched)).toBe(false);
+  });
+
+  it("postgres.js's closed-connection codes and PostgreSQL's going-away SQLSTATEs are; a request's own errors are not", () => {
+    for (const code of ["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "CONNECT_TIMEOUT", "57P01", "57P02", "57P03", "53300", "08006", "08001"]) {
+      expect(databaseUnavailableCode(Object.assign(new Error(code), { code })), code).toBe(code);
+    }
+    // unique violation, invalid text, serialization failure, a Fastify client error, nothing at all
+    for (const code of ["23505", "22P02", "40001", "FST_ERR_CTP_INVALID_JSON_BODY"]) {
+      expect(isDatabaseUnavailable(Object.assign(new Error(code), { code })), code).toBe(false);
+    }
+    expect(isDatabaseUnavailable(new Error("plain"))).toBe(false);
+    expect(isDatabaseUnavailable(null)).toBe(false);
+    expect(isDatabaseUnavailable("CONNECTION_CLOSED")).toBe(false);
+  });
+});
