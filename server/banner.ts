@@ -29,7 +29,8 @@ export function startupBanner(config: Config, mail: "smtp" | "dev-mailbox", vers
     `  database  ${describeDatabase(config)}`,
     mail === "smtp"
       ? `  mail      SMTP via ${smtpHost} (from ${config.mail.from})`
-      : `  mail      dev mailbox: nothing is sent; each message goes to ${path.join(config.dataDir, "mail")} and its links are printed here`,
+      : `  mail      dev mailbox: nothing is sent; each message goes to ${path.join(config.dataDir, "mail")} and its links are printed here` +
+        (config.development ? `; read them at ${config.baseURL}/dev/mail` : ""),
   ];
   if (!LOOPBACK.test(config.host)) {
     lines.push(`  network   bound to ${config.host}: reachable from other machines (HOST=127.0.0.1 keeps it on this one)`);
