@@ -1,5 +1,6 @@
 // buildApp(deps): the whole server as one Fastify instance. main.ts listens with it; tests build it in-process.
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import { fromNodeHeaders } from "better-auth/node";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { loggerOptions, RequestLog } from "./http/request-log.js";
@@ -7,6 +8,7 @@ import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "./db/unavailable.js";
 import type { Mailer } from "./mail/mailer.js";
+import { devMailPlugin } from "./mail/dev-mailbox.js";
 import { createAuth, type Auth } from "./auth/index.js";
 import { authPlugin } from "./auth/plugin.js";
 import { createCallerResolver, type CallerResolver } from "./http/caller.js";
@@ -123,6 +125,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(whoamiPlugin(callers));
   await app.register(homePlugin(auth));
   await app.register(billingPlugin({ db: database.db, config, secret, mailer, callers, routes: v1Routes, listen: database.listen, driver: database.driver }), { prefix: "/v1" });
+  // the dev mailbox in the browser: development with the dev mailbox only (its .eml/.json under <data dir>/mail)
+  if (config.development && mailer.transport === "dev-mailbox") await app.register(devMailPlugin({ mailDir: path.join(config.dataDir, "mail") }));
   await app.register(webPlugin(config));
   return { app, auth, callers, v1Routes, worker };
 }

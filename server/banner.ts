@@ -29,7 +29,8 @@ export function startupBanner(config: Config, mail: "smtp" | "dev-mailbox", vers
     `  database  ${describeDatabase(config)}`,
     mail === "smtp"
       ? `  mail      SMTP via ${smtpHost} (from ${config.mail.from})`
-      : `  mail      dev mailbox: nothing is sent; each message goes to ${path.join(config.dataDir, "mail")} and its links are printed here`,
+      : `  mail      dev mailbox: nothing is sent; each message goes to ${path.join(config.dataDir, "mail")} and its links are printed here` +
+        (config.development ? `; read them at ${config.baseURL}/dev/mail` : ""),
   ];
   if (config.payments.testInLive) {
     lines.push("  payments  TILL_TEST_PAYMENTS=live: live organizations take the test card (development only: no real money moves)");

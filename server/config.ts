@@ -115,6 +115,11 @@ export interface Config {
   /** clients: the registered device-flow clients, client_id → name shown on the /device page (the CLI always). */
   device: { interval: TimeString; expiresIn: TimeString; clients: ReadonlyMap<string, string> };
   mail: { smtpUrl: string | undefined; from: string };
+  /**
+   * Development mode (NODE_ENV unset or `development`): with the dev mailbox, /dev/mail shows the messages to
+   * loopback clients and the mail log line carries a portal sign-in code.
+   */
+  development: boolean;
   github: { clientId: string; clientSecret: string } | undefined;
   oidc: OidcProviderConfig | undefined;
   logLevel: string;
@@ -185,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clients: new Map([[CLI_DEVICE_CLIENT.id, CLI_DEVICE_CLIENT.name], ...e.TILL_DEVICE_CLIENTS]),
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    development: (e.NODE_ENV ?? "development") === "development",
     github:
       e.GITHUB_CLIENT_ID && e.GITHUB_CLIENT_SECRET
         ? { clientId: e.GITHUB_CLIENT_ID, clientSecret: e.GITHUB_CLIENT_SECRET }

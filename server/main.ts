@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     from: config.mail.from,
     mailDir: path.join(config.dataDir, "mail"),
     log: (line) => console.log(`[mail] ${line}`),
+    development: config.development,
   });
   const { app, worker } = await buildApp({ config, database, mailer, secret, logger: true });
   app.addHook("onClose", async () => database.close());

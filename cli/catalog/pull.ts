@@ -38,15 +38,25 @@ function referencedArchived(index: ServerIndex, catalog: Catalog): { product: Se
   return { product: archived("product", product), meter: archived("meter", meter) };
 }
 
+/** Made by `till trigger` (its metadata mark, cli/commands/trigger.ts). */
+const madeByTrigger = (object: { metadata?: Record<string, unknown> }) => object.metadata?.till_trigger !== undefined;
+
 export function catalogFromServer(server: ServerCatalog): PullResult {
   const index = indexServer(server);
   const refs = refsOf(index);
   const catalog = emptyCatalog();
   const warnings: string[] = [];
+  let triggered = 0;
   const add = <K extends Kind>(kind: K, keep: (key: string, archived: boolean) => boolean) => {
     const entries = entriesOf(catalog, kind);
     for (const [key, { object }] of index.keys[kind].byKey) {
-      if (keep(key, isArchived(kind, object))) entries.set(key, specOf(kind, object, refs));
+      if (!keep(key, isArchived(kind, object))) continue;
+      // what `till trigger` made to cause an event is not the seller's catalog
+      if (madeByTrigger(object)) {
+        triggered++;
+        continue;
+      }
+      entries.set(key, specOf(kind, object, refs));
     }
   };
   for (const kind of KINDS) add(kind, (_key, archived) => !archived);
@@ -56,6 +66,7 @@ export function catalogFromServer(server: ServerCatalog): PullResult {
   const neededMeters = referencedArchived(index, catalog).meter;
   add("meter", (key, archived) => archived && (needed.meter.has(key) || neededMeters.has(key)));
 
+  if (triggered > 0) warnings.push(`${plural(triggered, "object")} made by \`till trigger\` left out (metadata till_trigger; \`till sandbox reset\` clears them)`);
   for (const p of index.legacy) {
     warnings.push(`product "${p.name}" (${p.id}) has legacy recurring prices; till catalog leaves it out (set its recurring interval first)`);
   }

@@ -55,11 +55,18 @@ interface Created {
 
 const tag = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
+/**
+ * The metadata key that marks what `till trigger` makes (benefits, products, customers; its checkouts, orders and
+ * subscriptions carry it too): `till catalog pull` leaves such objects out, and `till sandbox reset` clears them.
+ */
+export const TRIGGER_METADATA_KEY = "till_trigger";
+const mark = (run: Run) => ({ [TRIGGER_METADATA_KEY]: run.type });
+
 async function benefit(run: Run): Promise<Created> {
   const b = await run.api.send<Created>(
     "POST",
     "/benefits/",
-    run.body("benefit", { type: "custom", description: `till trigger ${run.type}`, properties: { note: "Made by `till trigger`." } }),
+    run.body("benefit", { type: "custom", description: `till trigger ${run.type}`, properties: { note: "Made by `till trigger`." }, metadata: mark(run) }),
   );
   run.step("created", "benefit", b.id);
   return b;
@@ -75,6 +82,7 @@ async function product(run: Run, benefitId?: string): Promise<Created> {
       description: "Made by `till trigger` to cause a webhook event.",
       recurring_interval: "month",
       prices: [{ amount_type: "fixed", price_amount: 900, price_currency: "usd" }],
+      metadata: mark(run),
     }),
   );
   run.step("created", "product", p.id);
@@ -89,7 +97,7 @@ async function checkout(run: Run, productId: string): Promise<Created & { client
   const c = await run.api.send<Created & { client_secret: string }>(
     "POST",
     "/checkouts/",
-    run.body("checkout", { products: [productId], metadata: { till_trigger: run.type } }),
+    run.body("checkout", { products: [productId], metadata: mark(run), customer_metadata: mark(run) }),
   );
   run.step("created", "checkout", c.id);
   return c;
@@ -147,7 +155,7 @@ function subscriptionOf(p: Purchase): string {
 }
 
 async function customer(run: Run): Promise<Created> {
-  const c = await run.api.send<Created>("POST", "/customers/", run.body("customer", { email: `till-trigger-${tag()}@example.com`, name: "Till Trigger" }));
+  const c = await run.api.send<Created>("POST", "/customers/", run.body("customer", { email: `till-trigger-${tag()}@example.com`, name: "Till Trigger", metadata: mark(run) }));
   run.step("created", "customer", c.id);
   return c;
 }
@@ -385,7 +393,9 @@ export function register(program: Command): void {
         "not create is refused (exit 2) before anything is made; `--list --json` names what each type creates.\n" +
         "\nWhat it creates is real and stays in the organization's sandbox (products and customers named \"till trigger …\"),\n" +
         "where nothing appears live; --live makes it in the live organization instead. With an API key, use a sandbox\n" +
-        "key (till_test_…), or a live one with --live. Payments use the test processor's card 4242 4242 4242 4242.\n",
+        "key (till_test_…), or a live one with --live. Payments use the test processor's card 4242 4242 4242 4242.\n" +
+        "Its objects carry the metadata till_trigger=<type>: `till catalog pull` leaves them out, and its subscriptions\n" +
+        "renew when the sandbox's clock moves on until `till sandbox reset` clears the sandbox.\n",
     )
     .action(withContext(trigger, { sandboxByDefault: true, name: "till trigger" }));
 }

@@ -182,7 +182,8 @@ export function createWorker(deps: WorkerDeps): Worker {
   ];
   // a product's benefits changed: its subscribers' grants follow (their events go out with the next batch)
   subscribers.push(async (tx, rows) => {
-    if ((await regrantFromOutbox(tx, rows)) > 0) queueMicrotask(() => fanOutSignal.fire());
+    const failed = (err: unknown, productId: string) => log.error(err, `re-granting the subscribers of product ${productId} failed`);
+    if ((await regrantFromOutbox(tx, rows, failed)) > 0) queueMicrotask(() => fanOutSignal.fire());
   });
   subscribers.push(async (tx, rows) => {
     if ((await deliveries.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => deliverySignal.fire());

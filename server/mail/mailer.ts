@@ -1,5 +1,6 @@
 // Outgoing mail. SMTP (nodemailer) when SMTP_URL is set; otherwise the dev mailbox: every message is
-// written as an .eml file under <data dir>/mail/ and summarised, with its links, in one log line.
+// written as an .eml file under <data dir>/mail/ (with a .json beside it that /dev/mail reads) and summarised,
+// with its links, in one log line.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import nodemailer from "nodemailer";
@@ -16,6 +17,21 @@ export interface MailMessage {
   messageId?: string;
   /** The sender's display name (the seller's, on customer emails); the address stays MAIL_FROM's. */
   fromName?: string;
+  /**
+   * What the dev mailbox's log line adds in development (a portal sign-in code, so a developer without a mail
+   * client can sign in); never sent, never logged otherwise.
+   */
+  devNote?: string;
+}
+
+/** What the dev mailbox keeps beside each .eml for /dev/mail (server/mail/dev-mailbox.ts). */
+export interface StoredMessage {
+  date: string;
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string | null;
 }
 
 /** The one message both transports send: the dev mailbox stores exactly what SMTP would carry. */
@@ -46,6 +62,8 @@ export interface MailerOptions {
   /** Directory for the dev mailbox (.eml files). */
   mailDir: string;
   log: (line: string) => void;
+  /** Development: the dev mailbox's log line carries a message's `devNote`. */
+  development?: boolean;
 }
 
 /**
@@ -80,7 +98,11 @@ export function createMailer(opts: MailerOptions): Mailer {
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
       const file = path.join(opts.mailDir, `${stamp}-${process.pid}-${counter++}.eml`);
       writeFileSync(file, info.message as Buffer);
-      const links = message.links?.length ? ` ${message.links.join(" ")}` : "";
+      const from = message.fromName ? `${message.fromName} <${addressOf(opts.from)}>` : opts.from;
+      const stored: StoredMessage = { date: new Date().toISOString(), from, to: message.to, subject: message.subject, text: message.text, html: message.html ?? null };
+      writeFileSync(file.replace(/\.eml$/, ".json"), JSON.stringify(stored));
+      const note = opts.development && message.devNote ? ` ${message.devNote}` : "";
+      const links = (message.links?.length ? ` ${message.links.join(" ")}` : "") + note;
       // one line per message: a subject can carry user text (an organization name), so no line breaks
       opts.log(`mail to ${message.to}: "${message.subject}" (${file})${links}`.replace(/[\r\n\u2028\u2029]+/g, " "));
     },

@@ -3,6 +3,7 @@ import { render } from "@react-email/components";
 import type { CustomerEmailType } from "../billing/customer-emails/types.js";
 import type { MailContext } from "./templates/data.js";
 import { TEMPLATES } from "./templates/index.js";
+import { PortalCode } from "./templates/portal-code.js";
 
 export interface RenderedEmail {
   subject: string;
@@ -17,6 +18,13 @@ export async function renderCustomerEmail(type: CustomerEmailType, data: unknown
   const { subject, element, link } = TEMPLATES[type](data, ctx);
   const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
   return { subject, html, text, ...(link ? { link } : {}) };
+}
+
+/** The customer portal's sign-in code email, from the seller. */
+export async function renderPortalCodeEmail(code: string, ctx: MailContext): Promise<RenderedEmail> {
+  const element = PortalCode({ code, ctx });
+  const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
+  return { subject: `Access your ${ctx.sender.name} purchases`, html, text };
 }
 
 export type { MailContext };

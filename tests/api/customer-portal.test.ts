@@ -106,9 +106,16 @@ describe("sign-in to the portal by email", () => {
     const res = await request({ email: email.toUpperCase(), organization_id: seller.organizationId });
     expect(res.status).toBe(202);
     const mail = await server.mailbox.waitFor(email, /^Access your .+ purchases$/);
-    const code = /^ {4}([A-Z2-9]{8})$/m.exec(mail.text)?.[1] ?? "";
+    const code = /^ *([A-Z2-9]{8})$/m.exec(mail.text)?.[1] ?? "";
     expect(code).toHaveLength(8);
-    expect(mail.links).toEqual([`${server.url}/portal?organization=${seller.slug}`]);
+    expect(mail.links[0]).toBe(`${server.url}/portal?organization=${seller.slug}`);
+    // from the seller, as the receipts are: their name on the From line and in the message, not till's
+    const org = await seller.sdk.organizations.get({ id: seller.organizationId });
+    expect(mail.fromName).toBe(org.name);
+    expect(mail.fromAddress).toBe("no-reply@till.localhost");
+    expect(mail.text).not.toMatch(/— till/);
+    expect(mail.text).toContain(`Sent by ${org.name}.`);
+    expect(mail.html).toContain(code);
 
     // typed in lower case with a space, as people do
     const ok = await authenticate(`${code.slice(0, 4).toLowerCase()} ${code.slice(4)}`);

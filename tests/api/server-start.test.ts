@@ -93,7 +93,7 @@ describe("npm start on its defaults", () => {
     const banner = till.output();
     expect(banner).toContain(`till is listening on http://localhost:${till.port} (version `);
     expect(banner).toMatch(/ {2}database {2}PGlite \(embedded\) in \/.*till-start-.*\/pglite\n/);
-    expect(banner).toMatch(/ {2}mail {6}dev mailbox: nothing is sent; each message goes to .*\/mail and its links are printed here\n/);
+    expect(banner).toMatch(/ {2}mail {6}dev mailbox: nothing is sent; each message goes to .*\/mail and its links are printed here; read them at http:\/\/localhost:\d+\/dev\/mail\n/);
     expect(banner).toContain(
       `  next      \`npx till signup --server http://localhost:${till.port}\` (or create your account at http://localhost:${till.port}/sign-in?mode=sign-up, then \`npx till login --server http://localhost:${till.port}\`)`,
     );
@@ -106,6 +106,10 @@ describe("npm start on its defaults", () => {
 
     const res = await fetch(`http://127.0.0.1:${till.port}/healthz`);
     expect(res.status).toBe(200);
+    // development with the dev mailbox: the mailbox page, to this loopback client
+    const mailbox = await fetch(`http://127.0.0.1:${till.port}/dev/mail`);
+    expect(mailbox.status).toBe(200);
+    expect(await mailbox.text()).toContain("<h1>Dev mailbox</h1>");
     await expect.poll(() => till.output()).toMatch(/\n\d\d:\d\d:\d\d GET \/healthz 200 \d+ ms\n/);
     // one line for the request, not Fastify's two, and no JSON on a development log
     expect(till.output()).not.toContain("incoming request");
@@ -117,6 +121,8 @@ describe("npm start on its defaults", () => {
     expect(till.output()).toContain("  network   bound to 0.0.0.0: reachable from other machines (HOST=127.0.0.1 keeps it on this one)");
     await fetch(`http://127.0.0.1:${till.port}/healthz`);
     await expect.poll(() => till.output()).toContain('"msg":"request completed"');
+    // no mailbox page outside development
+    expect((await fetch(`http://127.0.0.1:${till.port}/dev/mail`)).status).toBe(404);
     const line = till.output().split("\n").find((l) => l.includes('"request completed"'))!;
     expect(JSON.parse(line)).toMatchObject({ level: 30, req: { method: "GET", url: "/healthz" }, res: { statusCode: 200 } });
   });

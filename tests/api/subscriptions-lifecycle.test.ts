@@ -461,14 +461,15 @@ describe("benefit_grant.updated", () => {
     for (const e of events) {
       expect(e.payload).toMatchObject({
         benefit_id: benefit.id,
-        is_granted: true,
+        // GitHub is not connected here: the grants wait for their delivery, not granted (issue 25)
+        is_granted: false,
         properties: { repository_owner: "till-org", repository_name: "new-repo", permission: "push" },
         previous_properties: {},
         benefit: { properties: { repository_name: "new-repo", permission: "push" } },
       });
     }
-    const grants = await s.sdk.benefitGrants.list({ isGranted: true });
-    expect(grants.result.items.map((g) => g.properties)).toEqual([
+    const grants = await s.sdk.benefitGrants.list({ isGranted: false });
+    expect(grants.result.items.filter((g) => !g.isRevoked).map((g) => g.properties)).toEqual([
       { repositoryOwner: "till-org", repositoryName: "new-repo", permission: "push" },
       { repositoryOwner: "till-org", repositoryName: "new-repo", permission: "push" },
     ]);

@@ -188,5 +188,48 @@ describe("till catalog in the sandbox", () => {
     const text = readFileSync(file, "utf8");
     expect(text).toContain("Only in the sandbox");
     expect(text).not.toContain("Only live");
+    // what `till trigger` made (marked till_trigger) is not the seller's catalog
+    expect(text).not.toContain("till trigger");
+    expect(text).not.toContain("till_trigger");
   });
+});
+
+describe("till sandbox reset", () => {
+  it("asks first, refuses --live, then clears the sandbox's customers, products and benefits: nothing renews on a clock advance, nothing live changes", async () => {
+    const sandboxSdk = sdkFor(server, sandboxKey);
+    const liveSdk = sdkFor(server, liveKey);
+    // a subscription made by trigger renews on a clock advance until the reset
+    const made = json<{ created: Record<string, string> }>(await run(["trigger", "subscription.created", "--json"]));
+    const sub = await sandboxSdk.subscriptions.get({ id: made.created.subscription ?? "" });
+    expect(sub.metadata).toMatchObject({ till_trigger: "subscription.created" });
+    expect((await sandboxSdk.customers.get({ id: made.created.customer ?? "" })).metadata).toMatchObject({ till_trigger: "subscription.created" });
+    const liveProducts = (await liveSdk.products.list({ limit: 100 })).result.items.length;
+    const liveCustomers = (await liveSdk.customers.list({ limit: 100 })).result.items.length;
+
+    // nobody to ask (not a terminal): exit 2, nothing changed; --live is refused
+    const unasked = await run(["sandbox", "reset"]);
+    expect(unasked.exitCode).toBe(2);
+    expect(unasked.stderr).toMatch(/till sandbox reset --yes/);
+    expect((await sandboxSdk.subscriptions.get({ id: sub.id })).status).toBe("active");
+    const live = await run(["sandbox", "reset", "--live", "--yes"]);
+    expect(live.exitCode).toBe(2);
+    expect(live.stderr).toContain("only resets the sandbox");
+
+    const done = json<{ customers_deleted: number; products_archived: number; benefits_deleted: number }>(await run(["sandbox", "reset", "--yes", "--json"]));
+    expect(done.customers_deleted).toBeGreaterThan(0);
+    expect(done.products_archived).toBeGreaterThan(0);
+    expect(done.benefits_deleted).toBeGreaterThan(0);
+    expect((await sandboxSdk.customers.list({ limit: 100 })).result.items).toEqual([]);
+    expect((await sandboxSdk.products.list({ limit: 100, isArchived: false })).result.items).toEqual([]);
+    expect((await sandboxSdk.benefits.list({ limit: 100 })).result.items).toEqual([]);
+    expect((await sandboxSdk.subscriptions.get({ id: sub.id })).status).toBe("canceled");
+    // the sandbox clock moves on: nothing renews
+    const advanced = parseJson<{ renewals: number }>(ok(await till(["clock", "advance", "40d", "--json"], { configDir: tempConfigDir(), env: { TILL_API_KEY: sandboxKey, TILL_SERVER: server.url } })).stdout);
+    expect(advanced.renewals).toBe(0);
+    // live is untouched
+    expect((await liveSdk.products.list({ limit: 100 })).result.items.length).toBe(liveProducts);
+    expect((await liveSdk.customers.list({ limit: 100 })).result.items.length).toBe(liveCustomers);
+    const human = ok(await run(["sandbox", "reset", "--yes"]));
+    expect(human.stdout).toBe("Sandbox reset: deleted 0 customers, archived 0 products, deleted 0 benefits.\n");
+  }, 120_000);
 });

@@ -314,14 +314,17 @@ describe("a session that is gone", () => {
     const page = await newPage();
     await page.goto(`/portal?organization=${seller.slug}`);
     await heading(page, `Your purchases from ${org.name}`);
+    // the header names the seller, not till
+    await expect.poll(() => page.getByTestId("brand").textContent()).toBe(org.name);
     await page.getByLabel("Email", { exact: true }).fill(customerEmail.toUpperCase());
     await page.getByRole("button", { name: "Email me a code" }).click();
     await heading(page, "Enter your code");
     // the code field starts empty (it once kept the email typed in the field before it)
     expect(await page.getByLabel("Code", { exact: true }).inputValue()).toBe("");
     const mail = await server.mailbox.waitFor(customerEmail, /^Access your .+ purchases$/);
-    expect(mail.links).toEqual([`${server.url}/portal?organization=${seller.slug}`]);
-    const code = /^ {4}([A-Z2-9]{8})$/m.exec(mail.text)?.[1] ?? "";
+    expect(mail.links[0]).toBe(`${server.url}/portal?organization=${seller.slug}`);
+    expect(mail.fromName).toBe(org.name);
+    const code = /^ *([A-Z2-9]{8})$/m.exec(mail.text)?.[1] ?? "";
 
     await page.getByLabel("Code", { exact: true }).fill("ABCDEFGH");
     await page.getByRole("button", { name: "Open my purchases" }).click();
@@ -334,6 +337,8 @@ describe("a session that is gone", () => {
     await heading(page, "Your purchases");
     await section(page, "Subscriptions").getByRole("heading", { level: 3, name: monthly.name }).waitFor();
     expect(await section(page, "Benefits").getByTestId("license-key").textContent()).toBe(licenseKey);
+    expect(await page.getByTestId("brand").textContent()).toBe(org.name);
+    expect(await page.title()).toBe(`Your purchases · ${org.name}`);
     await page.reload();
     await section(page, "Orders").waitFor();
   });

@@ -30,6 +30,8 @@ export interface StartOptions {
   logStream?: NodeJS.WritableStream;
   /** Send mail to the dev mailbox (.eml files under `mailDir`) instead of the SMTP peer. */
   devMailbox?: boolean;
+  /** Where the dev mailbox's log lines go (as main.ts prints them), with the server's development flag. */
+  mailLog?: (line: string) => void;
 }
 
 /** The server secret of every test server (better-auth signs cookies and encrypts OAuth tokens with it). */
@@ -61,7 +63,7 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
       TILL_DATA_DIR: dataDir,
       ...(opts.devMailbox ? {} : { SMTP_URL: smtpUrl }),
     });
-    const mailer = createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, mailDir, log: () => {} });
+    const mailer = createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, mailDir, log: opts.mailLog ?? (() => {}), development: config.development });
     built = await buildApp({
       config,
       database,

@@ -2,17 +2,24 @@
 // screen readers announce (role=status for progress and results, role=alert for errors).
 import { useEffect, useId, useRef, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
 
-export function Page({ title, className, children }: { title: string; className?: string; children: ReactNode }) {
+/** A page: the site header and the main heading. `brand` (a customer's page: the seller) replaces till's name. */
+export function Page({ title, className, brand, children }: { title: string; className?: string; brand?: string | null; children: ReactNode }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    document.title = `${title} · till`;
-  }, [title]);
+    document.title = `${title} · ${brand ?? "till"}`;
+  }, [title, brand]);
   return (
     <>
       <header className="site">
-        <a href="/" className="brand">
-          till
-        </a>
+        {brand ? (
+          <span className="brand" data-testid="brand">
+            {brand}
+          </span>
+        ) : (
+          <a href="/" className="brand">
+            till
+          </a>
+        )}
       </header>
       <main className={className}>
         <h1 ref={heading} tabIndex={-1}>

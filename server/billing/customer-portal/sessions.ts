@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { customer, customerSession, customerSessionCode, organization } from "../../db/schema/index.js";
 import type { Mailer } from "../../mail/mailer.js";
+import { renderPortalCodeEmail } from "../../mail/render.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { ApiError, invalid, isUuid, notFound } from "../http.js";
@@ -149,7 +150,7 @@ function newCode(): string {
 export async function requestSessionCode(db: Db, mailer: Mailer, baseURL: string, input: z.output<typeof CustomerSessionCodeRequestInput>): Promise<void> {
   const organizationId = input.organization_id.toLowerCase();
   const [found] = await db
-    .select({ customer, organization: { name: organization.name, slug: organization.slug } })
+    .select({ customer, organization: { name: organization.name, slug: organization.slug, logo: organization.logo } })
     .from(customer)
     .innerJoin(organization, eq(organization.id, customer.organizationId))
     .where(and(eq(customer.organizationId, organizationId), eq(customer.email, input.email.toLowerCase()), isNull(customer.deletedAt)))
@@ -178,13 +179,17 @@ export async function requestSessionCode(db: Db, mailer: Mailer, baseURL: string
   });
   if (!sent) return;
   const url = `${baseURL}/portal?organization=${encodeURIComponent(found.organization.slug)}`;
+  // from the seller, as the receipts are (their name, the Layout's footer)
+  const ctx = { sender: { name: found.organization.name, logo: found.organization.logo }, portalUrl: url, baseUrl: baseURL };
+  const rendered = await renderPortalCodeEmail(code, ctx);
   await mailer.send({
     to: found.customer.email,
-    subject: `Access your ${found.organization.name} purchases`,
-    text:
-      `Hello,\n\nyour code to open your purchases from ${found.organization.name} is:\n\n    ${code}\n\n` +
-      `Enter it at ${url} within 30 minutes. It works once.\n\nIf you did not ask for it, you can ignore this message.\n\n— till`,
+    fromName: found.organization.name,
+    subject: rendered.subject,
+    text: rendered.text,
+    html: rendered.html,
     links: [url],
+    devNote: `(portal code ${code})`,
   });
 }
 

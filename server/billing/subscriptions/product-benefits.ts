@@ -20,8 +20,11 @@ interface OutboxRowView {
 
 const HOLDING = new Set(["trialing", "active", "past_due"]);
 
-/** The fan-out's subscriber: re-grants the subscribers of every product the batch's `product.updated` names. */
-export async function regrantFromOutbox(tx: Queryable, rows: OutboxRowView[]): Promise<number> {
+/**
+ * The fan-out's subscriber: re-grants the subscribers of every product the batch's `product.updated` names. Each
+ * product runs in a savepoint: one that fails (reported to `onError`) must not hold back the batch's webhooks.
+ */
+export async function regrantFromOutbox(tx: Queryable, rows: OutboxRowView[], onError: (err: unknown, productId: string) => void = () => {}): Promise<number> {
   const products = new Map<string, { organizationId: string; productId: string }>();
   for (const row of rows) {
     const id = row.payload.id;
@@ -29,7 +32,11 @@ export async function regrantFromOutbox(tx: Queryable, rows: OutboxRowView[]): P
   }
   let changed = 0;
   for (const { organizationId, productId } of products.values()) {
-    changed += await regrantSubscribersOfProduct(tx, organizationId, productId, new Date());
+    try {
+      changed += await tx.transaction((sp) => regrantSubscribersOfProduct(sp, organizationId, productId, new Date()));
+    } catch (err) {
+      onError(err, productId);
+    }
   }
   return changed;
 }

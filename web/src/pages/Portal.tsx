@@ -217,7 +217,7 @@ function BackLink({ returnUrl, seller }: { returnUrl: string; seller: string | n
 function Expired({ returnUrl }: { returnUrl: string | null }) {
   const seller = storedSeller();
   return (
-    <Page title="This link has expired" className="portal">
+    <Page title="This link has expired" className="portal" brand={seller?.name}>
       <Status tone="error">This link to your purchases has expired or is not complete.</Status>
       <p>
         For your security, a link to this page works for a short time only. Ask the seller for a new one: from your account on their
@@ -250,7 +250,7 @@ function Portal({ data, token, onError, onChange }: { data: Data; token: string;
   // bumped by a past-due order paid with a new card: the saved cards are read again
   const [paid, setPaid] = useState(0);
   return (
-    <Page title="Your purchases" className="portal">
+    <Page title="Your purchases" className="portal" brand={seller}>
       <p className="lead">
         {seller ? <>From {seller}, for </> : <>For </>}
         <strong>{data.me.email}</strong>. This page works until {timeFormat.format(expires)}.

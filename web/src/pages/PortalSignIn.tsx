@@ -53,7 +53,7 @@ export function SignIn({ slug, onSignedIn }: { slug: string; onSignedIn: (token:
   const title = org ? `Your purchases from ${org.name}` : "Your purchases";
   if (email === null) {
     return (
-      <Page title={title} className="portal">
+      <Page title={title} className="portal" brand={org?.name}>
         <p className="lead">Enter the email address you bought with. We will send you a code that opens your purchases.</p>
         {/* keyed: the code form is a new form, not this one reused (its field kept the email typed here) */}
         <form key="email" onSubmit={(e) => void onRequest(e)} aria-label="Ask for a sign-in code">
@@ -69,7 +69,7 @@ export function SignIn({ slug, onSignedIn }: { slug: string; onSignedIn: (token:
     );
   }
   return (
-    <Page title="Enter your code" className="portal">
+    <Page title="Enter your code" className="portal" brand={org?.name}>
       <p className="lead">
         If <strong>{email}</strong> bought from {org?.name ?? "this seller"}, a code is on its way there. It works once, for 30 minutes.
       </p>
