@@ -1,12 +1,14 @@
 // Methods of @polar-sh/sdk 0.47.1 and 0.49.0 that answered 404 before issue 25 §19, each through both SDK
 // versions (their zod schemas validate every answer): customerMeters.list / get (the seller's view of a
 // customer's usage of a meter), customerPortal.customerMeters.get, customerPortal.orders.update,
-// customerPortal.benefitGrants.update. Another organization's rows, or another
+// customerPortal.benefitGrants.update, customerPortal.customers.requestEmailUpdate / checkEmailUpdate /
+// verifyEmailUpdate (the link mailed through the worker's customer email queue). Another organization's rows, or another
 // customer's, answer 404; bad input a 422.
 import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
 import { ResourceNotFound } from "@polar-sh/sdk/models/errors/resourcenotfound.js";
 import { ResourceNotFound as ResourceNotFound049 } from "polar-sdk-049/models/errors/resourcenotfound.js";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { HTTPValidationError } from "@polar-sh/sdk/models/errors/httpvalidationerror.js";
@@ -42,6 +44,7 @@ beforeAll(async () => {
   other = await createSeller(server, "wire-other");
   portal = new Polar({ serverURL: server.url });
   portal049 = new Polar049({ serverURL: server.url });
+  await server.worker.start();
 }, 120_000);
 afterAll(async () => server?.close());
 
@@ -211,5 +214,73 @@ describe("customerPortal.benefitGrants.update", () => {
     }
     const revoked = await failure(portal.customerPortal.benefitGrants.update({ customerSession: mine.session }, { id: custom.id, customerBenefitGrantUpdate: { benefitType: "custom" } }));
     expect(revoked).toBeInstanceOf(NotPermitted);
+  });
+});
+
+describe("customerPortal.customers email update", () => {
+  it("mails a link to the new address; check and verify (public) change the email, verified, once; both SDKs", async () => {
+    const stamp = Date.now();
+    const customer = await seller.sdk.customers.create({ email: `eve-${stamp}@example.com`, name: "Eve" });
+    const takenEmail = `taken-${stamp}@example.com`;
+    await seller.sdk.customers.create({ email: takenEmail });
+    const session = (await seller.sdk.customerSessions.create({ customerId: customer.id })).token;
+    const newEmail = `eve.new-${stamp}@example.com`;
+
+    await portal.customerPortal.customers.requestEmailUpdate({ customerSession: session }, { email: newEmail });
+    const mail = await server.mailbox.waitFor(newEmail, /Confirm your new email address/, 15_000);
+    const link = /https?:\/\/\S+email_update_token=([^\s"&<]+)/.exec(mail.text ?? "");
+    expect(link?.[0]).toContain(`${server.url}/portal?organization=${encodeURIComponent(seller.slug)}&email_update_token=`);
+    const token = decodeURIComponent(link![1]!);
+    // nothing changed yet
+    expect((await seller.sdk.customers.get({ id: customer.id })).email).toBe(customer.email);
+    // the token left the stored email once sent (no usable credential at rest)
+    const storedRows = async () => {
+      const stored = await server.database.db.execute(sql`SELECT data, sent_at FROM customer_email WHERE type = 'email_update' AND recipient = ${newEmail}`);
+      return (Array.isArray(stored) ? stored : (stored as { rows: unknown[] }).rows) as Array<{ data: Record<string, unknown>; sent_at: unknown }>;
+    };
+    for (const end = Date.now() + 10_000; (await storedRows())[0]?.sent_at == null; ) {
+      if (Date.now() > end) throw new Error("the email was not recorded as sent");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const rows = await storedRows();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.data).toEqual({ email: newEmail, expires_at: expect.any(String) });
+
+    await portal049.customerPortal.customers.checkEmailUpdate({ token });
+    await portal.customerPortal.customers.checkEmailUpdate({ token });
+    const verified = await portal049.customerPortal.customers.verifyEmailUpdate({ token });
+    const changed = await seller.sdk.customers.get({ id: customer.id });
+    expect(changed).toMatchObject({ email: newEmail, emailVerified: true });
+    // the answer is a session of the customer's
+    expect(await portal.customerPortal.customers.get({ customerSession: verified.token })).toMatchObject({ id: customer.id, email: newEmail });
+    // the link works once
+    expect(await failure(portal.customerPortal.customers.checkEmailUpdate({ token }))).toBeInstanceOf(HTTPValidationError);
+    const again = await raw("", "POST", "/v1/customer-portal/customers/me/email-update/verify", { token });
+    expect(again.status).toBe(422);
+    expect(again.body.detail).toEqual([{ loc: ["body", "token"], msg: "This email update link is invalid, was used already or has expired.", type: "value_error" }]);
+
+    // an address another customer has: the link is mailed, its verification refused, nothing changes
+    const session2 = (await seller.sdk.customerSessions.create({ customerId: customer.id })).token;
+    await portal049.customerPortal.customers.requestEmailUpdate({ customerSession: session2 }, { email: takenEmail });
+    const clash = await server.mailbox.waitFor(takenEmail, /Confirm your new email address/, 15_000);
+    const clashToken = decodeURIComponent(/email_update_token=([^\s"&<]+)/.exec(clash.text ?? "")![1]!);
+    const refused = await raw("", "POST", "/v1/customer-portal/customers/me/email-update/verify", { token: clashToken });
+    expect(refused.status).toBe(422);
+    expect((await seller.sdk.customers.get({ id: customer.id })).email).toBe(newEmail);
+
+    // a forged or altered token, bad input, no session: refused, nothing changes
+    const [payload, signature] = clashToken.split(".");
+    const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), t: `mallory-${stamp}@example.com` })).toString("base64url");
+    for (const bad of [`${forgedPayload}.${signature}`, "nope", `${payload}.`]) {
+      expect((await raw("", "POST", "/v1/customer-portal/customers/me/email-update/verify", { token: bad })).status, bad).toBe(422);
+      expect((await raw("", "GET", `/v1/customer-portal/customers/me/email-update/check?token=${encodeURIComponent(bad)}`)).status, bad).toBe(422);
+    }
+    expect((await raw(session2, "POST", "/v1/customer-portal/customers/me/email-update/request", { email: "not-an-email" })).status).toBe(422);
+    expect((await raw(session2, "POST", "/v1/customer-portal/customers/me/email-update/request", { email: newEmail })).status).toBe(422);
+    expect((await raw("nope", "POST", "/v1/customer-portal/customers/me/email-update/request", { email: `x-${stamp}@example.com` })).status).toBe(401);
+    expect((await raw("", "GET", "/v1/customer-portal/customers/me/email-update/check")).status).toBe(422);
+    expect((await seller.sdk.customers.get({ id: customer.id })).email).toBe(newEmail);
+    // a token of this organization's customer does nothing for another organization's: it names its own
+    expect((await other.sdk.customers.list({ email: newEmail })).result.items).toEqual([]);
   });
 });
