@@ -2,7 +2,7 @@
 // versions (their zod schemas validate every answer): customerMeters.list / get (the seller's view of a
 // customer's usage of a meter), customerPortal.customerMeters.get, customerPortal.orders.update,
 // customerPortal.benefitGrants.update, customerPortal.customers.requestEmailUpdate / checkEmailUpdate /
-// verifyEmailUpdate (the link mailed through the worker's customer email queue). Another organization's rows, or another
+// verifyEmailUpdate (the link mailed through the worker's customer email queue), organizations.create. Another organization's rows, or another
 // customer's, answer 404; bad input a 422.
 import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
@@ -16,7 +16,9 @@ import { HTTPValidationError as HTTPValidationError049 } from "polar-sdk-049/mod
 import { NotPermitted } from "@polar-sh/sdk/models/errors/notpermitted.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
-import { createSeller, type Seller } from "../helpers/seller.js";
+import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
+import { CannotCreateOrganizationError } from "polar-sdk-049/models/errors/cannotcreateorganizationerror.js";
+import { SDKError } from "@polar-sh/sdk/models/errors/sdkerror.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -282,5 +284,45 @@ describe("customerPortal.customers email update", () => {
     expect((await seller.sdk.customers.get({ id: customer.id })).email).toBe(newEmail);
     // a token of this organization's customer does nothing for another organization's: it names its own
     expect((await other.sdk.customers.list({ email: newEmail })).result.items).toEqual([]);
+  });
+});
+
+describe("organizations.create", () => {
+  it("creates an organization the signed-in user owns, with its settings, through both SDKs; a key cannot; a taken slug is a 422", async () => {
+    const slug = `wire-made-${Date.now()}`;
+    const made = await seller.sdk.organizations.create({
+      name: "Wire Made",
+      slug,
+      email: "billing@wire-made.example",
+      subscriptionSettings: { allowMultipleSubscriptions: true, allowCustomerUpdates: true, prorationBehavior: "prorate", benefitRevocationGracePeriod: 0, preventTrialAbuse: false },
+    });
+    expect(made).toMatchObject({ name: "Wire Made", slug, email: "billing@wire-made.example", subscriptionSettings: { allowMultipleSubscriptions: true } });
+    // the user belongs to it: listed, readable, and acting in it
+    expect((await seller.sdk.organizations.list({ slug })).result.items.map((o) => o.id)).toEqual([made.id]);
+    expect((await seller.sdk049.organizations.get({ id: made.id })).slug).toBe(slug);
+    const inIt = await seller.sdk.products.create({ name: "Made there", prices: [{ amountType: "fixed", priceAmount: 900 }], organizationId: made.id });
+    expect(inIt.organizationId).toBe(made.id);
+    // the user's active organization is unchanged
+    expect((await seller.sdk.products.create({ name: "Still here", prices: [{ amountType: "fixed", priceAmount: 900 }] })).organizationId).toBe(seller.organizationId);
+
+    const slug049 = `wire-made-49-${Date.now()}`;
+    expect(await seller.sdk049.organizations.create({ name: "Wire 49", slug: slug049 })).toMatchObject({ name: "Wire 49", slug: slug049 });
+
+    // the slug is taken, or malformed; a name too short: 422, nothing made
+    const taken = await failure(seller.sdk.organizations.create({ name: "Another", slug }));
+    expect(taken).toBeInstanceOf(HTTPValidationError);
+    expect((taken as HTTPValidationError).detail?.[0]?.loc).toEqual(["body", "slug"]);
+    for (const body of [{ name: "Bad slug", slug: "Not A Slug" }, { name: "x", slug: `wire-x-${Date.now()}` }, { slug: `wire-y-${Date.now()}` }]) {
+      expect((await raw(seller.token, "POST", "/v1/organizations/", body)).status, JSON.stringify(body)).toBe(422);
+    }
+    // an organization's API key cannot create organizations (0.49.0 models the 403)
+    const key = await seller.createKey();
+    const byKey049 = await failure(sdk049For(server, key).organizations.create({ name: "By key", slug: `wire-key-${Date.now()}` }));
+    expect(byKey049).toBeInstanceOf(CannotCreateOrganizationError);
+    const byKey = await failure(sdkFor(server, key).organizations.create({ name: "By key", slug: `wire-key2-${Date.now()}` }));
+    expect(byKey).toBeInstanceOf(SDKError);
+    expect((byKey as SDKError).statusCode).toBe(403);
+    expect((await raw("nope", "POST", "/v1/organizations/", { name: "Nobody", slug: `wire-nobody-${Date.now()}` })).status).toBe(401);
+    expect((await seller.sdk.organizations.list({})).result.items.filter((o) => o.name === "By key" || o.name === "Nobody")).toEqual([]);
   });
 });
