@@ -2,7 +2,8 @@
 // versions (their zod schemas validate every answer): customerMeters.list / get (the seller's view of a
 // customer's usage of a meter), customerPortal.customerMeters.get, customerPortal.orders.update,
 // customerPortal.benefitGrants.update, customerPortal.customers.requestEmailUpdate / checkEmailUpdate /
-// verifyEmailUpdate (the link mailed through the worker's customer email queue), organizations.create. Another organization's rows, or another
+// verifyEmailUpdate (the link mailed through the worker's customer email queue), organizations.create,
+// orders.create / orders.finalize (0.49.0 only). Another organization's rows, or another
 // customer's, answer 404; bad input a 422.
 import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
@@ -19,6 +20,8 @@ import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
 import { CannotCreateOrganizationError } from "polar-sdk-049/models/errors/cannotcreateorganizationerror.js";
 import { SDKError } from "@polar-sh/sdk/models/errors/sdkerror.js";
+import { PaymentFailed } from "polar-sdk-049/models/errors/paymentfailed.js";
+import { OrderNotDraft } from "polar-sdk-049/models/errors/ordernotdraft.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -324,5 +327,68 @@ describe("organizations.create", () => {
     expect((byKey as SDKError).statusCode).toBe(403);
     expect((await raw("nope", "POST", "/v1/organizations/", { name: "Nobody", slug: `wire-nobody-${Date.now()}` })).status).toBe(401);
     expect((await seller.sdk.organizations.list({})).result.items.filter((o) => o.name === "By key" || o.name === "Nobody")).toEqual([]);
+  });
+});
+
+describe("orders.create / orders.finalize (0.49.0)", () => {
+  it("makes a draft order, charges the customer's saved card on finalize (paid, numbered, benefits granted); no card is a 402 and stays a draft", async () => {
+    const perk = await seller.sdk.benefits.create({ type: "custom", description: "Manual order perk", properties: { note: "Thanks" } });
+    const oneTime = await createProduct(seller, "fixed");
+    await seller.sdk.products.updateBenefits({ id: oneTime.id, productBenefitsUpdate: { benefits: [perk.id] } });
+    const monthly = await createProduct(seller, "monthly");
+    // a subscriber: their checkout saved the card
+    const subscriber = await buy(seller, monthly);
+    const customerId = subscriber.order.customerId;
+
+    const draft = await seller.sdk049.orders.create({ customerId, productId: oneTime.id, metadata: { source: "api" } });
+    expect(draft).toMatchObject({ status: "draft", customerId, productId: oneTime.id, subtotalAmount: 2500, totalAmount: 2500, currency: "usd", billingReason: "purchase", metadata: { source: "api" } });
+    // readable by both versions while a draft
+    expect((await seller.sdk.orders.get({ id: draft.id })).status).toBe("draft");
+    const custom = await seller.sdk049.orders.create({ customerId, productId: oneTime.id, amount: 1234, description: "Consulting, one hour" });
+    expect(custom).toMatchObject({ status: "draft", subtotalAmount: 1234, items: [{ label: "Consulting, one hour", amount: 1234 }] });
+
+    const paid = await seller.sdk049.orders.finalize({ id: draft.id });
+    expect(paid).toMatchObject({ id: draft.id, status: "paid", totalAmount: 2500 });
+    expect(paid.invoiceNumber).not.toMatch(/^pending-/);
+    const grants = (await seller.sdk.benefitGrants.list({ customerId })).result.items;
+    expect(grants.map((g) => [g.benefitId, g.orderId])).toContainEqual([perk.id, draft.id]);
+    const payments = (await seller.sdk049.payments.list({ orderId: draft.id })).result.items;
+    expect(payments.map((p) => [p.status, p.amount])).toEqual([["succeeded", 2500]]);
+    // a second finalize: 412 OrderNotDraft, nothing charged again
+    expect(await failure(seller.sdk049.orders.finalize({ id: draft.id }))).toBeInstanceOf(OrderNotDraft);
+    expect((await seller.sdk049.payments.list({ orderId: draft.id })).result.items).toHaveLength(1);
+
+    // a customer without a saved card: 402 PaymentFailed, the order still a draft
+    const cardless = await seller.sdk.customers.create({ email: `cardless-${Date.now()}@example.com` });
+    const unpaid = await seller.sdk049.orders.create({ customerId: cardless.id, productId: oneTime.id });
+    const declined = await failure(seller.sdk049.orders.finalize({ id: unpaid.id }));
+    expect(declined).toBeInstanceOf(PaymentFailed);
+    expect((await seller.sdk049.orders.get({ id: unpaid.id })).status).toBe("draft");
+    // another customer's card cannot pay it
+    const [theirCard] = (await seller.sdk049.customers.listPaymentMethods({ id: customerId })).result.items;
+    const notTheirs = await failure(seller.sdk049.orders.finalize({ id: unpaid.id, orderFinalize: { paymentMethodId: theirCard!.id } }));
+    expect(notTheirs).toBeInstanceOf(HTTPValidationError049);
+    expect((await seller.sdk049.orders.get({ id: unpaid.id })).status).toBe("draft");
+    expect((await seller.sdk.benefitGrants.list({ customerId: cardless.id })).result.items).toEqual([]);
+
+    // another organization's order, customer or product; a subscription product; bad input: refused, nothing made
+    expect(await failure(other.sdk049.orders.finalize({ id: custom.id }))).toBeInstanceOf(ResourceNotFound049);
+    const before = (await seller.sdk.orders.list({ customerId })).result.pagination.totalCount;
+    for (const [body, loc] of [
+      [{ customer_id: customerId, product_id: monthly.id }, ["body", "product_id"]],
+      [{ customer_id: customerId, product_id: (await createProduct(other, "fixed")).id }, ["body", "product_id"]],
+      [{ customer_id: (await other.sdk.customers.create({ email: `o-${Date.now()}@example.com` })).id, product_id: oneTime.id }, ["body", "customer_id"]],
+      [{ customer_id: customerId, product_id: oneTime.id, currency: "eur" }, ["body", "currency"]],
+      [{ customer_id: customerId, product_id: oneTime.id, amount: -1 }, ["body", "amount"]],
+      [{ customer_id: "nope", product_id: oneTime.id }, ["body", "customer_id"]],
+    ] as const) {
+      const res = await raw(seller.token, "POST", "/v1/orders/", body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect((res.body.detail as Array<{ loc: unknown }>)[0]?.loc).toEqual(loc);
+    }
+    expect((await seller.sdk.orders.list({ customerId })).result.pagination.totalCount).toBe(before);
+    expect((await raw(seller.token, "POST", "/v1/orders/nope/finalize")).status).toBe(422);
+    const readOnly = await seller.createKey({ orders: ["read"] });
+    expect((await raw(readOnly, "POST", "/v1/orders/", { customer_id: customerId, product_id: oneTime.id })).status).toBe(403);
   });
 });
