@@ -12,13 +12,15 @@ export const CUSTOMER_EMAIL_TYPES = [
   "subscription_past_due",
   "subscription_revoked",
   "seat_invitation",
+  "email_update",
 ] as const;
 export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
 
 /**
  * Emails no `customer_email_settings` key turns off: Polar's settings have none for them. A seat invitation is
- * asked for by the buyer (assign, resend), who expects it to arrive; it is sent once per invitation.
+ * asked for by the buyer (assign, resend), who expects it to arrive; it is sent once per invitation. An email
+ * update's verification link is asked for by the customer in the portal.
  */
-export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation"];
+export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update"];
 
 export const isCustomerEmailType = (v: string): v is CustomerEmailType => (CUSTOMER_EMAIL_TYPES as readonly string[]).includes(v);

@@ -73,6 +73,8 @@ declare module "fastify" {
      * UnparsedJson, whose text the handler may use first (events ingest starts its INSERT from it).
      */
     parsesOwnJson?: boolean;
+    /** An empty `application/json` body reads as no body (an SDK sends one when every body field is optional). */
+    emptyJsonBody?: boolean;
   }
 }
 
@@ -151,6 +153,7 @@ export function installInputGuard(app: FastifyInstance, bodyLimit: number): void
   };
   app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit }, (req, body, done) => {
     const text = body as string;
+    if (req.routeOptions.config.emptyJsonBody && text.trim() === "") return done(null, undefined);
     if (!req.routeOptions.config.parsesOwnJson) return parse(req, text, done);
     const later = (t: string) => new Promise<unknown>((resolve, reject) => parse(req, t, (err, value) => (err ? reject(err) : resolve(value))));
     done(null, new UnparsedJson(text, later));

@@ -234,6 +234,8 @@ export const portalApi = {
   requestCode: (email: string, organizationId: string) =>
     call<null>(null, "POST", "/customer-session/request", { email, organization_id: organizationId }),
   authenticate: (code: string) => call<{ token: string }>(null, "POST", "/customer-session/authenticate", { code }),
+  /** Confirms a new email address with the token of the mailed link (public): a new session of the customer. */
+  verifyEmailUpdate: (token: string) => call<{ token: string }>(null, "POST", "/customers/me/email-update/verify", { token }),
   introspect: (token: string) => call<Introspection>(token, "GET", "/customer-session/introspect"),
   me: (token: string) => call<PortalCustomer>(token, "GET", "/customers/me"),
   updateMe: (token: string, body: BillingUpdate) => call<PortalCustomer>(token, "PATCH", "/customers/me", body),
@@ -325,6 +327,16 @@ export function takeSessionToken(): string | null {
     return fresh || readStore().token;
   }
   return readStore().token;
+}
+
+/** The token of an email update link (`email_update_token`), taken off the address bar; null when there is none. */
+export function takeEmailUpdateToken(): string | null {
+  const url = new URL(window.location.href);
+  const token = url.searchParams.get("email_update_token");
+  if (token === null) return null;
+  url.searchParams.delete("email_update_token");
+  window.history.replaceState(null, "", `${url.pathname}${url.search}${url.hash}`);
+  return token || null;
 }
 
 /** A session made here by a code mailed to the customer. */

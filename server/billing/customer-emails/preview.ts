@@ -59,5 +59,6 @@ function sampleSeatInvitation() {
 
 export function previewData(type: CustomerEmailType, slug: string): Record<string, unknown> {
   if (type === "seat_invitation") return sampleSeatInvitation();
+  if (type === "email_update") return { email: "ada.new@example.com", token: "sample-email-update-token", expires_at: "2026-01-01T01:00:00.000Z" };
   return ORDER_EMAIL_TYPES.includes(type) ? sampleOrder(type, slug) : sampleSubscription(type);
 }

@@ -12,6 +12,7 @@ import * as service from "./service.js";
 import { OrderUpdateInput } from "../orders/service.js";
 import { oauthAccountsWire } from "../benefit-delivery/service.js";
 import { codeLimits, tooManyRequests } from "./code-limits.js";
+import * as emailUpdate from "./email-update.js";
 import {
   authenticateSessionCode,
   createCustomerSession,
@@ -133,6 +134,22 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
   app.get("/customer-portal/customers/me", portal, async (req) => withAccounts(req, service.getMe(me(req))));
   app.patch("/customer-portal/customers/me", portal, async (req) =>
     withAccounts(req, await service.updateMe(deps, me(req), parseBody(service.PortalCustomerUpdateInput, req))),
+  );
+
+  // a new email address: a link mailed to it (portal), checked and verified by its token (public)
+  const updates: emailUpdate.EmailUpdateDeps = { db, secret, baseURL: config.baseURL };
+  app.post("/customer-portal/customers/me/email-update/request", portal, async (req, reply) => {
+    const { email } = parseBody(emailUpdate.EmailUpdateRequestInput, req);
+    await emailUpdate.requestEmailUpdate(updates, me(req), email);
+    return reply.status(202).type("application/json").send("null");
+  });
+  app.get("/customer-portal/customers/me/email-update/check", { config: { public: true } }, async (req, reply) => {
+    const { token } = parseQuery(emailUpdate.EmailUpdateCheckQuery, req);
+    await emailUpdate.checkEmailUpdate(updates, token);
+    return reply.status(204).send();
+  });
+  app.post("/customer-portal/customers/me/email-update/verify", { config: { public: true } }, async (req) =>
+    emailUpdate.verifyEmailUpdate(updates, parseBody(emailUpdate.EmailUpdateVerifyInput, req).token),
   );
 
   app.get("/customer-portal/orders/", portal, async (req) => {

@@ -251,6 +251,38 @@ export async function updateCustomer(
   return uniquely(write, { email: input.email, externalId: input.external_id });
 }
 
+/**
+ * A verified change of email (the customer portal's email update): applied only while the customer's email is
+ * still `from` (else null: the link was used, or the email changed since), marked verified, with its
+ * customer.updated event. An address another customer has is the 422 of `loc`.
+ */
+export async function changeVerifiedEmail(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  change: { from: string; to: string },
+  loc: Array<string | number>,
+): Promise<CustomerWire | null> {
+  const taken = () => validationError([{ loc, msg: EMAIL_TAKEN, type: "value_error" }]);
+  const write = () =>
+    db.transaction(async (tx) => {
+      const current = await repo.lockLiveCustomer(tx, organizationId, customerId);
+      if (!current || current.email !== change.from) return null;
+      if (await repo.emailTaken(tx, organizationId, change.to, current.id)) throw taken();
+      const row = await repo.updateCustomer(tx, organizationId, current.id, { email: change.to, emailVerified: true, modifiedAt: new Date() });
+      if (!row) return null;
+      const wire = toCustomerWire(row);
+      await enqueue(tx, { type: "customer.updated", organizationId, data: { ...wire } });
+      return wire;
+    });
+  try {
+    return await write();
+  } catch (err) {
+    if (uniqueViolation(err) === "customer_org_email_uq") throw taken();
+    throw err;
+  }
+}
+
 const ANONYMIZED_EMAIL_DOMAIN = "anonymized.invalid";
 const anonymized = (value: string, salt: Date) =>
   createHash("sha256").update(`${value}:${salt.toISOString()}`).digest("hex").slice(0, 32);

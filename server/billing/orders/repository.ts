@@ -156,7 +156,7 @@ export async function updateOrder(
   db: Queryable,
   organizationId: string,
   id: string,
-  patch: Partial<Pick<OrderRow, "billingName" | "billingAddress">>,
+  patch: Partial<Pick<OrderRow, "billingName" | "billingAddress" | "status">>,
 ): Promise<OrderRow | undefined> {
   const [row] = await db
     .update(order)

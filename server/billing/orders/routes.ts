@@ -2,11 +2,12 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../index.js";
-import { isUuid, metadataQuery, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, metadataQuery, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, scopeOf } from "../http.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { OrderSort } from "./repository.js";
 import * as service from "./service.js";
+import * as manual from "./manual.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -71,6 +72,18 @@ export function orderRoutes(app: FastifyInstance, { db }: BillingDeps): void {
   app.get("/orders/:id", { config: { scope: "orders:read" } }, async (req) =>
     service.getOrder(db, scopeOf(req).organizationId, pathId(req)),
   );
+
+  // SDK 0.49.0: a draft order charged to the customer's saved method on finalize (orders/manual.ts)
+  app.post("/orders/", { config: { scope: "orders:write" } }, async (req, reply) => {
+    const input = parseBody(manual.OrderCreateInput, req);
+    return reply.status(201).send(await manual.createDraftOrder(db, scopeOf(req).organizationId, input));
+  });
+  // OrderFinalize's only field is optional: 0.49.0 sends an empty JSON body without it
+  app.post("/orders/:id/finalize", { config: { scope: "orders:write", emptyJsonBody: true } }, async (req) => {
+    const id = pathId(req);
+    const input = parseWith(manual.OrderFinalizeInput, req.body ?? {}, "body");
+    return manual.finalizeOrder(db, scopeOf(req).organizationId, id, input.payment_method_id ?? null);
+  });
 
   app.patch("/orders/:id", { config: { scope: "orders:write" } }, async (req) => {
     const id = pathId(req);

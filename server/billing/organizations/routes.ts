@@ -3,12 +3,18 @@ import { z } from "zod";
 import type { FastifyRequest } from "fastify";
 import type { BillingDeps } from "../index.js";
 import type { FastifyInstance } from "fastify";
-import { notFound, page, paginationQuery, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
+import { ApiError, invalid, notFound, page, paginationQuery, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
 import * as service from "./service.js";
 
 const ListQuery = z.object({ slug: z.string().optional(), ...paginationQuery });
 
-export function organizationRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+/** Who calls (set by authenticate() for every non-public /v1 route, with or without an organization). */
+function scopeOfCaller(req: FastifyRequest) {
+  if (!req.caller) throw new Error("scopeOfCaller: route registered outside the /v1 plugin");
+  return req.caller;
+}
+
+export function organizationRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
   /** An organization id from the path that the caller may act on (else 404, never 403). */
   async function ownOrganization(req: FastifyRequest): Promise<string> {
     const id = pathId(req);
@@ -21,6 +27,38 @@ export function organizationRoutes(app: FastifyInstance, { db }: BillingDeps): v
     const q = parseQuery(ListQuery, req);
     const { items, total } = await service.listOrganizations(db, scopeOf(req).caller, { slug: q.slug }, q.page, q.limit);
     return page(items, total, q.limit);
+  });
+
+  // organizations.create: a signed-in user's new organization (they own it), made by better-auth's organization
+  // plugin (its hooks: the sandbox twin, the owner's membership) through the server's own /api/auth route with the
+  // caller's bearer token; then the settings of the body. An organization's API key cannot create organizations.
+  app.post("/organizations/", { config: { orgOptional: true } }, async (req, reply) => {
+    const caller = scopeOfCaller(req);
+    if (caller.kind !== "session" || !caller.user) {
+      throw new ApiError(403, {
+        error: "CannotCreateOrganizationError",
+        detail: "An organization's API key cannot create organizations: sign in as a user (till login) to create one.",
+      });
+    }
+    const input = parseBody(service.OrganizationCreateInput, req);
+    const made = await req.server.inject({
+      method: "POST",
+      url: "/api/auth/organization/create",
+      headers: { authorization: req.headers.authorization ?? "", "content-type": "application/json", origin: new URL(config.baseURL).origin },
+      payload: { name: input.name, slug: input.slug, keepCurrentActiveOrganization: true },
+    });
+    const body = made.json<{ id?: unknown; message?: unknown }>();
+    if (made.statusCode >= 400 || typeof body.id !== "string") {
+      const message = typeof body.message === "string" ? body.message : "";
+      if (/slug|exists/i.test(message)) throw invalid(["body", "slug"], "An organization with this slug already exists.");
+      if (made.statusCode === 403) throw new ApiError(403, { error: "CannotCreateOrganizationError", detail: message || "You cannot create organizations." });
+      throw invalid(["body"], message || "The organization could not be created.");
+    }
+    const settings: service.OrganizationUpdateInput = { ...input, name: undefined, slug: undefined };
+    const created = Object.values(settings).some((v) => v !== undefined)
+      ? await service.updateOrganization(db, body.id, settings)
+      : await service.getOrganization(db, body.id);
+    return reply.status(201).send(created);
   });
 
   app.get("/organizations/:id", { config: { scope: "organizations:read", orgOptional: true } }, async (req) =>

@@ -66,6 +66,13 @@ export const OrganizationUpdateInput = z.object({
 });
 export type OrganizationUpdateInput = z.output<typeof OrganizationUpdateInput>;
 
+/** OrganizationCreate: a name and a slug, and any of the update's settings. */
+export const OrganizationCreateInput = OrganizationUpdateInput.extend({
+  name: z.string().trim().min(3).max(100),
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "Slug must be lower-case letters, digits and dashes"),
+});
+export type OrganizationCreateInput = z.output<typeof OrganizationCreateInput>;
+
 /**
  * The organizations a caller can read: an API key its own, a user every one they belong to — in the sandbox,
  * their twins (never both: a sandbox is not listed live, nor a live organization in the sandbox).

@@ -205,6 +205,9 @@ export async function chargeableMethods(tx: Queryable, processor: PaymentProcess
   return repo.chargeableMethodsOf(tx, organizationId, customerIds);
 }
 
+/** One of the customer's saved methods by id (another customer's or organization's: undefined). */
+export const findPaymentMethod = (db: Queryable, organizationId: string, customerId: string, id: string) => repo.findMethod(db, organizationId, customerId, id);
+
 /** What a charge attempt was for. */
 export interface ChargeRef {
   organizationId: string;

@@ -61,6 +61,14 @@ export const SeatInvitationData = z.object({
 });
 export type SeatInvitationData = z.output<typeof SeatInvitationData>;
 
+/** An email update the customer asked for in the portal: the link's token travels only in this email's data. */
+export const EmailUpdateData = z.object({
+  email: z.string(),
+  token: z.string(),
+  expires_at: z.string(),
+});
+export type EmailUpdateData = z.output<typeof EmailUpdateData>;
+
 export interface Sender {
   name: string;
   /** The organization's avatar_url. */
@@ -76,6 +84,8 @@ export interface MailContext {
 }
 
 /** The web page where an invited person claims a seat. */
+/** The portal page that confirms an email update with the mailed token (web/src/pages/Portal.tsx). */
+export const emailUpdateUrl = (portalUrl: string, token: string) => `${portalUrl}&email_update_token=${encodeURIComponent(token)}`;
 export const seatClaimUrl = (baseUrl: string, token: string) => `${baseUrl}/seats/claim?token=${encodeURIComponent(token)}`;
 
 /** Emails are written in English; amounts and dates are formatted the same way for every reader. */

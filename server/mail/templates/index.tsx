@@ -1,7 +1,8 @@
 // Each customer email: its subject and its React component, by type. render.ts turns one into HTML and text.
 import type { ReactElement } from "react";
 import type { CustomerEmailType } from "../../billing/customer-emails/types.js";
-import { OrderData, SeatInvitationData, SubscriptionData, money, productName, seatClaimUrl, type MailContext } from "./data.js";
+import { EmailUpdateData, OrderData, SeatInvitationData, SubscriptionData, emailUpdateUrl, money, productName, seatClaimUrl, type MailContext } from "./data.js";
+import { EmailUpdate } from "./email-update.js";
 import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, SubscriptionPastDue } from "./order-emails.js";
 import { SeatInvitation } from "./seat-invitation.js";
 import { SubscriptionCancellation, SubscriptionRevoked, SubscriptionUncanceled, SubscriptionUpdated } from "./subscription-emails.js";
@@ -75,6 +76,14 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
       subject: `You have been given a seat of ${i.product.name} from ${ctx.sender.name}`,
       element: <SeatInvitation invitation={i} ctx={ctx} />,
       link: seatClaimUrl(ctx.baseUrl, i.token),
+    };
+  },
+  email_update: (data, ctx) => {
+    const u = EmailUpdateData.parse(data);
+    return {
+      subject: `Confirm your new email address for ${ctx.sender.name}`,
+      element: <EmailUpdate update={u} ctx={ctx} />,
+      link: emailUpdateUrl(ctx.portalUrl, u.token),
     };
   },
 };

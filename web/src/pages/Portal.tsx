@@ -16,6 +16,7 @@ import {
   rememberSeller,
   storedReturnUrl,
   storedSeller,
+  takeEmailUpdateToken,
   takeSessionToken,
   type Downloadable,
   type LicenseKey,
@@ -130,9 +131,11 @@ async function load(token: string): Promise<Loaded> {
 // ---- the page -------------------------------------------------------------------------------------
 
 export function PortalPage() {
-  const [token, setToken] = useState(takeSessionToken);
+  // an email update link: confirmed first, and its answer is the session to show
+  const [emailUpdate] = useState(takeEmailUpdateToken);
+  const [token, setToken] = useState(() => (emailUpdate ? null : takeSessionToken()));
   const [state, setState] = useState<State>(() => {
-    if (token) return { kind: "loading" };
+    if (token || emailUpdate) return { kind: "loading" };
     const slug = new URLSearchParams(window.location.search).get("organization");
     return slug ? { kind: "sign-in", slug } : { kind: "expired", returnUrl: storedReturnUrl() };
   });
@@ -155,6 +158,15 @@ export function PortalPage() {
     void reload();
   }, [reload]);
 
+  useEffect(() => {
+    if (!emailUpdate) return;
+    void portalApi.verifyEmailUpdate(emailUpdate).then((r) => {
+      if (!r.ok) return setState({ kind: "failed", message: r.error.message });
+      keepSessionToken(r.data.token);
+      setToken(r.data.token);
+    });
+  }, [emailUpdate]);
+
   const onError: OnError = useCallback(
     (error) => {
       if (error.status === 401) expire();
@@ -174,11 +186,14 @@ export function PortalPage() {
       return (
         <Page title="Your purchases" className="portal">
           <Status tone="error">{state.message}</Status>
-          <div className="actions">
-            <button type="button" className="primary" onClick={() => void reload()}>
-              Try again
-            </button>
-          </div>
+          {/* a spent email update link has no session to load again */}
+          {token && (
+            <div className="actions">
+              <button type="button" className="primary" onClick={() => void reload()}>
+                Try again
+              </button>
+            </div>
+          )}
         </Page>
       );
     case "expired":
