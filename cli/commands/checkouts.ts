@@ -226,6 +226,14 @@ async function asCustomer<T>(ctx: Context, method: "GET" | "PATCH" | "POST", sec
   return res.body as T;
 }
 
+/** A checkout's status after its id in a sentence ("checkout … has expired"). */
+const STATUS_WORDS: Record<string, string> = {
+  expired: "has expired",
+  confirmed: "is being paid (confirmed)",
+  succeeded: "is paid already",
+  failed: "failed to be paid",
+};
+
 /**
  * Pays a sandbox checkout the way its hosted page does: fills in the buyer, tokenizes the test card with the
  * test processor (POST …/test-card) and confirms with the token (POST …/confirm). Live checkouts are refused
@@ -234,7 +242,7 @@ async function asCustomer<T>(ctx: Context, method: "GET" | "PATCH" | "POST", sec
 async function pay(ctx: Context, opts: PayFlags, [target = ""]: string[]) {
   if (!ctx.sandbox) {
     throw new UsageError(
-      `till checkouts pay pays sandbox checkouts only, with a test card, and this run acts live (${describeMode(ctx.mode, ctx.profileName)})`,
+      `till checkouts pay pays sandbox checkouts only, with a test card, and this run acts ${describeMode(ctx.mode, ctx.profileName)}`,
       "open and pay the checkout in the sandbox: add --sandbox to both commands, or run `till sandbox on` first",
     );
   }
@@ -243,8 +251,8 @@ async function pay(ctx: Context, opts: PayFlags, [target = ""]: string[]) {
   // the seller's lookup, in the sandbox: a live checkout (or another organization's) is not found here
   const checkout = await ctx.out.loading("Loading checkout", client.get<WireCheckout>(`/checkouts/${id}`));
   if (checkout.status !== "open") {
-    throw new CliError(`checkout ${checkout.id} is ${checkout.status}: only an open checkout can be paid`, {
-      hint: checkout.status === "succeeded" ? "it is paid already: `till orders list`" : "open another: `till checkouts create --product <id>`",
+    throw new CliError(`checkout ${checkout.id} ${STATUS_WORDS[checkout.status] ?? `is ${checkout.status}`}: only an open checkout can be paid`, {
+      hint: checkout.status === "succeeded" ? `its order: \`till orders list --checkout ${checkout.id}\`` : "open another: `till checkouts create --product <id>`",
     });
   }
   const secret = checkout.client_secret;
