@@ -116,14 +116,22 @@ export function parseCurrency(value: string): string {
   return v.toLowerCase();
 }
 
+/** The values each `oneOf` parser takes, for shell completion to offer (cli/completion.ts). */
+const ONE_OF_VALUES = new WeakMap<object, readonly string[]>();
+
+/** The values `parser` takes when it is a `oneOf` parser, else undefined. */
+export const valuesOfParser = (parser: object): readonly string[] | undefined => ONE_OF_VALUES.get(parser);
+
 /** An argument that must be one of `values` (a dash may stand for an underscore: license-keys). */
 export function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
-  return (value) => {
+  const parse = (value: string): T => {
     const v = value.trim().toLowerCase().replace(/-/g, "_");
     const found = values.find((x) => x === v);
     if (!found) throw new InvalidArgumentError(`expected one of ${values.join(", ")}.`);
     return found;
   };
+  ONE_OF_VALUES.set(parse, values);
+  return parse;
 }
 
 export const INTERVALS = ["day", "week", "month", "year"] as const;
