@@ -15,7 +15,9 @@ import { catalogClient, fetchServerCatalog, type CatalogClient } from "../../cli
 import { uploadFile } from "../helpers/files.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { parseJson, tempConfigDir, till, type TillOptions } from "./till.js";
+import { parseJson, spawnTillInTerminal, tempConfigDir, terminal, till, type TillOptions } from "./till.js";
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 let server: TestServer;
 beforeAll(async () => {
@@ -864,6 +866,18 @@ Applied 1 change to ${target}.
     const r = await till(["catalog", "apply", "-f", file("till.yaml"), "--yes"], sandbox);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`\\nApplied 3 changes to .* \\(${org.seller.slug}-sandbox\\), sandbox\\.\\n$`));
+  });
+
+  it("at a terminal, apply asks first, naming the organization, the mode and the server; a no is exit 2, nothing changed", async () => {
+    writeFileSync(file("asked.yaml"), SMALL.replace("price_amount: 1000", "price_amount: 1700"));
+    const child = spawnTillInTerminal(["catalog", "apply", "-f", file("asked.yaml")], opts);
+    const person = terminal(child);
+    await person.waitFor(new RegExp(`Apply \\d+ changes? to ${escapeRegExp(target)} on ${escapeRegExp(server.url)}\\? \\[y/N\\] `));
+    person.type("n\r");
+    const r = await child;
+    expect(r.exitCode, person.text()).toBe(2);
+    expect(person.text()).toContain("Cancelled: nothing was changed.");
+    expect((await till(["catalog", "plan", "-f", file("asked.yaml")], opts)).exitCode).toBe(2);
   });
 
   it("an invalid file: exit 2 (invalid input), every problem with its line", async () => {
