@@ -250,6 +250,20 @@ export async function whoami(ctx: Context, credential: Credential): Promise<Whoa
   return res.body as Whoami;
 }
 
+/** "Acme (acme), live": an organization and the mode a change lands in, for a message before or after it. */
+export function organizationLabel(org: { name: string; slug: string }, sandbox: boolean): string {
+  // the sandbox twin is named "<name> (sandbox)": the mode is said once
+  return `${org.name.replace(/ \(sandbox\)$/, "")} (${org.slug}), ${sandbox ? "sandbox" : "live"}`;
+}
+
+/** The organization this run acts on (the key's, or the session's active one, in this run's mode), labelled. */
+export async function actingOrganization(ctx: Context): Promise<string> {
+  const who = await whoami(ctx, requireCredential(ctx));
+  if (!who.organization_id) return ctx.server;
+  const org = await v1(ctx).get<{ name: string; slug: string }>(`/organizations/${who.organization_id}`);
+  return organizationLabel(org, who.sandbox);
+}
+
 /**
  * The Polar SDK's minimal client for /v1, as the context's credential. Use it with the SDK's standalone
  * functions (`import { productsList } from "@polar-sh/sdk/funcs/productsList.js"`) and `unwrap`: the full

@@ -5,6 +5,7 @@
 // subcommands, the flags or the allowed values of where it stands. Nothing is listed by hand, so a new command
 // or flag is completed as soon as it is registered.
 import type { Argument, Command, Option } from "commander";
+import { valuesOfParser } from "./flags.js";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -43,7 +44,8 @@ export function suggest<T extends Argument | Option>(target: T, values: readonly
 }
 
 const valuesOf = (x: Argument | Option): string[] | undefined => {
-  const values = x.argChoices ?? SUGGESTIONS.get(x);
+  // commander's choices, a suggestion, or the values a oneOf parser takes (`--recurring <interval>`)
+  const values = x.argChoices ?? SUGGESTIONS.get(x) ?? (x.parseArg ? valuesOfParser(x.parseArg) : undefined);
   return values ? [...values] : undefined;
 };
 

@@ -24,6 +24,22 @@ export function parseId(value: string): string {
   return v.toLowerCase();
 }
 
+/**
+ * A customer on the command line (`--customer`): its id, or its email, which is often all a seller knows;
+ * commands turn an email into the id with customerIdOf (cli/commands/customers.ts).
+ */
+export function parseCustomer(value: string): string {
+  const v = value.trim();
+  if (isUuid(v)) return v.toLowerCase();
+  if (isEmail(v)) return v;
+  throw new InvalidArgumentError("expected the customer's id (a UUID such as 0b5c1d2e-…) or email, see `till customers list`.");
+}
+
+/** Repeated `--customer <id or email>` flags, collected in order. */
+export function collectCustomer(value: string, previous: string[] = []): string[] {
+  return [...previous, parseCustomer(value)];
+}
+
 /** Repeated id flags (`--benefit <id> --benefit <id>`), collected in order. */
 export function collectId(value: string, previous: string[] = []): string[] {
   return [...previous, parseId(value)];
@@ -100,14 +116,22 @@ export function parseCurrency(value: string): string {
   return v.toLowerCase();
 }
 
+/** The values each `oneOf` parser takes, for shell completion to offer (cli/completion.ts). */
+const ONE_OF_VALUES = new WeakMap<object, readonly string[]>();
+
+/** The values `parser` takes when it is a `oneOf` parser, else undefined. */
+export const valuesOfParser = (parser: object): readonly string[] | undefined => ONE_OF_VALUES.get(parser);
+
 /** An argument that must be one of `values` (a dash may stand for an underscore: license-keys). */
 export function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
-  return (value) => {
+  const parse = (value: string): T => {
     const v = value.trim().toLowerCase().replace(/-/g, "_");
     const found = values.find((x) => x === v);
     if (!found) throw new InvalidArgumentError(`expected one of ${values.join(", ")}.`);
     return found;
   };
+  ONE_OF_VALUES.set(parse, values);
+  return parse;
 }
 
 export const INTERVALS = ["day", "week", "month", "year"] as const;
@@ -239,9 +263,13 @@ export function onlyWith(given: Record<string, unknown>, needed: string): void {
 }
 
 /** `--email ada@example.com`: an email address (the server checks it fully). */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export const isEmail = (v: string): boolean => EMAIL.test(v);
+
 export function parseEmail(value: string): string {
   const v = value.trim();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v)) throw new InvalidArgumentError("expected an email address such as ada@example.com.");
+  if (!isEmail(v)) throw new InvalidArgumentError("expected an email address such as ada@example.com.");
   return v;
 }
 

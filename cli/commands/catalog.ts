@@ -3,7 +3,7 @@
 // asks for confirmation and prints. The catalog modules load inside the actions, so `till --help` stays light.
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { polar, unwrap } from "../client.js";
+import { actingOrganization, polar, unwrap } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { confirm } from "../confirm.js";
 import type { Context } from "../context.js";
@@ -108,12 +108,13 @@ async function apply(ctx: Context, opts: PlanOptions & { yes?: boolean }): Promi
     return;
   }
   const file = opts.file === "-" ? "-" : opts.file;
+  const target = await actingOrganization(ctx);
   await confirm(ctx, {
     yes: opts.yes,
     action: "apply",
-    reason: `${plural(plan.changes.length, "change")} planned`,
+    reason: `${plural(plan.changes.length, "change")} planned to ${target}`,
     hint: `review them with \`till catalog plan -f ${file}\`, then run \`till catalog apply -f ${file} --yes\``,
-    question: async () => `Apply ${plural(plan.changes.length, "change")} to ${ctx.server}? [y/N] `,
+    question: async () => `Apply ${plural(plan.changes.length, "change")} to ${target} on ${ctx.server}? [y/N] `,
   });
   // the state read and this run's id (kept until it finishes) name every write's Idempotency-Key
   const state = planBasis(server);
@@ -129,7 +130,7 @@ async function apply(ctx: Context, opts: PlanOptions & { yes?: boolean }): Promi
     throw err;
   });
   runs.finishRun(ctx.env.configDir, ctx.server, state);
-  ctx.out.done({ ...planJson(plan), applied }, `Applied ${plural(applied.length, "change")}.`);
+  ctx.out.done({ ...planJson(plan), applied }, `Applied ${plural(applied.length, "change")} to ${target}.`);
 }
 
 export function register(program: Command): void {

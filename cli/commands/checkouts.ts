@@ -6,7 +6,8 @@ import { failFor, request, v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
 import { ApiError, CliError, UsageError } from "../errors.js";
-import { collectId, collectMetadata, oneOf, parseAmount, parseEmail, parseHttpUrl, parseId, type MetadataValue } from "../flags.js";
+import { collectId, collectMetadata, oneOf, parseAmount, parseEmail, parseHttpUrl, parseCustomer, parseId, type MetadataValue } from "../flags.js";
+import { customerIdOf } from "./customers.js";
 import { describeMode } from "../mode.js";
 import { day, describeMetadata, listOptions, listResource, money, type ListOptions } from "../resources.js";
 import { describePrice, type WireProduct } from "./products.js";
@@ -77,7 +78,7 @@ async function list(ctx: Context, opts: ListFlags) {
   await listResource<WireCheckout>(ctx, opts, {
     path: "/checkouts/",
     noun: "checkouts",
-    query: { status: opts.status, product_id: opts.product, customer_id: opts.customer, query: opts.query },
+    query: { status: opts.status, product_id: opts.product, customer_id: opts.customer === undefined ? undefined : await customerIdOf(ctx, opts.customer), query: opts.query },
     columns: [
       { header: "ID", value: (c) => c.id },
       { header: "STATUS", value: (c) => c.status },
@@ -135,7 +136,7 @@ async function create(ctx: Context, opts: CreateFlags) {
     currency: choice.currency,
     customer_email: opts.email,
     customer_name: opts.name,
-    customer_id: opts.customer,
+    customer_id: opts.customer === undefined ? undefined : await customerIdOf(ctx, opts.customer),
     external_customer_id: opts.externalCustomerId,
     discount_id: opts.discount,
     success_url: opts.successUrl,
@@ -225,6 +226,14 @@ async function asCustomer<T>(ctx: Context, method: "GET" | "PATCH" | "POST", sec
   return res.body as T;
 }
 
+/** A checkout's status after its id in a sentence ("checkout … has expired"). */
+const STATUS_WORDS: Record<string, string> = {
+  expired: "has expired",
+  confirmed: "is being paid (confirmed)",
+  succeeded: "is paid already",
+  failed: "failed to be paid",
+};
+
 /**
  * Pays a sandbox checkout the way its hosted page does: fills in the buyer, tokenizes the test card with the
  * test processor (POST …/test-card) and confirms with the token (POST …/confirm). Live checkouts are refused
@@ -233,7 +242,7 @@ async function asCustomer<T>(ctx: Context, method: "GET" | "PATCH" | "POST", sec
 async function pay(ctx: Context, opts: PayFlags, [target = ""]: string[]) {
   if (!ctx.sandbox) {
     throw new UsageError(
-      `till checkouts pay pays sandbox checkouts only, with a test card, and this run acts live (${describeMode(ctx.mode, ctx.profileName)})`,
+      `till checkouts pay pays sandbox checkouts only, with a test card, and this run acts ${describeMode(ctx.mode, ctx.profileName)}`,
       "open and pay the checkout in the sandbox: add --sandbox to both commands, or run `till sandbox on` first",
     );
   }
@@ -242,8 +251,8 @@ async function pay(ctx: Context, opts: PayFlags, [target = ""]: string[]) {
   // the seller's lookup, in the sandbox: a live checkout (or another organization's) is not found here
   const checkout = await ctx.out.loading("Loading checkout", client.get<WireCheckout>(`/checkouts/${id}`));
   if (checkout.status !== "open") {
-    throw new CliError(`checkout ${checkout.id} is ${checkout.status}: only an open checkout can be paid`, {
-      hint: checkout.status === "succeeded" ? "it is paid already: `till orders list`" : "open another: `till checkouts create --product <id>`",
+    throw new CliError(`checkout ${checkout.id} ${STATUS_WORDS[checkout.status] ?? `is ${checkout.status}`}: only an open checkout can be paid`, {
+      hint: checkout.status === "succeeded" ? `its order: \`till orders list --checkout ${checkout.id}\`` : "open another: `till checkouts create --product <id>`",
     });
   }
   const secret = checkout.client_secret;
@@ -301,7 +310,7 @@ export function register(program: Command): void {
       .description("list checkouts, newest first")
       .option("--status <status>", `only checkouts in this status: ${CHECKOUT_STATUSES.join(", ")}`, oneOf(CHECKOUT_STATUSES))
       .option("--product <id>", "only checkouts offering this product", parseId)
-      .option("--customer <id>", "only checkouts of this customer", parseId)
+      .option("--customer <id|email>", "only checkouts of this customer (its id or email)", parseCustomer)
       .option("--query <text>", "only checkouts whose customer email or name contains the text"),
   )
     .addHelpText("after", examples(["till checkouts list", "till checkouts list --status succeeded --product <id> --all", "till checkouts list --customer <id> --json"]))
@@ -321,7 +330,7 @@ export function register(program: Command): void {
     .option("--price <id>", "select this price of one of the products (default: the first product's price)", parseId)
     .option("--email <email>", "the customer's email, filled in on the page", parseEmail)
     .option("--name <name>", "the customer's name, filled in on the page")
-    .option("--customer <id>", "an existing customer the checkout is for", parseId)
+    .option("--customer <id|email>", "an existing customer the checkout is for (its id or email)", parseCustomer)
     .option("--external-customer-id <id>", "your own id for the customer (a new customer gets it)")
     .option("--discount <id>", "apply this discount", parseId)
     .option("--success-url <url>", "where the customer lands after paying ({CHECKOUT_ID} is replaced)", parseHttpUrl)

@@ -8,6 +8,7 @@ import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
+import { DURATION_EXAMPLES, parseClockDuration } from "../../shared/clock-durations.js";
 
 interface TestClock {
   now: string;
@@ -19,12 +20,10 @@ interface TestClock {
   expired_checkouts?: number;
 }
 
-const DURATION = /^(\d+[wdhms])+$/i;
-
-/** `31d`, `1w2d`, `12h`, `90s` (checked here; the server checks it again). */
+/** `31d`, `1w2d`, `12h`, `1mo`, `1y` (checked here; the server checks it again). */
 function parseDuration(value: string): string {
   const v = value.trim();
-  if (!DURATION.test(v)) throw new InvalidArgumentError("expected a duration such as 31d, 1w, 12h, 30m, 90s or 1d12h.");
+  if (parseClockDuration(v) === null) throw new InvalidArgumentError(`expected a duration such as ${DURATION_EXAMPLES}.`);
   return v.toLowerCase();
 }
 
@@ -84,8 +83,8 @@ export function register(program: Command): void {
   clock
     .command("advance")
     .description("move the sandbox's time forward and run the renewals due on the way")
-    .argument("[duration]", "how far: 31d, 1w, 12h, 30m, 90s, 1d12h", parseDuration)
+    .argument("[duration]", "how far: 31d, 1w, 12h, 30m, 90s, 1mo, 1y, 1d12h (months and years by the calendar)", parseDuration)
     .option("--to <date-time>", "to this time instead (after the clock's now)", parseInstant)
-    .addHelpText("after", examples(["till clock advance 31d", "till clock advance 1d12h", "till clock advance --to 2027-03-01T00:00:00Z --json"]))
+    .addHelpText("after", examples(["till clock advance 31d", "till clock advance 1mo", "till clock advance 1d12h", "till clock advance --to 2027-03-01T00:00:00Z --json"]))
     .action(withContext(advance, { sandboxByDefault: true, name: "till clock advance" }));
 }

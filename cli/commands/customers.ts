@@ -1,14 +1,15 @@
 // `till customers list|get|create|update|delete|state|portal`: the people who buy (/v1/customers); `portal`
 // makes a customer session (/v1/customer-sessions/) and prints the link to their portal. get, update,
-// delete and state address a customer by id, or by your own id for them with --external-id (the
+// delete and state address a customer by id or email, or by your own id for them with --external-id (the
 // /v1/customers/external/{id} routes); on create, --external-id sets it, and update sets it on a customer
-// that has none with --set-external-id (the server never changes one).
+// that has none with --set-external-id (the server never changes one). customerIdOf turns a customer's
+// email into its id for every command that names a customer.
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
-import { UsageError } from "../errors.js";
-import { collectMetadata, isUuid, type MetadataValue } from "../flags.js";
+import { CliError, UsageError } from "../errors.js";
+import { collectMetadata, isEmail, isUuid, type MetadataValue } from "../flags.js";
 import { changes, day, describeMetadata, listOptions, exportRows, listResource, type ListOptions } from "../resources.js";
 
 export interface WireCustomer {
@@ -30,16 +31,36 @@ export interface WireCustomerState extends WireCustomer {
   active_meters: { meter_id: string; consumed_units: number; credited_units: number; balance: number }[];
 }
 
-/** The path of one customer: by id (a positional argument) or by --external-id. */
-function customerPath(id: string | undefined, externalId: string | undefined): string {
+/**
+ * The id of the customer `ref` names: an id as it is; an email, the customer with that email (one at most
+ * per organization, in the mode this run acts in). No such customer: exit 1, as an unknown id.
+ */
+export async function customerIdOf(ctx: Context, ref: string): Promise<string> {
+  if (isUuid(ref)) return ref.toLowerCase();
+  const page = await ctx.out.loading("Finding the customer", v1(ctx).get<{ items: { id: string }[] }>("/customers/", { email: ref, limit: 1 }));
+  const found = page.items[0];
+  if (!found) {
+    throw new CliError(`no customer has the email ${ref}`, { code: "ResourceNotFound", hint: "`till customers list --query <text>` searches emails, names and external ids" });
+  }
+  return found.id;
+}
+
+/** `<id>`, checked before any request: the customer's id or email. */
+function checkCustomerArgument(id: string): string {
+  const v = id.trim();
+  if (!isUuid(v) && !isEmail(v)) throw new UsageError(`<id>: expected the customer's id (a UUID) or email, got "${id}"; use --external-id for your own ids`);
+  return v;
+}
+
+/** The path of one customer: by id or email (a positional argument) or by --external-id. */
+async function customerPath(ctx: Context, id: string | undefined, externalId: string | undefined): Promise<string> {
   if (id !== undefined && externalId !== undefined) throw new UsageError("<id> and --external-id: address the customer by one of them");
   if (externalId !== undefined) {
     if (externalId.trim() === "") throw new UsageError("--external-id: expected your id for the customer");
     return `/customers/external/${encodeURIComponent(externalId)}`;
   }
-  if (id === undefined) throw new UsageError("missing the customer: pass its <id> or --external-id <your id>");
-  if (!isUuid(id)) throw new UsageError(`<id>: expected an id (a UUID), got "${id}"; use --external-id for your own ids`);
-  return `/customers/${id.toLowerCase()}`;
+  if (id === undefined) throw new UsageError("missing the customer: pass its <id> (or email) or --external-id <your id>");
+  return `/customers/${await customerIdOf(ctx, checkCustomerArgument(id))}`;
 }
 
 const label = (c: WireCustomer) => `${c.email}${c.name ? ` (${c.name})` : ""}`;
@@ -80,7 +101,7 @@ async function list(ctx: Context, opts: ListOptions & { email?: string; query?: 
 export type Addressed = { externalId?: string };
 
 async function get(ctx: Context, opts: Addressed, [id]: string[]) {
-  const c = await ctx.out.loading("Loading customer", v1(ctx).get<WireCustomer>(customerPath(id, opts.externalId)));
+  const c = await ctx.out.loading("Loading customer", v1(ctx).get<WireCustomer>(await customerPath(ctx, id, opts.externalId)));
   await ctx.out.record(c, customerFields(c));
 }
 
@@ -108,7 +129,7 @@ async function create(ctx: Context, opts: CustomerFlags & { email: string }) {
 }
 
 async function update(ctx: Context, opts: CustomerFlags, [id]: string[]) {
-  const path = customerPath(id, opts.externalId);
+  const path = await customerPath(ctx, id, opts.externalId);
   if (opts.setExternalId !== undefined && opts.externalId !== undefined) {
     throw new UsageError("--set-external-id: address the customer by its <id> to set its external id");
   }
@@ -128,14 +149,15 @@ async function update(ctx: Context, opts: CustomerFlags, [id]: string[]) {
 }
 
 async function remove(ctx: Context, opts: Addressed & { anonymize?: boolean }, [id]: string[]) {
-  const path = customerPath(id, opts.externalId);
+  const path = await customerPath(ctx, id, opts.externalId);
   await ctx.out.loading("Deleting customer", v1(ctx).send("DELETE", `${path}?anonymize=${opts.anonymize ? "true" : "false"}`));
-  const who = id ?? `with external id ${opts.externalId}`;
-  ctx.out.done({ id: id ?? null, external_id: opts.externalId ?? null, deleted: true, anonymized: opts.anonymize === true }, `Deleted customer ${who}${opts.anonymize ? " (anonymized)" : ""}.`);
+  const customerId = opts.externalId === undefined ? path.slice("/customers/".length) : null;
+  const who = id === undefined ? `with external id ${opts.externalId}` : customerId === id.trim().toLowerCase() ? customerId : `${id.trim()} (${customerId})`;
+  ctx.out.done({ id: customerId, external_id: opts.externalId ?? null, deleted: true, anonymized: opts.anonymize === true }, `Deleted customer ${who}${opts.anonymize ? " (anonymized)" : ""}.`);
 }
 
 async function state(ctx: Context, opts: Addressed, [id]: string[]) {
-  const s = await ctx.out.loading("Loading customer state", v1(ctx).get<WireCustomerState>(`${customerPath(id, opts.externalId)}/state`));
+  const s = await ctx.out.loading("Loading customer state", v1(ctx).get<WireCustomerState>(`${await customerPath(ctx, id, opts.externalId)}/state`));
   const subs = s.active_subscriptions.map((x) => `${x.product_id} (${x.status}, every ${x.recurring_interval})`);
   const benefits = s.granted_benefits.map((b) => `${b.benefit_type} ${b.benefit_id} since ${day(b.granted_at)}`);
   const meters = s.active_meters.map((m) => `${m.meter_id}: ${m.consumed_units} used, ${m.credited_units} credited, balance ${m.balance}`);
@@ -155,13 +177,13 @@ export interface WireCustomerSession {
   customer_id: string;
 }
 
-/** A one-hour customer session (POST /v1/customer-sessions/), the customer addressed by id or external id; also `till open portal`. */
+/** A one-hour customer session (POST /v1/customer-sessions/), the customer addressed by id, email or external id; also `till open portal`. */
 export async function createCustomerSession(ctx: Context, id: string | undefined, opts: Addressed & { returnUrl?: string }): Promise<WireCustomerSession> {
-  if (id === undefined && opts.externalId === undefined) throw new UsageError("missing the customer: pass its <id> or --external-id <your id>");
+  if (id === undefined && opts.externalId === undefined) throw new UsageError("missing the customer: pass its <id> (or email) or --external-id <your id>");
   if (id !== undefined && opts.externalId !== undefined) throw new UsageError("<id> and --external-id: address the customer by one of them");
-  if (id !== undefined && !isUuid(id)) throw new UsageError(`<id>: expected an id (a UUID), got "${id}"; use --external-id for your own ids`);
+  const customerId = id === undefined ? undefined : await customerIdOf(ctx, checkCustomerArgument(id));
   const body = {
-    ...(id !== undefined ? { customer_id: id.toLowerCase() } : { external_customer_id: opts.externalId }),
+    ...(customerId !== undefined ? { customer_id: customerId } : { external_customer_id: opts.externalId }),
     return_url: opts.returnUrl,
   };
   return ctx.out.loading("Opening a customer session", v1(ctx).send<WireCustomerSession>("POST", "/customer-sessions/", body));
@@ -216,7 +238,7 @@ export function register(program: Command): void {
     .addHelpText("after", examples(["till customers export > customers.csv", "till customers export --output customers.csv"]))
     .action(withContext((ctx: Context, opts: { output?: string }) => exportRows(ctx, "customers", {}, opts.output)));
 
-  byExternalId(customers.command("get").description("show a customer").argument("[id]", "the customer's id"))
+  byExternalId(customers.command("get").description("show a customer").argument("[id]", "the customer's id or email"))
     .addHelpText("after", examples(["till customers get <id>", "till customers get --external-id user_42 --json"]))
     .action(withContext(get));
 
@@ -234,7 +256,7 @@ export function register(program: Command): void {
     .action(withContext(create));
 
   customerOptions(
-    byExternalId(customers.command("update").description("change a customer").argument("[id]", "the customer's id"))
+    byExternalId(customers.command("update").description("change a customer").argument("[id]", "the customer's id or email"))
       .option("--email <email>", "a new email address")
       .option("--set-external-id <id>", "set the external id of a customer that has none (address it by <id>)"),
   )
@@ -244,16 +266,16 @@ export function register(program: Command): void {
     )
     .action(withContext(update));
 
-  byExternalId(customers.command("delete").description("delete a customer").argument("[id]", "the customer's id"))
+  byExternalId(customers.command("delete").description("delete a customer").argument("[id]", "the customer's id or email"))
     .option("--anonymize", "also erase their personal data (email, name, address)")
     .addHelpText("after", examples(["till customers delete <id>", "till customers delete --external-id user_42 --anonymize"]))
     .action(withContext(remove));
 
-  byExternalId(customers.command("state").description("what a customer has now: subscriptions, benefits, meter balances").argument("[id]", "the customer's id"))
+  byExternalId(customers.command("state").description("what a customer has now: subscriptions, benefits, meter balances").argument("[id]", "the customer's id or email"))
     .addHelpText("after", examples(["till customers state <id>", "till customers state --external-id user_42 --json"]))
     .action(withContext(state));
 
-  byExternalId(customers.command("portal").description("a link to the customer's portal (valid one hour)").argument("[id]", "the customer's id"))
+  byExternalId(customers.command("portal").description("a link to the customer's portal (valid one hour)").argument("[id]", "the customer's id or email"))
     .option("--return-url <url>", "where the portal's back link leads")
     .addHelpText("after", examples(["till customers portal <id>", "till customers portal --external-id user_42 --return-url https://example.com/account"]))
     .action(withContext(portal));

@@ -14,8 +14,9 @@ import { InvalidArgumentError, Option, type Command } from "commander";
 import { describeErrorBody, failFor, request } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context } from "../context.js";
-import { ApiError, EXIT, UsageError } from "../errors.js";
-import { isRecord, isUuid, parseDateTime } from "../flags.js";
+import { ApiError, CliError, EXIT, UsageError } from "../errors.js";
+import { isEmail, isRecord, isUuid, parseDateTime } from "../flags.js";
+import { customerIdOf } from "./customers.js";
 import { describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
 
 /** The most events /v1/events/ingest takes in one request. */
@@ -224,9 +225,21 @@ interface EventListOptions extends ListOptions {
   source?: string;
 }
 
+/** `--customer`: an email names the customer with it when there is one, else it is an external id. */
+async function eventCustomer(ctx: Context, value: string | undefined): Promise<string | undefined> {
+  if (value === undefined || !isEmail(value)) return value;
+  try {
+    return await customerIdOf(ctx, value);
+  } catch (err) {
+    if (err instanceof CliError && err.code === "ResourceNotFound") return value;
+    throw err;
+  }
+}
+
 async function list(ctx: Context, opts: EventListOptions) {
-  // a UUID is till's customer id; anything else is the seller's own id for the customer
-  const customer = opts.customer?.trim();
+  // a UUID is till's customer id, an email the customer's (else the seller's own id for them, which may
+  // look like an email too); anything else is the seller's own id for the customer
+  const customer = await eventCustomer(ctx, opts.customer?.trim());
   const byId = customer !== undefined && isUuid(customer);
   await listResource<WireEvent>(ctx, opts, {
     path: "/events/",
@@ -261,7 +274,7 @@ export function register(program: Command): void {
       .command("list")
       .alias("ls")
       .description("list events, newest first")
-      .option("--customer <id>", "only this customer's: till's customer id, or your own id for them (external id)")
+      .option("--customer <id>", "only this customer's: till's customer id, its email, or your own id for them (external id)")
       .option("--name <name>", "only events with this name, such as api_call")
       .option("--since <when>", "only events from then on: 30m, 2h, 7d, 1w back from now, or a date or datetime", (v: string) => parseSince(v))
       .option("--until <when>", "only events before then (same forms as --since)", (v: string) => parseSince(v))

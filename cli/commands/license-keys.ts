@@ -7,7 +7,8 @@ import { v1, whoami } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
-import { INT_MAX, collectMetadata, oneOf, parseDateTime, parseId, parseNonNegative, type MetadataValue } from "../flags.js";
+import { INT_MAX, collectMetadata, oneOf, parseDateTime, parseCustomer, parseId, parseNonNegative, type MetadataValue } from "../flags.js";
+import { customerIdOf } from "./customers.js";
 import { changes, day, listOptions, listResource, plural, type ListOptions } from "../resources.js";
 
 const STATUSES = ["granted", "revoked", "disabled"] as const;
@@ -60,7 +61,7 @@ async function list(ctx: Context, opts: ListOptions & { benefit?: string; custom
   await listResource<WireLicenseKey>(ctx, opts, {
     path: "/license-keys/",
     noun: "license keys",
-    query: { benefit_id: opts.benefit, customer_id: opts.customer, status: opts.status },
+    query: { benefit_id: opts.benefit, customer_id: opts.customer === undefined ? undefined : await customerIdOf(ctx, opts.customer), status: opts.status },
     columns: [
       { header: "ID", value: (k) => k.id },
       { header: "KEY", value: (k) => k.display_key },
@@ -153,7 +154,7 @@ async function validate(ctx: Context, opts: ValidateFlags, [key]: string[]) {
     organization_id: await organizationId(ctx),
     activation_id: opts.activation,
     benefit_id: opts.benefit,
-    customer_id: opts.customer,
+    customer_id: opts.customer === undefined ? undefined : await customerIdOf(ctx, opts.customer),
     increment_usage: opts.incrementUsage,
     conditions: opts.condition,
   };
@@ -197,7 +198,7 @@ export function register(program: Command): void {
       .alias("ls")
       .description("list license keys (masked)")
       .option("--benefit <id>", "only keys of this benefit", parseId)
-      .option("--customer <id>", "only keys of this customer", parseId)
+      .option("--customer <id|email>", "only keys of this customer (its id or email)", parseCustomer)
       .option("--status <status>", `only keys with this status: ${STATUSES.join(", ")}`, oneOf(STATUSES)),
   )
     .addHelpText("after", examples(["till license-keys list", "till license-keys list --benefit <id> --json"]))
@@ -232,7 +233,7 @@ export function register(program: Command): void {
       .argument("[key]", "the license key, or - to read it from stdin")
       .option("--activation <id>", "the activation it must have", parseId)
       .option("--benefit <id>", "the benefit it must come from", parseId)
-      .option("--customer <id>", "the customer it must belong to", parseId)
+      .option("--customer <id|email>", "the customer it must belong to (its id or email)", parseCustomer)
       .option("--increment-usage <n>", "add n to its usage (refused past its usage limit)", parseNonNegative),
   )
     .addHelpText("after", examples(["echo $KEY | till license-keys validate -", "till license-keys validate - --activation <id> --condition major:=2 < key.txt"]))

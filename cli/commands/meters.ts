@@ -9,7 +9,7 @@ import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import {
   collect,
-  collectId,
+  collectCustomer,
   collectMetadata,
   oneOf,
   onlyWith,
@@ -19,6 +19,7 @@ import {
   readJsonObjectFlag,
   type MetadataValue,
 } from "../flags.js";
+import { customerIdOf } from "./customers.js";
 import { changes, day, describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
 
 const UNITS = ["scalar", "token", "custom"] as const;
@@ -221,7 +222,7 @@ async function quantities(ctx: Context, opts: QuantityFlags, [id = ""]: string[]
   if (Date.parse(start) >= Date.parse(end)) throw new UsageError("--start: must be before --end");
   const timezone = opts.timezone ?? "UTC";
   const qs = new URLSearchParams({ start_timestamp: start, end_timestamp: end, interval: opts.interval, timezone });
-  for (const c of opts.customer ?? []) qs.append("customer_id", c);
+  for (const c of opts.customer ?? []) qs.append("customer_id", await customerIdOf(ctx, c));
   for (const c of opts.externalCustomer ?? []) qs.append("external_customer_id", c);
   const q = await ctx.out.loading("Loading quantities", v1(ctx).get<WireQuantities>(`/meters/${id}/quantities?${qs}`));
   if (ctx.out.json) return ctx.out.printJson(q);
@@ -321,7 +322,7 @@ export function register(program: Command): void {
     .option("--end <date>", "until this date or datetime (default now)", parseDateTime)
     .option("--interval <interval>", `bucket size: ${BUCKETS.join(", ")}`, oneOf(BUCKETS), "day")
     .option("--timezone <zone>", "buckets start at midnight in this IANA time zone (default UTC)")
-    .option("--customer <id>", "only this customer's usage, repeatable", collectId)
+    .option("--customer <id|email>", "only this customer's usage (its id or email), repeatable", collectCustomer)
     .option("--external-customer <id>", "only this customer's usage, by your external id, repeatable", collect)
     .addHelpText(
       "after",

@@ -1,5 +1,6 @@
 // `till open [dashboard|checkout <id>|portal <customer>]`: the page a seller would otherwise copy a link to —
-// the web dashboard, a checkout's payment page, a customer's portal (a fresh one-hour customer session) —
+// the web dashboard, a checkout's payment page, a customer's portal (a fresh one-hour customer session, the
+// customer named by id, email or --external-id) —
 // opened in the browser when a person is plainly at this machine, printed on stdout otherwise (a pipe,
 // --json, --print, CI, SSH, or no browser to open), as `gh browse` does.
 import { Argument, type Command } from "commander";
@@ -43,7 +44,7 @@ async function pageOf(ctx: Context, target: Target, id: string | undefined, opts
 
 async function open(ctx: Context, opts: OpenOptions, [target = "dashboard", id]: string[]): Promise<void> {
   if (!(TARGETS as readonly string[]).includes(target)) {
-    throw new UsageError(`open: unknown page "${target}"; expected ${TARGETS.join(", ")}`, "till open dashboard | till open checkout <id> | till open portal <customer id>");
+    throw new UsageError(`open: unknown page "${target}"; expected ${TARGETS.join(", ")}`, "till open dashboard | till open checkout <id> | till open portal <customer id or email>");
   }
   if (opts.externalId !== undefined && target !== "portal") throw new UsageError("--external-id: only with `till open portal`");
   if (opts.returnUrl !== undefined && target !== "portal") throw new UsageError("--return-url: only with `till open portal`");
@@ -67,13 +68,13 @@ export function register(program: Command): void {
     .command("open")
     .description("open the dashboard, a checkout's payment page or a customer's portal in the browser")
     .addArgument(new Argument("[page]", `${TARGETS.join(", ")} (default dashboard)`).choices(TARGETS))
-    .argument("[id]", "the checkout's id, or the customer's id for portal")
+    .argument("[id]", "the checkout's id, or the customer's id or email for portal")
     .option("--print", "print the URL instead of opening it")
     .option("--external-id <id>", "portal: address the customer by your own id for them instead of <id>")
     .option("--return-url <url>", "portal: where the portal's back link leads")
     .addHelpText(
       "after",
-      examples(["till open", "till open checkout <id>", "till open portal <customer id>", "till open portal --external-id user_42 --print"]) +
+      examples(["till open", "till open checkout <id>", "till open portal ada@example.com", "till open portal --external-id user_42 --print"]) +
         "\nThe browser opens only when you are at this machine's terminal; in a pipe, with --json or --print, in CI,\n" +
         "over SSH or when no browser can be opened, the URL is printed on stdout instead (--json: {target, url,\n" +
         "expires_at, opened}). A portal link is a new one-hour customer session: anyone holding it acts as the customer.\n",

@@ -8,7 +8,8 @@ import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
-import { oneOf, parseCountry, parseId, type MetadataValue } from "../flags.js";
+import { oneOf, parseCountry, parseCustomer, parseId, type MetadataValue } from "../flags.js";
+import { customerIdOf } from "./customers.js";
 import { changes, day, describeMetadata, listOptions, exportRows, listResource, money, type ListOptions } from "../resources.js";
 
 export interface WireAddress {
@@ -116,7 +117,7 @@ async function list(ctx: Context, opts: ListFlags) {
     path: "/orders/",
     noun: "orders",
     query: {
-      customer_id: opts.customer,
+      customer_id: opts.customer === undefined ? undefined : await customerIdOf(ctx, opts.customer),
       external_customer_id: opts.externalCustomerId,
       product_id: opts.product,
       product_billing_type: opts.billingType,
@@ -229,7 +230,7 @@ export function register(program: Command): void {
       .command("list")
       .alias("ls")
       .description("list orders, newest first")
-      .option("--customer <id>", "only this customer's orders", parseId)
+      .option("--customer <id|email>", "only this customer's orders (its id or email)", parseCustomer)
       .option("--external-customer-id <id>", "only the orders of the customer with your own id")
       .option("--product <id>", "only orders of this product", parseId)
       .option("--billing-type <type>", `only ${BILLING_TYPES.join(" or ")} products' orders`, oneOf(BILLING_TYPES))

@@ -3,7 +3,7 @@
 // is plain /v1 JSON). The server checks the places (ISO countries, US states, Canadian provinces); its 422
 // is shown as it is.
 import type { Command } from "commander";
-import { v1 } from "../client.js";
+import { organizationLabel, v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
@@ -25,6 +25,7 @@ interface TaxSettings {
 interface OrgWithTax {
   id: string;
   name: string;
+  slug: string;
   tax_settings?: TaxSettings;
 }
 
@@ -40,10 +41,17 @@ export function parsePlace(place: string): Registration {
 const placeName = (r: Registration) => (r.state ? `${r.country}-${r.state}` : r.country);
 const samePlace = (a: Registration, b: Registration) => a.country === b.country && (a.state ?? "") === (b.state ?? "");
 
-async function load(ctx: Context, org: string | undefined): Promise<{ id: string; name: string; settings: TaxSettings }> {
+interface Loaded {
+  id: string;
+  /** "Acme (acme), live": whose settings, in which mode (the sandbox has settings of its own). */
+  label: string;
+  settings: TaxSettings;
+}
+
+async function load(ctx: Context, org: string | undefined): Promise<Loaded> {
   const id = await resolveOrganizationId(ctx, org);
   const found = await ctx.out.loading("Loading tax settings", v1(ctx).get<OrgWithTax>(`/organizations/${id}`));
-  return { id, name: found.name, settings: found.tax_settings ?? { registrations: [], prices_include_tax: false } };
+  return { id, label: organizationLabel(found, ctx.sandbox), settings: found.tax_settings ?? { registrations: [], prices_include_tax: false } };
 }
 
 async function save(ctx: Context, id: string, settings: TaxSettings): Promise<TaxSettings> {
@@ -51,15 +59,16 @@ async function save(ctx: Context, id: string, settings: TaxSettings): Promise<Ta
   return updated.tax_settings ?? settings;
 }
 
-function describe(settings: TaxSettings): string {
+/** What a change left, and whose settings it changed. */
+function describe(label: string, settings: TaxSettings): string {
   const places = settings.registrations.map(placeName).join(", ") || "none (no tax is collected)";
-  return `Registered in: ${places}\nPrices: ${settings.prices_include_tax ? "include tax" : "exclude tax (tax is added)"}`;
+  return `Saved the tax settings of ${label}.\nRegistered in: ${places}\nPrices: ${settings.prices_include_tax ? "include tax" : "exclude tax (tax is added)"}`;
 }
 
 async function show(ctx: Context, opts: { org?: string }): Promise<void> {
-  const { name, settings } = await load(ctx, opts.org);
+  const { label, settings } = await load(ctx, opts.org);
   await ctx.out.record(settings, [
-    { label: "Organization", value: name },
+    { label: "Organization", value: label },
     { label: "Registered in", value: settings.registrations.map(placeName).join(", ") || "none (no tax is collected)" },
     { label: "Prices", value: settings.prices_include_tax ? "include tax" : "exclude tax (tax is added)" },
   ]);
@@ -70,33 +79,33 @@ async function set(ctx: Context, opts: { org?: string; pricesIncludeTax?: boolea
     throw new UsageError("nothing to set", "name the places (till orgs tax set DE US-CA), --clear, or --prices-include-tax / --no-prices-include-tax");
   }
   if (places.length > 0 && opts.clear) throw new UsageError("--clear: cannot be used with places", "set the places, or clear them");
-  const { id, settings } = await load(ctx, opts.org);
+  const { id, label, settings } = await load(ctx, opts.org);
   const next: TaxSettings = {
     registrations: opts.clear ? [] : places.length > 0 ? places.map(parsePlace) : settings.registrations,
     prices_include_tax: opts.pricesIncludeTax ?? settings.prices_include_tax,
   };
   const saved = await save(ctx, id, next);
-  ctx.out.done(saved, describe(saved));
+  ctx.out.done(saved, describe(label, saved));
 }
 
 async function add(ctx: Context, opts: { org?: string }, places: string[]): Promise<void> {
   const wanted = places.map(parsePlace);
-  const { id, settings } = await load(ctx, opts.org);
+  const { id, label, settings } = await load(ctx, opts.org);
   const fresh = wanted.filter((w, i) => !settings.registrations.some((r) => samePlace(r, w)) && wanted.findIndex((x) => samePlace(x, w)) === i);
   const saved = await save(ctx, id, { ...settings, registrations: [...settings.registrations, ...fresh] });
-  ctx.out.done(saved, describe(saved));
+  ctx.out.done(saved, describe(label, saved));
 }
 
 async function remove(ctx: Context, opts: { org?: string }, places: string[]): Promise<void> {
   const unwanted = places.map(parsePlace);
-  const { id, settings } = await load(ctx, opts.org);
+  const { id, label, settings } = await load(ctx, opts.org);
   const unknown = unwanted.filter((u) => !settings.registrations.some((r) => samePlace(r, u)));
   if (unknown.length > 0) {
     const known = settings.registrations.map(placeName).join(", ") || "none";
     throw new UsageError(`<place>: not registered in ${unknown.map(placeName).join(", ")}`, `registered in: ${known}`);
   }
   const saved = await save(ctx, id, { ...settings, registrations: settings.registrations.filter((r) => !unwanted.some((u) => samePlace(r, u))) });
-  ctx.out.done(saved, describe(saved));
+  ctx.out.done(saved, describe(label, saved));
 }
 
 export function registerTax(orgs: Command, resolve: ResolveOrganization): void {

@@ -38,6 +38,7 @@ import {
   money,
   type ListOptions,
 } from "../resources.js";
+import { unitName } from "../../shared/meter-units.js";
 
 /** A price as /v1 returns it (the fields the CLI shows). */
 export interface WirePrice {
@@ -102,7 +103,7 @@ export function describePrice(p: WirePrice): string {
     case "free":
       return "free";
     case "metered_unit":
-      return `${money(p.unit_amount ?? "0", currency)} per ${p.meter?.name || "unit"}${p.cap_amount != null ? ` (cap ${money(p.cap_amount, currency)})` : ""}`;
+      return `${money(p.unit_amount ?? "0", currency)} per ${unitName(p.meter?.name ?? "")}${p.cap_amount != null ? ` (cap ${money(p.cap_amount, currency)})` : ""}`;
     case "seat_based":
       return describeTiers(p.seat_tiers?.tiers ?? [], currency);
     default:

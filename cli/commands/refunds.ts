@@ -8,7 +8,8 @@ import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { confirm } from "../confirm.js";
 import type { Context } from "../context.js";
-import { oneOf, parseAmount, parseId, type MetadataValue } from "../flags.js";
+import { oneOf, parseAmount, parseCustomer, parseId, type MetadataValue } from "../flags.js";
+import { customerIdOf } from "./customers.js";
 import { day, listOptions, listResource, money, type ListOptions } from "../resources.js";
 import { refundTax } from "../../shared/refund-tax.js";
 import { describeRefunded, type WireOrder } from "./orders.js";
@@ -46,7 +47,7 @@ async function list(ctx: Context, opts: ListFlags) {
   await listResource<WireRefund>(ctx, opts, {
     path: "/refunds/",
     noun: "refunds",
-    query: { order_id: opts.order, subscription_id: opts.subscription, customer_id: opts.customer },
+    query: { order_id: opts.order, subscription_id: opts.subscription, customer_id: opts.customer === undefined ? undefined : await customerIdOf(ctx, opts.customer) },
     columns: [
       { header: "ID", value: (r) => r.id },
       { header: "ORDER", value: (r) => r.order_id },
@@ -117,7 +118,7 @@ export function register(program: Command): void {
       .description("list refunds, newest first")
       .option("--order <id>", "only this order's refunds", parseId)
       .option("--subscription <id>", "only refunds of this subscription's orders", parseId)
-      .option("--customer <id>", "only this customer's refunds", parseId),
+      .option("--customer <id|email>", "only this customer's refunds (its id or email)", parseCustomer),
   )
     .addHelpText("after", examples(["till refunds list", "till refunds list --order <id> --json"]))
     .action(withContext(list));

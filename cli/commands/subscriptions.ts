@@ -9,7 +9,8 @@ import { examples, withContext } from "../command.js";
 import { confirm } from "../confirm.js";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
-import { oneOf, parseDateTime, parseId, parsePositive, type MetadataValue } from "../flags.js";
+import { oneOf, parseDateTime, parseCustomer, parseId, parsePositive, type MetadataValue } from "../flags.js";
+import { customerIdOf } from "./customers.js";
 import { day, describeInterval, describeMetadata, listOptions, exportRows, listResource, money, type ListOptions } from "../resources.js";
 
 export const SUBSCRIPTION_STATUSES = ["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid"] as const;
@@ -104,7 +105,7 @@ async function list(ctx: Context, opts: ListFlags) {
       active: opts.active ? "true" : undefined,
       cancel_at_period_end: opts.canceling ? "true" : undefined,
       product_id: opts.product,
-      customer_id: opts.customer,
+      customer_id: opts.customer === undefined ? undefined : await customerIdOf(ctx, opts.customer),
       external_customer_id: opts.externalCustomerId,
       discount_id: opts.discount,
     },
@@ -242,7 +243,7 @@ export function register(program: Command): void {
       .option("--active", "only active and trialing ones")
       .option("--canceling", "only those set to end at their period end")
       .option("--product <id>", "only subscriptions to this product", parseId)
-      .option("--customer <id>", "only this customer's", parseId)
+      .option("--customer <id|email>", "only this customer's (its id or email)", parseCustomer)
       .option("--external-customer-id <id>", "only those of the customer with your own id")
       .option("--discount <id>", "only those with this discount", parseId),
   )

@@ -15,7 +15,9 @@ import { catalogClient, fetchServerCatalog, type CatalogClient } from "../../cli
 import { uploadFile } from "../helpers/files.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { parseJson, tempConfigDir, till, type TillOptions } from "./till.js";
+import { parseJson, spawnTillInTerminal, tempConfigDir, terminal, till, type TillOptions } from "./till.js";
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 let server: TestServer;
 beforeAll(async () => {
@@ -777,13 +779,17 @@ discounts:
 `;
   let dir: string;
   let opts: TillOptions;
+  let org: Org;
+  /** The organization apply changes, as its messages name it. */
+  let target: string;
   const file = (name: string) => path.join(dir, name);
 
   beforeAll(async () => {
-    const org = await newOrg("cli");
+    org = await newOrg("cli");
     dir = mkdtempSync(path.join(os.tmpdir(), "till-catalog-"));
     writeFileSync(file("till.yaml"), SMALL);
     opts = { configDir: tempConfigDir(), env: { TILL_API_KEY: await org.seller.createKey(), TILL_SERVER: server.url } };
+    target = `${(await org.seller.sdk.organizations.get({ id: org.seller.organizationId })).name} (${org.seller.slug}), live`;
   });
 
   it("plan: the changes on stdout, exit 2; --json; apply without --yes and nobody to ask: exit 2 and a hint", async () => {
@@ -813,7 +819,7 @@ Plan: 3 to create, 0 to update, 0 to replace, 0 to archive, 0 to delete.
     const refused = await till(["catalog", "apply", "-f", file("till.yaml")], opts);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toBe(
-      `error: apply needs confirmation: 3 changes planned and nobody to ask\nhint: review them with \`till catalog plan -f ${file("till.yaml")}\`, then run \`till catalog apply -f ${file("till.yaml")} --yes\`\n`,
+      `error: apply needs confirmation: 3 changes planned to ${target} and nobody to ask\nhint: review them with \`till catalog plan -f ${file("till.yaml")}\`, then run \`till catalog apply -f ${file("till.yaml")} --yes\`\n`,
     );
     expect((await till(["catalog", "plan", "-f", file("till.yaml")], opts)).exitCode).toBe(2);
   });
@@ -848,10 +854,31 @@ Plan: 3 to create, 0 to update, 0 to replace, 0 to archive, 0 to delete.
       stdout: `~ update product "Pro": prices - fixed 1000 usd, + fixed 1500 usd
 
 Plan: 0 to create, 1 to update, 0 to replace, 0 to archive, 0 to delete.
-Applied 1 change.
+Applied 1 change to ${target}.
 `,
       stderr: `✓ ~ update product "Pro": prices - fixed 1000 usd, + fixed 1500 usd\n`,
     });
+  });
+
+  it("apply names the organization and the mode it changes: a sandbox key changes the sandbox", async () => {
+    const sandbox = { ...opts, env: { ...opts.env, TILL_API_KEY: await org.seller.createSandboxKey() } };
+    const refused = await till(["catalog", "apply", "-f", file("till.yaml")], sandbox);
+    expect(refused.stderr).toContain(`3 changes planned to ${target.replace(/, live$/, "").replace(`(${org.seller.slug})`, `(${org.seller.slug}-sandbox)`)}, sandbox and nobody to ask`);
+    const r = await till(["catalog", "apply", "-f", file("till.yaml"), "--yes"], sandbox);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`\\nApplied 3 changes to .* \\(${org.seller.slug}-sandbox\\), sandbox\\.\\n$`));
+  });
+
+  it("at a terminal, apply asks first, naming the organization, the mode and the server; a no is exit 2, nothing changed", async () => {
+    writeFileSync(file("asked.yaml"), SMALL.replace("price_amount: 1000", "price_amount: 1700"));
+    const child = spawnTillInTerminal(["catalog", "apply", "-f", file("asked.yaml")], opts);
+    const person = terminal(child);
+    await person.waitFor(new RegExp(`Apply \\d+ changes? to ${escapeRegExp(target)} on ${escapeRegExp(server.url)}\\? \\[y/N\\] `));
+    person.type("n\r");
+    const r = await child;
+    expect(r.exitCode, person.text()).toBe(2);
+    expect(person.text()).toContain("Cancelled: nothing was changed.");
+    expect((await till(["catalog", "plan", "-f", file("asked.yaml")], opts)).exitCode).toBe(2);
   });
 
   it("an invalid file: exit 2 (invalid input), every problem with its line", async () => {

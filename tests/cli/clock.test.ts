@@ -2,6 +2,7 @@
 // sandbox's now, an advance that renews a monthly subscription on the way, bad durations refused before any
 // request (exit 2), a live key refused by the server, and the help text.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addInterval } from "../../server/billing/checkouts/pricing.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -49,6 +50,17 @@ describe("till clock", () => {
     expect(text.stdout).toMatch(/^Sandbox time: .*Z \(was .*Z\); 0 renewals on the way\.\n$/);
     const after = await run(["clock", "status"]);
     expect(after.stdout).toMatch(/\(32d 12h 0m ahead of the wall clock\)/);
+
+    // months and years by the calendar, as the subscription's periods are counted
+    for (const [by, months] of [["1mo", 1], ["1y", 12]] as const) {
+      const r = await run(["clock", "advance", by, "--json"]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const moved = parseJson<{ now: string; from: string }>(r.stdout);
+      // (the advance ends a few milliseconds past its target: time passed while it ran)
+      const late = Date.parse(moved.now) - addInterval(new Date(moved.from), "month", months).getTime();
+      expect(late).toBeGreaterThanOrEqual(0);
+      expect(late).toBeLessThan(5_000);
+    }
   });
 
   it("refuses a malformed duration before any request (exit 2), and the server refuses live time (exit 1)", async () => {
@@ -71,5 +83,6 @@ describe("till clock", () => {
     expect(help.stdout).toContain("at most 24 periods");
     const sub = await run(["clock", "advance", "--help"]);
     expect(sub.stdout).toContain("--to <date-time>");
+    expect(sub.stdout).toContain("till clock advance 1mo");
   });
 });

@@ -36,6 +36,12 @@ describe("till orgs tax", () => {
     const add = await run(["orgs", "tax", "add", "CA-BC", "GB", "DE"]);
     expect(add.exitCode, add.stderr).toBe(0);
     expect(add.stdout).toContain("Registered in: DE, US-CA, CA-BC, GB");
+    // it says whose settings it changed, and in which mode (the sandbox has settings of its own)
+    const name = (await seller.sdk.organizations.get({ id: seller.organizationId })).name;
+    expect(add.stdout.split("\n")[0]).toBe(`Saved the tax settings of ${name} (${seller.slug}), live.`);
+    const inSandbox = await till(["orgs", "tax", "set", "FR"], { ...cli, env: { ...cli.env, TILL_API_KEY: await seller.createSandboxKey() } });
+    expect(inSandbox.exitCode, inSandbox.stderr).toBe(0);
+    expect(inSandbox.stdout).toMatch(new RegExp(`^Saved the tax settings of ${name} \\(${seller.slug}-sandbox\\), sandbox\\.\nRegistered in: FR\n`));
 
     const removed = await run(["orgs", "tax", "remove", "US-CA"]);
     expect(removed.exitCode, removed.stderr).toBe(0);

@@ -88,6 +88,9 @@ describe("till products create: every price kind", () => {
     const starterGet = await run(["products", "get", starter?.id ?? ""]);
     expect(starterGet.stdout).toContain("Prices: free\n");
     expect(api?.prices).toMatchObject([{ amountType: "metered_unit", meterId, unitAmount: "0.5", capAmount: 10000, meter: { id: meterId, name: "API calls" } }]);
+    // one unit of the meter, as the checkout page says it
+    const shown = await run(["products", "get", api?.id ?? ""]);
+    expect(shown.stdout).toContain("Prices: $0.005 per API call (cap $100.00)\n");
     expect(apiPlus?.prices).toMatchObject([
       { amountType: "fixed", priceAmount: 1000 },
       { amountType: "metered_unit", meterId, unitAmount: "0.000001", capAmount: null },

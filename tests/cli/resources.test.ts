@@ -208,6 +208,58 @@ describe("till custom-fields", () => {
   });
 });
 
+describe("a customer named by email where a seller knows only that", () => {
+  it("customers get, state, portal, delete and `open portal` take the email; --customer on lists takes it too", async () => {
+    const email = `only-email-${Date.now()}@example.com`;
+    const c = parseJson<{ id: string }>(ok(await run(["customers", "create", "--email", email, "--json"])).stdout);
+    await seller.sdk.events.ingest({ events: [{ name: "by_email", customerId: c.id }] });
+    const [get, state, portal, open, orders, subscriptions, checkouts, refunds, keys, events] = await Promise.all([
+      run(["customers", "get", email, "--json"]),
+      run(["customers", "state", email.toUpperCase(), "--json"]),
+      run(["customers", "portal", email, "--json"]),
+      run(["open", "portal", email, "--json"]),
+      run(["orders", "list", "--customer", email, "--json"]),
+      run(["subscriptions", "list", "--customer", email, "--json"]),
+      run(["checkouts", "list", "--customer", email, "--json"]),
+      run(["refunds", "list", "--customer", email, "--json"]),
+      run(["license-keys", "list", "--customer", email, "--json"]),
+      run(["events", "list", "--customer", email, "--json"]),
+    ]);
+    expect(parseJson<{ id: string }>(ok(get).stdout).id).toBe(c.id);
+    expect(parseJson<{ id: string }>(ok(state).stdout).id).toBe(c.id);
+    expect(parseJson<{ customer_id: string }>(ok(portal).stdout).customer_id).toBe(c.id);
+    const page = parseJson<{ target: string; url: string }>(ok(open).stdout);
+    const token = new URL(page.url).searchParams.get("customer_session_token") ?? "";
+    const me = await fetch(`${server.url}/v1/customer-portal/customers/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await me.json()) as { id: string }).id).toBe(c.id);
+    for (const r of [orders, subscriptions, checkouts, refunds, keys]) expect(parseJson(ok(r).stdout)).toEqual([]);
+    expect(parseJson<{ name: string; customer_id: string }[]>(ok(events).stdout)).toMatchObject([{ name: "by_email", customer_id: c.id }]);
+
+    // checkouts for the customer found by email carry its id
+    const product = (await seller.sdk.products.create({ name: "By email", prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }] })).id;
+    const checkout = parseJson<{ id: string; customer_id: string }>(ok(await run(["checkouts", "create", "--product", product, "--customer", email, "--json"])).stdout);
+    expect(checkout.customer_id).toBe(c.id);
+    const listed = parseJson<{ id: string }[]>(ok(await run(["checkouts", "list", "--customer", email, "--json"])).stdout);
+    expect(listed.map((x) => x.id)).toEqual([checkout.id]);
+
+    // an email no customer has: exit 1, nothing changed; not an id nor an email: exit 2 before any request
+    const [unknown, unknownFlag, malformed] = await Promise.all([
+      run(["open", "portal", "nobody@example.com"]),
+      run(["orders", "list", "--customer", "nobody@example.com"]),
+      run(["orders", "list", "--customer", "nobody"]),
+    ]);
+    expect([unknown.exitCode, unknownFlag.exitCode, malformed.exitCode]).toEqual([1, 1, 2]);
+    expect(unknown.stderr).toBe(
+      "error: no customer has the email nobody@example.com\nhint: `till customers list --query <text>` searches emails, names and external ids\n",
+    );
+    expect(malformed.stderr).toContain("expected the customer's id (a UUID such as 0b5c1d2e-…) or email");
+
+    const deleted = ok(await run(["customers", "delete", email]));
+    expect(deleted.stdout).toBe(`Deleted customer ${email} (${c.id}).\n`);
+    expect((await run(["customers", "get", c.id])).exitCode).toBe(1);
+  });
+});
+
 describe("till customers", () => {
   it("create, get by id and by external id, update, state, list, delete", async () => {
     const created = ok(await run(["customers", "create", "--email", "ada@example.com", "--name", "Ada", "--external-id", "user_42", "--metadata", "plan=pro", "--json"]));
@@ -248,8 +300,8 @@ describe("till customers", () => {
     ]);
     expect([both.exitCode, neither.exitCode, notUuid.exitCode]).toEqual([2, 2, 2]);
     expect(both.stderr).toBe("error: <id> and --external-id: address the customer by one of them\n");
-    expect(neither.stderr).toBe("error: missing the customer: pass its <id> or --external-id <your id>\n");
-    expect(notUuid.stderr).toBe('error: <id>: expected an id (a UUID), got "user_43"; use --external-id for your own ids\n');
+    expect(neither.stderr).toBe("error: missing the customer: pass its <id> (or email) or --external-id <your id>\n");
+    expect(notUuid.stderr).toBe('error: <id>: expected the customer\'s id (a UUID) or email, got "user_43"; use --external-id for your own ids\n');
   });
 
   it("portal prints a link to the customer's portal whose session works, by id or external id", async () => {

@@ -67,7 +67,7 @@ describe("till completion", () => {
     const program = buildProgram();
     const top = program.commands.map((c) => c.name());
     expect(top).toEqual(expect.arrayContaining(["completion", "open", "files", "events", "trigger"]));
-    const [all, pro, products, listFlags, aliasFlags, afterGlobal, shells, services, types, value, orgs] = await Promise.all([
+    const [all, pro, products, listFlags, aliasFlags, afterGlobal, shells, services, types, value, orgs, intervals, reasons] = await Promise.all([
       bash(""),
       bash("pro"),
       bash("products", ""),
@@ -79,6 +79,8 @@ describe("till completion", () => {
       bash("trigger", "order.p"),
       bash("--server", ""),
       bash("--json", "orgs", "s"),
+      bash("products", "create", "Pro", "--recurring", ""),
+      bash("refunds", "create", "--reason", "cu"),
     ]);
     expect(all).toEqual(top);
     expect(pro).toEqual(["products"]);
@@ -94,6 +96,9 @@ describe("till completion", () => {
     expect(types).toEqual(["order.paid"]);
     expect(value).toEqual([]);
     expect(orgs).toEqual(["switch"]);
+    // the values a flag checks itself are offered too
+    expect(intervals).toEqual(["day", "week", "month", "year"]);
+    expect(reasons).toEqual(["customer_request"]);
   });
 
   it.skipIf(missingShells.includes("zsh"))("zsh: the script parses, and its completion function offers the same candidates (compsys calls stubbed)", async () => {

@@ -130,7 +130,9 @@ describe("till checkouts pay", () => {
 
     const again = await as(seller, ["checkouts", "pay", checkout.id, "--sandbox"]);
     expect(again.exitCode).toBe(1);
-    expect(again.stderr).toBe(`error: checkout ${checkout.id} is succeeded: only an open checkout can be paid\nhint: it is paid already: \`till orders list\`\n`);
+    expect(again.stderr).toBe(
+      `error: checkout ${checkout.id} is paid already: only an open checkout can be paid\nhint: its order: \`till orders list --checkout ${checkout.id}\`\n`,
+    );
   });
 
   it("a declined test card is exit 1 with the processor's message and leaves the checkout open; a bad number is exit 2 naming --card", async () => {
@@ -151,7 +153,7 @@ describe("till checkouts pay", () => {
     const r = await as(seller, ["checkouts", "pay", live.id, "--verbose"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toBe(
-      "error: till checkouts pay pays sandbox checkouts only, with a test card, and this run acts live (live (default))\n" +
+      "error: till checkouts pay pays sandbox checkouts only, with a test card, and this run acts live (default)\n" +
         "hint: open and pay the checkout in the sandbox: add --sandbox to both commands, or run `till sandbox on` first\n",
     );
     const inSandbox = await as(seller, ["checkouts", "pay", live.id, "--sandbox"]);

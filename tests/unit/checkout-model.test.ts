@@ -16,8 +16,8 @@ import {
   seatBounds,
   seatQuote,
   taxChanges,
-  unitName,
 } from "../../web/src/checkout/model.js";
+import { unitName } from "../../shared/meter-units.js";
 import { markdownToHtml } from "../../web/src/markdown.js";
 
 const monthly = { recurring_interval: "month", recurring_interval_count: 1 };

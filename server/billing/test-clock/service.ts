@@ -12,6 +12,7 @@ import { runDunning } from "../dunning/service.js";
 import { runCheckoutExpiries } from "../checkouts/expiry.js";
 import type { WorkerLog } from "../../jobs/worker.js";
 import { addInterval } from "../checkouts/pricing.js";
+import { DURATION_EXAMPLES, parseClockDuration } from "../../../shared/clock-durations.js";
 import { ApiError, datetimeInput, invalid, notPermitted } from "../http.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
 import type { RenewalDeps } from "../subscriptions/renewal.js";
@@ -25,21 +26,12 @@ export const MAX_RENEWALS_PER_ADVANCE = 500;
 export const MAX_EXPIRY_STOPS_PER_ADVANCE = 1_000;
 /** The furthest one advance may go. */
 const MAX_ADVANCE_MS = 10 * 366 * 86_400_000;
-
-const UNIT_MS: Record<string, number> = { w: 7 * 86_400_000, d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
-
-/** `31d`, `1w2d`, `12h30m`, `90s` → milliseconds; null when it is not such a duration. */
-export function parseDuration(text: string): number | null {
-  const trimmed = text.trim().toLowerCase();
-  if (!/^(\d+[wdhms])+$/.test(trimmed)) return null;
-  let ms = 0;
-  for (const [, n, unit] of trimmed.matchAll(/(\d+)([wdhms])/g)) ms += Number(n) * (UNIT_MS[unit ?? "s"] ?? 0);
-  return Number.isSafeInteger(ms) ? ms : null;
-}
+/** More calendar months than any advance within MAX_ADVANCE_MS (and than a Date can count without overflowing). */
+const MAX_ADVANCE_MONTHS = 10 * 12 + 1;
 
 export const AdvanceInput = z
   .object({
-    /** How far: a duration such as `31d`, `1w`, `12h`, `1d12h`. */
+    /** How far: a duration such as `31d`, `1w`, `12h`, `1mo`, `1y`, `1d12h` (shared/clock-durations.ts). */
     by: z.string().max(40).optional(),
     /** Or to when: a date-time after the clock's now. */
     to: datetimeInput.optional(),
@@ -99,9 +91,10 @@ function targetOf(input: AdvanceInput, from: number): number {
   }
   let target: number;
   if (input.by !== undefined) {
-    const ms = parseDuration(input.by);
-    if (ms === null || ms <= 0) throw invalid(["body", "by"], "A duration such as 31d, 1w, 12h, 30m, 90s or 1d12h is expected.");
-    target = from + ms;
+    const by = parseClockDuration(input.by);
+    if (by === null || by.months + by.ms <= 0) throw invalid(["body", "by"], `A duration such as ${DURATION_EXAMPLES} is expected.`);
+    // calendar months first, as a subscription's periods are counted; a count too large to be a date is too far
+    target = by.months > MAX_ADVANCE_MONTHS ? Number.POSITIVE_INFINITY : addInterval(new Date(from), "month", by.months).getTime() + by.ms;
   } else {
     target = Date.parse(input.to ?? "");
     if (target <= from) throw invalid(["body", "to"], `The clock can only move forward: give a time after its now, ${new Date(from).toISOString()}.`);

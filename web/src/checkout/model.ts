@@ -2,6 +2,7 @@
 // billed monthly"), seat tiers and bounds, a pay-what-you-want amount as typed, the card's expiry, every
 // problem of the form at once (checked before anything is sent), and the confirm request's body.
 import { formatMoney, minorDigits } from "../../../shared/money.js";
+import { unitName } from "../../../shared/meter-units.js";
 import { addressFields } from "../regions.js";
 import type { Address, Checkout, CheckoutProduct, CustomField, FieldMode, Price, SeatTier } from "../checkout-api.js";
 
@@ -52,17 +53,6 @@ export function formatUnitAmount(unitAmount: string, currency: string): string {
   } catch {
     return `${major} ${currency.toUpperCase()}`;
   }
-}
-
-/** "API calls" → "API call", "Tokens" → "token": the meter's name for one unit. */
-export function unitName(meterName: string): string {
-  const name = meterName.trim() || "unit";
-  const words = name.split(/\s+/);
-  const last = words.at(-1) ?? name;
-  if (/[^s]s$/i.test(last)) words[words.length - 1] = last.slice(0, -1);
-  const one = words.join(" ");
-  // a capital only because it starts the name reads better lower-cased after "per"
-  return /^[A-Z][a-z]/.test(one) ? one[0]?.toLowerCase() + one.slice(1) : one;
 }
 
 /** "$0.005 per API call, billed monthly" (and its cap, when there is one). */
