@@ -78,6 +78,14 @@ describe("a 13-month scenario on the test clock", () => {
     expect([a.netAmount, b.netAmount, c.netAmount, d.netAmount, e.netAmount, f.netAmount]).toEqual([1000, 12000, 0, 5000, 1500, 800]);
     expect(d.currency).toBe("eur");
     await sdk.refunds.create({ orderId: e.id, reason: "customer_request", amount: 1500 });
+    // costs of January 1st (events at the clock's now): 0.5 and 1.25 dollars, and 2 euros (not the organization's currency)
+    await sdk.events.ingest({
+      events: [
+        { name: "llm.call", customerId: a.customerId, metadata: { _cost: { amount: 0.5, currency: "usd" } } },
+        { name: "llm.call", customerId: c.customerId, metadata: { _cost: { amount: "1.25", currency: "usd" } } },
+        { name: "llm.call", customerId: d.customerId, metadata: { _cost: { amount: 2, currency: "eur" } } },
+      ],
+    });
 
     // February 1st: C's trial converted on the 15th; A, D and F renewed on the 1st
     await advanceTo("2027-02-01T12:00:00Z");
@@ -159,6 +167,12 @@ describe("a 13-month scenario on the test clock", () => {
       trialMonthlyRecurringRevenue: 0,
     });
     expect(p[1]?.renewedSubscriptionsRevenue).toBe(1000 + 800 + 2000);
+    // costs: 1.75 dollars from three customers with events; gross margin = net revenue − costs
+    expect(p.map((x) => x.costs)).toEqual(per13(1.75, {}, 0));
+    expect(p.map((x) => x.cumulativeCosts)).toEqual(per13(1.75, {}, 1.75));
+    expect(p[0]).toMatchObject({ activeUserByEvent: 3, grossMargin: Math.round(15800 - 1.75), grossMarginPercentage: (15800 - 1.75) / 15800 });
+    expect(p[0]?.costPerUser).toBeCloseTo(1.75 / 3, 10);
+    expect(p[1]).toMatchObject({ grossMargin: 3800 + U, grossMarginPercentage: 1, costs: 0 });
     // totals: sums of flows, the last level, ratios over the range
     expect(res.totals).toMatchObject({
       revenue: revenue.reduce((s, v) => s + v, 0),
