@@ -320,6 +320,10 @@ describe("limits, bad input, dashboards, tenancy", () => {
       ["start_date=2027-01-01&end_date=2027-01-02&interval=day&product_id=nope", ["query", "product_id", 0]],
       ["start_date=2027-01-01&end_date=2027-01-02&interval=day&billing_type=free", ["query", "billing_type", 0]],
       ["end_date=2027-01-02&interval=day", ["query", "start_date"]],
+      ["start_date=2027-01-01&start_date=2027-01-02&end_date=2027-01-02&interval=day", ["query", "start_date"]],
+      [`start_date=2027-01-01&end_date=2027-01-02&interval=day&timezone=UTC%00`, ["query", "timezone"]],
+      [`start_date=2027-01-01&end_date=2027-01-02&interval=day&timezone=${"A".repeat(100)}`, ["query", "timezone"]],
+      [`start_date=2027-01-01&end_date=2027-01-02&interval=day&${Array.from({ length: 300 }, (_, i) => `metrics=x${i}`).join("&")}`, ["query", "metrics", 0]],
     ];
     for (const [query, loc] of cases) {
       const res = await get(query);
