@@ -214,6 +214,20 @@ describe("a 13-month scenario on the test clock", () => {
     ]);
     expect(days.periods[0]?.revenue).toBeUndefined();
 
+    // by day, churn is over the trailing 30 days ÷ those active at their start: D ended April 1st (of 5 active on
+    // March 2nd's end, and on March 16th's); from May 1st the window (April 2nd – May 1st) holds no churn
+    const april = await sdk049.metrics.get({
+      startDate: new RFCDate049("2027-04-01"),
+      endDate: new RFCDate049("2027-05-01"),
+      interval: "day",
+      metrics: ["churn_rate", "churned_subscriptions", "ltv", "average_revenue_per_user"],
+    });
+    expect(april.periods).toHaveLength(31);
+    expect(april.periods.map((x) => x.churnedSubscriptions)).toEqual([1, ...new Array<number>(30).fill(0)]);
+    expect([april.periods[0]?.churnRate, april.periods[14]?.churnRate, april.periods[29]?.churnRate, april.periods[30]?.churnRate]).toEqual([0.2, 0.2, 0.2, 0]);
+    expect(april.periods[0]?.ltv).toBe(Math.round((1700 * ((30 * 12) / 365)) / 0.2));
+    expect(april.totals.churnRate).toBe(1 / 5);
+
     // filters: one product, one customer, one-time only
     const onlyPro = await sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-12-31"), interval: "month", productId: pro.id });
     expect(onlyPro.periods.map((x) => x.monthlyRecurringRevenue)).toEqual([0, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000]);
