@@ -10,6 +10,7 @@
 // Loopback only; the run is bounded in time (HARD_LIMIT_MS) and in samples.
 import { sql } from "drizzle-orm";
 import { startApp } from "./helpers/server.js";
+import * as repo from "../server/billing/metrics/repository.js";
 
 const HARD_LIMIT_MS = 15 * 60_000;
 const WARMUP = 3;
@@ -76,6 +77,33 @@ async function main(): Promise<void> {
         if (i >= WARMUP) times.push(ms);
       }
       times.sort((a, b) => a - b);
+      // where the time goes: each source's query alone (the request runs them at once)
+      const scope: repo.Scope = {
+        organizationId: s.organizationId,
+        currency: "usd",
+        unit: "day",
+        timezone: "UTC",
+        startLocal: new Date(start.getTime() - 30 * 86_400_000).toISOString().slice(0, 10),
+        endLocal: new Date(end.getTime() + 86_400_000).toISOString().slice(0, 10),
+        now: new Date(),
+      };
+      const all = await repo.periods(db, scope);
+      const from = all[0]?.start ?? 0;
+      const to = all[all.length - 1]?.end ?? 0;
+      const parts: Array<[string, () => Promise<unknown>]> = [
+        ["orders", () => repo.orderBuckets(db, scope, from, to)],
+        ["subscription history", () => repo.levelBuckets(db, scope, from, to)],
+        ["subscriptions", () => repo.subscriptionEvents(db, scope, from, to)],
+        ["checkouts", () => repo.checkoutBuckets(db, scope, from, to)],
+        ["events", () => repo.eventBuckets(db, scope, from, to)],
+      ];
+      const split: string[] = [];
+      for (const [name, run] of parts) {
+        const t = performance.now();
+        await run();
+        split.push(`${name} ${(performance.now() - t).toFixed(0)} ms`);
+      }
+      console.log(`${size.name}: each source alone: ${split.join(", ")}`);
       results[size.name] = { median: pct(times, 0.5), p95: pct(times, 0.95) };
       console.log(`${size.name}: metrics.get, a year by day, all metrics: median ${pct(times, 0.5).toFixed(1)} ms, p95 ${pct(times, 0.95).toFixed(1)} ms (${SAMPLES} samples)`);
     }
