@@ -9,6 +9,7 @@ import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Order } from "@polar-sh/sdk/models/components/order.js";
 import { RFCDate } from "@polar-sh/sdk/types/rfcdate.js";
 import { RFCDate as RFCDate049 } from "polar-sdk-049/types/rfcdate.js";
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
 import { pay } from "../helpers/checkout.js";
@@ -77,6 +78,14 @@ describe("a 13-month scenario on the test clock", () => {
     expect([a.netAmount, b.netAmount, c.netAmount, d.netAmount, e.netAmount, f.netAmount]).toEqual([1000, 12000, 0, 5000, 1500, 800]);
     expect(d.currency).toBe("eur");
     await sdk.refunds.create({ orderId: e.id, reason: "customer_request", amount: 1500 });
+    // costs of January 1st (events at the clock's now): 0.5 and 1.25 dollars, and 2 euros (not the organization's currency)
+    await sdk.events.ingest({
+      events: [
+        { name: "llm.call", customerId: a.customerId, metadata: { _cost: { amount: 0.5, currency: "usd" } } },
+        { name: "llm.call", customerId: c.customerId, metadata: { _cost: { amount: "1.25", currency: "usd" } } },
+        { name: "llm.call", customerId: d.customerId, metadata: { _cost: { amount: 2, currency: "eur" } } },
+      ],
+    });
 
     // February 1st: C's trial converted on the 15th; A, D and F renewed on the 1st
     await advanceTo("2027-02-01T12:00:00Z");
@@ -158,6 +167,12 @@ describe("a 13-month scenario on the test clock", () => {
       trialMonthlyRecurringRevenue: 0,
     });
     expect(p[1]?.renewedSubscriptionsRevenue).toBe(1000 + 800 + 2000);
+    // costs: 1.75 dollars from three customers with events; gross margin = net revenue − costs
+    expect(p.map((x) => x.costs)).toEqual(per13(1.75, {}, 0));
+    expect(p.map((x) => x.cumulativeCosts)).toEqual(per13(1.75, {}, 1.75));
+    expect(p[0]).toMatchObject({ activeUserByEvent: 3, grossMargin: Math.round(15800 - 1.75), grossMarginPercentage: (15800 - 1.75) / 15800 });
+    expect(p[0]?.costPerUser).toBeCloseTo(1.75 / 3, 10);
+    expect(p[1]).toMatchObject({ grossMargin: 3800 + U, grossMarginPercentage: 1, costs: 0 });
     // totals: sums of flows, the last level, ratios over the range
     expect(res.totals).toMatchObject({
       revenue: revenue.reduce((s, v) => s + v, 0),
@@ -199,6 +214,20 @@ describe("a 13-month scenario on the test clock", () => {
     ]);
     expect(days.periods[0]?.revenue).toBeUndefined();
 
+    // by day, churn is over the trailing 30 days ÷ those active at their start: D ended April 1st (of 5 active on
+    // March 2nd's end, and on March 16th's); from May 1st the window (April 2nd – May 1st) holds no churn
+    const april = await sdk049.metrics.get({
+      startDate: new RFCDate049("2027-04-01"),
+      endDate: new RFCDate049("2027-05-01"),
+      interval: "day",
+      metrics: ["churn_rate", "churned_subscriptions", "ltv", "average_revenue_per_user"],
+    });
+    expect(april.periods).toHaveLength(31);
+    expect(april.periods.map((x) => x.churnedSubscriptions)).toEqual([1, ...new Array<number>(30).fill(0)]);
+    expect([april.periods[0]?.churnRate, april.periods[14]?.churnRate, april.periods[29]?.churnRate, april.periods[30]?.churnRate]).toEqual([0.2, 0.2, 0.2, 0]);
+    expect(april.periods[0]?.ltv).toBe(Math.round((1700 * ((30 * 12) / 365)) / 0.2));
+    expect(april.totals.churnRate).toBe(1 / 5);
+
     // filters: one product, one customer, one-time only
     const onlyPro = await sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-12-31"), interval: "month", productId: pro.id });
     expect(onlyPro.periods.map((x) => x.monthlyRecurringRevenue)).toEqual([0, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000]);
@@ -218,4 +247,157 @@ describe("a 13-month scenario on the test clock", () => {
       `2027-03-01T00:00:00.000Z,6800,5800`,
     ]);
   }, 300_000);
+});
+
+describe("time zones", () => {
+  it("puts each order in its local day and month: Europe/Berlin and America/Los_Angeles around April 1st, 2028", async () => {
+    const other = await createSeller(server, "metrics-tz");
+    const tzKey = await other.createSandboxKey();
+    const tzSdk = sdkFor(server, tzKey);
+    const tzRaw = (method: string, path: string, body?: unknown) => rawRequest(server.url, tzKey, method, path, body);
+    const ebook = await tzSdk.products.create({ name: "Ebook", prices: [{ amountType: "fixed", priceAmount: 700, priceCurrency: "usd" }] });
+    const buyAt = async (iso: string, email: string) => {
+      expect((await tzRaw("POST", "/v1/test-clock/advance", { to: iso })).status).toBe(200);
+      const checkout = await tzSdk.checkouts.create({ products: [ebook.id] });
+      await pay(server, checkout, { customerEmail: email });
+    };
+    // 22:30Z on March 31st: April 1st 00:30 in Berlin (CEST), March 31st 15:30 in Los Angeles (PDT)
+    await buyAt("2028-03-31T22:30:00Z", "tz1@example.com");
+    // 06:30Z on April 1st: 08:30 in Berlin, still March 31st (23:30) in Los Angeles
+    await buyAt("2028-04-01T06:30:00Z", "tz2@example.com");
+    // 07:30Z: April 1st 00:30 in Los Angeles
+    await buyAt("2028-04-01T07:30:00Z", "tz3@example.com");
+
+    const byDay = async (timezone: string) =>
+      tzSdk.metrics.get({ startDate: new RFCDate("2028-03-31"), endDate: new RFCDate("2028-04-01"), interval: "day", timezone, metrics: ["orders", "revenue"] });
+    const utc = await byDay("UTC");
+    expect(utc.periods.map((p) => [p.timestamp.toISOString(), p.orders])).toEqual([
+      ["2028-03-31T00:00:00.000Z", 1],
+      ["2028-04-01T00:00:00.000Z", 2],
+    ]);
+    const berlin = await byDay("Europe/Berlin");
+    expect(berlin.periods.map((p) => [p.timestamp.toISOString(), p.orders, p.revenue])).toEqual([
+      ["2028-03-30T22:00:00.000Z", 0, 0],
+      ["2028-03-31T22:00:00.000Z", 3, 2100],
+    ]);
+    const la = await byDay("America/Los_Angeles");
+    expect(la.periods.map((p) => [p.timestamp.toISOString(), p.orders, p.revenue])).toEqual([
+      ["2028-03-31T07:00:00.000Z", 2, 1400],
+      ["2028-04-01T07:00:00.000Z", 1, 700],
+    ]);
+    // months across the change to summer time: March starts in CET (UTC+1) in Berlin, April in CEST (UTC+2)
+    const months = async (timezone: string) =>
+      sdk049For(server, tzKey).metrics.get({ startDate: new RFCDate049("2028-03-01"), endDate: new RFCDate049("2028-04-30"), interval: "month", timezone, metrics: ["orders"] });
+    expect((await months("Europe/Berlin")).periods.map((p) => [p.timestamp.toISOString(), p.orders])).toEqual([
+      ["2028-02-29T23:00:00.000Z", 0],
+      ["2028-03-31T22:00:00.000Z", 3],
+    ]);
+    expect((await months("America/Los_Angeles")).periods.map((p) => [p.timestamp.toISOString(), p.orders])).toEqual([
+      ["2028-03-01T08:00:00.000Z", 2],
+      ["2028-04-01T07:00:00.000Z", 1],
+    ]);
+    // the 23-hour day (Berlin, March 26th, 2028) is one period; hours follow the zone's offset
+    const dst = await tzSdk.metrics.get({ startDate: new RFCDate("2028-03-25"), endDate: new RFCDate("2028-03-27"), interval: "day", timezone: "Europe/Berlin", metrics: ["orders"] });
+    expect(dst.periods.map((p) => p.timestamp.toISOString())).toEqual(["2028-03-24T23:00:00.000Z", "2028-03-25T23:00:00.000Z", "2028-03-26T22:00:00.000Z"]);
+    const hours = await tzSdk.metrics.get({ startDate: new RFCDate("2028-04-01"), endDate: new RFCDate("2028-04-01"), interval: "hour", timezone: "America/Los_Angeles", metrics: ["orders"] });
+    expect(hours.periods).toHaveLength(24);
+    expect(hours.periods[0]?.timestamp.toISOString()).toBe("2028-04-01T07:00:00.000Z");
+    expect(hours.periods[0]?.orders).toBe(1);
+    expect(hours.totals.orders).toBe(1);
+  }, 120_000);
+});
+
+describe("limits, bad input, dashboards, tenancy", () => {
+  it("reports Polar's limits through both SDKs and refuses what is out of them with a 422", async () => {
+    const limits = await sdk.metrics.limits();
+    const limits049 = await sdk049.metrics.limits();
+    expect(limits.minDate.toString()).toBe("2023-01-01");
+    expect(limits049.intervals).toEqual(limits.intervals);
+    expect(limits.intervals).toEqual({
+      hour: { minDays: 0, maxDays: 7 },
+      day: { minDays: 0, maxDays: 366 },
+      week: { minDays: 14, maxDays: 371 },
+      month: { minDays: 60, maxDays: 1460 },
+      year: { minDays: 366, maxDays: 3650 },
+    });
+    const get = (query: string) => raw("GET", `/v1/metrics/?${query}`);
+    const cases: Array<[string, unknown[]]> = [
+      ["start_date=2027-01-01&end_date=2027-01-09&interval=hour", ["query", "interval"]],
+      ["start_date=2027-01-01&end_date=2027-02-01&interval=month", ["query", "interval"]],
+      ["start_date=2027-02-01&end_date=2027-01-01&interval=day", ["query", "end_date"]],
+      ["start_date=2022-12-31&end_date=2023-01-01&interval=day", ["query", "start_date"]],
+      ["start_date=2027-01-01&end_date=2027-01-02&interval=minute", ["query", "interval"]],
+      ["start_date=2027-13-01&end_date=2027-01-02&interval=day", ["query", "start_date"]],
+      ["start_date=2027-01-01&end_date=2027-01-02&interval=day&timezone=Mars/Olympus", ["query", "timezone"]],
+      ["start_date=2027-01-01&end_date=2027-01-02&interval=day&timezone=%2B05:00", ["query", "timezone"]],
+      ["start_date=2027-01-01&end_date=2027-01-02&interval=day&metrics=mrr", ["query", "metrics", 0]],
+      ["start_date=2027-01-01&end_date=2027-01-02&interval=day&product_id=nope", ["query", "product_id", 0]],
+      ["start_date=2027-01-01&end_date=2027-01-02&interval=day&billing_type=free", ["query", "billing_type", 0]],
+      ["end_date=2027-01-02&interval=day", ["query", "start_date"]],
+      ["start_date=2027-01-01&start_date=2027-01-02&end_date=2027-01-02&interval=day", ["query", "start_date"]],
+      ["start_date=2027-02-27&end_date=2027-02-30&interval=day", ["query", "end_date"]],
+      ["start_date=9999-12-30&end_date=9999-12-31&interval=day", ["query", "end_date"]],
+      ["start_date=2027-01-01&end_date=2027-01-02&interval=day&customer_id=00000000-0000-0000-0000-00000000000g", ["query", "customer_id", 0]],
+      [`start_date=2027-01-01&end_date=2027-01-02&interval=day&timezone=UTC%00`, ["query", "timezone"]],
+      [`start_date=2027-01-01&end_date=2027-01-02&interval=day&timezone=${"A".repeat(100)}`, ["query", "timezone"]],
+      [`start_date=2027-01-01&end_date=2027-01-02&interval=day&${Array.from({ length: 300 }, (_, i) => `metrics=x${i}`).join("&")}`, ["query", "metrics", 0]],
+    ];
+    for (const [query, loc] of cases) {
+      const res = await get(query);
+      expect(res.status, query).toBe(422);
+      expect((res.body.detail as Array<{ loc: unknown[] }>).map((d) => d.loc), query).toContainEqual(loc);
+    }
+    const csv = await fetch(`${server.url}/v1/metrics/export?start_date=2027-01-01&end_date=2027-01-02&interval=day&metrics=orders`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
+  });
+
+  it("keeps dashboards per organization (both SDKs), and another organization's data out", async () => {
+    const created = await sdk.metrics.createDashboard({ name: "Growth", metrics: ["monthly_recurring_revenue", "churn_rate"] });
+    expect(created).toMatchObject({ name: "Growth", metrics: ["monthly_recurring_revenue", "churn_rate"], modifiedAt: null });
+    const second = await sdk049.metrics.createDashboard({ name: "Sales" });
+    expect(second.metrics).toEqual([]);
+    expect((await sdk.metrics.listDashboards({})).map((d) => d.name)).toEqual(["Growth", "Sales"]);
+    const updated = await sdk049.metrics.updateDashboard({ id: second.id, metricDashboardUpdate: { metrics: ["revenue"] } });
+    expect(updated).toMatchObject({ name: "Sales", metrics: ["revenue"] });
+    expect(updated.modifiedAt).toBeInstanceOf(Date);
+    expect(await sdk.metrics.getDashboard({ id: created.id })).toEqual(created);
+    const bad = await raw("POST", "/v1/metrics/dashboards", { name: "X", metrics: ["nope"] });
+    expect(bad.status).toBe(422);
+    expect((await raw("POST", "/v1/metrics/dashboards", { name: "" })).status).toBe(422);
+    expect((await raw("PATCH", `/v1/metrics/dashboards/${created.id}`, { metrics: "revenue" })).status).toBe(422);
+    expect((await sdk.metrics.listDashboards({})).length).toBe(2);
+
+    // another organization: its own dashboards, 404 for ours, and none of our numbers
+    const stranger = await createSeller(server, "metrics-other");
+    const strangerKey = await stranger.createSandboxKey();
+    const theirs = sdkFor(server, strangerKey);
+    expect(await theirs.metrics.listDashboards({})).toEqual([]);
+    // another organization's id answers 404 (like any foreign row); among others, it matches nothing of theirs
+    await expect(sdk.metrics.listDashboards({ organizationId: stranger.organizationId })).rejects.toMatchObject({ statusCode: 404 });
+    expect((await sdk.metrics.listDashboards({ organizationId: [stranger.organizationId, randomUUID()] }))).toEqual([]);
+    expect((await rawRequest(server.url, strangerKey, "GET", `/v1/metrics/dashboards/${created.id}`)).status).toBe(404);
+    expect((await rawRequest(server.url, strangerKey, "PATCH", `/v1/metrics/dashboards/${created.id}`, { name: "Mine" })).status).toBe(404);
+    expect((await rawRequest(server.url, strangerKey, "DELETE", `/v1/metrics/dashboards/${created.id}`)).status).toBe(404);
+    const year = { startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-12-31"), interval: "month" as const, metrics: ["revenue", "monthly_recurring_revenue"] };
+    expect((await theirs.metrics.get(year)).totals).toEqual({ revenue: 0, monthlyRecurringRevenue: 0 });
+    // another organization's id: 404; in a list without ours: nothing; their customer as a filter: nothing
+    await expect(sdk.metrics.get({ ...year, organizationId: stranger.organizationId })).rejects.toMatchObject({ statusCode: 404 });
+    expect((await sdk.metrics.get({ ...year, organizationId: [stranger.organizationId, randomUUID()] })).totals).toEqual({ revenue: 0, monthlyRecurringRevenue: 0 });
+    const theirCustomer = await theirs.customers.create({ email: "theirs@example.com" });
+    expect((await sdk.metrics.get({ ...year, customerId: theirCustomer.id })).totals).toEqual({ revenue: 0, monthlyRecurringRevenue: 0 });
+    expect((await sdk.metrics.get(year)).totals.revenue).toBeGreaterThan(0);
+    // live and sandbox never mixed: the live organization has none of the sandbox's numbers
+    const live = sdkFor(server, await seller.createKey());
+    expect((await live.metrics.get(year)).totals).toEqual({ revenue: 0, monthlyRecurringRevenue: 0 });
+    expect(await live.metrics.listDashboards({})).toEqual([]);
+
+    await sdk.metrics.deleteDashboard({ id: created.id });
+    expect((await raw("GET", `/v1/metrics/dashboards/${created.id}`)).status).toBe(404);
+    expect((await sdk.metrics.listDashboards({})).map((d) => d.name)).toEqual(["Sales"]);
+    // a key without metrics scopes is refused
+    const noMetrics = await seller.createSandboxKey({ orders: ["read"] });
+    expect((await rawRequest(server.url, noMetrics, "GET", "/v1/metrics/limits")).status).toBe(403);
+  });
 });

@@ -99,6 +99,8 @@ const VALID_INPUT: Record<string, { body?: unknown; query?: string }> = {
   "GET /v1/meters/:id/quantities": {
     query: `start_timestamp=${encodeURIComponent("2026-01-01T00:00:00Z")}&end_timestamp=${encodeURIComponent("2026-01-02T00:00:00Z")}&interval=day`,
   },
+  "GET /v1/metrics/": { query: "start_date=2026-01-01&end_date=2026-01-02&interval=day" },
+  "GET /v1/metrics/export": { query: "start_date=2026-01-01&end_date=2026-01-02&interval=day" },
   "POST /v1/files/:id/uploaded": { body: { id: randomUUID(), path: "x", parts: [{ number: 1, checksum_etag: "x", checksum_sha256_base64: null }] } },
   "POST /v1/products/:id/benefits": { body: { benefits: [] } },
   "PATCH /v1/subscriptions/:id": { body: { cancel_at_period_end: true } },

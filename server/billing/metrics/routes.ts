@@ -38,6 +38,8 @@ const MetricsQuery = z.object({
   metrics: queryArray(z.string().max(100)).optional(),
 });
 
+const DashboardsQuery = z.object({ organization_id: queryArray(uuid).optional() });
+
 function metricsQuery(req: Parameters<typeof parseQuery>[1]): service.MetricsQuery {
   const q = parseQuery(MetricsQuery, req);
   const { organizationId } = scopeOf(req);
@@ -73,9 +75,12 @@ export function metricRoutes(app: FastifyInstance, { db }: BillingDeps): void {
 
   app.get("/metrics/limits", { config: { scope: "metrics:read" } }, async () => service.limits());
 
-  app.get("/metrics/dashboards", { config: { scope: "metrics:read" } }, async (req) =>
-    service.listDashboards(db, scopeOf(req).organizationId),
-  );
+  app.get("/metrics/dashboards", { config: { scope: "metrics:read" } }, async (req) => {
+    const q = parseQuery(DashboardsQuery, req);
+    const { organizationId } = scopeOf(req);
+    if (q.organization_id && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) return [];
+    return service.listDashboards(db, organizationId);
+  });
 
   app.post("/metrics/dashboards", { config: { scope: "metrics:write" } }, async (req, reply) => {
     const input = parseBody(service.DashboardCreateInput, req);

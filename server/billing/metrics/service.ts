@@ -24,6 +24,7 @@ export const UNITS = ["hour", "day", "week", "month", "year"] as const;
 
 /** The first day a query may start on (Polar's). */
 export const MIN_DATE = "2023-01-01";
+const MAX_DATE = "9000-12-31";
 /** Polar's span limits per interval, in days between start_date and end_date. */
 export const INTERVAL_LIMITS: Record<Unit, { min_days: number; max_days: number }> = {
   hour: { min_days: 0, max_days: 7 },
@@ -62,6 +63,8 @@ const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0
 export function checkQuery(q: MetricsQuery): MetricDefinition[] {
   const issues: ValidationIssue[] = [];
   if (q.startDate < MIN_DATE) issues.push({ loc: ["query", "start_date"], msg: `Input should be greater than or equal to ${MIN_DATE}`, type: "greater_than_equal" });
+  // beyond any calendar the database's timestamps (and the periods' ends) can hold
+  if (q.endDate > MAX_DATE) issues.push({ loc: ["query", "end_date"], msg: `Input should be less than or equal to ${MAX_DATE}`, type: "less_than_equal" });
   const span = dayNumber(q.endDate) - dayNumber(q.startDate);
   if (span < 0) issues.push({ loc: ["query", "end_date"], msg: "End date must be after start date.", type: "value_error" });
   else {

@@ -1,0 +1,161 @@
+// Metrics at scale (issue 28 §1): GET /v1/metrics/ for a year by day, all metrics, on an organization with
+// 100,000 subscriptions and 1,000,000 orders (plus their changes, checkouts, and events with costs), vs the same
+// query on an organization with a tenth of that: median and p95 ms of each, and their ratio.
+// Goals: < 150 ms on the big organization, and within 2× of the small one.
+// Seeding is bulk SQL (INSERT … SELECT generate_series; the subscriptions' trigger writes their history), never the API.
+//
+//   DATABASE_URL=postgres://… npm run bench:metrics     # the figures' home (a throw-away database on that server)
+//   npm run bench:metrics                               # PGlite in memory: a tenth of the sizes
+//
+// Loopback only; the run is bounded in time (HARD_LIMIT_MS) and in samples.
+import { sql } from "drizzle-orm";
+import { startApp } from "./helpers/server.js";
+import * as repo from "../server/billing/metrics/repository.js";
+
+const HARD_LIMIT_MS = 15 * 60_000;
+const WARMUP = 3;
+const SAMPLES = 21;
+const BIG = process.env.DATABASE_URL ? { subscriptions: 100_000, orders: 1_000_000 } : { subscriptions: 10_000, orders: 100_000 };
+
+async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
+  return { json: JSON.parse(text) as T, headers: res.headers, text };
+}
+
+async function seller(base: string, tag: string): Promise<{ organizationId: string; key: string }> {
+  const signUp = await call(base, "POST", "/api/auth/sign-up/email", { email: `${tag}-${Date.now()}@example.com`, password: "correct-horse-battery", name: tag });
+  const cookie = signUp.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .filter((c) => c?.startsWith("better-auth.session_token="))
+    .join("; ");
+  const org = await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: tag, slug: `${tag}-${Date.now()}` }, { cookie });
+  const key = await call<{ key: string }>(base, "POST", "/api/auth/api-key/create", { organizationId: org.json.id, name: tag, rateLimitEnabled: false }, { cookie });
+  return { organizationId: org.json.id, key: key.json.key };
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] ?? NaN;
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const timer = setTimeout(() => {
+    console.error(`bench:metrics: over ${HARD_LIMIT_MS / 60_000} minutes, stopping`);
+    process.exit(2);
+  }, HARD_LIMIT_MS);
+  timer.unref();
+  const served = await startApp();
+  const db = served.database.db;
+  try {
+    const sizes = [
+      { name: "big", ...BIG },
+      { name: "small", subscriptions: BIG.subscriptions / 10, orders: BIG.orders / 10 },
+    ];
+    const results: Record<string, { median: number; p95: number }> = {};
+    // a year by day ending today: the data spread over the last 13 months
+    const end = new Date();
+    const start = new Date(end.getTime() - 364 * 86_400_000);
+    const query = `start_date=${start.toISOString().slice(0, 10)}&end_date=${end.toISOString().slice(0, 10)}&interval=day`;
+    for (const size of sizes) {
+      const s = await seller(served.url, `metrics-${size.name}`);
+      const t0 = Date.now();
+      await seed(db, s.organizationId, size.subscriptions, size.orders);
+      console.log(`${size.name}: seeded ${size.subscriptions.toLocaleString("en")} subscriptions, ${size.orders.toLocaleString("en")} orders in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      const times: number[] = [];
+      let periods = 0;
+      for (let i = 0; i < WARMUP + SAMPLES; i++) {
+        const t = performance.now();
+        const res = await call<{ periods: unknown[]; totals: Record<string, number> }>(served.url, "GET", `/v1/metrics/?${query}`, undefined, { authorization: `Bearer ${s.key}` });
+        const ms = performance.now() - t;
+        periods = res.json.periods.length;
+        if (i === 0) console.log(`${size.name}: ${periods} periods × ${Object.keys(res.json.totals).length} metrics; total revenue ${res.json.totals.revenue}, MRR ${res.json.totals.monthly_recurring_revenue}`);
+        if (i >= WARMUP) times.push(ms);
+      }
+      times.sort((a, b) => a - b);
+      // where the time goes: each source's query alone (the request runs them at once)
+      const scope: repo.Scope = {
+        organizationId: s.organizationId,
+        currency: "usd",
+        unit: "day",
+        timezone: "UTC",
+        startLocal: new Date(start.getTime() - 30 * 86_400_000).toISOString().slice(0, 10),
+        endLocal: new Date(end.getTime() + 86_400_000).toISOString().slice(0, 10),
+        now: new Date(),
+      };
+      const all = await repo.periods(db, scope);
+      const from = all[0]?.start ?? 0;
+      const to = all[all.length - 1]?.end ?? 0;
+      const parts: Array<[string, () => Promise<unknown>]> = [
+        ["orders", () => repo.orderBuckets(db, scope, from, to)],
+        ["subscription history", () => repo.levelBuckets(db, scope, from, to)],
+        ["subscriptions", () => repo.subscriptionEvents(db, scope, from, to)],
+        ["checkouts", () => repo.checkoutBuckets(db, scope, from, to)],
+        ["events", () => repo.eventBuckets(db, scope, from, to)],
+      ];
+      const split: string[] = [];
+      for (const [name, run] of parts) {
+        const t = performance.now();
+        await run();
+        split.push(`${name} ${(performance.now() - t).toFixed(0)} ms`);
+      }
+      console.log(`${size.name}: each source alone: ${split.join(", ")}`);
+      results[size.name] = { median: pct(times, 0.5), p95: pct(times, 0.95) };
+      console.log(`${size.name}: metrics.get, a year by day, all metrics: median ${pct(times, 0.5).toFixed(1)} ms, p95 ${pct(times, 0.95).toFixed(1)} ms (${SAMPLES} samples)`);
+    }
+    const big = results.big?.median ?? NaN;
+    const small = results.small?.median ?? NaN;
+    const ratio = big / small;
+    console.log(`ratio big/small: ${ratio.toFixed(2)}× (goal ≤ 2×); big median ${big.toFixed(1)} ms (goal < 150 ms): ${big < 150 && ratio <= 2 ? "met" : "NOT met"}`);
+    console.log(`(run took ${((Date.now() - started) / 1000).toFixed(0)} s on ${served.database.driver})`);
+  } finally {
+    await served.close();
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * `subscriptions` subscriptions over the last 13 months (monthly and yearly, a tenth canceled), and `orders`
+ * orders spread over the same months (a fifth one-time purchases, a twentieth refunded in part), with customers,
+ * two products, checkouts (one per ten orders) and events with costs (one per ten orders).
+ */
+async function seed(db: Awaited<ReturnType<typeof startApp>>["database"]["db"], org: string, subscriptions: number, orders: number): Promise<void> {
+  const customers = Math.max(1, subscriptions / 2);
+  const span = "interval '395 days'";
+  await db.execute(sql`INSERT INTO product (organization_id, name, recurring_interval) VALUES (${org}::uuid, 'Monthly', 'month'), (${org}::uuid, 'Ebook', NULL)`);
+  await db.execute(sql`INSERT INTO customer (organization_id, email, created_at)
+    SELECT ${org}::uuid, 'c' || g || '@example.com', now() - ${sql.raw(span)} FROM generate_series(1, ${customers}) g`);
+  const numbered = sql`WITH bench_customers AS (SELECT row_number() OVER (ORDER BY id) AS n, id FROM customer WHERE organization_id = ${org}::uuid)`;
+  await db.execute(sql`${numbered} INSERT INTO subscription (organization_id, status, amount, currency, recurring_interval, current_period_start, current_period_end,
+      started_at, canceled_at, ended_at, customer_id, product_id, price_ids, customer_cancellation_reason)
+    SELECT ${org}::uuid, CASE WHEN g % 10 = 0 THEN 'canceled' ELSE 'active' END, 500 + (g % 7) * 500, 'usd',
+      CASE WHEN g % 5 = 0 THEN 'year' ELSE 'month' END, t, t + interval '1 month', t,
+      CASE WHEN g % 10 = 0 THEN t + interval '20 days' END, CASE WHEN g % 10 = 0 THEN t + interval '30 days' END,
+      c.id, (SELECT id FROM product WHERE organization_id = ${org}::uuid AND recurring_interval = 'month'), '{}'::uuid[],
+      CASE WHEN g % 10 = 0 THEN 'too_expensive' END
+    FROM generate_series(1, ${subscriptions}) g
+    CROSS JOIN LATERAL (SELECT now() - ${sql.raw(span)} + (g::float8 / ${subscriptions}) * ${sql.raw(span)} AS t) tt
+    JOIN bench_customers c ON c.n = 1 + g % ${customers}`);
+  await db.execute(sql`${numbered} INSERT INTO "order" (organization_id, status, subtotal_amount, net_amount, total_amount, refunded_amount, currency,
+      billing_reason, invoice_number, customer_id, product_id, created_at)
+    SELECT ${org}::uuid, CASE WHEN g % 20 = 0 THEN 'partially_refunded' ELSE 'paid' END, 1000 + g % 900, 1000 + g % 900, 1000 + g % 900,
+      CASE WHEN g % 20 = 0 THEN 100 ELSE 0 END, 'usd',
+      CASE WHEN g % 5 = 0 THEN 'purchase' WHEN g % 5 = 1 THEN 'subscription_create' ELSE 'subscription_cycle' END,
+      'BENCH-' || g, c.id, NULL, now() - ${sql.raw(span)} + (g::float8 / ${orders}) * ${sql.raw(span)}
+    FROM generate_series(1, ${orders}) g JOIN bench_customers c ON c.n = 1 + g % ${customers}`);
+  await db.execute(sql`INSERT INTO checkout (organization_id, status, client_secret, expires_at, amount, currency, product_ids, created_at)
+    SELECT ${org}::uuid, CASE WHEN g % 3 = 0 THEN 'open' ELSE 'succeeded' END, 'bench_' || ${org} || '_' || g, now(), 1000, 'usd', '{}'::uuid[],
+      now() - ${sql.raw(span)} + (g::float8 / ${orders / 10}) * ${sql.raw(span)}
+    FROM generate_series(1, ${orders / 10}) g`);
+  await db.execute(sql`${numbered} INSERT INTO event (organization_id, name, source, timestamp, customer_id, metadata)
+    SELECT ${org}::uuid, 'llm.call', 'user', now() - ${sql.raw(span)} + (g::float8 / ${orders / 10}) * ${sql.raw(span)}, c.id,
+      jsonb_build_object('_cost', jsonb_build_object('amount', '0.' || (g % 97), 'currency', 'usd'))
+    FROM generate_series(1, ${orders / 10}) g JOIN bench_customers c ON c.n = 1 + g % ${customers}`);
+  await db.execute(sql`ANALYZE`);
+}
+
+await main();
