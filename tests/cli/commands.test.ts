@@ -372,3 +372,38 @@ describe("usage, help and output modes", () => {
     expect(String(r.stdout)).toContain(`Server: ${server.url}\n`);
   });
 });
+
+// last: the organizations it creates would change what the lists above show
+describe("till orgs create, legal details", () => {
+  it("create: the legal details invoices print, given at once or warned about until `till orgs billing set`", async () => {
+    const before = parseJson<{ organization: { id: string } }>((await till(["auth", "status", "--json"], cli)).stdout);
+    const bare = await till(["orgs", "create", "Gamma Shop", "--slug", `gamma-${Date.now()}`], cli);
+    expect(bare.exitCode, bare.stderr).toBe(0);
+    expect(bare.stderr).toContain(
+      "warning: Gamma Shop: invoices carry no seller address or tax id: set your legal details with `till orgs billing set --name <legal name>",
+    );
+    const full = await till(
+      [
+        "orgs", "create", "Delta GmbH", "--slug", `delta-${Date.now()}`, "--legal-name", "Delta Software GmbH", "--line1", "Hauptstraße 1",
+        "--postal-code", "10115", "--city", "Berlin", "--country", "de", "--tax-id", "DE123456789", "--json",
+      ],
+      cli,
+    );
+    expect(full.exitCode, full.stderr).toBe(0);
+    expect(full.stderr).not.toContain("warning");
+    const delta = parseJson<{ id: string; invoice_details: unknown }>(full.stdout);
+    const expected = {
+      name: "Delta Software GmbH",
+      address: { line1: "Hauptstraße 1", line2: null, postal_code: "10115", city: "Berlin", state: null, country: "DE" },
+      tax_id: "DE123456789",
+      email: null,
+    };
+    expect(delta.invoice_details).toEqual(expected);
+    const shown = await till(["orgs", "billing", "show", "--org", delta.id, "--json"], cli);
+    expect(parseJson(shown.stdout)).toEqual(expected);
+    // an address without its country is refused before anything is created
+    const noCountry = await till(["orgs", "create", "Epsilon", "--line1", "1 Main St"], cli);
+    expect([noCountry.exitCode, noCountry.stderr]).toEqual([2, "error: --country: an address needs its country\nhint: add --country <CC> (DE, FR, US)\n"]);
+    await till(["orgs", "switch", before.organization.id], cli);
+  });
+});
