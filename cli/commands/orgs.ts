@@ -7,6 +7,7 @@ import { authClient, v1, whoami, type AuthClient } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { updateProfile, type StoredOrganization } from "../config.js";
 import { requireCredential, requireSession, type Context } from "../context.js";
+import { askLines, canAsk } from "../confirm.js";
 import { UsageError } from "../errors.js";
 import { parseCountry } from "../flags.js";
 import { registerTax } from "./orgs-tax.js";
@@ -118,10 +119,29 @@ function legalDetails(opts: CreateFlags): InvoiceDetails | null {
   return { name: opts.legalName ?? null, address, tax_id: opts.taxId ?? null, email: null };
 }
 
+/** On a terminal, without the flags: the legal details asked for, each skippable with Enter (all empty: null). */
+async function askLegalDetails(ctx: Context, name: string): Promise<InvoiceDetails | null> {
+  if (!canAsk(ctx)) return null;
+  ctx.out.info("Your legal details, printed on every invoice (Enter skips; `till orgs billing set` later):");
+  const [legalName = "", line1 = "", postalCode = "", city = "", country = "", taxId = ""] = await askLines([
+    `Legal name [${name}]: `,
+    "Street address: ",
+    "Postal code: ",
+    "City: ",
+    "Country (ISO code: DE, FR, US): ",
+    "Tax ID (VAT number): ",
+  ]);
+  const cc = /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null;
+  if (country && !cc) ctx.out.warn(`"${country}" is not a two-letter country code: the address is left out`);
+  const address = cc ? { line1: line1 || null, line2: null, postal_code: postalCode || null, city: city || null, state: null, country: cc } : null;
+  if (!legalName && !address && !taxId) return null;
+  return { name: legalName || null, address, tax_id: taxId || null, email: null };
+}
+
 async function create(ctx: Context, opts: CreateFlags, [name = ""]: string[]): Promise<void> {
   const slug = opts.slug ?? slugify(name);
   if (!slug) throw new UsageError(`<name>: "${name}" gives no usable slug`, "pass --slug <slug> (letters, digits and dashes)");
-  const details = legalDetails(opts);
+  const flagged = legalDetails(opts);
   const auth = authClient(ctx, requireSession(ctx));
   const created = await ctx.out.loading("Creating organization", auth.post<Organization>("/organization/create", { name, slug }));
   // better-auth makes a newly created organization the session's active one; the profile follows
@@ -130,7 +150,8 @@ async function create(ctx: Context, opts: CreateFlags, [name = ""]: string[]): P
     await updateProfile(ctx.env.configDir, ctx.profileName, { organization: stored(created) });
   }
   const active = activeOrganizationId === created.id;
-  // the legal details invoices print: given now, or warned about until `till orgs billing set`
+  // the legal details invoices print: given now (flags, or asked on a terminal), or warned about until set
+  const details = flagged ?? (await askLegalDetails(ctx, created.name));
   const saved = details
     ? (await ctx.out.loading("Saving billing details", v1(ctx).send<{ invoice_details?: InvoiceDetails }>("PATCH", `/organizations/${created.id}`, { invoice_details: details }))).invoice_details ?? details
     : null;

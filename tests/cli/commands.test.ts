@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { person, type Person } from "../auth/key-fixtures.js";
-import { login, parseJson, spawnTill, tempConfigDir, till, TRACE_HOOK, type TillOptions } from "./till.js";
+import { execa } from "execa";
+import { BIN, login, parseJson, spawnTill, tempConfigDir, till, TRACE_HOOK, type TillOptions } from "./till.js";
 
 let server: TestServer;
 let dana: Person;
@@ -404,6 +405,33 @@ describe("till orgs create, legal details", () => {
     // an address without its country is refused before anything is created
     const noCountry = await till(["orgs", "create", "Epsilon", "--line1", "1 Main St"], cli);
     expect([noCountry.exitCode, noCountry.stderr]).toEqual([2, "error: --country: an address needs its country\nhint: add --country <CC> (DE, FR, US)\n"]);
+    await till(["orgs", "switch", before.organization.id], cli);
+  });
+
+  it("create on a terminal asks for them, each skippable; what is typed is on the organization", async () => {
+    const before = parseJson<{ organization: { id: string } }>((await till(["auth", "status", "--json"], cli)).stdout);
+    const slug = `zeta-${Date.now()}`;
+    const typed = ["", "Zeta Straße 5", "10115", "Berlin", "de", ""].join("\n") + "\n";
+    const r = await execa("script", ["-qec", `node ${BIN} orgs create Zeta --slug ${slug} --no-color`, "/dev/null"], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir(), TILL_CONFIG_DIR: cli.configDir },
+      extendEnv: false,
+      reject: false,
+      input: typed,
+      timeout: 60_000,
+    });
+    const out = String(r.stdout);
+    expect(r.exitCode, out).toBe(0);
+    expect(out).toContain("Your legal details, printed on every invoice (Enter skips; `till orgs billing set` later):");
+    expect(out).toContain("Legal name [Zeta]: ");
+    // the tax id was skipped: the warning says so
+    expect(out).toContain("invoices carry no seller tax id");
+    const shown = parseJson<{ name: string | null; address: unknown; tax_id: string | null }>((await till(["orgs", "billing", "show", "--org", slug, "--json"], cli)).stdout);
+    expect(shown).toEqual({
+      name: null,
+      address: { line1: "Zeta Straße 5", line2: null, postal_code: "10115", city: "Berlin", state: null, country: "DE" },
+      tax_id: null,
+      email: null,
+    });
     await till(["orgs", "switch", before.organization.id], cli);
   });
 });
