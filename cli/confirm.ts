@@ -57,6 +57,26 @@ export async function askLine(question: string): Promise<string> {
   }
 }
 
+/** Several lines typed at the terminal, one per question, trimmed: one reader, so typed-ahead lines are kept. */
+export async function askLines(questions: readonly string[]): Promise<string[]> {
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  // the iterator queues every line read, also those typed before their question is shown
+  const lines = rl[Symbol.asyncIterator]();
+  try {
+    const answers: string[] = [];
+    for (const q of questions) {
+      rl.setPrompt(q);
+      rl.prompt();
+      const next = await lines.next();
+      answers.push(next.done ? "" : String(next.value).trim());
+    }
+    return answers;
+  } finally {
+    rl.close();
+  }
+}
+
 /**
  * A secret typed at the terminal without echo (a password): raw mode, Enter ends it, Backspace erases,
  * Ctrl-C or Ctrl-D cancels (null: the caller says "Cancelled" and exits 2).

@@ -10,6 +10,8 @@ import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { oneOf, parseCountry, parseCustomer, parseId, type MetadataValue } from "../flags.js";
 import { customerIdOf } from "./customers.js";
+import { missingDetails, type InvoiceDetails } from "./orgs-billing.js";
+import { resolveOrganizationId } from "./orgs.js";
 import { changes, day, describeMetadata, listOptions, exportRows, listResource, money, type ListOptions } from "../resources.js";
 
 export interface WireAddress {
@@ -190,14 +192,26 @@ interface InvoiceFlags {
   output?: string;
 }
 
+/** The seller's legal details are missing from invoices: a warning naming the command that sets them. */
+async function warnMissingDetails(ctx: Context): Promise<void> {
+  const orgId = await resolveOrganizationId(ctx, undefined);
+  const org = await v1(ctx).get<{ invoice_details?: InvoiceDetails }>(`/organizations/${orgId}`);
+  const missing = missingDetails(org.invoice_details);
+  if (missing) ctx.out.warn(missing);
+}
+
 async function invoice(ctx: Context, opts: InvoiceFlags, [id = ""]: string[]) {
   const client = v1(ctx);
+  // while the legal details are missing, every invoice looked at says so (the first one a seller opens)
+  const warned = warnMissingDetails(ctx).catch(() => undefined);
   if (opts.generate) {
     await ctx.out.loading("Asking for the invoice", client.send<unknown>("POST", `/orders/${id}/invoice`));
+    await warned;
     ctx.out.done({ order_id: id, status: "generating" }, `The invoice of order ${id} is being generated: \`till orders invoice ${id}\` shows it in a moment.`);
     return;
   }
   const inv = await ctx.out.loading("Loading invoice", client.get<WireInvoice>(`/orders/${id}/invoice`));
+  await warned;
   if (opts.output) {
     const res = await fetch(inv.url);
     if (!res.ok) throw new Error(`Could not download the invoice: HTTP ${res.status}`);

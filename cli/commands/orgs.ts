@@ -7,9 +7,12 @@ import { authClient, v1, whoami, type AuthClient } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { updateProfile, type StoredOrganization } from "../config.js";
 import { requireCredential, requireSession, type Context } from "../context.js";
+import { askLines, canAsk } from "../confirm.js";
 import { UsageError } from "../errors.js";
+import { parseCountry } from "../flags.js";
 import { registerTax } from "./orgs-tax.js";
 import { registerDunning } from "./orgs-dunning.js";
+import { missingDetails, registerBilling, type InvoiceDetails } from "./orgs-billing.js";
 
 /** An organization as /v1/organizations/ returns it (Polar's wire; the fields the CLI shows). */
 export interface WireOrganization {
@@ -95,9 +98,50 @@ async function list(ctx: Context): Promise<void> {
   );
 }
 
-async function create(ctx: Context, opts: { slug?: string }, [name = ""]: string[]): Promise<void> {
+interface CreateFlags {
+  slug?: string;
+  legalName?: string;
+  line1?: string;
+  postalCode?: string;
+  city?: string;
+  country?: string;
+  taxId?: string;
+}
+
+/** The legal details `orgs create` was given (none: null, the step skipped). */
+function legalDetails(opts: CreateFlags): InvoiceDetails | null {
+  const given = [opts.legalName, opts.line1, opts.postalCode, opts.city, opts.country, opts.taxId].some((v) => v !== undefined);
+  if (!given) return null;
+  if (!opts.country && (opts.line1 || opts.postalCode || opts.city)) throw new UsageError("--country: an address needs its country", "add --country <CC> (DE, FR, US)");
+  const address = opts.country
+    ? { line1: opts.line1 ?? null, line2: null, postal_code: opts.postalCode ?? null, city: opts.city ?? null, state: null, country: opts.country }
+    : null;
+  return { name: opts.legalName ?? null, address, tax_id: opts.taxId ?? null, email: null };
+}
+
+/** On a terminal, without the flags: the legal details asked for, each skippable with Enter (all empty: null). */
+async function askLegalDetails(ctx: Context, name: string): Promise<InvoiceDetails | null> {
+  if (!canAsk(ctx)) return null;
+  ctx.out.info("Your legal details, printed on every invoice (Enter skips; `till orgs billing set` later):");
+  const [legalName = "", line1 = "", postalCode = "", city = "", country = "", taxId = ""] = await askLines([
+    `Legal name [${name}]: `,
+    "Street address: ",
+    "Postal code: ",
+    "City: ",
+    "Country (ISO code: DE, FR, US): ",
+    "Tax ID (VAT number): ",
+  ]);
+  const cc = /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null;
+  if (country && !cc) ctx.out.warn(`"${country}" is not a two-letter country code: the address is left out`);
+  const address = cc ? { line1: line1 || null, line2: null, postal_code: postalCode || null, city: city || null, state: null, country: cc } : null;
+  if (!legalName && !address && !taxId) return null;
+  return { name: legalName || null, address, tax_id: taxId || null, email: null };
+}
+
+async function create(ctx: Context, opts: CreateFlags, [name = ""]: string[]): Promise<void> {
   const slug = opts.slug ?? slugify(name);
   if (!slug) throw new UsageError(`<name>: "${name}" gives no usable slug`, "pass --slug <slug> (letters, digits and dashes)");
+  const flagged = legalDetails(opts);
   const auth = authClient(ctx, requireSession(ctx));
   const created = await ctx.out.loading("Creating organization", auth.post<Organization>("/organization/create", { name, slug }));
   // better-auth makes a newly created organization the session's active one; the profile follows
@@ -106,8 +150,15 @@ async function create(ctx: Context, opts: { slug?: string }, [name = ""]: string
     await updateProfile(ctx.env.configDir, ctx.profileName, { organization: stored(created) });
   }
   const active = activeOrganizationId === created.id;
+  // the legal details invoices print: given now (flags, or asked on a terminal), or warned about until set
+  const details = flagged ?? (await askLegalDetails(ctx, created.name));
+  const saved = details
+    ? (await ctx.out.loading("Saving billing details", v1(ctx).send<{ invoice_details?: InvoiceDetails }>("PATCH", `/organizations/${created.id}`, { invoice_details: details }))).invoice_details ?? details
+    : null;
+  const missing = missingDetails(saved);
+  if (missing) ctx.out.warn(`${created.name}: ${missing}`);
   ctx.out.done(
-    { ...stored(created), createdAt: created.createdAt, active },
+    { ...stored(created), createdAt: created.createdAt, active, invoice_details: saved },
     `Created organization ${created.name} (${created.slug}, ${created.id}).` +
       (active ? ` It is now your active organization: commands act on it.` : ""),
   );
@@ -152,7 +203,20 @@ export function register(program: Command): void {
     .description("create an organization and make it the active one")
     .argument("<name>", "display name")
     .option("--slug <slug>", "URL slug (default: from the name)")
-    .addHelpText("after", examples(["till orgs create \"Acme Inc\"", "till orgs create Acme --slug acme-eu --json"]))
+    .option("--legal-name <name>", "the legal name invoices print (default: the display name)")
+    .option("--line1 <street>", "the legal address: street")
+    .option("--postal-code <code>", "the legal address: postal code")
+    .option("--city <city>", "the legal address: city")
+    .option("--country <CC>", "the legal address: country, ISO code (DE, FR, US)", parseCountry)
+    .option("--tax-id <id>", "your VAT or other tax id")
+    .addHelpText(
+      "after",
+      examples([
+        "till orgs create \"Acme Inc\"",
+        "till orgs create \"Acme GmbH\" --legal-name \"Acme Software GmbH\" --line1 \"Hauptstraße 1\" --postal-code 10115 --city Berlin --country DE --tax-id DE123456789",
+        "till orgs create Acme --slug acme-eu --json",
+      ]) + "\nThe legal details can wait: till warns while invoices lack them; set them later with `till orgs billing set`.\n",
+    )
     .action(withContext(create));
 
   orgs
@@ -164,4 +228,5 @@ export function register(program: Command): void {
 
   registerTax(orgs, resolveOrganizationId);
   registerDunning(orgs, resolveOrganizationId);
+  registerBilling(orgs, resolveOrganizationId);
 }

@@ -115,18 +115,22 @@ describe("a paid order's invoice", () => {
       `Invoice number: ${order.invoiceNumber}`,
       `Invoice date: ${new Intl.DateTimeFormat("en-US", { dateStyle: "long", timeZone: "UTC" }).format(order.createdAt)}`,
       "Currency: USD",
-      "From Acme Software GmbH Hauptstraße 1 10115 Berlin DE billing@acme.example Tax ID: DE123456789",
-      "Bill to Jean Dupont 1 rue de Rivoli 75001 Paris FR",
+      // country names, not codes (issue 25)
+      "From Acme Software GmbH Hauptstraße 1 10115 Berlin Germany billing@acme.example Tax ID: DE123456789",
+      "Bill to Jean Dupont 1 rue de Rivoli 75001 Paris France",
       `${fixed.name} 1 $25.00 $25.00`,
       "Subtotal $25.00",
       "Total excluding tax $25.00",
       "VAT FR 20% $5.00",
       "Total $30.00",
       "Status: Paid",
+      "Payment method: Visa ending in 4242",
     ]) {
       expect(text).toContain(part);
     }
     expect(text).not.toContain("Reverse charge");
+    // a one-time purchase has no service period: the invoice date is the date of supply
+    expect(text).not.toContain("Service period");
   });
 
   it("is linked from the order confirmation email (the customer portal, which lists it)", async () => {
@@ -147,7 +151,7 @@ describe("a paid order's invoice", () => {
       const t = await pdfText((await seller.sdk.orders.invoice({ id: order.id })).url);
       return t.includes("Jeanne Dupont") ? t : null;
     });
-    expect(text).toContain("Bill to Jeanne Dupont 2 rue de Rivoli 75001 Paris FR");
+    expect(text).toContain("Bill to Jeanne Dupont 2 rue de Rivoli 75001 Paris France");
     // the same number: an invoice is corrected, not renumbered
     expect((await invoiceReady(order.id)).number).toBe(before.number);
   });
@@ -175,7 +179,9 @@ describe("a paid order's invoice", () => {
   });
 
   it("prints the reverse-charge note for an EU business with another member state's VAT id", async () => {
+    const email = uniqueBuyer("reverse-charge");
     const b2b = await buy(fixed, {
+      customerEmail: email,
       isBusinessCustomer: true,
       customerBillingName: "Acme SARL",
       customerTaxId: "FR40303265045",
@@ -183,15 +189,26 @@ describe("a paid order's invoice", () => {
     });
     expect(b2b).toMatchObject({ taxAmount: 0, totalAmount: 2500 });
     const text = await pdfText((await invoiceReady(b2b.id)).url);
-    expect(text).toContain("Bill to Acme SARL 5 avenue Foch 75016 Paris FR");
+    expect(text).toContain("Bill to Acme SARL 5 avenue Foch 75016 Paris France");
     expect(text).toContain("Tax ID: FR40303265045");
     expect(text).toContain("Tax FR (reverse charge) 0% $0.00");
     expect(text).toContain("Total $25.00");
     expect(text).toContain(EU_REVERSE_CHARGE_NOTE.replace(/\s+/g, " "));
+    // the receipt email names it too
+    const mail = await server.mailbox.waitFor(email, /receipt/, 15_000);
+    expect(mail.text.replace(/\s+/g, " ")).toContain("VAT reverse charged $0.00");
   });
 
   it("keeps a business buyer's billing name on the customer: renewals are billed to it and the portal shows it", async () => {
-    const monthly = await createProduct(seller, "monthly");
+    const meter = await seller.sdk.meters.create({ name: "Calls", filter: { conjunction: "and", clauses: [] }, aggregation: { func: "count" } });
+    const monthly = await seller.sdk.products.create({
+      name: "Consulting plan",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 1900, priceCurrency: "usd" },
+        { amountType: "metered_unit", meterId: meter.id, unitAmount: "1", priceCurrency: "usd" },
+      ],
+    });
     const first = await buy(monthly, {
       isBusinessCustomer: true,
       customerName: "Claire Martin",
@@ -216,6 +233,16 @@ describe("a paid order's invoice", () => {
     const text = await pdfText((await invoiceReady(orders[1]?.id ?? "")).url);
     expect(text).toContain("Bill to Martin Conseil SARL 5 avenue Foch 75016 Paris");
     expect(text).toContain("Tax ID: FR40303265045");
+    // each line's service period (the date of supply): the plan for the new period, the usage for the one ended
+    const day = (iso: unknown) => new Intl.DateTimeFormat("en-US", { dateStyle: "long", timeZone: "UTC" }).format(new Date(String(iso)));
+    const after = await raw("GET", `/v1/subscriptions/${sub}`);
+    const planPeriod = `Service period: ${day(after.body.current_period_start)} – ${day(after.body.current_period_end)}`;
+    const usagePeriod = `Service period: ${day(current.body.current_period_start)} – ${day(after.body.current_period_start)}`;
+    expect(text).toContain(`Consulting plan ${planPeriod}`);
+    expect(text).toContain(`Consulting plan — Calls ${usagePeriod}`);
+    // the first invoice's line: the first period
+    const firstText = await pdfText((await invoiceReady(first.id)).url);
+    expect(firstText).toContain(`Consulting plan Service period: ${day(current.body.current_period_start)} – ${day(current.body.current_period_end)}`);
 
     // the portal's billing details start from the company's name; the person keeps theirs
     const token = await sessionFor(first.customerId);
@@ -276,7 +303,7 @@ describe("errors", () => {
     expect(await seller.sdk049.orders.receipt({ id: o.id })).toBeUndefined();
     const receipt = await until("the receipt", () => seller.sdk049.orders.receipt({ id: o.id }));
     const text = await pdfText(receipt.url);
-    expect(text).toContain("Bill to Late Details Damrak 1 1012 LG Amsterdam NL");
+    expect(text).toContain("Bill to Late Details Damrak 1 1012 LG Amsterdam Netherlands");
     expect(text).toContain("Total $0.00");
   });
 
@@ -303,7 +330,7 @@ describe("the customer portal", () => {
     await invoiceReady(mine.id);
     const a = await portal.customerPortal.orders.invoice({ customerSession: token }, { id: mine.id });
     const b = await portal049.customerPortal.orders.invoice({ customerSession: token }, { id: mine.id });
-    expect(await pdfText(a.url)).toContain("Bill to Ada Lovelace 12 St James's Square SW1Y 4LB London GB");
+    expect(await pdfText(a.url)).toContain("Bill to Ada Lovelace 12 St James's Square SW1Y 4LB London United Kingdom");
     expect(b.url).toContain("/pdf?");
     await portal.customerPortal.orders.generateInvoice({ customerSession: token }, { id: mine.id });
     await portal049.customerPortal.orders.generateInvoice({ customerSession: token }, { id: mine.id });
@@ -334,11 +361,12 @@ describe("a refund", () => {
       "Credit note",
       `Credit note number: ${order.invoiceNumber}-CN1`,
       `Credits invoice ${order.invoiceNumber} of ${invoiceDate}`,
-      "Bill to Jean Dupont FR",
+      "Bill to Jean Dupont France",
       "Total excluding tax $10.00",
       "VAT FR 20% refunded $2.00",
       "Total credited $12.00",
       "Refunded: $12.00 (reason: customer request)",
+      "Refunded to: Visa ending in 4242",
     ]) {
       expect(text).toContain(part);
     }

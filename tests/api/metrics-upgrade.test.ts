@@ -22,7 +22,7 @@ function migrationsBeforeMetrics(): string {
   const journal = JSON.parse(readFileSync(path.join(migrationsFolder, "meta", "_journal.json"), "utf8")) as {
     entries: Array<{ idx: number; tag: string }>;
   };
-  const cut = journal.entries.findIndex((e) => e.tag.endsWith("_i28met_metrics"));
+  const cut = journal.entries.findIndex((e) => e.tag.endsWith("_metric_dashboards"));
   expect(cut).toBeGreaterThan(0);
   const entries = journal.entries.slice(0, cut);
   writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ ...journal, entries }));

@@ -36,6 +36,8 @@ describe("till orders invoice", () => {
 
     const shown = await till(["orders", "invoice", order.id], cli);
     expect(shown.exitCode, shown.stderr).toBe(0);
+    // the seller's legal details are missing: said with the invoice, until they are set
+    expect(shown.stderr).toContain("warning: invoices carry no seller address or tax id: set your legal details with `till orgs billing set");
     expect(shown.stdout).toMatch(new RegExp(`^Invoice: ${order.invoiceNumber}\\nPDF \\(1 hour\\): ${server.url}/v1/invoices/[0-9a-f-]{36}/pdf\\?expires=\\d+&signature=\\S+\\n$`));
 
     const file = path.join(os.tmpdir(), `till-invoice-${order.id}.pdf`);
@@ -47,6 +49,11 @@ describe("till orders invoice", () => {
     const again = await till(["orders", "invoice", order.id, "--generate", "--json"], cli);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(parseJson<{ status: string }>(again.stdout)).toEqual({ order_id: order.id, status: "generating" });
+
+    const set = await till(["orgs", "billing", "set", "--line1", "1 rue X", "--city", "Paris", "--country", "FR", "--tax-id", "FR40303265045"], cli);
+    expect(set.exitCode, set.stderr).toBe(0);
+    const quiet = await till(["orders", "invoice", order.id], cli);
+    expect([quiet.exitCode, quiet.stderr]).toEqual([0, ""]);
 
     const unknown = await till(["orders", "invoice", "0b5c1d2e-0000-4000-8000-000000000000"], cli);
     expect(unknown.exitCode).toBe(1);

@@ -23,6 +23,37 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
+describe("till orgs billing", () => {
+  it("show warns while the address or tax id is missing; set keeps what it is not given; the invoice prints it", async () => {
+    const empty = await run(["orgs", "billing", "show"]);
+    expect(empty.exitCode, empty.stderr).toBe(0);
+    expect(empty.stdout).toMatch(/Address:?\s+none/);
+    expect(empty.stderr).toContain("warning: invoices carry no seller address or tax id: set your legal details with `till orgs billing set");
+
+    const partial = await run(["orgs", "billing", "set", "--name", "Tax Co Ltd", "--line1", "1 High St", "--city", "London", "--country", "gb"]);
+    expect(partial.exitCode, partial.stderr).toBe(0);
+    expect(partial.stdout).toMatch(/Address:?\s+1 High St, London, GB/);
+    expect(partial.stderr).toContain("warning: invoices carry no seller tax id:");
+
+    const done = await run(["orgs", "billing", "set", "--tax-id", "GB123456789", "--postal-code", "EC1A 1BB", "--json"]);
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(done.stderr).toBe("");
+    const details = {
+      name: "Tax Co Ltd",
+      address: { line1: "1 High St", line2: null, postal_code: "EC1A 1BB", city: "London", state: null, country: "GB" },
+      tax_id: "GB123456789",
+      email: null,
+    };
+    expect(parseJson(done.stdout)).toEqual(details);
+    expect((await rawRequest(server.url, seller.token, "GET", `/v1/organizations/${seller.organizationId}`)).body.invoice_details).toEqual(details);
+
+    const nothing = await run(["orgs", "billing", "set"]);
+    expect(nothing.exitCode).toBe(2);
+    const badCountry = await run(["orgs", "billing", "set", "--country", "Germany"]);
+    expect([badCountry.exitCode, badCountry.stderr]).toEqual([2, "error: option '--country <CC>' argument 'Germany' is invalid. expected a two-letter country code such as FR or US.\n"]);
+  });
+});
+
 describe("till orgs tax", () => {
   it("show, set, add and remove the registrations; --json prints the settings", async () => {
     const empty = await run(["orgs", "tax", "show"]);

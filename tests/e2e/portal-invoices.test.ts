@@ -75,7 +75,7 @@ describe("the portal's orders", () => {
     const page = await openPortal(confirmed.customerId);
     const text = await download(page, new RegExp(`Download invoice ${order.invoiceNumber} \\(PDF\\)`));
     expect(text).toContain(`Invoice number: ${order.invoiceNumber}`);
-    expect(text).toContain("Bill to Grace Hopper 1 Main St 10001 New York NY US");
+    expect(text).toContain("Bill to Grace Hopper 1 Main St 10001 New York NY United States");
     expect(text).toContain("Total $25.00");
 
     await seller.sdk.refunds.create({ orderId: order.id, reason: "customer_request", amount: 500 });

@@ -80,6 +80,8 @@ export interface Checkout {
   total_amount: number;
   /** till's: the same price without the discount, tax included (what renewals charge once it is spent). */
   undiscounted_total_amount?: number;
+  /** till's: "VAT reverse charged" when the buyer's tax id makes the sale reverse charge, else null. */
+  reverse_charge?: string | null;
   currency: string;
   active_trial_interval: string | null;
   active_trial_interval_count: number | null;

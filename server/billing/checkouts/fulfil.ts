@@ -136,7 +136,13 @@ export async function fulfil(
       billingTaxId: row.customerTaxId ?? null,
       metadata: row.metadata,
       customFieldData: row.customFieldData,
-      items: itemAmounts.map((amount) => ({ label: product.name, amount, productPriceId: price.id })),
+      // a subscription's first line covers its first period (a trial's: the trial)
+      items: itemAmounts.map((amount) => ({
+        label: product.name,
+        amount,
+        productPriceId: price.id,
+        ...(subscription ? { period: { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd } } : {}),
+      })),
     },
     now,
   );

@@ -7,6 +7,7 @@ import { toBenefitPublicWire } from "../benefits/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import type { PriceWire, ProductWire } from "../products/service.js";
+import { reverseChargeLabel } from "../../../shared/reverse-charge.js";
 import { checkoutTax } from "./tax.js";
 import {
   billingAddressFields,
@@ -262,6 +263,14 @@ function undiscountedTotal(view: CheckoutView, d: CheckoutDerived, now: Date): n
   return row.amount + (inclusive ? 0 : (tax?.taxAmount ?? 0));
 }
 
+/** Till-only: "VAT reverse charged" when the buyer's tax id makes the sale reverse charge (0 tax), else null. */
+function reverseCharge(view: CheckoutView, d: CheckoutDerived, now: Date): string | null {
+  const { row } = view;
+  if (row.taxAmount !== 0 || row.customerTaxId === null) return null;
+  const tax = checkoutTax(view.organization, row, view.price, [row.amount], d.discountAmount, now);
+  return tax?.reverseCharge ? reverseChargeLabel(row.customerBillingAddress?.country) : null;
+}
+
 /** `CheckoutPublic`: what the customer's page sees (no seller metadata). */
 export function toCheckoutPublicWire(view: CheckoutView, now = new Date()) {
   const organization = view.organization;
@@ -270,6 +279,7 @@ export function toCheckoutPublicWire(view: CheckoutView, now = new Date()) {
   return {
     ...commonWire(view, d),
     undiscounted_total_amount: undiscountedTotal(view, d, now),
+    reverse_charge: reverseCharge(view, d, now),
     organization: toCheckoutOrganizationWire(organization),
   };
 }

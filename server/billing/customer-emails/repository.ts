@@ -2,7 +2,8 @@
 // SKIP LOCKED), and their outcome recorded by the lease holder only.
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { benefit, billingOrganization, customerEmail, organization, productBenefit } from "../../db/schema/index.js";
+import { reverseChargeLabel } from "../../../shared/reverse-charge.js";
+import { benefit, billingOrganization, customerEmail, order, organization, productBenefit } from "../../db/schema/index.js";
 
 export type CustomerEmailRow = typeof customerEmail.$inferSelect;
 
@@ -60,11 +61,12 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number, to
     .from(organization)
     .where(inArray(organization.id, [...new Set(claimed.map((c) => c.organizationId))]));
   const byId = new Map(senders.map((s) => [s.id, s]));
-  const accounts = await accountsNeeded(db, claimed);
+  const [accounts, reverseCharged] = await Promise.all([accountsNeeded(db, claimed), reverseChargedOrders(db, claimed)]);
   return claimed.flatMap((c) => {
     const s = byId.get(c.organizationId);
     const connect = accounts.get(c.id);
-    const data = connect ? { ...c.data, connect_accounts: connect } : c.data;
+    const label = reverseCharged.get(c.id);
+    const data = { ...c.data, ...(connect ? { connect_accounts: connect } : {}), ...(label ? { reverse_charge: label } : {}) };
     return s ? [{ ...c, data, sender: { name: s.name, slug: s.slug, logo: s.logo } }] : [];
   });
 }
@@ -88,6 +90,25 @@ async function accountsNeeded(db: Queryable, emails: CustomerEmailRow[]): Promis
   for (const e of wanted) {
     const platforms = [...new Set(rows.filter((r) => r.productId === e.data.product_id).map((r) => ACCOUNT_OF[r.type]!))].sort();
     if (platforms.length > 0) out.set(e.id, platforms);
+  }
+  return out;
+}
+
+/**
+ * The reverse-charge label ("VAT reverse charged") of each email whose order was reverse charged (its stored
+ * tax note), by email id: the receipt names it on the tax line, as the checkout page and the invoice do.
+ */
+async function reverseChargedOrders(db: Queryable, emails: CustomerEmailRow[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const orderEmails = emails.filter((e) => typeof e.data.invoice_number === "string" && typeof e.data.id === "string");
+  if (orderEmails.length === 0) return out;
+  const rows = await db
+    .select({ id: order.id, organizationId: order.organizationId, address: order.billingAddress })
+    .from(order)
+    .where(and(inArray(order.id, [...new Set(orderEmails.map((e) => e.data.id as string))]), sql`${order.taxNote} IS NOT NULL`));
+  for (const e of orderEmails) {
+    const row = rows.find((r) => r.id === e.data.id && r.organizationId === e.organizationId);
+    if (row) out.set(e.id, reverseChargeLabel(row.address?.country));
   }
   return out;
 }

@@ -22,6 +22,8 @@ export interface InvoiceLine {
    */
   unitAmount: number | string;
   amount: number;
+  /** The service period of a subscription's line (the date of supply): the period paid ahead, or the usage's. */
+  period?: { start: Date; end: Date } | null;
 }
 
 export interface TaxTotal {
@@ -49,6 +51,8 @@ export interface InvoiceDocumentData {
   total: number;
   /** "Paid", "Paid — partially refunded", … */
   status: string;
+  /** How the order was paid ("Visa ending in 4242"), when a charge paid it. */
+  paymentMethod: string | null;
   /** The tax note of the sale (a reverse charge's legal note), printed as is. */
   taxNote: string | null;
   pricesIncludeTax: boolean;
@@ -141,7 +145,14 @@ export function InvoiceDocument({ d }: { d: InvoiceDocumentData }) {
         </View>
         {d.lines.map((l, i) => (
           <View key={i} style={styles.tableRow} wrap={false}>
-            <Text style={styles.colDesc}>{l.description}</Text>
+            <View style={styles.colDesc}>
+              <Text>{l.description}</Text>
+              {l.period ? (
+                <Text style={styles.muted}>
+                  Service period: {dateText(l.period.start)} – {dateText(l.period.end)}
+                </Text>
+              ) : null}
+            </View>
             <Text style={styles.colQty}>{String(l.quantity)}</Text>
             <Text style={styles.colUnit}>{typeof l.unitAmount === "string" ? formatUnitAmount(l.unitAmount, d.currency, LOCALE) : money(l.unitAmount)}</Text>
             <Text style={styles.colAmount}>{money(l.amount)}</Text>
@@ -160,6 +171,7 @@ export function InvoiceDocument({ d }: { d: InvoiceDocumentData }) {
         </View>
 
         <Text style={styles.status}>{credit ? `Refunded: ${money(d.total)} (reason: ${d.credit?.reason ?? "refund"})` : `Status: ${d.status}`}</Text>
+        {d.paymentMethod ? <Text>{credit ? `Refunded to: ${d.paymentMethod}` : `Payment method: ${d.paymentMethod}`}</Text> : null}
         {d.pricesIncludeTax ? <Text style={styles.muted}>Prices include tax.</Text> : null}
         {d.taxNote ? (
           <View style={styles.note}>

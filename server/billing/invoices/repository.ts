@@ -3,7 +3,7 @@
 // organizations, like the other outbox consumers.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { billingOrganization, customer, discount, invoice, order, orderItem, organization, product, refund } from "../../db/schema/index.js";
+import { billingOrganization, customer, discount, invoice, order, orderItem, organization, payment, product, refund } from "../../db/schema/index.js";
 
 export type InvoiceRow = typeof invoice.$inferSelect;
 
@@ -158,7 +158,7 @@ export async function documentSources(db: Queryable, organizationId: string, ord
     .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId)))
     .limit(1);
   if (!head) return undefined;
-  const [items, refunds] = await Promise.all([
+  const [items, refunds, payments] = await Promise.all([
     db
       .select()
       .from(orderItem)
@@ -171,6 +171,13 @@ export async function documentSources(db: Queryable, organizationId: string, ord
           .where(and(eq(refund.organizationId, organizationId), eq(refund.id, refundId)))
           .limit(1)
       : Promise.resolve([]),
+    // the charge that paid the order (the latest that succeeded: a dunning retry's after a declined renewal)
+    db
+      .select({ method: payment.method, brand: payment.brand, last4: payment.last4 })
+      .from(payment)
+      .where(and(eq(payment.organizationId, organizationId), eq(payment.orderId, orderId), eq(payment.status, "succeeded")))
+      .orderBy(sql`${payment.createdAt} DESC`)
+      .limit(1),
   ]);
-  return { ...head, items, refund: refunds[0] ?? null };
+  return { ...head, items, refund: refunds[0] ?? null, payment: payments[0] ?? null };
 }

@@ -176,10 +176,30 @@ const REFUND_REASONS: Record<string, string> = {
   other: "other",
 };
 
+// English for now: the documents are in English (docs/decisions.md, issue 25)
+const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
+/** "FR" → "France"; a code Intl does not know is printed as is. */
+export function countryName(code: string): string {
+  try {
+    return regionNames.of(code.toUpperCase()) ?? code;
+  } catch {
+    return code;
+  }
+}
+
 function addressLines(a: Record<string, string | null> | null | undefined): string[] {
   if (!a) return [];
   const cityLine = [a.postal_code, a.city].filter(Boolean).join(" ");
-  return [a.line1, a.line2, cityLine, a.state, a.country].filter((x): x is string => Boolean(x && x.trim()));
+  const country = a.country?.trim() ? countryName(a.country.trim()) : null;
+  return [a.line1, a.line2, cityLine, a.state, country].filter((x): x is string => Boolean(x && x.trim()));
+}
+
+/** "Visa ending in 4242"; a payment without card details by its method ("card"). */
+function paymentMethodText(p: { method: string; brand: string | null; last4: string | null } | null): string | null {
+  if (!p) return null;
+  if (!p.brand || !p.last4) return p.method;
+  const brand = p.brand === "amex" ? "American Express" : p.brand.charAt(0).toUpperCase() + p.brand.slice(1);
+  return `${brand} ending in ${p.last4}`;
 }
 
 const percent = (rate: number) => `${Number((rate * 100).toFixed(4))}%`;
@@ -204,6 +224,9 @@ export function taxTotals(items: Array<{ taxAmount: number; tax: OrderItemTax | 
   return [...byLabel.entries()].map(([label, amount]) => ({ label, amount }));
 }
 
+const periodOf = (i: { periodStart: Date | null; periodEnd: Date | null }) =>
+  i.periodStart && i.periodEnd ? { start: i.periodStart, end: i.periodEnd } : null;
+
 const STATUS_TEXT: Record<string, string> = {
   paid: "Paid",
   partially_refunded: "Paid (partially refunded)",
@@ -220,7 +243,7 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
   const storedCountry = typeof src.orgDetails?.country === "string" ? src.orgDetails.country : null;
   const seller: InvoiceParty = {
     name: details.name ?? src.orgName,
-    address: details.address ? addressLines(details.address) : storedCountry ? [storedCountry] : [],
+    address: details.address ? addressLines(details.address) : storedCountry ? [countryName(storedCountry)] : [],
     taxId: details.tax_id,
     email: details.email ?? src.orgEmail ?? null,
   };
@@ -255,6 +278,7 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
       tax: r.taxAmount,
       total: r.amount + r.taxAmount,
       status: "Refunded",
+      paymentMethod: paymentMethodText(src.payment),
       taxNote: o.taxNote,
       pricesIncludeTax: false,
       credit: { reason: REFUND_REASONS[r.reason] ?? r.reason },
@@ -273,11 +297,11 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
       if (i.quantity !== null && i.unitAmount !== null) {
         // a metered line: billed units × its price's unit amount, as stored on the line (a fractional one as is)
         const unit = Number(i.unitAmount);
-        return { description: i.label, quantity: i.quantity, unitAmount: Number.isInteger(unit) ? unit : i.unitAmount, amount: i.amount };
+        return { description: i.label, quantity: i.quantity, unitAmount: Number.isInteger(unit) ? unit : i.unitAmount, amount: i.amount, period: periodOf(i) };
       }
       // a seat-based line is quantity × unit price when it divides exactly; else one line of its amount
       const quantity = seats && i.amount % seats === 0 && !i.proration ? seats : 1;
-      return { description: i.label, quantity, unitAmount: i.amount / quantity, amount: i.amount };
+      return { description: i.label, quantity, unitAmount: i.amount / quantity, amount: i.amount, period: periodOf(i) };
     }),
     subtotal: o.subtotalAmount,
     discount: o.discountAmount,
@@ -287,6 +311,7 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
     tax: o.taxAmount,
     total: o.totalAmount,
     status: STATUS_TEXT[o.status] ?? o.status,
+    paymentMethod: paymentMethodText(src.payment),
     taxNote: o.taxNote,
     pricesIncludeTax,
     credit: null,

@@ -127,7 +127,7 @@ export interface OrderFromCheckout {
   metadata: Metadata;
   customFieldData: CustomFieldData;
   /** A metered line carries its billed units and its price's unit amount (the invoice prints units × unit price). */
-  items: Array<{ label: string; amount: number; productPriceId: string | null; quantity?: number; unitAmount?: string }>;
+  items: Array<{ label: string; amount: number; productPriceId: string | null; quantity?: number; unitAmount?: string; period?: { start: Date; end: Date } }>;
 }
 
 /**
@@ -186,6 +186,8 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
       proration: false,
       quantity: i.quantity ?? null,
       unitAmount: i.unitAmount ?? null,
+      periodStart: i.period?.start ?? null,
+      periodEnd: i.period?.end ?? null,
       productPriceId: i.productPriceId,
       position,
       createdAt: now,

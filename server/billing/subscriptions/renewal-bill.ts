@@ -23,7 +23,8 @@ function discountApplies(d: Discount, sub: SubscriptionRow, periodStart: Date, e
 
 export interface Bill {
   /** A metered line has its billed units and unit price (the invoice prints them). */
-  items: Array<{ label: string; amount: number; productPriceId: string | null; quantity?: number; unitAmount?: string }>;
+  /** Each line's service period: the new period for a static price (billed ahead), the period ended for usage. */
+  items: Array<{ label: string; amount: number; productPriceId: string | null; quantity?: number; unitAmount?: string; period?: { start: Date; end: Date } }>;
   /** Per item: whether the discount applies to it, and its price's own tax behavior. */
   discountable: boolean[];
   inclusive: Array<boolean | undefined>;
@@ -74,12 +75,14 @@ export async function billPeriod(
         productPriceId: price.id,
         quantity: u?.billed ?? 0,
         unitAmount: String(price.unit_amount ?? "0"),
+        period: { start: ctx.ended.start, end: ctx.ended.end },
       });
       discountableItems.push(false);
     } else {
       const amount = priceAmount(price, { amount: sub.amount, seats: sub.seats }) ?? sub.amount;
       if (isDiscountable(price)) discountable += amount;
-      items.push({ label: ctx.productName, amount, productPriceId: price.id });
+      const period = { start: ctx.newStart, end: addInterval(ctx.newStart, sub.recurringInterval, sub.recurringIntervalCount) };
+      items.push({ label: ctx.productName, amount, productPriceId: price.id, period });
       discountableItems.push(isDiscountable(price));
     }
     inclusive.push(inclusiveOf(price));

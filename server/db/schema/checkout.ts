@@ -213,6 +213,9 @@ export const orderItem = pgTable(
     quantity: integer("quantity"),
     /** A metered line's unit price as its price had it (minor units, may be fractional: "1.5"); null without units. */
     unitAmount: numeric("unit_amount"),
+    /** The service period a subscription's line covers (the invoice's date of supply); null on a one-time line. */
+    periodStart: timestamptz("period_start"),
+    periodEnd: timestamptz("period_end"),
     productPriceId: uuid("product_price_id"),
     position: integer("position").default(0).notNull(),
     createdAt: createdAt(),

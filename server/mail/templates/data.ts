@@ -28,6 +28,8 @@ export const OrderData = z.object({
       recurring_interval_count: z.number().int().nullish(),
     })
     .nullish(),
+  /** "VAT reverse charged" when the sale was reverse charged (added when the email is sent). */
+  reverse_charge: z.string().optional(),
   /** Accounts the product's benefits need connected (github_repository, discord), added when the email is sent. */
   connect_accounts: z.array(z.enum(["github", "discord"])).optional(),
 });

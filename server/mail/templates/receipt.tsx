@@ -33,7 +33,7 @@ export function Receipt({ order }: { order: OrderData }) {
       ))}
       <Line label="Subtotal" amount={m(order.subtotal_amount)} />
       {order.discount_amount > 0 ? <Line label="Discount" amount={`−${m(order.discount_amount)}`} /> : null}
-      <Line label="Tax" amount={m(order.tax_amount)} />
+      <Line label={order.reverse_charge ?? "Tax"} amount={m(order.tax_amount)} />
       <Line label="Total" amount={m(order.total_amount)} strong />
     </Section>
   );

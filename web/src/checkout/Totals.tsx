@@ -31,7 +31,7 @@ export function Totals({ checkout }: { checkout: Checkout }) {
         )}
         {checkout.tax_amount !== null && (
           <>
-            <dt>Taxes</dt>
+            <dt>{checkout.reverse_charge ?? "Taxes"}</dt>
             <dd>{formatMoney(checkout.tax_amount, c)}</dd>
           </>
         )}
