@@ -183,7 +183,9 @@ describe.skipIf(!usingPostgres)("the database goes away under load (PostgreSQL o
       const port = await freePort();
       const baseUrl = `http://127.0.0.1:${port}`;
       till = await startTill(baseEnv(port, database.url!));
-      const { key, sdk, buyer, product } = await setUp(baseUrl);
+      // the session token, not the API key: a key has its own rate limit (1,000 requests a minute), which an
+      // unthrottled load on an idle machine passes
+      const { token: key, sdk, buyer, product } = await setUp(baseUrl);
       const run = `outage-${Date.now().toString(36)}`;
 
       const acknowledgedEvents: string[] = [];

@@ -260,9 +260,11 @@ describe("the customer's purchases", () => {
     expect(await page.getByRole("alert").count()).toBe(0);
     expect(await taxId.getAttribute("aria-invalid")).toBeNull();
     expect(await taxId.inputValue()).toBe("DE123456789");
-    const saved = await seller.sdk.customers.get({ id: customerId });
+    // the business name is the customer's billing name (Polar's billing_name, read by 0.49.0); the person keeps theirs
+    const saved = await seller.sdk049.customers.get({ id: customerId });
     expect(saved).toMatchObject({
-      name: "Ada Lovelace Ltd",
+      name: "Ada Buyer",
+      billingName: "Ada Lovelace Ltd",
       billingAddress: { country: "DE", line1: "Unter den Linden 1", city: "Berlin", postalCode: "10117", line2: null, state: null },
       taxId: ["DE123456789", "eu_vat"],
     });

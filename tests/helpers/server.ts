@@ -55,8 +55,9 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
     config = loadConfig({
       TILL_RATE_LIMIT: "false",
       TILL_DEVICE_CODE_INTERVAL: "1s",
-      // the suite pays live organizations' checkouts with the test card (tests/api/live-payments.test.ts: without)
-      TILL_TEST_PAYMENTS: "live",
+      // the suite pays live organizations' checkouts with the test card (tests/api/live-payments.test.ts: without),
+      // except in production, which refuses it
+      ...(env.NODE_ENV === "production" ? {} : { TILL_TEST_PAYMENTS: "live" }),
       ...env,
       PORT: String(port),
       TILL_BASE_URL: env.TILL_BASE_URL ?? `http://127.0.0.1:${port}`,

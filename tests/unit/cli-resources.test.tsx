@@ -99,7 +99,7 @@ describe("prices", () => {
       "pay what you want (min $5.00, preset $15.00)",
     );
     expect(describePrice({ ...base, amount_type: "metered_unit", unit_amount: "0.5", cap_amount: 10000, meter: { id: "m", name: "API calls" } })).toBe(
-      "$0.005 per API calls (cap $100.00)",
+      "$0.005 per API call (cap $100.00)",
     );
     expect(
       describePrice({ ...base, amount_type: "seat_based", seat_tiers: { tiers: [{ min_seats: 1, max_seats: 1, price_per_seat: 1000 }, { min_seats: 2, max_seats: null, price_per_seat: 800 }] } }),

@@ -39,8 +39,10 @@ describe("dev mailbox", () => {
     expect(mailer.transport).toBe("dev-mailbox");
 
     await mailer.send(message);
-    const files = readdirSync(mailDir);
+    // each message is an .eml, with a .json beside it for /dev/mail
+    const files = readdirSync(mailDir).filter((f) => f.endsWith(".eml"));
     expect(files).toHaveLength(1);
+    expect(readdirSync(mailDir).filter((f) => f.endsWith(".json"))).toHaveLength(1);
     expect(files[0]).toMatch(/\.eml$/);
     const file = path.join(mailDir, files[0] ?? "");
     const eml = readFileSync(file, "utf8");
@@ -63,7 +65,7 @@ describe("dev mailbox", () => {
     const mailer = createMailer({ smtpUrl: undefined, from: "till <t@example.com>", mailDir, log: (l) => lines.push(l) });
     await mailer.send({ ...message, subject: "Acme\ninvited you\r\nFAKE LOG LINE" });
     await mailer.send({ to: "bob@example.com", subject: "Reset your password", text: "no links here" });
-    expect(readdirSync(mailDir)).toHaveLength(2);
+    expect(readdirSync(mailDir).filter((f) => f.endsWith(".eml"))).toHaveLength(2);
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(line).not.toMatch(/[\r\n]/);
     expect(lines[1]).toContain("bob@example.com");
