@@ -1,10 +1,6 @@
 // The /v1 API: Polar's wire format over till's billing domains. Each domain registers its routes here;
 // this plugin owns authentication (org scope + permissions) and the Polar-shaped error bodies.
 import type { FastifyError, FastifyInstance } from "fastify";
-import type { Config } from "../config.js";
-import type { Database, Db } from "../db/client.js";
-import type { CallerResolver } from "../http/caller.js";
-import type { Mailer } from "../mail/mailer.js";
 import { ApiError, authenticate, rejectedInputIssue } from "./http.js";
 import { RejectedInput, SMALL_BODY_LIMIT, V1_BODY_LIMIT } from "../http/input-guard.js";
 import { benefitRoutes } from "./benefits/routes.js";
@@ -37,29 +33,7 @@ import { stripeRoutes } from "./stripe/routes.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
 
-export interface BillingDeps {
-  db: Db;
-  config: Config;
-  /** The server's secret (signed download URLs). */
-  secret: string;
-  /** Mail to customers (portal sign-in codes). */
-  mailer: Mailer;
-  callers: CallerResolver;
-  /** Filled with every /v1 route as it is registered (the tenancy test walks them all). */
-  routes?: V1Route[];
-  /** LISTEN on a channel of the database (live streams wake on it); polling alone without it. */
-  listen?: Database["listen"];
-  /** The database's driver (events ingest overlaps its INSERT with its checks on PostgreSQL only). */
-  driver?: Database["driver"];
-}
-
-export interface V1Route {
-  method: string;
-  url: string;
-  public: boolean;
-}
-
-export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
+import type { BillingDeps, DomainRoutes } from "./deps.js";
 
 /** Register a domain's routes here; order does not matter. */
 const DOMAINS: DomainRoutes[] = [

@@ -2,7 +2,7 @@
 // The document is better-auth's generated schema with its paths moved under /api/auth; /v1 joins later.
 import type { FastifyInstance } from "fastify";
 import { AUTH_BASE_PATH, type Auth } from "../auth/index.js";
-import type { V1Route } from "../billing/index.js";
+import type { V1Route } from "../billing/deps.js";
 import { IDEMPOTENCY_PARAMETER, takesIdempotencyKey } from "./idempotency.js";
 
 type Operation = { summary?: string; description?: string; parameters?: unknown[] };

@@ -130,7 +130,7 @@ describe("server/ imports", () => {
     expect(runtimeImports(path.join(SERVER, "billing/subscriptions/lifecycle.ts")).some((f) => f.endsWith("dunning/service.ts"))).toBe(true);
     expect(runtimeImports(path.join(SERVER, "billing/subscriptions/service.ts")).some((f) => f.endsWith("lifecycle.ts"))).toBe(true);
     const typeOnly = readFileSync(path.join(SERVER, "billing/stripe/routes.ts"), "utf8");
-    expect(typeOnly).toContain('import type { BillingDeps } from "../index.js"');
-    expect(runtimeImports(path.join(SERVER, "billing/stripe/routes.ts")).some((f) => f.endsWith("billing/index.ts"))).toBe(false);
+    expect(typeOnly).toContain('import type { BillingDeps } from "../deps.js"');
+    expect(runtimeImports(path.join(SERVER, "billing/stripe/routes.ts")).some((f) => f.endsWith("billing/deps.ts"))).toBe(false);
   });
 });

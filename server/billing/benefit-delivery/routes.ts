@@ -6,7 +6,7 @@
 //   GET …/customers/oauth-accounts/callback (the provider's redirect), DELETE …/customers/me/oauth-accounts/{platform}.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { invalid, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { portalUrl } from "../customer-emails/service.js";

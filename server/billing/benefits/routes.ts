@@ -1,7 +1,7 @@
 // /v1/benefits (create, list, get, update, delete, grants) and /v1/benefit-grants (list), Polar wire.
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { checkDiscordBenefit, integrationWarning } from "../benefit-delivery/service.js";
 import {
   invalid,

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import { CheckoutLinkCreateInput, CheckoutLinkUpdateInput, METADATA_KEYS, PREFILL_KEYS, prefillOf } from "./input.js";

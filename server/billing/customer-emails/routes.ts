@@ -1,7 +1,7 @@
 // The seller's preview of each customer email: GET /v1/organizations/{id}/email-preview/{type} renders the
 // email as the organization's customers get it (its name and logo), on sample data.
 import type { FastifyInstance } from "fastify";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { invalid, notFound, pathId, scopeOf } from "../http.js";
 import { getOrganization, visibleOrganizationIds } from "../organizations/service.js";
 import { previewEmail } from "./service.js";

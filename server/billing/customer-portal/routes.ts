@@ -4,7 +4,7 @@
 // missing, unknown or expired token is a 401, and rows of other customers are 404s.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { ApiError, isUuid, notFound, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, queryBool, scopeOf } from "../http.js";
 import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "../subscriptions/change.js";
 import type { SubscriptionUpdate } from "../subscriptions/service.js";

@@ -3,7 +3,7 @@
 // these without a trailing slash; the app's router serves both forms.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { isUuid, invalid, page, paginationQuery, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { toCustomerSubscriptionWire } from "../customer-portal/wire.js";

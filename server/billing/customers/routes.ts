@@ -1,7 +1,7 @@
 // /v1/customers: list, create, get, update, delete, state — by id and by the seller's external id.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import {
   isUuid,
   metadataQuery,

@@ -1,7 +1,7 @@
 // /v1/discounts: create, list, get, update, delete (Polar wire).
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import { DiscountCreateInput, DiscountUpdateInput } from "./input.js";

@@ -2,7 +2,7 @@
 // now with a new card or a saved one (/v1/customer-portal/orders/{id}/payment-status, …/confirm-payment).
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { createPaymentProcessor } from "../../payments/index.js";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { parseBody, pathId } from "../http.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import * as service from "./service.js";

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { FilterInput } from "../../../shared/meter-filter.js";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { jsonBody, LARGE_BODY_LIMIT, UnparsedJson } from "../../http/input-guard.js";
 import {
   datetimeInput,

@@ -3,7 +3,7 @@
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { LARGE_BODY_LIMIT } from "../../http/input-guard.js";
 import { invalid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
 import * as service from "./service.js";

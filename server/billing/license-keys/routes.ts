@@ -3,7 +3,7 @@
 // without a token, for software on the customer's machine: the key and its organization's id authenticate.
 import type { FastifyContextConfig, FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { SMALL_BODY_LIMIT } from "../../http/input-guard.js";
 import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
 import * as service from "./service.js";

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { AGGREGATION_FUNCTIONS } from "../../../shared/meter-filter.js";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import {
   datetimeInput,
   metadataQuery,

@@ -1,7 +1,7 @@
 // /v1/metrics: metrics.get, metrics.export (CSV), metrics.limits and the saved dashboards (Polar wire).
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
 import * as service from "./service.js";
 import { metricsCsv, METRICS } from "./wire.js";

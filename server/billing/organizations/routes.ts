@@ -1,7 +1,7 @@
 // /v1/organizations: list, get, update (Polar wire).
 import { z } from "zod";
 import type { FastifyRequest } from "fastify";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import type { FastifyInstance } from "fastify";
 import { ApiError, invalid, notFound, page, paginationQuery, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
 import * as service from "./service.js";

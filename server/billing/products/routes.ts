@@ -1,7 +1,7 @@
 // /v1/products: list, create, get, update, update benefits (Polar wire).
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import {
   metadataQuery,
   page,

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, parseBody, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import type { RefundSort } from "./repository.js";

@@ -1,7 +1,7 @@
 // /v1/stripe/connection (till's own, not Polar's): connect the organization's Stripe account, read its state,
 // disconnect it. The keys go in once and never come back out (answers show a key's kind and last four).
 import type { FastifyInstance } from "fastify";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { ApiError, parseWith, scopeOf, type ValidationIssue } from "../http.js";
 import { connectStripe, disconnectStripe, StripeConnectInput, stripeStatus, type StripeDeps } from "./service.js";
 

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { datetimeInput, parseBody, pathId, scopeOf } from "../http.js";
 import { renewNow } from "./renewal.js";
 

@@ -3,7 +3,7 @@
 // product (POST /v1/subscriptions/, create.ts).
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import {
   datetimeInput,
   isUuid,

@@ -3,7 +3,7 @@
 // answers once the renewals due on the way are done. A live organization is refused (403).
 import type { FastifyInstance } from "fastify";
 import { createPaymentProcessor } from "../../payments/index.js";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { parseBody, scopeOf } from "../http.js";
 import { AdvanceInput, advanceTestClock, getTestClock } from "./service.js";
 

@@ -12,7 +12,7 @@ import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Database, type Db } from "../../db/client.js";
 import { outbox } from "../../db/schema/index.js";
-import type { BillingDeps } from "../index.js";
+import type { BillingDeps } from "../deps.js";
 import { invalid, openEventStream, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
 import { formatBody } from "./format.js";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./wire.js";

@@ -1,0 +1,31 @@
+// What every billing domain's routes are given (billingPlugin, index.ts, builds it once): a leaf of types, so a
+// domain's routes.ts names it without importing the plugin that imports every domain.
+import type { FastifyInstance } from "fastify";
+import type { Config } from "../config.js";
+import type { Database, Db } from "../db/client.js";
+import type { CallerResolver } from "../http/caller.js";
+import type { Mailer } from "../mail/mailer.js";
+
+export interface BillingDeps {
+  db: Db;
+  config: Config;
+  /** The server's secret (signed download URLs). */
+  secret: string;
+  /** Mail to customers (portal sign-in codes). */
+  mailer: Mailer;
+  callers: CallerResolver;
+  /** Filled with every /v1 route as it is registered (the tenancy test walks them all). */
+  routes?: V1Route[];
+  /** LISTEN on a channel of the database (live streams wake on it); polling alone without it. */
+  listen?: Database["listen"];
+  /** The database's driver (events ingest overlaps its INSERT with its checks on PostgreSQL only). */
+  driver?: Database["driver"];
+}
+
+export interface V1Route {
+  method: string;
+  url: string;
+  public: boolean;
+}
+
+export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
