@@ -8,19 +8,14 @@ import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
 import { parseCountry } from "../flags.js";
 import { changes } from "../resources.js";
+import type { WireAddress } from "./orders.js";
 
 /** orgs.ts's `resolveOrganizationId`, handed in (this file is registered by orgs.ts: no import back). */
 type ResolveOrganization = (ctx: Context, org: string | undefined) => Promise<string>;
 let resolveOrganizationId: ResolveOrganization;
 
-interface Address {
-  line1: string | null;
-  line2: string | null;
-  postal_code: string | null;
-  city: string | null;
-  state: string | null;
-  country: string;
-}
+/** An address as the API writes it (the order's billing address has the same shape). */
+type Address = WireAddress;
 
 export interface InvoiceDetails {
   name: string | null;
