@@ -243,6 +243,27 @@ export const metadataQuery = z.record(
 );
 
 /** RFC 3339 with an offset. Year 0000 parses but PostgreSQL cannot store it (it was a 500). */
+/**
+ * IANA zone names the runtime knows (PostgreSQL ships the same tz database). Not UTC offsets: Node 22+ (ECMA-402
+ * 2024) takes "+05:00" as a time zone, Node 20 does not, and PostgreSQL would read it as a POSIX zone, whose
+ * sign is the other way round.
+ */
+export const timezoneInput = z
+  .string()
+  .max(64)
+  .refine(
+    (tz) => {
+      if (!/^[A-Za-z]/.test(tz)) return false;
+      try {
+        new Intl.DateTimeFormat("en", { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: "Input should be a valid IANA time zone name" },
+  );
+
 export const datetimeInput = z.iso
   .datetime({ offset: true, message: "Input should be a valid datetime" })
   .refine((v) => !v.startsWith("0000"), { message: "Input should be a valid datetime" });

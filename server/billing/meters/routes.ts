@@ -14,6 +14,7 @@ import {
   queryArray,
   queryBool,
   scopeOf,
+  timezoneInput,
 } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
@@ -29,32 +30,12 @@ const ListQuery = z.object({
   ...paginationQuery,
 });
 
-/**
- * IANA zone names the runtime knows (PostgreSQL ships the same tz database). Not UTC offsets: Node 22+ (ECMA-402
- * 2024) takes "+05:00" as a time zone, Node 20 does not, and PostgreSQL would read it as a POSIX zone, whose
- * sign is the other way round.
- */
-const timezone = z
-  .string()
-  .max(64)
-  .refine(
-    (tz) => {
-      if (!/^[A-Za-z]/.test(tz)) return false;
-      try {
-        new Intl.DateTimeFormat("en", { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: "Input should be a valid IANA time zone name" },
-  );
 
 const QuantitiesQuery = z.object({
   start_timestamp: datetimeInput,
   end_timestamp: datetimeInput,
   interval: z.enum(["hour", "day", "week", "month", "year"]),
-  timezone: timezone.default("UTC"),
+  timezone: timezoneInput.default("UTC"),
   customer_id: queryArray(uuid).optional(),
   external_customer_id: queryArray(z.string().min(1).max(256)).optional(),
   customer_aggregation_function: z.enum(AGGREGATION_FUNCTIONS).optional(),

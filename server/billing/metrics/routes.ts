@@ -2,34 +2,18 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { parseBody, parseQuery, pathId, queryArray, scopeOf, timezoneInput } from "../http.js";
 import * as service from "./service.js";
 import { metricsCsv, METRICS } from "./wire.js";
 
 const uuid = z.uuid({ message: "Input should be a valid UUID" });
 const date = z.iso.date({ message: "Input should be a valid date in the format YYYY-MM-DD" });
 
-/** IANA zone names (not offsets: PostgreSQL reads "+05:00" as a POSIX zone, sign reversed). */
-const timezone = z
-  .string()
-  .max(64)
-  .refine(
-    (tz) => {
-      if (!/^[A-Za-z]/.test(tz)) return false;
-      try {
-        new Intl.DateTimeFormat("en", { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: "Input should be a valid IANA time zone name" },
-  );
 
 const MetricsQuery = z.object({
   start_date: date,
   end_date: date,
-  timezone: timezone.default("UTC"),
+  timezone: timezoneInput.default("UTC"),
   interval: z.enum(service.UNITS),
   organization_id: queryArray(uuid).optional(),
   product_id: queryArray(uuid).optional(),
