@@ -12,18 +12,9 @@ import { UsageError } from "../errors.js";
 import { oneOf, parseDateTime, parseCustomer, parseId, parsePositive, type MetadataValue } from "../flags.js";
 import { customerIdOf } from "./customers.js";
 import { day, describeInterval, describeMetadata, listOptions, exportRows, listResource, money, type ListOptions } from "../resources.js";
+import { CANCELLATION_REASONS } from "../../shared/cancellation-reasons.js";
 
 export const SUBSCRIPTION_STATUSES = ["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid"] as const;
-export const CANCELLATION_REASONS = [
-  "customer_service",
-  "low_quality",
-  "missing_features",
-  "switched_service",
-  "too_complex",
-  "too_expensive",
-  "unused",
-  "other",
-] as const;
 export const PRORATION_BEHAVIORS = ["invoice", "prorate", "next_period", "reset"] as const;
 
 export interface WireSubscription {

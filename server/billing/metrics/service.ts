@@ -8,8 +8,8 @@ import { metricDashboard } from "../../db/schema/index.js";
 import { orgNow } from "../test-clock/clock.js";
 import { invalid, notFound, validationError, type ValidationIssue } from "../http.js";
 import * as repo from "./repository.js";
+import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import {
-  CANCELLATION_REASONS,
   METRIC_SLUGS,
   METRICS,
   metricsWire,

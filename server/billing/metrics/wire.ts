@@ -21,16 +21,6 @@ export interface MetricDefinition {
 
 const m = (slug: string, display_name: string, type: MetricType, total: TotalRule): MetricDefinition => ({ slug, display_name, type, total });
 
-export const CANCELLATION_REASONS = [
-  "customer_service",
-  "low_quality",
-  "missing_features",
-  "switched_service",
-  "too_complex",
-  "too_expensive",
-  "unused",
-  "other",
-] as const;
 
 /** In the SDK's order (models/components/metrics.js); the seat metrics are not computed (no seat history). */
 export const METRICS: readonly MetricDefinition[] = [

@@ -6,10 +6,8 @@ import { ApiError } from "../http.js";
 import type { ProrationPlan } from "./proration.js";
 import type * as repo from "./repository.js";
 import type { SubscriptionRow } from "./wire.js";
+import type { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 
-export const CANCELLATION_REASONS = [
-  "customer_service", "low_quality", "missing_features", "switched_service", "too_complex", "too_expensive", "unused", "other",
-] as const;
 export const PRORATION_BEHAVIORS = ["invoice", "prorate", "next_period", "reset"] as const;
 export type CancellationReason = (typeof CANCELLATION_REASONS)[number];
 export type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];

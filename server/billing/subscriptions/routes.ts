@@ -24,7 +24,8 @@ import { sortingQuery } from "../listing.js";
 import type { SubscriptionSort } from "./repository.js";
 import * as service from "./service.js";
 import { createSubscription } from "./create.js";
-import { CANCELLATION_REASONS, PRORATION_BEHAVIORS } from "./change.js";
+import { PRORATION_BEHAVIORS } from "./change.js";
+import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import { SUBSCRIPTION_STATUSES } from "./wire.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
