@@ -1,10 +1,10 @@
 // What every billing domain's routes are given (billingPlugin, index.ts, builds it once): a leaf of types, so a
 // domain's routes.ts names it without importing the plugin that imports every domain.
-import type { FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
 import type { Database, Db } from "../db/client.js";
 import type { CallerResolver } from "../http/caller.js";
 import type { Mailer } from "../mail/mailer.js";
+import type { CallerKind, V1App } from "./contract.js";
 
 export interface BillingDeps {
   db: Db;
@@ -25,7 +25,8 @@ export interface BillingDeps {
 export interface V1Route {
   method: string;
   url: string;
-  public: boolean;
+  /** Who calls it (billing/contract.ts). */
+  caller: CallerKind;
 }
 
-export type DomainRoutes = (app: FastifyInstance, deps: BillingDeps) => void | Promise<void>;
+export type DomainRoutes = (app: V1App, deps: BillingDeps) => void | Promise<void>;

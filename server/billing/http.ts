@@ -304,8 +304,6 @@ declare module "fastify" {
     orgOptional?: boolean;
     /** A session acts for the organization named by the path's :id (PATCH /organizations/:id). */
     orgScopeFromPath?: boolean;
-    /** No bearer token: the route authenticates the request itself (presigned upload URLs, public media). */
-    public?: boolean;
   }
 }
 
@@ -334,7 +332,8 @@ function requestedOrganization(req: FastifyRequest): { id: string | undefined; w
 export function authenticate(callers: CallerResolver) {
   return async function authenticateV1(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
     const config = req.routeOptions.config;
-    if (config.public) return;
+    // the other kinds of caller (billing/contract.ts) are authenticated by the route itself
+    if (config.caller !== undefined && config.caller !== "organization") return;
     const requested = requestedOrganization(req);
     if (requested.id !== undefined && !isUuid(requested.id)) {
       if (requested.where === "path") throw invalid(["path", "id"], "Input should be a valid UUID", "uuid_parsing");

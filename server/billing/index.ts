@@ -34,6 +34,8 @@ import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailabl
 import { metricRoutes } from "./metrics/routes.js";
 
 import type { BillingDeps, DomainRoutes } from "./deps.js";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { callerOf, declareContract, installContractCompilers } from "./contract.js";
 
 /** Register a domain's routes here; order does not matter. */
 const DOMAINS: DomainRoutes[] = [
@@ -100,13 +102,16 @@ export function billingPlugin(deps: BillingDeps) {
     app.addHook("onRoute", (route) => {
       // what each route may legitimately receive (README, docs/decisions.md): 128 KiB on routes anyone or a
       // customer may call, 512 KiB on the seller's writes, 1 MiB where a route says so (events/ingest, files)
-      route.bodyLimit ??= route.config?.public ? SMALL_BODY_LIMIT : V1_BODY_LIMIT;
+      route.bodyLimit ??= callerOf(route.config) === "organization" ? V1_BODY_LIMIT : SMALL_BODY_LIMIT;
+      declareContract(route);
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
-        if (method !== "HEAD") deps.routes?.push({ method, url: route.url, public: Boolean(route.config?.public) });
+        if (method !== "HEAD") deps.routes?.push({ method, url: route.url, caller: callerOf(route.config) });
       }
     });
     app.addHook("preHandler", authenticate(deps.callers));
-    for (const register of DOMAINS) await register(app, deps);
+    installContractCompilers(app);
+    const v1 = app.withTypeProvider<ZodTypeProvider>();
+    for (const register of DOMAINS) await register(v1, deps);
   };
 }

@@ -70,7 +70,7 @@ export function benefitDeliveryRoutes(app: FastifyInstance, { db, config, secret
 
   // ---- the customer's connected accounts ----------------------------------------------------------
 
-  const portal = { config: { public: true }, preHandler: portalAuth(db) };
+  const portal = { config: { caller: "customer_session" as const }, preHandler: portalAuth(db) };
 
   app.get("/customer-portal/customers/me/oauth-accounts/authorize", portal, async (req: FastifyRequest) => {
     const q = parseQuery(AuthorizeQuery, req);
@@ -95,7 +95,7 @@ export function benefitDeliveryRoutes(app: FastifyInstance, { db, config, secret
     return reply.code(204).send();
   });
 
-  app.get("/customer-portal/customers/oauth-accounts/callback", { config: { public: true } }, async (req, reply) => {
+  app.get("/customer-portal/customers/oauth-accounts/callback", { config: { caller: "none" } }, async (req, reply) => {
     const q = parseQuery(CallbackQuery, req);
     const fallback = `${config.baseURL}/portal`;
     if (!q.state || !q.code) {

@@ -64,7 +64,7 @@ export function checkoutLinkRoutes(app: FastifyInstance, { db, config }: Billing
 
   // ---- the shared URL: the client secret is the credential; every visit is a new checkout ---------------
 
-  app.get("/checkout-links/:client_secret/redirect", { config: { public: true } }, async (req, reply) => {
+  app.get("/checkout-links/:client_secret/redirect", { config: { caller: "client_secret" } }, async (req, reply) => {
     const secret = String((req.params as { client_secret?: unknown }).client_secret ?? "");
     const url = new URL(await service.openCheckout(deps, secret, prefillOf(req.query), req.ip));
     for (const [key, value] of forwardedQuery(req.url)) url.searchParams.append(key, value);

@@ -82,20 +82,20 @@ export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps
 
   // ---- the customer's page: the client secret is the credential -----------------------------------------
 
-  app.get("/checkouts/client/:client_secret", { config: { public: true } }, async (req) =>
+  app.get("/checkouts/client/:client_secret", { config: { caller: "client_secret" } }, async (req) =>
     service.clientGetCheckout(deps, secretOf(req)),
   );
 
-  app.patch("/checkouts/client/:client_secret", { config: { public: true } }, async (req) =>
+  app.patch("/checkouts/client/:client_secret", { config: { caller: "client_secret" } }, async (req) =>
     service.clientUpdateCheckout(deps, secretOf(req), parseBody(CheckoutUpdatePublicInput, req), req.ip),
   );
 
-  app.post("/checkouts/client/:client_secret/confirm", { config: { public: true } }, async (req) =>
+  app.post("/checkouts/client/:client_secret/confirm", { config: { caller: "client_secret" } }, async (req) =>
     clientConfirmCheckout(deps, secretOf(req), parseBody(CheckoutConfirmInput, req), req.ip),
   );
 
   /** The test processor's tokenizer: the card goes here, the checkout is confirmed with the token. */
-  app.post("/checkouts/client/:client_secret/test-card", { config: { public: true } }, async (req) => {
+  app.post("/checkouts/client/:client_secret/test-card", { config: { caller: "client_secret" } }, async (req) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     if (deps.processor.id !== "test") throw invalid(["path", "client_secret"], "This checkout does not use the test payment processor.");
     const card = parseBody(TestCardInput, req);
@@ -109,7 +109,7 @@ export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps
   });
 
   /** Server-sent events: the current status at once, then every change until the client leaves. */
-  app.get("/checkouts/client/:client_secret/stream", { config: { public: true } }, async (req, reply) => {
+  app.get("/checkouts/client/:client_secret/stream", { config: { caller: "client_secret" } }, async (req, reply) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     const raw = openEventStream(reply);
     const send = (e: CheckoutEvent) => raw.write(`data: ${JSON.stringify(e)}\n\n`);

@@ -1,6 +1,6 @@
 // POST /v1/customer-sessions/ (the seller's token, customer_sessions:write) and /v1/customer-portal/* with a
 // customer session's token: the customer's own details, orders, subscriptions, benefit grants and license
-// keys. Portal routes skip the organization authentication (config.public) and run portalAuth instead; a
+// keys. Portal routes skip the organization authentication (caller "customer_session") and run portalAuth instead; a
 // missing, unknown or expired token is a 401, and rows of other customers are 404s.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
@@ -93,7 +93,7 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
   });
 
   // public: the seller's name, settings and public products, by slug
-  app.get("/customer-portal/organizations/:slug", { config: { public: true } }, async (req) => {
+  app.get("/customer-portal/organizations/:slug", { config: { caller: "none" } }, async (req) => {
     const slug = String((req.params as { slug?: unknown }).slug ?? "");
     if (slug.length > 100) throw notFound("Organization not found");
     return service.organizationBySlug(deps, slug);
@@ -102,14 +102,14 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
   // public: a customer without a link asks for a code by email, and trades it for a session
   // (throttled per client address and per email; a code is void after five wrong tries: code-limits.ts)
   const limits = codeLimits(db, config.rateLimit.enabled);
-  app.post("/customer-portal/customer-session/request", { config: { public: true } }, async (req, reply) => {
+  app.post("/customer-portal/customer-session/request", { config: { caller: "none" } }, async (req, reply) => {
     const input = parseBody(CustomerSessionCodeRequestInput, req);
     const wait = await limits.request(req.ip, input.organization_id, input.email);
     if (wait !== null) return tooManyRequests(reply, wait);
     await requestSessionCode(db, mailer, config.baseURL, input);
     return reply.status(202).send();
   });
-  app.post("/customer-portal/customer-session/authenticate", { config: { public: true } }, async (req, reply) => {
+  app.post("/customer-portal/customer-session/authenticate", { config: { caller: "none" } }, async (req, reply) => {
     const { code } = parseBody(CustomerSessionCodeAuthenticateInput, req);
     const wait = await limits.guessesBlocked(req.ip);
     if (wait !== null) return tooManyRequests(reply, wait);
@@ -121,7 +121,7 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
     }
   });
 
-  const portal = { config: { public: true }, preHandler: portalAuth(db) };
+  const portal = { config: { caller: "customer_session" as const }, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => portalOf(req);
 
   app.get("/customer-portal/customer-session/introspect", portal, async (req) => service.introspect(me(req)));
@@ -144,12 +144,12 @@ export function customerPortalRoutes(app: FastifyInstance, { db, config, secret,
     await emailUpdate.requestEmailUpdate(updates, me(req), email);
     return reply.status(202).type("application/json").send("null");
   });
-  app.get("/customer-portal/customers/me/email-update/check", { config: { public: true } }, async (req, reply) => {
+  app.get("/customer-portal/customers/me/email-update/check", { config: { caller: "client_secret" } }, async (req, reply) => {
     const { token } = parseQuery(emailUpdate.EmailUpdateCheckQuery, req);
     await emailUpdate.checkEmailUpdate(updates, token);
     return reply.status(204).send();
   });
-  app.post("/customer-portal/customers/me/email-update/verify", { config: { public: true } }, async (req) =>
+  app.post("/customer-portal/customers/me/email-update/verify", { config: { caller: "client_secret" } }, async (req) =>
     emailUpdate.verifyEmailUpdate(updates, parseBody(emailUpdate.EmailUpdateVerifyInput, req).token),
   );
 

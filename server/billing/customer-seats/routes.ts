@@ -38,17 +38,17 @@ export function customerSeatRoutes(app: FastifyInstance, { db, config }: Billing
   );
 
   // public: whoever holds the invitation's token (the claim page)
-  app.get("/customer-seats/claim/:invitation_token", { config: { public: true } }, async (req) => {
+  app.get("/customer-seats/claim/:invitation_token", { config: { caller: "client_secret" } }, async (req) => {
     const token = String((req.params as { invitation_token?: unknown }).invitation_token ?? "");
     return service.getClaimInfo(db, token.slice(0, 300));
   });
-  app.post("/customer-seats/claim", { config: { public: true } }, async (req) => {
+  app.post("/customer-seats/claim", { config: { caller: "client_secret" } }, async (req) => {
     const { invitation_token } = parseBody(service.SeatClaimInput, req);
     return service.claimSeat(db, invitation_token);
   });
 
   // the buyer's side, with a customer session
-  const portal = { config: { public: true }, preHandler: portalAuth(db) };
+  const portal = { config: { caller: "customer_session" as const }, preHandler: portalAuth(db) };
   const buyer = (req: FastifyRequest) => {
     const p = portalOf(req);
     return { organizationId: p.organizationId, actor: { kind: "customer", customerId: p.customer.id } as const };

@@ -9,7 +9,7 @@ import * as service from "./service.js";
 
 export function dunningRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
   const deps = { db, processor: createPaymentProcessor(), baseURL: config.baseURL };
-  const portal = { config: { public: true }, preHandler: portalAuth(db) };
+  const portal = { config: { caller: "customer_session" as const }, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => {
     const p = portalOf(req);
     return { organizationId: p.organizationId, customerId: p.customer.id };

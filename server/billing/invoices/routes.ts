@@ -24,7 +24,7 @@ export function invoiceRoutes(app: FastifyInstance, { db, config, secret }: Bill
     return receipt ? receipt : reply.status(202).send();
   });
 
-  const portal = { config: { public: true }, preHandler: portalAuth(db) };
+  const portal = { config: { caller: "customer_session" as const }, preHandler: portalAuth(db) };
   app.post("/customer-portal/orders/:id/invoice", portal, async (req, reply) => {
     const me = portalOf(req);
     await service.generateInvoice(db, me.organizationId, pathId(req), me.customer.id);
@@ -41,7 +41,7 @@ export function invoiceRoutes(app: FastifyInstance, { db, config, secret }: Bill
   });
 
   // the signed URL: whoever holds it gets the PDF until it expires
-  app.get("/invoices/:id/pdf", { config: { public: true } }, async (req, reply) => {
+  app.get("/invoices/:id/pdf", { config: { caller: "client_secret" } }, async (req, reply) => {
     const id = String((req.params as { id?: unknown }).id ?? "");
     const { row, size, stream } = await service.openSignedInvoice(db, storage, secret, id, req.query as Record<string, unknown>);
     const name = `${row.kind === "credit_note" ? "credit-note" : "invoice"}-${row.number}.pdf`.replace(/[^\w.-]/g, "_");

@@ -48,7 +48,7 @@ export function licenseKeyRoutes(app: FastifyInstance, { db }: BillingDeps): voi
 
   // with the seller's token: authenticate() has checked that the body's organization_id is the caller's
   for (const prefix of ["/license-keys", "/customer-portal/license-keys"]) {
-    const config: FastifyContextConfig = prefix === "/license-keys" ? { scope: "license_keys:write" } : { public: true };
+    const config: FastifyContextConfig = prefix === "/license-keys" ? { scope: "license_keys:write" } : { caller: "client_secret" };
     // small bodies (a key, ids, two metadata objects): a larger one is a 413 before it is read (input-guard.ts)
     const bodyLimit = SMALL_BODY_LIMIT;
     app.post(`${prefix}/validate`, { config, bodyLimit }, async (req) => service.validateLicenseKey(db, parseBody(service.LicenseKeyValidateInput, req)));

@@ -68,7 +68,7 @@ export function paymentRoutes(app: FastifyInstance, { db }: BillingDeps): void {
   );
 
   // the customer's own, with a customer session
-  const portal = { config: { public: true }, preHandler: portalAuth(db) };
+  const portal = { config: { caller: "customer_session" as const }, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => {
     const p = portalOf(req);
     return { organizationId: p.organizationId, customerId: p.customer.id };

@@ -1,0 +1,89 @@
+// A /v1 route's declared contract: who may call it (the kind of caller), its query and body as the zod schemas
+// the route validates with, and its responses by Polar model name. The billing plugin validates what a route
+// declares (validateContract, after authentication, with Polar's 422) and /api/openapi.json is generated from it.
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyRequest,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteOptions,
+} from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { normalizeQuery, parseWith } from "./http.js";
+
+/**
+ * Who calls a route. `organization`: an organization API key or a member's session (bearer), the default;
+ * `customer_session`: a customer portal session (bearer); `client_secret`: a per-object secret in the path
+ * (a checkout's client secret, an invitation token, a signed download); `none`: anyone (the route may check a
+ * signature or a code in the body itself).
+ */
+export const CALLER_KINDS = ["organization", "customer_session", "client_secret", "none"] as const;
+export type CallerKind = (typeof CALLER_KINDS)[number];
+
+/**
+ * A response as the document shows it: a model of `@polar-sh/sdk` by name ("Product", "ListResourceProduct",
+ * "ResourceNotFound"), a zod schema of ours (till's own routes), or null for an empty body (204).
+ */
+export type ResponseModel = string | z.ZodType | null;
+
+/** The instance every domain's routes register on: request parts typed from their zod schemas. */
+export type V1App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Who calls the route (default: organization). */
+    caller?: CallerKind;
+    /** The route's answers by status, for the document; the route serializes as before (JSON). */
+    responses?: Record<number, ResponseModel>;
+  }
+}
+
+/** Schemas the route validates itself (events ingest's own parser): in the document, not validated again. */
+const documentOnly = new WeakSet<z.ZodType>();
+export function documented<S extends z.ZodType>(schema: S): S {
+  documentOnly.add(schema);
+  return schema;
+}
+
+type RouteSchema = { querystring?: unknown; body?: unknown };
+const isZod = (s: unknown): s is z.ZodType => s instanceof z.ZodType;
+
+/**
+ * preHandler appended to every /v1 route that declares a query or a body: parses them with the declared schema
+ * after authentication (as the handlers did themselves before), replacing them with the parsed values, so a
+ * handler reads `req.query` / `req.body` typed and valid. Failures are Polar's 422 (`parseWith`).
+ */
+async function validateContract(req: FastifyRequest): Promise<void> {
+  const schema = req.routeOptions.schema as RouteSchema | undefined;
+  const query = schema?.querystring;
+  if (isZod(query) && !documentOnly.has(query)) req.query = parseWith(query, normalizeQuery(req.query), "query");
+  const body = schema?.body;
+  if (isZod(body) && !documentOnly.has(body)) req.body = parseWith(body, req.body ?? {}, "body");
+}
+
+/** onRoute for the /v1 plugin: validation from the declared schemas, after the route's own preHandlers. */
+export function declareContract(route: RouteOptions): void {
+  const schema = route.schema as RouteSchema | undefined;
+  const validates = [schema?.querystring, schema?.body].some((s) => isZod(s) && !documentOnly.has(s));
+  if (!validates) return;
+  const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
+  route.preHandler = [...own, validateContract];
+}
+
+/** The /v1 plugin's compilers: fastify neither validates (validateContract does) nor serializes by schema. */
+export function installContractCompilers(app: FastifyInstance): void {
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+}
+
+/** The caller kind of a route's config. */
+export const callerOf = (config: { caller?: CallerKind } | undefined): CallerKind => config?.caller ?? "organization";
