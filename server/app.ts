@@ -13,6 +13,7 @@ import { createAuth, type Auth } from "./auth/index.js";
 import { authPlugin } from "./auth/plugin.js";
 import { createCallerResolver, type CallerResolver } from "./http/caller.js";
 import { referencePlugin } from "./http/reference.js";
+import { installOpenApi } from "./http/openapi.js";
 import { whoamiPlugin } from "./http/whoami.js";
 import { homePlugin } from "./http/home.js";
 import { billingPlugin } from "./billing/index.js";
@@ -94,6 +95,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.status(404).send({ error: "ResourceNotFound", detail: `No route for ${req.method} ${req.url.split("?")[0]}` }),
   );
 
+  // before any route: @fastify/swagger collects the /v1 routes' contracts as they register (server/http/openapi.ts)
+  const v1Document = await installOpenApi(app, config.baseURL);
   // JSON depth and unstorable characters, for every route registered below (server/http/input-guard.ts)
   installInputGuard(app, SMALL_BODY_LIMIT);
   // the id of the request's log lines, so a client (`till --verbose`) can quote it
@@ -122,7 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   await app.register(authPlugin(auth, () => callers.clear()));
   const v1Routes: V1Route[] = [];
-  await app.register(referencePlugin(auth, config.baseURL, v1Routes));
+  await app.register(referencePlugin(auth, v1Document));
   await app.register(whoamiPlugin(callers));
   await app.register(homePlugin(auth));
   await app.register(billingPlugin({ db: database.db, config, secret, mailer, callers, routes: v1Routes, listen: database.listen, driver: database.driver }), { prefix: "/v1" });

@@ -1,0 +1,122 @@
+// /api/openapi.json is generated from the routes: every registered /v1 route is an operation with its request
+// (path parameters, query, body) and response schemas, Polar's operationId where @polar-sh/sdk has the
+// operation, and its kind of caller as a security requirement.
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+type Schema = Record<string, unknown>;
+interface Operation {
+  operationId?: string;
+  parameters?: Array<{ name: string; in: string; schema?: Schema }>;
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+  security?: Array<Record<string, string[]>>;
+}
+interface Doc {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, Schema> };
+}
+
+/** Polar's operationId of each "METHOD /v1/path/{id}" the pinned SDK calls (its funcs/*.js say so). */
+function polarOperationIds(): Map<string, string> {
+  const require = createRequire(import.meta.url);
+  const funcs = path.join(path.dirname(require.resolve("@polar-sh/sdk/package.json")), "dist/esm/funcs");
+  const out = new Map<string, string>();
+  for (const file of readdirSync(funcs).filter((f) => f.endsWith(".js"))) {
+    const src = readFileSync(path.join(funcs, file), "utf8");
+    const p = /pathToFunc\("([^"]+)"/.exec(src)?.[1];
+    const op = /operationID: "([^"]+)"/.exec(src)?.[1];
+    const method = /method: "([A-Z]+)"/.exec(src)?.[1];
+    if (p && op && method) out.set(`${method} ${p}`, op);
+  }
+  return out;
+}
+
+let server: TestServer;
+let doc: Doc;
+
+beforeAll(async () => {
+  server = await startServer();
+  const res = await fetch(`${server.url}/api/openapi.json`);
+  expect(res.status).toBe(200);
+  doc = (await res.json()) as Doc;
+});
+afterAll(async () => server?.close());
+
+const openApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, "{$1}");
+
+describe("/api/openapi.json", () => {
+  it("has every registered /v1 route, with request and response schemas", () => {
+    expect(server.v1Routes.length).toBeGreaterThan(150);
+    const missing: string[] = [];
+    for (const route of server.v1Routes) {
+      const op = doc.paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
+      const where = `${route.method} ${route.url}`;
+      if (!op) {
+        missing.push(where);
+        continue;
+      }
+      // path parameters declared, one per :name
+      for (const name of [...route.url.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1])) {
+        expect(op.parameters?.some((p) => p.in === "path" && p.name === name), `${where}: path parameter ${name}`).toBe(true);
+      }
+      // a body for writes that take one: declared with a schema
+      if (op.requestBody) expect(op.requestBody.content?.["application/json"]?.schema, `${where}: body schema`).toBeDefined();
+      const statuses = Object.keys(op.responses ?? {});
+      const success = statuses.filter((s) => s.startsWith("2"));
+      expect(success.length, `${where}: a success response`).toBeGreaterThan(0);
+      for (const s of success) {
+        const r = op.responses?.[s];
+        if (s !== "204" && s !== "202") expect(Object.values(r?.content ?? {})[0]?.schema, `${where}: ${s} schema`).toBeDefined();
+      }
+      expect(op.security, `${where}: security`).toBeDefined();
+      expect(op.operationId, `${where}: operationId`).toBeTruthy();
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("takes Polar's operationIds where @polar-sh/sdk has the operation", () => {
+    const polar = polarOperationIds();
+    const mismatched: string[] = [];
+    let matched = 0;
+    for (const route of server.v1Routes) {
+      const key = `${route.method} ${openApiPath(route.url)}`;
+      const expected = polar.get(key);
+      if (!expected) continue;
+      matched++;
+      const got = doc.paths[openApiPath(route.url)]?.[route.method.toLowerCase()]?.operationId;
+      if (got !== expected) mismatched.push(`${key}: ${got} (Polar: ${expected})`);
+    }
+    expect(mismatched).toEqual([]);
+    expect(matched).toBeGreaterThan(100);
+  });
+
+  it("resolves every response model it names", () => {
+    const refs = JSON.stringify(doc.paths).matchAll(/"#\/components\/schemas\/([^"]+)"/g);
+    for (const [, name] of refs) expect(doc.components.schemas[name ?? ""], name).toBeDefined();
+    expect(doc.components.schemas.Product).toMatchObject({ type: "object" });
+    expect(doc.components.schemas.HTTPValidationError).toMatchObject({ type: "object" });
+  });
+
+  it("shows each route's kind of caller as its security requirement", () => {
+    const op = (p: string, m: string) => doc.paths[p]?.[m];
+    expect(op("/v1/products/", "get")?.security).toEqual([{ organization_token: ["products:read"] }]);
+    expect(op("/v1/customer-portal/customers/me", "get")?.security).toEqual([{ customer_session: [] }]);
+    expect(op("/v1/checkouts/client/{client_secret}", "get")?.security).toEqual([]);
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(expect.arrayContaining(["organization_token", "customer_session"]));
+  });
+
+  it("documents the query and the body from the route's zod schemas", () => {
+    const list = op("/v1/products/", "get");
+    const names = (list?.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(["organization_id", "is_archived", "page", "limit", "sorting"]));
+    const body = op("/v1/products/", "post")?.requestBody?.content?.["application/json"]?.schema;
+    expect(JSON.stringify(body)).toContain("prices");
+    function op(p: string, m: string) {
+      return doc.paths[p]?.[m];
+    }
+  });
+});
