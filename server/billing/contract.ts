@@ -3,6 +3,7 @@
 // declares (validateContract, after authentication, with Polar's 422) and /api/openapi.json is generated from it.
 import type {
   FastifyBaseLogger,
+  FastifyContextConfig,
   FastifyInstance,
   FastifyRequest,
   RawReplyDefaultExpression,
@@ -47,6 +48,33 @@ declare module "fastify" {
   }
 }
 
+/** What a route declares (`route({...})` gives the options of `app.get(url, options, handler)`). */
+export interface Contract<Q extends z.ZodType | undefined, B extends z.ZodType | undefined> extends FastifyContextConfig {
+  /** Polar's operationId where Polar has the operation ("products:list"), else till's own ("till:…"). */
+  operationId: string;
+  summary?: string;
+  /** The query, as the route's zod schema (parsed from the SDK's encodings, then validated). */
+  query?: Q;
+  /** The JSON body, as the route's zod schema. */
+  body?: B;
+  responses: Record<number, ResponseModel>;
+  preHandler?: RouteOptions["preHandler"];
+  bodyLimit?: number;
+}
+
+/** A route's options from its contract: the schemas where fastify (and the type provider) read them. */
+export function route<Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  contract: Contract<Q, B>,
+) {
+  const { operationId, summary, query, body, preHandler, bodyLimit, ...config } = contract;
+  return {
+    config,
+    schema: { operationId, ...(summary ? { summary } : {}), querystring: query as Q, body: body as B },
+    ...(preHandler ? { preHandler } : {}),
+    ...(bodyLimit ? { bodyLimit } : {}),
+  };
+}
+
 /** Schemas the route validates itself (events ingest's own parser): in the document, not validated again. */
 const documentOnly = new WeakSet<z.ZodType>();
 export function documented<S extends z.ZodType>(schema: S): S {
@@ -80,7 +108,7 @@ export function declareContract(route: RouteOptions): void {
 }
 
 /** The /v1 plugin's compilers: fastify neither validates (validateContract does) nor serializes by schema. */
-export function installContractCompilers(app: FastifyInstance): void {
+export function installContractCompilers(app: V1App): void {
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 }

@@ -4,10 +4,9 @@
 //   credentials, sealed at rest, never read back (`till benefits github connect`, `till benefits discord connect`).
 // - the customer portal's connected accounts (Polar's routes): GET …/customers/me/oauth-accounts/authorize,
 //   GET …/customers/oauth-accounts/callback (the provider's redirect), DELETE …/customers/me/oauth-accounts/{platform}.
-import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { invalid, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
+import { invalid, parseBody, pathId, scopeOf } from "../http.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { portalUrl } from "../customer-emails/service.js";
 import { DiscordIntegrationInput, GithubIntegrationInput } from "./integrations.js";
@@ -16,6 +15,7 @@ import * as repo from "./repository.js";
 import * as service from "./service.js";
 import { discordClient } from "./discord.js";
 import { seal } from "../../seal.js";
+import { route, type V1App } from "../contract.js";
 
 const PlatformParam = z.enum(["github", "discord"]);
 const AuthorizeQuery = z.object({ platform: PlatformParam, return_to: z.string().max(2000).nullish(), customer_id: z.string().nullish() });
@@ -38,15 +38,15 @@ function withParams(target: string, params: Record<string, string>): string {
   return url.toString();
 }
 
-export function benefitDeliveryRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
+export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps = { secret, services: config.benefits, baseURL: config.baseURL };
 
-  app.post("/benefit-grants/:id/regrant", { config: { scope: "benefits:write" } }, async (req, reply) => {
+  app.post("/benefit-grants/:id/regrant", route({ scope: "benefits:write", operationId: "till:benefit_grants:regrant", responses: { 200: "TODO" } }), async (req, reply) => {
     const grant = await service.regrant(db, scopeOf(req).organizationId, pathId(req));
     return reply.code(202).send(grant);
   });
 
-  app.get("/benefit-integrations/", { config: { scope: "benefits:read" } }, async (req) => {
+  app.get("/benefit-integrations/", route({ scope: "benefits:read", operationId: "till:benefit_integrations:list", responses: { 200: "TODO" } }), async (req) => {
     const rows = await repo.integrationsOf(db, scopeOf(req).organizationId);
     return rows.map((r) => ({ platform: r.platform, connected_at: (r.modifiedAt ?? r.createdAt).toISOString() }));
   });
@@ -70,10 +70,10 @@ export function benefitDeliveryRoutes(app: FastifyInstance, { db, config, secret
 
   // ---- the customer's connected accounts ----------------------------------------------------------
 
-  const portal = { config: { caller: "customer_session" as const }, preHandler: portalAuth(db) };
+  const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
 
-  app.get("/customer-portal/customers/me/oauth-accounts/authorize", portal, async (req: FastifyRequest) => {
-    const q = parseQuery(AuthorizeQuery, req);
+  app.get("/customer-portal/customers/me/oauth-accounts/authorize", route({ ...portal, operationId: "till:customer_portal:customers_me_oauth_accounts_authorize", query: AuthorizeQuery, responses: { 200: "TODO" } }), async (req) => {
+    const q = req.query;
     const me = portalOf(req);
     const client = await clientOf(db, secret, me.organizationId, q.platform);
     if (!client) throw invalid(["query", "platform"], `The seller has not set up ${q.platform} connections.`);
@@ -87,7 +87,7 @@ export function benefitDeliveryRoutes(app: FastifyInstance, { db, config, secret
     return { url };
   });
 
-  app.delete("/customer-portal/customers/me/oauth-accounts/:platform", portal, async (req, reply) => {
+  app.delete("/customer-portal/customers/me/oauth-accounts/:platform", route({ ...portal, operationId: "till:customer_portal:customers_me_oauth_accounts_delete", responses: { 204: "TODO" } }), async (req, reply) => {
     const platform = PlatformParam.safeParse((req.params as { platform?: unknown }).platform);
     if (!platform.success) throw invalid(["path", "platform"], "Input should be 'github' or 'discord'", "enum");
     const me = portalOf(req);
@@ -95,8 +95,8 @@ export function benefitDeliveryRoutes(app: FastifyInstance, { db, config, secret
     return reply.code(204).send();
   });
 
-  app.get("/customer-portal/customers/oauth-accounts/callback", { config: { caller: "none" } }, async (req, reply) => {
-    const q = parseQuery(CallbackQuery, req);
+  app.get("/customer-portal/customers/oauth-accounts/callback", route({ caller: "none", operationId: "till:customer_portal:customers_oauth_accounts_callback", query: CallbackQuery, responses: { 200: "TODO" } }), async (req, reply) => {
+    const q = req.query;
     const fallback = `${config.baseURL}/portal`;
     if (!q.state || !q.code) {
       return reply.code(400).type("text/plain").send(`The authorization was not completed${q.error ? ` (${q.error})` : ""}. Start again from the portal.`);

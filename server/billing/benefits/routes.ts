@@ -1,5 +1,4 @@
 // /v1/benefits (create, list, get, update, delete, grants) and /v1/benefit-grants (list), Polar wire.
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { checkDiscordBenefit, integrationWarning } from "../benefit-delivery/service.js";
@@ -9,8 +8,6 @@ import {
   metadataQuery,
   page,
   paginationQuery,
-  parseBody,
-  parseQuery,
   pathId,
   queryArray,
   queryBool,
@@ -20,6 +17,7 @@ import { sortingQuery } from "../listing.js";
 import { BenefitCreateInput, BenefitUpdateInput } from "./properties.js";
 import * as service from "./service.js";
 import { BENEFIT_TYPES } from "./wire.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 const uuids = queryArray(uuid).optional();
@@ -69,10 +67,10 @@ async function checkDiscordRole(deps: BillingDeps, organizationId: string, input
   if (problem) throw invalid(["body", "properties", "role_id"], problem);
 }
 
-export function benefitRoutes(app: FastifyInstance, deps: BillingDeps): void {
+export function benefitRoutes(app: V1App, deps: BillingDeps): void {
   const { db } = deps;
-  app.get("/benefits/", { config: { scope: "benefits:read" } }, async (req) => {
-    const q = parseQuery(BenefitListQuery, req);
+  app.get("/benefits/", route({ scope: "benefits:read", operationId: "benefits:list", query: BenefitListQuery, responses: { 200: "ListResourceBenefit", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (excludesCaller(q.organization_id, organizationId)) return page([], 0, q.limit);
     const filter = { types: q.type, ids: lower(q.id), excludeIds: lower(q.exclude_id), query: q.query, metadata: q.metadata };
@@ -80,8 +78,8 @@ export function benefitRoutes(app: FastifyInstance, deps: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.post("/benefits/", { config: { scope: "benefits:write" } }, async (req, reply) => {
-    const input = parseBody(BenefitCreateInput, req);
+  app.post("/benefits/", route({ scope: "benefits:write", operationId: "benefits:create", body: BenefitCreateInput, responses: { 201: "Benefit", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     await checkDiscordRole(deps, scopeOf(req).organizationId, input);
     const created = await service.createBenefit(db, scopeOf(req).organizationId, input);
     // a till-only field (the SDKs drop it): the seller learns at once why its grants will wait
@@ -89,33 +87,33 @@ export function benefitRoutes(app: FastifyInstance, deps: BillingDeps): void {
     return reply.code(201).send(warning ? { ...created, warnings: [warning] } : created);
   });
 
-  app.get("/benefits/:id", { config: { scope: "benefits:read" } }, async (req) =>
+  app.get("/benefits/:id", route({ scope: "benefits:read", operationId: "benefits:get", responses: { 200: "Benefit", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getBenefit(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/benefits/:id", { config: { scope: "benefits:write" } }, async (req) => {
+  app.patch("/benefits/:id", route({ scope: "benefits:write", operationId: "benefits:update", body: BenefitUpdateInput, responses: { 200: "Benefit", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    const input = parseBody(BenefitUpdateInput, req);
+    const input = req.body;
     await checkDiscordRole(deps, scopeOf(req).organizationId, input);
     return service.updateBenefit(db, scopeOf(req).organizationId, id, input);
   });
 
-  app.delete("/benefits/:id", { config: { scope: "benefits:write" } }, async (req, reply) => {
+  app.delete("/benefits/:id", route({ scope: "benefits:write", operationId: "benefits:delete", responses: { 204: null, 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     await service.deleteBenefit(db, scopeOf(req).organizationId, pathId(req));
     return reply.code(204).send();
   });
 
-  app.get("/benefits/:id/grants", { config: { scope: "benefits:read" } }, async (req) => {
+  app.get("/benefits/:id/grants", route({ scope: "benefits:read", operationId: "benefits:grants", query: BenefitGrantsQuery, responses: { 200: "ListResourceBenefitGrant", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    const q = parseQuery(BenefitGrantsQuery, req);
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     const filter = { customerIds: lower(q.customer_id), isGranted: q.is_granted, memberIds: lower(q.member_id) };
     const { items, total } = await service.listGrantsOfBenefit(db, organizationId, id, filter, q.page, q.limit);
     return page(items, total, q.limit);
   });
 
-  app.get("/benefit-grants/", { config: { scope: "benefits:read" } }, async (req) => {
-    const q = parseQuery(GrantListQuery, req);
+  app.get("/benefit-grants/", route({ scope: "benefits:read", operationId: "benefit-grants:list", query: GrantListQuery, responses: { 200: "ListResourceBenefitGrant", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (excludesCaller(q.organization_id, organizationId)) return page([], 0, q.limit);
     const filter = {

@@ -1,14 +1,14 @@
 // /v1/checkout-links: the seller's create, list, get, update and delete (bearer token), and the link's public
 // URL, `GET /v1/checkout-links/{client_secret}/redirect`, which opens a fresh checkout and redirects to it.
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, pathId, queryArray, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import { CheckoutLinkCreateInput, CheckoutLinkUpdateInput, METADATA_KEYS, PREFILL_KEYS, prefillOf } from "./input.js";
 import type { CheckoutLinkSort } from "./repository.js";
 import * as service from "./service.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -29,11 +29,11 @@ function forwardedQuery(rawUrl: string): URLSearchParams {
   return params;
 }
 
-export function checkoutLinkRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+export function checkoutLinkRoutes(app: V1App, { db, config }: BillingDeps): void {
   const deps = { db, baseURL: config.baseURL, processor: createPaymentProcessor(config.payments) };
 
-  app.get("/checkout-links/", { config: { scope: "checkout_links:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+  app.get("/checkout-links/", route({ scope: "checkout_links:read", operationId: "checkout-links:list", query: ListQuery, responses: { 200: "ListResourceCheckoutLink", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
       return page([], 0, q.limit);
@@ -43,28 +43,28 @@ export function checkoutLinkRoutes(app: FastifyInstance, { db, config }: Billing
     return page(items, total, q.limit);
   });
 
-  app.post("/checkout-links/", { config: { scope: "checkout_links:write" } }, async (req, reply) => {
-    const input = parseBody(CheckoutLinkCreateInput, req);
+  app.post("/checkout-links/", route({ scope: "checkout_links:write", operationId: "checkout-links:create", body: CheckoutLinkCreateInput, responses: { 201: "CheckoutLink", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     return reply.code(201).send(await service.createCheckoutLink(deps, scopeOf(req).organizationId, input));
   });
 
-  app.get("/checkout-links/:id", { config: { scope: "checkout_links:read" } }, async (req) =>
+  app.get("/checkout-links/:id", route({ scope: "checkout_links:read", operationId: "checkout-links:get", responses: { 200: "CheckoutLink", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getCheckoutLink(deps, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/checkout-links/:id", { config: { scope: "checkout_links:write" } }, async (req) => {
+  app.patch("/checkout-links/:id", route({ scope: "checkout_links:write", operationId: "checkout-links:update", body: CheckoutLinkUpdateInput, responses: { 200: "CheckoutLink", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    return service.updateCheckoutLink(deps, scopeOf(req).organizationId, id, parseBody(CheckoutLinkUpdateInput, req));
+    return service.updateCheckoutLink(deps, scopeOf(req).organizationId, id, req.body);
   });
 
-  app.delete("/checkout-links/:id", { config: { scope: "checkout_links:write" } }, async (req, reply) => {
+  app.delete("/checkout-links/:id", route({ scope: "checkout_links:write", operationId: "checkout-links:delete", responses: { 204: null, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     await service.deleteCheckoutLink(db, scopeOf(req).organizationId, pathId(req));
     return reply.code(204).send();
   });
 
   // ---- the shared URL: the client secret is the credential; every visit is a new checkout ---------------
 
-  app.get("/checkout-links/:client_secret/redirect", { config: { caller: "client_secret" } }, async (req, reply) => {
+  app.get("/checkout-links/:client_secret/redirect", route({ caller: "client_secret", operationId: "till:checkout_links:redirect", responses: { 200: "TODO" } }), async (req, reply) => {
     const secret = String((req.params as { client_secret?: unknown }).client_secret ?? "");
     const url = new URL(await service.openCheckout(deps, secret, prefillOf(req.query), req.ip));
     for (const [key, value] of forwardedQuery(req.url)) url.searchParams.append(key, value);

@@ -1,11 +1,11 @@
 // /v1/checkouts: the seller's create, list, get and update (bearer token), and the customer's page through
 // the client secret — get, update, confirm, the event stream, and the test processor's card tokenizer.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
 import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../deps.js";
-import { invalid, isUuid, openEventStream, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { invalid, isUuid, openEventStream, page, paginationQuery, pathId, queryArray, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import { clientConfirmCheckout } from "./confirm.js";
 import { subscribeCheckoutEvents, type CheckoutEvent } from "./events.js";
@@ -13,6 +13,7 @@ import { CheckoutConfirmInput, CheckoutCreateInput, CheckoutUpdateInput, Checkou
 import type { CheckoutSort } from "./repository.js";
 import * as service from "./service.js";
 import { statusOf } from "./wire.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 const STATUSES = ["open", "expired", "confirmed", "succeeded", "failed"] as const;
@@ -34,7 +35,7 @@ const secretOf = (req: FastifyRequest) => String((req.params as { client_secret?
 /** Keep-alive comments stop proxies from closing an idle stream. */
 const STREAM_KEEPALIVE_MS = 15_000;
 
-export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+export function checkoutRoutes(app: V1App, { db, config }: BillingDeps): void {
   const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: createPaymentProcessor(config.payments) };
   const streams = new Set<FastifyReply>();
   app.addHook("onClose", async () => {
@@ -43,8 +44,8 @@ export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps
 
   // ---- the seller -------------------------------------------------------------------------------------
 
-  app.get("/checkouts/", { config: { scope: "checkouts:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+  app.get("/checkouts/", route({ scope: "checkouts:read", operationId: "checkouts:list", query: ListQuery, responses: { 200: "ListResourceCheckout", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
       return page([], 0, q.limit);
@@ -66,39 +67,39 @@ export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps
     return page(items, total, q.limit);
   });
 
-  app.post("/checkouts/", { config: { scope: "checkouts:write" } }, async (req, reply) => {
-    const input = parseBody(CheckoutCreateInput, req);
+  app.post("/checkouts/", route({ scope: "checkouts:write", operationId: "checkouts:create", body: CheckoutCreateInput, responses: { 201: "Checkout", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     return reply.code(201).send(await service.createCheckout(deps, scopeOf(req).organizationId, input));
   });
 
-  app.get("/checkouts/:id", { config: { scope: "checkouts:read" } }, async (req) =>
+  app.get("/checkouts/:id", route({ scope: "checkouts:read", operationId: "checkouts:get", responses: { 200: "Checkout", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getCheckout(deps, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/checkouts/:id", { config: { scope: "checkouts:write" } }, async (req) => {
+  app.patch("/checkouts/:id", route({ scope: "checkouts:write", operationId: "checkouts:update", body: CheckoutUpdateInput, responses: { 200: "Checkout", 403: "CheckoutForbiddenError", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    return service.updateCheckout(deps, scopeOf(req).organizationId, id, parseBody(CheckoutUpdateInput, req));
+    return service.updateCheckout(deps, scopeOf(req).organizationId, id, req.body);
   });
 
   // ---- the customer's page: the client secret is the credential -----------------------------------------
 
-  app.get("/checkouts/client/:client_secret", { config: { caller: "client_secret" } }, async (req) =>
+  app.get("/checkouts/client/:client_secret", route({ caller: "client_secret", operationId: "checkouts:client_get", responses: { 200: "CheckoutPublic", 404: "ResourceNotFound", 410: "ExpiredCheckoutError", 422: "HTTPValidationError" } }), async (req) =>
     service.clientGetCheckout(deps, secretOf(req)),
   );
 
-  app.patch("/checkouts/client/:client_secret", { config: { caller: "client_secret" } }, async (req) =>
-    service.clientUpdateCheckout(deps, secretOf(req), parseBody(CheckoutUpdatePublicInput, req), req.ip),
+  app.patch("/checkouts/client/:client_secret", route({ caller: "client_secret", operationId: "checkouts:client_update", body: CheckoutUpdatePublicInput, responses: { 200: "CheckoutPublic", 403: "CheckoutForbiddenError", 404: "ResourceNotFound", 410: "ExpiredCheckoutError", 422: "HTTPValidationError" } }), async (req) =>
+    service.clientUpdateCheckout(deps, secretOf(req), req.body, req.ip),
   );
 
-  app.post("/checkouts/client/:client_secret/confirm", { config: { caller: "client_secret" } }, async (req) =>
-    clientConfirmCheckout(deps, secretOf(req), parseBody(CheckoutConfirmInput, req), req.ip),
+  app.post("/checkouts/client/:client_secret/confirm", route({ caller: "client_secret", operationId: "checkouts:client_confirm", body: CheckoutConfirmInput, responses: { 200: "CheckoutPublicConfirmed", 400: "PaymentError", 403: "CheckoutForbiddenError", 404: "ResourceNotFound", 410: "ExpiredCheckoutError", 422: "HTTPValidationError" } }), async (req) =>
+    clientConfirmCheckout(deps, secretOf(req), req.body, req.ip),
   );
 
   /** The test processor's tokenizer: the card goes here, the checkout is confirmed with the token. */
-  app.post("/checkouts/client/:client_secret/test-card", { config: { caller: "client_secret" } }, async (req) => {
+  app.post("/checkouts/client/:client_secret/test-card", route({ caller: "client_secret", operationId: "till:checkouts:client_test_card", body: TestCardInput, responses: { 200: "TODO" } }), async (req) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     if (deps.processor.id !== "test") throw invalid(["path", "client_secret"], "This checkout does not use the test payment processor.");
-    const card = parseBody(TestCardInput, req);
+    const card = req.body;
     const result = tokenizeTestCard(card, paymentPurpose({ checkout_id: row.id }));
     if (!result.ok) throw invalid(["body", result.field], result.message, "card_error");
     return {
@@ -109,7 +110,7 @@ export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps
   });
 
   /** Server-sent events: the current status at once, then every change until the client leaves. */
-  app.get("/checkouts/client/:client_secret/stream", { config: { caller: "client_secret" } }, async (req, reply) => {
+  app.get("/checkouts/client/:client_secret/stream", route({ caller: "client_secret", operationId: "till:checkouts:client_stream", responses: { 200: "TODO" } }), async (req, reply) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     const raw = openEventStream(reply);
     const send = (e: CheckoutEvent) => raw.write(`data: ${JSON.stringify(e)}\n\n`);

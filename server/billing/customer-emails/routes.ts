@@ -1,14 +1,14 @@
 // The seller's preview of each customer email: GET /v1/organizations/{id}/email-preview/{type} renders the
 // email as the organization's customers get it (its name and logo), on sample data.
-import type { FastifyInstance } from "fastify";
 import type { BillingDeps } from "../deps.js";
 import { invalid, notFound, pathId, scopeOf } from "../http.js";
 import { getOrganization, visibleOrganizationIds } from "../organizations/service.js";
 import { previewEmail } from "./service.js";
 import { CUSTOMER_EMAIL_TYPES, isCustomerEmailType } from "./types.js";
+import { route, type V1App } from "../contract.js";
 
-export function customerEmailRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
-  app.get("/organizations/:id/email-preview/:type", { config: { scope: "organizations:read", orgOptional: true } }, async (req) => {
+export function customerEmailRoutes(app: V1App, { db, config }: BillingDeps): void {
+  app.get("/organizations/:id/email-preview/:type", route({ scope: "organizations:read", orgOptional: true, operationId: "till:organizations:email_preview", responses: { 200: "TODO" } }), async (req) => {
     const id = pathId(req);
     if (!(await visibleOrganizationIds(db, scopeOf(req).caller)).includes(id)) throw notFound("Organization not found");
     const { type } = req.params as { type: string };

@@ -1,16 +1,17 @@
 // /v1/customer-seats (the seller: customer_seats:read/write; the claim and its info are public, the invitation
 // token is the credential) and /v1/customer-portal/seats (the buyer, with a customer session). Polar routes
 // these without a trailing slash; the app's router serves both forms.
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, invalid, page, paginationQuery, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
+import { isUuid, invalid, page, paginationQuery, parseQuery, pathId, scopeOf } from "../http.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { toCustomerSubscriptionWire } from "../customer-portal/wire.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadSubscriptionRows } from "../subscriptions/service.js";
 import { toWires } from "../subscriptions/load.js";
 import * as service from "./service.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 const SeatsQuery = z.object({ subscription_id: uuid.optional(), order_id: uuid.optional() });
@@ -25,53 +26,53 @@ function ownerRef(req: FastifyRequest): service.SeatOwnerRef {
   return q.subscription_id ? { subscriptionId: q.subscription_id.toLowerCase() } : { orderId: (q.order_id ?? "").toLowerCase() };
 }
 
-export function customerSeatRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+export function customerSeatRoutes(app: V1App, { db, config }: BillingDeps): void {
   const seller = { kind: "seller" } as const;
-  const read = { config: { scope: "customer_seats:read" as const } };
-  const write = { config: { scope: "customer_seats:write" as const } };
+  const read = { scope: "customer_seats:read" as const };
+  const write = { scope: "customer_seats:write" as const };
 
-  app.get("/customer-seats", read, async (req) => service.listSeats(db, scopeOf(req).organizationId, ownerRef(req), seller));
-  app.post("/customer-seats", write, async (req) => service.assignSeat(db, scopeOf(req).organizationId, parseBody(service.SeatAssignInput, req), seller));
-  app.delete("/customer-seats/:seat_id", write, async (req) => service.revokeSeat(db, scopeOf(req).organizationId, pathId(req, "seat_id"), seller));
-  app.post("/customer-seats/:seat_id/resend", write, async (req) =>
+  app.get("/customer-seats", route({ ...read, operationId: "customer-seats:list_seats", responses: { 200: "SeatsList", 422: "HTTPValidationError" } }), async (req) => service.listSeats(db, scopeOf(req).organizationId, ownerRef(req), seller));
+  app.post("/customer-seats", route({ ...write, operationId: "customer-seats:assign_seat", body: service.SeatAssignInput, responses: { 200: "CustomerSeat", 422: "HTTPValidationError" } }), async (req) => service.assignSeat(db, scopeOf(req).organizationId, req.body, seller));
+  app.delete("/customer-seats/:seat_id", route({ ...write, operationId: "customer-seats:revoke_seat", responses: { 200: "CustomerSeat", 422: "HTTPValidationError" } }), async (req) => service.revokeSeat(db, scopeOf(req).organizationId, pathId(req, "seat_id"), seller));
+  app.post("/customer-seats/:seat_id/resend", route({ ...write, operationId: "customer-seats:resend_invitation", responses: { 200: "CustomerSeat", 422: "HTTPValidationError" } }), async (req) =>
     service.resendInvitation(db, scopeOf(req).organizationId, pathId(req, "seat_id"), seller),
   );
 
   // public: whoever holds the invitation's token (the claim page)
-  app.get("/customer-seats/claim/:invitation_token", { config: { caller: "client_secret" } }, async (req) => {
+  app.get("/customer-seats/claim/:invitation_token", route({ caller: "client_secret", operationId: "customer-seats:get_claim_info", responses: { 200: "SeatClaimInfo", 422: "HTTPValidationError" } }), async (req) => {
     const token = String((req.params as { invitation_token?: unknown }).invitation_token ?? "");
     return service.getClaimInfo(db, token.slice(0, 300));
   });
-  app.post("/customer-seats/claim", { config: { caller: "client_secret" } }, async (req) => {
-    const { invitation_token } = parseBody(service.SeatClaimInput, req);
+  app.post("/customer-seats/claim", route({ caller: "client_secret", operationId: "customer-seats:claim_seat", body: service.SeatClaimInput, responses: { 200: "CustomerSeatClaimResponse", 422: "HTTPValidationError" } }), async (req) => {
+    const { invitation_token } = req.body;
     return service.claimSeat(db, invitation_token);
   });
 
   // the buyer's side, with a customer session
-  const portal = { config: { caller: "customer_session" as const }, preHandler: portalAuth(db) };
+  const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
   const buyer = (req: FastifyRequest) => {
     const p = portalOf(req);
     return { organizationId: p.organizationId, actor: { kind: "customer", customerId: p.customer.id } as const };
   };
-  app.get("/customer-portal/seats", portal, async (req) => {
+  app.get("/customer-portal/seats", route({ ...portal, operationId: "customer_portal:seats:list_seats", responses: { 200: "SeatsList", 422: "HTTPValidationError" } }), async (req) => {
     const b = buyer(req);
     return service.listSeats(db, b.organizationId, ownerRef(req), b.actor);
   });
-  app.post("/customer-portal/seats", portal, async (req) => {
+  app.post("/customer-portal/seats", route({ ...portal, operationId: "customer_portal:seats:assign_seat", body: service.SeatAssignInput, responses: { 200: "CustomerSeat", 422: "HTTPValidationError" } }), async (req) => {
     const b = buyer(req);
-    return service.assignSeat(db, b.organizationId, parseBody(service.SeatAssignInput, req), b.actor);
+    return service.assignSeat(db, b.organizationId, req.body, b.actor);
   });
-  app.delete("/customer-portal/seats/:seat_id", portal, async (req) => {
+  app.delete("/customer-portal/seats/:seat_id", route({ ...portal, operationId: "customer_portal:seats:revoke_seat", responses: { 200: "CustomerSeat", 422: "HTTPValidationError" } }), async (req) => {
     const b = buyer(req);
     return service.revokeSeat(db, b.organizationId, pathId(req, "seat_id"), b.actor);
   });
-  app.post("/customer-portal/seats/:seat_id/resend", portal, async (req) => {
+  app.post("/customer-portal/seats/:seat_id/resend", route({ ...portal, operationId: "customer_portal:seats:resend_invitation", responses: { 200: "CustomerSeat", 422: "HTTPValidationError" } }), async (req) => {
     const b = buyer(req);
     return service.resendInvitation(db, b.organizationId, pathId(req, "seat_id"), b.actor);
   });
   // the subscriptions the customer holds a claimed seat of (someone else pays for them)
-  app.get("/customer-portal/seats/subscriptions", portal, async (req) => {
-    const q = parseQuery(ClaimedQuery, req);
+  app.get("/customer-portal/seats/subscriptions", route({ ...portal, operationId: "customer_portal:seats:list_claimed_subscriptions", query: ClaimedQuery, responses: { 200: "ListResourceCustomerSubscription", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const p = portalOf(req);
     const ids = await service.claimedSubscriptionIds(db, p.organizationId, p.customer.id);
     const rows = await loadSubscriptionRows(db, p.organizationId, ids);

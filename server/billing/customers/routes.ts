@@ -1,5 +1,5 @@
 // /v1/customers: list, create, get, update, delete, state — by id and by the seller's external id.
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import {
@@ -7,8 +7,6 @@ import {
   metadataQuery,
   page,
   paginationQuery,
-  parseBody,
-  parseQuery,
   parseWith,
   pathId,
   queryArray,
@@ -20,6 +18,7 @@ import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { getCustomerState } from "./state.js";
 import { getCustomerMeter, listCustomerMeters } from "./meters.js";
+import { route, type V1App } from "../contract.js";
 
 const ListQuery = z.object({
   organization_id: queryArray(z.uuid({ message: "Input should be a valid UUID" })).optional(),
@@ -58,9 +57,9 @@ function externalRef(req: FastifyRequest): service.CustomerRef {
 
 const idRef = (req: FastifyRequest): service.CustomerRef => ({ id: pathId(req) });
 
-export function customerRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
-  app.get("/customers/", { config: { scope: "customers:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
+  app.get("/customers/", route({ scope: "customers:read", operationId: "customers:list", query: ListQuery, responses: { 200: "ListResourceCustomer", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.map((id) => id.toLowerCase()).includes(organizationId)) {
       return page([], 0, q.limit);
@@ -71,53 +70,54 @@ export function customerRoutes(app: FastifyInstance, { db, config }: BillingDeps
   });
 
   // Polar's CustomerMeter: a customer's usage of a meter (customers/meters.ts), under the customers scope
-  app.get("/customer-meters/", { config: { scope: "customers:read" } }, async (req) => {
-    const q = parseQuery(CustomerMetersQuery, req);
+  app.get("/customer-meters/", route({ scope: "customers:read", operationId: "customer_meters:list", query: CustomerMetersQuery, responses: { 200: "ListResourceCustomerMeter", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.map((id) => id.toLowerCase()).includes(organizationId)) return page([], 0, q.limit);
     const filter = { customerIds: q.customer_id?.map((id) => id.toLowerCase()), externalCustomerIds: q.external_customer_id, meterIds: q.meter_id };
     const { items, total } = await listCustomerMeters(db, organizationId, filter, q.sorting, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.get("/customer-meters/:id", { config: { scope: "customers:read" } }, async (req) => getCustomerMeter(db, scopeOf(req).organizationId, pathId(req)));
+  app.get("/customer-meters/:id", route({ scope: "customers:read", operationId: "customer_meters:get", responses: { 200: "CustomerMeter", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => getCustomerMeter(db, scopeOf(req).organizationId, pathId(req)));
 
   // a static segment: find-my-way prefers it to /customers/:id whatever the order of registration
-  app.get("/customers/export", { config: { scope: "customers:read" } }, async (req, reply) => {
-    const q = parseQuery(ExportQuery, req);
+  app.get("/customers/export", route({ scope: "customers:read", operationId: "customers:export", query: ExportQuery, responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     const csv = service.customerExport(organizationId);
     return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
-  app.post("/customers/", { config: { scope: "customers:write" } }, async (req, reply) => {
-    const input = parseBody(service.CustomerCreateInput, req);
+  app.post("/customers/", route({ scope: "customers:write", operationId: "customers:create", body: service.CustomerCreateInput, responses: { 201: "Customer", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     return reply.status(201).send(await service.createCustomer(db, scopeOf(req).organizationId, input));
   });
 
   // the same four operations by id and by external id
   const refs = [
-    { path: "/customers/:id", ref: idRef, update: service.CustomerUpdateInput },
-    { path: "/customers/external/:external_id", ref: externalRef, update: service.CustomerUpdateExternalInput },
+    { path: "/customers/:id", ref: idRef, update: service.CustomerUpdateInput, by: "" },
+    { path: "/customers/external/:external_id", ref: externalRef, update: service.CustomerUpdateExternalInput, by: "_external" },
   ];
-  for (const { path, ref, update } of refs) {
-    app.get(path, { config: { scope: "customers:read" } }, async (req) =>
+  const errors = { 404: "ResourceNotFound", 422: "HTTPValidationError" } as const;
+  for (const { path, ref, update, by } of refs) {
+    app.get(path, route({ scope: "customers:read", operationId: `customers:get${by}`, responses: { 200: "Customer", ...errors } }), async (req) =>
       service.getCustomer(db, scopeOf(req).organizationId, ref(req)),
     );
 
-    app.patch(path, { config: { scope: "customers:write" } }, async (req) => {
+    app.patch(path, route({ scope: "customers:write", operationId: `customers:update${by}`, body: update, responses: { 200: "Customer", ...errors } }), async (req) => {
       const target = ref(req);
-      const input = parseBody(update, req);
+      const input = req.body;
       return service.updateCustomer(db, scopeOf(req).organizationId, target, input);
     });
 
-    app.delete(path, { config: { scope: "customers:write" } }, async (req, reply) => {
+    app.delete(path, route({ scope: "customers:write", operationId: `customers:delete${by}`, query: DeleteQuery, responses: { 204: null, ...errors } }), async (req, reply) => {
       const target = ref(req);
-      const q = parseQuery(DeleteQuery, req);
+      const q = req.query;
       await service.deleteCustomer(db, scopeOf(req).organizationId, target, q.anonymize, config.baseURL);
       return reply.status(204).send();
     });
 
-    app.get(`${path}/state`, { config: { scope: "customers:read" } }, async (req) =>
+    app.get(`${path}/state`, route({ scope: "customers:read", operationId: `customers:get_state${by}`, responses: { 200: "CustomerState", ...errors } }), async (req) =>
       getCustomerState(db, scopeOf(req).organizationId, ref(req)),
     );
   }

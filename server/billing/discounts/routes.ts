@@ -1,12 +1,12 @@
 // /v1/discounts: create, list, get, update, delete (Polar wire).
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, pathId, queryArray, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import { DiscountCreateInput, DiscountUpdateInput } from "./input.js";
 import type { DiscountSort } from "./repository.js";
 import * as service from "./service.js";
+import { route, type V1App } from "../contract.js";
 
 
 const ListQuery = z.object({
@@ -18,9 +18,9 @@ const ListQuery = z.object({
   ...paginationQuery,
 });
 
-export function discountRoutes(app: FastifyInstance, { db }: BillingDeps): void {
-  app.get("/discounts/", { config: { scope: "discounts:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+export function discountRoutes(app: V1App, { db }: BillingDeps): void {
+  app.get("/discounts/", route({ scope: "discounts:read", operationId: "discounts:list", query: ListQuery, responses: { 200: "ListResourceDiscount", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     // an organization_id filter that leaves out the caller's organization matches nothing
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
@@ -30,21 +30,21 @@ export function discountRoutes(app: FastifyInstance, { db }: BillingDeps): void 
     return page(items, total, q.limit);
   });
 
-  app.post("/discounts/", { config: { scope: "discounts:write" } }, async (req, reply) => {
-    const input = parseBody(DiscountCreateInput, req);
+  app.post("/discounts/", route({ scope: "discounts:write", operationId: "discounts:create", body: DiscountCreateInput, responses: { 201: "Discount", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     return reply.code(201).send(await service.createDiscount(db, scopeOf(req).organizationId, input));
   });
 
-  app.get("/discounts/:id", { config: { scope: "discounts:read" } }, async (req) =>
+  app.get("/discounts/:id", route({ scope: "discounts:read", operationId: "discounts:get", responses: { 200: "Discount", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getDiscount(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/discounts/:id", { config: { scope: "discounts:write" } }, async (req) => {
+  app.patch("/discounts/:id", route({ scope: "discounts:write", operationId: "discounts:update", body: DiscountUpdateInput, responses: { 200: "Discount", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    return service.updateDiscount(db, scopeOf(req).organizationId, id, parseBody(DiscountUpdateInput, req));
+    return service.updateDiscount(db, scopeOf(req).organizationId, id, req.body);
   });
 
-  app.delete("/discounts/:id", { config: { scope: "discounts:write" } }, async (req, reply) => {
+  app.delete("/discounts/:id", route({ scope: "discounts:write", operationId: "discounts:delete", responses: { 204: null, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     await service.deleteDiscount(db, scopeOf(req).organizationId, pathId(req));
     return reply.code(204).send();
   });

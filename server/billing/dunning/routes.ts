@@ -1,26 +1,27 @@
 // The customer's failed renewal orders in the portal (a customer session): the payment's status, and a retry
 // now with a new card or a saved one (/v1/customer-portal/orders/{id}/payment-status, …/confirm-payment).
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { createPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
-import { parseBody, pathId } from "../http.js";
+import { pathId } from "../http.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import * as service from "./service.js";
+import { route, type V1App } from "../contract.js";
 
-export function dunningRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+export function dunningRoutes(app: V1App, { db, config }: BillingDeps): void {
   const deps = { db, processor: createPaymentProcessor(), baseURL: config.baseURL };
-  const portal = { config: { caller: "customer_session" as const }, preHandler: portalAuth(db) };
+  const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => {
     const p = portalOf(req);
     return { organizationId: p.organizationId, customerId: p.customer.id };
   };
-  app.get("/customer-portal/orders/:id/payment-status", portal, async (req) => {
+  app.get("/customer-portal/orders/:id/payment-status", route({ ...portal, operationId: "customer_portal:orders:get_payment_status", responses: { 200: "CustomerOrderPaymentStatus", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const m = me(req);
     return service.paymentStatus(db, m.organizationId, m.customerId, pathId(req));
   });
-  app.post("/customer-portal/orders/:id/confirm-payment", portal, async (req) => {
+  app.post("/customer-portal/orders/:id/confirm-payment", route({ ...portal, operationId: "customer_portal:orders:confirm_retry_payment", body: service.ConfirmRetryInput, responses: { 200: "CustomerOrderPaymentConfirmation", 404: "ResourceNotFound", 409: "PaymentAlreadyInProgress", 422: "OrderNotEligibleForRetry", 429: "ManualRetryLimitExceeded" } }), async (req) => {
     const m = me(req);
-    const input = parseBody(service.ConfirmRetryInput, req);
+    const input = req.body;
     return service.confirmRetry(deps, m.organizationId, m.customerId, pathId(req), input);
   });
 }

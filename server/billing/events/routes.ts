@@ -1,5 +1,5 @@
 // /v1/events: ingest, list, names, get (Polar wire).
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { FilterInput } from "../../../shared/meter-filter.js";
 import type { BillingDeps } from "../deps.js";
@@ -10,7 +10,6 @@ import {
   page,
   paginationQuery,
   parseArraySliced,
-  parseQuery,
   parseWith,
   pathId,
   queryArray,
@@ -24,6 +23,7 @@ import { startStagedInsert, type StagedInsert } from "./staged-insert.js";
 import { ingestEvents } from "./ingest.js";
 import * as service from "./service.js";
 import { orgNow } from "../test-clock/clock.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.uuid({ message: "Input should be a valid UUID" });
 const source = z.enum(["user", "system"]);
@@ -74,8 +74,8 @@ const NamesQuery = z.object({
 const otherOrganization = (ids: string[] | undefined, organizationId: string) =>
   ids !== undefined && !ids.map((id) => id.toLowerCase()).includes(organizationId);
 
-export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): void {
-  app.post("/events/ingest", { config: { scope: "events:write", parsesOwnJson: true }, bodyLimit: LARGE_BODY_LIMIT }, async (req) => {
+export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
+  app.post("/events/ingest", route({ scope: "events:write", parsesOwnJson: true, bodyLimit: LARGE_BODY_LIMIT, operationId: "events:ingest", responses: { 200: "EventsIngestResponse", 422: "HTTPValidationError" } }), async (req) => {
     const { organizationId } = scopeOf(req);
     const wall = new Date();
     // a batch that looks storable as sent starts its INSERT from the body's text now, while it is parsed and
@@ -114,8 +114,8 @@ export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): 
     return ingestEvents(db, organizationId, { events }, (await now).getTime(), counts.notAsSent === 0 ? early : undefined, text, staged);
   }
 
-  app.get("/events/", { config: { scope: "events:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+  app.get("/events/", route({ scope: "events:read", operationId: "events:list", query: ListQuery, responses: { 200: "EventsListResponseEventsList", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (otherOrganization(q.organization_id, organizationId)) return page([], 0, q.limit);
     const meter = q.meter_id ? await meterSelection(db, organizationId, q.meter_id) : undefined;
@@ -143,8 +143,8 @@ export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): 
     return page(items, total, q.limit);
   });
 
-  app.get("/events/names", { config: { scope: "events:read" } }, async (req) => {
-    const q = parseQuery(NamesQuery, req);
+  app.get("/events/names", route({ scope: "events:read", operationId: "events:list_names", query: NamesQuery, responses: { 200: "ListResourceEventName", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (otherOrganization(q.organization_id, organizationId)) return page([], 0, q.limit);
     const { items, total } = await service.listEventNames(
@@ -158,7 +158,7 @@ export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): 
     return page(items, total, q.limit);
   });
 
-  app.get("/events/:id", { config: { scope: "events:read" } }, async (req) =>
+  app.get("/events/:id", route({ scope: "events:read", operationId: "events:get", responses: { 200: "Event", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getEvent(db, scopeOf(req).organizationId, pathId(req)),
   );
 }

@@ -1,13 +1,13 @@
 // /v1/files: list, create (→ presigned part URLs), uploaded, update, delete (Polar wire), plus the two routes
 // the presigned URLs and public_url point at: PUT a part (token in the URL) and GET a public file's bytes.
 import path from "node:path";
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { LARGE_BODY_LIMIT } from "../../http/input-guard.js";
-import { invalid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { invalid, page, paginationQuery, pathId, queryArray, scopeOf } from "../http.js";
 import * as service from "./service.js";
 import { localFileStorage } from "./storage.js";
+import { route, type V1App } from "../contract.js";
 
 const ListQuery = z.object({
   organization_id: queryArray(z.guid({ message: "Input should be a valid UUID" })).optional(),
@@ -15,12 +15,12 @@ const ListQuery = z.object({
   ...paginationQuery,
 });
 
-export function fileRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
+export function fileRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const storage = localFileStorage(path.join(config.dataDir, "files"));
   const baseURL = config.baseURL;
 
-  app.get("/files/", { config: { scope: "files:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+  app.get("/files/", route({ scope: "files:read", operationId: "files:list", query: ListQuery, responses: { 200: "ListResourceFileRead", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) return page([], 0, q.limit);
     const ids = q.ids?.map((id) => id.toLowerCase());
@@ -28,28 +28,28 @@ export function fileRoutes(app: FastifyInstance, { db, config, secret }: Billing
     return page(items, total, q.limit);
   });
 
-  app.post("/files/", { config: { scope: "files:write" }, bodyLimit: LARGE_BODY_LIMIT }, async (req, reply) => {
-    const input = parseBody(service.FileCreateInput, req);
+  app.post("/files/", route({ scope: "files:write", bodyLimit: LARGE_BODY_LIMIT, operationId: "files:create", body: service.FileCreateInput, responses: { 201: "FileUpload", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     return reply.status(201).send(await service.createFile(db, scopeOf(req).organizationId, input, baseURL));
   });
 
-  app.post("/files/:id/uploaded", { config: { scope: "files:write" }, bodyLimit: LARGE_BODY_LIMIT }, async (req) => {
+  app.post("/files/:id/uploaded", route({ scope: "files:write", bodyLimit: LARGE_BODY_LIMIT, operationId: "files:uploaded", body: service.FileUploadCompletedInput, responses: { 200: "FilesUploadedResponseFilesUploaded", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    const input = parseBody(service.FileUploadCompletedInput, req);
+    const input = req.body;
     return service.completeUpload(db, storage, scopeOf(req).organizationId, id, input, baseURL);
   });
 
-  app.patch("/files/:id", { config: { scope: "files:write" } }, async (req) => {
+  app.patch("/files/:id", route({ scope: "files:write", operationId: "files:update", body: service.FilePatchInput, responses: { 200: "FilesUpdateResponseFilesUpdate", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    return service.updateFile(db, scopeOf(req).organizationId, id, parseBody(service.FilePatchInput, req), baseURL);
+    return service.updateFile(db, scopeOf(req).organizationId, id, req.body, baseURL);
   });
 
-  app.delete("/files/:id", { config: { scope: "files:write" } }, async (req, reply) => {
+  app.delete("/files/:id", route({ scope: "files:write", operationId: "files:delete", responses: { 204: null, 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     await service.deleteFile(db, storage, scopeOf(req).organizationId, pathId(req));
     return reply.status(204).send();
   });
 
-  app.get("/files/:id/public", { config: { caller: "none" } }, async (req, reply) => {
+  app.get("/files/:id/public", route({ caller: "none", operationId: "till:files:public", responses: { 200: "TODO" } }), async (req, reply) => {
     const { row, size, stream } = await service.openPublicFile(db, storage, pathId(req));
     return reply
       .header("content-type", row.mimeType)
@@ -61,7 +61,7 @@ export function fileRoutes(app: FastifyInstance, { db, config, secret }: Billing
   });
 
   // a customer's downloadable file, through the signed URL the customer portal hands out
-  app.get("/files/:id/download", { config: { caller: "client_secret" } }, async (req, reply) => {
+  app.get("/files/:id/download", route({ caller: "client_secret", operationId: "till:files:download", responses: { 200: "TODO" } }), async (req, reply) => {
     const { row, size, stream } = await service.openSignedDownload(db, storage, secret, String((req.params as { id?: unknown }).id ?? ""), req.query as Record<string, unknown>);
     const ascii = row.name.replace(/[^\x20-\x7e]|["\\]/g, "_");
     return reply
@@ -77,7 +77,7 @@ export function fileRoutes(app: FastifyInstance, { db, config, secret }: Billing
   void app.register(async (raw) => {
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser("*", (_req, _payload, done) => done(null));
-    raw.put("/files/:id/parts/:number", { config: { caller: "client_secret" } }, async (req, reply) => {
+    raw.put("/files/:id/parts/:number", route({ caller: "client_secret", operationId: "till:files:parts_put", responses: { 200: "TODO" } }), async (req, reply) => {
       const id = pathId(req);
       const number = Number((req.params as { number?: string }).number);
       if (!Number.isInteger(number) || number < 1) throw invalid(["path", "number"], "Input should be a valid integer");

@@ -1,5 +1,4 @@
 // /v1/meters: list, create, get, update, quantities (Polar wire).
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { AGGREGATION_FUNCTIONS } from "../../../shared/meter-filter.js";
 import type { BillingDeps } from "../deps.js";
@@ -8,8 +7,6 @@ import {
   metadataQuery,
   page,
   paginationQuery,
-  parseBody,
-  parseQuery,
   pathId,
   queryArray,
   queryBool,
@@ -18,6 +15,7 @@ import {
 } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.uuid({ message: "Input should be a valid UUID" });
 
@@ -42,9 +40,9 @@ const QuantitiesQuery = z.object({
   metadata: metadataQuery.optional(),
 });
 
-export function meterRoutes(app: FastifyInstance, { db }: BillingDeps): void {
-  app.get("/meters/", { config: { scope: "meters:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+export function meterRoutes(app: V1App, { db }: BillingDeps): void {
+  app.get("/meters/", route({ scope: "meters:read", operationId: "meters:list", query: ListQuery, responses: { 200: "ListResourceMeter", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.map((id) => id.toLowerCase()).includes(organizationId)) {
       return page([], 0, q.limit);
@@ -54,24 +52,24 @@ export function meterRoutes(app: FastifyInstance, { db }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.post("/meters/", { config: { scope: "meters:write" } }, async (req, reply) => {
-    const input = parseBody(service.MeterCreateInput, req);
+  app.post("/meters/", route({ scope: "meters:write", operationId: "meters:create", body: service.MeterCreateInput, responses: { 201: "Meter", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     return reply.status(201).send(await service.createMeter(db, scopeOf(req).organizationId, input));
   });
 
-  app.get("/meters/:id", { config: { scope: "meters:read" } }, async (req) =>
+  app.get("/meters/:id", route({ scope: "meters:read", operationId: "meters:get", responses: { 200: "Meter", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getMeter(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/meters/:id", { config: { scope: "meters:write" } }, async (req) => {
+  app.patch("/meters/:id", route({ scope: "meters:write", operationId: "meters:update", body: service.MeterUpdateInput, responses: { 200: "Meter", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    const input = parseBody(service.MeterUpdateInput, req);
+    const input = req.body;
     return service.updateMeter(db, scopeOf(req).organizationId, id, input);
   });
 
-  app.get("/meters/:id/quantities", { config: { scope: "meters:read" } }, async (req) => {
+  app.get("/meters/:id/quantities", route({ scope: "meters:read", operationId: "meters:quantities", query: QuantitiesQuery, responses: { 200: "MeterQuantities", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    const q = parseQuery(QuantitiesQuery, req);
+    const q = req.query;
     return service.meterQuantities(db, scopeOf(req).organizationId, id, {
       start: q.start_timestamp,
       end: q.end_timestamp,

@@ -1,10 +1,10 @@
 // /v1/metrics: metrics.get, metrics.export (CSV), metrics.limits and the saved dashboards (Polar wire).
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { parseBody, parseQuery, pathId, queryArray, scopeOf, timezoneInput } from "../http.js";
+import { parseQuery, pathId, queryArray, scopeOf, timezoneInput } from "../http.js";
 import * as service from "./service.js";
 import { metricsCsv, METRICS } from "./wire.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.uuid({ message: "Input should be a valid UUID" });
 const date = z.iso.date({ message: "Input should be a valid date in the format YYYY-MM-DD" });
@@ -42,12 +42,12 @@ function metricsQuery(req: Parameters<typeof parseQuery>[1]): service.MetricsQue
   };
 }
 
-export function metricRoutes(app: FastifyInstance, { db }: BillingDeps): void {
-  app.get("/metrics/", { config: { scope: "metrics:read" } }, async (req) =>
+export function metricRoutes(app: V1App, { db }: BillingDeps): void {
+  app.get("/metrics/", route({ scope: "metrics:read", operationId: "metrics:get", responses: { 200: "MetricsResponse", 422: "HTTPValidationError" } }), async (req) =>
     service.getMetrics(db, scopeOf(req).organizationId, metricsQuery(req)),
   );
 
-  app.get("/metrics/export", { config: { scope: "metrics:read" } }, async (req, reply) => {
+  app.get("/metrics/export", route({ scope: "metrics:read", operationId: "metrics:export", responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
     const q = metricsQuery(req);
     const body = await service.getMetrics(db, scopeOf(req).organizationId, q);
     const selected = q.metrics ? METRICS.filter((d) => q.metrics?.includes(d.slug)) : METRICS;
@@ -57,31 +57,31 @@ export function metricRoutes(app: FastifyInstance, { db }: BillingDeps): void {
       .send(metricsCsv(selected, body.periods));
   });
 
-  app.get("/metrics/limits", { config: { scope: "metrics:read" } }, async () => service.limits());
+  app.get("/metrics/limits", route({ scope: "metrics:read", operationId: "metrics:limits", responses: { 200: "MetricsLimits" } }), async () => service.limits());
 
-  app.get("/metrics/dashboards", { config: { scope: "metrics:read" } }, async (req) => {
-    const q = parseQuery(DashboardsQuery, req);
+  app.get("/metrics/dashboards", route({ scope: "metrics:read", operationId: "metrics:list_dashboards", query: DashboardsQuery, responses: { 200: null, 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) return [];
     return service.listDashboards(db, organizationId);
   });
 
-  app.post("/metrics/dashboards", { config: { scope: "metrics:write" } }, async (req, reply) => {
-    const input = parseBody(service.DashboardCreateInput, req);
+  app.post("/metrics/dashboards", route({ scope: "metrics:write", operationId: "metrics:create_dashboard", body: service.DashboardCreateInput, responses: { 201: "MetricDashboardSchema", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     return reply.status(201).send(await service.createDashboard(db, scopeOf(req).organizationId, input));
   });
 
-  app.get("/metrics/dashboards/:id", { config: { scope: "metrics:read" } }, async (req) =>
+  app.get("/metrics/dashboards/:id", route({ scope: "metrics:read", operationId: "metrics:get_dashboard", responses: { 200: "MetricDashboardSchema", 422: "HTTPValidationError" } }), async (req) =>
     service.getDashboard(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/metrics/dashboards/:id", { config: { scope: "metrics:write" } }, async (req) => {
+  app.patch("/metrics/dashboards/:id", route({ scope: "metrics:write", operationId: "metrics:update_dashboard", body: service.DashboardUpdateInput, responses: { 200: "MetricDashboardSchema", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    const input = parseBody(service.DashboardUpdateInput, req);
+    const input = req.body;
     return service.updateDashboard(db, scopeOf(req).organizationId, id, input);
   });
 
-  app.delete("/metrics/dashboards/:id", { config: { scope: "metrics:write" } }, async (req, reply) => {
+  app.delete("/metrics/dashboards/:id", route({ scope: "metrics:write", operationId: "metrics:delete_dashboard", responses: { 204: null, 422: "HTTPValidationError" } }), async (req, reply) => {
     await service.deleteDashboard(db, scopeOf(req).organizationId, pathId(req));
     return reply.status(204).send();
   });

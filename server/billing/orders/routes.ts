@@ -1,13 +1,13 @@
 // /v1/orders: list, get and update (Polar wire). Orders are created by confirmed checkouts.
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, metadataQuery, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, metadataQuery, page, paginationQuery, parseWith, pathId, queryArray, scopeOf } from "../http.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { OrderSort } from "./repository.js";
 import * as service from "./service.js";
 import * as manual from "./manual.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -35,9 +35,9 @@ const ExportQuery = z.object({
 
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
-export function orderRoutes(app: FastifyInstance, { db }: BillingDeps): void {
-  app.get("/orders/", { config: { scope: "orders:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+export function orderRoutes(app: V1App, { db }: BillingDeps): void {
+  app.get("/orders/", route({ scope: "orders:read", operationId: "orders:list", query: ListQuery, responses: { 200: "ListResourceOrder", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
       return page([], 0, q.limit);
@@ -62,31 +62,31 @@ export function orderRoutes(app: FastifyInstance, { db }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.get("/orders/export", { config: { scope: "orders:read" } }, async (req, reply) => {
-    const q = parseQuery(ExportQuery, req);
+  app.get("/orders/export", route({ scope: "orders:read", operationId: "orders:export", query: ExportQuery, responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     const csv = service.orderExport(organizationId, lower(q.product_id));
     return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
-  app.get("/orders/:id", { config: { scope: "orders:read" } }, async (req) =>
+  app.get("/orders/:id", route({ scope: "orders:read", operationId: "orders:get", responses: { 200: "Order", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getOrder(db, scopeOf(req).organizationId, pathId(req)),
   );
 
   // SDK 0.49.0: a draft order charged to the customer's saved method on finalize (orders/manual.ts)
-  app.post("/orders/", { config: { scope: "orders:write" } }, async (req, reply) => {
-    const input = parseBody(manual.OrderCreateInput, req);
+  app.post("/orders/", route({ scope: "orders:write", operationId: "till:orders:create", body: manual.OrderCreateInput, responses: { 201: "TODO" } }), async (req, reply) => {
+    const input = req.body;
     return reply.status(201).send(await manual.createDraftOrder(db, scopeOf(req).organizationId, input));
   });
   // OrderFinalize's only field is optional: 0.49.0 sends an empty JSON body without it
-  app.post("/orders/:id/finalize", { config: { scope: "orders:write", emptyJsonBody: true } }, async (req) => {
+  app.post("/orders/:id/finalize", route({ scope: "orders:write", emptyJsonBody: true, operationId: "till:orders:finalize", responses: { 200: "TODO" } }), async (req) => {
     const id = pathId(req);
     const input = parseWith(manual.OrderFinalizeInput, req.body ?? {}, "body");
     return manual.finalizeOrder(db, scopeOf(req).organizationId, id, input.payment_method_id ?? null);
   });
 
-  app.patch("/orders/:id", { config: { scope: "orders:write" } }, async (req) => {
+  app.patch("/orders/:id", route({ scope: "orders:write", operationId: "orders:update", body: service.OrderUpdateInput, responses: { 200: "Order", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    return service.updateOrder(db, scopeOf(req).organizationId, id, parseBody(service.OrderUpdateInput, req));
+    return service.updateOrder(db, scopeOf(req).organizationId, id, req.body);
   });
 }

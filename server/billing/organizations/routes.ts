@@ -2,9 +2,9 @@
 import { z } from "zod";
 import type { FastifyRequest } from "fastify";
 import type { BillingDeps } from "../deps.js";
-import type { FastifyInstance } from "fastify";
-import { ApiError, invalid, notFound, page, paginationQuery, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
+import { ApiError, invalid, notFound, page, paginationQuery, pathId, scopeOf } from "../http.js";
 import * as service from "./service.js";
+import { route, type V1App } from "../contract.js";
 
 const ListQuery = z.object({ slug: z.string().optional(), ...paginationQuery });
 
@@ -14,7 +14,7 @@ function scopeOfCaller(req: FastifyRequest) {
   return req.caller;
 }
 
-export function organizationRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+export function organizationRoutes(app: V1App, { db, config }: BillingDeps): void {
   /** An organization id from the path that the caller may act on (else 404, never 403). */
   async function ownOrganization(req: FastifyRequest): Promise<string> {
     const id = pathId(req);
@@ -23,8 +23,8 @@ export function organizationRoutes(app: FastifyInstance, { db, config }: Billing
     return id;
   }
 
-  app.get("/organizations/", { config: { scope: "organizations:read", orgOptional: true } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+  app.get("/organizations/", route({ scope: "organizations:read", orgOptional: true, operationId: "organizations:list", query: ListQuery, responses: { 200: "ListResourceOrganization", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { items, total } = await service.listOrganizations(db, scopeOf(req).caller, { slug: q.slug }, q.page, q.limit);
     return page(items, total, q.limit);
   });
@@ -32,7 +32,7 @@ export function organizationRoutes(app: FastifyInstance, { db, config }: Billing
   // organizations.create: a signed-in user's new organization (they own it), made by better-auth's organization
   // plugin (its hooks: the sandbox twin, the owner's membership) through the server's own /api/auth route with the
   // caller's bearer token; then the settings of the body. An organization's API key cannot create organizations.
-  app.post("/organizations/", { config: { orgOptional: true } }, async (req, reply) => {
+  app.post("/organizations/", route({ orgOptional: true, operationId: "organizations:create", body: service.OrganizationCreateInput, responses: { 201: "Organization", 422: "HTTPValidationError" } }), async (req, reply) => {
     const caller = scopeOfCaller(req);
     if (caller.kind !== "session" || !caller.user) {
       throw new ApiError(403, {
@@ -40,7 +40,7 @@ export function organizationRoutes(app: FastifyInstance, { db, config }: Billing
         detail: "An organization's API key cannot create organizations: sign in as a user (till login) to create one.",
       });
     }
-    const input = parseBody(service.OrganizationCreateInput, req);
+    const input = req.body;
     const made = await req.server.inject({
       method: "POST",
       url: "/api/auth/organization/create",
@@ -61,12 +61,12 @@ export function organizationRoutes(app: FastifyInstance, { db, config }: Billing
     return reply.status(201).send(created);
   });
 
-  app.get("/organizations/:id", { config: { scope: "organizations:read", orgOptional: true } }, async (req) =>
+  app.get("/organizations/:id", route({ scope: "organizations:read", orgOptional: true, operationId: "organizations:get", responses: { 200: "Organization", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getOrganization(db, await ownOrganization(req)),
   );
 
-  app.patch("/organizations/:id", { config: { scope: "organizations:write", orgScopeFromPath: true } }, async (req) => {
+  app.patch("/organizations/:id", route({ scope: "organizations:write", orgScopeFromPath: true, operationId: "organizations:update", body: service.OrganizationUpdateInput, responses: { 200: "Organization", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = await ownOrganization(req);
-    return service.updateOrganization(db, id, parseBody(service.OrganizationUpdateInput, req));
+    return service.updateOrganization(db, id, req.body);
   });
 }

@@ -3,15 +3,16 @@
 // methods in the portal (/v1/customer-portal/customers/me/payment-methods, a customer session): list, add
 // with a processor token, confirm, make default (till's extension), delete; plus the test processor's card
 // tokenizer for the portal page.
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
 import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../deps.js";
-import { invalid, isUuid, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, scopeOf } from "../http.js";
+import { invalid, isUuid, page, paginationQuery, parseWith, pathId, queryArray, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import * as service from "./service.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
@@ -35,12 +36,17 @@ const TestCardInput = z.object({
   exp_year: z.int().min(0).max(9999),
   cvc: z.string().regex(/^\d{3,4}$/, "Your card's security code is invalid."),
 });
+/** The test tokenizer's answer (till's own route, for the portal page). */
+const TestCardToken = z.object({
+  confirmation_token_id: z.string(),
+  card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.int(), exp_year: z.int() }),
+});
 
-export function paymentRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+export function paymentRoutes(app: V1App, { db }: BillingDeps): void {
   const deps: service.PaymentsDeps = { db, processor: createPaymentProcessor() };
 
-  app.get("/payments/", { config: { scope: "orders:read" } }, async (req) => {
-    const q = parseQuery(PaymentsQuery, req);
+  app.get("/payments/", route({ scope: "orders:read", operationId: "payments:list", query: PaymentsQuery, responses: { 200: "ListResourcePayment", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     // another organization's id filters everything out, as Polar's organization_id filter does
     if (q.organization_id && !lower(q.organization_id)?.includes(organizationId)) return page([], 0, q.limit);
@@ -55,59 +61,58 @@ export function paymentRoutes(app: FastifyInstance, { db }: BillingDeps): void {
     const { items, total } = await service.listPayments(db, organizationId, filter, q.sorting, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.get("/payments/:id", { config: { scope: "orders:read" } }, async (req) => service.getPayment(db, scopeOf(req).organizationId, pathId(req)));
+  app.get("/payments/:id", route({ scope: "orders:read", operationId: "payments:get", responses: { 200: "Payment", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => service.getPayment(db, scopeOf(req).organizationId, pathId(req)));
 
-  const methodsOf = async (req: FastifyRequest, ref: { id: string } | { externalId: string }) => {
-    const q = parseQuery(MethodsQuery, req);
+  const methodsOf = async (req: FastifyRequest, q: z.output<typeof MethodsQuery>, ref: { id: string } | { externalId: string }) => {
     const { items, total } = await service.listMethodsOf(deps, scopeOf(req).organizationId, ref, q.page, q.limit);
     return page(items, total, q.limit);
   };
-  app.get("/customers/:id/payment-methods", { config: { scope: "customers:read" } }, async (req) => methodsOf(req, { id: pathId(req) }));
-  app.get("/customers/external/:external_id/payment-methods", { config: { scope: "customers:read" } }, async (req) =>
-    methodsOf(req, { externalId: parseWith(ExternalIdPath, req.params, "path").external_id }),
+  app.get("/customers/:id/payment-methods", route({ scope: "customers:read", operationId: "till:customers:list_payment_methods", query: MethodsQuery, responses: { 200: "ListResourceCustomerPaymentMethod", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => methodsOf(req, req.query, { id: pathId(req) }));
+  app.get("/customers/external/:external_id/payment-methods", route({ scope: "customers:read", operationId: "till:customers:list_payment_methods_external", query: MethodsQuery, responses: { 200: "ListResourceCustomerPaymentMethod", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
+    methodsOf(req, req.query, { externalId: parseWith(ExternalIdPath, req.params, "path").external_id }),
   );
 
   // the customer's own, with a customer session
-  const portal = { config: { caller: "customer_session" as const }, preHandler: portalAuth(db) };
+  const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => {
     const p = portalOf(req);
     return { organizationId: p.organizationId, customerId: p.customer.id };
   };
   const base = "/customer-portal/customers/me/payment-methods";
-  app.get(base, portal, async (req) => {
-    const q = parseQuery(MethodsQuery, req);
+  app.get(base, route({ ...portal, operationId: "customer_portal:customers:list_payment_methods", query: MethodsQuery, responses: { 200: "ListResourceCustomerPaymentMethod", 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const m = me(req);
     const { items, total } = await service.listCustomerMethods(deps, m.organizationId, m.customerId, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.post(base, portal, async (req, reply) => {
-    const input = parseBody(service.PaymentMethodCreateInput, req);
+  app.post(base, route({ ...portal, operationId: "customer_portal:customers:add_payment_method", body: service.PaymentMethodCreateInput, responses: { 201: "CustomerPaymentMethodCreateResponse", 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     const m = me(req);
     reply.status(201);
     return service.addMethod(deps, m.organizationId, m.customerId, input.confirmation_token_id, input.set_default);
   });
   // Stripe confirms a setup that asked for an action (3-D Secure); the test processor never asks, so the
   // token is saved as it is here (a refused one: 422 on setup_intent_id, the error both SDKs model here)
-  app.post(`${base}/confirm`, portal, async (req, reply) => {
-    const input = parseBody(service.PaymentMethodConfirmInput, req);
+  app.post(`${base}/confirm`, route({ ...portal, operationId: "customer_portal:customers:confirm_payment_method", body: service.PaymentMethodConfirmInput, responses: { 201: "CustomerPaymentMethodCreateResponse", 400: "CustomerNotReady", 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     const m = me(req);
     reply.status(201);
     return service.addMethod(deps, m.organizationId, m.customerId, input.setup_intent_id, input.set_default, "confirm");
   });
-  app.post(`${base}/:id/default`, portal, async (req) => {
+  app.post(`${base}/:id/default`, route({ ...portal, operationId: "till:customer_portal:customers:set_default_payment_method", responses: { 200: "CustomerPaymentMethod", 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const m = me(req);
     return service.makeDefault(db, m.organizationId, m.customerId, pathId(req));
   });
-  app.delete(`${base}/:id`, portal, async (req, reply) => {
+  app.delete(`${base}/:id`, route({ ...portal, operationId: "customer_portal:customers:delete_payment_method", responses: { 204: null, 400: "PaymentMethodInUseByActiveSubscription", 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     const m = me(req);
     await service.deleteMethod(deps, m.organizationId, m.customerId, pathId(req));
     return reply.status(204).send();
   });
   /** The test processor's tokenizer for the portal page: the card goes here, the token is added or paid with. */
-  app.post(`${base}/test-card`, portal, async (req) => {
+  app.post(`${base}/test-card`, route({ ...portal, operationId: "till:customer_portal:customers:test_card", body: TestCardInput, responses: { 200: TestCardToken, 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req) => {
     const m = me(req);
     if (deps.processor.id !== "test") throw invalid(["body"], "The server does not use the test payment processor.");
-    const card = parseBody(TestCardInput, req);
+    const card = req.body;
     const result = tokenizeTestCard(card, paymentPurpose({ customer_id: m.customerId }));
     if (!result.ok) throw invalid(["body", result.field], result.message, "card_error");
     return { confirmation_token_id: result.token, card: { brand: result.brand, last4: result.last4, exp_month: card.exp_month, exp_year: card.exp_year } };

@@ -1,13 +1,10 @@
 // /v1/products: list, create, get, update, update benefits (Polar wire).
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import {
   metadataQuery,
   page,
   paginationQuery,
-  parseBody,
-  parseQuery,
   pathId,
   queryArray,
   queryBool,
@@ -16,6 +13,7 @@ import {
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { VISIBILITIES } from "./wire.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.guid({ message: "Input should be a valid UUID" });
 
@@ -34,11 +32,11 @@ const ListQuery = z.object({
 
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
-export function productRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+export function productRoutes(app: V1App, { db, config }: BillingDeps): void {
   const baseURL = config.baseURL;
 
-  app.get("/products/", { config: { scope: "products:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+  app.get("/products/", route({ scope: "products:read", operationId: "products:list", query: ListQuery, responses: { 200: "ListResourceProduct", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     // an organization_id filter that leaves out the caller's organization matches nothing
     if (q.organization_id && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) return page([], 0, q.limit);
@@ -55,23 +53,23 @@ export function productRoutes(app: FastifyInstance, { db, config }: BillingDeps)
     return page(items, total, q.limit);
   });
 
-  app.post("/products/", { config: { scope: "products:write" } }, async (req, reply) => {
-    const input = parseBody(service.ProductCreateInput, req);
+  app.post("/products/", route({ scope: "products:write", operationId: "products:create", body: service.ProductCreateInput, responses: { 201: "Product", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     return reply.status(201).send(await service.createProduct(db, scopeOf(req).organizationId, input, baseURL));
   });
 
-  app.get("/products/:id", { config: { scope: "products:read" } }, async (req) =>
+  app.get("/products/:id", route({ scope: "products:read", operationId: "products:get", responses: { 200: "Product", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getProduct(db, scopeOf(req).organizationId, pathId(req), baseURL),
   );
 
-  app.patch("/products/:id", { config: { scope: "products:write" } }, async (req) => {
+  app.patch("/products/:id", route({ scope: "products:write", operationId: "products:update", body: service.ProductUpdateInput, responses: { 200: "Product", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    return service.updateProduct(db, scopeOf(req).organizationId, id, parseBody(service.ProductUpdateInput, req), baseURL);
+    return service.updateProduct(db, scopeOf(req).organizationId, id, req.body, baseURL);
   });
 
-  app.post("/products/:id/benefits", { config: { scope: "products:write" } }, async (req) => {
+  app.post("/products/:id/benefits", route({ scope: "products:write", operationId: "products:update_benefits", body: service.ProductBenefitsInput, responses: { 200: "Product", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    const { benefits } = parseBody(service.ProductBenefitsInput, req);
+    const { benefits } = req.body;
     return service.updateProductBenefits(db, scopeOf(req).organizationId, id, benefits, baseURL);
   });
 }

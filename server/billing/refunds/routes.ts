@@ -1,12 +1,12 @@
 // /v1/refunds: create and list (Polar wire). A refund belongs to an order of the caller's organization.
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, page, paginationQuery, parseBody, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, queryArray, queryBool, scopeOf } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import type { RefundSort } from "./repository.js";
 import * as service from "./service.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -24,11 +24,11 @@ const ListQuery = z.object({
 
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
-export function refundRoutes(app: FastifyInstance, { db }: BillingDeps): void {
+export function refundRoutes(app: V1App, { db }: BillingDeps): void {
   const deps: service.RefundDeps = { db, processor: createPaymentProcessor() };
 
-  app.get("/refunds/", { config: { scope: "refunds:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+  app.get("/refunds/", route({ scope: "refunds:read", operationId: "refunds:list", query: ListQuery, responses: { 200: "ListResourceRefund", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
       return page([], 0, q.limit);
@@ -51,8 +51,8 @@ export function refundRoutes(app: FastifyInstance, { db }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.post("/refunds/", { config: { scope: "refunds:write" } }, async (req, reply) => {
-    const input = parseBody(service.RefundCreateInput, req);
+  app.post("/refunds/", route({ scope: "refunds:write", operationId: "refunds:create", body: service.RefundCreateInput, responses: { 201: "Refund", 403: "RefundedAlready", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const input = req.body;
     const refund = await service.createRefund(deps, scopeOf(req).organizationId, input);
     return reply.status(201).send(refund);
   });

@@ -1,9 +1,9 @@
 // /v1/stripe/connection (till's own, not Polar's): connect the organization's Stripe account, read its state,
 // disconnect it. The keys go in once and never come back out (answers show a key's kind and last four).
-import type { FastifyInstance } from "fastify";
 import type { BillingDeps } from "../deps.js";
 import { ApiError, parseWith, scopeOf, type ValidationIssue } from "../http.js";
 import { connectStripe, disconnectStripe, StripeConnectInput, stripeStatus, type StripeDeps } from "./service.js";
+import { route, type V1App } from "../contract.js";
 
 /** Fields whose value an error must never echo. */
 const SECRET_FIELDS = new Set(["secret_key", "webhook_secret"]);
@@ -18,12 +18,12 @@ function parseConnect(body: unknown): StripeConnectInput {
   }
 }
 
-export function stripeRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
+export function stripeRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps: StripeDeps = { db, secret, baseURL: config.baseURL, stripeApiUrl: config.payments.stripeApiUrl };
 
-  app.put("/stripe/connection", { config: { scope: "organizations:write" } }, async (req) =>
+  app.put("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:connection_put", responses: { 200: "TODO" } }), async (req) =>
     connectStripe(deps, scopeOf(req).organizationId, parseConnect(req.body)),
   );
-  app.get("/stripe/connection", { config: { scope: "organizations:read" } }, async (req) => stripeStatus(deps, scopeOf(req).organizationId));
-  app.delete("/stripe/connection", { config: { scope: "organizations:write" } }, async (req) => disconnectStripe(deps, scopeOf(req).organizationId));
+  app.get("/stripe/connection", route({ scope: "organizations:read", operationId: "till:stripe:connection", responses: { 200: "TODO" } }), async (req) => stripeStatus(deps, scopeOf(req).organizationId));
+  app.delete("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:connection_delete", responses: { 204: "TODO" } }), async (req) => disconnectStripe(deps, scopeOf(req).organizationId));
 }

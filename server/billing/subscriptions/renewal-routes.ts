@@ -4,20 +4,20 @@
 //   `till trigger benefit_grant.cycled` use it to see a renewal's order and events without waiting a period.
 // - a bare call (no period) renews only a period whose end has been reached, as the schedule's next run would;
 //   so a bare call sent twice renews (bills) once.
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
-import { datetimeInput, parseBody, pathId, scopeOf } from "../http.js";
+import { datetimeInput, pathId, scopeOf } from "../http.js";
 import { renewNow } from "./renewal.js";
+import { route, type V1App } from "../contract.js";
 
 const RenewInput = z.object({ current_period_start: datetimeInput.nullish() });
 
-export function renewalRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+export function renewalRoutes(app: V1App, { db, config }: BillingDeps): void {
   const deps = { processor: createPaymentProcessor(), baseURL: config.baseURL };
-  app.post("/subscriptions/:id/renew", { config: { scope: "subscriptions:write" } }, async (req) => {
+  app.post("/subscriptions/:id/renew", route({ scope: "subscriptions:write", operationId: "till:subscriptions:renew", body: RenewInput, responses: { 200: "TODO" } }), async (req) => {
     const id = pathId(req);
-    const input = parseBody(RenewInput, req);
+    const input = req.body;
     const periodStart = input.current_period_start ? new Date(input.current_period_start) : undefined;
     return renewNow(db, deps, scopeOf(req).organizationId, id, periodStart);
   });

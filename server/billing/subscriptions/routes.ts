@@ -1,7 +1,6 @@
 // /v1/subscriptions: list, get, update (cancel, uncancel, revoke; product, discount, trial, seats, billing period)
 // and revoke (Polar wire). Subscriptions are created by confirmed checkouts, and by the seller for a free or trial
 // product (POST /v1/subscriptions/, create.ts).
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import {
@@ -11,7 +10,6 @@ import {
   metadataQuery,
   page,
   paginationQuery,
-  parseQuery,
   parseWith,
   pathId,
   queryArray,
@@ -27,6 +25,7 @@ import { createSubscription } from "./create.js";
 import { PRORATION_BEHAVIORS } from "./change.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import { SUBSCRIPTION_STATUSES } from "./wire.js";
+import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -143,16 +142,16 @@ function parseCreate(body: unknown) {
   return { productId: b.product_id.toLowerCase(), customer: { id: b.customer_id.toLowerCase() }, metadata: b.metadata ?? {} };
 }
 
-export function subscriptionRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
-  app.get("/subscriptions/export", { config: { scope: "subscriptions:read" } }, async (req, reply) => {
-    const q = parseQuery(ExportQuery, req);
+export function subscriptionRoutes(app: V1App, { db, config }: BillingDeps): void {
+  app.get("/subscriptions/export", route({ scope: "subscriptions:read", operationId: "subscriptions:export", query: ExportQuery, responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     const csv = service.subscriptionExport(organizationId);
     return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
-  app.get("/subscriptions/", { config: { scope: "subscriptions:read" } }, async (req) => {
-    const q = parseQuery(ListQuery, req);
+  app.get("/subscriptions/", route({ scope: "subscriptions:read", operationId: "subscriptions:list", query: ListQuery, responses: { 200: "ListResourceSubscription", 422: "HTTPValidationError" } }), async (req) => {
+    const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
       return page([], 0, q.limit);
@@ -181,23 +180,23 @@ export function subscriptionRoutes(app: FastifyInstance, { db, config }: Billing
     return page(items, total, q.limit);
   });
 
-  app.post("/subscriptions/", { config: { scope: "subscriptions:write" } }, async (req, reply) => {
+  app.post("/subscriptions/", route({ scope: "subscriptions:write", operationId: "subscriptions:create", responses: { 201: "Subscription", 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = parseCreate(req.body ?? {});
     const created = await createSubscription(db, scopeOf(req).organizationId, input, config.baseURL);
     return reply.status(201).send(created);
   });
 
-  app.get("/subscriptions/:id", { config: { scope: "subscriptions:read" } }, async (req) =>
+  app.get("/subscriptions/:id", route({ scope: "subscriptions:read", operationId: "subscriptions:get", responses: { 200: "Subscription", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
   );
 
-  app.patch("/subscriptions/:id", { config: { scope: "subscriptions:write" } }, async (req) => {
+  app.patch("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:update", responses: { 200: "Subscription", 402: "PaymentFailed", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 409: "SubscriptionLocked", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
     const update = parseUpdate(req.body ?? {});
     return service.updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL);
   });
 
-  app.delete("/subscriptions/:id", { config: { scope: "subscriptions:write" } }, async (req) =>
+  app.delete("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:revoke", responses: { 200: "Subscription", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 409: "SubscriptionLocked", 422: "HTTPValidationError" } }), async (req) =>
     service.revokeSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
   );
 }

@@ -1,17 +1,17 @@
 // /v1/test-clock — a till extension (Polar has none; Stripe has test clocks): the sandbox organization's clock.
 // GET tells its now; POST /v1/test-clock/advance `{"by": "31d"}` or `{"to": "<date-time>"}` moves it forward and
 // answers once the renewals due on the way are done. A live organization is refused (403).
-import type { FastifyInstance } from "fastify";
 import { createPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
-import { parseBody, scopeOf } from "../http.js";
+import { scopeOf } from "../http.js";
 import { AdvanceInput, advanceTestClock, getTestClock } from "./service.js";
+import { route, type V1App } from "../contract.js";
 
-export function testClockRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
+export function testClockRoutes(app: V1App, { db, config }: BillingDeps): void {
   const deps = { processor: createPaymentProcessor(), baseURL: config.baseURL };
-  app.get("/test-clock", { config: { scope: "subscriptions:read" } }, async (req) => getTestClock(db, scopeOf(req).organizationId));
-  app.post("/test-clock/advance", { config: { scope: "subscriptions:write" } }, async (req) => {
-    const input = parseBody(AdvanceInput, req);
+  app.get("/test-clock", route({ scope: "subscriptions:read", operationId: "till:test_clock:list", responses: { 200: "TODO" } }), async (req) => getTestClock(db, scopeOf(req).organizationId));
+  app.post("/test-clock/advance", route({ scope: "subscriptions:write", operationId: "till:test_clock:advance", body: AdvanceInput, responses: { 200: "TODO" } }), async (req) => {
+    const input = req.body;
     return advanceTestClock(db, { ...deps, log: req.log }, scopeOf(req).organizationId, input);
   });
 }

@@ -7,15 +7,16 @@
 // order the events happened in (created_at, then id); a row is sent only once every transaction of the
 // database with a smaller id has finished: rows can then never appear behind the cursor, so a resume skips
 // nothing, whatever order concurrent workers commit in.
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyReply } from "fastify";
 import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Database, type Db } from "../../db/client.js";
 import { outbox } from "../../db/schema/index.js";
 import type { BillingDeps } from "../deps.js";
-import { invalid, openEventStream, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
+import { invalid, openEventStream, queryArray, queryBool, scopeOf } from "../http.js";
 import { formatBody } from "./format.js";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./wire.js";
+import { route, type V1App } from "../contract.js";
 
 /** The channel the outbox_processed trigger (migration 0006) notifies when a transaction processes rows. */
 export const LISTEN_CHANNEL = "till_listen";
@@ -183,7 +184,7 @@ function wakeHub(listen: Database["listen"]) {
 
 // ---- the route -----------------------------------------------------------------------------------------
 
-export function listenRoutes(app: FastifyInstance, { db, listen }: BillingDeps): void {
+export function listenRoutes(app: V1App, { db, listen }: BillingDeps): void {
   const hub = wakeHub(listen);
   const streams = new Set<FastifyReply>();
   // before the server stops accepting: an open stream would hold its close until the client left
@@ -192,9 +193,9 @@ export function listenRoutes(app: FastifyInstance, { db, listen }: BillingDeps):
   });
   app.addHook("onClose", async () => hub.close());
 
-  app.get("/cli/listen", { config: { scope: "webhooks:read" } }, async (req, reply) => {
+  app.get("/cli/listen", route({ scope: "webhooks:read", operationId: "till:cli:listen", query: ListenQuery, responses: { 200: "TODO" } }), async (req, reply) => {
     const { organizationId } = scopeOf(req);
-    const q = parseQuery(ListenQuery, req);
+    const q = req.query;
     const types = eventTypes(q.events);
     // without one, from now on: the rows of every transaction not finished yet are streamed as they settle
     let cursor: Cursor = (await resumeCursor(db, req.headers["last-event-id"], q.last_event_id)) ?? {
