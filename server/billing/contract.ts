@@ -26,7 +26,8 @@ export type CallerKind = (typeof CALLER_KINDS)[number];
 
 /**
  * A response as the document shows it: a model of `@polar-sh/sdk` by name ("Product", "ListResourceProduct",
- * "ResourceNotFound"), a zod schema of ours (till's own routes), or null for an empty body (204).
+ * "ResourceNotFound"; "Model[]" for an array of them; "text/csv"), a zod schema of ours (till's own routes), or
+ * null for an empty body (204, 202).
  */
 export type ResponseModel = string | z.ZodType | null;
 

@@ -101,7 +101,7 @@ function withoutSdkFields(schema: Json): Json {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+  200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 302: "Found", 307: "Temporary Redirect", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
   404: "Not Found", 409: "Conflict", 410: "Gone", 413: "Payload Too Large", 422: "Validation Error", 429: "Too Many Requests",
 };
 
@@ -111,9 +111,16 @@ async function responsesOf(models: Record<number, ResponseModel>, components: Js
     const description = STATUS_TEXT[Number(status)] ?? `HTTP ${status}`;
     if (model === null) {
       out[status] = { description };
+    } else if (typeof model === "string" && model.includes("/")) {
+      // a media type: the bytes of a file, a CSV, a stream of server-sent events
+      const binary = model.startsWith("application/");
+      out[status] = { description, content: { [model]: { schema: binary ? { type: "string", format: "binary" } : { type: "string" } } } };
     } else if (typeof model === "string") {
-      components[model] ??= await polarModel(model);
-      out[status] = { description, content: { "application/json": { schema: { $ref: `#/components/schemas/${model}` } } } };
+      // "Model" or "Model[]" (a JSON array of them)
+      const name = model.replace(/\[\]$/, "");
+      components[name] ??= await polarModel(name);
+      const ref = { $ref: `#/components/schemas/${name}` };
+      out[status] = { description, content: { "application/json": { schema: name === model ? ref : { type: "array", items: ref } } } };
     } else {
       const { $schema: _drop, ...schema } = z.toJSONSchema(model, { io: "output", unrepresentable: "any" }) as Json;
       out[status] = { description, content: { "application/json": { schema } } };

@@ -6,7 +6,7 @@
 //   GET …/customers/oauth-accounts/callback (the provider's redirect), DELETE …/customers/me/oauth-accounts/{platform}.
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { invalid, parseBody, pathId, scopeOf } from "../http.js";
+import { invalid, pathId, scopeOf } from "../http.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { portalUrl } from "../customer-emails/service.js";
 import { DiscordIntegrationInput, GithubIntegrationInput } from "./integrations.js";
@@ -16,6 +16,9 @@ import * as service from "./service.js";
 import { discordClient } from "./discord.js";
 import { seal } from "../../seal.js";
 import { route, type V1App } from "../contract.js";
+
+/** A connected integration (no secret comes back). */
+const Integration = z.object({ platform: z.enum(["github", "discord"]), connected_at: z.iso.datetime() });
 
 const PlatformParam = z.enum(["github", "discord"]);
 const AuthorizeQuery = z.object({ platform: PlatformParam, return_to: z.string().max(2000).nullish(), customer_id: z.string().nullish() });
@@ -41,21 +44,24 @@ function withParams(target: string, params: Record<string, string>): string {
 export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps = { secret, services: config.benefits, baseURL: config.baseURL };
 
-  app.post("/benefit-grants/:id/regrant", route({ scope: "benefits:write", operationId: "till:benefit_grants:regrant", responses: { 200: "TODO" } }), async (req, reply) => {
+  app.post("/benefit-grants/:id/regrant", route({ scope: "benefits:write", operationId: "till:benefit_grants:regrant", responses: { 202: "BenefitGrant", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     const grant = await service.regrant(db, scopeOf(req).organizationId, pathId(req));
     return reply.code(202).send(grant);
   });
 
-  app.get("/benefit-integrations/", route({ scope: "benefits:read", operationId: "till:benefit_integrations:list", responses: { 200: "TODO" } }), async (req) => {
+  app.get("/benefit-integrations/", route({ scope: "benefits:read", operationId: "till:benefit_integrations:list", responses: { 200: z.array(Integration) } }), async (req) => {
     const rows = await repo.integrationsOf(db, scopeOf(req).organizationId);
     return rows.map((r) => ({ platform: r.platform, connected_at: (r.modifiedAt ?? r.createdAt).toISOString() }));
   });
 
   // one route per platform (no path parameter: the platform is not a row of anyone's)
   for (const platform of PlatformParam.options) {
-    app.put(`/benefit-integrations/${platform}`, { config: { scope: "benefits:write" } }, async (req) => {
+    const body = platform === "github" ? GithubIntegrationInput : DiscordIntegrationInput;
+    const connected = Integration.extend({ regranted: z.int() });
+    const contract = route({ scope: "benefits:write", operationId: `till:benefit_integrations:put_${platform}`, body, responses: { 200: connected, 422: "HTTPValidationError" } });
+    app.put(`/benefit-integrations/${platform}`, contract, async (req) => {
       const { organizationId } = scopeOf(req);
-      const input = platform === "github" ? parseBody(GithubIntegrationInput, req) : parseBody(DiscordIntegrationInput, req);
+      const input = req.body;
       if (platform === "discord") {
         const problem = await service.checkBotToken(discordClient(input as z.output<typeof DiscordIntegrationInput>, config.benefits.discordApiUrl));
         if (problem) throw invalid(["body", "bot_token"], problem);
@@ -72,7 +78,7 @@ export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: Billin
 
   const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
 
-  app.get("/customer-portal/customers/me/oauth-accounts/authorize", route({ ...portal, operationId: "till:customer_portal:customers_me_oauth_accounts_authorize", query: AuthorizeQuery, responses: { 200: "TODO" } }), async (req) => {
+  app.get("/customer-portal/customers/me/oauth-accounts/authorize", route({ ...portal, operationId: "till:customer_portal:oauth_accounts:authorize", query: AuthorizeQuery, responses: { 200: z.object({ url: z.url() }), 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;
     const me = portalOf(req);
     const client = await clientOf(db, secret, me.organizationId, q.platform);
@@ -87,7 +93,7 @@ export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: Billin
     return { url };
   });
 
-  app.delete("/customer-portal/customers/me/oauth-accounts/:platform", route({ ...portal, operationId: "till:customer_portal:customers_me_oauth_accounts_delete", responses: { 204: "TODO" } }), async (req, reply) => {
+  app.delete("/customer-portal/customers/me/oauth-accounts/:platform", route({ ...portal, operationId: "till:customer_portal:oauth_accounts:delete", responses: { 204: null, 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req, reply) => {
     const platform = PlatformParam.safeParse((req.params as { platform?: unknown }).platform);
     if (!platform.success) throw invalid(["path", "platform"], "Input should be 'github' or 'discord'", "enum");
     const me = portalOf(req);
@@ -95,7 +101,7 @@ export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: Billin
     return reply.code(204).send();
   });
 
-  app.get("/customer-portal/customers/oauth-accounts/callback", route({ caller: "none", operationId: "till:customer_portal:customers_oauth_accounts_callback", query: CallbackQuery, responses: { 200: "TODO" } }), async (req, reply) => {
+  app.get("/customer-portal/customers/oauth-accounts/callback", route({ caller: "none", operationId: "till:customer_portal:oauth_accounts:callback", query: CallbackQuery, responses: { 302: null, 400: "text/plain" } }), async (req, reply) => {
     const q = req.query;
     const fallback = `${config.baseURL}/portal`;
     if (!q.state || !q.code) {

@@ -64,7 +64,7 @@ export function checkoutLinkRoutes(app: V1App, { db, config }: BillingDeps): voi
 
   // ---- the shared URL: the client secret is the credential; every visit is a new checkout ---------------
 
-  app.get("/checkout-links/:client_secret/redirect", route({ caller: "client_secret", operationId: "till:checkout_links:redirect", responses: { 200: "TODO" } }), async (req, reply) => {
+  app.get("/checkout-links/:client_secret/redirect", route({ caller: "client_secret", operationId: "till:checkout_links:redirect", responses: { 307: null, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     const secret = String((req.params as { client_secret?: unknown }).client_secret ?? "");
     const url = new URL(await service.openCheckout(deps, secret, prefillOf(req.query), req.ip));
     for (const [key, value] of forwardedQuery(req.url)) url.searchParams.append(key, value);

@@ -15,6 +15,9 @@ import * as service from "./service.js";
 import { statusOf } from "./wire.js";
 import { route, type V1App } from "../contract.js";
 
+/** The test tokenizer's answer (till's own route, for the checkout page). */
+const TestCardToken = z.looseObject({ confirmation_token_id: z.string() });
+
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 const STATUSES = ["open", "expired", "confirmed", "succeeded", "failed"] as const;
 
@@ -96,7 +99,7 @@ export function checkoutRoutes(app: V1App, { db, config }: BillingDeps): void {
   );
 
   /** The test processor's tokenizer: the card goes here, the checkout is confirmed with the token. */
-  app.post("/checkouts/client/:client_secret/test-card", route({ caller: "client_secret", operationId: "till:checkouts:client_test_card", body: TestCardInput, responses: { 200: "TODO" } }), async (req) => {
+  app.post("/checkouts/client/:client_secret/test-card", route({ caller: "client_secret", operationId: "till:checkouts:client_test_card", body: TestCardInput, responses: { 200: TestCardToken, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     if (deps.processor.id !== "test") throw invalid(["path", "client_secret"], "This checkout does not use the test payment processor.");
     const card = req.body;
@@ -110,7 +113,7 @@ export function checkoutRoutes(app: V1App, { db, config }: BillingDeps): void {
   });
 
   /** Server-sent events: the current status at once, then every change until the client leaves. */
-  app.get("/checkouts/client/:client_secret/stream", route({ caller: "client_secret", operationId: "till:checkouts:client_stream", responses: { 200: "TODO" } }), async (req, reply) => {
+  app.get("/checkouts/client/:client_secret/stream", route({ caller: "client_secret", operationId: "till:checkouts:client_stream", responses: { 200: "text/event-stream", 404: "ResourceNotFound" } }), async (req, reply) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     const raw = openEventStream(reply);
     const send = (e: CheckoutEvent) => raw.write(`data: ${JSON.stringify(e)}\n\n`);

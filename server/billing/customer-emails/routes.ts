@@ -6,9 +6,13 @@ import { getOrganization, visibleOrganizationIds } from "../organizations/servic
 import { previewEmail } from "./service.js";
 import { CUSTOMER_EMAIL_TYPES, isCustomerEmailType } from "./types.js";
 import { route, type V1App } from "../contract.js";
+import { z } from "zod";
+
+/** A customer email rendered on sample data. */
+const EmailPreview = z.object({ type: z.enum(CUSTOMER_EMAIL_TYPES), subject: z.string(), html: z.string(), text: z.string(), link: z.string().optional() });
 
 export function customerEmailRoutes(app: V1App, { db, config }: BillingDeps): void {
-  app.get("/organizations/:id/email-preview/:type", route({ scope: "organizations:read", orgOptional: true, operationId: "till:organizations:email_preview", responses: { 200: "TODO" } }), async (req) => {
+  app.get("/organizations/:id/email-preview/:type", route({ scope: "organizations:read", orgOptional: true, operationId: "till:organizations:email_preview", responses: { 200: EmailPreview, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
     if (!(await visibleOrganizationIds(db, scopeOf(req).caller)).includes(id)) throw notFound("Organization not found");
     const { type } = req.params as { type: string };

@@ -103,14 +103,14 @@ export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }:
   // public: a customer without a link asks for a code by email, and trades it for a session
   // (throttled per client address and per email; a code is void after five wrong tries: code-limits.ts)
   const limits = codeLimits(db, config.rateLimit.enabled);
-  app.post("/customer-portal/customer-session/request", route({ caller: "none", operationId: "till:customer_portal:customer_session_request", body: CustomerSessionCodeRequestInput, responses: { 200: "TODO" } }), async (req, reply) => {
+  app.post("/customer-portal/customer-session/request", route({ caller: "none", operationId: "till:customer_portal:customer_session:request", body: CustomerSessionCodeRequestInput, responses: { 202: null, 429: null, 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = req.body;
     const wait = await limits.request(req.ip, input.organization_id, input.email);
     if (wait !== null) return tooManyRequests(reply, wait);
     await requestSessionCode(db, mailer, config.baseURL, input);
     return reply.status(202).send();
   });
-  app.post("/customer-portal/customer-session/authenticate", route({ caller: "none", operationId: "till:customer_portal:customer_session_authenticate", body: CustomerSessionCodeAuthenticateInput, responses: { 200: "TODO" } }), async (req, reply) => {
+  app.post("/customer-portal/customer-session/authenticate", route({ caller: "none", operationId: "till:customer_portal:customer_session:authenticate", body: CustomerSessionCodeAuthenticateInput, responses: { 200: z.object({ token: z.string() }), 401: "Unauthorized", 429: null, 422: "HTTPValidationError" } }), async (req, reply) => {
     const { code } = req.body;
     const wait = await limits.guessesBlocked(req.ip);
     if (wait !== null) return tooManyRequests(reply, wait);

@@ -4,7 +4,7 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, invalid, page, paginationQuery, parseQuery, pathId, scopeOf } from "../http.js";
+import { isUuid, invalid, page, paginationQuery, pathId, scopeOf } from "../http.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { toCustomerSubscriptionWire } from "../customer-portal/wire.js";
 import { getOrganization } from "../organizations/service.js";
@@ -18,8 +18,7 @@ const SeatsQuery = z.object({ subscription_id: uuid.optional(), order_id: uuid.o
 const ClaimedQuery = z.object(paginationQuery);
 
 /** `subscription_id` or `order_id` of a list query, exactly one. */
-function ownerRef(req: FastifyRequest): service.SeatOwnerRef {
-  const q = parseQuery(SeatsQuery, req);
+function ownerRef(q: z.output<typeof SeatsQuery>): service.SeatOwnerRef {
   if ((q.subscription_id === undefined) === (q.order_id === undefined)) {
     throw invalid(["query", "subscription_id"], "Give exactly one of subscription_id or order_id", "missing");
   }
@@ -31,7 +30,7 @@ export function customerSeatRoutes(app: V1App, { db, config }: BillingDeps): voi
   const read = { scope: "customer_seats:read" as const };
   const write = { scope: "customer_seats:write" as const };
 
-  app.get("/customer-seats", route({ ...read, operationId: "customer-seats:list_seats", responses: { 200: "SeatsList", 422: "HTTPValidationError" } }), async (req) => service.listSeats(db, scopeOf(req).organizationId, ownerRef(req), seller));
+  app.get("/customer-seats", route({ ...read, operationId: "customer-seats:list_seats", query: SeatsQuery, responses: { 200: "SeatsList", 422: "HTTPValidationError" } }), async (req) => service.listSeats(db, scopeOf(req).organizationId, ownerRef(req.query), seller));
   app.post("/customer-seats", route({ ...write, operationId: "customer-seats:assign_seat", body: service.SeatAssignInput, responses: { 200: "CustomerSeat", 422: "HTTPValidationError" } }), async (req) => service.assignSeat(db, scopeOf(req).organizationId, req.body, seller));
   app.delete("/customer-seats/:seat_id", route({ ...write, operationId: "customer-seats:revoke_seat", responses: { 200: "CustomerSeat", 422: "HTTPValidationError" } }), async (req) => service.revokeSeat(db, scopeOf(req).organizationId, pathId(req, "seat_id"), seller));
   app.post("/customer-seats/:seat_id/resend", route({ ...write, operationId: "customer-seats:resend_invitation", responses: { 200: "CustomerSeat", 422: "HTTPValidationError" } }), async (req) =>
@@ -54,9 +53,9 @@ export function customerSeatRoutes(app: V1App, { db, config }: BillingDeps): voi
     const p = portalOf(req);
     return { organizationId: p.organizationId, actor: { kind: "customer", customerId: p.customer.id } as const };
   };
-  app.get("/customer-portal/seats", route({ ...portal, operationId: "customer_portal:seats:list_seats", responses: { 200: "SeatsList", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/customer-portal/seats", route({ ...portal, operationId: "customer_portal:seats:list_seats", query: SeatsQuery, responses: { 200: "SeatsList", 422: "HTTPValidationError" } }), async (req) => {
     const b = buyer(req);
-    return service.listSeats(db, b.organizationId, ownerRef(req), b.actor);
+    return service.listSeats(db, b.organizationId, ownerRef(req.query), b.actor);
   });
   app.post("/customer-portal/seats", route({ ...portal, operationId: "customer_portal:seats:assign_seat", body: service.SeatAssignInput, responses: { 200: "CustomerSeat", 422: "HTTPValidationError" } }), async (req) => {
     const b = buyer(req);

@@ -23,7 +23,7 @@ import { startStagedInsert, type StagedInsert } from "./staged-insert.js";
 import { ingestEvents } from "./ingest.js";
 import * as service from "./service.js";
 import { orgNow } from "../test-clock/clock.js";
-import { route, type V1App } from "../contract.js";
+import { documented, route, type V1App } from "../contract.js";
 
 const uuid = z.uuid({ message: "Input should be a valid UUID" });
 const source = z.enum(["user", "system"]);
@@ -75,7 +75,7 @@ const otherOrganization = (ids: string[] | undefined, organizationId: string) =>
   ids !== undefined && !ids.map((id) => id.toLowerCase()).includes(organizationId);
 
 export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
-  app.post("/events/ingest", route({ scope: "events:write", parsesOwnJson: true, bodyLimit: LARGE_BODY_LIMIT, operationId: "events:ingest", responses: { 200: "EventsIngestResponse", 422: "HTTPValidationError" } }), async (req) => {
+  app.post("/events/ingest", route({ scope: "events:write", parsesOwnJson: true, bodyLimit: LARGE_BODY_LIMIT, operationId: "events:ingest", body: documented(service.EventsIngestInput), responses: { 200: "EventsIngestResponse", 422: "HTTPValidationError" } }), async (req) => {
     const { organizationId } = scopeOf(req);
     const wall = new Date();
     // a batch that looks storable as sent starts its INSERT from the body's text now, while it is parsed and

@@ -49,7 +49,7 @@ export function fileRoutes(app: V1App, { db, config, secret }: BillingDeps): voi
     return reply.status(204).send();
   });
 
-  app.get("/files/:id/public", route({ caller: "none", operationId: "till:files:public", responses: { 200: "TODO" } }), async (req, reply) => {
+  app.get("/files/:id/public", route({ caller: "none", operationId: "till:files:public", responses: { 200: "application/octet-stream", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     const { row, size, stream } = await service.openPublicFile(db, storage, pathId(req));
     return reply
       .header("content-type", row.mimeType)
@@ -61,7 +61,7 @@ export function fileRoutes(app: V1App, { db, config, secret }: BillingDeps): voi
   });
 
   // a customer's downloadable file, through the signed URL the customer portal hands out
-  app.get("/files/:id/download", route({ caller: "client_secret", operationId: "till:files:download", responses: { 200: "TODO" } }), async (req, reply) => {
+  app.get("/files/:id/download", route({ caller: "client_secret", operationId: "till:files:download", responses: { 200: "application/octet-stream", 403: "NotPermitted", 404: "ResourceNotFound" } }), async (req, reply) => {
     const { row, size, stream } = await service.openSignedDownload(db, storage, secret, String((req.params as { id?: unknown }).id ?? ""), req.query as Record<string, unknown>);
     const ascii = row.name.replace(/[^\x20-\x7e]|["\\]/g, "_");
     return reply
@@ -77,7 +77,7 @@ export function fileRoutes(app: V1App, { db, config, secret }: BillingDeps): voi
   void app.register(async (raw) => {
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser("*", (_req, _payload, done) => done(null));
-    raw.put("/files/:id/parts/:number", route({ caller: "client_secret", operationId: "till:files:parts_put", responses: { 200: "TODO" } }), async (req, reply) => {
+    raw.put("/files/:id/parts/:number", route({ caller: "client_secret", operationId: "till:files:upload_part", responses: { 200: null, 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
       const id = pathId(req);
       const number = Number((req.params as { number?: string }).number);
       if (!Number.isInteger(number) || number < 1) throw invalid(["path", "number"], "Input should be a valid integer");

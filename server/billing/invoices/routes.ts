@@ -7,6 +7,10 @@ import { localFileStorage } from "../files/storage.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../contract.js";
+import { z } from "zod";
+
+/** A receipt's signed URL (202 while the worker renders it). */
+const Receipt = z.object({ url: z.url() });
 
 export function invoiceRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const storage = localFileStorage(path.join(config.dataDir, "files"));
@@ -19,7 +23,7 @@ export function invoiceRoutes(app: V1App, { db, config, secret }: BillingDeps): 
   app.get("/orders/:id/invoice", route({ scope: "orders:read", operationId: "orders:invoice", responses: { 200: "OrderInvoice", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.invoiceOf(db, urls, scopeOf(req).organizationId, pathId(req)),
   );
-  app.get("/orders/:id/receipt", route({ scope: "orders:read", operationId: "till:orders:receipt", responses: { 200: "TODO" } }), async (req, reply) => {
+  app.get("/orders/:id/receipt", route({ scope: "orders:read", operationId: "till:orders:receipt", responses: { 200: Receipt, 202: null, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     const receipt = await service.receiptOf(db, urls, scopeOf(req).organizationId, pathId(req));
     return receipt ? receipt : reply.status(202).send();
   });
@@ -34,14 +38,14 @@ export function invoiceRoutes(app: V1App, { db, config, secret }: BillingDeps): 
     const me = portalOf(req);
     return service.invoiceOf(db, urls, me.organizationId, pathId(req), me.customer.id);
   });
-  app.get("/customer-portal/orders/:id/receipt", route({ ...portal, operationId: "till:customer_portal:orders_receipt", responses: { 200: "TODO" } }), async (req, reply) => {
+  app.get("/customer-portal/orders/:id/receipt", route({ ...portal, operationId: "till:customer_portal:orders:receipt", responses: { 200: Receipt, 202: null, 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     const me = portalOf(req);
     const receipt = await service.receiptOf(db, urls, me.organizationId, pathId(req), me.customer.id);
     return receipt ? receipt : reply.status(202).send();
   });
 
   // the signed URL: whoever holds it gets the PDF until it expires
-  app.get("/invoices/:id/pdf", route({ caller: "client_secret", operationId: "till:invoices:pdf", responses: { 200: "TODO" } }), async (req, reply) => {
+  app.get("/invoices/:id/pdf", route({ caller: "client_secret", operationId: "till:invoices:pdf", responses: { 200: "application/pdf", 404: "ResourceNotFound" } }), async (req, reply) => {
     const id = String((req.params as { id?: unknown }).id ?? "");
     const { row, size, stream } = await service.openSignedInvoice(db, storage, secret, id, req.query as Record<string, unknown>);
     const name = `${row.kind === "credit_note" ? "credit-note" : "invoice"}-${row.number}.pdf`.replace(/[^\w.-]/g, "_");

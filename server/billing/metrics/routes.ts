@@ -1,7 +1,8 @@
 // /v1/metrics: metrics.get, metrics.export (CSV), metrics.limits and the saved dashboards (Polar wire).
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { parseQuery, pathId, queryArray, scopeOf, timezoneInput } from "../http.js";
+import { pathId, queryArray, scopeOf, timezoneInput } from "../http.js";
 import * as service from "./service.js";
 import { metricsCsv, METRICS } from "./wire.js";
 import { route, type V1App } from "../contract.js";
@@ -24,8 +25,7 @@ const MetricsQuery = z.object({
 
 const DashboardsQuery = z.object({ organization_id: queryArray(uuid).optional() });
 
-function metricsQuery(req: Parameters<typeof parseQuery>[1]): service.MetricsQuery {
-  const q = parseQuery(MetricsQuery, req);
+function metricsQuery(req: FastifyRequest, q: z.output<typeof MetricsQuery>): service.MetricsQuery {
   const { organizationId } = scopeOf(req);
   const lower = (ids?: string[]) => ids?.map((id) => id.toLowerCase());
   return {
@@ -43,12 +43,12 @@ function metricsQuery(req: Parameters<typeof parseQuery>[1]): service.MetricsQue
 }
 
 export function metricRoutes(app: V1App, { db }: BillingDeps): void {
-  app.get("/metrics/", route({ scope: "metrics:read", operationId: "metrics:get", responses: { 200: "MetricsResponse", 422: "HTTPValidationError" } }), async (req) =>
-    service.getMetrics(db, scopeOf(req).organizationId, metricsQuery(req)),
+  app.get("/metrics/", route({ scope: "metrics:read", operationId: "metrics:get", query: MetricsQuery, responses: { 200: "MetricsResponse", 422: "HTTPValidationError" } }), async (req) =>
+    service.getMetrics(db, scopeOf(req).organizationId, metricsQuery(req, req.query)),
   );
 
-  app.get("/metrics/export", route({ scope: "metrics:read", operationId: "metrics:export", responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
-    const q = metricsQuery(req);
+  app.get("/metrics/export", route({ scope: "metrics:read", operationId: "metrics:export", query: MetricsQuery, responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
+    const q = metricsQuery(req, req.query);
     const body = await service.getMetrics(db, scopeOf(req).organizationId, q);
     const selected = q.metrics ? METRICS.filter((d) => q.metrics?.includes(d.slug)) : METRICS;
     return reply
@@ -59,7 +59,7 @@ export function metricRoutes(app: V1App, { db }: BillingDeps): void {
 
   app.get("/metrics/limits", route({ scope: "metrics:read", operationId: "metrics:limits", responses: { 200: "MetricsLimits" } }), async () => service.limits());
 
-  app.get("/metrics/dashboards", route({ scope: "metrics:read", operationId: "metrics:list_dashboards", query: DashboardsQuery, responses: { 200: null, 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/metrics/dashboards", route({ scope: "metrics:read", operationId: "metrics:list_dashboards", query: DashboardsQuery, responses: { 200: "MetricDashboardSchema[]", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) return [];

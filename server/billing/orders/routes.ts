@@ -7,7 +7,7 @@ import { sortingQuery } from "../listing.js";
 import type { OrderSort } from "./repository.js";
 import * as service from "./service.js";
 import * as manual from "./manual.js";
-import { route, type V1App } from "../contract.js";
+import { documented, route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -74,12 +74,12 @@ export function orderRoutes(app: V1App, { db }: BillingDeps): void {
   );
 
   // SDK 0.49.0: a draft order charged to the customer's saved method on finalize (orders/manual.ts)
-  app.post("/orders/", route({ scope: "orders:write", operationId: "till:orders:create", body: manual.OrderCreateInput, responses: { 201: "TODO" } }), async (req, reply) => {
+  app.post("/orders/", route({ scope: "orders:write", operationId: "orders:create", body: manual.OrderCreateInput, responses: { 201: "Order", 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = req.body;
     return reply.status(201).send(await manual.createDraftOrder(db, scopeOf(req).organizationId, input));
   });
   // OrderFinalize's only field is optional: 0.49.0 sends an empty JSON body without it
-  app.post("/orders/:id/finalize", route({ scope: "orders:write", emptyJsonBody: true, operationId: "till:orders:finalize", responses: { 200: "TODO" } }), async (req) => {
+  app.post("/orders/:id/finalize", route({ scope: "orders:write", emptyJsonBody: true, operationId: "orders:finalize", body: documented(manual.OrderFinalizeInput), responses: { 200: "Order", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
     const input = parseWith(manual.OrderFinalizeInput, req.body ?? {}, "body");
     return manual.finalizeOrder(db, scopeOf(req).organizationId, id, input.payment_method_id ?? null);

@@ -3,7 +3,11 @@
 import type { BillingDeps } from "../deps.js";
 import { ApiError, parseWith, scopeOf, type ValidationIssue } from "../http.js";
 import { connectStripe, disconnectStripe, StripeConnectInput, stripeStatus, type StripeDeps } from "./service.js";
-import { route, type V1App } from "../contract.js";
+import { documented, route, type V1App } from "../contract.js";
+import { z } from "zod";
+
+/** The connection as answers show it: never a key, only its kind and last four (StripeStatusWire). */
+const StripeConnection = z.looseObject({ connected: z.boolean() });
 
 /** Fields whose value an error must never echo. */
 const SECRET_FIELDS = new Set(["secret_key", "webhook_secret"]);
@@ -21,9 +25,9 @@ function parseConnect(body: unknown): StripeConnectInput {
 export function stripeRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps: StripeDeps = { db, secret, baseURL: config.baseURL, stripeApiUrl: config.payments.stripeApiUrl };
 
-  app.put("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:connection_put", responses: { 200: "TODO" } }), async (req) =>
+  app.put("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:connect", body: documented(StripeConnectInput), responses: { 200: StripeConnection, 422: "HTTPValidationError" } }), async (req) =>
     connectStripe(deps, scopeOf(req).organizationId, parseConnect(req.body)),
   );
-  app.get("/stripe/connection", route({ scope: "organizations:read", operationId: "till:stripe:connection", responses: { 200: "TODO" } }), async (req) => stripeStatus(deps, scopeOf(req).organizationId));
-  app.delete("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:connection_delete", responses: { 204: "TODO" } }), async (req) => disconnectStripe(deps, scopeOf(req).organizationId));
+  app.get("/stripe/connection", route({ scope: "organizations:read", operationId: "till:stripe:get_connection", responses: { 200: StripeConnection } }), async (req) => stripeStatus(deps, scopeOf(req).organizationId));
+  app.delete("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:disconnect", responses: { 200: z.object({ endpoint_removed: z.boolean() }), 404: "ResourceNotFound" } }), async (req) => disconnectStripe(deps, scopeOf(req).organizationId));
 }

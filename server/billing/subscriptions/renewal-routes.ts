@@ -15,7 +15,7 @@ const RenewInput = z.object({ current_period_start: datetimeInput.nullish() });
 
 export function renewalRoutes(app: V1App, { db, config }: BillingDeps): void {
   const deps = { processor: createPaymentProcessor(), baseURL: config.baseURL };
-  app.post("/subscriptions/:id/renew", route({ scope: "subscriptions:write", operationId: "till:subscriptions:renew", body: RenewInput, responses: { 200: "TODO" } }), async (req) => {
+  app.post("/subscriptions/:id/renew", route({ scope: "subscriptions:write", operationId: "till:subscriptions:renew", body: RenewInput, responses: { 200: "Subscription", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
     const input = req.body;
     const periodStart = input.current_period_start ? new Date(input.current_period_start) : undefined;

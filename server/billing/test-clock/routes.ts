@@ -6,11 +6,22 @@ import type { BillingDeps } from "../deps.js";
 import { scopeOf } from "../http.js";
 import { AdvanceInput, advanceTestClock, getTestClock } from "./service.js";
 import { route, type V1App } from "../contract.js";
+import { z } from "zod";
+
+/** The sandbox organization's clock (TestClockWire). */
+const TestClock = z.object({
+  object: z.literal("test_clock"),
+  organization_id: z.uuid(),
+  now: z.iso.datetime(),
+  offset_ms: z.int(),
+  advanced_at: z.iso.datetime().nullable(),
+  max_periods_per_advance: z.int(),
+});
 
 export function testClockRoutes(app: V1App, { db, config }: BillingDeps): void {
   const deps = { processor: createPaymentProcessor(), baseURL: config.baseURL };
-  app.get("/test-clock", route({ scope: "subscriptions:read", operationId: "till:test_clock:list", responses: { 200: "TODO" } }), async (req) => getTestClock(db, scopeOf(req).organizationId));
-  app.post("/test-clock/advance", route({ scope: "subscriptions:write", operationId: "till:test_clock:advance", body: AdvanceInput, responses: { 200: "TODO" } }), async (req) => {
+  app.get("/test-clock", route({ scope: "subscriptions:read", operationId: "till:test_clock:get", responses: { 200: TestClock, 403: "NotPermitted" } }), async (req) => getTestClock(db, scopeOf(req).organizationId));
+  app.post("/test-clock/advance", route({ scope: "subscriptions:write", operationId: "till:test_clock:advance", body: AdvanceInput, responses: { 200: TestClock.extend({ from: z.iso.datetime() }), 403: "NotPermitted", 422: "HTTPValidationError" } }), async (req) => {
     const input = req.body;
     return advanceTestClock(db, { ...deps, log: req.log }, scopeOf(req).organizationId, input);
   });

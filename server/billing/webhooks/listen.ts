@@ -193,7 +193,7 @@ export function listenRoutes(app: V1App, { db, listen }: BillingDeps): void {
   });
   app.addHook("onClose", async () => hub.close());
 
-  app.get("/cli/listen", route({ scope: "webhooks:read", operationId: "till:cli:listen", query: ListenQuery, responses: { 200: "TODO" } }), async (req, reply) => {
+  app.get("/cli/listen", route({ scope: "webhooks:read", operationId: "till:cli:listen", query: ListenQuery, responses: { 200: "text/event-stream", 422: "HTTPValidationError" } }), async (req, reply) => {
     const { organizationId } = scopeOf(req);
     const q = req.query;
     const types = eventTypes(q.events);
