@@ -74,10 +74,12 @@ function transformFor(declared: Map<string, Declared>): SwaggerTransform {
 
 /** A Polar model's JSON Schema from @polar-sh/sdk's inbound zod schema (the wire side, before the SDK maps it). */
 async function polarModel(name: string): Promise<Json> {
-  for (const dir of ["components", "errors", "operations"]) {
+  // a model's module is its lower-cased name; an operation's own (EventsListResponseEventsList) lives in the operation's
+  const files = [name.toLowerCase(), name.split("Response")[0]?.toLowerCase() ?? ""];
+  for (const [dir, file] of ["components", "errors", "operations"].flatMap((d) => files.map((f) => [d, f] as const))) {
     let mod: Record<string, unknown>;
     try {
-      mod = (await import(`@polar-sh/sdk/models/${dir}/${name.toLowerCase()}.js`)) as Record<string, unknown>;
+      mod = (await import(`@polar-sh/sdk/models/${dir}/${file}.js`)) as Record<string, unknown>;
     } catch {
       continue;
     }
