@@ -35,6 +35,9 @@ function polarOperationIds(): Map<string, string> {
   return out;
 }
 
+/** Answers 200 with no body (S3's part upload: the ETag header is the answer). */
+const EMPTY_200 = new Set(["PUT /v1/files/:id/parts/:number"]);
+
 let server: TestServer;
 let doc: Doc;
 
@@ -66,11 +69,12 @@ describe("/api/openapi.json", () => {
       // a body for writes that take one: declared with a schema
       if (op.requestBody) expect(op.requestBody.content?.["application/json"]?.schema, `${where}: body schema`).toBeDefined();
       const statuses = Object.keys(op.responses ?? {});
-      const success = statuses.filter((s) => s.startsWith("2"));
+      const success = statuses.filter((s) => /^[23]/.test(s));
       expect(success.length, `${where}: a success response`).toBeGreaterThan(0);
-      for (const s of success) {
+      for (const s of success.filter((x) => x === "200" || x === "201")) {
+        if (EMPTY_200.has(where)) continue;
         const r = op.responses?.[s];
-        if (s !== "204" && s !== "202") expect(Object.values(r?.content ?? {})[0]?.schema, `${where}: ${s} schema`).toBeDefined();
+        expect(Object.values(r?.content ?? {})[0]?.schema, `${where}: ${s} schema`).toBeDefined();
       }
       expect(op.security, `${where}: security`).toBeDefined();
       expect(op.operationId, `${where}: operationId`).toBeTruthy();
