@@ -51,6 +51,15 @@ function describe(route: RouteOptions, caller: CallerKind, given: unknown): stri
   return lines.filter(Boolean).join("\n\n");
 }
 
+/** "products:list" → "List products", "customer_portal:customers:get_state" → "Get state customers" (no summary given). */
+function summaryOf(operationId: unknown): string | undefined {
+  if (typeof operationId !== "string") return undefined;
+  const parts = operationId.replace(/^till:/, "").split(":");
+  const verb = (parts.at(-1) ?? "").replace(/_/g, " ");
+  const resource = (parts.at(-2) ?? "").replace(/[-_]/g, " ");
+  return `${verb.charAt(0).toUpperCase()}${verb.slice(1)} ${resource}`.trim();
+}
+
 /** @fastify/swagger's transform: /v1 routes only, their zod parts as JSON Schema, the caller as security. */
 function transformFor(declared: Map<string, Declared>): SwaggerTransform {
   return (input) => {
@@ -67,7 +76,7 @@ function transformFor(declared: Map<string, Declared>): SwaggerTransform {
     const params = (transformed as Json).params ?? pathParams(url);
     return {
       url,
-      schema: { ...transformed, ...(params ? { params } : {}), tags: [url.split("/")[2] ?? "v1"], description: describe(route, caller, description), security },
+      schema: { summary: summaryOf(schema.operationId), ...transformed, ...(params ? { params } : {}), tags: [url.split("/")[2] ?? "v1"], description: describe(route, caller, description), security },
     };
   };
 }

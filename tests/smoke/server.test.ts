@@ -52,7 +52,11 @@ describe("server foundation", () => {
     expect(doc.body.paths).toHaveProperty(["/v1/products/{id}", "get"]);
     const page = await c.get("/api/reference");
     expect(page.status).toBe(200);
-    expect(page.text).toContain("/api/auth/sign-up/email");
+    // Scalar's viewer renders the document in the browser, from its script served here (never a CDN)
+    expect(page.text).toContain("/api/openapi.json");
+    expect(page.text).toContain("/api/reference/js/scalar.js");
+    const script = await fetch(`${server.url}/api/reference/js/scalar.js`);
+    expect(script.status).toBe(200);
   });
 
   it("answers unknown routes with a 404 in the Polar error shape", async () => {
