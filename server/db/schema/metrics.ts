@@ -1,21 +1,20 @@
 // Metrics (issue 28 §1, docs/metrics.md): the seller's saved dashboards, and the history MRR and active
 // subscriptions are read from — delta rows a trigger on "subscription" writes (migration 0040), never the app.
 import { sql } from "drizzle-orm";
-import { bigserial, boolean, index, integer, numeric, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { bigserial, boolean, index, integer, numeric, pgTable, text, uuid } from "drizzle-orm/pg-core";
+
 import { subscription } from "./checkout.js";
+import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
 export const metricDashboard = pgTable(
   "metric_dashboard",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
     name: text("name").notNull(),
     metrics: text("metrics").array().default(sql`'{}'`).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
-    modifiedAt: timestamp("modified_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
   },
   (t) => [index("metric_dashboard_org_created_idx").on(t.organizationId, t.createdAt)],
 );
@@ -25,15 +24,11 @@ export const metricSubscriptionChange = pgTable(
   "metric_subscription_change",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    subscriptionId: uuid("subscription_id")
-      .notNull()
-      .references(() => subscription.id, { onDelete: "cascade" }),
+    organizationId: org(),
+    subscriptionId: cascadeRef("subscription_id", () => subscription.id),
     customerId: uuid("customer_id").notNull(),
     productId: uuid("product_id").notNull(),
-    at: timestamp("at", { withTimezone: true }).notNull(),
+    at: timestamptz("at").notNull(),
     currency: text("currency").notNull(),
     active: integer("active").notNull(),
     committed: integer("committed").notNull(),

@@ -2,18 +2,17 @@
 // order's refunded_amount / refunded_tax_amount are the sums of its succeeded refunds, kept on the order row
 // by the refunding transaction (which locks the order).
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+
 import { customer, type Metadata } from "./billing.js";
 import { order } from "./checkout.js";
+import { id, org, cascadeRef, createdAt, modifiedAt } from "./columns.js";
 
 export const refund = pgTable(
   "refund",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
     /** pending | succeeded | failed | canceled */
     status: text("status").notNull(),
     /** duplicate | fraudulent | customer_request | service_disruption | satisfaction_guarantee | other */
@@ -25,9 +24,7 @@ export const refund = pgTable(
     /** The seller's internal note; not on the wire. */
     comment: text("comment"),
     revokeBenefits: boolean("revoke_benefits").default(false).notNull(),
-    orderId: uuid("order_id")
-      .notNull()
-      .references(() => order.id, { onDelete: "cascade" }),
+    orderId: cascadeRef("order_id", () => order.id),
     subscriptionId: uuid("subscription_id"),
     customerId: uuid("customer_id")
       .notNull()
@@ -35,8 +32,8 @@ export const refund = pgTable(
     /** The processor's id for the refund (Stripe's `re_…`). */
     processorRefundId: text("processor_refund_id"),
     metadata: jsonb("metadata").$type<Metadata>().default({}).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
-    modifiedAt: timestamp("modified_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
   },
   (t) => [
     index("refund_org_created_idx").on(t.organizationId, t.createdAt),

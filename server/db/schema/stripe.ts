@@ -1,10 +1,9 @@
 // An organization's Stripe account (issue 27): the keys till charges with and the webhook endpoint till made on
 // the account, secrets sealed with the server secret; and the Stripe events received on that endpoint, one row
 // per Stripe event id (a redelivery is recognised and changes nothing).
-import { index, boolean, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, boolean, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+import { org, timestamptz } from "./columns.js";
 
 export const stripeConnection = pgTable("stripe_connection", {
   organizationId: uuid("organization_id")
@@ -28,9 +27,7 @@ export const stripeConnection = pgTable("stripe_connection", {
 export const stripeEvent = pgTable(
   "stripe_event",
   {
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    organizationId: org(),
     /** Stripe's event id (evt_…). */
     id: text("id").notNull(),
     type: text("type").notNull(),
