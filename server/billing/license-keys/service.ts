@@ -2,7 +2,7 @@
 // activates it on a machine (up to its limit) and deactivates it — with the seller's token, or publicly, where
 // the key and its organization's id are the credential (Polar's customer-portal variants).
 import { z } from "zod";
-import type { Db } from "../../db/client.js";
+import type { Db, Queryable } from "../../db/client.js";
 import { ApiError, datetimeInput, isUuid, notFound, notPermitted } from "../http.js";
 import type { LicenseKeyRow } from "./issue.js";
 import * as repo from "./repository.js";
@@ -115,6 +115,19 @@ export async function getActivation(db: Db, organizationId: string, id: string, 
 // ---- the seller's software -----------------------------------------------------------------------
 
 /**
+ * The key by its text, locked for the caller's transaction, with the organization's now (a sandbox's test
+ * clock): a key that is not granted or has expired is refused with `refuse` (validation answers 404, activation 403).
+ */
+async function liveKey(tx: Queryable, organizationId: string, text: string, refuse: (detail: string) => ApiError, inactive: string) {
+  const found = await repo.findLicenseKeyByKey(tx, organizationId, text, true);
+  if (!found) throw notFound(KEY_NOT_FOUND);
+  const now = await orgNow(tx, organizationId);
+  if (found.key.status !== "granted") throw refuse(inactive);
+  if (isExpired(found.key, now)) throw refuse("License key has expired.");
+  return { found, now };
+}
+
+/**
  * Checks the key (status, expiry, the activation and its conditions, the benefit and customer it must belong
  * to, the usage left) and counts the validation, adding `increment_usage` to its usage. Every refusal is a
  * 404 with the reason, as Polar answers, except running out of usages (400).
@@ -122,13 +135,8 @@ export async function getActivation(db: Db, organizationId: string, id: string, 
 export async function validateLicenseKey(db: Db, input: z.output<typeof LicenseKeyValidateInput>) {
   const organizationId = input.organization_id.toLowerCase();
   return db.transaction(async (tx) => {
-    const found = await repo.findLicenseKeyByKey(tx, organizationId, input.key, true);
-    if (!found) throw notFound(KEY_NOT_FOUND);
+    const { found, now } = await liveKey(tx, organizationId, input.key, notFound, "License key is no longer active.");
     const { key } = found;
-    // expiry on the organization's clock (a sandbox's test clock)
-    const now = await orgNow(tx, organizationId);
-    if (key.status !== "granted") throw notFound("License key is no longer active.");
-    if (isExpired(key, now)) throw notFound("License key has expired.");
     let activation: repo.ActivationRow | null = null;
     if (input.activation_id) {
       activation = await repo.findActivation(tx, key.id, input.activation_id.toLowerCase());
@@ -158,13 +166,9 @@ export async function validateLicenseKey(db: Db, input: z.output<typeof LicenseK
 export async function activateLicenseKey(db: Db, input: z.output<typeof LicenseKeyActivateInput>) {
   const organizationId = input.organization_id.toLowerCase();
   return db.transaction(async (tx) => {
-    const found = await repo.findLicenseKeyByKey(tx, organizationId, input.key, true);
-    if (!found) throw notFound(KEY_NOT_FOUND);
+    const inactive = "License key is no longer active. This license key can not be activated.";
+    const { found, now } = await liveKey(tx, organizationId, input.key, notPermitted, inactive);
     const { key } = found;
-    // expiry on the organization's clock (a sandbox's test clock)
-    const now = await orgNow(tx, organizationId);
-    if (key.status !== "granted") throw notPermitted("License key is no longer active. This license key can not be activated.");
-    if (isExpired(key, now)) throw notPermitted("License key has expired.");
     if (!key.limitActivations) {
       throw notPermitted("This license key does not support activations. Use the /validate endpoint instead to check license validity.");
     }

@@ -3,19 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { AGGREGATION_FUNCTIONS } from "../../../shared/meter-filter.js";
 import type { BillingDeps } from "../deps.js";
-import {
-  datetimeInput,
-  metadataQuery,
-  page,
-  paginationQuery,
-  parseBody,
-  parseQuery,
-  pathId,
-  queryArray,
-  queryBool,
-  scopeOf,
-  timezoneInput,
-} from "../http.js";
+import { datetimeInput, metadataQuery, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, queryBool, scopeOf, timezoneInput } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 
