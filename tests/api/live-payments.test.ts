@@ -6,6 +6,7 @@ import { startupBanner } from "../../server/banner.js";
 import { loadConfig } from "../../server/config.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
+import { rawOn } from "../helpers/api.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -20,15 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function raw(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown>, text };
-}
+const raw = rawOn(() => server);
 
 describe("a live organization without a processor for real money", () => {
   it("cannot open a checkout for a paid product: 403 PaymentNotReady naming what to do, nothing created", async () => {
