@@ -28,7 +28,7 @@ describe("a live organization without a processor for real money", () => {
     const live = sdkFor(server, liveKey);
     const product = await createProduct({ ...seller, sdk: live }, "fixed");
     const res = await raw(liveKey, "POST", "/v1/checkouts/", { products: [product.id] });
-    expect(res.status, res.text).toBe(403);
+    expect(res.status, JSON.stringify(res.body)).toBe(403);
     expect(res.body.error).toBe("PaymentNotReady");
     expect(res.body.detail).toContain("till sandbox on");
     expect(res.body.detail).toContain("TILL_TEST_PAYMENTS=live");
@@ -42,11 +42,11 @@ describe("a live organization without a processor for real money", () => {
     for (const kind of ["monthly", "custom", "seats"] as const) {
       const product = await createProduct(live, kind);
       const res = await raw(liveKey, "POST", "/v1/checkouts/", { products: [product.id] });
-      expect(res.status, `${kind}: ${res.text}`).toBe(403);
+      expect(res.status, `${kind}: ${JSON.stringify(res.body)}`).toBe(403);
     }
     const product = await createProduct(live, "fixed");
     const link = await raw(liveKey, "POST", "/v1/checkout-links/", { payment_processor: "stripe", products: [product.id] });
-    expect(link.status, link.text).toBe(201);
+    expect(link.status, JSON.stringify(link.body)).toBe(201);
     const visit = await fetch(String(link.body.url), { redirect: "manual" });
     expect(visit.status).toBe(403);
     expect(visit.headers.get("location")).toBeNull();
