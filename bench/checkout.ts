@@ -16,6 +16,7 @@ import autocannon, { type RequestSpec } from "autocannon";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import postgres from "postgres";
+import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { product } from "../server/db/schema/index.js";
 
@@ -70,16 +71,6 @@ async function serve(): Promise<void> {
 
 // ---- parent: fixtures, load, report --------------------------------------------------------------------
 
-async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return { json: JSON.parse(text) as T, headers: res.headers };
-}
 
 interface Fixtures {
   apiKey: string;
@@ -88,21 +79,9 @@ interface Fixtures {
 }
 
 async function fixtures(base: string): Promise<Fixtures> {
-  const signUp = await call<{ token: string }>(base, "POST", "/api/auth/sign-up/email", {
-    email: `bench-${Date.now()}@example.com`,
-    password: "correct-horse-battery",
-    name: "Bench",
-  });
-  const cookie = signUp.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .filter((c) => c?.startsWith("better-auth.session_token="))
-    .join("; ");
-  const org = await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: "Bench", slug: `bench-${Date.now()}` }, { cookie });
-  const key = await call<{ key: string }>(base, "POST", "/api/auth/api-key/create", { organizationId: org.json.id, name: "bench", rateLimitEnabled: false }, { cookie });
-  const auth = { authorization: `Bearer ${key.json.key}` };
+  const { organizationId, apiKey, auth } = await benchSeller(base);
   // a customer may hold several subscriptions here, so every confirm of the subscription phase is allowed
-  await call(base, "PATCH", `/v1/organizations/${org.json.id}`, {
+  await call(base, "PATCH", `/v1/organizations/${organizationId}`, {
     subscription_settings: { allow_multiple_subscriptions: true, allow_customer_updates: true, proration_behavior: "prorate" },
   }, auth);
   const benefit = await call<{ id: string }>(base, "POST", "/v1/benefits/", { type: "custom", description: "Welcome", properties: { note: "Thanks" } }, auth);
@@ -118,7 +97,7 @@ async function fixtures(base: string): Promise<Fixtures> {
   for (const id of [purchase.json.id, monthly.json.id]) {
     await call(base, "POST", `/v1/products/${id}/benefits`, { benefits: [benefit.json.id] }, auth);
   }
-  return { apiKey: key.json.key, purchaseId: purchase.json.id, subscriptionId: monthly.json.id };
+  return { apiKey, purchaseId: purchase.json.id, subscriptionId: monthly.json.id };
 }
 
 /** `n` open checkouts of the product: one through the API, the rest copied from it in SQL. */

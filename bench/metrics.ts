@@ -9,6 +9,7 @@
 //
 // Loopback only; the run is bounded in time (HARD_LIMIT_MS) and in samples.
 import { sql } from "drizzle-orm";
+import { benchSeller, call } from "./helpers/client.js";
 import { startApp } from "./helpers/server.js";
 import * as repo from "../server/billing/metrics/repository.js";
 
@@ -17,27 +18,10 @@ const WARMUP = 3;
 const SAMPLES = 21;
 const BIG = process.env.DATABASE_URL ? { subscriptions: 100_000, orders: 1_000_000 } : { subscriptions: 10_000, orders: 100_000 };
 
-async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-  return { json: JSON.parse(text) as T, headers: res.headers, text };
-}
 
 async function seller(base: string, tag: string): Promise<{ organizationId: string; key: string }> {
-  const signUp = await call(base, "POST", "/api/auth/sign-up/email", { email: `${tag}-${Date.now()}@example.com`, password: "correct-horse-battery", name: tag });
-  const cookie = signUp.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .filter((c) => c?.startsWith("better-auth.session_token="))
-    .join("; ");
-  const org = await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: tag, slug: `${tag}-${Date.now()}` }, { cookie });
-  const key = await call<{ key: string }>(base, "POST", "/api/auth/api-key/create", { organizationId: org.json.id, name: tag, rateLimitEnabled: false }, { cookie });
-  return { organizationId: org.json.id, key: key.json.key };
+  const { organizationId, apiKey } = await benchSeller(base, tag);
+  return { organizationId, key: apiKey };
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] ?? NaN;
