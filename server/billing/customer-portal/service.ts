@@ -18,7 +18,8 @@ import { getOrder, listOrders, updateOrder, type OrderUpdateInput } from "../ord
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import { listProducts, loadProducts } from "../products/service.js";
-import { getSubscription, listSubscriptions, updateSubscription, type SubscriptionUpdate, type SubscriptionWire } from "../subscriptions/service.js";
+import { updateSubscription } from "../subscriptions/lifecycle.js";
+import { getSubscription, listSubscriptions, type SubscriptionUpdate, type SubscriptionWire } from "../subscriptions/service.js";
 import type { PortalCaller } from "./sessions.js";
 import { activeFilesOf, toCustomerBenefitGrantWire, toCustomerOrganizationWire, toCustomerProductWire, toCustomerOrderWire, toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire } from "./wire.js";
 

@@ -5,6 +5,7 @@
 import type { Db, Tx } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
+import { startDunning } from "../dunning/service.js";
 import { ApiError, invalid, notFound } from "../http.js";
 import { alreadyCanceled, isCanceled, isEnded, type Cancellation, type Change, type SubscriptionUpdate } from "./change.js";
 import { toWires } from "./load.js";
@@ -58,8 +59,6 @@ async function change(
         const events: OutboxEvent[] = ["subscription.updated" as const, ...decided.events].map((type) => ({ type, organizationId, data }));
         if (decided.mail) events[0] = { ...events[0]!, mail: decided.mail };
         if (billed?.declinedOrderId) {
-          // loaded when needed: dunning → orders → customers → here is a cycle at import time
-          const { startDunning } = await import("../dunning/service.js");
           events.push(...(await startDunning(tx, organizationId, data, billed.declinedOrderId, now)));
         }
         await enqueue(tx, events);

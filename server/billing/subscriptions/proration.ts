@@ -10,7 +10,10 @@ import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
 import { insertProrations, markProrationsBilled, pendingProrations, recordSettlement, settle } from "../balance/service.js";
+import { loadCustomers } from "../customers/service.js";
+import { insertPlannedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
+import { chargeSaved, recordCharge } from "../payments/service.js";
 import { loadPrices, loadProductSummaries } from "../products/service.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import { updateSubscription } from "./renewal-repository.js";
@@ -120,13 +123,6 @@ function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [strin
  * credited to the balance. A declined charge leaves the order pending and the subscription past_due.
  */
 async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date, processor: PaymentProcessor): Promise<ProrationOutcome> {
-  // loaded when needed: customers → subscriptions (lifecycle) → here → orders (payments) → customers is a cycle at
-  // import time
-  const [{ loadCustomers }, { insertPlannedOrder, orderWire, planOrderFromCheckout }, { chargeSaved, recordCharge }] = await Promise.all([
-    import("../customers/service.js"),
-    import("../orders/service.js"),
-    import("../payments/service.js"),
-  ]);
   const org = sub.organizationId;
   const [customers, organization, prices, summaries] = await Promise.all([
     loadCustomers(tx, org, { ids: [sub.customerId], externalIds: [] }),

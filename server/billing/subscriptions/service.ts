@@ -11,7 +11,6 @@ import * as repo from "./repository.js";
 import { subscriptionMeters } from "./usage.js";
 import { toSubscriptionWire, type SubscriptionEmbeds, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
 
-export { revokeSubscription, updateSubscription } from "./lifecycle.js";
 export type { SubscriptionUpdate } from "./change.js";
 export { toSubscriptionBaseWire, toSubscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
 
