@@ -17,7 +17,7 @@ import { checkoutLinkRoutes } from "./checkout-links/routes.js";
 import { orderRoutes } from "./orders/routes.js";
 import { refundRoutes } from "./refunds/routes.js";
 import { subscriptionRoutes } from "./subscriptions/routes.js";
-import { renewalRoutes } from "./subscriptions/renewal-routes.js";
+import { renewalRoutes } from "./renewal/routes.js";
 import { webhookRoutes } from "./webhooks/routes.js";
 import { listenRoutes } from "./webhooks/listen.js";
 import { licenseKeyRoutes } from "./license-keys/routes.js";

@@ -3,17 +3,17 @@
 // server processes may run them on one database: due subscriptions are claimed with FOR UPDATE SKIP LOCKED,
 // and each is renewed under its lock in the claiming transaction, so no two processes renew one subscription
 // for the same period; one that fails is rolled back alone (and retried on a later run): a renewal that writes
-// only its own rows is written with the batch's (renewal-writes.ts, a savepoint per renewal only if those
+// only its own rows is written with the batch's (renewal/writes.ts, a savepoint per renewal only if those
 // statements fail), any other in a savepoint of its own. A batch reads what its renewals share once
 // (customers, products, prices, usage, payment methods…), and its orders take their invoice numbers in one
 // statement at its end, so processes renewing one organization do not wait on its invoice counter for a whole
 // batch (docs/decisions.md, "The billing run").
 import type { Queryable } from "../db/client.js";
 import type { PaymentProcessor } from "../payments/processor.js";
-import { claimDueSubscriptions } from "../billing/subscriptions/renewal-repository.js";
-import { renewLocked } from "../billing/subscriptions/renewal.js";
-import { finishBatch, prepareBatch, type RenewalBatch, type RenewalOutput } from "../billing/subscriptions/renewal-batch.js";
-import { canDefer, NeedsSavepoint, writeDeferred } from "../billing/subscriptions/renewal-writes.js";
+import { claimDueSubscriptions } from "../billing/renewal/repository.js";
+import { renewLocked } from "../billing/renewal/renewal.js";
+import { finishBatch, prepareBatch, type RenewalBatch, type RenewalOutput } from "../billing/renewal/batch.js";
+import { canDefer, NeedsSavepoint, writeDeferred } from "../billing/renewal/writes.js";
 import type { SubscriptionRow } from "../billing/subscriptions/wire.js";
 import { orgNow } from "../billing/test-clock/clock.js";
 import { runDunning } from "../billing/dunning/service.js";
@@ -66,7 +66,7 @@ export async function runRenewals(run: RenewalRun): Promise<number> {
             run.log?.error(err, `renewals: subscription ${sub.id} could not be renewed`);
           }
         }
-        // the deferred renewals' rows, a statement per table for all of them (renewal-writes.ts)
+        // the deferred renewals' rows, a statement per table for all of them (renewal/writes.ts)
         const kept = await writeDeferred(tx, outputs, (out, err) => {
           const id = out.deferred?.terms.id ?? "";
           failed.push(id);
@@ -87,7 +87,7 @@ export async function runRenewals(run: RenewalRun): Promise<number> {
 }
 
 /**
- * One renewal of a claimed batch: deferred when it writes only its own rows (renewal-writes.ts: nothing written
+ * One renewal of a claimed batch: deferred when it writes only its own rows (renewal/writes.ts: nothing written
  * now, so no savepoint), else — or when it finds out, before charging, that it must write more — in a savepoint
  * of the claiming transaction, so a failure rolls back this renewal alone.
  */

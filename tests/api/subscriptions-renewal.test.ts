@@ -402,7 +402,7 @@ describe("the renewal schedule", () => {
   });
 });
 
-describe("the schedule's batch: renewals written together (renewal-writes.ts)", () => {
+describe("the schedule's batch: renewals written together (renewal/writes.ts)", () => {
   /** A seller whose monthly product grants a perk, and `cards.length` subscriptions of it paid with those cards (a trial product for 0341). */
   async function batchOf(name: string, cards: string[]) {
     const s = await createSeller(server, name);

@@ -22,7 +22,7 @@ import * as paymentsRepo from "../payments/repository.js";
 import { loadProducts } from "../products/service.js";
 import { toWires } from "../subscriptions/load.js";
 import { cycleMeterCreditsOfLateRenewal } from "../subscriptions/meter-credits.js";
-import * as renewalRepo from "../subscriptions/renewal-repository.js";
+import * as renewalRepo from "../renewal/repository.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { orgNow } from "../test-clock/clock.js";
 import * as repo from "./repository.js";

@@ -9,7 +9,7 @@ import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
 import { loadBenefitsForProducts, regrantSubscription } from "../benefits/service.js";
 import { findCustomerRow } from "../customers/service.js";
 import { ApiError } from "../http.js";
-import { lockSubscription } from "./renewal-repository.js";
+import { lockSubscription } from "../renewal/repository.js";
 import { subscriptionsToRegrant } from "./repository.js";
 
 interface OutboxRowView {

@@ -16,7 +16,7 @@ import { getOrganization } from "../organizations/service.js";
 import { chargeSaved, recordCharge } from "../payments/service.js";
 import { loadPrices, loadProductSummaries } from "../products/service.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
-import { updateSubscription } from "./renewal-repository.js";
+import { updateSubscription } from "../renewal/repository.js";
 import type { SubscriptionRow } from "./wire.js";
 
 export interface ProrationLine {

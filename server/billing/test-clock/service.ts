@@ -15,7 +15,7 @@ import { addInterval } from "../checkouts/pricing.js";
 import { DURATION_EXAMPLES, parseClockDuration } from "../../../shared/clock-durations.js";
 import { ApiError, datetimeInput, invalid, notPermitted } from "../http.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
-import type { RenewalDeps } from "../subscriptions/renewal.js";
+import type { RenewalDeps } from "../renewal/renewal.js";
 import * as repo from "./repository.js";
 
 /** Periods one subscription may cross in one advance (Stripe allows two intervals; a test wants a few more). */

@@ -14,9 +14,9 @@ import { insertUnnumberedOrders } from "../orders/repository.js";
 import type { OrderItemRow, OrderRow } from "../orders/wire.js";
 import { insertPayments, type NewPayment } from "../payments/repository.js";
 import type { orderDunning } from "../../db/schema/index.js";
-import * as repo from "./renewal-repository.js";
-import type { RenewalBatch, RenewalOutput } from "./renewal-batch.js";
-import type { SubscriptionRow } from "./wire.js";
+import * as repo from "./repository.js";
+import type { RenewalBatch, RenewalOutput } from "./batch.js";
+import type { SubscriptionRow } from "../subscriptions/wire.js";
 
 /** Thrown by a deferred renewal, before it charges anything, when it must take the savepoint path. */
 export class NeedsSavepoint extends Error {
