@@ -7,7 +7,7 @@
 // event timestamps) follow the clock by reading it (clock.ts). Time never goes back: a clock is only advanced.
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
-import { runRenewals } from "../../jobs/schedules.js";
+import { runRenewals } from "../renewal/run.js";
 import { runDunning } from "../dunning/service.js";
 import { runCheckoutExpiries } from "../checkouts/expiry.js";
 import type { WorkerLog } from "../../jobs/worker.js";
