@@ -26,7 +26,7 @@ import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from ".
 import type { SubscriptionMeterWire } from "../subscriptions/wire.js";
 import { subscriptionMeters } from "../subscriptions/usage.js";
 import { recordSettlement, settle, type Settlement } from "../balance/service.js";
-import { carriedProrations } from "../subscriptions/proration.js";
+import { carriedProrations } from "./proration.js";
 import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
 import { orgNow } from "../test-clock/clock.js";
 import { cycledEvents, NeedsSavepoint, type Batched } from "./writes.js";

@@ -10,7 +10,7 @@ import { ApiError, invalid, notFound } from "../http.js";
 import { alreadyCanceled, isCanceled, isEnded, type Cancellation, type Change, type SubscriptionUpdate } from "./change.js";
 import { toWires } from "./load.js";
 import { changeTerms, seats } from "./plan-change.js";
-import { applyProration } from "./proration.js";
+import { applyProration } from "../renewal/proration.js";
 import * as repo from "./repository.js";
 import type { SubscriptionRow, SubscriptionWire } from "./wire.js";
 import { orgNow } from "../test-clock/clock.js";
