@@ -8,7 +8,7 @@
 import type { BenefitServicesConfig } from "../../config.js";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
-import { invalid, notFound } from "../http.js";
+import { invalid, notFound } from "../errors.js";
 import { toBenefitGrantWire, wireProperties, type BenefitGrantWire } from "../benefits/wire.js";
 import { botCanManageRole, discordClient, grantDiscord, revokeDiscord } from "./discord.js";
 import { DeliveryError, permanent } from "./errors.js";

@@ -3,7 +3,8 @@
 import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { fileIdsExist } from "../files/service.js";
-import { invalid, isUuid, notFound, notPermitted } from "../http.js";
+import { isUuid } from "../http.js";
+import { invalid, notFound, notPermitted } from "../errors.js";
 import type { LicenseKeyRow } from "../license-keys/issue.js";
 import { insertLicenseKeys } from "../license-keys/repository.js";
 import type { SortKey } from "../listing.js";

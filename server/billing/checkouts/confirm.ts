@@ -13,7 +13,7 @@ import { pipelinedTransaction } from "../../db/prepared.js";
 import type { PaymentResult } from "../../payments/processor.js";
 import { insertPayment, type NewPayment } from "../payments/repository.js";
 import { redeemDiscount } from "../discounts/service.js";
-import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { retriedAnswer } from "./confirm-retry.js";
 import { lockForConfirm } from "./confirm-sql.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";

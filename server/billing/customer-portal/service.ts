@@ -10,7 +10,7 @@ import { listGrantedBenefitsForCustomer, listGrants } from "../benefits/service.
 import { AddressInput, updateCustomer } from "../customers/service.js";
 import { DOWNLOAD_URL_TTL_MS, loadUploadedFiles, signedDownloadUrl } from "../files/service.js";
 import { toCustomerWire } from "../customers/wire.js";
-import { invalid, notFound, notPermitted } from "../http.js";
+import { invalid, notFound, notPermitted } from "../errors.js";
 import { deliverToAccount } from "../benefit-delivery/service.js";
 import * as licenseKeys from "../license-keys/service.js";
 import { customerMeters, loadMeters } from "../meters/service.js";

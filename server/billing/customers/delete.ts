@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { Db } from "../../db/client.js";
 import { enqueue } from "../../jobs/outbox.js";
 import { revokeGrantsOfCustomer } from "../benefits/service.js";
-import { notFound } from "../http.js";
+import { notFound } from "../errors.js";
 import { revokeSubscriptionsOfCustomer } from "../subscriptions/lifecycle.js";
 import * as repo from "./repository.js";
 import { findCustomerRow, type CustomerRef } from "./service.js";

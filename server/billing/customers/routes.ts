@@ -2,19 +2,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import {
-  isUuid,
-  metadataQuery,
-  page,
-  paginationQuery,
-  parseBody,
-  parseQuery,
-  parseWith,
-  pathId,
-  queryArray,
-  queryBool,
-  scopeOf,
-} from "../http.js";
+import { isUuid, metadataQuery, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, queryBool } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";

@@ -14,7 +14,7 @@ import type { PaymentProcessor } from "../../payments/processor.js";
 import { regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { findCustomer } from "../customers/repository.js";
-import { ApiError, notFound } from "../http.js";
+import { ApiError, notFound } from "../errors.js";
 import { findOrder } from "../orders/repository.js";
 import { getOrder, lockOrderRow, type OrderRow } from "../orders/service.js";
 import * as payments from "../payments/service.js";

@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import type { Db, Queryable } from "../../db/client.js";
 import { enqueue } from "../../jobs/outbox.js";
 import type { OrderItemTax } from "../../db/schema/index.js";
-import { ApiError, notFound, notPermitted } from "../http.js";
+import { ApiError, notFound, notPermitted } from "../errors.js";
 import { getOrder } from "../orders/service.js";
 import type { FileStorage } from "../files/storage.js";
 import { renderInvoicePdf, type InvoiceDocumentData, type InvoiceParty, type TaxTotal } from "./document.js";

@@ -10,7 +10,8 @@ import { createPaymentProcessor, type PaymentProcessor } from "../../payments/in
 import { z } from "zod";
 import { grantBenefits } from "../benefits/service.js";
 import { findCustomerRow, loadCustomers } from "../customers/service.js";
-import { ApiError, invalid, isUuid, metadataInput, notFound } from "../http.js";
+import { isUuid, metadataInput } from "../http.js";
+import { ApiError, invalid, notFound } from "../errors.js";
 import { getOrganization } from "../organizations/service.js";
 import { chargeSaved, findPaymentMethod, recordCharge } from "../payments/service.js";
 import { loadProducts } from "../products/service.js";

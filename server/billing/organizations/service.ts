@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CURRENCY_MESSAGE, isCurrencyCode } from "../../../shared/currencies.js";
 import type { Db, Queryable } from "../../db/client.js";
 import type { Caller } from "../../http/caller.js";
-import { invalid, notFound } from "../http.js";
+import { invalid, notFound } from "../errors.js";
 import { enqueue } from "../../jobs/outbox.js";
 import * as repo from "./repository.js";
 import { sandboxesOfMember } from "./sandbox.js";

@@ -12,7 +12,7 @@ import { revokeGrantsOfSubscription } from "../benefits/service.js";
 import { addInterval } from "../checkouts/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
-import { ApiError, invalid, notFound, notPermitted } from "../http.js";
+import { ApiError, invalid, notFound, notPermitted } from "../errors.js";
 import { insertPlannedOrder, insertUnnumberedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type ProductSummaryWire } from "../products/service.js";

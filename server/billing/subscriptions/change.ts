@@ -2,7 +2,7 @@
 // states it is judged by: shared by lifecycle.ts, which applies a change on the locked row, and plan-change.ts.
 import type { Tx } from "../../db/client.js";
 import type { OutboxEvent, OutboxEventType } from "../../jobs/outbox.js";
-import { ApiError } from "../http.js";
+import { ApiError } from "../errors.js";
 import type { ProrationPlan } from "./proration.js";
 import type * as repo from "./repository.js";
 import type { SubscriptionRow } from "./wire.js";

@@ -11,7 +11,7 @@ import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outb
 import { grantBenefits } from "../benefits/service.js";
 import { addInterval, isFree, isMetered, isStatic, priceCurrency } from "../checkouts/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
-import { ApiError, invalid } from "../http.js";
+import { ApiError, invalid } from "../errors.js";
 import { loadProducts } from "../products/service.js";
 import { orgNow } from "../test-clock/clock.js";
 import { toWires } from "./load.js";

@@ -6,7 +6,7 @@ import type { Db, Tx } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
 import { startDunning } from "../dunning/service.js";
-import { ApiError, invalid, notFound } from "../http.js";
+import { ApiError, invalid, notFound } from "../errors.js";
 import { alreadyCanceled, isCanceled, isEnded, type Cancellation, type Change, type SubscriptionUpdate } from "./change.js";
 import { toWires } from "./load.js";
 import { changeTerms, seats } from "./plan-change.js";

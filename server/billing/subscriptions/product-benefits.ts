@@ -8,7 +8,7 @@ import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
 import { loadBenefitsForProducts, regrantSubscription } from "../benefits/service.js";
 import { findCustomerRow } from "../customers/service.js";
-import { ApiError } from "../http.js";
+import { ApiError } from "../errors.js";
 import { lockSubscription } from "../renewal/repository.js";
 import { subscriptionsToRegrant } from "./repository.js";
 

@@ -16,9 +16,9 @@ import {
   pathId,
   queryArray,
   queryBool,
-  scopeOf,
-  validationError,
 } from "../http.js";
+import { validationError } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { SubscriptionSort } from "./repository.js";

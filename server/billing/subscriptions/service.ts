@@ -2,7 +2,7 @@
 // by the seller with filters, and the customer's active subscriptions for its state.
 import type { Db, Queryable } from "../../db/client.js";
 import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
-import { notFound } from "../http.js";
+import { notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import type { CsvExport } from "../csv.js";
 import { loadPrices, type PriceWire } from "../products/service.js";
