@@ -13,6 +13,7 @@ import { findCustomerRow, loadCustomers } from "../customers/service.js";
 import { isUuid, metadataInput } from "../http.js";
 import { ApiError, invalid, notFound } from "../errors.js";
 import { getOrganization } from "../organizations/service.js";
+import { paymentFailed } from "../payments/errors.js";
 import { chargeSaved, findPaymentMethod, recordCharge } from "../payments/service.js";
 import { loadProducts } from "../products/service.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
@@ -104,7 +105,6 @@ export async function createDraftOrder(db: Db, organizationId: string, input: Or
   });
 }
 
-const paymentFailed = (detail: string) => new ApiError(402, { error: "PaymentFailed", detail });
 
 /**
  * Charges a draft order to the customer's default saved method. 404: not this organization's; 412 OrderNotDraft;

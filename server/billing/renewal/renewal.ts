@@ -12,7 +12,7 @@ import { revokeGrantsOfSubscription } from "../benefits/service.js";
 import { addInterval } from "../checkouts/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
-import { ApiError, invalid, notFound, notPermitted } from "../errors.js";
+import { invalid, notFound, notPermitted } from "../errors.js";
 import { insertPlannedOrder, insertUnnumberedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type ProductSummaryWire } from "../products/service.js";
@@ -25,6 +25,7 @@ import * as repo from "./repository.js";
 import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "../subscriptions/service.js";
 import type { SubscriptionMeterWire } from "../subscriptions/wire.js";
 import { subscriptionMeters } from "../subscriptions/usage.js";
+import { alreadyCanceled } from "../subscriptions/errors.js";
 import { recordSettlement, settle, type Settlement } from "../balance/service.js";
 import { carriedProrations } from "./proration.js";
 import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
@@ -36,9 +37,6 @@ export interface RenewalDeps {
   processor: PaymentProcessor;
   baseURL: string;
 }
-
-const alreadyCanceled = () =>
-  new ApiError(403, { error: "AlreadyCanceledSubscription", detail: "This subscription is already canceled or has ended." });
 
 async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
   const [customers, products, discounts, prices] = await Promise.all([

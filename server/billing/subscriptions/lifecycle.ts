@@ -6,8 +6,9 @@ import type { Db, Tx } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
 import { startDunning } from "../dunning/service.js";
-import { ApiError, invalid, notFound } from "../errors.js";
-import { alreadyCanceled, isCanceled, isEnded, type Cancellation, type Change, type SubscriptionUpdate } from "./change.js";
+import { invalid, notFound } from "../errors.js";
+import { isCanceled, isEnded, type Cancellation, type Change, type SubscriptionUpdate } from "./change.js";
+import { alreadyCanceled, subscriptionLocked } from "./errors.js";
 import { toWires } from "./load.js";
 import { changeTerms, seats } from "./plan-change.js";
 import { applyProration } from "../renewal/proration.js";
@@ -19,8 +20,6 @@ const NOT_FOUND = "Subscription not found";
 /** Lock waits longer than this answer 409 SubscriptionLocked rather than holding the request. */
 const LOCK_TIMEOUT = "5s";
 const PG_LOCK_NOT_AVAILABLE = "55P03";
-
-const locked = () => new ApiError(409, { error: "SubscriptionLocked", detail: "This subscription is being updated; try again." });
 
 function lockError(err: unknown): boolean {
   for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
@@ -68,7 +67,7 @@ async function change(
       return wire;
     });
   } catch (err) {
-    if (lockError(err)) throw locked();
+    if (lockError(err)) throw subscriptionLocked();
     throw err;
   }
 }

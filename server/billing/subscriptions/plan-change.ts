@@ -9,7 +9,8 @@ import { getDiscount, redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid } from "../errors.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, type PriceWire, type ProductWire } from "../products/service.js";
-import { alreadyCanceled, isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "./change.js";
+import { isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "./change.js";
+import { alreadyCanceled } from "./errors.js";
 import { prorationLines, type ProrationPlan } from "./proration.js";
 import type { SubscriptionRow } from "./wire.js";
 
