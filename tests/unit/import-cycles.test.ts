@@ -107,7 +107,7 @@ describe("server/ imports", () => {
       'import type { Db } from "../db/client.js";',
       'import { type Queryable } from "../db/client.js";',
       'export { ApiError } from "./http.js";',
-      'export type { OutboxEvent } from "../jobs/outbox.js";',
+      'export type { OutboxEvent } from "../db/outbox.js";',
       'export async function later() { return import("./subscriptions/lifecycle.js"); }',
     ].join("\n");
     const found = runtimeImports(path.join(SERVER, "billing/fixture.ts"), fixture).map((f) => path.relative(SERVER, f).split(path.sep).join("/"));

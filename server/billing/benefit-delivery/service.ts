@@ -7,7 +7,7 @@
 // updating the benefit or `till benefits regrant` makes new deliveries: grants heal.
 import type { BenefitServicesConfig } from "../../config.js";
 import type { Db, Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import { invalid, notFound } from "../errors.js";
 import { toBenefitGrantWire, wireProperties, type BenefitGrantWire } from "../benefits/wire.js";
 import { botCanManageRole, discordClient, grantDiscord, revokeDiscord } from "./discord.js";

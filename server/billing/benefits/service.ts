@@ -11,7 +11,7 @@ import type { SortKey } from "../listing.js";
 import { meterIdsExist } from "../meters/service.js";
 import { fulfilGrant } from "./fulfil.js";
 import { BenefitCreateInput, BenefitUpdateInput, storedProperties } from "./properties.js";
-import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import * as repo from "./repository.js";
 import {
   toBenefitGrantWire,

@@ -3,7 +3,7 @@
 // recorded in the outbox in the claiming transaction (a savepoint each, so one that fails is rolled back alone
 // and retried on a later pass). Run by the schedule beside the renewals (jobs/schedules.ts), and by a test
 // clock's advance at each stop (test-clock/service.ts), each organization at its own now.
-import { enqueue } from "../../jobs/outbox.js";
+import { enqueue } from "../../db/outbox.js";
 import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
 import { publishCheckoutEvents } from "./events.js";
 import { claimExpiredCheckouts, updateCheckout } from "./repository.js";

@@ -9,7 +9,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { grantBenefits, loadBenefitsForProducts, revokeGrantsOfSeat } from "../benefits/service.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { startCustomerSession } from "../customer-portal/sessions.js";

@@ -3,7 +3,7 @@
 // transaction. customers/service.ts stays below them (events, meters, payments and orders read customers).
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/client.js";
-import { enqueue } from "../../jobs/outbox.js";
+import { enqueue } from "../../db/outbox.js";
 import { revokeGrantsOfCustomer } from "../benefits/service.js";
 import { notFound } from "../errors.js";
 import { revokeSubscriptionsOfCustomer } from "../subscriptions/lifecycle.js";

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";

@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Readable } from "node:stream";
 import type { Db, Queryable } from "../../db/client.js";
-import { enqueue } from "../../jobs/outbox.js";
+import { enqueue } from "../../db/outbox.js";
 import type { OrderItemTax } from "../../db/schema/index.js";
 import { ApiError, notFound, notPermitted } from "../errors.js";
 import { getOrder } from "../orders/service.js";

@@ -5,7 +5,7 @@
 // order takes its invoice number, its benefits are granted and order.created / order.paid and the grants' events
 // go through the outbox, all in one transaction; declined, or no method on file, the order stays a draft (402).
 import type { Db } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
 import { z } from "zod";
 import { grantBenefits } from "../benefits/service.js";

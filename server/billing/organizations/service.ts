@@ -4,7 +4,7 @@ import { CURRENCY_MESSAGE, isCurrencyCode } from "../../../shared/currencies.js"
 import type { Db, Queryable } from "../../db/client.js";
 import type { Caller } from "../../http/caller.js";
 import { invalid, notFound } from "../errors.js";
-import { enqueue } from "../../jobs/outbox.js";
+import { enqueue } from "../../db/outbox.js";
 import * as repo from "./repository.js";
 import { sandboxesOfMember } from "./sandbox.js";
 import { normalizeTaxSettings, TaxSettingsInput, taxSettingsOf, DEFAULT_TAX_SETTINGS } from "../tax/settings.js";

@@ -19,7 +19,7 @@ import {
   slotOfRow,
   type PriceSlot,
 } from "./prices.js";
-import { enqueue } from "../../jobs/outbox.js";
+import { enqueue } from "../../db/outbox.js";
 import * as repo from "./repository.js";
 import {
   INTERVALS,

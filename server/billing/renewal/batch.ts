@@ -2,7 +2,7 @@
 // (prepareBatch) and what its end does for all of them (finishBatch: invoice numbers, outbox events). The
 // renewal itself is renewal.ts; the rows of its deferred renewals, writes.ts.
 import type { Queryable } from "../../db/client.js";
-import { enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { addInterval, isMetered } from "../checkouts/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";

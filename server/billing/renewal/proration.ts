@@ -6,7 +6,7 @@
 // them as their own lines (see carriedProrations). `next_period` and `reset` bill nothing for the change (the new
 // amount applies from the next renewal).
 import type { Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
 import { insertProrations, markProrationsBilled, pendingProrations, recordSettlement, settle } from "../balance/service.js";
 import { loadCustomers } from "../customers/service.js";

@@ -6,7 +6,7 @@
 // past_due (no longer renewed) and starts its dunning (billing/dunning: retries on a schedule). Every webhook event of the change goes to the outbox in the same transaction.
 import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
 import { addInterval } from "../checkouts/pricing.js";

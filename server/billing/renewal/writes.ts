@@ -7,7 +7,7 @@
 // before. If the batch's statements fail, each deferred renewal's rows are written again in a savepoint of
 // its own, so one bad row fails one renewal, as before (docs/decisions.md, "The billing run").
 import type { Queryable } from "../../db/client.js";
-import type { OutboxEvent } from "../../jobs/outbox.js";
+import type { OutboxEvent } from "../../db/outbox.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { insertDunnings } from "../dunning/repository.js";
 import { insertUnnumberedOrders } from "../orders/repository.js";

@@ -1,7 +1,7 @@
 // What a seller's change to a subscription is (the PATCH body parsed, the columns and events it decides) and the
 // states it is judged by: shared by lifecycle.ts, which applies a change on the locked row, and plan-change.ts.
 import type { Tx } from "../../db/client.js";
-import type { OutboxEvent, OutboxEventType } from "../../jobs/outbox.js";
+import type { OutboxEvent, OutboxEventType } from "../../db/outbox.js";
 import type { ProrationPlan } from "./proration.js";
 import type * as repo from "./repository.js";
 import type { SubscriptionRow } from "./wire.js";

@@ -3,7 +3,7 @@
 // billing-period changes (the product, discount and seat changes in plan-change.ts). Each change is one
 // transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
 import type { Db, Tx } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
 import { startDunning } from "../dunning/service.js";
 import { invalid, notFound } from "../errors.js";

@@ -5,7 +5,7 @@
 // as handled. Each subscription is locked and compared with its live grants (regrantSubscription), so running
 // it twice grants nothing twice.
 import type { Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import { loadBenefitsForProducts, regrantSubscription } from "../benefits/service.js";
 import { findCustomerRow } from "../customers/service.js";
 import { ApiError } from "../errors.js";

@@ -1,9 +1,10 @@
 // The outbox: side effects recorded in the transaction that causes them. A service calls enqueue(tx, …)
 // inside its write transaction, so an event exists exactly when its cause committed; the worker (webhook
-// delivery, with retries) claims pending rows later with FOR UPDATE SKIP LOCKED.
+// delivery, with retries) claims pending rows later with FOR UPDATE SKIP LOCKED. It sits below billing (beside
+// the schema): every domain writes to it, none through another.
 import { sql } from "drizzle-orm";
-import type { Queryable } from "../db/client.js";
-import { order, outbox } from "../db/schema/index.js";
+import type { Queryable } from "./client.js";
+import { order, outbox } from "./schema/index.js";
 import {
   CHECKOUT_EXPIRY_EVENT_TYPES,
   DUNNING_EVENT_TYPES,
