@@ -5,6 +5,7 @@
 // clock's advance at each stop (test-clock/service.ts), each organization at its own now.
 import { enqueue } from "../../db/outbox.js";
 import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
+import { orgNow } from "../test-clock/clock.js";
 import { publishCheckoutEvents } from "./events.js";
 import { claimExpiredCheckouts, updateCheckout } from "./repository.js";
 import { loadView } from "./state.js";
@@ -20,6 +21,7 @@ export async function runCheckoutExpiries(run: CheckoutExpiryRun): Promise<numbe
     db: run.db,
     batch: run.batch ?? 100,
     now: run.now,
+    nowOf: orgNow,
     claim: (tx, wall, batch, failed) => claimExpiredCheckouts(tx, wall, batch, failed, run.organizationId),
     idOf: (row) => row.id,
     handle: async (sp, row, now) => {

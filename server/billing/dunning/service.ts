@@ -220,6 +220,7 @@ export async function runDunning(run: DunningRun): Promise<number> {
     db: run.db,
     batch: run.batch ?? 50,
     now: run.now,
+    nowOf: orgNow,
     claim: (tx, wall, batch, failed) => repo.claimDue(tx, wall, batch, failed, run.organizationId),
     idOf: (d) => d.orderId,
     handle: async (sp, d, now) => {
