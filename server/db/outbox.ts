@@ -73,3 +73,15 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
     .prepare("outbox_insert")
     .execute();
 }
+
+/**
+ * A domain's reaction to events just recorded (customer emails, invoices, benefit deliveries, a product's
+ * subscribers re-granted): run by the worker in its fan-out transaction with the outbox rows (`Row`: what the
+ * domain reads of them), it records its own jobs and returns how many, so the worker wakes the loop doing them.
+ * A lower domain reacting to a higher one's change subscribes here rather than being called by it.
+ */
+export interface OutboxSubscriber<Row> {
+  /** Names the loop the worker wakes when jobs were recorded. */
+  name: "customer-emails" | "invoices" | "benefit-delivery" | "product-benefits";
+  receive(tx: Queryable, rows: Row[], log: { error(err: unknown, msg: string): void }): Promise<number>;
+}
