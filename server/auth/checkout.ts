@@ -11,7 +11,8 @@ import { APIError, createAuthEndpoint, getSessionFromCtx } from "better-auth/api
 import { z } from "zod";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
-import { ApiError, isUuid, type ValidationIssue } from "../billing/http.js";
+import { isUuid } from "../billing/http.js";
+import { ApiError, type ValidationIssue } from "../billing/errors.js";
 import { CheckoutCreateInput } from "../billing/checkouts/input.js";
 import { createCheckout, organizationOfProducts } from "../billing/checkouts/service.js";
 import { createPaymentProcessor } from "../payments/index.js";

@@ -1,7 +1,8 @@
 // The /v1 API: Polar's wire format over till's billing domains. Each domain registers its routes here;
 // this plugin owns authentication (org scope + permissions) and the Polar-shaped error bodies.
 import type { FastifyError, FastifyInstance } from "fastify";
-import { ApiError, authenticate, rejectedInputIssue } from "./http.js";
+import { ApiError, rejectedInputIssue } from "./errors.js";
+import { authenticate } from "./route-auth.js";
 import { RejectedInput, SMALL_BODY_LIMIT, V1_BODY_LIMIT } from "../http/input-guard.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
@@ -17,7 +18,7 @@ import { checkoutLinkRoutes } from "./checkout-links/routes.js";
 import { orderRoutes } from "./orders/routes.js";
 import { refundRoutes } from "./refunds/routes.js";
 import { subscriptionRoutes } from "./subscriptions/routes.js";
-import { renewalRoutes } from "./subscriptions/renewal-routes.js";
+import { renewalRoutes } from "./renewal/routes.js";
 import { webhookRoutes } from "./webhooks/routes.js";
 import { listenRoutes } from "./webhooks/listen.js";
 import { licenseKeyRoutes } from "./license-keys/routes.js";

@@ -7,7 +7,9 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { invalid, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
+import { parseBody, parseQuery, pathId } from "../http.js";
+import { invalid } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { portalUrl } from "../customer-emails/service.js";
 import { DiscordIntegrationInput, GithubIntegrationInput } from "./integrations.js";

@@ -13,7 +13,7 @@ import { pipelinedTransaction } from "../../db/prepared.js";
 import type { PaymentResult } from "../../payments/processor.js";
 import { insertPayment, type NewPayment } from "../payments/repository.js";
 import { redeemDiscount } from "../discounts/service.js";
-import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { retriedAnswer } from "./confirm-retry.js";
 import { lockForConfirm } from "./confirm-sql.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";
@@ -23,11 +23,11 @@ import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
 import { settle, type Settlement } from "../balance/service.js";
 import { assertOpenForCustomer, assertSubscriptionAllowed, clientCheckoutRow, type CheckoutDeps } from "./service.js";
+import { paymentError } from "../payments/errors.js";
 import { loadView } from "./state.js";
 import { chargeRow, fulfil, matchCustomer, plannedCustomer } from "./fulfil.js";
 import { derive, toCheckoutConfirmedWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
 
-const paymentError = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
 /** The confirm computed another total than the one the buyer was shown (`expected_total_amount`): nothing is charged. */
 export const CHECKOUT_TOTAL_CHANGED = "CheckoutTotalChanged";
 const totalChanged = (shown: number, total: number, currency: string) =>

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
 import type { PipelinedTx } from "../../db/prepared.js";
-import { customerStateChanged } from "../../jobs/outbox.js";
+import { customerStateChanged } from "../../db/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
 import { fulfilGrant } from "../benefits/fulfil.js";
 import { toBenefitGrantWire, type BenefitGrantRow } from "../benefits/wire.js";

@@ -3,10 +3,11 @@
 // write is one transaction that locks the checkout row and records its webhook event in the outbox.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
-import { enqueue } from "../../jobs/outbox.js";
+import { enqueue } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { loadCustomers } from "../customers/service.js";
-import { ApiError, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { isUuid } from "../http.js";
+import { ApiError, notFound, validationError, type ValidationIssue } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import { getOrganization } from "../organizations/service.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";

@@ -1,7 +1,7 @@
 // Loading what a checkout row refers to (its products with prices, the discount, the organization) into
 // the CheckoutView its shapes and rules work on; one batch for a page of checkouts.
 import type { Queryable } from "../../db/client.js";
-import { ApiError, notFound } from "../http.js";
+import { ApiError, notFound } from "../errors.js";
 import { getDiscount } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { getOrganization } from "../organizations/service.js";

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { page, paginationQuery, parseBody, parseQuery, pathId, queryArray } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { CUSTOM_FIELD_TYPES } from "./wire.js";

@@ -2,10 +2,12 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, metadataQuery, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, queryBool, scopeOf } from "../http.js";
+import { isUuid, metadataQuery, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, queryBool } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
+import { deleteCustomer } from "./delete.js";
 import { getCustomerState } from "./state.js";
 import { getCustomerMeter, listCustomerMeters } from "./meters.js";
 
@@ -101,7 +103,7 @@ export function customerRoutes(app: FastifyInstance, { db, config }: BillingDeps
     app.delete(path, { config: { scope: "customers:write" } }, async (req, reply) => {
       const target = ref(req);
       const q = parseQuery(DeleteQuery, req);
-      await service.deleteCustomer(db, scopeOf(req).organizationId, target, q.anonymize, config.baseURL);
+      await deleteCustomer(db, scopeOf(req).organizationId, target, q.anonymize, config.baseURL);
       return reply.status(204).send();
     });
 

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { DiscountCreateInput, DiscountUpdateInput } from "./input.js";
 import type { DiscountSort } from "./repository.js";

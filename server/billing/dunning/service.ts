@@ -9,12 +9,12 @@
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { findCustomer } from "../customers/repository.js";
-import { ApiError, notFound } from "../http.js";
+import { ApiError, notFound } from "../errors.js";
 import { findOrder } from "../orders/repository.js";
 import { getOrder, lockOrderRow, type OrderRow } from "../orders/service.js";
 import * as payments from "../payments/service.js";
@@ -22,7 +22,7 @@ import * as paymentsRepo from "../payments/repository.js";
 import { loadProducts } from "../products/service.js";
 import { toWires } from "../subscriptions/load.js";
 import { cycleMeterCreditsOfLateRenewal } from "../subscriptions/meter-credits.js";
-import * as renewalRepo from "../subscriptions/renewal-repository.js";
+import * as renewalRepo from "../renewal/repository.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { orgNow } from "../test-clock/clock.js";
 import * as repo from "./repository.js";
@@ -220,6 +220,7 @@ export async function runDunning(run: DunningRun): Promise<number> {
     db: run.db,
     batch: run.batch ?? 50,
     now: run.now,
+    nowOf: orgNow,
     claim: (tx, wall, batch, failed) => repo.claimDue(tx, wall, batch, failed, run.organizationId),
     idOf: (d) => d.orderId,
     handle: async (sp, d, now) => {

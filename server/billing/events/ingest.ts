@@ -3,7 +3,8 @@
 import { v7 as uuidV7 } from "uuid";
 import type { Db, Queryable } from "../../db/client.js";
 import { missingCustomerIds } from "../customers/service.js";
-import { isUuid, validationError, type ValidationIssue } from "../http.js";
+import { isUuid } from "../http.js";
+import { validationError, type ValidationIssue } from "../errors.js";
 import { sql } from "drizzle-orm";
 import { eventsSpan, type EarlyInsert } from "./early-insert.js";
 import type { StagedInsert } from "./staged-insert.js";

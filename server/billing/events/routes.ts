@@ -4,19 +4,9 @@ import { z } from "zod";
 import { FilterInput } from "../../../shared/meter-filter.js";
 import type { BillingDeps } from "../deps.js";
 import { jsonBody, LARGE_BODY_LIMIT, UnparsedJson } from "../../http/input-guard.js";
-import {
-  datetimeInput,
-  metadataQuery,
-  page,
-  paginationQuery,
-  parseArraySliced,
-  parseQuery,
-  parseWith,
-  pathId,
-  queryArray,
-  queryInt,
-  scopeOf,
-} from "../http.js";
+import { datetimeInput, metadataQuery, page, paginationQuery, parseQuery, parseWith, pathId, queryArray, queryInt } from "../http.js";
+import { scopeOf } from "../route-auth.js";
+import { parseArraySliced } from "./sliced-parse.js";
 import { sortingQuery } from "../listing.js";
 import { meterSelection } from "../meters/service.js";
 import { startEarlyInsert, type EarlyInsert } from "./early-insert.js";

@@ -3,7 +3,7 @@
 import type { Db, Queryable } from "../../db/client.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
 import { customerAliases, loadCustomers, searchCustomerIds } from "../customers/service.js";
-import { invalid, notFound } from "../http.js";
+import { invalid, notFound } from "../errors.js";
 import * as repo from "./repository.js";
 import * as rollupReads from "./rollup-reads.js";
 import * as rollups from "./rollups.js";

@@ -5,7 +5,9 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { LARGE_BODY_LIMIT } from "../../http/input-guard.js";
-import { invalid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { page, paginationQuery, parseBody, parseQuery, pathId, queryArray } from "../http.js";
+import { invalid } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
 import { localFileStorage } from "./storage.js";
 

@@ -3,7 +3,8 @@
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { BillingDeps } from "../deps.js";
-import { pathId, scopeOf } from "../http.js";
+import { pathId } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { localFileStorage } from "../files/storage.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import * as service from "./service.js";

@@ -5,7 +5,8 @@ import type { FastifyContextConfig, FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { SMALL_BODY_LIMIT } from "../../http/input-guard.js";
-import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });

@@ -3,7 +3,8 @@
 // the key and its organization's id are the credential (Polar's customer-portal variants).
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { ApiError, datetimeInput, isUuid, notFound, notPermitted } from "../http.js";
+import { datetimeInput, isUuid } from "../http.js";
+import { ApiError, notFound, notPermitted } from "../errors.js";
 import type { LicenseKeyRow } from "./issue.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -115,19 +116,6 @@ export async function getActivation(db: Db, organizationId: string, id: string, 
 // ---- the seller's software -----------------------------------------------------------------------
 
 /**
- * The key by its text, locked for the caller's transaction, with the organization's now (a sandbox's test
- * clock): a key that is not granted or has expired is refused with `refuse` (validation answers 404, activation 403).
- */
-async function liveKey(tx: Queryable, organizationId: string, text: string, refuse: (detail: string) => ApiError, inactive: string) {
-  const found = await repo.findLicenseKeyByKey(tx, organizationId, text, true);
-  if (!found) throw notFound(KEY_NOT_FOUND);
-  const now = await orgNow(tx, organizationId);
-  if (found.key.status !== "granted") throw refuse(inactive);
-  if (isExpired(found.key, now)) throw refuse("License key has expired.");
-  return { found, now };
-}
-
-/**
  * Checks the key (status, expiry, the activation and its conditions, the benefit and customer it must belong
  * to, the usage left) and counts the validation, adding `increment_usage` to its usage. Every refusal is a
  * 404 with the reason, as Polar answers, except running out of usages (400).
@@ -135,8 +123,13 @@ async function liveKey(tx: Queryable, organizationId: string, text: string, refu
 export async function validateLicenseKey(db: Db, input: z.output<typeof LicenseKeyValidateInput>) {
   const organizationId = input.organization_id.toLowerCase();
   return db.transaction(async (tx) => {
-    const { found, now } = await liveKey(tx, organizationId, input.key, notFound, "License key is no longer active.");
+    const found = await repo.findLicenseKeyByKey(tx, organizationId, input.key, true);
+    if (!found) throw notFound(KEY_NOT_FOUND);
     const { key } = found;
+    // expiry on the organization's clock (a sandbox's test clock)
+    const now = await orgNow(tx, organizationId);
+    if (key.status !== "granted") throw notFound("License key is no longer active.");
+    if (isExpired(key, now)) throw notFound("License key has expired.");
     let activation: repo.ActivationRow | null = null;
     if (input.activation_id) {
       activation = await repo.findActivation(tx, key.id, input.activation_id.toLowerCase());
@@ -166,9 +159,13 @@ export async function validateLicenseKey(db: Db, input: z.output<typeof LicenseK
 export async function activateLicenseKey(db: Db, input: z.output<typeof LicenseKeyActivateInput>) {
   const organizationId = input.organization_id.toLowerCase();
   return db.transaction(async (tx) => {
-    const inactive = "License key is no longer active. This license key can not be activated.";
-    const { found, now } = await liveKey(tx, organizationId, input.key, notPermitted, inactive);
+    const found = await repo.findLicenseKeyByKey(tx, organizationId, input.key, true);
+    if (!found) throw notFound(KEY_NOT_FOUND);
     const { key } = found;
+    // expiry on the organization's clock (a sandbox's test clock)
+    const now = await orgNow(tx, organizationId);
+    if (key.status !== "granted") throw notPermitted("License key is no longer active. This license key can not be activated.");
+    if (isExpired(key, now)) throw notPermitted("License key has expired.");
     if (!key.limitActivations) {
       throw notPermitted("This license key does not support activations. Use the /validate endpoint instead to check license validity.");
     }

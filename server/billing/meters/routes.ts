@@ -3,7 +3,19 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { AGGREGATION_FUNCTIONS } from "../../../shared/meter-filter.js";
 import type { BillingDeps } from "../deps.js";
-import { datetimeInput, metadataQuery, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, queryBool, scopeOf, timezoneInput } from "../http.js";
+import {
+  datetimeInput,
+  metadataQuery,
+  page,
+  paginationQuery,
+  parseBody,
+  parseQuery,
+  pathId,
+  queryArray,
+  queryBool,
+  timezoneInput,
+} from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 

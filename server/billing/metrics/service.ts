@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { metricDashboard } from "../../db/schema/index.js";
 import { orgNow } from "../test-clock/clock.js";
-import { invalid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import * as repo from "./repository.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import {

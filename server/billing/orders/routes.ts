@@ -2,7 +2,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, metadataQuery, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, metadataQuery, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { OrderSort } from "./repository.js";

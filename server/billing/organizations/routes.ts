@@ -3,7 +3,9 @@ import { z } from "zod";
 import type { FastifyRequest } from "fastify";
 import type { BillingDeps } from "../deps.js";
 import type { FastifyInstance } from "fastify";
-import { ApiError, invalid, notFound, page, paginationQuery, parseBody, parseQuery, pathId, scopeOf } from "../http.js";
+import { page, paginationQuery, parseBody, parseQuery, pathId } from "../http.js";
+import { ApiError, invalid, notFound } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
 
 const ListQuery = z.object({ slug: z.string().optional(), ...paginationQuery });

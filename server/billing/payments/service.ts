@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import type { PaymentProcessor, PaymentResult } from "../../payments/processor.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
-import { ApiError, invalid, notFound } from "../http.js";
+import { ApiError, invalid, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
 

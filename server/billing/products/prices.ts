@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { CURRENCY_MESSAGE, isCurrencyCode } from "../../../shared/currencies.js";
 import type { productPrice } from "../../db/schema/index.js";
-import type { ValidationIssue } from "../http.js";
+import type { ValidationIssue } from "../errors.js";
 import { INTERVALS, STATIC_AMOUNT_TYPES, TAX_BEHAVIORS, type PriceRow } from "./wire.js";
 
 /** Polar's bounds on amounts in minor units (the processor's floor and a sanity ceiling). */

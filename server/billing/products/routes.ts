@@ -2,7 +2,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { metadataQuery, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, queryBool, scopeOf } from "../http.js";
+import { metadataQuery, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, queryBool } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { VISIBILITIES } from "./wire.js";

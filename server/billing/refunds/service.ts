@@ -5,13 +5,15 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { revokeGrantsOfOrder } from "../benefits/service.js";
 import { paymentIdOfCheckout } from "../checkouts/service.js";
 import { loadCustomers } from "../customers/service.js";
-import { ApiError, isUuid, metadataInput, notFound } from "../http.js";
+import { isUuid, metadataInput } from "../http.js";
+import { ApiError, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
+import { paymentError } from "../payments/errors.js";
 import { getOrder, lockOrderRow, recordOrderRefund, refundableAmount, type OrderRow } from "../orders/service.js";
 import { refundTax } from "../tax/service.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -46,7 +48,6 @@ const amountTooHigh = (order: OrderRow) =>
 const revokeSubscriptionBenefitsProhibited = () =>
   new ApiError(400, { error: "RevokeSubscriptionBenefitsProhibited", detail: "Subscription benefits can only be revoked upon cancellation" });
 const notPaid = (order: OrderRow) => new ApiError(400, { error: "NotPaidOrder", detail: `Order is not paid: ${order.id}` });
-const refundFailed = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
 
 /** The tax refunded with `amount`: in proportion, cumulatively (billing/tax, `refundTax`). */
 const taxOf = (order: OrderRow, amount: number): number => refundTax(order, amount, refundableAmount(order));
@@ -91,7 +92,7 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
       reason: input.reason,
       metadata: { order_id: order.id, refund_id: pending.id },
     });
-    if (!result.ok) throw refundFailed(result.message);
+    if (!result.ok) throw paymentError(result.message);
     const succeeded: RefundRow = { ...pending, status: "succeeded", processorRefundId: result.processorRefundId, modifiedAt: now };
 
     await Promise.all([repo.insertRefund(tx, succeeded), recordOrderRefund(tx, order, { amount: input.amount, taxAmount }, now)]);

@@ -2,7 +2,9 @@
 // disconnect it. The keys go in once and never come back out (answers show a key's kind and last four).
 import type { FastifyInstance } from "fastify";
 import type { BillingDeps } from "../deps.js";
-import { ApiError, parseWith, scopeOf, type ValidationIssue } from "../http.js";
+import { parseWith } from "../http.js";
+import { ApiError, type ValidationIssue } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { connectStripe, disconnectStripe, StripeConnectInput, stripeStatus, type StripeDeps } from "./service.js";
 
 /** Fields whose value an error must never echo. */

@@ -16,12 +16,13 @@ import {
   pathId,
   queryArray,
   queryBool,
-  scopeOf,
-  validationError,
 } from "../http.js";
+import { validationError } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { SubscriptionSort } from "./repository.js";
+import { revokeSubscription, updateSubscription } from "./lifecycle.js";
 import * as service from "./service.js";
 import { createSubscription } from "./create.js";
 import { PRORATION_BEHAVIORS } from "./change.js";
@@ -194,10 +195,10 @@ export function subscriptionRoutes(app: FastifyInstance, { db, config }: Billing
   app.patch("/subscriptions/:id", { config: { scope: "subscriptions:write" } }, async (req) => {
     const id = pathId(req);
     const update = parseUpdate(req.body ?? {});
-    return service.updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL);
+    return updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL);
   });
 
   app.delete("/subscriptions/:id", { config: { scope: "subscriptions:write" } }, async (req) =>
-    service.revokeSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
+    revokeSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
   );
 }

@@ -4,7 +4,8 @@
 import type { FastifyInstance } from "fastify";
 import { createPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
-import { parseBody, scopeOf } from "../http.js";
+import { parseBody } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { AdvanceInput, advanceTestClock, getTestClock } from "./service.js";
 
 export function testClockRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {

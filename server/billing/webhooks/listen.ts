@@ -13,7 +13,9 @@ import { z } from "zod";
 import { rowsOf, type Database, type Db } from "../../db/client.js";
 import { outbox } from "../../db/schema/index.js";
 import type { BillingDeps } from "../deps.js";
-import { invalid, openEventStream, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
+import { openEventStream, parseQuery, queryArray, queryBool } from "../http.js";
+import { invalid } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { formatBody } from "./format.js";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./wire.js";
 

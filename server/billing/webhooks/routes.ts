@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { grants } from "../../../shared/scopes.js";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
 import type { WebhookEndpointWire } from "./wire.js";
 

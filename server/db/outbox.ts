@@ -1,9 +1,10 @@
 // The outbox: side effects recorded in the transaction that causes them. A service calls enqueue(tx, …)
 // inside its write transaction, so an event exists exactly when its cause committed; the worker (webhook
-// delivery, with retries) claims pending rows later with FOR UPDATE SKIP LOCKED.
+// delivery, with retries) claims pending rows later with FOR UPDATE SKIP LOCKED. It sits below billing (beside
+// the schema): every domain writes to it, none through another.
 import { sql } from "drizzle-orm";
-import type { Queryable } from "../db/client.js";
-import { order, outbox } from "../db/schema/index.js";
+import type { Queryable } from "./client.js";
+import { order, outbox } from "./schema/index.js";
 import {
   CHECKOUT_EXPIRY_EVENT_TYPES,
   DUNNING_EVENT_TYPES,
@@ -71,4 +72,16 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
     // prepared: on postgres.js an unprepared statement with parameters costs a describe round trip first
     .prepare("outbox_insert")
     .execute();
+}
+
+/**
+ * A domain's reaction to events just recorded (customer emails, invoices, benefit deliveries, a product's
+ * subscribers re-granted): run by the worker in its fan-out transaction with the outbox rows (`Row`: what the
+ * domain reads of them), it records its own jobs and returns how many, so the worker wakes the loop doing them.
+ * A lower domain reacting to a higher one's change subscribes here rather than being called by it.
+ */
+export interface OutboxSubscriber<Row> {
+  /** Names the loop the worker wakes when jobs were recorded. */
+  name: "customer-emails" | "invoices" | "benefit-delivery" | "product-benefits";
+  receive(tx: Queryable, rows: Row[], log: { error(err: unknown, msg: string): void }): Promise<number>;
 }

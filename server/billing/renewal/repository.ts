@@ -5,7 +5,7 @@ import type { Queryable } from "../../db/client.js";
 import { q, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
 import { benefit, benefitGrant, customer, customerBalanceEntry, subscription, subscriptionProration } from "../../db/schema/index.js";
-import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
+import { ACTIVE_STATUSES, type SubscriptionRow } from "../subscriptions/wire.js";
 import { advancedClocks, orgNowSql } from "../test-clock/repository.js";
 
 const renewingStatus = sql`${subscription.status} IN (${sql.raw(ACTIVE_STATUSES.map((st) => `'${st}'`).join(", "))})`;

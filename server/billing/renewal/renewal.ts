@@ -6,13 +6,13 @@
 // past_due (no longer renewed) and starts its dunning (billing/dunning: retries on a schedule). Every webhook event of the change goes to the outbox in the same transaction.
 import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
 import { addInterval } from "../checkouts/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
-import { ApiError, invalid, notFound, notPermitted } from "../http.js";
+import { invalid, notFound, notPermitted } from "../errors.js";
 import { insertPlannedOrder, insertUnnumberedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type ProductSummaryWire } from "../products/service.js";
@@ -20,25 +20,23 @@ import { afterDiscount, sellerTaxOf, taxOf } from "../tax/service.js";
 import { dunningStart, organizationDunningSettings, startDunning } from "../dunning/service.js";
 import { chargeSaved, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
 import type { PaymentMethodRow } from "../payments/repository.js";
-import { billPeriod } from "./renewal-bill.js";
-import * as repo from "./renewal-repository.js";
-import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./service.js";
-import type { SubscriptionMeterWire } from "./wire.js";
-import { subscriptionMeters } from "./usage.js";
+import { billPeriod } from "./bill.js";
+import * as repo from "./repository.js";
+import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "../subscriptions/service.js";
+import type { SubscriptionMeterWire } from "../subscriptions/wire.js";
+import { subscriptionMeters } from "../subscriptions/usage.js";
+import { alreadyCanceled } from "../subscriptions/errors.js";
 import { recordSettlement, settle, type Settlement } from "../balance/service.js";
 import { carriedProrations } from "./proration.js";
-import { cycleMeterCredits } from "./meter-credits.js";
+import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
 import { orgNow } from "../test-clock/clock.js";
-import { cycledEvents, NeedsSavepoint, type Batched } from "./renewal-writes.js";
-import type { RenewalBatch } from "./renewal-batch.js";
+import { cycledEvents, NeedsSavepoint, type Batched } from "./writes.js";
+import type { RenewalBatch } from "./batch.js";
 
 export interface RenewalDeps {
   processor: PaymentProcessor;
   baseURL: string;
 }
-
-const alreadyCanceled = () =>
-  new ApiError(403, { error: "AlreadyCanceledSubscription", detail: "This subscription is already canceled or has ended." });
 
 async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
   const [customers, products, discounts, prices] = await Promise.all([
@@ -199,7 +197,7 @@ async function cycleSubscription(
   let renewed: SubscriptionRow;
   let summaries: Map<string, ProductSummaryWire>;
   if (deferred && b) {
-    // a deferred renewal (renewal-writes.ts): its rows are written with the whole batch's, the subscription's
+    // a deferred renewal (writes.ts): its rows are written with the whole batch's, the subscription's
     // as updateSubscription would write it
     renewed = { ...sub, ...terms, modifiedAt: now };
     summaries = b.summaries;
@@ -248,7 +246,7 @@ async function cycleSubscription(
     events.push(...(await startDunning(tx, org, wire, order.row.id, now)));
   }
   if (paid && endsTrial) events.push({ type: "subscription.active", organizationId: org, data: wire });
-  // a deferred renewal has no meter credits to cycle (renewal-writes.ts: canDefer); its grants are cycled with
+  // a deferred renewal has no meter credits to cycle (writes.ts: canDefer); its grants are cycled with
   // the batch's, their events placed here
   if (paid && deferred?.deferred) deferred.deferred.cycle = { at: events.length, now };
   else if (paid) {

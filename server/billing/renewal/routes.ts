@@ -8,7 +8,8 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { createPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
-import { datetimeInput, parseBody, pathId, scopeOf } from "../http.js";
+import { datetimeInput, parseBody, pathId } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { renewNow } from "./renewal.js";
 
 const RenewInput = z.object({ current_period_start: datetimeInput.nullish() });

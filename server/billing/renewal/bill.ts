@@ -5,9 +5,9 @@ import { addInterval, discountAmount, isDiscountable, isMetered, priceAmount } f
 import type { loadDiscountBases } from "../discounts/service.js";
 import type { PriceWire } from "../products/service.js";
 import { inclusiveOf } from "../tax/service.js";
-import { applyCredits, creditsOf } from "./meter-credits.js";
-import type { SubscriptionRow } from "./service.js";
-import { meteredUsage, type MeteredUsage, type UsagePeriod } from "./usage.js";
+import { creditsOf } from "../subscriptions/meter-credits.js";
+import type { SubscriptionRow } from "../subscriptions/service.js";
+import { applyCredits, meteredUsage, type MeteredUsage, type UsagePeriod } from "../subscriptions/usage.js";
 
 export type Discount = ReturnType<typeof loadDiscountBases> extends Promise<Map<string, infer D>> ? D : never;
 

@@ -7,16 +7,16 @@
 // before. If the batch's statements fail, each deferred renewal's rows are written again in a savepoint of
 // its own, so one bad row fails one renewal, as before (docs/decisions.md, "The billing run").
 import type { Queryable } from "../../db/client.js";
-import type { OutboxEvent } from "../../jobs/outbox.js";
+import type { OutboxEvent } from "../../db/outbox.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { insertDunnings } from "../dunning/repository.js";
 import { insertUnnumberedOrders } from "../orders/repository.js";
 import type { OrderItemRow, OrderRow } from "../orders/wire.js";
 import { insertPayments, type NewPayment } from "../payments/repository.js";
 import type { orderDunning } from "../../db/schema/index.js";
-import * as repo from "./renewal-repository.js";
-import type { RenewalBatch, RenewalOutput } from "./renewal-batch.js";
-import type { SubscriptionRow } from "./wire.js";
+import * as repo from "./repository.js";
+import type { RenewalBatch, RenewalOutput } from "./batch.js";
+import type { SubscriptionRow } from "../subscriptions/wire.js";
 
 /** Thrown by a deferred renewal, before it charges anything, when it must take the savepoint path. */
 export class NeedsSavepoint extends Error {

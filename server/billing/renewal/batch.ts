@@ -1,8 +1,8 @@
 // A renewal batch of the schedule (server/jobs/schedules.ts): what its renewals read once for all of them
 // (prepareBatch) and what its end does for all of them (finishBatch: invoice numbers, outbox events). The
-// renewal itself is renewal.ts; the rows of its deferred renewals, renewal-writes.ts.
+// renewal itself is renewal.ts; the rows of its deferred renewals, writes.ts.
 import type { Queryable } from "../../db/client.js";
-import { enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { addInterval, isMetered } from "../checkouts/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
@@ -13,12 +13,12 @@ import type { OrganizationWire } from "../organizations/wire.js";
 import type { PaymentMethodRow } from "../payments/repository.js";
 import { chargeableMethods } from "../payments/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type ProductSummaryWire } from "../products/service.js";
-import { creditsOf } from "./meter-credits.js";
-import * as repo from "./renewal-repository.js";
+import { creditsOf } from "../subscriptions/meter-credits.js";
+import * as repo from "./repository.js";
 import type { Embeds, RenewalDeps } from "./renewal.js";
-import type { DeferredWrites } from "./renewal-writes.js";
-import { meteredUsage, subscriptionMeters, type MeteredUsage, type UsagePeriod } from "./usage.js";
-import type { SubscriptionMeterWire, SubscriptionRow } from "./wire.js";
+import type { DeferredWrites } from "./writes.js";
+import { meteredUsage, subscriptionMeters, type MeteredUsage, type UsagePeriod } from "../subscriptions/usage.js";
+import type { SubscriptionMeterWire, SubscriptionRow } from "../subscriptions/wire.js";
 
 /**
  * What a batch of claimed renewals (the renewal schedule, server/jobs/schedules.ts) reads once for all of them —
@@ -56,7 +56,7 @@ export interface RenewalBatch {
 export interface RenewalOutput {
   orders: Array<{ organizationId: string; id: string }>;
   events: OutboxEvent[];
-  /** A deferred renewal's rows, written with the batch's (renewal-writes.ts); its grants' cycled events go in at `cycle.at`. */
+  /** A deferred renewal's rows, written with the batch's (writes.ts); its grants' cycled events go in at `cycle.at`. */
   deferred?: DeferredWrites;
 }
 
