@@ -19,11 +19,18 @@ function Against({ value, limit, text, what, label }: { value: number; limit: nu
   );
 }
 
+const priceOf = (s: PortalSubscription, m: PortalSubscriptionMeter) => (s.prices ?? []).find((p) => p.amount_type === "metered_unit" && p.meter?.id === m.meter_id);
+
+/** Whether the meter's usage has something to be measured against (credits, a cap) or tiers to show. */
+const hasLimits = (s: PortalSubscription, m: PortalSubscriptionMeter) => {
+  const price = priceOf(s, m);
+  return m.credited_units > 0 || typeof price?.cap_amount === "number" || Boolean(price?.unit_tiers);
+};
+
 function Limits({ meter: m, subscription: s }: { meter: PortalSubscriptionMeter; subscription: PortalSubscription }) {
-  const price = (s.prices ?? []).find((p) => p.amount_type === "metered_unit" && p.meter?.id === m.meter_id);
+  const price = priceOf(s, m);
   const cap = typeof price?.cap_amount === "number" ? price.cap_amount : null;
   const tiers = price?.unit_tiers ?? null;
-  if (m.credited_units <= 0 && cap === null && !tiers) return null;
   const money = (n: number) => formatMoney(n, s.currency);
   const parts = [
     m.credited_units > 0 && (
@@ -73,11 +80,15 @@ export function Usage({ subscription: s }: { subscription: PortalSubscription })
           ))}
         </tbody>
       </table>
-      <ul className="usage-limits hint" aria-label={`Limits of ${s.product.name} this period`}>
-        {meters.map((m) => (
-          <Limits key={m.id} meter={m} subscription={s} />
-        ))}
-      </ul>
+      {meters.some((m) => hasLimits(s, m)) && (
+        <ul className="usage-limits hint" aria-label={`Limits of ${s.product.name} this period`}>
+          {meters
+            .filter((m) => hasLimits(s, m))
+            .map((m) => (
+              <Limits key={m.id} meter={m} subscription={s} />
+            ))}
+        </ul>
+      )}
     </>
   );
 }
