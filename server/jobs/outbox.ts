@@ -9,7 +9,6 @@ import {
   DUNNING_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
   SEAT_EVENT_TYPES,
-  TILL_EVENT_TYPES,
   type TillEventType,
   type CheckoutExpiryEventType,
   type DunningEventType,
@@ -21,11 +20,12 @@ import {
  * The webhook event types till emits: the 27 of the spec's §4, a checkout's expiry, the customer seat events and
  * dunning's past due (the payload's `data` is the resource's API shape).
  */
-export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...CHECKOUT_EXPIRY_EVENT_TYPES, ...SEAT_EVENT_TYPES, ...DUNNING_EVENT_TYPES, ...TILL_EVENT_TYPES] as const;
-export type OutboxEventType = PaymentEventType | CheckoutExpiryEventType | SeatEventType | DunningEventType | TillEventType;
+export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...CHECKOUT_EXPIRY_EVENT_TYPES, ...SEAT_EVENT_TYPES, ...DUNNING_EVENT_TYPES] as const;
+export type OutboxEventType = PaymentEventType | CheckoutExpiryEventType | SeatEventType | DunningEventType;
 
 export interface OutboxEvent {
-  type: OutboxEventType;
+  /** Polar's types, or till's own (a usage alert crossed: shared/webhook-events.ts TILL_EVENT_TYPES). */
+  type: OutboxEventType | TillEventType;
   organizationId: string;
   /** The resource as the API returns it (JSON-ready: datetimes already ISO strings). */
   data: Record<string, unknown>;
