@@ -9,7 +9,11 @@
 //
 // The server runs in a child process; loopback only; bounded in time (HARD_LIMIT_MS).
 import os from "node:os";
+import { sql } from "drizzle-orm";
+import Fastify from "fastify";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
+import { alertCheckCounts } from "../server/billing/meters/alerts/check.js";
+import { rebuildMeterRollups } from "../server/billing/events/service.js";
 
 const HARD_LIMIT_MS = 10 * 60_000;
 const BATCH = 1000;
@@ -21,12 +25,30 @@ const CONCURRENCY = 4;
 
 interface Endpoints {
   app: string;
+  bare: string;
   driver: "postgres" | "pglite";
 }
 
 async function serve(): Promise<void> {
   const served = await startApp();
-  announce({ app: served.url, driver: served.database.url ? "postgres" : "pglite" }, [() => served.close()]);
+  // a control route: the subscriptions' periods moved a day back, as a live plan's are (a period that started
+  // this hour would have the whole period read from events instead of the hourly rollups)
+  const bare = Fastify({ logger: false });
+  bare.post("/control/age", async () => {
+    await served.database.db.execute(
+      sql`UPDATE subscription SET current_period_start = current_period_start - interval '1 day', started_at = started_at - interval '1 day'`,
+    );
+    // and every meter's rollups complete, as the worker leaves them (reads of a meter still building scan events)
+    const states = (await served.database.db.execute(sql`SELECT meter_id, organization_id, status FROM meter_rollup_state`)) as unknown;
+    const rows = (Array.isArray(states) ? states : (states as { rows: unknown[] }).rows) as Array<{ meter_id: string; organization_id: string; status: string }>;
+    for (const r of rows) if (r.status !== "ready") await rebuildMeterRollups(served.database.db, r.organization_id, r.meter_id);
+    return { states: rows.map((r) => r.status) };
+  });
+  bare.get("/control/counts", async () => alertCheckCounts);
+  await bare.listen({ port: 0, host: "127.0.0.1" });
+  const address = bare.server.address();
+  const bareUrl = typeof address === "object" && address ? `http://127.0.0.1:${address.port}` : "";
+  announce({ app: served.url, bare: bareUrl, driver: served.database.url ? "postgres" : "pglite" }, [() => bare.close(), () => served.close()]);
 }
 
 async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -92,7 +114,8 @@ async function main(): Promise<void> {
     const key = (await call<{ key: string }>(base, "POST", "/api/auth/api-key/create", { organizationId: org.id, name: "alerts", rateLimitEnabled: false }, { cookie })).json.key;
     const auth = { authorization: `Bearer ${key}` };
     const filter = { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "alerts.call" }] };
-    const aggregations = [{ func: "sum", property: "units" }, { func: "count" }, { func: "max", property: "units" }, { func: "sum", property: "units" }];
+    // what usage is billed by: sums and counts (a max, min, avg or unique meter is measured through the exact path)
+    const aggregations = [{ func: "sum", property: "units" }, { func: "count" }, { func: "sum", property: "units" }, { func: "count" }];
     const meterIds: string[] = [];
     for (const [i, aggregation] of aggregations.slice(0, METERS).entries()) {
       meterIds.push((await call<{ id: string }>(base, "POST", "/v1/meters/", { name: `Alerts ${i}`, filter, aggregation }, auth)).json.id);
@@ -116,6 +139,8 @@ async function main(): Promise<void> {
       const customer = (await call<{ id: string }>(base, "POST", "/v1/customers/", { email: `alerts-${i}@example.com`, external_id: `alerts-${i}` }, auth)).json;
       await call(base, "POST", "/v1/subscriptions/", { product_id: product.id, customer_id: customer.id }, auth);
     }
+    const aged = await call<{ states: string[] }>(endpoints.bare, "POST", "/control/age", {});
+    console.log(`meters' rollups before the run: ${aged.json.states.join(", ")}`);
     await ingestRound(base, auth); // warm up
     const without: number[] = [];
     const withAlerts: number[] = [];
@@ -138,6 +163,9 @@ async function main(): Promise<void> {
     console.log(`POST /v1/events/ingest, no alerts                   ${a.toFixed(0).padStart(9)}  (${without.map((x) => x.toFixed(0)).join(", ")})`);
     console.log(`POST /v1/events/ingest, 2 alerts on every meter     ${b.toFixed(0).padStart(9)}  (${withAlerts.map((x) => x.toFixed(0)).join(", ")})`);
     console.log(`ratio ${((b / a) * 100).toFixed(1)}%  ${b / a >= 0.9 ? "meets" : "misses"} ≥ 90%`);
+    const counts = (await call<typeof alertCheckCounts>(endpoints.bare, "GET", "/control/counts")).json;
+    const phases = Object.entries(counts.ms).map(([k, v]) => `${k} ${(v / Math.max(1, counts.checks)).toFixed(1)}`).join(", ");
+    console.log(`checks ${counts.checks}, (subscription, meter) pairs measured ${counts.measured}; ms per check: ${phases}`);
     console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   } finally {
     disarm();
