@@ -47,7 +47,7 @@ export interface OutboxEvent {
  * Polar's own background computation), so a write path pays nothing for it and the payload is never stale
  * relative to the commit. The computed state replaces the stored payload.
  */
-export function customerStateChanged(organizationId: string, customerId: string): OutboxEvent {
+export function customerStateChanged(organizationId: string, customerId: string): OutboxEvent & { type: "customer.state_changed" } {
   return { type: "customer.state_changed", organizationId, data: { id: customerId } };
 }
 

@@ -22,7 +22,8 @@ import { meterSelection } from "../meters/service.js";
 import { startEarlyInsert, type EarlyInsert } from "./early-insert.js";
 import { startStagedInsert, type StagedInsert } from "./staged-insert.js";
 import { ingestEvents } from "./ingest.js";
-import { checkUsageAlerts, namedCustomers, type NamedCustomers } from "../meters/alerts/check.js";
+import { namedCustomers, type NamedCustomers } from "../meters/alerts/check.js";
+import { checkAfterIngest } from "../meters/alerts/coalesce.js";
 import * as service from "./service.js";
 import { orgNow } from "../test-clock/clock.js";
 
@@ -90,7 +91,7 @@ export function eventRoutes(app: FastifyInstance, { db, driver }: BillingDeps): 
       const named = namedCustomers();
       const result = (await ingestBody(req, organizationId, wall, early, staged, named)) ?? (await ingestBody(req, organizationId, wall, undefined, undefined, named))!;
       // usage alerts are found now, on what this batch stored (meters/alerts/check.ts; no query without alerts)
-      if (result.inserted > 0) await checkUsageAlerts(db, organizationId, named);
+      if (result.inserted > 0) await checkAfterIngest(db, organizationId, named, (err) => req.log.error(err, "usage alerts: the check failed"));
       return result;
     } finally {
       early?.abandon();

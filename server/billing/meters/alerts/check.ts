@@ -12,10 +12,9 @@ import { requestEmail } from "../../customer-emails/service.js";
 import { loadPrices, type PriceWire } from "../../products/service.js";
 import { applyCredits, creditsOf } from "../../subscriptions/meter-credits.js";
 import { meteredCharge, meteredChargeOf, type MeteredUsage } from "../../subscriptions/usage.js";
-import { loadMeters } from "../service.js";
-import { measureConsumed } from "./measure.js";
+import { isFast, measureConsumed } from "./measure.js";
 import * as repo from "./repository.js";
-import { alertsOf } from "./service.js";
+import { alertContext, type AlertContext } from "./service.js";
 import { toUsageAlertWire, USAGE_ALERT_EVENT, type UsageAlertCrossingWire, type UsageAlertRow } from "./wire.js";
 
 /** The customers a batch named, by id (lower-cased) and by external id. */
@@ -27,7 +26,7 @@ export interface NamedCustomers {
 export const namedCustomers = (): NamedCustomers => ({ ids: new Set(), externalIds: new Set() });
 
 /** Where the check stood in this process (tests and the bench read it). */
-export const alertCheckCounts = { checks: 0, measured: 0, fired: 0, ms: { subscriptions: 0, prices: 0, usage: 0, crossed: 0, fire: 0 } };
+export const alertCheckCounts = { checks: 0, measured: 0, fired: 0, ms: { subscriptions: 0, prices: 0, usage: 0, rollups: 0, credits: 0, crossed: 0, fire: 0 } };
 
 /** Adds the time `p` takes to `alertCheckCounts.ms[phase]`. */
 async function timed<T>(phase: keyof typeof alertCheckCounts.ms, p: Promise<T>): Promise<T> {
@@ -37,6 +36,22 @@ async function timed<T>(phase: keyof typeof alertCheckCounts.ms, p: Promise<T>):
   } finally {
     alertCheckCounts.ms[phase] += performance.now() - t;
   }
+}
+
+/** Crossings seen, as `${alert}/${customer}/${period start ms}` (they never un-happen). */
+const crossedCache = new Set<string>();
+
+/** Prices by id: a price's terms never change (a product's new terms are new prices), so they are kept here. */
+const priceCache = new Map<string, PriceWire>();
+
+async function pricesOf(db: Queryable, organizationId: string, ids: string[]): Promise<Map<string, PriceWire>> {
+  const key = (id: string) => `${organizationId}/${id}`;
+  const missing = ids.filter((id) => !priceCache.has(key(id)));
+  if (missing.length > 0) {
+    if (priceCache.size > 50_000) priceCache.clear();
+    for (const [id, price] of await loadPrices(db, organizationId, missing)) priceCache.set(key(id), price);
+  }
+  return new Map(ids.flatMap((id) => (priceCache.has(key(id)) ? [[id, priceCache.get(key(id))!] as const] : [])));
 }
 
 interface Measure {
@@ -69,13 +84,15 @@ function valueOf(alert: UsageAlertRow, m: Measure): number | null {
 
 /** Measures the named customers' periods and fires the alerts they crossed. Returns how many fired. */
 export async function checkUsageAlerts(db: Db, organizationId: string, named: NamedCustomers): Promise<number> {
-  const alerts = await alertsOf(db, organizationId);
+  const context = await alertContext(db, organizationId);
+  const alerts = context.alerts;
   if (alerts.length === 0 || (named.ids.size === 0 && named.externalIds.size === 0)) return 0;
   alertCheckCounts.checks++;
   const meterIds = new Set(alerts.map((a) => a.meterId));
-  const subs = await timed("subscriptions", repo.openSubscriptionsOf(db, organizationId, [...named.ids], [...named.externalIds]));
+  const fast = [...context.meters.values()].filter((m) => isFast(m, context.ready)).map((m) => ({ id: m.id, count: m.aggregation.func === "count" }));
+  const subs = await timed("subscriptions", repo.openSubscriptionsWithSums(db, organizationId, [...named.ids], [...named.externalIds], fast));
   if (subs.length === 0) return 0;
-  const prices = await timed("prices", loadPrices(db, organizationId, [...new Set(subs.flatMap((s) => s.priceIds))]));
+  const prices = await timed("prices", pricesOf(db, organizationId, [...new Set(subs.flatMap((s) => s.priceIds))]));
   const alerted = (p: PriceWire | undefined): p is PriceWire =>
     p !== undefined && p.amount_type === "metered_unit" && typeof p.meter_id === "string" && meterIds.has(p.meter_id.toLowerCase());
   const plans = subs.flatMap((sub) => {
@@ -83,49 +100,62 @@ export async function checkUsageAlerts(db: Db, organizationId: string, named: Na
     return metered.length > 0 ? [{ sub, metered }] : [];
   });
   if (plans.length === 0) return 0;
-  const measures = await timed("usage", measure(db, organizationId, plans));
+  const measures = await timed("usage", measure(db, organizationId, plans, context));
   alertCheckCounts.measured += measures.length;
-  const crossed = await timed(
-    "crossed",
-    repo.crossedKeys(db, organizationId, [...new Set(measures.map((m) => m.sub.customerId))], [
-      ...new Map(measures.map((m) => [m.sub.currentPeriodStart.getTime(), m.sub.currentPeriodStart])).values(),
-    ]),
-  );
-  const due: Array<{ alert: UsageAlertRow; m: Measure; value: number }> = [];
+  // the values first: only (alert, customer) pairs whose threshold is reached are looked up among the crossings
+  const reached: Array<{ alert: UsageAlertRow; m: Measure; value: number }> = [];
   for (const m of measures) {
     for (const alert of alerts) {
       if (alert.meterId !== m.meter.id.toLowerCase() || (alert.customerId !== null && alert.customerId !== m.sub.customerId)) continue;
-      if (crossed.has(`${alert.id}/${m.sub.customerId}/${m.sub.currentPeriodStart.getTime()}`)) continue;
       const value = valueOf(alert, m);
-      if (value !== null && value >= Number(alert.threshold)) due.push({ alert, m, value });
+      if (value !== null && value >= Number(alert.threshold)) reached.push({ alert, m, value });
     }
   }
+  // a crossing once seen stays crossed for its period: remembered here, asked of the database once
+  const keyOf = (r: { alert: UsageAlertRow; m: Measure }) => `${r.alert.id}/${r.m.sub.customerId}/${r.m.sub.currentPeriodStart.getTime()}`;
+  const open = reached.filter((r) => !crossedCache.has(keyOf(r)));
+  if (open.length === 0) return 0;
+  const crossed = await timed(
+    "crossed",
+    repo.crossedKeys(db, organizationId, [...new Set(open.map((r) => r.m.sub.customerId))], [
+      ...new Map(open.map((r) => [r.m.sub.currentPeriodStart.getTime(), r.m.sub.currentPeriodStart])).values(),
+    ]),
+  );
+  if (crossedCache.size > 100_000) crossedCache.clear();
+  for (const key of crossed) crossedCache.add(key);
+  const due = open.filter((r) => !crossed.has(keyOf(r)));
   if (due.length === 0) return 0;
   const fired = await db.transaction(async (tx) => {
     let n = 0;
     for (const d of due) if (await fire(tx, organizationId, d.alert, d.m, d.value)) n++;
     return n;
   });
+  for (const d of due) crossedCache.add(keyOf(d));
   alertCheckCounts.fired += fired;
   return fired;
 }
 
 /** Each subscription's usage of its alerted metered prices over its current period, after its meter credits. */
-async function measure(db: Queryable, organizationId: string, plans: Array<{ sub: repo.OpenSubscription; metered: PriceWire[] }>): Promise<Measure[]> {
+async function measure(
+  db: Queryable,
+  organizationId: string,
+  plans: Array<{ sub: Awaited<ReturnType<typeof repo.openSubscriptionsWithSums>>[number]; metered: PriceWire[] }>,
+  context: AlertContext,
+): Promise<Measure[]> {
   const meterIdOf = (p: PriceWire) => String(p.meter_id).toLowerCase();
-  const [meters, credits] = await Promise.all([
-    loadMeters(db, organizationId, [...new Set(plans.flatMap((p) => p.metered.map(meterIdOf)))]),
-    creditsOf(db, organizationId, plans.map((p) => p.sub.id)),
-  ]);
   const items = plans.flatMap((p, planIndex) =>
     p.metered.flatMap((price) => {
-      const meter = meters.get(meterIdOf(price));
+      const meter = context.meters.get(meterIdOf(price));
       if (!meter) return [];
       const customer = { id: p.sub.customerId, externalId: p.sub.externalId };
-      return [{ planIndex, price, meter, customer, start: p.sub.currentPeriodStart, end: p.sub.currentPeriodEnd }];
+      const sum = isFast(meter, context.ready) ? (p.sub.sums.get(meter.id.toLowerCase()) ?? 0) : undefined;
+      return [{ planIndex, price, meter, customer, start: p.sub.currentPeriodStart, end: p.sub.currentPeriodEnd, sum }];
     }),
   );
-  const consumed = await measureConsumed(db, organizationId, items);
+  const [consumed, credits] = await Promise.all([
+    timed("rollups", measureConsumed(db, organizationId, items)),
+    context.credits ? timed("credits", creditsOf(db, organizationId, plans.map((p) => p.sub.id))) : new Map<string, Map<string, number>>(),
+  ]);
   const usage: MeteredUsage[][] = plans.map(() => []);
   items.forEach((it, n) => {
     const units = consumed[n] ?? 0;

@@ -1,9 +1,9 @@
 // SQL of usage alerts (org-scoped): the alerts, their crossings (one per alert, customer and period: the unique
 // key makes a repeat a no-op), and the reads the ingest-time check needs (open subscriptions of the customers
 // a batch named; the organization's owners, told by email).
-import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
-import type { Queryable } from "../../../db/client.js";
-import { customer, member, organizationSandbox, subscription, usageAlert, usageAlertCrossing, user } from "../../../db/schema/index.js";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { rowsOf, type Queryable } from "../../../db/client.js";
+import { member, organizationSandbox, usageAlert, usageAlertCrossing, user } from "../../../db/schema/index.js";
 import type { UsageAlertRow } from "./wire.js";
 
 export async function insertAlert(db: Queryable, values: typeof usageAlert.$inferInsert): Promise<UsageAlertRow> {
@@ -46,32 +46,80 @@ export interface OpenSubscription {
   currentPeriodEnd: Date;
 }
 
-/** The open (active, trialing, past due) subscriptions of the customers named by id or external id. */
-export async function openSubscriptionsOf(db: Queryable, organizationId: string, ids: string[], externalIds: string[]): Promise<OpenSubscription[]> {
+/**
+ * The open (active, trialing, past due) subscriptions of the customers named by id or external id, each with its consumed units so far per `fast` meter (a sum's total or a count's events
+ * over the meter's hourly rollups, from the hour its period started in: the caller takes off that hour's part
+ * before the start), in one statement — the ingest-time check's one read in the usual case.
+ */
+export async function openSubscriptionsWithSums(
+  db: Queryable,
+  organizationId: string,
+  ids: string[],
+  externalIds: string[],
+  fast: Array<{ id: string; count: boolean }>,
+): Promise<Array<OpenSubscription & { sums: Map<string, number> }>> {
   if (ids.length === 0 && externalIds.length === 0) return [];
-  return db
-    .select({
-      id: subscription.id,
-      customerId: customer.id,
-      externalId: customer.externalId,
-      email: customer.email,
-      name: customer.name,
-      priceIds: subscription.priceIds,
-      currency: subscription.currency,
-      status: subscription.status,
-      currentPeriodStart: subscription.currentPeriodStart,
-      currentPeriodEnd: subscription.currentPeriodEnd,
-    })
-    .from(customer)
-    .innerJoin(subscription, and(eq(subscription.customerId, customer.id), eq(subscription.organizationId, organizationId)))
-    .where(
-      and(
-        eq(customer.organizationId, organizationId),
-        isNull(customer.deletedAt),
-        or(ids.length > 0 ? inArray(customer.id, ids) : undefined, externalIds.length > 0 ? inArray(customer.externalId, externalIds) : undefined),
-        inArray(subscription.status, ["active", "trialing", "past_due"]),
-      ),
-    );
+  // lists as one JSON parameter each; uuids compared as uuids, so the indexes serve
+  const list = (xs: string[]) => sql`(SELECT jsonb_array_elements_text(${JSON.stringify(xs)}::jsonb))`;
+  const uuids = (xs: string[]) => sql`(SELECT x::uuid FROM jsonb_array_elements_text(${JSON.stringify(xs)}::jsonb) AS x)`;
+  const sums =
+    fast.length === 0
+      ? sql`'{}'::jsonb`
+      : sql`(SELECT coalesce(jsonb_object_agg(t.m, t.q), '{}'::jsonb) FROM (
+          SELECT r.meter_id::text AS m,
+                 sum(CASE WHEN r.meter_id IN ${uuids(fast.filter((m) => m.count).map((m) => m.id))} THEN r.events::numeric ELSE coalesce(r.total, 0) END) AS q
+          FROM meter_rollup r
+          WHERE r.meter_id IN ${uuids(fast.map((m) => m.id))}
+            AND r.bucket >= date_trunc('hour', s.current_period_start, 'UTC') AND r.bucket < s.current_period_end
+            AND (r.customer_id = c.id::text OR (c.external_id IS NOT NULL AND r.customer_id = '' AND r.external_customer_id = c.external_id))
+          GROUP BY r.meter_id) t)`;
+  const found = await rowsOf<{
+    id: string;
+    customer_id: string;
+    external_id: string | null;
+    email: string | null;
+    name: string | null;
+    price_ids: string[] | string;
+    currency: string;
+    status: string;
+    start_ms: number | string;
+    end_ms: number | string;
+    sums: Record<string, number | string> | string;
+  }>(
+    db,
+    sql`SELECT s.id, c.id AS customer_id, c.external_id, c.email, c.name, to_jsonb(s.price_ids) AS price_ids, s.currency, s.status,
+        extract(epoch FROM s.current_period_start) * 1000 AS start_ms, extract(epoch FROM s.current_period_end) * 1000 AS end_ms,
+        ${sums} AS sums
+      FROM customer c JOIN subscription s ON s.customer_id = c.id AND s.organization_id = c.organization_id
+      WHERE c.organization_id = ${organizationId}::uuid AND c.deleted_at IS NULL
+        AND (c.id IN ${uuids(ids)} OR c.external_id IN ${list(externalIds)})
+        AND s.status IN ('active', 'trialing', 'past_due')`,
+  );
+  const json = <T>(v: T | string): T => (typeof v === "string" ? (JSON.parse(v) as T) : v);
+  return found.map((r) => ({
+    id: r.id,
+    customerId: r.customer_id,
+    externalId: r.external_id,
+    email: r.email,
+    name: r.name,
+    priceIds: json(r.price_ids),
+    currency: r.currency,
+    status: r.status,
+    currentPeriodStart: new Date(Math.round(Number(r.start_ms))),
+    currentPeriodEnd: new Date(Math.round(Number(r.end_ms))),
+    sums: new Map(Object.entries(json(r.sums)).map(([k, v]) => [k.toLowerCase(), Number(v)])),
+  }));
+}
+
+/** Whether the organization has a meter_credit benefit on one of these meters (else no subscription has credits on them). */
+export async function hasMeterCredits(db: Queryable, organizationId: string, meterIds: string[]): Promise<boolean> {
+  if (meterIds.length === 0) return false;
+  const found = await rowsOf<{ one: number }>(
+    db,
+    sql`SELECT 1 AS one FROM benefit WHERE organization_id = ${organizationId}::uuid AND type = 'meter_credit'
+      AND lower(properties ->> 'meter_id') IN (SELECT jsonb_array_elements_text(${JSON.stringify(meterIds)}::jsonb)) LIMIT 1`,
+  );
+  return found.length > 0;
 }
 
 /** Which (alert, customer, period start) of these already crossed, as `${alert}/${customer}/${ms}` keys. */

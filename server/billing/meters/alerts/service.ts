@@ -7,7 +7,8 @@
 import type { Db, Queryable } from "../../../db/client.js";
 import { notFound, invalid } from "../../http.js";
 import { findCustomerRow } from "../../customers/service.js";
-import { getMeter } from "../service.js";
+import { readyMeterIdsOfOrganization } from "../../events/service.js";
+import { getMeter, loadMeters, type MeterWire } from "../service.js";
 import * as repo from "./repository.js";
 import { toUsageAlertWire, type UsageAlertCreateInput, type UsageAlertRow, type UsageAlertWire } from "./wire.js";
 
@@ -15,16 +16,32 @@ export { UsageAlertCreateInput, USAGE_ALERT_EVENT, USAGE_ALERT_KINDS, type Usage
 
 const NOT_FOUND = "Usage alert not found";
 export const ALERTS_TTL_MS = 2000;
-const cache = new Map<string, { at: number; alerts: UsageAlertRow[] }>();
 
-/** The organization's alerts (cached for ALERTS_TTL_MS). */
-export async function alertsOf(db: Queryable, organizationId: string, now = Date.now()): Promise<UsageAlertRow[]> {
+/** What a check needs of the organization besides the batch: its alerts, their meters, which meters' rollups are complete. */
+export interface AlertContext {
+  alerts: UsageAlertRow[];
+  meters: Map<string, MeterWire>;
+  ready: Set<string>;
+  /** Some meter_credit benefit credits an alerted meter (else the credits are not read). */
+  credits: boolean;
+}
+
+const cache = new Map<string, { at: number; context: AlertContext }>();
+
+/** The organization's alerts and their meters (cached for ALERTS_TTL_MS; no more reads without alerts). */
+export async function alertContext(db: Queryable, organizationId: string, now = Date.now()): Promise<AlertContext> {
   const hit = cache.get(organizationId);
-  if (hit && now - hit.at < ALERTS_TTL_MS) return hit.alerts;
+  if (hit && now - hit.at < ALERTS_TTL_MS) return hit.context;
   const alerts = await repo.listAlerts(db, organizationId);
+  const meterIds = [...new Set(alerts.map((a) => a.meterId))];
+  const [meters, ready, credits] =
+    alerts.length === 0
+      ? [new Map<string, MeterWire>(), new Set<string>(), false]
+      : await Promise.all([loadMeters(db, organizationId, meterIds), readyMeterIdsOfOrganization(db, organizationId), repo.hasMeterCredits(db, organizationId, meterIds)]);
+  const context = { alerts, meters, ready, credits };
   if (cache.size > 10_000) cache.clear();
-  cache.set(organizationId, { at: now, alerts });
-  return alerts;
+  cache.set(organizationId, { at: now, context });
+  return context;
 }
 
 export async function createAlert(db: Db, organizationId: string, input: UsageAlertCreateInput): Promise<UsageAlertWire> {
