@@ -62,17 +62,14 @@ export async function openSubscriptionsWithSums(
   // lists as one JSON parameter each; uuids compared as uuids, so the indexes serve
   const list = (xs: string[]) => sql`(SELECT jsonb_array_elements_text(${JSON.stringify(xs)}::jsonb))`;
   const uuids = (xs: string[]) => sql`(SELECT x::uuid FROM jsonb_array_elements_text(${JSON.stringify(xs)}::jsonb) AS x)`;
-  const sums =
+  const counted = fast.filter((m) => m.count).map((m) => m.id);
+  // one row per (subscription, meter with rollups in its period); a subscription without any has one row, meter null
+  const rollupJoin =
     fast.length === 0
-      ? sql`'{}'::jsonb`
-      : sql`(SELECT coalesce(jsonb_object_agg(t.m, t.q), '{}'::jsonb) FROM (
-          SELECT r.meter_id::text AS m,
-                 sum(CASE WHEN r.meter_id IN ${uuids(fast.filter((m) => m.count).map((m) => m.id))} THEN r.events::numeric ELSE coalesce(r.total, 0) END) AS q
-          FROM meter_rollup r
-          WHERE r.meter_id IN ${uuids(fast.map((m) => m.id))}
-            AND r.bucket >= date_trunc('hour', s.current_period_start, 'UTC') AND r.bucket < s.current_period_end
-            AND (r.customer_id = c.id::text OR (c.external_id IS NOT NULL AND r.customer_id = '' AND r.external_customer_id = c.external_id))
-          GROUP BY r.meter_id) t)`;
+      ? sql`LEFT JOIN (SELECT NULL::uuid AS meter_id, NULL::numeric AS events, NULL::numeric AS total) r ON false`
+      : sql`LEFT JOIN meter_rollup r ON r.meter_id IN ${uuids(fast.map((m) => m.id))}
+          AND r.bucket >= date_trunc('hour', s.current_period_start, 'UTC') AND r.bucket < s.current_period_end
+          AND (r.customer_id = c.id::text OR (c.external_id IS NOT NULL AND r.customer_id = '' AND r.external_customer_id = c.external_id))`;
   const found = await rowsOf<{
     id: string;
     customer_id: string;
@@ -84,31 +81,43 @@ export async function openSubscriptionsWithSums(
     status: string;
     start_ms: number | string;
     end_ms: number | string;
-    sums: Record<string, number | string> | string;
+    meter_id: string | null;
+    q: number | string | null;
   }>(
     db,
     sql`SELECT s.id, c.id AS customer_id, c.external_id, c.email, c.name, to_jsonb(s.price_ids) AS price_ids, s.currency, s.status,
         extract(epoch FROM s.current_period_start) * 1000 AS start_ms, extract(epoch FROM s.current_period_end) * 1000 AS end_ms,
-        ${sums} AS sums
+        r.meter_id, sum(CASE WHEN r.meter_id IN ${uuids(counted)} THEN r.events::numeric ELSE coalesce(r.total, 0) END) AS q
       FROM customer c JOIN subscription s ON s.customer_id = c.id AND s.organization_id = c.organization_id
+      ${rollupJoin}
       WHERE c.organization_id = ${organizationId}::uuid AND c.deleted_at IS NULL
         AND (c.id IN ${uuids(ids)} OR c.external_id IN ${list(externalIds)})
-        AND s.status IN ('active', 'trialing', 'past_due')`,
+        AND s.status IN ('active', 'trialing', 'past_due')
+      GROUP BY s.id, c.id, r.meter_id`,
   );
   const json = <T>(v: T | string): T => (typeof v === "string" ? (JSON.parse(v) as T) : v);
-  return found.map((r) => ({
-    id: r.id,
-    customerId: r.customer_id,
-    externalId: r.external_id,
-    email: r.email,
-    name: r.name,
-    priceIds: json(r.price_ids),
-    currency: r.currency,
-    status: r.status,
-    currentPeriodStart: new Date(Math.round(Number(r.start_ms))),
-    currentPeriodEnd: new Date(Math.round(Number(r.end_ms))),
-    sums: new Map(Object.entries(json(r.sums)).map(([k, v]) => [k.toLowerCase(), Number(v)])),
-  }));
+  const subs = new Map<string, OpenSubscription & { sums: Map<string, number> }>();
+  for (const r of found) {
+    let sub = subs.get(r.id);
+    if (!sub) {
+      sub = {
+        id: r.id,
+        customerId: r.customer_id,
+        externalId: r.external_id,
+        email: r.email,
+        name: r.name,
+        priceIds: json(r.price_ids),
+        currency: r.currency,
+        status: r.status,
+        currentPeriodStart: new Date(Math.round(Number(r.start_ms))),
+        currentPeriodEnd: new Date(Math.round(Number(r.end_ms))),
+        sums: new Map(),
+      };
+      subs.set(r.id, sub);
+    }
+    if (r.meter_id) sub.sums.set(r.meter_id.toLowerCase(), Number(r.q ?? 0));
+  }
+  return [...subs.values()];
 }
 
 /** Whether the organization has a meter_credit benefit on one of these meters (else no subscription has credits on them). */
