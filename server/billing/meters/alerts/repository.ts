@@ -64,12 +64,18 @@ export async function openSubscriptionsWithSums(
   const uuids = (xs: string[]) => sql`(SELECT x::uuid FROM jsonb_array_elements_text(${JSON.stringify(xs)}::jsonb) AS x)`;
   const counted = fast.filter((m) => m.count).map((m) => m.id);
   // one row per (subscription, meter with rollups in its period); a subscription without any has one row, meter null
+  // by id, and by the external id carried without an id (the rollups' two keys, each served by its index)
+  const meters = uuids(fast.map((m) => m.id));
+  const range = sql`r.bucket >= date_trunc('hour', s.current_period_start, 'UTC') AND r.bucket < s.current_period_end`;
   const rollupJoin =
     fast.length === 0
       ? sql`LEFT JOIN (SELECT NULL::uuid AS meter_id, NULL::numeric AS events, NULL::numeric AS total) r ON false`
-      : sql`LEFT JOIN meter_rollup r ON r.meter_id IN ${uuids(fast.map((m) => m.id))}
-          AND r.bucket >= date_trunc('hour', s.current_period_start, 'UTC') AND r.bucket < s.current_period_end
-          AND (r.customer_id = c.id::text OR (c.external_id IS NOT NULL AND r.customer_id = '' AND r.external_customer_id = c.external_id))`;
+      : sql`LEFT JOIN LATERAL (
+          SELECT r.meter_id, r.events, r.total FROM meter_rollup r WHERE r.meter_id IN ${meters} AND r.customer_id = c.id::text AND ${range}
+          UNION ALL
+          SELECT r.meter_id, r.events, r.total FROM meter_rollup r
+            WHERE c.external_id IS NOT NULL AND r.meter_id IN ${meters} AND r.customer_id = '' AND r.external_customer_id = c.external_id AND ${range}
+        ) r ON true`;
   const found = await rowsOf<{
     id: string;
     customer_id: string;
