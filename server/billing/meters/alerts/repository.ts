@@ -65,7 +65,9 @@ export async function openSubscriptionsWithSums(
   const counted = fast.filter((m) => m.count).map((m) => m.id);
   // one row per (subscription, meter with rollups in its period); a subscription without any has one row, meter null
   // by id, and by the external id carried without an id (the rollups' two keys, each served by its index)
-  const meters = uuids(fast.map((m) => m.id));
+  // the organization's few alerted meters as constants (evaluated once, not per subscription row)
+  const constants = (xs: string[]) => (xs.length === 0 ? sql`(NULL::uuid)` : sql`(${sql.join(xs.map((x) => sql`${x}::uuid`), sql`, `)})`);
+  const meters = constants(fast.map((m) => m.id));
   const range = sql`r.bucket >= date_trunc('hour', s.current_period_start, 'UTC') AND r.bucket < s.current_period_end`;
   const rollupJoin =
     fast.length === 0
@@ -93,7 +95,7 @@ export async function openSubscriptionsWithSums(
     db,
     sql`SELECT s.id, c.id AS customer_id, c.external_id, c.email, c.name, to_jsonb(s.price_ids) AS price_ids, s.currency, s.status,
         extract(epoch FROM s.current_period_start) * 1000 AS start_ms, extract(epoch FROM s.current_period_end) * 1000 AS end_ms,
-        r.meter_id, sum(CASE WHEN r.meter_id IN ${uuids(counted)} THEN r.events::numeric ELSE coalesce(r.total, 0) END) AS q
+        r.meter_id, sum(CASE WHEN r.meter_id IN ${constants(counted)} THEN r.events::numeric ELSE coalesce(r.total, 0) END) AS q
       FROM customer c JOIN subscription s ON s.customer_id = c.id AND s.organization_id = c.organization_id
       ${rollupJoin}
       WHERE c.organization_id = ${organizationId}::uuid AND c.deleted_at IS NULL
