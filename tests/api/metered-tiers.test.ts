@@ -4,7 +4,8 @@
 // $40, with usage at the tiers' boundaries and a cap reached in the middle of the third period. Every answer
 // carrying the new data parses in both SDKs (unit_tiers is till's own and dropped by them); usage alerts fire
 // once per alert, customer and period at ingest time, go only to the endpoint that names their type, and mail
-// the owners (and the customer when asked).
+// the owners (and the customer when asked); an alert's measure over the rollups leaves out the events of the
+// period's first hour from before the period started, as the renewal does.
 import type { Polar } from "@polar-sh/sdk";
 import type { Polar as Polar049 } from "polar-sdk-049";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
@@ -13,7 +14,7 @@ import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { customerEmail } from "../../server/db/schema/index.js";
+import { customerEmail, meterRollupState, usageAlertCrossing } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { pay } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
@@ -230,5 +231,44 @@ describe("tiered and capped metered prices over three periods, with usage alerts
     expect((await rawRequest(server.url, otherKey, "POST", "/v1/usage-alerts/", { meter_id: meter.id, kind: "units", threshold: 1 })).status).toBe(422);
     expect((await raw("DELETE", `/v1/usage-alerts/${id}`)).status).toBe(204);
     expect((await raw("GET", `/v1/usage-alerts/${id}`)).status).toBe(404);
+  });
+
+  it("measures an alert over the rollups as the renewal does: events of the period's first hour before it started do not count", async () => {
+    const meter = await sdk.meters.create({
+      name: "probes",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "probe" }] },
+      aggregation: { func: "count" },
+    });
+    // the alert check reads the rollups once the worker built them
+    await eventually(async () => {
+      const [state] = await server.database.db.select().from(meterRollupState).where(eq(meterRollupState.meterId, meter.id));
+      return state?.status === "ready" ? state : null;
+    });
+    const product = await raw("POST", "/v1/products/", {
+      name: "Probe plan",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 0 }, { amount_type: "metered_unit", meter_id: meter.id, unit_amount: "1" }],
+    });
+    const customer = await sdk.customers.create({ email: "probe@example.com", externalId: "probe-1" });
+    const sub = await sdk.subscriptions.create({ productId: product.body.id as string, customerId: customer.id });
+    const start = sub.currentPeriodStart.getTime();
+    const hour = Math.floor(start / 3600_000) * 3600_000;
+    const alert = await raw("POST", "/v1/usage-alerts/", { meter_id: meter.id, customer_id: customer.id, kind: "units", threshold: 3 });
+    expect(alert.status).toBe(201);
+    const probe = async (n: number, timestamp?: number) => {
+      const events = Array.from({ length: n }, () => ({ name: "probe", customer_id: customer.id, ...(timestamp ? { timestamp: new Date(timestamp).toISOString() } : {}) }));
+      expect((await raw("POST", "/v1/events/ingest", { events })).status).toBe(200);
+    };
+    const crossings = () => server.database.db.select().from(usageAlertCrossing).where(eq(usageAlertCrossing.alertId, alert.body.id as string));
+    // 5 events in the hour the period started in, before it started (none when it started on the hour)
+    if (start > hour) await probe(5, hour);
+    await probe(2);
+    expect((await sdk.subscriptions.get({ id: sub.id })).meters[0]).toMatchObject({ consumedUnits: 2 });
+    expect(await crossings()).toHaveLength(0);
+    await probe(1);
+    const [crossed] = await crossings();
+    expect(crossed?.measured).toMatchObject({ value: 3, consumed: 3 });
+    await probe(4);
+    expect(await crossings()).toHaveLength(1);
   });
 });
