@@ -155,6 +155,11 @@ describe("tiered and capped metered prices over three periods, with usage alerts
     const state = await sdk049.customers.getState({ id: a.customerId });
     expect(state.activeSubscriptions[0]?.meters[0]).toMatchObject({ consumedUnits: 15000, amount: 3050 });
     await sdk.customers.getState({ id: b.customerId });
+    // the customer meters (units: the same consumption, no tiers or cap in Polar's shape) parse in both SDKs
+    const meters047 = (await sdk.customerMeters.list({ customerId: b.customerId })).result.items;
+    const meters049 = (await sdk049.customerMeters.list({ customerId: b.customerId })).result.items;
+    expect(meters047.map((m) => m.consumedUnits)).toEqual([15000]);
+    expect(meters049.map((m) => m.consumedUnits)).toEqual([15000]);
     await ingest("grad-1", 15000);
     await ingest("vol-1", 15000);
     await renewTo(b.currentPeriodEnd > a.currentPeriodEnd ? b : a);
