@@ -33,6 +33,7 @@ import { dunningRoutes } from "./dunning/routes.js";
 import { stripeRoutes } from "./stripe/routes.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
+import { usageAlertRoutes } from "./meters/alerts/routes.js";
 
 import type { BillingDeps, DomainRoutes } from "./deps.js";
 
@@ -66,6 +67,7 @@ const DOMAINS: DomainRoutes[] = [
   dunningRoutes,
   stripeRoutes,
   metricRoutes,
+  usageAlertRoutes,
 ];
 
 const PG_UNIQUE_VIOLATION = "23505";

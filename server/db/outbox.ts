@@ -10,6 +10,7 @@ import {
   DUNNING_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
   SEAT_EVENT_TYPES,
+  type TillEventType,
   type CheckoutExpiryEventType,
   type DunningEventType,
   type PaymentEventType,
@@ -24,7 +25,8 @@ export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...CHECKOUT_EXPIRY_EV
 export type OutboxEventType = PaymentEventType | CheckoutExpiryEventType | SeatEventType | DunningEventType;
 
 export interface OutboxEvent {
-  type: OutboxEventType;
+  /** Polar's types, or till's own (a usage alert crossed: shared/webhook-events.ts TILL_EVENT_TYPES). */
+  type: OutboxEventType | TillEventType;
   organizationId: string;
   /** The resource as the API returns it (JSON-ready: datetimes already ISO strings). */
   data: Record<string, unknown>;
@@ -46,7 +48,7 @@ export interface OutboxEvent {
  * Polar's own background computation), so a write path pays nothing for it and the payload is never stale
  * relative to the commit. The computed state replaces the stored payload.
  */
-export function customerStateChanged(organizationId: string, customerId: string): OutboxEvent {
+export function customerStateChanged(organizationId: string, customerId: string): OutboxEvent & { type: "customer.state_changed" } {
   return { type: "customer.state_changed", organizationId, data: { id: customerId } };
 }
 

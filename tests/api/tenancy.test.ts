@@ -46,6 +46,7 @@ async function makeRows(key: string, ids: Record<string, string>): Promise<void>
     filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api" }] },
     aggregation: { func: "count" },
   });
+  ids["usage-alerts"] = await create("/v1/usage-alerts/", { meter_id: ids.meters, kind: "units", threshold: 1000 });
   ids.products = await create("/v1/products/", {
     name: "Tenant product",
     prices: [{ amount_type: "fixed", price_amount: 1000, price_currency: "usd" }],

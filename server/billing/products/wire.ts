@@ -121,6 +121,8 @@ function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Rec
         cap_amount: row.capAmount ?? null,
         meter_id: meterId,
         meter: meters.get(meterId) ?? unknownMeter(meterId),
+        // till's own field (the SDKs drop it): only on a tiered price
+        ...(row.unitTiers ? { unit_tiers: row.unitTiers } : {}),
       };
     }
     case "seat_based": {

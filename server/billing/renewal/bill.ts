@@ -7,6 +7,7 @@ import type { PriceWire } from "../products/service.js";
 import { inclusiveOf } from "../tax/service.js";
 import { creditsOf } from "../subscriptions/meter-credits.js";
 import type { SubscriptionRow } from "../subscriptions/service.js";
+import { usageLineDetail } from "../subscriptions/usage-line.js";
 import { applyCredits, meteredUsage, type MeteredUsage, type UsagePeriod } from "../subscriptions/usage.js";
 
 export type Discount = ReturnType<typeof loadDiscountBases> extends Promise<Map<string, infer D>> ? D : never;
@@ -69,12 +70,14 @@ export async function billPeriod(
       const meter = price.meter as { name?: string } | undefined;
       const u = charged.get(price);
       const units = u && u.credited > 0 ? ` (${u.consumed} consumed, ${u.credited} credited, ${u.billed} billed)` : "";
+      // tiers and the cap are spelled out on the line (usage-line.ts); its amount is then not units × one price
+      const detail = usageLineDetail(price, u?.billed ?? 0, sub.currency);
       items.push({
-        label: `${ctx.productName} — ${meter?.name ?? "usage"}${units}`,
+        label: `${ctx.productName} — ${meter?.name ?? "usage"}${units}${detail.text}`,
         amount: u?.amount ?? 0,
         productPriceId: price.id,
         quantity: u?.billed ?? 0,
-        unitAmount: String(price.unit_amount ?? "0"),
+        ...(detail.unitPriced ? { unitAmount: String(price.unit_amount ?? "0") } : {}),
         period: { start: ctx.ended.start, end: ctx.ended.end },
       });
       discountableItems.push(false);

@@ -5,15 +5,15 @@ import { meterCreditsOfSubscriptions } from "../benefits/repository.js";
 import { isMetered } from "../checkouts/pricing.js";
 import { meterUsage, type MeterWire, type UsageQuery } from "../meters/service.js";
 import type { Queryable } from "../../db/client.js";
+import { meteredCharge as chargeOf, type MeteredPriceTerms } from "../../../shared/tiers.js";
 import type { PriceWire } from "../products/service.js";
 import { toSubscriptionMeterWire, type SubscriptionMeterWire, type SubscriptionRow } from "./wire.js";
 
-/** What `units` of a metered price cost, in minor units: unit amount × units, rounded, capped at cap_amount. */
-export function meteredCharge(price: PriceWire, units: number): number {
-  const amount = Math.round(units * Number(price.unit_amount ?? 0));
-  const cap = typeof price.cap_amount === "number" ? price.cap_amount : null;
-  return Math.max(0, cap === null ? amount : Math.min(amount, cap));
-}
+/** What `units` of a metered price cost, in minor units: through its tiers or at its unit amount, capped (shared/tiers.ts). */
+export const meteredCharge = (price: PriceWire, units: number): number => meteredChargeOf(price, units).amount;
+
+/** The charge with its tier lines and whether the cap held it down (the renewal's invoice line says both). */
+export const meteredChargeOf = (price: PriceWire, units: number) => chargeOf(price as MeteredPriceTerms, units);
 
 export interface UsagePeriod {
   customer: { id: string; external_id: string | null };

@@ -17,7 +17,7 @@ import { openEventStream, parseQuery, queryArray, queryBool } from "../http.js";
 import { invalid } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { formatBody } from "./format.js";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./wire.js";
+import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from "./wire.js";
 
 /** The channel the outbox_processed trigger (migration 0006) notifies when a transaction processes rows. */
 export const LISTEN_CHANNEL = "till_listen";
@@ -114,7 +114,8 @@ async function eventsAfter(
         sql`(${outbox.processedXid}, ${createdMicros}, ${outbox.id}) > (${cursor.xid.toString()}::bigint, ${cursor.at.toString()}::bigint, ${cursor.id}::uuid)`,
         sql`${outbox.processedXid} < ${settled.toString()}::bigint`,
         gt(outbox.processedAt, sql`now() - ${REPLAY_WINDOW}::interval`),
-        types ? inArray(outbox.type, [...types]) : undefined,
+        // till's own types only when asked for by name (a forwarding receiver may validate with Polar's SDK)
+        types ? inArray(outbox.type, [...types]) : sql`${outbox.type} NOT LIKE 'till.%'`,
         // a customer.state_changed whose customer was gone when fanned out keeps its {id} and goes nowhere
         sql`NOT (${outbox.type} = 'customer.state_changed' AND ${outbox.payload} -> 'email' IS NULL)`,
       ),
@@ -141,7 +142,7 @@ const ListenQuery = z.object({
 function eventTypes(values: string[] | undefined): WebhookEventType[] | null {
   if (!values) return null;
   const types = values.flatMap((v) => v.split(",")).map((t) => t.trim()).filter(Boolean);
-  const known = new Set<string>(WEBHOOK_EVENT_TYPES);
+  const known = new Set<string>(SUBSCRIBABLE_EVENT_TYPES);
   const unknown = types.find((t) => !known.has(t));
   if (unknown !== undefined) throw invalid(["query", "events"], `Unknown event type: ${unknown.slice(0, 100)}`, "enum");
   return types.length > 0 ? [...new Set(types)] as WebhookEventType[] : null;

@@ -15,6 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { UnitTiers } from "../../../shared/tiers.js";
 import { organization } from "./auth.js";
 import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz, metadata } from "./columns.js";
 
@@ -88,6 +89,8 @@ export const productPrice = pgTable(
     presetAmount: integer("preset_amount"),
     unitAmount: numeric("unit_amount"),
     capAmount: integer("cap_amount"),
+    /** A metered price's tiers (till's own field; shared/tiers.ts); null: every unit at unit_amount. */
+    unitTiers: jsonb("unit_tiers").$type<UnitTiers>(),
     meterId: uuid("meter_id"),
     seatTiers: jsonb("seat_tiers").$type<{
       seat_tier_type?: string;

@@ -20,3 +20,4 @@ export * from "./payments.js";
 export * from "./list-counts.js";
 export * from "./stripe.js";
 export * from "./metrics.js";
+export * from "./usage-alerts.js";

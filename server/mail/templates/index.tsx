@@ -5,6 +5,7 @@ import { EmailUpdateData, OrderData, SeatInvitationData, SubscriptionData, email
 import { EmailUpdate } from "./email-update.js";
 import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, SubscriptionPastDue } from "./order-emails.js";
 import { SeatInvitation } from "./seat-invitation.js";
+import { UsageAlert, UsageAlertData, usageAlertSubject } from "./usage-alert.js";
 import { SubscriptionCancellation, SubscriptionRevoked, SubscriptionUncanceled, SubscriptionUpdated } from "./subscription-emails.js";
 
 export interface Built {
@@ -77,6 +78,10 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
       element: <SeatInvitation invitation={i} ctx={ctx} />,
       link: seatClaimUrl(ctx.baseUrl, i.token),
     };
+  },
+  usage_alert: (data, ctx) => {
+    const a = UsageAlertData.parse(data);
+    return { subject: usageAlertSubject(a), element: <UsageAlert alert={a} ctx={ctx} /> };
   },
   email_update: (data, ctx) => {
     const u = EmailUpdateData.parse(data);
