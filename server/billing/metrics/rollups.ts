@@ -86,26 +86,38 @@ async function levelTail(db: Queryable, s: Scope, cutoff: string) {
 
 const LEVEL_KEYS = ["active", "money_active", "committed", "trialing", "mrr", "committed_mrr", "trial_mrr", "trial_committed_mrr"] as const;
 
-/** Every source's sums per period of [from, to), and what the cumulative ones and the levels were before it. */
-export async function rollupSums(db: Queryable, s: Scope, from: number, to: number) {
+/**
+ * Every source's sums per period, and what the cumulative ones and the levels were before the first. `users`:
+ * also the customers with events per period (a distinct count, read from one row per customer and hour with
+ * events — the one part whose cost grows with the data; skipped when no selected metric needs it).
+ */
+export async function rollupSums(db: Queryable, s: Scope, all: Period[], users = true) {
   await foldIfDue(db, s.organizationId);
+  const from = all[0]?.start ?? 0;
+  const to = all[all.length - 1]?.end ?? 0;
+  // each hour's period by a binary search of the periods' starts (cheaper than date_trunc in a zone per row)
+  const starts = sql`${`{${all.map((p) => iso(p.start)).join(",")}}`}::timestamptz[]`;
+  const periodOf = (column: SQL) => sql`width_bucket(${column}, ${starts})`;
+  const startOf = (i: number) => all[i - 1]?.start ?? 0;
   const cutoff = iso(Math.floor(s.now.getTime() / HOUR_MS) * HOUR_MS);
   const where = sql`h.organization_id = ${s.organizationId}::uuid`;
-  const [buckets, [before], users, tail] = await Promise.all([
+  const [buckets, [before], userRows, tail] = await Promise.all([
     rowsOf<Row>(
       db,
-      sql`SELECT ${bucket(s, sql`h.hour`)} AS b, ${sums(s, cutoff)} FROM metric_hour h
+      sql`SELECT ${periodOf(sql`h.hour`)} AS b, ${sums(s, cutoff)} FROM metric_hour h
         WHERE ${where} AND h.hour >= ${iso(from)}::timestamptz AND h.hour < ${iso(to)}::timestamptz GROUP BY 1`,
     ),
     rowsOf<Omit<Row, "b">>(db, sql`SELECT ${sums(s, cutoff)} FROM metric_hour h WHERE ${where} AND h.hour < ${iso(from)}::timestamptz`),
-    rowsOf<{ b: number; users: number }>(
+    !users ? [] : rowsOf<{ b: number; users: number }>(
       db,
-      sql`SELECT b, count(*)::float8 AS users FROM (SELECT DISTINCT ${bucket(s, sql`u.hour`)} AS b, u.user_key
+      sql`SELECT b, count(*)::float8 AS users FROM (SELECT DISTINCT ${periodOf(sql`u.hour`)} AS b, u.user_key
           FROM metric_event_user_hour u WHERE u.organization_id = ${s.organizationId}::uuid
             AND u.hour >= ${iso(from)}::timestamptz AND u.hour < ${iso(to)}::timestamptz) x GROUP BY b`,
     ),
     levelTail(db, s, cutoff),
   ]);
+  for (const r of buckets) r.b = startOf(Number(r.b));
+  for (const u of userRows) u.b = startOf(Number(u.b));
   const byBucket = new Map(buckets.map((r) => [Number(r.b), r]));
   const prior: Record<string, number> = { ...(before ?? {}) };
   for (const t of tail) {
@@ -125,7 +137,7 @@ export async function rollupSums(db: Queryable, s: Scope, from: number, to: numb
     subscriptions: subscriptionEvents(buckets),
     checkouts: buckets.map((r) => ({ b: r.b, checkouts: num(r, "checkouts"), succeeded: num(r, "succeeded_checkouts") })),
     events: {
-      buckets: mergeUsers(buckets, users),
+      buckets: mergeUsers(buckets, userRows),
       beforeCosts: num(prior, "costs"),
     },
   };

@@ -1,7 +1,7 @@
 // Metrics (issue 28 §1, docs/metrics.md): the seller's saved dashboards, and the history MRR and active
 // subscriptions are read from — delta rows a trigger on "subscription" writes (migration 0040), never the app.
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, boolean, index, integer, numeric, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigserial, boolean, index, integer, numeric, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
 import { subscription } from "./checkout.js";
 
@@ -52,7 +52,7 @@ export const metricSubscriptionChange = pgTable(
   ],
 );
 
-const count = (name: string) => bigint(name, { mode: "number" }).default(0).notNull();
+const count = (name: string) => integer(name).default(0).notNull();
 const money = (name: string) => numeric(name).default("0").notNull();
 
 /**
