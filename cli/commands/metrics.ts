@@ -113,14 +113,14 @@ export function formatAxis(value: number, type: MetricType, currency: string): s
   if (type === "percentage") return `${Number((value * 100).toFixed(1))}%`;
   if (type === "currency" || type === "currency_sub_cent") {
     try {
-      return new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase(), notation: "compact", maximumFractionDigits: 1 }).format(
+      return new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase(), notation: "compact", minimumFractionDigits: 0, maximumFractionDigits: 1 }).format(
         value / 10 ** exponent(currency),
       );
     } catch {
       return `${value}`;
     }
   }
-  return new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 }).format(value);
+  return new Intl.NumberFormat("en", { notation: "compact", minimumFractionDigits: 0, maximumFractionDigits: 1 }).format(value);
 }
 
 /** "+$234.00 (+23.4%)", "−1.2 pts" for a ratio, "no change". */
@@ -194,7 +194,7 @@ async function show(ctx: Context, opts: MetricsFlags, [name]: string[]) {
   const [res, org] = await ctx.out.loading("Loading metrics", Promise.all([v1(ctx).get<WireMetrics>(`/metrics/?${qs}`), ctx.out.json ? undefined : organization(ctx)]));
   if (ctx.out.json || !org) return ctx.out.printJson(res);
   const label = (iso: string) => bucketLabel(iso, interval, opts.timezone);
-  const heading = `${org.label} · by ${interval}, ${start} → ${until} (${opts.timezone})`;
+  const span = `by ${interval}, ${start} → ${until} (${opts.timezone})`;
   if (!ctx.out.interactive) {
     // a pipe: one "timestamp<TAB>value…" line per period, for sort/awk/gnuplot
     const slugs = slug ? [slug] : OVERVIEW;
@@ -209,11 +209,11 @@ async function show(ctx: Context, opts: MetricsFlags, [name]: string[]) {
       const last = s.points[s.points.length - 1]?.value ?? 0;
       return { name: s.name, now: formatValue(last, s.type, org.currency), change: describeChange(first, last, s.type, org.currency), values: s.points.map((p) => p.value), combine: s.level ? ("last" as const) : ("sum" as const) };
     });
-    return ctx.out.done(res, chart.renderOverview([heading, "Now (the last period), the change since the first, and the trend:"], rows, columns));
+    return ctx.out.done(res, chart.renderOverview([`Metrics, ${span}`, org.label], rows, columns));
   }
   const s = seriesOf(res, slug);
   const text = chart.renderColumnChart(
-    [`${s.name} · ${heading}`, summaryLine(s, org.currency, label)],
+    [`${s.name}, ${span}`, org.label, summaryLine(s, org.currency, label)],
     s.points.map((p) => ({ label: label(p.timestamp), value: p.value })),
     { columns, axis: (v) => formatAxis(v, s.type, org.currency), combine: s.level ? "last" : s.type === "percentage" ? "mean" : "sum" },
   );
