@@ -46,12 +46,13 @@ interface Layout {
 
 function layout(points: ChartPoint[], opts: ChartOptions): Layout {
   const height = opts.height ?? 8;
-  const probe = [opts.axis(Math.max(0, ...points.map((p) => p.value))), opts.axis(0)];
-  const axisWidth = Math.max(...probe.map((l) => l.length)) + 1;
-  const plotWidth = Math.max(8, opts.columns - axisWidth - 2);
-  const size = Math.ceil(points.length / plotWidth);
+  // the axis is as wide as its widest label (grouping may raise the top: a rough width first, then the exact)
+  const roughWidth = Math.max(...[1, 0.5, 0].map((f) => opts.axis(f * Math.max(0, ...points.map((p) => p.value))).length)) + 1;
+  const size = Math.ceil(points.length / Math.max(8, opts.columns - roughWidth - 4));
   const shown = group(points, size, opts.combine);
   const max = Math.max(0, ...shown.map((p) => p.value));
+  const axisWidth = Math.max(...[max, max / 2, 0].map((v) => opts.axis(v).length)) + 1;
+  const plotWidth = Math.max(8, opts.columns - axisWidth - 2);
   const slot = Math.max(1, Math.min(8, Math.floor(plotWidth / Math.max(1, shown.length))));
   const gap = slot >= 3 ? 1 : 0;
   const bar = slot - gap;

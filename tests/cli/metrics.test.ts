@@ -29,6 +29,7 @@ describe("the chart", () => {
       series.points.map((p) => ({ label: p.timestamp.slice(0, 7), value: p.value })),
       { columns: 80, axis: (v) => formatAxis(v, "currency", "usd"), combine: "last" },
     );
+    // eslint-disable-next-line no-control-regex
     expect(text).not.toMatch(/\u001b\[/);
     for (const line of text.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
     expect(`\n${text}\n`).toMatchInlineSnapshot(`
