@@ -174,21 +174,30 @@ function mergeUsers(buckets: Row[], users: Array<{ b: number; users: number }>) 
 
 // ---- folding ------------------------------------------------------------------------------------
 
-/** Folds the organization's rows that share an hour and currency with an unfolded row into one folded row each. */
+/**
+ * Folds the organization's rows of every hour with an unfolded row into one folded row per currency. The counts
+ * of currency-less rows (checkouts, subscription starts and ends; no costs) join the hour's row in a currency:
+ * counts are summed over every currency, so the hour reads one row instead of two.
+ */
 export async function foldMetricRollups(db: Queryable, organizationId: string): Promise<void> {
   const org = sql`${organizationId}::uuid`;
   const cols = sql.raw(COLUMNS.join(", "));
   const summed = sql.raw(COLUMNS.map((c) => `sum(${c})`).join(", "));
+  const summedAs = sql.raw(COLUMNS.map((c) => `sum(${c}) AS ${c}`).join(", "));
   const nonzero = sql.raw(`(${COLUMNS.map((c) => `sum(${c})`).join(", ")}) <> (${COLUMNS.map(() => "0").join(", ")})`);
   await db.execute(sql`
     WITH moved AS (
       DELETE FROM metric_hour WHERE ctid = ANY(ARRAY(
         SELECT h.ctid FROM metric_hour h WHERE h.organization_id = ${org}
-          AND (h.hour, h.currency) IN (SELECT u.hour, u.currency FROM metric_hour u WHERE u.organization_id = ${org} AND NOT u.folded)
+          AND h.hour IN (SELECT u.hour FROM metric_hour u WHERE u.organization_id = ${org} AND NOT u.folded)
         FOR UPDATE SKIP LOCKED))
-      RETURNING *)
+      RETURNING *),
+    grouped AS (SELECT hour, currency, ${summedAs} FROM moved GROUP BY hour, currency HAVING ${nonzero}),
+    target AS (SELECT hour, min(currency) FILTER (WHERE currency <> '') AS currency FROM grouped GROUP BY hour)
     INSERT INTO metric_hour (organization_id, hour, currency, folded, ${cols})
-    SELECT ${org}, hour, currency, true, ${summed} FROM moved GROUP BY hour, currency HAVING ${nonzero}`);
+    SELECT ${org}, g.hour, CASE WHEN g.currency = '' AND g.costs = 0 AND t.currency IS NOT NULL THEN t.currency ELSE g.currency END,
+      true, ${summed}
+    FROM grouped g JOIN target t ON t.hour = g.hour GROUP BY 2, 3`);
   await db.execute(sql`
     WITH moved AS (
       DELETE FROM metric_event_user_hour WHERE ctid = ANY(ARRAY(
