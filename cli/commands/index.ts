@@ -21,6 +21,7 @@ import * as products from "./products.js";
 import * as benefits from "./benefits.js";
 import * as discounts from "./discounts.js";
 import * as meters from "./meters.js";
+import * as metrics from "./metrics.js";
 import * as customFields from "./custom-fields.js";
 import * as customers from "./customers.js";
 import * as checkouts from "./checkouts.js";
@@ -60,6 +61,7 @@ export const COMMANDS: Readonly<Record<string, CommandModule>> = {
   benefits,
   discounts,
   meters,
+  metrics,
   "custom-fields": customFields,
   customers,
   checkouts,

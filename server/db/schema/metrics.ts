@@ -46,3 +46,76 @@ export const metricSubscriptionChange = pgTable(
     index("metric_subscription_change_scheduled_idx").on(t.subscriptionId).where(sql`${t.scheduled}`),
   ],
 );
+
+const count = (name: string) => integer(name).default(0).notNull();
+const money = (name: string) => numeric(name).default("0").notNull();
+
+/**
+ * The metrics' sources summed per UTC hour and currency (migration 0048): append-only delta rows written by
+ * statement triggers on order, checkout, subscription, metric_subscription_change and event, folded by
+ * billing/metrics/rollups.ts. `currency` is '' for sources without one.
+ */
+export const metricHour = pgTable(
+  "metric_hour",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    hour: timestamp("hour", { withTimezone: true }).notNull(),
+    currency: text("currency").notNull(),
+    folded: boolean("folded").default(false).notNull(),
+    orders: count("orders"),
+    revenue: money("revenue"),
+    netRevenue: money("net_revenue"),
+    oneTime: count("one_time"),
+    oneTimeRevenue: money("one_time_revenue"),
+    oneTimeNet: money("one_time_net"),
+    newRevenue: money("new_revenue"),
+    newNet: money("new_net"),
+    renewed: count("renewed"),
+    renewedRevenue: money("renewed_revenue"),
+    renewedNet: money("renewed_net"),
+    checkouts: count("checkouts"),
+    succeededCheckouts: count("succeeded_checkouts"),
+    newSubscriptions: count("new_subscriptions"),
+    churned: count("churned"),
+    canceled: count("canceled"),
+    canceledCustomerService: count("canceled_customer_service"),
+    canceledLowQuality: count("canceled_low_quality"),
+    canceledMissingFeatures: count("canceled_missing_features"),
+    canceledSwitchedService: count("canceled_switched_service"),
+    canceledTooComplex: count("canceled_too_complex"),
+    canceledTooExpensive: count("canceled_too_expensive"),
+    canceledUnused: count("canceled_unused"),
+    canceledOther: count("canceled_other"),
+    costs: money("costs"),
+    active: count("active"),
+    committed: count("committed"),
+    trialing: count("trialing"),
+    mrr: money("mrr"),
+    committedMrr: money("committed_mrr"),
+    trialMrr: money("trial_mrr"),
+    trialCommittedMrr: money("trial_committed_mrr"),
+  },
+  (t) => [
+    index("metric_hour_org_hour_idx").on(t.organizationId, t.hour),
+    index("metric_hour_unfolded_idx").on(t.organizationId).where(sql`NOT ${t.folded}`),
+  ],
+);
+
+/** The customers (id, else external id) with events per UTC hour; duplicates until folded. */
+export const metricEventUserHour = pgTable(
+  "metric_event_user_hour",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    hour: timestamp("hour", { withTimezone: true }).notNull(),
+    userKey: text("user_key").notNull(),
+    folded: boolean("folded").default(false).notNull(),
+  },
+  (t) => [
+    index("metric_event_user_hour_org_hour_idx").on(t.organizationId, t.hour, t.userKey),
+    index("metric_event_user_hour_unfolded_idx").on(t.organizationId).where(sql`NOT ${t.folded}`),
+  ],
+);
