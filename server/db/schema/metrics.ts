@@ -58,10 +58,8 @@ const money = (name: string) => numeric(name).default("0").notNull();
 export const metricHour = pgTable(
   "metric_hour",
   {
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    hour: timestamp("hour", { withTimezone: true }).notNull(),
+    organizationId: org(),
+    hour: timestamptz("hour").notNull(),
     currency: text("currency").notNull(),
     folded: boolean("folded").default(false).notNull(),
     orders: count("orders"),
@@ -107,10 +105,8 @@ export const metricHour = pgTable(
 export const metricEventUserHour = pgTable(
   "metric_event_user_hour",
   {
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    hour: timestamp("hour", { withTimezone: true }).notNull(),
+    organizationId: org(),
+    hour: timestamptz("hour").notNull(),
     userKey: text("user_key").notNull(),
     folded: boolean("folded").default(false).notNull(),
   },
