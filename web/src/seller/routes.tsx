@@ -1,0 +1,37 @@
+// Which seller page a path is: each section's list, its "new" form and its detail pages by id.
+import type { ReactNode } from "react";
+import { NotFoundPage } from "../pages/NotFound.js";
+import { CustomerDetail } from "./pages/CustomerDetail.js";
+import { Customers } from "./pages/Customers.js";
+import { OrderDetail } from "./pages/OrderDetail.js";
+import { Orders } from "./pages/Orders.js";
+import { ProductEdit } from "./pages/ProductEdit.js";
+import { Products } from "./pages/Products.js";
+import { Settings } from "./pages/Settings.js";
+import { SubscriptionDetail } from "./pages/SubscriptionDetail.js";
+import { Subscriptions } from "./pages/Subscriptions.js";
+
+export type Route = { page: "home" } | { page: "other"; render: () => ReactNode };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function routeOf(path: string): Route {
+  const [, section = "", id, more] = path.split("/");
+  const page = (render: () => ReactNode): Route => ({ page: "other", render });
+  if (!section) return { page: "home" };
+  if (more !== undefined) return page(() => <NotFoundPage />);
+  if (section === "settings" && id === undefined) return page(() => <Settings />);
+  if (section === "products" && id === "new") return page(() => <ProductEdit id={null} />);
+  if (id === undefined) {
+    if (section === "products") return page(() => <Products />);
+    if (section === "orders") return page(() => <Orders />);
+    if (section === "customers") return page(() => <Customers />);
+    if (section === "subscriptions") return page(() => <Subscriptions />);
+  } else if (UUID.test(id)) {
+    if (section === "products") return page(() => <ProductEdit id={id} />);
+    if (section === "orders") return page(() => <OrderDetail id={id} />);
+    if (section === "customers") return page(() => <CustomerDetail id={id} />);
+    if (section === "subscriptions") return page(() => <SubscriptionDetail id={id} />);
+  }
+  return page(() => <NotFoundPage />);
+}
