@@ -2,19 +2,13 @@
 // web app, buy it (a sandbox checkout paid through the API), see it on the home's numbers and in the orders,
 // refund it; switch to live with the keyboard and see nothing of the sandbox. Every page visited is checked
 // with axe and photographed 375 px wide; a member's role sees no button the API would refuse.
-import os from "node:os";
-import path from "node:path";
-import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { pay } from "../helpers/checkout.js";
-import { Client, uniqueEmail } from "../helpers/client.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { launchChromium, seriousViolations } from "../helpers/browser.js";
-
-const PASSWORD = "correct-horse-battery";
-const SCREENSHOT_DIR = path.join(os.tmpdir(), "till-web-e2e");
+import { launchChromium } from "../helpers/browser.js";
+import { checkPage, signedInPage } from "../helpers/seller-browser.js";
 
 let server: TestServer;
 let browser: Browser;
@@ -23,7 +17,6 @@ const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 
 beforeAll(async () => {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
   [server, browser] = await Promise.all([startServer(), launchChromium()]);
   seller = await createSeller(server, "web");
 }, 150_000);
@@ -35,22 +28,9 @@ afterAll(async () => {
 });
 
 async function signedIn(email: string): Promise<Page> {
-  const context = await browser.newContext({ baseURL: server.url, viewport: { width: 375, height: 800 } });
-  context.setDefaultTimeout(15_000);
+  const { page, context } = await signedInPage(browser, server.url, email, problems);
   contexts.push(context);
-  const page = await context.newPage();
-  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  const res = await context.request.post("/api/auth/sign-in/email", { data: { email, password: PASSWORD }, headers: { origin: server.url } });
-  expect(res.status(), await res.text()).toBe(200);
   return page;
-}
-
-/** axe finds nothing serious, nothing is wider than the phone, and a full-page photo to look at. */
-async function checkPage(page: Page, name: string): Promise<void> {
-  expect(await seriousViolations(page), name).toEqual([]);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, `${name} is wider than 375 px`).toBeLessThanOrEqual(0);
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `seller-${name}.png`), fullPage: true });
 }
 
 const text = async (page: Page, testId: string) => (await page.getByTestId(testId).innerText()).trim();

@@ -53,7 +53,7 @@ const text = (form: FormData, name: string) => String(form.get(name) ?? "").trim
 export function LegalDetails({ org, mayWrite, onSaved }: { org: OrgSettings; mayWrite: boolean; onSaved: Save }) {
   const { save, status } = useSave(org, onSaved);
   const d = org.invoice_details;
-  const missing = [!d?.address ? "an address" : null, !d?.tax_id ? "a tax id" : null].filter(Boolean);
+  const missing = [!d?.address ? "address" : null, !d?.tax_id ? "tax id" : null].filter(Boolean);
   function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
@@ -65,7 +65,7 @@ export function LegalDetails({ org, mayWrite, onSaved }: { org: OrgSettings; may
     <Section id="legal-h" title="Legal details on invoices">
       {missing.length > 0 && (
         <p className="warning" role="note">
-          Your invoices carry no {missing.join(" or ")} of yours: many customers need them. Fill them in below (or <code>till orgs billing set</code>).
+          Your invoices lack your {missing.join(" and ")}: many customers need them. Fill them in below (or <code>till orgs billing set</code>).
         </p>
       )}
       {!mayWrite && <ReadOnly what="change the organization" />}
