@@ -2,7 +2,7 @@
 // creates one; otherwise the page the path names, in the shared layout, on the organization and side the address
 // (or the last visit) chose. Each page is a fresh load (plain links), so the state is the address and nothing else.
 import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
-import { auth, getSession, type Session } from "../api.js";
+import { auth, getSession, signOut, type Session } from "../api.js";
 import { Page, Status } from "../ui.js";
 import { whoami } from "./api.js";
 import { SellerContext, type Organization, type Seller } from "./context.js";
@@ -33,7 +33,12 @@ function SignedOut() {
 function NoOrganization({ session }: { session: Session }) {
   return (
     <Page title="Your organizations" className="home">
-      <p>Signed in as {session.user.email}.</p>
+      <p>
+        Signed in as <strong>{session.user.name || session.user.email}</strong> ({session.user.email}).{" "}
+        <button type="button" className="link" onClick={() => void signOut().then(() => window.location.assign("/"))}>
+          Sign out
+        </button>
+      </p>
       <p className="lead">
         You have no organization yet. Create one below, or with <code>till orgs create "Acme Inc"</code>.
       </p>

@@ -11,6 +11,11 @@ export const SECTIONS = [
   { path: "/orders", label: "Orders" },
   { path: "/customers", label: "Customers" },
   { path: "/subscriptions", label: "Subscriptions" },
+  { path: "/checkout-links", label: "Checkout links" },
+  { path: "/discounts", label: "Discounts" },
+  { path: "/meters", label: "Meters" },
+  { path: "/webhooks", label: "Webhooks" },
+  { path: "/api-keys", label: "API keys" },
   { path: "/settings", label: "Settings" },
 ] as const;
 
