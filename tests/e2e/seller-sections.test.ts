@@ -92,11 +92,16 @@ describe("the seller app's sections, in the sandbox", () => {
     await receiver.until((hits) => hits.some((h) => h.path === "/hook"));
     await page.getByRole("link", { name: `${receiver.url}/hook` }).click();
     const failed = page.getByRole("row", { name: /customer\.created failed \(HTTP 500\)/ });
-    await expect.poll(async () => { await page.reload(); return failed.count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
+    // the list as loaded anew (its pager, or the empty line, shows once the answer is in)
+    const reloaded = async () => {
+      await page.reload();
+      await page.getByRole("navigation", { name: "Pages" }).or(page.getByText("Nothing delivered yet.")).waitFor();
+    };
+    await expect.poll(async () => { await reloaded(); return failed.count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
     await checkPage(page, "webhook-deliveries");
     await failed.first().getByRole("button", { name: /^Redeliver/ }).click();
     await page.getByText(/^Sent again/).waitFor();
-    await expect.poll(async () => { await page.reload(); return page.getByRole("row", { name: /customer\.created delivered \(HTTP 200\)/ }).count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => { await reloaded(); return page.getByRole("row", { name: /customer\.created delivered \(HTTP 200\)/ }).count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
 
     await page.goto("/api-keys");
     await page.getByText("No sandbox API keys.").or(page.getByRole("row", { name: /till_test_/ }).first()).waitFor();

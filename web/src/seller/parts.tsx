@@ -17,27 +17,28 @@ export interface Column<T> {
   numeric?: boolean;
 }
 
-/** A list as a table with a caption; the wrapper scrolls sideways on a narrow screen and takes focus for it. */
+/** A list as a table with a caption. On a phone each row becomes a card of "label: value" lines (seller.css); the
+ *  roles are explicit so the table stays a table to assistive technology when CSS changes its display. */
 export function Table<T extends { id: string }>({ caption, rows, columns, empty }: { caption: string; rows: T[]; columns: Column<T>[]; empty: ReactNode }) {
   if (rows.length === 0) return <p className="hint">{empty}</p>;
   return (
-    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
-      <table>
+    <div className="table-wrap cards" tabIndex={0} role="region" aria-label={caption}>
+      <table role="table">
         <caption className="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
+        <thead role="rowgroup">
+          <tr role="row">
             {columns.map((c) => (
-              <th key={c.label} scope="col" className={c.numeric ? "num" : undefined}>
+              <th key={c.label} scope="col" role="columnheader" className={c.numeric ? "num" : undefined}>
                 {c.label}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody>
+        <tbody role="rowgroup">
           {rows.map((row) => (
-            <tr key={row.id}>
+            <tr key={row.id} role="row">
               {columns.map((c) => (
-                <td key={c.label} className={c.numeric ? "num" : undefined}>
+                <td key={c.label} role="cell" data-label={c.label} className={c.numeric ? "num" : undefined}>
                   {c.cell(row)}
                 </td>
               ))}
