@@ -45,7 +45,7 @@ function Invoice({ order }: { order: Order }) {
   );
 }
 
-function Refund({ order, onDone }: { order: Order; onDone: () => void }) {
+function Refund({ order, onDone }: { order: Order; onDone: (text: string) => void }) {
   const { scope } = useSeller();
   const [said, setSaid] = useState<Said>(undefined);
   const left = order.refundable_amount ?? order.net_amount - order.refunded_amount;
@@ -57,8 +57,9 @@ function Refund({ order, onDone }: { order: Order; onDone: () => void }) {
     if (amount === null || amount <= 0) return setSaid({ tone: "error", text: "Write the amount to refund as a number, e.g. 5.00." });
     const r = await v1<unknown>(scope, "POST", "/refunds/", { body: { order_id: order.id, amount, reason: String(form.get("reason") || "customer_request"), revoke_benefits: form.get("revoke") === "on" } });
     if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
-    setSaid({ tone: "success", text: `Refunded ${money(amount, order.currency)}.` });
-    onDone();
+    setSaid(undefined);
+    // the order is read again: its form may give way to "nothing left", so the page keeps the result
+    onDone(`Refunded ${money(amount, order.currency)}.`);
   }
   if (left <= 0) return <p className="hint">Nothing left to refund.</p>;
   return (
@@ -81,6 +82,7 @@ export function OrderDetail({ id }: { id: string }) {
   const { scope } = useSeller();
   const mayRefund = useMayWrite("refunds");
   const loaded = useLoad(() => v1<Order>(scope, "GET", `/orders/${id}`), id);
+  const [refunded, setRefunded] = useState<string | undefined>(undefined);
   const o = loaded.data;
   return (
     <Layout title={o ? `Order of ${day(o.created_at)}` : "Order"}>
@@ -115,7 +117,18 @@ export function OrderDetail({ id }: { id: string }) {
           {o.paid && <Invoice order={o} />}
           <section aria-labelledby="refund-h">
             <h2 id="refund-h">Refund</h2>
-            {!o.paid ? <p className="hint">An unpaid order has nothing to refund.</p> : mayRefund ? <Refund order={o} onDone={loaded.reload} /> : <ReadOnly what="refund orders" />}
+            {!o.paid ? <p className="hint">An unpaid order has nothing to refund.</p> : mayRefund ? (
+              <Refund
+                order={o}
+                onDone={(text) => {
+                  setRefunded(text);
+                  loaded.reload();
+                }}
+              />
+            ) : (
+              <ReadOnly what="refund orders" />
+            )}
+            <Status tone="success">{refunded}</Status>
           </section>
         </>
       )}
