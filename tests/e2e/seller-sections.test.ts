@@ -4,6 +4,7 @@
 // and photographed 375 px wide.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { createProduct, pay } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { launchChromium } from "../helpers/browser.js";
@@ -113,7 +114,46 @@ describe("the seller app's sections, in the sandbox", () => {
     await checkPage(page, "api-keys");
     await row.getByRole("button", { name: "Revoke ci sandbox" }).click();
     await page.getByText("Revoked.").waitFor();
-    expect(await page.getByRole("row", { name: /ci sandbox/ }).count()).toBe(0);
+    await expect.poll(() => page.getByRole("row", { name: /ci sandbox/ }).count()).toBe(0);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it("live: a product's name, price and benefits edited and archived; a subscription moved to another product; lists a page at a time", async () => {
+    const benefit = await seller.sdk.benefits.create({ type: "custom", description: "Priority support", properties: { note: "Mail us" } });
+    const basic = await createProduct(seller, "monthly");
+    const pro = await createProduct(seller, "monthly");
+    await pay(server, await seller.sdk.checkouts.create({ products: [basic.id] }), { customerEmail: "mover@example.com" });
+    for (let i = 0; i < 20; i++) await seller.sdk.customers.create({ email: `many-${i}@example.com` });
+
+    const page = await sandboxPage();
+    await page.goto(`/products/${basic.id}?mode=live`);
+    await page.getByLabel("Name").fill("Basic plan");
+    await page.getByLabel(/^Replace the price/).check();
+    await page.getByLabel("Amount").fill("15.00");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved Basic plan.").waitFor();
+    await page.getByText("$15.00 / month").waitFor();
+    await page.getByLabel(/Priority support/).check();
+    await page.getByRole("button", { name: "Save benefits" }).click();
+    await page.getByText("Benefits saved (1).").waitFor();
+    expect((await seller.sdk.products.get({ id: basic.id })).benefits.map((b) => b.id)).toEqual([benefit.id]);
+    await page.getByRole("button", { name: "Archive the product" }).click();
+    await page.getByText("Archived: new checkouts can no longer sell it.").waitFor();
+    expect((await seller.sdk.products.get({ id: basic.id })).isArchived).toBe(true);
+
+    await page.goto("/subscriptions");
+    await page.getByRole("row", { name: /mover@example\.com/ }).getByRole("link").click();
+    await page.getByLabel("New product").selectOption({ label: `${pro.name} ($9.00 / month)` });
+    await page.getByRole("button", { name: "Change product" }).click();
+    await page.getByText(`Moved to ${pro.name}.`).waitFor();
+
+    // 21 customers: two pages of 20, the page in the address
+    await page.goto("/customers");
+    await page.getByText("Page 1 of 2 · 21 in all").waitFor();
+    await page.getByRole("link", { name: "Next page" }).click();
+    await page.waitForURL(/page=2/);
+    await page.getByText("Page 2 of 2 · 21 in all").waitFor();
+    expect(await page.getByRole("row").count()).toBe(2);
     expect(problems).toEqual([]);
   }, 120_000);
 });
