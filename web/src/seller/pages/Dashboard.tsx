@@ -96,10 +96,20 @@ export function Dashboard() {
   const { scope, mode } = useSeller();
   const range = rangeOf(params().get("range"));
   const metrics = useLoad(() => loadMetrics(scope, range), range.id);
-  const org = useLoad(() => v1<{ default_presentment_currency?: string | null }>(scope, "GET", `/organizations/${scope.organizationId}`), "org");
+  const org = useLoad(
+    () => v1<{ default_presentment_currency?: string | null; invoice_details?: { address: unknown; tax_id: string | null } }>(scope, "GET", `/organizations/${scope.organizationId}`),
+    "org",
+  );
   const currency = org.data?.default_presentment_currency ?? "usd";
+  const details = org.data?.invoice_details;
   return (
     <>
+      {org.data && (!details?.address || !details.tax_id) && (
+        <p className="warning" role="note">
+          Your invoices lack your {!details?.address ? "address" : "tax id"}
+          {!details?.address && !details?.tax_id ? " and tax id" : ""}: <a href={href("/settings")}>add your legal details</a>.
+        </p>
+      )}
       <RangePicker range={range} />
       <Loading loading={metrics.loading} error={metrics.error} />
       {metrics.data && (

@@ -3,11 +3,13 @@
 // customer emails. Read with GET /v1/organizations/{id}, changed with PATCH; a role that may not change the
 // organization reads them only.
 import { useState } from "react";
+import { CreateOrganization } from "../CreateOrganization.js";
 import { v1 } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
 import { day, Facts, Loading } from "../parts.js";
+import { href } from "../url.js";
 import { CustomerEmails, Dunning, LegalDetails, type OrgSettings } from "./SettingsForms.js";
 
 interface StripeStatus {
@@ -89,6 +91,7 @@ export function Settings() {
           <CustomerEmails org={org} mayWrite={mayWrite} onSaved={setSaved} />
         </>
       )}
+      <CreateOrganization onCreated={(slug) => window.location.assign(href("/", {}, { org: slug, mode: "live" }))} />
     </Layout>
   );
 }
