@@ -124,7 +124,7 @@ describe("serving the app", () => {
   it("leaves /api, /v1, /healthz and unknown paths to the server", async () => {
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: "ok" });
     expect(await (await fetch(`${server.url}/api/auth/ok`)).json()).toEqual({ ok: true });
-    for (const p of ["/api/nope", "/v1/nope/", "/settings", "/device/extra", "/index.html"]) {
+    for (const p of ["/api/nope", "/v1/nope/", "/preferences", "/device/extra", "/index.html"]) {
       const res = await fetch(`${server.url}${p}`);
       expect(res.status, p).toBe(404);
       expect(res.headers.get("content-type"), p).toMatch(/^application\/json/);
