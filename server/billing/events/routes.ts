@@ -6,12 +6,12 @@ import type { BillingDeps } from "../deps.js";
 import { jsonBody, LARGE_BODY_LIMIT, UnparsedJson } from "../../http/input-guard.js";
 import { datetimeInput, metadataQuery, page, paginationQuery, parseQuery, parseWith, pathId, queryArray, queryInt } from "../http.js";
 import { scopeOf } from "../route-auth.js";
-import { parseArraySliced } from "./sliced-parse.js";
+import { parseArraySliced } from "./ingest/sliced-parse.js";
 import { sortingQuery } from "../listing.js";
 import { meterSelection } from "../meters/service.js";
-import { startEarlyInsert, type EarlyInsert } from "./early-insert.js";
-import { startStagedInsert, type StagedInsert } from "./staged-insert.js";
-import { ingestEvents } from "./ingest.js";
+import { startEarlyInsert, type EarlyInsert } from "./ingest/early-insert.js";
+import { startStagedInsert, type StagedInsert } from "./ingest/staged-insert.js";
+import { ingestEvents } from "./ingest/ingest.js";
 import * as service from "./service.js";
 import { orgNow } from "../test-clock/clock.js";
 
