@@ -3,7 +3,7 @@
 // must be those zod alone gives.
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../server/billing/errors.js";
-import { parseArraySliced } from "../../server/billing/events/sliced-parse.js";
+import { parseArraySliced } from "../../server/billing/events/ingest/sliced-parse.js";
 import { EventInput, eventInputFast } from "../../server/billing/events/service.js";
 
 function random(seed: number) {

@@ -11,7 +11,7 @@ import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } f
 
 export type { TimeInterval } from "./repository.js";
 
-export { EventInput, EventsIngestEnvelope, EventsIngestInput, INGEST_MAX_EVENTS, eventInputFast } from "./ingest-input.js";
+export { EventInput, EventsIngestEnvelope, EventsIngestInput, INGEST_MAX_EVENTS, eventInputFast } from "./ingest/input.js";
 // ---- reads ----------------------------------------------------------------------------------------
 
 export interface EventReadFilter {

@@ -149,42 +149,7 @@ async function cycleSubscription(
   const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e, b?.methods.get(sub.customerId)) : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
 
-  const planned = planOrderFromCheckout(
-    {
-      organizationId: org,
-      checkoutId: "",
-      customerId: sub.customerId,
-      productId: sub.productId,
-      subscriptionId: sub.id,
-      billingReason: "subscription_create",
-      currency: sub.currency,
-      discountId: bill.discount > 0 ? sub.discountId : null,
-      subtotalAmount: bill.subtotal,
-      discountAmount: bill.discount,
-      tax,
-      seats: sub.seats,
-      billingName: e.customer.billing_name ?? e.customer.name,
-      billingAddress: e.customer.billing_address as Record<string, string | null> | null,
-      billingTaxId: taxIdOf(e.customer.tax_id),
-      metadata: sub.metadata,
-      customFieldData: sub.customFieldData,
-      items: bill.items,
-    },
-    now,
-  );
-  // the period it renews is part of the order: a second order for it breaks a unique index (one renewal per period)
-  const order = {
-    ...planned,
-    row: {
-      ...planned.row,
-      billingReason: "subscription_cycle",
-      checkoutId: null,
-      status: paid ? "paid" : "pending",
-      renewedPeriodStart: sub.currentPeriodStart,
-      appliedBalanceAmount: settlement.applied,
-    },
-    items: planned.items.map((i) => (i.position >= firstCarried ? { ...i, proration: true } : i)),
-  };
+  const order = renewalOrder(sub, e, bill, tax, { settlement, paid, firstCarried }, now);
   if (b && settlement.applied !== 0) b.moved.add(sub.customerId);
   const terms = {
     status: paid ? "active" : "past_due",
@@ -261,6 +226,57 @@ async function cycleSubscription(
     await enqueue(tx, events);
   }
   return renewed;
+}
+
+/**
+ * The order of a renewal: the period's lines (the carried prorations' from `firstCarried` on), its tax and
+ * discount, paid or pending. The period it renews is part of the order: a second order for it breaks a unique
+ * index (one renewal per period).
+ */
+function renewalOrder(
+  sub: SubscriptionRow,
+  e: Embeds,
+  bill: Awaited<ReturnType<typeof billPeriod>>,
+  tax: ReturnType<typeof taxOf>,
+  s: { settlement: Settlement; paid: boolean; firstCarried: number },
+  now: Date,
+) {
+  const { settlement, paid, firstCarried } = s;
+  const planned = planOrderFromCheckout(
+    {
+      organizationId: sub.organizationId,
+      checkoutId: "",
+      customerId: sub.customerId,
+      productId: sub.productId,
+      subscriptionId: sub.id,
+      billingReason: "subscription_create",
+      currency: sub.currency,
+      discountId: bill.discount > 0 ? sub.discountId : null,
+      subtotalAmount: bill.subtotal,
+      discountAmount: bill.discount,
+      tax,
+      seats: sub.seats,
+      billingName: e.customer.billing_name ?? e.customer.name,
+      billingAddress: e.customer.billing_address as Record<string, string | null> | null,
+      billingTaxId: taxIdOf(e.customer.tax_id),
+      metadata: sub.metadata,
+      customFieldData: sub.customFieldData,
+      items: bill.items,
+    },
+    now,
+  );
+  return {
+    ...planned,
+    row: {
+      ...planned.row,
+      billingReason: "subscription_cycle",
+      checkoutId: null,
+      status: paid ? "paid" : "pending",
+      renewedPeriodStart: sub.currentPeriodStart,
+      appliedBalanceAmount: settlement.applied,
+    },
+    items: planned.items.map((i) => (i.position >= firstCarried ? { ...i, proration: true } : i)),
+  };
 }
 
 /** A customer's stored tax id as [value, format] (the wire's pair may hold nulls). */

@@ -10,10 +10,10 @@
 // JSON.parse read) answers store() with null, and the caller stores the batch from its rows.
 import { sql, type SQL } from "drizzle-orm";
 import type { ReservedSql } from "postgres";
-import type { Db } from "../../db/client.js";
-import { orgNowSql } from "../test-clock/clock.js";
+import type { Db } from "../../../db/client.js";
+import { orgNowSql } from "../../test-clock/clock.js";
 import { DECIDE_WITHIN_MS, dialect, eventsSpan, inFlight, NOT_AS_SENT, postgresClient, preparable } from "./early-insert.js";
-import { createStagedTable, insertWithUpkeep, keptMetersSql, sharedIngestLock, stageBatch, type RollupMeter } from "./rollups.js";
+import { createStagedTable, insertWithUpkeep, keptMetersSql, sharedIngestLock, stageBatch, type RollupMeter } from "../rollups.js";
 
 /** A batch's events staged in a transaction of its own, waiting for their patches. */
 export interface StagedInsert {

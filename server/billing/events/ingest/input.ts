@@ -2,9 +2,9 @@
 // check of the common event without zod (eventInputFast): 1,000 events of 30 metadata keys each were about
 // 9 ms of zod's CPU per batch, plus the garbage of two copies of every metadata object.
 import { z } from "zod";
-import { isCurrencyCode } from "../../../shared/currencies.js";
-import { datetimeInput, valueIssue } from "../http.js";
-import type { ValidationIssue } from "../errors.js";
+import { isCurrencyCode } from "../../../../shared/currencies.js";
+import { datetimeInput, valueIssue } from "../../http.js";
+import type { ValidationIssue } from "../../errors.js";
 import type { FastCheck } from "./sliced-parse.js";
 
 export const INGEST_MAX_EVENTS = 1000;

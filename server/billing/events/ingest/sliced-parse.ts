@@ -1,9 +1,9 @@
 // Validating the events of a large ingest batch in slices (POST /v1/events/ingest): the event loop runs every
 // few milliseconds instead of waiting for zod over the whole batch.
 import type { z } from "zod";
-import { Slicer } from "../../http/json-sliced.js";
-import { validationError, type ValidationIssue } from "../errors.js";
-import { zodIssues } from "../http.js";
+import { Slicer } from "../../../http/json-sliced.js";
+import { validationError, type ValidationIssue } from "../../errors.js";
+import { zodIssues } from "../../http.js";
 
 /** Elements validated between two looks at the clock in parseArraySliced. */
 const ARRAY_SLICE = 10;

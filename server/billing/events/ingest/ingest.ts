@@ -1,16 +1,16 @@
 // Ingestion of usage events: a batch checked (customers of the organization, parents, time) and stored in one
 // INSERT with its meters' upkeep, deduplicated by external_id; or committed as the early INSERT started it.
 import { v7 as uuidV7 } from "uuid";
-import type { Db, Queryable } from "../../db/client.js";
-import { missingCustomerIds } from "../customers/service.js";
-import { isUuid } from "../http.js";
-import { validationError, type ValidationIssue } from "../errors.js";
+import type { Db, Queryable } from "../../../db/client.js";
+import { missingCustomerIds } from "../../customers/service.js";
+import { isUuid } from "../../http.js";
+import { validationError, type ValidationIssue } from "../../errors.js";
 import { sql } from "drizzle-orm";
 import { eventsSpan, type EarlyInsert } from "./early-insert.js";
 import type { StagedInsert } from "./staged-insert.js";
-import type { EventsIngestInput } from "./ingest-input.js";
-import * as repo from "./repository.js";
-import * as rollups from "./rollups.js";
+import type { EventsIngestInput } from "./input.js";
+import * as repo from "../repository.js";
+import * as rollups from "../rollups.js";
 
 /**
  * How the usual path's INSERTs read their batch in this process (tests read it): from the body's text with

@@ -12,12 +12,12 @@
 import { sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { ReservedSql, Sql } from "postgres";
-import type { Db } from "../../db/client.js";
-import { isSpace } from "../../http/json-sliced.js";
-import { orgNowSql } from "../test-clock/clock.js";
-import { eventInputFast } from "./ingest-input.js";
-import { liveCustomerIdsSql } from "../customers/repository.js";
-import { insertWithUpkeep, keptMetersSql, sharedIngestLock, type RollupMeter } from "./rollups.js";
+import type { Db } from "../../../db/client.js";
+import { isSpace } from "../../../http/json-sliced.js";
+import { orgNowSql } from "../../test-clock/clock.js";
+import { eventInputFast } from "./input.js";
+import { liveCustomerIdsSql } from "../../customers/repository.js";
+import { insertWithUpkeep, keptMetersSql, sharedIngestLock, type RollupMeter } from "../rollups.js";
 
 /**
  * What became of a batch the caller let commit: the rows inserted; or the customer ids it names that are not
