@@ -51,7 +51,7 @@ export function stripeWebhookPlugin(deps: StripeDeps) {
         try {
           await handleStripePaymentEvent(deps, organizationId.toLowerCase(), event);
         } catch (err) {
-          req.log.error({ err, stripeEvent: event.id, type: event.type }, "stripe event failed; Stripe will deliver it again");
+          req.log.error({ err, stripeEvent: event.id, type: event.type }, "stripe event failed; Stripe will deliver it again")
           await forgetEvent(deps.db, organizationId.toLowerCase(), event.id);
           return reply.status(500).send({ error: "InternalServerError", detail: "The event could not be processed; deliver it again." });
         }

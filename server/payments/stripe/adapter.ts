@@ -91,7 +91,8 @@ async function customerOf(stripe: Stripe, customer: PaymentCustomer | undefined,
   if (!customer) return undefined;
   if (customer.processorCustomerId) return customer.processorCustomerId;
   const created = await stripe.customers.create(
-    { email: customer.email, ...(customer.name ? { name: customer.name } : {}), metadata: { till_customer_id: customer.id } },
+    // (a first purchase's till customer is made in the confirm's transaction: a retry names another id, so none is sent)
+    { email: customer.email, ...(customer.name ? { name: customer.name } : {}) },
     { idempotencyKey: `${key}-customer` },
   );
   return created.id;
@@ -108,7 +109,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
       const key = request.idempotencyKey ?? `till-${request.metadata.checkout_id ?? request.metadata.customer_id ?? "payment"}-${request.confirmationTokenId}`;
       try {
         const customer = await customerOf(stripe, request.customer, key);
-        const metadata = { ...request.metadata, ...(request.customer ? { till_customer_id: request.customer.id } : {}) };
+        const { metadata } = request;
         if (request.amount === 0) {
           const si = await stripe.setupIntents.create(
             {
