@@ -131,6 +131,12 @@ export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<PaymentResult>;
   /** Gives back `amount` of a payment; answers once the processor accepted (or refused) the refund. */
   refund(request: RefundRequest): Promise<RefundResult>;
+  /** A setup the customer finished after an action (the portal's confirmPaymentMethod with a SetupIntent id). */
+  setupOutcome?(intentId: string): Promise<PaymentResult>;
+  /** Removes a saved method at the processor too (Stripe: detached from its customer). */
+  detach?(paymentMethodId: string): Promise<void>;
+  /** Makes a saved method the processor customer's default (Stripe: invoice_settings.default_payment_method). */
+  setDefault?(processorCustomerId: string, paymentMethodId: string): Promise<void>;
   /**
    * A router answers the processor that takes one organization's payments (its Stripe account when connected);
    * a plain processor has none and takes every organization's. Use `processorFor` rather than calling it.

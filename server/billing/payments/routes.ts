@@ -96,7 +96,7 @@ export function paymentRoutes(app: FastifyInstance, { db, config, secret }: Bill
   });
   app.post(`${base}/:id/default`, portal, async (req) => {
     const m = me(req);
-    return service.makeDefault(db, m.organizationId, m.customerId, pathId(req));
+    return service.makeDefault(db, m.organizationId, m.customerId, pathId(req), deps.processor);
   });
   app.delete(`${base}/:id`, portal, async (req, reply) => {
     const m = me(req);

@@ -15,6 +15,7 @@ import { completeCheckoutPayment } from "../checkouts/confirm.js";
 import { publishCheckoutEvents } from "../checkouts/events.js";
 import { chargeRow } from "../checkouts/fulfil.js";
 import * as checkoutsRepo from "../checkouts/repository.js";
+import { payAuthenticated } from "../dunning/service.js";
 import { insertPayment } from "../payments/repository.js";
 
 export interface PaymentEventDeps {
@@ -52,6 +53,9 @@ export async function handleStripePaymentEvent(deps: PaymentEventDeps, organizat
   const metadata = current.intent.metadata ?? {};
   const result = current.kind === "payment" ? paymentIntentResult(current.intent) : setupIntentResult(current.intent);
   if (metadata.checkout_id) return checkoutOutcome(deps, connected.processor, organizationId, metadata.checkout_id, current, result);
+  if (metadata.order_id && current.kind === "payment" && result.ok) {
+    await payAuthenticated({ db: deps.db, processor: connected.processor, baseURL: deps.baseURL }, organizationId, metadata.order_id, current.intent.id, current.intent.amount);
+  }
 }
 
 async function checkoutOutcome(

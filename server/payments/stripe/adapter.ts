@@ -29,19 +29,14 @@ const summaryOf = (pm: Stripe.PaymentMethod | string | null): PaymentMethodSumma
 };
 const idOf = (v: string | { id: string } | null | undefined) => (typeof v === "string" ? v : (v?.id ?? null));
 
-/** Stripe's error as a declined result: its decline code (else its code) and its message, shown as is. */
+/**
+ * Stripe's error as a declined result: its decline code (else its code) and its message, shown as is. An
+ * off-session charge that needs authentication is declined `authentication_required` (the renewal goes past
+ * due; the customer authenticates a new on-session payment from the portal).
+ */
 function declined(err: unknown): PaymentResult {
-  if (err instanceof StripeSdk.errors.StripeError) {
-    const intent = err.payment_intent ?? null;
-    const setup = err.setup_intent ?? null;
-    const code = err.decline_code ?? err.code ?? "card_declined";
-    const next: NextAction | undefined =
-      code === "authentication_required" && intent?.client_secret
-        ? { status: "requires_action", intentId: intent.id, clientSecret: intent.client_secret, kind: "payment", processorCustomerId: idOf(intent.customer) }
-        : code === "authentication_required" && setup?.client_secret
-          ? { status: "requires_action", intentId: setup.id, clientSecret: setup.client_secret, kind: "setup", processorCustomerId: idOf(setup.customer) }
-          : undefined;
-    if (err.type === "StripeCardError" || err.type === "StripeInvalidRequestError") return { ok: false, code, message: err.message, ...(next ? { next } : {}) };
+  if (err instanceof StripeSdk.errors.StripeError && (err.type === "StripeCardError" || err.type === "StripeInvalidRequestError")) {
+    return { ok: false, code: err.decline_code ?? err.code ?? "card_declined", message: err.message };
   }
   throw err;
 }
@@ -97,6 +92,9 @@ async function customerOf(stripe: Stripe, customer: PaymentCustomer | undefined,
   );
   return created.id;
 }
+
+/** Polar's refund reasons Stripe has a reason for. */
+const REFUND_REASONS: Record<string, Stripe.RefundCreateParams.Reason> = { duplicate: "duplicate", fraudulent: "fraudulent", customer_request: "requested_by_customer" };
 
 export function createStripeProcessor(stripe: Stripe, publishableKey: string): PaymentProcessor {
   return {
@@ -171,6 +169,28 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
       }
     },
 
+    async setupOutcome(intentId: string): Promise<PaymentResult> {
+      if (!intentId.startsWith("seti_")) return { ok: false, code: "resource_missing", message: "No such SetupIntent." };
+      try {
+        return setupIntentResult(await stripe.setupIntents.retrieve(intentId, { expand: ["payment_method"] }));
+      } catch (err) {
+        return declined(err);
+      }
+    },
+
+    async detach(paymentMethodId: string): Promise<void> {
+      try {
+        await stripe.paymentMethods.detach(paymentMethodId);
+      } catch (err) {
+        // detached already (or never attached) is what was asked
+        if (!(err instanceof StripeSdk.errors.StripeInvalidRequestError)) throw err;
+      }
+    },
+
+    async setDefault(processorCustomerId: string, paymentMethodId: string): Promise<void> {
+      await stripe.customers.update(processorCustomerId, { invoice_settings: { default_payment_method: paymentMethodId } });
+    },
+
     async refund(request: RefundRequest): Promise<RefundResult> {
       if (!request.paymentId) return { ok: false, code: "no_payment", message: "The payment to refund is not known to Stripe." };
       try {
@@ -178,7 +198,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
           {
             ...(request.paymentId.startsWith("ch_") ? { charge: request.paymentId } : { payment_intent: request.paymentId }),
             amount: request.amount,
-            ...(["duplicate", "fraudulent", "requested_by_customer"].includes(request.reason) ? { reason: request.reason as Stripe.RefundCreateParams.Reason } : {}),
+            ...(REFUND_REASONS[request.reason] ? { reason: REFUND_REASONS[request.reason] } : {}),
             metadata: request.metadata,
           },
           { idempotencyKey: `till-refund-${request.refundId}` },
