@@ -44,6 +44,35 @@ async function confirm(clientSecret: string, token: string, extra: Record<string
   });
 }
 
+async function renew(id: string, currentPeriodStart: Date) {
+  const res = await fetch(`${s.server.url}/v1/subscriptions/${id}/renew`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+    body: JSON.stringify({ current_period_start: currentPeriodStart.toISOString() }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { status: string };
+}
+
+async function pendingOrderOf(subscriptionId: string): Promise<string> {
+  const orders = (await s.sdk.orders.list({ subscriptionId, limit: 100 })).result.items;
+  const pending = orders.find((o) => o.status === "pending");
+  if (!pending) throw new Error("no pending order");
+  return pending.id;
+}
+
+const portalToken = async (customerId: string) => (await s.sdk.customerSessions.create({ customerId })).token;
+
+async function portalCall(token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${s.server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+}
+
 const ordersOf = async (checkoutId: string) => (await s.sdk.orders.list({ limit: 100 })).result.items.filter((o) => o.checkoutId === checkoutId);
 const intentsOf = (checkoutId: string) => [...s.peer.payments.intents.values()].filter((i) => i.metadata.checkout_id === checkoutId);
 
@@ -153,6 +182,66 @@ describe("a sandbox organization connected to Stripe", () => {
     const ok = await confirm(checkout.clientSecret, await confirmationToken(s.peer, STRIPE_CARDS.visa));
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect((await ordersOf(checkout.id)).length).toBe(1);
+  });
+
+  it("renewal declined off-session → past due and the dunning email → a new card from the portal (SetupIntent) pays the order", async () => {
+    const product = await createProduct(sandboxSeller, "trial");
+    const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+    const email = uniqueBuyer("stripe-dunning");
+    const res = await confirm(checkout.clientSecret, await confirmationToken(s.peer, STRIPE_CARDS.chargesFail, "off_session"), { customer_email: email });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [sub] = (await s.sdk.subscriptions.list({ productId: product.id })).result.items;
+    if (!sub) throw new Error("no subscription");
+    const renewed = await renew(sub.id, sub.currentPeriodStart);
+    expect(renewed.status).toBe("past_due");
+    const intent = [...s.peer.payments.intents.values()].find((i) => i.metadata.subscription_id === sub.id && i.object === "payment_intent");
+    expect(intent).toMatchObject({ status: "requires_payment_method", last_payment_error: { decline_code: "generic_decline" } });
+    await s.server.mailbox.waitFor(email, /Payment failed/, 10_000);
+
+    const order = await pendingOrderOf(sub.id);
+    const portal = await portalToken(sub.customerId);
+    // a new card through the Payment Element: a SetupIntent on the customer's Stripe customer, then the order paid with it
+    const paid = await portalCall(portal, "POST", `/v1/customer-portal/orders/${order}/confirm-payment`, { confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.visa) });
+    expect(paid.body, JSON.stringify(paid.body)).toMatchObject({ status: "succeeded" });
+    expect((await s.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
+    const methods = await portalCall(portal, "GET", "/v1/customer-portal/customers/me/payment-methods");
+    const items = methods.body.items as Array<{ id: string; is_default: boolean; method_metadata: { last4: string } }>;
+    expect(items.find((m) => m.is_default)?.method_metadata.last4).toBe("4242");
+    // the failing card is removed: detached in Stripe too
+    const failing = items.find((m) => m.method_metadata.last4 === "0341");
+    if (!failing) throw new Error("no failing card listed");
+    const removed = await portalCall(portal, "DELETE", `/v1/customer-portal/customers/me/payment-methods/${failing.id}`);
+    expect(removed.status, JSON.stringify(removed.body)).toBe(204);
+    const detached = [...s.peer.payments.paymentMethods.values()].find((pm) => pm.card.last4 === "0341" && pm.id === intent?.payment_method);
+    expect(detached?.customer).toBeNull();
+  });
+
+  it("an off-session renewal needing authentication: past due, then the customer authenticates from the portal and the order is paid", async () => {
+    const product = await createProduct(sandboxSeller, "trial");
+    const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+    const email = uniqueBuyer("stripe-sca");
+    const res = await confirm(checkout.clientSecret, await confirmationToken(s.peer, STRIPE_CARDS.authAlways, "off_session"), { customer_email: email });
+    // saving the card asks for 3-D Secure already
+    const metadata = res.body.payment_processor_metadata as Record<string, string>;
+    expect(metadata).toMatchObject({ intent_status: "requires_action", intent_kind: "setup" });
+    await authenticate(s.peer, String(metadata.intent_id), String(metadata.intent_client_secret));
+    await until(async () => ((await s.sdk.checkouts.get({ id: checkout.id })).status === "succeeded" ? true : undefined), "the trial to start");
+    const [sub] = (await s.sdk.subscriptions.list({ productId: product.id })).result.items;
+    if (!sub) throw new Error("no subscription");
+    expect((await renew(sub.id, sub.currentPeriodStart)).status).toBe("past_due");
+    const payments = (await s.sdk.payments.list({})).result.items.filter((p) => p.orderId === undefined || p.status === "failed");
+    expect(payments.some((p) => p.declineReason === "authentication_required")).toBe(true);
+    await s.server.mailbox.waitFor(email, /Payment failed/, 10_000);
+
+    const order = await pendingOrderOf(sub.id);
+    const portal = await portalToken(sub.customerId);
+    const retry = await portalCall(portal, "POST", `/v1/customer-portal/orders/${order}/confirm-payment`, {});
+    expect(retry.body).toMatchObject({ status: "requires_action", error: null });
+    const clientSecret = String(retry.body.client_secret);
+    await authenticate(s.peer, clientSecret.split("_secret_")[0] ?? "", clientSecret);
+    await until(async () => ((await s.sdk.subscriptions.get({ id: sub.id })).status === "active" ? true : undefined), "the subscription to be active");
+    const status = await portalCall(portal, "GET", `/v1/customer-portal/orders/${order}/payment-status`);
+    expect(status.body).toMatchObject({ status: "succeeded" });
   });
 
   it("sends webhooks both SDKs validate", async () => {
