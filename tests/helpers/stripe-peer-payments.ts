@@ -200,7 +200,7 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
   });
   const methodOfToken = (auth: Authed, id: string) => {
     const token = own(o.tokens, auth, id, "ConfirmationToken");
-    if (token.used) throw new StripeFailure(400, { type: "invalid_request_error", code: "confirmation_token_already_used", message: "This ConfirmationToken has already been used." });
+    if (token.used && !peer.reusableTokens) throw new StripeFailure(400, { type: "invalid_request_error", code: "confirmation_token_already_used", message: "This ConfirmationToken has already been used." });
     token.used = true;
     return makeMethod(auth, token.template);
   };

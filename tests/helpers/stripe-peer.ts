@@ -94,6 +94,8 @@ export class StripePeer {
   payments!: PaymentObjects;
   /** Every event sent to an endpoint or listener, in order. */
   readonly events: Array<{ id: string; type: string; object: Record<string, unknown> }> = [];
+  /** Benchmarks only: a confirmation token may confirm many intents (Stripe's are single-use). */
+  reusableTokens = false;
   /** What each delivery of an event was answered. */
   readonly deliveries: Array<{ id: string; type: string; status: number; body: Record<string, unknown> }> = [];
   /** Where an endpoint's public URL is reached in tests (till's base URL → the test server). */
@@ -110,7 +112,7 @@ export class StripePeer {
 
   async start(): Promise<string> {
     // query strings in Stripe's bracket notation too (expand[0]=payment_method)
-    const app = Fastify({ querystringParser: (text) => parseForm(text) });
+    const app = Fastify({ routerOptions: { querystringParser: (text: string) => parseForm(text) } });
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) => done(null, parseForm(String(body))));
     const route: PeerRoute = (method, path, permission, handler, opts = {}) =>
       app.route({ method, url: path, handler: async (req, reply) => this.handle(req, reply, permission, handler, opts) });
