@@ -15,7 +15,7 @@ import { isUuid } from "../billing/http.js";
 import { ApiError, type ValidationIssue } from "../billing/errors.js";
 import { CheckoutCreateInput } from "../billing/checkouts/input.js";
 import { createCheckout, organizationOfProducts } from "../billing/checkouts/service.js";
-import { createPaymentProcessor } from "../payments/index.js";
+import { serverPaymentProcessor } from "../payments/index.js";
 
 const metadataValue = z.union([z.string().max(500), z.number(), z.boolean()]);
 
@@ -58,8 +58,8 @@ function absolute(url: string | undefined, baseURL: string): string | undefined 
   }
 }
 
-export function tillCheckout(deps: { db: Db; config: Config }) {
-  const processor = createPaymentProcessor(deps.config.payments);
+export function tillCheckout(deps: { db: Db; config: Config; secret: string }) {
+  const processor = serverPaymentProcessor(deps.config, deps.secret);
   const checkout = createAuthEndpoint(
     "/checkout",
     {

@@ -2,7 +2,7 @@
 // URL, `GET /v1/checkout-links/{client_secret}/redirect`, which opens a fresh checkout and redirects to it.
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, parseBody, parseQuery, pathId, queryArray } from "../http.js";
 import { scopeOf } from "../route-auth.js";
@@ -30,8 +30,8 @@ function forwardedQuery(rawUrl: string): URLSearchParams {
   return params;
 }
 
-export function checkoutLinkRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
-  const deps = { db, baseURL: config.baseURL, processor: createPaymentProcessor(config.payments) };
+export function checkoutLinkRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
+  const deps = { db, baseURL: config.baseURL, processor: serverPaymentProcessor(config, secret) };
 
   app.get("/checkout-links/", { config: { scope: "checkout_links:read" } }, async (req) => {
     const q = parseQuery(ListQuery, req);

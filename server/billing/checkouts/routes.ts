@@ -2,7 +2,7 @@
 // the client secret — get, update, confirm, the event stream, and the test processor's card tokenizer.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../deps.js";
 import { isUuid, openEventStream, page, paginationQuery, parseBody, parseQuery, pathId, queryArray } from "../http.js";
@@ -36,8 +36,8 @@ const secretOf = (req: FastifyRequest) => String((req.params as { client_secret?
 /** Keep-alive comments stop proxies from closing an idle stream. */
 const STREAM_KEEPALIVE_MS = 15_000;
 
-export function checkoutRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
-  const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: createPaymentProcessor(config.payments) };
+export function checkoutRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
+  const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: serverPaymentProcessor(config, secret) };
   const streams = new Set<FastifyReply>();
   app.addHook("onClose", async () => {
     for (const reply of streams) reply.raw.end();

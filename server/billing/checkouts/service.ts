@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { enqueue } from "../../db/outbox.js";
-import type { PaymentProcessor } from "../../payments/processor.js";
+import { processorFor, type PaymentProcessor } from "../../payments/processor.js";
 import { loadCustomers } from "../customers/service.js";
 import { isUuid } from "../http.js";
 import { ApiError, notFound, validationError, type ValidationIssue } from "../errors.js";
@@ -132,9 +132,10 @@ export async function createCheckout(
   input: CheckoutCreateInput,
   ctx: CreateContext = {},
 ): Promise<CheckoutWire> {
-  const { db, baseURL, processor } = deps;
-  // expires_at and the dates it stamps follow the organization's clock (a sandbox's test clock)
-  const now = await orgNow(db, organizationId);
+  const { db, baseURL } = deps;
+  // expires_at and the dates it stamps follow the organization's clock (a sandbox's test clock); its
+  // processor is its Stripe account when connected
+  const [now, processor] = await Promise.all([orgNow(db, organizationId), processorFor(deps.processor, db, organizationId)]);
   const issues: ValidationIssue[] = [];
   if (input.prices && Object.keys(input.prices).length > 0) {
     issues.push(issueAt(["body", "prices"], "Ad-hoc prices are not supported: the checkout offers the products' own prices."));

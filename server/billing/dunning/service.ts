@@ -73,6 +73,8 @@ export function dunningStart(settings: DunningSettings, organizationId: string, 
 export type AttemptOutcome =
   | { kind: "paid"; payment: payments.PaymentRow }
   | { kind: "failed"; payment: payments.PaymentRow; nextAttemptAt: Date | null; ended: boolean }
+  /** The customer must authenticate (3-D Secure) from the portal: the intent's client secret for Stripe.js. */
+  | { kind: "action"; payment: payments.PaymentRow; clientSecret: string }
   | { kind: "ended" }
   | { kind: "stopped" };
 
@@ -173,7 +175,8 @@ export async function attemptLocked(
           deps.processor,
           d.organizationId,
           l.order.customerId,
-          { amount, currency: l.order.currency, description: `Order ${l.order.invoiceNumber}`, metadata: { order_id: l.order.id, subscription_id: l.sub.id } },
+          // the customer retrying from the portal is there to authenticate: on-session
+          { amount, currency: l.order.currency, description: `Order ${l.order.invoiceNumber}`, metadata: { order_id: l.order.id, subscription_id: l.sub.id }, onSession: kind === "manual" },
           method,
         )
       : { method: method ?? null, result: { ok: true as const, paymentId: null, paymentMethodId: "", paymentMethod: { brand: "", last4: "", expMonth: 0, expYear: 0 } } };
@@ -189,6 +192,10 @@ export async function attemptLocked(
     await repo.updateDunning(tx, d.organizationId, d.orderId, { ...counts, nextAttemptAt: null }, now);
     await settle(tx, deps, l, now);
     return { kind: "paid", payment };
+  }
+  if (kind === "manual" && outcome.result.next?.status === "requires_action") {
+    await repo.updateDunning(tx, d.organizationId, d.orderId, counts, now);
+    return { kind: "action", payment, clientSecret: outcome.result.next.clientSecret };
   }
   if (kind === "manual") {
     await repo.updateDunning(tx, d.organizationId, d.orderId, counts, now);
@@ -280,6 +287,8 @@ export async function confirmRetry(
   let method: payments.PaymentMethodRow | undefined;
   if (input.confirmation_token_id) {
     const added = await payments.addMethod(deps, organizationId, customerId, input.confirmation_token_id, true);
+    // the card asks for 3-D Secure before it is saved: the page acts, then retries with the saved method
+    if (added.status === "requires_action") return { status: "requires_action", client_secret: added.client_secret, error: null };
     method = await paymentsRepo.findMethod(deps.db, organizationId, customerId, added.payment_method.id);
   } else if (input.payment_method_id) {
     method = await paymentsRepo.findMethod(deps.db, organizationId, customerId, input.payment_method_id.toLowerCase());
@@ -302,5 +311,35 @@ export async function confirmRetry(
   }
   if (outcome.kind === "paid") return { status: "succeeded", client_secret: null, error: null };
   if (outcome.kind === "failed") return { status: "failed", client_secret: null, error: outcome.payment.declineMessage };
+  if (outcome.kind === "action") return { status: "requires_action", client_secret: outcome.clientSecret, error: null };
   throw notEligible("This order is not awaiting a payment.");
+}
+
+/**
+ * The processor finished a payment of a past-due order after the customer authenticated it (3-D Secure from
+ * the portal; payment_intent.succeeded): the order is paid and the subscription active again, once — an order
+ * no longer owed is left alone. Answers whether this call paid it.
+ */
+export async function payAuthenticated(
+  deps: DunningDeps & { db: Db },
+  organizationId: string,
+  orderId: string,
+  processorPaymentId: string,
+  amount: number,
+): Promise<boolean> {
+  return deps.db.transaction(async (tx) => {
+    const d = await repo.lockDunning(tx, organizationId, orderId, false);
+    if (!d) return false;
+    const now = await orgNow(tx, organizationId);
+    const l = await lockParts(tx, d, now);
+    if (!l) return false;
+    if (!(await paymentsRepo.succeedPendingPayment(tx, organizationId, processorPaymentId, now))) {
+      const at = { organizationId, customerId: l.order.customerId, orderId, checkoutId: null, amount, currency: l.order.currency, attempt: "manual" as const };
+      const result = { ok: true as const, paymentId: processorPaymentId, paymentMethodId: "", paymentMethod: { brand: "unknown", last4: "", expMonth: 0, expYear: 0 } };
+      await payments.recordCharge(tx, deps.processor, { method: null, result, processorId: "stripe" }, at, now);
+    }
+    await repo.updateDunning(tx, organizationId, orderId, { nextAttemptAt: null }, now);
+    await settle(tx, deps, l, now);
+    return true;
+  });
 }

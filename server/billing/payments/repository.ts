@@ -265,3 +265,13 @@ export async function lastPaymentOfOrder(db: Queryable, organizationId: string, 
     .limit(1);
   return row;
 }
+
+/** The payment the processor finished later (3-D Secure completed): its pending row becomes succeeded; false when there is none. */
+export async function succeedPendingPayment(db: Queryable, organizationId: string, processorPaymentId: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(payment)
+    .set({ status: "succeeded", declineReason: null, declineMessage: null, modifiedAt: now })
+    .where(and(eq(payment.organizationId, organizationId), eq(payment.processorPaymentId, processorPaymentId), eq(payment.status, "pending")))
+    .returning({ id: payment.id });
+  return rows.length > 0;
+}

@@ -5,7 +5,7 @@
 // tokenizer for the portal page.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, parseBody, parseQuery, parseWith, pathId, queryArray } from "../http.js";
@@ -38,8 +38,8 @@ const TestCardInput = z.object({
   cvc: z.string().regex(/^\d{3,4}$/, "Your card's security code is invalid."),
 });
 
-export function paymentRoutes(app: FastifyInstance, { db }: BillingDeps): void {
-  const deps: service.PaymentsDeps = { db, processor: createPaymentProcessor() };
+export function paymentRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
+  const deps: service.PaymentsDeps = { db, processor: serverPaymentProcessor(config, secret) };
 
   app.get("/payments/", { config: { scope: "orders:read" } }, async (req) => {
     const q = parseQuery(PaymentsQuery, req);
@@ -98,7 +98,7 @@ export function paymentRoutes(app: FastifyInstance, { db }: BillingDeps): void {
   });
   app.post(`${base}/:id/default`, portal, async (req) => {
     const m = me(req);
-    return service.makeDefault(db, m.organizationId, m.customerId, pathId(req));
+    return service.makeDefault(db, m.organizationId, m.customerId, pathId(req), deps.processor);
   });
   app.delete(`${base}/:id`, portal, async (req, reply) => {
     const m = me(req);

@@ -1,7 +1,7 @@
 // /v1/refunds: create and list (Polar wire). A refund belongs to an order of the caller's organization.
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, parseBody, parseQuery, queryArray, queryBool } from "../http.js";
 import { scopeOf } from "../route-auth.js";
@@ -25,8 +25,8 @@ const ListQuery = z.object({
 
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
-export function refundRoutes(app: FastifyInstance, { db }: BillingDeps): void {
-  const deps: service.RefundDeps = { db, processor: createPaymentProcessor() };
+export function refundRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
+  const deps: service.RefundDeps = { db, processor: serverPaymentProcessor(config, secret) };
 
   app.get("/refunds/", { config: { scope: "refunds:read" } }, async (req) => {
     const q = parseQuery(ListQuery, req);

@@ -6,7 +6,7 @@
 //   so a bare call sent twice renews (bills) once.
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
 import { datetimeInput, parseBody, pathId } from "../http.js";
 import { scopeOf } from "../route-auth.js";
@@ -14,8 +14,8 @@ import { renewNow } from "./renewal.js";
 
 const RenewInput = z.object({ current_period_start: datetimeInput.nullish() });
 
-export function renewalRoutes(app: FastifyInstance, { db, config }: BillingDeps): void {
-  const deps = { processor: createPaymentProcessor(), baseURL: config.baseURL };
+export function renewalRoutes(app: FastifyInstance, { db, config, secret }: BillingDeps): void {
+  const deps = { processor: serverPaymentProcessor(config, secret), baseURL: config.baseURL };
   app.post("/subscriptions/:id/renew", { config: { scope: "subscriptions:write" } }, async (req) => {
     const id = pathId(req);
     const input = parseBody(RenewInput, req);

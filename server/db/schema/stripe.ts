@@ -4,6 +4,7 @@
 import { index, boolean, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
 import { org, timestamptz } from "./columns.js";
+import { customer } from "./billing.js";
 
 export const stripeConnection = pgTable("stripe_connection", {
   organizationId: uuid("organization_id")
@@ -37,4 +38,22 @@ export const stripeEvent = pgTable(
     receivedAt: timestamptz("received_at").defaultNow().notNull(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.id] }), index("stripe_event_received_idx").on(t.organizationId, t.receivedAt)],
+);
+
+/** The processor's own customer for a till customer (Stripe's cus_…), made at the first payment and kept for later charges. */
+export const processorCustomer = pgTable(
+  "processor_customer",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customer.id, { onDelete: "cascade" }),
+    /** till's processor id ("stripe"). */
+    processor: text("processor").notNull(),
+    processorCustomerId: text("processor_customer_id").notNull(),
+    createdAt: timestamptz("created_at").defaultNow().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.processor] })],
 );
