@@ -30,6 +30,7 @@ import { benefitDeliveryRoutes } from "./benefit-delivery/routes.js";
 import { paymentRoutes } from "./payments/routes.js";
 import { dunningRoutes } from "./dunning/routes.js";
 import { stripeRoutes } from "./stripe/routes.js";
+import { disputeRoutes } from "./disputes/routes.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
 
@@ -50,6 +51,7 @@ const DOMAINS: DomainRoutes[] = [
   checkoutLinkRoutes,
   orderRoutes,
   refundRoutes,
+  disputeRoutes,
   subscriptionRoutes,
   renewalRoutes,
   webhookRoutes,

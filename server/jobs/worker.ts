@@ -24,6 +24,8 @@ import * as invoices from "../billing/invoices/service.js";
 import { localFileStorage } from "../billing/files/storage.js";
 import { createInvoiceLoop } from "./invoices.js";
 import { createRollupUpkeep } from "./rollups.js";
+import * as stripeEvents from "../billing/stripe-events/service.js";
+import { createStripeEventLoop } from "./stripe-events.js";
 
 export interface WorkerOptions {
   /** How often to look for due work when no notification arrives (retries come due this way). */
@@ -84,6 +86,8 @@ export interface WorkerDeps {
     dataDir?: string;
     /** Where github_repository and discord benefits are delivered (with `secret`, the worker delivers them). */
     benefits?: Config["benefits"];
+    /** With it (and `secret`), the worker processes the Stripe events of connected organizations. */
+    payments?: Pick<Config["payments"], "stripeApiUrl">;
   };
   /** The server secret: unseals the credentials benefit deliveries use. */
   secret?: string;
@@ -188,6 +192,14 @@ export function createWorker(deps: WorkerDeps): Worker {
   subscribers.push(async (tx, rows) => {
     if ((await deliveries.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => deliverySignal.fire());
   });
+  // Stripe's events recorded by the inbound endpoint (billing/stripe-events)
+  const stripeLoop =
+    deps.secret && deps.config.payments
+      ? createStripeEventLoop({ db, secret: deps.secret, stripeApiUrl: deps.config.payments.stripeApiUrl, log, concurrency: 8, leaseMs: opts.leaseMs, pollIntervalMs: opts.pollIntervalMs })
+      : undefined;
+  subscribers.push(async (tx, rows) => {
+    if ((await stripeEvents.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => stripeLoop?.wake());
+  });
   const deliverySignal = new Signal();
   let deliveryLoopDone: Promise<void> = Promise.resolve();
   const deliveryDeps = deps.secret && deps.config.benefits ? { secret: deps.secret, services: deps.config.benefits } : undefined;
@@ -208,6 +220,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     mailSignal.fire();
     invoiceLoop?.wake();
     deliverySignal.fire();
+    stripeLoop?.wake();
   }
 
   function keysOf(secret: string): Buffer[] {
@@ -465,6 +478,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       if (deliveryDeps) deliveryLoopDone = deliveryLoop(deliveryDeps);
       cleanup?.start();
       invoiceLoop?.start();
+      stripeLoop?.start();
       rollupUpkeep.start();
     },
     async stop() {
@@ -473,6 +487,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       wake();
       await cleanup?.stop();
       await invoiceLoop?.stop();
+      await stripeLoop?.stop();
       await rollupUpkeep.stop();
       await loops;
       // sends in hand may finish within the grace period; one hanging on a slow SMTP server does not hold the stop
@@ -499,6 +514,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       wake();
       void cleanup?.stop();
       invoiceLoop?.kill();
+      stripeLoop?.kill();
       void rollupUpkeep.stop();
       clearTimeout(recordTimer);
       outcomes = [];

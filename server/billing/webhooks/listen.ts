@@ -8,10 +8,11 @@
 // database with a smaller id has finished: rows can then never appear behind the cursor, so a resume skips
 // nothing, whatever order concurrent workers commit in.
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, notInArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Database, type Db } from "../../db/client.js";
 import { outbox } from "../../db/schema/index.js";
+import { INTERNAL_OUTBOX_TYPES } from "../../jobs/outbox.js";
 import type { BillingDeps } from "../deps.js";
 import { invalid, openEventStream, parseQuery, queryArray, queryBool, scopeOf } from "../http.js";
 import { formatBody } from "./format.js";
@@ -112,7 +113,7 @@ async function eventsAfter(
         sql`(${outbox.processedXid}, ${createdMicros}, ${outbox.id}) > (${cursor.xid.toString()}::bigint, ${cursor.at.toString()}::bigint, ${cursor.id}::uuid)`,
         sql`${outbox.processedXid} < ${settled.toString()}::bigint`,
         gt(outbox.processedAt, sql`now() - ${REPLAY_WINDOW}::interval`),
-        types ? inArray(outbox.type, [...types]) : undefined,
+        types ? inArray(outbox.type, [...types]) : notInArray(outbox.type, [...INTERNAL_OUTBOX_TYPES]),
         // a customer.state_changed whose customer was gone when fanned out keeps its {id} and goes nowhere
         sql`NOT (${outbox.type} = 'customer.state_changed' AND ${outbox.payload} -> 'email' IS NULL)`,
       ),
