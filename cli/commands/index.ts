@@ -42,6 +42,7 @@ import * as files from "./files.js";
 import * as completion from "./completion.js";
 import * as clock from "./clock.js";
 import * as stripe from "./stripe.js";
+import * as payments from "./payments.js";
 
 export interface CommandModule {
   register(program: Command): void;
@@ -68,6 +69,7 @@ export const COMMANDS: Readonly<Record<string, CommandModule>> = {
   subscriptions,
   seats,
   refunds,
+  payments,
   "license-keys": licenseKeys,
   events,
   files,

@@ -31,6 +31,7 @@ import { paymentRoutes } from "./payments/routes.js";
 import { dunningRoutes } from "./dunning/routes.js";
 import { stripeRoutes } from "./stripe/routes.js";
 import { disputeRoutes } from "./disputes/routes.js";
+import { stripeEventRoutes } from "./stripe-events/routes.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
 
@@ -52,6 +53,7 @@ const DOMAINS: DomainRoutes[] = [
   orderRoutes,
   refundRoutes,
   disputeRoutes,
+  stripeEventRoutes,
   subscriptionRoutes,
   renewalRoutes,
   webhookRoutes,

@@ -33,15 +33,15 @@ export interface PeerEndpoint {
   account: string;
 }
 
-type Params = Record<string, unknown>;
+export type Params = Record<string, unknown>;
 
-interface Authed {
+export interface Authed {
   account: PeerAccount;
   key: PeerKey;
   livemode: boolean;
 }
 
-class StripeFailure extends Error {
+export class StripeFailure extends Error {
   constructor(
     readonly status: number,
     readonly body: { type: string; message: string; param?: string; code?: string },
@@ -76,8 +76,13 @@ function isPrivateHost(host: string): boolean {
   return /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|\[::1\]|::1|0\.0\.0\.0)/.test(host) || host.endsWith(".localhost") || host.endsWith(".local");
 }
 
+/** Registers a route of the stand-in: authenticated with the key's permission, answered like Stripe. */
+export type PeerRoute = (method: "GET" | "POST" | "DELETE", path: string, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown) => void;
+
 export class StripePeer {
   readonly endpoints = new Map<string, PeerEndpoint>();
+  /** More of Stripe's API, added before start() (tests/helpers/stripe-peer-charges.ts: charges, refunds, disputes, events). */
+  readonly extensions: Array<(route: PeerRoute, app: FastifyInstance) => void> = [];
   /** Every request as received: method, path, the key used, the parsed body. */
   readonly requests: Array<{ method: string; path: string; key: string; body: Params; idempotencyKey: string | undefined }> = [];
   private readonly idempotent = new Map<string, { params: string; status: number; body: unknown }>();
@@ -115,6 +120,7 @@ export class StripePeer {
       this.endpoints.delete(endpoint.id);
       return { id: endpoint.id, object: "webhook_endpoint", deleted: true };
     });
+    for (const extend of this.extensions) extend(route, app);
     app.setNotFoundHandler((req, reply) =>
       reply.status(404).send({ error: { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${req.url.split("?")[0]}).` } }),
     );
@@ -207,7 +213,7 @@ export class StripePeer {
   }
 
   /** Stripe answers a parameter it does not know with a 400 naming it. */
-  private allow(req: FastifyRequest, known: string[]): Params {
+  allow(req: FastifyRequest, known: string[]): Params {
     const params = { ...((req.query ?? {}) as Params), ...((req.body ?? {}) as Params) };
     for (const name of Object.keys(params)) {
       if (!known.includes(name)) throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_unknown", param: name, message: `Received unknown parameter: ${name}` });
