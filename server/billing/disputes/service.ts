@@ -115,11 +115,11 @@ async function settle(tx: Queryable, row: DisputeRow, order: OrderRow, d: Proces
     order_created_at: order.createdAt.toISOString(),
     ...(orderWire.product_id ? { product_id: orderWire.product_id } : {}),
     ...(order.subscriptionId ? { subscription_id: order.subscriptionId } : {}),
-    amount: sign * row.amount,
+    amount: sign * row.amount || 0,
     currency: row.currency,
-    presentment_amount: sign * row.amount,
+    presentment_amount: sign * row.amount || 0,
     presentment_currency: row.currency,
-    tax_amount: sign * row.taxAmount,
+    tax_amount: sign * row.taxAmount || 0,
     fee: d.fee,
   });
   const base = { organizationId: row.organizationId, customerId: row.customerId, timestamp: now };

@@ -6,7 +6,7 @@ import type { StripeEventHandler, StripeEventOutcome } from "./registry.js";
 
 export const disputeEvents: StripeEventHandler = {
   name: "disputes",
-  types: ["charge.dispute.created", "charge.dispute.updated", "charge.dispute.closed", "charge.dispute.funds_withdrawn", "charge.dispute.funds_reinstated"],
+  types: ["charge.dispute.created", "charge.dispute.updated", "charge.dispute.closed"],
   async handle(ctx): Promise<StripeEventOutcome> {
     if (!ctx.event.objectId) return "ignored";
     const dispute = await ctx.stripe.disputes.retrieve(ctx.event.objectId);
