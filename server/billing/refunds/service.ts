@@ -93,8 +93,6 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
     });
     if (!result.ok) throw refundFailed(result.message);
     const succeeded: RefundRow = { ...pending, status: "succeeded", processorRefundId: result.processorRefundId, modifiedAt: now };
-
-    await Promise.all([repo.insertRefund(tx, succeeded), recordOrderRefund(tx, order, { amount: input.amount, taxAmount }, now)]);
     return commitRefund(tx, order, pending, succeeded, now);
   });
 }
