@@ -43,6 +43,7 @@ import * as files from "./files.js";
 import * as completion from "./completion.js";
 import * as clock from "./clock.js";
 import * as stripe from "./stripe.js";
+import * as payments from "./payments.js";
 
 export interface CommandModule {
   register(program: Command): void;
@@ -70,6 +71,7 @@ export const COMMANDS: Readonly<Record<string, CommandModule>> = {
   subscriptions,
   seats,
   refunds,
+  payments,
   "license-keys": licenseKeys,
   events,
   files,

@@ -31,6 +31,8 @@ import { benefitDeliveryRoutes } from "./benefit-delivery/routes.js";
 import { paymentRoutes } from "./payments/routes.js";
 import { dunningRoutes } from "./dunning/routes.js";
 import { stripeRoutes } from "./stripe/routes.js";
+import { disputeRoutes } from "./disputes/routes.js";
+import { stripeEventRoutes } from "./stripe-events/routes.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
 import { usageAlertRoutes } from "./meters/alerts/routes.js";
@@ -52,6 +54,8 @@ const DOMAINS: DomainRoutes[] = [
   checkoutLinkRoutes,
   orderRoutes,
   refundRoutes,
+  disputeRoutes,
+  stripeEventRoutes,
   subscriptionRoutes,
   renewalRoutes,
   webhookRoutes,

@@ -22,7 +22,14 @@ import {
  * dunning's past due (the payload's `data` is the resource's API shape).
  */
 export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...CHECKOUT_EXPIRY_EVENT_TYPES, ...SEAT_EVENT_TYPES, ...DUNNING_EVENT_TYPES] as const;
-export type OutboxEventType = PaymentEventType | CheckoutExpiryEventType | SeatEventType | DunningEventType;
+/**
+ * Outbox types that are work for the worker, never webhooks: no endpoint may subscribe to them (they are not
+ * webhook types) and `till listen` leaves them out. `stripe.event`: a Stripe event recorded by the inbound
+ * endpoint, processed by billing/stripe-events.
+ */
+export const INTERNAL_OUTBOX_TYPES = ["stripe.event"] as const;
+export type InternalOutboxType = (typeof INTERNAL_OUTBOX_TYPES)[number];
+export type OutboxEventType = PaymentEventType | CheckoutExpiryEventType | SeatEventType | DunningEventType | InternalOutboxType;
 
 export interface OutboxEvent {
   /** Polar's types, or till's own (a usage alert crossed: shared/webhook-events.ts TILL_EVENT_TYPES). */
@@ -84,6 +91,6 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
  */
 export interface OutboxSubscriber<Row> {
   /** Names the loop the worker wakes when jobs were recorded. */
-  name: "customer-emails" | "invoices" | "benefit-delivery" | "product-benefits";
+  name: "customer-emails" | "invoices" | "benefit-delivery" | "product-benefits" | "stripe-events";
   receive(tx: Queryable, rows: Row[], log: { error(err: unknown, msg: string): void }): Promise<number>;
 }

@@ -6,10 +6,11 @@ import * as deliveries from "../billing/benefit-delivery/service.js";
 import * as customerEmails from "../billing/customer-emails/service.js";
 import * as invoices from "../billing/invoices/service.js";
 import * as productBenefits from "../billing/subscriptions/product-benefits.js";
+import * as stripeEvents from "../billing/stripe-events/service.js";
 import type { OutboxSubscriber as FanOutSubscriber } from "../billing/webhooks/service.js";
 
 /** The subscribers of every fanned-out batch, in order. */
-export const OUTBOX_SUBSCRIBERS = [customerEmails.outboxSubscriber, invoices.outboxSubscriber, productBenefits.outboxSubscriber, deliveries.outboxSubscriber];
+export const OUTBOX_SUBSCRIBERS = [customerEmails.outboxSubscriber, invoices.outboxSubscriber, productBenefits.outboxSubscriber, deliveries.outboxSubscriber, stripeEvents.outboxSubscriber];
 
 type Name = OutboxSubscriber<unknown>["name"];
 

@@ -16,6 +16,7 @@ import { createDeliveryLoop } from "./delivery-loop.js";
 import { createInvoiceLoop } from "./invoices.js";
 import { createMailLoop } from "./mail-loop.js";
 import { createRollupUpkeep } from "./rollups.js";
+import { createStripeEventLoop } from "./stripe-events.js";
 import type { WorkerState } from "./signal.js";
 import { fanOutSubscribers } from "./subscribers.js";
 import { createWebhookDelivery } from "./webhook-delivery.js";
@@ -79,6 +80,8 @@ export interface WorkerDeps {
     dataDir?: string;
     /** Where github_repository and discord benefits are delivered (with `secret`, the worker delivers them). */
     benefits?: Config["benefits"];
+    /** With it (and `secret`), the worker processes the Stripe events of connected organizations. */
+    payments?: Pick<Config["payments"], "stripeApiUrl">;
   };
   /** The server secret: unseals the credentials benefit deliveries use. */
   secret?: string;
@@ -136,6 +139,20 @@ export function createWorker(deps: WorkerDeps): Worker {
     log,
     state: stateOf,
   });
+  // Stripe's events recorded by the inbound endpoint (billing/stripe-events)
+  const stripeLoop =
+    deps.secret && deps.config.payments
+      ? createStripeEventLoop({
+          db,
+          secret: deps.secret,
+          stripeApiUrl: deps.config.payments.stripeApiUrl,
+          baseURL: deps.config.baseURL ?? "",
+          log,
+          concurrency: 8,
+          leaseMs: opts.leaseMs,
+          pollIntervalMs: opts.pollIntervalMs,
+        })
+      : undefined;
   const subscribers = fanOutSubscribers(
     {
       "customer-emails": () => mail.wake(),
@@ -143,6 +160,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       // a product's benefits changed: its subscribers' grants follow (their events go out with the next batch)
       "product-benefits": () => hooks.wakeFanOut(),
       "benefit-delivery": () => delivery.wake(),
+      "stripe-events": () => stripeLoop?.wake(),
     },
     log,
   );
@@ -153,6 +171,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     mail.wake();
     invoiceLoop?.wake();
     delivery.wake();
+    stripeLoop?.wake();
   }
 
   return {
@@ -183,6 +202,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       // not part of `loops`: a crash (kill) must not wait for a send in flight
       mail.start();
       delivery.start();
+      stripeLoop?.start();
       cleanup?.start();
       invoiceLoop?.start();
       rollupUpkeep.start();
@@ -197,6 +217,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       await loops;
       await mail.stop(opts.stopGraceMs);
       await delivery.stop(opts.stopGraceMs);
+      await stripeLoop?.stop();
       await hooks.settle(opts.stopGraceMs);
       await unlisten?.().catch(() => {});
       state = "idle";
@@ -206,6 +227,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       wake();
       void cleanup?.stop();
       invoiceLoop?.kill();
+      stripeLoop?.kill();
       void rollupUpkeep.stop();
       hooks.kill();
       await loops.catch(() => {});

@@ -80,6 +80,7 @@ function isPrivateHost(host: string): boolean {
   return /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|\[::1\]|::1|0\.0\.0\.0)/.test(host) || host.endsWith(".localhost") || host.endsWith(".local");
 }
 
+/** Registers a route of the stand-in: authenticated with the key's permission, answered like Stripe. */
 export type PeerRoute = (
   method: "GET" | "POST" | "DELETE",
   path: string,
@@ -102,6 +103,8 @@ export class StripePeer {
   rewriteUrl: (url: string) => string = (url) => url;
   /** `stripe listen --forward-to`: events of an account forwarded to a URL, signed with the listener's secret. */
   readonly listeners: Array<{ account: string; livemode: boolean; url: string; secret: string }> = [];
+  /** More of Stripe's API, added before start() (tests/helpers/stripe-peer-charges.ts: charges, refunds, disputes, events). */
+  readonly extensions: Array<(route: PeerRoute, app: FastifyInstance) => void> = [];
   /** Every request as received: method, path, the key used, the parsed body. */
   readonly requests: Array<{ method: string; path: string; key: string; body: Params; idempotencyKey: string | undefined }> = [];
   private readonly idempotent = new Map<string, { params: string; status: number; body: unknown }>();
@@ -141,6 +144,7 @@ export class StripePeer {
       return { id: endpoint.id, object: "webhook_endpoint", deleted: true };
     });
     this.payments = registerPaymentObjects(this, route);
+    for (const extend of this.extensions) extend(route, app);
     app.setNotFoundHandler((req, reply) =>
       reply.status(404).send({ error: { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${req.url.split("?")[0]}).` } }),
     );

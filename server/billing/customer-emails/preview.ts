@@ -74,7 +74,21 @@ function sampleUsageAlert() {
   };
 }
 
+function sampleDispute(type: CustomerEmailType, slug: string) {
+  return {
+    id: "00000000-0000-4000-8000-000000000004",
+    status: type === "dispute_closed" ? "lost" : "needs_response",
+    amount: 2000,
+    tax_amount: 360,
+    currency: "usd",
+    reason: "fraudulent",
+    evidence_due_by: "2026-01-20T00:00:00.000Z",
+    order: { id: "00000000-0000-4000-8000-000000000001", invoice_number: `${slug.toUpperCase().slice(0, 12)}-0001`, product, customer_email: customer.email },
+  };
+}
+
 export function previewData(type: CustomerEmailType, slug: string): Record<string, unknown> {
+  if (type === "dispute_opened" || type === "dispute_closed") return sampleDispute(type, slug);
   if (type === "seat_invitation") return sampleSeatInvitation();
   if (type === "usage_alert") return sampleUsageAlert();
   if (type === "email_update") return { email: "ada.new@example.com", token: "sample-email-update-token", expires_at: "2026-01-01T01:00:00.000Z" };

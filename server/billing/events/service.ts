@@ -339,3 +339,22 @@ export function consumedOverPeriods(
 ): Promise<number[]> {
   return consumed(db, organizationId, items);
 }
+
+/** A system event (source "system", Polar's SystemEvent: `balance.dispute`, …) that a money domain records. */
+export interface SystemEventInput {
+  organizationId: string;
+  name: string;
+  customerId: string | null;
+  timestamp: Date;
+  metadata: Record<string, string | number | boolean>;
+  /** Makes the event once: a second record with the same key is a no-op. */
+  onceKey: string;
+}
+
+/**
+ * Records system events in the caller's transaction, once per `onceKey` (kept as the event's external id). They
+ * are listed by the events API beside the user's; meters count user events, so these do not reach rollups.
+ */
+export async function recordSystemEvents(tx: Queryable, events: SystemEventInput[]): Promise<void> {
+  if (events.length > 0) await repo.insertSystemEvents(tx, events);
+}

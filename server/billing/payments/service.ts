@@ -305,3 +305,10 @@ export async function getPayment(db: Db, organizationId: string, id: string) {
   if (!row) throw notFound("Payment not found");
   return toPaymentWire(row);
 }
+
+/** The payment a processor's id (PaymentIntent pi_…, charge ch_…) names, for its events (refunds and disputes made there). */
+export const findPaymentByProcessorIds = (db: Queryable, organizationId: string, processorIds: string[]) => repo.findByProcessorIds(db, organizationId, processorIds);
+
+/** The payments through `processor` since `since` (reconciliation with the processor's records). */
+export const paymentsOfProcessorSince = (db: Queryable, organizationId: string, processor: string, since: Date, limit: number) =>
+  repo.paymentsOfProcessorSince(db, organizationId, processor, since, limit);

@@ -31,7 +31,7 @@ export async function deleteConnection(db: Queryable, organizationId: string): P
 }
 
 /** Records an event once: false when its id was received before (a redelivery). */
-export async function rememberEvent(db: Queryable, row: Omit<StripeEventRow, "receivedAt">): Promise<boolean> {
+export async function rememberEvent(db: Queryable, row: typeof stripeEvent.$inferInsert): Promise<boolean> {
   const inserted = await db.insert(stripeEvent).values(row).onConflictDoNothing().returning({ id: stripeEvent.id });
   return inserted.length > 0;
 }

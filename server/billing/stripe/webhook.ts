@@ -1,15 +1,12 @@
 // POST /api/stripe/webhook/{organization_id}: the events of an organization's Stripe account, verified with
 // `stripe.webhooks.constructEvent` on the exact bytes received and the organization's stored signing secret
 // (a bad or missing signature is a 400 and changes nothing), and recorded once per Stripe event id, so a
-// redelivery is acknowledged without being taken twice. What each event changes in till (payments that end
-// later: payment-intent-events.ts) is done before the answer; when it fails, the record is dropped and Stripe,
-// answered 500, delivers the event again. (Refunds and disputes made in Stripe are issue 27's other part.)
+// redelivery is acknowledged without being taken twice. The event and the outbox row that has the worker
+// process it are written in one transaction (billing/stripe-events does what each event changes in till).
 import type { FastifyInstance } from "fastify";
 import { Stripe } from "../../payments/stripe-client.js";
 import { isUuid } from "../http.js";
-import { handleStripePaymentEvent } from "./payment-intent-events.js";
-import { forgetEvent } from "./repository.js";
-import { recordEvent, webhookSecretOf, type StripeDeps } from "./service.js";
+import { recordEvent, webhookSecretOf, type StripeDeps, type VerifiedStripeEvent } from "./service.js";
 
 export const STRIPE_WEBHOOK_PATH = "/api/stripe/webhook/:organizationId";
 /** Stripe's own tolerance for a signature's timestamp. */
@@ -34,7 +31,7 @@ export function stripeWebhookPlugin(deps: StripeDeps) {
       if (typeof signature !== "string" || signature.length === 0 || signature.length > 4096) {
         return reply.status(400).send(error("Missing Stripe-Signature header."));
       }
-      let event: { id: string; type: string; livemode: boolean; created: number; data: { object: unknown } };
+      let event: VerifiedStripeEvent;
       try {
         event = Stripe.webhooks.constructEvent(body, signature, connection.secret, TOLERANCE_SECONDS);
       } catch {
@@ -47,15 +44,6 @@ export function stripeWebhookPlugin(deps: StripeDeps) {
         return reply.status(400).send(error(`A ${event.livemode ? "live" : "test-mode"} event for a ${connection.livemode ? "live" : "test-mode"} connection.`));
       }
       const fresh = await recordEvent(deps, organizationId.toLowerCase(), event);
-      if (fresh) {
-        try {
-          await handleStripePaymentEvent(deps, organizationId.toLowerCase(), event);
-        } catch (err) {
-          req.log.error({ err, stripeEvent: event.id, type: event.type }, "stripe event failed; Stripe will deliver it again")
-          await forgetEvent(deps.db, organizationId.toLowerCase(), event.id);
-          return reply.status(500).send({ error: "InternalServerError", detail: "The event could not be processed; deliver it again." });
-        }
-      }
       return reply.status(200).send({ received: true, duplicate: !fresh });
     });
   };

@@ -8,10 +8,11 @@
 // database with a smaller id has finished: rows can then never appear behind the cursor, so a resume skips
 // nothing, whatever order concurrent workers commit in.
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, notInArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Database, type Db } from "../../db/client.js";
 import { outbox } from "../../db/schema/index.js";
+import { INTERNAL_OUTBOX_TYPES } from "../../db/outbox.js";
 import type { BillingDeps } from "../deps.js";
 import { openEventStream, parseQuery, queryArray, queryBool } from "../http.js";
 import { invalid } from "../errors.js";
@@ -114,8 +115,8 @@ async function eventsAfter(
         sql`(${outbox.processedXid}, ${createdMicros}, ${outbox.id}) > (${cursor.xid.toString()}::bigint, ${cursor.at.toString()}::bigint, ${cursor.id}::uuid)`,
         sql`${outbox.processedXid} < ${settled.toString()}::bigint`,
         gt(outbox.processedAt, sql`now() - ${REPLAY_WINDOW}::interval`),
-        // till's own types only when asked for by name (a forwarding receiver may validate with Polar's SDK)
-        types ? inArray(outbox.type, [...types]) : sql`${outbox.type} NOT LIKE 'till.%'`,
+        // till's own types only when asked for by name (a forwarding receiver may validate with Polar's SDK); internal ones never
+        types ? inArray(outbox.type, [...types]) : and(sql`${outbox.type} NOT LIKE 'till.%'`, notInArray(outbox.type, [...INTERNAL_OUTBOX_TYPES])),
         // a customer.state_changed whose customer was gone when fanned out keeps its {id} and goes nowhere
         sql`NOT (${outbox.type} = 'customer.state_changed' AND ${outbox.payload} -> 'email' IS NULL)`,
       ),

@@ -2,8 +2,8 @@
 // order's refunded_amount / refunded_tax_amount are the sums of its succeeded refunds, kept on the order row
 // by the refunding transaction (which locks the order).
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
-
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { organization } from "./auth.js";
 import { customer, type Metadata } from "./billing.js";
 import { order } from "./checkout.js";
 import { id, org, cascadeRef, createdAt, modifiedAt } from "./columns.js";
@@ -40,5 +40,7 @@ export const refund = pgTable(
     index("refund_order_idx").on(t.orderId),
     index("refund_org_customer_idx").on(t.organizationId, t.customerId),
     index("refund_processor_idx").on(t.processorRefundId).where(sql`${t.processorRefundId} IS NOT NULL`),
+    // a refund made in Stripe's dashboard is recorded once (migration 0047)
+    uniqueIndex("refund_org_processor_uq").on(t.organizationId, t.processorRefundId).where(sql`${t.processorRefundId} IS NOT NULL`),
   ],
 );
