@@ -2,7 +2,7 @@
 // activates it on a machine (up to its limit) and deactivates it — with the seller's token, or publicly, where
 // the key and its organization's id are the credential (Polar's customer-portal variants).
 import { z } from "zod";
-import type { Db, Queryable } from "../../db/client.js";
+import type { Db } from "../../db/client.js";
 import { datetimeInput, isUuid } from "../http.js";
 import { ApiError, notFound, notPermitted } from "../errors.js";
 import type { LicenseKeyRow } from "./issue.js";

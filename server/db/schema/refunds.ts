@@ -2,8 +2,7 @@
 // order's refunded_amount / refunded_tax_amount are the sums of its succeeded refunds, kept on the order row
 // by the refunding transaction (which locks the order).
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { customer, type Metadata } from "./billing.js";
 import { order } from "./checkout.js";
 import { id, org, cascadeRef, createdAt, modifiedAt } from "./columns.js";

@@ -2,7 +2,7 @@
 // the account, secrets sealed with the server secret; and the Stripe events received on that endpoint, one row
 // per Stripe event id (a redelivery is recognised and changes nothing).
 import { sql } from "drizzle-orm";
-import { index, integer, boolean, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, integer, boolean, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
 import { org, timestamptz } from "./columns.js";
 import { customer } from "./billing.js";
