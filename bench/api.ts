@@ -16,8 +16,10 @@ import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import postgres from "postgres";
+import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { meterQuantities } from "../server/billing/events/repository.js";
+import { rowsOf } from "../server/db/client.js";
 import { event, product } from "../server/db/schema/index.js";
 
 const CONNECTIONS = 10;
@@ -55,10 +57,7 @@ async function serve(): Promise<void> {
   // the baseline and the raw INSERT go through postgres.js directly (PGlite: its own handle, no driver)
   const pg = database.url ? postgres(database.url, { max: 10, onnotice: () => {} }) : null;
   const db = database.db;
-  const run = async (query: ReturnType<typeof sql>) => {
-    const result = (await db.execute(query)) as unknown;
-    return Array.isArray(result) ? (result as Array<Record<string, unknown>>) : (result as { rows: Array<Record<string, unknown>> }).rows;
-  };
+  const run = (query: ReturnType<typeof sql>) => rowsOf<Record<string, unknown>>(db, query);
 
   const bare = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 });
   bare.get("/row/:id", async (req) => {
@@ -179,16 +178,6 @@ async function serve(): Promise<void> {
 
 // ---- parent: fixtures, load, report --------------------------------------------------------------------
 
-async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return { json: JSON.parse(text) as T, headers: res.headers };
-}
 
 interface Fixtures {
   organizationId: string;
@@ -200,26 +189,9 @@ interface Fixtures {
 
 async function fixtures(e: Endpoints): Promise<Fixtures> {
   const base = e.app;
-  const signUp = await call<{ token: string }>(base, "POST", "/api/auth/sign-up/email", {
-    email: `bench-${Date.now()}@example.com`,
-    password: "correct-horse-battery",
-    name: "Bench",
-  });
-  const cookie = signUp.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .filter((c) => c?.startsWith("better-auth.session_token="))
-    .join("; ");
-  const org = await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: "Bench", slug: `bench-${Date.now()}` }, { cookie });
-  const key = await call<{ key: string }>(
-    base,
-    "POST",
-    "/api/auth/api-key/create",
-    { organizationId: org.json.id, name: "bench", rateLimitEnabled: false },
-    { cookie },
-  );
-  const auth = { authorization: `Bearer ${key.json.key}` };
-  const productId = (await call<{ id: string }>(e.bare, "POST", "/control/product", { organizationId: org.json.id })).json.id;
+  const seller = await benchSeller(base);
+  const { auth, organizationId, apiKey } = seller;
+  const productId = (await call<{ id: string }>(e.bare, "POST", "/control/product", { organizationId })).json.id;
   const customer = await call<{ id: string }>(base, "POST", "/v1/customers/", { email: "metered@example.com" }, auth);
   const meter = await call<{ id: string }>(
     base,
@@ -232,7 +204,7 @@ async function fixtures(e: Endpoints): Promise<Fixtures> {
     },
     auth,
   );
-  return { organizationId: org.json.id, apiKey: key.json.key, productId, customerId: customer.json.id, meterId: meter.json.id };
+  return { organizationId, apiKey, productId, customerId: customer.json.id, meterId: meter.json.id };
 }
 
 interface Row {
@@ -393,8 +365,5 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv.includes("--serve")) {
-  await serve();
-} else {
-  await main();
-}
+if (process.argv.includes("--serve")) await serve();
+else await main();

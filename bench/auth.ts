@@ -10,6 +10,7 @@
 import os from "node:os";
 import autocannon from "autocannon";
 import Fastify from "fastify";
+import { benchSeller, call } from "./helpers/client.js";
 import { announce, cpuMs, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 
 const CONNECTIONS = 10;
@@ -37,16 +38,6 @@ async function serve(): Promise<void> {
 
 // ---- parent: fixtures, load, report --------------------------------------------------------------------
 
-async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return { json: JSON.parse(text) as T, headers: res.headers };
-}
 
 interface Fixtures {
   cookie: string;
@@ -56,32 +47,15 @@ interface Fixtures {
 
 /** A seller with an organization and an API key without a per-key limit (autocannon sends tens of thousands). */
 async function fixtures(base: string): Promise<Fixtures> {
-  const signUp = await call<{ token: string }>(base, "POST", "/api/auth/sign-up/email", {
-    email: `bench-${Date.now()}@example.com`,
-    password: "correct-horse-battery",
-    name: "Bench",
-  });
-  const cookie = signUp.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .filter((c) => c?.startsWith("better-auth.session_token="))
-    .join("; ");
-  const org = await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: "Bench", slug: `bench-${Date.now()}` }, { cookie });
-  const key = await call<{ key: string }>(
-    base,
-    "POST",
-    "/api/auth/api-key/create",
-    { organizationId: org.json.id, name: "bench", rateLimitEnabled: false },
-    { cookie },
-  );
+  const { cookie, sessionToken, organizationId, apiKey } = await benchSeller(base);
   // each measured request must be the successful one
   const who = await call<{ kind: string; organization_id: string }>(base, "GET", "/api/whoami", undefined, {
-    authorization: `Bearer ${key.json.key}`,
+    authorization: `Bearer ${apiKey}`,
   });
-  if (who.json.kind !== "api_key" || who.json.organization_id !== org.json.id) throw new Error("whoami (API key) is wrong");
+  if (who.json.kind !== "api_key" || who.json.organization_id !== organizationId) throw new Error("whoami (API key) is wrong");
   const session = await call<{ user: { id: string } } | null>(base, "GET", "/api/auth/get-session", undefined, { cookie });
   if (!session.json?.user) throw new Error("get-session (cookie) returned no session");
-  return { cookie, sessionToken: signUp.json.token, apiKey: key.json.key };
+  return { cookie, sessionToken, apiKey };
 }
 
 interface Row {
@@ -156,8 +130,5 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv.includes("--serve")) {
-  await serve();
-} else {
-  await main();
-}
+if (process.argv.includes("--serve")) await serve();
+else await main();

@@ -22,6 +22,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
+import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { markRollupsBuilding, rebuildMeterRollups } from "../server/billing/events/service.js";
 import { openDatabase, type Db } from "../server/db/client.js";
@@ -304,16 +305,6 @@ function peakRss(pid: number): number | null {
 
 // ---- parent ----------------------------------------------------------------------------------------------
 
-async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-  return { json: JSON.parse(text) as T, headers: res.headers };
-}
 
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -329,20 +320,9 @@ async function main(): Promise<void> {
   const n = Number(process.env.TILL_BENCH_RENEWALS ?? SIZES[endpoints.driver]);
   try {
     const base = endpoints.app;
-    const signUp = await call<{ token: string }>(base, "POST", "/api/auth/sign-up/email", {
-      email: `billing-${Date.now()}@example.com`,
-      password: "correct-horse-battery",
-      name: "Billing run",
-    });
-    const cookie = signUp.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .filter((c) => c?.startsWith("better-auth.session_token="))
-      .join("; ");
-    const org = (await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: "Billing", slug: `billing-${Date.now()}` }, { cookie })).json;
-    const key = (await call<{ key: string }>(base, "POST", "/api/auth/api-key/create", { organizationId: org.id, name: "billing", rateLimitEnabled: false }, { cookie }))
-      .json.key;
-    const auth = { authorization: `Bearer ${key}` };
+    const seller = await benchSeller(base, "billing");
+    const { auth } = seller;
+    const org = { id: seller.organizationId };
     const filter = { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "renew.call" }] };
     const meterId = (await call<{ id: string }>(base, "POST", "/v1/meters/", { name: "Calls", filter, aggregation: { func: "sum", property: "units" } }, auth)).json.id;
     type Product = { id: string; prices: Array<{ id: string; amount_type: string }> };

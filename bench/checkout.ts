@@ -1,7 +1,10 @@
 // Confirms per second: POST /v1/checkouts/client/{client_secret}/confirm with the test processor — the
 // whole purchase in one transaction (lock, customer, order with invoice number, benefit grant, outbox) —
 // against a baseline measured in the same run: a bare Fastify route doing one primary-key SELECT.
-// Goal on PostgreSQL: ≥ 300 confirms/s.
+// Goal on PostgreSQL: ≥ 300 confirms/s. A third run pays through Stripe (a second organization connected to the
+// Stripe stand-in, tests/helpers/stripe-peer.ts, in this parent process): till's own CPU per confirm (the server
+// child's user+system time over its successful confirms) with the Stripe adapter is compared with the test
+// processor's in the same run. Goal: within 1.3×.
 //
 //   npm run bench:checkout                                  # PGlite (in memory)
 //   DATABASE_URL=postgres://… npm run bench:checkout        # a throw-away database on that server
@@ -16,8 +19,10 @@ import autocannon, { type RequestSpec } from "autocannon";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import postgres from "postgres";
+import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { product } from "../server/db/schema/index.js";
+import { StripePeer } from "../tests/helpers/stripe-peer.js";
 
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 1;
@@ -26,7 +31,9 @@ const WARMUP_CONFIRMS = 100;
 /** Checkouts prepared per measured phase: enough for MEASURE_SECONDS at well above the goal. */
 const CHECKOUTS_PER_PHASE = 6000;
 const GOAL = 300;
-const HARD_LIMIT_MS = 60_000;
+const HARD_LIMIT_MS = 90_000;
+const STRIPE_CPU_GOAL = 1.3;
+const STRIPE_KEYS = { secret: "sk_live_51TillBenchAaaaaaaaaaaaaaaa0000", publishable: "pk_live_51TillBenchBbbbbbbbbbbbbbbbbb" };
 
 interface Endpoints {
   app: string;
@@ -63,6 +70,8 @@ async function serve(): Promise<void> {
     )) as unknown as Array<{ client_secret: string }> | { rows: Array<{ client_secret: string }> };
     return { secrets: (Array.isArray(result) ? result : result.rows).map((r) => r.client_secret) };
   });
+  /** The server process's CPU time so far (µs): what till itself spent, whatever the load generator and the stand-in do. */
+  bare.get("/control/cpu", async () => process.cpuUsage());
   const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
   const endpoints: Endpoints = { app: served.url, bare: bareUrl, driver: database.driver };
   announce(endpoints, [() => bare.close(), () => (pg ? pg.end({ timeout: 5 }) : Promise.resolve()), served.close]);
@@ -70,16 +79,6 @@ async function serve(): Promise<void> {
 
 // ---- parent: fixtures, load, report --------------------------------------------------------------------
 
-async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return { json: JSON.parse(text) as T, headers: res.headers };
-}
 
 interface Fixtures {
   apiKey: string;
@@ -87,22 +86,10 @@ interface Fixtures {
   subscriptionId: string;
 }
 
-async function fixtures(base: string): Promise<Fixtures> {
-  const signUp = await call<{ token: string }>(base, "POST", "/api/auth/sign-up/email", {
-    email: `bench-${Date.now()}@example.com`,
-    password: "correct-horse-battery",
-    name: "Bench",
-  });
-  const cookie = signUp.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .filter((c) => c?.startsWith("better-auth.session_token="))
-    .join("; ");
-  const org = await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: "Bench", slug: `bench-${Date.now()}` }, { cookie });
-  const key = await call<{ key: string }>(base, "POST", "/api/auth/api-key/create", { organizationId: org.json.id, name: "bench", rateLimitEnabled: false }, { cookie });
-  const auth = { authorization: `Bearer ${key.json.key}` };
+async function fixtures(base: string, tag = "bench"): Promise<Fixtures> {
+  const { organizationId, apiKey, auth } = await benchSeller(base, tag);
   // a customer may hold several subscriptions here, so every confirm of the subscription phase is allowed
-  await call(base, "PATCH", `/v1/organizations/${org.json.id}`, {
+  await call(base, "PATCH", `/v1/organizations/${organizationId}`, {
     subscription_settings: { allow_multiple_subscriptions: true, allow_customer_updates: true, proration_behavior: "prorate" },
   }, auth);
   const benefit = await call<{ id: string }>(base, "POST", "/v1/benefits/", { type: "custom", description: "Welcome", properties: { note: "Thanks" } }, auth);
@@ -118,7 +105,7 @@ async function fixtures(base: string): Promise<Fixtures> {
   for (const id of [purchase.json.id, monthly.json.id]) {
     await call(base, "POST", `/v1/products/${id}/benefits`, { benefits: [benefit.json.id] }, auth);
   }
-  return { apiKey: key.json.key, purchaseId: purchase.json.id, subscriptionId: monthly.json.id };
+  return { apiKey, purchaseId: purchase.json.id, subscriptionId: monthly.json.id };
 }
 
 /** `n` open checkouts of the product: one through the API, the rest copied from it in SQL. */
@@ -136,6 +123,8 @@ interface Row {
   p50: number | null;
   p99: number | null;
   failures: number;
+  /** The server's CPU (ms) per successful confirm. */
+  cpuMs?: number;
 }
 
 async function measureBaseline(url: string): Promise<Row> {
@@ -148,7 +137,7 @@ async function measureBaseline(url: string): Promise<Row> {
  * Confirms the prepared checkouts with autocannon, CONNECTIONS at a time: WARMUP_CONFIRMS first, then for
  * MEASURE_SECONDS. Each request takes the next checkout; every confirm is a new customer.
  */
-async function measureConfirms(name: string, base: string, secrets: string[], token: string): Promise<Row> {
+async function measureConfirms(name: string, base: string, secrets: string[], token: string | (() => string), bare?: string): Promise<Row> {
   let next = 0;
   const requests = [
     {
@@ -164,17 +153,26 @@ async function measureConfirms(name: string, base: string, secrets: string[], to
             customer_email: `buyer-${i}-${secret.slice(-6)}@example.com`,
             customer_name: "Bench Buyer",
             customer_billing_address: { country: "FR" },
-            confirmation_token_id: token,
+            confirmation_token_id: typeof token === "string" ? token : token(),
           }),
         };
       },
     },
   ];
   await autocannon({ url: base, connections: CONNECTIONS, amount: WARMUP_CONFIRMS, requests });
+  const cpu = async () => (bare ? (await call<{ user: number; system: number }>(bare, "GET", "/control/cpu")).json : { user: 0, system: 0 });
+  const before = await cpu();
   const r = await autocannon({ url: base, connections: CONNECTIONS, duration: MEASURE_SECONDS, requests });
+  const after = await cpu();
+  const cpuMs = (after.user + after.system - before.user - before.system) / 1000 / Math.max(1, r.requests.total - r.non2xx);
   // a checkout confirmed twice would answer 403: running out of prepared checkouts shows up as failures
   if (next > secrets.length) console.error(`${name}: ran out of prepared checkouts`);
-  return { name, value: r.requests.average, unit: "confirms/s", p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts };
+  return { name, value: r.requests.average, unit: "confirms/s", p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts, cpuMs };
+}
+
+/** A second organization connected to the stand-in (its keys checked; events forwarded as by `stripe listen`). */
+async function connectStripe(base: string, apiKey: string): Promise<void> {
+  await call(base, "PUT", "/v1/stripe/connection", { secret_key: STRIPE_KEYS.secret, publishable_key: STRIPE_KEYS.publishable, webhook_secret: "whsec_benchbenchbenchbench" }, { authorization: `Bearer ${apiKey}` });
 }
 
 function table(rows: Array<Row & { baseline?: Row | undefined }>): string {
@@ -195,6 +193,9 @@ function table(rows: Array<Row & { baseline?: Row | undefined }>): string {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  const peer = new StripePeer([{ id: "acct_1Bench", keys: [{ secret: STRIPE_KEYS.secret }, { secret: STRIPE_KEYS.publishable }] }]);
+  peer.reusableTokens = true;
+  process.env.TILL_STRIPE_API_URL = await peer.start();
   const { child, endpoints } = await spawnServer<Endpoints>(import.meta.url);
   const disarm = watchdog(child, HARD_LIMIT_MS);
   try {
@@ -211,8 +212,14 @@ async function main(): Promise<void> {
       })
     ).json.confirmation_token_id;
 
+    const s = await fixtures(endpoints.app, "bench-stripe");
+    await connectStripe(endpoints.app, s.apiKey);
+    const stripePurchases = await prepareCheckouts(endpoints, s.apiKey, s.purchaseId, CHECKOUTS_PER_PHASE);
+    const stripeToken = await stripeConfirmationToken(peer.url);
+
     const baseline = await measureBaseline(`${endpoints.bare}/row/${f.purchaseId}`);
-    const purchase = await measureConfirms("confirm: one-time purchase (order, grant, 7 events)", endpoints.app, purchases, token);
+    const purchase = await measureConfirms("confirm: one-time purchase (order, grant, 7 events)", endpoints.app, purchases, token, endpoints.bare);
+    const stripe = await measureConfirms("confirm: one-time purchase through Stripe (stand-in)", endpoints.app, stripePurchases, stripeToken, endpoints.bare);
     const subscription = await measureConfirms("confirm: subscription (+ subscription, 9 events)", endpoints.app, subscriptions, token);
 
     const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
@@ -220,8 +227,13 @@ async function main(): Promise<void> {
       `\ntill checkout benchmark — ${database}; ${CONNECTIONS} concurrent confirms, ${WARMUP_CONFIRMS} warm-up then ${MEASURE_SECONDS} s;` +
         ` baseline ${CONNECTIONS} connections; Node ${process.version}, ${os.cpus().length} CPUs\n`,
     );
-    console.log(table([baseline, { ...purchase, baseline }, { ...subscription, baseline }]));
+    console.log(table([baseline, { ...purchase, baseline }, { ...subscription, baseline }, { ...stripe, baseline }]));
     console.log("");
+    const ratio = (stripe.cpuMs ?? 0) / Math.max(1e-9, purchase.cpuMs ?? 0);
+    console.log(
+      `till's CPU per confirm: test processor ${(purchase.cpuMs ?? 0).toFixed(2)} ms, Stripe adapter ${(stripe.cpuMs ?? 0).toFixed(2)} ms — ` +
+        `${ratio.toFixed(2)}× (${ratio <= STRIPE_CPU_GOAL ? "meets" : "misses"} the goal of ≤ ${STRIPE_CPU_GOAL}×)`,
+    );
     for (const r of [purchase, subscription]) {
       const verdict = r.value >= GOAL ? "meets" : "misses";
       const note = endpoints.driver === "postgres" ? "" : " (the goal is for PostgreSQL)";
@@ -231,7 +243,18 @@ async function main(): Promise<void> {
   } finally {
     disarm();
     await stopServer(child);
+    await peer.stop();
   }
+}
+
+/** What Stripe.js makes from the Payment Element (publishable key, the 4242 card); the stand-in lets the bench reuse it. */
+async function stripeConfirmationToken(peerUrl: string): Promise<string> {
+  const res = await fetch(`${peerUrl}/v1/confirmation_tokens`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${STRIPE_KEYS.publishable}`, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ "payment_method_data[type]": "card", "payment_method_data[card][number]": "4242424242424242" }),
+  });
+  return ((await res.json()) as { id: string }).id;
 }
 
 if (process.argv.includes("--serve")) {

@@ -19,8 +19,10 @@ import os from "node:os";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import postgres from "postgres";
+import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { markRollupsBuilding, rebuildMeterRollups } from "../server/billing/events/service.js";
+import { rowsOf } from "../server/db/client.js";
 import { product } from "../server/db/schema/index.js";
 
 const HARD_LIMIT_MS = 20 * 60_000;
@@ -47,10 +49,7 @@ async function serve(): Promise<void> {
   const database = served.database;
   const pg = database.url ? postgres(database.url, { max: 10, onnotice: () => {} }) : null;
   const db = database.db;
-  const run = async (query: ReturnType<typeof sql>) => {
-    const result = (await db.execute(query)) as unknown;
-    return Array.isArray(result) ? (result as Array<Record<string, unknown>>) : (result as { rows: Array<Record<string, unknown>> }).rows;
-  };
+  const run = (query: ReturnType<typeof sql>) => rowsOf<Record<string, unknown>>(db, query);
   const bare = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 });
 
   bare.post("/control/product", async (req) => {
@@ -197,16 +196,6 @@ function ingestRows(prefix: string): IngestRow[] {
 
 // ---- parent ----------------------------------------------------------------------------------------------
 
-async function call<T>(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-  return { json: JSON.parse(text) as T, headers: res.headers };
-}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -244,20 +233,9 @@ async function main(): Promise<void> {
   const fmt = (n: number) => n.toLocaleString("en");
   try {
     const base = endpoints.app;
-    const signUp = await call<{ token: string }>(base, "POST", "/api/auth/sign-up/email", {
-      email: `scale-${Date.now()}@example.com`,
-      password: "correct-horse-battery",
-      name: "Scale",
-    });
-    const cookie = signUp.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .filter((c) => c?.startsWith("better-auth.session_token="))
-      .join("; ");
-    const org = (await call<{ id: string }>(base, "POST", "/api/auth/organization/create", { name: "Scale", slug: `scale-${Date.now()}` }, { cookie })).json;
-    const key = (await call<{ key: string }>(base, "POST", "/api/auth/api-key/create", { organizationId: org.id, name: "scale", rateLimitEnabled: false }, { cookie }))
-      .json.key;
-    const auth = { authorization: `Bearer ${key}` };
+    const seller = await benchSeller(base, "scale");
+    const { cookie, auth } = seller;
+    const org = { id: seller.organizationId };
     const filter = { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "scale.call" }] };
     const meterIds: string[] = [];
     for (const aggregation of [{ func: "sum", property: "units" }, { func: "count" }]) {
@@ -450,8 +428,5 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv.includes("--serve")) {
-  await serve();
-} else {
-  await main();
-}
+if (process.argv.includes("--serve")) await serve();
+else await main();

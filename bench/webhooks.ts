@@ -17,7 +17,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { and, count, eq, isNotNull, sql } from "drizzle-orm";
 import { organization, outbox, webhookDelivery, webhookEndpoint, webhookEvent } from "../server/db/schema/index.js";
-import { enqueue } from "../server/jobs/outbox.js";
+import { enqueue } from "../server/db/outbox.js";
 import { createWorker } from "../server/jobs/worker.js";
 import { generateSecret, signHeaders, signingKeys } from "../server/billing/webhooks/signing.js";
 import { freshDatabase } from "../tests/helpers/db.js";

@@ -6,7 +6,7 @@
 //   module loader. (On Node 22+ the modules loaded on use go through Node's compile cache, dist/cli/compile-cache.) Lazily imported
 //   cli/ modules (catalog/*) are inlined and only initialised on use. npm packages stay external except
 //   commander, which every run needs. Node built-ins are reached with process.getBuiltinModule.
-// - ui-<name>-<hash>.js: the Ink screens (cli/ui/index, live, BarChart) as ES modules with shared chunks,
+// - ui-<name>-<hash>.js: the Ink screens (cli/ui/index, live, BarChart, ColumnChart) as ES modules with shared chunks,
 //   loaded on use: Ink is an ES module. They import only ink, react and each other (the build checks),
 //   so no module of cli/ exists twice.
 // The main script's remaining `import()`s (the Ink screens, external packages, built-ins) become calls to
@@ -32,7 +32,7 @@ const STALE_AFTER_MS = 60 * 60 * 1000;
 const INLINED = new Set(["commander"]);
 
 /** The Ink screens: built as ES modules of their own, imported by the main script on use. */
-const UI_ENTRIES = { "ui-index": "cli/ui/index.tsx", "ui-live": "cli/ui/live.tsx", "ui-bar-chart": "cli/ui/BarChart.tsx" };
+const UI_ENTRIES = { "ui-index": "cli/ui/index.tsx", "ui-live": "cli/ui/live.tsx", "ui-bar-chart": "cli/ui/BarChart.tsx", "ui-column-chart": "cli/ui/ColumnChart.tsx" };
 
 /** The main script is written wrapped in this function (a CommonJS module's, plus the two import helpers). */
 const WRAPPER_PARAMS = ["exports", "require", "module", "__filename", "__dirname", "__tillImport", "__tillRequire"];

@@ -15,7 +15,7 @@ import { createCallerResolver, type CallerResolver } from "./http/caller.js";
 import { referencePlugin } from "./http/reference.js";
 import { installOpenApi } from "./http/openapi.js";
 import { whoamiPlugin } from "./http/whoami.js";
-import { homePlugin } from "./http/home.js";
+import { webApiPlugin } from "./http/web-api.js";
 import { billingPlugin } from "./billing/index.js";
 import type { V1Route } from "./billing/deps.js";
 import { webPlugin } from "./http/web.js";
@@ -127,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const v1Routes: V1Route[] = [];
   await app.register(referencePlugin(auth, v1Document));
   await app.register(whoamiPlugin(callers));
-  await app.register(homePlugin(auth));
+  await app.register(webApiPlugin(auth));
   await app.register(billingPlugin({ db: database.db, config, secret, mailer, callers, routes: v1Routes, listen: database.listen, driver: database.driver }), { prefix: "/v1" });
   // the dev mailbox in the browser: development with the dev mailbox only (its .eml/.json under <data dir>/mail)
   if (config.development && mailer.transport === "dev-mailbox") await app.register(devMailPlugin({ mailDir: path.join(config.dataDir, "mail") }));

@@ -6,7 +6,7 @@ import { createMailer } from "./mail/mailer.js";
 import { loadOrCreateSecret } from "./secret.js";
 import { buildApp } from "./app.js";
 import { startSchedules } from "./jobs/schedules.js";
-import { createPaymentProcessor } from "./payments/index.js";
+import { serverPaymentProcessor } from "./payments/index.js";
 import { startupBanner } from "./banner.js";
 import pkg from "../package.json" with { type: "json" };
 
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   // renewals at period end (claimed with SKIP LOCKED: every replica may run them)
   const schedules = startSchedules({
     db: database.db,
-    processor: createPaymentProcessor(),
+    processor: serverPaymentProcessor(config, secret),
     baseURL: config.baseURL,
     log: app.log,
     concurrency: config.renewalConcurrency,

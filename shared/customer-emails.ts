@@ -13,14 +13,19 @@ export const CUSTOMER_EMAIL_TYPES = [
   "subscription_revoked",
   "seat_invitation",
   "email_update",
+  "usage_alert",
+  "dispute_opened",
+  "dispute_closed",
 ] as const;
 export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
 
 /**
  * Emails no `customer_email_settings` key turns off: Polar's settings have none for them. A seat invitation is
  * asked for by the buyer (assign, resend), who expects it to arrive; it is sent once per invitation. An email
- * update's verification link is asked for by the customer in the portal.
+ * update's verification link is asked for by the customer in the portal. A usage alert (till's own) goes where
+ * the seller's alert says: to the organization's owners, and to the customer when chosen. The dispute notices go
+ * to the seller's owners, not to a customer (billing/disputes).
  */
-export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update"];
+export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed"];
 
 export const isCustomerEmailType = (v: string): v is CustomerEmailType => (CUSTOMER_EMAIL_TYPES as readonly string[]).includes(v);

@@ -16,3 +16,26 @@ export interface StripeConnectionWire {
 }
 
 export type StripeStatusWire = StripeConnectionWire | { connected: false };
+
+/** One difference `till payments reconcile` found between till's payments and the Stripe account's. */
+export interface ReconcileDifference {
+  kind: "missing_in_stripe" | "missing_in_till" | "amount_mismatch" | "status_mismatch";
+  /** The PaymentIntent's or charge's id. */
+  stripe_id: string;
+  /** till's payment and its order, when till has one. */
+  payment_id: string | null;
+  order_id: string | null;
+  till: { amount: number; currency: string; status: string } | null;
+  stripe: { object: "payment_intent" | "charge"; amount: number; currency: string; status: string } | null;
+  message: string;
+}
+
+/** The answer of POST /v1/stripe/reconcile (till's own route). */
+export interface Reconciliation {
+  since: string;
+  until: string;
+  compared: { till_payments: number; stripe_payment_intents: number; stripe_charges: number };
+  /** A list reached its bound: what was read was compared, the rest was not. */
+  truncated: boolean;
+  differences: ReconcileDifference[];
+}

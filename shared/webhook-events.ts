@@ -43,3 +43,15 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const isPaymentEventType = (v: string): v is PaymentEventType => (PAYMENT_EVENT_TYPES as readonly string[]).includes(v);
 export const isWebhookEventType = (v: string): v is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(v);
+
+/**
+ * till's own event types (no Polar counterpart, so the SDKs' validateEvent does not know them): sent only to
+ * endpoints that name them in `events` (never by "all events") and to `till listen` only when asked for.
+ */
+export const TILL_EVENT_TYPES = ["till.usage_alert.triggered"] as const;
+export type TillEventType = (typeof TILL_EVENT_TYPES)[number];
+
+/** What an endpoint's `events` may list: Polar's types and till's own. */
+export const SUBSCRIBABLE_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, ...TILL_EVENT_TYPES] as const;
+export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+export const isTillEventType = (v: string): v is TillEventType => (TILL_EVENT_TYPES as readonly string[]).includes(v);

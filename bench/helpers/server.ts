@@ -47,6 +47,8 @@ export async function startApp(options: { pool?: number } = {}): Promise<ServedA
     TILL_LOG_LEVEL: "silent",
     // the benches pay live organizations' checkouts with the test card
     TILL_TEST_PAYMENTS: "live",
+    // bench:checkout's Stripe run points it at the stand-in
+    ...(process.env.TILL_STRIPE_API_URL ? { TILL_STRIPE_API_URL: process.env.TILL_STRIPE_API_URL } : {}),
   });
   const mailer = createMailer({ smtpUrl: undefined, from: config.mail.from, mailDir: path.join(dataDir, "mail"), log: () => {} });
   const { app } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });

@@ -21,6 +21,7 @@ import * as products from "./products.js";
 import * as benefits from "./benefits.js";
 import * as discounts from "./discounts.js";
 import * as meters from "./meters.js";
+import * as metrics from "./metrics.js";
 import * as customFields from "./custom-fields.js";
 import * as customers from "./customers.js";
 import * as checkouts from "./checkouts.js";
@@ -42,6 +43,7 @@ import * as files from "./files.js";
 import * as completion from "./completion.js";
 import * as clock from "./clock.js";
 import * as stripe from "./stripe.js";
+import * as payments from "./payments.js";
 
 export interface CommandModule {
   register(program: Command): void;
@@ -60,6 +62,7 @@ export const COMMANDS: Readonly<Record<string, CommandModule>> = {
   benefits,
   discounts,
   meters,
+  metrics,
   "custom-fields": customFields,
   customers,
   checkouts,
@@ -68,6 +71,7 @@ export const COMMANDS: Readonly<Record<string, CommandModule>> = {
   subscriptions,
   seats,
   refunds,
+  payments,
   "license-keys": licenseKeys,
   events,
   files,

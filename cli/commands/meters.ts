@@ -1,4 +1,4 @@
-// `till meters list|get|create|update|archive|quantities`: meters count usage events (/v1/meters). A meter
+// `till meters list|get|create|update|archive|quantities|alerts`: meters count usage events (/v1/meters). A meter
 // selects events with a filter (--event-name for the common case, --filter for any /v1 filter JSON) and
 // measures them with one aggregation (--count, --sum <property>, --max, --min, --avg, --unique).
 // `quantities` draws the usage per bucket as a bar chart on a terminal; --json prints the API's answer.
@@ -20,6 +20,7 @@ import {
   type MetadataValue,
 } from "../flags.js";
 import { customerIdOf } from "./customers.js";
+import { registerAlerts } from "./meter-alerts.js";
 import { changes, day, describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
 
 const UNITS = ["scalar", "token", "custom"] as const;
@@ -333,4 +334,6 @@ export function register(program: Command): void {
       ]) + "\nOn a pipe: one \"<bucket start>\\t<quantity>\" line per bucket.\n",
     )
     .action(withContext(quantities));
+
+  registerAlerts(meters);
 }

@@ -1,10 +1,12 @@
 // `till products list|get|create|update|archive`: products and their prices on /v1/products. Every price
 // kind has flags: fixed (--price), pay what you want (--custom-price --min/--max/--preset), free (--free),
-// seat-based (--seat-tier, repeated), metered (--metered --meter --unit-amount --cap); --prices takes the
+// seat-based (--seat-tier, repeated), metered (--metered --meter --unit-amount --cap, tiers: price-tiers.ts); --prices takes the
 // wire's price array as JSON for anything the flags do not cover (several currencies, several meters).
 // Amounts are whole minor units (see flags.ts).
 import type { Command } from "commander";
+import type { UnitTiers } from "../../shared/tiers.js";
 import { v1 } from "../client.js";
+import { describeUnitTiers, meteredAmountFields, tierOptions, type TierFlags } from "./price-tiers.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
 import { ApiError, UsageError } from "../errors.js";
@@ -52,6 +54,7 @@ export interface WirePrice {
   preset_amount?: number | null;
   unit_amount?: string;
   cap_amount?: number | null;
+  unit_tiers?: UnitTiers | null;
   meter_id?: string;
   meter?: { id: string; name: string };
   seat_tiers?: { tiers: SeatTier[] };
@@ -103,7 +106,7 @@ export function describePrice(p: WirePrice): string {
     case "free":
       return "free";
     case "metered_unit":
-      return `${money(p.unit_amount ?? "0", currency)} per ${unitName(p.meter?.name ?? "")}${p.cap_amount != null ? ` (cap ${money(p.cap_amount, currency)})` : ""}`;
+      return `${p.unit_tiers ? describeUnitTiers(p.unit_tiers, currency, unitName(p.meter?.name ?? "")) : `${money(p.unit_amount ?? "0", currency)} per ${unitName(p.meter?.name ?? "")}`}${p.cap_amount != null ? ` (cap ${money(p.cap_amount, currency)})` : ""}`;
     case "seat_based":
       return describeTiers(p.seat_tiers?.tiers ?? [], currency);
     default:
@@ -136,7 +139,7 @@ function productRecord(p: WireProduct) {
 
 // ---- price flags -------------------------------------------------------------------------------------
 
-interface PriceFlags {
+interface PriceFlagsBase {
   currency?: string;
   price?: number;
   customPrice?: boolean;
@@ -151,6 +154,8 @@ interface PriceFlags {
   cap?: number;
   prices?: string;
 }
+
+type PriceFlags = PriceFlagsBase & TierFlags;
 
 /** `--prices`: the wire's price array; the kinds are checked here, the rest by the server. */
 function pricesFromJson(value: string): Record<string, unknown>[] {
@@ -177,7 +182,7 @@ export function pricesFromFlags(o: PriceFlags): Record<string, unknown>[] | unde
     o.seatTier ? "--seat-tier" : "",
   ].filter(Boolean);
   if (!o.customPrice) onlyWith({ "--min": o.min, "--max": o.max, "--preset": o.preset }, "--custom-price");
-  if (!o.metered) onlyWith({ "--meter": o.meter, "--unit-amount": o.unitAmount, "--cap": o.cap }, "--metered");
+  if (!o.metered) onlyWith({ "--meter": o.meter, "--unit-amount": o.unitAmount, "--cap": o.cap, "--tier": o.tier, "--tier-type": o.tierType }, "--metered");
   if (o.prices !== undefined) {
     if (kinds.length > 0 || o.metered || o.currency) {
       throw new UsageError(`--prices: replaces ${kinds[0] ?? (o.metered ? "--metered" : "--currency")}; use one or the other`);
@@ -205,16 +210,16 @@ export function pricesFromFlags(o: PriceFlags): Record<string, unknown>[] | unde
   if (o.free) prices.push({ amount_type: "free", ...base });
   if (o.seatTier) prices.push({ amount_type: "seat_based", ...base, seat_tiers: { tiers: checkSeatTiers(o.seatTier) } });
   if (o.metered) {
-    if (!o.meter || !o.unitAmount) {
-      throw new UsageError(`--metered: needs ${!o.meter ? "--meter <id>" : "--unit-amount <amount>"} (the meter and the price per unit)`);
+    if (!o.meter || (!o.unitAmount && !o.tier)) {
+      throw new UsageError(`--metered: needs ${!o.meter ? "--meter <id>" : "--unit-amount <amount> or --tier"} (the meter and the price per unit)`);
     }
-    prices.push({ amount_type: "metered_unit", ...base, meter_id: o.meter, unit_amount: o.unitAmount, cap_amount: o.cap });
+    prices.push({ amount_type: "metered_unit", ...base, meter_id: o.meter, ...meteredAmountFields(o), cap_amount: o.cap });
   }
   return prices;
 }
 
 function priceOptions(cmd: Command, verb: string): Command {
-  return cmd
+  const metered = cmd
     .option("--price <amount>", `${verb} a fixed price, in minor units (1999 = $19.99)`, parseAmount)
     .option("--custom-price", `${verb} a pay-what-you-want price (with --min, --max, --preset)`)
     .option("--min <amount>", "pay what you want: the least a customer may pay (default 50; 0 allows free)", parseAmount)
@@ -225,7 +230,8 @@ function priceOptions(cmd: Command, verb: string): Command {
     .option("--metered", `${verb} a usage-based price (with --meter and --unit-amount); recurring products only`)
     .option("--meter <id>", "metered: the meter that counts the usage", parseId)
     .option("--unit-amount <amount>", "metered: price per unit in minor units, fractions allowed (0.5 = half a cent)", parseUnitAmount)
-    .option("--cap <amount>", "metered: the most a customer pays per period, in minor units", parseAmount)
+    .option("--cap <amount>", "metered: the most a customer pays per period, in minor units", parseAmount);
+  return tierOptions(metered)
     .option("--currency <code>", "currency of the prices given by flags (default usd)", parseCurrency)
     .option("--prices <json>", "the prices as /v1's JSON array (inline, @file or @-) instead of the price flags");
 }
@@ -399,6 +405,7 @@ export function register(program: Command): void {
         "till products create Tip --custom-price --min 500 --max 10000 --preset 1500",
         "till products create Starter --free --recurring month",
         "till products create API --recurring month --metered --meter <id> --unit-amount 0.5 --cap 10000",
+        "till products create API --recurring month --metered --meter <id> --tier 1000:0 --tier 10000:0.2 --tier inf:0.15+500",
         "till products create API --recurring month --price 1000 --metered --meter <id> --unit-amount 0.5",
         "till products create Team --recurring month --seat-tier 1-10:1000 --seat-tier 11+:800",
         "till products create Pro --price 1999 --currency eur --metadata plan=pro --metadata seats:=5",

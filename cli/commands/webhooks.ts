@@ -9,7 +9,7 @@ import { UsageError } from "../errors.js";
 import { oneOf, parseId } from "../flags.js";
 import type { Column, Output } from "../output.js";
 import { changes, listOptions, listResource, type ListOptions } from "../resources.js";
-import { WEBHOOK_EVENT_TYPES } from "../../shared/webhook-events.js";
+import { SUBSCRIBABLE_EVENT_TYPES, TILL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from "../../shared/webhook-events.js";
 
 export { WEBHOOK_EVENT_TYPES };
 
@@ -51,7 +51,7 @@ export function collectEvents(value: string, previous: string[] = []): string[] 
 /** One event type the server knows. */
 export function parseEventType(value: string): string {
   const type = value.trim();
-  if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
+  if (!(SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(type)) {
     throw new InvalidArgumentError(`unknown event type "${type}" (\`till webhooks endpoints create --help\` lists them).`);
   }
   return type;
@@ -216,7 +216,9 @@ function endpointOptions(cmd: Command): Command {
     .option("--name <name>", "a name to recognise it by");
 }
 
-const TYPES_HELP = `\nEvent types:\n${WEBHOOK_EVENT_TYPES.map((t) => `  ${t}`).join("\n")}\n`;
+const TYPES_HELP =
+  `\nEvent types:\n${WEBHOOK_EVENT_TYPES.map((t) => `  ${t}`).join("\n")}\n` +
+  `till's own (never part of --all-events; name them with --events):\n${TILL_EVENT_TYPES.map((t) => `  ${t}`).join("\n")}\n`;
 
 export function register(program: Command): void {
   const webhooks = program

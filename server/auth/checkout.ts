@@ -11,10 +11,11 @@ import { APIError, createAuthEndpoint, getSessionFromCtx } from "better-auth/api
 import { z } from "zod";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
-import { ApiError, isUuid, type ValidationIssue } from "../billing/http.js";
+import { isUuid } from "../billing/http.js";
+import { ApiError, type ValidationIssue } from "../billing/errors.js";
 import { CheckoutCreateInput } from "../billing/checkouts/input.js";
 import { createCheckout, organizationOfProducts } from "../billing/checkouts/service.js";
-import { createPaymentProcessor } from "../payments/index.js";
+import { serverPaymentProcessor } from "../payments/index.js";
 
 const metadataValue = z.union([z.string().max(500), z.number(), z.boolean()]);
 
@@ -57,8 +58,8 @@ function absolute(url: string | undefined, baseURL: string): string | undefined 
   }
 }
 
-export function tillCheckout(deps: { db: Db; config: Config }) {
-  const processor = createPaymentProcessor(deps.config.payments);
+export function tillCheckout(deps: { db: Db; config: Config; secret: string }) {
+  const processor = serverPaymentProcessor(deps.config, deps.secret);
   const checkout = createAuthEndpoint(
     "/checkout",
     {

@@ -168,7 +168,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       tillApiKeys({ prefixes: [LIVE_API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX, API_KEY_PREFIX] }),
       tillDevice(config.device.clients),
       tillSessionHandles(db),
-      tillCheckout({ db, config }),
+      tillCheckout({ db, config, secret }),
       deviceAuthorization({
         expiresIn: config.device.expiresIn,
         interval: config.device.interval,

@@ -7,7 +7,7 @@ import type { BetterAuthOptions } from "better-auth";
 import type { DBAdapter } from "better-auth/adapters";
 import type { Db, Queryable } from "../db/client.js";
 import { getOrganization } from "../billing/organizations/service.js";
-import { enqueue } from "../jobs/outbox.js";
+import { enqueue } from "../db/outbox.js";
 
 type AdapterFactory = (options: BetterAuthOptions) => DBAdapter<BetterAuthOptions>;
 

@@ -1,53 +1,9 @@
-// Wire-level plumbing shared by every /v1 domain: the caller's organization scope, Polar-shaped errors
-// (404 ResourceNotFound, 422 {detail:[{loc,msg,type}]}, 401/403), zod parsing with those errors,
-// pagination and the query encodings the SDK sends (form/explode arrays, deepObject metadata).
+// Wire-level plumbing shared by every /v1 domain: zod parsing with Polar's 422 {detail:[{loc,msg,type}]} (the
+// errors themselves are errors.ts), pagination, the query encodings the SDK sends (form/explode arrays,
+// deepObject metadata), shared field schemas and server-sent events. Who calls is route-auth.ts.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { ALL_BILLING_PERMISSIONS, READ_BILLING_PERMISSIONS, grants, type Scope } from "../../shared/scopes.js";
-import type { Caller, CallerResolver } from "../http/caller.js";
-import { modeFromHeader, SANDBOX_HEADER } from "../http/mode.js";
-import { sendCallerError } from "../http/whoami.js";
-import type { RejectedInput, RejectedKind } from "../http/input-guard.js";
-import { Slicer } from "../http/json-sliced.js";
-
-export interface ValidationIssue {
-  loc: Array<string | number>;
-  msg: string;
-  type: string;
-  input?: unknown;
-}
-
-const REJECTED_TYPES: Record<RejectedKind, string> = {
-  depth: "json_invalid",
-  values: "json_invalid",
-  keys: "json_invalid",
-  names: "json_invalid",
-  nul: "string_nul",
-  surrogate: "string_unicode",
-};
-
-/** The input guard's refusal (server/http/input-guard.ts) as Polar's 422. */
-export const rejectedInputIssue = (err: RejectedInput): ValidationIssue => ({
-  loc: [err.where, ...err.loc],
-  msg: err.message,
-  type: REJECTED_TYPES[err.kind],
-});
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: Record<string, unknown>,
-  ) {
-    super(typeof body.detail === "string" ? body.detail : `HTTP ${status}`);
-  }
-}
-
-export const notFound = (detail = "Not found") => new ApiError(404, { error: "ResourceNotFound", detail });
-export const notPermitted = (detail: string) => new ApiError(403, { error: "NotPermitted", detail });
-export const validationError = (issues: ValidationIssue[]) => new ApiError(422, { detail: issues });
-/** One 422 issue at `loc` (e.g. ["body", "code"]). */
-export const invalid = (loc: Array<string | number>, msg: string, type = "value_error") =>
-  validationError([{ loc, msg, type }]);
+import { invalid, validationError, type ValidationIssue } from "./errors.js";
 
 function issueType(issue: z.core.$ZodIssue, input: unknown): string {
   switch (issue.code) {
@@ -128,54 +84,6 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where:
 
 export const parseBody = <S extends z.ZodType>(schema: S, req: FastifyRequest) => parseWith(schema, req.body ?? {}, "body");
 
-/** Elements validated between two looks at the clock in parseArraySliced. */
-const ARRAY_SLICE = 10;
-
-/**
- * A schema's answer for the common element without zod: its value, or its issues (`loc`: the element's place,
- * e.g. ["body", "events", 7]), exactly as zod would give them; undefined when zod must be asked.
- */
-/** An element's value (`changed`: not the element as sent), or its issues; undefined: ask zod. */
-export type FastCheck<T> = (item: unknown, loc: Array<string | number>) => { value: T; changed?: true } | { issues: ValidationIssue[] } | undefined;
-
-/**
- * Validates a large array of the body (`loc`: where it is, e.g. ["events"]) against `element`, letting the
- * event loop run every few milliseconds: zod over 1,000 events with their metadata is tens of milliseconds in
- * one go, which every other request would wait for. `fast`, when given, answers for an element first (zod is
- * asked only where it cannot). The same issues as validating `z.array(element)` at once (every element's, with
- * its place), the same output. `counts.notAsSent`, when given, is increased by the elements zod was asked about
- * or the fast check changed (their value may not be the element as sent).
- */
-export async function parseArraySliced<S extends z.ZodType>(
-  element: S,
-  items: readonly unknown[],
-  loc: Array<string | number>,
-  fast?: FastCheck<z.output<S>>,
-  counts?: { notAsSent: number },
-): Promise<Array<z.output<S>>> {
-  const out: Array<z.output<S>> = [];
-  const issues: ValidationIssue[] = [];
-  // a big array in slices (the sliced parse's last slice just ran in this task)
-  const slicer = items.length > ARRAY_SLICE ? await Slicer.begin() : undefined;
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i];
-    const at = ["body", ...loc, i];
-    const quick = fast?.(item, at);
-    if (quick && "value" in quick) {
-      out.push(quick.value);
-      if (quick.changed && counts) counts.notAsSent++;
-    } else if (quick) issues.push(...quick.issues);
-    else {
-      if (counts) counts.notAsSent++;
-      const result = element.safeParse(item);
-      if (result.success) out.push(result.data);
-      else for (const issue of zodIssues(result.error, "body", item)) issues.push({ ...issue, loc: [...at, ...issue.loc.slice(1)] });
-    }
-    if (slicer && (i + 1) % ARRAY_SLICE === 0) await slicer.pause();
-  }
-  if (issues.length > 0) throw validationError(issues);
-  return out;
-}
 export const parseQuery = <S extends z.ZodType>(schema: S, req: FastifyRequest) =>
   parseWith(schema, normalizeQuery(req.query), "query");
 
@@ -282,99 +190,6 @@ export interface Page<T> {
 
 export function page<T>(items: T[], total: number, limit: number): Page<T> {
   return { items, pagination: { total_count: total, max_page: Math.ceil(total / limit) } };
-}
-
-// ---- the caller's organization -----------------------------------------------------------------
-
-export interface OrgScope {
-  organizationId: string;
-  caller: Caller;
-  permissions: Record<string, readonly string[]>;
-}
-
-declare module "fastify" {
-  interface FastifyRequest {
-    caller?: Caller;
-    orgScope?: OrgScope;
-  }
-  interface FastifyContextConfig {
-    /** The scope a route needs, e.g. "products:write". */
-    scope?: Scope;
-    /** The route works without an organization (e.g. listing the user's organizations). */
-    orgOptional?: boolean;
-    /** A session acts for the organization named by the path's :id (PATCH /organizations/:id). */
-    orgScopeFromPath?: boolean;
-  }
-}
-
-function sessionPermissions(caller: Caller): Record<string, readonly string[]> {
-  if (caller.roles.includes("owner") || caller.roles.includes("admin")) return ALL_BILLING_PERMISSIONS;
-  // members read the catalog; dynamic roles add what they were given per resource
-  return { ...READ_BILLING_PERMISSIONS, ...caller.permissions };
-}
-
-function requestedOrganization(req: FastifyRequest): { id: string | undefined; where: "body" | "query" | "path" } {
-  if (req.routeOptions.config.orgScopeFromPath) {
-    const id = (req.params as Record<string, unknown>).id;
-    return { id: typeof id === "string" ? id : undefined, where: "path" };
-  }
-  const fromQuery = (req.query as Record<string, unknown> | undefined)?.organization_id;
-  if (typeof fromQuery === "string") return { id: fromQuery, where: "query" };
-  const fromBody = req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>).organization_id : undefined;
-  return { id: typeof fromBody === "string" ? fromBody : undefined, where: req.method === "GET" ? "query" : "body" };
-}
-
-/**
- * preHandler for /v1: resolves the bearer token and the organization. API keys act for their organization
- * (a till_test_ key: its sandbox twin); a member's session acts for `organization_id` (query or body) or else
- * the active organization, or that organization's sandbox with `Till-Sandbox: true`.
- */
-export function authenticate(callers: CallerResolver) {
-  return async function authenticateV1(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
-    const config = req.routeOptions.config;
-    // the other kinds of caller (billing/contract.ts) are authenticated by the route itself
-    if (config.caller !== undefined && config.caller !== "organization") return;
-    const requested = requestedOrganization(req);
-    if (requested.id !== undefined && !isUuid(requested.id)) {
-      if (requested.where === "path") throw invalid(["path", "id"], "Input should be a valid UUID", "uuid_parsing");
-      throw invalid([requested.where, "organization_id"], "Input should be a valid UUID", "uuid_parsing");
-    }
-    const mode = modeFromHeader(req.headers[SANDBOX_HEADER]);
-    if (mode === null) throw invalid(["header", SANDBOX_HEADER], "Input should be true or false", "bool_parsing");
-    const result = await callers.resolve(req.headers.authorization, requested.id?.toLowerCase(), mode);
-    if (!result.ok) {
-      // a session naming an organization it does not belong to sees it as missing, like any foreign row
-      if (result.error.code === "not_a_member") throw notFound("Organization not found");
-      return sendCallerError(reply, result.error);
-    }
-    const caller = result.caller;
-    req.caller = caller;
-    if (caller.kind === "api_key" && requested.id && requested.id.toLowerCase() !== caller.organizationId) {
-      throw notFound("Organization not found");
-    }
-    let permissions: Record<string, readonly string[]>;
-    if (caller.organizationId) {
-      permissions = caller.kind === "api_key" ? caller.permissions : sessionPermissions(caller);
-      req.orgScope = { organizationId: caller.organizationId, caller, permissions };
-    } else if (config.orgOptional) {
-      permissions = READ_BILLING_PERMISSIONS;
-    } else {
-      throw invalid([requested.where, "organization_id"], "organization_id is required: the session has no active organization", "missing");
-    }
-    if (config.scope && !grants(permissions, config.scope)) {
-      throw notPermitted(`This token is missing the scope ${config.scope}.`);
-    }
-  };
-}
-
-/** The organization scope set by authenticate(). */
-export function scopeOf(req: FastifyRequest): OrgScope {
-  if (req.orgScope) return req.orgScope;
-  if (req.caller) {
-    // only orgOptional routes get here without an organization
-    return { organizationId: "", caller: req.caller, permissions: READ_BILLING_PERMISSIONS };
-  }
-  throw new Error("scopeOf: route registered outside the /v1 plugin");
 }
 
 /**

@@ -1,7 +1,8 @@
 // The /v1 API: Polar's wire format over till's billing domains. Each domain registers its routes here;
 // this plugin owns authentication (org scope + permissions) and the Polar-shaped error bodies.
 import type { FastifyError, FastifyInstance } from "fastify";
-import { ApiError, authenticate, rejectedInputIssue } from "./http.js";
+import { ApiError, rejectedInputIssue } from "./errors.js";
+import { authenticate } from "./route-auth.js";
 import { RejectedInput, SMALL_BODY_LIMIT, V1_BODY_LIMIT } from "../http/input-guard.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
@@ -17,7 +18,7 @@ import { checkoutLinkRoutes } from "./checkout-links/routes.js";
 import { orderRoutes } from "./orders/routes.js";
 import { refundRoutes } from "./refunds/routes.js";
 import { subscriptionRoutes } from "./subscriptions/routes.js";
-import { renewalRoutes } from "./subscriptions/renewal-routes.js";
+import { renewalRoutes } from "./renewal/routes.js";
 import { webhookRoutes } from "./webhooks/routes.js";
 import { listenRoutes } from "./webhooks/listen.js";
 import { licenseKeyRoutes } from "./license-keys/routes.js";
@@ -30,8 +31,11 @@ import { benefitDeliveryRoutes } from "./benefit-delivery/routes.js";
 import { paymentRoutes } from "./payments/routes.js";
 import { dunningRoutes } from "./dunning/routes.js";
 import { stripeRoutes } from "./stripe/routes.js";
+import { disputeRoutes } from "./disputes/routes.js";
+import { stripeEventRoutes } from "./stripe-events/routes.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
+import { usageAlertRoutes } from "./meters/alerts/routes.js";
 
 import type { BillingDeps, DomainRoutes } from "./deps.js";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -52,6 +56,8 @@ const DOMAINS: DomainRoutes[] = [
   checkoutLinkRoutes,
   orderRoutes,
   refundRoutes,
+  disputeRoutes,
+  stripeEventRoutes,
   subscriptionRoutes,
   renewalRoutes,
   webhookRoutes,
@@ -67,6 +73,7 @@ const DOMAINS: DomainRoutes[] = [
   dunningRoutes,
   stripeRoutes,
   metricRoutes,
+  usageAlertRoutes,
 ];
 
 const PG_UNIQUE_VIOLATION = "23505";

@@ -10,8 +10,15 @@ import type { Config } from "../config.js";
 
 export const WEB_DIST_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
 
+/** The seller's pages (web/src/seller): each section's list and its detail pages. */
+export const SELLER_PAGE_ROUTES = [
+  ...["/products", "/orders", "/customers", "/subscriptions", "/checkout-links", "/discounts", "/meters", "/webhooks"].flatMap((p) => [p, `${p}/*`]),
+  "/api-keys",
+  "/settings",
+];
+
 /** The paths the app has pages for; the invitation link of organization emails is one of them. */
-export const PAGE_ROUTES = ["/", "/sign-in", "/device", "/reset-password", "/portal", "/accept-invitation/*", "/seats/claim"] as const;
+export const PAGE_ROUTES: readonly string[] = ["/", "/sign-in", "/device", "/reset-password", "/portal", "/accept-invitation/*", "/seats/claim", ...SELLER_PAGE_ROUTES];
 
 /** The hosted checkout (and its confirmation page): the only pages a seller's site may frame (embed.js). */
 export const CHECKOUT_PAGE_ROUTES = ["/checkout/*"] as const;

@@ -1,8 +1,8 @@
 // The loop of a schedule that works off due rows (dunning retries, checkout expiries): claim a batch with
 // SKIP LOCKED in a transaction, handle each row in a savepoint at its organization's now, repeat until a batch
-// comes back short. The renewals' loop (schedules.ts) does the same with batch-wide reads and writes of its own.
+// comes back short. The renewals' loop (billing/renewal/run.ts) does the same with batch-wide reads and writes of
+// its own. It knows nothing of billing: an organization's now is the caller's `nowOf` (its test clock).
 import type { Db, Queryable } from "../db/client.js";
-import { orgNow } from "../billing/test-clock/clock.js";
 
 /**
  * What a schedule's pass over due rows is given (renewals, dunning retries, checkout expiries): a test clock's
@@ -29,6 +29,8 @@ export interface ClaimLoop<R extends ClaimedRow> {
   batch: number;
   /** The wall clock (default: now); each row is handled at its organization's now (its test clock, if any). */
   now?: Date | undefined;
+  /** The organization's now at the wall clock `wall` (billing/test-clock's orgNow: a test clock's, if any). */
+  nowOf(tx: Queryable, organizationId: string, wall: Date): Promise<Date>;
   /**
    * Claims up to `batch` due rows at `wall`, locked until the transaction ends; none whose id is in `failed`
    * (a row that failed in this run is left for a later one).
@@ -56,7 +58,7 @@ export async function runClaimLoop<R extends ClaimedRow>(loop: ClaimLoop<R>): Pr
       const nows = new Map<string, Date>();
       for (const row of due) {
         try {
-          const now = nows.get(row.organizationId) ?? (await orgNow(tx, row.organizationId, wall));
+          const now = nows.get(row.organizationId) ?? (await loop.nowOf(tx, row.organizationId, wall));
           nows.set(row.organizationId, now);
           await tx.transaction((sp) => loop.handle(sp, row, now));
           done.push(row);

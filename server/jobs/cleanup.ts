@@ -8,6 +8,7 @@ import type { Database, Db } from "../db/client.js";
 import { outbox, webhookDelivery, webhookEvent } from "../db/schema/index.js";
 import { deleteExpiredIdempotencyKeys } from "../http/idempotency.js";
 import { compactListCounts } from "../billing/list-counts.js";
+import { foldAllMetricRollups } from "../billing/metrics/rollups.js";
 
 export interface CleanupOptions {
   /** Rows deleted per statement. */
@@ -154,6 +155,13 @@ export function createCleanup(deps: {
       await inBatches(opts, (n) => compactListCounts(deps.database.db, n), signal);
     } catch (err) {
       deps.log.error(err, "list counts: compaction failed");
+    }
+    // the metrics' hourly rollups (billing/metrics/rollups.ts): each organization's delta rows folded
+    try {
+      const opts = deps.options ?? DEFAULT_CLEANUP_OPTIONS;
+      await inBatches(opts, (n) => foldAllMetricRollups(deps.database.db, n), signal);
+    } catch (err) {
+      deps.log.error(err, "metric rollups: folding failed");
     }
   }
 

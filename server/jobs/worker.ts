@@ -1,29 +1,25 @@
-// The jobs worker: moves outbox events into webhook events and delivers them. Any number of workers (processes
-// or replicas) may share a database: outbox rows are taken with FOR UPDATE SKIP LOCKED and due events are leased
-// (locked_until), so no two workers make the same attempt, and an attempt is marked done only once it is recorded —
-// a worker that dies mid-delivery leaves a lease that expires, and the event is delivered again (same webhook-id).
+// The jobs worker: moves outbox events into webhook events and delivers them (webhook-delivery.ts), and runs the
+// loops beside it. Any number of workers (processes or replicas) may share a database: outbox rows are taken
+// with FOR UPDATE SKIP LOCKED and due work is leased, so no two workers do the same job.
 //
-// Three activities run side by side so none waits on another: the fan-out loop (outbox → events, woken by the
-// outbox trigger's NOTIFY), the claim loop (due events → attempts in flight, up to `concurrency`), and the
-// recorders (finished attempts → the delivery log, in batches). The fan-out also hands each batch of outbox events
-// to the customer emails (billing/customer-emails), whose own loop sends the emails due, leased the same way.
-import { randomUUID } from "node:crypto";
+// The fan-out hands each batch of outbox events to the outbox's subscribers (jobs/subscribers.ts: each domain
+// exports its own), which record their jobs — customer emails (mail-loop.ts), invoice PDFs (invoices.ts), benefit
+// deliveries (delivery-loop.ts), a product's subscribers re-granted — and the worker wakes the loop doing them.
+import path from "node:path";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
 import type { Mailer } from "../mail/mailer.js";
 import * as webhooks from "../billing/webhooks/service.js";
-import { originOf } from "../billing/webhooks/address.js";
-import { postWebhook } from "../billing/webhooks/sender.js";
-import { signingKeys, signHeaders } from "../billing/webhooks/signing.js";
-import * as customerEmails from "../billing/customer-emails/service.js";
-import * as deliveries from "../billing/benefit-delivery/service.js";
-import { regrantFromOutbox } from "../billing/subscriptions/product-benefits.js";
-import { createCleanup } from "./cleanup.js";
-import path from "node:path";
-import * as invoices from "../billing/invoices/service.js";
 import { localFileStorage } from "../billing/files/storage.js";
+import { createCleanup } from "./cleanup.js";
+import { createDeliveryLoop } from "./delivery-loop.js";
 import { createInvoiceLoop } from "./invoices.js";
+import { createMailLoop } from "./mail-loop.js";
 import { createRollupUpkeep } from "./rollups.js";
+import { createStripeEventLoop } from "./stripe-events.js";
+import type { WorkerState } from "./signal.js";
+import { fanOutSubscribers } from "./subscribers.js";
+import { createWebhookDelivery } from "./webhook-delivery.js";
 
 export interface WorkerOptions {
   /** How often to look for due work when no notification arrives (retries come due this way). */
@@ -84,6 +80,8 @@ export interface WorkerDeps {
     dataDir?: string;
     /** Where github_repository and discord benefits are delivered (with `secret`, the worker delivers them). */
     benefits?: Config["benefits"];
+    /** With it (and `secret`), the worker processes the Stripe events of connected organizations. */
+    payments?: Pick<Config["payments"], "stripeApiUrl">;
   };
   /** The server secret: unseals the credentials benefit deliveries use. */
   secret?: string;
@@ -110,58 +108,19 @@ export interface Worker {
 
 const quietLog: WorkerLog = { info() {}, warn() {}, error() {} };
 
-/** A wake-up that is not lost when it comes while nobody waits. */
-class Signal {
-  private pending = false;
-  private resolve: (() => void) | undefined;
-
-  fire(): void {
-    this.pending = true;
-    this.resolve?.();
-  }
-
-  wait(ms: number): Promise<void> {
-    if (this.pending) {
-      this.pending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.resolve = undefined;
-        this.pending = false;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.resolve = done;
-    });
-  }
-}
-
 export function createWorker(deps: WorkerDeps): Worker {
   const opts = { ...DEFAULT_WORKER_OPTIONS, ...deps.options };
   if (deps.database.driver === "pglite") opts.recorders = 1;
   const db = deps.database.db;
   const log = deps.log ?? quietLog;
-  const allowPrivate = deps.config.webhooks.allowPrivate;
   const { retentionDays } = deps.config.webhooks;
   const cleanup = retentionDays ? createCleanup({ database: deps.database, retentionDays, log }) : undefined;
   const rollupUpkeep = createRollupUpkeep({ db, log });
 
-  let state: "idle" | "running" | "stopping" | "dead" = "idle";
+  let state: WorkerState = "idle";
+  const stateOf = () => state;
   let loops: Promise<void> = Promise.resolve();
   let unlisten: (() => Promise<void>) | undefined;
-  const fanOutSignal = new Signal();
-  const mailSignal = new Signal();
-  const baseURL = deps.config.baseURL;
-  let mailLoopDone: Promise<void> = Promise.resolve();
-  /**
-   * Bumped by every stop: a mail loop (and its sends in hand) of an earlier run stops and records nothing once a
-   * stop stopped waiting for it (their leases expire, and the emails are sent again with the same Message-ID).
-   */
-  let mailRun = 0;
-  let mailed = 0;
-  /** Records the customer emails of each fanned-out batch, and wakes the mail loop when there are new ones. */
   const invoiceLoop = deps.config.dataDir
     ? createInvoiceLoop({
         db,
@@ -172,267 +131,47 @@ export function createWorker(deps: WorkerDeps): Worker {
         pollIntervalMs: opts.pollIntervalMs,
       })
     : undefined;
-  const subscribers: webhooks.OutboxSubscriber[] = [
-    async (tx, rows) => {
-      if ((await customerEmails.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => mailSignal.fire());
-    },
-    async (tx, rows) => {
-      if ((await invoices.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => invoiceLoop?.wake());
-    },
-  ];
-  // a product's benefits changed: its subscribers' grants follow (their events go out with the next batch)
-  subscribers.push(async (tx, rows) => {
-    const failed = (err: unknown, productId: string) => log.error(err, `re-granting the subscribers of product ${productId} failed`);
-    if ((await regrantFromOutbox(tx, rows, failed)) > 0) queueMicrotask(() => fanOutSignal.fire());
+  const mail = createMailLoop({ db, mailer: deps.mailer, baseURL: deps.config.baseURL, opts, log, state: stateOf });
+  const delivery = createDeliveryLoop({
+    db,
+    delivery: deps.secret && deps.config.benefits ? { secret: deps.secret, services: deps.config.benefits } : undefined,
+    opts,
+    log,
+    state: stateOf,
   });
-  subscribers.push(async (tx, rows) => {
-    if ((await deliveries.requestFromOutbox(tx, rows)) > 0) queueMicrotask(() => deliverySignal.fire());
-  });
-  const deliverySignal = new Signal();
-  let deliveryLoopDone: Promise<void> = Promise.resolve();
-  const deliveryDeps = deps.secret && deps.config.benefits ? { secret: deps.secret, services: deps.config.benefits } : undefined;
-  const claimSignal = new Signal();
-  /** The claim loop filled every slot and waits for room. */
-  let waitingForRoom = false;
-  const inFlight = new Map<string, { token: string; controller: AbortController; done: Promise<void> }>();
-  let outcomes: webhooks.ClaimOutcome[] = [];
-  let activeRecorders = 0;
-  const recorded = new Set<Promise<void>>();
-  let recordTimer: NodeJS.Timeout | undefined;
-  const keyCache = new Map<string, Buffer[]>();
-  let attempted = 0;
+  // Stripe's events recorded by the inbound endpoint (billing/stripe-events)
+  const stripeLoop =
+    deps.secret && deps.config.payments
+      ? createStripeEventLoop({
+          db,
+          secret: deps.secret,
+          stripeApiUrl: deps.config.payments.stripeApiUrl,
+          baseURL: deps.config.baseURL ?? "",
+          log,
+          concurrency: 8,
+          leaseMs: opts.leaseMs,
+          pollIntervalMs: opts.pollIntervalMs,
+        })
+      : undefined;
+  const subscribers = fanOutSubscribers(
+    {
+      "customer-emails": () => mail.wake(),
+      invoices: () => invoiceLoop?.wake(),
+      // a product's benefits changed: its subscribers' grants follow (their events go out with the next batch)
+      "product-benefits": () => hooks.wakeFanOut(),
+      "benefit-delivery": () => delivery.wake(),
+      "stripe-events": () => stripeLoop?.wake(),
+    },
+    log,
+  );
+  const hooks = createWebhookDelivery({ db, mailer: deps.mailer, opts, log, allowPrivate: deps.config.webhooks.allowPrivate, state: stateOf, subscribers });
 
   function wake(): void {
-    fanOutSignal.fire();
-    claimSignal.fire();
-    mailSignal.fire();
+    hooks.wake();
+    mail.wake();
     invoiceLoop?.wake();
-    deliverySignal.fire();
-  }
-
-  function keysOf(secret: string): Buffer[] {
-    let keys = keyCache.get(secret);
-    if (!keys) {
-      if (keyCache.size > 10_000) keyCache.clear();
-      keys = signingKeys(secret);
-      keyCache.set(secret, keys);
-    }
-    return keys;
-  }
-
-  // ---- recording ----------------------------------------------------------------------------------
-
-  /** Starts recorders for what has finished: a full batch at once, else after a few ms to gather more. */
-  function scheduleRecord(): void {
-    if (outcomes.length >= opts.recordBatch) startRecorders();
-    else if (!recordTimer) recordTimer = setTimeout(startRecorders, 10);
-  }
-
-  function startRecorders(): void {
-    clearTimeout(recordTimer);
-    recordTimer = undefined;
-    while (outcomes.length > 0 && activeRecorders < opts.recorders && state !== "dead") {
-      activeRecorders += 1;
-      const run = recordPending().finally(() => {
-        activeRecorders -= 1;
-        recorded.delete(run);
-        if (outcomes.length > 0) scheduleRecord();
-      });
-      recorded.add(run);
-    }
-  }
-
-  async function recordPending(): Promise<void> {
-    while (outcomes.length > 0 && state !== "dead") {
-      const batch = outcomes.splice(0, opts.recordBatch);
-      const disabled = await recordWithFallback(batch);
-      for (const d of disabled) void tellOwners(d);
-    }
-  }
-
-  async function drainRecords(): Promise<void> {
-    startRecorders();
-    while (recorded.size > 0) await Promise.all([...recorded]);
-  }
-
-  /** A failing batch is retried one outcome at a time, so one bad row cannot hold back the others. */
-  async function recordWithFallback(batch: webhooks.ClaimOutcome[]): Promise<webhooks.DisabledEndpoint[]> {
-    const record = (list: webhooks.ClaimOutcome[]) =>
-      webhooks.recordOutcomes(db, list, { disableAfterFailedEvents: opts.disableAfterFailedEvents });
-    try {
-      return await record(batch);
-    } catch (err) {
-      if (batch.length === 1) {
-        const one = batch[0]!;
-        // its endpoint was deleted meanwhile: nothing left to record
-        if (!(await webhooks.eventExists(db, one.event.id).catch(() => true))) return [];
-        // else it stays leased and is attempted again once the lease expires
-        log.error(err, `webhooks: could not record the attempt of event ${one.event.id}`);
-        return [];
-      }
-      const out: webhooks.DisabledEndpoint[] = [];
-      for (const one of batch) out.push(...(await recordWithFallback([one])));
-      return out;
-    }
-  }
-
-  async function tellOwners(d: webhooks.DisabledEndpoint): Promise<void> {
-    try {
-      const mail = await webhooks.disabledEndpointMail(db, d, opts.disableAfterFailedEvents);
-      log.warn(`webhooks: endpoint ${d.id} (${originOf(d.url)}) disabled (${d.reason})`);
-      for (const to of mail.to) await deps.mailer.send({ to, subject: mail.subject, text: mail.text });
-    } catch (err) {
-      log.error(err, `webhooks: could not tell the owners that endpoint ${d.id} was disabled`);
-    }
-  }
-
-  // ---- attempts -----------------------------------------------------------------------------------
-
-  function attempt(event: webhooks.ClaimedEvent, token: string): void {
-    const controller = new AbortController();
-    const done = (async () => {
-      let outcome: webhooks.ClaimOutcome;
-      if (!event.enabled) {
-        outcome = { kind: "skipped", event, token };
-      } else {
-        const headers = signHeaders(keysOf(event.secret), event.id, event.payload);
-        attempted += 1;
-        const result = await postWebhook(event.url, { ...headers }, event.payload, {
-          timeoutMs: opts.timeoutMs,
-          allowPrivate,
-          signal: controller.signal,
-        });
-        outcome = { kind: "attempt", event, token, result };
-      }
-      // abandoned (stop) or crashed (kill): not recorded; the lease decides who tries again
-      if (controller.signal.aborted || state === "dead") return;
-      outcomes.push(outcome);
-      scheduleRecord();
-    })().finally(() => {
-      inFlight.delete(event.id);
-      // the claim loop waits for room only when it filled every slot: wake it once half are free again
-      if (waitingForRoom && inFlight.size <= opts.concurrency / 2) {
-        waitingForRoom = false;
-        claimSignal.fire();
-      }
-    });
-    inFlight.set(event.id, { token, controller, done });
-  }
-
-  // ---- loops --------------------------------------------------------------------------------------
-
-  async function fanOutLoop(): Promise<void> {
-    while (state === "running") {
-      let moved = 0;
-      try {
-        const token = randomUUID();
-        const room = Math.max(0, opts.concurrency - inFlight.size);
-        const fanned = await webhooks.fanOut(db, opts.fanOutBatch, { room, leaseMs: opts.leaseMs, token }, subscribers);
-        moved = fanned.moved;
-        if (state !== "running") {
-          if (state === "stopping") await webhooks.releaseEvents(db, token, fanned.claimed.map((e) => e.id));
-          break;
-        }
-        // what fitted goes out now; the claim loop takes the rest
-        for (const e of fanned.claimed) attempt(e, token);
-        if (moved > 0) claimSignal.fire();
-      } catch (err) {
-        if (state !== "running") break;
-        log.error(err, "webhooks: fan-out failed");
-      }
-      if (state !== "running") break;
-      if (moved < opts.fanOutBatch) await fanOutSignal.wait(opts.pollIntervalMs);
-    }
-  }
-
-  async function claimLoop(): Promise<void> {
-    while (state === "running") {
-      const room = opts.concurrency - inFlight.size;
-      if (room > 0) {
-        try {
-          const token = randomUUID();
-          const events = await webhooks.claimDueEvents(db, room, opts.leaseMs, token);
-          if (state !== "running") {
-            // a stop that came while claiming gives the leases back; a crash (kill) does not
-            if (state === "stopping") await webhooks.releaseEvents(db, token, events.map((e) => e.id));
-            break;
-          }
-          for (const e of events) attempt(e, token);
-          waitingForRoom = events.length === room;
-        } catch (err) {
-          if (state !== "running") break;
-          log.error(err, "webhooks: claiming due events failed");
-        }
-      } else {
-        waitingForRoom = true;
-      }
-      if (state !== "running") break;
-      await claimSignal.wait(opts.pollIntervalMs);
-    }
-  }
-
-  /**
-   * Sends the customer emails due, up to mailConcurrency at once. An email is recorded as sent only after the
-   * transport took it; a worker that dies in between leaves its lease to expire and the email is sent again
-   * with the same Message-ID. A stop lets the emails in hand finish.
-   */
-  async function mailLoop(url: string, run: number): Promise<void> {
-    const abandoned = () => run !== mailRun;
-    while (state === "running" && !abandoned()) {
-      let claimed = 0;
-      try {
-        const token = randomUUID();
-        const due = await customerEmails.claimDue(db, opts.mailConcurrency, opts.leaseMs, token);
-        claimed = due.length;
-        await Promise.all(
-          due.map(async (email) => {
-            let error: unknown;
-            try {
-              mailed += 1;
-              await customerEmails.deliver(deps.mailer, email, url);
-            } catch (err) {
-              error = err ?? new Error("mail transport failed");
-            }
-            // a crash (kill), or a stop that stopped waiting, records nothing: the lease decides who sends again
-            if (state === "dead" || abandoned()) return;
-            if (error !== undefined) log.warn(`mail: could not send the ${email.type} email ${email.id}: ${String(error)}`);
-            await customerEmails.record(db, email, token, error).catch((err: unknown) => log.error(err, `mail: could not record email ${email.id}`));
-          }),
-        );
-      } catch (err) {
-        if (state !== "running") break;
-        log.error(err, "mail: claiming due customer emails failed");
-      }
-      if (state !== "running" || abandoned()) break;
-      if (claimed < opts.mailConcurrency) await mailSignal.wait(opts.pollIntervalMs);
-    }
-  }
-
-  /**
-   * Runs the benefit deliveries due (billing/benefit-delivery), up to deliveryConcurrency at once, each recorded
-   * by its lease holder; a stop lets the ones in hand finish, a crash leaves their leases to expire.
-   */
-  async function deliveryLoop(d: deliveries.DeliveryDeps): Promise<void> {
-    while (state === "running") {
-      let claimed = 0;
-      try {
-        const token = randomUUID();
-        const due = await deliveries.claimDue(db, opts.deliveryConcurrency, opts.leaseMs, token);
-        claimed = due.length;
-        await Promise.all(
-          due.map((delivery) =>
-            deliveries.run(db, d, delivery, token).catch((err: unknown) => {
-              if (state !== "dead") log.error(err, `benefits: delivery ${delivery.id} could not be recorded`);
-            }),
-          ),
-        );
-      } catch (err) {
-        if (state !== "running") break;
-        log.error(err, "benefits: claiming due deliveries failed");
-      }
-      if (state !== "running") break;
-      if (claimed < opts.deliveryConcurrency) await deliverySignal.wait(opts.pollIntervalMs);
-    }
+    delivery.wake();
+    stripeLoop?.wake();
   }
 
   return {
@@ -440,10 +179,10 @@ export function createWorker(deps: WorkerDeps): Worker {
       return state === "running";
     },
     get attempted() {
-      return attempted;
+      return hooks.attempted;
     },
     get mailed() {
-      return mailed;
+      return mail.mailed;
     },
     get invoiced() {
       return invoiceLoop?.generated ?? 0;
@@ -459,10 +198,11 @@ export function createWorker(deps: WorkerDeps): Worker {
           log.error(err, "webhooks: LISTEN failed; polling only");
         }
       }
-      loops = Promise.all([fanOutLoop(), claimLoop()]).then(() => {});
+      loops = hooks.loops();
       // not part of `loops`: a crash (kill) must not wait for a send in flight
-      if (baseURL) mailLoopDone = mailLoop(baseURL, mailRun);
-      if (deliveryDeps) deliveryLoopDone = deliveryLoop(deliveryDeps);
+      mail.start();
+      delivery.start();
+      stripeLoop?.start();
       cleanup?.start();
       invoiceLoop?.start();
       rollupUpkeep.start();
@@ -475,22 +215,10 @@ export function createWorker(deps: WorkerDeps): Worker {
       await invoiceLoop?.stop();
       await rollupUpkeep.stop();
       await loops;
-      // sends in hand may finish within the grace period; one hanging on a slow SMTP server does not hold the stop
-      let graceTimer: NodeJS.Timeout | undefined;
-      await Promise.race([mailLoopDone, new Promise<void>((r) => (graceTimer = setTimeout(r, opts.stopGraceMs)))]);
-      clearTimeout(graceTimer);
-      mailRun += 1;
-      await Promise.race([deliveryLoopDone, new Promise<void>((r) => (graceTimer = setTimeout(r, opts.stopGraceMs)))]);
-      clearTimeout(graceTimer);
-      const pending = [...inFlight.values()];
-      await Promise.race([Promise.all(pending.map((p) => p.done)), new Promise((r) => setTimeout(r, opts.stopGraceMs))]);
-      const abandoned = [...inFlight.entries()];
-      for (const [, p] of abandoned) p.controller.abort();
-      await Promise.all(abandoned.map(([, p]) => p.done));
-      await drainRecords();
-      const byToken = new Map<string, string[]>();
-      for (const [id, p] of abandoned) byToken.set(p.token, [...(byToken.get(p.token) ?? []), id]);
-      for (const [token, ids] of byToken) await webhooks.releaseEvents(db, token, ids).catch(() => {});
+      await mail.stop(opts.stopGraceMs);
+      await delivery.stop(opts.stopGraceMs);
+      await stripeLoop?.stop();
+      await hooks.settle(opts.stopGraceMs);
       await unlisten?.().catch(() => {});
       state = "idle";
     },
@@ -499,10 +227,9 @@ export function createWorker(deps: WorkerDeps): Worker {
       wake();
       void cleanup?.stop();
       invoiceLoop?.kill();
+      stripeLoop?.kill();
       void rollupUpkeep.stop();
-      clearTimeout(recordTimer);
-      outcomes = [];
-      for (const p of inFlight.values()) p.controller.abort();
+      hooks.kill();
       await loops.catch(() => {});
       await unlisten?.().catch(() => {});
     },

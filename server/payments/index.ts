@@ -1,12 +1,30 @@
-// Which payment processor the server uses. Only the built-in test processor exists so far; it serves sandbox
-// organizations, and live ones only when the server runs with TILL_TEST_PAYMENTS=live (development, tests).
-// The Stripe adapter will be chosen here from the organization's connection.
+// Which payment processor takes an organization's payments: its Stripe account when one is connected
+// (server/payments/stripe/), else the built-in test processor — which serves sandbox organizations, and live
+// ones only when the server runs with TILL_TEST_PAYMENTS=live (development, tests). The processor handed to
+// the billing domains is a router: `processorFor(processor, db, organizationId)` gives the organization's own.
 import type { Config } from "../config.js";
 import type { PaymentProcessor } from "./processor.js";
+import { stripeOf, type StripeContext } from "./stripe/connection.js";
 import { createTestProcessor } from "./test-processor.js";
 
-export type { ChargeRequest, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
+export type { ChargeRequest, NextAction, PaymentCustomer, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
+export { processorFor } from "./processor.js";
 
-export function createPaymentProcessor(payments: Pick<Config["payments"], "testInLive"> = { testInLive: false }): PaymentProcessor {
-  return { ...createTestProcessor(), servesLive: payments.testInLive };
+/**
+ * The test processor, routing organizations with a Stripe connection to their account when `stripe` (the
+ * server secret and Stripe's API URL) is given.
+ */
+export function createPaymentProcessor(payments: Pick<Config["payments"], "testInLive"> = { testInLive: false }, stripe?: StripeContext): PaymentProcessor {
+  const test: PaymentProcessor = { ...createTestProcessor(), servesLive: payments.testInLive };
+  if (!stripe) return test;
+  return {
+    ...test,
+    async forOrganization(db, organizationId) {
+      return (await stripeOf(db, stripe, organizationId))?.processor ?? test;
+    },
+  };
 }
+
+/** The server's processor: the test processor as configured, each organization's Stripe account when connected. */
+export const serverPaymentProcessor = (config: Pick<Config, "payments">, secret: string): PaymentProcessor =>
+  createPaymentProcessor(config.payments, { secret, stripeApiUrl: config.payments.stripeApiUrl });

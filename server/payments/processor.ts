@@ -1,7 +1,18 @@
 // The payment processor seen by checkouts: the page tokenizes the card with the processor (Stripe.js, or the
 // built-in test processor's own endpoint), and confirming a checkout charges or saves that token. Card
 // numbers never reach the checkout API; swapping the processor changes only this adapter and the page's
-// tokenize step.
+// tokenize step. An organization with a Stripe account pays through it (server/payments/stripe/), one
+// without through the test processor: the router (server/payments/index.ts) chooses per organization.
+import type { Queryable } from "../db/client.js";
+
+/** The till customer a payment is for, and the processor's own customer for them when one was made before. */
+export interface PaymentCustomer {
+  id: string;
+  email: string;
+  name: string | null;
+  /** The processor's customer (Stripe's cus_…) kept for this customer; null: the processor makes one. */
+  processorCustomerId: string | null;
+}
 
 /** What a checkout asks the processor to do with the customer's confirmation token. */
 export interface PaymentRequest {
@@ -14,6 +25,10 @@ export interface PaymentRequest {
   /** Keep the payment method for later charges (subscriptions). */
   setupFutureUsage: boolean;
   metadata: Record<string, string>;
+  /** Who pays (a processor that keeps customers, as Stripe does, attaches the saved method to them). */
+  customer?: PaymentCustomer;
+  /** The same key for a retried request: the processor takes the payment once (derived from the checkout and token). */
+  idempotencyKey?: string;
 }
 
 /** A later charge of a payment method saved by an earlier payment (a subscription's renewal). */
@@ -25,6 +40,29 @@ export interface ChargeRequest {
   currency: string;
   description: string;
   metadata: Record<string, string>;
+  /** The processor's customer the method is attached to, when till knows it. */
+  processorCustomerId?: string | null;
+  /** On-session: the customer is present (a portal retry) and may be asked to authenticate; default off-session. */
+  onSession?: boolean;
+  /** The same key for a retried request: charged once. */
+  idempotencyKey?: string;
+}
+
+/**
+ * A payment the processor has not finished: the customer must act (3-D Secure: the page runs Stripe.js's
+ * handleNextAction with the client secret), or the money is on its way (`processing`, bank debits). How it ends
+ * comes later, as the processor's event (server/payments/stripe/payment-intent-events.ts).
+ */
+export interface NextAction {
+  status: "requires_action" | "processing";
+  /** The processor's intent (Stripe's pi_… or seti_…). */
+  intentId: string;
+  /** What the page hands to Stripe.js; it lets the customer act on that one intent only. */
+  clientSecret: string;
+  /** A payment, or a setup (nothing due now: a trial). */
+  kind: "payment" | "setup";
+  /** The processor's customer the intent is for. */
+  processorCustomerId: string | null;
 }
 
 export interface PaymentMethodSummary {
@@ -35,13 +73,22 @@ export interface PaymentMethodSummary {
 }
 
 export type PaymentResult =
-  | { ok: true; paymentId: string | null; paymentMethodId: string; paymentMethod: PaymentMethodSummary }
+  | {
+      ok: true;
+      paymentId: string | null;
+      paymentMethodId: string;
+      paymentMethod: PaymentMethodSummary;
+      /** The processor's customer the method is saved on (kept for later charges); absent for the test processor. */
+      processorCustomerId?: string;
+    }
   | {
       ok: false;
-      /** Stripe's decline codes where they apply (card_declined, insufficient_funds, expired_card, …). */
+      /** Stripe's decline codes where they apply (card_declined, insufficient_funds, expired_card, authentication_required, …). */
       code: string;
       /** Shown to the customer as is. */
       message: string;
+      /** Not declined but not finished: what the customer must do, or that the money is on its way. */
+      next?: NextAction;
     };
 
 /** What a refund asks the processor to give back: part or all of an earlier payment. */
@@ -84,4 +131,20 @@ export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<PaymentResult>;
   /** Gives back `amount` of a payment; answers once the processor accepted (or refused) the refund. */
   refund(request: RefundRequest): Promise<RefundResult>;
+  /** A setup the customer finished after an action (the portal's confirmPaymentMethod with a SetupIntent id). */
+  setupOutcome?(intentId: string): Promise<PaymentResult>;
+  /** Removes a saved method at the processor too (Stripe: detached from its customer). */
+  detach?(paymentMethodId: string): Promise<void>;
+  /** Makes a saved method the processor customer's default (Stripe: invoice_settings.default_payment_method). */
+  setDefault?(processorCustomerId: string, paymentMethodId: string): Promise<void>;
+  /**
+   * A router answers the processor that takes one organization's payments (its Stripe account when connected);
+   * a plain processor has none and takes every organization's. Use `processorFor` rather than calling it.
+   */
+  forOrganization?(db: Queryable, organizationId: string): Promise<PaymentProcessor>;
+}
+
+/** The processor that takes `organizationId`'s payments. */
+export async function processorFor(processor: PaymentProcessor, db: Queryable, organizationId: string): Promise<PaymentProcessor> {
+  return processor.forOrganization ? processor.forOrganization(db, organizationId) : processor;
 }

@@ -11,6 +11,7 @@ import {
   toBenefitPublicWire,
 } from "../../server/billing/benefits/service.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
+import { rawOn } from "../helpers/api.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -65,15 +66,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function raw(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> & { detail?: unknown } };
-}
+const raw = rawOn(() => server);
 
 async function benefitCount(organizationId: string): Promise<number> {
   return (await db().select().from(benefit).where(eq(benefit.organizationId, organizationId))).length;

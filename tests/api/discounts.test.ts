@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { discount, product } from "../../server/db/schema/index.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
+import { rawOn } from "../helpers/api.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -31,15 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function raw(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> & { detail?: unknown } };
-}
+const raw = rawOn(() => server);
 
 async function discountCount(organizationId: string): Promise<number> {
   return (await db().select().from(discount).where(eq(discount.organizationId, organizationId))).length;

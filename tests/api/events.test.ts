@@ -3,8 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Polar } from "@polar-sh/sdk";
 import type { Event } from "@polar-sh/sdk/models/components/event.js";
-import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { sdk049For, sdkFor, type Seller, startWithSellers } from "../helpers/seller.js";
+import { rawOn } from "../helpers/api.js";
+import type { TestServer } from "../helpers/server.js";
 
 let server: TestServer;
 let seller: Seller;
@@ -13,23 +14,11 @@ let key: string;
 let sdk: Polar;
 
 beforeAll(async () => {
-  server = await startServer();
-  seller = await createSeller(server, "events");
-  other = await createSeller(server, "other");
-  key = await seller.createKey();
-  sdk = sdkFor(server, key);
+  ({ server, seller, other, key, sdk } = await startWithSellers("events"));
 });
 afterAll(async () => server?.close());
 
-async function raw(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
-}
+const raw = rawOn(() => server);
 
 const unique = (p: string) => `${p}_${Math.random().toString(36).slice(2, 10)}`;
 

@@ -3,17 +3,14 @@
 // concurrent inserts from several requests and transactions (some rolled back), soft and hard deletes, folds
 // running alongside writers, sandbox next to live, and for rows that existed before the migration (the backfill).
 // Filtered lists stay exact counts. Runs on PGlite (no DATABASE_URL) and PostgreSQL.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrationsFolder, type Database, type Queryable } from "../../server/db/client.js";
+import { type Database, type Queryable } from "../../server/db/client.js";
 import { COMPACT_AFTER, compactListCount, compactListCounts, listTotal, type CountedList } from "../../server/billing/list-counts.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { upgradedDatabase } from "../helpers/db.js";
+import { migrationsBefore, upgradedDatabase } from "../helpers/db.js";
 
 async function rows<T>(db: Queryable, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown;
@@ -239,28 +236,12 @@ describe("the lists' maintained counts", () => {
   });
 });
 
-/** The migrations before 0032 (a copy of the folder without it and what follows). */
-function migrationsBeforeCounts(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "till-migrations-"));
-  mkdirSync(path.join(dir, "meta"));
-  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, "meta", "_journal.json"), "utf8")) as {
-    entries: Array<{ idx: number; tag: string }>;
-  };
-  const cut = journal.entries.findIndex((e) => e.tag.endsWith("_list_counts"));
-  expect(cut).toBeGreaterThan(0);
-  const entries = journal.entries.slice(0, cut);
-  writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ ...journal, entries }));
-  const tags = new Set(entries.map((e) => `${e.tag}.sql`));
-  for (const f of readdirSync(migrationsFolder)) if (tags.has(f)) copyFileSync(path.join(migrationsFolder, f), path.join(dir, f));
-  return dir;
-}
-
 describe("rows written before the counts' migration", () => {
   const orgs = [randomUUID(), randomUUID()];
   let database: Database;
 
   beforeAll(async () => {
-    database = await upgradedDatabase(migrationsBeforeCounts(), async (db) => {
+    database = await upgradedDatabase(migrationsBefore("_list_counts"), async (db) => {
       for (const [i, org] of orgs.entries()) {
         await db.execute(sql`INSERT INTO organization (id, name, slug, created_at) VALUES (${org}::uuid, 'Old', ${`old-${org}`}, now())`);
         await db.execute(sql`INSERT INTO customer (organization_id, email, deleted_at)

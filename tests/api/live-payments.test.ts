@@ -6,6 +6,7 @@ import { startupBanner } from "../../server/banner.js";
 import { loadConfig } from "../../server/config.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
+import { rawOn } from "../helpers/api.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -20,22 +21,14 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function raw(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown>, text };
-}
+const raw = rawOn(() => server);
 
 describe("a live organization without a processor for real money", () => {
   it("cannot open a checkout for a paid product: 403 PaymentNotReady naming what to do, nothing created", async () => {
     const live = sdkFor(server, liveKey);
     const product = await createProduct({ ...seller, sdk: live }, "fixed");
     const res = await raw(liveKey, "POST", "/v1/checkouts/", { products: [product.id] });
-    expect(res.status, res.text).toBe(403);
+    expect(res.status, JSON.stringify(res.body)).toBe(403);
     expect(res.body.error).toBe("PaymentNotReady");
     expect(res.body.detail).toContain("till sandbox on");
     expect(res.body.detail).toContain("TILL_TEST_PAYMENTS=live");
@@ -49,11 +42,11 @@ describe("a live organization without a processor for real money", () => {
     for (const kind of ["monthly", "custom", "seats"] as const) {
       const product = await createProduct(live, kind);
       const res = await raw(liveKey, "POST", "/v1/checkouts/", { products: [product.id] });
-      expect(res.status, `${kind}: ${res.text}`).toBe(403);
+      expect(res.status, `${kind}: ${JSON.stringify(res.body)}`).toBe(403);
     }
     const product = await createProduct(live, "fixed");
     const link = await raw(liveKey, "POST", "/v1/checkout-links/", { payment_processor: "stripe", products: [product.id] });
-    expect(link.status, link.text).toBe(201);
+    expect(link.status, JSON.stringify(link.body)).toBe(201);
     const visit = await fetch(String(link.body.url), { redirect: "manual" });
     expect(visit.status).toBe(403);
     expect(visit.headers.get("location")).toBeNull();

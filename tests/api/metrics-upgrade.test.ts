@@ -1,40 +1,21 @@
 // The metrics migration (0040) on a database that already has subscriptions: each enters the history as it stands,
 // from its start (and out at its end), so MRR and active subscriptions read right after the upgrade.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { migrationsFolder, rowsOf, type Database } from "../../server/db/client.js";
+import { rowsOf, type Database } from "../../server/db/client.js";
 import { getMetrics } from "../../server/billing/metrics/service.js";
-import { upgradedDatabase } from "../helpers/db.js";
+import { migrationsBefore, upgradedDatabase } from "../helpers/db.js";
 
 let database: Database | undefined;
 afterAll(async () => {
   await database?.close();
 });
 
-/** A copy of the migrations folder without the metrics migration and those after it. */
-function migrationsBeforeMetrics(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "till-migrations-"));
-  mkdirSync(path.join(dir, "meta"));
-  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, "meta", "_journal.json"), "utf8")) as {
-    entries: Array<{ idx: number; tag: string }>;
-  };
-  const cut = journal.entries.findIndex((e) => e.tag.endsWith("_metric_dashboards"));
-  expect(cut).toBeGreaterThan(0);
-  const entries = journal.entries.slice(0, cut);
-  writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ ...journal, entries }));
-  const tags = new Set(entries.map((e) => `${e.tag}.sql`));
-  for (const f of readdirSync(migrationsFolder)) if (tags.has(f)) copyFileSync(path.join(migrationsFolder, f), path.join(dir, f));
-  return dir;
-}
-
 describe("upgrading to the metrics migration", () => {
   it("enters the existing subscriptions: MRR and active subscriptions month by month", async () => {
     const org = randomUUID();
-    database = await upgradedDatabase(migrationsBeforeMetrics(), async (db) => {
+    database = await upgradedDatabase(migrationsBefore("_metric_dashboards"), async (db) => {
       await db.execute(sql`INSERT INTO organization (id, name, slug, created_at) VALUES (${org}::uuid, 'Old', ${`old-${org}`}, now())`);
       const [c] = await rowsOf<{ id: string }>(db, sql`INSERT INTO customer (organization_id, email) VALUES (${org}::uuid, 'old@example.com') RETURNING id`);
       const [p] = await rowsOf<{ id: string }>(db, sql`INSERT INTO product (organization_id, name, recurring_interval) VALUES (${org}::uuid, 'Old', 'month') RETURNING id`);

@@ -1,5 +1,6 @@
 // /v1/organizations through @polar-sh/sdk 0.47.1 (and 0.49.0): get, list, update, validation, tenancy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawOn } from "../helpers/api.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -14,14 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function raw(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const raw = rawOn(() => server);
 
 describe("/v1/organizations", () => {
   it("gets the caller's organization with the spec's defaults", async () => {

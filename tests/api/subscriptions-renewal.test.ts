@@ -13,7 +13,7 @@ import { subscriptionFromJSON } from "@polar-sh/sdk/models/components/subscripti
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addInterval } from "../../server/billing/checkouts/pricing.js";
 import { order, orderDunning, outbox, payment, subscription } from "../../server/db/schema/index.js";
-import { runRenewals } from "../../server/jobs/schedules.js";
+import { runRenewals } from "../../server/billing/renewal/run.js";
 import { createPaymentProcessor } from "../../server/payments/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
@@ -402,7 +402,7 @@ describe("the renewal schedule", () => {
   });
 });
 
-describe("the schedule's batch: renewals written together (renewal-writes.ts)", () => {
+describe("the schedule's batch: renewals written together (renewal/writes.ts)", () => {
   /** A seller whose monthly product grants a perk, and `cards.length` subscriptions of it paid with those cards (a trial product for 0341). */
   async function batchOf(name: string, cards: string[]) {
     const s = await createSeller(server, name);

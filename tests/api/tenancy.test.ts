@@ -4,6 +4,9 @@
 // apart, both ways (docs/architecture.md, "Sandbox").
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { dispute, payment } from "../../server/db/schema/index.js";
+import { pay } from "../helpers/checkout.js";
 import { uploadFile } from "../helpers/files.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -46,6 +49,7 @@ async function makeRows(key: string, ids: Record<string, string>): Promise<void>
     filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api" }] },
     aggregation: { func: "count" },
   });
+  ids["usage-alerts"] = await create("/v1/usage-alerts/", { meter_id: ids.meters, kind: "units", threshold: 1000 });
   ids.products = await create("/v1/products/", {
     name: "Tenant product",
     prices: [{ amount_type: "fixed", price_amount: 1000, price_currency: "usd" }],
@@ -68,6 +72,32 @@ async function makeRows(key: string, ids: Record<string, string>): Promise<void>
   expect(ingest.status).toBe(200);
   const events = JSON.parse((await call(key, "GET", "/v1/events/")).text) as { items: Array<{ id: string }> };
   ids.events = events.items[0]!.id;
+  ids.disputes = await makeDispute(key, ids.products);
+}
+
+/** A dispute of a paid order (disputes come from Stripe's events: the row is written as that processing writes it). */
+async function makeDispute(key: string, productId: string): Promise<string> {
+  const checkout = JSON.parse((await call(key, "POST", "/v1/checkouts/", { products: [productId] })).text) as { id: string; client_secret: string };
+  await pay(server, { clientSecret: checkout.client_secret });
+  const db = server.database.db;
+  const [paid] = await db.select().from(payment).where(eq(payment.checkoutId, checkout.id));
+  if (!paid?.orderId) throw new Error("no paid order");
+  const id = randomUUID();
+  await db.insert(dispute).values({
+    id,
+    organizationId: paid.organizationId,
+    orderId: paid.orderId,
+    paymentId: paid.id,
+    customerId: paid.customerId,
+    status: "needs_response",
+    amount: paid.amount,
+    taxAmount: 0,
+    currency: paid.currency,
+    processor: "stripe",
+    processorDisputeId: `dp_tenancy_${id}`,
+    chargeId: `ch_tenancy_${id}`,
+  });
+  return id;
 }
 
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { count, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../server/db/client.js";
 import { webhookDelivery, webhookEvent } from "../../server/db/schema/index.js";
-import { enqueue } from "../../server/jobs/outbox.js";
+import { enqueue } from "../../server/db/outbox.js";
 import { createWorker, type Worker, type WorkerOptions } from "../../server/jobs/worker.js";
 import { usingPostgres } from "../helpers/db.js";
 import { eventually, Receiver } from "../helpers/receiver.js";

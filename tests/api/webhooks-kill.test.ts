@@ -14,7 +14,7 @@ import { Polar } from "@polar-sh/sdk";
 import { and, count, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outbox, webhookDelivery, webhookEvent } from "../../server/db/schema/index.js";
-import { OUTBOX_EVENT_TYPES } from "../../server/jobs/outbox.js";
+import { OUTBOX_EVENT_TYPES } from "../../server/db/outbox.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { eventually } from "../helpers/receiver.js";

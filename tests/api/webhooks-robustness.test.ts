@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from "../../server/config.js";
 import { outbox, webhookDelivery, webhookEvent } from "../../server/db/schema/index.js";
 import { cleanupOnce, createCleanup } from "../../server/jobs/cleanup.js";
 import type { MailMessage } from "../../server/mail/mailer.js";
-import { enqueue } from "../../server/jobs/outbox.js";
+import { enqueue } from "../../server/db/outbox.js";
 import { createWorker, type Worker } from "../../server/jobs/worker.js";
 import { eventually, Receiver } from "../helpers/receiver.js";
 import { createSeller, type Seller } from "../helpers/seller.js";

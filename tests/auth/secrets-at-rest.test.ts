@@ -3,16 +3,13 @@
 // holds any token the clients saw, and presenting what the tables hold (session tokens, device and user codes,
 // verification identifiers, API keys) as a bearer token, cookie token or link token gets nowhere. Rows written
 // before the hashing migration (raw tokens, as the code of that time stored them) keep working after it.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStoredToken } from "../../server/auth/stored-tokens.js";
-import { migrationsFolder, type Database } from "../../server/db/client.js";
+import { type Database } from "../../server/db/client.js";
 import { Client, uniqueEmail, type Res } from "../helpers/client.js";
-import { upgradedDatabase } from "../helpers/db.js";
+import { migrationsBefore, upgradedDatabase } from "../helpers/db.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { PASSWORD, mailedLink, signedUp } from "./account-fixtures.js";
 import { bearer, createOrganization, mustCreateKey, person } from "./key-fixtures.js";
@@ -218,22 +215,6 @@ describe("the rate-limit counters (issue 25)", () => {
   });
 });
 
-/** A copy of the migrations folder without the hashing migration and those after it: the schema before it. */
-function migrationsBeforeHashing(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "till-migrations-"));
-  mkdirSync(path.join(dir, "meta"));
-  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, "meta", "_journal.json"), "utf8")) as {
-    entries: Array<{ idx: number; tag: string }>;
-  };
-  const cut = journal.entries.findIndex((e) => e.tag.endsWith("_hashed_tokens"));
-  expect(cut).toBeGreaterThan(0);
-  const entries = journal.entries.slice(0, cut);
-  writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ ...journal, entries }));
-  const tags = new Set(entries.map((e) => `${e.tag}.sql`));
-  for (const f of readdirSync(migrationsFolder)) if (tags.has(f)) copyFileSync(path.join(migrationsFolder, f), path.join(dir, f));
-  return dir;
-}
-
 describe("rows written before the hashing migration", () => {
   const userId = randomUUID();
   const email = uniqueEmail("oldrows");
@@ -245,7 +226,7 @@ describe("rows written before the hashing migration", () => {
   let database: Database;
 
   beforeAll(async () => {
-    database = await upgradedDatabase(migrationsBeforeHashing(), async (db) => {
+    database = await upgradedDatabase(migrationsBefore("_hashed_tokens"), async (db) => {
       await db.execute(sql`INSERT INTO "user" (id, name, email, email_verified) VALUES (${userId}, 'Old', ${email}, true)`);
       await db.execute(
         sql`INSERT INTO session (token, user_id, expires_at, updated_at) VALUES (${sessionToken}, ${userId}, now() + interval '1 day', now())`,

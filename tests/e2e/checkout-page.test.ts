@@ -3,12 +3,10 @@
 // once, the success view's receipt details (amount, order number, benefits, license key, downloads, the receipt email
 // only when one is sent), a trial's terms, a product description in markdown that cannot inject markup, the
 // two panes on a wide screen, and axe's serious/critical checks of the checkout and success pages.
-import { existsSync } from "node:fs";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isWebBuildFresh } from "../../web/build.js";
 import { rawRequest } from "../helpers/api.js";
-import { CHROMIUM, launchChromium, seriousViolations } from "../helpers/browser.js";
+import { launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
 import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { uploadFile } from "../helpers/files.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -18,8 +16,8 @@ let server: TestServer;
 let seller: Seller;
 let browser: Browser;
 let meterId: string;
-let contexts: BrowserContext[] = [];
-let pageProblems: string[] = [];
+/** This test's pages, closed after it; the script and console errors they log fail it. */
+const pages = new PageWatch(() => ({ browser, options: { baseURL: server.url }, timeout: 15_000 }));
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
 const DESKTOP = { viewport: { width: 1280, height: 900 } };
@@ -27,8 +25,6 @@ type Device = typeof PHONE | typeof DESKTOP;
 type Theme = "light" | "dark";
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing`).toBe(true);
-  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
   server = await startServer();
   seller = await createSeller(server, "checkout-page");
   const meter = await seller.sdk.meters.create({
@@ -37,15 +33,11 @@ beforeAll(async () => {
     aggregation: { func: "count" },
   });
   meterId = meter.id;
-  browser = await launchChromium();
+  browser = await launchForPages();
 });
 
 afterEach(async () => {
-  await Promise.all(contexts.map((c) => c.close()));
-  contexts = [];
-  const problems = pageProblems;
-  pageProblems = [];
-  expect(problems).toEqual([]);
+  expect(await pages.done()).toEqual([]);
 });
 
 afterAll(async () => {
@@ -53,18 +45,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function newPage(device: Device, theme: Theme): Promise<Page> {
-  const context = await browser.newContext({ baseURL: server.url, colorScheme: theme, ...device });
-  context.setDefaultTimeout(15_000);
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on("pageerror", (err) => pageProblems.push(`page error: ${err.message}`));
-  page.on("console", (msg) => {
-    // a declined card's 400 and a refused update's 422 are logged by Chromium as failed resources: provoked
-    if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) pageProblems.push(msg.text());
-  });
-  return page;
-}
+const newPage = (device: Device, theme: Theme): Promise<Page> => pages.open({ colorScheme: theme, ...device });
 
 async function open(page: Page, productIds: string[], theme: Theme, extra: Record<string, unknown> = {}) {
   const created = await seller.sdk.checkouts.create({ products: productIds, ...extra });

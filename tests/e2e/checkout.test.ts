@@ -3,13 +3,11 @@
 // /checkout/* be framed, and a seller's page on a second loopback origin that opens the overlay through
 // `${server.url}/embed.js`, pays inside it and lands on its success URL — closable before confirm, not while
 // the payment is in progress, closable again after success, and deaf to messages from other origins.
-import { existsSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Browser, BrowserContext, Frame, FrameLocator, Page } from "playwright-core";
+import type { Browser, BrowserContextOptions, Frame, FrameLocator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isWebBuildFresh } from "../../web/build.js";
-import { CHROMIUM, launchChromium } from "../helpers/browser.js";
+import { launchForPages, PageWatch } from "../helpers/browser.js";
 import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -21,8 +19,8 @@ let seller: Seller;
 let productId: string;
 let browser: Browser;
 let shop: { url: string; close: () => Promise<void> };
-let contexts: BrowserContext[] = [];
-let pageProblems: string[] = [];
+/** This test's pages, closed after it; the script and console errors they log fail it. */
+const pages = new PageWatch(() => ({ browser, options: { baseURL: server.url }, timeout: 15_000 }));
 
 /** A seller's site on another loopback port (so another origin): a product page loading till's embed.js. */
 async function startShop(tillUrl: string): Promise<{ url: string; close: () => Promise<void> }> {
@@ -51,21 +49,15 @@ async function startShop(tillUrl: string): Promise<{ url: string; close: () => P
 }
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
-  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
   server = await startServer();
   seller = await createSeller(server, "checkout-e2e");
   productId = (await createProduct(seller, "fixed")).id;
   shop = await startShop(server.url);
-  browser = await launchChromium();
+  browser = await launchForPages();
 });
 
 afterEach(async () => {
-  await Promise.all(contexts.map((c) => c.close()));
-  contexts = [];
-  const problems = pageProblems;
-  pageProblems = [];
-  expect(problems).toEqual([]);
+  expect(await pages.done()).toEqual([]);
 });
 
 afterAll(async () => {
@@ -74,18 +66,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function newPage(opts: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
-  const context = await browser.newContext({ baseURL: server.url, ...opts });
-  context.setDefaultTimeout(15_000);
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on("pageerror", (err) => pageProblems.push(`page error: ${err.message}`));
-  page.on("console", (msg) => {
-    // the declined card's 400 is logged by Chromium as a failed resource: that one is provoked
-    if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) pageProblems.push(msg.text());
-  });
-  return page;
-}
+const newPage = (opts: BrowserContextOptions = {}): Promise<Page> => pages.open(opts);
 
 async function newCheckout(extra: Record<string, unknown> = {}) {
   return seller.sdk.checkouts.create({ products: [productId], ...extra });

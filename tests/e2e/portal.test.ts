@@ -5,22 +5,21 @@
 // server's field messages shown), and an expired, unknown or missing session says so and leads back to the
 // seller or to a sign-in code by email (the link of that email opens the portal with the code). Also the dark
 // colour scheme and a phone's width. No script or console errors anywhere.
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Polar } from "@polar-sh/sdk";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { eq } from "drizzle-orm";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { launchForPages, PageWatch } from "../helpers/browser.js";
 import { customerSession } from "../../server/db/schema/index.js";
-import { isWebBuildFresh } from "../../web/build.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { uploadFile } from "../helpers/files.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOT_DIR = path.join(os.tmpdir(), "till-web-e2e");
 const RETURN_URL = "https://shop.example/account";
 const NOTE = "Mail support@shop.example for help.";
@@ -28,9 +27,6 @@ const NOTE = "Mail support@shop.example for help.";
 let server: TestServer;
 let seller: Seller;
 let browser: Browser;
-let contexts: BrowserContext[] = [];
-/** Script errors and console errors (a CSP violation is one) of this test's pages. */
-let pageProblems: string[] = [];
 
 let oneTime: Product;
 let monthly: Product;
@@ -38,23 +34,13 @@ let customerId: string;
 let customerEmail: string;
 let subscriptionId: string;
 let licenseKey: string;
+/** This test's pages, closed after it; the script and console errors they log fail it. */
+const pages = new PageWatch(() => ({ browser, options: { baseURL: server.url, locale: "en-US", timezoneId: "UTC" }, timeout: 10_000 }));
 const HANDBOOK = Buffer.from("%PDF-1.4 the handbook");
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
-  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
   server = await startServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchForPages();
 
   seller = await createSeller(server, "portal-web");
   const keys = await seller.sdk.benefits.create({ type: "license_keys", description: "App license", properties: { prefix: "APP", activations: { limit: 3, enableCustomerAdmin: true } } });
@@ -81,11 +67,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(contexts.map((c) => c.close()));
-  contexts = [];
-  const problems = pageProblems;
-  pageProblems = [];
-  expect(problems).toEqual([]);
+  expect(await pages.done()).toEqual([]);
 });
 
 afterAll(async () => {
@@ -93,18 +75,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function newPage(opts: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
-  const context = await browser.newContext({ baseURL: server.url, locale: "en-US", timezoneId: "UTC", ...opts });
-  context.setDefaultTimeout(10_000);
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on("pageerror", (err) => pageProblems.push(`page error: ${err.message}`));
-  page.on("console", (msg) => {
-    // the 401s and 422s the tests provoke are logged by Chromium too: those are expected
-    if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) pageProblems.push(msg.text());
-  });
-  return page;
-}
+const newPage = (opts: BrowserContextOptions = {}): Promise<Page> => pages.open(opts);
 
 async function portalUrl(returnUrl: string | null = RETURN_URL) {
   const s = await seller.sdk.customerSessions.create({ customerId, ...(returnUrl ? { returnUrl } : {}) });

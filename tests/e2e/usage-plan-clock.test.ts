@@ -25,7 +25,7 @@ import { pdfTextOf } from "../helpers/pdf.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { OUTBOX_EVENT_TYPES } from "../../server/jobs/outbox.js";
+import { OUTBOX_EVENT_TYPES } from "../../server/db/outbox.js";
 
 let server: TestServer;
 let seller: Seller;

@@ -3,23 +3,22 @@
 // messages, callbackURL), the device approval page in every state, accepting an organization invitation from
 // its email, and the look (dark mode, a phone).
 // One browser for the file; each test gets fresh contexts (cookie jars).
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import Fastify from "fastify";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { launchForPages, PageWatch } from "../helpers/browser.js";
 import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { deviceCode } from "../../server/db/schema/auth.js";
 import { webPlugin } from "../../server/http/web.js";
-import { isWebBuildFresh } from "../../web/build.js";
 import { safeCallbackURL } from "../../web/src/callback.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { startOidcPeer, type OidcPeer } from "../helpers/oidc.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const PASSWORD = "correct-horse-battery";
 const CLIENT_ID = "till-cli";
 const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
@@ -36,35 +35,18 @@ interface CodeResponse {
 let server: TestServer;
 let oidc: OidcPeer;
 let browser: Browser;
-let contexts: BrowserContext[] = [];
-/** Script errors and console errors (a CSP violation is one) of this test's pages. */
-let pageProblems: string[] = [];
+/** This test's pages, closed after it; the script and console errors they log fail it. */
+const pages = new PageWatch(() => ({ browser, options: { baseURL: server.url }, timeout: 10_000 }));
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
-  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
   // genericOAuth reads the issuer's discovery document when the server starts: the peer goes first
   oidc = await startOidcPeer();
   server = await startServer({ ...oidc.env, ...GITHUB });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchForPages();
 });
 
 afterEach(async () => {
-  await Promise.all(contexts.map((c) => c.close()));
-  contexts = [];
-  const problems = pageProblems;
-  pageProblems = [];
-  expect(problems).toEqual([]);
+  expect(await pages.done()).toEqual([]);
 });
 
 afterAll(async () => {
@@ -73,18 +55,7 @@ afterAll(async () => {
   await oidc?.close();
 });
 
-async function newPage(opts: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
-  const context = await browser.newContext({ baseURL: server.url, ...opts });
-  context.setDefaultTimeout(10_000);
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on("pageerror", (err) => pageProblems.push(`page error: ${err.message}`));
-  page.on("console", (msg) => {
-    // the answers the tests provoke (401, 400, 429) are logged by Chromium too: those are expected
-    if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) pageProblems.push(msg.text());
-  });
-  return page;
-}
+const newPage = (opts: BrowserContextOptions = {}): Promise<Page> => pages.open(opts);
 
 /** A page whose context is signed in already (through the API, sharing the context's cookie jar). */
 async function signedInPage(email: string, opts: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
@@ -153,7 +124,7 @@ describe("serving the app", () => {
   it("leaves /api, /v1, /healthz and unknown paths to the server", async () => {
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: "ok" });
     expect(await (await fetch(`${server.url}/api/auth/ok`)).json()).toEqual({ ok: true });
-    for (const p of ["/api/nope", "/v1/nope/", "/settings", "/device/extra", "/index.html"]) {
+    for (const p of ["/api/nope", "/v1/nope/", "/preferences", "/device/extra", "/index.html"]) {
       const res = await fetch(`${server.url}${p}`);
       expect(res.status, p).toBe(404);
       expect(res.headers.get("content-type"), p).toMatch(/^application\/json/);

@@ -15,6 +15,12 @@ export async function rawRequest(baseUrl: string, token: string, method: string,
   return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
 }
 
+/** `rawRequest` bound to a server whose address is known once the file's `beforeAll` ran. */
+export const rawOn =
+  (server: () => { url: string }) =>
+  (token: string, method: string, path: string, body?: unknown): Promise<RawResponse> =>
+    rawRequest(server().url, token, method, path, body);
+
 export type Issue = { loc: unknown[]; msg: string; type: string; input?: unknown };
 
 /** The `detail` issues of a 422 body. */

@@ -1,10 +1,10 @@
 // A fresh database per test server: a new PostgreSQL database when DATABASE_URL is set, else in-memory PGlite.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
-import { openDatabase, type Database } from "../../server/db/client.js";
+import { migrationsFolder, openDatabase, type Database } from "../../server/db/client.js";
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
 
@@ -74,4 +74,23 @@ export async function upgradedDatabase(olderMigrations: string, seed: (db: Datab
       await created.drop();
     },
   };
+}
+
+/**
+ * A copy of the migrations folder without the migration whose tag ends with `tagSuffix` and those after it: the
+ * schema an upgrade to that migration starts from (for `upgradedDatabase`).
+ */
+export function migrationsBefore(tagSuffix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "till-migrations-"));
+  mkdirSync(path.join(dir, "meta"));
+  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, "meta", "_journal.json"), "utf8")) as {
+    entries: Array<{ idx: number; tag: string }>;
+  };
+  const cut = journal.entries.findIndex((e) => e.tag.endsWith(tagSuffix));
+  if (cut <= 0) throw new Error(`no migration after the first ends with ${tagSuffix}`);
+  const entries = journal.entries.slice(0, cut);
+  writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ ...journal, entries }));
+  const tags = new Set(entries.map((e) => `${e.tag}.sql`));
+  for (const f of readdirSync(migrationsFolder)) if (tags.has(f)) copyFileSync(path.join(migrationsFolder, f), path.join(dir, f));
+  return dir;
 }

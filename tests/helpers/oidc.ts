@@ -52,6 +52,37 @@ export interface OidcPeer {
 const LOGIN_HEADER = "x-test-login";
 const DENY_HEADER = "x-test-deny";
 
+/** Follows the authorization request at `url` like a browser until it leaves the peer at `issuer`. */
+async function authorizeAt(issuer: string, url: string, { as, deny }: AuthorizeOptions = {}): Promise<URL> {
+  // a browser of its own per flow: no provider session is carried from one sign-in to the next
+  const jar = new Map<string, string>();
+  let current = new URL(url);
+  for (let hop = 0; hop < 10; hop++) {
+    if (current.origin !== issuer) return current;
+    const headers: Record<string, string> = {};
+    if (jar.size > 0) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    if (current.pathname.startsWith("/interaction/")) {
+      if (as) headers[LOGIN_HEADER] = as;
+      if (deny) headers[DENY_HEADER] = deny;
+    }
+    const res = await fetch(current, { headers, redirect: "manual" });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair = ""] = c.split(";");
+      const i = pair.indexOf("=");
+      const value = pair.slice(i + 1);
+      if (value === "" || /max-age=0\b|expires=thu, 01 jan 1970/i.test(c)) jar.delete(pair.slice(0, i));
+      else jar.set(pair.slice(0, i), value);
+    }
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status >= 400 || !location) {
+      throw new Error(`the OIDC peer answered ${res.status} at ${current.pathname}: ${await res.text()}`);
+    }
+    await res.arrayBuffer();
+    current = new URL(location, current);
+  }
+  throw new Error("the OIDC peer redirected too many times");
+}
+
 export async function startOidcPeer(opts: OidcPeerOptions = {}): Promise<OidcPeer> {
   const clientId = opts.clientId ?? "till-test-client";
   const clientSecret = opts.clientSecret ?? "till-test-client-secret-0123456789abcdef";
@@ -173,35 +204,7 @@ export async function startOidcPeer(opts: OidcPeerOptions = {}): Promise<OidcPee
       users.set(user.sub, user);
       return user;
     },
-    async authorize(url, { as, deny } = {}) {
-      // a browser of its own per flow: no provider session is carried from one sign-in to the next
-      const jar = new Map<string, string>();
-      let current = new URL(url);
-      for (let hop = 0; hop < 10; hop++) {
-        if (current.origin !== issuer) return current;
-        const headers: Record<string, string> = {};
-        if (jar.size > 0) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-        if (current.pathname.startsWith("/interaction/")) {
-          if (as) headers[LOGIN_HEADER] = as;
-          if (deny) headers[DENY_HEADER] = deny;
-        }
-        const res = await fetch(current, { headers, redirect: "manual" });
-        for (const c of res.headers.getSetCookie()) {
-          const [pair = ""] = c.split(";");
-          const i = pair.indexOf("=");
-          const value = pair.slice(i + 1);
-          if (value === "" || /max-age=0\b|expires=thu, 01 jan 1970/i.test(c)) jar.delete(pair.slice(0, i));
-          else jar.set(pair.slice(0, i), value);
-        }
-        const location = res.headers.get("location");
-        if (res.status < 300 || res.status >= 400 || !location) {
-          throw new Error(`the OIDC peer answered ${res.status} at ${current.pathname}: ${await res.text()}`);
-        }
-        await res.arrayBuffer();
-        current = new URL(location, current);
-      }
-      throw new Error("the OIDC peer redirected too many times");
-    },
+    authorize: (url, opts) => authorizeAt(issuer, url, opts),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

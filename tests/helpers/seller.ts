@@ -3,7 +3,7 @@
 import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
 import { Client, uniqueEmail } from "./client.js";
-import type { TestServer } from "./server.js";
+import { startServer, type TestServer } from "./server.js";
 
 export interface Seller {
   client: Client;
@@ -57,4 +57,22 @@ async function createKey(client: Client, organizationId: string, permissions?: R
   const res = await client.post<{ key: string }>("/api/auth/api-key/create", body);
   if (res.status !== 200) throw new Error(`api key create failed: ${res.status} ${res.text}`);
   return res.body.key;
+}
+
+/** What most /v1 test files start with: a server, a seller, another organization (tenancy), the seller's key and SDK. */
+export interface SellerSetup {
+  server: TestServer;
+  seller: Seller;
+  other: Seller;
+  key: string;
+  sdk: Polar;
+}
+
+/** Starts a test server with a seller tagged `tag`, a second seller `other` and an API key of the first (all scopes). */
+export async function startWithSellers(tag: string, otherTag = "other", env?: Record<string, string | undefined>): Promise<SellerSetup> {
+  const server = await startServer(env);
+  const seller = await createSeller(server, tag);
+  const other = await createSeller(server, otherTag);
+  const key = await seller.createKey();
+  return { server, seller, other, key, sdk: sdkFor(server, key) };
 }

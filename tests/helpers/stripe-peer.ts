@@ -6,11 +6,15 @@
 // and refuses endpoint URLs it could not reach (loopback and private hosts).
 import { createHmac, randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { registerPaymentObjects, type PaymentObjects } from "./stripe-peer-payments.js";
 
 export interface PeerKey {
   /** sk_test_…, sk_live_…, rk_test_…, rk_live_… */
   secret: string;
-  /** For a restricted key: the permissions it has (`balance_read`, `account_read`, `webhook_write`); a secret key has all. */
+  /**
+   * For a restricted key: the permissions it has (`balance_read`, `account_read`, `webhook_write`); a secret key
+   * has all. A publishable key (pk_…) may call only what Stripe.js calls (routes marked `publishable`).
+   */
   permissions?: string[];
 }
 
@@ -33,18 +37,18 @@ export interface PeerEndpoint {
   account: string;
 }
 
-type Params = Record<string, unknown>;
+export type Params = Record<string, unknown>;
 
-interface Authed {
+export interface Authed {
   account: PeerAccount;
   key: PeerKey;
   livemode: boolean;
 }
 
-class StripeFailure extends Error {
+export class StripeFailure extends Error {
   constructor(
     readonly status: number,
-    readonly body: { type: string; message: string; param?: string; code?: string },
+    readonly body: { type: string; message: string; param?: string; code?: string; [field: string]: unknown },
   ) {
     super(body.message);
   }
@@ -76,8 +80,31 @@ function isPrivateHost(host: string): boolean {
   return /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|\[::1\]|::1|0\.0\.0\.0)/.test(host) || host.endsWith(".localhost") || host.endsWith(".local");
 }
 
+/** Registers a route of the stand-in: authenticated with the key's permission, answered like Stripe. */
+export type PeerRoute = (
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  permission: string,
+  handler: (auth: Authed, req: FastifyRequest) => unknown,
+  opts?: { publishable?: boolean; status?: (answer: unknown) => number },
+) => void;
+
 export class StripePeer {
   readonly endpoints = new Map<string, PeerEndpoint>();
+  /** Customers, payment methods, confirmation tokens, intents and refunds (stripe-peer-payments.ts). */
+  payments!: PaymentObjects;
+  /** Every event sent to an endpoint or listener, in order. */
+  readonly events: Array<{ id: string; type: string; object: Record<string, unknown> }> = [];
+  /** Benchmarks only: a confirmation token may confirm many intents (Stripe's are single-use). */
+  reusableTokens = false;
+  /** What each delivery of an event was answered. */
+  readonly deliveries: Array<{ id: string; type: string; status: number; body: Record<string, unknown> }> = [];
+  /** Where an endpoint's public URL is reached in tests (till's base URL → the test server). */
+  rewriteUrl: (url: string) => string = (url) => url;
+  /** `stripe listen --forward-to`: events of an account forwarded to a URL, signed with the listener's secret. */
+  readonly listeners: Array<{ account: string; livemode: boolean; url: string; secret: string }> = [];
+  /** More of Stripe's API, added before start() (tests/helpers/stripe-peer-charges.ts: charges, refunds, disputes, events). */
+  readonly extensions: Array<(route: PeerRoute, app: FastifyInstance) => void> = [];
   /** Every request as received: method, path, the key used, the parsed body. */
   readonly requests: Array<{ method: string; path: string; key: string; body: Params; idempotencyKey: string | undefined }> = [];
   private readonly idempotent = new Map<string, { params: string; status: number; body: unknown }>();
@@ -87,10 +114,11 @@ export class StripePeer {
   constructor(private readonly accounts: PeerAccount[]) {}
 
   async start(): Promise<string> {
-    const app = Fastify();
+    // query strings in Stripe's bracket notation too (expand[0]=payment_method)
+    const app = Fastify({ routerOptions: { querystringParser: (text: string) => parseForm(text) } });
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) => done(null, parseForm(String(body))));
-    const route = (method: "GET" | "POST" | "DELETE", path: string, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown) =>
-      app.route({ method, url: path, handler: async (req, reply) => this.handle(req, reply, permission, handler) });
+    const route: PeerRoute = (method, path, permission, handler, opts = {}) =>
+      app.route({ method, url: path, handler: async (req, reply) => this.handle(req, reply, permission, handler, opts) });
 
     route("GET", "/v1/balance", "balance_read", (auth, req) => {
       this.allow(req, []);
@@ -115,6 +143,8 @@ export class StripePeer {
       this.endpoints.delete(endpoint.id);
       return { id: endpoint.id, object: "webhook_endpoint", deleted: true };
     });
+    this.payments = registerPaymentObjects(this, route);
+    for (const extend of this.extensions) extend(route, app);
     app.setNotFoundHandler((req, reply) =>
       reply.status(404).send({ error: { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${req.url.split("?")[0]}).` } }),
     );
@@ -153,9 +183,36 @@ export class StripePeer {
     return { status: res.status, body: (await res.json()) as Record<string, unknown>, payload: JSON.parse(body) as { id: string } };
   }
 
-  private async handle(req: FastifyRequest, reply: FastifyReply, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown) {
+  /** Sends an event of `auth`'s account to every endpoint enabled for its type and every listener, after the answer (as Stripe does). */
+  emit(auth: Pick<Authed, "account" | "livemode">, type: string, object: Record<string, unknown>): void {
+    const id = `evt_${randomBytes(12).toString("hex")}`;
+    this.events.push({ id, type, object });
+    const targets = [
+      ...[...this.endpoints.values()]
+        .filter((e) => e.account === auth.account.id && e.livemode === auth.livemode && (e.enabled_events.includes(type) || e.enabled_events.includes("*")))
+        .map((e) => ({ secret: e.secret, url: this.rewriteUrl(e.url), livemode: e.livemode })),
+      ...this.listeners.filter((l) => l.account === auth.account.id && l.livemode === auth.livemode),
+    ];
+    setTimeout(() => {
+      for (const target of targets) {
+        void this.deliver(target, { id, type, data: { object: structuredClone(object) } }).then(
+          (res) => this.deliveries.push({ id, type, status: res.status, body: res.body }),
+          (err: unknown) => this.deliveries.push({ id, type, status: 0, body: { error: String(err) } }),
+        );
+      }
+    }, 0);
+  }
+
+  /** Like `stripe listen --forward-to url`: the account's events go to `url` signed with the returned secret. */
+  listen(account: string, url: string, livemode = false): string {
+    const secret = `whsec_${randomBytes(24).toString("base64url")}`;
+    this.listeners.push({ account, livemode, url, secret });
+    return secret;
+  }
+
+  private async handle(req: FastifyRequest, reply: FastifyReply, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown, opts: { publishable?: boolean; status?: (answer: unknown) => number } = {}) {
     try {
-      const auth = this.authenticate(req, permission);
+      const auth = this.authenticate(req, permission, opts.publishable === true);
       const body = (req.body ?? {}) as Params;
       const idempotencyKey = typeof req.headers["idempotency-key"] === "string" ? req.headers["idempotency-key"] : undefined;
       this.requests.push({ method: req.method, path: req.url.split("?")[0] ?? "", key: auth.key.secret, body, idempotencyKey });
@@ -172,9 +229,17 @@ export class StripePeer {
           }
           return reply.status(seen.status).header("idempotent-replayed", "true").send(seen.body);
         }
-        const answer = handler(auth, req);
-        this.idempotent.set(slot, { params, status: 200, body: answer });
-        return reply.send(answer);
+        let status = 200;
+        let answer: unknown;
+        try {
+          answer = handler(auth, req);
+        } catch (err) {
+          // Stripe keeps an error answer for the key too (a declined confirm retried stays declined)
+          if (!(err instanceof StripeFailure) || err.status >= 500) throw err;
+          [status, answer] = [err.status, { error: err.body }];
+        }
+        this.idempotent.set(slot, { params, status, body: answer });
+        return reply.status(status).send(answer);
       }
       return reply.send(handler(auth, req));
     } catch (err) {
@@ -183,7 +248,7 @@ export class StripePeer {
     }
   }
 
-  private authenticate(req: FastifyRequest, permission: string): Authed {
+  private authenticate(req: FastifyRequest, permission: string, publishable: boolean): Authed {
     const header = req.headers.authorization ?? "";
     const key = header.startsWith("Bearer ") ? header.slice(7) : "";
     if (!key) {
@@ -195,6 +260,12 @@ export class StripePeer {
     for (const account of this.accounts) {
       const found = account.keys.find((k) => k.secret === key);
       if (!found) continue;
+      if (key.startsWith("pk_") && !publishable) {
+        throw new StripeFailure(401, {
+          type: "invalid_request_error",
+          message: "This API call cannot be made with a publishable API key. Please use a secret API key. You can find a list of your API keys at https://dashboard.stripe.com/account/apikeys.",
+        });
+      }
       if (found.permissions && !found.permissions.includes(permission)) {
         throw new StripeFailure(403, {
           type: "invalid_request_error",
@@ -207,7 +278,7 @@ export class StripePeer {
   }
 
   /** Stripe answers a parameter it does not know with a 400 naming it. */
-  private allow(req: FastifyRequest, known: string[]): Params {
+  allow(req: FastifyRequest, known: string[]): Params {
     const params = { ...((req.query ?? {}) as Params), ...((req.body ?? {}) as Params) };
     for (const name of Object.keys(params)) {
       if (!known.includes(name)) throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_unknown", param: name, message: `Received unknown parameter: ${name}` });

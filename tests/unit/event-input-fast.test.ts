@@ -2,7 +2,8 @@
 // server/billing/events/ingest-input.ts): over random events, valid and not, the values and the 422 issues
 // must be those zod alone gives.
 import { describe, expect, it } from "vitest";
-import { ApiError, parseArraySliced } from "../../server/billing/http.js";
+import { ApiError } from "../../server/billing/errors.js";
+import { parseArraySliced } from "../../server/billing/events/ingest/sliced-parse.js";
 import { EventInput, eventInputFast } from "../../server/billing/events/service.js";
 
 function random(seed: number) {

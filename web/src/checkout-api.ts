@@ -2,6 +2,7 @@
 // processor's card tokenizer, and the event stream. Errors come back as one readable message plus, for a
 // 422, the message of each field (keyed by the field's path, e.g. "customer_email").
 
+import type { UnitTiers } from "../../shared/tiers.js";
 export type FieldMode = "required" | "optional" | "disabled";
 
 export interface Price {
@@ -17,6 +18,8 @@ export interface Price {
   /** metered_unit: the price of one unit in minor units, as a decimal string ("0.5" is half a cent). */
   unit_amount?: string;
   cap_amount?: number | null;
+  /** metered_unit: till's tiers (shared/tiers.ts), when the price has them. */
+  unit_tiers?: UnitTiers | null;
   meter?: { id: string; name: string };
   seat_tiers?: { seat_tier_type?: string; tiers: SeatTier[]; minimum_seats?: number; maximum_seats?: number | null };
 }

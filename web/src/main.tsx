@@ -9,9 +9,13 @@ import "./styles.css";
 
 type PageModule = () => Promise<ReactNode>;
 
+/** The seller's pages (web/src/seller): home, and each section with its detail pages. */
+const SELLER_SECTIONS = ["products", "orders", "customers", "subscriptions", "checkout-links", "discounts", "meters", "webhooks", "api-keys", "settings"];
+const isSellerPath = (path: string) => path === "/" || SELLER_SECTIONS.includes(path.split("/")[1] ?? "");
+
 function pageOf(pathname: string): PageModule {
   const path = pathname.replace(/\/+$/, "") || "/";
-  if (path === "/") return () => import("./pages/Home.js").then((m) => <m.HomePage />);
+  if (isSellerPath(path)) return () => import("./seller/App.js").then((m) => <m.SellerApp path={path} />);
   if (path === "/sign-in") return () => import("./pages/SignIn.js").then((m) => <m.SignInPage />);
   if (path === "/device") return () => import("./pages/Device.js").then((m) => <m.DevicePage />);
   if (path === "/reset-password") return () => import("./pages/ResetPassword.js").then((m) => <m.ResetPasswordPage />);

@@ -2,7 +2,7 @@
 // Bearer), and where the page keeps that token. Errors are Polar's ({error, detail} or a 422's
 // {detail: [{loc, msg, type}]}), read by the checkout's parser into one message plus per-field messages;
 // a 401 means the session is missing or expired.
-import { errorOf, type Address, type CheckoutError } from "./checkout-api.js";
+import { errorOf, type Address, type CheckoutError, type Price } from "./checkout-api.js";
 
 export type { Address };
 export type PortalError = CheckoutError;
@@ -64,6 +64,8 @@ export interface PortalSubscription {
   seats?: number | null;
   /** Its metered prices' usage over the current period: what the next renewal bills beyond the credits. */
   meters?: PortalSubscriptionMeter[];
+  /** Its prices (a metered one's cap_amount and till's unit_tiers: what the usage is measured against). */
+  prices?: Price[];
   product: PortalProduct;
 }
 

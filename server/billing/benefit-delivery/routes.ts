@@ -6,7 +6,9 @@
 //   GET …/customers/oauth-accounts/callback (the provider's redirect), DELETE …/customers/me/oauth-accounts/{platform}.
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { invalid, pathId, scopeOf } from "../http.js";
+import { pathId } from "../http.js";
+import { invalid } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { portalUrl } from "../customer-emails/service.js";
 import { DiscordIntegrationInput, GithubIntegrationInput } from "./integrations.js";

@@ -7,8 +7,8 @@
 // updating the benefit or `till benefits regrant` makes new deliveries: grants heal.
 import type { BenefitServicesConfig } from "../../config.js";
 import type { Db, Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
-import { invalid, notFound } from "../http.js";
+import { customerStateChanged, enqueue, type OutboxSubscriber } from "../../db/outbox.js";
+import { invalid, notFound } from "../errors.js";
 import { toBenefitGrantWire, wireProperties, type BenefitGrantWire } from "../benefits/wire.js";
 import { botCanManageRole, discordClient, grantDiscord, revokeDiscord } from "./discord.js";
 import { DeliveryError, permanent } from "./errors.js";
@@ -66,6 +66,9 @@ export async function requestFromOutbox(tx: Queryable, rows: OutboxRowView[]): P
   }
   return repo.insertDeliveries(tx, wanted);
 }
+
+/** The worker runs requestFromOutbox on every fanned-out batch (db/outbox.ts). */
+export const outboxSubscriber: OutboxSubscriber<OutboxRowView> = { name: "benefit-delivery", receive: (tx, rows) => requestFromOutbox(tx, rows) };
 
 export const claimDue = (db: Db, limit: number, leaseMs: number, token: string) => repo.claimDue(db, limit, leaseMs, token);
 export const release = (db: Db, token: string, ids: string[]) => repo.release(db, token, ids);

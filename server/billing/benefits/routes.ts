@@ -2,17 +2,9 @@
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { checkDiscordBenefit, integrationWarning } from "../benefit-delivery/service.js";
-import {
-  invalid,
-  isUuid,
-  metadataQuery,
-  page,
-  paginationQuery,
-  pathId,
-  queryArray,
-  queryBool,
-  scopeOf,
-} from "../http.js";
+import { isUuid, metadataQuery, page, paginationQuery, pathId, queryArray, queryBool } from "../http.js";
+import { invalid } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { BenefitCreateInput, BenefitUpdateInput } from "./properties.js";
 import * as service from "./service.js";

@@ -3,14 +3,15 @@
 import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { fileIdsExist } from "../files/service.js";
-import { invalid, isUuid, notFound, notPermitted } from "../http.js";
+import { isUuid } from "../http.js";
+import { invalid, notFound, notPermitted } from "../errors.js";
 import type { LicenseKeyRow } from "../license-keys/issue.js";
 import { insertLicenseKeys } from "../license-keys/repository.js";
 import type { SortKey } from "../listing.js";
 import { meterIdsExist } from "../meters/service.js";
 import { fulfilGrant } from "./fulfil.js";
 import { BenefitCreateInput, BenefitUpdateInput, storedProperties } from "./properties.js";
-import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import * as repo from "./repository.js";
 import {
   toBenefitGrantWire,

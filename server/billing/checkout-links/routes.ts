@@ -1,9 +1,10 @@
 // /v1/checkout-links: the seller's create, list, get, update and delete (bearer token), and the link's public
 // URL, `GET /v1/checkout-links/{client_secret}/redirect`, which opens a fresh checkout and redirects to it.
 import { z } from "zod";
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, page, paginationQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, pathId, queryArray } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { CheckoutLinkCreateInput, CheckoutLinkUpdateInput, METADATA_KEYS, PREFILL_KEYS, prefillOf } from "./input.js";
 import type { CheckoutLinkSort } from "./repository.js";
@@ -29,8 +30,8 @@ function forwardedQuery(rawUrl: string): URLSearchParams {
   return params;
 }
 
-export function checkoutLinkRoutes(app: V1App, { db, config }: BillingDeps): void {
-  const deps = { db, baseURL: config.baseURL, processor: createPaymentProcessor(config.payments) };
+export function checkoutLinkRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  const deps = { db, baseURL: config.baseURL, processor: serverPaymentProcessor(config, secret) };
 
   app.get("/checkout-links/", route({ scope: "checkout_links:read", operationId: "checkout-links:list", query: ListQuery, responses: { 200: "ListResourceCheckoutLink", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;

@@ -5,6 +5,7 @@ import type { checkoutLink } from "../../db/schema/index.js";
 import { toCheckoutProductWire } from "../checkouts/wire.js";
 import type { toDiscountBaseWire } from "../discounts/wire.js";
 import type { ProductWire } from "../products/service.js";
+import { trialWire } from "../products/wire.js";
 
 export type CheckoutLinkRow = InferSelectModel<typeof checkoutLink>;
 export type DiscountBaseWire = ReturnType<typeof toDiscountBaseWire>;
@@ -20,8 +21,7 @@ export function toCheckoutLinkWire(row: CheckoutLinkRow, products: ProductWire[]
     id: row.id,
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
-    trial_interval: row.trialInterval ?? null,
-    trial_interval_count: row.trialIntervalCount ?? null,
+    ...trialWire(row),
     metadata: row.metadata,
     payment_processor: row.paymentProcessor,
     client_secret: row.clientSecret,

@@ -30,7 +30,7 @@ import {
   payment,
   subscription,
 } from "../../db/schema/index.js";
-import type { OutboxEventType } from "../../jobs/outbox.js";
+import type { OutboxEventType } from "../../db/outbox.js";
 import { INVOICE_NUMBER } from "../orders/service.js";
 
 const customerShape = shapeOf(customer);

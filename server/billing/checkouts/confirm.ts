@@ -5,16 +5,21 @@
 // A declined payment throws before anything is kept, so the checkout stays open for another try; only the
 // declined attempt is recorded (a payment row of the checkout, after the rollback).
 //
-// The test processor answers at once, so the payment runs inside the transaction that holds the checkout's
-// lock. A processor that answers asynchronously (Stripe) will confirm here and fulfil from its webhook.
+// The payment runs inside the transaction that holds the checkout's lock. When the processor has not finished
+// (Stripe's 3-D Secure, a bank debit's `processing`), nothing of the purchase is kept: the checkout is left
+// `confirmed` with the intent in its payment_processor_metadata (the page runs handleNextAction with its client
+// secret), and the purchase is made when the processor says it succeeded (completeCheckoutPayment, from
+// payment-intent-events.ts) — once, whichever comes first.
 import type { Queryable } from "../../db/client.js";
 import { formatMoney } from "../../../shared/money.js";
 import { pipelinedTransaction } from "../../db/prepared.js";
-import type { PaymentResult } from "../../payments/processor.js";
+import { createHash } from "node:crypto";
+import { processorFor, type NextAction, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
+import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/stripe/connection.js";
 import { insertPayment, type NewPayment } from "../payments/repository.js";
 import { redeemDiscount } from "../discounts/service.js";
-import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../http.js";
-import { retriedAnswer } from "./confirm-retry.js";
+import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
+import { confirmationRecord, retriedAnswer } from "./confirm-retry.js";
 import { lockForConfirm } from "./confirm-sql.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";
 import type { CheckoutConfirmInput } from "./input.js";
@@ -22,12 +27,12 @@ import { applyPatch } from "./patch.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
 import { settle, type Settlement } from "../balance/service.js";
-import { assertOpenForCustomer, assertSubscriptionAllowed, clientCheckoutRow, type CheckoutDeps } from "./service.js";
+import { assertOpenForCustomer, assertSubscriptionAllowed, changedValues, clientCheckoutRow, notOpenCheckout, type CheckoutDeps } from "./service.js";
+import { paymentError } from "../payments/errors.js";
 import { loadView } from "./state.js";
 import { chargeRow, fulfil, matchCustomer, plannedCustomer } from "./fulfil.js";
 import { derive, toCheckoutConfirmedWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
 
-const paymentError = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
 /** The confirm computed another total than the one the buyer was shown (`expected_total_amount`): nothing is charged. */
 export const CHECKOUT_TOTAL_CHANGED = "CheckoutTotalChanged";
 const totalChanged = (shown: number, total: number, currency: string) =>
@@ -99,16 +104,66 @@ async function checkConfirm(db: Queryable, current: CheckoutView, input: Checkou
   return { view, d };
 }
 
+/** The processor has not finished: the purchase's transaction rolls back and the checkout waits, confirmed. */
+class PaymentPending extends Error {
+  constructor(
+    readonly next: NextAction,
+    /** The checkout with the customer's changes applied, as it will wait. */
+    readonly row: CheckoutRow,
+  ) {
+    super("payment pending");
+  }
+}
+
+/** How a purchase is paid: by the processor now, or by a payment it finished meanwhile (completeCheckoutPayment). */
+export type Paying = { processor: PaymentProcessor; paid?: PaymentResult };
+
+/** The confirm's idempotency key at the processor: one per checkout and token, so a retried confirm is charged once. */
+const payKey = (checkoutId: string, token: string) => `till-checkout-${checkoutId}-${createHash("sha256").update(token).digest("hex").slice(0, 32)}`;
+
+/** A confirmed checkout may be completed by its processor's outcome; any other only while open. */
+function assertPayable(row: CheckoutRow, now: Date, completing: boolean): void {
+  if (!completing) return assertOpenForCustomer(row, now);
+  if (row.status !== "confirmed" && row.status !== "open") throw notOpenCheckout(row, row.status);
+}
+
 export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: string, input: CheckoutConfirmInput, ipAddress?: string) {
   const found = await clientCheckoutRow(deps, clientSecret);
   // the retry window is wall time (modified_at); the purchase's dates and the expiry follow the organization's
   // clock (a sandbox's test clock: a subscription bought after an advance starts at the clock's now)
   const wall = new Date();
-  const now = await orgNow(deps.db, found.organizationId, wall);
+  const [now, processor] = await Promise.all([orgNow(deps.db, found.organizationId, wall), processorFor(deps.processor, deps.db, found.organizationId)]);
   // the client saw a reset socket after the server committed, and sends the same confirm (its token) again
   const retried = retriedAnswer(found, input, wall);
   if (retried) return confirmedAgain(deps, found, now, retried.sessionToken);
   assertOpenForCustomer(found, now);
+  return purchase(deps, found, input, { now, wall, ipAddress }, { processor });
+}
+
+/**
+ * The purchase of a checkout whose payment the processor finished after the confirm answered (3-D Secure done,
+ * a debit cleared): made now, once — a checkout no longer confirmed (completed by the confirm itself, or by an
+ * earlier delivery of the event) is left as it is. Answers whether this call made it.
+ */
+export async function completeCheckoutPayment(deps: CheckoutDeps, organizationId: string, checkoutId: string, processor: PaymentProcessor, paid: PaymentResult): Promise<boolean> {
+  const found = await repo.findCheckout(deps.db, organizationId, checkoutId);
+  if (!found || (found.status !== "confirmed" && found.status !== "open")) return false;
+  const wall = new Date();
+  const now = await orgNow(deps.db, organizationId, wall);
+  const token = paid.ok ? (paid.paymentId ?? paid.paymentMethodId) : "";
+  try {
+    await purchase(deps, found, { confirmation_token_id: found.paymentProcessorMetadata.intent_id ?? token }, { now, wall }, { processor, paid });
+    return true;
+  } catch (err) {
+    // completed meanwhile by the confirm (or another delivery): nothing more to do
+    if (err instanceof ApiError && err.status === 403) return false;
+    throw err;
+  }
+}
+
+async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutConfirmInput, at: { now: Date; wall: Date; ipAddress?: string | undefined }, paying: Paying) {
+  const { now, wall, ipAddress } = at;
+  const completing = paying.paid !== undefined;
   // what the checkout refers to is read before taking the lock, in parallel on the pool, and the customer's
   // changes are checked against it; under the lock they are checked again only if the checkout changed meanwhile
   const preloaded = await loadView(deps.db, found, deps.baseURL, true);
@@ -128,15 +183,15 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       version.productId === found.productId &&
       version.discountId === found.discountId;
     if (unchanged) {
-      assertOpenForCustomer(found, now);
+      assertPayable(found, now, completing);
     } else {
       // changed meanwhile (rare): read it again, under the lock now held, and check the changes against it
       const locked = await repo.lockCheckout(ptx.db, found.id);
       if (!locked) throw notFound("Checkout not found");
       // a retry that queued behind its own first attempt
-      const again = retriedAnswer(locked, input, wall);
+      const again = completing ? undefined : retriedAnswer(locked, input, wall);
       if (again) throw new ConfirmedMeanwhile(locked, again.sessionToken);
-      assertOpenForCustomer(locked, now);
+      assertPayable(locked, now, completing);
       before = locked;
       current = await checkConfirm(ptx.db, await loadView(ptx.db, locked, deps.baseURL, true), input, now, ipAddress);
     }
@@ -160,39 +215,73 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
       d.isPaymentRequired && !customer.created
         ? await settle(ptx.db, view.row.organizationId, customer.row.id, view.row.currency, d.totalAmount)
         : { applied: 0, due: d.isPaymentRequired ? d.totalAmount : 0 };
-    let payment: PaymentResult | null = null;
-    if (d.isPaymentFormRequired && input.confirmation_token_id && view.product) {
-      payment = await deps.processor.pay({
+    const { processor } = paying;
+    let payment: PaymentResult | null = paying.paid ?? null;
+    if (!payment && d.isPaymentFormRequired && input.confirmation_token_id && view.product) {
+      // a processor that keeps customers (Stripe) charges the one it made for this customer before
+      const keeps = processor.id !== "test";
+      const processorCustomerId = keeps && !customer.created ? await processorCustomerOf(ptx.db, view.row.organizationId, customer.row.id, processor.id) : null;
+      payment = await processor.pay({
         confirmationTokenId: input.confirmation_token_id,
         amount: settlement.due,
         currency: view.row.currency,
         description: `${view.organization?.name ?? ""} — ${view.product.name}`,
         setupFutureUsage: view.product.is_recurring,
         metadata: { checkout_id: view.row.id },
+        ...(keeps ? { customer: { id: customer.row.id, email: customer.row.email, name: customer.row.name, processorCustomerId } } : {}),
+        idempotencyKey: payKey(view.row.id, input.confirmation_token_id),
       });
+      if (!payment.ok && payment.next) throw new PaymentPending(payment.next, view.row);
       if (!payment.ok) {
         // a customer created by this confirm is rolled back with it: the attempt names none
         const at = { organizationId: view.row.organizationId, customerId: customer.created ? null : customer.row.id, orderId: null, checkoutId: view.row.id };
-        if (settlement.due > 0) declined = chargeRow({ ...at, amount: settlement.due, currency: view.row.currency, processor: deps.processor.id }, payment, now);
+        if (settlement.due > 0) declined = chargeRow({ ...at, amount: settlement.due, currency: view.row.currency, processor: processor.id }, payment, now);
         throw paymentError(payment.message);
       }
     }
-    return fulfil(ptx, before, view, d, payment, customer, now, input, settlement, deps.processor.id);
+    if (payment?.ok && payment.processorCustomerId) await rememberProcessorCustomer(ptx.db, view.row.organizationId, customer.row.id, processor.id, payment.processorCustomerId);
+    return fulfil(ptx, before, view, d, payment, customer, now, input, settlement, processor.id);
   }).catch(async (err: unknown) => {
-    if (err instanceof ConfirmedMeanwhile) return err;
+    if (err instanceof ConfirmedMeanwhile || err instanceof PaymentPending) return err;
     // the declined attempt is kept (Polar records failed payments) once the purchase's transaction rolled back
     if (declined) await insertPayment(deps.db, declined);
     throw err;
   });
   if (result instanceof ConfirmedMeanwhile) return confirmedAgain(deps, result.row, new Date(), result.sessionToken);
+  if (result instanceof PaymentPending) return waitForProcessor(deps, found, result, input, now);
 
-  const stream: CheckoutEvent[] = [
-    { key: "checkout.updated", payload: { status: "confirmed" } },
-    { key: "checkout.order_created", payload: { order_id: result.orderId } },
-  ];
+  const stream: CheckoutEvent[] = completing ? [] : [{ key: "checkout.updated", payload: { status: "confirmed" } }];
+  stream.push({ key: "checkout.order_created", payload: { order_id: result.orderId } });
   if (result.subscriptionId) stream.push({ key: "checkout.subscription_created", payload: { subscription_id: result.subscriptionId } });
   // no webhook delivery yet: the page need not wait for one
   stream.push({ key: "checkout.updated", payload: { status: "succeeded" } }, { key: "checkout.webhook_event_delivered", payload: { status: "succeeded" } });
   publishCheckoutEvents(result.view.row.id, stream);
   return toCheckoutConfirmedWire(result.view, now, result.customerSessionToken);
+}
+
+/**
+ * The processor wants the customer (3-D Secure) or is still collecting: the checkout, with the customer's
+ * changes, waits `confirmed` with the intent's id, status and client secret in its metadata (what the page
+ * needs for handleNextAction). Nothing else of the purchase was kept.
+ */
+async function waitForProcessor(deps: CheckoutDeps, found: CheckoutRow, pending: PaymentPending, input: CheckoutConfirmInput, now: Date) {
+  const { next } = pending;
+  const row = await deps.db.transaction(async (tx) => {
+    const locked = await repo.lockCheckout(tx, found.id);
+    if (!locked) throw notFound("Checkout not found");
+    assertOpenForCustomer(locked, now);
+    const metadata: Record<string, string> = {
+      ...locked.paymentProcessorMetadata,
+      intent_id: next.intentId,
+      intent_client_secret: next.clientSecret,
+      intent_status: next.status,
+      intent_kind: next.kind,
+      ...(next.processorCustomerId ? { processor_customer_id: next.processorCustomerId } : {}),
+    };
+    const waiting: CheckoutRow = { ...pending.row, status: "confirmed", paymentProcessorMetadata: metadata, confirmationHash: confirmationRecord(found.id, input, null) };
+    return repo.updateCheckout(tx, found.id, { ...changedValues(locked, waiting), modifiedAt: new Date() });
+  });
+  publishCheckoutEvents(row.id, [{ key: "checkout.updated", payload: { status: "confirmed" } }]);
+  const view = await loadView(deps.db, row, deps.baseURL, true);
+  return toCheckoutConfirmedWire(view, now, null);
 }

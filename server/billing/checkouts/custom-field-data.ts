@@ -3,7 +3,7 @@
 // Keys that name no attached field are dropped, like Polar does.
 import type { CustomFieldData } from "../../db/schema/index.js";
 import type { AttachedCustomFieldWire } from "../custom-fields/service.js";
-import type { ValidationIssue } from "../http.js";
+import type { ValidationIssue } from "../errors.js";
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 

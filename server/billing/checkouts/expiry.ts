@@ -3,8 +3,9 @@
 // recorded in the outbox in the claiming transaction (a savepoint each, so one that fails is rolled back alone
 // and retried on a later pass). Run by the schedule beside the renewals (jobs/schedules.ts), and by a test
 // clock's advance at each stop (test-clock/service.ts), each organization at its own now.
-import { enqueue } from "../../jobs/outbox.js";
+import { enqueue } from "../../db/outbox.js";
 import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
+import { orgNow } from "../test-clock/clock.js";
 import { publishCheckoutEvents } from "./events.js";
 import { claimExpiredCheckouts, updateCheckout } from "./repository.js";
 import { loadView } from "./state.js";
@@ -20,6 +21,7 @@ export async function runCheckoutExpiries(run: CheckoutExpiryRun): Promise<numbe
     db: run.db,
     batch: run.batch ?? 100,
     now: run.now,
+    nowOf: orgNow,
     claim: (tx, wall, batch, failed) => claimExpiredCheckouts(tx, wall, batch, failed, run.organizationId),
     idOf: (row) => row.id,
     handle: async (sp, row, now) => {

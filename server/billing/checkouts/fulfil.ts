@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
 import type { PipelinedTx } from "../../db/prepared.js";
-import { customerStateChanged } from "../../jobs/outbox.js";
+import { customerStateChanged } from "../../db/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
 import { fulfilGrant } from "../benefits/fulfil.js";
 import { toBenefitGrantWire, type BenefitGrantRow } from "../benefits/wire.js";
@@ -148,39 +148,8 @@ export async function fulfil(
   );
   order.row.appliedBalanceAmount = settlement.applied;
   const balanceEntry = settlementEntry(organizationId, settlement, { customerId, currency: row.currency, orderId: order.row.id, subscriptionId: subscription?.id ?? null });
-  // a subscription's benefits last as long as it does; a purchase's belong to its order
-  // a license_keys benefit issues its key with the grant, which names it; a meter_credit one records its credit
-  const licenseKeys: LicenseKeyRow[] = [];
-  const grants = product.benefits.map((b): BenefitGrantRow => {
-    const id = randomUUID();
-    const given = fulfilGrant(b, { id, organizationId, customerId }, now);
-    if (given.licenseKey) licenseKeys.push(given.licenseKey);
-    return {
-      id,
-      organizationId,
-      benefitId: b.id,
-      customerId,
-      subscriptionId: subscription?.id ?? null,
-      orderId: subscription ? null : order.row.id,
-      customerSeatId: null,
-      grantedAt: given.granted ? now : null,
-      revokedAt: null,
-      properties: given.properties,
-      previousProperties: null,
-      error: null,
-      createdAt: now,
-      modifiedAt: null,
-    };
-  });
-
-  const processorMetadata: Record<string, string> = { ...row.paymentProcessorMetadata, intent_status: "succeeded" };
-  if (payment?.ok) {
-    processorMetadata.payment_method_id = payment.paymentMethodId;
-    // what the customer's payment methods show of it (billing/payments adopts it): never the number
-    const pm = payment.paymentMethod;
-    Object.assign(processorMetadata, { payment_method_brand: pm.brand, payment_method_last4: pm.last4, payment_method_exp: `${pm.expMonth}/${pm.expYear}` });
-    if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
-  }
+  const { grants, licenseKeys } = checkoutGrants(product.benefits, { organizationId, customerId, subscriptionId: subscription?.id ?? null, orderId: order.row.id }, now);
+  const processorMetadata = processorMetadataOf(row, payment);
   // the customer goes on to the portal from the success page with this session
   const session = newCustomerSession(organizationId, customerId, null, now);
   // the row as it will be written, so its event can be shaped before the write
@@ -226,6 +195,53 @@ export async function fulfil(
     now: new Date(),
   });
   return { view: succeeded, orderId: order.row.id, subscriptionId: subscription?.id ?? null, customerSessionToken: session.token };
+}
+
+/**
+ * The grants of a checkout's benefits: a subscription's benefits last as long as it does; a purchase's belong to
+ * its order. A license_keys benefit issues its key with the grant, which names it; a meter_credit one records its
+ * credit.
+ */
+function checkoutGrants(
+  benefits: NonNullable<CheckoutView["product"]>["benefits"],
+  at: { organizationId: string; customerId: string; subscriptionId: string | null; orderId: string },
+  now: Date,
+): { grants: BenefitGrantRow[]; licenseKeys: LicenseKeyRow[] } {
+  const licenseKeys: LicenseKeyRow[] = [];
+  const grants = benefits.map((b): BenefitGrantRow => {
+    const id = randomUUID();
+    const given = fulfilGrant(b, { id, organizationId: at.organizationId, customerId: at.customerId }, now);
+    if (given.licenseKey) licenseKeys.push(given.licenseKey);
+    return {
+      id,
+      organizationId: at.organizationId,
+      benefitId: b.id,
+      customerId: at.customerId,
+      subscriptionId: at.subscriptionId,
+      orderId: at.subscriptionId ? null : at.orderId,
+      customerSeatId: null,
+      grantedAt: given.granted ? now : null,
+      revokedAt: null,
+      properties: given.properties,
+      previousProperties: null,
+      error: null,
+      createdAt: now,
+      modifiedAt: null,
+    };
+  });
+  return { grants, licenseKeys };
+}
+
+/** The checkout's processor metadata once paid: what the customer's payment methods show of the card (never its number). */
+function processorMetadataOf(row: CheckoutRow, payment: PaymentResult | null): Record<string, string> {
+  const processorMetadata: Record<string, string> = { ...row.paymentProcessorMetadata, intent_status: "succeeded" };
+  if (payment?.ok) {
+    processorMetadata.payment_method_id = payment.paymentMethodId;
+    const pm = payment.paymentMethod;
+    Object.assign(processorMetadata, { payment_method_brand: pm.brand, payment_method_last4: pm.last4, payment_method_exp: `${pm.expMonth}/${pm.expYear}` });
+    if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
+  }
+  return processorMetadata;
 }
 
 /** The `payment` row of a checkout's charge attempt (Polar's Payment, trigger `purchase`). */

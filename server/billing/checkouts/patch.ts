@@ -7,7 +7,7 @@ import type { AddressValue } from "../../db/schema/index.js";
 import { matchTaxId } from "../../../shared/tax-ids.js";
 import { findDiscountByCode } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
-import { validationError, type ValidationIssue } from "../http.js";
+import { validationError, type ValidationIssue } from "../errors.js";
 import type { PriceWire, ProductWire } from "../products/service.js";
 import { validateCustomFieldData } from "./custom-field-data.js";
 import type { CheckoutPatch } from "./input.js";

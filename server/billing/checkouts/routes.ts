@@ -2,10 +2,12 @@
 // the client secret — get, update, confirm, the event stream, and the test processor's card tokenizer.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../deps.js";
-import { invalid, isUuid, openEventStream, page, paginationQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, openEventStream, page, paginationQuery, pathId, queryArray } from "../http.js";
+import { invalid } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { clientConfirmCheckout } from "./confirm.js";
 import { subscribeCheckoutEvents, type CheckoutEvent } from "./events.js";
@@ -38,8 +40,8 @@ const secretOf = (req: FastifyRequest) => String((req.params as { client_secret?
 /** Keep-alive comments stop proxies from closing an idle stream. */
 const STREAM_KEEPALIVE_MS = 15_000;
 
-export function checkoutRoutes(app: V1App, { db, config }: BillingDeps): void {
-  const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: createPaymentProcessor(config.payments) };
+export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: serverPaymentProcessor(config, secret) };
   const streams = new Set<FastifyReply>();
   app.addHook("onClose", async () => {
     for (const reply of streams) reply.raw.end();

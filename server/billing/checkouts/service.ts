@@ -3,10 +3,11 @@
 // write is one transaction that locks the checkout row and records its webhook event in the outbox.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
-import { enqueue } from "../../jobs/outbox.js";
-import type { PaymentProcessor } from "../../payments/processor.js";
+import { enqueue } from "../../db/outbox.js";
+import { processorFor, type PaymentProcessor } from "../../payments/processor.js";
 import { loadCustomers } from "../customers/service.js";
-import { ApiError, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { isUuid } from "../http.js";
+import { ApiError, notFound, validationError, type ValidationIssue } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import { getOrganization } from "../organizations/service.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
@@ -131,9 +132,10 @@ export async function createCheckout(
   input: CheckoutCreateInput,
   ctx: CreateContext = {},
 ): Promise<CheckoutWire> {
-  const { db, baseURL, processor } = deps;
-  // expires_at and the dates it stamps follow the organization's clock (a sandbox's test clock)
-  const now = await orgNow(db, organizationId);
+  const { db, baseURL } = deps;
+  // expires_at and the dates it stamps follow the organization's clock (a sandbox's test clock); its
+  // processor is its Stripe account when connected
+  const [now, processor] = await Promise.all([orgNow(db, organizationId), processorFor(deps.processor, db, organizationId)]);
   const issues: ValidationIssue[] = [];
   if (input.prices && Object.keys(input.prices).length > 0) {
     issues.push(issueAt(["body", "prices"], "Ad-hoc prices are not supported: the checkout offers the products' own prices."));

@@ -1,11 +1,12 @@
 // Loading what a checkout row refers to (its products with prices, the discount, the organization) into
 // the CheckoutView its shapes and rules work on; one batch for a page of checkouts.
 import type { Queryable } from "../../db/client.js";
-import { ApiError, notFound } from "../http.js";
+import { ApiError, notFound } from "../errors.js";
 import { getDiscount } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { getOrganization } from "../organizations/service.js";
-import { getProduct, loadPrices, loadProducts, type ProductSummaryWire, type ProductWire } from "../products/service.js";
+import { getProduct, loadPrices, loadProducts, type ProductWire } from "../products/service.js";
+import { productSummaryOf } from "../products/wire.js";
 import { lockCheckout, lockCheckoutVersion } from "./repository.js";
 import type { CheckoutRow, CheckoutView } from "./wire.js";
 
@@ -91,27 +92,8 @@ export async function lockedView(tx: Queryable, preloaded: CheckoutView, baseURL
   return loadView(tx, locked, baseURL, preloaded.organization !== null);
 }
 
-/** The `OrderProduct` / summary part of a full product. */
-export function productSummary(p: ProductWire): ProductSummaryWire {
-  return {
-    id: p.id,
-    created_at: p.created_at,
-    modified_at: p.modified_at,
-    trial_interval: p.trial_interval,
-    trial_interval_count: p.trial_interval_count,
-    name: p.name,
-    description: p.description,
-    visibility: p.visibility,
-    recurring_interval: p.recurring_interval,
-    recurring_interval_count: p.recurring_interval_count,
-    meter_interval: p.meter_interval,
-    meter_interval_count: p.meter_interval_count,
-    is_recurring: p.is_recurring,
-    is_archived: p.is_archived,
-    organization_id: p.organization_id,
-    metadata: p.metadata,
-  };
-}
+/** The `OrderProduct` / summary part of a full product (the products domain's mapping). */
+export const productSummary = productSummaryOf;
 
 /** The `Discount*Base` part of a discount (without its product restrictions). */
 export function discountBase(d: DiscountWire): Record<string, unknown> {

@@ -5,8 +5,9 @@ import type { InferSelectModel } from "drizzle-orm";
 import type { checkout } from "../../db/schema/index.js";
 import { toBenefitPublicWire } from "../benefits/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
-import type { OrganizationWire } from "../organizations/wire.js";
+import { toOrganizationSummaryWire, type OrganizationWire } from "../organizations/wire.js";
 import type { PriceWire, ProductWire } from "../products/service.js";
+import { productCoreWire, trialWire } from "../products/wire.js";
 import { reverseChargeLabel } from "../../../shared/reverse-charge.js";
 import { checkoutTax } from "./tax.js";
 import {
@@ -116,21 +117,7 @@ function successUrl(view: CheckoutView): string {
 /** `CheckoutProduct`: the product with its active prices, public benefits and medias (no metadata). */
 export function toCheckoutProductWire(p: ProductWire) {
   return {
-    id: p.id,
-    created_at: p.created_at,
-    modified_at: p.modified_at,
-    trial_interval: p.trial_interval,
-    trial_interval_count: p.trial_interval_count,
-    name: p.name,
-    description: p.description,
-    visibility: p.visibility,
-    recurring_interval: p.recurring_interval,
-    recurring_interval_count: p.recurring_interval_count,
-    meter_interval: p.meter_interval,
-    meter_interval_count: p.meter_interval_count,
-    is_recurring: p.is_recurring,
-    is_archived: p.is_archived,
-    organization_id: p.organization_id,
+    ...productCoreWire(p),
     prices: p.prices,
     benefits: p.benefits.map(toBenefitPublicWire),
     medias: p.medias,
@@ -154,18 +141,7 @@ function toCheckoutDiscountWire(d: DiscountWire) {
 }
 
 /** `CheckoutOrganization` */
-function toCheckoutOrganizationWire(o: OrganizationWire) {
-  return {
-    created_at: o.created_at,
-    modified_at: o.modified_at,
-    id: o.id,
-    name: o.name,
-    slug: o.slug,
-    avatar_url: o.avatar_url,
-    proration_behavior: o.proration_behavior,
-    allow_customer_updates: o.allow_customer_updates,
-  };
-}
+const toCheckoutOrganizationWire = toOrganizationSummaryWire;
 
 /** The fields the seller's and the customer's shapes share. */
 function commonWire(view: CheckoutView, d: CheckoutDerived) {
@@ -237,8 +213,7 @@ export function toCheckoutWire(view: CheckoutView, now = new Date()) {
   const { row } = view;
   return {
     ...commonWire(view, derive(view, now)),
-    trial_interval: row.trialInterval ?? null,
-    trial_interval_count: row.trialIntervalCount ?? null,
+    ...trialWire(row),
     metadata: row.metadata,
     external_customer_id: row.externalCustomerId ?? null,
     customer_external_id: row.externalCustomerId ?? null,

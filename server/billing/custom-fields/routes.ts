@@ -1,7 +1,8 @@
 // /v1/custom-fields: list, create, get, update, delete (Polar wire).
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { page, paginationQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { page, paginationQuery, pathId, queryArray } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { CUSTOM_FIELD_TYPES } from "./wire.js";

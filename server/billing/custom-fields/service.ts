@@ -2,7 +2,8 @@
 // never changes, and attaching fields to products (used by the products domain).
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { invalid, isUuid, metadataInput, notFound, validationError, type ValidationIssue } from "../http.js";
+import { isUuid, metadataInput } from "../http.js";
+import { invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
 import {

@@ -57,8 +57,40 @@ function sampleSeatInvitation() {
   };
 }
 
+function sampleUsageAlert() {
+  return {
+    audience: "customer",
+    alert: { kind: "cap_percent", threshold: 80 },
+    customer: { ...customer, id: "00000000-0000-4000-8000-000000000004", external_id: null },
+    meter: { id: "00000000-0000-4000-8000-000000000005", name: "API calls" },
+    period_start: "2026-01-01T00:00:00.000Z",
+    period_end: periodEnd,
+    consumed_units: 42_000,
+    credited_units: 0,
+    amount: 4200,
+    cap_amount: 5000,
+    currency: "usd",
+    value: 84,
+  };
+}
+
+function sampleDispute(type: CustomerEmailType, slug: string) {
+  return {
+    id: "00000000-0000-4000-8000-000000000004",
+    status: type === "dispute_closed" ? "lost" : "needs_response",
+    amount: 2000,
+    tax_amount: 360,
+    currency: "usd",
+    reason: "fraudulent",
+    evidence_due_by: "2026-01-20T00:00:00.000Z",
+    order: { id: "00000000-0000-4000-8000-000000000001", invoice_number: `${slug.toUpperCase().slice(0, 12)}-0001`, product, customer_email: customer.email },
+  };
+}
+
 export function previewData(type: CustomerEmailType, slug: string): Record<string, unknown> {
+  if (type === "dispute_opened" || type === "dispute_closed") return sampleDispute(type, slug);
   if (type === "seat_invitation") return sampleSeatInvitation();
+  if (type === "usage_alert") return sampleUsageAlert();
   if (type === "email_update") return { email: "ada.new@example.com", token: "sample-email-update-token", expires_at: "2026-01-01T01:00:00.000Z" };
   return ORDER_EMAIL_TYPES.includes(type) ? sampleOrder(type, slug) : sampleSubscription(type);
 }

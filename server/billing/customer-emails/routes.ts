@@ -1,7 +1,9 @@
 // The seller's preview of each customer email: GET /v1/organizations/{id}/email-preview/{type} renders the
 // email as the organization's customers get it (its name and logo), on sample data.
 import type { BillingDeps } from "../deps.js";
-import { invalid, notFound, pathId, scopeOf } from "../http.js";
+import { pathId } from "../http.js";
+import { invalid, notFound } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { getOrganization, visibleOrganizationIds } from "../organizations/service.js";
 import { previewEmail } from "./service.js";
 import { CUSTOMER_EMAIL_TYPES, isCustomerEmailType } from "./types.js";

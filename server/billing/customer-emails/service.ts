@@ -5,6 +5,7 @@
 //
 // Functions taking `Db` open their own transaction; `Queryable` joins the caller's.
 import type { Db, Queryable } from "../../db/client.js";
+import type { OutboxSubscriber } from "../../db/outbox.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { renderCustomerEmail, type MailContext, type RenderedEmail } from "../../mail/render.js";
 import { DEFAULT_CUSTOMER_EMAIL_SETTINGS } from "../organizations/wire.js";
@@ -61,6 +62,9 @@ export async function requestFromOutbox(tx: Queryable, rows: OutboxRowView[]): P
       .map((w) => ({ organizationId: w.row.organizationId, outboxId: w.row.id, type: w.type, recipient: w.recipient, data: w.row.payload })),
   );
 }
+
+/** The worker runs requestFromOutbox on every fanned-out batch (db/outbox.ts). */
+export const outboxSubscriber: OutboxSubscriber<OutboxRowView> = { name: "customer-emails", receive: (tx, rows) => requestFromOutbox(tx, rows) };
 
 export const claimDue = (db: Db, limit: number, leaseMs: number, token: string) => repo.claimDue(db, limit, leaseMs, token);
 export const release = (db: Db, token: string, ids: string[]) => repo.release(db, token, ids);

@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { changeVerifiedEmail, findCustomerRow } from "../customers/service.js";
-import { invalid } from "../http.js";
+import { invalid } from "../errors.js";
 import { createCustomerSession, type PortalCaller } from "./sessions.js";
 
 /** How long a mailed link works. */

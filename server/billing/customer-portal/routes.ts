@@ -5,7 +5,9 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { ApiError, isUuid, notFound, page, paginationQuery, parseWith, pathId, queryArray, queryBool, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, parseWith, pathId, queryArray, queryBool } from "../http.js";
+import { ApiError, notFound } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { PRORATION_BEHAVIORS } from "../subscriptions/change.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import type { SubscriptionUpdate } from "../subscriptions/service.js";

@@ -10,7 +10,7 @@ import { listGrantedBenefitsForCustomer, listGrants } from "../benefits/service.
 import { AddressInput, updateCustomer } from "../customers/service.js";
 import { DOWNLOAD_URL_TTL_MS, loadUploadedFiles, signedDownloadUrl } from "../files/service.js";
 import { toCustomerWire } from "../customers/wire.js";
-import { invalid, notFound, notPermitted } from "../http.js";
+import { invalid, notFound, notPermitted } from "../errors.js";
 import { deliverToAccount } from "../benefit-delivery/service.js";
 import * as licenseKeys from "../license-keys/service.js";
 import { customerMeters, loadMeters } from "../meters/service.js";
@@ -18,7 +18,8 @@ import { getOrder, listOrders, updateOrder, type OrderUpdateInput } from "../ord
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import { listProducts, loadProducts } from "../products/service.js";
-import { getSubscription, listSubscriptions, updateSubscription, type SubscriptionUpdate, type SubscriptionWire } from "../subscriptions/service.js";
+import { updateSubscription } from "../subscriptions/lifecycle.js";
+import { getSubscription, listSubscriptions, type SubscriptionUpdate, type SubscriptionWire } from "../subscriptions/service.js";
 import type { PortalCaller } from "./sessions.js";
 import { activeFilesOf, toCustomerBenefitGrantWire, toCustomerOrganizationWire, toCustomerProductWire, toCustomerOrderWire, toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire } from "./wire.js";
 

@@ -10,7 +10,8 @@ import type { Mailer } from "../../mail/mailer.js";
 import { renderPortalCodeEmail } from "../../mail/render.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
-import { ApiError, invalid, isUuid, notFound } from "../http.js";
+import { isUuid } from "../http.js";
+import { ApiError, invalid, notFound } from "../errors.js";
 
 export type CustomerSessionRow = typeof customerSession.$inferSelect;
 

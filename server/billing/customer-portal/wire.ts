@@ -2,26 +2,18 @@
 // subscriptions, benefit grants and the seller. Built from the seller-side wires by picking fields, so a
 // customer never sees the seller's metadata, custom field data, fees or other customers.
 import type { BenefitGrantWire, BenefitWire } from "../benefits/service.js";
+import { toBenefitPublicWire } from "../benefits/wire.js";
 import { toCheckoutProductWire } from "../checkouts/wire.js";
 import type { CustomerWire } from "../customers/service.js";
 import { toFileReadWire, type FileRow } from "../files/wire.js";
 import { uuidV5 } from "../ids.js";
 import type { OrderWire } from "../orders/service.js";
-import type { OrganizationWire } from "../organizations/wire.js";
+import { toOrganizationSummaryWire, type OrganizationWire } from "../organizations/wire.js";
 import type { ProductWire } from "../products/service.js";
 import type { SubscriptionWire } from "../subscriptions/service.js";
 
 /** BenefitSubscriberOrganization. */
-export const toSubscriberOrganizationWire = (o: OrganizationWire) => ({
-  created_at: o.created_at,
-  modified_at: o.modified_at,
-  id: o.id,
-  name: o.name,
-  slug: o.slug,
-  avatar_url: o.avatar_url,
-  proration_behavior: o.proration_behavior,
-  allow_customer_updates: o.allow_customer_updates,
-});
+export const toSubscriberOrganizationWire = toOrganizationSummaryWire;
 
 /** CustomerOrganization. */
 export const toCustomerOrganizationWire = (o: OrganizationWire) => ({
@@ -216,15 +208,7 @@ export function toCustomerBenefitGrantWire(g: BenefitGrantWire, o: OrganizationW
     error: customerGrantError(g),
     customer: toPortalCustomerWire(g.customer),
     benefit: {
-      id: b.id,
-      created_at: b.created_at,
-      modified_at: b.modified_at,
-      type: b.type,
-      description: b.description,
-      selectable: b.selectable,
-      deletable: b.deletable,
-      is_deleted: b.is_deleted,
-      organization_id: b.organization_id,
+      ...toBenefitPublicWire(b),
       metadata: b.metadata,
       organization: toSubscriberOrganizationWire(o),
       properties: subscriberProperties(b),

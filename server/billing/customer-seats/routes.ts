@@ -4,7 +4,9 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, invalid, page, paginationQuery, pathId, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, pathId } from "../http.js";
+import { invalid } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { toCustomerSubscriptionWire } from "../customer-portal/wire.js";
 import { getOrganization } from "../organizations/service.js";

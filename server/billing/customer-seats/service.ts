@@ -9,13 +9,14 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { grantBenefits, loadBenefitsForProducts, revokeGrantsOfSeat } from "../benefits/service.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { startCustomerSession } from "../customer-portal/sessions.js";
 import { findCustomerRow, upsertCheckoutCustomer } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
-import { ApiError, invalid, isUuid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { isUuid } from "../http.js";
+import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { lockOrderRow } from "../orders/service.js";
 import * as orders from "../orders/repository.js";
 import { getOrganization } from "../organizations/service.js";

@@ -5,7 +5,8 @@
 // Without a customer filter the list computes every live customer of the organization, a few at a time.
 import type { Queryable } from "../../db/client.js";
 import { listGrantedBenefitsForCustomer } from "../benefits/service.js";
-import { isUuid, notFound } from "../http.js";
+import { isUuid } from "../http.js";
+import { notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import { customerMeterId, customerMeters, liveMetersOfOrganization, loadMeters, type LiveMeters } from "../meters/service.js";
 import * as repo from "./repository.js";

@@ -2,20 +2,12 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import {
-  isUuid,
-  metadataQuery,
-  page,
-  paginationQuery,
-  parseWith,
-  pathId,
-  queryArray,
-  queryBool,
-  scopeOf,
-} from "../http.js";
+import { isUuid, metadataQuery, page, paginationQuery, parseWith, pathId, queryArray, queryBool } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
+import { deleteCustomer } from "./delete.js";
 import { getCustomerState } from "./state.js";
 import { getCustomerMeter, listCustomerMeters } from "./meters.js";
 import { route, type V1App } from "../contract.js";
@@ -113,7 +105,7 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
     app.delete(path, route({ scope: "customers:write", operationId: `customers:delete${by}`, query: DeleteQuery, responses: { 204: null, ...errors } }), async (req, reply) => {
       const target = ref(req);
       const q = req.query;
-      await service.deleteCustomer(db, scopeOf(req).organizationId, target, q.anonymize, config.baseURL);
+      await deleteCustomer(db, scopeOf(req).organizationId, target, q.anonymize, config.baseURL);
       return reply.status(204).send();
     });
 

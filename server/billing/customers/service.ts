@@ -1,17 +1,15 @@
 // Rules for customers: one live customer per email and per external id in an organization, billing
-// addresses and tax ids (validated per country), soft deletion (optionally anonymizing), and the state
+// addresses and tax ids (validated per country), the lookups other domains use (soft deletion is delete.ts), and the state
 // view (benefits granted now, usage per meter).
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { ADDRESS_INPUT_COUNTRY_CODES } from "../../../shared/countries.js";
 import { matchTaxId } from "../../../shared/tax-ids.js";
-import { isUuid, metadataInput, notFound, validationError, type ValidationIssue } from "../http.js";
+import { isUuid, metadataInput } from "../http.js";
+import { notFound, validationError, type ValidationIssue } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import type { CsvExport } from "../csv.js";
-import { enqueue } from "../../jobs/outbox.js";
-import { revokeGrantsOfCustomer } from "../benefits/service.js";
-import { revokeSubscriptionsOfCustomer } from "../subscriptions/lifecycle.js";
+import { enqueue } from "../../db/outbox.js";
 import * as repo from "./repository.js";
 import { toCustomerWire, type AddressWire, type CustomerRow, type CustomerWire } from "./wire.js";
 
@@ -281,41 +279,6 @@ export async function changeVerifiedEmail(
     if (uniqueViolation(err) === "customer_org_email_uq") throw taken();
     throw err;
   }
-}
-
-const ANONYMIZED_EMAIL_DOMAIN = "anonymized.invalid";
-const anonymized = (value: string, salt: Date) =>
-  createHash("sha256").update(`${value}:${salt.toISOString()}`).digest("hex").slice(0, 32);
-
-/**
- * Soft deletion: the row stays (orders and events keep pointing at it) with deleted_at set, which frees
- * its email and external id. `anonymize` also replaces the personal data (email, name unless it is a
- * business with a tax id, billing address); external_id and tax_id are kept for legal reasons, like Polar.
- * As Polar, the customer's subscriptions that have not ended are revoked and all its benefit grants revoked,
- * in the same transaction (their events before `customer.deleted`; no `customer.state_changed` for a
- * customer that is gone).
- */
-export async function deleteCustomer(db: Db, organizationId: string, ref: CustomerRef, anonymize: boolean, baseURL: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    // two deletes at once: the second waits here and then finds no live customer (404), deleting and recording nothing
-    const current = await repo.lockLiveCustomer(tx, organizationId, (await resolve(tx, organizationId, ref)).id);
-    if (!current) throw notFound(NOT_FOUND);
-    const now = new Date();
-    await revokeSubscriptionsOfCustomer(tx, organizationId, current.id, now, baseURL);
-    // what is left: one-time purchases' grants
-    await revokeGrantsOfCustomer(tx, organizationId, current.id, now);
-    const patch: Parameters<typeof repo.updateCustomer>[3] = { deletedAt: now, modifiedAt: now };
-    if (anonymize) {
-      patch.email = `${anonymized(current.email, current.createdAt)}@${ANONYMIZED_EMAIL_DOMAIN}`;
-      patch.emailVerified = false;
-      if (!current.taxId && current.name) patch.name = anonymized(current.name, current.createdAt);
-      patch.billingAddress = null;
-      if (!current.taxId) patch.billingName = null;
-      patch.metadata = { ...current.metadata, __anonymized_at: now.toISOString() };
-    }
-    const row = await repo.updateCustomer(tx, organizationId, current.id, patch);
-    if (row) await enqueue(tx, { type: "customer.deleted", organizationId, data: { ...toCustomerWire(row) } });
-  });
 }
 
 // ---- for other domains --------------------------------------------------------------------------

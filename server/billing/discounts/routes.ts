@@ -1,7 +1,8 @@
 // /v1/discounts: create, list, get, update, delete (Polar wire).
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, page, paginationQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, pathId, queryArray } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { DiscountCreateInput, DiscountUpdateInput } from "./input.js";
 import type { DiscountSort } from "./repository.js";

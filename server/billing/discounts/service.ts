@@ -1,7 +1,8 @@
 // Rules for discounts: fixed or percentage, once/forever/repeating, codes unique per organization
 // (case-insensitively), redemption limits, product restrictions, soft deletion.
 import type { Db, Queryable } from "../../db/client.js";
-import { invalid, isUuid, notFound, validationError } from "../http.js";
+import { isUuid } from "../http.js";
+import { invalid, notFound, validationError } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import { loadProductSummaries, productIdsExist } from "../products/service.js";
 import { resolveAmounts, type DiscountCreateInput, type DiscountUpdateInput } from "./input.js";

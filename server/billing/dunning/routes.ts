@@ -1,15 +1,15 @@
 // The customer's failed renewal orders in the portal (a customer session): the payment's status, and a retry
 // now with a new card or a saved one (/v1/customer-portal/orders/{id}/payment-status, …/confirm-payment).
 import type { FastifyRequest } from "fastify";
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
 import { pathId } from "../http.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../contract.js";
 
-export function dunningRoutes(app: V1App, { db, config }: BillingDeps): void {
-  const deps = { db, processor: createPaymentProcessor(), baseURL: config.baseURL };
+export function dunningRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  const deps = { db, processor: serverPaymentProcessor(config, secret), baseURL: config.baseURL };
   const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => {
     const p = portalOf(req);

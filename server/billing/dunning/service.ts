@@ -9,12 +9,12 @@
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { findCustomer } from "../customers/repository.js";
-import { ApiError, notFound } from "../http.js";
+import { ApiError, notFound } from "../errors.js";
 import { findOrder } from "../orders/repository.js";
 import { getOrder, lockOrderRow, type OrderRow } from "../orders/service.js";
 import * as payments from "../payments/service.js";
@@ -22,7 +22,7 @@ import * as paymentsRepo from "../payments/repository.js";
 import { loadProducts } from "../products/service.js";
 import { toWires } from "../subscriptions/load.js";
 import { cycleMeterCreditsOfLateRenewal } from "../subscriptions/meter-credits.js";
-import * as renewalRepo from "../subscriptions/renewal-repository.js";
+import * as renewalRepo from "../renewal/repository.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { orgNow } from "../test-clock/clock.js";
 import * as repo from "./repository.js";
@@ -73,6 +73,8 @@ export function dunningStart(settings: DunningSettings, organizationId: string, 
 export type AttemptOutcome =
   | { kind: "paid"; payment: payments.PaymentRow }
   | { kind: "failed"; payment: payments.PaymentRow; nextAttemptAt: Date | null; ended: boolean }
+  /** The customer must authenticate (3-D Secure) from the portal: the intent's client secret for Stripe.js. */
+  | { kind: "action"; payment: payments.PaymentRow; clientSecret: string }
   | { kind: "ended" }
   | { kind: "stopped" };
 
@@ -173,7 +175,8 @@ export async function attemptLocked(
           deps.processor,
           d.organizationId,
           l.order.customerId,
-          { amount, currency: l.order.currency, description: `Order ${l.order.invoiceNumber}`, metadata: { order_id: l.order.id, subscription_id: l.sub.id } },
+          // the customer retrying from the portal is there to authenticate: on-session
+          { amount, currency: l.order.currency, description: `Order ${l.order.invoiceNumber}`, metadata: { order_id: l.order.id, subscription_id: l.sub.id }, onSession: kind === "manual" },
           method,
         )
       : { method: method ?? null, result: { ok: true as const, paymentId: null, paymentMethodId: "", paymentMethod: { brand: "", last4: "", expMonth: 0, expYear: 0 } } };
@@ -189,6 +192,10 @@ export async function attemptLocked(
     await repo.updateDunning(tx, d.organizationId, d.orderId, { ...counts, nextAttemptAt: null }, now);
     await settle(tx, deps, l, now);
     return { kind: "paid", payment };
+  }
+  if (kind === "manual" && outcome.result.next?.status === "requires_action") {
+    await repo.updateDunning(tx, d.organizationId, d.orderId, counts, now);
+    return { kind: "action", payment, clientSecret: outcome.result.next.clientSecret };
   }
   if (kind === "manual") {
     await repo.updateDunning(tx, d.organizationId, d.orderId, counts, now);
@@ -220,6 +227,7 @@ export async function runDunning(run: DunningRun): Promise<number> {
     db: run.db,
     batch: run.batch ?? 50,
     now: run.now,
+    nowOf: orgNow,
     claim: (tx, wall, batch, failed) => repo.claimDue(tx, wall, batch, failed, run.organizationId),
     idOf: (d) => d.orderId,
     handle: async (sp, d, now) => {
@@ -279,6 +287,8 @@ export async function confirmRetry(
   let method: payments.PaymentMethodRow | undefined;
   if (input.confirmation_token_id) {
     const added = await payments.addMethod(deps, organizationId, customerId, input.confirmation_token_id, true);
+    // the card asks for 3-D Secure before it is saved: the page acts, then retries with the saved method
+    if (added.status === "requires_action") return { status: "requires_action", client_secret: added.client_secret, error: null };
     method = await paymentsRepo.findMethod(deps.db, organizationId, customerId, added.payment_method.id);
   } else if (input.payment_method_id) {
     method = await paymentsRepo.findMethod(deps.db, organizationId, customerId, input.payment_method_id.toLowerCase());
@@ -301,5 +311,35 @@ export async function confirmRetry(
   }
   if (outcome.kind === "paid") return { status: "succeeded", client_secret: null, error: null };
   if (outcome.kind === "failed") return { status: "failed", client_secret: null, error: outcome.payment.declineMessage };
+  if (outcome.kind === "action") return { status: "requires_action", client_secret: outcome.clientSecret, error: null };
   throw notEligible("This order is not awaiting a payment.");
+}
+
+/**
+ * The processor finished a payment of a past-due order after the customer authenticated it (3-D Secure from
+ * the portal; payment_intent.succeeded): the order is paid and the subscription active again, once — an order
+ * no longer owed is left alone. Answers whether this call paid it.
+ */
+export async function payAuthenticated(
+  deps: DunningDeps & { db: Db },
+  organizationId: string,
+  orderId: string,
+  processorPaymentId: string,
+  amount: number,
+): Promise<boolean> {
+  return deps.db.transaction(async (tx) => {
+    const d = await repo.lockDunning(tx, organizationId, orderId, false);
+    if (!d) return false;
+    const now = await orgNow(tx, organizationId);
+    const l = await lockParts(tx, d, now);
+    if (!l) return false;
+    if (!(await paymentsRepo.succeedPendingPayment(tx, organizationId, processorPaymentId, now))) {
+      const at = { organizationId, customerId: l.order.customerId, orderId, checkoutId: null, amount, currency: l.order.currency, attempt: "manual" as const };
+      const result = { ok: true as const, paymentId: processorPaymentId, paymentMethodId: "", paymentMethod: { brand: "unknown", last4: "", expMonth: 0, expYear: 0 } };
+      await payments.recordCharge(tx, deps.processor, { method: null, result, processorId: "stripe" }, at, now);
+    }
+    await repo.updateDunning(tx, organizationId, orderId, { nextAttemptAt: null }, now);
+    await settle(tx, deps, l, now);
+    return true;
+  });
 }

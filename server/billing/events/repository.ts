@@ -304,3 +304,14 @@ export async function meterTotals(
   for (const r of result) totals[Number(r.i)] = r.q ?? 0;
   return totals;
 }
+
+/** System events, each once per organization and `onceKey` (its external id). */
+export async function insertSystemEvents(
+  db: Queryable,
+  rows: Array<{ organizationId: string; name: string; customerId: string | null; timestamp: Date; metadata: Record<string, string | number | boolean>; onceKey: string }>,
+): Promise<void> {
+  await db
+    .insert(event)
+    .values(rows.map((r) => ({ organizationId: r.organizationId, name: r.name, source: "system", timestamp: r.timestamp, customerId: r.customerId, externalId: r.onceKey, metadata: r.metadata })))
+    .onConflictDoNothing();
+}

@@ -4,23 +4,16 @@ import { z } from "zod";
 import { FilterInput } from "../../../shared/meter-filter.js";
 import type { BillingDeps } from "../deps.js";
 import { jsonBody, LARGE_BODY_LIMIT, UnparsedJson } from "../../http/input-guard.js";
-import {
-  datetimeInput,
-  metadataQuery,
-  page,
-  paginationQuery,
-  parseArraySliced,
-  parseWith,
-  pathId,
-  queryArray,
-  queryInt,
-  scopeOf,
-} from "../http.js";
+import { datetimeInput, metadataQuery, page, paginationQuery, parseWith, pathId, queryArray, queryInt } from "../http.js";
+import { scopeOf } from "../route-auth.js";
+import { parseArraySliced } from "./ingest/sliced-parse.js";
 import { sortingQuery } from "../listing.js";
 import { meterSelection } from "../meters/service.js";
-import { startEarlyInsert, type EarlyInsert } from "./early-insert.js";
-import { startStagedInsert, type StagedInsert } from "./staged-insert.js";
-import { ingestEvents } from "./ingest.js";
+import { startEarlyInsert, type EarlyInsert } from "./ingest/early-insert.js";
+import { startStagedInsert, type StagedInsert } from "./ingest/staged-insert.js";
+import { ingestEvents } from "./ingest/ingest.js";
+import { namedCustomers, type NamedCustomers } from "../meters/alerts/check.js";
+import { checkAfterIngest } from "../meters/alerts/coalesce.js";
 import * as service from "./service.js";
 import { orgNow } from "../test-clock/clock.js";
 import { documented, route, type V1App } from "../contract.js";
@@ -86,7 +79,11 @@ export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
     try {
       // null: the early INSERT failed after all (PostgreSQL read the text otherwise than JSON.parse, e.g. a
       // repeated key): the body is parsed again and stored the usual way
-      return (await ingestBody(req, organizationId, wall, early, staged)) ?? (await ingestBody(req, organizationId, wall, undefined, undefined))!;
+      const named = namedCustomers();
+      const result = (await ingestBody(req, organizationId, wall, early, staged, named)) ?? (await ingestBody(req, organizationId, wall, undefined, undefined, named))!;
+      // usage alerts are found now, on what this batch stored (meters/alerts/check.ts; no query without alerts)
+      if (result.inserted > 0) await checkAfterIngest(db, organizationId, named, (err) => req.log.error(err, "usage alerts: the check failed"));
+      return result;
     } finally {
       early?.abandon();
       staged?.abandon();
@@ -97,7 +94,14 @@ export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
    * Parses and checks the body, then stores it (or commits the early INSERT). Returns the promise of the store
    * without awaiting it, so that while the request waits on the database nothing holds the parsed batch.
    */
-  async function ingestBody(req: FastifyRequest, organizationId: string, wall: Date, early: EarlyInsert | undefined, staged: StagedInsert | undefined) {
+  async function ingestBody(
+    req: FastifyRequest,
+    organizationId: string,
+    wall: Date,
+    early: EarlyInsert | undefined,
+    staged: StagedInsert | undefined,
+    named: NamedCustomers,
+  ) {
     // the envelope at once, the events in slices (1,000 events with metadata: tens of ms of zod in one go)
     const envelope = parseWith(service.EventsIngestEnvelope, (await jsonBody(req)) ?? {}, "body");
     // timestamps may not be ahead of the organization's now (its test clock's, in a sandbox): read meanwhile
@@ -107,6 +111,10 @@ export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
     now.catch(() => {}); // a refused batch does not wait for it
     const counts = { notAsSent: 0 };
     const events = await parseArraySliced(service.EventInput, envelope.events, ["events"], service.eventInputFast, counts);
+    for (const e of events) {
+      if (e.customer_id) named.ids.add(e.customer_id.toLowerCase());
+      else if (e.external_customer_id) named.externalIds.add(e.external_customer_id);
+    }
     // the check rewrote what it checked (`_cost` amounts), so the early INSERT does not hold the batch: it is
     // rolled back first (the usual INSERT would wait for its rows)
     if (counts.notAsSent > 0) early?.abandon();

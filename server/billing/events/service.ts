@@ -3,7 +3,7 @@
 import type { Db, Queryable } from "../../db/client.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
 import { customerAliases, loadCustomers, searchCustomerIds } from "../customers/service.js";
-import { invalid, notFound } from "../http.js";
+import { invalid, notFound } from "../errors.js";
 import * as repo from "./repository.js";
 import * as rollupReads from "./rollup-reads.js";
 import * as rollups from "./rollups.js";
@@ -11,7 +11,7 @@ import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } f
 
 export type { TimeInterval } from "./repository.js";
 
-export { EventInput, EventsIngestEnvelope, EventsIngestInput, INGEST_MAX_EVENTS, eventInputFast } from "./ingest-input.js";
+export { EventInput, EventsIngestEnvelope, EventsIngestInput, INGEST_MAX_EVENTS, eventInputFast } from "./ingest/input.js";
 // ---- reads ----------------------------------------------------------------------------------------
 
 export interface EventReadFilter {
@@ -338,4 +338,23 @@ export function consumedOverPeriods(
   items: Array<{ meter: MeterDefinition; customer: { id: string; externalId: string | null }; start: Date; end: Date }>,
 ): Promise<number[]> {
   return consumed(db, organizationId, items);
+}
+
+/** A system event (source "system", Polar's SystemEvent: `balance.dispute`, …) that a money domain records. */
+export interface SystemEventInput {
+  organizationId: string;
+  name: string;
+  customerId: string | null;
+  timestamp: Date;
+  metadata: Record<string, string | number | boolean>;
+  /** Makes the event once: a second record with the same key is a no-op. */
+  onceKey: string;
+}
+
+/**
+ * Records system events in the caller's transaction, once per `onceKey` (kept as the event's external id). They
+ * are listed by the events API beside the user's; meters count user events, so these do not reach rollups.
+ */
+export async function recordSystemEvents(tx: Queryable, events: SystemEventInput[]): Promise<void> {
+  if (events.length > 0) await repo.insertSystemEvents(tx, events);
 }

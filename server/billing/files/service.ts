@@ -4,7 +4,8 @@ import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from
 import type { Readable } from "node:stream";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { ApiError, invalid, isUuid, notFound, notPermitted, validationError, type ValidationIssue } from "../http.js";
+import { isUuid } from "../http.js";
+import { ApiError, invalid, notFound, notPermitted, validationError, type ValidationIssue } from "../errors.js";
 import * as repo from "./repository.js";
 import type { FileStorage } from "./storage.js";
 import {

@@ -2,7 +2,8 @@
 // under /v1/customer-portal/orders/{id}/…, and the signed URL they hand out (GET /v1/invoices/{id}/pdf).
 import path from "node:path";
 import type { BillingDeps } from "../deps.js";
-import { pathId, scopeOf } from "../http.js";
+import { pathId } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { localFileStorage } from "../files/storage.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import * as service from "./service.js";

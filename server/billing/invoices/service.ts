@@ -6,9 +6,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Readable } from "node:stream";
 import type { Db, Queryable } from "../../db/client.js";
-import { enqueue } from "../../jobs/outbox.js";
+import { enqueue, type OutboxSubscriber } from "../../db/outbox.js";
 import type { OrderItemTax } from "../../db/schema/index.js";
-import { ApiError, notFound, notPermitted } from "../http.js";
+import { ApiError, notFound, notPermitted } from "../errors.js";
 import { getOrder } from "../orders/service.js";
 import type { FileStorage } from "../files/storage.js";
 import { renderInvoicePdf, type InvoiceDocumentData, type InvoiceParty, type TaxTotal } from "./document.js";
@@ -162,6 +162,9 @@ export async function requestFromOutbox(tx: Queryable, rows: OutboxView[]): Prom
   }
   return n;
 }
+
+/** The worker runs requestFromOutbox on every fanned-out batch (db/outbox.ts). */
+export const outboxSubscriber: OutboxSubscriber<OutboxView> = { name: "invoices", receive: (tx, rows) => requestFromOutbox(tx, rows) };
 
 // ---- making the documents (the worker) ------------------------------------------------------------
 

@@ -4,7 +4,8 @@
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { SMALL_BODY_LIMIT } from "../../http/input-guard.js";
-import { isUuid, page, paginationQuery, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, pathId, queryArray } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../contract.js";
 

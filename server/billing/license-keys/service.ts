@@ -3,7 +3,8 @@
 // the key and its organization's id are the credential (Polar's customer-portal variants).
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
-import { ApiError, datetimeInput, isUuid, notFound, notPermitted } from "../http.js";
+import { datetimeInput, isUuid } from "../http.js";
+import { ApiError, notFound, notPermitted } from "../errors.js";
 import type { LicenseKeyRow } from "./issue.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";

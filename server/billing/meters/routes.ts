@@ -10,9 +10,9 @@ import {
   pathId,
   queryArray,
   queryBool,
-  scopeOf,
   timezoneInput,
 } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../contract.js";

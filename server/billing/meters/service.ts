@@ -11,7 +11,8 @@ import {
   readyMeterIdsOfOrganization,
   type QuantitiesParams,
 } from "../events/service.js";
-import { invalid, isUuid, metadataInput, notFound, type ValidationIssue, validationError } from "../http.js";
+import { isUuid, metadataInput } from "../http.js";
+import { invalid, notFound, type ValidationIssue, validationError } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
 import { markRollupsBuilding, rebuildSoon, stopRollups } from "../events/service.js";

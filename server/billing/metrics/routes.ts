@@ -2,7 +2,8 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { pathId, queryArray, scopeOf, timezoneInput } from "../http.js";
+import { pathId, queryArray, timezoneInput } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
 import { metricsCsv, METRICS } from "./wire.js";
 import { route, type V1App } from "../contract.js";

@@ -6,8 +6,9 @@ import { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { metricDashboard } from "../../db/schema/index.js";
 import { orgNow } from "../test-clock/clock.js";
-import { invalid, notFound, validationError, type ValidationIssue } from "../http.js";
+import { invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import * as repo from "./repository.js";
+import * as rollups from "./rollups.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import {
   METRIC_SLUGS,
@@ -89,11 +90,11 @@ function isBadTimezone(err: unknown): boolean {
   return typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "22023";
 }
 
-/** `metrics.get`: every period of the range with the selected metrics, and their totals. */
-export async function getMetrics(db: Db, organizationId: string, q: MetricsQuery): Promise<MetricsResponseWire> {
+/** `metrics.get`: every period of the range with the selected metrics, and their totals (`scan`: never from the rollups). */
+export async function getMetrics(db: Db, organizationId: string, q: MetricsQuery, opts: { scan?: boolean } = {}): Promise<MetricsResponseWire> {
   const selected = checkQuery(q);
   try {
-    return await compute(db, organizationId, q, selected);
+    return await compute(db, organizationId, q, selected, opts.scan === true);
   } catch (err) {
     // a zone name the runtime knows and PostgreSQL does not
     if (isBadTimezone(err)) throw invalid(["query", "timezone"], "Input should be a valid IANA time zone name");
@@ -101,7 +102,7 @@ export async function getMetrics(db: Db, organizationId: string, q: MetricsQuery
   }
 }
 
-async function compute(db: Db, organizationId: string, q: MetricsQuery, selected: MetricDefinition[]): Promise<MetricsResponseWire> {
+async function compute(db: Db, organizationId: string, q: MetricsQuery, selected: MetricDefinition[], scan: boolean): Promise<MetricsResponseWire> {
   const lookback = WINDOW_DAYS[q.interval] ?? 0;
   const scope: repo.Scope = {
     organizationId: q.empty ? NIL_ORGANIZATION : organizationId,
@@ -120,13 +121,8 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
   const visibleFrom = Math.max(0, all.findIndex((p) => p.start === firstVisible?.start));
   const from = all[0]?.start ?? 0;
   const to = all[all.length - 1]?.end ?? 0;
-  const [orders, levels, subs, checkouts, events] = await Promise.all([
-    repo.orderBuckets(db, scope, from, to),
-    repo.levelBuckets(db, scope, from, to),
-    repo.subscriptionEvents(db, scope, from, to),
-    repo.checkoutBuckets(db, scope, from, to),
-    repo.eventBuckets(db, scope, from, to),
-  ]);
+  const users = selected.some((d) => d.slug === "active_user_by_event" || d.slug === "cost_per_user");
+  const [orders, levels, subs, checkouts, events] = await sources(db, scope, all, from, to, scan, users);
   const index = new Map(all.map((p, i) => [p.start, i]));
   const at = <T extends { b: number }>(rows: T[]) => {
     const out = new Array<T | undefined>(all.length);
@@ -239,6 +235,21 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
     periods.push({ timestamp: new Date(all[i]?.start ?? 0).toISOString(), ...pick(v, selected) });
   }
   return { periods, totals: pick(totals(rows), selected), metrics: metricsWire(selected) };
+}
+
+/** Every source's sums per period: from the hourly rollups when they answer exactly, else from the rows. */
+async function sources(db: Db, scope: repo.Scope, all: repo.Period[], from: number, to: number, scan: boolean, users: boolean) {
+  if (!scan && rollups.usable(scope, all)) {
+    const r = await rollups.rollupSums(db, scope, all, users);
+    return [r.orders, r.levels, r.subscriptions, r.checkouts, r.events] as const;
+  }
+  return Promise.all([
+    repo.orderBuckets(db, scope, from, to),
+    repo.levelBuckets(db, scope, from, to),
+    repo.subscriptionEvents(db, scope, from, to),
+    repo.checkoutBuckets(db, scope, from, to),
+    repo.eventBuckets(db, scope, from, to),
+  ]);
 }
 
 const LEVEL_KEYS = ["active", "money_active", "committed", "trialing", "mrr", "committed_mrr", "trial_mrr", "trial_committed_mrr"] as const;

@@ -5,13 +5,15 @@
 // order takes its invoice number, its benefits are granted and order.created / order.paid and the grants' events
 // go through the outbox, all in one transaction; declined, or no method on file, the order stays a draft (402).
 import type { Db } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
 import { z } from "zod";
 import { grantBenefits } from "../benefits/service.js";
 import { findCustomerRow, loadCustomers } from "../customers/service.js";
-import { ApiError, invalid, isUuid, metadataInput, notFound } from "../http.js";
+import { isUuid, metadataInput } from "../http.js";
+import { ApiError, invalid, notFound } from "../errors.js";
 import { getOrganization } from "../organizations/service.js";
+import { paymentFailed } from "../payments/errors.js";
 import { chargeSaved, findPaymentMethod, recordCharge } from "../payments/service.js";
 import { loadProducts } from "../products/service.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
@@ -103,7 +105,6 @@ export async function createDraftOrder(db: Db, organizationId: string, input: Or
   });
 }
 
-const paymentFailed = (detail: string) => new ApiError(402, { error: "PaymentFailed", detail });
 
 /**
  * Charges a draft order to the customer's default saved method. 404: not this organization's; 412 OrderNotDraft;

@@ -1,7 +1,8 @@
 // /v1/orders: list, get and update (Polar wire). Orders are created by confirmed checkouts.
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, metadataQuery, page, paginationQuery, parseWith, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, metadataQuery, page, paginationQuery, parseWith, pathId, queryArray } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { OrderSort } from "./repository.js";

@@ -7,7 +7,7 @@ import type { Db, Queryable } from "../../db/client.js";
 import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
 import { AddressInput, loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
-import { invalid, notFound } from "../http.js";
+import { invalid, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import type { CsvExport } from "../csv.js";
 import { loadProductSummaries } from "../products/service.js";

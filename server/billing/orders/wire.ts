@@ -4,7 +4,7 @@ import type { InferSelectModel } from "drizzle-orm";
 import type { order, orderItem } from "../../db/schema/index.js";
 import type { CustomerWire } from "../customers/service.js";
 import type { ProductSummaryWire } from "../products/service.js";
-import { toSubscriptionBaseWire, type SubscriptionRow } from "../subscriptions/service.js";
+import { toSubscriptionBaseWire, type SubscriptionRow } from "../subscriptions/wire.js";
 
 export type OrderRow = InferSelectModel<typeof order>;
 export type OrderItemRow = InferSelectModel<typeof orderItem>;

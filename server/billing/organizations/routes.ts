@@ -2,7 +2,9 @@
 import { z } from "zod";
 import type { FastifyRequest } from "fastify";
 import type { BillingDeps } from "../deps.js";
-import { ApiError, invalid, notFound, page, paginationQuery, pathId, scopeOf } from "../http.js";
+import { page, paginationQuery, pathId } from "../http.js";
+import { ApiError, invalid, notFound } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../contract.js";
 

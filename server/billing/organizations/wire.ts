@@ -99,3 +99,15 @@ export function toOrganizationWire(org: OrganizationRow, billing: BillingOrganiz
 }
 
 export type OrganizationWire = ReturnType<typeof toOrganizationWire>;
+
+/** The organization as embedded in others' shapes (`CheckoutOrganization`, `BenefitSubscriberOrganization`). */
+export const toOrganizationSummaryWire = (o: OrganizationWire) => ({
+  created_at: o.created_at,
+  modified_at: o.modified_at,
+  id: o.id,
+  name: o.name,
+  slug: o.slug,
+  avatar_url: o.avatar_url,
+  proration_behavior: o.proration_behavior,
+  allow_customer_updates: o.allow_customer_updates,
+});

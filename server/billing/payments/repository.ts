@@ -265,3 +265,35 @@ export async function lastPaymentOfOrder(db: Queryable, organizationId: string, 
     .limit(1);
   return row;
 }
+
+/** The payment the processor finished later (3-D Secure completed): its pending row becomes succeeded; false when there is none. */
+export async function succeedPendingPayment(db: Queryable, organizationId: string, processorPaymentId: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(payment)
+    .set({ status: "succeeded", declineReason: null, declineMessage: null, modifiedAt: now })
+    .where(and(eq(payment.organizationId, organizationId), eq(payment.processorPaymentId, processorPaymentId), eq(payment.status, "pending")))
+    .returning({ id: payment.id });
+  return rows.length > 0;
+}
+
+/** The payment the processor knows by one of `processorIds` (a PaymentIntent's or a charge's id), newest first. */
+export async function findByProcessorIds(db: Queryable, organizationId: string, processorIds: string[]): Promise<PaymentRow | undefined> {
+  if (processorIds.length === 0) return undefined;
+  const [row] = await db
+    .select()
+    .from(payment)
+    .where(and(eq(payment.organizationId, organizationId), inArray(payment.processorPaymentId, processorIds)))
+    .orderBy(desc(payment.createdAt))
+    .limit(1);
+  return row;
+}
+
+/** The organization's payments made through `processor` since `since`, oldest first, at most `limit`. */
+export async function paymentsOfProcessorSince(db: Queryable, organizationId: string, processor: string, since: Date, limit: number): Promise<PaymentRow[]> {
+  return db
+    .select()
+    .from(payment)
+    .where(and(eq(payment.organizationId, organizationId), eq(payment.processor, processor), sql`${payment.createdAt} >= ${since.toISOString()}::timestamptz`))
+    .orderBy(payment.createdAt, payment.id)
+    .limit(limit);
+}

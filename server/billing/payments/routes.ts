@@ -5,10 +5,12 @@
 // tokenizer for the portal page.
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../deps.js";
-import { invalid, isUuid, page, paginationQuery, parseWith, pathId, queryArray, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, parseWith, pathId, queryArray } from "../http.js";
+import { invalid } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import * as service from "./service.js";
@@ -42,8 +44,8 @@ const TestCardToken = z.object({
   card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.int(), exp_year: z.int() }),
 });
 
-export function paymentRoutes(app: V1App, { db }: BillingDeps): void {
-  const deps: service.PaymentsDeps = { db, processor: createPaymentProcessor() };
+export function paymentRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  const deps: service.PaymentsDeps = { db, processor: serverPaymentProcessor(config, secret) };
 
   app.get("/payments/", route({ scope: "orders:read", operationId: "payments:list", query: PaymentsQuery, responses: { 200: "ListResourcePayment", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;
@@ -101,7 +103,7 @@ export function paymentRoutes(app: V1App, { db }: BillingDeps): void {
   });
   app.post(`${base}/:id/default`, route({ ...portal, operationId: "till:customer_portal:customers:set_default_payment_method", responses: { 200: "CustomerPaymentMethod", 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const m = me(req);
-    return service.makeDefault(db, m.organizationId, m.customerId, pathId(req));
+    return service.makeDefault(db, m.organizationId, m.customerId, pathId(req), deps.processor);
   });
   app.delete(`${base}/:id`, route({ ...portal, operationId: "customer_portal:customers:delete_payment_method", responses: { 204: null, 400: "PaymentMethodInUseByActiveSubscription", 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     const m = me(req);

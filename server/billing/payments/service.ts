@@ -2,11 +2,13 @@
 // card itself never reaches till: only brand, last four digits and expiry are stored), made the default,
 // removed — and every charge attempt of a saved method, recorded as Polar's Payment with its status and
 // decline reason. Renewals and dunning retries charge through chargeSaved/recordCharge.
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import type { PaymentProcessor, PaymentResult } from "../../payments/processor.js";
+import { processorFor, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
+import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/stripe/connection.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
-import { ApiError, invalid, notFound } from "../http.js";
+import { ApiError, invalid, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
 
@@ -98,8 +100,10 @@ export async function listMethodsOf(deps: PaymentsDeps, organizationId: string, 
 }
 
 /**
- * Saves the card behind a processor token for the customer (a setup: nothing is charged). The test processor
- * never asks for a further action, so the answer is always `succeeded`.
+ * Saves the card behind a processor token for the customer (a setup: nothing is charged), through the
+ * organization's processor: with Stripe, a SetupIntent on the customer's Stripe customer. A setup that needs the
+ * customer (3-D Secure) answers `requires_action` with the intent's client secret; the page runs Stripe.js's
+ * handleNextAction and confirms with the SetupIntent's id (`how` = "confirm": its outcome is read from Stripe).
  */
 export async function addMethod(
   deps: PaymentsDeps,
@@ -108,25 +112,43 @@ export async function addMethod(
   token: string,
   makeDefault: boolean,
   how: SetupRefusal = "add",
-) {
-  const saved = await deps.processor.pay({
-    confirmationTokenId: token,
-    amount: 0,
-    currency: "usd",
-    description: "Payment method",
-    setupFutureUsage: true,
-    metadata: { customer_id: customerId },
-  });
+): Promise<{ status: "succeeded"; payment_method: ReturnType<typeof toPaymentMethodWire> } | { status: "requires_action"; client_secret: string }> {
+  const processor = await processorFor(deps.processor, deps.db, organizationId);
+  const keeps = processor.id !== "test";
+  const processorCustomerId = keeps ? await processorCustomerOf(deps.db, organizationId, customerId, processor.id) : null;
+  const found = keeps ? await findCustomerRow(deps.db, organizationId, { id: customerId }) : null;
+  const saved =
+    how === "confirm" && processor.setupOutcome && token.startsWith("seti_")
+      ? await processor.setupOutcome(token)
+      : await processor.pay({
+          confirmationTokenId: token,
+          amount: 0,
+          currency: "usd",
+          description: "Payment method",
+          setupFutureUsage: true,
+          metadata: { customer_id: customerId },
+          ...(found ? { customer: { id: customerId, email: found.email, name: found.name, processorCustomerId } } : {}),
+          idempotencyKey: `till-portal-${customerId}-${createHash("sha256").update(token).digest("hex").slice(0, 32)}`,
+        });
+  if (!saved.ok && saved.next?.status === "requires_action") {
+    // the Stripe customer made for it is kept now: the confirm after the action checks the setup is this customer's
+    if (saved.next.processorCustomerId && !processorCustomerId) await rememberProcessorCustomer(deps.db, organizationId, customerId, processor.id, saved.next.processorCustomerId);
+    return { status: "requires_action", client_secret: saved.next.clientSecret };
+  }
   if (!saved.ok) throw setupFailed(saved.message, how);
+  if (how === "confirm" && keeps && saved.processorCustomerId !== (processorCustomerId ?? (await processorCustomerOf(deps.db, organizationId, customerId, processor.id)))) {
+    throw setupFailed("This setup is not one of yours.", how);
+  }
   const now = new Date();
   const row = await deps.db.transaction(async (tx) => {
-    await repo.adoptCheckoutMethods(tx, organizationId, customerId, deps.processor.id);
+    await repo.adoptCheckoutMethods(tx, organizationId, customerId, processor.id);
+    if (saved.processorCustomerId) await rememberProcessorCustomer(tx, organizationId, customerId, processor.id, saved.processorCustomerId);
     const method = await repo.upsertMethod(
       tx,
       {
         organizationId,
         customerId,
-        processor: deps.processor.id,
+        processor: processor.id,
         processorMethodId: saved.paymentMethodId,
         brand: saved.paymentMethod.brand,
         last4: saved.paymentMethod.last4,
@@ -140,24 +162,34 @@ export async function addMethod(
     if (makeDefault || !current?.isDefault) await repo.setDefault(tx, organizationId, customerId, method.id, now);
     return (await repo.findMethod(tx, organizationId, customerId, method.id)) ?? method;
   });
+  if (row.isDefault) await mirrorDefault(processor, deps.db, organizationId, customerId, row.processorMethodId);
   return { status: "succeeded" as const, payment_method: toPaymentMethodWire(row) };
 }
 
-/** Makes a saved method the one renewals charge. */
-export async function makeDefault(db: Db, organizationId: string, customerId: string, id: string) {
-  return db.transaction(async (tx) => {
+/** The processor's customer gets the same default (best effort: till's own default is what renewals charge). */
+async function mirrorDefault(processor: PaymentProcessor, db: Queryable, organizationId: string, customerId: string, processorMethodId: string) {
+  if (!processor.setDefault) return;
+  const processorCustomerId = await processorCustomerOf(db, organizationId, customerId, processor.id);
+  if (processorCustomerId) await processor.setDefault(processorCustomerId, processorMethodId).catch(() => undefined);
+}
+
+/** Makes a saved method the one renewals charge (and the Stripe customer's default). */
+export async function makeDefault(db: Db, organizationId: string, customerId: string, id: string, router?: PaymentProcessor) {
+  const wire = await db.transaction(async (tx) => {
     if (!(await repo.findMethod(tx, organizationId, customerId, id))) throw notFound("Payment method not found");
     await repo.setDefault(tx, organizationId, customerId, id, new Date());
     const row = await repo.findMethod(tx, organizationId, customerId, id);
     if (!row) throw notFound("Payment method not found");
-    return toPaymentMethodWire(row);
+    return row;
   });
+  if (router) await mirrorDefault(await processorFor(router, db, organizationId), db, organizationId, customerId, wire.processorMethodId);
+  return toPaymentMethodWire(wire);
 }
 
 /** Removes a method; the last one of a customer whose subscription will be charged again stays (400). */
 export async function deleteMethod(deps: PaymentsDeps, organizationId: string, customerId: string, id: string): Promise<void> {
   await repo.adoptCheckoutMethods(deps.db, organizationId, customerId, deps.processor.id);
-  await deps.db.transaction(async (tx) => {
+  const removed = await deps.db.transaction(async (tx) => {
     const row = await repo.findMethod(tx, organizationId, customerId, id);
     if (!row) throw notFound("Payment method not found");
     if ((await repo.otherMethodCount(tx, organizationId, customerId, id)) === 0 && (await repo.hasBillableSubscription(tx, organizationId, customerId))) {
@@ -167,7 +199,11 @@ export async function deleteMethod(deps: PaymentsDeps, organizationId: string, c
       });
     }
     await repo.removeMethod(tx, organizationId, customerId, id, new Date());
+    return row;
   });
+  // detached in Stripe too: it can be charged no more
+  const processor = await processorFor(deps.processor, deps.db, organizationId);
+  if (processor.detach && removed.processor === processor.id) await processor.detach(removed.processorMethodId);
 }
 
 // ---- charges ------------------------------------------------------------------------------------
@@ -175,25 +211,33 @@ export async function deleteMethod(deps: PaymentsDeps, organizationId: string, c
 export interface ChargeOutcome {
   method: repo.PaymentMethodRow | null;
   result: PaymentResult;
+  /** The processor that charged (the organization's: its Stripe account when connected). */
+  processorId?: string;
 }
 
-/** Charges the customer's method (`method`, else their default) off-session. Nothing is recorded yet. */
+/**
+ * Charges the customer's method (`method`, else their default) through the organization's processor,
+ * off-session unless `onSession` (the customer retrying from the portal, who may be asked to authenticate).
+ * Nothing is recorded yet.
+ */
 export async function chargeSaved(
   tx: Queryable,
-  processor: PaymentProcessor,
+  router: PaymentProcessor,
   organizationId: string,
   customerId: string,
-  request: { amount: number; currency: string; description: string; metadata: Record<string, string> },
+  request: { amount: number; currency: string; description: string; metadata: Record<string, string>; onSession?: boolean },
   method?: repo.PaymentMethodRow,
 ): Promise<ChargeOutcome> {
+  const processor = await processorFor(router, tx, organizationId);
   let chosen = method;
   if (!chosen) {
     await repo.adoptCheckoutMethods(tx, organizationId, customerId, processor.id);
     chosen = await repo.chargeableMethod(tx, organizationId, customerId);
   }
-  if (!chosen) return { method: null, result: { ok: false, code: "no_payment_method", message: "There is no payment method on file." } };
-  const result = await processor.charge({ paymentMethodId: chosen.processorMethodId, ...request });
-  return { method: chosen, result };
+  if (!chosen) return { method: null, result: { ok: false, code: "no_payment_method", message: "There is no payment method on file." }, processorId: processor.id };
+  const processorCustomerId = processor.id === "test" ? null : await processorCustomerOf(tx, organizationId, customerId, processor.id);
+  const result = await processor.charge({ paymentMethodId: chosen.processorMethodId, processorCustomerId, ...request });
+  return { method: chosen, result, processorId: processor.id };
 }
 
 /**
@@ -228,9 +272,10 @@ export function paymentOf(processor: PaymentProcessor, outcome: ChargeOutcome, a
     orderId: at.orderId,
     checkoutId: at.checkoutId,
     paymentMethodId: method?.id ?? null,
-    processor: processor.id,
-    processorPaymentId: result.ok ? result.paymentId : null,
-    status: result.ok ? "succeeded" : "failed",
+    processor: outcome.processorId ?? processor.id,
+    processorPaymentId: result.ok ? result.paymentId : (result.next?.intentId ?? null),
+    // a payment waiting for the customer (3-D Secure from the portal) is pending until the processor says
+    status: result.ok ? "succeeded" : result.next ? "pending" : "failed",
     amount: at.amount,
     currency: at.currency,
     method: method ? "card" : "none",
@@ -260,3 +305,10 @@ export async function getPayment(db: Db, organizationId: string, id: string) {
   if (!row) throw notFound("Payment not found");
   return toPaymentWire(row);
 }
+
+/** The payment a processor's id (PaymentIntent pi_…, charge ch_…) names, for its events (refunds and disputes made there). */
+export const findPaymentByProcessorIds = (db: Queryable, organizationId: string, processorIds: string[]) => repo.findByProcessorIds(db, organizationId, processorIds);
+
+/** The payments through `processor` since `since` (reconciliation with the processor's records). */
+export const paymentsOfProcessorSince = (db: Queryable, organizationId: string, processor: string, since: Date, limit: number) =>
+  repo.paymentsOfProcessorSince(db, organizationId, processor, since, limit);

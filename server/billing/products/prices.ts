@@ -2,8 +2,9 @@
 // legacy per-price recurring shape), their amount rules, and the rules a product's set of prices must follow.
 import { z } from "zod";
 import { CURRENCY_MESSAGE, isCurrencyCode } from "../../../shared/currencies.js";
+import { UNIT_TIER_TYPES, tiersIssue } from "../../../shared/tiers.js";
 import type { productPrice } from "../../db/schema/index.js";
-import type { ValidationIssue } from "../http.js";
+import type { ValidationIssue } from "../errors.js";
 import { INTERVALS, STATIC_AMOUNT_TYPES, TAX_BEHAVIORS, type PriceRow } from "./wire.js";
 
 /** Polar's bounds on amounts in minor units (the processor's floor and a sanity ceiling). */
@@ -80,6 +81,26 @@ const SeatTiers = z.object({
     }),
 });
 
+/** A metered price's tiers (till's own `unit_tiers`, shared/tiers.ts): in order, only the last unbounded. */
+const UnitTiersInput = z
+  .object({
+    tier_type: z.enum(UNIT_TIER_TYPES).default("graduated"),
+    tiers: z
+      .array(
+        z.object({
+          up_to: z.int().min(1).max(Number.MAX_SAFE_INTEGER).nullable(),
+          unit_amount: z.union([z.literal(0), z.literal("0"), unitAmount]).transform((v) => (v === 0 || v === "0" ? "0" : v)),
+          flat_amount: z.int().min(0).max(MAXIMUM_PRICE_AMOUNT).default(0),
+        }),
+      )
+      .min(1, "At least one tier is required")
+      .max(20, "At most 20 tiers"),
+  })
+  .superRefine((t, ctx) => {
+    const issue = tiersIssue(t);
+    if (issue) ctx.addIssue({ code: "custom", path: ["tiers"], message: issue });
+  });
+
 const base = {
   price_currency: z.string().refine(isCurrencyCode, CURRENCY_MESSAGE).default("usd"),
   tax_behavior: z.enum(TAX_BEHAVIORS).nullish(),
@@ -132,10 +153,15 @@ export const PriceCreateInput = z.discriminatedUnion("amount_type", [
       amount_type: z.literal("metered_unit"),
       ...base,
       meter_id: uuid,
-      unit_amount: unitAmount,
+      // with unit_tiers, the first tier's unit amount when left out (what SDK clients unaware of tiers read)
+      unit_amount: unitAmount.optional(),
       cap_amount: z.int().min(0).max(INT4_MAX).nullish(),
+      unit_tiers: UnitTiersInput.nullish(),
     })
-    .superRefine(legacyPair),
+    .superRefine(legacyPair)
+    .superRefine((p, ctx) => {
+      if (p.unit_amount === undefined && !p.unit_tiers) ctx.addIssue({ code: "custom", path: ["unit_amount"], message: "Field required" });
+    }),
   z.object({ amount_type: z.literal("seat_based"), ...base, seat_tiers: SeatTiers }).superRefine(legacyPair),
 ]);
 export type PriceCreateInput = z.output<typeof PriceCreateInput>;
@@ -241,7 +267,13 @@ export function priceRowValues(
     case "custom":
       return { ...row, minimumAmount: p.minimum_amount, maximumAmount: p.maximum_amount ?? null, presetAmount: p.preset_amount ?? null };
     case "metered_unit":
-      return { ...row, meterId: p.meter_id.toLowerCase(), unitAmount: p.unit_amount, capAmount: p.cap_amount ?? null };
+      return {
+        ...row,
+        meterId: p.meter_id.toLowerCase(),
+        unitAmount: p.unit_amount ?? p.unit_tiers?.tiers[0]?.unit_amount ?? "0",
+        capAmount: p.cap_amount ?? null,
+        unitTiers: p.unit_tiers ?? null,
+      };
     case "seat_based":
       return { ...row, seatTiers: p.seat_tiers };
     default:

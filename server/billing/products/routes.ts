@@ -1,15 +1,8 @@
 // /v1/products: list, create, get, update, update benefits (Polar wire).
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import {
-  metadataQuery,
-  page,
-  paginationQuery,
-  pathId,
-  queryArray,
-  queryBool,
-  scopeOf,
-} from "../http.js";
+import { metadataQuery, page, paginationQuery, pathId, queryArray, queryBool } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { VISIBILITIES } from "./wire.js";

@@ -5,7 +5,8 @@ import type { Db, Queryable } from "../../db/client.js";
 import { benefitIdsExist, loadBenefitsForProducts } from "../benefits/service.js";
 import { AttachedCustomFieldInput, loadAttachedCustomFields, setProductCustomFields } from "../custom-fields/service.js";
 import { fileIdsExist, loadProductMedias, setProductMedias } from "../files/service.js";
-import { isUuid, metadataInput, notFound, validationError, type ValidationIssue } from "../http.js";
+import { isUuid, metadataInput } from "../http.js";
+import { notFound, validationError, type ValidationIssue } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import { loadMeterSummaries, meterIdsExist } from "../meters/service.js";
 import {
@@ -18,7 +19,7 @@ import {
   slotOfRow,
   type PriceSlot,
 } from "./prices.js";
-import { enqueue } from "../../jobs/outbox.js";
+import { enqueue } from "../../db/outbox.js";
 import * as repo from "./repository.js";
 import {
   INTERVALS,

@@ -46,14 +46,47 @@ export interface ProductWire extends ProductSummaryWire {
   attached_custom_fields: AttachedCustomFieldWire[];
 }
 
+/** A product's trial fields from a row that carries them (products, checkouts, checkout links). */
+export const trialWire = (row: { trialInterval: string | null; trialIntervalCount: number | null }) => ({
+  trial_interval: row.trialInterval ?? null,
+  trial_interval_count: row.trialIntervalCount ?? null,
+});
+
+/**
+ * The product-to-wire mapping every embedding starts from: the summary's fields but its metadata, picked from a
+ * full product (so prices, benefits and medias never leak into a summary). `CheckoutProduct`, `CustomerProduct`
+ * and `CheckoutLinkProduct` add to it; `productSummaryOf` adds the metadata.
+ */
+export function productCoreWire(p: ProductSummaryWire): Omit<ProductSummaryWire, "metadata"> {
+  return {
+    id: p.id,
+    created_at: p.created_at,
+    modified_at: p.modified_at,
+    trial_interval: p.trial_interval,
+    trial_interval_count: p.trial_interval_count,
+    name: p.name,
+    description: p.description,
+    visibility: p.visibility,
+    recurring_interval: p.recurring_interval,
+    recurring_interval_count: p.recurring_interval_count,
+    meter_interval: p.meter_interval,
+    meter_interval_count: p.meter_interval_count,
+    is_recurring: p.is_recurring,
+    is_archived: p.is_archived,
+    organization_id: p.organization_id,
+  };
+}
+
+/** `OrderProduct` / `DiscountProduct` / …: the summary part of a full product. */
+export const productSummaryOf = (p: ProductSummaryWire): ProductSummaryWire => ({ ...productCoreWire(p), metadata: p.metadata });
+
 /** `isRecurring`: a recurring interval, or (legacy products) recurring prices. */
 export function toProductSummaryWire(row: ProductRow, isRecurring: boolean): ProductSummaryWire {
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
-    trial_interval: row.trialInterval ?? null,
-    trial_interval_count: row.trialIntervalCount ?? null,
+    ...trialWire(row),
     name: row.name,
     description: row.description ?? null,
     visibility: row.visibility,
@@ -88,6 +121,8 @@ function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Rec
         cap_amount: row.capAmount ?? null,
         meter_id: meterId,
         meter: meters.get(meterId) ?? unknownMeter(meterId),
+        // till's own field (the SDKs drop it): only on a tiered price
+        ...(row.unitTiers ? { unit_tiers: row.unitTiers } : {}),
       };
     }
     case "seat_based": {

@@ -9,6 +9,16 @@ export async function insertRefund(db: Queryable, row: RefundRow): Promise<void>
   await db.insert(refund).values(row);
 }
 
+/** A refund with this processor refund id exists already (made by till, or recorded from an earlier event). */
+export async function hasProcessorRefund(db: Queryable, organizationId: string, processorRefundId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: refund.id })
+    .from(refund)
+    .where(and(eq(refund.organizationId, organizationId), eq(refund.processorRefundId, processorRefundId)))
+    .limit(1);
+  return row !== undefined;
+}
+
 export type RefundSort = "created_at" | "amount";
 
 export interface RefundFilter {

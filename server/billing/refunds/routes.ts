@@ -1,8 +1,9 @@
 // /v1/refunds: create and list (Polar wire). A refund belongs to an order of the caller's organization.
 import { z } from "zod";
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, page, paginationQuery, queryArray, queryBool, scopeOf } from "../http.js";
+import { isUuid, page, paginationQuery, queryArray, queryBool } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import type { RefundSort } from "./repository.js";
 import * as service from "./service.js";
@@ -24,8 +25,8 @@ const ListQuery = z.object({
 
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
-export function refundRoutes(app: V1App, { db }: BillingDeps): void {
-  const deps: service.RefundDeps = { db, processor: createPaymentProcessor() };
+export function refundRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  const deps: service.RefundDeps = { db, processor: serverPaymentProcessor(config, secret) };
 
   app.get("/refunds/", route({ scope: "refunds:read", operationId: "refunds:list", query: ListQuery, responses: { 200: "ListResourceRefund", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;

@@ -5,13 +5,15 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { revokeGrantsOfOrder } from "../benefits/service.js";
 import { paymentIdOfCheckout } from "../checkouts/service.js";
 import { loadCustomers } from "../customers/service.js";
-import { ApiError, isUuid, metadataInput, notFound } from "../http.js";
+import { isUuid, metadataInput } from "../http.js";
+import { ApiError, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
+import { paymentError } from "../payments/errors.js";
 import { getOrder, lockOrderRow, recordOrderRefund, refundableAmount, type OrderRow } from "../orders/service.js";
 import { refundTax } from "../tax/service.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -46,7 +48,6 @@ const amountTooHigh = (order: OrderRow) =>
 const revokeSubscriptionBenefitsProhibited = () =>
   new ApiError(400, { error: "RevokeSubscriptionBenefitsProhibited", detail: "Subscription benefits can only be revoked upon cancellation" });
 const notPaid = (order: OrderRow) => new ApiError(400, { error: "NotPaidOrder", detail: `Order is not paid: ${order.id}` });
-const refundFailed = (message: string) => new ApiError(400, { error: "PaymentError", detail: message });
 
 /** The tax refunded with `amount`: in proportion, cumulatively (billing/tax, `refundTax`). */
 const taxOf = (order: OrderRow, amount: number): number => refundTax(order, amount, refundableAmount(order));
@@ -91,24 +92,84 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
       reason: input.reason,
       metadata: { order_id: order.id, refund_id: pending.id },
     });
-    if (!result.ok) throw refundFailed(result.message);
+    if (!result.ok) throw paymentError(result.message);
     const succeeded: RefundRow = { ...pending, status: "succeeded", processorRefundId: result.processorRefundId, modifiedAt: now };
+    return commitRefund(tx, order, pending, succeeded, now);
+  });
+}
 
-    await Promise.all([repo.insertRefund(tx, succeeded), recordOrderRefund(tx, order, { amount: input.amount, taxAmount }, now)]);
-    const orderWire = await getOrder(tx, organizationId, order.id);
-    const wire = toRefundWire(succeeded);
-    const event = (type: OutboxEvent["type"], data: Record<string, unknown>): OutboxEvent => ({ type, organizationId, data });
-    await enqueue(tx, [
-      event("refund.created", toRefundWire(pending)),
-      event("refund.updated", wire),
-      event("order.updated", orderWire),
-      event("order.refunded", orderWire),
-    ]);
-    if (input.revoke_benefits) {
-      const revoked = await revokeGrantsOfOrder(tx, organizationId, order.id, now);
-      if (revoked.length > 0) await enqueue(tx, customerStateChanged(organizationId, order.customerId));
-    }
-    return wire;
+/** Records a succeeded refund of a locked order and its events (a pending one, then succeeded) in the caller's transaction. */
+async function commitRefund(tx: Queryable, order: OrderRow, pending: RefundRow, succeeded: RefundRow, now: Date): Promise<RefundWire> {
+  const { organizationId } = order;
+  await Promise.all([repo.insertRefund(tx, succeeded), recordOrderRefund(tx, order, { amount: succeeded.amount, taxAmount: succeeded.taxAmount }, now)]);
+  const orderWire = await getOrder(tx, organizationId, order.id);
+  const wire = toRefundWire(succeeded);
+  const event = (type: OutboxEvent["type"], data: Record<string, unknown>): OutboxEvent => ({ type, organizationId, data });
+  await enqueue(tx, [
+    event("refund.created", toRefundWire(pending)),
+    event("refund.updated", wire),
+    event("order.updated", orderWire),
+    event("order.refunded", orderWire),
+  ]);
+  if (succeeded.revokeBenefits) {
+    const revoked = await revokeGrantsOfOrder(tx, organizationId, order.id, now);
+    if (revoked.length > 0) await enqueue(tx, customerStateChanged(organizationId, order.customerId));
+  }
+  return wire;
+}
+
+/** Stripe's refund reasons in Polar's words. */
+const PROCESSOR_REASONS: Record<string, RefundRow["reason"]> = { duplicate: "duplicate", fraudulent: "fraudulent", requested_by_customer: "customer_request" };
+
+export interface ProcessorRefund {
+  orderId: string;
+  /** The processor's refund id (Stripe's re_…): a refund is recorded once per id. */
+  processorRefundId: string;
+  /** What went back to the card, tax included (minor units). */
+  grossAmount: number;
+  /** The processor's reason (Stripe's duplicate, fraudulent, requested_by_customer), or null. */
+  reason: string | null;
+}
+
+/**
+ * A refund made at the processor (in Stripe's dashboard) recorded as a refund of the order, once per processor
+ * refund id, with the events a refund made in till has: refund.created/updated, order.updated/refunded. Its
+ * amount is split into amount and tax like a till refund's, up to what is still refundable. Answers the refund,
+ * or null when it was recorded before (till's own refund through Stripe, or an earlier event) or nothing is left
+ * to refund.
+ */
+export async function recordProcessorRefund(db: Db, organizationId: string, made: ProcessorRefund): Promise<RefundWire | null> {
+  return db.transaction(async (tx) => {
+    // under the order's lock: a refund till is making through the processor right now commits first
+    const order = await lockOrderRow(tx, organizationId, made.orderId);
+    if (!order) return null;
+    if (await repo.hasProcessorRefund(tx, organizationId, made.processorRefundId)) return null;
+    const refundable = refundableAmount(order);
+    const refundableTax = Math.max(0, order.taxAmount - order.refundedTaxAmount);
+    if (refundable <= 0 || made.grossAmount <= 0) return null;
+    // the gross amount in the order's proportion of amount to tax (what is left of each)
+    const amount = Math.min(refundable, Math.round((made.grossAmount * refundable) / (refundable + refundableTax)));
+    const taxAmount = Math.min(refundableTax, Math.max(0, made.grossAmount - amount));
+    const now = await orgNow(tx, organizationId);
+    const pending: RefundRow = {
+      id: randomUUID(),
+      organizationId,
+      status: "pending",
+      reason: PROCESSOR_REASONS[made.reason ?? ""] ?? "other",
+      amount,
+      taxAmount,
+      currency: order.currency,
+      comment: `Refunded in Stripe (${made.processorRefundId})`,
+      revokeBenefits: false,
+      orderId: order.id,
+      subscriptionId: order.subscriptionId,
+      customerId: order.customerId,
+      processorRefundId: made.processorRefundId,
+      metadata: {},
+      createdAt: now,
+      modifiedAt: null,
+    };
+    return commitRefund(tx, order, pending, { ...pending, status: "succeeded", modifiedAt: now }, now);
   });
 }
 

@@ -1,5 +1,5 @@
 // SQL of the Stripe connection: one row per organization, and the Stripe events received for it.
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { stripeConnection, stripeEvent } from "../../db/schema/index.js";
 
@@ -31,7 +31,7 @@ export async function deleteConnection(db: Queryable, organizationId: string): P
 }
 
 /** Records an event once: false when its id was received before (a redelivery). */
-export async function rememberEvent(db: Queryable, row: Omit<StripeEventRow, "receivedAt">): Promise<boolean> {
+export async function rememberEvent(db: Queryable, row: typeof stripeEvent.$inferInsert): Promise<boolean> {
   const inserted = await db.insert(stripeEvent).values(row).onConflictDoNothing().returning({ id: stripeEvent.id });
   return inserted.length > 0;
 }
@@ -44,4 +44,9 @@ export async function lastEvent(db: Queryable, organizationId: string): Promise<
     .orderBy(desc(stripeEvent.receivedAt))
     .limit(1);
   return row ?? null;
+}
+
+/** Drops an event's record (its processing failed: Stripe's redelivery takes it again). */
+export async function forgetEvent(db: Queryable, organizationId: string, id: string): Promise<void> {
+  await db.delete(stripeEvent).where(and(eq(stripeEvent.organizationId, organizationId), eq(stripeEvent.id, id)));
 }

@@ -1,7 +1,9 @@
 // /v1/stripe/connection (till's own, not Polar's): connect the organization's Stripe account, read its state,
 // disconnect it. The keys go in once and never come back out (answers show a key's kind and last four).
 import type { BillingDeps } from "../deps.js";
-import { ApiError, parseWith, scopeOf, type ValidationIssue } from "../http.js";
+import { parseWith } from "../http.js";
+import { ApiError, type ValidationIssue } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { connectStripe, disconnectStripe, StripeConnectInput, stripeStatus, type StripeDeps } from "./service.js";
 import { documented, route, type V1App } from "../contract.js";
 import { z } from "zod";

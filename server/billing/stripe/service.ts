@@ -6,8 +6,10 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { keyHint, publishableKeyMode, secretKeyMode, STRIPE_EVENT_TYPES, Stripe, stripeClient, type StripeKeyMode } from "../../payments/stripe-client.js";
+import { enqueue } from "../../db/outbox.js";
 import { seal, unseal } from "../../seal.js";
-import { ApiError, notFound, validationError, valueIssue, type ValidationIssue } from "../http.js";
+import { valueIssue } from "../http.js";
+import { ApiError, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
 import * as repo from "./repository.js";
 import type { StripeConnectionWire, StripeStatusWire } from "../../../shared/stripe.js";
@@ -168,6 +170,15 @@ async function removeEndpoint(deps: StripeDeps, row: repo.StripeConnectionRow): 
   }
 }
 
+/** The official client on the organization's own keys; null when Stripe is not connected (or sealed with another secret). */
+export async function stripeOf(deps: Pick<StripeDeps, "db" | "secret" | "stripeApiUrl">, organizationId: string): Promise<Stripe | null> {
+  const row = await repo.getConnection(deps.db, organizationId);
+  const key = row ? unseal(deps.secret, "stripe", row.secretKey) : null;
+  return key ? stripeClient(key, deps.stripeApiUrl) : null;
+}
+
+export { NOT_CONNECTED };
+
 /** The organization's signing secret and mode, for verifying an incoming event; null when not connected. */
 export async function webhookSecretOf(deps: StripeDeps, organizationId: string): Promise<{ secret: string; livemode: boolean } | null> {
   const row = await repo.getConnection(deps.db, organizationId);
@@ -175,13 +186,34 @@ export async function webhookSecretOf(deps: StripeDeps, organizationId: string):
   return row && secret ? { secret, livemode: row.livemode } : null;
 }
 
-/** Records a verified event once: false when its id was seen before. */
-export async function recordEvent(deps: StripeDeps, organizationId: string, event: { id: string; type: string; livemode: boolean; created: number }): Promise<boolean> {
-  return repo.rememberEvent(deps.db, {
-    organizationId,
-    id: event.id.slice(0, 255),
-    type: event.type.slice(0, 255),
-    livemode: event.livemode,
-    stripeCreatedAt: new Date(event.created * 1000),
+/** What the inbound endpoint verified: Stripe's event as sent. */
+export interface VerifiedStripeEvent {
+  id: string;
+  type: string;
+  livemode: boolean;
+  created: number;
+  data?: { object?: object };
+}
+
+/**
+ * Records a verified event once, with the outbox row that has the worker process it (billing/stripe-events), in
+ * one transaction: an event is acknowledged to Stripe only once both exist, so a crash loses nothing, and a
+ * redelivery (same Stripe event id) records nothing. Answers false when its id was seen before.
+ */
+export async function recordEvent(deps: StripeDeps, organizationId: string, event: VerifiedStripeEvent): Promise<boolean> {
+  const object = event.data?.object;
+  const objectId = object && "id" in object ? object.id : null;
+  return deps.db.transaction(async (tx) => {
+    const fresh = await repo.rememberEvent(tx, {
+      organizationId,
+      id: event.id.slice(0, 255),
+      type: event.type.slice(0, 255),
+      livemode: event.livemode,
+      stripeCreatedAt: new Date(event.created * 1000),
+      objectId: typeof objectId === "string" ? objectId.slice(0, 255) : null,
+      payload: JSON.parse(JSON.stringify(event)) as Record<string, unknown>,
+    });
+    if (fresh) await enqueue(tx, { type: "stripe.event", organizationId, data: { id: event.id.slice(0, 255), type: event.type.slice(0, 255) } });
+    return fresh;
   });
 }

@@ -1,12 +1,12 @@
 // POST /api/stripe/webhook/{organization_id}: the events of an organization's Stripe account, verified with
 // `stripe.webhooks.constructEvent` on the exact bytes received and the organization's stored signing secret
 // (a bad or missing signature is a 400 and changes nothing), and recorded once per Stripe event id, so a
-// redelivery is acknowledged without being taken twice. What each event changes in till (payments that end
-// later, refunds and disputes made in Stripe) is issue 27's next part; the event is recorded and acknowledged.
+// redelivery is acknowledged without being taken twice. The event and the outbox row that has the worker
+// process it are written in one transaction (billing/stripe-events does what each event changes in till).
 import type { FastifyInstance } from "fastify";
 import { Stripe } from "../../payments/stripe-client.js";
 import { isUuid } from "../http.js";
-import { recordEvent, webhookSecretOf, type StripeDeps } from "./service.js";
+import { recordEvent, webhookSecretOf, type StripeDeps, type VerifiedStripeEvent } from "./service.js";
 
 export const STRIPE_WEBHOOK_PATH = "/api/stripe/webhook/:organizationId";
 /** Stripe's own tolerance for a signature's timestamp. */
@@ -31,7 +31,7 @@ export function stripeWebhookPlugin(deps: StripeDeps) {
       if (typeof signature !== "string" || signature.length === 0 || signature.length > 4096) {
         return reply.status(400).send(error("Missing Stripe-Signature header."));
       }
-      let event: { id: string; type: string; livemode: boolean; created: number };
+      let event: VerifiedStripeEvent;
       try {
         event = Stripe.webhooks.constructEvent(body, signature, connection.secret, TOLERANCE_SECONDS);
       } catch {

@@ -1,8 +1,7 @@
 // What a seller's change to a subscription is (the PATCH body parsed, the columns and events it decides) and the
 // states it is judged by: shared by lifecycle.ts, which applies a change on the locked row, and plan-change.ts.
 import type { Tx } from "../../db/client.js";
-import type { OutboxEvent, OutboxEventType } from "../../jobs/outbox.js";
-import { ApiError } from "../http.js";
+import type { OutboxEvent, OutboxEventType } from "../../db/outbox.js";
 import type { ProrationPlan } from "./proration.js";
 import type * as repo from "./repository.js";
 import type { SubscriptionRow } from "./wire.js";
@@ -36,9 +35,6 @@ export type SubscriptionUpdate =
 
 /** The largest amount the amount column holds (PostgreSQL integer); seats that would cost more are refused. */
 export const MAX_AMOUNT = 2_147_483_647;
-
-export const alreadyCanceled = () =>
-  new ApiError(403, { error: "AlreadyCanceledSubscription", detail: "This subscription is already canceled or will be at the end of the period." });
 
 /** Ended for good (revoked, or canceled at a period end that has passed): nothing can change it any more. */
 export const isEnded = (row: SubscriptionRow) => row.endedAt !== null || row.status === "canceled" || row.status === "incomplete_expired";

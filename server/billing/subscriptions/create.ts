@@ -7,11 +7,11 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/client.js";
 import type { Metadata } from "../../db/schema/index.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { grantBenefits } from "../benefits/service.js";
 import { addInterval, isFree, isMetered, isStatic, priceCurrency } from "../checkouts/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
-import { ApiError, invalid } from "../http.js";
+import { ApiError, invalid } from "../errors.js";
 import { loadProducts } from "../products/service.js";
 import { orgNow } from "../test-clock/clock.js";
 import { toWires } from "./load.js";

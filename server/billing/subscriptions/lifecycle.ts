@@ -3,13 +3,15 @@
 // billing-period changes (the product, discount and seat changes in plan-change.ts). Each change is one
 // transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
 import type { Db, Tx } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
-import { ApiError, invalid, notFound } from "../http.js";
-import { alreadyCanceled, isCanceled, isEnded, type Cancellation, type Change, type SubscriptionUpdate } from "./change.js";
+import { startDunning } from "../dunning/service.js";
+import { invalid, notFound } from "../errors.js";
+import { isCanceled, isEnded, type Cancellation, type Change, type SubscriptionUpdate } from "./change.js";
+import { alreadyCanceled, subscriptionLocked } from "./errors.js";
 import { toWires } from "./load.js";
 import { changeTerms, seats } from "./plan-change.js";
-import { applyProration } from "./proration.js";
+import { applyProration } from "../renewal/proration.js";
 import * as repo from "./repository.js";
 import type { SubscriptionRow, SubscriptionWire } from "./wire.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -18,8 +20,6 @@ const NOT_FOUND = "Subscription not found";
 /** Lock waits longer than this answer 409 SubscriptionLocked rather than holding the request. */
 const LOCK_TIMEOUT = "5s";
 const PG_LOCK_NOT_AVAILABLE = "55P03";
-
-const locked = () => new ApiError(409, { error: "SubscriptionLocked", detail: "This subscription is being updated; try again." });
 
 function lockError(err: unknown): boolean {
   for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
@@ -58,8 +58,6 @@ async function change(
         const events: OutboxEvent[] = ["subscription.updated" as const, ...decided.events].map((type) => ({ type, organizationId, data }));
         if (decided.mail) events[0] = { ...events[0]!, mail: decided.mail };
         if (billed?.declinedOrderId) {
-          // loaded when needed: dunning → orders → customers → here is a cycle at import time
-          const { startDunning } = await import("../dunning/service.js");
           events.push(...(await startDunning(tx, organizationId, data, billed.declinedOrderId, now)));
         }
         await enqueue(tx, events);
@@ -69,7 +67,7 @@ async function change(
       return wire;
     });
   } catch (err) {
-    if (lockError(err)) throw locked();
+    if (lockError(err)) throw subscriptionLocked();
     throw err;
   }
 }

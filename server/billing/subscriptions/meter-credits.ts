@@ -9,27 +9,8 @@ import { meterCreditsOfSubscriptions } from "../benefits/repository.js";
 import { findCustomer } from "../customers/repository.js";
 import { loadPrices } from "../products/service.js";
 import { meterCreditGrants, setGrantCredit } from "./meter-credits-repository.js";
-import { meteredCharge, meteredUsage, type MeteredUsage } from "./usage.js";
+import { meteredUsage } from "./usage.js";
 import type { SubscriptionRow } from "./wire.js";
-
-export interface CreditedUsage extends MeteredUsage {
-  /** Units of the meter's credit used by this price. */
-  credited: number;
-  billed: number;
-}
-
-/** The usage of metered prices after the credits (`credits`: units by lower-cased meter id). */
-export function applyCredits(usage: MeteredUsage[], credits: Map<string, number> | undefined): CreditedUsage[] {
-  const left = new Map(credits ?? []);
-  return usage.map((u) => {
-    const meterId = u.meter?.id.toLowerCase() ?? null;
-    const available = meterId ? (left.get(meterId) ?? 0) : 0;
-    const credited = Math.max(0, Math.min(available, u.consumed));
-    if (meterId) left.set(meterId, available - credited);
-    const billed = u.consumed - credited;
-    return { ...u, credited, billed, amount: credited === 0 ? u.amount : meteredCharge(u.price, billed) };
-  });
-}
 
 /** Units credited to each meter for each subscription's current period. */
 export const creditsOf = (db: Queryable, organizationId: string, subscriptionIds: string[]) => meterCreditsOfSubscriptions(db, organizationId, subscriptionIds);

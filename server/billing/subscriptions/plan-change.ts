@@ -6,10 +6,11 @@ import { discountRefusal, isMetered, isStatic, priceCurrency, seatAmount, seatBo
 import { findCustomerRow } from "../customers/service.js";
 import { countActive as countActiveSeats } from "../customer-seats/repository.js";
 import { getDiscount, redeemDiscount } from "../discounts/service.js";
-import { ApiError, invalid } from "../http.js";
+import { ApiError, invalid } from "../errors.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, type PriceWire, type ProductWire } from "../products/service.js";
-import { alreadyCanceled, isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "./change.js";
+import { isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "./change.js";
+import { alreadyCanceled } from "./errors.js";
 import { prorationLines, type ProrationPlan } from "./proration.js";
 import type { SubscriptionRow } from "./wire.js";
 

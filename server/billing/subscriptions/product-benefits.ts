@@ -5,11 +5,11 @@
 // as handled. Each subscription is locked and compared with its live grants (regrantSubscription), so running
 // it twice grants nothing twice.
 import type { Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue } from "../../jobs/outbox.js";
+import { customerStateChanged, enqueue, type OutboxSubscriber } from "../../db/outbox.js";
 import { loadBenefitsForProducts, regrantSubscription } from "../benefits/service.js";
 import { findCustomerRow } from "../customers/service.js";
-import { ApiError } from "../http.js";
-import { lockSubscription } from "./renewal-repository.js";
+import { ApiError } from "../errors.js";
+import { lockSubscription } from "../renewal/repository.js";
 import { subscriptionsToRegrant } from "./repository.js";
 
 interface OutboxRowView {
@@ -40,6 +40,12 @@ export async function regrantFromOutbox(tx: Queryable, rows: OutboxRowView[], on
   }
   return changed;
 }
+
+/** A product's benefits changed: the worker re-grants its subscribers (their events go out with the next batch). */
+export const outboxSubscriber: OutboxSubscriber<OutboxRowView> = {
+  name: "product-benefits",
+  receive: (tx, rows, log) => regrantFromOutbox(tx, rows, (err, productId) => log.error(err, `re-granting the subscribers of product ${productId} failed`)),
+};
 
 /** Brings each subscription of the product whose grants differ from its live benefits in line; returns how many. */
 export async function regrantSubscribersOfProduct(tx: Queryable, organizationId: string, productId: string, now: Date): Promise<number> {

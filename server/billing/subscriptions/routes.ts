@@ -14,12 +14,13 @@ import {
   pathId,
   queryArray,
   queryBool,
-  scopeOf,
-  validationError,
 } from "../http.js";
+import { validationError } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { SubscriptionSort } from "./repository.js";
+import { revokeSubscription, updateSubscription } from "./lifecycle.js";
 import * as service from "./service.js";
 import { createSubscription } from "./create.js";
 import { PRORATION_BEHAVIORS } from "./change.js";
@@ -193,10 +194,10 @@ export function subscriptionRoutes(app: V1App, { db, config }: BillingDeps): voi
   app.patch("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:update", responses: { 200: "Subscription", 402: "PaymentFailed", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 409: "SubscriptionLocked", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
     const update = parseUpdate(req.body ?? {});
-    return service.updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL);
+    return updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL);
   });
 
   app.delete("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:revoke", responses: { 200: "Subscription", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 409: "SubscriptionLocked", 422: "HTTPValidationError" } }), async (req) =>
-    service.revokeSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
+    revokeSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
   );
 }

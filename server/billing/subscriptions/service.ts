@@ -2,7 +2,7 @@
 // by the seller with filters, and the customer's active subscriptions for its state.
 import type { Db, Queryable } from "../../db/client.js";
 import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
-import { notFound } from "../http.js";
+import { notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import type { CsvExport } from "../csv.js";
 import { loadPrices, type PriceWire } from "../products/service.js";
@@ -11,7 +11,6 @@ import * as repo from "./repository.js";
 import { subscriptionMeters } from "./usage.js";
 import { toSubscriptionWire, type SubscriptionEmbeds, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
 
-export { revokeSubscription, updateSubscription } from "./lifecycle.js";
 export type { SubscriptionUpdate } from "./change.js";
 export { toSubscriptionBaseWire, toSubscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
 

@@ -1,20 +1,19 @@
 // Metered usage of subscriptions: what each metered price's meter measured for the customer over a period and
-// what that costs (unit amount × units, capped). The renewal bills it; `Subscription.meters` shows the current
+// what that costs (unit amount × units, capped), less the meter credits of the period (applyCredits). The renewal bills it; `Subscription.meters` shows the current
 // period's. A whole page of subscriptions is measured in one go (see meterUsage).
 import { meterCreditsOfSubscriptions } from "../benefits/repository.js";
 import { isMetered } from "../checkouts/pricing.js";
 import { meterUsage, type MeterWire, type UsageQuery } from "../meters/service.js";
 import type { Queryable } from "../../db/client.js";
+import { meteredCharge as chargeOf, type MeteredPriceTerms } from "../../../shared/tiers.js";
 import type { PriceWire } from "../products/service.js";
-import { applyCredits } from "./meter-credits.js";
 import { toSubscriptionMeterWire, type SubscriptionMeterWire, type SubscriptionRow } from "./wire.js";
 
-/** What `units` of a metered price cost, in minor units: unit amount × units, rounded, capped at cap_amount. */
-export function meteredCharge(price: PriceWire, units: number): number {
-  const amount = Math.round(units * Number(price.unit_amount ?? 0));
-  const cap = typeof price.cap_amount === "number" ? price.cap_amount : null;
-  return Math.max(0, cap === null ? amount : Math.min(amount, cap));
-}
+/** What `units` of a metered price cost, in minor units: through its tiers or at its unit amount, capped (shared/tiers.ts). */
+export const meteredCharge = (price: PriceWire, units: number): number => meteredChargeOf(price, units).amount;
+
+/** The charge with its tier lines and whether the cap held it down (the renewal's invoice line says both). */
+export const meteredChargeOf = (price: PriceWire, units: number) => chargeOf(price as MeteredPriceTerms, units);
 
 export interface UsagePeriod {
   customer: { id: string; external_id: string | null };
@@ -29,6 +28,25 @@ export interface MeteredUsage {
   meter: MeterWire | null;
   consumed: number;
   amount: number;
+}
+
+export interface CreditedUsage extends MeteredUsage {
+  /** Units of the meter's credit used by this price. */
+  credited: number;
+  billed: number;
+}
+
+/** The usage of metered prices after the credits (`credits`: units by lower-cased meter id). */
+export function applyCredits(usage: MeteredUsage[], credits: Map<string, number> | undefined): CreditedUsage[] {
+  const left = new Map(credits ?? []);
+  return usage.map((u) => {
+    const meterId = u.meter?.id.toLowerCase() ?? null;
+    const available = meterId ? (left.get(meterId) ?? 0) : 0;
+    const credited = Math.max(0, Math.min(available, u.consumed));
+    if (meterId) left.set(meterId, available - credited);
+    const billed = u.consumed - credited;
+    return { ...u, credited, billed, amount: credited === 0 ? u.amount : meteredCharge(u.price, billed) };
+  });
 }
 
 const meterIdOf = (price: PriceWire) => (isMetered(price) && typeof price.meter_id === "string" ? price.meter_id : null);

@@ -1,9 +1,9 @@
 // /v1/test-clock — a till extension (Polar has none; Stripe has test clocks): the sandbox organization's clock.
 // GET tells its now; POST /v1/test-clock/advance `{"by": "31d"}` or `{"to": "<date-time>"}` moves it forward and
 // answers once the renewals due on the way are done. A live organization is refused (403).
-import { createPaymentProcessor } from "../../payments/index.js";
+import { serverPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
-import { scopeOf } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import { AdvanceInput, advanceTestClock, getTestClock } from "./service.js";
 import { route, type V1App } from "../contract.js";
 import { z } from "zod";
@@ -18,8 +18,8 @@ const TestClock = z.object({
   max_periods_per_advance: z.int(),
 });
 
-export function testClockRoutes(app: V1App, { db, config }: BillingDeps): void {
-  const deps = { processor: createPaymentProcessor(), baseURL: config.baseURL };
+export function testClockRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  const deps = { processor: serverPaymentProcessor(config, secret), baseURL: config.baseURL };
   app.get("/test-clock", route({ scope: "subscriptions:read", operationId: "till:test_clock:get", responses: { 200: TestClock, 403: "NotPermitted" } }), async (req) => getTestClock(db, scopeOf(req).organizationId));
   app.post("/test-clock/advance", route({ scope: "subscriptions:write", operationId: "till:test_clock:advance", body: AdvanceInput, responses: { 200: TestClock.extend({ from: z.iso.datetime() }), 403: "NotPermitted", 422: "HTTPValidationError" } }), async (req) => {
     const input = req.body;

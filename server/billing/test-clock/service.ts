@@ -7,15 +7,16 @@
 // event timestamps) follow the clock by reading it (clock.ts). Time never goes back: a clock is only advanced.
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
-import { runRenewals } from "../../jobs/schedules.js";
+import { runRenewals } from "../renewal/run.js";
 import { runDunning } from "../dunning/service.js";
 import { runCheckoutExpiries } from "../checkouts/expiry.js";
 import type { WorkerLog } from "../../jobs/worker.js";
 import { addInterval } from "../checkouts/pricing.js";
 import { DURATION_EXAMPLES, parseClockDuration } from "../../../shared/clock-durations.js";
-import { ApiError, datetimeInput, invalid, notPermitted } from "../http.js";
+import { datetimeInput } from "../http.js";
+import { ApiError, invalid, notPermitted } from "../errors.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
-import type { RenewalDeps } from "../subscriptions/renewal.js";
+import type { RenewalDeps } from "../renewal/renewal.js";
 import * as repo from "./repository.js";
 
 /** Periods one subscription may cross in one advance (Stripe allows two intervals; a test wants a few more). */

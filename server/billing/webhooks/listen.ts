@@ -8,14 +8,17 @@
 // database with a smaller id has finished: rows can then never appear behind the cursor, so a resume skips
 // nothing, whatever order concurrent workers commit in.
 import type { FastifyReply } from "fastify";
-import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, notInArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Database, type Db } from "../../db/client.js";
 import { outbox } from "../../db/schema/index.js";
+import { INTERNAL_OUTBOX_TYPES } from "../../db/outbox.js";
 import type { BillingDeps } from "../deps.js";
-import { invalid, openEventStream, queryArray, queryBool, scopeOf } from "../http.js";
+import { openEventStream, queryArray, queryBool } from "../http.js";
+import { invalid } from "../errors.js";
+import { scopeOf } from "../route-auth.js";
 import { formatBody } from "./format.js";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./wire.js";
+import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from "./wire.js";
 import { route, type V1App } from "../contract.js";
 
 /** The channel the outbox_processed trigger (migration 0006) notifies when a transaction processes rows. */
@@ -113,7 +116,8 @@ async function eventsAfter(
         sql`(${outbox.processedXid}, ${createdMicros}, ${outbox.id}) > (${cursor.xid.toString()}::bigint, ${cursor.at.toString()}::bigint, ${cursor.id}::uuid)`,
         sql`${outbox.processedXid} < ${settled.toString()}::bigint`,
         gt(outbox.processedAt, sql`now() - ${REPLAY_WINDOW}::interval`),
-        types ? inArray(outbox.type, [...types]) : undefined,
+        // till's own types only when asked for by name (a forwarding receiver may validate with Polar's SDK); internal ones never
+        types ? inArray(outbox.type, [...types]) : and(sql`${outbox.type} NOT LIKE 'till.%'`, notInArray(outbox.type, [...INTERNAL_OUTBOX_TYPES])),
         // a customer.state_changed whose customer was gone when fanned out keeps its {id} and goes nowhere
         sql`NOT (${outbox.type} = 'customer.state_changed' AND ${outbox.payload} -> 'email' IS NULL)`,
       ),
@@ -140,7 +144,7 @@ const ListenQuery = z.object({
 function eventTypes(values: string[] | undefined): WebhookEventType[] | null {
   if (!values) return null;
   const types = values.flatMap((v) => v.split(",")).map((t) => t.trim()).filter(Boolean);
-  const known = new Set<string>(WEBHOOK_EVENT_TYPES);
+  const known = new Set<string>(SUBSCRIBABLE_EVENT_TYPES);
   const unknown = types.find((t) => !known.has(t));
   if (unknown !== undefined) throw invalid(["query", "events"], `Unknown event type: ${unknown.slice(0, 100)}`, "enum");
   return types.length > 0 ? [...new Set(types)] as WebhookEventType[] : null;

@@ -5,7 +5,8 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { getCustomerState } from "../customers/state.js";
-import { invalid, notFound, queryArray, queryBool, datetimeInput, isUuid, paginationQuery } from "../http.js";
+import { queryArray, queryBool, datetimeInput, isUuid, paginationQuery } from "../http.js";
+import { invalid, notFound } from "../errors.js";
 import { originOf, targetError } from "./address.js";
 import { formatBody, WEBHOOK_FORMATS } from "./format.js";
 import * as repo from "./repository.js";
@@ -14,7 +15,7 @@ import { generateSecret } from "./signing.js";
 import {
   toDeliveryWire,
   toEndpointWire,
-  WEBHOOK_EVENT_TYPES,
+  SUBSCRIBABLE_EVENT_TYPES,
   type EndpointRow,
   type WebhookDeliveryWire,
   type WebhookEndpointWire,
@@ -27,7 +28,8 @@ const NOT_FOUND = "Webhook endpoint not found";
 
 // ---- input --------------------------------------------------------------------------------------
 
-const events = z.array(z.enum(WEBHOOK_EVENT_TYPES)).max(WEBHOOK_EVENT_TYPES.length * 2);
+// Polar's types and till's own (an endpoint gets till's only by naming them)
+const events = z.array(z.enum(SUBSCRIBABLE_EVENT_TYPES)).max(SUBSCRIBABLE_EVENT_TYPES.length * 2);
 const name = z.string().trim().max(255);
 
 export const EndpointCreateInput = z.object({
@@ -57,7 +59,7 @@ export const DeliveryListQuery = z.object({
   succeeded: queryBool.optional(),
   query: z.string().max(200).optional(),
   http_code_class: z.enum(["2xx", "3xx", "4xx", "5xx"]).optional(),
-  event_type: queryArray(z.enum(WEBHOOK_EVENT_TYPES)).optional(),
+  event_type: queryArray(z.enum(SUBSCRIBABLE_EVENT_TYPES)).optional(),
   ...paginationQuery,
 });
 export type DeliveryListQuery = z.output<typeof DeliveryListQuery>;

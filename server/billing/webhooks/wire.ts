@@ -6,7 +6,7 @@ export type EndpointRow = typeof webhookEndpoint.$inferSelect;
 export type EventRow = typeof webhookEvent.$inferSelect;
 export type DeliveryRow = typeof webhookDelivery.$inferSelect;
 
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../../../shared/webhook-events.js";
+export { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../../../shared/webhook-events.js";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

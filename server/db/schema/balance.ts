@@ -1,9 +1,10 @@
 // The books of issue 14 §4: a customer's balance per currency as a ledger (one row per movement, never an
 // updated number), and the proration lines a plan change carries to the subscription's next renewal.
-import { index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+
 import { customer } from "./billing.js";
 import { order, subscription } from "./checkout.js";
+import { id, org, cascadeRef, createdAt } from "./columns.js";
 
 /**
  * One movement of a customer's balance in a currency: positive credits the customer (a downgrade's prorated
@@ -12,20 +13,16 @@ import { order, subscription } from "./checkout.js";
 export const customerBalanceEntry = pgTable(
   "customer_balance_entry",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customer.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
+    customerId: cascadeRef("customer_id", () => customer.id),
     currency: text("currency").notNull(),
     amount: integer("amount").notNull(),
     /** proration_credit | order_applied */
     reason: text("reason").notNull(),
     orderId: uuid("order_id").references(() => order.id, { onDelete: "set null" }),
     subscriptionId: uuid("subscription_id").references(() => subscription.id, { onDelete: "set null" }),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
+    createdAt: createdAt(),
   },
   (t) => [index("customer_balance_entry_customer_idx").on(t.organizationId, t.customerId, t.currency)],
 );
@@ -38,13 +35,9 @@ export const customerBalanceEntry = pgTable(
 export const subscriptionProration = pgTable(
   "subscription_proration",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    subscriptionId: uuid("subscription_id")
-      .notNull()
-      .references(() => subscription.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
+    subscriptionId: cascadeRef("subscription_id", () => subscription.id),
     label: text("label").notNull(),
     amount: integer("amount").notNull(),
     productPriceId: uuid("product_price_id"),
@@ -52,7 +45,7 @@ export const subscriptionProration = pgTable(
     position: integer("position").default(0).notNull(),
     /** The renewal order that billed it; null while pending. */
     orderId: uuid("order_id").references(() => order.id, { onDelete: "set null" }),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
+    createdAt: createdAt(),
   },
   (t) => [index("subscription_proration_pending_idx").on(t.organizationId, t.subscriptionId, t.orderId)],
 );

@@ -7,22 +7,17 @@
 // - benefit_integration: the seller's credentials for a platform (GitHub token or App; Discord bot and OAuth app),
 //   sealed as one JSON document.
 import { sql } from "drizzle-orm";
-import { index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
-import { benefitGrant, customer } from "./billing.js";
+import { index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+import { benefitGrant, customer } from "./billing.js";
+import { id, org, cascadeRef, timestamptz } from "./columns.js";
 
 export const benefitDelivery = pgTable(
   "benefit_delivery",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    grantId: uuid("grant_id")
-      .notNull()
-      .references(() => benefitGrant.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
+    grantId: cascadeRef("grant_id", () => benefitGrant.id),
     /** grant | revoke */
     action: text("action").notNull(),
     /** The outbox event that caused it (no foreign key: processed outbox rows are cleaned up); null for a regrant. */
@@ -47,13 +42,9 @@ export const benefitDelivery = pgTable(
 export const customerOauthAccount = pgTable(
   "customer_oauth_account",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customer.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
+    customerId: cascadeRef("customer_id", () => customer.id),
     /** github | discord */
     platform: text("platform").notNull(),
     accountId: text("account_id").notNull(),
@@ -72,12 +63,8 @@ export const customerOauthAccount = pgTable(
 export const customerOauthState = pgTable("customer_oauth_state", {
   /** hex SHA-256 of the state parameter */
   stateHash: text("state_hash").primaryKey(),
-  organizationId: uuid("organization_id")
-    .notNull()
-    .references(() => organization.id, { onDelete: "cascade" }),
-  customerId: uuid("customer_id")
-    .notNull()
-    .references(() => customer.id, { onDelete: "cascade" }),
+  organizationId: org(),
+  customerId: cascadeRef("customer_id", () => customer.id),
   platform: text("platform").notNull(),
   /** Sealed PKCE code verifier. */
   codeVerifier: text("code_verifier").notNull(),
@@ -88,9 +75,7 @@ export const customerOauthState = pgTable("customer_oauth_state", {
 export const benefitIntegration = pgTable(
   "benefit_integration",
   {
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    organizationId: org(),
     /** github | discord */
     platform: text("platform").notNull(),
     /** Sealed JSON: the platform's credentials (server/billing/benefit-delivery/integrations.ts). */

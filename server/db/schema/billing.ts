@@ -12,22 +12,15 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { UnitTiers } from "../../../shared/tiers.js";
 import { organization } from "./auth.js";
+import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz, metadata } from "./columns.js";
 
-export type Metadata = Record<string, string | number | boolean>;
+export type { Metadata } from "./columns.js";
 
-const id = () => uuid("id").defaultRandom().primaryKey();
-const org = () =>
-  uuid("organization_id")
-    .notNull()
-    .references(() => organization.id, { onDelete: "cascade" });
-const createdAt = () => timestamp("created_at", { withTimezone: true }).defaultNow().notNull();
-const modifiedAt = () => timestamp("modified_at", { withTimezone: true });
-const metadata = () => jsonb("metadata").$type<Metadata>().default({}).notNull();
 
 /** Billing-side settings of an organization (name, slug and logo live in better-auth's organization table). */
 export const billingOrganization = pgTable("billing_organization", {
@@ -38,7 +31,7 @@ export const billingOrganization = pgTable("billing_organization", {
   website: text("website"),
   socials: jsonb("socials").$type<Array<{ platform: string; url: string }>>().default([]).notNull(),
   status: text("status").default("created").notNull(),
-  detailsSubmittedAt: timestamp("details_submitted_at", { withTimezone: true }),
+  detailsSubmittedAt: timestamptz("details_submitted_at"),
   featureSettings: jsonb("feature_settings").$type<Record<string, boolean>>(),
   subscriptionSettings: jsonb("subscription_settings").$type<Record<string, unknown>>(),
   notificationSettings: jsonb("notification_settings").$type<Record<string, boolean>>(),
@@ -79,9 +72,7 @@ export const productPrice = pgTable(
   {
     id: id(),
     organizationId: org(),
-    productId: uuid("product_id")
-      .notNull()
-      .references(() => product.id, { onDelete: "cascade" }),
+    productId: cascadeRef("product_id", () => product.id),
     amountType: text("amount_type").notNull(),
     /** one_time | recurring */
     type: text("type").notNull(),
@@ -98,6 +89,8 @@ export const productPrice = pgTable(
     presetAmount: integer("preset_amount"),
     unitAmount: numeric("unit_amount"),
     capAmount: integer("cap_amount"),
+    /** A metered price's tiers (till's own field; shared/tiers.ts); null: every unit at unit_amount. */
+    unitTiers: jsonb("unit_tiers").$type<UnitTiers>(),
     meterId: uuid("meter_id"),
     seatTiers: jsonb("seat_tiers").$type<{
       seat_tier_type?: string;
@@ -131,12 +124,8 @@ export const benefit = pgTable(
 export const productBenefit = pgTable(
   "product_benefit",
   {
-    productId: uuid("product_id")
-      .notNull()
-      .references(() => product.id, { onDelete: "cascade" }),
-    benefitId: uuid("benefit_id")
-      .notNull()
-      .references(() => benefit.id, { onDelete: "cascade" }),
+    productId: cascadeRef("product_id", () => product.id),
+    benefitId: cascadeRef("benefit_id", () => benefit.id),
     position: integer("position").default(0).notNull(),
   },
   (t) => [primaryKey({ columns: [t.productId, t.benefitId] }), index("product_benefit_benefit_idx").on(t.benefitId)],
@@ -157,14 +146,14 @@ export const discount = pgTable(
     basisPoints: integer("basis_points"),
     duration: text("duration").notNull(),
     durationInMonths: integer("duration_in_months"),
-    startsAt: timestamp("starts_at", { withTimezone: true }),
-    endsAt: timestamp("ends_at", { withTimezone: true }),
+    startsAt: timestamptz("starts_at"),
+    endsAt: timestamptz("ends_at"),
     maxRedemptions: integer("max_redemptions"),
     redemptionsCount: integer("redemptions_count").default(0).notNull(),
     metadata: metadata(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
-    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+    deletedAt: timestamptz("deleted_at"),
   },
   (t) => [
     index("discount_org_created_idx").on(t.organizationId, t.createdAt),
@@ -177,12 +166,8 @@ export const discount = pgTable(
 export const discountProduct = pgTable(
   "discount_product",
   {
-    discountId: uuid("discount_id")
-      .notNull()
-      .references(() => discount.id, { onDelete: "cascade" }),
-    productId: uuid("product_id")
-      .notNull()
-      .references(() => product.id, { onDelete: "cascade" }),
+    discountId: cascadeRef("discount_id", () => discount.id),
+    productId: cascadeRef("product_id", () => product.id),
   },
   (t) => [primaryKey({ columns: [t.discountId, t.productId] })],
 );
@@ -199,7 +184,7 @@ export const customField = pgTable(
     metadata: metadata(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
-    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+    deletedAt: timestamptz("deleted_at"),
   },
   (t) => [
     index("custom_field_org_created_idx").on(t.organizationId, t.createdAt),
@@ -210,12 +195,8 @@ export const customField = pgTable(
 export const productCustomField = pgTable(
   "product_custom_field",
   {
-    productId: uuid("product_id")
-      .notNull()
-      .references(() => product.id, { onDelete: "cascade" }),
-    customFieldId: uuid("custom_field_id")
-      .notNull()
-      .references(() => customField.id, { onDelete: "cascade" }),
+    productId: cascadeRef("product_id", () => product.id),
+    customFieldId: cascadeRef("custom_field_id", () => customField.id),
     position: integer("position").default(0).notNull(),
     required: boolean("required").default(false).notNull(),
   },
@@ -234,7 +215,7 @@ export const meter = pgTable(
     filter: jsonb("filter").$type<Record<string, unknown>>().notNull(),
     aggregation: jsonb("aggregation").$type<Record<string, unknown>>().notNull(),
     metadata: metadata(),
-    archivedAt: timestamp("archived_at", { withTimezone: true }),
+    archivedAt: timestamptz("archived_at"),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
   },
@@ -259,7 +240,7 @@ export const customer = pgTable(
     metadata: metadata(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
-    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+    deletedAt: timestamptz("deleted_at"),
   },
   (t) => [
     index("customer_org_created_idx").on(t.organizationId, t.createdAt),
@@ -283,7 +264,7 @@ export const event = pgTable(
     organizationId: uuid("organization_id").notNull(),
     name: text("name").notNull(),
     source: text("source").default("user").notNull(),
-    timestamp: timestamp("timestamp", { withTimezone: true }).notNull(),
+    timestamp: timestamptz("timestamp").notNull(),
     customerId: uuid("customer_id"),
     externalCustomerId: text("external_customer_id"),
     externalId: text("external_id"),
@@ -320,7 +301,7 @@ export const file = pgTable(
     checksumEtag: text("checksum_etag"),
     checksumSha256Base64: text("checksum_sha256_base64"),
     checksumSha256Hex: text("checksum_sha256_hex"),
-    lastModifiedAt: timestamp("last_modified_at", { withTimezone: true }),
+    lastModifiedAt: timestamptz("last_modified_at"),
     /** The pending multipart upload: its id, the parts and the hash of the presigned-URL token. */
     upload: jsonb("upload").$type<{
       id: string;
@@ -330,7 +311,7 @@ export const file = pgTable(
     }>(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
-    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+    deletedAt: timestamptz("deleted_at"),
   },
   (t) => [index("file_org_created_idx").on(t.organizationId, t.createdAt)],
 );
@@ -338,12 +319,8 @@ export const file = pgTable(
 export const productMedia = pgTable(
   "product_media",
   {
-    productId: uuid("product_id")
-      .notNull()
-      .references(() => product.id, { onDelete: "cascade" }),
-    fileId: uuid("file_id")
-      .notNull()
-      .references(() => file.id, { onDelete: "cascade" }),
+    productId: cascadeRef("product_id", () => product.id),
+    fileId: cascadeRef("file_id", () => file.id),
     position: integer("position").default(0).notNull(),
   },
   (t) => [primaryKey({ columns: [t.productId, t.fileId] })],
@@ -354,18 +331,14 @@ export const benefitGrant = pgTable(
   {
     id: id(),
     organizationId: org(),
-    benefitId: uuid("benefit_id")
-      .notNull()
-      .references(() => benefit.id, { onDelete: "cascade" }),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customer.id, { onDelete: "cascade" }),
+    benefitId: cascadeRef("benefit_id", () => benefit.id),
+    customerId: cascadeRef("customer_id", () => customer.id),
     subscriptionId: uuid("subscription_id"),
     orderId: uuid("order_id"),
     /** The customer seat whose claim made this grant (the seat holder's grant); null for the buyer's own. */
     customerSeatId: uuid("customer_seat_id"),
-    grantedAt: timestamp("granted_at", { withTimezone: true }),
-    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    grantedAt: timestamptz("granted_at"),
+    revokedAt: timestamptz("revoked_at"),
     properties: jsonb("properties").$type<Record<string, unknown>>().default({}).notNull(),
     previousProperties: jsonb("previous_properties").$type<Record<string, unknown>>(),
     error: jsonb("error").$type<{ message: string; type: string; timestamp: string }>(),

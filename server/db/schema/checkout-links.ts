@@ -1,16 +1,15 @@
 // Checkout links (Polar's /v1/checkout-links, Stripe's payment links): one shareable URL that opens a fresh
 // checkout of the link's products each time it is followed. Soft-deleted, so a deleted link answers 404.
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+
 import type { Metadata } from "./billing.js";
+import { id, org, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
 export const checkoutLink = pgTable(
   "checkout_link",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
     /** The credential in the link's URL (`/v1/checkout-links/{client_secret}/redirect`). */
     clientSecret: text("client_secret").notNull(),
     paymentProcessor: text("payment_processor").default("stripe").notNull(),
@@ -26,9 +25,9 @@ export const checkoutLink = pgTable(
     trialIntervalCount: integer("trial_interval_count"),
     seats: integer("seats"),
     metadata: jsonb("metadata").$type<Metadata>().default({}).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
-    modifiedAt: timestamp("modified_at", { withTimezone: true }),
-    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+    deletedAt: timestamptz("deleted_at"),
   },
   (t) => [
     uniqueIndex("checkout_link_client_secret_uq").on(t.clientSecret),

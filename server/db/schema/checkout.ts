@@ -2,19 +2,10 @@
 // that records side effects in the same transaction, and the per-organization invoice counter.
 // Wire-shaped nested values (addresses, custom field data) are jsonb, like the catalog tables.
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
-import { customer, type Metadata } from "./billing.js";
-
-const id = () => uuid("id").defaultRandom().primaryKey();
-const org = () =>
-  uuid("organization_id")
-    .notNull()
-    .references(() => organization.id, { onDelete: "cascade" });
-const createdAt = () => timestamp("created_at", { withTimezone: true }).defaultNow().notNull();
-const modifiedAt = () => timestamp("modified_at", { withTimezone: true });
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
-const metadata = (name = "metadata") => jsonb(name).$type<Metadata>().default({}).notNull();
+import { customer } from "./billing.js";
+import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz, metadata } from "./columns.js";
 
 export type AddressValue = Record<string, string | null>;
 export interface OrderItemTax {
@@ -200,9 +191,7 @@ export const orderItem = pgTable(
   {
     id: id(),
     organizationId: org(),
-    orderId: uuid("order_id")
-      .notNull()
-      .references(() => order.id, { onDelete: "cascade" }),
+    orderId: cascadeRef("order_id", () => order.id),
     label: text("label").notNull(),
     amount: integer("amount").notNull(),
     taxAmount: integer("tax_amount").default(0).notNull(),

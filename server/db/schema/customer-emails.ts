@@ -4,18 +4,15 @@
 // the row's id is the message's Message-ID, so a resend after a crash between sending and recording is
 // recognisable by the receiver.
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+import { id, org, timestamptz } from "./columns.js";
 
 export const customerEmail = pgTable(
   "customer_email",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
     /** The outbox event that caused it (no foreign key: processed outbox rows are cleaned up). */
     outboxId: uuid("outbox_id").notNull(),
     /** order_confirmation, subscription_confirmation, … (server/billing/customer-emails/types.ts) */

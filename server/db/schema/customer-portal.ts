@@ -1,26 +1,23 @@
 // Customer sessions: what lets a customer (not a seller) read and manage their own orders, subscriptions,
 // benefits and license keys in the customer portal (/v1/customer-portal, the /portal page). The token is shown
 // once, when the session is made; only its SHA-256 is kept.
-import { index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+
 import { customer } from "./billing.js";
+import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
 export const customerSession = pgTable(
   "customer_session",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customer.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
+    customerId: cascadeRef("customer_id", () => customer.id),
     /** hex SHA-256 of the token */
     tokenHash: text("token_hash").notNull().unique(),
-    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    expiresAt: timestamptz("expires_at").notNull(),
     returnUrl: text("return_url"),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
-    modifiedAt: timestamp("modified_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
   },
   (t) => [index("customer_session_customer_idx").on(t.customerId), index("customer_session_expires_idx").on(t.expiresAt)],
 );
@@ -29,21 +26,17 @@ export const customerSession = pgTable(
 export const customerSessionCode = pgTable(
   "customer_session_code",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customer.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
+    customerId: cascadeRef("customer_id", () => customer.id),
     /** hex SHA-256 of the code */
     codeHash: text("code_hash").notNull().unique(),
     /** The code's first characters: a wrong code that begins the same counts as a wrong try at this one. */
     selector: text("selector"),
     /** Wrong tries at this code; at five it is void. */
     failedAttempts: integer("failed_attempts").notNull().default(0),
-    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
+    expiresAt: timestamptz("expires_at").notNull(),
+    createdAt: createdAt(),
   },
   (t) => [index("customer_session_code_customer_idx").on(t.customerId, t.createdAt), index("customer_session_code_selector_idx").on(t.selector)],
 );

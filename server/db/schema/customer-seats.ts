@@ -2,18 +2,17 @@
 // hand out. A seat is assigned to an email (pending, with an invitation token kept as its SHA-256), claimed by
 // that person (who becomes a customer of the seller and gets the product's benefits), or revoked.
 import { sql } from "drizzle-orm";
-import { check, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { check, index, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+
 import { customer } from "./billing.js";
 import { order, subscription } from "./checkout.js";
+import { id, org, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
 export const customerSeat = pgTable(
   "customer_seat",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
     subscriptionId: uuid("subscription_id").references(() => subscription.id, { onDelete: "cascade" }),
     orderId: uuid("order_id").references(() => order.id, { onDelete: "cascade" }),
     /** pending | claimed | revoked */
@@ -24,14 +23,14 @@ export const customerSeat = pgTable(
     customerId: uuid("customer_id").references(() => customer.id, { onDelete: "set null" }),
     /** hex SHA-256 of the pending invitation's token; cleared by a claim or a revocation. */
     invitationTokenHash: text("invitation_token_hash"),
-    invitationTokenExpiresAt: timestamp("invitation_token_expires_at", { withTimezone: true }),
+    invitationTokenExpiresAt: timestamptz("invitation_token_expires_at"),
     /** A new id per invitation sent (assignment, each resend): the invitation email's cause, so one email each. */
     invitationId: uuid("invitation_id"),
-    claimedAt: timestamp("claimed_at", { withTimezone: true }),
-    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    claimedAt: timestamptz("claimed_at"),
+    revokedAt: timestamptz("revoked_at"),
     seatMetadata: jsonb("seat_metadata").$type<Record<string, string | number | boolean>>().default({}).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
-    modifiedAt: timestamp("modified_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
   },
   (t) => [
     check("customer_seat_one_owner", sql`(${t.subscriptionId} IS NULL) <> (${t.orderId} IS NULL)`),

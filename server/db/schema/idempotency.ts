@@ -3,7 +3,8 @@
 // `in_progress` (leased by the request running it) until the answer is stored, then `done`. Neither the key nor
 // the caller's credential is kept in clear: `key_hash` is a SHA-256, and the answer's body is encrypted with a key
 // derived from the server secret and the idempotency key (see server/http/idempotency.ts).
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { createdAt, timestamptz } from "./columns.js";
 
 export const idempotencyKey = pgTable(
   "idempotency_key",
@@ -20,14 +21,14 @@ export const idempotencyKey = pgTable(
     /** in_progress | done */
     status: text("status").notNull(),
     /** An in_progress row's lease, renewed while its request runs; a lapsed lease (the process died) may be taken over. */
-    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    lockedUntil: timestamptz("locked_until"),
     responseStatus: integer("response_status"),
     /** The headers replayed with the answer (content-type, location). */
     responseHeaders: jsonb("response_headers").$type<Record<string, string>>(),
     /** base64 of IV ‖ GCM tag ‖ AES-256-GCM ciphertext of the answer's body */
     responseBody: text("response_body"),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
-    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamptz("expires_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.scope, t.keyHash] }), index("idempotency_key_expires_idx").on(t.expiresAt)],
 );

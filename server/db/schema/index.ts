@@ -19,4 +19,6 @@ export * from "./rollups.js";
 export * from "./payments.js";
 export * from "./list-counts.js";
 export * from "./stripe.js";
+export * from "./disputes.js";
 export * from "./metrics.js";
+export * from "./usage-alerts.js";

@@ -5,23 +5,18 @@
 // files (FileStorage) and marks the row generated. A regeneration (billing details corrected) sets it pending
 // again with a bumped `version`; the stored path carries the version, so a signed URL never serves half a file.
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+
 import { order } from "./checkout.js";
 import { refund } from "./refunds.js";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+import { id, org, cascadeRef, timestamptz } from "./columns.js";
 
 export const invoice = pgTable(
   "invoice",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    orderId: uuid("order_id")
-      .notNull()
-      .references(() => order.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
+    orderId: cascadeRef("order_id", () => order.id),
     /** invoice | credit_note */
     kind: text("kind").notNull(),
     /** The credit note's refund; null for an invoice. */

@@ -1,21 +1,20 @@
 // Metrics (issue 28 §1, docs/metrics.md): the seller's saved dashboards, and the history MRR and active
 // subscriptions are read from — delta rows a trigger on "subscription" writes (migration 0040), never the app.
 import { sql } from "drizzle-orm";
-import { bigserial, boolean, index, integer, numeric, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { bigserial, boolean, index, integer, numeric, pgTable, text, uuid } from "drizzle-orm/pg-core";
+
 import { subscription } from "./checkout.js";
+import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
 export const metricDashboard = pgTable(
   "metric_dashboard",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
     name: text("name").notNull(),
     metrics: text("metrics").array().default(sql`'{}'`).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
-    modifiedAt: timestamp("modified_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
   },
   (t) => [index("metric_dashboard_org_created_idx").on(t.organizationId, t.createdAt)],
 );
@@ -25,15 +24,11 @@ export const metricSubscriptionChange = pgTable(
   "metric_subscription_change",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    subscriptionId: uuid("subscription_id")
-      .notNull()
-      .references(() => subscription.id, { onDelete: "cascade" }),
+    organizationId: org(),
+    subscriptionId: cascadeRef("subscription_id", () => subscription.id),
     customerId: uuid("customer_id").notNull(),
     productId: uuid("product_id").notNull(),
-    at: timestamp("at", { withTimezone: true }).notNull(),
+    at: timestamptz("at").notNull(),
     currency: text("currency").notNull(),
     active: integer("active").notNull(),
     committed: integer("committed").notNull(),
@@ -49,5 +44,74 @@ export const metricSubscriptionChange = pgTable(
   (t) => [
     index("metric_subscription_change_org_at_idx").on(t.organizationId, t.at),
     index("metric_subscription_change_scheduled_idx").on(t.subscriptionId).where(sql`${t.scheduled}`),
+  ],
+);
+
+const count = (name: string) => integer(name).default(0).notNull();
+const money = (name: string) => numeric(name).default("0").notNull();
+
+/**
+ * The metrics' sources summed per UTC hour and currency (migration 0048): append-only delta rows written by
+ * statement triggers on order, checkout, subscription, metric_subscription_change and event, folded by
+ * billing/metrics/rollups.ts. `currency` is '' for sources without one.
+ */
+export const metricHour = pgTable(
+  "metric_hour",
+  {
+    organizationId: org(),
+    hour: timestamptz("hour").notNull(),
+    currency: text("currency").notNull(),
+    folded: boolean("folded").default(false).notNull(),
+    orders: count("orders"),
+    revenue: money("revenue"),
+    netRevenue: money("net_revenue"),
+    oneTime: count("one_time"),
+    oneTimeRevenue: money("one_time_revenue"),
+    oneTimeNet: money("one_time_net"),
+    newRevenue: money("new_revenue"),
+    newNet: money("new_net"),
+    renewed: count("renewed"),
+    renewedRevenue: money("renewed_revenue"),
+    renewedNet: money("renewed_net"),
+    checkouts: count("checkouts"),
+    succeededCheckouts: count("succeeded_checkouts"),
+    newSubscriptions: count("new_subscriptions"),
+    churned: count("churned"),
+    canceled: count("canceled"),
+    canceledCustomerService: count("canceled_customer_service"),
+    canceledLowQuality: count("canceled_low_quality"),
+    canceledMissingFeatures: count("canceled_missing_features"),
+    canceledSwitchedService: count("canceled_switched_service"),
+    canceledTooComplex: count("canceled_too_complex"),
+    canceledTooExpensive: count("canceled_too_expensive"),
+    canceledUnused: count("canceled_unused"),
+    canceledOther: count("canceled_other"),
+    costs: money("costs"),
+    active: count("active"),
+    committed: count("committed"),
+    trialing: count("trialing"),
+    mrr: money("mrr"),
+    committedMrr: money("committed_mrr"),
+    trialMrr: money("trial_mrr"),
+    trialCommittedMrr: money("trial_committed_mrr"),
+  },
+  (t) => [
+    index("metric_hour_org_hour_idx").on(t.organizationId, t.hour),
+    index("metric_hour_unfolded_idx").on(t.organizationId).where(sql`NOT ${t.folded}`),
+  ],
+);
+
+/** The customers (id, else external id) with events per UTC hour; duplicates until folded. */
+export const metricEventUserHour = pgTable(
+  "metric_event_user_hour",
+  {
+    organizationId: org(),
+    hour: timestamptz("hour").notNull(),
+    userKey: text("user_key").notNull(),
+    folded: boolean("folded").default(false).notNull(),
+  },
+  (t) => [
+    index("metric_event_user_hour_org_hour_idx").on(t.organizationId, t.hour, t.userKey),
+    index("metric_event_user_hour_unfolded_idx").on(t.organizationId).where(sql`NOT ${t.folded}`),
   ],
 );

@@ -2,27 +2,18 @@
 // four digits and expiry only — never a card number), every charge attempt (`payment`, Polar's Payment), and
 // the dunning state of a renewal order whose charge failed (its retries, scheduled by stored due times).
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+
 import { customer } from "./billing.js";
 import { order, subscription } from "./checkout.js";
-
-const org = () =>
-  uuid("organization_id")
-    .notNull()
-    .references(() => organization.id, { onDelete: "cascade" });
-const createdAt = () => timestamp("created_at", { withTimezone: true }).defaultNow().notNull();
-const modifiedAt = () => timestamp("modified_at", { withTimezone: true });
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
 export const paymentMethod = pgTable(
   "payment_method",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
+    id: id(),
     organizationId: org(),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customer.id, { onDelete: "cascade" }),
+    customerId: cascadeRef("customer_id", () => customer.id),
     /** till's processor id ("test", "stripe"). */
     processor: text("processor").notNull(),
     /** The processor's reference to the saved method (the test processor's pm_test_…). */
@@ -44,7 +35,7 @@ export const paymentMethod = pgTable(
 export const payment = pgTable(
   "payment",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
+    id: id(),
     organizationId: org(),
     customerId: uuid("customer_id").references(() => customer.id, { onDelete: "set null" }),
     orderId: uuid("order_id").references(() => order.id, { onDelete: "set null" }),
@@ -77,9 +68,7 @@ export const orderDunning = pgTable(
       .primaryKey()
       .references(() => order.id, { onDelete: "cascade" }),
     organizationId: org(),
-    subscriptionId: uuid("subscription_id")
-      .notNull()
-      .references(() => subscription.id, { onDelete: "cascade" }),
+    subscriptionId: cascadeRef("subscription_id", () => subscription.id),
     /** Charges made so far (the renewal's own included). */
     attempts: integer("attempts").default(1).notNull(),
     /** Retries the customer asked for from the portal. */

@@ -2,18 +2,16 @@
 // order's refunded_amount / refunded_tax_amount are the sums of its succeeded refunds, kept on the order row
 // by the refunding transaction (which locks the order).
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { customer, type Metadata } from "./billing.js";
 import { order } from "./checkout.js";
+import { id, org, cascadeRef, createdAt, modifiedAt } from "./columns.js";
 
 export const refund = pgTable(
   "refund",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    id: id(),
+    organizationId: org(),
     /** pending | succeeded | failed | canceled */
     status: text("status").notNull(),
     /** duplicate | fraudulent | customer_request | service_disruption | satisfaction_guarantee | other */
@@ -25,9 +23,7 @@ export const refund = pgTable(
     /** The seller's internal note; not on the wire. */
     comment: text("comment"),
     revokeBenefits: boolean("revoke_benefits").default(false).notNull(),
-    orderId: uuid("order_id")
-      .notNull()
-      .references(() => order.id, { onDelete: "cascade" }),
+    orderId: cascadeRef("order_id", () => order.id),
     subscriptionId: uuid("subscription_id"),
     customerId: uuid("customer_id")
       .notNull()
@@ -35,13 +31,15 @@ export const refund = pgTable(
     /** The processor's id for the refund (Stripe's `re_…`). */
     processorRefundId: text("processor_refund_id"),
     metadata: jsonb("metadata").$type<Metadata>().default({}).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
-    modifiedAt: timestamp("modified_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
   },
   (t) => [
     index("refund_org_created_idx").on(t.organizationId, t.createdAt),
     index("refund_order_idx").on(t.orderId),
     index("refund_org_customer_idx").on(t.organizationId, t.customerId),
     index("refund_processor_idx").on(t.processorRefundId).where(sql`${t.processorRefundId} IS NOT NULL`),
+    // a refund made in Stripe's dashboard is recorded once (migration 0047)
+    uniqueIndex("refund_org_processor_uq").on(t.organizationId, t.processorRefundId).where(sql`${t.processorRefundId} IS NOT NULL`),
   ],
 );

@@ -3,9 +3,10 @@
 // (customer_id, external_customer_id) with '' for an absent one, so a read selects rows exactly as it selects
 // events. `meter_rollup_value` holds each bucket's distinct values for `unique` meters (billing cannot estimate).
 import { sql } from "drizzle-orm";
-import { bigint, doublePrecision, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { bigint, doublePrecision, index, integer, jsonb, numeric, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+
 import { meter } from "./billing.js";
+import { org, cascadeRef, modifiedAt, timestamptz } from "./columns.js";
 
 /** Per meter: `ready` (rollups complete, reads use them), `building` (a rebuild is due; reads scan events), `stopped` (archived). */
 export const meterRollupState = pgTable(
@@ -14,13 +15,11 @@ export const meterRollupState = pgTable(
     meterId: uuid("meter_id")
       .primaryKey()
       .references(() => meter.id, { onDelete: "cascade" }),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    organizationId: org(),
     status: text("status").notNull(),
     /** Raised by every definition change; a rebuild marks the meter ready only if no change came meanwhile. */
     version: integer("version").default(1).notNull(),
-    modifiedAt: timestamp("modified_at", { withTimezone: true }).defaultNow().notNull(),
+    modifiedAt: modifiedAt().defaultNow().notNull(),
   },
   (t) => [index("meter_rollup_state_building_idx").on(t.status).where(sql`${t.status} = 'building'`)],
 );
@@ -28,13 +27,11 @@ export const meterRollupState = pgTable(
 export const meterRollup = pgTable(
   "meter_rollup",
   {
-    meterId: uuid("meter_id")
-      .notNull()
-      .references(() => meter.id, { onDelete: "cascade" }),
+    meterId: cascadeRef("meter_id", () => meter.id),
     customerId: text("customer_id").notNull(),
     externalCustomerId: text("external_customer_id").notNull(),
     /** The UTC hour. */
-    bucket: timestamp("bucket", { withTimezone: true }).notNull(),
+    bucket: timestamptz("bucket").notNull(),
     /** Events counted (for a property aggregation: the events whose property is a number). */
     events: bigint("events", { mode: "number" }).notNull(),
     /** Exact sum of the property (numeric: sums of sums equal the sum). */
@@ -51,12 +48,10 @@ export const meterRollup = pgTable(
 export const meterRollupValue = pgTable(
   "meter_rollup_value",
   {
-    meterId: uuid("meter_id")
-      .notNull()
-      .references(() => meter.id, { onDelete: "cascade" }),
+    meterId: cascadeRef("meter_id", () => meter.id),
     customerId: text("customer_id").notNull(),
     externalCustomerId: text("external_customer_id").notNull(),
-    bucket: timestamp("bucket", { withTimezone: true }).notNull(),
+    bucket: timestamptz("bucket").notNull(),
     value: jsonb("value").notNull(),
   },
   (t) => [

@@ -1,8 +1,9 @@
 // The sandbox twin of each organization (docs/architecture.md, "Sandbox"): a second organization row that
 // holds the organization's test objects, linked here to its live organization. A delete trigger on this
 // table (migration) deletes the twin's row when the link goes with its live organization.
-import { pgTable, timestamp, uuid } from "drizzle-orm/pg-core";
+import { pgTable, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
+import { createdAt } from "./columns.js";
 
 export const organizationSandbox = pgTable("organization_sandbox", {
   /** The twin: an organization row with no members of its own. */
@@ -14,5 +15,5 @@ export const organizationSandbox = pgTable("organization_sandbox", {
     .notNull()
     .unique("organization_sandbox_live_uq")
     .references(() => organization.id, { onDelete: "cascade" }),
-  createdAt: timestamp("created_at", { withTimezone: true }).defaultNow().notNull(),
+  createdAt: createdAt(),
 });

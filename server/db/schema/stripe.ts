@@ -1,10 +1,11 @@
 // An organization's Stripe account (issue 27): the keys till charges with and the webhook endpoint till made on
 // the account, secrets sealed with the server secret; and the Stripe events received on that endpoint, one row
 // per Stripe event id (a redelivery is recognised and changes nothing).
-import { index, boolean, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { index, integer, boolean, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
-
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+import { org, timestamptz } from "./columns.js";
+import { customer } from "./billing.js";
 
 export const stripeConnection = pgTable("stripe_connection", {
   organizationId: uuid("organization_id")
@@ -28,9 +29,7 @@ export const stripeConnection = pgTable("stripe_connection", {
 export const stripeEvent = pgTable(
   "stripe_event",
   {
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    organizationId: org(),
     /** Stripe's event id (evt_…). */
     id: text("id").notNull(),
     type: text("type").notNull(),
@@ -38,6 +37,41 @@ export const stripeEvent = pgTable(
     /** When Stripe made the event. */
     stripeCreatedAt: timestamptz("stripe_created_at").notNull(),
     receivedAt: timestamptz("received_at").defaultNow().notNull(),
+    /** The id of the event's object (ch_…, re_…, dp_…, pi_…): what a handler reads the current state of. */
+    objectId: text("object_id"),
+    /** The event as Stripe sent it (verified). */
+    payload: jsonb("payload").$type<Record<string, unknown>>(),
+    /** Processing (billing/stripe-events): attempts made, when the next is due (null until the outbox asks). */
+    attempts: integer("attempts").default(0).notNull(),
+    nextAttemptAt: timestamptz("next_attempt_at"),
+    lockedUntil: timestamptz("locked_until"),
+    lockedBy: text("locked_by"),
+    processedAt: timestamptz("processed_at"),
+    /** handled | ignored (no handler, or nothing of till's) | failed (given up) */
+    outcome: text("outcome"),
+    error: text("error"),
   },
-  (t) => [primaryKey({ columns: [t.organizationId, t.id] }), index("stripe_event_received_idx").on(t.organizationId, t.receivedAt)],
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    index("stripe_event_received_idx").on(t.organizationId, t.receivedAt),
+    index("stripe_event_due_idx").on(t.nextAttemptAt).where(sql`${t.processedAt} IS NULL AND ${t.nextAttemptAt} IS NOT NULL`),
+  ],
+);
+
+/** The processor's own customer for a till customer (Stripe's cus_…), made at the first payment and kept for later charges. */
+export const processorCustomer = pgTable(
+  "processor_customer",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customer.id, { onDelete: "cascade" }),
+    /** till's processor id ("stripe"). */
+    processor: text("processor").notNull(),
+    processorCustomerId: text("processor_customer_id").notNull(),
+    createdAt: timestamptz("created_at").defaultNow().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.processor] })],
 );

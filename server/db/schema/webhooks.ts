@@ -1,20 +1,14 @@
 // Tables of outbound webhooks (issue 6): the seller's endpoints, one event per (outbox event × endpoint) that
 // is retried until delivered, and the log of every attempt; plus the ids of inbound Polar webhooks already seen.
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.js";
+import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
-const org = () =>
-  uuid("organization_id")
-    .notNull()
-    .references(() => organization.id, { onDelete: "cascade" });
-const createdAt = () => timestamp("created_at", { withTimezone: true }).defaultNow().notNull();
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true });
+import { id, org, cascadeRef, createdAt, timestamptz } from "./columns.js";
 
 export const webhookEndpoint = pgTable(
   "webhook_endpoint",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
+    id: id(),
     organizationId: org(),
     url: text("url").notNull(),
     name: text("name"),
@@ -42,11 +36,9 @@ export const webhookEndpoint = pgTable(
 export const webhookEvent = pgTable(
   "webhook_event",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
+    id: id(),
     organizationId: org(),
-    endpointId: uuid("endpoint_id")
-      .notNull()
-      .references(() => webhookEndpoint.id, { onDelete: "cascade" }),
+    endpointId: cascadeRef("endpoint_id", () => webhookEndpoint.id),
     /** The outbox row it came from; with endpoint_id unique, so a fan-out can never duplicate. */
     outboxId: uuid("outbox_id"),
     type: text("type").notNull(),
@@ -76,14 +68,10 @@ export const webhookEvent = pgTable(
 export const webhookDelivery = pgTable(
   "webhook_delivery",
   {
-    id: uuid("id").defaultRandom().primaryKey(),
+    id: id(),
     organizationId: org(),
-    endpointId: uuid("endpoint_id")
-      .notNull()
-      .references(() => webhookEndpoint.id, { onDelete: "cascade" }),
-    eventId: uuid("event_id")
-      .notNull()
-      .references(() => webhookEvent.id, { onDelete: "cascade" }),
+    endpointId: cascadeRef("endpoint_id", () => webhookEndpoint.id),
+    eventId: cascadeRef("event_id", () => webhookEvent.id),
     attempt: integer("attempt").notNull(),
     succeeded: boolean("succeeded").notNull(),
     httpCode: integer("http_code"),

@@ -3,8 +3,10 @@ import type { ReactElement } from "react";
 import type { CustomerEmailType } from "../../billing/customer-emails/types.js";
 import { EmailUpdateData, OrderData, SeatInvitationData, SubscriptionData, emailUpdateUrl, money, productName, seatClaimUrl, type MailContext } from "./data.js";
 import { EmailUpdate } from "./email-update.js";
+import { DisputeData, DisputeNotice, disputeSubject } from "./dispute-emails.js";
 import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, SubscriptionPastDue } from "./order-emails.js";
 import { SeatInvitation } from "./seat-invitation.js";
+import { UsageAlert, UsageAlertData, usageAlertSubject } from "./usage-alert.js";
 import { SubscriptionCancellation, SubscriptionRevoked, SubscriptionUncanceled, SubscriptionUpdated } from "./subscription-emails.js";
 
 export interface Built {
@@ -78,6 +80,10 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
       link: seatClaimUrl(ctx.baseUrl, i.token),
     };
   },
+  usage_alert: (data, ctx) => {
+    const a = UsageAlertData.parse(data);
+    return { subject: usageAlertSubject(a), element: <UsageAlert alert={a} ctx={ctx} /> };
+  },
   email_update: (data, ctx) => {
     const u = EmailUpdateData.parse(data);
     return {
@@ -85,5 +91,14 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
       element: <EmailUpdate update={u} ctx={ctx} />,
       link: emailUpdateUrl(ctx.portalUrl, u.token),
     };
+  },
+  // the seller's own notices (to the organization's owners), carried by the same mail pipeline
+  dispute_opened: (data, ctx) => {
+    const d = DisputeData.parse(data);
+    return { subject: disputeSubject(d, false), element: <DisputeNotice dispute={d} ctx={ctx} closed={false} /> };
+  },
+  dispute_closed: (data, ctx) => {
+    const d = DisputeData.parse(data);
+    return { subject: disputeSubject(d, true), element: <DisputeNotice dispute={d} ctx={ctx} closed /> };
   },
 };

@@ -3,6 +3,7 @@
 // problem of the form at once (checked before anything is sent), and the confirm request's body.
 import { formatMoney, minorDigits } from "../../../shared/money.js";
 import { unitName } from "../../../shared/meter-units.js";
+import { describeTiers } from "../../../shared/tiers.js";
 import { addressFields } from "../regions.js";
 import type { Address, Checkout, CheckoutProduct, CustomField, FieldMode, Price, SeatTier } from "../checkout-api.js";
 
@@ -58,9 +59,12 @@ export function formatUnitAmount(unitAmount: string, currency: string): string {
 /** "$0.005 per API call, billed monthly" (and its cap, when there is one). */
 export function meteredText(price: Price, product: Pick<CheckoutProduct, "recurring_interval" | "recurring_interval_count">): string {
   const currency = price.price_currency ?? "usd";
-  const unit = formatUnitAmount(price.unit_amount ?? "0", currency);
   const cap = price.cap_amount ? `, up to ${formatMoney(price.cap_amount, currency)}` : "";
-  return `${unit} per ${unitName(price.meter?.name ?? "")}, ${billedText(product.recurring_interval, product.recurring_interval_count)}${cap}`;
+  // a tiered price (till's unit_tiers) reads its tiers, as the invoice will (shared/tiers.ts)
+  const unit = price.unit_tiers
+    ? describeTiers(price.unit_tiers, currency, unitName(price.meter?.name ?? ""))
+    : `${formatUnitAmount(price.unit_amount ?? "0", currency)} per ${unitName(price.meter?.name ?? "")}`;
+  return `${unit}, ${billedText(product.recurring_interval, product.recurring_interval_count)}${cap}`;
 }
 
 /** How a static price reads in a choice or on the summary: "$10.00 / month", "Pay what you want", "Free". */

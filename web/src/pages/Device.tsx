@@ -61,6 +61,131 @@ function goSignIn(code: string) {
   window.location.replace(signInURL(devicePath(code)));
 }
 
+type ReviewState = Extract<State, { kind: "review" }>;
+
+/** The code box: the start, and again after an unknown code (holding it for correction). */
+function CodeForm({ state, onSubmit }: { state: State; onSubmit: (e: FormEvent<HTMLFormElement>) => void }) {
+  return (
+    <form onSubmit={onSubmit} aria-label="Enter your code">
+      <Field
+        label="Code"
+        name="user_code"
+        defaultValue={state.kind === "unknown" ? state.code : ""}
+        autoComplete="off"
+        autoCapitalize="characters"
+        spellCheck={false}
+        required
+        autoFocus
+        hint="The code your terminal shows, for example WDJB-MJHT."
+      />
+      <button type="submit" className="primary">
+        Continue
+      </button>
+    </form>
+  );
+}
+
+/** Which client asks for what, with the approve and deny buttons. */
+function Review({ state, busy, decide }: { state: ReviewState; busy: boolean; decide: (action: "approve" | "deny") => Promise<void> }) {
+  return (
+    <>
+      <p className="lead">A device is asking to sign in to your account. Approve it only if you started this and the code matches your terminal.</p>
+      <dl className="facts">
+        <dt>Code</dt>
+        <dd>
+          <code className="user-code">{formatCode(state.code)}</code>
+        </dd>
+        <dt>Client</dt>
+        <dd>
+          {state.clientName ? <strong>{state.clientName}</strong> : null} <code>{state.clientId}</code>
+        </dd>
+        <dt>Access</dt>
+        <dd>
+          {/* a device-flow session is the account's session: no scope narrows it, so say what it can do */}
+          Everything you can do: {state.clientName ?? "the device"} will act as you in each of your organizations, with your role
+          there, until it signs out.
+          {state.scope ? (
+            <>
+              {" "}
+              Requested scope: <code>{state.scope}</code>.
+            </>
+          ) : null}
+        </dd>
+      </dl>
+      <div className="actions">
+        <button type="button" className="primary" onClick={() => void decide("approve")} disabled={busy}>
+          Approve
+        </button>
+        <button type="button" className="danger" onClick={() => void decide("deny")} disabled={busy}>
+          Deny
+        </button>
+      </div>
+      <Status>{busy ? "Sending your answer…" : null}</Status>
+    </>
+  );
+}
+
+interface BodyProps {
+  state: State;
+  code: string;
+  busy: boolean;
+  onEnter: (e: FormEvent<HTMLFormElement>) => void;
+  decide: (action: "approve" | "deny") => Promise<void>;
+}
+
+/** The page's content for each state. */
+function DeviceBody({ state, code, busy, onEnter, decide }: BodyProps) {
+  switch (state.kind) {
+    case "enter":
+      return (
+        <>
+          <p className="lead">Enter the code shown in your terminal to sign it in to your till account.</p>
+          <CodeForm state={state} onSubmit={onEnter} />
+        </>
+      );
+    case "loading":
+      return <Status>Checking the code…</Status>;
+    case "sign-in":
+      return (
+        <Status>
+          <a href={signInURL(devicePath(code))}>Sign in</a> to approve this device.
+        </Status>
+      );
+    case "review":
+      return <Review state={state} busy={busy} decide={decide} />;
+    case "approved":
+      return <Status tone="success">Device approved — you can return to your terminal.</Status>;
+    case "denied":
+      // the person's own answer, but a refusal: shown as a denial, never in the success colours
+      return <Status tone="denied">Request denied — the device was not signed in. You can close this page.</Status>;
+    case "unknown":
+      return (
+        <>
+          <Status tone="error">
+            We could not find the code {formatCode(state.code)}. Check it against your terminal: it may be mistyped or already used.
+          </Status>
+          <CodeForm state={state} onSubmit={onEnter} />
+        </>
+      );
+    case "expired":
+      return <Status tone="error">This code has expired. Start the sign-in again in your terminal to get a new code.</Status>;
+    case "used":
+      return (
+        <Status tone="error">
+          This code has already been {state.status ?? "used"}. Start the sign-in again in your terminal if you need a new code.
+        </Status>
+      );
+    case "other-account":
+      return (
+        <Status tone="error">
+          This code is being approved by another account. Sign in with that account, or start again in your terminal.
+        </Status>
+      );
+    case "error":
+      return <Status tone="error">{state.message}</Status>;
+  }
+}
+
 export function DevicePage() {
   const initial = new URLSearchParams(window.location.search).get("user_code")?.trim() ?? "";
   const [code, setCode] = useState(initial);
@@ -122,28 +247,9 @@ export function DevicePage() {
     goSignIn(code);
   }
 
-  const codeForm = (
-    <form onSubmit={onEnter} aria-label="Enter your code">
-      <Field
-        label="Code"
-        name="user_code"
-        defaultValue={state.kind === "unknown" ? state.code : ""}
-        autoComplete="off"
-        autoCapitalize="characters"
-        spellCheck={false}
-        required
-        autoFocus
-        hint="The code your terminal shows, for example WDJB-MJHT."
-      />
-      <button type="submit" className="primary">
-        Continue
-      </button>
-    </form>
-  );
-
   return (
     <Page title={TITLES[state.kind]}>
-      {body()}
+      <DeviceBody state={state} code={code} busy={busy} onEnter={onEnter} decide={decide} />
       {user && state.kind !== "loading" && state.kind !== "sign-in" && (
         <p className="who">
           Signed in as <strong>{user.email}</strong>.{" "}
@@ -154,91 +260,4 @@ export function DevicePage() {
       )}
     </Page>
   );
-
-  function body() {
-    switch (state.kind) {
-      case "enter":
-        return (
-          <>
-            <p className="lead">Enter the code shown in your terminal to sign it in to your till account.</p>
-            {codeForm}
-          </>
-        );
-      case "loading":
-        return <Status>Checking the code…</Status>;
-      case "sign-in":
-        return (
-          <Status>
-            <a href={signInURL(devicePath(code))}>Sign in</a> to approve this device.
-          </Status>
-        );
-      case "review":
-        return (
-          <>
-            <p className="lead">A device is asking to sign in to your account. Approve it only if you started this and the code matches your terminal.</p>
-            <dl className="facts">
-              <dt>Code</dt>
-              <dd>
-                <code className="user-code">{formatCode(state.code)}</code>
-              </dd>
-              <dt>Client</dt>
-              <dd>
-                {state.clientName ? <strong>{state.clientName}</strong> : null} <code>{state.clientId}</code>
-              </dd>
-              <dt>Access</dt>
-              <dd>
-                {/* a device-flow session is the account's session: no scope narrows it, so say what it can do */}
-                Everything you can do: {state.clientName ?? "the device"} will act as you in each of your organizations, with your role
-                there, until it signs out.
-                {state.scope ? (
-                  <>
-                    {" "}
-                    Requested scope: <code>{state.scope}</code>.
-                  </>
-                ) : null}
-              </dd>
-            </dl>
-            <div className="actions">
-              <button type="button" className="primary" onClick={() => void decide("approve")} disabled={busy}>
-                Approve
-              </button>
-              <button type="button" className="danger" onClick={() => void decide("deny")} disabled={busy}>
-                Deny
-              </button>
-            </div>
-            <Status>{busy ? "Sending your answer…" : null}</Status>
-          </>
-        );
-      case "approved":
-        return <Status tone="success">Device approved — you can return to your terminal.</Status>;
-      case "denied":
-        // the person's own answer, but a refusal: shown as a denial, never in the success colours
-        return <Status tone="denied">Request denied — the device was not signed in. You can close this page.</Status>;
-      case "unknown":
-        return (
-          <>
-            <Status tone="error">
-              We could not find the code {formatCode(state.code)}. Check it against your terminal: it may be mistyped or already used.
-            </Status>
-            {codeForm}
-          </>
-        );
-      case "expired":
-        return <Status tone="error">This code has expired. Start the sign-in again in your terminal to get a new code.</Status>;
-      case "used":
-        return (
-          <Status tone="error">
-            This code has already been {state.status ?? "used"}. Start the sign-in again in your terminal if you need a new code.
-          </Status>
-        );
-      case "other-account":
-        return (
-          <Status tone="error">
-            This code is being approved by another account. Sign in with that account, or start again in your terminal.
-          </Status>
-        );
-      case "error":
-        return <Status tone="error">{state.message}</Status>;
-    }
-  }
 }

@@ -6,6 +6,7 @@ import { CANCELLATION_REASONS, portalApi, type CancellationReason, type PortalSu
 import { Markdown } from "../markdown.js";
 import { Status } from "../ui.js";
 import { PortalSeats } from "./PortalSeats.js";
+import { Usage } from "./PortalUsage.js";
 import { formatDate, ListSection, SelectField, TextArea, type Message, type OnError } from "./PortalCommon.js";
 
 /** "month", 1 → "month"; "month", 3 → "3 months". */
@@ -177,34 +178,5 @@ function SubscriptionItem({
         </form>
       )}
     </li>
-  );
-}
-
-/** The current period's usage of each meter: consumed, credited (meter credits) and billed units, and the amount so far. */
-function Usage({ subscription: s }: { subscription: PortalSubscription }) {
-  const units = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
-  return (
-    <table className="usage" aria-label={`Usage of ${s.product.name} this period`}>
-      <thead>
-        <tr>
-          <th scope="col">Meter</th>
-          <th scope="col">Consumed</th>
-          <th scope="col">Credited</th>
-          <th scope="col">Billed</th>
-          <th scope="col">Amount so far</th>
-        </tr>
-      </thead>
-      <tbody>
-        {(s.meters ?? []).map((m) => (
-          <tr key={m.id}>
-            <th scope="row">{m.meter.name}</th>
-            <td>{units.format(m.consumed_units)}</td>
-            <td>{units.format(m.credited_units)}</td>
-            <td>{units.format(Math.max(0, m.consumed_units - m.credited_units))}</td>
-            <td>{formatMoney(m.amount, s.currency)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }

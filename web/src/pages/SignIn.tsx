@@ -14,6 +14,94 @@ interface Message {
 
 const field = (form: FormData, name: string) => String(form.get(name) ?? "").trim();
 
+/** One call to the auth server: on success whether to go on to the callback, on failure the server's message. */
+type Call = () => Promise<{ ok: true; next: boolean } | { ok: false; text: string }>;
+
+/** Signs in with an email (it has an @) or a username, and the password. */
+const signInCall =
+  (form: FormData): Call =>
+  async () => {
+    const identifier = field(form, "identifier");
+    const password = String(form.get("password") ?? "");
+    const r = identifier.includes("@")
+      ? await auth.post("/sign-in/email", { email: identifier, password })
+      : await auth.post("/sign-in/username", { username: identifier, password });
+    return r.ok ? { ok: true, next: true } : { ok: false, text: r.error.message };
+  };
+
+/** Creates the account; no token back means the server wants the email verified before the first sign-in. */
+const signUpCall =
+  (form: FormData): Call =>
+  async () => {
+    const username = field(form, "username");
+    const body = {
+      name: field(form, "name"),
+      email: field(form, "email"),
+      password: String(form.get("password") ?? ""),
+      ...(username ? { username } : {}),
+    };
+    const r = await auth.post<{ token: string | null }>("/sign-up/email", body);
+    return r.ok ? { ok: true, next: Boolean(r.data?.token) } : { ok: false, text: r.error.message };
+  };
+
+function SignInForm({ busy, onSubmit }: { busy: boolean; onSubmit: (e: FormEvent<HTMLFormElement>) => void }) {
+  return (
+    <form onSubmit={onSubmit} aria-label="Sign in">
+      <Field label="Email or username" name="identifier" autoComplete="username" required autoFocus />
+      <Field label="Password" name="password" type="password" autoComplete="current-password" required />
+      <button type="submit" className="primary" disabled={busy}>
+        Sign in
+      </button>
+      <p className="forgot">
+        <a href="/reset-password">Forgot your password?</a>
+      </p>
+    </form>
+  );
+}
+
+function SignUpForm({ busy, onSubmit }: { busy: boolean; onSubmit: (e: FormEvent<HTMLFormElement>) => void }) {
+  return (
+    <form onSubmit={onSubmit} aria-label="Create an account">
+      <Field label="Name" name="name" autoComplete="name" required autoFocus />
+      <Field label="Email" name="email" type="email" autoComplete="email" required />
+      <Field
+        label="Username (optional)"
+        name="username"
+        autoComplete="username"
+        hint="Lets you sign in with a name instead of your email."
+      />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        required
+        hint="At least 8 characters."
+      />
+      <button type="submit" className="primary" disabled={busy}>
+        Create account
+      </button>
+    </form>
+  );
+}
+
+/** The configured social providers, one button each. */
+function SocialSignIn({ social, busy, onSocial }: { social: Providers["social"]; busy: boolean; onSocial: (id: string) => void }) {
+  if (social.length === 0) return null;
+  return (
+    <section aria-label="Other ways to sign in" className="social">
+      <p className="divider">
+        <span>or</span>
+      </p>
+      {social.map((p) => (
+        <button key={p.id} type="button" onClick={() => onSocial(p.id)} disabled={busy}>
+          Continue with {p.name}
+        </button>
+      ))}
+    </section>
+  );
+}
+
 export function SignInPage() {
   const params = new URLSearchParams(window.location.search);
   const callbackURL = safeCallbackURL(params.get("callbackURL"));
@@ -38,7 +126,7 @@ export function SignInPage() {
   }
 
   /** Runs one call; on success goes on to the callback, on failure shows the server's message. */
-  async function run(call: () => Promise<{ ok: true; next: boolean } | { ok: false; text: string }>) {
+  async function run(call: Call) {
     setBusy(true);
     setMessage({ tone: "info", text: mode === "sign-up" ? "Creating your account…" : "Signing in…" });
     const result = await call();
@@ -59,35 +147,11 @@ export function SignInPage() {
     window.location.assign(callbackURL);
   }
 
-  function onSignIn(e: FormEvent<HTMLFormElement>) {
+  /** A form's submit runs the call `make` builds from the form's fields. */
+  const submit = (make: (form: FormData) => Call) => (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const identifier = field(form, "identifier");
-    const password = String(form.get("password") ?? "");
-    void run(async () => {
-      const r = identifier.includes("@")
-        ? await auth.post("/sign-in/email", { email: identifier, password })
-        : await auth.post("/sign-in/username", { username: identifier, password });
-      return r.ok ? { ok: true, next: true } : { ok: false, text: r.error.message };
-    });
-  }
-
-  function onSignUp(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const username = field(form, "username");
-    const body = {
-      name: field(form, "name"),
-      email: field(form, "email"),
-      password: String(form.get("password") ?? ""),
-      ...(username ? { username } : {}),
-    };
-    void run(async () => {
-      const r = await auth.post<{ token: string | null }>("/sign-up/email", body);
-      // no token: the server wants the email verified before the first sign-in
-      return r.ok ? { ok: true, next: Boolean(r.data?.token) } : { ok: false, text: r.error.message };
-    });
-  }
+    void run(make(new FormData(e.currentTarget)));
+  };
 
   async function onSocial(provider: string) {
     setBusy(true);
@@ -138,58 +202,13 @@ export function SignInPage() {
     );
   }
 
-  const social = providers?.social ?? [];
   const forDevice = callbackURL.startsWith("/device");
   return (
     <Page title={mode === "sign-up" ? "Create an account" : "Sign in"}>
       {forDevice && <p className="lead">Sign in to approve the sign-in request from your device.</p>}
-      {mode === "sign-in" ? (
-        <form onSubmit={onSignIn} aria-label="Sign in">
-          <Field label="Email or username" name="identifier" autoComplete="username" required autoFocus />
-          <Field label="Password" name="password" type="password" autoComplete="current-password" required />
-          <button type="submit" className="primary" disabled={busy}>
-            Sign in
-          </button>
-          <p className="forgot">
-            <a href="/reset-password">Forgot your password?</a>
-          </p>
-        </form>
-      ) : (
-        <form onSubmit={onSignUp} aria-label="Create an account">
-          <Field label="Name" name="name" autoComplete="name" required autoFocus />
-          <Field label="Email" name="email" type="email" autoComplete="email" required />
-          <Field
-            label="Username (optional)"
-            name="username"
-            autoComplete="username"
-            hint="Lets you sign in with a name instead of your email."
-          />
-          <Field
-            label="Password"
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            required
-            hint="At least 8 characters."
-          />
-          <button type="submit" className="primary" disabled={busy}>
-            Create account
-          </button>
-        </form>
-      )}
+      {mode === "sign-in" ? <SignInForm busy={busy} onSubmit={submit(signInCall)} /> : <SignUpForm busy={busy} onSubmit={submit(signUpCall)} />}
       <Status tone={message?.tone}>{message?.text}</Status>
-      {social.length > 0 && (
-        <section aria-label="Other ways to sign in" className="social">
-          <p className="divider">
-            <span>or</span>
-          </p>
-          {social.map((p) => (
-            <button key={p.id} type="button" onClick={() => void onSocial(p.id)} disabled={busy}>
-              Continue with {p.name}
-            </button>
-          ))}
-        </section>
-      )}
+      <SocialSignIn social={providers?.social ?? []} busy={busy} onSocial={(id) => void onSocial(id)} />
       <p className="switch">
         {mode === "sign-in" ? "New to till? " : "Already have an account? "}
         <button type="button" className="link" onClick={() => switchMode(mode === "sign-in" ? "sign-up" : "sign-in")}>

@@ -1,0 +1,230 @@
+// Ingestion of usage events: a batch checked (customers of the organization, parents, time) and stored in one
+// INSERT with its meters' upkeep, deduplicated by external_id; or committed as the early INSERT started it.
+import { v7 as uuidV7 } from "uuid";
+import type { Db, Queryable } from "../../../db/client.js";
+import { missingCustomerIds } from "../../customers/service.js";
+import { isUuid } from "../../http.js";
+import { validationError, type ValidationIssue } from "../../errors.js";
+import { sql } from "drizzle-orm";
+import { eventsSpan, type EarlyInsert } from "./early-insert.js";
+import type { StagedInsert } from "./staged-insert.js";
+import type { EventsIngestInput } from "./input.js";
+import * as repo from "../repository.js";
+import * as rollups from "../rollups.js";
+
+/**
+ * How the usual path's INSERTs read their batch in this process (tests read it): from the body's text with
+ * patches, from the rows written out again, and how many of the former PostgreSQL refused (then the latter).
+ */
+export const usualInsertCounts = { text: 0, rows: 0, textRefused: 0 };
+
+/** Events may carry a timestamp this far ahead of the server's clock (clients' clocks drift). */
+export const INGEST_CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+const at = (i: number, field: string, msg: string, input?: unknown): ValidationIssue => ({
+  loc: ["body", "events", i, field],
+  msg,
+  type: "value_error",
+  ...(input === undefined ? {} : { input }),
+});
+
+/** What an ingest answers: how many events were stored, and how many were skipped as seen before. */
+export interface IngestResult {
+  inserted: number;
+  duplicates: number;
+}
+
+/**
+ * Stores a batch in one INSERT. Every event is checked first (customers of this organization, parents,
+ * no future timestamps); one bad event refuses the whole batch with nothing stored. An external_id seen
+ * before — earlier in the batch or stored — makes the event a duplicate, skipped and counted.
+ *
+ * `early`: the body's events, already being inserted as sent (early-insert.ts), committed if the batch passes
+ * and needs nothing the body does not say; then the answer is null if that INSERT failed after all (the caller
+ * stores the batch without it). Until it is decided this function reads nothing from the pool: a pool held by
+ * transactions waiting on the early one's rows would never answer it.
+ */
+export function ingestEvents(
+  db: Db,
+  organizationId: string,
+  input: EventsIngestInput,
+  now = Date.now(),
+  early?: EarlyInsert,
+  text?: string,
+  staged?: StagedInsert,
+): Promise<IngestResult | null> {
+  const events = input.events;
+  // parents are resolved to ids the usual way
+  if (early && events.some((e) => e.parent_id)) {
+    early.abandon();
+    early = undefined;
+  }
+  if (!early) return ingestUsual(db, organizationId, events, now, text, staged);
+  const issues = eventIssues(events, organizationId, now);
+  if (issues.length > 0) return Promise.reject(validationError(issues));
+  // the early INSERT holds what the rows of the usual path would, bar their ids; the customer ids it names are
+  // read in its transaction. Not awaited here: while the request waits on the database, nothing holds the
+  // batch (its objects die young, not copied by each young-generation collection meanwhile) but the customer
+  // id of each event, for the answer should one be missing
+  const named = events.map((e) => e.customer_id);
+  const customerIds = [...new Set(named.filter((id): id is string => id !== undefined))];
+  return commitEarly(early, events.length, customerIds.length > 0 ? named : [], customerIds);
+}
+
+async function commitEarly(early: EarlyInsert, total: number, named: Array<string | undefined>, customerIds: string[]): Promise<IngestResult | null> {
+  const outcome = await early.commit(customerIds);
+  if (outcome === null) return null;
+  if ("missingCustomerIds" in outcome) {
+    // what the usual path answers (its other checks passed already)
+    const missing = new Set(outcome.missingCustomerIds);
+    throw validationError(named.flatMap((id, i) => (id !== undefined && missing.has(id) ? [at(i, "customer_id", "Customer not found.", id)] : [])));
+  }
+  return { inserted: outcome.inserted, duplicates: total - outcome.inserted };
+}
+
+/** What is wrong with the events that the organization's customers and events need not be read for. */
+function eventIssues(events: EventsIngestInput["events"], organizationId: string, now: number, missing?: Set<string>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const latest = now + INGEST_CLOCK_SKEW_MS;
+  events.forEach((e, i) => {
+    if (e.organization_id && e.organization_id.toLowerCase() !== organizationId) {
+      issues.push(at(i, "organization_id", "Organization not found.", e.organization_id));
+    }
+    if (e.customer_id && missing?.has(e.customer_id)) issues.push(at(i, "customer_id", "Customer not found.", e.customer_id));
+    if (e.timestamp && Date.parse(e.timestamp) > latest) {
+      issues.push(at(i, "timestamp", "Timestamp must be in the past.", e.timestamp));
+    }
+  });
+  return issues;
+}
+
+/**
+ * `text`: the request body the events were parsed from, when there is one. Then the INSERT reads the events
+ * from its `events` array as sent, with what was decided here for some of them (patches: ids, parents, rewritten
+ * `_cost` and `_llm`), instead of from the rows written out again: a megabyte less to write, send and read.
+ */
+async function ingestUsual(
+  db: Db,
+  organizationId: string,
+  events: EventsIngestInput["events"],
+  now: number,
+  text?: string,
+  staged?: StagedInsert,
+): Promise<IngestResult> {
+  const customerIds = events.flatMap((e) => (e.customer_id ? [e.customer_id] : []));
+  const missing = new Set(customerIds.length > 0 ? await missingCustomerIds(db, organizationId, customerIds) : []);
+  const issues = eventIssues(events, organizationId, now, missing);
+  if (issues.length > 0) throw validationError(issues);
+  const nowIso = new Date(now).toISOString();
+
+  // ids are assigned here for events that others in the batch name as their parent (the rest get theirs from
+  // the column's default)
+  const named = new Set(events.flatMap((e) => (e.parent_id ? [e.parent_id] : [])));
+  const seen = new Set<string>();
+  const batchIds = new Map<string, string>();
+  const rows: repo.EventInsert[] = [];
+  const rowIndex: number[] = [];
+  events.forEach((e, i) => {
+    if (e.external_id) {
+      if (seen.has(e.external_id)) return;
+      seen.add(e.external_id);
+    }
+    const id = e.external_id && named.has(e.external_id) ? uuidV7() : null;
+    if (e.external_id && id) batchIds.set(e.external_id, id);
+    rowIndex.push(i);
+    rows.push({
+      id,
+      name: e.name,
+      timestamp: e.timestamp ?? nowIso,
+      customer_id: e.customer_id?.toLowerCase() ?? null,
+      external_customer_id: e.external_customer_id ?? null,
+      external_id: e.external_id ?? null,
+      parent_id: e.parent_id ?? null,
+      metadata: e.metadata ?? {},
+    });
+  });
+  await resolveParents(db, organizationId, rows, rowIndex, batchIds, issues);
+  if (issues.length > 0) throw validationError(issues);
+
+  // the batch and the rollups of the meters it feeds, in one statement under the organization's ingest lock
+  const store = (batch: rollups.BatchRows) => db.transaction((tx) => rollups.insertEventsWithRollups(tx, organizationId, batch));
+  const span = text === undefined ? undefined : eventsSpan(text);
+  let inserted: number | undefined;
+  // staged while the body was parsed (staged-insert.ts): null when PostgreSQL refused the text, which the
+  // rows then replace
+  const patches = JSON.stringify(patchesOf(events.length, rows, rowIndex));
+  const nowSql = sql`${nowIso}::timestamptz`;
+  const fromStaged = staged ? await staged.store(patches, nowSql) : undefined;
+  if (fromStaged !== undefined && fromStaged !== null) inserted = fromStaged;
+  else if (span && text !== undefined && fromStaged === undefined) {
+    const batch = { text: text.slice(span.start, span.end), now: nowSql, patches };
+    // PostgreSQL reads the text otherwise than JSON.parse read the body (a repeated `events` key, a \u0000):
+    // a data exception, and the rows are sent instead
+    usualInsertCounts.text++;
+    inserted = await store(batch).catch((err: unknown) => {
+      if (!sqlState(err)?.startsWith("22")) throw err;
+      usualInsertCounts.textRefused++;
+      return undefined;
+    });
+  }
+  if (inserted === undefined) {
+    usualInsertCounts.rows++;
+    inserted = await store({ rows });
+  }
+  return { inserted, duplicates: events.length - inserted };
+}
+
+const RESERVED_METADATA = ["_cost", "_llm"] as const;
+
+/** What the INSERT must take from `rows` rather than from the body's text (rollups.ts, BatchPatch). */
+function patchesOf(total: number, rows: repo.EventInsert[], rowIndex: number[]): rollups.BatchPatch[] {
+  const patches: rollups.BatchPatch[] = [];
+  const kept = new Set(rowIndex);
+  for (let i = 0; i < total; i++) if (!kept.has(i)) patches.push({ n: i + 1, skip: true });
+  rows.forEach((row, k) => {
+    const patch: rollups.BatchPatch = { n: rowIndex[k]! + 1 };
+    if (row.id) patch.id = row.id;
+    if (row.parent_id) patch.parent_id = row.parent_id;
+    for (const key of RESERVED_METADATA) if (row.metadata[key] !== undefined) (patch.reserved ??= {})[key] = row.metadata[key];
+    if (patch.id || patch.parent_id || patch.reserved) patches.push(patch);
+  });
+  return patches;
+}
+
+/** The SQLSTATE of a database error, through the query builder's wrappers (`cause`), if any. */
+function sqlState(err: unknown): string | undefined {
+  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/**
+ * parent_id names an event by its id or its external_id: a stored event of this organization first (a
+ * duplicate in the batch is not stored again), else one in the same batch.
+ */
+async function resolveParents(
+  db: Queryable,
+  organizationId: string,
+  rows: repo.EventInsert[],
+  rowIndex: number[],
+  batchIds: Map<string, string>,
+  issues: ValidationIssue[],
+): Promise<void> {
+  const refs = [...new Set(rows.flatMap((r) => (r.parent_id ? [r.parent_id] : [])))];
+  if (refs.length === 0) return;
+  const uuidRefs = refs.filter(isUuid).map((r) => r.toLowerCase());
+  const byRef = new Map<string, string>();
+  for (const s of await repo.findEventRefs(db, organizationId, uuidRefs, refs)) {
+    byRef.set(s.id, s.id);
+    if (s.externalId) byRef.set(s.externalId, s.id);
+  }
+  rows.forEach((row, n) => {
+    const ref = row.parent_id;
+    if (!ref) return;
+    const resolved = byRef.get(ref) ?? byRef.get(ref.toLowerCase()) ?? batchIds.get(ref);
+    if (resolved && resolved !== row.id) row.parent_id = resolved;
+    else issues.push(at(rowIndex[n] ?? n, "parent_id", "Parent event not found.", ref));
+  });
+}

@@ -1,0 +1,97 @@
+// What a renewal bills for the period that ended: the static prices as sold (fixed, custom, seats), each metered
+// price's usage beyond the period's meter credits, and the discount while its duration lasts (renewal.ts).
+import type { Queryable } from "../../db/client.js";
+import { addInterval, discountAmount, isDiscountable, isMetered, priceAmount } from "../checkouts/pricing.js";
+import type { loadDiscountBases } from "../discounts/service.js";
+import type { PriceWire } from "../products/service.js";
+import { inclusiveOf } from "../tax/service.js";
+import { creditsOf } from "../subscriptions/meter-credits.js";
+import type { SubscriptionRow } from "../subscriptions/service.js";
+import { usageLineDetail } from "../subscriptions/usage-line.js";
+import { applyCredits, meteredUsage, type MeteredUsage, type UsagePeriod } from "../subscriptions/usage.js";
+
+export type Discount = ReturnType<typeof loadDiscountBases> extends Promise<Map<string, infer D>> ? D : never;
+
+/** Whether the discount still applies to a period starting at `periodStart` (Polar's durations). */
+function discountApplies(d: Discount, sub: SubscriptionRow, periodStart: Date, endsTrial: boolean): boolean {
+  if (d.duration === "forever") return true;
+  // "once" was spent on the first order, unless that order was a trial's (nothing charged)
+  if (d.duration === "once") return endsTrial;
+  const firstPaid = sub.trialEnd ?? sub.startedAt ?? sub.createdAt;
+  const months = ("duration_in_months" in d ? d.duration_in_months : undefined) ?? 1;
+  return periodStart.getTime() < addInterval(firstPaid, "month", months).getTime();
+}
+
+export interface Bill {
+  /** A metered line has its billed units and unit price (the invoice prints them). */
+  /** Each line's service period: the new period for a static price (billed ahead), the period ended for usage. */
+  items: Array<{ label: string; amount: number; productPriceId: string | null; quantity?: number; unitAmount?: string; period?: { start: Date; end: Date } }>;
+  /** Per item: whether the discount applies to it, and its price's own tax behavior. */
+  discountable: boolean[];
+  inclusive: Array<boolean | undefined>;
+  subtotal: number;
+  discount: number;
+  /** Units the period consumed, by lower-cased meter id (the meter credits of the next period roll over from it). */
+  consumed: Map<string, number>;
+}
+
+export async function billPeriod(
+  db: Queryable,
+  sub: SubscriptionRow,
+  ctx: {
+    productName: string;
+    customer: UsagePeriod["customer"];
+    prices: PriceWire[];
+    discount: Discount | null;
+    ended: { start: Date; end: Date };
+    newStart: Date;
+    endsTrial: boolean;
+    /** The period's usage and the subscription's credits, when the caller read them already (a batch). */
+    preloaded?: { usage: MeteredUsage[]; credits: Map<string, number> | undefined } | undefined;
+  },
+): Promise<Bill> {
+  const items: Bill["items"] = [];
+  const discountableItems: boolean[] = [];
+  const inclusive: Array<boolean | undefined> = [];
+  let discountable = 0;
+  // a trial's usage is not billed
+  const usage = ctx.endsTrial
+    ? []
+    : (ctx.preloaded?.usage ?? (await meteredUsage(db, sub.organizationId, [{ customer: ctx.customer, prices: ctx.prices, ...ctx.ended }]))[0] ?? []);
+  // only the usage beyond the period's meter credits is billed
+  const credits = ctx.endsTrial ? undefined : ctx.preloaded ? ctx.preloaded.credits : (await creditsOf(db, sub.organizationId, [sub.id])).get(sub.id);
+  const credited = applyCredits(usage, credits);
+  const charged = new Map(credited.map((u) => [u.price, u]));
+  const consumed = new Map<string, number>();
+  for (const u of usage) if (u.meter && !consumed.has(u.meter.id.toLowerCase())) consumed.set(u.meter.id.toLowerCase(), u.consumed);
+  for (const price of ctx.prices) {
+    if (isMetered(price)) {
+      if (ctx.endsTrial) continue;
+      const meter = price.meter as { name?: string } | undefined;
+      const u = charged.get(price);
+      const units = u && u.credited > 0 ? ` (${u.consumed} consumed, ${u.credited} credited, ${u.billed} billed)` : "";
+      // tiers and the cap are spelled out on the line (usage-line.ts); its amount is then not units × one price
+      const detail = usageLineDetail(price, u?.billed ?? 0, sub.currency);
+      items.push({
+        label: `${ctx.productName} — ${meter?.name ?? "usage"}${units}${detail.text}`,
+        amount: u?.amount ?? 0,
+        productPriceId: price.id,
+        quantity: u?.billed ?? 0,
+        ...(detail.unitPriced ? { unitAmount: String(price.unit_amount ?? "0") } : {}),
+        period: { start: ctx.ended.start, end: ctx.ended.end },
+      });
+      discountableItems.push(false);
+    } else {
+      const amount = priceAmount(price, { amount: sub.amount, seats: sub.seats }) ?? sub.amount;
+      if (isDiscountable(price)) discountable += amount;
+      const period = { start: ctx.newStart, end: addInterval(ctx.newStart, sub.recurringInterval, sub.recurringIntervalCount) };
+      items.push({ label: ctx.productName, amount, productPriceId: price.id, period });
+      discountableItems.push(isDiscountable(price));
+    }
+    inclusive.push(inclusiveOf(price));
+  }
+  const subtotal = items.reduce((sum, i) => sum + i.amount, 0);
+  const applies = ctx.discount !== null && discountApplies(ctx.discount, sub, ctx.newStart, ctx.endsTrial);
+  const discount = applies && ctx.discount ? discountAmount({ ...ctx.discount, products: [] }, discountable, sub.currency) : 0;
+  return { items, discountable: discountableItems, inclusive, subtotal, discount, consumed };
+}

@@ -1,0 +1,163 @@
+// The proration charge of a plan change (issue 14 §4; the lines are subscriptions/proration.ts's): with the
+// proration behavior `invoice` the difference is billed now by an order (billing_reason `subscription_update`,
+// charged to the customer's default payment method as renewals are, the attempt recorded as a payment; a net
+// credit goes to the customer's balance; a declined charge makes the subscription past_due and its order goes
+// through dunning like a failed renewal's); with `prorate` the lines wait for the next renewal, whose order bills
+// them as their own lines (see carriedProrations). `next_period` and `reset` bill nothing for the change (the new
+// amount applies from the next renewal).
+import type { Queryable } from "../../db/client.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
+import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
+import { insertProrations, markProrationsBilled, pendingProrations, recordSettlement, settle } from "../balance/service.js";
+import { loadCustomers } from "../customers/service.js";
+import { insertPlannedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { getOrganization } from "../organizations/service.js";
+import { chargeSaved, recordCharge } from "../payments/service.js";
+import { loadPrices, loadProductSummaries } from "../products/service.js";
+import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
+import type { ProrationLine, ProrationPlan } from "../subscriptions/proration.js";
+import type { SubscriptionRow } from "../subscriptions/wire.js";
+import { updateSubscription } from "./repository.js";
+
+let defaultProcessor: PaymentProcessor | null = null;
+
+/** What billing a change did to the subscription: its row (past_due after a declined charge), and the order to dun. */
+export interface ProrationOutcome {
+  row: SubscriptionRow;
+  /** The `subscription_update` order whose charge was declined: the caller starts its dunning (startDunning). */
+  declinedOrderId: string | null;
+}
+
+/**
+ * Applies a change's proration in its transaction, after the row is written (`after` is the subscription as
+ * changed): `prorate` stores the lines for the next renewal; `invoice` bills them now.
+ */
+export async function applyProration(
+  tx: Queryable,
+  after: SubscriptionRow,
+  plan: ProrationPlan,
+  now: Date,
+  processor: PaymentProcessor | null = null,
+): Promise<ProrationOutcome> {
+  const unchanged = { row: after, declinedOrderId: null };
+  if (plan.lines.length === 0 || (after.status !== "active" && after.status !== "past_due")) return unchanged;
+  if (plan.behavior === "prorate") {
+    await insertProrations(
+      tx,
+      plan.lines.map((l, position) => ({
+        organizationId: after.organizationId,
+        subscriptionId: after.id,
+        label: l.label,
+        amount: l.amount,
+        productPriceId: l.productPriceId,
+        position,
+        createdAt: now,
+      })),
+    );
+    return unchanged;
+  }
+  if (plan.behavior !== "invoice") return unchanged;
+  defaultProcessor ??= createPaymentProcessor();
+  return invoiceProration(tx, after, plan.lines, now, processor ?? defaultProcessor);
+}
+
+/** A customer's stored tax id as [value, format] (the wire's pair may hold nulls). */
+function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [string, string] | null {
+  const [value, format] = taxId ?? [];
+  return value && format ? [value, format] : null;
+}
+
+/**
+ * The `subscription_update` order of a change billed now, with its tax; charged (the attempt recorded), or
+ * credited to the balance. A declined charge leaves the order pending and the subscription past_due.
+ */
+async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date, processor: PaymentProcessor): Promise<ProrationOutcome> {
+  const org = sub.organizationId;
+  const [customers, organization, prices, summaries] = await Promise.all([
+    loadCustomers(tx, org, { ids: [sub.customerId], externalIds: [] }),
+    getOrganization(tx, org),
+    loadPrices(tx, org, lines.flatMap((l) => l.productPriceId ?? [])),
+    loadProductSummaries(tx, org, [sub.productId]),
+  ]);
+  const customer = customers.byId.get(sub.customerId);
+  if (!customer) return { row: sub, declinedOrderId: null }; // a deleted customer is billed nothing
+  const tax = taxOf(
+    sellerTaxOf(organization),
+    { address: customer.billing_address, business: customer.tax_id !== null, taxId: taxIdOf(customer.tax_id) },
+    lines.map((l) => ({ amount: l.amount, inclusive: inclusiveOf(l.productPriceId ? (prices.get(l.productPriceId) ?? null) : null) })),
+    now,
+  );
+  const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
+  const total = tax ? tax.totalAmount : subtotal;
+  const settlement = await settle(tx, org, sub.customerId, sub.currency, total);
+  // the customer's default payment method, as a renewal charges (a card added in the portal included)
+  const attempt =
+    settlement.due > 0
+      ? await chargeSaved(tx, processor, org, sub.customerId, {
+          amount: settlement.due,
+          currency: sub.currency,
+          description: `${summaries.get(sub.productId)?.name ?? "Subscription"} — plan change`,
+          metadata: { subscription_id: sub.id },
+        })
+      : null;
+  const paid = settlement.due <= 0 || attempt?.result.ok === true;
+  const row = paid ? sub : await updateSubscription(tx, org, sub.id, { status: "past_due" }, now);
+  const planned = planOrderFromCheckout(
+    {
+      organizationId: org,
+      checkoutId: "",
+      customerId: sub.customerId,
+      productId: sub.productId,
+      subscriptionId: sub.id,
+      billingReason: "subscription_create",
+      currency: sub.currency,
+      discountId: null,
+      subtotalAmount: subtotal,
+      discountAmount: 0,
+      tax,
+      seats: sub.seats,
+      billingName: customer.billing_name ?? customer.name,
+      billingAddress: customer.billing_address as Record<string, string | null> | null,
+      billingTaxId: taxIdOf(customer.tax_id),
+      metadata: sub.metadata,
+      customFieldData: sub.customFieldData,
+      items: lines,
+    },
+    now,
+  );
+  const order = {
+    row: {
+      ...planned.row,
+      billingReason: "subscription_update",
+      checkoutId: null,
+      status: paid ? "paid" : "pending",
+      appliedBalanceAmount: settlement.applied,
+    },
+    items: planned.items.map((i) => ({ ...i, proration: true })),
+  };
+  await insertPlannedOrder(tx, order, organization.slug);
+  await recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id });
+  if (attempt) {
+    const at = { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency };
+    await recordCharge(tx, processor, attempt, { ...at, attempt: "update" }, now);
+  }
+  const data = orderWire(order.row, order.items, { customer, product: summaries.get(sub.productId) ?? null, discount: null, subscription: row });
+  const fill = { invoiceNumberOf: order.row.id };
+  const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, ...fill }];
+  if (paid) events.push({ type: "order.paid", organizationId: org, data, ...fill });
+  events.push(customerStateChanged(org, sub.customerId));
+  await enqueue(tx, events);
+  return { row, declinedOrderId: paid ? null : order.row.id };
+}
+
+/**
+ * The renewal's part of `prorate`: the subscription's pending proration lines, appended to the period's bill as
+ * lines of their own (never discounted; taxed with the others). `billed` marks them billed by the renewal order.
+ */
+export async function carriedProrations(tx: Queryable, sub: SubscriptionRow, preloaded?: Awaited<ReturnType<typeof pendingProrations>>) {
+  const pending = preloaded ?? (await pendingProrations(tx, sub.organizationId, sub.id));
+  return {
+    items: pending.map((p) => ({ label: p.label, amount: p.amount, productPriceId: p.productPriceId })),
+    billed: (orderId: string) => (pending.length > 0 ? markProrationsBilled(tx, sub.organizationId, sub.id, orderId) : Promise.resolve()),
+  };
+}

@@ -1,0 +1,352 @@
+// Renewal at period end, one subscription per transaction under its row lock. A subscription set to cancel at
+// period end ends (canceled, its grants revoked). Any other starts its next period: a trial becomes active, and
+// the period is billed — its static price as sold (fixed, custom, seats), the discount while its duration
+// lasts, the metered prices' usage over the period ended — by a new order paid with the payment method the
+// checkout saved; its grants are cycled. A declined charge leaves the order pending and the subscription
+// past_due (no longer renewed) and starts its dunning (billing/dunning: retries on a schedule). Every webhook event of the change goes to the outbox in the same transaction.
+import { randomUUID } from "node:crypto";
+import type { Db, Queryable } from "../../db/client.js";
+import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
+import type { PaymentProcessor } from "../../payments/processor.js";
+import { revokeGrantsOfSubscription } from "../benefits/service.js";
+import { addInterval } from "../checkouts/pricing.js";
+import { loadCustomers } from "../customers/service.js";
+import { loadDiscountBases } from "../discounts/service.js";
+import { invalid, notFound, notPermitted } from "../errors.js";
+import { insertPlannedOrder, insertUnnumberedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { getOrganization } from "../organizations/service.js";
+import { loadPrices, loadProducts, loadProductSummaries, type ProductSummaryWire } from "../products/service.js";
+import { afterDiscount, sellerTaxOf, taxOf } from "../tax/service.js";
+import { dunningStart, organizationDunningSettings, startDunning } from "../dunning/service.js";
+import { chargeSaved, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
+import type { PaymentMethodRow } from "../payments/repository.js";
+import { billPeriod } from "./bill.js";
+import * as repo from "./repository.js";
+import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "../subscriptions/service.js";
+import type { SubscriptionMeterWire } from "../subscriptions/wire.js";
+import { subscriptionMeters } from "../subscriptions/usage.js";
+import { alreadyCanceled } from "../subscriptions/errors.js";
+import { recordSettlement, settle, type Settlement } from "../balance/service.js";
+import { carriedProrations } from "./proration.js";
+import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
+import { orgNow } from "../test-clock/clock.js";
+import { cycledEvents, NeedsSavepoint, type Batched } from "./writes.js";
+import type { RenewalBatch } from "./batch.js";
+
+export interface RenewalDeps {
+  processor: PaymentProcessor;
+  baseURL: string;
+}
+
+async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
+  const [customers, products, discounts, prices] = await Promise.all([
+    loadCustomers(tx, sub.organizationId, { ids: [sub.customerId], externalIds: [] }),
+    loadProducts(tx, sub.organizationId, [sub.productId], baseURL),
+    loadDiscountBases(tx, sub.organizationId, sub.discountId ? [sub.discountId] : []),
+    loadPrices(tx, sub.organizationId, sub.priceIds),
+  ]);
+  const customer = customers.byId.get(sub.customerId);
+  const product = products.get(sub.productId);
+  if (!customer || !product) throw new Error(`subscription ${sub.id}: its customer or product is missing`);
+  return {
+    customer,
+    product,
+    discount: sub.discountId ? (discounts.get(sub.discountId) ?? null) : null,
+    prices: sub.priceIds.flatMap((id) => prices.get(id) ?? []),
+  };
+}
+
+export type Embeds = Awaited<ReturnType<typeof embeds>>;
+
+/** The `Subscription` shape of the row as written, with its meters' usage over its (new) current period. */
+async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds, preloaded?: SubscriptionMeterWire[]): Promise<SubscriptionWire> {
+  const meters = preloaded ?? (await subscriptionMeters(tx, row.organizationId, [{ row, customer: e.customer, prices: e.prices }]))[0];
+  return subscriptionWire(row, { ...e, meters });
+}
+
+/** The subscription ends now: canceled, its grants revoked. */
+async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, now: Date, endsNow: boolean): Promise<SubscriptionRow> {
+  const ended = await repo.updateSubscription(
+    tx,
+    sub.organizationId,
+    sub.id,
+    {
+      status: "canceled",
+      endedAt: now,
+      endsAt: endsNow ? now : sub.currentPeriodEnd,
+      canceledAt: sub.canceledAt ?? now,
+      ...(endsNow ? { currentPeriodEnd: now } : {}),
+    },
+    now,
+  );
+  const wire = await wireOf(tx, ended, e);
+  const org = sub.organizationId;
+  await enqueue(tx, [
+    { type: "subscription.updated", organizationId: org, data: wire },
+    { type: "subscription.revoked", organizationId: org, data: wire },
+  ]);
+  // records benefit_grant.revoked for each
+  await revokeGrantsOfSubscription(tx, org, sub.id, now);
+  await enqueue(tx, customerStateChanged(org, sub.customerId));
+  return ended;
+}
+
+/** The renewal's settlement: the customer's balance pays first; without a balance (read by the batch), nothing to lock. */
+async function settleRenewal(tx: Queryable, sub: SubscriptionRow, total: number, batch: RenewalBatch | undefined): Promise<Settlement> {
+  if (batch && total > 0 && !batch.moved.has(sub.customerId) && (batch.balances.get(`${sub.customerId}:${sub.currency.toLowerCase()}`) ?? 0) <= 0) {
+    return { applied: 0, due: total };
+  }
+  return settle(tx, sub.organizationId, sub.customerId, sub.currency, total);
+}
+
+/** The next period starts at `newStart`, billed by a new order. */
+async function cycleSubscription(
+  tx: Queryable,
+  deps: RenewalDeps,
+  sub: SubscriptionRow,
+  e: Embeds,
+  now: Date,
+  newStart: Date,
+  batched?: Batched,
+): Promise<SubscriptionRow> {
+  const org = sub.organizationId;
+  const b = batched?.batch;
+  const deferred = batched?.deferred ? batched.out : undefined;
+  const endsTrial = sub.status === "trialing";
+  const bill = await billPeriod(tx, sub, {
+    productName: e.product.name,
+    customer: e.customer,
+    prices: e.prices,
+    discount: e.discount,
+    ended: { start: sub.currentPeriodStart, end: newStart },
+    newStart,
+    endsTrial,
+    preloaded: b && b.usage.has(sub.id) ? { usage: b.usage.get(sub.id) ?? [], credits: b.credits.get(sub.id) } : undefined,
+  });
+  // `prorate` plan changes of the period ended: their lines are this order's own
+  const carried = await carriedProrations(tx, sub, b?.prorations.get(sub.id));
+  const firstCarried = bill.items.length;
+  for (const item of carried.items) {
+    bill.items.push(item);
+    bill.discountable.push(false);
+    bill.inclusive.push(undefined);
+    bill.subtotal += item.amount;
+  }
+  const organization = b?.organizations.get(org) ?? (await getOrganization(tx, org));
+  // the period's tax, for the customer's billing address and tax id as they are now (metered lines too)
+  const amounts = afterDiscount(bill.items.map((i) => i.amount), bill.discountable, bill.discount);
+  const tax = taxOf(
+    sellerTaxOf(organization),
+    { address: e.customer.billing_address, business: e.customer.tax_id !== null, taxId: taxIdOf(e.customer.tax_id) },
+    amounts.map((amount, i) => ({ amount, inclusive: bill.inclusive[i] })),
+    now,
+  );
+  const total = tax ? tax.totalAmount : bill.subtotal - bill.discount;
+  // the customer's balance pays first (a net credit goes to it); the rest is charged to the saved card
+  const settlement = await settleRenewal(tx, sub, total, b);
+  // a balance movement and carried prorations write rows that name the order: they take the savepoint path
+  if (deferred && (settlement.applied !== 0 || carried.items.length > 0)) throw new NeedsSavepoint();
+  const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e, b?.methods.get(sub.customerId)) : null;
+  const paid = settlement.due <= 0 || attempt?.result.ok === true;
+
+  const order = renewalOrder(sub, e, bill, tax, { settlement, paid, firstCarried }, now);
+  if (b && settlement.applied !== 0) b.moved.add(sub.customerId);
+  const terms = {
+    status: paid ? "active" : "past_due",
+    currentPeriodStart: newStart,
+    currentPeriodEnd: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount),
+    // a trial ended early (renewed now) ended then
+    ...(endsTrial ? { trialEnd: newStart } : {}),
+  } satisfies repo.RenewalPatch;
+  const charged = { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency, attempt: "renewal" } as const;
+  let renewed: SubscriptionRow;
+  let summaries: Map<string, ProductSummaryWire>;
+  if (deferred && b) {
+    // a deferred renewal (writes.ts): its rows are written with the whole batch's, the subscription's
+    // as updateSubscription would write it
+    renewed = { ...sub, ...terms, modifiedAt: now };
+    summaries = b.summaries;
+    deferred.deferred = {
+      terms: renewed,
+      order,
+      payments: attempt ? [{ id: randomUUID(), ...paymentOf(deps.processor, attempt, charged, now) }] : [],
+      dunning: [],
+      cycle: null,
+    };
+  } else {
+    // sent together (pipelined, run in this order): the subscription's new terms, the order — in a batch without
+    // its invoice number (finishBatch numbers it); alone it takes the number now and the organization's counter
+    // stays locked until the commit —, the balance movement, the prorations billed, and the charge attempt
+    // (Polar's Payment; a failure starts dunning below)
+    [renewed, summaries] = await Promise.all([
+      repo.updateSubscription(tx, org, sub.id, terms, now),
+      b?.summaries.has(sub.productId) ? b.summaries : loadProductSummaries(tx, org, [sub.productId]),
+      b ? insertUnnumberedOrder(tx, order) : insertPlannedOrder(tx, order, organization.slug),
+      recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id }),
+      carried.billed(order.row.id),
+      attempt ? recordCharge(tx, deps.processor, attempt, charged, now) : undefined,
+    ]);
+  }
+
+  // the batch read the new period's meters when the renewal starts it at the period's end, as here
+  const sameEnd = renewed.currentPeriodStart.getTime() === sub.currentPeriodEnd.getTime();
+  const wire = await wireOf(tx, renewed, e, sameEnd ? b?.newMeters.get(sub.id) : undefined);
+  const data = orderWire(order.row, order.items, {
+    customer: e.customer,
+    product: summaries.get(sub.productId) ?? null,
+    discount: order.row.discountId ? e.discount : null,
+    subscription: renewed,
+  });
+  const fill = { invoiceNumberOf: order.row.id };
+  const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, ...fill }];
+  if (paid) events.push({ type: "order.paid", organizationId: org, data, ...fill, ...(endsTrial ? { mail: "subscription_cycled_after_trial" as const } : {}) });
+  events.push({ type: "subscription.updated", organizationId: org, data: wire });
+  if (!paid && deferred?.deferred && b) {
+    const settings = b.dunningSettings.get(org) ?? (await organizationDunningSettings(tx, org));
+    b.dunningSettings.set(org, settings);
+    const start = dunningStart(settings, org, wire, order.row.id, now);
+    deferred.deferred.dunning.push(start.row);
+    events.push(...start.events);
+  } else if (!paid) {
+    events.push(...(await startDunning(tx, org, wire, order.row.id, now)));
+  }
+  if (paid && endsTrial) events.push({ type: "subscription.active", organizationId: org, data: wire });
+  // a deferred renewal has no meter credits to cycle (writes.ts: canDefer); its grants are cycled with
+  // the batch's, their events placed here
+  if (paid && deferred?.deferred) deferred.deferred.cycle = { at: events.length, now };
+  else if (paid) {
+    await cycleMeterCredits(tx, org, sub.id, bill.consumed, now, b?.creditGrants.get(sub.id));
+    events.push(...cycledEvents(org, await repo.cycleGrants(tx, org, sub.id, now)));
+  }
+  events.push(customerStateChanged(org, sub.customerId));
+  if (batched) {
+    batched.out.orders.push({ organizationId: org, id: order.row.id });
+    batched.out.events.push(...events);
+  } else {
+    await enqueue(tx, events);
+  }
+  return renewed;
+}
+
+/**
+ * The order of a renewal: the period's lines (the carried prorations' from `firstCarried` on), its tax and
+ * discount, paid or pending. The period it renews is part of the order: a second order for it breaks a unique
+ * index (one renewal per period).
+ */
+function renewalOrder(
+  sub: SubscriptionRow,
+  e: Embeds,
+  bill: Awaited<ReturnType<typeof billPeriod>>,
+  tax: ReturnType<typeof taxOf>,
+  s: { settlement: Settlement; paid: boolean; firstCarried: number },
+  now: Date,
+) {
+  const { settlement, paid, firstCarried } = s;
+  const planned = planOrderFromCheckout(
+    {
+      organizationId: sub.organizationId,
+      checkoutId: "",
+      customerId: sub.customerId,
+      productId: sub.productId,
+      subscriptionId: sub.id,
+      billingReason: "subscription_create",
+      currency: sub.currency,
+      discountId: bill.discount > 0 ? sub.discountId : null,
+      subtotalAmount: bill.subtotal,
+      discountAmount: bill.discount,
+      tax,
+      seats: sub.seats,
+      billingName: e.customer.billing_name ?? e.customer.name,
+      billingAddress: e.customer.billing_address as Record<string, string | null> | null,
+      billingTaxId: taxIdOf(e.customer.tax_id),
+      metadata: sub.metadata,
+      customFieldData: sub.customFieldData,
+      items: bill.items,
+    },
+    now,
+  );
+  return {
+    ...planned,
+    row: {
+      ...planned.row,
+      billingReason: "subscription_cycle",
+      checkoutId: null,
+      status: paid ? "paid" : "pending",
+      renewedPeriodStart: sub.currentPeriodStart,
+      appliedBalanceAmount: settlement.applied,
+    },
+    items: planned.items.map((i) => (i.position >= firstCarried ? { ...i, proration: true } : i)),
+  };
+}
+
+/** A customer's stored tax id as [value, format] (the wire's pair may hold nulls). */
+function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [string, string] | null {
+  const [value, format] = taxId ?? [];
+  return value && format ? [value, format] : null;
+}
+
+/** Charges the customer's default payment method (the one the checkout saved, unless they chose another). */
+async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, amount: number, e: Embeds, method?: PaymentMethodRow): Promise<ChargeOutcome> {
+  return chargeSaved(
+    tx,
+    deps.processor,
+    sub.organizationId,
+    sub.customerId,
+    {
+      amount,
+      currency: sub.currency,
+      description: `${e.product.name} — renewal`,
+      metadata: { subscription_id: sub.id },
+    },
+    method,
+  );
+}
+
+/**
+ * Renews a locked subscription in the caller's transaction: ends it or starts its next period. `endsNow`
+ * renews as if the period had ended now (the till-only renew route); otherwise at its recorded end.
+ */
+export async function renewLocked(
+  tx: Queryable,
+  deps: RenewalDeps,
+  sub: SubscriptionRow,
+  now: Date,
+  endsNow: boolean,
+  /** A batch's renewal (server/jobs/schedules.ts): reads from the batch, leaves numbering and events to finishBatch. */
+  batched?: Batched,
+): Promise<SubscriptionRow> {
+  const e = batched?.batch.embeds.get(sub.id) ?? (await embeds(tx, sub, deps.baseURL));
+  if (sub.cancelAtPeriodEnd) return endSubscription(tx, sub, e, now, endsNow);
+  return cycleSubscription(tx, deps, sub, e, now, endsNow ? now : sub.currentPeriodEnd, batched);
+}
+
+/**
+ * POST /v1/subscriptions/{id}/renew, idempotent per period either way:
+ * - with `periodStart` (the `current_period_start` the caller saw): renews that period now, whatever its end;
+ *   once it has been renewed (or the subscription ended in it), the subscription is answered as it is;
+ * - without: renews the current period only if its end has been reached, at that end (what the renewal
+ *   schedule does on its next run); otherwise, a repeat of a renewal included, the subscription is answered
+ *   as it is. A bare call sent twice never bills twice.
+ * Nothing is billed for an answer "as it is".
+ */
+export async function renewNow(db: Db, deps: RenewalDeps, organizationId: string, id: string, periodStart?: Date): Promise<SubscriptionWire> {
+  return db.transaction(async (tx) => {
+    const sub = await repo.lockSubscription(tx, organizationId, id);
+    if (!sub) throw notFound("Subscription not found");
+    const asItIs = async () => wireOf(tx, sub, await embeds(tx, sub, deps.baseURL));
+    if (periodStart) {
+      const current = sub.currentPeriodStart.getTime();
+      if (periodStart.getTime() > current) {
+        throw invalid(["body", "current_period_start"], `The subscription's current period started at ${sub.currentPeriodStart.toISOString()}.`);
+      }
+      const over = periodStart.getTime() < current || sub.endedAt !== null || sub.status === "canceled";
+      if (over) return asItIs();
+    }
+    if (sub.endedAt || sub.status === "canceled") throw alreadyCanceled();
+    if (sub.status !== "active" && sub.status !== "trialing") throw notPermitted(`A ${sub.status} subscription cannot be renewed.`);
+    const now = await orgNow(tx, organizationId);
+    if (!periodStart && sub.currentPeriodEnd.getTime() > now.getTime()) return asItIs();
+    const renewed = await renewLocked(tx, deps, sub, now, Boolean(periodStart));
+    return wireOf(tx, renewed, await embeds(tx, renewed, deps.baseURL));
+  });
+}

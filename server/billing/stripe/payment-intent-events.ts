@@ -1,0 +1,89 @@
+// What Stripe's payment_intent.* and setup_intent.* events change in till (issue 27 §2–§3): the processor
+// finished a payment after till's request answered — 3-D Secure completed on the checkout page or in the portal,
+// a bank debit cleared, or it failed. The event only says which intent; its current state is read from Stripe
+// (events may come late, twice, or out of order), and the intent's metadata says what it pays:
+//   - checkout_id: the checkout waiting `confirmed` is purchased now (completeCheckoutPayment), once whether the
+//     confirm or the event came first; a failure opens it again for another card.
+//   - order_id: a renewal's order the customer authenticated from the portal is paid (dunning's settle).
+// The inbound pipeline (webhook.ts today) calls handleStripePaymentEvent once per recorded event.
+import type { Db } from "../../db/client.js";
+import type { PaymentProcessor } from "../../payments/processor.js";
+import { paymentIntentResult, setupIntentResult } from "../../payments/stripe/adapter.js";
+import { stripeOf } from "../../payments/stripe/connection.js";
+import type { Stripe } from "../../payments/stripe-client.js";
+import { completeCheckoutPayment } from "../checkouts/confirm.js";
+import { publishCheckoutEvents } from "../checkouts/events.js";
+import { chargeRow } from "../checkouts/fulfil.js";
+import * as checkoutsRepo from "../checkouts/repository.js";
+import { payAuthenticated } from "../dunning/service.js";
+import { insertPayment } from "../payments/repository.js";
+
+export interface PaymentEventDeps {
+  db: Db;
+  secret: string;
+  stripeApiUrl: string;
+  baseURL: string;
+}
+
+export const PAYMENT_EVENT_TYPES = new Set([
+  "payment_intent.succeeded",
+  "payment_intent.payment_failed",
+  "payment_intent.canceled",
+  "setup_intent.succeeded",
+  "setup_intent.setup_failed",
+]);
+
+type IntentOf = { kind: "payment"; intent: Stripe.PaymentIntent } | { kind: "setup"; intent: Stripe.SetupIntent };
+
+/** The intent as Stripe holds it now (with its payment method, for the card's brand and last four). */
+async function currentIntent(stripe: Stripe, type: string, id: string): Promise<IntentOf> {
+  return type.startsWith("setup_intent.")
+    ? { kind: "setup", intent: await stripe.setupIntents.retrieve(id, { expand: ["payment_method"] }) }
+    : { kind: "payment", intent: await stripe.paymentIntents.retrieve(id, { expand: ["payment_method"] }) };
+}
+
+/** Handles one verified Stripe event of an organization; events of other types are left alone. */
+export async function handleStripePaymentEvent(deps: PaymentEventDeps, organizationId: string, event: { type: string; data: { object: unknown } }): Promise<void> {
+  if (!PAYMENT_EVENT_TYPES.has(event.type)) return;
+  const id = (event.data.object as { id?: unknown } | null)?.id;
+  if (typeof id !== "string") return;
+  const connected = await stripeOf(deps.db, deps, organizationId);
+  if (!connected) return;
+  const current = await currentIntent(connected.stripe, event.type, id);
+  const metadata = current.intent.metadata ?? {};
+  const result = current.kind === "payment" ? paymentIntentResult(current.intent) : setupIntentResult(current.intent);
+  if (metadata.checkout_id) return checkoutOutcome(deps, connected.processor, organizationId, metadata.checkout_id, current, result);
+  if (metadata.order_id && current.kind === "payment" && result.ok) {
+    await payAuthenticated({ db: deps.db, processor: connected.processor, baseURL: deps.baseURL }, organizationId, metadata.order_id, current.intent.id, current.intent.amount);
+  }
+}
+
+async function checkoutOutcome(
+  deps: PaymentEventDeps,
+  processor: PaymentProcessor,
+  organizationId: string,
+  checkoutId: string,
+  current: IntentOf,
+  result: ReturnType<typeof paymentIntentResult>,
+): Promise<void> {
+  if (result.ok) {
+    await completeCheckoutPayment({ db: deps.db, baseURL: deps.baseURL, processor }, organizationId, checkoutId, processor, result);
+    return;
+  }
+  // still waiting (processing, or the customer has not acted yet): nothing to do
+  if (result.next) return;
+  // failed: the checkout waiting for this intent opens again, the failed attempt recorded
+  const reopened = await deps.db.transaction(async (tx) => {
+    const locked = await checkoutsRepo.lockCheckout(tx, checkoutId);
+    if (!locked || locked.organizationId !== organizationId || locked.status !== "confirmed") return null;
+    if (locked.paymentProcessorMetadata.intent_id !== current.intent.id) return null;
+    const { intent_id: _i, intent_client_secret: _s, intent_status: _t, intent_kind: _k, ...metadata } = locked.paymentProcessorMetadata;
+    const row = await checkoutsRepo.updateCheckout(tx, checkoutId, { status: "open", paymentProcessorMetadata: metadata, confirmationHash: null, modifiedAt: new Date() });
+    if (current.kind === "payment") {
+      const at = { organizationId, customerId: locked.customerId, orderId: null, checkoutId, amount: current.intent.amount, currency: current.intent.currency, processor: processor.id };
+      await insertPayment(tx, { ...chargeRow(at, result, new Date()), processorPaymentId: current.intent.id });
+    }
+    return row;
+  });
+  if (reopened) publishCheckoutEvents(checkoutId, [{ key: "checkout.updated", payload: { status: "open" } }]);
+}

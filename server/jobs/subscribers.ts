@@ -1,0 +1,22 @@
+// The outbox's subscribers (db/outbox.ts, OutboxSubscriber): what each domain does with the events of a
+// fanned-out batch, in the fan-out's transaction. The worker runs them in this order and wakes the loop of a
+// subscriber that recorded jobs.
+import type { OutboxSubscriber } from "../db/outbox.js";
+import * as deliveries from "../billing/benefit-delivery/service.js";
+import * as customerEmails from "../billing/customer-emails/service.js";
+import * as invoices from "../billing/invoices/service.js";
+import * as productBenefits from "../billing/subscriptions/product-benefits.js";
+import * as stripeEvents from "../billing/stripe-events/service.js";
+import type { OutboxSubscriber as FanOutSubscriber } from "../billing/webhooks/service.js";
+
+/** The subscribers of every fanned-out batch, in order. */
+export const OUTBOX_SUBSCRIBERS = [customerEmails.outboxSubscriber, invoices.outboxSubscriber, productBenefits.outboxSubscriber, deliveries.outboxSubscriber, stripeEvents.outboxSubscriber];
+
+type Name = OutboxSubscriber<unknown>["name"];
+
+/** The subscribers as the fan-out runs them: each one that recorded jobs wakes its loop (`wakes`), after the commit. */
+export function fanOutSubscribers(wakes: Record<Name, () => void>, log: { error(err: unknown, msg: string): void }): FanOutSubscriber[] {
+  return OUTBOX_SUBSCRIBERS.map((s) => async (tx, rows) => {
+    if ((await s.receive(tx, rows, log)) > 0) queueMicrotask(wakes[s.name]);
+  });
+}

@@ -1,0 +1,214 @@
+// The Stripe adapter of the payment seam (issue 27 §2–§3): an organization's Stripe account takes its payments.
+// A checkout's confirmation token (made by Stripe.js's Payment Element on the page) is confirmed server-side as
+// a PaymentIntent — a SetupIntent when nothing is due now (a trial) — on the Stripe customer of the till
+// customer, set up for off-session use when a subscription will charge it again; renewals and retries charge
+// the saved PaymentMethod off-session. Every create carries an idempotency key, so a retried request is taken
+// once. Stripe's own decline messages are what the customer reads. An intent that needs the customer (3-D
+// Secure) or is still on its way (bank debits) comes back as a NextAction; how it ends comes as an event
+// (payment-intent-events.ts).
+import type Stripe from "stripe";
+import type {
+  ChargeRequest,
+  NextAction,
+  PaymentCustomer,
+  PaymentMethodSummary,
+  PaymentProcessor,
+  PaymentRequest,
+  PaymentResult,
+  RefundRequest,
+  RefundResult,
+} from "../processor.js";
+import { Stripe as StripeSdk } from "../stripe-client.js";
+
+/** What the checkout page needs to mount the Payment Element (Polar's metadata carries the publishable key too). */
+export const STRIPE_METADATA_PROCESSOR = "stripe";
+
+const summaryOf = (pm: Stripe.PaymentMethod | string | null): PaymentMethodSummary => {
+  const card = typeof pm === "object" && pm ? pm.card : null;
+  return { brand: card?.brand ?? "unknown", last4: card?.last4 ?? "0000", expMonth: card?.exp_month ?? 0, expYear: card?.exp_year ?? 0 };
+};
+const idOf = (v: string | { id: string } | null | undefined) => (typeof v === "string" ? v : (v?.id ?? null));
+
+/**
+ * Stripe's error as a declined result: its decline code (else its code) and its message, shown as is. An
+ * off-session charge that needs authentication is declined `authentication_required` (the renewal goes past
+ * due; the customer authenticates a new on-session payment from the portal).
+ */
+function declined(err: unknown): PaymentResult {
+  if (err instanceof StripeSdk.errors.StripeError && (err.type === "StripeCardError" || err.type === "StripeInvalidRequestError")) {
+    return { ok: false, code: err.decline_code ?? err.code ?? "card_declined", message: err.message };
+  }
+  throw err;
+}
+
+/** A PaymentIntent's outcome as the seam's result. */
+export function paymentIntentResult(pi: Stripe.PaymentIntent): PaymentResult {
+  const customer = idOf(pi.customer);
+  if (pi.status === "succeeded") {
+    return {
+      ok: true,
+      paymentId: pi.id,
+      paymentMethodId: idOf(pi.payment_method) ?? "",
+      paymentMethod: summaryOf(typeof pi.payment_method === "object" ? pi.payment_method : null),
+      ...(customer ? { processorCustomerId: customer } : {}),
+    };
+  }
+  if ((pi.status === "requires_action" || pi.status === "processing") && pi.client_secret) {
+    const next: NextAction = { status: pi.status === "processing" ? "processing" : "requires_action", intentId: pi.id, clientSecret: pi.client_secret, kind: "payment", processorCustomerId: customer };
+    return { ok: false, code: pi.status, message: pi.status === "processing" ? "The payment is processing." : "The payment needs your confirmation.", next };
+  }
+  const error = pi.last_payment_error;
+  return { ok: false, code: error?.decline_code ?? error?.code ?? "payment_failed", message: error?.message ?? "The payment failed." };
+}
+
+/** A SetupIntent's outcome as the seam's result (nothing charged). */
+export function setupIntentResult(si: Stripe.SetupIntent): PaymentResult {
+  const customer = idOf(si.customer);
+  if (si.status === "succeeded") {
+    return {
+      ok: true,
+      paymentId: null,
+      paymentMethodId: idOf(si.payment_method) ?? "",
+      paymentMethod: summaryOf(typeof si.payment_method === "object" ? si.payment_method : null),
+      ...(customer ? { processorCustomerId: customer } : {}),
+    };
+  }
+  if ((si.status === "requires_action" || si.status === "processing") && si.client_secret) {
+    const next: NextAction = { status: si.status === "processing" ? "processing" : "requires_action", intentId: si.id, clientSecret: si.client_secret, kind: "setup", processorCustomerId: customer };
+    return { ok: false, code: si.status, message: "The payment method needs your confirmation.", next };
+  }
+  const error = si.last_setup_error;
+  return { ok: false, code: error?.decline_code ?? error?.code ?? "setup_failed", message: error?.message ?? "The payment method could not be saved." };
+}
+
+/** The Stripe customer of a till customer: the one kept, else a new one (its create keyed by the till customer). */
+async function customerOf(stripe: Stripe, customer: PaymentCustomer | undefined, key: string): Promise<string | undefined> {
+  if (!customer) return undefined;
+  if (customer.processorCustomerId) return customer.processorCustomerId;
+  const created = await stripe.customers.create(
+    // (a first purchase's till customer is made in the confirm's transaction: a retry names another id, so none is sent)
+    { email: customer.email, ...(customer.name ? { name: customer.name } : {}) },
+    { idempotencyKey: `${key}-customer` },
+  );
+  return created.id;
+}
+
+/** Polar's refund reasons Stripe has a reason for. */
+const REFUND_REASONS: Record<string, Stripe.RefundCreateParams.Reason> = { duplicate: "duplicate", fraudulent: "fraudulent", customer_request: "requested_by_customer" };
+
+export function createStripeProcessor(stripe: Stripe, publishableKey: string): PaymentProcessor {
+  return {
+    id: "stripe",
+    wireName: "stripe",
+    servesLive: true,
+    checkoutMetadata: () => ({ processor: STRIPE_METADATA_PROCESSOR, publishable_key: publishableKey }),
+
+    async pay(request: PaymentRequest): Promise<PaymentResult> {
+      const key = request.idempotencyKey ?? `till-${request.metadata.checkout_id ?? request.metadata.customer_id ?? "payment"}-${request.confirmationTokenId}`;
+      try {
+        const customer = await customerOf(stripe, request.customer, key);
+        const { metadata } = request;
+        if (request.amount === 0) {
+          const si = await stripe.setupIntents.create(
+            {
+              ...(customer ? { customer } : {}),
+              confirmation_token: request.confirmationTokenId,
+              confirm: true,
+              usage: "off_session",
+              automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+              description: request.description,
+              metadata,
+              expand: ["payment_method"],
+            },
+            { idempotencyKey: `${key}-setup` },
+          );
+          return setupIntentResult(si);
+        }
+        const pi = await stripe.paymentIntents.create(
+          {
+            amount: request.amount,
+            currency: request.currency,
+            ...(customer ? { customer } : {}),
+            confirmation_token: request.confirmationTokenId,
+            confirm: true,
+            ...(request.setupFutureUsage ? { setup_future_usage: "off_session" as const } : {}),
+            automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+            description: request.description,
+            metadata,
+            expand: ["payment_method"],
+          },
+          { idempotencyKey: `${key}-payment` },
+        );
+        return paymentIntentResult(pi);
+      } catch (err) {
+        return declined(err);
+      }
+    },
+
+    async charge(request: ChargeRequest): Promise<PaymentResult> {
+      try {
+        const customer = request.processorCustomerId ?? idOf((await stripe.paymentMethods.retrieve(request.paymentMethodId)).customer);
+        const pi = await stripe.paymentIntents.create(
+          {
+            amount: request.amount,
+            currency: request.currency,
+            ...(customer ? { customer } : {}),
+            payment_method: request.paymentMethodId,
+            confirm: true,
+            ...(request.onSession ? {} : { off_session: true }),
+            ...(request.onSession ? { automatic_payment_methods: { enabled: true, allow_redirects: "never" as const } } : { payment_method_types: ["card"] }),
+            description: request.description,
+            metadata: request.metadata,
+            expand: ["payment_method"],
+          },
+          request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : undefined,
+        );
+        return paymentIntentResult(pi);
+      } catch (err) {
+        return declined(err);
+      }
+    },
+
+    async setupOutcome(intentId: string): Promise<PaymentResult> {
+      if (!intentId.startsWith("seti_")) return { ok: false, code: "resource_missing", message: "No such SetupIntent." };
+      try {
+        return setupIntentResult(await stripe.setupIntents.retrieve(intentId, { expand: ["payment_method"] }));
+      } catch (err) {
+        return declined(err);
+      }
+    },
+
+    async detach(paymentMethodId: string): Promise<void> {
+      try {
+        await stripe.paymentMethods.detach(paymentMethodId);
+      } catch (err) {
+        // detached already (or never attached) is what was asked
+        if (!(err instanceof StripeSdk.errors.StripeInvalidRequestError)) throw err;
+      }
+    },
+
+    async setDefault(processorCustomerId: string, paymentMethodId: string): Promise<void> {
+      await stripe.customers.update(processorCustomerId, { invoice_settings: { default_payment_method: paymentMethodId } });
+    },
+
+    async refund(request: RefundRequest): Promise<RefundResult> {
+      if (!request.paymentId) return { ok: false, code: "no_payment", message: "The payment to refund is not known to Stripe." };
+      try {
+        const refund = await stripe.refunds.create(
+          {
+            ...(request.paymentId.startsWith("ch_") ? { charge: request.paymentId } : { payment_intent: request.paymentId }),
+            amount: request.amount,
+            ...(REFUND_REASONS[request.reason] ? { reason: REFUND_REASONS[request.reason] } : {}),
+            metadata: request.metadata,
+          },
+          { idempotencyKey: `till-refund-${request.refundId}` },
+        );
+        if (refund.status === "failed" || refund.status === "canceled") return { ok: false, code: refund.failure_reason ?? "refund_failed", message: "Stripe could not refund the payment." };
+        return { ok: true, processorRefundId: refund.id };
+      } catch (err) {
+        if (err instanceof StripeSdk.errors.StripeError) return { ok: false, code: err.code ?? "refund_failed", message: err.message };
+        throw err;
+      }
+    },
+  };
+}

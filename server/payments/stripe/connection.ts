@@ -1,0 +1,62 @@
+// The Stripe processor of an organization: its connection's keys (unsealed with the server secret) made into a
+// `stripe` client and the adapter, cached per sealed key so a confirm pays one indexed read, not a new client.
+// And the Stripe customer kept for each till customer (processor_customer).
+import { and, eq } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { processorCustomer, stripeConnection } from "../../db/schema/index.js";
+import { unseal } from "../../seal.js";
+import type { PaymentProcessor } from "../processor.js";
+import { stripeClient, type Stripe } from "../stripe-client.js";
+import { createStripeProcessor } from "./adapter.js";
+
+export interface StripeContext {
+  /** The server secret the keys are sealed with. */
+  secret: string;
+  stripeApiUrl: string;
+}
+
+/** Sealed key → its client and adapter; bounded (the oldest goes first). */
+const cache = new Map<string, { stripe: Stripe; processor: PaymentProcessor }>();
+const CACHE_SIZE = 256;
+
+export interface StripeOfOrganization {
+  stripe: Stripe;
+  processor: PaymentProcessor;
+  livemode: boolean;
+}
+
+/** The organization's Stripe client and adapter; null when it has no Stripe connection (or its keys were sealed with another secret). */
+export async function stripeOf(db: Queryable, ctx: StripeContext, organizationId: string): Promise<StripeOfOrganization | null> {
+  const [row] = await db
+    .select({ secretKey: stripeConnection.secretKey, publishableKey: stripeConnection.publishableKey, livemode: stripeConnection.livemode })
+    .from(stripeConnection)
+    .where(eq(stripeConnection.organizationId, organizationId))
+    .limit(1);
+  if (!row) return null;
+  const slot = `${ctx.stripeApiUrl}\0${row.secretKey}\0${row.publishableKey}`;
+  let hit = cache.get(slot);
+  if (!hit) {
+    const key = unseal(ctx.secret, "stripe", row.secretKey);
+    if (!key) return null;
+    const stripe = stripeClient(key, ctx.stripeApiUrl);
+    hit = { stripe, processor: createStripeProcessor(stripe, row.publishableKey) };
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value ?? "");
+    cache.set(slot, hit);
+  }
+  return { ...hit, livemode: row.livemode };
+}
+
+/** The processor's customer kept for a till customer; null when none was made yet. */
+export async function processorCustomerOf(db: Queryable, organizationId: string, customerId: string, processor: string): Promise<string | null> {
+  const [row] = await db
+    .select({ id: processorCustomer.processorCustomerId })
+    .from(processorCustomer)
+    .where(and(eq(processorCustomer.organizationId, organizationId), eq(processorCustomer.customerId, customerId), eq(processorCustomer.processor, processor)))
+    .limit(1);
+  return row?.id ?? null;
+}
+
+/** Keeps the processor's customer of a till customer (the first one made stays). */
+export async function rememberProcessorCustomer(db: Queryable, organizationId: string, customerId: string, processor: string, processorCustomerId: string): Promise<void> {
+  await db.insert(processorCustomer).values({ organizationId, customerId, processor, processorCustomerId }).onConflictDoNothing();
+}

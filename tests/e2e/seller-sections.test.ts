@@ -1,0 +1,159 @@
+// The seller app's other sections in a real Chromium against the real server, on the sandbox side: a checkout
+// link made for a product, a discount, a meter's usage chart from ingested events, a webhook endpoint added in the
+// page whose failed delivery is sent again, and a sandbox API key made and revoked. Each page is checked with axe
+// and photographed 375 px wide.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { createProduct, pay } from "../helpers/checkout.js";
+import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { launchChromium } from "../helpers/browser.js";
+import { Receiver } from "../helpers/receiver.js";
+import { checkPage, signedInPage } from "../helpers/seller-browser.js";
+
+let server: TestServer;
+let browser: Browser;
+let seller: Seller;
+let receiver: Receiver;
+const contexts: BrowserContext[] = [];
+const problems: string[] = [];
+
+beforeAll(async () => {
+  receiver = new Receiver();
+  [server, browser] = await Promise.all([startServer({ TILL_WEBHOOKS_ALLOW_PRIVATE: "true" }), launchChromium(), receiver.start()]);
+  // the jobs worker delivers the webhooks (the test server does not start its own)
+  await server.worker.start();
+  seller = await createSeller(server, "sections");
+}, 150_000);
+
+afterAll(async () => {
+  for (const c of contexts) await c.close();
+  await browser?.close();
+  await server?.close();
+  await receiver?.stop();
+});
+
+async function sandboxPage(): Promise<Page> {
+  const { page, context } = await signedInPage(browser, server.url, seller.user.email, problems);
+  contexts.push(context);
+  return page;
+}
+
+describe("the seller app's sections, in the sandbox", () => {
+  it("checkout links, discounts and a meter's usage", async () => {
+    const sandbox = sdkFor(server, await seller.createSandboxKey());
+    await sandbox.products.create({ name: "Starter kit", prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }] });
+    const meter = await sandbox.meters.create({
+      name: "API calls",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api.call" }] },
+      aggregation: { func: "count" },
+    });
+    const customer = await sandbox.customers.create({ email: "meter-user@example.com" });
+    await sandbox.events.ingest({ events: [1, 2, 3].map(() => ({ name: "api.call", customerId: customer.id })) });
+
+    const page = await sandboxPage();
+    await page.goto("/checkout-links?mode=sandbox");
+    await page.getByText("No checkout links yet.").waitFor();
+    await page.getByLabel("Product").selectOption({ label: "Starter kit" });
+    await page.getByLabel("Label (optional)").fill("Spring offer");
+    await page.getByRole("button", { name: "Make a checkout link" }).click();
+    await page.getByText(/^Link made: http/).waitFor();
+    await page.getByRole("row", { name: /Spring offer Starter kit/ }).waitFor();
+    await checkPage(page, "checkout-links");
+
+    await page.goto("/discounts");
+    await page.getByLabel("Name", { exact: true }).fill("Spring");
+    await page.getByLabel("Code (optional)").fill("SPRING20");
+    await page.getByLabel("Percentage or amount").fill("20");
+    await page.getByRole("button", { name: "Make the discount" }).click();
+    await page.getByText("Made Spring.").waitFor();
+    expect((await page.getByRole("row", { name: /SPRING20/ }).innerText()).replace(/\s+/g, " ")).toMatch(/Spring SPRING20 20 % once 0/);
+    await checkPage(page, "discounts");
+
+    await page.goto("/meters");
+    await page.getByRole("link", { name: "API calls" }).click();
+    await page.waitForURL(new RegExp(`/meters/${meter.id}`));
+    await expect.poll(async () => (await page.getByTestId("meter-total").innerText()).trim()).toBe("3");
+    await checkPage(page, "meter");
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it("a webhook endpoint's deliveries, sent again; a sandbox API key made and revoked", async () => {
+    receiver.answer("/hook", 500);
+    const page = await sandboxPage();
+    await page.goto("/webhooks?mode=sandbox");
+    await page.getByLabel("URL").fill(`${receiver.url}/hook`);
+    await page.getByRole("button", { name: "Add the endpoint" }).click();
+    await page.getByText(/^Added\. Its signing secret: /).waitFor();
+    await checkPage(page, "webhooks");
+
+    // an event for it: a customer made in the sandbox
+    const sandbox = sdkFor(server, await seller.createSandboxKey());
+    await sandbox.customers.create({ email: "hooked@example.com" });
+    await receiver.until((hits) => hits.some((h) => h.path === "/hook"));
+    await page.getByRole("link", { name: `${receiver.url}/hook` }).click();
+    const failed = page.getByRole("row", { name: /customer\.created failed \(HTTP 500\)/ });
+    // the list as loaded anew (its pager, or the empty line, shows once the answer is in)
+    const reloaded = async () => {
+      await page.reload();
+      await page.getByRole("navigation", { name: "Pages" }).or(page.getByText("Nothing delivered yet.")).waitFor();
+    };
+    await expect.poll(async () => { await reloaded(); return failed.count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
+    await checkPage(page, "webhook-deliveries");
+    await failed.first().getByRole("button", { name: /^Redeliver/ }).click();
+    await page.getByText(/^Sent again/).waitFor();
+    await expect.poll(async () => { await reloaded(); return page.getByRole("row", { name: /customer\.created delivered \(HTTP 200\)/ }).count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
+
+    await page.goto("/api-keys");
+    await page.getByText("No sandbox API keys.").or(page.getByRole("row", { name: /till_test_/ }).first()).waitFor();
+    await page.getByLabel("Name").fill("ci sandbox");
+    await page.getByRole("button", { name: "Create the key" }).click();
+    await page.getByText(/^Copy it now, it is not shown again: till_test_\w+/).waitFor();
+    const row = page.getByRole("row", { name: /ci sandbox till_test_/ });
+    await row.waitFor();
+    await checkPage(page, "api-keys");
+    await row.getByRole("button", { name: "Revoke ci sandbox" }).click();
+    await page.getByText("Revoked.").waitFor();
+    await expect.poll(() => page.getByRole("row", { name: /ci sandbox/ }).count()).toBe(0);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it("live: a product's name, price and benefits edited and archived; a subscription moved to another product; lists a page at a time", async () => {
+    const benefit = await seller.sdk.benefits.create({ type: "custom", description: "Priority support", properties: { note: "Mail us" } });
+    const basic = await createProduct(seller, "monthly");
+    const pro = await createProduct(seller, "monthly");
+    await pay(server, await seller.sdk.checkouts.create({ products: [basic.id] }), { customerEmail: "mover@example.com" });
+    for (let i = 0; i < 20; i++) await seller.sdk.customers.create({ email: `many-${i}@example.com` });
+
+    const page = await sandboxPage();
+    await page.goto(`/products/${basic.id}?mode=live`);
+    await page.getByLabel("Name").fill("Basic plan");
+    await page.getByLabel(/^Replace the price/).check();
+    await page.getByLabel("Amount").fill("15.00");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved Basic plan.").waitFor();
+    await page.getByText("$15.00 / month").waitFor();
+    await page.getByLabel(/Priority support/).check();
+    await page.getByRole("button", { name: "Save benefits" }).click();
+    await page.getByText("Benefits saved (1).").waitFor();
+    expect((await seller.sdk.products.get({ id: basic.id })).benefits.map((b) => b.id)).toEqual([benefit.id]);
+    await page.getByRole("button", { name: "Archive the product" }).click();
+    await page.getByText("Archived: new checkouts can no longer sell it.").waitFor();
+    expect((await seller.sdk.products.get({ id: basic.id })).isArchived).toBe(true);
+
+    await page.goto("/subscriptions");
+    await page.getByRole("row", { name: /mover@example\.com/ }).getByRole("link").click();
+    await page.getByLabel("New product").selectOption({ label: `${pro.name} ($9.00 / month)` });
+    await page.getByRole("button", { name: "Change product" }).click();
+    await page.getByText(`Moved to ${pro.name}.`).waitFor();
+
+    // 21 customers: two pages of 20, the page in the address
+    await page.goto("/customers");
+    await page.getByText("Page 1 of 2 · 21 in all").waitFor();
+    await page.getByRole("link", { name: "Next page" }).click();
+    await page.waitForURL(/page=2/);
+    await page.getByText("Page 2 of 2 · 21 in all").waitFor();
+    expect(await page.getByRole("row").count()).toBe(2);
+    expect(problems).toEqual([]);
+  }, 120_000);
+});

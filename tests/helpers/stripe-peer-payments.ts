@@ -1,0 +1,361 @@
+// The stand-in's payment objects (issue 27 §2–§3), written from Stripe's API reference: customers, payment
+// methods (retrieve, attach, detach, list), confirmation tokens (Stripe.js's, with the publishable key, and the
+// test helper's), PaymentIntents (create, confirm, retrieve, cancel; off-session) and SetupIntents, refunds. It
+// follows Stripe's documented test payment methods; a card number typed into the Stripe.js stand-in maps to the
+// same ones. What Stripe.js does in its 3-D Secure frame is one stand-in call (POST /v1/3ds2/authenticate, with
+// the publishable key and the intent's client secret). Each state change sends Stripe's event (peer.emit).
+import { randomBytes } from "node:crypto";
+import type { FastifyRequest } from "fastify";
+import { StripeFailure, type Authed, type Params, type PeerRoute, type StripePeer } from "./stripe-peer.js";
+
+interface Behaviour {
+  brand: string;
+  last4: string;
+  /** Declined whenever used (setup and charge). */
+  decline?: { decline_code: string; message: string };
+  /** Attaches (setup succeeds); every charge is declined. */
+  chargesFail?: boolean;
+  /** Declined when charged (insufficient funds); a setup alone succeeds. */
+  noFunds?: boolean;
+  /** 3-D Secure: on every payment (`always`, off-session too), or until set up for off-session use (`setup`). */
+  auth?: "always" | "setup";
+}
+
+/** Stripe's test payment methods (https://docs.stripe.com/testing), and the card numbers behind them. */
+export const TEST_PAYMENT_METHODS: Record<string, Behaviour> = {
+  pm_card_visa: { brand: "visa", last4: "4242" },
+  pm_card_mastercard: { brand: "mastercard", last4: "4444" },
+  pm_card_chargeDeclined: { brand: "visa", last4: "0002", decline: { decline_code: "generic_decline", message: "Your card was declined." } },
+  pm_card_chargeDeclinedInsufficientFunds: { brand: "visa", last4: "9995", noFunds: true },
+  pm_card_chargeCustomerFail: { brand: "visa", last4: "0341", chargesFail: true },
+  pm_card_authenticationRequired: { brand: "visa", last4: "3184", auth: "always" },
+  pm_card_authenticationRequiredOnSetup: { brand: "visa", last4: "3155", auth: "setup" },
+  pm_card_threeDSecure2Required: { brand: "visa", last4: "3220", auth: "always" },
+};
+export const CARD_NUMBERS: Record<string, string> = {
+  "4242424242424242": "pm_card_visa",
+  "5555555555554444": "pm_card_mastercard",
+  "4000000000000002": "pm_card_chargeDeclined",
+  "4000000000009995": "pm_card_chargeDeclinedInsufficientFunds",
+  "4000000000000341": "pm_card_chargeCustomerFail",
+  "4000002760003184": "pm_card_authenticationRequired",
+  "4000002500003155": "pm_card_authenticationRequiredOnSetup",
+  "4000000000003220": "pm_card_threeDSecure2Required",
+};
+
+type Obj = Record<string, unknown> & { id: string; account: string; livemode: boolean };
+interface PaymentMethod extends Obj {
+  customer: string | null;
+  card: { brand: string; last4: string; exp_month: number; exp_year: number };
+  behaviour: Behaviour;
+  /** Set up for off-session use (a succeeded SetupIntent or setup_future_usage payment). */
+  setUp: boolean;
+}
+interface Intent extends Obj {
+  object: "payment_intent" | "setup_intent";
+  status: string;
+  client_secret: string;
+  customer: string | null;
+  payment_method: string | null;
+  metadata: Record<string, string>;
+  setupFutureUsage: boolean;
+}
+
+export interface PaymentObjects {
+  customers: Map<string, Obj>;
+  paymentMethods: Map<string, PaymentMethod>;
+  tokens: Map<string, Obj & { template: string; used: boolean }>;
+  intents: Map<string, Intent>;
+  refunds: Map<string, Obj>;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
+const missing = (param: string) => new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param, message: `Missing required param: ${param}.` });
+const noSuch = (what: string, id: string, param = "id") => new StripeFailure(404, { type: "invalid_request_error", code: "resource_missing", param, message: `No such ${what}: '${id}'` });
+const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+const expands = (p: Params, field: string) => Array.isArray(p.expand) && p.expand.includes(field);
+
+export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): PaymentObjects {
+  const o: PaymentObjects = { customers: new Map(), paymentMethods: new Map(), tokens: new Map(), intents: new Map(), refunds: new Map() };
+  const params = (req: FastifyRequest, known: string[]) => peer.allow(req, known);
+  const own = <T extends Obj>(map: Map<string, T>, auth: Authed, id: string, what: string): T => {
+    const found = map.get(id);
+    if (!found || found.account !== auth.account.id || found.livemode !== auth.livemode) throw noSuch(what, id);
+    return found;
+  };
+  const idOf = (req: FastifyRequest) => (req.params as { id: string }).id;
+
+  // ---- customers -------------------------------------------------------------------------------------
+  route("POST", "/v1/customers", "customer_write", (auth, req) => {
+    const p = params(req, ["email", "name", "metadata", "description", "expand", "invoice_settings"]);
+    const c: Obj = { id: newId("cus"), object: "customer", email: str(p.email) ?? null, name: str(p.name) ?? null, metadata: p.metadata ?? {}, invoice_settings: { default_payment_method: null }, created: now(), account: auth.account.id, livemode: auth.livemode };
+    o.customers.set(c.id, c);
+    return c;
+  });
+  route("GET", "/v1/customers/:id", "customer_read", (auth, req) => (params(req, ["expand"]), own(o.customers, auth, idOf(req), "customer")));
+  route("POST", "/v1/customers/:id", "customer_write", (auth, req) => {
+    const p = params(req, ["email", "name", "metadata", "invoice_settings", "expand"]);
+    const c = own(o.customers, auth, idOf(req), "customer");
+    const settings = (p.invoice_settings ?? {}) as Params;
+    if (settings.default_payment_method !== undefined) c.invoice_settings = { default_payment_method: str(settings.default_payment_method) || null };
+    for (const f of ["email", "name", "metadata"] as const) if (p[f] !== undefined) c[f] = p[f];
+    return c;
+  });
+
+  // ---- payment methods -------------------------------------------------------------------------------
+  /** A payment method made from a test one (pm_card_visa) or a token's, as Stripe makes a new pm_ each time. */
+  const makeMethod = (auth: Authed, name: string): PaymentMethod => {
+    const behaviour = TEST_PAYMENT_METHODS[name];
+    if (!behaviour) throw noSuch("PaymentMethod", name, "payment_method");
+    const pm: PaymentMethod = {
+      id: newId("pm"),
+      object: "payment_method",
+      type: "card",
+      card: { brand: behaviour.brand, last4: behaviour.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3 },
+      customer: null,
+      behaviour,
+      setUp: false,
+      created: now(),
+      account: auth.account.id,
+      livemode: auth.livemode,
+    };
+    o.paymentMethods.set(pm.id, pm);
+    return pm;
+  };
+  const methodOf = (auth: Authed, id: string) => (TEST_PAYMENT_METHODS[id] ? makeMethod(auth, id) : own(o.paymentMethods, auth, id, "PaymentMethod"));
+  const publicMethod = ({ behaviour: _b, setUp: _s, account: _a, ...pm }: PaymentMethod) => pm;
+  route("GET", "/v1/payment_methods/:id", "payment_method_read", (auth, req) => (params(req, ["expand"]), publicMethod(methodOf(auth, idOf(req)))));
+  route("POST", "/v1/payment_methods/:id/attach", "payment_method_write", (auth, req) => {
+    const p = params(req, ["customer", "expand"]);
+    const customer = str(p.customer);
+    if (!customer) throw missing("customer");
+    own(o.customers, auth, customer, "customer");
+    const pm = methodOf(auth, idOf(req));
+    if (pm.customer && pm.customer !== customer) throw new StripeFailure(400, { type: "invalid_request_error", message: "The payment method you provided has already been attached to a customer." });
+    if (pm.behaviour.decline) throw new StripeFailure(402, { type: "card_error", code: "card_declined", decline_code: pm.behaviour.decline.decline_code, message: pm.behaviour.decline.message });
+    pm.customer = customer;
+    return publicMethod(pm);
+  });
+  route("POST", "/v1/payment_methods/:id/detach", "payment_method_write", (auth, req) => {
+    params(req, ["expand"]);
+    const pm = own(o.paymentMethods, auth, idOf(req), "PaymentMethod");
+    if (!pm.customer) throw new StripeFailure(400, { type: "invalid_request_error", message: "The payment method you provided is not attached to a customer so detachment is impossible." });
+    pm.customer = null;
+    return publicMethod(pm);
+  });
+  const listMethods = (auth: Authed, customer: string) => ({
+    object: "list",
+    url: "/v1/payment_methods",
+    has_more: false,
+    data: [...o.paymentMethods.values()].filter((pm) => pm.customer === customer && pm.account === auth.account.id).map(publicMethod),
+  });
+  route("GET", "/v1/payment_methods", "payment_method_read", (auth, req) => {
+    const p = params(req, ["customer", "type", "limit", "starting_after", "ending_before", "expand"]);
+    if (!str(p.customer)) throw missing("customer");
+    return listMethods(auth, String(p.customer));
+  });
+  route("GET", "/v1/customers/:id/payment_methods", "payment_method_read", (auth, req) => {
+    params(req, ["type", "limit", "starting_after", "ending_before", "expand"]);
+    return listMethods(auth, own(o.customers, auth, idOf(req), "customer").id);
+  });
+
+  // ---- confirmation tokens ----------------------------------------------------------------------------
+  const makeToken = (auth: Authed, template: string, p: Params) => {
+    const b = TEST_PAYMENT_METHODS[template];
+    if (!b) throw new StripeFailure(402, { type: "card_error", code: "incorrect_number", param: "number", message: "Your card number is incorrect." });
+    const token = {
+      id: newId("ctoken"),
+      object: "confirmation_token",
+      created: now(),
+      expires_at: now() + 12 * 3600,
+      payment_method_preview: { type: "card", card: { brand: b.brand, last4: b.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3 } },
+      setup_future_usage: str(p.setup_future_usage) ?? null,
+      return_url: str(p.return_url) ?? null,
+      template,
+      used: false,
+      account: auth.account.id,
+      livemode: auth.livemode,
+    };
+    o.tokens.set(token.id, token);
+    const { template: _t, used: _u, account: _a, ...visible } = token;
+    return visible;
+  };
+  // what Stripe.js sends from the Payment Element (publishable key)
+  route(
+    "POST",
+    "/v1/confirmation_tokens",
+    "confirmation_token_write",
+    (auth, req) => {
+      const p = params(req, ["payment_method_data", "setup_future_usage", "return_url", "shipping", "expand"]);
+      const card = ((p.payment_method_data ?? {}) as Params).card as Params | undefined;
+      const number = String(card?.number ?? "").replace(/\D/g, "");
+      return makeToken(auth, CARD_NUMBERS[number] ?? "", p);
+    },
+    { publishable: true },
+  );
+  route("POST", "/v1/test_helpers/confirmation_tokens", "confirmation_token_write", (auth, req) => {
+    const p = params(req, ["payment_method", "payment_method_options", "return_url", "setup_future_usage", "shipping", "expand"]);
+    return makeToken(auth, str(p.payment_method) ?? "", p);
+  });
+  const methodOfToken = (auth: Authed, id: string) => {
+    const token = own(o.tokens, auth, id, "ConfirmationToken");
+    if (token.used && !peer.reusableTokens) throw new StripeFailure(400, { type: "invalid_request_error", code: "confirmation_token_already_used", message: "This ConfirmationToken has already been used." });
+    token.used = true;
+    return makeMethod(auth, token.template);
+  };
+
+  // ---- intents ---------------------------------------------------------------------------------------
+  const visible = (intent: Intent, p: Params) => {
+    const { account: _a, setupFutureUsage: _s, ...rest } = intent;
+    const pm = intent.payment_method ? o.paymentMethods.get(intent.payment_method) : undefined;
+    return { ...rest, payment_method: expands(p, "payment_method") && pm ? publicMethod(pm) : intent.payment_method };
+  };
+  const emitIntent = (auth: Authed, intent: Intent, what: string) => peer.emit(auth, `${intent.object}.${what}`, visible(intent, {}));
+  /** Confirms an intent with its payment method, as Stripe decides for the test cards. Throws Stripe's 402 on a decline. */
+  const confirm = (auth: Authed, intent: Intent, offSession: boolean) => {
+    const pm = intent.payment_method ? o.paymentMethods.get(intent.payment_method) : undefined;
+    if (!pm) throw new StripeFailure(400, { type: "invalid_request_error", code: "payment_intent_unexpected_state", message: "You cannot confirm this PaymentIntent because it's missing a payment method." });
+    const b = pm.behaviour;
+    const charging = intent.object === "payment_intent";
+    const fail = (code: string, decline_code: string, message: string) => {
+      intent.status = "requires_payment_method";
+      intent.last_payment_error = { type: "card_error", code, decline_code, message, payment_method: publicMethod(pm) };
+      emitIntent(auth, intent, charging ? "payment_failed" : "setup_failed");
+      const key = charging ? "payment_intent" : "setup_intent";
+      throw new StripeFailure(402, { type: "card_error", code, decline_code, message, [key]: visible(intent, {}) });
+    };
+    if (b.decline) fail("card_declined", b.decline.decline_code, b.decline.message);
+    if (charging && b.chargesFail) fail("card_declined", "generic_decline", "Your card was declined.");
+    if (charging && b.noFunds) fail("card_declined", "insufficient_funds", "Your card has insufficient funds.");
+    const needsAuth = b.auth === "always" || (b.auth === "setup" && !pm.setUp);
+    if (needsAuth && offSession) fail("authentication_required", "authentication_required", "Your card was declined. This transaction requires authentication.");
+    if (needsAuth) {
+      intent.status = "requires_action";
+      intent.next_action = { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect" } };
+      emitIntent(auth, intent, "requires_action");
+      return;
+    }
+    succeed(auth, intent, pm);
+  };
+  const succeed = (auth: Authed, intent: Intent, pm: PaymentMethod) => {
+    intent.status = "succeeded";
+    intent.next_action = null;
+    intent.last_payment_error = null;
+    if (intent.object === "payment_intent") intent.latest_charge = newId("ch");
+    if (intent.customer && (intent.setupFutureUsage || intent.object === "setup_intent")) {
+      pm.customer = intent.customer;
+      pm.setUp = true;
+    }
+    emitIntent(auth, intent, "succeeded");
+  };
+  const createIntent = (auth: Authed, req: FastifyRequest, object: Intent["object"]) => {
+    const common = ["customer", "confirmation_token", "payment_method", "confirm", "automatic_payment_methods", "payment_method_types", "description", "metadata", "expand", "return_url"];
+    const p = params(req, object === "payment_intent" ? [...common, "amount", "currency", "off_session", "setup_future_usage", "receipt_email", "error_on_requires_action", "capture_method"] : [...common, "usage"]);
+    if (object === "payment_intent" && p.amount === undefined) throw missing("amount");
+    if (object === "payment_intent" && !str(p.currency)) throw missing("currency");
+    if (p.off_session !== undefined && p.confirm !== "true") throw new StripeFailure(400, { type: "invalid_request_error", param: "off_session", message: "You may only specify `off_session` when `confirm=true`." });
+    const customer = str(p.customer) ?? null;
+    if (customer) own(o.customers, auth, customer, "customer");
+    const id = newId(object === "payment_intent" ? "pi" : "seti");
+    const intent: Intent = {
+      id,
+      object,
+      status: "requires_payment_method",
+      client_secret: `${id}_secret_${randomBytes(12).toString("hex")}`,
+      customer,
+      payment_method: null,
+      metadata: (p.metadata ?? {}) as Record<string, string>,
+      description: str(p.description) ?? null,
+      setupFutureUsage: p.setup_future_usage === "off_session" || p.setup_future_usage === "on_session",
+      created: now(),
+      account: auth.account.id,
+      livemode: auth.livemode,
+      ...(object === "payment_intent" ? { amount: Number(p.amount), currency: str(p.currency), latest_charge: null, setup_future_usage: str(p.setup_future_usage) ?? null } : { usage: str(p.usage) ?? "off_session" }),
+    };
+    const pmId = str(p.payment_method);
+    const tokenId = str(p.confirmation_token);
+    if (tokenId) intent.payment_method = methodOfToken(auth, tokenId).id;
+    else if (pmId) intent.payment_method = methodOf(auth, pmId).id;
+    if (intent.payment_method && intent.status === "requires_payment_method") intent.status = "requires_confirmation";
+    o.intents.set(id, intent);
+    if (p.confirm === "true") confirm(auth, intent, p.off_session === "true");
+    return visible(intent, p);
+  };
+  for (const [object, path] of [["payment_intent", "/v1/payment_intents"], ["setup_intent", "/v1/setup_intents"]] as const) {
+    const what = object === "payment_intent" ? "payment_intent" : "setup_intent";
+    route("POST", path, `${what}_write`, (auth, req) => createIntent(auth, req, object));
+    // Stripe.js retrieves with the publishable key and the client secret
+    route(
+      "GET",
+      `${path}/:id`,
+      `${what}_read`,
+      (auth, req) => {
+        const p = params(req, ["expand", "client_secret"]);
+        const intent = own(o.intents, auth, idOf(req), what);
+        if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw noSuch(what, intent.id);
+        return visible(intent, p);
+      },
+      { publishable: true },
+    );
+    route(
+      "POST",
+      `${path}/:id/confirm`,
+      `${what}_write`,
+      (auth, req) => {
+        const p = params(req, ["payment_method", "confirmation_token", "off_session", "return_url", "expand", "client_secret", "setup_future_usage"]);
+        const intent = own(o.intents, auth, idOf(req), what);
+        if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw noSuch(what, intent.id);
+        if (intent.status === "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: `${what}_unexpected_state`, message: `You cannot confirm this ${object === "payment_intent" ? "PaymentIntent" : "SetupIntent"} because it has already succeeded.` });
+        const tokenId = str(p.confirmation_token);
+        if (tokenId) intent.payment_method = methodOfToken(auth, tokenId).id;
+        else if (str(p.payment_method)) intent.payment_method = methodOf(auth, String(p.payment_method)).id;
+        confirm(auth, intent, p.off_session === "true");
+        return visible(intent, p);
+      },
+      { publishable: true },
+    );
+    route("POST", `${path}/:id/cancel`, `${what}_write`, (auth, req) => {
+      const p = params(req, ["cancellation_reason", "expand"]);
+      const intent = own(o.intents, auth, idOf(req), what);
+      if (intent.status === "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: `${what}_unexpected_state`, message: "You cannot cancel this intent because it has a status of succeeded." });
+      intent.status = "canceled";
+      emitIntent(auth, intent, "canceled");
+      return visible(intent, p);
+    });
+  }
+  // the stand-in's 3-D Secure frame: the customer completes (or fails) the challenge of an intent requiring action
+  route(
+    "POST",
+    "/v1/3ds2/authenticate",
+    "payment_intent_write",
+    (auth, req) => {
+      const p = params(req, ["intent", "client_secret", "outcome"]);
+      const intent = own(o.intents, auth, str(p.intent) ?? "", "intent");
+      if (p.client_secret !== intent.client_secret || intent.status !== "requires_action") throw noSuch("intent", intent.id);
+      const pm = o.paymentMethods.get(intent.payment_method ?? "");
+      if (!pm) throw noSuch("PaymentMethod", String(intent.payment_method));
+      if (p.outcome === "fail") {
+        intent.status = "requires_payment_method";
+        const message = "We are unable to authenticate your payment method. Please choose a different payment method and try again.";
+        intent.last_payment_error = { type: "invalid_request_error", code: "payment_intent_authentication_failure", message };
+        emitIntent(auth, intent, intent.object === "payment_intent" ? "payment_failed" : "setup_failed");
+      } else succeed(auth, intent, pm);
+      return visible(intent, {});
+    },
+    { publishable: true },
+  );
+
+  // ---- refunds ---------------------------------------------------------------------------------------
+  route("POST", "/v1/refunds", "refund_write", (auth, req) => {
+    const p = params(req, ["payment_intent", "charge", "amount", "reason", "metadata", "expand"]);
+    const intent = [...o.intents.values()].find((i) => i.account === auth.account.id && (i.id === p.payment_intent || i.latest_charge === p.charge));
+    if (!intent || intent.object !== "payment_intent") throw noSuch(p.charge ? "charge" : "payment_intent", String(p.charge ?? p.payment_intent), p.charge ? "charge" : "payment_intent");
+    if (intent.status !== "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: "charge_not_refundable", message: "This PaymentIntent does not have a successful charge to refund." });
+    const refund: Obj = { id: newId("re"), object: "refund", amount: p.amount !== undefined ? Number(p.amount) : intent.amount, currency: intent.currency, payment_intent: intent.id, charge: intent.latest_charge, reason: str(p.reason) ?? null, status: "succeeded", metadata: p.metadata ?? {}, created: now(), account: auth.account.id, livemode: auth.livemode };
+    o.refunds.set(refund.id, refund);
+    peer.emit(auth, "refund.created", refund);
+    return refund;
+  });
+  return o;
+}

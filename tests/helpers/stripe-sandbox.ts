@@ -1,0 +1,108 @@
+// A sandbox organization connected to the Stripe stand-in, for the tests of paying through Stripe: the stand-in
+// started with an account (test keys), till started against it (TILL_STRIPE_API_URL), the sandbox's Stripe
+// connection made through PUT /v1/stripe/connection, and the stand-in's events delivered to the test server.
+// Confirmation tokens are made as Stripe.js makes them (publishable key, a test card number).
+import { Polar } from "@polar-sh/sdk";
+import { reservePort } from "./ports.js";
+import { createSeller, type Seller } from "./seller.js";
+import { startServer, type TestServer } from "./server.js";
+import { StripePeer } from "./stripe-peer.js";
+
+export const STRIPE_KEYS = {
+  secret: "sk_test_51TillPayAaaaaaaaaaaaaaaaaaaaa1234",
+  publishable: "pk_test_51TillPayBbbbbbbbbbbbbbbbbbbbbbb",
+};
+
+/** Stripe's test card numbers by what they do. */
+export const STRIPE_CARDS = {
+  visa: "4242424242424242",
+  declined: "4000000000000002",
+  insufficient: "4000000000009995",
+  chargesFail: "4000000000000341",
+  authAlways: "4000002760003184",
+  authOnSetup: "4000002500003155",
+  threeDS: "4000000000003220",
+} as const;
+
+export interface StripeSandbox {
+  peer: StripePeer;
+  server: TestServer;
+  seller: Seller;
+  /** A till_test_ key of the seller's sandbox, and the SDK on it. */
+  key: string;
+  sdk: Polar;
+  close(): Promise<void>;
+}
+
+export async function startStripeSandbox(env: Record<string, string> = {}, opts: Parameters<typeof startServer>[1] = {}): Promise<StripeSandbox> {
+  const peer = new StripePeer([{ id: "acct_1TillPay", keys: [{ secret: STRIPE_KEYS.secret }, { secret: STRIPE_KEYS.publishable }] }]);
+  const stripeUrl = await peer.start();
+  const { port, release } = await reservePort();
+  await release();
+  const server = await startServer(
+    { TILL_BASE_URL: "https://till.example.com", TILL_TRUSTED_ORIGINS: `http://127.0.0.1:${port}`, TILL_STRIPE_API_URL: stripeUrl, TILL_WEBHOOKS_ALLOW_PRIVATE: "true", ...env },
+    { ...opts, port },
+  );
+  // Stripe reaches till's public URL; in the tests that is the test server
+  peer.rewriteUrl = (url) => `${server.url}${new URL(url).pathname}`;
+  const seller = await createSeller(server, "stripe-pay");
+  const key = await seller.createSandboxKey();
+  const res = await fetch(`${server.url}/v1/stripe/connection`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ secret_key: STRIPE_KEYS.secret, publishable_key: STRIPE_KEYS.publishable }),
+  });
+  if (res.status !== 200) throw new Error(`connect failed: ${res.status} ${await res.text()}`);
+  return {
+    peer,
+    server,
+    seller,
+    key,
+    sdk: new Polar({ accessToken: key, serverURL: server.url }),
+    async close() {
+      await server.close();
+      await peer.stop();
+    },
+  };
+}
+
+/** What Stripe.js's createConfirmationToken sends for a card typed into the Payment Element. */
+export async function confirmationToken(peer: StripePeer, number: string, setupFutureUsage?: "off_session"): Promise<string> {
+  const body = new URLSearchParams({
+    "payment_method_data[type]": "card",
+    "payment_method_data[card][number]": number,
+    "payment_method_data[card][exp_month]": "12",
+    "payment_method_data[card][exp_year]": String(new Date().getUTCFullYear() + 3),
+    "payment_method_data[card][cvc]": "123",
+    ...(setupFutureUsage ? { setup_future_usage: setupFutureUsage } : {}),
+  });
+  const res = await fetch(`${peer.url}/v1/confirmation_tokens`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${STRIPE_KEYS.publishable}`, "content-type": "application/x-www-form-urlencoded" },
+    body,
+  });
+  const json = (await res.json()) as { id?: string };
+  if (!json.id) throw new Error(`confirmation token refused: ${JSON.stringify(json)}`);
+  return json.id;
+}
+
+/** The customer passes (or fails) the 3-D Secure challenge of an intent, as the Stripe.js stand-in does. */
+export async function authenticate(peer: StripePeer, intentId: string, clientSecret: string, outcome: "succeed" | "fail" = "succeed") {
+  const res = await fetch(`${peer.url}/v1/3ds2/authenticate`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${STRIPE_KEYS.publishable}`, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ intent: intentId, client_secret: clientSecret, outcome }),
+  });
+  return (await res.json()) as { status: string };
+}
+
+/** Waits until `check` answers something other than undefined (events arrive a moment after the request). */
+export async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

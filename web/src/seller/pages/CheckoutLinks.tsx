@@ -1,0 +1,86 @@
+// /checkout-links: the side's shareable checkout links (their URL to copy, the products they sell), a form that
+// makes one for a product, and deleting one.
+import { useState, type FormEvent } from "react";
+import { Field, SelectField, Status, type Tone } from "../../ui.js";
+import { v1, type ListPage } from "../api.js";
+import { useMayWrite, useSeller } from "../context.js";
+import { useLoad } from "../hooks.js";
+import { Layout } from "../Layout.js";
+import { day, Loading, Pager, Table } from "../parts.js";
+import { pageParam } from "../url.js";
+import type { Product } from "../wire.js";
+
+interface CheckoutLink {
+  id: string;
+  url: string;
+  label: string | null;
+  created_at: string;
+  products: Array<{ id: string; name: string }>;
+}
+
+function CreateLink({ onDone }: { onDone: () => void }) {
+  const { scope } = useSeller();
+  const [said, setSaid] = useState<{ tone: Tone; text: string } | undefined>(undefined);
+  const products = useLoad(() => v1<ListPage<Product>>(scope, "GET", "/products/", { query: { is_archived: false, limit: 100 } }), "products");
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const product = String(form.get("product") ?? "");
+    if (!product) return setSaid({ tone: "error", text: "Choose the product the link sells." });
+    const label = String(form.get("label") ?? "").trim() || null;
+    const r = await v1<CheckoutLink>(scope, "POST", "/checkout-links/", { body: { payment_processor: "stripe", products: [product], label } });
+    if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
+    setSaid({ tone: "success", text: `Link made: ${r.data.url}` });
+    onDone();
+  }
+  return (
+    <form onSubmit={(e) => void onSubmit(e)} aria-label="New checkout link" className="stack">
+      <SelectField label="Product" name="product" options={(products.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))} />
+      <Field label="Label" name="label" optional maxLength={200} />
+      <button type="submit" className="primary">
+        Make a checkout link
+      </button>
+      <Status tone={said?.tone}>{said?.text}</Status>
+    </form>
+  );
+}
+
+export function CheckoutLinks() {
+  const { scope } = useSeller();
+  const mayWrite = useMayWrite("checkout_links");
+  const page = pageParam();
+  const list = useLoad(() => v1<ListPage<CheckoutLink>>(scope, "GET", "/checkout-links/", { query: { page, limit: 20 } }), String(page));
+  const [said, setSaid] = useState<string | undefined>(undefined);
+  async function remove(id: string) {
+    const r = await v1<unknown>(scope, "DELETE", `/checkout-links/${id}`);
+    setSaid(r.ok ? undefined : r.error.message);
+    list.reload();
+  }
+  return (
+    <Layout title="Checkout links">
+      <Loading loading={list.loading} error={list.error ?? said} />
+      {list.data && (
+        <>
+          <Table
+            caption="Checkout links"
+            rows={list.data.items}
+            empty="No checkout links yet."
+            columns={[
+              { label: "Link", cell: (l) => <a href={l.url}>{l.label ?? l.url}</a> },
+              { label: "Products", cell: (l) => l.products.map((p) => p.name).join(", ") },
+              { label: "Made", cell: (l) => day(l.created_at) },
+              ...(mayWrite ? [{ label: "Delete", cell: (l: CheckoutLink) => <button type="button" className="link" aria-label={`Delete ${l.label ?? l.url}`} onClick={() => void remove(l.id)}>Delete</button> }] : []),
+            ]}
+          />
+          <Pager page={page} maxPage={list.data.pagination.max_page} total={list.data.pagination.total_count} />
+        </>
+      )}
+      {mayWrite && (
+        <section aria-labelledby="new-link-h">
+          <h2 id="new-link-h">New checkout link</h2>
+          <CreateLink onDone={list.reload} />
+        </section>
+      )}
+    </Layout>
+  );
+}

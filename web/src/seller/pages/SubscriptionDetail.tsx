@@ -1,0 +1,125 @@
+// /subscriptions/<id>: one subscription, cancelling it at the period's end (or taking that back), ending it now,
+// and moving it to another recurring product (with the proration the seller picks).
+import { useState, type FormEvent } from "react";
+import { CANCELLATION_REASONS } from "../../../../shared/cancellation-reasons.js";
+import { SelectField, Status, type Tone } from "../../ui.js";
+import { v1, type ListPage } from "../api.js";
+import { useMayWrite, useSeller } from "../context.js";
+import { useLoad } from "../hooks.js";
+import { Layout } from "../Layout.js";
+import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
+import { href } from "../url.js";
+import { priceLabel, type Product, type Subscription } from "../wire.js";
+
+type Said = { tone: Tone; text: string } | undefined;
+const words = (s: string) => s.replace(/_/g, " ");
+
+function Cancel({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription) => void }) {
+  const { scope } = useSeller();
+  const [said, setSaid] = useState<Said>(undefined);
+  const [reason, setReason] = useState("");
+  async function patch(body: Record<string, unknown>, done: string) {
+    const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, { body: { ...body, ...(reason && body.cancel_at_period_end !== false ? { customer_cancellation_reason: reason } : {}) } });
+    if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
+    setSaid({ tone: "success", text: done });
+    onSaved(r.data);
+  }
+  if (sub.ended_at) return <p className="hint">This subscription ended on {day(sub.ended_at)}.</p>;
+  return (
+    <div className="stack">
+      {!sub.cancel_at_period_end && (
+        <SelectField label="Reason" optional value={reason} onChange={(e) => setReason(e.target.value)} options={CANCELLATION_REASONS.map((r) => ({ value: r, label: words(r) }))} placeholder="None given" />
+      )}
+      <div className="actions">
+        {sub.cancel_at_period_end ? (
+          <button type="button" onClick={() => void patch({ cancel_at_period_end: false }, "It renews again.")}>
+            Keep it renewing (uncancel)
+          </button>
+        ) : (
+          <button type="button" onClick={() => void patch({ cancel_at_period_end: true }, `It ends on ${day(sub.current_period_end)}.`)}>
+            Cancel at the period's end
+          </button>
+        )}
+        <button type="button" className="danger" onClick={() => void patch({ revoke: true }, "Ended now.")}>
+          End it now
+        </button>
+      </div>
+      <Status tone={said?.tone}>{said?.text}</Status>
+    </div>
+  );
+}
+
+function ChangeProduct({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription) => void }) {
+  const { scope } = useSeller();
+  const [said, setSaid] = useState<Said>(undefined);
+  const products = useLoad(() => v1<ListPage<Product>>(scope, "GET", "/products/", { query: { is_recurring: true, is_archived: false, limit: 100 } }), "recurring");
+  const others = (products.data?.items ?? []).filter((p) => p.id !== sub.product_id);
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const product = String(form.get("product_id") ?? "");
+    if (!product) return setSaid({ tone: "error", text: "Choose the product to move to." });
+    const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, { body: { product_id: product, proration_behavior: String(form.get("proration") || "prorate") } });
+    if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
+    setSaid({ tone: "success", text: `Moved to ${r.data.product.name}.` });
+    onSaved(r.data);
+  }
+  if (sub.ended_at) return null;
+  return (
+    <form onSubmit={(e) => void onSubmit(e)} aria-label="Change product" className="stack">
+      <SelectField label="New product" name="product_id" options={others.map((p) => ({ value: p.id, label: `${p.name} (${priceLabel(p.prices.find((x) => !x.is_archived), p.recurring_interval, money)})` }))} />
+      <SelectField
+        label="Proration"
+        name="proration"
+        placeholder="Prorate on the next invoice"
+        options={[
+          { value: "invoice", label: "Invoice the difference now" },
+          { value: "next_period", label: "From the next period" },
+        ]}
+      />
+      <button type="submit">Change product</button>
+      <Status tone={said?.tone}>{said?.text}</Status>
+    </form>
+  );
+}
+
+export function SubscriptionDetail({ id }: { id: string }) {
+  const { scope } = useSeller();
+  const mayWrite = useMayWrite("subscriptions");
+  const loaded = useLoad(() => v1<Subscription>(scope, "GET", `/subscriptions/${id}`), id);
+  const [saved, setSaved] = useState<Subscription | null>(null);
+  const s = saved ?? loaded.data;
+  return (
+    <Layout title={s ? `${s.product.name} · ${s.customer.email ?? ""}` : "Subscription"}>
+      <p>
+        <a href={href("/subscriptions")}>All subscriptions</a>
+      </p>
+      <Loading loading={loaded.loading} error={loaded.error} />
+      {s && (
+        <>
+          <Facts
+            items={[
+              ["Status", `${words(s.status)}${s.cancel_at_period_end ? ", ends at the period's end" : ""}`],
+              ["Customer", <a key="c" href={href(`/customers/${s.customer_id}`)}>{s.customer.email ?? s.customer_id}</a>],
+              ["Product", <a key="p" href={href(`/products/${s.product_id}`)}>{s.product.name}</a>],
+              ["Amount", `${money(s.amount, s.currency)} / ${s.recurring_interval}`],
+              ["Started", day(s.created_at)],
+              ["Current period ends", day(s.current_period_end)],
+              ["Orders", <a key="o" href={href("/orders", { customer_id: s.customer_id })}>the customer's orders</a>],
+            ]}
+          />
+          <section aria-labelledby="cancel-h">
+            <h2 id="cancel-h">Cancel</h2>
+            {mayWrite ? <Cancel sub={s} onSaved={setSaved} /> : <ReadOnly what="change subscriptions" />}
+          </section>
+          {mayWrite && !s.ended_at && (
+            <section aria-labelledby="change-h">
+              <h2 id="change-h">Change product</h2>
+              <ChangeProduct sub={s} onSaved={setSaved} />
+            </section>
+          )}
+        </>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,107 @@
+// The parts of the API's answers (Polar's wire shapes) the seller pages read.
+
+export interface Price {
+  id: string;
+  amount_type: string;
+  price_amount?: number | null;
+  price_currency?: string | null;
+  minimum_amount?: number | null;
+  is_archived: boolean;
+}
+
+export interface Benefit {
+  id: string;
+  type: string;
+  description: string;
+}
+
+export interface Product {
+  id: string;
+  name: string;
+  description: string | null;
+  recurring_interval: string | null;
+  is_recurring: boolean;
+  is_archived: boolean;
+  created_at: string;
+  prices: Price[];
+  benefits: Benefit[];
+}
+
+export interface OrderItem {
+  label: string;
+  amount: number;
+}
+
+export interface Order {
+  id: string;
+  created_at: string;
+  status: string;
+  paid: boolean;
+  billing_reason: string;
+  subtotal_amount: number;
+  discount_amount: number;
+  net_amount: number;
+  tax_amount: number;
+  total_amount: number;
+  refunded_amount: number;
+  refundable_amount?: number;
+  currency: string;
+  invoice_number: string | null;
+  is_invoice_generated: boolean;
+  customer_id: string;
+  subscription_id: string | null;
+  customer: { id: string; email: string | null; name: string | null };
+  product: { id: string; name: string } | null;
+  items: OrderItem[];
+}
+
+export interface Customer {
+  id: string;
+  email: string;
+  name: string | null;
+  created_at: string;
+  external_id?: string | null;
+}
+
+export interface Subscription {
+  id: string;
+  created_at: string;
+  status: string;
+  amount: number;
+  currency: string;
+  recurring_interval: string;
+  current_period_end: string | null;
+  cancel_at_period_end: boolean;
+  canceled_at: string | null;
+  ends_at: string | null;
+  ended_at: string | null;
+  customer_id: string;
+  product_id: string;
+  customer: { id: string; email: string | null; name: string | null };
+  product: { id: string; name: string };
+}
+
+export interface CustomerState extends Customer {
+  active_subscriptions: Array<{ id: string; status: string; amount: number; currency: string; recurring_interval: string; product_id: string }>;
+  granted_benefits: Array<{ id: string; benefit_id: string; benefit_type: string; granted_at: string }>;
+  active_meters: Array<{ id: string; meter_id: string; consumed_units: number; credited_units: number; balance: number }>;
+}
+
+export interface BenefitGrant {
+  id: string;
+  granted_at: string | null;
+  revoked_at: string | null;
+  is_granted: boolean;
+  is_revoked: boolean;
+  benefit: { id: string; type: string; description: string };
+}
+
+/** A price in words: "$19.99", "$9.00 / month", "pay what you want", "free". */
+export function priceLabel(price: Price | undefined, interval: string | null, money: (n: number, c: string) => string): string {
+  if (!price) return "no price";
+  const every = interval ? ` / ${interval}` : "";
+  if (price.amount_type === "free" || (price.amount_type === "fixed" && price.price_amount === 0)) return "free";
+  if (price.amount_type === "fixed" && typeof price.price_amount === "number") return `${money(price.price_amount, price.price_currency ?? "usd")}${every}`;
+  if (price.amount_type === "custom") return "pay what you want";
+  return price.amount_type.replace(/_/g, " ");
+}
