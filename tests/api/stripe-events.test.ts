@@ -19,6 +19,7 @@ import { StripePeer } from "../helpers/stripe-peer.js";
 import { PeerCharges } from "../helpers/stripe-peer-charges.js";
 
 const KEY = "sk_live_51TillEventsAaaaaaaaaaaaaaaaaa1234";
+const PUBLISHABLE = "pk_live_51TillEventsBbbbbbbbbbbbbbbbbbb";
 const OWNER = { account: "acct_1Events", livemode: true };
 
 let peer: StripePeer;
@@ -42,7 +43,19 @@ async function until<T>(what: string, read: () => Promise<T | null | undefined |
 /** A paid order of the one-time product whose payment Stripe knows as a succeeded PaymentIntent and charge. */
 async function paidThroughStripe() {
   const checkout = await seller.sdk.checkouts.create({ products: [oneTime.id] });
-  await pay(server, checkout);
+  // the organization is connected to Stripe: the checkout is paid with a Stripe confirmation token (Stripe.js's)
+  const token = await fetch(`${peer.url}/v1/confirmation_tokens`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${PUBLISHABLE}`, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      "payment_method_data[type]": "card",
+      "payment_method_data[card][number]": "4242424242424242",
+      "payment_method_data[card][exp_month]": "12",
+      "payment_method_data[card][exp_year]": String(new Date().getUTCFullYear() + 3),
+      "payment_method_data[card][cvc]": "123",
+    }),
+  }).then(async (r) => ((await r.json()) as { id: string }).id);
+  await pay(server, checkout, { confirmationTokenId: token }, null);
   const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
   if (!order) throw new Error("no order");
   const made = charges.createPayment(OWNER, { amount: order.totalAmount, currency: order.currency });
@@ -79,7 +92,7 @@ function devMails(): Array<{ to: string; subject: string; text: string }> {
 }
 
 beforeAll(async () => {
-  peer = new StripePeer([{ id: OWNER.account, keys: [{ secret: KEY }] }]);
+  peer = new StripePeer([{ id: OWNER.account, keys: [{ secret: KEY }, { secret: PUBLISHABLE }] }]);
   charges = new PeerCharges(peer);
   const stripeUrl = await peer.start();
   const { port, release } = await reservePort();
@@ -93,7 +106,7 @@ beforeAll(async () => {
   const connected = await fetch(`${server.url}/v1/stripe/connection`, {
     method: "PUT",
     headers: { authorization: `Bearer ${await seller.createKey()}`, "content-type": "application/json" },
-    body: JSON.stringify({ secret_key: KEY, publishable_key: "pk_live_51TillEventsBbbbbbbbbbbbbbbbbbb" }),
+    body: JSON.stringify({ secret_key: KEY, publishable_key: PUBLISHABLE }),
   });
   expect(connected.status, await connected.text()).toBe(200);
   const benefit = await seller.sdk.benefits.create({ type: "custom", description: "Priority support", properties: { note: "hi" } });
