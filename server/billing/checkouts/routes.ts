@@ -5,7 +5,7 @@ import { z } from "zod";
 import { serverPaymentProcessor } from "../../payments/index.js";
 import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, openEventStream, page, paginationQuery, pathId, queryArray } from "../http.js";
+import { isUuid, openEventStream, page, paginationQuery, parseBody, pathId, queryArray } from "../http.js";
 import { invalid } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
@@ -15,7 +15,7 @@ import { CheckoutConfirmInput, CheckoutCreateInput, CheckoutUpdateInput, Checkou
 import type { CheckoutSort } from "./repository.js";
 import * as service from "./service.js";
 import { statusOf } from "./wire.js";
-import { route, type V1App } from "../contract.js";
+import { documented, route, type V1App } from "../contract.js";
 
 /** The test tokenizer's answer (till's own route, for the checkout page). */
 const TestCardToken = z.looseObject({ confirmation_token_id: z.string() });
@@ -101,10 +101,11 @@ export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps):
   );
 
   /** The test processor's tokenizer: the card goes here, the checkout is confirmed with the token. */
-  app.post("/checkouts/client/:client_secret/test-card", route({ caller: "client_secret", operationId: "till:checkouts:client_test_card", body: TestCardInput, responses: { 200: TestCardToken, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.post("/checkouts/client/:client_secret/test-card", route({ caller: "client_secret", operationId: "till:checkouts:client_test_card", body: documented(TestCardInput), responses: { 200: TestCardToken, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     if (deps.processor.id !== "test") throw invalid(["path", "client_secret"], "This checkout does not use the test payment processor.");
-    const card = req.body;
+    // the body is read after the checkout is found: an unknown or expired checkout answers 404/410 whatever is sent
+    const card = parseBody(TestCardInput, req);
     const result = tokenizeTestCard(card, paymentPurpose({ checkout_id: row.id }));
     if (!result.ok) throw invalid(["body", result.field], result.message, "card_error");
     return {
