@@ -14,6 +14,7 @@ import { PeerCharges } from "../helpers/stripe-peer-charges.js";
 import { parseJson, tempConfigDir, till, type TillOptions } from "./till.js";
 
 const KEY = "sk_live_51TillReconcileAaaaaaaaaaaaaaa1234";
+const PUBLISHABLE = "pk_live_51TillReconcileBbbbbbbbbbbbbbbb";
 const OWNER = { account: "acct_1Reconcile", livemode: true };
 
 let peer: StripePeer;
@@ -23,10 +24,22 @@ let seller: Seller;
 let product: Product;
 let cli: TillOptions;
 
-/** A paid order whose payment till records under `processorId` (as the Stripe adapter does). */
+/** A paid order (through the Stripe adapter) whose payment till records under `processorId` (a PaymentIntent of the charges' store). */
 async function paidOrder(processorId: (amount: number) => string) {
   const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
-  await pay(server, checkout);
+  // the organization is connected to Stripe: the checkout is paid with a Stripe confirmation token (Stripe.js's)
+  const token = await fetch(`${peer.url}/v1/confirmation_tokens`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${PUBLISHABLE}`, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      "payment_method_data[type]": "card",
+      "payment_method_data[card][number]": "4242424242424242",
+      "payment_method_data[card][exp_month]": "12",
+      "payment_method_data[card][exp_year]": String(new Date().getUTCFullYear() + 3),
+      "payment_method_data[card][cvc]": "123",
+    }),
+  }).then(async (r) => ((await r.json()) as { id: string }).id);
+  await pay(server, checkout, { confirmationTokenId: token }, null);
   const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
   if (!order) throw new Error("no order");
   const id = processorId(order.totalAmount);
@@ -35,7 +48,7 @@ async function paidOrder(processorId: (amount: number) => string) {
 }
 
 beforeAll(async () => {
-  peer = new StripePeer([{ id: OWNER.account, keys: [{ secret: KEY }] }]);
+  peer = new StripePeer([{ id: OWNER.account, keys: [{ secret: KEY }, { secret: PUBLISHABLE }] }]);
   charges = new PeerCharges(peer);
   const stripeUrl = await peer.start();
   const { port, release } = await reservePort();
@@ -46,7 +59,7 @@ beforeAll(async () => {
   const res = await fetch(`${server.url}/v1/stripe/connection`, {
     method: "PUT",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ secret_key: KEY, publishable_key: "pk_live_51TillReconcileBbbbbbbbbbbbbbbb" }),
+    body: JSON.stringify({ secret_key: KEY, publishable_key: PUBLISHABLE }),
   });
   expect(res.status, await res.text()).toBe(200);
   product = await createProduct(seller, "fixed");

@@ -88,7 +88,12 @@ describe("the seller web app", () => {
     const pdf = page.waitForResponse((r) => (r.headers()["content-type"] ?? "").startsWith("application/pdf"), { timeout: 30_000 });
     await page.getByRole("button", { name: /^Download the invoice/ }).click();
     expect((await pdf).status()).toBe(200);
-    await page.goto(orderUrl);
+    // the PDF opens as a navigation of its own, which may still be under way: go back once it has settled
+    await page.waitForLoadState("load").catch(() => {});
+    await page.goto(orderUrl).catch(async () => {
+      await page.waitForTimeout(500);
+      await page.goto(orderUrl);
+    });
     await page.getByRole("heading", { level: 2, name: "Refund" }).waitFor();
     await page.getByRole("button", { name: "Refund" }).click();
     await page.getByText("Refunded $12.00.").or(page.getByRole("alert")).waitFor();
