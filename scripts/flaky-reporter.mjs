@@ -1,7 +1,7 @@
 // A vitest reporter for CI: writes the tests that passed only on a retry (vitest's `--retry`) to the JSON file
 // named by TILL_FLAKY_REPORT, with the errors of the attempts that failed, so that scripts/test-summary.mjs
 // prints them. vitest's own JSON report counts such a test as passed and says nothing of its retries.
-// A flaky test is a bug to fix, not a pass to forget (docs/decisions.md, "CI retries a failed test once").
+// A flaky test is a bug to fix, not a pass to forget (docs/decisions.md, "CI runs").
 import { writeFileSync } from "node:fs";
 
 /** @typedef {{ file: string; name: string; retries: number; errors: string[] }} Flaky */

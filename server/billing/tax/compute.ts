@@ -3,7 +3,7 @@
 // an amount and the reverse-charge flag per line. Pure: no I/O, the rates come from the offline dataset.
 // Checkout, confirm, renewal (metered lines too) and later proration all call it; refunds give back its
 // result in proportion (refunds/service.ts). Rounding: per line and per tax, half away from zero, in integer
-// minor units (docs/decisions.md, "Tax rounding").
+// minor units (docs/decisions.md, "Tax rates and rounding").
 import { euVatCountry, isEuMemberState, REVERSE_CHARGE_ID_FORMATS, subdivisionCode } from "./regions.js";
 import { hasRegionalRate, ratesAt, type RateComponent } from "./rates.js";
 import { divRound } from "../../../shared/refund-tax.js";

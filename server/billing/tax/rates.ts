@@ -1,7 +1,7 @@
 // Tax rates from the `sales-tax` package's offline dataset (res/sales_tax_rates.json: a standard rate per
 // country, per US state and Canadian province, with dated changes under `before`), read once from disk. Only
 // the data file is loaded, never the package's code: its VAT number check calls the EU's VIES over the
-// network, and nothing here may (docs/decisions.md, "Tax rates").
+// network, and nothing here may (docs/decisions.md, "Tax rates and rounding").
 import { createRequire } from "node:module";
 import { z } from "zod";
 
