@@ -22,6 +22,7 @@ import postgres from "postgres";
 import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { product } from "../server/db/schema/index.js";
+import { paymentPurpose, tokenizeTestCard } from "../server/payments/test-processor.js";
 import { StripePeer } from "../tests/helpers/stripe-peer.js";
 
 const CONNECTIONS = 10;
@@ -66,9 +67,10 @@ async function serve(): Promise<void> {
       sql.raw(`INSERT INTO checkout (id, client_secret, ${names})
         SELECT gen_random_uuid(), 'till_c_bench_' || i || '_' || md5(random()::text), ${names}
         FROM checkout, generate_series(1, ${Number(n)}) AS i WHERE checkout.id = '${id.replace(/[^0-9a-f-]/gi, "")}'
-        RETURNING client_secret`),
-    )) as unknown as Array<{ client_secret: string }> | { rows: Array<{ client_secret: string }> };
-    return { secrets: (Array.isArray(result) ? result : result.rows).map((r) => r.client_secret) };
+        RETURNING id, client_secret`),
+    )) as unknown as Array<{ id: string; client_secret: string }> | { rows: Array<{ id: string; client_secret: string }> };
+    const rows = Array.isArray(result) ? result : result.rows;
+    return { secrets: rows.map((r) => r.client_secret), ids: rows.map((r) => r.id) };
   });
   /** The server process's CPU time so far (µs): what till itself spent, whatever the load generator and the stand-in do. */
   bare.get("/control/cpu", async () => process.cpuUsage());
@@ -109,11 +111,24 @@ async function fixtures(base: string, tag = "bench"): Promise<Fixtures> {
 }
 
 /** `n` open checkouts of the product: one through the API, the rest copied from it in SQL. */
-async function prepareCheckouts(e: Endpoints, apiKey: string, productId: string, n: number): Promise<string[]> {
+async function prepareCheckouts(e: Endpoints, apiKey: string, productId: string, n: number): Promise<{ secrets: string[]; ids: string[] }> {
   const auth = { authorization: `Bearer ${apiKey}` };
   const first = await call<{ id: string; client_secret: string }>(e.app, "POST", "/v1/checkouts/", { products: [productId] }, auth);
-  const copies = await call<{ secrets: string[] }>(e.bare, "POST", "/control/clone-checkouts", { id: first.json.id, n: n - 1 });
-  return [first.json.client_secret, ...copies.json.secrets];
+  const copies = await call<{ secrets: string[]; ids: string[] }>(e.bare, "POST", "/control/clone-checkouts", { id: first.json.id, n: n - 1 });
+  return { secrets: [first.json.client_secret, ...copies.json.secrets], ids: [first.json.id, ...copies.json.ids] };
+}
+
+/**
+ * The test processor's token for each checkout, as its `/test-card` route makes it (a token pays only the checkout
+ * it was made for, so one token for all would refuse every confirm but the first).
+ */
+function testCardTokens(ids: string[]): string[] {
+  const card = { number: "4242 4242 4242 4242", exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: "123" };
+  return ids.map((id) => {
+    const made = tokenizeTestCard(card, paymentPurpose({ checkout_id: id }));
+    if (!made.ok) throw new Error(`test card refused: ${made.message}`);
+    return made.token;
+  });
 }
 
 interface Row {
@@ -137,7 +152,7 @@ async function measureBaseline(url: string): Promise<Row> {
  * Confirms the prepared checkouts with autocannon, CONNECTIONS at a time: WARMUP_CONFIRMS first, then for
  * MEASURE_SECONDS. Each request takes the next checkout; every confirm is a new customer.
  */
-async function measureConfirms(name: string, base: string, secrets: string[], token: string | (() => string), bare?: string): Promise<Row> {
+async function measureConfirms(name: string, base: string, secrets: string[], token: string | ((i: number) => string), bare?: string): Promise<Row> {
   let next = 0;
   const requests = [
     {
@@ -153,7 +168,7 @@ async function measureConfirms(name: string, base: string, secrets: string[], to
             customer_email: `buyer-${i}-${secret.slice(-6)}@example.com`,
             customer_name: "Bench Buyer",
             customer_billing_address: { country: "FR" },
-            confirmation_token_id: typeof token === "string" ? token : token(),
+            confirmation_token_id: typeof token === "string" ? token : token(i % secrets.length),
           }),
         };
       },
@@ -202,25 +217,18 @@ async function main(): Promise<void> {
     const f = await fixtures(endpoints.app);
     const purchases = await prepareCheckouts(endpoints, f.apiKey, f.purchaseId, CHECKOUTS_PER_PHASE);
     const subscriptions = await prepareCheckouts(endpoints, f.apiKey, f.subscriptionId, CHECKOUTS_PER_PHASE);
-    // the page tokenizes once; the test processor's token is not tied to a checkout
-    const token = (
-      await call<{ confirmation_token_id: string }>(endpoints.app, "POST", `/v1/checkouts/client/${purchases[0]}/test-card`, {
-        number: "4242 4242 4242 4242",
-        exp_month: 12,
-        exp_year: new Date().getUTCFullYear() + 2,
-        cvc: "123",
-      })
-    ).json.confirmation_token_id;
+    const purchaseTokens = testCardTokens(purchases.ids);
+    const subscriptionTokens = testCardTokens(subscriptions.ids);
 
     const s = await fixtures(endpoints.app, "bench-stripe");
     await connectStripe(endpoints.app, s.apiKey);
-    const stripePurchases = await prepareCheckouts(endpoints, s.apiKey, s.purchaseId, CHECKOUTS_PER_PHASE);
+    const stripePurchases = (await prepareCheckouts(endpoints, s.apiKey, s.purchaseId, CHECKOUTS_PER_PHASE)).secrets;
     const stripeToken = await stripeConfirmationToken(peer.url);
 
     const baseline = await measureBaseline(`${endpoints.bare}/row/${f.purchaseId}`);
-    const purchase = await measureConfirms("confirm: one-time purchase (order, grant, 7 events)", endpoints.app, purchases, token, endpoints.bare);
+    const purchase = await measureConfirms("confirm: one-time purchase (order, grant, 7 events)", endpoints.app, purchases.secrets, (i) => purchaseTokens[i] ?? "", endpoints.bare);
     const stripe = await measureConfirms("confirm: one-time purchase through Stripe (stand-in)", endpoints.app, stripePurchases, stripeToken, endpoints.bare);
-    const subscription = await measureConfirms("confirm: subscription (+ subscription, 9 events)", endpoints.app, subscriptions, token);
+    const subscription = await measureConfirms("confirm: subscription (+ subscription, 9 events)", endpoints.app, subscriptions.secrets, (i) => subscriptionTokens[i] ?? "");
 
     const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
     console.log(
