@@ -28,5 +28,10 @@ export default defineConfig({
     expect: { poll: { timeout: 20_000, interval: 100 } },
     pool: "forks",
     maxWorkers: 2,
+    // A worker keeps the modules it loaded from one test file to the next instead of importing the server, the
+    // SDKs and better-auth again for each file (that import was half of a file's time on PostgreSQL). Test files
+    // restore what they change in the process (environment variables, fake timers); each server has its own
+    // database, ports and mailbox, so nothing else carries over.
+    isolate: false,
   },
 });

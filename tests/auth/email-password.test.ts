@@ -230,9 +230,13 @@ describe("email verification", () => {
     const { email, id } = await signedUp(server, "expired");
     const link = await mailedLink(server, email, VERIFY_SUBJECT);
     vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(Date.now() + 3601 * 1000);
-    const res = await new Client(server.url).get(pathOf(link));
-    vi.useRealTimers();
+    let res: Awaited<ReturnType<Client["get"]>>;
+    try {
+      vi.setSystemTime(Date.now() + 3601 * 1000);
+      res = await new Client(server.url).get(pathOf(link));
+    } finally {
+      vi.useRealTimers();
+    }
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("/?error=token_expired");
     expect((await userRow(server, id))?.emailVerified).toBe(false);

@@ -8,7 +8,13 @@ import { startServer, type TestServer } from "../helpers/server.js";
 import { describeChange, formatAxis, formatValue, sinceDate, slugOf, summaryLine, type Series } from "../../cli/commands/metrics.js";
 import { parseJson, screenText, spawnTillInTerminal, tempConfigDir, till, type TillOptions } from "./till.js";
 
+// the in-process renderings are colourless; restored after, as the worker runs other files next (isolate: false)
+const noColor = process.env.NO_COLOR;
 process.env.NO_COLOR = "1";
+afterAll(() => {
+  if (noColor === undefined) delete process.env.NO_COLOR;
+  else process.env.NO_COLOR = noColor;
+});
 
 const MONTHS = ["2025-12", "2026-01", "2026-02", "2026-03", "2026-04", "2026-05", "2026-06", "2026-07", "2026-08", "2026-09", "2026-10", "2026-11"];
 const MRR = [120_000, 131_000, 150_500, 149_000, 162_000, 171_250, 190_000, 188_000, 204_000, 223_000, 231_500, 240_000];
