@@ -2,7 +2,8 @@
 // Stripe stand-in: the page loads Stripe.js (the stand-in served through page.route, tests/helpers/stripe-js-standin.ts)
 // with the checkout's publishable key, mounts the Payment Element, makes a ConfirmationToken and confirms with it.
 // A one-time purchase; a subscription with a trial (a SetupIntent, nothing charged); a 3-D Secure purchase
-// (handleNextAction, the challenge completed); a declined card showing Stripe's message, then another card paying.
+// (handleNextAction, the challenge completed, and failed); a declined card showing Stripe's message, then another
+// card paying.
 // Each order is paid once, for the amount the page and the API show; nothing leaves the machine.
 import { Polar as Polar049 } from "polar-sdk-049";
 import type { Browser, Page } from "playwright-core";
@@ -145,6 +146,22 @@ describe("the checkout page on Stripe", () => {
     expect(more).toEqual([]);
     expect(intent).toMatchObject({ status: "succeeded", amount: total });
     await until(async () => ((await ordersOf(checkout.id)).length > 0 ? true : undefined), "the order");
+    expect((await ordersOf(checkout.id)).map((o) => [o.status, o.totalAmount])).toEqual([["paid", total]]);
+    nothingLeft(stripeJs);
+  });
+
+  it("3-D Secure failed: Stripe's message beside the form once the checkout is open again, then another card pays", async () => {
+    const { page, stripeJs, checkout } = await open("fixed");
+    await fill(page, STRIPE_CARDS.authAlways);
+    const { button, total } = await payButtonMatchesApi(page, checkout.id);
+    await button.click();
+    const challenge = page.getByRole("dialog", { name: "3D Secure authentication" });
+    await challenge.getByRole("button", { name: "Fail" }).click();
+    await expect.poll(() => page.locator("#checkout-payment-error").textContent()).toContain("We are unable to authenticate your payment method.");
+    expect((await s.sdk.checkouts.get({ id: checkout.id })).status).toBe("open");
+    await typeCard(page, STRIPE_CARDS.visa);
+    await button.click();
+    await thanks(page);
     expect((await ordersOf(checkout.id)).map((o) => [o.status, o.totalAmount])).toEqual([["paid", total]]);
     nothingLeft(stripeJs);
   });
