@@ -104,9 +104,8 @@ export async function getMetrics(db: Db, organizationId: string, q: MetricsQuery
 
 async function compute(db: Db, organizationId: string, q: MetricsQuery, selected: MetricDefinition[], scan: boolean): Promise<MetricsResponseWire> {
   const lookback = WINDOW_DAYS[q.interval] ?? 0;
-  const scope: repo.Scope = {
+  const where = {
     organizationId: q.empty ? NIL_ORGANIZATION : organizationId,
-    currency: await repo.organizationCurrency(db, organizationId),
     unit: q.interval,
     timezone: q.timezone,
     startLocal: dateOf(dayNumber(q.startDate) - lookback),
@@ -114,10 +113,16 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
     productIds: q.productIds,
     customerIds: q.customerIds,
     billingType: q.billingTypes && new Set(q.billingTypes).size === 1 ? q.billingTypes[0] : undefined,
-    now: await orgNow(db, organizationId),
   };
-  const all = await repo.periods(db, scope);
-  const [firstVisible] = lookback ? await repo.periods(db, { ...scope, startLocal: q.startDate }) : all;
+  // the currency, the organization's now and the periods are independent: read at once (one round trip's wait)
+  const [currency, now, all, visible] = await Promise.all([
+    repo.organizationCurrency(db, organizationId),
+    orgNow(db, organizationId),
+    repo.periods(db, where),
+    lookback ? repo.periods(db, { ...where, startLocal: q.startDate }) : undefined,
+  ]);
+  const scope: repo.Scope = { ...where, currency, now };
+  const [firstVisible] = visible ?? all;
   const visibleFrom = Math.max(0, all.findIndex((p) => p.start === firstVisible?.start));
   const from = all[0]?.start ?? 0;
   const to = all[all.length - 1]?.end ?? 0;
