@@ -15,11 +15,10 @@
 //   npm run bench:metrics                               # PGlite in memory: a tenth of the sizes
 //
 // Loopback only; the run is bounded in time (HARD_LIMIT_MS) and in samples.
-import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { benchSeller, call } from "./helpers/client.js";
+import { cpuMeter } from "./helpers/cpu.js";
 import { startApp } from "./helpers/server.js";
 import * as repo from "../server/billing/metrics/repository.js";
 import * as rollups from "../server/billing/metrics/rollups.js";
@@ -79,7 +78,7 @@ async function main(): Promise<void> {
         if (i === 0) await db.execute(sql`ANALYZE`);
       }
     }
-    const cpu = await cpuMeter(served.database.url);
+    const cpu = cpuMeter(served.database.url);
     // big and small alternate, so the shared machine's load weighs on both alike
     const times = new Map<string, Array<{ ms: number; cpu: number; db: number }>>();
     const timed = async (key: string, run: () => Promise<unknown>) => {
@@ -133,34 +132,6 @@ async function main(): Promise<void> {
     await served.close();
     clearTimeout(timer);
   }
-}
-
-/**
- * CPU time so far: this process's (the app serves in it; the client's fetch and parse are in it too) and, on
- * PostgreSQL, the database's backends' (utime + stime of each connection to it, from /proc, at 100 Hz).
- */
-async function cpuMeter(url: string | undefined) {
-  const admin = url ? postgres(url, { max: 1, onnotice: () => {} }) : undefined;
-  const ticks = (pid: number) => {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-      return Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-    } catch {
-      return 0;
-    }
-  };
-  const backends = admin !== undefined;
-  return {
-    backends,
-    async read(): Promise<{ node: number; db: number }> {
-      const usage = process.cpuUsage();
-      const node = (usage.user + usage.system) / 1000;
-      if (!admin) return { node, db: 0 };
-      const pids = await admin<Array<{ pid: number }>>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`;
-      return { node, db: pids.reduce((a, p) => a + ticks(p.pid), 0) * 10 };
-    },
-    close: () => admin?.end(),
-  };
 }
 
 /** Where the time goes: the request's rollup read, and each source's scan (the fallback), alone. */
