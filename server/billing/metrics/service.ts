@@ -237,7 +237,9 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
       _net_exact: net,
     };
     rows.push(v);
-    periods.push({ timestamp: new Date(all[i]?.start ?? 0).toISOString(), ...pick(v, selected) });
+    const period: MetricsResponseWire["periods"][number] = { timestamp: new Date(all[i]?.start ?? 0).toISOString() };
+    for (const d of selected) period[d.slug] = v[d.slug] ?? 0;
+    periods.push(period);
   }
   return { periods, totals: pick(totals(rows), selected), metrics: metricsWire(selected) };
 }
@@ -266,11 +268,16 @@ function activeAtStartOfRange(levelEnd: Level[], visibleFrom: number, levelStart
 }
 
 function pick(v: Values, selected: readonly MetricDefinition[]): Values {
-  return Object.fromEntries(selected.map((d) => [d.slug, v[d.slug] ?? 0]));
+  const out: Values = {};
+  for (const d of selected) out[d.slug] = v[d.slug] ?? 0;
+  return out;
 }
 
 function totals(rows: Values[]): Values {
-  const sum = (k: string) => rows.reduce((a, r) => a + (r[k] ?? 0), 0);
+  // every key's sum in one pass over the rows
+  const sums = new Map<string, number>();
+  for (const r of rows) for (const k in r) sums.set(k, (sums.get(k) ?? 0) + (r[k] ?? 0));
+  const sum = (k: string) => sums.get(k) ?? 0;
   const last = rows[rows.length - 1] ?? {};
   const out: Values = {};
   for (const d of METRICS) {
