@@ -2,14 +2,18 @@
 // browser makes them — through the web app's door (/api/web, the session cookie) — on an organization with
 // 100,000 subscriptions (and one first order each), for the home's default range (12 months by month) and for
 // 30 days by day; beside them the same metrics request made directly on /v1 with the session as a bearer, so the
-// door's own cost shows. Median and p95 of each; no goal is asserted (the metrics query's speed is bench:metrics').
+// door's own cost shows. Median and p95 of each, and the CPU a run costs (the server's process, which also runs
+// the client, and PostgreSQL's backends: the figure to read on a loaded machine); no goal is asserted (the
+// metrics query's speed is bench:metrics').
 // Seeding is bulk SQL (INSERT … SELECT generate_series; the subscriptions' trigger writes their history).
 //
 //   DATABASE_URL=postgres://… npm run bench:dashboard     # 100,000 subscriptions on that server (a throw-away database)
 //   npm run bench:dashboard                               # PGlite in memory: 10,000
 //
 // Loopback only; bounded in time (HARD_LIMIT_MS) and in samples.
+import { cpus, loadavg } from "node:os";
 import { sql } from "drizzle-orm";
+import { cpuMeter } from "./helpers/cpu.js";
 import { startApp, type ServedApp } from "./helpers/server.js";
 
 const HARD_LIMIT_MS = 10 * 60_000;
@@ -73,16 +77,26 @@ function metricsQuery(organizationId: string, days: number, interval: string): s
   return q.toString();
 }
 
-/** Median and p95 ms of `run` over SAMPLES runs after WARMUP. */
-async function time(run: () => Promise<unknown>): Promise<{ median: number; p95: number }> {
+type Timing = { median: number; p95: number; cpu: number; db: number };
+
+/** Median and p95 ms of `run` over SAMPLES runs after WARMUP, and its mean CPU (this process's, the database's). */
+async function time(cpu: ReturnType<typeof cpuMeter>, run: () => Promise<unknown>): Promise<Timing> {
   const times: number[] = [];
+  let node = 0;
+  let db = 0;
   for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    const before = await cpu.read();
     const t = performance.now();
     await run();
-    if (i >= WARMUP) times.push(performance.now() - t);
+    const ms = performance.now() - t;
+    const after = await cpu.read();
+    if (i < WARMUP) continue;
+    times.push(ms);
+    node += after.node - before.node;
+    db += after.db - before.db;
   }
   times.sort((a, b) => a - b);
-  return { median: pct(times, 0.5), p95: pct(times, 0.95) };
+  return { median: pct(times, 0.5), p95: pct(times, 0.95), cpu: node / SAMPLES, db: db / SAMPLES };
 }
 
 async function main(): Promise<void> {
@@ -99,7 +113,8 @@ async function main(): Promise<void> {
     await seed(served, s.organizationId, SUBSCRIPTIONS);
     console.log(`seeded ${SUBSCRIPTIONS.toLocaleString("en")} subscriptions and their first orders in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const web = { cookie: s.cookie, "till-web": "1", "till-sandbox": "false" };
-    const rows: Array<[string, { median: number; p95: number }]> = [];
+    const rows: Array<[string, Timing]> = [];
+    const cpu = cpuMeter(served.database.url);
     for (const [label, days, interval] of [["12 months by month (the home's default)", 365, "month"], ["30 days by day", 30, "day"]] as const) {
       const q = metricsQuery(s.organizationId, days, interval);
       // the home's first paint waits on whoami (the side, the role), then on the metrics and the organization at once
@@ -107,11 +122,16 @@ async function main(): Promise<void> {
         call(served.url, "GET", `/api/web/whoami?organization_id=${s.organizationId}`, web).then(() =>
           Promise.all([call(served.url, "GET", `/api/web/v1/metrics/?${q}`, web), call(served.url, "GET", `/api/web/v1/organizations/${s.organizationId}?organization_id=${s.organizationId}`, web)]),
         );
-      rows.push([`${label}: first-paint data (whoami, then metrics + organization) through /api/web`, await time(firstPaint)]);
-      rows.push([`${label}: metrics through /api/web`, await time(() => call(served.url, "GET", `/api/web/v1/metrics/?${q}`, web))]);
-      rows.push([`${label}: metrics on /v1 (bearer)`, await time(() => call(served.url, "GET", `/v1/metrics/?${q}`, { authorization: `Bearer ${s.token}` }))]);
+      rows.push([`${label}: first-paint data (whoami, then metrics + organization) through /api/web`, await time(cpu, firstPaint)]);
+      rows.push([`${label}: metrics through /api/web`, await time(cpu, () => call(served.url, "GET", `/api/web/v1/metrics/?${q}`, web))]);
+      rows.push([`${label}: metrics on /v1 (bearer)`, await time(cpu, () => call(served.url, "GET", `/v1/metrics/?${q}`, { authorization: `Bearer ${s.token}` }))]);
     }
-    for (const [label, r] of rows) console.log(`${label}: median ${r.median.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms`);
+    await cpu.close();
+    for (const [label, r] of rows) {
+      const db = cpu.backends ? ` + PostgreSQL ${r.db.toFixed(1)}` : ", PGlite in it";
+      console.log(`${label}: median ${r.median.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms; CPU per run ${(r.cpu + r.db).toFixed(1)} ms (node ${r.cpu.toFixed(1)}${db})`);
+    }
+    console.log(`(load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(", ")} on ${cpus().length} CPUs)`);
     console.log(`(${SAMPLES} samples each; run took ${((Date.now() - started) / 1000).toFixed(0)} s on ${served.database.driver})`);
   } finally {
     await served.close();

@@ -2,7 +2,8 @@
 // of the source rows answers: every metric, every period, after inserts, updates and deletes of orders,
 // checkouts, subscriptions and events, in two currencies, by hour, day, week and month in UTC, Europe/Berlin and
 // America/Los_Angeles (across a clock change), before and after the fold; and the rollups of rows written before
-// the migration (its backfill) answer the same.
+// the migration (its backfill) answer the same; active users are counted from the kept counts of folded rows and
+// the unfolded ones (billing/metrics/users.ts) as the scan counts them.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -108,6 +109,33 @@ describe("the metrics' hourly rollups", () => {
     const [unfolded] = await rowsOf<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM metric_hour WHERE organization_id = ${org}::uuid AND NOT folded`);
     expect(unfolded?.n).toBe(0);
     await expectSameAsScan(database.db, org);
+  }, 180_000);
+
+  it("count active users from the kept counts of folded rows plus the unfolded ones, as the scan does", async () => {
+    const database = await freshDatabase();
+    opened.push(database);
+    const db = database.db;
+    const org = randomUUID();
+    await seed(db, org);
+    await foldMetricRollups(db, org);
+    await expectSameAsScan(db, org);
+    // new events after the fold: a customer already counted in the period (folded), a new one, an external id
+    const event = (at: string, customer: string | null, external: string | null) =>
+      db.execute(sql`INSERT INTO event (organization_id, name, source, timestamp, customer_id, external_customer_id, metadata)
+        VALUES (${org}::uuid, 'llm', 'user', ${at}::timestamptz, ${customer}::uuid, ${external}, '{}'::jsonb)`);
+    const [known] = await rowsOf<{ id: string }>(db, sql`SELECT customer_id AS id FROM event WHERE organization_id = ${org}::uuid AND customer_id IS NOT NULL LIMIT 1`);
+    const [other] = await rowsOf<{ id: string }>(db, sql`INSERT INTO customer (organization_id, email) VALUES (${org}::uuid, 'c@example.com') RETURNING id`);
+    await event("2026-03-28T13:10:00Z", known?.id ?? null, null);
+    await event("2026-03-28T14:10:00Z", other?.id ?? null, null);
+    await event("2026-04-02T01:00:00Z", null, "ext-2");
+    await expectSameAsScan(db, org);
+    // a folded customer-hour removed, then everything folded: the kept counts are renewed each time
+    await db.execute(sql`DELETE FROM event WHERE id = (SELECT id FROM event WHERE organization_id = ${org}::uuid ORDER BY timestamp DESC LIMIT 1)`);
+    await expectSameAsScan(db, org);
+    await foldMetricRollups(db, org);
+    await expectSameAsScan(db, org);
+    const [generation] = await rowsOf<{ g: number }>(db, sql`SELECT generation::int AS g FROM metric_user_generation WHERE organization_id = ${org}::uuid`);
+    expect(generation?.g).toBeGreaterThanOrEqual(3);
   }, 180_000);
 
   it("are used only for whole-hour period boundaries and no filter (Asia/Kolkata's days are scanned)", () => {

@@ -28,7 +28,7 @@ export interface Period {
 }
 
 /** The periods (epoch ms) from the local start to the local end, in the time zone. */
-export async function periods(db: Queryable, s: Scope): Promise<Period[]> {
+export async function periods(db: Queryable, s: Pick<Scope, "unit" | "timezone" | "startLocal" | "endLocal">): Promise<Period[]> {
   const rows =
     s.unit === "hour"
       ? await rowsOf<{ s: number }>(

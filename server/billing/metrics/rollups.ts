@@ -10,6 +10,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Queryable } from "../../db/client.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import type { LevelBucket, OrderBucket, Period, Scope, SubscriptionEventBucket } from "./repository.js";
+import { userCounts } from "./users.js";
 
 const HOUR_MS = 3_600_000;
 /** Unfolded delta rows a read tolerates before it folds them. */
@@ -92,7 +93,6 @@ const LEVEL_KEYS = ["active", "money_active", "committed", "trialing", "mrr", "c
  * events — the one part whose cost grows with the data; skipped when no selected metric needs it).
  */
 export async function rollupSums(db: Queryable, s: Scope, all: Period[], users = true) {
-  await foldIfDue(db, s.organizationId);
   const from = all[0]?.start ?? 0;
   const to = all[all.length - 1]?.end ?? 0;
   // each hour's period by a binary search of the periods' starts (cheaper than date_trunc in a zone per row)
@@ -101,27 +101,19 @@ export async function rollupSums(db: Queryable, s: Scope, all: Period[], users =
   const startOf = (i: number) => all[i - 1]?.start ?? 0;
   const cutoff = iso(Math.floor(s.now.getTime() / HOUR_MS) * HOUR_MS);
   const where = sql`h.organization_id = ${s.organizationId}::uuid`;
-  const [buckets, [before], userRows, tail] = await Promise.all([
+  // the reads at once, on as many connections; the fold (when due) after them: the rows sum the same either way
+  const [due, buckets, [before], userRows, tail] = await Promise.all([
+    foldDue(db, s.organizationId),
     rowsOf<Row>(
       db,
       sql`SELECT ${periodOf(sql`h.hour`)} AS b, ${sums(s, cutoff)} FROM metric_hour h
         WHERE ${where} AND h.hour >= ${iso(from)}::timestamptz AND h.hour < ${iso(to)}::timestamptz GROUP BY 1`,
     ),
     rowsOf<Omit<Row, "b">>(db, sql`SELECT ${sums(s, cutoff)} FROM metric_hour h WHERE ${where} AND h.hour < ${iso(from)}::timestamptz`),
-    !users
-      ? []
-      : db.transaction(async (tx) => {
-          // the distinct (period, customer) pairs in memory, not spilled to disk (a year of 100,000 takes ~10 MB)
-          await tx.execute(sql`SET LOCAL work_mem = '32MB'`);
-          return rowsOf<{ b: number; users: number }>(
-            tx,
-            sql`SELECT b, count(*)::float8 AS users FROM (SELECT DISTINCT ${periodOf(sql`u.hour`)} AS b, u.user_key
-                FROM metric_event_user_hour u WHERE u.organization_id = ${s.organizationId}::uuid
-                  AND u.hour >= ${iso(from)}::timestamptz AND u.hour < ${iso(to)}::timestamptz) x GROUP BY b`,
-          );
-        }),
+    users ? userCounts(db, s, all, starts) : [],
     levelTail(db, s, cutoff),
   ]);
+  if (due) await foldMetricRollups(db, s.organizationId);
   for (const r of buckets) r.b = startOf(Number(r.b));
   for (const u of userRows) u.b = startOf(Number(u.b));
   const byBucket = new Map(buckets.map((r) => [Number(r.b), r]));
@@ -208,20 +200,24 @@ export async function foldMetricRollups(db: Queryable, organizationId: string): 
     WITH moved AS (
       DELETE FROM metric_event_user_hour WHERE ctid = ANY(ARRAY(
         SELECT u.ctid FROM metric_event_user_hour u WHERE u.organization_id = ${org} AND NOT u.folded FOR UPDATE SKIP LOCKED))
-      RETURNING hour, user_key)
+      RETURNING hour, user_key),
+    -- the folded rows change: the counts kept from them are stale (billing/metrics/users.ts)
+    bump AS (INSERT INTO metric_user_generation (organization_id, generation) SELECT ${org}, 1 WHERE EXISTS (SELECT 1 FROM moved)
+      ON CONFLICT (organization_id) DO UPDATE SET generation = metric_user_generation.generation + 1)
     INSERT INTO metric_event_user_hour (organization_id, hour, user_key, folded)
     SELECT DISTINCT ${org}, m.hour, m.user_key, true FROM moved m
     WHERE NOT EXISTS (SELECT 1 FROM metric_event_user_hour f
       WHERE f.organization_id = ${org} AND f.hour = m.hour AND f.user_key = m.user_key AND f.folded)`);
 }
 
-async function foldIfDue(db: Queryable, organizationId: string): Promise<void> {
+/** More than FOLD_AFTER of the organization's rows are unfolded. */
+async function foldDue(db: Queryable, organizationId: string): Promise<boolean> {
   const [row] = await rowsOf<{ n: number }>(
     db,
     sql`SELECT ((SELECT count(*) FROM (SELECT 1 FROM metric_hour WHERE organization_id = ${organizationId}::uuid AND NOT folded LIMIT ${FOLD_AFTER + 1}) a)
       + (SELECT count(*) FROM (SELECT 1 FROM metric_event_user_hour WHERE organization_id = ${organizationId}::uuid AND NOT folded LIMIT ${FOLD_AFTER + 1}) b))::int AS n`,
   );
-  if ((row?.n ?? 0) > FOLD_AFTER) await foldMetricRollups(db, organizationId);
+  return (row?.n ?? 0) > FOLD_AFTER;
 }
 
 /** The worker's hourly cleanup: folds up to `limit` organizations with unfolded rows; returns how many. */

@@ -104,9 +104,8 @@ export async function getMetrics(db: Db, organizationId: string, q: MetricsQuery
 
 async function compute(db: Db, organizationId: string, q: MetricsQuery, selected: MetricDefinition[], scan: boolean): Promise<MetricsResponseWire> {
   const lookback = WINDOW_DAYS[q.interval] ?? 0;
-  const scope: repo.Scope = {
+  const where = {
     organizationId: q.empty ? NIL_ORGANIZATION : organizationId,
-    currency: await repo.organizationCurrency(db, organizationId),
     unit: q.interval,
     timezone: q.timezone,
     startLocal: dateOf(dayNumber(q.startDate) - lookback),
@@ -114,10 +113,16 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
     productIds: q.productIds,
     customerIds: q.customerIds,
     billingType: q.billingTypes && new Set(q.billingTypes).size === 1 ? q.billingTypes[0] : undefined,
-    now: await orgNow(db, organizationId),
   };
-  const all = await repo.periods(db, scope);
-  const [firstVisible] = lookback ? await repo.periods(db, { ...scope, startLocal: q.startDate }) : all;
+  // the currency, the organization's now and the periods are independent: read at once (one round trip's wait)
+  const [currency, now, all, visible] = await Promise.all([
+    repo.organizationCurrency(db, organizationId),
+    orgNow(db, organizationId),
+    repo.periods(db, where),
+    lookback ? repo.periods(db, { ...where, startLocal: q.startDate }) : undefined,
+  ]);
+  const scope: repo.Scope = { ...where, currency, now };
+  const [firstVisible] = visible ?? all;
   const visibleFrom = Math.max(0, all.findIndex((p) => p.start === firstVisible?.start));
   const from = all[0]?.start ?? 0;
   const to = all[all.length - 1]?.end ?? 0;
@@ -232,7 +237,9 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
       _net_exact: net,
     };
     rows.push(v);
-    periods.push({ timestamp: new Date(all[i]?.start ?? 0).toISOString(), ...pick(v, selected) });
+    const period: MetricsResponseWire["periods"][number] = { timestamp: new Date(all[i]?.start ?? 0).toISOString() };
+    for (const d of selected) period[d.slug] = v[d.slug] ?? 0;
+    periods.push(period);
   }
   return { periods, totals: pick(totals(rows), selected), metrics: metricsWire(selected) };
 }
@@ -261,11 +268,16 @@ function activeAtStartOfRange(levelEnd: Level[], visibleFrom: number, levelStart
 }
 
 function pick(v: Values, selected: readonly MetricDefinition[]): Values {
-  return Object.fromEntries(selected.map((d) => [d.slug, v[d.slug] ?? 0]));
+  const out: Values = {};
+  for (const d of selected) out[d.slug] = v[d.slug] ?? 0;
+  return out;
 }
 
 function totals(rows: Values[]): Values {
-  const sum = (k: string) => rows.reduce((a, r) => a + (r[k] ?? 0), 0);
+  // every key's sum in one pass over the rows
+  const sums = new Map<string, number>();
+  for (const r of rows) for (const k in r) sums.set(k, (sums.get(k) ?? 0) + (r[k] ?? 0));
+  const sum = (k: string) => sums.get(k) ?? 0;
   const last = rows[rows.length - 1] ?? {};
   const out: Values = {};
   for (const d of METRICS) {

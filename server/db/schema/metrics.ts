@@ -1,7 +1,7 @@
 // Metrics (issue 28 §1, docs/metrics.md): the seller's saved dashboards, and the history MRR and active
 // subscriptions are read from — delta rows a trigger on "subscription" writes (migration 0040), never the app.
 import { sql } from "drizzle-orm";
-import { bigserial, boolean, index, integer, numeric, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, bigserial, boolean, index, integer, numeric, pgTable, text, uuid } from "drizzle-orm/pg-core";
 
 import { subscription } from "./checkout.js";
 import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz } from "./columns.js";
@@ -113,5 +113,12 @@ export const metricEventUserHour = pgTable(
   (t) => [
     index("metric_event_user_hour_org_hour_idx").on(t.organizationId, t.hour, t.userKey),
     index("metric_event_user_hour_unfolded_idx").on(t.organizationId).where(sql`NOT ${t.folded}`),
+    index("metric_event_user_hour_folded_user_idx").on(t.organizationId, t.userKey, t.hour).where(sql`${t.folded}`),
   ],
 );
+
+/** Bumped with every change to an organization's folded metric_event_user_hour rows (migration 0054). */
+export const metricUserGeneration = pgTable("metric_user_generation", {
+  organizationId: uuid("organization_id").primaryKey(),
+  generation: bigint("generation", { mode: "number" }).default(0).notNull(),
+});
