@@ -18,7 +18,7 @@ import { publishCheckoutEvents } from "./events.js";
 import type { CheckoutCreateInput, CheckoutPatch } from "./input.js";
 import { applyPatch, storedAddress, type PatchMode } from "./patch.js";
 import { applyTax } from "./tax.js";
-import { defaultPrice } from "./pricing.js";
+import { defaultPrice } from "../products/pricing.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
 import { loadView, loadViews, lockedView } from "./state.js";

@@ -3,7 +3,8 @@
 // renewal itself is renewal.ts; the rows of its deferred renewals, writes.ts.
 import type { Queryable } from "../../db/client.js";
 import { enqueue, type OutboxEvent } from "../../db/outbox.js";
-import { addInterval, isMetered } from "../checkouts/pricing.js";
+import { addInterval } from "../checkouts/pricing.js";
+import { isMetered } from "../products/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import type { DunningSettings } from "../dunning/settings.js";
