@@ -9,7 +9,7 @@ import type { PaymentResult } from "../../payments/processor.js";
 import { fulfilGrant } from "../benefits/fulfil.js";
 import { toBenefitGrantWire, type BenefitGrantRow } from "../benefits/wire.js";
 import { upsertCheckoutCustomer } from "../customers/service.js";
-import type { NewPayment } from "../payments/repository.js";
+import type { NewPayment } from "../payments/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { newCustomerSession } from "../customer-portal/sessions.js";
 import type { LicenseKeyRow } from "../license-keys/issue.js";

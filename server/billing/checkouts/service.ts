@@ -364,3 +364,10 @@ export async function clientUpdateCheckout(
   assertOpenForCustomer(row, await orgNow(deps.db, row.organizationId));
   return toCheckoutPublicWire(await updateLocked(deps, row, patch, "public", ipAddress));
 }
+
+// ---- rows for other domains (they read this domain through its service, never its repository) ----------
+
+/** The checkout's row locked until the caller's transaction ends (Stripe's payment-intent events). */
+export const lockCheckout: typeof repo.lockCheckout = (...args) => repo.lockCheckout(...args);
+/** Writes a checkout's row (Stripe's payment-intent events reopen one). */
+export const updateCheckoutRow: typeof repo.updateCheckout = (...args) => repo.updateCheckout(...args);

@@ -11,7 +11,7 @@ import type { DunningSettings } from "../dunning/settings.js";
 import { numberPlannedOrders } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
-import type { PaymentMethodRow } from "../payments/repository.js";
+import type { PaymentMethodRow } from "../payments/service.js";
 import { chargeableMethods } from "../payments/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type ProductSummaryWire } from "../products/service.js";
 import { creditsOf } from "../subscriptions/meter-credits.js";

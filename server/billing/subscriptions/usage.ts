@@ -1,7 +1,7 @@
 // Metered usage of subscriptions: what each metered price's meter measured for the customer over a period and
 // what that costs (unit amount × units, capped), less the meter credits of the period (applyCredits). The renewal bills it; `Subscription.meters` shows the current
 // period's. A whole page of subscriptions is measured in one go (see meterUsage).
-import { meterCreditsOfSubscriptions } from "../benefits/repository.js";
+import { meterCreditsOfSubscriptions } from "../benefits/service.js";
 import { isMetered } from "../products/pricing.js";
 import { meterUsage, type MeterWire, type UsageQuery } from "../meters/service.js";
 import type { Queryable } from "../../db/client.js";

@@ -16,7 +16,7 @@ import type { Db } from "../../../db/client.js";
 import { isSpace } from "../../../http/json-sliced.js";
 import { orgNowSql } from "../../test-clock/clock.js";
 import { eventInputFast } from "./input.js";
-import { liveCustomerIdsSql } from "../../customers/repository.js";
+import { liveCustomerIdsSql } from "../../customers/service.js";
 import { insertWithUpkeep, keptMetersSql, sharedIngestLock, type RollupMeter } from "../rollups.js";
 
 /**
