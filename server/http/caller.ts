@@ -95,153 +95,130 @@ function mergePermissions(into: Permissions, add: Record<string, readonly string
   }
 }
 
-export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
-  const ttl = opts.ttlMs ?? 5_000;
-  const now = opts.now ?? Date.now;
-  const keys = new Map<string, Cached<KeyRow>>();
-  const sessions = new Map<string, Cached<SessionRow>>();
-  const memberships = new Map<string, Cached<{ roles: string[]; permissions: Permissions }>>();
+/** Lookups trusted until `ttl` ms after they were made (all forgotten past 50,000 entries). */
+function ttlCache<T>(ttl: number, now: () => number) {
+  const map = new Map<string, Cached<T>>();
+  return {
+    /** The cached lookup while it is trusted (its value null when nothing was found), else undefined. */
+    fresh(k: string): Cached<T> | undefined {
+      const hit = map.get(k);
+      return hit && hit.until > now() ? hit : undefined;
+    },
+    remember(k: string, value: T | null): T | null {
+      if (map.size > 50_000) map.clear();
+      map.set(k, { value, until: now() + ttl });
+      return value;
+    },
+    clear: () => map.clear(),
+  };
+}
+
+/** The API key stored under `digest`, with its organization's name and slug. */
+async function readKey(db: Db, digest: string) {
+  const rows = await db
+    .select({
+      id: apikey.id,
+      name: apikey.name,
+      referenceId: apikey.referenceId,
+      enabled: apikey.enabled,
+      expiresAt: apikey.expiresAt,
+      rateLimitEnabled: apikey.rateLimitEnabled,
+      rateLimitMax: apikey.rateLimitMax,
+      rateLimitTimeWindow: apikey.rateLimitTimeWindow,
+      permissions: apikey.permissions,
+      organizationName: organization.name,
+      organizationSlug: organization.slug,
+    })
+    .from(apikey)
+    // reference_id is text (the api-key plugin's column) holding an organization id (a uuid): cast it, so the join uses the primary key
+    .leftJoin(organization, sql`${organization.id} = ${apikey.referenceId}::uuid`)
+    .where(eq(apikey.key, digest))
+    .limit(1);
+  return rows[0];
+}
+
+/** The key's row as the resolver keeps it, its caller built once (acting on `organizationId`). */
+function keyRowOf(r: NonNullable<Awaited<ReturnType<typeof readKey>>>, organizationId: string, sandbox: boolean): KeyRow {
+  const caller: Caller = {
+    kind: "api_key",
+    user: null,
+    organizationId,
+    sandbox,
+    liveOrganizationId: r.referenceId,
+    roles: [],
+    permissions: parsePermissions(r.permissions),
+    apiKeyId: r.id,
+    apiKey: {
+      name: r.name ?? null,
+      expiresAt: r.expiresAt ?? null,
+      organization: r.organizationName !== null && r.organizationSlug !== null ? { name: r.organizationName, slug: r.organizationSlug } : null,
+    },
+    sessionId: null,
+  };
+  return {
+    id: r.id,
+    enabled: r.enabled ?? true,
+    expiresAt: r.expiresAt,
+    rateLimitEnabled: r.rateLimitEnabled ?? false,
+    rateLimitMax: r.rateLimitMax,
+    rateLimitTimeWindow: r.rateLimitTimeWindow,
+    granted: { ok: true, caller },
+  };
+}
+
+/** The session stored under `digest`, with its user. */
+async function readSession(db: Db, digest: string): Promise<SessionRow | null> {
+  const rows = await db
+    .select({
+      id: session.id,
+      expiresAt: session.expiresAt,
+      activeOrganizationId: session.activeOrganizationId,
+      userId: user.id,
+      email: user.email,
+      name: user.name,
+      banned: user.banned,
+    })
+    .from(session)
+    .innerJoin(user, eq(user.id, session.userId))
+    .where(eq(session.token, digest))
+    .limit(1);
+  const r = rows[0];
+  return r
+    ? { id: r.id, expiresAt: r.expiresAt, activeOrganizationId: r.activeOrganizationId, user: { id: r.userId, email: r.email, name: r.name }, banned: r.banned ?? false }
+    : null;
+}
+
+/** The user's roles in the organization and what they permit (built-in roles, then the organization's own). */
+async function readMembership(db: Db, userId: string, organizationId: string): Promise<{ roles: string[]; permissions: Permissions } | null> {
+  const rows = await db
+    .select({ role: member.role })
+    .from(member)
+    .where(and(eq(member.userId, userId), eq(member.organizationId, organizationId)))
+    .limit(1);
+  const row = rows[0];
+  if (!row) return null;
+  const roleNames = row.role.split(",").map((r) => r.trim()).filter(Boolean);
+  const permissions: Permissions = {};
+  const custom: string[] = [];
+  for (const name of roleNames) {
+    const builtIn = builtInRoles[name as keyof typeof builtInRoles];
+    if (builtIn) mergePermissions(permissions, builtIn.statements);
+    else custom.push(name);
+  }
+  if (custom.length > 0) {
+    const defined = await db
+      .select({ role: organizationRole.role, permission: organizationRole.permission })
+      .from(organizationRole)
+      .where(eq(organizationRole.organizationId, organizationId));
+    for (const d of defined) if (custom.includes(d.role)) mergePermissions(permissions, parsePermissions(d.permission));
+  }
+  return { roles: roleNames, permissions };
+}
+
+/** A key's own rate limit (fixed windows per key, in this process): the 429 once its window is full, else null. */
+function keyRateLimiter(now: () => number) {
   const windows = new Map<string, { start: number; count: number }>();
-  /** Twin ↔ live links never change while both exist (and ids are never reused): cached like the rest. */
-  const twins = new Map<string, Cached<string>>();
-  const lives = new Map<string, Cached<string>>();
-
-  function remember<T>(map: Map<string, Cached<T>>, k: string, value: T | null): T | null {
-    if (map.size > 50_000) map.clear();
-    map.set(k, { value, until: now() + ttl });
-    return value;
-  }
-
-  async function loadKey(digest: string, sandbox: boolean): Promise<KeyRow | null> {
-    const hit = keys.get(digest);
-    if (hit && hit.until > now()) return hit.value;
-    const rows = await db
-      .select({
-        id: apikey.id,
-        name: apikey.name,
-        referenceId: apikey.referenceId,
-        enabled: apikey.enabled,
-        expiresAt: apikey.expiresAt,
-        rateLimitEnabled: apikey.rateLimitEnabled,
-        rateLimitMax: apikey.rateLimitMax,
-        rateLimitTimeWindow: apikey.rateLimitTimeWindow,
-        permissions: apikey.permissions,
-        organizationName: organization.name,
-        organizationSlug: organization.slug,
-      })
-      .from(apikey)
-      // reference_id is text (the api-key plugin's column) holding an organization id (a uuid): cast it, so the join uses the primary key
-      .leftJoin(organization, sql`${organization.id} = ${apikey.referenceId}::uuid`)
-      .where(eq(apikey.key, digest))
-      .limit(1);
-    const r = rows[0];
-    if (!r) return remember(keys, digest, null);
-    // a sandbox key is a key of the live organization acting on its twin (made on the key's first use)
-    const organizationId = sandbox ? await sandboxFor(r.referenceId) : r.referenceId;
-    if (!organizationId) return remember(keys, digest, null);
-    const caller: Caller = {
-      kind: "api_key",
-      user: null,
-      organizationId,
-      sandbox,
-      liveOrganizationId: r.referenceId,
-      roles: [],
-      permissions: parsePermissions(r.permissions),
-      apiKeyId: r.id,
-      apiKey: {
-        name: r.name ?? null,
-        expiresAt: r.expiresAt ?? null,
-        organization: r.organizationName !== null && r.organizationSlug !== null ? { name: r.organizationName, slug: r.organizationSlug } : null,
-      },
-      sessionId: null,
-    };
-    return remember(keys, digest, {
-      id: r.id,
-      enabled: r.enabled ?? true,
-      expiresAt: r.expiresAt,
-      rateLimitEnabled: r.rateLimitEnabled ?? false,
-      rateLimitMax: r.rateLimitMax,
-      rateLimitTimeWindow: r.rateLimitTimeWindow,
-      granted: { ok: true, caller },
-    });
-  }
-
-  async function loadSession(digest: string): Promise<SessionRow | null> {
-    const hit = sessions.get(digest);
-    if (hit && hit.until > now()) return hit.value;
-    const rows = await db
-      .select({
-        id: session.id,
-        expiresAt: session.expiresAt,
-        activeOrganizationId: session.activeOrganizationId,
-        userId: user.id,
-        email: user.email,
-        name: user.name,
-        banned: user.banned,
-      })
-      .from(session)
-      .innerJoin(user, eq(user.id, session.userId))
-      .where(eq(session.token, digest))
-      .limit(1);
-    const r = rows[0];
-    return remember(
-      sessions,
-      digest,
-      r
-        ? {
-            id: r.id,
-            expiresAt: r.expiresAt,
-            activeOrganizationId: r.activeOrganizationId,
-            user: { id: r.userId, email: r.email, name: r.name },
-            banned: r.banned ?? false,
-          }
-        : null,
-    );
-  }
-
-  async function sandboxFor(liveOrganizationId: string): Promise<string | null> {
-    const hit = twins.get(liveOrganizationId);
-    if (hit && hit.until > now()) return hit.value;
-    return remember(twins, liveOrganizationId, await ensureSandbox(db, liveOrganizationId));
-  }
-
-  /** The live organization of a twin, null for any other organization. */
-  async function liveOf(organizationId: string): Promise<string | null> {
-    const hit = lives.get(organizationId);
-    if (hit && hit.until > now()) return hit.value;
-    return remember(lives, organizationId, await liveOrganizationOf(db, organizationId));
-  }
-
-  async function loadMembership(userId: string, organizationId: string) {
-    const k = `${userId}:${organizationId}`;
-    const hit = memberships.get(k);
-    if (hit && hit.until > now()) return hit.value;
-    const rows = await db
-      .select({ role: member.role })
-      .from(member)
-      .where(and(eq(member.userId, userId), eq(member.organizationId, organizationId)))
-      .limit(1);
-    const row = rows[0];
-    if (!row) return remember(memberships, k, null);
-    const roleNames = row.role.split(",").map((r) => r.trim()).filter(Boolean);
-    const permissions: Permissions = {};
-    const custom: string[] = [];
-    for (const name of roleNames) {
-      const builtIn = builtInRoles[name as keyof typeof builtInRoles];
-      if (builtIn) mergePermissions(permissions, builtIn.statements);
-      else custom.push(name);
-    }
-    if (custom.length > 0) {
-      const defined = await db
-        .select({ role: organizationRole.role, permission: organizationRole.permission })
-        .from(organizationRole)
-        .where(eq(organizationRole.organizationId, organizationId));
-      for (const d of defined) if (custom.includes(d.role)) mergePermissions(permissions, parsePermissions(d.permission));
-    }
-    return remember(memberships, k, { roles: roleNames, permissions });
-  }
-
-  function checkRateLimit(key: KeyRow): CallerError | null {
+  return (key: KeyRow): CallerError | null => {
     if (!key.rateLimitEnabled || !key.rateLimitMax || !key.rateLimitTimeWindow) return null;
     const t = now();
     const w = windows.get(key.id);
@@ -258,6 +235,51 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
     }
     w.count++;
     return null;
+  };
+}
+
+export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
+  const ttl = opts.ttlMs ?? 5_000;
+  const now = opts.now ?? Date.now;
+  const keys = ttlCache<KeyRow>(ttl, now);
+  const sessions = ttlCache<SessionRow>(ttl, now);
+  const memberships = ttlCache<{ roles: string[]; permissions: Permissions }>(ttl, now);
+  const checkRateLimit = keyRateLimiter(now);
+  /** Twin ↔ live links never change while both exist (and ids are never reused): cached like the rest. */
+  const twins = ttlCache<string>(ttl, now);
+  const lives = ttlCache<string>(ttl, now);
+
+  async function loadKey(digest: string, sandbox: boolean): Promise<KeyRow | null> {
+    const hit = keys.fresh(digest);
+    if (hit) return hit.value;
+    const r = await readKey(db, digest);
+    if (!r) return keys.remember(digest, null);
+    // a sandbox key is a key of the live organization acting on its twin (made on the key's first use)
+    const organizationId = sandbox ? await sandboxFor(r.referenceId) : r.referenceId;
+    if (!organizationId) return keys.remember(digest, null);
+    return keys.remember(digest, keyRowOf(r, organizationId, sandbox));
+  }
+
+  async function loadSession(digest: string): Promise<SessionRow | null> {
+    const hit = sessions.fresh(digest);
+    return hit ? hit.value : sessions.remember(digest, await readSession(db, digest));
+  }
+
+  async function sandboxFor(liveOrganizationId: string): Promise<string | null> {
+    const hit = twins.fresh(liveOrganizationId);
+    return hit ? hit.value : twins.remember(liveOrganizationId, await ensureSandbox(db, liveOrganizationId));
+  }
+
+  /** The live organization of a twin, null for any other organization. */
+  async function liveOf(organizationId: string): Promise<string | null> {
+    const hit = lives.fresh(organizationId);
+    return hit ? hit.value : lives.remember(organizationId, await liveOrganizationOf(db, organizationId));
+  }
+
+  async function loadMembership(userId: string, organizationId: string) {
+    const k = `${userId}:${organizationId}`;
+    const hit = memberships.fresh(k);
+    return hit ? hit.value : memberships.remember(k, await readMembership(db, userId, organizationId));
   }
 
   async function fromApiKey(token: string, mode: Mode): Promise<CallerResult> {
@@ -324,11 +346,7 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
     },
     /** Forget every cached lookup (called after sign-out, key deletion, session revocation, role changes). */
     clear(): void {
-      keys.clear();
-      sessions.clear();
-      memberships.clear();
-      twins.clear();
-      lives.clear();
+      for (const cache of [keys, sessions, memberships, twins, lives]) cache.clear();
     },
   };
 }

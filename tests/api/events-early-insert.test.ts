@@ -1,4 +1,4 @@
-// POST /v1/events/ingest's early INSERT (server/billing/events/early-insert.ts): on PostgreSQL a batch that
+// POST /v1/events/ingest's early INSERT (server/billing/events/ingest/early-insert.ts): on PostgreSQL a batch that
 // looks storable as sent starts its INSERT from the body's text while the server parses and checks it, and is
 // committed only if the check passes, the customers it names by id are live ones of the organization (read in
 // its transaction) and the batch needs nothing the body does not say. Stored rows are the ones the usual path
@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import type { Sql } from "postgres";
 import { openDatabase, rowsOf } from "../../server/db/client.js";
-import { earlyInsertCounts, preparable, PREPARED_TEXTS_MAX, startEarlyInsert } from "../../server/billing/events/ingest/early-insert.js";
-import { usualInsertCounts } from "../../server/billing/events/ingest/ingest.js";
-import { stagedInsertCounts } from "../../server/billing/events/ingest/staged-insert.js";
+import { preparable, PREPARED_TEXTS_MAX, startEarlyInsert } from "../../server/billing/events/ingest/early-insert.js";
+import { ingestCounters } from "../../server/billing/events/ingest/index.js";
 import { rebuildMeterRollups } from "../../server/billing/events/service.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -76,18 +75,27 @@ async function keptMeter(name: string, eventName: string, aggregation: Record<st
 
 const unique = (p: string) => `${p}_${Math.random().toString(36).slice(2, 10)}`;
 /** The counts after the server has settled a batch (a rollback is not waited for by the answer). */
-async function counts(): Promise<typeof earlyInsertCounts> {
-  for (let i = 0; i < 100 && earlyInsertCounts.started !== earlyInsertCounts.committed + earlyInsertCounts.rolledBack + earlyInsertCounts.failed; i++) {
+type Counters = ReturnType<typeof ingestCounters>;
+const earlyInsertCounts = (): Counters["early"] => ingestCounters().early;
+const stagedInsertCounts = (): Counters["staged"] => ingestCounters().staged;
+const usualInsertCounts = (): Counters["usual"] => ingestCounters().usual;
+async function counts(): Promise<Counters["early"]> {
+  let c = earlyInsertCounts();
+  for (let i = 0; i < 100 && c.started !== c.committed + c.rolledBack + c.failed; i++) {
     await new Promise((r) => setTimeout(r, 20));
+    c = earlyInsertCounts();
   }
-  return { ...earlyInsertCounts };
+  return c;
 }
-const prefixed = (c: typeof stagedInsertCounts) => ({ stagedStarted: c.started, stagedCommitted: c.committed, stagedRolledBack: c.rolledBack, stagedFailed: c.failed });
+const prefixed = (c: Counters["staged"]) => ({ stagedStarted: c.started, stagedCommitted: c.committed, stagedRolledBack: c.rolledBack, stagedFailed: c.failed });
 /** The staging counts once every staging started has ended. */
-async function settledStaged(): Promise<typeof stagedInsertCounts> {
-  const c = stagedInsertCounts;
-  for (let i = 0; i < 100 && c.started !== c.committed + c.rolledBack + c.failed; i++) await new Promise((r) => setTimeout(r, 20));
-  return { ...c };
+async function settledStaged(): Promise<Counters["staged"]> {
+  let c = stagedInsertCounts();
+  for (let i = 0; i < 100 && c.started !== c.committed + c.rolledBack + c.failed; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    c = stagedInsertCounts();
+  }
+  return c;
 }
 /** How a batch changed the counts: on PGlite nothing is started early. */
 async function delta(send: () => Promise<unknown>) {
@@ -252,9 +260,9 @@ describe("POST /v1/events/ingest, stored early", () => {
       { name, external_customer_id: "c", external_id: `${name}-4`, parent_id: `${name}-1`, timestamp: "2026-01-02T03:04:05.678Z" },
     ];
     // on PostgreSQL staged while the body is parsed (staged-insert.ts), on PGlite from the text once it is
-    const before = { ...usualInsertCounts, ...prefixed(stagedInsertCounts) };
+    const before = { ...usualInsertCounts(), ...prefixed(stagedInsertCounts()) };
     expect(await ingest({ events })).toEqual({ status: 200, body: { inserted: 4, duplicates: 1 } });
-    const after = { ...usualInsertCounts, ...prefixed(await settledStaged()) };
+    const after = { ...usualInsertCounts(), ...prefixed(await settledStaged()) };
     expect([after.text - before.text, after.rows - before.rows, after.stagedStarted - before.stagedStarted, after.stagedCommitted - before.stagedCommitted]).toEqual(
       usingPostgres ? [0, 0, 1, 1] : [1, 0, 0, 0],
     );
@@ -276,9 +284,9 @@ describe("POST /v1/events/ingest, stored early", () => {
 
     // a text PostgreSQL reads otherwise than JSON.parse (a repeated events key): the rows are sent instead
     const body = `{"events":[{"name":"${name}-not","external_customer_id":"c"}],"events":[{"name":"${name}-again","external_customer_id":"c","external_id":"${name}-a","metadata":{"_cost":{"amount":2,"currency":"USD"}}},{"name":"${name}-again","external_customer_id":"d","parent_id":"${name}-a"}]}`;
-    const refused = { ...usualInsertCounts, ...prefixed(stagedInsertCounts) };
+    const refused = { ...usualInsertCounts(), ...prefixed(stagedInsertCounts()) };
     expect(await ingest(body)).toEqual({ status: 200, body: { inserted: 2, duplicates: 0 } });
-    const then = { ...usualInsertCounts, ...prefixed(await settledStaged()) };
+    const then = { ...usualInsertCounts(), ...prefixed(await settledStaged()) };
     expect([then.textRefused - refused.textRefused, then.rows - refused.rows, then.stagedFailed - refused.stagedFailed]).toEqual(usingPostgres ? [0, 1, 1] : [1, 1, 0]);
     expect((await stored(`${name}-again`)).map((r) => [r.external_customer_id, r.metadata])).toEqual([
       ["c", { _cost: { amount: "2", currency: "usd" } }],
@@ -287,7 +295,7 @@ describe("POST /v1/events/ingest, stored early", () => {
     expect(await stored(`${name}-not`)).toEqual([]);
 
     // refused (a parent nobody has): the staging is rolled back, nothing stored
-    const orphan = { ...prefixed(stagedInsertCounts) };
+    const orphan = { ...prefixed(stagedInsertCounts()) };
     const answer = await ingest({ events: [{ name: `${name}-orphan`, external_customer_id: "c", parent_id: "nobody", metadata: { _cost: { amount: 1, currency: "USD" } } }] });
     expect(answer.status).toBe(422);
     expect(JSON.stringify(answer.body)).toContain('"loc":["body","events",0,"parent_id"]');
@@ -329,7 +337,7 @@ describe("POST /v1/events/ingest, stored early", () => {
     const name = unique("remembered");
     const events = (tag: string) => Array.from({ length: 100 }, (_, i) => ({ name, external_customer_id: "c", external_id: `${name}-${tag}-${i}`, metadata: { units: 2 } }));
     expect((await ingest({ events: events("a") })).body).toEqual({ inserted: 100, duplicates: 0 });
-    const changedBefore = earlyInsertCounts.metersChanged;
+    const changedBefore = earlyInsertCounts().metersChanged;
     const meter = await keptMeter(name, name, { func: "sum", property: "units" });
     expect((await ingest({ events: events("b") })).body).toEqual({ inserted: 100, duplicates: 0 });
     expect((await ingest({ events: events("c") })).body).toEqual({ inserted: 100, duplicates: 0 });
@@ -342,7 +350,7 @@ describe("POST /v1/events/ingest, stored early", () => {
     };
     // the rebuild counted batch a; b and c were kept by the INSERT's upkeep
     expect(await total()).toMatchObject({ total: 600 });
-    if (usingPostgres) expect(earlyInsertCounts.metersChanged - changedBefore).toBe(1);
+    if (usingPostgres) expect(earlyInsertCounts().metersChanged - changedBefore).toBe(1);
 
     // archived: no more upkeep, its rollups dropped, and the next batch adds none back
     const archived = await fetch(`${server.url}/v1/meters/${meter.id}`, {
@@ -353,7 +361,7 @@ describe("POST /v1/events/ingest, stored early", () => {
     expect(archived.status).toBe(200);
     expect((await ingest({ events: events("d") })).body).toEqual({ inserted: 100, duplicates: 0 });
     expect(await total()).toEqual({ total: 0, rows: 0 });
-    if (usingPostgres) expect(earlyInsertCounts.metersChanged - changedBefore).toBe(2);
+    if (usingPostgres) expect(earlyInsertCounts().metersChanged - changedBefore).toBe(2);
   });
 
   it("stores racing batches once, early or not", async () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../server/billing/errors.js";
 import { parseArraySliced } from "../../server/billing/events/ingest/sliced-parse.js";
-import { EventInput, eventInputFast } from "../../server/billing/events/service.js";
+import { EventInput, eventInputFast } from "../../server/billing/events/ingest/input.js";
 
 function random(seed: number) {
   let s = seed;

@@ -2,7 +2,7 @@
 // batch of 1,000 bad events dear); the answers must stay those the zod union gave.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { EventInput } from "../../server/billing/events/service.js";
+import { EventInput } from "../../server/billing/events/ingest/input.js";
 
 const metadataScalar = z.union([z.string().max(500), z.number(), z.boolean()]);
 

@@ -5,7 +5,7 @@ import { inUuids, preparedPerHandle } from "../../db/prepared.js";
 import { benefit, benefitGrant, customer, customerSeat, productBenefit, type Metadata } from "../../db/schema/index.js";
 import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import type { CustomerRow } from "../customers/wire.js";
-import { revokeKeysOfGrants } from "../license-keys/repository.js";
+import { revokeKeysOfGrants } from "../license-keys/service.js";
 import type { BenefitGrantRow, BenefitRow } from "./wire.js";
 
 const live = (organizationId: string | SQLWrapper) => and(eq(benefit.organizationId, organizationId), eq(benefit.isDeleted, false));
@@ -327,4 +327,45 @@ export async function refreshGrantProperties(db: Queryable, organizationId: stri
       const c = byId.get(grant.customerId);
       return c ? [{ grant, customer: c }] : [];
     });
+}
+
+// ---- a renewal's grants cycled -----------------------------------------------------------------------
+
+const grantedNow = and(isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt));
+
+/** Touches (modified_at) the subscription's granted grants and returns them with their benefit and customer. */
+export async function cycleGrants(db: Queryable, organizationId: string, subscriptionId: string, now: Date) {
+  const touched = await db
+    .update(benefitGrant)
+    .set({ modifiedAt: now })
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), grantedNow))
+    .returning({ id: benefitGrant.id });
+  return grantsWithEmbeds(db, organizationId, touched.map((g) => g.id));
+}
+
+/** cycleGrants of many subscriptions of one organization: the grants by subscription id, each list in cycleGrants' order. */
+export async function cycleGrantsOf(db: Queryable, organizationId: string, subscriptionIds: string[], now: Date) {
+  const out = new Map<string, Awaited<ReturnType<typeof grantsWithEmbeds>>>();
+  if (subscriptionIds.length === 0) return out;
+  const touched = await db
+    .update(benefitGrant)
+    .set({ modifiedAt: now })
+    .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.subscriptionId, subscriptionIds), grantedNow))
+    .returning({ id: benefitGrant.id });
+  for (const row of await grantsWithEmbeds(db, organizationId, touched.map((g) => g.id))) {
+    const id = row.grant.subscriptionId;
+    if (id) out.set(id, [...(out.get(id) ?? []), row]);
+  }
+  return out;
+}
+
+async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select({ grant: benefitGrant, benefit, customer })
+    .from(benefitGrant)
+    .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
+    .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
+    .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.id, ids)))
+    .orderBy(asc(benefitGrant.grantedAt), asc(benefitGrant.id));
 }

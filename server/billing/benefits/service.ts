@@ -6,7 +6,7 @@ import { fileIdsExist } from "../files/service.js";
 import { isUuid } from "../http.js";
 import { invalid, notFound, notPermitted } from "../errors.js";
 import type { LicenseKeyRow } from "../license-keys/issue.js";
-import { insertLicenseKeys } from "../license-keys/repository.js";
+import { insertLicenseKeys } from "../license-keys/service.js";
 import type { SortKey } from "../listing.js";
 import { meterIdsExist } from "../meters/service.js";
 import { fulfilGrant } from "./fulfil.js";
@@ -345,3 +345,12 @@ export async function grantBenefits(
     return b ? [toBenefitGrantWire(g, b, grant.customer)] : [];
   });
 }
+
+// ---- rows for other domains (they read this domain through its service, never its repository) ----------
+
+/** The meter credits each subscription's grants give, by lower-cased meter id (subscriptions' usage). */
+export const meterCreditsOfSubscriptions: typeof repo.meterCreditsOfSubscriptions = (...args) => repo.meterCreditsOfSubscriptions(...args);
+/** Touches (modified_at) the subscription's granted grants and returns them with their benefit and customer (renewal, dunning). */
+export const cycleGrants: typeof repo.cycleGrants = (...args) => repo.cycleGrants(...args);
+/** cycleGrants of many subscriptions of one organization, by subscription id. */
+export const cycleGrantsOf: typeof repo.cycleGrantsOf = (...args) => repo.cycleGrantsOf(...args);

@@ -16,7 +16,7 @@ import { pipelinedTransaction } from "../../db/prepared.js";
 import { createHash } from "node:crypto";
 import { processorFor, type NextAction, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
 import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/stripe/connection.js";
-import { insertPayment, type NewPayment } from "../payments/repository.js";
+import { insertPayment, type NewPayment } from "../payments/service.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { confirmationRecord, retriedAnswer } from "./confirm-retry.js";

@@ -11,19 +11,8 @@ import { validationError, type ValidationIssue } from "../errors.js";
 import type { PriceWire, ProductWire } from "../products/service.js";
 import { validateCustomFieldData } from "./custom-field-data.js";
 import type { CheckoutPatch } from "./input.js";
-import {
-  addInterval,
-  customAmountIssue,
-  customDefault,
-  defaultPrice,
-  discountRefusal,
-  isMetered,
-  isStatic,
-  priceAmount,
-  priceCurrency,
-  seatAmount,
-  seatBounds,
-} from "./pricing.js";
+import { addInterval, discountRefusal } from "./pricing.js";
+import { customAmountIssue, customDefault, defaultPrice, isMetered, isStatic, priceAmount, priceCurrency, seatAmount, seatBounds } from "../products/pricing.js";
 import { findDiscount } from "./state.js";
 import { applyTax } from "./tax.js";
 import { activeTrial, type CheckoutRow, type CheckoutView } from "./wire.js";

@@ -5,8 +5,7 @@ import type { Queryable } from "../../db/client.js";
 import { preparedPerHandle } from "../../db/prepared.js";
 import { checkout } from "../../db/schema/index.js";
 import { likePattern, type SortKey } from "../listing.js";
-import { orgNowSql } from "../test-clock/clock.js";
-import { advancedClocks } from "../test-clock/repository.js";
+import { advancedClocks, orgNowSql } from "../test-clock/clock.js";
 import type { CheckoutRow } from "./wire.js";
 
 export type CheckoutValues = Omit<typeof checkout.$inferInsert, "createdAt" | "modifiedAt">;

@@ -18,7 +18,7 @@ import { publishCheckoutEvents } from "./events.js";
 import type { CheckoutCreateInput, CheckoutPatch } from "./input.js";
 import { applyPatch, storedAddress, type PatchMode } from "./patch.js";
 import { applyTax } from "./tax.js";
-import { defaultPrice } from "./pricing.js";
+import { defaultPrice } from "../products/pricing.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
 import { loadView, loadViews, lockedView } from "./state.js";
@@ -364,3 +364,10 @@ export async function clientUpdateCheckout(
   assertOpenForCustomer(row, await orgNow(deps.db, row.organizationId));
   return toCheckoutPublicWire(await updateLocked(deps, row, patch, "public", ipAddress));
 }
+
+// ---- rows for other domains (they read this domain through its service, never its repository) ----------
+
+/** The checkout's row locked until the caller's transaction ends (Stripe's payment-intent events). */
+export const lockCheckout: typeof repo.lockCheckout = (...args) => repo.lockCheckout(...args);
+/** Writes a checkout's row (Stripe's payment-intent events reopen one). */
+export const updateCheckoutRow: typeof repo.updateCheckout = (...args) => repo.updateCheckout(...args);

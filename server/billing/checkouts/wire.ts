@@ -10,15 +10,8 @@ import type { PriceWire, ProductWire } from "../products/service.js";
 import { productCoreWire, trialWire } from "../products/wire.js";
 import { reverseChargeLabel } from "../../../shared/reverse-charge.js";
 import { checkoutTax } from "./tax.js";
-import {
-  billingAddressFields,
-  discountAmount,
-  isDiscountable,
-  isFree,
-  isMetered,
-  seatAmount,
-  type BillingAddressFields,
-} from "./pricing.js";
+import { billingAddressFields, discountAmount, type BillingAddressFields } from "./pricing.js";
+import { isDiscountable, isFree, isMetered, seatAmount } from "../products/pricing.js";
 
 export type CheckoutRow = InferSelectModel<typeof checkout>;
 

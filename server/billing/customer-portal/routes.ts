@@ -26,7 +26,7 @@ import {
   resolvePortalToken,
   type PortalCaller,
 } from "./sessions.js";
-import { route, type V1App } from "../contract.js";
+import { documented, route, type V1App } from "../contract.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -76,6 +76,9 @@ const ProductBody = z.object({ product_id: uuid });
 const SeatsBody = z.object({ seats: z.int().min(1).max(2_147_483_647), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() });
 
 /** CustomerSubscriptionUpdate: CustomerSubscriptionUpdateProduct | …Seats | CustomerSubscriptionCancel, told apart by their keys. */
+/** The bodies the portal's PATCH accepts, for the document: parseSubscriptionUpdate tells them apart (its own 422s). */
+const CustomerSubscriptionUpdate = documented(z.union([ProductBody, SeatsBody, CancelBody]));
+
 function parseSubscriptionUpdate(body: unknown): SubscriptionUpdate {
   const b = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   if ("product_id" in b) return { kind: "change", productId: parseWith(ProductBody, b, "body").product_id.toLowerCase() };
@@ -174,7 +177,7 @@ export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }:
     return page(items, total, q.limit);
   });
   app.get("/customer-portal/subscriptions/:id", route({ ...portal, operationId: "customer_portal:subscriptions:get", responses: { 200: "CustomerSubscription", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => service.getMySubscription(deps, me(req), pathId(req)));
-  app.patch("/customer-portal/subscriptions/:id", route({ ...portal, operationId: "customer_portal:subscriptions:update", responses: { 200: "CustomerSubscription", 402: "PaymentFailed", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/customer-portal/subscriptions/:id", route({ ...portal, operationId: "customer_portal:subscriptions:update", body: CustomerSubscriptionUpdate, responses: { 200: "CustomerSubscription", 402: "PaymentFailed", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
     return service.updateMySubscription(deps, me(req), id, parseSubscriptionUpdate(req.body));
   });

@@ -17,11 +17,11 @@ import { findCustomerRow, upsertCheckoutCustomer } from "../customers/service.js
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { isUuid } from "../http.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
-import { lockOrderRow } from "../orders/service.js";
-import * as orders from "../orders/repository.js";
+import { findOrder, lockOrderRow, ownerOfCheckout } from "../orders/service.js";
+
 import { getOrganization } from "../organizations/service.js";
 import { loadProductSummaries } from "../products/service.js";
-import * as subscriptions from "../subscriptions/repository.js";
+import { findSubscription, lockSubscription } from "../subscriptions/service.js";
 import * as repo from "./repository.js";
 import { toCustomerSeatWire, type CustomerSeatRow, type CustomerSeatWire, type SeatClaimInfoWire, type SeatsListWire } from "./wire.js";
 
@@ -91,11 +91,11 @@ const PAID_ORDER = new Set(["paid", "partially_refunded"]);
 
 async function loadOwner(tx: Queryable, organizationId: string, ref: repo.SeatOwnerRef, lock: boolean): Promise<Owner | undefined> {
   if ("subscriptionId" in ref) {
-    const s = lock ? await subscriptions.lockSubscription(tx, organizationId, ref.subscriptionId) : await subscriptions.findSubscription(tx, organizationId, ref.subscriptionId);
+    const s = lock ? await lockSubscription(tx, organizationId, ref.subscriptionId) : await findSubscription(tx, organizationId, ref.subscriptionId);
     if (!s) return undefined;
     return { ref, field: "subscription_id", buyerId: s.customerId, productId: s.productId, seats: s.seats, usable: LIVE_SUBSCRIPTION.has(s.status) && s.endedAt === null };
   }
-  const o = lock ? await lockOrderRow(tx, organizationId, ref.orderId) : await orders.findOrder(tx, organizationId, ref.orderId);
+  const o = lock ? await lockOrderRow(tx, organizationId, ref.orderId) : await findOrder(tx, organizationId, ref.orderId);
   if (!o) return undefined;
   return { ref, field: "order_id", buyerId: o.customerId, productId: o.productId, seats: o.seats, usable: PAID_ORDER.has(o.status) };
 }
@@ -150,7 +150,7 @@ export async function listSeats(db: Db, organizationId: string, ref: repo.SeatOw
 async function refOf(tx: Queryable, organizationId: string, input: SeatAssignInput): Promise<repo.SeatOwnerRef> {
   if (input.subscription_id) return { subscriptionId: input.subscription_id.toLowerCase() };
   if (input.order_id) return { orderId: input.order_id.toLowerCase() };
-  const found = await orders.ownerOfCheckout(tx, organizationId, (input.checkout_id ?? "").toLowerCase());
+  const found = await ownerOfCheckout(tx, organizationId, (input.checkout_id ?? "").toLowerCase());
   if (!found) throw invalid(["body", "checkout_id"], "The checkout has no purchase yet: it is not completed.");
   return found.subscriptionId ? { subscriptionId: found.subscriptionId } : { orderId: found.orderId };
 }
@@ -394,3 +394,8 @@ export async function resendInvitation(db: Db, organizationId: string, seatId: s
 export async function claimedSubscriptionIds(db: Queryable, organizationId: string, customerId: string): Promise<string[]> {
   return repo.claimedSubscriptionIds(db, organizationId, customerId);
 }
+
+// ---- rows for other domains (they read this domain through its service, never its repository) ----------
+
+/** The active seats of a subscription or order (plan changes). */
+export const countActive: typeof repo.countActive = (...args) => repo.countActive(...args);

@@ -397,3 +397,10 @@ export async function upsertCheckoutCustomer(
 export function customerExport(organizationId: string): CsvExport {
   return repo.customersExport(organizationId);
 }
+
+// ---- rows for other domains (they read this domain through its service, never its repository) ----------
+
+/** A live customer's row by id, or undefined. */
+export const findCustomer: typeof repo.findCustomer = (...args) => repo.findCustomer(...args);
+/** The live customers among `ids`, as SQL (events' early INSERT reads it in its own transaction). */
+export const liveCustomerIdsSql: typeof repo.liveCustomerIdsSql = (...args) => repo.liveCustomerIdsSql(...args);

@@ -6,7 +6,7 @@ import type { Queryable } from "../../db/client.js";
 import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
 import { billingOrganization, order, orderDunning } from "../../db/schema/index.js";
-import { advancedClocks, orgNowSql } from "../test-clock/repository.js";
+import { advancedClocks, orgNowSql } from "../test-clock/clock.js";
 
 export type DunningRow = typeof orderDunning.$inferSelect;
 

@@ -11,18 +11,16 @@ import type { Db, Queryable } from "../../db/client.js";
 import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
-import { regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
+import { cycleGrants, regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
-import { findCustomer } from "../customers/repository.js";
+import { findCustomer } from "../customers/service.js";
 import { ApiError, notFound } from "../errors.js";
-import { findOrder } from "../orders/repository.js";
-import { getOrder, lockOrderRow, type OrderRow } from "../orders/service.js";
+import { findOrder, getOrder, lockOrderRow, type OrderRow } from "../orders/service.js";
 import * as payments from "../payments/service.js";
-import * as paymentsRepo from "../payments/repository.js";
 import { loadProducts } from "../products/service.js";
 import { toWires } from "../subscriptions/load.js";
 import { cycleMeterCreditsOfLateRenewal } from "../subscriptions/meter-credits.js";
-import * as renewalRepo from "../renewal/repository.js";
+import { lockSubscription, patchSubscriptionTerms } from "../subscriptions/service.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { orgNow } from "../test-clock/clock.js";
 import * as repo from "./repository.js";
@@ -86,7 +84,7 @@ interface Locked {
 
 /** Locks the subscription then the order of a dunning row; null when there is nothing to collect any more. */
 async function lockParts(tx: Queryable, d: repo.DunningRow, now: Date): Promise<Locked | null> {
-  const sub = await renewalRepo.lockSubscription(tx, d.organizationId, d.subscriptionId);
+  const sub = await lockSubscription(tx, d.organizationId, d.subscriptionId);
   const order = await lockOrderRow(tx, d.organizationId, d.orderId);
   const collectible = sub && order && order.status === "pending" && (sub.status === "past_due" || sub.status === "unpaid");
   if (!collectible) {
@@ -104,7 +102,7 @@ async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): P
   const org = l.order.organizationId;
   await repo.markOrderPaid(tx, org, l.order.id, now);
   const wasUnpaid = l.sub.status === "unpaid";
-  const active = await renewalRepo.updateSubscription(tx, org, l.sub.id, { status: "active" }, now);
+  const active = await patchSubscriptionTerms(tx, org, l.sub.id, { status: "active" }, now);
   const [orderData, subData] = await Promise.all([getOrder(tx, org, l.order.id), subscriptionWireOf(tx, active, deps.baseURL)]);
   const events: OutboxEvent[] = [
     { type: "order.updated", organizationId: org, data: { ...orderData } },
@@ -121,7 +119,7 @@ async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): P
     // the declined renewal credited no meter credits: the new period's credit comes with the payment
     if (l.order.renewedPeriodStart) await cycleMeterCreditsOfLateRenewal(tx, active, l.order.renewedPeriodStart, now);
     // a renewal paid late cycles its grants; a plan change's order (subscription_update) starts no period
-    const cycled = l.order.billingReason === "subscription_cycle" ? await renewalRepo.cycleGrants(tx, org, active.id, now) : [];
+    const cycled = l.order.billingReason === "subscription_cycle" ? await cycleGrants(tx, org, active.id, now) : [];
     events.push(...cycled.map((r) => ({ type: "benefit_grant.cycled" as const, organizationId: org, data: toBenefitGrantWire(r.grant, r.benefit, r.customer) })));
   }
   events.push(customerStateChanged(org, active.customerId));
@@ -135,8 +133,8 @@ async function giveUp(tx: Queryable, deps: DunningDeps, l: Locked, settings: Dun
   if (l.sub.status === "unpaid") return;
   const ended =
     settings.final_action === "cancel"
-      ? await renewalRepo.updateSubscription(tx, org, l.sub.id, { status: "canceled", canceledAt: l.sub.canceledAt ?? now, endsAt: now, endedAt: now }, now)
-      : await renewalRepo.updateSubscription(tx, org, l.sub.id, { status: "unpaid" }, now);
+      ? await patchSubscriptionTerms(tx, org, l.sub.id, { status: "canceled", canceledAt: l.sub.canceledAt ?? now, endsAt: now, endedAt: now }, now)
+      : await patchSubscriptionTerms(tx, org, l.sub.id, { status: "unpaid" }, now);
   const wire = await subscriptionWireOf(tx, ended, deps.baseURL);
   const events: OutboxEvent[] = [{ type: "subscription.updated", organizationId: org, data: wire }];
   if (settings.final_action === "cancel") events.push({ type: "subscription.canceled", organizationId: org, data: wire });
@@ -261,7 +259,7 @@ async function customerOrder(db: Queryable, organizationId: string, customerId: 
 export async function paymentStatus(db: Db, organizationId: string, customerId: string, orderId: string) {
   const row = await customerOrder(db, organizationId, customerId, orderId);
   if (row.status !== "pending") return { status: "succeeded", error: null };
-  const last = await paymentsRepo.lastPaymentOfOrder(db, organizationId, orderId);
+  const last = await payments.lastPaymentOfOrder(db, organizationId, orderId);
   if (!last) return { status: "pending", error: null };
   return { status: last.status, error: last.status === "failed" ? last.declineMessage : null };
 }
@@ -289,9 +287,9 @@ export async function confirmRetry(
     const added = await payments.addMethod(deps, organizationId, customerId, input.confirmation_token_id, true);
     // the card asks for 3-D Secure before it is saved: the page acts, then retries with the saved method
     if (added.status === "requires_action") return { status: "requires_action", client_secret: added.client_secret, error: null };
-    method = await paymentsRepo.findMethod(deps.db, organizationId, customerId, added.payment_method.id);
+    method = await payments.findPaymentMethod(deps.db, organizationId, customerId, added.payment_method.id);
   } else if (input.payment_method_id) {
-    method = await paymentsRepo.findMethod(deps.db, organizationId, customerId, input.payment_method_id.toLowerCase());
+    method = await payments.findPaymentMethod(deps.db, organizationId, customerId, input.payment_method_id.toLowerCase());
     if (!method) throw notFound("Payment method not found");
   }
   let outcome: AttemptOutcome;
@@ -333,7 +331,7 @@ export async function payAuthenticated(
     const now = await orgNow(tx, organizationId);
     const l = await lockParts(tx, d, now);
     if (!l) return false;
-    if (!(await paymentsRepo.succeedPendingPayment(tx, organizationId, processorPaymentId, now))) {
+    if (!(await payments.succeedPendingPayment(tx, organizationId, processorPaymentId, now))) {
       const at = { organizationId, customerId: l.order.customerId, orderId, checkoutId: null, amount, currency: l.order.currency, attempt: "manual" as const };
       const result = { ok: true as const, paymentId: processorPaymentId, paymentMethodId: "", paymentMethod: { brand: "unknown", last4: "", expMonth: 0, expYear: 0 } };
       await payments.recordCharge(tx, deps.processor, { method: null, result, processorId: "stripe" }, at, now);
@@ -343,3 +341,8 @@ export async function payAuthenticated(
     return true;
   });
 }
+
+// ---- rows for other domains (they read this domain through its service, never its repository) ----------
+
+/** Starts dunning for declined renewal orders (the renewal's writes). */
+export const insertDunnings: typeof repo.insertDunnings = (...args) => repo.insertDunnings(...args);

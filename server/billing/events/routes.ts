@@ -1,21 +1,16 @@
 // /v1/events: ingest, list, names, get (Polar wire).
-import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { FilterInput } from "../../../shared/meter-filter.js";
 import type { BillingDeps } from "../deps.js";
-import { jsonBody, LARGE_BODY_LIMIT, UnparsedJson } from "../../http/input-guard.js";
-import { datetimeInput, metadataQuery, page, paginationQuery, parseWith, pathId, queryArray, queryInt } from "../http.js";
+import { LARGE_BODY_LIMIT } from "../../http/input-guard.js";
+import { datetimeInput, metadataQuery, page, paginationQuery, pathId, queryArray, queryInt } from "../http.js";
 import { scopeOf } from "../route-auth.js";
-import { parseArraySliced } from "./ingest/sliced-parse.js";
 import { sortingQuery } from "../listing.js";
 import { meterSelection } from "../meters/service.js";
-import { startEarlyInsert, type EarlyInsert } from "./ingest/early-insert.js";
-import { startStagedInsert, type StagedInsert } from "./ingest/staged-insert.js";
-import { ingestEvents } from "./ingest/ingest.js";
-import { namedCustomers, type NamedCustomers } from "../meters/alerts/check.js";
+import { EventsIngestInput, ingest } from "./ingest/index.js";
+import { namedCustomers } from "../meters/alerts/check.js";
 import { checkAfterIngest } from "../meters/alerts/coalesce.js";
 import * as service from "./service.js";
-import { orgNow } from "../test-clock/clock.js";
 import { documented, route, type V1App } from "../contract.js";
 
 const uuid = z.uuid({ message: "Input should be a valid UUID" });
@@ -68,59 +63,14 @@ const otherOrganization = (ids: string[] | undefined, organizationId: string) =>
   ids !== undefined && !ids.map((id) => id.toLowerCase()).includes(organizationId);
 
 export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
-  app.post("/events/ingest", route({ scope: "events:write", parsesOwnJson: true, bodyLimit: LARGE_BODY_LIMIT, operationId: "events:ingest", body: documented(service.EventsIngestInput), responses: { 200: "EventsIngestResponse", 422: "HTTPValidationError" } }), async (req) => {
+  app.post("/events/ingest", route({ scope: "events:write", parsesOwnJson: true, bodyLimit: LARGE_BODY_LIMIT, operationId: "events:ingest", body: documented(EventsIngestInput), responses: { 200: "EventsIngestResponse", 422: "HTTPValidationError" } }), async (req) => {
     const { organizationId } = scopeOf(req);
-    const wall = new Date();
-    // a batch that looks storable as sent starts its INSERT from the body's text now, while it is parsed and
-    // checked here (early-insert.ts); PGlite runs on this thread, so there it would only come first
-    const early = driver === "postgres" && req.body instanceof UnparsedJson ? startEarlyInsert(db, organizationId, req.body.text, wall) : undefined;
-    // one the usual path stores (parents, _cost) has its events staged meanwhile instead (staged-insert.ts)
-    const staged = !early && driver === "postgres" && req.body instanceof UnparsedJson ? startStagedInsert(db, organizationId, req.body.text, wall) : undefined;
-    try {
-      // null: the early INSERT failed after all (PostgreSQL read the text otherwise than JSON.parse, e.g. a
-      // repeated key): the body is parsed again and stored the usual way
-      const named = namedCustomers();
-      const result = (await ingestBody(req, organizationId, wall, early, staged, named)) ?? (await ingestBody(req, organizationId, wall, undefined, undefined, named))!;
-      // usage alerts are found now, on what this batch stored (meters/alerts/check.ts; no query without alerts)
-      if (result.inserted > 0) await checkAfterIngest(db, organizationId, named, (err) => req.log.error(err, "usage alerts: the check failed"));
-      return result;
-    } finally {
-      early?.abandon();
-      staged?.abandon();
-    }
+    const named = namedCustomers();
+    const result = await ingest({ db, driver }, organizationId, req.body, named);
+    // usage alerts are found now, on what this batch stored (meters/alerts/check.ts; no query without alerts)
+    if (result.inserted > 0) await checkAfterIngest(db, organizationId, named, (err) => req.log.error(err, "usage alerts: the check failed"));
+    return result;
   });
-
-  /**
-   * Parses and checks the body, then stores it (or commits the early INSERT). Returns the promise of the store
-   * without awaiting it, so that while the request waits on the database nothing holds the parsed batch.
-   */
-  async function ingestBody(
-    req: FastifyRequest,
-    organizationId: string,
-    wall: Date,
-    early: EarlyInsert | undefined,
-    staged: StagedInsert | undefined,
-    named: NamedCustomers,
-  ) {
-    // the envelope at once, the events in slices (1,000 events with metadata: tens of ms of zod in one go)
-    const envelope = parseWith(service.EventsIngestEnvelope, (await jsonBody(req)) ?? {}, "body");
-    // timestamps may not be ahead of the organization's now (its test clock's, in a sandbox): read meanwhile
-    // (by the early transaction when there is one: nothing is read from the pool until it is decided)
-    const ahead = early ?? staged;
-    const now = ahead ? ahead.now.catch(() => orgNow(db, organizationId, wall)) : orgNow(db, organizationId, wall);
-    now.catch(() => {}); // a refused batch does not wait for it
-    const counts = { notAsSent: 0 };
-    const events = await parseArraySliced(service.EventInput, envelope.events, ["events"], service.eventInputFast, counts);
-    for (const e of events) {
-      if (e.customer_id) named.ids.add(e.customer_id.toLowerCase());
-      else if (e.external_customer_id) named.externalIds.add(e.external_customer_id);
-    }
-    // the check rewrote what it checked (`_cost` amounts), so the early INSERT does not hold the batch: it is
-    // rolled back first (the usual INSERT would wait for its rows)
-    if (counts.notAsSent > 0) early?.abandon();
-    const text = req.body instanceof UnparsedJson ? req.body.text : undefined;
-    return ingestEvents(db, organizationId, { events }, (await now).getTime(), counts.notAsSent === 0 ? early : undefined, text, staged);
-  }
 
   app.get("/events/", route({ scope: "events:read", operationId: "events:list", query: ListQuery, responses: { 200: "EventsListResponseEventsList", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;

@@ -1,5 +1,5 @@
 // Rules for usage events: every read of them — lists, names, and the quantities meters measure (meters ask here,
-// never the table) — and the meters' rollups. Ingestion is ingest.ts.
+// never the table) — and the meters' rollups. Ingestion is ingest/ (its one door: ingest/index.ts).
 import type { Db, Queryable } from "../../db/client.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
 import { customerAliases, loadCustomers, searchCustomerIds } from "../customers/service.js";
@@ -11,7 +11,6 @@ import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } f
 
 export type { TimeInterval } from "./repository.js";
 
-export { EventInput, EventsIngestEnvelope, EventsIngestInput, INGEST_MAX_EVENTS, eventInputFast } from "./ingest/input.js";
 // ---- reads ----------------------------------------------------------------------------------------
 
 export interface EventReadFilter {

@@ -190,3 +190,10 @@ export async function deactivateLicenseKey(db: Db, input: z.output<typeof Licens
     if (!(await repo.deactivate(tx, found.key.id, input.activation_id.toLowerCase(), new Date()))) throw notFound(ACTIVATION_NOT_FOUND);
   });
 }
+
+// ---- rows for other domains (they read this domain through its service, never its repository) ----------
+
+/** Inserts issued keys (benefits/service.ts, in the grant's transaction). */
+export const insertLicenseKeys: typeof repo.insertLicenseKeys = (...args) => repo.insertLicenseKeys(...args);
+/** Revokes the keys of revoked grants (benefits). */
+export const revokeKeysOfGrants: typeof repo.revokeKeysOfGrants = (...args) => repo.revokeKeysOfGrants(...args);

@@ -241,3 +241,14 @@ export async function recordOrderRefund(
 export function orderExport(organizationId: string, productIds: string[] | undefined): CsvExport {
   return repo.ordersExport(organizationId, productIds);
 }
+
+// ---- rows for other domains (they read this domain through its service, never its repository) ----------
+
+/** An order's row by id, or undefined. */
+export const findOrder: typeof repo.findOrder = (...args) => repo.findOrder(...args);
+/** The order (and subscription) a checkout made, if any (seats). */
+export const ownerOfCheckout: typeof repo.ownerOfCheckout = (...args) => repo.ownerOfCheckout(...args);
+/** Reserves a sandbox's invoice prefix next to its live organization's (organizations/sandbox.ts). */
+export const reserveSandboxInvoicePrefix: typeof repo.reserveSandboxInvoicePrefix = (...args) => repo.reserveSandboxInvoicePrefix(...args);
+/** Inserts orders without invoice numbers yet (the renewal's writes). */
+export const insertUnnumberedOrders: typeof repo.insertUnnumberedOrders = (...args) => repo.insertUnnumberedOrders(...args);

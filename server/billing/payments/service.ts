@@ -12,7 +12,8 @@ import { ApiError, invalid, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
 
-export type { PaymentMethodRow, PaymentRow } from "./repository.js";
+export type PaymentMethodRow = repo.PaymentMethodRow;
+export type PaymentRow = repo.PaymentRow;
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -312,3 +313,15 @@ export const findPaymentByProcessorIds = (db: Queryable, organizationId: string,
 /** The payments through `processor` since `since` (reconciliation with the processor's records). */
 export const paymentsOfProcessorSince = (db: Queryable, organizationId: string, processor: string, since: Date, limit: number) =>
   repo.paymentsOfProcessorSince(db, organizationId, processor, since, limit);
+
+// ---- rows for other domains (they read this domain through its service, never its repository) ----------
+
+export type NewPayment = repo.NewPayment;
+/** Records a payment row (checkout confirm, Stripe's payment-intent events). */
+export const insertPayment: typeof repo.insertPayment = (...args) => repo.insertPayment(...args);
+/** Records a batch of payment rows (the renewal's writes). */
+export const insertPayments: typeof repo.insertPayments = (...args) => repo.insertPayments(...args);
+/** The order's last payment (dunning). */
+export const lastPaymentOfOrder: typeof repo.lastPaymentOfOrder = (...args) => repo.lastPaymentOfOrder(...args);
+/** Marks a pending payment succeeded; false when it was not pending (dunning). */
+export const succeedPendingPayment: typeof repo.succeedPendingPayment = (...args) => repo.succeedPendingPayment(...args);

@@ -6,6 +6,8 @@ import type { BenefitWire } from "../benefits/service.js";
 import type { AttachedCustomFieldWire } from "../custom-fields/service.js";
 import type { ProductMediaFileWire } from "../files/service.js";
 import type { loadMeterSummaries } from "../meters/service.js";
+import type { SeatTier, SeatTierTerms } from "../../../shared/seat-tiers.js";
+import type { UnitTiers } from "../../../shared/tiers.js";
 
 export type ProductRow = InferSelectModel<typeof product>;
 /** What a metered price embeds as `meter` (the meters domain's summary). */
@@ -37,7 +39,67 @@ export interface ProductSummaryWire {
   metadata: Metadata;
 }
 
-export type PriceWire = Record<string, unknown> & { id: string; amount_type: string; product_id: string };
+/** The fields every `ProductPrice*` shares, plus `type` / `recurring_interval` (kept for older clients). */
+interface PriceBaseWire {
+  created_at: string;
+  modified_at: string | null;
+  id: string;
+  source: string;
+  price_currency: string;
+  tax_behavior: string | null;
+  is_archived: boolean;
+  product_id: string;
+  type: string;
+  recurring_interval: string | null;
+  /** `LegacyRecurringProductPrice*`: a price of a legacy product. */
+  legacy?: true;
+}
+
+/** `ProductPriceFixed` (also how a `free` price is written: a fixed 0). */
+export interface FixedPriceWire extends PriceBaseWire {
+  amount_type: "fixed";
+  price_amount: number;
+}
+
+/** `ProductPriceCustom`: pay what you want. */
+export interface CustomPriceWire extends PriceBaseWire {
+  amount_type: "custom";
+  minimum_amount: number;
+  maximum_amount: number | null;
+  preset_amount: number | null;
+}
+
+/** `ProductPriceFree`: modelled by the SDKs; till writes a free price as a fixed 0 (toPriceWire). */
+export interface FreePriceWire extends PriceBaseWire {
+  amount_type: "free";
+}
+
+/** `ProductPriceSeatTiersOutput`. */
+export interface SeatTiersWire extends SeatTierTerms {
+  seat_tier_type: string;
+  tiers: SeatTier[];
+  minimum_seats: number;
+  maximum_seats: number | null;
+}
+
+/** `ProductPriceSeatBased`. */
+export interface SeatBasedPriceWire extends PriceBaseWire {
+  amount_type: "seat_based";
+  seat_tiers: SeatTiersWire;
+}
+
+/** `ProductPriceMeteredUnit`, with till's own `unit_tiers` on a tiered price. */
+export interface MeteredUnitPriceWire extends PriceBaseWire {
+  amount_type: "metered_unit";
+  unit_amount: string;
+  cap_amount: number | null;
+  meter_id: string;
+  meter: MeterSummaryWire;
+  unit_tiers?: UnitTiers;
+}
+
+/** Polar's `ProductPrice` union (and its legacy variants), by `amount_type`. */
+export type PriceWire = FixedPriceWire | CustomPriceWire | FreePriceWire | SeatBasedPriceWire | MeteredUnitPriceWire;
 
 export interface ProductWire extends ProductSummaryWire {
   prices: PriceWire[];
@@ -104,12 +166,14 @@ export function toProductSummaryWire(row: ProductRow, isRecurring: boolean): Pro
 /** A meter that went missing still renders (prices must never fail to serialize). */
 const unknownMeter = (id: string): MeterSummaryWire => ({ id, name: "", unit: "scalar", custom_label: null, custom_multiplier: null });
 
-function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Record<string, unknown> {
+type AmountFields = DistributiveOmit<PriceWire, keyof PriceBaseWire>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): AmountFields {
   switch (row.amountType) {
-    case "fixed":
-      return { price_amount: row.priceAmount ?? 0 };
     case "custom":
       return {
+        amount_type: "custom",
         minimum_amount: row.minimumAmount ?? 0,
         maximum_amount: row.maximumAmount ?? null,
         preset_amount: row.presetAmount ?? null,
@@ -117,6 +181,7 @@ function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Rec
     case "metered_unit": {
       const meterId = row.meterId ?? "";
       return {
+        amount_type: "metered_unit",
         unit_amount: row.unitAmount ?? "0",
         cap_amount: row.capAmount ?? null,
         meter_id: meterId,
@@ -128,6 +193,7 @@ function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Rec
     case "seat_based": {
       const tiers = row.seatTiers?.tiers ?? [];
       return {
+        amount_type: "seat_based",
         seat_tiers: {
           seat_tier_type: row.seatTiers?.seat_tier_type ?? "volume",
           tiers,
@@ -137,7 +203,8 @@ function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Rec
       };
     }
     default:
-      return {};
+      // "fixed"; "free" (and any kind this version does not know: it charges nothing) as a fixed 0
+      return { amount_type: "fixed", price_amount: row.amountType === "fixed" ? (row.priceAmount ?? 0) : 0 };
   }
 }
 
@@ -148,13 +215,13 @@ function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Rec
  * 0.47.1 reads a fixed 0 as well, so one answer serves both versions (and every webhook payload embedding it).
  */
 export function toPriceWire(row: PriceRow, meters: Map<string, MeterSummaryWire>): PriceWire {
-  const free = row.amountType === "free";
+  const { amount_type, ...amounts } = amountFields(row, meters);
   return {
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
     id: row.id,
     source: row.source,
-    amount_type: free ? "fixed" : row.amountType,
+    amount_type,
     price_currency: row.priceCurrency,
     tax_behavior: row.taxBehavior ?? null,
     is_archived: row.isArchived,
@@ -162,7 +229,7 @@ export function toPriceWire(row: PriceRow, meters: Map<string, MeterSummaryWire>
     // kept by Polar for older clients; the product's interval is the source of truth
     type: row.type,
     recurring_interval: row.recurringInterval ?? null,
-    ...(free ? { price_amount: 0 } : amountFields(row, meters)),
+    ...amounts,
     ...(row.legacy ? { legacy: true } : {}),
-  };
+  } as PriceWire;
 }

@@ -3,14 +3,15 @@
 // renewal itself is renewal.ts; the rows of its deferred renewals, writes.ts.
 import type { Queryable } from "../../db/client.js";
 import { enqueue, type OutboxEvent } from "../../db/outbox.js";
-import { addInterval, isMetered } from "../checkouts/pricing.js";
+import { addInterval } from "../checkouts/pricing.js";
+import { isMetered } from "../products/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import type { DunningSettings } from "../dunning/settings.js";
 import { numberPlannedOrders } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
-import type { PaymentMethodRow } from "../payments/repository.js";
+import type { PaymentMethodRow } from "../payments/service.js";
 import { chargeableMethods } from "../payments/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type ProductSummaryWire } from "../products/service.js";
 import { creditsOf } from "../subscriptions/meter-credits.js";

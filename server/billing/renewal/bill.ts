@@ -1,7 +1,8 @@
 // What a renewal bills for the period that ended: the static prices as sold (fixed, custom, seats), each metered
 // price's usage beyond the period's meter credits, and the discount while its duration lasts (renewal.ts).
 import type { Queryable } from "../../db/client.js";
-import { addInterval, discountAmount, isDiscountable, isMetered, priceAmount } from "../checkouts/pricing.js";
+import { addInterval, discountAmount } from "../checkouts/pricing.js";
+import { isDiscountable, isMetered, priceAmount } from "../products/pricing.js";
 import type { loadDiscountBases } from "../discounts/service.js";
 import type { PriceWire } from "../products/service.js";
 import { inclusiveOf } from "../tax/service.js";

@@ -17,7 +17,7 @@ import { loadPrices, loadProductSummaries } from "../products/service.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import type { ProrationLine, ProrationPlan } from "../subscriptions/proration.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
-import { updateSubscription } from "./repository.js";
+import { patchSubscriptionTerms } from "../subscriptions/service.js";
 
 let defaultProcessor: PaymentProcessor | null = null;
 
@@ -101,7 +101,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
         })
       : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
-  const row = paid ? sub : await updateSubscription(tx, org, sub.id, { status: "past_due" }, now);
+  const row = paid ? sub : await patchSubscriptionTerms(tx, org, sub.id, { status: "past_due" }, now);
   const planned = planOrderFromCheckout(
     {
       organizationId: org,

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
-import { revokeGrantsOfSubscription } from "../benefits/service.js";
+import { cycleGrants, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { addInterval } from "../checkouts/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
@@ -19,10 +19,10 @@ import { loadPrices, loadProducts, loadProductSummaries, type ProductSummaryWire
 import { afterDiscount, sellerTaxOf, taxOf } from "../tax/service.js";
 import { dunningStart, organizationDunningSettings, startDunning } from "../dunning/service.js";
 import { chargeSaved, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
-import type { PaymentMethodRow } from "../payments/repository.js";
+import type { PaymentMethodRow } from "../payments/service.js";
 import { billPeriod } from "./bill.js";
 import * as repo from "./repository.js";
-import { subscriptionWire, type SubscriptionRow, type SubscriptionWire } from "../subscriptions/service.js";
+import { patchSubscriptionTerms, subscriptionWire, type SubscriptionRow, type SubscriptionWire, type TermsPatch } from "../subscriptions/service.js";
 import type { SubscriptionMeterWire } from "../subscriptions/wire.js";
 import { subscriptionMeters } from "../subscriptions/usage.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
@@ -66,7 +66,7 @@ async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds, preloaded?
 
 /** The subscription ends now: canceled, its grants revoked. */
 async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, now: Date, endsNow: boolean): Promise<SubscriptionRow> {
-  const ended = await repo.updateSubscription(
+  const ended = await patchSubscriptionTerms(
     tx,
     sub.organizationId,
     sub.id,
@@ -157,7 +157,7 @@ async function cycleSubscription(
     currentPeriodEnd: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount),
     // a trial ended early (renewed now) ended then
     ...(endsTrial ? { trialEnd: newStart } : {}),
-  } satisfies repo.RenewalPatch;
+  } satisfies TermsPatch;
   const charged = { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency, attempt: "renewal" } as const;
   let renewed: SubscriptionRow;
   let summaries: Map<string, ProductSummaryWire>;
@@ -179,7 +179,7 @@ async function cycleSubscription(
     // stays locked until the commit —, the balance movement, the prorations billed, and the charge attempt
     // (Polar's Payment; a failure starts dunning below)
     [renewed, summaries] = await Promise.all([
-      repo.updateSubscription(tx, org, sub.id, terms, now),
+      patchSubscriptionTerms(tx, org, sub.id, terms, now),
       b?.summaries.has(sub.productId) ? b.summaries : loadProductSummaries(tx, org, [sub.productId]),
       b ? insertUnnumberedOrder(tx, order) : insertPlannedOrder(tx, order, organization.slug),
       recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id }),
@@ -216,7 +216,7 @@ async function cycleSubscription(
   if (paid && deferred?.deferred) deferred.deferred.cycle = { at: events.length, now };
   else if (paid) {
     await cycleMeterCredits(tx, org, sub.id, bill.consumed, now, b?.creditGrants.get(sub.id));
-    events.push(...cycledEvents(org, await repo.cycleGrants(tx, org, sub.id, now)));
+    events.push(...cycledEvents(org, await cycleGrants(tx, org, sub.id, now)));
   }
   events.push(customerStateChanged(org, sub.customerId));
   if (batched) {

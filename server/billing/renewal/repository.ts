@@ -4,9 +4,9 @@ import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, or, sql } fr
 import type { Queryable } from "../../db/client.js";
 import { q, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
-import { benefit, benefitGrant, customer, customerBalanceEntry, subscription, subscriptionProration } from "../../db/schema/index.js";
+import { benefit, benefitGrant, customerBalanceEntry, subscription, subscriptionProration } from "../../db/schema/index.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "../subscriptions/wire.js";
-import { advancedClocks, orgNowSql } from "../test-clock/repository.js";
+import { advancedClocks, orgNowSql } from "../test-clock/clock.js";
 
 const renewingStatus = sql`${subscription.status} IN (${sql.raw(ACTIVE_STATUSES.map((st) => `'${st}'`).join(", "))})`;
 
@@ -52,20 +52,6 @@ export async function lockSubscription(db: Queryable, organizationId: string, id
   return row;
 }
 
-export type RenewalPatch = Partial<
-  Pick<SubscriptionRow, "status" | "currentPeriodStart" | "currentPeriodEnd" | "trialEnd" | "canceledAt" | "endsAt" | "endedAt">
->;
-
-export async function updateSubscription(db: Queryable, organizationId: string, id: string, patch: RenewalPatch, now: Date): Promise<SubscriptionRow> {
-  const [row] = await db
-    .update(subscription)
-    .set({ ...patch, modifiedAt: now })
-    .where(and(eq(subscription.organizationId, organizationId), eq(subscription.id, id)))
-    .returning();
-  if (!row) throw new Error(`subscription ${id} vanished under its lock`);
-  return row;
-}
-
 const subscriptionShape = shapeOf(subscription);
 const col = (c: { name: string }) => q(c.name);
 const WRITE_TERMS = `UPDATE ${subscriptionShape.table} AS s SET
@@ -99,43 +85,6 @@ export async function writeTerms(db: Queryable, rows: SubscriptionRow[]): Promis
 }
 
 const grantedNow = and(isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt));
-
-/** Touches (modified_at) the subscription's granted grants and returns them with their benefit and customer. */
-export async function cycleGrants(db: Queryable, organizationId: string, subscriptionId: string, now: Date) {
-  const touched = await db
-    .update(benefitGrant)
-    .set({ modifiedAt: now })
-    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), grantedNow))
-    .returning({ id: benefitGrant.id });
-  return grantsWithEmbeds(db, organizationId, touched.map((g) => g.id));
-}
-
-/** cycleGrants of many subscriptions of one organization: the grants by subscription id, each list in cycleGrants' order. */
-export async function cycleGrantsOf(db: Queryable, organizationId: string, subscriptionIds: string[], now: Date) {
-  const out = new Map<string, Awaited<ReturnType<typeof grantsWithEmbeds>>>();
-  if (subscriptionIds.length === 0) return out;
-  const touched = await db
-    .update(benefitGrant)
-    .set({ modifiedAt: now })
-    .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.subscriptionId, subscriptionIds), grantedNow))
-    .returning({ id: benefitGrant.id });
-  for (const row of await grantsWithEmbeds(db, organizationId, touched.map((g) => g.id))) {
-    const id = row.grant.subscriptionId;
-    if (id) out.set(id, [...(out.get(id) ?? []), row]);
-  }
-  return out;
-}
-
-async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return [];
-  return db
-    .select({ grant: benefitGrant, benefit, customer })
-    .from(benefitGrant)
-    .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
-    .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
-    .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.id, ids)))
-    .orderBy(asc(benefitGrant.grantedAt), asc(benefitGrant.id));
-}
 
 // ---- a claimed batch's reads, one query each (the renewal schedule: server/jobs/schedules.ts) -------------
 

@@ -8,11 +8,12 @@
 // its own, so one bad row fails one renewal, as before (docs/decisions.md, "The billing run").
 import type { Queryable } from "../../db/client.js";
 import type { OutboxEvent } from "../../db/outbox.js";
+import { cycleGrants, cycleGrantsOf } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
-import { insertDunnings } from "../dunning/repository.js";
-import { insertUnnumberedOrders } from "../orders/repository.js";
+import { insertDunnings } from "../dunning/service.js";
+import { insertUnnumberedOrders } from "../orders/service.js";
 import type { OrderItemRow, OrderRow } from "../orders/wire.js";
-import { insertPayments, type NewPayment } from "../payments/repository.js";
+import { insertPayments, type NewPayment } from "../payments/service.js";
 import type { orderDunning } from "../../db/schema/index.js";
 import * as repo from "./repository.js";
 import type { RenewalBatch, RenewalOutput } from "./batch.js";
@@ -36,8 +37,8 @@ export interface DeferredWrites {
   cycle: { at: number; now: Date } | null;
 }
 
-/** benefit_grant.cycled of each grant a renewal touched (repo.cycleGrants). */
-export function cycledEvents(organizationId: string, rows: Awaited<ReturnType<typeof repo.cycleGrants>>): OutboxEvent[] {
+/** benefit_grant.cycled of each grant a renewal touched (cycleGrants). */
+export function cycledEvents(organizationId: string, rows: Awaited<ReturnType<typeof cycleGrants>>): OutboxEvent[] {
   return rows.map((r) => ({ type: "benefit_grant.cycled", organizationId, data: toBenefitGrantWire(r.grant, r.benefit, r.customer) }));
 }
 
@@ -112,7 +113,7 @@ async function writeRows(tx: Queryable, outs: RenewalOutput[]): Promise<Map<Rene
   }
   const cycled = new Map<RenewalOutput, OutboxEvent[]>();
   for (const { organizationId, now, outs: group } of groups.values()) {
-    const grants = await repo.cycleGrantsOf(tx, organizationId, group.map((o) => o.deferred?.terms.id ?? ""), now);
+    const grants = await cycleGrantsOf(tx, organizationId, group.map((o) => o.deferred?.terms.id ?? ""), now);
     for (const out of group) {
       const of = grants.get(out.deferred?.terms.id ?? "") ?? [];
       cycled.set(out, cycledEvents(organizationId, of));

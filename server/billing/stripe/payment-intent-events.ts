@@ -14,9 +14,9 @@ import type { Stripe } from "../../payments/stripe-client.js";
 import { completeCheckoutPayment } from "../checkouts/confirm.js";
 import { publishCheckoutEvents } from "../checkouts/events.js";
 import { chargeRow } from "../checkouts/fulfil.js";
-import * as checkoutsRepo from "../checkouts/repository.js";
+import { lockCheckout, updateCheckoutRow } from "../checkouts/service.js";
 import { payAuthenticated } from "../dunning/service.js";
-import { insertPayment } from "../payments/repository.js";
+import { insertPayment } from "../payments/service.js";
 
 export interface PaymentEventDeps {
   db: Db;
@@ -74,11 +74,11 @@ async function checkoutOutcome(
   if (result.next) return;
   // failed: the checkout waiting for this intent opens again, the failed attempt recorded
   const reopened = await deps.db.transaction(async (tx) => {
-    const locked = await checkoutsRepo.lockCheckout(tx, checkoutId);
+    const locked = await lockCheckout(tx, checkoutId);
     if (!locked || locked.organizationId !== organizationId || locked.status !== "confirmed") return null;
     if (locked.paymentProcessorMetadata.intent_id !== current.intent.id) return null;
     const { intent_id: _i, intent_client_secret: _s, intent_status: _t, intent_kind: _k, ...metadata } = locked.paymentProcessorMetadata;
-    const row = await checkoutsRepo.updateCheckout(tx, checkoutId, { status: "open", paymentProcessorMetadata: metadata, confirmationHash: null, modifiedAt: new Date() });
+    const row = await updateCheckoutRow(tx, checkoutId, { status: "open", paymentProcessorMetadata: metadata, confirmationHash: null, modifiedAt: new Date() });
     if (current.kind === "payment") {
       const at = { organizationId, customerId: locked.customerId, orderId: null, checkoutId, amount: current.intent.amount, currency: current.intent.currency, processor: processor.id };
       await insertPayment(tx, { ...chargeRow(at, result, new Date()), processorPaymentId: current.intent.id });

@@ -9,7 +9,8 @@ import type { Db } from "../../db/client.js";
 import type { Metadata } from "../../db/schema/index.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { grantBenefits } from "../benefits/service.js";
-import { addInterval, isFree, isMetered, isStatic, priceCurrency } from "../checkouts/pricing.js";
+import { addInterval } from "../checkouts/pricing.js";
+import { isFree, isMetered, isStatic, priceCurrency } from "../products/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
 import { ApiError, invalid } from "../errors.js";
 import { loadProducts } from "../products/service.js";
@@ -58,7 +59,7 @@ export async function createSubscription(db: Db, organizationId: string, input: 
         customerId: customer.id,
         productId: product.id,
         priceIds: [price, ...metered].map((p) => p.id),
-        amount: free ? 0 : typeof price.price_amount === "number" ? price.price_amount : 0,
+        amount: free || price.amount_type !== "fixed" ? 0 : price.price_amount,
         currency,
         recurringInterval: product.recurring_interval,
         recurringIntervalCount: product.recurring_interval_count ?? 1,

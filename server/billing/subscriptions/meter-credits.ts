@@ -5,8 +5,8 @@
 // that ended. `Subscription.meters` and the customer state show consumed, credited and the billed amount; a
 // renewal order's metered line names consumed, credited and billed units when a credit applied.
 import type { Queryable } from "../../db/client.js";
-import { meterCreditsOfSubscriptions } from "../benefits/repository.js";
-import { findCustomer } from "../customers/repository.js";
+import { meterCreditsOfSubscriptions } from "../benefits/service.js";
+import { findCustomer } from "../customers/service.js";
 import { loadPrices } from "../products/service.js";
 import { meterCreditGrants, setGrantCredit } from "./meter-credits-repository.js";
 import { meteredUsage } from "./usage.js";

@@ -2,9 +2,10 @@
 // from now with its proration (proration.ts) decided here and applied by lifecycle.ts on the locked row.
 import type { Tx } from "../../db/client.js";
 import { regrantSubscription } from "../benefits/service.js";
-import { discountRefusal, isMetered, isStatic, priceCurrency, seatAmount, seatBounds } from "../checkouts/pricing.js";
+import { discountRefusal } from "../checkouts/pricing.js";
+import { isMetered, isStatic, priceCurrency, seatAmount, seatBounds } from "../products/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
-import { countActive as countActiveSeats } from "../customer-seats/repository.js";
+import { countActive as countActiveSeats } from "../customer-seats/service.js";
 import { getDiscount, redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid } from "../errors.js";
 import { getOrganization } from "../organizations/service.js";

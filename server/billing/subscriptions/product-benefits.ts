@@ -9,7 +9,7 @@ import { customerStateChanged, enqueue, type OutboxSubscriber } from "../../db/o
 import { loadBenefitsForProducts, regrantSubscription } from "../benefits/service.js";
 import { findCustomerRow } from "../customers/service.js";
 import { ApiError } from "../errors.js";
-import { lockSubscription } from "../renewal/repository.js";
+import { lockSubscription } from "./service.js";
 import { subscriptionsToRegrant } from "./repository.js";
 
 interface OutboxRowView {

@@ -243,3 +243,18 @@ export async function subscriptionsToRegrant(db: Queryable, organizationId: stri
     ORDER BY s.created_at, s.id`);
   return rows.map((r) => r.id);
 }
+
+/** What a renewal, dunning or a proration writes of a subscription's terms. */
+export type TermsPatch = Partial<
+  Pick<SubscriptionRow, "status" | "currentPeriodStart" | "currentPeriodEnd" | "trialEnd" | "canceledAt" | "endsAt" | "endedAt">
+>;
+
+export async function patchSubscriptionTerms(db: Queryable, organizationId: string, id: string, patch: TermsPatch, now: Date): Promise<SubscriptionRow> {
+  const [row] = await db
+    .update(subscription)
+    .set({ ...patch, modifiedAt: now })
+    .where(and(eq(subscription.organizationId, organizationId), eq(subscription.id, id)))
+    .returning();
+  if (!row) throw new Error(`subscription ${id} vanished under its lock`);
+  return row;
+}

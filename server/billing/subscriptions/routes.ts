@@ -26,7 +26,7 @@ import { createSubscription } from "./create.js";
 import { PRORATION_BEHAVIORS } from "./change.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import { SUBSCRIPTION_STATUSES } from "./wire.js";
-import { route, type V1App } from "../contract.js";
+import { documented, route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -133,6 +133,10 @@ const CreateBody = z.object({ product_id: uuid, metadata: metadataInput.optional
 const CreateForCustomer = CreateBody.extend({ customer_id: uuid });
 const CreateForExternal = CreateBody.extend({ external_customer_id: z.string().min(1).max(256) });
 
+/** The bodies the writes accept, for the document: parseCreate / parseUpdate tell them apart (their own 422s). */
+const SubscriptionCreate = documented(z.union([CreateForCustomer, CreateForExternal]));
+const SubscriptionUpdate = documented(z.union([ChangeBody, SeatsBody, BillingPeriodBody, CancelBody, RevokeBody]));
+
 function parseCreate(body: unknown) {
   const has = (k: string) => body !== null && typeof body === "object" && !Array.isArray(body) && k in body;
   if (has("external_customer_id") && !has("customer_id")) {
@@ -181,7 +185,7 @@ export function subscriptionRoutes(app: V1App, { db, config }: BillingDeps): voi
     return page(items, total, q.limit);
   });
 
-  app.post("/subscriptions/", route({ scope: "subscriptions:write", operationId: "subscriptions:create", responses: { 201: "Subscription", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/subscriptions/", route({ scope: "subscriptions:write", operationId: "subscriptions:create", body: SubscriptionCreate, responses: { 201: "Subscription", 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = parseCreate(req.body ?? {});
     const created = await createSubscription(db, scopeOf(req).organizationId, input, config.baseURL);
     return reply.status(201).send(created);
@@ -191,7 +195,7 @@ export function subscriptionRoutes(app: V1App, { db, config }: BillingDeps): voi
     service.getSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
   );
 
-  app.patch("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:update", responses: { 200: "Subscription", 402: "PaymentFailed", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 409: "SubscriptionLocked", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:update", body: SubscriptionUpdate, responses: { 200: "Subscription", 402: "PaymentFailed", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 409: "SubscriptionLocked", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
     const update = parseUpdate(req.body ?? {});
     return updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL);

@@ -166,3 +166,14 @@ export async function loadSubscriptionRows(db: Queryable, organizationId: string
 export function subscriptionExport(organizationId: string): CsvExport {
   return repo.subscriptionsExport(organizationId);
 }
+
+// ---- rows for other domains (they read this domain through its service, never its repository) ----------
+
+/** A subscription's row by id, or undefined. */
+export const findSubscription: typeof repo.findSubscription = (...args) => repo.findSubscription(...args);
+/** The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. */
+export type TermsPatch = repo.TermsPatch;
+/** Writes a subscription's status, period, trial end or end (renewal, dunning, proration); throws if it vanished. */
+export const patchSubscriptionTerms: typeof repo.patchSubscriptionTerms = (...args) => repo.patchSubscriptionTerms(...args);
+/** The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. */
+export const lockSubscription: typeof repo.lockSubscription = (...args) => repo.lockSubscription(...args);

@@ -1,12 +1,12 @@
 // Metered usage of subscriptions: what each metered price's meter measured for the customer over a period and
 // what that costs (unit amount × units, capped), less the meter credits of the period (applyCredits). The renewal bills it; `Subscription.meters` shows the current
 // period's. A whole page of subscriptions is measured in one go (see meterUsage).
-import { meterCreditsOfSubscriptions } from "../benefits/repository.js";
-import { isMetered } from "../checkouts/pricing.js";
+import { meterCreditsOfSubscriptions } from "../benefits/service.js";
+import { isMetered } from "../products/pricing.js";
 import { meterUsage, type MeterWire, type UsageQuery } from "../meters/service.js";
 import type { Queryable } from "../../db/client.js";
 import { meteredCharge as chargeOf, type MeteredPriceTerms } from "../../../shared/tiers.js";
-import type { PriceWire } from "../products/service.js";
+import type { MeteredUnitPriceWire, PriceWire } from "../products/wire.js";
 import { toSubscriptionMeterWire, type SubscriptionMeterWire, type SubscriptionRow } from "./wire.js";
 
 /** What `units` of a metered price cost, in minor units: through its tiers or at its unit amount, capped (shared/tiers.ts). */
@@ -23,7 +23,7 @@ export interface UsagePeriod {
 }
 
 export interface MeteredUsage {
-  price: PriceWire;
+  price: MeteredUnitPriceWire;
   /** null: the price names a meter that is not the organization's (measures nothing). */
   meter: MeterWire | null;
   consumed: number;
@@ -49,15 +49,15 @@ export function applyCredits(usage: MeteredUsage[], credits: Map<string, number>
   });
 }
 
-const meterIdOf = (price: PriceWire) => (isMetered(price) && typeof price.meter_id === "string" ? price.meter_id : null);
+const meterIdOf = (price: PriceWire) => (isMetered(price) ? price.meter_id : null);
 
 /** For each period, its metered prices' usage (in price order), measured in one batch. */
 export async function meteredUsage(db: Queryable, organizationId: string, periods: UsagePeriod[]): Promise<MeteredUsage[][]> {
   const queries: UsageQuery[] = [];
   const plans = periods.map((p) =>
     p.prices.flatMap((price) => {
-      const meterId = meterIdOf(price);
-      if (!meterId) return [];
+      if (!isMetered(price)) return [];
+      const meterId = price.meter_id;
       // an empty period measures nothing
       const index =
         p.end.getTime() > p.start.getTime()

@@ -25,7 +25,7 @@ export function sellerTaxOf(org: { tax_settings?: unknown; country?: string | nu
 }
 
 /** A price's own `tax_behavior` decides inclusive/exclusive; without one, the seller's setting does. */
-export function inclusiveOf(price: Record<string, unknown> | null): boolean | undefined {
+export function inclusiveOf(price: { tax_behavior?: string | null | undefined } | null): boolean | undefined {
   const behavior = price?.tax_behavior;
   return behavior === "inclusive" ? true : behavior === "exclusive" ? false : undefined;
 }

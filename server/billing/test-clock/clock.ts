@@ -1,13 +1,26 @@
 // The one place time-driven code reads "now" for an organization: the wall clock plus the organization's test
 // clock offset (sandbox organizations only; any other organization runs on the wall clock). Renewals, trials,
 // cancellations at period end, event timestamps, checkout and license key expiries ask here.
+import { sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Queryable } from "../../db/client.js";
+import { testClock } from "../../db/schema/index.js";
 import { findClock } from "./repository.js";
-
-export { orgNowSql } from "./repository.js";
 
 /** The organization's now at the wall clock `wall` (default: the wall clock now). */
 export async function orgNow(db: Queryable, organizationId: string, wall: Date = new Date()): Promise<Date> {
   const clock = await findClock(db, organizationId);
   return clock && clock.offsetMs !== 0 ? new Date(wall.getTime() + clock.offsetMs) : wall;
 }
+
+/**
+ * The organization's now at the wall clock `wall`, as SQL, for a query over the rows of many organizations
+ * (the renewal schedule's claim), or for one (its id as SQL): `wall` + the offset of the organization (0 without
+ * a clock).
+ */
+export function orgNowSql(organizationIdColumn: AnyPgColumn | SQL, wall: Date): SQL {
+  return sql`(${wall.toISOString()}::timestamptz + coalesce((select ${testClock.offsetMs} from ${testClock} where ${testClock.organizationId} = ${organizationIdColumn}), 0) * interval '1 millisecond')`;
+}
+
+/** The organizations whose clock is ahead of the wall clock (a subquery). */
+export const advancedClocks: SQL = sql`(select ${testClock.organizationId} from ${testClock} where ${testClock.offsetMs} > 0)`;

@@ -1,7 +1,6 @@
 // SQL of the test clock: a sandbox organization's offset from the wall clock, and what its advance needs to know
 // of the organization's subscriptions. Every function takes the organization id and filters by it.
-import { and, asc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { checkout, orderDunning, subscription, testClock } from "../../db/schema/index.js";
 import { ACTIVE_STATUSES } from "../subscriptions/wire.js";
@@ -38,15 +37,6 @@ export async function moveClockTo(db: Queryable, organizationId: string, offsetM
   return row?.offsetMs ?? offsetMs;
 }
 
-/**
- * The organization's now at the wall clock `wall`, as SQL, for a query over the rows of many organizations
- * (the renewal schedule's claim), or for one (its id as SQL): `wall` + the offset of the organization (0 without
- * a clock).
- */
-export function orgNowSql(organizationIdColumn: AnyPgColumn | SQL, wall: Date): SQL {
-  return sql`(${wall.toISOString()}::timestamptz + coalesce((select ${testClock.offsetMs} from ${testClock} where ${testClock.organizationId} = ${organizationIdColumn}), 0) * interval '1 millisecond')`;
-}
-
 /** The renewing subscriptions of the organization whose period ends by `until`, earliest end first. */
 export async function dueBy(db: Queryable, organizationId: string, until: Date) {
   return db
@@ -67,9 +57,6 @@ export async function dueBy(db: Queryable, organizationId: string, until: Date) 
     )
     .orderBy(asc(subscription.currentPeriodEnd), asc(subscription.id));
 }
-
-/** The organizations whose clock is ahead of the wall clock (a subquery). */
-export const advancedClocks: SQL = sql`(select ${testClock.organizationId} from ${testClock} where ${testClock.offsetMs} > 0)`;
 
 /** The organization's earliest failed renewal charge due for a retry by `until` (billing/dunning), if any. */
 export async function retryDueBy(db: Queryable, organizationId: string, until: Date): Promise<Date | undefined> {

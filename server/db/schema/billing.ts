@@ -15,6 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { SeatTier } from "../../../shared/seat-tiers.js";
 import type { UnitTiers } from "../../../shared/tiers.js";
 import { organization } from "./auth.js";
 import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz, metadata } from "./columns.js";
@@ -92,10 +93,8 @@ export const productPrice = pgTable(
     /** A metered price's tiers (till's own field; shared/tiers.ts); null: every unit at unit_amount. */
     unitTiers: jsonb("unit_tiers").$type<UnitTiers>(),
     meterId: uuid("meter_id"),
-    seatTiers: jsonb("seat_tiers").$type<{
-      seat_tier_type?: string;
-      tiers: Array<{ min_seats: number; max_seats?: number | null; price_per_seat: number }>;
-    }>(),
+    /** Sorted, contiguous, max_seats null only on the last (products/prices.ts writes them so). */
+    seatTiers: jsonb("seat_tiers").$type<{ seat_tier_type?: string; tiers: SeatTier[] }>(),
     position: integer("position").default(0).notNull(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),

@@ -3,6 +3,7 @@
 // problem of the form at once (checked before anything is sent), and the confirm request's body.
 import { formatMoney, minorDigits } from "../../../shared/money.js";
 import { unitName } from "../../../shared/meter-units.js";
+import { seatPrice } from "../../../shared/seat-tiers.js";
 import { describeTiers } from "../../../shared/tiers.js";
 import { addressFields } from "../regions.js";
 import type { Address, Checkout, CheckoutProduct, CustomField, FieldMode, Price, SeatTier } from "../checkout-api.js";
@@ -129,21 +130,11 @@ export function tierText(t: SeatTier): string {
   return t.min_seats === t.max_seats ? `${t.min_seats} seat${t.min_seats === 1 ? "" : "s"}` : `${t.min_seats}–${t.max_seats} seats`;
 }
 
-/** What `seats` cost (volume: every seat at its tier's price; graduated: each seat at its own tier's); null outside every tier. */
+/** What `seats` cost (shared/seat-tiers.ts); null outside every tier. */
 export function seatQuote(price: Price, seats: number): SeatQuote | null {
-  const tiers = price.seat_tiers?.tiers ?? [];
-  const tier = tiers.find((t) => seats >= t.min_seats && (t.max_seats === null || seats <= t.max_seats));
-  if (!tier || !Number.isInteger(seats)) return null;
-  let amount = tier.price_per_seat * seats;
-  if (price.seat_tiers?.seat_tier_type === "graduated") {
-    amount = 0;
-    for (const t of tiers) {
-      if (seats < t.min_seats) break;
-      const upTo = t.max_seats === null ? seats : Math.min(seats, t.max_seats);
-      amount += (upTo - t.min_seats + 1) * t.price_per_seat;
-    }
-  }
-  return { seats, perSeat: tier.price_per_seat, amount, tier, tierText: tierText(tier) };
+  const priced = Number.isInteger(seats) ? seatPrice(price.seat_tiers ?? { tiers: [] }, seats) : null;
+  if (!priced) return null;
+  return { seats, perSeat: priced.perSeat, amount: priced.amount, tier: priced.tier, tierText: tierText(priced.tier) };
 }
 
 // ---- pay what you want ----------------------------------------------------------------------------------

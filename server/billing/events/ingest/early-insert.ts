@@ -16,7 +16,7 @@ import type { Db } from "../../../db/client.js";
 import { isSpace } from "../../../http/json-sliced.js";
 import { orgNowSql } from "../../test-clock/clock.js";
 import { eventInputFast } from "./input.js";
-import { liveCustomerIdsSql } from "../../customers/repository.js";
+import { liveCustomerIdsSql } from "../../customers/service.js";
 import { insertWithUpkeep, keptMetersSql, sharedIngestLock, type RollupMeter } from "../rollups.js";
 
 /**
@@ -55,7 +55,9 @@ export const DECIDE_WITHIN_MS = 30_000;
  * What became of the early INSERTs started in this process (tests read it); `metersChanged`: how many were sent
  * with an organization's remembered kept meters that the transaction then read otherwise (and sent again).
  */
-export const earlyInsertCounts = { started: 0, committed: 0, rolledBack: 0, failed: 0, metersChanged: 0 };
+const earlyInsertCounts = { started: 0, committed: 0, rolledBack: 0, failed: 0, metersChanged: 0 };
+/** A copy of the counts (index.ts, ingestCounters). */
+export const earlyCounts = (): typeof earlyInsertCounts => ({ ...earlyInsertCounts });
 
 /**
  * The kept meters last read per organization, per database client: the INSERT, whose statement carries their

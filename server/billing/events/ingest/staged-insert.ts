@@ -30,7 +30,9 @@ export interface StagedInsert {
 }
 
 /** What became of the stagings started in this process (tests read it). */
-export const stagedInsertCounts = { started: 0, committed: 0, rolledBack: 0, failed: 0 };
+const stagedInsertCounts = { started: 0, committed: 0, rolledBack: 0, failed: 0 };
+/** A copy of the counts (index.ts, ingestCounters). */
+export const stagedCounts = (): typeof stagedInsertCounts => ({ ...stagedInsertCounts });
 
 /**
  * Stages the body's events (`text`: the whole body) for the organization when the body is a batch the usual path

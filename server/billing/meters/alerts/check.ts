@@ -9,7 +9,8 @@
 import type { Db, Queryable } from "../../../db/client.js";
 import { enqueue } from "../../../db/outbox.js";
 import { requestEmail } from "../../customer-emails/service.js";
-import { loadPrices, type PriceWire } from "../../products/service.js";
+import { loadPrices } from "../../products/service.js";
+import type { MeteredUnitPriceWire, PriceWire } from "../../products/wire.js";
 import { creditsOf } from "../../subscriptions/meter-credits.js";
 import { applyCredits, meteredCharge, meteredChargeOf, type MeteredUsage } from "../../subscriptions/usage.js";
 import { isFast, measureConsumed } from "./measure.js";
@@ -93,8 +94,8 @@ export async function checkUsageAlerts(db: Db, organizationId: string, named: Na
   const subs = await timed("subscriptions", repo.openSubscriptionsWithSums(db, organizationId, [...named.ids], [...named.externalIds], fast));
   if (subs.length === 0) return 0;
   const prices = await timed("prices", pricesOf(db, organizationId, [...new Set(subs.flatMap((s) => s.priceIds))]));
-  const alerted = (p: PriceWire | undefined): p is PriceWire =>
-    p !== undefined && p.amount_type === "metered_unit" && typeof p.meter_id === "string" && meterIds.has(p.meter_id.toLowerCase());
+  const alerted = (p: PriceWire | undefined): p is MeteredUnitPriceWire =>
+    p !== undefined && p.amount_type === "metered_unit" && meterIds.has(p.meter_id.toLowerCase());
   const plans = subs.flatMap((sub) => {
     const metered = sub.priceIds.map((id) => prices.get(id)).filter(alerted);
     return metered.length > 0 ? [{ sub, metered }] : [];
@@ -139,10 +140,10 @@ export async function checkUsageAlerts(db: Db, organizationId: string, named: Na
 async function measure(
   db: Queryable,
   organizationId: string,
-  plans: Array<{ sub: Awaited<ReturnType<typeof repo.openSubscriptionsWithSums>>[number]; metered: PriceWire[] }>,
+  plans: Array<{ sub: Awaited<ReturnType<typeof repo.openSubscriptionsWithSums>>[number]; metered: MeteredUnitPriceWire[] }>,
   context: AlertContext,
 ): Promise<Measure[]> {
-  const meterIdOf = (p: PriceWire) => String(p.meter_id).toLowerCase();
+  const meterIdOf = (p: MeteredUnitPriceWire) => p.meter_id.toLowerCase();
   const items = plans.flatMap((p, planIndex) =>
     p.metered.flatMap((price) => {
       const meter = context.meters.get(meterIdOf(price));
@@ -176,7 +177,7 @@ async function measure(
           consumed: u.consumed,
           credit: subCredits?.get(u.meter.id.toLowerCase()) ?? 0,
           amount: charge.uncapped,
-          cap: typeof u.price.cap_amount === "number" ? u.price.cap_amount : null,
+          cap: u.price.cap_amount,
         },
       ];
     });

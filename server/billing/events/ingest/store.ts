@@ -1,4 +1,4 @@
-// Ingestion of usage events: a batch checked (customers of the organization, parents, time) and stored in one
+// Storing a parsed batch of usage events: checked (customers of the organization, parents, time) and stored in one
 // INSERT with its meters' upkeep, deduplicated by external_id; or committed as the early INSERT started it.
 import { v7 as uuidV7 } from "uuid";
 import type { Db, Queryable } from "../../../db/client.js";
@@ -16,7 +16,9 @@ import * as rollups from "../rollups.js";
  * How the usual path's INSERTs read their batch in this process (tests read it): from the body's text with
  * patches, from the rows written out again, and how many of the former PostgreSQL refused (then the latter).
  */
-export const usualInsertCounts = { text: 0, rows: 0, textRefused: 0 };
+const usualInsertCounts = { text: 0, rows: 0, textRefused: 0 };
+/** A copy of the counts (index.ts, ingestCounters). */
+export const usualCounts = (): typeof usualInsertCounts => ({ ...usualInsertCounts });
 
 /** Events may carry a timestamp this far ahead of the server's clock (clients' clocks drift). */
 export const INGEST_CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -44,7 +46,7 @@ export interface IngestResult {
  * stores the batch without it). Until it is decided this function reads nothing from the pool: a pool held by
  * transactions waiting on the early one's rows would never answer it.
  */
-export function ingestEvents(
+export function storeEvents(
   db: Db,
   organizationId: string,
   input: EventsIngestInput,

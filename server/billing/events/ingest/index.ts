@@ -1,0 +1,92 @@
+// The one door of event ingestion: `ingest` takes a request's body and stores its batch. On PostgreSQL, a body
+// still unparsed (UnparsedJson) has its INSERT started from its text at once, while it is parsed and checked
+// here (early-insert.ts), or its events staged meanwhile when the usual path must store it (staged-insert.ts);
+// store.ts checks and stores the parsed batch (or commits the early INSERT).
+import type { Database, Db } from "../../../db/client.js";
+import { UnparsedJson } from "../../../http/input-guard.js";
+import { parseWith } from "../../http.js";
+import { orgNow } from "../../test-clock/clock.js";
+import { earlyCounts, startEarlyInsert, type EarlyInsert } from "./early-insert.js";
+import { EventInput, EventsIngestEnvelope, eventInputFast } from "./input.js";
+import { parseArraySliced } from "./sliced-parse.js";
+import { stagedCounts, startStagedInsert, type StagedInsert } from "./staged-insert.js";
+import { storeEvents, usualCounts, type IngestResult } from "./store.js";
+
+export { EventsIngestInput } from "./input.js";
+export type { IngestResult } from "./store.js";
+
+/** The customers a batch names (meters/alerts/check.ts's NamedCustomers): filled while the batch is parsed. */
+export interface NamedCustomers {
+  ids: Set<string>;
+  externalIds: Set<string>;
+}
+
+/**
+ * What became of the batches ingested in this process (tests read it): the early INSERTs, the stagings, and how
+ * the usual path's INSERTs read their batch (from the body's text with patches, from the rows, text refused).
+ */
+export function ingestCounters() {
+  return { early: earlyCounts(), staged: stagedCounts(), usual: usualCounts() };
+}
+
+/**
+ * Parses, checks and stores an ingest body (`body`: the request's, UnparsedJson when the input guard left it
+ * unparsed) for the organization: one bad event refuses the whole batch (422, nothing stored); an external_id
+ * seen before is skipped and counted. `named` collects the customers the batch names.
+ */
+export async function ingest(
+  deps: { db: Db; driver?: Database["driver"] | undefined },
+  organizationId: string,
+  body: unknown,
+  named: NamedCustomers = { ids: new Set(), externalIds: new Set() },
+): Promise<IngestResult> {
+  const { db } = deps;
+  const wall = new Date();
+  const text = deps.driver === "postgres" && body instanceof UnparsedJson ? body.text : undefined;
+  // a batch that looks storable as sent starts its INSERT from the body's text now, while it is parsed and
+  // checked here; PGlite runs on this thread, so there it would only come first
+  const early = text !== undefined ? startEarlyInsert(db, organizationId, text, wall) : undefined;
+  // one the usual path stores (parents, _cost) has its events staged meanwhile instead
+  const staged = !early && text !== undefined ? startStagedInsert(db, organizationId, text, wall) : undefined;
+  try {
+    // null: the early INSERT failed after all (PostgreSQL read the text otherwise than JSON.parse, e.g. a
+    // repeated key): the body is parsed again and stored the usual way
+    return (await ingestBody(db, organizationId, body, wall, early, staged, named)) ?? (await ingestBody(db, organizationId, body, wall, undefined, undefined, named))!;
+  } finally {
+    early?.abandon();
+    staged?.abandon();
+  }
+}
+
+/**
+ * Parses and checks the body, then stores it (or commits the early INSERT). Returns the promise of the store
+ * without awaiting it, so that while the request waits on the database nothing holds the parsed batch.
+ */
+async function ingestBody(
+  db: Db,
+  organizationId: string,
+  body: unknown,
+  wall: Date,
+  early: EarlyInsert | undefined,
+  staged: StagedInsert | undefined,
+  named: NamedCustomers,
+) {
+  // the envelope at once, the events in slices (1,000 events with metadata: tens of ms of zod in one go)
+  const envelope = parseWith(EventsIngestEnvelope, (body instanceof UnparsedJson ? await body.parse() : body) ?? {}, "body");
+  // timestamps may not be ahead of the organization's now (its test clock's, in a sandbox): read meanwhile
+  // (by the early transaction when there is one: nothing is read from the pool until it is decided)
+  const ahead = early ?? staged;
+  const now = ahead ? ahead.now.catch(() => orgNow(db, organizationId, wall)) : orgNow(db, organizationId, wall);
+  now.catch(() => {}); // a refused batch does not wait for it
+  const counts = { notAsSent: 0 };
+  const events = await parseArraySliced(EventInput, envelope.events, ["events"], eventInputFast, counts);
+  for (const e of events) {
+    if (e.customer_id) named.ids.add(e.customer_id.toLowerCase());
+    else if (e.external_customer_id) named.externalIds.add(e.external_customer_id);
+  }
+  // the check rewrote what it checked (`_cost` amounts), so the early INSERT does not hold the batch: it is
+  // rolled back first (the usual INSERT would wait for its rows)
+  if (counts.notAsSent > 0) early?.abandon();
+  const text = body instanceof UnparsedJson ? body.text : undefined;
+  return storeEvents(db, organizationId, { events }, (await now).getTime(), counts.notAsSent === 0 ? early : undefined, text, staged);
+}
