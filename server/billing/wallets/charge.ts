@@ -76,7 +76,6 @@ export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcesso
     reason: t.kind,
     orderId: order.row.id,
     idempotencyKey: t.key,
-    createdAt: now,
   });
   const data = orderWire(order.row, order.items, { customer, product: null, discount: null, subscription: null });
   const fill = { invoiceNumberOf: order.row.id };

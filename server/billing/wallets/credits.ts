@@ -57,7 +57,7 @@ export function creditOf(credits: unknown, net: number): number {
 async function credit(tx: Queryable, o: PaidOrder): Promise<number> {
   const amount = creditOf(o.credits, o.net);
   if (amount === 0) return 0;
-  const now = await orgNow(tx, o.organizationId);
+  // the ledger's times are the wall clock's (as the renewals' movements): a history in the order things happened
   const moved = await repo.insertMovement(tx, {
     organizationId: o.organizationId,
     customerId: o.customerId,
@@ -66,7 +66,6 @@ async function credit(tx: Queryable, o: PaidOrder): Promise<number> {
     reason: "credit_purchase",
     orderId: o.id,
     idempotencyKey: `credit_purchase:${o.id}`,
-    createdAt: now,
   });
   return moved ? 1 : 0;
 }
