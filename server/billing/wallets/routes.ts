@@ -38,6 +38,7 @@ const WalletTransaction = z.object({
   order_id: z.string().nullable(),
 });
 const ListResourceWalletTransaction = z.object({ items: z.array(WalletTransaction), pagination });
+const CreditOffers = z.array(z.object({ checkout_link_id: z.string(), product_id: z.string(), name: z.string(), url: z.string() }));
 const AutoRecharge = z.object({ wallet_id: z.string(), enabled: z.boolean(), threshold_amount: z.int(), amount: z.int(), blocked_at: z.string().nullable() });
 
 const sorting = sortingQuery(["created_at", "balance"], [{ key: "created_at", desc: false }]);
@@ -101,6 +102,9 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
     const { items, total } = await service.listWallets(db, m.organizationId, { customerIds: [m.customerId] }, req.query.sorting, req.query.page, req.query.limit);
     return page(items, total, req.query.limit);
   });
+  app.get(`${base}/credit-offers`, route({ ...portal, operationId: "till:customer_portal:wallets:credit_offers", responses: { 200: CreditOffers, 401: "Unauthorized" } }), async (req) =>
+    service.creditOffers(db, config.baseURL, me(req).organizationId),
+  );
   app.get(`${base}/:id`, route({ ...portal, operationId: "customer_portal:wallets:get", responses: { 200: "CustomerWallet", 401: "Unauthorized", ...NOT_FOUND } }), async (req) => {
     const m = me(req);
     return service.walletWire(await service.findWallet(db, m.organizationId, pathId(req), m.customerId));

@@ -3,7 +3,8 @@
 // renewals, prorations and checkouts already spend first (billing/balance: `settle`), so a wallet pays invoices
 // before the card with no path of its own. Its history (`WalletTransaction`) and its auto-recharge settings are
 // till's own shapes, on till's own routes (the SDKs model neither).
-import type { Queryable } from "../../db/client.js";
+import type { Db, Queryable } from "../../db/client.js";
+import { listCheckoutLinks } from "../checkout-links/service.js";
 import { findCustomerRow } from "../customers/service.js";
 import { invalid, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
@@ -116,4 +117,18 @@ export async function setAutoRecharge(db: Queryable, organizationId: string, id:
   );
   if (!row) throw notFound("Wallet not found");
   return autoRechargeWire(row);
+}
+
+/**
+ * Where the customer buys credits (till's own, the portal's "Buy credits"): the organization's checkout links
+ * that offer a credit product (metadata `till_credits`), newest first, at most 20.
+ */
+export async function creditOffers(db: Db, baseURL: string, organizationId: string) {
+  const { items } = await listCheckoutLinks({ db, baseURL }, organizationId, {}, [{ key: "created_at", desc: true }], 1, 100);
+  return items
+    .flatMap((link) => {
+      const product = link.products.find((p) => p.metadata.till_credits !== undefined);
+      return product ? [{ checkout_link_id: link.id, product_id: product.id, name: link.label ?? product.name, url: link.url }] : [];
+    })
+    .slice(0, 20);
 }
