@@ -16,6 +16,7 @@ export const CUSTOMER_EMAIL_TYPES = [
   "usage_alert",
   "dispute_opened",
   "dispute_closed",
+  "wallet_recharge_failed",
 ] as const;
 export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
 
@@ -24,8 +25,9 @@ export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
  * asked for by the buyer (assign, resend), who expects it to arrive; it is sent once per invitation. An email
  * update's verification link is asked for by the customer in the portal. A usage alert (till's own) goes where
  * the seller's alert says: to the organization's owners, and to the customer when chosen. The dispute notices go
- * to the seller's owners, not to a customer (billing/disputes).
+ * to the seller's owners, not to a customer (billing/disputes). A wallet's declined auto-recharge (till's own) tells the
+ * customer their recharging stopped.
  */
-export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed"];
+export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed", "wallet_recharge_failed"];
 
 export const isCustomerEmailType = (v: string): v is CustomerEmailType => (CUSTOMER_EMAIL_TYPES as readonly string[]).includes(v);

@@ -5,6 +5,7 @@
 // that has none with --set-external-id (the server never changes one). customerIdOf turns a customer's
 // email into its id for every command that names a customer.
 import type { Command } from "commander";
+import { registerWallet } from "./wallets.js";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
@@ -279,4 +280,6 @@ export function register(program: Command): void {
     .option("--return-url <url>", "where the portal's back link leads")
     .addHelpText("after", examples(["till customers portal <id>", "till customers portal --external-id user_42 --return-url https://example.com/account"]))
     .action(withContext(portal));
+
+  registerWallet(customers, customerIdOf);
 }

@@ -36,6 +36,7 @@ import { stripeEventRoutes } from "./stripe-events/routes.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
 import { usageAlertRoutes } from "./meters/alerts/routes.js";
+import { walletRoutes } from "./wallets/routes.js";
 
 import type { BillingDeps, DomainRoutes } from "./deps.js";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -74,6 +75,7 @@ const DOMAINS: DomainRoutes[] = [
   stripeRoutes,
   metricRoutes,
   usageAlertRoutes,
+  walletRoutes,
 ];
 
 const PG_UNIQUE_VIOLATION = "23505";

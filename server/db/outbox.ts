@@ -91,6 +91,6 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
  */
 export interface OutboxSubscriber<Row> {
   /** Names the loop the worker wakes when jobs were recorded. */
-  name: "customer-emails" | "invoices" | "benefit-delivery" | "product-benefits" | "stripe-events";
+  name: "customer-emails" | "invoices" | "benefit-delivery" | "product-benefits" | "stripe-events" | "wallets";
   receive(tx: Queryable, rows: Row[], log: { error(err: unknown, msg: string): void }): Promise<number>;
 }

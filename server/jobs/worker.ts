@@ -19,6 +19,7 @@ import { createRollupUpkeep } from "./rollups.js";
 import { createStripeEventLoop } from "./stripe-events.js";
 import type { WorkerState } from "./signal.js";
 import { fanOutSubscribers } from "./subscribers.js";
+import { createPaymentProcessor } from "../payments/index.js";
 import { createWebhookDelivery } from "./webhook-delivery.js";
 
 export interface WorkerOptions {
@@ -81,7 +82,7 @@ export interface WorkerDeps {
     /** Where github_repository and discord benefits are delivered (with `secret`, the worker delivers them). */
     benefits?: Config["benefits"];
     /** With it (and `secret`), the worker processes the Stripe events of connected organizations. */
-    payments?: Pick<Config["payments"], "stripeApiUrl">;
+    payments?: Pick<Config["payments"], "stripeApiUrl"> & Partial<Pick<Config["payments"], "testInLive">>;
   };
   /** The server secret: unseals the credentials benefit deliveries use. */
   secret?: string;
@@ -161,8 +162,15 @@ export function createWorker(deps: WorkerDeps): Worker {
       "product-benefits": () => hooks.wakeFanOut(),
       "benefit-delivery": () => delivery.wake(),
       "stripe-events": () => stripeLoop?.wake(),
+      // a wallet credited or recharged: its events go out with the next batch
+      wallets: () => hooks.wakeFanOut(),
     },
     log,
+    // the wallets' auto-recharge charges as the renewals do: the test processor, an organization's Stripe account
+    createPaymentProcessor(
+      { testInLive: deps.config.payments?.testInLive ?? false },
+      deps.secret && deps.config.payments ? { secret: deps.secret, stripeApiUrl: deps.config.payments.stripeApiUrl } : undefined,
+    ),
   );
   const hooks = createWebhookDelivery({ db, mailer: deps.mailer, opts, log, allowPrivate: deps.config.webhooks.allowPrivate, state: stateOf, subscribers });
 

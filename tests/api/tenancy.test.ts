@@ -65,6 +65,7 @@ async function makeRows(key: string, ids: Record<string, string>): Promise<void>
   ids["custom-fields"] = await create("/v1/custom-fields/", { type: "text", slug: "company", name: "Company", properties: {} });
   ids["checkout-links"] = await create("/v1/checkout-links/", { payment_processor: "stripe", products: [ids.products], metadata: { tenant: "a" } });
   ids.customers = await create("/v1/customers/", { email: `tenant-${Date.now()}@example.com`, external_id: externalIdOf(ids) });
+  ids.wallets = await create("/v1/wallets/", { customer_id: ids.customers, currency: "usd" });
   ids.files = (await uploadFile(sdkFor(server, key), "tenant.pdf", Buffer.from("%PDF-1.4 tenant"), "downloadable")).id;
   const ingest = await call(key, "POST", "/v1/events/ingest", {
     events: [{ name: "api", external_customer_id: externalIdOf(ids) }],
@@ -136,6 +137,7 @@ const VALID_INPUT: Record<string, { body?: unknown; query?: string }> = {
   "PATCH /v1/subscriptions/:id": { body: { cancel_at_period_end: true } },
   "POST /v1/subscriptions/:id/renew": { body: {} },
   "POST /v1/refunds/": { body: { order_id: randomUUID(), reason: "other", amount: 100 } },
+  "POST /v1/wallets/:id/top-up": { body: { amount: 100 } },
   // a live stream never ends by itself: replay only
   "GET /v1/cli/listen": { query: "follow=false" },
   // a seat list names its purchase in the query: a lookup (a random id stands for A's, whose purchase the walk has none of)

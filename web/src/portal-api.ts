@@ -162,6 +162,33 @@ export interface Introspection {
   return_url: string | null;
 }
 
+export interface Wallet {
+  id: string;
+  balance: number;
+  currency: string;
+}
+
+export interface WalletTransaction {
+  id: string;
+  created_at: string;
+  type: string;
+  amount: number;
+  description: string;
+}
+
+export interface AutoRecharge {
+  enabled: boolean;
+  threshold_amount: number;
+  amount: number;
+  blocked_at: string | null;
+}
+
+export interface CreditOffer {
+  checkout_link_id: string;
+  name: string;
+  url: string;
+}
+
 interface ListResource<T> {
   items: T[];
   pagination: { total_count: number; max_page: number };
@@ -192,7 +219,7 @@ export interface SeatsList {
 const BASE = "/v1/customer-portal";
 
 /** A call with the session's token; `token` null for the public routes (the seller by slug, sign-in by code). */
-async function call<T>(token: string | null, method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<Result<T>> {
+async function call<T>(token: string | null, method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<Result<T>> {
   let res: Response;
   try {
     res = await fetch(`${BASE}${path}`, {
@@ -278,6 +305,13 @@ export const portalApi = {
       return_url: window.location.href,
     }),
   deletePaymentMethod: (token: string, id: string) => call<null>(token, "DELETE", `/customers/me/payment-methods/${encodeURIComponent(id)}`),
+  /** The customer's wallets (Polar's), their history, auto-recharge and where to buy credits (till's own; PortalWallet.tsx). */
+  wallets: (token: string) => all<Wallet>(token, "/wallets/"),
+  walletHistory: (token: string, id: string) => call<ListResource<WalletTransaction>>(token, "GET", `/wallets/${encodeURIComponent(id)}/transactions?limit=20`),
+  autoRecharge: (token: string, id: string) => call<AutoRecharge>(token, "GET", `/wallets/${encodeURIComponent(id)}/auto-recharge`),
+  setAutoRecharge: (token: string, id: string, body: Partial<Pick<AutoRecharge, "enabled" | "threshold_amount" | "amount">>) =>
+    call<AutoRecharge>(token, "PUT", `/wallets/${encodeURIComponent(id)}/auto-recharge`, body),
+  creditOffers: (token: string) => call<CreditOffer[]>(token, "GET", "/wallets/credit-offers"),
   /** Pays a past-due order now: with a new card's token (saved as the default) or the default card. */
   retryPayment: (token: string, orderId: string, confirmationTokenId: string | null) =>
     call<PaymentConfirmation>(token, "POST", `/orders/${encodeURIComponent(orderId)}/confirm-payment`, confirmationTokenId ? { confirmation_token_id: confirmationTokenId } : {}),

@@ -210,9 +210,10 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
       version.customerInserted && newCustomer && current === checked
         ? { row: newCustomer, created: true }
         : await matchCustomer(ptx.db, view.row);
-    // a returning customer's balance (a downgrade's credit) pays first; the card is charged the rest
+    // a returning customer's balance (a downgrade's credit, a wallet) pays first; the card is charged the rest —
+    // except for credits bought (a product with till_credits: wallets/credits.ts), never paid with credits
     const settlement: Settlement =
-      d.isPaymentRequired && !customer.created
+      d.isPaymentRequired && !customer.created && view.product?.metadata?.till_credits === undefined
         ? await settle(ptx.db, view.row.organizationId, customer.row.id, view.row.currency, d.totalAmount)
         : { applied: 0, due: d.isPaymentRequired ? d.totalAmount : 0 };
     const { processor } = paying;

@@ -49,6 +49,11 @@ export interface InvoiceDocumentData {
   taxes: TaxTotal[];
   tax: number;
   total: number;
+  /**
+   * What the customer's wallet paid of the total (the order's −applied_balance_amount, ≥ 0): printed as "Paid
+   * from wallet" and the rest as "Amount charged" (the card's part; 0 when the wallet paid it all).
+   */
+  walletApplied: number;
   /** "Paid", "Paid — partially refunded", … */
   status: string;
   /** How the order was paid ("Visa ending in 4242"), when a charge paid it. */
@@ -168,6 +173,8 @@ export function InvoiceDocument({ d }: { d: InvoiceDocumentData }) {
           ))}
           {d.taxes.length === 0 ? <Total label="Tax" amount={d.tax} currency={d.currency} /> : null}
           <Total label={credit ? "Total credited" : "Total"} amount={d.total} currency={d.currency} grand />
+          {d.walletApplied > 0 ? <Total label="Paid from wallet" amount={-d.walletApplied} currency={d.currency} /> : null}
+          {d.walletApplied > 0 ? <Total label="Amount charged" amount={d.total - d.walletApplied} currency={d.currency} /> : null}
         </View>
 
         <Text style={styles.status}>{credit ? `Refunded: ${money(d.total)} (reason: ${d.credit?.reason ?? "refund"})` : `Status: ${d.status}`}</Text>

@@ -280,6 +280,7 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
       taxes: [{ label, amount: r.taxAmount }],
       tax: r.taxAmount,
       total: r.amount + r.taxAmount,
+      walletApplied: 0,
       status: "Refunded",
       paymentMethod: paymentMethodText(src.payment),
       taxNote: o.taxNote,
@@ -313,6 +314,8 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
     taxes: taxTotals(src.items, o.taxAmount),
     tax: o.taxAmount,
     total: o.totalAmount,
+    // what the customer's wallet paid (applied_balance_amount is −used); a net credit to it is not a payment
+    walletApplied: Math.max(0, -o.appliedBalanceAmount),
     status: STATUS_TEXT[o.status] ?? o.status,
     paymentMethod: paymentMethodText(src.payment),
     taxNote: o.taxNote,

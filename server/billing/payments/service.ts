@@ -33,12 +33,12 @@ export function toPaymentMethodWire(row: repo.PaymentMethodRow) {
 
 /**
  * What made a charge attempt (`payment.attempt`): a checkout, a renewal, a plan change billed now (`update`), the
- * dunning schedule's retry, the customer's retry from the portal.
+ * dunning schedule's retry, the customer's retry from the portal, a wallet's top-up or auto-recharge.
  */
-export type PaymentAttempt = "checkout" | "renewal" | "update" | "retry" | "manual";
+export type PaymentAttempt = "checkout" | "renewal" | "update" | "retry" | "manual" | "top_up";
 
 /** SDK 0.49.0's PaymentTrigger of each; a plan change has none of Polar's (null). */
-const TRIGGERS: Record<string, string> = { renewal: "subscription_cycle", retry: "retry_dunning", manual: "retry_customer", checkout: "purchase" };
+const TRIGGERS: Record<string, string> = { renewal: "subscription_cycle", retry: "retry_dunning", manual: "retry_customer", checkout: "purchase", top_up: "purchase" };
 
 /** Polar's Payment: CardPayment when a card was charged, GenericPayment (method "none") when there was none to charge. */
 export function toPaymentWire(row: repo.PaymentRow) {

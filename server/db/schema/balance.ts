@@ -1,10 +1,11 @@
 // The books of issue 14 §4: a customer's balance per currency as a ledger (one row per movement, never an
 // updated number), and the proration lines a plan change carries to the subscription's next renewal.
-import { index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 import { customer } from "./billing.js";
 import { order, subscription } from "./checkout.js";
-import { id, org, cascadeRef, createdAt } from "./columns.js";
+import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
 /**
  * One movement of a customer's balance in a currency: positive credits the customer (a downgrade's prorated
@@ -18,13 +19,44 @@ export const customerBalanceEntry = pgTable(
     customerId: cascadeRef("customer_id", () => customer.id),
     currency: text("currency").notNull(),
     amount: integer("amount").notNull(),
-    /** proration_credit | order_applied */
+    /** proration_credit | order_applied | top_up | auto_recharge | credit_purchase | usage | refund | adjustment */
     reason: text("reason").notNull(),
+    /** One movement per key and organization (a credit pack's order, a top-up, a recharge); null: none. */
+    idempotencyKey: text("idempotency_key"),
+    /** What the wallet's history shows for it ("Top-up", "Credits: 1,000 pack"); null: from the reason. */
+    description: text("description"),
     orderId: uuid("order_id").references(() => order.id, { onDelete: "set null" }),
     subscriptionId: uuid("subscription_id").references(() => subscription.id, { onDelete: "set null" }),
     createdAt: createdAt(),
   },
-  (t) => [index("customer_balance_entry_customer_idx").on(t.organizationId, t.customerId, t.currency)],
+  (t) => [
+    index("customer_balance_entry_customer_idx").on(t.organizationId, t.customerId, t.currency),
+    uniqueIndex("customer_balance_entry_key").on(t.organizationId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
+  ],
+);
+
+/**
+ * A customer's wallet in a currency (Polar's CustomerWallet): its balance is the sum of its ledger's movements,
+ * kept here by the trigger of migration 0055 (every movement inserted moves it), and its auto-recharge settings
+ * (till's own): below `threshold`, the saved card is charged `amount`; a decline sets `rechargeBlockedAt` and
+ * recharging waits for a card saved after it.
+ */
+export const customerWallet = pgTable(
+  "customer_wallet",
+  {
+    id: id(),
+    organizationId: org(),
+    customerId: cascadeRef("customer_id", () => customer.id),
+    currency: text("currency").notNull(),
+    balance: integer("balance").default(0).notNull(),
+    autoRechargeEnabled: boolean("auto_recharge_enabled").default(false).notNull(),
+    autoRechargeThreshold: integer("auto_recharge_threshold").default(0).notNull(),
+    autoRechargeAmount: integer("auto_recharge_amount").default(0).notNull(),
+    rechargeBlockedAt: timestamptz("recharge_blocked_at"),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [uniqueIndex("customer_wallet_customer_currency").on(t.organizationId, t.customerId, t.currency)],
 );
 
 /**

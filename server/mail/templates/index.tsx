@@ -7,6 +7,7 @@ import { DisputeData, DisputeNotice, disputeSubject } from "./dispute-emails.js"
 import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, SubscriptionPastDue } from "./order-emails.js";
 import { SeatInvitation } from "./seat-invitation.js";
 import { UsageAlert, UsageAlertData, usageAlertSubject } from "./usage-alert.js";
+import { RechargeFailed, RechargeFailedData } from "./wallet-emails.js";
 import { SubscriptionCancellation, SubscriptionRevoked, SubscriptionUncanceled, SubscriptionUpdated } from "./subscription-emails.js";
 
 export interface Built {
@@ -84,6 +85,7 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
     const a = UsageAlertData.parse(data);
     return { subject: usageAlertSubject(a), element: <UsageAlert alert={a} ctx={ctx} /> };
   },
+  wallet_recharge_failed: (data, ctx) => ({ subject: "Your wallet's auto-recharge was declined", element: <RechargeFailed r={RechargeFailedData.parse(data)} ctx={ctx} /> }),
   email_update: (data, ctx) => {
     const u = EmailUpdateData.parse(data);
     return {

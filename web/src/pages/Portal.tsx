@@ -34,6 +34,7 @@ import { Billing } from "./PortalBilling.js";
 import { Orders } from "./PortalOrders.js";
 import { SignIn } from "./PortalSignIn.js";
 import { Subscriptions } from "./PortalSubscriptions.js";
+import { Wallets } from "./PortalWallet.js";
 import type { OnError } from "./PortalCommon.js";
 import { Page, Status, useFocusHeading } from "../ui.js";
 import "./portal.css";
@@ -293,6 +294,7 @@ function Portal({ data, token, onError, onChange }: { data: Data; token: string;
         }}
       />
       <PaymentMethods token={token} onError={onError} version={paid} />
+      <Wallets token={token} onError={onError} />
       <Accounts me={data.me} grants={data.grants} token={token} onError={onError} onChanged={(me) => onChange(() => ({ me }))} />
       <Benefits grants={data.grants} keys={data.keys} files={data.files} />
       <Billing me={data.me} token={token} onError={onError} onSaved={(me) => onChange(() => ({ me }))} />

@@ -1,0 +1,51 @@
+// `till customers wallet <id>` (issue 29 §3), end to end: the CLI runs as a child process against the real server
+// with a sandbox key; a customer who paid a checkout (their card saved) is topped up from that card, and the
+// wallet's balance and history read back in text and JSON.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pay } from "../helpers/checkout.js";
+import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { parseJson, tempConfigDir, till, type TillOptions, type TillResult } from "./till.js";
+
+let server: TestServer;
+let seller: Seller;
+let cli: TillOptions;
+let key: string;
+
+const run = (args: string[]): Promise<TillResult> => till(args, cli);
+
+beforeAll(async () => {
+  server = await startServer();
+  seller = await createSeller(server, "cli-wallets");
+  key = await seller.createSandboxKey();
+  cli = { configDir: tempConfigDir(), env: { TILL_API_KEY: key, TILL_SERVER: server.url } };
+});
+afterAll(async () => server?.close());
+
+describe("till customers wallet", () => {
+  it("tops a wallet up from the saved card and shows its balance and history", async () => {
+    const sdk = sdkFor(server, key);
+    const product = await sdk.products.create({ name: "One", prices: [{ amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" }] });
+    const checkout = await sdk.checkouts.create({ products: [product.id] });
+    await pay(server, checkout, { customerEmail: "cli-wallet@example.com" });
+    const [order] = (await sdk.orders.list({ checkoutId: checkout.id })).result.items;
+    const id = order!.customerId;
+
+    const empty = await run(["customers", "wallet", id]);
+    expect(empty.exitCode, empty.stderr).toBe(0);
+    expect(empty.stdout + empty.stderr).toContain("No wallet");
+    const missing = await run(["customers", "wallet", id, "--top-up", "2000"]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain("--top-up needs --currency");
+
+    const topped = await run(["customers", "wallet", id, "--top-up", "2000", "--currency", "usd"]);
+    expect(topped.exitCode, topped.stderr).toBe(0);
+    expect(topped.stdout + topped.stderr).toContain("the balance is $20.00");
+    const shown = await run(["customers", "wallet", "cli-wallet@example.com"]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout + shown.stderr).toContain("balance $20.00");
+    expect(shown.stdout).toContain("Top-up");
+    const json = parseJson<{ items: Array<{ balance: number; transactions: Array<{ type: string; amount: number }> }> }>((await run(["customers", "wallet", id, "--json"])).stdout);
+    expect(json.items).toEqual([expect.objectContaining({ balance: 2000, transactions: [expect.objectContaining({ type: "top_up", amount: 2000 })] })]);
+  });
+});
