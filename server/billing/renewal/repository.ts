@@ -53,8 +53,10 @@ export async function lockSubscription(db: Queryable, organizationId: string, id
 }
 
 export type RenewalPatch = Partial<
-  Pick<SubscriptionRow, "status" | "currentPeriodStart" | "currentPeriodEnd" | "trialEnd" | "canceledAt" | "endsAt" | "endedAt">
+  Pick<SubscriptionRow, "status" | "currentPeriodStart" | "currentPeriodEnd" | "trialEnd" | "canceledAt" | "endsAt" | "endedAt" | PlanColumns>
 >;
+/** The columns a pending plan change writes at the renewal (pending.ts). */
+type PlanColumns = "productId" | "priceIds" | "amount" | "seats" | "recurringInterval" | "recurringIntervalCount" | "pendingUpdate" | "prorationBehavior";
 
 export async function updateSubscription(db: Queryable, organizationId: string, id: string, patch: RenewalPatch, now: Date): Promise<SubscriptionRow> {
   const [row] = await db
