@@ -18,7 +18,7 @@ import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, loadProductSummaries, type PriceWire, type ProductSummaryWire } from "../products/service.js";
 import { afterDiscount, sellerTaxOf, taxOf } from "../tax/service.js";
 import { dunningStart, organizationDunningSettings, startDunning } from "../dunning/service.js";
-import { chargeSaved, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
+import { chargeSaved, hasChargeableMethod, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
 import type { PaymentMethodRow } from "../payments/repository.js";
 import { billPeriod } from "./bill.js";
 import * as repo from "./repository.js";
@@ -305,6 +305,18 @@ async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, am
 }
 
 /**
+ * A trial ending without a card on file, where the organization lets trials start without one and chose to end
+ * them (plan_settings.trial_end_without_card `cancel`); with `past_due` it is billed as any renewal (declined).
+ */
+async function endsCardless(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, batched?: Batched): Promise<boolean> {
+  const org = sub.organizationId;
+  const settings = (batched?.batch.organizations.get(org) ?? (await getOrganization(tx, org))).plan_settings;
+  if (!settings.trials_without_card || settings.trial_end_without_card !== "cancel") return false;
+  if (batched?.batch.methods.has(sub.customerId)) return false;
+  return !(await hasChargeableMethod(tx, deps.processor, org, sub.customerId));
+}
+
+/**
  * Renews a locked subscription in the caller's transaction: ends it or starts its next period. `endsNow`
  * renews as if the period had ended now (the till-only renew route); otherwise at its recorded end.
  */
@@ -319,6 +331,7 @@ export async function renewLocked(
 ): Promise<SubscriptionRow> {
   const e = batched?.batch.embeds.get(sub.id) ?? (await embeds(tx, sub, deps.baseURL));
   if (sub.cancelAtPeriodEnd) return endSubscription(tx, sub, e, now, endsNow);
+  if (sub.status === "trialing" && (await endsCardless(tx, deps, sub, batched))) return endSubscription(tx, sub, e, now, endsNow);
   const newStart = endsNow ? now : sub.currentPeriodEnd;
   if (pendingAt(sub, newStart)) {
     // a plan change that waited for this renewal: written first, so the new period is billed at its terms
