@@ -1,8 +1,9 @@
-// `till subscriptions list|get|cancel|uncancel|revoke|update` (/v1/subscriptions; made by paid checkouts).
+// `till subscriptions list|get|cancel|uncancel|revoke|update|cancel-change` (/v1/subscriptions; made by paid checkouts).
 // cancel ends a subscription at the end of its period (PATCH cancel_at_period_end), uncancel keeps it, revoke
 // ends it now and revokes its benefits (DELETE, or PATCH revoke with a reason; asks first, --yes in scripts).
 // update makes one kind of change per request, as the API does: the product and/or the discount (and a
-// trial end), or the seats, or the end of the current billing period.
+// trial end), or the seats, or the end of the current billing period. A change that waits for the period's end
+// (`--proration next_period`, or the organization's plan settings) shows as pending; cancel-change drops it.
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
@@ -43,6 +44,14 @@ export interface WireSubscription {
   customer: { id: string; email: string; name: string | null };
   product: { id: string; name: string };
   discount: { id: string; name: string; code: string | null } | null;
+  /** The change waiting for the period's end (next_period). */
+  pending_update?: { id: string; applies_at: string; product_id: string | null; seats: number | null } | null;
+}
+
+/** "product <id> on 2025-03-01", "12 seats on 2025-03-01". */
+function describePending(p: NonNullable<WireSubscription["pending_update"]>): string {
+  const what = [p.product_id ? `product ${p.product_id}` : "", p.seats !== null ? `${p.seats} seats` : ""].filter(Boolean).join(", ");
+  return `${what} on ${day(p.applies_at)}`;
 }
 
 /** "$9.00 every month" */
@@ -68,6 +77,7 @@ function subscriptionFields(s: WireSubscription) {
     ...(s.discount ? [{ label: "Discount", value: `${s.discount.name}${s.discount.code ? ` (${s.discount.code})` : ""}, ${s.discount.id}` }] : []),
     { label: "Current period", value: `${day(s.current_period_start)} to ${day(s.current_period_end)}` },
     ...(renews ? [{ label: "Renews", value: day(s.current_period_end) }] : []),
+    ...(s.pending_update ? [{ label: "Pending change", value: describePending(s.pending_update) }] : []),
     ...(s.customer_cancellation_reason || s.customer_cancellation_comment
       ? [{ label: "Cancellation", value: [s.customer_cancellation_reason, s.customer_cancellation_comment].filter(Boolean).join(": ") }]
       : []),
@@ -200,7 +210,13 @@ async function update(ctx: Context, opts: UpdateFlags, [id = ""]: string[]) {
     opts.seats !== undefined ? `${s.seats ?? opts.seats} seats` : "",
     opts.billingPeriodEnd !== undefined ? `period ends ${day(s.current_period_end)}` : "",
   ].filter(Boolean);
-  ctx.out.done(s, `Updated subscription ${s.id} (${s.customer.email}): ${what.join(", ")}; ${describeAmount(s)}.`);
+  const pending = s.pending_update ? ` Waits for the period's end: ${describePending(s.pending_update)} (\`till subscriptions cancel-change ${s.id}\` drops it).` : "";
+  ctx.out.done(s, `Updated subscription ${s.id} (${s.customer.email}): ${what.join(", ")}; ${describeAmount(s)}.${pending}`);
+}
+
+async function cancelChange(ctx: Context, _opts: object, [id = ""]: string[]) {
+  const s = await ctx.out.loading("Dropping the pending change", v1(ctx).send<WireSubscription>("PATCH", path(id), { pending_update: null }));
+  ctx.out.done(s, `Subscription ${s.id} (${s.customer.email}) keeps ${s.product.name}, ${describeAmount(s)}: no change is pending.`);
 }
 
 const discountOrNone = (value: string) => (value.trim().toLowerCase() === "none" ? "none" : parseId(value));
@@ -297,11 +313,20 @@ export function register(program: Command): void {
       "after",
       examples([
         "till subscriptions update <id> --product <id> --proration invoice",
+        "till subscriptions update <id> --product <id> --proration next_period",
         "till subscriptions update <id> --discount <id>",
         "till subscriptions update <id> --discount none",
         "till subscriptions update <id> --seats 12",
         "till subscriptions update <id> --trial-end 2030-01-31",
-      ]) + "\n--product, --discount and --trial-end may go together; --seats and --billing-period-end each go alone.\n",
+      ]) + "\n--product, --discount and --trial-end may go together; --seats and --billing-period-end each go alone.\n" +
+        "--proration next_period waits for the period's end (shown as the pending change; cancel-change drops it).\n",
     )
     .action(withContext(update));
+
+  subscriptions
+    .command("cancel-change")
+    .description("drop the plan change waiting for the period's end (next_period)")
+    .argument("<id>", "the subscription's id", parseId)
+    .addHelpText("after", examples(["till subscriptions cancel-change <id>"]))
+    .action(withContext(cancelChange));
 }

@@ -69,7 +69,10 @@ export function derive(view: CheckoutView, now = new Date()): CheckoutDerived {
   const hundredPercentForever =
     discount !== null && discount.type === "percentage" && discount.duration === "forever" &&
     (discount as { basis_points?: number }).basis_points === 10_000;
+  // a trial the organization lets start without a card (plan_settings.trials_without_card): nothing to set up
+  const cardlessTrial = row.trialEnd !== null && view.organization?.plan_settings.trials_without_card === true;
   const isPaymentSetupRequired =
+    !cardlessTrial &&
     product !== null &&
     !isFreeProductPrice &&
     !(row.amount === 0 && !hasMetered) &&

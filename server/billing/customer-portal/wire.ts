@@ -101,7 +101,7 @@ export function toCustomerSubscriptionWire(s: SubscriptionWire, product: Product
       meter_id: m.meter_id,
       meter: { created_at: m.meter.created_at, modified_at: m.meter.modified_at, id: m.meter.id, name: m.meter.name },
     })),
-    pending_update: null,
+    pending_update: s.pending_update,
   };
 }
 export type CustomerSubscriptionWire = ReturnType<typeof toCustomerSubscriptionWire>;

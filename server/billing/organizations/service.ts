@@ -10,6 +10,7 @@ import { sandboxesOfMember } from "./sandbox.js";
 import { normalizeTaxSettings, TaxSettingsInput, taxSettingsOf, DEFAULT_TAX_SETTINGS } from "../tax/settings.js";
 import { InvoiceDetailsInput, normalizeInvoiceDetails } from "../invoices/settings.js";
 import { DEFAULT_DUNNING_SETTINGS, DunningSettingsInput, dunningSettingsOf, normalizeDunningSettings } from "../dunning/settings.js";
+import { nextPlanSettings, PlanSettingsInput, planSettingsOf } from "../subscriptions/settings.js";
 import { storedDetails, toOrganizationWire, type OrganizationWire } from "./wire.js";
 
 const SOCIAL_PLATFORMS = [
@@ -63,6 +64,8 @@ export const OrganizationUpdateInput = z.object({
   invoice_details: InvoiceDetailsInput.nullish(),
   /** till's extension (billing/dunning): failed renewal retries and the end state; null resets the defaults. */
   dunning_settings: DunningSettingsInput.nullish(),
+  /** till's extension (billing/subscriptions/settings.ts): downgrades at the period's end, trials without a card; null resets. */
+  plan_settings: PlanSettingsInput.nullish(),
 });
 export type OrganizationUpdateInput = z.output<typeof OrganizationUpdateInput>;
 
@@ -138,6 +141,7 @@ export async function updateOrganization(
       ...(input.customer_portal_settings ? { customer_portal_settings: input.customer_portal_settings } : {}),
       ...(input.details !== undefined ? { submitted: input.details } : {}),
       ...(input.invoice_details !== undefined ? { invoice_details: input.invoice_details ? normalizeInvoiceDetails(input.invoice_details) : null } : {}),
+      ...(input.plan_settings !== undefined ? { plan_settings: nextPlanSettings(input.plan_settings, planSettingsOf(prev?.details)) } : {}),
     };
     const now = new Date();
     await repo.upsertBillingSettings(tx, organizationId, {

@@ -4,6 +4,7 @@ import type { billingOrganization, organization } from "../../db/schema/index.js
 import { taxSettingsOf } from "../tax/settings.js";
 import { invoiceDetailsOf } from "../invoices/settings.js";
 import { dunningSettingsOf } from "../dunning/settings.js";
+import { planSettingsOf } from "../subscriptions/settings.js";
 
 export type OrganizationRow = InferSelectModel<typeof organization>;
 export type BillingOrganizationRow = InferSelectModel<typeof billingOrganization>;
@@ -84,6 +85,8 @@ export function toOrganizationWire(org: OrganizationRow, billing: BillingOrganiz
     invoice_details: invoiceDetailsOf(billing?.details),
     // till's extension: how failed renewal charges are retried, and how the subscription ends
     dunning_settings: dunningSettingsOf(billing?.dunningSettings),
+    // till's extension: downgrades at the period's end, trials without a card (billing/subscriptions/settings.ts)
+    plan_settings: planSettingsOf(billing?.details),
     sso_enforced: false,
     account_id: null,
     payout_account_id: null,

@@ -241,6 +241,13 @@ export async function chargeSaved(
   return { method: chosen, result, processorId: processor.id };
 }
 
+/** Whether chargeSaved would find a method to charge for the customer (the checkout's saved one adopted first). */
+export async function hasChargeableMethod(tx: Queryable, router: PaymentProcessor, organizationId: string, customerId: string): Promise<boolean> {
+  const processor = await processorFor(router, tx, organizationId);
+  await repo.adoptCheckoutMethods(tx, organizationId, customerId, processor.id);
+  return (await repo.chargeableMethod(tx, organizationId, customerId)) !== undefined;
+}
+
 /**
  * The method chargeSaved would charge for each of many customers (the renewal schedule's batch), their
  * checkout-saved methods adopted first; a customer without one is absent. Pass a customer's to chargeSaved.

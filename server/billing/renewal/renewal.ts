@@ -9,16 +9,16 @@ import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { cycleGrants, revokeGrantsOfSubscription } from "../benefits/service.js";
-import { addInterval } from "../checkouts/pricing.js";
+import { addInterval, isMetered } from "../checkouts/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import { invalid, notFound, notPermitted } from "../errors.js";
 import { insertPlannedOrder, insertUnnumberedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
-import { loadPrices, loadProducts, loadProductSummaries, type ProductSummaryWire } from "../products/service.js";
+import { loadPrices, loadProducts, loadProductSummaries, type PriceWire, type ProductSummaryWire } from "../products/service.js";
 import { afterDiscount, sellerTaxOf, taxOf } from "../tax/service.js";
 import { dunningStart, organizationDunningSettings, startDunning } from "../dunning/service.js";
-import { chargeSaved, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
+import { chargeSaved, hasChargeableMethod, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
 import type { PaymentMethodRow } from "../payments/service.js";
 import { billPeriod } from "./bill.js";
 import * as repo from "./repository.js";
@@ -28,6 +28,7 @@ import { subscriptionMeters } from "../subscriptions/usage.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
 import { recordSettlement, settle, type Settlement } from "../balance/service.js";
 import { carriedProrations } from "./proration.js";
+import { applyPendingUpdate, pendingAt } from "./pending.js";
 import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
 import { orgNow } from "../test-clock/clock.js";
 import { cycledEvents, NeedsSavepoint, type Batched } from "./writes.js";
@@ -56,7 +57,8 @@ async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
   };
 }
 
-export type Embeds = Awaited<ReturnType<typeof embeds>>;
+/** `endedMetered`: the metered prices the period ended ran under, when a pending change replaced them (pending.ts). */
+export type Embeds = Awaited<ReturnType<typeof embeds>> & { endedMetered?: PriceWire[] };
 
 /** The `Subscription` shape of the row as written, with its meters' usage over its (new) current period. */
 async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds, preloaded?: SubscriptionMeterWire[]): Promise<SubscriptionWire> {
@@ -116,7 +118,7 @@ async function cycleSubscription(
   const bill = await billPeriod(tx, sub, {
     productName: e.product.name,
     customer: e.customer,
-    prices: e.prices,
+    prices: e.endedMetered ? [...e.endedMetered, ...e.prices.filter((p) => !isMetered(p))] : e.prices,
     discount: e.discount,
     ended: { start: sub.currentPeriodStart, end: newStart },
     newStart,
@@ -303,6 +305,18 @@ async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, am
 }
 
 /**
+ * A trial ending without a card on file, where the organization lets trials start without one and chose to end
+ * them (plan_settings.trial_end_without_card `cancel`); with `past_due` it is billed as any renewal (declined).
+ */
+async function endsCardless(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, batched?: Batched): Promise<boolean> {
+  const org = sub.organizationId;
+  const settings = (batched?.batch.organizations.get(org) ?? (await getOrganization(tx, org))).plan_settings;
+  if (!settings.trials_without_card || settings.trial_end_without_card !== "cancel") return false;
+  if (batched?.batch.methods.has(sub.customerId)) return false;
+  return !(await hasChargeableMethod(tx, deps.processor, org, sub.customerId));
+}
+
+/**
  * Renews a locked subscription in the caller's transaction: ends it or starts its next period. `endsNow`
  * renews as if the period had ended now (the till-only renew route); otherwise at its recorded end.
  */
@@ -317,7 +331,16 @@ export async function renewLocked(
 ): Promise<SubscriptionRow> {
   const e = batched?.batch.embeds.get(sub.id) ?? (await embeds(tx, sub, deps.baseURL));
   if (sub.cancelAtPeriodEnd) return endSubscription(tx, sub, e, now, endsNow);
-  return cycleSubscription(tx, deps, sub, e, now, endsNow ? now : sub.currentPeriodEnd, batched);
+  if (sub.status === "trialing" && (await endsCardless(tx, deps, sub, batched))) return endSubscription(tx, sub, e, now, endsNow);
+  const newStart = endsNow ? now : sub.currentPeriodEnd;
+  if (pendingAt(sub, newStart)) {
+    // a plan change that waited for this renewal: written first, so the new period is billed at its terms
+    if (batched?.deferred) throw new NeedsSavepoint();
+    const { row, endedMetered } = await applyPendingUpdate(tx, sub, e.prices, now, deps.baseURL);
+    batched?.batch.newMeters.delete(sub.id);
+    return cycleSubscription(tx, deps, row, { ...(await embeds(tx, row, deps.baseURL)), endedMetered }, now, newStart, batched);
+  }
+  return cycleSubscription(tx, deps, sub, e, now, newStart, batched);
 }
 
 /**

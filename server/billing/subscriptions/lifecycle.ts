@@ -1,6 +1,7 @@
 // What the seller changes on a subscription (PATCH and DELETE /v1/subscriptions/{id}), as Polar does: cancel at
 // the period end and uncancel, revoke now (its benefit grants revoked), product, discount, trial, seats and
-// billing-period changes (the product, discount and seat changes in plan-change.ts). Each change is one
+// billing-period changes (the product, discount and seat changes in plan-change.ts; those waiting for the period's
+// end, and dropping them, in scheduled.ts). Each change is one
 // transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
 import type { Db, Tx } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
@@ -11,6 +12,7 @@ import { isCanceled, isEnded, type Cancellation, type Change, type SubscriptionU
 import { alreadyCanceled, subscriptionLocked } from "./errors.js";
 import { toWires } from "./load.js";
 import { changeTerms, seats } from "./plan-change.js";
+import { clearPendingUpdate } from "./scheduled.js";
 import { applyProration } from "../renewal/proration.js";
 import * as repo from "./repository.js";
 import type { SubscriptionRow, SubscriptionWire } from "./wire.js";
@@ -139,6 +141,8 @@ export async function updateSubscription(
         return seats(tx, organizationId, row, update, now);
       case "billing_period":
         return billingPeriod(row, now, update.periodEnd);
+      case "clear_pending":
+        return clearPendingUpdate(row);
     }
   });
 }

@@ -8,11 +8,11 @@ import { findCustomerRow } from "../customers/service.js";
 import { countActive as countActiveSeats } from "../customer-seats/service.js";
 import { getDiscount, redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid } from "../errors.js";
-import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, type PriceWire, type ProductWire } from "../products/service.js";
 import { isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "./change.js";
 import { alreadyCanceled } from "./errors.js";
 import { prorationLines, type ProrationPlan } from "./proration.js";
+import { behaviorOf, monthlyAmount, pendingUpdate, waits } from "./scheduled.js";
 import type { SubscriptionRow } from "./wire.js";
 
 /** The price billed on `product` for this subscription's currency (and seats), and its amount; or the 422 why not. */
@@ -63,33 +63,39 @@ export async function changeTerms(
     product = (await loadProducts(tx, organizationId, [productId], baseURL)).get(productId);
     if (!product) throw invalid(["body", "product_id"], "Product does not exist.");
     const t = terms(row, product);
-    const behavior = u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior;
-    // proration within the current period: only between prices of the same interval, on a paid (not trialing) period
-    if (row.status === "active" && product.recurring_interval === row.recurringInterval && (product.recurring_interval_count ?? 1) === row.recurringIntervalCount) {
-      const old = (await loadProducts(tx, organizationId, [row.productId], baseURL)).get(row.productId);
-      proration = {
-        behavior,
-        lines: prorationLines({
-          oldAmount: row.amount,
-          newAmount: t.amount,
-          periodStart: row.currentPeriodStart,
-          periodEnd: row.currentPeriodEnd,
-          now,
-          oldLabel: old?.name ?? "the previous plan",
-          newLabel: product.name,
-          oldPriceId: row.priceIds[0] ?? null,
-          newPriceId: t.prices[0]?.id ?? null,
-        }),
-      };
-    }
-    Object.assign(patch, {
-      productId,
-      priceIds: t.prices.map((p) => p.id),
-      amount: t.amount,
-      recurringInterval: product.recurring_interval ?? row.recurringInterval,
-      recurringIntervalCount: product.recurring_interval_count ?? 1,
-      prorationBehavior: behavior,
+    const interval = product.recurring_interval ?? row.recurringInterval;
+    const count = product.recurring_interval_count ?? 1;
+    const next = { productId, priceIds: t.prices.map((p) => p.id), amount: t.amount, recurringInterval: interval, recurringIntervalCount: count };
+    const behavior = await behaviorOf(tx, organizationId, u.prorationBehavior, {
+      old: monthlyAmount(row.amount, row.recurringInterval, row.recurringIntervalCount),
+      new: monthlyAmount(t.amount, interval, count),
     });
+    if (waits(behavior, row)) {
+      // the product stays until the renewal, which writes these terms (renewal/pending.ts); its benefits then
+      patch.pendingUpdate = pendingUpdate(row, now, { ...next, seats: null });
+      product = undefined;
+    } else {
+      // proration within the current period: only between prices of the same interval, on a paid (not trialing) period
+      if (row.status === "active" && interval === row.recurringInterval && count === row.recurringIntervalCount) {
+        const old = (await loadProducts(tx, organizationId, [row.productId], baseURL)).get(row.productId);
+        proration = {
+          behavior,
+          lines: prorationLines({
+            oldAmount: row.amount,
+            newAmount: t.amount,
+            periodStart: row.currentPeriodStart,
+            periodEnd: row.currentPeriodEnd,
+            now,
+            oldLabel: old?.name ?? "the previous plan",
+            newLabel: product.name,
+            oldPriceId: row.priceIds[0] ?? null,
+            newPriceId: t.prices[0]?.id ?? null,
+          }),
+        };
+      }
+      // a change now replaces a pending one
+      Object.assign(patch, { ...next, prorationBehavior: behavior, ...(row.pendingUpdate ? { pendingUpdate: null } : {}) });
+    }
   }
   const benefits = product?.benefits;
   if (u.discountId !== undefined && u.discountId !== row.discountId) {
@@ -158,16 +164,22 @@ export async function seats(
     throw bad(max === null ? `Seats must be at least ${min}.` : `Seats must be between ${min} and ${max}.`);
   }
   if (priced.amount > MAX_AMOUNT) throw bad(`The amount for ${u.seats} seats exceeds the maximum amount.`);
-  const behavior = u.prorationBehavior ?? (await getOrganization(tx, organizationId)).subscription_settings.proration_behavior;
+  const behavior = await behaviorOf(tx, organizationId, u.prorationBehavior, { old: row.amount, new: priced.amount });
   // seats never outnumber the purchase: the assigned ones (pending or claimed) stay within it (the row is locked,
   // as every seat assignment locks it first)
   const assigned = await countActiveSeats(tx, organizationId, { subscriptionId: row.id });
   if (u.seats < assigned) throw bad(`${assigned} seats are assigned: revoke ${assigned - u.seats} of them before lowering the seats to ${u.seats}.`);
+  if (waits(behavior, row)) {
+    const terms = { productId: null, seats: u.seats, priceIds: row.priceIds, amount: priced.amount };
+    const interval = { recurringInterval: row.recurringInterval, recurringIntervalCount: row.recurringIntervalCount };
+    return { patch: { pendingUpdate: pendingUpdate(row, now, { ...terms, ...interval }) }, events: [] };
+  }
   return {
     patch: {
       seats: u.seats,
       amount: priced.amount,
       prorationBehavior: behavior,
+      ...(row.pendingUpdate ? { pendingUpdate: null } : {}),
     },
     events: [],
     ...(row.status === "active"

@@ -246,8 +246,10 @@ export async function subscriptionsToRegrant(db: Queryable, organizationId: stri
 
 /** What a renewal, dunning or a proration writes of a subscription's terms. */
 export type TermsPatch = Partial<
-  Pick<SubscriptionRow, "status" | "currentPeriodStart" | "currentPeriodEnd" | "trialEnd" | "canceledAt" | "endsAt" | "endedAt">
+  Pick<SubscriptionRow, "status" | "currentPeriodStart" | "currentPeriodEnd" | "trialEnd" | "canceledAt" | "endsAt" | "endedAt" | PlanColumns>
 >;
+/** The columns a pending plan change writes at the renewal (renewal/pending.ts). */
+type PlanColumns = "productId" | "priceIds" | "amount" | "seats" | "recurringInterval" | "recurringIntervalCount" | "pendingUpdate" | "prorationBehavior";
 
 export async function patchSubscriptionTerms(db: Queryable, organizationId: string, id: string, patch: TermsPatch, now: Date): Promise<SubscriptionRow> {
   const [row] = await db

@@ -67,9 +67,11 @@ const ChangeBody = z.object({
 });
 const SeatsBody = z.object({ seats: z.int().min(1).max(2_147_483_647), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() });
 const BillingPeriodBody = z.object({ current_billing_period_end: datetimeInput });
+/** 0.49.0's SubscriptionUpdateClear: null drops the pending change (next_period). */
+const ClearBody = z.object({ pending_update: z.null() });
 /** The keys that name each variant (product, discount and trial changes are one variant in 0.49.0). */
 const VARIANTS = [["revoke"], ["cancel_at_period_end"], ["seats"], ["current_billing_period_end"], ["product_id", "discount_id", "trial_end"]];
-const VARIANT_KEYS = VARIANTS.flat();
+const VARIANT_KEYS = [...VARIANTS.flat(), "pending_update"];
 
 /**
  * The `SubscriptionUpdate` union, told apart by its keys as Polar's models are (unknown keys are ignored). A body
@@ -101,6 +103,10 @@ function parseUpdate(body: unknown): service.SubscriptionUpdate {
   if (has("seats")) {
     const b = parseWith(SeatsBody, body, "body");
     return { kind: "seats", seats: b.seats, prorationBehavior: b.proration_behavior };
+  }
+  if (has("pending_update") && named.length === 0) {
+    parseWith(ClearBody, body, "body");
+    return { kind: "clear_pending" };
   }
   if (has("current_billing_period_end")) {
     const b = parseWith(BillingPeriodBody, body, "body");

@@ -97,6 +97,8 @@ export function newSubscriptionFromCheckout(s: SubscriptionFromCheckout): Subscr
     customerCancellationReason: null,
     customerCancellationComment: null,
     prorationBehavior: null,
+    pendingUpdate: null,
+    trialRemindedAt: null,
     customFieldData: s.customFieldData,
     metadata: s.metadata,
     createdAt: s.now,

@@ -92,7 +92,14 @@ export function toSubscriptionWire(row: SubscriptionRow, e: SubscriptionEmbeds) 
     discount: e.discount,
     prices: e.prices,
     meters: e.meters ?? [],
-    pending_update: null,
+    pending_update: pendingUpdateWire(row),
   };
+}
+
+/** `PendingSubscriptionUpdate`: the plan change waiting for the period's end (next_period), or null. */
+export function pendingUpdateWire(row: SubscriptionRow) {
+  const p = row.pendingUpdate;
+  if (!p) return null;
+  return { created_at: p.createdAt, modified_at: null, id: p.id, applies_at: p.appliesAt, product_id: p.productId, seats: p.seats };
 }
 export type SubscriptionWire = ReturnType<typeof toSubscriptionWire>;

@@ -8,6 +8,23 @@ import { customer } from "./billing.js";
 import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz, metadata } from "./columns.js";
 
 export type AddressValue = Record<string, string | null>;
+
+/**
+ * A plan change that waits for the period's end (`proration_behavior: next_period`): the terms it will write,
+ * decided when it was asked for, and applied by the renewal that starts the next period (`applies_at`).
+ */
+export interface PendingUpdateValue {
+  id: string;
+  createdAt: string;
+  appliesAt: string;
+  /** The product the subscription moves to (null: the seats change only). */
+  productId: string | null;
+  seats: number | null;
+  priceIds: string[];
+  amount: number;
+  recurringInterval: string;
+  recurringIntervalCount: number;
+}
 export interface OrderItemTax {
   rate: number;
   jurisdiction: string | null;
@@ -114,6 +131,10 @@ export const subscription = pgTable(
      * seller changes the product, for the renewal that bills the period; null when the product never changed.
      */
     prorationBehavior: text("proration_behavior"),
+    /** The plan change waiting for the period's end (migration 0056); null when none. */
+    pendingUpdate: jsonb("pending_update").$type<PendingUpdateValue>(),
+    /** When the customer was told that the trial ends soon (migration 0056): once per trial. */
+    trialRemindedAt: timestamptz("trial_reminded_at"),
     customFieldData: jsonb("custom_field_data").$type<CustomFieldData>().default({}).notNull(),
     metadata: metadata(),
     createdAt: createdAt(),

@@ -1,0 +1,52 @@
+// The renewal's part of a plan change that waited for the period's end (subscriptions/scheduled.ts): the pending
+// terms are written before the new period is billed, so the new period is billed at them; the usage of the period
+// ended is still billed at the metered prices it ran under (`endedMetered`). A product change regrants benefits.
+import type { Queryable } from "../../db/client.js";
+import { regrantSubscription } from "../benefits/service.js";
+import { isMetered } from "../checkouts/pricing.js";
+import { ApiError } from "../errors.js";
+import { findCustomerRow } from "../customers/service.js";
+import { loadProducts, type PriceWire } from "../products/service.js";
+import type { SubscriptionRow } from "../subscriptions/wire.js";
+import { patchSubscriptionTerms } from "../subscriptions/service.js";
+
+/** Whether the subscription has a pending change that the renewal starting a period at `newStart` applies. */
+export const pendingAt = (sub: SubscriptionRow, newStart: Date) => sub.pendingUpdate !== null && Date.parse(sub.pendingUpdate.appliesAt) <= newStart.getTime();
+
+/** Writes the pending terms (the row locked) and regrants a new product's benefits; returns the row as written. */
+export async function applyPendingUpdate(
+  tx: Queryable,
+  sub: SubscriptionRow,
+  prices: PriceWire[],
+  now: Date,
+  baseURL: string,
+): Promise<{ row: SubscriptionRow; endedMetered: PriceWire[] }> {
+  const p = sub.pendingUpdate;
+  if (!p) return { row: sub, endedMetered: prices.filter(isMetered) };
+  const org = sub.organizationId;
+  const row = await patchSubscriptionTerms(
+    tx,
+    org,
+    sub.id,
+    {
+      ...(p.productId ? { productId: p.productId, prorationBehavior: "next_period" } : {}),
+      ...(p.seats !== null ? { seats: p.seats } : {}),
+      priceIds: p.priceIds,
+      amount: p.amount,
+      recurringInterval: p.recurringInterval,
+      recurringIntervalCount: p.recurringIntervalCount,
+      pendingUpdate: null,
+    },
+    now,
+  );
+  if (p.productId && p.productId !== sub.productId) {
+    const product = (await loadProducts(tx, org, [p.productId], baseURL)).get(p.productId);
+    // a deleted customer is granted nothing new (its grants of the old product are still revoked)
+    const customer = await findCustomerRow(tx, org, { id: sub.customerId }).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 404) return null;
+      throw err;
+    });
+    await regrantSubscription(tx, org, { subscriptionId: sub.id, customer, benefits: product?.benefits ?? [] }, now);
+  }
+  return { row, endedMetered: prices.filter(isMetered) };
+}

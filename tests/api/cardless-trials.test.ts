@@ -1,0 +1,122 @@
+// Trials without a card (issue 29 §4, Polar issue #6969), on the test clock of a sandbox organization: where the
+// organization allows it (`plan_settings.trials_without_card`, till's own), a checkout of a product with a trial
+// completes without a payment method; at the trial's end, without a card, the subscription ends as the
+// organization chose (`trial_end_without_card`: `cancel`, or `past_due` through dunning), and with a card added in
+// the portal it renews and is billed. Subscription webhooks are validated by both SDKs.
+import type { Polar } from "@polar-sh/sdk";
+import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import { validateEvent } from "@polar-sh/sdk/webhooks";
+import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest } from "../helpers/api.js";
+import { pay, publicRequest } from "../helpers/checkout.js";
+import { Receiver } from "../helpers/receiver.js";
+import { createSeller, sdkFor } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let receiver: Receiver;
+
+interface Sandbox {
+  sdk: Polar;
+  product: Product;
+  raw: (method: string, path: string, body?: unknown, token?: string) => ReturnType<typeof rawRequest>;
+}
+
+async function sandbox(name: string, settings: Record<string, unknown>): Promise<Sandbox> {
+  const seller = await createSeller(server, name);
+  const key = await seller.createSandboxKey();
+  const sdk = sdkFor(server, key);
+  const raw = (method: string, path: string, body?: unknown, token = key) => rawRequest(server.url, token, method, path, body);
+  const organizationId = String((await raw("GET", "/v1/test-clock")).body.organization_id);
+  const res = await raw("PATCH", `/v1/organizations/${organizationId}`, { plan_settings: settings });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const product = await sdk.products.create({
+    name: "Trial plan",
+    recurringInterval: "month",
+    trialInterval: "day",
+    trialIntervalCount: 14,
+    prices: [{ amountType: "fixed", priceAmount: 1200, priceCurrency: "usd" }],
+  });
+  return { sdk, product, raw };
+}
+
+/** A checkout of the trial product confirmed without a card: the subscription it started. */
+async function trialWithoutCard(s: Sandbox, email: string) {
+  const checkout = await s.sdk.checkouts.create({ products: [s.product.id] });
+  const shown = await publicRequest(server, "GET", `/v1/checkouts/client/${checkout.clientSecret}`);
+  expect(shown.body).toMatchObject({ is_payment_required: false, is_payment_setup_required: false, is_payment_form_required: false });
+  await pay(server, checkout, { customerEmail: email }, null);
+  const [sub] = (await s.sdk.subscriptions.list({ productId: s.product.id, limit: 100 })).result.items.filter((x) => x.checkoutId === checkout.id);
+  if (!sub) throw new Error("no subscription");
+  expect(sub).toMatchObject({ status: "trialing" });
+  return sub;
+}
+
+async function advance(s: Sandbox, by: string) {
+  const res = await s.raw("POST", "/v1/test-clock/advance", { by });
+  if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+beforeAll(async () => {
+  receiver = new Receiver();
+  await receiver.start();
+  server = await startServer({ TILL_WEBHOOKS_ALLOW_PRIVATE: "true" });
+  await server.worker.start();
+});
+afterAll(async () => {
+  await server?.close();
+  await receiver?.stop();
+});
+
+describe("a trial without a card", () => {
+  it("is refused a checkout without a card where the organization does not allow it", async () => {
+    const s = await sandbox("cardless-off", { trials_without_card: false });
+    const checkout = await s.sdk.checkouts.create({ products: [s.product.id] });
+    await expect(pay(server, checkout, {}, null)).rejects.toThrow();
+  });
+
+  it("ends at the trial's end (cancel), its webhooks valid for both SDKs; with a card added in the portal it renews", async () => {
+    const s = await sandbox("cardless-cancel", { trials_without_card: true, trial_end_without_card: "cancel" });
+    const path = "/cardless";
+    const endpoint = await s.sdk.webhooks.createWebhookEndpoint({ url: `${receiver.url}${path}`, format: "raw", events: ["subscription.updated", "subscription.revoked"] });
+    const ending = await trialWithoutCard(s, "cardless-a@example.com");
+    const kept = await trialWithoutCard(s, "cardless-b@example.com");
+    // the second customer adds a card in the portal before the trial ends
+    const session = await s.sdk.customerSessions.create({ customerId: kept.customerId });
+    const card = await s.raw("POST", "/v1/customer-portal/customers/me/payment-methods/test-card", { number: "4242 4242 4242 4242", exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: "123" }, session.token);
+    expect(card.status, JSON.stringify(card.body)).toBe(200);
+    const added = await s.raw("POST", "/v1/customer-portal/customers/me/payment-methods", { confirmation_token_id: card.body.confirmation_token_id, set_default: true, return_url: "https://example.com/back" }, session.token);
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+
+    await advance(s, "15d");
+    const ended = await s.sdk.subscriptions.get({ id: ending.id });
+    expect(ended).toMatchObject({ status: "canceled" });
+    expect(ended.endsAt?.getTime()).toBe(ending.trialEnd?.getTime());
+    expect(ended.endedAt!.getTime() - ending.trialEnd!.getTime()).toBeGreaterThanOrEqual(0);
+    expect((await s.sdk.orders.list({ subscriptionId: ending.id })).result.items.filter((o) => o.billingReason === "subscription_cycle")).toEqual([]);
+    const renewed = await s.sdk.subscriptions.get({ id: kept.id });
+    expect(renewed).toMatchObject({ status: "active" });
+    const orders = (await s.sdk.orders.list({ subscriptionId: kept.id })).result.items;
+    expect(orders.find((o) => o.billingReason === "subscription_cycle")).toMatchObject({ status: "paid", totalAmount: 1200 });
+
+    const hits = await receiver.until((all) => {
+      const mine = all.filter((h) => h.path === path);
+      return mine.some((h) => h.body.includes('"subscription.revoked"')) && mine;
+    }, 30_000);
+    const events = hits.map((hit) => {
+      validateEvent049(hit.body, hit.headers, endpoint.secret);
+      return validateEvent(hit.body, hit.headers, endpoint.secret);
+    });
+    expect(events.filter((e) => e.type === "subscription.revoked").map((e) => e.data.id)).toEqual([ending.id]);
+  });
+
+  it("goes past due at the trial's end (past_due), its renewal order pending for dunning", async () => {
+    const s = await sandbox("cardless-due", { trials_without_card: true, trial_end_without_card: "past_due" });
+    const sub = await trialWithoutCard(s, "cardless-c@example.com");
+    await advance(s, "15d");
+    expect(await s.sdk.subscriptions.get({ id: sub.id })).toMatchObject({ status: "past_due" });
+    const cycle = (await s.sdk.orders.list({ subscriptionId: sub.id })).result.items.find((o) => o.billingReason === "subscription_cycle");
+    expect(cycle).toMatchObject({ status: "pending", totalAmount: 1200 });
+  });
+});
