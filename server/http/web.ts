@@ -40,9 +40,19 @@ const PAGE_HEADERS = {
 // here without a database read per page load, and a self-hosted seller's site can be any origin, so
 // /checkout/* may be framed by any http(s) page. Nothing there acts on a session: the client secret in the
 // URL is the only credential, and paying needs the card typed into the frame.
+// A checkout of an organization connected to Stripe loads Stripe.js, which calls Stripe's API and shows the Payment
+// Element and the 3-D Secure challenge in its own frames (Stripe's documented CSP sources).
+export const STRIPE_JS_CSP = {
+  script: "https://js.stripe.com https://*.js.stripe.com",
+  connect: "https://api.stripe.com",
+  frame: "https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com",
+} as const;
 const CHECKOUT_PAGE_HEADERS = {
   ...PAGE_HEADERS,
-  "content-security-policy": PAGE_HEADERS["content-security-policy"].replace("frame-ancestors 'none'", "frame-ancestors *"),
+  "content-security-policy": PAGE_HEADERS["content-security-policy"]
+    .replace("frame-ancestors 'none'", `frame-src ${STRIPE_JS_CSP.frame}; frame-ancestors *`)
+    .replace("script-src 'self'", `script-src 'self' ${STRIPE_JS_CSP.script}`)
+    .replace("connect-src 'self'", `connect-src 'self' ${STRIPE_JS_CSP.connect}`),
   "x-frame-options": undefined,
   // the success URL's query (customer_session_token) must not leak to the seller's site through Referer
   "referrer-policy": "no-referrer",
@@ -57,9 +67,9 @@ const PORTAL_PAGE_HEADERS = { ...PAGE_HEADERS, "referrer-policy": "no-referrer" 
 const PORTAL_STRIPE_PAGE_HEADERS = {
   ...PORTAL_PAGE_HEADERS,
   "content-security-policy": PORTAL_PAGE_HEADERS["content-security-policy"]
-    .replace("script-src 'self'", "script-src 'self' https://js.stripe.com")
-    .replace("connect-src 'self'", "connect-src 'self' https://api.stripe.com")
-    .replace("form-action 'self'", "frame-src 'self' https://js.stripe.com https://hooks.stripe.com; form-action 'self'"),
+    .replace("script-src 'self'", `script-src 'self' ${STRIPE_JS_CSP.script}`)
+    .replace("connect-src 'self'", `connect-src 'self' ${STRIPE_JS_CSP.connect}`)
+    .replace("frame-ancestors 'none'", `frame-src ${STRIPE_JS_CSP.frame}; frame-ancestors 'none'`),
 } as const;
 
 /** The embed script runs on sellers' sites: any origin may load it (as a module too, which needs CORS). */

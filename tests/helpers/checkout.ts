@@ -61,7 +61,7 @@ export async function pay(
   });
 }
 
-type ProductKind = "fixed" | "custom" | "free" | "seats" | "monthly" | "metered" | "trial";
+export type ProductKind = "fixed" | "custom" | "free" | "seats" | "monthly" | "metered" | "trial";
 
 /** A product of one price kind (recurring kinds are monthly). */
 export async function createProduct(seller: Seller, kind: ProductKind, extra: Record<string, unknown> = {}, meterId?: string): Promise<Product> {

@@ -108,6 +108,12 @@ export interface Checkout {
   discount: { name: string; code: string | null; type: string; duration: string; duration_in_months?: number; basis_points?: number; amount?: number } | null;
   attached_custom_fields: { custom_field: CustomField; order: number; required: boolean }[];
   organization: { name: string; avatar_url: string | null };
+  /**
+   * What the page needs to take the card: `processor` "stripe" with the organization's `publishable_key` (Stripe's
+   * Payment Element), else "test" (the built-in test processor's form); after a confirm the processor has not
+   * finished, the intent: `intent_status` ("requires_action": 3-D Secure) and `intent_client_secret`.
+   */
+  payment_processor_metadata?: Record<string, string>;
 }
 
 export type ConfirmedCheckout = Checkout & { customer_session_token?: string | null; receipt_email?: string | null };
@@ -202,3 +208,14 @@ export function waitForOutcome(secret: string, timeoutMs = 15_000): Promise<"suc
 
 /** 2500, "usd" → "$25.00": the one formatter of the project's shared/ (emails use it too). */
 export { formatMoney } from "../../shared/money.js";
+
+/** Polls the checkout until its status is one of `statuses` (after a failed 3-D Secure it opens again); null after `timeoutMs`. */
+export async function waitForStatus(secret: string, statuses: Checkout["status"][], timeoutMs = 15_000): Promise<Checkout | null> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const res = await checkoutApi.get(secret);
+    if (res.ok && statuses.includes(res.data.status)) return res.data;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return null;
+}

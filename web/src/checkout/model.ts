@@ -167,6 +167,15 @@ export const amountText = (minor: number, currency: string) => (minor / 10 ** mi
 
 // ---- the card -------------------------------------------------------------------------------------------
 
+/** The organization's Stripe publishable key when its account takes the payment (the Payment Element), else null (the test card form). */
+export const stripeKeyOf = (checkout: Pick<Checkout, "payment_processor_metadata">): string | null => {
+  const meta = checkout.payment_processor_metadata;
+  return meta?.processor === "stripe" && meta.publishable_key ? meta.publishable_key : null;
+};
+
+/** Where a problem with the payment details is shown: Stripe's Payment Element, or the test form's card number. */
+export const paymentIssueKey = (checkout: Pick<Checkout, "payment_processor_metadata">) => (stripeKeyOf(checkout) ? "payment" : "card.number");
+
 /** "12 / 30", "12/2030", "1230" → {month: 12, year: 2030}; null when it is not a date. */
 export function parseExpiry(raw: string): { month: number; year: number } | null {
   const m = /^\s*(\d{1,2})\s*\/?\s*(\d{2}|\d{4})\s*$/.exec(raw);
@@ -249,7 +258,7 @@ export function formIssues(checkout: Checkout, form: FormState, now = new Date()
     const empty = v === null || v === undefined || v === "" || (a.custom_field.type === "checkbox" && v !== true);
     if (empty) issues[`custom_field_data.${a.custom_field.slug}`] = customFieldMissing(a.custom_field);
   }
-  if (checkout.is_payment_form_required) {
+  if (checkout.is_payment_form_required && !stripeKeyOf(checkout)) {
     for (const [k, v] of Object.entries(cardIssues(form.card, now))) issues[`card.${k}`] = v;
   }
   return issues;
@@ -341,6 +350,7 @@ export function fieldLabel(key: string, checkout: Pick<Checkout, "attached_custo
     confirmation_token_id: "Card",
     product_price_id: "Price",
     "card.number": "Card number",
+    payment: "Payment details",
     "card.expiry": "Expiry",
     "card.cvc": "CVC",
     ...Object.fromEntries(Object.entries(ADDRESS_LABELS).map(([k, v]) => [`customer_billing_address.${k}`, v])),

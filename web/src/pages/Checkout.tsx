@@ -1,18 +1,16 @@
 // The hosted checkout at /checkout/{client_secret} (and its confirmation page, /checkout/{secret}/confirmation).
 // This file holds the page's states — loading, unavailable, expired, the form, paying, succeeded — and composes
-// the sections under web/src/checkout/: what the customer buys (Summary) beside how they pay (CustomerFields,
-// CardFields), every problem at once (ErrorSummary), and the success view. Embedded (embed=true&embed_origin=…,
-// through /embed.js) it tells the seller's page `loaded`, `close`, `confirmed` and `success` — to the
-// checkout's embed origin only. `?theme=light|dark` picks the colours.
-import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type FormEvent, type ReactNode } from "react";
-import { formatMoney } from "../../../shared/money.js";
-import { checkoutApi, waitForOutcome, type Checkout, type CheckoutError } from "../checkout-api.js";
-import { CardFields } from "../checkout/CardFields.js";
-import { CustomerFields } from "../checkout/CustomerFields.js";
-import { ErrorSummary } from "../checkout/ErrorSummary.js";
+// the sections under web/src/checkout/: the frame (page-shell.tsx), the form (CheckoutForm.tsx: what the customer
+// buys beside how they pay — Stripe's Payment Element or the test processor's card form), paying (pay.ts, payer.ts)
+// and the success view. Embedded (embed=true&embed_origin=…, through /embed.js) it tells the seller's page
+// `loaded`, `close`, `confirmed` and `success` — to the checkout's embed origin only. `?theme=light|dark` picks the colours.
+import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
+import type { Checkout, CheckoutError, ConfirmedCheckout } from "../checkout-api.js";
+import { CheckoutForm } from "../checkout/CheckoutForm.js";
 import { emptyForm, formReducer } from "../checkout/form.js";
-import { cardFieldsOf, confirmBody, customAmount, fieldId, fieldLabel, formChanges, formIssues, parseExpiry, taxChanges } from "../checkout/model.js";
-import { Summary } from "../checkout/Summary.js";
+import { applyTheme, embedOf, routeOf, Shell } from "../checkout/page-shell.js";
+import { usePay, type Phase } from "../checkout/pay.js";
+import type { Payer } from "../checkout/payer.js";
 import { useCheckout } from "../checkout/useCheckout.js";
 import { Status } from "../ui.js";
 import "./checkout.css";
@@ -20,54 +18,6 @@ import "./checkout.css";
 const MESSAGE_TYPE = "POLAR_CHECKOUT";
 /** Needed only after the payment: loaded then (with the portal's calls it reads the purchase with). */
 const Success = lazy(() => import("../checkout/Success.js").then((m) => ({ default: m.Success })));
-
-function routeOf(pathname: string): { secret: string; confirmation: boolean } {
-  const parts = pathname.split("/").filter(Boolean); // ["checkout", secret, "confirmation"?]
-  return { secret: decodeURIComponent(parts[1] ?? ""), confirmation: parts[2] === "confirmation" };
-}
-
-function embedOf(search: string): { embedded: boolean; queryOrigin: string | null } {
-  const q = new URLSearchParams(search);
-  let origin: string | null = null;
-  try {
-    const raw = q.get("embed_origin");
-    if (raw) {
-      const u = new URL(raw);
-      if (u.protocol === "http:" || u.protocol === "https:") origin = u.origin;
-    }
-  } catch {
-    origin = null;
-  }
-  return { embedded: q.get("embed") === "true" && window.parent !== window, queryOrigin: origin };
-}
-
-/** Applies ?theme= (light is the default when embedded, the system's setting otherwise). */
-function applyTheme(search: string, embedded: boolean): void {
-  const theme = new URLSearchParams(search).get("theme");
-  const root = document.documentElement;
-  if (theme === "dark" || theme === "light") root.dataset.theme = theme;
-  else if (embedded) root.dataset.theme = "light";
-  if (embedded) root.dataset.embed = "true";
-}
-
-function Shell(props: { title: string; wide?: boolean; embedded: boolean; onClose: () => void; closeDisabled: boolean; children: ReactNode }) {
-  useEffect(() => {
-    document.title = `${props.title} · till`;
-  }, [props.title]);
-  return (
-    <main className={props.wide ? "checkout wide" : "checkout"}>
-      {props.embedded && (
-        <button type="button" className="close" onClick={props.onClose} disabled={props.closeDisabled} aria-label="Close checkout">
-          ×
-        </button>
-      )}
-      <h1 tabIndex={-1}>{props.title}</h1>
-      {props.children}
-    </main>
-  );
-}
-
-type Phase = "form" | "paying" | "success";
 
 export function CheckoutPage() {
   const route = useMemo(() => routeOf(window.location.pathname), []);
@@ -128,57 +78,25 @@ export function CheckoutPage() {
     dispatch({ type: "issues", issues: fields, focus });
   }, []);
 
-  const onSubmit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!checkout || phase !== "form") return;
-    setMessage(null);
-    const issues = formIssues(checkout, form.values);
-    if (Object.keys(issues).length > 0) {
-      dispatch({ type: "issues", issues, focus: true });
-      return;
-    }
-    dispatch({ type: "issues", issues: {}, focus: false });
-    data.cancelPending();
-    setPhase("paying");
-    const body = confirmBody(checkout, form.values);
-    if (checkout.is_payment_form_required) {
-      const { card } = form.values;
-      const expiry = parseExpiry(card.expiry) ?? { month: 0, year: 0 };
-      const token = await checkoutApi.testCard(route.secret, { number: card.number, exp_month: expiry.month, exp_year: expiry.year, cvc: card.cvc.trim() });
-      if (!token.ok) {
-        const fields = cardFieldsOf(token.error.fields);
-        dispatch({ type: "issues", issues: Object.keys(fields).length > 0 ? fields : { "card.number": token.error.message }, focus: true });
-        setPhase("form");
-        return;
-      }
-      body.confirmation_token_id = token.data.confirmation_token_id;
-    }
-    const res = await checkoutApi.confirm(route.secret, body);
-    if (!res.ok && res.error.status === 409) {
-      // the server would charge another total than the page shows (nothing was charged): show the new one
-      const err = await data.update(formChanges(checkout, form.values));
-      setMessage(res.error.message);
-      showError(err);
-      setPhase("form");
-      return;
-    }
-    if (!res.ok) {
-      // a declined card's message goes by the card; a 422's by each field
-      if (res.error.status === 400 && Object.keys(res.error.fields).length === 0) dispatch({ type: "issues", issues: { "card.number": res.error.message }, focus: true });
-      else showError(res.error, true);
-      setPhase("form");
-      return;
-    }
-    data.setCheckout(res.data);
-    setConfirmed({ token: res.data.customer_session_token ?? null, receiptEmail: res.data.receipt_email ?? null });
-    post("confirmed", res.data);
-    await waitForOutcome(route.secret);
-    const successURL = res.data.success_url;
-    const internal = successURL.startsWith(`${window.location.origin}/checkout/`);
-    setPhase("success");
-    post("success", res.data, { successURL, redirect: !internal });
-    if (!embed.embedded && !internal) window.location.href = successURL;
-  };
+  const [stripePayer, setStripePayer] = useState<Payer | null>(null);
+  const onConfirmed = useCallback(
+    (c: ConfirmedCheckout) => {
+      setConfirmed({ token: c.customer_session_token ?? null, receiptEmail: c.receipt_email ?? null });
+      post("confirmed", c);
+    },
+    [post],
+  );
+  const onDone = useCallback(
+    (c: ConfirmedCheckout) => {
+      const successURL = c.success_url;
+      const internal = successURL.startsWith(`${window.location.origin}/checkout/`);
+      setPhase("success");
+      post("success", c, { successURL, redirect: !internal });
+      if (!embed.embedded && !internal) window.location.href = successURL;
+    },
+    [post, embed.embedded],
+  );
+  const onSubmit = usePay({ secret: route.secret, checkout, form, phase, data, dispatch, setPhase, setMessage, showError, onConfirmed, onDone, stripe: stripePayer });
 
   const shell = (title: string, children: ReactNode, wide = false) => (
     <Shell title={title} wide={wide} embedded={embed.embedded} onClose={close} closeDisabled={phase === "paying"}>
@@ -210,79 +128,20 @@ export function CheckoutPage() {
     );
   }
 
-  const price = checkout.product_price;
-  const v = form.values;
-  const amountIssue = price?.amount_type === "custom" ? customAmount(price, v.amount, checkout.currency).issue : null;
-  const payLabel = checkout.active_trial_interval
-    ? "Start trial"
-    : checkout.is_payment_required
-      ? `Pay ${formatMoney(checkout.total_amount, checkout.currency)}`
-      : checkout.is_free_product_price || checkout.total_amount === 0
-        ? checkout.product?.is_recurring
-          ? "Subscribe"
-          : "Get for free"
-        : "Subscribe";
-  const problems = Object.entries(form.issues).map(([key, msg]) => ({ key, id: fieldId(key), label: fieldLabel(key, checkout), message: msg }));
-
   return shell(
     checkout.product?.name ?? "Checkout",
-    <form ref={formRef} className="panes" onSubmit={(e) => void onSubmit(e)} noValidate aria-busy={phase === "paying"}>
-      <Summary
-        checkout={checkout}
-        amount={v.amount}
-        seats={v.seats}
-        discountCode={v.discountCode}
-        issues={form.issues}
-        updating={data.updating}
-        onChoose={(productId, pr) =>
-          void data.update({ product_id: productId, product_price_id: pr.id }).then((err) => {
-            showError(err);
-            if (!err) dispatch({ type: "clear", keys: ["amount", "seats"] });
-          })
-        }
-        onAmount={(typed) => {
-          dispatch({ type: "set", patch: { amount: typed } });
-          if (!price) return;
-          const { minor, issue } = customAmount(price, typed, checkout.currency);
-          if (issue) {
-            data.cancelPending();
-            dispatch({ type: "issues", issues: { ...form.issues, amount: issue }, focus: false });
-          } else if (minor !== null) data.updateSoon({ amount: minor }, (err) => showError(err));
-        }}
-        onSeats={(seats) => {
-          dispatch({ type: "set", patch: { seats } });
-          data.updateSoon({ seats }, (err) => showError(err));
-        }}
-        onDiscountCode={(code) => dispatch({ type: "set", patch: { discountCode: code } })}
-        onApplyDiscount={() =>
-          void data.update({ discount_code: v.discountCode.trim() }).then((err) => {
-            if (err) dispatch({ type: "issues", issues: { ...form.issues, discount_code: err.fields.discount_code ?? err.message }, focus: false });
-          })
-        }
-      />
-      <section className="payment" aria-labelledby="payment-heading">
-        <h2 id="payment-heading">{checkout.is_payment_form_required ? "Payment details" : "Your details"}</h2>
-        <CustomerFields
-          checkout={checkout}
-          values={v}
-          issues={form.issues}
-          dispatch={dispatch}
-          onTaxChange={(values) => data.updateSoon(taxChanges(checkout, values), (err) => showError(err))}
-          onBusiness={(values) => {
-            // debounced too, so it merges with a typed change still waiting instead of racing it; not a business: the
-            // tax id typed under the box no longer applies (the field keeps it if the box is checked again)
-            const body = values.business ? taxChanges(checkout, values) : { ...taxChanges(checkout, values), customer_tax_id: null };
-            data.updateSoon(body, (err) => showError(err));
-          }}
-        />
-        {checkout.is_payment_form_required && <CardFields card={v.card} issues={form.issues} dispatch={dispatch} />}
-        <ErrorSummary problems={problems} message={message} />
-        <Status>{phase === "paying" ? "Processing your payment…" : data.updating ? "Updating the total…" : null}</Status>
-        <button type="submit" className="primary pay" disabled={phase !== "form" || data.updating || amountIssue !== null}>
-          {phase === "paying" ? "Processing…" : payLabel}
-        </button>
-      </section>
-    </form>,
+    <CheckoutForm
+      checkout={checkout}
+      form={form}
+      dispatch={dispatch}
+      data={data}
+      phase={phase}
+      message={message}
+      showError={showError}
+      onSubmit={onSubmit}
+      formRef={formRef}
+      onStripePayer={setStripePayer}
+    />,
     true,
   );
 }

@@ -1,0 +1,171 @@
+// The hosted checkout paying through Stripe (issue 27 §2), in Chromium, on a sandbox organization connected to the
+// Stripe stand-in: the page loads Stripe.js (the stand-in served through page.route, tests/helpers/stripe-js-standin.ts)
+// with the checkout's publishable key, mounts the Payment Element, makes a ConfirmationToken and confirms with it.
+// A one-time purchase; a subscription with a trial (a SetupIntent, nothing charged); a 3-D Secure purchase
+// (handleNextAction, the challenge completed); a declined card showing Stripe's message, then another card paying.
+// Each order is paid once, for the amount the page and the API show; nothing leaves the machine.
+import { Polar as Polar049 } from "polar-sdk-049";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { formatMoney } from "../../shared/money.js";
+import { launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
+import { createProduct, uniqueBuyer, type ProductKind } from "../helpers/checkout.js";
+import type { Seller } from "../helpers/seller.js";
+import { installStripeJs, type StripeJsStandIn } from "../helpers/stripe-js-standin.js";
+import { startStripeSandbox, STRIPE_CARDS, STRIPE_KEYS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+
+let s: StripeSandbox;
+let seller: Seller;
+let browser: Browser;
+const pages = new PageWatch(() => ({ browser, options: { baseURL: s.server.url }, timeout: 20_000 }));
+
+beforeAll(async () => {
+  s = await startStripeSandbox();
+  seller = { ...s.seller, sdk: s.sdk, token: s.key };
+  // Stripe's events (a 3-D Secure payment that succeeded) are processed by the worker
+  await s.server.worker.start();
+  browser = await launchForPages();
+}, 120_000);
+
+afterEach(async () => {
+  expect(await pages.done()).toEqual([]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await s?.server.worker.stop();
+  await s?.close();
+});
+
+interface Opened {
+  page: Page;
+  stripeJs: StripeJsStandIn;
+  checkout: { id: string; clientSecret: string };
+}
+
+async function open(kind: ProductKind): Promise<Opened> {
+  const product = await createProduct(seller, kind);
+  // the success view stays on the page (till's base URL is Stripe's public one, not this server)
+  const checkout = await s.sdk.checkouts.create({ products: [product.id], successUrl: `${s.server.url}/checkout/thanks?checkout_id={CHECKOUT_ID}` });
+  const page = await pages.open({ viewport: { width: 1280, height: 900 } });
+  const stripeJs = await installStripeJs(page, s.peer);
+  await page.goto(`/checkout/${checkout.clientSecret}`);
+  await page.getByLabel("Email", { exact: true }).waitFor();
+  await page.getByLabel("Card number", { exact: true }).waitFor();
+  return { page, stripeJs, checkout };
+}
+
+async function fill(page: Page, card: string) {
+  await page.getByLabel("Email", { exact: true }).fill(uniqueBuyer("stripe-page"));
+  await page.getByLabel("Name", { exact: true }).fill("Ada Buyer");
+  await page.getByLabel("Country", { exact: true }).selectOption("FR");
+  await typeCard(page, card);
+}
+
+async function typeCard(page: Page, card: string) {
+  await page.getByLabel("Card number", { exact: true }).fill(card);
+  await page.getByLabel("Expiration date", { exact: true }).fill("12 / 34");
+  await page.getByLabel("Security code", { exact: true }).fill("123");
+}
+
+/** The Pay button once the total is current, and the API's total it must show. */
+async function payButtonMatchesApi(page: Page, checkoutId: string) {
+  const button = page.locator("button.pay");
+  await expect.poll(() => button.isEnabled()).toBe(true);
+  const api = await s.sdk.checkouts.get({ id: checkoutId });
+  if (!api.activeTrialInterval) await expect.poll(() => button.textContent()).toBe(`Pay ${formatMoney(api.totalAmount, api.currency)}`);
+  return { button, total: api.totalAmount };
+}
+
+const thanks = (page: Page) => page.getByRole("heading", { level: 1, name: "Thank you for your purchase", exact: true }).waitFor();
+const intentsOf = (checkoutId: string) => [...s.peer.payments.intents.values()].filter((i) => i.metadata.checkout_id === checkoutId);
+const ordersOf = async (checkoutId: string) => (await s.sdk.orders.list({ limit: 100 })).result.items.filter((o) => o.checkoutId === checkoutId);
+
+function nothingLeft(stripeJs: StripeJsStandIn) {
+  expect(stripeJs.escaped).toEqual([]);
+  expect(stripeJs.scriptLoads).toBe(1);
+}
+
+describe("the checkout page on Stripe", () => {
+  it("a one-time purchase: the Payment Element's confirmation token pays a PaymentIntent of the amount shown, once", async () => {
+    const { page, stripeJs, checkout } = await open("fixed");
+    await fill(page, STRIPE_CARDS.visa);
+    const { button, total } = await payButtonMatchesApi(page, checkout.id);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: "/tmp/i27-page-stripe-checkout.png", fullPage: true });
+    await button.click();
+    await thanks(page);
+    const [intent, ...more] = intentsOf(checkout.id);
+    expect(more).toEqual([]);
+    expect(intent).toMatchObject({ object: "payment_intent", status: "succeeded", amount: total, currency: "usd" });
+    const orders = await ordersOf(checkout.id);
+    expect(orders.map((o) => [o.status, o.totalAmount])).toEqual([["paid", total]]);
+    // the token was made by Stripe.js with the publishable key, never the secret one
+    const tokenCalls = s.peer.requests.filter((r) => r.path === "/v1/confirmation_tokens");
+    expect(tokenCalls.length).toBeGreaterThan(0);
+    expect(tokenCalls.every((r) => r.key === STRIPE_KEYS.publishable)).toBe(true);
+    expect(stripeJs.calls).toContain("POST /v1/confirmation_tokens 200");
+    nothingLeft(stripeJs);
+  });
+
+  it("a subscription with a trial: the Payment Element in setup mode saves the card off-session, nothing is charged", async () => {
+    const { page, stripeJs, checkout } = await open("trial");
+    await fill(page, STRIPE_CARDS.visa);
+    const { button } = await payButtonMatchesApi(page, checkout.id);
+    expect(await button.textContent()).toBe("Start trial");
+    await button.click();
+    await thanks(page);
+    const [setup, ...more] = intentsOf(checkout.id);
+    expect(more).toEqual([]);
+    expect(setup).toMatchObject({ object: "setup_intent", status: "succeeded", usage: "off_session" });
+    const token = [...s.peer.payments.tokens.values()].find((t) => s.peer.payments.paymentMethods.get(setup?.payment_method ?? "") && t.used && t.setup_future_usage === "off_session");
+    expect(token).toBeDefined();
+    const subs = (await s.sdk.subscriptions.list({})).result.items.filter((x) => x.checkoutId === checkout.id);
+    expect(subs.map((x) => x.status)).toEqual(["trialing"]);
+    nothingLeft(stripeJs);
+  });
+
+  it("3-D Secure: the confirm answers requires_action, Stripe.js runs the challenge, the checkout completes and the order is paid once", async () => {
+    const { page, stripeJs, checkout } = await open("fixed");
+    await fill(page, STRIPE_CARDS.threeDS);
+    const { button, total } = await payButtonMatchesApi(page, checkout.id);
+    await button.click();
+    const challenge = page.getByRole("dialog", { name: "3D Secure authentication" });
+    await challenge.waitFor();
+    // meanwhile the checkout waits, confirmed, with the intent: both SDKs read its metadata
+    const waiting = await s.sdk.checkouts.get({ id: checkout.id });
+    expect(waiting.status).toBe("confirmed");
+    expect(waiting.paymentProcessorMetadata).toMatchObject({ processor: "stripe", publishable_key: STRIPE_KEYS.publishable, intent_status: "requires_action" });
+    const sdk049 = new Polar049({ accessToken: s.key, serverURL: s.server.url });
+    expect((await sdk049.checkouts.get({ id: checkout.id })).paymentProcessorMetadata).toMatchObject({ intent_status: "requires_action" });
+    expect(await ordersOf(checkout.id)).toEqual([]);
+    await challenge.getByRole("button", { name: "Complete" }).click();
+    await thanks(page);
+    const [intent, ...more] = intentsOf(checkout.id);
+    expect(more).toEqual([]);
+    expect(intent).toMatchObject({ status: "succeeded", amount: total });
+    await until(async () => ((await ordersOf(checkout.id)).length > 0 ? true : undefined), "the order");
+    expect((await ordersOf(checkout.id)).map((o) => [o.status, o.totalAmount])).toEqual([["paid", total]]);
+    nothingLeft(stripeJs);
+  });
+
+  it("a declined card: Stripe's message beside the form, then another card pays; one order, paid once", async () => {
+    const { page, stripeJs, checkout } = await open("fixed");
+    await fill(page, STRIPE_CARDS.declined);
+    const { button, total } = await payButtonMatchesApi(page, checkout.id);
+    await button.click();
+    const problem = page.locator("#checkout-payment-error");
+    await expect.poll(() => problem.textContent()).toBe("Your card was declined.");
+    expect(await page.getByTestId("error-summary").textContent()).toContain("Payment details: Your card was declined.");
+    expect(await ordersOf(checkout.id)).toEqual([]);
+    await typeCard(page, STRIPE_CARDS.visa);
+    await button.click();
+    await thanks(page);
+    const intents = intentsOf(checkout.id);
+    expect(intents.map((i) => i.status).sort()).toEqual(["requires_payment_method", "succeeded"]);
+    expect((await ordersOf(checkout.id)).map((o) => [o.status, o.totalAmount])).toEqual([["paid", total]]);
+    const payments = (await s.sdk.payments.list({ checkoutId: checkout.id })).result.items;
+    expect(payments.filter((p) => p.status === "succeeded").map((p) => p.amount)).toEqual([total]);
+    nothingLeft(stripeJs);
+  });
+});

@@ -1,0 +1,352 @@
+// A stand-in for Stripe.js in Chromium (issue 27 "Tests"), installed on a Playwright page: requests for
+// https://js.stripe.com/** are answered with a small script implementing what till's pages use, and its calls to
+// https://api.stripe.com/** are forwarded to the loopback Stripe stand-in (tests/helpers/stripe-peer.ts) — with the
+// publishable key, as Stripe.js sends them. Every other request that would leave the machine is aborted and
+// recorded in `escaped` (a test expects it empty). Never shipped; never a mock of till's own code.
+//
+// What the script implements (Stripe.js's names and shapes):
+// - `Stripe(pk)` → `elements(options)` (deferred-intent options: mode, amount, currency, setupFutureUsage;
+//   `update(options)`, `submit()`, `create('payment')` → mount / on / off / update / destroy), `createConfirmationToken({elements, params})`,
+//   `handleNextAction({clientSecret})`, `confirmSetup({elements?, clientSecret, confirmParams?, redirect?})`,
+//   `confirmPayment(…)` (the same for a PaymentIntent), `retrievePaymentIntent`, `retrieveSetupIntent`.
+// - The Payment Element is a plain form mounted in the page (no iframe): "Card number", "Expiration date", "Security
+//   code" inputs; the test types one of Stripe's test card numbers (STRIPE_CARDS in stripe-sandbox.ts) into it.
+// - 3-D Secure: a dialog ("3D Secure authentication") with the buttons "Complete" and "Fail", as Stripe's test
+//   challenge page has; the choice is sent to the stand-in's POST /v1/3ds2/authenticate.
+import type { Page, Route } from "playwright-core";
+import type { StripePeer } from "./stripe-peer.js";
+
+export interface StripeJsStandIn {
+  /** Requests that would have left the machine (not loopback, not Stripe.js or Stripe's API): aborted. */
+  escaped: string[];
+  /** Stripe API calls made by the page's Stripe.js, as "POST /v1/confirmation_tokens 200". */
+  calls: string[];
+  /** How many times the page loaded the Stripe.js script. */
+  scriptLoads: number;
+}
+
+const LOOPBACK = /^(127\.|localhost$|\[::1\]$)/;
+
+/** Installs the stand-in on `page` (before it navigates). Calls to Stripe's API go to `peer`. */
+export async function installStripeJs(page: Page, peer: StripePeer): Promise<StripeJsStandIn> {
+  const seen: StripeJsStandIn = { escaped: [], calls: [], scriptLoads: 0 };
+  // registered first, so the two routes below (registered later) take precedence over it
+  await page.route(
+    (url) => !LOOPBACK.test(url.hostname) && url.protocol !== "data:" && url.protocol !== "blob:",
+    async (route) => {
+      seen.escaped.push(route.request().url());
+      await route.abort("blockedbyclient");
+    },
+  );
+  await page.route("https://js.stripe.com/**", async (route) => {
+    seen.scriptLoads++;
+    await route.fulfill({ status: 200, contentType: "application/javascript; charset=utf-8", headers: { "access-control-allow-origin": "*" }, body: STRIPE_JS });
+  });
+  await page.route("https://api.stripe.com/**", (route) => forward(route, peer, seen));
+  return seen;
+}
+
+/** Stripe.js sends the publishable key as `key` (query or form body); Stripe's API reads it as the bearer key. */
+async function forward(route: Route, peer: StripePeer, seen: StripeJsStandIn): Promise<void> {
+  const request = route.request();
+  const url = new URL(request.url());
+  const query = new URLSearchParams(url.search);
+  const body = new URLSearchParams(request.postData() ?? "");
+  const key = body.get("key") ?? query.get("key") ?? "";
+  body.delete("key");
+  query.delete("key");
+  const qs = query.toString();
+  const res = await fetch(`${peer.url}${url.pathname}${qs ? `?${qs}` : ""}`, {
+    method: request.method(),
+    headers: { authorization: `Bearer ${key}`, ...(request.method() === "POST" ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
+    ...(request.method() === "POST" ? { body: body.toString() } : {}),
+  });
+  seen.calls.push(`${request.method()} ${url.pathname} ${res.status}`);
+  await route.fulfill({ status: res.status, contentType: "application/json", headers: { "access-control-allow-origin": "*" }, body: await res.text() });
+}
+
+/** The script served as https://js.stripe.com/…/stripe.js. Plain ES2020, no dependencies, no inline styles (the page's CSP). */
+const STRIPE_JS = String.raw`(() => {
+  "use strict";
+  const API = "https://api.stripe.com";
+
+  const form = (obj, prefix, out) => {
+    for (const [k, v] of Object.entries(obj)) {
+      if (v === undefined || v === null) continue;
+      const name = prefix ? prefix + "[" + k + "]" : k;
+      if (typeof v === "object") form(v, name, out);
+      else out.append(name, String(v));
+    }
+    return out;
+  };
+  const call = async (key, method, path, params) => {
+    let res;
+    try {
+      if (method === "GET") {
+        const q = form(params || {}, "", new URLSearchParams({ key }));
+        res = await fetch(API + path + "?" + q.toString());
+      } else {
+        const b = form(params || {}, "", new URLSearchParams({ key }));
+        res = await fetch(API + path, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: b.toString() });
+      }
+    } catch (e) {
+      return { error: { type: "api_connection_error", message: "We could not reach Stripe. Check your connection and try again." } };
+    }
+    const json = await res.json();
+    return res.ok ? { data: json } : { error: json.error || { type: "api_error", message: "Stripe answered " + res.status + "." } };
+  };
+  const intentPath = (clientSecret) => {
+    const id = String(clientSecret || "").split("_secret_")[0];
+    return (id.startsWith("seti_") ? "/v1/setup_intents/" : "/v1/payment_intents/") + id;
+  };
+  const intentResult = (intent) => {
+    if (intent.object === "setup_intent") return intent.last_setup_error && intent.status !== "succeeded" ? { error: { ...intent.last_setup_error, setup_intent: intent } } : { setupIntent: intent };
+    return intent.last_payment_error && intent.status !== "succeeded" ? { error: { ...intent.last_payment_error, payment_intent: intent } } : { paymentIntent: intent };
+  };
+
+  function PaymentElement(group, options) {
+    const handlers = {};
+    let node = null;
+    let fields = null;
+    let errorNode = null;
+    const emit = (event, payload) => (handlers[event] || []).slice().forEach((h) => h(payload));
+    const values = () => ({
+      number: fields ? fields.number.value.replace(/\D/g, "") : "",
+      expiry: fields ? fields.expiry.value.replace(/\D/g, "") : "",
+      cvc: fields ? fields.cvc.value.replace(/\D/g, "") : "",
+    });
+    const complete = () => {
+      const v = values();
+      return v.number.length >= 13 && v.expiry.length === 4 && v.cvc.length >= 3;
+    };
+    const input = (label, id, autocomplete) => {
+      const wrap = document.createElement("div");
+      wrap.className = "stripe-standin-field";
+      const l = document.createElement("label");
+      l.htmlFor = id;
+      l.textContent = label;
+      const i = document.createElement("input");
+      i.id = id;
+      i.inputMode = "numeric";
+      i.autocomplete = autocomplete;
+      i.addEventListener("input", () => {
+        showError(null);
+        emit("change", { elementType: "payment", empty: !values().number, complete: complete(), collapsed: false, value: { type: "card" } });
+      });
+      i.addEventListener("focus", () => emit("focus", { elementType: "payment" }));
+      i.addEventListener("blur", () => emit("blur", { elementType: "payment" }));
+      wrap.append(l, i);
+      return { wrap, input: i };
+    };
+    const showError = (message) => {
+      if (!errorNode) return;
+      errorNode.textContent = message || "";
+    };
+    const element = {
+      mount(target) {
+        node = typeof target === "string" ? document.querySelector(target) : target;
+        if (!node) throw new Error("The selector you specified (" + target + ") applies to no DOM elements that are currently on the page.");
+        const box = document.createElement("div");
+        box.className = "stripe-standin-payment-element";
+        box.dataset.stripeStandin = "payment";
+        const n = input("Card number", "stripe-standin-number", "cc-number");
+        const e = input("Expiration date", "stripe-standin-expiry", "cc-exp");
+        const c = input("Security code", "stripe-standin-cvc", "cc-csc");
+        e.input.placeholder = "MM / YY";
+        fields = { number: n.input, expiry: e.input, cvc: c.input };
+        errorNode = document.createElement("p");
+        errorNode.className = "stripe-standin-error";
+        errorNode.setAttribute("role", "alert");
+        box.append(n.wrap, e.wrap, c.wrap, errorNode);
+        node.append(box);
+        group._mounted = element;
+        setTimeout(() => emit("ready", { elementType: "payment" }), 0);
+      },
+      unmount() {
+        if (node) node.replaceChildren();
+        fields = null;
+      },
+      destroy() {
+        element.unmount();
+        if (group._mounted === element) group._mounted = null;
+      },
+      on(event, handler) {
+        (handlers[event] = handlers[event] || []).push(handler);
+        return element;
+      },
+      off(event, handler) {
+        handlers[event] = (handlers[event] || []).filter((h) => h !== handler);
+        return element;
+      },
+      once(event, handler) {
+        const wrapped = (p) => {
+          element.off(event, wrapped);
+          handler(p);
+        };
+        return element.on(event, wrapped);
+      },
+      update(next) {
+        Object.assign(options, next || {});
+      },
+      focus() {
+        if (fields) fields.number.focus();
+      },
+      blur() {},
+      clear() {
+        if (fields) for (const f of Object.values(fields)) f.value = "";
+      },
+      collapse() {},
+      _values: values,
+      _showError: showError,
+      _validate() {
+        const v = values();
+        if (!v.number) return "Your card number is incomplete.";
+        if (v.number.length < 13) return "Your card number is incomplete.";
+        if (v.expiry.length !== 4) return "Your card's expiration date is incomplete.";
+        const month = Number(v.expiry.slice(0, 2));
+        if (month < 1 || month > 12) return "Your card's expiration date is invalid.";
+        if (v.cvc.length < 3) return "Your card's security code is incomplete.";
+        return null;
+      },
+    };
+    return element;
+  }
+
+  function Elements(stripe, options) {
+    const group = {
+      _options: { ...(options || {}) },
+      _mounted: null,
+      _submitted: false,
+      create(type, elementOptions) {
+        if (type !== "payment") throw new Error("The Stripe.js stand-in implements the Payment Element only, not " + type + ".");
+        return PaymentElement(group, { ...(elementOptions || {}) });
+      },
+      getElement(type) {
+        return type === "payment" ? group._mounted : null;
+      },
+      update(next) {
+        Object.assign(group._options, next || {});
+      },
+      fetchUpdates: async () => ({}),
+      async submit() {
+        const el = group._mounted;
+        if (!el) return { error: { type: "validation_error", message: "The Payment Element is not mounted." } };
+        const problem = el._validate();
+        el._showError(problem);
+        group._submitted = !problem;
+        return problem ? { error: { type: "validation_error", message: problem } } : {};
+      },
+    };
+    return group;
+  }
+
+  /** The customer's 3-D Secure challenge: Complete or Fail, as Stripe's test page asks. */
+  const challenge = () =>
+    new Promise((resolve) => {
+      const dialog = document.createElement("div");
+      dialog.setAttribute("role", "dialog");
+      dialog.setAttribute("aria-modal", "true");
+      dialog.setAttribute("aria-label", "3D Secure authentication");
+      dialog.className = "stripe-standin-3ds";
+      const text = document.createElement("p");
+      text.textContent = "3D Secure 2 Test Page: complete or fail the authentication.";
+      const done = (outcome) => {
+        dialog.remove();
+        resolve(outcome);
+      };
+      const ok = document.createElement("button");
+      ok.type = "button";
+      ok.textContent = "Complete";
+      ok.addEventListener("click", () => done("succeed"));
+      const fail = document.createElement("button");
+      fail.type = "button";
+      fail.textContent = "Fail";
+      fail.addEventListener("click", () => done("fail"));
+      dialog.append(text, ok, fail);
+      document.body.append(dialog);
+      ok.focus();
+    });
+
+  function Stripe(key, _options) {
+    if (typeof key !== "string" || !/^pk_(test|live)_/.test(key)) throw new Error("Invalid API Key provided: " + key);
+    const runNextAction = async (clientSecret) => {
+      const path = intentPath(clientSecret);
+      const got = await call(key, "GET", path, { client_secret: clientSecret });
+      if (got.error) return { error: got.error };
+      const intent = got.data;
+      if (intent.status !== "requires_action") return intentResult(intent);
+      const outcome = await challenge();
+      const done = await call(key, "POST", "/v1/3ds2/authenticate", { intent: intent.id, client_secret: clientSecret, outcome });
+      if (done.error) return { error: done.error };
+      return intentResult(done.data);
+    };
+    const tokenOf = async (elements, params) => {
+      const el = elements && elements._mounted;
+      if (!el) return { error: { type: "invalid_request_error", message: "elements must be a mounted Elements group." } };
+      const problem = el._validate();
+      if (problem) {
+        el._showError(problem);
+        return { error: { type: "validation_error", message: problem } };
+      }
+      const v = el._values();
+      const sfu = elements._options.setupFutureUsage || elements._options.setup_future_usage;
+      const created = await call(key, "POST", "/v1/confirmation_tokens", {
+        payment_method_data: {
+          ...((params && params.payment_method_data) || {}),
+          type: "card",
+          card: { number: v.number, exp_month: v.expiry.slice(0, 2), exp_year: "20" + v.expiry.slice(2), cvc: v.cvc },
+        },
+        ...(sfu ? { setup_future_usage: sfu } : {}),
+        ...(params && params.return_url ? { return_url: params.return_url } : {}),
+      });
+      if (created.error) el._showError(created.error.message);
+      return created.error ? { error: created.error } : { confirmationToken: created.data };
+    };
+    const confirmIntent = async (kind, opts) => {
+      const clientSecret = opts.clientSecret || (opts.elements && opts.elements._options.clientSecret);
+      if (!clientSecret) return { error: { type: "invalid_request_error", message: "A clientSecret is required." } };
+      const body = { client_secret: clientSecret };
+      if (opts.elements) {
+        const token = await tokenOf(opts.elements, opts.confirmParams);
+        if (token.error) return token;
+        body.confirmation_token = token.confirmationToken.id;
+      } else if (opts.confirmParams && opts.confirmParams.payment_method) body.payment_method = opts.confirmParams.payment_method;
+      if (opts.confirmParams && opts.confirmParams.return_url) body.return_url = opts.confirmParams.return_url;
+      const path = kind === "setup" ? "/v1/setup_intents/" : "/v1/payment_intents/";
+      const confirmed = await call(key, "POST", path + clientSecret.split("_secret_")[0] + "/confirm", body);
+      if (confirmed.error) {
+        const el = opts.elements && opts.elements._mounted;
+        if (el) el._showError(confirmed.error.message);
+        return { error: confirmed.error };
+      }
+      if (confirmed.data.status === "requires_action") return runNextAction(clientSecret);
+      return intentResult(confirmed.data);
+    };
+    const unsupported = (name) => async () => ({ error: { type: "invalid_request_error", message: "The Stripe.js stand-in does not implement " + name + "." } });
+    return {
+      _key: key,
+      _registerWrapper() {},
+      registerAppInfo() {},
+      elements: (options) => Elements(null, options),
+      createConfirmationToken: (opts) => tokenOf(opts && opts.elements, opts && opts.params),
+      handleNextAction: (opts) => runNextAction(opts && opts.clientSecret),
+      confirmSetup: (opts) => confirmIntent("setup", opts || {}),
+      confirmPayment: (opts) => confirmIntent("payment", opts || {}),
+      retrievePaymentIntent: async (clientSecret) => {
+        const got = await call(key, "GET", intentPath(clientSecret), { client_secret: clientSecret });
+        return got.error ? { error: got.error } : { paymentIntent: got.data };
+      },
+      retrieveSetupIntent: async (clientSecret) => {
+        const got = await call(key, "GET", intentPath(clientSecret), { client_secret: clientSecret });
+        return got.error ? { error: got.error } : { setupIntent: got.data };
+      },
+      createToken: unsupported("createToken"),
+      createPaymentMethod: unsupported("createPaymentMethod"),
+      confirmCardPayment: unsupported("confirmCardPayment"),
+      confirmCardSetup: unsupported("confirmCardSetup"),
+    };
+  }
+  Stripe.version = "endive";
+  window.Stripe = Stripe;
+})();
+`;
