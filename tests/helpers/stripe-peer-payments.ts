@@ -391,7 +391,7 @@ function refundRoutes({ peer, o, params }: Ctx, route: PeerRoute): void {
   // ---- refunds ---------------------------------------------------------------------------------------
   route("POST", "/v1/refunds", "refund_write", (auth, req) => {
     const p = params(req, ["payment_intent", "charge", "amount", "reason", "metadata", "expand"]);
-    const intent = [...o.intents.values()].find((i) => i.account === auth.account.id && (i.id === p.payment_intent || i.latest_charge === p.charge));
+    const intent = [...o.intents.values()].find((i) => i.account === auth.account.id && ((p.payment_intent !== undefined && i.id === p.payment_intent) || (p.charge !== undefined && i.latest_charge === p.charge)));
     if (!intent || intent.object !== "payment_intent") throw noSuch(p.charge ? "charge" : "payment_intent", String(p.charge ?? p.payment_intent), p.charge ? "charge" : "payment_intent");
     if (intent.status !== "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: "charge_not_refundable", message: "This PaymentIntent does not have a successful charge to refund." });
     const refund: Obj = { id: newId("re"), object: "refund", amount: p.amount !== undefined ? Number(p.amount) : intent.amount, currency: intent.currency, payment_intent: intent.id, charge: intent.latest_charge, reason: str(p.reason) ?? null, status: "succeeded", metadata: p.metadata ?? {}, created: now(), account: auth.account.id, livemode: auth.livemode };
