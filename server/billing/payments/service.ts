@@ -246,7 +246,7 @@ export async function chargeSaved(
  * checkout-saved methods adopted first; a customer without one is absent. Pass a customer's to chargeSaved.
  */
 export async function chargeableMethods(tx: Queryable, processor: PaymentProcessor, organizationId: string, customerIds: string[]): Promise<Map<string, repo.PaymentMethodRow>> {
-  await repo.adoptCheckoutMethodsOf(tx, organizationId, customerIds, processor.id);
+  await repo.adoptCheckoutMethodsOf(tx, organizationId, customerIds, (await processorFor(processor, tx, organizationId)).id);
   return repo.chargeableMethodsOf(tx, organizationId, customerIds);
 }
 
