@@ -62,6 +62,16 @@ const CHECKOUT_PAGE_HEADERS = {
  *  no Referer at all, not even to this server's own assets and API. */
 const PORTAL_PAGE_HEADERS = { ...PAGE_HEADERS, "referrer-policy": "no-referrer" } as const;
 
+/** The portal of a seller connected to Stripe takes cards in Stripe.js: its script, its frames (the Payment
+ *  Element, 3-D Secure) and its API. Loaded only for such a seller; nothing else is allowed. */
+const PORTAL_STRIPE_PAGE_HEADERS = {
+  ...PORTAL_PAGE_HEADERS,
+  "content-security-policy": PORTAL_PAGE_HEADERS["content-security-policy"]
+    .replace("script-src 'self'", `script-src 'self' ${STRIPE_JS_CSP.script}`)
+    .replace("connect-src 'self'", `connect-src 'self' ${STRIPE_JS_CSP.connect}`)
+    .replace("frame-ancestors 'none'", `frame-src ${STRIPE_JS_CSP.frame}; frame-ancestors 'none'`),
+} as const;
+
 /** The embed script runs on sellers' sites: any origin may load it (as a module too, which needs CORS). */
 const EMBED_HEADERS = {
   "access-control-allow-origin": "*",
@@ -129,7 +139,7 @@ export function webPlugin(config: Config, distDir: string = WEB_DIST_DIR) {
     };
     // a seat invitation's link carries its token in the query, like the portal's session link: no Referer either
     const noReferrer = new Set<string>(["/portal", "/seats/claim"]);
-    for (const url of PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, noReferrer.has(url) ? PORTAL_PAGE_HEADERS : PAGE_HEADERS));
+    for (const url of PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, url === "/portal" ? PORTAL_STRIPE_PAGE_HEADERS : noReferrer.has(url) ? PORTAL_PAGE_HEADERS : PAGE_HEADERS));
     for (const url of CHECKOUT_PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, CHECKOUT_PAGE_HEADERS));
   };
 }

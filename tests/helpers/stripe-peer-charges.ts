@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { parseForm, StripeFailure, type Authed, type Params, type PeerRoute, type StripePeer } from "./stripe-peer.js";
+import type { PaymentObjects } from "./stripe-peer-payments.js";
 
 const rid = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
 const nowS = () => Math.floor(Date.now() / 1000);
@@ -102,8 +103,40 @@ export class PeerCharges {
   /** Every delivery made: the event, the HTTP status till answered. */
   readonly deliveries: Array<{ event: PeerEvent; status: number }> = [];
 
-  constructor(private readonly peer: StripePeer) {
-    peer.extensions.push((route) => this.routes(route));
+  /**
+   * `followPayments`: the stand-in's own PaymentIntents (stripe-peer-payments.ts, what till's adapter makes) are
+   * charges here too once they succeed, and a refund made through the API refunds that charge (`charge.refunded`,
+   * as Stripe sends it): a dashboard refund or a dispute can then be made of a payment till took.
+   */
+  constructor(
+    private readonly peer: StripePeer,
+    opts: { followPayments?: boolean } = {},
+  ) {
+    peer.extensions.push((route) => {
+      this.routes(route);
+      if (opts.followPayments) this.follow(peer.payments);
+    });
+  }
+
+  private follow(payments: PaymentObjects): void {
+    payments.hooks.charged.push((auth, intent) => {
+      const owner = { account: auth.account.id, livemode: auth.livemode };
+      const amount = Number(intent.amount);
+      const currency = String(intent.currency);
+      const chargeId = String(intent.latest_charge);
+      const pi: PeerPaymentIntent = { ...owner, id: intent.id, object: "payment_intent", amount, amount_received: amount, currency, status: "succeeded", created: nowS(), latest_charge: chargeId, metadata: intent.metadata };
+      this.paymentIntents.set(pi.id, pi);
+      this.charges.set(chargeId, { ...owner, id: chargeId, object: "charge", amount, amount_refunded: 0, refunded: false, captured: true, paid: true, disputed: false, currency, status: "succeeded", created: pi.created, payment_intent: pi.id, metadata: intent.metadata });
+    });
+    payments.hooks.refunded.push((auth, made) => {
+      const charge = this.charges.get(String(made.charge));
+      if (!charge) return;
+      const refund: PeerRefund = { account: charge.account, livemode: charge.livemode, id: made.id, object: "refund", amount: Number(made.amount), charge: charge.id, payment_intent: charge.payment_intent, currency: charge.currency, status: "succeeded", reason: typeof made.reason === "string" ? made.reason : null, created: nowS(), metadata: (made.metadata ?? {}) as Record<string, string> };
+      this.refunds.set(refund.id, refund);
+      charge.amount_refunded += refund.amount;
+      charge.refunded = charge.amount_refunded >= charge.amount;
+      this.peer.emit(auth, "charge.refunded", shown(charge));
+    });
   }
 
   // ---- the test's controls --------------------------------------------------------------------------------

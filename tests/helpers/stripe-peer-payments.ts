@@ -43,7 +43,7 @@ export const CARD_NUMBERS: Record<string, string> = {
   "4000000000003220": "pm_card_threeDSecure2Required",
 };
 
-type Obj = Record<string, unknown> & { id: string; account: string; livemode: boolean };
+export type Obj = Record<string, unknown> & { id: string; account: string; livemode: boolean };
 interface PaymentMethod extends Obj {
   customer: string | null;
   card: { brand: string; last4: string; exp_month: number; exp_year: number };
@@ -51,7 +51,7 @@ interface PaymentMethod extends Obj {
   /** Set up for off-session use (a succeeded SetupIntent or setup_future_usage payment). */
   setUp: boolean;
 }
-interface Intent extends Obj {
+export interface Intent extends Obj {
   object: "payment_intent" | "setup_intent";
   status: string;
   client_secret: string;
@@ -67,6 +67,9 @@ export interface PaymentObjects {
   tokens: Map<string, Obj & { template: string; used: boolean }>;
   intents: Map<string, Intent>;
   refunds: Map<string, Obj>;
+  /** Called when a PaymentIntent succeeds (its charge made) and when a refund is made through the API
+   *  (stripe-peer-charges.ts keeps its charges and refunds from them). */
+  readonly hooks: { charged: Array<(auth: Authed, intent: Intent) => void>; refunded: Array<(auth: Authed, refund: Obj) => void> };
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -77,7 +80,20 @@ const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 const expands = (p: Params, field: string) => Array.isArray(p.expand) && p.expand.includes(field);
 
 export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): PaymentObjects {
-  const o: PaymentObjects = { customers: new Map(), paymentMethods: new Map(), tokens: new Map(), intents: new Map(), refunds: new Map() };
+  const o: PaymentObjects = { customers: new Map(), paymentMethods: new Map(), tokens: new Map(), intents: new Map(), refunds: new Map(), hooks: { charged: [], refunded: [] } };
+  const ctx = contextOf(peer, o);
+  customerRoutes(ctx, route);
+  paymentMethodRoutes(ctx, route);
+  confirmationTokenRoutes(ctx, route);
+  const machine = intentMachine(ctx);
+  intentRoutes(ctx, machine, route);
+  threeDSecureRoute(ctx, machine, route);
+  refundRoutes(ctx, route);
+  return o;
+}
+
+/** What every group of routes shares: the objects, Stripe's parameter check, ownership, payment methods. */
+function contextOf(peer: StripePeer, o: PaymentObjects) {
   const params = (req: FastifyRequest, known: string[]) => peer.allow(req, known);
   const own = <T extends Obj>(map: Map<string, T>, auth: Authed, id: string, what: string): T => {
     const found = map.get(id);
@@ -85,24 +101,6 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
     return found;
   };
   const idOf = (req: FastifyRequest) => (req.params as { id: string }).id;
-
-  // ---- customers -------------------------------------------------------------------------------------
-  route("POST", "/v1/customers", "customer_write", (auth, req) => {
-    const p = params(req, ["email", "name", "metadata", "description", "expand", "invoice_settings"]);
-    const c: Obj = { id: newId("cus"), object: "customer", email: str(p.email) ?? null, name: str(p.name) ?? null, metadata: p.metadata ?? {}, invoice_settings: { default_payment_method: null }, created: now(), account: auth.account.id, livemode: auth.livemode };
-    o.customers.set(c.id, c);
-    return c;
-  });
-  route("GET", "/v1/customers/:id", "customer_read", (auth, req) => (params(req, ["expand"]), own(o.customers, auth, idOf(req), "customer")));
-  route("POST", "/v1/customers/:id", "customer_write", (auth, req) => {
-    const p = params(req, ["email", "name", "metadata", "invoice_settings", "expand"]);
-    const c = own(o.customers, auth, idOf(req), "customer");
-    const settings = (p.invoice_settings ?? {}) as Params;
-    if (settings.default_payment_method !== undefined) c.invoice_settings = { default_payment_method: str(settings.default_payment_method) || null };
-    for (const f of ["email", "name", "metadata"] as const) if (p[f] !== undefined) c[f] = p[f];
-    return c;
-  });
-
   // ---- payment methods -------------------------------------------------------------------------------
   /** A payment method made from a test one (pm_card_visa) or a token's, as Stripe makes a new pm_ each time. */
   const makeMethod = (auth: Authed, name: string): PaymentMethod => {
@@ -125,6 +123,38 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
   };
   const methodOf = (auth: Authed, id: string) => (TEST_PAYMENT_METHODS[id] ? makeMethod(auth, id) : own(o.paymentMethods, auth, id, "PaymentMethod"));
   const publicMethod = ({ behaviour: _b, setUp: _s, account: _a, ...pm }: PaymentMethod) => pm;
+  const methodOfToken = (auth: Authed, id: string) => {
+    const token = own(o.tokens, auth, id, "ConfirmationToken");
+    if (token.used && !peer.reusableTokens) throw new StripeFailure(400, { type: "invalid_request_error", code: "confirmation_token_already_used", message: "This ConfirmationToken has already been used." });
+    token.used = true;
+    return makeMethod(auth, token.template);
+  };
+
+  return { peer, o, params, own, idOf, makeMethod, methodOf, publicMethod, methodOfToken };
+}
+type Ctx = ReturnType<typeof contextOf>;
+
+function customerRoutes({ o, params, own, idOf }: Ctx, route: PeerRoute): void {
+  // ---- customers -------------------------------------------------------------------------------------
+  route("POST", "/v1/customers", "customer_write", (auth, req) => {
+    const p = params(req, ["email", "name", "metadata", "description", "expand", "invoice_settings"]);
+    const c: Obj = { id: newId("cus"), object: "customer", email: str(p.email) ?? null, name: str(p.name) ?? null, metadata: p.metadata ?? {}, invoice_settings: { default_payment_method: null }, created: now(), account: auth.account.id, livemode: auth.livemode };
+    o.customers.set(c.id, c);
+    return c;
+  });
+  route("GET", "/v1/customers/:id", "customer_read", (auth, req) => (params(req, ["expand"]), own(o.customers, auth, idOf(req), "customer")));
+  route("POST", "/v1/customers/:id", "customer_write", (auth, req) => {
+    const p = params(req, ["email", "name", "metadata", "invoice_settings", "expand"]);
+    const c = own(o.customers, auth, idOf(req), "customer");
+    const settings = (p.invoice_settings ?? {}) as Params;
+    if (settings.default_payment_method !== undefined) c.invoice_settings = { default_payment_method: str(settings.default_payment_method) || null };
+    for (const f of ["email", "name", "metadata"] as const) if (p[f] !== undefined) c[f] = p[f];
+    return c;
+  });
+
+}
+
+function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod }: Ctx, route: PeerRoute): void {
   route("GET", "/v1/payment_methods/:id", "payment_method_read", (auth, req) => (params(req, ["expand"]), publicMethod(methodOf(auth, idOf(req)))));
   route("POST", "/v1/payment_methods/:id/attach", "payment_method_write", (auth, req) => {
     const p = params(req, ["customer", "expand"]);
@@ -160,6 +190,9 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
     return listMethods(auth, own(o.customers, auth, idOf(req), "customer").id);
   });
 
+}
+
+function confirmationTokenRoutes({ o, params }: Ctx, route: PeerRoute): void {
   // ---- confirmation tokens ----------------------------------------------------------------------------
   const makeToken = (auth: Authed, template: string, p: Params) => {
     const b = TEST_PAYMENT_METHODS[template];
@@ -198,13 +231,10 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
     const p = params(req, ["payment_method", "payment_method_options", "return_url", "setup_future_usage", "shipping", "expand"]);
     return makeToken(auth, str(p.payment_method) ?? "", p);
   });
-  const methodOfToken = (auth: Authed, id: string) => {
-    const token = own(o.tokens, auth, id, "ConfirmationToken");
-    if (token.used && !peer.reusableTokens) throw new StripeFailure(400, { type: "invalid_request_error", code: "confirmation_token_already_used", message: "This ConfirmationToken has already been used." });
-    token.used = true;
-    return makeMethod(auth, token.template);
-  };
+}
 
+/** How an intent moves: confirmed with its payment method as Stripe decides for the test cards, succeeded, created. */
+function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfToken }: Ctx) {
   // ---- intents ---------------------------------------------------------------------------------------
   const visible = (intent: Intent, p: Params) => {
     const { account: _a, setupFutureUsage: _s, ...rest } = intent;
@@ -247,6 +277,7 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
       pm.customer = intent.customer;
       pm.setUp = true;
     }
+    if (intent.object === "payment_intent") for (const charged of o.hooks.charged) charged(auth, intent);
     emitIntent(auth, intent, "succeeded");
   };
   const createIntent = (auth: Authed, req: FastifyRequest, object: Intent["object"]) => {
@@ -282,6 +313,11 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
     if (p.confirm === "true") confirm(auth, intent, p.off_session === "true");
     return visible(intent, p);
   };
+  return { visible, emitIntent, confirm, succeed, createIntent };
+}
+type Machine = ReturnType<typeof intentMachine>;
+
+function intentRoutes({ o, params, own, idOf, methodOf, methodOfToken }: Ctx, { visible, confirm, createIntent, emitIntent }: Machine, route: PeerRoute): void {
   for (const [object, path] of [["payment_intent", "/v1/payment_intents"], ["setup_intent", "/v1/setup_intents"]] as const) {
     const what = object === "payment_intent" ? "payment_intent" : "setup_intent";
     route("POST", path, `${what}_write`, (auth, req) => createIntent(auth, req, object));
@@ -324,6 +360,9 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
       return visible(intent, p);
     });
   }
+}
+
+function threeDSecureRoute({ o, params, own }: Ctx, { visible, succeed, emitIntent }: Machine, route: PeerRoute): void {
   // the stand-in's 3-D Secure frame: the customer completes (or fails) the challenge of an intent requiring action
   route(
     "POST",
@@ -346,16 +385,19 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
     { publishable: true },
   );
 
+}
+
+function refundRoutes({ peer, o, params }: Ctx, route: PeerRoute): void {
   // ---- refunds ---------------------------------------------------------------------------------------
   route("POST", "/v1/refunds", "refund_write", (auth, req) => {
     const p = params(req, ["payment_intent", "charge", "amount", "reason", "metadata", "expand"]);
-    const intent = [...o.intents.values()].find((i) => i.account === auth.account.id && (i.id === p.payment_intent || i.latest_charge === p.charge));
+    const intent = [...o.intents.values()].find((i) => i.account === auth.account.id && ((p.payment_intent !== undefined && i.id === p.payment_intent) || (p.charge !== undefined && i.latest_charge === p.charge)));
     if (!intent || intent.object !== "payment_intent") throw noSuch(p.charge ? "charge" : "payment_intent", String(p.charge ?? p.payment_intent), p.charge ? "charge" : "payment_intent");
     if (intent.status !== "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: "charge_not_refundable", message: "This PaymentIntent does not have a successful charge to refund." });
     const refund: Obj = { id: newId("re"), object: "refund", amount: p.amount !== undefined ? Number(p.amount) : intent.amount, currency: intent.currency, payment_intent: intent.id, charge: intent.latest_charge, reason: str(p.reason) ?? null, status: "succeeded", metadata: p.metadata ?? {}, created: now(), account: auth.account.id, livemode: auth.livemode };
     o.refunds.set(refund.id, refund);
+    for (const refunded of o.hooks.refunded) refunded(auth, refund);
     peer.emit(auth, "refund.created", refund);
     return refund;
   });
-  return o;
 }

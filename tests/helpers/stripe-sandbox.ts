@@ -7,6 +7,7 @@ import { reservePort } from "./ports.js";
 import { createSeller, type Seller } from "./seller.js";
 import { startServer, type TestServer } from "./server.js";
 import { StripePeer } from "./stripe-peer.js";
+import { PeerCharges } from "./stripe-peer-charges.js";
 
 export const STRIPE_KEYS = {
   secret: "sk_test_51TillPayAaaaaaaaaaaaaaaaaaaaa1234",
@@ -26,6 +27,8 @@ export const STRIPE_CARDS = {
 
 export interface StripeSandbox {
   peer: StripePeer;
+  /** The account's charges, refunds and disputes (the PaymentIntents till makes become charges here). */
+  charges: PeerCharges;
   server: TestServer;
   seller: Seller;
   /** A till_test_ key of the seller's sandbox, and the SDK on it. */
@@ -36,6 +39,7 @@ export interface StripeSandbox {
 
 export async function startStripeSandbox(env: Record<string, string> = {}, opts: Parameters<typeof startServer>[1] = {}): Promise<StripeSandbox> {
   const peer = new StripePeer([{ id: "acct_1TillPay", keys: [{ secret: STRIPE_KEYS.secret }, { secret: STRIPE_KEYS.publishable }] }]);
+  const charges = new PeerCharges(peer, { followPayments: true });
   const stripeUrl = await peer.start();
   const { port, release } = await reservePort();
   await release();
@@ -45,6 +49,7 @@ export async function startStripeSandbox(env: Record<string, string> = {}, opts:
   );
   // Stripe reaches till's public URL; in the tests that is the test server
   peer.rewriteUrl = (url) => `${server.url}${new URL(url).pathname}`;
+  charges.deliverToOrigin = server.url;
   const seller = await createSeller(server, "stripe-pay");
   const key = await seller.createSandboxKey();
   const res = await fetch(`${server.url}/v1/stripe/connection`, {
@@ -55,6 +60,7 @@ export async function startStripeSandbox(env: Record<string, string> = {}, opts:
   if (res.status !== 200) throw new Error(`connect failed: ${res.status} ${await res.text()}`);
   return {
     peer,
+    charges,
     server,
     seller,
     key,

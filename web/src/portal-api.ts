@@ -117,8 +117,21 @@ export interface CardInput {
 
 export interface PaymentConfirmation {
   status: string;
+  /** With `requires_action`: what Stripe.js's handleNextAction takes (3-D Secure). */
+  client_secret?: string | null;
   error?: string | null;
+  /** A failed payment's reason (Stripe's decline code): `authentication_required` asks the customer to authenticate. */
+  decline_reason?: string | null;
 }
+
+/** How this seller takes cards: Stripe's Payment Element (their publishable key) or the test processor's form. */
+export interface PortalProcessor {
+  processor: "stripe" | "test";
+  publishable_key: string | null;
+}
+
+/** Adding a card: saved, or its bank asks the customer to authenticate first (a SetupIntent's client secret). */
+export type AddedPaymentMethod = { status: "succeeded"; payment_method: PaymentMethod } | { status: "requires_action"; client_secret: string };
 
 export interface PortalGrant {
   id: string;
@@ -299,11 +312,17 @@ export const portalApi = {
   tokenizeCard: (token: string, card: CardInput) =>
     call<{ confirmation_token_id: string }>(token, "POST", "/customers/me/payment-methods/test-card", card),
   addPaymentMethod: (token: string, confirmationTokenId: string) =>
-    call<{ status: string; payment_method: PaymentMethod }>(token, "POST", "/customers/me/payment-methods", {
+    call<AddedPaymentMethod>(token, "POST", "/customers/me/payment-methods", {
       confirmation_token_id: confirmationTokenId,
       set_default: true,
       return_url: window.location.href,
     }),
+  /** A card whose setup asked for 3-D Secure, saved once the customer passed it (Stripe's SetupIntent id). */
+  confirmPaymentMethod: (token: string, setupIntentId: string) =>
+    call<AddedPaymentMethod>(token, "POST", "/customers/me/payment-methods/confirm", { setup_intent_id: setupIntentId, set_default: true }),
+  setDefaultPaymentMethod: (token: string, id: string) => call<PaymentMethod>(token, "POST", `/customers/me/payment-methods/${encodeURIComponent(id)}/default`, {}),
+  /** Stripe's Payment Element (with the seller's publishable key) or the test processor's card form. */
+  paymentProcessor: (token: string) => call<PortalProcessor>(token, "GET", "/customers/me/payment-methods/processor"),
   deletePaymentMethod: (token: string, id: string) => call<null>(token, "DELETE", `/customers/me/payment-methods/${encodeURIComponent(id)}`),
   /** The customer's wallets (Polar's), their history, auto-recharge and where to buy credits (till's own; PortalWallet.tsx). */
   wallets: (token: string) => all<Wallet>(token, "/wallets/"),
@@ -313,8 +332,15 @@ export const portalApi = {
     call<AutoRecharge>(token, "PUT", `/wallets/${encodeURIComponent(id)}/auto-recharge`, body),
   creditOffers: (token: string) => call<CreditOffer[]>(token, "GET", "/wallets/credit-offers"),
   /** Pays a past-due order now: with a new card's token (saved as the default) or the default card. */
-  retryPayment: (token: string, orderId: string, confirmationTokenId: string | null) =>
-    call<PaymentConfirmation>(token, "POST", `/orders/${encodeURIComponent(orderId)}/confirm-payment`, confirmationTokenId ? { confirmation_token_id: confirmationTokenId } : {}),
+  retryPayment: (token: string, orderId: string, confirmationTokenId: string | null, paymentMethodId: string | null = null) =>
+    call<PaymentConfirmation>(
+      token,
+      "POST",
+      `/orders/${encodeURIComponent(orderId)}/confirm-payment`,
+      confirmationTokenId ? { confirmation_token_id: confirmationTokenId } : paymentMethodId ? { payment_method_id: paymentMethodId } : {},
+    ),
+  /** The order's payment now (after 3-D Secure, Stripe tells till how it ended a moment later). */
+  paymentStatus: (token: string, orderId: string) => call<PaymentConfirmation>(token, "GET", `/orders/${encodeURIComponent(orderId)}/payment-status`),
 };
 
 // ---- the session token ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import { Stripe } from "../../payments/stripe-client.js";
-import { revokeGrantsOfOrder } from "../benefits/service.js";
+import { revokeGrantsOfOrder, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { loadCustomers } from "../customers/service.js";
 import { recordSystemEvents } from "../events/service.js";
@@ -138,7 +138,9 @@ async function settle(tx: Queryable, row: DisputeRow, order: OrderRow, d: Proces
       { type: "order.refunded", organizationId: row.organizationId, data: refunded },
     ]);
   }
-  const revoked = await revokeGrantsOfOrder(tx, row.organizationId, order.id, now);
+  // the benefits this order paid for: a one-time purchase's, or those of the subscription it renewed (grants of a
+  // subscription are the subscription's, not an order's); the customer's other purchases keep theirs
+  const revoked = order.subscriptionId ? await revokeGrantsOfSubscription(tx, row.organizationId, order.subscriptionId, now) : await revokeGrantsOfOrder(tx, row.organizationId, order.id, now);
   if (revoked.length > 0) await enqueue(tx, customerStateChanged(row.organizationId, order.customerId));
 }
 

@@ -255,13 +255,17 @@ async function customerOrder(db: Queryable, organizationId: string, customerId: 
   return row;
 }
 
-/** CustomerOrderPaymentStatus: the order's payment as the portal shows it. */
+/**
+ * CustomerOrderPaymentStatus: the order's payment as the portal shows it, with till's `decline_reason` of a
+ * failed one (the SDKs ignore it; the portal page asks for authentication on `authentication_required`).
+ */
 export async function paymentStatus(db: Db, organizationId: string, customerId: string, orderId: string) {
   const row = await customerOrder(db, organizationId, customerId, orderId);
-  if (row.status !== "pending") return { status: "succeeded", error: null };
+  if (row.status !== "pending") return { status: "succeeded", error: null, decline_reason: null };
   const last = await payments.lastPaymentOfOrder(db, organizationId, orderId);
-  if (!last) return { status: "pending", error: null };
-  return { status: last.status, error: last.status === "failed" ? last.declineMessage : null };
+  if (!last) return { status: "pending", error: null, decline_reason: null };
+  const failed = last.status === "failed";
+  return { status: last.status, error: failed ? last.declineMessage : null, decline_reason: failed ? last.declineReason : null };
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { serverPaymentProcessor } from "../../payments/index.js";
+import { processorFor } from "../../payments/processor.js";
 import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, parseWith, pathId, queryArray } from "../http.js";
@@ -38,6 +39,9 @@ const TestCardInput = z.object({
   exp_year: z.int().min(0).max(9999),
   cvc: z.string().regex(/^\d{3,4}$/, "Your card's security code is invalid."),
 });
+/** How the portal page takes a card for this organization (till's own route): Stripe's Payment Element with the
+ *  organization's publishable key, or the built-in test processor's card form. */
+const PortalProcessor = z.object({ processor: z.enum(["stripe", "test"]), publishable_key: z.string().nullable() });
 /** The test tokenizer's answer (till's own route, for the portal page). */
 const TestCardToken = z.object({
   confirmation_token_id: z.string(),
@@ -109,6 +113,14 @@ export function paymentRoutes(app: V1App, { db, config, secret }: BillingDeps): 
     const m = me(req);
     await service.deleteMethod(deps, m.organizationId, m.customerId, pathId(req));
     return reply.status(204).send();
+  });
+  app.get(`${base}/processor`, route({ ...portal, operationId: "till:customer_portal:customers:payment_processor", responses: { 200: PortalProcessor, 401: "Unauthorized" } }), async (req) => {
+    const m = me(req);
+    const processor = await processorFor(deps.processor, db, m.organizationId);
+    if (processor.id === "test") return { processor: "test" as const, publishable_key: null };
+    // (the checkout's metadata of a Stripe account: its publishable key, never the secret one)
+    const metadata = processor.checkoutMetadata({ clientSecret: "", baseURL: config.baseURL });
+    return { processor: "stripe" as const, publishable_key: metadata.publishable_key ?? null };
   });
   /** The test processor's tokenizer for the portal page: the card goes here, the token is added or paid with. */
   app.post(`${base}/test-card`, route({ ...portal, operationId: "till:customer_portal:customers:test_card", body: TestCardInput, responses: { 200: TestCardToken, 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req) => {

@@ -89,7 +89,8 @@ export interface PaymentsDeps {
 
 /** The customer's methods, the ones their checkouts saved included. */
 export async function listCustomerMethods(deps: PaymentsDeps, organizationId: string, customerId: string, pageNo: number, limit: number) {
-  await repo.adoptCheckoutMethods(deps.db, organizationId, customerId, deps.processor.id);
+  // kept as the organization's processor's (a Stripe account's methods are detached there when removed)
+  await repo.adoptCheckoutMethods(deps.db, organizationId, customerId, (await processorFor(deps.processor, deps.db, organizationId)).id);
   const { rows, total } = await repo.listMethods(deps.db, organizationId, customerId, limit, (pageNo - 1) * limit);
   return { items: rows.map(toPaymentMethodWire), total };
 }
@@ -189,7 +190,8 @@ export async function makeDefault(db: Db, organizationId: string, customerId: st
 
 /** Removes a method; the last one of a customer whose subscription will be charged again stays (400). */
 export async function deleteMethod(deps: PaymentsDeps, organizationId: string, customerId: string, id: string): Promise<void> {
-  await repo.adoptCheckoutMethods(deps.db, organizationId, customerId, deps.processor.id);
+  const processor = await processorFor(deps.processor, deps.db, organizationId);
+  await repo.adoptCheckoutMethods(deps.db, organizationId, customerId, processor.id);
   const removed = await deps.db.transaction(async (tx) => {
     const row = await repo.findMethod(tx, organizationId, customerId, id);
     if (!row) throw notFound("Payment method not found");
@@ -203,7 +205,6 @@ export async function deleteMethod(deps: PaymentsDeps, organizationId: string, c
     return row;
   });
   // detached in Stripe too: it can be charged no more
-  const processor = await processorFor(deps.processor, deps.db, organizationId);
   if (processor.detach && removed.processor === processor.id) await processor.detach(removed.processorMethodId);
 }
 
@@ -253,7 +254,7 @@ export async function hasChargeableMethod(tx: Queryable, router: PaymentProcesso
  * checkout-saved methods adopted first; a customer without one is absent. Pass a customer's to chargeSaved.
  */
 export async function chargeableMethods(tx: Queryable, processor: PaymentProcessor, organizationId: string, customerIds: string[]): Promise<Map<string, repo.PaymentMethodRow>> {
-  await repo.adoptCheckoutMethodsOf(tx, organizationId, customerIds, processor.id);
+  await repo.adoptCheckoutMethodsOf(tx, organizationId, customerIds, (await processorFor(processor, tx, organizationId)).id);
   return repo.chargeableMethodsOf(tx, organizationId, customerIds);
 }
 

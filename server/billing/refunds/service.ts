@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
-import type { PaymentProcessor } from "../../payments/processor.js";
+import { processorFor, type PaymentProcessor } from "../../payments/processor.js";
 import { revokeGrantsOfOrder } from "../benefits/service.js";
 import { paymentIdOfCheckout } from "../checkouts/service.js";
 import { loadCustomers } from "../customers/service.js";
@@ -84,7 +84,9 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
       modifiedAt: null,
     };
     // the processor answers at once (like a confirm's payment, inside the lock); a refusal keeps nothing
-    const result = await deps.processor.refund({
+    // the organization's own processor (its Stripe account when connected), not the router's default
+    const processor = await processorFor(deps.processor, tx, organizationId);
+    const result = await processor.refund({
       refundId: pending.id,
       paymentId: order.checkoutId ? await paymentIdOfCheckout(tx, organizationId, order.checkoutId) : null,
       amount: input.amount + taxAmount,

@@ -3,7 +3,7 @@
 // ended is still billed at the metered prices it ran under (`endedMetered`). A product change regrants benefits.
 import type { Queryable } from "../../db/client.js";
 import { regrantSubscription } from "../benefits/service.js";
-import { isMetered } from "../checkouts/pricing.js";
+import { isMetered } from "../products/pricing.js";
 import { ApiError } from "../errors.js";
 import { findCustomerRow } from "../customers/service.js";
 import { loadProducts, type PriceWire } from "../products/service.js";

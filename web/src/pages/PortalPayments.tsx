@@ -1,11 +1,15 @@
-// Payments in the customer portal: the saved cards (the default first; remove one; add one, which becomes the
-// default), and on a past-due renewal order a form to pay it at once — with a new card (tokenized by the
-// test processor, saved as the default and charged in one step) or the saved default card.
+// Payments in the customer portal: the saved cards (the default first; make another the default; remove one;
+// add one, which becomes the default), and on a past-due renewal order a form to pay it at once — with a new
+// card (saved as the default and charged in one step) or the saved default card. A seller connected to Stripe
+// takes the card in Stripe's Payment Element and the customer authenticates with Stripe.js when their bank
+// asks (PortalStripe.tsx); a seller on the test processor takes it in the test processor's card form.
 import { useEffect, useState, type FormEvent } from "react";
+import type { Stripe } from "@stripe/stripe-js";
 import { formatMoney } from "../checkout-api.js";
-import { portalApi, type CardInput, type PaymentMethod, type PortalOrder } from "../portal-api.js";
+import { portalApi, type AddedPaymentMethod, type CardInput, type PaymentConfirmation, type PaymentMethod, type PortalError, type PortalOrder, type Result } from "../portal-api.js";
 import { Field, Status, type Tone } from "../ui.js";
 import type { OnError } from "./PortalCommon.js";
+import { authenticateIntent, StripeCardForm, usePortalProcessor } from "./PortalStripe.js";
 
 /** The card form's values (the server checks them: its 422 names the field). */
 function cardOf(form: HTMLFormElement): CardInput {
@@ -33,11 +37,23 @@ function CardFields({ prefix, errors }: { prefix: string; errors: Record<string,
 const describe = (m: PaymentMethod) =>
   m.method_metadata ? `${m.method_metadata.brand} ending in ${m.method_metadata.last4}, expires ${m.method_metadata.exp_month}/${m.method_metadata.exp_year}` : m.type;
 
+/** Saves a Stripe card: its confirmation token, and the customer's authentication when their bank asks for it. */
+async function saveStripeCard(token: string, stripe: Promise<Stripe | null>, confirmationTokenId: string): Promise<Result<AddedPaymentMethod>> {
+  const added = await portalApi.addPaymentMethod(token, confirmationTokenId);
+  if (!added.ok || added.data.status !== "requires_action") return added;
+  const done = await authenticateIntent(stripe, added.data.client_secret);
+  if (!done.ok) return { ok: false, error: { status: 400, message: done.message, fields: {} } };
+  return portalApi.confirmPaymentMethod(token, done.id);
+}
+
+const failure = (message: string): { ok: false; error: PortalError } => ({ ok: false, error: { status: 400, message, fields: {} } });
+
 export function PaymentMethods({ token, onError, version }: { token: string; onError: OnError; version: number }) {
   const [methods, setMethods] = useState<PaymentMethod[] | null>(null);
   const [message, say] = useState<{ tone: Tone; text: string } | undefined>();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  const processor = usePortalProcessor(token);
 
   async function refresh() {
     const r = await portalApi.paymentMethods(token);
@@ -49,6 +65,19 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
     void portalApi.paymentMethods(token).then((r) => (r.ok ? setMethods(r.data) : say({ tone: "error", text: r.error.message })));
   }, [token, version]);
 
+  async function saved(added: Result<AddedPaymentMethod>): Promise<boolean> {
+    setBusy(false);
+    if (!added.ok || added.data.status !== "succeeded") {
+      const error = added.ok ? failure("Your card could not be saved.").error : added.error;
+      setErrors(error.fields);
+      say({ tone: "error", text: onError(error) });
+      return false;
+    }
+    await refresh();
+    say({ tone: "success", text: `Your ${describe(added.data.payment_method)} is saved: it pays your next renewals.` });
+    return true;
+  }
+
   async function onAdd(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = e.currentTarget;
@@ -56,24 +85,22 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
     setErrors({});
     say({ tone: "info", text: "Saving your card…" });
     const tok = await portalApi.tokenizeCard(token, cardOf(form));
-    const added = tok.ok ? await portalApi.addPaymentMethod(token, tok.data.confirmation_token_id) : tok;
-    setBusy(false);
-    if (!added.ok) {
-      setErrors(added.error.fields);
-      return say({ tone: "error", text: onError(added.error) });
-    }
-    form.reset();
-    await refresh();
-    say({ tone: "success", text: `Your ${describe(added.data.payment_method)} is saved: it pays your next renewals.` });
+    if (await saved(tok.ok ? await portalApi.addPaymentMethod(token, tok.data.confirmation_token_id) : tok)) form.reset();
   }
 
-  async function onRemove(m: PaymentMethod) {
+  async function onStripeToken(stripe: Promise<Stripe | null>, confirmationTokenId: string) {
     setBusy(true);
-    const r = await portalApi.deletePaymentMethod(token, m.id);
+    say({ tone: "info", text: "Saving your card…" });
+    await saved(await saveStripeCard(token, stripe, confirmationTokenId));
+  }
+
+  async function act(m: PaymentMethod, what: "default" | "remove") {
+    setBusy(true);
+    const r = what === "remove" ? await portalApi.deletePaymentMethod(token, m.id) : await portalApi.setDefaultPaymentMethod(token, m.id);
     setBusy(false);
     if (!r.ok) return say({ tone: "error", text: onError(r.error) });
     await refresh();
-    say({ tone: "success", text: "The card is removed." });
+    say({ tone: "success", text: what === "remove" ? "The card is removed." : `Your ${describe(m)} pays your next renewals.` });
   }
 
   return (
@@ -91,33 +118,97 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
                 {describe(m)}
                 {m.is_default ? " (default)" : ""}
               </p>
-              <button type="button" className="secondary" disabled={busy} onClick={() => void onRemove(m)}>
+              {!m.is_default && (
+                <button type="button" className="secondary" disabled={busy} onClick={() => void act(m, "default")} aria-label={`Make ${describe(m)} the default`}>
+                  Make default
+                </button>
+              )}
+              <button type="button" className="secondary" disabled={busy} onClick={() => void act(m, "remove")}>
                 Remove
               </button>
             </li>
           ))}
         </ul>
       )}
-      <form onSubmit={(e) => void onAdd(e)} aria-label="Add a card" noValidate>
-        <CardFields prefix="new-card" errors={errors} />
-        <button type="submit" disabled={busy}>
-          Add card
-        </button>
-      </form>
+      {processor === null ? null : processor.stripe ? (
+        <StripeCardForm
+          stripe={processor.stripe}
+          label="Add a card"
+          submitLabel="Add card"
+          busy={busy}
+          onToken={(id) => onStripeToken(processor.stripe ?? Promise.resolve(null), id)}
+          onInvalid={(text) => say({ tone: "error", text })}
+        />
+      ) : (
+        <form onSubmit={(e) => void onAdd(e)} aria-label="Add a card" noValidate>
+          <CardFields prefix="new-card" errors={errors} />
+          <button type="submit" disabled={busy}>
+            Add card
+          </button>
+        </form>
+      )}
       <Status tone={message?.tone}>{message?.text}</Status>
     </section>
   );
 }
 
-/** A past-due renewal order: pay it now with a new card or the saved default. */
+/** How long the page waits for Stripe's word that an authenticated payment went through (till hears it as an event). */
+const SETTLE_WAIT_MS = 20_000;
+
+/**
+ * Pays a past-due order through Stripe after a confirm that needs the customer: a new card whose setup asks for
+ * 3-D Secure (saved once authenticated, then charged), or a payment to authenticate (till learns it went through
+ * from Stripe's event: the order's payment status is read until it says so).
+ */
+async function finishStripePayment(token: string, stripe: Promise<Stripe | null>, orderId: string, answer: PaymentConfirmation): Promise<Result<PaymentConfirmation>> {
+  let current = answer;
+  for (let step = 0; step < 3 && current.status === "requires_action" && current.client_secret; step++) {
+    const done = await authenticateIntent(stripe, current.client_secret);
+    if (!done.ok) return failure(done.message);
+    if (done.id.startsWith("seti_")) {
+      const card = await portalApi.confirmPaymentMethod(token, done.id);
+      if (!card.ok) return card;
+      if (card.data.status !== "succeeded") return failure("Your card could not be saved.");
+      const paid = await portalApi.retryPayment(token, orderId, null, card.data.payment_method.id);
+      if (!paid.ok) return paid;
+      current = paid.data;
+      continue;
+    }
+    const end = Date.now() + SETTLE_WAIT_MS;
+    for (;;) {
+      const status = await portalApi.paymentStatus(token, orderId);
+      if (!status.ok) return status;
+      if (status.data.status === "succeeded" || status.data.status === "failed") return { ok: true, data: status.data };
+      if (Date.now() > end) return { ok: true, data: { status: "pending", error: "Your bank confirmed the payment; it will show here in a moment." } };
+      await new Promise((r) => setTimeout(r, 400));
+    }
+  }
+  return { ok: true, data: current };
+}
+
+/** A past-due renewal order: pay it now with a new card or the saved default (authenticating it when the bank asks). */
 export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; token: string; onError: OnError; onPaid: () => void }) {
   const [message, say] = useState<{ tone: Tone; text: string } | undefined>();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  const [needsAuth, setNeedsAuth] = useState(false);
+  const processor = usePortalProcessor(token);
+  const stripe = processor?.stripe ?? null;
   const amount = formatMoney(order.total_amount, order.currency);
 
+  useEffect(() => {
+    // an off-session renewal the bank refused without the customer: they authenticate it here
+    void portalApi.paymentStatus(token, order.id).then((r) => setNeedsAuth(r.ok && r.data.decline_reason === "authentication_required"));
+  }, [token, order.id]);
+
   async function pay(confirmationTokenId: string | null) {
-    const r = await portalApi.retryPayment(token, order.id, confirmationTokenId);
+    setBusy(true);
+    say({ tone: "info", text: `Paying ${amount}…` });
+    let r = await portalApi.retryPayment(token, order.id, confirmationTokenId);
+    if (r.ok && r.data.status === "requires_action") {
+      say({ tone: "info", text: "Confirm the payment with your bank…" });
+      r = stripe ? await finishStripePayment(token, stripe, order.id, r.data) : failure("Your bank asks you to confirm this payment.");
+    }
     setBusy(false);
     if (!r.ok) return say({ tone: "error", text: onError(r.error) });
     if (r.data.status !== "succeeded") return say({ tone: "error", text: r.data.error ?? "The payment failed." });
@@ -139,29 +230,43 @@ export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; 
     await pay(tok.data.confirmation_token_id);
   }
 
+  const savedCard = (
+    <button type="button" className={needsAuth ? undefined : "secondary"} disabled={busy} onClick={() => void pay(null)}>
+      {needsAuth ? `Confirm the payment of ${amount}` : "Try my saved card again"}
+    </button>
+  );
   return (
     <div className="pay-now">
-      <p>
-        <strong>Payment failed.</strong> Pay {amount} now with another card:
-      </p>
-      <form onSubmit={(e) => void onNewCard(e)} aria-label={`Pay ${order.invoice_number}`} noValidate>
-        <CardFields prefix={`pay-${order.id}`} errors={errors} />
-        <button type="submit" disabled={busy}>
-          Pay {amount}
-        </button>
-        <button
-          type="button"
-          className="secondary"
-          disabled={busy}
-          onClick={() => {
-            setBusy(true);
-            say({ tone: "info", text: `Paying ${amount}…` });
-            void pay(null);
-          }}
+      {needsAuth ? (
+        <p>
+          <strong>Your bank asks you to confirm this payment.</strong> Confirm it with your saved card, or pay {amount} with another card:
+        </p>
+      ) : (
+        <p>
+          <strong>Payment failed.</strong> Pay {amount} now with another card:
+        </p>
+      )}
+      {processor === null ? null : stripe ? (
+        <StripeCardForm
+          stripe={stripe}
+          label={`Pay ${order.invoice_number}`}
+          submitLabel={`Pay ${amount}`}
+          currency={order.currency}
+          busy={busy}
+          onToken={(id) => pay(id)}
+          onInvalid={(text) => say({ tone: "error", text })}
         >
-          Try my saved card again
-        </button>
-      </form>
+          {savedCard}
+        </StripeCardForm>
+      ) : (
+        <form onSubmit={(e) => void onNewCard(e)} aria-label={`Pay ${order.invoice_number}`} noValidate>
+          <CardFields prefix={`pay-${order.id}`} errors={errors} />
+          <button type="submit" disabled={busy}>
+            Pay {amount}
+          </button>
+          {savedCard}
+        </form>
+      )}
       <Status tone={message?.tone}>{message?.text}</Status>
     </div>
   );
