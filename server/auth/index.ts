@@ -165,7 +165,10 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
         // a key created without explicit permissions may use every /v1 scope of its organization
         permissions: { defaultPermissions: ALL_BILLING_PERMISSIONS },
       }),
-      tillApiKeys({ prefixes: [LIVE_API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX, API_KEY_PREFIX] }),
+      tillApiKeys({
+        prefixes: [LIVE_API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX, API_KEY_PREFIX],
+        sides: { live: [LIVE_API_KEY_PREFIX, API_KEY_PREFIX], sandbox: [SANDBOX_API_KEY_PREFIX] },
+      }),
       tillDevice(config.device.clients),
       tillSessionHandles(db),
       tillCheckout({ db, config, secret }),

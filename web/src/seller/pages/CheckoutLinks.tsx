@@ -1,7 +1,8 @@
 // /checkout-links: the side's shareable checkout links (their URL to copy, the products they sell), a form that
 // makes one for a product, and deleting one.
 import { useState, type FormEvent } from "react";
-import { Field, SelectField, Status, type Tone } from "../../ui.js";
+import { Field, Status, type Tone } from "../../ui.js";
+import { Chooser } from "../Chooser.js";
 import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
@@ -21,7 +22,6 @@ interface CheckoutLink {
 function CreateLink({ onDone }: { onDone: () => void }) {
   const { scope } = useSeller();
   const [said, setSaid] = useState<{ tone: Tone; text: string } | undefined>(undefined);
-  const products = useLoad(() => v1<ListPage<Product>>(scope, "GET", "/products/", { query: { is_archived: false, limit: 100 } }), "products");
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
@@ -35,7 +35,7 @@ function CreateLink({ onDone }: { onDone: () => void }) {
   }
   return (
     <form onSubmit={(e) => void onSubmit(e)} aria-label="New checkout link" className="stack">
-      <SelectField label="Product" name="product" options={(products.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))} />
+      <Chooser<Product> label="Product" name="product" path="/products/" filters={{ is_archived: false }} describe={(p) => p.name} />
       <Field label="Label" name="label" optional maxLength={200} />
       <button type="submit" className="primary">
         Make a checkout link
