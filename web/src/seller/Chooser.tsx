@@ -21,6 +21,8 @@ export interface ChooserProps<T> {
   /** Ids not to offer (the one already chosen). */
   exclude?: string[];
   placeholder?: string;
+  /** Choices offered before the matches ("No discount"). */
+  extra?: Array<{ value: string; label: string }>;
   onChange?: (id: string) => void;
 }
 
@@ -34,7 +36,7 @@ export function useDebounced(value: string, ms = 250): string {
   return settled;
 }
 
-export function Chooser<T extends { id: string }>({ label, name, path, filters = {}, describe, exclude = [], placeholder, onChange }: ChooserProps<T>) {
+export function Chooser<T extends { id: string }>({ label, name, path, filters = {}, describe, exclude = [], placeholder, extra = [], onChange }: ChooserProps<T>) {
   const { scope } = useSeller();
   const [typed, setTyped] = useState("");
   const search = useDebounced(typed.trim());
@@ -45,7 +47,7 @@ export function Chooser<T extends { id: string }>({ label, name, path, filters =
   return (
     <div className="chooser">
       <Field label={`Search: ${label.toLowerCase()}`} type="search" optional value={typed} onChange={(e) => setTyped(e.target.value)} hint={hint} autoComplete="off" />
-      <SelectField label={label} name={name} placeholder={placeholder} onChange={(e) => onChange?.(e.target.value)} options={items.map((i) => ({ value: i.id, label: describe(i) }))} />
+      <SelectField label={label} name={name} placeholder={placeholder} onChange={(e) => onChange?.(e.target.value)} options={[...extra, ...items.map((i) => ({ value: i.id, label: describe(i) }))]} />
     </div>
   );
 }
