@@ -72,7 +72,7 @@ describe("editing in the seller app", () => {
     await page.goto("/checkout-links?mode=sandbox");
     await page.getByRole("link", { name: "Old label" }).click();
     await page.getByLabel("Label (optional)").fill("New label");
-    await page.getByLabel("Discount applied").selectOption({ label: "Autumn" });
+    await page.getByLabel("Discount applied", { exact: true }).selectOption({ label: "Autumn" });
     await page.getByLabel("Ask for the billing address").check();
     await page.getByRole("button", { name: "Save the link" }).click();
     await page.getByText("Saved the link.").waitFor();
@@ -116,4 +116,26 @@ describe("editing in the seller app", () => {
     await expect(sandbox.webhooks.getWebhookEndpoint({ id: hook.id })).rejects.toThrow();
     expect(problems).toEqual([]);
   }, 150_000);
+
+  it("a meter made in the page: its filter and aggregation as the API stores them", async () => {
+    const page = await sellerPage();
+    await page.goto("/meters?mode=sandbox");
+    await page.getByLabel("Name", { exact: true }).fill("Tokens used");
+    await page.getByLabel("Events named").fill("llm.call");
+    await page.getByLabel("Property (optional)").fill("metadata.model");
+    await page.getByLabel("Value (optional)").fill("large");
+    await page.getByLabel("Counts").selectOption({ label: "Sum of a property" });
+    await page.getByLabel("Of the property (optional)").fill("metadata.tokens");
+    await page.getByRole("button", { name: "Make the meter" }).click();
+    await page.waitForURL(/\/meters\/[0-9a-f-]{36}/);
+    const sandbox = sdkFor(server, await seller.createSandboxKey());
+    const [meter] = (await sandbox.meters.list({})).result.items;
+    expect(meter?.name).toBe("Tokens used");
+    expect(meter?.aggregation).toEqual({ func: "sum", property: "metadata.tokens" });
+    expect(meter?.filter.clauses).toEqual([
+      { property: "name", operator: "eq", value: "llm.call" },
+      { property: "metadata.model", operator: "eq", value: "large" },
+    ]);
+    expect(problems).toEqual([]);
+  }, 90_000);
 });
