@@ -138,4 +138,51 @@ describe("editing in the seller app", () => {
     ]);
     expect(problems).toEqual([]);
   }, 90_000);
+
+  it("settings: tax registrations added and removed, Stripe's refusal shown; the compact menu at 375 px; legal details asked at creation", async () => {
+    const page = await sellerPage();
+    await page.goto("/settings?mode=live");
+    const menu = page.getByRole("button", { name: /^Menu/ });
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Orders" }).isVisible()).toBe(false);
+    await menu.focus();
+    await page.keyboard.press("Enter");
+    expect(await menu.getAttribute("aria-expanded")).toBe("true");
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Orders" }).waitFor();
+    await checkPage(page, "menu-open");
+    await menu.click();
+
+    const form = page.getByRole("form", { name: "Tax registration" });
+    for (const [country, state] of [["DE", ""], ["US", "NY"]] as const) {
+      await form.getByLabel("Country (two letters, e.g. DE)").fill(country);
+      await form.getByLabel("State or province (US, CA: e.g. NY) (optional)").fill(state);
+      await form.getByRole("button", { name: "Add the registration" }).click();
+      await page.getByText(`Registered in ${state ? `${country}-${state}` : country}.`).waitFor();
+    }
+    await page.getByRole("button", { name: "Remove DE" }).click();
+    await page.getByText("Removed DE.").waitFor();
+    const org = await seller.client.get<{ tax_settings: { registrations: unknown[] } }>(`/v1/organizations/${seller.organizationId}`);
+    expect(org.body.tax_settings.registrations).toEqual([{ country: "US", state: "NY" }]);
+
+    await page.getByLabel("Publishable key").fill("pk_test_51TillDddddddddddddddddddddddd");
+    await page.getByLabel("Secret key").fill("sk_test_51TillAaaaaaaaaaaaaaaaaaaaaaa1234");
+    await page.getByRole("button", { name: "Connect Stripe" }).click();
+    // live takes live keys: the API's 422, as it says it; the secret is gone from the form
+    await page.getByRole("alert").filter({ hasText: /live/ }).waitFor();
+    expect(await page.getByLabel("Secret key").inputValue()).toBe("");
+    await checkPage(page, "settings-edit");
+
+    await page.getByLabel("Organization name").fill("Edit Shop");
+    await page.getByLabel("Street address (optional)").fill("1 Main St");
+    await page.getByLabel("Town or city (optional)").fill("Lyon");
+    await page.getByLabel("Country code (e.g. FR) (optional)").fill("FR");
+    await page.getByLabel("VAT or tax id (optional)").fill("FR99999999999");
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await page.waitForURL(/org=edit-shop/);
+    const orgs = await seller.client.get<Array<{ id: string; slug: string }>>("/api/auth/organization/list");
+    const made = orgs.body.find((o) => o.slug === "edit-shop")!;
+    const details = await seller.client.get<{ invoice_details: { tax_id: string; address: { city: string } } }>(`/v1/organizations/${made.id}`);
+    expect([details.body.invoice_details.tax_id, details.body.invoice_details.address.city]).toEqual(["FR99999999999", "Lyon"]);
+    expect(problems).toEqual([]);
+  }, 120_000);
 });
