@@ -7,7 +7,8 @@
 // - the prefix is one of till's (the request helper tells keys from session tokens by it, and a sandbox key
 //   from a live one: till_test_ / till_live_; a plain till_ is a live key as they were made before);
 // - POST /api-key/delete-all-expired-api-keys is exposed to signed-in users (server-only in the plugin);
-// - deleting an organization deletes its keys.
+// - deleting an organization deletes its keys;
+// - GET /api-key/page lists one side's keys a page at a time, in the database (api-key-pages.ts).
 import { API_KEY_ERROR_CODES } from "@better-auth/api-key";
 import type { BetterAuthPlugin } from "better-auth";
 import {
@@ -20,6 +21,7 @@ import {
   sessionMiddleware,
 } from "better-auth/api";
 import { z } from "zod";
+import { apiKeyPageEndpoint, type ApiKeySides } from "./api-key-pages.js";
 
 /** Largest values that fit the integer columns and make sense for a per-key limit. */
 export const API_KEY_LIMITS = {
@@ -86,10 +88,11 @@ async function callerSession(ctx: Parameters<typeof getSessionFromCtx>[0]) {
   return found && new Date(found.session.expiresAt).getTime() > Date.now() ? found : null;
 }
 
-export function tillApiKeys(opts: { prefixes: string[] }) {
+export function tillApiKeys(opts: { prefixes: string[]; sides: ApiKeySides }) {
   return {
     id: "till-api-keys",
     endpoints: {
+      listApiKeyPage: apiKeyPageEndpoint(opts.sides),
       deleteAllExpiredApiKeysForClients: createAuthEndpoint(
         "/api-key/delete-all-expired-api-keys",
         { method: "POST", use: [sessionMiddleware] },

@@ -42,6 +42,8 @@ export const API_KEY_PREFIX = "till_";
 /** New keys say their side (docs/architecture.md, "Sandbox"); keys made before say only till_ and are live. */
 export const LIVE_API_KEY_PREFIX = "till_live_";
 export const SANDBOX_API_KEY_PREFIX = "till_test_";
+/** The prefixes of each side's keys (a plain till_ key, made before the sides, is live). */
+const API_KEY_SIDES = { live: [LIVE_API_KEY_PREFIX, API_KEY_PREFIX], sandbox: [SANDBOX_API_KEY_PREFIX] };
 /** Set by the Fastify mount from the connection (or a trusted proxy); better-auth rate-limits on it. */
 export const CLIENT_IP_HEADER = "x-till-client-ip";
 
@@ -165,7 +167,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
         // a key created without explicit permissions may use every /v1 scope of its organization
         permissions: { defaultPermissions: ALL_BILLING_PERMISSIONS },
       }),
-      tillApiKeys({ prefixes: [LIVE_API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX, API_KEY_PREFIX] }),
+      tillApiKeys({ prefixes: [LIVE_API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX, API_KEY_PREFIX], sides: API_KEY_SIDES }),
       tillDevice(config.device.clients),
       tillSessionHandles(db),
       tillCheckout({ db, config, secret }),

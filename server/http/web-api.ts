@@ -16,7 +16,7 @@ const FORWARDED_REQUEST = ["till-sandbox", "idempotency-key", "content-type", "a
 /** Response headers passed back (a download's name, a redirect, a rate limit). */
 const FORWARDED_RESPONSE = ["content-type", "content-disposition", "location", "retry-after", "idempotent-replayed"] as const;
 
-type Method = "GET" | "POST" | "PATCH" | "DELETE";
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 function targetOf(url: string): string | null {
   const [pathname = "", query] = url.split("?", 2) as [string, string | undefined];
@@ -58,7 +58,7 @@ async function forward(app: FastifyInstance, auth: Auth, req: FastifyRequest, re
 export function webApiPlugin(auth: Auth) {
   return async function webApi(app: FastifyInstance): Promise<void> {
     app.route({
-      method: ["GET", "POST", "PATCH", "DELETE"],
+      method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
       url: "/api/web/*",
       handler: (req, reply) => forward(app, auth, req, reply),
     });

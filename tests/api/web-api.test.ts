@@ -53,4 +53,21 @@ describe("/api/web", () => {
     const other = await seller.client.get("/api/web/auth/get-session", WEB);
     expect(other.status).toBe(404);
   });
+
+  it("lists one side's API keys a page at a time (/api/auth/api-key/page), for members whose role may read them", async () => {
+    for (let i = 0; i < 3; i++) await seller.createSandboxKey();
+    await seller.createKey();
+    const q = (side: string, page: number) => `/api/auth/api-key/page?organizationId=${seller.organizationId}&side=${side}&page=${page}&limit=2`;
+    type Page = { items: Array<{ start: string; key?: string }>; pagination: { total_count: number; max_page: number } };
+    const first = await seller.client.get<Page>(q("sandbox", 1));
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.pagination).toEqual({ total_count: 3, max_page: 2 });
+    expect(first.body.items.map((k) => k.start.slice(0, 10))).toEqual(["till_test_", "till_test_"]);
+    expect(first.body.items.every((k) => k.key === undefined)).toBe(true);
+    expect((await seller.client.get<Page>(q("sandbox", 2))).body.items).toHaveLength(1);
+    expect((await seller.client.get<Page>(q("live", 1))).body.pagination.total_count).toBe(1);
+    const stranger = await createSeller(server, "stranger");
+    expect((await stranger.client.get(q("live", 1))).status).toBe(403);
+    expect((await seller.client.get(`/api/auth/api-key/page?organizationId=${seller.organizationId}&side=both`)).status).toBe(400);
+  });
 });

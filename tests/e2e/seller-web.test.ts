@@ -49,6 +49,8 @@ describe("the seller web app", () => {
     await checkPage(page, "home-empty");
 
     // a product made in the web app, on the sandbox side
+    // 375 px wide: the sections are behind the Menu button
+    await page.getByRole("button", { name: /^Menu/ }).click();
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Products" }).click();
     await page.getByRole("heading", { level: 1, name: "Products" }).waitFor();
     await page.getByText("No products yet in the sandbox.").waitFor();
@@ -75,6 +77,8 @@ describe("the seller web app", () => {
     expect(await text(page, "active_subscriptions")).toBe("1");
     await checkPage(page, "home");
 
+    // 375 px wide: the sections are behind the Menu button
+    await page.getByRole("button", { name: /^Menu/ }).click();
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Orders" }).click();
     const row = page.getByRole("row", { name: /Sandbox Pro/ });
     await row.waitFor();

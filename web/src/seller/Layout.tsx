@@ -1,6 +1,6 @@
 // The frame of every seller page: the organization picker, the sandbox/live switch (shown on every page, and a
 // banner while in the sandbox), the navigation between sections, and who is signed in.
-import { useEffect, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { signOut } from "../api.js";
 import { useSeller } from "./context.js";
 import { href, rememberMode, type Mode } from "./url.js";
@@ -62,6 +62,28 @@ function OrganizationPicker() {
   );
 }
 
+/** The sections' links: a row on a wide screen; on a phone, behind a Menu button (aria-expanded) that opens them. */
+function Sections({ section }: { section: string }) {
+  const [open, setOpen] = useState(false);
+  const current = SECTIONS.find((s) => s.path === section)?.label;
+  return (
+    <nav className={`sections${open ? " open" : ""}`} aria-label="Sections">
+      <button type="button" className="menu-toggle" aria-expanded={open} aria-controls="sections-list" onClick={() => setOpen((o) => !o)}>
+        Menu{current ? <span className="menu-current"> · {current}</span> : null}
+      </button>
+      <ul id="sections-list">
+        {SECTIONS.map((s) => (
+          <li key={s.path}>
+            <a href={href(s.path)} aria-current={s.path === section ? "page" : undefined}>
+              {s.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
 export function Layout({ title, children }: { title: string; children: ReactNode }) {
   const { user, mode, organization } = useSeller();
   const section = sectionOf(window.location.pathname);
@@ -89,17 +111,7 @@ export function Layout({ title, children }: { title: string; children: ReactNode
           Sandbox: test data only. Nothing here is charged, and live shows none of it.
         </p>
       )}
-      <nav className="sections" aria-label="Sections">
-        <ul>
-          {SECTIONS.map((s) => (
-            <li key={s.path}>
-              <a href={href(s.path)} aria-current={s.path === section ? "page" : undefined}>
-                {s.label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <Sections section={section} />
       <main id="main" className="seller-main">
         <h1 tabIndex={-1}>{title}</h1>
         {children}

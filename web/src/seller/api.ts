@@ -4,7 +4,7 @@
 // carries an Idempotency-Key, so a retried click never acts twice.
 import type { ApiError, Result } from "../api.js";
 
-export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** Which organization and which side a call acts on. */
 export interface Scope {

@@ -4,7 +4,9 @@ import { Status } from "../ui.js";
 import { NotFoundPage } from "../pages/NotFound.js";
 import { CustomerDetail } from "./pages/CustomerDetail.js";
 import { ApiKeys } from "./pages/ApiKeys.js";
+import { CheckoutLinkDetail } from "./pages/CheckoutLinkDetail.js";
 import { CheckoutLinks } from "./pages/CheckoutLinks.js";
+import { DiscountDetail } from "./pages/DiscountDetail.js";
 import { Customers } from "./pages/Customers.js";
 import { Discounts } from "./pages/Discounts.js";
 import { Meters } from "./pages/Meters.js";
@@ -48,6 +50,8 @@ export function routeOf(path: string): Route {
     if (section === "customers") return page(() => <CustomerDetail id={id} />);
     if (section === "subscriptions") return page(() => <SubscriptionDetail id={id} />);
     if (section === "webhooks") return page(() => <WebhookDeliveries id={id} />);
+    if (section === "checkout-links") return page(() => <CheckoutLinkDetail id={id} />);
+    if (section === "discounts") return page(() => <DiscountDetail id={id} />);
     if (section === "meters")
       return page(() => (
         <Suspense fallback={<Status>Loading…</Status>}>

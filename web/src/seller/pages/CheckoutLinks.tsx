@@ -1,27 +1,31 @@
 // /checkout-links: the side's shareable checkout links (their URL to copy, the products they sell), a form that
-// makes one for a product, and deleting one.
+// makes one for a product; each opens its page (CheckoutLinkDetail) to change or delete it.
 import { useState, type FormEvent } from "react";
-import { Field, SelectField, Status, type Tone } from "../../ui.js";
+import { Field, Status, type Tone } from "../../ui.js";
+import { Chooser } from "../Chooser.js";
 import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
 import { day, Loading, Pager, Table } from "../parts.js";
-import { pageParam } from "../url.js";
+import { href, pageParam } from "../url.js";
 import type { Product } from "../wire.js";
 
-interface CheckoutLink {
+export interface CheckoutLink {
   id: string;
   url: string;
   label: string | null;
   created_at: string;
   products: Array<{ id: string; name: string }>;
+  success_url: string | null;
+  allow_discount_codes: boolean;
+  require_billing_address: boolean;
+  discount: { id: string; name: string } | null;
 }
 
 function CreateLink({ onDone }: { onDone: () => void }) {
   const { scope } = useSeller();
   const [said, setSaid] = useState<{ tone: Tone; text: string } | undefined>(undefined);
-  const products = useLoad(() => v1<ListPage<Product>>(scope, "GET", "/products/", { query: { is_archived: false, limit: 100 } }), "products");
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
@@ -35,7 +39,7 @@ function CreateLink({ onDone }: { onDone: () => void }) {
   }
   return (
     <form onSubmit={(e) => void onSubmit(e)} aria-label="New checkout link" className="stack">
-      <SelectField label="Product" name="product" options={(products.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))} />
+      <Chooser<Product> label="Product" name="product" path="/products/" filters={{ is_archived: false }} describe={(p) => p.name} />
       <Field label="Label" name="label" optional maxLength={200} />
       <button type="submit" className="primary">
         Make a checkout link
@@ -50,15 +54,9 @@ export function CheckoutLinks() {
   const mayWrite = useMayWrite("checkout_links");
   const page = pageParam();
   const list = useLoad(() => v1<ListPage<CheckoutLink>>(scope, "GET", "/checkout-links/", { query: { page, limit: 20 } }), String(page));
-  const [said, setSaid] = useState<string | undefined>(undefined);
-  async function remove(id: string) {
-    const r = await v1<unknown>(scope, "DELETE", `/checkout-links/${id}`);
-    setSaid(r.ok ? undefined : r.error.message);
-    list.reload();
-  }
   return (
     <Layout title="Checkout links">
-      <Loading loading={list.loading} error={list.error ?? said} />
+      <Loading loading={list.loading} error={list.error} />
       {list.data && (
         <>
           <Table
@@ -66,10 +64,10 @@ export function CheckoutLinks() {
             rows={list.data.items}
             empty="No checkout links yet."
             columns={[
-              { label: "Link", cell: (l) => <a href={l.url}>{l.label ?? l.url}</a> },
+              { label: "Link", cell: (l) => <a href={href(`/checkout-links/${l.id}`)}>{l.label ?? l.url}</a> },
+              { label: "URL", cell: (l) => <code>{l.url}</code> },
               { label: "Products", cell: (l) => l.products.map((p) => p.name).join(", ") },
               { label: "Made", cell: (l) => day(l.created_at) },
-              ...(mayWrite ? [{ label: "Delete", cell: (l: CheckoutLink) => <button type="button" className="link" aria-label={`Delete ${l.label ?? l.url}`} onClick={() => void remove(l.id)}>Delete</button> }] : []),
             ]}
           />
           <Pager page={page} maxPage={list.data.pagination.max_page} total={list.data.pagination.total_count} />

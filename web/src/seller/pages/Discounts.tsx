@@ -1,5 +1,5 @@
 // /discounts: the side's discounts (code, amount off, how long, redemptions), a form for a new one (a percentage
-// or a fixed amount, once / forever / for some months) and deleting one.
+// or a fixed amount, once / forever / for some months); each opens its page (DiscountDetail) to change or delete it.
 import { useState, type FormEvent } from "react";
 import { Field, SelectField, Status, type Tone } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
@@ -7,10 +7,10 @@ import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
 import { Loading, money, Pager, Table } from "../parts.js";
-import { pageParam } from "../url.js";
+import { href, pageParam } from "../url.js";
 import { toMinor } from "./ProductEdit.js";
 
-interface Discount {
+export interface Discount {
   id: string;
   name: string;
   code: string | null;
@@ -22,10 +22,11 @@ interface Discount {
   duration_in_months?: number | null;
   redemptions_count: number;
   max_redemptions: number | null;
+  ends_at?: string | null;
 }
 
-const off = (d: Discount) => (d.type === "percentage" ? `${(d.basis_points ?? 0) / 100} %` : money(d.amount ?? 0, d.currency ?? "usd"));
-const lasts = (d: Discount) => (d.duration === "repeating" ? `${d.duration_in_months ?? "?"} months` : d.duration);
+export const off = (d: Discount) => (d.type === "percentage" ? `${(d.basis_points ?? 0) / 100} %` : money(d.amount ?? 0, d.currency ?? "usd"));
+export const lasts = (d: Discount) => (d.duration === "repeating" ? `${d.duration_in_months ?? "?"} months` : d.duration);
 
 function CreateDiscount({ onDone }: { onDone: () => void }) {
   const { scope } = useSeller();
@@ -78,15 +79,9 @@ export function Discounts() {
   const mayWrite = useMayWrite("discounts");
   const page = pageParam();
   const list = useLoad(() => v1<ListPage<Discount>>(scope, "GET", "/discounts/", { query: { page, limit: 20 } }), String(page));
-  const [said, setSaid] = useState<string | undefined>(undefined);
-  async function remove(id: string) {
-    const r = await v1<unknown>(scope, "DELETE", `/discounts/${id}`);
-    setSaid(r.ok ? undefined : r.error.message);
-    list.reload();
-  }
   return (
     <Layout title="Discounts">
-      <Loading loading={list.loading} error={list.error ?? said} />
+      <Loading loading={list.loading} error={list.error} />
       {list.data && (
         <>
           <Table
@@ -94,12 +89,11 @@ export function Discounts() {
             rows={list.data.items}
             empty="No discounts yet."
             columns={[
-              { label: "Name", cell: (d) => d.name },
+              { label: "Name", cell: (d) => <a href={href(`/discounts/${d.id}`)}>{d.name}</a> },
               { label: "Code", cell: (d) => (d.code ? <code>{d.code}</code> : "—") },
               { label: "Off", cell: off, numeric: true },
               { label: "Applies", cell: lasts },
               { label: "Used", cell: (d) => `${d.redemptions_count}${d.max_redemptions ? ` of ${d.max_redemptions}` : ""}`, numeric: true },
-              ...(mayWrite ? [{ label: "Delete", cell: (d: Discount) => <button type="button" className="link" aria-label={`Delete ${d.name}`} onClick={() => void remove(d.id)}>Delete</button> }] : []),
             ]}
           />
           <Pager page={page} maxPage={list.data.pagination.max_page} total={list.data.pagination.total_count} />

@@ -1,6 +1,8 @@
-// /meters: the side's meters (what they count and how); each opens its usage chart (MeterDetail).
+// /meters: the side's meters (what they count and how), each opening its usage chart (MeterDetail), and a form
+// that makes one (MeterCreate).
 import { v1, type ListPage } from "../api.js";
-import { useSeller } from "../context.js";
+import { useMayWrite, useSeller } from "../context.js";
+import { CreateMeter } from "./MeterCreate.js";
 import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
 import { day, Loading, Pager, Table } from "../parts.js";
@@ -15,6 +17,7 @@ export interface Meter {
 
 export function Meters() {
   const { scope } = useSeller();
+  const mayWrite = useMayWrite("meters");
   const page = pageParam();
   const list = useLoad(() => v1<ListPage<Meter>>(scope, "GET", "/meters/", { query: { page, limit: 20 } }), String(page));
   return (
@@ -27,7 +30,7 @@ export function Meters() {
             rows={list.data.items}
             empty={
               <>
-                No meters yet: <code>till meters create</code> counts events for usage-based prices.
+                No meters yet: make one below (or with <code>till meters create</code>) to count events for usage-based prices.
               </>
             }
             columns={[
@@ -38,6 +41,12 @@ export function Meters() {
           />
           <Pager page={page} maxPage={list.data.pagination.max_page} total={list.data.pagination.total_count} />
         </>
+      )}
+      {mayWrite && (
+        <section aria-labelledby="new-meter-h">
+          <h2 id="new-meter-h">New meter</h2>
+          <CreateMeter />
+        </section>
       )}
     </Layout>
   );

@@ -3,13 +3,13 @@
 import { useState, type FormEvent } from "react";
 import { minorDigits } from "../../../../shared/money.js";
 import { Field, SelectField, Status, TextAreaField, type Tone } from "../../ui.js";
-import { v1, type ListPage } from "../api.js";
+import { v1 } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
 import { Facts, Loading, money, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
-import { priceLabel, type Benefit, type Product } from "../wire.js";
+import { priceLabel, type Product } from "../wire.js";
 import { ProductBenefits } from "./ProductBenefits.js";
 
 type Said = { tone: Tone; text: string } | undefined;
@@ -137,7 +137,6 @@ export function ProductEdit({ id }: { id: string | null }) {
   const { scope } = useSeller();
   const mayWrite = useMayWrite("products");
   const loaded = useLoad(() => (id ? v1<Product>(scope, "GET", `/products/${id}`) : Promise.resolve({ ok: true as const, data: null })), id ?? "new");
-  const benefits = useLoad(() => v1<ListPage<Benefit>>(scope, "GET", "/benefits/", { query: { limit: 100 } }), "benefits");
   const [saved, setSaved] = useState<Product | null>(null);
   const product = saved ?? loaded.data ?? null;
   const onSaved = (p: Product) => {
@@ -160,7 +159,7 @@ export function ProductEdit({ id }: { id: string | null }) {
         />
       )}
       {mayWrite ? <ProductForm product={product} onSaved={onSaved} /> : <ReadOnly what="change products" />}
-      {product && <ProductBenefits product={product} all={benefits.data?.items ?? []} mayWrite={mayWrite} onSaved={onSaved} />}
+      {product && <ProductBenefits product={product} mayWrite={mayWrite} onSaved={onSaved} />}
       {product && mayWrite && <Archive product={product} onSaved={onSaved} />}
     </Layout>
   );

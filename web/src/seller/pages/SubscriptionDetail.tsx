@@ -3,10 +3,11 @@
 import { useState, type FormEvent } from "react";
 import { CANCELLATION_REASONS } from "../../../../shared/cancellation-reasons.js";
 import { SelectField, Status, type Tone } from "../../ui.js";
-import { v1, type ListPage } from "../api.js";
+import { v1 } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
+import { Chooser } from "../Chooser.js";
 import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
 import { priceLabel, type Product, type Subscription } from "../wire.js";
@@ -52,8 +53,6 @@ function Cancel({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription
 function ChangeProduct({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription) => void }) {
   const { scope } = useSeller();
   const [said, setSaid] = useState<Said>(undefined);
-  const products = useLoad(() => v1<ListPage<Product>>(scope, "GET", "/products/", { query: { is_recurring: true, is_archived: false, limit: 100 } }), "recurring");
-  const others = (products.data?.items ?? []).filter((p) => p.id !== sub.product_id);
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
@@ -67,7 +66,14 @@ function ChangeProduct({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subsc
   if (sub.ended_at) return null;
   return (
     <form onSubmit={(e) => void onSubmit(e)} aria-label="Change product" className="stack">
-      <SelectField label="New product" name="product_id" options={others.map((p) => ({ value: p.id, label: `${p.name} (${priceLabel(p.prices.find((x) => !x.is_archived), p.recurring_interval, money)})` }))} />
+      <Chooser<Product>
+        label="New product"
+        name="product_id"
+        path="/products/"
+        filters={{ is_recurring: true, is_archived: false }}
+        exclude={[sub.product_id]}
+        describe={(p) => `${p.name} (${priceLabel(p.prices.find((x) => !x.is_archived), p.recurring_interval, money)})`}
+      />
       <SelectField
         label="Proration"
         name="proration"

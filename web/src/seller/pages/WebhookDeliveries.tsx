@@ -1,4 +1,5 @@
-// /webhooks/<id>: one endpoint's deliveries, newest first, with their HTTP status, and redelivering an event.
+// /webhooks/<id>: one endpoint's deliveries, newest first, with their HTTP status, and redelivering an event;
+// changing the endpoint (URL, events, enabled) or deleting it (WebhookEdit).
 import { useState } from "react";
 import { Status, type Tone } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
@@ -8,6 +9,8 @@ import { Layout } from "../Layout.js";
 import { Facts, Loading, Pager, Table } from "../parts.js";
 import { href, pageParam } from "../url.js";
 import type { Endpoint } from "./Webhooks.js";
+import { EditEndpoint } from "./WebhookEdit.js";
+import { WEBHOOK_EVENT_TYPES } from "../../../../shared/webhook-events.js";
 
 interface Delivery {
   id: string;
@@ -24,6 +27,8 @@ export function WebhookDeliveries({ id }: { id: string }) {
   const mayWrite = useMayWrite("webhooks");
   const page = pageParam();
   const endpoint = useLoad(() => v1<Endpoint>(scope, "GET", `/webhooks/endpoints/${id}`), id);
+  const [saved, setSaved] = useState<Endpoint | null>(null);
+  const ep = saved ?? endpoint.data;
   const list = useLoad(() => v1<ListPage<Delivery>>(scope, "GET", "/webhooks/deliveries", { query: { endpoint_id: id, page, limit: 20 } }), `${id}|${page}`);
   const [said, setSaid] = useState<{ tone: Tone; text: string } | undefined>(undefined);
   async function redeliver(eventId: string) {
@@ -32,11 +37,11 @@ export function WebhookDeliveries({ id }: { id: string }) {
     if (r.ok) setTimeout(list.reload, 1500);
   }
   return (
-    <Layout title="Webhook deliveries">
+    <Layout title="Webhook endpoint">
       <p>
         <a href={href("/webhooks")}>All endpoints</a>
       </p>
-      {endpoint.data && <Facts items={[["URL", endpoint.data.url], ["Format", endpoint.data.format]]} />}
+      {ep && <Facts items={[["URL", ep.url], ["Format", ep.format], ["Enabled", ep.enabled ? "yes" : "no"], ["Events", ep.events.length === WEBHOOK_EVENT_TYPES.length ? "all" : ep.events.join(", ")]]} />}
       <Loading loading={list.loading} error={list.error ?? endpoint.error} />
       <Status tone={said?.tone}>{said?.text}</Status>
       {list.data && (
@@ -57,6 +62,7 @@ export function WebhookDeliveries({ id }: { id: string }) {
           <Pager page={page} maxPage={list.data.pagination.max_page} total={list.data.pagination.total_count} />
         </>
       )}
+      {ep && mayWrite && <EditEndpoint endpoint={ep} onSaved={setSaved} />}
     </Layout>
   );
 }

@@ -1,5 +1,5 @@
 // /webhooks: the side's webhook endpoints and a form to add one (every event, or the ones ticked); each opens its
-// deliveries (WebhookDeliveries).
+// page (WebhookDeliveries): its deliveries, changing it, deleting it.
 import { useState, type FormEvent } from "react";
 import { WEBHOOK_EVENT_TYPES } from "../../../../shared/webhook-events.js";
 import { Field, Status, type Tone } from "../../ui.js";
@@ -9,12 +9,14 @@ import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
 import { day, Loading, Pager, Table } from "../parts.js";
 import { href, pageParam } from "../url.js";
+import { EventBoxes } from "./WebhookEdit.js";
 
 export interface Endpoint {
   id: string;
   url: string;
   format: string;
   events: string[];
+  enabled: boolean;
   created_at: string;
   secret?: string;
 }
@@ -35,18 +37,7 @@ function CreateEndpoint({ onDone }: { onDone: () => void }) {
   return (
     <form onSubmit={(e) => void onSubmit(e)} aria-label="New webhook endpoint" className="stack">
       <Field label="URL" name="url" type="url" required placeholder="https://example.com/webhooks/till" />
-      <details>
-        <summary>Events (all when none is ticked)</summary>
-        <fieldset>
-          <legend className="visually-hidden">Events</legend>
-          {WEBHOOK_EVENT_TYPES.map((t) => (
-            <div className="field checkbox" key={t}>
-              <input id={`event-${t}`} type="checkbox" name="event" value={t} />
-              <label htmlFor={`event-${t}`}>{t}</label>
-            </div>
-          ))}
-        </fieldset>
-      </details>
+      <EventBoxes chosen={[]} />
       <button type="submit" className="primary">
         Add the endpoint
       </button>
@@ -72,6 +63,7 @@ export function Webhooks() {
             columns={[
               { label: "URL", cell: (w) => <a href={href(`/webhooks/${w.id}`)}>{w.url}</a> },
               { label: "Events", cell: (w) => (w.events.length === WEBHOOK_EVENT_TYPES.length ? "all" : String(w.events.length)), numeric: true },
+              { label: "Enabled", cell: (w) => (w.enabled ? "yes" : "no") },
               { label: "Added", cell: (w) => day(w.created_at) },
             ]}
           />
