@@ -114,7 +114,7 @@ describe("the seller's pages on live data", () => {
     await page.getByRole("row", { name: /E-book/ }).getByRole("link").click();
     await page.getByText("Your role in this organization may not refund orders.").waitFor();
     await page.goto("/settings");
-    await page.getByText("Your role in this organization may not change the organization.").waitFor();
+    await page.getByText("Your role in this organization may not change the organization.").first().waitFor();
     expect(await page.getByRole("button", { name: "Save legal details" }).isDisabled()).toBe(true);
     expect(problems).toEqual([]);
   }, 120_000);

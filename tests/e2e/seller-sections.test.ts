@@ -143,7 +143,7 @@ describe("the seller app's sections, in the sandbox", () => {
 
     await page.goto("/subscriptions");
     await page.getByRole("row", { name: /mover@example\.com/ }).getByRole("link").click();
-    await page.getByLabel("New product").selectOption({ label: `${pro.name} ($9.00 / month)` });
+    await page.getByLabel("New product", { exact: true }).selectOption({ label: `${pro.name} ($9.00 / month)` });
     await page.getByRole("button", { name: "Change product" }).click();
     await page.getByText(`Moved to ${pro.name}.`).waitFor();
 
