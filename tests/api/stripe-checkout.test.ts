@@ -214,6 +214,12 @@ describe("a sandbox organization connected to Stripe", () => {
     expect(removed.status, JSON.stringify(removed.body)).toBe(204);
     const detached = [...s.peer.payments.paymentMethods.values()].find((pm) => pm.card.last4 === "0341" && pm.id === intent?.payment_method);
     expect(detached?.customer).toBeNull();
+
+    // the renewal order has no checkout: its refund goes to Stripe with the PaymentIntent the portal paid it with
+    const paidOrder = await s.sdk.orders.get({ id: order });
+    const refund = await s.sdk.refunds.create({ orderId: order, reason: "customer_request", amount: paidOrder.netAmount });
+    expect(refund.status).toBe("succeeded");
+    expect(s.peer.requests.some((r) => r.path === "/v1/refunds" && r.idempotencyKey === `till-refund-${refund.id}`)).toBe(true);
   });
 
   it("an off-session renewal needing authentication: past due, then the customer authenticates from the portal and the order is paid", async () => {

@@ -14,6 +14,7 @@ import { isUuid, metadataInput } from "../http.js";
 import { ApiError, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import { paymentError } from "../payments/errors.js";
+import { lastPaymentOfOrder } from "../payments/service.js";
 import { getOrder, lockOrderRow, recordOrderRefund, refundableAmount, type OrderRow } from "../orders/service.js";
 import { refundTax } from "../tax/service.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -48,6 +49,13 @@ const amountTooHigh = (order: OrderRow) =>
 const revokeSubscriptionBenefitsProhibited = () =>
   new ApiError(400, { error: "RevokeSubscriptionBenefitsProhibited", detail: "Subscription benefits can only be revoked upon cancellation" });
 const notPaid = (order: OrderRow) => new ApiError(400, { error: "NotPaidOrder", detail: `Order is not paid: ${order.id}` });
+
+/** The processor's id of the payment an order was paid with: its checkout's, else (a renewal, a proration) its charge's. */
+async function refundedPaymentId(tx: Queryable, order: OrderRow): Promise<string | null> {
+  if (order.checkoutId) return paymentIdOfCheckout(tx, order.organizationId, order.checkoutId);
+  const last = await lastPaymentOfOrder(tx, order.organizationId, order.id);
+  return last?.status === "succeeded" ? last.processorPaymentId : null;
+}
 
 /** The tax refunded with `amount`: in proportion, cumulatively (billing/tax, `refundTax`). */
 const taxOf = (order: OrderRow, amount: number): number => refundTax(order, amount, refundableAmount(order));
@@ -88,7 +96,7 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
     const processor = await processorFor(deps.processor, tx, organizationId);
     const result = await processor.refund({
       refundId: pending.id,
-      paymentId: order.checkoutId ? await paymentIdOfCheckout(tx, organizationId, order.checkoutId) : null,
+      paymentId: await refundedPaymentId(tx, order),
       amount: input.amount + taxAmount,
       currency: order.currency,
       reason: input.reason,
