@@ -7,7 +7,9 @@ import type { Polar } from "@polar-sh/sdk";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { customerEmail } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { pay, publicRequest } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
@@ -53,6 +55,15 @@ async function trialWithoutCard(s: Sandbox, email: string) {
   return sub;
 }
 
+/** The customer adds a card in the portal. */
+async function addCard(s: Sandbox, customerId: string) {
+  const session = await s.sdk.customerSessions.create({ customerId });
+  const card = await s.raw("POST", "/v1/customer-portal/customers/me/payment-methods/test-card", { number: "4242 4242 4242 4242", exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: "123" }, session.token);
+  expect(card.status, JSON.stringify(card.body)).toBe(200);
+  const added = await s.raw("POST", "/v1/customer-portal/customers/me/payment-methods", { confirmation_token_id: card.body.confirmation_token_id, set_default: true, return_url: "https://example.com/back" }, session.token);
+  expect(added.status, JSON.stringify(added.body)).toBe(201);
+}
+
 async function advance(s: Sandbox, by: string) {
   const res = await s.raw("POST", "/v1/test-clock/advance", { by });
   if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
@@ -83,11 +94,7 @@ describe("a trial without a card", () => {
     const ending = await trialWithoutCard(s, "cardless-a@example.com");
     const kept = await trialWithoutCard(s, "cardless-b@example.com");
     // the second customer adds a card in the portal before the trial ends
-    const session = await s.sdk.customerSessions.create({ customerId: kept.customerId });
-    const card = await s.raw("POST", "/v1/customer-portal/customers/me/payment-methods/test-card", { number: "4242 4242 4242 4242", exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: "123" }, session.token);
-    expect(card.status, JSON.stringify(card.body)).toBe(200);
-    const added = await s.raw("POST", "/v1/customer-portal/customers/me/payment-methods", { confirmation_token_id: card.body.confirmation_token_id, set_default: true, return_url: "https://example.com/back" }, session.token);
-    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    await addCard(s, kept.customerId);
 
     await advance(s, "15d");
     const ended = await s.sdk.subscriptions.get({ id: ending.id });
@@ -118,5 +125,33 @@ describe("a trial without a card", () => {
     expect(await s.sdk.subscriptions.get({ id: sub.id })).toMatchObject({ status: "past_due" });
     const cycle = (await s.sdk.orders.list({ subscriptionId: sub.id })).result.items.find((o) => o.billingReason === "subscription_cycle");
     expect(cycle).toMatchObject({ status: "pending", totalAmount: 1200 });
+  });
+
+  it("reminds the customer once, within the organization's reminder days before the trial ends; not one with a card", async () => {
+    const s = await sandbox("cardless-remind", { trials_without_card: true, trial_reminder_days: 3 });
+    const cardless = "cardless-remind-a@example.com";
+    const carded = "cardless-remind-b@example.com";
+    const sub = await trialWithoutCard(s, cardless);
+    const other = await trialWithoutCard(s, carded);
+    await addCard(s, other.customerId);
+    const reminders = (to: string) => server.database.db.select().from(customerEmail).where(and(eq(customerEmail.type, "trial_ending"), eq(customerEmail.recipient, to)));
+
+    // 14-day trials: 10 days in, the trial ends in 4 days, outside the 3-day window
+    await advance(s, "10d");
+    expect(await reminders(cardless)).toEqual([]);
+    await advance(s, "2d");
+    expect(await reminders(cardless)).toHaveLength(1);
+    const mail = await server.mailbox.waitFor(cardless, /^Your trial of Trial plan ends on /, 15_000);
+    const ends = new Intl.DateTimeFormat("en-US", { dateStyle: "long", timeZone: "UTC" }).format(sub.trialEnd!);
+    expect(mail.subject).toBe(`Your trial of Trial plan ends on ${ends}`);
+    expect(mail.text).toMatch(/Add a payment method/i);
+    expect(mail.links.some((l) => l.includes("/portal?organization="))).toBe(true);
+
+    // once per subscription: a day later, still in the window, no second reminder
+    await advance(s, "1d");
+    expect(await reminders(cardless)).toHaveLength(1);
+    expect(await reminders(carded)).toEqual([]);
+    expect(await s.sdk.subscriptions.get({ id: sub.id })).toMatchObject({ status: "trialing" });
+    expect(server.mailbox.all.filter((m) => m.to.includes(carded) && /trial of/.test(m.subject))).toEqual([]);
   });
 });

@@ -314,7 +314,7 @@ describe("delivery", () => {
 describe("GET /v1/organizations/{id}/email-preview/{type}", () => {
   it("renders each email with the seller's name and logo on sample data", async () => {
     const org = await seller.sdk.organizations.get({ id: seller.organizationId });
-    for (const type of ["order_confirmation", "subscription_confirmation", "subscription_cycled", "subscription_past_due", "subscription_updated", "subscription_cancellation", "subscription_uncanceled", "subscription_revoked", "seat_invitation", "usage_alert"]) {
+    for (const type of ["order_confirmation", "subscription_confirmation", "subscription_cycled", "subscription_past_due", "subscription_updated", "subscription_cancellation", "subscription_uncanceled", "subscription_revoked", "seat_invitation", "usage_alert", "trial_ending"]) {
       const res = await raw(seller.token, "GET", `/v1/organizations/${seller.organizationId}/email-preview/${type}`);
       expect(res.status, type).toBe(200);
       const body = res.body as { type: string; subject: string; html: string; text: string };

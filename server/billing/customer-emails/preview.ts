@@ -92,6 +92,7 @@ export function previewData(type: CustomerEmailType, slug: string): Record<strin
   if (type === "seat_invitation") return sampleSeatInvitation();
   if (type === "usage_alert") return sampleUsageAlert();
   if (type === "wallet_recharge_failed") return { amount: 2000, currency: "usd", balance: 150, reason: "Your card was declined." };
+  if (type === "trial_ending") return { subscription_id: "00000000-0000-4000-8000-000000000002", trial_end: "2026-01-15T00:00:00.000Z", amount: 2000, currency: "usd", product };
   if (type === "email_update") return { email: "ada.new@example.com", token: "sample-email-update-token", expires_at: "2026-01-01T01:00:00.000Z" };
   return ORDER_EMAIL_TYPES.includes(type) ? sampleOrder(type, slug) : sampleSubscription(type);
 }

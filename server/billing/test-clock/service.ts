@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { runRenewals } from "../renewal/run.js";
+import { runTrialReminders } from "../renewal/trial-reminders.js";
 import { runDunning } from "../dunning/service.js";
 import { runCheckoutExpiries } from "../checkouts/expiry.js";
 import type { WorkerLog } from "../../jobs/worker.js";
@@ -164,6 +165,8 @@ export async function advanceTestClock(
     // checkouts first: what expires at this stop expired before (or as) a renewal due at it was made
     const ended = await runCheckoutExpiries({ ...deps, db, organizationId });
     expired += ended;
+    // trials ending within their reminder window are reminded before a renewal at this stop ends them
+    await runTrialReminders({ ...deps, db, organizationId });
     if (stops.length === 0) break;
     const made = await runRenewals({ ...deps, db, organizationId });
     const retried = await runDunning({ ...deps, db, organizationId });

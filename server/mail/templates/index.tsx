@@ -8,6 +8,7 @@ import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, Subscr
 import { SeatInvitation } from "./seat-invitation.js";
 import { UsageAlert, UsageAlertData, usageAlertSubject } from "./usage-alert.js";
 import { RechargeFailed, RechargeFailedData } from "./wallet-emails.js";
+import { TrialEnding, TrialEndingData, trialEndingSubject } from "./trial-emails.js";
 import { SubscriptionCancellation, SubscriptionRevoked, SubscriptionUncanceled, SubscriptionUpdated } from "./subscription-emails.js";
 
 export interface Built {
@@ -86,6 +87,10 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
     return { subject: usageAlertSubject(a), element: <UsageAlert alert={a} ctx={ctx} /> };
   },
   wallet_recharge_failed: (data, ctx) => ({ subject: "Your wallet's auto-recharge was declined", element: <RechargeFailed r={RechargeFailedData.parse(data)} ctx={ctx} /> }),
+  trial_ending: (data, ctx) => {
+    const t = TrialEndingData.parse(data);
+    return { subject: trialEndingSubject(t), element: <TrialEnding t={t} ctx={ctx} /> };
+  },
   email_update: (data, ctx) => {
     const u = EmailUpdateData.parse(data);
     return {
