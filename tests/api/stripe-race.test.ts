@@ -2,7 +2,9 @@
 // Stripe's payment_intent.succeeded comes first. Here the event comes first: the Stripe stand-in holds the answer
 // of the PaymentIntent till's confirm made until till has recorded the signed event and its worker has started
 // acting on it (it read the intent back from Stripe), so the event's purchase races the confirm's own.
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stripeEvent } from "../../server/db/schema/index.js";
 import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
 import { confirmationToken, startStripeSandbox, STRIPE_CARDS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
@@ -65,7 +67,16 @@ describe("the confirm and payment_intent.succeeded racing", () => {
     expect(order?.status).toBe("paid");
     const payments = (await s.sdk.payments.list({ checkoutId: checkout.id })).result.items;
     expect(payments.map((p) => [p.status, p.amount])).toEqual([["succeeded", 2500]]);
-    expect([...s.peer.payments.intents.values()].filter((i) => i.metadata.checkout_id === checkout.id)).toHaveLength(1);
+    const intents = [...s.peer.payments.intents.values()].filter((i) => i.metadata.checkout_id === checkout.id);
+    expect(intents).toHaveLength(1);
+    // the event's handler waited for the confirm and found the checkout done: handled at its first attempt, no
+    // error (it once tried to purchase the still-open checkout without the confirm's customer details: a 422)
+    const succeeded = and(eq(stripeEvent.objectId, String(intents[0]?.id)), eq(stripeEvent.type, "payment_intent.succeeded"));
+    const rows = await until(async () => {
+      const got = await s.server.database.db.select().from(stripeEvent).where(succeeded);
+      return got.length > 0 && got.every((r) => r.processedAt) ? got : undefined;
+    }, "the event processed");
+    expect(rows.map((r) => [r.outcome, r.attempts, r.error])).toEqual([["handled", 1, null]]);
 
     // one order.paid webhook for it (given time for a second to arrive)
     const paidHooks = () => receiver.at("/race").filter((h) => (JSON.parse(h.body) as { type: string; data: { id: string } }).type === "order.paid");
