@@ -107,6 +107,11 @@ export class StripePeer {
   readonly extensions: Array<(route: PeerRoute, app: FastifyInstance) => void> = [];
   /** Every request as received: method, path, the key used, the parsed body. */
   readonly requests: Array<{ method: string; path: string; key: string; body: Params; idempotencyKey: string | undefined }> = [];
+  /**
+   * A test's hold on an answer: awaited before each answer is sent (its events already on their way), so a test
+   * can make Stripe's event reach till before the answer of the request that caused it.
+   */
+  holdAnswer: ((req: { method: string; path: string }, answer: unknown) => Promise<void>) | undefined;
   private readonly idempotent = new Map<string, { params: string; status: number; body: unknown }>();
   private app: FastifyInstance | undefined;
   url = "";
@@ -142,6 +147,10 @@ export class StripePeer {
       const endpoint = this.endpointOf(auth, req);
       this.endpoints.delete(endpoint.id);
       return { id: endpoint.id, object: "webhook_endpoint", deleted: true };
+    });
+    app.addHook("onSend", async (req, _reply, payload) => {
+      if (this.holdAnswer && typeof payload === "string") await this.holdAnswer({ method: req.method, path: req.url.split("?")[0] ?? "" }, JSON.parse(payload) as unknown);
+      return payload;
     });
     this.payments = registerPaymentObjects(this, route);
     for (const extend of this.extensions) extend(route, app);

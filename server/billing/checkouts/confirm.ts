@@ -146,8 +146,11 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
  * earlier delivery of the event) is left as it is. Answers whether this call made it.
  */
 export async function completeCheckoutPayment(deps: CheckoutDeps, organizationId: string, checkoutId: string, processor: PaymentProcessor, paid: PaymentResult): Promise<boolean> {
-  const found = await repo.findCheckout(deps.db, organizationId, checkoutId);
-  if (!found || (found.status !== "confirmed" && found.status !== "open")) return false;
+  let found = await repo.findCheckout(deps.db, organizationId, checkoutId);
+  // still open: the confirm that made this payment may be in flight, holding the checkout's lock while the
+  // processor answers (its event came first); wait for it and read the checkout again
+  if (found?.status === "open") found = await deps.db.transaction((tx) => repo.lockCheckout(tx, checkoutId));
+  if (!found || found.organizationId !== organizationId || (found.status !== "confirmed" && found.status !== "open")) return false;
   const wall = new Date();
   const now = await orgNow(deps.db, organizationId, wall);
   const token = paid.ok ? (paid.paymentId ?? paid.paymentMethodId) : "";
