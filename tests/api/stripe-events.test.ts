@@ -16,6 +16,7 @@ import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { STRIPE_EVENT_TYPES } from "../../server/payments/stripe-client.js";
 import { StripePeer } from "../helpers/stripe-peer.js";
+import { confirmationToken, STRIPE_CARDS } from "../helpers/stripe-sandbox.js";
 import { PeerCharges } from "../helpers/stripe-peer-charges.js";
 
 const KEY = "sk_live_51TillEventsAaaaaaaaaaaaaaaaaa1234";
@@ -44,17 +45,7 @@ async function until<T>(what: string, read: () => Promise<T | null | undefined |
 async function paidThroughStripe() {
   const checkout = await seller.sdk.checkouts.create({ products: [oneTime.id] });
   // the organization is connected to Stripe: the checkout is paid with a Stripe confirmation token (Stripe.js's)
-  const token = await fetch(`${peer.url}/v1/confirmation_tokens`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${PUBLISHABLE}`, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      "payment_method_data[type]": "card",
-      "payment_method_data[card][number]": "4242424242424242",
-      "payment_method_data[card][exp_month]": "12",
-      "payment_method_data[card][exp_year]": String(new Date().getUTCFullYear() + 3),
-      "payment_method_data[card][cvc]": "123",
-    }),
-  }).then(async (r) => ((await r.json()) as { id: string }).id);
+  const token = await confirmationToken(peer, STRIPE_CARDS.visa, undefined, PUBLISHABLE);
   await pay(server, checkout, { confirmationTokenId: token }, null);
   const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
   if (!order) throw new Error("no order");

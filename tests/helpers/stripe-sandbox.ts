@@ -73,7 +73,7 @@ export async function startStripeSandbox(env: Record<string, string> = {}, opts:
 }
 
 /** What Stripe.js's createConfirmationToken sends for a card typed into the Payment Element. */
-export async function confirmationToken(peer: StripePeer, number: string, setupFutureUsage?: "off_session"): Promise<string> {
+export async function confirmationToken(peer: StripePeer, number: string, setupFutureUsage?: "off_session", publishable: string = STRIPE_KEYS.publishable): Promise<string> {
   const body = new URLSearchParams({
     "payment_method_data[type]": "card",
     "payment_method_data[card][number]": number,
@@ -84,7 +84,7 @@ export async function confirmationToken(peer: StripePeer, number: string, setupF
   });
   const res = await fetch(`${peer.url}/v1/confirmation_tokens`, {
     method: "POST",
-    headers: { authorization: `Bearer ${STRIPE_KEYS.publishable}`, "content-type": "application/x-www-form-urlencoded" },
+    headers: { authorization: `Bearer ${publishable}`, "content-type": "application/x-www-form-urlencoded" },
     body,
   });
   const json = (await res.json()) as { id?: string };
