@@ -3,7 +3,7 @@ import { render } from "@react-email/components";
 import type { CustomerEmailType } from "../billing/customer-emails/types.js";
 import type { MailContext } from "./templates/data.js";
 import { TEMPLATES } from "./templates/index.js";
-import { PortalCode } from "./templates/portal-code.js";
+import { PortalCode, portalCodeSubject } from "./templates/portal-code.js";
 
 export interface RenderedEmail {
   subject: string;
@@ -24,7 +24,7 @@ export async function renderCustomerEmail(type: CustomerEmailType, data: unknown
 export async function renderPortalCodeEmail(code: string, ctx: MailContext): Promise<RenderedEmail> {
   const element = PortalCode({ code, ctx });
   const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
-  return { subject: `Access your ${ctx.sender.name} purchases`, html, text };
+  return { subject: portalCodeSubject(ctx), html, text };
 }
 
 export type { MailContext };

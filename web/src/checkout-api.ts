@@ -3,6 +3,8 @@
 // 422, the message of each field (keyed by the field's path, e.g. "customer_email").
 
 import type { UnitTiers } from "../../shared/tiers.js";
+import { t } from "./i18n/intl.js";
+import { serverMessage } from "./i18n/server-errors.js";
 export type FieldMode = "required" | "optional" | "disabled";
 
 export interface Price {
@@ -100,6 +102,10 @@ export interface Checkout {
   customer_billing_name: string | null;
   customer_billing_address: Address | null;
   customer_tax_id: string | null;
+  /** The locale the seller gave at creation (Polar's), or the one the page recorded at the confirm. */
+  locale?: string | null;
+  /** till's: the known customer's stored locale (the page's read only). */
+  customer_locale?: string | null;
   custom_field_data: Record<string, string | number | boolean | null>;
   billing_address_fields: Record<"country" | "state" | "city" | "postal_code" | "line1" | "line2", FieldMode>;
   products: CheckoutProduct[];
@@ -107,7 +113,8 @@ export interface Checkout {
   product_price: Price | null;
   discount: { name: string; code: string | null; type: string; duration: string; duration_in_months?: number; basis_points?: number; amount?: number } | null;
   attached_custom_fields: { custom_field: CustomField; order: number; required: boolean }[];
-  organization: { name: string; avatar_url: string | null };
+  /** till's `default_locale`: the organization's language for buyers nothing else names one for. */
+  organization: { name: string; avatar_url: string | null; default_locale?: string | null };
   /**
    * What the page needs to take the card: `processor` "stripe" with the organization's `publishable_key` (Stripe's
    * Payment Element), else "test" (the built-in test processor's form); after a confirm the processor has not
@@ -134,21 +141,21 @@ interface Issue {
 /** A Polar-shaped error answer ({detail: string} or a 422's {detail: [{loc, msg}]}) as one message and per-field messages. */
 export function errorOf(status: number, body: unknown): CheckoutError {
   const b = (typeof body === "object" && body !== null ? body : {}) as { detail?: unknown };
-  if (typeof b.detail === "string") return { status, message: b.detail, fields: {} };
+  if (typeof b.detail === "string") return { status, message: serverMessage(b.detail), fields: {} };
   if (Array.isArray(b.detail)) {
     const fields: Record<string, string> = {};
     const messages: string[] = [];
     for (const issue of b.detail as Issue[]) {
-      const msg = typeof issue.msg === "string" ? issue.msg : "Invalid value.";
+      const msg = typeof issue.msg === "string" ? serverMessage(issue.msg, "server.invalid") : t("server.invalid");
       // ["body", "customer_billing_address", "country"] → "customer_billing_address.country"
       const key = (issue.loc ?? []).filter((p) => p !== "body").join(".");
       if (key && !fields[key]) fields[key] = msg;
       messages.push(msg);
     }
-    return { status, message: messages[0] ?? "Please check the form.", fields };
+    return { status, message: messages[0] ?? t("server.checkForm"), fields };
   }
-  if (status === 404) return { status, message: "This checkout does not exist.", fields: {} };
-  return { status, message: `The server answered ${status}.`, fields: {} };
+  if (status === 404) return { status, message: t("server.notFound"), fields: {} };
+  return { status, message: t("server.status", { status }), fields: {} };
 }
 
 async function call<T>(method: "GET" | "POST" | "PATCH", url: string, body?: unknown): Promise<Result<T>> {
@@ -160,7 +167,7 @@ async function call<T>(method: "GET" | "POST" | "PATCH", url: string, body?: unk
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    return { ok: false, error: { status: 0, message: "Could not reach the server. Check your connection and try again.", fields: {} } };
+    return { ok: false, error: { status: 0, message: t("server.network"), fields: {} } };
   }
   let parsed: unknown = null;
   try {

@@ -1,5 +1,6 @@
 // The few building blocks every page shares: the page frame, labelled fields, and the status line that
 // screen readers announce (role=status for progress and results, role=alert for errors).
+import { t } from "./i18n/intl.js";
 import { useEffect, useId, useRef, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
 
 /** A page: the site header and the main heading. `brand` (a customer's page: the seller) replaces till's name. */
@@ -65,7 +66,7 @@ function Label({ htmlFor, label, optional }: { htmlFor: string; label: string; o
   return (
     <label htmlFor={htmlFor}>
       {label}
-      {optional && <span className="optional"> (optional)</span>}
+      {optional && <span className="optional"> {t("ui.optional")}</span>}
     </label>
   );
 }
@@ -136,7 +137,7 @@ export function SelectField({ label, hint, error, id: given, optional, options, 
     <div className="field">
       <Label htmlFor={id} label={label} optional={optional} />
       <select id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...select}>
-        <option value="">{placeholder ?? "Choose…"}</option>
+        <option value="">{placeholder ?? t("ui.choose")}</option>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}

@@ -1,7 +1,7 @@
 // What the customer email templates read: the order or subscription of the outbox event (its API shape),
 // narrowed to the fields a message shows, plus who sends it and where the customer manages it.
 import { z } from "zod";
-import { formatMoney } from "../../../shared/money.js";
+import type { MailSpeaker } from "../i18n/index.js";
 
 const Customer = z.object({ email: z.string(), name: z.string().nullish() });
 const Product = z.object({ name: z.string() }).nullish();
@@ -28,8 +28,8 @@ export const OrderData = z.object({
       recurring_interval_count: z.number().int().nullish(),
     })
     .nullish(),
-  /** "VAT reverse charged" when the sale was reverse charged (added when the email is sent). */
-  reverse_charge: z.string().optional(),
+  /** The tax a reverse-charged sale did not charge ("vat", "gst"), added when the email is sent. */
+  reverse_charge: z.enum(["vat", "gst"]).optional(),
   /** Accounts the product's benefits need connected (github_repository, discord), added when the email is sent. */
   connect_accounts: z.array(z.enum(["github", "discord"])).optional(),
 });
@@ -83,27 +83,20 @@ export interface MailContext {
   portalUrl: string;
   /** The server's public base URL (links into the web app, such as a seat's claim page). */
   baseUrl: string;
+  /** The message's language: its catalog and the Intl formats (money, dates, countries) of its locale. */
+  i18n: MailSpeaker;
 }
 
-/** The web page where an invited person claims a seat. */
 /** The portal page that confirms an email update with the mailed token (web/src/pages/Portal.tsx). */
 export const emailUpdateUrl = (portalUrl: string, token: string) => `${portalUrl}&email_update_token=${encodeURIComponent(token)}`;
+/** The web page where an invited person claims a seat. */
 export const seatClaimUrl = (baseUrl: string, token: string) => `${baseUrl}/seats/claim?token=${encodeURIComponent(token)}`;
 
-/** Emails are written in English; amounts and dates are formatted the same way for every reader. */
-const LOCALE = "en-US";
-
-export const money = (minor: number, currency: string) => formatMoney(minor, currency, LOCALE);
-
-export function date(iso: string | null | undefined): string {
-  if (!iso) return "";
-  return new Intl.DateTimeFormat(LOCALE, { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso));
+/** "every month", "alle 3 Monate", … */
+export function every(i18n: MailSpeaker, interval: z.output<typeof Interval>, count: number | null | undefined): string {
+  return i18n.t("common.every", { interval, count: count ?? 1 });
 }
 
-/** "month", "3 months" */
-export function every(interval: z.output<typeof Interval>, count: number | null | undefined): string {
-  const n = count ?? 1;
-  return n === 1 ? interval : `${n} ${interval}s`;
-}
-
-export const productName = (p: { name: string } | null | undefined, fallback = "your purchase") => p?.name ?? fallback;
+/** The product's name, else "your purchase" / "your plan" / "your subscription" in the message's language. */
+export const productName = (i18n: MailSpeaker, p: { name: string } | null | undefined, kind: "purchase" | "plan" | "subscription" = "purchase") =>
+  p?.name ?? i18n.t("common.product", { kind });

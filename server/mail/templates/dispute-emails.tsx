@@ -2,7 +2,7 @@
 // when it opens (what is disputed, why, and by when Stripe needs evidence), one when it closes won or lost.
 import { Body, Container, Head, Heading, Html, Preview, Text } from "@react-email/components";
 import { z } from "zod";
-import { date, money, type MailContext } from "./data.js";
+import type { MailContext } from "./data.js";
 import { heading, paragraph } from "./layout.js";
 
 export const DisputeData = z.object({
@@ -25,39 +25,49 @@ export type DisputeData = z.output<typeof DisputeData>;
 const body = { backgroundColor: "#f6f7f9", fontFamily: "-apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif", color: "#1f2328" };
 const card = { backgroundColor: "#ffffff", borderRadius: "8px", margin: "24px auto", padding: "24px 32px", maxWidth: "560px" };
 
-const total = (d: DisputeData) => money(d.amount + d.tax_amount, d.currency);
-const what = (d: DisputeData) => `${d.order.product?.name ?? "an order"}${d.order.invoice_number ? ` (${d.order.invoice_number})` : ""}`;
+const total = (d: DisputeData, ctx: MailContext) => ctx.i18n.money(d.amount + d.tax_amount, d.currency);
+const what = (d: DisputeData, ctx: MailContext) =>
+  ctx.i18n.t("dispute.what", {
+    product: d.order.product?.name ?? ctx.i18n.t("dispute.anOrder"),
+    hasNumber: d.order.invoice_number ? "yes" : "no",
+    number: d.order.invoice_number ?? "",
+  });
 
-export const disputeSubject = (d: DisputeData, closed: boolean) =>
-  closed ? `Dispute ${d.status}: ${total(d)} for ${what(d)}` : `A customer disputed ${total(d)} for ${what(d)}`;
+export const disputeSubject = (d: DisputeData, closed: boolean, ctx: MailContext) =>
+  closed
+    ? ctx.i18n.t("dispute.closedSubject", { status: d.status, amount: total(d, ctx), what: what(d, ctx) })
+    : ctx.i18n.t("dispute.openedSubject", { amount: total(d, ctx), what: what(d, ctx) });
+
+function closedText(d: DisputeData, ctx: MailContext): string {
+  if (d.status === "lost") return ctx.i18n.t("dispute.lost", { amount: total(d, ctx) });
+  if (d.status === "won") return ctx.i18n.t("dispute.won", { amount: total(d, ctx) });
+  return ctx.i18n.t("dispute.closed", { status: d.status });
+}
+
+function openedText(d: DisputeData, ctx: MailContext): string {
+  const { i18n } = ctx;
+  const opened = i18n.t("dispute.opened", {
+    who: d.order.customer_email ?? i18n.t("dispute.aCustomer"),
+    sender: ctx.sender.name,
+    hasReason: d.reason ? "yes" : "no",
+    reason: d.reason?.replace(/_/g, " ") ?? "",
+    amount: total(d, ctx),
+  });
+  const respond = d.evidence_due_by ? i18n.t("dispute.respondBy", { date: i18n.date(d.evidence_due_by) }) : i18n.t("dispute.respond");
+  return `${opened} ${respond}`;
+}
 
 export function DisputeNotice({ dispute: d, ctx, closed }: { dispute: DisputeData; ctx: MailContext; closed: boolean }) {
-  const subject = disputeSubject(d, closed);
+  const subject = disputeSubject(d, closed, ctx);
   return (
-    <Html lang="en">
+    <Html lang={ctx.i18n.intlLocale}>
       <Head />
       <Preview>{subject}</Preview>
       <Body style={body}>
         <Container style={card}>
           <Heading style={heading}>{subject}</Heading>
-          {closed ? (
-            <Text style={paragraph}>
-              {d.status === "lost"
-                ? `The dispute is lost: ${total(d)} went back to the customer, the order is marked refunded and its benefits are revoked.`
-                : d.status === "won"
-                  ? `The dispute is won: the ${total(d)} withdrawn when it opened is returned to your Stripe balance.`
-                  : `The dispute is closed (${d.status}).`}
-            </Text>
-          ) : (
-            <Text style={paragraph}>
-              {d.order.customer_email ?? "A customer"} disputed a payment to {ctx.sender.name}
-              {d.reason ? ` (reason: ${d.reason.replace(/_/g, " ")})` : ""}. Stripe withdrew {total(d)} from your balance while the dispute lasts.
-              {d.evidence_due_by ? ` Respond with evidence in your Stripe dashboard by ${date(d.evidence_due_by)}, or accept it.` : " Respond in your Stripe dashboard."}
-            </Text>
-          )}
-          <Text style={paragraph}>
-            Order {d.order.id} · dispute {d.id} (till disputes get {d.id})
-          </Text>
+          <Text style={paragraph}>{closed ? closedText(d, ctx) : openedText(d, ctx)}</Text>
+          <Text style={paragraph}>{ctx.i18n.t("dispute.ids", { order: d.order.id, dispute: d.id })}</Text>
         </Container>
       </Body>
     </Html>

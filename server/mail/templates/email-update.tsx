@@ -2,25 +2,24 @@
 // new address, so following it proves the customer reads it.
 import { Button, Heading, Link, Section, Text } from "@react-email/components";
 import { Layout, button, heading, paragraph } from "./layout.js";
-import { date, emailUpdateUrl, type EmailUpdateData, type MailContext } from "./data.js";
+import { emailUpdateUrl, type EmailUpdateData, type MailContext } from "./data.js";
 
 export function EmailUpdate({ update: u, ctx }: { update: EmailUpdateData; ctx: MailContext }) {
+  const { i18n } = ctx;
   const url = emailUpdateUrl(ctx.portalUrl, u.token);
   return (
-    <Layout ctx={ctx} preview={`Confirm ${u.email} for your ${ctx.sender.name} purchases`}>
-      <Heading style={heading}>Confirm your new email address</Heading>
-      <Text style={paragraph}>
-        You asked to use {u.email} for your purchases from {ctx.sender.name}. Confirm it to make the change.
-      </Text>
+    <Layout ctx={ctx} preview={i18n.t("emailUpdate.preview", { email: u.email, sender: ctx.sender.name })}>
+      <Heading style={heading}>{i18n.t("emailUpdate.heading")}</Heading>
+      <Text style={paragraph}>{i18n.t("emailUpdate.body", { email: u.email, sender: ctx.sender.name })}</Text>
       <Section style={{ margin: "16px 0" }}>
         <Button href={url} style={button}>
-          Confirm {u.email}
+          {i18n.t("emailUpdate.button", { email: u.email })}
         </Button>
       </Section>
       <Text style={paragraph}>
-        Or open this link: <Link href={url}>{url}</Link>
+        {i18n.t("common.orOpenLink")} <Link href={url}>{url}</Link>
       </Text>
-      <Text style={paragraph}>This link works once and expires on {date(u.expires_at)}. If you did not ask for it, you can ignore this email.</Text>
+      <Text style={paragraph}>{i18n.t("emailUpdate.expires", { date: i18n.date(u.expires_at) })}</Text>
     </Layout>
   );
 }

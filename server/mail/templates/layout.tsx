@@ -11,7 +11,7 @@ const muted = { color: "#656d76", fontSize: "13px", lineHeight: "20px" };
 export function Layout(props: { ctx: MailContext; preview: string; children: ReactNode }) {
   const { sender } = props.ctx;
   return (
-    <Html lang="en">
+    <Html lang={props.ctx.i18n.intlLocale}>
       <Head />
       <Preview>{props.preview}</Preview>
       <Body style={body}>
@@ -22,15 +22,22 @@ export function Layout(props: { ctx: MailContext; preview: string; children: Rea
           </Section>
           {props.children}
           <Hr style={{ borderColor: "#d0d7de", margin: "24px 0 12px" }} />
-          <Text style={muted}>
-            Sent by {sender.name}. See your orders and subscriptions, download receipts and update your payment method in the{" "}
-            <Link href={props.ctx.portalUrl}>customer portal</Link>.
-          </Text>
+          <Text style={muted}>{props.ctx.i18n.rich("layout.footer", { sender: sender.name, link: linkTo(props.ctx.portalUrl) })}</Text>
         </Container>
       </Body>
     </Html>
   );
 }
+
+/** A message's `<link>…</link>` tag as a link to `href`. */
+export const linkTo = (href: string) =>
+  function LinkTag(chunks: ReactNode[]) {
+    return (
+      <Link key={href} href={href}>
+        {chunks}
+      </Link>
+    );
+  };
 
 export const heading = { fontSize: "22px", fontWeight: 600, lineHeight: "30px", margin: "20px 0 8px" };
 export const paragraph = { fontSize: "15px", lineHeight: "24px", margin: "8px 0" };

@@ -1,9 +1,9 @@
 // The emails that carry a receipt: a purchase, a new subscription, a renewal (after a trial too), and a
 // renewal whose charge failed (past due: the amount owed and where to update the payment method).
-import { Button, Heading, Link, Section, Text } from "@react-email/components";
-import { Layout, button, heading, paragraph } from "./layout.js";
+import { Button, Heading, Section, Text } from "@react-email/components";
+import { Layout, button, heading, linkTo, paragraph } from "./layout.js";
 import { Receipt } from "./receipt.js";
-import { date, every, money, productName, type MailContext, type OrderData } from "./data.js";
+import { every, productName, type MailContext, type OrderData } from "./data.js";
 
 interface Props {
   order: OrderData;
@@ -24,8 +24,12 @@ const PortalButton = ({ ctx, label }: { ctx: MailContext; label: string }) => (
  */
 const InvoiceNote = ({ order, ctx }: Props) => (
   <Text style={paragraph}>
-    Your invoice{order.invoice_number ? ` ${order.invoice_number}` : ""} (PDF) is ready to download in{" "}
-    <Link href={ctx.portalUrl}>your customer portal</Link> ({ctx.portalUrl}).
+    {ctx.i18n.rich("order.invoiceNote", {
+      hasNumber: order.invoice_number ? "yes" : "no",
+      number: order.invoice_number ?? "",
+      url: ctx.portalUrl,
+      link: linkTo(ctx.portalUrl),
+    })}
   </Text>
 );
 
@@ -35,80 +39,78 @@ const ACCOUNT_NAMES = { github: "GitHub", discord: "Discord" } as const;
 function ConnectAccounts({ order, ctx }: Props) {
   const names = (order.connect_accounts ?? []).map((p) => ACCOUNT_NAMES[p]);
   if (names.length === 0) return null;
+  const values = { accounts: new Intl.ListFormat(ctx.i18n.intlLocale, { type: "conjunction" }).format(names), count: names.length };
   return (
     <>
-      <Text style={paragraph}>
-        Your purchase includes access given to your {names.join(" and ")} account{names.length > 1 ? "s" : ""}. Connect{" "}
-        {names.length > 1 ? "them" : "it"} in your customer portal to receive it.
-      </Text>
-      <PortalButton ctx={ctx} label={`Connect your ${names.join(" and ")} account${names.length > 1 ? "s" : ""}`} />
+      <Text style={paragraph}>{ctx.i18n.t("order.connect", values)}</Text>
+      <PortalButton ctx={ctx} label={ctx.i18n.t("order.connectButton", values)} />
     </>
   );
 }
 
-function nextCharge(order: OrderData): string {
+function nextCharge(order: OrderData, ctx: MailContext): string {
   const s = order.subscription;
   if (!s?.current_period_end || !s.recurring_interval) return "";
-  return `It renews every ${every(s.recurring_interval, s.recurring_interval_count)}; the next charge is on ${date(s.current_period_end)}.`;
+  return ctx.i18n.t("order.nextCharge", { every: every(ctx.i18n, s.recurring_interval, s.recurring_interval_count), date: ctx.i18n.date(s.current_period_end) });
 }
 
 export function OrderConfirmation({ order, ctx }: Props) {
-  const name = productName(order.product);
+  const { i18n } = ctx;
+  const product = productName(i18n, order.product);
   return (
-    <Layout ctx={ctx} preview={`Your receipt for ${name}: ${money(order.total_amount, order.currency)}`}>
-      <Heading style={heading}>Thank you for your order</Heading>
-      <Text style={paragraph}>Your purchase of {name} from {ctx.sender.name} is confirmed. Here is your receipt.</Text>
+    <Layout ctx={ctx} preview={i18n.t("order.preview", { product, amount: i18n.money(order.total_amount, order.currency) })}>
+      <Heading style={heading}>{i18n.t("order.heading")}</Heading>
+      <Text style={paragraph}>{i18n.t("order.body", { product, sender: ctx.sender.name })}</Text>
       <ConnectAccounts order={order} ctx={ctx} />
-      <Receipt order={order} />
+      <Receipt order={order} i18n={i18n} />
       <InvoiceNote order={order} ctx={ctx} />
-      <PortalButton ctx={ctx} label="View your order" />
+      <PortalButton ctx={ctx} label={i18n.t("order.button")} />
     </Layout>
   );
 }
 
 export function SubscriptionConfirmation({ order, ctx }: Props) {
-  const name = productName(order.product, "your subscription");
+  const { i18n } = ctx;
+  const product = productName(i18n, order.product, "subscription");
   return (
-    <Layout ctx={ctx} preview={`Your subscription to ${name} is confirmed`}>
-      <Heading style={heading}>Your subscription is confirmed</Heading>
+    <Layout ctx={ctx} preview={i18n.t("subscriptionConfirmed.subject", { product })}>
+      <Heading style={heading}>{i18n.t("subscriptionConfirmed.heading")}</Heading>
       <Text style={paragraph}>
-        You are now subscribed to {name} from {ctx.sender.name}. {nextCharge(order)}
+        {i18n.t("subscriptionConfirmed.body", { product, sender: ctx.sender.name })} {nextCharge(order, ctx)}
       </Text>
       <ConnectAccounts order={order} ctx={ctx} />
-      <Receipt order={order} />
+      <Receipt order={order} i18n={i18n} />
       <InvoiceNote order={order} ctx={ctx} />
-      <PortalButton ctx={ctx} label="Manage your subscription" />
+      <PortalButton ctx={ctx} label={i18n.t("common.manageSubscription")} />
     </Layout>
   );
 }
 
 export function SubscriptionCycled({ order, ctx, afterTrial }: Props & { afterTrial?: boolean }) {
-  const name = productName(order.product, "your subscription");
+  const { i18n } = ctx;
+  const product = productName(i18n, order.product, "subscription");
   return (
-    <Layout ctx={ctx} preview={`Your ${name} subscription renewed: ${money(order.total_amount, order.currency)}`}>
-      <Heading style={heading}>{afterTrial ? "Your trial has ended" : "Your subscription has renewed"}</Heading>
+    <Layout ctx={ctx} preview={i18n.t("cycled.preview", { product, amount: i18n.money(order.total_amount, order.currency) })}>
+      <Heading style={heading}>{i18n.t(afterTrial ? "cycledAfterTrial.heading" : "cycled.heading")}</Heading>
       <Text style={paragraph}>
-        {afterTrial ? `Your trial of ${name} has ended and your paid subscription has started.` : `Your subscription to ${name} has renewed.`}{" "}
-        {nextCharge(order)}
+        {i18n.t(afterTrial ? "cycledAfterTrial.body" : "cycled.body", { product })} {nextCharge(order, ctx)}
       </Text>
-      <Receipt order={order} />
+      <Receipt order={order} i18n={i18n} />
       <InvoiceNote order={order} ctx={ctx} />
-      <PortalButton ctx={ctx} label="Manage your subscription" />
+      <PortalButton ctx={ctx} label={i18n.t("common.manageSubscription")} />
     </Layout>
   );
 }
 
 export function SubscriptionPastDue({ order, ctx }: Props) {
-  const name = productName(order.product, "your subscription");
+  const { i18n } = ctx;
+  const product = productName(i18n, order.product, "subscription");
   return (
-    <Layout ctx={ctx} preview={`Payment failed for ${name}`}>
-      <Heading style={heading}>Your payment failed</Heading>
-      <Text style={paragraph}>
-        We could not charge {money(order.total_amount, order.currency)} for the renewal of {name}. Your subscription is past due: update your
-        payment method to keep it.
-      </Text>
-      <Receipt order={order} />
-      <PortalButton ctx={ctx} label="Update payment method" />
+    <Layout ctx={ctx} preview={i18n.t("pastDue.preview", { product })}>
+      <Heading style={heading}>{i18n.t("pastDue.heading")}</Heading>
+      <Text style={paragraph}>{i18n.t("pastDue.body", { product, amount: i18n.money(order.total_amount, order.currency) })}</Text>
+      <Receipt order={order} i18n={i18n} />
+      <PortalButton ctx={ctx} label={i18n.t("pastDue.button")} />
     </Layout>
   );
 }

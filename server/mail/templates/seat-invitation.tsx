@@ -2,26 +2,27 @@
 // app's claim page with the invitation's token) and when the invitation lapses.
 import { Button, Heading, Link, Section, Text } from "@react-email/components";
 import { Layout, button, heading, paragraph } from "./layout.js";
-import { date, seatClaimUrl, type MailContext, type SeatInvitationData } from "./data.js";
+import { seatClaimUrl, type MailContext, type SeatInvitationData } from "./data.js";
+
+export const seatSubject = (i: SeatInvitationData, ctx: MailContext) => ctx.i18n.t("seat.subject", { product: i.product.name, sender: ctx.sender.name });
 
 export function SeatInvitation({ invitation: i, ctx }: { invitation: SeatInvitationData; ctx: MailContext }) {
+  const { i18n } = ctx;
   const url = seatClaimUrl(ctx.baseUrl, i.token);
-  const from = i.invited_by ? `${i.invited_by} gave you` : "You have been given";
+  const who = { hasInviter: i.invited_by ? "yes" : "no", inviter: i.invited_by ?? "", product: i.product.name };
   return (
-    <Layout ctx={ctx} preview={`${from} a seat of ${i.product.name}`}>
-      <Heading style={heading}>You have a seat of {i.product.name}</Heading>
-      <Text style={paragraph}>
-        {from} a seat of {i.product.name} from {ctx.sender.name}. Claim it to get its benefits with this email address ({i.email}).
-      </Text>
+    <Layout ctx={ctx} preview={i18n.t("seat.preview", who)}>
+      <Heading style={heading}>{i18n.t("seat.heading", { product: i.product.name })}</Heading>
+      <Text style={paragraph}>{i18n.t("seat.body", { ...who, sender: ctx.sender.name, email: i.email })}</Text>
       <Section style={{ margin: "16px 0" }}>
         <Button href={url} style={button}>
-          Claim your seat
+          {i18n.t("seat.button")}
         </Button>
       </Section>
       <Text style={paragraph}>
-        Or open this link: <Link href={url}>{url}</Link>
+        {i18n.t("common.orOpenLink")} <Link href={url}>{url}</Link>
       </Text>
-      <Text style={paragraph}>This invitation expires on {date(i.expires_at)}. If you did not expect it, you can ignore this email.</Text>
+      <Text style={paragraph}>{i18n.t("seat.expires", { date: i18n.date(i.expires_at) })}</Text>
     </Layout>
   );
 }

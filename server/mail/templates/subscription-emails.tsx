@@ -2,30 +2,33 @@
 // undoing, and the end of access (revoked).
 import { Button, Heading, Section, Text } from "@react-email/components";
 import { Layout, button, heading, paragraph } from "./layout.js";
-import { date, every, money, productName, type MailContext, type SubscriptionData } from "./data.js";
+import { every, productName, type MailContext, type SubscriptionData } from "./data.js";
 
 interface Props {
   subscription: SubscriptionData;
   ctx: MailContext;
 }
 
-const price = (s: SubscriptionData) => `${money(s.amount, s.currency)} every ${every(s.recurring_interval, s.recurring_interval_count)}`;
+const price = (s: SubscriptionData, ctx: MailContext) =>
+  ctx.i18n.t("common.price", { amount: ctx.i18n.money(s.amount, s.currency), every: every(ctx.i18n, s.recurring_interval, s.recurring_interval_count) });
 
 const Manage = ({ ctx }: { ctx: MailContext }) => (
   <Section style={{ margin: "16px 0" }}>
     <Button href={ctx.portalUrl} style={button}>
-      Manage your subscription
+      {ctx.i18n.t("common.manageSubscription")}
     </Button>
   </Section>
 );
 
 export function SubscriptionUpdated({ subscription: s, ctx }: Props) {
-  const name = productName(s.product, "your plan");
+  const { i18n } = ctx;
+  const product = productName(i18n, s.product, "plan");
   return (
-    <Layout ctx={ctx} preview={`Your subscription is now ${name}`}>
-      <Heading style={heading}>Your subscription has been updated</Heading>
+    <Layout ctx={ctx} preview={i18n.t("updated.preview", { product })}>
+      <Heading style={heading}>{i18n.t("updated.heading")}</Heading>
       <Text style={paragraph}>
-        You are now subscribed to {name} at {price(s)}.{s.current_period_end ? ` Your next renewal is on ${date(s.current_period_end)}.` : ""}
+        {i18n.t("updated.body", { product, price: price(s, ctx) })}
+        {s.current_period_end ? ` ${i18n.t("updated.nextRenewal", { date: i18n.date(s.current_period_end) })}` : ""}
       </Text>
       <Manage ctx={ctx} />
     </Layout>
@@ -33,28 +36,25 @@ export function SubscriptionUpdated({ subscription: s, ctx }: Props) {
 }
 
 export function SubscriptionCancellation({ subscription: s, ctx }: Props) {
-  const name = productName(s.product, "your subscription");
-  const end = date(s.ends_at ?? s.current_period_end);
+  const { i18n } = ctx;
+  const product = productName(i18n, s.product, "subscription");
   return (
-    <Layout ctx={ctx} preview={`Your ${name} subscription is canceled`}>
-      <Heading style={heading}>Your subscription has been canceled</Heading>
-      <Text style={paragraph}>
-        Your subscription to {name} will not renew. You keep access until {end}. Changed your mind? You can keep it from the customer portal
-        until then.
-      </Text>
+    <Layout ctx={ctx} preview={subscriptionSubject("canceled.subject", s, ctx)}>
+      <Heading style={heading}>{i18n.t("canceled.heading")}</Heading>
+      <Text style={paragraph}>{i18n.t("canceled.body", { product, date: i18n.date(s.ends_at ?? s.current_period_end) })}</Text>
       <Manage ctx={ctx} />
     </Layout>
   );
 }
 
 export function SubscriptionUncanceled({ subscription: s, ctx }: Props) {
-  const name = productName(s.product, "your subscription");
+  const { i18n } = ctx;
+  const product = productName(i18n, s.product, "subscription");
   return (
-    <Layout ctx={ctx} preview={`Your ${name} subscription will continue`}>
-      <Heading style={heading}>Your subscription will continue</Heading>
+    <Layout ctx={ctx} preview={subscriptionSubject("uncanceled.subject", s, ctx)}>
+      <Heading style={heading}>{i18n.t("uncanceled.heading")}</Heading>
       <Text style={paragraph}>
-        Your subscription to {name} is no longer canceled and renews at {price(s)}
-        {s.current_period_end ? ` on ${date(s.current_period_end)}` : ""}.
+        {i18n.t("uncanceled.body", { product, price: price(s, ctx), hasDate: s.current_period_end ? "yes" : "no", date: i18n.date(s.current_period_end) })}
       </Text>
       <Manage ctx={ctx} />
     </Layout>
@@ -62,15 +62,18 @@ export function SubscriptionUncanceled({ subscription: s, ctx }: Props) {
 }
 
 export function SubscriptionRevoked({ subscription: s, ctx }: Props) {
-  const name = productName(s.product, "your subscription");
+  const { i18n } = ctx;
+  const product = productName(i18n, s.product, "subscription");
   return (
-    <Layout ctx={ctx} preview={`Your ${name} subscription has ended`}>
-      <Heading style={heading}>Your subscription has ended</Heading>
-      <Text style={paragraph}>
-        Your subscription to {name} from {ctx.sender.name} ended on {date(s.ended_at ?? s.ends_at)} and its benefits are no longer
-        available. You can subscribe again at any time.
-      </Text>
+    <Layout ctx={ctx} preview={subscriptionSubject("revoked.subject", s, ctx)}>
+      <Heading style={heading}>{i18n.t("revoked.heading")}</Heading>
+      <Text style={paragraph}>{i18n.t("revoked.body", { product, sender: ctx.sender.name, date: i18n.date(s.ended_at ?? s.ends_at) })}</Text>
       <Manage ctx={ctx} />
     </Layout>
   );
+}
+
+/** "Your Pro subscription has ended", or without a product "Your subscription has ended". */
+export function subscriptionSubject(id: "canceled.subject" | "uncanceled.subject" | "revoked.subject", s: SubscriptionData, ctx: MailContext): string {
+  return ctx.i18n.t(id, { hasProduct: s.product ? "yes" : "no", product: s.product?.name ?? "" });
 }

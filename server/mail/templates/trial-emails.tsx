@@ -3,7 +3,7 @@
 import { Button, Heading, Section, Text } from "@react-email/components";
 import { z } from "zod";
 import { Layout, button, heading, paragraph } from "./layout.js";
-import { date, money, type MailContext } from "./data.js";
+import type { MailContext } from "./data.js";
 
 export const TrialEndingData = z.object({
   subscription_id: z.string(),
@@ -14,22 +14,20 @@ export const TrialEndingData = z.object({
 });
 export type TrialEndingData = z.output<typeof TrialEndingData>;
 
-export const trialEndingSubject = (t: TrialEndingData) => `Your trial of ${t.product.name} ends on ${date(t.trial_end)}`;
+export const trialEndingSubject = (t: TrialEndingData, ctx: MailContext) => ctx.i18n.t("trial.subject", { product: t.product.name, date: ctx.i18n.date(t.trial_end) });
 
 export function TrialEnding({ t, ctx }: { t: TrialEndingData; ctx: MailContext }) {
+  const { i18n } = ctx;
   return (
-    <Layout ctx={ctx} preview={trialEndingSubject(t)}>
-      <Heading style={heading}>Your trial ends soon</Heading>
-      <Text style={paragraph}>
-        Your trial of {t.product.name} ends on {date(t.trial_end)}. To keep your subscription ({money(t.amount, t.currency)} per period) after that, add a
-        payment method in your customer portal; without one, the subscription does not continue.
-      </Text>
+    <Layout ctx={ctx} preview={trialEndingSubject(t, ctx)}>
+      <Heading style={heading}>{i18n.t("trial.heading")}</Heading>
+      <Text style={paragraph}>{i18n.t("trial.body", { product: t.product.name, date: i18n.date(t.trial_end), amount: i18n.money(t.amount, t.currency) })}</Text>
       <Section style={{ margin: "16px 0" }}>
         <Button href={ctx.portalUrl} style={button}>
-          Add a payment method
+          {i18n.t("trial.button")}
         </Button>
       </Section>
-      <Text style={paragraph}>Your customer portal: {ctx.portalUrl}</Text>
+      <Text style={paragraph}>{i18n.t("trial.portal", { url: ctx.portalUrl })}</Text>
     </Layout>
   );
 }

@@ -3,7 +3,7 @@
 import { Heading, Text } from "@react-email/components";
 import { z } from "zod";
 import { Layout, heading, paragraph } from "./layout.js";
-import { date, money, type MailContext } from "./data.js";
+import type { MailContext } from "./data.js";
 
 export const UsageAlertData = z.object({
   audience: z.enum(["seller", "customer"]),
@@ -20,40 +20,41 @@ export const UsageAlertData = z.object({
 });
 export type UsageAlertData = z.output<typeof UsageAlertData>;
 
-const units = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 6 });
-
-/** "80% of the cap", "10,000 units", "$50.00", "90% of the credits". */
-export function thresholdText(a: UsageAlertData): string {
+/** "80% of the cap", "10,000 units", "$50.00", "90% of the credits", in the message's language. */
+export function thresholdText(a: UsageAlertData, ctx: MailContext): string {
+  const { i18n } = ctx;
   const t = a.alert.threshold;
-  switch (a.alert.kind) {
-    case "amount":
-      return money(t, a.currency);
-    case "credits_percent":
-      return `${units(t)}% of the credits`;
-    case "cap_percent":
-      return `${units(t)}% of the spending cap`;
-    default:
-      return `${units(t)} units`;
-  }
+  const percent = new Intl.NumberFormat(i18n.intlLocale, { style: "percent", maximumFractionDigits: 4 }).format(t / 100);
+  const kind = ["amount", "credits_percent", "cap_percent"].includes(a.alert.kind) ? a.alert.kind : "units";
+  return i18n.t("usage.threshold", { kind, amount: i18n.money(t, a.currency), percent, count: t, units: i18n.number(t) });
 }
 
-export const usageAlertSubject = (a: UsageAlertData) =>
-  a.audience === "customer"
-    ? `You reached ${thresholdText(a)} on ${a.meter.name}`
-    : `${a.customer.name ?? a.customer.email ?? "A customer"} reached ${thresholdText(a)} on ${a.meter.name}`;
+const who = (a: UsageAlertData, ctx: MailContext) => {
+  const name = a.customer.name ?? a.customer.email ?? ctx.i18n.t("usage.aCustomer");
+  return a.customer.email && a.customer.name ? `${name} (${a.customer.email})` : name;
+};
+
+export const usageAlertSubject = (a: UsageAlertData, ctx: MailContext) =>
+  ctx.i18n.t("usage.subject", { audience: a.audience, who: a.customer.name ?? a.customer.email ?? ctx.i18n.t("usage.aCustomer"), threshold: thresholdText(a, ctx), meter: a.meter.name });
 
 export function UsageAlert({ alert: a, ctx }: { alert: UsageAlertData; ctx: MailContext }) {
-  const who = a.audience === "customer" ? "Your usage" : `The usage of ${a.customer.name ?? a.customer.email ?? "a customer"}${a.customer.email && a.customer.name ? ` (${a.customer.email})` : ""}`;
+  const { i18n } = ctx;
+  const threshold = thresholdText(a, ctx);
+  const used = {
+    hasCredits: a.credited_units > 0 ? "yes" : "no",
+    consumed: i18n.number(a.consumed_units),
+    credited: i18n.number(a.credited_units),
+    amount: i18n.money(a.amount, a.currency),
+  };
   return (
-    <Layout ctx={ctx} preview={usageAlertSubject(a)}>
-      <Heading style={heading}>{a.meter.name}: {thresholdText(a)} reached</Heading>
+    <Layout ctx={ctx} preview={usageAlertSubject(a, ctx)}>
+      <Heading style={heading}>{i18n.t("usage.heading", { meter: a.meter.name, threshold })}</Heading>
       <Text style={paragraph}>
-        {who} of {a.meter.name} reached {thresholdText(a)} in the period from {date(a.period_start)} to {date(a.period_end)}.
+        {i18n.t("usage.body", { audience: a.audience, meter: a.meter.name, who: who(a, ctx), threshold, start: i18n.date(a.period_start), end: i18n.date(a.period_end) })}
       </Text>
       <Text style={paragraph}>
-        Used so far: {units(a.consumed_units)}
-        {a.credited_units > 0 ? ` of ${units(a.credited_units)} credited` : ""}; usage charges so far: {money(a.amount, a.currency)}
-        {a.cap_amount != null ? ` (capped at ${money(a.cap_amount, a.currency)}: usage beyond the cap is not billed)` : ""}.
+        {i18n.t("usage.used", used)}
+        {a.cap_amount != null ? ` ${i18n.t("usage.cap", { cap: i18n.money(a.cap_amount, a.currency) })}` : ""}
       </Text>
     </Layout>
   );

@@ -3,20 +3,19 @@
 import { Heading, Text } from "@react-email/components";
 import { z } from "zod";
 import { Layout, heading, paragraph } from "./layout.js";
-import { money, type MailContext } from "./data.js";
+import type { MailContext } from "./data.js";
 
 export const RechargeFailedData = z.object({ amount: z.number(), currency: z.string(), balance: z.number(), reason: z.string().nullish() });
 export type RechargeFailedData = z.output<typeof RechargeFailedData>;
 
 export function RechargeFailed({ r, ctx }: { r: RechargeFailedData; ctx: MailContext }) {
+  const { i18n } = ctx;
+  const values = { amount: i18n.money(r.amount, r.currency), balance: i18n.money(r.balance, r.currency), hasReason: r.reason ? "yes" : "no", reason: r.reason ?? "" };
   return (
-    <Layout ctx={ctx} preview="Your wallet's auto-recharge was declined">
-      <Heading style={heading}>Auto-recharge declined</Heading>
-      <Text style={paragraph}>
-        We tried to add {money(r.amount, r.currency)} to your wallet (balance {money(r.balance, r.currency)}), but the charge was declined
-        {r.reason ? `: ${r.reason}` : "."}
-      </Text>
-      <Text style={paragraph}>Auto-recharge is paused until you save a new payment method in your customer portal.</Text>
+    <Layout ctx={ctx} preview={i18n.t("wallet.subject")}>
+      <Heading style={heading}>{i18n.t("wallet.heading")}</Heading>
+      <Text style={paragraph}>{i18n.t("wallet.body", values)}</Text>
+      <Text style={paragraph}>{i18n.t("wallet.paused")}</Text>
     </Layout>
   );
 }

@@ -2,7 +2,7 @@
 // Stripe's Payment Element when the organization's Stripe account takes the payment, else the test processor's
 // form), every problem at once (ErrorSummary) and the Pay button.
 import { lazy, Suspense, type FormEvent, type RefObject } from "react";
-import { formatMoney } from "../../../shared/money.js";
+import { money as formatMoney, t } from "../i18n/intl.js";
 import type { Checkout, CheckoutError } from "../checkout-api.js";
 import { Status } from "../ui.js";
 import { CardFields } from "./CardFields.js";
@@ -19,10 +19,10 @@ import type { CheckoutData } from "./useCheckout.js";
 const StripePayment = lazy(() => import("./StripePayment.js").then((m) => ({ default: m.StripePayment })));
 
 export function payLabel(checkout: Checkout): string {
-  if (checkout.active_trial_interval) return "Start trial";
-  if (checkout.is_payment_required) return `Pay ${formatMoney(checkout.total_amount, checkout.currency)}`;
-  if (checkout.is_free_product_price || checkout.total_amount === 0) return checkout.product?.is_recurring ? "Subscribe" : "Get for free";
-  return "Subscribe";
+  if (checkout.active_trial_interval) return t("pay.trial");
+  if (checkout.is_payment_required) return t("pay.pay", { amount: formatMoney(checkout.total_amount, checkout.currency) });
+  if (checkout.is_free_product_price || checkout.total_amount === 0) return checkout.product?.is_recurring ? t("pay.subscribe") : t("pay.free");
+  return t("pay.subscribe");
 }
 
 export interface CheckoutFormProps {
@@ -81,7 +81,7 @@ export function CheckoutForm({ checkout, form, dispatch, data, phase, message, s
         }
       />
       <section className="payment" aria-labelledby="payment-heading">
-        <h2 id="payment-heading">{checkout.is_payment_form_required ? "Payment details" : "Your details"}</h2>
+        <h2 id="payment-heading">{checkout.is_payment_form_required ? t("label.payment") : t("form.yourDetails")}</h2>
         <CustomerFields
           checkout={checkout}
           values={v}
@@ -97,16 +97,16 @@ export function CheckoutForm({ checkout, form, dispatch, data, phase, message, s
         />
         {checkout.is_payment_form_required &&
           (stripeKey ? (
-            <Suspense fallback={<Status>Loading the payment form…</Status>}>
+            <Suspense fallback={<Status>{t("form.loadingPayment")}</Status>}>
               <StripePayment checkout={checkout} publishableKey={stripeKey} issue={form.issues.payment} onPayer={onStripePayer} />
             </Suspense>
           ) : (
             <CardFields card={v.card} issues={form.issues} dispatch={dispatch} />
           ))}
         <ErrorSummary problems={problems} message={message} />
-        <Status>{phase === "paying" ? "Processing your payment…" : data.updating ? "Updating the total…" : null}</Status>
+        <Status>{phase === "paying" ? t("form.paying") : data.updating ? t("form.updating") : null}</Status>
         <button type="submit" className="primary pay" disabled={phase !== "form" || data.updating || amountIssue !== null}>
-          {phase === "paying" ? "Processing…" : payLabel(checkout)}
+          {phase === "paying" ? t("form.processing") : payLabel(checkout)}
         </button>
       </section>
     </form>

@@ -5,7 +5,8 @@ import type { Checkout, CustomField } from "../checkout-api.js";
 import { countryOptions } from "../regions.js";
 import { CheckboxField, Field, SelectField, TextAreaField } from "../ui.js";
 import type { FormAction } from "./form.js";
-import { ADDRESS_LABELS, ADDRESS_ORDER, addressMode, fieldId, type AddressKey, type FormState } from "./model.js";
+import { t } from "../i18n/intl.js";
+import { ADDRESS_ORDER, addressLabel, addressMode, fieldId, type AddressKey, type FormState } from "./model.js";
 
 const AUTOCOMPLETE: Record<AddressKey, string> = {
   country: "country",
@@ -44,7 +45,7 @@ export function CustomerFields({ checkout, values, issues, dispatch, onTaxChange
     <>
       <Field
         id={fieldId("customer_email")}
-        label="Email"
+        label={t("label.email")}
         type="email"
         autoComplete="email"
         inputMode="email"
@@ -55,7 +56,7 @@ export function CustomerFields({ checkout, values, issues, dispatch, onTaxChange
       />
       <Field
         id={fieldId("customer_name")}
-        label="Name"
+        label={t("label.name")}
         autoComplete="name"
         required={checkout.is_payment_form_required}
         optional={!checkout.is_payment_form_required}
@@ -65,15 +66,15 @@ export function CustomerFields({ checkout, values, issues, dispatch, onTaxChange
       />
       {asked.length > 0 && (
         <fieldset>
-          <legend>Billing address</legend>
+          <legend>{t("label.billingAddress")}</legend>
           {asked.map((key) =>
             key === "country" ? (
               <SelectField
                 key={key}
                 id={fieldId("customer_billing_address.country")}
-                label="Country"
+                label={t("address.country")}
                 autoComplete="country"
-                placeholder="Choose a country…"
+                placeholder={t("form.chooseCountry")}
                 options={countryChoices()}
                 required={addressMode(checkout, key) === "required"}
                 optional={addressMode(checkout, key) !== "required"}
@@ -85,7 +86,7 @@ export function CustomerFields({ checkout, values, issues, dispatch, onTaxChange
               <Field
                 key={key}
                 id={fieldId(`customer_billing_address.${key}`)}
-                label={ADDRESS_LABELS[key]}
+                label={addressLabel(key)}
                 autoComplete={AUTOCOMPLETE[key]}
                 required={addressMode(checkout, key) === "required"}
                 optional={addressMode(checkout, key) !== "required"}
@@ -99,7 +100,7 @@ export function CustomerFields({ checkout, values, issues, dispatch, onTaxChange
       )}
       <CheckboxField
         id={fieldId("is_business_customer")}
-        label="I'm purchasing as a business"
+        label={t("form.business")}
         checked={values.business}
         onChange={(e) => {
           set({ business: e.target.checked });
@@ -110,7 +111,7 @@ export function CustomerFields({ checkout, values, issues, dispatch, onTaxChange
         <>
           <Field
             id={fieldId("customer_billing_name")}
-            label="Business name"
+            label={t("label.businessName")}
             autoComplete="organization"
             required
             value={values.billingName}
@@ -119,7 +120,7 @@ export function CustomerFields({ checkout, values, issues, dispatch, onTaxChange
           />
           <Field
             id={fieldId("customer_tax_id")}
-            label="Tax ID"
+            label={t("label.taxId")}
             optional
             value={values.taxId}
             error={issues.customer_tax_id}
@@ -169,7 +170,7 @@ function CustomFieldInput(props: {
       <SelectField
         {...common}
         optional={!required}
-        placeholder={field.properties.form_placeholder || "Choose…"}
+        placeholder={field.properties.form_placeholder || t("ui.choose")}
         options={field.properties.options ?? []}
         value={typeof value === "string" ? value : ""}
         onChange={(e) => onChange(e.target.value || null)}

@@ -1,6 +1,6 @@
 // The seat count of a seat-based price: − and + within the tiers' bounds (and the checkout's), the price per
 // seat and the tier the count falls in, updated as the count changes.
-import { formatMoney } from "../../../shared/money.js";
+import { money as formatMoney, t } from "../i18n/intl.js";
 import type { Checkout, Price } from "../checkout-api.js";
 import { fieldId, seatBounds, seatQuote } from "./model.js";
 
@@ -12,9 +12,9 @@ export function SeatStepper(props: { checkout: Checkout; price: Price; seats: nu
   const set = (n: number) => props.onChange(Math.max(min, max === null ? n : Math.min(max, n)));
   return (
     <div className="field seats">
-      <label htmlFor={id}>Seats</label>
+      <label htmlFor={id}>{t("label.seats")}</label>
       <div className="stepper">
-        <button type="button" aria-label="Remove a seat" disabled={seats <= min} onClick={() => set(seats - 1)}>
+        <button type="button" aria-label={t("seats.remove")} disabled={seats <= min} onClick={() => set(seats - 1)}>
           −
         </button>
         <input
@@ -31,15 +31,15 @@ export function SeatStepper(props: { checkout: Checkout; price: Price; seats: nu
             if (Number.isInteger(n) && n > 0) set(n);
           }}
         />
-        <button type="button" aria-label="Add a seat" disabled={max !== null && seats >= max} onClick={() => set(seats + 1)}>
+        <button type="button" aria-label={t("seats.add")} disabled={max !== null && seats >= max} onClick={() => set(seats + 1)}>
           +
         </button>
       </div>
       <p className="hint" id={`${id}-quote`} aria-live="polite" data-testid="seat-quote">
         {quote
-          ? `${formatMoney(quote.perSeat, checkout.currency)} per seat (${quote.tierText}) · ${formatMoney(quote.amount, checkout.currency)}`
-          : "No price for this many seats."}
-        {max !== null ? ` · ${min}–${max} seats` : ` · at least ${min}`}
+          ? t("seats.quote", { perSeat: formatMoney(quote.perSeat, checkout.currency), tier: quote.tierText, amount: formatMoney(quote.amount, checkout.currency) })
+          : t("seats.noPrice")}
+        {max !== null ? t("seats.bounds", { min, max }) : t("seats.atLeast", { min })}
       </p>
       {props.error && (
         <p className="field-error" id={`${id}-error`}>

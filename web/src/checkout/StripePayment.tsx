@@ -9,6 +9,7 @@ import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-
 import { loadStripe, type Stripe, type StripeElements, type StripeElementsOptions } from "@stripe/stripe-js";
 import { useEffect, useMemo, useState } from "react";
 import type { Checkout } from "../checkout-api.js";
+import { formatLocale, t } from "../i18n/intl.js";
 import { fieldId } from "./model.js";
 import type { Payer } from "./payer.js";
 
@@ -29,28 +30,42 @@ export const savesOnly = (c: Pick<Checkout, "total_amount" | "active_trial_inter
 export function elementsOptions(c: Pick<Checkout, "total_amount" | "active_trial_interval" | "currency" | "product">, dark: boolean): StripeElementsOptions {
   const future = c.product?.is_recurring ? { setupFutureUsage: "off_session" as const } : {};
   const appearance = { theme: dark ? ("night" as const) : ("stripe" as const) };
+  // the Payment Element speaks the page's language (Stripe has each of till's locales)
+  const locale = formatLocale() as NonNullable<StripeElementsOptions["locale"]>;
   return savesOnly(c)
-    ? { mode: "setup", currency: c.currency, ...future, appearance }
-    : { mode: "payment", amount: c.total_amount, currency: c.currency, ...future, appearance };
+    ? { mode: "setup", currency: c.currency, ...future, appearance, locale }
+    : { mode: "payment", amount: c.total_amount, currency: c.currency, ...future, appearance, locale };
 }
 
 function stripePayer(stripe: Stripe, elements: StripeElements): Payer {
   return {
     async token(billing) {
       const submitted = await elements.submit();
-      if (submitted.error) return { ok: false, issues: { payment: submitted.error.message ?? "Check your payment details." } };
+      if (submitted.error) return { ok: false, issues: { payment: submitted.error.message ?? t("pay.checkDetails") } };
       const { error, confirmationToken } = await stripe.createConfirmationToken({
         elements,
         params: { payment_method_data: { billing_details: { name: billing.name, email: billing.email, ...(billing.address ? { address: billing.address } : {}) } } },
       });
-      if (error || !confirmationToken) return { ok: false, issues: { payment: error?.message ?? "Your payment details could not be checked. Please try again." } };
+      if (error || !confirmationToken) return { ok: false, issues: { payment: error?.message ?? t("pay.notChecked") } };
       return { ok: true, id: confirmationToken.id };
     },
-    async nextAction(clientSecret) {
-      const { error } = await stripe.handleNextAction({ clientSecret });
-      return error ? (error.message ?? "We are unable to authenticate your payment method. Please choose a different payment method and try again.") : null;
-    },
+    nextAction: (clientSecret) => runNextAction(stripe, clientSecret),
   };
+}
+
+async function runNextAction(stripe: Stripe, clientSecret: string): Promise<string | null> {
+  const { error } = await stripe.handleNextAction({ clientSecret });
+  return error ? (error.message ?? t("pay.notAuthenticated")) : null;
+}
+
+/**
+ * The next action (3-D Secure) of a payment the page finds pending when it loads (reloaded during the challenge):
+ * Stripe.js's handleNextAction with the intent's client secret; resolves with Stripe's message when it failed.
+ */
+export async function resumeNextAction(publishableKey: string, clientSecret: string): Promise<string | null> {
+  const stripe = await stripeFor(publishableKey);
+  if (!stripe) return "The payment form could not be loaded. Check your connection and reload the page.";
+  return runNextAction(stripe, clientSecret);
 }
 
 /** Hands the page its payer once Stripe.js and the Elements group are ready. */

@@ -2,7 +2,7 @@
 // what the customer now has (benefits, license keys, downloads — read with the customer session the confirm
 // made), the way on to the portal, and the receipt email only when the seller's settings send one.
 import { useEffect, useState } from "react";
-import { formatMoney } from "../../../shared/money.js";
+import { list, longDate as dateText, money as formatMoney, t } from "../i18n/intl.js";
 import type { Checkout } from "../checkout-api.js";
 import { portalApi, type Downloadable, type LicenseKey, type PortalGrant, type PortalOrder } from "../portal-api.js";
 import { everyText } from "./model.js";
@@ -38,7 +38,6 @@ async function loadPurchase(token: string, checkoutId: string): Promise<Purchase
   };
 }
 
-const dateText = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "long", day: "numeric" });
 
 export function Success(props: { checkout: Checkout; token: string | null; receiptEmail: string | null; embedded: boolean }) {
   const { checkout, token } = props;
@@ -64,36 +63,33 @@ export function Success(props: { checkout: Checkout; token: string | null; recei
       <dl className="receipt" data-testid="receipt">
         {trialing && checkout.trial_end ? (
           <>
-            <dt>Free trial until</dt>
+            <dt>{t("success.trialUntil")}</dt>
             <dd>{dateText(checkout.trial_end)}</dd>
-            <dt>First charge</dt>
-            <dd>
-              {formatMoney(checkout.total_amount, c)}
-              {every} on {dateText(checkout.trial_end)}
-            </dd>
+            <dt>{t("success.firstCharge")}</dt>
+            <dd>{t("success.chargeOn", { price: `${formatMoney(checkout.total_amount, c)}${every}`, date: dateText(checkout.trial_end) })}</dd>
           </>
         ) : (
           <>
-            <dt>Amount paid</dt>
+            <dt>{t("success.amountPaid")}</dt>
             <dd>{formatMoney(paid, c)}</dd>
           </>
         )}
         {order?.invoice_number && (
           <>
-            <dt>Order number</dt>
+            <dt>{t("success.orderNumber")}</dt>
             <dd>{order.invoice_number}</dd>
           </>
         )}
         {checkout.seats !== null && (
           <>
-            <dt>Seats</dt>
+            <dt>{t("label.seats")}</dt>
             <dd>{checkout.seats}</dd>
           </>
         )}
       </dl>
       {purchase && (purchase.grants.length > 0 || purchase.keys.length > 0) && (
         <section aria-labelledby="benefits-heading" className="benefits">
-          <h2 id="benefits-heading">What you now have</h2>
+          <h2 id="benefits-heading">{t("success.benefits")}</h2>
           <ul data-testid="benefits">
             {purchase.grants.map((g) => (
               <li key={g.id}>{g.benefit.description}</li>
@@ -101,15 +97,15 @@ export function Success(props: { checkout: Checkout; token: string | null; recei
           </ul>
           {purchase.keys.map((k) => (
             <p key={k.id} className="license-key">
-              License key: <code data-testid="license-key">{k.key}</code>
+              {t("success.licenseKey")} <code data-testid="license-key">{k.key}</code>
             </p>
           ))}
           {purchase.downloads.length > 0 && (
-            <ul className="downloads" aria-label="Downloads">
+            <ul className="downloads" aria-label={t("success.downloads")}>
               {purchase.downloads.map((d) => (
                 <li key={d.id}>
                   <a href={d.file.download.url} download>
-                    Download {d.file.name}
+                    {t("success.download", { name: d.file.name })}
                   </a>{" "}
                   ({d.file.size_readable})
                 </li>
@@ -121,13 +117,13 @@ export function Success(props: { checkout: Checkout; token: string | null; recei
       {token && purchase && <ConnectAccounts grants={purchase.grants} token={token} newTab={newTab} />}
       {props.receiptEmail && (
         <p className="lead" data-testid="receipt-email">
-          A receipt was emailed to {props.receiptEmail}.
+          {t("success.receipt", { email: props.receiptEmail })}
         </p>
       )}
       {token && (
         <p>
           <a className="button" href={`/portal?customer_session_token=${encodeURIComponent(token)}`} {...newTab}>
-            See your purchase, license keys and subscriptions
+            {t("success.portal")}
           </a>
         </p>
       )}
@@ -143,11 +139,11 @@ function ConnectAccounts({ grants, token, newTab }: { grants: PortalGrant[]; tok
   if (needed.length === 0) return null;
   return (
     <p className="lead" data-testid="connect-accounts">
-      To get {needed.length > 1 ? "these benefits" : "this benefit"}, connect your {needed.join(" and ")} account{needed.length > 1 ? "s" : ""}:{" "}
+      {t("success.connect", { count: needed.length, accounts: list(needed) })}{" "}
       <a href={`/portal?customer_session_token=${encodeURIComponent(token)}#connected-accounts`} {...newTab}>
-        connect {needed.length > 1 ? "them" : "it"} in your portal
+        {t("success.connectLink", { count: needed.length })}
       </a>
-      .
+      {t("success.connectEnd")}
     </p>
   );
 }

@@ -2,7 +2,7 @@
 // its price or the choice between prices, the usage prices billed with it, seats or a pay-what-you-want
 // amount, a discount code, and the order summary.
 import { useState } from "react";
-import { formatMoney } from "../../../shared/money.js";
+import { money as formatMoney, t } from "../i18n/intl.js";
 import type { Checkout, Price } from "../checkout-api.js";
 import { Markdown } from "../markdown.js";
 import { Field } from "../ui.js";
@@ -35,7 +35,7 @@ export function Summary(props: SummaryProps) {
   return (
     <section className="summary" aria-labelledby="summary-heading">
       <h2 id="summary-heading" className="visually-hidden">
-        Your order
+        {t("summary.yourOrder")}
       </h2>
       <p className="seller">{checkout.organization.name}</p>
       {image && <img className="media" src={image.public_url} alt={product?.name ?? ""} />}
@@ -43,7 +43,7 @@ export function Summary(props: SummaryProps) {
 
       {choices.length > 1 ? (
         <fieldset>
-          <legend>Choose an option</legend>
+          <legend>{t("summary.chooseOption")}</legend>
           {choices.map(({ product: p, price: pr }) => (
             <label key={pr.id} className="choice">
               <input
@@ -70,7 +70,7 @@ export function Summary(props: SummaryProps) {
       )}
       {metered.length > 0 && product && (
         <div className="usage">
-          <p className="usage-title">Plus usage</p>
+          <p className="usage-title">{t("summary.plusUsage")}</p>
           <ul data-testid="metered-prices">
             {metered.map((m) => (
               <li key={m.id}>{meteredText(m, product)}</li>
@@ -85,7 +85,7 @@ export function Summary(props: SummaryProps) {
       {price?.amount_type === "custom" && (
         <Field
           id={fieldId("amount")}
-          label={`Amount (${checkout.currency.toUpperCase()})`}
+          label={t("summary.amount", { currency: checkout.currency.toUpperCase() })}
           required
           inputMode="decimal"
           value={props.amount}
@@ -99,14 +99,14 @@ export function Summary(props: SummaryProps) {
         <div className="discount">
           <Field
             id={fieldId("discount_code")}
-            label="Discount code"
+            label={t("label.discountCode")}
             optional
             value={props.discountCode}
             error={issues.discount_code}
             onChange={(e) => props.onDiscountCode(e.target.value)}
           />
           <button type="button" disabled={!props.discountCode.trim() || props.updating} onClick={props.onApplyDiscount}>
-            Apply
+            {t("summary.apply")}
           </button>
         </div>
       )}
@@ -117,9 +117,9 @@ export function Summary(props: SummaryProps) {
 }
 
 function amountHint(price: Price, currency: string): string | null {
-  const parts = [
-    price.minimum_amount ? `at least ${formatMoney(price.minimum_amount, currency)}` : "",
-    price.maximum_amount ? `at most ${formatMoney(price.maximum_amount, currency)}` : "",
-  ].filter(Boolean);
-  return parts.length > 0 ? parts.join(", ") : null;
+  const min = price.minimum_amount ? formatMoney(price.minimum_amount, currency) : null;
+  const max = price.maximum_amount ? formatMoney(price.maximum_amount, currency) : null;
+  if (min && max) return t("summary.between", { min, max });
+  if (min) return t("summary.atLeast", { amount: min });
+  return max ? t("summary.atMost", { amount: max }) : null;
 }

@@ -1,11 +1,10 @@
 // The order summary's lines: the subtotal (seats × price per seat), the discount, the server's taxes, the
 // total due now, what a subscription then costs each period (the full price once a discount is spent, usage
 // billed after each period), and a trial's terms.
-import { formatMoney } from "../../../shared/money.js";
+import { longDate, money as formatMoney, t } from "../i18n/intl.js";
 import type { Checkout } from "../checkout-api.js";
 import { everyText, renewalText } from "./model.js";
 
-const dateText = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "long", day: "numeric" });
 
 export function Totals({ checkout }: { checkout: Checkout }) {
   const c = checkout.currency;
@@ -18,35 +17,39 @@ export function Totals({ checkout }: { checkout: Checkout }) {
   return (
     <section aria-labelledby="totals-heading" className="totals">
       <h2 id="totals-heading" className="visually-hidden">
-        Order summary
+        {t("totals.heading")}
       </h2>
       <dl aria-live="polite" aria-atomic="true" data-testid="totals">
-        <dt>{seats ? `Subtotal (${seats.seats} seats × ${formatMoney(seats.price_per_seat ?? 0, c)})` : "Subtotal"}</dt>
+        <dt>{seats ? t("totals.subtotalSeats", { seats: seats.seats ?? 0, price: formatMoney(seats.price_per_seat ?? 0, c) }) : t("totals.subtotal")}</dt>
         <dd>{formatMoney(checkout.amount, c)}</dd>
         {checkout.discount_amount > 0 && (
           <>
-            <dt>Discount{discount ? ` (${discount.code ?? discount.name})` : ""}</dt>
+            <dt>{discount ? t("totals.discountNamed", { name: discount.code ?? discount.name }) : t("totals.discount")}</dt>
             <dd>−{formatMoney(checkout.discount_amount, c)}</dd>
           </>
         )}
         {checkout.tax_amount !== null && (
           <>
-            <dt>{checkout.reverse_charge ?? "Taxes"}</dt>
+            <dt>{checkout.reverse_charge ? t("totals.reverseCharge") : t("totals.taxes")}</dt>
             <dd>{formatMoney(checkout.tax_amount, c)}</dd>
           </>
         )}
-        <dt className="total">{trialing ? "Total due today" : "Total"}</dt>
+        <dt className="total">{trialing ? t("totals.dueToday") : t("totals.total")}</dt>
         <dd className="total">{formatMoney(trialing ? 0 : checkout.total_amount, c)}</dd>
       </dl>
       {discount && discount.duration !== "forever" && recurring && checkout.discount_amount > 0 && (
         <p className="hint" data-testid="discount-terms">
-          {discount.duration === "once" ? "The discount applies to the first payment." : `The discount applies for ${discount.duration_in_months ?? 1} months.`}
+          {discount.duration === "once" ? t("totals.discountOnce") : t("totals.discountMonths", { months: discount.duration_in_months ?? 1 })}
         </p>
       )}
       {trialing && checkout.trial_end ? (
         <p className="terms" data-testid="trial-terms">
-          {checkout.active_trial_interval_count}-{checkout.active_trial_interval} free trial. Then {formatMoney(checkout.total_amount, c)}
-          {every}, first charged on {dateText(checkout.trial_end)}. Cancel before then and you pay nothing.
+          {t("totals.trial", {
+            count: checkout.active_trial_interval_count ?? 1,
+            interval: checkout.active_trial_interval ?? "day",
+            price: `${formatMoney(checkout.total_amount, c)}${every}`,
+            date: longDate(checkout.trial_end),
+          })}
         </p>
       ) : (
         recurring && (

@@ -1,71 +1,49 @@
 // The checkout page's pure logic, without React: how prices read ("$10.00 / month", "$0.005 per API call,
 // billed monthly"), seat tiers and bounds, a pay-what-you-want amount as typed, the card's expiry, every
 // problem of the form at once (checked before anything is sent), and the confirm request's body.
-import { formatMoney, minorDigits } from "../../../shared/money.js";
+import { minorDigits } from "../../../shared/money.js";
 import { unitName } from "../../../shared/meter-units.js";
 import { seatPrice } from "../../../shared/seat-tiers.js";
 import { describeTiers } from "../../../shared/tiers.js";
 import { addressFields } from "../regions.js";
+import { money as formatMoney, t, unitMoney } from "../i18n/intl.js";
+import "../i18n/checkout/index.js";
 import type { Address, Checkout, CheckoutProduct, CustomField, FieldMode, Price, SeatTier } from "../checkout-api.js";
 
 export type AddressKey = "country" | "state" | "city" | "postal_code" | "line1" | "line2";
 export const ADDRESS_ORDER: AddressKey[] = ["country", "line1", "line2", "city", "postal_code", "state"];
-export const ADDRESS_LABELS: Record<AddressKey, string> = {
-  line1: "Address line 1",
-  line2: "Address line 2",
-  city: "City",
-  postal_code: "Postal code",
-  state: "State / Province",
-  country: "Country",
-};
+/** The address fields' labels, in the page's language. */
+export const addressLabel = (key: AddressKey): string => t(`address.${key}`);
 
 // ---- prices as they read ------------------------------------------------------------------------------
 
-const INTERVAL_ADVERB: Record<string, string> = { day: "daily", week: "weekly", month: "monthly", year: "yearly" };
-
-/** "/ month", "/ 3 months", "" for one-time. */
+/** " / month", " / 3 months", "" for one-time. */
 export function everyText(interval: string | null | undefined, count: number | null | undefined = 1): string {
   if (!interval) return "";
-  return count && count > 1 ? ` / ${count} ${interval}s` : ` / ${interval}`;
+  return t("price.every", { interval, count: count ?? 1 });
 }
 
 /** "billed monthly", "billed every 3 months". */
 export function billedText(interval: string | null | undefined, count: number | null | undefined = 1): string {
-  if (!interval) return "billed on use";
-  return count && count > 1 ? `billed every ${count} ${interval}s` : `billed ${INTERVAL_ADVERB[interval] ?? `every ${interval}`}`;
+  if (!interval) return t("price.billedOnUse");
+  return t("price.billed", { interval, count: count ?? 1 });
 }
 
 export const isMetered = (p: Price) => p.amount_type === "metered_unit";
 export const isStatic = (p: Price) => !isMetered(p);
 
 /** A unit price in minor units as a decimal string ("0.5" cents) → "$0.005"; as many decimals as it has. */
-export function formatUnitAmount(unitAmount: string, currency: string): string {
-  const digits = minorDigits(currency);
-  const value = Number(unitAmount);
-  if (!Number.isFinite(value)) return unitAmount;
-  const decimals = (unitAmount.split(".")[1] ?? "").replace(/0+$/, "").length;
-  const major = value / 10 ** digits;
-  try {
-    return new Intl.NumberFormat(undefined, {
-      style: "currency",
-      currency: currency.toUpperCase(),
-      minimumFractionDigits: digits,
-      maximumFractionDigits: Math.min(digits + decimals, 20),
-    }).format(major);
-  } catch {
-    return `${major} ${currency.toUpperCase()}`;
-  }
-}
+export const formatUnitAmount = (unitAmount: string, currency: string): string => unitMoney(unitAmount, currency);
 
 /** "$0.005 per API call, billed monthly" (and its cap, when there is one). */
 export function meteredText(price: Price, product: Pick<CheckoutProduct, "recurring_interval" | "recurring_interval_count">): string {
   const currency = price.price_currency ?? "usd";
-  const cap = price.cap_amount ? `, up to ${formatMoney(price.cap_amount, currency)}` : "";
   // a tiered price (till's unit_tiers) reads its tiers, as the invoice will (shared/tiers.ts)
   const unit = price.unit_tiers
     ? describeTiers(price.unit_tiers, currency, unitName(price.meter?.name ?? ""))
-    : `${formatUnitAmount(price.unit_amount ?? "0", currency)} per ${unitName(price.meter?.name ?? "")}`;
-  return `${unit}, ${billedText(product.recurring_interval, product.recurring_interval_count)}${cap}`;
+    : t("price.perUnit", { amount: formatUnitAmount(price.unit_amount ?? "0", currency), unit: unitName(price.meter?.name ?? "") });
+  const billed = billedText(product.recurring_interval, product.recurring_interval_count);
+  return price.cap_amount ? t("price.meteredCapped", { unit, billed, cap: formatMoney(price.cap_amount, currency) }) : t("price.metered", { unit, billed });
 }
 
 /** How a static price reads in a choice or on the summary: "$10.00 / month", "Pay what you want", "Free". */
@@ -75,14 +53,14 @@ export function priceText(price: Price, product: Pick<CheckoutProduct, "recurrin
   switch (price.amount_type) {
     case "fixed":
       // the server writes a free price as a fixed price of 0
-      return price.price_amount ? `${formatMoney(price.price_amount, currency)}${every}` : "Free";
+      return price.price_amount ? `${formatMoney(price.price_amount, currency)}${every}` : t("price.free");
     case "free":
-      return "Free";
+      return t("price.free");
     case "custom":
-      return "Pay what you want";
+      return t("price.custom");
     case "seat_based": {
       const first = price.seat_tiers?.tiers[0];
-      return first ? `From ${formatMoney(first.price_per_seat, currency)} per seat${every}` : `Per seat${every}`;
+      return first ? t("price.seatsFrom", { amount: formatMoney(first.price_per_seat, currency), every }) : t("price.perSeat", { every });
     }
     case "metered_unit":
       return meteredText(price, product);
@@ -125,9 +103,9 @@ export function seatBounds(price: Price, checkout: Pick<Checkout, "min_seats" | 
   return { min, max: limits.length > 0 ? Math.min(...limits) : null };
 }
 
-export function tierText(t: SeatTier): string {
-  if (t.max_seats === null) return `${t.min_seats} or more seats`;
-  return t.min_seats === t.max_seats ? `${t.min_seats} seat${t.min_seats === 1 ? "" : "s"}` : `${t.min_seats}–${t.max_seats} seats`;
+export function tierText(tier: SeatTier): string {
+  if (tier.max_seats === null) return t("seats.orMore", { min: tier.min_seats });
+  return tier.min_seats === tier.max_seats ? t("seats.count", { count: tier.min_seats }) : t("seats.range", { min: tier.min_seats, max: tier.max_seats });
 }
 
 /** What `seats` cost (shared/seat-tiers.ts); null outside every tier. */
@@ -142,13 +120,13 @@ export function seatQuote(price: Price, seats: number): SeatQuote | null {
 /** The typed amount in minor units, or the problem with it ("12.5" usd → 1250). */
 export function customAmount(price: Price, typed: string, currency: string): { minor: number | null; issue: string | null } {
   const text = typed.trim().replace(",", ".");
-  if (text === "") return { minor: null, issue: "Enter an amount." };
-  if (!/^\d+(\.\d+)?$/.test(text)) return { minor: null, issue: "Enter an amount as a number, like 12.50." };
+  if (text === "") return { minor: null, issue: t("amount.enter") };
+  if (!/^\d+(\.\d+)?$/.test(text)) return { minor: null, issue: t("amount.number") };
   const minor = Math.round(Number(text) * 10 ** minorDigits(currency));
   const min = price.minimum_amount ?? 0;
-  if (minor < min) return { minor, issue: `The amount must be at least ${formatMoney(min, currency)}.` };
+  if (minor < min) return { minor, issue: t("amount.min", { amount: formatMoney(min, currency) }) };
   if (price.maximum_amount != null && minor > price.maximum_amount) {
-    return { minor, issue: `The amount must be at most ${formatMoney(price.maximum_amount, currency)}.` };
+    return { minor, issue: t("amount.max", { amount: formatMoney(price.maximum_amount, currency) }) };
   }
   return { minor, issue: null };
 }
@@ -187,16 +165,16 @@ export interface CardInput {
 export function cardIssues(card: CardInput, now = new Date()): Record<string, string> {
   const issues: Record<string, string> = {};
   const digits = card.number.replace(/[\s-]/g, "");
-  if (!digits) issues.number = "Enter your card number.";
-  else if (!/^\d{12,19}$/.test(digits)) issues.number = "Your card number is incomplete.";
+  if (!digits) issues.number = t("card.enterNumber");
+  else if (!/^\d{12,19}$/.test(digits)) issues.number = t("card.numberIncomplete");
   const expiry = parseExpiry(card.expiry);
-  if (!card.expiry.trim()) issues.expiry = "Enter your card's expiration date.";
-  else if (!expiry) issues.expiry = "Your card's expiration date is incomplete.";
+  if (!card.expiry.trim()) issues.expiry = t("card.enterExpiry");
+  else if (!expiry) issues.expiry = t("card.expiryIncomplete");
   else if (expiry.year < now.getUTCFullYear() || (expiry.year === now.getUTCFullYear() && expiry.month < now.getUTCMonth() + 1)) {
-    issues.expiry = "Your card's expiration date is in the past.";
+    issues.expiry = t("card.expiryPast");
   }
-  if (!card.cvc.trim()) issues.cvc = "Enter your card's security code.";
-  else if (!/^\d{3,4}$/.test(card.cvc.trim())) issues.cvc = "Your card's security code is incomplete.";
+  if (!card.cvc.trim()) issues.cvc = t("card.enterCvc");
+  else if (!/^\d{3,4}$/.test(card.cvc.trim())) issues.cvc = t("card.cvcIncomplete");
   return issues;
 }
 
@@ -233,16 +211,16 @@ export function formIssues(checkout: Checkout, form: FormState, now = new Date()
     const { issue } = customAmount(price, form.amount, checkout.currency);
     if (issue) issues.amount = issue;
   }
-  if (!form.email.trim()) issues.customer_email = "Enter your email address.";
-  else if (!EMAIL.test(form.email.trim())) issues.customer_email = "Enter a valid email address, like name@example.com.";
-  if (checkout.is_payment_form_required && !form.name.trim()) issues.customer_name = "Enter your name.";
+  if (!form.email.trim()) issues.customer_email = t("issue.enterEmail");
+  else if (!EMAIL.test(form.email.trim())) issues.customer_email = t("issue.validEmail");
+  if (checkout.is_payment_form_required && !form.name.trim()) issues.customer_name = t("issue.enterName");
   for (const key of ADDRESS_ORDER) {
     // the server decides which are required (a business or a US address asks for the full address)
     if (addressMode(checkout, key) === "required" && !form.address[key].trim()) {
-      issues[`customer_billing_address.${key}`] = key === "country" ? "Choose your country." : `Enter your ${ADDRESS_LABELS[key].toLowerCase()}.`;
+      issues[`customer_billing_address.${key}`] = t(`issue.address.${key}`);
     }
   }
-  if (form.business && !form.billingName.trim()) issues.customer_billing_name = "Enter your business name.";
+  if (form.business && !form.billingName.trim()) issues.customer_billing_name = t("issue.enterBusinessName");
   for (const a of [...checkout.attached_custom_fields].sort((x, y) => x.order - y.order)) {
     if (!a.required) continue;
     const v = form.custom[a.custom_field.slug];
@@ -256,7 +234,7 @@ export function formIssues(checkout: Checkout, form: FormState, now = new Date()
 }
 
 const customFieldMissing = (f: CustomField) =>
-  f.type === "checkbox" ? `Check “${f.properties.form_label || f.name}” to continue.` : `Fill in “${f.properties.form_label || f.name}”.`;
+  f.type === "checkbox" ? t("issue.checkField", { label: f.properties.form_label || f.name }) : t("issue.fillField", { label: f.properties.form_label || f.name });
 
 /** The billing address as the API takes it: the fields the checkout asks, null without a country. */
 export function addressValue(checkout: Pick<Checkout, "billing_address_fields">, address: Record<AddressKey, string>): Address | null {
@@ -330,21 +308,21 @@ export const fieldId = (key: string) => `checkout-${key.replace(/[^a-zA-Z0-9_-]/
 /** Names of fields for the error summary ("Email: Enter your email address."). */
 export function fieldLabel(key: string, checkout: Pick<Checkout, "attached_custom_fields">): string {
   const fixed: Record<string, string> = {
-    amount: "Amount",
-    seats: "Seats",
-    customer_email: "Email",
-    customer_name: "Name",
-    customer_billing_name: "Business name",
-    customer_tax_id: "Tax ID",
-    customer_billing_address: "Billing address",
-    discount_code: "Discount code",
-    confirmation_token_id: "Card",
-    product_price_id: "Price",
-    "card.number": "Card number",
-    payment: "Payment details",
-    "card.expiry": "Expiry",
-    "card.cvc": "CVC",
-    ...Object.fromEntries(Object.entries(ADDRESS_LABELS).map(([k, v]) => [`customer_billing_address.${k}`, v])),
+    amount: t("label.amount"),
+    seats: t("label.seats"),
+    customer_email: t("label.email"),
+    customer_name: t("label.name"),
+    customer_billing_name: t("label.businessName"),
+    customer_tax_id: t("label.taxId"),
+    customer_billing_address: t("label.billingAddress"),
+    discount_code: t("label.discountCode"),
+    confirmation_token_id: t("label.card"),
+    product_price_id: t("label.price"),
+    "card.number": t("label.cardNumber"),
+    payment: t("label.payment"),
+    "card.expiry": t("label.expiry"),
+    "card.cvc": t("label.cvc"),
+    ...Object.fromEntries(ADDRESS_ORDER.map((k) => [`customer_billing_address.${k}`, addressLabel(k)])),
   };
   if (fixed[key]) return fixed[key];
   const slug = key.startsWith("custom_field_data.") ? key.slice("custom_field_data.".length) : null;
@@ -373,7 +351,7 @@ export function renewalText(checkout: Checkout, every: string): string {
   const discounted = formatMoney(checkout.total_amount, c);
   const full = formatMoney(checkout.undiscounted_total_amount ?? checkout.total_amount, c);
   const discount = checkout.discount_amount > 0 ? checkout.discount : null;
-  const usage = meteredOf(checkout.product, checkout.product_price).length > 0 ? " plus usage, billed after each period," : "";
+  const usage = meteredOf(checkout.product, checkout.product_price).length > 0;
   // a repeating discount covers the renewals that start within its months (a yearly plan's first is past them)
   const months = discount?.duration === "repeating" ? (discount.duration_in_months ?? 1) : 0;
   const product = checkout.product;
@@ -383,7 +361,7 @@ export function renewalText(checkout: Checkout, every: string): string {
     !discount || discount.duration === "forever"
       ? `${discounted}${every}`
       : months > periodMonths
-        ? `${discounted}${every} while the discount lasts, then ${full}${every}`
+        ? t("renew.whileDiscount", { discounted: `${discounted}${every}`, full: `${full}${every}` })
         : `${full}${every}`;
-  return `Renews automatically at ${price}${usage} until you cancel.`;
+  return t("renew.terms", { price, usage: usage ? "yes" : "no" });
 }

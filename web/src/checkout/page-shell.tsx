@@ -2,6 +2,7 @@
 // it is embedded in a seller's site (embed=true&embed_origin=…, through /embed.js), the ?theme= colours, and the
 // page shell (title, the embedded close button).
 import { useEffect, type ReactNode } from "react";
+import { t } from "../i18n/intl.js";
 
 export function routeOf(pathname: string): { secret: string; confirmation: boolean } {
   const parts = pathname.split("/").filter(Boolean); // ["checkout", secret, "confirmation"?]
@@ -39,7 +40,7 @@ export function Shell(props: { title: string; wide?: boolean; embedded: boolean;
   return (
     <main className={props.wide ? "checkout wide" : "checkout"}>
       {props.embedded && (
-        <button type="button" className="close" onClick={props.onClose} disabled={props.closeDisabled} aria-label="Close checkout">
+        <button type="button" className="close" onClick={props.onClose} disabled={props.closeDisabled} aria-label={t("page.close")}>
           ×
         </button>
       )}

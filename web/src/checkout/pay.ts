@@ -6,12 +6,14 @@
 // again with the same token, so the server answers the first confirm's outcome and nothing is charged twice.
 import { useRef, type FormEvent } from "react";
 import { checkoutApi, waitForOutcome, waitForStatus, type Checkout, type CheckoutError, type ConfirmedCheckout } from "../checkout-api.js";
+import { locale, t } from "../i18n/intl.js";
 import type { FormAction, FormModel } from "./form.js";
 import { confirmBody, formChanges, formIssues, paymentIssueKey, stripeKeyOf } from "./model.js";
 import { billingOf, testPayer, type Payer } from "./payer.js";
 import type { CheckoutData } from "./useCheckout.js";
 
-export type Phase = "form" | "paying" | "success";
+/** `waiting`: the page was loaded while the payment was not finished (resume.ts). */
+export type Phase = "form" | "paying" | "waiting" | "success";
 
 export interface PayContext {
   secret: string;
@@ -54,9 +56,11 @@ export function usePay(ctx: PayContext): (e: FormEvent) => Promise<void> {
       dispatch({ type: "issues", issues: issuesShown, focus: true });
       setPhase("form");
     };
-    if (checkout.is_payment_form_required && !payer) return fail({ [paymentKey]: "The payment form is still loading. Please try again in a moment." });
+    if (checkout.is_payment_form_required && !payer) return fail({ [paymentKey]: t("pay.stillLoading") });
     setPhase("paying");
     const body = confirmBody(checkout, form.values);
+    // the language the page spoke, recorded on a checkout that named none (the emails and invoice speak it)
+    if (!checkout.locale) body.locale = locale();
     if (checkout.is_payment_form_required && payer) {
       let token = unanswered.current;
       if (!token) {

@@ -3,13 +3,17 @@
 // loader until the page says `loaded`, and follows the page's `{type:"POLAR_CHECKOUT", event}` messages:
 // `close` closes it while closable, `confirmed` makes it unclosable (payment in progress), `success` makes it
 // closable again and redirects when asked. Unlike the official package, which trusts only polar.sh, the
-// trusted origin is the till server the script was loaded from. No imports: it is bundled on its own.
+// trusted origin is the till server the script was loaded from. It is bundled on its own, with its two words in
+// each locale (web/src/i18n/embed) and nothing else.
+import { embedMessages } from "../i18n/embed/index.js";
 
 export type Theme = "light" | "dark";
 export type EmbedEvent = "loaded" | "close" | "confirmed" | "success";
 
 export interface EmbedOptions {
   theme?: Theme;
+  /** The language of the overlay's loader label and frame title (default: the page's `<html lang>`, the browser's). */
+  locale?: string;
   onLoaded?: (event: CustomEvent) => void;
 }
 
@@ -68,7 +72,8 @@ export class EmbedCheckout extends EventTarget {
     const loader = document.createElement("div");
     loader.className = "till-embed-loader";
     loader.setAttribute("role", "progressbar");
-    loader.setAttribute("aria-label", "Loading checkout");
+    const words = embedMessages(options.locale);
+    loader.setAttribute("aria-label", words["embed.loading"]);
     document.body.appendChild(loader);
     this.loader = loader;
     document.body.classList.add(NO_SCROLL);
@@ -80,7 +85,7 @@ export class EmbedCheckout extends EventTarget {
     const iframe = document.createElement("iframe");
     iframe.className = "till-embed-frame";
     iframe.src = src.toString();
-    iframe.title = "Checkout";
+    iframe.title = words["embed.title"];
     iframe.setAttribute("allow", `payment 'self' ${trustedOrigin}`);
     document.body.appendChild(iframe);
     this.iframe = iframe;

@@ -1,17 +1,25 @@
 // The hosted checkout at /checkout/{client_secret} (and its confirmation page, /checkout/{secret}/confirmation).
-// This file holds the page's states — loading, unavailable, expired, the form, paying, succeeded — and composes
+// This file holds the page's states — loading, unavailable, expired, the form, paying, waiting (loaded while the
+// payment was unfinished: checkout/resume.ts), succeeded — and composes
 // the sections under web/src/checkout/: the frame (page-shell.tsx), the form (CheckoutForm.tsx: what the customer
 // buys beside how they pay — Stripe's Payment Element or the test processor's card form), paying (pay.ts, payer.ts)
 // and the success view. Embedded (embed=true&embed_origin=…, through /embed.js) it tells the seller's page
 // `loaded`, `close`, `confirmed` and `success` — to the checkout's embed origin only. `?theme=light|dark` picks the colours.
+// It speaks the buyer's language (web/src/i18n): the checkout's `locale`, else the customer's, the browser's, the
+// organization's default, English — resolved once the checkout is read, and sent with the confirm when the
+// checkout named none, so the emails and invoice that follow speak it too.
 import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
+import { RawIntlProvider, type IntlShape } from "react-intl";
 import type { Checkout, CheckoutError, ConfirmedCheckout } from "../checkout-api.js";
 import { CheckoutForm } from "../checkout/CheckoutForm.js";
 import { emptyForm, formReducer } from "../checkout/form.js";
 import { applyTheme, embedOf, routeOf, Shell } from "../checkout/page-shell.js";
 import { usePay, type Phase } from "../checkout/pay.js";
 import type { Payer } from "../checkout/payer.js";
+import { pendingAction, useResume } from "../checkout/resume.js";
 import { useCheckout } from "../checkout/useCheckout.js";
+import { checkoutCatalogs } from "../i18n/checkout/index.js";
+import { applyLocale, intl, pageLocale, t } from "../i18n/intl.js";
 import { Status } from "../ui.js";
 import "./checkout.css";
 
@@ -41,11 +49,17 @@ export function CheckoutPage() {
     [embed],
   );
 
+  /** The page's messages once its locale is known (English until then). */
+  const [messages, setMessages] = useState<IntlShape | null>(null);
   const onLoaded = useCallback(
     (c: Checkout | null) => {
+      const wanted = pageLocale({ checkout: c?.locale, customer: c?.customer_locale, organization: c?.organization.default_locale });
+      void applyLocale(checkoutCatalogs, wanted).then(setMessages);
       if (c) {
         dispatch({ type: "loaded", checkout: c });
-        if (c.status === "succeeded" || c.status === "confirmed") setPhase("success");
+        // only a succeeded checkout is done; a confirmed one waits for its payment (3-D Secure resumed)
+        if (c.status === "succeeded") setPhase("success");
+        else if (c.status === "confirmed") setPhase("waiting");
       }
       post("loaded", c);
     },
@@ -96,6 +110,7 @@ export function CheckoutPage() {
     },
     [post, embed.embedded],
   );
+  useResume({ phase, checkout, secret: route.secret, data, dispatch, setPhase, setMessage, onDone });
   const onSubmit = usePay({ secret: route.secret, checkout, form, phase, data, dispatch, setPhase, setMessage, showError, onConfirmed, onDone, stripe: stripePayer });
 
   const shell = (title: string, children: ReactNode, wide = false) => (
@@ -104,44 +119,51 @@ export function CheckoutPage() {
     </Shell>
   );
 
-  if (data.loadError) return shell("Checkout unavailable", <Status tone="error">{data.loadError}</Status>);
-  if (!checkout) return shell("Checkout", <Status>Loading the checkout…</Status>);
-  if (checkout.status === "expired" && phase === "form") {
-    return shell("This checkout has expired", <p className="lead">Please go back to the store and start again.</p>);
-  }
-  if (phase === "success" || route.confirmation) {
-    const done = checkout.status === "succeeded" || phase === "success";
+  const translated = (page: ReactNode) => <RawIntlProvider value={messages ?? intl()}>{page}</RawIntlProvider>;
+  if (data.loadError) return translated(shell(t("page.unavailable"), <Status tone="error">{data.loadError}</Status>));
+  if (!checkout || !messages) return shell(t("page.checkout"), <Status>{t("page.loading")}</Status>);
+  return translated(page(checkout));
+
+  function page(checkout: Checkout) {
+    if (checkout.status === "expired" && phase === "form") {
+      return shell(t("page.expired"), <p className="lead">{t("page.expiredLead")}</p>);
+    }
+    if (phase === "waiting") {
+      const action = pendingAction(checkout) !== null;
+      return shell(action ? t("page.completePayment") : t("page.processing"), <Status>{action ? t("page.bankConfirms") : t("page.confirming")}</Status>);
+    }
+    if (phase === "success" || route.confirmation) {
+      const done = checkout.status === "succeeded" || phase === "success";
+      return shell(
+        done ? t("page.thanks") : t("page.processing"),
+        done ? (
+          <>
+            <Status tone="success">{t("page.success", { product: checkout.product?.name ?? t("page.theProduct"), seller: checkout.organization.name })}</Status>
+            <Suspense fallback={null}>
+              <Success checkout={checkout} token={confirmed.token} receiptEmail={confirmed.receiptEmail} embedded={embed.embedded} />
+            </Suspense>
+          </>
+        ) : (
+          <Status>{t("page.confirming")}</Status>
+        ),
+      );
+    }
+
     return shell(
-      done ? "Thank you for your purchase" : "Your order is being processed",
-      done ? (
-        <>
-          <Status tone="success">
-            Your purchase of {checkout.product?.name ?? "the product"} from {checkout.organization.name} was successful.
-          </Status>
-          <Suspense fallback={null}>
-            <Success checkout={checkout} token={confirmed.token} receiptEmail={confirmed.receiptEmail} embedded={embed.embedded} />
-          </Suspense>
-        </>
-      ) : (
-        <Status>We are confirming your payment.</Status>
-      ),
+      checkout.product?.name ?? t("page.checkout"),
+      <CheckoutForm
+        checkout={checkout}
+        form={form}
+        dispatch={dispatch}
+        data={data}
+        phase={phase}
+        message={message}
+        showError={showError}
+        onSubmit={onSubmit}
+        formRef={formRef}
+        onStripePayer={setStripePayer}
+      />,
+      true,
     );
   }
-
-  return shell(
-    checkout.product?.name ?? "Checkout",
-    <CheckoutForm
-      checkout={checkout}
-      form={form}
-      dispatch={dispatch}
-      data={data}
-      phase={phase}
-      message={message}
-      showError={showError}
-      onSubmit={onSubmit}
-      formRef={formRef}
-      onStripePayer={setStripePayer}
-    />,
-    true,
-  );
 }

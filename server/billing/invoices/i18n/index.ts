@@ -1,0 +1,22 @@
+// The invoices' and credit notes' catalogs (one JSON file per locale beside this one; English is the source) and
+// the speaker a document is written with. Adding a language: its JSON here with exactly English's keys
+// (tests/unit/server-i18n.test.ts).
+import { speakers, type Catalogs, type Speaker } from "../../../i18n/intl.js";
+import en from "./en.json" with { type: "json" };
+import de from "./de.json" with { type: "json" };
+import fr from "./fr.json" with { type: "json" };
+import es from "./es.json" with { type: "json" };
+import it from "./it.json" with { type: "json" };
+import nl from "./nl.json" with { type: "json" };
+import ptBR from "./pt-BR.json" with { type: "json" };
+import pl from "./pl.json" with { type: "json" };
+import sv from "./sv.json" with { type: "json" };
+import ja from "./ja.json" with { type: "json" };
+
+export type InvoiceMessageId = keyof typeof en;
+export type InvoiceSpeaker = Speaker<InvoiceMessageId>;
+
+export const INVOICE_CATALOGS: Catalogs<Record<InvoiceMessageId, string>> = { en, de, fr, es, it, nl, "pt-BR": ptBR, pl, sv, ja };
+
+/** The documents' speaker in `locale` (a supported locale or the pseudo-locale; anything else is English). */
+export const invoiceSpeaker = speakers(INVOICE_CATALOGS);

@@ -1,0 +1,143 @@
+// Issue 30: a checkout paid end to end in each of the buyer's locales — `locale` given at creation through both
+// SDKs (0.47.1 for half the locales, 0.49.0 for the rest), stored on the customer, the receipt email and the invoice
+// PDF read back as text in that language: the title, the total, the date and country by Intl, the EU reverse-charge
+// note in the language's legal wording. A few phrases are spelled out here too, so a catalog cannot drift unseen.
+import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOCALES, PSEUDO_LOCALE, type AnyLocale } from "../../shared/i18n/locales.js";
+import { INVOICE_CATALOGS } from "../../server/billing/invoices/i18n/index.js";
+import { invoice } from "../../server/db/schema/index.js";
+import { rawRequest } from "../helpers/api.js";
+import { pay, uniqueBuyer } from "../helpers/checkout.js";
+import { pdfTextOf } from "../helpers/pdf.js";
+import { createSeller, makeGermanInvoicer, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let seller: Seller;
+let product: Product;
+
+const flat = (s: string) => s.replace(/\s+/g, " ").trim();
+const raw = (method: string, path: string, body?: unknown) => rawRequest(server.url, seller.token, method, path, body);
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined>, ms = 30_000): Promise<T> {
+  for (const end = Date.now() + ms; ; ) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    server.worker.wake();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The invoice PDF's text once the worker made it. */
+async function invoiceText(orderId: string): Promise<string> {
+  const ready = await until(`the invoice of ${orderId}`, async () => {
+    const res = await raw("GET", `/v1/orders/${orderId}/invoice`);
+    return res.status === 200 ? (res.body as { url: string }) : null;
+  });
+  const bytes = new Uint8Array(await (await fetch(ready.url)).arrayBuffer());
+  return pdfTextOf(bytes);
+}
+
+/** An EU business in France buying from a German seller: reverse charge, so every invoice carries the legal note. */
+async function buyIn(locale: AnyLocale, sdk: "0.47.1" | "0.49.0") {
+  const email = uniqueBuyer(`locale-${locale}`);
+  const checkout =
+    sdk === "0.47.1"
+      ? await seller.sdk.checkouts.create({ products: [product.id], locale })
+      : await seller.sdk049.checkouts.create({ products: [product.id], locale });
+  expect(checkout.locale).toBe(locale);
+  await pay(server, checkout, {
+    customerEmail: email,
+    isBusinessCustomer: true,
+    customerBillingName: "Acme SARL",
+    customerTaxId: "FR40303265045",
+    customerBillingAddress: { country: "FR", line1: "5 avenue Foch", city: "Paris", postalCode: "75016" },
+  });
+  const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+  if (!order) throw new Error("no order");
+  return { email, order };
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  await server.worker.start();
+  seller = await createSeller(server, "locales-inv");
+  product = await seller.sdk.products.create({ name: "Pro plan", prices: [{ amountType: "fixed", priceAmount: 2500, priceCurrency: "eur" }] });
+  await makeGermanInvoicer(server, seller);
+}, 60_000);
+afterAll(async () => server?.close());
+
+/** Phrases of the legal wording and titles, as the tax authorities and a native reader write them. */
+const SPELLED: Partial<Record<AnyLocale, string[]>> = {
+  de: ["Rechnung", "Steuerschuldnerschaft des Leistungsempfängers", "Frankreich"],
+  fr: ["Facture", "Autoliquidation", "France"],
+  es: ["Factura", "Inversión del sujeto pasivo", "Francia"],
+  it: ["Fattura", "Inversione contabile", "Francia"],
+  nl: ["Factuur", "Btw verlegd", "Frankrijk"],
+  "pt-BR": ["Fatura", "Autoliquidação", "França"],
+  pl: ["Faktura", "Odwrotne obciążenie", "Francja"],
+  sv: ["Faktura", "Omvänd betalningsskyldighet", "Frankrike"],
+  ja: ["請求書", "リバースチャージ", "フランス"],
+};
+
+describe("a checkout paid in the buyer's locale", () => {
+  LOCALES.forEach((locale, i) => {
+    it(`${locale}: the customer keeps the locale; the receipt and the invoice speak it, amounts and dates by Intl`, async () => {
+      const { email, order } = await buyIn(locale, i % 2 === 0 ? "0.47.1" : "0.49.0");
+      const total = flat(new Intl.NumberFormat(locale, { style: "currency", currency: "EUR" }).format(25));
+      expect(order).toMatchObject({ taxAmount: 0, totalAmount: 2500, currency: "eur" });
+
+      const customer = await seller.sdk.customers.get({ id: order.customerId });
+      expect(customer.locale).toBe(locale);
+
+      const mail = await server.mailbox.waitFor(email, /./, 20_000);
+      expect(flat(mail.text)).toContain(total);
+
+      const text = await invoiceText(order.id);
+      const t = INVOICE_CATALOGS[locale];
+      const date = new Intl.DateTimeFormat(locale, { dateStyle: "long", timeZone: "UTC" }).format(order.createdAt);
+      expect(text).toContain(flat(t["title.invoice"]));
+      expect(text).toContain(flat(t["head.invoiceNumber"].replace("{number}", order.invoiceNumber ?? "")));
+      expect(text).toContain(flat(t["head.invoiceDate"].replace("{date}", date)));
+      expect(text).toContain(`${flat(t["total.total"])} ${total}`);
+      expect(text).toContain(flat(t["note.euReverseCharge"]));
+      expect(text).toContain(flat(new Intl.DisplayNames([locale], { type: "region" }).of("FR")!));
+      for (const phrase of SPELLED[locale] ?? []) expect(text).toContain(phrase);
+      if (locale !== "en") expect(text).not.toContain("Invoice number");
+    }, 60_000);
+  });
+
+  it("falls back to the organization's default locale for a customer who named none, and the pseudo-locale leaves nothing untranslated", async () => {
+    const set = await raw("PATCH", `/v1/organizations/${seller.organizationId}`, { default_locale: "sv" });
+    expect(set.status).toBe(200);
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    await pay(server, checkout, { customerBillingName: "Kund AB", customerBillingAddress: { country: "SE" } });
+    const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+    const text = await invoiceText(order!.id);
+    expect(text).toContain("Fakturanummer");
+    expect(text).toContain("Sverige");
+    // the invoice keeps the locale it was first made in: re-made (POST …/invoice) after the customer named
+    // another language and the organization's default changed, it is still Swedish
+    expect((await raw("PATCH", `/v1/customers/${order!.customerId}`, { locale: "fr" })).status).toBe(200);
+    expect((await raw("PATCH", `/v1/organizations/${seller.organizationId}`, { default_locale: "de" })).status).toBe(200);
+    expect((await raw("POST", `/v1/orders/${order!.id}/invoice`)).status).toBe(202);
+    const row = () => server.database.db.select().from(invoice).where(and(eq(invoice.orderId, order!.id), eq(invoice.kind, "invoice")));
+    await until("the re-made invoice", async () => (await row()).find((r) => r.version === 2 && r.status === "generated"));
+    expect((await row())[0]!.locale).toBe("sv");
+    const again = await invoiceText(order!.id);
+    expect(again).toContain("Fakturanummer");
+    expect(again).not.toContain("Facture");
+
+    const pseudo = await seller.sdk.checkouts.create({ products: [product.id], locale: PSEUDO_LOCALE });
+    await pay(server, pseudo, { customerBillingName: "Pseudo Buyer", customerBillingAddress: { country: "FR" } });
+    const [po] = (await seller.sdk.orders.list({ checkoutId: pseudo.id })).result.items;
+    const ptext = await invoiceText(po!.id);
+    // every catalog word is bracketed: what remains outside brackets is data (names, numbers, amounts, dates)
+    const outside = ptext.replace(/\[[^\]]*\]/g, " ");
+    for (const word of ["Invoice", "Subtotal", "Total", "Status", "Bill to", "Description", "Amount"]) expect(outside).not.toContain(word);
+    expect(ptext).toContain("[Íñvóíçé ñúmbér");
+  }, 90_000);
+});
