@@ -232,7 +232,7 @@ export interface SeatsList {
 const BASE = "/v1/customer-portal";
 
 /** A call with the session's token; `token` null for the public routes (the seller by slug, sign-in by code). */
-async function call<T>(token: string | null, method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<Result<T>> {
+export async function call<T>(token: string | null, method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown): Promise<Result<T>> {
   let res: Response;
   try {
     res = await fetch(`${BASE}${path}`, {
@@ -259,7 +259,7 @@ async function call<T>(token: string | null, method: "GET" | "POST" | "PATCH" | 
 }
 
 /** Every page of a list (a customer has few rows; 100 a page). */
-async function all<T>(token: string, path: string): Promise<Result<T[]>> {
+export async function all<T>(token: string, path: string): Promise<Result<T[]>> {
   const items: T[] = [];
   for (let page = 1; ; page++) {
     const r = await call<ListResource<T>>(token, "GET", `${path}?limit=100&page=${page}`);

@@ -74,6 +74,7 @@ export async function requestEmailUpdate(deps: EmailUpdateDeps, p: PortalCaller,
       type: "email_update",
       recipient: to,
       data: { email: to, token, expires_at: expiresAt.toISOString() },
+      customerId: p.customer.id,
     });
   });
 }

@@ -6,11 +6,10 @@ import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, parseWith, pathId, queryArray, queryBool } from "../http.js";
-import { ApiError, notFound } from "../errors.js";
+import { ApiError, notFound, notPermitted } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
-import { PRORATION_BEHAVIORS } from "../subscriptions/change.js";
+import { PRORATION_BEHAVIORS, type SubscriptionUpdate } from "../subscriptions/change.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
-import type { SubscriptionUpdate } from "../subscriptions/service.js";
 import * as service from "./service.js";
 import { OrderUpdateInput } from "../orders/service.js";
 import { oauthAccountsWire } from "../benefit-delivery/service.js";
@@ -46,8 +45,22 @@ export function portalAuth(db: BillingDeps["db"]) {
     if (!token) throw unauthorized("A customer session token is required: Authorization: Bearer <token>.");
     const caller = await resolvePortalToken(db, token);
     if (!caller) throw unauthorized("The customer session is unknown or has expired.");
+    if (caller.member?.role === "member" && !memberMay(req.method, req.routeOptions.url ?? "")) {
+      throw notPermitted("Your role in this team does not allow this: ask its owner or a billing manager.");
+    }
     req.portal = caller;
   };
+}
+
+/**
+ * What a team member of role "member" may do in the portal: read the team and their session, use the benefits
+ * (grants, downloads, license keys, usage). Orders, subscriptions, payment methods, wallets, seats, members and the
+ * customer's details are for the owner and billing managers.
+ */
+const MEMBER_PATHS = /^\/v1\/customer-portal\/(customer-session\/|benefit-grants\/|downloadables\/|license-keys\/|meters\/)/;
+function memberMay(method: string, url: string): boolean {
+  if (url === "/v1/customer-portal/customers/me") return method === "GET";
+  return MEMBER_PATHS.test(url.endsWith("/") ? url : `${url}/`);
 }
 
 export function portalOf(req: FastifyRequest): PortalCaller {

@@ -19,7 +19,9 @@ import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import { listProducts, loadProducts } from "../products/service.js";
 import { updateSubscription } from "../subscriptions/lifecycle.js";
-import { getSubscription, listSubscriptions, type SubscriptionUpdate, type SubscriptionWire } from "../subscriptions/service.js";
+import { getSubscription, listSubscriptions } from "../subscriptions/service.js";
+import type { SubscriptionUpdate } from "../subscriptions/change.js";
+import type { SubscriptionWire } from "../subscriptions/wire.js";
 import type { PortalCaller } from "./sessions.js";
 import { activeFilesOf, toCustomerBenefitGrantWire, toCustomerOrganizationWire, toCustomerProductWire, toCustomerOrderWire, toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire } from "./wire.js";
 
@@ -247,9 +249,8 @@ export async function organizationBySlug(deps: PortalDeps, slug: string) {
 
 export const introspect = (p: PortalCaller) => ({ expires_at: p.session.expiresAt.toISOString(), return_url: p.session.returnUrl });
 
-export const authenticatedUser = (p: PortalCaller) => ({
-  type: "customer",
-  name: p.customer.name ?? null,
-  email: p.customer.email,
-  customer_id: p.customer.id,
-});
+/** PortalAuthenticatedUser: the customer, or the team member whose session it is (with their role). */
+export const authenticatedUser = (p: PortalCaller) =>
+  p.member
+    ? { type: "member", name: p.member.name ?? null, email: p.member.email, customer_id: p.customer.id, member_id: p.member.id, role: p.member.role }
+    : { type: "customer", name: p.customer.name ?? null, email: p.customer.email, customer_id: p.customer.id };

@@ -5,10 +5,14 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { and, count, eq, gt, gte, isNull, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { customer, customerSession, customerSessionCode, organization } from "../../db/schema/index.js";
+import { billingOrganization, customer, customerSession, customerSessionCode, organization } from "../../db/schema/index.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { renderPortalCodeEmail } from "../../mail/render.js";
+import { mailSpeaker } from "../../mail/i18n/index.js";
+import { resolveLocale } from "../../../shared/i18n/locales.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
+import { findMember, memberByEmail, memberOfCustomer, ownerOf } from "../members/service.js";
+import type { MemberRow } from "../members/wire.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { isUuid } from "../http.js";
 import { ApiError, invalid, notFound } from "../errors.js";
@@ -22,12 +26,13 @@ const TOKEN_PREFIX = "till_cst_";
 export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** A new session's row and its token (the only time the token exists in clear). */
-export function newCustomerSession(organizationId: string, customerId: string, returnUrl: string | null, now: Date) {
+export function newCustomerSession(organizationId: string, customerId: string, returnUrl: string | null, now: Date, memberId: string | null = null) {
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
   const row: CustomerSessionRow = {
     id: randomUUID(),
     organizationId,
     customerId,
+    memberId,
     tokenHash: hashToken(token),
     expiresAt: new Date(now.getTime() + CUSTOMER_SESSION_TTL_MS),
     returnUrl,
@@ -52,14 +57,14 @@ const returnUrl = z
   .max(2048)
   .nullish();
 
-/** CustomerSessionCustomerIDCreate | CustomerSessionCustomerExternalIDCreate (member ids are accepted and ignored: no team customers). */
+/** CustomerSessionCustomerIDCreate | CustomerSessionCustomerExternalIDCreate (a team's session is a member's: the one named, else the owner). */
 export const CustomerSessionCreateInput = z
   .object({
     customer_id: z.string().refine(isUuid, { message: "Input should be a valid UUID" }).optional(),
     external_customer_id: z.string().min(1).max(256).optional(),
     return_url: returnUrl,
-    member_id: z.string().nullish(),
-    external_member_id: z.string().nullish(),
+    member_id: z.string().refine(isUuid, { message: "Input should be a valid UUID" }).nullish(),
+    external_member_id: z.string().min(1).max(256).nullish(),
   })
   .superRefine((v, ctx) => {
     if ((v.customer_id === undefined) === (v.external_customer_id === undefined)) {
@@ -89,15 +94,27 @@ export async function createCustomerSession(db: Db, organizationId: string, inpu
     throw err instanceof ApiError && err.status === 404 ? missing() : err;
   });
   if (c.deletedAt) throw missing();
-  const { row, token } = newCustomerSession(organizationId, c.id, input.return_url ?? null, new Date());
+  const member = await sessionMember(db, c, input);
+  const { row, token } = newCustomerSession(organizationId, c.id, input.return_url ?? null, new Date(), member?.id ?? null);
   await db.insert(customerSession).values(row);
   return toCustomerSessionWire(row, token, c, baseURL);
+}
+
+/** The member a team customer's session is for: the one named (422 when not of this customer), else the owner. */
+async function sessionMember(db: Queryable, c: CustomerRow, input: z.output<typeof CustomerSessionCreateInput>): Promise<MemberRow | null> {
+  const named = input.member_id ? { id: input.member_id.toLowerCase() } : input.external_member_id ? { externalId: input.external_member_id } : null;
+  if (!named) return c.type === "team" ? ((await ownerOf(db, c.organizationId, c.id)) ?? null) : null;
+  const m = await memberOfCustomer(db, c.organizationId, c.id, named);
+  if (!m) throw invalid(["body", input.member_id ? "member_id" : "external_member_id"], "Member does not exist.");
+  return m;
 }
 
 export interface PortalCaller {
   organizationId: string;
   customer: CustomerRow;
   session: CustomerSessionRow;
+  /** The team member signed in (null: an individual customer, or a team session made before members). */
+  member: MemberRow | null;
 }
 
 /** The live session and (not deleted) customer a bearer token names, or null. */
@@ -108,7 +125,11 @@ export async function resolvePortalToken(db: Queryable, token: string): Promise<
     .from(customerSession)
     .innerJoin(customer, eq(customer.id, customerSession.customerId))
     .where(and(eq(customerSession.tokenHash, hashToken(token)), gt(customerSession.expiresAt, new Date()), isNull(customer.deletedAt)));
-  return row ? { organizationId: row.session.organizationId, customer: row.customer, session: row.session } : null;
+  if (!row) return null;
+  const member = row.session.memberId ? await findMember(db, row.session.organizationId, row.session.memberId) : undefined;
+  // a member removed from the team: their session ends with it (the foreign key deletes it too)
+  if (row.session.memberId && !member) return null;
+  return { organizationId: row.session.organizationId, customer: row.customer, session: row.session, member: member ?? null };
 }
 
 export const noSuchCustomer = () => notFound("Customer not found");
@@ -151,26 +172,34 @@ function newCode(): string {
 export async function requestSessionCode(db: Db, mailer: Mailer, baseURL: string, input: z.output<typeof CustomerSessionCodeRequestInput>): Promise<void> {
   const organizationId = input.organization_id.toLowerCase();
   const [found] = await db
-    .select({ customer, organization: { name: organization.name, slug: organization.slug, logo: organization.logo } })
+    .select({ customer, organization: { name: organization.name, slug: organization.slug, logo: organization.logo }, details: billingOrganization.details })
     .from(customer)
     .innerJoin(organization, eq(organization.id, customer.organizationId))
+    .leftJoin(billingOrganization, eq(billingOrganization.organizationId, customer.organizationId))
     .where(and(eq(customer.organizationId, organizationId), eq(customer.email, input.email.toLowerCase()), isNull(customer.deletedAt)))
     .limit(1);
-  if (!found) return;
+  // not a customer's email: a team member's signs them into their team's portal
+  const member = found ? undefined : await memberByEmail(db, organizationId, input.email);
+  const team = member ? await teamOf(db, organizationId, member.customerId) : undefined;
+  const to = found ?? team;
+  if (!to) return;
+  const memberId = member?.id ?? null;
+  const recipient = member?.email ?? to.customer.email;
   const now = new Date();
   const code = newCode();
   const sent = await db.transaction(async (tx) => {
     // one customer at a time: the count and the insert must not interleave with another request's
-    await tx.select({ id: customer.id }).from(customer).where(eq(customer.id, found.customer.id)).for("update");
+    await tx.select({ id: customer.id }).from(customer).where(eq(customer.id, to.customer.id)).for("update");
     const [recent] = await tx
       .select({ n: count() })
       .from(customerSessionCode)
-      .where(and(eq(customerSessionCode.customerId, found.customer.id), gt(customerSessionCode.expiresAt, now)));
+      .where(and(eq(customerSessionCode.customerId, to.customer.id), gt(customerSessionCode.expiresAt, now)));
     // past the limit nothing more is mailed (an error would tell that the customer exists)
     if ((recent?.n ?? 0) >= MAX_CODES_PER_WINDOW) return false;
     await tx.insert(customerSessionCode).values({
       organizationId,
-      customerId: found.customer.id,
+      customerId: to.customer.id,
+      memberId,
       codeHash: hashToken(code),
       selector: code.slice(0, SELECTOR_LENGTH),
       expiresAt: new Date(now.getTime() + SESSION_CODE_TTL_MS),
@@ -179,19 +208,33 @@ export async function requestSessionCode(db: Db, mailer: Mailer, baseURL: string
     return true;
   });
   if (!sent) return;
-  const url = `${baseURL}/portal?organization=${encodeURIComponent(found.organization.slug)}`;
+  const url = `${baseURL}/portal?organization=${encodeURIComponent(to.organization.slug)}`;
   // from the seller, as the receipts are (their name, the Layout's footer)
-  const ctx = { sender: { name: found.organization.name, logo: found.organization.logo }, portalUrl: url, baseUrl: baseURL };
+  // in the customer's language: their stored locale, else the organization's default (issue 30)
+  const defaultLocale = to.details?.default_locale;
+  const locale = resolveLocale({ customer: to.customer.locale, organization: typeof defaultLocale === "string" ? defaultLocale : null });
+  const ctx = { sender: { name: to.organization.name, logo: to.organization.logo }, portalUrl: url, baseUrl: baseURL, i18n: mailSpeaker(locale) };
   const rendered = await renderPortalCodeEmail(code, ctx);
   await mailer.send({
-    to: found.customer.email,
-    fromName: found.organization.name,
+    to: recipient,
+    fromName: to.organization.name,
     subject: rendered.subject,
     text: rendered.text,
     html: rendered.html,
     links: [url],
     devNote: `(portal code ${code})`,
   });
+}
+
+/** The live customer of a member, with its organization's name for the code's email. */
+async function teamOf(db: Queryable, organizationId: string, customerId: string) {
+  const [row] = await db
+    .select({ customer, organization: { name: organization.name, slug: organization.slug, logo: organization.logo }, details: billingOrganization.details })
+    .from(customer)
+    .innerJoin(organization, eq(organization.id, customer.organizationId))
+    .leftJoin(billingOrganization, eq(billingOrganization.organizationId, customer.organizationId))
+    .where(and(eq(customer.organizationId, organizationId), eq(customer.id, customerId), isNull(customer.deletedAt)));
+  return row;
 }
 
 const invalidCode = () => new ApiError(401, { error: "Unauthorized", detail: "This customer session code is invalid or has expired." });
@@ -215,13 +258,13 @@ export async function authenticateSessionCode(db: Db, code: string): Promise<{ t
       )
       .returning();
     if (!spent) return null;
-    const [c] = await tx
-      .update(customer)
-      .set({ emailVerified: true })
-      .where(and(eq(customer.id, spent.customerId), isNull(customer.deletedAt)))
-      .returning({ id: customer.id });
+    const liveCustomer = and(eq(customer.id, spent.customerId), isNull(customer.deletedAt));
+    // a member's code verifies the member's address, not the customer's
+    const [c] = spent.memberId
+      ? await tx.select({ id: customer.id }).from(customer).where(liveCustomer)
+      : await tx.update(customer).set({ emailVerified: true }).where(liveCustomer).returning({ id: customer.id });
     if (!c) return null;
-    const { row, token } = newCustomerSession(spent.organizationId, spent.customerId, null, new Date());
+    const { row, token } = newCustomerSession(spent.organizationId, spent.customerId, null, new Date(), spent.memberId);
     await tx.insert(customerSession).values(row);
     return { token };
   });

@@ -1,16 +1,15 @@
 // The customer portal's shapes (Polar's Customer* models): what a customer may see of their own orders,
 // subscriptions, benefit grants and the seller. Built from the seller-side wires by picking fields, so a
 // customer never sees the seller's metadata, custom field data, fees or other customers.
-import type { BenefitGrantWire, BenefitWire } from "../benefits/service.js";
-import { toBenefitPublicWire } from "../benefits/wire.js";
+import { type BenefitGrantWire, type BenefitWire, toBenefitPublicWire } from "../benefits/wire.js";
 import { toCheckoutProductWire } from "../checkouts/wire.js";
-import type { CustomerWire } from "../customers/service.js";
+import type { CustomerWire } from "../customers/wire.js";
 import { toFileReadWire, type FileRow } from "../files/wire.js";
 import { uuidV5 } from "../ids.js";
-import type { OrderWire } from "../orders/service.js";
+import type { OrderWire } from "../orders/wire.js";
 import { toOrganizationSummaryWire, type OrganizationWire } from "../organizations/wire.js";
-import type { ProductWire } from "../products/service.js";
-import type { SubscriptionWire } from "../subscriptions/service.js";
+import type { ProductWire } from "../products/wire.js";
+import type { SubscriptionWire } from "../subscriptions/wire.js";
 
 /** BenefitSubscriberOrganization. */
 export const toSubscriberOrganizationWire = toOrganizationSummaryWire;
@@ -216,7 +215,6 @@ export function toCustomerBenefitGrantWire(g: BenefitGrantWire, o: OrganizationW
     properties: g.properties,
   };
 }
-
 
 /** DownloadableRead: a file of a granted downloadables benefit, with a signed URL that serves its bytes. */
 export function toDownloadableWire(grant: { id: string; benefit_id: string }, file: FileRow, download: { url: string; expiresAt: Date }, baseURL: string) {

@@ -13,6 +13,7 @@ import { getOrganization } from "../organizations/service.js";
 import { loadSubscriptionRows } from "../subscriptions/service.js";
 import { toWires } from "../subscriptions/load.js";
 import * as service from "./service.js";
+import type { SeatOwnerRef } from "./repository.js";
 import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
@@ -20,7 +21,7 @@ const SeatsQuery = z.object({ subscription_id: uuid.optional(), order_id: uuid.o
 const ClaimedQuery = z.object(paginationQuery);
 
 /** `subscription_id` or `order_id` of a list query, exactly one. */
-function ownerRef(q: z.output<typeof SeatsQuery>): service.SeatOwnerRef {
+function ownerRef(q: z.output<typeof SeatsQuery>): SeatOwnerRef {
   if ((q.subscription_id === undefined) === (q.order_id === undefined)) {
     throw invalid(["query", "subscription_id"], "Give exactly one of subscription_id or order_id", "missing");
   }

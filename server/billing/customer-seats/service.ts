@@ -18,14 +18,13 @@ import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { isUuid } from "../http.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { findOrder, lockOrderRow, ownerOfCheckout } from "../orders/service.js";
+import { memberOfCustomer, memberWires } from "../members/service.js";
 
 import { getOrganization } from "../organizations/service.js";
 import { loadProductSummaries } from "../products/service.js";
 import { findSubscription, lockSubscription } from "../subscriptions/service.js";
 import * as repo from "./repository.js";
 import { toCustomerSeatWire, type CustomerSeatRow, type CustomerSeatWire, type SeatClaimInfoWire, type SeatsListWire } from "./wire.js";
-
-export type { SeatOwnerRef } from "./repository.js";
 
 /** How long an invitation can be claimed; a resend makes a new one (and the old link stops working). */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -55,19 +54,15 @@ export const SeatAssignInput = z
     external_customer_id: z.string().min(1).max(256).nullish(),
     customer_id: uuid.nullish(),
     external_member_id: z.string().max(256).nullish(),
-    member_id: z.string().max(256).nullish(),
+    member_id: uuid.nullish(),
     metadata: seatMetadata.nullish(),
     immediate_claim: z.boolean().default(false),
   })
   .superRefine((v, ctx) => {
     const sources = [v.subscription_id, v.order_id, v.checkout_id].filter((x) => x != null).length;
     if (sources !== 1) ctx.addIssue({ code: "custom", path: ["subscription_id"], message: "Give exactly one of subscription_id, order_id or checkout_id" });
-    if (v.member_id != null || v.external_member_id != null) {
-      ctx.addIssue({ code: "custom", path: [v.member_id != null ? "member_id" : "external_member_id"], message: "till has no team members: assign by email, customer_id or external_customer_id" });
-      return;
-    }
-    const holders = [v.email, v.customer_id, v.external_customer_id].filter((x) => x != null).length;
-    if (holders !== 1) ctx.addIssue({ code: "custom", path: ["email"], message: "Give exactly one of email, customer_id or external_customer_id" });
+    const holders = [v.email, v.customer_id, v.external_customer_id, v.member_id, v.external_member_id].filter((x) => x != null).length;
+    if (holders !== 1) ctx.addIssue({ code: "custom", path: ["email"], message: "Give exactly one of email, customer_id, external_customer_id, member_id or external_member_id" });
   });
 export type SeatAssignInput = z.output<typeof SeatAssignInput>;
 
@@ -125,8 +120,11 @@ function notUsable(owner: Owner, where: "body" | "query" | "path") {
 // ---- reading --------------------------------------------------------------------------------------
 
 async function wiresOf(db: Queryable, organizationId: string, rows: CustomerSeatRow[]): Promise<CustomerSeatWire[]> {
-  const emails = await repo.customerEmails(db, organizationId, [...new Set(rows.flatMap((r) => (r.customerId ? [r.customerId] : [])))]);
-  return rows.map((r) => toCustomerSeatWire(r, r.customerId ? (emails.get(r.customerId) ?? null) : null));
+  const [emails, members] = await Promise.all([
+    repo.customerEmails(db, organizationId, [...new Set(rows.flatMap((r) => (r.customerId ? [r.customerId] : [])))]),
+    memberWires(db, organizationId, rows.flatMap((r) => (r.memberId ? [r.memberId] : []))),
+  ]);
+  return rows.map((r) => toCustomerSeatWire(r, r.customerId ? (emails.get(r.customerId) ?? null) : null, r.memberId ? (members.get(r.memberId) ?? null) : null));
 }
 
 const seatWire = async (db: Queryable, organizationId: string, row: CustomerSeatRow) => (await wiresOf(db, organizationId, [row]))[0] as CustomerSeatWire;
@@ -137,8 +135,9 @@ export async function listSeats(db: Db, organizationId: string, ref: repo.SeatOw
   if (owner.seats === null) throw notSeatBased(owner, "query");
   const rows = await repo.seatsOf(db, organizationId, ref);
   const active = rows.filter((r) => r.seat.status !== "revoked").length;
+  const members = await memberWires(db, organizationId, rows.flatMap((r) => (r.seat.memberId ? [r.seat.memberId] : [])));
   return {
-    seats: rows.map((r) => toCustomerSeatWire(r.seat, r.customerEmail)),
+    seats: rows.map((r) => toCustomerSeatWire(r.seat, r.customerEmail, r.seat.memberId ? (members.get(r.seat.memberId) ?? null) : null)),
     available_seats: Math.max(0, owner.seats - active),
     total_seats: owner.seats,
   };
@@ -155,9 +154,14 @@ async function refOf(tx: Queryable, organizationId: string, input: SeatAssignInp
   return found.subscriptionId ? { subscriptionId: found.subscriptionId } : { orderId: found.orderId };
 }
 
-/** Who gets the seat: an email, or an existing customer of the seller (then its email). */
-async function holderOf(tx: Queryable, organizationId: string, input: SeatAssignInput): Promise<{ email: string; customerId: string | null }> {
-  if (input.email) return { email: input.email.trim().toLowerCase(), customerId: null };
+/** Who gets the seat: an email, an existing customer of the seller (then its email), or a member of the buyer's team. */
+async function holderOf(tx: Queryable, organizationId: string, input: SeatAssignInput, buyerId: string): Promise<{ email: string; customerId: string | null; memberId: string | null }> {
+  if (input.email) return { email: input.email.trim().toLowerCase(), customerId: null, memberId: null };
+  if (input.member_id || input.external_member_id) {
+    const m = await memberOfCustomer(tx, organizationId, buyerId, input.member_id ? { id: input.member_id.toLowerCase() } : { externalId: input.external_member_id ?? "" });
+    if (!m) throw invalid(["body", input.member_id ? "member_id" : "external_member_id"], "Member does not exist: a seat goes to a member of the buyer's team.");
+    return { email: m.email, customerId: null, memberId: m.id };
+  }
   const field = input.customer_id ? "customer_id" : "external_customer_id";
   const ref = input.customer_id ? { id: input.customer_id.toLowerCase() } : { externalId: input.external_customer_id ?? "" };
   const found = await findCustomerRow(tx, organizationId, ref).catch((err: unknown) => {
@@ -165,7 +169,7 @@ async function holderOf(tx: Queryable, organizationId: string, input: SeatAssign
     throw err;
   });
   if (!found || found.deletedAt) throw invalid(["body", field], "Customer does not exist.");
-  return { email: found.email.toLowerCase(), customerId: found.id };
+  return { email: found.email.toLowerCase(), customerId: found.id, memberId: null };
 }
 
 function newInvitation(now: Date) {
@@ -212,10 +216,10 @@ export async function assignSeat(db: Db, organizationId: string, input: SeatAssi
     const owner = await ownerFor(tx, organizationId, ref, actor, true);
     if (owner.seats === null) throw notSeatBased(owner, "body");
     if (!owner.usable) throw notUsable(owner, "body");
-    const holder = await holderOf(tx, organizationId, input);
+    const holder = await holderOf(tx, organizationId, input, owner.buyerId);
     const issues: ValidationIssue[] = [];
     if (await repo.activeSeatFor(tx, organizationId, ref, holder.email)) {
-      issues.push({ loc: ["body", input.email ? "email" : input.customer_id ? "customer_id" : "external_customer_id"], msg: `${holder.email} already has a seat of this purchase.`, type: "seat_already_assigned" });
+      issues.push({ loc: ["body", input.email ? "email" : input.customer_id ? "customer_id" : input.member_id ? "member_id" : input.external_member_id ? "external_member_id" : "external_customer_id"], msg: `${holder.email} already has a seat of this purchase.`, type: "seat_already_assigned" });
     }
     const taken = await repo.countActive(tx, organizationId, ref);
     if (taken >= owner.seats) {
@@ -231,6 +235,7 @@ export async function assignSeat(db: Db, organizationId: string, input: SeatAssi
       status: "pending",
       email: holder.email,
       customerId: holder.customerId,
+      memberId: holder.memberId,
       invitationTokenHash: invitation?.invitationTokenHash ?? null,
       invitationTokenExpiresAt: invitation?.invitationTokenExpiresAt ?? null,
       invitationId: invitation?.invitationId ?? null,

@@ -1,7 +1,9 @@
-// The Polar `CustomerSeat`, `SeatsList` and `SeatClaimInfo` shapes. till has no team members, so `member_id` and
-// `member` are always null; every key 0.49.0 requires is always sent (0.47.1 has them optional).
+// The Polar `CustomerSeat`, `SeatsList` and `SeatClaimInfo` shapes. `member_id` and `member`: the buyer's team
+// member the seat was assigned to (billing/members), else null; every key 0.49.0 requires is always sent (0.47.1
+// has them optional).
 import type { InferSelectModel } from "drizzle-orm";
 import type { customerSeat } from "../../db/schema/index.js";
+import type { MemberWire } from "../members/wire.js";
 
 export type CustomerSeatRow = InferSelectModel<typeof customerSeat>;
 
@@ -11,7 +13,7 @@ export type SeatStatus = (typeof SEAT_STATUSES)[number];
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 /** `customerEmail`: the email of the seat holder's customer, when the seat has one. */
-export function toCustomerSeatWire(row: CustomerSeatRow, customerEmail: string | null) {
+export function toCustomerSeatWire(row: CustomerSeatRow, customerEmail: string | null, member: MemberWire | null = null) {
   return {
     created_at: row.createdAt.toISOString(),
     modified_at: iso(row.modifiedAt),
@@ -20,8 +22,8 @@ export function toCustomerSeatWire(row: CustomerSeatRow, customerEmail: string |
     order_id: row.orderId,
     status: row.status,
     customer_id: row.customerId,
-    member_id: null,
-    member: null,
+    member_id: member ? row.memberId : null,
+    member,
     email: row.email,
     customer_email: customerEmail,
     invitation_token_expires_at: row.status === "pending" ? iso(row.invitationTokenExpiresAt) : null,

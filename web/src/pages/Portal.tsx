@@ -8,6 +8,9 @@
 // one-time code mailed and trades it for a session. This file holds the page's states, its loading and the
 // composition; each section is a Portal*.tsx of its own.
 import { useCallback, useEffect, useState } from "react";
+import { RawIntlProvider, type IntlShape } from "react-intl";
+import { portalCatalogs } from "../i18n/portal/index.js";
+import { applyLocale, pageLocale, t, timeText } from "../i18n/intl.js";
 import {
   forgetSessionToken,
   keepSessionToken,
@@ -35,12 +38,16 @@ import { Orders } from "./PortalOrders.js";
 import { SignIn } from "./PortalSignIn.js";
 import { Subscriptions } from "./PortalSubscriptions.js";
 import { Wallets } from "./PortalWallet.js";
+import { Members } from "./PortalMembers.js";
+import { managesBilling, membersApi, type PortalUser } from "../portal-members-api.js";
 import type { OnError } from "./PortalCommon.js";
 import { Page, Status, useFocusHeading } from "../ui.js";
 import "./portal.css";
 
 interface Data {
   me: PortalCustomer;
+  /** Who signed in: the customer, or a team's member with a role (a plain member sees no billing). */
+  user: PortalUser | null;
   subscriptions: PortalSubscription[];
   orders: PortalOrder[];
   /** Invoices (with their credit notes) by order id: the orders whose invoice was generated. */
@@ -62,7 +69,6 @@ type State =
 
 // ---- formatting -----------------------------------------------------------------------------------
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
 
 /** The seller, as the customer's purchases name it (a session does not say). */
 function sellerOf(data: Pick<Data, "subscriptions" | "orders" | "grants">): { name: string; slug: string } | null {
@@ -78,10 +84,14 @@ async function load(token: string): Promise<Loaded> {
   const session = await portalApi.introspect(token);
   if (!session.ok) return session;
   const returnUrl = rememberReturnUrl(session.data.return_url);
+  const user = await membersApi.user(token);
+  if (!user.ok) return user;
+  const billing = managesBilling(user.data);
+  const none = { ok: true as const, data: [] };
   const [me, subscriptions, orders, grants, keyList, downloadables] = await Promise.all([
     portalApi.me(token),
-    portalApi.subscriptions(token),
-    portalApi.orders(token),
+    billing ? portalApi.subscriptions(token) : none,
+    billing ? portalApi.orders(token) : none,
     portalApi.grants(token),
     portalApi.licenseKeys(token),
     portalApi.downloadables(token),
@@ -117,6 +127,7 @@ async function load(token: string): Promise<Loaded> {
     ok: true,
     data: {
       me: me.data,
+      user: user.data,
       subscriptions: subscriptions.data,
       orders: orders.data,
       invoices,
@@ -131,7 +142,20 @@ async function load(token: string): Promise<Loaded> {
 
 // ---- the page -------------------------------------------------------------------------------------
 
+/** The portal in the buyer's language (their browser's; web/src/i18n), once its catalog is loaded. */
 export function PortalPage() {
+  const [messages, setMessages] = useState<IntlShape | null>(null);
+  useEffect(() => {
+    void applyLocale(portalCatalogs, pageLocale({})).then(setMessages);
+  }, []);
+  return messages ? (
+    <RawIntlProvider value={messages}>
+      <PortalStates />
+    </RawIntlProvider>
+  ) : null;
+}
+
+function PortalStates() {
   // an email update link: confirmed first, and its answer is the session to show
   const [emailUpdate] = useState(takeEmailUpdateToken);
   const [token, setToken] = useState(() => (emailUpdate ? null : takeSessionToken()));
@@ -179,19 +203,19 @@ export function PortalPage() {
   switch (state.kind) {
     case "loading":
       return (
-        <Page title="Your purchases" className="portal">
-          <Status>Loading your purchases…</Status>
+        <Page title={t("portal.title")} className="portal">
+          <Status>{t("portal.loading")}</Status>
         </Page>
       );
     case "failed":
       return (
-        <Page title="Your purchases" className="portal">
+        <Page title={t("portal.title")} className="portal">
           <Status tone="error">{state.message}</Status>
           {/* a spent email update link has no session to load again */}
           {token && (
             <div className="actions">
               <button type="button" className="primary" onClick={() => void reload()}>
-                Try again
+                {t("portal.tryAgain")}
               </button>
             </div>
           )}
@@ -265,39 +289,53 @@ function Portal({ data, token, onError, onChange }: { data: Data; token: string;
   const expires = new Date(data.expiresAt);
   // bumped by a past-due order paid with a new card: the saved cards are read again
   const [paid, setPaid] = useState(0);
+  // a team's plain member: the benefits only (orders, plans, cards, wallet and billing details are the managers')
+  const billing = managesBilling(data.user);
   return (
     <Page title="Your purchases" className="portal" brand={seller}>
       <p className="lead">
         {seller ? <>From {seller}, for </> : <>For </>}
-        <strong>{data.me.email}</strong>. This page works until {timeFormat.format(expires)}.
+        <strong>{data.user?.type === "member" ? data.user.email : data.me.email}</strong>. This page works until {timeText(expires)}.
       </p>
       {data.returnUrl && (
         <nav aria-label="Seller" className="actions">
           <BackLink returnUrl={data.returnUrl} seller={seller} />
         </nav>
       )}
-      <Subscriptions
-        subscriptions={data.subscriptions}
-        token={token}
-        onError={onError}
-        onChange={(s) => onChange((d) => ({ subscriptions: d.subscriptions.map((x) => (x.id === s.id ? s : x)) }))}
-      />
-      <Orders
-        orders={data.orders}
-        invoices={data.invoices}
-        token={token}
-        onError={onError}
-        onPaid={(id) => {
-          setPaid((n) => n + 1);
-          onChange((d) => ({ orders: d.orders.map((o) => (o.id === id ? { ...o, status: "paid" } : o)) }));
-          void portalApi.subscriptions(token).then((r) => r.ok && onChange(() => ({ subscriptions: r.data })));
-        }}
-      />
-      <PaymentMethods token={token} onError={onError} version={paid} />
-      <Wallets token={token} onError={onError} />
+      {data.user?.type === "member" && billing && (
+        <Members
+          user={data.user}
+          token={token}
+          onError={onError}
+          onUserChanged={() => void membersApi.user(token).then((r) => r.ok && onChange(() => ({ user: r.data })))}
+        />
+      )}
+      {billing && (
+        <>
+          <Subscriptions
+            subscriptions={data.subscriptions}
+            token={token}
+            onError={onError}
+            onChange={(s) => onChange((d) => ({ subscriptions: d.subscriptions.map((x) => (x.id === s.id ? s : x)) }))}
+          />
+          <Orders
+            orders={data.orders}
+            invoices={data.invoices}
+            token={token}
+            onError={onError}
+            onPaid={(id) => {
+              setPaid((n) => n + 1);
+              onChange((d) => ({ orders: d.orders.map((o) => (o.id === id ? { ...o, status: "paid" } : o)) }));
+              void portalApi.subscriptions(token).then((r) => r.ok && onChange(() => ({ subscriptions: r.data })));
+            }}
+          />
+          <PaymentMethods token={token} onError={onError} version={paid} />
+          <Wallets token={token} onError={onError} />
+        </>
+      )}
       <Accounts me={data.me} grants={data.grants} token={token} onError={onError} onChanged={(me) => onChange(() => ({ me }))} />
       <Benefits grants={data.grants} keys={data.keys} files={data.files} />
-      <Billing me={data.me} token={token} onError={onError} onSaved={(me) => onChange(() => ({ me }))} />
+      {billing && <Billing me={data.me} token={token} onError={onError} onSaved={(me) => onChange(() => ({ me }))} />}
     </Page>
   );
 }

@@ -1,5 +1,6 @@
 // What the portal's section files share: the list section's frame, a message for a section's status line, the
 // page's error callback, the date format, and the two fields the portal has beyond ui.tsx's.
+import { intl } from "../i18n/intl.js";
 import { useId, type ReactNode, type Ref } from "react";
 import type { PortalError } from "../portal-api.js";
 import type { Tone } from "../ui.js";
@@ -12,8 +13,8 @@ export interface Message {
 /** Something failed: a 401 ends the page's session, anything else is said where it happened. */
 export type OnError = (error: PortalError) => string;
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "long" });
-export const formatDate = (iso: string | null | undefined) => (iso ? dateFormat.format(new Date(iso)) : "—");
+/** A date in the page's locale (web/src/i18n). */
+export const formatDate = (iso: string | null | undefined) => (iso ? intl().formatDate(new Date(iso), { dateStyle: "long" }) : "—");
 
 // ---- fields this page has beyond ui.tsx's -------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 // The customer's orders in the portal: date, amount, status and invoice number, the invoice and its credit notes
 // to download, and on a past-due renewal order the form to pay it (PayNow, in PortalPayments).
-import { formatMoney } from "../checkout-api.js";
+import { money as formatMoney } from "../i18n/intl.js";
 import type { OrderInvoice, PortalOrder } from "../portal-api.js";
 import { PayNow } from "./PortalPayments.js";
 import { formatDate, ListSection, type OnError } from "./PortalCommon.js";

@@ -5,7 +5,7 @@
 // asks (PortalStripe.tsx); a seller on the test processor takes it in the test processor's card form.
 import { useEffect, useState, type FormEvent } from "react";
 import type { Stripe } from "@stripe/stripe-js";
-import { formatMoney } from "../checkout-api.js";
+import { money as formatMoney } from "../i18n/intl.js";
 import { portalApi, type AddedPaymentMethod, type CardInput, type PaymentConfirmation, type PaymentMethod, type PortalError, type PortalOrder, type Result } from "../portal-api.js";
 import { Field, Status, type Tone } from "../ui.js";
 import type { OnError } from "./PortalCommon.js";

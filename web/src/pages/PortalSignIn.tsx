@@ -1,6 +1,7 @@
 // Signing in to the portal by emailed code: ?organization={slug} (the link of the sign-in code email) asks for
 // the customer's email, has a one-time code mailed to it and trades the code for a session.
 import { useEffect, useState, type FormEvent } from "react";
+import { t } from "../i18n/intl.js";
 import { portalApi } from "../portal-api.js";
 import { Field, Page, Status, useFocusHeading } from "../ui.js";
 import type { Message } from "./PortalCommon.js";
@@ -19,7 +20,7 @@ export function SignIn({ slug, onSignedIn }: { slug: string; onSignedIn: (token:
       if (r.ok) setOrg({ id: r.data.organization.id, name: r.data.organization.name });
       else {
         setOrg(null);
-        setMessage({ tone: "error", text: r.error.status === 404 ? "This seller was not found. Check the link in your email." : r.error.message });
+        setMessage({ tone: "error", text: r.error.status === 404 ? t("signIn.sellerNotFound") : r.error.message });
       }
     });
   }, [slug]);
@@ -29,7 +30,7 @@ export function SignIn({ slug, onSignedIn }: { slug: string; onSignedIn: (token:
     if (!org) return;
     const address = String(new FormData(e.currentTarget).get("email") ?? "").trim();
     setBusy(true);
-    setMessage({ tone: "info", text: "Sending a code…" });
+    setMessage({ tone: "info", text: t("signIn.sending") });
     const r = await portalApi.requestCode(address, org.id);
     setBusy(false);
     if (!r.ok) return setMessage({ tone: "error", text: r.error.fields.email ?? r.error.message });
@@ -42,25 +43,25 @@ export function SignIn({ slug, onSignedIn }: { slug: string; onSignedIn: (token:
     const code = String(new FormData(e.currentTarget).get("code") ?? "").trim();
     setBusy(true);
     setCodeError(undefined);
-    setMessage({ tone: "info", text: "Checking the code…" });
+    setMessage({ tone: "info", text: t("signIn.checking") });
     const r = await portalApi.authenticate(code);
     setBusy(false);
     if (r.ok) return onSignedIn(r.data.token);
-    setMessage({ tone: "error", text: "That code did not work." });
-    setCodeError(r.error.status === 401 ? "This code is wrong, used already or expired. Check it, or ask for a new one." : (r.error.fields.code ?? r.error.message));
+    setMessage({ tone: "error", text: t("signIn.codeFailed") });
+    setCodeError(r.error.status === 401 ? t("signIn.codeWrong") : (r.error.fields.code ?? r.error.message));
   }
 
-  const title = org ? `Your purchases from ${org.name}` : "Your purchases";
+  const title = org ? t("signIn.titleFrom", { seller: org.name }) : t("portal.title");
   if (email === null) {
     return (
       <Page title={title} className="portal" brand={org?.name}>
-        <p className="lead">Enter the email address you bought with. We will send you a code that opens your purchases.</p>
+        <p className="lead">{t("signIn.lead")}</p>
         {/* keyed: the code form is a new form, not this one reused (its field kept the email typed here) */}
-        <form key="email" onSubmit={(e) => void onRequest(e)} aria-label="Ask for a sign-in code">
-          <Field label="Email" name="email" type="email" autoComplete="email" required maxLength={320} />
+        <form key="email" onSubmit={(e) => void onRequest(e)} aria-label={t("signIn.askForm")}>
+          <Field label={t("signIn.email")} name="email" type="email" autoComplete="email" required maxLength={320} />
           <div className="actions">
             <button type="submit" className="primary" disabled={busy || !org}>
-              Email me a code
+              {t("signIn.send")}
             </button>
           </div>
         </form>
@@ -69,15 +70,15 @@ export function SignIn({ slug, onSignedIn }: { slug: string; onSignedIn: (token:
     );
   }
   return (
-    <Page title="Enter your code" className="portal" brand={org?.name}>
+    <Page title={t("signIn.codeTitle")} className="portal" brand={org?.name}>
       <p className="lead">
-        If <strong>{email}</strong> bought from {org?.name ?? "this seller"}, a code is on its way there. It works once, for 30 minutes.
+        {t("signIn.codeLead", { email, seller: org?.name ?? t("signIn.thisSeller") })}
       </p>
-      <form key="code" onSubmit={(e) => void onCode(e)} aria-label="Enter the code">
-        <Field label="Code" name="code" autoComplete="one-time-code" autoCapitalize="characters" spellCheck={false} required maxLength={64} error={codeError} />
+      <form key="code" onSubmit={(e) => void onCode(e)} aria-label={t("signIn.codeForm")}>
+        <Field label={t("signIn.code")} name="code" autoComplete="one-time-code" autoCapitalize="characters" spellCheck={false} required maxLength={64} error={codeError} />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>
-            Open my purchases
+            {t("signIn.open")}
           </button>
           <button type="button" disabled={busy}
             onClick={() => {
@@ -86,7 +87,7 @@ export function SignIn({ slug, onSignedIn }: { slug: string; onSignedIn: (token:
               setCodeError(undefined);
             }}
           >
-            Use another email
+            {t("signIn.another")}
           </button>
         </div>
       </form>

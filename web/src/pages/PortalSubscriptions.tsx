@@ -1,7 +1,7 @@
 // The customer's subscriptions in the portal: each with its price, status and renewal or end date, this period's
 // metered usage and its seats (PortalSeats); cancel one (a reason, a comment) or keep one that is ending.
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { formatMoney } from "../checkout-api.js";
+import { money as formatMoney } from "../i18n/intl.js";
 import { CANCELLATION_REASONS, portalApi, type CancellationReason, type PortalSubscription } from "../portal-api.js";
 import { Markdown } from "../markdown.js";
 import { Status } from "../ui.js";

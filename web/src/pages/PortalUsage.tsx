@@ -1,12 +1,12 @@
 // The portal's usage view of a subscription: this period's usage of each meter (consumed, credited, billed, the
 // amount so far), then, for a meter with credits, a cap or tiers, the usage against the credits (units) and the
 // amount against the cap (money) with a gauge each, and the tiers as the invoice will bill them (shared/tiers.ts).
-import { formatMoney } from "../checkout-api.js";
+import { money as formatMoney, numberText } from "../i18n/intl.js";
 import type { PortalSubscription, PortalSubscriptionMeter } from "../portal-api.js";
 import { describeTiers } from "../../../shared/tiers.js";
 import { unitName } from "../../../shared/meter-units.js";
 
-const units = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+const units = { format: numberText };
 
 /** "12,000 of 20,000 credited units used", with a gauge; "(reached)" at the limit. */
 function Against({ value, limit, text, what, label }: { value: number; limit: number; text: (n: number) => string; what: string; label: string }) {

@@ -3,7 +3,7 @@
 // products) and auto-recharge on or off (below a threshold, the saved card is charged a chosen amount). Shown
 // only when the customer has a wallet or the seller sells credits.
 import { useEffect, useState, type FormEvent } from "react";
-import { formatMoney } from "../checkout-api.js";
+import { money as formatMoney } from "../i18n/intl.js";
 import { portalApi, type AutoRecharge, type CreditOffer, type Wallet, type WalletTransaction } from "../portal-api.js";
 import { Field, Status, type Tone } from "../ui.js";
 import { formatDate, type OnError } from "./PortalCommon.js";
