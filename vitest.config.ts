@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 import { leftOutLine, missingTestTools } from "./scripts/test-prereqs.js";
 
-// Chromium, zsh and fish: `npm test` installs them first where it can (scripts/test-prereqs.ts); the tests
+// Chromium, zsh, fish and PgBouncer: `npm test` installs them first where it can (scripts/test-prereqs.ts); the tests
 // that need one still missing are left out, said in one line (TILL_TEST_ALL=1, as in .ci/run: none left out).
 const missing = process.env.TILL_TEST_ALL === "1" ? [] : missingTestTools();
 if (missing.length > 0) console.log(leftOutLine(missing));
@@ -9,7 +9,11 @@ if (missing.length > 0) console.log(leftOutLine(missing));
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts", "tests/**/*.test.tsx"],
-    exclude: ["**/node_modules/**", ...(missing.includes("chromium") ? ["tests/e2e/**"] : [])],
+    exclude: [
+      "**/node_modules/**",
+      ...(missing.includes("chromium") ? ["tests/e2e/**"] : []),
+      ...(missing.includes("pgbouncer") ? ["tests/api/pgbouncer.test.ts"] : []),
+    ],
     // the shell-completion tests read which shells are missing (tests/cli/seller-tools.test.ts); the servers
     // that tests start as processes pay live checkouts with the test card, as startServer's do
     env: { TILL_TEST_MISSING: missing.join(" "), TILL_TEST_PAYMENTS: "live" },

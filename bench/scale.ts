@@ -6,7 +6,9 @@
 //   3. lists at 1,000,000 rows in one organization (orders, customers, subscriptions, events): first page with
 //      total_count, median and p99 ms (goal: median < 30 ms), total_count checked against count(*); and page 1,000
 //      (what a deep OFFSET costs; Polar's wire pages by number, it has no cursor);
-//   4. GET /v1/customers|orders|subscriptions/export of 1,000,000 rows each: the server's RSS growth (goal < 50 MB).
+//   4. GET /v1/customers|orders|subscriptions/export of 1,000,000 rows each: the server's RSS growth (goal < 50 MB);
+//   5. ("table") ingest and one customer's state with 1,000,000 vs 10,000,000 events in the table (goal: within
+//      1.2×; bench/scale-table.ts).
 // Seeding is bulk SQL (INSERT … SELECT generate_series), never the API; rollups of seeded events are rebuilt
 // as a definition change would rebuild them (its time is printed).
 //
@@ -20,20 +22,21 @@ import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import postgres from "postgres";
 import { benchSeller, call } from "./helpers/client.js";
+import { BATCH, ingestRows, measureIngest, runTablePart, tableRoutes, tableSizes } from "./scale-table.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { markRollupsBuilding, rebuildMeterRollups } from "../server/billing/events/service.js";
 import { rowsOf } from "../server/db/client.js";
 import { product } from "../server/db/schema/index.js";
 
-const HARD_LIMIT_MS = 20 * 60_000;
 const SAMPLES = 100;
-const BATCH = 1000;
 const INGEST_SECONDS = 5;
 const INGEST_CONCURRENCY = 4;
 const LIST_SAMPLES = 100;
 const DEEP_SAMPLES = 10;
-/** TILL_BENCH_SCALE_PARTS=usage,ingest,lists,export (default all): run only those parts (export alone seeds its rows). */
-const PARTS = new Set((process.env.TILL_BENCH_SCALE_PARTS ?? "usage,ingest,lists,export").split(","));
+/** TILL_BENCH_SCALE_PARTS=usage,ingest,lists,export,table (default all): run only those parts (export alone seeds its rows). */
+const PARTS = new Set((process.env.TILL_BENCH_SCALE_PARTS ?? "usage,ingest,lists,export,table").split(","));
+/** The whole run's bound: 20 minutes, and a minute more per 200,000 events the table part fills. */
+const hardLimitMs = (driver: "postgres" | "pglite") => (20 + (PARTS.has("table") ? tableSizes(driver)[1] / 200_000 : 0)) * 60_000;
 const SIZES = { postgres: { big: 1_000_000, small: 10_000 }, pglite: { big: 100_000, small: 10_000 } };
 
 interface Endpoints {
@@ -151,15 +154,22 @@ async function serve(): Promise<void> {
             timestamp: r.timestamp,
             external_customer_id: r.external_customer_id,
             external_id: r.external_id,
-            metadata: pg.json(r.metadata),
+            metadata: r.metadata,
           }));
-          await pg`INSERT INTO event ${pg(values)} ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING`;
+          // deduplicated as the ingest does on the partitioned table (migration 0060): the external_ids claimed first
+          await pg`WITH rows AS MATERIALIZED (SELECT * FROM jsonb_populate_recordset(NULL::event, ${pg.json(values)})),
+            keys AS (INSERT INTO event_external_id (organization_id, external_id)
+              SELECT organization_id, external_id FROM rows ON CONFLICT DO NOTHING RETURNING external_id)
+            INSERT INTO event (organization_id, name, source, timestamp, external_customer_id, external_id, metadata)
+            SELECT organization_id, name, source, timestamp, external_customer_id, external_id, metadata FROM rows WHERE external_id IN (SELECT external_id FROM keys)`;
           batches++;
         }
       }),
     );
     return { rowsPerSecond: (batches * BATCH) / ((Date.now() - started) / 1000) };
   });
+
+  tableRoutes(bare, run);
 
   bare.get("/control/memory", async () => {
     const m = process.memoryUsage();
@@ -172,26 +182,6 @@ async function serve(): Promise<void> {
     () => (pg ? pg.end({ timeout: 5 }) : Promise.resolve()),
     served.close,
   ]);
-}
-
-interface IngestRow {
-  name: string;
-  timestamp: string;
-  external_customer_id: string;
-  external_id: string;
-  metadata: Record<string, number>;
-}
-
-function ingestRows(prefix: string): IngestRow[] {
-  const now = Date.now();
-  return Array.from({ length: BATCH }, (_, i) => ({
-    name: "scale.call",
-    // as a live app sends them: the last few minutes, 50 customers
-    timestamp: new Date(now - ((i * 7919) % 300) * 1000).toISOString(),
-    external_customer_id: `ingest-${i % 50}`,
-    external_id: `${prefix}-${i}`,
-    metadata: { units: i % 10 },
-  }));
 }
 
 // ---- parent ----------------------------------------------------------------------------------------------
@@ -228,7 +218,7 @@ const verdict = (ok: boolean) => (ok ? "meets" : "misses");
 async function main(): Promise<void> {
   const started = Date.now();
   const { child, endpoints } = await spawnServer<Endpoints>(import.meta.url);
-  const disarm = watchdog(child, HARD_LIMIT_MS);
+  const disarm = watchdog(child, hardLimitMs(endpoints.driver));
   const size = SIZES[endpoints.driver];
   const fmt = (n: number) => n.toLocaleString("en");
   try {
@@ -307,22 +297,7 @@ async function main(): Promise<void> {
     }
     // 2. ingest with rollups vs raw INSERT
     if (PARTS.has("ingest")) {
-    let batchNo = 0;
-    let inserted = 0;
-    let failures = 0;
-    const post = async () => {
-      const body = JSON.stringify({ events: ingestRows(`api-${batchNo++}`) });
-      const res = await fetch(`${base}/v1/events/ingest`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body });
-      const json = (await res.json()) as { inserted?: number };
-      if (res.status === 200 && json.inserted === BATCH) inserted += BATCH;
-      else failures++;
-    };
-    await post();
-    inserted = 0;
-    const t0 = Date.now();
-    const deadline = t0 + INGEST_SECONDS * 1000;
-    await Promise.all(Array.from({ length: INGEST_CONCURRENCY }, async () => { while (Date.now() < deadline) await post(); }));
-    const ingestRate = inserted / ((Date.now() - t0) / 1000);
+    const { rate: ingestRate, failures } = await measureIngest(base, auth, INGEST_SECONDS, INGEST_CONCURRENCY);
     const raw = (
       await call<{ rowsPerSecond: number }>(endpoints.bare, "POST", "/control/raw-insert", {
         organizationId: org.id,
@@ -416,6 +391,13 @@ async function main(): Promise<void> {
           `array buffers ${mb(before.arrayBuffers)} → ${mb(peak.arrayBuffers)}`,
       );
     }
+    }
+
+    // 5. the event table at 1M vs 10M events
+    if (PARTS.has("table")) {
+      const timeTable = (url: string, headers: Record<string, string>, samples: number) => timeGet(url, headers, samples);
+      const ctx = { base, bare: endpoints.bare, driver: endpoints.driver, auth, organizationId: org.id, timeGet: timeTable };
+      lines.push(...(await runTablePart({ ...ctx, ingestSeconds: INGEST_SECONDS, concurrency: INGEST_CONCURRENCY })));
     }
 
     console.log("");

@@ -1,5 +1,5 @@
 // What the test suite needs beyond `npm install`: Chromium at /usr/bin/chromium for the page tests
-// (tests/e2e), zsh and fish for the shell-completion tests. `npm test` runs this file first (its `pretest`):
+// (tests/e2e), zsh and fish for the shell-completion tests, PgBouncer for the pooler test (tests/api/pgbouncer.test.ts). `npm test` runs this file first (its `pretest`):
 // whatever is missing is installed with apt-get when that is possible (root on Debian/Ubuntu). What is still
 // missing then is left out by vitest.config.ts (through `missingTestTools`), which prints one line saying what
 // and how to include it; with TILL_TEST_ALL=1 (set by .ci/run) nothing is left out.
@@ -10,11 +10,15 @@ import { fileURLToPath } from "node:url";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
-/** Debian package names of what is missing: chromium, zsh, fish. */
+/** Where Debian puts PgBouncer (/usr/sbin is not on every PATH). */
+export const PGBOUNCER_PATHS = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"];
+
+/** Debian package names of what is missing: chromium, zsh, fish, pgbouncer. */
 export function missingTestTools(): string[] {
   const missing: string[] = [];
   if (!existsSync(CHROMIUM)) missing.push("chromium");
   for (const shell of ["zsh", "fish"]) if (!onPath(shell)) missing.push(shell);
+  if (!PGBOUNCER_PATHS.some((p) => existsSync(p))) missing.push("pgbouncer");
   return missing;
 }
 
@@ -26,7 +30,8 @@ function onPath(command: string): boolean {
 export function leftOutLine(missing: string[]): string {
   const parts: string[] = [];
   if (missing.includes("chromium")) parts.push(`the page tests (tests/e2e: no ${CHROMIUM})`);
-  const shells = missing.filter((m) => m !== "chromium");
+  if (missing.includes("pgbouncer")) parts.push("the PgBouncer test (tests/api/pgbouncer.test.ts: no pgbouncer)");
+  const shells = missing.filter((m) => m === "zsh" || m === "fish");
   if (shells.length > 0) parts.push(`the ${shells.join(" and ")} completion tests (no ${shells.join(", no ")})`);
   return `npm test: leaving out ${parts.join(" and ")}; include them with: sudo apt-get install -y ${missing.join(" ")}`;
 }

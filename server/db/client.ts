@@ -12,6 +12,7 @@ import type { SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import * as schema from "./schema/index.js";
+import { createReadRouting, type ReadRouting } from "./replicas.js";
 
 export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
@@ -33,6 +34,8 @@ export interface Database {
   close(): Promise<void>;
   /** LISTEN on a channel (the jobs worker's wake-up); resolves to the function that stops listening. */
   listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** Read replicas (DATABASE_REPLICA_URL): which reads may go to one (db/replicas.ts). */
+  reads?: ReadRouting;
 }
 
 export interface DbOptions {
@@ -44,27 +47,37 @@ export interface DbOptions {
   max?: number;
   /** Where the migrations are read (tests migrate a copy without the newest ones, to upgrade old rows). */
   migrationsFolder?: string;
+  /** Streaming replicas of `url`'s server (postgres:// URLs) for reads that tolerate lag (db/replicas.ts). */
+  replicaUrls?: string[] | undefined;
+  /** How far behind a replica may be and still serve reads, in ms (TILL_REPLICA_MAX_LAG). */
+  replicaMaxLagMs?: number | undefined;
+  /**
+   * The primary without a pooler in between (DATABASE_DIRECT_URL), when `url` is a transaction-mode pooler:
+   * migrations and LISTEN use it. Without it behind a pooler, nothing listens and the worker polls.
+   */
+  directUrl?: string | undefined;
 }
 
+/**
+ * `url` without till's own `pgbouncer=true` parameter (PostgreSQL would refuse it as a startup parameter), and
+ * whether it was there: a transaction-mode pooler keeps no prepared statement from one transaction to the next.
+ */
+export function pooledUrl(url: string): { url: string; pooled: boolean } {
+  const parsed = new URL(url);
+  const flag = parsed.searchParams.get("pgbouncer");
+  if (flag === null) return { url, pooled: false };
+  parsed.searchParams.delete("pgbouncer");
+  return { url: parsed.toString(), pooled: flag === "true" || flag === "1" };
+}
+
+/** host:port of a URL, for logs and state (never the password). */
+const serverOf = (url: string) => {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || "5432"}`;
+};
+
 export async function openDatabase(opts: DbOptions): Promise<Database> {
-  if (opts.url) {
-    // notices (e.g. "relation already exists, skipping" from migrations) are noise in the log
-    const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {}, backoff: reconnectBackoff });
-    const db = drizzlePostgres(client, { schema });
-    await migratePostgres(db, { migrationsFolder: opts.migrationsFolder ?? migrationsFolder });
-    return {
-      db,
-      driver: "postgres",
-      close: () => client.end({ timeout: 5 }),
-      async listen(channel, onNotify) {
-        // postgres.js listens on a connection of its own and listens again each time it closed (a restart, a
-        // failover, pg_terminate_backend), retrying until PostgreSQL answers; each time it listens again the
-        // listener is woken once, for the notifications sent while nobody listened
-        const { unlisten } = await client.listen(channel, () => onNotify(), () => onNotify());
-        return unlisten;
-      },
-    };
-  }
+  if (opts.url) return openPostgres(opts.url, opts);
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
   const client = new PGlite(opts.dataDir);
   const db = drizzlePglite(client, { schema });
@@ -76,6 +89,57 @@ export async function openDatabase(opts: DbOptions): Promise<Database> {
     async listen(channel, onNotify) {
       return client.listen(channel, () => onNotify());
     },
+  };
+}
+
+async function openPostgres(url: string, opts: DbOptions): Promise<Database> {
+  const target = pooledUrl(url);
+  // notices (e.g. "relation already exists, skipping" from migrations) are noise in the log
+  const options = { onnotice: () => {}, backoff: reconnectBackoff, ...(target.pooled ? { prepare: false } : {}) };
+  const primary = postgres(target.url, { max: opts.max ?? 10, ...options });
+  // the session's own things (LISTEN) need a server connection of their own, which a transaction-mode pooler
+  // does not give: they take the direct URL, or the primary's when there is no pooler
+  // (named in pg_stat_activity: the LISTEN session that must not sit behind the pooler)
+  const direct = opts.directUrl
+    ? postgres(opts.directUrl, { max: 1, ...options, prepare: true, connection: { application_name: "till-direct" } })
+    : target.pooled
+      ? undefined
+      : primary;
+  await migratePostgres(drizzlePostgres(direct ?? primary, { schema }), { migrationsFolder: opts.migrationsFolder ?? migrationsFolder });
+  let client = primary;
+  let reads: ReadRouting | undefined;
+  if (opts.replicaUrls && opts.replicaUrls.length > 0) {
+    const replicas = opts.replicaUrls.map((replicaUrl) => {
+      const replica = pooledUrl(replicaUrl);
+      const sql = postgres(replica.url, { max: opts.max ?? 10, connect_timeout: 2, ...options, ...(replica.pooled ? { prepare: false } : {}) });
+      drizzlePostgres(sql); // the same type parsers as the primary's (drizzle sets them on the client it is given)
+      return { name: serverOf(replica.url), client: sql };
+    });
+    const routed = createReadRouting({ primary, replicas, maxLagMs: opts.replicaMaxLagMs ?? 2000 });
+    client = routed.client;
+    reads = routed.routing;
+  }
+  const db = drizzlePostgres(client, { schema });
+  return {
+    db,
+    driver: "postgres",
+    ...(reads ? { reads } : {}),
+    async close() {
+      await reads?.close();
+      if (direct && direct !== primary) await direct.end({ timeout: 5 });
+      await primary.end({ timeout: 5 });
+    },
+    ...(direct
+      ? {
+          async listen(channel: string, onNotify: () => void) {
+            // postgres.js listens on a connection of its own and listens again each time it closed (a restart, a
+            // failover, pg_terminate_backend), retrying until PostgreSQL answers; each time it listens again the
+            // listener is woken once, for the notifications sent while nobody listened
+            const { unlisten } = await direct.listen(channel, () => onNotify(), () => onNotify());
+            return unlisten;
+          },
+        }
+      : {}),
   };
 }
 

@@ -310,8 +310,16 @@ export async function insertSystemEvents(
   db: Queryable,
   rows: Array<{ organizationId: string; name: string; customerId: string | null; timestamp: Date; metadata: Record<string, string | number | boolean>; onceKey: string }>,
 ): Promise<void> {
-  await db
-    .insert(event)
-    .values(rows.map((r) => ({ organizationId: r.organizationId, name: r.name, source: "system", timestamp: r.timestamp, customerId: r.customerId, externalId: r.onceKey, metadata: r.metadata })))
-    .onConflictDoNothing();
+  if (rows.length === 0) return;
+  const json = JSON.stringify(rows.map((r) => ({ organization_id: r.organizationId, name: r.name, customer_id: r.customerId, timestamp: r.timestamp.toISOString(), metadata: r.metadata, once_key: r.onceKey })));
+  // once: the key claimed in event_external_id in the same statement (the partitioned table has no unique index on it),
+  // in the keys' order so that concurrent claims never deadlock
+  await db.execute(sql`WITH r AS MATERIALIZED (
+      SELECT * FROM jsonb_to_recordset(${json}::text::jsonb)
+        AS x(organization_id uuid, name text, customer_id uuid, timestamp timestamptz, metadata jsonb, once_key text)),
+    keys AS (INSERT INTO event_external_id (organization_id, external_id) SELECT DISTINCT organization_id, once_key FROM r ORDER BY 1, 2
+      ON CONFLICT DO NOTHING RETURNING organization_id, external_id)
+    INSERT INTO ${event} (organization_id, name, source, timestamp, customer_id, external_id, metadata)
+    SELECT DISTINCT ON (r.organization_id, r.once_key) r.organization_id, r.name, 'system', r.timestamp, r.customer_id, r.once_key, r.metadata
+    FROM r JOIN keys k ON k.organization_id = r.organization_id AND k.external_id = r.once_key`);
 }

@@ -167,16 +167,28 @@ export function insertWithUpkeep(organizationId: string, batch: BatchRows, meter
   const ins = sql.raw(`"event"`);
   // the inserted rows are kept for the meters' upserts only (with none, a row each of a 1,000-event batch: ~2 ms)
   const upkeep = meters.map((m, i) => sql`, ${sql.raw(`r${i}`)} AS (${rollupInsert(m, sql`ins AS ${ins}`, sql`true`, true)} RETURNING 1)`);
-  return sql`WITH ins AS (${insertBatch(organizationId, batch, meters.length > 0 ? sql`*` : sql`1`)})${sql.join(upkeep, sql``)}
+  return sql`WITH ${insertBatch(organizationId, batch, meters.length > 0 ? sql`*` : sql`1`)}${sql.join(upkeep, sql``)}
     SELECT count(*)::int AS n FROM ins`;
 }
 
-/** The batch's INSERT, skipping external_ids stored or earlier in the batch, returning `returning` of each row inserted. */
+/**
+ * The batch's INSERT as CTEs ending in `ins` (each row inserted, `returning` of it), skipping external_ids stored
+ * or earlier in the batch. The event table is partitioned by time and so has no unique index on external_id
+ * (migration 0060): the external_ids are claimed in event_external_id in the same statement, and only the first
+ * event of each external_id claimed is inserted. Keys are claimed in their order, as the rollups are upserted in
+ * theirs: two batches sharing external_ids wait for each other instead of deadlocking.
+ */
 function insertBatch(organizationId: string, batch: BatchRows, returning: SQL): SQL {
-  return sql`INSERT INTO ${event} (id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata)
-      ${batchSelect(organizationId, batch)}
-      ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
-      RETURNING ${returning}`;
+  return sql`b AS MATERIALIZED (
+      SELECT row_number() OVER () AS ord, s.* FROM (${batchSelect(organizationId, batch)})
+        AS s(id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata)),
+    keys AS (INSERT INTO event_external_id (organization_id, external_id)
+      SELECT DISTINCT organization_id, external_id FROM b WHERE external_id IS NOT NULL ORDER BY 1, 2
+      ON CONFLICT DO NOTHING RETURNING external_id),
+    ins AS (INSERT INTO ${event} (id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata)
+      SELECT id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata FROM b
+      WHERE external_id IS NULL OR ord IN (SELECT min(b.ord) FROM b JOIN keys USING (external_id) GROUP BY b.external_id)
+      RETURNING ${returning})`;
 }
 
 // ---- state ------------------------------------------------------------------------------------------

@@ -7,9 +7,8 @@ import { invalid, notFound } from "../errors.js";
 import * as repo from "./repository.js";
 import * as rollupReads from "./rollup-reads.js";
 import * as rollups from "./rollups.js";
+import * as partitions from "./partitions.js";
 import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } from "./wire.js";
-
-export type { TimeInterval } from "./repository.js";
 
 // ---- reads ----------------------------------------------------------------------------------------
 
@@ -356,4 +355,13 @@ export interface SystemEventInput {
  */
 export async function recordSystemEvents(tx: Queryable, events: SystemEventInput[]): Promise<void> {
   if (events.length > 0) await repo.insertSystemEvents(tx, events);
+}
+
+/**
+ * The event table's monthly partitions (partitions.ts): this month and the next three exist; with a retention in
+ * months (TILL_EVENT_RETENTION), the months older than it are dropped whole. Returns the months dropped.
+ */
+export async function maintainEventPartitions(db: Db, retentionMonths: number | undefined): Promise<string[]> {
+  await partitions.createEventPartitionsAhead(db);
+  return retentionMonths ? partitions.dropEventPartitions(db, retentionMonths) : [];
 }

@@ -1,5 +1,5 @@
 // The Polar `Event` shape for user events (source "user"), `EventName` and `MeterQuantities`.
-import type { CustomerWire } from "../customers/service.js";
+import type { CustomerWire } from "../customers/wire.js";
 import type { EventNameRow, EventRow, QuantityBucket } from "./repository.js";
 
 export function toEventWire(row: EventRow, customer: CustomerWire | null, childCount: number) {

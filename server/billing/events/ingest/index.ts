@@ -19,6 +19,8 @@ export type { IngestResult } from "./store.js";
 export interface NamedCustomers {
   ids: Set<string>;
   externalIds: Set<string>;
+  /** Each event's customer (`i:` and the lower-cased id, or `x:` and the external id) and metadata. */
+  events: Array<{ customer: string; metadata: Record<string, unknown> | undefined }>;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function ingest(
   deps: { db: Db; driver?: Database["driver"] | undefined },
   organizationId: string,
   body: unknown,
-  named: NamedCustomers = { ids: new Set(), externalIds: new Set() },
+  named: NamedCustomers = { ids: new Set(), externalIds: new Set(), events: [] },
 ): Promise<IngestResult> {
   const { db } = deps;
   const wall = new Date();
@@ -81,8 +83,14 @@ async function ingestBody(
   const counts = { notAsSent: 0 };
   const events = await parseArraySliced(EventInput, envelope.events, ["events"], eventInputFast, counts);
   for (const e of events) {
-    if (e.customer_id) named.ids.add(e.customer_id.toLowerCase());
-    else if (e.external_customer_id) named.externalIds.add(e.external_customer_id);
+    if (e.customer_id) {
+      const id = e.customer_id.toLowerCase();
+      named.ids.add(id);
+      named.events.push({ customer: `i:${id}`, metadata: e.metadata });
+    } else if (e.external_customer_id) {
+      named.externalIds.add(e.external_customer_id);
+      named.events.push({ customer: `x:${e.external_customer_id}`, metadata: e.metadata });
+    }
   }
   // the check rewrote what it checked (`_cost` amounts), so the early INSERT does not hold the batch: it is
   // rolled back first (the usual INSERT would wait for its rows)

@@ -3,7 +3,7 @@
 // transaction of its own begins and copies the events with their places into a temporary table (the jsonb read
 // and the rows' extraction, about half of the INSERT's work); once the service has its patches, the ingest lock
 // is taken, the kept meters read, the INSERT reads the staged rows joined to the patches and the transaction
-// commits. The usual path did all of it after the parse, one after the other (docs/decisions.md, "The early INSERT and the staged batch").
+// commits. The usual path did all of it after the parse, one after the other (docs/decisions.md, "Event storage and the early INSERT").
 //
 // The staging holds no event rows and no lock (the ingest lock is taken with the INSERT): the service reads
 // customers and parents from the pool meanwhile. A staging PostgreSQL refuses (the text is not the batch

@@ -1,0 +1,183 @@
+// The capacity model of docs/scaling.md checked on one machine (issue 31 §4): a PostgreSQL primary and a streaming
+// replica of it made here (tests/helpers/pg-cluster.ts: initdb, pg_basebackup -R), and TWO till processes
+// (`server/main.ts`, as deployed: DATABASE_URL the primary, DATABASE_REPLICA_URL the replica) behind a round-robin
+// client. Each phase drives one kind of work through both processes for PHASE_SECONDS and prints its rate, the CPU
+// each process used (the two apps, the primary's and the replica's server processes, from /proc) and the rate per
+// core of all of them, next to the figure per core in docs/scaling.md:
+//   ingest   POST /v1/events/ingest, batches of 1,000 with external_id, two meters' rollups kept;
+//   reads    GET /v1/customers/{id}/state and GET /v1/customers/?limit=10 alternately (served by the replica).
+// Linux only (CPU from /proc); needs the PostgreSQL server binaries (Debian: postgresql-15).
+//
+//   npm run bench:capacity           TILL_BENCH_PHASE_SECONDS=20 …   (default 15)
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { benchSeller, call } from "./helpers/client.js";
+import { cpuMs } from "./helpers/server.js";
+import { measureIngest } from "./scale-table.js";
+import { createDatabase, missingBinaries, startPrimary, startReplica, teardown, type Cluster } from "../tests/helpers/pg-cluster.js";
+import { reservePort } from "../tests/helpers/ports.js";
+
+const PHASE_SECONDS = Number(process.env.TILL_BENCH_PHASE_SECONDS ?? 15);
+const CONCURRENCY = 4;
+const CUSTOMERS = 200;
+const HARD_LIMIT_MS = 15 * 60_000;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** CPU ms of a PostgreSQL cluster: its postmaster (with the children it reaped) and every live child of it. */
+function clusterCpuMs(cluster: Cluster): number {
+  const postmaster = Number(readFileSync(path.join(cluster.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // f[1] ppid, f[11..14] utime stime cutime cstime (ticks of 1/100 s)
+      if (Number(entry) === postmaster) total += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
+      else if (Number(f[1]) === postmaster) total += (Number(f[11]) + Number(f[12])) * 10;
+    } catch {
+      // a process that ended while read
+    }
+  }
+  return total;
+}
+
+interface App {
+  url: string;
+  child: ChildProcess;
+}
+
+/** `node server/main.ts` on a free port, as a deployment runs it; resolves once /healthz answers. */
+async function startTill(env: Record<string, string>, dataDir: string): Promise<App> {
+  const { port, release } = await reservePort();
+  await release();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/main.ts")], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", TILL_BASE_URL: url, TILL_DATA_DIR: dataDir },
+  });
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`till exited (code ${child.exitCode})`);
+    const up = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (up) return { url, child };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error("till did not start within 120 s");
+}
+
+async function stopTill(app: App): Promise<void> {
+  if (app.child.exitCode !== null || app.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => app.child.once("exit", resolve));
+  app.child.kill("SIGTERM");
+  await exited;
+}
+
+interface Meters {
+  apps: number[];
+  primary: number;
+  replica: number;
+}
+
+function cpuNow(apps: App[], primary: Cluster, replica: Cluster): Meters {
+  return { apps: apps.map((a) => cpuMs(a.child.pid!) ?? 0), primary: clusterCpuMs(primary), replica: clusterCpuMs(replica) };
+}
+
+/** Runs `work` (returns units done) with CPU measured around it; prints one line. */
+async function phase(name: string, unit: string, docPerCore: string, apps: App[], primary: Cluster, replica: Cluster, work: () => Promise<number>) {
+  const before = cpuNow(apps, primary, replica);
+  const t0 = performance.now();
+  const done = await work();
+  const seconds = (performance.now() - t0) / 1000;
+  const after = cpuNow(apps, primary, replica);
+  const cores = (ms: number) => ms / 1000 / seconds;
+  const appCores = after.apps.map((ms, i) => cores(ms - before.apps[i]!));
+  const primaryCores = cores(after.primary - before.primary);
+  const replicaCores = cores(after.replica - before.replica);
+  const total = appCores.reduce((a, b) => a + b, 0) + primaryCores + replicaCores;
+  const rate = done / seconds;
+  console.log(
+    `${name.padEnd(8)} ${rate.toFixed(0).padStart(8)} ${unit}/s   cores: app A ${appCores[0]!.toFixed(2)}, app B ${appCores[1]!.toFixed(2)}, ` +
+      `primary ${primaryCores.toFixed(2)}, replica ${replicaCores.toFixed(2)} (= ${total.toFixed(2)})   ` +
+      `${(rate / total).toFixed(0)} ${unit}/s per core used   docs/scaling.md: ${docPerCore}`,
+  );
+}
+
+async function main(): Promise<void> {
+  const missing = missingBinaries();
+  if (missing.length > 0) throw new Error(`bench:capacity needs ${missing.join(", ")}`);
+  const limit = setTimeout(() => {
+    console.error(`bench: gave up after ${HARD_LIMIT_MS / 1000} s`);
+    process.exit(1);
+  }, HARD_LIMIT_MS);
+  limit.unref();
+  const dataDirs: string[] = [];
+  const apps: App[] = [];
+  let primary: Cluster | undefined;
+  let replica: Cluster | undefined;
+  try {
+    primary = await startPrimary();
+    replica = await startReplica(primary);
+    const url = await createDatabase(primary, "till");
+    const env = {
+      DATABASE_URL: url,
+      DATABASE_REPLICA_URL: replica.url("till"),
+      TILL_AUTH_SECRET: "capacity-bench-secret-".padEnd(40, "x"),
+      TILL_RATE_LIMIT: "false",
+      TILL_LOG_LEVEL: "silent",
+      TILL_TEST_PAYMENTS: "live",
+    };
+    // one after the other: the first runs the migrations
+    for (let i = 0; i < 2; i++) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), "till-capacity-"));
+      dataDirs.push(dir);
+      apps.push(await startTill(env, dir));
+    }
+    const [a, b] = apps as [App, App];
+    const seller = await benchSeller(a.url, "capacity");
+    const filter = { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "scale.call" }] };
+    for (const aggregation of [{ func: "sum", property: "units" }, { func: "count" }]) {
+      await call(a.url, "POST", "/v1/meters/", { name: `Capacity ${aggregation.func}`, filter, aggregation }, seller.auth);
+    }
+    const customers: string[] = [];
+    for (let i = 0; i < CUSTOMERS; i++) {
+      const base = i % 2 === 0 ? a.url : b.url;
+      customers.push((await call<{ id: string }>(base, "POST", "/v1/customers/", { email: `c${i}@example.com`, ...(i < 50 ? { external_id: `ingest-${i}` } : {}) }, seller.auth)).json.id);
+    }
+    console.log(`\ntill capacity — two till processes, a primary and a streaming replica on this machine; Node ${process.version}, ${os.cpus().length} CPUs`);
+    console.log(`(each phase ${PHASE_SECONDS} s through both processes; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")})`);
+
+    await phase("ingest", "events", "≈ 16,000 events/s", apps, primary, replica, async () => {
+      const halves = await Promise.all(apps.map((app) => measureIngest(app.url, seller.auth, PHASE_SECONDS, CONCURRENCY / 2)));
+      if (halves.some((h) => h.failures > 0)) throw new Error("ingest: batches failed");
+      return halves.reduce((sum, h) => sum + h.rate, 0) * PHASE_SECONDS;
+    });
+
+    // the replica has replayed the ingest before the reads start (the key wrote: its reads wait for that)
+    await new Promise((r) => setTimeout(r, 3000));
+    await phase("reads", "reads", "not recorded as a rate (4.5 ms state, 9–15 ms list at 1M rows)", apps, primary, replica, async () => {
+      let reads = 0;
+      const deadline = Date.now() + PHASE_SECONDS * 1000;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY * 2 }, async (_, w) => {
+          const base = apps[w % 2]!.url;
+          for (let n = 0; Date.now() < deadline; n++) {
+            const p = n % 2 === 0 ? `/v1/customers/${customers[(w * 31 + n) % CUSTOMERS]}/state` : "/v1/customers/?limit=10";
+            await call(base, "GET", p, undefined, seller.auth);
+            reads++;
+          }
+        }),
+      );
+      return reads;
+    });
+    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  } finally {
+    await teardown([...apps.map((app) => () => stopTill(app)), replica?.destroy, primary?.destroy]);
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
