@@ -1,7 +1,8 @@
 // `till customers wallet <id>`: a customer's wallets (their prepaid balance per currency, /v1/wallets/) with each
 // one's recent history (till's /v1/wallets/{id}/transactions); `--top-up <amount> --currency usd` charges the
 // customer's saved card that amount and credits the wallet (till's POST /v1/wallets/{id}/top-up; the wallet is
-// opened first when the customer has none in the currency).
+// opened first when the customer has none in the currency). `till customers wallet adjust <id> --credit|--debit
+// <amount> --currency usd --reason "…"` credits or debits it by hand (till's POST /v1/wallets/{id}/adjustments).
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { v1 } from "../client.js";
@@ -64,13 +65,47 @@ const show = (customerIdOf: CustomerIdOf) => async (ctx: Context, opts: { topUp?
   }
 };
 
+interface AdjustFlags {
+  credit?: number;
+  debit?: number;
+  currency?: string;
+  reason?: string;
+}
+
+const adjust = (customerIdOf: CustomerIdOf) => async (ctx: Context, opts: AdjustFlags, [ref = ""]: string[]) => {
+  if ((opts.credit === undefined) === (opts.debit === undefined)) throw new UsageError("give one of --credit <amount> or --debit <amount>", "till customers wallet adjust <id> --credit 500 --currency usd --reason \"Goodwill\"");
+  if (!opts.currency) throw new UsageError("--currency is required (usd, eur, …)", "the wallet's currency");
+  if (!opts.reason?.trim()) throw new UsageError("--reason is required", "why the balance moves: the wallet's history shows it");
+  const customerId = await customerIdOf(ctx, ref);
+  const amount = opts.credit ?? -(opts.debit ?? 0);
+  const opened = await v1(ctx).send<WireWallet>("POST", "/wallets/", { customer_id: customerId, currency: opts.currency.toLowerCase() });
+  const t = await ctx.out.loading("Adjusting the wallet", v1(ctx).send<WireTransaction>("POST", `/wallets/${opened.id}/adjustments`, { amount, reason: opts.reason }, randomUUID()));
+  const w = await v1(ctx).get<WireWallet>(`/wallets/${opened.id}`);
+  const what = amount > 0 ? `Credited ${money(amount, w.currency)} to` : `Debited ${money(-amount, w.currency)} from`;
+  return ctx.out.done({ transaction: t, wallet: w }, `${what} the ${w.currency.toUpperCase()} wallet: the balance is ${money(w.balance, w.currency)}.`);
+};
+
 export function registerWallet(customers: Command, customerIdOf: CustomerIdOf): void {
-  customers
+  const wallet = customers
     .command("wallet")
     .description("a customer's wallets (prepaid balance per currency) and their history; --top-up charges their card")
     .argument("<id>", "the customer's id or email")
     .option("--top-up <amount>", "charge the customer's saved card this amount (minor units: 2000 = $20.00) into the wallet", parseAmount)
     .option("--currency <code>", "the wallet's currency, with --top-up (usd, eur, …)")
-    .addHelpText("after", examples(["till customers wallet <id>", "till customers wallet ada@example.com --json", "till customers wallet <id> --top-up 2000 --currency usd"]))
+    .addHelpText(
+      "after",
+      examples(["till customers wallet <id>", "till customers wallet ada@example.com --json", "till customers wallet <id> --top-up 2000 --currency usd", "till customers wallet adjust <id> --credit 500 --currency usd --reason \"Goodwill\""]),
+    )
     .action(withContext(show(customerIdOf)));
+  wallet
+    .command("adjust")
+    .description("credit or debit a customer's wallet by hand, with a reason (the history shows it; a debit may not exceed the balance)")
+    .argument("<id>", "the customer's id or email")
+    .option("--credit <amount>", "add this amount to the balance (minor units: 500 = $5.00)", parseAmount)
+    .option("--debit <amount>", "take this amount from the balance (minor units)", parseAmount)
+    .option("--currency <code>", "the wallet's currency (usd, eur, …)")
+    .option("--reason <text>", "why: shown in the wallet's history")
+    .addHelpText("after", examples(["till customers wallet adjust ada@example.com --credit 500 --currency usd --reason \"Goodwill credit\"", "till customers wallet adjust <id> --debit 200 --currency usd --reason \"Correction\" --json"]))
+    // the wallet command knows --currency too and takes it wherever it stands: read it from there
+    .action(withContext<AdjustFlags>((ctx, opts, args) => adjust(customerIdOf)(ctx, { ...opts, currency: opts.currency ?? wallet.opts<{ currency?: string }>().currency }, args)));
 }

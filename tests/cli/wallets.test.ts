@@ -48,4 +48,33 @@ describe("till customers wallet", () => {
     const json = parseJson<{ items: Array<{ balance: number; transactions: Array<{ type: string; amount: number }> }> }>((await run(["customers", "wallet", id, "--json"])).stdout);
     expect(json.items).toEqual([expect.objectContaining({ balance: 2000, transactions: [expect.objectContaining({ type: "top_up", amount: 2000 })] })]);
   });
+
+  it("adjusts a wallet by hand: a credit and a debit with their reasons, an overdraft refused", async () => {
+    const email = "cli-wallet@example.com";
+    const credited = await run(["customers", "wallet", "adjust", email, "--credit", "500", "--currency", "usd", "--reason", "Goodwill credit"]);
+    expect(credited.exitCode, credited.stderr).toBe(0);
+    expect(credited.stdout + credited.stderr).toContain("Credited $5.00 to the USD wallet: the balance is $25.00.");
+    const debited = parseJson<{ transaction: { type: string; amount: number; description: string }; wallet: { balance: number } }>(
+      (await run(["customers", "wallet", "adjust", email, "--debit", "300", "--currency", "usd", "--reason", "Correction", "--json"])).stdout,
+    );
+    expect(debited).toMatchObject({ transaction: { type: "adjustment", amount: -300, description: "Correction" }, wallet: { balance: 2200 } });
+    const over = await run(["customers", "wallet", "adjust", email, "--debit", "999999", "--currency", "usd", "--reason", "Too much"]);
+    expect(over.exitCode).not.toBe(0);
+    expect(over.stderr).toContain("more than the wallet's balance");
+    const both = await run(["customers", "wallet", "adjust", email, "--credit", "1", "--debit", "1", "--currency", "usd", "--reason", "x"]);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain("one of --credit");
+    const shown = await run(["customers", "wallet", email]);
+    expect(shown.stdout).toContain("Goodwill credit");
+    expect(shown.stdout + shown.stderr).toContain("balance $22.00");
+
+    // a refund of the card-paid order to the wallet instead (--to-wallet)
+    const sdk = sdkFor(server, key);
+    const customer = (await sdk.customers.list({ email })).result.items[0]!;
+    const order = (await sdk.orders.list({ customerId: customer.id, sorting: ["created_at"] })).result.items[0]!;
+    const refunded = await run(["refunds", "create", "--order", order.id, "--amount", "300", "--reason", "customer_request", "--to-wallet", "--yes"]);
+    expect(refunded.exitCode, refunded.stderr).toBe(0);
+    expect((await run(["customers", "wallet", email])).stdout).toContain("Refund");
+    expect((await run(["customers", "wallet", email])).stdout + "").toMatch(/\+\$3\.00/);
+  });
 });

@@ -3,8 +3,10 @@
 // customer's default card, off-session), and a paid charge is an order of its own (billing_reason `purchase`, no
 // product, one line "Wallet top-up", untaxed: the credit is a prepayment, the invoices it later pays carry the
 // tax) whose ledger movement credits the wallet. Each is keyed (`idempotencyKey`): a key already credited
-// answers its order again and charges nothing.
-import { randomUUID } from "node:crypto";
+// answers its order again and charges nothing, and the processor gets the same key for the charge (Stripe's
+// Idempotency-Key, `processorKeyOf`), so a retry after a charge whose transaction rolled back is answered with
+// that charge instead of taking the money twice.
+import { createHash, randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
@@ -27,6 +29,10 @@ export type TopUpOutcome = { ok: true; orderId: string | null; replayed: boolean
 
 const LABEL = { top_up: "Wallet top-up", auto_recharge: "Wallet auto-recharge" } as const;
 
+/** The processor's idempotency key of the charge behind the movement keyed `key` (Stripe allows 255 characters). */
+export const processorKeyOf = (organizationId: string, key: string) =>
+  `till-wallet-${organizationId}-${createHash("sha256").update(key).digest("hex").slice(0, 40)}`;
+
 /** Charges the customer's saved card `t.amount` and credits the wallet with it (an order of its own); a decline moves nothing. */
 export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcessor, w: repo.WalletRow, t: TopUp, now: Date): Promise<TopUpOutcome> {
   const org = w.organizationId;
@@ -39,6 +45,7 @@ export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcesso
     currency: w.currency,
     description: LABEL[t.kind],
     metadata: { wallet_id: w.id },
+    idempotencyKey: processorKeyOf(org, t.key),
   });
   if (!attempt.result.ok) return { ok: false, code: attempt.result.code, message: attempt.result.message };
   const organization = await getOrganization(tx, org);
@@ -90,7 +97,7 @@ export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcesso
 export type RechargeOutcome = "none" | "blocked" | "recharged" | "declined";
 
 /**
- * The wallet's auto-recharge after a movement spent it (`cause` names that movement's order): under the wallet's
+ * The wallet's auto-recharge after a movement spent it (`cause`: that movement's id): under the wallet's
  * lock, a balance below the threshold charges the saved card the chosen amount, once per cause. A decline blocks
  * recharging (and emails the customer) until a card saved after it, or the customer turns it on again.
  */

@@ -5,16 +5,21 @@
 //    `till_credits: "paid"` credits what the order's lines came to after discount and before tax (`net_amount`:
 //    a pay-what-you-want price credits what the customer chose to pay, a fixed price its amount), and a whole
 //    number (`till_credits: 1200`) credits that many minor units whatever was paid (a pack of $12 for $10).
-//  - Auto-recharge. An order the wallet paid part of (`applied_balance_amount` < 0) may have taken the balance
-//    below the wallet's threshold: maybeRecharge charges the saved card, once per such order.
+//  - Auto-recharge. Any movement that spent the wallet (the `till.wallet.transaction.created` event the ledger's
+//    trigger records with every movement, migration 0057: an order it paid, usage, a seller's debit) may have
+//    taken the balance below the wallet's threshold: maybeRecharge charges the saved card at once, keyed by that
+//    movement (one attempt per wallet and batch; a wallet recharged above its threshold is not charged again).
 //
-// Each order runs in a savepoint: one that fails (logged) must not hold back the batch's webhooks.
+// Each order and wallet runs in a savepoint: one that fails (logged) must not hold back the batch's webhooks.
 import type { Queryable } from "../../db/client.js";
 import type { OutboxSubscriber } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { orgNow } from "../test-clock/clock.js";
 import { maybeRecharge } from "./charge.js";
 import * as repo from "./repository.js";
+
+/** The event the ledger's trigger records with every movement (migration 0057). */
+export const WALLET_TRANSACTION_EVENT = "till.wallet.transaction.created";
 
 interface OutboxRowView {
   organizationId: string;
@@ -28,7 +33,6 @@ interface PaidOrder {
   customerId: string;
   currency: string;
   net: number;
-  applied: number;
   credits: unknown;
 }
 
@@ -42,7 +46,6 @@ function orderOf(row: OutboxRowView): PaidOrder | null {
     customerId: p.customer_id,
     currency: p.currency.toLowerCase(),
     net: typeof p.net_amount === "number" ? p.net_amount : 0,
-    applied: typeof p.applied_balance_amount === "number" ? p.applied_balance_amount : 0,
     credits: product?.metadata?.till_credits,
   };
 }
@@ -70,23 +73,40 @@ async function credit(tx: Queryable, o: PaidOrder): Promise<number> {
   return moved ? 1 : 0;
 }
 
-async function recharge(tx: Queryable, processor: PaymentProcessor, o: PaidOrder): Promise<number> {
-  const w = await repo.walletOf(tx, o.organizationId, o.customerId, o.currency);
+/** A movement that spent a wallet (its outbox event's payload). */
+interface Spend {
+  organizationId: string;
+  walletId: string;
+  movementId: string;
+}
+
+function spendOf(row: OutboxRowView): Spend | null {
+  const p = row.payload;
+  if (typeof p.wallet_id !== "string" || typeof p.id !== "string" || typeof p.amount !== "number" || p.amount >= 0) return null;
+  return { organizationId: row.organizationId, walletId: p.wallet_id, movementId: p.id };
+}
+
+async function recharge(tx: Queryable, processor: PaymentProcessor, s: Spend): Promise<number> {
+  const w = await repo.findWallet(tx, s.organizationId, s.walletId);
   if (!w?.autoRechargeEnabled) return 0;
-  const outcome = await maybeRecharge(tx, processor, o.organizationId, w.id, o.id, await orgNow(tx, o.organizationId));
+  const outcome = await maybeRecharge(tx, processor, s.organizationId, w.id, s.movementId, await orgNow(tx, s.organizationId));
   return outcome === "recharged" || outcome === "declined" ? 1 : 0;
 }
 
 /** Credits and recharges for a batch's orders; returns how many wallets moved (their events go out with the next batch). */
 export async function walletsFromOutbox(tx: Queryable, processor: PaymentProcessor, rows: OutboxRowView[], log: { error(err: unknown, msg: string): void }): Promise<number> {
   const paid = new Map<string, PaidOrder>();
-  const spent = new Map<string, PaidOrder>();
+  // per wallet, its first spending movement of the batch
+  const spent = new Map<string, Spend>();
   for (const row of rows) {
-    if (row.type !== "order.paid" && row.type !== "order.created") continue;
+    if (row.type === WALLET_TRANSACTION_EVENT) {
+      const s = spendOf(row);
+      if (s && !spent.has(s.walletId)) spent.set(s.walletId, s);
+      continue;
+    }
+    if (row.type !== "order.paid") continue;
     const o = orderOf(row);
-    if (!o) continue;
-    if (row.type === "order.paid" && o.credits !== undefined) paid.set(`${o.organizationId}/${o.id}`, o);
-    if (o.applied < 0) spent.set(`${o.organizationId}/${o.id}`, o);
+    if (o && o.credits !== undefined) paid.set(`${o.organizationId}/${o.id}`, o);
   }
   let moved = 0;
   for (const o of paid.values()) {
@@ -96,11 +116,11 @@ export async function walletsFromOutbox(tx: Queryable, processor: PaymentProcess
       log.error(err, `crediting the wallet of order ${o.id} failed`);
     }
   }
-  for (const o of spent.values()) {
+  for (const s of spent.values()) {
     try {
-      moved += await tx.transaction((sp) => recharge(sp, processor, o));
+      moved += await tx.transaction((sp) => recharge(sp, processor, s));
     } catch (err) {
-      log.error(err, `auto-recharging the wallet after order ${o.id} failed`);
+      log.error(err, `auto-recharging wallet ${s.walletId} after movement ${s.movementId} failed`);
     }
   }
   return moved;

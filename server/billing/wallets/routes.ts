@@ -1,7 +1,8 @@
 // Wallets (issue 29 §3). The seller's: GET /v1/wallets/ and /v1/wallets/{id} (Polar's `wallets:list`/`wallets:get`,
 // which the pinned SDKs do not model: the answers are Polar's Wallet shape), and till's own POST /v1/wallets/ (the
 // customer's wallet in a currency, made empty when missing), POST /v1/wallets/{id}/top-up (charges the saved
-// card) and GET /v1/wallets/{id}/transactions. Scopes: customers:read / customers:write (till has no wallets
+// card), POST /v1/wallets/{id}/adjustments (a credit or debit by hand, with a reason) and
+// GET /v1/wallets/{id}/transactions. Scopes: customers:read / customers:write (till has no wallets
 // scope). The customer's own, with a customer session: Polar's `customerPortal.wallets.list/get`, and till's
 // transactions and auto-recharge settings.
 import { randomUUID } from "node:crypto";
@@ -47,6 +48,14 @@ const PortalWalletsQuery = z.object({ sorting, ...paginationQuery });
 const PageQuery = z.object(paginationQuery);
 const WalletCreate = z.object({ customer_id: uuid, currency: z.string().regex(/^[A-Za-z]{3}$/, "A three-letter currency code") });
 const TopUpInput = z.object({ amount: z.int().min(1).max(MAX_AMOUNT) });
+const AdjustmentInput = z.object({
+  amount: z
+    .int()
+    .min(-MAX_AMOUNT)
+    .max(MAX_AMOUNT)
+    .refine((n) => n !== 0, { message: "An adjustment moves the balance: a positive amount credits, a negative one debits" }),
+  reason: z.string().trim().min(1).max(500),
+});
 const AutoRechargeInput = z.object({
   enabled: z.boolean().optional(),
   threshold_amount: z.int().min(0).max(MAX_AMOUNT).optional(),
@@ -87,6 +96,13 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
       if (!outcome.ok) throw paymentFailed(outcome.message);
       return service.walletWire(await service.findWallet(tx, organizationId, id));
     });
+  });
+  app.post("/wallets/:id/adjustments", route({ scope: "customers:write", operationId: "till:wallets:adjust", body: AdjustmentInput, responses: { 201: WalletTransaction, ...NOT_FOUND } }), async (req, reply) => {
+    const header = req.headers[IDEMPOTENCY_HEADER];
+    const key = typeof header === "string" && header ? header : randomUUID();
+    const t = await service.adjustWallet(db, org(req), pathId(req), req.body, key);
+    reply.status(201);
+    return t;
   });
   app.get("/wallets/:id/transactions", route({ scope: "customers:read", operationId: "till:wallets:list_transactions", query: PageQuery, responses: { 200: ListResourceWalletTransaction, ...NOT_FOUND } }), async (req) => {
     const { items, total } = await service.transactions(db, org(req), pathId(req), req.query.page, req.query.limit);

@@ -9,8 +9,7 @@ import { findCustomerRow } from "../customers/service.js";
 import { invalid, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";
-
-export type { WalletRow, MovementRow } from "./repository.js";
+import { debitUsage, type NamedCustomers } from "./usage.js";
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -93,6 +92,41 @@ export async function openWallet(db: Queryable, organizationId: string, customer
   return repo.ensureWallet(db, organizationId, customerId, currency.toLowerCase(), now);
 }
 
+export interface Adjustment {
+  /** Minor units: positive credits the wallet, negative debits it. */
+  amount: number;
+  /** Why (the history's description). */
+  reason: string;
+}
+
+/**
+ * A seller's adjustment (till's own POST /v1/wallets/{id}/adjustments; Polar has no such route): credits or debits
+ * the wallet by hand, with a reason, under the wallet's lock. A debit may not take the balance below zero. `key`
+ * (the request's Idempotency-Key) makes it one movement: a repeat answers the movement made first.
+ */
+export async function adjustWallet(db: Db, organizationId: string, id: string, a: Adjustment, key: string) {
+  return db.transaction(async (tx) => {
+    const w = await repo.lockWallet(tx, organizationId, id);
+    if (!w) throw notFound("Wallet not found");
+    const done = await repo.movementByKey(tx, organizationId, `adjustment:${key}`);
+    if (done) return transactionWire(w, done);
+    if (w.balance + a.amount < 0) {
+      throw invalid(["body", "amount"], `The debit is more than the wallet's balance (${w.balance}).`, "value_error");
+    }
+    const row = await repo.insertMovementRow(tx, {
+      organizationId,
+      customerId: w.customerId,
+      currency: w.currency,
+      amount: a.amount,
+      reason: "adjustment",
+      description: a.reason,
+      idempotencyKey: `adjustment:${key}`,
+    });
+    if (!row) throw new Error("adjustWallet: the movement's key was taken under the wallet's lock");
+    return transactionWire(w, row);
+  });
+}
+
 export interface RechargeSettings {
   enabled?: boolean;
   threshold_amount?: number;
@@ -131,4 +165,17 @@ export async function creditOffers(db: Db, baseURL: string, organizationId: stri
       return product ? [{ checkout_link_id: link.id, product_id: product.id, name: link.label ?? product.name, url: link.url }] : [];
     })
     .slice(0, 20);
+}
+
+/**
+ * After an ingest: the usage of the named customers' subscriptions to products that take usage from the wallet
+ * (`till_usage_from_wallet`) is debited from their wallets (usage.ts). A failure is logged, never the ingest's.
+ */
+export async function debitUsageAfterIngest(db: Db, organizationId: string, named: NamedCustomers, onError: (err: unknown) => void): Promise<number> {
+  try {
+    return await debitUsage(db, organizationId, named);
+  } catch (err) {
+    onError(err);
+    return 0;
+  }
 }
