@@ -4,7 +4,7 @@
 // weighs on both alike: median and p95 ms of each, and their ratio, for all metrics and for all but the two read
 // from the customers with events per hour (active users, cost per user). The request reads the hourly rollups
 // (server/billing/metrics/rollups.ts); the rollup read and each source's scan are then timed alone, and the same
-// query in a half-hour zone (Asia/Kolkata, scanned). Beside each wall time, the CPU a request costs (this
+// query filtered (by product, billing type, customer) and in a half-hour zone (Asia/Kolkata), CPU beside wall time. Beside each wall time, the CPU a request costs (this
 // process's — the server runs in it — and, on PostgreSQL, its pool's backends', read from /proc): the figure to
 // read when the shared machine is loaded. "Cold": the first request after the organization's folded user rows
 // changed (the kept counts of active users are read again: server/billing/metrics/users.ts).
@@ -17,6 +17,7 @@
 // Loopback only; the run is bounded in time (HARD_LIMIT_MS) and in samples.
 import { cpus, loadavg } from "node:os";
 import { sql } from "drizzle-orm";
+import { rowsOf } from "../server/db/client.js";
 import { benchSeller, call } from "./helpers/client.js";
 import { cpuMeter } from "./helpers/cpu.js";
 import { startApp } from "./helpers/server.js";
@@ -28,6 +29,7 @@ const HARD_LIMIT_MS = 15 * 60_000;
 const WARMUP = 3;
 const SAMPLES = 21;
 const COLD = 5;
+const FILTERED_SAMPLES = 7;
 const BIG = process.env.DATABASE_URL ? { subscriptions: 100_000, orders: 1_000_000 } : { subscriptions: 10_000, orders: 100_000 };
 
 
@@ -100,12 +102,37 @@ async function main(): Promise<void> {
     }
     await cpu.close();
     for (const o of orgs) await breakdown(db, o.name, o.org, start, end);
+    // filtered and in a half-hour zone: from metric_product_hour, the cut hours scanned (docs/metrics.md, "Rollups");
+    // a customer filter is scanned through the indexes by customer
+    const filteredCpu = cpuMeter(served.database.url);
     for (const o of orgs) {
-      // a half-hour zone's days cut UTC hours: answered by the scan (docs/metrics.md), shown for the record
-      const t = performance.now();
-      await get(o, `${query}&timezone=Asia/Kolkata`);
-      console.log(`${o.name}: the same in Asia/Kolkata (the scan): ${(performance.now() - t).toFixed(0)} ms`);
+      const [monthly] = await rowsOf<{ id: string }>(db, sql`SELECT id FROM product WHERE organization_id = ${o.org}::uuid AND recurring_interval IS NOT NULL`);
+      const [customer] = await rowsOf<{ id: string }>(db, sql`SELECT customer_id AS id FROM "order" WHERE organization_id = ${o.org}::uuid LIMIT 1`);
+      const filtered = [
+        ["product", `${query}&product_id=${monthly?.id ?? ""}`],
+        ["billing type one_time", `${query}&billing_type=one_time`],
+        ["Asia/Kolkata", `${query}&timezone=Asia/Kolkata`],
+        ["Asia/Kolkata, product", `${query}&timezone=Asia/Kolkata&product_id=${monthly?.id ?? ""}`],
+        ["customer", `${query}&customer_id=${customer?.id ?? ""}`],
+      ] as const;
+      const line: string[] = [];
+      for (const [label, q] of filtered) {
+        await get(o, q);
+        const runs: Array<{ ms: number; cpu: number }> = [];
+        for (let i = 0; i < FILTERED_SAMPLES; i++) {
+          const before = await filteredCpu.read();
+          const t = performance.now();
+          await get(o, q);
+          const ms = performance.now() - t;
+          const after = await filteredCpu.read();
+          runs.push({ ms, cpu: after.node - before.node + after.db - before.db });
+        }
+        const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+        line.push(`${label} ${median(runs.map((r) => r.ms)).toFixed(0)} ms wall, CPU ${median(runs.map((r) => r.cpu)).toFixed(1)} ms`);
+      }
+      console.log(`${o.name}: filtered, all metrics (median of ${FILTERED_SAMPLES}): ${line.join("; ")}`);
     }
+    await filteredCpu.close();
     const stats = (key: string) => {
       const runs = times.get(key) ?? [];
       const sorted = runs.map((r) => r.ms).sort((x, y) => x - y);
@@ -193,10 +220,11 @@ async function seed(db: Awaited<ReturnType<typeof startApp>>["database"]["db"], 
     SELECT ${org}::uuid, CASE WHEN g % 20 = 0 THEN 'partially_refunded' ELSE 'paid' END, 1000 + g % 900, 1000 + g % 900, 1000 + g % 900,
       CASE WHEN g % 20 = 0 THEN 100 ELSE 0 END, 'usd',
       CASE WHEN g % 5 = 0 THEN 'purchase' WHEN g % 5 = 1 THEN 'subscription_create' ELSE 'subscription_cycle' END,
-      'BENCH-' || g, c.id, NULL, now() - ${sql.raw(span)} + (g::float8 / ${orders}) * ${sql.raw(span)}
+      'BENCH-' || g, c.id, (SELECT id FROM product WHERE organization_id = ${org}::uuid AND (recurring_interval IS NULL) = (g % 5 = 0)), now() - ${sql.raw(span)} + (g::float8 / ${orders}) * ${sql.raw(span)}
     FROM generate_series(1, ${orders}) g JOIN bench_customers c ON c.n = 1 + g % ${customers}`);
-  await db.execute(sql`INSERT INTO checkout (organization_id, status, client_secret, expires_at, amount, currency, product_ids, created_at)
+  await db.execute(sql`INSERT INTO checkout (organization_id, status, client_secret, expires_at, amount, currency, product_ids, product_id, created_at)
     SELECT ${org}::uuid, CASE WHEN g % 3 = 0 THEN 'open' ELSE 'succeeded' END, 'bench_' || ${org} || '_' || g, now(), 1000, 'usd', '{}'::uuid[],
+      (SELECT id FROM product WHERE organization_id = ${org}::uuid AND (recurring_interval IS NULL) = (g % 2 = 0)),
       now() - ${sql.raw(span)} + (g::float8 / ${orders / 10}) * ${sql.raw(span)}
     FROM generate_series(1, ${orders / 10}) g`);
   await db.execute(sql`${numbered} INSERT INTO event (organization_id, name, source, timestamp, customer_id, metadata)

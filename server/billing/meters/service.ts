@@ -18,8 +18,6 @@ import * as repo from "./repository.js";
 import { markRollupsBuilding, rebuildSoon, stopRollups } from "../events/service.js";
 import { meterDefinition, toMeterSummaryWire, toMeterWire, type MeterRow, type MeterSummaryWire, type MeterWire } from "./wire.js";
 
-export type { MeterWire } from "./wire.js";
-
 const NOT_FOUND = "Meter not found.";
 export const METER_UNITS = ["scalar", "token", "custom"] as const;
 

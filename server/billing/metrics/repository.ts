@@ -49,6 +49,16 @@ export async function periods(db: Queryable, s: Pick<Scope, "unit" | "timezone" 
 
 const bucket = (s: Scope, column: SQL) => sql`(extract(epoch FROM date_trunc(${s.unit}, ${column}, ${s.timezone})) * 1000)::float8`;
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Instants [start, end) in epoch ms. */
+export type Range = readonly [number, number];
+
+/** The column in [from, to), or (`within`) in one of those ranges only: the rollups' cut hours (rollups.ts). */
+function during(column: SQL, from: number, to: number, within?: readonly Range[]): SQL {
+  if (!within) return sql`${column} >= ${iso(from)}::timestamptz AND ${column} < ${iso(to)}::timestamptz`;
+  if (within.length === 0) return sql`false`;
+  return sql`(${sql.join(within.map(([a, b]) => sql`(${column} >= ${iso(a)}::timestamptz AND ${column} < ${iso(b)}::timestamptz)`), sql` OR `)})`;
+}
 const inList = (column: SQL, ids: string[]) => sql`${column} IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`;
 
 function orderFilters(s: Scope): SQL {
@@ -76,8 +86,11 @@ export interface OrderBucket {
   renewed_net: number;
 }
 
-/** Paid orders (refunded ones too: their refunds count against net revenue) per period, and the sums before. */
-export async function orderBuckets(db: Queryable, s: Scope, from: number, to: number) {
+/**
+ * Paid orders (refunded ones too: their refunds count against net revenue) per period, and the sums before
+ * (`within`: only the rows in those ranges, and no sums before).
+ */
+export async function orderBuckets(db: Queryable, s: Scope, from: number, to: number, within?: readonly Range[]) {
   const cur = sql`o.currency = ${s.currency}`;
   const net = sql`(o.net_amount - o.refunded_amount - o.platform_fee_amount)`;
   const buckets = await rowsOf<OrderBucket>(
@@ -96,9 +109,10 @@ export async function orderBuckets(db: Queryable, s: Scope, from: number, to: nu
         coalesce(sum(o.net_amount) FILTER (WHERE ${cur} AND o.billing_reason = 'subscription_cycle'), 0)::float8 AS renewed_revenue,
         coalesce(sum(${net}) FILTER (WHERE ${cur} AND o.billing_reason = 'subscription_cycle'), 0)::float8 AS renewed_net
       FROM "order" o
-      WHERE ${orderFilters(s)} AND o.created_at >= ${iso(from)}::timestamptz AND o.created_at < ${iso(to)}::timestamptz
+      WHERE ${orderFilters(s)} AND ${during(sql`o.created_at`, from, to, within)}
       GROUP BY 1`,
   );
+  if (within) return { buckets, before: { revenue: 0, net_revenue: 0 } };
   const [before] = await rowsOf<{ revenue: number; net_revenue: number }>(
     db,
     sql`SELECT coalesce(sum(o.net_amount), 0)::float8 AS revenue, coalesce(sum(${net}), 0)::float8 AS net_revenue
@@ -120,8 +134,8 @@ export interface LevelBucket {
   trial_committed_mrr: number;
 }
 
-/** The subscription changes per period (their sums are the levels' moves), and the levels before `from`. */
-export async function levelBuckets(db: Queryable, s: Scope, from: number, to: number) {
+/** The subscription changes per period (their sums are the levels' moves), and the levels before `from` (`within`: as orderBuckets). */
+export async function levelBuckets(db: Queryable, s: Scope, from: number, to: number, within?: readonly Range[]) {
   const parts: SQL[] = [sql`c.organization_id = ${s.organizationId}::uuid`, sql`c.at <= ${s.now.toISOString()}::timestamptz`];
   if (s.productIds) parts.push(inList(sql`c.product_id`, s.productIds));
   if (s.customerIds) parts.push(inList(sql`c.customer_id`, s.customerIds));
@@ -139,8 +153,9 @@ export async function levelBuckets(db: Queryable, s: Scope, from: number, to: nu
   const buckets = await rowsOf<LevelBucket>(
     db,
     sql`SELECT ${bucket(s, sql`c.at`)} AS b, ${sums} FROM metric_subscription_change c
-      WHERE ${where} AND c.at >= ${iso(from)}::timestamptz AND c.at < ${iso(to)}::timestamptz GROUP BY 1`,
+      WHERE ${where} AND ${during(sql`c.at`, from, to, within)} GROUP BY 1`,
   );
+  if (within) return { buckets, before: undefined };
   const [before] = await rowsOf<Omit<LevelBucket, "b">>(
     db,
     sql`SELECT ${sums} FROM metric_subscription_change c WHERE ${where} AND c.at < ${iso(from)}::timestamptz`,
@@ -156,13 +171,13 @@ export interface SubscriptionEventBucket {
 }
 
 /** Subscriptions started, churned (ended after being paid for) and canceled (by reason) per period. */
-export async function subscriptionEvents(db: Queryable, s: Scope, from: number, to: number): Promise<SubscriptionEventBucket[]> {
+export async function subscriptionEvents(db: Queryable, s: Scope, from: number, to: number, within?: readonly Range[]): Promise<SubscriptionEventBucket[]> {
   if (s.billingType === "one_time") return [];
   const parts: SQL[] = [sql`s.organization_id = ${s.organizationId}::uuid`];
   if (s.productIds) parts.push(inList(sql`s.product_id`, s.productIds));
   if (s.customerIds) parts.push(inList(sql`s.customer_id`, s.customerIds));
   const where = sql.join(parts, sql` AND `);
-  const inRange = (c: SQL) => sql`${c} >= ${iso(from)}::timestamptz AND ${c} < ${iso(to)}::timestamptz AND ${c} <= ${s.now.toISOString()}::timestamptz`;
+  const inRange = (c: SQL) => sql`${during(c, from, to, within)} AND ${c} <= ${s.now.toISOString()}::timestamptz`;
   return rowsOf<SubscriptionEventBucket>(
     db,
     sql`SELECT kind, ${bucket(s, sql`t`)} AS b, reason, count(*)::float8 AS n FROM (
@@ -177,7 +192,7 @@ export async function subscriptionEvents(db: Queryable, s: Scope, from: number, 
 }
 
 /** Checkouts created and succeeded per period. */
-export async function checkoutBuckets(db: Queryable, s: Scope, from: number, to: number) {
+export async function checkoutBuckets(db: Queryable, s: Scope, from: number, to: number, within?: readonly Range[]) {
   const parts: SQL[] = [sql`c.organization_id = ${s.organizationId}::uuid`];
   if (s.productIds) parts.push(inList(sql`c.product_id`, s.productIds));
   if (s.customerIds) parts.push(inList(sql`c.customer_id`, s.customerIds));
@@ -190,12 +205,12 @@ export async function checkoutBuckets(db: Queryable, s: Scope, from: number, to:
     sql`SELECT ${bucket(s, sql`c.created_at`)} AS b, count(*)::float8 AS checkouts,
         count(*) FILTER (WHERE c.status = 'succeeded')::float8 AS succeeded
       FROM checkout c WHERE ${sql.join(parts, sql` AND `)}
-        AND c.created_at >= ${iso(from)}::timestamptz AND c.created_at < ${iso(to)}::timestamptz GROUP BY 1`,
+        AND ${during(sql`c.created_at`, from, to, within)} GROUP BY 1`,
   );
 }
 
-/** Costs (events' `_cost` in the organization's currency) and the customers with events, per period. */
-export async function eventBuckets(db: Queryable, s: Scope, from: number, to: number) {
+/** Costs (events' `_cost` in the organization's currency) and the customers with events, per period (`within`: as orderBuckets). */
+export async function eventBuckets(db: Queryable, s: Scope, from: number, to: number, within?: readonly Range[]) {
   const parts: SQL[] = [sql`e.organization_id = ${s.organizationId}::uuid`];
   if (s.customerIds) parts.push(inList(sql`e.customer_id`, s.customerIds));
   const where = sql.join(parts, sql` AND `);
@@ -206,8 +221,9 @@ export async function eventBuckets(db: Queryable, s: Scope, from: number, to: nu
     db,
     sql`SELECT ${bucket(s, sql`e.timestamp`)} AS b, coalesce(sum(${cost}), 0)::float8 AS costs,
         count(DISTINCT coalesce(e.customer_id::text, e.external_customer_id))::float8 AS users
-      FROM event e WHERE ${where} AND e.timestamp >= ${iso(from)}::timestamptz AND e.timestamp < ${iso(to)}::timestamptz GROUP BY 1`,
+      FROM event e WHERE ${where} AND ${during(sql`e.timestamp`, from, to, within)} GROUP BY 1`,
   );
+  if (within) return { buckets, beforeCosts: 0 };
   const [before] = await rowsOf<{ costs: number }>(
     db,
     sql`SELECT coalesce(sum(${cost}), 0)::float8 AS costs FROM event e

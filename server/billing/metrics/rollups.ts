@@ -1,66 +1,80 @@
-// The metrics read from their hourly rollups (migration 0048: metric_hour, metric_event_user_hour) instead of
-// the source rows: the same sums as repository.ts, in the same shapes, from about one row per UTC hour. They are
-// exact when every period boundary is a whole UTC hour — any whole-hour time zone, every interval — and when the
-// query has no product, customer or billing-type filter (the rollups are per organization); `usable` says so,
-// and the service scans the sources otherwise (docs/metrics.md, "Rollups").
+// The metrics read from their hourly rollups (migrations 0048, 0061) instead of the source rows: the same sums as
+// repository.ts, in the same shapes, from about one row per UTC hour (per product, for a product or billing-type
+// filter: metric_product_hour). A UTC hour that a period boundary cuts (a zone with a half- or quarter-hour
+// offset: Asia/Kolkata, Asia/Kathmandu) is read from its source rows instead, by the scan restricted to those hours;
+// every other hour from the rollups. A customer filter is answered by the scan alone, through the indexes by
+// customer (`plan` says which; docs/metrics.md, "Rollups").
 //
-// The rollups are append-only delta rows. Reads fold an organization's rows once more than FOLD_AFTER are
-// unfolded, and the worker's hourly cleanup folds every organization's (foldAllMetricRollups).
+// The rollups are append-only delta rows, folded on read past a threshold and by the worker (fold.ts).
 import { sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Queryable } from "../../db/client.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
-import type { LevelBucket, OrderBucket, Period, Scope, SubscriptionEventBucket } from "./repository.js";
-import { userCounts } from "./users.js";
+import type { LevelBucket, OrderBucket, Period, Range, Scope, SubscriptionEventBucket } from "./repository.js";
+import { foldDue, foldMetricRollups } from "./fold.js";
+import { cutHours } from "./cut-hours.js";
+import { userCounts, zonedUserCounts } from "./users.js";
 
 const HOUR_MS = 3_600_000;
-/** Unfolded delta rows a read tolerates before it folds them. */
-export const FOLD_AFTER = 2000;
 
-/** The rollups answer this query exactly: no filter, and periods that start and end on whole UTC hours. */
-export function usable(s: Scope, periods: Period[]): boolean {
-  if (s.productIds || s.customerIds || s.billingType) return false;
-  return periods.every((p) => p.start % HOUR_MS === 0 && p.end % HOUR_MS === 0);
+/** How the rollups answer a query: from which table, and which UTC hours (cut by a period boundary) are scanned. */
+export interface Plan {
+  byProduct: boolean;
+  /** The starts (epoch ms) of the UTC hours a period boundary cuts, ascending. */
+  cut: number[];
 }
 
-const COUNTS = [
-  "orders", "one_time", "renewed", "checkouts", "succeeded_checkouts", "new_subscriptions", "churned", "canceled",
-  ...CANCELLATION_REASONS.map((r) => `canceled_${r}`),
-  "active", "committed", "trialing",
-];
-const MONEY = [
-  "revenue", "net_revenue", "one_time_revenue", "one_time_net", "new_revenue", "new_net", "renewed_revenue", "renewed_net",
-  "costs", "mrr", "committed_mrr", "trial_mrr", "trial_committed_mrr",
-];
-const COLUMNS = [...COUNTS, ...MONEY];
+/** The rollups' plan for the query; null when the scan answers it (a customer filter). */
+export function plan(s: Scope, periods: Period[]): Plan | null {
+  if (s.customerIds) return null;
+  const cut = new Set<number>();
+  for (const p of periods) {
+    for (const t of [p.start, p.end]) if (t % HOUR_MS !== 0) cut.add(Math.floor(t / HOUR_MS) * HOUR_MS);
+  }
+  return { byProduct: Boolean(s.productIds || s.billingType), cut: [...cut].sort((a, b) => a - b) };
+}
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const bucket = (s: Scope, column: SQL) => sql`(extract(epoch FROM date_trunc(${s.unit}, ${column}, ${s.timezone})) * 1000)::float8`;
+const both = (...parts: Array<SQL | undefined>): SQL | undefined => {
+  const present = parts.filter((p): p is SQL => p !== undefined);
+  return present.length === 0 ? undefined : sql.join(present, sql` AND `);
+};
 
-/** Sums of the rollup's columns: money in the organization's currency only (costs without one count in it). */
-function sums(s: Scope, cutoff: string): SQL {
+/**
+ * Sums of the rollup's columns: money in the organization's currency only (costs without one count in it). On
+ * metric_product_hour (`byProduct`), the billing type picks orders by their `recurring` key, checkouts by their
+ * product (joined as `p`), and subscriptions only when recurring; no costs (read from metric_hour).
+ */
+function sums(s: Scope, cutoff: string, byProduct: boolean): SQL {
   const cur = sql`h.currency = ${s.currency}`;
   // levels and subscription starts/ends count up to the organization's now (its hour; the rest of it is taken off)
   const upToNow = sql`h.hour <= ${cutoff}::timestamptz`;
-  const n = (c: string, where?: SQL) => sql`coalesce(sum(h.${sql.raw(c)})${where ? sql` FILTER (WHERE ${where})` : sql``}, 0)::float8 AS ${sql.raw(c)}`;
+  const bt = byProduct ? s.billingType : undefined;
+  const orderBt = bt ? sql`h.recurring = ${bt === "recurring"}` : undefined;
+  const checkoutBt = bt === "recurring" ? sql`p.recurring_interval IS NOT NULL` : bt === "one_time" ? sql`p.recurring_interval IS NULL` : undefined;
+  const subBt = bt === "one_time" ? sql`false` : undefined;
+  const n = (c: string, ...where: Array<SQL | undefined>) => {
+    const w = both(...where);
+    return sql`coalesce(sum(h.${sql.raw(c)})${w ? sql` FILTER (WHERE ${w})` : sql``}, 0)::float8 AS ${sql.raw(c)}`;
+  };
   const moneyCols = ["revenue", "net_revenue", "one_time_revenue", "one_time_net", "new_revenue", "new_net", "renewed_revenue", "renewed_net"];
   const subCols = ["new_subscriptions", "churned", "canceled", ...CANCELLATION_REASONS.map((r) => `canceled_${r}`)];
   const levelCounts = ["committed", "trialing"];
   const levelMoney = ["mrr", "committed_mrr", "trial_mrr", "trial_committed_mrr"];
   return sql.join(
     [
-      n("orders"),
-      sql`coalesce(sum(h.orders) FILTER (WHERE ${cur}), 0)::float8 AS money_orders`,
-      n("one_time"),
-      n("renewed"),
-      ...moneyCols.map((c) => n(c, cur)),
-      n("checkouts"),
-      n("succeeded_checkouts"),
-      ...subCols.map((c) => n(c, upToNow)),
-      n("costs", sql`h.currency IN (${s.currency}, '')`),
-      n("active", upToNow),
-      sql`coalesce(sum(h.active) FILTER (WHERE ${upToNow} AND ${cur}), 0)::float8 AS money_active`,
-      ...levelCounts.map((c) => n(c, upToNow)),
-      ...levelMoney.map((c) => n(c, sql`${upToNow} AND ${cur}`)),
+      n("orders", orderBt),
+      sql`coalesce(sum(h.orders) FILTER (WHERE ${both(cur, orderBt)}), 0)::float8 AS money_orders`,
+      n("one_time", orderBt),
+      n("renewed", orderBt),
+      ...moneyCols.map((c) => n(c, cur, orderBt)),
+      n("checkouts", checkoutBt),
+      n("succeeded_checkouts", checkoutBt),
+      ...subCols.map((c) => n(c, upToNow, subBt)),
+      ...(byProduct ? [] : [n("costs", sql`h.currency IN (${s.currency}, '')`)]),
+      n("active", upToNow, subBt),
+      sql`coalesce(sum(h.active) FILTER (WHERE ${both(upToNow, cur, subBt)}), 0)::float8 AS money_active`,
+      ...levelCounts.map((c) => n(c, upToNow, subBt)),
+      ...levelMoney.map((c) => n(c, upToNow, cur, subBt)),
     ],
     sql`, `,
   );
@@ -69,58 +83,88 @@ function sums(s: Scope, cutoff: string): SQL {
 type Row = Record<string, number> & { b: number };
 
 /** The level moves dated after the organization's now within its hour (the rollup counted the whole hour). */
-async function levelTail(db: Queryable, s: Scope, cutoff: string) {
+async function levelTail(db: Queryable, s: Scope, cutoff: string): Promise<Row[]> {
+  if (s.billingType === "one_time") return [];
   const cur = sql`c.currency = ${s.currency}`;
+  const products = s.productIds ? sql`AND c.product_id IN (${sql.join(s.productIds.map((id) => sql`${id}::uuid`), sql`, `)})` : sql``;
   return rowsOf<Row>(
     db,
-    sql`SELECT ${bucket(s, sql`c.at`)} AS b, coalesce(sum(c.active), 0)::float8 AS active,
+    sql`SELECT (extract(epoch FROM date_trunc(${s.unit}, c.at, ${s.timezone})) * 1000)::float8 AS b, coalesce(sum(c.active), 0)::float8 AS active,
         coalesce(sum(c.active) FILTER (WHERE ${cur}), 0)::float8 AS money_active,
         coalesce(sum(c.committed), 0)::float8 AS committed, coalesce(sum(c.trialing), 0)::float8 AS trialing,
         coalesce(sum(c.mrr) FILTER (WHERE ${cur}), 0)::float8 AS mrr,
         coalesce(sum(c.committed_mrr) FILTER (WHERE ${cur}), 0)::float8 AS committed_mrr,
         coalesce(sum(c.trial_mrr) FILTER (WHERE ${cur}), 0)::float8 AS trial_mrr,
         coalesce(sum(c.trial_committed_mrr) FILTER (WHERE ${cur}), 0)::float8 AS trial_committed_mrr
-      FROM metric_subscription_change c WHERE c.organization_id = ${s.organizationId}::uuid
+      FROM metric_subscription_change c WHERE c.organization_id = ${s.organizationId}::uuid ${products}
         AND c.at > ${s.now.toISOString()}::timestamptz AND c.at < ${cutoff}::timestamptz + interval '1 hour' GROUP BY 1`,
   );
 }
 
 const LEVEL_KEYS = ["active", "money_active", "committed", "trialing", "mrr", "committed_mrr", "trial_mrr", "trial_committed_mrr"] as const;
 
+/** The rollup rows per period (`b`: the period's 1-based index) and the sums before the first, of one table. */
+function readTable(db: Queryable, s: Scope, p: Plan, all: Period[], starts: SQL, cutoff: string) {
+  const from = all[0]?.start ?? 0;
+  const to = all[all.length - 1]?.end ?? 0;
+  const table = p.byProduct ? sql`metric_product_hour h LEFT JOIN product p ON p.id = h.product_id` : sql`metric_hour h`;
+  const products = s.productIds && p.byProduct ? sql`AND h.product_id IN (${sql.join(s.productIds.map((id) => sql`${id}::uuid`), sql`, `)})` : sql``;
+  const uncut = p.cut.length > 0 ? sql`AND h.hour <> ALL(${`{${p.cut.map(iso).join(",")}}`}::timestamptz[])` : sql``;
+  const where = sql`h.organization_id = ${s.organizationId}::uuid ${products} ${uncut}`;
+  const columns = sums(s, cutoff, p.byProduct);
+  const costs = sql`coalesce(sum(h.costs) FILTER (WHERE h.currency IN (${s.currency}, '')), 0)::float8 AS costs`;
+  const org = sql`h.organization_id = ${s.organizationId}::uuid ${uncut}`;
+  const periodOf = sql`width_bucket(h.hour, ${starts})`;
+  const inRange = sql`h.hour >= ${iso(from)}::timestamptz AND h.hour < ${iso(to)}::timestamptz`;
+  return Promise.all([
+    rowsOf<Row>(db, sql`SELECT ${periodOf} AS b, ${columns} FROM ${table} WHERE ${where} AND ${inRange} GROUP BY 1`),
+    rowsOf<Omit<Row, "b">>(db, sql`SELECT ${columns} FROM ${table} WHERE ${where} AND h.hour < ${iso(from)}::timestamptz`),
+    // events have no product: their costs stay in metric_hour
+    p.byProduct ? rowsOf<Row>(db, sql`SELECT ${periodOf} AS b, ${costs} FROM metric_hour h WHERE ${org} AND ${inRange} GROUP BY 1`) : [],
+    p.byProduct ? rowsOf<Omit<Row, "b">>(db, sql`SELECT ${costs} FROM metric_hour h WHERE ${org} AND h.hour < ${iso(from)}::timestamptz`) : [],
+  ]);
+}
+
 /**
  * Every source's sums per period, and what the cumulative ones and the levels were before the first. `users`:
  * also the customers with events per period (a distinct count, read from one row per customer and hour with
  * events — the one part whose cost grows with the data; skipped when no selected metric needs it).
  */
-export async function rollupSums(db: Queryable, s: Scope, all: Period[], users = true) {
+export async function rollupSums(db: Queryable, s: Scope, all: Period[], users = true, p: Plan = { byProduct: false, cut: [] }) {
   const from = all[0]?.start ?? 0;
   const to = all[all.length - 1]?.end ?? 0;
   // each hour's period by a binary search of the periods' starts (cheaper than date_trunc in a zone per row)
-  const starts = sql`${`{${all.map((p) => iso(p.start)).join(",")}}`}::timestamptz[]`;
-  const periodOf = (column: SQL) => sql`width_bucket(${column}, ${starts})`;
+  const starts = sql`${`{${all.map((x) => iso(x.start)).join(",")}}`}::timestamptz[]`;
   const startOf = (i: number) => all[i - 1]?.start ?? 0;
   const cutoff = iso(Math.floor(s.now.getTime() / HOUR_MS) * HOUR_MS);
-  const where = sql`h.organization_id = ${s.organizationId}::uuid`;
+  const ranges = cutRanges(p.cut, to);
   // the reads at once, on as many connections; the fold (when due) after them: the rows sum the same either way
-  const [due, buckets, [before], userRows, tail] = await Promise.all([
+  const [due, [buckets, [before], costRows, [costsBefore]], userRows, tail, scanned] = await Promise.all([
     foldDue(db, s.organizationId),
-    rowsOf<Row>(
-      db,
-      sql`SELECT ${periodOf(sql`h.hour`)} AS b, ${sums(s, cutoff)} FROM metric_hour h
-        WHERE ${where} AND h.hour >= ${iso(from)}::timestamptz AND h.hour < ${iso(to)}::timestamptz GROUP BY 1`,
-    ),
-    rowsOf<Omit<Row, "b">>(db, sql`SELECT ${sums(s, cutoff)} FROM metric_hour h WHERE ${where} AND h.hour < ${iso(from)}::timestamptz`),
-    users ? userCounts(db, s, all, starts) : [],
-    levelTail(db, s, cutoff),
+    readTable(db, s, p, all, starts, cutoff),
+    users ? (p.cut.length > 0 ? zonedUserCounts(db, s, all, starts, p.cut, clip(ranges, from)) : userCounts(db, s, all, starts)) : [],
+    // the hour of now, when cut, is scanned (up to now) instead
+    p.cut.includes(Number(new Date(cutoff))) ? [] : levelTail(db, s, cutoff),
+    ranges.length > 0 ? cutHours(db, s, from, to, ranges) : undefined,
   ]);
   if (due) await foldMetricRollups(db, s.organizationId);
   for (const r of buckets) r.b = startOf(Number(r.b));
   for (const u of userRows) u.b = startOf(Number(u.b));
   const byBucket = new Map(buckets.map((r) => [Number(r.b), r]));
-  const prior: Record<string, number> = { ...(before ?? {}) };
+  const prior: Record<string, number> = { ...(before ?? {}), ...(costsBefore ?? {}) };
+  for (const c of costRows) {
+    const r = byBucket.get(startOf(Number(c.b)));
+    if (r) r.costs = Number(c.costs);
+    else if (Number(c.costs)) add(buckets, byBucket, startOf(Number(c.b)), { costs: Number(c.costs) });
+  }
   for (const t of tail) {
     const target = Number(t.b) < from ? prior : byBucket.get(Number(t.b));
     if (target) for (const k of LEVEL_KEYS) target[k] = Number(target[k] ?? 0) - Number(t[k]);
+  }
+  // the cut hours' scanned sums join their periods (those before the first: the sums before)
+  for (const r of scanned ?? []) {
+    if (r.b < from) for (const k of ["revenue", "net_revenue", "costs", ...LEVEL_KEYS]) prior[k] = Number(prior[k] ?? 0) + Number(r.sums[k] ?? 0);
+    else add(buckets, byBucket, r.b, r.sums);
   }
   const num = (r: Record<string, number> | undefined, k: string) => Number(r?.[k] ?? 0);
   return {
@@ -140,6 +184,40 @@ export async function rollupSums(db: Queryable, s: Scope, all: Period[], users =
     },
   };
 }
+
+const ROW_KEYS = [
+  "orders", "money_orders", "one_time", "renewed", "revenue", "net_revenue", "one_time_revenue", "one_time_net", "new_revenue", "new_net",
+  "renewed_revenue", "renewed_net", "checkouts", "succeeded_checkouts", "new_subscriptions", "churned", "canceled",
+  ...CANCELLATION_REASONS.map((r) => `canceled_${r}`), "costs", ...LEVEL_KEYS,
+];
+
+/** Adds sums to the period's row (made when the rollups had none). */
+function add(buckets: Row[], byBucket: Map<number, Row>, b: number, sums: Record<string, number>) {
+  let row = byBucket.get(b);
+  if (!row) {
+    row = { b } as Row;
+    for (const k of ROW_KEYS) row[k] = 0;
+    byBucket.set(b, row);
+    buckets.push(row);
+  }
+  for (const k in sums) row[k] = Number(row[k] ?? 0) + Number(sums[k] ?? 0);
+}
+
+/** The cut hours as ranges (adjacent ones joined), up to the range's end. */
+function cutRanges(cut: number[], to: number): Range[] {
+  const out: Array<[number, number]> = [];
+  for (const h of cut) {
+    const end = Math.min(h + HOUR_MS, to);
+    if (end <= h) continue;
+    const last = out[out.length - 1];
+    if (last && last[1] === h) last[1] = end;
+    else out.push([h, end]);
+  }
+  return out;
+}
+
+const clip = (ranges: Range[], from: number): Range[] =>
+  ranges.map(([a, b]): Range => [Math.max(a, from), b]).filter(([a, b]) => a < b);
 
 function subscriptionEvents(buckets: Row[]): SubscriptionEventBucket[] {
   const out: SubscriptionEventBucket[] = [];
@@ -168,65 +246,4 @@ function mergeUsers(buckets: Row[], users: Array<{ b: number; users: number }>) 
     out.set(row.b, row);
   }
   return [...out.values()];
-}
-
-// ---- folding ------------------------------------------------------------------------------------
-
-/**
- * Folds the organization's rows of every hour with an unfolded row into one folded row per currency. The counts
- * of currency-less rows (checkouts, subscription starts and ends; no costs) join the hour's row in a currency:
- * counts are summed over every currency, so the hour reads one row instead of two.
- */
-export async function foldMetricRollups(db: Queryable, organizationId: string): Promise<void> {
-  const org = sql`${organizationId}::uuid`;
-  const cols = sql.raw(COLUMNS.join(", "));
-  const summed = sql.raw(COLUMNS.map((c) => `sum(${c})`).join(", "));
-  const summedAs = sql.raw(COLUMNS.map((c) => `sum(${c}) AS ${c}`).join(", "));
-  const nonzero = sql.raw(`(${COLUMNS.map((c) => `sum(${c})`).join(", ")}) <> (${COLUMNS.map(() => "0").join(", ")})`);
-  await db.execute(sql`
-    WITH moved AS (
-      DELETE FROM metric_hour WHERE ctid = ANY(ARRAY(
-        SELECT h.ctid FROM metric_hour h WHERE h.organization_id = ${org}
-          AND h.hour IN (SELECT u.hour FROM metric_hour u WHERE u.organization_id = ${org} AND NOT u.folded)
-        FOR UPDATE SKIP LOCKED))
-      RETURNING *),
-    grouped AS (SELECT hour, currency, ${summedAs} FROM moved GROUP BY hour, currency HAVING ${nonzero}),
-    target AS (SELECT hour, min(currency) FILTER (WHERE currency <> '') AS currency FROM grouped GROUP BY hour)
-    INSERT INTO metric_hour (organization_id, hour, currency, folded, ${cols})
-    SELECT ${org}, g.hour, CASE WHEN g.currency = '' AND g.costs = 0 AND t.currency IS NOT NULL THEN t.currency ELSE g.currency END,
-      true, ${summed}
-    FROM grouped g JOIN target t ON t.hour = g.hour GROUP BY 2, 3`);
-  await db.execute(sql`
-    WITH moved AS (
-      DELETE FROM metric_event_user_hour WHERE ctid = ANY(ARRAY(
-        SELECT u.ctid FROM metric_event_user_hour u WHERE u.organization_id = ${org} AND NOT u.folded FOR UPDATE SKIP LOCKED))
-      RETURNING hour, user_key),
-    -- the folded rows change: the counts kept from them are stale (billing/metrics/users.ts)
-    bump AS (INSERT INTO metric_user_generation (organization_id, generation) SELECT ${org}, 1 WHERE EXISTS (SELECT 1 FROM moved)
-      ON CONFLICT (organization_id) DO UPDATE SET generation = metric_user_generation.generation + 1)
-    INSERT INTO metric_event_user_hour (organization_id, hour, user_key, folded)
-    SELECT DISTINCT ${org}, m.hour, m.user_key, true FROM moved m
-    WHERE NOT EXISTS (SELECT 1 FROM metric_event_user_hour f
-      WHERE f.organization_id = ${org} AND f.hour = m.hour AND f.user_key = m.user_key AND f.folded)`);
-}
-
-/** More than FOLD_AFTER of the organization's rows are unfolded. */
-async function foldDue(db: Queryable, organizationId: string): Promise<boolean> {
-  const [row] = await rowsOf<{ n: number }>(
-    db,
-    sql`SELECT ((SELECT count(*) FROM (SELECT 1 FROM metric_hour WHERE organization_id = ${organizationId}::uuid AND NOT folded LIMIT ${FOLD_AFTER + 1}) a)
-      + (SELECT count(*) FROM (SELECT 1 FROM metric_event_user_hour WHERE organization_id = ${organizationId}::uuid AND NOT folded LIMIT ${FOLD_AFTER + 1}) b))::int AS n`,
-  );
-  return (row?.n ?? 0) > FOLD_AFTER;
-}
-
-/** The worker's hourly cleanup: folds up to `limit` organizations with unfolded rows; returns how many. */
-export async function foldAllMetricRollups(db: Queryable, limit: number): Promise<number> {
-  const found = await rowsOf<{ organization_id: string }>(
-    db,
-    sql`SELECT organization_id FROM (SELECT DISTINCT organization_id FROM metric_hour WHERE NOT folded
-        UNION SELECT DISTINCT organization_id FROM metric_event_user_hour WHERE NOT folded) o LIMIT ${limit}`,
-  );
-  for (const r of found) await foldMetricRollups(db, r.organization_id);
-  return found.length;
 }

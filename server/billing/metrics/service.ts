@@ -244,10 +244,11 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
   return { periods, totals: pick(totals(rows), selected), metrics: metricsWire(selected) };
 }
 
-/** Every source's sums per period: from the hourly rollups when they answer exactly, else from the rows. */
+/** Every source's sums per period: from the hourly rollups (and the hours they cannot split), else from the rows. */
 async function sources(db: Db, scope: repo.Scope, all: repo.Period[], from: number, to: number, scan: boolean, users: boolean) {
-  if (!scan && rollups.usable(scope, all)) {
-    const r = await rollups.rollupSums(db, scope, all, users);
+  const plan = scan ? null : rollups.plan(scope, all);
+  if (plan) {
+    const r = await rollups.rollupSums(db, scope, all, users, plan);
     return [r.orders, r.levels, r.subscriptions, r.checkouts, r.events] as const;
   }
   return Promise.all([

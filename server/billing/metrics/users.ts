@@ -58,6 +58,32 @@ export async function userCounts(db: Queryable, s: Scope, all: Period[], starts:
   return [...users].map(([b, n]) => ({ b, users: n }));
 }
 
+/**
+ * The distinct customers with events per period when a period boundary cuts UTC hours (`cut`): the uncut hours'
+ * rows of metric_event_user_hour and the cut hours' events (`ranges`, within the periods), counted at once.
+ */
+export async function zonedUserCounts(db: Queryable, s: Scope, all: Period[], starts: SQL, cut: number[], ranges: ReadonlyArray<readonly [number, number]>): Promise<UserRow[]> {
+  const from = iso(all[0]?.start ?? 0);
+  const to = iso(all[all.length - 1]?.end ?? 0);
+  const org = sql`${s.organizationId}::uuid`;
+  const key = sql`coalesce(e.customer_id::text, e.external_customer_id)`;
+  const inCut = ranges.length === 0 ? sql`false`
+    : sql.join(ranges.map(([a, b]) => sql`(e.timestamp >= ${iso(a)}::timestamptz AND e.timestamp < ${iso(b)}::timestamptz)`), sql` OR `);
+  return withMemory(db, (tx) =>
+    rowsOf<UserRow>(
+      tx,
+      sql`SELECT b, count(*)::float8 AS users FROM (SELECT DISTINCT b, k FROM (
+          SELECT width_bucket(u.hour, ${starts}) AS b, u.user_key AS k FROM metric_event_user_hour u
+            WHERE u.organization_id = ${org} AND u.hour >= ${from}::timestamptz AND u.hour < ${to}::timestamptz
+              AND u.hour <> ALL(${`{${cut.map(iso).join(",")}}`}::timestamptz[])
+          UNION ALL
+          SELECT width_bucket(e.timestamp, ${starts}), ${key} FROM event e
+            WHERE e.organization_id = ${org} AND (${inCut}) AND ${key} IS NOT NULL) x) y
+        WHERE b > 0 GROUP BY b`,
+    ),
+  );
+}
+
 const generationOf = (rows: UserRow[]) => Number(rows.find((r) => Number(r.b) === 0)?.users ?? 0);
 
 function cacheOf(db: Queryable) {

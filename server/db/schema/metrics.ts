@@ -43,6 +43,7 @@ export const metricSubscriptionChange = pgTable(
   },
   (t) => [
     index("metric_subscription_change_org_at_idx").on(t.organizationId, t.at),
+    index("metric_subscription_change_org_customer_idx").on(t.organizationId, t.customerId, t.at),
     index("metric_subscription_change_scheduled_idx").on(t.subscriptionId).where(sql`${t.scheduled}`),
   ],
 );
@@ -98,6 +99,58 @@ export const metricHour = pgTable(
   (t) => [
     index("metric_hour_org_hour_idx").on(t.organizationId, t.hour),
     index("metric_hour_unfolded_idx").on(t.organizationId).where(sql`NOT ${t.folded}`),
+  ],
+);
+
+/**
+ * metric_hour keyed by product too (migration 0061), for metrics filtered by product or billing type: `productId`
+ * is the source row's (null when none), `recurring` an order's subscription (true for subscriptions and their
+ * history, false for checkouts, whose billing type is their product's). No costs: events have no product.
+ */
+export const metricProductHour = pgTable(
+  "metric_product_hour",
+  {
+    organizationId: org(),
+    productId: uuid("product_id"),
+    recurring: boolean("recurring").notNull(),
+    hour: timestamptz("hour").notNull(),
+    currency: text("currency").notNull(),
+    folded: boolean("folded").default(false).notNull(),
+    orders: count("orders"),
+    revenue: money("revenue"),
+    netRevenue: money("net_revenue"),
+    oneTime: count("one_time"),
+    oneTimeRevenue: money("one_time_revenue"),
+    oneTimeNet: money("one_time_net"),
+    newRevenue: money("new_revenue"),
+    newNet: money("new_net"),
+    renewed: count("renewed"),
+    renewedRevenue: money("renewed_revenue"),
+    renewedNet: money("renewed_net"),
+    checkouts: count("checkouts"),
+    succeededCheckouts: count("succeeded_checkouts"),
+    newSubscriptions: count("new_subscriptions"),
+    churned: count("churned"),
+    canceled: count("canceled"),
+    canceledCustomerService: count("canceled_customer_service"),
+    canceledLowQuality: count("canceled_low_quality"),
+    canceledMissingFeatures: count("canceled_missing_features"),
+    canceledSwitchedService: count("canceled_switched_service"),
+    canceledTooComplex: count("canceled_too_complex"),
+    canceledTooExpensive: count("canceled_too_expensive"),
+    canceledUnused: count("canceled_unused"),
+    canceledOther: count("canceled_other"),
+    active: count("active"),
+    committed: count("committed"),
+    trialing: count("trialing"),
+    mrr: money("mrr"),
+    committedMrr: money("committed_mrr"),
+    trialMrr: money("trial_mrr"),
+    trialCommittedMrr: money("trial_committed_mrr"),
+  },
+  (t) => [
+    index("metric_product_hour_org_product_hour_idx").on(t.organizationId, t.productId, t.hour),
+    index("metric_product_hour_unfolded_idx").on(t.organizationId).where(sql`NOT ${t.folded}`),
   ],
 );
 

@@ -13,7 +13,9 @@ import { loadPrices } from "../../products/service.js";
 import type { MeteredUnitPriceWire, PriceWire } from "../../products/wire.js";
 import { creditsOf } from "../../subscriptions/meter-credits.js";
 import { applyCredits, meteredCharge, meteredChargeOf, type MeteredUsage } from "../../subscriptions/usage.js";
+import { batchBounds, customerKey, remember, settled, type Measure, type NamedEvent } from "./estimate.js";
 import { isFast, measureConsumed } from "./measure.js";
+import { ownerEmails } from "../../organizations/service.js";
 import * as repo from "./repository.js";
 import { alertContext, type AlertContext } from "./service.js";
 import { toUsageAlertWire, USAGE_ALERT_EVENT, type UsageAlertCrossingWire, type UsageAlertRow } from "./wire.js";
@@ -22,12 +24,14 @@ import { toUsageAlertWire, USAGE_ALERT_EVENT, type UsageAlertCrossingWire, type 
 export interface NamedCustomers {
   ids: Set<string>;
   externalIds: Set<string>;
+  /** Each event's customer (estimate.ts's customerKey) and metadata: what bounds the batch's usage. */
+  events: NamedEvent[];
 }
 
-export const namedCustomers = (): NamedCustomers => ({ ids: new Set(), externalIds: new Set() });
+export const namedCustomers = (): NamedCustomers => ({ ids: new Set(), externalIds: new Set(), events: [] });
 
 /** Where the check stood in this process (tests and the bench read it). */
-export const alertCheckCounts = { checks: 0, measured: 0, fired: 0, ms: { subscriptions: 0, prices: 0, usage: 0, rollups: 0, credits: 0, crossed: 0, fire: 0 } };
+export const alertCheckCounts = { checks: 0, settled: 0, measured: 0, fired: 0, ms: { subscriptions: 0, prices: 0, usage: 0, rollups: 0, credits: 0, crossed: 0, fire: 0 } };
 
 /** Adds the time `p` takes to `alertCheckCounts.ms[phase]`. */
 async function timed<T>(phase: keyof typeof alertCheckCounts.ms, p: Promise<T>): Promise<T> {
@@ -55,18 +59,6 @@ async function pricesOf(db: Queryable, organizationId: string, ids: string[]): P
   return new Map(ids.flatMap((id) => (priceCache.has(key(id)) ? [[id, priceCache.get(key(id))!] as const] : [])));
 }
 
-interface Measure {
-  sub: repo.OpenSubscription;
-  price: PriceWire;
-  meter: { id: string; name: string };
-  consumed: number;
-  /** The period's credit on the meter (units). */
-  credit: number;
-  /** What the usage beyond the credit costs, before the cap. */
-  amount: number;
-  cap: number | null;
-}
-
 /** The alert's measure of a subscription's usage, or null when it does not apply (no credit, no cap). */
 function valueOf(alert: UsageAlertRow, m: Measure): number | null {
   switch (alert.kind) {
@@ -90,9 +82,20 @@ export async function checkUsageAlerts(db: Db, organizationId: string, named: Na
   if (alerts.length === 0 || (named.ids.size === 0 && named.externalIds.size === 0)) return 0;
   alertCheckCounts.checks++;
   const meterIds = new Set(alerts.map((a) => a.meterId));
+  const keyOf = (r: { alert: UsageAlertRow; m: Measure }) => `${r.alert.id}/${r.m.sub.customerId}/${r.m.sub.currentPeriodStart.getTime()}`;
+  // the customers whose known usage plus what their batches can have added reaches no threshold are not measured
+  const bounds = batchBounds(named.events, context);
+  const ids = [...named.ids].filter((id) => !settled(organizationId, customerKey({ id }), bounds.get(customerKey({ id })), context));
+  const externalIds = [...named.externalIds].filter((x) => !settled(organizationId, customerKey({ externalId: x }), bounds.get(customerKey({ externalId: x })), context));
+  alertCheckCounts.settled += named.ids.size + named.externalIds.size - ids.length - externalIds.length;
+  if (ids.length === 0 && externalIds.length === 0) return 0;
+  const keys = [...ids.map((id) => customerKey({ id })), ...externalIds.map((externalId) => customerKey({ externalId }))];
   const fast = [...context.meters.values()].filter((m) => isFast(m, context.ready)).map((m) => ({ id: m.id, count: m.aggregation.func === "count" }));
-  const subs = await timed("subscriptions", repo.openSubscriptionsWithSums(db, organizationId, [...named.ids], [...named.externalIds], fast));
-  if (subs.length === 0) return 0;
+  const subs = await timed("subscriptions", repo.openSubscriptionsWithSums(db, organizationId, ids, externalIds, fast));
+  if (subs.length === 0) {
+    remember(organizationId, keys, [], [], context);
+    return 0;
+  }
   const prices = await timed("prices", pricesOf(db, organizationId, [...new Set(subs.flatMap((s) => s.priceIds))]));
   const alerted = (p: PriceWire | undefined): p is MeteredUnitPriceWire =>
     p !== undefined && p.amount_type === "metered_unit" && meterIds.has(p.meter_id.toLowerCase());
@@ -100,8 +103,8 @@ export async function checkUsageAlerts(db: Db, organizationId: string, named: Na
     const metered = sub.priceIds.map((id) => prices.get(id)).filter(alerted);
     return metered.length > 0 ? [{ sub, metered }] : [];
   });
-  if (plans.length === 0) return 0;
-  const measures = await timed("usage", measure(db, organizationId, plans, context));
+  const measures = plans.length === 0 ? [] : await timed("usage", measure(db, organizationId, plans, context));
+  remember(organizationId, keys, measures, subs, context);
   alertCheckCounts.measured += measures.length;
   // the values first: only (alert, customer) pairs whose threshold is reached are looked up among the crossings
   const reached: Array<{ alert: UsageAlertRow; m: Measure; value: number }> = [];
@@ -113,7 +116,6 @@ export async function checkUsageAlerts(db: Db, organizationId: string, named: Na
     }
   }
   // a crossing once seen stays crossed for its period: remembered here, asked of the database once
-  const keyOf = (r: { alert: UsageAlertRow; m: Measure }) => `${r.alert.id}/${r.m.sub.customerId}/${r.m.sub.currentPeriodStart.getTime()}`;
   const open = reached.filter((r) => !crossedCache.has(keyOf(r)));
   if (open.length === 0) return 0;
   const crossed = await timed(
@@ -214,7 +216,7 @@ async function fire(tx: Queryable, organizationId: string, alert: UsageAlertRow,
   };
   await enqueue(tx, { type: USAGE_ALERT_EVENT, organizationId, data: data as unknown as Record<string, unknown> });
   const recipients = [
-    ...(await repo.ownerEmails(tx, organizationId)).map((email) => ({ email, audience: "seller" })),
+    ...(await ownerEmails(tx, organizationId)).map((email) => ({ email, audience: "seller" })),
     ...(alert.notifyCustomer && m.sub.email ? [{ email: m.sub.email, audience: "customer" }] : []),
   ];
   for (const r of recipients) {

@@ -42,5 +42,6 @@ export function checkAfterIngest(db: Db, organizationId: string, named: NamedCus
   }
   for (const id of named.ids) flight.queued.named.ids.add(id);
   for (const id of named.externalIds) flight.queued.named.externalIds.add(id);
+  for (const e of named.events) flight.queued.named.events.push(e);
   return flight.queued.done;
 }

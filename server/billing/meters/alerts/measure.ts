@@ -7,7 +7,8 @@
 // Other aggregations, and meters still being rebuilt, go through the exact path (meters' meterUsage), as the
 // renewal reads them.
 import type { Queryable } from "../../../db/client.js";
-import { meterUsage, type MeterWire } from "../service.js";
+import { meterUsage } from "../service.js";
+import type { MeterWire } from "../wire.js";
 
 export interface MeasureItem {
   meter: MeterWire;

@@ -3,7 +3,7 @@
 // a batch named; the organization's owners, told by email).
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { rowsOf, type Queryable } from "../../../db/client.js";
-import { member, organizationSandbox, usageAlert, usageAlertCrossing, user } from "../../../db/schema/index.js";
+import { usageAlert, usageAlertCrossing } from "../../../db/schema/index.js";
 import type { UsageAlertRow } from "./wire.js";
 
 export async function insertAlert(db: Queryable, values: typeof usageAlert.$inferInsert): Promise<UsageAlertRow> {
@@ -164,16 +164,3 @@ export async function insertCrossing(
   return row;
 }
 
-/** The emails of the organization's owners (a sandbox twin's: its live organization's). */
-export async function ownerEmails(db: Queryable, organizationId: string): Promise<string[]> {
-  const liveOf = db
-    .select({ id: organizationSandbox.liveOrganizationId })
-    .from(organizationSandbox)
-    .where(eq(organizationSandbox.organizationId, organizationId));
-  const rows = await db
-    .select({ email: user.email, role: member.role })
-    .from(member)
-    .innerJoin(user, eq(user.id, member.userId))
-    .where(eq(member.organizationId, sql`coalesce((${liveOf}), ${organizationId}::uuid)`));
-  return rows.filter((r) => r.role.split(",").map((s) => s.trim()).includes("owner")).map((r) => r.email);
-}

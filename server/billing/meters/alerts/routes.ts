@@ -6,7 +6,7 @@ import { pathId } from "../../http.js";
 import { scopeOf } from "../../route-auth.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../../contract.js";
-import { USAGE_ALERT_KINDS } from "./wire.js";
+import { USAGE_ALERT_KINDS, UsageAlertCreateInput } from "./wire.js";
 
 const ListQuery = z.object({ meter_id: z.guid({ message: "Input should be a valid UUID" }).optional() });
 
@@ -35,7 +35,7 @@ export function usageAlertRoutes(app: V1App, { db }: BillingDeps): void {
   const create = route({
     scope: "meters:write",
     operationId: "till:usage_alerts:create",
-    body: service.UsageAlertCreateInput,
+    body: UsageAlertCreateInput,
     responses: { 201: UsageAlert, 404: "ResourceNotFound", 422: "HTTPValidationError" },
   });
   app.post("/usage-alerts/", create, async (req, reply) => {

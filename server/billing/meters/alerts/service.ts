@@ -8,11 +8,10 @@ import type { Db, Queryable } from "../../../db/client.js";
 import { notFound, invalid } from "../../errors.js";
 import { findCustomerRow } from "../../customers/service.js";
 import { readyMeterIdsOfOrganization } from "../../events/service.js";
-import { getMeter, loadMeters, type MeterWire } from "../service.js";
+import { getMeter, loadMeters } from "../service.js";
+import type { MeterWire } from "../wire.js";
 import * as repo from "./repository.js";
 import { toUsageAlertWire, type UsageAlertCreateInput, type UsageAlertRow, type UsageAlertWire } from "./wire.js";
-
-export { UsageAlertCreateInput, USAGE_ALERT_EVENT, USAGE_ALERT_KINDS, type UsageAlertWire } from "./wire.js";
 
 const NOT_FOUND = "Usage alert not found";
 export const ALERTS_TTL_MS = 2000;

@@ -1,0 +1,192 @@
+-- Issue 28 §1 speed: metrics filtered by product or billing type from rollups too (docs/metrics.md, "Rollups").
+-- metric_product_hour is metric_hour (0048) with two more keys: the source row's product (NULL when it has none)
+-- and `recurring` — for orders whether the order belongs to a subscription (the scan's billing-type rule for
+-- orders); true for subscriptions and their history (always recurring); false for checkouts, whose billing type
+-- the read takes from their product as the scan does. Events have no product: costs and active users stay in
+-- metric_hour and metric_event_user_hour. Written by the same statement triggers, in the same transaction, folded
+-- with metric_hour (billing/metrics/rollups.ts). A customer filter is answered by the scan, through the indexes
+-- by customer added here for the two sources that had none.
+CREATE TABLE "metric_product_hour" (
+	"organization_id" uuid NOT NULL REFERENCES "organization"("id") ON DELETE CASCADE,
+	"product_id" uuid,
+	"recurring" boolean NOT NULL,
+	"hour" timestamp with time zone NOT NULL,
+	"currency" text NOT NULL,
+	"folded" boolean DEFAULT false NOT NULL,
+	"orders" integer DEFAULT 0 NOT NULL,
+	"revenue" numeric DEFAULT 0 NOT NULL,
+	"net_revenue" numeric DEFAULT 0 NOT NULL,
+	"one_time" integer DEFAULT 0 NOT NULL,
+	"one_time_revenue" numeric DEFAULT 0 NOT NULL,
+	"one_time_net" numeric DEFAULT 0 NOT NULL,
+	"new_revenue" numeric DEFAULT 0 NOT NULL,
+	"new_net" numeric DEFAULT 0 NOT NULL,
+	"renewed" integer DEFAULT 0 NOT NULL,
+	"renewed_revenue" numeric DEFAULT 0 NOT NULL,
+	"renewed_net" numeric DEFAULT 0 NOT NULL,
+	"checkouts" integer DEFAULT 0 NOT NULL,
+	"succeeded_checkouts" integer DEFAULT 0 NOT NULL,
+	"new_subscriptions" integer DEFAULT 0 NOT NULL,
+	"churned" integer DEFAULT 0 NOT NULL,
+	"canceled" integer DEFAULT 0 NOT NULL,
+	"canceled_customer_service" integer DEFAULT 0 NOT NULL,
+	"canceled_low_quality" integer DEFAULT 0 NOT NULL,
+	"canceled_missing_features" integer DEFAULT 0 NOT NULL,
+	"canceled_switched_service" integer DEFAULT 0 NOT NULL,
+	"canceled_too_complex" integer DEFAULT 0 NOT NULL,
+	"canceled_too_expensive" integer DEFAULT 0 NOT NULL,
+	"canceled_unused" integer DEFAULT 0 NOT NULL,
+	"canceled_other" integer DEFAULT 0 NOT NULL,
+	"active" integer DEFAULT 0 NOT NULL,
+	"committed" integer DEFAULT 0 NOT NULL,
+	"trialing" integer DEFAULT 0 NOT NULL,
+	"mrr" numeric DEFAULT 0 NOT NULL,
+	"committed_mrr" numeric DEFAULT 0 NOT NULL,
+	"trial_mrr" numeric DEFAULT 0 NOT NULL,
+	"trial_committed_mrr" numeric DEFAULT 0 NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX "metric_product_hour_org_product_hour_idx" ON "metric_product_hour" USING btree ("organization_id","product_id","hour");
+--> statement-breakpoint
+CREATE INDEX "metric_product_hour_unfolded_idx" ON "metric_product_hour" USING btree ("organization_id") WHERE NOT "folded";
+--> statement-breakpoint
+CREATE INDEX "checkout_org_customer_idx" ON "checkout" USING btree ("organization_id","customer_id","created_at");
+--> statement-breakpoint
+CREATE INDEX "metric_subscription_change_org_customer_idx" ON "metric_subscription_change" USING btree ("organization_id","customer_id","at");
+--> statement-breakpoint
+-- the statements of 0048's functions, keyed by product and billing type as well
+CREATE FUNCTION "till_metric_product_orders_sql"(src text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT format($q$
+	INSERT INTO metric_product_hour (organization_id, product_id, recurring, hour, currency, orders, revenue, net_revenue, one_time,
+		one_time_revenue, one_time_net, new_revenue, new_net, renewed, renewed_revenue, renewed_net)
+	SELECT * FROM (
+		SELECT x.organization_id, x.product_id, x.recurring, date_trunc('hour', x.created_at, 'UTC') AS hour, x.currency,
+			sum(x.s) AS orders, sum(x.s * x.net_amount) AS revenue, sum(x.s * x.net) AS net_revenue,
+			coalesce(sum(x.s) FILTER (WHERE x.billing_reason = 'purchase'), 0) AS one_time,
+			coalesce(sum(x.s * x.net_amount) FILTER (WHERE x.billing_reason = 'purchase'), 0) AS a,
+			coalesce(sum(x.s * x.net) FILTER (WHERE x.billing_reason = 'purchase'), 0) AS b,
+			coalesce(sum(x.s * x.net_amount) FILTER (WHERE x.billing_reason = 'subscription_create'), 0) AS c,
+			coalesce(sum(x.s * x.net) FILTER (WHERE x.billing_reason = 'subscription_create'), 0) AS d,
+			coalesce(sum(x.s) FILTER (WHERE x.billing_reason = 'subscription_cycle'), 0) AS e,
+			coalesce(sum(x.s * x.net_amount) FILTER (WHERE x.billing_reason = 'subscription_cycle'), 0) AS f,
+			coalesce(sum(x.s * x.net) FILTER (WHERE x.billing_reason = 'subscription_cycle'), 0) AS g
+		FROM (SELECT c.s, c.organization_id, c.product_id, c.subscription_id IS NOT NULL AS recurring, c.created_at, c.currency,
+				c.billing_reason, c.net_amount::numeric AS net_amount, (c.net_amount - c.refunded_amount - c.platform_fee_amount)::numeric AS net
+			FROM (%s) c WHERE c.status IN ('paid', 'refunded', 'partially_refunded')) x
+		GROUP BY 1, 2, 3, 4, 5) d
+	WHERE (d.orders, d.revenue, d.net_revenue, d.one_time, d.a, d.b, d.c, d.d, d.e, d.f, d.g) <> (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)$q$, src)
+$$;
+--> statement-breakpoint
+CREATE FUNCTION "till_metric_product_checkouts_sql"(src text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT format($q$
+	INSERT INTO metric_product_hour (organization_id, product_id, recurring, hour, currency, checkouts, succeeded_checkouts)
+	SELECT * FROM (
+		SELECT c.organization_id, c.product_id, false, date_trunc('hour', c.created_at, 'UTC') AS hour, '' AS currency, sum(c.s) AS n,
+			coalesce(sum(c.s) FILTER (WHERE c.status = 'succeeded'), 0) AS succeeded
+		FROM (%s) c GROUP BY 1, 2, 4) d
+	WHERE (d.n, d.succeeded) <> (0, 0)$q$, src)
+$$;
+--> statement-breakpoint
+CREATE FUNCTION "till_metric_product_subscriptions_sql"(src text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT format($q$
+	INSERT INTO metric_product_hour (organization_id, product_id, recurring, hour, currency, new_subscriptions, churned, canceled,
+		canceled_customer_service, canceled_low_quality, canceled_missing_features, canceled_switched_service, canceled_too_complex,
+		canceled_too_expensive, canceled_unused, canceled_other)
+	SELECT * FROM (
+		SELECT c.organization_id, c.product_id, true, date_trunc('hour', v.t, 'UTC') AS hour, '' AS currency,
+			sum(c.s * v.started) AS started, sum(c.s * v.churned) AS churned, sum(c.s * v.canceled) AS canceled,
+			coalesce(sum(c.s * v.canceled) FILTER (WHERE v.reason = 'customer_service'), 0),
+			coalesce(sum(c.s * v.canceled) FILTER (WHERE v.reason = 'low_quality'), 0),
+			coalesce(sum(c.s * v.canceled) FILTER (WHERE v.reason = 'missing_features'), 0),
+			coalesce(sum(c.s * v.canceled) FILTER (WHERE v.reason = 'switched_service'), 0),
+			coalesce(sum(c.s * v.canceled) FILTER (WHERE v.reason = 'too_complex'), 0),
+			coalesce(sum(c.s * v.canceled) FILTER (WHERE v.reason = 'too_expensive'), 0),
+			coalesce(sum(c.s * v.canceled) FILTER (WHERE v.reason = 'unused'), 0),
+			coalesce(sum(c.s * v.canceled) FILTER (WHERE v.reason = 'other'), 0)
+		FROM (%s) c CROSS JOIN LATERAL (VALUES
+			(c.started_at, 1, 0, 0, NULL::text),
+			(CASE WHEN c.started_at IS NOT NULL AND (c.trial_end IS NULL OR c.ended_at > c.trial_end) THEN c.ended_at END, 0, 1, 0, NULL),
+			(c.canceled_at, 0, 0, 1, c.customer_cancellation_reason)) v(t, started, churned, canceled, reason)
+		WHERE v.t IS NOT NULL GROUP BY 1, 2, 4) d
+	WHERE (d.started, d.churned, d.canceled) <> (0, 0, 0)$q$, src)
+$$;
+--> statement-breakpoint
+CREATE FUNCTION "till_metric_product_levels_sql"(src text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT format($q$
+	INSERT INTO metric_product_hour (organization_id, product_id, recurring, hour, currency, active, committed, trialing, mrr,
+		committed_mrr, trial_mrr, trial_committed_mrr)
+	SELECT * FROM (
+		SELECT c.organization_id, c.product_id, true, date_trunc('hour', c.at, 'UTC') AS hour, c.currency, sum(c.s * c.active) AS active,
+			sum(c.s * c.committed) AS committed, sum(c.s * c.trialing) AS trialing, sum(c.s * c.mrr) AS mrr,
+			sum(c.s * c.committed_mrr) AS committed_mrr, sum(c.s * c.trial_mrr) AS trial_mrr,
+			sum(c.s * c.trial_committed_mrr) AS trial_committed_mrr
+		FROM (%s) c GROUP BY 1, 2, 4, 5) d
+	WHERE (d.active, d.committed, d.trialing, d.mrr, d.committed_mrr, d.trial_mrr, d.trial_committed_mrr) <> (0, 0, 0, 0, 0, 0, 0)$q$, src)
+$$;
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION "till_metric_hour_rows"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	src text := till_metric_changed(TG_OP, 'new_rows', 'old_rows');
+BEGIN
+	IF TG_TABLE_NAME = 'order' THEN
+		EXECUTE till_metric_orders_sql(src);
+		EXECUTE till_metric_product_orders_sql(src);
+	ELSIF TG_TABLE_NAME = 'checkout' THEN
+		EXECUTE till_metric_checkouts_sql(src);
+		EXECUTE till_metric_product_checkouts_sql(src);
+	ELSIF TG_TABLE_NAME = 'subscription' THEN
+		EXECUTE till_metric_subscriptions_sql(src);
+		EXECUTE till_metric_product_subscriptions_sql(src);
+	ELSIF TG_TABLE_NAME = 'metric_subscription_change' THEN
+		EXECUTE till_metric_levels_sql(src);
+		EXECUTE till_metric_product_levels_sql(src);
+	ELSIF TG_TABLE_NAME = 'event' THEN
+		EXECUTE till_metric_costs_sql(src);
+		IF TG_OP = 'INSERT' THEN
+			EXECUTE till_metric_users_sql(src);
+		ELSE
+			-- a customer's hour leaves once none of its events is left in it
+			DELETE FROM metric_event_user_hour u USING (
+				SELECT DISTINCT r.organization_id, date_trunc('hour', r.timestamp, 'UTC') AS hour,
+					coalesce(r.customer_id::text, r.external_customer_id) AS user_key FROM old_rows r) d
+			WHERE u.organization_id = d.organization_id AND u.hour = d.hour AND u.user_key = d.user_key
+				AND NOT EXISTS (SELECT 1 FROM event e WHERE e.organization_id = d.organization_id
+					AND e.timestamp >= d.hour AND e.timestamp < d.hour + interval '1 hour'
+					AND coalesce(e.customer_id::text, e.external_customer_id) = d.user_key);
+			-- the folded rows may have changed: the counts read from them are stale
+			INSERT INTO metric_user_generation (organization_id, generation)
+			SELECT DISTINCT r.organization_id, 1 FROM old_rows r
+			ON CONFLICT (organization_id) DO UPDATE SET generation = metric_user_generation.generation + 1;
+		END IF;
+	END IF;
+	RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION "till_metric_hour_truncate"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	DELETE FROM metric_hour;
+	DELETE FROM metric_product_hour;
+	DELETE FROM metric_event_user_hour;
+	-- only an organization that was folded has folded rows, and a generation
+	UPDATE metric_user_generation SET generation = generation + 1;
+	EXECUTE till_metric_orders_sql('SELECT 1 AS s, r.* FROM "order" r');
+	EXECUTE till_metric_checkouts_sql('SELECT 1 AS s, r.* FROM checkout r');
+	EXECUTE till_metric_subscriptions_sql('SELECT 1 AS s, r.* FROM subscription r');
+	EXECUTE till_metric_levels_sql('SELECT 1 AS s, r.* FROM metric_subscription_change r');
+	EXECUTE till_metric_costs_sql('SELECT 1 AS s, r.* FROM event r');
+	EXECUTE till_metric_users_sql('SELECT 1 AS s, r.* FROM event r');
+	EXECUTE till_metric_product_orders_sql('SELECT 1 AS s, r.* FROM "order" r');
+	EXECUTE till_metric_product_checkouts_sql('SELECT 1 AS s, r.* FROM checkout r');
+	EXECUTE till_metric_product_subscriptions_sql('SELECT 1 AS s, r.* FROM subscription r');
+	EXECUTE till_metric_product_levels_sql('SELECT 1 AS s, r.* FROM metric_subscription_change r');
+	RETURN NULL;
+END $$;
+--> statement-breakpoint
+-- the backfill of what exists now (the first read or the worker folds it)
+DO $$
+BEGIN
+	EXECUTE till_metric_product_orders_sql('SELECT 1 AS s, r.* FROM "order" r');
+	EXECUTE till_metric_product_checkouts_sql('SELECT 1 AS s, r.* FROM checkout r');
+	EXECUTE till_metric_product_subscriptions_sql('SELECT 1 AS s, r.* FROM subscription r');
+	EXECUTE till_metric_product_levels_sql('SELECT 1 AS s, r.* FROM metric_subscription_change r');
+END $$;
