@@ -259,7 +259,7 @@ function percentile(sorted: number[], p: number): number {
  * - `open`: one request every TILL_BENCH_POLL_MS (1) whether or not the ones before were answered (up to 32 at
  *   once), as independent callers would; each latency runs from its send to the end of its answer. On 2 CPUs it
  *   also measures the machine: the load generator writing 1 MiB bodies on 4 connections leaves little CPU to
- *   anyone (docs/decisions.md, "Large request bodies").
+ *   anyone (docs/decisions.md, "Hostile input and large bodies").
  */
 const POLL_MODE = process.env.TILL_BENCH_POLL === "open" ? "open" : "closed";
 const POLL_EVERY_MS = Number(process.env.TILL_BENCH_POLL_MS ?? 1);

@@ -128,7 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(referencePlugin(auth, v1Document));
   await app.register(whoamiPlugin(callers));
   await app.register(webApiPlugin(auth));
-  await app.register(billingPlugin({ db: database.db, config, secret, mailer, callers, routes: v1Routes, listen: database.listen, driver: database.driver }), { prefix: "/v1" });
+  await app.register(billingPlugin({ db: database.db, config, secret, mailer, callers, routes: v1Routes, listen: database.listen, driver: database.driver, reads: database.reads }), { prefix: "/v1" });
   // the dev mailbox in the browser: development with the dev mailbox only (its .eml/.json under <data dir>/mail)
   if (config.development && mailer.transport === "dev-mailbox") await app.register(devMailPlugin({ mailDir: path.join(config.dataDir, "mail") }));
   await app.register(webPlugin(config));

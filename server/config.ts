@@ -27,6 +27,13 @@ const EnvSchema = z.object({
   TILL_BASE_URL: z.url().optional(),
   TILL_DATA_DIR: z.string().default(".till"),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+  DATABASE_DIRECT_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+  DATABASE_REPLICA_URL: list.pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, "must be postgres:// URLs, comma-separated"))).default([]),
+  TILL_REPLICA_MAX_LAG: z
+    .string()
+    .regex(/^\d+(\.\d+)?(ms|s)?$/, "must be a duration such as 2s or 500ms")
+    .transform((v) => (v.endsWith("ms") ? Number(v.slice(0, -2)) : Number(v.replace(/s$/, "")) * 1000))
+    .default(2000),
   TILL_AUTH_SECRET: z.string().min(32).optional(),
   TILL_TRUSTED_ORIGINS: list.default([]),
   TILL_ADMIN_USER_IDS: list.default([]),
@@ -73,6 +80,12 @@ const EnvSchema = z.object({
   TILL_WEBHOOKS_ALLOW_PRIVATE: bool.optional(),
   TILL_POLAR_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Days the delivery log, finished webhook events and processed outbox rows are kept (≥ 1: `till listen` replays recent rows). */
+  TILL_EVENT_RETENTION: z
+    .string()
+    .regex(/^\d+mo$/, "must be a number of months such as 24mo")
+    .transform((v) => Number(v.slice(0, -2)))
+    .pipe(z.number().int().min(1))
+    .optional(),
   TILL_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Renewal batches this process runs at once (server/jobs/schedules.ts); each holds a database connection. */
   TILL_RENEWAL_CONCURRENCY: z.coerce.number().int().min(1).max(8).default(1),
@@ -105,6 +118,12 @@ export interface Config {
   baseURL: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** The primary without the pooler (migrations, LISTEN) when DATABASE_URL is a transaction-mode pooler. */
+  databaseDirectUrl: string | undefined;
+  /** Streaming replicas for reads that tolerate lag, and how far behind one may be (ms). */
+  replicas: { urls: string[]; maxLagMs: number };
+  /** Usage events: whole months older than `retentionMonths` are dropped (off when absent). */
+  events: { retentionMonths: number | undefined };
   /** Fixed secret from the environment; when absent one is generated once and kept in the data dir. */
   authSecret: string | undefined;
   trustedOrigins: string[];
@@ -174,6 +193,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     baseURL,
     dataDir: path.resolve(e.TILL_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
+    replicas: { urls: e.DATABASE_REPLICA_URL, maxLagMs: e.TILL_REPLICA_MAX_LAG },
+    events: { retentionMonths: e.TILL_EVENT_RETENTION },
     authSecret: e.TILL_AUTH_SECRET,
     trustedOrigins: e.TILL_TRUSTED_ORIGINS,
     adminUserIds: e.TILL_ADMIN_USER_IDS,

@@ -15,6 +15,9 @@ async function main(): Promise<void> {
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, "pglite"),
+    directUrl: config.databaseDirectUrl,
+    replicaUrls: config.replicas.urls,
+    replicaMaxLagMs: config.replicas.maxLagMs,
   });
   const secret = loadOrCreateSecret(config.dataDir, config.authSecret);
   const mailer = createMailer({

@@ -8,3 +8,8 @@ const GST_COUNTRIES = new Set(["AU", "NZ"]);
 export function reverseChargeLabel(country: string | null | undefined): string {
   return GST_COUNTRIES.has((country ?? "").toUpperCase()) ? "GST reverse charged" : "VAT reverse charged";
 }
+
+/** Which tax a reverse-charged sale to a buyer in `country` did not charge: "gst" or "vat". */
+export function reverseChargeTax(country: string | null | undefined): "vat" | "gst" {
+  return GST_COUNTRIES.has((country ?? "").toUpperCase()) ? "gst" : "vat";
+}

@@ -15,7 +15,12 @@ export interface StripeConnectionWire {
   connected_at: string;
 }
 
-export type StripeStatusWire = StripeConnectionWire | { connected: false };
+/**
+ * No Stripe account: `test_processor` says whether the built-in test processor takes this organization's payments
+ * meanwhile (a sandbox; a live one only on a server run with TILL_TEST_PAYMENTS=live). False: its checkouts of
+ * paid products are refused until Stripe is connected.
+ */
+export type StripeStatusWire = StripeConnectionWire | { connected: false; test_processor: boolean };
 
 /** One difference `till payments reconcile` found between till's payments and the Stripe account's. */
 export interface ReconcileDifference {

@@ -20,6 +20,10 @@ export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 export const SEAT_EVENT_TYPES = ["customer_seat.assigned", "customer_seat.claimed", "customer_seat.revoked"] as const;
 export type SeatEventType = (typeof SEAT_EVENT_TYPES)[number];
 
+/** Polar's member events (issue 29 §5): a team customer's members added, changed, removed. */
+export const MEMBER_EVENT_TYPES = ["member.created", "member.updated", "member.deleted"] as const;
+export type MemberEventType = (typeof MEMBER_EVENT_TYPES)[number];
+
 /** Dunning's event (issue 14 §3): a renewal's charge failed and the subscription went past due. */
 export const DUNNING_EVENT_TYPES = ["subscription.past_due"] as const;
 export type DunningEventType = (typeof DUNNING_EVENT_TYPES)[number];
@@ -30,13 +34,13 @@ export type CheckoutExpiryEventType = (typeof CHECKOUT_EXPIRY_EVENT_TYPES)[numbe
 
 /**
  * Every type an endpoint may subscribe to: Polar's WebhookEventType of SDK 0.47.1 and 0.49.0 together (the
- * payment, checkout expiry, seat and past due events, plus types till accepts but does not emit: members, pause).
+ * payment, checkout expiry, seat, member and past due events, plus types till accepts but does not emit: pause).
  */
 export const WEBHOOK_EVENT_TYPES = [
   ...PAYMENT_EVENT_TYPES,
   ...CHECKOUT_EXPIRY_EVENT_TYPES,
   ...SEAT_EVENT_TYPES,
-  "member.created", "member.updated", "member.deleted",
+  ...MEMBER_EVENT_TYPES,
   "subscription.past_due", "subscription.paused", "subscription.resumed",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -46,9 +50,10 @@ export const isWebhookEventType = (v: string): v is WebhookEventType => (WEBHOOK
 
 /**
  * till's own event types (no Polar counterpart, so the SDKs' validateEvent does not know them): sent only to
- * endpoints that name them in `events` (never by "all events") and to `till listen` only when asked for.
+ * endpoints that name them in `events` (never by "all events") and to `till listen` only when asked for. The
+ * wallet events are recorded by the ledger's trigger (migration 0057) with every movement of a wallet.
  */
-export const TILL_EVENT_TYPES = ["till.usage_alert.triggered"] as const;
+export const TILL_EVENT_TYPES = ["till.usage_alert.triggered", "till.wallet.transaction.created", "till.wallet.updated"] as const;
 export type TillEventType = (typeof TILL_EVENT_TYPES)[number];
 
 /** What an endpoint's `events` may list: Polar's types and till's own. */

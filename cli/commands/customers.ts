@@ -1,4 +1,4 @@
-// `till customers list|get|create|update|delete|state|portal`: the people who buy (/v1/customers); `portal`
+// `till customers list|get|create|update|delete|state|portal|members`: the people who buy (/v1/customers); `portal`
 // makes a customer session (/v1/customer-sessions/) and prints the link to their portal. get, update,
 // delete and state address a customer by id or email, or by your own id for them with --external-id (the
 // /v1/customers/external/{id} routes); on create, --external-id sets it, and update sets it on a customer
@@ -6,6 +6,7 @@
 // email into its id for every command that names a customer.
 import type { Command } from "commander";
 import { registerWallet } from "./wallets.js";
+import { registerMembers } from "./members.js";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
@@ -15,6 +16,7 @@ import { changes, day, describeMetadata, listOptions, exportRows, listResource, 
 
 export interface WireCustomer {
   id: string;
+  type?: "individual" | "team";
   email: string;
   name: string | null;
   external_id: string | null;
@@ -72,6 +74,7 @@ function customerFields(c: WireCustomer) {
     { label: "Email", value: c.email },
     { label: "Name", value: c.name ?? "" },
     { label: "External ID", value: c.external_id ?? "none" },
+    { label: "Type", value: c.type ?? "individual" },
     ...(c.billing_address ? [{ label: "Country", value: c.billing_address.country }] : []),
     { label: "Metadata", value: describeMetadata(c.metadata) },
     { label: "Created", value: day(c.created_at) },
@@ -114,11 +117,14 @@ interface CustomerFlags {
   locale?: string;
   taxId?: string;
   metadata?: Record<string, MetadataValue>;
+  team?: boolean;
 }
 
-async function create(ctx: Context, opts: CustomerFlags & { email: string }) {
+async function create(ctx: Context, opts: CustomerFlags & { email: string; ownerEmail?: string }) {
+  if (opts.ownerEmail !== undefined && !opts.team) throw new UsageError("--owner-email: only a team customer (--team) has an owner");
   const body = {
     email: validEmail(opts.email),
+    ...(opts.team ? { type: "team", owner: opts.ownerEmail !== undefined ? { email: validEmail(opts.ownerEmail) } : undefined } : {}),
     name: opts.name,
     external_id: opts.externalId,
     locale: opts.locale,
@@ -142,8 +148,9 @@ async function update(ctx: Context, opts: CustomerFlags, [id]: string[]) {
       locale: opts.locale,
       tax_id: opts.taxId,
       metadata: opts.metadata,
+      type: opts.team ? "team" : undefined,
     },
-    "--email, --name, --set-external-id, --locale, --tax-id or --metadata",
+    "--email, --name, --set-external-id, --locale, --tax-id, --metadata or --team",
   );
   const c = await ctx.out.loading("Updating customer", v1(ctx).send<WireCustomer>("PATCH", path, body));
   ctx.out.done(c, `Updated customer ${label(c)} (${c.id}).`);
@@ -248,18 +255,25 @@ export function register(program: Command): void {
       .command("create")
       .description("create a customer")
       .requiredOption("--email <email>", "their email address")
-      .option("--external-id <id>", "your own id for the customer (your user id)"),
+      .option("--external-id <id>", "your own id for the customer (your user id)")
+      .option("--team", "a team customer, whose members share what it buys (`till customers members`)")
+      .option("--owner-email <email>", "with --team: the owner's email (default: the customer's)"),
   )
     .addHelpText(
       "after",
-      examples(["till customers create --email ada@example.com", "till customers create --email ada@example.com --name Ada --external-id user_42 --metadata plan=pro"]),
+      examples([
+        "till customers create --email ada@example.com",
+        "till customers create --email ada@example.com --name Ada --external-id user_42 --metadata plan=pro",
+        "till customers create --email billing@acme.example --name Acme --team --owner-email olga@acme.example",
+      ]),
     )
     .action(withContext(create));
 
   customerOptions(
     byExternalId(customers.command("update").description("change a customer").argument("[id]", "the customer's id or email"))
       .option("--email <email>", "a new email address")
-      .option("--set-external-id <id>", "set the external id of a customer that has none (address it by <id>)"),
+      .option("--set-external-id <id>", "set the external id of a customer that has none (address it by <id>)")
+      .option("--team", "make an individual customer a team (its email becomes the owner's; never undone)"),
   )
     .addHelpText(
       "after",
@@ -282,4 +296,5 @@ export function register(program: Command): void {
     .action(withContext(portal));
 
   registerWallet(customers, customerIdOf);
+  registerMembers(customers, customerIdOf);
 }

@@ -6,10 +6,12 @@ import { BILLING_RESOURCES, type BillingAction, type BillingResource, type Scope
 import { authClient } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireSession, type Context } from "../context.js";
+import { UsageError } from "../errors.js";
 import { SANDBOX_KEY_PREFIX } from "../mode.js";
+import { listOptions, type ListOptions } from "../resources.js";
 import { resolveOrganizationId } from "./orgs.js";
 
-/** A key as /api/auth/api-key/create and /list return it (`key` only from create). */
+/** A key as /api/auth/api-key/create and /page return it (`key` only from create). */
 export interface ApiKey {
   id: string;
   name: string | null;
@@ -111,16 +113,43 @@ async function create(ctx: Context, opts: CreateOptions, [name = ""]: string[]):
   ]);
 }
 
-async function list(ctx: Context, opts: { org?: string }): Promise<void> {
+/** One page of the keys (/api/auth/api-key/page: counted and cut in the database). */
+interface KeyPage {
+  items: ApiKey[];
+  pagination: { total_count: number; max_page: number };
+}
+
+interface KeyListOptions extends ListOptions {
+  org?: string;
+  side?: "live" | "sandbox";
+}
+
+async function list(ctx: Context, opts: KeyListOptions): Promise<void> {
+  if (opts.all && (opts.page !== undefined || opts.limit !== undefined)) {
+    throw new UsageError("--all: lists every page; leave out --page and --limit");
+  }
   const auth = authClient(ctx, requireSession(ctx));
-  const { apiKeys } = await ctx.out.loading(
-    "Loading keys",
-    liveOrganizationId(ctx, opts.org).then((organizationId) =>
-      auth.get<{ apiKeys: ApiKey[]; total: number }>("/api-key/list", { organizationId }),
-    ),
-  );
+  const page = opts.page ?? 1;
+  const limit = opts.all ? 100 : (opts.limit ?? 10);
+  const load = async () => {
+    const organizationId = await liveOrganizationId(ctx, opts.org);
+    const at = (n: number) => auth.get<KeyPage>("/api-key/page", { organizationId, side: opts.side ?? "all", page: String(n), limit: String(limit) });
+    const first = await at(opts.all ? 1 : page);
+    if (!opts.all) return first;
+    const items = [...first.items];
+    // bounded by the count the first page reported
+    for (let n = 2; n <= first.pagination.max_page; n++) items.push(...(await at(n)).items);
+    return { items, pagination: first.pagination };
+  };
+  const { items, pagination } = await ctx.out.loading("Loading keys", load());
+  if (!opts.all && pagination.total_count > 0 && items.length < pagination.total_count) {
+    const first = (page - 1) * limit + 1;
+    const next = page < pagination.max_page ? `--page ${page + 1} for more, ` : "";
+    if (items.length > 0) ctx.out.info(`Showing ${first}–${first + items.length - 1} of ${pagination.total_count} keys: ${next}--all for every one.`);
+    else ctx.out.info(`Page ${page} is past the last one (${pagination.max_page}); ${pagination.total_count} keys in all.`);
+  }
   await ctx.out.table(
-    apiKeys,
+    items,
     [
       { header: "ID", value: (k) => k.id },
       { header: "NAME", value: (k) => k.name ?? "" },
@@ -132,6 +161,11 @@ async function list(ctx: Context, opts: { org?: string }): Promise<void> {
     { empty: "No API keys in this organization: create one with `till keys create <name>`." },
   );
 }
+
+const parseSide = (value: string): "live" | "sandbox" => {
+  if (value === "live" || value === "sandbox") return value;
+  throw new InvalidArgumentError("expected live or sandbox.");
+};
 
 async function revoke(ctx: Context, _opts: object, [id = ""]: string[]): Promise<void> {
   const auth = authClient(ctx, requireSession(ctx));
@@ -163,12 +197,15 @@ export function register(program: Command): void {
     )
     .action(withContext(create));
 
-  keys
-    .command("list")
-    .alias("ls")
-    .description("list the API keys of the active organization, live (till_live_…) and sandbox (till_test_…)")
-    .option("--org <org>", "organization id or slug (default: the active one)")
-    .addHelpText("after", examples(["till keys list", "till keys list --org acme --json"]))
+  listOptions(
+    keys
+      .command("list")
+      .alias("ls")
+      .description("list the API keys of the active organization, newest first: live (till_live_…) and sandbox (till_test_…)")
+      .option("--org <org>", "organization id or slug (default: the active one)")
+      .option("--side <side>", "only live or only sandbox keys", parseSide),
+  )
+    .addHelpText("after", examples(["till keys list", "till keys list --side sandbox --limit 20 --page 2", "till keys list --org acme --all --json"]))
     .action(withContext(list));
 
   keys

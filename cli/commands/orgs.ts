@@ -12,6 +12,7 @@ import { UsageError } from "../errors.js";
 import { parseCountry } from "../flags.js";
 import { registerTax } from "./orgs-tax.js";
 import { registerDunning } from "./orgs-dunning.js";
+import { registerLocale } from "./orgs-locale.js";
 import { missingDetails, registerBilling, type InvoiceDetails } from "./orgs-billing.js";
 
 /** An organization as /v1/organizations/ returns it (Polar's wire; the fields the CLI shows). */
@@ -228,5 +229,6 @@ export function register(program: Command): void {
 
   registerTax(orgs, resolveOrganizationId);
   registerDunning(orgs, resolveOrganizationId);
+  registerLocale(orgs, resolveOrganizationId);
   registerBilling(orgs, resolveOrganizationId);
 }

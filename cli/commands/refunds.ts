@@ -1,5 +1,6 @@
 // `till refunds list|create` (/v1/refunds). A refund gives part or all of a paid order back through the payment
-// processor; it cannot be undone, so `create` asks first on a terminal and needs --yes anywhere else.
+// processor (what the customer's wallet paid goes back to the wallet; --to-wallet sends it all there); it cannot be
+// undone, so `create` asks first on a terminal and needs --yes anywhere else.
 // --revoke-benefits also revokes what the order granted (one-time purchases: a subscription's benefits end
 // with the subscription, `till subscriptions revoke`). --amount is before tax (Polar's wire); the tax on it goes
 // back in proportion (shared/refund-tax.ts), so the prompt and the answer say what the card gets, tax included.
@@ -66,12 +67,13 @@ interface CreateFlags {
   reason: string;
   comment?: string;
   revokeBenefits?: boolean;
+  toWallet?: boolean;
   yes?: boolean;
 }
 
 async function create(ctx: Context, opts: CreateFlags) {
   const client = v1(ctx);
-  const again = `till refunds create --order ${opts.order} --amount ${opts.amount} --reason ${opts.reason}${opts.revokeBenefits ? " --revoke-benefits" : ""} --yes`;
+  const again = `till refunds create --order ${opts.order} --amount ${opts.amount} --reason ${opts.reason}${opts.revokeBenefits ? " --revoke-benefits" : ""}${opts.toWallet ? " --to-wallet" : ""} --yes`;
   await confirm(ctx, {
     yes: opts.yes,
     action: "refund",
@@ -84,11 +86,11 @@ async function create(ctx: Context, opts: CreateFlags) {
       const refundable = m(o.refundable_amount + o.refundable_tax_amount);
       return (
         `Refund ${refunded} of ${o.invoice_number} (${o.product?.name ?? o.description}, ${m(o.total_amount)}; ${refundable} refundable) ` +
-        `to ${o.customer.email}${opts.revokeBenefits ? ", and revoke its benefits" : ""}? [y/N] `
+        `to ${opts.toWallet ? `the wallet of ${o.customer.email}` : o.customer.email}${opts.revokeBenefits ? ", and revoke its benefits" : ""}? [y/N] `
       );
     },
   });
-  const body = { order_id: opts.order, amount: opts.amount, reason: opts.reason, comment: opts.comment, revoke_benefits: opts.revokeBenefits === true };
+  const body = { order_id: opts.order, amount: opts.amount, reason: opts.reason, comment: opts.comment, revoke_benefits: opts.revokeBenefits === true, ...(opts.toWallet ? { refund_to: "wallet" } : {}) };
   const r = await ctx.out.loading("Refunding", client.send<WireRefund>("POST", "/refunds/", body));
   ctx.out.done(r, `Refunded ${describeRefunded(r.amount, r.tax_amount, r.currency)} of order ${r.order_id} (${r.status})${r.revoke_benefits ? "; its benefits are revoked" : ""}: refund ${r.id}.`);
 }
@@ -131,6 +133,7 @@ export function register(program: Command): void {
     .requiredOption("--reason <reason>", REFUND_REASONS.join(", "), oneOf(REFUND_REASONS))
     .option("--comment <text>", "a note kept with the refund")
     .option("--revoke-benefits", "also revoke the benefits the order granted (one-time purchases)")
+    .option("--to-wallet", "give it all back to the customer's wallet instead of the card (without it, what the wallet paid goes back to the wallet, the rest to the card)")
     .option("-y, --yes", "refund without asking")
     .addHelpText(
       "after",
@@ -138,6 +141,7 @@ export function register(program: Command): void {
         "till refunds create --order <id> --amount 2500 --reason customer_request",
         "till refunds create --order <id> --amount 1000 --reason service_disruption --comment \"outage on 2025-03-02\" --yes",
         "till refunds create --order <id> --amount 2500 --reason fraudulent --revoke-benefits --yes --json",
+        "till refunds create --order <id> --amount 1000 --reason customer_request --to-wallet --yes",
       ]) + "\n`till orders get <id>` shows how much of an order is still refundable.\n",
     )
     .action(withContext(create));

@@ -78,7 +78,8 @@ async function connect(ctx: Context, o: ConnectFlags) {
 async function status(ctx: Context) {
   const s = await ctx.out.loading("Reading the Stripe connection", v1(ctx).get<Status>("/stripe/connection"));
   if (!s.connected) {
-    ctx.out.done(s, `Stripe is not connected to ${side(ctx)}: till stripe connect --publishable-key pk_…`);
+    const meanwhile = s.test_processor ? "checkouts use till's built-in test processor (test cards)" : "checkouts of paid products are refused until it is";
+    ctx.out.done(s, `Stripe is not connected to ${side(ctx)}: ${meanwhile}. Connect it: till stripe connect --publishable-key pk_…`);
     return;
   }
   await ctx.out.record(s, fields(s));

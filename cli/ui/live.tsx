@@ -27,8 +27,9 @@ function live<P extends object>(view: (p: P) => ReactElement, initial: P, stream
   return {
     update: (p) => instance.rerender(view(p)),
     stop(keep) {
-      // an empty last frame: Ink erases what it drew before and unmount draws nothing over it
-      if (!keep) instance.rerender(<></>);
+      // erased now, and marked as drawn so the unmount's final frame writes nothing (an empty frame would
+      // still leave a blank line above the command's output)
+      if (!keep) instance.clear();
       instance.unmount();
     },
   };

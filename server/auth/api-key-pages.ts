@@ -1,5 +1,5 @@
 // GET /api/auth/api-key/page: one page of an organization's API keys of one side (live: till_live_ and the older
-// till_; sandbox: till_test_), newest first, counted and cut in the database. The plugin's own /api-key/list reads
+// till_; sandbox: till_test_; all: both, for `till keys list`), newest first, counted and cut in the database. The plugin's own /api-key/list reads
 // every key of the organization into memory and cannot tell the sides apart; the web app's list uses this one.
 // Same rule as the plugin: a member whose role may read the organization's keys (apiKey: read).
 import { APIError, createAuthEndpoint, sessionMiddleware } from "better-auth/api";
@@ -13,7 +13,7 @@ export interface ApiKeySides {
 
 const PageQuery = z.object({
   organizationId: z.string().min(1).max(200),
-  side: z.enum(["live", "sandbox"]),
+  side: z.enum(["live", "sandbox", "all"]),
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
@@ -40,7 +40,7 @@ export function apiKeyPageEndpoint(sides: ApiKeySides) {
     if (!allowed) throw new APIError("FORBIDDEN", { message: "Your role may not read this organization's API keys.", code: "INSUFFICIENT_API_KEY_PERMISSIONS" });
     const where = [
       { field: "referenceId", value: organizationId },
-      { field: "prefix", operator: "in" as const, value: sides[side] },
+      { field: "prefix", operator: "in" as const, value: side === "all" ? [...sides.live, ...sides.sandbox] : sides[side] },
     ];
     const [total, rows] = await Promise.all([
       ctx.context.adapter.count({ model: "apikey", where }),

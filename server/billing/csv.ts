@@ -8,6 +8,7 @@ import { Readable, Transform, type TransformCallback } from "node:stream";
 import type { FastifyReply } from "fastify";
 import type postgres from "postgres";
 import type { Db } from "../db/client.js";
+import { reserveReading } from "../db/replicas.js";
 
 /** Rows fetched per query on PGlite: large enough that the round trips don't dominate, small enough to stay flat. */
 export const EXPORT_BATCH = 1000;
@@ -184,7 +185,7 @@ export async function csvStream(db: Db, csv: CsvExport): Promise<Readable> {
   if (!("reserve" in client)) return Readable.from(keysetChunks(client, csv, header), { objectMode: false });
 
   // a reserved connection: the pool pipelines other queries onto busy connections, and one in COPY refuses them
-  const conn = await client.reserve();
+  const conn = await reserveReading(client);
   const query = conn.unsafe(`COPY (SELECT line FROM (${recordsQuery(csv, null, null)}) r) TO STDOUT (FORMAT binary)`);
   let source: Readable;
   try {

@@ -2,6 +2,7 @@
 // domain's routes.ts names it without importing the plugin that imports every domain.
 import type { Config } from "../config.js";
 import type { Database, Db } from "../db/client.js";
+import type { ReadRouting } from "../db/replicas.js";
 import type { CallerResolver } from "../http/caller.js";
 import type { Mailer } from "../mail/mailer.js";
 import type { CallerKind, V1App } from "./contract.js";
@@ -18,6 +19,8 @@ export interface BillingDeps {
   routes?: V1Route[];
   /** LISTEN on a channel of the database (live streams wake on it); polling alone without it. */
   listen?: Database["listen"];
+  /** Read replicas: lists, exports, metrics and customer state read from one when it is fresh enough (read-routing.ts). */
+  reads?: ReadRouting | undefined;
   /** The database's driver (events ingest overlaps its INSERT with its checks on PostgreSQL only). */
   driver?: Database["driver"];
 }

@@ -37,6 +37,8 @@ import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailabl
 import { metricRoutes } from "./metrics/routes.js";
 import { usageAlertRoutes } from "./meters/alerts/routes.js";
 import { walletRoutes } from "./wallets/routes.js";
+import { installReadRouting } from "./read-routing.js";
+import { memberRoutes } from "./members/routes.js";
 
 import type { BillingDeps, DomainRoutes } from "./deps.js";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -76,6 +78,7 @@ const DOMAINS: DomainRoutes[] = [
   metricRoutes,
   usageAlertRoutes,
   walletRoutes,
+  memberRoutes,
 ];
 
 const PG_UNIQUE_VIOLATION = "23505";
@@ -118,6 +121,7 @@ export function billingPlugin(deps: BillingDeps) {
         if (method !== "HEAD") deps.routes?.push({ method, url: route.url, caller: callerOf(route.config) });
       }
     });
+    if (deps.reads) installReadRouting(app, deps.reads);
     app.addHook("preHandler", authenticate(deps.callers));
     installContractCompilers(app);
     const v1 = app.withTypeProvider<ZodTypeProvider>();

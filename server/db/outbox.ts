@@ -8,20 +8,25 @@ import { order, outbox } from "./schema/index.js";
 import {
   CHECKOUT_EXPIRY_EVENT_TYPES,
   DUNNING_EVENT_TYPES,
+  MEMBER_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
   SEAT_EVENT_TYPES,
   type TillEventType,
   type CheckoutExpiryEventType,
   type DunningEventType,
+  type MemberEventType,
   type PaymentEventType,
   type SeatEventType,
 } from "../../shared/webhook-events.js";
 
+/** The channel the outbox trigger (migration 0005) notifies, waking the worker; redeliveries notify it too. */
+export const WAKE_CHANNEL = "till_outbox";
+
 /**
  * The webhook event types till emits: the 27 of the spec's §4, a checkout's expiry, the customer seat events and
- * dunning's past due (the payload's `data` is the resource's API shape).
+ * dunning's past due, the member events (the payload's `data` is the resource's API shape).
  */
-export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...CHECKOUT_EXPIRY_EVENT_TYPES, ...SEAT_EVENT_TYPES, ...DUNNING_EVENT_TYPES] as const;
+export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...CHECKOUT_EXPIRY_EVENT_TYPES, ...SEAT_EVENT_TYPES, ...DUNNING_EVENT_TYPES, ...MEMBER_EVENT_TYPES] as const;
 /**
  * Outbox types that are work for the worker, never webhooks: no endpoint may subscribe to them (they are not
  * webhook types) and `till listen` leaves them out. `stripe.event`: a Stripe event recorded by the inbound
@@ -29,7 +34,7 @@ export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...CHECKOUT_EXPIRY_EV
  */
 export const INTERNAL_OUTBOX_TYPES = ["stripe.event"] as const;
 export type InternalOutboxType = (typeof INTERNAL_OUTBOX_TYPES)[number];
-export type OutboxEventType = PaymentEventType | CheckoutExpiryEventType | SeatEventType | DunningEventType | InternalOutboxType;
+export type OutboxEventType = PaymentEventType | CheckoutExpiryEventType | SeatEventType | DunningEventType | MemberEventType | InternalOutboxType;
 
 export interface OutboxEvent {
   /** Polar's types, or till's own (a usage alert crossed: shared/webhook-events.ts TILL_EVENT_TYPES). */

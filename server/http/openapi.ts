@@ -9,6 +9,7 @@ import { z } from "zod";
 import { AUTH_BASE_PATH, type Auth } from "../auth/index.js";
 import { callerOf, type CallerKind, type ResponseModel } from "../billing/contract.js";
 import { IDEMPOTENCY_PARAMETER, takesIdempotencyKey } from "./idempotency.js";
+import { POLAR_MODELS } from "./polar-models.js";
 
 type Json = Record<string, unknown>;
 type Operation = Json & { parameters?: unknown[]; responses?: Json; description?: string };
@@ -83,19 +84,9 @@ function transformFor(declared: Map<string, Declared>): SwaggerTransform {
 
 /** A Polar model's JSON Schema from @polar-sh/sdk's inbound zod schema (the wire side, before the SDK maps it). */
 async function polarModel(name: string): Promise<Json> {
-  // a model's module is its lower-cased name; an operation's own (EventsListResponseEventsList) lives in the operation's
-  const files = [name.toLowerCase(), name.split("Response")[0]?.toLowerCase() ?? ""];
-  for (const [dir, file] of ["components", "errors", "operations"].flatMap((d) => files.map((f) => [d, f] as const))) {
-    let mod: Record<string, unknown>;
-    try {
-      mod = (await import(`@polar-sh/sdk/models/${dir}/${file}.js`)) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    const schema = mod[`${name}$inboundSchema`];
-    if (schema instanceof z.core.$ZodType) return withoutSdkFields(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json);
-  }
-  throw new Error(`openapi: no model ${name} in @polar-sh/sdk`);
+  const schema = await POLAR_MODELS[name]?.();
+  if (schema instanceof z.core.$ZodType) return withoutSdkFields(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json);
+  throw new Error(`openapi: no model ${name} in server/http/polar-models.ts (add it from @polar-sh/sdk)`);
 }
 
 /** The SDK's error models carry request$/response$/body$ of its own; the wire does not. */

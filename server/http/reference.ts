@@ -24,6 +24,8 @@ export function referencePlugin(auth: Auth, v1Document: () => Promise<OpenApiDoc
         withDefaultFonts: false,
         hideClientButton: true,
         telemetry: false,
+        // the "Ask AI" agent and its API registry search call Scalar's servers; the page stays offline
+        agent: { disabled: true },
       },
     });
   };

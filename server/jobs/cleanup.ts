@@ -8,7 +8,8 @@ import type { Database, Db } from "../db/client.js";
 import { outbox, webhookDelivery, webhookEvent } from "../db/schema/index.js";
 import { deleteExpiredIdempotencyKeys } from "../http/idempotency.js";
 import { compactListCounts } from "../billing/list-counts.js";
-import { foldAllMetricRollups } from "../billing/metrics/rollups.js";
+import { foldAllMetricRollups } from "../billing/metrics/fold.js";
+import { maintainEventPartitions } from "../billing/events/service.js";
 
 export interface CleanupOptions {
   /** Rows deleted per statement. */
@@ -116,6 +117,8 @@ export interface Cleanup {
 export function createCleanup(deps: {
   database: Database;
   retentionDays: number;
+  /** TILL_EVENT_RETENTION: usage events' months older than this many are dropped; absent, kept. */
+  eventRetentionMonths?: number | undefined;
   log: CleanupLog;
   firstRunMs?: number;
   everyMs?: number;
@@ -155,6 +158,13 @@ export function createCleanup(deps: {
       await inBatches(opts, (n) => compactListCounts(deps.database.db, n), signal);
     } catch (err) {
       deps.log.error(err, "list counts: compaction failed");
+    }
+    // the usage events' months: created ahead, and dropped past their retention (billing/events/partitions.ts)
+    try {
+      const dropped = await maintainEventPartitions(deps.database.db, deps.eventRetentionMonths);
+      if (dropped.length > 0) deps.log.info(`events: retention dropped ${dropped.join(", ")}`);
+    } catch (err) {
+      deps.log.error(err, "events: partition upkeep failed");
     }
     // the metrics' hourly rollups (billing/metrics/rollups.ts): each organization's delta rows folded
     try {

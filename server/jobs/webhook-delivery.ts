@@ -8,6 +8,7 @@ import type { Db } from "../db/client.js";
 import type { Mailer } from "../mail/mailer.js";
 import * as webhooks from "../billing/webhooks/service.js";
 import { originOf } from "../billing/webhooks/address.js";
+import type { ClaimedEvent } from "../billing/webhooks/wire.js";
 import { postWebhook } from "../billing/webhooks/sender.js";
 import { signingKeys, signHeaders } from "../billing/webhooks/signing.js";
 import { Signal, type WorkerState } from "./signal.js";
@@ -139,7 +140,7 @@ export function createWebhookDelivery(c: WebhookDeliveryDeps) {
 
   // ---- attempts -----------------------------------------------------------------------------------
 
-  function attempt(event: webhooks.ClaimedEvent, token: string): void {
+  function attempt(event: ClaimedEvent, token: string): void {
     const controller = new AbortController();
     const done = (async () => {
       let outcome: webhooks.ClaimOutcome;

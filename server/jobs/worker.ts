@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
 import type { Mailer } from "../mail/mailer.js";
-import * as webhooks from "../billing/webhooks/service.js";
+import { WAKE_CHANNEL } from "../db/outbox.js";
 import { localFileStorage } from "../billing/files/storage.js";
 import { createCleanup } from "./cleanup.js";
 import { createDeliveryLoop } from "./delivery-loop.js";
@@ -75,6 +75,8 @@ export interface WorkerDeps {
   mailer: Mailer;
   /** With retentionDays, the worker also runs the retention cleanup (jobs/cleanup.ts) while it runs. */
   config: { webhooks: Pick<Config["webhooks"], "allowPrivate"> & Partial<Pick<Config["webhooks"], "retentionDays">> } & {
+    /** Usage events' months kept (TILL_EVENT_RETENTION); absent, all. */
+    events?: { retentionMonths?: number | undefined };
     /** With it, the worker sends customer emails (their links point here); without, it leaves them for one that does. */
     baseURL?: string;
     /** With it, the worker makes the invoice PDFs (stored under <dataDir>/files, billing/invoices). */
@@ -115,7 +117,8 @@ export function createWorker(deps: WorkerDeps): Worker {
   const db = deps.database.db;
   const log = deps.log ?? quietLog;
   const { retentionDays } = deps.config.webhooks;
-  const cleanup = retentionDays ? createCleanup({ database: deps.database, retentionDays, log }) : undefined;
+  const eventRetentionMonths = deps.config.events?.retentionMonths;
+  const cleanup = retentionDays ? createCleanup({ database: deps.database, retentionDays, eventRetentionMonths, log }) : undefined;
   const rollupUpkeep = createRollupUpkeep({ db, log });
 
   let state: WorkerState = "idle";
@@ -201,7 +204,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       state = "running";
       if (deps.database.listen) {
         try {
-          unlisten = await deps.database.listen(webhooks.WAKE_CHANNEL, wake);
+          unlisten = await deps.database.listen(WAKE_CHANNEL, wake);
         } catch (err) {
           log.error(err, "webhooks: LISTEN failed; polling only");
         }

@@ -4,12 +4,8 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { benefit, benefitGrant, customer, file, meter, product, productBenefit } from "../../server/db/schema/index.js";
-import {
-  benefitIdsExist,
-  listGrantedBenefitsForCustomer,
-  loadBenefitsForProducts,
-  toBenefitPublicWire,
-} from "../../server/billing/benefits/service.js";
+import { benefitIdsExist, listGrantedBenefitsForCustomer, loadBenefitsForProducts } from "../../server/billing/benefits/service.js";
+import { toBenefitPublicWire } from "../../server/billing/benefits/wire.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { rawOn } from "../helpers/api.js";
 import { startServer, type TestServer } from "../helpers/server.js";

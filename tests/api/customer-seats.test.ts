@@ -247,7 +247,7 @@ describe("customerSeats (seller)", () => {
     expect((await grantsOf(bought.customerId)).filter((g) => g.isGranted).map((g) => g.benefitId)).toEqual([otherBenefit.id]);
   });
 
-  it("refuses a second seat for one email, a product without seats, and member ids (422, nothing changed)", async () => {
+  it("refuses a second seat for one email, a product without seats, and a malformed member id (422, nothing changed)", async () => {
     const bought = await buySeats(seller, product, 5);
     const email = uniqueBuyer("twice");
     await seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email });
@@ -268,6 +268,29 @@ describe("customerSeats (seller)", () => {
     const neither = await raw(seller.token, "GET", "/v1/customer-seats");
     expect(neither.status).toBe(422);
     expect((await seller.sdk.customerSeats.listSeats({ subscriptionId: bought.subscriptionId })).seats).toHaveLength(1);
+  });
+
+  it("assigns a seat to a member of the buyer's team (member_id, external_member_id), shown with the member by both SDKs", async () => {
+    const bought = await buySeats(seller, product, 3);
+    await seller.sdk.customers.update({ id: bought.customerId, customerUpdate: { type: "team" } });
+    const ann = await seller.sdk.members.createMember({ customerId: bought.customerId, email: uniqueBuyer("member-ann"), name: "Ann" });
+    const bob = await seller.sdk049.customers.members.create({ id: bought.customerId, memberCreateFromCustomer: { email: uniqueBuyer("member-bob"), externalId: "bob" } });
+    const seat = await seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, memberId: ann.id });
+    expect(seat).toMatchObject({ memberId: ann.id, email: ann.email, status: "pending" });
+    expect(seat.member?.email).toBe(ann.email);
+    const seat049 = await seller.sdk049.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, externalMemberId: "bob" });
+    expect(seat049.memberId).toBe(bob.id);
+    const listed = await seller.sdk049.customerSeats.listSeats({ subscriptionId: bought.subscriptionId });
+    expect(listed.seats.map((x) => x.member?.id).sort()).toEqual([ann.id, bob.id].sort());
+    // a member of another customer (or none) is refused, and so is a second seat for the same member
+    const stranger = await seller.sdk.customers.create({ type: "team", email: uniqueBuyer("other-team") });
+    const [strangerOwner] = (await seller.sdk.members.listMembers({ customerId: stranger.id })).result.items;
+    const foreign = await raw(seller.token, "POST", "/v1/customer-seats", { subscription_id: bought.subscriptionId, member_id: strangerOwner!.id });
+    expect(foreign.status).toBe(422);
+    expect(JSON.stringify(foreign.body)).toContain("Member does not exist");
+    const again = await raw(seller.token, "POST", "/v1/customer-seats", { subscription_id: bought.subscriptionId, member_id: ann.id });
+    expect(again.status).toBe(422);
+    expect(JSON.stringify(again.body)).toContain("already has a seat");
   });
 
   it("assigns by customer id and by checkout id, and resends with a new token (the old one stops working)", async () => {

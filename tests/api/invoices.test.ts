@@ -15,7 +15,7 @@ import { EU_REVERSE_CHARGE_NOTE } from "../../server/billing/tax/compute.js";
 import { rawRequest } from "../helpers/api.js";
 import { pdfTextOf } from "../helpers/pdf.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
-import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
+import { createSeller, makeGermanInvoicer, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -73,18 +73,8 @@ beforeAll(async () => {
   portal = new Polar({ serverURL: server.url });
   portal049 = new Polar049({ serverURL: server.url });
   fixed = await createProduct(seller, "fixed");
-  const org = await raw("PATCH", `/v1/organizations/${seller.organizationId}`, {
-    country: "DE",
-    tax_settings: { registrations: [{ country: "DE" }], prices_include_tax: false },
-    invoice_details: {
-      name: "Acme Software GmbH",
-      address: { line1: "Hauptstraße 1", postal_code: "10115", city: "Berlin", country: "DE" },
-      tax_id: "DE123456789",
-      email: "billing@acme.example",
-    },
-  });
-  expect(org.status).toBe(200);
-  expect(org.body.invoice_details).toMatchObject({ name: "Acme Software GmbH", tax_id: "DE123456789" });
+  const org = await makeGermanInvoicer(server, seller);
+  expect(org.invoice_details).toMatchObject({ name: "Acme Software GmbH", tax_id: "DE123456789" });
 }, 60_000);
 afterAll(async () => server?.close());
 

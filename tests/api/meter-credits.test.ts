@@ -10,7 +10,7 @@ import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { pay, publicSdk } from "../helpers/checkout.js";
+import { publicSdk, subscribeThroughCheckout } from "../helpers/checkout.js";
 import { pdfTextOf } from "../helpers/pdf.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -36,13 +36,7 @@ async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T
   }
 }
 
-async function subscribe(product: Product, s: Seller = seller): Promise<Subscription> {
-  const checkout = await s.sdk.checkouts.create({ products: [product.id] });
-  await pay(server, checkout);
-  const [order] = (await s.sdk.orders.list({ checkoutId: checkout.id })).result.items;
-  if (!order?.subscriptionId) throw new Error("no subscription");
-  return s.sdk.subscriptions.get({ id: order.subscriptionId });
-}
+const subscribe = (product: Product, s: Seller = seller): Promise<Subscription> => subscribeThroughCheckout(server, s.sdk, product.id);
 
 async function ingest(count: number, customerId: string, s: Seller = seller) {
   const res = await raw("POST", "/v1/events/ingest", { events: Array.from({ length: count }, () => ({ name: "compute", customer_id: customerId })) }, s);

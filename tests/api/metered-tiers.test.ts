@@ -4,7 +4,7 @@
 // $40, with usage at the tiers' boundaries and a cap reached in the middle of the third period. Every answer
 // carrying the new data parses in both SDKs (unit_tiers is till's own and dropped by them); usage alerts fire
 // once per alert, customer and period at ingest time, go only to the endpoint that names their type, and mail
-// the owners (and the customer when asked); an alert's measure over the rollups leaves out the events of the
+// the owners (and the customer when asked); the invoice PDFs show the tier lines and the cap note; an alert's measure over the rollups leaves out the events of the
 // period's first hour from before the period started, as the renewal does.
 import type { Polar } from "@polar-sh/sdk";
 import type { Polar as Polar049 } from "polar-sdk-049";
@@ -16,7 +16,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customerEmail, meterRollupState, usageAlertCrossing } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
-import { pay } from "../helpers/checkout.js";
+import { subscribeThroughCheckout } from "../helpers/checkout.js";
+import { pdfTextOf } from "../helpers/pdf.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -55,15 +56,7 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-async function subscribe(product: Product, externalId: string): Promise<Subscription> {
-  const email = `${externalId}@example.com`;
-  await sdk.customers.create({ email, externalId, name: externalId });
-  const checkout = await sdk.checkouts.create({ products: [product.id], externalCustomerId: externalId });
-  await pay(server, checkout, { customerEmail: email });
-  const [order] = (await sdk.orders.list({ checkoutId: checkout.id })).result.items;
-  if (!order?.subscriptionId) throw new Error("no subscription");
-  return sdk.subscriptions.get({ id: order.subscriptionId });
-}
+const subscribe = (product: Product, externalId: string): Promise<Subscription> => subscribeThroughCheckout(server, sdk, product.id, externalId);
 
 const ingest = async (externalId: string, units: number) => {
   const res = await raw("POST", "/v1/events/ingest", { events: [{ name: "tokens", external_customer_id: externalId, metadata: { units } }] });
@@ -184,6 +177,21 @@ describe("tiered and capped metered prices over three periods, with usage alerts
     ]);
     expect(volOrders.map((o) => o.totalAmount)).toEqual([1000, 3500, 4000]);
     await sdk.orders.get({ id: volOrders[2]!.id });
+
+    // the invoices of period 3, read back as text: the tier lines and the cap note, amounts equal to the order's
+    const invoiceText = (orderId: string) =>
+      eventually(async () => {
+        const res = await raw("GET", `/v1/orders/${orderId}/invoice`);
+        if (res.status !== 200) return null;
+        return pdfTextOf(new Uint8Array(await (await fetch(res.body.url as string)).arrayBuffer()));
+      });
+    const gradPdf = await invoiceText(gradOrders[2]!.id);
+    expect(gradPdf).toContain("Graduated — tokens: first 1,000 at $0.00, next 9,000 at $0.002, 20,000 at $0.0015 + $5.00");
+    expect(gradPdf).toMatch(/\$0\.002, 20,000 at \$0\.0015 \+ \$5\.00.*\$53\.00.*Total \$53\.00/);
+    const volPdf = await invoiceText(volOrders[2]!.id);
+    expect(volPdf).toContain("Volume — tokens: 30,000 at $0.0025 + $10.00; capped at $40.00; $45.00 of usage not billed");
+    expect(volPdf).toMatch(/not billed.*\$40\.00.*Total \$40\.00/);
+    expect(volPdf).not.toContain("$85.00");
 
     // alerts: units ≥ 5,000 in periods 2 and 3 of each customer (once each, though period 3 crossed it twice);
     // the cap reached once, in period 3 of the volume customer (the graduated price has no cap)

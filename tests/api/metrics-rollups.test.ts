@@ -1,7 +1,9 @@
 // The metrics' hourly rollups (migration 0048, server/billing/metrics/rollups.ts) answer exactly what the scan
 // of the source rows answers: every metric, every period, after inserts, updates and deletes of orders,
 // checkouts, subscriptions and events, in two currencies, by hour, day, week and month in UTC, Europe/Berlin and
-// America/Los_Angeles (across a clock change), before and after the fold; and the rollups of rows written before
+// America/Los_Angeles (across a clock change), filtered by product and billing type (metric_product_hour), in zones
+// whose offsets cut UTC hours (Asia/Kolkata, Asia/Kathmandu, America/St_Johns, Australia/Adelaide: those hours
+// scanned), before and after the fold; and the rollups of rows written before
 // the migration (its backfill) answer the same; active users are counted from the kept counts of folded rows and
 // the unfolded ones (billing/metrics/users.ts) as the scan counts them.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,7 +14,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { migrationsFolder, rowsOf, type Database } from "../../server/db/client.js";
 import { getMetrics, type MetricsQuery } from "../../server/billing/metrics/service.js";
-import { foldMetricRollups, usable } from "../../server/billing/metrics/rollups.js";
+import { plan } from "../../server/billing/metrics/rollups.js";
+import { foldMetricRollups } from "../../server/billing/metrics/fold.js";
 import { freshDatabase, upgradedDatabase } from "../helpers/db.js";
 
 const opened: Database[] = [];
@@ -24,23 +27,33 @@ type Db = Database["db"];
 
 /** An organization with a bit of everything, dated around the end of March 2026 (Europe's clock change). */
 async function seed(db: Db, org: string): Promise<void> {
+  await seedRows(db, org);
+  // the subscriptions' orders belong to one (billing type "recurring")
+  await db.execute(sql`UPDATE "order" SET subscription_id = (SELECT id FROM subscription WHERE organization_id = ${org}::uuid ORDER BY started_at LIMIT 1)
+    WHERE organization_id = ${org}::uuid AND billing_reason <> 'purchase'`);
+}
+
+async function seedRows(db: Db, org: string): Promise<void> {
   await db.execute(sql`INSERT INTO organization (id, name, slug, created_at) VALUES (${org}::uuid, 'Rollups', ${`r-${org}`}, now())`);
   const [c1] = await rowsOf<{ id: string }>(db, sql`INSERT INTO customer (organization_id, email) VALUES (${org}::uuid, 'a@example.com') RETURNING id`);
   const [c2] = await rowsOf<{ id: string }>(db, sql`INSERT INTO customer (organization_id, email) VALUES (${org}::uuid, 'b@example.com') RETURNING id`);
   const [p] = await rowsOf<{ id: string }>(db, sql`INSERT INTO product (organization_id, name, recurring_interval) VALUES (${org}::uuid, 'Pro', 'month') RETURNING id`);
+  const [book] = await rowsOf<{ id: string }>(db, sql`INSERT INTO product (organization_id, name, recurring_interval) VALUES (${org}::uuid, 'Book', NULL) RETURNING id`);
+  const products = [book?.id ?? null, p?.id ?? null, p?.id ?? null, null];
   const customers = [c1?.id ?? "", c2?.id ?? ""];
   // orders every 7 hours from March 20th to April 10th, 2026: reasons, currencies, refunds and fees vary
   for (let i = 0; i < 72; i++) {
-    const at = new Date(Date.UTC(2026, 2, 20) + i * 7 * 3_600_000 + (i % 3) * 60_000).toISOString();
+    // minutes 0, 17, 34 and 51: a half-hour zone's boundaries cut their hours
+    const at = new Date(Date.UTC(2026, 2, 20) + i * 7 * 3_600_000 + (i % 4) * 17 * 60_000).toISOString();
     const reason = ["purchase", "subscription_create", "subscription_cycle"][i % 3] ?? "purchase";
     const status = i % 11 === 0 ? "pending" : i % 7 === 0 ? "partially_refunded" : "paid";
     await db.execute(sql`INSERT INTO "order" (organization_id, status, subtotal_amount, net_amount, total_amount, refunded_amount,
-        platform_fee_amount, currency, billing_reason, invoice_number, customer_id, created_at)
+        platform_fee_amount, currency, billing_reason, invoice_number, customer_id, product_id, created_at)
       VALUES (${org}::uuid, ${status}, ${1000 + i * 10}, ${1000 + i * 10}, ${1000 + i * 10}, ${i % 7 === 0 ? 250 : 0}, ${i % 5 === 0 ? 30 : 0},
-        ${i % 4 === 0 ? "eur" : "usd"}, ${reason}, ${`R-${org}-${i}`}, ${customers[i % 2]}::uuid, ${at}::timestamptz)`);
+        ${i % 4 === 0 ? "eur" : "usd"}, ${reason}, ${`R-${org}-${i}`}, ${customers[i % 2]}::uuid, ${products[i % 3]}::uuid, ${at}::timestamptz)`);
     if (i % 4 === 1) {
-      await db.execute(sql`INSERT INTO checkout (organization_id, status, client_secret, expires_at, amount, currency, product_ids, created_at)
-        VALUES (${org}::uuid, 'open', ${`cs-${org}-${i}`}, now(), 1000, 'usd', '{}'::uuid[], ${at}::timestamptz)`);
+      await db.execute(sql`INSERT INTO checkout (organization_id, status, client_secret, expires_at, amount, currency, product_ids, product_id, customer_id, created_at)
+        VALUES (${org}::uuid, 'open', ${`cs-${org}-${i}`}, now(), 1000, 'usd', '{}'::uuid[], ${products[i % 4]}::uuid, ${customers[i % 2]}::uuid, ${at}::timestamptz)`);
     }
     if (i % 3 === 2) {
       const cost = i % 9 === 2 ? { amount: "0.75" } : i % 9 === 5 ? { amount: "1.5", currency: "usd" } : { amount: "2", currency: "eur" };
@@ -72,6 +85,10 @@ async function change(db: Db, org: string): Promise<void> {
   await db.execute(sql`DELETE FROM event WHERE id = (SELECT id FROM event WHERE organization_id = ${org}::uuid ORDER BY timestamp LIMIT 1)`);
   await db.execute(sql`UPDATE subscription SET status = 'canceled', ended_at = '2026-04-05T03:00:00Z', canceled_at = '2026-04-04T03:00:00Z',
       customer_cancellation_reason = 'unused' WHERE organization_id = ${org}::uuid AND amount = 1000`);
+  // a subscription moved to another product, an order to another product and out of its subscription
+  await db.execute(sql`UPDATE subscription SET product_id = (SELECT id FROM product WHERE organization_id = ${org}::uuid AND name = 'Book')
+    WHERE organization_id = ${org}::uuid AND amount = 3000`);
+  await db.execute(sql`UPDATE "order" SET product_id = NULL, subscription_id = NULL WHERE organization_id = ${org}::uuid AND invoice_number = ${`R-${org}-14`}`);
 }
 
 const QUERIES: Array<Omit<MetricsQuery, "empty">> = [
@@ -82,12 +99,30 @@ const QUERIES: Array<Omit<MetricsQuery, "empty">> = [
   { startDate: "2026-03-24", endDate: "2026-03-27", interval: "hour", timezone: "Europe/Berlin" },
 ];
 
+/** Filtered (product, billing type) and in zones whose offsets cut UTC hours: from the rollups too. */
+async function filteredQueries(db: Db, org: string): Promise<Array<Omit<MetricsQuery, "empty">>> {
+  const products = await rowsOf<{ id: string; name: string }>(db, sql`SELECT id, name FROM product WHERE organization_id = ${org}::uuid ORDER BY name`);
+  const [book, pro] = products.map((p) => p.id);
+  const march = { startDate: "2026-03-20", endDate: "2026-04-10" };
+  return [
+    { ...march, interval: "day", timezone: "UTC", productIds: [pro ?? ""] },
+    { ...march, interval: "day", timezone: "Europe/Berlin", productIds: [book ?? "", pro ?? ""] },
+    { startDate: "2026-01-01", endDate: "2026-06-30", interval: "month", timezone: "Europe/Berlin", billingTypes: ["one_time"] },
+    { startDate: "2026-03-01", endDate: "2026-04-30", interval: "week", timezone: "America/Los_Angeles", billingTypes: ["recurring"] },
+    { ...march, interval: "day", timezone: "Asia/Kolkata" },
+    { ...march, interval: "day", timezone: "America/St_Johns", billingTypes: ["recurring"], productIds: [pro ?? ""] },
+    { startDate: "2026-03-01", endDate: "2026-04-30", interval: "week", timezone: "Asia/Kolkata", productIds: [book ?? ""] },
+    { startDate: "2026-01-01", endDate: "2026-06-30", interval: "month", timezone: "Australia/Adelaide", billingTypes: ["one_time"] },
+    { startDate: "2026-03-24", endDate: "2026-03-27", interval: "hour", timezone: "Asia/Kathmandu" },
+  ];
+}
+
 async function expectSameAsScan(db: Db, org: string): Promise<void> {
-  for (const q of QUERIES) {
+  for (const q of [...QUERIES, ...(await filteredQueries(db, org))]) {
     const query = { ...q, empty: false };
     const [fromRollups, fromScan] = [await getMetrics(db, org, query), await getMetrics(db, org, query, { scan: true })];
     expect(fromRollups.periods.length, `${q.interval} ${q.timezone}`).toBeGreaterThan(0);
-    expect(fromRollups, `${q.interval} in ${q.timezone}`).toEqual(fromScan);
+    expect(fromRollups, `${q.interval} in ${q.timezone} ${JSON.stringify(q.productIds ?? q.billingTypes ?? "")}`).toEqual(fromScan);
   }
 }
 
@@ -138,14 +173,15 @@ describe("the metrics' hourly rollups", () => {
     expect(generation?.g).toBeGreaterThanOrEqual(3);
   }, 180_000);
 
-  it("are used only for whole-hour period boundaries and no filter (Asia/Kolkata's days are scanned)", () => {
+  it("answer filters by product and billing type, and zones that cut UTC hours; a customer filter is scanned", () => {
     const scope = { organizationId: org0, currency: "usd", unit: "day" as const, timezone: "UTC", startLocal: "", endLocal: "", now: new Date() };
     const hourly = [{ start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 0, 2) }];
     const halfHour = [{ start: Date.UTC(2026, 0, 1) - 5.5 * 3_600_000, end: Date.UTC(2026, 0, 2) - 5.5 * 3_600_000 }];
-    expect(usable(scope, hourly)).toBe(true);
-    expect(usable(scope, halfHour)).toBe(false);
-    expect(usable({ ...scope, productIds: [org0] }, hourly)).toBe(false);
-    expect(usable({ ...scope, billingType: "one_time" }, hourly)).toBe(false);
+    expect(plan(scope, hourly)).toEqual({ byProduct: false, cut: [] });
+    expect(plan(scope, halfHour)).toEqual({ byProduct: false, cut: [Date.UTC(2026, 0, 1) - 6 * 3_600_000, Date.UTC(2026, 0, 2) - 6 * 3_600_000] });
+    expect(plan({ ...scope, productIds: [org0] }, hourly)).toEqual({ byProduct: true, cut: [] });
+    expect(plan({ ...scope, billingType: "one_time" }, halfHour)?.byProduct).toBe(true);
+    expect(plan({ ...scope, customerIds: [org0] }, hourly)).toBeNull();
   });
 
   it("are filled by the migration from the rows written before it", async () => {

@@ -12,7 +12,7 @@ import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { pay } from "../helpers/checkout.js";
+import { subscribeThroughCheckout } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, sdk049For, sdkFor } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -46,15 +46,8 @@ async function sandbox(name: string): Promise<Sandbox> {
   return { key, sdk, sdk049: sdk049For(server, key), organizationId, basic: basic!, pro: pro!, raw };
 }
 
-async function subscribe(s: Sandbox, product: Product, externalId: string): Promise<Subscription> {
-  const email = `${externalId}@example.com`;
-  await s.sdk.customers.create({ email, externalId });
-  const checkout = await s.sdk.checkouts.create({ products: [product.id], externalCustomerId: externalId });
-  await pay(server, checkout, { customerEmail: email });
-  const [order] = (await s.sdk.orders.list({ checkoutId: checkout.id })).result.items;
-  if (!order?.subscriptionId) throw new Error("no subscription");
-  return s.sdk.subscriptions.get({ id: order.subscriptionId });
-}
+const subscribe = (s: Sandbox, product: Product, externalId: string): Promise<Subscription> =>
+  subscribeThroughCheckout(server, s.sdk, product.id, externalId);
 
 async function advance(s: Sandbox, by: string) {
   const res = await s.raw("POST", "/v1/test-clock/advance", { by });

@@ -88,7 +88,7 @@ describe("till stripe connect (PUT /v1/stripe/connection)", () => {
     const extra = await call(sandboxKey, "PUT", { secret_key: KEYS.test, publishable_key: KEYS.pkTest, account: "acct_x" });
     expect(extra.status).toBe(422);
     expect(peer.endpoints.size).toBe(0);
-    expect((await call(sandboxKey, "GET")).body).toEqual({ connected: false });
+    expect((await call(sandboxKey, "GET")).body).toEqual({ connected: false, test_processor: true });
   });
 
   it("says what to do when Stripe cannot reach till's URL, and connects with the Stripe CLI's signing secret instead", async () => {
@@ -189,7 +189,7 @@ describe("till stripe connect (PUT /v1/stripe/connection)", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ endpoint_removed: true });
     expect([...peer.endpoints.values()].filter((e) => e.account === "acct_1Till")).toHaveLength(0);
-    expect((await call(sandboxKey, "GET")).body).toEqual({ connected: false });
+    expect((await call(sandboxKey, "GET")).body).toEqual({ connected: false, test_processor: true });
     expect((await call(sandboxKey, "DELETE")).status).toBe(404);
   });
 
@@ -197,7 +197,7 @@ describe("till stripe connect (PUT /v1/stripe/connection)", () => {
     const res = await call(liveKey, "PUT", { secret_key: KEYS.live, publishable_key: KEYS.pkLive });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ livemode: true, account_id: "acct_1Till", secret_key: "sk_live_…9012" });
-    expect((await call(sandboxKey, "GET")).body).toEqual({ connected: false });
+    expect((await call(sandboxKey, "GET")).body).toEqual({ connected: false, test_processor: true });
   });
 
   it("never writes a key or a signing secret to the log", () => {

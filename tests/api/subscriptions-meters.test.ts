@@ -9,7 +9,7 @@ import type { Subscription } from "@polar-sh/sdk/models/components/subscription.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outbox } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
-import { createProduct, pay } from "../helpers/checkout.js";
+import { createProduct, subscribeThroughCheckout } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -20,13 +20,7 @@ let capped: Product;
 
 const raw = (method: string, path: string, body?: unknown) => rawRequest(server.url, seller.token, method, path, body);
 
-async function subscribe(product: Product): Promise<Subscription> {
-  const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
-  await pay(server, checkout);
-  const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
-  if (!order?.subscriptionId) throw new Error("no subscription");
-  return seller.sdk.subscriptions.get({ id: order.subscriptionId });
-}
+const subscribe = (product: Product): Promise<Subscription> => subscribeThroughCheckout(server, seller.sdk, product.id);
 
 async function ingest(count: number, who: Record<string, string>, name = "api-call") {
   const res = await raw("POST", "/v1/events/ingest", { events: Array.from({ length: count }, () => ({ name, ...who })) });

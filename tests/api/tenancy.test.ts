@@ -66,6 +66,9 @@ async function makeRows(key: string, ids: Record<string, string>): Promise<void>
   ids["checkout-links"] = await create("/v1/checkout-links/", { payment_processor: "stripe", products: [ids.products], metadata: { tenant: "a" } });
   ids.customers = await create("/v1/customers/", { email: `tenant-${Date.now()}@example.com`, external_id: externalIdOf(ids) });
   ids.wallets = await create("/v1/wallets/", { customer_id: ids.customers, currency: "usd" });
+  // a team customer and a member of it (members are the team's: /v1/members/{id})
+  const team = await create("/v1/customers/", { type: "team", email: `tenant-team-${Date.now()}@example.com` });
+  ids.members = await create("/v1/members/", { customer_id: team, email: "tenant-member@example.com", external_id: externalIdOf(ids) });
   ids.files = (await uploadFile(sdkFor(server, key), "tenant.pdf", Buffer.from("%PDF-1.4 tenant"), "downloadable")).id;
   const ingest = await call(key, "POST", "/v1/events/ingest", {
     events: [{ name: "api", external_customer_id: externalIdOf(ids) }],
@@ -138,11 +141,18 @@ const VALID_INPUT: Record<string, { body?: unknown; query?: string }> = {
   "POST /v1/subscriptions/:id/renew": { body: {} },
   "POST /v1/refunds/": { body: { order_id: randomUUID(), reason: "other", amount: 100 } },
   "POST /v1/wallets/:id/top-up": { body: { amount: 100 } },
+  "POST /v1/wallets/:id/adjustments": { body: { amount: 100, reason: "tenancy walk" } },
   // a live stream never ends by itself: replay only
   "GET /v1/cli/listen": { query: "follow=false" },
   // a seat list names its purchase in the query: a lookup (a random id stands for A's, whose purchase the walk has none of)
   "GET /v1/customer-seats": { query: `subscription_id=${randomUUID()}` },
   "POST /v1/customer-seats": { body: { subscription_id: randomUUID(), email: "tenant-seat@example.com" } },
+  // a member by the seller's id names its customer in the query
+  "GET /v1/members/external/:external_id": { query: `external_customer_id=${externalCustomerId}` },
+  "PATCH /v1/members/external/:external_id": { query: `external_customer_id=${externalCustomerId}`, body: { name: "x" } },
+  "DELETE /v1/members/external/:external_id": { query: `external_customer_id=${externalCustomerId}` },
+  "POST /v1/customers/:id/members": { body: { email: "tenant-intruder@example.com" } },
+  "POST /v1/customers/external/:external_id/members": { body: { email: "tenant-intruder@example.com" } },
 };
 
 /** Routes without a path parameter that look a row up by their query or body: a foreign id is a 404 like a path's. */

@@ -20,7 +20,7 @@ import { runCheckoutExpiries } from "../../server/billing/checkouts/expiry.js";
 import { outbox } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { pdfTextOf } from "../helpers/pdf.js";
-import { pay, publicRequest } from "../helpers/checkout.js";
+import { pay, publicRequest, subscribeThroughCheckout } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -87,15 +87,7 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-async function subscribe(product: Product, externalId: string): Promise<Subscription> {
-  const email = `${externalId}@example.com`;
-  await sdk.customers.create({ email, externalId, name: externalId });
-  const checkout = await sdk.checkouts.create({ products: [product.id], externalCustomerId: externalId });
-  await pay(server, checkout, { customerEmail: email });
-  const [order] = (await sdk.orders.list({ checkoutId: checkout.id })).result.items;
-  if (!order?.subscriptionId) throw new Error("no subscription");
-  return sdk.subscriptions.get({ id: order.subscriptionId });
-}
+const subscribe = (product: Product, externalId: string): Promise<Subscription> => subscribeThroughCheckout(server, sdk, product.id, externalId);
 
 describe("a usage-based plan over three billing periods on the test clock", () => {
   it("renews period by period with one line per dimension, cancels at period end on the clock, every webhook valid for both SDKs", async () => {

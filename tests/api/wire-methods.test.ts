@@ -249,7 +249,8 @@ describe("customerPortal.customers email update", () => {
     }
     const rows = await storedRows();
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.data).toEqual({ email: newEmail, expires_at: expect.any(String) });
+    // the locale the email is written in, resolved when it was asked for (server/billing/customer-emails)
+    expect(rows[0]!.data).toEqual({ email: newEmail, expires_at: expect.any(String), mail_locale: "en" });
 
     await portal049.customerPortal.customers.checkEmailUpdate({ token });
     await portal.customerPortal.customers.checkEmailUpdate({ token });

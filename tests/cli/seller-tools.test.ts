@@ -14,7 +14,7 @@ import { startServer, type TestServer } from "../helpers/server.js";
 import {
   fakeBrowser,
   parseJson,
-  screenText,
+  finalScreen,
   spawnTillInTerminal,
   tempConfigDir,
   till,
@@ -249,7 +249,7 @@ describe("till open", () => {
     const succeeding = fakeBrowser(0);
     const inTerminal = async (args: string[], env: Record<string, string>) => {
       const r = await spawnTillInTerminal(args, { ...cli, env: { ...cli.env, ...env } });
-      return { exitCode: r.exitCode, screen: screenText(String(r.stdout)) };
+      return { exitCode: r.exitCode, screen: finalScreen(String(r.stdout)) };
     };
     const [none, fails, opens, page] = await Promise.all([
       inTerminal(["open"], {}),

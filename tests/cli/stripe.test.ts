@@ -68,7 +68,7 @@ describe("till stripe", () => {
     expect(gone.stdout).toContain("till's webhook endpoint was removed from the account");
     expect(peer.endpoints.size).toBe(0);
     const after = await till(["stripe", "status"], cli);
-    expect(after.stdout).toContain("Stripe is not connected to the sandbox");
+    expect(after.stdout).toContain("Stripe is not connected to the sandbox: checkouts use till's built-in test processor (test cards).");
   });
 
   it("reads the key from a file or TILL_STRIPE_SECRET_KEY; a live key on the sandbox is the server's 422 (exit 2)", async () => {

@@ -203,3 +203,35 @@ export async function login(server: string, browser: Client, opts: TillOptions, 
 export function parseJson<T = unknown>(stdout: string): T {
   return JSON.parse(stdout) as T;
 }
+
+/**
+ * What is left on a terminal's screen once the output is played: lines erased (`ESC[2K`) and the cursor moved up
+ * (`ESC[nA`) or to the line's start (`ESC[G`, `\r`) as a terminal does, so a spinner that was drawn and erased
+ * is not there; other escape sequences are dropped. Trailing empty lines are kept as output ends with them.
+ */
+export function finalScreen(raw: string): string {
+  const lines: string[] = [""];
+  let row = 0;
+  let col = 0;
+  // eslint-disable-next-line no-control-regex
+  const tokens = raw.match(/\u001b\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007]*\u0007|\r|\n|[^\u001b\r\n]+/g) ?? [];
+  for (const t of tokens) {
+    if (t === "\n") {
+      row += 1;
+      col = 0;
+      if (lines.length <= row) lines.push("");
+    } else if (t === "\r") col = 0;
+    else if (t.startsWith("\u001b[")) {
+      const n = Number(t.slice(2, -1)) || 1;
+      const op = t.at(-1);
+      if (op === "K") lines[row] = "";
+      else if (op === "A") row = Math.max(0, row - n);
+      else if (op === "G") col = 0;
+    } else if (!t.startsWith("\u001b")) {
+      const line = lines[row]!;
+      lines[row] = line.slice(0, col) + t + line.slice(col + t.length);
+      col += t.length;
+    }
+  }
+  return lines.filter((l, i) => l !== "" || i === lines.length - 1 || lines.slice(i + 1).some((x) => x !== "")).join("\n");
+}

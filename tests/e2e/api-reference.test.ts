@@ -30,6 +30,8 @@ describe("/api/reference", () => {
     await page.goto(`${server.url}/api/reference`);
     // the first group's operations, by their summaries, and the groups of the others
     await page.getByText("List organizations").first().waitFor({ timeout: 60_000 });
+    // the sidebar comes first: wait for the operation's own path in the main content before reading the page
+    await expect.poll(() => page.locator("body").innerText(), { timeout: 60_000 }).toMatch(/GET\s+\/v1\/organizations\//);
     const text = await page.locator("body").innerText();
     expect(text).toContain("till API");
     expect(text).toMatch(/GET\s+\/v1\/organizations\//);

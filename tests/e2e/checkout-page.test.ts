@@ -234,7 +234,8 @@ describe("the success view", () => {
       const [order] = (await seller.sdk.orders.list({ productId: product.id, limit: 1 })).result.items;
       expect(await receipt.textContent()).toContain(order?.invoiceNumber ?? "?");
     }
-  });
+    // a purchase, two axe scans and the worker's license key: a bound on a hang, not a speed check
+  }, 90_000);
 
   it("says nothing of a receipt when the seller's settings send none (phone)", async () => {
     const quiet = await createSeller(server, "quiet-page");

@@ -1,8 +1,9 @@
 // The seller's pages on live data in a real Chromium against the real server: the home's numbers, customers
-// (search, detail with orders, subscriptions and benefit grants), subscriptions (cancel and uncancel at the
-// period's end), settings (the legal details' warning goes once they are saved); a member's role sees the same
-// data but no button the API would refuse; a user without an organization creates one; dark mode. Each page is
-// checked with axe and photographed 375 px wide.
+// (search, detail with the customer's state, orders, subscriptions and benefit grants), subscriptions (cancel and
+// uncancel at the period's end, end now after asking once more), settings (the legal details' warning goes once
+// they are saved; dunning and the customer emails saved); a member's role sees the same data but no button the API
+// would refuse; a user without an organization creates one; dark mode. Each page is checked with axe and
+// photographed 375 px wide.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createProduct, pay } from "../helpers/checkout.js";
@@ -20,10 +21,14 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  // the jobs worker grants the benefits (the test server does not start its own)
+  await server.worker.start();
   seller = await createSeller(server, "home");
-  // a one-time product paid once, a monthly one subscribed to
+  // a one-time product paid once, a monthly one with a benefit subscribed to
   const ebook = await seller.sdk.products.create({ name: "E-book", prices: [{ amountType: "fixed", priceAmount: 1999, priceCurrency: "usd" }] });
   const monthly = await createProduct(seller, "monthly");
+  const perk = await seller.sdk.benefits.create({ type: "custom", description: "Priority support", properties: { note: "Mail us" } });
+  await seller.sdk.products.updateBenefits({ id: monthly.id, productBenefitsUpdate: { benefits: [perk.id] } });
   await pay(server, await seller.sdk.checkouts.create({ products: [ebook.id] }), { customerEmail: "ada@example.com" });
   await pay(server, await seller.sdk.checkouts.create({ products: [monthly.id] }), { customerEmail: "bob@example.com" });
 }, 150_000);
@@ -62,7 +67,19 @@ describe("the seller's pages on live data", () => {
     await page.getByRole("heading", { level: 1, name: "ada@example.com" }).waitFor();
     await page.getByRole("region", { name: "The customer's orders" }).getByText("E-book").waitFor();
     await page.getByText("No subscriptions.").waitFor();
+    await page.getByText("No benefits granted.").waitFor();
     await checkPage(page, "customer");
+
+    // the subscriber: their state (one active subscription, one benefit granted by the worker), subscription, grant
+    await page.goto("/customers?query=bob%40");
+    await page.getByRole("row", { name: /bob@example\.com/ }).getByRole("link").click();
+    await page.getByRole("heading", { level: 1, name: "bob@example.com" }).waitFor();
+    const facts = async () => flat(await page.locator("main dl").first().innerText());
+    await expect.poll(async () => { await page.reload(); await page.getByRole("heading", { level: 2, name: "Benefit grants" }).waitFor(); return facts(); }, { timeout: 20_000 }).toMatch(/Active subscriptions 1 Granted benefits 1/);
+    await page.getByRole("region", { name: "The customer's subscriptions" }).getByRole("row", { name: /monthly product \d+ active \$9\.00 \/ month/ }).waitFor();
+    await page.getByRole("region", { name: "The customer's benefit grants" }).getByRole("row", { name: /Priority support custom granted \d{4}-\d\d-\d\d/ }).waitFor();
+    await page.getByRole("region", { name: "The customer's orders" }).getByText(/monthly product/).waitFor();
+    await checkPage(page, "customer-subscriber");
 
     await page.goto("/subscriptions");
     const sub = page.getByRole("row", { name: /bob@example\.com/ });
@@ -75,6 +92,16 @@ describe("the seller's pages on live data", () => {
     await checkPage(page, "subscription");
     await page.getByRole("button", { name: "Keep it renewing (uncancel)" }).click();
     await page.getByText("It renews again.").waitFor();
+    // ending it now asks once more; "Keep it" changes nothing
+    const subId = new URL(page.url()).pathname.split("/")[2]!;
+    await page.getByRole("button", { name: "End it now" }).click();
+    await page.getByRole("button", { name: "Keep it", exact: true }).click();
+    await page.getByRole("button", { name: "End it now" }).click();
+    expect((await seller.sdk.subscriptions.get({ id: subId })).status).toBe("active");
+    await page.getByRole("button", { name: "Yes, end it now" }).click();
+    await page.getByText(/^This subscription ended on \d{4}-\d\d-\d\d\.$/).waitFor();
+    expect((await seller.sdk.subscriptions.get({ id: subId })).status).toBe("canceled");
+    expect(await page.getByRole("heading", { name: "Change product" }).count()).toBe(0);
 
     await page.goto("/settings");
     const warning = page.getByText(/Your invoices lack your address and tax id/);
@@ -88,8 +115,26 @@ describe("the seller's pages on live data", () => {
     await field("Country (two letters, e.g. FR)").fill("FR");
     await field("Tax id (e.g. VAT number)").fill("FR12345678901");
     await page.getByRole("button", { name: "Save legal details" }).click();
-    await page.getByText("Saved.").waitFor();
+    await page.getByRole("region", { name: "Legal details on invoices" }).getByText("Saved.").waitFor();
     expect(await warning.count()).toBe(0);
+
+    // dunning and the customer emails, read back through the API
+    await page.getByLabel("Retry after (days, comma-separated)").fill("2, 4");
+    await page.getByLabel("After the last retry").selectOption({ label: "Mark it unpaid" });
+    await page.getByRole("button", { name: "Save dunning" }).click();
+    await page.getByRole("region", { name: "Failed renewals (dunning)" }).getByText("Saved.").waitFor();
+    await page.getByLabel("subscription cycled", { exact: true }).uncheck();
+    await page.getByRole("button", { name: "Save customer emails" }).click();
+    await page.getByRole("region", { name: "Customer emails" }).getByText("Saved.").waitFor();
+    const org = (await (await fetch(`${server.url}/v1/organizations/${seller.organizationId}`, { headers: { authorization: `Bearer ${seller.token}` } })).json()) as {
+      dunning_settings: unknown;
+      customer_email_settings: Record<string, boolean>;
+    };
+    expect(org.dunning_settings).toEqual({ retry_intervals_days: [2, 4], final_action: "unpaid" });
+    expect(org.customer_email_settings).toMatchObject({ subscription_cycled: false, order_confirmation: true });
+    await page.reload();
+    expect(await page.getByLabel("Retry after (days, comma-separated)").inputValue()).toBe("2, 4");
+    expect(await page.getByLabel("subscription cycled", { exact: true }).isChecked()).toBe(false);
     expect(problems).toEqual([]);
   }, 120_000);
 

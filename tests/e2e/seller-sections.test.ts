@@ -1,7 +1,8 @@
 // The seller app's other sections in a real Chromium against the real server, on the sandbox side: a checkout
 // link made for a product, a discount, a meter's usage chart from ingested events, a webhook endpoint added in the
-// page whose failed delivery is sent again, and a sandbox API key made and revoked. Each page is checked with axe
-// and photographed 375 px wide.
+// page whose failed delivery is sent again, and a sandbox API key made and revoked; live, a product edited and
+// archived, a subscription moved, and a customer's many subscriptions and grants a page at a time. Each page is
+// checked with axe and photographed 375 px wide.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createProduct, pay } from "../helpers/checkout.js";
@@ -32,6 +33,8 @@ afterAll(async () => {
   await server?.close();
   await receiver?.stop();
 });
+
+const flat = (s: string) => s.replace(/\s+/g, " ").trim();
 
 async function sandboxPage(): Promise<Page> {
   const { page, context } = await signedInPage(browser, server.url, seller.user.email, problems);
@@ -74,6 +77,11 @@ describe("the seller app's sections, in the sandbox", () => {
     await page.getByRole("link", { name: "API calls" }).click();
     await page.waitForURL(new RegExp(`/meters/${meter.id}`));
     await expect.poll(async () => (await page.getByTestId("meter-total").innerText()).trim()).toBe("3");
+    // the chart's days, as its table lists them: the three calls on one day of the 30
+    await page.getByText("Usage by day", { exact: true }).click();
+    const days = (await page.getByRole("region", { name: "Usage by day" }).locator("tbody td.num").allInnerTexts()).map((c) => c.trim());
+    expect(days.length).toBeGreaterThanOrEqual(30);
+    expect(days.filter((c) => c !== "0")).toEqual(["3"]);
     await checkPage(page, "meter");
     expect(problems).toEqual([]);
   }, 120_000);
@@ -140,6 +148,12 @@ describe("the seller app's sections, in the sandbox", () => {
     await page.getByRole("button", { name: "Archive the product" }).click();
     await page.getByText("Archived: new checkouts can no longer sell it.").waitFor();
     expect((await seller.sdk.products.get({ id: basic.id })).isArchived).toBe(true);
+    // its sales, a click away: the subscriptions narrowed to it
+    await page.getByRole("link", { name: "its subscriptions" }).click();
+    await page.waitForURL(new RegExp(`/subscriptions\\?.*product_id=${basic.id}`));
+    await page.getByText("Showing one product's subscriptions.").waitFor();
+    expect(flat(await page.getByRole("row", { name: /mover@example\.com/ }).innerText())).toMatch(/^Basic plan mover@example\.com active/);
+    expect(await page.getByRole("row").count()).toBe(2);
 
     await page.goto("/subscriptions");
     await page.getByRole("row", { name: /mover@example\.com/ }).getByRole("link").click();
@@ -156,4 +170,40 @@ describe("the seller app's sections, in the sandbox", () => {
     expect(await page.getByRole("row").count()).toBe(2);
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it("live: a customer with eleven subscriptions: the detail links to all of them and pages through their grants", async () => {
+    const customer = await seller.sdk.customers.create({ email: "collector@example.com" });
+    for (let i = 0; i < 11; i++) {
+      const perk = await seller.sdk.benefits.create({ type: "custom", description: `Perk ${i}`, properties: {} });
+      const plan = await createProduct(seller, "free", { recurringInterval: "month" });
+      await seller.sdk.products.updateBenefits({ id: plan.id, productBenefitsUpdate: { benefits: [perk.id] } });
+      await seller.sdk.subscriptions.create({ productId: plan.id, customerId: customer.id });
+    }
+    // the grants are the worker's
+    await expect.poll(async () => (await seller.sdk.benefitGrants.list({ customerId: customer.id, isGranted: true })).result.pagination.totalCount, { timeout: 30_000 }).toBe(11);
+
+    const page = await sandboxPage();
+    await page.goto(`/customers/${customer.id}?mode=live`);
+    await page.getByRole("heading", { level: 1, name: "collector@example.com" }).waitFor();
+    const grants = page.getByRole("region", { name: "The customer's benefit grants" });
+    await page.getByText("Page 1 of 2 · 11 in all").waitFor();
+    expect(await grants.getByRole("row").count()).toBe(11);
+    await checkPage(page, "customer-many");
+    // the grants' second page, in the address (the pager's link, reached by keyboard)
+    await page.getByRole("navigation", { name: "Pages of benefit grants" }).getByRole("link", { name: "Next page" }).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/grants_page=2/);
+    await page.getByText("Page 2 of 2 · 11 in all").waitFor();
+    expect(await grants.getByRole("row").count()).toBe(2);
+    expect(await page.getByRole("region", { name: "The customer's subscriptions" }).getByRole("row").count()).toBe(11);
+
+    await page.getByRole("link", { name: "All 11 subscriptions" }).click();
+    await page.waitForURL(new RegExp(`/subscriptions\\?.*customer_id=${customer.id}`));
+    await page.getByText("Showing one customer's subscriptions.").waitFor();
+    await page.getByText("Page 1 of 1 · 11 in all").waitFor();
+    expect(await page.getByRole("row", { name: /collector@example\.com/ }).count()).toBe(11);
+    expect(await page.getByRole("row", { name: /mover@example\.com/ }).count()).toBe(0);
+    await checkPage(page, "subscriptions-of-customer");
+    expect(problems).toEqual([]);
+  }, 150_000);
 });

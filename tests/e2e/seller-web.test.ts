@@ -37,6 +37,15 @@ async function signedIn(email: string): Promise<Page> {
 
 const text = async (page: Page, testId: string) => (await page.getByTestId(testId).innerText()).trim();
 
+/** The revenue chart's periods that are not zero, as its table (opened once) lists them. */
+async function revenueByPeriod(page: Page): Promise<string[]> {
+  const table = page.getByRole("region", { name: "Revenue by period" });
+  if (!(await table.isVisible())) await page.getByText("Revenue by period").click();
+  const cells = await table.locator("tbody td.num").allInnerTexts();
+  expect(cells).toHaveLength(30);
+  return cells.map((c) => c.trim()).filter((c) => c !== "$0.00");
+}
+
 describe("the seller web app", () => {
   it("sandbox: creates a product, sees its purchase on the home and in the orders, refunds it; live shows none of it", async () => {
     const page = await signedIn(seller.user.email);
@@ -75,6 +84,8 @@ describe("the seller web app", () => {
     await expect.poll(() => text(page, "monthly_recurring_revenue")).toBe("$12.00");
     expect(await text(page, "revenue")).toBe("$12.00");
     expect(await text(page, "active_subscriptions")).toBe("1");
+    // on the chart: its periods (the table behind the canvas) hold the purchase in one day of the 30
+    expect(await revenueByPeriod(page)).toEqual(["$12.00"]);
     await checkPage(page, "home");
 
     // 375 px wide: the sections are behind the Menu button
@@ -86,6 +97,8 @@ describe("the seller web app", () => {
     await checkPage(page, "orders");
     await row.getByRole("link").click();
     await page.getByRole("heading", { level: 2, name: "Refund" }).waitFor();
+    // the order's subscription, named by its product
+    expect(await page.getByRole("link", { name: "to Sandbox Pro" }).getAttribute("href")).toMatch(/^\/subscriptions\/[0-9a-f-]{36}\?/);
     await checkPage(page, "order");
     // the invoice: generated on the first click, then downloaded
     const orderUrl = page.url();
@@ -116,10 +129,15 @@ describe("the seller web app", () => {
     await checkPage(page, "orders-live");
     await page.goto("/products");
     await page.getByText("No products yet.").waitFor();
+    await page.goto("/customers");
+    await page.getByText("No customers yet.").waitFor();
+    await page.goto("/subscriptions");
+    await page.getByText("No subscriptions yet.").waitFor();
     await page.goto("/?range=30d");
     await expect.poll(() => text(page, "monthly_recurring_revenue")).toBe("$0.00");
     expect(await text(page, "revenue")).toBe("$0.00");
     expect(await text(page, "active_subscriptions")).toBe("0");
+    expect(await revenueByPeriod(page)).toEqual([]);
     expect(new URL(page.url()).searchParams.get("mode")).toBe("live");
     expect(problems).toEqual([]);
   }, 180_000);

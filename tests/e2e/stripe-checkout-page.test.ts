@@ -2,8 +2,9 @@
 // Stripe stand-in: the page loads Stripe.js (the stand-in served through page.route, tests/helpers/stripe-js-standin.ts)
 // with the checkout's publishable key, mounts the Payment Element, makes a ConfirmationToken and confirms with it.
 // A one-time purchase; a subscription with a trial (a SetupIntent, nothing charged); a 3-D Secure purchase
-// (handleNextAction, the challenge completed, and failed); a declined card showing Stripe's message, then another
-// card paying.
+// (handleNextAction, the challenge completed, and failed; a page reloaded while the challenge is pending resumes it,
+// never showing the success view before the payment succeeded); a declined card showing Stripe's message, then
+// another card paying.
 // Each order is paid once, for the amount the page and the API show; nothing leaves the machine.
 import { Polar as Polar049 } from "polar-sdk-049";
 import type { Browser, Page } from "playwright-core";
@@ -148,6 +149,52 @@ describe("the checkout page on Stripe", () => {
     await until(async () => ((await ordersOf(checkout.id)).length > 0 ? true : undefined), "the order");
     expect((await ordersOf(checkout.id)).map((o) => [o.status, o.totalAmount])).toEqual([["paid", total]]);
     nothingLeft(stripeJs);
+  });
+
+  it("3-D Secure pending and the page reloaded: the reloaded page resumes the challenge (no success view before it), then the order is paid once", async () => {
+    const { page, stripeJs, checkout } = await open("fixed");
+    await fill(page, STRIPE_CARDS.threeDS);
+    const { button, total } = await payButtonMatchesApi(page, checkout.id);
+    await button.click();
+    const challenge = page.getByRole("dialog", { name: "3D Secure authentication" });
+    await challenge.waitFor();
+    expect((await s.sdk.checkouts.get({ id: checkout.id })).status).toBe("confirmed");
+    await page.reload();
+    // the reloaded page sees the payment still requires action and runs Stripe.js's handleNextAction again
+    await challenge.waitFor();
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Complete your payment");
+    expect(await page.getByText("Thank you for your purchase").count()).toBe(0);
+    expect(await ordersOf(checkout.id)).toEqual([]);
+    await challenge.getByRole("button", { name: "Complete" }).click();
+    await thanks(page);
+    const [intent, ...more] = intentsOf(checkout.id);
+    expect(more).toEqual([]);
+    expect(intent).toMatchObject({ status: "succeeded", amount: total });
+    await until(async () => ((await ordersOf(checkout.id)).length > 0 ? true : undefined), "the order");
+    expect((await ordersOf(checkout.id)).map((o) => [o.status, o.totalAmount])).toEqual([["paid", total]]);
+    expect(stripeJs.escaped).toEqual([]);
+    expect(stripeJs.scriptLoads).toBe(2);
+  });
+
+  it("3-D Secure pending, the page reloaded and the challenge failed: the form again with Stripe's message, then another card pays", async () => {
+    const { page, stripeJs, checkout } = await open("fixed");
+    await fill(page, STRIPE_CARDS.authAlways);
+    const { button } = await payButtonMatchesApi(page, checkout.id);
+    await button.click();
+    const challenge = page.getByRole("dialog", { name: "3D Secure authentication" });
+    await challenge.waitFor();
+    await page.reload();
+    await challenge.getByRole("button", { name: "Fail" }).click();
+    await expect.poll(() => page.locator("#checkout-payment-error").textContent()).toContain("We are unable to authenticate your payment method.");
+    expect(await page.getByText("Thank you for your purchase").count()).toBe(0);
+    expect((await s.sdk.checkouts.get({ id: checkout.id })).status).toBe("open");
+    // the form was filled again from the checkout: only the card is typed
+    const again = await payButtonMatchesApi(page, checkout.id);
+    await typeCard(page, STRIPE_CARDS.visa);
+    await again.button.click();
+    await thanks(page);
+    expect((await ordersOf(checkout.id)).map((o) => [o.status, o.totalAmount])).toEqual([["paid", again.total]]);
+    expect(stripeJs.escaped).toEqual([]);
   });
 
   it("3-D Secure failed: Stripe's message beside the form once the checkout is open again, then another card pays", async () => {

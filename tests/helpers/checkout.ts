@@ -4,6 +4,7 @@ import { Polar } from "@polar-sh/sdk";
 import type { Checkout } from "@polar-sh/sdk/models/components/checkout.js";
 import type { CheckoutPublicConfirmed } from "@polar-sh/sdk/models/components/checkoutpublicconfirmed.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import type { Seller } from "./seller.js";
 import type { TestServer } from "./server.js";
 
@@ -59,6 +60,20 @@ export async function pay(
       ...extra,
     },
   });
+}
+
+/**
+ * A subscription to `productId` bought through a paid checkout of the seller `sdk`, and read back through its
+ * order: for a customer made first with `externalId` (its email `<externalId>@example.com`) when one is given.
+ */
+export async function subscribeThroughCheckout(server: TestServer, sdk: Polar, productId: string, externalId?: string): Promise<Subscription> {
+  const email = `${externalId}@example.com`;
+  if (externalId) await sdk.customers.create({ email, externalId, name: externalId });
+  const checkout = await sdk.checkouts.create({ products: [productId], ...(externalId ? { externalCustomerId: externalId } : {}) });
+  await pay(server, checkout, externalId ? { customerEmail: email } : {});
+  const [order] = (await sdk.orders.list({ checkoutId: checkout.id })).result.items;
+  if (!order?.subscriptionId) throw new Error("no subscription");
+  return sdk.subscriptions.get({ id: order.subscriptionId });
 }
 
 export type ProductKind = "fixed" | "custom" | "free" | "seats" | "monthly" | "metered" | "trial";

@@ -76,3 +76,26 @@ export async function startWithSellers(tag: string, otherTag = "other", env?: Re
   const key = await seller.createKey();
   return { server, seller, other, key, sdk: sdkFor(server, key) };
 }
+
+/**
+ * The seller as a German business registered for VAT in Germany, with the legal details its invoices print
+ * (Acme Software GmbH, Berlin, DE123456789): the set-up of the invoice tests.
+ */
+export async function makeGermanInvoicer(server: TestServer, seller: Seller): Promise<Record<string, unknown>> {
+  const res = await fetch(`${server.url}/v1/organizations/${seller.organizationId}`, {
+    method: "PATCH",
+    headers: { authorization: `Bearer ${seller.token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      country: "DE",
+      tax_settings: { registrations: [{ country: "DE" }], prices_include_tax: false },
+      invoice_details: {
+        name: "Acme Software GmbH",
+        address: { line1: "Hauptstraße 1", postal_code: "10115", city: "Berlin", country: "DE" },
+        tax_id: "DE123456789",
+        email: "billing@acme.example",
+      },
+    }),
+  });
+  if (res.status !== 200) throw new Error(`organization update answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}

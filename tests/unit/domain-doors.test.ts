@@ -1,6 +1,8 @@
 // Billing domains read each other through the other domain's service.ts or wire.ts, never its repository.ts
 // (DESIGN.md, "Domains form layers"; docs/architecture.md): no module under server/billing/<domain>/ imports
-// another domain's repository, type-only imports included. There is no exceptions list.
+// another domain's repository, type-only imports included; and a service.ts re-exports nothing (`export … from`):
+// a name is imported from the module that defines it, so a service's exports are the domain's own operations.
+// There is no exceptions list.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,8 +42,25 @@ function crossRepositoryImports(): string[] {
   return found;
 }
 
+function serviceReExports(): string[] {
+  const found: string[] = [];
+  for (const file of sources(BILLING).filter((f) => path.basename(f) === "service.ts")) {
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+    for (const statement of source.statements) {
+      if (ts.isExportDeclaration(statement) && statement.moduleSpecifier) {
+        found.push(`${path.relative(BILLING, file)}: ${statement.getText(source).replace(/\s+/g, " ")}`);
+      }
+    }
+  }
+  return found;
+}
+
 describe("billing domains", () => {
   it("never import another domain's repository", () => {
     expect(crossRepositoryImports()).toEqual([]);
+  });
+
+  it("re-export nothing from a service.ts", () => {
+    expect(serviceReExports()).toEqual([]);
   });
 });

@@ -3,7 +3,8 @@
 // seller is not registered in, US state registrations, Canadian GST/HST/PST, dated rate changes, and the
 // proportional tax of refunds (down to 1 minor unit).
 import { describe, expect, it } from "vitest";
-import { computeTax, EU_REVERSE_CHARGE_NOTE, refundTax, type TaxInput } from "../../server/billing/tax/compute.js";
+import { computeTax, EU_REVERSE_CHARGE_NOTE, type TaxInput } from "../../server/billing/tax/compute.js";
+import { refundTax } from "../../shared/refund-tax.js";
 import { afterDiscount } from "../../server/billing/tax/service.js";
 
 const AT = new Date("2026-11-01T00:00:00Z");

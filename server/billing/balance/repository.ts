@@ -1,7 +1,7 @@
 // SQL for customer balances: the ledger of movements per customer and currency (customer_balance_entry), and the
 // proration lines a plan change carries to the next renewal (subscription_proration). Every query is scoped to
 // the caller's organization.
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer, customerBalanceEntry, subscriptionProration } from "../../db/schema/index.js";
 
@@ -46,7 +46,9 @@ export async function insertEntry(db: Queryable, entry: BalanceEntryInsert): Pro
   await db.insert(customerBalanceEntry).values(entry);
 }
 
-export async function insertProrations(db: Queryable, rows: Array<typeof subscriptionProration.$inferInsert>): Promise<void> {
+export type ProrationValues = typeof subscriptionProration.$inferInsert;
+
+export async function insertProrations(db: Queryable, rows: ProrationValues[]): Promise<void> {
   if (rows.length > 0) await db.insert(subscriptionProration).values(rows);
 }
 
@@ -77,4 +79,86 @@ export async function markProrationsBilled(db: Queryable, organizationId: string
         isNull(subscriptionProration.orderId),
       ),
     );
+}
+
+// ---- a billing run's batch: many subscriptions or customers in one query each ----------------------------
+
+/** Each subscription's proration lines no renewal has billed yet, oldest first (pendingProrations of many). */
+export async function pendingProrationsOf(db: Queryable, organizationId: string, subscriptionIds: string[]): Promise<Map<string, ProrationRow[]>> {
+  const out = new Map<string, ProrationRow[]>();
+  if (subscriptionIds.length === 0) return out;
+  const rows = await db
+    .select()
+    .from(subscriptionProration)
+    .where(
+      and(
+        eq(subscriptionProration.organizationId, organizationId),
+        inArray(subscriptionProration.subscriptionId, subscriptionIds),
+        isNull(subscriptionProration.orderId),
+      ),
+    )
+    .orderBy(asc(subscriptionProration.createdAt), asc(subscriptionProration.position));
+  for (const r of rows) out.set(r.subscriptionId, [...(out.get(r.subscriptionId) ?? []), r]);
+  return out;
+}
+
+/** Each customer's balance per currency (`customerId:currency`), for those with any movement. */
+export async function balancesOf(db: Queryable, organizationId: string, customerIds: string[]): Promise<Map<string, number>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = await db
+    .select({ customerId: customerBalanceEntry.customerId, currency: customerBalanceEntry.currency, total: sql<string>`sum(${customerBalanceEntry.amount})` })
+    .from(customerBalanceEntry)
+    .where(and(eq(customerBalanceEntry.organizationId, organizationId), inArray(customerBalanceEntry.customerId, customerIds)))
+    .groupBy(customerBalanceEntry.customerId, customerBalanceEntry.currency);
+  return new Map(rows.map((r) => [`${r.customerId}:${r.currency}`, Number(r.total)]));
+}
+
+/** What the wallet paid for the subscription's usage as it happened and no renewal has billed yet (minor units, ≥ 0). */
+export async function prepaidUsage(db: Queryable, organizationId: string, subscriptionId: string): Promise<number> {
+  const [row] = await db
+    .select({ total: sql<string | null>`sum(${customerBalanceEntry.amount})` })
+    .from(customerBalanceEntry)
+    .where(
+      and(
+        eq(customerBalanceEntry.organizationId, organizationId),
+        eq(customerBalanceEntry.subscriptionId, subscriptionId),
+        eq(customerBalanceEntry.reason, "usage"),
+        isNull(customerBalanceEntry.orderId),
+      ),
+    );
+  return -Number(row?.total ?? 0);
+}
+
+/** Records the renewal order that billed the usage the wallet paid. */
+export async function markUsageBilled(db: Queryable, organizationId: string, subscriptionId: string, orderId: string): Promise<void> {
+  await db
+    .update(customerBalanceEntry)
+    .set({ orderId })
+    .where(
+      and(
+        eq(customerBalanceEntry.organizationId, organizationId),
+        eq(customerBalanceEntry.subscriptionId, subscriptionId),
+        eq(customerBalanceEntry.reason, "usage"),
+        isNull(customerBalanceEntry.orderId),
+      ),
+    );
+}
+
+/** Inserts a movement unless one with its idempotency key exists; whether it was inserted. */
+export async function insertKeyedEntry(db: Queryable, entry: BalanceEntryInsert & { idempotencyKey: string }): Promise<boolean> {
+  const rows = await db
+    .insert(customerBalanceEntry)
+    .values(entry)
+    .onConflictDoNothing({ target: [customerBalanceEntry.organizationId, customerBalanceEntry.idempotencyKey], where: sql`${customerBalanceEntry.idempotencyKey} IS NOT NULL` })
+    .returning({ id: customerBalanceEntry.id });
+  return rows.length > 0;
+}
+
+/** What refunds of the order gave back to the wallet so far (minor units). */
+export async function refundedToWallet(db: Queryable, organizationId: string, orderId: string): Promise<number> {
+  const [row] = await db
+    .select({ total: sql<string | null>`sum(${customerBalanceEntry.amount})` })
+    .from(customerBalanceEntry)
+    .where(and(eq(customerBalanceEntry.organizationId, organizationId), eq(customerBalanceEntry.orderId, orderId), eq(customerBalanceEntry.reason, "refund")));
+  return Number(row?.total ?? 0);
 }

@@ -6,7 +6,27 @@
 import type { Queryable } from "../../db/client.js";
 import * as repo from "./repository.js";
 
-export { pendingProrations, markProrationsBilled, insertProrations, type ProrationRow } from "./repository.js";
+// ---- prorations: a mid-period change's lines, carried to the subscription's next order -------------------------
+
+/** Records a change's proration lines (none: nothing written). */
+export const insertProrations = (db: Queryable, rows: repo.ProrationValues[]) => repo.insertProrations(db, rows);
+
+/** The subscription's proration lines not yet on an order, oldest first. */
+export const pendingProrations = (db: Queryable, organizationId: string, subscriptionId: string) =>
+  repo.pendingProrations(db, organizationId, subscriptionId);
+
+/** Marks the subscription's pending proration lines as billed by the order. */
+export const markProrationsBilled = (db: Queryable, organizationId: string, subscriptionId: string, orderId: string) =>
+  repo.markProrationsBilled(db, organizationId, subscriptionId, orderId);
+
+/** pendingProrations of many subscriptions, by subscription id (a renewal batch). */
+export const pendingProrationsOf = (db: Queryable, organizationId: string, subscriptionIds: string[]) =>
+  repo.pendingProrationsOf(db, organizationId, subscriptionIds);
+
+/** Each customer's balance per currency (key `customerId:currency`), for those with any movement (a renewal batch). */
+export const balancesOf = (db: Queryable, organizationId: string, customerIds: string[]) => repo.balancesOf(db, organizationId, customerIds);
+
+// ---- the balance ----------------------------------------------------------------------------------------------
 
 /** The customer's balance in the currency, in minor units (positive: credit the customer may spend). */
 export const customerBalance = (db: Queryable, organizationId: string, customerId: string, currency: string) =>
@@ -70,4 +90,66 @@ export function settlementEntry(organizationId: string, s: Settlement, ref: Sett
 export async function recordSettlement(db: Queryable, organizationId: string, s: Settlement, ref: SettlementRef): Promise<void> {
   const entry = settlementEntry(organizationId, s, ref);
   if (entry) await repo.insertEntry(db, entry);
+}
+
+/**
+ * Usage paid from the wallet as it happens (issue 29 §3, till's own switch): a product whose metadata says
+ * `till_usage_from_wallet: true` has its subscriptions' metered usage debited from the customer's wallet right
+ * after each ingest (billing/wallets/usage.ts), and its renewal bills only what the wallet did not cover.
+ */
+export const USAGE_FROM_WALLET_KEY = "till_usage_from_wallet";
+export const usageFromWallet = (metadata: Record<string, unknown> | null | undefined): boolean => {
+  const v = metadata?.[USAGE_FROM_WALLET_KEY];
+  return v === true || v === "true";
+};
+
+/** What the wallet paid for the subscription's usage in its current period (no renewal has billed it yet). */
+export const prepaidUsage = (db: Queryable, organizationId: string, subscriptionId: string) => repo.prepaidUsage(db, organizationId, subscriptionId);
+
+/**
+ * A renewal's settlement when the wallet already paid `prepaid` of its usage: the rest of the total is settled
+ * as usual (the balance first), and the order's `applied_balance_amount` counts both. The ledger row to write is
+ * `ledger`'s (the prepaid part is in the ledger already); `markUsageBilled` names the order on the usage rows.
+ */
+export async function settleAfterPrepaid(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, prepaid: number) {
+  const ledger = await settle(db, organizationId, customerId, currency, total - prepaid);
+  return { ledger, order: { applied: ledger.applied - prepaid, due: ledger.due } satisfies Settlement };
+}
+
+export const markUsageBilled = (db: Queryable, organizationId: string, subscriptionId: string, orderId: string) =>
+  repo.markUsageBilled(db, organizationId, subscriptionId, orderId);
+
+/**
+ * The part of a refund that goes back to the wallet (issue 29 §3): what the wallet paid of the order
+ * (`-applied_balance_amount`) comes back in proportion to what is refunded, counted cumulatively over the order's
+ * refunds (the last one makes it exact); `toWallet` (till's `refund_to: "wallet"`) sends all of it there.
+ */
+export async function walletShareOfRefund(
+  db: Queryable,
+  order: { organizationId: string; id: string; totalAmount: number; appliedBalanceAmount: number; refundedAmount: number; refundedTaxAmount: number },
+  gross: number,
+  toWallet: boolean,
+): Promise<number> {
+  if (toWallet) return gross;
+  const walletPaid = Math.max(0, -order.appliedBalanceAmount);
+  if (walletPaid === 0 || order.totalAmount <= 0) return 0;
+  const returned = await repo.refundedToWallet(db, order.organizationId, order.id);
+  const refundedGross = order.refundedAmount + order.refundedTaxAmount + gross;
+  const due = Math.min(walletPaid, Math.round((walletPaid * refundedGross) / order.totalAmount));
+  return Math.max(0, Math.min(gross, due - returned));
+}
+
+/** Credits the wallet with a refund's part, once per refund (its key `refund:<id>`). */
+export async function creditRefund(db: Queryable, r: { organizationId: string; customerId: string; currency: string; amount: number; orderId: string; refundId: string; subscriptionId: string | null }) {
+  if (r.amount <= 0) return false;
+  return repo.insertKeyedEntry(db, {
+    organizationId: r.organizationId,
+    customerId: r.customerId,
+    currency: r.currency.toLowerCase(),
+    amount: r.amount,
+    reason: "refund",
+    orderId: r.orderId,
+    subscriptionId: r.subscriptionId,
+    idempotencyKey: `refund:${r.refundId}`,
+  });
 }

@@ -18,8 +18,6 @@ import { freshAccessToken } from "./oauth.js";
 import * as repo from "./repository.js";
 import { unseal } from "../../seal.js";
 
-export type { DeliveryRow } from "./repository.js";
-
 export interface DeliveryDeps {
   secret: string;
   services: BenefitServicesConfig;

@@ -369,3 +369,23 @@ async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: stri
     .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.id, ids)))
     .orderBy(asc(benefitGrant.grantedAt), asc(benefitGrant.id));
 }
+
+/** Each subscription's granted meter_credit grants with their benefit's properties, by subscription id (a renewal batch). */
+export async function meterCreditGrantsOf(db: Queryable, organizationId: string, subscriptionIds: string[]) {
+  const out = new Map<string, Array<{ id: string; properties: Record<string, unknown>; benefit: Record<string, unknown> }>>();
+  if (subscriptionIds.length === 0) return out;
+  const rows = await db
+    .select({ subscriptionId: benefitGrant.subscriptionId, id: benefitGrant.id, properties: benefitGrant.properties, benefit: benefit.properties })
+    .from(benefitGrant)
+    .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
+    .where(
+      and(
+        eq(benefitGrant.organizationId, organizationId),
+        inArray(benefitGrant.subscriptionId, subscriptionIds),
+        eq(benefit.type, "meter_credit"),
+        grantedWhere,
+      ),
+    );
+  for (const { subscriptionId, ...g } of rows) if (subscriptionId) out.set(subscriptionId, [...(out.get(subscriptionId) ?? []), g]);
+  return out;
+}

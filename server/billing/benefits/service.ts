@@ -25,8 +25,6 @@ import {
 } from "./wire.js";
 import type { CustomerRow } from "../customers/wire.js";
 
-export { toBenefitPublicWire, type BenefitGrantWire, type BenefitPublicWire, type BenefitWire } from "./wire.js";
-
 const uniqueUuids = (ids: string[]) => [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
 
 // ---- for other domains -------------------------------------------------------------------------
@@ -353,4 +351,6 @@ export const meterCreditsOfSubscriptions: typeof repo.meterCreditsOfSubscription
 /** Touches (modified_at) the subscription's granted grants and returns them with their benefit and customer (renewal, dunning). */
 export const cycleGrants: typeof repo.cycleGrants = (...args) => repo.cycleGrants(...args);
 /** cycleGrants of many subscriptions of one organization, by subscription id. */
+/** Each subscription's granted meter_credit grants with their benefit's properties, by subscription id. */
+export const meterCreditGrantsOf: typeof repo.meterCreditGrantsOf = (...args) => repo.meterCreditGrantsOf(...args);
 export const cycleGrantsOf: typeof repo.cycleGrantsOf = (...args) => repo.cycleGrantsOf(...args);

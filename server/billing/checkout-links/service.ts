@@ -10,7 +10,8 @@ import { findDiscountByCode, getDiscount, loadDiscountBases } from "../discounts
 import { parseWith } from "../http.js";
 import { ApiError, notFound, validationError, type ValidationIssue } from "../errors.js";
 import type { SortKey } from "../listing.js";
-import { loadPrices, loadProducts, type ProductWire } from "../products/service.js";
+import { loadPrices, loadProducts } from "../products/service.js";
+import type { ProductWire } from "../products/wire.js";
 import { METADATA_KEYS, type CheckoutLinkCreateInput, type CheckoutLinkUpdateInput, type Prefill } from "./input.js";
 import * as repo from "./repository.js";
 import { toCheckoutLinkWire, type CheckoutLinkRow, type CheckoutLinkWire } from "./wire.js";

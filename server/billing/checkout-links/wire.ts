@@ -4,8 +4,7 @@ import type { InferSelectModel } from "drizzle-orm";
 import type { checkoutLink } from "../../db/schema/index.js";
 import { toCheckoutProductWire } from "../checkouts/wire.js";
 import type { toDiscountBaseWire } from "../discounts/wire.js";
-import type { ProductWire } from "../products/service.js";
-import { trialWire } from "../products/wire.js";
+import { type ProductWire, trialWire } from "../products/wire.js";
 
 export type CheckoutLinkRow = InferSelectModel<typeof checkoutLink>;
 export type DiscountBaseWire = ReturnType<typeof toDiscountBaseWire>;

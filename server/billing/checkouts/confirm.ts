@@ -244,7 +244,7 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
       }
     }
     if (payment?.ok && payment.processorCustomerId) await rememberProcessorCustomer(ptx.db, view.row.organizationId, customer.row.id, processor.id, payment.processorCustomerId);
-    return fulfil(ptx, before, view, d, payment, customer, now, input, settlement, processor.id);
+    return fulfil(ptx, before, view, d, payment, customer, now, completing ? null : input, settlement, processor.id);
   }).catch(async (err: unknown) => {
     if (err instanceof ConfirmedMeanwhile || err instanceof PaymentPending) return err;
     // the declined attempt is kept (Polar records failed payments) once the purchase's transaction rolled back

@@ -2,7 +2,7 @@
 // value's type, text lengths, number and date bounds, select options, and (when confirming) required fields.
 // Keys that name no attached field are dropped, like Polar does.
 import type { CustomFieldData } from "../../db/schema/index.js";
-import type { AttachedCustomFieldWire } from "../custom-fields/service.js";
+import type { AttachedCustomFieldWire } from "../custom-fields/wire.js";
 import type { ValidationIssue } from "../errors.js";
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/;

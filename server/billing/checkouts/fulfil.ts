@@ -9,12 +9,14 @@ import type { PaymentResult } from "../../payments/processor.js";
 import { fulfilGrant } from "../benefits/fulfil.js";
 import { toBenefitGrantWire, type BenefitGrantRow } from "../benefits/wire.js";
 import { upsertCheckoutCustomer } from "../customers/service.js";
+import { matchLocale } from "../../../shared/i18n/locales.js";
 import type { NewPayment } from "../payments/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { newCustomerSession } from "../customer-portal/sessions.js";
 import type { LicenseKeyRow } from "../license-keys/issue.js";
-import { invoicePrefix, orderWire, planOrderFromCheckout } from "../orders/service.js";
-import type { PriceWire } from "../products/service.js";
+import { orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { invoicePrefix } from "../orders/wire.js";
+import type { PriceWire } from "../products/wire.js";
 import { newSubscriptionFromCheckout, subscriptionWire } from "../subscriptions/service.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
 import { confirmationRecord } from "./confirm-retry.js";
@@ -35,6 +37,9 @@ export interface Fulfilled {
   customerSessionToken: string;
 }
 
+/** The checkout's `locale` as given when till speaks it (`de-AT` kept, `zh` not): what the customer is stored with. */
+export const spokenLocale = (row: Pick<CheckoutRow, "locale">) => (matchLocale(row.locale) ? row.locale!.trim() : null);
+
 /** The customer a first purchase creates (the lock statement inserts it), as its row. */
 export function plannedCustomer(row: CheckoutRow, now: Date): CustomerRow | null {
   if (row.customerId || !row.customerEmail) return null;
@@ -49,7 +54,7 @@ export function plannedCustomer(row: CheckoutRow, now: Date): CustomerRow | null
     billingName: row.customerBillingName?.trim() || null,
     billingAddress: row.customerBillingAddress,
     taxId: row.customerTaxId,
-    locale: null,
+    locale: spokenLocale(row),
     metadata: row.customerMetadata,
     createdAt: now,
     modifiedAt: null,
@@ -70,8 +75,13 @@ export async function fulfil(
   payment: PaymentResult | null,
   customer: { row: CustomerRow; created: boolean },
   now: Date,
-  /** The confirm request: a retry that sends it again (its unguessable token included) gets this confirm's answer (confirm-retry.ts). */
-  confirmation: CheckoutConfirmInput,
+  /**
+   * The confirm request: a retry that sends it again (its unguessable token included) gets this confirm's answer
+   * (confirm-retry.ts). Null when the processor's outcome completes a waiting checkout (3-D Secure passed): the
+   * record the waiting confirm left is kept, so its retry still gets its answer (with no portal session token: that
+   * one is sealed with the confirmation token, which the event does not carry).
+   */
+  confirmation: CheckoutConfirmInput | null,
   /** What the customer's balance paid of the order (its applied_balance_amount and ledger row). */
   settlement: Settlement,
   /** The processor that took the payment (the payment row's `processor`). */
@@ -154,7 +164,7 @@ export async function fulfil(
   // the customer goes on to the portal from the success page with this session
   const session = newCustomerSession(organizationId, customerId, null, now);
   // the row as it will be written, so its event can be shaped before the write
-  const confirmationHash = confirmationRecord(row.id, confirmation, session.token);
+  const confirmationHash = confirmation ? confirmationRecord(row.id, confirmation, session.token) : row.confirmationHash;
   const finalRow: CheckoutRow = { ...row, status: "succeeded", customerId, paymentProcessorMetadata: processorMetadata, confirmationHash, modifiedAt: new Date() };
 
   if (subscription && recurring) {
@@ -292,6 +302,7 @@ export async function matchCustomer(tx: Queryable, row: CheckoutRow): Promise<{ 
     billingAddress: row.customerBillingAddress,
     taxId: row.customerTaxId,
     metadata: row.customerMetadata,
+    locale: spokenLocale(row),
   });
   return { row: customer, created };
 }

@@ -8,7 +8,7 @@ import { matchTaxId } from "../../../shared/tax-ids.js";
 import { findDiscountByCode } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { validationError, type ValidationIssue } from "../errors.js";
-import type { PriceWire, ProductWire } from "../products/service.js";
+import type { PriceWire, ProductWire } from "../products/wire.js";
 import { validateCustomFieldData } from "./custom-field-data.js";
 import type { CheckoutPatch } from "./input.js";
 import { addInterval, discountRefusal } from "./pricing.js";

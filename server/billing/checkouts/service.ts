@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { enqueue } from "../../db/outbox.js";
 import { processorFor, type PaymentProcessor } from "../../payments/processor.js";
-import { loadCustomers } from "../customers/service.js";
+import { findCustomerRow, loadCustomers } from "../customers/service.js";
 import { isUuid } from "../http.js";
 import { ApiError, notFound, validationError, type ValidationIssue } from "../errors.js";
 import type { SortKey } from "../listing.js";
@@ -304,11 +304,26 @@ async function findBySecret(db: Queryable, clientSecret: string): Promise<Checko
 }
 
 /** The customer's page: 404 for an unknown secret, 410 once expired (Polar's). */
-export async function clientGetCheckout(deps: CheckoutDeps, clientSecret: string): Promise<CheckoutPublicWire> {
+export async function clientGetCheckout(deps: CheckoutDeps, clientSecret: string): Promise<CheckoutPublicWire & { customer_locale: string | null }> {
   const row = await findBySecret(deps.db, clientSecret);
   const now = await orgNow(deps.db, row.organizationId);
   if (statusOf(row, now) === "expired") throw expiredCheckout();
-  return toCheckoutPublicWire(await loadView(deps.db, row, deps.baseURL, true), now);
+  const [view, customerLocale] = await Promise.all([loadView(deps.db, row, deps.baseURL, true), storedCustomerLocale(deps.db, row)]);
+  return { ...toCheckoutPublicWire(view, now), customer_locale: customerLocale };
+}
+
+/**
+ * The known customer's stored `locale` (till-only `customer_locale` on the page's read): the page speaks it when
+ * the checkout names none, before the browser's languages (shared/i18n/locales.ts resolveLocale).
+ */
+async function storedCustomerLocale(db: Queryable, row: CheckoutRow): Promise<string | null> {
+  if (!row.customerId || row.locale) return null;
+  try {
+    return (await findCustomerRow(db, row.organizationId, { id: row.customerId })).locale ?? null;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
 }
 
 /** The checkout behind a client secret, for routes that only need to know it exists and is usable. */

@@ -5,8 +5,8 @@ import { ApiError, notFound } from "../errors.js";
 import { getDiscount } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { getOrganization } from "../organizations/service.js";
-import { getProduct, loadPrices, loadProducts, type ProductWire } from "../products/service.js";
-import { productSummaryOf } from "../products/wire.js";
+import { getProduct, loadPrices, loadProducts } from "../products/service.js";
+import { productSummaryOf, type ProductWire } from "../products/wire.js";
 import { lockCheckout, lockCheckoutVersion } from "./repository.js";
 import type { CheckoutRow, CheckoutView } from "./wire.js";
 

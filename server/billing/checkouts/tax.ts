@@ -1,7 +1,8 @@
 // A checkout's tax (billing/tax): the chosen price after its discount, taxed for the billing address and the
 // business tax id once the address tells where the buyer is; recomputed by every change (applyPatch).
-import { afterDiscount, inclusiveOf, sellerTaxOf, taxOf, type BuyerTax, type TaxResult } from "../tax/service.js";
-import type { PriceWire } from "../products/service.js";
+import { afterDiscount, inclusiveOf, sellerTaxOf, taxOf, type BuyerTax } from "../tax/service.js";
+import type { TaxResult } from "../tax/compute.js";
+import type { PriceWire } from "../products/wire.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { discountAmount } from "./pricing.js";

@@ -3,11 +3,10 @@
 // organization). The derived values — amounts, flags, billing address fields — are computed here once.
 import type { InferSelectModel } from "drizzle-orm";
 import type { checkout } from "../../db/schema/index.js";
-import { toBenefitPublicWire } from "../benefits/service.js";
+import { toBenefitPublicWire } from "../benefits/wire.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { toOrganizationSummaryWire, type OrganizationWire } from "../organizations/wire.js";
-import type { PriceWire, ProductWire } from "../products/service.js";
-import { productCoreWire, trialWire } from "../products/wire.js";
+import { type PriceWire, productCoreWire, type ProductWire, trialWire } from "../products/wire.js";
 import { reverseChargeLabel } from "../../../shared/reverse-charge.js";
 import { checkoutTax } from "./tax.js";
 import { billingAddressFields, discountAmount, type BillingAddressFields } from "./pricing.js";
@@ -251,7 +250,8 @@ export function toCheckoutPublicWire(view: CheckoutView, now = new Date()) {
     ...commonWire(view, d),
     undiscounted_total_amount: undiscountedTotal(view, d, now),
     reverse_charge: reverseCharge(view, d, now),
-    organization: toCheckoutOrganizationWire(organization),
+    // till-only: the organization's default locale, the page's last choice before English
+    organization: { ...toCheckoutOrganizationWire(organization), default_locale: organization.default_locale },
   };
 }
 export type CheckoutPublicWire = ReturnType<typeof toCheckoutPublicWire>;

@@ -14,8 +14,6 @@ import {
   type CustomFieldWire,
 } from "./wire.js";
 
-export type { AttachedCustomFieldWire, CustomFieldWire } from "./wire.js";
-
 const NOT_FOUND = "Custom field not found";
 const SLUG_TAKEN = "Custom field with this slug already exists.";
 

@@ -2,8 +2,9 @@
 // SKIP LOCKED), and their outcome recorded by the lease holder only.
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { reverseChargeLabel } from "../../../shared/reverse-charge.js";
-import { benefit, billingOrganization, customerEmail, order, organization, productBenefit } from "../../db/schema/index.js";
+import { reverseChargeTax } from "../../../shared/reverse-charge.js";
+import { resolveLocale, type AnyLocale } from "../../../shared/i18n/locales.js";
+import { benefit, billingOrganization, checkout, customer, customerEmail, order, organization, productBenefit } from "../../db/schema/index.js";
 
 export type CustomerEmailRow = typeof customerEmail.$inferSelect;
 
@@ -23,6 +24,56 @@ export async function emailSettingsOf(tx: Queryable, organizationIds: string[]):
     .from(billingOrganization)
     .where(inArray(billingOrganization.organizationId, organizationIds));
   return new Map(rows.map((r) => [r.id, r.settings ?? {}]));
+}
+
+/** Who an email is written for, to resolve its language. */
+export interface LocaleSubject {
+  organizationId: string;
+  /** The customer the email is about (their stored locale), when known. */
+  customerId?: string | null;
+  /** The recipient, to find the customer by email when no id is known. */
+  recipient?: string | null;
+  /** The checkout the email's order came from (its `locale` comes first). */
+  checkoutId?: string | null;
+}
+
+const uuid = (v: string | null | undefined): v is string => typeof v === "string" && /^[0-9a-f-]{36}$/i.test(v);
+
+/**
+ * The language of each email (issue 30): the checkout's `locale`, else the customer's stored locale, else the
+ * organization's default locale (`details.default_locale`), else English. Read once, when the email is recorded.
+ */
+export async function localesOf(tx: Queryable, subjects: LocaleSubject[]): Promise<AnyLocale[]> {
+  if (subjects.length === 0) return [];
+  const customerIds = [...new Set(subjects.map((s) => s.customerId).filter(uuid))];
+  const checkoutIds = [...new Set(subjects.map((s) => s.checkoutId).filter(uuid))];
+  const byEmail = subjects.filter((s) => !uuid(s.customerId) && s.recipient).map((s) => s.recipient!.toLowerCase());
+  const [customers, checkouts, orgs, emailed] = await Promise.all([
+    customerIds.length ? tx.select({ id: customer.id, locale: customer.locale }).from(customer).where(inArray(customer.id, customerIds)) : [],
+    checkoutIds.length ? tx.select({ id: checkout.id, locale: checkout.locale }).from(checkout).where(inArray(checkout.id, checkoutIds)) : [],
+    tx
+      .select({ id: billingOrganization.organizationId, details: billingOrganization.details })
+      .from(billingOrganization)
+      .where(inArray(billingOrganization.organizationId, [...new Set(subjects.map((s) => s.organizationId))])),
+    byEmail.length
+      ? tx
+          .select({ organizationId: customer.organizationId, email: customer.email, locale: customer.locale })
+          .from(customer)
+          .where(and(inArray(customer.email, [...new Set(byEmail)]), isNull(customer.deletedAt)))
+      : [],
+  ]);
+  const customerLocale = new Map(customers.map((c) => [c.id, c.locale]));
+  const checkoutLocale = new Map(checkouts.map((c) => [c.id, c.locale]));
+  const orgLocale = new Map(orgs.map((o) => [o.id, typeof o.details?.default_locale === "string" ? o.details.default_locale : null]));
+  return subjects.map((s) =>
+    resolveLocale({
+      checkout: s.checkoutId ? checkoutLocale.get(s.checkoutId) : null,
+      customer: uuid(s.customerId)
+        ? customerLocale.get(s.customerId)
+        : emailed.find((c) => c.organizationId === s.organizationId && c.email === s.recipient?.toLowerCase())?.locale,
+      organization: orgLocale.get(s.organizationId),
+    }),
+  );
 }
 
 /** Inserts emails; one that exists already (same event, type and recipient) is left as it is. */
@@ -95,8 +146,8 @@ async function accountsNeeded(db: Queryable, emails: CustomerEmailRow[]): Promis
 }
 
 /**
- * The reverse-charge label ("VAT reverse charged") of each email whose order was reverse charged (its stored
- * tax note), by email id: the receipt names it on the tax line, as the checkout page and the invoice do.
+ * The tax not charged ("vat", "gst") of each email whose order was reverse charged (its stored tax note), by
+ * email id: the receipt names it on the tax line in the email's language, as the checkout page and the invoice do.
  */
 async function reverseChargedOrders(db: Queryable, emails: CustomerEmailRow[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
@@ -108,7 +159,7 @@ async function reverseChargedOrders(db: Queryable, emails: CustomerEmailRow[]): 
     .where(and(inArray(order.id, [...new Set(orderEmails.map((e) => e.data.id as string))]), sql`${order.taxNote} IS NOT NULL`));
   for (const e of orderEmails) {
     const row = rows.find((r) => r.id === e.data.id && r.organizationId === e.organizationId);
-    if (row) out.set(e.id, reverseChargeLabel(row.address?.country));
+    if (row) out.set(e.id, reverseChargeTax(row.address?.country));
   }
   return out;
 }

@@ -8,13 +8,13 @@ import type { Db, Queryable } from "../../db/client.js";
 import type { OutboxSubscriber } from "../../db/outbox.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { renderCustomerEmail, type MailContext, type RenderedEmail } from "../../mail/render.js";
+import { mailSpeaker } from "../../mail/i18n/index.js";
+import { DEFAULT_LOCALE } from "../../../shared/i18n/locales.js";
 import { DEFAULT_CUSTOMER_EMAIL_SETTINGS } from "../organizations/wire.js";
 import { emailFor, type OutboxEventView } from "./plan.js";
 import * as repo from "./repository.js";
 import { previewData } from "./preview.js";
 import { ALWAYS_SENT_EMAIL_TYPES, type CustomerEmailType } from "./types.js";
-
-export type { ClaimedEmail } from "./repository.js";
 
 /** Waits before the attempts after a failed one; then the email is given up. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000];
@@ -36,11 +36,37 @@ function enabled(settings: Record<string, boolean> | undefined, type: CustomerEm
  */
 export async function requestEmail(
   tx: Queryable,
-  email: { organizationId: string; causeId: string; type: CustomerEmailType; recipient: string; data: Record<string, unknown> },
+  email: {
+    organizationId: string;
+    causeId: string;
+    type: CustomerEmailType;
+    recipient: string;
+    data: Record<string, unknown>;
+    /** The customer it is written for (their language), when the recipient's address is not yet theirs. */
+    customerId?: string;
+  },
 ): Promise<boolean> {
   if (!enabled((await repo.emailSettingsOf(tx, [email.organizationId])).get(email.organizationId), email.type)) return false;
-  const n = await repo.insertEmails(tx, [{ organizationId: email.organizationId, outboxId: email.causeId, type: email.type, recipient: email.recipient, data: email.data }]);
+  const [locale] = await localesFor(tx, [{ organizationId: email.organizationId, customerId: email.customerId ?? null, recipient: email.recipient, type: email.type, data: email.data }]);
+  const data = { ...email.data, [LOCALE_KEY]: locale };
+  const n = await repo.insertEmails(tx, [{ organizationId: email.organizationId, outboxId: email.causeId, type: email.type, recipient: email.recipient, data }]);
   return n > 0;
+}
+
+/**
+ * Where an email's language is kept: in its data, resolved once when it is recorded, so a message retried (or
+ * sent after the customer changed their locale) renders exactly as the first attempt did.
+ */
+export const LOCALE_KEY = "mail_locale";
+
+/** The seller's own notices (disputes, a usage alert to the owners) stay English, as the seller side does. */
+const forSeller = (type: CustomerEmailType, data: Record<string, unknown>) => type.startsWith("dispute_") || data.audience === "seller";
+
+const text = (v: unknown) => (typeof v === "string" ? v : null);
+
+async function localesFor(tx: Queryable, emails: Array<repo.LocaleSubject & { type: CustomerEmailType; data: Record<string, unknown> }>): Promise<string[]> {
+  const resolved = await repo.localesOf(tx, emails);
+  return emails.map((e, i) => (forSeller(e.type, e.data) ? DEFAULT_LOCALE : resolved[i]!));
 }
 
 /**
@@ -55,11 +81,18 @@ export async function requestFromOutbox(tx: Queryable, rows: OutboxRowView[]): P
   });
   if (wanted.length === 0) return 0;
   const settings = await repo.emailSettingsOf(tx, [...new Set(wanted.map((w) => w.row.organizationId))]);
+  const sent = wanted.filter((w) => enabled(settings.get(w.row.organizationId), w.type));
+  const locales = await localesFor(
+    tx,
+    sent.map((w) => {
+      const p = w.row.payload;
+      const customerId = text(p.customer_id) ?? text((p.customer as Record<string, unknown> | undefined)?.id);
+      return { organizationId: w.row.organizationId, customerId, recipient: w.recipient, checkoutId: text(p.checkout_id), type: w.type, data: p };
+    }),
+  );
   return repo.insertEmails(
     tx,
-    wanted
-      .filter((w) => enabled(settings.get(w.row.organizationId), w.type))
-      .map((w) => ({ organizationId: w.row.organizationId, outboxId: w.row.id, type: w.type, recipient: w.recipient, data: w.row.payload })),
+    sent.map((w, i) => ({ organizationId: w.row.organizationId, outboxId: w.row.id, type: w.type, recipient: w.recipient, data: { ...w.row.payload, [LOCALE_KEY]: locales[i] } })),
   );
 }
 
@@ -74,13 +107,13 @@ export const portalUrl = (baseURL: string, slug: string) => `${baseURL}/portal?o
 
 export const messageIdOf = (id: string, baseURL: string) => `<${id}@${new URL(baseURL).hostname || "till.localhost"}>`;
 
-function contextOf(sender: repo.Sender, baseURL: string): MailContext {
-  return { sender: { name: sender.name, logo: sender.logo }, portalUrl: portalUrl(baseURL, sender.slug), baseUrl: baseURL };
+function contextOf(sender: repo.Sender, baseURL: string, locale: string | null | undefined): MailContext {
+  return { sender: { name: sender.name, logo: sender.logo }, portalUrl: portalUrl(baseURL, sender.slug), baseUrl: baseURL, i18n: mailSpeaker(locale) };
 }
 
 /** Renders and hands one claimed email to the mail transport; throws when that fails. */
 export async function deliver(mailer: Mailer, email: repo.ClaimedEmail, baseURL: string): Promise<void> {
-  const ctx = contextOf(email.sender, baseURL);
+  const ctx = contextOf(email.sender, baseURL, text(email.data[LOCALE_KEY]));
   const rendered = await renderCustomerEmail(email.type as CustomerEmailType, email.data, ctx);
   await mailer.send({
     to: email.recipient,
@@ -100,12 +133,13 @@ export async function record(db: Db, email: repo.ClaimedEmail, token: string, er
   return repo.markFailed(db, email.id, token, error instanceof Error ? error.message : String(error), delay);
 }
 
-/** One email of `type` as this organization's customers would get it, on sample data (the seller's preview). */
+/** One email of `type` as this organization's customers would get it, on sample data (the seller's preview), in `locale` (English by default). */
 export async function previewEmail(
   organization: { name: string; slug: string; avatar_url: string | null },
   type: CustomerEmailType,
   baseURL: string,
+  locale?: string | null,
 ): Promise<RenderedEmail> {
-  const ctx = contextOf({ name: organization.name, slug: organization.slug, logo: organization.avatar_url }, baseURL);
+  const ctx = contextOf({ name: organization.name, slug: organization.slug, logo: organization.avatar_url }, baseURL, locale);
   return renderCustomerEmail(type, previewData(type, organization.slug), ctx);
 }

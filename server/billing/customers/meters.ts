@@ -2,7 +2,9 @@
 // (consumed, credited, balance) with the customer and the meter. till keeps no customer-meter rows: a
 // customer's meters are computed as CustomerState.active_meters computes them (meters/service.ts
 // `customerMeters`), and a customer meter's id is the stable id derived from (customer, meter) there.
-// Without a customer filter the list computes every live customer of the organization, a few at a time.
+// Each request's cost is bounded: without a customer filter the list computes the organization's newest
+// MAX_LISTED_CUSTOMERS live customers (a few at a time), and a get reads ids in keyset chunks until it finds the
+// pair its id names, then computes that one customer's meter.
 import type { Queryable } from "../../db/client.js";
 import { listGrantedBenefitsForCustomer } from "../benefits/service.js";
 import { isUuid } from "../http.js";
@@ -29,10 +31,12 @@ export interface CustomerMeterFilter {
   meterIds?: string[];
 }
 
-
-
 /** How many customers' usage is computed at once. */
 const CONCURRENCY = 4;
+/** The customers an unfiltered list computes (the newest); filter by customer_id or external_customer_id for others. */
+export const MAX_LISTED_CUSTOMERS = 1_000;
+/** How many customer ids a get hashes per read. */
+const KEY_CHUNK = 1_000;
 
 async function metersOfCustomers(db: Queryable, organizationId: string, customers: CustomerRow[], live: LiveMeters) {
   const out: Array<{ row: CustomerRow; meters: Awaited<ReturnType<typeof customerMeters>> }> = [];
@@ -109,7 +113,7 @@ export async function listCustomerMeters(
     const both = byId && byExternal ? byId.filter((c) => byExternal.some((e) => e.id === c.id)) : (byId ?? byExternal ?? []);
     customers = both.filter((c) => c.deletedAt === null);
   } else {
-    customers = live.meters.length === 0 ? [] : await repo.liveCustomerRows(db, organizationId);
+    customers = live.meters.length === 0 ? [] : await repo.newestLiveCustomerRows(db, organizationId, MAX_LISTED_CUSTOMERS);
   }
   const meterIds = filter.meterIds?.map((id) => id.toLowerCase());
   const scoped = meterIds ? { ...live, meters: live.meters.filter((m) => meterIds.includes(m.id)) } : live;
@@ -124,15 +128,19 @@ export async function getCustomerMeter(db: Queryable, organizationId: string, id
   const wanted = id.toLowerCase();
   const live = await liveMetersOfOrganization(db, organizationId);
   if (live.meters.length === 0) throw missing();
-  const customers = await repo.liveCustomerRows(db, organizationId);
-  for (const row of customers) {
-    const meter = live.meters.find((m) => customerMeterId(row.id, m.id) === wanted);
-    if (!meter) continue;
-    const [found] = (await toWire(db, organizationId, await metersOfCustomers(db, organizationId, [row], { ...live, meters: [meter] }))).filter(
-      (m) => m.id === wanted,
-    );
-    if (found) return found;
-    break;
+  for (let after: string | null = null; ; ) {
+    const ids = await repo.liveCustomerIdsAfter(db, organizationId, after, KEY_CHUNK);
+    for (const customerId of ids) {
+      const meter = live.meters.find((m) => customerMeterId(customerId, m.id) === wanted);
+      if (!meter) continue;
+      const rows = await repo.findCustomersByIds(db, organizationId, [customerId]);
+      const [found] = (await toWire(db, organizationId, await metersOfCustomers(db, organizationId, rows, { ...live, meters: [meter] }))).filter(
+        (m) => m.id === wanted,
+      );
+      if (found) return found;
+      throw missing();
+    }
+    if (ids.length < KEY_CHUNK) throw missing();
+    after = ids[ids.length - 1]!;
   }
-  throw missing();
 }

@@ -1,6 +1,6 @@
 // SQL for customers. Every function takes the caller's organization id and filters by it; reads leave
 // soft-deleted customers out unless they say otherwise.
-import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, ilike, inArray, isNotNull, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer } from "../../db/schema/index.js";
 import { dateColumn, jsonColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
@@ -171,8 +171,25 @@ export async function findCustomersByExternalIds(
 }
 
 /** Every live customer of the organization, oldest first (customer meters computed without a customer filter). */
-export async function liveCustomerRows(db: Queryable, organizationId: string): Promise<CustomerRow[]> {
-  return db.select().from(customer).where(live(organizationId)).orderBy(asc(customer.createdAt), asc(customer.id));
+/** The organization's newest live customers, at most `limit` (customer_org_live_created_idx). */
+export async function newestLiveCustomerRows(db: Queryable, organizationId: string, limit: number): Promise<CustomerRow[]> {
+  return db.select().from(customer).where(live(organizationId)).orderBy(desc(customer.createdAt), asc(customer.id)).limit(limit);
+}
+
+/**
+ * A chunk of the organization's live customers' ids, newest first, after the customer `afterId` (keyset;
+ * customer_org_live_created_idx). The cursor's created_at is read in SQL: a JavaScript Date would drop its microseconds.
+ */
+export async function liveCustomerIdsAfter(db: Queryable, organizationId: string, afterId: string | null, limit: number): Promise<string[]> {
+  const at = sql`(SELECT c.created_at FROM ${customer} c WHERE c.id = ${afterId})`;
+  const rest = afterId ? or(lt(customer.createdAt, at), and(eq(customer.createdAt, at), gt(customer.id, afterId))) : undefined;
+  const rows = await db
+    .select({ id: customer.id })
+    .from(customer)
+    .where(and(live(organizationId), rest))
+    .orderBy(desc(customer.createdAt), asc(customer.id))
+    .limit(limit);
+  return rows.map((r) => r.id);
 }
 
 export async function liveCustomerIds(db: Queryable, organizationId: string, ids: string[]): Promise<string[]> {

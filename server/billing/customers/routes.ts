@@ -11,6 +11,7 @@ import { deleteCustomer } from "./delete.js";
 import { getCustomerState } from "./state.js";
 import { getCustomerMeter, listCustomerMeters } from "./meters.js";
 import { route, type V1App } from "../contract.js";
+import { addOwner } from "../members/service.js";
 
 const ListQuery = z.object({
   organization_id: queryArray(z.uuid({ message: "Input should be a valid UUID" })).optional(),
@@ -82,7 +83,9 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
 
   app.post("/customers/", route({ scope: "customers:write", operationId: "customers:create", body: service.CustomerCreateInput, responses: { 201: "Customer", 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = req.body;
-    return reply.status(201).send(await service.createCustomer(db, scopeOf(req).organizationId, input));
+    // a team gets its owner member in the same transaction (billing/members)
+    const owner: service.BecameTeam = (tx, row) => addOwner(tx, row, input.owner);
+    return reply.status(201).send(await service.createCustomer(db, scopeOf(req).organizationId, input, owner));
   });
 
   // the same four operations by id and by external id
@@ -99,7 +102,7 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
     app.patch(path, route({ scope: "customers:write", operationId: `customers:update${by}`, body: update, responses: { 200: "Customer", ...errors } }), async (req) => {
       const target = ref(req);
       const input = req.body;
-      return service.updateCustomer(db, scopeOf(req).organizationId, target, input);
+      return service.updateCustomer(db, scopeOf(req).organizationId, target, input, (tx, row) => addOwner(tx, row, null));
     });
 
     app.delete(path, route({ scope: "customers:write", operationId: `customers:delete${by}`, query: DeleteQuery, responses: { 204: null, ...errors } }), async (req, reply) => {

@@ -13,8 +13,6 @@ import { enqueue } from "../../db/outbox.js";
 import * as repo from "./repository.js";
 import { toCustomerWire, type AddressWire, type CustomerRow, type CustomerWire } from "./wire.js";
 
-export type { CustomerWire } from "./wire.js";
-
 const NOT_FOUND = "Customer not found.";
 const EMAIL_TAKEN = "A customer with this email address already exists.";
 const EXTERNAL_ID_TAKEN = "A customer with this external ID already exists.";
@@ -39,9 +37,12 @@ const email = z
   .pipe(z.email({ message: "value is not a valid email address" }))
   .transform((e) => e.toLowerCase());
 
-const customerType = z.enum(["individual", "team"]).refine((t) => t === "individual", {
-  message: "Only individual customers are supported.",
-});
+const customerType = z.enum(["individual", "team"]);
+/** MemberOwnerCreate: a team customer's first owner (billing/members makes the member). */
+const OwnerInput = z.object({ email, name: optionalText(256), external_id: z.string().min(1).max(256).nullish() });
+export type OwnerInput = z.output<typeof OwnerInput>;
+/** Runs in the transaction that created a team customer, or made an individual one a team (billing/members' addOwner). */
+export type BecameTeam = (tx: Queryable, row: CustomerRow) => Promise<void>;
 
 const shared = {
   metadata: metadataInput.optional(),
@@ -52,13 +53,21 @@ const shared = {
   locale: optionalText(35),
 };
 
-export const CustomerCreateInput = z.object({
-  ...shared,
-  email,
-  external_id: z.string().min(1).max(256).nullish(),
-  type: customerType.default("individual"),
-  organization_id: z.uuid().nullish(),
-});
+export const CustomerCreateInput = z
+  .object({
+    ...shared,
+    // a team's email may be its owner's (CustomerTeamCreate); an individual's is required
+    email: email.nullish(),
+    external_id: z.string().min(1).max(256).nullish(),
+    type: customerType.default("individual"),
+    owner: OwnerInput.nullish(),
+    organization_id: z.uuid().nullish(),
+  })
+  .superRefine((v, ctx) => {
+    if (!v.email && !(v.type === "team" && v.owner)) ctx.addIssue({ code: "custom", path: ["email"], message: "Field required" });
+    if (v.owner && v.type !== "team") ctx.addIssue({ code: "custom", path: ["owner"], message: "Only a team customer has an owner." });
+  })
+  .transform(({ email: e, ...v }) => ({ ...v, email: e ?? v.owner?.email ?? "" }));
 export type CustomerCreateInput = z.output<typeof CustomerCreateInput>;
 
 export const CustomerUpdateExternalInput = z.object({ ...shared, email: email.nullish() });
@@ -160,7 +169,7 @@ export async function findCustomerRow(db: Queryable, organizationId: string, ref
 
 // ---- writes -------------------------------------------------------------------------------------
 
-export async function createCustomer(db: Db, organizationId: string, input: CustomerCreateInput): Promise<CustomerWire> {
+export async function createCustomer(db: Db, organizationId: string, input: CustomerCreateInput, becameTeam?: BecameTeam): Promise<CustomerWire> {
   const write = () => db.transaction(async (tx) => {
     const issues: ValidationIssue[] = [];
     if (await repo.emailTaken(tx, organizationId, input.email)) issues.push(issue("email", EMAIL_TAKEN, input.email));
@@ -178,7 +187,7 @@ export async function createCustomer(db: Db, organizationId: string, input: Cust
       organizationId,
       email: input.email,
       externalId: input.external_id ?? null,
-      type: "individual",
+      type: input.type,
       name: input.name ?? null,
       billingName: input.billing_name ?? null,
       billingAddress: input.billing_address ? storedAddress(input.billing_address) : null,
@@ -188,6 +197,7 @@ export async function createCustomer(db: Db, organizationId: string, input: Cust
     });
     const wire = toCustomerWire(row);
     await enqueue(tx, { type: "customer.created", organizationId, data: { ...wire } });
+    if (row.type === "team") await becameTeam?.(tx, row);
     return wire;
   });
   return uniquely(write, { email: input.email, externalId: input.external_id });
@@ -198,6 +208,7 @@ export async function updateCustomer(
   organizationId: string,
   ref: CustomerRef,
   input: CustomerUpdateInput,
+  becameTeam?: BecameTeam,
 ): Promise<CustomerWire> {
   const write = () => db.transaction(async (tx) => {
     const current = await resolve(tx, organizationId, ref);
@@ -235,6 +246,9 @@ export async function updateCustomer(
       else issues.push(checked);
     }
 
+    // Polar's rule: an individual may become a team, never the other way
+    if (input.type === "individual" && current.type === "team") issues.push(issue("type", "A team customer cannot become an individual customer.", input.type));
+    if (input.type === "team" && current.type !== "team") patch.type = "team";
     if (issues.length > 0) throw validationError(issues);
     if (input.name !== undefined) patch.name = input.name;
     if (input.billing_name !== undefined) patch.billingName = input.billing_name;
@@ -244,6 +258,7 @@ export async function updateCustomer(
     if (!row) throw notFound(NOT_FOUND);
     const wire = toCustomerWire(row);
     await enqueue(tx, { type: "customer.updated", organizationId, data: { ...wire } });
+    if (patch.type === "team") await becameTeam?.(tx, row);
     return wire;
   });
   return uniquely(write, { email: input.email, externalId: input.external_id });
@@ -346,6 +361,11 @@ export interface CheckoutCustomerInput {
   taxId: [string, string] | null;
   /** Merged into the customer's metadata. */
   metadata: Record<string, string | number | boolean>;
+  /**
+   * The checkout's `locale` when till speaks it (issue 30): stored on the customer, replacing a different one —
+   * the language they just bought in is the one they read best.
+   */
+  locale?: string | null;
 }
 
 /**
@@ -373,6 +393,7 @@ export async function upsertCheckoutCustomer(
       billingAddress: input.billingAddress,
       taxId: input.taxId,
       metadata: input.metadata,
+      locale: input.locale ?? null,
     });
     if (inserted) return { customer: inserted, created: true };
     current =
@@ -385,6 +406,7 @@ export async function upsertCheckoutCustomer(
   if (input.billingName) patch.billingName = input.billingName;
   if (input.billingAddress) patch.billingAddress = input.billingAddress;
   if (input.taxId) patch.taxId = input.taxId;
+  if (input.locale && input.locale !== current.locale) patch.locale = input.locale;
   if (Object.keys(input.metadata).length > 0) patch.metadata = { ...current.metadata, ...input.metadata };
   if (input.externalId && !current.externalId && !(await repo.externalIdTaken(tx, organizationId, input.externalId, current.id))) {
     patch.externalId = input.externalId;

@@ -29,7 +29,7 @@ export function toCustomerWire(row: CustomerRow) {
     external_id: row.externalId ?? null,
     email: row.email,
     email_verified: row.emailVerified,
-    type: "individual" as const,
+    type: row.type === "team" ? ("team" as const) : ("individual" as const),
     name: row.name ?? null,
     // the name invoices are made out to when it is not the person's (a business buyer's company)
     billing_name: row.billingName ?? null,

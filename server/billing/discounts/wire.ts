@@ -2,7 +2,7 @@
 // products they are restricted to. Emits the superset of SDK 0.47.1 and 0.49.0 (`amounts` on fixed discounts).
 import type { InferSelectModel } from "drizzle-orm";
 import type { discount } from "../../db/schema/index.js";
-import type { ProductSummaryWire } from "../products/service.js";
+import type { ProductSummaryWire } from "../products/wire.js";
 
 export type DiscountRow = InferSelectModel<typeof discount>;
 

@@ -1,7 +1,7 @@
 // SQL for disputes. Every function takes the caller's organization id and filters by it.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { dispute, member, organizationSandbox, user } from "../../db/schema/index.js";
+import { dispute } from "../../db/schema/index.js";
 import { orderBy, type SortKey } from "../listing.js";
 import type { DisputeRow } from "./wire.js";
 
@@ -62,16 +62,3 @@ export async function listDisputes(
   return { rows, total: count?.n ?? 0 };
 }
 
-/** The emails of the organization's owners (a sandbox has no members: its live organization's owners). */
-export async function ownerEmails(db: Queryable, organizationId: string): Promise<string[]> {
-  const liveOf = db
-    .select({ id: organizationSandbox.liveOrganizationId })
-    .from(organizationSandbox)
-    .where(eq(organizationSandbox.organizationId, organizationId));
-  const rows = await db
-    .select({ email: user.email, role: member.role })
-    .from(member)
-    .innerJoin(user, eq(user.id, member.userId))
-    .where(eq(member.organizationId, sql`coalesce((${liveOf}), ${organizationId}::uuid)`));
-  return rows.filter((r) => r.role.split(",").map((s) => s.trim()).includes("owner")).map((r) => r.email);
-}

@@ -7,6 +7,8 @@ import { isUuid, page, paginationQuery, pathId, queryArray } from "../http.js";
 import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
+import type { DisputeSort } from "./repository.js";
+import { DISPUTE_STATUSES } from "./wire.js";
 import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
@@ -14,8 +16,8 @@ const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID"
 const ListQuery = z.object({
   organization_id: queryArray(uuid).optional(),
   order_id: queryArray(uuid).optional(),
-  status: queryArray(z.enum(service.DISPUTE_STATUSES)).optional(),
-  sorting: sortingQuery<service.DisputeSort>(["created_at", "amount"], [{ key: "created_at", desc: true }]),
+  status: queryArray(z.enum(DISPUTE_STATUSES)).optional(),
+  sorting: sortingQuery<DisputeSort>(["created_at", "amount"], [{ key: "created_at", desc: true }]),
   ...paginationQuery,
 });
 
@@ -24,7 +26,7 @@ const Dispute = z.object({
   created_at: z.iso.datetime(),
   modified_at: z.iso.datetime().nullable(),
   id: z.uuid(),
-  status: z.enum(service.DISPUTE_STATUSES),
+  status: z.enum(DISPUTE_STATUSES),
   resolved: z.boolean(),
   closed: z.boolean(),
   amount: z.int(),

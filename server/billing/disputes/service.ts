@@ -16,15 +16,14 @@ import { loadCustomers } from "../customers/service.js";
 import { recordSystemEvents } from "../events/service.js";
 import { ApiError, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
-import { getOrder, lockOrderRow, recordOrderRefund, refundableAmount, refundableTaxAmount, type OrderRow } from "../orders/service.js";
+import { getOrder, lockOrderRow, recordOrderRefund } from "../orders/service.js";
+import { refundableAmount, refundableTaxAmount, type OrderRow } from "../orders/wire.js";
 import { findPaymentByProcessorIds } from "../payments/service.js";
 import { NOT_CONNECTED, stripeOf, type StripeDeps } from "../stripe/service.js";
 import { orgNow } from "../test-clock/clock.js";
+import { ownerEmails } from "../organizations/service.js";
 import * as repo from "./repository.js";
 import { CLOSED_STATUSES, statusFromStripe, toDisputeWire, type DisputeRow, type DisputeWire } from "./wire.js";
-
-export { DISPUTE_STATUSES, type DisputeWire } from "./wire.js";
-export type { DisputeSort } from "./repository.js";
 
 const NOT_FOUND = "Dispute not found";
 
@@ -100,7 +99,7 @@ function split(order: OrderRow, gross: number): { amount: number; taxAmount: num
 async function emailOwners(tx: Queryable, row: DisputeRow, order: OrderRow, type: "dispute_opened" | "dispute_closed"): Promise<void> {
   const orderWire = await getOrder(tx, row.organizationId, order.id);
   const data = { ...toDisputeWire(row, null), order: { id: order.id, invoice_number: orderWire.invoice_number, product: orderWire.product ? { name: orderWire.product.name } : null, customer_email: orderWire.customer.email } };
-  for (const recipient of await repo.ownerEmails(tx, row.organizationId)) {
+  for (const recipient of await ownerEmails(tx, row.organizationId)) {
     await requestEmail(tx, { organizationId: row.organizationId, causeId: row.id, type, recipient, data });
   }
 }

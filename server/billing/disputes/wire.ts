@@ -2,7 +2,7 @@
 // past_due, customer and case_id (0.47.1 ignores what it does not know). Also Polar's DisputeStatus from Stripe's.
 import type { InferSelectModel } from "drizzle-orm";
 import type { dispute } from "../../db/schema/index.js";
-import type { CustomerWire } from "../customers/service.js";
+import type { CustomerWire } from "../customers/wire.js";
 
 export type DisputeRow = InferSelectModel<typeof dispute>;
 

@@ -15,7 +15,8 @@ import { cycleGrants, regrantSubscription, revokeGrantsOfSubscription } from "..
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { findCustomer } from "../customers/service.js";
 import { ApiError, notFound } from "../errors.js";
-import { findOrder, getOrder, lockOrderRow, type OrderRow } from "../orders/service.js";
+import { findOrder, getOrder, lockOrderRow } from "../orders/service.js";
+import type { OrderRow } from "../orders/wire.js";
 import * as payments from "../payments/service.js";
 import { loadProducts } from "../products/service.js";
 import { toWires } from "../subscriptions/load.js";

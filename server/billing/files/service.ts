@@ -17,8 +17,6 @@ import {
   type ProductMediaFileWire,
 } from "./wire.js";
 
-export type { FileReadWire, ProductMediaFileWire } from "./wire.js";
-
 const NOT_FOUND = "File not found";
 /** How long the presigned part URLs stay valid. */
 export const UPLOAD_URL_TTL_MS = 60 * 60 * 1000;

@@ -3,7 +3,7 @@
 // organizations, like the other outbox consumers.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { billingOrganization, customer, discount, invoice, order, orderItem, organization, payment, product, refund } from "../../db/schema/index.js";
+import { billingOrganization, checkout, customer, discount, invoice, order, orderItem, organization, payment, product, refund } from "../../db/schema/index.js";
 
 export type InvoiceRow = typeof invoice.$inferSelect;
 
@@ -40,7 +40,7 @@ export async function requestCreditNote(db: Queryable, organizationId: string, o
     .select(
       sql`SELECT gen_random_uuid(), ${organizationId}::uuid, ${orderId}::uuid, 'credit_note', ${refundId}::uuid,
         o.invoice_number || '-CN' || (SELECT count(*) + 1 FROM ${invoice} i WHERE i.organization_id = ${organizationId} AND i.order_id = ${orderId} AND i.kind = 'credit_note'),
-        'pending', 1, NULL::text, NULL::integer, 0, now(), NULL::timestamptz, NULL::text, NULL::text, NULL::timestamptz, now(), NULL::timestamptz, false
+        'pending', 1, NULL::text, NULL::integer, 0, now(), NULL::timestamptz, NULL::text, NULL::text, NULL::timestamptz, now(), NULL::timestamptz, false, NULL::text
         FROM ${order} o WHERE o.organization_id = ${organizationId} AND o.id = ${orderId}`,
     )
     // a credit note exists once per refund; a clash of numbers (two at once) fails the transaction, which is retried
@@ -71,12 +71,13 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number, to
 
 /**
  * Records a made document, unless it was asked again meanwhile (another version): then only the lease is given
- * back and the new version is made next. The order's is_invoice_generated is set with an invoice.
+ * back and the new version is made next. The order's is_invoice_generated is set with an invoice. The locale is
+ * kept from the first render.
  */
-export async function markGenerated(db: Queryable, row: InvoiceRow, token: string, stored: { path: string; size: number }): Promise<boolean> {
+export async function markGenerated(db: Queryable, row: InvoiceRow, token: string, stored: { path: string; size: number; locale: string }): Promise<boolean> {
   const done = await db
     .update(invoice)
-    .set({ status: "generated", path: stored.path, size: stored.size, generatedAt: sql`now()`, lockedUntil: null, lockedBy: null, lastError: null, modifiedAt: sql`now()` })
+    .set({ status: "generated", path: stored.path, size: stored.size, locale: sql`coalesce(${invoice.locale}, ${stored.locale})`, generatedAt: sql`now()`, lockedUntil: null, lockedBy: null, lastError: null, modifiedAt: sql`now()` })
     .where(and(eq(invoice.id, row.id), eq(invoice.lockedBy, token), eq(invoice.version, row.version)))
     .returning({ id: invoice.id });
   if (done.length === 0) {
@@ -127,15 +128,6 @@ export async function findDocument(db: Queryable, id: string): Promise<InvoiceRo
   return row;
 }
 
-export async function findOrderRow(db: Queryable, organizationId: string, id: string) {
-  const [row] = await db
-    .select()
-    .from(order)
-    .where(and(eq(order.organizationId, organizationId), eq(order.id, id)))
-    .limit(1);
-  return row;
-}
-
 /** Everything a document of this order prints: the order, its items, the seller, the buyer, the discount and product names. */
 export async function documentSources(db: Queryable, organizationId: string, orderId: string, refundId: string | null) {
   const [head] = await db
@@ -146,6 +138,9 @@ export async function documentSources(db: Queryable, organizationId: string, ord
       orgEmail: billingOrganization.email,
       customerName: customer.name,
       customerEmail: customer.email,
+      // the document's language: the checkout's, else the customer's stored one (then the organization's default)
+      customerLocale: customer.locale,
+      checkoutLocale: checkout.locale,
       discountName: discount.name,
       productName: product.name,
     })
@@ -155,6 +150,7 @@ export async function documentSources(db: Queryable, organizationId: string, ord
     .innerJoin(customer, eq(customer.id, order.customerId))
     .leftJoin(discount, eq(discount.id, order.discountId))
     .leftJoin(product, eq(product.id, order.productId))
+    .leftJoin(checkout, eq(checkout.id, order.checkoutId))
     .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId)))
     .limit(1);
   if (!head) return undefined;

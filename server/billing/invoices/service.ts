@@ -9,13 +9,14 @@ import type { Db, Queryable } from "../../db/client.js";
 import { enqueue, type OutboxSubscriber } from "../../db/outbox.js";
 import type { OrderItemTax } from "../../db/schema/index.js";
 import { ApiError, notFound, notPermitted } from "../errors.js";
-import { getOrder } from "../orders/service.js";
+import { findOrder, getOrder } from "../orders/service.js";
+import type { OrderRow } from "../orders/wire.js";
 import type { FileStorage } from "../files/storage.js";
 import { renderInvoicePdf, type InvoiceDocumentData, type InvoiceParty, type TaxTotal } from "./document.js";
 import * as repo from "./repository.js";
 import { invoiceDetailsOf } from "./settings.js";
-
-export type { InvoiceRow } from "./repository.js";
+import { invoiceSpeaker } from "./i18n/index.js";
+import { matchLocale, resolveLocale } from "../../../shared/i18n/locales.js";
 
 const NOT_FOUND = "Order not found";
 const PAID = new Set(["paid", "refunded", "partially_refunded"]);
@@ -29,13 +30,11 @@ const missingDetails = () =>
     detail: "The order needs a billing name and a billing address before its invoice can be generated.",
   });
 
-type OrderRow = NonNullable<Awaited<ReturnType<typeof repo.findOrderRow>>>;
-
 const hasBillingDetails = (o: Pick<OrderRow, "billingName" | "billingAddress">) => Boolean(o.billingName?.trim() && o.billingAddress?.country);
 
 /** The order of the caller (a customer's own only, when `customerId` is given), else 404. */
 async function orderOf(db: Queryable, organizationId: string, orderId: string, customerId?: string): Promise<OrderRow> {
-  const row = await repo.findOrderRow(db, organizationId, orderId);
+  const row = await findOrder(db, organizationId, orderId);
   if (!row || (customerId !== undefined && row.customerId !== customerId)) throw notFound(NOT_FOUND);
   return row;
 }
@@ -170,89 +169,62 @@ export const outboxSubscriber: OutboxSubscriber<OutboxView> = { name: "invoices"
 
 export const claimDue = (db: Db, limit: number, leaseMs: number, token: string) => repo.claimDue(db, limit, leaseMs, token);
 
-const REFUND_REASONS: Record<string, string> = {
-  duplicate: "duplicate",
-  fraudulent: "fraudulent",
-  customer_request: "customer request",
-  service_disruption: "service disruption",
-  satisfaction_guarantee: "satisfaction guarantee",
-  other: "other",
-};
-
-// English for now: the documents are in English (docs/decisions.md, issue 25)
-const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
-/** "FR" → "France"; a code Intl does not know is printed as is. */
-export function countryName(code: string): string {
-  try {
-    return regionNames.of(code.toUpperCase()) ?? code;
-  } catch {
-    return code;
-  }
-}
-
-function addressLines(a: Record<string, string | null> | null | undefined): string[] {
+/** "FR" → "France" / "Frankreich" in the document's language; a code Intl does not know is printed as is. */
+function addressLines(a: Record<string, string | null> | null | undefined, country: (code: string) => string): string[] {
   if (!a) return [];
   const cityLine = [a.postal_code, a.city].filter(Boolean).join(" ");
-  const country = a.country?.trim() ? countryName(a.country.trim()) : null;
-  return [a.line1, a.line2, cityLine, a.state, country].filter((x): x is string => Boolean(x && x.trim()));
+  const name = a.country?.trim() ? country(a.country.trim()) : null;
+  return [a.line1, a.line2, cityLine, a.state, name].filter((x): x is string => Boolean(x && x.trim()));
 }
 
-/** "Visa ending in 4242"; a payment without card details by its method ("card"). */
-function paymentMethodText(p: { method: string; brand: string | null; last4: string | null } | null): string | null {
-  if (!p) return null;
-  if (!p.brand || !p.last4) return p.method;
-  const brand = p.brand === "amex" ? "American Express" : p.brand.charAt(0).toUpperCase() + p.brand.slice(1);
-  return `${brand} ending in ${p.last4}`;
+/** The rate a tax total is of, keyed so that lines of the same rate add up. */
+function rateOf(t: OrderItemTax): Omit<TaxTotal, "amount"> {
+  const types = [...new Set(t.components.map((c) => c.type.toLowerCase()))];
+  return { kind: t.reverse_charge || types.length !== 1 ? null : types[0]!, jurisdiction: t.jurisdiction ?? null, rate: t.reverse_charge ? 0 : t.rate, reverseCharge: t.reverse_charge };
 }
 
-const percent = (rate: number) => `${Number((rate * 100).toFixed(4))}%`;
+const REST: Omit<TaxTotal, "amount"> = { kind: null, jurisdiction: null, rate: null, reverseCharge: false };
 
-function taxLabel(t: OrderItemTax): string {
-  if (t.reverse_charge) return `Tax ${t.jurisdiction ?? ""} (reverse charge) 0%`.replace("  ", " ");
-  const types = [...new Set(t.components.map((c) => c.type.toUpperCase()))];
-  const kind = types.length === 1 ? types[0]! : "Tax";
-  return `${kind}${t.jurisdiction ? ` ${t.jurisdiction}` : ""} ${percent(t.rate)}`;
-}
-
-/** The order's tax per rate: each line's stored tax, summed by label; what is not on a line shows as "Tax". */
+/** The order's tax per rate: each line's stored tax, summed by rate; what is not on a line shows as "Tax". */
 export function taxTotals(items: Array<{ taxAmount: number; tax: OrderItemTax | null }>, orderTax: number): TaxTotal[] {
-  const byLabel = new Map<string, number>();
+  const byRate = new Map<string, TaxTotal>();
+  const add = (rate: Omit<TaxTotal, "amount">, amount: number) => {
+    const key = JSON.stringify(rate);
+    const total = byRate.get(key) ?? { ...rate, amount: 0 };
+    total.amount += amount;
+    byRate.set(key, total);
+  };
   for (const item of items) {
     if (!item.tax && item.taxAmount === 0) continue;
-    const label = item.tax ? taxLabel(item.tax) : "Tax";
-    byLabel.set(label, (byLabel.get(label) ?? 0) + item.taxAmount);
+    add(item.tax ? rateOf(item.tax) : REST, item.taxAmount);
   }
-  const onLines = [...byLabel.values()].reduce((a, b) => a + b, 0);
-  if (onLines !== orderTax) byLabel.set("Tax", (byLabel.get("Tax") ?? 0) + orderTax - onLines);
-  return [...byLabel.entries()].map(([label, amount]) => ({ label, amount }));
+  const onLines = [...byRate.values()].reduce((a, b) => a + b.amount, 0);
+  if (onLines !== orderTax) add(REST, orderTax - onLines);
+  return [...byRate.values()];
 }
 
 const periodOf = (i: { periodStart: Date | null; periodEnd: Date | null }) =>
   i.periodStart && i.periodEnd ? { start: i.periodStart, end: i.periodEnd } : null;
 
-const STATUS_TEXT: Record<string, string> = {
-  paid: "Paid",
-  partially_refunded: "Paid (partially refunded)",
-  refunded: "Paid (refunded)",
-  pending: "Due",
-};
-
 /** What the document of this row prints, read from the order (and refund) as stored. */
-export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "organizationId" | "orderId" | "refundId" | "kind" | "number" | "createdAt">): Promise<InvoiceDocumentData> {
+export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "organizationId" | "orderId" | "refundId" | "kind" | "number" | "createdAt"> & { locale?: string | null }): Promise<InvoiceDocumentData> {
   const src = await repo.documentSources(db, row.organizationId, row.orderId, row.refundId);
   if (!src) throw new Error(`invoice: order ${row.orderId} not found`);
   const o = src.order;
+  // the locale of the first render when there was one (a re-made invoice keeps its language), else resolved now
+  const locale = matchLocale(row.locale) ?? resolveLocale({ checkout: src.checkoutLocale, customer: src.customerLocale, organization: typeof src.orgDetails?.default_locale === "string" ? src.orgDetails.default_locale : null });
+  const country = invoiceSpeaker(locale).country;
   const details = invoiceDetailsOf(src.orgDetails);
   const storedCountry = typeof src.orgDetails?.country === "string" ? src.orgDetails.country : null;
   const seller: InvoiceParty = {
     name: details.name ?? src.orgName,
-    address: details.address ? addressLines(details.address) : storedCountry ? [countryName(storedCountry)] : [],
+    address: details.address ? addressLines(details.address, country) : storedCountry ? [country(storedCountry)] : [],
     taxId: details.tax_id,
     email: details.email ?? src.orgEmail ?? null,
   };
   const buyer: InvoiceParty = {
     name: o.billingName ?? src.customerName ?? src.customerEmail,
-    address: addressLines(o.billingAddress),
+    address: addressLines(o.billingAddress, country),
     taxId: o.billingTaxId ? o.billingTaxId[0] : null,
     email: src.customerEmail,
   };
@@ -261,36 +233,38 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
   if (row.kind === "credit_note") {
     const r = src.refund;
     if (!r) throw new Error(`invoice: refund ${row.refundId ?? "?"} not found`);
-    // the refund's tax shown at the order's rates' labels when there is a single one
+    // the refund's tax shown at the order's rate when there is a single one
     const rates = taxTotals(src.items, o.taxAmount);
-    const label = rates.length === 1 ? `${rates[0]!.label} refunded` : "Tax refunded";
+    const rate = rates.length === 1 ? { ...rates[0]!, amount: 0 } : { ...REST, amount: 0 };
     return {
       kind: "credit_note",
+      locale,
       number: row.number,
       date: r.createdAt,
       invoiceRef,
       seller,
       buyer,
       currency: r.currency,
-      lines: [{ description: `Refund: ${src.productName ?? src.items[0]?.label ?? "order"} (invoice ${o.invoiceNumber})`, quantity: 1, unitAmount: r.amount, amount: r.amount }],
+      lines: [{ description: "", refund: { product: src.productName ?? src.items[0]?.label ?? null, invoiceNumber: o.invoiceNumber }, quantity: 1, unitAmount: r.amount, amount: r.amount }],
       subtotal: r.amount,
       discount: 0,
       discountName: null,
       net: r.amount,
-      taxes: [{ label, amount: r.taxAmount }],
+      taxes: [{ ...rate, refunded: true, amount: r.taxAmount }],
       tax: r.taxAmount,
       total: r.amount + r.taxAmount,
       walletApplied: 0,
-      status: "Refunded",
-      paymentMethod: paymentMethodText(src.payment),
+      status: "refunded",
+      paymentMethod: src.payment ?? null,
       taxNote: o.taxNote,
       pricesIncludeTax: false,
-      credit: { reason: REFUND_REASONS[r.reason] ?? r.reason },
+      credit: { reason: r.reason },
     };
   }
   const seats = o.seats && o.seats > 1 ? o.seats : null;
   return {
     kind: "invoice",
+    locale,
     number: row.number,
     date: o.createdAt,
     invoiceRef: null,
@@ -316,8 +290,8 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
     total: o.totalAmount,
     // what the customer's wallet paid (applied_balance_amount is −used); a net credit to it is not a payment
     walletApplied: Math.max(0, -o.appliedBalanceAmount),
-    status: STATUS_TEXT[o.status] ?? o.status,
-    paymentMethod: paymentMethodText(src.payment),
+    status: o.status,
+    paymentMethod: src.payment ?? null,
     taxNote: o.taxNote,
     pricesIncludeTax,
     credit: null,
@@ -340,7 +314,7 @@ export async function generateDocument(db: Db, storage: FileStorage, row: repo.I
     const path = `invoices/${row.organizationId}/${row.id}-v${row.version}.pdf`;
     await store(storage, path, bytes);
     return await db.transaction(async (tx) => {
-      if (!(await repo.markGenerated(tx, row, token, { path, size: bytes.length }))) return false;
+      if (!(await repo.markGenerated(tx, row, token, { path, size: bytes.length, locale: data.locale }))) return false;
       // an invoice asked for is announced, as Polar announces each generate_invoice: the order changed
       // (is_invoice_generated); one made unasked for a paid order is not (Polar makes none)
       if (row.kind === "invoice" && row.asked) {

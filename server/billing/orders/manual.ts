@@ -19,7 +19,7 @@ import { loadProducts } from "../products/service.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import * as repo from "./repository.js";
 import { getOrder, planOrderFromCheckout } from "./service.js";
-
+import { invoicePrefix } from "./wire.js";
 
 const MAX_AMOUNT = 99_999_999;
 
@@ -105,7 +105,6 @@ export async function createDraftOrder(db: Db, organizationId: string, input: Or
   });
 }
 
-
 /**
  * Charges a draft order to the customer's default saved method. 404: not this organization's; 412 OrderNotDraft;
  * 402 PaymentFailed: declined or no method (the attempt recorded, the order still a draft).
@@ -142,7 +141,7 @@ export async function finalizeOrder(db: Db, organizationId: string, id: string, 
     }
     const organization = await getOrganization(tx, organizationId);
     await repo.updateOrder(tx, organizationId, row.id, { status: "paid" });
-    await repo.numberOrders(tx, organizationId, [row.id], repo.invoicePrefix(organization.slug));
+    await repo.numberOrders(tx, organizationId, [row.id], invoicePrefix(organization.slug));
     const products = row.productId ? await loadProducts(tx, organizationId, [row.productId], "") : new Map();
     const product = row.productId ? products.get(row.productId) : undefined;
     const granted = product ? await grantBenefits(tx, organizationId, { benefits: product.benefits, customer, orderId: row.id, subscriptionId: null }, now) : [];

@@ -8,12 +8,9 @@ import { customer, discount, invoiceCounter, order, orderItem, product } from ".
 import { dateColumn, jsonColumn, plainColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
 import { metadataWhere, type SortKey } from "../listing.js";
 import { filteredTotal, listTotal } from "../list-counts.js";
-import type { OrderItemRow, OrderRow } from "./wire.js";
+import { INVOICE_NUMBER, invoicePrefix, type OrderItemRow, type OrderRow } from "./wire.js";
 
 export type OrderValues = Omit<typeof order.$inferInsert, "id" | "createdAt" | "modifiedAt">;
-
-/** An invoice number from the counter row's columns: "{prefix}-0001" (at least four digits). */
-export const INVOICE_NUMBER = `prefix || '-' || lpad(last_number::text, greatest(4, length(last_number::text)), '0')`;
 
 /**
  * Inserts an order (built by the caller, ids and times included) with the organization's next invoice number
@@ -94,11 +91,6 @@ export async function numberOrders(db: Queryable, organizationId: string, orderI
   return numbered.length;
 }
 
-/** "{PREFIX}-0001": the prefix is the organization's slug (letters and digits, upper case) when first used. */
-export function invoicePrefix(slug: string): string {
-  return slug.replace(/[^a-z0-9]/gi, "").toUpperCase().slice(0, 12) || "INV";
-}
-
 /**
  * A sandbox's invoices read TEST…: its counter row is made with the twin (numbers from 0001), so a test invoice
  * never looks like a live one even where the slug-made prefixes would agree (long slugs are cut at 12).
@@ -108,7 +100,6 @@ export async function reserveSandboxInvoicePrefix(db: Queryable, sandboxId: stri
   const prefix = `TEST${invoicePrefix(liveSlug)}`.slice(0, 12);
   await db.insert(invoiceCounter).values({ organizationId: sandboxId, prefix, lastNumber: 0 }).onConflictDoNothing();
 }
-
 
 export async function findOrder(db: Queryable, organizationId: string, id: string): Promise<OrderRow | undefined> {
   const [row] = await db

@@ -12,12 +12,10 @@ import type { SortKey } from "../listing.js";
 import type { CsvExport } from "../csv.js";
 import { loadProductSummaries } from "../products/service.js";
 import { loadSubscriptionRows } from "../subscriptions/service.js";
-import { itemTax, type TaxResult } from "../tax/service.js";
+import { itemTax } from "../tax/service.js";
+import type { TaxResult } from "../tax/compute.js";
 import * as repo from "./repository.js";
-import { toOrderWire, type OrderEmbeds, type OrderItemRow, type OrderRow, type OrderWire } from "./wire.js";
-
-export { INVOICE_NUMBER } from "./repository.js";
-export { refundableAmount, refundableTaxAmount, toOrderWire, type OrderRow, type OrderItemRow, type OrderWire } from "./wire.js";
+import { invoicePrefix, toOrderWire, type OrderEmbeds, type OrderItemRow, type OrderRow, type OrderWire } from "./wire.js";
 
 const NOT_FOUND = "Order not found";
 
@@ -103,8 +101,6 @@ export async function updateOrder(db: Db, organizationId: string, id: string, in
 }
 
 // ---- for other domains ----------------------------------------------------------------------------
-
-export { invoicePrefix } from "./repository.js";
 
 export interface OrderFromCheckout {
   organizationId: string;
@@ -203,7 +199,7 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
  * An outbox event's `invoiceNumberOf` reads the number in a statement sent behind it.
  */
 export async function insertPlannedOrder(tx: Queryable, planned: { row: OrderRow; items: OrderItemRow[] }, organizationSlug: string): Promise<void> {
-  await repo.insertOrder(tx, planned.row, planned.items, repo.invoicePrefix(organizationSlug));
+  await repo.insertOrder(tx, planned.row, planned.items, invoicePrefix(organizationSlug));
 }
 
 /** Inserts a planned order without its invoice number; numberPlannedOrders numbers it before the commit. */
@@ -211,7 +207,7 @@ export const insertUnnumberedOrder = (tx: Queryable, planned: { row: OrderRow; i
 
 /** Numbers orders inserted unnumbered (in this order) with the organization's next invoice numbers; the count numbered. */
 export const numberPlannedOrders = (tx: Queryable, organizationId: string, orderIds: string[], organizationSlug: string) =>
-  repo.numberOrders(tx, organizationId, orderIds, repo.invoicePrefix(organizationSlug));
+  repo.numberOrders(tx, organizationId, orderIds, invoicePrefix(organizationSlug));
 
 /** The `Order` shape of rows whose embeds the caller already holds (webhook payloads). */
 export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmbeds) => toOrderWire(row, items, embeds);
@@ -231,7 +227,8 @@ export async function recordOrderRefund(
 ): Promise<OrderRow> {
   const refundedAmount = locked.refundedAmount + refunded.amount;
   const refundedTaxAmount = locked.refundedTaxAmount + refunded.taxAmount;
-  const full = refundedAmount >= locked.netAmount + locked.appliedBalanceAmount;
+  // what the wallet paid is refundable too (to the wallet): full once nothing is left (refundableAmount)
+  const full = refundedAmount >= locked.netAmount + Math.max(0, locked.appliedBalanceAmount);
   const patch = { status: full ? "refunded" : "partially_refunded", refundedAmount, refundedTaxAmount, modifiedAt: now };
   await repo.updateOrderRefunds(tx, locked.organizationId, locked.id, patch);
   return { ...locked, ...patch };

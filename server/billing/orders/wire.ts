@@ -2,12 +2,22 @@
 // (customer, product summary, discount, subscription). Emits the superset of SDK 0.47.1 and 0.49.0.
 import type { InferSelectModel } from "drizzle-orm";
 import type { order, orderItem } from "../../db/schema/index.js";
-import type { CustomerWire } from "../customers/service.js";
-import type { ProductSummaryWire } from "../products/service.js";
+import type { CustomerWire } from "../customers/wire.js";
+import type { ProductSummaryWire } from "../products/wire.js";
 import { toSubscriptionBaseWire, type SubscriptionRow } from "../subscriptions/wire.js";
 
 export type OrderRow = InferSelectModel<typeof order>;
 export type OrderItemRow = InferSelectModel<typeof orderItem>;
+
+// The wire's `invoice_number`, "{PREFIX}-0001": the counter row's columns make it in SQL (orders' own insert and
+// a checkout's confirm statement), from a prefix made of the organization's slug.
+/** An invoice number from the counter row's columns: "{prefix}-0001" (at least four digits). */
+export const INVOICE_NUMBER = `prefix || '-' || lpad(last_number::text, greatest(4, length(last_number::text)), '0')`;
+
+/** "{PREFIX}-0001": the prefix is the organization's slug (letters and digits, upper case) when first used. */
+export function invoicePrefix(slug: string): string {
+  return slug.replace(/[^a-z0-9]/gi, "").toUpperCase().slice(0, 12) || "INV";
+}
 
 export const ORDER_STATUSES = ["pending", "paid", "refunded", "partially_refunded"] as const;
 export const BILLING_REASONS = ["purchase", "subscription_create", "subscription_cycle", "subscription_update"] as const;
@@ -25,8 +35,11 @@ export function toOrderItemWire(item: OrderItemRow) {
   };
 }
 
-/** What a refund may still give back before tax (Polar: net + applied balance − refunded). */
-export const refundableAmount = (row: OrderRow) => Math.max(0, row.netAmount + row.appliedBalanceAmount - row.refundedAmount);
+/**
+ * What a refund may still give back before tax (Polar: net + applied balance − refunded). What the wallet paid
+ * (a negative applied amount) is refundable too in till: it goes back to the wallet (refunds/service.ts).
+ */
+export const refundableAmount = (row: OrderRow) => Math.max(0, row.netAmount + Math.max(0, row.appliedBalanceAmount) - row.refundedAmount);
 /** The tax still refundable. */
 export const refundableTaxAmount = (row: OrderRow) => Math.max(0, row.taxAmount - row.refundedTaxAmount);
 

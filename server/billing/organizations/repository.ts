@@ -2,7 +2,7 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inUuids, preparedPerHandle } from "../../db/prepared.js";
-import { billingOrganization, member, organization, organizationSandbox } from "../../db/schema/index.js";
+import { billingOrganization, member, organization, organizationSandbox, user } from "../../db/schema/index.js";
 import type { BillingOrganizationRow, OrganizationRow } from "./wire.js";
 
 /** Read on every checkout page and confirm (the seller's name, slug and settings): one prepared statement. */
@@ -195,4 +195,18 @@ export async function copyBillingSettings(tx: Queryable, fromId: string, toId: s
   const [row] = await tx.select().from(billingOrganization).where(eq(billingOrganization.organizationId, fromId));
   if (!row) return;
   await tx.insert(billingOrganization).values({ ...row, organizationId: toId, modifiedAt: null });
+}
+
+/** The emails of the organization's owners (a sandbox twin has no members: its live organization's owners). */
+export async function ownerEmails(db: Queryable, organizationId: string): Promise<string[]> {
+  const liveOf = db
+    .select({ id: organizationSandbox.liveOrganizationId })
+    .from(organizationSandbox)
+    .where(eq(organizationSandbox.organizationId, organizationId));
+  const rows = await db
+    .select({ email: user.email, role: member.role })
+    .from(member)
+    .innerJoin(user, eq(user.id, member.userId))
+    .where(eq(member.organizationId, sql`coalesce((${liveOf}), ${organizationId}::uuid)`));
+  return rows.filter((r) => r.role.split(",").map((s) => s.trim()).includes("owner")).map((r) => r.email);
 }

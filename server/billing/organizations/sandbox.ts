@@ -2,11 +2,14 @@
 // side's id. The request helper calls these to turn "the sandbox of organization X" into the twin's id; no
 // billing domain knows about sandboxes, since every row of the twin is scoped by the twin's id.
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Db } from "../../db/client.js";
+import type { Db, Queryable } from "../../db/client.js";
 import { reserveSandboxInvoicePrefix } from "../orders/service.js";
 import * as repo from "./repository.js";
 
-export { liveOrganizationOf } from "./repository.js";
+/** The live organization of a sandbox twin (null for any other organization). */
+export function liveOrganizationOf(db: Queryable, organizationId: string): Promise<string | null> {
+  return repo.liveOrganizationOf(db, organizationId);
+}
 
 /** `acme` → `acme-sandbox`; when another organization holds that slug, a random suffix after it. */
 function sandboxSlugs(liveSlug: string): string[] {

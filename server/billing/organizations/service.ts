@@ -12,6 +12,7 @@ import { InvoiceDetailsInput, normalizeInvoiceDetails } from "../invoices/settin
 import { DEFAULT_DUNNING_SETTINGS, DunningSettingsInput, dunningSettingsOf, normalizeDunningSettings } from "../dunning/settings.js";
 import { nextPlanSettings, PlanSettingsInput, planSettingsOf } from "../subscriptions/settings.js";
 import { storedDetails, toOrganizationWire, type OrganizationWire } from "./wire.js";
+import { LOCALES, matchLocale } from "../../../shared/i18n/locales.js";
 
 const SOCIAL_PLATFORMS = [
   "x", "github", "facebook", "instagram", "youtube", "tiktok", "linkedin", "threads", "discord", "other",
@@ -66,6 +67,13 @@ export const OrganizationUpdateInput = z.object({
   dunning_settings: DunningSettingsInput.nullish(),
   /** till's extension (billing/subscriptions/settings.ts): downgrades at the period's end, trials without a card; null resets. */
   plan_settings: PlanSettingsInput.nullish(),
+  /** till's extension: the buyer's language when nothing else names one (shared/i18n/locales.ts); null: English. */
+  default_locale: z
+    .string()
+    .max(35)
+    .refine((v) => matchLocale(v) !== null, `Input should be one of ${LOCALES.join(", ")}`)
+    .transform((v) => matchLocale(v))
+    .nullish(),
 });
 export type OrganizationUpdateInput = z.output<typeof OrganizationUpdateInput>;
 
@@ -141,6 +149,7 @@ export async function updateOrganization(
       ...(input.customer_portal_settings ? { customer_portal_settings: input.customer_portal_settings } : {}),
       ...(input.details !== undefined ? { submitted: input.details } : {}),
       ...(input.invoice_details !== undefined ? { invoice_details: input.invoice_details ? normalizeInvoiceDetails(input.invoice_details) : null } : {}),
+      ...(input.default_locale !== undefined ? { default_locale: input.default_locale } : {}),
       ...(input.plan_settings !== undefined ? { plan_settings: nextPlanSettings(input.plan_settings, planSettingsOf(prev?.details)) } : {}),
     };
     const now = new Date();
@@ -182,3 +191,6 @@ function stripUndefined<T extends Record<string, unknown>>(o: T): Record<string,
     Exclude<T[keyof T], undefined>
   >;
 }
+
+/** The emails of the organization's owners, told of what needs a person (a sandbox twin's: its live organization's). */
+export const ownerEmails = (db: Queryable, organizationId: string) => repo.ownerEmails(db, organizationId);

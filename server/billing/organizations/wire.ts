@@ -5,6 +5,7 @@ import { taxSettingsOf } from "../tax/settings.js";
 import { invoiceDetailsOf } from "../invoices/settings.js";
 import { dunningSettingsOf } from "../dunning/settings.js";
 import { planSettingsOf } from "../subscriptions/settings.js";
+import { matchLocale } from "../../../shared/i18n/locales.js";
 
 export type OrganizationRow = InferSelectModel<typeof organization>;
 export type BillingOrganizationRow = InferSelectModel<typeof billingOrganization>;
@@ -46,6 +47,7 @@ interface StoredDetails {
   default_tax_behavior?: string;
   customer_portal_settings?: Record<string, unknown>;
   submitted?: Record<string, unknown> | null;
+  default_locale?: string | null;
 }
 
 export function storedDetails(billing: BillingOrganizationRow | undefined): StoredDetails {
@@ -87,6 +89,8 @@ export function toOrganizationWire(org: OrganizationRow, billing: BillingOrganiz
     dunning_settings: dunningSettingsOf(billing?.dunningSettings),
     // till's extension: downgrades at the period's end, trials without a card (billing/subscriptions/settings.ts)
     plan_settings: planSettingsOf(billing?.details),
+    // till's extension: the buyer's language when the checkout, the customer and the browser name none
+    default_locale: matchLocale(details.default_locale),
     sso_enforced: false,
     account_id: null,
     payout_account_id: null,

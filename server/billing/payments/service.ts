@@ -227,7 +227,7 @@ export async function chargeSaved(
   router: PaymentProcessor,
   organizationId: string,
   customerId: string,
-  request: { amount: number; currency: string; description: string; metadata: Record<string, string>; onSession?: boolean },
+  request: { amount: number; currency: string; description: string; metadata: Record<string, string>; onSession?: boolean; idempotencyKey?: string },
   method?: repo.PaymentMethodRow,
 ): Promise<ChargeOutcome> {
   const processor = await processorFor(router, tx, organizationId);

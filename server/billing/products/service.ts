@@ -32,8 +32,6 @@ import {
   type ProductWire,
 } from "./wire.js";
 
-export type { PriceWire, ProductSummaryWire, ProductWire } from "./wire.js";
-
 const NOT_FOUND = "Product not found";
 const uuid = z.guid({ message: "Input should be a valid UUID" });
 

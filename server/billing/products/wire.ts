@@ -2,9 +2,9 @@
 // product and product_price rows plus what other domains embed (benefits, medias, custom fields, meters).
 import type { InferSelectModel } from "drizzle-orm";
 import type { Metadata, product, productPrice } from "../../db/schema/index.js";
-import type { BenefitWire } from "../benefits/service.js";
-import type { AttachedCustomFieldWire } from "../custom-fields/service.js";
-import type { ProductMediaFileWire } from "../files/service.js";
+import type { BenefitWire } from "../benefits/wire.js";
+import type { AttachedCustomFieldWire } from "../custom-fields/wire.js";
+import type { ProductMediaFileWire } from "../files/wire.js";
 import type { loadMeterSummaries } from "../meters/service.js";
 import type { SeatTier, SeatTierTerms } from "../../../shared/seat-tiers.js";
 import type { UnitTiers } from "../../../shared/tiers.js";

@@ -1,12 +1,15 @@
 // Rules for refunds: the seller gives back part or all of a paid order. One transaction locks the order,
 // checks the amount against what is still refundable (so concurrent refunds of one order can never give
 // back more than it took), asks the processor, records the refund, moves the order to partially_refunded
-// or refunded, optionally revokes a one-time purchase's benefits, and writes every event to the outbox.
+// or refunded, optionally revokes a one-time purchase's benefits, and writes every event to the outbox. What the
+// customer's wallet paid of the order goes back to the wallet (a `refund` movement, once per refund), in
+// proportion to the refund, the rest to the card; `refund_to: "wallet"` (till's own) sends it all to the wallet.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { processorFor, type PaymentProcessor } from "../../payments/processor.js";
+import { creditRefund, walletShareOfRefund } from "../balance/service.js";
 import { revokeGrantsOfOrder } from "../benefits/service.js";
 import { paymentIdOfCheckout } from "../checkouts/service.js";
 import { loadCustomers } from "../customers/service.js";
@@ -15,13 +18,12 @@ import { ApiError, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import { paymentError } from "../payments/errors.js";
 import { lastPaymentOfOrder } from "../payments/service.js";
-import { getOrder, lockOrderRow, recordOrderRefund, refundableAmount, type OrderRow } from "../orders/service.js";
-import { refundTax } from "../tax/service.js";
+import { getOrder, lockOrderRow, recordOrderRefund } from "../orders/service.js";
+import { refundableAmount, type OrderRow } from "../orders/wire.js";
+import { refundTax } from "../../../shared/refund-tax.js";
 import { orgNow } from "../test-clock/clock.js";
 import * as repo from "./repository.js";
 import { REFUND_REASONS, toRefundWire, type RefundRow, type RefundWire } from "./wire.js";
-
-export { toRefundWire, type RefundWire } from "./wire.js";
 
 export interface RefundDeps {
   db: Db;
@@ -37,6 +39,11 @@ export const RefundCreateInput = z.object({
   comment: z.string().max(10_000).nullish(),
   revoke_benefits: z.boolean().default(false),
   metadata: metadataInput.optional(),
+  /**
+   * till's own: where the money goes. `payment_method` (the default): what the wallet paid of the order goes back
+   * to the wallet in proportion, the rest to the card; `wallet`: all of it to the customer's wallet, none to the card.
+   */
+  refund_to: z.enum(["payment_method", "wallet"]).optional(),
 });
 export type RefundCreateInput = z.output<typeof RefundCreateInput>;
 
@@ -91,19 +98,28 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
       createdAt: now,
       modifiedAt: null,
     };
-    // the processor answers at once (like a confirm's payment, inside the lock); a refusal keeps nothing
-    // the organization's own processor (its Stripe account when connected), not the router's default
-    const processor = await processorFor(deps.processor, tx, organizationId);
-    const result = await processor.refund({
-      refundId: pending.id,
-      paymentId: await refundedPaymentId(tx, order),
-      amount: input.amount + taxAmount,
-      currency: order.currency,
-      reason: input.reason,
-      metadata: { order_id: order.id, refund_id: pending.id },
-    });
-    if (!result.ok) throw paymentError(result.message);
-    const succeeded: RefundRow = { ...pending, status: "succeeded", processorRefundId: result.processorRefundId, modifiedAt: now };
+    // the wallet's part (what it paid of the order, or all with refund_to: wallet) goes back to it; the rest to the card
+    const gross = input.amount + taxAmount;
+    const toWallet = await walletShareOfRefund(tx, order, gross, input.refund_to === "wallet");
+    let processorRefundId: string | null = null;
+    if (gross - toWallet > 0) {
+      // the processor answers at once (like a confirm's payment, inside the lock); a refusal keeps nothing
+      // the organization's own processor (its Stripe account when connected), not the router's default
+      const processor = await processorFor(deps.processor, tx, organizationId);
+      const result = await processor.refund({
+        refundId: pending.id,
+        paymentId: await refundedPaymentId(tx, order),
+        amount: gross - toWallet,
+        currency: order.currency,
+        reason: input.reason,
+        metadata: { order_id: order.id, refund_id: pending.id },
+      });
+      if (!result.ok) throw paymentError(result.message);
+      processorRefundId = result.processorRefundId;
+    }
+    const ref = { organizationId, customerId: order.customerId, currency: order.currency, orderId: order.id, subscriptionId: order.subscriptionId };
+    await creditRefund(tx, { ...ref, amount: toWallet, refundId: pending.id });
+    const succeeded: RefundRow = { ...pending, status: "succeeded", processorRefundId, modifiedAt: now };
     return commitRefund(tx, order, pending, succeeded, now);
   });
 }

@@ -3,6 +3,8 @@
 // renewal itself is renewal.ts; the rows of its deferred renewals, writes.ts.
 import type { Queryable } from "../../db/client.js";
 import { enqueue, type OutboxEvent } from "../../db/outbox.js";
+import { balancesOf, pendingProrationsOf } from "../balance/service.js";
+import { meterCreditGrantsOf } from "../benefits/service.js";
 import { addInterval } from "../checkouts/pricing.js";
 import { isMetered } from "../products/pricing.js";
 import { loadCustomers } from "../customers/service.js";
@@ -11,11 +13,10 @@ import type { DunningSettings } from "../dunning/settings.js";
 import { numberPlannedOrders } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
-import type { PaymentMethodRow } from "../payments/service.js";
-import { chargeableMethods } from "../payments/service.js";
-import { loadPrices, loadProducts, loadProductSummaries, type ProductSummaryWire } from "../products/service.js";
+import { chargeableMethods, type PaymentMethodRow } from "../payments/service.js";
+import { loadPrices, loadProducts, loadProductSummaries } from "../products/service.js";
+import type { ProductSummaryWire } from "../products/wire.js";
 import { creditsOf } from "../subscriptions/meter-credits.js";
-import * as repo from "./repository.js";
 import type { Embeds, RenewalDeps } from "./renewal.js";
 import type { DeferredWrites } from "./writes.js";
 import { meteredUsage, subscriptionMeters, type MeteredUsage, type UsagePeriod } from "../subscriptions/usage.js";
@@ -36,8 +37,8 @@ export interface RenewalBatch {
   /** By subscription id: its metered prices' usage over the period ended. */
   usage: Map<string, MeteredUsage[]>;
   credits: Map<string, Map<string, number>>;
-  prorations: Map<string, repo.ProrationRow[]>;
-  creditGrants: Map<string, Awaited<ReturnType<typeof repo.meterCreditGrantsOf>> extends Map<string, infer G> ? G : never>;
+  prorations: Awaited<ReturnType<typeof pendingProrationsOf>>;
+  creditGrants: Map<string, Awaited<ReturnType<typeof meterCreditGrantsOf>> extends Map<string, infer G> ? G : never>;
   /** By customer id: the method a charge uses (absent: none on file). */
   methods: Map<string, PaymentMethodRow>;
   /**
@@ -91,9 +92,9 @@ export async function prepareBatch(tx: Queryable, deps: RenewalDeps, subs: Subsc
       loadPrices(tx, org, [...new Set(list.flatMap((s) => s.priceIds))]),
       getOrganization(tx, org),
       loadProductSummaries(tx, org, productIds),
-      repo.pendingProrationsOf(tx, org, ids),
-      repo.balancesOf(tx, org, customerIds),
-      repo.meterCreditGrantsOf(tx, org, ids),
+      pendingProrationsOf(tx, org, ids),
+      balancesOf(tx, org, customerIds),
+      meterCreditGrantsOf(tx, org, ids),
       creditsOf(tx, org, ids),
       chargeableMethods(tx, deps.processor, org, customerIds),
     ]);

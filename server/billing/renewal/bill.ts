@@ -4,10 +4,10 @@ import type { Queryable } from "../../db/client.js";
 import { addInterval, discountAmount } from "../checkouts/pricing.js";
 import { isDiscountable, isMetered, priceAmount } from "../products/pricing.js";
 import type { loadDiscountBases } from "../discounts/service.js";
-import type { PriceWire } from "../products/service.js";
+import type { PriceWire } from "../products/wire.js";
 import { inclusiveOf } from "../tax/service.js";
 import { creditsOf } from "../subscriptions/meter-credits.js";
-import type { SubscriptionRow } from "../subscriptions/service.js";
+import type { SubscriptionRow } from "../subscriptions/wire.js";
 import { usageLineDetail } from "../subscriptions/usage-line.js";
 import { applyCredits, meteredUsage, type MeteredUsage, type UsagePeriod } from "../subscriptions/usage.js";
 

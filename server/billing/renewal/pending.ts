@@ -6,7 +6,8 @@ import { regrantSubscription } from "../benefits/service.js";
 import { isMetered } from "../products/pricing.js";
 import { ApiError } from "../errors.js";
 import { findCustomerRow } from "../customers/service.js";
-import { loadProducts, type PriceWire } from "../products/service.js";
+import { loadProducts } from "../products/service.js";
+import type { PriceWire } from "../products/wire.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
 import { patchSubscriptionTerms } from "../subscriptions/service.js";
 

@@ -16,18 +16,17 @@ import { loadDiscountBases } from "../discounts/service.js";
 import { invalid, notFound, notPermitted } from "../errors.js";
 import { insertPlannedOrder, insertUnnumberedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
-import { loadPrices, loadProducts, loadProductSummaries, type PriceWire, type ProductSummaryWire } from "../products/service.js";
+import { loadPrices, loadProducts, loadProductSummaries } from "../products/service.js";
+import type { PriceWire, ProductSummaryWire } from "../products/wire.js";
 import { afterDiscount, sellerTaxOf, taxOf } from "../tax/service.js";
 import { dunningStart, organizationDunningSettings, startDunning } from "../dunning/service.js";
-import { chargeSaved, hasChargeableMethod, paymentOf, recordCharge, type ChargeOutcome } from "../payments/service.js";
-import type { PaymentMethodRow } from "../payments/service.js";
+import { type ChargeOutcome, chargeSaved, hasChargeableMethod, type PaymentMethodRow, paymentOf, recordCharge } from "../payments/service.js";
 import { billPeriod } from "./bill.js";
-import * as repo from "./repository.js";
-import { patchSubscriptionTerms, subscriptionWire, type SubscriptionRow, type SubscriptionWire, type TermsPatch } from "../subscriptions/service.js";
-import type { SubscriptionMeterWire } from "../subscriptions/wire.js";
+import { lockSubscription, patchSubscriptionTerms, subscriptionWire, type TermsPatch } from "../subscriptions/service.js";
+import type { SubscriptionMeterWire, SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { subscriptionMeters } from "../subscriptions/usage.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
-import { recordSettlement, settle, type Settlement } from "../balance/service.js";
+import { markUsageBilled, prepaidUsage, recordSettlement, settle, settleAfterPrepaid, usageFromWallet, type Settlement } from "../balance/service.js";
 import { carriedProrations } from "./proration.js";
 import { applyPendingUpdate, pendingAt } from "./pending.js";
 import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
@@ -94,12 +93,20 @@ async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, n
   return ended;
 }
 
-/** The renewal's settlement: the customer's balance pays first; without a balance (read by the batch), nothing to lock. */
-async function settleRenewal(tx: Queryable, sub: SubscriptionRow, total: number, batch: RenewalBatch | undefined): Promise<Settlement> {
+/**
+ * The renewal's settlement: the customer's balance pays first; without a balance (read by the batch), nothing to
+ * lock. A product that takes usage from the wallet (`till_usage_from_wallet`) had part of the usage paid as it
+ * happened (`prepaid`): only the rest is settled, and the order's applied amount (`order`) counts both, while the
+ * ledger gets only the new movement (`ledger`).
+ */
+async function settleRenewal(tx: Queryable, sub: SubscriptionRow, e: Embeds, total: number, batch: RenewalBatch | undefined) {
+  const prepaid = usageFromWallet(e.product.metadata) ? await prepaidUsage(tx, sub.organizationId, sub.id) : 0;
+  if (prepaid > 0) return { prepaid, ...(await settleAfterPrepaid(tx, sub.organizationId, sub.customerId, sub.currency, total, prepaid)) };
+  let s: Settlement;
   if (batch && total > 0 && !batch.moved.has(sub.customerId) && (batch.balances.get(`${sub.customerId}:${sub.currency.toLowerCase()}`) ?? 0) <= 0) {
-    return { applied: 0, due: total };
-  }
-  return settle(tx, sub.organizationId, sub.customerId, sub.currency, total);
+    s = { applied: 0, due: total };
+  } else s = await settle(tx, sub.organizationId, sub.customerId, sub.currency, total);
+  return { prepaid, ledger: s, order: s };
 }
 
 /** The next period starts at `newStart`, billed by a new order. */
@@ -146,9 +153,9 @@ async function cycleSubscription(
   );
   const total = tax ? tax.totalAmount : bill.subtotal - bill.discount;
   // the customer's balance pays first (a net credit goes to it); the rest is charged to the saved card
-  const settlement = await settleRenewal(tx, sub, total, b);
+  const { prepaid, ledger, order: settlement } = await settleRenewal(tx, sub, e, total, b);
   // a balance movement and carried prorations write rows that name the order: they take the savepoint path
-  if (deferred && (settlement.applied !== 0 || carried.items.length > 0)) throw new NeedsSavepoint();
+  if (deferred && (settlement.applied !== 0 || prepaid > 0 || carried.items.length > 0)) throw new NeedsSavepoint();
   const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e, b?.methods.get(sub.customerId)) : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
 
@@ -185,7 +192,8 @@ async function cycleSubscription(
       patchSubscriptionTerms(tx, org, sub.id, terms, now),
       b?.summaries.has(sub.productId) ? b.summaries : loadProductSummaries(tx, org, [sub.productId]),
       b ? insertUnnumberedOrder(tx, order) : insertPlannedOrder(tx, order, organization.slug),
-      recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id }),
+      recordSettlement(tx, org, ledger, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id }),
+      prepaid > 0 ? markUsageBilled(tx, org, sub.id, order.row.id) : undefined,
       carried.billed(order.row.id),
       attempt ? recordCharge(tx, deps.processor, attempt, charged, now) : undefined,
     ]);
@@ -355,7 +363,7 @@ export async function renewLocked(
  */
 export async function renewNow(db: Db, deps: RenewalDeps, organizationId: string, id: string, periodStart?: Date): Promise<SubscriptionWire> {
   return db.transaction(async (tx) => {
-    const sub = await repo.lockSubscription(tx, organizationId, id);
+    const sub = await lockSubscription(tx, organizationId, id);
     if (!sub) throw notFound("Subscription not found");
     const asItIs = async () => wireOf(tx, sub, await embeds(tx, sub, deps.baseURL));
     if (periodStart) {

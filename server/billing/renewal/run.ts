@@ -14,7 +14,7 @@ import type { PaymentProcessor } from "../../payments/processor.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
 import { orgNow } from "../test-clock/clock.js";
 import { finishBatch, prepareBatch, type RenewalBatch, type RenewalOutput } from "./batch.js";
-import { claimDueSubscriptions } from "./repository.js";
+import { claimDueSubscriptions } from "../subscriptions/service.js";
 import { renewLocked } from "./renewal.js";
 import { canDefer, NeedsSavepoint, writeDeferred } from "./writes.js";
 

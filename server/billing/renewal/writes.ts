@@ -15,9 +15,9 @@ import { insertUnnumberedOrders } from "../orders/service.js";
 import type { OrderItemRow, OrderRow } from "../orders/wire.js";
 import { insertPayments, type NewPayment } from "../payments/service.js";
 import type { orderDunning } from "../../db/schema/index.js";
-import * as repo from "./repository.js";
 import type { RenewalBatch, RenewalOutput } from "./batch.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
+import { writeRenewedTerms } from "../subscriptions/service.js";
 
 /** Thrown by a deferred renewal, before it charges anything, when it must take the savepoint path. */
 export class NeedsSavepoint extends Error {
@@ -96,7 +96,7 @@ export async function writeDeferred(tx: Queryable, outputs: RenewalOutput[], fai
 async function writeRows(tx: Queryable, outs: RenewalOutput[]): Promise<Map<RenewalOutput, OutboxEvent[]>> {
   const rows = outs.flatMap((o) => (o.deferred ? [o.deferred] : []));
   await Promise.all([
-    repo.writeTerms(tx, rows.map((w) => w.terms)),
+    writeRenewedTerms(tx, rows.map((w) => w.terms)),
     insertUnnumberedOrders(tx, rows.map((w) => w.order)),
     insertPayments(tx, rows.flatMap((w) => w.payments)),
     insertDunnings(tx, rows.flatMap((w) => w.dunning)),

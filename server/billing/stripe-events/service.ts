@@ -13,8 +13,6 @@ import { createDispatcher, StripeEventNotReady, type StripeEventDispatcher, type
 import { STRIPE_EVENT_HANDLERS } from "./handlers.js";
 import * as repo from "./repository.js";
 
-export type { StripeEventRow } from "./repository.js";
-
 /** Waits after each failed attempt; after the last one the event is given up (its error kept on the row). */
 export const RETRY_DELAYS_MS = [5_000, 30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000];
 

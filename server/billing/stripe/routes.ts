@@ -9,7 +9,7 @@ import { documented, route, type V1App } from "../contract.js";
 import { z } from "zod";
 
 /** The connection as answers show it: never a key, only its kind and last four (StripeStatusWire). */
-const StripeConnection = z.looseObject({ connected: z.boolean() });
+const StripeConnection = z.looseObject({ connected: z.boolean(), test_processor: z.boolean().optional() });
 
 /** Fields whose value an error must never echo. */
 const SECRET_FIELDS = new Set(["secret_key", "webhook_secret"]);
@@ -25,7 +25,7 @@ function parseConnect(body: unknown): StripeConnectInput {
 }
 
 export function stripeRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
-  const deps: StripeDeps = { db, secret, baseURL: config.baseURL, stripeApiUrl: config.payments.stripeApiUrl };
+  const deps: StripeDeps = { db, secret, baseURL: config.baseURL, stripeApiUrl: config.payments.stripeApiUrl, testInLive: config.payments.testInLive };
 
   app.put("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:connect", body: documented(StripeConnectInput), responses: { 200: StripeConnection, 422: "HTTPValidationError" } }), async (req) =>
     connectStripe(deps, scopeOf(req).organizationId, parseConnect(req.body)),

@@ -20,6 +20,8 @@ export interface StripeDeps {
   secret: string;
   baseURL: string;
   stripeApiUrl: string;
+  /** The built-in test processor takes live organizations' payments too (TILL_TEST_PAYMENTS=live). */
+  testInLive?: boolean;
 }
 
 export const StripeConnectInput = z
@@ -130,10 +132,10 @@ export async function connectStripe(deps: StripeDeps, organizationId: string, in
   return connected;
 }
 
-/** The connection as the seller sees it; `{ connected: false }` while there is none. */
+/** The connection as the seller sees it; `{ connected: false, test_processor }` while there is none. */
 export async function stripeStatus(deps: StripeDeps, organizationId: string): Promise<StripeStatusWire> {
   const [row, event] = await Promise.all([repo.getConnection(deps.db, organizationId), repo.lastEvent(deps.db, organizationId)]);
-  if (!row) return { connected: false };
+  if (!row) return { connected: false, test_processor: deps.testInLive === true || (await liveOrganizationOf(deps.db, organizationId)) !== null };
   const key = unseal(deps.secret, "stripe", row.secretKey);
   return {
     connected: true,

@@ -1,10 +1,13 @@
 // SQL for subscriptions. Every function takes the caller's organization id and filters by it.
-import { and, asc, eq, inArray, isNull, notInArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lte, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Queryable } from "../../db/client.js";
+import { q, record, shapeOf } from "../../db/json-rows.js";
+import { rawQuery } from "../../db/prepared.js";
 import { customer, discount, product, subscription } from "../../db/schema/index.js";
 import { dateColumn, jsonColumn, plainColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
 import { metadataWhere, type SortKey } from "../listing.js";
 import { filteredTotal, listTotal } from "../list-counts.js";
+import { advancedClocks, orgNowSql } from "../test-clock/clock.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 
 export type SubscriptionValues = Omit<typeof subscription.$inferInsert, "createdAt" | "modifiedAt">;
@@ -259,4 +262,71 @@ export async function patchSubscriptionTerms(db: Queryable, organizationId: stri
     .returning();
   if (!row) throw new Error(`subscription ${id} vanished under its lock`);
   return row;
+}
+
+// ---- renewals (billing/renewal/): the due claim and a batch's terms --------------------------------------
+
+const renewingStatus = sql`${subscription.status} IN (${sql.raw(ACTIVE_STATUSES.map((st) => `'${st}'`).join(", "))})`;
+
+/**
+ * Up to `limit` subscriptions whose period has ended, locked for the caller's transaction. SKIP LOCKED: a
+ * subscription another process is renewing is left to it; once that commits, its period end has moved on
+ * and it no longer matches.
+ */
+export async function claimDueSubscriptions(
+  db: Queryable,
+  now: Date,
+  limit: number,
+  skipIds: string[],
+  organizationId?: string,
+): Promise<SubscriptionRow[]> {
+  return db
+    .select()
+    .from(subscription)
+    .where(
+      and(
+        // literals, not parameters: the claim's partial index (subscription_renewal_due_idx) is usable only
+        // by a plan whose filter implies its predicate, a generic plan's parameters never do
+        renewingStatus,
+        // `now` is the wall clock; a sandbox organization's test clock may be ahead of it (test-clock/clock.ts)
+        or(lte(subscription.currentPeriodEnd, now), and(inArray(subscription.organizationId, advancedClocks), lte(subscription.currentPeriodEnd, orgNowSql(subscription.organizationId, now)))),
+        organizationId ? eq(subscription.organizationId, organizationId) : undefined,
+        skipIds.length > 0 ? notInArray(subscription.id, skipIds) : undefined,
+      ),
+    )
+    .orderBy(asc(subscription.currentPeriodEnd), asc(subscription.id))
+    .limit(limit)
+    .for("update", { skipLocked: true });
+}
+
+const subscriptionShape = shapeOf(subscription);
+const col = (c: { name: string }) => q(c.name);
+const WRITE_TERMS = `UPDATE ${subscriptionShape.table} AS s SET
+  ${[subscription.status, subscription.currentPeriodStart, subscription.currentPeriodEnd, subscription.trialEnd, subscription.modifiedAt].map((c) => `${col(c)} = r.${col(c)}`).join(", ")}
+FROM jsonb_populate_recordset(NULL::${subscriptionShape.table}, $1::text::jsonb) AS r
+WHERE s.${col(subscription.organizationId)} = r.${col(subscription.organizationId)} AND s.${col(subscription.id)} = r.${col(subscription.id)}
+RETURNING s.${col(subscription.id)}`;
+
+/**
+ * updateSubscription for many renewals at once (a billing run's batch, every subscription locked by its claim):
+ * each row as the renewal computed it, of which its status, period, trial end and modification time are written.
+ */
+export async function writeRenewedTerms(db: Queryable, rows: SubscriptionRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const written = await rawQuery(db, WRITE_TERMS, [
+    JSON.stringify(
+      rows.map((r) =>
+        record(subscriptionShape, {
+          id: r.id,
+          organizationId: r.organizationId,
+          status: r.status,
+          currentPeriodStart: r.currentPeriodStart,
+          currentPeriodEnd: r.currentPeriodEnd,
+          trialEnd: r.trialEnd,
+          modifiedAt: r.modifiedAt,
+        }),
+      ),
+    ),
+  ]);
+  if (written.length !== rows.length) throw new Error(`renewals: ${written.length} of ${rows.length} subscriptions written`);
 }

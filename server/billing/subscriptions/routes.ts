@@ -23,7 +23,7 @@ import type { SubscriptionSort } from "./repository.js";
 import { revokeSubscription, updateSubscription } from "./lifecycle.js";
 import * as service from "./service.js";
 import { createSubscription } from "./create.js";
-import { PRORATION_BEHAVIORS } from "./change.js";
+import { PRORATION_BEHAVIORS, type SubscriptionUpdate } from "./change.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import { SUBSCRIPTION_STATUSES } from "./wire.js";
 import { documented, route, type V1App } from "../contract.js";
@@ -78,7 +78,7 @@ const VARIANT_KEYS = [...VARIANTS.flat(), "pending_update"];
  * naming two variants (e.g. a cancel and a product change) is refused: applying one and dropping the other would
  * answer 200 for a change that did not happen.
  */
-function parseUpdate(body: unknown): service.SubscriptionUpdate {
+function parseUpdate(body: unknown): SubscriptionUpdate {
   const keys = body !== null && typeof body === "object" && !Array.isArray(body) ? Object.keys(body) : [];
   const has = (k: string) => keys.includes(k);
   const named = VARIANTS.filter((variant) => variant.some((k) => has(k) && (body as Record<string, unknown>)[k] !== null));

@@ -5,14 +5,12 @@ import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
 import { notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import type { CsvExport } from "../csv.js";
-import { loadPrices, type PriceWire } from "../products/service.js";
+import { loadPrices } from "../products/service.js";
+import type { PriceWire } from "../products/wire.js";
 import { toWires } from "./load.js";
 import * as repo from "./repository.js";
 import { subscriptionMeters } from "./usage.js";
 import { toSubscriptionWire, type SubscriptionEmbeds, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
-
-export type { SubscriptionUpdate } from "./change.js";
-export { toSubscriptionBaseWire, toSubscriptionWire, type SubscriptionRow, type SubscriptionWire } from "./wire.js";
 
 const NOT_FOUND = "Subscription not found";
 
@@ -173,9 +171,13 @@ export function subscriptionExport(organizationId: string): CsvExport {
 
 /** A subscription's row by id, or undefined. */
 export const findSubscription: typeof repo.findSubscription = (...args) => repo.findSubscription(...args);
-/** The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. */
+/** The terms patchSubscriptionTerms writes. */
 export type TermsPatch = repo.TermsPatch;
 /** Writes a subscription's status, period, trial end or end (renewal, dunning, proration); throws if it vanished. */
 export const patchSubscriptionTerms: typeof repo.patchSubscriptionTerms = (...args) => repo.patchSubscriptionTerms(...args);
 /** The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. */
 export const lockSubscription: typeof repo.lockSubscription = (...args) => repo.lockSubscription(...args);
+/** Up to `limit` subscriptions due for renewal (period ended, by the wall clock or a test clock), locked SKIP LOCKED. */
+export const claimDueSubscriptions: typeof repo.claimDueSubscriptions = (...args) => repo.claimDueSubscriptions(...args);
+/** A renewal batch's new terms (status, period, trial end, modified at), one statement; throws if a row vanished. */
+export const writeRenewedTerms: typeof repo.writeRenewedTerms = (...args) => repo.writeRenewedTerms(...args);

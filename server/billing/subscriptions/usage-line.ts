@@ -3,7 +3,7 @@
 // usage not billed"). The amounts are shared/tiers.ts's, so the line and the bill agree to the minor unit.
 import { describeTierLines, meteredCharge, type MeteredPriceTerms } from "../../../shared/tiers.js";
 import { formatMoney } from "../../../shared/money.js";
-import type { PriceWire } from "../products/service.js";
+import type { PriceWire } from "../products/wire.js";
 
 export interface UsageLineDetail {
   /** Appended to the line's label ("" when the line is plain units × unit price). */

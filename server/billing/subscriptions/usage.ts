@@ -3,7 +3,8 @@
 // period's. A whole page of subscriptions is measured in one go (see meterUsage).
 import { meterCreditsOfSubscriptions } from "../benefits/service.js";
 import { isMetered } from "../products/pricing.js";
-import { meterUsage, type MeterWire, type UsageQuery } from "../meters/service.js";
+import { meterUsage, type UsageQuery } from "../meters/service.js";
+import type { MeterWire } from "../meters/wire.js";
 import type { Queryable } from "../../db/client.js";
 import { meteredCharge as chargeOf, type MeteredPriceTerms } from "../../../shared/tiers.js";
 import type { MeteredUnitPriceWire, PriceWire } from "../products/wire.js";

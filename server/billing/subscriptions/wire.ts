@@ -3,9 +3,9 @@
 import type { InferSelectModel } from "drizzle-orm";
 import type { subscription } from "../../db/schema/index.js";
 import { uuidV5 } from "../ids.js";
-import type { CustomerWire } from "../customers/service.js";
-import type { MeterWire } from "../meters/service.js";
-import type { PriceWire, ProductWire } from "../products/service.js";
+import type { CustomerWire } from "../customers/wire.js";
+import type { MeterWire } from "../meters/wire.js";
+import type { PriceWire, ProductWire } from "../products/wire.js";
 
 export type SubscriptionRow = InferSelectModel<typeof subscription>;
 

@@ -8,8 +8,6 @@ import { euVatCountry, isEuMemberState, REVERSE_CHARGE_ID_FORMATS, subdivisionCo
 import { hasRegionalRate, ratesAt, type RateComponent } from "./rates.js";
 import { divRound } from "../../../shared/refund-tax.js";
 
-export { refundTax } from "../../../shared/refund-tax.js";
-
 export interface TaxRegistration {
   country: string;
   /** A US state or Canadian province (codes without the country prefix). */

@@ -4,9 +4,6 @@ import type { OrderItemTax } from "../../db/schema/index.js";
 import { computeTax, type TaxLine, type TaxLineInput, type TaxResult } from "./compute.js";
 import { taxSettingsOf, type TaxSettings } from "./settings.js";
 
-export { computeTax, refundTax, type TaxResult, type TaxLine } from "./compute.js";
-export { DEFAULT_TAX_SETTINGS, type TaxSettings } from "./settings.js";
-
 export interface SellerTax {
   settings: TaxSettings;
   /** The organization's `country`: where it is established. */

@@ -5,20 +5,15 @@ import type { PgInsertValue } from "drizzle-orm/pg-core";
 import type { Queryable } from "../../db/client.js";
 import {
   inboundWebhook,
-  member,
   organization,
-  organizationSandbox,
   outbox,
-  user,
   webhookDelivery,
   webhookEndpoint,
   webhookEvent,
 } from "../../db/schema/index.js";
+import { WAKE_CHANNEL } from "../../db/outbox.js";
 import { likePattern } from "../listing.js";
-import type { DeliveryRow, EndpointRow, EventRow } from "./wire.js";
-
-/** The channel the outbox trigger (migration 0005) notifies; redeliveries notify it too. */
-export const WAKE_CHANNEL = "till_outbox";
+import type { ClaimedEvent, DeliveryRow, EndpointRow, EventRow } from "./wire.js";
 
 // ---- endpoints ----------------------------------------------------------------------------------
 
@@ -211,20 +206,6 @@ export const leaseUntil = (leaseMs: number) => sql`now() + make_interval(secs =>
 
 // ---- the worker: claims -------------------------------------------------------------------------
 
-export interface ClaimedEvent {
-  id: string;
-  organizationId: string;
-  endpointId: string;
-  type: string;
-  payload: string;
-  attempts: number;
-  url: string;
-  secret: string;
-  enabled: boolean;
-  /** The endpoint's count when claimed: a success need not reset a count that was already 0. */
-  failedEventsInRow: number;
-}
-
 /**
  * Leases up to `limit` due events to `token` until now + leaseMs. Rows being claimed by another worker are
  * skipped; an expired lease (a worker that died mid-delivery) is due again.
@@ -340,23 +321,10 @@ export async function disableEndpoint(tx: Queryable, endpointId: string, reason:
   return row;
 }
 
-/**
- * The organization's name and the emails of its owners (told when an endpoint is disabled). A sandbox twin has
- * no members: its live organization's owners are told.
- */
-export async function organizationOwners(db: Queryable, organizationId: string): Promise<{ name: string; emails: string[] }> {
+/** The organization's name (the mail telling its owners an endpoint was disabled names it). */
+export async function organizationName(db: Queryable, organizationId: string): Promise<string> {
   const [org] = await db.select({ name: organization.name }).from(organization).where(eq(organization.id, organizationId));
-  const liveOf = db
-    .select({ id: organizationSandbox.liveOrganizationId })
-    .from(organizationSandbox)
-    .where(eq(organizationSandbox.organizationId, organizationId));
-  const rows = await db
-    .select({ email: user.email, role: member.role })
-    .from(member)
-    .innerJoin(user, eq(user.id, member.userId))
-    .where(eq(member.organizationId, sql`coalesce((${liveOf}), ${organizationId}::uuid)`));
-  const emails = rows.filter((r) => r.role.split(",").map((s) => s.trim()).includes("owner")).map((r) => r.email);
-  return { name: org?.name ?? "", emails };
+  return org?.name ?? "";
 }
 
 // ---- inbound ------------------------------------------------------------------------------------

@@ -9,20 +9,19 @@ import { queryArray, queryBool, datetimeInput, isUuid, paginationQuery } from ".
 import { invalid, notFound } from "../errors.js";
 import { originOf, targetError } from "./address.js";
 import { formatBody, WEBHOOK_FORMATS } from "./format.js";
+import { ownerEmails } from "../organizations/service.js";
 import * as repo from "./repository.js";
 import type { AttemptResult } from "./sender.js";
 import { generateSecret } from "./signing.js";
 import {
   toDeliveryWire,
+  type ClaimedEvent,
   toEndpointWire,
   SUBSCRIBABLE_EVENT_TYPES,
   type EndpointRow,
   type WebhookDeliveryWire,
   type WebhookEndpointWire,
 } from "./wire.js";
-
-export type { ClaimedEvent } from "./repository.js";
-export { WAKE_CHANNEL } from "./repository.js";
 
 const NOT_FOUND = "Webhook endpoint not found";
 
@@ -216,7 +215,7 @@ export async function fanOut(
   limit: number,
   lease?: { room: number; leaseMs: number; token: string },
   subscribers: OutboxSubscriber[] = [],
-): Promise<{ moved: number; claimed: repo.ClaimedEvent[] }> {
+): Promise<{ moved: number; claimed: ClaimedEvent[] }> {
   return db.transaction(async (tx) => {
     const taken = await repo.takeDueOutbox(tx, limit);
     if (taken.length === 0) return { moved: 0, claimed: [] };
@@ -224,7 +223,7 @@ export async function fanOut(
     for (const subscriber of subscribers) await subscriber(tx, due);
     const endpoints = await repo.enabledEndpointsOf(tx, [...new Set(due.map((o) => o.organizationId))]);
     const now = new Date();
-    const leased: Array<repo.ClaimedEvent> = [];
+    const leased: Array<ClaimedEvent> = [];
     const rows = due
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
       .flatMap((o) =>
@@ -291,8 +290,8 @@ export const releaseEvents = (db: Db, token: string, ids: string[]) => repo.rele
 
 /** One finished claim: an attempt made, or an event dropped because its endpoint is disabled. */
 export type ClaimOutcome =
-  | { kind: "attempt"; event: repo.ClaimedEvent; token: string; result: AttemptResult }
-  | { kind: "skipped"; event: repo.ClaimedEvent; token: string };
+  | { kind: "attempt"; event: ClaimedEvent; token: string; result: AttemptResult }
+  | { kind: "skipped"; event: ClaimedEvent; token: string };
 
 export interface DisabledEndpoint {
   id: string;
@@ -387,7 +386,8 @@ export const eventExists = (db: Db, id: string) => repo.eventExists(db, id);
 
 /** The mail telling an organization's owners that till disabled one of their endpoints. */
 export async function disabledEndpointMail(db: Db, d: DisabledEndpoint, disableAfterFailedEvents: number) {
-  const { name: orgName, emails } = await repo.organizationOwners(db, d.organizationId);
+  const orgName = await repo.organizationName(db, d.organizationId);
+  const emails = await ownerEmails(db, d.organizationId);
   const why =
     d.reason === "gone"
       ? "it answered 410 Gone, which asks senders to stop."

@@ -6,6 +6,21 @@ export type EndpointRow = typeof webhookEndpoint.$inferSelect;
 export type EventRow = typeof webhookEvent.$inferSelect;
 export type DeliveryRow = typeof webhookDelivery.$inferSelect;
 
+/** An event the worker leased, with its endpoint's address and secret. */
+export interface ClaimedEvent {
+  id: string;
+  organizationId: string;
+  endpointId: string;
+  type: string;
+  payload: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  enabled: boolean;
+  /** The endpoint's count when claimed: a success need not reset a count that was already 0. */
+  failedEventsInRow: number;
+}
+
 export { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../../../shared/webhook-events.js";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);

@@ -32,12 +32,15 @@ export const customerBalanceEntry = pgTable(
   (t) => [
     index("customer_balance_entry_customer_idx").on(t.organizationId, t.customerId, t.currency),
     uniqueIndex("customer_balance_entry_key").on(t.organizationId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
+    // the usage a prepaid subscription's wallet paid in its current period, not yet on a renewal order (0057)
+    index("customer_balance_entry_usage_idx").on(t.organizationId, t.subscriptionId).where(sql`${t.reason} = 'usage' AND ${t.orderId} IS NULL`),
   ],
 );
 
 /**
  * A customer's wallet in a currency (Polar's CustomerWallet): its balance is the sum of its ledger's movements,
- * kept here by the trigger of migration 0055 (every movement inserted moves it), and its auto-recharge settings
+ * kept here by the trigger of migration 0055 (every movement inserted moves it and, since 0057, records the
+ * `till.wallet.transaction.created` and `till.wallet.updated` outbox events), and its auto-recharge settings
  * (till's own): below `threshold`, the saved card is charged `amount`; a decline sets `rechargeBlockedAt` and
  * recharging waits for a card saved after it.
  */

@@ -257,7 +257,8 @@ export const event = pgTable(
   "event",
   {
     // time-ordered (UUID version 7, migration 0038): a batch's rows land on the primary key's last leaves
-    id: uuid("id").default(sql`till_uuid_v7()`).primaryKey(),
+    // the primary key is (id, timestamp): the table is partitioned by month of timestamp (migration 0060)
+    id: uuid("id").default(sql`till_uuid_v7()`).notNull(),
     // no foreign key: checked once per statement by a trigger, and deleted with its organization by another
     // (migration 0037: the key's check per row was an eighth of a 1,000-event batch's INSERT)
     organizationId: uuid("organization_id").notNull(),
@@ -272,7 +273,9 @@ export const event = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    uniqueIndex("event_org_external_uq").on(t.organizationId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
+    primaryKey({ columns: [t.id, t.timestamp], name: "event_pkey" }),
+    // not unique (a partitioned table's unique index must hold the partition key): event_external_id dedupes
+    index("event_org_external_idx").on(t.organizationId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
     // partial: an event names its customer one way, and no read looks for the NULLs (migration 0036)
     index("event_org_customer_ts_idx").on(t.organizationId, t.customerId, t.timestamp).where(sql`${t.customerId} IS NOT NULL`),
     index("event_org_ext_customer_ts_idx").on(t.organizationId, t.externalCustomerId, t.timestamp).where(sql`${t.externalCustomerId} IS NOT NULL`),
@@ -281,6 +284,16 @@ export const event = pgTable(
     index("event_org_ts_idx").on(t.organizationId, t.timestamp, t.id),
     index("event_parent_idx").on(t.parentId).where(sql`${t.parentId} IS NOT NULL`),
   ],
+);
+
+/** The external_ids an organization's events were stored with: ingest's deduplication (migration 0060). */
+export const eventExternalId = pgTable(
+  "event_external_id",
+  {
+    organizationId: uuid("organization_id").notNull(),
+    externalId: text("external_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.externalId], name: "event_external_id_pkey" })],
 );
 
 export const file = pgTable(

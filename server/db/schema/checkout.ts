@@ -91,6 +91,7 @@ export const checkout = pgTable(
   (t) => [
     uniqueIndex("checkout_client_secret_uq").on(t.clientSecret),
     index("checkout_org_created_idx").on(t.organizationId, t.createdAt),
+    index("checkout_org_customer_idx").on(t.organizationId, t.customerId, t.createdAt),
     // the expiry pass's claim (migration 0035)
     index("checkout_expiry_due_idx").on(t.expiresAt, t.id).where(sql`${t.status} = 'open'`),
   ],

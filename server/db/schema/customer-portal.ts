@@ -1,9 +1,10 @@
 // Customer sessions: what lets a customer (not a seller) read and manage their own orders, subscriptions,
 // benefits and license keys in the customer portal (/v1/customer-portal, the /portal page). The token is shown
 // once, when the session is made; only its SHA-256 is kept.
-import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
 
 import { customer } from "./billing.js";
+import { customerMember } from "./members.js";
 import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
 export const customerSession = pgTable(
@@ -12,6 +13,8 @@ export const customerSession = pgTable(
     id: id(),
     organizationId: org(),
     customerId: cascadeRef("customer_id", () => customer.id),
+    /** The team member who signed in (a team customer's session without one acts as its owner). */
+    memberId: uuid("member_id").references(() => customerMember.id, { onDelete: "cascade" }),
     /** hex SHA-256 of the token */
     tokenHash: text("token_hash").notNull().unique(),
     expiresAt: timestamptz("expires_at").notNull(),
@@ -29,6 +32,8 @@ export const customerSessionCode = pgTable(
     id: id(),
     organizationId: org(),
     customerId: cascadeRef("customer_id", () => customer.id),
+    /** The team member the code was mailed to, if it was a member's. */
+    memberId: uuid("member_id").references(() => customerMember.id, { onDelete: "cascade" }),
     /** hex SHA-256 of the code */
     codeHash: text("code_hash").notNull().unique(),
     /** The code's first characters: a wrong code that begins the same counts as a wrong try at this one. */

@@ -6,6 +6,7 @@ import { check, index, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-o
 
 import { customer } from "./billing.js";
 import { order, subscription } from "./checkout.js";
+import { customerMember } from "./members.js";
 import { id, org, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
 export const customerSeat = pgTable(
@@ -21,6 +22,8 @@ export const customerSeat = pgTable(
     email: text("email"),
     /** The seat holder: known at assignment when assigned by customer, else set by the claim. */
     customerId: uuid("customer_id").references(() => customer.id, { onDelete: "set null" }),
+    /** The buyer's team member the seat was assigned to, when assigned by member. */
+    memberId: uuid("member_id").references(() => customerMember.id, { onDelete: "set null" }),
     /** hex SHA-256 of the pending invitation's token; cleared by a claim or a revocation. */
     invitationTokenHash: text("invitation_token_hash"),
     invitationTokenExpiresAt: timestamptz("invitation_token_expires_at"),

@@ -22,3 +22,4 @@ export * from "./stripe.js";
 export * from "./disputes.js";
 export * from "./metrics.js";
 export * from "./usage-alerts.js";
+export * from "./members.js";

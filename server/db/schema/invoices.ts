@@ -40,6 +40,8 @@ export const invoice = pgTable(
     modifiedAt: timestamptz("modified_at"),
     /** Asked for (POST …/invoice): announced with order.updated once made. Invoices till makes unasked are not. */
     asked: boolean("asked").default(false).notNull(),
+    /** The locale the document was first made in (0063); a re-render keeps it. Null until then. */
+    locale: text("locale"),
   },
   (t) => [
     uniqueIndex("invoice_order_key").on(t.orderId).where(sql`${t.kind} = 'invoice'`),

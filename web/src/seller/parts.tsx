@@ -50,12 +50,13 @@ export function Table<T extends { id: string }>({ caption, rows, columns, empty 
   );
 }
 
-/** Previous / next links over the server's pages, keeping the address's other parameters. */
-export function Pager({ page, maxPage, total }: { page: number; maxPage: number; total: number }) {
+/** Previous / next links over the server's pages, keeping the address's other parameters. A page with two lists
+ *  names the second one's page parameter (`param`) and its navigation (`label`). */
+export function Pager({ page, maxPage, total, param = "page", label = "Pages" }: { page: number; maxPage: number; total: number; param?: string; label?: string }) {
   const here = Object.fromEntries(params());
-  const to = (n: number) => href(window.location.pathname, { ...here, page: n });
+  const to = (n: number) => href(window.location.pathname, { ...here, [param]: n });
   return (
-    <nav className="pager" aria-label="Pages">
+    <nav className="pager" aria-label={label}>
       <span>
         Page {Math.min(page, Math.max(maxPage, 1))} of {Math.max(maxPage, 1)} · {total} in all
       </span>

@@ -1,11 +1,12 @@
 // /customers/<id>: one customer with their state (active subscriptions, granted benefits, meters), their latest
-// orders and subscriptions (each links to the full list, narrowed to them) and their benefit grants.
+// orders and subscriptions (each links to the full list, narrowed to them) and their benefit grants, a page at a
+// time (`grants_page` in the address).
 import { v1, type ListPage } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
-import { day, Facts, Loading, money, Table } from "../parts.js";
-import { href } from "../url.js";
+import { day, Facts, Loading, money, Pager, Table } from "../parts.js";
+import { href, pageParam } from "../url.js";
 import type { BenefitGrant, CustomerState, Order, Subscription } from "../wire.js";
 
 const RECENT = 10;
@@ -14,7 +15,11 @@ function Lists({ id }: { id: string }) {
   const { scope } = useSeller();
   const orders = useLoad(() => v1<ListPage<Order>>(scope, "GET", "/orders/", { query: { customer_id: id, limit: RECENT, sorting: "-created_at" } }), `o${id}`);
   const subs = useLoad(() => v1<ListPage<Subscription>>(scope, "GET", "/subscriptions/", { query: { customer_id: id, limit: RECENT } }), `s${id}`);
-  const grants = useLoad(() => v1<ListPage<BenefitGrant>>(scope, "GET", "/benefit-grants/", { query: { customer_id: id, limit: RECENT } }), `g${id}`);
+  const grantsPage = pageParam("grants_page");
+  const grants = useLoad(
+    () => v1<ListPage<BenefitGrant>>(scope, "GET", "/benefit-grants/", { query: { customer_id: id, limit: RECENT, page: grantsPage } }),
+    `g${id}|${grantsPage}`,
+  );
   return (
     <>
       <section aria-labelledby="orders-h">
@@ -50,6 +55,9 @@ function Lists({ id }: { id: string }) {
             ]}
           />
         )}
+        {subs.data && subs.data.pagination.total_count > RECENT && (
+          <a href={href("/subscriptions", { customer_id: id })}>All {subs.data.pagination.total_count} subscriptions</a>
+        )}
       </section>
       <section aria-labelledby="grants-h">
         <h2 id="grants-h">Benefit grants</h2>
@@ -65,6 +73,9 @@ function Lists({ id }: { id: string }) {
               { label: "State", cell: (g) => (g.is_revoked ? `revoked ${day(g.revoked_at)}` : g.is_granted ? `granted ${day(g.granted_at)}` : "pending") },
             ]}
           />
+        )}
+        {grants.data && grants.data.pagination.max_page > 1 && (
+          <Pager page={grantsPage} maxPage={grants.data.pagination.max_page} total={grants.data.pagination.total_count} param="grants_page" label="Pages of benefit grants" />
         )}
       </section>
     </>

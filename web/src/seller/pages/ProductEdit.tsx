@@ -155,6 +155,18 @@ export function ProductEdit({ id }: { id: string | null }) {
             ["Id", <code key="id">{product.id}</code>],
             ["Billing", product.recurring_interval ? `every ${product.recurring_interval}` : "once"],
             ["Status", product.is_archived ? "archived" : "active"],
+            [
+              "Sales",
+              <span key="sales">
+                <a href={href("/orders", { product_id: product.id })}>its orders</a>
+                {product.recurring_interval && (
+                  <>
+                    {", "}
+                    <a href={href("/subscriptions", { product_id: product.id })}>its subscriptions</a>
+                  </>
+                )}
+              </span>,
+            ],
           ]}
         />
       )}

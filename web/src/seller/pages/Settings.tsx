@@ -12,7 +12,7 @@ import { Loading } from "../parts.js";
 import { PaymentProcessor } from "./SettingsProcessor.js";
 import { TaxRegistrations } from "./SettingsTax.js";
 import { href } from "../url.js";
-import { CustomerEmails, Dunning, LegalDetails, type OrgSettings } from "./SettingsForms.js";
+import { CustomerEmails, CustomerLanguage, Dunning, LegalDetails, type OrgSettings } from "./SettingsForms.js";
 
 export function Settings() {
   const { scope } = useSeller();
@@ -32,6 +32,7 @@ export function Settings() {
           <TaxRegistrations org={org} mayWrite={mayWrite} onSaved={setSaved} />
           <Dunning org={org} mayWrite={mayWrite} onSaved={setSaved} />
           <CustomerEmails org={org} mayWrite={mayWrite} onSaved={setSaved} />
+          <CustomerLanguage org={org} mayWrite={mayWrite} onSaved={setSaved} />
         </>
       )}
       <CreateOrganization onCreated={(slug) => window.location.assign(href("/", {}, { org: slug, mode: "live" }))} />

@@ -1,10 +1,12 @@
-// The settings forms: legal details for invoices, dunning (retry days, the end state) and customer emails. Each
+// The settings forms: legal details for invoices, dunning (retry days, the end state), customer emails and the
+// customers' default language. Each
 // PATCHes only its own part of the organization and shows the API's answer (or its error).
 import { useState, type FormEvent, type ReactNode } from "react";
 import { CheckboxField, Field, SelectField, Status, type Tone } from "../../ui.js";
 import { v1 } from "../api.js";
 import { useSeller } from "../context.js";
 import { ReadOnly } from "../parts.js";
+import { LOCALES } from "../../../../shared/i18n/locales.js";
 
 interface Address {
   line1: string | null;
@@ -22,6 +24,7 @@ export interface OrgSettings {
   tax_settings?: { registrations: Array<{ country: string; state?: string | null }>; prices_include_tax?: boolean };
   dunning_settings?: { retry_intervals_days: number[]; final_action: string };
   customer_email_settings?: Record<string, boolean>;
+  default_locale?: string | null;
 }
 
 type Save = (o: OrgSettings) => void;
@@ -132,6 +135,34 @@ export function CustomerEmails({ org, mayWrite, onSaved }: { org: OrgSettings; m
             <CheckboxField key={k} label={k.replace(/_/g, " ")} name={k} defaultChecked={on} />
           ))}
           <button type="submit">Save customer emails</button>
+        </fieldset>
+      </form>
+      {status}
+    </Section>
+  );
+}
+
+/** Each locale by its own name ("de — Deutsch"), as the buyer would look for it. */
+const localeOptions = () =>
+  LOCALES.map((l) => ({ value: l, label: `${l} — ${new Intl.DisplayNames([l], { type: "language" }).of(l) ?? l}` }));
+
+export function CustomerLanguage({ org, mayWrite, onSaved }: { org: OrgSettings; mayWrite: boolean; onSaved: Save }) {
+  const { save, status } = useSave(org, onSaved);
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    void save({ default_locale: text(new FormData(e.currentTarget), "default_locale") });
+  }
+  return (
+    <Section id="locale-h" title="Customers' language">
+      <p className="hint">
+        The checkout, the portal, emails and invoices speak the checkout&apos;s locale, else the customer&apos;s, else their browser&apos;s
+        language; this default comes last.
+      </p>
+      <form onSubmit={onSubmit} aria-label="Customers' language" className="stack">
+        <fieldset disabled={!mayWrite}>
+          <legend className="visually-hidden">Customers&apos; language</legend>
+          <SelectField label="Default language" name="default_locale" defaultValue={org.default_locale ?? ""} placeholder="None (English)" options={localeOptions()} />
+          <button type="submit">Save language</button>
         </fieldset>
       </form>
       {status}

@@ -11,6 +11,8 @@ import { day, Facts, Loading, ReadOnly } from "../parts.js";
 
 interface StripeStatus {
   connected: boolean;
+  /** Without Stripe: whether the built-in test processor takes the payments meanwhile. */
+  test_processor?: boolean;
   account_id?: string | null;
   livemode?: boolean;
   secret_key?: string;
@@ -76,7 +78,12 @@ export function PaymentProcessor({ mayWrite }: { mayWrite: boolean }) {
           ]}
         />
       )}
-      {s && !s.connected && <p>No Stripe account is connected on this side: checkouts use till's built-in test processor.</p>}
+      {s && !s.connected && s.test_processor && <p>No Stripe account is connected on this side: checkouts use till&apos;s built-in test processor (test cards).</p>}
+      {s && !s.connected && !s.test_processor && (
+        <p className="warning" role="note">
+          No Stripe account is connected: this organization cannot take payments, and its checkouts of paid products are refused until one is.
+        </p>
+      )}
       {s && mayWrite && (s.connected ? (
         <button type="button" className="danger" onClick={() => void disconnect()}>
           Disconnect Stripe

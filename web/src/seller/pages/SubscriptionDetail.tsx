@@ -19,6 +19,8 @@ function Cancel({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription
   const { scope } = useSeller();
   const [said, setSaid] = useState<Said>(undefined);
   const [reason, setReason] = useState("");
+  // ending now cannot be taken back: the button asks once more
+  const [ending, setEnding] = useState(false);
   async function patch(body: Record<string, unknown>, done: string) {
     const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, { body: { ...body, ...(reason && body.cancel_at_period_end !== false ? { customer_cancellation_reason: reason } : {}) } });
     if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
@@ -41,10 +43,22 @@ function Cancel({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription
             Cancel at the period's end
           </button>
         )}
-        <button type="button" className="danger" onClick={() => void patch({ revoke: true }, "Ended now.")}>
-          End it now
-        </button>
+        {ending ? (
+          <>
+            <button type="button" className="danger" onClick={() => void patch({ revoke: true }, "Ended now.")}>
+              Yes, end it now
+            </button>
+            <button type="button" onClick={() => setEnding(false)}>
+              Keep it
+            </button>
+          </>
+        ) : (
+          <button type="button" className="danger" onClick={() => setEnding(true)}>
+            End it now
+          </button>
+        )}
       </div>
+      {ending && <p className="hint">Ending it now cannot be taken back: the subscription stops at once, not at the period's end.</p>}
       <Status tone={said?.tone}>{said?.text}</Status>
     </div>
   );

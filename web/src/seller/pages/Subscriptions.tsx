@@ -1,4 +1,5 @@
-// /subscriptions: the side's subscriptions, a page at a time; `active=1` narrows to those running.
+// /subscriptions: the side's subscriptions, a page at a time; `active=1` narrows to those running, `customer_id`
+// and `product_id` in the address to one customer's or one product's (the customer page links here).
 import { v1, type ListPage } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
@@ -13,14 +14,24 @@ export function Subscriptions() {
   const { scope, mode } = useSeller();
   const page = pageParam();
   const active = params().get("active") === "1";
+  const customer = params().get("customer_id") ?? undefined;
+  const product = params().get("product_id") ?? undefined;
   const list = useLoad(
-    () => v1<ListPage<Subscription>>(scope, "GET", "/subscriptions/", { query: { page, limit: LIMIT, active: active ? true : undefined, sorting: "-started_at" } }),
-    `${page}|${active}`,
+    () =>
+      v1<ListPage<Subscription>>(scope, "GET", "/subscriptions/", {
+        query: { page, limit: LIMIT, active: active ? true : undefined, customer_id: customer, product_id: product, sorting: "-started_at" },
+      }),
+    `${page}|${active}|${customer}|${product}`,
   );
   return (
     <Layout title="Subscriptions">
+      {(customer || product) && (
+        <p>
+          Showing one {customer ? "customer's" : "product's"} subscriptions. <a href={href("/subscriptions", { active: active ? 1 : undefined })}>All subscriptions</a>
+        </p>
+      )}
       <div className="toolbar">
-        <a href={href("/subscriptions", { active: active ? undefined : 1 })}>{active ? "Show all" : "Show active only"}</a>
+        <a href={href("/subscriptions", { active: active ? undefined : 1, customer_id: customer, product_id: product })}>{active ? "Show all" : "Show active only"}</a>
       </div>
       <Loading loading={list.loading} error={list.error} />
       {list.data && (
