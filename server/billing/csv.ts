@@ -8,7 +8,7 @@ import { Readable, Transform, type TransformCallback } from "node:stream";
 import type { FastifyReply } from "fastify";
 import type postgres from "postgres";
 import type { Db } from "../db/client.js";
-import { reserveReading } from "../db/replicas.js";
+import { openReading } from "../db/replicas.js";
 
 /** Rows fetched per query on PGlite: large enough that the round trips don't dominate, small enough to stay flat. */
 export const EXPORT_BATCH = 1000;
@@ -185,15 +185,14 @@ export async function csvStream(db: Db, csv: CsvExport): Promise<Readable> {
   if (!("reserve" in client)) return Readable.from(keysetChunks(client, csv, header), { objectMode: false });
 
   // a reserved connection: the pool pipelines other queries onto busy connections, and one in COPY refuses them
-  const conn = await reserveReading(client);
-  const query = conn.unsafe(`COPY (SELECT line FROM (${recordsQuery(csv, null, null)}) r) TO STDOUT (FORMAT binary)`);
-  let source: Readable;
-  try {
-    source = await query.readable();
-  } catch (err) {
-    conn.release();
-    throw err;
-  }
+  const statement = `COPY (SELECT line FROM (${recordsQuery(csv, null, null)}) r) TO STDOUT (FORMAT binary)`;
+  const {
+    conn,
+    value: { query, source },
+  } = await openReading(client, async (c) => {
+    const query = c.unsafe(statement);
+    return { query, source: await query.readable() };
+  });
   const lines = new CopyLines(header);
   // the COPY's stream ended or closed: nothing is left to cancel
   let finished = false;

@@ -51,6 +51,8 @@ export interface DbOptions {
   replicaUrls?: string[] | undefined;
   /** How far behind a replica may be and still serve reads, in ms (TILL_REPLICA_MAX_LAG). */
   replicaMaxLagMs?: number | undefined;
+  /** How often the replicas' freshness is measured, in ms (default: a quarter of the lag bound, at most 1 s). */
+  replicaCheckIntervalMs?: number | undefined;
   /**
    * The primary without a pooler in between (DATABASE_DIRECT_URL), when `url` is a transaction-mode pooler:
    * migrations and LISTEN use it. Without it behind a pooler, nothing listens and the worker polls.
@@ -115,7 +117,12 @@ async function openPostgres(url: string, opts: DbOptions): Promise<Database> {
       drizzlePostgres(sql); // the same type parsers as the primary's (drizzle sets them on the client it is given)
       return { name: serverOf(replica.url), client: sql };
     });
-    const routed = createReadRouting({ primary, replicas, maxLagMs: opts.replicaMaxLagMs ?? 2000 });
+    const routed = createReadRouting({
+      primary,
+      replicas,
+      maxLagMs: opts.replicaMaxLagMs ?? 2000,
+      ...(opts.replicaCheckIntervalMs ? { intervalMs: opts.replicaCheckIntervalMs } : {}),
+    });
     client = routed.client;
     reads = routed.routing;
   }

@@ -151,28 +151,40 @@ export function createReadRouting(opts: ReadRoutingOptions): { client: postgres.
     };
   }
 
-  /** A reserved connection for a long read (an export's COPY): a fresh replica's, else the primary's. */
-  async function reserveForRead(): Promise<postgres.ReservedSql> {
+  /**
+   * A long read (an export's COPY) opened on a reserved connection: a fresh replica's, else the primary's. When the
+   * replica fails it before it has started (reserving, or the statement itself: stopped, a recovery conflict), the
+   * read is opened again on the primary. The connection is the caller's to release.
+   */
+  async function openForRead<T>(open: (conn: postgres.ReservedSql) => Promise<T>): Promise<{ conn: postgres.ReservedSql; value: T }> {
     const key = scope.getStore();
     const replica = key === undefined ? undefined : usable(key);
     if (replica) {
+      let conn: postgres.ReservedSql | undefined;
       try {
-        const conn = await replica.client.reserve();
+        conn = await replica.client.reserve();
         counts.replica++;
-        return conn;
+        return { conn, value: await open(conn) };
       } catch (err) {
-        if (!isDatabaseUnavailable(err)) throw err;
-        replica.healthy = false;
+        conn?.release();
+        if (!retryOnPrimary(err)) throw err;
+        if (isDatabaseUnavailable(err)) replica.healthy = false;
         counts.fallback++;
       }
     }
-    return primary.reserve();
+    const conn = await primary.reserve();
+    try {
+      return { conn, value: await open(conn) };
+    } catch (err) {
+      conn.release();
+      throw err;
+    }
   }
 
   const client = new Proxy(primary, {
     get(target, prop, receiver) {
       if (prop === "unsafe") return unsafe;
-      if (prop === "reserveForRead") return reserveForRead;
+      if (prop === "openForRead") return openForRead;
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });
@@ -194,8 +206,20 @@ export function createReadRouting(opts: ReadRoutingOptions): { client: postgres.
   return { client, routing };
 }
 
-/** The connection an export streams from: a replica's when the router sends this read to one. */
-export function reserveReading(client: postgres.Sql): Promise<postgres.ReservedSql> {
-  const router = client as postgres.Sql & { reserveForRead?: () => Promise<postgres.ReservedSql> };
-  return router.reserveForRead ? router.reserveForRead() : client.reserve();
+type OpenForRead = <T>(open: (conn: postgres.ReservedSql) => Promise<T>) => Promise<{ conn: postgres.ReservedSql; value: T }>;
+
+/**
+ * Opens a long read (an export's COPY) with `open` on a reserved connection: a replica's when the router sends this
+ * read to one (the primary's when the replica fails the opening), else the client's own. The caller releases `conn`.
+ */
+export async function openReading<T>(client: postgres.Sql, open: (conn: postgres.ReservedSql) => Promise<T>): Promise<{ conn: postgres.ReservedSql; value: T }> {
+  const router = client as postgres.Sql & { openForRead?: OpenForRead };
+  if (router.openForRead) return router.openForRead(open);
+  const conn = await client.reserve();
+  try {
+    return { conn, value: await open(conn) };
+  } catch (err) {
+    conn.release();
+    throw err;
+  }
 }
