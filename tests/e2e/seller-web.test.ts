@@ -112,7 +112,15 @@ describe("the seller web app", () => {
       await page.goto(orderUrl);
     });
     await page.getByRole("heading", { level: 2, name: "Refund" }).waitFor();
+    // a refund asks once more, naming the amount; taking it back refunds nothing
     await page.getByRole("button", { name: "Refund" }).click();
+    await page.getByText("$12.00 goes back to the customer. A refund cannot be taken back.").waitFor();
+    await page.getByRole("button", { name: "Don't refund" }).click();
+    await page.getByRole("button", { name: "Refund", exact: true }).waitFor();
+    const orderId = new URL(page.url()).pathname.split("/")[2]!;
+    expect((await sandbox.orders.get({ id: orderId })).refundedAmount).toBe(0);
+    await page.getByRole("button", { name: "Refund" }).click();
+    await page.getByRole("button", { name: "Yes, refund $12.00" }).click();
     await page.getByText("Refunded $12.00.").or(page.getByRole("alert")).waitFor();
     expect(await page.getByRole("alert").count(), await page.locator("main").innerText()).toBe(0);
     await page.getByText("Nothing left to refund.").waitFor();

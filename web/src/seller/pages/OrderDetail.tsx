@@ -45,34 +45,68 @@ function Invoice({ order }: { order: Order }) {
   );
 }
 
+/** What a refund form asks for, read and checked before the seller is asked to confirm it. */
+interface RefundAsk {
+  amount: number;
+  reason: string;
+  revoke: boolean;
+}
+
 function Refund({ order, onDone }: { order: Order; onDone: (text: string) => void }) {
   const { scope } = useSeller();
   const [said, setSaid] = useState<Said>(undefined);
+  // money leaves the seller's account and cannot come back: the form asks once more, naming the amount
+  const [asking, setAsking] = useState<RefundAsk | null>(null);
+  const [busy, setBusy] = useState(false);
   const left = order.refundable_amount ?? order.net_amount - order.refunded_amount;
-  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
     const text = String(form.get("amount") ?? "").trim();
     const amount = text ? toMinor(text, order.currency) : left;
     if (amount === null || amount <= 0) return setSaid({ tone: "error", text: "Write the amount to refund as a number, e.g. 5.00." });
-    const r = await v1<unknown>(scope, "POST", "/refunds/", { body: { order_id: order.id, amount, reason: String(form.get("reason") || "customer_request"), revoke_benefits: form.get("revoke") === "on" } });
+    if (amount > left) return setSaid({ tone: "error", text: `At most ${money(left, order.currency)} is left to refund.` });
+    setSaid(undefined);
+    setAsking({ amount, reason: String(form.get("reason") || "customer_request"), revoke: form.get("revoke") === "on" });
+  }
+  async function refund(ask: RefundAsk) {
+    setBusy(true);
+    const r = await v1<unknown>(scope, "POST", "/refunds/", { body: { order_id: order.id, amount: ask.amount, reason: ask.reason, revoke_benefits: ask.revoke } });
+    setBusy(false);
+    setAsking(null);
     if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
     setSaid(undefined);
     // the order is read again: its form may give way to "nothing left", so the page keeps the result
-    onDone(`Refunded ${money(amount, order.currency)}.`);
+    onDone(`Refunded ${money(ask.amount, order.currency)}.`);
   }
   if (left <= 0) return <p className="hint">Nothing left to refund.</p>;
   return (
-    <form onSubmit={(e) => void onSubmit(e)} aria-label="Refund" className="stack">
-      <Field label="Amount to refund" name="amount" inputMode="decimal" optional hint={`Up to ${money(left, order.currency)}; empty refunds all of it.`} />
-      <SelectField label="Reason" name="reason" placeholder="Customer request" options={REASONS.slice(1).map((r) => ({ value: r, label: r.replace(/_/g, " ") }))} />
+    <form onSubmit={onSubmit} aria-label="Refund" className="stack">
+      <Field label="Amount to refund" name="amount" inputMode="decimal" optional disabled={asking !== null} hint={`Up to ${money(left, order.currency)}; empty refunds all of it.`} />
+      <SelectField label="Reason" name="reason" placeholder="Customer request" disabled={asking !== null} options={REASONS.slice(1).map((r) => ({ value: r, label: r.replace(/_/g, " ") }))} />
       <div className="field checkbox">
-        <input id="revoke" name="revoke" type="checkbox" />
+        <input id="revoke" name="revoke" type="checkbox" disabled={asking !== null} />
         <label htmlFor="revoke">Also revoke the benefits it granted</label>
       </div>
-      <button type="submit" className="danger">
-        Refund
-      </button>
+      {asking ? (
+        <>
+          <p className="hint" role="status">
+            {`${money(asking.amount, order.currency)} goes back to the customer${asking.revoke ? " and the benefits are revoked" : ""}. A refund cannot be taken back.`}
+          </p>
+          <div className="actions">
+            <button type="button" className="danger" disabled={busy} onClick={() => void refund(asking)}>
+              {`Yes, refund ${money(asking.amount, order.currency)}`}
+            </button>
+            <button type="button" disabled={busy} onClick={() => setAsking(null)}>
+              Don't refund
+            </button>
+          </div>
+        </>
+      ) : (
+        <button type="submit" className="danger">
+          Refund
+        </button>
+      )}
       <Status tone={said?.tone}>{said?.text}</Status>
     </form>
   );
