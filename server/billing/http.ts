@@ -150,7 +150,13 @@ export const metadataQuery = z.record(
   z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(z.string())),
 );
 
-/** RFC 3339 with an offset. Year 0000 parses but PostgreSQL cannot store it (it was a 500). */
+/** An email address: trimmed, and bounded before the address pattern runs (as Polar's EmailStr). */
+export const emailInput = z
+  .string()
+  .trim()
+  .max(320)
+  .pipe(z.email({ message: "value is not a valid email address" }));
+
 /**
  * IANA zone names the runtime knows (PostgreSQL ships the same tz database). Not UTC offsets: Node 22+ (ECMA-402
  * 2024) takes "+05:00" as a time zone, Node 20 does not, and PostgreSQL would read it as a POSIX zone, whose
@@ -172,6 +178,7 @@ export const timezoneInput = z
     { message: "Input should be a valid IANA time zone name" },
   );
 
+/** RFC 3339 with an offset. Year 0000 parses but PostgreSQL cannot store it (it was a 500). */
 export const datetimeInput = z.iso
   .datetime({ offset: true, message: "Input should be a valid datetime" })
   .refine((v) => !v.startsWith("0000"), { message: "Input should be a valid datetime" });

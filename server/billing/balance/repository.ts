@@ -48,6 +48,20 @@ export async function insertEntry(db: Queryable, entry: BalanceEntryInsert): Pro
 
 export type ProrationValues = typeof subscriptionProration.$inferInsert;
 
+/** The proration lines of the subscription (or of each of several) that no renewal has billed yet. */
+function unbilledProrations(organizationId: string, subscriptionIds: string | string[]) {
+  return and(
+    eq(subscriptionProration.organizationId, organizationId),
+    typeof subscriptionIds === "string"
+      ? eq(subscriptionProration.subscriptionId, subscriptionIds)
+      : inArray(subscriptionProration.subscriptionId, subscriptionIds),
+    isNull(subscriptionProration.orderId),
+  );
+}
+
+/** Proration lines in the order they were written. */
+const oldestFirst = () => [asc(subscriptionProration.createdAt), asc(subscriptionProration.position)];
+
 export async function insertProrations(db: Queryable, rows: ProrationValues[]): Promise<void> {
   if (rows.length > 0) await db.insert(subscriptionProration).values(rows);
 }
@@ -57,14 +71,8 @@ export async function pendingProrations(db: Queryable, organizationId: string, s
   return db
     .select()
     .from(subscriptionProration)
-    .where(
-      and(
-        eq(subscriptionProration.organizationId, organizationId),
-        eq(subscriptionProration.subscriptionId, subscriptionId),
-        isNull(subscriptionProration.orderId),
-      ),
-    )
-    .orderBy(asc(subscriptionProration.createdAt), asc(subscriptionProration.position));
+    .where(unbilledProrations(organizationId, subscriptionId))
+    .orderBy(...oldestFirst());
 }
 
 /** Records the renewal order that billed the subscription's pending proration lines. */
@@ -72,13 +80,7 @@ export async function markProrationsBilled(db: Queryable, organizationId: string
   await db
     .update(subscriptionProration)
     .set({ orderId })
-    .where(
-      and(
-        eq(subscriptionProration.organizationId, organizationId),
-        eq(subscriptionProration.subscriptionId, subscriptionId),
-        isNull(subscriptionProration.orderId),
-      ),
-    );
+    .where(unbilledProrations(organizationId, subscriptionId));
 }
 
 // ---- a billing run's batch: many subscriptions or customers in one query each ----------------------------
@@ -90,14 +92,8 @@ export async function pendingProrationsOf(db: Queryable, organizationId: string,
   const rows = await db
     .select()
     .from(subscriptionProration)
-    .where(
-      and(
-        eq(subscriptionProration.organizationId, organizationId),
-        inArray(subscriptionProration.subscriptionId, subscriptionIds),
-        isNull(subscriptionProration.orderId),
-      ),
-    )
-    .orderBy(asc(subscriptionProration.createdAt), asc(subscriptionProration.position));
+    .where(unbilledProrations(organizationId, subscriptionIds))
+    .orderBy(...oldestFirst());
   for (const r of rows) out.set(r.subscriptionId, [...(out.get(r.subscriptionId) ?? []), r]);
   return out;
 }
@@ -113,19 +109,22 @@ export async function balancesOf(db: Queryable, organizationId: string, customer
   return new Map(rows.map((r) => [`${r.customerId}:${r.currency}`, Number(r.total)]));
 }
 
+/** The wallet's payments for the subscription's usage that no renewal has billed yet. */
+function unbilledUsage(organizationId: string, subscriptionId: string) {
+  return and(
+    eq(customerBalanceEntry.organizationId, organizationId),
+    eq(customerBalanceEntry.subscriptionId, subscriptionId),
+    eq(customerBalanceEntry.reason, "usage"),
+    isNull(customerBalanceEntry.orderId),
+  );
+}
+
 /** What the wallet paid for the subscription's usage as it happened and no renewal has billed yet (minor units, ≥ 0). */
 export async function prepaidUsage(db: Queryable, organizationId: string, subscriptionId: string): Promise<number> {
   const [row] = await db
     .select({ total: sql<string | null>`sum(${customerBalanceEntry.amount})` })
     .from(customerBalanceEntry)
-    .where(
-      and(
-        eq(customerBalanceEntry.organizationId, organizationId),
-        eq(customerBalanceEntry.subscriptionId, subscriptionId),
-        eq(customerBalanceEntry.reason, "usage"),
-        isNull(customerBalanceEntry.orderId),
-      ),
-    );
+    .where(unbilledUsage(organizationId, subscriptionId));
   return -Number(row?.total ?? 0);
 }
 
@@ -134,14 +133,7 @@ export async function markUsageBilled(db: Queryable, organizationId: string, sub
   await db
     .update(customerBalanceEntry)
     .set({ orderId })
-    .where(
-      and(
-        eq(customerBalanceEntry.organizationId, organizationId),
-        eq(customerBalanceEntry.subscriptionId, subscriptionId),
-        eq(customerBalanceEntry.reason, "usage"),
-        isNull(customerBalanceEntry.orderId),
-      ),
-    );
+    .where(unbilledUsage(organizationId, subscriptionId));
 }
 
 /** Inserts a movement unless one with its idempotency key exists; whether it was inserted. */

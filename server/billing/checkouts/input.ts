@@ -5,7 +5,7 @@ import { isIP } from "node:net";
 import { z } from "zod";
 import { AddressInput } from "../customers/service.js";
 import { PRESENTMENT_CURRENCIES } from "../discounts/input.js";
-import { isUuid, metadataInput } from "../http.js";
+import { emailInput, isUuid, metadataInput } from "../http.js";
 import { INTERVALS } from "../products/wire.js";
 
 /** Polar's ceiling on amounts (minor units). */
@@ -14,11 +14,6 @@ export const MAXIMUM_SEATS = 1000;
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 const text = (max: number) => z.string().max(max);
-const email = z
-  .string()
-  .trim()
-  .max(320)
-  .pipe(z.email({ message: "value is not a valid email address" }));
 /** An absolute http(s) URL; `{CHECKOUT_ID}` in a success URL is replaced when it is read. */
 export const httpUrl = z
   .string()
@@ -52,7 +47,7 @@ export const customFieldDataInput = z.record(z.string().max(100), customFieldVal
 
 const customer = {
   customer_name: text(256).nullish(),
-  customer_email: email.nullish(),
+  customer_email: emailInput.nullish(),
   customer_billing_name: text(256).nullish(),
   customer_billing_address: AddressInput.nullish(),
   customer_tax_id: text(64).nullish(),

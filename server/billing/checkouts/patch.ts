@@ -3,7 +3,7 @@
 // (tax id checked against the billing country), custom field data, seller settings and the trial.
 // Works on a copy of the row and either returns the changed view or throws one 422 with every issue.
 import type { Queryable } from "../../db/client.js";
-import type { AddressValue } from "../../db/schema/index.js";
+import { storedAddress } from "../customers/service.js";
 import { matchTaxId } from "../../../shared/tax-ids.js";
 import { findDiscountByCode } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
@@ -21,24 +21,6 @@ import { activeTrial, type CheckoutRow, type CheckoutView } from "./wire.js";
 export type PatchMode = "create" | "seller" | "public" | "confirm";
 
 const lower = (id: string) => id.toLowerCase();
-
-export function storedAddress(a: {
-  line1?: string | null | undefined;
-  line2?: string | null | undefined;
-  postal_code?: string | null | undefined;
-  city?: string | null | undefined;
-  state?: string | null | undefined;
-  country: string;
-}): AddressValue {
-  return {
-    line1: a.line1 ?? null,
-    line2: a.line2 ?? null,
-    postal_code: a.postal_code ?? null,
-    city: a.city ?? null,
-    state: a.state ?? null,
-    country: a.country,
-  };
-}
 
 class Issues {
   readonly list: ValidationIssue[] = [];

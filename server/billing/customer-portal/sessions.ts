@@ -14,7 +14,7 @@ import { findCustomerRow, type CustomerRef } from "../customers/service.js";
 import { findMember, memberByEmail, memberOfCustomer, ownerOf } from "../members/service.js";
 import type { MemberRow } from "../members/wire.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
-import { isUuid } from "../http.js";
+import { emailInput, isUuid } from "../http.js";
 import { ApiError, invalid, notFound } from "../errors.js";
 
 export type CustomerSessionRow = typeof customerSession.$inferSelect;
@@ -151,7 +151,7 @@ const SELECTOR_LENGTH = 3;
 export const MAX_CODE_ATTEMPTS = 5;
 
 export const CustomerSessionCodeRequestInput = z.object({
-  email: z.string().trim().max(320).pipe(z.email({ message: "value is not a valid email address" })),
+  email: emailInput,
   organization_id: z.string().refine(isUuid, { message: "Input should be a valid UUID" }),
 });
 

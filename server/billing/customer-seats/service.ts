@@ -15,7 +15,7 @@ import { requestEmail } from "../customer-emails/service.js";
 import { startCustomerSession } from "../customer-portal/sessions.js";
 import { findCustomerRow, upsertCheckoutCustomer } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
-import { isUuid } from "../http.js";
+import { emailInput, isUuid } from "../http.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { findOrder, lockOrderRow, ownerOfCheckout } from "../orders/service.js";
 import { memberOfCustomer, memberWires } from "../members/service.js";
@@ -50,7 +50,7 @@ export const SeatAssignInput = z
     checkout_id: uuid.nullish(),
     checkout_client_secret: z.string().max(200).nullish(),
     // bounded before the address pattern runs (as the customers' email)
-    email: z.string().trim().max(320).pipe(z.email({ message: "value is not a valid email address" })).nullish(),
+    email: emailInput.nullish(),
     external_customer_id: z.string().min(1).max(256).nullish(),
     customer_id: uuid.nullish(),
     external_member_id: z.string().max(256).nullish(),

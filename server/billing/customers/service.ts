@@ -3,9 +3,10 @@
 // view (benefits granted now, usage per meter).
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
+import type { AddressValue } from "../../db/schema/index.js";
 import { ADDRESS_INPUT_COUNTRY_CODES } from "../../../shared/countries.js";
 import { matchTaxId } from "../../../shared/tax-ids.js";
-import { isUuid, metadataInput } from "../http.js";
+import { emailInput, isUuid, metadataInput } from "../http.js";
 import { notFound, validationError, type ValidationIssue } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import type { CsvExport } from "../csv.js";
@@ -30,12 +31,7 @@ export const AddressInput = z.object({
   country: z.enum(ADDRESS_INPUT_COUNTRY_CODES, { message: "Input should be an ISO 3166-1 alpha-2 country code" }),
 });
 
-const email = z
-  .string()
-  .trim()
-  .max(320)
-  .pipe(z.email({ message: "value is not a valid email address" }))
-  .transform((e) => e.toLowerCase());
+const email = emailInput.transform((e) => e.toLowerCase());
 
 const customerType = z.enum(["individual", "team"]);
 /** MemberOwnerCreate: a team customer's first owner (billing/members makes the member). */
@@ -84,7 +80,15 @@ const issue = (field: string, msg: string, input: unknown, type = "value_error")
   ...(input === undefined ? {} : { input }),
 });
 
-function storedAddress(a: z.output<typeof AddressInput>): Record<string, string | null> {
+/** A billing address as stored (customers and checkouts): every line present, null when not given. */
+export function storedAddress(a: {
+  line1?: string | null | undefined;
+  line2?: string | null | undefined;
+  postal_code?: string | null | undefined;
+  city?: string | null | undefined;
+  state?: string | null | undefined;
+  country: string;
+}): AddressValue {
   return {
     line1: a.line1 ?? null,
     line2: a.line2 ?? null,

@@ -12,20 +12,13 @@ import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } f
 
 // ---- reads ----------------------------------------------------------------------------------------
 
-export interface EventReadFilter {
+/** A read's filter: the selection's own fields, with customers and the search text not yet resolved. */
+export type EventReadFilter = Pick<repo.EventSelection, "names" | "sources" | "start" | "end" | "metadata" | "filter" | "meter" | "parentId"> & {
   customerIds?: string[] | undefined;
   externalCustomerIds?: string[] | undefined;
-  names?: string[] | undefined;
-  sources?: string[] | undefined;
-  start?: string | undefined;
-  end?: string | undefined;
-  metadata?: Record<string, string[]> | undefined;
-  filter?: Filter | undefined;
-  meter?: { filter: Filter; aggregation: Aggregation } | undefined;
   query?: string | undefined;
-  parentId?: string | undefined;
   depth?: number | undefined;
-}
+};
 
 async function selectionOf(db: Queryable, organizationId: string, f: EventReadFilter): Promise<repo.EventSelection> {
   const [customers, externalCustomers, searchIds] = await Promise.all([

@@ -2,7 +2,7 @@
 // activates it on a machine (up to its limit) and deactivates it — with the seller's token, or publicly, where
 // the key and its organization's id are the credential (Polar's customer-portal variants).
 import { z } from "zod";
-import type { Db } from "../../db/client.js";
+import type { Db, Queryable } from "../../db/client.js";
 import { datetimeInput, isUuid } from "../http.js";
 import { ApiError, notFound, notPermitted } from "../errors.js";
 import type { LicenseKeyRow } from "./issue.js";
@@ -116,6 +116,16 @@ export async function getActivation(db: Db, organizationId: string, id: string, 
 // ---- the seller's software -----------------------------------------------------------------------
 
 /**
+ * The key the seller's software presented, locked until the caller's transaction ends, and the organization's
+ * clock (a sandbox's test clock), on which the key expires.
+ */
+async function lockPresentedKey(tx: Queryable, organizationId: string, key: string) {
+  const found = await repo.findLicenseKeyByKey(tx, organizationId, key, true);
+  if (!found) throw notFound(KEY_NOT_FOUND);
+  return { ...found, now: await orgNow(tx, organizationId) };
+}
+
+/**
  * Checks the key (status, expiry, the activation and its conditions, the benefit and customer it must belong
  * to, the usage left) and counts the validation, adding `increment_usage` to its usage. Every refusal is a
  * 404 with the reason, as Polar answers, except running out of usages (400).
@@ -123,11 +133,7 @@ export async function getActivation(db: Db, organizationId: string, id: string, 
 export async function validateLicenseKey(db: Db, input: z.output<typeof LicenseKeyValidateInput>) {
   const organizationId = input.organization_id.toLowerCase();
   return db.transaction(async (tx) => {
-    const found = await repo.findLicenseKeyByKey(tx, organizationId, input.key, true);
-    if (!found) throw notFound(KEY_NOT_FOUND);
-    const { key } = found;
-    // expiry on the organization's clock (a sandbox's test clock)
-    const now = await orgNow(tx, organizationId);
+    const { key, customer, now } = await lockPresentedKey(tx, organizationId, input.key);
     if (key.status !== "granted") throw notFound("License key is no longer active.");
     if (isExpired(key, now)) throw notFound("License key has expired.");
     let activation: repo.ActivationRow | null = null;
@@ -151,7 +157,7 @@ export async function validateLicenseKey(db: Db, input: z.output<typeof LicenseK
       usage: Math.min(MAX_INT, key.usage + increment),
     });
     if (!updated) throw notFound(KEY_NOT_FOUND);
-    return { ...toLicenseKeyWire(updated, found.customer), activation: activation ? toActivationWire(activation) : null };
+    return { ...toLicenseKeyWire(updated, customer), activation: activation ? toActivationWire(activation) : null };
   });
 }
 
@@ -159,11 +165,7 @@ export async function validateLicenseKey(db: Db, input: z.output<typeof LicenseK
 export async function activateLicenseKey(db: Db, input: z.output<typeof LicenseKeyActivateInput>) {
   const organizationId = input.organization_id.toLowerCase();
   return db.transaction(async (tx) => {
-    const found = await repo.findLicenseKeyByKey(tx, organizationId, input.key, true);
-    if (!found) throw notFound(KEY_NOT_FOUND);
-    const { key } = found;
-    // expiry on the organization's clock (a sandbox's test clock)
-    const now = await orgNow(tx, organizationId);
+    const { key, customer, now } = await lockPresentedKey(tx, organizationId, input.key);
     if (key.status !== "granted") throw notPermitted("License key is no longer active. This license key can not be activated.");
     if (isExpired(key, now)) throw notPermitted("License key has expired.");
     if (!key.limitActivations) {
@@ -178,7 +180,7 @@ export async function activateLicenseKey(db: Db, input: z.output<typeof LicenseK
       meta: input.meta,
       createdAt: now,
     });
-    return toActivationReadWire(activation, key, found.customer);
+    return toActivationReadWire(activation, key, customer);
   });
 }
 

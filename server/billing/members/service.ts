@@ -12,7 +12,7 @@ import type { Db, Queryable } from "../../db/client.js";
 import { enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
 import type { CustomerRow } from "../customers/wire.js";
-import { isUuid } from "../http.js";
+import { emailInput, isUuid } from "../http.js";
 import { invalid, notFound, notPermitted } from "../errors.js";
 import * as repo from "./repository.js";
 import { MEMBER_ROLES, toMemberWire, toPortalMemberWire, type MemberRole, type MemberRow, type MemberWire, type PortalMemberWire } from "./wire.js";
@@ -25,12 +25,7 @@ const ONE_OWNER = "A team has exactly one owner: make another member the owner t
 // ---- inputs -------------------------------------------------------------------------------------
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
-const email = z
-  .string()
-  .trim()
-  .max(320)
-  .pipe(z.email({ message: "value is not a valid email address" }))
-  .transform((e) => e.toLowerCase());
+const email = emailInput.transform((e) => e.toLowerCase());
 const name = z.string().max(256).nullish();
 const externalId = z.string().min(1).max(256).nullish();
 /** Roles a new member may get (ownership is handed on by an update, never created). */

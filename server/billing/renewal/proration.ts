@@ -10,7 +10,7 @@ import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox
 import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
 import { insertProrations, markProrationsBilled, pendingProrations, recordSettlement, settle } from "../balance/service.js";
 import { loadCustomers } from "../customers/service.js";
-import { insertPlannedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { insertPlannedOrder, orderWire } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { chargeSaved, recordCharge } from "../payments/service.js";
 import { loadPrices, loadProductSummaries } from "../products/service.js";
@@ -18,6 +18,7 @@ import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import type { ProrationLine, ProrationPlan } from "../subscriptions/proration.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
 import { patchSubscriptionTerms } from "../subscriptions/service.js";
+import { planSubscriptionOrder, taxIdOf } from "./order.js";
 
 let defaultProcessor: PaymentProcessor | null = null;
 
@@ -61,12 +62,6 @@ export async function applyProration(
   return invoiceProration(tx, after, plan.lines, now, processor ?? defaultProcessor);
 }
 
-/** A customer's stored tax id as [value, format] (the wire's pair may hold nulls). */
-function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [string, string] | null {
-  const [value, format] = taxId ?? [];
-  return value && format ? [value, format] : null;
-}
-
 /**
  * The `subscription_update` order of a change billed now, with its tax; charged (the attempt recorded), or
  * credited to the balance. A declined charge leaves the order pending and the subscription past_due.
@@ -102,29 +97,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
       : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
   const row = paid ? sub : await patchSubscriptionTerms(tx, org, sub.id, { status: "past_due" }, now);
-  const planned = planOrderFromCheckout(
-    {
-      organizationId: org,
-      checkoutId: "",
-      customerId: sub.customerId,
-      productId: sub.productId,
-      subscriptionId: sub.id,
-      billingReason: "subscription_create",
-      currency: sub.currency,
-      discountId: null,
-      subtotalAmount: subtotal,
-      discountAmount: 0,
-      tax,
-      seats: sub.seats,
-      billingName: customer.billing_name ?? customer.name,
-      billingAddress: customer.billing_address as Record<string, string | null> | null,
-      billingTaxId: taxIdOf(customer.tax_id),
-      metadata: sub.metadata,
-      customFieldData: sub.customFieldData,
-      items: lines,
-    },
-    now,
-  );
+  const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items: lines }, now);
   const order = {
     row: {
       ...planned.row,

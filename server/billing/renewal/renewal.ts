@@ -14,7 +14,7 @@ import { isMetered } from "../products/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import { invalid, notFound, notPermitted } from "../errors.js";
-import { insertPlannedOrder, insertUnnumberedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { insertPlannedOrder, insertUnnumberedOrder, orderWire } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, loadProductSummaries } from "../products/service.js";
 import type { PriceWire, ProductSummaryWire } from "../products/wire.js";
@@ -28,6 +28,7 @@ import { subscriptionMeters } from "../subscriptions/usage.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
 import { markUsageBilled, prepaidUsage, recordSettlement, settle, settleAfterPrepaid, usageFromWallet, type Settlement } from "../balance/service.js";
 import { carriedProrations } from "./proration.js";
+import { planSubscriptionOrder, taxIdOf } from "./order.js";
 import { applyPendingUpdate, pendingAt } from "./pending.js";
 import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -253,27 +254,10 @@ function renewalOrder(
   now: Date,
 ) {
   const { settlement, paid, firstCarried } = s;
-  const planned = planOrderFromCheckout(
-    {
-      organizationId: sub.organizationId,
-      checkoutId: "",
-      customerId: sub.customerId,
-      productId: sub.productId,
-      subscriptionId: sub.id,
-      billingReason: "subscription_create",
-      currency: sub.currency,
-      discountId: bill.discount > 0 ? sub.discountId : null,
-      subtotalAmount: bill.subtotal,
-      discountAmount: bill.discount,
-      tax,
-      seats: sub.seats,
-      billingName: e.customer.billing_name ?? e.customer.name,
-      billingAddress: e.customer.billing_address as Record<string, string | null> | null,
-      billingTaxId: taxIdOf(e.customer.tax_id),
-      metadata: sub.metadata,
-      customFieldData: sub.customFieldData,
-      items: bill.items,
-    },
+  const planned = planSubscriptionOrder(
+    sub,
+    e.customer,
+    { discountId: bill.discount > 0 ? sub.discountId : null, subtotalAmount: bill.subtotal, discountAmount: bill.discount, tax, items: bill.items },
     now,
   );
   return {
@@ -288,12 +272,6 @@ function renewalOrder(
     },
     items: planned.items.map((i) => (i.position >= firstCarried ? { ...i, proration: true } : i)),
   };
-}
-
-/** A customer's stored tax id as [value, format] (the wire's pair may hold nulls). */
-function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [string, string] | null {
-  const [value, format] = taxId ?? [];
-  return value && format ? [value, format] : null;
 }
 
 /** Charges the customer's default payment method (the one the checkout saved, unless they chose another). */
