@@ -111,7 +111,7 @@ describe("a paid order's invoice", () => {
       `${fixed.name} 1 $25.00 $25.00`,
       "Subtotal $25.00",
       "Total excluding tax $25.00",
-      "VAT FR 20% $5.00",
+      "VAT France 20% $5.00",
       "Total $30.00",
       "Status: Paid",
       "Payment method: Visa ending in 4242",
@@ -181,7 +181,7 @@ describe("a paid order's invoice", () => {
     const text = await pdfText((await invoiceReady(b2b.id)).url);
     expect(text).toContain("Bill to Acme SARL 5 avenue Foch 75016 Paris France");
     expect(text).toContain("Tax ID: FR40303265045");
-    expect(text).toContain("Tax FR (reverse charge) 0% $0.00");
+    expect(text).toContain("Tax France (reverse charge) 0% $0.00");
     expect(text).toContain("Total $25.00");
     expect(text).toContain(EU_REVERSE_CHARGE_NOTE.replace(/\s+/g, " "));
     // the receipt email names it too
@@ -252,7 +252,7 @@ describe("a paid order's invoice", () => {
     // 2500 − 700 = 1800, Germany's 19%: 342
     expect(o).toMatchObject({ subtotalAmount: 2500, discountAmount: 700, netAmount: 1800, taxAmount: 342, totalAmount: 2142 });
     const text = await pdfText((await invoiceReady(o.id)).url);
-    for (const part of ["Subtotal $25.00", "Discount (Launch) -$7.00", "Total excluding tax $18.00", "VAT DE 19% $3.42", "Total $21.42"]) expect(text).toContain(part);
+    for (const part of ["Subtotal $25.00", "Discount (Launch) -$7.00", "Total excluding tax $18.00", "VAT Germany 19% $3.42", "Total $21.42"]) expect(text).toContain(part);
   });
 });
 
@@ -353,7 +353,7 @@ describe("a refund", () => {
       `Credits invoice ${order.invoiceNumber} of ${invoiceDate}`,
       "Bill to Jean Dupont France",
       "Total excluding tax $10.00",
-      "VAT FR 20% refunded $2.00",
+      "VAT France 20% refunded $2.00",
       "Total credited $12.00",
       "Refunded: $12.00 (reason: customer request)",
       "Refunded to: Visa ending in 4242",

@@ -34,7 +34,7 @@ export interface InvoiceLine {
   period?: { start: Date; end: Date } | null;
 }
 
-/** One tax rate's total: "VAT FR 20%", "USt. DE 19 %"; `refunded` on a credit note. */
+/** One tax rate's total: "VAT France 20%", "USt. Deutschland 19 %"; `refunded` on a credit note. */
 export interface TaxTotal {
   /** The tax's kind as the order stores it (vat, gst, hst, pst, qst, sales_tax, …), or null for "Tax". */
   kind: string | null;
@@ -93,11 +93,19 @@ function said(s: InvoiceSpeaker, group: "status" | "reason", key: string): strin
   return id in INVOICE_CATALOGS.en ? s.t(id as InvoiceMessageId) : key;
 }
 
-/** "VAT FR 20%", "Tax (reverse charge) 0%": the rate's kind, place and percentage in the document's language. */
+/** A tax's place in the document's language: "FR" → "France", "US-CA" → "United States (CA)" (Intl's region names). */
+function taxPlace(s: InvoiceSpeaker, jurisdiction: string | null): string | null {
+  if (!jurisdiction) return null;
+  const [country, subdivision] = jurisdiction.split("-", 2);
+  if (!country || !/^[A-Za-z]{2}$/.test(country)) return jurisdiction;
+  return subdivision ? `${s.country(country)} (${subdivision})` : s.country(country);
+}
+
+/** "VAT France 20%", "Tax (reverse charge) 0%": the rate's kind, place and percentage in the document's language. */
 export function taxLabel(s: InvoiceSpeaker, t: Pick<TaxTotal, "kind" | "jurisdiction" | "rate" | "reverseCharge">): string {
   const kind = !t.kind ? s.t("tax.tax") : t.kind.toLowerCase() === "vat" ? s.t("tax.vat") : t.kind.toUpperCase();
   const percent = t.rate === null ? null : new Intl.NumberFormat(s.intlLocale, { style: "percent", maximumFractionDigits: 4 }).format(t.reverseCharge ? 0 : t.rate);
-  return [kind, t.jurisdiction, t.reverseCharge ? s.t("tax.reverseCharge") : null, percent].filter(Boolean).join(" ");
+  return [kind, taxPlace(s, t.jurisdiction), t.reverseCharge ? s.t("tax.reverseCharge") : null, percent].filter(Boolean).join(" ");
 }
 
 function paymentText(s: InvoiceSpeaker, p: NonNullable<InvoiceDocumentData["paymentMethod"]>): string {
