@@ -218,7 +218,7 @@ async function portalCustomer(): Promise<PortalCustomerSetup> {
     metadata: { till_credits: "paid" },
     prices: [{ amountType: "custom", minimumAmount: 500, maximumAmount: 100_000, presetAmount: 1000, priceCurrency: "usd" }],
   });
-  const offer = await seller.sdk.checkoutLinks.create({ paymentProcessor: "stripe", products: [credits.id], label: `Top up ${suffix}` });
+  await seller.sdk.checkoutLinks.create({ paymentProcessor: "stripe", products: [credits.id], label: `Top up ${suffix}` });
 
   const email = uniqueBuyer("portal-locales");
   const checkout = await seller.sdk.checkouts.create({ products: [planId] });
