@@ -7,6 +7,8 @@ import { membersApi, type MemberRole, type PortalMember, type PortalUser } from 
 import { Field, SelectField, Status, type Tone } from "../ui.js";
 import type { OnError } from "./PortalCommon.js";
 
+/** The roles a member can be given (the owner may also hand ownership on). */
+const ADDABLE: readonly MemberRole[] = ["member", "billing_manager"];
 const roleName = (role: MemberRole) => t(`members.role.${role}`);
 const option = (value: MemberRole) => ({ value, label: roleName(value) });
 
@@ -25,7 +27,7 @@ function MemberItem({
 }) {
   const self = m.id === user.member_id;
   const fixed = self || m.role === "owner";
-  const roles = (user.role === "owner" ? (["member", "billing_manager", "owner"] as const) : (["member", "billing_manager"] as const)).map(option);
+  const roles = (user.role === "owner" ? [...ADDABLE, "owner" as const] : ADDABLE).map(option);
   const who = m.name ? `${m.name} (${m.email})` : m.email;
   return (
     <li className="member">
@@ -157,7 +159,7 @@ export function Members({
       <form onSubmit={(e) => void onAdd(e)} aria-label={t("members.addForm")} className="add-member">
         <Field label={t("members.email")} name="email" type="email" required autoComplete="off" maxLength={320} error={emailError} />
         <Field label={t("members.name")} name="name" optional autoComplete="off" maxLength={256} />
-        <SelectField label={t("members.role")} name="role" options={(["member", "billing_manager"] as const).map(option)} placeholder={roleName("member")} />
+        <SelectField label={t("members.role")} name="role" options={ADDABLE.map(option)} placeholder={roleName("member")} />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>
             {t("members.add")}
