@@ -4,6 +4,9 @@
 //   horizontal overflow on a phone or a desktop, a layout that only grows downwards against English (screenshots
 //   compared by size) and no serious axe violation;
 // - the portal's sign-in (asking for the email, then the code) likewise, in the browser's language;
+// - the signed-in portal likewise, on a phone and a desktop, for a customer with a subscription (its usage against
+//   a cap and tiers, its cancel form open), an order with its invoice, a saved card, a license key and a wallet;
+//   and in German and Japanese, its headings from their catalogs and its amounts and dates as `Intl` writes them;
 // - each locale given as `locale` at checkouts.create (through @polar-sh/sdk 0.47 and 0.49 in turn): `<html lang>`,
 //   the amount and the trial's first-charge date as `Intl` writes them in that locale, its words from its catalog;
 // - without a checkout locale: the browser's language, else the organization's default, and the confirm records
@@ -13,7 +16,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LOCALES } from "../../shared/i18n/locales.js";
 import { rawRequest } from "../helpers/api.js";
-import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
+import { CARDS, createProduct, pay as payCheckout, uniqueBuyer } from "../helpers/checkout.js";
 import { launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
 import { type Seller } from "../helpers/seller.js";
 import { startWithSellers, type SellerSetup } from "../helpers/seller.js";
@@ -23,8 +26,8 @@ let seller: Seller;
 let browser: Browser;
 const watch = new PageWatch(() => ({ browser, options: { baseURL: setup.server.url, timezoneId: "UTC" }, timeout: 15_000 }));
 
-const catalog = (locale: string) =>
-  JSON.parse(readFileSync(new URL(`../../web/src/i18n/checkout/${locale}.json`, import.meta.url), "utf8")) as Record<string, string>;
+const catalog = (locale: string, surface = "checkout") =>
+  JSON.parse(readFileSync(new URL(`../../web/src/i18n/${surface}/${locale}.json`, import.meta.url), "utf8")) as Record<string, string>;
 
 beforeAll(async () => {
   setup = await startWithSellers("i18n-page");
@@ -160,6 +163,150 @@ describe("the portal's sign-in in the pseudo-locale (the browser's language)", (
     expect(await overflow(page)).toEqual([]);
     expect(await seriousViolations(page)).toEqual([]);
   });
+});
+
+/** What a customer has after buying: everything the portal's sections show. */
+interface PortalCustomerSetup {
+  customerId: string;
+  email: string;
+  /** Seller-entered names the portal shows as they are. */
+  data: string[];
+  order: { createdAt: Date; totalAmount: number };
+}
+
+/** Waits for the worker's work (a grant, an invoice, a wallet's credit) to show through `probe`. */
+async function until<T>(what: string, probe: () => Promise<T | null | false | undefined>): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const v = await probe();
+    if (v) return v;
+    setup.server.worker.wake();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no ${what}`);
+}
+
+/**
+ * A customer with a monthly subscription (a fixed price, and a metered one capped and tiered, with usage), its
+ * order invoiced, the card it was paid with saved, a license key, and credits bought into a wallet.
+ */
+async function portalCustomer(): Promise<PortalCustomerSetup> {
+  const suffix = Date.now().toString(36);
+  const meter = await seller.sdk.meters.create({
+    name: `Tokens ${suffix}`,
+    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: `tokens-${suffix}` }] },
+    aggregation: { func: "sum", property: "units" },
+  });
+  const plan = await rawRequest(setup.server.url, seller.token, "POST", "/v1/products/", {
+    name: `Pro plan ${suffix}`,
+    recurring_interval: "month",
+    prices: [
+      { amount_type: "fixed", price_amount: 900, price_currency: "usd" },
+      {
+        amount_type: "metered_unit",
+        meter_id: meter.id,
+        cap_amount: 4000,
+        unit_tiers: { tier_type: "graduated", tiers: [{ up_to: 1000, unit_amount: "1" }, { up_to: null, unit_amount: "0.25", flat_amount: 500 }] },
+      },
+    ],
+  });
+  expect(plan.status, JSON.stringify(plan.body)).toBe(201);
+  const planId = String(plan.body.id);
+  const keys = await seller.sdk.benefits.create({ type: "license_keys", description: `Pro license ${suffix}`, properties: { prefix: "PRO", activations: { limit: 3, enableCustomerAdmin: true } } });
+  await seller.sdk.products.updateBenefits({ id: planId, productBenefitsUpdate: { benefits: [keys.id] } });
+  const credits = await seller.sdk.products.create({
+    name: `Credits ${suffix}`,
+    metadata: { till_credits: "paid" },
+    prices: [{ amountType: "custom", minimumAmount: 500, maximumAmount: 100_000, presetAmount: 1000, priceCurrency: "usd" }],
+  });
+  await seller.sdk.checkoutLinks.create({ paymentProcessor: "stripe", products: [credits.id], label: `Top up ${suffix}` });
+
+  const email = uniqueBuyer("portal-locales");
+  const checkout = await seller.sdk.checkouts.create({ products: [planId] });
+  const confirmed = await payCheckout(setup.server, checkout, { customerEmail: email });
+  const customerId = confirmed.customerId ?? "";
+  const topUp = await seller.sdk.checkouts.create({ products: [credits.id], amount: 700, customerId });
+  await payCheckout(setup.server, topUp, { customerEmail: email });
+  const ingested = await rawRequest(setup.server.url, seller.token, "POST", "/v1/events/ingest", {
+    events: [{ name: `tokens-${suffix}`, customer_id: customerId, metadata: { units: 1500 } }],
+  });
+  expect(ingested.status).toBe(200);
+
+  const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+  if (!order) throw new Error("no order");
+  await until("invoice", async () => (await seller.sdk.orders.get({ id: order.id })).isInvoiceGenerated);
+  await until("license key", async () => (await seller.sdk.licenseKeys.list({ benefitId: keys.id })).result.items.length > 0);
+  await until("wallet", async () => {
+    const wallets = await rawRequest(setup.server.url, seller.token, "GET", `/v1/wallets/?customer_id=${customerId}`);
+    return wallets.status === 200 && JSON.stringify(wallets.body).includes('"balance":700');
+  });
+  const [key] = (await seller.sdk.licenseKeys.list({ benefitId: keys.id })).result.items;
+  const org = await rawRequest(setup.server.url, seller.token, "GET", `/v1/organizations/${seller.organizationId}`);
+  return {
+    customerId,
+    email,
+    // the seller's words and the customer's data; ";" parts a meter's limits
+    data: [String(org.body.name), email, `Pro plan ${suffix}`, `Pro license ${suffix}`, `Credits ${suffix}`, meter.name, `Top up ${suffix}`, key?.key ?? "", ";"],
+    order: { createdAt: order.createdAt, totalAmount: order.totalAmount },
+  };
+}
+
+/** The portal signed in as the customer, in a browser speaking `locale`, once every section has loaded. */
+async function openPortal(customer: PortalCustomerSetup, options: { locale: string; viewport: { width: number; height: number } }): Promise<Page> {
+  const { customerPortalUrl } = await seller.sdk.customerSessions.create({ customerId: customer.customerId });
+  const page = await watch.open(options);
+  await page.goto(customerPortalUrl);
+  await page.locator("table.usage").waitFor();
+  await page.locator("a[download^=invoice-]").first().waitFor();
+  await page.getByTestId("license-key").waitFor();
+  await page.locator("section[aria-labelledby=payment-methods-heading] li.item").first().waitFor();
+  await page.locator(".wallet-history li").first().waitFor();
+  await page.locator("section[aria-labelledby=wallets-heading] form").first().waitFor();
+  return page;
+}
+
+describe("the signed-in portal in the browser's language", () => {
+  let customer: PortalCustomerSetup;
+  beforeAll(async () => {
+    await setup.server.worker.start();
+    customer = await portalCustomer();
+  }, 120_000);
+
+  it("in the pseudo-locale leaves no string untranslated, clips nothing and is axe-clean, on a phone and a desktop", async () => {
+    for (const viewport of [{ width: 360, height: 740 }, { width: 1280, height: 900 }]) {
+      const page = await openPortal(customer, { locale: "en-XA", viewport });
+      expect(await page.locator("h1").textContent()).toContain("[");
+      // the cancel form's words too
+      await page.locator("section[aria-labelledby=subscriptions-heading] .actions button.danger").click();
+      await page.locator("form.cancel select").waitFor();
+      expect(await untranslated(page, customer.data)).toEqual([]);
+      expect(await overflow(page)).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
+    }
+  }, 120_000);
+
+  it.each(["de", "ja"])("in %s: the headings from its catalog, amounts and dates as Intl writes them", async (locale) => {
+    const page = await openPortal(customer, { locale, viewport: { width: 1280, height: 900 } });
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe(locale);
+    const messages = catalog(locale, "portal");
+    for (const id of ["portal.title", "subs.title", "orders.title", "payments.title", "wallet.title", "benefits.title", "billing.title"]) {
+      await page.getByRole("heading", { name: messages[id], exact: true }).waitFor();
+    }
+    const orders = page.locator("section[aria-labelledby=orders-heading]");
+    // Intl's spaces (a no-break space before "$" in German) read as plain ones on both sides
+    const spaced = (s: string) => s.replace(/\s+/g, " ");
+    const text = spaced(await orders.innerText());
+    const money = (minor: number) => spaced(new Intl.NumberFormat(locale, { style: "currency", currency: "USD" }).format(minor / 100));
+    expect(text).toContain(money(customer.order.totalAmount));
+    expect(text).toContain(spaced(new Intl.DateTimeFormat(locale, { dateStyle: "long", timeZone: "UTC" }).format(customer.order.createdAt)));
+    expect(text).toContain(messages["orders.status.paid"]);
+    const wallet = spaced(await page.locator("section[aria-labelledby=wallets-heading]").innerText());
+    expect(wallet).toContain(money(700));
+    expect(wallet).toContain(messages["wallet.type.credit_purchase"]);
+    const usage = page.locator("table.usage");
+    expect(await usage.getAttribute("aria-label")).toContain(customer.data[2]);
+    expect(await usage.locator("thead").innerText()).toContain(messages["usage.consumed"]);
+    expect(spaced(await usage.locator("tbody").innerText())).toContain(spaced(new Intl.NumberFormat(locale).format(1500)));
+  }, 60_000);
 });
 
 describe("each locale", () => {

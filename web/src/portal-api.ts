@@ -2,24 +2,26 @@
 // Bearer), and where the page keeps that token. Errors are Polar's ({error, detail} or a 422's
 // {detail: [{loc, msg, type}]}), read by the checkout's parser into one message plus per-field messages;
 // a 401 means the session is missing or expired.
+import { CANCELLATION_REASONS as ALL_REASONS } from "../../shared/cancellation-reasons.js";
 import { errorOf, type Address, type CheckoutError, type Price } from "./checkout-api.js";
+import { t } from "./i18n/intl.js";
 
 export type { Address };
 export type PortalError = CheckoutError;
 export type Result<T> = { ok: true; data: T } | { ok: false; error: PortalError };
 
-/** Polar's CustomerCancellationReason, with the words the cancel form shows. */
-export const CANCELLATION_REASONS = [
-  ["too_expensive", "It is too expensive"],
-  ["missing_features", "It is missing features I need"],
-  ["switched_service", "I switched to another service"],
-  ["unused", "I don't use it enough"],
-  ["customer_service", "Customer service was not good enough"],
-  ["low_quality", "The quality was not good enough"],
-  ["too_complex", "It is too complicated"],
-  ["other", "Another reason"],
-] as const;
-export type CancellationReason = (typeof CANCELLATION_REASONS)[number][0];
+export type CancellationReason = (typeof ALL_REASONS)[number];
+/** Polar's CustomerCancellationReason in the order the cancel form offers them (its words: the catalog's `subs.reason.*`). */
+export const CANCELLATION_REASONS: readonly CancellationReason[] = [
+  "too_expensive",
+  "missing_features",
+  "switched_service",
+  "unused",
+  "customer_service",
+  "low_quality",
+  "too_complex",
+  "other",
+];
 
 export interface Organization {
   id: string;
@@ -244,7 +246,7 @@ export async function call<T>(token: string | null, method: "GET" | "POST" | "PA
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    return { ok: false, error: { status: 0, message: "Could not reach the server. Check your connection and try again.", fields: {} } };
+    return { ok: false, error: { status: 0, message: t("server.network"), fields: {} } };
   }
   let parsed: unknown = null;
   try {
@@ -254,7 +256,8 @@ export async function call<T>(token: string | null, method: "GET" | "POST" | "PA
   }
   if (res.ok) return { ok: true, data: (res.status === 202 ? null : parsed) as T };
   const error = errorOf(res.status, parsed);
-  if (res.status === 404 && error.message === "This checkout does not exist.") error.message = "This was not found. It may have been removed.";
+  // errorOf's words for a bare 404 are the checkout's
+  if (res.status === 404 && error.message === t("server.notFound")) error.message = t("portal.notFound");
   return { ok: false, error };
 }
 

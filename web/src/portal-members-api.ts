@@ -24,12 +24,6 @@ export interface PortalMember {
   created_at: string;
 }
 
-export const ROLE_LABELS: Record<MemberRole, string> = {
-  owner: "Owner",
-  billing_manager: "Billing manager",
-  member: "Member",
-};
-
 /** Whether the signed-in user manages the team (and its billing): an individual customer, a team's owner or billing manager. */
 export const managesBilling = (u: PortalUser | null) => !u || u.type !== "member" || u.role !== "member";
 

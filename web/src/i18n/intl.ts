@@ -3,6 +3,7 @@
 // English bundled, the others loaded on demand). Components read it through react-intl (`RawIntlProvider`,
 // `useIntl`); the pages' pure modules (checkout/model.ts) through `t()`, the same object. Money, dates, numbers and
 // country names are `Intl`'s, in the resolved locale — never formatted by hand. Seller pages stay English.
+import { createElement, Fragment, type ReactNode } from "react";
 import { createIntl, createIntlCache, type IntlShape } from "react-intl";
 import { DEFAULT_LOCALE, intlLocale, PSEUDO_LOCALE, resolveLocale, type AnyLocale } from "../../../shared/i18n/locales.js";
 import { formatMoney, formatUnitAmount } from "../../../shared/money.js";
@@ -61,6 +62,13 @@ export const pageLocale = (known: { checkout?: string | null; customer?: string 
 
 /** One message of the page's catalog. */
 export const t = (id: MessageId, values?: Values): string => current.formatMessage({ id }, values as Record<string, string | number>) as string;
+
+/** A message with markup: its tags (`<b>…</b>`, `<a>…</a>`) rendered by the functions of the same name in `values`. */
+export function rich(id: MessageId, values: Record<string, ReactNode | ((chunks: ReactNode[]) => ReactNode)>): ReactNode {
+  const parts = current.formatMessage({ id }, values) as ReactNode;
+  // the parts as a fragment's children (not an array), so React asks no keys of them
+  return Array.isArray(parts) ? createElement(Fragment, null, ...(parts as ReactNode[])) : parts;
+}
 
 /** 2500, "usd" → "$25.00" / "25,00 $" in the page's locale. */
 export const money = (minor: number, currency: string): string => formatMoney(minor, currency, formatLocale());

@@ -10,7 +10,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { RawIntlProvider, type IntlShape } from "react-intl";
 import { portalCatalogs } from "../i18n/portal/index.js";
-import { applyLocale, pageLocale, t, timeText } from "../i18n/intl.js";
+import { applyLocale, pageLocale, rich, t, timeText } from "../i18n/intl.js";
 import {
   forgetSessionToken,
   keepSessionToken,
@@ -249,7 +249,7 @@ function PortalStates() {
 function BackLink({ returnUrl, seller }: { returnUrl: string; seller: string | null | undefined }) {
   return (
     <a className="button" href={returnUrl}>
-      Back to {seller ?? new URL(returnUrl).host}
+      {t("portal.backTo", { seller: seller ?? new URL(returnUrl).host })}
     </a>
   );
 }
@@ -257,23 +257,20 @@ function BackLink({ returnUrl, seller }: { returnUrl: string; seller: string | n
 function Expired({ returnUrl }: { returnUrl: string | null }) {
   const seller = storedSeller();
   return (
-    <Page title="This link has expired" className="portal" brand={seller?.name}>
-      <Status tone="error">This link to your purchases has expired or is not complete.</Status>
-      <p>
-        For your security, a link to this page works for a short time only. Ask the seller for a new one: from your account on their
-        site, or by writing to them.
-      </p>
+    <Page title={t("expired.title")} className="portal" brand={seller?.name}>
+      <Status tone="error">{t("expired.status")}</Status>
+      <p>{t("expired.lead")}</p>
       <div className="actions">
         {seller && (
           <a className="button primary" href={`/portal?organization=${encodeURIComponent(seller.slug)}`}>
-            Email me a sign-in code
+            {t("expired.newCode")}
           </a>
         )}
         {returnUrl ? (
           <BackLink returnUrl={returnUrl} seller={seller?.name} />
         ) : (
           <button type="button" onClick={() => window.history.back()}>
-            Go back
+            {t("expired.goBack")}
           </button>
         )}
       </div>
@@ -292,13 +289,17 @@ function Portal({ data, token, onError, onChange }: { data: Data; token: string;
   // a team's plain member: the benefits only (orders, plans, cards, wallet and billing details are the managers')
   const billing = managesBilling(data.user);
   return (
-    <Page title="Your purchases" className="portal" brand={seller}>
+    <Page title={t("portal.title")} className="portal" brand={seller}>
       <p className="lead">
-        {seller ? <>From {seller}, for </> : <>For </>}
-        <strong>{data.user?.type === "member" ? data.user.email : data.me.email}</strong>. This page works until {timeText(expires)}.
+        {rich(seller ? "portal.leadFrom" : "portal.leadFor", {
+          seller,
+          email: data.user?.type === "member" ? data.user.email : data.me.email,
+          time: timeText(expires),
+          b: (chunks) => <strong>{chunks}</strong>,
+        })}
       </p>
       {data.returnUrl && (
-        <nav aria-label="Seller" className="actions">
+        <nav aria-label={t("portal.sellerNav")} className="actions">
           <BackLink returnUrl={data.returnUrl} seller={seller} />
         </nav>
       )}

@@ -4,6 +4,7 @@
 // repository invitation or Discord role stands, or what it waits for.
 import { useEffect, useRef, useState } from "react";
 import { portalApi, type OauthPlatform, type PortalCustomer, type PortalError, type PortalGrant } from "../portal-api.js";
+import { rich, t } from "../i18n/intl.js";
 import { Status, type Tone } from "../ui.js";
 
 const NAMES: Record<OauthPlatform, string> = { github: "GitHub", discord: "Discord" };
@@ -34,7 +35,7 @@ export function Accounts({
 }) {
   const [message, setMessage] = useState<{ tone: Tone; text: string } | undefined>(() => {
     const connected = new URLSearchParams(window.location.search).get("oauth_connected");
-    return connected === "github" || connected === "discord" ? { tone: "success", text: `Your ${NAMES[connected]} account is connected.` } : undefined;
+    return connected === "github" || connected === "discord" ? { tone: "success", text: t("accounts.connected", { platform: NAMES[connected] }) } : undefined;
   });
   const [busy, setBusy] = useState<OauthPlatform | null>(null);
   const platforms = platformsNeeded(grants, me);
@@ -71,13 +72,13 @@ export function Accounts({
     delete rest[platform];
     onChanged({ ...me, oauth_accounts: rest });
     // access already given stays with that account until the benefit ends (docs/decisions.md, issue 15)
-    setMessage({ tone: "success", text: `Your ${NAMES[platform]} account is disconnected. Access already given to it stays until the benefit ends.` });
+    setMessage({ tone: "success", text: t("accounts.disconnected", { platform: NAMES[platform] }) });
   }
 
   return (
     <section id="connected-accounts" ref={section} aria-labelledby="accounts-heading">
-      <h2 id="accounts-heading">Connected accounts</h2>
-      <p className="hint">Repository access and community roles are given to the accounts you connect here.</p>
+      <h2 id="accounts-heading">{t("accounts.title")}</h2>
+      <p className="hint">{t("accounts.hint")}</p>
       <ul className="items">
         {platforms.map((p) => {
           const account = me.oauth_accounts?.[p];
@@ -86,18 +87,16 @@ export function Accounts({
               <h3>{NAMES[p]}</h3>
               {account ? (
                 <>
-                  <p>
-                    Connected as <strong>{account.account_username ?? account.account_id}</strong>.
-                  </p>
+                  <p>{rich("accounts.connectedAs", { account: account.account_username ?? account.account_id, b: (chunks) => <strong>{chunks}</strong> })}</p>
                   <button type="button" className="secondary" disabled={busy !== null} onClick={() => void disconnect(p)}>
-                    Disconnect {NAMES[p]}
+                    {t("accounts.disconnect", { platform: NAMES[p] })}
                   </button>
                 </>
               ) : (
                 <>
-                  <p className="empty">Not connected.</p>
+                  <p className="empty">{t("accounts.notConnected")}</p>
                   <button type="button" disabled={busy !== null} onClick={() => void connect(p)}>
-                    Connect {NAMES[p]}
+                    {t("accounts.connect", { platform: NAMES[p] })}
                   </button>
                 </>
               )}
@@ -123,27 +122,25 @@ export function GrantDelivery({ grant: g }: { grant: PortalGrant }) {
   if (g.error?.type === "account_not_connected") {
     return (
       <p className="empty" role="note">
-        To get access, connect your {NAMES[platform]} account: <a href="#connected-accounts">Connect {NAMES[platform]}</a>.
+        {rich("delivery.connect", { platform: NAMES[platform], a: (chunks) => <a href="#connected-accounts">{chunks}</a> })}
       </p>
     );
   }
   if (g.error) {
     return (
       <p className="empty" role="note">
-        {g.is_granted ? "A change to this benefit is waiting" : "Your access will follow"}: the seller is finishing its setup. Nothing to do on your side.
+        {t(g.is_granted ? "delivery.changeWaiting" : "delivery.accessWaiting")}
       </p>
     );
   }
-  if (typeof g.properties.granted_account_id !== "string") return <p className="empty">Being set up. Reload this page in a moment.</p>;
+  if (typeof g.properties.granted_account_id !== "string") return <p className="empty">{t("benefits.settingUp")}</p>;
   if (platform === "github") {
     const repo = String(g.properties.granted_repository ?? `${String(g.properties.repository_owner)}/${String(g.properties.repository_name)}`);
     return typeof g.properties.invitation_id === "number" ? (
-      <p>
-        Invited to <a href={`https://github.com/${repo}/invitations`}>{repo}</a>: accept the invitation on GitHub.
-      </p>
+      <p>{rich("delivery.invited", { repo, a: (chunks) => <a href={`https://github.com/${repo}/invitations`}>{chunks}</a> })}</p>
     ) : (
-      <p>You have access to {repo} on GitHub.</p>
+      <p>{t("delivery.githubAccess", { repo })}</p>
     );
   }
-  return <p>Your Discord role is given.</p>;
+  return <p>{t("delivery.discordRole")}</p>;
 }

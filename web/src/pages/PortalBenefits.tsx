@@ -2,19 +2,19 @@
 // (a Copy button, its limits and activations), a custom benefit's note and a benefit's files to download.
 import { useId, useRef, useState } from "react";
 import type { Downloadable, LicenseKey, PortalGrant } from "../portal-api.js";
+import { t } from "../i18n/intl.js";
 import { Status } from "../ui.js";
 import { GrantDelivery, isDelivered } from "./PortalAccounts.js";
-import { formatDate, ListSection, type Message } from "./PortalCommon.js";
+import { formatDate, ListSection, statusText, type Message } from "./PortalCommon.js";
 
-const KEY_STATUS: Record<string, string> = { granted: "Active", revoked: "Revoked", disabled: "Disabled" };
 
 export function Benefits({ grants, keys, files }: { grants: PortalGrant[]; keys: Map<string, LicenseKey>; files: Map<string, Downloadable[]> }) {
   const [message, setMessage] = useState<Message | undefined>();
   return (
     <ListSection
       id="benefits"
-      title="Benefits"
-      empty="You have no benefits."
+      title={t("benefits.title")}
+      empty={t("benefits.empty")}
       items={grants}
       item={(g) => {
         const keyId = typeof g.properties.license_key_id === "string" ? g.properties.license_key_id : null;
@@ -24,19 +24,19 @@ export function Benefits({ grants, keys, files }: { grants: PortalGrant[]; keys:
           <li key={g.id} className="item">
             <h3>{g.benefit.description}</h3>
             {g.is_revoked ? (
-              <p className="empty">No longer granted.</p>
+              <p className="empty">{t("benefits.revoked")}</p>
             ) : !g.is_granted && !isDelivered(g.benefit.type) ? (
-              <p className="empty">Being set up. Reload this page in a moment.</p>
+              <p className="empty">{t("benefits.settingUp")}</p>
             ) : null}
             <GrantDelivery grant={g} />
             {key && <LicenseKeyView licenseKey={key} say={setMessage} />}
             {note && g.is_granted && <p className="note">{note}</p>}
             {g.is_granted && (files.get(g.benefit_id) ?? []).length > 0 && (
-              <ul className="downloads" aria-label={`Files of ${g.benefit.description}`}>
+              <ul className="downloads" aria-label={t("benefits.files", { benefit: g.benefit.description })}>
                 {(files.get(g.benefit_id) ?? []).map((d) => (
                   <li key={d.id}>
                     <a href={d.file.download.url} download={d.file.name}>
-                      Download {d.file.name}
+                      {t("benefits.download", { file: d.file.name })}
                     </a>{" "}
                     <span className="hint">({d.file.size_readable})</span>
                   </li>
@@ -58,14 +58,14 @@ function LicenseKeyView({ licenseKey: k, say }: { licenseKey: LicenseKey; say: (
   async function copy() {
     try {
       await navigator.clipboard.writeText(k.key);
-      say({ tone: "success", text: "License key copied." });
+      say({ tone: "success", text: t("key.copied") });
     } catch {
       // no clipboard (an insecure origin, or refused): select the key for the customer to copy
       const range = document.createRange();
       if (codeRef.current) range.selectNodeContents(codeRef.current);
       window.getSelection()?.removeAllRanges();
       window.getSelection()?.addRange(range);
-      say({ tone: "error", text: "Could not copy. The key is selected: copy it with your keyboard or menu." });
+      say({ tone: "error", text: t("key.copyFailed") });
     }
   }
   const activations = k.activations?.length ?? 0;
@@ -73,34 +73,32 @@ function LicenseKeyView({ licenseKey: k, say }: { licenseKey: LicenseKey; say: (
     <>
       <p className="license-key">
         <span id={keyId} className="visually-hidden">
-          License key
+          {t("key.label")}
         </span>
         <code ref={codeRef} aria-labelledby={keyId} data-testid="license-key">
           {k.key}
         </code>
         <button type="button" onClick={() => void copy()} aria-describedby={keyId}>
-          Copy
+          {t("key.copy")}
         </button>
       </p>
       <dl className="facts">
-        <dt>Status</dt>
-        <dd>{KEY_STATUS[k.status] ?? k.status}</dd>
-        <dt>Expires</dt>
-        <dd>{k.expires_at ? formatDate(k.expires_at) : "Never"}</dd>
-        <dt>Activations</dt>
-        <dd>{k.limit_activations ? `${activations} of ${k.limit_activations} used` : `${activations} (no limit)`}</dd>
+        <dt>{t("facts.status")}</dt>
+        <dd>{statusText("key.status", k.status)}</dd>
+        <dt>{t("key.expires")}</dt>
+        <dd>{k.expires_at ? formatDate(k.expires_at) : t("key.never")}</dd>
+        <dt>{t("key.activations")}</dt>
+        <dd>{k.limit_activations ? t("key.activationsOf", { used: activations, limit: k.limit_activations }) : t("key.activationsNoLimit", { used: activations })}</dd>
         {k.limit_usage !== null && (
           <>
-            <dt>Usage</dt>
-            <dd>
-              {k.usage} of {k.limit_usage}
-            </dd>
+            <dt>{t("key.usage")}</dt>
+            <dd>{t("key.usageOf", { used: k.usage, limit: k.limit_usage })}</dd>
           </>
         )}
       </dl>
       {k.activations && k.activations.length > 0 && (
         <>
-          <h4>Activated on</h4>
+          <h4>{t("key.activatedOn")}</h4>
           <ul className="activations">
             {k.activations.map((a) => (
               <li key={a.id}>{a.label}</li>

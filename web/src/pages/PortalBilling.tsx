@@ -3,16 +3,17 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { portalApi, type Address, type PortalCustomer } from "../portal-api.js";
 import { addressFields, countryOptions } from "../regions.js";
+import { t, type MessageId } from "../i18n/intl.js";
 import { Field, Status } from "../ui.js";
 import { SelectField, type Message, type OnError } from "./PortalCommon.js";
 
 type AddressKey = "line1" | "line2" | "city" | "postal_code" | "state";
-const ADDRESS_FIELDS: { key: AddressKey; label: string; autoComplete: string; maxLength: number }[] = [
-  { key: "line1", label: "Address line 1", autoComplete: "address-line1", maxLength: 255 },
-  { key: "line2", label: "Address line 2", autoComplete: "address-line2", maxLength: 255 },
-  { key: "city", label: "City", autoComplete: "address-level2", maxLength: 255 },
-  { key: "postal_code", label: "Postal code", autoComplete: "postal-code", maxLength: 32 },
-  { key: "state", label: "State / Province", autoComplete: "address-level1", maxLength: 255 },
+const ADDRESS_FIELDS: { key: AddressKey; label: MessageId; autoComplete: string; maxLength: number }[] = [
+  { key: "line1", label: "billing.line1", autoComplete: "address-line1", maxLength: 255 },
+  { key: "line2", label: "billing.line2", autoComplete: "address-line2", maxLength: 255 },
+  { key: "city", label: "billing.city", autoComplete: "address-level2", maxLength: 255 },
+  { key: "postal_code", label: "billing.postalCode", autoComplete: "postal-code", maxLength: 32 },
+  { key: "state", label: "billing.state", autoComplete: "address-level1", maxLength: 255 },
 ];
 
 interface BillingForm {
@@ -75,20 +76,20 @@ export function Billing({ me, token, onError, onSaved }: { me: PortalCustomer; t
       : undefined;
     setBusy(true);
     setErrors({});
-    setMessage({ tone: "info", text: "Saving your billing details…" });
+    setMessage({ tone: "info", text: t("billing.saving") });
     const r = await portalApi.updateMe(token, { billing_name: text(form.name), billing_address: address, tax_id: text(form.taxId) });
     setBusy(false);
     if (r.ok) {
       onSaved(r.data);
       setForm(formOf(r.data));
-      setMessage({ tone: "success", text: "Your billing details are saved." });
+      setMessage({ tone: "success", text: t("billing.saved") });
       return;
     }
     const text422 = onError(r.error);
     const byField = fieldErrors(r.error.fields);
     setErrors(byField);
     const fieldCount = Object.keys(byField).length;
-    setMessage({ tone: "error", text: fieldCount > 0 ? "Your billing details are not saved: check the fields marked below." : text422 });
+    setMessage({ tone: "error", text: fieldCount > 0 ? t("billing.notSaved") : text422 });
     if (fieldCount > 0) setRejected((n) => n + 1);
   }
 
@@ -99,12 +100,12 @@ export function Billing({ me, token, onError, onSaved }: { me: PortalCustomer; t
 
   return (
     <section aria-labelledby="billing-heading">
-      <h2 id="billing-heading">Billing details</h2>
-      <p className="hint">Used on your next invoices and receipts.</p>
+      <h2 id="billing-heading">{t("billing.title")}</h2>
+      <p className="hint">{t("billing.hint")}</p>
       <form ref={formRef} onSubmit={(e) => void onSubmit(e)} aria-labelledby="billing-heading" noValidate>
-        <Field label="Billing name" name="billing_name" autoComplete="name" maxLength={256} value={form.name} error={errors.name} onChange={(e) => set("name")(e.target.value)} />
-        <SelectField label="Country" name="country" autoComplete="country" value={form.country} error={errors.country} onChange={set("country")}>
-          {!hadAddress && <option value="">No billing address</option>}
+        <Field label={t("billing.name")} name="billing_name" autoComplete="name" maxLength={256} value={form.name} error={errors.name} onChange={(e) => set("name")(e.target.value)} />
+        <SelectField label={t("billing.country")} name="country" autoComplete="country" value={form.country} error={errors.country} onChange={set("country")}>
+          {!hadAddress && <option value="">{t("billing.noAddress")}</option>}
           {form.country && !countries.some((c) => c.code === form.country) && <option value={form.country}>{form.country}</option>}
           {countries.map((c) => (
             <option key={c.code} value={c.code}>
@@ -115,7 +116,7 @@ export function Billing({ me, token, onError, onSaved }: { me: PortalCustomer; t
         {ADDRESS_FIELDS.map((f) => (
           <Field
             key={f.key}
-            label={f.label}
+            label={t(f.label)}
             name={f.key}
             autoComplete={f.autoComplete}
             maxLength={f.maxLength}
@@ -126,17 +127,17 @@ export function Billing({ me, token, onError, onSaved }: { me: PortalCustomer; t
           />
         ))}
         <Field
-          label="Tax ID"
+          label={t("billing.taxId")}
           name="tax_id"
           maxLength={64}
           value={form.taxId}
           error={errors.taxId}
-          hint="For a business: its VAT or tax number, checked against the country."
+          hint={t("billing.taxIdHint")}
           onChange={(e) => set("taxId")(e.target.value)}
         />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>
-            Save billing details
+            {t("billing.save")}
           </button>
         </div>
       </form>

@@ -1,6 +1,6 @@
 // What the portal's section files share: the list section's frame, a message for a section's status line, the
-// page's error callback, the date format, and the two fields the portal has beyond ui.tsx's.
-import { intl } from "../i18n/intl.js";
+// page's error callback, the date and status words, and the two fields the portal has beyond ui.tsx's.
+import { intl, t, type MessageId } from "../i18n/intl.js";
 import { useId, type ReactNode, type Ref } from "react";
 import type { PortalError } from "../portal-api.js";
 import type { Tone } from "../ui.js";
@@ -15,6 +15,12 @@ export type OnError = (error: PortalError) => string;
 
 /** A date in the page's locale (web/src/i18n). */
 export const formatDate = (iso: string | null | undefined) => (iso ? intl().formatDate(new Date(iso), { dateStyle: "long" }) : "—");
+
+/** A status in the page's words (`<prefix>.<status>` of the catalog), or as the server wrote it when the catalog has none. */
+export function statusText(prefix: "orders.status" | "subs.status" | "key.status", status: string): string {
+  const id = `${prefix}.${status}`;
+  return id in intl().messages ? t(id as MessageId) : status;
+}
 
 // ---- fields this page has beyond ui.tsx's -------------------------------------------------------------
 
@@ -70,7 +76,7 @@ export function TextArea({ label, name, maxLength }: { label: string; name: stri
   return (
     <div className="field">
       <label htmlFor={id}>
-        {label} <span className="optional">(optional)</span>
+        {label} <span className="optional">{t("ui.optional")}</span>
       </label>
       <textarea id={id} name={name} maxLength={maxLength} rows={3} />
     </div>

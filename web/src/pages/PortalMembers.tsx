@@ -2,14 +2,15 @@
 // list of members with their roles; per member (not oneself, not the owner): change the role or remove; the
 // owner may make another member the owner (and becomes a billing manager). A form adds a member by email.
 import { useEffect, useState, type FormEvent } from "react";
-import { membersApi, ROLE_LABELS, type MemberRole, type PortalMember, type PortalUser } from "../portal-members-api.js";
+import { t } from "../i18n/intl.js";
+import { membersApi, type MemberRole, type PortalMember, type PortalUser } from "../portal-members-api.js";
 import { Field, SelectField, Status, type Tone } from "../ui.js";
 import type { OnError } from "./PortalCommon.js";
 
-const ADDABLE: ReadonlyArray<{ value: MemberRole; label: string }> = [
-  { value: "member", label: ROLE_LABELS.member },
-  { value: "billing_manager", label: ROLE_LABELS.billing_manager },
-];
+/** The roles a member can be given (the owner may also hand ownership on). */
+const ADDABLE: readonly MemberRole[] = ["member", "billing_manager"];
+const roleName = (role: MemberRole) => t(`members.role.${role}`);
+const option = (value: MemberRole) => ({ value, label: roleName(value) });
 
 function MemberItem({
   m,
@@ -26,16 +27,16 @@ function MemberItem({
 }) {
   const self = m.id === user.member_id;
   const fixed = self || m.role === "owner";
-  const roles = user.role === "owner" ? [...ADDABLE, { value: "owner" as const, label: ROLE_LABELS.owner }] : ADDABLE;
+  const roles = (user.role === "owner" ? [...ADDABLE, "owner" as const] : ADDABLE).map(option);
   const who = m.name ? `${m.name} (${m.email})` : m.email;
   return (
     <li className="member">
-      <span className="member-who">{who}</span> <span className="member-role">{ROLE_LABELS[m.role]}</span>
-      {self && <span className="member-self"> (you)</span>}
+      <span className="member-who">{who}</span> <span className="member-role">{roleName(m.role)}</span>
+      {self && <span className="member-self"> {t("members.you")}</span>}
       {!fixed && (
         <span className="actions">
           <select
-            aria-label={`Role of ${m.email}`}
+            aria-label={t("members.roleOf", { email: m.email })}
             value={m.role}
             disabled={busy}
             onChange={(e) => onRole(m, e.currentTarget.value as MemberRole)}
@@ -51,9 +52,9 @@ function MemberItem({
             className="danger"
             disabled={busy}
             onClick={() => onRemove(m)}
-            aria-label={`Remove ${m.email} from the team`}
+            aria-label={t("members.removeLabel", { email: m.email })}
           >
-            Remove
+            {t("members.remove")}
           </button>
         </span>
       )}
@@ -108,7 +109,7 @@ export function Members({
     await refresh();
     say({
       tone: "success",
-      text: `${r.data.email} is a ${ROLE_LABELS[r.data.role].toLowerCase()} of the team.`,
+      text: t("members.added", { email: r.data.email, role: r.data.role }),
     });
   }
 
@@ -121,9 +122,7 @@ export function Members({
     say({
       tone: "success",
       text:
-        role === "owner"
-          ? `${m.email} is now the owner; you are a billing manager.`
-          : `${m.email} is now a ${ROLE_LABELS[role].toLowerCase()}.`,
+        role === "owner" ? t("members.nowOwner", { email: m.email }) : t("members.nowRole", { email: m.email, role }),
     });
     if (role === "owner") onUserChanged();
   }
@@ -136,15 +135,15 @@ export function Members({
     await refresh();
     say({
       tone: "success",
-      text: `${m.email} is no longer a member of the team.`,
+      text: t("members.removed", { email: m.email }),
     });
   }
 
   return (
     <section aria-labelledby="members-heading">
-      <h2 id="members-heading">Team</h2>
+      <h2 id="members-heading">{t("members.title")}</h2>
       {members && (
-        <ul className="member-list" aria-label="Members">
+        <ul className="member-list" aria-label={t("members.list")}>
           {members.map((m) => (
             <MemberItem
               key={m.id}
@@ -157,13 +156,13 @@ export function Members({
           ))}
         </ul>
       )}
-      <form onSubmit={(e) => void onAdd(e)} aria-label="Add a member" className="add-member">
-        <Field label="Email" name="email" type="email" required autoComplete="off" maxLength={320} error={emailError} />
-        <Field label="Name" name="name" optional autoComplete="off" maxLength={256} />
-        <SelectField label="Role" name="role" options={ADDABLE} placeholder={ROLE_LABELS.member} />
+      <form onSubmit={(e) => void onAdd(e)} aria-label={t("members.addForm")} className="add-member">
+        <Field label={t("members.email")} name="email" type="email" required autoComplete="off" maxLength={320} error={emailError} />
+        <Field label={t("members.name")} name="name" optional autoComplete="off" maxLength={256} />
+        <SelectField label={t("members.role")} name="role" options={ADDABLE.map(option)} placeholder={roleName("member")} />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>
-            Add member
+            {t("members.add")}
           </button>
         </div>
       </form>

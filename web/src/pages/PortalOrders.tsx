@@ -1,36 +1,29 @@
 // The customer's orders in the portal: date, amount, status and invoice number, the invoice and its credit notes
 // to download, and on a past-due renewal order the form to pay it (PayNow, in PortalPayments).
-import { money as formatMoney } from "../i18n/intl.js";
+import { money as formatMoney, t } from "../i18n/intl.js";
 import type { OrderInvoice, PortalOrder } from "../portal-api.js";
 import { PayNow } from "./PortalPayments.js";
-import { formatDate, ListSection, type OnError } from "./PortalCommon.js";
+import { formatDate, ListSection, statusText, type OnError } from "./PortalCommon.js";
 
-const ORDER_STATUS: Record<string, string> = {
-  pending: "Pending",
-  paid: "Paid",
-  refunded: "Refunded",
-  partially_refunded: "Partially refunded",
-  void: "Void",
-};
 
 export function Orders({ orders, invoices, token, onError, onPaid }: { orders: PortalOrder[]; invoices: Map<string, OrderInvoice>; token: string; onError: OnError; onPaid: (id: string) => void }) {
   return (
     <ListSection
       id="orders"
-      title="Orders"
-      empty="You have no orders."
+      title={t("orders.title")}
+      empty={t("orders.empty")}
       items={orders}
       item={(o) => (
         <li key={o.id} className="item">
-          <h3>{o.description || o.product?.name || "Order"}</h3>
+          <h3>{o.description || o.product?.name || t("orders.order")}</h3>
           <dl className="facts">
-            <dt>Date</dt>
+            <dt>{t("facts.date")}</dt>
             <dd>{formatDate(o.created_at)}</dd>
-            <dt>Amount</dt>
+            <dt>{t("facts.amount")}</dt>
             <dd>{formatMoney(o.total_amount, o.currency)}</dd>
-            <dt>Status</dt>
-            <dd>{ORDER_STATUS[o.status] ?? o.status}</dd>
-            <dt>Invoice number</dt>
+            <dt>{t("facts.status")}</dt>
+            <dd>{statusText("orders.status", o.status)}</dd>
+            <dt>{t("orders.invoiceNumber")}</dt>
             <dd>{o.invoice_number}</dd>
           </dl>
           <InvoiceLinks invoice={invoices.get(o.id)} />
@@ -44,16 +37,16 @@ export function Orders({ orders, invoices, token, onError, onPaid }: { orders: P
 function InvoiceLinks({ invoice }: { invoice: OrderInvoice | undefined }) {
   if (!invoice) return null;
   return (
-    <ul className="downloads" aria-label="Invoices">
+    <ul className="downloads" aria-label={t("orders.invoices")}>
       <li>
         <a href={invoice.url} download={`invoice-${invoice.number}.pdf`}>
-          Download invoice {invoice.number} (PDF)
+          {t("orders.downloadInvoice", { number: invoice.number })}
         </a>
       </li>
       {invoice.credit_notes.map((n) => (
         <li key={n.id}>
           <a href={n.url} download={`credit-note-${n.number}.pdf`}>
-            Download credit note {n.number} (PDF)
+            {t("orders.downloadCreditNote", { number: n.number })}
           </a>
         </li>
       ))}

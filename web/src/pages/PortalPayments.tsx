@@ -5,7 +5,8 @@
 // asks (PortalStripe.tsx); a seller on the test processor takes it in the test processor's card form.
 import { useEffect, useState, type FormEvent } from "react";
 import type { Stripe } from "@stripe/stripe-js";
-import { money as formatMoney } from "../i18n/intl.js";
+import { money as formatMoney, rich, t } from "../i18n/intl.js";
+import { serverMessage } from "../i18n/server-errors.js";
 import { portalApi, type AddedPaymentMethod, type CardInput, type PaymentConfirmation, type PaymentMethod, type PortalError, type PortalOrder, type Result } from "../portal-api.js";
 import { Field, Status, type Tone } from "../ui.js";
 import type { OnError } from "./PortalCommon.js";
@@ -27,15 +28,18 @@ function cardOf(form: HTMLFormElement): CardInput {
 function CardFields({ prefix, errors }: { prefix: string; errors: Record<string, string> }) {
   return (
     <>
-      <Field label="Card number" name="number" id={`${prefix}-number`} inputMode="numeric" autoComplete="cc-number" required error={errors.number} />
-      <Field label="Expiry (MM/YY)" name="exp" id={`${prefix}-exp`} placeholder="12/30" autoComplete="cc-exp" required error={errors.exp_month ?? errors.exp_year} />
-      <Field label="CVC" name="cvc" id={`${prefix}-cvc`} inputMode="numeric" autoComplete="cc-csc" required error={errors.cvc} />
+      <Field label={t("card.number")} name="number" id={`${prefix}-number`} inputMode="numeric" autoComplete="cc-number" required error={errors.number} />
+      <Field label={t("card.expiry")} name="exp" id={`${prefix}-exp`} placeholder="12/30" autoComplete="cc-exp" required error={errors.exp_month ?? errors.exp_year} />
+      <Field label={t("card.cvc")} name="cvc" id={`${prefix}-cvc`} inputMode="numeric" autoComplete="cc-csc" required error={errors.cvc} />
     </>
   );
 }
 
-const describe = (m: PaymentMethod) =>
-  m.method_metadata ? `${m.method_metadata.brand} ending in ${m.method_metadata.last4}, expires ${m.method_metadata.exp_month}/${m.method_metadata.exp_year}` : m.type;
+const describe = (m: PaymentMethod) => {
+  const card = m.method_metadata;
+  // month and year as the card prints them (a number format would write 2,030)
+  return card ? t("payments.card", { brand: card.brand, last4: card.last4, month: String(card.exp_month), year: String(card.exp_year) }) : m.type;
+};
 
 /** Saves a Stripe card: its confirmation token, and the customer's authentication when their bank asks for it. */
 async function saveStripeCard(token: string, stripe: Promise<Stripe | null>, confirmationTokenId: string): Promise<Result<AddedPaymentMethod>> {
@@ -68,13 +72,13 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
   async function saved(added: Result<AddedPaymentMethod>): Promise<boolean> {
     setBusy(false);
     if (!added.ok || added.data.status !== "succeeded") {
-      const error = added.ok ? failure("Your card could not be saved.").error : added.error;
+      const error = added.ok ? failure(t("payments.notSaved")).error : added.error;
       setErrors(error.fields);
       say({ tone: "error", text: onError(error) });
       return false;
     }
     await refresh();
-    say({ tone: "success", text: `Your ${describe(added.data.payment_method)} is saved: it pays your next renewals.` });
+    say({ tone: "success", text: t("payments.saved", { card: describe(added.data.payment_method) }) });
     return true;
   }
 
@@ -83,14 +87,14 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
     const form = e.currentTarget;
     setBusy(true);
     setErrors({});
-    say({ tone: "info", text: "Saving your card…" });
+    say({ tone: "info", text: t("payments.saving") });
     const tok = await portalApi.tokenizeCard(token, cardOf(form));
     if (await saved(tok.ok ? await portalApi.addPaymentMethod(token, tok.data.confirmation_token_id) : tok)) form.reset();
   }
 
   async function onStripeToken(stripe: Promise<Stripe | null>, confirmationTokenId: string) {
     setBusy(true);
-    say({ tone: "info", text: "Saving your card…" });
+    say({ tone: "info", text: t("payments.saving") });
     await saved(await saveStripeCard(token, stripe, confirmationTokenId));
   }
 
@@ -100,31 +104,31 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
     setBusy(false);
     if (!r.ok) return say({ tone: "error", text: onError(r.error) });
     await refresh();
-    say({ tone: "success", text: what === "remove" ? "The card is removed." : `Your ${describe(m)} pays your next renewals.` });
+    say({ tone: "success", text: what === "remove" ? t("payments.removed") : t("payments.isDefault", { card: describe(m) }) });
   }
 
   return (
     <section aria-labelledby="payment-methods-heading">
-      <h2 id="payment-methods-heading">Payment methods</h2>
+      <h2 id="payment-methods-heading">{t("payments.title")}</h2>
       {methods === null ? (
-        <p className="empty">Loading…</p>
+        <p className="empty">{t("payments.loading")}</p>
       ) : methods.length === 0 ? (
-        <p className="empty">You have no saved card.</p>
+        <p className="empty">{t("payments.none")}</p>
       ) : (
         <ul className="items">
           {methods.map((m) => (
             <li key={m.id} className="item">
               <p>
                 {describe(m)}
-                {m.is_default ? " (default)" : ""}
+                {m.is_default ? ` ${t("payments.default")}` : ""}
               </p>
               {!m.is_default && (
-                <button type="button" className="secondary" disabled={busy} onClick={() => void act(m, "default")} aria-label={`Make ${describe(m)} the default`}>
-                  Make default
+                <button type="button" className="secondary" disabled={busy} onClick={() => void act(m, "default")} aria-label={t("payments.makeDefaultLabel", { card: describe(m) })}>
+                  {t("payments.makeDefault")}
                 </button>
               )}
               <button type="button" className="secondary" disabled={busy} onClick={() => void act(m, "remove")}>
-                Remove
+                {t("payments.remove")}
               </button>
             </li>
           ))}
@@ -133,17 +137,17 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
       {processor === null ? null : processor.stripe ? (
         <StripeCardForm
           stripe={processor.stripe}
-          label="Add a card"
-          submitLabel="Add card"
+          label={t("payments.addForm")}
+          submitLabel={t("payments.add")}
           busy={busy}
           onToken={(id) => onStripeToken(processor.stripe ?? Promise.resolve(null), id)}
           onInvalid={(text) => say({ tone: "error", text })}
         />
       ) : (
-        <form onSubmit={(e) => void onAdd(e)} aria-label="Add a card" noValidate>
+        <form onSubmit={(e) => void onAdd(e)} aria-label={t("payments.addForm")} noValidate>
           <CardFields prefix="new-card" errors={errors} />
           <button type="submit" disabled={busy}>
-            Add card
+            {t("payments.add")}
           </button>
         </form>
       )}
@@ -168,7 +172,7 @@ async function finishStripePayment(token: string, stripe: Promise<Stripe | null>
     if (done.id.startsWith("seti_")) {
       const card = await portalApi.confirmPaymentMethod(token, done.id);
       if (!card.ok) return card;
-      if (card.data.status !== "succeeded") return failure("Your card could not be saved.");
+      if (card.data.status !== "succeeded") return failure(t("payments.notSaved"));
       const paid = await portalApi.retryPayment(token, orderId, null, card.data.payment_method.id);
       if (!paid.ok) return paid;
       current = paid.data;
@@ -179,7 +183,7 @@ async function finishStripePayment(token: string, stripe: Promise<Stripe | null>
       const status = await portalApi.paymentStatus(token, orderId);
       if (!status.ok) return status;
       if (status.data.status === "succeeded" || status.data.status === "failed") return { ok: true, data: status.data };
-      if (Date.now() > end) return { ok: true, data: { status: "pending", error: "Your bank confirmed the payment; it will show here in a moment." } };
+      if (Date.now() > end) return { ok: true, data: { status: "pending", error: t("pay.bankConfirmed") } };
       await new Promise((r) => setTimeout(r, 400));
     }
   }
@@ -203,16 +207,16 @@ export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; 
 
   async function pay(confirmationTokenId: string | null) {
     setBusy(true);
-    say({ tone: "info", text: `Paying ${amount}…` });
+    say({ tone: "info", text: t("pay.paying", { amount }) });
     let r = await portalApi.retryPayment(token, order.id, confirmationTokenId);
     if (r.ok && r.data.status === "requires_action") {
-      say({ tone: "info", text: "Confirm the payment with your bank…" });
-      r = stripe ? await finishStripePayment(token, stripe, order.id, r.data) : failure("Your bank asks you to confirm this payment.");
+      say({ tone: "info", text: t("pay.confirmWithBank") });
+      r = stripe ? await finishStripePayment(token, stripe, order.id, r.data) : failure(t("pay.bankAsks"));
     }
     setBusy(false);
     if (!r.ok) return say({ tone: "error", text: onError(r.error) });
-    if (r.data.status !== "succeeded") return say({ tone: "error", text: r.data.error ?? "The payment failed." });
-    say({ tone: "success", text: `Paid ${amount}. Your subscription is active again.` });
+    if (r.data.status !== "succeeded") return say({ tone: "error", text: r.data.error ? serverMessage(r.data.error, "pay.failed") : t("pay.failed") });
+    say({ tone: "success", text: t("pay.paid", { amount }) });
     onPaid();
   }
 
@@ -220,7 +224,7 @@ export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; 
     e.preventDefault();
     setBusy(true);
     setErrors({});
-    say({ tone: "info", text: `Paying ${amount}…` });
+    say({ tone: "info", text: t("pay.paying", { amount }) });
     const tok = await portalApi.tokenizeCard(token, cardOf(e.currentTarget));
     if (!tok.ok) {
       setBusy(false);
@@ -232,25 +236,21 @@ export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; 
 
   const savedCard = (
     <button type="button" className={needsAuth ? undefined : "secondary"} disabled={busy} onClick={() => void pay(null)}>
-      {needsAuth ? `Confirm the payment of ${amount}` : "Try my saved card again"}
+      {needsAuth ? t("pay.confirm", { amount }) : t("pay.savedCardAgain")}
     </button>
   );
   return (
     <div className="pay-now">
       {needsAuth ? (
-        <p>
-          <strong>Your bank asks you to confirm this payment.</strong> Confirm it with your saved card, or pay {amount} with another card:
-        </p>
+        <p>{rich("pay.authLead", { amount, b: (chunks) => <strong>{chunks}</strong> })}</p>
       ) : (
-        <p>
-          <strong>Payment failed.</strong> Pay {amount} now with another card:
-        </p>
+        <p>{rich("pay.failedLead", { amount, b: (chunks) => <strong>{chunks}</strong> })}</p>
       )}
       {processor === null ? null : stripe ? (
         <StripeCardForm
           stripe={stripe}
-          label={`Pay ${order.invoice_number}`}
-          submitLabel={`Pay ${amount}`}
+          label={t("pay.form", { number: order.invoice_number })}
+          submitLabel={t("pay.submit", { amount })}
           currency={order.currency}
           busy={busy}
           onToken={(id) => pay(id)}
@@ -259,10 +259,10 @@ export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; 
           {savedCard}
         </StripeCardForm>
       ) : (
-        <form onSubmit={(e) => void onNewCard(e)} aria-label={`Pay ${order.invoice_number}`} noValidate>
+        <form onSubmit={(e) => void onNewCard(e)} aria-label={t("pay.form", { number: order.invoice_number })} noValidate>
           <CardFields prefix={`pay-${order.id}`} errors={errors} />
           <button type="submit" disabled={busy}>
-            Pay {amount}
+            {t("pay.submit", { amount })}
           </button>
           {savedCard}
         </form>

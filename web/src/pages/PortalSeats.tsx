@@ -3,12 +3,13 @@
 // invitation again, or take the seat back.
 import { useEffect, useState, type FormEvent } from "react";
 import { portalApi, type PortalError, type Seat, type SeatsList } from "../portal-api.js";
+import { t } from "../i18n/intl.js";
 import { Field, type Tone } from "../ui.js";
 import { formatDate } from "./PortalCommon.js";
 
 function seatState(s: Seat): string {
-  if (s.status === "claimed") return `Claimed on ${formatDate(s.claimed_at)}`;
-  return `Invited, until ${formatDate(s.invitation_token_expires_at)}`;
+  if (s.status === "claimed") return t("seats.claimed", { date: formatDate(s.claimed_at) });
+  return t("seats.invited", { date: formatDate(s.invitation_token_expires_at) });
 }
 
 export function PortalSeats({
@@ -43,7 +44,7 @@ export function PortalSeats({
     const email = String(new FormData(form).get("email") ?? "").trim();
     setBusy(true);
     setEmailError(undefined);
-    say({ tone: "info", text: `Inviting ${email}…` });
+    say({ tone: "info", text: t("seats.inviting", { email }) });
     const r = await portalApi.assignSeat(token, subscriptionId, email);
     setBusy(false);
     if (!r.ok) {
@@ -52,27 +53,25 @@ export function PortalSeats({
     }
     form.reset();
     await refresh();
-    say({ tone: "success", text: `${email} is invited to a seat of ${productName}: an email with a link to claim it is on its way.` });
+    say({ tone: "success", text: t("seats.invitedOk", { email, product: productName }) });
   }
 
   async function act(seat: Seat, action: "revoke" | "resend") {
-    const who = seat.customer_email ?? seat.email ?? "the seat";
+    const who = seat.customer_email ?? seat.email ?? "";
     setBusy(true);
     const r = action === "revoke" ? await portalApi.revokeSeat(token, seat.id) : await portalApi.resendSeat(token, seat.id);
     setBusy(false);
     if (!r.ok) return say({ tone: "error", text: onError(r.error) });
     await refresh();
-    say({ tone: "success", text: action === "revoke" ? `The seat of ${who} is free again.` : `A new invitation is on its way to ${who}.` });
+    say({ tone: "success", text: t(action === "revoke" ? "seats.freed" : "seats.resent", { who }) });
   }
 
   if (!list) return null;
   const active = list.seats.filter((s) => s.status !== "revoked");
   return (
     <div className="seats">
-      <h4>Seats</h4>
-      <p>
-        {list.total_seats - list.available_seats} of {list.total_seats} seats assigned, {list.available_seats} free.
-      </p>
+      <h4>{t("seats.title")}</h4>
+      <p>{t("seats.summary", { assigned: list.total_seats - list.available_seats, total: list.total_seats, free: list.available_seats })}</p>
       {active.length > 0 && (
         <ul className="seat-list">
           {active.map((s) => (
@@ -80,12 +79,12 @@ export function PortalSeats({
               <span className="seat-who">{s.customer_email ?? s.email}</span> <span className="seat-state">{seatState(s)}</span>
               <span className="actions">
                 {s.status === "pending" && (
-                  <button type="button" onClick={() => void act(s, "resend")} disabled={busy} aria-label={`Resend the invitation to ${s.email ?? ""}`}>
-                    Resend
+                  <button type="button" onClick={() => void act(s, "resend")} disabled={busy} aria-label={t("seats.resendLabel", { email: s.email ?? "" })}>
+                    {t("seats.resend")}
                   </button>
                 )}
-                <button type="button" className="danger" onClick={() => void act(s, "revoke")} disabled={busy} aria-label={`Take back the seat of ${s.customer_email ?? s.email ?? ""}`}>
-                  Take back
+                <button type="button" className="danger" onClick={() => void act(s, "revoke")} disabled={busy} aria-label={t("seats.takeBackLabel", { email: s.customer_email ?? s.email ?? "" })}>
+                  {t("seats.takeBack")}
                 </button>
               </span>
             </li>
@@ -93,11 +92,11 @@ export function PortalSeats({
         </ul>
       )}
       {list.available_seats > 0 && (
-        <form onSubmit={(e) => void onAssign(e)} aria-label={`Give a seat of ${productName}`} className="assign-seat">
-          <Field label="Give a seat to (email)" name="email" type="email" required autoComplete="off" maxLength={320} error={emailError} />
+        <form onSubmit={(e) => void onAssign(e)} aria-label={t("seats.giveForm", { product: productName })} className="assign-seat">
+          <Field label={t("seats.giveEmail")} name="email" type="email" required autoComplete="off" maxLength={320} error={emailError} />
           <div className="actions">
             <button type="submit" className="primary" disabled={busy}>
-              Send invitation
+              {t("seats.send")}
             </button>
           </div>
         </form>

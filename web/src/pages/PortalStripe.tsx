@@ -9,6 +9,7 @@ import type { Stripe } from "@stripe/stripe-js";
 // the "pure" entry: Stripe.js is fetched when loadStripe is called, not as soon as the module is imported
 import { loadStripe } from "@stripe/stripe-js/dist/pure.mjs";
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
+import { t } from "../i18n/intl.js";
 import { portalApi, type PortalProcessor } from "../portal-api.js";
 
 const stripes = new Map<string, Promise<Stripe | null>>();
@@ -53,14 +54,14 @@ export function usePortalProcessor(token: string): { processor: PortalProcessor;
  */
 export async function authenticateIntent(stripe: Promise<Stripe | null>, clientSecret: string): Promise<{ ok: true; id: string; status: string } | { ok: false; message: string }> {
   const s = await stripe;
-  if (!s) return { ok: false, message: "Stripe could not be loaded. Check your connection and try again." };
+  if (!s) return { ok: false, message: t("stripe.notLoaded") };
   const result = await s.handleNextAction({ clientSecret });
-  if (result.error) return { ok: false, message: result.error.message ?? "Your bank could not confirm the payment." };
+  if (result.error) return { ok: false, message: result.error.message ?? t("stripe.bankFailed") };
   const intent = result.paymentIntent ?? result.setupIntent;
-  if (!intent) return { ok: false, message: "Your bank could not confirm the payment." };
+  if (!intent) return { ok: false, message: t("stripe.bankFailed") };
   if (intent.status === "requires_payment_method") {
     const error = "last_payment_error" in intent ? intent.last_payment_error : intent.last_setup_error;
-    return { ok: false, message: error?.message ?? "Your bank could not confirm the payment." };
+    return { ok: false, message: error?.message ?? t("stripe.bankFailed") };
   }
   return { ok: true, id: intent.id, status: intent.status };
 }
@@ -102,9 +103,9 @@ function CardFormInner({ label, submitLabel, busy, onToken, onInvalid, children 
     setWorking(true);
     try {
       const submitted = await elements.submit();
-      if (submitted.error) return onInvalid(submitted.error.message ?? "Check your card details.");
+      if (submitted.error) return onInvalid(submitted.error.message ?? t("stripe.checkCard"));
       const made = await stripe.createConfirmationToken({ elements });
-      if (made.error) return onInvalid(made.error.message ?? "Your card could not be used.");
+      if (made.error) return onInvalid(made.error.message ?? t("stripe.cardUnusable"));
       await onToken(made.confirmationToken.id);
       elements.getElement("payment")?.clear();
     } finally {

@@ -1,29 +1,13 @@
 // The customer's subscriptions in the portal: each with its price, status and renewal or end date, this period's
 // metered usage and its seats (PortalSeats); cancel one (a reason, a comment) or keep one that is ending.
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { money as formatMoney } from "../i18n/intl.js";
+import { money as formatMoney, t } from "../i18n/intl.js";
 import { CANCELLATION_REASONS, portalApi, type CancellationReason, type PortalSubscription } from "../portal-api.js";
 import { Markdown } from "../markdown.js";
 import { Status } from "../ui.js";
 import { PortalSeats } from "./PortalSeats.js";
 import { Usage } from "./PortalUsage.js";
-import { formatDate, ListSection, SelectField, TextArea, type Message, type OnError } from "./PortalCommon.js";
-
-/** "month", 1 → "month"; "month", 3 → "3 months". */
-function every(interval: string, count: number | null | undefined): string {
-  const n = count ?? 1;
-  return n === 1 ? interval : `${n} ${interval}s`;
-}
-
-const SUBSCRIPTION_STATUS: Record<string, string> = {
-  active: "Active",
-  trialing: "Free trial",
-  past_due: "Payment overdue",
-  incomplete: "Waiting for payment",
-  incomplete_expired: "Payment never completed",
-  unpaid: "Unpaid",
-  canceled: "Ended",
-};
+import { formatDate, ListSection, SelectField, statusText, TextArea, type Message, type OnError } from "./PortalCommon.js";
 
 const isLive = (s: PortalSubscription) => s.status === "active" || s.status === "trialing" || s.status === "past_due";
 
@@ -42,8 +26,8 @@ export function Subscriptions({
   return (
     <ListSection
       id="subscriptions"
-      title="Subscriptions"
-      empty="You have no subscriptions."
+      title={t("subs.title")}
+      empty={t("subs.empty")}
       items={subscriptions}
       item={(s) => <SubscriptionItem key={s.id} subscription={s} token={token} onError={onError} onChange={onChange} say={setMessage} />}
     >
@@ -80,23 +64,23 @@ function SubscriptionItem({
     const reason = String(form.get("reason") ?? "") as CancellationReason;
     const comment = String(form.get("comment") ?? "").trim();
     setBusy(true);
-    say({ tone: "info", text: `Cancelling ${name}…` });
+    say({ tone: "info", text: t("subs.cancelling", { name }) });
     const r = await portalApi.cancel(token, s.id, reason, comment || null);
     setBusy(false);
     if (!r.ok) return say({ tone: "error", text: onError(r.error) });
     setAsking(false);
     onChange(r.data);
-    say({ tone: "success", text: `${name} is cancelled. You keep it until ${formatDate(r.data.ends_at ?? r.data.current_period_end)}; it will not renew.` });
+    say({ tone: "success", text: t("subs.cancelled", { name, date: formatDate(r.data.ends_at ?? r.data.current_period_end) }) });
   }
 
   async function onKeep() {
     setBusy(true);
-    say({ tone: "info", text: `Keeping ${name}…` });
+    say({ tone: "info", text: t("subs.keeping", { name }) });
     const r = await portalApi.uncancel(token, s.id);
     setBusy(false);
     if (!r.ok) return say({ tone: "error", text: onError(r.error) });
     onChange(r.data);
-    say({ tone: "success", text: `${name} will renew on ${formatDate(r.data.current_period_end)}.` });
+    say({ tone: "success", text: t("subs.willRenew", { name, date: formatDate(r.data.current_period_end) }) });
   }
 
   const live = isLive(s);
@@ -105,27 +89,25 @@ function SubscriptionItem({
       <h3>{name}</h3>
       {s.product.description && <Markdown source={s.product.description} className="product-description" />}
       <dl className="facts">
-        <dt>Price</dt>
-        <dd>
-          {formatMoney(s.amount, s.currency)} / {every(s.recurring_interval, s.recurring_interval_count)}
-        </dd>
-        <dt>Status</dt>
-        <dd>{live && s.cancel_at_period_end ? "Cancelled, active until it ends" : (SUBSCRIPTION_STATUS[s.status] ?? s.status)}</dd>
+        <dt>{t("facts.price")}</dt>
+        <dd>{t("subs.price", { amount: formatMoney(s.amount, s.currency), interval: s.recurring_interval, count: s.recurring_interval_count ?? 1 })}</dd>
+        <dt>{t("facts.status")}</dt>
+        <dd>{live && s.cancel_at_period_end ? t("subs.cancelledActive") : statusText("subs.status", s.status)}</dd>
         {live && !s.cancel_at_period_end && s.current_period_end && (
           <>
-            <dt>Renews on</dt>
+            <dt>{t("subs.renewsOn")}</dt>
             <dd>{formatDate(s.current_period_end)}</dd>
           </>
         )}
         {live && s.cancel_at_period_end && (
           <>
-            <dt>Ends on</dt>
+            <dt>{t("subs.endsOn")}</dt>
             <dd>{formatDate(s.ends_at ?? s.current_period_end)}</dd>
           </>
         )}
         {!live && s.ended_at && (
           <>
-            <dt>Ended on</dt>
+            <dt>{t("subs.endedOn")}</dt>
             <dd>{formatDate(s.ended_at)}</dd>
           </>
         )}
@@ -135,34 +117,32 @@ function SubscriptionItem({
       {live && s.cancel_at_period_end && (
         <div className="actions">
           <button type="button" className="primary" onClick={() => void onKeep()} disabled={busy}>
-            Keep my subscription
+            {t("subs.keep")}
           </button>
         </div>
       )}
       {live && !s.cancel_at_period_end && !asking && (
         <div className="actions">
           <button type="button" className="danger" onClick={() => setAsking(true)}>
-            Cancel subscription
+            {t("subs.cancel")}
           </button>
         </div>
       )}
       {live && !s.cancel_at_period_end && asking && (
-        <form onSubmit={(e) => void onCancel(e)} aria-label={`Cancel ${name}`} className="cancel">
-          <p>
-            {name} stays active until {formatDate(s.current_period_end)} and will not renew. You can keep it until then.
-          </p>
-          <SelectField label="Why are you cancelling?" name="reason" required selectRef={reasonRef}>
-            <option value="">Choose a reason</option>
-            {CANCELLATION_REASONS.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
+        <form onSubmit={(e) => void onCancel(e)} aria-label={t("subs.cancelForm", { name })} className="cancel">
+          <p>{t("subs.cancelLead", { name, date: formatDate(s.current_period_end) })}</p>
+          <SelectField label={t("subs.why")} name="reason" required selectRef={reasonRef}>
+            <option value="">{t("subs.chooseReason")}</option>
+            {CANCELLATION_REASONS.map((reason) => (
+              <option key={reason} value={reason}>
+                {t(`subs.reason.${reason}`)}
               </option>
             ))}
           </SelectField>
-          <TextArea label="Anything else you want to tell us?" name="comment" maxLength={10_000} />
+          <TextArea label={t("subs.comment")} name="comment" maxLength={10_000} />
           <div className="actions">
             <button type="submit" className="danger" disabled={busy}>
-              Confirm cancellation
+              {t("subs.confirmCancel")}
             </button>
             <button
               type="button"
@@ -172,7 +152,7 @@ function SubscriptionItem({
                 say(undefined);
               }}
             >
-              Don't cancel
+              {t("subs.dontCancel")}
             </button>
           </div>
         </form>

@@ -1,23 +1,43 @@
 // The portal's usage view of a subscription: this period's usage of each meter (consumed, credited, billed, the
 // amount so far), then, for a meter with credits, a cap or tiers, the usage against the credits (units) and the
-// amount against the cap (money) with a gauge each, and the tiers as the invoice will bill them (shared/tiers.ts).
-import { money as formatMoney, numberText } from "../i18n/intl.js";
+// amount against the cap (money) with a gauge each, and the tiers as the invoice will bill them (shared/tiers.ts's
+// arithmetic, worded here in the page's language).
+import { intl, locale, money as formatMoney, numberText, t, unitMoney, type MessageId } from "../i18n/intl.js";
 import type { PortalSubscription, PortalSubscriptionMeter } from "../portal-api.js";
-import { describeTiers } from "../../../shared/tiers.js";
+import type { UnitTiers } from "../../../shared/tiers.js";
 import { unitName } from "../../../shared/meter-units.js";
 
-const units = { format: numberText };
-
 /** "12,000 of 20,000 credited units used", with a gauge; "(reached)" at the limit. */
-function Against({ value, limit, text, what, label }: { value: number; limit: number; text: (n: number) => string; what: string; label: string }) {
+function Against({ value, limit, text, message, label }: { value: number; limit: number; text: (n: number) => string; message: MessageId; label: string }) {
   const reached = value >= limit;
   return (
     <span className={reached ? "usage-reached" : undefined}>
-      {text(Math.min(value, limit))} of {text(limit)} {what}
-      {reached ? " (reached)" : ""} <meter min={0} max={limit} value={Math.min(value, limit)} aria-label={label} />
+      {t(message, { used: text(Math.min(value, limit)), limit: text(limit) })}
+      {reached ? ` ${t("usage.reached")}` : ""} <meter min={0} max={limit} value={Math.min(value, limit)} aria-label={label} />
     </span>
   );
 }
+
+/** "$0.01 per token for 1–1,000, $0.0025 per token above 1,000 + $10.00 (volume: …)" in the page's words. */
+function tiersText(tiers: UnitTiers, currency: string, unit: string): string {
+  let from = 0;
+  const parts = tiers.tiers.map((tier) => {
+    const price = unitMoney(tier.unit_amount, currency);
+    const text =
+      tier.up_to === null
+        ? from === 0
+          ? t("usage.tier", { price, unit })
+          : t("usage.tierAbove", { price, unit, from: numberText(from) })
+        : t("usage.tierUpTo", { price, unit, from: numberText(from + 1), to: numberText(tier.up_to) });
+    if (tier.up_to !== null) from = tier.up_to;
+    return tier.flat_amount > 0 ? t("usage.tierFlat", { tier: text, flat: formatMoney(tier.flat_amount, currency) }) : text;
+  });
+  const list = intl().formatList(parts, { type: "unit" }) as string;
+  return t(tiers.tier_type === "volume" ? "usage.volume" : "usage.graduated", { tiers: list });
+}
+
+/** One unit of the meter: English singularizes its name ("Tokens" → "token"); other languages show it as the seller wrote it. */
+const unitOf = (meterName: string) => (locale().startsWith("en") ? unitName(meterName) : meterName);
 
 const priceOf = (s: PortalSubscription, m: PortalSubscriptionMeter) => (s.prices ?? []).find((p) => p.amount_type === "metered_unit" && p.meter?.id === m.meter_id);
 
@@ -34,11 +54,11 @@ function Limits({ meter: m, subscription: s }: { meter: PortalSubscriptionMeter;
   const money = (n: number) => formatMoney(n, s.currency);
   const parts = [
     m.credited_units > 0 && (
-      <Against key="credits" value={m.consumed_units} limit={m.credited_units} text={(n) => units.format(n)} what="credited units used" label={`${m.meter.name}: credits used`} />
+      <Against key="credits" value={m.consumed_units} limit={m.credited_units} text={numberText} message="usage.creditsUsed" label={t("usage.creditsGauge", { meter: m.meter.name })} />
     ),
-    cap !== null && <Against key="cap" value={m.amount} limit={cap} text={money} what="spending cap" label={`${m.meter.name}: spending cap`} />,
-    cap !== null && m.amount >= cap && <span key="beyond">usage beyond the cap is not billed this period</span>,
-    tiers && <span key="tiers">{describeTiers(tiers, s.currency, unitName(m.meter.name))}</span>,
+    cap !== null && <Against key="cap" value={m.amount} limit={cap} text={money} message="usage.capSpent" label={t("usage.capGauge", { meter: m.meter.name })} />,
+    cap !== null && m.amount >= cap && <span key="beyond">{t("usage.beyondCap")}</span>,
+    tiers && <span key="tiers">{tiersText(tiers, s.currency, unitOf(m.meter.name))}</span>,
   ].filter(Boolean);
   return (
     <li>
@@ -58,30 +78,30 @@ export function Usage({ subscription: s }: { subscription: PortalSubscription })
   const meters = s.meters ?? [];
   return (
     <>
-      <table className="usage" aria-label={`Usage of ${s.product.name} this period`}>
+      <table className="usage" aria-label={t("usage.table", { product: s.product.name })}>
         <thead>
           <tr>
-            <th scope="col">Meter</th>
-            <th scope="col">Consumed</th>
-            <th scope="col">Credited</th>
-            <th scope="col">Billed</th>
-            <th scope="col">Amount so far</th>
+            <th scope="col">{t("usage.meter")}</th>
+            <th scope="col">{t("usage.consumed")}</th>
+            <th scope="col">{t("usage.credited")}</th>
+            <th scope="col">{t("usage.billed")}</th>
+            <th scope="col">{t("usage.amountSoFar")}</th>
           </tr>
         </thead>
         <tbody>
           {meters.map((m) => (
             <tr key={m.id}>
               <th scope="row">{m.meter.name}</th>
-              <td>{units.format(m.consumed_units)}</td>
-              <td>{units.format(m.credited_units)}</td>
-              <td>{units.format(Math.max(0, m.consumed_units - m.credited_units))}</td>
+              <td>{numberText(m.consumed_units)}</td>
+              <td>{numberText(m.credited_units)}</td>
+              <td>{numberText(Math.max(0, m.consumed_units - m.credited_units))}</td>
               <td>{formatMoney(m.amount, s.currency)}</td>
             </tr>
           ))}
         </tbody>
       </table>
       {meters.some((m) => hasLimits(s, m)) && (
-        <ul className="usage-limits hint" aria-label={`Limits of ${s.product.name} this period`}>
+        <ul className="usage-limits hint" aria-label={t("usage.limits", { product: s.product.name })}>
           {meters
             .filter((m) => hasLimits(s, m))
             .map((m) => (

@@ -3,13 +3,27 @@
 // products) and auto-recharge on or off (below a threshold, the saved card is charged a chosen amount). Shown
 // only when the customer has a wallet or the seller sells credits.
 import { useEffect, useState, type FormEvent } from "react";
-import { money as formatMoney } from "../i18n/intl.js";
+import { intl, money as formatMoney, rich, t } from "../i18n/intl.js";
 import { portalApi, type AutoRecharge, type CreditOffer, type Wallet, type WalletTransaction } from "../portal-api.js";
 import { Field, Status, type Tone } from "../ui.js";
 import { formatDate, type OnError } from "./PortalCommon.js";
 
-/** "12.50" in the wallet's currency → 1250 minor units (two decimals; the server checks the bounds). */
+/** "12.50" (or "12,50") in the wallet's currency → 1250 minor units (two decimals; the server checks the bounds). */
 const minorOf = (text: string) => Math.round(Number(text.replace(",", ".")) * 100);
+/** 1250 → "12.50" / "12,50" as the locale writes it in a field (no grouping: minorOf reads it back). */
+const fieldAmount = (minor: number) => intl().formatNumber(minor / 100, { minimumFractionDigits: 2, maximumFractionDigits: 2, useGrouping: false });
+
+const SYSTEM_TYPES = ["top_up", "auto_recharge", "credit_purchase", "order_payment", "refund", "proration_credit"] as const;
+/**
+ * A history line's words: till's own movements by their type in the page's language; usage with its product's
+ * name (the server writes "Usage: {product}"); an adjustment as the seller wrote its reason.
+ */
+function describeMovement(m: WalletTransaction): string {
+  const type = SYSTEM_TYPES.find((x) => x === m.type);
+  if (type) return t(`wallet.type.${type}`);
+  if (m.type === "usage" && m.description.startsWith("Usage: ")) return t("wallet.type.usage", { product: m.description.slice("Usage: ".length) });
+  return m.description;
+}
 
 function WalletItem({ wallet: w, token, onError }: { wallet: Wallet; token: string; onError: OnError }) {
   const [history, setHistory] = useState<WalletTransaction[]>([]);
@@ -28,39 +42,34 @@ function WalletItem({ wallet: w, token, onError }: { wallet: Wallet; token: stri
     const r = await portalApi.setAutoRecharge(token, w.id, body);
     if (r.ok) {
       setRecharge(r.data);
-      say({ tone: "success", text: enabled ? "Auto-recharge is on." : "Auto-recharge is off." });
+      say({ tone: "success", text: t(enabled ? "wallet.autoOn" : "wallet.autoOff") });
     } else say({ tone: "error", text: onError(r.error) });
   }
 
   return (
     <li className="item">
-      <h3>Wallet ({w.currency.toUpperCase()})</h3>
-      <p>
-        Balance: <strong>{money(w.balance)}</strong>
-      </p>
-      <ul className="wallet-history" aria-label={`History of the ${w.currency.toUpperCase()} wallet`}>
-        {history.map((t) => (
-          <li key={t.id}>
-            {formatDate(t.created_at)}: {t.description} {t.amount > 0 ? "+" : ""}
-            {money(t.amount)}
+      <h3>{t("wallet.name", { currency: w.currency.toUpperCase() })}</h3>
+      <p>{rich("wallet.balance", { amount: money(w.balance), b: (chunks) => <strong>{chunks}</strong> })}</p>
+      <ul className="wallet-history" aria-label={t("wallet.history", { currency: w.currency.toUpperCase() })}>
+        {history.map((m) => (
+          <li key={m.id}>
+            {t("wallet.entry", { date: formatDate(m.created_at), description: describeMovement(m), amount: `${m.amount > 0 ? "+" : ""}${money(m.amount)}` })}
           </li>
         ))}
       </ul>
       {recharge && (
-        <form aria-label="Auto-recharge" onSubmit={(e) => void save(e, !recharge.enabled)}>
+        <form aria-label={t("wallet.autoRecharge")} onSubmit={(e) => void save(e, !recharge.enabled)}>
           <p>
-            {recharge.enabled
-              ? `Auto-recharge is on: below ${money(recharge.threshold_amount)}, your card is charged ${money(recharge.amount)}.`
-              : "Auto-recharge is off."}
-            {recharge.blocked_at ? " It is paused: your card was declined. Save a new card to resume it." : ""}
+            {recharge.enabled ? t("wallet.autoOnDetail", { threshold: money(recharge.threshold_amount), amount: money(recharge.amount) }) : t("wallet.autoOff")}
+            {recharge.blocked_at ? ` ${t("wallet.paused")}` : ""}
           </p>
           {!recharge.enabled && (
             <>
-              <Field label="When the balance is below" name="threshold" id={`threshold-${w.id}`} inputMode="decimal" defaultValue={(recharge.threshold_amount / 100).toFixed(2)} required />
-              <Field label="Charge my card" name="amount" id={`amount-${w.id}`} inputMode="decimal" defaultValue={((recharge.amount || 2000) / 100).toFixed(2)} required />
+              <Field label={t("wallet.threshold")} name="threshold" id={`threshold-${w.id}`} inputMode="decimal" defaultValue={fieldAmount(recharge.threshold_amount)} required />
+              <Field label={t("wallet.charge")} name="amount" id={`amount-${w.id}`} inputMode="decimal" defaultValue={fieldAmount(recharge.amount || 2000)} required />
             </>
           )}
-          <button type="submit">{recharge.enabled ? "Turn auto-recharge off" : "Turn auto-recharge on"}</button>
+          <button type="submit">{t(recharge.enabled ? "wallet.turnOff" : "wallet.turnOn")}</button>
         </form>
       )}
       {message && <Status tone={message.tone}>{message.text}</Status>}
@@ -78,18 +87,18 @@ export function Wallets({ token, onError }: { token: string; onError: OnError })
   if (wallets.length === 0 && offers.length === 0) return null;
   return (
     <section aria-labelledby="wallets-heading">
-      <h2 id="wallets-heading">Wallet</h2>
-      {wallets.length === 0 ? <p className="empty">You have no credits yet.</p> : null}
+      <h2 id="wallets-heading">{t("wallet.title")}</h2>
+      {wallets.length === 0 ? <p className="empty">{t("wallet.noCredits")}</p> : null}
       <ul className="items">
         {wallets.map((w) => (
           <WalletItem key={w.id} wallet={w} token={token} onError={onError} />
         ))}
       </ul>
       {offers.length > 0 && (
-        <nav aria-label="Buy credits" className="actions">
+        <nav aria-label={t("wallet.buyNav")} className="actions">
           {offers.map((o) => (
             <a key={o.checkout_link_id} className="button" href={o.url}>
-              Buy credits: {o.name}
+              {t("wallet.buy", { name: o.name })}
             </a>
           ))}
         </nav>
