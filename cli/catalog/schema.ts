@@ -4,9 +4,11 @@ import { z } from "zod";
 import { PresentmentCurrency } from "@polar-sh/sdk/models/components/presentmentcurrency.js";
 import { isCurrencyCode } from "../../shared/currencies.js";
 import { AggregationInput, FilterInput } from "../../shared/meter-filter.js";
+import { UNIT_TIER_TYPES } from "../../shared/tiers.js";
 import {
   type BenefitType,
   canonicalDecimal,
+  canonicalTiers,
   CATALOG_KEY,
   CATALOG_VERSION,
   type CustomFieldType,
@@ -17,6 +19,7 @@ import {
   KEY_PATTERN,
   type Metadata,
   METER_UNITS,
+  meteredUnitAmount,
   type MeterSpec,
   type PriceSpec,
   type ProductSpec,
@@ -70,6 +73,33 @@ const SeatTierInput = z.strictObject({
   max_seats: z.int().min(1).nullish(),
   price_per_seat: z.int().min(0).max(MAX_AMOUNT),
 });
+const DECIMAL_MESSAGE = "expected a positive decimal with at most 5 digits before and 12 after the point";
+/** A metered price's tiers (the server's rule, shared/tiers.ts): in order of up_to, only the last without one. */
+const UnitTierInput = z.strictObject({
+  up_to: z.int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
+  unit_amount: z.union([z.string(), z.number()]).refine((v) => canonicalDecimal(v, true) !== null, {
+    message: "expected 0 or a positive decimal with at most 5 digits before and 12 after the point",
+  }),
+  flat_amount: z.int().min(0).max(MAX_AMOUNT).nullish(),
+});
+const UnitTiersInput = z
+  .strictObject({
+    tier_type: z.enum(UNIT_TIER_TYPES).default("graduated"),
+    tiers: z.array(UnitTierInput).min(1, "at least one tier is required").max(20, "at most 20 tiers"),
+  })
+  .superRefine((t, ctx) => {
+    const issue = (i: number, message: string) => ctx.addIssue({ code: "custom", path: ["tiers", i, "up_to"], message });
+    const last = t.tiers.length - 1;
+    let before = 0;
+    t.tiers.forEach((tier, i) => {
+      if (tier.up_to == null) {
+        if (i < last) issue(i, "only the last tier has no up_to (the others end at a number of units)");
+      } else if (i === last) issue(i, "the last tier has no up_to: it takes every unit above the tier before");
+      else if (tier.up_to <= before) issue(i, `tiers go in increasing order of up_to: ${tier.up_to} follows ${before}`);
+      else before = tier.up_to;
+    });
+  });
+
 const PriceInput = z
   .discriminatedUnion("amount_type", [
     // a fixed price of 0 is 0.49's free price (the server takes 0 or at least 50)
@@ -86,9 +116,12 @@ const PriceInput = z
       amount_type: z.literal("metered_unit"),
       ...priceBase,
       meter: Key,
-      unit_amount: z.union([z.string(), z.number()]).refine((v) => canonicalDecimal(v) !== null, {
-        message: "expected a positive decimal with at most 5 digits before and 12 after the point",
-      }),
+      // with unit_tiers it may be left out: the first tier's
+      unit_amount: z
+        .union([z.string(), z.number()])
+        .refine((v) => canonicalDecimal(v) !== null, { message: DECIMAL_MESSAGE })
+        .nullish(),
+      unit_tiers: UnitTiersInput.nullish(),
       cap_amount: z.int().min(0).max(INT4_MAX).nullish(),
     }),
     z.strictObject({
@@ -110,6 +143,9 @@ const PriceInput = z
       }
     }
     if (p.amount_type === "seat_based") checkTiers(p.seat_tiers.tiers, ctx);
+    if (p.amount_type === "metered_unit" && p.unit_amount == null && !p.unit_tiers) {
+      ctx.addIssue({ code: "custom", path: ["unit_amount"], message: "a metered price needs unit_amount or unit_tiers" });
+    }
   })
   .transform((p): PriceSpec => {
     const base = { price_currency: p.price_currency, tax_behavior: p.tax_behavior ?? null };
@@ -127,14 +163,17 @@ const PriceInput = z
       case "free":
         // the server stores a free price and reads it back as a fixed price of 0: the same price
         return { amount_type: "fixed", ...base, price_amount: 0 };
-      case "metered_unit":
+      case "metered_unit": {
+        const tiers = p.unit_tiers ? canonicalTiers(p.unit_tiers) : null;
         return {
           amount_type: "metered_unit",
           ...base,
           meter: p.meter,
-          unit_amount: canonicalDecimal(p.unit_amount) ?? "",
+          unit_amount: meteredUnitAmount(p.unit_amount == null ? null : (canonicalDecimal(p.unit_amount) ?? ""), tiers),
+          unit_tiers: tiers,
           cap_amount: p.cap_amount ?? null,
         };
+      }
       case "seat_based":
         return { amount_type: "seat_based", ...base, seat_tiers: normalizeTiers(p.seat_tiers) };
     }
