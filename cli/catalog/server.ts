@@ -39,7 +39,8 @@ import {
   type SpecOf,
   type TaxBehavior,
 } from "./model.js";
-import { benefitProperties, customFieldProperties, normalizeTiers } from "./schema.js";
+import { normalizeTiers } from "./price-schema.js";
+import { benefitProperties, customFieldProperties } from "./schema.js";
 
 type SdkResult<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
