@@ -18,14 +18,13 @@ import { discountsDelete } from "@polar-sh/sdk/funcs/discountsDelete.js";
 import { discountsUpdate } from "@polar-sh/sdk/funcs/discountsUpdate.js";
 import { metersCreate } from "@polar-sh/sdk/funcs/metersCreate.js";
 import { metersUpdate } from "@polar-sh/sdk/funcs/metersUpdate.js";
-import { productsCreate } from "@polar-sh/sdk/funcs/productsCreate.js";
 import { productsUpdate } from "@polar-sh/sdk/funcs/productsUpdate.js";
 import { productsUpdateBenefits } from "@polar-sh/sdk/funcs/productsUpdateBenefits.js";
 import { asCliError, CliError } from "../errors.js";
 import type { BenefitSpec, CustomFieldSpec, DiscountSpec, Kind, MeterSpec, ProductSpec } from "./model.js";
 import { renderChange, topField, type Change, type Plan } from "./plan.js";
 import * as req from "./requests.js";
-import type { CatalogClient, ServerCatalog } from "./server.js";
+import { v1Json, type CatalogClient, type ServerCatalog } from "./server.js";
 import { plural } from "../resources.js";
 
 export interface ApplyOptions {
@@ -106,6 +105,12 @@ class Executor {
   private write<R, T>(fn: SdkCall<R, T>, c: Change, step: string, request: R, what: string): Promise<T> {
     const key = `till-catalog-${sha256(JSON.stringify([this.basis, c.kind, c.key, c.action, step, request]))}`;
     return Promise.resolve(fn(this.client.core, request, { headers: { "Idempotency-Key": key } })).then((r) => this.client.unwrap(r, what));
+  }
+
+  /** A plain /v1 JSON write of change `c` (products: the SDK would drop unit_tiers), keyed like `write`. */
+  private writeJson<T>(c: Change, step: string, method: "POST" | "PATCH", path: string, body: unknown, what: string): Promise<T> {
+    const key = `till-catalog-${sha256(JSON.stringify([this.basis, c.kind, c.key, c.action, step, body]))}`;
+    return v1Json<T>(this.client, method, path, body, { "Idempotency-Key": key }).then((r) => this.client.unwrap(r, what));
   }
 
   /** Makes one change; returns the id of the object it ends on. */
@@ -205,11 +210,11 @@ class Executor {
       const id = c.id as string;
       const changed = this.changed(c);
       const body = req.productUpdate(c.key, p, changed, c.actualPrices, this.ref, c.adopt);
-      if (body) await this.write(productsUpdate, c, "update", { id, productUpdate: body }, `update ${what}`);
+      if (body) await this.writeJson(c, "update", "PATCH", `/products/${id}`, body, `update ${what}`);
       if (changed.has("benefits")) await setBenefits(id);
       return id;
     }
-    const created = await this.write(productsCreate, c, "create", req.productCreate(c.key, p, this.ref), `create ${what}`);
+    const created = await this.writeJson<{ id: string }>(c, "create", "POST", "/products/", req.productCreate(c.key, p, this.ref), `create ${what}`);
     if (p.benefits.length > 0) await setBenefits(created.id);
     if (p.archived) await archive(created.id);
     return created.id;

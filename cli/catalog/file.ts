@@ -195,6 +195,10 @@ function priceDocument(p: PriceSpec): Record<string, unknown> {
       tiers: p.seat_tiers.tiers.map((t) => compact({ ...t })),
     };
   }
+  if (p.amount_type === "metered_unit" && p.unit_tiers) {
+    // the last tier has no up_to; a flat fee of 0 is left out
+    out.unit_tiers = { tier_type: p.unit_tiers.tier_type, tiers: p.unit_tiers.tiers.map((t) => compact({ ...t }, { flat_amount: 0 })) };
+  }
   return compact(out);
 }
 

@@ -2,6 +2,7 @@
 // discounts, each under a key the seller chooses, with every optional field explicit. The file's schema is
 // schema.ts; reading and writing the file, file.ts.
 import type { Aggregation, Filter } from "../../shared/meter-filter.js";
+import type { UnitTiers } from "../../shared/tiers.js";
 
 /** The metadata entry that ties a server object to its catalog key. */
 export const CATALOG_KEY = "till_catalog_key";
@@ -83,7 +84,15 @@ export type PriceSpec =
   | ({ amount_type: "fixed"; price_amount: number } & PriceBase)
   | ({ amount_type: "custom"; minimum_amount: number; maximum_amount: number | null; preset_amount: number | null } & PriceBase)
   | ({ amount_type: "free" } & PriceBase)
-  | ({ amount_type: "metered_unit"; meter: string; unit_amount: string; cap_amount: number | null } & PriceBase)
+  | ({
+      amount_type: "metered_unit";
+      meter: string;
+      /** Null only on a tiered price whose unit amount is its first tier's (what the server reads when it is left out). */
+      unit_amount: string | null;
+      /** till's own tiers (`unit_tiers` on the wire; the SDKs drop the field), canonical: every key present. */
+      unit_tiers: UnitTiers | null;
+      cap_amount: number | null;
+    } & PriceBase)
   | ({ amount_type: "seat_based"; seat_tiers: { seat_tier_type: "volume" | "graduated"; tiers: SeatTier[] } } & PriceBase);
 
 export interface AttachedFieldSpec {
@@ -176,7 +185,10 @@ export function sortPrices(prices: PriceSpec[]): PriceSpec[] {
   );
 }
 
-/** "fixed 1000 usd", "metered api-calls 0.5 usd cap 5000", "seat_based usd 1-5:1000 6+:800" (minor units). */
+/**
+ * "fixed 1000 usd", "metered api-calls 0.5 usd cap 5000", "metered api-calls usd graduated 1000:0 inf:0.15+500",
+ * "seat_based usd 1-5:1000 6+:800" (minor units).
+ */
 export function describePrice(p: PriceSpec): string {
   const tax = p.tax_behavior ? ` tax ${p.tax_behavior}` : "";
   switch (p.amount_type) {
@@ -190,8 +202,13 @@ export function describePrice(p: PriceSpec): string {
     }
     case "free":
       return `free${tax}`;
-    case "metered_unit":
-      return `metered ${p.meter} ${p.unit_amount} ${p.price_currency}${p.cap_amount !== null ? ` cap ${p.cap_amount}` : ""}${tax}`;
+    case "metered_unit": {
+      const cap = p.cap_amount !== null ? ` cap ${p.cap_amount}` : "";
+      if (!p.unit_tiers) return `metered ${p.meter} ${p.unit_amount} ${p.price_currency}${cap}${tax}`;
+      const tiers = p.unit_tiers.tiers.map((t) => `${t.up_to ?? "inf"}:${t.unit_amount}${t.flat_amount > 0 ? `+${t.flat_amount}` : ""}`);
+      const unit = p.unit_amount !== null ? ` unit ${p.unit_amount}` : "";
+      return `metered ${p.meter} ${p.price_currency} ${p.unit_tiers.tier_type} ${tiers.join(" ")}${unit}${cap}${tax}`;
+    }
     case "seat_based": {
       const tiers = p.seat_tiers.tiers.map((t) => `${t.min_seats}${t.max_seats === null ? "+" : `-${t.max_seats}`}:${t.price_per_seat}`);
       const type = p.seat_tiers.seat_tier_type === "volume" ? "" : ` ${p.seat_tiers.seat_tier_type}`;
@@ -200,15 +217,42 @@ export function describePrice(p: PriceSpec): string {
   }
 }
 
-/** The shortest decimal string of a positive amount ("0.50" → "0.5"), or null when it is not one. */
-export function canonicalDecimal(value: string | number): string | null {
+/**
+ * The shortest decimal string of a positive amount ("0.50" → "0.5"), or null when it is not one; with
+ * `zero`, 0 is one too ("0": a tier's unit amount may be free).
+ */
+export function canonicalDecimal(value: string | number, zero = false): string | null {
   const text = typeof value === "number" ? (Number.isFinite(value) ? value.toFixed(12) : "") : value.trim();
   const m = /^(\d+)(?:\.(\d+))?$/.exec(text);
   if (!m) return null;
   const int = (m[1] ?? "").replace(/^0+(?=\d)/, "");
   const frac = (m[2] ?? "").replace(/0+$/, "");
-  if (int.length > 5 || frac.length > 12 || /^0*$/.test(int + frac)) return null;
+  if (int.length > 5 || frac.length > 12 || (!zero && /^0*$/.test(int + frac))) return null;
   return frac ? `${int}.${frac}` : int;
+}
+
+/**
+ * A metered price's tiers in canonical form (every key present, amounts as shortest decimals), and its unit
+ * amount as the catalog compares it: null when tiers are given and it is their first tier's (the server's
+ * default), so a file that leaves it out and the server that filled it in agree.
+ */
+export function canonicalTiers(t: {
+  tier_type?: UnitTiers["tier_type"] | undefined;
+  tiers: Array<{ up_to?: number | null | undefined; unit_amount: string | number; flat_amount?: number | null | undefined }>;
+}): UnitTiers {
+  return {
+    tier_type: t.tier_type ?? "graduated",
+    tiers: t.tiers.map((x) => ({
+      up_to: x.up_to ?? null,
+      unit_amount: canonicalDecimal(x.unit_amount, true) ?? String(x.unit_amount),
+      flat_amount: x.flat_amount ?? 0,
+    })),
+  };
+}
+
+export function meteredUnitAmount(unitAmount: string | null, tiers: UnitTiers | null): string | null {
+  if (tiers && (unitAmount === null || unitAmount === tiers.tiers[0]?.unit_amount)) return null;
+  return unitAmount;
 }
 
 /** What a catalog key may be (the metadata value that ties a server object to its entry). */

@@ -1,4 +1,5 @@
-// Catalog specs → the SDK's request bodies (camelCase; the SDK writes the wire's snake_case). References are
+// Catalog specs → the SDK's request bodies (camelCase; the SDK writes the wire's snake_case), and products'
+// plain /v1 bodies (snake_case, see below). References are
 // keys in the spec and ids on the wire: `ref(kind, key)` resolves them at apply time, when objects created by
 // earlier steps have their ids. Updates carry only the fields that changed, plus metadata (always: it holds
 // the catalog key, which is how an adopted object becomes managed).
@@ -10,8 +11,6 @@ import type { DiscountUpdate } from "@polar-sh/sdk/models/components/discountupd
 import type { MeterCreate } from "@polar-sh/sdk/models/components/metercreate.js";
 import type { MeterUpdate } from "@polar-sh/sdk/models/components/meterupdate.js";
 import type { PresentmentCurrency } from "@polar-sh/sdk/models/components/presentmentcurrency.js";
-import type { ProductCreate } from "@polar-sh/sdk/models/components/productcreate.js";
-import type { ProductUpdate } from "@polar-sh/sdk/models/components/productupdate.js";
 import type { BenefitsUpdateRequest } from "@polar-sh/sdk/models/operations/benefitsupdate.js";
 import {
   CATALOG_KEY,
@@ -28,8 +27,6 @@ import {
 
 /** Resolves a catalog key to the id of the server object. */
 export type Ref = (kind: Kind, key: string) => string;
-
-type ProductPriceInput = NonNullable<ProductUpdate["prices"]>[number];
 
 export const withKey = (metadata: Metadata, key: string): Metadata => ({ ...metadata, [CATALOG_KEY]: key });
 
@@ -129,52 +126,90 @@ export function benefitUpdate(key: string, b: BenefitSpec, changed: Set<string>,
 }
 
 // ---- products -----------------------------------------------------------------------------------------
+// Product writes are plain /v1 JSON (snake_case), not the SDK's models: those drop till's own `unit_tiers`.
 
-export function priceCreate(p: PriceSpec, ref: Ref): Exclude<ProductPriceInput, { id: string }> {
-  const base = {
-    priceCurrency: p.price_currency as PresentmentCurrency,
-    ...(p.tax_behavior ? { taxBehavior: p.tax_behavior } : {}),
-  };
+/** A new price as /v1 takes it. */
+export type PriceCreateWire = { amount_type: PriceSpec["amount_type"]; price_currency: string } & Record<string, unknown>;
+/** An item of an update's `prices`: a price to keep (by id) or a new one. */
+export type PriceItemWire = { id: string } | PriceCreateWire;
+
+export interface ProductCreateWire {
+  name: string;
+  description: string | null;
+  visibility: ProductSpec["visibility"];
+  prices: PriceCreateWire[];
+  medias: string[];
+  attached_custom_fields: Array<{ custom_field_id: string; required: boolean }>;
+  metadata: Metadata;
+  recurring_interval?: string;
+  recurring_interval_count?: number;
+  trial_interval?: string | null;
+  trial_interval_count?: number | null;
+}
+
+export interface ProductUpdateWire {
+  metadata: Metadata;
+  name?: string;
+  description?: string | null;
+  visibility?: ProductSpec["visibility"];
+  trial_interval?: string | null;
+  trial_interval_count?: number | null;
+  prices?: PriceItemWire[];
+  attached_custom_fields?: ProductCreateWire["attached_custom_fields"];
+  medias?: string[];
+  is_archived?: boolean;
+}
+
+export function priceCreate(p: PriceSpec, ref: Ref): PriceCreateWire {
+  const base = { price_currency: p.price_currency, ...(p.tax_behavior ? { tax_behavior: p.tax_behavior } : {}) };
   switch (p.amount_type) {
     case "fixed":
-      return { amountType: "fixed", ...base, priceAmount: p.price_amount };
+      return { amount_type: "fixed", ...base, price_amount: p.price_amount };
     case "custom":
-      return { amountType: "custom", ...base, minimumAmount: p.minimum_amount, maximumAmount: p.maximum_amount, presetAmount: p.preset_amount };
+      return { amount_type: "custom", ...base, minimum_amount: p.minimum_amount, maximum_amount: p.maximum_amount, preset_amount: p.preset_amount };
     case "free":
-      return { amountType: "free", ...base };
+      return { amount_type: "free", ...base };
     case "metered_unit":
-      return { amountType: "metered_unit", ...base, meterId: ref("meter", p.meter), unitAmount: p.unit_amount, capAmount: p.cap_amount };
+      return {
+        amount_type: "metered_unit",
+        ...base,
+        meter_id: ref("meter", p.meter),
+        // left out on a tiered price: the server takes the first tier's
+        ...(p.unit_amount !== null ? { unit_amount: p.unit_amount } : {}),
+        ...(p.unit_tiers ? { unit_tiers: p.unit_tiers } : {}),
+        cap_amount: p.cap_amount,
+      };
     case "seat_based":
       return {
-        amountType: "seat_based",
+        amount_type: "seat_based",
         ...base,
-        seatTiers: {
-          seatTierType: p.seat_tiers.seat_tier_type,
-          tiers: p.seat_tiers.tiers.map((t) => ({ minSeats: t.min_seats, maxSeats: t.max_seats, pricePerSeat: t.price_per_seat })),
+        seat_tiers: {
+          seat_tier_type: p.seat_tiers.seat_tier_type,
+          tiers: p.seat_tiers.tiers.map((t) => ({ min_seats: t.min_seats, max_seats: t.max_seats, price_per_seat: t.price_per_seat })),
         },
       };
   }
 }
 
-const attached = (p: ProductSpec, ref: Ref) => p.custom_fields.map((f) => ({ customFieldId: ref("custom_field", f.field), required: f.required }));
+const attached = (p: ProductSpec, ref: Ref) => p.custom_fields.map((f) => ({ custom_field_id: ref("custom_field", f.field), required: f.required }));
 
-export function productCreate(key: string, p: ProductSpec, ref: Ref): ProductCreate {
+export function productCreate(key: string, p: ProductSpec, ref: Ref): ProductCreateWire {
   const common = {
     name: p.name,
     description: p.description,
     visibility: p.visibility,
     prices: p.prices.map((price) => priceCreate(price, ref)),
     medias: p.medias,
-    attachedCustomFields: attached(p, ref),
+    attached_custom_fields: attached(p, ref),
     metadata: withKey(p.metadata, key),
   };
   if (p.recurring_interval === null) return common;
   return {
     ...common,
-    recurringInterval: p.recurring_interval,
-    recurringIntervalCount: p.recurring_interval_count ?? 1,
-    trialInterval: p.trial_interval,
-    trialIntervalCount: p.trial_interval_count,
+    recurring_interval: p.recurring_interval,
+    recurring_interval_count: p.recurring_interval_count ?? 1,
+    trial_interval: p.trial_interval,
+    trial_interval_count: p.trial_interval_count,
   };
 }
 
@@ -182,7 +217,7 @@ export function productCreate(key: string, p: ProductSpec, ref: Ref): ProductCre
  * The product's new price list: each price the file lists is either a server price with the same content
  * (kept by id) or a new one. Prices left out are archived by the server.
  */
-export function priceList(p: ProductSpec, actual: Array<{ id: string; signature: string }>, ref: Ref): ProductPriceInput[] {
+export function priceList(p: ProductSpec, actual: Array<{ id: string; signature: string }>, ref: Ref): PriceItemWire[] {
   const available = [...actual];
   return p.prices.map((price) => {
     const i = available.findIndex((a) => a.signature === priceSignature(price));
@@ -200,19 +235,19 @@ export function productUpdate(
   actualPrices: Array<{ id: string; signature: string }>,
   ref: Ref,
   adopt: boolean,
-): ProductUpdate | null {
-  const body: ProductUpdate = { metadata: withKey(p.metadata, key) };
+): ProductUpdateWire | null {
+  const body: ProductUpdateWire = { metadata: withKey(p.metadata, key) };
   if (changed.has("name")) body.name = p.name;
   if (changed.has("description")) body.description = p.description;
   if (changed.has("visibility")) body.visibility = p.visibility;
   // the server checks the pair together, and null clears: send both
   if (changed.has("trial_interval") || changed.has("trial_interval_count")) {
-    Object.assign(body, { trialInterval: p.trial_interval, trialIntervalCount: p.trial_interval_count });
+    Object.assign(body, { trial_interval: p.trial_interval, trial_interval_count: p.trial_interval_count });
   }
   if (changed.has("prices")) body.prices = priceList(p, actualPrices, ref);
-  if (changed.has("custom_fields")) body.attachedCustomFields = attached(p, ref);
+  if (changed.has("custom_fields")) body.attached_custom_fields = attached(p, ref);
   if (changed.has("medias")) body.medias = p.medias;
-  if (changed.has("archived")) body.isArchived = p.archived;
+  if (changed.has("archived")) body.is_archived = p.archived;
   const onlyBenefits = [...changed].every((f) => f === "benefits");
   return onlyBenefits && !adopt ? null : body;
 }

@@ -2,39 +2,28 @@
 // what the seller wrote into the normalized model's shapes with every default made explicit.
 import { z } from "zod";
 import { PresentmentCurrency } from "@polar-sh/sdk/models/components/presentmentcurrency.js";
-import { isCurrencyCode } from "../../shared/currencies.js";
 import { AggregationInput, FilterInput } from "../../shared/meter-filter.js";
 import {
   type BenefitType,
-  canonicalDecimal,
   CATALOG_KEY,
   CATALOG_VERSION,
   type CustomFieldType,
   type DiscountBase,
   type DiscountSpec,
   INTERVALS,
-  KEY_MESSAGE,
-  KEY_PATTERN,
   type Metadata,
   METER_UNITS,
   type MeterSpec,
-  type PriceSpec,
   type ProductSpec,
-  type SeatTier,
   sortedRecord,
   sortPrices,
-  TAX_BEHAVIORS,
   VISIBILITIES,
 } from "./model.js";
+import { CURRENCY_HINT, INT4_MAX, Key, PriceInput } from "./price-schema.js";
 
 const CURRENCIES = Object.values(PresentmentCurrency) as [string, ...string[]];
 
-// ---- the file schema ----------------------------------------------------------------------------------
-
-const Key = z.string().regex(KEY_PATTERN, KEY_MESSAGE);
-const INT4_MAX = 2_147_483_647;
-const MIN_AMOUNT = 50;
-const MAX_AMOUNT = 99_999_999;
+// ---- the file schema (prices: price-schema.ts) -----------------------------------------------------------
 
 const MetadataInput = z
   .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean()]))
@@ -43,128 +32,14 @@ const MetadataInput = z
   .nullish()
   .transform((m): Metadata => sortedRecord(m ?? {}));
 
-const CURRENCY_HINT = "expected a lower-case ISO 4217 currency code such as usd or eur";
-/** A price's currency: the server's rule (shared/currencies.ts), so what `catalog pull` wrote always plans. */
-const priceCurrency = z.string().refine(isCurrencyCode, CURRENCY_HINT);
 /** A discount's currency: Polar's presentment currencies, as the server's discounts take them. */
 const currency = z.enum(CURRENCIES, { message: CURRENCY_HINT });
-const amount = z.int().min(MIN_AMOUNT, `amounts are at least ${MIN_AMOUNT} (minor units)`).max(MAX_AMOUNT);
-const amountOrZero = z
-  .int()
-  .min(0)
-  .max(MAX_AMOUNT)
-  .refine((v) => v === 0 || v >= MIN_AMOUNT, `expected 0 or at least ${MIN_AMOUNT} (minor units)`);
 const nullableText = (max: number) =>
   z
     .string()
     .max(max)
     .nullish()
     .transform((s) => (s && s.trim() ? s : null));
-
-const priceBase = {
-  price_currency: priceCurrency.default("usd"),
-  tax_behavior: z.enum(TAX_BEHAVIORS).nullish(),
-};
-const SeatTierInput = z.strictObject({
-  min_seats: z.int().min(1),
-  max_seats: z.int().min(1).nullish(),
-  price_per_seat: z.int().min(0).max(MAX_AMOUNT),
-});
-const PriceInput = z
-  .discriminatedUnion("amount_type", [
-    // a fixed price of 0 is 0.49's free price (the server takes 0 or at least 50)
-    z.strictObject({ amount_type: z.literal("fixed"), ...priceBase, price_amount: amountOrZero }),
-    z.strictObject({
-      amount_type: z.literal("custom"),
-      ...priceBase,
-      minimum_amount: amountOrZero.default(MIN_AMOUNT),
-      maximum_amount: amount.nullish(),
-      preset_amount: amountOrZero.nullish(),
-    }),
-    z.strictObject({ amount_type: z.literal("free"), ...priceBase }),
-    z.strictObject({
-      amount_type: z.literal("metered_unit"),
-      ...priceBase,
-      meter: Key,
-      unit_amount: z.union([z.string(), z.number()]).refine((v) => canonicalDecimal(v) !== null, {
-        message: "expected a positive decimal with at most 5 digits before and 12 after the point",
-      }),
-      cap_amount: z.int().min(0).max(INT4_MAX).nullish(),
-    }),
-    z.strictObject({
-      amount_type: z.literal("seat_based"),
-      ...priceBase,
-      seat_tiers: z.strictObject({
-        seat_tier_type: z.enum(["volume", "graduated"]).default("volume"),
-        tiers: z.array(SeatTierInput).min(1),
-      }),
-    }),
-  ])
-  .superRefine((p, ctx) => {
-    if (p.amount_type === "custom") {
-      const { minimum_amount: min, maximum_amount: max, preset_amount: preset } = p;
-      if (max != null && max < min) ctx.addIssue({ code: "custom", path: ["maximum_amount"], message: "must be at least minimum_amount" });
-      if (preset != null && preset < min) ctx.addIssue({ code: "custom", path: ["preset_amount"], message: "must be at least minimum_amount" });
-      if (preset != null && max != null && preset > max) {
-        ctx.addIssue({ code: "custom", path: ["preset_amount"], message: "must be at most maximum_amount" });
-      }
-    }
-    if (p.amount_type === "seat_based") checkTiers(p.seat_tiers.tiers, ctx);
-  })
-  .transform((p): PriceSpec => {
-    const base = { price_currency: p.price_currency, tax_behavior: p.tax_behavior ?? null };
-    switch (p.amount_type) {
-      case "fixed":
-        return { amount_type: "fixed", ...base, price_amount: p.price_amount };
-      case "custom":
-        return {
-          amount_type: "custom",
-          ...base,
-          minimum_amount: p.minimum_amount,
-          maximum_amount: p.maximum_amount ?? null,
-          preset_amount: p.preset_amount ?? null,
-        };
-      case "free":
-        // the server stores a free price and reads it back as a fixed price of 0: the same price
-        return { amount_type: "fixed", ...base, price_amount: 0 };
-      case "metered_unit":
-        return {
-          amount_type: "metered_unit",
-          ...base,
-          meter: p.meter,
-          unit_amount: canonicalDecimal(p.unit_amount) ?? "",
-          cap_amount: p.cap_amount ?? null,
-        };
-      case "seat_based":
-        return { amount_type: "seat_based", ...base, seat_tiers: normalizeTiers(p.seat_tiers) };
-    }
-  });
-
-function checkTiers(tiers: Array<{ min_seats: number; max_seats?: number | null | undefined }>, ctx: z.RefinementCtx): void {
-  const sorted = [...tiers].sort((a, b) => a.min_seats - b.min_seats);
-  sorted.forEach((t, i) => {
-    const at = ["seat_tiers", "tiers", tiers.indexOf(t)];
-    if (t.max_seats != null && t.max_seats < t.min_seats) {
-      ctx.addIssue({ code: "custom", path: [...at, "max_seats"], message: "must be at least min_seats" });
-    }
-    const next = sorted[i + 1];
-    if (!next) return;
-    if (t.max_seats == null) ctx.addIssue({ code: "custom", path: [...at, "max_seats"], message: "only the last tier can be unbounded" });
-    else if (next.min_seats !== t.max_seats + 1) {
-      ctx.addIssue({ code: "custom", path: at, message: `tiers must be contiguous: ${t.max_seats} is followed by ${next.min_seats}` });
-    }
-  });
-}
-
-export function normalizeTiers(s: {
-  seat_tier_type?: "volume" | "graduated" | undefined;
-  tiers: Array<{ min_seats: number; max_seats?: number | null | undefined; price_per_seat: number }>;
-}): { seat_tier_type: "volume" | "graduated"; tiers: SeatTier[] } {
-  const tiers = [...s.tiers]
-    .sort((a, b) => a.min_seats - b.min_seats)
-    .map((t) => ({ min_seats: t.min_seats, max_seats: t.max_seats ?? null, price_per_seat: t.price_per_seat }));
-  return { seat_tier_type: s.seat_tier_type ?? "volume", tiers };
-}
 
 const STATIC_TYPES = new Set(["fixed", "custom", "free", "seat_based"]);
 

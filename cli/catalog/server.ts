@@ -5,15 +5,16 @@ import { benefitsList } from "@polar-sh/sdk/funcs/benefitsList.js";
 import { customFieldsList } from "@polar-sh/sdk/funcs/customFieldsList.js";
 import { discountsList } from "@polar-sh/sdk/funcs/discountsList.js";
 import { metersList } from "@polar-sh/sdk/funcs/metersList.js";
-import { productsList } from "@polar-sh/sdk/funcs/productsList.js";
+import { HTTPClient } from "@polar-sh/sdk/lib/http.js";
 import type { Benefit } from "@polar-sh/sdk/models/components/benefit.js";
 import type { CustomField } from "@polar-sh/sdk/models/components/customfield.js";
 import type { Discount } from "@polar-sh/sdk/models/components/discount.js";
 import type { LegacyRecurringProductPrice } from "@polar-sh/sdk/models/components/legacyrecurringproductprice.js";
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
-import type { Product } from "@polar-sh/sdk/models/components/product.js";
+import { Product$inboundSchema, type Product } from "@polar-sh/sdk/models/components/product.js";
 import type { ProductPrice } from "@polar-sh/sdk/models/components/productprice.js";
 import type { Aggregation, Filter, FilterClause } from "../../shared/meter-filter.js";
+import type { UnitTiers } from "../../shared/tiers.js";
 import { failFor } from "../client.js";
 import type { Credential } from "../context.js";
 import { CliError } from "../errors.js";
@@ -21,6 +22,8 @@ import { assignKeys, type KeyAssignment } from "./keys.js";
 import {
   CATALOG_KEY,
   canonicalDecimal,
+  canonicalTiers,
+  meteredUnitAmount,
   sortPrices,
   type BenefitSpec,
   type BenefitType,
@@ -36,7 +39,8 @@ import {
   type SpecOf,
   type TaxBehavior,
 } from "./model.js";
-import { benefitProperties, customFieldProperties, normalizeTiers } from "./schema.js";
+import { normalizeTiers } from "./price-schema.js";
+import { benefitProperties, customFieldProperties } from "./schema.js";
 
 type SdkResult<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -99,6 +103,72 @@ async function listAll<T>(client: CatalogClient, what: string, fetchPage: (page:
   }
 }
 
+/**
+ * A /v1 call as plain JSON (the wire's snake_case) through the SDK client's own transport (its fetch, hooks and
+ * token), answered like an SDK function: for till's own fields, which the SDK's models drop (`unit_tiers`).
+ */
+export async function v1Json<T>(
+  client: CatalogClient,
+  method: "GET" | "POST" | "PATCH",
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<SdkResult<T>> {
+  const { core } = client;
+  const token = core._options.accessToken;
+  const bearer = typeof token === "function" ? await token() : token;
+  const request = new Request(`${String(core._baseURL ?? "").replace(/\/$/, "")}/v1${path}`, {
+    method,
+    headers: {
+      accept: "application/json",
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  let res: Response;
+  try {
+    res = await (core._options.httpClient ?? new HTTPClient()).request(request);
+  } catch (err) {
+    // what the SDK's functions answer when the server can't be reached (the CLI's unwrap knows it)
+    const error = new Error(err instanceof Error ? err.message : String(err), { cause: err });
+    error.name = "ConnectionError";
+    return { ok: false, error };
+  }
+  const text = await res.text();
+  if (!res.ok) return { ok: false, error: { statusCode: res.status, body: text, headers: res.headers } };
+  return { ok: true, value: (text ? JSON.parse(text) : null) as T };
+}
+
+/** A product price as the catalog reads it: the SDK's, with till's own `unit_tiers` put back (the SDK drops it). */
+export type ServerPrice = (ProductPrice | LegacyRecurringProductPrice) & { unitTiers?: UnitTiers | null };
+
+/** A page of products through plain JSON, each parsed by the SDK's model and its prices' tiers put back. */
+async function productsPage(client: CatalogClient, page: number): Promise<SdkResult<Page<Product>>> {
+  const answer = await v1Json<{ items: unknown[]; pagination: { max_page: number } }>(client, "GET", `/products/?page=${page}&limit=${PAGE_SIZE}`);
+  if (!answer.ok) return answer;
+  const items = answer.value.items.map((raw) => {
+    let product: Product;
+    try {
+      product = Product$inboundSchema.parse(raw);
+    } catch (err) {
+      throw new CliError(`list products: the server's answer is not a product: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const tiers = new Map(
+      ((raw as { prices?: Array<{ id?: unknown; unit_tiers?: UnitTiers | null }> }).prices ?? []).flatMap((p) =>
+        typeof p.id === "string" && p.unit_tiers ? [[p.id, p.unit_tiers] as const] : [],
+      ),
+    );
+    for (const price of product.prices as ServerPrice[]) {
+      const t = tiers.get(price.id);
+      if (t) price.unitTiers = t;
+    }
+    return product;
+  });
+  return { ok: true, value: { result: { items, pagination: { maxPage: answer.value.pagination.max_page } } } };
+}
+
 /** Everything the catalog covers, archived products and meters included. */
 export async function fetchServerCatalog(client: CatalogClient): Promise<ServerCatalog> {
   const { core } = client;
@@ -106,7 +176,7 @@ export async function fetchServerCatalog(client: CatalogClient): Promise<ServerC
     listAll(client, "list meters", (page) => metersList(core, { page, limit: PAGE_SIZE })),
     listAll(client, "list custom fields", (page) => customFieldsList(core, { page, limit: PAGE_SIZE })),
     listAll(client, "list benefits", (page) => benefitsList(core, { page, limit: PAGE_SIZE })),
-    listAll(client, "list products", (page) => productsList(core, { page, limit: PAGE_SIZE })),
+    listAll(client, "list products", (page) => productsPage(client, page)),
     listAll(client, "list discounts", (page) => discountsList(core, { page, limit: PAGE_SIZE })),
   ]);
   return { meters, custom_fields, benefits, products, discounts };
@@ -253,7 +323,7 @@ export function benefitSpec(b: Benefit, refs: RefResolver): BenefitSpec {
   return { type, description: b.description, properties: benefitProperties(type, raw), metadata: userMetadata(b.metadata) };
 }
 
-export function priceSpec(p: ProductPrice | LegacyRecurringProductPrice, refs: RefResolver): PriceSpec {
+export function priceSpec(p: ServerPrice, refs: RefResolver): PriceSpec {
   const base = { price_currency: p.priceCurrency, tax_behavior: (p.taxBehavior ?? null) as TaxBehavior | null };
   switch (p.amountType) {
     case "fixed":
@@ -268,14 +338,17 @@ export function priceSpec(p: ProductPrice | LegacyRecurringProductPrice, refs: R
       };
     case "free":
       return { amount_type: "free", ...base };
-    case "metered_unit":
+    case "metered_unit": {
+      const tiers = p.unitTiers ? canonicalTiers(p.unitTiers) : null;
       return {
         amount_type: "metered_unit",
         ...base,
         meter: refs("meter", p.meterId),
-        unit_amount: canonicalDecimal(p.unitAmount) ?? p.unitAmount,
+        unit_amount: meteredUnitAmount(canonicalDecimal(p.unitAmount, tiers !== null) ?? p.unitAmount, tiers),
+        unit_tiers: tiers,
         cap_amount: p.capAmount ?? null,
       };
+    }
     case "seat_based":
       return {
         amount_type: "seat_based",

@@ -246,6 +246,48 @@ describe("tiered and capped metered prices over three periods, with usage alerts
     expect((await raw("GET", `/v1/usage-alerts/${id}`)).status).toBe(404);
   });
 
+  it("fires an amount alert and a credits_percent alert at ingest when their thresholds are reached, once each", async () => {
+    const meter = await sdk.meters.create({
+      name: "calls",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "call" }] },
+      aggregation: { func: "count" },
+    });
+    const credit = await sdk.benefits.create({ type: "meter_credit", description: "10 free calls", properties: { meterId: meter.id, units: 10, rollover: false } });
+    const product = await sdk.products.create({
+      name: "Calls plan",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 0, priceCurrency: "usd" },
+        { amountType: "metered_unit", meterId: meter.id, unitAmount: "2", priceCurrency: "usd" },
+      ],
+    });
+    await sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [credit.id] } });
+    const customer = await sdk.customers.create({ email: "calls@example.com", externalId: "calls-1" });
+    const sub = await sdk.subscriptions.create({ productId: product.id, customerId: customer.id });
+    await eventually(async () => ((await sdk.subscriptions.get({ id: sub.id })).meters[0]?.creditedUnits === 10 ? true : null));
+    // 50 % of the credits; 10 minor units of usage beyond them (5 calls × 2)
+    const credits = await raw("POST", "/v1/usage-alerts/", { meter_id: meter.id, kind: "credits_percent", threshold: 50 });
+    const amount = await raw("POST", "/v1/usage-alerts/", { meter_id: meter.id, customer_id: customer.id, kind: "amount", threshold: 10 });
+    expect([credits.status, amount.status]).toEqual([201, 201]);
+    const call = async (n: number) => {
+      const events = Array.from({ length: n }, () => ({ name: "call", customer_id: customer.id }));
+      expect((await raw("POST", "/v1/events/ingest", { events })).status).toBe(200);
+    };
+    const crossings = async (alert: { body: Record<string, unknown> }) =>
+      (await server.database.db.select().from(usageAlertCrossing).where(eq(usageAlertCrossing.alertId, alert.body.id as string))).map((c) => c.measured);
+    await call(4);
+    expect([await crossings(credits), await crossings(amount)]).toEqual([[], []]);
+    await call(1);
+    expect(await crossings(credits)).toEqual([expect.objectContaining({ value: 50, consumed: 5 })]);
+    expect(await crossings(amount)).toEqual([]);
+    await call(9);
+    expect(await crossings(amount)).toEqual([]);
+    await call(1);
+    expect(await crossings(amount)).toEqual([expect.objectContaining({ value: 10, consumed: 15 })]);
+    await call(5);
+    expect([(await crossings(credits)).length, (await crossings(amount)).length]).toEqual([1, 1]);
+  });
+
   it("measures an alert over the rollups as the renewal does: events of the period's first hour before it started do not count", async () => {
     const meter = await sdk.meters.create({
       name: "probes",

@@ -94,6 +94,22 @@ describe("prices as they read", () => {
     expect(priceText({ ...fixed, price_amount: 0 }, monthly)).toBe("Free");
   });
 
+  it("a tiered metered price reads its tiers and its cap, as the invoice prices them (till's unit_tiers)", () => {
+    const tiered: Price = {
+      ...metered,
+      cap_amount: 4000,
+      unit_tiers: {
+        tier_type: "graduated",
+        tiers: [
+          { up_to: 1000, unit_amount: "0", flat_amount: 0 },
+          { up_to: null, unit_amount: "0.15", flat_amount: 500 },
+        ],
+      },
+    };
+    expect(meteredText(tiered, monthly)).toBe("$0.00 per API call for 1–1,000, $0.0015 per API call above 1,000 + $5.00 (graduated), billed monthly, up to $40.00");
+    expect(priceText({ ...tiered, unit_tiers: { tier_type: "volume", tiers: tiered.unit_tiers?.tiers ?? [] } }, monthly)).toContain("(volume: all units at the tier the total reaches)");
+  });
+
   it("offers static prices only; a usage-only product offers its metered price", () => {
     expect(choicesOf(checkoutWith(fixed)).map((c) => c.price.id)).toEqual(["f"]);
     const usageOnly = checkoutWith(metered, { products: [{ id: "u", name: "U", description: null, is_recurring: true, recurring_interval: "month", prices: [metered] }] });
