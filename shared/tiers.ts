@@ -39,6 +39,22 @@ export interface TierLine {
   flat_amount: number;
 }
 
+/**
+ * A metered order line's figures, kept with the line (order_item.usage) so that a document can say them in its
+ * reader's language; the stored label says the same in English.
+ */
+export interface UsageLineFacts {
+  product: string;
+  meter: string;
+  consumed: number;
+  credited: number;
+  billed: number;
+  /** The tiers the billed units went through; null for a price without tiers. */
+  tiers: TierLine[] | null;
+  /** The cap that held the amount down, and the usage it left unbilled (minor units); null when not reached. */
+  cap: { amount: number; notBilled: number } | null;
+}
+
 export interface MeteredCharge {
   /** What is billed: the rounded sum of the lines, at most the cap. */
   amount: number;

@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { Document, Font, Page, StyleSheet, Text, View, renderToBuffer } from "@react-pdf/renderer";
 import type { Style } from "@react-pdf/types";
 import { PSEUDO_LOCALE, type AnyLocale } from "../../../shared/i18n/locales.js";
+import type { UsageLineFacts } from "../../../shared/tiers.js";
 import { INVOICE_CATALOGS, invoiceSpeaker, type InvoiceMessageId, type InvoiceSpeaker } from "./i18n/index.js";
 
 export interface InvoiceParty {
@@ -19,8 +20,10 @@ export interface InvoiceParty {
 }
 
 export interface InvoiceLine {
-  /** The order item's label as stored (the seller's product name; a usage line's detail). */
+  /** The order item's label as stored (the seller's product name; a usage line's detail, in English). */
   description: string;
+  /** A metered line's figures: the line is then said in the document's language (lines before 0064 have none). */
+  usage?: UsageLineFacts | null;
   /** A credit note's one line: the refund of this product (or order) of this invoice, said in the document's language. */
   refund?: { product: string | null; invoiceNumber: string };
   quantity: number;
@@ -106,6 +109,26 @@ export function taxLabel(s: InvoiceSpeaker, t: Pick<TaxTotal, "kind" | "jurisdic
   const kind = !t.kind ? s.t("tax.tax") : t.kind.toLowerCase() === "vat" ? s.t("tax.vat") : t.kind.toUpperCase();
   const percent = t.rate === null ? null : new Intl.NumberFormat(s.intlLocale, { style: "percent", maximumFractionDigits: 4 }).format(t.reverseCharge ? 0 : t.rate);
   return [kind, taxPlace(s, t.jurisdiction), t.reverseCharge ? s.t("tax.reverseCharge") : null, percent].filter(Boolean).join(" ");
+}
+
+/**
+ * A metered line in the document's language: "Pro — API calls (20 consumed, 16 credited, 4 billed): first 1,000 at
+ * $0.00, next 9,000 at $0.002; capped at $40.00; $7.50 of usage not billed" (the stored English label, said again).
+ */
+export function usageText(s: InvoiceSpeaker, u: UsageLineFacts, currency: string): string {
+  const head = s.t("usage.line", { product: u.product, meter: u.meter });
+  const line = u.credited > 0 ? `${head} ${s.t("usage.units", { consumed: s.number(u.consumed), credited: s.number(u.credited), billed: s.number(u.billed) })}` : head;
+  const tiers = (u.tiers ?? []).map((l, i, all) => {
+    const values = { units: s.number(l.units), price: s.unitAmount(l.unit_amount, currency) };
+    // as describeTierLines: "first …, next …, … at …" (one line alone, or the last, has no lead word)
+    const id = all.length === 1 || i === all.length - 1 ? "usage.tier" : i === 0 ? "usage.tierFirst" : "usage.tierNext";
+    const tier = s.t(id, values);
+    return l.flat_amount > 0 ? s.t("usage.flat", { tier, flat: s.money(l.flat_amount, currency) }) : tier;
+  });
+  const parts: string[] = [];
+  if (tiers.length > 0) parts.push(new Intl.ListFormat(s.intlLocale, { type: "unit", style: "short" }).format(tiers));
+  if (u.cap) parts.push(s.t("usage.capped", { cap: s.money(u.cap.amount, currency), notBilled: s.money(u.cap.notBilled, currency) }));
+  return parts.length > 0 ? s.t("usage.withDetail", { line, detail: parts.join("; ") }) : line;
 }
 
 function paymentText(s: InvoiceSpeaker, p: NonNullable<InvoiceDocumentData["paymentMethod"]>): string {
@@ -225,7 +248,7 @@ function Lines({ d, ctx }: { d: InvoiceDocumentData; ctx: Ctx }) {
       {d.lines.map((l, i) => (
         <View key={i} style={styles.tableRow} wrap={false}>
           <View style={styles.colDesc}>
-            <Flow text={l.refund ? s.t("line.refund", { product: l.refund.product ?? s.t("line.refundOf"), number: l.refund.invoiceNumber }) : l.description} />
+            <Flow text={l.refund ? s.t("line.refund", { product: l.refund.product ?? s.t("line.refundOf"), number: l.refund.invoiceNumber }) : l.usage ? usageText(s, l.usage, d.currency) : l.description} />
             {l.period ? <Text style={styles.muted}>{s.t("line.servicePeriod", { start: s.date(l.period.start), end: s.date(l.period.end) })}</Text> : null}
           </View>
           <Text style={styles.colQty}>{s.number(l.quantity)}</Text>
@@ -263,7 +286,7 @@ function Totals({ d, ctx }: { d: InvoiceDocumentData; ctx: Ctx }) {
 
 /** Every text of the document that is not the catalog's: what decides whether the standard font has the glyphs. */
 const dataText = (d: InvoiceDocumentData) =>
-  [d.seller, d.buyer].flatMap((p) => [p.name, ...p.address, p.email ?? "", p.taxId ?? ""]).concat(d.lines.map((l) => l.description), d.discountName ?? "", ...d.lines.map((l) => l.refund?.product ?? "")).join("\n");
+  [d.seller, d.buyer].flatMap((p) => [p.name, ...p.address, p.email ?? "", p.taxId ?? ""]).concat(d.lines.flatMap((l) => [l.description, l.usage?.product ?? "", l.usage?.meter ?? ""]), d.discountName ?? "", ...d.lines.map((l) => l.refund?.product ?? "")).join("\n");
 
 export function InvoiceDocument({ d }: { d: InvoiceDocumentData }) {
   const s = invoiceSpeaker(d.locale);

@@ -14,6 +14,7 @@ import { loadProductSummaries } from "../products/service.js";
 import { loadSubscriptionRows } from "../subscriptions/service.js";
 import { itemTax } from "../tax/service.js";
 import type { TaxResult } from "../tax/compute.js";
+import type { UsageLineFacts } from "../../../shared/tiers.js";
 import * as repo from "./repository.js";
 import { invoicePrefix, toOrderWire, type OrderEmbeds, type OrderItemRow, type OrderRow, type OrderWire } from "./wire.js";
 
@@ -123,7 +124,16 @@ export interface OrderFromCheckout {
   metadata: Metadata;
   customFieldData: CustomFieldData;
   /** A metered line carries its billed units and its price's unit amount (the invoice prints units × unit price). */
-  items: Array<{ label: string; amount: number; productPriceId: string | null; quantity?: number; unitAmount?: string; period?: { start: Date; end: Date } }>;
+  items: Array<{
+    label: string;
+    amount: number;
+    productPriceId: string | null;
+    quantity?: number;
+    unitAmount?: string;
+    period?: { start: Date; end: Date };
+    /** A metered line's figures (its label in English is made from them). */
+    usage?: UsageLineFacts;
+  }>;
 }
 
 /**
@@ -182,6 +192,7 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
       proration: false,
       quantity: i.quantity ?? null,
       unitAmount: i.unitAmount ?? null,
+      usage: i.usage ?? null,
       periodStart: i.period?.start ?? null,
       periodEnd: i.period?.end ?? null,
       productPriceId: i.productPriceId,

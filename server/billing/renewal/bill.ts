@@ -1,6 +1,7 @@
 // What a renewal bills for the period that ended: the static prices as sold (fixed, custom, seats), each metered
 // price's usage beyond the period's meter credits, and the discount while its duration lasts (renewal.ts).
 import type { Queryable } from "../../db/client.js";
+import type { OrderFromCheckout } from "../orders/service.js";
 import { addInterval, discountAmount } from "../checkouts/pricing.js";
 import { isDiscountable, isMetered, priceAmount } from "../products/pricing.js";
 import type { loadDiscountBases } from "../discounts/service.js";
@@ -26,7 +27,7 @@ function discountApplies(d: Discount, sub: SubscriptionRow, periodStart: Date, e
 export interface Bill {
   /** A metered line has its billed units and unit price (the invoice prints them). */
   /** Each line's service period: the new period for a static price (billed ahead), the period ended for usage. */
-  items: Array<{ label: string; amount: number; productPriceId: string | null; quantity?: number; unitAmount?: string; period?: { start: Date; end: Date } }>;
+  items: OrderFromCheckout["items"];
   /** Per item: whether the discount applies to it, and its price's own tax behavior. */
   discountable: boolean[];
   inclusive: Array<boolean | undefined>;
@@ -73,8 +74,11 @@ export async function billPeriod(
       const units = u && u.credited > 0 ? ` (${u.consumed} consumed, ${u.credited} credited, ${u.billed} billed)` : "";
       // tiers and the cap are spelled out on the line (usage-line.ts); its amount is then not units × one price
       const detail = usageLineDetail(price, u?.billed ?? 0, sub.currency);
+      const meterName = meter?.name ?? "usage";
       items.push({
-        label: `${ctx.productName} — ${meter?.name ?? "usage"}${units}${detail.text}`,
+        label: `${ctx.productName} — ${meterName}${units}${detail.text}`,
+        // the same, as figures: an invoice says them in its reader's language
+        usage: { product: ctx.productName, meter: meterName, consumed: u?.consumed ?? 0, credited: u?.credited ?? 0, billed: u?.billed ?? 0, ...detail.facts },
         amount: u?.amount ?? 0,
         productPriceId: price.id,
         quantity: u?.billed ?? 0,

@@ -6,6 +6,7 @@ import { bigint, boolean, index, integer, jsonb, numeric, pgTable, text, uniqueI
 import { organization } from "./auth.js";
 import { customer } from "./billing.js";
 import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz, metadata } from "./columns.js";
+import type { UsageLineFacts } from "../../../shared/tiers.js";
 
 export type AddressValue = Record<string, string | null>;
 
@@ -224,6 +225,8 @@ export const orderItem = pgTable(
     quantity: integer("quantity"),
     /** A metered line's unit price as its price had it (minor units, may be fractional: "1.5"); null without units. */
     unitAmount: numeric("unit_amount"),
+    /** A metered line's consumed, credited and billed units, tiers and cap (shared/tiers.ts); null on other lines. */
+    usage: jsonb("usage").$type<UsageLineFacts>(),
     /** The service period a subscription's line covers (the invoice's date of supply); null on a one-time line. */
     periodStart: timestamptz("period_start"),
     periodEnd: timestamptz("period_end"),
