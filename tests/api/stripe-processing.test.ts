@@ -179,6 +179,7 @@ describe("a Stripe payment that is processing (bank debits)", () => {
     expect(subs.map((x) => x.status)).toEqual(["active"]);
     const orders = await ordersOf(checkout.id);
     expect(orders.map((o) => [o.status, o.subscriptionId])).toEqual([["paid", subs[0]?.id]]);
+    expect((await s.sdk.payments.list({ checkoutId: checkout.id })).result.items).toMatchObject([{ status: "succeeded", method: "us_bank_account" }]);
     // the bank account is saved on the Stripe customer for the renewals
     const pm = s.peer.payments.paymentMethods.get(intent.payment_method ?? "");
     expect([pm?.type, pm?.customer]).toEqual(["us_bank_account", intent.customer]);
