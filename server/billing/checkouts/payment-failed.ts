@@ -49,7 +49,7 @@ export async function failCheckoutPayment(
       await insertPayment(tx, {
         id: randomUUID(),
         organizationId,
-        customerId: null,
+        customerId: locked.customerId,
         orderId: null,
         checkoutId,
         amount: intent.amount,
