@@ -63,9 +63,13 @@ export interface NextAction {
   kind: "payment" | "setup";
   /** The processor's customer the intent is for. */
   processorCustomerId: string | null;
+  /** The payment method's type when not a card (Stripe's `sepa_debit`, `us_bank_account`): Polar's payment `method`. */
+  method?: string;
 }
 
 export interface PaymentMethodSummary {
+  /** Polar's payment `method` when not a card (a bank debit's `sepa_debit`, `us_bank_account`). */
+  method?: string;
   brand: string;
   last4: string;
   expMonth: number;
@@ -131,6 +135,11 @@ export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<PaymentResult>;
   /** Gives back `amount` of a payment; answers once the processor accepted (or refused) the refund. */
   refund(request: RefundRequest): Promise<RefundResult>;
+  /**
+   * A payment's outcome as the processor holds it now (an intent `pay` left unfinished: `processing`, a bank debit):
+   * succeeded, failed, or still unfinished (`next`).
+   */
+  paymentOutcome?(intentId: string): Promise<PaymentResult>;
   /** A setup the customer finished after an action (the portal's confirmPaymentMethod with a SetupIntent id). */
   setupOutcome?(intentId: string): Promise<PaymentResult>;
   /** Removes a saved method at the processor too (Stripe: detached from its customer). */

@@ -14,7 +14,7 @@ import { launchForPages, PageWatch, seriousViolations } from "../helpers/browser
 import { createProduct, uniqueBuyer, type ProductKind } from "../helpers/checkout.js";
 import type { Seller } from "../helpers/seller.js";
 import { installStripeJs, type StripeJsStandIn } from "../helpers/stripe-js-standin.js";
-import { startStripeSandbox, STRIPE_CARDS, STRIPE_KEYS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { startStripeSandbox, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, STRIPE_KEYS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
@@ -107,6 +107,28 @@ describe("the checkout page on Stripe", () => {
     expect(tokenCalls.length).toBeGreaterThan(0);
     expect(tokenCalls.every((r) => r.key === STRIPE_KEYS.publishable)).toBe(true);
     expect(stripeJs.calls).toContain("POST /v1/confirmation_tokens 200");
+    nothingLeft(stripeJs);
+  });
+
+  it("a SEPA Direct Debit: the page says the payment is processing, no order until the bank answers, then the success view", async () => {
+    const { page, stripeJs, checkout } = await open("fixed");
+    await page.getByLabel("Email", { exact: true }).fill(uniqueBuyer("stripe-page-sepa"));
+    await page.getByLabel("Name", { exact: true }).fill("Ada Buyer");
+    await page.getByLabel("Country", { exact: true }).selectOption("DE");
+    await page.getByLabel("IBAN", { exact: true }).fill(STRIPE_BANK_ACCOUNTS.sepaSucceeds.iban);
+    const { button } = await payButtonMatchesApi(page, checkout.id);
+    await button.click();
+    await page.getByRole("heading", { level: 1, name: "Payment processing", exact: true }).waitFor();
+    await page.getByText("Your bank is processing the payment", { exact: false }).waitFor();
+    const [intent, ...more] = intentsOf(checkout.id);
+    expect(more).toEqual([]);
+    expect(intent?.status).toBe("processing");
+    expect(await ordersOf(checkout.id)).toEqual([]);
+    await page.screenshot({ path: "/tmp/i27-page-stripe-processing.png", fullPage: true });
+    // the bank accepts the debit: Stripe's payment_intent.succeeded makes the order, the page shows the success view
+    s.peer.payments.settleDebit(intent?.id ?? "");
+    await thanks(page);
+    expect((await ordersOf(checkout.id)).map((o) => o.status)).toEqual(["paid"]);
     nothingLeft(stripeJs);
   });
 

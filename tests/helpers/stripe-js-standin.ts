@@ -10,7 +10,8 @@
 //   `handleNextAction({clientSecret})`, `confirmSetup({elements?, clientSecret, confirmParams?, redirect?})`,
 //   `confirmPayment(…)` (the same for a PaymentIntent), `retrievePaymentIntent`, `retrieveSetupIntent`.
 // - The Payment Element is a plain form mounted in the page (no iframe): "Card number", "Expiration date", "Security
-//   code" inputs; the test types one of Stripe's test card numbers (STRIPE_CARDS in stripe-sandbox.ts) into it.
+//   code" inputs; the test types one of Stripe's test card numbers (STRIPE_CARDS in stripe-sandbox.ts) into it —
+//   or, for SEPA Direct Debit, one of Stripe's test IBANs into its "IBAN" input (a sepa_debit confirmation token).
 // - 3-D Secure: a dialog ("3D Secure authentication") with the buttons "Complete" and "Fail", as Stripe's test
 //   challenge page has; the choice is sent to the stand-in's POST /v1/3ds2/authenticate.
 import type { Page, Route } from "playwright-core";
@@ -114,9 +115,11 @@ const STRIPE_JS = String.raw`(() => {
       number: fields ? fields.number.value.replace(/\D/g, "") : "",
       expiry: fields ? fields.expiry.value.replace(/\D/g, "") : "",
       cvc: fields ? fields.cvc.value.replace(/\D/g, "") : "",
+      iban: fields ? fields.iban.value.replace(/\s/g, "").toUpperCase() : "",
     });
     const complete = () => {
       const v = values();
+      if (v.iban) return v.iban.length >= 15;
       return v.number.length >= 13 && v.expiry.length === 4 && v.cvc.length >= 3;
     };
     const input = (label, id, autocomplete) => {
@@ -131,7 +134,7 @@ const STRIPE_JS = String.raw`(() => {
       i.autocomplete = autocomplete;
       i.addEventListener("input", () => {
         showError(null);
-        emit("change", { elementType: "payment", empty: !values().number, complete: complete(), collapsed: false, value: { type: "card" } });
+        emit("change", { elementType: "payment", empty: !values().number && !values().iban, complete: complete(), collapsed: false, value: { type: values().iban ? "sepa_debit" : "card" } });
       });
       i.addEventListener("focus", () => emit("focus", { elementType: "payment" }));
       i.addEventListener("blur", () => emit("blur", { elementType: "payment" }));
@@ -153,11 +156,13 @@ const STRIPE_JS = String.raw`(() => {
         const e = input("Expiration date", "stripe-standin-expiry", "cc-exp");
         const c = input("Security code", "stripe-standin-cvc", "cc-csc");
         e.input.placeholder = "MM / YY";
-        fields = { number: n.input, expiry: e.input, cvc: c.input };
+        const iban = input("IBAN", "stripe-standin-iban", "off");
+        iban.input.inputMode = "text";
+        fields = { number: n.input, expiry: e.input, cvc: c.input, iban: iban.input };
         errorNode = document.createElement("p");
         errorNode.className = "stripe-standin-error";
         errorNode.setAttribute("role", "alert");
-        box.append(n.wrap, e.wrap, c.wrap, errorNode);
+        box.append(n.wrap, e.wrap, c.wrap, iban.wrap, errorNode);
         node.append(box);
         group._mounted = element;
         setTimeout(() => emit("ready", { elementType: "payment" }), 0);
@@ -200,6 +205,7 @@ const STRIPE_JS = String.raw`(() => {
       _showError: showError,
       _validate() {
         const v = values();
+        if (v.iban) return v.iban.length < 15 ? "Your IBAN is incomplete." : null;
         if (!v.number) return "Your card number is incomplete.";
         if (v.number.length < 13) return "Your card number is incomplete.";
         if (v.expiry.length !== 4) return "Your card's expiration date is incomplete.";
@@ -290,12 +296,11 @@ const STRIPE_JS = String.raw`(() => {
       }
       const v = el._values();
       const sfu = elements._options.setupFutureUsage || elements._options.setup_future_usage;
+      const instrument = v.iban
+        ? { type: "sepa_debit", sepa_debit: { iban: v.iban } }
+        : { type: "card", card: { number: v.number, exp_month: v.expiry.slice(0, 2), exp_year: "20" + v.expiry.slice(2), cvc: v.cvc } };
       const created = await call(key, "POST", "/v1/confirmation_tokens", {
-        payment_method_data: {
-          ...((params && params.payment_method_data) || {}),
-          type: "card",
-          card: { number: v.number, exp_month: v.expiry.slice(0, 2), exp_year: "20" + v.expiry.slice(2), cvc: v.cvc },
-        },
+        payment_method_data: { ...((params && params.payment_method_data) || {}), ...instrument },
         ...(sfu ? { setup_future_usage: sfu } : {}),
         ...(params && params.return_url ? { return_url: params.return_url } : {}),
       });

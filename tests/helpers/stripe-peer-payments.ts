@@ -4,6 +4,10 @@
 // follows Stripe's documented test payment methods; a card number typed into the Stripe.js stand-in maps to the
 // same ones. What Stripe.js does in its 3-D Secure frame is one stand-in call (POST /v1/3ds2/authenticate, with
 // the publishable key and the intent's client secret). Each state change sends Stripe's event (peer.emit).
+// Bank debits (SEPA Direct Debit, US bank accounts) follow Stripe's test accounts: a PaymentIntent confirmed with
+// one goes `processing` (payment_intent.processing) and stays so until the bank answers — in Stripe's test mode a
+// few seconds later, here when the test calls `settleDebit` — then `succeeded`, or `requires_payment_method` with
+// `last_payment_error` (payment_intent.payment_failed). A SetupIntent with one succeeds at once (the mandate).
 import { randomBytes } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { StripeFailure, type Authed, type Params, type PeerRoute, type StripePeer } from "./stripe-peer.js";
@@ -19,6 +23,8 @@ interface Behaviour {
   noFunds?: boolean;
   /** 3-D Secure: on every payment (`always`, off-session too), or until set up for off-session use (`setup`). */
   auth?: "always" | "setup";
+  /** A bank debit: its payment goes `processing`, then the bank's answer (settleDebit) succeeds or fails it. */
+  debit?: { type: "sepa_debit" | "us_bank_account"; outcome: "succeeds" | "fails" };
 }
 
 /** Stripe's test payment methods (https://docs.stripe.com/testing), and the card numbers behind them. */
@@ -32,6 +38,20 @@ export const TEST_PAYMENT_METHODS: Record<string, Behaviour> = {
   pm_card_authenticationRequiredOnSetup: { brand: "visa", last4: "3155", auth: "setup" },
   pm_card_threeDSecure2Required: { brand: "visa", last4: "3220", auth: "always" },
 };
+/**
+ * Stripe's test bank accounts (https://docs.stripe.com/testing#sepa-direct-debit, #ach-direct-debit): SEPA IBANs
+ * and US account numbers (routing number 110000000), by what the debit does once the bank answers.
+ */
+export const BANK_ACCOUNTS: Record<string, Behaviour> = {
+  DE89370400440532013000: { brand: "sepa_debit", last4: "3000", debit: { type: "sepa_debit", outcome: "succeeds" } },
+  DE35370400440532013002: { brand: "sepa_debit", last4: "3002", debit: { type: "sepa_debit", outcome: "fails" } },
+  "000123456789": { brand: "us_bank_account", last4: "6789", debit: { type: "us_bank_account", outcome: "succeeds" } },
+  "000111111113": { brand: "us_bank_account", last4: "1113", debit: { type: "us_bank_account", outcome: "fails" } },
+};
+/** What the bank says when a test account's debit fails (the charge's failure, as the intent's last_payment_error). */
+const DEBIT_FAILURE = { code: "insufficient_funds", message: "The customer's account has insufficient funds to cover this payment." };
+const behaviourOf = (name: string): Behaviour | undefined => TEST_PAYMENT_METHODS[name] ?? BANK_ACCOUNTS[name];
+
 export const CARD_NUMBERS: Record<string, string> = {
   "4242424242424242": "pm_card_visa",
   "5555555555554444": "pm_card_mastercard",
@@ -46,7 +66,8 @@ export const CARD_NUMBERS: Record<string, string> = {
 export type Obj = Record<string, unknown> & { id: string; account: string; livemode: boolean };
 interface PaymentMethod extends Obj {
   customer: string | null;
-  card: { brand: string; last4: string; exp_month: number; exp_year: number };
+  type: string;
+  card?: { brand: string; last4: string; exp_month: number; exp_year: number };
   behaviour: Behaviour;
   /** Set up for off-session use (a succeeded SetupIntent or setup_future_usage payment). */
   setUp: boolean;
@@ -67,6 +88,8 @@ export interface PaymentObjects {
   tokens: Map<string, Obj & { template: string; used: boolean }>;
   intents: Map<string, Intent>;
   refunds: Map<string, Obj>;
+  /** The bank's answer to a `processing` debit (a test's control): succeeded or failed as its test account says. */
+  settleDebit(intentId: string): void;
   /** Called when a PaymentIntent succeeds (its charge made) and when a refund is made through the API
    *  (stripe-peer-charges.ts keeps its charges and refunds from them). */
   readonly hooks: { charged: Array<(auth: Authed, intent: Intent) => void>; refunded: Array<(auth: Authed, refund: Obj) => void> };
@@ -80,13 +103,22 @@ const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 const expands = (p: Params, field: string) => Array.isArray(p.expand) && p.expand.includes(field);
 
 export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): PaymentObjects {
-  const o: PaymentObjects = { customers: new Map(), paymentMethods: new Map(), tokens: new Map(), intents: new Map(), refunds: new Map(), hooks: { charged: [], refunded: [] } };
+  const o: PaymentObjects = {
+    customers: new Map(),
+    paymentMethods: new Map(),
+    tokens: new Map(),
+    intents: new Map(),
+    refunds: new Map(),
+    settleDebit: () => undefined,
+    hooks: { charged: [], refunded: [] },
+  };
   const ctx = contextOf(peer, o);
   customerRoutes(ctx, route);
   paymentMethodRoutes(ctx, route);
   confirmationTokenRoutes(ctx, route);
   const machine = intentMachine(ctx);
   intentRoutes(ctx, machine, route);
+  o.settleDebit = machine.settleDebit;
   threeDSecureRoute(ctx, machine, route);
   refundRoutes(ctx, route);
   return o;
@@ -103,14 +135,14 @@ function contextOf(peer: StripePeer, o: PaymentObjects) {
   const idOf = (req: FastifyRequest) => (req.params as { id: string }).id;
   // ---- payment methods -------------------------------------------------------------------------------
   /** A payment method made from a test one (pm_card_visa) or a token's, as Stripe makes a new pm_ each time. */
-  const makeMethod = (auth: Authed, name: string): PaymentMethod => {
-    const behaviour = TEST_PAYMENT_METHODS[name];
+  const makeMethod = (auth: Authed, name: string, billing: Params = {}): PaymentMethod => {
+    const behaviour = behaviourOf(name);
     if (!behaviour) throw noSuch("PaymentMethod", name, "payment_method");
     const pm: PaymentMethod = {
       id: newId("pm"),
       object: "payment_method",
-      type: "card",
-      card: { brand: behaviour.brand, last4: behaviour.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3 },
+      ...instrumentOf(behaviour),
+      billing_details: { name: str(billing.name) ?? null, email: str(billing.email) ?? null, phone: null, address: null },
       customer: null,
       behaviour,
       setUp: false,
@@ -127,12 +159,53 @@ function contextOf(peer: StripePeer, o: PaymentObjects) {
     const token = own(o.tokens, auth, id, "ConfirmationToken");
     if (token.used && !peer.reusableTokens) throw new StripeFailure(400, { type: "invalid_request_error", code: "confirmation_token_already_used", message: "This ConfirmationToken has already been used." });
     token.used = true;
-    return makeMethod(auth, token.template);
+    return makeMethod(auth, token.template, (token.payment_method_preview as { billing_details?: Params }).billing_details ?? {});
   };
 
   return { peer, o, params, own, idOf, makeMethod, methodOf, publicMethod, methodOfToken };
 }
 type Ctx = ReturnType<typeof contextOf>;
+
+/** A payment method's type and its type's details, as Stripe shows them (a card, a SEPA mandate's IBAN, a US account). */
+function instrumentOf(b: Behaviour): Record<string, unknown> & { type: string } {
+  if (b.debit?.type === "sepa_debit") {
+    return { type: "sepa_debit", sepa_debit: { bank_code: "37040044", branch_code: "", country: "DE", fingerprint: `fp${b.last4}`, generated_from: { charge: null, setup_attempt: null }, last4: b.last4 } };
+  }
+  if (b.debit?.type === "us_bank_account") {
+    return {
+      type: "us_bank_account",
+      us_bank_account: { account_holder_type: "individual", account_type: "checking", bank_name: "STRIPE TEST BANK", fingerprint: `fp${b.last4}`, last4: b.last4, networks: { preferred: "ach", supported: ["ach"] }, routing_number: "110000000", status_details: {} },
+    };
+  }
+  return { type: "card", card: { brand: b.brand, last4: b.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3 } };
+}
+
+/** The test bank account a confirmation token's payment_method_data names (Stripe's required fields checked), or undefined for a card. */
+function bankAccountOf(data: Params): string | undefined {
+  const type = str(data.type);
+  if (type !== "sepa_debit" && type !== "us_bank_account") return undefined;
+  const billing = (data.billing_details ?? {}) as Params;
+  const required = (param: string, value: unknown) => {
+    if (!str(value)) throw missing(`payment_method_data[${param}]`);
+  };
+  // a SEPA mandate names its debtor: Stripe requires the account holder's name and email
+  required("billing_details][name", billing.name);
+  if (type === "sepa_debit") {
+    required("billing_details][email", billing.email);
+    const sepa = (data.sepa_debit ?? {}) as Params;
+    required("sepa_debit][iban", sepa.iban);
+    const iban = String(sepa.iban).replace(/\s/g, "").toUpperCase();
+    if (!BANK_ACCOUNTS[iban]) throw new StripeFailure(400, { type: "invalid_request_error", code: "invalid_bank_account_iban", param: "payment_method_data[sepa_debit][iban]", message: "The IBAN you provided is invalid." });
+    return iban;
+  }
+  const account = (data.us_bank_account ?? {}) as Params;
+  required("us_bank_account][routing_number", account.routing_number);
+  required("us_bank_account][account_number", account.account_number);
+  if (account.routing_number !== "110000000" || !BANK_ACCOUNTS[String(account.account_number)]) {
+    throw new StripeFailure(400, { type: "invalid_request_error", code: "invalid_bank_account", param: "payment_method_data[us_bank_account][account_number]", message: "The bank account you provided is invalid." });
+  }
+  return String(account.account_number);
+}
 
 function customerRoutes({ o, params, own, idOf }: Ctx, route: PeerRoute): void {
   // ---- customers -------------------------------------------------------------------------------------
@@ -195,14 +268,15 @@ function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod }: C
 function confirmationTokenRoutes({ o, params }: Ctx, route: PeerRoute): void {
   // ---- confirmation tokens ----------------------------------------------------------------------------
   const makeToken = (auth: Authed, template: string, p: Params) => {
-    const b = TEST_PAYMENT_METHODS[template];
+    const b = behaviourOf(template);
     if (!b) throw new StripeFailure(402, { type: "card_error", code: "incorrect_number", param: "number", message: "Your card number is incorrect." });
+    const billing = (((p.payment_method_data ?? {}) as Params).billing_details ?? {}) as Params;
     const token = {
       id: newId("ctoken"),
       object: "confirmation_token",
       created: now(),
       expires_at: now() + 12 * 3600,
-      payment_method_preview: { type: "card", card: { brand: b.brand, last4: b.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3 } },
+      payment_method_preview: { ...instrumentOf(b), billing_details: { name: str(billing.name) ?? null, email: str(billing.email) ?? null } },
       setup_future_usage: str(p.setup_future_usage) ?? null,
       return_url: str(p.return_url) ?? null,
       template,
@@ -221,8 +295,10 @@ function confirmationTokenRoutes({ o, params }: Ctx, route: PeerRoute): void {
     "confirmation_token_write",
     (auth, req) => {
       const p = params(req, ["payment_method_data", "setup_future_usage", "return_url", "shipping", "expand"]);
-      const card = ((p.payment_method_data ?? {}) as Params).card as Params | undefined;
-      const number = String(card?.number ?? "").replace(/\D/g, "");
+      const data = (p.payment_method_data ?? {}) as Params;
+      const bank = bankAccountOf(data);
+      if (bank) return makeToken(auth, bank, p);
+      const number = String((data.card as Params | undefined)?.number ?? "").replace(/\D/g, "");
       return makeToken(auth, CARD_NUMBERS[number] ?? "", p);
     },
     { publishable: true },
@@ -248,6 +324,22 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
     if (!pm) throw new StripeFailure(400, { type: "invalid_request_error", code: "payment_intent_unexpected_state", message: "You cannot confirm this PaymentIntent because it's missing a payment method." });
     const b = pm.behaviour;
     const charging = intent.object === "payment_intent";
+    const allowed = intent.payment_method_types as string[] | undefined;
+    if (allowed && !allowed.includes(pm.type as string)) {
+      throw new StripeFailure(400, {
+        type: "invalid_request_error",
+        code: "payment_intent_invalid_parameter",
+        message: `The PaymentMethod provided (${String(pm.type)}) is not allowed for this ${charging ? "PaymentIntent" : "SetupIntent"}. Please attach a PaymentMethod of one of the following types: ${allowed.join(", ")}.`,
+      });
+    }
+    if (b.debit && charging) {
+      // the debit is sent to the bank: its answer comes later (settleDebit)
+      intent.status = "processing";
+      intent.next_action = null;
+      intent.processing = null;
+      emitIntent(auth, intent, "processing");
+      return;
+    }
     const fail = (code: string, decline_code: string, message: string) => {
       intent.status = "requires_payment_method";
       intent.last_payment_error = { type: "card_error", code, decline_code, message, payment_method: publicMethod(pm) };
@@ -303,6 +395,7 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
       account: auth.account.id,
       livemode: auth.livemode,
       ...(object === "payment_intent" ? { amount: Number(p.amount), currency: str(p.currency), latest_charge: null, setup_future_usage: str(p.setup_future_usage) ?? null } : { usage: str(p.usage) ?? "off_session" }),
+      ...(Array.isArray(p.payment_method_types) ? { payment_method_types: p.payment_method_types.map(String) } : {}),
     };
     const pmId = str(p.payment_method);
     const tokenId = str(p.confirmation_token);
@@ -313,7 +406,18 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
     if (p.confirm === "true") confirm(auth, intent, p.off_session === "true");
     return visible(intent, p);
   };
-  return { visible, emitIntent, confirm, succeed, createIntent };
+  /** The bank answers a processing debit, as the test account says: the payment succeeds, or fails with the bank's reason. */
+  const settleDebit = (intentId: string) => {
+    const intent = o.intents.get(intentId);
+    const pm = intent?.payment_method ? o.paymentMethods.get(intent.payment_method) : undefined;
+    if (!intent || !pm || intent.status !== "processing" || !pm.behaviour.debit) throw new Error(`no processing debit ${intentId}`);
+    const auth = peer.authOf(intent.account, intent.livemode);
+    if (pm.behaviour.debit.outcome === "succeeds") return succeed(auth, intent, pm);
+    intent.status = "requires_payment_method";
+    intent.last_payment_error = { type: "card_error", ...DEBIT_FAILURE, decline_code: DEBIT_FAILURE.code, payment_method: publicMethod(pm) };
+    emitIntent(auth, intent, "payment_failed");
+  };
+  return { visible, emitIntent, confirm, succeed, createIntent, settleDebit };
 }
 type Machine = ReturnType<typeof intentMachine>;
 

@@ -165,6 +165,14 @@ export class StripePeer {
     return this.url;
   }
 
+  /** The account's own side (its first key), for what Stripe does on its own: a bank answering a debit. */
+  authOf(accountId: string, livemode: boolean): Authed {
+    const account = this.accounts.find((a) => a.id === accountId);
+    const key = account?.keys[0];
+    if (!account || !key) throw new Error(`no account ${accountId}`);
+    return { account, key, livemode };
+  }
+
   async stop(): Promise<void> {
     await this.app?.close();
   }

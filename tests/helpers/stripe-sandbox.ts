@@ -92,6 +92,40 @@ export async function confirmationToken(peer: StripePeer, number: string, setupF
   return json.id;
 }
 
+/** Stripe's test bank accounts (a SEPA IBAN, a US account number at routing 110000000) by what their debit does. */
+export const STRIPE_BANK_ACCOUNTS = {
+  sepaSucceeds: { type: "sepa_debit", iban: "DE89370400440532013000" },
+  sepaFails: { type: "sepa_debit", iban: "DE35370400440532013002" },
+  usSucceeds: { type: "us_bank_account", account: "000123456789" },
+  usFails: { type: "us_bank_account", account: "000111111113" },
+} as const;
+export type StripeBankAccount = (typeof STRIPE_BANK_ACCOUNTS)[keyof typeof STRIPE_BANK_ACCOUNTS];
+
+/** What Stripe.js's createConfirmationToken sends for a bank account entered in the Payment Element (its holder named, as Stripe requires). */
+export async function bankDebitToken(peer: StripePeer, bank: StripeBankAccount, setupFutureUsage?: "off_session"): Promise<string> {
+  const body = new URLSearchParams({
+    "payment_method_data[type]": bank.type,
+    "payment_method_data[billing_details][name]": "Ada Buyer",
+    "payment_method_data[billing_details][email]": "ada@example.com",
+    ...(bank.type === "sepa_debit"
+      ? { "payment_method_data[sepa_debit][iban]": bank.iban }
+      : {
+          "payment_method_data[us_bank_account][routing_number]": "110000000",
+          "payment_method_data[us_bank_account][account_number]": bank.account,
+          "payment_method_data[us_bank_account][account_holder_type]": "individual",
+        }),
+    ...(setupFutureUsage ? { setup_future_usage: setupFutureUsage } : {}),
+  });
+  const res = await fetch(`${peer.url}/v1/confirmation_tokens`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${STRIPE_KEYS.publishable}`, "content-type": "application/x-www-form-urlencoded" },
+    body,
+  });
+  const json = (await res.json()) as { id?: string };
+  if (!json.id) throw new Error(`confirmation token refused: ${JSON.stringify(json)}`);
+  return json.id;
+}
+
 /** The customer passes (or fails) the 3-D Secure challenge of an intent, as the Stripe.js stand-in does. */
 export async function authenticate(peer: StripePeer, intentId: string, clientSecret: string, outcome: "succeed" | "fail" = "succeed") {
   const res = await fetch(`${peer.url}/v1/3ds2/authenticate`, {

@@ -52,7 +52,7 @@ const LOCK_FOR_CONFIRM = `WITH locked AS (
   SELECT status, modified_at, product_id, discount_id FROM checkout WHERE id = $1::text::uuid FOR UPDATE
 ), ins AS (
   ${insertFrom(customerShape, "$2::text::jsonb", {}, "jsonb_populate_record")}
-  WHERE $2::text IS NOT NULL AND EXISTS (SELECT 1 FROM locked WHERE status = 'open'
+  WHERE $2::text IS NOT NULL AND EXISTS (SELECT 1 FROM locked WHERE status IN ('open', 'failed')
     AND modified_at IS NOT DISTINCT FROM $3::text::timestamptz
     AND product_id IS NOT DISTINCT FROM $4::text::uuid
     AND discount_id IS NOT DISTINCT FROM $5::text::uuid)

@@ -26,6 +26,7 @@ import type { CheckoutConfirmInput } from "./input.js";
 import { applyPatch } from "./patch.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
+import { failCheckoutPayment } from "./payment-failed.js";
 import { settle, type Settlement } from "../balance/service.js";
 import { assertOpenForCustomer, assertSubscriptionAllowed, changedValues, clientCheckoutRow, notOpenCheckout, type CheckoutDeps } from "./service.js";
 import { paymentError } from "../payments/errors.js";
@@ -110,6 +111,8 @@ class PaymentPending extends Error {
     readonly next: NextAction,
     /** The checkout with the customer's changes applied, as it will wait. */
     readonly row: CheckoutRow,
+    /** What the processor was asked to take (minor units). */
+    readonly amount: number,
   ) {
     super("payment pending");
   }
@@ -235,7 +238,7 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
         ...(keeps ? { customer: { id: customer.row.id, email: customer.row.email, name: customer.row.name, processorCustomerId } } : {}),
         idempotencyKey: payKey(view.row.id, input.confirmation_token_id),
       });
-      if (!payment.ok && payment.next) throw new PaymentPending(payment.next, view.row);
+      if (!payment.ok && payment.next) throw new PaymentPending(payment.next, view.row, settlement.due);
       if (!payment.ok) {
         // a customer created by this confirm is rolled back with it: the attempt names none
         const at = { organizationId: view.row.organizationId, customerId: customer.created ? null : customer.row.id, orderId: null, checkoutId: view.row.id };
@@ -252,7 +255,7 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
     throw err;
   });
   if (result instanceof ConfirmedMeanwhile) return confirmedAgain(deps, result.row, new Date(), result.sessionToken);
-  if (result instanceof PaymentPending) return waitForProcessor(deps, found, result, input, now);
+  if (result instanceof PaymentPending) return waitForProcessor(deps, found, result, input, now, paying.processor);
 
   const stream: CheckoutEvent[] = completing ? [] : [{ key: "checkout.updated", payload: { status: "confirmed" } }];
   stream.push({ key: "checkout.order_created", payload: { order_id: result.orderId } });
@@ -267,12 +270,18 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
  * The processor wants the customer (3-D Secure) or is still collecting: the checkout, with the customer's
  * changes, waits `confirmed` with the intent's id, status and client secret in its metadata (what the page
  * needs for handleNextAction). Nothing else of the purchase was kept.
+ *
+ * Stripe's outcome may have come first: its event, handled between this purchase's rollback and the wait below,
+ * found the checkout still open (a failure then changed nothing; a success purchased it). So the checkout is
+ * answered as it is when it succeeded meanwhile, and a payment still `processing` is read again once the
+ * checkout waits: an outcome that came before is applied here, one that comes after finds the checkout waiting.
  */
-async function waitForProcessor(deps: CheckoutDeps, found: CheckoutRow, pending: PaymentPending, input: CheckoutConfirmInput, now: Date) {
+async function waitForProcessor(deps: CheckoutDeps, found: CheckoutRow, pending: PaymentPending, input: CheckoutConfirmInput, now: Date, processor: PaymentProcessor) {
   const { next } = pending;
   const row = await deps.db.transaction(async (tx) => {
     const locked = await repo.lockCheckout(tx, found.id);
     if (!locked) throw notFound("Checkout not found");
+    if (locked.status === "succeeded") return null;
     assertOpenForCustomer(locked, now);
     const metadata: Record<string, string> = {
       ...locked.paymentProcessorMetadata,
@@ -285,7 +294,18 @@ async function waitForProcessor(deps: CheckoutDeps, found: CheckoutRow, pending:
     const waiting: CheckoutRow = { ...pending.row, status: "confirmed", paymentProcessorMetadata: metadata, confirmationHash: confirmationRecord(found.id, input, null) };
     return repo.updateCheckout(tx, found.id, { ...changedValues(locked, waiting), modifiedAt: new Date() });
   });
-  publishCheckoutEvents(row.id, [{ key: "checkout.updated", payload: { status: "confirmed" } }]);
-  const view = await loadView(deps.db, row, deps.baseURL, true);
+  if (row) publishCheckoutEvents(row.id, [{ key: "checkout.updated", payload: { status: "confirmed" } }]);
+  const reread = row !== null && next.status === "processing" && next.kind === "payment" && processor.paymentOutcome !== undefined;
+  if (reread && processor.paymentOutcome) {
+    const outcome = await processor.paymentOutcome(next.intentId);
+    if (outcome.ok) await completeCheckoutPayment(deps, found.organizationId, found.id, processor, outcome);
+    else if (!outcome.next) {
+      const intent = { id: next.intentId, kind: next.kind, amount: pending.amount, currency: pending.row.currency, method: next.method ?? "card" };
+      await failCheckoutPayment(deps, found.organizationId, found.id, intent, outcome, processor.id);
+    }
+  }
+  const current = row && !reread ? row : await repo.findCheckout(deps.db, found.organizationId, found.id);
+  if (!current) throw notFound("Checkout not found");
+  const view = await loadView(deps.db, current, deps.baseURL, true);
   return toCheckoutConfirmedWire(view, now, null);
 }

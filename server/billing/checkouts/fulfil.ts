@@ -267,7 +267,7 @@ export function chargeRow(
     paymentMethodId: null,
     processorPaymentId: result.ok ? result.paymentId : null,
     status: result.ok ? "succeeded" : "failed",
-    method: "card",
+    method: (result.ok && result.paymentMethod.method) || "card",
     brand: result.ok ? result.paymentMethod.brand : null,
     last4: result.ok ? result.paymentMethod.last4 : null,
     declineReason: result.ok ? null : result.code,

@@ -62,11 +62,14 @@ const alreadyActiveSubscription = () =>
 
 // ---- shared checks ------------------------------------------------------------------------------------
 
-/** The customer's page may act on an open checkout only: 410 once expired, 403 once confirmed or done. */
+/**
+ * The customer's page may act on an open checkout only — or a failed one (its bank debit was refused: paid again
+ * with another method, payment-failed.ts): 410 once expired, 403 once confirmed or done.
+ */
 export function assertOpenForCustomer(row: CheckoutRow, now = new Date()): void {
   const status = statusOf(row, now);
-  if (status === "expired") throw expiredCheckout();
-  if (status !== "open") throw notOpenCheckout(row, status);
+  if (status === "expired" || (status === "failed" && row.expiresAt.getTime() <= now.getTime())) throw expiredCheckout();
+  if (status !== "open" && status !== "failed") throw notOpenCheckout(row, status);
 }
 
 /**
@@ -382,7 +385,3 @@ export async function clientUpdateCheckout(
 
 // ---- rows for other domains (they read this domain through its service, never its repository) ----------
 
-/** The checkout's row locked until the caller's transaction ends (Stripe's payment-intent events). */
-export const lockCheckout: typeof repo.lockCheckout = (...args) => repo.lockCheckout(...args);
-/** Writes a checkout's row (Stripe's payment-intent events reopen one). */
-export const updateCheckoutRow: typeof repo.updateCheckout = (...args) => repo.updateCheckout(...args);

@@ -3,7 +3,8 @@
 // a bank debit cleared, or it failed. The event only says which intent; its current state is read from Stripe
 // (events may come late, twice, or out of order), and the intent's metadata says what it pays:
 //   - checkout_id: the checkout waiting `confirmed` is purchased now (completeCheckoutPayment), once whether the
-//     confirm or the event came first; a failure opens it again for another card.
+//     confirm or the event came first; a failure ends it failed (a bank debit) or opens it again (a failed 3-D
+//     Secure challenge): checkouts/payment-failed.ts.
 //   - order_id: a renewal's order the customer authenticated from the portal is paid (dunning's settle).
 // The inbound pipeline (webhook.ts today) calls handleStripePaymentEvent once per recorded event.
 import type { Db } from "../../db/client.js";
@@ -12,11 +13,8 @@ import { paymentIntentResult, setupIntentResult } from "../../payments/stripe/ad
 import { stripeOf } from "../../payments/stripe/connection.js";
 import type { Stripe } from "../../payments/stripe-client.js";
 import { completeCheckoutPayment } from "../checkouts/confirm.js";
-import { publishCheckoutEvents } from "../checkouts/events.js";
-import { chargeRow } from "../checkouts/fulfil.js";
-import { lockCheckout, updateCheckoutRow } from "../checkouts/service.js";
+import { failCheckoutPayment } from "../checkouts/payment-failed.js";
 import { payAuthenticated } from "../dunning/service.js";
-import { insertPayment } from "../payments/service.js";
 
 export interface PaymentEventDeps {
   db: Db;
@@ -72,18 +70,10 @@ async function checkoutOutcome(
   }
   // still waiting (processing, or the customer has not acted yet): nothing to do
   if (result.next) return;
-  // failed: the checkout waiting for this intent opens again, the failed attempt recorded
-  const reopened = await deps.db.transaction(async (tx) => {
-    const locked = await lockCheckout(tx, checkoutId);
-    if (!locked || locked.organizationId !== organizationId || locked.status !== "confirmed") return null;
-    if (locked.paymentProcessorMetadata.intent_id !== current.intent.id) return null;
-    const { intent_id: _i, intent_client_secret: _s, intent_status: _t, intent_kind: _k, ...metadata } = locked.paymentProcessorMetadata;
-    const row = await updateCheckoutRow(tx, checkoutId, { status: "open", paymentProcessorMetadata: metadata, confirmationHash: null, modifiedAt: new Date() });
-    if (current.kind === "payment") {
-      const at = { organizationId, customerId: locked.customerId, orderId: null, checkoutId, amount: current.intent.amount, currency: current.intent.currency, processor: processor.id };
-      await insertPayment(tx, { ...chargeRow(at, result, new Date()), processorPaymentId: current.intent.id });
-    }
-    return row;
-  });
-  if (reopened) publishCheckoutEvents(checkoutId, [{ key: "checkout.updated", payload: { status: "open" } }]);
+  // failed: the checkout waiting for this intent ends failed (a debit) or opens again (a challenge), the attempt recorded
+  const { intent } = current;
+  const payment = current.kind === "payment" ? current.intent : null;
+  const method = typeof intent.payment_method === "object" && intent.payment_method ? intent.payment_method.type : "card";
+  const failed = { id: intent.id, kind: current.kind, amount: payment?.amount ?? 0, currency: payment?.currency ?? "usd", method };
+  await failCheckoutPayment(deps, organizationId, checkoutId, failed, result, processor.id);
 }

@@ -24,7 +24,11 @@ import { Stripe as StripeSdk } from "../stripe-client.js";
 export const STRIPE_METADATA_PROCESSOR = "stripe";
 
 const summaryOf = (pm: Stripe.PaymentMethod | string | null): PaymentMethodSummary => {
-  const card = typeof pm === "object" && pm ? pm.card : null;
+  const method = typeof pm === "object" ? pm : null;
+  // a bank debit's account: its type for a brand, the account's last four, no expiry
+  const bank = method?.sepa_debit ?? method?.us_bank_account;
+  if (method && bank) return { method: method.type, brand: method.type, last4: bank.last4 ?? "0000", expMonth: 0, expYear: 0 };
+  const card = method?.card;
   return { brand: card?.brand ?? "unknown", last4: card?.last4 ?? "0000", expMonth: card?.exp_month ?? 0, expYear: card?.exp_year ?? 0 };
 };
 const idOf = (v: string | { id: string } | null | undefined) => (typeof v === "string" ? v : (v?.id ?? null));
@@ -54,7 +58,8 @@ export function paymentIntentResult(pi: Stripe.PaymentIntent): PaymentResult {
     };
   }
   if ((pi.status === "requires_action" || pi.status === "processing") && pi.client_secret) {
-    const next: NextAction = { status: pi.status === "processing" ? "processing" : "requires_action", intentId: pi.id, clientSecret: pi.client_secret, kind: "payment", processorCustomerId: customer };
+    const method = typeof pi.payment_method === "object" && pi.payment_method && pi.payment_method.type !== "card" ? { method: pi.payment_method.type } : {};
+    const next: NextAction = { status: pi.status === "processing" ? "processing" : "requires_action", intentId: pi.id, clientSecret: pi.client_secret, kind: "payment", processorCustomerId: customer, ...method };
     return { ok: false, code: pi.status, message: pi.status === "processing" ? "The payment is processing." : "The payment needs your confirmation.", next };
   }
   const error = pi.last_payment_error;
@@ -164,6 +169,15 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
           request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : undefined,
         );
         return paymentIntentResult(pi);
+      } catch (err) {
+        return declined(err);
+      }
+    },
+
+    async paymentOutcome(intentId: string): Promise<PaymentResult> {
+      if (!intentId.startsWith("pi_")) return { ok: false, code: "resource_missing", message: "No such PaymentIntent." };
+      try {
+        return paymentIntentResult(await stripe.paymentIntents.retrieve(intentId, { expand: ["payment_method"] }));
       } catch (err) {
         return declined(err);
       }

@@ -90,6 +90,8 @@ export function usePay(ctx: PayContext): (e: FormEvent) => Promise<void> {
     data.setCheckout(res.data);
     ctx.onConfirmed(res.data);
     const meta = res.data.payment_processor_metadata ?? {};
+    // a bank debit on its way (`processing`): the page says so and waits for how it ends (resume.ts)
+    if (res.data.status === "confirmed" && meta.intent_status === "processing") return setPhase("waiting");
     if (res.data.status === "confirmed" && meta.intent_status === "requires_action" && meta.intent_client_secret && payer) {
       const problem = await payer.nextAction(meta.intent_client_secret);
       if (problem) {

@@ -3,7 +3,8 @@
 // 3-D Secure: `intent_status` "requires_action"), the challenge runs again with Stripe.js's handleNextAction and the
 // intent's client secret the checkout carries; otherwise (a bank debit processing, a confirm still in flight) the
 // page waits. Either way it then waits for the checkout's outcome: succeeded, open again (a failed challenge: the
-// form, with Stripe's message), expired — or, after a while, still confirmed (the page keeps saying so).
+// form, with Stripe's message), failed (the bank refused a debit: the form, to pay with another method), expired —
+// or, after a while, still confirmed (the page keeps saying a debit is processing, or that it confirms the payment).
 import { useEffect, useRef } from "react";
 import { waitForStatus, type Checkout, type ConfirmedCheckout } from "../checkout-api.js";
 import type { FormAction } from "./form.js";
@@ -26,6 +27,9 @@ export function pendingAction(checkout: Checkout): { publishableKey: string; cli
   if (checkout.status !== "confirmed" || !publishableKey || meta.intent_status !== "requires_action" || !meta.intent_client_secret) return null;
   return { publishableKey, clientSecret: meta.intent_client_secret };
 }
+
+/** A bank debit the processor still collects (Stripe's `processing`): the checkout waits for the bank's answer. */
+export const isProcessing = (checkout: Checkout): boolean => checkout.status === "confirmed" && checkout.payment_processor_metadata?.intent_status === "processing";
 
 /** How long a payment the processor still collects is waited for before the page just says it is being confirmed. */
 const WAIT_MS = 60_000;
@@ -66,6 +70,7 @@ export function useResume({ phase, checkout, secret, data, dispatch, setPhase, s
       data.setCheckout(settled);
       if (settled.status === "succeeded") return onDone(settled);
       if (problem) dispatch({ type: "issues", issues: { [paymentIssueKey(settled)]: problem }, focus: true });
+      else if (settled.status === "failed") setMessage(t("pay.debitFailed"));
       else if (settled.status !== "expired") setMessage(t("pay.notCompleted"));
       setPhase("form");
     });

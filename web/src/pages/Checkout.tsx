@@ -1,6 +1,7 @@
 // The hosted checkout at /checkout/{client_secret} (and its confirmation page, /checkout/{secret}/confirmation).
 // This file holds the page's states — loading, unavailable, expired, the form, paying, waiting (loaded while the
-// payment was unfinished: checkout/resume.ts), succeeded — and composes
+// payment was unfinished: checkout/resume.ts; a bank debit processing says so), failed (a refused debit: the form
+// again, to pay with another method), succeeded — and composes
 // the sections under web/src/checkout/: the frame (page-shell.tsx), the form (CheckoutForm.tsx: what the customer
 // buys beside how they pay — Stripe's Payment Element or the test processor's card form), paying (pay.ts, payer.ts)
 // and the success view. Embedded (embed=true&embed_origin=…, through /embed.js) it tells the seller's page
@@ -16,7 +17,7 @@ import { emptyForm, formReducer } from "../checkout/form.js";
 import { applyTheme, embedOf, routeOf, Shell } from "../checkout/page-shell.js";
 import { usePay, type Phase } from "../checkout/pay.js";
 import type { Payer } from "../checkout/payer.js";
-import { pendingAction, useResume } from "../checkout/resume.js";
+import { isProcessing, pendingAction, useResume } from "../checkout/resume.js";
 import { useCheckout } from "../checkout/useCheckout.js";
 import { checkoutCatalogs } from "../i18n/checkout/index.js";
 import { applyLocale, intl, pageLocale, t } from "../i18n/intl.js";
@@ -129,6 +130,7 @@ export function CheckoutPage() {
       return shell(t("page.expired"), <p className="lead">{t("page.expiredLead")}</p>);
     }
     if (phase === "waiting") {
+      if (isProcessing(checkout)) return shell(t("page.paymentProcessing"), <Status>{t("page.debitProcessing")}</Status>);
       const action = pendingAction(checkout) !== null;
       return shell(action ? t("page.completePayment") : t("page.processing"), <Status>{action ? t("page.bankConfirms") : t("page.confirming")}</Status>);
     }
@@ -157,7 +159,7 @@ export function CheckoutPage() {
         dispatch={dispatch}
         data={data}
         phase={phase}
-        message={message}
+        message={message ?? (checkout.status === "failed" ? t("pay.debitFailed") : null)}
         showError={showError}
         onSubmit={onSubmit}
         formRef={formRef}
