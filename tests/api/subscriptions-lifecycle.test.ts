@@ -225,7 +225,7 @@ describe("a row held by another transaction", () => {
       const res = await attempt;
       release();
       await holder;
-      expect(res).toEqual({ status: 409, body: { error: "SubscriptionLocked", detail: "This subscription is being updated; try again." } });
+      expect(res).toEqual({ status: 409, body: { error: "SubscriptionLocked", detail: "This subscription is being updated; try again.", code: "subscription_busy" } });
       expect(await changeEvents(sub.id)).toEqual([]);
       expect((await rowOf(sub.id)).cancelAtPeriodEnd).toBe(false);
     } else {
