@@ -1,6 +1,7 @@
 // The errors every billing domain answers with, in Polar's shapes: ApiError (status and body), 404
 // ResourceNotFound, 403 NotPermitted, 422 {detail:[{loc,msg,type}]}. A leaf: it imports nothing of billing, so
 // any module may throw them. A domain's own errors sit in its errors.ts (subscriptions/errors.ts, …).
+import type { CustomerErrorCode } from "../../shared/customer-errors.js";
 import type { RejectedInput, RejectedKind } from "../http/input-guard.js";
 
 export interface ValidationIssue {
@@ -8,6 +9,8 @@ export interface ValidationIssue {
   msg: string;
   type: string;
   input?: unknown;
+  /** till's machine code of an error a customer can meet (shared/customer-errors.ts), for the pages' words. */
+  code?: CustomerErrorCode;
 }
 
 const REJECTED_TYPES: Record<RejectedKind, string> = {
@@ -36,8 +39,8 @@ export class ApiError extends Error {
 }
 
 export const notFound = (detail = "Not found") => new ApiError(404, { error: "ResourceNotFound", detail });
-export const notPermitted = (detail: string) => new ApiError(403, { error: "NotPermitted", detail });
+export const notPermitted = (detail: string, code?: CustomerErrorCode) => new ApiError(403, { error: "NotPermitted", detail, ...(code ? { code } : {}) });
 export const validationError = (issues: ValidationIssue[]) => new ApiError(422, { detail: issues });
 /** One 422 issue at `loc` (e.g. ["body", "code"]). */
-export const invalid = (loc: Array<string | number>, msg: string, type = "value_error") =>
-  validationError([{ loc, msg, type }]);
+export const invalid = (loc: Array<string | number>, msg: string, type = "value_error", code?: CustomerErrorCode) =>
+  validationError([{ loc, msg, type, ...(code ? { code } : {}) }]);

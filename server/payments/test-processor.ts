@@ -70,7 +70,7 @@ function brandOf(digits: string): string {
   return "unknown";
 }
 
-export type TokenizeResult = { ok: true; token: string; brand: string; last4: string } | { ok: false; field: keyof TestCard; message: string };
+export type TokenizeResult = { ok: true; token: string; brand: string; last4: string } | { ok: false; field: keyof TestCard; message: string; code: "incorrect_number" | "expired_card" };
 
 /** What a payment request is for, as a token names it: the checkout it confirms, else the customer it saves a card for. */
 export function paymentPurpose(metadata: Record<string, string>): string {
@@ -83,13 +83,13 @@ export function paymentPurpose(metadata: Record<string, string>): string {
 export function tokenizeTestCard(card: TestCard, purpose: string, now = new Date()): TokenizeResult {
   const digits = card.number.replace(/[\s-]/g, "");
   if (!/^\d{12,19}$/.test(digits) || !luhnValid(digits)) {
-    return { ok: false, field: "number", message: "Your card number is invalid." };
+    return { ok: false, field: "number", message: "Your card number is invalid.", code: "incorrect_number" };
   }
   const year = card.exp_year < 100 ? 2000 + card.exp_year : card.exp_year;
   // a card is valid through the last day of its expiry month
   const expiredBefore = Date.UTC(year, card.exp_month, 1);
   if (expiredBefore <= now.getTime()) {
-    return { ok: false, field: "exp_year", message: "Your card's expiration date is in the past." };
+    return { ok: false, field: "exp_year", message: "Your card's expiration date is in the past.", code: "expired_card" };
   }
   const body: TokenBody = {
     v: 2,

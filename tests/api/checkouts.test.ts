@@ -252,7 +252,7 @@ describe("price kinds", () => {
     });
     expect(noCard.status).toBe(422);
     expect(issues(noCard.body)).toEqual([
-      { loc: ["body", "confirmation_token_id"], msg: "Confirmation token is required.", type: "missing", input: null },
+      { loc: ["body", "confirmation_token_id"], msg: "Confirmation token is required.", type: "missing", input: null, code: "required" },
     ]);
     await pay(server, created);
     const [o] = (await seller.sdk.orders.list({ checkoutId: created.id })).result.items;
@@ -353,7 +353,7 @@ describe("discounts", () => {
     for (const r of refused) {
       expect(r.status).toBe(422);
       expect(issues(r.body)).toEqual([
-        { loc: ["body", "discount_id"], msg: "Discount is no longer redeemable.", type: "value_error" },
+        { loc: ["body", "discount_id"], msg: "Discount is no longer redeemable.", type: "value_error", code: "discount_over" },
       ]);
     }
     const [row] = await db().select().from(discount).where(eq(discount.id, limited.id));
@@ -564,8 +564,8 @@ describe("custom fields", () => {
     });
     expect(unchecked.status).toBe(422);
     expect(issues(unchecked.body)).toEqual([
-      { loc: ["body", "custom_field_data", company.slug], msg: "Field is required.", type: "missing", input: null },
-      { loc: ["body", "custom_field_data", terms.slug], msg: "Field is required.", type: "missing", input: null },
+      { loc: ["body", "custom_field_data", company.slug], msg: "Field is required.", type: "missing", input: null, code: "required" },
+      { loc: ["body", "custom_field_data", terms.slug], msg: "Field is required.", type: "missing", input: null, code: "required" },
     ]);
     const data = { [company.slug]: "ACME Corp", [employees.slug]: 42, [plan.slug]: "b", [terms.slug]: true, [birthday.slug]: "1990-05-17" };
     await pay(server, created, { customFieldData: data });
@@ -602,7 +602,7 @@ describe("payment with the test processor", () => {
     expect(await tokenize(server, a.clientSecret)).not.toBe(tokenA);
     const buyer = { customer_email: uniqueBuyer("bound"), customer_name: "Bound", customer_billing_address: { country: "FR" } };
     const onB = await publicRequest(server, "POST", `/v1/checkouts/client/${b.clientSecret}/confirm`, { ...buyer, confirmation_token_id: tokenA });
-    expect(onB).toEqual({ status: 400, body: { error: "PaymentError", detail: "The payment details are invalid. Please enter your card again." } });
+    expect(onB).toEqual({ status: 400, body: { error: "PaymentError", detail: "The payment details are invalid. Please enter your card again.", code: "invalid_token" } });
     expect((await seller.sdk.checkouts.get({ id: b.id })).status).toBe("open");
     expect((await publicRequest(server, "POST", `/v1/checkouts/client/${a.clientSecret}/confirm`, { ...buyer, confirmation_token_id: tokenA })).status).toBe(200);
     // used: the checkout it paid takes no second payment, and no other checkout takes it
@@ -627,7 +627,7 @@ describe("payment with the test processor", () => {
       customer_billing_address: { country: "FR" },
       confirmation_token_id: await tokenize(server, created.clientSecret, CARDS.declined),
     });
-    expect(raw400).toEqual({ status: 400, body: { error: "PaymentError", detail: "Your card was declined." } });
+    expect(raw400).toEqual({ status: 400, body: { error: "PaymentError", detail: "Your card was declined.", code: "card_declined" } });
     const bogus = await publicRequest(server, "POST", `/v1/checkouts/client/${created.clientSecret}/confirm`, {
       customer_email: email,
       customer_name: "Decline",

@@ -123,7 +123,7 @@ describe("sign-in to the portal by email", () => {
     const token = (ok.body as { token: string }).token;
     expect((await portal.customerPortal.customers.get({ customerSession: token })).emailVerified).toBe(true);
     // spent
-    expect(await authenticate(code)).toEqual({ status: 401, body: { error: "Unauthorized", detail: "This customer session code is invalid or has expired." } });
+    expect(await authenticate(code)).toEqual({ status: 401, body: { error: "Unauthorized", detail: "This customer session code is invalid or has expired.", code: "session_code_invalid" } });
   });
 
   it("answers the same for unknown emails and other organizations, mails nobody then, and stops mailing after five live codes", async () => {

@@ -260,7 +260,7 @@ describe("/v1/customers validation", () => {
         expect(res.body.tax_id, `${country} ${taxId}`).toEqual(expected);
       } else {
         expect(res.status, `${country} ${taxId}`).toBe(422);
-        expect(res.body.detail).toEqual([{ loc: ["body", "tax_id"], msg: "Invalid tax ID.", type: "invalid", input: taxId }]);
+        expect(res.body.detail).toEqual([{ loc: ["body", "tax_id"], msg: "Invalid tax ID.", type: "invalid", input: taxId, code: "tax_id_invalid" }]);
       }
     }
   });

@@ -5,7 +5,7 @@
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOCALES, PSEUDO_LOCALE, type AnyLocale } from "../../shared/i18n/locales.js";
+import { LOCALES, PSEUDO_LOCALE, type AnyLocale, type Locale } from "../../shared/i18n/locales.js";
 import { INVOICE_CATALOGS } from "../../server/billing/invoices/i18n/index.js";
 import { invoice } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
@@ -31,15 +31,30 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined>
   }
 }
 
-/** The invoice PDF's text once the worker made it. */
-async function invoiceText(orderId: string): Promise<string> {
+/** The invoice PDF once the worker made it: its text, and the file name its download gives. */
+async function invoiceDownload(orderId: string): Promise<{ text: string; disposition: string }> {
   const ready = await until(`the invoice of ${orderId}`, async () => {
     const res = await raw("GET", `/v1/orders/${orderId}/invoice`);
     return res.status === 200 ? (res.body as { url: string }) : null;
   });
-  const bytes = new Uint8Array(await (await fetch(ready.url)).arrayBuffer());
-  return pdfTextOf(bytes);
+  const res = await fetch(ready.url);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  return { text: await pdfTextOf(bytes), disposition: res.headers.get("content-disposition") ?? "" };
 }
+
+/** The document's download name in each language: ASCII for every client, UTF-8 (RFC 6266 filename*) for the rest. */
+const FILE_WORD: Record<Locale, { ascii: string; utf8: string }> = {
+  en: { ascii: "Invoice", utf8: "Invoice" },
+  de: { ascii: "Rechnung", utf8: "Rechnung" },
+  fr: { ascii: "Facture", utf8: "Facture" },
+  es: { ascii: "Factura", utf8: "Factura" },
+  it: { ascii: "Fattura", utf8: "Fattura" },
+  nl: { ascii: "Factuur", utf8: "Factuur" },
+  "pt-BR": { ascii: "Fatura", utf8: "Fatura" },
+  pl: { ascii: "Faktura", utf8: "Faktura" },
+  sv: { ascii: "Faktura", utf8: "Faktura" },
+  ja: { ascii: "Invoice", utf8: "請求書" },
+};
 
 /** An EU business in France buying from a German seller: reverse charge, so every invoice carries the legal note. */
 async function buyIn(locale: AnyLocale, sdk: "0.47.1" | "0.49.0") {
@@ -96,7 +111,9 @@ describe("a checkout paid in the buyer's locale", () => {
       const mail = await server.mailbox.waitFor(email, /./, 20_000);
       expect(flat(mail.text)).toContain(total);
 
-      const text = await invoiceText(order.id);
+      const { text, disposition } = await invoiceDownload(order.id);
+      const file = `-${order.invoiceNumber ?? ""}.pdf`;
+      expect(disposition).toBe(`inline; filename="${FILE_WORD[locale].ascii}${file}"; filename*=UTF-8''${encodeURIComponent(FILE_WORD[locale].utf8 + file)}`);
       const t = INVOICE_CATALOGS[locale];
       const date = new Intl.DateTimeFormat(locale, { dateStyle: "long", timeZone: "UTC" }).format(order.createdAt);
       expect(text).toContain(flat(t["title.invoice"]));
@@ -120,7 +137,7 @@ describe("a checkout paid in the buyer's locale", () => {
     const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
     await pay(server, checkout, { customerBillingName: "Kund AB", customerBillingAddress: { country: "SE" } });
     const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
-    const text = await invoiceText(order!.id);
+    const text = (await invoiceDownload(order!.id)).text;
     expect(text).toContain("Fakturanummer");
     expect(text).toContain("Sverige");
     // the invoice keeps the locale it was first made in: re-made (POST …/invoice) after the customer named
@@ -131,14 +148,14 @@ describe("a checkout paid in the buyer's locale", () => {
     const row = () => server.database.db.select().from(invoice).where(and(eq(invoice.orderId, order!.id), eq(invoice.kind, "invoice")));
     await until("the re-made invoice", async () => (await row()).find((r) => r.version === 2 && r.status === "generated"));
     expect((await row())[0]!.locale).toBe("sv");
-    const again = await invoiceText(order!.id);
+    const again = (await invoiceDownload(order!.id)).text;
     expect(again).toContain("Fakturanummer");
     expect(again).not.toContain("Facture");
 
     const pseudo = await seller.sdk.checkouts.create({ products: [product.id], locale: PSEUDO_LOCALE });
     await pay(server, pseudo, { customerBillingName: "Pseudo Buyer", customerBillingAddress: { country: "FR" } });
     const [po] = (await seller.sdk.orders.list({ checkoutId: pseudo.id })).result.items;
-    const ptext = await invoiceText(po!.id);
+    const ptext = (await invoiceDownload(po!.id)).text;
     // every catalog word is bracketed: what remains outside brackets is data (names, numbers, amounts, dates)
     const outside = ptext.replace(/\[[^\]]*\]/g, " ");
     for (const word of ["Invoice", "Subtotal", "Total", "Status", "Bill to", "Description", "Amount"]) expect(outside).not.toContain(word);

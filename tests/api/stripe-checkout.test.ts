@@ -115,7 +115,7 @@ describe("a sandbox organization connected to Stripe", () => {
     const email = uniqueBuyer("stripe-declined");
     const first = await confirm(checkout.clientSecret, token, { customer_email: email });
     expect(first.status).toBe(400);
-    expect(first.body).toEqual({ error: "PaymentError", detail: "Your card has insufficient funds." });
+    expect(first.body).toEqual({ error: "PaymentError", detail: "Your card has insufficient funds.", code: "insufficient_funds" });
     const again = await confirm(checkout.clientSecret, token, { customer_email: email });
     expect(again.body.detail).toBe("Your card has insufficient funds.");
     expect(intentsOf(checkout.id)).toHaveLength(1);

@@ -225,7 +225,7 @@ describe("a row held by another transaction", () => {
       const res = await attempt;
       release();
       await holder;
-      expect(res).toEqual({ status: 409, body: { error: "SubscriptionLocked", detail: "This subscription is being updated; try again." } });
+      expect(res).toEqual({ status: 409, body: { error: "SubscriptionLocked", detail: "This subscription is being updated; try again.", code: "subscription_busy" } });
       expect(await changeEvents(sub.id)).toEqual([]);
       expect((await rowOf(sub.id)).cancelAtPeriodEnd).toBe(false);
     } else {
@@ -316,13 +316,13 @@ describe("product and discount changes", () => {
 
     const elsewhere = await seller.sdk.discounts.create({ type: "percentage", duration: "once", basisPoints: 500, name: "Premium only", products: [premium.id] });
     const foreign = await other.sdk.discounts.create({ type: "percentage", duration: "once", basisPoints: 500, name: "Foreign" });
-    for (const [discountId, msg] of [
-      [foreign.id, "Discount does not exist."],
-      [elsewhere.id, "Discount is not applicable to this product."],
+    for (const [discountId, msg, code] of [
+      [foreign.id, "Discount does not exist.", "discount_unknown"],
+      [elsewhere.id, "Discount is not applicable to this product.", "discount_not_applicable"],
     ] as const) {
       const res = await raw("PATCH", `/v1/subscriptions/${sub.id}`, { discount_id: discountId });
       expect(res.status).toBe(422);
-      expect(issues(res.body)).toEqual([{ loc: ["body", "discount_id"], msg, type: "value_error" }]);
+      expect(issues(res.body)).toEqual([{ loc: ["body", "discount_id"], msg, type: "value_error", code }]);
     }
     expect(await changeEvents(sub.id)).toHaveLength(2);
   });
@@ -358,7 +358,7 @@ describe("trial, seats and billing period", () => {
     expect(await changeEvents(sub.id)).toEqual(["subscription.updated"]);
     const tooMany = await raw("PATCH", `/v1/subscriptions/${sub.id}`, { seats: 21 });
     expect(tooMany.status).toBe(422);
-    expect(issues(tooMany.body)).toEqual([{ loc: ["body", "seats"], msg: "Seats must be between 1 and 20.", type: "value_error" }]);
+    expect(issues(tooMany.body)).toEqual([{ loc: ["body", "seats"], msg: "Seats must be between 1 and 20.", type: "value_error", code: "seats_unavailable" }]);
     // a subscription without seats has none to change
     const plain = await subscribe();
     const res = await raw("PATCH", `/v1/subscriptions/${plain.id}`, { seats: 2 });

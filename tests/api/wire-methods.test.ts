@@ -263,7 +263,7 @@ describe("customerPortal.customers email update", () => {
     expect(await failure(portal.customerPortal.customers.checkEmailUpdate({ token }))).toBeInstanceOf(HTTPValidationError);
     const again = await raw("", "POST", "/v1/customer-portal/customers/me/email-update/verify", { token });
     expect(again.status).toBe(422);
-    expect(again.body.detail).toEqual([{ loc: ["body", "token"], msg: "This email update link is invalid, was used already or has expired.", type: "value_error" }]);
+    expect(again.body.detail).toEqual([{ loc: ["body", "token"], msg: "This email update link is invalid, was used already or has expired.", type: "value_error", code: "email_link_invalid" }]);
 
     // an address another customer has: the link is mailed, its verification refused, nothing changes
     const session2 = (await seller.sdk.customerSessions.create({ customerId: customer.id })).token;

@@ -136,17 +136,22 @@ export type Result<T> = { ok: true; data: T } | { ok: false; error: CheckoutErro
 interface Issue {
   loc?: unknown[];
   msg?: string;
+  /** till's machine code (shared/customer-errors.ts), beside Polar's fields. */
+  code?: string;
 }
 
-/** A Polar-shaped error answer ({detail: string} or a 422's {detail: [{loc, msg}]}) as one message and per-field messages. */
+/**
+ * A Polar-shaped error answer ({error, detail, code?} or a 422's {detail: [{loc, msg, type, code?}]}) as one message
+ * and per-field messages, said in the page's language by their codes (i18n/server-errors.ts).
+ */
 export function errorOf(status: number, body: unknown): CheckoutError {
-  const b = (typeof body === "object" && body !== null ? body : {}) as { detail?: unknown };
-  if (typeof b.detail === "string") return { status, message: serverMessage(b.detail), fields: {} };
+  const b = (typeof body === "object" && body !== null ? body : {}) as { detail?: unknown; code?: unknown };
+  if (typeof b.detail === "string") return { status, message: serverMessage(b.detail, typeof b.code === "string" ? b.code : null), fields: {} };
   if (Array.isArray(b.detail)) {
     const fields: Record<string, string> = {};
     const messages: string[] = [];
     for (const issue of b.detail as Issue[]) {
-      const msg = typeof issue.msg === "string" ? serverMessage(issue.msg, "server.invalid") : t("server.invalid");
+      const msg = typeof issue.msg === "string" ? serverMessage(issue.msg, issue.code) : t("server.invalid");
       // ["body", "customer_billing_address", "country"] → "customer_billing_address.country"
       const key = (issue.loc ?? []).filter((p) => p !== "body").join(".");
       if (key && !fields[key]) fields[key] = msg;

@@ -30,6 +30,7 @@ import { failCheckoutPayment } from "./payment-failed.js";
 import { settle, type Settlement } from "../balance/service.js";
 import { assertOpenForCustomer, assertSubscriptionAllowed, changedValues, clientCheckoutRow, notOpenCheckout, type CheckoutDeps } from "./service.js";
 import { paymentError } from "../payments/errors.js";
+import { DISCOUNT_OVER } from "./pricing.js";
 import { loadView } from "./state.js";
 import { chargeRow, fulfil, matchCustomer, plannedCustomer } from "./fulfil.js";
 import { derive, toCheckoutConfirmedWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
@@ -40,6 +41,7 @@ const totalChanged = (shown: number, total: number, currency: string) =>
   new ApiError(409, {
     error: CHECKOUT_TOTAL_CHANGED,
     detail: `The total changed: it is now ${formatMoney(total, currency)}, not ${formatMoney(shown, currency)}. Nothing was charged; check the total and pay again.`,
+    code: "total_changed",
   });
 
 // ---- a confirm retried after its answer was lost (confirm-retry.ts) ----------------------------------------
@@ -65,6 +67,7 @@ const missing = (loc: Array<string | number>, msg = "Field is required."): Valid
   msg,
   type: "missing",
   input: null,
+  code: "required",
 });
 
 /** What a purchase needs before any money moves (Polar's required confirm fields and a few more). */
@@ -208,7 +211,7 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
     }
 
     if (view.row.discountId && !(await redeemDiscount(ptx.db, view.row.organizationId, view.row.discountId, now))) {
-      throw invalid(["body", "discount_id"], "Discount is no longer redeemable.");
+      throw invalid(["body", "discount_id"], DISCOUNT_OVER.msg, "value_error", DISCOUNT_OVER.code);
     }
 
     // a returning customer (or one the checkout was opened for) is matched and updated here instead
@@ -243,7 +246,7 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
         // a customer created by this confirm is rolled back with it: the attempt names none
         const at = { organizationId: view.row.organizationId, customerId: customer.created ? null : customer.row.id, orderId: null, checkoutId: view.row.id };
         if (settlement.due > 0) declined = chargeRow({ ...at, amount: settlement.due, currency: view.row.currency, processor: processor.id }, payment, now);
-        throw paymentError(payment.message);
+        throw paymentError(payment.message, payment.code);
       }
     }
     if (payment?.ok && payment.processorCustomerId) await rememberProcessorCustomer(ptx.db, view.row.organizationId, customer.row.id, processor.id, payment.processorCustomerId);

@@ -88,7 +88,7 @@ export function validateCustomFieldData(
       const value = out[slug];
       if (isEmpty(value) || (field.custom_field.type === "checkbox" && value !== true)) {
         if (!issues.some((i) => i.loc.at(-1) === slug)) {
-          issues.push({ loc: [...opts.loc, slug], msg: "Field is required.", type: "missing", input: value ?? null });
+          issues.push({ loc: [...opts.loc, slug], msg: "Field is required.", type: "missing", input: value ?? null, code: "required" });
         }
       }
     }

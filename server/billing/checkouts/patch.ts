@@ -3,6 +3,7 @@
 // (tax id checked against the billing country), custom field data, seller settings and the trial.
 // Works on a copy of the row and either returns the changed view or throws one 422 with every issue.
 import type { Queryable } from "../../db/client.js";
+import type { CustomerErrorCode } from "../../../shared/customer-errors.js";
 import { storedAddress } from "../customers/service.js";
 import { matchTaxId } from "../../../shared/tax-ids.js";
 import { findDiscountByCode } from "../discounts/service.js";
@@ -24,9 +25,9 @@ const lower = (id: string) => id.toLowerCase();
 
 class Issues {
   readonly list: ValidationIssue[] = [];
-  add(field: string | Array<string | number>, msg: string, input?: unknown, type = "value_error"): void {
+  add(field: string | Array<string | number>, msg: string, input?: unknown, type = "value_error", code?: CustomerErrorCode): void {
     const loc = ["body", ...(Array.isArray(field) ? field : [field])];
-    this.list.push({ loc, msg, type, ...(input === undefined ? {} : { input }) });
+    this.list.push({ loc, msg, type, ...(input === undefined ? {} : { input }), ...(code ? { code } : {}) });
   }
   throwIfAny(): void {
     if (this.list.length > 0) throw validationError(this.list);
@@ -84,10 +85,10 @@ function applyAmount(row: CheckoutRow, price: PriceWire, patch: CheckoutPatch, p
     const min = Math.max(bounds.min, row.minSeats ?? 1);
     const max = [bounds.max, row.maxSeats].filter((v): v is number => v !== null).reduce((a, b) => Math.min(a, b), Infinity);
     const seats = patch.seats ?? row.seats ?? min;
-    if (seats < min) return issues.add("seats", `Seats must be at least ${min}.`, seats, "greater_than_equal");
-    if (seats > max) return issues.add("seats", `Seats must be at most ${max}.`, seats, "less_than_equal");
+    if (seats < min) return issues.add("seats", `Seats must be at least ${min}.`, seats, "greater_than_equal", "seats_unavailable");
+    if (seats > max) return issues.add("seats", `Seats must be at most ${max}.`, seats, "less_than_equal", "seats_unavailable");
     const cost = seatAmount(price, seats);
-    if (!cost) return issues.add("seats", `No seat tier covers ${seats} seats.`, seats);
+    if (!cost) return issues.add("seats", `No seat tier covers ${seats} seats.`, seats, "value_error", "seats_unavailable");
     row.seats = seats;
     row.amount = cost.amount;
     return;
@@ -120,7 +121,7 @@ async function chooseDiscount(
   const check = (d: DiscountWire, field: string, input: unknown) => {
     const refusal = discountRefusal(d, chosen.product, chosen.price, now);
     if (refusal) {
-      issues.add(field, refusal, input);
+      issues.add(field, refusal.msg, input, "value_error", refusal.code);
       return view.discount;
     }
     return d;
@@ -130,7 +131,7 @@ async function chooseDiscount(
     if (patch.discount_id === null) return null;
     const d = await findDiscount(tx, row.organizationId, lower(patch.discount_id));
     if (!d) {
-      issues.add("discount_id", "Discount does not exist.", patch.discount_id);
+      issues.add("discount_id", "Discount does not exist.", patch.discount_id, "value_error", "discount_unknown");
       return view.discount;
     }
     return check(d, "discount_id", patch.discount_id);
@@ -138,12 +139,12 @@ async function chooseDiscount(
   if (patch.discount_code === undefined) return view.discount;
   if (!patch.discount_code) return null;
   if (!row.allowDiscountCodes) {
-    issues.add("discount_code", "Discount codes are not accepted on this checkout.", patch.discount_code);
+    issues.add("discount_code", "Discount codes are not accepted on this checkout.", patch.discount_code, "value_error", "discount_not_applicable");
     return view.discount;
   }
   const d = await findDiscountByCode(tx, row.organizationId, patch.discount_code.trim());
   if (!d) {
-    issues.add("discount_code", "Discount does not exist.", patch.discount_code);
+    issues.add("discount_code", "Discount does not exist.", patch.discount_code, "value_error", "discount_unknown");
     return view.discount;
   }
   return check(d, "discount_code", patch.discount_code);
@@ -165,11 +166,11 @@ function applyCustomer(row: CheckoutRow, patch: CheckoutPatch, mode: PatchMode, 
     const value = patch.customer_tax_id ?? row.customerTaxId?.[0] ?? null;
     if (value) {
       const country = row.customerBillingAddress?.country;
-      if (!country) issues.add("customer_billing_address", "Country is required to validate tax ID.", null, "missing");
+      if (!country) issues.add("customer_billing_address", "Country is required to validate tax ID.", null, "missing", "tax_id_country");
       else {
         const matched = matchTaxId(value, country);
         if (matched) row.customerTaxId = matched;
-        else issues.add("customer_tax_id", "Invalid tax ID.", value);
+        else issues.add("customer_tax_id", "Invalid tax ID.", value, "value_error", "tax_id_invalid");
       }
     }
   }

@@ -107,7 +107,7 @@ export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps):
     // the body is read after the checkout is found: an unknown or expired checkout answers 404/410 whatever is sent
     const card = parseBody(TestCardInput, req);
     const result = tokenizeTestCard(card, paymentPurpose({ checkout_id: row.id }));
-    if (!result.ok) throw invalid(["body", result.field], result.message, "card_error");
+    if (!result.ok) throw invalid(["body", result.field], result.message, "card_error", result.code);
     return {
       confirmation_token_id: result.token,
       checkout_id: row.id,

@@ -45,7 +45,7 @@ export interface CheckoutDeps {
 
 // ---- errors (Polar's names and statuses, as the SDK declares them) ----------------------------------
 
-export const expiredCheckout = () => new ApiError(410, { error: "ExpiredCheckoutError", detail: "This checkout session has expired." });
+export const expiredCheckout = () => new ApiError(410, { error: "ExpiredCheckoutError", detail: "This checkout session has expired.", code: "checkout_expired" });
 export const notOpenCheckout = (row: CheckoutRow, status: string) =>
   new ApiError(403, { error: "NotOpenCheckout", detail: `Checkout ${row.id} is not open: ${status}` });
 /** Polar's error for an organization that cannot take payments; till's says how to make it able to. */
@@ -58,7 +58,7 @@ export const paymentNotReady = () =>
       "start the server with TILL_TEST_PAYMENTS=live.",
   });
 const alreadyActiveSubscription = () =>
-  new ApiError(403, { error: "AlreadyActiveSubscriptionError", detail: "You already have an active subscription." });
+  new ApiError(403, { error: "AlreadyActiveSubscriptionError", detail: "You already have an active subscription.", code: "already_subscribed" });
 
 // ---- shared checks ------------------------------------------------------------------------------------
 

@@ -79,7 +79,7 @@ export async function requestEmailUpdate(deps: EmailUpdateDeps, p: PortalCaller,
   });
 }
 
-const badToken = (where: "query" | "body") => invalid([where, "token"], "This email update link is invalid, was used already or has expired.");
+const badToken = (where: "query" | "body") => invalid([where, "token"], "This email update link is invalid, was used already or has expired.", "value_error", "email_link_invalid");
 
 /** The claim of a token that can still be used: signed, live, and its customer's email still the one it replaces. */
 async function liveClaim(deps: EmailUpdateDeps, token: string, where: "query" | "body"): Promise<Claim> {

@@ -46,7 +46,7 @@ export function portalAuth(db: BillingDeps["db"]) {
     const caller = await resolvePortalToken(db, token);
     if (!caller) throw unauthorized("The customer session is unknown or has expired.");
     if (caller.member?.role === "member" && !memberMay(req.method, req.routeOptions.url ?? "")) {
-      throw notPermitted("Your role in this team does not allow this: ask its owner or a billing manager.");
+      throw notPermitted("Your role in this team does not allow this: ask its owner or a billing manager.", "role_refused");
     }
     req.portal = caller;
   };

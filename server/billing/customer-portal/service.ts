@@ -123,9 +123,9 @@ export async function updateMySubscription(deps: PortalDeps, p: PortalCaller, id
   await mySubscription(deps, p, id);
   const organization = await getOrganization(deps.db, p.organizationId);
   const allowed = organization.customer_portal_settings.subscription;
-  if (update.kind === "change" && !allowed.update_plan) throw notPermitted("Changing the plan is not allowed by the seller.");
-  if (update.kind === "seats" && !allowed.update_seats) throw notPermitted("Changing the seats is not allowed by the seller.");
-  if (update.kind === "revoke" || update.kind === "billing_period") throw notPermitted("This change is not available to customers.");
+  if (update.kind === "change" && !allowed.update_plan) throw notPermitted("Changing the plan is not allowed by the seller.", "change_not_allowed");
+  if (update.kind === "seats" && !allowed.update_seats) throw notPermitted("Changing the seats is not allowed by the seller.", "change_not_allowed");
+  if (update.kind === "revoke" || update.kind === "billing_period") throw notPermitted("This change is not available to customers.", "change_not_allowed");
   const s = await updateSubscription(deps.db, p.organizationId, id, update, deps.baseURL);
   return customerSubscription(s, organization);
 }

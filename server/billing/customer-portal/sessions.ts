@@ -237,7 +237,7 @@ async function teamOf(db: Queryable, organizationId: string, customerId: string)
   return row;
 }
 
-const invalidCode = () => new ApiError(401, { error: "Unauthorized", detail: "This customer session code is invalid or has expired." });
+const invalidCode = () => new ApiError(401, { error: "Unauthorized", detail: "This customer session code is invalid or has expired.", code: "session_code_invalid" });
 
 /**
  * Exchanges a live code for a customer session (the code is spent; the email counts as verified). A wrong code

@@ -114,7 +114,8 @@ function notSeatBased(owner: Owner, where: "body" | "query") {
 
 function notUsable(owner: Owner, where: "body" | "query" | "path") {
   const msg = owner.field === "subscription_id" ? "The subscription is not active: its seats cannot be assigned or claimed." : "The order is not paid: its seats cannot be assigned or claimed.";
-  return invalid([where, where === "path" ? "seat_id" : owner.field], msg, "seat_not_available");
+  // only the subscription's wording has a customer message (shared/customer-errors.ts)
+  return invalid([where, where === "path" ? "seat_id" : owner.field], msg, "seat_not_available", owner.field === "subscription_id" ? "seats_inactive" : undefined);
 }
 
 // ---- reading --------------------------------------------------------------------------------------

@@ -101,8 +101,8 @@ export function storedAddress(a: {
 
 /** [value, format] for a tax id in the billing country, or the 422 issue explaining why not. */
 function validatedTaxId(taxId: string, address: { country: string } | null | undefined): [string, string] | ValidationIssue {
-  if (!address) return issue("billing_address", "Country is required to validate tax ID.", null, "missing");
-  return matchTaxId(taxId, address.country) ?? issue("tax_id", "Invalid tax ID.", taxId, "invalid");
+  if (!address) return { ...issue("billing_address", "Country is required to validate tax ID.", null, "missing"), code: "tax_id_country" };
+  return matchTaxId(taxId, address.country) ?? { ...issue("tax_id", "Invalid tax ID.", taxId, "invalid"), code: "tax_id_invalid" };
 }
 
 /**

@@ -3,6 +3,7 @@
 import path from "node:path";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
+import { contentDisposition } from "../../http/content-disposition.js";
 import { LARGE_BODY_LIMIT } from "../../http/input-guard.js";
 import { page, paginationQuery, pathId, queryArray } from "../http.js";
 import { invalid } from "../errors.js";
@@ -65,11 +66,10 @@ export function fileRoutes(app: V1App, { db, config, secret }: BillingDeps): voi
   // a customer's downloadable file, through the signed URL the customer portal hands out
   app.get("/files/:id/download", route({ caller: "client_secret", operationId: "till:files:download", responses: { 200: "application/octet-stream", 403: "NotPermitted", 404: "ResourceNotFound" } }), async (req, reply) => {
     const { row, size, stream } = await service.openSignedDownload(db, storage, secret, String((req.params as { id?: unknown }).id ?? ""), req.query as Record<string, unknown>);
-    const ascii = row.name.replace(/[^\x20-\x7e]|["\\]/g, "_");
     return reply
       .header("content-type", row.mimeType)
       .header("content-length", size)
-      .header("content-disposition", `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(row.name)}`)
+      .header("content-disposition", contentDisposition("attachment", row.name))
       .header("cache-control", "private, no-store")
       .header("x-content-type-options", "nosniff")
       .send(stream);

@@ -7,6 +7,7 @@ import { scopeOf } from "../route-auth.js";
 import { localFileStorage } from "../files/storage.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import * as service from "./service.js";
+import { documentDisposition } from "./filename.js";
 import { route, type V1App } from "../contract.js";
 import { z } from "zod";
 
@@ -49,11 +50,12 @@ export function invoiceRoutes(app: V1App, { db, config, secret }: BillingDeps): 
   app.get("/invoices/:id/pdf", route({ caller: "client_secret", operationId: "till:invoices:pdf", responses: { 200: "application/pdf", 404: "ResourceNotFound" } }), async (req, reply) => {
     const id = String((req.params as { id?: unknown }).id ?? "");
     const { row, size, stream } = await service.openSignedInvoice(db, storage, secret, id, req.query as Record<string, unknown>);
-    const name = `${row.kind === "credit_note" ? "credit-note" : "invoice"}-${row.number}.pdf`.replace(/[^\w.-]/g, "_");
+    // named in the document's language (the locale it was made in)
+    const disposition = documentDisposition(row.kind === "credit_note" ? "credit_note" : "invoice", row.number, row.locale);
     return reply
       .header("content-type", "application/pdf")
       .header("content-length", size)
-      .header("content-disposition", `inline; filename="${name}"`)
+      .header("content-disposition", disposition)
       .header("cache-control", "private, no-store")
       .header("x-content-type-options", "nosniff")
       .send(stream);

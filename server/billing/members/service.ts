@@ -61,7 +61,7 @@ async function uniquely<T>(write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (err) {
     const constraint = uniqueViolation(err);
-    if (constraint === "customer_member_email_uq") throw invalid(["body", "email"], EMAIL_TAKEN);
+    if (constraint === "customer_member_email_uq") throw invalid(["body", "email"], EMAIL_TAKEN, "value_error", "member_exists");
     if (constraint === "customer_member_external_uq") throw invalid(["body", "external_id"], EXTERNAL_ID_TAKEN);
     if (constraint === "customer_member_one_owner_uq") throw invalid(["body", "role"], ONE_OWNER);
     throw err;
@@ -128,7 +128,7 @@ interface NewMember {
 }
 
 async function insert(tx: Queryable, c: CustomerRow, m: NewMember): Promise<MemberRow> {
-  if (await repo.findMemberByEmail(tx, c.organizationId, c.id, m.email)) throw invalid(["body", "email"], EMAIL_TAKEN);
+  if (await repo.findMemberByEmail(tx, c.organizationId, c.id, m.email)) throw invalid(["body", "email"], EMAIL_TAKEN, "value_error", "member_exists");
   if (m.external_id && (await repo.findMemberByExternalId(tx, c.organizationId, c.id, m.external_id))) {
     throw invalid(["body", "external_id"], EXTERNAL_ID_TAKEN);
   }
@@ -210,7 +210,7 @@ export async function updateMember(db: Db, organizationId: string, ref: MemberRe
 }
 
 async function remove(tx: Queryable, row: MemberRow): Promise<void> {
-  if (row.role === "owner") throw notPermitted("The owner of a team cannot be removed: make another member the owner first.");
+  if (row.role === "owner") throw notPermitted("The owner of a team cannot be removed: make another member the owner first.", "remove_owner");
   await repo.deleteMember(tx, row.organizationId, row.id);
   await enqueue(tx, event("member.deleted", { ...row, modifiedAt: new Date() }));
 }
@@ -236,7 +236,7 @@ export interface PortalActor {
 async function manager(db: Queryable, a: PortalActor): Promise<MemberRow> {
   if (a.customer.type !== "team") throw notPermitted("Members are only available to team customers.");
   const me = a.member ?? (await repo.findOwner(db, a.organizationId, a.customer.id));
-  if (!me || (me.role !== "owner" && me.role !== "billing_manager")) throw notPermitted("Only the team's owner and billing managers can manage members.");
+  if (!me || (me.role !== "owner" && me.role !== "billing_manager")) throw notPermitted("Only the team's owner and billing managers can manage members.", "role_refused");
   return me;
 }
 
@@ -272,8 +272,8 @@ export async function portalUpdateMember(db: Db, a: PortalActor, id: string, inp
     db.transaction(async (tx) => {
       const { me, target } = await portalTarget(tx, a, id);
       if (!input.role || input.role === target.role) return toPortalMemberWire(target);
-      if (target.id === me.id) throw notPermitted("You cannot change your own role.");
-      if (input.role === "owner" && me.role !== "owner") throw notPermitted("Only the owner can hand ownership on.");
+      if (target.id === me.id) throw notPermitted("You cannot change your own role.", "own_role");
+      if (input.role === "owner" && me.role !== "owner") throw notPermitted("Only the owner can hand ownership on.", "owner_only");
       return toPortalMemberWire(await update(tx, target, { role: input.role }));
     }),
   );
@@ -282,7 +282,7 @@ export async function portalUpdateMember(db: Db, a: PortalActor, id: string, inp
 export async function portalRemoveMember(db: Db, a: PortalActor, id: string): Promise<void> {
   await db.transaction(async (tx) => {
     const { me, target } = await portalTarget(tx, a, id);
-    if (target.id === me.id) throw notPermitted("You cannot remove yourself from the team.");
+    if (target.id === me.id) throw notPermitted("You cannot remove yourself from the team.", "remove_self");
     await remove(tx, target);
   });
 }

@@ -128,7 +128,7 @@ export function paymentRoutes(app: V1App, { db, config, secret }: BillingDeps): 
     if (deps.processor.id !== "test") throw invalid(["body"], "The server does not use the test payment processor.");
     const card = req.body;
     const result = tokenizeTestCard(card, paymentPurpose({ customer_id: m.customerId }));
-    if (!result.ok) throw invalid(["body", result.field], result.message, "card_error");
+    if (!result.ok) throw invalid(["body", result.field], result.message, "card_error", result.code);
     return { confirmation_token_id: result.token, card: { brand: result.brand, last4: result.last4, exp_month: card.exp_month, exp_year: card.exp_year } };
   });
 }

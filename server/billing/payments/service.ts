@@ -199,6 +199,7 @@ export async function deleteMethod(deps: PaymentsDeps, organizationId: string, c
       throw new ApiError(400, {
         error: "PaymentMethodInUseByActiveSubscription",
         detail: "This payment method pays for an active subscription: add another one before removing it.",
+        code: "payment_method_in_use",
       });
     }
     await repo.removeMethod(tx, organizationId, customerId, id, new Date());

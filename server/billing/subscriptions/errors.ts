@@ -3,6 +3,6 @@
 import { ApiError } from "../errors.js";
 
 export const alreadyCanceled = () =>
-  new ApiError(403, { error: "AlreadyCanceledSubscription", detail: "This subscription is already canceled or will be at the end of the period." });
+  new ApiError(403, { error: "AlreadyCanceledSubscription", detail: "This subscription is already canceled or will be at the end of the period.", code: "already_canceled" });
 
-export const subscriptionLocked = () => new ApiError(409, { error: "SubscriptionLocked", detail: "This subscription is being updated; try again." });
+export const subscriptionLocked = () => new ApiError(409, { error: "SubscriptionLocked", detail: "This subscription is being updated; try again.", code: "subscription_busy" });

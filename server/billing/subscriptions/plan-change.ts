@@ -2,7 +2,7 @@
 // from now with its proration (proration.ts) decided here and applied by lifecycle.ts on the locked row.
 import type { Tx } from "../../db/client.js";
 import { regrantSubscription } from "../benefits/service.js";
-import { discountRefusal } from "../checkouts/pricing.js";
+import { discountRefusal, DISCOUNT_OVER } from "../checkouts/pricing.js";
 import { isMetered, isStatic, priceCurrency, seatAmount, seatBounds } from "../products/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
 import { countActive as countActiveSeats } from "../customer-seats/service.js";
@@ -104,15 +104,15 @@ export async function changeTerms(
       patch.discountId = null;
     } else {
       const discount = await getDiscount(tx, organizationId, u.discountId).catch((err: unknown) => {
-        if (err instanceof ApiError && err.status === 404) throw invalid(["body", "discount_id"], "Discount does not exist.");
+        if (err instanceof ApiError && err.status === 404) throw invalid(["body", "discount_id"], "Discount does not exist.", "value_error", "discount_unknown");
         throw err;
       });
       const target = product ?? (await loadProducts(tx, organizationId, [row.productId], baseURL)).get(row.productId);
       // the static price billed, for a fixed discount's currency
       const price = target?.prices.find((p) => isStatic(p) && priceCurrency(p) === row.currency) ?? null;
-      const refusal = target ? discountRefusal(discount, target, price, now) : "Discount is not applicable to this product.";
-      if (refusal) throw invalid(["body", "discount_id"], refusal);
-      if (!(await redeemDiscount(tx, organizationId, discount.id, now))) throw invalid(["body", "discount_id"], "Discount is no longer redeemable.");
+      const refusal = target ? discountRefusal(discount, target, price, now) : ({ msg: "Discount is not applicable to this product.", code: "discount_not_applicable" } as const);
+      if (refusal) throw invalid(["body", "discount_id"], refusal.msg, "value_error", refusal.code);
+      if (!(await redeemDiscount(tx, organizationId, discount.id, now))) throw invalid(["body", "discount_id"], DISCOUNT_OVER.msg, "value_error", DISCOUNT_OVER.code);
       patch.discountId = discount.id;
     }
   }
@@ -162,7 +162,7 @@ export async function seats(
   const priced = seatAmount(price, u.seats);
   if (!priced) {
     const { min, max } = seatBounds(price);
-    throw bad(max === null ? `Seats must be at least ${min}.` : `Seats must be between ${min} and ${max}.`);
+    throw invalid(["body", "seats"], max === null ? `Seats must be at least ${min}.` : `Seats must be between ${min} and ${max}.`, "value_error", "seats_unavailable");
   }
   if (priced.amount > MAX_AMOUNT) throw bad(`The amount for ${u.seats} seats exceeds the maximum amount.`);
   const behavior = await behaviorOf(tx, organizationId, u.prorationBehavior, { old: row.amount, new: priced.amount });

@@ -93,7 +93,7 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
       const w = await lockWallet(tx, organizationId, id);
       if (!w) return service.walletWire(await service.findWallet(tx, organizationId, id));
       const outcome = await chargeIntoWallet(tx, processor, w, { amount: req.body.amount, kind: "top_up", key }, await orgNow(tx, organizationId));
-      if (!outcome.ok) throw paymentFailed(outcome.message);
+      if (!outcome.ok) throw paymentFailed(outcome.message, outcome.code);
       return service.walletWire(await service.findWallet(tx, organizationId, id));
     });
   });

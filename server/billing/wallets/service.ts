@@ -141,7 +141,7 @@ export async function setAutoRecharge(db: Queryable, organizationId: string, id:
   const w = await findWallet(db, organizationId, id, customerId);
   const amount = s.amount ?? w.autoRechargeAmount;
   const enabled = s.enabled ?? w.autoRechargeEnabled;
-  if (enabled && amount <= 0) throw invalid(["body", "amount"], "An amount to charge is required to turn auto-recharge on.");
+  if (enabled && amount <= 0) throw invalid(["body", "amount"], "An amount to charge is required to turn auto-recharge on.", "value_error", "recharge_amount_required");
   const row = await repo.updateRecharge(
     db,
     organizationId,

@@ -2,12 +2,11 @@
 // billed monthly"), seat tiers and bounds, a pay-what-you-want amount as typed, the card's expiry, every
 // problem of the form at once (checked before anything is sent), and the confirm request's body.
 import { minorDigits } from "../../../shared/money.js";
-import { unitName } from "../../../shared/meter-units.js";
 import { seatPrice } from "../../../shared/seat-tiers.js";
-import { describeTiers } from "../../../shared/tiers.js";
 import { addressFields } from "../regions.js";
 import { money as formatMoney, t, unitMoney } from "../i18n/intl.js";
 import "../i18n/checkout/index.js";
+import { tiersText, unitOf } from "../i18n/tiers.js";
 import type { Address, Checkout, CheckoutProduct, CustomField, FieldMode, Price, SeatTier } from "../checkout-api.js";
 
 export type AddressKey = "country" | "state" | "city" | "postal_code" | "line1" | "line2";
@@ -38,10 +37,11 @@ export const formatUnitAmount = (unitAmount: string, currency: string): string =
 /** "$0.005 per API call, billed monthly" (and its cap, when there is one). */
 export function meteredText(price: Price, product: Pick<CheckoutProduct, "recurring_interval" | "recurring_interval_count">): string {
   const currency = price.price_currency ?? "usd";
-  // a tiered price (till's unit_tiers) reads its tiers, as the invoice will (shared/tiers.ts)
+  // a tiered price (till's unit_tiers) reads its tiers, as the portal's usage view does (i18n/tiers.ts)
+  const unitWord = unitOf(price.meter?.name ?? "");
   const unit = price.unit_tiers
-    ? describeTiers(price.unit_tiers, currency, unitName(price.meter?.name ?? ""))
-    : t("price.perUnit", { amount: formatUnitAmount(price.unit_amount ?? "0", currency), unit: unitName(price.meter?.name ?? "") });
+    ? tiersText(price.unit_tiers, currency, unitWord)
+    : t("price.perUnit", { amount: formatUnitAmount(price.unit_amount ?? "0", currency), unit: unitWord });
   const billed = billedText(product.recurring_interval, product.recurring_interval_count);
   return price.cap_amount ? t("price.meteredCapped", { unit, billed, cap: formatMoney(price.cap_amount, currency) }) : t("price.metered", { unit, billed });
 }

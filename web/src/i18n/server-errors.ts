@@ -1,55 +1,68 @@
-// The server's messages a buyer may read (a decline, a refused discount code, a field the API refused), in the
-// page's language: the known ones by their English text, any other as a plain "check this" in the buyer's words
-// (the English original stays for an English page). The server speaks English on the wire, as Polar's does. The
-// table holds the checkout's and the portal's messages; a page whose catalog lacks one says "check this".
+// The server's errors a buyer may read (a decline, a refused discount code, an expired checkout, a wrong sign-in
+// code), in the page's language: the server names each with a stable machine code (`code`, shared/customer-errors.ts,
+// or the processor's decline code) and the page says that code from its catalog. An error without a known code is
+// shown as the server wrote it (English on the wire, as Polar's), and so is every error on an English page. A code
+// whose message the page's catalog lacks (the portal's member errors on the checkout) is shown as written too.
+import type { CustomerErrorCode } from "../../../shared/customer-errors.js";
 import { intl, locale, t, type MessageId } from "./intl.js";
 
-const KNOWN: Record<string, MessageId> = {
-  "Your card was declined.": "server.declined",
-  "Your card has insufficient funds.": "server.insufficientFunds",
-  "Your card number is invalid.": "server.cardNumberInvalid",
-  "Your card's security code is invalid.": "server.cvcInvalid",
-  "Your card's expiration date is in the past.": "card.expiryPast",
-  "The payment details are invalid. Please enter your card again.": "server.paymentInvalid",
-  "The saved payment method is invalid.": "server.paymentInvalid",
-  "Discount does not exist.": "server.discountUnknown",
-  "Discount is no longer redeemable.": "server.discountOver",
-  "Discount is not yet redeemable.": "server.discountNotYet",
-  "Discount is not applicable to this product.": "server.discountNotApplicable",
-  "Discount is not applicable to this currency.": "server.discountNotApplicable",
-  "Discounts are not applicable to this product.": "server.discountNotApplicable",
-  "Discount codes are not accepted on this checkout.": "server.discountNotApplicable",
-  "Invalid tax ID.": "server.taxIdInvalid",
-  "Country is required to validate tax ID.": "server.taxIdCountry",
-  "Field is required.": "server.required",
-  "This checkout session has expired.": "server.expired",
-  "You already have an active subscription.": "server.alreadySubscribed",
-  // the customer portal's (its catalog alone has these)
-  "A member with this email address already exists for this customer.": "server.memberExists",
-  "Your role in this team does not allow this: ask its owner or a billing manager.": "server.roleRefused",
-  "Only the team's owner and billing managers can manage members.": "server.roleRefused",
-  "Only the owner can hand ownership on.": "server.ownerOnly",
-  "You cannot change your own role.": "server.ownRole",
-  "You cannot remove yourself from the team.": "server.removeSelf",
-  "The owner of a team cannot be removed: make another member the owner first.": "server.removeOwner",
-  "This payment method pays for an active subscription: add another one before removing it.": "server.cardInUse",
-  "There is no payment method on file.": "server.noCard",
-  "This subscription is already canceled or will be at the end of the period.": "server.alreadyCancelled",
-  "This subscription is being updated; try again.": "server.busy",
-  "The subscription is not active: its seats cannot be assigned or claimed.": "server.seatsInactive",
-  "This email update link is invalid, was used already or has expired.": "server.emailLinkInvalid",
-  "Changing the plan is not allowed by the seller.": "server.notAllowed",
-  "Changing the seats is not allowed by the seller.": "server.notAllowed",
-  "This change is not available to customers.": "server.notAllowed",
-  "An amount to charge is required to turn auto-recharge on.": "server.rechargeAmount",
+const BY_CODE: Record<CustomerErrorCode, MessageId> = {
+  card_declined: "server.declined",
+  insufficient_funds: "server.insufficientFunds",
+  incorrect_number: "server.cardNumberInvalid",
+  expired_card: "card.expiryPast",
+  invalid_token: "server.paymentInvalid",
+  invalid_payment_method: "server.paymentInvalid",
+  no_payment_method: "server.noCard",
+  checkout_expired: "server.expired",
+  already_subscribed: "server.alreadySubscribed",
+  total_changed: "server.totalChanged",
+  seats_unavailable: "server.seats",
+  discount_unknown: "server.discountUnknown",
+  discount_over: "server.discountOver",
+  discount_not_yet: "server.discountNotYet",
+  discount_not_applicable: "server.discountNotApplicable",
+  tax_id_invalid: "server.taxIdInvalid",
+  tax_id_country: "server.taxIdCountry",
+  required: "server.required",
+  session_code_invalid: "signIn.codeWrong",
+  email_link_invalid: "server.emailLinkInvalid",
+  change_not_allowed: "server.notAllowed",
+  already_canceled: "server.alreadyCancelled",
+  subscription_busy: "server.busy",
+  payment_method_in_use: "server.cardInUse",
+  seats_inactive: "server.seatsInactive",
+  member_exists: "server.memberExists",
+  role_refused: "server.roleRefused",
+  owner_only: "server.ownerOnly",
+  own_role: "server.ownRole",
+  remove_self: "server.removeSelf",
+  remove_owner: "server.removeOwner",
+  recharge_amount_required: "server.rechargeAmount",
 };
 
-/** A server message as the buyer reads it; `fallback` is what an unknown one becomes on a non-English page. */
-export function serverMessage(message: string, fallback: MessageId = "server.unknown"): string {
-  if (locale() === "en") return message;
-  const known = KNOWN[message];
-  if (known && known in intl().messages) return t(known);
-  if (message.startsWith("The total changed")) return t("server.totalChanged");
-  if (/^(No seat tier covers|Seats must be)/.test(message)) return t("server.seats");
-  return t(fallback);
+/** Stripe's decline codes beyond the test processor's (a live organization's cards), as the customer reads them. */
+const STRIPE_CODES: Record<string, MessageId> = {
+  generic_decline: "server.declined",
+  do_not_honor: "server.declined",
+  lost_card: "server.declined",
+  stolen_card: "server.declined",
+  pickup_card: "server.declined",
+  restricted_card: "server.declined",
+  fraudulent: "server.declined",
+  transaction_not_allowed: "server.declined",
+  card_velocity_exceeded: "server.declined",
+  invalid_number: "server.cardNumberInvalid",
+  incorrect_cvc: "server.cvcInvalid",
+  invalid_cvc: "server.cvcInvalid",
+};
+
+const messageOf = (code: string): MessageId | undefined =>
+  Object.hasOwn(BY_CODE, code) ? BY_CODE[code as CustomerErrorCode] : Object.hasOwn(STRIPE_CODES, code) ? STRIPE_CODES[code] : undefined;
+
+/** A server error as the buyer reads it: its code's message in the page's language, else the server's words. */
+export function serverMessage(message: string, code?: string | null): string {
+  if (locale() === "en" || !code) return message;
+  const id = messageOf(code);
+  return id && id in intl().messages ? t(id) : message;
 }

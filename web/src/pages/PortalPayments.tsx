@@ -215,7 +215,7 @@ export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; 
     }
     setBusy(false);
     if (!r.ok) return say({ tone: "error", text: onError(r.error) });
-    if (r.data.status !== "succeeded") return say({ tone: "error", text: r.data.error ? serverMessage(r.data.error, "pay.failed") : t("pay.failed") });
+    if (r.data.status !== "succeeded") return say({ tone: "error", text: r.data.error ? serverMessage(r.data.error, r.data.decline_reason) : t("pay.failed") });
     say({ tone: "success", text: t("pay.paid", { amount }) });
     onPaid();
   }

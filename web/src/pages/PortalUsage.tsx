@@ -1,11 +1,10 @@
 // The portal's usage view of a subscription: this period's usage of each meter (consumed, credited, billed, the
 // amount so far), then, for a meter with credits, a cap or tiers, the usage against the credits (units) and the
 // amount against the cap (money) with a gauge each, and the tiers as the invoice will bill them (shared/tiers.ts's
-// arithmetic, worded here in the page's language).
-import { intl, locale, money as formatMoney, numberText, t, unitMoney, type MessageId } from "../i18n/intl.js";
+// arithmetic, worded in the page's language by i18n/tiers.ts).
+import { money as formatMoney, numberText, t, type MessageId } from "../i18n/intl.js";
+import { tiersText, unitOf } from "../i18n/tiers.js";
 import type { PortalSubscription, PortalSubscriptionMeter } from "../portal-api.js";
-import type { UnitTiers } from "../../../shared/tiers.js";
-import { unitName } from "../../../shared/meter-units.js";
 
 /** "12,000 of 20,000 credited units used", with a gauge; "(reached)" at the limit. */
 function Against({ value, limit, text, message, label }: { value: number; limit: number; text: (n: number) => string; message: MessageId; label: string }) {
@@ -17,27 +16,6 @@ function Against({ value, limit, text, message, label }: { value: number; limit:
     </span>
   );
 }
-
-/** "$0.01 per token for 1–1,000, $0.0025 per token above 1,000 + $10.00 (volume: …)" in the page's words. */
-function tiersText(tiers: UnitTiers, currency: string, unit: string): string {
-  let from = 0;
-  const parts = tiers.tiers.map((tier) => {
-    const price = unitMoney(tier.unit_amount, currency);
-    const text =
-      tier.up_to === null
-        ? from === 0
-          ? t("usage.tier", { price, unit })
-          : t("usage.tierAbove", { price, unit, from: numberText(from) })
-        : t("usage.tierUpTo", { price, unit, from: numberText(from + 1), to: numberText(tier.up_to) });
-    if (tier.up_to !== null) from = tier.up_to;
-    return tier.flat_amount > 0 ? t("usage.tierFlat", { tier: text, flat: formatMoney(tier.flat_amount, currency) }) : text;
-  });
-  const list = intl().formatList(parts, { type: "unit" }) as string;
-  return t(tiers.tier_type === "volume" ? "usage.volume" : "usage.graduated", { tiers: list });
-}
-
-/** One unit of the meter: English singularizes its name ("Tokens" → "token"); other languages show it as the seller wrote it. */
-const unitOf = (meterName: string) => (locale().startsWith("en") ? unitName(meterName) : meterName);
 
 const priceOf = (s: PortalSubscription, m: PortalSubscriptionMeter) => (s.prices ?? []).find((p) => p.amount_type === "metered_unit" && p.meter?.id === m.meter_id);
 
