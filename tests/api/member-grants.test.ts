@@ -12,7 +12,7 @@ import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { Receiver } from "../helpers/receiver.js";
+import { eventually, Receiver } from "../helpers/receiver.js";
 import { createProduct, pay, publicSdk, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -161,6 +161,26 @@ describe("benefit grants of team members", () => {
     // the team keeps its own grant
     const left = (await seller.sdk.benefitGrants.list({ customerId: team.teamId, isGranted: true })).result.items;
     expect(left.map((g) => g.memberId ?? null)).toEqual([null]);
+  }, 90_000);
+
+  it("a benefit added to the product is granted to each member holding a seat too, naming the member", async () => {
+    const extra = await seller.sdk.benefits.create({ type: "custom", description: "Extra seat perk", properties: { note: null } });
+    const p = await createProduct(seller, "seats");
+    await seller.sdk.products.updateBenefits({ id: p.id, productBenefitsUpdate: { benefits: [benefitId] } });
+    const buyer = uniqueBuyer("team-regrant");
+    const checkout = await seller.sdk.checkouts.create({ products: [p.id], seats: 2 });
+    await pay(server, checkout, { customerEmail: buyer });
+    const [sub] = (await seller.sdk.subscriptions.list({ productId: p.id, limit: 10 })).result.items;
+    await seller.sdk.customers.update({ id: sub!.customerId, customerUpdate: { type: "team" } });
+    const dan = await seller.sdk.members.createMember({ customerId: sub!.customerId, email: uniqueBuyer("member-dan") });
+    await seller.sdk.customerSeats.assignSeat({ subscriptionId: sub!.id, memberId: dan.id, immediateClaim: true });
+    await seller.sdk.products.updateBenefits({ id: p.id, productBenefitsUpdate: { benefits: [benefitId, extra.id] } });
+    const granted = await eventually(async () => {
+      const items = (await seller.sdk.benefits.grants({ id: extra.id, customerId: sub!.customerId, isGranted: true })).result.items;
+      return items.length === 2 && items;
+    }, 30_000);
+    expect(granted.map((g) => g.memberId ?? null).sort()).toEqual([dan.id, null].sort());
+    expect(granted.find((g) => g.memberId === dan.id)?.member?.email).toBe(dan.email);
   }, 90_000);
 
   it("another organization sees nothing: its member_id filter matches none, the seller's benefit is a 404; a malformed member_id is a 422", async () => {
