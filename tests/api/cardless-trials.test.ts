@@ -2,7 +2,8 @@
 // organization allows it (`plan_settings.trials_without_card`, till's own), a checkout of a product with a trial
 // completes without a payment method; at the trial's end, without a card, the subscription ends as the
 // organization chose (`trial_end_without_card`: `cancel`, or `past_due` through dunning), and with a card added in
-// the portal it renews and is billed. Subscription webhooks are validated by both SDKs.
+// the portal it renews and is billed. Subscription webhooks are validated by both SDKs. Over three periods: each
+// ending, and a card added in the trial renewing twice, every order to the cent.
 import type { Polar } from "@polar-sh/sdk";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
@@ -68,6 +69,18 @@ async function advance(s: Sandbox, by: string) {
   const res = await s.raw("POST", "/v1/test-clock/advance", { by });
   if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
 }
+
+/** Moves the clock an hour past the subscription's current period end (a trial's end, or a renewal). */
+async function pastPeriodEnd(s: Sandbox, subscriptionId: string) {
+  const current = await s.sdk.subscriptions.get({ id: subscriptionId });
+  const res = await s.raw("POST", "/v1/test-clock/advance", { to: new Date(current.currentPeriodEnd.getTime() + 3600_000).toISOString() });
+  if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
+  return current;
+}
+
+/** The subscription's orders, oldest first, as [billing reason, status, subtotal, tax, total, due]. */
+const ordersOf = async (s: Sandbox, subscriptionId: string) =>
+  (await s.sdk.orders.list({ subscriptionId, sorting: ["created_at"], limit: 100 })).result.items.map((o) => [o.billingReason, o.status, o.subtotalAmount, o.taxAmount, o.totalAmount]);
 
 beforeAll(async () => {
   receiver = new Receiver();
@@ -153,5 +166,69 @@ describe("a trial without a card", () => {
     expect(await reminders(carded)).toEqual([]);
     expect(await s.sdk.subscriptions.get({ id: sub.id })).toMatchObject({ status: "trialing" });
     expect(server.mailbox.all.filter((m) => m.to.includes(carded) && /trial of/.test(m.subject))).toEqual([]);
+  });
+});
+
+describe("a trial without a card over three periods", () => {
+  it("cancel: the trial ends canceled and nothing is billed in the periods after", async () => {
+    const s = await sandbox("cardless-three-cancel", { trials_without_card: true, trial_end_without_card: "cancel" });
+    const sub = await trialWithoutCard(s, "cardless-three-a@example.com");
+    const before = await ordersOf(s, sub.id);
+    await pastPeriodEnd(s, sub.id);
+    expect(await s.sdk.subscriptions.get({ id: sub.id })).toMatchObject({ status: "canceled" });
+    // two months later: still canceled, no order more than at the trial's start
+    await advance(s, "31d");
+    await advance(s, "31d");
+    expect(await s.sdk.subscriptions.get({ id: sub.id })).toMatchObject({ status: "canceled" });
+    expect(await ordersOf(s, sub.id)).toEqual(before);
+    expect(before.filter((o) => o[0] === "subscription_cycle")).toEqual([]);
+  });
+
+  it("past_due: the first renewal's order is pending, retried by dunning (3, 5, 7 days), then the subscription ends; nothing more is billed", async () => {
+    const s = await sandbox("cardless-three-due", { trials_without_card: true, trial_end_without_card: "past_due" });
+    const sub = await trialWithoutCard(s, "cardless-three-c@example.com");
+    const trial = await pastPeriodEnd(s, sub.id);
+    expect(await s.sdk.subscriptions.get({ id: sub.id })).toMatchObject({ status: "past_due" });
+    const cycles = async () => (await ordersOf(s, sub.id)).filter((o) => o[0] === "subscription_cycle");
+    const cycleId = (await s.sdk.orders.list({ subscriptionId: sub.id, limit: 100 })).result.items.find((o) => o.billingReason === "subscription_cycle")?.id ?? "";
+    /** The charge attempts of the renewal's order and their statuses. */
+    const attempts = async () => ((await s.raw("GET", `/v1/payments/?order_id=${cycleId}&limit=100`)).body.items as Array<{ status: string }>).map((p) => p.status);
+    // $12.00, no tax in this fixture
+    expect(await cycles()).toEqual([["subscription_cycle", "pending", 1200, 0, 1200]]);
+    expect(await attempts()).toEqual(["failed"]);
+    // the retries 3 and 3+5 days after the trial's end fail (no card): still past due, the same order pending, three attempts
+    await advance(s, "8d");
+    expect(await s.sdk.subscriptions.get({ id: sub.id })).toMatchObject({ status: "past_due" });
+    expect(await cycles()).toEqual([["subscription_cycle", "pending", 1200, 0, 1200]]);
+    expect(await attempts()).toEqual(["failed", "failed", "failed"]);
+    // the last, 3+5+7 days after: the subscription ends (the default final action, cancel)
+    await advance(s, "8d");
+    const ended = await s.sdk.subscriptions.get({ id: sub.id });
+    expect(ended.status).toBe("canceled");
+    expect(ended.endedAt!.getTime()).toBeGreaterThan(trial.currentPeriodEnd.getTime());
+    expect(await attempts()).toEqual(["failed", "failed", "failed", "failed"]);
+    // the next period bills nothing
+    await advance(s, "31d");
+    expect(await cycles()).toEqual([["subscription_cycle", "pending", 1200, 0, 1200]]);
+  });
+
+  it("a card added in the trial: periods 2 and 3 renew, $12.00 each", async () => {
+    const s = await sandbox("cardless-three-card", { trials_without_card: true, trial_end_without_card: "cancel" });
+    const sub = await trialWithoutCard(s, "cardless-three-b@example.com");
+    await advance(s, "5d");
+    await addCard(s, sub.customerId);
+    const trial = await pastPeriodEnd(s, sub.id);
+    const p2 = await s.sdk.subscriptions.get({ id: sub.id });
+    expect(p2).toMatchObject({ status: "active", amount: 1200 });
+    expect(p2.currentPeriodStart.getTime()).toBe(trial.currentPeriodEnd.getTime());
+    await pastPeriodEnd(s, sub.id);
+    const p3 = await s.sdk.subscriptions.get({ id: sub.id });
+    expect(p3).toMatchObject({ status: "active" });
+    expect(p3.currentPeriodStart.getTime()).toBe(p2.currentPeriodEnd.getTime());
+    const cycles = (await ordersOf(s, sub.id)).filter((o) => o[0] === "subscription_cycle");
+    expect(cycles).toEqual([
+      ["subscription_cycle", "paid", 1200, 0, 1200],
+      ["subscription_cycle", "paid", 1200, 0, 1200],
+    ]);
   });
 });

@@ -3,7 +3,8 @@
 // `pending_update` (read through both SDKs), bills nothing now and is applied by the renewal, whose order bills
 // the new plan; a scheduled change dropped with 0.49.0's `{pending_update: null}` (and `till subscriptions
 // cancel-change`) renews at the old plan; and the organization's `plan_settings.downgrades_at_period_end` makes a
-// downgrade wait while an upgrade applies now. Every subscription webhook is validated by both SDKs.
+// downgrade wait while an upgrade applies now. Every subscription webhook is validated by both SDKs. Over three
+// renewals: a downgrade scheduled then dropped, then scheduled again and let through, each order to the cent.
 import type { Polar } from "@polar-sh/sdk";
 import type { Polar as Polar049 } from "polar-sdk-049";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
@@ -52,6 +53,14 @@ const subscribe = (s: Sandbox, product: Product, externalId: string): Promise<Su
 async function advance(s: Sandbox, by: string) {
   const res = await s.raw("POST", "/v1/test-clock/advance", { by });
   if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** Moves the clock an hour past the subscription's current period end (its renewal); answers the period left. */
+async function pastPeriodEnd(s: Sandbox, subscriptionId: string): Promise<Subscription> {
+  const current = await s.sdk.subscriptions.get({ id: subscriptionId });
+  const res = await s.raw("POST", "/v1/test-clock/advance", { to: new Date(current.currentPeriodEnd.getTime() + 3600_000).toISOString() });
+  if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
+  return current;
 }
 
 const ordersOf = async (s: Sandbox, subscriptionId: string) =>
@@ -132,6 +141,42 @@ describe("proration_behavior next_period", () => {
       ["subscription_create", s.pro.id, 4000],
       ["subscription_cycle", s.pro.id, 4000],
     ]);
+  });
+});
+
+describe("three periods on the test clock", () => {
+  it("a downgrade scheduled in period 2 and dropped: period 3 bills the old plan; scheduled again and let through: period 4 bills the new one", async () => {
+    const s = await sandbox("scheduled-three");
+    const sub = await subscribe(s, s.pro, "three-1");
+    // period 1: Pro, $40.00, no tax in this fixture (no tax rates: tax 0, total = subtotal)
+    const p1 = await pastPeriodEnd(s, sub.id);
+    const p2 = await s.sdk.subscriptions.get({ id: sub.id });
+    expect(p2.currentPeriodStart.getTime()).toBe(p1.currentPeriodEnd.getTime());
+    // ten days into period 2 the downgrade is scheduled for its end, five days later it is dropped
+    await advance(s, "10d");
+    const scheduled = await s.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: s.basic.id, prorationBehavior: "next_period" } });
+    expect(scheduled.pendingUpdate?.appliesAt.getTime()).toBe(p2.currentPeriodEnd.getTime());
+    await advance(s, "5d");
+    expect(await s.sdk049.subscriptions.update({ id: sub.id, subscriptionUpdate: { pendingUpdate: null } })).toMatchObject({ productId: s.pro.id, pendingUpdate: null });
+    await pastPeriodEnd(s, sub.id);
+    const p3 = await s.sdk.subscriptions.get({ id: sub.id });
+    expect(p3).toMatchObject({ productId: s.pro.id, amount: 4000, status: "active", pendingUpdate: null });
+    // period 3: scheduled again three days in, and let through: the renewal into period 4 bills Basic, $10.00
+    await advance(s, "3d");
+    await s.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: s.basic.id, prorationBehavior: "next_period" } });
+    await pastPeriodEnd(s, sub.id);
+    const p4 = await s.sdk.subscriptions.get({ id: sub.id });
+    expect(p4).toMatchObject({ productId: s.basic.id, amount: 1000, status: "active", pendingUpdate: null });
+    expect(p4.currentPeriodStart.getTime()).toBe(p3.currentPeriodEnd.getTime());
+
+    const orders = await ordersOf(s, sub.id);
+    expect(orders.map((o) => [o.billingReason, o.status, o.productId, o.subtotalAmount, o.taxAmount, o.totalAmount])).toEqual([
+      ["subscription_create", "paid", s.pro.id, 4000, 0, 4000],
+      ["subscription_cycle", "paid", s.pro.id, 4000, 0, 4000],
+      ["subscription_cycle", "paid", s.pro.id, 4000, 0, 4000],
+      ["subscription_cycle", "paid", s.basic.id, 1000, 0, 1000],
+    ]);
+    expect(orders.map((o) => o.items.map((i) => [i.label, i.amount]))).toEqual([[["Pro", 4000]], [["Pro", 4000]], [["Pro", 4000]], [["Basic", 1000]]]);
   });
 });
 

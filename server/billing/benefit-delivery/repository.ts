@@ -9,6 +9,7 @@ import {
   benefitGrant,
   benefitIntegration,
   customer,
+  customerMember,
   customerOauthAccount,
   customerOauthState,
   organization,
@@ -115,13 +116,14 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number, to
     .returning();
 }
 
-/** The delivery's grant with its benefit (deleted ones too) and customer. */
+/** The delivery's grant with its benefit (deleted ones too), customer and the member it was made for (if any). */
 export async function grantOf(db: Queryable, organizationId: string, grantId: string) {
   const rows = await db
-    .select({ grant: benefitGrant, benefit, customer })
+    .select({ grant: benefitGrant, benefit, customer, member: customerMember })
     .from(benefitGrant)
     .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
     .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
+    .leftJoin(customerMember, and(eq(customerMember.id, benefitGrant.memberId), eq(customerMember.organizationId, benefitGrant.organizationId)))
     .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.id, grantId)))
     .limit(1);
   return rows[0] ?? null;

@@ -155,7 +155,7 @@ export async function run(db: Db, deps: DeliveryDeps, d: repo.DeliveryRow, token
     // failed for good must reach the seller: the access they meant to take away stays
     if (!row || (d.action === "revoke" && !failure && ctx.grant.error === null)) return;
     await enqueue(tx, [
-      { type: "benefit_grant.updated", organizationId: d.organizationId, data: { ...toBenefitGrantWire(row, ctx.benefit, ctx.customer) } },
+      { type: "benefit_grant.updated", organizationId: d.organizationId, data: { ...toBenefitGrantWire(row, ctx.benefit, ctx.customer, ctx.member) } },
       customerStateChanged(d.organizationId, ctx.customer.id),
     ]);
   });
@@ -170,7 +170,7 @@ export async function regrant(db: Db, organizationId: string, grantId: string): 
       throw notFound(`Benefits of type ${ctx.benefit.type} are given by till itself; there is nothing to deliver again.`);
     }
     await repo.insertDeliveries(tx, [{ organizationId, grantId: ctx.grant.id, action: ctx.grant.revokedAt ? "revoke" : "grant", outboxId: null }]);
-    return { ...toBenefitGrantWire(ctx.grant, ctx.benefit, ctx.customer), delivery: "pending" as const };
+    return { ...toBenefitGrantWire(ctx.grant, ctx.benefit, ctx.customer, ctx.member), delivery: "pending" as const };
   });
 }
 

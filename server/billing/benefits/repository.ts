@@ -2,9 +2,10 @@
 import { and, asc, eq, ilike, inArray, isNotNull, isNull, not, notInArray, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inUuids, preparedPerHandle } from "../../db/prepared.js";
-import { benefit, benefitGrant, customer, customerSeat, productBenefit, type Metadata } from "../../db/schema/index.js";
+import { benefit, benefitGrant, customer, customerMember, customerSeat, productBenefit, type Metadata } from "../../db/schema/index.js";
 import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
 import type { CustomerRow } from "../customers/wire.js";
+import type { MemberRow } from "../members/wire.js";
 import { revokeKeysOfGrants } from "../license-keys/service.js";
 import type { BenefitGrantRow, BenefitRow } from "./wire.js";
 
@@ -123,9 +124,22 @@ export interface GrantFilter {
   customerIds?: string[] | undefined;
   externalCustomerIds?: string[] | undefined;
   isGranted?: boolean | undefined;
-  /** Customer members (seats) are not in till yet: no grant belongs to a member. */
+  /** Grants made for these team members (their claimed seats). */
   memberIds?: string[] | undefined;
+  /** A plain member's portal: the customer's own grants (no member) and this member's, not other members'. */
+  visibleToMember?: string | undefined;
 }
+
+/** A grant with what its wire embeds: its benefit, its customer and the member it was made for (if any). */
+export interface GrantWithEmbeds {
+  grant: BenefitGrantRow;
+  benefit: BenefitRow;
+  customer: CustomerRow;
+  member: MemberRow | null;
+}
+const withEmbeds = { grant: benefitGrant, benefit, customer, member: customerMember };
+/** The member a grant names, in the grant's organization (the FK keeps it so; the organization is said again). */
+const memberOfGrant = and(eq(customerMember.id, benefitGrant.memberId), eq(customerMember.organizationId, benefitGrant.organizationId));
 
 const grantedWhere = and(isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt));
 const notGrantedWhere = or(isNull(benefitGrant.grantedAt), isNotNull(benefitGrant.revokedAt));
@@ -139,14 +153,15 @@ export async function listGrants(
   sorting: Array<SortKey<GrantSort>>,
   pageNo: number,
   limit: number,
-): Promise<{ rows: Array<{ grant: BenefitGrantRow; benefit: BenefitRow; customer: CustomerRow }>; total: number }> {
+): Promise<{ rows: GrantWithEmbeds[]; total: number }> {
   const where = and(
     eq(benefitGrant.organizationId, organizationId),
     filter.ids ? (filter.ids.length > 0 ? inArray(benefitGrant.id, filter.ids) : sql`false`) : undefined,
     filter.benefitIds?.length ? inArray(benefitGrant.benefitId, filter.benefitIds) : undefined,
     filter.customerIds?.length ? inArray(benefitGrant.customerId, filter.customerIds) : undefined,
     filter.externalCustomerIds?.length ? inArray(customer.externalId, filter.externalCustomerIds) : undefined,
-    filter.memberIds?.length ? sql`false` : undefined,
+    filter.memberIds?.length ? inArray(benefitGrant.memberId, filter.memberIds) : undefined,
+    filter.visibleToMember ? or(isNull(benefitGrant.memberId), eq(benefitGrant.memberId, filter.visibleToMember)) : undefined,
     filter.isGranted === undefined ? undefined : filter.isGranted ? grantedWhere : notGrantedWhere,
   );
   const columns = { created_at: benefitGrant.createdAt, granted_at: benefitGrant.grantedAt, revoked_at: benefitGrant.revokedAt };
@@ -157,10 +172,11 @@ export async function listGrants(
   // the joins are inner: a grant always has its benefit and customer (FKs), both in the same organization
   const base = () =>
     db
-      .select({ grant: benefitGrant, benefit, customer })
+      .select(withEmbeds)
       .from(benefitGrant)
       .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
-      .innerJoin(customer, eq(customer.id, benefitGrant.customerId));
+      .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
+      .leftJoin(customerMember, memberOfGrant);
   const [rows, count] = await Promise.all([
     base()
       .where(where)
@@ -203,10 +219,11 @@ async function revokeGrants(db: Queryable, organizationId: string, owner: SQL, n
   if (revoked.length === 0) return [];
   await revokeKeysOfGrants(db, organizationId, revoked.map((r) => r.id), now);
   return db
-    .select({ grant: benefitGrant, benefit, customer })
+    .select(withEmbeds)
     .from(benefitGrant)
     .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
     .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
+    .leftJoin(customerMember, memberOfGrant)
     .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.id, revoked.map((r) => r.id))))
     .orderBy(asc(benefitGrant.createdAt), asc(benefitGrant.id));
 }
@@ -234,12 +251,16 @@ export async function grantedBenefitIdsOfSubscription(db: Queryable, organizatio
   return rows.map((r) => r.benefitId);
 }
 
-/** The claimed seats of the subscription with their holders (live customers), and what each seat's grants give now. */
+/**
+ * The claimed seats of the subscription with their holders (live customers; a member's seat: the team customer and
+ * the member), and what each seat's grants give now.
+ */
 export async function claimedSeatsOfSubscription(db: Queryable, organizationId: string, subscriptionId: string) {
   const seats = await db
-    .select({ seatId: customerSeat.id, customer })
+    .select({ seatId: customerSeat.id, customer, member: customerMember })
     .from(customerSeat)
     .innerJoin(customer, eq(customer.id, customerSeat.customerId))
+    .leftJoin(customerMember, and(eq(customerMember.id, customerSeat.memberId), eq(customerMember.organizationId, customerSeat.organizationId)))
     .where(
       and(
         eq(customerSeat.organizationId, organizationId),
@@ -294,6 +315,10 @@ export const revokeGrantsOfOrder = (db: Queryable, organizationId: string, order
 export const revokeGrantsOfSeat = (db: Queryable, organizationId: string, seatId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.customerSeatId, seatId), now);
 
+/** Revokes the grants made for a team member: the member is being removed (see revokeGrants). */
+export const revokeGrantsOfMember = (db: Queryable, organizationId: string, memberId: string, now: Date) =>
+  revokeGrants(db, organizationId, eq(benefitGrant.memberId, memberId), now);
+
 /** Revokes every grant of the customer that is not revoked yet: a deleted customer (see revokeGrants). */
 export const revokeGrantsOfCustomer = (db: Queryable, organizationId: string, customerId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.customerId, customerId), now);
@@ -321,11 +346,14 @@ export async function refreshGrantProperties(db: Queryable, organizationId: stri
     .from(customer)
     .where(and(eq(customer.organizationId, organizationId), sql`${customer.id} IN (SELECT jsonb_array_elements_text(${ids}::jsonb)::uuid)`));
   const byId = new Map(customers.map((c) => [c.id, c]));
+  const memberIds = [...new Set(grants.flatMap((g) => (g.memberId ? [g.memberId] : [])))];
+  const members = memberIds.length === 0 ? [] : await db.select().from(customerMember).where(and(eq(customerMember.organizationId, organizationId), inArray(customerMember.id, memberIds)));
+  const memberById = new Map(members.map((m) => [m.id, m]));
   return grants
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
     .flatMap((grant) => {
       const c = byId.get(grant.customerId);
-      return c ? [{ grant, customer: c }] : [];
+      return c ? [{ grant, customer: c, member: grant.memberId ? (memberById.get(grant.memberId) ?? null) : null }] : [];
     });
 }
 
@@ -362,10 +390,11 @@ export async function cycleGrantsOf(db: Queryable, organizationId: string, subsc
 async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: string[]) {
   if (ids.length === 0) return [];
   return db
-    .select({ grant: benefitGrant, benefit, customer })
+    .select(withEmbeds)
     .from(benefitGrant)
     .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
     .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
+    .leftJoin(customerMember, memberOfGrant)
     .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.id, ids)))
     .orderBy(asc(benefitGrant.grantedAt), asc(benefitGrant.id));
 }

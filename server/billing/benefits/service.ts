@@ -24,6 +24,7 @@ import {
   type CustomerStateGrantWire,
 } from "./wire.js";
 import type { CustomerRow } from "../customers/wire.js";
+import type { MemberRow } from "../members/wire.js";
 
 const uniqueUuids = (ids: string[]) => [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
 
@@ -69,7 +70,7 @@ async function publishRevoked(
   organizationId: string,
   rows: Awaited<ReturnType<typeof repo.revokeGrantsOfOrder>>,
 ): Promise<BenefitGrantWire[]> {
-  const wires = rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer));
+  const wires = rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member));
   await enqueue(
     tx,
     wires.map((g) => ({ type: "benefit_grant.revoked" as const, organizationId, data: { ...g } })),
@@ -104,6 +105,11 @@ export async function revokeGrantsOfSeat(tx: Queryable, organizationId: string, 
   return publishRevoked(tx, organizationId, await repo.revokeGrantsOfSeat(tx, organizationId, seatId, now));
 }
 
+/** The same for the grants made for a team member being removed, in the caller's transaction. */
+export async function revokeGrantsOfMember(tx: Queryable, organizationId: string, memberId: string, now: Date): Promise<BenefitGrantWire[]> {
+  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfMember(tx, organizationId, memberId, now));
+}
+
 /** The same for every grant of a customer being deleted (its orders' and subscriptions'), in the caller's transaction. */
 export async function revokeGrantsOfCustomer(tx: Queryable, organizationId: string, customerId: string, now: Date): Promise<BenefitGrantWire[]> {
   return publishRevoked(tx, organizationId, await repo.revokeGrantsOfCustomer(tx, organizationId, customerId, now));
@@ -135,7 +141,7 @@ export async function regrantSubscription(
   for (const seat of await repo.claimedSeatsOfSubscription(tx, organizationId, s.subscriptionId)) {
     const seatMissing = s.benefits.filter((b) => !seat.held.has(b.id));
     if (seatMissing.length === 0) continue;
-    const grant = { benefits: seatMissing, customer: seat.customer, orderId: null, subscriptionId: s.subscriptionId, customerSeatId: seat.seatId };
+    const grant = { benefits: seatMissing, customer: seat.customer, member: seat.member, orderId: null, subscriptionId: s.subscriptionId, customerSeatId: seat.seatId };
     seatGranted.push(...(await grantBenefits(tx, organizationId, grant, now)));
   }
   await enqueue(
@@ -257,7 +263,7 @@ async function refreshGrants(tx: Queryable, organizationId: string, b: BenefitRo
   const benefitWire = toBenefitWire(b);
   await enqueue(
     tx,
-    rows.map((r) => ({ type: "benefit_grant.updated" as const, organizationId, data: { ...toBenefitGrantWire(r.grant, benefitWire, r.customer) } })),
+    rows.map((r) => ({ type: "benefit_grant.updated" as const, organizationId, data: { ...toBenefitGrantWire(r.grant, benefitWire, r.customer, r.member) } })),
   );
   if (rows.length > 0) {
     await enqueue(tx, [...new Set(rows.map((r) => r.customer.id))].map((id) => customerStateChanged(organizationId, id)));
@@ -288,7 +294,7 @@ export async function listGrants(
   limit: number,
 ) {
   const { rows, total } = await repo.listGrants(db, organizationId, filter, sorting, pageNo, limit);
-  return { items: rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer)), total };
+  return { items: rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member)), total };
 }
 
 /** GET /v1/benefits/{id}/grants: the benefit must be a live benefit of the organization. */
@@ -309,11 +315,12 @@ export async function listGrantsOfBenefit(
  * product bought, as the products domain embeds them) to the customer of an order or subscription, granted
  * now, with what each grant gives (fulfil.ts: a license key, a meter credit) in the same transaction; other
  * types' properties start empty (repository invitations and the like would fill them when their workers run).
+ * `member`: the team member the grants are made for (a claimed seat of theirs); the customer stays the team.
  */
 export async function grantBenefits(
   tx: Queryable,
   organizationId: string,
-  grant: { benefits: BenefitWire[]; customer: CustomerRow; orderId: string | null; subscriptionId: string | null; customerSeatId?: string | null },
+  grant: { benefits: BenefitWire[]; customer: CustomerRow; member?: MemberRow | null; orderId: string | null; subscriptionId: string | null; customerSeatId?: string | null },
   now = new Date(),
 ): Promise<BenefitGrantWire[]> {
   const keys: LicenseKeyRow[] = [];
@@ -331,6 +338,7 @@ export async function grantBenefits(
         orderId: grant.orderId,
         subscriptionId: grant.subscriptionId,
         customerSeatId: grant.customerSeatId ?? null,
+        memberId: grant.member?.id ?? null,
         grantedAt: given.granted ? now : null,
         properties: given.properties,
       };
@@ -340,7 +348,7 @@ export async function grantBenefits(
   const byId = new Map(grant.benefits.map((b) => [b.id, b]));
   return rows.flatMap((g) => {
     const b = byId.get(g.benefitId);
-    return b ? [toBenefitGrantWire(g, b, grant.customer)] : [];
+    return b ? [toBenefitGrantWire(g, b, grant.customer, grant.member ?? null)] : [];
   });
 }
 

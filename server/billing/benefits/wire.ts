@@ -3,6 +3,7 @@
 import type { InferSelectModel } from "drizzle-orm";
 import type { Metadata, benefit, benefitGrant } from "../../db/schema/index.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
+import { toMemberWire, type MemberRow } from "../members/wire.js";
 
 export type BenefitRow = InferSelectModel<typeof benefit>;
 export type BenefitGrantRow = InferSelectModel<typeof benefitGrant>;
@@ -127,8 +128,12 @@ export function toBenefitWire(row: BenefitRow): BenefitWire {
 /** Granted means granted and not revoked since (the two timestamps of a row are exclusive in practice). */
 export const grantIsGranted = (g: BenefitGrantRow) => g.grantedAt !== null && g.revokedAt === null;
 
-/** `b` may be a row or a benefit already in its wire shape (the grant engine has the product's). */
-export function toBenefitGrantWire(g: BenefitGrantRow, b: BenefitRow | BenefitWire, c: CustomerRow) {
+/**
+ * `b` may be a row or a benefit already in its wire shape (the grant engine has the product's). `m`: the team
+ * member the grant was made for (its `member_id`), when it still exists; a grant whose member was removed keeps
+ * `member_id` only until the removal's SET NULL clears it.
+ */
+export function toBenefitGrantWire(g: BenefitGrantRow, b: BenefitRow | BenefitWire, c: CustomerRow, m: MemberRow | null = null) {
   return {
     created_at: g.createdAt.toISOString(),
     modified_at: g.modifiedAt?.toISOString() ?? null,
@@ -140,11 +145,11 @@ export function toBenefitGrantWire(g: BenefitGrantRow, b: BenefitRow | BenefitWi
     subscription_id: g.subscriptionId ?? null,
     order_id: g.orderId ?? null,
     customer_id: g.customerId,
-    member_id: null,
+    member_id: g.memberId ?? null,
     benefit_id: g.benefitId,
     error: g.error ?? null,
     customer: toCustomerWire(c),
-    member: null,
+    member: m && m.id === g.memberId ? toMemberWire(m) : null,
     benefit: "createdAt" in b ? toBenefitWire(b) : b,
     properties: g.properties,
     previous_properties: g.previousProperties ?? null,

@@ -231,6 +231,7 @@ function checkoutGrants(
       subscriptionId: at.subscriptionId,
       orderId: at.subscriptionId ? null : at.orderId,
       customerSeatId: null,
+      memberId: null,
       grantedAt: given.granted ? now : null,
       revokedAt: null,
       properties: given.properties,

@@ -76,7 +76,7 @@ const OrdersQuery = z.object({
 });
 
 const SubscriptionsQuery = z.object({ product_id: queryArray(uuid).optional(), active: queryBool.optional(), ...paginationQuery });
-const GrantsQuery = z.object({ benefit_id: queryArray(uuid).optional(), ...paginationQuery });
+const GrantsQuery = z.object({ benefit_id: queryArray(uuid).optional(), member_id: queryArray(uuid).optional(), ...paginationQuery });
 const MetersQuery = z.object({ meter_id: queryArray(uuid).optional(), ...paginationQuery });
 const LicenseKeysQuery = z.object({ benefit_id: queryArray(uuid).optional(), ...paginationQuery });
 
@@ -201,7 +201,7 @@ export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }:
 
   app.get("/customer-portal/benefit-grants/", route({ ...portal, operationId: "customer_portal:benefit-grants:list", query: GrantsQuery, responses: { 200: "ListResourceCustomerBenefitGrant", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;
-    const { items, total } = await service.listMyGrants(deps, me(req), { benefitIds: lower(q.benefit_id) }, q.page, q.limit);
+    const { items, total } = await service.listMyGrants(deps, me(req), { benefitIds: lower(q.benefit_id), memberIds: lower(q.member_id) }, q.page, q.limit);
     return page(items, total, q.limit);
   });
   app.get("/customer-portal/benefit-grants/:id", route({ ...portal, operationId: "customer_portal:benefit-grants:get", responses: { 200: "CustomerBenefitGrant", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => service.getMyGrant(deps, me(req), pathId(req)));

@@ -132,9 +132,15 @@ export async function updateMySubscription(deps: PortalDeps, p: PortalCaller, id
 
 // ---- benefit grants and license keys -------------------------------------------------------------
 
-export async function listMyGrants(deps: PortalDeps, p: PortalCaller, filter: { benefitIds?: string[] | undefined }, pageNo: number, limit: number) {
+/**
+ * The grants a portal caller sees: the customer's; in a team, a plain member sees the team's own grants and the
+ * ones made for them (their seats), not other members' (the owner and billing managers see every member's).
+ */
+const visibleTo = (p: PortalCaller) => ({ customerIds: [p.customer.id], visibleToMember: p.member?.role === "member" ? p.member.id : undefined });
+
+export async function listMyGrants(deps: PortalDeps, p: PortalCaller, filter: { benefitIds?: string[] | undefined; memberIds?: string[] | undefined }, pageNo: number, limit: number) {
   const [{ items, total }, organization] = await Promise.all([
-    listGrants(deps.db, p.organizationId, { ...filter, customerIds: [p.customer.id] }, [{ key: "created_at", desc: true }], pageNo, limit),
+    listGrants(deps.db, p.organizationId, { ...filter, ...visibleTo(p) }, [{ key: "created_at", desc: true }], pageNo, limit),
     getOrganization(deps.db, p.organizationId),
   ]);
   return { items: items.map((g) => toCustomerBenefitGrantWire(g, organization)), total };
@@ -142,7 +148,7 @@ export async function listMyGrants(deps: PortalDeps, p: PortalCaller, filter: { 
 
 export async function getMyGrant(deps: PortalDeps, p: PortalCaller, id: string) {
   const [{ items }, organization] = await Promise.all([
-    listGrants(deps.db, p.organizationId, { customerIds: [p.customer.id], ids: [id] }, [{ key: "created_at", desc: true }], 1, 1),
+    listGrants(deps.db, p.organizationId, { ...visibleTo(p), ids: [id] }, [{ key: "created_at", desc: true }], 1, 1),
     getOrganization(deps.db, p.organizationId),
   ]);
   const [grant] = items;
@@ -190,7 +196,7 @@ export async function getMyLicenseKey(deps: PortalDeps, p: PortalCaller, id: str
  * URL valid for an hour. Paged here: a customer has few such grants.
  */
 export async function listMyDownloadables(deps: PortalDeps, p: PortalCaller, benefitIds: string[] | undefined, pageNo: number, limit: number) {
-  const { items: grants } = await listGrants(deps.db, p.organizationId, { customerIds: [p.customer.id], benefitIds, isGranted: true }, [{ key: "created_at", desc: false }], 1, 1000);
+  const { items: grants } = await listGrants(deps.db, p.organizationId, { ...visibleTo(p), benefitIds, isGranted: true }, [{ key: "created_at", desc: false }], 1, 1000);
   const wanted = grants.flatMap((g) => {
     if (g.benefit.type !== "downloadables") return [];
     return activeFilesOf(g.benefit.properties).map((fileId) => ({ grant: g, fileId }));

@@ -42,9 +42,9 @@ export function newCustomerSession(organizationId: string, customerId: string, r
   return { row, token };
 }
 
-/** Opens a session for the customer now; answers its token. */
-export async function startCustomerSession(db: Queryable, organizationId: string, customerId: string, now: Date): Promise<string> {
-  const { row, token } = newCustomerSession(organizationId, customerId, null, now);
+/** Opens a session for the customer (a team's: for `memberId`) now; answers its token. */
+export async function startCustomerSession(db: Queryable, organizationId: string, customerId: string, now: Date, memberId: string | null = null): Promise<string> {
+  const { row, token } = newCustomerSession(organizationId, customerId, null, now, memberId);
   await db.insert(customerSession).values(row);
   return token;
 }

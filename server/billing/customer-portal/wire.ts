@@ -198,7 +198,7 @@ export function toCustomerBenefitGrantWire(g: BenefitGrantWire, o: OrganizationW
     granted_at: g.granted_at,
     revoked_at: g.revoked_at,
     customer_id: g.customer_id,
-    member_id: null,
+    member_id: g.member_id,
     benefit_id: g.benefit_id,
     subscription_id: g.subscription_id,
     order_id: g.order_id,

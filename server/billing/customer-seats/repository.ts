@@ -1,5 +1,5 @@
 // SQL of customer seats, always filtered by organization (the claim's token lookup names its organization).
-import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer, customerSeat } from "../../db/schema/index.js";
 import type { CustomerSeatRow } from "./wire.js";
@@ -92,13 +92,24 @@ export async function updateSeat(
   return row;
 }
 
-/** The subscriptions in which the customer holds a claimed seat. */
+/** The subscriptions in which the customer holds a claimed seat (a team member's seat is the member's, not the team's). */
 export async function claimedSubscriptionIds(db: Queryable, organizationId: string, customerId: string): Promise<string[]> {
   const rows = await db
     .selectDistinct({ id: customerSeat.subscriptionId })
     .from(customerSeat)
-    .where(and(eq(customerSeat.organizationId, organizationId), eq(customerSeat.customerId, customerId), eq(customerSeat.status, "claimed")));
+    .where(
+      and(eq(customerSeat.organizationId, organizationId), eq(customerSeat.customerId, customerId), eq(customerSeat.status, "claimed"), isNull(customerSeat.memberId)),
+    );
   return rows.flatMap((r) => (r.id ? [r.id] : []));
+}
+
+/** The seats of a team member that are not revoked (pending or claimed). */
+export async function liveSeatsOfMember(db: Queryable, organizationId: string, memberId: string): Promise<CustomerSeatRow[]> {
+  return db
+    .select()
+    .from(customerSeat)
+    .where(and(eq(customerSeat.organizationId, organizationId), eq(customerSeat.memberId, memberId), ne(customerSeat.status, "revoked")))
+    .orderBy(asc(customerSeat.createdAt), asc(customerSeat.id));
 }
 
 /** The customer emails of these customers (the seat's holder), by id. */

@@ -19,6 +19,7 @@ import { emailInput, isUuid } from "../http.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { findOrder, lockOrderRow, ownerOfCheckout } from "../orders/service.js";
 import { memberOfCustomer, memberWires } from "../members/service.js";
+import { toMemberWire, type MemberRow } from "../members/wire.js";
 
 import { getOrganization } from "../organizations/service.js";
 import { loadProductSummaries } from "../products/service.js";
@@ -257,7 +258,9 @@ export async function assignSeat(db: Db, organizationId: string, input: SeatAssi
  * seller (matched by the seat's customer, else by email, else created), the seat is claimed, and the product's
  * benefits are granted to the holder as the seat's grants, with their events.
  */
-async function claimLocked(tx: Queryable, seat: CustomerSeatRow, owner: Owner, now: Date): Promise<{ seat: CustomerSeatRow; customer: CustomerRow }> {
+async function claimLocked(tx: Queryable, seat: CustomerSeatRow, owner: Owner, now: Date): Promise<{ seat: CustomerSeatRow; customer: CustomerRow; member: MemberRow | null }> {
+  const member = seat.memberId ? await memberOfCustomer(tx, seat.organizationId, owner.buyerId, { id: seat.memberId }) : undefined;
+  if (member) return claimForMember(tx, seat, owner, member, now);
   const organizationId = seat.organizationId;
   const events: OutboxEvent[] = [];
   let holder = seat.customerId ? await findCustomerRow(tx, organizationId, { id: seat.customerId }).catch(() => undefined) : undefined;
@@ -289,7 +292,32 @@ async function claimLocked(tx: Queryable, seat: CustomerSeatRow, owner: Owner, n
   for (const g of grants) events.push({ type: "benefit_grant.created", organizationId, data: { ...g } });
   events.push(customerStateChanged(organizationId, holder.id));
   await enqueue(tx, events);
-  return { seat: claimed, customer: holder };
+  return { seat: claimed, customer: holder, member: null };
+}
+
+/**
+ * The claim of a seat assigned to a member of the buyer's team (Polar's member model): no customer is made; the
+ * seat and its grants stay the team customer's (customer_id the buyer's) and name the member (member_id), so the
+ * member's access is the team's, seen in the team's portal and state.
+ */
+async function claimForMember(tx: Queryable, seat: CustomerSeatRow, owner: Owner, member: MemberRow, now: Date): Promise<{ seat: CustomerSeatRow; customer: CustomerRow; member: MemberRow }> {
+  const organizationId = seat.organizationId;
+  const team = await findCustomerRow(tx, organizationId, { id: owner.buyerId });
+  const claimed = await repo.updateSeat(tx, organizationId, seat.id, {
+    status: "claimed",
+    customerId: team.id,
+    claimedAt: now,
+    invitationTokenHash: null,
+    invitationTokenExpiresAt: null,
+    modifiedAt: now,
+  });
+  const events: OutboxEvent[] = [{ type: "customer_seat.claimed", organizationId, data: { ...toCustomerSeatWire(claimed, team.email, toMemberWire(member)) } }];
+  const benefits = owner.productId ? ((await loadBenefitsForProducts(tx, organizationId, [owner.productId])).get(owner.productId) ?? []) : [];
+  const grant = { benefits, customer: team, member, orderId: claimed.orderId, subscriptionId: claimed.subscriptionId, customerSeatId: claimed.id };
+  for (const g of await grantBenefits(tx, organizationId, grant, now)) events.push({ type: "benefit_grant.created", organizationId, data: { ...g } });
+  events.push(customerStateChanged(organizationId, team.id));
+  await enqueue(tx, events);
+  return { seat: claimed, customer: team, member };
 }
 
 const invitationGone = () => notFound("Invitation not found: it was claimed, revoked or replaced by a newer one.");
@@ -333,8 +361,9 @@ export async function claimSeat(db: Db, token: string): Promise<{ seat: Customer
     }
     if (!owner.usable) throw notUsable(owner, "body");
     const claimed = await claimLocked(tx, seat, owner, now);
-    const session = await startCustomerSession(tx, seat.organizationId, claimed.customer.id, now);
-    return { seat: toCustomerSeatWire(claimed.seat, claimed.customer.email), customer_session_token: session };
+    // a member's seat opens the team's portal as that member
+    const session = await startCustomerSession(tx, seat.organizationId, claimed.customer.id, now, claimed.member?.id ?? null);
+    return { seat: toCustomerSeatWire(claimed.seat, claimed.customer.email, claimed.member ? toMemberWire(claimed.member) : null), customer_session_token: session };
   });
 }
 
@@ -357,20 +386,33 @@ export async function revokeSeat(db: Db, organizationId: string, seatId: string,
   return db.transaction(async (tx) => {
     const { seat } = await lockSeatFor(tx, organizationId, seatId, actor);
     if (seat.status === "revoked") return seatWire(tx, organizationId, seat);
-    const now = new Date();
-    const revoked = await repo.updateSeat(tx, organizationId, seat.id, {
-      status: "revoked",
-      revokedAt: now,
-      invitationTokenHash: null,
-      invitationTokenExpiresAt: null,
-      modifiedAt: now,
-    });
-    const wire = await seatWire(tx, organizationId, revoked);
-    await enqueue(tx, { type: "customer_seat.revoked", organizationId, data: { ...wire } });
-    await revokeGrantsOfSeat(tx, organizationId, seat.id, now);
-    if (seat.status === "claimed" && seat.customerId) await enqueue(tx, customerStateChanged(organizationId, seat.customerId));
-    return wire;
+    return revokeLocked(tx, seat, new Date());
   });
+}
+
+/** The revocation of a seat locked with its owner, with its webhook and its grants' revocation. */
+async function revokeLocked(tx: Queryable, seat: CustomerSeatRow, now: Date): Promise<CustomerSeatWire> {
+  const organizationId = seat.organizationId;
+  const revoked = await repo.updateSeat(tx, organizationId, seat.id, { status: "revoked", revokedAt: now, invitationTokenHash: null, invitationTokenExpiresAt: null, modifiedAt: now });
+  const wire = await seatWire(tx, organizationId, revoked);
+  await enqueue(tx, { type: "customer_seat.revoked", organizationId, data: { ...wire } });
+  await revokeGrantsOfSeat(tx, organizationId, seat.id, now);
+  if (seat.status === "claimed" && seat.customerId) await enqueue(tx, customerStateChanged(organizationId, seat.customerId));
+  return wire;
+}
+
+/**
+ * A member leaves the team (in the removal's transaction, before the member's row goes): each seat of theirs that is
+ * not revoked is revoked as `revokeSeat` does (its grants revoked; the webhooks name the member while it exists).
+ */
+export async function revokeSeatsOfMember(tx: Queryable, member: MemberRow): Promise<void> {
+  const now = new Date();
+  for (const found of await repo.liveSeatsOfMember(tx, member.organizationId, member.id)) {
+    // owner first, then the seat: the order every seat change takes its locks in
+    await loadOwner(tx, member.organizationId, seatOwnerRef(found), true);
+    const seat = await repo.lockSeat(tx, member.organizationId, found.id);
+    if (seat && seat.status !== "revoked") await revokeLocked(tx, seat, now);
+  }
 }
 
 /** Sends a pending seat's invitation again, with a new token and expiry (the previous link stops working). */

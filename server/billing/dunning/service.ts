@@ -121,7 +121,7 @@ async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): P
     if (l.order.renewedPeriodStart) await cycleMeterCreditsOfLateRenewal(tx, active, l.order.renewedPeriodStart, now);
     // a renewal paid late cycles its grants; a plan change's order (subscription_update) starts no period
     const cycled = l.order.billingReason === "subscription_cycle" ? await cycleGrants(tx, org, active.id, now) : [];
-    events.push(...cycled.map((r) => ({ type: "benefit_grant.cycled" as const, organizationId: org, data: toBenefitGrantWire(r.grant, r.benefit, r.customer) })));
+    events.push(...cycled.map((r) => ({ type: "benefit_grant.cycled" as const, organizationId: org, data: toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member) })));
   }
   events.push(customerStateChanged(org, active.customerId));
   await enqueue(tx, events);

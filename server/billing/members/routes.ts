@@ -12,6 +12,7 @@ import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import type { CustomerRef } from "../customers/service.js";
+import { revokeSeatsOfMember } from "../customer-seats/service.js";
 import * as service from "./service.js";
 import { MEMBER_ROLES } from "./wire.js";
 import { route, type V1App } from "../contract.js";
@@ -82,7 +83,7 @@ export function memberRoutes(app: V1App, { db }: BillingDeps): void {
       service.updateMember(db, org(req), ref(req), req.body),
     );
     app.delete(path, route({ ...write, operationId: op("delete"), ...(query ? { query } : {}), responses: { 204: null, 403: "NotPermitted", ...errors } }), async (req, reply) => {
-      await service.deleteMember(db, org(req), ref(req));
+      await service.deleteMember(db, org(req), ref(req), revokeSeatsOfMember);
       return reply.status(204).send();
     });
   }
@@ -123,7 +124,7 @@ export function memberRoutes(app: V1App, { db }: BillingDeps): void {
     service.portalUpdateMember(db, actor(req), pathId(req), req.body),
   );
   app.delete("/customer-portal/members/:id", route({ ...portal, operationId: "customer_portal:members:remove_member", responses: { 204: null, ...portalErrors } }), async (req, reply) => {
-    await service.portalRemoveMember(db, actor(req), pathId(req));
+    await service.portalRemoveMember(db, actor(req), pathId(req), revokeSeatsOfMember);
     return reply.status(204).send();
   });
 }

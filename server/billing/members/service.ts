@@ -209,17 +209,25 @@ export async function updateMember(db: Db, organizationId: string, ref: MemberRe
   );
 }
 
-async function remove(tx: Queryable, row: MemberRow): Promise<void> {
+/**
+ * What goes with a member removed, in the removal's transaction before the row goes (the routes give the seats
+ * domain's: the member's seats and their grants revoked, with their webhooks). Members sit below seats, so the
+ * removal is told what to do rather than calling up.
+ */
+export type OnMemberRemoved = (tx: Queryable, member: MemberRow) => Promise<void>;
+
+async function remove(tx: Queryable, row: MemberRow, onRemoved: OnMemberRemoved | undefined): Promise<void> {
   if (row.role === "owner") throw notPermitted("The owner of a team cannot be removed: make another member the owner first.", "remove_owner");
+  await onRemoved?.(tx, row);
   await repo.deleteMember(tx, row.organizationId, row.id);
   await enqueue(tx, event("member.deleted", { ...row, modifiedAt: new Date() }));
 }
 
-export async function deleteMember(db: Db, organizationId: string, ref: MemberRef): Promise<void> {
+export async function deleteMember(db: Db, organizationId: string, ref: MemberRef, onRemoved?: OnMemberRemoved): Promise<void> {
   await db.transaction(async (tx) => {
     const found = await resolve(tx, organizationId, ref);
     await repo.lockMembersOf(tx, organizationId, found.customerId);
-    await remove(tx, await resolve(tx, organizationId, { id: found.id }));
+    await remove(tx, await resolve(tx, organizationId, { id: found.id }), onRemoved);
   });
 }
 
@@ -279,10 +287,10 @@ export async function portalUpdateMember(db: Db, a: PortalActor, id: string, inp
   );
 }
 
-export async function portalRemoveMember(db: Db, a: PortalActor, id: string): Promise<void> {
+export async function portalRemoveMember(db: Db, a: PortalActor, id: string, onRemoved?: OnMemberRemoved): Promise<void> {
   await db.transaction(async (tx) => {
     const { me, target } = await portalTarget(tx, a, id);
     if (target.id === me.id) throw notPermitted("You cannot remove yourself from the team.", "remove_self");
-    await remove(tx, target);
+    await remove(tx, target, onRemoved);
   });
 }

@@ -39,7 +39,7 @@ export interface DeferredWrites {
 
 /** benefit_grant.cycled of each grant a renewal touched (cycleGrants). */
 export function cycledEvents(organizationId: string, rows: Awaited<ReturnType<typeof cycleGrants>>): OutboxEvent[] {
-  return rows.map((r) => ({ type: "benefit_grant.cycled", organizationId, data: toBenefitGrantWire(r.grant, r.benefit, r.customer) }));
+  return rows.map((r) => ({ type: "benefit_grant.cycled", organizationId, data: toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member) }));
 }
 
 /** A renewal of a batch; `deferred`: it writes nothing itself (canDefer said so), its rows go with the batch's. */

@@ -349,6 +349,11 @@ export const benefitGrant = pgTable(
     orderId: uuid("order_id"),
     /** The customer seat whose claim made this grant (the seat holder's grant); null for the buyer's own. */
     customerSeatId: uuid("customer_seat_id"),
+    /**
+     * The team member the grant was made for (a claimed seat of the member; customer_id stays the team's); null for
+     * the customer's own. References customer_member (ON DELETE SET NULL, migration 0065; members.ts imports this file).
+     */
+    memberId: uuid("member_id"),
     grantedAt: timestamptz("granted_at"),
     revokedAt: timestamptz("revoked_at"),
     properties: jsonb("properties").$type<Record<string, unknown>>().default({}).notNull(),
@@ -362,5 +367,6 @@ export const benefitGrant = pgTable(
     index("benefit_grant_benefit_idx").on(t.benefitId),
     index("benefit_grant_customer_idx").on(t.customerId),
     index("benefit_grant_seat_idx").on(t.customerSeatId).where(sql`${t.customerSeatId} IS NOT NULL`),
+    index("benefit_grant_member_idx").on(t.memberId).where(sql`${t.memberId} IS NOT NULL`),
   ],
 );
