@@ -42,6 +42,11 @@ export interface ChargeRequest {
   metadata: Record<string, string>;
   /** The processor's customer the method is attached to, when till knows it. */
   processorCustomerId?: string | null;
+  /**
+   * The saved method's type (Stripe's `card`, `sepa_debit`, `us_bank_account`); default `card`. A bank debit's
+   * charge answers `processing` (NextAction) and ends later, as the processor's event.
+   */
+  methodType?: string;
   /** On-session: the customer is present (a portal retry) and may be asked to authenticate; default off-session. */
   onSession?: boolean;
   /** The same key for a retried request: charged once. */

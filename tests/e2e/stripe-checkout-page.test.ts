@@ -4,7 +4,7 @@
 // A one-time purchase; a subscription with a trial (a SetupIntent, nothing charged); a 3-D Secure purchase
 // (handleNextAction, the challenge completed, and failed; a page reloaded while the challenge is pending resumes it,
 // never showing the success view before the payment succeeded); a declined card showing Stripe's message, then
-// another card paying.
+// another card paying; a SEPA debit processing, then refused by the bank (the form again, a card pays).
 // Each order is paid once, for the amount the page and the API show; nothing leaves the machine.
 import { Polar as Polar049 } from "polar-sdk-049";
 import type { Browser, Page } from "playwright-core";
@@ -129,6 +129,43 @@ describe("the checkout page on Stripe", () => {
     s.peer.payments.settleDebit(intent?.id ?? "");
     await thanks(page);
     expect((await ordersOf(checkout.id)).map((o) => o.status)).toEqual(["paid"]);
+    nothingLeft(stripeJs);
+  });
+
+  it("a SEPA Direct Debit the bank refuses: 'Payment processing', then the form again with the page's message, and a card pays; one order", async () => {
+    const { page, stripeJs, checkout } = await open("fixed");
+    await page.getByLabel("Email", { exact: true }).fill(uniqueBuyer("stripe-page-sepa-refused"));
+    await page.getByLabel("Name", { exact: true }).fill("Ada Buyer");
+    await page.getByLabel("Country", { exact: true }).selectOption("DE");
+    await page.getByLabel("IBAN", { exact: true }).fill(STRIPE_BANK_ACCOUNTS.sepaFails.iban);
+    const { button, total } = await payButtonMatchesApi(page, checkout.id);
+    await button.click();
+    await page.getByRole("heading", { level: 1, name: "Payment processing", exact: true }).waitFor();
+    const [debit, ...more] = intentsOf(checkout.id);
+    expect(more).toEqual([]);
+    expect(debit?.status).toBe("processing");
+    // the bank refuses: Stripe's payment_intent.payment_failed ends the checkout failed, the page shows the form again
+    s.peer.payments.settleDebit(debit?.id ?? "");
+    await page.getByText("Your bank did not accept the payment. Please try again or choose another payment method.", { exact: true }).waitFor();
+    await page.getByLabel("Card number", { exact: true }).waitFor();
+    expect(await page.getByRole("heading", { level: 1, name: "Payment processing", exact: true }).count()).toBe(0);
+    expect((await s.sdk.checkouts.get({ id: checkout.id })).status).toBe("failed");
+    expect(await ordersOf(checkout.id)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: "/tmp/i27-page-stripe-debit-refused.png", fullPage: true });
+    // another method: a card pays the failed checkout
+    await page.getByLabel("IBAN", { exact: true }).fill("");
+    await typeCard(page, STRIPE_CARDS.visa);
+    const again = await payButtonMatchesApi(page, checkout.id);
+    expect(again.total).toBe(total);
+    await again.button.click();
+    await thanks(page);
+    expect((await ordersOf(checkout.id)).map((o) => [o.status, o.totalAmount])).toEqual([["paid", total]]);
+    const payments = (await s.sdk.payments.list({ checkoutId: checkout.id, sorting: ["created_at"] })).result.items;
+    expect(payments.map((p) => [p.status, p.method])).toEqual([
+      ["failed", "sepa_debit"],
+      ["succeeded", "card"],
+    ]);
     nothingLeft(stripeJs);
   });
 

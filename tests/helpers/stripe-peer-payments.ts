@@ -11,57 +11,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { StripeFailure, type Authed, type Params, type PeerRoute, type StripePeer } from "./stripe-peer.js";
-
-interface Behaviour {
-  brand: string;
-  last4: string;
-  /** Declined whenever used (setup and charge). */
-  decline?: { decline_code: string; message: string };
-  /** Attaches (setup succeeds); every charge is declined. */
-  chargesFail?: boolean;
-  /** Declined when charged (insufficient funds); a setup alone succeeds. */
-  noFunds?: boolean;
-  /** 3-D Secure: on every payment (`always`, off-session too), or until set up for off-session use (`setup`). */
-  auth?: "always" | "setup";
-  /** A bank debit: its payment goes `processing`, then the bank's answer (settleDebit) succeeds or fails it. */
-  debit?: { type: "sepa_debit" | "us_bank_account"; outcome: "succeeds" | "fails" };
-}
-
-/** Stripe's test payment methods (https://docs.stripe.com/testing), and the card numbers behind them. */
-export const TEST_PAYMENT_METHODS: Record<string, Behaviour> = {
-  pm_card_visa: { brand: "visa", last4: "4242" },
-  pm_card_mastercard: { brand: "mastercard", last4: "4444" },
-  pm_card_chargeDeclined: { brand: "visa", last4: "0002", decline: { decline_code: "generic_decline", message: "Your card was declined." } },
-  pm_card_chargeDeclinedInsufficientFunds: { brand: "visa", last4: "9995", noFunds: true },
-  pm_card_chargeCustomerFail: { brand: "visa", last4: "0341", chargesFail: true },
-  pm_card_authenticationRequired: { brand: "visa", last4: "3184", auth: "always" },
-  pm_card_authenticationRequiredOnSetup: { brand: "visa", last4: "3155", auth: "setup" },
-  pm_card_threeDSecure2Required: { brand: "visa", last4: "3220", auth: "always" },
-};
-/**
- * Stripe's test bank accounts (https://docs.stripe.com/testing#sepa-direct-debit, #ach-direct-debit): SEPA IBANs
- * and US account numbers (routing number 110000000), by what the debit does once the bank answers.
- */
-export const BANK_ACCOUNTS: Record<string, Behaviour> = {
-  DE89370400440532013000: { brand: "sepa_debit", last4: "3000", debit: { type: "sepa_debit", outcome: "succeeds" } },
-  DE35370400440532013002: { brand: "sepa_debit", last4: "3002", debit: { type: "sepa_debit", outcome: "fails" } },
-  "000123456789": { brand: "us_bank_account", last4: "6789", debit: { type: "us_bank_account", outcome: "succeeds" } },
-  "000111111113": { brand: "us_bank_account", last4: "1113", debit: { type: "us_bank_account", outcome: "fails" } },
-};
-/** What the bank says when a test account's debit fails (the charge's failure, as the intent's last_payment_error). */
-const DEBIT_FAILURE = { code: "insufficient_funds", message: "The customer's account has insufficient funds to cover this payment." };
-const behaviourOf = (name: string): Behaviour | undefined => TEST_PAYMENT_METHODS[name] ?? BANK_ACCOUNTS[name];
-
-export const CARD_NUMBERS: Record<string, string> = {
-  "4242424242424242": "pm_card_visa",
-  "5555555555554444": "pm_card_mastercard",
-  "4000000000000002": "pm_card_chargeDeclined",
-  "4000000000009995": "pm_card_chargeDeclinedInsufficientFunds",
-  "4000000000000341": "pm_card_chargeCustomerFail",
-  "4000002760003184": "pm_card_authenticationRequired",
-  "4000002500003155": "pm_card_authenticationRequiredOnSetup",
-  "4000000000003220": "pm_card_threeDSecure2Required",
-};
+import { bankAccountOf, behaviourOf, type Behaviour, CARD_NUMBERS, DEBIT_FAILURE, instrumentOf, missing, str, TEST_PAYMENT_METHODS } from "./stripe-peer-instruments.js";
 
 export type Obj = Record<string, unknown> & { id: string; account: string; livemode: boolean };
 interface PaymentMethod extends Obj {
@@ -97,9 +47,7 @@ export interface PaymentObjects {
 
 const now = () => Math.floor(Date.now() / 1000);
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
-const missing = (param: string) => new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param, message: `Missing required param: ${param}.` });
 const noSuch = (what: string, id: string, param = "id") => new StripeFailure(404, { type: "invalid_request_error", code: "resource_missing", param, message: `No such ${what}: '${id}'` });
-const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 const expands = (p: Params, field: string) => Array.isArray(p.expand) && p.expand.includes(field);
 
 export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): PaymentObjects {
@@ -165,47 +113,6 @@ function contextOf(peer: StripePeer, o: PaymentObjects) {
   return { peer, o, params, own, idOf, makeMethod, methodOf, publicMethod, methodOfToken };
 }
 type Ctx = ReturnType<typeof contextOf>;
-
-/** A payment method's type and its type's details, as Stripe shows them (a card, a SEPA mandate's IBAN, a US account). */
-function instrumentOf(b: Behaviour): Record<string, unknown> & { type: string } {
-  if (b.debit?.type === "sepa_debit") {
-    return { type: "sepa_debit", sepa_debit: { bank_code: "37040044", branch_code: "", country: "DE", fingerprint: `fp${b.last4}`, generated_from: { charge: null, setup_attempt: null }, last4: b.last4 } };
-  }
-  if (b.debit?.type === "us_bank_account") {
-    return {
-      type: "us_bank_account",
-      us_bank_account: { account_holder_type: "individual", account_type: "checking", bank_name: "STRIPE TEST BANK", fingerprint: `fp${b.last4}`, last4: b.last4, networks: { preferred: "ach", supported: ["ach"] }, routing_number: "110000000", status_details: {} },
-    };
-  }
-  return { type: "card", card: { brand: b.brand, last4: b.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3 } };
-}
-
-/** The test bank account a confirmation token's payment_method_data names (Stripe's required fields checked), or undefined for a card. */
-function bankAccountOf(data: Params): string | undefined {
-  const type = str(data.type);
-  if (type !== "sepa_debit" && type !== "us_bank_account") return undefined;
-  const billing = (data.billing_details ?? {}) as Params;
-  const required = (param: string, value: unknown) => {
-    if (!str(value)) throw missing(`payment_method_data[${param}]`);
-  };
-  // a SEPA mandate names its debtor: Stripe requires the account holder's name and email
-  required("billing_details][name", billing.name);
-  if (type === "sepa_debit") {
-    required("billing_details][email", billing.email);
-    const sepa = (data.sepa_debit ?? {}) as Params;
-    required("sepa_debit][iban", sepa.iban);
-    const iban = String(sepa.iban).replace(/\s/g, "").toUpperCase();
-    if (!BANK_ACCOUNTS[iban]) throw new StripeFailure(400, { type: "invalid_request_error", code: "invalid_bank_account_iban", param: "payment_method_data[sepa_debit][iban]", message: "The IBAN you provided is invalid." });
-    return iban;
-  }
-  const account = (data.us_bank_account ?? {}) as Params;
-  required("us_bank_account][routing_number", account.routing_number);
-  required("us_bank_account][account_number", account.account_number);
-  if (account.routing_number !== "110000000" || !BANK_ACCOUNTS[String(account.account_number)]) {
-    throw new StripeFailure(400, { type: "invalid_request_error", code: "invalid_bank_account", param: "payment_method_data[us_bank_account][account_number]", message: "The bank account you provided is invalid." });
-  }
-  return String(account.account_number);
-}
 
 function customerRoutes({ o, params, own, idOf }: Ctx, route: PeerRoute): void {
   // ---- customers -------------------------------------------------------------------------------------

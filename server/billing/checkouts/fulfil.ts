@@ -251,6 +251,8 @@ function processorMetadataOf(row: CheckoutRow, payment: PaymentResult | null): R
     processorMetadata.payment_method_id = payment.paymentMethodId;
     const pm = payment.paymentMethod;
     Object.assign(processorMetadata, { payment_method_brand: pm.brand, payment_method_last4: pm.last4, payment_method_exp: `${pm.expMonth}/${pm.expYear}` });
+    // a bank account (sepa_debit, us_bank_account): renewals charge it as one
+    if (pm.method) processorMetadata.payment_method_type = pm.method;
     if (payment.paymentId) processorMetadata.payment_id = payment.paymentId;
   }
   return processorMetadata;

@@ -2,6 +2,7 @@
 // customer session's token: the customer's own details, orders, subscriptions, benefit grants and license
 // keys. Portal routes skip the organization authentication (caller "customer_session") and run portalAuth instead; a
 // missing, unknown or expired token is a 401, and rows of other customers are 404s.
+import { serverPaymentProcessor } from "../../payments/index.js";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
@@ -104,7 +105,7 @@ function parseSubscriptionUpdate(body: unknown): SubscriptionUpdate {
 }
 
 export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }: BillingDeps): void {
-  const deps: service.PortalDeps = { db, baseURL: config.baseURL, secret };
+  const deps: service.PortalDeps = { db, baseURL: config.baseURL, secret, processor: serverPaymentProcessor(config, secret) };
 
   app.post("/customer-sessions/", route({ scope: "customer_sessions:write", operationId: "customer-sessions:create", body: CustomerSessionCreateInput, responses: { 201: "CustomerSession", 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = req.body;

@@ -5,6 +5,7 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
+import type { PaymentProcessor } from "../../payments/processor.js";
 import { organization } from "../../db/schema/index.js";
 import { listGrantedBenefitsForCustomer, listGrants } from "../benefits/service.js";
 import { AddressInput, updateCustomer } from "../customers/service.js";
@@ -29,6 +30,8 @@ export interface PortalDeps {
   db: Db;
   baseURL: string;
   secret: string;
+  /** Charges a plan change billed now (the organization's processor). */
+  processor?: PaymentProcessor;
 }
 
 export const PortalCustomerUpdateInput = z.object({
@@ -126,7 +129,7 @@ export async function updateMySubscription(deps: PortalDeps, p: PortalCaller, id
   if (update.kind === "change" && !allowed.update_plan) throw notPermitted("Changing the plan is not allowed by the seller.", "change_not_allowed");
   if (update.kind === "seats" && !allowed.update_seats) throw notPermitted("Changing the seats is not allowed by the seller.", "change_not_allowed");
   if (update.kind === "revoke" || update.kind === "billing_period") throw notPermitted("This change is not available to customers.", "change_not_allowed");
-  const s = await updateSubscription(deps.db, p.organizationId, id, update, deps.baseURL);
+  const s = await updateSubscription(deps.db, p.organizationId, id, update, deps.baseURL, deps.processor);
   return customerSubscription(s, organization);
 }
 

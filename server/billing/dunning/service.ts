@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
-import type { PaymentProcessor } from "../../payments/processor.js";
+import type { PaymentProcessor, PaymentResult } from "../../payments/processor.js";
 import { cycleGrants, regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { findCustomer } from "../customers/service.js";
@@ -74,11 +74,16 @@ export type AttemptOutcome =
   | { kind: "failed"; payment: payments.PaymentRow; nextAttemptAt: Date | null; ended: boolean }
   /** The customer must authenticate (3-D Secure) from the portal: the intent's client secret for Stripe.js. */
   | { kind: "action"; payment: payments.PaymentRow; clientSecret: string }
+  /** A bank debit on its way: no other attempt until the bank answers (settleLatePayment). */
+  | { kind: "processing"; payment: payments.PaymentRow }
+  /** An earlier attempt's debit is still on its way: nothing was charged now. */
+  | { kind: "in_progress" }
   | { kind: "ended" }
   | { kind: "stopped" };
 
 interface Locked {
-  dunning: repo.DunningRow;
+  /** None for an order whose first charge is still processing (a bank debit): it never failed. */
+  dunning: repo.DunningRow | undefined;
   order: OrderRow;
   sub: SubscriptionRow;
 }
@@ -109,8 +114,9 @@ async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): P
     { type: "order.updated", organizationId: org, data: { ...orderData } },
     { type: "order.paid", organizationId: org, data: { ...orderData } },
     { type: "subscription.updated", organizationId: org, data: subData },
-    { type: "subscription.active", organizationId: org, data: subData },
   ];
+  // a processing debit's renewal kept the subscription active: it does not become active again
+  if (l.sub.status !== "active") events.push({ type: "subscription.active", organizationId: org, data: subData });
   if (wasUnpaid) {
     // its benefits were revoked when it became unpaid: granted again (benefit_grant.created recorded there)
     const customer = await findCustomer(tx, org, active.customerId);
@@ -166,6 +172,9 @@ export async function attemptLocked(
     await giveUp(tx, deps, l, settings, now);
     return { kind: "ended" };
   }
+  // a debit of the order still on its way is not charged again beside it (its answer comes as an event)
+  const last = await payments.lastPaymentOfOrder(tx, d.organizationId, l.order.id);
+  if (payments.isProcessingPayment(last)) return { kind: "in_progress" };
   const amount = dueAmountOf(l.order);
   const outcome =
     amount > 0
@@ -187,6 +196,11 @@ export async function attemptLocked(
     now,
   );
   const counts = kind === "retry" ? { attempts: d.attempts + 1 } : { manualAttempts: d.manualAttempts + 1 };
+  if (payments.isProcessing(outcome)) {
+    // the schedule waits for the bank's answer: a refusal schedules the next retry (settleLatePayment)
+    await repo.updateDunning(tx, d.organizationId, d.orderId, { ...counts, nextAttemptAt: null }, now);
+    return { kind: "processing", payment };
+  }
   if (outcome.result.ok) {
     await repo.updateDunning(tx, d.organizationId, d.orderId, { ...counts, nextAttemptAt: null }, now);
     await settle(tx, deps, l, now);
@@ -315,36 +329,76 @@ export async function confirmRetry(
   if (outcome.kind === "paid") return { status: "succeeded", client_secret: null, error: null };
   if (outcome.kind === "failed") return { status: "failed", client_secret: null, error: outcome.payment.declineMessage };
   if (outcome.kind === "action") return { status: "requires_action", client_secret: outcome.clientSecret, error: null };
+  // the debit is on its way: the order is paid (or not) when the bank answers
+  if (outcome.kind === "processing") return { status: "pending", client_secret: null, error: null };
+  if (outcome.kind === "in_progress") throw new ApiError(409, { error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress." });
   throw notEligible("This order is not awaiting a payment.");
 }
 
+/** What the payment's late outcome did: the order paid, the payment failed, nothing (`null`: already handled, or still on its way). */
+export type LateOutcome = "paid" | "failed" | "not_recorded" | null;
+
 /**
- * The processor finished a payment of a past-due order after the customer authenticated it (3-D Secure from
- * the portal; payment_intent.succeeded): the order is paid and the subscription active again, once — an order
- * no longer owed is left alone. Answers whether this call paid it.
+ * The processor finished a subscription order's payment after till's charge answered (Stripe's
+ * payment_intent.succeeded / payment_failed): a bank debit of a renewal, a plan change or a retry that was
+ * `processing`, or a portal retry the customer authenticated (3-D Secure). The payment recorded pending becomes
+ * succeeded or failed — once: a replayed or late event finds it done and changes nothing.
+ *   - Succeeded: the order is paid (order.paid, its invoice), the subscription active (again), its grants cycled.
+ *   - Failed: a first charge (no dunning yet) puts the subscription past due and starts dunning, as a decline
+ *     does (the customer's email); a retry's refusal schedules the next retry, or ends the subscription after
+ *     the last one.
+ * Locks as a retry does — dunning, subscription, order — so an event that arrives while the charge's own
+ * transaction is still open waits for it. `not_recorded`: no pending payment of the order with that id (the
+ * charge's transaction did not commit): the caller tries again later.
  */
-export async function payAuthenticated(
+export async function settleLatePayment(
   deps: DunningDeps & { db: Db },
   organizationId: string,
-  orderId: string,
-  processorPaymentId: string,
-  amount: number,
-): Promise<boolean> {
+  ref: { orderId: string; subscriptionId: string; processorPaymentId: string },
+  result: PaymentResult,
+): Promise<LateOutcome> {
+  // still processing (or waiting for the customer): the next event says how it ended
+  if (!result.ok && result.next) return null;
   return deps.db.transaction(async (tx) => {
-    const d = await repo.lockDunning(tx, organizationId, orderId, false);
-    if (!d) return false;
+    const d = await repo.lockDunning(tx, organizationId, ref.orderId, false);
+    const sub = await lockSubscription(tx, organizationId, ref.subscriptionId);
+    const order = await lockOrderRow(tx, organizationId, ref.orderId);
+    const payment = await payments.findPaymentByProcessorIds(tx, organizationId, [ref.processorPaymentId]);
+    if (!sub || !order || !payment || payment.orderId !== order.id) return "not_recorded";
+    if (payment.status !== "pending") return null;
     const now = await orgNow(tx, organizationId);
-    const l = await lockParts(tx, d, now);
-    if (!l) return false;
-    if (!(await payments.succeedPendingPayment(tx, organizationId, processorPaymentId, now))) {
-      const at = { organizationId, customerId: l.order.customerId, orderId, checkoutId: null, amount, currency: l.order.currency, attempt: "manual" as const };
-      const result = { ok: true as const, paymentId: processorPaymentId, paymentMethodId: "", paymentMethod: { brand: "unknown", last4: "", expMonth: 0, expYear: 0 } };
-      await payments.recordCharge(tx, deps.processor, { method: null, result, processorId: "stripe" }, at, now);
+    // still owed by a subscription that goes on (one the seller canceled meanwhile is left as it is)
+    const collectible = order.status === "pending" && (sub.status === "active" || sub.status === "past_due" || sub.status === "unpaid");
+    if (result.ok) {
+      await payments.succeedPendingPayment(tx, organizationId, ref.processorPaymentId, now);
+      if (!collectible) return "paid";
+      if (d) await repo.updateDunning(tx, organizationId, order.id, { nextAttemptAt: null }, now);
+      await settle(tx, deps, { dunning: d, order, sub }, now);
+      return "paid";
     }
-    await repo.updateDunning(tx, organizationId, orderId, { nextAttemptAt: null }, now);
-    await settle(tx, deps, l, now);
-    return true;
+    await payments.failPendingPayment(tx, organizationId, ref.processorPaymentId, { code: result.code, message: result.message }, now);
+    if (collectible) await lateFailure(tx, deps, { dunning: d, order, sub }, now);
+    return "failed";
   });
+}
+
+/** A late refusal of a collectible order: dunning starts (a first charge) or goes on from it (a retry). */
+async function lateFailure(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): Promise<void> {
+  const org = l.order.organizationId;
+  if (!l.dunning) {
+    const pastDue = await patchSubscriptionTerms(tx, org, l.sub.id, { status: "past_due" }, now);
+    const wire = await subscriptionWireOf(tx, pastDue, deps.baseURL);
+    const started = await startDunning(tx, org, wire, l.order.id, now);
+    await enqueue(tx, [{ type: "subscription.updated", organizationId: org, data: wire }, ...started, customerStateChanged(org, l.sub.customerId)]);
+    return;
+  }
+  // a schedule still running (a portal attempt that waited for the customer) is left as it was
+  if (l.dunning.nextAttemptAt) return;
+  const settings = await settingsOf(tx, org);
+  // attempts counts the refused one: the next waits as after it, or there is none
+  const wait = settings.retry_intervals_days[l.dunning.attempts - 1];
+  if (wait === undefined) return giveUp(tx, deps, l, settings, now);
+  await repo.updateDunning(tx, org, l.order.id, { nextAttemptAt: later(now, wait) }, now);
 }
 
 // ---- rows for other domains (they read this domain through its service, never its repository) ----------

@@ -17,12 +17,13 @@ export type NewPayment = typeof payment.$inferInsert;
  */
 export async function adoptCheckoutMethods(db: Queryable, organizationId: string, customerId: string, processor: string): Promise<void> {
   await db.execute(sql`
-    INSERT INTO ${paymentMethod} (organization_id, customer_id, processor, processor_method_id, brand, last4, exp_month, exp_year, created_at)
-    SELECT DISTINCT ON (m.pm) ${organizationId}::uuid, ${customerId}::uuid, ${processor}, m.pm,
+    INSERT INTO ${paymentMethod} (organization_id, customer_id, processor, processor_method_id, type, brand, last4, exp_month, exp_year, created_at)
+    SELECT DISTINCT ON (m.pm) ${organizationId}::uuid, ${customerId}::uuid, ${processor}, m.pm, coalesce(m.type, 'card'),
       coalesce(m.brand, 'unknown'), coalesce(m.last4, substring(m.pm from 'pm_test_(\\d{4})'), '0000'),
       coalesce(split_part(m.exp, '/', 1), '0')::int, coalesce(nullif(split_part(m.exp, '/', 2), ''), '0')::int, m.created_at
     FROM (
       SELECT c.payment_processor_metadata ->> 'payment_method_id' AS pm, c.payment_processor_metadata ->> 'payment_method_brand' AS brand,
+        c.payment_processor_metadata ->> 'payment_method_type' AS type,
         c.payment_processor_metadata ->> 'payment_method_last4' AS last4,
         coalesce(c.payment_processor_metadata ->> 'payment_method_exp', replace(substring(c.payment_processor_metadata ->> 'payment_method_id' from 'pm_test_\\d{4}_(\\d{1,2}_\\d{4})'), '_', '/')) AS exp,
         coalesce(c.modified_at, c.created_at) AS created_at
@@ -86,12 +87,13 @@ export async function adoptCheckoutMethodsOf(db: Queryable, organizationId: stri
   if (customerIds.length === 0) return;
   const ids = sql`(SELECT jsonb_array_elements_text(${JSON.stringify(customerIds)}::jsonb)::uuid)`;
   await db.execute(sql`
-    INSERT INTO ${paymentMethod} (organization_id, customer_id, processor, processor_method_id, brand, last4, exp_month, exp_year, created_at)
-    SELECT DISTINCT ON (m.customer_id, m.pm) ${organizationId}::uuid, m.customer_id, ${processor}, m.pm,
+    INSERT INTO ${paymentMethod} (organization_id, customer_id, processor, processor_method_id, type, brand, last4, exp_month, exp_year, created_at)
+    SELECT DISTINCT ON (m.customer_id, m.pm) ${organizationId}::uuid, m.customer_id, ${processor}, m.pm, coalesce(m.type, 'card'),
       coalesce(m.brand, 'unknown'), coalesce(m.last4, substring(m.pm from 'pm_test_(\\d{4})'), '0000'),
       coalesce(split_part(m.exp, '/', 1), '0')::int, coalesce(nullif(split_part(m.exp, '/', 2), ''), '0')::int, m.created_at
     FROM (
       SELECT c.customer_id, c.payment_processor_metadata ->> 'payment_method_id' AS pm, c.payment_processor_metadata ->> 'payment_method_brand' AS brand,
+        c.payment_processor_metadata ->> 'payment_method_type' AS type,
         c.payment_processor_metadata ->> 'payment_method_last4' AS last4,
         coalesce(c.payment_processor_metadata ->> 'payment_method_exp', replace(substring(c.payment_processor_metadata ->> 'payment_method_id' from 'pm_test_\\d{4}_(\\d{1,2}_\\d{4})'), '_', '/')) AS exp,
         coalesce(c.modified_at, c.created_at) AS created_at
@@ -140,7 +142,7 @@ export async function upsertMethod(db: Queryable, row: typeof paymentMethod.$inf
     .values(row)
     .onConflictDoUpdate({
       target: [paymentMethod.organizationId, paymentMethod.customerId, paymentMethod.processorMethodId],
-      set: { deletedAt: null, modifiedAt: now, brand: row.brand, last4: row.last4, expMonth: row.expMonth, expYear: row.expYear },
+      set: { deletedAt: null, modifiedAt: now, ...(row.type ? { type: row.type } : {}), brand: row.brand, last4: row.last4, expMonth: row.expMonth, expYear: row.expYear },
     })
     .returning();
   if (!saved) throw new Error("payment method not saved");
@@ -271,6 +273,16 @@ export async function succeedPendingPayment(db: Queryable, organizationId: strin
   const rows = await db
     .update(payment)
     .set({ status: "succeeded", declineReason: null, declineMessage: null, modifiedAt: now })
+    .where(and(eq(payment.organizationId, organizationId), eq(payment.processorPaymentId, processorPaymentId), eq(payment.status, "pending")))
+    .returning({ id: payment.id });
+  return rows.length > 0;
+}
+
+/** The payment the processor refused later (a bank debit that was processing): its pending row becomes failed; false when there is none. */
+export async function failPendingPayment(db: Queryable, organizationId: string, processorPaymentId: string, failure: { code: string; message: string }, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(payment)
+    .set({ status: "failed", declineReason: failure.code, declineMessage: failure.message, modifiedAt: now })
     .where(and(eq(payment.organizationId, organizationId), eq(payment.processorPaymentId, processorPaymentId), eq(payment.status, "pending")))
     .returning({ id: payment.id });
   return rows.length > 0;

@@ -152,6 +152,7 @@ export async function addMethod(
         customerId,
         processor: processor.id,
         processorMethodId: saved.paymentMethodId,
+        type: saved.paymentMethod.method ?? "card",
         brand: saved.paymentMethod.brand,
         last4: saved.paymentMethod.last4,
         expMonth: saved.paymentMethod.expMonth,
@@ -239,9 +240,15 @@ export async function chargeSaved(
   }
   if (!chosen) return { method: null, result: { ok: false, code: "no_payment_method", message: "There is no payment method on file." }, processorId: processor.id };
   const processorCustomerId = processor.id === "test" ? null : await processorCustomerOf(tx, organizationId, customerId, processor.id);
-  const result = await processor.charge({ paymentMethodId: chosen.processorMethodId, processorCustomerId, ...request });
+  const result = await processor.charge({ paymentMethodId: chosen.processorMethodId, processorCustomerId, methodType: chosen.type, ...request });
   return { method: chosen, result, processorId: processor.id };
 }
+
+/** A charge the processor took but has not finished: a bank debit `processing` until the bank answers (its event). */
+export const isProcessing = (outcome: ChargeOutcome | null | undefined): boolean => outcome?.result.ok === false && outcome.result.next?.status === "processing";
+
+/** A recorded charge still on its way (a processing bank debit): no other charge of its order is made meanwhile. */
+export const isProcessingPayment = (row: repo.PaymentRow | undefined): boolean => row?.status === "pending" && row.declineReason === "processing";
 
 /** Whether chargeSaved would find a method to charge for the customer (the checkout's saved one adopted first). */
 export async function hasChargeableMethod(tx: Queryable, router: PaymentProcessor, organizationId: string, customerId: string): Promise<boolean> {
@@ -288,7 +295,8 @@ export function paymentOf(processor: PaymentProcessor, outcome: ChargeOutcome, a
     status: result.ok ? "succeeded" : result.next ? "pending" : "failed",
     amount: at.amount,
     currency: at.currency,
-    method: method ? "card" : "none",
+    // Polar's payment method: the processor's word for it (a bank debit's sepa_debit), else the saved one's type
+    method: (result.ok ? result.paymentMethod.method : result.next?.method) ?? method?.type ?? "none",
     brand: method?.brand ?? null,
     last4: method?.last4 ?? null,
     declineReason: result.ok ? null : result.code,
@@ -334,3 +342,5 @@ export const insertPayments: typeof repo.insertPayments = (...args) => repo.inse
 export const lastPaymentOfOrder: typeof repo.lastPaymentOfOrder = (...args) => repo.lastPaymentOfOrder(...args);
 /** Marks a pending payment succeeded; false when it was not pending (dunning). */
 export const succeedPendingPayment: typeof repo.succeedPendingPayment = (...args) => repo.succeedPendingPayment(...args);
+/** Marks a pending payment failed with the processor's reason; false when it was not pending (dunning). */
+export const failPendingPayment: typeof repo.failPendingPayment = (...args) => repo.failPendingPayment(...args);

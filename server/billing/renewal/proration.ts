@@ -2,7 +2,8 @@
 // proration behavior `invoice` the difference is billed now by an order (billing_reason `subscription_update`,
 // charged to the customer's default payment method as renewals are, the attempt recorded as a payment; a net
 // credit goes to the customer's balance; a declined charge makes the subscription past_due and its order goes
-// through dunning like a failed renewal's); with `prorate` the lines wait for the next renewal, whose order bills
+// through dunning like a failed renewal's; a bank debit still processing leaves the order pending until the bank
+// answers, as a renewal's); with `prorate` the lines wait for the next renewal, whose order bills
 // them as their own lines (see carriedProrations). `next_period` and `reset` bill nothing for the change (the new
 // amount applies from the next renewal).
 import type { Queryable } from "../../db/client.js";
@@ -12,7 +13,7 @@ import { insertProrations, markProrationsBilled, pendingProrations, recordSettle
 import { loadCustomers } from "../customers/service.js";
 import { insertPlannedOrder, orderWire } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
-import { chargeSaved, recordCharge } from "../payments/service.js";
+import { chargeSaved, isProcessing, recordCharge } from "../payments/service.js";
 import { loadPrices, loadProductSummaries } from "../products/service.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import type { ProrationLine, ProrationPlan } from "../subscriptions/proration.js";
@@ -85,6 +86,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
   const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
   const total = tax ? tax.totalAmount : subtotal;
   const settlement = await settle(tx, org, sub.customerId, sub.currency, total);
+  const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items: lines }, now);
   // the customer's default payment method, as a renewal charges (a card added in the portal included)
   const attempt =
     settlement.due > 0
@@ -92,12 +94,14 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
           amount: settlement.due,
           currency: sub.currency,
           description: `${summaries.get(sub.productId)?.name ?? "Subscription"} — plan change`,
-          metadata: { subscription_id: sub.id },
+          // the order it pays: a bank debit's later outcome settles it (dunning's settleLatePayment)
+          metadata: { subscription_id: sub.id, order_id: planned.row.id },
         })
       : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
-  const row = paid ? sub : await patchSubscriptionTerms(tx, org, sub.id, { status: "past_due" }, now);
-  const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items: lines }, now);
+  // a processing bank debit: the order waits for the bank's answer, the subscription as it was
+  const declined = !paid && !isProcessing(attempt);
+  const row = declined ? await patchSubscriptionTerms(tx, org, sub.id, { status: "past_due" }, now) : sub;
   const order = {
     row: {
       ...planned.row,
@@ -120,7 +124,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
   if (paid) events.push({ type: "order.paid", organizationId: org, data, ...fill });
   events.push(customerStateChanged(org, sub.customerId));
   await enqueue(tx, events);
-  return { row, declinedOrderId: paid ? null : order.row.id };
+  return { row, declinedOrderId: declined ? order.row.id : null };
 }
 
 /**

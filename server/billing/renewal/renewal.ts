@@ -3,7 +3,9 @@
 // the period is billed — its static price as sold (fixed, custom, seats), the discount while its duration
 // lasts, the metered prices' usage over the period ended — by a new order paid with the payment method the
 // checkout saved; its grants are cycled. A declined charge leaves the order pending and the subscription
-// past_due (no longer renewed) and starts its dunning (billing/dunning: retries on a schedule). Every webhook event of the change goes to the outbox in the same transaction.
+// past_due (no longer renewed) and starts its dunning (billing/dunning: retries on a schedule). A bank debit that
+// is `processing` leaves the order pending and the subscription active until the bank answers (dunning's
+// settleLatePayment: paid, or past due as a decline). Every webhook event of the change goes to the outbox in the same transaction.
 import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
@@ -20,7 +22,7 @@ import { loadPrices, loadProducts, loadProductSummaries } from "../products/serv
 import type { PriceWire, ProductSummaryWire } from "../products/wire.js";
 import { afterDiscount, sellerTaxOf, taxOf } from "../tax/service.js";
 import { dunningStart, organizationDunningSettings, startDunning } from "../dunning/service.js";
-import { type ChargeOutcome, chargeSaved, hasChargeableMethod, type PaymentMethodRow, paymentOf, recordCharge } from "../payments/service.js";
+import { type ChargeOutcome, chargeSaved, hasChargeableMethod, isProcessing, type PaymentMethodRow, paymentOf, recordCharge } from "../payments/service.js";
 import { billPeriod } from "./bill.js";
 import { lockSubscription, patchSubscriptionTerms, subscriptionWire, type TermsPatch } from "../subscriptions/service.js";
 import type { SubscriptionMeterWire, SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
@@ -157,13 +159,16 @@ async function cycleSubscription(
   const { prepaid, ledger, order: settlement } = await settleRenewal(tx, sub, e, total, b);
   // a balance movement and carried prorations write rows that name the order: they take the savepoint path
   if (deferred && (settlement.applied !== 0 || prepaid > 0 || carried.items.length > 0)) throw new NeedsSavepoint();
-  const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e, b?.methods.get(sub.customerId)) : null;
+  const pending = renewalOrder(sub, e, bill, tax, { settlement, firstCarried }, now);
+  const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e, pending.row.id, b?.methods.get(sub.customerId)) : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
-
-  const order = renewalOrder(sub, e, bill, tax, { settlement, paid, firstCarried }, now);
+  // a bank debit on its way: the order waits for the bank's answer (Stripe's event: dunning/service.ts,
+  // settleLatePayment), the subscription stays active meanwhile — neither paid nor declined
+  const processing = !paid && isProcessing(attempt);
+  const order = { ...pending, row: { ...pending.row, status: paid ? "paid" : "pending" } };
   if (b && settlement.applied !== 0) b.moved.add(sub.customerId);
   const terms = {
-    status: paid ? "active" : "past_due",
+    status: paid || processing ? "active" : "past_due",
     currentPeriodStart: newStart,
     currentPeriodEnd: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount),
     // a trial ended early (renewed now) ended then
@@ -213,16 +218,17 @@ async function cycleSubscription(
   const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, ...fill }];
   if (paid) events.push({ type: "order.paid", organizationId: org, data, ...fill, ...(endsTrial ? { mail: "subscription_cycled_after_trial" as const } : {}) });
   events.push({ type: "subscription.updated", organizationId: org, data: wire });
-  if (!paid && deferred?.deferred && b) {
+  const declined = !paid && !processing;
+  if (declined && deferred?.deferred && b) {
     const settings = b.dunningSettings.get(org) ?? (await organizationDunningSettings(tx, org));
     b.dunningSettings.set(org, settings);
     const start = dunningStart(settings, org, wire, order.row.id, now);
     deferred.deferred.dunning.push(start.row);
     events.push(...start.events);
-  } else if (!paid) {
+  } else if (declined) {
     events.push(...(await startDunning(tx, org, wire, order.row.id, now)));
   }
-  if (paid && endsTrial) events.push({ type: "subscription.active", organizationId: org, data: wire });
+  if (!declined && endsTrial) events.push({ type: "subscription.active", organizationId: org, data: wire });
   // a deferred renewal has no meter credits to cycle (writes.ts: canDefer); its grants are cycled with
   // the batch's, their events placed here
   if (paid && deferred?.deferred) deferred.deferred.cycle = { at: events.length, now };
@@ -242,7 +248,7 @@ async function cycleSubscription(
 
 /**
  * The order of a renewal: the period's lines (the carried prorations' from `firstCarried` on), its tax and
- * discount, paid or pending. The period it renews is part of the order: a second order for it breaks a unique
+ * discount, pending until its charge answers (planned first: the charge names it). The period it renews is part of the order: a second order for it breaks a unique
  * index (one renewal per period).
  */
 function renewalOrder(
@@ -250,10 +256,10 @@ function renewalOrder(
   e: Embeds,
   bill: Awaited<ReturnType<typeof billPeriod>>,
   tax: ReturnType<typeof taxOf>,
-  s: { settlement: Settlement; paid: boolean; firstCarried: number },
+  s: { settlement: Settlement; firstCarried: number },
   now: Date,
 ) {
-  const { settlement, paid, firstCarried } = s;
+  const { settlement, firstCarried } = s;
   const planned = planSubscriptionOrder(
     sub,
     e.customer,
@@ -266,7 +272,7 @@ function renewalOrder(
       ...planned.row,
       billingReason: "subscription_cycle",
       checkoutId: null,
-      status: paid ? "paid" : "pending",
+      status: "pending",
       renewedPeriodStart: sub.currentPeriodStart,
       appliedBalanceAmount: settlement.applied,
     },
@@ -275,7 +281,7 @@ function renewalOrder(
 }
 
 /** Charges the customer's default payment method (the one the checkout saved, unless they chose another). */
-async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, amount: number, e: Embeds, method?: PaymentMethodRow): Promise<ChargeOutcome> {
+async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, amount: number, e: Embeds, orderId: string, method?: PaymentMethodRow): Promise<ChargeOutcome> {
   return chargeSaved(
     tx,
     deps.processor,
@@ -285,7 +291,8 @@ async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, am
       amount,
       currency: sub.currency,
       description: `${e.product.name} — renewal`,
-      metadata: { subscription_id: sub.id },
+      // the order it pays: a payment the processor finishes later (a bank debit) is settled by its event
+      metadata: { subscription_id: sub.id, order_id: orderId },
     },
     method,
   );

@@ -5,7 +5,9 @@
 //   - checkout_id: the checkout waiting `confirmed` is purchased now (completeCheckoutPayment), once whether the
 //     confirm or the event came first; a failure ends it failed (a bank debit) or opens it again (a failed 3-D
 //     Secure challenge): checkouts/payment-failed.ts.
-//   - order_id: a renewal's order the customer authenticated from the portal is paid (dunning's settle).
+//   - order_id and subscription_id: a subscription's order — a renewal, a plan change billed now or a dunning
+//     retry whose bank debit was processing, or a retry the customer authenticated from the portal — is paid,
+//     or its refusal puts the subscription past due (dunning's settleLatePayment).
 // The inbound pipeline (webhook.ts today) calls handleStripePaymentEvent once per recorded event.
 import type { Db } from "../../db/client.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
@@ -14,7 +16,7 @@ import { stripeOf } from "../../payments/stripe/connection.js";
 import type { Stripe } from "../../payments/stripe-client.js";
 import { completeCheckoutPayment } from "../checkouts/confirm.js";
 import { failCheckoutPayment } from "../checkouts/payment-failed.js";
-import { payAuthenticated } from "../dunning/service.js";
+import { settleLatePayment } from "../dunning/service.js";
 
 export interface PaymentEventDeps {
   db: Db;
@@ -40,20 +42,33 @@ async function currentIntent(stripe: Stripe, type: string, id: string): Promise<
     : { kind: "payment", intent: await stripe.paymentIntents.retrieve(id, { expand: ["payment_method"] }) };
 }
 
-/** Handles one verified Stripe event of an organization; events of other types are left alone. */
-export async function handleStripePaymentEvent(deps: PaymentEventDeps, organizationId: string, event: { type: string; data: { object: unknown } }): Promise<void> {
-  if (!PAYMENT_EVENT_TYPES.has(event.type)) return;
+/**
+ * Handles one verified Stripe event of an organization; events of other types are left alone. `not_ready`: the
+ * payment it finishes is not recorded in till (yet): the event is tried again later.
+ */
+export async function handleStripePaymentEvent(
+  deps: PaymentEventDeps,
+  organizationId: string,
+  event: { type: string; data: { object: unknown } },
+): Promise<"handled" | "not_ready"> {
+  if (!PAYMENT_EVENT_TYPES.has(event.type)) return "handled";
   const id = (event.data.object as { id?: unknown } | null)?.id;
-  if (typeof id !== "string") return;
+  if (typeof id !== "string") return "handled";
   const connected = await stripeOf(deps.db, deps, organizationId);
-  if (!connected) return;
+  if (!connected) return "handled";
   const current = await currentIntent(connected.stripe, event.type, id);
   const metadata = current.intent.metadata ?? {};
   const result = current.kind === "payment" ? paymentIntentResult(current.intent) : setupIntentResult(current.intent);
-  if (metadata.checkout_id) return checkoutOutcome(deps, connected.processor, organizationId, metadata.checkout_id, current, result);
-  if (metadata.order_id && current.kind === "payment" && result.ok) {
-    await payAuthenticated({ db: deps.db, processor: connected.processor, baseURL: deps.baseURL }, organizationId, metadata.order_id, current.intent.id, current.intent.amount);
+  if (metadata.checkout_id) {
+    await checkoutOutcome(deps, connected.processor, organizationId, metadata.checkout_id, current, result);
+    return "handled";
   }
+  if (metadata.order_id && metadata.subscription_id && current.kind === "payment") {
+    const ref = { orderId: metadata.order_id, subscriptionId: metadata.subscription_id, processorPaymentId: current.intent.id };
+    const outcome = await settleLatePayment({ db: deps.db, processor: connected.processor, baseURL: deps.baseURL }, organizationId, ref, result);
+    return outcome === "not_recorded" ? "not_ready" : "handled";
+  }
+  return "handled";
 }
 
 async function checkoutOutcome(

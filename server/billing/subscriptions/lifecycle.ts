@@ -4,6 +4,7 @@
 // end, and dropping them, in scheduled.ts). Each change is one
 // transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
 import type { Db, Tx } from "../../db/client.js";
+import type { PaymentProcessor } from "../../payments/processor.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
 import { startDunning } from "../dunning/service.js";
@@ -41,6 +42,8 @@ async function change(
   id: string,
   baseURL: string,
   decide: (tx: Tx, row: SubscriptionRow, now: Date) => Promise<Change | null>,
+  /** Charges a change billed now (the organization's own processor: its Stripe account when connected). */
+  processor?: PaymentProcessor,
 ): Promise<SubscriptionWire> {
   try {
     return await db.transaction(async (tx) => {
@@ -51,7 +54,7 @@ async function change(
       const decided = await decide(tx, current, now);
       let row = decided ? await repo.updateSubscription(tx, organizationId, id, { ...decided.patch, modifiedAt: now }) : current;
       // billed before the wire is read: a declined charge makes the subscription past_due
-      const billed = decided?.proration ? await applyProration(tx, row, decided.proration, now) : null;
+      const billed = decided?.proration ? await applyProration(tx, row, decided.proration, now, processor ?? null) : null;
       if (billed) row = billed.row;
       const [wire] = await toWires(tx, organizationId, [row], baseURL);
       if (!wire) throw notFound(NOT_FOUND);
@@ -128,6 +131,7 @@ export async function updateSubscription(
   id: string,
   update: SubscriptionUpdate,
   baseURL: string,
+  processor?: PaymentProcessor,
 ): Promise<SubscriptionWire> {
   return change(db, organizationId, id, baseURL, async (tx, row, now) => {
     switch (update.kind) {
@@ -144,7 +148,7 @@ export async function updateSubscription(
       case "clear_pending":
         return clearPendingUpdate(row);
     }
-  });
+  }, processor);
 }
 
 /** DELETE /v1/subscriptions/{id}: revokes now, like PATCH `{revoke: true}`. */

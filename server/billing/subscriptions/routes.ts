@@ -1,6 +1,7 @@
 // /v1/subscriptions: list, get, update (cancel, uncancel, revoke; product, discount, trial, seats, billing period)
 // and revoke (Polar wire). Subscriptions are created by confirmed checkouts, and by the seller for a free or trial
 // product (POST /v1/subscriptions/, create.ts).
+import { serverPaymentProcessor } from "../../payments/index.js";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import {
@@ -153,7 +154,9 @@ function parseCreate(body: unknown) {
   return { productId: b.product_id.toLowerCase(), customer: { id: b.customer_id.toLowerCase() }, metadata: b.metadata ?? {} };
 }
 
-export function subscriptionRoutes(app: V1App, { db, config }: BillingDeps): void {
+export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  // a change billed now is charged through the organization's processor (its Stripe account when connected)
+  const processor = serverPaymentProcessor(config, secret);
   app.get("/subscriptions/export", route({ scope: "subscriptions:read", operationId: "subscriptions:export", query: ExportQuery, responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
@@ -204,7 +207,7 @@ export function subscriptionRoutes(app: V1App, { db, config }: BillingDeps): voi
   app.patch("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:update", body: SubscriptionUpdate, responses: { 200: "Subscription", 402: "PaymentFailed", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 409: "SubscriptionLocked", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
     const update = parseUpdate(req.body ?? {});
-    return updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL);
+    return updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL, processor);
   });
 
   app.delete("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:revoke", responses: { 200: "Subscription", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 409: "SubscriptionLocked", 422: "HTTPValidationError" } }), async (req) =>

@@ -161,7 +161,8 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
             payment_method: request.paymentMethodId,
             confirm: true,
             ...(request.onSession ? {} : { off_session: true }),
-            ...(request.onSession ? { automatic_payment_methods: { enabled: true, allow_redirects: "never" as const } } : { payment_method_types: ["card"] }),
+            // off-session, the saved method's own type (a bank debit's mandate is charged as it was set up)
+            ...(request.onSession ? { automatic_payment_methods: { enabled: true, allow_redirects: "never" as const } } : { payment_method_types: [request.methodType ?? "card"] }),
             description: request.description,
             metadata: request.metadata,
             expand: ["payment_method"],
