@@ -10,6 +10,12 @@ const timeString = z
   .regex(/^\d+[smh]$/, "must be a duration such as 5s, 30m or 1h")
   .transform((v) => v as TimeString);
 
+/** A duration such as 5s, 30m or 1h in seconds. */
+function secondsOf(v: string): number {
+  const n = Number(v.slice(0, -1));
+  return v.endsWith("h") ? n * 3600 : v.endsWith("m") ? n * 60 : n;
+}
+
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"])
   .transform((v) => v === "true" || v === "1" || v === "yes");
@@ -45,6 +51,8 @@ const EnvSchema = z.object({
   TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET: bool.default(true),
   TILL_DEVICE_CODE_INTERVAL: timeString.default("5s"),
   TILL_DEVICE_CODE_EXPIRES_IN: timeString.default("30m"),
+  /** How often an open event stream (till listen, a checkout's status) carries a keep-alive: 1s to 5m. */
+  TILL_STREAM_KEEPALIVE: timeString.default("15s").refine((v) => secondsOf(v) >= 1 && secondsOf(v) <= 300, "must be between 1s and 5m"),
   /** More device-flow clients besides the till CLI: "id:Name,id2:Name 2". */
   TILL_DEVICE_CLIENTS: z
     .string()
@@ -134,6 +142,8 @@ export interface Config {
   /** clients: the registered device-flow clients, client_id → name shown on the /device page (the CLI always). */
   device: { interval: TimeString; expiresIn: TimeString; clients: ReadonlyMap<string, string> };
   mail: { smtpUrl: string | undefined; from: string };
+  /** Open event streams (GET /v1/cli/listen, a checkout's status stream) send a keep-alive this often. */
+  streamKeepAliveMs: number;
   /**
    * Development mode (NODE_ENV unset or `development`): with the dev mailbox, /dev/mail shows the messages to
    * loopback clients and the mail log line carries a portal sign-in code.
@@ -212,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clients: new Map([[CLI_DEVICE_CLIENT.id, CLI_DEVICE_CLIENT.name], ...e.TILL_DEVICE_CLIENTS]),
     },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    streamKeepAliveMs: secondsOf(e.TILL_STREAM_KEEPALIVE) * 1000,
     development: (e.NODE_ENV ?? "development") === "development",
     github:
       e.GITHUB_CLIENT_ID && e.GITHUB_CLIENT_SECRET

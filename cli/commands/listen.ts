@@ -20,8 +20,16 @@ interface ListenOptions {
 
 /** Reconnect delays: from the first, doubling up to the last. */
 const BACKOFF_MS = { first: 500, max: 10_000 };
-/** The server sends a keep-alive every 15 s: this long without a byte means the connection is dead (sleep). */
+/**
+ * Three keep-alives missed means the connection is dead (a laptop that slept): the server names its interval in a
+ * header (`till-keep-alive`, seconds; 15 by default); until the stream answers, and from a server that names none,
+ * 45 s of silence.
+ */
 const SILENCE_MS = 45_000;
+const silenceOf = (header: string | string[] | undefined): number => {
+  const seconds = Number(typeof header === "string" ? header : undefined);
+  return Number.isInteger(seconds) && seconds >= 1 && seconds <= 300 ? seconds * 3_000 : SILENCE_MS;
+};
 /** One attempt per event, cut off after this long (like the server's deliveries). */
 const FORWARD_TIMEOUT_MS = 10_000;
 
@@ -245,7 +253,8 @@ async function connect(
   let req: ClientRequest | undefined;
   const done = new Promise<Session>((resolve, reject) => {
     const end = (why: string) => resolve({ kind: "ended", why });
-    // the socket's idle timeout covers connecting and the stream: keep-alives come every 15 s
+    // the socket's idle timeout covers connecting and the stream: keep-alives come as often as the server says
+    let silence = SILENCE_MS;
     req = request(url, { method: "GET", headers, agent: false, timeout: SILENCE_MS }, (res) => {
       const status = res.statusCode ?? 0;
       if (status !== 200) {
@@ -259,13 +268,15 @@ async function connect(
         );
         return;
       }
+      silence = silenceOf(res.headers["till-keep-alive"]);
+      req?.setTimeout(silence);
       opts.onOpen();
       res.setEncoding("utf8");
       res.on("data", sseParser(opts.onEvent));
       res.on("end", () => end("the server closed the stream"));
       res.on("error", (err) => end(err.message));
     });
-    req.on("timeout", () => req?.destroy(new Error(`nothing from the server for ${SILENCE_MS / 1000} s`)));
+    req.on("timeout", () => req?.destroy(new Error(`nothing from the server for ${silence / 1000} s`)));
     req.on("error", (err: NodeJS.ErrnoException) => end(err.code ?? err.message));
     req.end();
   });

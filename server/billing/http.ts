@@ -203,7 +203,10 @@ export function page<T>(items: T[], total: number, limit: number): Page<T> {
  * Takes the response over for server-sent events and answers 200 with the stream's headers (no caching, no
  * proxy buffering); returns the raw response to write events to.
  */
-export function openEventStream(reply: FastifyReply) {
+/** The header an event stream names its keep-alive interval in (seconds): a client knows a silent one is dead. */
+export const KEEPALIVE_HEADER = "till-keep-alive";
+
+export function openEventStream(reply: FastifyReply, keepAliveMs: number) {
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, {
@@ -211,6 +214,7 @@ export function openEventStream(reply: FastifyReply) {
     "cache-control": "no-cache, no-transform",
     connection: "keep-alive",
     "x-accel-buffering": "no",
+    [KEEPALIVE_HEADER]: String(Math.round(keepAliveMs / 1000)),
   });
   return raw;
 }

@@ -14,7 +14,8 @@ import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { spawnTill, tempConfigDir, till, type TillOptions } from "./till.js";
 
-const ENV = { TILL_WEBHOOKS_ALLOW_PRIVATE: "true" };
+// a keep-alive every second: a stream gone silent is dropped after 3 s (three missed), not the default 45 s
+const ENV = { TILL_WEBHOOKS_ALLOW_PRIVATE: "true", TILL_STREAM_KEEPALIVE: "1s" };
 
 let database: Database;
 let server: TestServer;
@@ -169,7 +170,7 @@ describe("till listen", () => {
     expect(lines[0]).toMatch(new RegExp(`^\\d{2}:\\d{2}:\\d{2}  product\\.created\\s+${hits[0]!.headers["webhook-id"]}  → 200  \\d+ ms$`));
   });
 
-  it("a connection gone silent (a laptop that slept) is dropped after 45 s, and the events sent into it are replayed", async () => {
+  it("a connection gone silent (a laptop that slept) is dropped after three keep-alives the server said it sends, and the events sent into it are replayed", async () => {
     const proxy = await frozenProxy(port);
     const child = spawnTill(["listen", "--forward-to", `${receiver.url}/slept`], { ...cli, env: { ...cli.env, TILL_SERVER: proxy.url } });
     const seen = watch(child);
@@ -180,13 +181,13 @@ describe("till listen", () => {
     const during = await seller.sdk.customers.create({ email: `asleep-${Date.now()}@example.com` });
     await new Promise((r) => setTimeout(r, 1_000));
     expect(receiver.at("/slept")).toHaveLength(1);
-    await seen.until("stderr", /nothing from the server for 45 s/, 1, 60_000);
+    await seen.until("stderr", /nothing from the server for 3 s/, 1, 20_000);
     await receiver.until((hits) => hits.filter((h) => h.path === "/slept").length >= 2);
     const r = await stop(child);
     await proxy.close();
     expect(r.exitCode).toBe(0);
     expect(receiver.at("/slept").map((h) => dataOf(h).id)).toEqual([before.id, during.id]);
-  }, 90_000);
+  }, 40_000);
 
   it("--events filters, --json prints one object per line, and a receiver that is down does not stop the stream", async () => {
     const child = spawnTill(["listen", "--forward-to", "http://127.0.0.1:9/down", "--events", "customer.created,customer.updated", "--json"], cli);

@@ -37,9 +37,6 @@ const ListQuery = z.object({
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 const secretOf = (req: FastifyRequest) => String((req.params as { client_secret?: unknown }).client_secret ?? "");
 
-/** Keep-alive comments stop proxies from closing an idle stream. */
-const STREAM_KEEPALIVE_MS = 15_000;
-
 export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: serverPaymentProcessor(config, secret) };
   const streams = new Set<FastifyReply>();
@@ -118,11 +115,11 @@ export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps):
   /** Server-sent events: the current status at once, then every change until the client leaves. */
   app.get("/checkouts/client/:client_secret/stream", route({ caller: "client_secret", operationId: "till:checkouts:client_stream", responses: { 200: "text/event-stream", 404: "ResourceNotFound" } }), async (req, reply) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
-    const raw = openEventStream(reply);
+    const raw = openEventStream(reply, config.streamKeepAliveMs);
     const send = (e: CheckoutEvent) => raw.write(`data: ${JSON.stringify(e)}\n\n`);
     send({ key: "checkout.updated", payload: { status: statusOf(row) } });
     const unsubscribe = subscribeCheckoutEvents(row.id, send);
-    const keepalive = setInterval(() => raw.write(": keep-alive\n\n"), STREAM_KEEPALIVE_MS);
+    const keepalive = setInterval(() => raw.write(": keep-alive\n\n"), config.streamKeepAliveMs); // proxies keep an idle stream open
     streams.add(reply);
     const done = () => {
       clearInterval(keepalive);

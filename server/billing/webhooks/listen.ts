@@ -25,8 +25,6 @@ import { route, type V1App } from "../contract.js";
 export const LISTEN_CHANNEL = "till_listen";
 /** How far back a resume replays. */
 export const REPLAY_WINDOW = "24 hours";
-/** Keep-alive comments stop proxies from closing an idle stream. */
-const KEEPALIVE_MS = 15_000;
 /** Notifications are the fast path; this catches rows held back behind a transaction that was still open. */
 const POLL_MS = 1_000;
 const BATCH = 200;
@@ -188,7 +186,9 @@ function wakeHub(listen: Database["listen"]) {
 
 // ---- the route -----------------------------------------------------------------------------------------
 
-export function listenRoutes(app: V1App, { db, listen }: BillingDeps): void {
+export function listenRoutes(app: V1App, { db, listen, config }: BillingDeps): void {
+  // keep-alive comments stop proxies from closing an idle stream, and tell the CLI the stream is alive
+  const keepAliveMs = config.streamKeepAliveMs;
   const hub = wakeHub(listen);
   const streams = new Set<FastifyReply>();
   // before the server stops accepting: an open stream would hold its close until the client left
@@ -208,7 +208,7 @@ export function listenRoutes(app: V1App, { db, listen }: BillingDeps): void {
       id: AFTER_ALL_IDS,
     };
 
-    const raw = openEventStream(reply);
+    const raw = openEventStream(reply, keepAliveMs);
     raw.write(": till listen\n\n");
 
     let closed = false;
@@ -260,7 +260,7 @@ export function listenRoutes(app: V1App, { db, listen }: BillingDeps): void {
       return;
     }
     const poll = setInterval(wake, POLL_MS);
-    const keepalive = setInterval(() => raw.write(": keep-alive\n\n"), KEEPALIVE_MS);
+    const keepalive = setInterval(() => raw.write(": keep-alive\n\n"), keepAliveMs);
     streams.add(reply);
     hub.add(wake);
     raw.on("close", () => {
