@@ -92,7 +92,7 @@ describe("prorationLines", () => {
   it("credits the unused share of the old amount and charges the new one's, by the second, each rounded half away from zero", () => {
     const periodStart = new Date("2026-01-01T00:00:00Z");
     const periodEnd = new Date("2026-01-31T00:00:00Z"); // 2,592,000 s
-    const at = (iso: string) => ({ periodStart, periodEnd, now: new Date(iso), oldLabel: "A", newLabel: "B", oldPriceId: null, newPriceId: null });
+    const at = (iso: string) => ({ periodStart, periodEnd, now: new Date(iso), oldTerms: { product: "A", seats: null }, newTerms: { product: "B", seats: null }, oldPriceId: null, newPriceId: null });
     expect(prorationLines({ ...at("2026-01-11T00:00:00Z"), oldAmount: 1000, newAmount: 4000 }).map((l) => l.amount)).toEqual([-667, 2667]);
     // 1 s left of 2,592,000: 999 × 1/2,592,000 rounds to 0, so no credit line; 1,296,001 × 1/2,592,000 = 0.5000004 → 1
     expect(prorationLines({ ...at("2026-01-30T23:59:59Z"), oldAmount: 999, newAmount: 1_296_001 }).map((l) => l.amount)).toEqual([1]);

@@ -149,7 +149,7 @@ describe("usage paid from the wallet as it happens", () => {
 
     // the history (the portal's is the same), newest first; the usage movements name the renewal that billed them
     const portal = await rawRequest(server.url, session, "GET", `/v1/customer-portal/wallets/${walletId}/transactions?limit=50`);
-    const items = portal.body.items as Array<{ type: string; amount: number; description: string; order_id: string | null }>;
+    const items = portal.body.items as Array<{ type: string; amount: number; description: string; product_name: string | null; order_id: string | null }>;
     expect(items.map((t) => [t.type, t.amount])).toEqual([
       ["order_payment", -1000],
       ["auto_recharge", 2000],
@@ -162,12 +162,14 @@ describe("usage paid from the wallet as it happens", () => {
       ["usage", -500],
       ["top_up", 3000],
     ]);
-    expect(items.filter((t) => t.type === "usage").map((t) => [t.description, t.order_id])).toEqual([
-      ["Usage: Prepaid API", r2.id],
-      ["Usage: Prepaid API", r2.id],
-      ["Usage: Prepaid API", r1.id],
-      ["Usage: Prepaid API", r1.id],
+    // (the description is English, the API's; the portal says the line from product_name in its reader's language)
+    expect(items.filter((t) => t.type === "usage").map((t) => [t.description, t.product_name, t.order_id])).toEqual([
+      ["Usage: Prepaid API", "Prepaid API", r2.id],
+      ["Usage: Prepaid API", "Prepaid API", r2.id],
+      ["Usage: Prepaid API", "Prepaid API", r1.id],
+      ["Usage: Prepaid API", "Prepaid API", r1.id],
     ]);
+    expect(items.filter((t) => t.type !== "usage").every((t) => t.product_name === null)).toBe(true);
     // the postpaid customer's usage was billed by their renewal, from their wallet then
     const otherOrders = (await sdk.orders.list({ subscriptionId: other.subscriptionId!, sorting: ["-created_at"] })).result.items;
     expect(otherOrders[otherOrders.length - 2]).toMatchObject({ totalAmount: 1800, appliedBalanceAmount: -1800 });

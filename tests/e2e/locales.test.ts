@@ -256,7 +256,7 @@ async function openPortal(customer: PortalCustomerSetup, options: { locale: stri
   const page = await watch.open(options);
   await page.goto(customerPortalUrl);
   await page.locator("table.usage").waitFor();
-  await page.locator("a[download^=invoice-]").first().waitFor();
+  await page.getByTestId("invoice-download").first().waitFor();
   await page.getByTestId("license-key").waitFor();
   await page.locator("section[aria-labelledby=payment-methods-heading] li.item").first().waitFor();
   await page.locator(".wallet-history li").first().waitFor();
@@ -299,6 +299,10 @@ describe("the signed-in portal in the browser's language", () => {
     expect(text).toContain(money(customer.order.totalAmount));
     expect(text).toContain(spaced(new Intl.DateTimeFormat(locale, { dateStyle: "long", timeZone: "UTC" }).format(customer.order.createdAt)));
     expect(text).toContain(messages["orders.status.paid"]);
+    // a bare `download`: the server's Content-Disposition names the file in the invoice's language
+    const link = page.getByTestId("invoice-download").first();
+    expect(await link.getAttribute("download")).toBe("");
+    expect(await link.innerText()).toContain(messages["orders.downloadInvoice"]!.split("{")[0]!.trim());
     const wallet = spaced(await page.locator("section[aria-labelledby=wallets-heading]").innerText());
     expect(wallet).toContain(money(700));
     expect(wallet).toContain(messages["wallet.type.credit_purchase"]);

@@ -1,8 +1,11 @@
 // The portal's wallet (issue 29 §3) in a real Chromium: a customer who bought $7.00 of credits (a pay-what-you-want
 // price with till_credits "paid") sees the balance, the purchase in the history, a link to buy more (the
 // seller's checkout link of the credit product), and turns auto-recharge on (below $5.00, charge $20.00) and off.
+// In German (issue 30), the history says till's own movements from their type and a usage movement from its
+// product's name, never the API's English description.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest } from "../helpers/api.js";
 import { launchChromium } from "../helpers/browser.js";
 import { pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -62,6 +65,60 @@ describe("the portal's wallet", () => {
     await form.getByRole("button", { name: "Turn auto-recharge off" }).click();
     await wallet.getByText("Auto-recharge is off.").first().waitFor();
     await page.screenshot({ path: "/tmp/i29-portal-wallet.png", fullPage: true });
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it("says the history in German: till's movements by their type, usage with its product's name, an adjustment as the seller wrote it", async () => {
+    // a plan whose usage the wallet pays as it happens; the customer bought it in German
+    const raw = (method: string, path: string, body?: unknown) => rawRequest(server.url, seller.token, method, path, body);
+    const meter = await seller.sdk.meters.create({
+      name: "Tokens",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "tokens-de" }] },
+      aggregation: { func: "sum", property: "units" },
+    });
+    const plan = await raw("POST", "/v1/products/", {
+      name: "Prepaid API",
+      recurring_interval: "month",
+      metadata: { till_usage_from_wallet: true },
+      prices: [
+        { amount_type: "fixed", price_amount: 1000, price_currency: "usd" },
+        { amount_type: "metered_unit", meter_id: meter.id, price_currency: "usd", unit_amount: "1" },
+      ],
+    });
+    expect(plan.status, JSON.stringify(plan.body)).toBe(201);
+    const checkout = await seller.sdk.checkouts.create({ products: [String(plan.body.id)], locale: "de" });
+    const { customerId } = await pay(server, checkout, { customerEmail: uniqueBuyer("portal-wallet-de") });
+    if (!customerId) throw new Error("no customer");
+    const walletId = String((await raw("POST", "/v1/wallets/", { customer_id: customerId, currency: "usd" })).body.id);
+    // a top-up from the saved card ($30.00), the seller's adjustment ($2.50), then 400 tokens at 1¢ paid from the wallet
+    expect((await raw("POST", `/v1/wallets/${walletId}/top-up`, { amount: 3000 })).status).toBe(200);
+    expect((await raw("POST", `/v1/wallets/${walletId}/adjustments`, { amount: 250, reason: "Kulanzgutschrift" })).status).toBe(201);
+    const ingested = await raw("POST", "/v1/events/ingest", { events: [{ name: "tokens-de", customer_id: customerId, metadata: { units: 400 } }] });
+    expect(ingested.status, JSON.stringify(ingested.body)).toBe(200);
+    // the API keeps its English description
+    const history = (await raw("GET", `/v1/wallets/${walletId}/transactions`)).body.items as Array<{ type: string; description: string }>;
+    expect(history.map((t) => [t.type, t.description])).toEqual([
+      ["usage", "Usage: Prepaid API"],
+      ["adjustment", "Kulanzgutschrift"],
+      ["top_up", "Top-up"],
+    ]);
+
+    const { customerPortalUrl } = await seller.sdk.customerSessions.create({ customerId });
+    const context = await browser.newContext({ baseURL: server.url, locale: "de-DE", timezoneId: "UTC" });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+    await page.goto(customerPortalUrl);
+    const list = page.getByRole("list", { name: "Verlauf des USD-Guthabenkontos" });
+    await list.locator("li").nth(2).waitFor();
+    const de = (minor: number) => new Intl.NumberFormat("de-DE", { style: "currency", currency: "USD" }).format(minor / 100);
+    const lines = (await list.locator("li").allInnerTexts()).map((l) => l.replace(/\s+/g, " "));
+    expect(lines.map((l) => l.replace(/^[^:]*: /, ""))).toEqual(
+      [`Nutzung: Prepaid API ${de(-400)}`, `Kulanzgutschrift +${de(250)}`, `Aufladung +${de(3000)}`].map((l) => l.replace(/\s+/g, " ")),
+    );
+    expect(lines.join("\n")).not.toMatch(/Usage|Top-up/);
+    await page.screenshot({ path: "/tmp/i30-portal-wallet-de.png", fullPage: true });
+    await context.close();
     expect(problems).toEqual([]);
   }, 90_000);
 });

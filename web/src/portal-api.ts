@@ -188,7 +188,10 @@ export interface WalletTransaction {
   created_at: string;
   type: string;
   amount: number;
+  /** English (the API's): the portal says till's own movements from their type (and product) instead. */
   description: string;
+  /** The product a usage movement paid for. */
+  product_name: string | null;
 }
 
 export interface AutoRecharge {

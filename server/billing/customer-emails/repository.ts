@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { reverseChargeTax } from "../../../shared/reverse-charge.js";
 import { resolveLocale, type AnyLocale } from "../../../shared/i18n/locales.js";
-import { benefit, billingOrganization, checkout, customer, customerEmail, order, organization, productBenefit } from "../../db/schema/index.js";
+import { benefit, billingOrganization, checkout, customer, customerEmail, order, orderItem, organization, productBenefit, type ProrationFacts } from "../../db/schema/index.js";
 
 export type CustomerEmailRow = typeof customerEmail.$inferSelect;
 
@@ -112,12 +112,13 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number, to
     .from(organization)
     .where(inArray(organization.id, [...new Set(claimed.map((c) => c.organizationId))]));
   const byId = new Map(senders.map((s) => [s.id, s]));
-  const [accounts, reverseCharged] = await Promise.all([accountsNeeded(db, claimed), reverseChargedOrders(db, claimed)]);
+  const [accounts, reverseCharged, prorated] = await Promise.all([accountsNeeded(db, claimed), reverseChargedOrders(db, claimed), prorationFactsOf(db, claimed)]);
   return claimed.flatMap((c) => {
     const s = byId.get(c.organizationId);
     const connect = accounts.get(c.id);
     const label = reverseCharged.get(c.id);
-    const data = { ...c.data, ...(connect ? { connect_accounts: connect } : {}), ...(label ? { reverse_charge: label } : {}) };
+    const items = withProrationFacts(c.data.items, prorated);
+    const data = { ...c.data, ...(connect ? { connect_accounts: connect } : {}), ...(label ? { reverse_charge: label } : {}), ...(items ? { items } : {}) };
     return s ? [{ ...c, data, sender: { name: s.name, slug: s.slug, logo: s.logo } }] : [];
   });
 }
@@ -162,6 +163,31 @@ async function reverseChargedOrders(db: Queryable, emails: CustomerEmailRow[]): 
     if (row) out.set(e.id, reverseChargeTax(row.address?.country));
   }
   return out;
+}
+
+/**
+ * The proration lines' facts of the orders the emails are about, by order item id (lines made since 0066): the
+ * receipt says such a line in the email's language, as the invoice does, where the event's `label` is English.
+ */
+async function prorationFactsOf(db: Queryable, emails: CustomerEmailRow[]): Promise<Map<string, ProrationFacts>> {
+  const orderEmails = emails.filter((e) => typeof e.data.invoice_number === "string" && typeof e.data.id === "string" && Array.isArray(e.data.items));
+  if (orderEmails.length === 0) return new Map();
+  const rows = await db
+    .select({ id: orderItem.id, facts: orderItem.prorationFacts })
+    .from(orderItem)
+    .where(and(inArray(orderItem.orderId, [...new Set(orderEmails.map((e) => e.data.id as string))]), sql`${orderItem.prorationFacts} IS NOT NULL`));
+  return new Map(rows.flatMap((r) => (r.facts ? [[r.id, r.facts] as const] : [])));
+}
+
+/** The event's order items, each proration line with its facts (`proration_facts`); undefined when none has any. */
+function withProrationFacts(items: unknown, facts: Map<string, ProrationFacts>): unknown[] | undefined {
+  if (!Array.isArray(items) || facts.size === 0) return undefined;
+  const idOf = (i: unknown) => (i && typeof i === "object" && "id" in i && typeof i.id === "string" ? i.id : null);
+  if (!items.some((i) => facts.has(idOf(i) ?? ""))) return undefined;
+  return items.map((i: unknown) => {
+    const f = facts.get(idOf(i) ?? "");
+    return f && i && typeof i === "object" ? { ...i, proration_facts: f } : i;
+  });
 }
 
 /** A credential an email carries (a seat invitation's token) is kept only while the email may still be sent. */

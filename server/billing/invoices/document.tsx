@@ -8,6 +8,8 @@ import { Document, Font, Page, StyleSheet, Text, View, renderToBuffer } from "@r
 import type { Style } from "@react-pdf/types";
 import { PSEUDO_LOCALE, type AnyLocale } from "../../../shared/i18n/locales.js";
 import type { UsageLineFacts } from "../../../shared/tiers.js";
+import type { ProrationFacts } from "../../db/schema/index.js";
+import { prorationText } from "../../i18n/proration.js";
 import { INVOICE_CATALOGS, invoiceSpeaker, type InvoiceMessageId, type InvoiceSpeaker } from "./i18n/index.js";
 
 export interface InvoiceParty {
@@ -24,6 +26,8 @@ export interface InvoiceLine {
   description: string;
   /** A metered line's figures: the line is then said in the document's language (lines before 0064 have none). */
   usage?: UsageLineFacts | null;
+  /** A proration line's facts: the line is then said in the document's language (lines before 0065 have none). */
+  proration?: ProrationFacts | null;
   /** A credit note's one line: the refund of this product (or order) of this invoice, said in the document's language. */
   refund?: { product: string | null; invoiceNumber: string };
   quantity: number;
@@ -129,6 +133,14 @@ export function usageText(s: InvoiceSpeaker, u: UsageLineFacts, currency: string
   if (tiers.length > 0) parts.push(new Intl.ListFormat(s.intlLocale, { type: "unit", style: "short" }).format(tiers));
   if (u.cap) parts.push(s.t("usage.capped", { cap: s.money(u.cap.amount, currency), notBilled: s.money(u.cap.notBilled, currency) }));
   return parts.length > 0 ? s.t("usage.withDetail", { line, detail: parts.join("; ") }) : line;
+}
+
+/** A line's description in the document's language: from its facts when it has them, else its stored label. */
+function lineText(s: InvoiceSpeaker, l: InvoiceLine, currency: string): string {
+  if (l.refund) return s.t("line.refund", { product: l.refund.product ?? s.t("line.refundOf"), number: l.refund.invoiceNumber });
+  if (l.usage) return usageText(s, l.usage, currency);
+  if (l.proration) return prorationText(s, l.proration);
+  return l.description;
 }
 
 function paymentText(s: InvoiceSpeaker, p: NonNullable<InvoiceDocumentData["paymentMethod"]>): string {
@@ -248,7 +260,7 @@ function Lines({ d, ctx }: { d: InvoiceDocumentData; ctx: Ctx }) {
       {d.lines.map((l, i) => (
         <View key={i} style={styles.tableRow} wrap={false}>
           <View style={styles.colDesc}>
-            <Flow text={l.refund ? s.t("line.refund", { product: l.refund.product ?? s.t("line.refundOf"), number: l.refund.invoiceNumber }) : l.usage ? usageText(s, l.usage, d.currency) : l.description} />
+            <Flow text={lineText(s, l, d.currency)} />
             {l.period ? <Text style={styles.muted}>{s.t("line.servicePeriod", { start: s.date(l.period.start), end: s.date(l.period.end) })}</Text> : null}
           </View>
           <Text style={styles.colQty}>{s.number(l.quantity)}</Text>
@@ -286,7 +298,7 @@ function Totals({ d, ctx }: { d: InvoiceDocumentData; ctx: Ctx }) {
 
 /** Every text of the document that is not the catalog's: what decides whether the standard font has the glyphs. */
 const dataText = (d: InvoiceDocumentData) =>
-  [d.seller, d.buyer].flatMap((p) => [p.name, ...p.address, p.email ?? "", p.taxId ?? ""]).concat(d.lines.flatMap((l) => [l.description, l.usage?.product ?? "", l.usage?.meter ?? ""]), d.discountName ?? "", ...d.lines.map((l) => l.refund?.product ?? "")).join("\n");
+  [d.seller, d.buyer].flatMap((p) => [p.name, ...p.address, p.email ?? "", p.taxId ?? ""]).concat(d.lines.flatMap((l) => [l.description, l.usage?.product ?? "", l.usage?.meter ?? "", l.proration?.product ?? ""]), d.discountName ?? "", ...d.lines.map((l) => l.refund?.product ?? "")).join("\n");
 
 export function InvoiceDocument({ d }: { d: InvoiceDocumentData }) {
   const s = invoiceSpeaker(d.locale);

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
+import type { CustomFieldData, Metadata, ProrationFacts } from "../../db/schema/index.js";
 import { AddressInput, loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import { invalid, notFound } from "../errors.js";
@@ -133,6 +133,8 @@ export interface OrderFromCheckout {
     period?: { start: Date; end: Date };
     /** A metered line's figures (its label in English is made from them). */
     usage?: UsageLineFacts;
+    /** A proration line's kind, product, seats and span (its label in English is made from them). */
+    prorationFacts?: ProrationFacts;
   }>;
 }
 
@@ -193,6 +195,7 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
       quantity: i.quantity ?? null,
       unitAmount: i.unitAmount ?? null,
       usage: i.usage ?? null,
+      prorationFacts: i.prorationFacts ?? null,
       periodStart: i.period?.start ?? null,
       periodEnd: i.period?.end ?? null,
       productPriceId: i.productPriceId,

@@ -11,7 +11,7 @@ import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox
 import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
 import { insertProrations, markProrationsBilled, pendingProrations, recordSettlement, settle } from "../balance/service.js";
 import { loadCustomers } from "../customers/service.js";
-import { insertPlannedOrder, orderWire } from "../orders/service.js";
+import { insertPlannedOrder, orderWire, type OrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { chargeSaved, isProcessing, recordCharge } from "../payments/service.js";
 import { loadPrices, loadProductSummaries } from "../products/service.js";
@@ -50,6 +50,7 @@ export async function applyProration(
         organizationId: after.organizationId,
         subscriptionId: after.id,
         label: l.label,
+        facts: l.facts,
         amount: l.amount,
         productPriceId: l.productPriceId,
         position,
@@ -61,6 +62,15 @@ export async function applyProration(
   if (plan.behavior !== "invoice") return unchanged;
   defaultProcessor ??= createPaymentProcessor();
   return invoiceProration(tx, after, plan.lines, now, processor ?? defaultProcessor);
+}
+
+/**
+ * A proration line as an order's line: its facts kept (a document says the line from them in its reader's
+ * language) and its span as the line's service period. A line carried from before 0066 has no facts.
+ */
+function lineItem(l: Omit<ProrationLine, "facts"> & { facts: ProrationLine["facts"] | null }): OrderFromCheckout["items"][number] {
+  const item = { label: l.label, amount: l.amount, productPriceId: l.productPriceId };
+  return l.facts ? { ...item, prorationFacts: l.facts, period: { start: new Date(l.facts.from), end: new Date(l.facts.to) } } : item;
 }
 
 /**
@@ -99,9 +109,14 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
         })
       : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
+<<<<<<< HEAD
   // a processing bank debit: the order waits for the bank's answer, the subscription as it was
   const declined = !paid && !isProcessing(attempt);
   const row = declined ? await patchSubscriptionTerms(tx, org, sub.id, { status: "past_due" }, now) : sub;
+=======
+  const row = paid ? sub : await patchSubscriptionTerms(tx, org, sub.id, { status: "past_due" }, now);
+  const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items: lines.map(lineItem) }, now);
+>>>>>>> i30-stored
   const order = {
     row: {
       ...planned.row,
@@ -134,7 +149,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
 export async function carriedProrations(tx: Queryable, sub: SubscriptionRow, preloaded?: Awaited<ReturnType<typeof pendingProrations>>) {
   const pending = preloaded ?? (await pendingProrations(tx, sub.organizationId, sub.id));
   return {
-    items: pending.map((p) => ({ label: p.label, amount: p.amount, productPriceId: p.productPriceId })),
+    items: pending.map((p) => lineItem({ label: p.label, amount: p.amount, productPriceId: p.productPriceId, facts: p.facts })),
     billed: (orderId: string) => (pending.length > 0 ? markProrationsBilled(tx, sub.organizationId, sub.id, orderId) : Promise.resolve()),
   };
 }

@@ -8,7 +8,7 @@ import { findCustomerRow } from "../customers/service.js";
 import { countActive as countActiveSeats } from "../customer-seats/service.js";
 import { getDiscount, redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid } from "../errors.js";
-import { loadPrices, loadProducts } from "../products/service.js";
+import { loadPrices, loadProductSummaries, loadProducts } from "../products/service.js";
 import type { PriceWire, ProductWire } from "../products/wire.js";
 import { isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "./change.js";
 import { alreadyCanceled } from "./errors.js";
@@ -87,8 +87,8 @@ export async function changeTerms(
             periodStart: row.currentPeriodStart,
             periodEnd: row.currentPeriodEnd,
             now,
-            oldLabel: old?.name ?? "the previous plan",
-            newLabel: product.name,
+            oldTerms: { product: old?.name ?? null, seats: null },
+            newTerms: { product: product.name, seats: null },
             oldPriceId: row.priceIds[0] ?? null,
             newPriceId: t.prices[0]?.id ?? null,
           }),
@@ -175,6 +175,8 @@ export async function seats(
     const interval = { recurringInterval: row.recurringInterval, recurringIntervalCount: row.recurringIntervalCount };
     return { patch: { pendingUpdate: pendingUpdate(row, now, { ...terms, ...interval }) }, events: [] };
   }
+  // the product the prorated seats are of, named on the lines' facts (an invoice says them in its language)
+  const productName = row.status === "active" ? ((await loadProductSummaries(tx, organizationId, [row.productId])).get(row.productId)?.name ?? null) : null;
   return {
     patch: {
       seats: u.seats,
@@ -193,8 +195,8 @@ export async function seats(
               periodStart: row.currentPeriodStart,
               periodEnd: row.currentPeriodEnd,
               now,
-              oldLabel: `${row.seats} seats`,
-              newLabel: `${u.seats} seats`,
+              oldTerms: { product: productName, seats: row.seats },
+              newTerms: { product: productName, seats: u.seats },
               oldPriceId: price.id,
               newPriceId: price.id,
             }),

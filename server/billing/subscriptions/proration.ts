@@ -1,9 +1,14 @@
 // Proration of a plan change mid-period (issue 14 §4): a product or seat change on an active subscription credits
 // the unused time of the old amount and charges the rest of the period at the new one, by the second. These are
-// the lines; billing them (now or at the next renewal) is the renewal's (billing/renewal/proration.ts).
+// the lines; billing them (now or at the next renewal) is the renewal's (billing/renewal/proration.ts). A line's
+// label is English (the API's); its facts let a document say it in its reader's language (issue 30).
+import type { ProrationFacts } from "../../db/schema/index.js";
+
+export type { ProrationFacts };
 
 export interface ProrationLine {
   label: string;
+  facts: ProrationFacts;
   /** Minor units: negative for the credit of the unused time, positive for the charge of the rest of the period. */
   amount: number;
   productPriceId: string | null;
@@ -19,6 +24,16 @@ function share(amount: number, part: number, whole: number): number {
   return Number(negative ? -q : q);
 }
 
+/** The terms on either side of a change, as a line names them: the product (null: not found), or its seats. */
+export interface ProratedTerms {
+  product: string | null;
+  /** A seat change's seats; null for a product change. */
+  seats: number | null;
+}
+
+/** "Basic", "the previous plan", "6 seats": what the English label says the line is about. */
+const englishName = (t: ProratedTerms) => (t.seats !== null ? `${t.seats} seats` : (t.product ?? "the previous plan"));
+
 /**
  * The proration lines of a change at `now` within [periodStart, periodEnd): the old amount's unused share as a
  * credit (negative) and the new amount's share as a charge, each rounded on its own (half away from zero) from
@@ -30,8 +45,8 @@ export function prorationLines(c: {
   periodStart: Date;
   periodEnd: Date;
   now: Date;
-  oldLabel: string;
-  newLabel: string;
+  oldTerms: ProratedTerms;
+  newTerms: ProratedTerms;
   oldPriceId: string | null;
   newPriceId: string | null;
 }): ProrationLine[] {
@@ -41,8 +56,15 @@ export function prorationLines(c: {
   const lines: ProrationLine[] = [];
   const credit = share(c.oldAmount, left, whole);
   const charge = share(c.newAmount, left, whole);
-  if (credit !== 0) lines.push({ label: `Unused time on ${c.oldLabel}`, amount: -credit, productPriceId: c.oldPriceId });
-  if (charge !== 0) lines.push({ label: `Remaining time on ${c.newLabel}`, amount: charge, productPriceId: c.newPriceId });
+  const span = { from: new Date(Math.max(c.now.getTime(), c.periodStart.getTime())).toISOString(), to: c.periodEnd.toISOString() };
+  if (credit !== 0) {
+    const facts: ProrationFacts = { kind: "unused", ...c.oldTerms, ...span };
+    lines.push({ label: `Unused time on ${englishName(c.oldTerms)}`, facts, amount: -credit, productPriceId: c.oldPriceId });
+  }
+  if (charge !== 0) {
+    const facts: ProrationFacts = { kind: "remaining", ...c.newTerms, ...span };
+    lines.push({ label: `Remaining time on ${englishName(c.newTerms)}`, facts, amount: charge, productPriceId: c.newPriceId });
+  }
   return lines;
 }
 

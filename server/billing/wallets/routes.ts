@@ -36,6 +36,7 @@ const WalletTransaction = z.object({
   amount: z.int(),
   currency: z.string(),
   description: z.string(),
+  product_name: z.string().nullable(),
   order_id: z.string().nullable(),
 });
 const ListResourceWalletTransaction = z.object({ items: z.array(WalletTransaction), pagination });

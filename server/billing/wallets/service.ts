@@ -53,6 +53,8 @@ export function transactionWire(w: repo.WalletRow, m: repo.MovementRow) {
     amount: m.amount,
     currency: m.currency,
     description: m.description ?? LABEL[type] ?? m.reason,
+    /** The product a usage movement paid for (its description, in English, names it too); null on other movements. */
+    product_name: m.productName,
     order_id: m.orderId,
   };
 }

@@ -78,7 +78,9 @@ async function debitOne(db: Db, organizationId: string, sub: repo.PrepaidSubscri
       amount: -amount,
       reason: "usage",
       subscriptionId: sub.id,
+      // the English text for the API; the portal says the line from the product's name in its reader's language
       description: `Usage: ${productName}`,
+      productName,
       idempotencyKey: `usage:${sub.id}:${start.getTime()}:${paid}`,
     });
     if (!row) return false;

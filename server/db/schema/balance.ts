@@ -1,10 +1,10 @@
 // The books of issue 14 §4: a customer's balance per currency as a ledger (one row per movement, never an
 // updated number), and the proration lines a plan change carries to the subscription's next renewal.
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 import { customer } from "./billing.js";
-import { order, subscription } from "./checkout.js";
+import { order, subscription, type ProrationFacts } from "./checkout.js";
 import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
 /**
@@ -25,6 +25,8 @@ export const customerBalanceEntry = pgTable(
     idempotencyKey: text("idempotency_key"),
     /** What the wallet's history shows for it ("Top-up", "Credits: 1,000 pack"); null: from the reason. */
     description: text("description"),
+    /** The product a usage movement paid for (0066): the portal says the line from it in the customer's language. */
+    productName: text("product_name"),
     orderId: uuid("order_id").references(() => order.id, { onDelete: "set null" }),
     subscriptionId: uuid("subscription_id").references(() => subscription.id, { onDelete: "set null" }),
     createdAt: createdAt(),
@@ -76,6 +78,8 @@ export const subscriptionProration = pgTable(
     label: text("label").notNull(),
     amount: integer("amount").notNull(),
     productPriceId: uuid("product_price_id"),
+    /** The line's kind, product, seats and span (0066; null on lines made before), for its order item. */
+    facts: jsonb("facts").$type<ProrationFacts>(),
     /** Its place among the lines of its change (the credit first). */
     position: integer("position").default(0).notNull(),
     /** The renewal order that billed it; null while pending. */

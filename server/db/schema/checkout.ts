@@ -11,6 +11,22 @@ import type { UsageLineFacts } from "../../../shared/tiers.js";
 export type AddressValue = Record<string, string | null>;
 
 /**
+ * A proration line's facts (issue 30), kept with the line so that a document says it in its reader's language;
+ * its stored label says the same in English ("Unused time on Basic", "Remaining time on 6 seats").
+ */
+export interface ProrationFacts {
+  /** `unused`: the credit for the old terms' unused time; `remaining`: the charge for the rest of the period on the new ones. */
+  kind: "unused" | "remaining";
+  /** The product's name; null when the previous product is no longer found ("the previous plan"). */
+  product: string | null;
+  /** A seat change's seats on these terms; null for a product change. */
+  seats: number | null;
+  /** The time prorated, from the change to the end of the period (ISO 8601). */
+  from: string;
+  to: string;
+}
+
+/**
  * A plan change that waits for the period's end (`proration_behavior: next_period`): the terms it will write,
  * decided when it was asked for, and applied by the renewal that starts the next period (`applies_at`).
  */
@@ -227,6 +243,8 @@ export const orderItem = pgTable(
     unitAmount: numeric("unit_amount"),
     /** A metered line's consumed, credited and billed units, tiers and cap (shared/tiers.ts); null on other lines. */
     usage: jsonb("usage").$type<UsageLineFacts>(),
+    /** A proration line's kind, product, seats and span (0066); null on other lines and on lines made before. */
+    prorationFacts: jsonb("proration_facts").$type<ProrationFacts>(),
     /** The service period a subscription's line covers (the invoice's date of supply); null on a one-time line. */
     periodStart: timestamptz("period_start"),
     periodEnd: timestamptz("period_end"),

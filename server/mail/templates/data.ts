@@ -7,6 +7,15 @@ const Customer = z.object({ email: z.string(), name: z.string().nullish() });
 const Product = z.object({ name: z.string() }).nullish();
 const Interval = z.enum(["day", "week", "month", "year"]);
 
+/** A proration line's facts (db/schema: ProrationFacts), as claimDue adds them to an order email's items. */
+const ProrationFacts = z.object({
+  kind: z.enum(["unused", "remaining"]),
+  product: z.string().nullable(),
+  seats: z.number().int().nullable(),
+  from: z.string(),
+  to: z.string(),
+});
+
 export const OrderData = z.object({
   id: z.string(),
   created_at: z.string(),
@@ -20,7 +29,8 @@ export const OrderData = z.object({
   seats: z.number().int().nullish(),
   customer: Customer,
   product: Product,
-  items: z.array(z.object({ label: z.string(), amount: z.number().int(), tax_amount: z.number().int() })),
+  /** A proration line carries its facts (`proration_facts`, added when the email is sent): the receipt says it in the email's language. */
+  items: z.array(z.object({ label: z.string(), amount: z.number().int(), tax_amount: z.number().int(), proration_facts: ProrationFacts.optional() })),
   subscription: z
     .object({
       current_period_end: z.string().nullish(),

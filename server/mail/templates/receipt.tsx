@@ -1,7 +1,9 @@
 // A receipt: the order's lines, subtotal, discount, tax and total as stored on the order, its invoice number
-// and date, in the message's language. Amounts come from the order itself, never recomputed.
+// and date, in the message's language (a proration line from its facts). Amounts come from the order itself, never
+// recomputed.
 import { Column, Row, Section, Text } from "@react-email/components";
 import type { MailSpeaker } from "../i18n/index.js";
+import { prorationText } from "../../i18n/proration.js";
 import type { OrderData } from "./data.js";
 
 const cell = { fontSize: "14px", lineHeight: "22px", margin: "2px 0" };
@@ -30,7 +32,7 @@ export function Receipt({ order, i18n }: { order: OrderData; i18n: MailSpeaker }
         {i18n.date(order.created_at)}
       </Text>
       {order.items.map((item, i) => (
-        <Line key={i} label={item.label} amount={m(item.amount)} />
+        <Line key={i} label={item.proration_facts ? prorationText(i18n, item.proration_facts) : item.label} amount={m(item.amount)} />
       ))}
       <Line label={i18n.t("receipt.subtotal")} amount={m(order.subtotal_amount)} />
       {order.discount_amount > 0 ? <Line label={i18n.t("receipt.discount")} amount={m(-order.discount_amount)} /> : null}

@@ -1,5 +1,6 @@
 // The customer's orders in the portal: date, amount, status and invoice number, the invoice and its credit notes
-// to download, and on a past-due renewal order the form to pay it (PayNow, in PortalPayments).
+// to download, and on a past-due renewal order the form to pay it (PayNow, in PortalPayments). A document's link
+// is a bare `download`: the server's Content-Disposition names the file in the document's language ("Rechnung-…").
 import { money as formatMoney, t } from "../i18n/intl.js";
 import type { OrderInvoice, PortalOrder } from "../portal-api.js";
 import { PayNow } from "./PortalPayments.js";
@@ -39,13 +40,13 @@ function InvoiceLinks({ invoice }: { invoice: OrderInvoice | undefined }) {
   return (
     <ul className="downloads" aria-label={t("orders.invoices")}>
       <li>
-        <a href={invoice.url} download={`invoice-${invoice.number}.pdf`}>
+        <a href={invoice.url} download data-testid="invoice-download">
           {t("orders.downloadInvoice", { number: invoice.number })}
         </a>
       </li>
       {invoice.credit_notes.map((n) => (
         <li key={n.id}>
-          <a href={n.url} download={`credit-note-${n.number}.pdf`}>
+          <a href={n.url} download data-testid="credit-note-download">
             {t("orders.downloadCreditNote", { number: n.number })}
           </a>
         </li>

@@ -16,12 +16,12 @@ const fieldAmount = (minor: number) => intl().formatNumber(minor / 100, { minimu
 const SYSTEM_TYPES = ["top_up", "auto_recharge", "credit_purchase", "order_payment", "refund", "proration_credit"] as const;
 /**
  * A history line's words: till's own movements by their type in the page's language; usage with its product's
- * name (the server writes "Usage: {product}"); an adjustment as the seller wrote its reason.
+ * name (the movement's `product_name`, not its English description); an adjustment as the seller wrote its reason.
  */
 function describeMovement(m: WalletTransaction): string {
   const type = SYSTEM_TYPES.find((x) => x === m.type);
   if (type) return t(`wallet.type.${type}`);
-  if (m.type === "usage" && m.description.startsWith("Usage: ")) return t("wallet.type.usage", { product: m.description.slice("Usage: ".length) });
+  if (m.type === "usage" && m.product_name) return t("wallet.type.usage", { product: m.product_name });
   return m.description;
 }
 
