@@ -96,7 +96,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
   const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
   const total = tax ? tax.totalAmount : subtotal;
   const settlement = await settle(tx, org, sub.customerId, sub.currency, total);
-  const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items: lines }, now);
+  const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items: lines.map(lineItem) }, now);
   // the customer's default payment method, as a renewal charges (a card added in the portal included)
   const attempt =
     settlement.due > 0
@@ -109,14 +109,9 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
         })
       : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
-<<<<<<< HEAD
   // a processing bank debit: the order waits for the bank's answer, the subscription as it was
   const declined = !paid && !isProcessing(attempt);
   const row = declined ? await patchSubscriptionTerms(tx, org, sub.id, { status: "past_due" }, now) : sub;
-=======
-  const row = paid ? sub : await patchSubscriptionTerms(tx, org, sub.id, { status: "past_due" }, now);
-  const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items: lines.map(lineItem) }, now);
->>>>>>> i30-stored
   const order = {
     row: {
       ...planned.row,
