@@ -43,6 +43,8 @@ export interface DbOptions {
   url?: string | undefined;
   /** PGlite data directory; absent means in memory. */
   dataDir?: string | undefined;
+  /** PGlite: start from this dump of a data directory (`dumpDataDir`) instead of an empty one (tests). */
+  loadDataDir?: Blob | undefined;
   /** postgres.js pool size. */
   max?: number;
   /** Where the migrations are read (tests migrate a copy without the newest ones, to upgrade old rows). */
@@ -81,7 +83,7 @@ const serverOf = (url: string) => {
 export async function openDatabase(opts: DbOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts);
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const client = new PGlite(opts.dataDir);
+  const client = new PGlite(opts.dataDir, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder: opts.migrationsFolder ?? migrationsFolder });
   return {
