@@ -5,7 +5,9 @@
 // each process used (the two apps, the primary's and the replica's server processes, from /proc) and the rate per
 // core of all of them, next to the figure per core in docs/scaling.md:
 //   ingest   POST /v1/events/ingest, batches of 1,000 with external_id, two meters' rollups kept;
-//   reads    GET /v1/customers/{id}/state and GET /v1/customers/?limit=10 alternately (served by the replica).
+//   reads    GET /v1/customers/{id}/state and GET /v1/customers/?limit=10 alternately (served by the replica);
+//   confirms POST /v1/checkouts/client/{secret}/confirm of a one-time purchase with the test card, each a new
+//            customer (the checkouts and their card tokens made before the phase, not measured).
 // Linux only (CPU from /proc); needs the PostgreSQL server binaries (Debian: postgresql-15).
 //
 //   npm run bench:capacity           TILL_BENCH_PHASE_SECONDS=20 …   (default 15)
@@ -23,6 +25,8 @@ import { reservePort } from "../tests/helpers/ports.js";
 const PHASE_SECONDS = Number(process.env.TILL_BENCH_PHASE_SECONDS ?? 15);
 const CONCURRENCY = 4;
 const CUSTOMERS = 200;
+/** Checkouts made for the confirms phase: more than two app processes confirm in a phase on this machine. */
+const CHECKOUTS = Number(process.env.TILL_BENCH_CHECKOUTS ?? 4000);
 const HARD_LIMIT_MS = 15 * 60_000;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -106,6 +110,25 @@ async function phase(name: string, unit: string, docPerCore: string, apps: App[]
   );
 }
 
+/** `n` open checkouts of a one-time product, each with its test card's token, made through both processes. */
+async function prepareCheckouts(apps: App[], auth: Record<string, string>, n: number): Promise<Array<{ secret: string; token: string }>> {
+  const product = await call<{ id: string }>(apps[0]!.url, "POST", "/v1/products/", { name: "E-book", prices: [{ amount_type: "fixed", price_amount: 1900, price_currency: "usd" }] }, auth);
+  const card = { number: "4242424242424242", exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: "123" };
+  const made: Array<{ secret: string; token: string }> = [];
+  await Promise.all(
+    Array.from({ length: CONCURRENCY * 2 }, async (_, w) => {
+      const base = apps[w % 2]!.url;
+      while (made.length < n) {
+        const checkout = await call<{ client_secret: string }>(base, "POST", "/v1/checkouts/", { products: [product.json.id] }, auth);
+        const secret = checkout.json.client_secret;
+        const token = await call<{ confirmation_token_id: string }>(base, "POST", `/v1/checkouts/client/${secret}/test-card`, card);
+        made.push({ secret, token: token.json.confirmation_token_id });
+      }
+    }),
+  );
+  return made;
+}
+
 async function main(): Promise<void> {
   const missing = missingBinaries();
   if (missing.length > 0) throw new Error(`bench:capacity needs ${missing.join(", ")}`);
@@ -172,6 +195,27 @@ async function main(): Promise<void> {
         }),
       );
       return reads;
+    });
+
+    const checkouts = await prepareCheckouts(apps, seller.auth, CHECKOUTS);
+    await phase("confirms", "confirms", "≈ 165 confirms/s", apps, primary, replica, async () => {
+      let next = 0;
+      let failures = 0;
+      const deadline = Date.now() + PHASE_SECONDS * 1000;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY * 2 }, async (_, w) => {
+          const base = apps[w % 2]!.url;
+          while (Date.now() < deadline && next < checkouts.length) {
+            const i = next++;
+            const c = checkouts[i]!;
+            const body = { customer_email: `buyer-${i}@example.com`, customer_name: "Bench Buyer", customer_billing_address: { country: "FR" }, confirmation_token_id: c.token };
+            await call(base, "POST", `/v1/checkouts/client/${c.secret}/confirm`, body).catch(() => failures++);
+          }
+        }),
+      );
+      if (next >= checkouts.length) console.error(`confirms: all ${checkouts.length} prepared checkouts used before the phase's end`);
+      if (failures > 0) throw new Error(`confirms: ${failures} failed`);
+      return next;
     });
     console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   } finally {
