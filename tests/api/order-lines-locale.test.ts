@@ -133,6 +133,9 @@ describe("the lines till writes, in the customer's language", () => {
     const body = flat(mail.text);
     expect(mail.subject).toContain("Ihr Beleg");
     expect(body).toContain(`Aufladung des Guthabenkontos ${de(3000)}`);
+    // the body names what was added (a purchase's body would name a product: a top-up has none)
+    expect(body).toContain(`Wir haben Ihr Guthabenkonto mit ${de(3000)} von Ihrer Karte aufgeladen. Hier ist Ihr Beleg.`);
+    expect(body).not.toContain("Ihr Kauf von");
     expect(body).not.toContain("Wallet top-up");
   }, 60_000);
 });
