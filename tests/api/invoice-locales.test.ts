@@ -7,7 +7,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCALES, PSEUDO_LOCALE, type AnyLocale, type Locale } from "../../shared/i18n/locales.js";
 import { INVOICE_CATALOGS } from "../../server/billing/invoices/i18n/index.js";
-import { invoice } from "../../server/db/schema/index.js";
+import { invoice, subscription } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { pay, uniqueBuyer } from "../helpers/checkout.js";
 import { pdfTextOf } from "../helpers/pdf.js";
@@ -160,5 +160,56 @@ describe("a checkout paid in the buyer's locale", () => {
     const outside = ptext.replace(/\[[^\]]*\]/g, " ");
     for (const word of ["Invoice", "Subtotal", "Total", "Status", "Bill to", "Description", "Amount"]) expect(outside).not.toContain(word);
     expect(ptext).toContain("[Íñvóíçé ñúmbér");
+  }, 90_000);
+
+  it("the pseudo-locale says a metered line and a proration line from their facts: no English word outside brackets", async () => {
+    const meter = await seller.sdk.meters.create({
+      name: "Tokens",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "tokens-xa" }] },
+      aggregation: { func: "sum", property: "units" },
+    });
+    // a plan with a capped metered price (the line then says its cap), and a plan to change to
+    const created = await raw("POST", "/v1/products/", {
+      name: "Metered Plan",
+      recurring_interval: "month",
+      prices: [
+        { amount_type: "fixed", price_amount: 1000, price_currency: "eur" },
+        { amount_type: "metered_unit", meter_id: meter.id, price_currency: "eur", unit_amount: "10", cap_amount: 500 },
+      ],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const bigger = await seller.sdk.products.create({ name: "Bigger Plan", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 4000, priceCurrency: "eur" }] });
+    const checkout = await seller.sdk.checkouts.create({ products: [String(created.body.id)], locale: PSEUDO_LOCALE });
+    const { customerId } = await pay(server, checkout, { customerBillingName: "Pseudo Buyer", customerBillingAddress: { country: "FR" } });
+    const [sub] = (await seller.sdk.subscriptions.list({ customerId: customerId ?? "", limit: 10 })).result.items;
+    if (!sub) throw new Error("no subscription");
+    // 10 days into a 30-day period, 80 tokens (€8.00, capped at €5.00), renewed: the renewal bills the metered line
+    const start = new Date(Date.now() - 10 * 86_400_000);
+    await server.database.db.update(subscription).set({ currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * 86_400_000), startedAt: start }).where(eq(subscription.id, sub.id));
+    expect((await raw("POST", "/v1/events/ingest", { events: [{ name: "tokens-xa", customer_id: customerId, metadata: { units: 80 } }] })).status).toBe(200);
+    expect((await raw("POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: start.toISOString() })).status).toBe(200);
+    // then an upgrade billed now: its order's two proration lines
+    await seller.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: bigger.id, prorationBehavior: "invoice" } });
+    const orders = (await seller.sdk.orders.list({ subscriptionId: sub.id, sorting: ["created_at"], limit: 10 })).result.items;
+    const cycle = orders.find((o) => o.billingReason === "subscription_cycle");
+    const update = orders.find((o) => o.billingReason === "subscription_update");
+    if (!cycle || !update) throw new Error("no renewal or plan change order");
+    expect(cycle.items.map((i) => i.label)).toContain("Metered Plan — Tokens: capped at €5.00; €3.00 of usage not billed");
+    expect(update.items.map((i) => i.label)).toEqual(["Unused time on Metered Plan", "Remaining time on Bigger Plan"]);
+
+    /** The words outside every bracket, innermost first (a line's messages nest). */
+    const outside = (text: string) => {
+      let t = text;
+      for (let prev = ""; prev !== t; ) [prev, t] = [t, t.replace(/\[[^[\]]*\]/g, " ")];
+      return t;
+    };
+    // (the product's and meter's names are data, said inside the line's brackets)
+    const metered = (await invoiceDownload(cycle.id)).text;
+    for (const word of ["capped", "usage", "billed"]) expect(outside(metered)).not.toContain(word);
+    expect(flat(metered)).toMatch(/\[Metered Plan — Tokens\]: \[çáppéd/);
+    const prorated = (await invoiceDownload(update.id)).text;
+    for (const word of ["Unused", "Remaining", "time"]) expect(outside(prorated)).not.toContain(word);
+    expect(flat(prorated)).toContain("[Úñúséd tímé óñ Metered Plan~");
+    expect(flat(prorated)).toContain("[Rémáíñíñg tímé óñ Bigger Plan~");
   }, 90_000);
 });

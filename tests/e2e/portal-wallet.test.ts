@@ -2,7 +2,8 @@
 // price with till_credits "paid") sees the balance, the purchase in the history, a link to buy more (the
 // seller's checkout link of the credit product), and turns auto-recharge on (below $5.00, charge $20.00) and off.
 // In German (issue 30), the history says till's own movements from their type and a usage movement from its
-// product's name, never the API's English description.
+// product's name, never the API's English description; the top-up's own order is headed by its kind
+// ("Aufladung des Guthabenkontos"), never its line's English label.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
@@ -117,6 +118,10 @@ describe("the portal's wallet", () => {
       [`Nutzung: Prepaid API ${de(-400)}`, `Kulanzgutschrift +${de(250)}`, `Aufladung +${de(3000)}`].map((l) => l.replace(/\s+/g, " ")),
     );
     expect(lines.join("\n")).not.toMatch(/Usage|Top-up/);
+    // the orders: the plan, and the top-up's order (no product) headed by its kind in German
+    const orders = page.getByRole("region", { name: "Bestellungen" });
+    expect(await orders.getByRole("heading", { level: 3 }).allInnerTexts()).toEqual(expect.arrayContaining(["Prepaid API", "Aufladung des Guthabenkontos"]));
+    expect(await orders.innerText()).not.toContain("Wallet top-up");
     await page.screenshot({ path: "/tmp/i30-portal-wallet-de.png", fullPage: true });
     await context.close();
     expect(problems).toEqual([]);

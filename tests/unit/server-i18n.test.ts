@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { LOCALES, PSEUDO_LOCALE } from "../../shared/i18n/locales.js";
 import { MAIL_CATALOGS, mailSpeaker } from "../../server/mail/i18n/index.js";
 import { INVOICE_CATALOGS } from "../../server/billing/invoices/i18n/index.js";
+import { LINE_CATALOGS } from "../../server/i18n/lines/index.js";
 import { renderCustomerEmail, renderPortalCodeEmail, type MailContext } from "../../server/mail/render.js";
 import { previewData } from "../../server/billing/customer-emails/preview.js";
 import { CUSTOMER_EMAIL_TYPES } from "../../server/billing/customer-emails/types.js";
@@ -25,7 +26,7 @@ function argsOf(elements: MessageFormatElement[], out = new Set<string>()): Set<
 }
 
 /** The catalogs of every server surface, by name. */
-export const SURFACES = { mail: MAIL_CATALOGS, invoices: INVOICE_CATALOGS } as const;
+export const SURFACES = { mail: MAIL_CATALOGS, invoices: INVOICE_CATALOGS, lines: LINE_CATALOGS } as const;
 
 describe("server catalogs", () => {
   for (const [surface, catalogs] of Object.entries(SURFACES)) {

@@ -93,6 +93,8 @@ export interface PortalOrder {
   /** subscription_cycle with status pending: a renewal whose charge failed (past due). */
   billing_reason?: string;
   product: PortalProduct | null;
+  /** Its lines: `label` is English (the API's); a wallet top-up's one line names its kind (`wallet_credit`, till's own). */
+  items: Array<{ label: string; wallet_credit?: "top_up" | "auto_recharge" | null }>;
 }
 
 /** An order's invoice PDF and its credit notes, each an hour-long signed URL (billing/invoices). */

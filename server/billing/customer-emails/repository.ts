@@ -4,7 +4,8 @@ import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { reverseChargeTax } from "../../../shared/reverse-charge.js";
 import { resolveLocale, type AnyLocale } from "../../../shared/i18n/locales.js";
-import { benefit, billingOrganization, checkout, customer, customerEmail, order, orderItem, organization, productBenefit, type ProrationFacts } from "../../db/schema/index.js";
+import type { UsageLineFacts } from "../../../shared/tiers.js";
+import { benefit, billingOrganization, checkout, customer, customerEmail, order, orderItem, organization, productBenefit, type ProrationFacts, type WalletCredit } from "../../db/schema/index.js";
 
 export type CustomerEmailRow = typeof customerEmail.$inferSelect;
 
@@ -112,12 +113,12 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number, to
     .from(organization)
     .where(inArray(organization.id, [...new Set(claimed.map((c) => c.organizationId))]));
   const byId = new Map(senders.map((s) => [s.id, s]));
-  const [accounts, reverseCharged, prorated] = await Promise.all([accountsNeeded(db, claimed), reverseChargedOrders(db, claimed), prorationFactsOf(db, claimed)]);
+  const [accounts, reverseCharged, lineFacts] = await Promise.all([accountsNeeded(db, claimed), reverseChargedOrders(db, claimed), lineFactsOf(db, claimed)]);
   return claimed.flatMap((c) => {
     const s = byId.get(c.organizationId);
     const connect = accounts.get(c.id);
     const label = reverseCharged.get(c.id);
-    const items = withProrationFacts(c.data.items, prorated);
+    const items = withLineFacts(c.data.items, lineFacts);
     const data = { ...c.data, ...(connect ? { connect_accounts: connect } : {}), ...(label ? { reverse_charge: label } : {}), ...(items ? { items } : {}) };
     return s ? [{ ...c, data, sender: { name: s.name, slug: s.slug, logo: s.logo } }] : [];
   });
@@ -165,28 +166,46 @@ async function reverseChargedOrders(db: Queryable, emails: CustomerEmailRow[]): 
   return out;
 }
 
+/** What an order line carries besides its English label, as the receipt email's data names it. */
+interface LineFactsData {
+  usage?: UsageLineFacts;
+  proration_facts?: ProrationFacts;
+  wallet_credit?: WalletCredit;
+}
+
 /**
- * The proration lines' facts of the orders the emails are about, by order item id (lines made since 0066): the
- * receipt says such a line in the email's language, as the invoice does, where the event's `label` is English.
+ * The facts of the order lines till wrote, of the orders the emails are about, by order item id: a metered line's
+ * figures (since 0064), a proration line's (0066), a top-up's kind (0067). The receipt says such a line in the
+ * email's language, as the invoice does, where the event's `label` is English.
  */
-async function prorationFactsOf(db: Queryable, emails: CustomerEmailRow[]): Promise<Map<string, ProrationFacts>> {
+async function lineFactsOf(db: Queryable, emails: CustomerEmailRow[]): Promise<Map<string, LineFactsData>> {
   const orderEmails = emails.filter((e) => typeof e.data.invoice_number === "string" && typeof e.data.id === "string" && Array.isArray(e.data.items));
   if (orderEmails.length === 0) return new Map();
   const rows = await db
-    .select({ id: orderItem.id, facts: orderItem.prorationFacts })
+    .select({ id: orderItem.id, usage: orderItem.usage, proration: orderItem.prorationFacts, walletCredit: orderItem.walletCredit })
     .from(orderItem)
-    .where(and(inArray(orderItem.orderId, [...new Set(orderEmails.map((e) => e.data.id as string))]), sql`${orderItem.prorationFacts} IS NOT NULL`));
-  return new Map(rows.flatMap((r) => (r.facts ? [[r.id, r.facts] as const] : [])));
+    .where(
+      and(
+        inArray(orderItem.orderId, [...new Set(orderEmails.map((e) => e.data.id as string))]),
+        sql`(${orderItem.usage} IS NOT NULL OR ${orderItem.prorationFacts} IS NOT NULL OR ${orderItem.walletCredit} IS NOT NULL)`,
+      ),
+    );
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { ...(r.usage ? { usage: r.usage } : {}), ...(r.proration ? { proration_facts: r.proration } : {}), ...(r.walletCredit ? { wallet_credit: r.walletCredit } : {}) },
+    ]),
+  );
 }
 
-/** The event's order items, each proration line with its facts (`proration_facts`); undefined when none has any. */
-function withProrationFacts(items: unknown, facts: Map<string, ProrationFacts>): unknown[] | undefined {
+/** The event's order items, each line till wrote with its facts; undefined when none has any. */
+function withLineFacts(items: unknown, facts: Map<string, LineFactsData>): unknown[] | undefined {
   if (!Array.isArray(items) || facts.size === 0) return undefined;
   const idOf = (i: unknown) => (i && typeof i === "object" && "id" in i && typeof i.id === "string" ? i.id : null);
   if (!items.some((i) => facts.has(idOf(i) ?? ""))) return undefined;
   return items.map((i: unknown) => {
     const f = facts.get(idOf(i) ?? "");
-    return f && i && typeof i === "object" ? { ...i, proration_facts: f } : i;
+    return f && i && typeof i === "object" ? { ...i, ...f } : i;
   });
 }
 

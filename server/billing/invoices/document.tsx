@@ -8,8 +8,8 @@ import { Document, Font, Page, StyleSheet, Text, View, renderToBuffer } from "@r
 import type { Style } from "@react-pdf/types";
 import { PSEUDO_LOCALE, type AnyLocale } from "../../../shared/i18n/locales.js";
 import type { UsageLineFacts } from "../../../shared/tiers.js";
-import type { ProrationFacts } from "../../db/schema/index.js";
-import { prorationText } from "../../i18n/proration.js";
+import type { ProrationFacts, WalletCredit } from "../../db/schema/index.js";
+import { lineFromFacts } from "../../i18n/lines/text.js";
 import { INVOICE_CATALOGS, invoiceSpeaker, type InvoiceMessageId, type InvoiceSpeaker } from "./i18n/index.js";
 
 export interface InvoiceParty {
@@ -28,6 +28,8 @@ export interface InvoiceLine {
   usage?: UsageLineFacts | null;
   /** A proration line's facts: the line is then said in the document's language (lines before 0065 have none). */
   proration?: ProrationFacts | null;
+  /** A wallet top-up order's line: which credit it is, said in the document's language (lines before 0067 have none). */
+  walletCredit?: WalletCredit | null;
   /** A credit note's one line: the refund of this product (or order) of this invoice, said in the document's language. */
   refund?: { product: string | null; invoiceNumber: string };
   quantity: number;
@@ -116,31 +118,13 @@ export function taxLabel(s: InvoiceSpeaker, t: Pick<TaxTotal, "kind" | "jurisdic
 }
 
 /**
- * A metered line in the document's language: "Pro — API calls (20 consumed, 16 credited, 4 billed): first 1,000 at
- * $0.00, next 9,000 at $0.002; capped at $40.00; $7.50 of usage not billed" (the stored English label, said again).
+ * A line's description in the document's language: a credit note's refund from the invoices' catalog; a line till
+ * wrote (metered, proration, wallet top-up) from its facts, in the words the receipt emails use too
+ * (server/i18n/lines); else its stored label.
  */
-export function usageText(s: InvoiceSpeaker, u: UsageLineFacts, currency: string): string {
-  const head = s.t("usage.line", { product: u.product, meter: u.meter });
-  const line = u.credited > 0 ? `${head} ${s.t("usage.units", { consumed: s.number(u.consumed), credited: s.number(u.credited), billed: s.number(u.billed) })}` : head;
-  const tiers = (u.tiers ?? []).map((l, i, all) => {
-    const values = { units: s.number(l.units), price: s.unitAmount(l.unit_amount, currency) };
-    // as describeTierLines: "first …, next …, … at …" (one line alone, or the last, has no lead word)
-    const id = all.length === 1 || i === all.length - 1 ? "usage.tier" : i === 0 ? "usage.tierFirst" : "usage.tierNext";
-    const tier = s.t(id, values);
-    return l.flat_amount > 0 ? s.t("usage.flat", { tier, flat: s.money(l.flat_amount, currency) }) : tier;
-  });
-  const parts: string[] = [];
-  if (tiers.length > 0) parts.push(new Intl.ListFormat(s.intlLocale, { type: "unit", style: "short" }).format(tiers));
-  if (u.cap) parts.push(s.t("usage.capped", { cap: s.money(u.cap.amount, currency), notBilled: s.money(u.cap.notBilled, currency) }));
-  return parts.length > 0 ? s.t("usage.withDetail", { line, detail: parts.join("; ") }) : line;
-}
-
-/** A line's description in the document's language: from its facts when it has them, else its stored label. */
 function lineText(s: InvoiceSpeaker, l: InvoiceLine, currency: string): string {
   if (l.refund) return s.t("line.refund", { product: l.refund.product ?? s.t("line.refundOf"), number: l.refund.invoiceNumber });
-  if (l.usage) return usageText(s, l.usage, currency);
-  if (l.proration) return prorationText(s, l.proration);
-  return l.description;
+  return lineFromFacts(s.locale, l, currency) ?? l.description;
 }
 
 function paymentText(s: InvoiceSpeaker, p: NonNullable<InvoiceDocumentData["paymentMethod"]>): string {
@@ -296,16 +280,19 @@ function Totals({ d, ctx }: { d: InvoiceDocumentData; ctx: Ctx }) {
   );
 }
 
-/** Every text of the document that is not the catalog's: what decides whether the standard font has the glyphs. */
-const dataText = (d: InvoiceDocumentData) =>
-  [d.seller, d.buyer].flatMap((p) => [p.name, ...p.address, p.email ?? "", p.taxId ?? ""]).concat(d.lines.flatMap((l) => [l.description, l.usage?.product ?? "", l.usage?.meter ?? "", l.proration?.product ?? ""]), d.discountName ?? "", ...d.lines.map((l) => l.refund?.product ?? "")).join("\n");
+/**
+ * Every text of the document that is not the invoices' catalog's: what decides whether the standard font has the
+ * glyphs. The lines count as printed (a line from its facts is in the lines' catalog: "Doładowanie portfela").
+ */
+const dataText = (d: InvoiceDocumentData, s: InvoiceSpeaker) =>
+  [d.seller, d.buyer].flatMap((p) => [p.name, ...p.address, p.email ?? "", p.taxId ?? ""]).concat(d.lines.map((l) => lineText(s, l, d.currency)), d.discountName ?? "").join("\n");
 
 export function InvoiceDocument({ d }: { d: InvoiceDocumentData }) {
   const s = invoiceSpeaker(d.locale);
   const credit = d.kind === "credit_note";
   const title = credit ? s.t("title.creditNote") : s.t("title.invoice");
   // the catalog's words and Intl's formats count too (Polish letters; French groups digits with U+202F)
-  const font = fontFor(d.locale, [dataText(d), ...Object.values(INVOICE_CATALOGS[d.locale === PSEUDO_LOCALE ? "en" : d.locale]), s.money(-1234567, d.currency), s.date(d.date)].join("\n"));
+  const font = fontFor(d.locale, [dataText(d, s), ...Object.values(INVOICE_CATALOGS[d.locale === PSEUDO_LOCALE ? "en" : d.locale]), s.money(-1234567, d.currency), s.date(d.date)].join("\n"));
   const bold = font.bold[0] === font.regular[0] ? { fontFamily: font.bold, fontWeight: 700 as const } : { fontFamily: font.bold };
   const ctx: Ctx = { s, currency: d.currency, bold };
   const note = d.taxNote ? (NOTES[d.taxNote] ? s.t(NOTES[d.taxNote]!) : d.taxNote) : null;

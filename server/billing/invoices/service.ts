@@ -275,11 +275,11 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
       if (i.quantity !== null && i.unitAmount !== null) {
         // a metered line: billed units × its price's unit amount, as stored on the line (a fractional one as is)
         const unit = Number(i.unitAmount);
-        return { description: i.label, usage: i.usage, proration: i.prorationFacts, quantity: i.quantity, unitAmount: Number.isInteger(unit) ? unit : i.unitAmount, amount: i.amount, period: periodOf(i) };
+        return { description: i.label, usage: i.usage, proration: i.prorationFacts, walletCredit: i.walletCredit, quantity: i.quantity, unitAmount: Number.isInteger(unit) ? unit : i.unitAmount, amount: i.amount, period: periodOf(i) };
       }
       // a seat-based line is quantity × unit price when it divides exactly; else one line of its amount
       const quantity = seats && i.amount % seats === 0 && !i.proration ? seats : 1;
-      return { description: i.label, usage: i.usage, proration: i.prorationFacts, quantity, unitAmount: i.amount / quantity, amount: i.amount, period: periodOf(i) };
+      return { description: i.label, usage: i.usage, proration: i.prorationFacts, walletCredit: i.walletCredit, quantity, unitAmount: i.amount / quantity, amount: i.amount, period: periodOf(i) };
     }),
     subtotal: o.subtotalAmount,
     discount: o.discountAmount,

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import type { CustomFieldData, Metadata, ProrationFacts } from "../../db/schema/index.js";
+import type { CustomFieldData, Metadata, ProrationFacts, WalletCredit } from "../../db/schema/index.js";
 import { AddressInput, loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
 import { invalid, notFound } from "../errors.js";
@@ -135,6 +135,8 @@ export interface OrderFromCheckout {
     usage?: UsageLineFacts;
     /** A proration line's kind, product, seats and span (its label in English is made from them). */
     prorationFacts?: ProrationFacts;
+    /** A wallet top-up order's line: which credit it is (its label in English says the same). */
+    walletCredit?: WalletCredit;
   }>;
 }
 
@@ -196,6 +198,7 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
       unitAmount: i.unitAmount ?? null,
       usage: i.usage ?? null,
       prorationFacts: i.prorationFacts ?? null,
+      walletCredit: i.walletCredit ?? null,
       periodStart: i.period?.start ?? null,
       periodEnd: i.period?.end ?? null,
       productPriceId: i.productPriceId,

@@ -32,6 +32,9 @@ export function toOrderItemWire(item: OrderItemRow) {
     tax_amount: item.taxAmount,
     proration: item.proration,
     product_price_id: item.productPriceId ?? null,
+    // till's own field (the SDKs drop it): a wallet top-up order's line, "top_up" or "auto_recharge" (its `label`
+    // stays English); the portal says the line from it in the customer's language
+    wallet_credit: item.walletCredit ?? null,
   };
 }
 

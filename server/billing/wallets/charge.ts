@@ -68,7 +68,8 @@ export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcesso
       billingTaxId: null,
       metadata: {},
       customFieldData: {},
-      items: [{ label: LABEL[t.kind], amount: t.amount, productPriceId: null }],
+      // the label is the API's, in English; the kind lets each document say the line in its reader's language
+      items: [{ label: LABEL[t.kind], amount: t.amount, productPriceId: null, walletCredit: t.kind }],
     },
     now,
   );

@@ -27,6 +27,12 @@ export interface ProrationFacts {
 }
 
 /**
+ * What a wallet top-up order's one line is (issue 30; the wallet movement's reason): the seller's top-up or the
+ * auto-recharge. Its stored label says the same in English ("Wallet top-up", "Wallet auto-recharge").
+ */
+export type WalletCredit = "top_up" | "auto_recharge";
+
+/**
  * A plan change that waits for the period's end (`proration_behavior: next_period`): the terms it will write,
  * decided when it was asked for, and applied by the renewal that starts the next period (`applies_at`).
  */
@@ -245,6 +251,8 @@ export const orderItem = pgTable(
     usage: jsonb("usage").$type<UsageLineFacts>(),
     /** A proration line's kind, product, seats and span (0066); null on other lines and on lines made before. */
     prorationFacts: jsonb("proration_facts").$type<ProrationFacts>(),
+    /** A wallet top-up order's line: which credit it is (0067); null on other lines. */
+    walletCredit: text("wallet_credit").$type<WalletCredit>(),
     /** The service period a subscription's line covers (the invoice's date of supply); null on a one-time line. */
     periodStart: timestamptz("period_start"),
     periodEnd: timestamptz("period_end"),

@@ -16,6 +16,17 @@ const ProrationFacts = z.object({
   to: z.string(),
 });
 
+/** A metered line's figures (shared/tiers.ts: UsageLineFacts), as claimDue adds them to an order email's items. */
+const UsageFacts = z.object({
+  product: z.string(),
+  meter: z.string(),
+  consumed: z.number(),
+  credited: z.number(),
+  billed: z.number(),
+  tiers: z.array(z.object({ from: z.number(), units: z.number(), unit_amount: z.string(), flat_amount: z.number() })).nullable(),
+  cap: z.object({ amount: z.number(), notBilled: z.number() }).nullable(),
+});
+
 export const OrderData = z.object({
   id: z.string(),
   created_at: z.string(),
@@ -29,8 +40,20 @@ export const OrderData = z.object({
   seats: z.number().int().nullish(),
   customer: Customer,
   product: Product,
-  /** A proration line carries its facts (`proration_facts`, added when the email is sent): the receipt says it in the email's language. */
-  items: z.array(z.object({ label: z.string(), amount: z.number().int(), tax_amount: z.number().int(), proration_facts: ProrationFacts.optional() })),
+  /**
+   * A line till wrote carries its facts (added when the email is sent: a metered line's `usage`, a proration line's
+   * `proration_facts`, a top-up's `wallet_credit`): the receipt says it in the email's language.
+   */
+  items: z.array(
+    z.object({
+      label: z.string(),
+      amount: z.number().int(),
+      tax_amount: z.number().int(),
+      usage: UsageFacts.optional(),
+      proration_facts: ProrationFacts.optional(),
+      wallet_credit: z.enum(["top_up", "auto_recharge"]).nullish(),
+    }),
+  ),
   subscription: z
     .object({
       current_period_end: z.string().nullish(),

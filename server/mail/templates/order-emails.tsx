@@ -3,6 +3,8 @@
 import { Button, Heading, Section, Text } from "@react-email/components";
 import { Layout, button, heading, linkTo, paragraph } from "./layout.js";
 import { Receipt } from "./receipt.js";
+import { lineSpeaker } from "../../i18n/lines/index.js";
+import { walletCreditText } from "../../i18n/lines/text.js";
 import { every, productName, type MailContext, type OrderData } from "./data.js";
 
 interface Props {
@@ -56,11 +58,14 @@ function nextCharge(order: OrderData, ctx: MailContext): string {
 
 export function OrderConfirmation({ order, ctx }: Props) {
   const { i18n } = ctx;
-  const product = productName(i18n, order.product);
+  // a wallet top-up has no product: it is named by its one line's kind, and its body says what was added
+  const wallet = !order.product && order.items.length === 1 ? order.items[0]?.wallet_credit : null;
+  const product = wallet ? walletCreditText(lineSpeaker(i18n.locale), wallet) : productName(i18n, order.product);
+  const amount = i18n.money(order.total_amount, order.currency);
   return (
-    <Layout ctx={ctx} preview={i18n.t("order.preview", { product, amount: i18n.money(order.total_amount, order.currency) })}>
+    <Layout ctx={ctx} preview={i18n.t("order.preview", { product, amount })}>
       <Heading style={heading}>{i18n.t("order.heading")}</Heading>
-      <Text style={paragraph}>{i18n.t("order.body", { product, sender: ctx.sender.name })}</Text>
+      <Text style={paragraph}>{wallet ? i18n.t("order.walletBody", { kind: wallet, amount }) : i18n.t("order.body", { product, sender: ctx.sender.name })}</Text>
       <ConnectAccounts order={order} ctx={ctx} />
       <Receipt order={order} i18n={i18n} />
       <InvoiceNote order={order} ctx={ctx} />

@@ -1,9 +1,9 @@
 // A receipt: the order's lines, subtotal, discount, tax and total as stored on the order, its invoice number
-// and date, in the message's language (a proration line from its facts). Amounts come from the order itself, never
-// recomputed.
+// and date, in the message's language (a metered, proration or top-up line from its facts, in the invoice's words:
+// server/i18n/lines). Amounts come from the order itself, never recomputed.
 import { Column, Row, Section, Text } from "@react-email/components";
 import type { MailSpeaker } from "../i18n/index.js";
-import { prorationText } from "../../i18n/proration.js";
+import { lineFromFacts } from "../../i18n/lines/text.js";
 import type { OrderData } from "./data.js";
 
 const cell = { fontSize: "14px", lineHeight: "22px", margin: "2px 0" };
@@ -32,7 +32,7 @@ export function Receipt({ order, i18n }: { order: OrderData; i18n: MailSpeaker }
         {i18n.date(order.created_at)}
       </Text>
       {order.items.map((item, i) => (
-        <Line key={i} label={item.proration_facts ? prorationText(i18n, item.proration_facts) : item.label} amount={m(item.amount)} />
+        <Line key={i} label={lineFromFacts(i18n.locale, { usage: item.usage, proration: item.proration_facts, walletCredit: item.wallet_credit }, order.currency) ?? item.label} amount={m(item.amount)} />
       ))}
       <Line label={i18n.t("receipt.subtotal")} amount={m(order.subtotal_amount)} />
       {order.discount_amount > 0 ? <Line label={i18n.t("receipt.discount")} amount={m(-order.discount_amount)} /> : null}

@@ -6,6 +6,16 @@ import type { OrderInvoice, PortalOrder } from "../portal-api.js";
 import { PayNow } from "./PortalPayments.js";
 import { formatDate, ListSection, statusText, type OnError } from "./PortalCommon.js";
 
+/**
+ * An order's heading: its product's name; a wallet top-up (no product) by its kind in the page's language, never
+ * its line's English label; else the order's description as the API gives it.
+ */
+function orderHeading(o: PortalOrder): string {
+  if (o.product) return o.product.name;
+  const kind = o.items.length === 1 ? o.items[0]?.wallet_credit : null;
+  if (kind === "top_up" || kind === "auto_recharge") return t(`orders.wallet.${kind}`);
+  return o.description || t("orders.order");
+}
 
 export function Orders({ orders, invoices, token, onError, onPaid }: { orders: PortalOrder[]; invoices: Map<string, OrderInvoice>; token: string; onError: OnError; onPaid: (id: string) => void }) {
   return (
@@ -16,7 +26,7 @@ export function Orders({ orders, invoices, token, onError, onPaid }: { orders: P
       items={orders}
       item={(o) => (
         <li key={o.id} className="item">
-          <h3>{o.description || o.product?.name || t("orders.order")}</h3>
+          <h3>{orderHeading(o)}</h3>
           <dl className="facts">
             <dt>{t("facts.date")}</dt>
             <dd>{formatDate(o.created_at)}</dd>
