@@ -288,6 +288,28 @@ export async function failPendingPayment(db: Queryable, organizationId: string, 
   return rows.length > 0;
 }
 
+/**
+ * The customer's charge of `attempt` in `currency` still on its way (a bank debit `processing`), if any: a wallet's
+ * top-up or auto-recharge waiting for the bank's answer.
+ */
+export async function processingChargeOf(db: Queryable, organizationId: string, customerId: string, currency: string, attempt: string): Promise<PaymentRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(payment)
+    .where(
+      and(
+        eq(payment.organizationId, organizationId),
+        eq(payment.customerId, customerId),
+        eq(payment.currency, currency),
+        eq(payment.attempt, attempt),
+        eq(payment.status, "pending"),
+        eq(payment.declineReason, "processing"),
+      ),
+    )
+    .limit(1);
+  return row;
+}
+
 /** The payment the processor knows by one of `processorIds` (a PaymentIntent's or a charge's id), newest first. */
 export async function findByProcessorIds(db: Queryable, organizationId: string, processorIds: string[]): Promise<PaymentRow | undefined> {
   if (processorIds.length === 0) return undefined;

@@ -311,6 +311,29 @@ export async function recordCharge(tx: Queryable, processor: PaymentProcessor, o
   return repo.insertPayment(tx, paymentOf(processor, outcome, at, now));
 }
 
+/** What a charge's late answer did: its pending payment succeeded or failed now, or nothing (`unchanged`: answered before, or still unfinished); `not_recorded`: no payment of the order under that id (its charge's transaction has not committed). */
+export type LateCharge = "succeeded" | "failed" | "unchanged" | "not_recorded";
+
+/**
+ * The processor finished a charge after till's request answered (Stripe's payment_intent.succeeded /
+ * payment_failed: a bank debit that was processing, a payment the customer authenticated): the payment recorded
+ * pending for `orderId` under the processor's id becomes succeeded or failed — once: a replayed or late answer
+ * finds it done. The caller holds the lock of what the payment pays (the order, its subscription or wallet) and
+ * does the rest: the order paid and the subscription active (dunning), the wallet credited (wallets).
+ */
+export async function settlePendingCharge(tx: Queryable, organizationId: string, orderId: string, processorPaymentId: string, result: PaymentResult, now: Date): Promise<LateCharge> {
+  const row = await repo.findByProcessorIds(tx, organizationId, [processorPaymentId]);
+  if (!row || row.orderId !== orderId) return "not_recorded";
+  if (row.status !== "pending" || (!result.ok && result.next)) return "unchanged";
+  if (result.ok) return (await repo.succeedPendingPayment(tx, organizationId, processorPaymentId, now)) ? "succeeded" : "unchanged";
+  const failed = await repo.failPendingPayment(tx, organizationId, processorPaymentId, { code: result.code, message: result.message }, now);
+  return failed ? "failed" : "unchanged";
+}
+
+/** The customer's charge of `attempt` in the currency still on its way (a bank debit processing), if any. */
+export const processingChargeOf = (db: Queryable, organizationId: string, customerId: string, currency: string, attempt: PaymentAttempt) =>
+  repo.processingChargeOf(db, organizationId, customerId, currency, attempt);
+
 // ---- the seller's payments ----------------------------------------------------------------------
 
 export async function listPayments(db: Db, organizationId: string, filter: repo.PaymentFilter, sorting: Array<SortKey<repo.PaymentSortKey>>, pageNo: number, limit: number) {
@@ -340,7 +363,3 @@ export const insertPayment: typeof repo.insertPayment = (...args) => repo.insert
 export const insertPayments: typeof repo.insertPayments = (...args) => repo.insertPayments(...args);
 /** The order's last payment (dunning). */
 export const lastPaymentOfOrder: typeof repo.lastPaymentOfOrder = (...args) => repo.lastPaymentOfOrder(...args);
-/** Marks a pending payment succeeded; false when it was not pending (dunning). */
-export const succeedPendingPayment: typeof repo.succeedPendingPayment = (...args) => repo.succeedPendingPayment(...args);
-/** Marks a pending payment failed with the processor's reason; false when it was not pending (dunning). */
-export const failPendingPayment: typeof repo.failPendingPayment = (...args) => repo.failPendingPayment(...args);
