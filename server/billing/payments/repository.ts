@@ -149,6 +149,16 @@ export async function upsertMethod(db: Queryable, row: typeof paymentMethod.$inf
   return saved;
 }
 
+/** Inserts a method unless the customer has it, kept or removed (a removed one is not brought back): undefined when it was there. */
+export async function insertMethodIfAbsent(db: Queryable, row: typeof paymentMethod.$inferInsert): Promise<PaymentMethodRow | undefined> {
+  const [saved] = await db
+    .insert(paymentMethod)
+    .values(row)
+    .onConflictDoNothing({ target: [paymentMethod.organizationId, paymentMethod.customerId, paymentMethod.processorMethodId] })
+    .returning();
+  return saved;
+}
+
 export async function setDefault(db: Queryable, organizationId: string, customerId: string, id: string, now: Date): Promise<void> {
   await db
     .update(paymentMethod)
