@@ -5,7 +5,7 @@ import { and, asc, eq, inArray, isNotNull, lte, notInArray, or } from "drizzle-o
 import type { Queryable } from "../../db/client.js";
 import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
-import { billingOrganization, order, orderDunning } from "../../db/schema/index.js";
+import { billingOrganization, orderDunning } from "../../db/schema/index.js";
 import { advancedClocks, orgNowSql } from "../test-clock/clock.js";
 
 export type DunningRow = typeof orderDunning.$inferSelect;
@@ -97,10 +97,3 @@ export const isLockNotAvailable = (err: unknown): boolean => {
 };
 
 
-/** A pending renewal order becomes paid (a retry's charge succeeded). */
-export async function markOrderPaid(db: Queryable, organizationId: string, orderId: string, now: Date): Promise<void> {
-  await db
-    .update(order)
-    .set({ status: "paid", modifiedAt: now })
-    .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId), eq(order.status, "pending")));
-}

@@ -15,7 +15,7 @@ import { cycleGrants, regrantSubscription, revokeGrantsOfSubscription } from "..
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { findCustomer } from "../customers/service.js";
 import { ApiError, notFound } from "../errors.js";
-import { findOrder, getOrder, lockOrderRow } from "../orders/service.js";
+import { findOrder, getOrder, lockOrderRow, markOrderPaid } from "../orders/service.js";
 import type { OrderRow } from "../orders/wire.js";
 import * as payments from "../payments/service.js";
 import { loadProducts } from "../products/service.js";
@@ -106,7 +106,7 @@ const dueAmountOf = (o: OrderRow) => Math.max(0, o.totalAmount + o.appliedBalanc
 /** The order is paid: it and the subscription are written, the benefits kept (or given back), the events recorded. */
 async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): Promise<void> {
   const org = l.order.organizationId;
-  await repo.markOrderPaid(tx, org, l.order.id, now);
+  await markOrderPaid(tx, org, l.order.id, now);
   const wasUnpaid = l.sub.status === "unpaid";
   const active = await patchSubscriptionTerms(tx, org, l.sub.id, { status: "active" }, now);
   const [orderData, subData] = await Promise.all([getOrder(tx, org, l.order.id), subscriptionWireOf(tx, active, deps.baseURL)]);
@@ -363,20 +363,20 @@ export async function settleLatePayment(
     const d = await repo.lockDunning(tx, organizationId, ref.orderId, false);
     const sub = await lockSubscription(tx, organizationId, ref.subscriptionId);
     const order = await lockOrderRow(tx, organizationId, ref.orderId);
-    const payment = await payments.findPaymentByProcessorIds(tx, organizationId, [ref.processorPaymentId]);
-    if (!sub || !order || !payment || payment.orderId !== order.id) return "not_recorded";
-    if (payment.status !== "pending") return null;
+    if (!sub || !order) return "not_recorded";
     const now = await orgNow(tx, organizationId);
+    // the payment's own answer, once (payments' settlePendingCharge); then what it means for the subscription
+    const charge = await payments.settlePendingCharge(tx, organizationId, order.id, ref.processorPaymentId, result, now);
+    if (charge === "not_recorded") return "not_recorded";
+    if (charge === "unchanged") return null;
     // still owed by a subscription that goes on (one the seller canceled meanwhile is left as it is)
     const collectible = order.status === "pending" && (sub.status === "active" || sub.status === "past_due" || sub.status === "unpaid");
-    if (result.ok) {
-      await payments.succeedPendingPayment(tx, organizationId, ref.processorPaymentId, now);
+    if (charge === "succeeded") {
       if (!collectible) return "paid";
       if (d) await repo.updateDunning(tx, organizationId, order.id, { nextAttemptAt: null }, now);
       await settle(tx, deps, { dunning: d, order, sub }, now);
       return "paid";
     }
-    await payments.failPendingPayment(tx, organizationId, ref.processorPaymentId, { code: result.code, message: result.message }, now);
     if (collectible) await lateFailure(tx, deps, { dunning: d, order, sub }, now);
     return "failed";
   });

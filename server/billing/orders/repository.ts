@@ -131,6 +131,14 @@ export async function lockOrder(db: Queryable, organizationId: string, id: strin
   return row;
 }
 
+/** A pending order becomes paid (its charge answered late: a dunning retry, a bank debit); a paid one is left alone. */
+export async function markOrderPaid(db: Queryable, organizationId: string, orderId: string, now: Date): Promise<void> {
+  await db
+    .update(order)
+    .set({ status: "paid", modifiedAt: now })
+    .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId), eq(order.status, "pending")));
+}
+
 export async function updateOrderRefunds(
   db: Queryable,
   organizationId: string,

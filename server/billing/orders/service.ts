@@ -230,6 +230,8 @@ export const numberPlannedOrders = (tx: Queryable, organizationId: string, order
 export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmbeds) => toOrderWire(row, items, embeds);
 
 /** The order row locked for the caller's transaction (a refund's), or undefined when it is not this organization's. */
+/** A pending order becomes paid (dunning's retry, a bank debit's late answer). */
+export const markOrderPaid = (tx: Queryable, organizationId: string, id: string, now: Date) => repo.markOrderPaid(tx, organizationId, id, now);
 export const lockOrderRow = (tx: Queryable, organizationId: string, id: string) => repo.lockOrder(tx, organizationId, id);
 
 /**

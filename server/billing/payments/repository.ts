@@ -149,6 +149,16 @@ export async function upsertMethod(db: Queryable, row: typeof paymentMethod.$inf
   return saved;
 }
 
+/** Inserts a method unless the customer has it, kept or removed (a removed one is not brought back): undefined when it was there. */
+export async function insertMethodIfAbsent(db: Queryable, row: typeof paymentMethod.$inferInsert): Promise<PaymentMethodRow | undefined> {
+  const [saved] = await db
+    .insert(paymentMethod)
+    .values(row)
+    .onConflictDoNothing({ target: [paymentMethod.organizationId, paymentMethod.customerId, paymentMethod.processorMethodId] })
+    .returning();
+  return saved;
+}
+
 export async function setDefault(db: Queryable, organizationId: string, customerId: string, id: string, now: Date): Promise<void> {
   await db
     .update(paymentMethod)
@@ -286,6 +296,28 @@ export async function failPendingPayment(db: Queryable, organizationId: string, 
     .where(and(eq(payment.organizationId, organizationId), eq(payment.processorPaymentId, processorPaymentId), eq(payment.status, "pending")))
     .returning({ id: payment.id });
   return rows.length > 0;
+}
+
+/**
+ * The customer's charge of `attempt` in `currency` still on its way (a bank debit `processing`), if any: a wallet's
+ * top-up or auto-recharge waiting for the bank's answer.
+ */
+export async function processingChargeOf(db: Queryable, organizationId: string, customerId: string, currency: string, attempt: string): Promise<PaymentRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(payment)
+    .where(
+      and(
+        eq(payment.organizationId, organizationId),
+        eq(payment.customerId, customerId),
+        eq(payment.currency, currency),
+        eq(payment.attempt, attempt),
+        eq(payment.status, "pending"),
+        eq(payment.declineReason, "processing"),
+      ),
+    )
+    .limit(1);
+  return row;
 }
 
 /** The payment the processor knows by one of `processorIds` (a PaymentIntent's or a charge's id), newest first. */

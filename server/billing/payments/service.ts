@@ -141,32 +141,65 @@ export async function addMethod(
   if (how === "confirm" && keeps && saved.processorCustomerId !== (processorCustomerId ?? (await processorCustomerOf(deps.db, organizationId, customerId, processor.id)))) {
     throw setupFailed("This setup is not one of yours.", how);
   }
+  const row = await saveMethod(deps.db, organizationId, customerId, processor.id, saved, makeDefault, "upsert");
+  if (!row) throw new Error("addMethod: the method is missing after its upsert");
+  if (row.isDefault) await mirrorDefault(processor, deps.db, organizationId, customerId, row.processorMethodId);
+  return { status: "succeeded" as const, payment_method: toPaymentMethodWire(row) };
+}
+
+/**
+ * Keeps a finished setup's method for the customer (once per processor method), the default when asked or when none
+ * is. `upsert`: the customer adds it (again: a removed one comes back); `if_absent`: an event's, which neither brings
+ * back a removed method nor touches a kept one (undefined then).
+ */
+async function saveMethod(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  processorId: string,
+  saved: Extract<PaymentResult, { ok: true }>,
+  makeDefault: boolean,
+  how: "upsert" | "if_absent",
+): Promise<PaymentMethodRow | undefined> {
   const now = new Date();
-  const row = await deps.db.transaction(async (tx) => {
-    await repo.adoptCheckoutMethods(tx, organizationId, customerId, processor.id);
-    if (saved.processorCustomerId) await rememberProcessorCustomer(tx, organizationId, customerId, processor.id, saved.processorCustomerId);
-    const method = await repo.upsertMethod(
-      tx,
-      {
-        organizationId,
-        customerId,
-        processor: processor.id,
-        processorMethodId: saved.paymentMethodId,
-        type: saved.paymentMethod.method ?? "card",
-        brand: saved.paymentMethod.brand,
-        last4: saved.paymentMethod.last4,
-        expMonth: saved.paymentMethod.expMonth,
-        expYear: saved.paymentMethod.expYear,
-        createdAt: now,
-      },
-      now,
-    );
+  return db.transaction(async (tx) => {
+    await repo.adoptCheckoutMethods(tx, organizationId, customerId, processorId);
+    if (saved.processorCustomerId) await rememberProcessorCustomer(tx, organizationId, customerId, processorId, saved.processorCustomerId);
+    const values = {
+      organizationId,
+      customerId,
+      processor: processorId,
+      processorMethodId: saved.paymentMethodId,
+      type: saved.paymentMethod.method ?? "card",
+      brand: saved.paymentMethod.brand,
+      last4: saved.paymentMethod.last4,
+      expMonth: saved.paymentMethod.expMonth,
+      expYear: saved.paymentMethod.expYear,
+      createdAt: now,
+    };
+    const method = how === "upsert" ? await repo.upsertMethod(tx, values, now) : await repo.insertMethodIfAbsent(tx, values);
+    if (!method) return undefined;
     const current = await repo.chargeableMethod(tx, organizationId, customerId);
     if (makeDefault || !current?.isDefault) await repo.setDefault(tx, organizationId, customerId, method.id, now);
     return (await repo.findMethod(tx, organizationId, customerId, method.id)) ?? method;
   });
+}
+
+/**
+ * A portal setup the processor finished after the portal's request answered (Stripe's setup_intent.succeeded: the
+ * customer authenticated, a bank account verified): its method is kept for the customer even when the page never
+ * confirms it — once (a replay, or the page's confirm after it, finds it kept). Only a setup on the processor
+ * customer till keeps for this customer counts. Answers whether it was kept.
+ */
+export async function keepFinishedSetup(deps: PaymentsDeps, organizationId: string, customerId: string, result: PaymentResult): Promise<boolean> {
+  if (!result.ok) return false;
+  const processor = await processorFor(deps.processor, deps.db, organizationId);
+  const known = await processorCustomerOf(deps.db, organizationId, customerId, processor.id);
+  if (!known || result.processorCustomerId !== known) return false;
+  const row = await saveMethod(deps.db, organizationId, customerId, processor.id, result, false, "if_absent");
+  if (!row) return false;
   if (row.isDefault) await mirrorDefault(processor, deps.db, organizationId, customerId, row.processorMethodId);
-  return { status: "succeeded" as const, payment_method: toPaymentMethodWire(row) };
+  return true;
 }
 
 /** The processor's customer gets the same default (best effort: till's own default is what renewals charge). */
@@ -311,6 +344,29 @@ export async function recordCharge(tx: Queryable, processor: PaymentProcessor, o
   return repo.insertPayment(tx, paymentOf(processor, outcome, at, now));
 }
 
+/** What a charge's late answer did: its pending payment succeeded or failed now, or nothing (`unchanged`: answered before, or still unfinished); `not_recorded`: no payment of the order under that id (its charge's transaction has not committed). */
+export type LateCharge = "succeeded" | "failed" | "unchanged" | "not_recorded";
+
+/**
+ * The processor finished a charge after till's request answered (Stripe's payment_intent.succeeded /
+ * payment_failed: a bank debit that was processing, a payment the customer authenticated): the payment recorded
+ * pending for `orderId` under the processor's id becomes succeeded or failed — once: a replayed or late answer
+ * finds it done. The caller holds the lock of what the payment pays (the order, its subscription or wallet) and
+ * does the rest: the order paid and the subscription active (dunning), the wallet credited (wallets).
+ */
+export async function settlePendingCharge(tx: Queryable, organizationId: string, orderId: string, processorPaymentId: string, result: PaymentResult, now: Date): Promise<LateCharge> {
+  const row = await repo.findByProcessorIds(tx, organizationId, [processorPaymentId]);
+  if (!row || row.orderId !== orderId) return "not_recorded";
+  if (row.status !== "pending" || (!result.ok && result.next)) return "unchanged";
+  if (result.ok) return (await repo.succeedPendingPayment(tx, organizationId, processorPaymentId, now)) ? "succeeded" : "unchanged";
+  const failed = await repo.failPendingPayment(tx, organizationId, processorPaymentId, { code: result.code, message: result.message }, now);
+  return failed ? "failed" : "unchanged";
+}
+
+/** The customer's charge of `attempt` in the currency still on its way (a bank debit processing), if any. */
+export const processingChargeOf = (db: Queryable, organizationId: string, customerId: string, currency: string, attempt: PaymentAttempt) =>
+  repo.processingChargeOf(db, organizationId, customerId, currency, attempt);
+
 // ---- the seller's payments ----------------------------------------------------------------------
 
 export async function listPayments(db: Db, organizationId: string, filter: repo.PaymentFilter, sorting: Array<SortKey<repo.PaymentSortKey>>, pageNo: number, limit: number) {
@@ -340,7 +396,3 @@ export const insertPayment: typeof repo.insertPayment = (...args) => repo.insert
 export const insertPayments: typeof repo.insertPayments = (...args) => repo.insertPayments(...args);
 /** The order's last payment (dunning). */
 export const lastPaymentOfOrder: typeof repo.lastPaymentOfOrder = (...args) => repo.lastPaymentOfOrder(...args);
-/** Marks a pending payment succeeded; false when it was not pending (dunning). */
-export const succeedPendingPayment: typeof repo.succeedPendingPayment = (...args) => repo.succeedPendingPayment(...args);
-/** Marks a pending payment failed with the processor's reason; false when it was not pending (dunning). */
-export const failPendingPayment: typeof repo.failPendingPayment = (...args) => repo.failPendingPayment(...args);

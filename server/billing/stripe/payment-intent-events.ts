@@ -8,6 +8,10 @@
 //   - order_id and subscription_id: a subscription's order — a renewal, a plan change billed now or a dunning
 //     retry whose bank debit was processing, or a retry the customer authenticated from the portal — is paid,
 //     or its refusal puts the subscription past due (dunning's settleLatePayment).
+//   - customer_id on a setup (the portal's): the method the customer set up is kept once Stripe finished it,
+//     even when the page never confirms it (payments' keepFinishedSetup); a failed setup kept nothing.
+//   - wallet_id, order_id and wallet_movement: a wallet's top-up or auto-recharge whose bank debit was processing
+//     credits the wallet once, or its refusal stops auto-recharge as a decline does (wallets' settleWalletCharge).
 // The inbound pipeline (webhook.ts today) calls handleStripePaymentEvent once per recorded event.
 import type { Db } from "../../db/client.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
@@ -17,6 +21,9 @@ import type { Stripe } from "../../payments/stripe-client.js";
 import { completeCheckoutPayment } from "../checkouts/confirm.js";
 import { failCheckoutPayment } from "../checkouts/payment-failed.js";
 import { settleLatePayment } from "../dunning/service.js";
+import { isUuid } from "../http.js";
+import { keepFinishedSetup } from "../payments/service.js";
+import { settleWalletCharge } from "../wallets/late.js";
 
 export interface PaymentEventDeps {
   db: Db;
@@ -66,6 +73,16 @@ export async function handleStripePaymentEvent(
   if (metadata.order_id && metadata.subscription_id && current.kind === "payment") {
     const ref = { orderId: metadata.order_id, subscriptionId: metadata.subscription_id, processorPaymentId: current.intent.id };
     const outcome = await settleLatePayment({ db: deps.db, processor: connected.processor, baseURL: deps.baseURL }, organizationId, ref, result);
+    return outcome === "not_recorded" ? "not_ready" : "handled";
+  }
+  // a setup made outside till may carry a customer_id of its own: only a till customer's id is looked at
+  if (metadata.customer_id && isUuid(metadata.customer_id) && current.kind === "setup") {
+    await keepFinishedSetup({ db: deps.db, processor: connected.processor }, organizationId, metadata.customer_id, result);
+    return "handled";
+  }
+  if (metadata.wallet_id && metadata.order_id && metadata.wallet_movement && current.kind === "payment") {
+    const ref = { walletId: metadata.wallet_id, orderId: metadata.order_id, key: metadata.wallet_movement, processorPaymentId: current.intent.id };
+    const outcome = await settleWalletCharge(deps.db, organizationId, ref, result);
     return outcome === "not_recorded" ? "not_ready" : "handled";
   }
   return "handled";

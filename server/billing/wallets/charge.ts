@@ -5,7 +5,11 @@
 // tax) whose ledger movement credits the wallet. Each is keyed (`idempotencyKey`): a key already credited
 // answers its order again and charges nothing, and the processor gets the same key for the charge (Stripe's
 // Idempotency-Key, `processorKeyOf`), so a retry after a charge whose transaction rolled back is answered with
-// that charge instead of taking the money twice.
+// that charge instead of taking the money twice. The order's id is the key's too (walletOrderIdOf): the charge
+// names it, and a retry finds it.
+// A saved bank account (SEPA, US) answers `processing`: the order waits pending, the wallet is not credited, no
+// other auto-recharge is made beside it; the bank's answer comes as Stripe's event (late.ts): credited once, or
+// refused as a card's decline is.
 import { createHash, randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";
@@ -13,9 +17,9 @@ import type { PaymentProcessor } from "../../payments/processor.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { loadCustomers } from "../customers/service.js";
 import { notFound } from "../errors.js";
-import { insertPlannedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
+import { findOrder, insertPlannedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
-import { chargeableMethods, chargeSaved, recordCharge } from "../payments/service.js";
+import { chargeableMethods, chargeSaved, isProcessing, isProcessingPayment, lastPaymentOfOrder, processingChargeOf, recordCharge } from "../payments/service.js";
 import * as repo from "./repository.js";
 
 export interface TopUp {
@@ -25,7 +29,8 @@ export interface TopUp {
   key: string;
 }
 
-export type TopUpOutcome = { ok: true; orderId: string | null; replayed: boolean } | { ok: false; code: string; message: string };
+/** `processing`: a bank debit on its way, the order pending and the wallet not credited until the bank answers. */
+export type TopUpOutcome = { ok: true; orderId: string | null; replayed: boolean; processing: boolean } | { ok: false; code: string; message: string };
 
 const LABEL = { top_up: "Wallet top-up", auto_recharge: "Wallet auto-recharge" } as const;
 
@@ -33,21 +38,49 @@ const LABEL = { top_up: "Wallet top-up", auto_recharge: "Wallet auto-recharge" }
 export const processorKeyOf = (organizationId: string, key: string) =>
   `till-wallet-${organizationId}-${createHash("sha256").update(key).digest("hex").slice(0, 40)}`;
 
-/** Charges the customer's saved card `t.amount` and credits the wallet with it (an order of its own); a decline moves nothing. */
+/** The order of the movement keyed `key`: one id per key and organization, named by the charge's metadata. */
+export function walletOrderIdOf(organizationId: string, key: string): string {
+  const h = createHash("sha256").update(`till-wallet-order:${organizationId}:${key}`).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** What a movement's key says it is (the top-up route's `top_up:…`, maybeRecharge's `auto_recharge:…`). */
+export const kindOfKey = (key: string): TopUp["kind"] => (key.startsWith("auto_recharge:") ? "auto_recharge" : "top_up");
+
+/**
+ * The answer for a key whose order exists but credited nothing: its debit still on its way, or refused by the bank
+ * (the same key is the same request: a new attempt takes a new key).
+ */
+async function earlierOutcome(tx: Queryable, organizationId: string, orderId: string): Promise<TopUpOutcome | null> {
+  if (!(await findOrder(tx, organizationId, orderId))) return null;
+  const last = await lastPaymentOfOrder(tx, organizationId, orderId);
+  if (last?.status === "failed") return { ok: false, code: last.declineReason ?? "payment_failed", message: last.declineMessage ?? "The payment failed." };
+  return { ok: true, orderId, replayed: true, processing: isProcessingPayment(last) };
+}
+
+/**
+ * Charges the customer's saved card `t.amount` and credits the wallet with it (an order of its own); a decline moves
+ * nothing; a bank debit still processing leaves the order pending and the wallet as it was (late.ts credits it).
+ */
 export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcessor, w: repo.WalletRow, t: TopUp, now: Date): Promise<TopUpOutcome> {
   const org = w.organizationId;
   const done = await repo.movementByKey(tx, org, t.key);
-  if (done) return { ok: true, orderId: done.orderId, replayed: true };
+  if (done) return { ok: true, orderId: done.orderId, replayed: true, processing: false };
+  const orderId = walletOrderIdOf(org, t.key);
+  const earlier = await earlierOutcome(tx, org, orderId);
+  if (earlier) return earlier;
   const customer = (await loadCustomers(tx, org, { ids: [w.customerId], externalIds: [] })).byId.get(w.customerId);
   if (!customer) throw notFound("Customer not found");
   const attempt = await chargeSaved(tx, processor, org, w.customerId, {
     amount: t.amount,
     currency: w.currency,
     description: LABEL[t.kind],
-    metadata: { wallet_id: w.id },
+    // what the bank's late answer settles (late.ts): the wallet, the order, the movement's key
+    metadata: { wallet_id: w.id, order_id: orderId, wallet_movement: t.key },
     idempotencyKey: processorKeyOf(org, t.key),
   });
-  if (!attempt.result.ok) return { ok: false, code: attempt.result.code, message: attempt.result.message };
+  const processing = isProcessing(attempt);
+  if (!attempt.result.ok && !processing) return { ok: false, code: attempt.result.code, message: attempt.result.message };
   const organization = await getOrganization(tx, org);
   const planned = planOrderFromCheckout(
     {
@@ -73,47 +106,70 @@ export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcesso
     },
     now,
   );
-  const order = { row: { ...planned.row, productId: null, checkoutId: null }, items: planned.items };
+  const order = {
+    row: { ...planned.row, id: orderId, status: processing ? "pending" : "paid", productId: null, checkoutId: null },
+    items: planned.items.map((i) => ({ ...i, orderId })),
+  };
   await insertPlannedOrder(tx, order, organization.slug);
   await recordCharge(tx, processor, attempt, { organizationId: org, customerId: w.customerId, orderId: order.row.id, checkoutId: null, amount: t.amount, currency: w.currency, attempt: "top_up" }, now);
-  await repo.insertMovement(tx, {
-    organizationId: org,
-    customerId: w.customerId,
-    currency: w.currency,
-    amount: t.amount,
-    reason: t.kind,
-    orderId: order.row.id,
-    idempotencyKey: t.key,
-  });
   const data = orderWire(order.row, order.items, { customer, product: null, discount: null, subscription: null });
   const fill = { invoiceNumberOf: order.row.id };
+  if (processing) {
+    await enqueue(tx, [{ type: "order.created", organizationId: org, data, ...fill }, customerStateChanged(org, w.customerId)]);
+    return { ok: true, orderId, replayed: false, processing: true };
+  }
+  await creditMovement(tx, w, t, orderId);
   await enqueue(tx, [
     { type: "order.created", organizationId: org, data, ...fill },
     { type: "order.paid", organizationId: org, data, ...fill },
     customerStateChanged(org, w.customerId),
   ]);
-  return { ok: true, orderId: order.row.id, replayed: false };
+  return { ok: true, orderId, replayed: false, processing: false };
 }
 
-export type RechargeOutcome = "none" | "blocked" | "recharged" | "declined";
+/** The wallet's credit for the paid order of a top-up or recharge, once per key. */
+export async function creditMovement(tx: Queryable, w: repo.WalletRow, t: TopUp, orderId: string): Promise<boolean> {
+  return repo.insertMovement(tx, {
+    organizationId: w.organizationId,
+    customerId: w.customerId,
+    currency: w.currency,
+    amount: t.amount,
+    reason: t.kind,
+    orderId,
+    idempotencyKey: t.key,
+  });
+}
+
+/** `processing`: this recharge's debit is on its way; `in_progress`: an earlier one's is, nothing was charged. */
+export type RechargeOutcome = "none" | "blocked" | "recharged" | "declined" | "processing" | "in_progress";
 
 /**
  * The wallet's auto-recharge after a movement spent it (`cause`: that movement's id): under the wallet's
- * lock, a balance below the threshold charges the saved card the chosen amount, once per cause. A decline blocks
- * recharging (and emails the customer) until a card saved after it, or the customer turns it on again.
+ * lock, a balance below the threshold charges the saved card the chosen amount, once per cause, and not while a
+ * bank debit of the wallet is still on its way (its answer credits the wallet). A decline blocks recharging (and
+ * emails the customer) until a card saved after it, or the customer turns it on again.
  */
 export async function maybeRecharge(tx: Queryable, processor: PaymentProcessor, organizationId: string, walletId: string, cause: string, now: Date): Promise<RechargeOutcome> {
   const w = await repo.lockWallet(tx, organizationId, walletId);
   if (!w || !w.autoRechargeEnabled || w.autoRechargeAmount <= 0 || w.balance >= w.autoRechargeThreshold) return "none";
+  if (await processingChargeOf(tx, organizationId, w.customerId, w.currency, "top_up")) return "in_progress";
   if (w.rechargeBlockedAt) {
     const method = (await chargeableMethods(tx, processor, organizationId, [w.customerId])).get(w.customerId);
     if (!method || method.createdAt <= w.rechargeBlockedAt) return "blocked";
   }
   const r = await chargeIntoWallet(tx, processor, w, { amount: w.autoRechargeAmount, kind: "auto_recharge", key: `auto_recharge:${cause}` }, now);
+  if (r.ok && r.processing) return r.replayed ? "none" : "processing";
   if (r.ok) {
     if (w.rechargeBlockedAt) await repo.updateRecharge(tx, organizationId, w.id, { rechargeBlockedAt: null }, now);
     return r.replayed ? "none" : "recharged";
   }
+  await blockRecharge(tx, w, { amount: w.autoRechargeAmount, reason: r.message }, now);
+  return "declined";
+}
+
+/** A recharge was refused (at once, or by the bank later): recharging stops until fixed, and the customer is told. */
+export async function blockRecharge(tx: Queryable, w: repo.WalletRow, refused: { amount: number; reason: string }, now: Date): Promise<void> {
+  const organizationId = w.organizationId;
   // the wall clock, as a saved card's created_at is: a card saved after this unblocks
   await repo.updateRecharge(tx, organizationId, w.id, { rechargeBlockedAt: new Date() }, now);
   const customer = (await loadCustomers(tx, organizationId, { ids: [w.customerId], externalIds: [] })).byId.get(w.customerId);
@@ -123,8 +179,7 @@ export async function maybeRecharge(tx: Queryable, processor: PaymentProcessor, 
       causeId: randomUUID(),
       type: "wallet_recharge_failed",
       recipient: customer.email,
-      data: { amount: w.autoRechargeAmount, currency: w.currency, balance: w.balance, reason: r.message },
+      data: { amount: refused.amount, currency: w.currency, balance: w.balance, reason: refused.reason },
     });
   }
-  return "declined";
 }

@@ -8,7 +8,8 @@
 //  - Auto-recharge. Any movement that spent the wallet (the `till.wallet.transaction.created` event the ledger's
 //    trigger records with every movement, migration 0057: an order it paid, usage, a seller's debit) may have
 //    taken the balance below the wallet's threshold: maybeRecharge charges the saved card at once, keyed by that
-//    movement (one attempt per wallet and batch; a wallet recharged above its threshold is not charged again).
+//    movement (one attempt per wallet and batch; a wallet recharged above its threshold is not charged again, nor
+//    one whose bank debit is still on its way).
 //
 // Each order and wallet runs in a savepoint: one that fails (logged) must not hold back the batch's webhooks.
 import type { Queryable } from "../../db/client.js";
@@ -90,7 +91,7 @@ async function recharge(tx: Queryable, processor: PaymentProcessor, s: Spend): P
   const w = await repo.findWallet(tx, s.organizationId, s.walletId);
   if (!w?.autoRechargeEnabled) return 0;
   const outcome = await maybeRecharge(tx, processor, s.organizationId, w.id, s.movementId, await orgNow(tx, s.organizationId));
-  return outcome === "recharged" || outcome === "declined" ? 1 : 0;
+  return outcome === "recharged" || outcome === "declined" || outcome === "processing" ? 1 : 0;
 }
 
 /** Credits and recharges for a batch's orders; returns how many wallets moved (their events go out with the next batch). */

@@ -85,7 +85,8 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
     reply.status(201);
     return service.walletWire(w);
   });
-  app.post("/wallets/:id/top-up", route({ scope: "customers:write", operationId: "till:wallets:top_up", body: TopUpInput, responses: { 200: Wallet, 402: "PaymentFailed", ...NOT_FOUND } }), async (req) => {
+  // a bank debit on its way answers 202 with the wallet as it is: the bank's answer credits it (wallets/late.ts)
+  app.post("/wallets/:id/top-up", route({ scope: "customers:write", operationId: "till:wallets:top_up", body: TopUpInput, responses: { 200: Wallet, 202: Wallet, 402: "PaymentFailed", ...NOT_FOUND } }), async (req, reply) => {
     const organizationId = org(req);
     const id = pathId(req);
     const header = req.headers[IDEMPOTENCY_HEADER];
@@ -95,6 +96,7 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
       if (!w) return service.walletWire(await service.findWallet(tx, organizationId, id));
       const outcome = await chargeIntoWallet(tx, processor, w, { amount: req.body.amount, kind: "top_up", key }, await orgNow(tx, organizationId));
       if (!outcome.ok) throw paymentFailed(outcome.message, outcome.code);
+      if (outcome.processing) reply.status(202);
       return service.walletWire(await service.findWallet(tx, organizationId, id));
     });
   });
