@@ -194,6 +194,8 @@ export interface V1Client {
   get<T>(path: string, query?: Record<string, string | number | undefined>): Promise<T>;
   /** A write, with an Idempotency-Key of its own (a new one unless given) that its retries reuse. */
   send<T>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown, idempotencyKey?: string): Promise<T>;
+  /** `send`, with the success's status (a 202: accepted, not done yet). */
+  sendFor<T>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown, idempotencyKey?: string): Promise<{ status: number; body: T }>;
   /** Every item of a paginated list, page by page (100 a page). */
   listAll<T>(path: string, query?: Record<string, string | number | undefined>): Promise<T[]>;
 }
@@ -211,14 +213,16 @@ function queryString(query: Record<string, string | number | undefined> | undefi
  */
 export function v1(ctx: Context): V1Client {
   const credential = requireCredential(ctx);
-  async function call<T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> {
+  async function answer<T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<{ status: number; body: T }> {
     const res = await request(ctx, method, `/v1${path}`, { body, credential, idempotencyKey });
     if (res.status < 200 || res.status >= 300) failFor(res, credential, `${method} /v1${path.split("?")[0]}`);
-    return res.body as T;
+    return { status: res.status, body: res.body as T };
   }
+  const call = async <T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> => (await answer<T>(method, path, body, idempotencyKey)).body;
   return {
     get: (path, query) => call("GET", `${path}${queryString(query)}`),
     send: (method, path, body, idempotencyKey) => call(method, path, body, idempotencyKey ?? newIdempotencyKey()),
+    sendFor: (method, path, body, idempotencyKey) => answer(method, path, body, idempotencyKey ?? newIdempotencyKey()),
     async listAll<T>(path: string, query?: Record<string, string | number | undefined>) {
       const items: T[] = [];
       for (let page = 1; ; page++) {

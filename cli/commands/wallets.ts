@@ -32,16 +32,21 @@ interface WireTransaction {
   order_id: string | null;
 }
 
-async function topUp(ctx: Context, customerId: string, amount: number, currency: string): Promise<WireWallet> {
+/** The wallet after the top-up, and whether the charge is still on its way (202: a bank debit processing). */
+async function topUp(ctx: Context, customerId: string, amount: number, currency: string): Promise<{ wallet: WireWallet; processing: boolean }> {
   const opened = await v1(ctx).send<WireWallet>("POST", "/wallets/", { customer_id: customerId, currency });
-  return ctx.out.loading(`Charging ${money(amount, currency)} to the customer's card`, v1(ctx).send<WireWallet>("POST", `/wallets/${opened.id}/top-up`, { amount }, randomUUID()));
+  const answered = await ctx.out.loading(`Charging ${money(amount, currency)} to the customer's saved payment method`, v1(ctx).sendFor<WireWallet>("POST", `/wallets/${opened.id}/top-up`, { amount }, randomUUID()));
+  return { wallet: answered.body, processing: answered.status === 202 };
 }
 
 const show = (customerIdOf: CustomerIdOf) => async (ctx: Context, opts: { topUp?: number; currency?: string }, [ref = ""]: string[]) => {
   const customerId = await customerIdOf(ctx, ref);
   if (opts.topUp !== undefined) {
     if (!opts.currency) throw new UsageError("--top-up needs --currency (usd, eur, …)", "the wallet's currency");
-    const w = await topUp(ctx, customerId, opts.topUp, opts.currency.toLowerCase());
+    const { wallet: w, processing } = await topUp(ctx, customerId, opts.topUp, opts.currency.toLowerCase());
+    if (processing) {
+      return ctx.out.done(w, `The ${money(opts.topUp, w.currency)} debit from the customer's bank account is processing: the ${w.currency.toUpperCase()} wallet is credited when the bank confirms it (the balance is ${money(w.balance, w.currency)} until then).`);
+    }
     return ctx.out.done(w, `Topped up the ${w.currency.toUpperCase()} wallet: the balance is ${money(w.balance, w.currency)}.`);
   }
   const wallets = await ctx.out.loading("Loading wallets", v1(ctx).get<{ items: WireWallet[] }>("/wallets/", { customer_id: customerId, limit: 100 }));

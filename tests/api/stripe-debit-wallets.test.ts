@@ -9,6 +9,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customerEmail, idempotencyKey, stripeEvent } from "../../server/db/schema/index.js";
+import { tempConfigDir, till } from "../cli/till.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import { usingPostgres } from "../helpers/db.js";
@@ -128,6 +129,19 @@ describe("wallet top-ups paid by a bank debit", () => {
     const done = await api("POST", `/v1/wallets/${walletId}/top-up`, { amount: 2000 }, { "idempotency-key": "debit-1" });
     expect([done.status, (done.body as Body).balance]).toEqual([200, 2000]);
     onlyCharge(walletId);
+  }, 60_000);
+
+  it("till customers wallet --top-up says the debit is processing, not that the wallet was topped up", async () => {
+    const { customerId, walletId } = await customerWithBank(STRIPE_BANK_ACCOUNTS.usSucceeds, "wallet-debit-cli");
+    const r = await till(["customers", "wallet", customerId, "--top-up", "1500", "--currency", "usd"], {
+      configDir: tempConfigDir(),
+      env: { TILL_API_KEY: s.key, TILL_SERVER: s.server.url, NO_COLOR: "1" },
+    });
+    expect([r.exitCode, r.stderr]).toEqual([0, expect.any(String)]);
+    expect(r.stdout + r.stderr).toContain("The $15.00 debit from the customer's bank account is processing: the USD wallet is credited when the bank confirms it (the balance is $0.00 until then).");
+    expect(r.stdout + r.stderr).not.toContain("Topped up");
+    settle(onlyCharge(walletId).id);
+    await until(async () => ((await balanceOf(walletId)) === 1500 ? true : undefined), "the wallet credited");
   }, 60_000);
 
   it("a SEPA top-up the bank refuses credits nothing; its order stays pending with the failed payment; the same key answers the refusal", async () => {
