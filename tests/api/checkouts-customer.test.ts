@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { discount } from "../../server/db/schema/index.js";
 import { issues, locs } from "../helpers/api.js";
 import { createProduct, pay, publicRequest, publicSdk, tokenize, uniqueBuyer } from "../helpers/checkout.js";
-import { checkoutFixture } from "./checkouts-fixture.js";
+import { checkoutFixture } from "./checkouts-fixtures.js";
 
 const fx = checkoutFixture();
 

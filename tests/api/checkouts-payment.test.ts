@@ -8,7 +8,7 @@ import { benefitGrant, checkout } from "../../server/db/schema/index.js";
 import { issues, locs } from "../helpers/api.js";
 import { CARDS, createProduct, pay, publicRequest, tokenize, uniqueBuyer } from "../helpers/checkout.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
-import { checkoutFixture } from "./checkouts-fixture.js";
+import { checkoutFixture } from "./checkouts-fixtures.js";
 
 const fx = checkoutFixture();
 

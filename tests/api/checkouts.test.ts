@@ -10,7 +10,7 @@ import { checkout } from "../../server/db/schema/index.js";
 import { issues, locs } from "../helpers/api.js";
 import { createProduct, pay, publicRequest, publicSdk, tokenize, uniqueBuyer } from "../helpers/checkout.js";
 import { sdkFor } from "../helpers/seller.js";
-import { checkoutFixture } from "./checkouts-fixture.js";
+import { checkoutFixture } from "./checkouts-fixtures.js";
 
 const fx = checkoutFixture();
 

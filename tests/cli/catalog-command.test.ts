@@ -6,7 +6,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCatalog } from "../../cli/catalog/file.js";
 import { parseJson, spawnTillInTerminal, tempConfigDir, terminal, till, type TillOptions } from "./till.js";
-import { catalogFixture, type Org } from "./catalog-fixture.js";
+import { catalogFixture, type Org } from "./catalog-fixtures.js";
 
 const fx = catalogFixture();
 

@@ -7,7 +7,7 @@ import { CATALOG_KEY } from "../../cli/catalog/model.js";
 import { planExitCode, renderPlan } from "../../cli/catalog/plan.js";
 import { pullCatalog } from "../../cli/catalog/pull.js";
 import { uploadFile } from "../helpers/files.js";
-import { catalogFixture, HEADER, FULL } from "./catalog-fixture.js";
+import { catalogFixture, HEADER, FULL } from "./catalog-fixtures.js";
 
 const fx = catalogFixture();
 

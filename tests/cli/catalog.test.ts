@@ -8,7 +8,7 @@ import { CatalogFileError, parseCatalog } from "../../cli/catalog/file.js";
 import { CATALOG_KEY } from "../../cli/catalog/model.js";
 import { planExitCode, renderPlan } from "../../cli/catalog/plan.js";
 import { pullCatalog } from "../../cli/catalog/pull.js";
-import { catalogFixture, HEADER, FULL, type Org } from "./catalog-fixture.js";
+import { catalogFixture, HEADER, FULL, type Org } from "./catalog-fixtures.js";
 
 const fx = catalogFixture();
 
