@@ -7,22 +7,8 @@ import * as schema from "../../server/db/schema/index.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import {
-  accountFixture,
-  type ApiError,
-  VERIFY_SUBJECT,
-  RESET_SUBJECT,
-  CHANGE_SUBJECT,
-  currentUser,
-  PASSWORD,
-  jwtPayload,
-  mailedLink,
-  pathOf,
-  secondsBetween,
-  sessionRows,
-  signIn,
-  signedUp,
-  userRow,
-  verificationRow,
+  accountFixture, type ApiError, VERIFY_SUBJECT, RESET_SUBJECT, CHANGE_SUBJECT, currentUser, PASSWORD, jwtPayload,
+  mailedLink, pathOf, secondsBetween, sessionRows, signIn, signedUp, userRow, verificationRow,
 } from "./account-fixtures.js";
 
 const fx = accountFixture();

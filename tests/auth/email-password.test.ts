@@ -8,20 +8,8 @@ import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import * as schema from "../../server/db/schema/index.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import {
-  accountFixture,
-  type ApiError,
-  type SessionBody,
-  VERIFY_SUBJECT,
-  CHANGE_SUBJECT,
-  currentUser,
-  PASSWORD,
-  accountRows,
-  jwtPayload,
-  mailedLink,
-  pathOf,
-  sessionRows,
-  signedUp,
-  userRow,
+  accountFixture, type ApiError, type SessionBody, VERIFY_SUBJECT, CHANGE_SUBJECT, currentUser, PASSWORD, accountRows,
+  jwtPayload, mailedLink, pathOf, sessionRows, signedUp, userRow,
 } from "./account-fixtures.js";
 
 const fx = accountFixture();
