@@ -1,5 +1,6 @@
-// The set-up of the CLI tests that work on one organization (resources*.test.ts): a server of the file's own, a
-// seller, and `till` run as a child process with the seller's API key (TILL_API_KEY, TILL_SERVER).
+// The set-up of the CLI tests that work on one organization (resources*.test.ts, sales*.test.ts): a server of
+// the file's own, a seller, and `till` run as a child process with the seller's API key (TILL_API_KEY,
+// TILL_SERVER).
 import { afterAll, beforeAll, expect } from "vitest";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -26,3 +27,5 @@ export const ok = (r: TillResult) => {
 };
 /** The id of the object a `--json` command printed. */
 export const idOf = (r: TillResult) => parseJson<{ id: string }>(ok(r).stdout).id;
+/** The JSON a `--json` command printed, once its exit code is 0. */
+export const json = <T>(r: TillResult): T => parseJson<T>(ok(r).stdout);
