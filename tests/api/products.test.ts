@@ -1,45 +1,23 @@
-// /v1/products through @polar-sh/sdk 0.47.1 (and 0.49.0): every price kind, legacy recurring products,
-// price replacement by archiving, benefits, medias, attached custom fields, list filters and sorting,
-// validation, scopes and tenancy.
+// /v1/products through @polar-sh/sdk 0.47.1 (and 0.49.0): create and get with every price kind, legacy recurring
+// products, benefits, medias and attached custom fields; list filters and sorting; the loaders other domains use.
+// Updates: products-update.test.ts; validation, scopes and tenancy: products-validation.test.ts.
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { productPrice } from "../../server/db/schema/index.js";
 import { fileIdsExist, loadProductMedias } from "../../server/billing/files/service.js";
 import { loadAttachedCustomFields } from "../../server/billing/custom-fields/service.js";
 import { loadPrices, loadProductSummaries, loadProducts, productIdsExist } from "../../server/billing/products/service.js";
 import { uploadFile } from "../helpers/files.js";
-import { issues, locs, rawRequest } from "../helpers/api.js";
-import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { issues, locs } from "../helpers/api.js";
+import { productFixture, fixed } from "./products-fixtures.js";
 
-let server: TestServer;
-let seller: Seller;
-let other: Seller;
-let meterId: string;
-
-beforeAll(async () => {
-  server = await startServer();
-  seller = await createSeller(server, "products");
-  other = await createSeller(server, "other");
-  const meter = await seller.sdk.meters.create({
-    name: "API calls",
-    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api.call" }] },
-    aggregation: { func: "count" },
-  });
-  meterId = meter.id;
-});
-afterAll(async () => server?.close());
-
-const raw = (token: string, method: string, path: string, body?: unknown) => rawRequest(server.url, token, method, path, body);
-
-
-const fixed = (amount: number) => ({ amount_type: "fixed", price_amount: amount });
+const fx = productFixture();
 
 describe("/v1/products: create and get", () => {
   it("creates a one-time product with a fixed price, medias, custom fields and metadata", async () => {
-    const media = await uploadFile(seller.sdk, "cover.png", Buffer.from("png bytes"));
-    const field = await seller.sdk.customFields.create({ type: "text", slug: "company", name: "Company", properties: {} });
-    const product = await seller.sdk.products.create({
+    const media = await uploadFile(fx.seller.sdk, "cover.png", Buffer.from("png bytes"));
+    const field = await fx.seller.sdk.customFields.create({ type: "text", slug: "company", name: "Company", properties: {} });
+    const product = await fx.seller.sdk.products.create({
       name: "  E-book  ",
       description: "A book",
       prices: [{ amountType: "fixed", priceAmount: 1999, priceCurrency: "eur" }],
@@ -57,7 +35,7 @@ describe("/v1/products: create and get", () => {
       trialIntervalCount: null,
       isRecurring: false,
       isArchived: false,
-      organizationId: seller.organizationId,
+      organizationId: fx.seller.organizationId,
       metadata: { sku: "EB-1", stock: 3, featured: true },
       benefits: [],
     });
@@ -74,33 +52,33 @@ describe("/v1/products: create and get", () => {
     });
     expect(product.medias).toHaveLength(1);
     expect(product.medias[0]).toMatchObject({ id: media.id, service: "product_media", isUploaded: true, name: "cover.png" });
-    expect(product.medias[0]?.publicUrl).toBe(`${server.config.baseURL}/v1/files/${media.id}/public`);
+    expect(product.medias[0]?.publicUrl).toBe(`${fx.server.config.baseURL}/v1/files/${media.id}/public`);
     expect(product.attachedCustomFields).toEqual([
       { customFieldId: field.id, customField: field, order: 0, required: true },
     ]);
 
-    const got = await seller.sdk.products.get({ id: product.id });
+    const got = await fx.seller.sdk.products.get({ id: product.id });
     expect(got).toEqual(product);
-    const got049 = await seller.sdk049.products.get({ id: product.id });
+    const got049 = await fx.seller.sdk049.products.get({ id: product.id });
     expect(got049.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 1999 });
     expect(got049.meterInterval).toBeNull();
 
     // the wire carries Polar's deprecated per-price fields
-    const wire = await raw(seller.token, "GET", `/v1/products/${product.id}`);
+    const wire = await fx.raw(fx.seller.token, "GET", `/v1/products/${product.id}`);
     expect((wire.body.prices as Array<Record<string, unknown>>)[0]).toMatchObject({ type: "one_time", recurring_interval: null });
     expect("legacy" in (wire.body.prices as Array<Record<string, unknown>>)[0]!).toBe(false);
   });
 
   it("creates a recurring product with a trial, a fixed and a metered price", async () => {
-    const product = await seller.sdk.products.create({
+    const product = await fx.seller.sdk.products.create({
       name: "Pro plan",
       recurringInterval: "month",
       trialInterval: "week",
       trialIntervalCount: 2,
       prices: [
         { amountType: "fixed", priceAmount: 900 },
-        { amountType: "metered_unit", meterId, unitAmount: "0.50", capAmount: 10000 },
-        { amountType: "metered_unit", meterId, unitAmount: 0.000001 },
+        { amountType: "metered_unit", meterId: fx.meterId, unitAmount: "0.50", capAmount: 10000 },
+        { amountType: "metered_unit", meterId: fx.meterId, unitAmount: 0.000001 },
       ],
       visibility: "private",
     });
@@ -118,27 +96,27 @@ describe("/v1/products: create and get", () => {
       amountType: "metered_unit",
       unitAmount: "0.5",
       capAmount: 10000,
-      meterId,
-      meter: { id: meterId, name: "API calls", unit: "scalar" },
+      meterId: fx.meterId,
+      meter: { id: fx.meterId, name: "API calls", unit: "scalar" },
     });
     expect(tiny).toMatchObject({ unitAmount: "0.000001", capAmount: null });
-    const wire = await raw(seller.token, "GET", `/v1/products/${product.id}`);
+    const wire = await fx.raw(fx.seller.token, "GET", `/v1/products/${product.id}`);
     expect((wire.body.prices as Array<Record<string, unknown>>)[1]).toMatchObject({
       type: "recurring",
       recurring_interval: "month",
-      meter: { id: meterId, name: "API calls", unit: "scalar", custom_label: null, custom_multiplier: null },
+      meter: { id: fx.meterId, name: "API calls", unit: "scalar", custom_label: null, custom_multiplier: null },
     });
-    const got049 = await seller.sdk049.products.get({ id: product.id });
+    const got049 = await fx.seller.sdk049.products.get({ id: product.id });
     expect(got049.prices[1]).toMatchObject({ amountType: "metered_unit", unitAmount: "0.5" });
   });
 
   it("creates custom (pay what you want) prices within their bounds", async () => {
-    const product = await seller.sdk.products.create({
+    const product = await fx.seller.sdk.products.create({
       name: "Donation",
       prices: [{ amountType: "custom", minimumAmount: 0, maximumAmount: 100000, presetAmount: 2500 }],
     });
     expect(product.prices[0]).toMatchObject({ amountType: "custom", minimumAmount: 0, maximumAmount: 100000, presetAmount: 2500 });
-    const defaults = await raw(seller.token, "POST", "/v1/products/", { name: "Tip jar", prices: [{ amount_type: "custom" }] });
+    const defaults = await fx.raw(fx.seller.token, "POST", "/v1/products/", { name: "Tip jar", prices: [{ amount_type: "custom" }] });
     expect(defaults.status).toBe(201);
     expect((defaults.body.prices as unknown[])[0]).toMatchObject({ minimum_amount: 50, maximum_amount: null, preset_amount: null });
 
@@ -152,52 +130,52 @@ describe("/v1/products: create and get", () => {
       [{ maximum_amount: 0 }, ["body", "prices", 0, "maximum_amount"]],
     ];
     for (const [amounts, loc] of bad) {
-      const res = await raw(seller.token, "POST", "/v1/products/", { name: "Bad custom", prices: [{ amount_type: "custom", ...amounts }] });
+      const res = await fx.raw(fx.seller.token, "POST", "/v1/products/", { name: "Bad custom", prices: [{ amount_type: "custom", ...amounts }] });
       expect(res.status, JSON.stringify(amounts)).toBe(422);
       expect(locs(res.body)).toContainEqual(loc);
     }
   });
 
   it("creates a free price through 0.47.1 that both SDKs read: the wire writes it as a fixed price of 0", async () => {
-    const product = await seller.sdk.products.create({ name: "Freebie", recurringInterval: "month", prices: [{ amountType: "free" }] });
+    const product = await fx.seller.sdk.products.create({ name: "Freebie", recurringInterval: "month", prices: [{ amountType: "free" }] });
     expect(product.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0, priceCurrency: "usd", isArchived: false });
-    const raw047 = await raw(seller.token, "GET", `/v1/products/${product.id}`);
+    const raw047 = await fx.raw(fx.seller.token, "GET", `/v1/products/${product.id}`);
     expect((raw047.body.prices as unknown[])[0]).toMatchObject({ amount_type: "fixed", price_amount: 0, price_currency: "usd" });
     // the same product through both versions (their zod schemas validate every answer)
-    const got047 = await seller.sdk.products.get({ id: product.id });
-    const got049 = await seller.sdk049.products.get({ id: product.id });
+    const got047 = await fx.seller.sdk.products.get({ id: product.id });
+    const got049 = await fx.seller.sdk049.products.get({ id: product.id });
     expect(got047.prices[0]).toMatchObject({ id: product.prices[0]?.id, amountType: "fixed", priceAmount: 0 });
     expect(got049.prices[0]).toMatchObject({ id: product.prices[0]?.id, amountType: "fixed", priceAmount: 0 });
-    const listed049 = (await seller.sdk049.products.list({ query: "Freebie" })).result.items;
+    const listed049 = (await fx.seller.sdk049.products.list({ query: "Freebie" })).result.items;
     expect(listed049.map((p) => p.id)).toContain(product.id);
     // still the spec's free price: a checkout of it is free, with nothing to discount, pay or save
-    const checkout = await seller.sdk049.checkouts.create({ products: [product.id] });
+    const checkout = await fx.seller.sdk049.checkouts.create({ products: [product.id] });
     expect(checkout).toMatchObject({ totalAmount: 0, isFreeProductPrice: true, isDiscountApplicable: false, isPaymentRequired: false, isPaymentSetupRequired: false });
     expect(checkout.products[0]?.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0 });
     // a legacy recurring free price too (LegacyRecurringProductPriceFixed in both)
-    const legacy = await raw(seller.token, "POST", "/v1/products/", { name: "Legacy freebie", prices: [{ type: "recurring", recurring_interval: "year", amount_type: "free" }] });
+    const legacy = await fx.raw(fx.seller.token, "POST", "/v1/products/", { name: "Legacy freebie", prices: [{ type: "recurring", recurring_interval: "year", amount_type: "free" }] });
     expect(legacy.status).toBe(201);
-    for (const got of [await seller.sdk.products.get({ id: legacy.body.id as string }), await seller.sdk049.products.get({ id: legacy.body.id as string })]) {
+    for (const got of [await fx.seller.sdk.products.get({ id: legacy.body.id as string }), await fx.seller.sdk049.products.get({ id: legacy.body.id as string })]) {
       expect(got.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0, legacy: true, recurringInterval: "year" });
     }
   });
 
   it("creates a fixed price of 0, 0.49.0's free price, through both SDKs (1 to 49 stay refused)", async () => {
-    const product = await seller.sdk049.products.create({ name: "Free tier", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 0, priceCurrency: "usd" }] });
+    const product = await fx.seller.sdk049.products.create({ name: "Free tier", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 0, priceCurrency: "usd" }] });
     expect(product.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0 });
-    expect((await seller.sdk.products.get({ id: product.id })).prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0 });
+    expect((await fx.seller.sdk.products.get({ id: product.id })).prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 0 });
     // a checkout of it is free: nothing to pay, no card to save
-    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    const checkout = await fx.seller.sdk.checkouts.create({ products: [product.id] });
     expect(checkout).toMatchObject({ totalAmount: 0, isFreeProductPrice: true, isPaymentRequired: false, isPaymentSetupRequired: false });
     for (const amount of [1, 49]) {
-      const res = await raw(seller.token, "POST", "/v1/products/", { name: "Almost free", prices: [fixed(amount)] });
+      const res = await fx.raw(fx.seller.token, "POST", "/v1/products/", { name: "Almost free", prices: [fixed(amount)] });
       expect(res.status).toBe(422);
       expect(issues(res.body)[0]).toMatchObject({ loc: ["body", "prices", 0, "price_amount"], msg: "Amount must be 0 or at least 50" });
     }
   });
 
   it("creates seat-based prices with contiguous tiers", async () => {
-    const product = await seller.sdk.products.create({
+    const product = await fx.seller.sdk.products.create({
       name: "Team plan",
       recurringInterval: "year",
       recurringIntervalCount: 2,
@@ -226,7 +204,7 @@ describe("/v1/products: create and get", () => {
         maximumSeats: null,
       },
     });
-    const bounded = await seller.sdk049.products.create({
+    const bounded = await fx.seller.sdk049.products.create({
       name: "Small team",
       recurringInterval: "month",
       prices: [{ amountType: "seat_based", seatTiers: { seatTierType: "graduated", tiers: [{ minSeats: 2, maxSeats: 5, pricePerSeat: 0 }] } }],
@@ -243,7 +221,7 @@ describe("/v1/products: create and get", () => {
       [[], "no tiers"],
     ];
     for (const [tiers, why] of bad) {
-      const res = await raw(seller.token, "POST", "/v1/products/", {
+      const res = await fx.raw(fx.seller.token, "POST", "/v1/products/", {
         name: "Bad seats",
         recurring_interval: "month",
         prices: [{ amount_type: "seat_based", seat_tiers: { tiers } }],
@@ -254,7 +232,7 @@ describe("/v1/products: create and get", () => {
   });
 
   it("creates and migrates legacy recurring products (prices carrying their own interval)", async () => {
-    const created = await raw(seller.token, "POST", "/v1/products/", {
+    const created = await fx.raw(fx.seller.token, "POST", "/v1/products/", {
       name: "Legacy plan",
       prices: [
         { type: "recurring", recurring_interval: "month", amount_type: "fixed", price_amount: 1000 },
@@ -263,18 +241,18 @@ describe("/v1/products: create and get", () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    const legacy = await seller.sdk.products.get({ id });
+    const legacy = await fx.seller.sdk.products.get({ id });
     expect(legacy).toMatchObject({ recurringInterval: null, isRecurring: true });
     expect(legacy.prices).toHaveLength(2);
     expect(legacy.prices[0]).toMatchObject({ legacy: true, type: "recurring", recurringInterval: "month", amountType: "fixed", priceAmount: 1000 });
     expect(legacy.prices[1]).toMatchObject({ legacy: true, type: "recurring", recurringInterval: "year", amountType: "custom" });
-    const legacy049 = await seller.sdk049.products.get({ id });
+    const legacy049 = await fx.seller.sdk049.products.get({ id });
     expect(legacy049.prices[0]).toMatchObject({ legacy: true, recurringInterval: "month" });
-    const recurringOnes = await seller.sdk.products.list({ isRecurring: true, query: "Legacy plan" });
+    const recurringOnes = await fx.seller.sdk.products.list({ isRecurring: true, query: "Legacy plan" });
     expect(recurringOnes.result.items.map((p) => p.id)).toEqual([id]);
 
     // legacy prices follow legacy rules
-    const twoMonthly = await raw(seller.token, "POST", "/v1/products/", {
+    const twoMonthly = await fx.raw(fx.seller.token, "POST", "/v1/products/", {
       name: "Legacy dup",
       prices: [
         { type: "recurring", recurring_interval: "month", amount_type: "fixed", price_amount: 1000 },
@@ -282,18 +260,18 @@ describe("/v1/products: create and get", () => {
       ],
     });
     expect(twoMonthly.status).toBe(422);
-    const mixed = await raw(seller.token, "POST", "/v1/products/", {
+    const mixed = await fx.raw(fx.seller.token, "POST", "/v1/products/", {
       name: "Legacy mixed",
       prices: [{ type: "recurring", recurring_interval: "month", amount_type: "fixed", price_amount: 1000 }, fixed(500)],
     });
     expect(mixed.status).toBe(422);
-    const onCurrent = await raw(seller.token, "POST", "/v1/products/", {
+    const onCurrent = await fx.raw(fx.seller.token, "POST", "/v1/products/", {
       name: "Not legacy",
       recurring_interval: "month",
       prices: [{ type: "recurring", recurring_interval: "year", amount_type: "fixed", price_amount: 1000 }],
     });
     expect(onCurrent.status).toBe(422);
-    const noInterval = await raw(seller.token, "POST", "/v1/products/", {
+    const noInterval = await fx.raw(fx.seller.token, "POST", "/v1/products/", {
       name: "Legacy half",
       prices: [{ type: "recurring", amount_type: "fixed", price_amount: 1000 }],
     });
@@ -301,14 +279,14 @@ describe("/v1/products: create and get", () => {
     expect(locs(noInterval.body)).toEqual([["body", "prices", 0, "recurring_interval"]]);
 
     // setting the interval needs new prices, and ends the legacy shape
-    const withoutPrices = await raw(seller.token, "PATCH", `/v1/products/${id}`, { recurring_interval: "month" });
+    const withoutPrices = await fx.raw(fx.seller.token, "PATCH", `/v1/products/${id}`, { recurring_interval: "month" });
     expect(withoutPrices.status).toBe(422);
-    const keepLegacy = await raw(seller.token, "PATCH", `/v1/products/${id}`, {
+    const keepLegacy = await fx.raw(fx.seller.token, "PATCH", `/v1/products/${id}`, {
       recurring_interval: "month",
       prices: [{ id: legacy.prices[0]?.id }],
     });
     expect(keepLegacy.status).toBe(422);
-    const migrated = await seller.sdk.products.update({
+    const migrated = await fx.seller.sdk.products.update({
       id,
       productUpdate: { recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 1200 }] },
     });
@@ -316,189 +294,22 @@ describe("/v1/products: create and get", () => {
     expect(migrated.prices).toHaveLength(1);
     expect(migrated.prices[0]).toMatchObject({ amountType: "fixed", priceAmount: 1200 });
     expect("legacy" in migrated.prices[0]!).toBe(false);
-    const archived = await server.database.db.select().from(productPrice).where(eq(productPrice.productId, id));
+    const archived = await fx.server.database.db.select().from(productPrice).where(eq(productPrice.productId, id));
     expect(archived.filter((p) => p.legacy).every((p) => p.isArchived)).toBe(true);
     // and now it is fixed
-    const change = await raw(seller.token, "PATCH", `/v1/products/${id}`, { recurring_interval: "year" });
+    const change = await fx.raw(fx.seller.token, "PATCH", `/v1/products/${id}`, { recurring_interval: "year" });
     expect(change.status).toBe(422);
   });
 
   it("creates through 0.49.0 (with a meter interval)", async () => {
-    const product = await seller.sdk049.products.create({
+    const product = await fx.seller.sdk049.products.create({
       name: "Usage plan 049",
       recurringInterval: "month",
       meterInterval: "day",
-      prices: [{ amountType: "metered_unit", meterId, unitAmount: "2" }],
+      prices: [{ amountType: "metered_unit", meterId: fx.meterId, unitAmount: "2" }],
     });
     expect(product).toMatchObject({ meterInterval: "day", meterIntervalCount: 1, recurringInterval: "month" });
     expect(product.prices[0]).toMatchObject({ amountType: "metered_unit", unitAmount: "2" });
-  });
-});
-
-describe("/v1/products: update", () => {
-  it("replaces prices: kept ones by id, new ones created, the rest archived", async () => {
-    const product = await seller.sdk.products.create({
-      name: "Replaceable",
-      recurringInterval: "month",
-      prices: [
-        { amountType: "fixed", priceAmount: 1000 },
-        { amountType: "metered_unit", meterId, unitAmount: "1" },
-      ],
-    });
-    const [flat, metered] = product.prices;
-    const updated = await seller.sdk.products.update({
-      id: product.id,
-      productUpdate: {
-        prices: [{ id: metered!.id }, { amountType: "custom", minimumAmount: 500 }],
-      },
-    });
-    expect(updated.prices.map((p) => p.id)).toEqual([metered!.id, expect.any(String)]);
-    expect(updated.prices[1]).toMatchObject({ amountType: "custom", minimumAmount: 500 });
-    expect(updated.modifiedAt).toBeInstanceOf(Date);
-    const [row] = await server.database.db.select().from(productPrice).where(eq(productPrice.id, flat!.id));
-    expect(row?.isArchived).toBe(true);
-
-    // an archived or unknown price can't be kept; nothing changes when refused
-    const keepArchived = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, { prices: [{ id: flat!.id }] });
-    expect(keepArchived.status).toBe(422);
-    expect(locs(keepArchived.body)).toEqual([["body", "prices", 0, "id"]]);
-    const twice = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, {
-      prices: [{ id: metered!.id }, { id: metered!.id }],
-    });
-    expect(twice.status).toBe(422);
-    const empty = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, { prices: [] });
-    expect(empty.status).toBe(422);
-    const twoStatic = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, {
-      name: "Should not apply",
-      prices: [...updated.prices.map((p) => ({ id: p.id })), fixed(700)],
-    });
-    expect(twoStatic.status).toBe(422);
-    const after = await seller.sdk.products.get({ id: product.id });
-    expect(after.name).toBe("Replaceable");
-    expect(after.prices.map((p) => p.id)).toEqual(updated.prices.map((p) => p.id));
-  });
-
-  it("updates the product's fields, archives and unarchives it", async () => {
-    const product = await seller.sdk.products.create({
-      name: "Editable",
-      description: "before",
-      recurringInterval: "week",
-      prices: [{ amountType: "fixed", priceAmount: 300 }],
-      metadata: { a: "1" },
-    });
-    const updated = await seller.sdk.products.update({
-      id: product.id,
-      productUpdate: {
-        name: "Edited",
-        description: "after",
-        visibility: "draft",
-        metadata: { b: 2 },
-        trialInterval: "day",
-        trialIntervalCount: 7,
-        recurringInterval: "week",
-        recurringIntervalCount: 1,
-      },
-    });
-    expect(updated).toMatchObject({
-      name: "Edited",
-      description: "after",
-      visibility: "draft",
-      metadata: { b: 2 },
-      trialInterval: "day",
-      trialIntervalCount: 7,
-    });
-    const cleared = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, { description: "", trial_interval: null, trial_interval_count: null });
-    expect(cleared.body).toMatchObject({ description: null, trial_interval: null, trial_interval_count: null });
-    const archived = await seller.sdk.products.update({ id: product.id, productUpdate: { isArchived: true } });
-    expect(archived.isArchived).toBe(true);
-    const archivedList = await seller.sdk.products.list({ isArchived: true, query: "Edited" });
-    expect(archivedList.result.items.map((p) => p.id)).toEqual([product.id]);
-    const unarchived = await seller.sdk.products.update({ id: product.id, productUpdate: { isArchived: false } });
-    expect(unarchived.isArchived).toBe(false);
-
-    for (const [body, loc] of [
-      [{ recurring_interval: "month" }, ["body", "recurring_interval"]],
-      [{ recurring_interval_count: 3 }, ["body", "recurring_interval_count"]],
-      [{ name: "ab" }, ["body", "name"]],
-      [{ visibility: "hidden" }, ["body", "visibility"]],
-      [{ trial_interval: "fortnight" }, ["body", "trial_interval"]],
-      [{ trial_interval: "day", trial_interval_count: null }, ["body", "trial_interval_count"]],
-      [{ is_archived: "yes" }, ["body", "is_archived"]],
-      [{ metadata: { k: [1] } }, ["body", "metadata", "k"]],
-    ] as Array<[Record<string, unknown>, unknown[]]>) {
-      const res = await raw(seller.token, "PATCH", `/v1/products/${product.id}`, body);
-      expect(res.status, JSON.stringify(body)).toBe(422);
-      expect(locs(res.body)).toContainEqual(loc);
-    }
-    expect((await seller.sdk.products.get({ id: product.id })).name).toBe("Edited");
-
-    const oneTime = await seller.sdk.products.create({ name: "One time", prices: [{ amountType: "fixed", priceAmount: 100 }] });
-    const toRecurring = await raw(seller.token, "PATCH", `/v1/products/${oneTime.id}`, { recurring_interval: "month" });
-    expect(toRecurring.status).toBe(422);
-    const trialOnOneTime = await raw(seller.token, "PATCH", `/v1/products/${oneTime.id}`, { trial_interval: "day", trial_interval_count: 3 });
-    expect(trialOnOneTime.status).toBe(422);
-  });
-
-  it("replaces medias and attached custom fields", async () => {
-    const a = await uploadFile(seller.sdk, "a.png", Buffer.from("a"));
-    const b = await uploadFile(seller.sdk, "b.png", Buffer.from("b"));
-    const f1 = await seller.sdk.customFields.create({ type: "checkbox", slug: "agree", name: "Agree", properties: {} });
-    const f2 = await seller.sdk.customFields.create({ type: "number", slug: "count", name: "Count", properties: {} });
-    const product = await seller.sdk.products.create({
-      name: "With medias",
-      prices: [{ amountType: "fixed", priceAmount: 100 }],
-      medias: [a.id],
-      attachedCustomFields: [{ customFieldId: f1.id, required: false }],
-    });
-    const updated = await seller.sdk.products.update({
-      id: product.id,
-      productUpdate: {
-        medias: [b.id, a.id],
-        attachedCustomFields: [
-          { customFieldId: f2.id, required: true },
-          { customFieldId: f1.id, required: false },
-        ],
-      },
-    });
-    expect(updated.medias.map((m) => m.id)).toEqual([b.id, a.id]);
-    expect(updated.attachedCustomFields.map((f) => [f.customFieldId, f.order, f.required])).toEqual([
-      [f2.id, 0, true],
-      [f1.id, 1, false],
-    ]);
-    // deleting a field or a file takes it off the product
-    await seller.sdk.customFields.delete({ id: f2.id });
-    await seller.sdk.files.delete({ id: b.id });
-    const after = await seller.sdk.products.get({ id: product.id });
-    expect(after.attachedCustomFields.map((f) => [f.customFieldId, f.order])).toEqual([[f1.id, 0]]);
-    expect(after.medias.map((m) => m.id)).toEqual([a.id]);
-    const cleared = await seller.sdk.products.update({ id: product.id, productUpdate: { medias: [], attachedCustomFields: [] } });
-    expect(cleared.medias).toEqual([]);
-    expect(cleared.attachedCustomFields).toEqual([]);
-  });
-
-  it("updates benefits (full Benefit shapes, in order)", async () => {
-    const b1 = await seller.sdk.benefits.create({ type: "custom", description: "Priority support", properties: { note: "Mail us" } });
-    const b2 = await seller.sdk.benefits.create({ type: "custom", description: "Sticker pack", properties: {} });
-    const product = await seller.sdk.products.create({ name: "With benefits", prices: [{ amountType: "fixed", priceAmount: 100 }] });
-    const updated = await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [b2.id, b1.id] } });
-    expect(updated.benefits.map((b) => b.id)).toEqual([b2.id, b1.id]);
-    expect(updated.benefits[1]).toMatchObject({ type: "custom", description: "Priority support", properties: { note: "Mail us" } });
-    const byBenefit = await seller.sdk.products.list({ benefitId: b1.id });
-    expect(byBenefit.result.items.map((p) => p.id)).toEqual([product.id]);
-    const got049 = await seller.sdk049.products.get({ id: product.id });
-    expect(got049.benefits.map((b) => b.id)).toEqual([b2.id, b1.id]);
-
-    const foreign = await other.sdk.benefits.create({ type: "custom", description: "Theirs", properties: {} });
-    const refused = await raw(seller.token, "POST", `/v1/products/${product.id}/benefits`, { benefits: [b1.id, foreign.id] });
-    expect(refused.status).toBe(422);
-    expect(issues(refused.body)).toEqual([
-      { loc: ["body", "benefits", 1], msg: "Benefit does not exist.", type: "value_error", input: foreign.id },
-    ]);
-    expect((await raw(seller.token, "POST", `/v1/products/${product.id}/benefits`, { benefits: ["nope"] })).status).toBe(422);
-    expect((await raw(seller.token, "POST", `/v1/products/${product.id}/benefits`, {})).status).toBe(422);
-    expect((await seller.sdk.products.get({ id: product.id })).benefits.map((b) => b.id)).toEqual([b2.id, b1.id]);
-    const none = await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [] } });
-    expect(none.benefits).toEqual([]);
   });
 });
 
@@ -506,7 +317,7 @@ describe("/v1/products: list", () => {
   it("filters by query, archived, recurring, visibility, id and metadata; sorts and paginates", async () => {
     const tag = `L${Date.now().toString(36)}`;
     const make = (name: string, extra: Record<string, unknown>) =>
-      raw(seller.token, "POST", "/v1/products/", { name: `${tag} ${name}`, prices: [fixed(1000)], ...extra }).then((r) => {
+      fx.raw(fx.seller.token, "POST", "/v1/products/", { name: `${tag} ${name}`, prices: [fixed(1000)], ...extra }).then((r) => {
         if (r.status !== 201) throw new Error(JSON.stringify(r.body));
         return r.body.id as string;
       });
@@ -514,165 +325,68 @@ describe("/v1/products: list", () => {
     const beta = await make("beta", { recurring_interval: "month", metadata: { tier: "silver" }, prices: [fixed(2000)] });
     const gamma = await make("gamma", { visibility: "draft", metadata: { tier: "gold" }, prices: [{ amount_type: "custom", minimum_amount: 100 }] });
 
-    const q = await seller.sdk.products.list({ query: tag.toLowerCase() });
+    const q = await fx.seller.sdk.products.list({ query: tag.toLowerCase() });
     expect(q.result.items.map((p) => p.id)).toEqual([gamma, beta, alpha]);
-    const byName = await seller.sdk.products.list({ query: tag, sorting: ["name"] });
+    const byName = await fx.seller.sdk.products.list({ query: tag, sorting: ["name"] });
     expect(byName.result.items.map((p) => p.id)).toEqual([alpha, beta, gamma]);
-    const byAmount = await seller.sdk.products.list({ query: tag, sorting: ["-price_amount"] });
+    const byAmount = await fx.seller.sdk.products.list({ query: tag, sorting: ["-price_amount"] });
     expect(byAmount.result.items.map((p) => p.id)).toEqual([alpha, beta, gamma]);
-    const byType = await seller.sdk.products.list({ query: tag, sorting: ["price_amount_type", "name"] });
+    const byType = await fx.seller.sdk.products.list({ query: tag, sorting: ["price_amount_type", "name"] });
     expect(byType.result.items.map((p) => p.id)).toEqual([gamma, alpha, beta]);
-    const recurring = await seller.sdk.products.list({ query: tag, isRecurring: true });
+    const recurring = await fx.seller.sdk.products.list({ query: tag, isRecurring: true });
     expect(recurring.result.items.map((p) => p.id)).toEqual([beta]);
-    const oneTime = await seller.sdk.products.list({ query: tag, isRecurring: false });
+    const oneTime = await fx.seller.sdk.products.list({ query: tag, isRecurring: false });
     expect(oneTime.result.items.map((p) => p.id).sort()).toEqual([alpha, gamma].sort());
-    const gold = await seller.sdk.products.list({ query: tag, metadata: { tier: "gold" } });
+    const gold = await fx.seller.sdk.products.list({ query: tag, metadata: { tier: "gold" } });
     expect(gold.result.items.map((p) => p.id).sort()).toEqual([alpha, gamma].sort());
-    const anyTier = await seller.sdk.products.list({ query: tag, metadata: { tier: ["gold", "silver"] } });
+    const anyTier = await fx.seller.sdk.products.list({ query: tag, metadata: { tier: ["gold", "silver"] } });
     expect(anyTier.result.items).toHaveLength(3);
-    const ranked = await seller.sdk.products.list({ query: tag, metadata: { rank: 1 } });
+    const ranked = await fx.seller.sdk.products.list({ query: tag, metadata: { rank: 1 } });
     expect(ranked.result.items.map((p) => p.id)).toEqual([alpha]);
-    const drafts = await seller.sdk.products.list({ query: tag, visibility: ["draft"] });
+    const drafts = await fx.seller.sdk.products.list({ query: tag, visibility: ["draft"] });
     expect(drafts.result.items.map((p) => p.id)).toEqual([gamma]);
-    const byId = await seller.sdk.products.list({ id: [alpha, beta] });
+    const byId = await fx.seller.sdk.products.list({ id: [alpha, beta] });
     expect(byId.result.items.map((p) => p.id).sort()).toEqual([alpha, beta].sort());
-    const ownOrg = await seller.sdk.products.list({ query: tag, organizationId: seller.organizationId });
+    const ownOrg = await fx.seller.sdk.products.list({ query: tag, organizationId: fx.seller.organizationId });
     expect(ownOrg.result.items).toHaveLength(3);
 
-    const first = await seller.sdk.products.list({ query: tag, limit: 2 });
+    const first = await fx.seller.sdk.products.list({ query: tag, limit: 2 });
     expect(first.result.pagination).toEqual({ totalCount: 3, maxPage: 2 });
     const ids: string[] = [];
     for await (const p of first) ids.push(...p.result.items.map((x) => x.id));
     expect(ids).toEqual([gamma, beta, alpha]);
     // the total usually comes with the page's rows; past the last page it is counted on its own
-    const past = await seller.sdk.products.list({ query: tag, limit: 2, page: 3 });
+    const past = await fx.seller.sdk.products.list({ query: tag, limit: 2, page: 3 });
     expect(past.result).toEqual({ items: [], pagination: { totalCount: 3, maxPage: 2 } });
 
-    const list049 = await seller.sdk049.products.list({ query: tag, limit: 10 });
+    const list049 = await fx.seller.sdk049.products.list({ query: tag, limit: 10 });
     expect(list049.result.items.map((p) => p.id)).toEqual([gamma, beta, alpha]);
 
     for (const bad of ["is_archived=maybe", "sorting=price", "limit=1000", "page=0", "benefit_id=x", "visibility=secret", "id=1"]) {
-      expect((await raw(seller.token, "GET", `/v1/products/?${bad}`)).status, bad).toBe(422);
+      expect((await fx.raw(fx.seller.token, "GET", `/v1/products/?${bad}`)).status, bad).toBe(422);
     }
-  });
-});
-
-describe("/v1/products: validation, scopes and tenancy", () => {
-  it("refuses invalid creates with 422 and creates nothing", async () => {
-    const count = async () => (await seller.sdk.products.list({ limit: 1 })).result.pagination.totalCount;
-    const before = await count();
-    const otherMeter = await other.sdk.meters.create({
-      name: "Theirs",
-      filter: { conjunction: "and", clauses: [] },
-      aggregation: { func: "count" },
-    });
-    const theirField = await other.sdk.customFields.create({ type: "checkbox", slug: "theirs", name: "Theirs", properties: {} });
-    const theirMedia = await uploadFile(other.sdk, "theirs.png", Buffer.from("theirs"));
-    const ownDownload = await uploadFile(seller.sdk, "doc.pdf", Buffer.from("pdf"), "downloadable");
-    const cases: Array<[Record<string, unknown>, unknown[]]> = [
-      [{ name: "No prices", prices: [] }, ["body", "prices"]],
-      [{ prices: [fixed(100)] }, ["body", "name"]],
-      [{ name: "ab", prices: [fixed(100)] }, ["body", "name"]],
-      [{ name: "x".repeat(65), prices: [fixed(100)] }, ["body", "name"]],
-      [{ name: "Low", prices: [fixed(49)] }, ["body", "prices", 0, "price_amount"]],
-      [{ name: "Float", prices: [fixed(10.5)] }, ["body", "prices", 0, "price_amount"]],
-      [{ name: "Huge", prices: [fixed(100_000_000)] }, ["body", "prices", 0, "price_amount"]],
-      [{ name: "Kind", prices: [{ amount_type: "tiered" }] }, ["body", "prices", 0, "amount_type"]],
-      [{ name: "Currency", prices: [{ ...fixed(100), price_currency: "USD" }] }, ["body", "prices", 0, "price_currency"]],
-      [{ name: "Tax", prices: [{ ...fixed(100), tax_behavior: "sometimes" }] }, ["body", "prices", 0, "tax_behavior"]],
-      [{ name: "Two static", prices: [fixed(100), { amount_type: "free" }] }, ["body", "prices", 1]],
-      [{ name: "Metered once", prices: [{ amount_type: "metered_unit", meter_id: meterId, unit_amount: "1" }] }, ["body", "prices", 0]],
-      [{ name: "Unit zero", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: meterId, unit_amount: "0" }] }, ["body", "prices", 0, "unit_amount"]],
-      [{ name: "Unit text", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: meterId, unit_amount: "abc" }] }, ["body", "prices", 0, "unit_amount"]],
-      [{ name: "Unit digits", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: meterId, unit_amount: "0.0000000000001" }] }, ["body", "prices", 0, "unit_amount"]],
-      [{ name: "Cap", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: meterId, unit_amount: "1", cap_amount: -5 }] }, ["body", "prices", 0, "cap_amount"]],
-      [{ name: "Their meter", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: otherMeter.id, unit_amount: "1" }] }, ["body", "prices", 0, "meter_id"]],
-      [{ name: "Bad meter id", recurring_interval: "month", prices: [{ amount_type: "metered_unit", meter_id: "m-1", unit_amount: "1" }] }, ["body", "prices", 0, "meter_id"]],
-      [{ name: "Interval", recurring_interval: "fortnight", prices: [fixed(100)] }, ["body", "recurring_interval"]],
-      [{ name: "Count", recurring_interval: "month", recurring_interval_count: 0, prices: [fixed(100)] }, ["body", "recurring_interval_count"]],
-      [{ name: "Count once", recurring_interval_count: 2, prices: [fixed(100)] }, ["body", "recurring_interval_count"]],
-      [{ name: "Trial once", trial_interval: "day", trial_interval_count: 3, prices: [fixed(100)] }, ["body", "trial_interval"]],
-      [{ name: "Trial half", recurring_interval: "month", trial_interval: "day", prices: [fixed(100)] }, ["body", "trial_interval_count"]],
-      [{ name: "Trial long", recurring_interval: "month", trial_interval: "day", trial_interval_count: 1001, prices: [fixed(100)] }, ["body", "trial_interval_count"]],
-      [{ name: "Their media", medias: [theirMedia.id], prices: [fixed(100)] }, ["body", "medias", 0]],
-      [{ name: "Download media", medias: [ownDownload.id], prices: [fixed(100)] }, ["body", "medias", 0]],
-      [{ name: "Their field", attached_custom_fields: [{ custom_field_id: theirField.id, required: true }], prices: [fixed(100)] }, ["body", "attached_custom_fields", 0, "custom_field_id"]],
-      [{ name: "Field shape", attached_custom_fields: [{ custom_field_id: theirField.id }], prices: [fixed(100)] }, ["body", "attached_custom_fields", 0, "required"]],
-      [{ name: "Metadata", metadata: { a: null }, prices: [fixed(100)] }, ["body", "metadata", "a"]],
-      [{ name: "Visibility", visibility: "secret", prices: [fixed(100)] }, ["body", "visibility"]],
-    ];
-    for (const [body, loc] of cases) {
-      const res = await raw(seller.token, "POST", "/v1/products/", body);
-      expect(res.status, JSON.stringify(body)).toBe(422);
-      expect(locs(res.body), JSON.stringify(body)).toContainEqual(loc);
-    }
-    expect((await raw(seller.token, "POST", "/v1/products/", "{bad json")).status).toBe(422);
-    expect((await raw(seller.token, "POST", "/v1/products/", [1, 2])).status).toBe(422);
-    expect((await raw(seller.token, "GET", "/v1/products/not-a-uuid")).status).toBe(422);
-    expect(await count()).toBe(before);
-  });
-
-  it("enforces scopes", async () => {
-    const readKey = await seller.createKey({ products: ["read"] });
-    const reader = sdkFor(server, readKey);
-    const listed = await reader.products.list({ limit: 1 });
-    const some = listed.result.items[0];
-    if (!some) throw new Error("no product");
-    expect((await reader.products.get({ id: some.id })).id).toBe(some.id);
-    expect((await raw(readKey, "POST", "/v1/products/", { name: "Nope", prices: [fixed(100)] })).status).toBe(403);
-    expect((await raw(readKey, "PATCH", `/v1/products/${some.id}`, { name: "Nope" })).status).toBe(403);
-    const denied = await raw(readKey, "POST", `/v1/products/${some.id}/benefits`, { benefits: [] });
-    expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ error: "NotPermitted" });
-    const noProducts = await seller.createKey({ files: ["read"] });
-    expect((await raw(noProducts, "GET", "/v1/products/")).status).toBe(403);
-    const writer = sdkFor(server, await seller.createKey({ products: ["write"] }));
-    const made = await writer.products.create({ name: "By key", prices: [{ amountType: "fixed", priceAmount: 100 }] });
-    expect(made.organizationId).toBe(seller.organizationId);
-  });
-
-  it("keeps organizations apart", async () => {
-    const mine = await seller.sdk.products.create({ name: "Mine only", prices: [{ amountType: "fixed", priceAmount: 100 }] });
-    await expect(other.sdk.products.get({ id: mine.id })).rejects.toMatchObject({ error: "ResourceNotFound" });
-    await expect(other.sdk.products.update({ id: mine.id, productUpdate: { name: "Hijack" } })).rejects.toMatchObject({
-      error: "ResourceNotFound",
-    });
-    const benefits = await raw(other.token, "POST", `/v1/products/${mine.id}/benefits`, { benefits: [] });
-    expect(benefits.status).toBe(404);
-    expect(benefits.body).toMatchObject({ error: "ResourceNotFound" });
-    const theirs = await other.sdk.products.list({ limit: 100 });
-    expect(theirs.result.items.every((p) => p.organizationId === other.organizationId)).toBe(true);
-    expect((await other.sdk.products.list({ id: [mine.id] })).result.items).toEqual([]);
-    expect((await raw(seller.token, "GET", `/v1/products/?organization_id=${other.organizationId}`)).status).toBe(404);
-    const key = await seller.createKey();
-    expect((await raw(key, "POST", "/v1/products/", { name: "Elsewhere", organization_id: other.organizationId, prices: [fixed(100)] })).status).toBe(404);
-    // a price id of another organization's product can't be kept
-    const theirProduct = await other.sdk.products.create({ name: "Theirs", prices: [{ amountType: "fixed", priceAmount: 100 }] });
-    const steal = await raw(seller.token, "PATCH", `/v1/products/${mine.id}`, { prices: [{ id: theirProduct.prices[0]?.id }] });
-    expect(steal.status).toBe(422);
-    expect((await seller.sdk.products.get({ id: mine.id })).name).toBe("Mine only");
   });
 });
 
 describe("loaders other domains use", () => {
   it("load summaries, full products, prices, medias and custom fields, scoped to the organization", async () => {
-    const db = server.database.db;
-    const media = await uploadFile(seller.sdk, "loader.png", Buffer.from("loader"));
-    const field = await seller.sdk.customFields.create({ type: "checkbox", slug: "loader", name: "Loader", properties: {} });
-    const product = await seller.sdk.products.create({
+    const db = fx.server.database.db;
+    const media = await uploadFile(fx.seller.sdk, "loader.png", Buffer.from("loader"));
+    const field = await fx.seller.sdk.customFields.create({ type: "checkbox", slug: "loader", name: "Loader", properties: {} });
+    const product = await fx.seller.sdk.products.create({
       name: "Loaded",
       recurringInterval: "month",
       prices: [{ amountType: "fixed", priceAmount: 500 }],
       medias: [media.id],
       attachedCustomFields: [{ customFieldId: field.id, required: false }],
     });
-    const legacy = await raw(seller.token, "POST", "/v1/products/", {
+    const legacy = await fx.raw(fx.seller.token, "POST", "/v1/products/", {
       name: "Loaded legacy",
       prices: [{ type: "recurring", recurring_interval: "year", amount_type: "free" }],
     });
     const legacyId = legacy.body.id as string;
-    const foreign = await other.sdk.products.create({ name: "Foreign", prices: [{ amountType: "fixed", priceAmount: 100 }] });
-    const org = seller.organizationId;
+    const foreign = await fx.other.sdk.products.create({ name: "Foreign", prices: [{ amountType: "fixed", priceAmount: 100 }] });
+    const org = fx.seller.organizationId;
 
     const summaries = await loadProductSummaries(db, org, [product.id, legacyId, foreign.id, "junk"]);
     expect([...summaries.keys()].sort()).toEqual([product.id, legacyId].sort());
@@ -681,11 +395,11 @@ describe("loaders other domains use", () => {
     expect("prices" in (summaries.get(product.id) ?? {})).toBe(false);
     expect(await productIdsExist(db, org, [product.id, foreign.id, "junk"])).toEqual([foreign.id, "junk"]);
 
-    const full = await loadProducts(db, org, [product.id, foreign.id], server.config.baseURL);
+    const full = await loadProducts(db, org, [product.id, foreign.id], fx.server.config.baseURL);
     expect([...full.keys()]).toEqual([product.id]);
-    expect(full.get(product.id)?.medias[0]?.public_url).toBe(`${server.config.baseURL}/v1/files/${media.id}/public`);
+    expect(full.get(product.id)?.medias[0]?.public_url).toBe(`${fx.server.config.baseURL}/v1/files/${media.id}/public`);
     const priceId = product.prices[0]?.id ?? "";
-    await seller.sdk.products.update({ id: product.id, productUpdate: { prices: [{ amountType: "fixed", priceAmount: 600 }] } });
+    await fx.seller.sdk.products.update({ id: product.id, productUpdate: { prices: [{ amountType: "fixed", priceAmount: 600 }] } });
     const prices = await loadPrices(db, org, [priceId, foreign.prices[0]?.id ?? ""]);
     expect([...prices.keys()]).toEqual([priceId]);
     expect(prices.get(priceId)).toMatchObject({ is_archived: true, price_amount: 500 });
@@ -695,10 +409,10 @@ describe("loaders other domains use", () => {
     expect(medias.get(foreign.id)).toEqual([]);
     expect(await fileIdsExist(db, org, [media.id], "downloadable")).toEqual([media.id]);
     expect(await fileIdsExist(db, org, [media.id], "product_media")).toEqual([]);
-    expect(await fileIdsExist(db, other.organizationId, [media.id])).toEqual([media.id]);
+    expect(await fileIdsExist(db, fx.other.organizationId, [media.id])).toEqual([media.id]);
     const fields = await loadAttachedCustomFields(db, org, [product.id, legacyId]);
     expect(fields.get(product.id)?.map((f) => f.custom_field.slug)).toEqual(["loader"]);
     expect(fields.get(legacyId)).toEqual([]);
-    expect((await loadAttachedCustomFields(db, other.organizationId, [product.id])).get(product.id)).toEqual([]);
+    expect((await loadAttachedCustomFields(db, fx.other.organizationId, [product.id])).get(product.id)).toEqual([]);
   });
 });

@@ -1,11 +1,12 @@
 // Shared set-up for the email + password and account-deletion tests: signed-up users, rows read and
-// clocks moved through the server's own database handle, links taken from mail the SMTP peer received.
+// clocks moved through the server's own database handle, links taken from mail the SMTP peer received, and
+// the email + password files' server (accountFixture).
 import { eq } from "drizzle-orm";
-import { expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, vi } from "vitest";
 import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import * as schema from "../../server/db/schema/index.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
-import type { TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../helpers/server.js";
 
 export const PASSWORD = "correct-horse-battery";
 
@@ -77,3 +78,48 @@ export async function ageSessions(server: TestServer, userId: string, seconds: n
 
 /** Seconds between two instants, rounded (row timestamps are written a few ms apart). */
 export const secondsBetween = (from: Date, to: Date) => Math.round((to.getTime() - from.getTime()) / 1000);
+
+export interface ApiError {
+  message: string;
+  code: string;
+}
+export interface SessionBody {
+  session: { id: string; token: string; userId: string };
+  user: { id: string; email: string; name: string; image: string | null; emailVerified: boolean };
+}
+
+export const VERIFY_SUBJECT = /^Verify your email address$/;
+export const RESET_SUBJECT = /^Reset your password$/;
+export const CHANGE_SUBJECT = /^Confirm your new email address$/;
+
+export async function currentUser(client: Client) {
+  const res = await client.get<SessionBody | null>("/api/auth/get-session");
+  expect(res.status).toBe(200);
+  return res.body?.user ?? null;
+}
+
+/**
+ * The server of an email + password test file (email-password*.test.ts), started in beforeAll and closed in
+ * afterAll, with real timers back after each test; `server` is there once beforeAll has run.
+ */
+export function accountFixture(): { server: TestServer; verifiedUser(tag: string): Promise<Person> } {
+  const fx = {
+    /** Signs up and verifies the address by following the link of the sign-up mail. */
+    verifiedUser: async (tag: string) => {
+      const person = await signedUp(fx.server, tag);
+      const link = await mailedLink(fx.server, person.email, VERIFY_SUBJECT);
+      const res = await person.client.get(pathOf(link));
+      expect(res.status).toBe(302);
+      expect((await userRow(fx.server, person.id))?.emailVerified).toBe(true);
+      return person;
+    },
+  } as { server: TestServer; verifiedUser(tag: string): Promise<Person> };
+  beforeAll(async () => {
+    fx.server = await startServer();
+  });
+  afterAll(async () => fx.server?.close());
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  return fx;
+}

@@ -76,6 +76,15 @@ export async function subscribeThroughCheckout(server: TestServer, sdk: Polar, p
   return sdk.subscriptions.get({ id: order.subscriptionId });
 }
 
+/** A meter counting `api.call` events, for the metered prices of createProduct. */
+export function createApiCallsMeter(seller: Seller) {
+  return seller.sdk.meters.create({
+    name: "API calls",
+    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api.call" }] },
+    aggregation: { func: "count" },
+  });
+}
+
 export type ProductKind = "fixed" | "custom" | "free" | "seats" | "monthly" | "metered" | "trial";
 
 /** A product of one price kind (recurring kinds are monthly). */
