@@ -10,7 +10,7 @@ import { INVOICE_CATALOGS } from "../../server/billing/invoices/i18n/index.js";
 import { invoice, subscription } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { pay, uniqueBuyer } from "../helpers/checkout.js";
-import { pdfTextOf } from "../helpers/pdf.js";
+import { pdfTextOf, untilWorked } from "../helpers/pdf.js";
 import { createSeller, makeGermanInvoicer, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -21,15 +21,7 @@ let product: Product;
 const flat = (s: string) => s.replace(/\s+/g, " ").trim();
 const raw = (method: string, path: string, body?: unknown) => rawRequest(server.url, seller.token, method, path, body);
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined>, ms = 30_000): Promise<T> {
-  for (const end = Date.now() + ms; ; ) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    server.worker.wake();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | null | undefined>, ms?: number) => untilWorked(server, what, probe, ms);
 
 /** The invoice PDF once the worker made it: its text, and the file name its download gives. */
 async function invoiceDownload(orderId: string): Promise<{ text: string; disposition: string }> {

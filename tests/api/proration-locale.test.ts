@@ -10,7 +10,7 @@ import { formatMoney } from "../../shared/money.js";
 import { orderItem, subscription, subscriptionProration } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
-import { pdfTextOf } from "../helpers/pdf.js";
+import { invoiceTextOf } from "../helpers/pdf.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -25,24 +25,8 @@ const raw = (method: string, path: string, body?: unknown) => rawRequest(server.
 const deDate = (d: Date) => new Intl.DateTimeFormat("de", { dateStyle: "long", timeZone: "UTC" }).format(d);
 const de = (minor: number) => flat(formatMoney(minor, "usd", "de"));
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined>, ms = 30_000): Promise<T> {
-  for (const end = Date.now() + ms; ; ) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    server.worker.wake();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** The order's invoice PDF as text once the worker made it. */
-async function invoiceText(orderId: string): Promise<string> {
-  const ready = await until(`the invoice of ${orderId}`, async () => {
-    const res = await raw("GET", `/v1/orders/${orderId}/invoice`);
-    return res.status === 200 ? (res.body as { url: string }) : null;
-  });
-  return flat(await pdfTextOf(new Uint8Array(await (await fetch(ready.url)).arrayBuffer())));
-}
+const invoiceText = (orderId: string) => invoiceTextOf(server, seller.token, orderId);
 
 /** A subscription bought in German (the checkout's `locale`, kept on the customer). */
 async function subscribeInGerman(product: Product, extra: Record<string, unknown> = {}): Promise<{ sub: Subscription; email: string }> {

@@ -13,11 +13,11 @@ import type { Subscription } from "@polar-sh/sdk/models/components/subscription.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripeEvent } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
-import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
+import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { usingPostgres } from "../helpers/db.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
-import { bankDebitToken, startStripeSandbox, STRIPE_BANK_ACCOUNTS, until, type StripeBankAccount, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { confirmWithBankAccount, startStripeSandbox, STRIPE_BANK_ACCOUNTS, until, type StripeBankAccount, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
@@ -60,13 +60,7 @@ async function subscribeWithDebit(kind: "trial" | "monthly", bank: StripeBankAcc
   const product = await createProduct(seller, kind, extra);
   const checkout = await s.sdk.checkouts.create({ products: [product.id] });
   const email = uniqueBuyer(tag);
-  const res = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
-    customer_email: email,
-    customer_name: "Ada Buyer",
-    customer_billing_address: { country: "DE" },
-    confirmation_token_id: await bankDebitToken(s.peer, bank, "off_session"),
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  await confirmWithBankAccount(s, checkout.clientSecret, bank, email);
   if (kind === "monthly") {
     // the first payment is a debit too: the subscription starts when it succeeds
     const [first] = [...s.peer.payments.intents.values()].filter((i) => i.metadata.checkout_id === checkout.id);

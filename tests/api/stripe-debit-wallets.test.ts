@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customerEmail, idempotencyKey, stripeEvent } from "../../server/db/schema/index.js";
 import { tempConfigDir, till } from "../cli/till.js";
 import { rawRequest } from "../helpers/api.js";
-import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
+import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { usingPostgres } from "../helpers/db.js";
 import type { Seller } from "../helpers/seller.js";
-import { bankDebitToken, startStripeSandbox, STRIPE_BANK_ACCOUNTS, until, type StripeBankAccount, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { confirmWithBankAccount, startStripeSandbox, STRIPE_BANK_ACCOUNTS, until, type StripeBankAccount, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
@@ -47,14 +47,7 @@ async function customerWithBank(bank: StripeBankAccount, tag: string) {
   const product = await createProduct(seller, "trial");
   const checkout = await s.sdk.checkouts.create({ products: [product.id] });
   const email = uniqueBuyer(tag);
-  const res = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
-    customer_email: email,
-    customer_name: "Ada Buyer",
-    customer_billing_address: { country: "DE" },
-    confirmation_token_id: await bankDebitToken(s.peer, bank, "off_session"),
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  const customerId = (res.body as { customer_id: string }).customer_id;
+  const customerId = (await confirmWithBankAccount(s, checkout.clientSecret, bank, email)).customer_id as string;
   const wallet = await api("POST", "/v1/wallets/", { customer_id: customerId, currency: "usd" });
   expect(wallet.status).toBe(201);
   return { customerId, email, walletId: (wallet.body as Body).id as string };

@@ -126,6 +126,26 @@ export async function bankDebitToken(peer: StripePeer, bank: StripeBankAccount, 
   return json.id;
 }
 
+/**
+ * A German buyer confirms a checkout with a bank account saved for later charges (the Payment Element's token with
+ * `setup_future_usage: off_session`): the confirm's answer, which must be 200.
+ */
+export async function confirmWithBankAccount(s: StripeSandbox, clientSecret: string, bank: StripeBankAccount, email: string): Promise<Record<string, unknown>> {
+  const res = await fetch(`${s.server.url}/v1/checkouts/client/${clientSecret}/confirm`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      customer_email: email,
+      customer_name: "Ada Buyer",
+      customer_billing_address: { country: "DE" },
+      confirmation_token_id: await bankDebitToken(s.peer, bank, "off_session"),
+    }),
+  });
+  const body = (await res.json()) as Record<string, unknown>;
+  if (res.status !== 200) throw new Error(`confirm answered ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
 /** The customer passes (or fails) the 3-D Secure challenge of an intent, as the Stripe.js stand-in does. */
 export async function authenticate(peer: StripePeer, intentId: string, clientSecret: string, outcome: "succeed" | "fail" = "succeed") {
   const res = await fetch(`${peer.url}/v1/3ds2/authenticate`, {
