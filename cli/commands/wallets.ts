@@ -54,7 +54,7 @@ const show = (customerIdOf: CustomerIdOf) => async (ctx: Context, opts: { topUp?
     wallets.items.map(async (w) => ({ ...w, transactions: (await v1(ctx).get<{ items: WireTransaction[] }>(`/wallets/${w.id}/transactions`, { limit: 20 })).items })),
   );
   if (ctx.out.json) return ctx.out.printJson({ items: withHistory });
-  if (withHistory.length === 0) return ctx.out.info("No wallet: the customer has bought no credits. `till customers wallet <id> --top-up 2000 --currency usd` charges their card.");
+  if (withHistory.length === 0) return ctx.out.info("No wallet: the customer has bought no credits. `till customers wallet <id> --top-up 2000 --currency usd` charges their saved payment method.");
   for (const w of withHistory) {
     ctx.out.info(`${w.currency.toUpperCase()} wallet ${w.id}: balance ${money(w.balance, w.currency)}`);
     await ctx.out.table(
@@ -93,9 +93,9 @@ const adjust = (customerIdOf: CustomerIdOf) => async (ctx: Context, opts: Adjust
 export function registerWallet(customers: Command, customerIdOf: CustomerIdOf): void {
   const wallet = customers
     .command("wallet")
-    .description("a customer's wallets (prepaid balance per currency) and their history; --top-up charges their card")
+    .description("a customer's wallets (prepaid balance per currency) and their history; --top-up charges their saved payment method (a bank debit credits the wallet when the bank confirms it)")
     .argument("<id>", "the customer's id or email")
-    .option("--top-up <amount>", "charge the customer's saved card this amount (minor units: 2000 = $20.00) into the wallet", parseAmount)
+    .option("--top-up <amount>", "charge the customer's saved card or bank account this amount (minor units: 2000 = $20.00) into the wallet", parseAmount)
     .option("--currency <code>", "the wallet's currency, with --top-up (usd, eur, …)")
     .addHelpText(
       "after",
