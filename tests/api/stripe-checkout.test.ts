@@ -5,33 +5,19 @@
 // order made once whichever of the confirm and the event comes first; till's webhooks valid for both SDKs.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createProduct, publicRequest, publicSdk, uniqueBuyer } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
-import { authenticate, confirmationToken, startStripeSandbox, STRIPE_CARDS, STRIPE_KEYS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { authenticate, confirmationToken, STRIPE_CARDS, STRIPE_KEYS, until, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let sandboxSeller: Seller;
 const receiver = new Receiver();
 let endpointSecret = "";
 
-beforeAll(async () => {
-  s = await startStripeSandbox();
-  sandboxSeller = { ...s.seller, sdk: s.sdk, token: s.key };
-  await receiver.start();
-  const endpoint = await s.sdk.webhooks.createWebhookEndpoint({
-    url: `${receiver.url}/stripe-pay`,
-    format: "raw",
-    events: ["order.created", "order.paid", "subscription.created", "checkout.updated"],
-  });
-  endpointSecret = endpoint.secret;
-  await s.server.worker.start();
-}, 120_000);
-afterAll(async () => {
-  await s?.server.worker.stop();
-  await receiver.stop();
-  await s?.close();
+useWebhookSandbox(receiver, "/stripe-pay", ["order.created", "order.paid", "subscription.created", "checkout.updated"], (r) => {
+  ({ s, seller: sandboxSeller, endpointSecret } = r);
 });
 
 async function confirm(clientSecret: string, token: string, extra: Record<string, unknown> = {}) {

@@ -10,37 +10,22 @@ import { and, eq } from "drizzle-orm";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stripeEvent } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { usingPostgres } from "../helpers/db.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
-import { confirmWithBankAccount, startStripeSandbox, STRIPE_BANK_ACCOUNTS, until, type StripeBankAccount, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { confirmWithBankAccount, STRIPE_BANK_ACCOUNTS, until, type StripeBankAccount, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
 const receiver = new Receiver();
 let endpointSecret = "";
 
-beforeAll(async () => {
-  s = await startStripeSandbox();
-  seller = { ...s.seller, sdk: s.sdk, token: s.key };
-  await receiver.start();
-  const endpoint = await s.sdk.webhooks.createWebhookEndpoint({
-    url: `${receiver.url}/debits`,
-    format: "raw",
-    events: ["order.created", "order.paid", "order.updated", "subscription.updated", "subscription.past_due", "subscription.active"],
-  });
-  endpointSecret = endpoint.secret;
-  await s.server.worker.start();
-}, 120_000);
-afterAll(async () => {
-  if (s) s.peer.holdAnswer = undefined;
-  await s?.server.worker.stop();
-  await receiver.stop();
-  await s?.close();
+useWebhookSandbox(receiver, "/debits", ["order.created", "order.paid", "order.updated", "subscription.updated", "subscription.past_due", "subscription.active"], (r) => {
+  ({ s, seller, endpointSecret } = r);
 });
 
 type Hook = { type: string; data: { id: string; status?: string } };

@@ -7,36 +7,21 @@ import { and, eq } from "drizzle-orm";
 import { Polar as Polar049 } from "polar-sdk-049";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stripeEvent } from "../../server/db/schema/index.js";
 import { createProduct, publicRequest, publicSdk, uniqueBuyer } from "../helpers/checkout.js";
 import { usingPostgres } from "../helpers/db.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
-import { bankDebitToken, confirmationToken, startStripeSandbox, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { bankDebitToken, confirmationToken, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, until, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
 const receiver = new Receiver();
 let endpointSecret = "";
 
-beforeAll(async () => {
-  s = await startStripeSandbox();
-  seller = { ...s.seller, sdk: s.sdk, token: s.key };
-  await receiver.start();
-  const endpoint = await s.sdk.webhooks.createWebhookEndpoint({
-    url: `${receiver.url}/processing`,
-    format: "raw",
-    events: ["order.created", "order.paid", "subscription.created", "checkout.updated"],
-  });
-  endpointSecret = endpoint.secret;
-  await s.server.worker.start();
-}, 120_000);
-afterAll(async () => {
-  if (s) s.peer.holdAnswer = undefined;
-  await s?.server.worker.stop();
-  await receiver.stop();
-  await s?.close();
+useWebhookSandbox(receiver, "/processing", ["order.created", "order.paid", "subscription.created", "checkout.updated"], (r) => {
+  ({ s, seller, endpointSecret } = r);
 });
 
 type Hook = { type: string; data: { id: string; status?: string; checkout_id?: string } };

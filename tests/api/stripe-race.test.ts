@@ -6,27 +6,18 @@
 // confirm (same token and fields: a client whose answer was lost) is sent again while the event's purchase runs,
 // and once more after it: each retry gets the first confirm's answer, nothing is charged again.
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stripeEvent } from "../../server/db/schema/index.js";
 import { usingPostgres } from "../helpers/db.js";
 import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
-import { authenticate, confirmationToken, startStripeSandbox, STRIPE_CARDS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { authenticate, confirmationToken, STRIPE_CARDS, until, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 const receiver = new Receiver();
 
-beforeAll(async () => {
-  s = await startStripeSandbox();
-  await receiver.start();
-  await s.sdk.webhooks.createWebhookEndpoint({ url: `${receiver.url}/race`, format: "raw", events: ["order.created", "order.paid"] });
-  await s.server.worker.start();
-}, 120_000);
-afterAll(async () => {
-  if (s) s.peer.holdAnswer = undefined;
-  await s?.server.worker.stop();
-  await receiver.stop();
-  await s?.close();
+useWebhookSandbox(receiver, "/race", ["order.created", "order.paid"], (r) => {
+  ({ s } = r);
 });
 
 type IntentAnswer = { object?: string; id?: string; status?: string; metadata?: Record<string, string> };

@@ -3,6 +3,9 @@
 // connection made through PUT /v1/stripe/connection, and the stand-in's events delivered to the test server.
 // Confirmation tokens are made as Stripe.js makes them (publishable key, a test card number).
 import { Polar } from "@polar-sh/sdk";
+import type { WebhookEventType } from "@polar-sh/sdk/models/components/webhookeventtype.js";
+import { afterAll, beforeAll } from "vitest";
+import type { Receiver } from "./receiver.js";
 import { reservePort } from "./ports.js";
 import { createSeller, type Seller } from "./seller.js";
 import { startServer, type TestServer } from "./server.js";
@@ -165,4 +168,33 @@ export async function until<T>(check: () => Promise<T | undefined>, what: string
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A sandbox of `startStripeSandbox` with a webhook endpoint of the seller's at `receiver` and its worker running. */
+export interface WebhookSandbox {
+  s: StripeSandbox;
+  seller: Seller;
+  endpointSecret: string;
+}
+
+/**
+ * A test file's Stripe sandbox (beforeAll/afterAll registered here): the seller's raw-format webhook endpoint at
+ * `receiver`'s `path` for `events`, the worker started; `ready` is given it once made. Stops the stand-in's held
+ * answer, the worker, the receiver and the server after.
+ */
+export function useWebhookSandbox(receiver: Receiver, path: string, events: WebhookEventType[], ready: (sandbox: WebhookSandbox) => void): void {
+  let s: StripeSandbox | undefined;
+  beforeAll(async () => {
+    s = await startStripeSandbox();
+    await receiver.start();
+    const endpoint = await s.sdk.webhooks.createWebhookEndpoint({ url: `${receiver.url}${path}`, format: "raw", events });
+    await s.server.worker.start();
+    ready({ s, seller: { ...s.seller, sdk: s.sdk, token: s.key }, endpointSecret: endpoint.secret });
+  }, 120_000);
+  afterAll(async () => {
+    if (s) s.peer.holdAnswer = undefined;
+    await s?.server.worker.stop();
+    await receiver.stop();
+    await s?.close();
+  });
 }
