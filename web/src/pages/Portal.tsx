@@ -12,15 +12,7 @@ import { RawIntlProvider, type IntlShape } from "react-intl";
 import { portalCatalogs } from "../i18n/portal/index.js";
 import { applyLocale, pageLocale, rich, t, timeText } from "../i18n/intl.js";
 import {
-  forgetSessionToken,
-  keepSessionToken,
   portalApi,
-  rememberReturnUrl,
-  rememberSeller,
-  storedReturnUrl,
-  storedSeller,
-  takeEmailUpdateToken,
-  takeSessionToken,
   type Downloadable,
   type LicenseKey,
   type OrderInvoice,
@@ -30,6 +22,7 @@ import {
   type PortalOrder,
   type PortalSubscription,
 } from "../portal-api.js";
+import { forgetSessionToken, keepSessionToken, rememberReturnUrl, rememberSeller, storedReturnUrl, storedSeller, takeEmailUpdateToken, takeSessionToken } from "../portal-session.js";
 import { Accounts } from "./PortalAccounts.js";
 import { PaymentMethods } from "./PortalPayments.js";
 import { Benefits } from "./PortalBenefits.js";
