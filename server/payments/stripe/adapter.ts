@@ -18,7 +18,7 @@ import type {
   RefundRequest,
   RefundResult,
 } from "../processor.js";
-import { Stripe as StripeSdk } from "../stripe-client.js";
+import { Stripe as StripeSdk, withoutCallSite } from "../stripe-client.js";
 
 /** What the checkout page needs to mount the Payment Element (Polar's metadata carries the publishable key too). */
 export const STRIPE_METADATA_PROCESSOR = "stripe";
@@ -90,11 +90,11 @@ export function setupIntentResult(si: Stripe.SetupIntent): PaymentResult {
 async function customerOf(stripe: Stripe, customer: PaymentCustomer | undefined, key: string): Promise<string | undefined> {
   if (!customer) return undefined;
   if (customer.processorCustomerId) return customer.processorCustomerId;
-  const created = await stripe.customers.create(
+  const created = await withoutCallSite(() => stripe.customers.create(
     // (a first purchase's till customer is made in the confirm's transaction: a retry names another id, so none is sent)
     { email: customer.email, ...(customer.name ? { name: customer.name } : {}) },
     { idempotencyKey: `${key}-customer` },
-  );
+  ));
   return created.id;
 }
 
@@ -114,7 +114,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
         const customer = await customerOf(stripe, request.customer, key);
         const { metadata } = request;
         if (request.amount === 0) {
-          const si = await stripe.setupIntents.create(
+          const si = await withoutCallSite(() => stripe.setupIntents.create(
             {
               ...(customer ? { customer } : {}),
               confirmation_token: request.confirmationTokenId,
@@ -126,10 +126,10 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
               expand: ["payment_method"],
             },
             { idempotencyKey: `${key}-setup` },
-          );
+          ));
           return setupIntentResult(si);
         }
-        const pi = await stripe.paymentIntents.create(
+        const pi = await withoutCallSite(() => stripe.paymentIntents.create(
           {
             amount: request.amount,
             currency: request.currency,
@@ -143,7 +143,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
             expand: ["payment_method"],
           },
           { idempotencyKey: `${key}-payment` },
-        );
+        ));
         return paymentIntentResult(pi);
       } catch (err) {
         return declined(err);
@@ -152,8 +152,8 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
 
     async charge(request: ChargeRequest): Promise<PaymentResult> {
       try {
-        const customer = request.processorCustomerId ?? idOf((await stripe.paymentMethods.retrieve(request.paymentMethodId)).customer);
-        const pi = await stripe.paymentIntents.create(
+        const customer = request.processorCustomerId ?? idOf((await withoutCallSite(() => stripe.paymentMethods.retrieve(request.paymentMethodId))).customer);
+        const pi = await withoutCallSite(() => stripe.paymentIntents.create(
           {
             amount: request.amount,
             currency: request.currency,
@@ -168,7 +168,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
             expand: ["payment_method"],
           },
           request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : undefined,
-        );
+        ));
         return paymentIntentResult(pi);
       } catch (err) {
         return declined(err);
@@ -178,7 +178,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     async paymentOutcome(intentId: string): Promise<PaymentResult> {
       if (!intentId.startsWith("pi_")) return { ok: false, code: "resource_missing", message: "No such PaymentIntent." };
       try {
-        return paymentIntentResult(await stripe.paymentIntents.retrieve(intentId, { expand: ["payment_method"] }));
+        return paymentIntentResult(await withoutCallSite(() => stripe.paymentIntents.retrieve(intentId, { expand: ["payment_method"] })));
       } catch (err) {
         return declined(err);
       }
@@ -187,7 +187,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     async setupOutcome(intentId: string): Promise<PaymentResult> {
       if (!intentId.startsWith("seti_")) return { ok: false, code: "resource_missing", message: "No such SetupIntent." };
       try {
-        return setupIntentResult(await stripe.setupIntents.retrieve(intentId, { expand: ["payment_method"] }));
+        return setupIntentResult(await withoutCallSite(() => stripe.setupIntents.retrieve(intentId, { expand: ["payment_method"] })));
       } catch (err) {
         return declined(err);
       }
@@ -195,7 +195,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
 
     async detach(paymentMethodId: string): Promise<void> {
       try {
-        await stripe.paymentMethods.detach(paymentMethodId);
+        await withoutCallSite(() => stripe.paymentMethods.detach(paymentMethodId));
       } catch (err) {
         // detached already (or never attached) is what was asked
         if (!(err instanceof StripeSdk.errors.StripeInvalidRequestError)) throw err;
@@ -203,21 +203,22 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     },
 
     async setDefault(processorCustomerId: string, paymentMethodId: string): Promise<void> {
-      await stripe.customers.update(processorCustomerId, { invoice_settings: { default_payment_method: paymentMethodId } });
+      await withoutCallSite(() => stripe.customers.update(processorCustomerId, { invoice_settings: { default_payment_method: paymentMethodId } }));
     },
 
     async refund(request: RefundRequest): Promise<RefundResult> {
-      if (!request.paymentId) return { ok: false, code: "no_payment", message: "The payment to refund is not known to Stripe." };
+      const paymentId = request.paymentId;
+      if (!paymentId) return { ok: false, code: "no_payment", message: "The payment to refund is not known to Stripe." };
       try {
-        const refund = await stripe.refunds.create(
+        const refund = await withoutCallSite(() => stripe.refunds.create(
           {
-            ...(request.paymentId.startsWith("ch_") ? { charge: request.paymentId } : { payment_intent: request.paymentId }),
+            ...(paymentId.startsWith("ch_") ? { charge: paymentId } : { payment_intent: paymentId }),
             amount: request.amount,
             ...(REFUND_REASONS[request.reason] ? { reason: REFUND_REASONS[request.reason] } : {}),
             metadata: request.metadata,
           },
           { idempotencyKey: `till-refund-${request.refundId}` },
-        );
+        ));
         if (refund.status === "failed" || refund.status === "canceled") return { ok: false, code: refund.failure_reason ?? "refund_failed", message: "Stripe could not refund the payment." };
         return { ok: true, processorRefundId: refund.id };
       } catch (err) {
