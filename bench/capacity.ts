@@ -6,6 +6,10 @@
 // core of all of them, next to the figure per core in docs/scaling.md:
 //   ingest   POST /v1/events/ingest, batches of 1,000 with external_id, two meters' rollups kept;
 //   reads    GET /v1/customers/{id}/state and GET /v1/customers/?limit=10 alternately (served by the replica);
+//   deliveries  a backlog of TILL_BENCH_DELIVERIES `organization.updated` outbox events (written in one
+//            transaction at the phase's start) fanned out, signed and POSTed by both processes' workers to a loopback
+//            receiver that answers 200 at once, until all are recorded as delivered (at most 6 × PHASE_SECONDS); the
+//            receiver counts what each process delivered;
 //   confirms POST /v1/checkouts/client/{secret}/confirm of a one-time purchase with the test card, each a new
 //            customer (the checkouts and their card tokens made before the phase, not measured).
 // Linux only (CPU from /proc); needs the PostgreSQL server binaries (Debian: postgresql-15).
@@ -16,7 +20,12 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { benchSeller, call } from "./helpers/client.js";
+import { and, count, eq, isNull } from "drizzle-orm";
+import { enqueue } from "../server/db/outbox.js";
+import { openDatabase, type Db } from "../server/db/client.js";
+import { outbox, webhookEvent } from "../server/db/schema/index.js";
+import { benchSeller, call, type BenchSeller } from "./helpers/client.js";
+import { startReceiver } from "./helpers/receiver.js";
 import { cpuMs } from "./helpers/server.js";
 import { measureIngest } from "./scale-table.js";
 import { createDatabase, missingBinaries, startPrimary, startReplica, teardown, type Cluster } from "../tests/helpers/pg-cluster.js";
@@ -27,6 +36,8 @@ const CONCURRENCY = 4;
 const CUSTOMERS = 200;
 /** Checkouts made for the confirms phase: more than two app processes confirm in a phase on this machine. */
 const CHECKOUTS = Number(process.env.TILL_BENCH_CHECKOUTS ?? 4000);
+/** The deliveries phase's backlog: more than two workers deliver in PHASE_SECONDS on this machine. */
+const DELIVERIES = Number(process.env.TILL_BENCH_DELIVERIES ?? 20_000);
 const HARD_LIMIT_MS = 15 * 60_000;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -104,7 +115,7 @@ async function phase(name: string, unit: string, docPerCore: string, apps: App[]
   const total = appCores.reduce((a, b) => a + b, 0) + primaryCores + replicaCores;
   const rate = done / seconds;
   console.log(
-    `${name.padEnd(8)} ${rate.toFixed(0).padStart(8)} ${unit}/s   cores: app A ${appCores[0]!.toFixed(2)}, app B ${appCores[1]!.toFixed(2)}, ` +
+    `${name.padEnd(10)} ${rate.toFixed(0).padStart(8)} ${unit}/s   cores: app A ${appCores[0]!.toFixed(2)}, app B ${appCores[1]!.toFixed(2)}, ` +
       `primary ${primaryCores.toFixed(2)}, replica ${replicaCores.toFixed(2)} (= ${total.toFixed(2)})   ` +
       `${(rate / total).toFixed(0)} ${unit}/s per core used   docs/scaling.md: ${docPerCore}`,
   );
@@ -127,6 +138,52 @@ async function prepareCheckouts(apps: App[], auth: Record<string, string>, n: nu
     }),
   );
   return made;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Outbox rows not processed yet (the earlier phases' after-work) and the endpoint's events delivered. */
+async function pendingOutbox(db: Db): Promise<number> {
+  return (await db.select({ n: count() }).from(outbox).where(isNull(outbox.processedAt)))[0]!.n;
+}
+async function deliveredTo(db: Db, endpointId: string): Promise<number> {
+  return (await db.select({ n: count() }).from(webhookEvent).where(and(eq(webhookEvent.endpointId, endpointId), eq(webhookEvent.succeeded, true))))[0]!.n;
+}
+
+/**
+ * The deliveries phase: an endpoint of the seller's for `organization.updated` at a loopback receiver, then a
+ * backlog of that event (the organization as the API returns it) written to the outbox in one transaction, as a
+ * cause's transaction writes it; done when every event is recorded as delivered, or after 6 × PHASE_SECONDS.
+ */
+async function deliveries(apps: App[], seller: BenchSeller, primaryUrl: string, primary: Cluster, replica: Cluster): Promise<void> {
+  const receiver = await startReceiver(apps.map((app) => app.child.pid!));
+  const database = await openDatabase({ url: primaryUrl, max: 2 });
+  try {
+    const endpoint = await call<{ id: string }>(apps[0]!.url, "POST", "/v1/webhooks/endpoints", { url: receiver.url, format: "raw", events: ["organization.updated"] }, seller.auth);
+    const org = await call<Record<string, unknown>>(apps[0]!.url, "GET", `/v1/organizations/${seller.organizationId}`, undefined, seller.auth);
+    const event = { type: "organization.updated" as const, organizationId: seller.organizationId, data: org.json };
+    for (let waited = 0; (await pendingOutbox(database.db)) > 0 && waited < 60_000; waited += 200) await sleep(200);
+    let recorded = 0;
+    await phase("deliveries", "deliveries", "≈ 1,350 deliveries/s", apps, primary, replica, async () => {
+      await database.db.transaction(async (tx) => {
+        for (let i = 0; i < DELIVERIES; i += 1000) await enqueue(tx, Array.from({ length: Math.min(1000, DELIVERIES - i) }, () => event));
+      });
+      const deadline = Date.now() + 6 * PHASE_SECONDS * 1000;
+      // the receiver's count costs the database nothing; the delivery log is read once the POSTs are in
+      while (receiver.hits < DELIVERIES && Date.now() < deadline) await sleep(20);
+      while ((recorded = await deliveredTo(database.db, endpoint.json.id)) < DELIVERIES && Date.now() < deadline) await sleep(50);
+      return recorded;
+    });
+    const [a, b] = apps.map((app) => receiver.hitsBy(app.child.pid!)) as [number, number];
+    console.log(
+      `             POSTs received from app A ${a}, app B ${b}, another process ${receiver.hits - a - b}; ` +
+        `${recorded} of ${DELIVERIES} recorded as delivered${recorded < DELIVERIES ? " by the phase's time limit" : ""}`,
+    );
+    await call(apps[0]!.url, "PATCH", `/v1/webhooks/endpoints/${endpoint.json.id}`, { enabled: false }, seller.auth);
+  } finally {
+    await database.close();
+    await receiver.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -152,6 +209,8 @@ async function main(): Promise<void> {
       TILL_RATE_LIMIT: "false",
       TILL_LOG_LEVEL: "silent",
       TILL_TEST_PAYMENTS: "live",
+      // the deliveries phase's receiver is on loopback
+      TILL_WEBHOOKS_ALLOW_PRIVATE: "true",
     };
     // one after the other: the first runs the migrations
     for (let i = 0; i < 2; i++) {
@@ -196,6 +255,8 @@ async function main(): Promise<void> {
       );
       return reads;
     });
+
+    await deliveries(apps, seller, url, primary, replica);
 
     const checkouts = await prepareCheckouts(apps, seller.auth, CHECKOUTS);
     await phase("confirms", "confirms", "≈ 165 confirms/s", apps, primary, replica, async () => {

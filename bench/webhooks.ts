@@ -12,7 +12,6 @@
 // phase is bounded in time.
 import { spawn } from "node:child_process";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { and, count, eq, isNotNull, sql } from "drizzle-orm";
@@ -21,6 +20,7 @@ import { enqueue } from "../server/db/outbox.js";
 import { createWorker } from "../server/jobs/worker.js";
 import { generateSecret, signHeaders, signingKeys } from "../server/billing/webhooks/signing.js";
 import { freshDatabase } from "../tests/helpers/db.js";
+import { startReceiver } from "./helpers/receiver.js";
 
 const BACKLOG = { postgres: 10_000, pglite: 5_000 };
 const CONCURRENCY = 64;
@@ -33,18 +33,9 @@ const HARD_LIMIT_MS = 180_000;
 // ---- child: the receiver ------------------------------------------------------------------------
 
 async function receive(): Promise<void> {
-  let hits = 0;
-  const server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
-    req.resume();
-    req.on("end", () => {
-      hits += 1;
-      res.writeHead(200, { "content-type": "text/plain" });
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  console.log(`PORT ${(server.address() as AddressInfo).port}`);
-  process.stdin.on("data", () => console.log(`HITS ${hits}`));
+  const receiver = await startReceiver();
+  console.log(`PORT ${new URL(receiver.url).port}`);
+  process.stdin.on("data", () => console.log(`HITS ${receiver.hits}`));
   process.stdin.on("end", () => process.exit(0));
 }
 
