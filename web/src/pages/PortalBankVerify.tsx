@@ -7,19 +7,12 @@ import { useState, type FormEvent } from "react";
 import type { Stripe } from "@stripe/stripe-js";
 import { rich, t } from "../i18n/intl.js";
 import type { SetupWait } from "../portal-api.js";
+import { centsOf } from "../portal-bank.js";
 import { Field } from "../ui.js";
 import { formatDate } from "./PortalCommon.js";
 import { verifyMicrodeposits } from "./PortalStripe.js";
 
 type Microdeposits = Extract<SetupWait, { type: "verify_with_microdeposits" }>["verify_with_microdeposits"];
-
-/** The cents of a deposit as typed ("32", "0.32", "$0.32"): a positive whole number of cents, else NaN. */
-export function centsOf(text: string): number {
-  const clean = text.trim().replace(/^\$/, "");
-  if (/^\d{1,2}$/.test(clean)) return Number(clean);
-  const m = /^0?[.,](\d{2})$/.exec(clean);
-  return m ? Number(m[1]) : NaN;
-}
 
 export interface BankVerifyProps {
   stripe: Promise<Stripe | null>;
