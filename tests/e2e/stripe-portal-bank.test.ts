@@ -2,10 +2,11 @@
 // through page.route: tests/helpers/stripe-js-standin.ts) on a sandbox connected to the Stripe stand-in. Stripe
 // verifies it with microdeposits: the page says what happens next (when the deposits arrive, Stripe's page for it)
 // and asks their amounts; a wrong pair shows Stripe's message with the attempts left; the right one (32, 45) is
-// verified through Stripe.js's verifyMicrodepositsForSetup and the account is listed as the default.
+// verified through Stripe.js's verifyMicrodepositsForSetup and the account is listed as the default. A German buyer
+// reads it all in German.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchForPages, PageWatch } from "../helpers/browser.js";
+import { launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
 import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import { installStripeJs } from "../helpers/stripe-js-standin.js";
 import { confirmationToken, startStripeSandbox, STRIPE_CARDS, type StripeSandbox } from "../helpers/stripe-sandbox.js";
@@ -50,22 +51,26 @@ async function bodyOnFailure<T>(page: Page, wait: Promise<T>): Promise<T> {
   });
 }
 
+/** The portal of a new customer, in `locale`, with the Stripe.js stand-in; the account typed into its Payment Element by hand. */
+async function addByHand(locale: string, names: { region: string; form: string; add: string }) {
+  const customerId = await customer();
+  const page = await pages.open({ viewport: { width: 1280, height: 1000 }, locale });
+  const stripeJs = await installStripeJs(page, s.peer);
+  const session = await s.sdk.customerSessions.create({ customerId });
+  await page.goto(`/portal?customer_session_token=${encodeURIComponent(session.token)}`);
+  const methods = page.getByRole("region", { name: names.region, exact: true });
+  const add = methods.getByRole("form", { name: names.form });
+  await bodyOnFailure(page, add.getByLabel("Routing number").waitFor());
+  await add.getByLabel("Full name").fill("Ada Buyer");
+  await add.getByLabel("Routing number").fill("110000000");
+  await add.getByLabel("Account number").fill("000123456789");
+  await add.getByRole("button", { name: names.add }).click();
+  return { page, stripeJs, methods };
+}
+
 describe("a US bank account verified by microdeposits in the portal", () => {
   it("says what happens next, refuses wrong amounts with Stripe's message, and lists the account once verified", async () => {
-    const customerId = await customer();
-    const page = await pages.open({ viewport: { width: 1280, height: 1000 } });
-    const stripeJs = await installStripeJs(page, s.peer);
-    const session = await s.sdk.customerSessions.create({ customerId });
-    await page.goto(`/portal?customer_session_token=${encodeURIComponent(session.token)}`);
-
-    const methods = page.getByRole("region", { name: "Payment methods", exact: true });
-    const add = methods.getByRole("form", { name: "Add a card" });
-    await bodyOnFailure(page, add.getByLabel("Routing number").waitFor());
-    await methods.getByText("visa ending in 4242").waitFor();
-    await add.getByLabel("Full name").fill("Ada Buyer");
-    await add.getByLabel("Routing number").fill("110000000");
-    await add.getByLabel("Account number").fill("000123456789");
-    await add.getByRole("button", { name: "Add card" }).click();
+    const { page, stripeJs, methods } = await addByHand("en-US", { region: "Payment methods", form: "Add a card", add: "Add card" });
 
     const verify = methods.getByRole("form", { name: "Verify your bank account" });
     await bodyOnFailure(page, verify.waitFor());
@@ -76,6 +81,7 @@ describe("a US bank account verified by microdeposits in the portal", () => {
     // not listed while it waits
     await expect.poll(() => methods.getByText("bank account ending in 6789").count()).toBe(0);
     if (SHOT) await page.screenshot({ path: `${SHOT}/portal-bank-verify.png`, fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
 
     await verify.getByLabel("First deposit (cents)").fill("10");
     await verify.getByLabel("Second deposit (cents)").fill("11");
@@ -94,5 +100,16 @@ describe("a US bank account verified by microdeposits in the portal", () => {
     expect(stripeJs.calls).toContain(`POST /v1/setup_intents/${intent?.id}/verify_microdeposits 400`);
     expect(stripeJs.calls).toContain(`POST /v1/setup_intents/${intent?.id}/verify_microdeposits 200`);
     expect(stripeJs.escaped).toEqual([]);
+  }, 120_000);
+
+  it("speaks the buyer's language (German)", async () => {
+    const { page, methods } = await addByHand("de-DE", { region: "Zahlungsmethoden", form: "Karte hinzufügen", add: "Karte hinzufügen" });
+    const verify = methods.getByRole("form", { name: "Bankkonto bestätigen" });
+    await bodyOnFailure(page, verify.waitFor());
+    await methods.getByText("Zur Bestätigung Ihres Bankkontos sind zwei kleine Gutschriften unterwegs.").waitFor();
+    await verify.getByLabel("Erste Gutschrift (Cent)").fill("32");
+    await verify.getByLabel("Zweite Gutschrift (Cent)").fill("45");
+    await verify.getByRole("button", { name: "Bestätigen" }).click();
+    await bodyOnFailure(page, methods.getByText(/^Bankkonto mit Endziffern 6789/).waitFor());
   }, 120_000);
 });
