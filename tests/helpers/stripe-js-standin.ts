@@ -298,6 +298,8 @@ const STRIPE_JS = String.raw`(() => {
       if (got.error) return { error: got.error };
       const intent = got.data;
       if (intent.status !== "requires_action") return intentResult(intent);
+      // microdeposits are no challenge: the intent waits for verifyMicrodepositsForSetup, as it is
+      if (intent.next_action && intent.next_action.type === "verify_with_microdeposits") return intentResult(intent);
       const outcome = await challenge();
       const done = await call(key, "POST", "/v1/3ds2/authenticate", { intent: intent.id, client_secret: clientSecret, outcome });
       if (done.error) return { error: done.error };
