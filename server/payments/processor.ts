@@ -70,6 +70,21 @@ export interface NextAction {
   processorCustomerId: string | null;
   /** The payment method's type when not a card (Stripe's `sepa_debit`, `us_bank_account`): Polar's payment `method`. */
   method?: string;
+  /**
+   * A US bank account entered by hand: the processor sends microdeposits and the customer verifies them (their two
+   * amounts or the descriptor code) — on the page (Stripe.js's verifyMicrodepositsForSetup) or on the processor's
+   * own page. Until then the intent waits (`requires_action`).
+   */
+  microdeposits?: Microdeposits;
+}
+
+export interface Microdeposits {
+  /** When the deposits are expected on the account. */
+  arrivalDate: Date | null;
+  /** The processor's page where the customer verifies them (Stripe's hosted verification page). */
+  hostedVerificationUrl: string | null;
+  /** What the customer is asked for: the two amounts, or the code in the deposit's statement descriptor. */
+  type: "amounts" | "descriptor_code";
 }
 
 export interface PaymentMethodSummary {

@@ -3,7 +3,7 @@
 // order waits pending, the wallet is not credited (the seller's top-up answers 202), a retry of the same key
 // charges nothing more, and no other auto-recharge is made while one is on its way. payment_intent.succeeded pays
 // the order and credits the wallet once (a replayed event changes nothing); payment_intent.payment_failed leaves
-// the wallet as it was, and an auto-recharge's refusal stops recharging and emails the customer, as a card's
+// the wallet as it was and voids the order, and an auto-recharge's refusal stops recharging and emails the customer, as a card's
 // decline does. The event may reach till before the charge's transaction has committed. The stand-in's bank
 // answers when the test says (peer.payments.settleDebit).
 import { and, eq } from "drizzle-orm";
@@ -137,7 +137,7 @@ describe("wallet top-ups paid by a bank debit", () => {
     await until(async () => ((await balanceOf(walletId)) === 1500 ? true : undefined), "the wallet credited");
   }, 60_000);
 
-  it("a SEPA top-up the bank refuses credits nothing; its order stays pending with the failed payment; the same key answers the refusal", async () => {
+  it("a SEPA top-up the bank refuses credits nothing; its order is void with the failed payment; the same key answers the refusal", async () => {
     const { customerId, walletId } = await customerWithBank(STRIPE_BANK_ACCOUNTS.sepaFails, "wallet-debit-no");
     const top = await api("POST", `/v1/wallets/${walletId}/top-up`, { amount: 1500 }, { "idempotency-key": "debit-no" });
     expect(top.status, JSON.stringify(top.body)).toBe(202);
@@ -146,7 +146,8 @@ describe("wallet top-ups paid by a bank debit", () => {
     settle(intent.id);
     await processed(intent.id, "payment_intent.payment_failed");
     expect(await paymentsOf(orderId)).toMatchObject([{ status: "failed", method: "sepa_debit", declineReason: "insufficient_funds" }]);
-    expect((await s.sdk.orders.get({ id: orderId })).status).toBe("pending");
+    // nothing will pay it: void (Polar's OrderStatus), not pending as if money were still owed
+    expect((await s.sdk.orders.get({ id: orderId })).status).toBe("void");
     expect(await balanceOf(walletId)).toBe(0);
     expect(await movementsOf(walletId)).toEqual([]);
     // the same key is the same request: nothing charged again (a new attempt takes a new key)
@@ -228,5 +229,6 @@ describe("auto-recharge paid by a bank debit", () => {
     await new Promise((r) => setTimeout(r, 1500));
     onlyCharge(walletId);
     expect(await paymentsOf(intent.metadata.order_id ?? "")).toMatchObject([{ status: "failed", method: "sepa_debit" }]);
+    expect((await s.sdk.orders.get({ id: intent.metadata.order_id ?? "" })).status).toBe("void");
   }, 60_000);
 });

@@ -8,10 +8,13 @@
 // - `Stripe(pk)` → `elements(options)` (deferred-intent options: mode, amount, currency, setupFutureUsage;
 //   `update(options)`, `submit()`, `create('payment')` → mount / on / off / update / destroy), `createConfirmationToken({elements, params})`,
 //   `handleNextAction({clientSecret})`, `confirmSetup({elements?, clientSecret, confirmParams?, redirect?})`,
-//   `confirmPayment(…)` (the same for a PaymentIntent), `retrievePaymentIntent`, `retrieveSetupIntent`.
+//   `confirmPayment(…)` (the same for a PaymentIntent), `retrievePaymentIntent`, `retrieveSetupIntent`,
+//   `verifyMicrodepositsForSetup(clientSecret, {amounts} | {descriptor_code})`.
 // - The Payment Element is a plain form mounted in the page (no iframe): "Card number", "Expiration date", "Security
 //   code" inputs; the test types one of Stripe's test card numbers (STRIPE_CARDS in stripe-sandbox.ts) into it —
-//   or, for SEPA Direct Debit, one of Stripe's test IBANs into its "IBAN" input (a sepa_debit confirmation token).
+//   or, for SEPA Direct Debit, one of Stripe's test IBANs into its "IBAN" input (a sepa_debit confirmation token), or
+//   a US bank account entered by hand: "Full name", "Routing number", "Account number" (a us_bank_account token,
+//   which Stripe verifies with microdeposits).
 // - 3-D Secure: a dialog ("3D Secure authentication") with the buttons "Complete" and "Fail", as Stripe's test
 //   challenge page has; the choice is sent to the stand-in's POST /v1/3ds2/authenticate.
 import type { Page, Route } from "playwright-core";
@@ -116,10 +119,14 @@ const STRIPE_JS = String.raw`(() => {
       expiry: fields ? fields.expiry.value.replace(/\D/g, "") : "",
       cvc: fields ? fields.cvc.value.replace(/\D/g, "") : "",
       iban: fields ? fields.iban.value.replace(/\s/g, "").toUpperCase() : "",
+      name: fields ? fields.name.value.trim() : "",
+      routing: fields ? fields.routing.value.replace(/\D/g, "") : "",
+      account: fields ? fields.account.value.replace(/\D/g, "") : "",
     });
     const complete = () => {
       const v = values();
       if (v.iban) return v.iban.length >= 15;
+      if (v.routing || v.account) return v.routing.length === 9 && v.account.length >= 4 && !!v.name;
       return v.number.length >= 13 && v.expiry.length === 4 && v.cvc.length >= 3;
     };
     const input = (label, id, autocomplete) => {
@@ -134,7 +141,8 @@ const STRIPE_JS = String.raw`(() => {
       i.autocomplete = autocomplete;
       i.addEventListener("input", () => {
         showError(null);
-        emit("change", { elementType: "payment", empty: !values().number && !values().iban, complete: complete(), collapsed: false, value: { type: values().iban ? "sepa_debit" : "card" } });
+        const v = values();
+        emit("change", { elementType: "payment", empty: !v.number && !v.iban && !v.account, complete: complete(), collapsed: false, value: { type: v.iban ? "sepa_debit" : v.account ? "us_bank_account" : "card" } });
       });
       i.addEventListener("focus", () => emit("focus", { elementType: "payment" }));
       i.addEventListener("blur", () => emit("blur", { elementType: "payment" }));
@@ -158,11 +166,15 @@ const STRIPE_JS = String.raw`(() => {
         e.input.placeholder = "MM / YY";
         const iban = input("IBAN", "stripe-standin-iban", "off");
         iban.input.inputMode = "text";
-        fields = { number: n.input, expiry: e.input, cvc: c.input, iban: iban.input };
+        const name = input("Full name", "stripe-standin-name", "name");
+        name.input.inputMode = "text";
+        const routing = input("Routing number", "stripe-standin-routing", "off");
+        const account = input("Account number", "stripe-standin-account", "off");
+        fields = { number: n.input, expiry: e.input, cvc: c.input, iban: iban.input, name: name.input, routing: routing.input, account: account.input };
         errorNode = document.createElement("p");
         errorNode.className = "stripe-standin-error";
         errorNode.setAttribute("role", "alert");
-        box.append(n.wrap, e.wrap, c.wrap, iban.wrap, errorNode);
+        box.append(n.wrap, e.wrap, c.wrap, iban.wrap, name.wrap, routing.wrap, account.wrap, errorNode);
         node.append(box);
         group._mounted = element;
         setTimeout(() => emit("ready", { elementType: "payment" }), 0);
@@ -206,6 +218,11 @@ const STRIPE_JS = String.raw`(() => {
       _validate() {
         const v = values();
         if (v.iban) return v.iban.length < 15 ? "Your IBAN is incomplete." : null;
+        if (v.routing || v.account) {
+          if (!v.name) return "Your full name is incomplete.";
+          if (v.routing.length !== 9) return "Your routing number is incomplete.";
+          return v.account.length < 4 ? "Your account number is incomplete." : null;
+        }
         if (!v.number) return "Your card number is incomplete.";
         if (v.number.length < 13) return "Your card number is incomplete.";
         if (v.expiry.length !== 4) return "Your card's expiration date is incomplete.";
@@ -281,6 +298,8 @@ const STRIPE_JS = String.raw`(() => {
       if (got.error) return { error: got.error };
       const intent = got.data;
       if (intent.status !== "requires_action") return intentResult(intent);
+      // microdeposits are no challenge: the intent waits for verifyMicrodepositsForSetup, as it is
+      if (intent.next_action && intent.next_action.type === "verify_with_microdeposits") return intentResult(intent);
       const outcome = await challenge();
       const done = await call(key, "POST", "/v1/3ds2/authenticate", { intent: intent.id, client_secret: clientSecret, outcome });
       if (done.error) return { error: done.error };
@@ -296,11 +315,16 @@ const STRIPE_JS = String.raw`(() => {
       }
       const v = el._values();
       const sfu = elements._options.setupFutureUsage || elements._options.setup_future_usage;
+      const given = (params && params.payment_method_data) || {};
       const instrument = v.iban
         ? { type: "sepa_debit", sepa_debit: { iban: v.iban } }
-        : { type: "card", card: { number: v.number, exp_month: v.expiry.slice(0, 2), exp_year: "20" + v.expiry.slice(2), cvc: v.cvc } };
+        : v.account
+          ? { type: "us_bank_account", us_bank_account: { routing_number: v.routing, account_number: v.account, account_holder_type: "individual" } }
+          : { type: "card", card: { number: v.number, exp_month: v.expiry.slice(0, 2), exp_year: "20" + v.expiry.slice(2), cvc: v.cvc } };
+      // the element's own name field names the account holder unless the page gave billing details
+      if (v.name && !given.billing_details) instrument.billing_details = { name: v.name };
       const created = await call(key, "POST", "/v1/confirmation_tokens", {
-        payment_method_data: { ...((params && params.payment_method_data) || {}), ...instrument },
+        payment_method_data: { ...given, ...instrument },
         ...(sfu ? { setup_future_usage: sfu } : {}),
         ...(params && params.return_url ? { return_url: params.return_url } : {}),
       });
@@ -344,6 +368,11 @@ const STRIPE_JS = String.raw`(() => {
       retrieveSetupIntent: async (clientSecret) => {
         const got = await call(key, "GET", intentPath(clientSecret), { client_secret: clientSecret });
         return got.error ? { error: got.error } : { setupIntent: got.data };
+      },
+      verifyMicrodepositsForSetup: async (clientSecret, data) => {
+        const id = String(clientSecret || "").split("_secret_")[0];
+        const done = await call(key, "POST", "/v1/setup_intents/" + id + "/verify_microdeposits", { client_secret: clientSecret, ...(data || {}) });
+        return done.error ? { error: done.error } : { setupIntent: done.data };
       },
       createToken: unsupported("createToken"),
       createPaymentMethod: unsupported("createPaymentMethod"),

@@ -74,8 +74,25 @@ export function instrumentOf(b: Behaviour): Record<string, unknown> & { type: st
   return { type: "card", card: { brand: b.brand, last4: b.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3 } };
 }
 
-/** The test bank account a confirmation token's payment_method_data names (Stripe's required fields checked), or undefined for a card. */
-export function bankAccountOf(data: Params): string | undefined {
+/**
+ * The US accounts Stripe's test institution links through Financial Connections (the Payment Element's bank login),
+ * by the account each one is: verified instantly, so their setups need no microdeposits.
+ */
+export const LINKED_ACCOUNTS: Record<string, string> = { fca_test_success: "000123456789", fca_test_insufficient_funds: "000111111113" };
+
+/**
+ * Microdeposits (https://docs.stripe.com/payments/ach-direct-debit/set-up-payment#web-verify-with-microdeposits): a US
+ * account entered by hand is verified by what Stripe deposits on it — in test mode the amounts 32 and 45 cents, or
+ * the descriptor code SM11AA; other values fail, at most 10 times.
+ */
+export const MICRODEPOSITS = { amounts: [32, 45], descriptorCode: "SM11AA", attempts: 10 } as const;
+
+/**
+ * The test bank account a confirmation token's payment_method_data names (Stripe's required fields checked), or
+ * undefined for a card; `manual`: a US account entered by hand (routing and account numbers), which Stripe verifies
+ * with microdeposits, not a linked one (`financial_connections_account`).
+ */
+export function bankAccountOf(data: Params): { account: string; manual: boolean } | undefined {
   const type = str(data.type);
   if (type !== "sepa_debit" && type !== "us_bank_account") return undefined;
   const billing = (data.billing_details ?? {}) as Params;
@@ -90,13 +107,19 @@ export function bankAccountOf(data: Params): string | undefined {
     required("sepa_debit][iban", sepa.iban);
     const iban = String(sepa.iban).replace(/\s/g, "").toUpperCase();
     if (!BANK_ACCOUNTS[iban]) throw new StripeFailure(400, { type: "invalid_request_error", code: "invalid_bank_account_iban", param: "payment_method_data[sepa_debit][iban]", message: "The IBAN you provided is invalid." });
-    return iban;
+    return { account: iban, manual: false };
   }
   const account = (data.us_bank_account ?? {}) as Params;
+  const linked = str(account.financial_connections_account);
+  if (linked) {
+    const number = LINKED_ACCOUNTS[linked];
+    if (!number) throw new StripeFailure(400, { type: "invalid_request_error", code: "resource_missing", param: "payment_method_data[us_bank_account][financial_connections_account]", message: `No such financial connections account: '${linked}'` });
+    return { account: number, manual: false };
+  }
   required("us_bank_account][routing_number", account.routing_number);
   required("us_bank_account][account_number", account.account_number);
   if (account.routing_number !== "110000000" || !BANK_ACCOUNTS[String(account.account_number)]) {
     throw new StripeFailure(400, { type: "invalid_request_error", code: "invalid_bank_account", param: "payment_method_data[us_bank_account][account_number]", message: "The bank account you provided is invalid." });
   }
-  return String(account.account_number);
+  return { account: String(account.account_number), manual: true };
 }

@@ -7,9 +7,12 @@
 // Bank debits (SEPA Direct Debit, US bank accounts) follow Stripe's test accounts: a PaymentIntent confirmed with
 // one goes `processing` (payment_intent.processing) and stays so until the bank answers — in Stripe's test mode a
 // few seconds later, here when the test calls `settleDebit` — then `succeeded`, or `requires_payment_method` with
-// `last_payment_error` (payment_intent.payment_failed). A SetupIntent with one succeeds at once (the mandate).
+// `last_payment_error` (payment_intent.payment_failed). A SetupIntent with one succeeds at once (the mandate) —
+// except a US account entered by hand: its intent (setup or payment) `requires_action` until its microdeposits are
+// verified (stripe-peer-microdeposits.ts).
 import { randomBytes } from "node:crypto";
 import type { FastifyRequest } from "fastify";
+import { microdepositAction, registerMicrodeposits } from "./stripe-peer-microdeposits.js";
 import { StripeFailure, type Authed, type Params, type PeerRoute, type StripePeer } from "./stripe-peer.js";
 import { bankAccountOf, behaviourOf, type Behaviour, CARD_NUMBERS, DEBIT_FAILURE, instrumentOf, missing, str, TEST_PAYMENT_METHODS } from "./stripe-peer-instruments.js";
 
@@ -21,6 +24,8 @@ interface PaymentMethod extends Obj {
   behaviour: Behaviour;
   /** Set up for off-session use (a succeeded SetupIntent or setup_future_usage payment). */
   setUp: boolean;
+  /** A US account entered by hand whose microdeposits are not verified yet. */
+  unverified: boolean;
 }
 export interface Intent extends Obj {
   object: "payment_intent" | "setup_intent";
@@ -35,7 +40,7 @@ export interface Intent extends Obj {
 export interface PaymentObjects {
   customers: Map<string, Obj>;
   paymentMethods: Map<string, PaymentMethod>;
-  tokens: Map<string, Obj & { template: string; used: boolean }>;
+  tokens: Map<string, Obj & { template: string; used: boolean; manual: boolean }>;
   intents: Map<string, Intent>;
   refunds: Map<string, Obj>;
   /** The bank's answer to a `processing` debit (a test's control): succeeded or failed as its test account says. */
@@ -68,6 +73,7 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
   intentRoutes(ctx, machine, route);
   o.settleDebit = machine.settleDebit;
   threeDSecureRoute(ctx, machine, route);
+  registerMicrodeposits(ctx, machine, route);
   refundRoutes(ctx, route);
   return o;
 }
@@ -83,7 +89,7 @@ function contextOf(peer: StripePeer, o: PaymentObjects) {
   const idOf = (req: FastifyRequest) => (req.params as { id: string }).id;
   // ---- payment methods -------------------------------------------------------------------------------
   /** A payment method made from a test one (pm_card_visa) or a token's, as Stripe makes a new pm_ each time. */
-  const makeMethod = (auth: Authed, name: string, billing: Params = {}): PaymentMethod => {
+  const makeMethod = (auth: Authed, name: string, billing: Params = {}, manual = false): PaymentMethod => {
     const behaviour = behaviourOf(name);
     if (!behaviour) throw noSuch("PaymentMethod", name, "payment_method");
     const pm: PaymentMethod = {
@@ -94,6 +100,7 @@ function contextOf(peer: StripePeer, o: PaymentObjects) {
       customer: null,
       behaviour,
       setUp: false,
+      unverified: manual && behaviour.debit?.type === "us_bank_account",
       created: now(),
       account: auth.account.id,
       livemode: auth.livemode,
@@ -102,17 +109,17 @@ function contextOf(peer: StripePeer, o: PaymentObjects) {
     return pm;
   };
   const methodOf = (auth: Authed, id: string) => (TEST_PAYMENT_METHODS[id] ? makeMethod(auth, id) : own(o.paymentMethods, auth, id, "PaymentMethod"));
-  const publicMethod = ({ behaviour: _b, setUp: _s, account: _a, ...pm }: PaymentMethod) => pm;
+  const publicMethod = ({ behaviour: _b, setUp: _s, unverified: _u, account: _a, ...pm }: PaymentMethod) => pm;
   const methodOfToken = (auth: Authed, id: string) => {
     const token = own(o.tokens, auth, id, "ConfirmationToken");
     if (token.used && !peer.reusableTokens) throw new StripeFailure(400, { type: "invalid_request_error", code: "confirmation_token_already_used", message: "This ConfirmationToken has already been used." });
     token.used = true;
-    return makeMethod(auth, token.template, (token.payment_method_preview as { billing_details?: Params }).billing_details ?? {});
+    return makeMethod(auth, token.template, (token.payment_method_preview as { billing_details?: Params }).billing_details ?? {}, token.manual);
   };
 
   return { peer, o, params, own, idOf, makeMethod, methodOf, publicMethod, methodOfToken };
 }
-type Ctx = ReturnType<typeof contextOf>;
+export type Ctx = ReturnType<typeof contextOf>;
 
 function customerRoutes({ o, params, own, idOf }: Ctx, route: PeerRoute): void {
   // ---- customers -------------------------------------------------------------------------------------
@@ -174,7 +181,7 @@ function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod }: C
 
 function confirmationTokenRoutes({ o, params }: Ctx, route: PeerRoute): void {
   // ---- confirmation tokens ----------------------------------------------------------------------------
-  const makeToken = (auth: Authed, template: string, p: Params) => {
+  const makeToken = (auth: Authed, template: string, p: Params, manual = false) => {
     const b = behaviourOf(template);
     if (!b) throw new StripeFailure(402, { type: "card_error", code: "incorrect_number", param: "number", message: "Your card number is incorrect." });
     const billing = (((p.payment_method_data ?? {}) as Params).billing_details ?? {}) as Params;
@@ -188,11 +195,12 @@ function confirmationTokenRoutes({ o, params }: Ctx, route: PeerRoute): void {
       return_url: str(p.return_url) ?? null,
       template,
       used: false,
+      manual,
       account: auth.account.id,
       livemode: auth.livemode,
     };
     o.tokens.set(token.id, token);
-    const { template: _t, used: _u, account: _a, ...visible } = token;
+    const { template: _t, used: _u, manual: _m, account: _a, ...visible } = token;
     return visible;
   };
   // what Stripe.js sends from the Payment Element (publishable key)
@@ -204,7 +212,7 @@ function confirmationTokenRoutes({ o, params }: Ctx, route: PeerRoute): void {
       const p = params(req, ["payment_method_data", "setup_future_usage", "return_url", "shipping", "expand"]);
       const data = (p.payment_method_data ?? {}) as Params;
       const bank = bankAccountOf(data);
-      if (bank) return makeToken(auth, bank, p);
+      if (bank) return makeToken(auth, bank.account, p, bank.manual);
       const number = String((data.card as Params | undefined)?.number ?? "").replace(/\D/g, "");
       return makeToken(auth, CARD_NUMBERS[number] ?? "", p);
     },
@@ -238,6 +246,13 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
         code: "payment_intent_invalid_parameter",
         message: `The PaymentMethod provided (${String(pm.type)}) is not allowed for this ${charging ? "PaymentIntent" : "SetupIntent"}. Please attach a PaymentMethod of one of the following types: ${allowed.join(", ")}.`,
       });
+    }
+    if (pm.unverified) {
+      // entered by hand: Stripe sends microdeposits, and the customer verifies them before anything more
+      intent.status = "requires_action";
+      intent.next_action = microdepositAction();
+      emitIntent(auth, intent, "requires_action");
+      return;
     }
     if (b.debit && charging) {
       // the debit is sent to the bank: its answer comes later (settleDebit)
@@ -326,7 +341,7 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
   };
   return { visible, emitIntent, confirm, succeed, createIntent, settleDebit };
 }
-type Machine = ReturnType<typeof intentMachine>;
+export type Machine = ReturnType<typeof intentMachine>;
 
 function intentRoutes({ o, params, own, idOf, methodOf, methodOfToken }: Ctx, { visible, confirm, createIntent, emitIntent }: Machine, route: PeerRoute): void {
   for (const [object, path] of [["payment_intent", "/v1/payment_intents"], ["setup_intent", "/v1/setup_intents"]] as const) {

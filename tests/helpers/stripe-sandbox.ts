@@ -95,12 +95,17 @@ export async function confirmationToken(peer: StripePeer, number: string, setupF
   return json.id;
 }
 
-/** Stripe's test bank accounts (a SEPA IBAN, a US account number at routing 110000000) by what their debit does. */
+/**
+ * Stripe's test bank accounts (a SEPA IBAN, a US account at routing 110000000) by what their debit does. The US
+ * ones are linked through the Payment Element's bank login (Financial Connections: verified at once); `usManual` is
+ * entered by hand (routing and account numbers), which Stripe verifies with microdeposits first.
+ */
 export const STRIPE_BANK_ACCOUNTS = {
   sepaSucceeds: { type: "sepa_debit", iban: "DE89370400440532013000" },
   sepaFails: { type: "sepa_debit", iban: "DE35370400440532013002" },
-  usSucceeds: { type: "us_bank_account", account: "000123456789" },
-  usFails: { type: "us_bank_account", account: "000111111113" },
+  usSucceeds: { type: "us_bank_account", account: "000123456789", linked: "fca_test_success" },
+  usFails: { type: "us_bank_account", account: "000111111113", linked: "fca_test_insufficient_funds" },
+  usManual: { type: "us_bank_account", account: "000123456789", linked: null },
 } as const;
 export type StripeBankAccount = (typeof STRIPE_BANK_ACCOUNTS)[keyof typeof STRIPE_BANK_ACCOUNTS];
 
@@ -112,11 +117,13 @@ export async function bankDebitToken(peer: StripePeer, bank: StripeBankAccount, 
     "payment_method_data[billing_details][email]": "ada@example.com",
     ...(bank.type === "sepa_debit"
       ? { "payment_method_data[sepa_debit][iban]": bank.iban }
-      : {
-          "payment_method_data[us_bank_account][routing_number]": "110000000",
-          "payment_method_data[us_bank_account][account_number]": bank.account,
-          "payment_method_data[us_bank_account][account_holder_type]": "individual",
-        }),
+      : bank.linked
+        ? { "payment_method_data[us_bank_account][financial_connections_account]": bank.linked }
+        : {
+            "payment_method_data[us_bank_account][routing_number]": "110000000",
+            "payment_method_data[us_bank_account][account_number]": bank.account,
+            "payment_method_data[us_bank_account][account_holder_type]": "individual",
+          }),
     ...(setupFutureUsage ? { setup_future_usage: setupFutureUsage } : {}),
   });
   const res = await fetch(`${peer.url}/v1/confirmation_tokens`, {

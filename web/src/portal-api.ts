@@ -134,8 +134,16 @@ export interface PortalProcessor {
   publishable_key: string | null;
 }
 
-/** Adding a card: saved, or its bank asks the customer to authenticate first (a SetupIntent's client secret). */
-export type AddedPaymentMethod = { status: "succeeded"; payment_method: PaymentMethod } | { status: "requires_action"; client_secret: string };
+/**
+ * A setup waiting for the customer's bank (till's `next_action`): microdeposits to verify when they arrive (their
+ * two amounts, or the code in their descriptor; or on Stripe's own page), or nothing to do but wait.
+ */
+export type SetupWait =
+  | { type: "verify_with_microdeposits"; verify_with_microdeposits: { arrival_date: string | null; hosted_verification_url: string | null; microdeposit_type: "amounts" | "descriptor_code" } }
+  | { type: "processing" };
+
+/** Adding a card: saved, or its bank asks the customer to act first (a SetupIntent's client secret): authenticate, or verify microdeposits. */
+export type AddedPaymentMethod = { status: "succeeded"; payment_method: PaymentMethod } | { status: "requires_action"; client_secret: string; next_action?: SetupWait };
 
 export interface PortalGrant {
   id: string;

@@ -139,6 +139,16 @@ export async function markOrderPaid(db: Queryable, organizationId: string, order
     .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId), eq(order.status, "pending")));
 }
 
+/** A pending order nothing will pay any more (its bank debit refused): `void`, as Polar's OrderStatus has it; false when it was not pending. */
+export async function markOrderVoid(db: Queryable, organizationId: string, orderId: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(order)
+    .set({ status: "void", modifiedAt: now })
+    .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId), eq(order.status, "pending")))
+    .returning({ id: order.id });
+  return rows.length > 0;
+}
+
 export async function updateOrderRefunds(
   db: Queryable,
   organizationId: string,

@@ -232,6 +232,7 @@ export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmb
 /** The order row locked for the caller's transaction (a refund's), or undefined when it is not this organization's. */
 /** A pending order becomes paid (dunning's retry, a bank debit's late answer). */
 export const markOrderPaid = (tx: Queryable, organizationId: string, id: string, now: Date) => repo.markOrderPaid(tx, organizationId, id, now);
+export const markOrderVoid = (tx: Queryable, organizationId: string, id: string, now: Date) => repo.markOrderVoid(tx, organizationId, id, now);
 export const lockOrderRow = (tx: Queryable, organizationId: string, id: string) => repo.lockOrder(tx, organizationId, id);
 
 /**

@@ -19,7 +19,7 @@ export function invoicePrefix(slug: string): string {
   return slug.replace(/[^a-z0-9]/gi, "").toUpperCase().slice(0, 12) || "INV";
 }
 
-export const ORDER_STATUSES = ["pending", "paid", "refunded", "partially_refunded"] as const;
+export const ORDER_STATUSES = ["pending", "paid", "refunded", "partially_refunded", "void"] as const;
 export const BILLING_REASONS = ["purchase", "subscription_create", "subscription_cycle", "subscription_update"] as const;
 
 export function toOrderItemWire(item: OrderItemRow) {

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { processorFor, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
+import { processorFor, type NextAction, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
 import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/stripe/connection.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
 import { ApiError, invalid, notFound } from "../errors.js";
@@ -72,6 +72,21 @@ export type SetupRefusal = "add" | "confirm";
 const setupFailed = (detail: string, how: SetupRefusal) =>
   how === "add" ? new ApiError(400, { error: "PaymentMethodSetupFailed", detail }) : invalid(["body", "setup_intent_id"], detail);
 
+/**
+ * What a setup waiting for the customer's bank needs from the page (till's addition to Polar's requires_action
+ * answer): the microdeposits to verify (when they arrive, Stripe's page for it, amounts or a code), or nothing to do
+ * but wait (`processing`). Absent: the customer authenticates (3-D Secure, handleNextAction).
+ */
+export type SetupWait =
+  | { type: "verify_with_microdeposits"; verify_with_microdeposits: { arrival_date: string | null; hosted_verification_url: string | null; microdeposit_type: "amounts" | "descriptor_code" } }
+  | { type: "processing" };
+
+function setupWaitOf(next: NextAction): SetupWait | undefined {
+  const m = next.microdeposits;
+  if (m) return { type: "verify_with_microdeposits", verify_with_microdeposits: { arrival_date: iso(m.arrivalDate), hosted_verification_url: m.hostedVerificationUrl, microdeposit_type: m.type } };
+  return next.status === "processing" ? { type: "processing" } : undefined;
+}
+
 export const PaymentMethodCreateInput = z.object({
   confirmation_token_id: z.string().min(1).max(1024),
   set_default: z.boolean().default(true),
@@ -106,6 +121,9 @@ export async function listMethodsOf(deps: PaymentsDeps, organizationId: string, 
  * organization's processor: with Stripe, a SetupIntent on the customer's Stripe customer. A setup that needs the
  * customer (3-D Secure) answers `requires_action` with the intent's client secret; the page runs Stripe.js's
  * handleNextAction and confirms with the SetupIntent's id (`how` = "confirm": its outcome is read from Stripe).
+ * A setup that waits for the customer's bank — a US account entered by hand, verified by microdeposits days later,
+ * or one still processing — answers `requires_action` too, with what the page tells the customer (`next_action`,
+ * till's addition the SDKs ignore); Stripe's setup_intent.succeeded keeps the method once it ends (keepFinishedSetup).
  */
 export async function addMethod(
   deps: PaymentsDeps,
@@ -114,7 +132,7 @@ export async function addMethod(
   token: string,
   makeDefault: boolean,
   how: SetupRefusal = "add",
-): Promise<{ status: "succeeded"; payment_method: ReturnType<typeof toPaymentMethodWire> } | { status: "requires_action"; client_secret: string }> {
+): Promise<{ status: "succeeded"; payment_method: ReturnType<typeof toPaymentMethodWire> } | { status: "requires_action"; client_secret: string; next_action?: SetupWait }> {
   const processor = await processorFor(deps.processor, deps.db, organizationId);
   const keeps = processor.id !== "test";
   const processorCustomerId = keeps ? await processorCustomerOf(deps.db, organizationId, customerId, processor.id) : null;
@@ -132,10 +150,11 @@ export async function addMethod(
           ...(found ? { customer: { id: customerId, email: found.email, name: found.name, processorCustomerId } } : {}),
           idempotencyKey: `till-portal-${customerId}-${createHash("sha256").update(token).digest("hex").slice(0, 32)}`,
         });
-  if (!saved.ok && saved.next?.status === "requires_action") {
-    // the Stripe customer made for it is kept now: the confirm after the action checks the setup is this customer's
+  if (!saved.ok && saved.next) {
+    // the Stripe customer made for it is kept now: the confirm after the action (and the setup's event) check the setup is this customer's
     if (saved.next.processorCustomerId && !processorCustomerId) await rememberProcessorCustomer(deps.db, organizationId, customerId, processor.id, saved.next.processorCustomerId);
-    return { status: "requires_action", client_secret: saved.next.clientSecret };
+    const wait = setupWaitOf(saved.next);
+    return { status: "requires_action", client_secret: saved.next.clientSecret, ...(wait ? { next_action: wait } : {}) };
   }
   if (!saved.ok) throw setupFailed(saved.message, how);
   if (how === "confirm" && keeps && saved.processorCustomerId !== (processorCustomerId ?? (await processorCustomerOf(deps.db, organizationId, customerId, processor.id)))) {

@@ -9,7 +9,7 @@
 // names it, and a retry finds it.
 // A saved bank account (SEPA, US) answers `processing`: the order waits pending, the wallet is not credited, no
 // other auto-recharge is made beside it; the bank's answer comes as Stripe's event (late.ts): credited once, or
-// refused as a card's decline is.
+// refused as a card's decline is (its order void: nothing will pay it).
 import { createHash, randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";

@@ -2,14 +2,15 @@
 // US bank account) that was `processing` (Stripe's payment_intent.succeeded / payment_failed). The pending payment
 // takes the answer once (payments' settlePendingCharge, the renewals' path too); then:
 //   - succeeded: the top-up's order is paid and the wallet credited — once, by the movement's key;
-//   - failed: the order stays pending with its failed payment and the wallet as it was; an auto-recharge's
+//   - failed: the order is void (Polar's status for an order nothing will pay: no one collects a pending
+//     top-up) with its failed payment, the wallet as it was, the seller told by order.updated; an auto-recharge's
 //     refusal stops recharging and emails the customer, as a card's decline does (blockRecharge).
 // Locks the wallet first, as the charge did: an event that arrives while the charge's transaction is still open
 // waits for it.
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
-import { getOrder, lockOrderRow, markOrderPaid } from "../orders/service.js";
+import { getOrder, lockOrderRow, markOrderPaid, markOrderVoid } from "../orders/service.js";
 import { settlePendingCharge } from "../payments/service.js";
 import { orgNow } from "../test-clock/clock.js";
 import { blockRecharge, creditMovement, kindOfKey, walletOrderIdOf } from "./charge.js";
@@ -42,12 +43,20 @@ export async function settleWalletCharge(db: Db, organizationId: string, ref: Wa
     if (charge === "unchanged") return null;
     const kind = kindOfKey(ref.key);
     if (charge === "failed") {
+      await refused(tx, w, order.id, now);
       if (kind === "auto_recharge") await blockRecharge(tx, w, { amount: order.totalAmount, reason: result.ok ? "" : result.message }, now);
       return "failed";
     }
     await credit(tx, w, { orderId: order.id, amount: order.totalAmount, kind, key: ref.key }, now);
     return "credited";
   });
+}
+
+/** The bank refused: the order void (nothing will pay it), the seller told. */
+async function refused(tx: Queryable, w: repo.WalletRow, orderId: string, now: Date): Promise<void> {
+  const org = w.organizationId;
+  if (!(await markOrderVoid(tx, org, orderId, now))) return;
+  await enqueue(tx, [{ type: "order.updated", organizationId: org, data: { ...(await getOrder(tx, org, orderId)) } }, customerStateChanged(org, w.customerId)]);
 }
 
 /** The bank paid: the order paid, the wallet credited (once per key), a recharge's earlier block lifted. */

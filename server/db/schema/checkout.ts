@@ -179,7 +179,7 @@ export const order = pgTable(
   {
     id: id(),
     organizationId: org(),
-    /** pending | paid | refunded | partially_refunded */
+    /** pending | paid | refunded | partially_refunded | void (a wallet top-up whose bank debit was refused) */
     status: text("status").notNull(),
     subtotalAmount: integer("subtotal_amount").notNull(),
     discountAmount: integer("discount_amount").default(0).notNull(),

@@ -57,7 +57,13 @@ export const payment = pgTable(
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
   },
-  (t) => [index("payment_org_created_idx").on(t.organizationId, t.createdAt), index("payment_order_idx").on(t.orderId)],
+  (t) => [
+    index("payment_org_created_idx").on(t.organizationId, t.createdAt),
+    index("payment_order_idx").on(t.orderId),
+    // (0068) the processor's id (its events, a late bank answer), and the few charges still processing, by customer
+    index("payment_processor_payment_idx").on(t.organizationId, t.processorPaymentId).where(sql`${t.processorPaymentId} IS NOT NULL`),
+    index("payment_processing_idx").on(t.organizationId, t.customerId).where(sql`${t.status} = 'pending' AND ${t.declineReason} = 'processing'`),
+  ],
 );
 
 /** A renewal order whose charge failed: how often it was tried, and when the schedule tries it next. */

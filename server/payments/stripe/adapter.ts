@@ -9,6 +9,7 @@
 import type Stripe from "stripe";
 import type {
   ChargeRequest,
+  Microdeposits,
   NextAction,
   PaymentCustomer,
   PaymentMethodSummary,
@@ -66,6 +67,17 @@ export function paymentIntentResult(pi: Stripe.PaymentIntent): PaymentResult {
   return { ok: false, code: error?.decline_code ?? error?.code ?? "payment_failed", message: error?.message ?? "The payment failed." };
 }
 
+/** A US account entered by hand: Stripe's verify_with_microdeposits next action, as the seam says it. */
+function microdepositsOf(action: Stripe.SetupIntent.NextAction | null): Microdeposits | undefined {
+  const verify = action?.type === "verify_with_microdeposits" ? action.verify_with_microdeposits : undefined;
+  if (!verify) return undefined;
+  return {
+    arrivalDate: verify.arrival_date ? new Date(verify.arrival_date * 1000) : null,
+    hostedVerificationUrl: verify.hosted_verification_url ?? null,
+    type: verify.microdeposit_type === "descriptor_code" ? "descriptor_code" : "amounts",
+  };
+}
+
 /** A SetupIntent's outcome as the seam's result (nothing charged). */
 export function setupIntentResult(si: Stripe.SetupIntent): PaymentResult {
   const customer = idOf(si.customer);
@@ -79,7 +91,8 @@ export function setupIntentResult(si: Stripe.SetupIntent): PaymentResult {
     };
   }
   if ((si.status === "requires_action" || si.status === "processing") && si.client_secret) {
-    const next: NextAction = { status: si.status === "processing" ? "processing" : "requires_action", intentId: si.id, clientSecret: si.client_secret, kind: "setup", processorCustomerId: customer };
+    const microdeposits = microdepositsOf(si.next_action);
+    const next: NextAction = { status: si.status === "processing" ? "processing" : "requires_action", intentId: si.id, clientSecret: si.client_secret, kind: "setup", processorCustomerId: customer, ...(microdeposits ? { microdeposits } : {}) };
     return { ok: false, code: si.status, message: "The payment method needs your confirmation.", next };
   }
   const error = si.last_setup_error;

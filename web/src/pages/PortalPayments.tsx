@@ -2,14 +2,16 @@
 // add one, which becomes the default), and on a past-due renewal order a form to pay it at once — with a new
 // card (saved as the default and charged in one step) or the saved default card. A seller connected to Stripe
 // takes the card in Stripe's Payment Element and the customer authenticates with Stripe.js when their bank
-// asks (PortalStripe.tsx); a seller on the test processor takes it in the test processor's card form.
+// asks (PortalStripe.tsx); a seller on the test processor takes it in the test processor's card form. A US bank
+// account entered by hand waits for its microdeposits: the customer verifies them here (PortalBankVerify.tsx).
 import { useEffect, useState, type FormEvent } from "react";
 import type { Stripe } from "@stripe/stripe-js";
 import { money as formatMoney, rich, t } from "../i18n/intl.js";
 import { serverMessage } from "../i18n/server-errors.js";
-import { portalApi, type AddedPaymentMethod, type CardInput, type PaymentConfirmation, type PaymentMethod, type PortalError, type PortalOrder, type Result } from "../portal-api.js";
+import { portalApi, type AddedPaymentMethod, type CardInput, type SetupWait, type PaymentConfirmation, type PaymentMethod, type PortalError, type PortalOrder, type Result } from "../portal-api.js";
 import { Field, Status, type Tone } from "../ui.js";
 import type { OnError } from "./PortalCommon.js";
+import { BankVerify } from "./PortalBankVerify.js";
 import { authenticateIntent, StripeCardForm, usePortalProcessor } from "./PortalStripe.js";
 
 /** The card form's values (the server checks them: its 422 names the field). */
@@ -35,16 +37,22 @@ function CardFields({ prefix, errors }: { prefix: string; errors: Record<string,
   );
 }
 
+const BANK_BRANDS = new Set(["us_bank_account", "sepa_debit"]);
+
 const describe = (m: PaymentMethod) => {
   const card = m.method_metadata;
+  if (card && BANK_BRANDS.has(card.brand)) return t("payments.bank", { last4: card.last4 });
   // month and year as the card prints them (a number format would write 2,030)
   return card ? t("payments.card", { brand: card.brand, last4: card.last4, month: String(card.exp_month), year: String(card.exp_year) }) : m.type;
 };
 
-/** Saves a Stripe card: its confirmation token, and the customer's authentication when their bank asks for it. */
+/**
+ * Saves a Stripe card: its confirmation token, and the customer's authentication when their bank asks for it. A setup
+ * waiting for the bank (`next_action`: microdeposits, processing) is answered as it is: the page says what happens next.
+ */
 async function saveStripeCard(token: string, stripe: Promise<Stripe | null>, confirmationTokenId: string): Promise<Result<AddedPaymentMethod>> {
   const added = await portalApi.addPaymentMethod(token, confirmationTokenId);
-  if (!added.ok || added.data.status !== "requires_action") return added;
+  if (!added.ok || added.data.status !== "requires_action" || added.data.next_action) return added;
   const done = await authenticateIntent(stripe, added.data.client_secret);
   if (!done.ok) return { ok: false, error: { status: 400, message: done.message, fields: {} } };
   return portalApi.confirmPaymentMethod(token, done.id);
@@ -57,6 +65,7 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
   const [message, say] = useState<{ tone: Tone; text: string } | undefined>();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  const [waiting, setWaiting] = useState<{ clientSecret: string; deposits: Extract<SetupWait, { type: "verify_with_microdeposits" }>["verify_with_microdeposits"] } | null>(null);
   const processor = usePortalProcessor(token);
 
   async function refresh() {
@@ -71,6 +80,13 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
 
   async function saved(added: Result<AddedPaymentMethod>): Promise<boolean> {
     setBusy(false);
+    if (added.ok && added.data.status === "requires_action" && added.data.next_action) {
+      // the bank's turn: microdeposits to verify when they arrive, or a check still running
+      const wait = added.data.next_action;
+      if (wait.type === "verify_with_microdeposits") setWaiting({ clientSecret: added.data.client_secret, deposits: wait.verify_with_microdeposits });
+      say({ tone: "info", text: wait.type === "verify_with_microdeposits" ? t("bank.waiting") : t("bank.processing") });
+      return true;
+    }
     if (!added.ok || added.data.status !== "succeeded") {
       const error = added.ok ? failure(t("payments.notSaved")).error : added.error;
       setErrors(error.fields);
@@ -96,6 +112,11 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
     setBusy(true);
     say({ tone: "info", text: t("payments.saving") });
     await saved(await saveStripeCard(token, stripe, confirmationTokenId));
+  }
+
+  async function onBankVerified(setupIntentId: string) {
+    setBusy(true);
+    if (await saved(await portalApi.confirmPaymentMethod(token, setupIntentId))) setWaiting(null);
   }
 
   async function act(m: PaymentMethod, what: "default" | "remove") {
@@ -134,6 +155,7 @@ export function PaymentMethods({ token, onError, version }: { token: string; onE
           ))}
         </ul>
       )}
+      {waiting && processor?.stripe && <BankVerify stripe={processor.stripe} clientSecret={waiting.clientSecret} deposits={waiting.deposits} onVerified={onBankVerified} />}
       {processor === null ? null : processor.stripe ? (
         <StripeCardForm
           stripe={processor.stripe}

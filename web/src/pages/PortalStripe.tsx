@@ -66,6 +66,19 @@ export async function authenticateIntent(stripe: Promise<Stripe | null>, clientS
   return { ok: true, id: intent.id, status: intent.status };
 }
 
+/**
+ * The microdeposits' amounts (in cents) or descriptor code, sent to Stripe through Stripe.js for a setup waiting for
+ * them. Answers the SetupIntent's id once verified, or Stripe's message (a mismatch says how many attempts are left).
+ */
+export async function verifyMicrodeposits(stripe: Promise<Stripe | null>, clientSecret: string, data: { amounts: [number, number] } | { descriptor_code: string }): Promise<{ ok: true; id: string } | { ok: false; message: string }> {
+  const s = await stripe;
+  if (!s) return { ok: false, message: t("stripe.notLoaded") };
+  const result = await s.verifyMicrodepositsForSetup(clientSecret, data);
+  if (result.error) return { ok: false, message: result.error.message ?? t("bank.notVerified") };
+  if (result.setupIntent.status !== "succeeded") return { ok: false, message: result.setupIntent.last_setup_error?.message ?? t("bank.notVerified") };
+  return { ok: true, id: result.setupIntent.id };
+}
+
 export interface StripeCardFormProps {
   stripe: Promise<Stripe | null>;
   /** The form's accessible name ("Add a card", "Pay INV-…"). */
