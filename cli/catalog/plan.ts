@@ -21,7 +21,8 @@ import {
   type SpecOf,
 } from "./model.js";
 import { plural } from "../resources.js";
-import { indexServer, isArchived, priceSpec, specOf, unknownRef, type RefResolver, type ServerCatalog, type ServerObjectOf } from "./server.js";
+import { indexServer, isArchived, unknownRef, type RefResolver, type ServerCatalog, type ServerObjectOf } from "./server.js";
+import { priceSpec, specOf } from "./specs.js";
 
 export type Action = "create" | "update" | "archive" | "delete" | "replace";
 

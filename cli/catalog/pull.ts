@@ -8,12 +8,12 @@ import {
   indexServer,
   isArchived,
   refsOf,
-  specOf,
   unknownRef,
   type CatalogClient,
   type ServerCatalog,
   type ServerIndex,
 } from "./server.js";
+import { specOf } from "./specs.js";
 
 export interface PullResult {
   catalog: Catalog;

@@ -16,7 +16,7 @@ import { rawRequest } from "../helpers/api.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createProduct, pay, publicSdk, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
-import type { ReceivedMail } from "../helpers/mailbox.js";
+import { buySeats, invitationToken, seatsProduct } from "../helpers/seats.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -37,24 +37,6 @@ async function keyed(token: string, path: string, body: unknown, key: string) {
   return { status: res.status, body: (await res.json()) as unknown };
 }
 
-/** A paid seat-based subscription of `seats` seats; answers its id and the buyer's email. */
-async function buySeats(s: Seller, p: Product, seats: number) {
-  const buyer = uniqueBuyer("seat-buyer");
-  const checkout = await s.sdk.checkouts.create({ products: [p.id], seats });
-  await pay(server, checkout, { customerEmail: buyer });
-  const order = (await s.sdk.orders.list({ productId: p.id, limit: 100 })).result.items.find((o) => o.checkoutId === checkout.id);
-  if (!order?.subscriptionId) throw new Error("no subscription");
-  return { subscriptionId: order.subscriptionId, orderId: order.id, buyer, customerId: order.customerId, checkoutId: checkout.id };
-}
-
-/** The invitation's token, from the claim link of the mail sent to `email`. */
-async function invitationToken(email: string, received?: ReceivedMail): Promise<string> {
-  const mail = received ?? (await server.mailbox.waitFor(email, /seat/));
-  const link = mail.links.find((l) => l.includes("/seats/claim?token="));
-  if (!link) throw new Error(`no claim link in ${mail.text}`);
-  return new URL(link).searchParams.get("token") ?? "";
-}
-
 async function grantsOf(customerId: string) {
   return (await seller.sdk.benefitGrants.list({ customerId, limit: 100 })).result.items;
 }
@@ -64,10 +46,7 @@ beforeAll(async () => {
   server = await startServer({ TILL_WEBHOOKS_ALLOW_PRIVATE: "true" });
   seller = await createSeller(server, "seats");
   other = await createSeller(server, "seats-other");
-  const benefit = await seller.sdk.benefits.create({ type: "custom", description: "Team workspace", properties: { note: "Welcome aboard" } });
-  benefitId = benefit.id;
-  product = await createProduct(seller, "seats");
-  await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefitId] } });
+  ({ benefitId, product } = await seatsProduct(seller, { description: "Team workspace", note: "Welcome aboard" }));
   await server.worker.start();
 }, 120_000);
 afterAll(async () => {
@@ -77,7 +56,7 @@ afterAll(async () => {
 
 describe("customerSeats (seller)", () => {
   it("assigns, lists, mails the invitation, claims, and revokes — with both SDKs", async () => {
-    const bought = await buySeats(seller, product, 3);
+    const bought = await buySeats(server, seller, product, 3);
     const email = uniqueBuyer("seat-holder");
     const seat = await seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email, metadata: { team: "core" } });
     expect(seat).toMatchObject({ status: "pending", email, subscriptionId: bought.subscriptionId, customerId: null, seatMetadata: { team: "core" } });
@@ -99,7 +78,7 @@ describe("customerSeats (seller)", () => {
     expect(mail.subject).toBe(`You have been given a seat of ${product.name} from ${org.name}`);
     expect(mail.html).toContain("Claim your seat");
     expect(mail.text).toContain(product.name);
-    const token = await invitationToken(email, mail);
+    const token = await invitationToken(server, email, mail);
     expect(token).toMatch(/^till_seat_/);
     const events = await server.database.db.select().from(outbox).where(eq(outbox.organizationId, seller.organizationId));
     expect(JSON.stringify(events.map((e) => e.payload))).not.toContain(token);
@@ -164,7 +143,7 @@ describe("customerSeats (seller)", () => {
       format: "raw",
       events: ["customer_seat.assigned", "customer_seat.claimed", "customer_seat.revoked", "benefit_grant.created", "benefit_grant.revoked", "customer.state_changed"],
     });
-    const bought = await buySeats(seller, product, 2);
+    const bought = await buySeats(server, seller, product, 2);
     const email = uniqueBuyer("seat-events");
     const seat = await seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email, immediateClaim: true });
     expect(seat.status).toBe("claimed");
@@ -195,7 +174,7 @@ describe("customerSeats (seller)", () => {
     const patched = await raw(quiet.token, "PATCH", `/v1/organizations/${quiet.organizationId}`, { customer_email_settings: off });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     const p = await createProduct(quiet, "seats");
-    const bought = await buySeats(quiet, p, 1);
+    const bought = await buySeats(server, quiet, p, 1);
     const email = uniqueBuyer("quiet-seat");
     await quiet.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email });
     expect((await server.mailbox.waitFor(email, /seat/)).subject).toContain(p.name);
@@ -204,7 +183,7 @@ describe("customerSeats (seller)", () => {
   });
 
   it("never assigns more seats than were bought, also when assignments race", async () => {
-    const bought = await buySeats(seller, product, 3);
+    const bought = await buySeats(server, seller, product, 3);
     const attempts = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) => seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email: `racer-${i}-${Date.now()}@example.com` })),
     );
@@ -219,7 +198,7 @@ describe("customerSeats (seller)", () => {
   });
 
   it("does not let the subscription's seats go below the assigned ones", async () => {
-    const bought = await buySeats(seller, product, 3);
+    const bought = await buySeats(server, seller, product, 3);
     for (const tag of ["lower-a", "lower-b"]) await seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email: uniqueBuyer(tag) });
     const below = await raw(seller.token, "PATCH", `/v1/subscriptions/${bought.subscriptionId}`, { seats: 1 });
     expect(below.status).toBe(422);
@@ -233,22 +212,20 @@ describe("customerSeats (seller)", () => {
   });
 
   it("a product change of the subscription re-grants its seat holders: the new benefits granted, the dropped ones revoked", async () => {
-    const bought = await buySeats(seller, product, 2);
+    const bought = await buySeats(server, seller, product, 2);
     const email = uniqueBuyer("regrant");
     const seat = await seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email, immediateClaim: true });
     const holderId = seat.customerId ?? "";
-    const otherBenefit = await seller.sdk.benefits.create({ type: "custom", description: "Other workspace", properties: { note: null } });
-    const next = await createProduct(seller, "seats");
-    await seller.sdk.products.updateBenefits({ id: next.id, productBenefitsUpdate: { benefits: [otherBenefit.id] } });
+    const { benefitId: otherBenefitId, product: next } = await seatsProduct(seller, { description: "Other workspace", note: null });
     const changed = await raw(seller.token, "PATCH", `/v1/subscriptions/${bought.subscriptionId}`, { product_id: next.id });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     const grants = await grantsOf(holderId);
-    expect(grants.map((g) => [g.benefitId, g.isGranted]).sort()).toEqual([[benefitId, false], [otherBenefit.id, true]].sort());
-    expect((await grantsOf(bought.customerId)).filter((g) => g.isGranted).map((g) => g.benefitId)).toEqual([otherBenefit.id]);
+    expect(grants.map((g) => [g.benefitId, g.isGranted]).sort()).toEqual([[benefitId, false], [otherBenefitId, true]].sort());
+    expect((await grantsOf(bought.customerId)).filter((g) => g.isGranted).map((g) => g.benefitId)).toEqual([otherBenefitId]);
   });
 
   it("refuses a second seat for one email, a product without seats, and a malformed member id (422, nothing changed)", async () => {
-    const bought = await buySeats(seller, product, 5);
+    const bought = await buySeats(server, seller, product, 5);
     const email = uniqueBuyer("twice");
     await seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email });
     const twice = await raw(seller.token, "POST", "/v1/customer-seats", { subscription_id: bought.subscriptionId, email: email.toUpperCase() });
@@ -271,7 +248,7 @@ describe("customerSeats (seller)", () => {
   });
 
   it("assigns a seat to a member of the buyer's team (member_id, external_member_id), shown with the member by both SDKs", async () => {
-    const bought = await buySeats(seller, product, 3);
+    const bought = await buySeats(server, seller, product, 3);
     await seller.sdk.customers.update({ id: bought.customerId, customerUpdate: { type: "team" } });
     const ann = await seller.sdk.members.createMember({ customerId: bought.customerId, email: uniqueBuyer("member-ann"), name: "Ann" });
     const bob = await seller.sdk049.customers.members.create({ id: bought.customerId, memberCreateFromCustomer: { email: uniqueBuyer("member-bob"), externalId: "bob" } });
@@ -294,15 +271,15 @@ describe("customerSeats (seller)", () => {
   });
 
   it("assigns by customer id and by checkout id, and resends with a new token (the old one stops working)", async () => {
-    const bought = await buySeats(seller, product, 3);
+    const bought = await buySeats(server, seller, product, 3);
     const knownEmail = uniqueBuyer("known");
     const known = await seller.sdk.customers.create({ email: knownEmail, externalId: `ext-${Date.now()}` });
     const byId = await seller.sdk.customerSeats.assignSeat({ checkoutId: bought.checkoutId, externalCustomerId: known.externalId ?? "" });
     expect(byId).toMatchObject({ customerId: known.id, email: knownEmail, customerEmail: knownEmail, subscriptionId: bought.subscriptionId });
-    const first = await invitationToken(knownEmail);
+    const first = await invitationToken(server, knownEmail);
     const resent = await seller.sdk049.customerSeats.resendInvitation({ seatId: byId.id });
     expect(resent.status).toBe("pending");
-    const second = await invitationToken(knownEmail);
+    const second = await invitationToken(server, knownEmail);
     expect(second).not.toBe(first);
     expect((await fetch(`${server.url}/v1/customer-seats/claim/${first}`)).status).toBe(404);
     const claimed = await publicSdk(server).customerSeats.claimSeat({ invitationToken: second });
@@ -317,7 +294,7 @@ describe("customerSeats (seller)", () => {
 
 describe("customerPortal.seats (buyer)", () => {
   it("the buyer assigns, lists, resends and revokes their own seats; another customer's are 404", async () => {
-    const bought = await buySeats(seller, product, 2);
+    const bought = await buySeats(server, seller, product, 2);
     const session = await seller.sdk.customerSessions.create({ customerId: bought.customerId });
     const portal = new Polar({ serverURL: server.url });
     const portal049 = new Polar049({ serverURL: server.url });
@@ -328,12 +305,12 @@ describe("customerPortal.seats (buyer)", () => {
     const list = await portal049.customerPortal.seats.listSeats(sec, { subscriptionId: bought.subscriptionId });
     expect(list).toMatchObject({ totalSeats: 2, availableSeats: 1 });
     expect((await portal.customerPortal.seats.resendInvitation(sec, { seatId: seat.id })).id).toBe(seat.id);
-    await invitationToken(email);
+    await invitationToken(server, email);
     const immediate = await raw(session.token, "POST", "/v1/customer-portal/seats", { subscription_id: bought.subscriptionId, email: uniqueBuyer(), immediate_claim: true });
     expect(immediate.status).toBe(422);
 
     // someone else's purchase and seat are missing for this buyer
-    const elses = await buySeats(seller, product, 2);
+    const elses = await buySeats(server, seller, product, 2);
     const elseSeat = await seller.sdk.customerSeats.assignSeat({ subscriptionId: elses.subscriptionId, email: uniqueBuyer() });
     expect((await raw(session.token, "GET", `/v1/customer-portal/seats?subscription_id=${elses.subscriptionId}`)).status).toBe(404);
     expect((await raw(session.token, "DELETE", `/v1/customer-portal/seats/${elseSeat.id}`)).status).toBe(404);
@@ -347,7 +324,7 @@ describe("customerPortal.seats (buyer)", () => {
 
 describe("tenancy, scopes, sandbox and idempotency", () => {
   it("another organization's key and the sandbox see no seat of this one", async () => {
-    const bought = await buySeats(seller, product, 2);
+    const bought = await buySeats(server, seller, product, 2);
     const seat = await seller.sdk.customerSeats.assignSeat({ subscriptionId: bought.subscriptionId, email: uniqueBuyer() });
     for (const token of [other.token, await seller.createSandboxKey()]) {
       const sdk = sdkFor(server, token);
@@ -361,7 +338,7 @@ describe("tenancy, scopes, sandbox and idempotency", () => {
   });
 
   it("needs customer_seats:read to list and customer_seats:write to assign", async () => {
-    const bought = await buySeats(seller, product, 2);
+    const bought = await buySeats(server, seller, product, 2);
     const readOnly = await seller.createKey({ customer_seats: ["read"] });
     expect((await raw(readOnly, "GET", `/v1/customer-seats?subscription_id=${bought.subscriptionId}`)).status).toBe(200);
     expect((await raw(readOnly, "POST", "/v1/customer-seats", { subscription_id: bought.subscriptionId, email: uniqueBuyer() })).status).toBe(403);
@@ -370,7 +347,7 @@ describe("tenancy, scopes, sandbox and idempotency", () => {
   });
 
   it("an assignment repeated with its Idempotency-Key is answered again, not made twice", async () => {
-    const bought = await buySeats(seller, product, 4);
+    const bought = await buySeats(server, seller, product, 4);
     const body = { subscription_id: bought.subscriptionId, email: uniqueBuyer("idem") };
     const key = `seat-${Date.now()}`;
     const first = await keyed(seller.token, "/v1/customer-seats", body, key);

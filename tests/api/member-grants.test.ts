@@ -13,8 +13,9 @@ import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
 import { eventually, Receiver } from "../helpers/receiver.js";
-import { createProduct, pay, publicSdk, uniqueBuyer } from "../helpers/checkout.js";
+import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
+import { buySeats, claimSeat, seatsProduct } from "../helpers/seats.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -30,21 +31,10 @@ const raw = (token: string, method: string, path: string, body?: unknown) => raw
 
 /** A paid seat-based subscription of a team customer (with a member "member-ann"); answers the ids. */
 async function teamWithSeats(seats: number) {
-  const buyer = uniqueBuyer("team-buyer");
-  const checkout = await seller.sdk.checkouts.create({ products: [product.id], seats });
-  await pay(server, checkout, { customerEmail: buyer });
-  const order = (await seller.sdk.orders.list({ productId: product.id, limit: 100 })).result.items.find((o) => o.checkoutId === checkout.id);
-  if (!order?.subscriptionId) throw new Error("no subscription");
-  await seller.sdk.customers.update({ id: order.customerId, customerUpdate: { type: "team" } });
-  const ann = await seller.sdk.members.createMember({ customerId: order.customerId, email: uniqueBuyer("member-ann"), name: "Ann" });
-  return { subscriptionId: order.subscriptionId, teamId: order.customerId, ann };
-}
-
-async function invitationToken(email: string): Promise<string> {
-  const mail = await server.mailbox.waitFor(email, /seat/);
-  const link = mail.links.find((l) => l.includes("/seats/claim?token="));
-  if (!link) throw new Error(`no claim link in ${mail.text}`);
-  return new URL(link).searchParams.get("token") ?? "";
+  const bought = await buySeats(server, seller, product, seats, "team-buyer");
+  await seller.sdk.customers.update({ id: bought.customerId, customerUpdate: { type: "team" } });
+  const ann = await seller.sdk.members.createMember({ customerId: bought.customerId, email: uniqueBuyer("member-ann"), name: "Ann" });
+  return { subscriptionId: bought.subscriptionId, teamId: bought.customerId, ann };
 }
 
 /** The grant webhooks of `type` naming `grantId`, validated by both SDKs. */
@@ -66,9 +56,7 @@ beforeAll(async () => {
   server = await startServer({ TILL_WEBHOOKS_ALLOW_PRIVATE: "true" });
   seller = await createSeller(server, "member-grants");
   other = await createSeller(server, "member-grants-other");
-  benefitId = (await seller.sdk.benefits.create({ type: "custom", description: "Team console", properties: { note: "Welcome" } })).id;
-  product = await createProduct(seller, "seats");
-  await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefitId] } });
+  ({ benefitId, product } = await seatsProduct(seller, { description: "Team console", note: "Welcome" }));
   endpoint = await seller.sdk.webhooks.createWebhookEndpoint({
     url: `${receiver.url}${HOOK}`,
     format: "raw",
@@ -85,7 +73,7 @@ describe("benefit grants of team members", () => {
   it("a member's claimed seat grants the benefit to the member (team customer, member_id), listed and filtered by both SDKs; revoking the seat revokes it", async () => {
     const team = await teamWithSeats(3);
     const seat = await seller.sdk.customerSeats.assignSeat({ subscriptionId: team.subscriptionId, memberId: team.ann.id });
-    const claimed = await publicSdk(server).customerSeats.claimSeat({ invitationToken: await invitationToken(team.ann.email) });
+    const claimed = await claimSeat(server, team.ann.email);
     // the seat stays the team's: no customer is made for the member
     expect(claimed.seat).toMatchObject({ id: seat.id, status: "claimed", customerId: team.teamId, memberId: team.ann.id });
     expect((await seller.sdk.customers.list({ email: team.ann.email })).result.items).toEqual([]);

@@ -6,8 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { rawRequest } from "../helpers/api.js";
-import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
+import { CARDS, createProduct, tieredCappedPlan, uniqueBuyer } from "../helpers/checkout.js";
 import { launchForPages, PageWatch } from "../helpers/browser.js";
 import { startWithSellers, type Seller, type SellerSetup } from "../helpers/seller.js";
 
@@ -36,26 +35,8 @@ const spaced = (s: string) => s.replace(/\s+/g, " ").trim();
 describe("the checkout in German", () => {
   it("reads a tiered, capped metered price in German, its amounts and counts as Intl writes them", async () => {
     const suffix = Date.now().toString(36);
-    const meter = await seller.sdk.meters.create({
-      name: `Tokens ${suffix}`,
-      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: `tokens-${suffix}` }] },
-      aggregation: { func: "sum", property: "units" },
-    });
-    const plan = await rawRequest(setup.server.url, seller.token, "POST", "/v1/products/", {
-      name: `Pro plan ${suffix}`,
-      recurring_interval: "month",
-      prices: [
-        { amount_type: "fixed", price_amount: 900, price_currency: "usd" },
-        {
-          amount_type: "metered_unit",
-          meter_id: meter.id,
-          cap_amount: 4000,
-          unit_tiers: { tier_type: "graduated", tiers: [{ up_to: 1000, unit_amount: "1" }, { up_to: null, unit_amount: "0.25", flat_amount: 500 }] },
-        },
-      ],
-    });
-    expect(plan.status, JSON.stringify(plan.body)).toBe(201);
-    const checkout = await seller.sdk.checkouts.create({ products: [String(plan.body.id)], locale: "de" });
+    const { planId } = await tieredCappedPlan(setup.server, seller, suffix);
+    const checkout = await seller.sdk.checkouts.create({ products: [planId], locale: "de" });
     const page = await watch.open({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
     await page.goto(`/checkout/${checkout.clientSecret}`);
     const metered = page.getByTestId("metered-prices");

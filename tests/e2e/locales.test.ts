@@ -16,7 +16,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LOCALES } from "../../shared/i18n/locales.js";
 import { rawRequest } from "../helpers/api.js";
-import { CARDS, createProduct, pay as payCheckout, uniqueBuyer } from "../helpers/checkout.js";
+import { CARDS, createProduct, pay as payCheckout, tieredCappedPlan, uniqueBuyer } from "../helpers/checkout.js";
 import { launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
 import { type Seller } from "../helpers/seller.js";
 import { startWithSellers, type SellerSetup } from "../helpers/seller.js";
@@ -191,26 +191,7 @@ async function until<T>(what: string, probe: () => Promise<T | null | false | un
  */
 async function portalCustomer(): Promise<PortalCustomerSetup> {
   const suffix = Date.now().toString(36);
-  const meter = await seller.sdk.meters.create({
-    name: `Tokens ${suffix}`,
-    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: `tokens-${suffix}` }] },
-    aggregation: { func: "sum", property: "units" },
-  });
-  const plan = await rawRequest(setup.server.url, seller.token, "POST", "/v1/products/", {
-    name: `Pro plan ${suffix}`,
-    recurring_interval: "month",
-    prices: [
-      { amount_type: "fixed", price_amount: 900, price_currency: "usd" },
-      {
-        amount_type: "metered_unit",
-        meter_id: meter.id,
-        cap_amount: 4000,
-        unit_tiers: { tier_type: "graduated", tiers: [{ up_to: 1000, unit_amount: "1" }, { up_to: null, unit_amount: "0.25", flat_amount: 500 }] },
-      },
-    ],
-  });
-  expect(plan.status, JSON.stringify(plan.body)).toBe(201);
-  const planId = String(plan.body.id);
+  const { meter, planId } = await tieredCappedPlan(setup.server, seller, suffix);
   const keys = await seller.sdk.benefits.create({ type: "license_keys", description: `Pro license ${suffix}`, properties: { prefix: "PRO", activations: { limit: 3, enableCustomerAdmin: true } } });
   await seller.sdk.products.updateBenefits({ id: planId, productBenefitsUpdate: { benefits: [keys.id] } });
   const credits = await seller.sdk.products.create({

@@ -10,7 +10,8 @@ import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isWebBuildFresh } from "../../web/build.js";
 import { CHROMIUM, launchChromium, seriousViolations } from "../helpers/browser.js";
-import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
+import { pay, uniqueBuyer } from "../helpers/checkout.js";
+import { claimLink, seatsProduct } from "../helpers/seats.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -39,10 +40,7 @@ async function newPage(opts: BrowserContextOptions = {}): Promise<Page> {
 async function invite(): Promise<{ email: string; link: string }> {
   const email = uniqueBuyer("claim-page");
   await seller.sdk.customerSeats.assignSeat({ subscriptionId, email });
-  const mail = await server.mailbox.waitFor(email, /seat/);
-  const link = mail.links.find((l) => l.includes("/seats/claim?token="));
-  if (!link) throw new Error("no claim link");
-  return { email, link };
+  return { email, link: claimLink(await server.mailbox.waitFor(email, /seat/)) };
 }
 
 beforeAll(async () => {
@@ -52,9 +50,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   seller = await createSeller(server, "claim-web");
   orgName = (await seller.sdk.organizations.get({ id: seller.organizationId })).name;
-  const benefit = await seller.sdk.benefits.create({ type: "custom", description: "Team workspace", properties: { note: NOTE } });
-  product = await createProduct(seller, "seats");
-  await seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefit.id] } });
+  ({ product } = await seatsProduct(seller, { description: "Team workspace", note: NOTE }));
   const checkout = await seller.sdk.checkouts.create({ products: [product.id], seats: 3 });
   await pay(server, checkout);
   const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;

@@ -5,6 +5,8 @@ import type { Checkout } from "@polar-sh/sdk/models/components/checkout.js";
 import type { CheckoutPublicConfirmed } from "@polar-sh/sdk/models/components/checkoutpublicconfirmed.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
+import { expect } from "vitest";
+import { rawRequest } from "./api.js";
 import type { Seller } from "./seller.js";
 import type { TestServer } from "./server.js";
 
@@ -140,4 +142,32 @@ export async function createProduct(seller: Seller, kind: ProductKind, extra: Re
         ...extra,
       });
   }
+}
+
+/**
+ * A monthly plan of $9 and a metered price on a new meter (the sum of `units` of `tokens-<suffix>` events):
+ * graduated tiers (up to 1,000 units at 1¢, then 0.25¢ and a $5.00 flat fee), capped at $40.00. Through plain
+ * /v1 JSON: the SDK drops `unit_tiers`.
+ */
+export async function tieredCappedPlan(server: TestServer, seller: Seller, suffix: string) {
+  const meter = await seller.sdk.meters.create({
+    name: `Tokens ${suffix}`,
+    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: `tokens-${suffix}` }] },
+    aggregation: { func: "sum", property: "units" },
+  });
+  const plan = await rawRequest(server.url, seller.token, "POST", "/v1/products/", {
+    name: `Pro plan ${suffix}`,
+    recurring_interval: "month",
+    prices: [
+      { amount_type: "fixed", price_amount: 900, price_currency: "usd" },
+      {
+        amount_type: "metered_unit",
+        meter_id: meter.id,
+        cap_amount: 4000,
+        unit_tiers: { tier_type: "graduated", tiers: [{ up_to: 1000, unit_amount: "1" }, { up_to: null, unit_amount: "0.25", flat_amount: 500 }] },
+      },
+    ],
+  });
+  expect(plan.status, JSON.stringify(plan.body)).toBe(201);
+  return { meter, planId: String(plan.body.id) };
 }

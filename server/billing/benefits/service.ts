@@ -12,6 +12,7 @@ import { meterIdsExist } from "../meters/service.js";
 import { fulfilGrant } from "./fulfil.js";
 import { BenefitCreateInput, BenefitUpdateInput, storedProperties } from "./properties.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";
+import * as grantRepo from "./grants-repository.js";
 import * as repo from "./repository.js";
 import {
   toBenefitGrantWire,
@@ -60,7 +61,7 @@ export async function listGrantedBenefitsForCustomer(
   customerId: string,
 ): Promise<CustomerStateGrantWire[]> {
   if (!isUuid(customerId)) return [];
-  const rows = await repo.grantedOfCustomer(db, organizationId, customerId.toLowerCase());
+  const rows = await grantRepo.grantedOfCustomer(db, organizationId, customerId.toLowerCase());
   return rows.map((r) => toCustomerStateGrantWire(r.grant, r.benefit));
 }
 
@@ -68,7 +69,7 @@ export async function listGrantedBenefitsForCustomer(
 async function publishRevoked(
   tx: Queryable,
   organizationId: string,
-  rows: Awaited<ReturnType<typeof repo.revokeGrantsOfOrder>>,
+  rows: Awaited<ReturnType<typeof grantRepo.revokeGrantsOfOrder>>,
 ): Promise<BenefitGrantWire[]> {
   const wires = rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member));
   await enqueue(
@@ -89,7 +90,7 @@ export async function revokeGrantsOfSubscription(
   subscriptionId: string,
   now: Date,
 ): Promise<BenefitGrantWire[]> {
-  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfSubscription(tx, organizationId, subscriptionId, now));
+  return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfSubscription(tx, organizationId, subscriptionId, now));
 }
 
 /**
@@ -97,22 +98,22 @@ export async function revokeGrantsOfSubscription(
  * which holds the order locked.
  */
 export async function revokeGrantsOfOrder(tx: Queryable, organizationId: string, orderId: string, now: Date): Promise<BenefitGrantWire[]> {
-  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfOrder(tx, organizationId, orderId, now));
+  return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfOrder(tx, organizationId, orderId, now));
 }
 
 /** The same for the grants a customer seat's claim made (the seat is being revoked), in the caller's transaction. */
 export async function revokeGrantsOfSeat(tx: Queryable, organizationId: string, seatId: string, now: Date): Promise<BenefitGrantWire[]> {
-  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfSeat(tx, organizationId, seatId, now));
+  return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfSeat(tx, organizationId, seatId, now));
 }
 
 /** The same for the grants made for a team member being removed, in the caller's transaction. */
 export async function revokeGrantsOfMember(tx: Queryable, organizationId: string, memberId: string, now: Date): Promise<BenefitGrantWire[]> {
-  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfMember(tx, organizationId, memberId, now));
+  return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfMember(tx, organizationId, memberId, now));
 }
 
 /** The same for every grant of a customer being deleted (its orders' and subscriptions'), in the caller's transaction. */
 export async function revokeGrantsOfCustomer(tx: Queryable, organizationId: string, customerId: string, now: Date): Promise<BenefitGrantWire[]> {
-  return publishRevoked(tx, organizationId, await repo.revokeGrantsOfCustomer(tx, organizationId, customerId, now));
+  return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfCustomer(tx, organizationId, customerId, now));
 }
 
 /**
@@ -130,15 +131,15 @@ export async function regrantSubscription(
   now: Date,
 ): Promise<{ granted: BenefitGrantWire[]; revoked: BenefitGrantWire[] }> {
   const keep = s.benefits.map((b) => b.id);
-  const revoked = await publishRevoked(tx, organizationId, await repo.revokeGrantsOfSubscriptionExcept(tx, organizationId, s.subscriptionId, keep, now));
-  const held = new Set(await repo.grantedBenefitIdsOfSubscription(tx, organizationId, s.subscriptionId));
+  const revoked = await publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfSubscriptionExcept(tx, organizationId, s.subscriptionId, keep, now));
+  const held = new Set(await grantRepo.grantedBenefitIdsOfSubscription(tx, organizationId, s.subscriptionId));
   const missing = s.customer ? s.benefits.filter((b) => !held.has(b.id)) : [];
   const granted = s.customer
     ? await grantBenefits(tx, organizationId, { benefits: missing, customer: s.customer, orderId: null, subscriptionId: s.subscriptionId }, now)
     : [];
   // each claimed seat's holder gets the new product's benefits too, as grants of that seat
   const seatGranted: BenefitGrantWire[] = [];
-  for (const seat of await repo.claimedSeatsOfSubscription(tx, organizationId, s.subscriptionId)) {
+  for (const seat of await grantRepo.claimedSeatsOfSubscription(tx, organizationId, s.subscriptionId)) {
     const seatMissing = s.benefits.filter((b) => !seat.held.has(b.id));
     if (seatMissing.length === 0) continue;
     const grant = { benefits: seatMissing, customer: seat.customer, member: seat.member, orderId: null, subscriptionId: s.subscriptionId, customerSeatId: seat.seatId };
@@ -259,7 +260,7 @@ function grantMirror(b: BenefitRow): Record<string, unknown> {
  * ones kept in previous_properties) and a `benefit_grant.updated` event, all in the caller's transaction.
  */
 async function refreshGrants(tx: Queryable, organizationId: string, b: BenefitRow): Promise<void> {
-  const rows = await repo.refreshGrantProperties(tx, organizationId, b.id, grantMirror(b), b.modifiedAt ?? new Date());
+  const rows = await grantRepo.refreshGrantProperties(tx, organizationId, b.id, grantMirror(b), b.modifiedAt ?? new Date());
   const benefitWire = toBenefitWire(b);
   await enqueue(
     tx,
@@ -288,12 +289,12 @@ export async function deleteBenefit(db: Db, organizationId: string, id: string):
 export async function listGrants(
   db: Queryable,
   organizationId: string,
-  filter: repo.GrantFilter,
-  sorting: Array<SortKey<repo.GrantSort>>,
+  filter: grantRepo.GrantFilter,
+  sorting: Array<SortKey<grantRepo.GrantSort>>,
   pageNo: number,
   limit: number,
 ) {
-  const { rows, total } = await repo.listGrants(db, organizationId, filter, sorting, pageNo, limit);
+  const { rows, total } = await grantRepo.listGrants(db, organizationId, filter, sorting, pageNo, limit);
   return { items: rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member)), total };
 }
 
@@ -302,7 +303,7 @@ export async function listGrantsOfBenefit(
   db: Queryable,
   organizationId: string,
   benefitId: string,
-  filter: Omit<repo.GrantFilter, "benefitIds">,
+  filter: Omit<grantRepo.GrantFilter, "benefitIds">,
   pageNo: number,
   limit: number,
 ) {
@@ -324,7 +325,7 @@ export async function grantBenefits(
   now = new Date(),
 ): Promise<BenefitGrantWire[]> {
   const keys: LicenseKeyRow[] = [];
-  const rows = await repo.insertGrants(
+  const rows = await grantRepo.insertGrants(
     tx,
     grant.benefits.map((b) => {
       const id = randomUUID();
@@ -355,10 +356,10 @@ export async function grantBenefits(
 // ---- rows for other domains (they read this domain through its service, never its repository) ----------
 
 /** The meter credits each subscription's grants give, by lower-cased meter id (subscriptions' usage). */
-export const meterCreditsOfSubscriptions: typeof repo.meterCreditsOfSubscriptions = (...args) => repo.meterCreditsOfSubscriptions(...args);
+export const meterCreditsOfSubscriptions: typeof grantRepo.meterCreditsOfSubscriptions = (...args) => grantRepo.meterCreditsOfSubscriptions(...args);
 /** Touches (modified_at) the subscription's granted grants and returns them with their benefit and customer (renewal, dunning). */
-export const cycleGrants: typeof repo.cycleGrants = (...args) => repo.cycleGrants(...args);
+export const cycleGrants: typeof grantRepo.cycleGrants = (...args) => grantRepo.cycleGrants(...args);
 /** cycleGrants of many subscriptions of one organization, by subscription id. */
 /** Each subscription's granted meter_credit grants with their benefit's properties, by subscription id. */
-export const meterCreditGrantsOf: typeof repo.meterCreditGrantsOf = (...args) => repo.meterCreditGrantsOf(...args);
-export const cycleGrantsOf: typeof repo.cycleGrantsOf = (...args) => repo.cycleGrantsOf(...args);
+export const meterCreditGrantsOf: typeof grantRepo.meterCreditGrantsOf = (...args) => grantRepo.meterCreditGrantsOf(...args);
+export const cycleGrantsOf: typeof grantRepo.cycleGrantsOf = (...args) => grantRepo.cycleGrantsOf(...args);

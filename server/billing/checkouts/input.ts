@@ -3,7 +3,7 @@
 // CheckoutUpdatePublic / CheckoutConfirmStripe; rules that need the database live in the service.
 import { isIP } from "node:net";
 import { z } from "zod";
-import { AddressInput } from "../customers/service.js";
+import { AddressInput } from "../customers/input.js";
 import { PRESENTMENT_CURRENCIES } from "../discounts/input.js";
 import { emailInput, isUuid, metadataInput } from "../http.js";
 import { INTERVALS } from "../products/wire.js";

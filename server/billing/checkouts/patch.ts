@@ -4,7 +4,7 @@
 // Works on a copy of the row and either returns the changed view or throws one 422 with every issue.
 import type { Queryable } from "../../db/client.js";
 import type { CustomerErrorCode } from "../../../shared/customer-errors.js";
-import { storedAddress } from "../customers/service.js";
+import { storedAddress } from "../customers/input.js";
 import { matchTaxId } from "../../../shared/tax-ids.js";
 import { findDiscountByCode } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";

@@ -13,6 +13,7 @@ import { getOrganization } from "../organizations/service.js";
 import { loadSubscriptionRows } from "../subscriptions/service.js";
 import { toWires } from "../subscriptions/load.js";
 import * as service from "./service.js";
+import { claimSeat, getClaimInfo, SeatClaimInput } from "./claim.js";
 import type { SeatOwnerRef } from "./repository.js";
 import { route, type V1App } from "../contract.js";
 
@@ -43,11 +44,11 @@ export function customerSeatRoutes(app: V1App, { db, config }: BillingDeps): voi
   // public: whoever holds the invitation's token (the claim page)
   app.get("/customer-seats/claim/:invitation_token", route({ caller: "client_secret", operationId: "customer-seats:get_claim_info", responses: { 200: "SeatClaimInfo", 422: "HTTPValidationError" } }), async (req) => {
     const token = String((req.params as { invitation_token?: unknown }).invitation_token ?? "");
-    return service.getClaimInfo(db, token.slice(0, 300));
+    return getClaimInfo(db, token.slice(0, 300));
   });
-  app.post("/customer-seats/claim", route({ caller: "client_secret", operationId: "customer-seats:claim_seat", body: service.SeatClaimInput, responses: { 200: "CustomerSeatClaimResponse", 422: "HTTPValidationError" } }), async (req) => {
+  app.post("/customer-seats/claim", route({ caller: "client_secret", operationId: "customer-seats:claim_seat", body: SeatClaimInput, responses: { 200: "CustomerSeatClaimResponse", 422: "HTTPValidationError" } }), async (req) => {
     const { invitation_token } = req.body;
-    return service.claimSeat(db, invitation_token);
+    return claimSeat(db, invitation_token);
   });
 
   // the buyer's side, with a customer session

@@ -4,36 +4,26 @@
 // the seat), or revoked (its grants are revoked). Seats never outnumber the purchase's `seats`: every change
 // locks the subscription or order first, so concurrent assignments queue and count exactly.
 //
-// Functions taking `Db` open their own transaction. The seller acts with an organization token; the buyer from
-// the customer portal acts only on their own subscriptions and orders (anything else is 404).
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+// Here: listing, assigning, revoking and resending; the purchase a seat belongs to is owner.ts, the invitation
+// token and the claim are claim.ts. Functions taking `Db` open their own transaction. The seller acts with an
+// organization token; the buyer from the customer portal acts only on their own subscriptions and orders
+// (anything else is 404).
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
-import { grantBenefits, loadBenefitsForProducts, revokeGrantsOfSeat } from "../benefits/service.js";
+import { customerStateChanged, enqueue } from "../../db/outbox.js";
+import { revokeGrantsOfSeat } from "../benefits/service.js";
 import { requestEmail } from "../customer-emails/service.js";
-import { startCustomerSession } from "../customer-portal/sessions.js";
-import { findCustomerRow, upsertCheckoutCustomer } from "../customers/service.js";
-import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
+import { findCustomerRow } from "../customers/service.js";
 import { emailInput, isUuid } from "../http.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
-import { findOrder, lockOrderRow, ownerOfCheckout } from "../orders/service.js";
+import { ownerOfCheckout } from "../orders/service.js";
 import { memberOfCustomer, memberWires } from "../members/service.js";
-import { toMemberWire, type MemberRow } from "../members/wire.js";
-
-import { getOrganization } from "../organizations/service.js";
+import type { MemberRow } from "../members/wire.js";
 import { loadProductSummaries } from "../products/service.js";
-import { findSubscription, lockSubscription } from "../subscriptions/service.js";
+import { claimLocked, newInvitation } from "./claim.js";
+import { loadOwner, notSeatBased, notUsable, ownerFor, seatOwnerRef, type Owner, type SeatActor } from "./owner.js";
 import * as repo from "./repository.js";
-import { toCustomerSeatWire, type CustomerSeatRow, type CustomerSeatWire, type SeatClaimInfoWire, type SeatsListWire } from "./wire.js";
-
-/** How long an invitation can be claimed; a resend makes a new one (and the old link stops working). */
-export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
-const TOKEN_PREFIX = "till_seat_";
-const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
-
-/** Who acts: the seller (organization token) or the buyer in the customer portal. */
-export type SeatActor = { kind: "seller" } | { kind: "customer"; customerId: string };
+import { toCustomerSeatWire, type CustomerSeatRow, type CustomerSeatWire, type SeatsListWire } from "./wire.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 const METADATA_MAX_KEYS = 10;
@@ -66,58 +56,6 @@ export const SeatAssignInput = z
     if (holders !== 1) ctx.addIssue({ code: "custom", path: ["email"], message: "Give exactly one of email, customer_id, external_customer_id, member_id or external_member_id" });
   });
 export type SeatAssignInput = z.output<typeof SeatAssignInput>;
-
-export const SeatClaimInput = z.object({ invitation_token: z.string().min(1).max(200) });
-
-// ---- the purchase a seat belongs to ----------------------------------------------------------------
-
-interface Owner {
-  ref: repo.SeatOwnerRef;
-  /** ["body" | "query", "subscription_id" | "order_id"] */
-  field: "subscription_id" | "order_id";
-  buyerId: string;
-  productId: string | null;
-  seats: number | null;
-  /** Whether its seats can be handed out and claimed now: a live subscription, a paid order. */
-  usable: boolean;
-}
-
-const LIVE_SUBSCRIPTION = new Set(["active", "trialing", "past_due"]);
-const PAID_ORDER = new Set(["paid", "partially_refunded"]);
-
-async function loadOwner(tx: Queryable, organizationId: string, ref: repo.SeatOwnerRef, lock: boolean): Promise<Owner | undefined> {
-  if ("subscriptionId" in ref) {
-    const s = lock ? await lockSubscription(tx, organizationId, ref.subscriptionId) : await findSubscription(tx, organizationId, ref.subscriptionId);
-    if (!s) return undefined;
-    return { ref, field: "subscription_id", buyerId: s.customerId, productId: s.productId, seats: s.seats, usable: LIVE_SUBSCRIPTION.has(s.status) && s.endedAt === null };
-  }
-  const o = lock ? await lockOrderRow(tx, organizationId, ref.orderId) : await findOrder(tx, organizationId, ref.orderId);
-  if (!o) return undefined;
-  return { ref, field: "order_id", buyerId: o.customerId, productId: o.productId, seats: o.seats, usable: PAID_ORDER.has(o.status) };
-}
-
-const ownerMissing = (ref: repo.SeatOwnerRef) => notFound("subscriptionId" in ref ? "Subscription not found" : "Order not found");
-
-/** The owner, locked when asked, as the actor may see it: a buyer sees only their own purchases. */
-async function ownerFor(tx: Queryable, organizationId: string, ref: repo.SeatOwnerRef, actor: SeatActor, lock: boolean): Promise<Owner> {
-  const owner = await loadOwner(tx, organizationId, ref, lock);
-  if (!owner || (actor.kind === "customer" && owner.buyerId !== actor.customerId)) throw ownerMissing(ref);
-  return owner;
-}
-
-const seatOwnerRef = (seat: CustomerSeatRow): repo.SeatOwnerRef =>
-  seat.subscriptionId ? { subscriptionId: seat.subscriptionId } : { orderId: seat.orderId ?? "" };
-
-function notSeatBased(owner: Owner, where: "body" | "query") {
-  const what = owner.field === "subscription_id" ? "subscription" : "order";
-  return invalid([where, owner.field], `This ${what} has no seats: its product is not sold per seat.`, "seat_based_pricing_required");
-}
-
-function notUsable(owner: Owner, where: "body" | "query" | "path") {
-  const msg = owner.field === "subscription_id" ? "The subscription is not active: its seats cannot be assigned or claimed." : "The order is not paid: its seats cannot be assigned or claimed.";
-  // only the subscription's wording has a customer message (shared/customer-errors.ts)
-  return invalid([where, where === "path" ? "seat_id" : owner.field], msg, "seat_not_available", owner.field === "subscription_id" ? "seats_inactive" : undefined);
-}
 
 // ---- reading --------------------------------------------------------------------------------------
 
@@ -172,11 +110,6 @@ async function holderOf(tx: Queryable, organizationId: string, input: SeatAssign
   });
   if (!found || found.deletedAt) throw invalid(["body", field], "Customer does not exist.");
   return { email: found.email.toLowerCase(), customerId: found.id, memberId: null };
-}
-
-function newInvitation(now: Date) {
-  const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
-  return { token, invitationTokenHash: hashToken(token), invitationTokenExpiresAt: new Date(now.getTime() + INVITATION_TTL_MS), invitationId: randomUUID() };
 }
 
 /** The invitation email, in the caller's transaction: once per invitation (its id is the email's cause). */
@@ -248,122 +181,6 @@ export async function assignSeat(db: Db, organizationId: string, input: SeatAssi
     if (invitation) await mailInvitation(tx, seat, owner, invitation.token);
     else seat = (await claimLocked(tx, seat, owner, now)).seat;
     return seatWire(tx, organizationId, seat);
-  });
-}
-
-// ---- claiming -------------------------------------------------------------------------------------
-
-/**
- * The claim itself, in the caller's transaction (owner and seat locked): the holder becomes a customer of the
- * seller (matched by the seat's customer, else by email, else created), the seat is claimed, and the product's
- * benefits are granted to the holder as the seat's grants, with their events.
- */
-async function claimLocked(tx: Queryable, seat: CustomerSeatRow, owner: Owner, now: Date): Promise<{ seat: CustomerSeatRow; customer: CustomerRow; member: MemberRow | null }> {
-  const member = seat.memberId ? await memberOfCustomer(tx, seat.organizationId, owner.buyerId, { id: seat.memberId }) : undefined;
-  if (member) return claimForMember(tx, seat, owner, member, now);
-  const organizationId = seat.organizationId;
-  const events: OutboxEvent[] = [];
-  let holder = seat.customerId ? await findCustomerRow(tx, organizationId, { id: seat.customerId }).catch(() => undefined) : undefined;
-  if (!holder || holder.deletedAt) {
-    const { customer, created } = await upsertCheckoutCustomer(tx, organizationId, {
-      customerId: null,
-      externalId: null,
-      email: seat.email ?? "",
-      name: null,
-      billingName: null,
-      billingAddress: null,
-      taxId: null,
-      metadata: {},
-    });
-    holder = customer;
-    if (created) events.push({ type: "customer.created", organizationId, data: { ...toCustomerWire(customer) } });
-  }
-  const claimed = await repo.updateSeat(tx, organizationId, seat.id, {
-    status: "claimed",
-    customerId: holder.id,
-    claimedAt: now,
-    invitationTokenHash: null,
-    invitationTokenExpiresAt: null,
-    modifiedAt: now,
-  });
-  events.push({ type: "customer_seat.claimed", organizationId, data: { ...toCustomerSeatWire(claimed, holder.email) } });
-  const benefits = owner.productId ? ((await loadBenefitsForProducts(tx, organizationId, [owner.productId])).get(owner.productId) ?? []) : [];
-  const grants = await grantBenefits(tx, organizationId, { benefits, customer: holder, orderId: claimed.orderId, subscriptionId: claimed.subscriptionId, customerSeatId: claimed.id }, now);
-  for (const g of grants) events.push({ type: "benefit_grant.created", organizationId, data: { ...g } });
-  events.push(customerStateChanged(organizationId, holder.id));
-  await enqueue(tx, events);
-  return { seat: claimed, customer: holder, member: null };
-}
-
-/**
- * The claim of a seat assigned to a member of the buyer's team (Polar's member model): no customer is made; the
- * seat and its grants stay the team customer's (customer_id the buyer's) and name the member (member_id), so the
- * member's access is the team's, seen in the team's portal and state.
- */
-async function claimForMember(tx: Queryable, seat: CustomerSeatRow, owner: Owner, member: MemberRow, now: Date): Promise<{ seat: CustomerSeatRow; customer: CustomerRow; member: MemberRow }> {
-  const organizationId = seat.organizationId;
-  const team = await findCustomerRow(tx, organizationId, { id: owner.buyerId });
-  const claimed = await repo.updateSeat(tx, organizationId, seat.id, {
-    status: "claimed",
-    customerId: team.id,
-    claimedAt: now,
-    invitationTokenHash: null,
-    invitationTokenExpiresAt: null,
-    modifiedAt: now,
-  });
-  const events: OutboxEvent[] = [{ type: "customer_seat.claimed", organizationId, data: { ...toCustomerSeatWire(claimed, team.email, toMemberWire(member)) } }];
-  const benefits = owner.productId ? ((await loadBenefitsForProducts(tx, organizationId, [owner.productId])).get(owner.productId) ?? []) : [];
-  const grant = { benefits, customer: team, member, orderId: claimed.orderId, subscriptionId: claimed.subscriptionId, customerSeatId: claimed.id };
-  for (const g of await grantBenefits(tx, organizationId, grant, now)) events.push({ type: "benefit_grant.created", organizationId, data: { ...g } });
-  events.push(customerStateChanged(organizationId, team.id));
-  await enqueue(tx, events);
-  return { seat: claimed, customer: team, member };
-}
-
-const invitationGone = () => notFound("Invitation not found: it was claimed, revoked or replaced by a newer one.");
-
-/** SeatClaimInfo: what the invitation is for, whether it can still be claimed (public: the token is the credential). */
-export async function getClaimInfo(db: Db, token: string): Promise<SeatClaimInfoWire> {
-  const seat = token.startsWith(TOKEN_PREFIX) ? await repo.seatByTokenHash(db, hashToken(token), false) : undefined;
-  if (!seat?.email) throw invitationGone();
-  const owner = await loadOwner(db, seat.organizationId, seatOwnerRef(seat), false);
-  if (!owner) throw invitationGone();
-  const [products, organization] = await Promise.all([
-    loadProductSummaries(db, seat.organizationId, owner.productId ? [owner.productId] : []),
-    getOrganization(db, seat.organizationId),
-  ]);
-  const product = owner.productId ? products.get(owner.productId) : undefined;
-  const expired = !seat.invitationTokenExpiresAt || seat.invitationTokenExpiresAt.getTime() <= Date.now();
-  return {
-    product_name: product?.name ?? "",
-    product_id: owner.productId ?? "",
-    organization_name: organization.name,
-    organization_slug: organization.slug,
-    customer_email: seat.email,
-    can_claim: !expired && owner.usable,
-  };
-}
-
-/** Claims the seat an invitation token names; answers the seat and a customer session for the new holder's portal. */
-export async function claimSeat(db: Db, token: string): Promise<{ seat: CustomerSeatWire; customer_session_token: string }> {
-  if (!token.startsWith(TOKEN_PREFIX)) throw invitationGone();
-  const hash = hashToken(token);
-  return db.transaction(async (tx) => {
-    const found = await repo.seatByTokenHash(tx, hash, false);
-    if (!found) throw invitationGone();
-    // owner first, then the seat: the order every seat change takes its locks in
-    const owner = await loadOwner(tx, found.organizationId, seatOwnerRef(found), true);
-    const seat = await repo.seatByTokenHash(tx, hash, true);
-    if (!owner || !seat) throw invitationGone();
-    const now = new Date();
-    if (!seat.invitationTokenExpiresAt || seat.invitationTokenExpiresAt <= now) {
-      throw invalid(["body", "invitation_token"], "The invitation has expired: ask for a new one.", "invitation_expired");
-    }
-    if (!owner.usable) throw notUsable(owner, "body");
-    const claimed = await claimLocked(tx, seat, owner, now);
-    // a member's seat opens the team's portal as that member
-    const session = await startCustomerSession(tx, seat.organizationId, claimed.customer.id, now, claimed.member?.id ?? null);
-    return { seat: toCustomerSeatWire(claimed.seat, claimed.customer.email, claimed.member ? toMemberWire(claimed.member) : null), customer_session_token: session };
   });
 }
 

@@ -7,6 +7,7 @@ import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
+import { CustomerCreateInput, CustomerUpdateExternalInput, CustomerUpdateInput } from "./input.js";
 import { deleteCustomer } from "./delete.js";
 import { getCustomerState } from "./state.js";
 import { getCustomerMeter, listCustomerMeters } from "./meters.js";
@@ -81,7 +82,7 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
     return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
-  app.post("/customers/", route({ scope: "customers:write", operationId: "customers:create", body: service.CustomerCreateInput, responses: { 201: "Customer", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/customers/", route({ scope: "customers:write", operationId: "customers:create", body: CustomerCreateInput, responses: { 201: "Customer", 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = req.body;
     // a team gets its owner member in the same transaction (billing/members)
     const owner: service.BecameTeam = (tx, row) => addOwner(tx, row, input.owner);
@@ -90,8 +91,8 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
 
   // the same four operations by id and by external id
   const refs = [
-    { path: "/customers/:id", ref: idRef, update: service.CustomerUpdateInput, by: "" },
-    { path: "/customers/external/:external_id", ref: externalRef, update: service.CustomerUpdateExternalInput, by: "_external" },
+    { path: "/customers/:id", ref: idRef, update: CustomerUpdateInput, by: "" },
+    { path: "/customers/external/:external_id", ref: externalRef, update: CustomerUpdateExternalInput, by: "_external" },
   ];
   const errors = { 404: "ResourceNotFound", 422: "HTTPValidationError" } as const;
   for (const { path, ref, update, by } of refs) {

@@ -1,16 +1,14 @@
 // Rules for customers: one live customer per email and per external id in an organization, billing
 // addresses and tax ids (validated per country), the lookups other domains use (soft deletion is delete.ts), and the state
-// view (benefits granted now, usage per meter).
-import { z } from "zod";
+// view (benefits granted now, usage per meter). The request bodies and the stored address are input.ts.
 import type { Db, Queryable } from "../../db/client.js";
-import type { AddressValue } from "../../db/schema/index.js";
-import { ADDRESS_INPUT_COUNTRY_CODES } from "../../../shared/countries.js";
 import { matchTaxId } from "../../../shared/tax-ids.js";
-import { emailInput, isUuid, metadataInput } from "../http.js";
+import { isUuid } from "../http.js";
 import { notFound, validationError, type ValidationIssue } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import type { CsvExport } from "../csv.js";
 import { enqueue } from "../../db/outbox.js";
+import { storedAddress, type CustomerCreateInput, type CustomerUpdateInput } from "./input.js";
 import * as repo from "./repository.js";
 import { toCustomerWire, type AddressWire, type CustomerRow, type CustomerWire } from "./wire.js";
 
@@ -18,60 +16,10 @@ const NOT_FOUND = "Customer not found.";
 const EMAIL_TAKEN = "A customer with this email address already exists.";
 const EXTERNAL_ID_TAKEN = "A customer with this external ID already exists.";
 
-// ---- inputs -------------------------------------------------------------------------------------
+// ---- checks (the request bodies are input.ts) -------------------------------------------------------
 
-const optionalText = (max: number) => z.string().max(max).nullish();
-
-export const AddressInput = z.object({
-  line1: optionalText(255),
-  line2: optionalText(255),
-  postal_code: optionalText(32),
-  city: optionalText(255),
-  state: optionalText(255),
-  country: z.enum(ADDRESS_INPUT_COUNTRY_CODES, { message: "Input should be an ISO 3166-1 alpha-2 country code" }),
-});
-
-const email = emailInput.transform((e) => e.toLowerCase());
-
-const customerType = z.enum(["individual", "team"]);
-/** MemberOwnerCreate: a team customer's first owner (billing/members makes the member). */
-const OwnerInput = z.object({ email, name: optionalText(256), external_id: z.string().min(1).max(256).nullish() });
-export type OwnerInput = z.output<typeof OwnerInput>;
 /** Runs in the transaction that created a team customer, or made an individual one a team (billing/members' addOwner). */
 export type BecameTeam = (tx: Queryable, row: CustomerRow) => Promise<void>;
-
-const shared = {
-  metadata: metadataInput.optional(),
-  name: optionalText(256),
-  billing_name: optionalText(256),
-  billing_address: AddressInput.nullish(),
-  tax_id: optionalText(64),
-  locale: optionalText(35),
-};
-
-export const CustomerCreateInput = z
-  .object({
-    ...shared,
-    // a team's email may be its owner's (CustomerTeamCreate); an individual's is required
-    email: email.nullish(),
-    external_id: z.string().min(1).max(256).nullish(),
-    type: customerType.default("individual"),
-    owner: OwnerInput.nullish(),
-    organization_id: z.uuid().nullish(),
-  })
-  .superRefine((v, ctx) => {
-    if (!v.email && !(v.type === "team" && v.owner)) ctx.addIssue({ code: "custom", path: ["email"], message: "Field required" });
-    if (v.owner && v.type !== "team") ctx.addIssue({ code: "custom", path: ["owner"], message: "Only a team customer has an owner." });
-  })
-  .transform(({ email: e, ...v }) => ({ ...v, email: e ?? v.owner?.email ?? "" }));
-export type CustomerCreateInput = z.output<typeof CustomerCreateInput>;
-
-export const CustomerUpdateExternalInput = z.object({ ...shared, email: email.nullish() });
-export const CustomerUpdateInput = CustomerUpdateExternalInput.extend({
-  external_id: z.string().min(1).max(256).nullish(),
-  type: customerType.nullish(),
-});
-export type CustomerUpdateInput = z.output<typeof CustomerUpdateInput>;
 
 const issue = (field: string, msg: string, input: unknown, type = "value_error"): ValidationIssue => ({
   loc: ["body", field],
@@ -79,25 +27,6 @@ const issue = (field: string, msg: string, input: unknown, type = "value_error")
   type,
   ...(input === undefined ? {} : { input }),
 });
-
-/** A billing address as stored (customers and checkouts): every line present, null when not given. */
-export function storedAddress(a: {
-  line1?: string | null | undefined;
-  line2?: string | null | undefined;
-  postal_code?: string | null | undefined;
-  city?: string | null | undefined;
-  state?: string | null | undefined;
-  country: string;
-}): AddressValue {
-  return {
-    line1: a.line1 ?? null,
-    line2: a.line2 ?? null,
-    postal_code: a.postal_code ?? null,
-    city: a.city ?? null,
-    state: a.state ?? null,
-    country: a.country,
-  };
-}
 
 /** [value, format] for a tax id in the billing country, or the 422 issue explaining why not. */
 function validatedTaxId(taxId: string, address: { country: string } | null | undefined): [string, string] | ValidationIssue {

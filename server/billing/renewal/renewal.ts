@@ -162,7 +162,7 @@ async function cycleSubscription(
   const pending = renewalOrder(sub, e, bill, tax, { settlement, firstCarried }, now);
   const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e, pending.row.id, b?.methods.get(sub.customerId)) : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
-  // a bank debit on its way: the order waits for the bank's answer (Stripe's event: dunning/service.ts,
+  // a bank debit on its way: the order waits for the bank's answer (Stripe's event: dunning/late.ts,
   // settleLatePayment), the subscription stays active meanwhile — neither paid nor declined
   const processing = !paid && isProcessing(attempt);
   const order = { ...pending, row: { ...pending.row, status: paid ? "paid" : "pending" } };

@@ -20,7 +20,7 @@ import { stripeOf } from "../../payments/stripe/connection.js";
 import type { Stripe } from "../../payments/stripe-client.js";
 import { completeCheckoutPayment } from "../checkouts/confirm.js";
 import { failCheckoutPayment } from "../checkouts/payment-failed.js";
-import { settleLatePayment } from "../dunning/service.js";
+import { settleLatePayment } from "../dunning/late.js";
 import { isUuid } from "../http.js";
 import { keepFinishedSetup } from "../payments/service.js";
 import { settleWalletCharge } from "../wallets/late.js";
