@@ -33,7 +33,7 @@ function crossRepositoryImports(): string[] {
     for (const statement of source.statements) {
       if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) || !statement.moduleSpecifier) continue;
       const specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
-      if (!/\/repository\.js$/.test(specifier)) continue;
+      if (!/[/-]repository\.js$/.test(specifier)) continue;
       const target = path.resolve(path.dirname(file), specifier);
       if (path.relative(BILLING, target).startsWith("..")) continue;
       if (domainOf(target) !== domainOf(file)) found.push(`${path.relative(BILLING, file)} imports ${path.relative(BILLING, target)}`);
