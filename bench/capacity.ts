@@ -81,7 +81,7 @@ async function deliveries(apps: App[], seller: BenchSeller, primaryUrl: string, 
     const event = { type: "organization.updated" as const, organizationId: seller.organizationId, data: org.json };
     for (let waited = 0; (await pendingOutbox(database.db)) > 0 && waited < 60_000; waited += 200) await sleep(200);
     let recorded = 0;
-    await phase("deliveries", "deliveries", "≈ 1,350 deliveries/s", apps, primary, replica, async () => {
+    await phase("deliveries", "deliveries", "≈ 1,240 deliveries/s", apps, primary, replica, async () => {
       await database.db.transaction(async (tx) => {
         for (let i = 0; i < DELIVERIES; i += 1000) await enqueue(tx, Array.from({ length: Math.min(1000, DELIVERIES - i) }, () => event));
       });
