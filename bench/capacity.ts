@@ -14,7 +14,8 @@
 //            customer (the checkouts and their card tokens made before the phase, not measured);
 //   renewals a backlog of TILL_BENCH_RENEWALS subscriptions due at once (seeded in SQL as bench:billing-run does,
 //            not measured), renewed by both processes' billing runs on their own schedule, until none is due (at
-//            most 6 × PHASE_SECONDS); counted by the process that renewed (bench/helpers/capacity-renewals.ts).
+//            most 6 × PHASE_SECONDS; TILL_RENEWAL_CONCURRENCY=4), counted by the process that renewed; then
+//            "after-work": the emails, webhooks and invoices they left, until done (bench/helpers/capacity-renewals.ts).
 // Linux only (CPU from /proc); needs the PostgreSQL server binaries (Debian: postgresql-15).
 //
 //   npm run bench:capacity           TILL_BENCH_PHASE_SECONDS=20 …   (default 15)
@@ -128,6 +129,8 @@ async function main(): Promise<void> {
       TILL_TEST_PAYMENTS: "live",
       // the deliveries phase's receiver is on loopback
       TILL_WEBHOOKS_ALLOW_PRIVATE: "true",
+      // claiming transactions of each worker's billing run at once, as bench:billing-run runs it (default 1)
+      TILL_RENEWAL_CONCURRENCY: "4",
     };
     // one after the other: the first runs the migrations
     for (let i = 0; i < 2; i++) {

@@ -4,12 +4,12 @@
 // due just before app A's next pass, and app B joins at its own (B started a few seconds after A). The phase ends
 // when none is due, or at its time limit. Who renewed what: a statement trigger of the bench's on "order" counts
 // each statement's renewal orders by the PostgreSQL connection's client port, mapped to the till process holding
-// that socket (/proc); the after-work the renewals caused (invoices, emails, webhooks) runs in the same processes
-// meanwhile, and what is left of it at the end is printed.
+// that socket (/proc). The after-work the renewals cause (receipt emails, webhooks, invoices) runs in the same
+// processes meanwhile; what is left of it when none is due is measured as a second phase, until done.
 import { sql } from "drizzle-orm";
 import { openDatabase, type Db } from "../../server/db/client.js";
 import type { Cluster } from "../../tests/helpers/pg-cluster.js";
-import { pendingAfterWork, phase, sleep, type App } from "./capacity.js";
+import { pendingAfterWork, phase, sleep, type App, type Spent } from "./capacity.js";
 import type { BenchSeller } from "./client.js";
 import { dueCount, makeRenewalCatalog, rows, seedDueSubscriptions } from "./renewals.js";
 import { ownerOf, socketInode } from "./sockets.js";
@@ -87,7 +87,7 @@ export async function renewals(p: RenewalsPhase): Promise<void> {
     );
     await sleep(dueAt - Date.now());
     let left = p.n;
-    await phase("renewals", "renewals", "≈ 490 renewals/s (by CPU, without their after-work)", p.apps, p.primary, p.replica, async () => {
+    const renewing = await phase("renewals", "renewals", "≈ 490 renewals/s (by CPU, without their after-work)", p.apps, p.primary, p.replica, async () => {
       const deadline = dueAt + p.limitMs;
       while ((left = await dueCount(db, p.seller.organizationId)) > 0 && Date.now() < deadline) await sleep(250);
       return p.n - left;
@@ -95,10 +95,23 @@ export async function renewals(p: RenewalsPhase): Promise<void> {
     const byApp = await renewalsByApp(db, p.apps, p.primary.port, dueAt);
     const of = (app: App) => byApp.get(app.child.pid!);
     const say = (name: string, r: { orders: number; first: number } | undefined) => `${name} ${r?.orders ?? 0}${r ? ` (from +${r.first.toFixed(1)} s)` : ""}`;
-    const after = await pendingAfterWork(db);
+    const renewed = p.n - left;
     console.log(
       `           renewed by ${say("app A", of(a))}, ${say("app B", of(b))}, another connection ${byApp.get(0)?.orders ?? 0}; ` +
-        `${p.n - left} of ${p.n}${left > 0 ? " by the phase's time limit" : ""}; after-work left: ${after.outbox} outbox rows, ${after.invoices} invoices, ${after.emails} emails`,
+        `${renewed} of ${p.n}${left > 0 ? " by the phase's time limit" : ""} (times from when the backlog fell due; B started ${((b.upAt - a.upAt) / 1000).toFixed(1)} s after A)`,
+    );
+    // what the renewals left to the workers (receipt emails, webhooks, invoices), done before the next measure
+    let rest = await pendingAfterWork(db);
+    const draining = await phase("after-work", "renewals", "(the renewals' emails, webhooks and invoices)", p.apps, p.primary, p.replica, async () => {
+      const deadline = Date.now() + p.limitMs;
+      while ((rest = await pendingAfterWork(db)).outbox + rest.invoices + rest.emails > 0 && Date.now() < deadline) await sleep(250);
+      return renewed;
+    });
+    const ms = (part: (s: Spent) => number) => ((part(renewing) + part(draining)) / renewed).toFixed(2);
+    const apps = (s: Spent) => s.apps.reduce((x, y) => x + y, 0);
+    console.log(
+      `           CPU per renewal with its after-work: apps ${ms(apps)} ms, primary ${ms((s) => s.primary)} ms, replica ${ms((s) => s.replica)} ms` +
+        (rest.outbox + rest.invoices + rest.emails > 0 ? ` (left undone at the time limit: ${rest.outbox} outbox rows, ${rest.invoices} invoices, ${rest.emails} emails)` : ""),
     );
   } finally {
     await database.close();

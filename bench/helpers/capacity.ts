@@ -76,8 +76,15 @@ export function cpuNow(apps: App[], primary: Cluster, replica: Cluster): Meters 
   return { apps: apps.map((a) => cpuMs(a.child.pid!) ?? 0), primary: clusterCpuMs(primary), replica: clusterCpuMs(replica) };
 }
 
-/** Runs `work` (returns units done) with CPU measured around it; prints one line. */
-export async function phase(name: string, unit: string, docPerCore: string, apps: App[], primary: Cluster, replica: Cluster, work: () => Promise<number>) {
+/** CPU ms each part of the topology spent in a phase. */
+export interface Spent {
+  apps: number[];
+  primary: number;
+  replica: number;
+}
+
+/** Runs `work` (returns units done) with CPU measured around it; prints one line; returns the CPU ms spent. */
+export async function phase(name: string, unit: string, docPerCore: string, apps: App[], primary: Cluster, replica: Cluster, work: () => Promise<number>): Promise<Spent> {
   const before = cpuNow(apps, primary, replica);
   const t0 = performance.now();
   const done = await work();
@@ -94,6 +101,7 @@ export async function phase(name: string, unit: string, docPerCore: string, apps
       `primary ${primaryCores.toFixed(2)}, replica ${replicaCores.toFixed(2)} (= ${total.toFixed(2)})   ` +
       `${(rate / total).toFixed(0)} ${unit}/s per core used   docs/scaling.md: ${docPerCore}`,
   );
+  return { apps: after.apps.map((ms, i) => ms - before.apps[i]!), primary: after.primary - before.primary, replica: after.replica - before.replica };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

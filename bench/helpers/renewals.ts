@@ -112,7 +112,7 @@ export async function seedDueSubscriptions(db: Db, b: SeedOptions): Promise<Seed
   const [counts] = await rows(
     db,
     sql`SELECT (SELECT count(*) FROM subscription WHERE organization_id = ${org}::uuid)::int AS subs,
-               (SELECT count(*) FROM event WHERE organization_id = ${org}::uuid)::int AS events`,
+               (SELECT count(*) FROM event WHERE organization_id = ${org}::uuid AND name = 'renew.call')::int AS events`,
   );
   return {
     subscriptions: Number(counts?.subs),
