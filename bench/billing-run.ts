@@ -24,8 +24,8 @@ import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
-import { markRollupsBuilding, rebuildMeterRollups } from "../server/billing/events/service.js";
-import { openDatabase, type Db } from "../server/db/client.js";
+import { dueCount, makeRenewalCatalog, rows, seedDueSubscriptions, type Seeded, type SeedOptions } from "./helpers/renewals.js";
+import { openDatabase } from "../server/db/client.js";
 import { startSchedules } from "../server/jobs/schedules.js";
 import type { WorkerLog } from "../server/jobs/worker.js";
 import { createTestProcessor } from "../server/payments/test-processor.js";
@@ -33,26 +33,17 @@ import type { PaymentProcessor } from "../server/payments/processor.js";
 
 const HARD_LIMIT_MS = 30 * 60_000;
 const SIZES = { postgres: 100_000, pglite: 2_000 };
-const EVENTS_PER_METERED = 100;
 const BATCH = 50;
 /** TILL_BENCH_WORKERS: worker processes on PostgreSQL (default 2). */
 const WORKERS = Math.max(1, Number(process.env.TILL_BENCH_WORKERS ?? 2));
 /** TILL_BENCH_CONCURRENCY: claiming transactions each worker runs at once (startSchedules' `concurrency`). */
 const CONCURRENCY = Math.max(1, Number(process.env.TILL_BENCH_CONCURRENCY ?? 4));
-const GOOD_METHOD = "pm_test_4242_12_2030";
-const FAILING_METHOD = "pm_test_0341_12_2030_fails";
 
 interface Endpoints {
   app: string;
   bare: string;
   driver: "postgres" | "pglite";
   databaseUrl: string | null;
-}
-
-type Rows = Array<Record<string, unknown>>;
-async function rows(db: Db, query: ReturnType<typeof sql>): Promise<Rows> {
-  const result = (await db.execute(query)) as unknown;
-  return Array.isArray(result) ? (result as Rows) : (result as { rows: Rows }).rows;
 }
 
 /** Wraps a processor to record when each charge (one per renewal) is made. */
@@ -79,65 +70,7 @@ async function serve(): Promise<void> {
   const db = database.db;
   const bare = Fastify({ logger: false });
 
-  bare.post("/control/seed", async (req) => {
-    const b = req.body as { organizationId: string; n: number; fixedPriceId: string; meteredProductId: string; meteredPriceIds: string[]; plainProductId: string; meterId: string };
-    const org = b.organizationId;
-    const started = performance.now();
-    const [good, failing] = [GOOD_METHOD, FAILING_METHOD];
-    const checkouts: string[] = [];
-    for (const method of [good, failing]) {
-      const [row] = await rows(
-        db,
-        sql`INSERT INTO checkout (organization_id, client_secret, expires_at, amount, currency, product_ids, status, payment_processor_metadata)
-          VALUES (${org}::uuid, ${`bench_${method}`}, now(), 1000, 'usd', ARRAY[${b.plainProductId}::uuid], 'succeeded',
-                  jsonb_build_object('payment_method_id', ${method}::text)) RETURNING id`,
-      );
-      checkouts.push(String(row?.id));
-    }
-    for (let done = 0; done < b.n; done += 50_000) {
-      const series = sql`generate_series(${done + 1}::int, ${Math.min(b.n, done + 50_000)}::int) AS i`;
-      await rows(db, sql`INSERT INTO customer (organization_id, email, name, metadata)
-        SELECT ${org}::uuid, 'renew-' || i || '@example.com', 'Renewal ' || i, jsonb_build_object('i', i) FROM ${series}`);
-    }
-    const meteredPrices = sql.raw(`ARRAY[${b.meteredPriceIds.map((id) => `'${id.replace(/[^0-9a-f-]/gi, "")}'::uuid`).join(",")}]`);
-    // i % 10 = 0: the failing method; 1..3: the metered product (30%); the period ended a minute ago
-    await rows(db, sql`INSERT INTO subscription (organization_id, status, amount, currency, recurring_interval, current_period_start,
-        current_period_end, started_at, customer_id, product_id, price_ids, checkout_id, metadata)
-      SELECT ${org}::uuid, 'active', 1000, 'usd', 'month', date_trunc('second', now()) - interval '1 month', date_trunc('second', now()) - interval '1 minute',
-             now() - interval '1 month', c.id,
-             CASE WHEN (c.metadata->>'i')::int % 10 BETWEEN 1 AND 3 THEN ${b.meteredProductId}::uuid ELSE ${b.plainProductId}::uuid END,
-             CASE WHEN (c.metadata->>'i')::int % 10 BETWEEN 1 AND 3 THEN ${meteredPrices} ELSE ARRAY[${b.fixedPriceId}::uuid] END,
-             CASE WHEN (c.metadata->>'i')::int % 10 = 0 THEN ${checkouts[1]}::uuid ELSE ${checkouts[0]}::uuid END,
-             jsonb_build_object('bench', 'billing-run')
-      FROM customer c WHERE c.organization_id = ${org}::uuid AND c.metadata ? 'i'`);
-    // the renewal charges the customer's default saved method (payments: payment_method, issue 15); each
-    // customer's is the one its checkout saved
-    await rows(db, sql`INSERT INTO payment_method (organization_id, customer_id, processor, processor_method_id, brand, last4, exp_month, exp_year, is_default)
-      SELECT ${org}::uuid, c.id, 'test', CASE WHEN (c.metadata->>'i')::int % 10 = 0 THEN ${failing} ELSE ${good} END, 'visa',
-             CASE WHEN (c.metadata->>'i')::int % 10 = 0 THEN '0341' ELSE '4242' END, 12, 2030, true
-      FROM customer c WHERE c.organization_id = ${org}::uuid AND c.metadata ? 'i'`);
-    const seededSubs = performance.now();
-    await rows(db, sql`INSERT INTO event (organization_id, name, source, timestamp, customer_id, metadata)
-      SELECT ${org}::uuid, 'renew.call', 'user', s.current_period_start + k * interval '1 hour', s.customer_id, jsonb_build_object('units', k % 10)
-      FROM subscription s CROSS JOIN generate_series(1, ${EVENTS_PER_METERED}::int) AS k
-      WHERE s.organization_id = ${org}::uuid AND s.product_id = ${b.meteredProductId}::uuid`);
-    const seededEvents = performance.now();
-    await markRollupsBuilding(db, org, b.meterId);
-    await rebuildMeterRollups(db, org, b.meterId);
-    for (const t of ["customer", "subscription", "event", "meter_rollup", "checkout", "payment_method"]) await rows(db, sql.raw(`ANALYZE ${t}`));
-    const [counts] = await rows(
-      db,
-      sql`SELECT (SELECT count(*) FROM subscription WHERE organization_id = ${org}::uuid)::int AS subs,
-                 (SELECT count(*) FROM event WHERE organization_id = ${org}::uuid)::int AS events`,
-    );
-    return {
-      subscriptions: counts?.subs,
-      events: counts?.events,
-      subsSeconds: (seededSubs - started) / 1000,
-      eventsSeconds: (seededEvents - seededSubs) / 1000,
-      rollupSeconds: (performance.now() - seededEvents) / 1000,
-    };
-  });
+  bare.post("/control/seed", async (req) => seedDueSubscriptions(db, req.body as SeedOptions));
 
   /** The PostgreSQL backends serving this database (the server's pool and the workers'), for their CPU time. */
   bare.post("/control/backends", async () => {
@@ -146,15 +79,7 @@ async function serve(): Promise<void> {
   });
 
   /** Subscriptions still due (active or trialing, period ended). */
-  bare.post("/control/due", async (req) => {
-    const { organizationId } = req.body as { organizationId: string };
-    const [row] = await rows(
-      db,
-      sql`SELECT count(*)::int AS due FROM subscription WHERE organization_id = ${organizationId}::uuid
-          AND status IN ('active', 'trialing') AND current_period_end <= now()`,
-    );
-    return { due: row?.due };
-  });
+  bare.post("/control/due", async (req) => ({ due: await dueCount(db, (req.body as { organizationId: string }).organizationId) }));
 
   /** The check: exactly one order per subscription for the period renewed; and what the orders say. */
   bare.post("/control/check", async (req) => {
@@ -323,42 +248,13 @@ async function main(): Promise<void> {
     const seller = await benchSeller(base, "billing");
     const { auth } = seller;
     const org = { id: seller.organizationId };
-    const filter = { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "renew.call" }] };
-    const meterId = (await call<{ id: string }>(base, "POST", "/v1/meters/", { name: "Calls", filter, aggregation: { func: "sum", property: "units" } }, auth)).json.id;
-    type Product = { id: string; prices: Array<{ id: string; amount_type: string }> };
-    const plain = (
-      await call<Product>(base, "POST", "/v1/products/", {
-        name: "Plan",
-        recurring_interval: "month",
-        prices: [{ amount_type: "fixed", price_amount: 1000, price_currency: "usd" }],
-      }, auth)
-    ).json;
-    const metered = (
-      await call<Product>(base, "POST", "/v1/products/", {
-        name: "Plan with usage",
-        recurring_interval: "month",
-        prices: [
-          { amount_type: "fixed", price_amount: 1000, price_currency: "usd" },
-          { amount_type: "metered_unit", meter_id: meterId, unit_amount: "5", price_currency: "usd" },
-        ],
-      }, auth)
-    ).json;
+    const catalog = await makeRenewalCatalog(base, auth);
     const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
     console.log(
       `\ntill billing run — ${database}; Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]?.toFixed(2)}; ` +
         `${fmt(n)} subscriptions due at once; ${new Date().toISOString()}\n`,
     );
-    const seed = (
-      await call<{ subscriptions: number; events: number; subsSeconds: number; eventsSeconds: number; rollupSeconds: number }>(endpoints.bare, "POST", "/control/seed", {
-        organizationId: org.id,
-        n,
-        fixedPriceId: plain.prices[0]?.id,
-        plainProductId: plain.id,
-        meteredProductId: metered.id,
-        meteredPriceIds: metered.prices.map((p) => p.id),
-        meterId,
-      })
-    ).json;
+    const seed = (await call<Seeded>(endpoints.bare, "POST", "/control/seed", { ...catalog, organizationId: org.id, n } satisfies SeedOptions)).json;
     console.log(
       `seeded ${fmt(seed.subscriptions)} subscriptions (30% metered, 10% failing) in ${seed.subsSeconds.toFixed(1)} s, ` +
         `${fmt(seed.events)} events in ${seed.eventsSeconds.toFixed(1)} s, their rollups in ${seed.rollupSeconds.toFixed(1)} s`,

@@ -11,25 +11,27 @@
 //            receiver that answers 200 at once, until all are recorded as delivered (at most 6 × PHASE_SECONDS); the
 //            receiver counts what each process delivered;
 //   confirms POST /v1/checkouts/client/{secret}/confirm of a one-time purchase with the test card, each a new
-//            customer (the checkouts and their card tokens made before the phase, not measured).
+//            customer (the checkouts and their card tokens made before the phase, not measured);
+//   renewals a backlog of TILL_BENCH_RENEWALS subscriptions due at once (seeded in SQL as bench:billing-run does,
+//            not measured), renewed by both processes' billing runs on their own schedule, until none is due (at
+//            most 6 × PHASE_SECONDS; TILL_RENEWAL_CONCURRENCY=4), counted by the process that renewed; then
+//            "after-work": the emails, webhooks and invoices they left, until done (bench/helpers/capacity-renewals.ts).
 // Linux only (CPU from /proc); needs the PostgreSQL server binaries (Debian: postgresql-15).
 //
 //   npm run bench:capacity           TILL_BENCH_PHASE_SECONDS=20 …   (default 15)
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { enqueue } from "../server/db/outbox.js";
 import { openDatabase, type Db } from "../server/db/client.js";
-import { outbox, webhookEvent } from "../server/db/schema/index.js";
+import { webhookEvent } from "../server/db/schema/index.js";
+import { phase, pendingOutbox, sleep, startTill, stopTill, type App } from "./helpers/capacity.js";
+import { renewals } from "./helpers/capacity-renewals.js";
 import { benchSeller, call, type BenchSeller } from "./helpers/client.js";
 import { startReceiver } from "./helpers/receiver.js";
-import { cpuMs } from "./helpers/server.js";
 import { measureIngest } from "./scale-table.js";
 import { createDatabase, missingBinaries, startPrimary, startReplica, teardown, type Cluster } from "../tests/helpers/pg-cluster.js";
-import { reservePort } from "../tests/helpers/ports.js";
 
 const PHASE_SECONDS = Number(process.env.TILL_BENCH_PHASE_SECONDS ?? 15);
 const CONCURRENCY = 4;
@@ -38,88 +40,9 @@ const CUSTOMERS = 200;
 const CHECKOUTS = Number(process.env.TILL_BENCH_CHECKOUTS ?? 4000);
 /** The deliveries phase's backlog: more than two workers deliver in PHASE_SECONDS on this machine. */
 const DELIVERIES = Number(process.env.TILL_BENCH_DELIVERIES ?? 20_000);
-const HARD_LIMIT_MS = 15 * 60_000;
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
-/** CPU ms of a PostgreSQL cluster: its postmaster (with the children it reaped) and every live child of it. */
-function clusterCpuMs(cluster: Cluster): number {
-  const postmaster = Number(readFileSync(path.join(cluster.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
-  let total = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // f[1] ppid, f[11..14] utime stime cutime cstime (ticks of 1/100 s)
-      if (Number(entry) === postmaster) total += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
-      else if (Number(f[1]) === postmaster) total += (Number(f[11]) + Number(f[12])) * 10;
-    } catch {
-      // a process that ended while read
-    }
-  }
-  return total;
-}
-
-interface App {
-  url: string;
-  child: ChildProcess;
-}
-
-/** `node server/main.ts` on a free port, as a deployment runs it; resolves once /healthz answers. */
-async function startTill(env: Record<string, string>, dataDir: string): Promise<App> {
-  const { port, release } = await reservePort();
-  await release();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/main.ts")], {
-    cwd: root,
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", TILL_BASE_URL: url, TILL_DATA_DIR: dataDir },
-  });
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`till exited (code ${child.exitCode})`);
-    const up = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
-    if (up) return { url, child };
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error("till did not start within 120 s");
-}
-
-async function stopTill(app: App): Promise<void> {
-  if (app.child.exitCode !== null || app.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => app.child.once("exit", resolve));
-  app.child.kill("SIGTERM");
-  await exited;
-}
-
-interface Meters {
-  apps: number[];
-  primary: number;
-  replica: number;
-}
-
-function cpuNow(apps: App[], primary: Cluster, replica: Cluster): Meters {
-  return { apps: apps.map((a) => cpuMs(a.child.pid!) ?? 0), primary: clusterCpuMs(primary), replica: clusterCpuMs(replica) };
-}
-
-/** Runs `work` (returns units done) with CPU measured around it; prints one line. */
-async function phase(name: string, unit: string, docPerCore: string, apps: App[], primary: Cluster, replica: Cluster, work: () => Promise<number>) {
-  const before = cpuNow(apps, primary, replica);
-  const t0 = performance.now();
-  const done = await work();
-  const seconds = (performance.now() - t0) / 1000;
-  const after = cpuNow(apps, primary, replica);
-  const cores = (ms: number) => ms / 1000 / seconds;
-  const appCores = after.apps.map((ms, i) => cores(ms - before.apps[i]!));
-  const primaryCores = cores(after.primary - before.primary);
-  const replicaCores = cores(after.replica - before.replica);
-  const total = appCores.reduce((a, b) => a + b, 0) + primaryCores + replicaCores;
-  const rate = done / seconds;
-  console.log(
-    `${name.padEnd(10)} ${rate.toFixed(0).padStart(8)} ${unit}/s   cores: app A ${appCores[0]!.toFixed(2)}, app B ${appCores[1]!.toFixed(2)}, ` +
-      `primary ${primaryCores.toFixed(2)}, replica ${replicaCores.toFixed(2)} (= ${total.toFixed(2)})   ` +
-      `${(rate / total).toFixed(0)} ${unit}/s per core used   docs/scaling.md: ${docPerCore}`,
-  );
-}
+/** The renewals phase's backlog: more than two workers renew in PHASE_SECONDS on this machine. */
+const RENEWALS = Number(process.env.TILL_BENCH_RENEWALS ?? 5000);
+const HARD_LIMIT_MS = 20 * 60_000;
 
 /** `n` open checkouts of a one-time product, each with its test card's token, made through both processes. */
 async function prepareCheckouts(apps: App[], auth: Record<string, string>, n: number): Promise<Array<{ secret: string; token: string }>> {
@@ -140,12 +63,7 @@ async function prepareCheckouts(apps: App[], auth: Record<string, string>, n: nu
   return made;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Outbox rows not processed yet (the earlier phases' after-work) and the endpoint's events delivered. */
-async function pendingOutbox(db: Db): Promise<number> {
-  return (await db.select({ n: count() }).from(outbox).where(isNull(outbox.processedAt)))[0]!.n;
-}
+/** The endpoint's events recorded as delivered. */
 async function deliveredTo(db: Db, endpointId: string): Promise<number> {
   return (await db.select({ n: count() }).from(webhookEvent).where(and(eq(webhookEvent.endpointId, endpointId), eq(webhookEvent.succeeded, true))))[0]!.n;
 }
@@ -164,7 +82,7 @@ async function deliveries(apps: App[], seller: BenchSeller, primaryUrl: string, 
     const event = { type: "organization.updated" as const, organizationId: seller.organizationId, data: org.json };
     for (let waited = 0; (await pendingOutbox(database.db)) > 0 && waited < 60_000; waited += 200) await sleep(200);
     let recorded = 0;
-    await phase("deliveries", "deliveries", "≈ 1,350 deliveries/s", apps, primary, replica, async () => {
+    await phase("deliveries", "deliveries", "≈ 1,240 deliveries/s", apps, primary, replica, async () => {
       await database.db.transaction(async (tx) => {
         for (let i = 0; i < DELIVERIES; i += 1000) await enqueue(tx, Array.from({ length: Math.min(1000, DELIVERIES - i) }, () => event));
       });
@@ -211,6 +129,8 @@ async function main(): Promise<void> {
       TILL_TEST_PAYMENTS: "live",
       // the deliveries phase's receiver is on loopback
       TILL_WEBHOOKS_ALLOW_PRIVATE: "true",
+      // claiming transactions of each worker's billing run at once, as bench:billing-run runs it (default 1)
+      TILL_RENEWAL_CONCURRENCY: "4",
     };
     // one after the other: the first runs the migrations
     for (let i = 0; i < 2; i++) {
@@ -278,6 +198,8 @@ async function main(): Promise<void> {
       if (failures > 0) throw new Error(`confirms: ${failures} failed`);
       return next;
     });
+
+    await renewals({ apps, seller, primaryUrl: url, primary, replica, n: RENEWALS, limitMs: 6 * PHASE_SECONDS * 1000 });
     console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   } finally {
     await teardown([...apps.map((app) => () => stopTill(app)), replica?.destroy, primary?.destroy]);

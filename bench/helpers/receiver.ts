@@ -1,9 +1,9 @@
 // The webhook receiver of the delivery benches: a seller's app that checks nothing and answers 200 "ok" once the
 // body is read, on a free loopback port, counting what it received — in all and, when the bench names the
 // processes that may connect, by the process whose socket each connection is (from /proc, Linux).
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { ownerOf, socketInode } from "./sockets.js";
 
 export interface Receiver {
   url: string;
@@ -12,31 +12,6 @@ export interface Receiver {
   /** Requests answered so far by the process that sent them (a pid of `senders`, or 0 for any other). */
   hitsBy(pid: number): number;
   close(): Promise<void>;
-}
-
-/** The inode of the IPv4 loopback socket from `localPort` to `remotePort` (/proc/net/tcp), or undefined. */
-function socketInode(localPort: number, remotePort: number): string | undefined {
-  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, "0");
-  for (const line of readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1)) {
-    const f = line.trim().split(/\s+/);
-    // f[1] local address, f[2] remote address (hex ip:port), f[9] inode
-    if (f[1]?.endsWith(`:${hex(localPort)}`) && f[2]?.endsWith(`:${hex(remotePort)}`)) return f[9];
-  }
-  return undefined;
-}
-
-/** Which of `pids` holds the socket with this inode (its /proc/<pid>/fd), or 0. */
-function ownerOf(inode: string, pids: number[]): number {
-  for (const pid of pids) {
-    try {
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: "utf8" }) === `socket:[${inode}]`) return pid;
-      }
-    } catch {
-      // an fd closed while read, or a process gone
-    }
-  }
-  return 0;
 }
 
 /**
