@@ -71,7 +71,7 @@ describe("a sandbox organization connected to Stripe", () => {
     expect(JSON.stringify(checkout)).not.toContain(STRIPE_KEYS.secret);
   });
 
-  it("takes a one-time purchase through a PaymentIntent on a new Stripe customer; the event that follows changes nothing", async () => {
+  it("takes a one-time purchase through a PaymentIntent without making a Stripe customer (nothing is kept for later); the event that follows changes nothing", async () => {
     const product = await createProduct(sandboxSeller, "fixed");
     const checkout = await s.sdk.checkouts.create({ products: [product.id] });
     const token = await confirmationToken(s.peer, STRIPE_CARDS.visa);
@@ -84,7 +84,8 @@ describe("a sandbox organization connected to Stripe", () => {
     const [intent, ...more] = intentsOf(checkout.id);
     expect(more).toEqual([]);
     expect(intent).toMatchObject({ status: "succeeded", amount: 2500, currency: "usd" });
-    expect(intent?.customer).toMatch(/^cus_/);
+    // as Stripe Checkout's customer_creation "if_required": a first subscription or a method saved in the portal makes one
+    expect(intent?.customer ?? null).toBeNull();
     // payment_intent.succeeded arrives after the confirm made the order: still one order
     await until(async () => (s.peer.events.some((e) => e.type === "payment_intent.succeeded" && e.object.id === intent?.id) ? true : undefined), "the event");
     await new Promise((r) => setTimeout(r, 300));

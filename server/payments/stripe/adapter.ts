@@ -11,7 +11,6 @@ import type {
   ChargeRequest,
   Microdeposits,
   NextAction,
-  PaymentCustomer,
   PaymentMethodSummary,
   PaymentProcessor,
   PaymentRequest,
@@ -99,10 +98,18 @@ export function setupIntentResult(si: Stripe.SetupIntent): PaymentResult {
   return { ok: false, code: error?.decline_code ?? error?.code ?? "setup_failed", message: error?.message ?? "The payment method could not be saved." };
 }
 
-/** The Stripe customer of a till customer: the one kept, else a new one (its create keyed by the till customer). */
-async function customerOf(stripe: Stripe, customer: PaymentCustomer | undefined, key: string): Promise<string | undefined> {
+/**
+ * The Stripe customer of a till customer: the one kept, else a new one (its create keyed by the till customer) when
+ * the payment keeps its method for later (a subscription, a trial's setup). A one-time payment of a customer Stripe
+ * does not know yet is made without one, as Stripe Checkout's `customer_creation: "if_required"` does: the method is
+ * not kept, so the customer would hold nothing, and the purchase costs one request to Stripe instead of two (Stripe's
+ * rate limit counts them). The first subscription, or a method saved in the portal, makes it.
+ */
+async function customerOf(stripe: Stripe, request: PaymentRequest, key: string): Promise<string | undefined> {
+  const customer = request.customer;
   if (!customer) return undefined;
   if (customer.processorCustomerId) return customer.processorCustomerId;
+  if (!request.setupFutureUsage && request.amount > 0) return undefined;
   const created = await withoutCallSite(() => stripe.customers.create(
     // (a first purchase's till customer is made in the confirm's transaction: a retry names another id, so none is sent)
     { email: customer.email, ...(customer.name ? { name: customer.name } : {}) },
@@ -124,7 +131,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     async pay(request: PaymentRequest): Promise<PaymentResult> {
       const key = request.idempotencyKey ?? `till-${request.metadata.checkout_id ?? request.metadata.customer_id ?? "payment"}-${request.confirmationTokenId}`;
       try {
-        const customer = await customerOf(stripe, request.customer, key);
+        const customer = await customerOf(stripe, request, key);
         const { metadata } = request;
         if (request.amount === 0) {
           const si = await withoutCallSite(() => stripe.setupIntents.create(
