@@ -10,10 +10,12 @@ if (!report) {
   process.exit(2);
 }
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+// the report names files by absolute path in the checkout that ran them (a CI clone, say): kept from `tests/` on
+const ofTests = (file) => file.slice(file.lastIndexOf(`${path.sep}tests${path.sep}`) + 1).split(path.sep).join("/");
 const { testResults } = JSON.parse(readFileSync(report, "utf8"));
 const durations = {};
 for (const file of testResults) {
-  const relative = path.relative(root, file.name).split(path.sep).join("/");
+  const relative = ofTests(file.name);
   if (typeof file.startTime === "number" && typeof file.endTime === "number") durations[relative] = Math.round((file.endTime - file.startTime) / 100) / 10;
 }
 const sorted = Object.fromEntries(Object.entries(durations).sort(([a], [b]) => (a < b ? -1 : 1)));
