@@ -66,7 +66,7 @@ export interface Cluster {
   dir: string;
   /** A postgres:// URL of one of its databases. */
   url(database?: string): string;
-  /** Stops it (fast: open connections are ended); `start` starts it again. */
+  /** Stops it (fast: open connections are ended); `start` starts it again (nothing when it runs). */
   stop(): Promise<void>;
   start(): Promise<void>;
   /** Stops it and removes its files. */
@@ -84,6 +84,7 @@ function makeCluster(dir: string, port: number): Cluster {
     dir,
     url: (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`,
     async start() {
+      if (running) return;
       await exec(path.join(pgBin()!, "pg_ctl"), ["-D", data, "-l", log, "-o", options, "-w", "-t", "120", "start"]);
       running = true;
     },
