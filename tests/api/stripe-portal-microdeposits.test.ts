@@ -7,14 +7,11 @@
 // (SM11AA) succeed it and setup_intent.succeeded keeps the account for the customer, as the page's confirm does.
 import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
-import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stripeEvent } from "../../server/db/schema/index.js";
 import { Stripe, stripeClient } from "../../server/payments/stripe-client.js";
-import { rawRequest } from "../helpers/api.js";
-import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import type { Seller } from "../helpers/seller.js";
-import { bankDebitToken, confirmationToken, startStripeSandbox, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, STRIPE_KEYS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { PAYMENT_METHODS, portalMethods } from "../helpers/stripe-portal-methods.js";
+import { bankDebitToken, startStripeSandbox, STRIPE_BANK_ACCOUNTS, STRIPE_KEYS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
@@ -31,30 +28,8 @@ afterAll(async () => {
   await s?.close();
 });
 
-type Method = { id: string; is_default: boolean; method_metadata: { brand: string; last4: string } };
-const sessionOf = async (customerId: string) => (await s.sdk.customerSessions.create({ customerId })).token;
-const portal = async (customerId: string, method: string, path: string, body?: unknown) => rawRequest(s.server.url, await sessionOf(customerId), method, path, body);
-const base = "/v1/customer-portal/customers/me/payment-methods";
-const methodsOf = async (customerId: string) => ((await portal(customerId, "GET", base)).body as { items: Method[] }).items;
-const processed = (intentId: string, type: string) =>
-  until(async () => {
-    const rows = await s.server.database.db.select().from(stripeEvent).where(and(eq(stripeEvent.objectId, intentId), eq(stripeEvent.type, type)));
-    return rows.length >= 1 && rows.every((r) => r.processedAt) ? rows : undefined;
-  }, `${type} processed`);
-
-/** A customer with a card saved by a trial's checkout (their Stripe customer made there). */
-async function customer(tag: string): Promise<string> {
-  const product = await createProduct(seller, "trial");
-  const checkout = await s.sdk.checkouts.create({ products: [product.id] });
-  const res = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
-    customer_email: uniqueBuyer(tag),
-    customer_name: "Ada Buyer",
-    customer_billing_address: { country: "FR" },
-    confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.visa, "off_session"),
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return (res.body as { customer_id: string }).customer_id;
-}
+const { sessionOf, portal, methodsOf, processed, customer } = portalMethods(() => s, () => seller);
+const base = PAYMENT_METHODS;
 
 /** The account entered by hand in the portal: the answer waits for its microdeposits. */
 async function addByHand(customerId: string) {

@@ -2,12 +2,9 @@
 // (the customer authenticated it; the page never came back to confirm). Stripe's setup_intent.succeeded keeps the
 // method for the customer — once: the page's confirm after it, and a replayed event, find it kept; a method the
 // customer removed is not brought back by a late event. A setup that fails keeps nothing.
-import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stripeEvent } from "../../server/db/schema/index.js";
-import { rawRequest } from "../helpers/api.js";
-import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import type { Seller } from "../helpers/seller.js";
+import { PAYMENT_METHODS, portalMethods } from "../helpers/stripe-portal-methods.js";
 import { authenticate, confirmationToken, startStripeSandbox, STRIPE_CARDS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
@@ -23,30 +20,8 @@ afterAll(async () => {
   await s?.close();
 });
 
-type Method = { id: string; is_default: boolean; method_metadata: { last4: string } };
-const portal = async (customerId: string, method: string, path: string, body?: unknown) =>
-  rawRequest(s.server.url, (await s.sdk.customerSessions.create({ customerId })).token, method, path, body);
-const base = "/v1/customer-portal/customers/me/payment-methods";
-const methodsOf = async (customerId: string) => ((await portal(customerId, "GET", base)).body as { items: Method[] }).items;
-const processed = (intentId: string, type: string, count = 1) =>
-  until(async () => {
-    const rows = await s.server.database.db.select().from(stripeEvent).where(and(eq(stripeEvent.objectId, intentId), eq(stripeEvent.type, type)));
-    return rows.length >= count && rows.every((r) => r.processedAt) ? rows : undefined;
-  }, `${type} processed`);
-
-/** A customer with a card saved by a trial's checkout (their Stripe customer made there). */
-async function customer(tag: string): Promise<string> {
-  const product = await createProduct(seller, "trial");
-  const checkout = await s.sdk.checkouts.create({ products: [product.id] });
-  const res = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
-    customer_email: uniqueBuyer(tag),
-    customer_name: "Ada Buyer",
-    customer_billing_address: { country: "FR" },
-    confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.visa, "off_session"),
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return (res.body as { customer_id: string }).customer_id;
-}
+const { portal, methodsOf, processed, customer } = portalMethods(() => s, () => seller);
+const base = PAYMENT_METHODS;
 
 /** Adds a card that asks for 3-D Secure on setup: the portal answers requires_action with the SetupIntent's client secret. */
 async function addNeedingAction(customerId: string) {
