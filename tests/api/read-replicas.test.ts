@@ -179,7 +179,7 @@ describe.skipIf(missing.length > 0)("read replicas", () => {
     let stopped: Promise<void> | undefined;
     const results: string[][] = [];
     for (let round = 0; round < 12; round++) {
-      if (round === 3) stopped = replica!.stop();
+      if (round === 3) stopped = replica!.stop("immediate");
       const batch = await Promise.all([0, 1, 2].map(async () => (await sdk.products.list({})).result.items.map((p) => p.name)));
       results.push(...batch);
       await new Promise((r) => setTimeout(r, 100));

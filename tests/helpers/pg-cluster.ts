@@ -66,8 +66,8 @@ export interface Cluster {
   dir: string;
   /** A postgres:// URL of one of its databases. */
   url(database?: string): string;
-  /** Stops it (fast: open connections are ended); `start` starts it again (nothing when it runs). */
-  stop(): Promise<void>;
+  /** Stops it (fast: open connections are ended; immediate: as a crash, no shutdown checkpoint); `start` starts it again (nothing when it runs). */
+  stop(mode?: "fast" | "immediate"): Promise<void>;
   start(): Promise<void>;
   /** Stops it and removes its files. */
   destroy(): Promise<void>;
@@ -88,9 +88,9 @@ function makeCluster(dir: string, port: number): Cluster {
       await exec(path.join(pgBin()!, "pg_ctl"), ["-D", data, "-l", log, "-o", options, "-w", "-t", "120", "start"]);
       running = true;
     },
-    async stop() {
+    async stop(mode: "fast" | "immediate" = "fast") {
       if (!running) return;
-      await exec(path.join(pgBin()!, "pg_ctl"), ["-D", data, "-m", "fast", "-w", "-t", "120", "stop"]);
+      await exec(path.join(pgBin()!, "pg_ctl"), ["-D", data, "-m", mode, "-w", "-t", "120", "stop"]);
       running = false;
     },
     async destroy() {
