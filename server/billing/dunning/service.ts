@@ -15,6 +15,7 @@ import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
 import type { OutboxEvent } from "../../db/outbox.js";
 import { ApiError, notFound } from "../errors.js";
 import { findOrder } from "../orders/service.js";
+import * as paymentMethods from "../payments/methods.js";
 import * as payments from "../payments/service.js";
 import type { SubscriptionWire } from "../subscriptions/wire.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -124,7 +125,7 @@ export async function confirmRetry(
   }
   let method: payments.PaymentMethodRow | undefined;
   if (input.confirmation_token_id) {
-    const added = await payments.addMethod(deps, organizationId, customerId, input.confirmation_token_id, true);
+    const added = await paymentMethods.addMethod(deps, organizationId, customerId, input.confirmation_token_id, true);
     // the card asks for 3-D Secure before it is saved: the page acts, then retries with the saved method
     if (added.status === "requires_action") return { status: "requires_action", client_secret: added.client_secret, error: null };
     method = await payments.findPaymentMethod(deps.db, organizationId, customerId, added.payment_method.id);

@@ -14,6 +14,7 @@ import { invalid } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
+import * as methods from "./methods.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../contract.js";
 
@@ -49,7 +50,7 @@ const TestCardToken = z.object({
 });
 
 export function paymentRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
-  const deps: service.PaymentsDeps = { db, processor: serverPaymentProcessor(config, secret) };
+  const deps: methods.PaymentsDeps = { db, processor: serverPaymentProcessor(config, secret) };
 
   app.get("/payments/", route({ scope: "orders:read", operationId: "payments:list", query: PaymentsQuery, responses: { 200: "ListResourcePayment", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;
@@ -70,7 +71,7 @@ export function paymentRoutes(app: V1App, { db, config, secret }: BillingDeps): 
   app.get("/payments/:id", route({ scope: "orders:read", operationId: "payments:get", responses: { 200: "Payment", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => service.getPayment(db, scopeOf(req).organizationId, pathId(req)));
 
   const methodsOf = async (req: FastifyRequest, q: z.output<typeof MethodsQuery>, ref: { id: string } | { externalId: string }) => {
-    const { items, total } = await service.listMethodsOf(deps, scopeOf(req).organizationId, ref, q.page, q.limit);
+    const { items, total } = await methods.listMethodsOf(deps, scopeOf(req).organizationId, ref, q.page, q.limit);
     return page(items, total, q.limit);
   };
   app.get("/customers/:id/payment-methods", route({ scope: "customers:read", operationId: "till:customers:list_payment_methods", query: MethodsQuery, responses: { 200: "ListResourceCustomerPaymentMethod", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => methodsOf(req, req.query, { id: pathId(req) }));
@@ -88,30 +89,30 @@ export function paymentRoutes(app: V1App, { db, config, secret }: BillingDeps): 
   app.get(base, route({ ...portal, operationId: "customer_portal:customers:list_payment_methods", query: MethodsQuery, responses: { 200: "ListResourceCustomerPaymentMethod", 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;
     const m = me(req);
-    const { items, total } = await service.listCustomerMethods(deps, m.organizationId, m.customerId, q.page, q.limit);
+    const { items, total } = await methods.listCustomerMethods(deps, m.organizationId, m.customerId, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.post(base, route({ ...portal, operationId: "customer_portal:customers:add_payment_method", body: service.PaymentMethodCreateInput, responses: { 201: "CustomerPaymentMethodCreateResponse", 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post(base, route({ ...portal, operationId: "customer_portal:customers:add_payment_method", body: methods.PaymentMethodCreateInput, responses: { 201: "CustomerPaymentMethodCreateResponse", 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = req.body;
     const m = me(req);
     reply.status(201);
-    return service.addMethod(deps, m.organizationId, m.customerId, input.confirmation_token_id, input.set_default);
+    return methods.addMethod(deps, m.organizationId, m.customerId, input.confirmation_token_id, input.set_default);
   });
   // Stripe confirms a setup that asked for an action (3-D Secure); the test processor never asks, so the
   // token is saved as it is here (a refused one: 422 on setup_intent_id, the error both SDKs model here)
-  app.post(`${base}/confirm`, route({ ...portal, operationId: "customer_portal:customers:confirm_payment_method", body: service.PaymentMethodConfirmInput, responses: { 201: "CustomerPaymentMethodCreateResponse", 400: "CustomerNotReady", 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post(`${base}/confirm`, route({ ...portal, operationId: "customer_portal:customers:confirm_payment_method", body: methods.PaymentMethodConfirmInput, responses: { 201: "CustomerPaymentMethodCreateResponse", 400: "CustomerNotReady", 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = req.body;
     const m = me(req);
     reply.status(201);
-    return service.addMethod(deps, m.organizationId, m.customerId, input.setup_intent_id, input.set_default, "confirm");
+    return methods.addMethod(deps, m.organizationId, m.customerId, input.setup_intent_id, input.set_default, "confirm");
   });
   app.post(`${base}/:id/default`, route({ ...portal, operationId: "till:customer_portal:customers:set_default_payment_method", responses: { 200: "CustomerPaymentMethod", 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const m = me(req);
-    return service.makeDefault(db, m.organizationId, m.customerId, pathId(req), deps.processor);
+    return methods.makeDefault(db, m.organizationId, m.customerId, pathId(req), deps.processor);
   });
   app.delete(`${base}/:id`, route({ ...portal, operationId: "customer_portal:customers:delete_payment_method", responses: { 204: null, 400: "PaymentMethodInUseByActiveSubscription", 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
     const m = me(req);
-    await service.deleteMethod(deps, m.organizationId, m.customerId, pathId(req));
+    await methods.deleteMethod(deps, m.organizationId, m.customerId, pathId(req));
     return reply.status(204).send();
   });
   app.get(`${base}/processor`, route({ ...portal, operationId: "till:customer_portal:customers:payment_processor", responses: { 200: PortalProcessor, 401: "Unauthorized" } }), async (req) => {

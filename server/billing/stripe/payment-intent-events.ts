@@ -22,7 +22,7 @@ import { completeCheckoutPayment } from "../checkouts/confirm.js";
 import { failCheckoutPayment } from "../checkouts/payment-failed.js";
 import { settleLatePayment } from "../dunning/late.js";
 import { isUuid } from "../http.js";
-import { keepFinishedSetup } from "../payments/service.js";
+import { keepFinishedSetup } from "../payments/methods.js";
 import { settleWalletCharge } from "../wallets/late.js";
 
 export interface PaymentEventDeps {
