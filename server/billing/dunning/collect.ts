@@ -8,7 +8,7 @@ import type { PaymentProcessor } from "../../payments/processor.js";
 import { cycleGrants, regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { findCustomer } from "../customers/service.js";
-import { getOrder, lockOrderRow, markOrderPaid } from "../orders/service.js";
+import { getOrder, lockOrderRow, settlePendingOrder } from "../orders/service.js";
 import type { OrderRow } from "../orders/wire.js";
 import * as payments from "../payments/service.js";
 import { loadProducts } from "../products/service.js";
@@ -74,7 +74,7 @@ const dueAmountOf = (o: OrderRow) => Math.max(0, o.totalAmount + o.appliedBalanc
 /** The order is paid: it and the subscription are written, the benefits kept (or given back), the events recorded. */
 export async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): Promise<void> {
   const org = l.order.organizationId;
-  await markOrderPaid(tx, org, l.order.id, now);
+  await settlePendingOrder(tx, org, l.order.id, "paid", now);
   const wasUnpaid = l.sub.status === "unpaid";
   const active = await patchSubscriptionTerms(tx, org, l.sub.id, { status: "active" }, now);
   const [orderData, subData] = await Promise.all([getOrder(tx, org, l.order.id), subscriptionWireOf(tx, active, deps.baseURL)]);

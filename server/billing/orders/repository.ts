@@ -131,19 +131,14 @@ export async function lockOrder(db: Queryable, organizationId: string, id: strin
   return row;
 }
 
-/** A pending order becomes paid (its charge answered late: a dunning retry, a bank debit); a paid one is left alone. */
-export async function markOrderPaid(db: Queryable, organizationId: string, orderId: string, now: Date): Promise<void> {
-  await db
-    .update(order)
-    .set({ status: "paid", modifiedAt: now })
-    .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId), eq(order.status, "pending")));
-}
-
-/** A pending order nothing will pay any more (its bank debit refused): `void`, as Polar's OrderStatus has it; false when it was not pending. */
-export async function markOrderVoid(db: Queryable, organizationId: string, orderId: string, now: Date): Promise<boolean> {
+/**
+ * A pending order settled by its charge's late answer: `paid` (a dunning retry, a bank debit), or `void` when nothing
+ * will pay it any more (a top-up's bank debit refused; Polar's OrderStatus has it). False when it was not pending.
+ */
+export async function settlePendingOrder(db: Queryable, organizationId: string, orderId: string, status: "paid" | "void", now: Date): Promise<boolean> {
   const rows = await db
     .update(order)
-    .set({ status: "void", modifiedAt: now })
+    .set({ status, modifiedAt: now })
     .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId), eq(order.status, "pending")))
     .returning({ id: order.id });
   return rows.length > 0;

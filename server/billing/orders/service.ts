@@ -230,10 +230,9 @@ export const numberPlannedOrders = (tx: Queryable, organizationId: string, order
 /** The `Order` shape of rows whose embeds the caller already holds (webhook payloads). */
 export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmbeds) => toOrderWire(row, items, embeds);
 
+/** A pending order paid or void by its charge's late answer (dunning's retry, a bank debit's); false when it was not pending. */
+export const settlePendingOrder: typeof repo.settlePendingOrder = (...args) => repo.settlePendingOrder(...args);
 /** The order row locked for the caller's transaction (a refund's), or undefined when it is not this organization's. */
-/** A pending order becomes paid (dunning's retry, a bank debit's late answer). */
-export const markOrderPaid = (tx: Queryable, organizationId: string, id: string, now: Date) => repo.markOrderPaid(tx, organizationId, id, now);
-export const markOrderVoid = (tx: Queryable, organizationId: string, id: string, now: Date) => repo.markOrderVoid(tx, organizationId, id, now);
 export const lockOrderRow = (tx: Queryable, organizationId: string, id: string) => repo.lockOrder(tx, organizationId, id);
 
 /**

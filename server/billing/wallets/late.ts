@@ -10,7 +10,7 @@
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
-import { getOrder, lockOrderRow, markOrderPaid, markOrderVoid } from "../orders/service.js";
+import { getOrder, lockOrderRow, settlePendingOrder } from "../orders/service.js";
 import { settlePendingCharge } from "../payments/service.js";
 import { orgNow } from "../test-clock/clock.js";
 import { blockRecharge, creditMovement, kindOfKey, walletOrderIdOf } from "./charge.js";
@@ -55,14 +55,14 @@ export async function settleWalletCharge(db: Db, organizationId: string, ref: Wa
 /** The bank refused: the order void (nothing will pay it), the seller told. */
 async function refused(tx: Queryable, w: repo.WalletRow, orderId: string, now: Date): Promise<void> {
   const org = w.organizationId;
-  if (!(await markOrderVoid(tx, org, orderId, now))) return;
-  await enqueue(tx, [{ type: "order.updated", organizationId: org, data: { ...(await getOrder(tx, org, orderId)) } }, customerStateChanged(org, w.customerId)]);
+  if (!(await settlePendingOrder(tx, org, orderId, "void", now))) return;
+  await enqueue(tx, [{ type: "order.updated", organizationId: org, data: await getOrder(tx, org, orderId) }, customerStateChanged(org, w.customerId)]);
 }
 
 /** The bank paid: the order paid, the wallet credited (once per key), a recharge's earlier block lifted. */
 async function credit(tx: Queryable, w: repo.WalletRow, c: { orderId: string; amount: number; kind: "top_up" | "auto_recharge"; key: string }, now: Date): Promise<void> {
   const org = w.organizationId;
-  await markOrderPaid(tx, org, c.orderId, now);
+  await settlePendingOrder(tx, org, c.orderId, "paid", now);
   await creditMovement(tx, w, { amount: c.amount, kind: c.kind, key: c.key }, c.orderId);
   if (c.kind === "auto_recharge" && w.rechargeBlockedAt) await repo.updateRecharge(tx, org, w.id, { rechargeBlockedAt: null }, now);
   const data = await getOrder(tx, org, c.orderId);
