@@ -1,6 +1,5 @@
 import { defineConfig } from "vitest/config";
 import { leftOutLine, missingTestTools } from "./scripts/test-prereqs.js";
-import LongestFirst from "./tests/sequencer.js";
 
 // Chromium, zsh, fish and PgBouncer: `npm test` installs them first where it can (scripts/test-prereqs.ts); the tests
 // that need one still missing are left out, said in one line (TILL_TEST_ALL=1, as in .ci/run: none left out).
@@ -38,7 +37,5 @@ export default defineConfig({
     // restore what they change in the process (environment variables, fake timers); each server has its own
     // database, ports and mailbox, so nothing else carries over.
     isolate: false,
-    // the longest files first (tests/sequencer.ts, from tests/durations.json in a clean clone)
-    sequence: { sequencer: LongestFirst },
   },
 });
