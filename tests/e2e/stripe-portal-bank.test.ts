@@ -7,9 +7,9 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
-import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import { installStripeJs } from "../helpers/stripe-js-standin.js";
-import { confirmationToken, startStripeSandbox, STRIPE_CARDS, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { portalMethods } from "../helpers/stripe-portal-methods.js";
+import { startStripeSandbox, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let browser: Browser;
@@ -32,18 +32,7 @@ afterAll(async () => {
 });
 
 /** A customer whose card a trial's checkout saved (their Stripe customer made there). */
-async function customer(): Promise<string> {
-  const product = await createProduct({ ...s.seller, sdk: s.sdk, token: s.key }, "trial");
-  const checkout = await s.sdk.checkouts.create({ products: [product.id] });
-  const res = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
-    customer_email: uniqueBuyer("portal-bank"),
-    customer_name: "Ada Buyer",
-    customer_billing_address: { country: "FR" },
-    confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.visa, "off_session"),
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return (res.body as { customer_id: string }).customer_id;
-}
+const customer = () => portalMethods(() => s, () => ({ ...s.seller, sdk: s.sdk, token: s.key })).customer("portal-bank");
 
 async function bodyOnFailure<T>(page: Page, wait: Promise<T>): Promise<T> {
   return wait.catch(async (err: unknown) => {
