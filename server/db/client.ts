@@ -83,7 +83,12 @@ const serverOf = (url: string) => {
 export async function openDatabase(opts: DbOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts);
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const client = new PGlite(opts.dataDir, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
+  // one options object: PGlite's constructor defaults a missing first argument to {} and then takes that as the
+  // options, so `new PGlite(undefined, { loadDataDir })` ignored the dump and ran initdb and every migration
+  const client = new PGlite({
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+  });
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder: opts.migrationsFolder ?? migrationsFolder });
   return {
