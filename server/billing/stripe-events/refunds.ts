@@ -2,7 +2,7 @@
 // become refunds of the order the charge paid, once per Stripe refund id. Each event reads the refunds as they
 // are now (a `refund.created` of a refund that has succeeded since is recorded; a pending one waits for its
 // `refund.updated`). A refund till made through Stripe is already recorded under its Stripe id: a no-op here.
-import type { Stripe } from "../../payments/stripe-client.js";
+import { withoutCallSite, type Stripe } from "../../payments/stripe-client.js";
 import { findPaymentByProcessorIds } from "../payments/service.js";
 import { recordProcessorRefund } from "../refunds/service.js";
 import type { StripeEventContext, StripeEventHandler, StripeEventOutcome } from "./registry.js";
@@ -16,9 +16,9 @@ async function currentRefunds(ctx: StripeEventContext): Promise<Stripe.Refund[]>
   const id = ctx.event.objectId;
   if (!id) return [];
   if (ctx.event.type === "charge.refunded") {
-    return ctx.stripe.refunds.list({ charge: id, limit: 100 }).autoPagingToArray({ limit: MAX_REFUNDS_PER_CHARGE });
+    return withoutCallSite(() => ctx.stripe.refunds.list({ charge: id, limit: 100 })).autoPagingToArray({ limit: MAX_REFUNDS_PER_CHARGE });
   }
-  return [await ctx.stripe.refunds.retrieve(id)];
+  return [await withoutCallSite(() => ctx.stripe.refunds.retrieve(id))];
 }
 
 async function record(ctx: StripeEventContext, refund: Stripe.Refund): Promise<boolean> {

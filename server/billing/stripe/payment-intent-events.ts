@@ -17,7 +17,7 @@ import type { Db } from "../../db/client.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { paymentIntentResult, setupIntentResult } from "../../payments/stripe/adapter.js";
 import { stripeOf } from "../../payments/stripe/connection.js";
-import type { Stripe } from "../../payments/stripe-client.js";
+import { withoutCallSite, type Stripe } from "../../payments/stripe-client.js";
 import { completeCheckoutPayment } from "../checkouts/confirm.js";
 import { failCheckoutPayment } from "../checkouts/payment-failed.js";
 import { settleLatePayment } from "../dunning/late.js";
@@ -45,8 +45,8 @@ type IntentOf = { kind: "payment"; intent: Stripe.PaymentIntent } | { kind: "set
 /** The intent as Stripe holds it now (with its payment method, for the card's brand and last four). */
 async function currentIntent(stripe: Stripe, type: string, id: string): Promise<IntentOf> {
   return type.startsWith("setup_intent.")
-    ? { kind: "setup", intent: await stripe.setupIntents.retrieve(id, { expand: ["payment_method"] }) }
-    : { kind: "payment", intent: await stripe.paymentIntents.retrieve(id, { expand: ["payment_method"] }) };
+    ? { kind: "setup", intent: await withoutCallSite(() => stripe.setupIntents.retrieve(id, { expand: ["payment_method"] })) }
+    : { kind: "payment", intent: await withoutCallSite(() => stripe.paymentIntents.retrieve(id, { expand: ["payment_method"] })) };
 }
 
 /**
