@@ -1,7 +1,8 @@
 // Billing domains read each other through the other domain's service.ts, wire.ts or a named door (input shapes,
 // late.ts), never its repository.ts or *-repository.ts (DESIGN.md, "Domains form layers"; docs/architecture.md):
-// no module under server/billing/<domain>/ imports another domain's repository, type-only imports included; and a service.ts re-exports nothing (`export … from`):
-// a name is imported from the module that defines it, so a service's exports are the domain's own operations.
+// no module under server/billing/<domain>/ imports another domain's repository, type-only imports included; and
+// a service.ts re-exports nothing (`export … from`): a name is imported from the module that defines it, so a
+// service's exports are the domain's own operations.
 // There is no exceptions list.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";

@@ -1,5 +1,6 @@
 // openDatabase on PGlite starts from a dump when given one (tests/helpers/db.ts loads each test server's database
-// from a migrated dump): the dump's rows are there, and the migrations it already holds are not run again.
+// from a migrated dump): the dump's rows are there, which a database made afresh (initdb and every migration)
+// would not hold, and so is its record of the applied migrations.
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
