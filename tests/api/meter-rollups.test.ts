@@ -169,6 +169,47 @@ describe("meter rollups", () => {
     );
   });
 
+  it("read an edge hour as its rollup minus the events outside the range, where that is the smaller side", async () => {
+    // Two edge hours full of events on both sides of the range's ends, a third customer whose only events lie
+    // outside the range in an edge hour (it must not count as a customer with usage), and a late event in each.
+    const H = Date.parse("2026-03-05T10:00:00Z");
+    const minute = 60_000;
+    const minutes = [1, 5, 14, 15, 16, 29, 31, 44, 45, 46, 59];
+    for (const aggregation of [{ func: "count" }, { func: "sum", property: "metadata.v" }, { func: "avg", property: "metadata.v" }] as Aggregation[]) {
+      const tag = `edges-${aggregation.func}`;
+      const filter: Filter = { conjunction: "and", clauses: [{ property: "metadata.tag", operator: "eq", value: tag }] };
+      const created = await call("POST", "/v1/meters/", { name: tag, filter, aggregation });
+      const meter = { id: created.body.id as string, filter, aggregation };
+      await untilReady(meter.id);
+      const at = (who: number, ms: number, v: number) => ({
+        name: "call",
+        customer_id: (customers[who] as { id: string }).id,
+        timestamp: new Date(ms).toISOString(),
+        metadata: { tag, v },
+      });
+      const events = [
+        ...minutes.flatMap((m, i) => [at(0, H + m * minute, i + 0.1), at(1, H + 2 * 3_600_000 + m * minute, 3 * i)]),
+        at(1, H + 5 * minute, 7),
+        at(2, H + 2 * minute, 11),
+        at(2, H + 2 * 3_600_000 + 55 * minute, 13),
+      ];
+      // sent in two batches, the second late (older events after newer ones)
+      await call("POST", "/v1/events/ingest", { events: events.slice(12) });
+      await call("POST", "/v1/events/ingest", { events: events.slice(0, 12) });
+      for (const [startMin, endMin] of [
+        [15, 45],
+        [14, 46],
+        [44, 16],
+        [1, 59],
+        [30, 30],
+        [0, 60],
+      ] as const) {
+        const range = { start: new Date(H + startMin * minute), end: new Date(H + 2 * 3_600_000 + endMin * minute) };
+        for (const timezone of ["UTC", "America/New_York"]) await expectSameAsScan(meter, range, "hour", timezone);
+      }
+    }
+  });
+
   it("rebuild after a definition change (reads scan events meanwhile), stop on archive, rebuild on unarchive", async () => {
     const tag = "changes";
     const filter: Filter = { conjunction: "and", clauses: [{ property: "metadata.tag", operator: "eq", value: tag }] };

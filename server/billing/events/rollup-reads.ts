@@ -1,7 +1,8 @@
 // Meter reads through the rollups (rollups.ts keeps them): whole UTC hours come from the rollup tables, and the
 // part of a range that does not cover a whole hour (and, for quantities in a time zone whose bucket boundary cuts
-// an hour, that hour) from events. Both sides produce the same partial states, so the result equals the scan of
-// events exactly.
+// an hour, that hour) from events — for count, sum and avg, the smaller side of an edge hour: its events inside
+// the range, or the hour's rollup minus its events outside. Both sides produce the same partial states (counts
+// and numeric totals add and subtract exactly), so the result equals the scan of events exactly.
 import { and, eq, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { rowsOf as rows, type Queryable } from "../../db/client.js";
 import { event, meterRollup, meterRollupValue } from "../../db/schema/index.js";
@@ -87,15 +88,16 @@ function partsSql(p: PartsSpec): SQL {
   const rb = sql`${table.bucket}`;
   const rawWhere = (extra: Array<SQL | undefined>) =>
     and(whereOf(p.organizationId, { ...p.selection, meter: p.meter }), ...extra) ?? sql`true`;
-  const rawCols = (ts: SQL) => {
+  /** The partial state of each event; `taken`: its count and total negated (an hour's rollup minus these events). */
+  const rawCols = (ts: SQL, taken = false) => {
     const cols: SQL[] = [];
     if (p.bucketing) cols.push(sql`${p.bucketing.of(ts)} AS bucket`);
     if (p.who) cols.push(sql`coalesce(${event.customerId}::text, 'x:' || ${event.externalCustomerId}) AS who`);
     if (unique) cols.push(sql`coalesce(${inputs.distinct}, ${NO_VALUE}) AS v`);
     else {
       const n = inputs.number;
-      cols.push(sql`1::bigint AS cnt`, n ? sql`(${n}) AS tot` : sql`NULL::numeric AS tot`);
-      cols.push(n ? sql`(${n})::float8 AS mn, (${n})::float8 AS mx` : sql`NULL::float8 AS mn, NULL::float8 AS mx`);
+      cols.push(taken ? sql`-1::bigint AS cnt` : sql`1::bigint AS cnt`, n ? (taken ? sql`-(${n}) AS tot` : sql`(${n}) AS tot`) : sql`NULL::numeric AS tot`);
+      cols.push(n && !taken ? sql`(${n})::float8 AS mn, (${n})::float8 AS mx` : sql`NULL::float8 AS mn, NULL::float8 AS mx`);
     }
     return sql.join(cols, sql`, `);
   };
@@ -127,12 +129,24 @@ function partsSql(p: PartsSpec): SQL {
   if (!(wholeFrom < wholeTo) || !(startMs >= 0)) {
     return sql`SELECT ${rawCols(ts)} FROM ${event} WHERE ${rawWhere([gte(event.timestamp, start), sql`${event.timestamp} <= ${end}`])}`;
   }
-  const from = sql`${iso(wholeFrom)}::timestamptz`;
-  const to = sql`${iso(wholeTo)}::timestamptz`;
+  // An edge of the range that cuts an hour is read from events: the part of the hour inside the range, or — when
+  // that is the larger part and the aggregation subtracts (count, sum, avg) — the hour's rollup minus the events
+  // of the part outside, so that at most half an hour of events is read at each edge (none at an end of "now").
+  const subtracts = !unique && p.meter.aggregation.func !== "min" && p.meter.aggregation.func !== "max";
+  const edgesFromRollups = subtracts && (!p.bucketing || wholeHourZone(p.bucketing.timezone, wholeFrom - HOUR_MS, wholeTo + HOUR_MS));
+  const firstHour = wholeFrom - HOUR_MS;
+  const startFromRollup = edgesFromRollups && startMs - firstHour < wholeFrom - startMs;
+  const endFromRollup = edgesFromRollups && wholeTo + HOUR_MS - endMs < endMs - wholeTo;
+  const from = sql`${iso(startFromRollup ? firstHour : wholeFrom)}::timestamptz`;
+  const to = sql`${iso(endFromRollup ? wholeTo + HOUR_MS : wholeTo)}::timestamptz`;
   const parts: SQL[] = [
     rollupFrom([sql`${rb} >= ${from}`, sql`${rb} < ${to}`, ...(p.bucketing ? [p.bucketing.whole(rb)] : [])]),
-    sql`SELECT ${rawCols(ts)} FROM ${event} WHERE ${rawWhere([gte(event.timestamp, start), lt(event.timestamp, from)])}`,
-    sql`SELECT ${rawCols(ts)} FROM ${event} WHERE ${rawWhere([gte(event.timestamp, to), sql`${event.timestamp} <= ${end}`])}`,
+    startFromRollup
+      ? sql`SELECT ${rawCols(ts, true)} FROM ${event} WHERE ${rawWhere([gte(event.timestamp, from), lt(event.timestamp, start)])}`
+      : sql`SELECT ${rawCols(ts)} FROM ${event} WHERE ${rawWhere([gte(event.timestamp, start), lt(event.timestamp, from)])}`,
+    endFromRollup
+      ? sql`SELECT ${rawCols(ts, true)} FROM ${event} WHERE ${rawWhere([sql`${event.timestamp} > ${end}`, lt(event.timestamp, to)])}`
+      : sql`SELECT ${rawCols(ts)} FROM ${event} WHERE ${rawWhere([gte(event.timestamp, to), sql`${event.timestamp} <= ${end}`])}`,
   ];
   if (p.bucketing && !wholeHourZone(p.bucketing.timezone, wholeFrom, wholeTo)) {
     const cut = sql`SELECT h FROM generate_series(${from}, ${to} - interval '1 hour', interval '1 hour') AS h WHERE NOT ${p.bucketing.whole(sql`h`)}`;
@@ -149,7 +163,10 @@ function partsSql(p: PartsSpec): SQL {
   );
 }
 
-/** The meter's value over a group of partial states (null over none, except count). */
+/**
+ * The meter's value over a group of partial states (null over none, except count; avg also over a group whose
+ * events were all subtracted again: an edge hour's rollup minus the events outside the range).
+ */
 function finalSql(func: AggregationFunction): SQL {
   switch (func) {
     case "count":
@@ -157,7 +174,7 @@ function finalSql(func: AggregationFunction): SQL {
     case "sum":
       return sql`sum(tot)::float8`;
     case "avg":
-      return sql`(sum(tot) / sum(cnt))::float8`;
+      return sql`(sum(tot) / nullif(sum(cnt), 0))::float8`;
     case "min":
       return sql`min(mn)::float8`;
     case "max":
@@ -215,9 +232,11 @@ export async function rollupQuantities(
     who: q.customerAggregation !== undefined,
   });
   const final = finalSql(meter.aggregation.func);
+  // a customer counts in a bucket where it has events (a count of none: its edge events all subtracted again)
+  const having = meter.aggregation.func === "unique" ? sql`` : sql` HAVING sum(cnt) > 0`;
   const grouped = q.customerAggregation
     ? sql`SELECT bucket, ${combineSql(q.customerAggregation, sql`q`)} AS q FROM (
-            SELECT bucket, who, ${final} AS q FROM (${parts}) AS parts GROUP BY GROUPING SETS ((bucket, who), (who))
+            SELECT bucket, who, ${final} AS q FROM (${parts}) AS parts GROUP BY GROUPING SETS ((bucket, who), (who))${having}
           ) per_customer GROUP BY bucket`
     : sql`SELECT bucket, ${final} AS q FROM (${parts}) AS parts GROUP BY GROUPING SETS ((bucket), ())`;
   return zeroFilledBuckets(db, q, grouped);
