@@ -28,7 +28,15 @@ import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
 import { failCheckoutPayment } from "./payment-failed.js";
 import { settle, type Settlement } from "../balance/service.js";
-import { assertOpenForCustomer, assertSubscriptionAllowed, changedValues, clientCheckoutRow, notOpenCheckout, type CheckoutDeps } from "./service.js";
+import {
+  assertNotExpired,
+  assertOpenForCustomer,
+  assertSubscriptionAllowed,
+  changedValues,
+  clientCheckoutBySecret,
+  notOpenCheckout,
+  type CheckoutDeps,
+} from "./service.js";
 import { paymentError } from "../payments/errors.js";
 import { DISCOUNT_OVER } from "./pricing.js";
 import { loadView } from "./state.js";
@@ -134,11 +142,12 @@ function assertPayable(row: CheckoutRow, now: Date, completing: boolean): void {
 }
 
 export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: string, input: CheckoutConfirmInput, ipAddress?: string) {
-  const found = await clientCheckoutRow(deps, clientSecret);
   // the retry window is wall time (modified_at); the purchase's dates and the expiry follow the organization's
   // clock (a sandbox's test clock: a subscription bought after an advance starts at the clock's now)
   const wall = new Date();
+  const found = await clientCheckoutBySecret(deps, clientSecret);
   const [now, processor] = await Promise.all([orgNow(deps.db, found.organizationId, wall), processorFor(deps.processor, deps.db, found.organizationId)]);
+  assertNotExpired(found, now);
   // the client saw a reset socket after the server committed, and sends the same confirm (its token) again
   const retried = retriedAnswer(found, input, wall);
   if (retried) return confirmedAgain(deps, found, now, retried.sessionToken);

@@ -333,8 +333,16 @@ async function storedCustomerLocale(db: Queryable, row: CheckoutRow): Promise<st
 /** The checkout behind a client secret, for routes that only need to know it exists and is usable. */
 export async function clientCheckoutRow(deps: CheckoutDeps, clientSecret: string): Promise<CheckoutRow> {
   const row = await findBySecret(deps.db, clientSecret);
-  if (statusOf(row, await orgNow(deps.db, row.organizationId)) === "expired") throw expiredCheckout();
+  assertNotExpired(row, await orgNow(deps.db, row.organizationId));
   return row;
+}
+
+/** clientCheckoutRow in two steps, for a caller that reads the organization's now with other things: the row (404)… */
+export const clientCheckoutBySecret = (deps: CheckoutDeps, clientSecret: string): Promise<CheckoutRow> => findBySecret(deps.db, clientSecret);
+
+/** …then 410 once expired at the organization's `now`. */
+export function assertNotExpired(row: CheckoutRow, now: Date): void {
+  if (statusOf(row, now) === "expired") throw expiredCheckout();
 }
 
 // ---- update -------------------------------------------------------------------------------------------

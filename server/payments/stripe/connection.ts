@@ -1,8 +1,9 @@
 // The Stripe processor of an organization: its connection's keys (unsealed with the server secret) made into a
 // `stripe` client and the adapter, cached per sealed key so a confirm pays one indexed read, not a new client.
 // And the Stripe customer kept for each till customer (processor_customer).
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { preparedPerHandle } from "../../db/prepared.js";
 import { processorCustomer, stripeConnection } from "../../db/schema/index.js";
 import { unseal } from "../../seal.js";
 import type { PaymentProcessor } from "../processor.js";
@@ -25,13 +26,19 @@ export interface StripeOfOrganization {
   livemode: boolean;
 }
 
-/** The organization's Stripe client and adapter; null when it has no Stripe connection (or its keys were sealed with another secret). */
-export async function stripeOf(db: Queryable, ctx: StripeContext, organizationId: string): Promise<StripeOfOrganization | null> {
-  const [row] = await db
+// prepared: every confirm and checkout reads it (most often to find no row: the test processor's organizations)
+const connectionOf = preparedPerHandle((db) =>
+  db
     .select({ secretKey: stripeConnection.secretKey, publishableKey: stripeConnection.publishableKey, livemode: stripeConnection.livemode })
     .from(stripeConnection)
-    .where(eq(stripeConnection.organizationId, organizationId))
-    .limit(1);
+    .where(eq(stripeConnection.organizationId, sql.placeholder("organizationId")))
+    .limit(1)
+    .prepare("stripe_connection_of"),
+);
+
+/** The organization's Stripe client and adapter; null when it has no Stripe connection (or its keys were sealed with another secret). */
+export async function stripeOf(db: Queryable, ctx: StripeContext, organizationId: string): Promise<StripeOfOrganization | null> {
+  const [row] = await connectionOf(db).execute({ organizationId });
   if (!row) return null;
   const slot = `${ctx.stripeApiUrl}\0${row.secretKey}\0${row.publishableKey}`;
   let hit = cache.get(slot);
