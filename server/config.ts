@@ -100,6 +100,8 @@ const EnvSchema = z.object({
   // where benefit delivery talks to GitHub and Discord (tests point them at loopback peers)
   TILL_GITHUB_API_URL: z.url().default("https://api.github.com"),
   TILL_GITHUB_OAUTH_URL: z.url().default("https://github.com"),
+  /** The least time between two GitHub writes for one seller (default: Octokit's 1 s, 3 s for writes that notify). */
+  TILL_GITHUB_WRITE_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).optional(),
   TILL_DISCORD_API_URL: z.url().default("https://discord.com/api"),
   TILL_DISCORD_OAUTH_URL: z.url().default("https://discord.com"),
   /** `live`: the built-in test processor takes payments for live organizations too (development and tests only). */
@@ -170,6 +172,8 @@ export interface Config {
 export interface BenefitServicesConfig {
   githubApiUrl: string;
   githubOauthUrl: string;
+  /** The least time between two GitHub writes for one seller; undefined: Octokit's (as GitHub asks). */
+  githubWriteIntervalMs?: number | undefined;
   discordApiUrl: string;
   discordOauthUrl: string;
 }
@@ -251,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     benefits: {
       githubApiUrl: e.TILL_GITHUB_API_URL.replace(/\/+$/, ""),
       githubOauthUrl: e.TILL_GITHUB_OAUTH_URL.replace(/\/+$/, ""),
+      githubWriteIntervalMs: e.TILL_GITHUB_WRITE_INTERVAL_MS,
       discordApiUrl: e.TILL_DISCORD_API_URL.replace(/\/+$/, ""),
       discordOauthUrl: e.TILL_DISCORD_OAUTH_URL.replace(/\/+$/, ""),
     },

@@ -384,6 +384,8 @@ export class DiscordPeer extends Peer {
 export const peerEnv = (github: GithubPeer, discord: DiscordPeer) => ({
   TILL_GITHUB_API_URL: github.url,
   TILL_GITHUB_OAUTH_URL: github.url,
+  // GitHub's own spacing of writes (3 s between collaborator invitations) would make every delivery test wait
+  TILL_GITHUB_WRITE_INTERVAL_MS: "20",
   TILL_DISCORD_API_URL: `${discord.url}/api`,
   TILL_DISCORD_OAUTH_URL: discord.url,
 });

@@ -1,12 +1,15 @@
 // github_repository delivery through GitHub's REST API with @octokit/rest: the retry plugin retries 5xx and
 // network failures once, the throttling plugin honours GitHub's rate-limit headers (x-ratelimit-*, retry-after)
-// and retries a short wait once; anything longer is left to the delivery's own backoff (errors.ts).
+// and retries a short wait once; anything longer is left to the delivery's own backoff (errors.ts). Writes of one
+// seller are spaced as GitHub asks (Octokit's: 1 s, 3 s for those that notify, such as adding a collaborator),
+// unless the operator sets another interval (TILL_GITHUB_WRITE_INTERVAL_MS: a GitHub Enterprise Server, a stand-in).
 // Authentication is the seller's: a GitHub App installation (installation tokens from the app's private key,
 // minted and renewed by @octokit/auth-app) or a token the seller gave.
 import { createAppAuth } from "@octokit/auth-app";
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
+import Bottleneck from "bottleneck";
 import { DeliveryError, fromStatus, permanent } from "./errors.js";
 import type { GithubIntegration } from "./integrations.js";
 import { withoutGrantedAccount } from "./properties.js";
@@ -17,14 +20,32 @@ type GithubClient = InstanceType<typeof Client>;
 /** Waits GitHub asks for that the client sits out itself; a longer one becomes a delivery retry. */
 const MAX_INLINE_WAIT_S = 10;
 
-export function githubClient(integration: GithubIntegration, baseUrl: string, throttleId: string): GithubClient {
+/** Per write interval, the limiters of writes and of writes that notify (keyed by seller), shared by every client. */
+const writeLimiters = new Map<number, { write: Bottleneck.Group; notifications: Bottleneck.Group }>();
+
+function writeLimitersOf(intervalMs: number) {
+  let limiters = writeLimiters.get(intervalMs);
+  if (!limiters) {
+    const group = (id: string) => new Bottleneck.Group({ id, maxConcurrent: 1, minTime: intervalMs, timeout: 120_000 });
+    limiters = { write: group("till-github-write"), notifications: group("till-github-notifications") };
+    writeLimiters.set(intervalMs, limiters);
+  }
+  return limiters;
+}
+
+export function githubClient(integration: GithubIntegration, baseUrl: string, throttleId: string, writeIntervalMs?: number): GithubClient {
   const onLimit = (retryAfter: number, _options: unknown, _octokit: unknown, retryCount: number) => retryCount < 1 && retryAfter <= MAX_INLINE_WAIT_S;
   const common = {
     baseUrl,
     userAgent: "till-benefits",
     log: { debug() {}, info() {}, warn() {}, error() {} },
     retry: { retries: 1 },
-    throttle: { id: throttleId, onRateLimit: onLimit, onSecondaryRateLimit: onLimit },
+    throttle: {
+      id: throttleId,
+      onRateLimit: onLimit,
+      onSecondaryRateLimit: onLimit,
+      ...(writeIntervalMs === undefined ? {} : writeLimitersOf(writeIntervalMs)),
+    },
     request: { timeout: 15_000 },
   };
   if (integration.token) return new Client({ ...common, auth: integration.token });

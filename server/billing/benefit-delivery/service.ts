@@ -85,7 +85,7 @@ async function perform(db: Db, deps: DeliveryDeps, d: repo.DeliveryRow, ctx: Gra
   if (platform === "github") {
     const integration = parseIntegration("github", json);
     if (!integration) throw permanent("integration_missing", `The seller has not connected GitHub (${connectHint}).`);
-    const client = githubClient(integration, deps.services.githubApiUrl, d.organizationId);
+    const client = githubClient(integration, deps.services.githubApiUrl, d.organizationId, deps.services.githubWriteIntervalMs);
     if (d.action === "revoke") return revokeGithub(client, current);
     const account = await repo.accountOf(db, d.organizationId, ctx.customer.id, "github");
     if (!account?.accountUsername) throw permanent("account_not_connected", "Waiting for the customer to connect a GitHub account in the customer portal.");
