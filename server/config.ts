@@ -101,7 +101,12 @@ const EnvSchema = z.object({
   TILL_GITHUB_API_URL: z.url().default("https://api.github.com"),
   TILL_GITHUB_OAUTH_URL: z.url().default("https://github.com"),
   /** The least time between two GitHub writes for one seller (default: Octokit's 1 s, 3 s for writes that notify). */
-  TILL_GITHUB_WRITE_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).optional(),
+  TILL_GITHUB_WRITE_INTERVAL_MS: z
+    .string()
+    .regex(/^\d{1,5}$/, "must be a whole number of milliseconds")
+    .transform(Number)
+    .pipe(z.number().int().max(60_000))
+    .optional(),
   TILL_DISCORD_API_URL: z.url().default("https://discord.com/api"),
   TILL_DISCORD_OAUTH_URL: z.url().default("https://discord.com"),
   /** `live`: the built-in test processor takes payments for live organizations too (development and tests only). */

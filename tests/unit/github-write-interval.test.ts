@@ -39,7 +39,7 @@ describe("GitHub write spacing", () => {
   it("is read from TILL_GITHUB_WRITE_INTERVAL_MS (0 to 60,000 ms), else left to Octokit", () => {
     expect(loadConfig({}).benefits.githubWriteIntervalMs).toBeUndefined();
     expect(loadConfig({ TILL_GITHUB_WRITE_INTERVAL_MS: "250" }).benefits.githubWriteIntervalMs).toBe(250);
-    for (const bad of ["-1", "1.5", "soon", "60001"]) expect(() => loadConfig({ TILL_GITHUB_WRITE_INTERVAL_MS: bad })).toThrow(ConfigError);
+    for (const bad of ["", "-1", "1.5", "soon", "60001", "1e3"]) expect(() => loadConfig({ TILL_GITHUB_WRITE_INTERVAL_MS: bad })).toThrow(ConfigError);
   });
 
   it("spaces a seller's invitations by the configured interval", async () => {
