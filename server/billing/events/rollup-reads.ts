@@ -96,7 +96,8 @@ function partsSql(p: PartsSpec): SQL {
     if (unique) cols.push(sql`coalesce(${inputs.distinct}, ${NO_VALUE}) AS v`);
     else {
       const n = inputs.number;
-      cols.push(taken ? sql`-1::bigint AS cnt` : sql`1::bigint AS cnt`, n ? (taken ? sql`-(${n}) AS tot` : sql`(${n}) AS tot`) : sql`NULL::numeric AS tot`);
+      const sign = sql.raw(taken ? "-" : "");
+      cols.push(sql`${sign}1::bigint AS cnt`, n ? sql`${sign}(${n}) AS tot` : sql`NULL::numeric AS tot`);
       cols.push(n && !taken ? sql`(${n})::float8 AS mn, (${n})::float8 AS mx` : sql`NULL::float8 AS mn, NULL::float8 AS mx`);
     }
     return sql.join(cols, sql`, `);
