@@ -28,6 +28,45 @@ describe("databaseUnavailableCode", () => {
     expect(databaseUnavailableCode(new Error("Failed query: select 1", { cause: err }))).toBe("ECONNREFUSED");
   });
 
+  it("a server that closes cleanly while connecting (a TCP proxy whose PostgreSQL is down) fails the query within connect_timeout", async () => {
+    // porsager/postgres#1193, patched (patches/README.md): before, postgres.js reconnected at once, thousands of
+    // times a second, and the query never settled
+    let accepted = 0;
+    const proxy = net.createServer((socket) => {
+      accepted++;
+      // FIN, with what the client sent read (an unread startup message would make it a reset, which was handled)
+      socket.resume();
+      socket.end();
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const { port } = proxy.address() as net.AddressInfo;
+    const sql = postgres(`postgres://postgres@127.0.0.1:${port}/none`, { max: 1, connect_timeout: 2, onnotice: () => {} });
+    try {
+      const started = performance.now();
+      const settled = await Promise.race([
+        sql`select 1`.then(
+          () => "answered",
+          (e: unknown) => e,
+        ),
+        new Promise((r) => setTimeout(() => r("still pending after 8 s"), 8_000)),
+      ]);
+      expect(databaseUnavailableCode(settled)).toBe("CONNECTION_CLOSED");
+      expect(performance.now() - started).toBeLessThan(2_500);
+      // a few attempts, spaced by the backoff, not a busy loop
+      expect(accepted).toBeGreaterThan(1);
+      expect(accepted).toBeLessThan(20);
+      // the pool is usable again: the next query gets its own attempts (and the same answer)
+      const again = await sql`select 1`.then(
+        () => "answered",
+        (e: unknown) => e,
+      );
+      expect(databaseUnavailableCode(again)).toBe("CONNECTION_CLOSED");
+    } finally {
+      await sql.end({ timeout: 1 });
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
+  });
+
   it("the same socket error from another service (a webhook receiver, a payment processor) is not", async () => {
     const port = await closedPort();
     const err = await new Promise<unknown>((resolve) => net.connect(port, "127.0.0.1").once("error", resolve));
