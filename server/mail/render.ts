@@ -1,5 +1,5 @@
 // Renders a customer email to its two parts: HTML (React Email) and plain text (from the same component).
-import { render } from "@react-email/components";
+import { render } from "@react-email/render";
 import type { CustomerEmailType } from "../billing/customer-emails/types.js";
 import type { MailContext } from "./templates/data.js";
 import { TEMPLATES } from "./templates/index.js";

@@ -1,6 +1,12 @@
 // The seller's notices of a dispute (chargeback) of one of their orders, sent to the organization's owners: one
 // when it opens (what is disputed, why, and by when Stripe needs evidence), one when it closes won or lost.
-import { Body, Container, Head, Heading, Html, Preview, Text } from "@react-email/components";
+import { Body } from "@react-email/body";
+import { Container } from "@react-email/container";
+import { Head } from "@react-email/head";
+import { Heading } from "@react-email/heading";
+import { Html } from "@react-email/html";
+import { Preview } from "@react-email/preview";
+import { Text } from "@react-email/text";
 import { z } from "zod";
 import type { MailContext } from "./data.js";
 import { heading, paragraph } from "./layout.js";

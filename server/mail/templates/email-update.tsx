@@ -1,6 +1,10 @@
 // The link that confirms a new email address for a customer (asked for in the customer portal): sent to that
 // new address, so following it proves the customer reads it.
-import { Button, Heading, Link, Section, Text } from "@react-email/components";
+import { Button } from "@react-email/button";
+import { Heading } from "@react-email/heading";
+import { Link } from "@react-email/link";
+import { Section } from "@react-email/section";
+import { Text } from "@react-email/text";
 import { Layout, button, heading, paragraph } from "./layout.js";
 import { emailUpdateUrl, type EmailUpdateData, type MailContext } from "./data.js";
 

@@ -1,7 +1,16 @@
 // The frame of every customer email: the seller's logo and name on top, the message, and a footer that says
 // who sent it and where the customer manages their purchases.
 import type { ReactNode } from "react";
-import { Body, Container, Head, Hr, Html, Img, Link, Preview, Section, Text } from "@react-email/components";
+import { Body } from "@react-email/body";
+import { Container } from "@react-email/container";
+import { Head } from "@react-email/head";
+import { Hr } from "@react-email/hr";
+import { Html } from "@react-email/html";
+import { Img } from "@react-email/img";
+import { Link } from "@react-email/link";
+import { Preview } from "@react-email/preview";
+import { Section } from "@react-email/section";
+import { Text } from "@react-email/text";
 import type { MailContext } from "./data.js";
 
 const body = { backgroundColor: "#f6f7f9", fontFamily: "-apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif", color: "#1f2328" };

@@ -1,6 +1,9 @@
 // The emails that carry a receipt: a purchase, a new subscription, a renewal (after a trial too), and a
 // renewal whose charge failed (past due: the amount owed and where to update the payment method).
-import { Button, Heading, Section, Text } from "@react-email/components";
+import { Button } from "@react-email/button";
+import { Heading } from "@react-email/heading";
+import { Section } from "@react-email/section";
+import { Text } from "@react-email/text";
 import { Layout, button, heading, linkTo, paragraph } from "./layout.js";
 import { Receipt } from "./receipt.js";
 import { lineSpeaker } from "../../i18n/lines/index.js";

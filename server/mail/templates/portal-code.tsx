@@ -1,6 +1,7 @@
 // The customer portal's sign-in code: sent by the seller (as the receipts are), with the code, where to enter
 // it and how long it works. Not a customer_email_settings type: a customer asked for it, it is always sent.
-import { Heading, Text } from "@react-email/components";
+import { Heading } from "@react-email/heading";
+import { Text } from "@react-email/text";
 import { Layout, heading, linkTo, paragraph } from "./layout.js";
 import type { MailContext } from "./data.js";
 

@@ -1,7 +1,10 @@
 // A receipt: the order's lines, subtotal, discount, tax and total as stored on the order, its invoice number
 // and date, in the message's language (a metered, proration or top-up line from its facts, in the invoice's words:
 // server/i18n/lines). Amounts come from the order itself, never recomputed.
-import { Column, Row, Section, Text } from "@react-email/components";
+import { Column } from "@react-email/column";
+import { Row } from "@react-email/row";
+import { Section } from "@react-email/section";
+import { Text } from "@react-email/text";
 import type { MailSpeaker } from "../i18n/index.js";
 import { lineFromFacts } from "../../i18n/lines/text.js";
 import type { OrderData } from "./data.js";

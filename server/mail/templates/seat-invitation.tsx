@@ -1,6 +1,10 @@
 // The invitation to claim a seat of a seat-based purchase: who gave it, for what, the Claim button (the web
 // app's claim page with the invitation's token) and when the invitation lapses.
-import { Button, Heading, Link, Section, Text } from "@react-email/components";
+import { Button } from "@react-email/button";
+import { Heading } from "@react-email/heading";
+import { Link } from "@react-email/link";
+import { Section } from "@react-email/section";
+import { Text } from "@react-email/text";
 import { Layout, button, heading, paragraph } from "./layout.js";
 import { seatClaimUrl, type MailContext, type SeatInvitationData } from "./data.js";
 

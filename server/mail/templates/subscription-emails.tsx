@@ -1,6 +1,9 @@
 // The emails about a subscription's terms or state: a plan change, a cancellation at the period end, its
 // undoing, and the end of access (revoked).
-import { Button, Heading, Section, Text } from "@react-email/components";
+import { Button } from "@react-email/button";
+import { Heading } from "@react-email/heading";
+import { Section } from "@react-email/section";
+import { Text } from "@react-email/text";
 import { Layout, button, heading, paragraph } from "./layout.js";
 import { every, productName, type MailContext, type SubscriptionData } from "./data.js";
 

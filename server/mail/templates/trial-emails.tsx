@@ -1,6 +1,9 @@
 // A trial without a card about to end (till's own, issue 29 §4): the customer learns when the trial ends, what it
 // will cost after, and that a payment method added in the portal keeps the subscription going.
-import { Button, Heading, Section, Text } from "@react-email/components";
+import { Button } from "@react-email/button";
+import { Heading } from "@react-email/heading";
+import { Section } from "@react-email/section";
+import { Text } from "@react-email/text";
 import { z } from "zod";
 import { Layout, button, heading, paragraph } from "./layout.js";
 import type { MailContext } from "./data.js";

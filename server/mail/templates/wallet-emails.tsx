@@ -1,6 +1,7 @@
 // A wallet's declined auto-recharge (till's own, issue 29 §3): the customer learns the card was declined and
 // that recharging waits for a new card (or for auto-recharge to be turned on again in the portal).
-import { Heading, Text } from "@react-email/components";
+import { Heading } from "@react-email/heading";
+import { Text } from "@react-email/text";
 import { z } from "zod";
 import { Layout, heading, paragraph } from "./layout.js";
 import type { MailContext } from "./data.js";
