@@ -9,7 +9,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { user } from "../../server/db/schema/index.js";
+import { apikey, user } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct } from "../helpers/checkout.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
@@ -192,6 +192,9 @@ beforeAll(async () => {
   // a platform admin, so the admin endpoints get past their permission checks
   await server.database.db.update(user).set({ role: "admin" }).where(eq(user.id, seller.user.id));
   const key = await seller.createKey();
+  // without the key's own limit (1,000 requests a minute), which a walk of more than 8 runs per operation passes:
+  // its 429s would stand in for the handlers the walk is there to reach
+  await server.database.db.update(apikey).set({ rateLimitEnabled: false }).where(eq(apikey.referenceId, seller.organizationId));
   const victim = new Client(server.url);
   const { user: other } = await victim.signUp(uniqueEmail("fuzz-victim"));
   const product = await createProduct(seller, "fixed");
@@ -245,6 +248,8 @@ describe("fuzzing every operation of /api/openapi.json", () => {
 
   it("answers no hostile request with a 5xx, and still answers afterwards", async () => {
     const failures: string[] = [];
+    // /v1 operations a call with the key was refused for its rate: the walk did not reach their handlers
+    const limited = new Set<string>();
     for (const mode of ["credentials", "none"] as const) {
       for (const op of operations) {
         if (mode === "credentials" && ENDS_CREDENTIALS.has(op.path)) continue;
@@ -258,6 +263,7 @@ describe("fuzzing every operation of /api/openapi.json", () => {
           let i = 0;
           const path = op.path.replace(/\{[^}]+\}/g, () => values[i++] ?? "x");
           const status = await send(server.url, op, mode, fx, q ? `${path}?${q}` : path, payload);
+          if (status === 429 && mode === "credentials" && op.path.startsWith("/v1/") && !op.path.startsWith("/v1/customer-portal/")) limited.add(`${op.method} ${op.path}`);
           if (status >= 500) throw new Error(`${status}: ${op.method.toUpperCase()} ${path}?${q.slice(0, 200)} body ${payload === undefined || op.method === "get" ? "(none)" : jsonText(payload).slice(0, 300)}`);
         });
         const out = await fc.check(property, { seed: seedOf(op, mode), numRuns: RUNS, endOnFailure: true });
@@ -265,6 +271,7 @@ describe("fuzzing every operation of /api/openapi.json", () => {
       }
     }
     expect(failures).toEqual([]);
+    expect([...limited]).toEqual([]);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     // the authenticated walk kept its credentials to the end
     expect((await rawRequest(server.url, fx.key, "GET", "/v1/products/")).status).toBe(200);
