@@ -9,6 +9,7 @@ import { z } from "zod";
 import { AUTH_BASE_PATH, type Auth } from "../auth/index.js";
 import { callerOf, type CallerKind, type ResponseModel } from "../billing/contract.js";
 import { IDEMPOTENCY_PARAMETER, takesIdempotencyKey } from "./idempotency.js";
+import { summaryOf } from "./openapi-summaries.js";
 import { POLAR_MODELS } from "./polar-models.js";
 
 type Json = Record<string, unknown>;
@@ -50,15 +51,6 @@ function describe(route: RouteOptions, caller: CallerKind, given: unknown): stri
   const scope = route.config?.scope;
   const lines = [typeof given === "string" ? given : "", CALLERS[caller].text, scope ? `**Scopes**: \`${scope}\`` : ""];
   return lines.filter(Boolean).join("\n\n");
-}
-
-/** "products:list" → "List products", "customer_portal:customers:get_state" → "Get state customers" (no summary given). */
-function summaryOf(operationId: unknown): string | undefined {
-  if (typeof operationId !== "string") return undefined;
-  const parts = operationId.replace(/^till:/, "").split(":");
-  const verb = (parts.at(-1) ?? "").replace(/_/g, " ");
-  const resource = (parts.at(-2) ?? "").replace(/[-_]/g, " ");
-  return `${verb.charAt(0).toUpperCase()}${verb.slice(1)} ${resource}`.trim();
 }
 
 /** @fastify/swagger's transform: /v1 routes only, their zod parts as JSON Schema, the caller as security. */

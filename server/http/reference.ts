@@ -26,6 +26,10 @@ export function referencePlugin(auth: Auth, v1Document: () => Promise<OpenApiDoc
         telemetry: false,
         // the "Ask AI" agent and its API registry search call Scalar's servers; the page stays offline
         agent: { disabled: true },
+        // its developer toolbar (shown on localhost) offers to share or deploy the document through Scalar's servers
+        showDeveloperTools: "never",
+        // the operations' "Try it" starts with the organization token filled in, not with no authentication
+        authentication: { preferredSecurityScheme: "organization_token" },
       },
     });
   };

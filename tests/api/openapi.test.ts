@@ -10,6 +10,7 @@ import { startServer, type TestServer } from "../helpers/server.js";
 type Schema = Record<string, unknown>;
 interface Operation {
   operationId?: string;
+  summary?: string;
   parameters?: Array<{ name: string; in: string; schema?: Schema }>;
   requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
@@ -80,6 +81,34 @@ describe("/api/openapi.json", () => {
       expect(op.operationId, `${where}: operationId`).toBeTruthy();
     }
     expect(missing).toEqual([]);
+  });
+
+  it("gives every /v1 operation a summary of its own, in words (the reference's sidebar and headings)", () => {
+    const unnamed: string[] = [];
+    const seen = new Map<string, string>();
+    const repeated: string[] = [];
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      if (!p.startsWith("/v1/")) continue;
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${p}`;
+        if (!op.summary) unnamed.push(`${where} (${op.operationId})`);
+        // outside the customer portal (its own tag), no two operations read alike
+        else if (!p.startsWith("/v1/customer-portal/")) {
+          const other = seen.get(op.summary);
+          if (other) repeated.push(`${where} and ${other}: ${op.summary}`);
+          seen.set(op.summary, where);
+        }
+      }
+    }
+    expect(unnamed).toEqual([]);
+    expect(repeated).toEqual([]);
+    const summary = (p: string, m: string) => doc.paths[p]?.[m]?.summary;
+    expect(summary("/v1/products/", "get")).toBe("List products");
+    expect(summary("/v1/products/{id}", "get")).toBe("Get a product");
+    expect(summary("/v1/organizations/", "post")).toBe("Create an organization");
+    expect(summary("/v1/checkout-links/{id}", "delete")).toBe("Delete a checkout link");
+    expect(summary("/v1/benefits/{id}/grants", "get")).toBe("List a benefit's grants");
+    expect(summary("/v1/meters/{id}/quantities", "get")).toBe("Get a meter's quantities");
   });
 
   it("takes Polar's operationIds where @polar-sh/sdk has the operation", () => {
