@@ -1,5 +1,5 @@
-// Each /v1 operation's summary in /api/openapi.json: the line the reference's sidebar and the operation's heading
-// show. A route may declare its own (billing/contract.ts `summary`); otherwise the five plain verbs of a resource
+// What /api/openapi.json says of each /v1 operation and group, for the reference's sidebar and headings: each
+// operation's summary, and each tag's (the path's first segment after /v1) description. A route may declare its own (billing/contract.ts `summary`); otherwise the five plain verbs of a resource
 // read as Stripe's reference does ("List products", "Get a product"), and every other operation is named here
 // (tests/api/openapi.test.ts fails on one that is not, rather than showing "Grants benefits").
 
@@ -25,7 +25,7 @@ const NAMED: Record<string, string> = {
   "till:test_clock:get": "Get the sandbox's test clock",
   "metrics:get": "Get metrics",
   "metrics:export": "Export metrics as CSV",
-  "metrics:limits": "Get the metrics' limits",
+  "metrics:limits": "Get the metrics limits",
   "metrics:list_dashboards": "List metrics dashboards",
   "metrics:create_dashboard": "Create a metrics dashboard",
   "metrics:get_dashboard": "Get a metrics dashboard",
@@ -102,6 +102,10 @@ const NAMED: Record<string, string> = {
   "till:customer_portal:customer_session:authenticate": "Sign a customer in with an emailed code",
   "customer_portal:customer-session:introspect": "Introspect the customer session",
   "customer_portal:customer-session:get_authenticated_user": "Get the signed-in customer or member",
+  "customer_portal:customers:get": "Get the signed-in customer",
+  "customer_portal:customers:update": "Update the signed-in customer",
+  "customer_portal:organizations:get": "Get an organization by slug",
+  "till:customer_portal:oauth_accounts:delete": "Unlink an OAuth account",
   "customer_portal:customers:request_email_update": "Request an email change",
   "customer_portal:customers:check_email_update": "Check an email change's code",
   "customer_portal:customers:verify_email_update": "Confirm an email change",
@@ -144,9 +148,9 @@ const NAMED: Record<string, string> = {
   "till:wallets:adjust": "Adjust a wallet's balance",
   "till:wallets:list_transactions": "List a wallet's transactions",
   "till:customer_portal:wallets:credit_offers": "List credit offers",
-  "till:customer_portal:wallets:list_transactions": "List the wallet's transactions",
-  "till:customer_portal:wallets:get_auto_recharge": "Get the wallet's auto-recharge",
-  "till:customer_portal:wallets:update_auto_recharge": "Update the wallet's auto-recharge",
+  "till:customer_portal:wallets:list_transactions": "List a wallet's transactions",
+  "till:customer_portal:wallets:get_auto_recharge": "Get a wallet's auto-recharge",
+  "till:customer_portal:wallets:update_auto_recharge": "Update a wallet's auto-recharge",
 };
 
 /**
@@ -163,3 +167,39 @@ export function summaryOf(operationId: unknown): string | undefined {
   const resource = parts.at(-2);
   return verb && resource ? verb(resourceWords(resource)) : undefined;
 }
+
+/** Each /v1 tag (the first segment of its paths) with what its group is for. */
+export const V1_TAGS: Array<{ name: string; description: string }> = [
+  { name: "organizations", description: "Your organizations: their settings, and previews of the emails customers get." },
+  { name: "custom-fields", description: "Fields a checkout asks the customer to fill in, kept on the order and subscription." },
+  { name: "benefits", description: "What a purchase grants: license keys, downloadables, GitHub and Discord access, meter credits, custom notes." },
+  { name: "benefit-grants", description: "Each benefit as granted to a customer, and its delivery." },
+  { name: "benefit-integrations", description: "The GitHub App and Discord bot that deliver repository and server access." },
+  { name: "meters", description: "Usage meters: which events they count and how they aggregate them." },
+  { name: "events", description: "Usage events: ingested in batches, deduplicated by external ID, listed and read." },
+  { name: "customers", description: "Your customers, by till's ID or your external ID, with their state and payment methods." },
+  { name: "customer-meters", description: "Each customer's consumption and credits on each meter." },
+  { name: "members", description: "The people of a business customer, each with their own portal access and seats." },
+  { name: "customer-seats", description: "Seats of seat-based products: assigned, invited, claimed and revoked." },
+  { name: "customer-sessions", description: "Tokens that open the customer portal for one customer." },
+  { name: "files", description: "Uploads for downloadables and product media, in parts, and their downloads." },
+  { name: "discounts", description: "Percentage and fixed discounts, with codes, limits and durations." },
+  { name: "products", description: "What you sell: one-time and recurring products, their prices and benefits." },
+  { name: "checkouts", description: "Checkout sessions: created by you, then read, updated and confirmed by the customer's page." },
+  { name: "checkout-links", description: "Shareable links that open a new checkout for their products." },
+  { name: "orders", description: "Every sale and renewal: its amounts, tax, invoice and receipt." },
+  { name: "invoices", description: "Invoices as PDF." },
+  { name: "payments", description: "Payment attempts of checkouts and orders." },
+  { name: "refunds", description: "Refunds of orders, in full or in part." },
+  { name: "disputes", description: "Chargebacks opened by the customer's bank." },
+  { name: "subscriptions", description: "Recurring products' subscriptions: changes, cancellations, renewals and exports." },
+  { name: "wallets", description: "Customers' prepaid balances: top-ups, adjustments and transactions." },
+  { name: "usage-alerts", description: "Alerts when a customer's usage on a meter passes a threshold." },
+  { name: "metrics", description: "Revenue and subscription metrics by period, and saved dashboards." },
+  { name: "license-keys", description: "License keys granted by benefits, and their validation and activations." },
+  { name: "webhooks", description: "Webhook endpoints, their signed deliveries and redeliveries." },
+  { name: "cli", description: "The event stream `till listen` prints or forwards." },
+  { name: "stripe", description: "The organization's Stripe account: connecting it and comparing payments." },
+  { name: "test-clock", description: "The sandbox's clock, advanced to run renewals, retries and expiries." },
+  { name: "customer-portal", description: "What a customer's session reaches: their orders, subscriptions, benefits, seats, wallet and payment methods." },
+];

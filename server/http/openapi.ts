@@ -9,7 +9,7 @@ import { z } from "zod";
 import { AUTH_BASE_PATH, type Auth } from "../auth/index.js";
 import { callerOf, type CallerKind, type ResponseModel } from "../billing/contract.js";
 import { IDEMPOTENCY_PARAMETER, takesIdempotencyKey } from "./idempotency.js";
-import { summaryOf } from "./openapi-summaries.js";
+import { summaryOf, V1_TAGS } from "./openapi-summaries.js";
 import { POLAR_MODELS } from "./polar-models.js";
 
 type Json = Record<string, unknown>;
@@ -135,6 +135,7 @@ export async function installOpenApi(app: FastifyInstance, baseURL: string): Pro
         description: "Accounts and organizations (/api/auth); the billing API (/v1), wire-compatible with Polar's (`@polar-sh/sdk` works against it).",
       },
       servers: [{ url: baseURL }],
+      tags: V1_TAGS,
       components: { securitySchemes: SECURITY_SCHEMES },
     },
     transform: transformFor(declared),

@@ -11,12 +11,14 @@ type Schema = Record<string, unknown>;
 interface Operation {
   operationId?: string;
   summary?: string;
+  tags?: string[];
   parameters?: Array<{ name: string; in: string; schema?: Schema }>;
   requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
   security?: Array<Record<string, string[]>>;
 }
 interface Doc {
+  tags?: Array<{ name: string; description?: string }>;
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema>; securitySchemes: Record<string, Schema> };
 }
@@ -83,7 +85,7 @@ describe("/api/openapi.json", () => {
     expect(missing).toEqual([]);
   });
 
-  it("gives every /v1 operation a summary of its own, in words (the reference's sidebar and headings)", () => {
+  it("gives every /v1 operation a summary of its own, in words, and every group a description (the reference's sidebar and headings)", () => {
     const unnamed: string[] = [];
     const seen = new Map<string, string>();
     const repeated: string[] = [];
@@ -102,6 +104,10 @@ describe("/api/openapi.json", () => {
     }
     expect(unnamed).toEqual([]);
     expect(repeated).toEqual([]);
+    // and every group, a description
+    const described = new Set((doc.tags ?? []).filter((t) => t.description).map((t) => t.name));
+    const used = new Set(Object.entries(doc.paths).filter(([p]) => p.startsWith("/v1/")).flatMap(([, ops]) => Object.values(ops).flatMap((op) => op.tags ?? [])));
+    expect([...used].filter((t) => !described.has(t))).toEqual([]);
     const summary = (p: string, m: string) => doc.paths[p]?.[m]?.summary;
     expect(summary("/v1/products/", "get")).toBe("List products");
     expect(summary("/v1/products/{id}", "get")).toBe("Get a product");
