@@ -1,7 +1,8 @@
 // What /api/openapi.json says of each /v1 operation and group, for the reference's sidebar and headings: each
-// operation's summary, and each tag's (the path's first segment after /v1) description. A route may declare its own (billing/contract.ts `summary`); otherwise the five plain verbs of a resource
-// read as Stripe's reference does ("List products", "Get a product"), and every other operation is named here
-// (tests/api/openapi.test.ts fails on one that is not, rather than showing "Grants benefits").
+// operation's summary, and each tag's (the path's first segment after /v1) description. A route may declare its
+// own summary (billing/contract.ts `summary`); otherwise the plain verbs of a resource read as Stripe's reference
+// does ("List products", "Get a product"), and every other operation is named here (tests/api/openapi.test.ts
+// fails on one that is not, rather than showing "Grants benefits").
 
 /** The resource of an operationId ("checkout-links", "license_keys") in words, plural and singular. */
 function resourceWords(part: string): { many: string; one: string } {
