@@ -6,8 +6,8 @@
 
 /** The resource of an operationId ("checkout-links", "license_keys") in words, plural and singular. */
 function resourceWords(part: string): { many: string; one: string } {
-  const many = part.replace(/[-_]/g, " ").replace(/\boauth\b/, "OAuth");
-  return { many, one: many.replace(/ies$/, "y").replace(/s$/, "") };
+  const many = part.replace(/[-_]/g, " ");
+  return { many, one: many.replace(/s$/, "") };
 }
 
 const withArticle = (noun: string) => `${/^[aeio]/i.test(noun) ? "an" : "a"} ${noun}`;
@@ -22,10 +22,9 @@ const PLAIN_VERBS: Record<string, (words: { many: string; one: string }) => stri
 };
 
 /** Operations whose last part is not one of the plain verbs, or whose plain reading would be wrong. */
-const NAMED: Record<string, string> = {
+export const NAMED_SUMMARIES: Record<string, string> = {
   "till:test_clock:get": "Get the sandbox's test clock",
   "metrics:get": "Get metrics",
-  "metrics:export": "Export metrics as CSV",
   "metrics:limits": "Get the metrics limits",
   "metrics:list_dashboards": "List metrics dashboards",
   "metrics:create_dashboard": "Create a metrics dashboard",
@@ -161,7 +160,7 @@ const NAMED: Record<string, string> = {
  */
 export function summaryOf(operationId: unknown): string | undefined {
   if (typeof operationId !== "string") return undefined;
-  const named = NAMED[operationId];
+  const named = NAMED_SUMMARIES[operationId];
   if (named) return named;
   const parts = operationId.replace(/^till:/, "").split(":");
   const verb = PLAIN_VERBS[parts.at(-1) ?? ""];

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NAMED_SUMMARIES } from "../../server/http/openapi-summaries.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 type Schema = Record<string, unknown>;
@@ -104,6 +105,9 @@ describe("/api/openapi.json", () => {
     }
     expect(unnamed).toEqual([]);
     expect(repeated).toEqual([]);
+    // every name given is an operation's (none left behind by a route renamed or removed)
+    const ids = new Set(Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId)));
+    expect(Object.keys(NAMED_SUMMARIES).filter((id) => !ids.has(id))).toEqual([]);
     // and every group, a description
     const described = new Set((doc.tags ?? []).filter((t) => t.description).map((t) => t.name));
     const used = new Set(Object.entries(doc.paths).filter(([p]) => p.startsWith("/v1/")).flatMap(([, ops]) => Object.values(ops).flatMap((op) => op.tags ?? [])));
