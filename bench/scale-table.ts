@@ -70,12 +70,14 @@ export function tableRoutes(bare: FastifyInstance, run: Run): void {
     for (let m = 0; m <= 12; m++) {
       await run(sql`SELECT till_event_partition(date_trunc('month', now() AT TIME ZONE 'UTC' - make_interval(months => ${m}::int)) AT TIME ZONE 'UTC')`);
     }
-    await run(sql`WITH keys AS (INSERT INTO event_external_id (organization_id, external_id)
-        SELECT ${organizationId}::uuid, 'fill-' || i FROM generate_series(${from}::int, ${to}::int) AS i RETURNING external_id)
-      INSERT INTO event (organization_id, name, source, timestamp, external_customer_id, external_id, metadata)
-      SELECT ${organizationId}::uuid, 'scale.filler', 'user', now() - ((i::bigint * 7919) % 31536000) * interval '1 second',
-             'filler-' || (i % 10000), external_id, jsonb_build_object('units', i % 10)
-      FROM keys, LATERAL (SELECT substr(external_id, 6)::int AS i) n`);
+    await run(sql`WITH r AS MATERIALIZED (
+        SELECT i, till_uuid_v7() AS id, now() - ((i::bigint * 7919) % 31536000) * interval '1 second' AS ts, 'fill-' || i AS external_id
+        FROM generate_series(${from}::int, ${to}::int) AS i),
+      keys AS (INSERT INTO event_external_id (organization_id, external_id, event_id, event_timestamp)
+        SELECT ${organizationId}::uuid, external_id, id, ts FROM r RETURNING event_id)
+      INSERT INTO event (id, organization_id, name, source, timestamp, external_customer_id, external_id, metadata)
+      SELECT id, ${organizationId}::uuid, 'scale.filler', 'user', ts, 'filler-' || (i % 10000), external_id, jsonb_build_object('units', i % 10)
+      FROM r WHERE id IN (SELECT event_id FROM keys)`);
     return { seconds: (performance.now() - started) / 1000 };
   });
 

@@ -156,12 +156,13 @@ async function serve(): Promise<void> {
             external_id: r.external_id,
             metadata: r.metadata,
           }));
-          // deduplicated as the ingest does on the partitioned table (migration 0060): the external_ids claimed first
-          await pg`WITH rows AS MATERIALIZED (SELECT * FROM jsonb_populate_recordset(NULL::event, ${pg.json(values)})),
-            keys AS (INSERT INTO event_external_id (organization_id, external_id)
-              SELECT organization_id, external_id FROM rows ON CONFLICT DO NOTHING RETURNING external_id)
-            INSERT INTO event (organization_id, name, source, timestamp, external_customer_id, external_id, metadata)
-            SELECT organization_id, name, source, timestamp, external_customer_id, external_id, metadata FROM rows WHERE external_id IN (SELECT external_id FROM keys)`;
+          // deduplicated as the ingest does on the partitioned table (migrations 0060, 0070): the external_ids
+          // claimed first, each by the event then inserted
+          await pg`WITH rows AS MATERIALIZED (SELECT till_uuid_v7() AS eid, * FROM jsonb_populate_recordset(NULL::event, ${pg.json(values)})),
+            keys AS (INSERT INTO event_external_id (organization_id, external_id, event_id, event_timestamp)
+              SELECT organization_id, external_id, eid, timestamp FROM rows ON CONFLICT DO NOTHING RETURNING event_id)
+            INSERT INTO event (id, organization_id, name, source, timestamp, external_customer_id, external_id, metadata)
+            SELECT eid, organization_id, name, source, timestamp, external_customer_id, external_id, metadata FROM rows WHERE eid IN (SELECT event_id FROM keys)`;
           batches++;
         }
       }),

@@ -2,7 +2,7 @@
 // Every function takes the caller's organization id and filters by it.
 import { and, asc, desc, eq, gte, ilike, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { rowsOf as rows, type Queryable } from "../../db/client.js";
-import { event } from "../../db/schema/index.js";
+import { event, eventExternalId } from "../../db/schema/index.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
 import { likePattern, metadataWhere } from "../listing.js";
 import { filteredTotal, listTotal } from "../list-counts.js";
@@ -24,18 +24,34 @@ export interface EventInsert {
   metadata: Record<string, unknown>;
 }
 
-/** Stored events a batch refers to as parents, by id or by external_id. */
+/**
+ * Stored events a batch refers to as parents, by id or by external_id (through its claim, which names the event
+ * and its month: migration 0070).
+ */
 export async function findEventRefs(
   db: Queryable,
   organizationId: string,
   ids: string[],
   externalIds: string[],
 ): Promise<Array<{ id: string; externalId: string | null }>> {
-  if (ids.length === 0 && externalIds.length === 0) return [];
-  return db
-    .select({ id: event.id, externalId: event.externalId })
-    .from(event)
-    .where(and(eq(event.organizationId, organizationId), or(inArray(event.id, ids), inArray(event.externalId, externalIds))));
+  const found: Array<{ id: string; externalId: string | null }> = [];
+  const ref = { id: event.id, externalId: event.externalId };
+  if (ids.length > 0) found.push(...(await db.select(ref).from(event).where(and(eq(event.organizationId, organizationId), inArray(event.id, ids)))));
+  if (externalIds.length > 0) {
+    const claimed = and(
+      eq(event.organizationId, eventExternalId.organizationId),
+      eq(event.id, eventExternalId.eventId),
+      eq(event.timestamp, eventExternalId.eventTimestamp),
+    );
+    found.push(
+      ...(await db
+        .select(ref)
+        .from(eventExternalId)
+        .innerJoin(event, claimed)
+        .where(and(eq(eventExternalId.organizationId, organizationId), inArray(eventExternalId.externalId, externalIds)))),
+    );
+  }
+  return found;
 }
 
 // ---- selection ------------------------------------------------------------------------------------
@@ -312,14 +328,15 @@ export async function insertSystemEvents(
 ): Promise<void> {
   if (rows.length === 0) return;
   const json = JSON.stringify(rows.map((r) => ({ organization_id: r.organizationId, name: r.name, customer_id: r.customerId, timestamp: r.timestamp.toISOString(), metadata: r.metadata, once_key: r.onceKey })));
-  // once: the key claimed in event_external_id in the same statement (the partitioned table has no unique index on it),
-  // in the keys' order so that concurrent claims never deadlock
+  // once: the key claimed in event_external_id in the same statement (the partitioned table has no unique index on it)
+  // by one of the rows carrying it, which alone is inserted; in the keys' order so that concurrent claims never deadlock
   await db.execute(sql`WITH r AS MATERIALIZED (
-      SELECT * FROM jsonb_to_recordset(${json}::text::jsonb)
+      SELECT x.*, till_uuid_v7() AS id FROM jsonb_to_recordset(${json}::text::jsonb)
         AS x(organization_id uuid, name text, customer_id uuid, timestamp timestamptz, metadata jsonb, once_key text)),
-    keys AS (INSERT INTO event_external_id (organization_id, external_id) SELECT DISTINCT organization_id, once_key FROM r ORDER BY 1, 2
-      ON CONFLICT DO NOTHING RETURNING organization_id, external_id)
-    INSERT INTO ${event} (organization_id, name, source, timestamp, customer_id, external_id, metadata)
-    SELECT DISTINCT ON (r.organization_id, r.once_key) r.organization_id, r.name, 'system', r.timestamp, r.customer_id, r.once_key, r.metadata
-    FROM r JOIN keys k ON k.organization_id = r.organization_id AND k.external_id = r.once_key`);
+    keys AS (INSERT INTO event_external_id (organization_id, external_id, event_id, event_timestamp)
+      SELECT DISTINCT ON (organization_id, once_key) organization_id, once_key, id, timestamp FROM r ORDER BY organization_id, once_key
+      ON CONFLICT DO NOTHING RETURNING event_id)
+    INSERT INTO ${event} (id, organization_id, name, source, timestamp, customer_id, external_id, metadata)
+    SELECT r.id, r.organization_id, r.name, 'system', r.timestamp, r.customer_id, r.once_key, r.metadata
+    FROM r WHERE r.id IN (SELECT event_id FROM keys)`);
 }

@@ -174,20 +174,22 @@ export function insertWithUpkeep(organizationId: string, batch: BatchRows, meter
 /**
  * The batch's INSERT as CTEs ending in `ins` (each row inserted, `returning` of it), skipping external_ids stored
  * or earlier in the batch. The event table is partitioned by time and so has no unique index on external_id
- * (migration 0060): the external_ids are claimed in event_external_id in the same statement, and only the first
- * event of each external_id claimed is inserted. Keys are claimed in their order, as the rollups are upserted in
- * theirs: two batches sharing external_ids wait for each other instead of deadlocking.
+ * (migration 0060): each external_id is claimed in event_external_id in the same statement, by the first event
+ * of the batch that carries it, and only the events whose claim was taken are inserted (0070: the claim names its
+ * event). Keys are claimed in their order, as the rollups are upserted in theirs: two batches sharing
+ * external_ids wait for each other instead of deadlocking.
  */
 function insertBatch(organizationId: string, batch: BatchRows, returning: SQL): SQL {
   return sql`b AS MATERIALIZED (
       SELECT row_number() OVER () AS ord, s.* FROM (${batchSelect(organizationId, batch)})
         AS s(id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata)),
-    keys AS (INSERT INTO event_external_id (organization_id, external_id)
-      SELECT DISTINCT organization_id, external_id FROM b WHERE external_id IS NOT NULL ORDER BY 1, 2
-      ON CONFLICT DO NOTHING RETURNING external_id),
+    keys AS (INSERT INTO event_external_id (organization_id, external_id, event_id, event_timestamp)
+      SELECT DISTINCT ON (organization_id, external_id) organization_id, external_id, id, timestamp FROM b
+      WHERE external_id IS NOT NULL ORDER BY organization_id, external_id, ord
+      ON CONFLICT DO NOTHING RETURNING event_id),
     ins AS (INSERT INTO ${event} (id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata)
       SELECT id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata FROM b
-      WHERE external_id IS NULL OR ord IN (SELECT min(b.ord) FROM b JOIN keys USING (external_id) GROUP BY b.external_id)
+      WHERE external_id IS NULL OR id IN (SELECT event_id FROM keys)
       RETURNING ${returning})`;
 }
 

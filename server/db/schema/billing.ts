@@ -274,8 +274,8 @@ export const event = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.id, t.timestamp], name: "event_pkey" }),
-    // not unique (a partitioned table's unique index must hold the partition key): event_external_id dedupes
-    index("event_org_external_idx").on(t.organizationId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
+    // no index on external_id: a partitioned table's unique index must hold the partition key, so
+    // event_external_id dedupes, and names the event holding each key (migration 0070)
     // partial: an event names its customer one way, and no read looks for the NULLs (migration 0036)
     index("event_org_customer_ts_idx").on(t.organizationId, t.customerId, t.timestamp).where(sql`${t.customerId} IS NOT NULL`),
     index("event_org_ext_customer_ts_idx").on(t.organizationId, t.externalCustomerId, t.timestamp).where(sql`${t.externalCustomerId} IS NOT NULL`),
@@ -286,12 +286,17 @@ export const event = pgTable(
   ],
 );
 
-/** The external_ids an organization's events were stored with: ingest's deduplication (migration 0060). */
+/**
+ * The external_ids an organization's events were stored with: ingest's deduplication (migration 0060), each with
+ * the event holding it (0070; null when that event was not found then). A claim outlives its event (retention).
+ */
 export const eventExternalId = pgTable(
   "event_external_id",
   {
     organizationId: uuid("organization_id").notNull(),
     externalId: text("external_id").notNull(),
+    eventId: uuid("event_id"),
+    eventTimestamp: timestamptz("event_timestamp"),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.externalId], name: "event_external_id_pkey" })],
 );
