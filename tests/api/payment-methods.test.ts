@@ -89,6 +89,10 @@ describe("the customer's payment methods", () => {
     const back = await raw(session, "POST", `${BASE}/${saved.id}/default`);
     expect(back.status).toBe(200);
     expect(back.body).toMatchObject({ id: saved.id, is_default: true });
+    // the answer is the method as stored, and asking again changes nothing
+    const stored = (await raw(session, "GET", BASE)).body.items as Array<{ id: string }>;
+    expect(back.body).toEqual(stored.find((m) => m.id === saved.id));
+    expect((await raw(session, "POST", `${BASE}/${saved.id}/default`)).body).toEqual(back.body);
     await portal049.customerPortal.customers.deletePaymentMethod({ customerSession: session }, { id: added.paymentMethod.id });
     const after = (await portal049.customerPortal.customers.listPaymentMethods({ customerSession: session }, {})).result.items;
     expect(after.map((m) => m.id)).toEqual([saved.id]);

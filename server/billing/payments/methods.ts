@@ -106,7 +106,8 @@ export async function addMethod(
     return { status: "requires_action", client_secret: saved.next.clientSecret, ...(wait ? { next_action: wait } : {}) };
   }
   if (!saved.ok) throw setupFailed(saved.message, how);
-  if (how === "confirm" && keeps && saved.processorCustomerId !== (processorCustomerId ?? (await processorCustomerOf(deps.db, organizationId, customerId, processor.id)))) {
+  // a setup needing the customer's action kept its Stripe customer before answering, so the read above has it
+  if (how === "confirm" && keeps && saved.processorCustomerId !== processorCustomerId) {
     throw setupFailed("This setup is not one of yours.", how);
   }
   const row = await saveMethod(deps.db, organizationId, customerId, processor.id, saved, makeDefault, "upsert");
@@ -179,12 +180,13 @@ async function mirrorDefault(processor: PaymentProcessor, db: Queryable, organiz
 
 /** Makes a saved method the one renewals charge (and the Stripe customer's default). */
 export async function makeDefault(db: Db, organizationId: string, customerId: string, id: string, router?: PaymentProcessor) {
+  const now = new Date();
   const wire = await db.transaction(async (tx) => {
-    if (!(await repo.findMethod(tx, organizationId, customerId, id))) throw notFound("Payment method not found");
-    await repo.setDefault(tx, organizationId, customerId, id, new Date());
     const row = await repo.findMethod(tx, organizationId, customerId, id);
     if (!row) throw notFound("Payment method not found");
-    return row;
+    await repo.setDefault(tx, organizationId, customerId, id, now);
+    // what the UPDATE made of it: a method already the default is left as it was
+    return row.isDefault ? row : { ...row, isDefault: true, modifiedAt: now };
   });
   if (router) await mirrorDefault(await processorFor(router, db, organizationId), db, organizationId, customerId, wire.processorMethodId);
   return toPaymentMethodWire(wire);
