@@ -1,28 +1,16 @@
 // Migration 0060 (the event table partitioned by month) on a database holding TILL_BENCH_EVENTS events (1,000,000
 // by default) spread over 12 months, a tenth with an external_id: how long the migration takes and that every
-// event, count and external_id survives it. PostgreSQL only (DATABASE_URL; a throw-away database is made beside it).
+// event, count and external_id survives it; then the migrations after it, 0070 among them (each external_id's
+// claim given its event: an UPDATE of every claim), timed apart. PostgreSQL only (DATABASE_URL; a throw-away
+// database is made beside it).
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:partition-events
 import { randomUUID } from "node:crypto";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import postgres from "postgres";
-import { migrationsFolder, openDatabase } from "../server/db/client.js";
+import { openDatabase } from "../server/db/client.js";
+import { migrationsBefore } from "../tests/helpers/db.js";
 
 const EVENTS = Number(process.env.TILL_BENCH_EVENTS ?? 1_000_000);
-
-/** The migrations folder without 0060 and those after it. */
-function migrationsBefore0060(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "till-migrations-"));
-  mkdirSync(path.join(dir, "meta"));
-  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, "meta", "_journal.json"), "utf8")) as { entries: Array<{ tag: string }> };
-  const entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === "0060_partitioned_events"));
-  writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ ...journal, entries }));
-  const tags = new Set(entries.map((e) => `${e.tag}.sql`));
-  for (const f of readdirSync(migrationsFolder)) if (tags.has(f)) copyFileSync(path.join(migrationsFolder, f), path.join(dir, f));
-  return dir;
-}
 
 async function main(): Promise<void> {
   const base = process.env.DATABASE_URL;
@@ -33,7 +21,7 @@ async function main(): Promise<void> {
   const url = new URL(base);
   url.pathname = `/${name}`;
   try {
-    const older = await openDatabase({ url: url.toString(), max: 1, migrationsFolder: migrationsBefore0060() });
+    const older = await openDatabase({ url: url.toString(), max: 1, migrationsFolder: migrationsBefore("_partitioned_events") });
     await older.close();
     const pg = postgres(url.toString(), { max: 1, onnotice: () => {} });
     const org = randomUUID();
@@ -49,15 +37,21 @@ async function main(): Promise<void> {
     await pg`CHECKPOINT`;
     console.log(`seeded ${EVENTS.toLocaleString("en")} events over 12 months in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     t = performance.now();
-    const migrated = await openDatabase({ url: url.toString(), max: 1 });
+    const partitioned = await openDatabase({ url: url.toString(), max: 1, migrationsFolder: migrationsBefore("_metric_product_rollups") });
     const seconds = (performance.now() - t) / 1000;
+    await partitioned.close();
+    t = performance.now();
+    const migrated = await openDatabase({ url: url.toString(), max: 1 });
+    const later = (performance.now() - t) / 1000;
     await migrated.close();
-    const [counts] = await pg<Array<{ events: number; keys: number; listed: number; parts: number; defaults: number }>>`
+    const [counts] = await pg<Array<{ events: number; keys: number; listed: number; parts: number; defaults: number; named: number }>>`
       SELECT (SELECT count(*)::int FROM event) AS events, (SELECT count(*)::int FROM event_external_id) AS keys,
         (SELECT coalesce(sum(n), 0)::int FROM list_count WHERE list = 'event') AS listed,
         (SELECT count(*)::int FROM pg_inherits WHERE inhparent = 'event'::regclass) AS parts,
-        (SELECT count(*)::int FROM event_default) AS defaults`;
+        (SELECT count(*)::int FROM event_default) AS defaults,
+        (SELECT count(*)::int FROM event_external_id c JOIN event e ON e.id = c.event_id AND e.timestamp = c.event_timestamp AND e.external_id = c.external_id) AS named`;
     console.log(`migration 0060: ${seconds.toFixed(1)} s (${Math.round(EVENTS / seconds).toLocaleString("en")} events/s)`);
+    console.log(`the migrations after it (0061–): ${later.toFixed(1)} s; claims naming their event: ${counts!.named} (${counts!.named === counts!.keys ? "PASS" : "FAIL"})`);
     console.log(`after: ${counts!.events} events (${counts!.events === EVENTS ? "PASS" : "FAIL"}), ${counts!.keys} external_ids (${counts!.keys === Math.ceil(EVENTS / 10) ? "PASS" : "FAIL"}), list count ${counts!.listed} (${counts!.listed === EVENTS ? "PASS" : "FAIL"}), ${counts!.parts} partitions, ${counts!.defaults} in the default one`);
     await pg.end();
   } finally {
