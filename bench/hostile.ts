@@ -6,7 +6,9 @@
 // events — while a worker thread polls GET /healthz one request at a time. Printed per route and shape: the answer time, median and max (goal < 50 ms), beside the same route's
 // answer to a small body; the server's CPU time per body and the longest stall of its event loop (figures a
 // busy machine stretches less than wall times); the /healthz p99 under that load (goal < 10 ms) beside the
-// /healthz p99 measured idle in the same run (the baselines); then one line per goal: met or not met.
+// /healthz p99 measured idle in the same run (the baselines); then one line per goal: met or not met. On
+// PostgreSQL, the database's own part of a stored batch is measured too, before the stored batches are sent: the
+// plain batch stored by the ingest's statement and commit in the server's process, without HTTP or parse.
 //
 //   npm run bench:hostile                                  # PGlite (in memory)
 //   DATABASE_URL=postgres://… npm run bench:hostile        # a throw-away database on that server
@@ -24,6 +26,8 @@ import os from "node:os";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
+import { sql } from "drizzle-orm";
+import { insertEventsWithRollups } from "../server/billing/events/rollups.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 
 const MIB = 1024 * 1024;
@@ -80,7 +84,26 @@ async function serve(): Promise<void> {
     busyMs = Math.max(busyMs, now - lastTick);
     lastTick = now;
   }, 1).unref();
-  const control = http.createServer((_req, res) => {
+  const control = http.createServer((req, res) => {
+    if (req.url === "/store-alone") {
+      // the database's part alone: a body's events stored by the ingest's own statement and commit, timed here
+      // (no HTTP, no guard, no parse or check)
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const { organizationId, body } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { organizationId: string; body: string };
+        const text = JSON.stringify((JSON.parse(body) as { events: unknown[] }).events);
+        const started = performance.now();
+        served.database.db
+          .transaction((tx) => insertEventsWithRollups(tx, organizationId, { text, now: sql`now()` }))
+          .then((inserted) => res.end(JSON.stringify({ ms: performance.now() - started, inserted })))
+          .catch((err: unknown) => {
+            res.statusCode = 500;
+            res.end(JSON.stringify({ error: String(err) }));
+          });
+      });
+      return;
+    }
     res.end(JSON.stringify({ cpuMs: cpuMs(), stallMs: stalls.max / 1e6, busyMs }));
     stalls.reset();
     busyMs = 0;
@@ -323,6 +346,22 @@ async function probe(control: string): Promise<Probe> {
   return (await fetch(control)).json() as Promise<Probe>;
 }
 
+/**
+ * The database's part of a stored batch, measured in the same run: `body` stored REPEATS times by the ingest's
+ * own statement and commit in the server's process (no HTTP, no guard, no parse), one at a time, nothing else
+ * sent meanwhile. Milliseconds, sorted.
+ */
+async function storedAlone(control: string, organizationId: string, body: () => string): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const res = await fetch(`${control}/store-alone`, { method: "POST", body: JSON.stringify({ organizationId, body: body() }) });
+    const answer = (await res.json()) as { ms?: number; inserted?: number; error?: string };
+    if (!res.ok || answer.ms === undefined || answer.inserted !== 1000) throw new Error(`store-alone: ${res.status} ${JSON.stringify(answer)}`);
+    times.push(answer.ms);
+  }
+  return times.sort((a, b) => a - b);
+}
+
 async function main(): Promise<void> {
   const { child, endpoints } = await spawnServer<{ url: string; control: string; driver: string }>(import.meta.url);
   const { url, control, driver } = endpoints;
@@ -356,6 +395,8 @@ async function main(): Promise<void> {
     /** The same, in the order they were sent (is the slowest the first, or one at random?). */
     const storedInOrder: number[] = [];
     const storedShapes: Array<{ name: string; median: number; max: number }> = [];
+    /** The plain batch stored by PostgreSQL alone (storedAlone), before the stored shapes are sent. */
+    let alone: number[] = [];
     // TILL_BENCH_HOSTILE_ONLY=ingest: the ingest route's own shapes only (valid, invalid, hostile events)
     const only = process.env.TILL_BENCH_HOSTILE_ONLY;
     const ingestOnly = only === "ingest" || only === "stored";
@@ -377,6 +418,11 @@ async function main(): Promise<void> {
         "",
       ]);
       const own = (route.more?.() ?? []).filter((s) => only !== "stored" || s.stored);
+      const plain = own.find((s) => s.stored);
+      if (plain && driver === "postgres") {
+        const body = plain.body;
+        alone = await storedAlone(control, f.organizationId, () => (typeof body === "string" ? body : body()));
+      }
       for (const shape of [...(ingestOnly ? [] : shapes()), ...own]) {
         const body = () => (typeof shape.body === "string" ? shape.body : shape.body());
         await request(url, "POST", route.path, body(), route.headers); // warm-up
@@ -451,6 +497,10 @@ async function main(): Promise<void> {
       console.log(`stored batches, in the order sent: ${storedInOrder.map((t) => t.toFixed(1)).join(" ")} ms`);
       const perShape = storedShapes.map((s) => `${s.name}: ${s.median.toFixed(1)} / ${s.max.toFixed(1)}`).join("; ");
       console.log(`goal: a valid 1,000-event batch of 1 MiB stored and answered in < ${BODY_GOAL_MS} ms (database work included): median ${percentile(stored, 50).toFixed(1)} ms, max ${slowest.toFixed(1)} ms — ${verdict(slowest, BODY_GOAL_MS)} (median — ${verdict(percentile(stored, 50), BODY_GOAL_MS)}; median / max per shape: ${perShape})`);
+      if (alone.length > 0) {
+        const floor = percentile(alone, 50);
+        console.log(`the database's part, same run: the plain batch stored by the ingest's statement and commit alone (no HTTP, no parse), ${alone.length} times: median ${floor.toFixed(1)} ms, max ${alone[alone.length - 1]!.toFixed(1)} ms; stored answers' median ${(percentile(stored, 50) / floor).toFixed(2)}× it, max ${(slowest / floor).toFixed(2)}× (the 50 ms goal is ${(BODY_GOAL_MS / floor).toFixed(2)}× it on this machine)`);
+      }
     }
     console.log(`goal: /healthz p99 < ${HEALTHZ_GOAL_MS} ms while they stream: ${streamP99.toFixed(2)} ms — ${verdict(streamP99, HEALTHZ_GOAL_MS)} (longest loop stall: ${worst.stall.toFixed(1)} ms wall, ${worst.busy.toFixed(1)} ms CPU — ${verdict(worst.busy, HEALTHZ_GOAL_MS)}; worst single shape's p99: ${worst.healthz.toFixed(2)} ms, over its ${worst.healthzPolls} polls, so their slowest: not a percentile, shown for reference)`);
   } finally {
