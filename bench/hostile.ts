@@ -27,6 +27,7 @@ import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { sql } from "drizzle-orm";
+import { eventsSpan } from "../server/billing/events/ingest/early-insert.js";
 import { insertEventsWithRollups } from "../server/billing/events/rollups.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 
@@ -92,7 +93,14 @@ async function serve(): Promise<void> {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         const { organizationId, body } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { organizationId: string; body: string };
-        const text = JSON.stringify((JSON.parse(body) as { events: unknown[] }).events);
+        // the body's `events` array as sent, as the ingest reads it
+        const span = eventsSpan(body);
+        if (!span) {
+          res.statusCode = 400;
+          res.end(JSON.stringify({ error: "not a batch" }));
+          return;
+        }
+        const text = body.slice(span.start, span.end);
         const started = performance.now();
         served.database.db
           .transaction((tx) => insertEventsWithRollups(tx, organizationId, { text, now: sql`now()` }))
@@ -269,6 +277,9 @@ function ingestShapes(customerIds: string[]): Array<{ name: string; body: string
   ];
 }
 
+/** A shape's body: its text, or a fresh one from its maker. */
+const textOf = (shape: { body: string | (() => string) }): string => (typeof shape.body === "string" ? shape.body : shape.body());
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -419,12 +430,9 @@ async function main(): Promise<void> {
       ]);
       const own = (route.more?.() ?? []).filter((s) => only !== "stored" || s.stored);
       const plain = own.find((s) => s.stored);
-      if (plain && driver === "postgres") {
-        const body = plain.body;
-        alone = await storedAlone(control, f.organizationId, () => (typeof body === "string" ? body : body()));
-      }
+      if (plain && driver === "postgres") alone = await storedAlone(control, f.organizationId, () => textOf(plain));
       for (const shape of [...(ingestOnly ? [] : shapes()), ...own]) {
-        const body = () => (typeof shape.body === "string" ? shape.body : shape.body());
+        const body = () => textOf(shape);
         await request(url, "POST", route.path, body(), route.headers); // warm-up
         // the body's own CPU, with no /healthz polls to answer meanwhile (a stored batch waits on the database
         // for most of its answer, and hundreds of polls are answered in that time)
