@@ -7,7 +7,6 @@ import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { rowsOf, type Database } from "../../server/db/client.js";
 import { recordSystemEvents } from "../../server/billing/events/service.js";
-import { findEventRefs } from "../../server/billing/events/repository.js";
 import { insertEventsWithRollups } from "../../server/billing/events/rollups.js";
 import { migrationsBefore, upgradedDatabase } from "../helpers/db.js";
 
@@ -31,6 +30,29 @@ const claims = async () =>
       )
     ).map((r) => [r.external_id, r]),
   );
+/**
+ * What the ingest's statement makes of a batch naming parents (`resolve`: as the early INSERT sends it): the
+ * places of events whose parent it did not find, and each event's parent as inserted, by metadata `n`; rolled
+ * back.
+ */
+async function parentsOf(organizationId: string, rows: Array<Record<string, unknown>>) {
+  const rolledBack = new Error("rolled back");
+  let seen: { missing: number[]; linked: Array<string | null> } | undefined;
+  await database!.db
+    .transaction(async (tx) => {
+      const { missingParents } = await insertEventsWithRollups(tx, organizationId, { text: JSON.stringify(rows), now: sql`now()`, resolve: true });
+      const linked = await rowsOf<{ parent_id: string | null }>(
+        tx,
+        sql`SELECT parent_id::text FROM event WHERE organization_id = ${organizationId}::uuid AND name = 'probe' ORDER BY (metadata->>'n')::int`,
+      );
+      seen = { missing: missingParents, linked: linked.map((r) => r.parent_id) };
+      throw rolledBack;
+    })
+    .catch((err: unknown) => {
+      if (err !== rolledBack) throw err;
+    });
+  return seen!;
+}
 const eventOf = async (externalId: string) =>
   (await rowsOf<{ id: string; metadata: Record<string, unknown> }>(database!.db, sql`SELECT id::text, metadata FROM event WHERE organization_id = ${org}::uuid AND external_id = ${externalId}`));
 
@@ -58,18 +80,18 @@ describe("external_id claims", () => {
     for (let g = 1; g <= 50; g++) expect(claimed.get(`old-${g}`)).toMatchObject({ event_id: expect.any(String), found_external_id: `old-${g}` });
     expect(claimed.get("gone")).toMatchObject({ event_id: null, found: null });
 
-    // parents by external_id through the claims, by id from the events; a key whose event is gone finds nothing
+    // parents by external_id through the claims, by id (in any case) from the events; a key whose event is
+    // gone finds nothing, nor another organization's key
     const old7 = (await eventOf("old-7"))[0]!;
-    const refs = await findEventRefs(database.db, org, [old7.id], ["old-3", "gone", "nobody"]);
     const old3 = (await eventOf("old-3"))[0]!;
-    expect(refs.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
-      [
-        { id: old7.id, externalId: "old-7" },
-        { id: old3.id, externalId: "old-3" },
-      ].sort((a, b) => a.id.localeCompare(b.id)),
-    );
-    // another organization's key is not found
-    expect(await findEventRefs(database.db, randomUUID(), [], ["old-3"])).toEqual([]);
+    const probe = (n: number, parent: string) => ({ name: "probe", parent_id: parent, metadata: { n } });
+    expect(await parentsOf(org, [probe(0, "old-3"), probe(1, old7.id.toUpperCase()), probe(2, "gone"), probe(3, "nobody")])).toEqual({
+      missing: [2, 3],
+      linked: [old3.id, old7.id, null, null],
+    });
+    const other = randomUUID();
+    await database.db.execute(sql`INSERT INTO organization (id, name, slug, created_at) VALUES (${other}::uuid, 'Other', ${`other-${other}`}, now())`);
+    expect(await parentsOf(other, [probe(0, "old-3")])).toEqual({ missing: [0], linked: [null] });
 
     // a batch: the first event of each external_id is stored and named by its claim; keys stored before, and
     // the one whose event is gone, are duplicates
@@ -81,14 +103,14 @@ describe("external_id claims", () => {
       { name: "api.call", metadata: { n: 3 } },
       { name: "api.call", external_id: "new-2", timestamp: "2025-06-01T00:00:00Z" },
     ]);
-    expect(inserted).toBe(3);
+    expect(inserted).toEqual({ inserted: 3, missingParents: [] });
     const new1 = await eventOf("new-1");
     expect(new1).toHaveLength(1);
     expect(new1[0]!.metadata).toEqual({ n: 1 });
     claimed = await claims();
     expect(claimed.get("new-1")).toMatchObject({ event_id: new1[0]!.id, found: new1[0]!.id });
     expect(claimed.get("new-2")).toMatchObject({ found_external_id: "new-2" });
-    expect((await findEventRefs(database.db, org, [], ["new-2"])).map((r) => r.externalId)).toEqual(["new-2"]);
+    expect((await parentsOf(org, [probe(0, "new-2")])).linked).toEqual([(await eventOf("new-2"))[0]!.id]);
 
     // system events: once per key, the one inserted named by its claim
     const at = new Date("2025-07-01T00:00:00Z");

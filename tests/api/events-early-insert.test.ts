@@ -1,10 +1,10 @@
 // POST /v1/events/ingest's early INSERT (server/billing/events/ingest/early-insert.ts): on PostgreSQL a batch that
-// looks storable as sent starts its INSERT from the body's text while the server parses and checks it, and is
-// committed only if the check passes, the customers it names by id are live ones of the organization (read in
-// its transaction) and the batch needs nothing the body does not say. Stored rows are the ones the usual path
-// stores; a refused batch stores nothing; what the body does not say (a parent, `_cost` metadata) is stored the
-// usual way. Another text than the batch, kept meters, races and the early flight:
-// events-early-insert-races.test.ts.
+// its statement can store as the service would starts its INSERT from the body's text while the server parses and
+// checks it, and is committed only if the check passes, the customers it names by id are live ones of the
+// organization (read in its transaction) and every parent it names was found (resolved by the statement, which
+// also rewrites `_cost` as the check does). Stored rows are the ones the usual path stores; a refused batch stores
+// nothing; what the statement does not do (`_llm`, a key its text hides) is stored the usual way. Another text
+// than the batch, kept meters, races and the early flight: events-early-insert-races.test.ts.
 import { describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { rowsOf } from "../../server/db/client.js";
@@ -113,22 +113,23 @@ describe("POST /v1/events/ingest, stored early", () => {
     expect(await fx.stored(name)).toHaveLength(50);
   });
 
-  it("stores the usual way what the body does not say: _cost, a parent; one its text hides is rolled back first", async () => {
-    const name = unique("usual");
+  it("stores early what its statement resolves: parents, _cost; one its text hides is rolled back first", async () => {
+    const name = unique("resolved");
     const first = { name, external_customer_id: "c", external_id: `${name}-0`, metadata: { i: 0 } };
-    const none = { started: 0, committed: 0, rolledBack: 0, failed: 0 };
-    // seen in the text: no early INSERT is started (it would only hold up the usual one)
+    // seen in the text: the early statement resolves the parents and rewrites `_cost` as the check does
     const batches = [
       [first, { name, external_customer_id: "c", external_id: `${name}-cost`, metadata: { _cost: { amount: 12, currency: "USD" } } }],
       [{ ...first, external_id: `${name}-2` }, { name, external_customer_id: "c", external_id: `${name}-child`, parent_id: `${name}-2` }],
+      // the first event names a parent stored before, by id and by external_id
+      [{ name, external_customer_id: "c", external_id: `${name}-grandchild`, parent_id: `${name}-child` }],
     ];
     for (const events of batches) {
       let answer: Awaited<ReturnType<typeof fx.ingest>> | undefined;
       const d = await delta(async () => (answer = await fx.ingest({ events })));
-      expect(answer).toEqual({ status: 200, body: { inserted: 2, duplicates: 0 } });
-      expect(d).toEqual(none);
+      expect(answer).toEqual({ status: 200, body: { inserted: events.length, duplicates: 0 } });
+      expect(d).toEqual(early("committed"));
     }
-    // keys written with escapes, which the text's look misses and the parse reads: started, then rolled back
+    // keys written with escapes, which the text's look misses and the parse reads: started plain, then rolled back
     const hidden = [
       JSON.stringify({ events: [{ ...first, external_id: `${name}-3` }, { name, external_customer_id: "c", external_id: `${name}-cost2`, metadata: { _cost: { amount: "1.50", currency: "EUR" } } }] }).replace('"_cost"', '"\\u005fcost"'),
       JSON.stringify({ events: [{ ...first, external_id: `${name}-4` }, { name, external_customer_id: "c", external_id: `${name}-child2`, parent_id: `${name}-4` }] }).replace('"parent_id"', '"parent\\u005fid"'),
@@ -142,15 +143,33 @@ describe("POST /v1/events/ingest, stored early", () => {
     const rows = new Map((await fx.stored(name)).map((r) => [r.external_id, r]));
     expect(rows.get(`${name}-cost`)!.metadata).toEqual({ _cost: { amount: "12", currency: "usd" } });
     expect(rows.get(`${name}-cost2`)!.metadata).toEqual({ _cost: { amount: "1.50", currency: "eur" } });
-    expect(rows.get(`${name}-child2`)!.parent_id).not.toBeNull();
-    const parent = (await fx.server.database.db.execute(
-      sql`SELECT id FROM event WHERE organization_id = ${fx.seller.organizationId} AND external_id = ${`${name}-2`}`,
-    )) as unknown;
-    const parentId = (Array.isArray(parent) ? parent : (parent as { rows: unknown[] }).rows)[0] as { id: string };
-    expect(rows.get(`${name}-child`)!.parent_id).toBe(parentId.id);
+    const idOf = async (externalId: string) =>
+      (await rowsOf<{ id: string }>(fx.server.database.db, sql`SELECT id FROM event WHERE organization_id = ${fx.seller.organizationId} AND external_id = ${externalId}`))[0]!.id;
+    expect(rows.get(`${name}-child`)!.parent_id).toBe(await idOf(`${name}-2`));
+    expect(rows.get(`${name}-grandchild`)!.parent_id).toBe(await idOf(`${name}-child`));
+    expect(rows.get(`${name}-child2`)!.parent_id).toBe(await idOf(`${name}-4`));
+
+    // parents not found (nobody's, the event itself, another event's repeat skipped aside): 422 at each, nothing stored
+    const d = await delta(async () => {
+      const answer = await fx.ingest({
+        events: [
+          { name: `${name}-orphan`, external_customer_id: "c", external_id: `${name}-o1`, parent_id: `${name}-nobody` },
+          { name: `${name}-orphan`, external_customer_id: "c", external_id: `${name}-self`, parent_id: `${name}-self` },
+          { name: `${name}-orphan`, external_customer_id: "c", external_id: `${name}-o1`, parent_id: "skipped, not checked" },
+          { name: `${name}-orphan`, external_customer_id: "c", parent_id: await idOf(`${name}-2`) },
+        ],
+      });
+      expect(answer.status).toBe(422);
+      expect((answer.body.detail as Array<{ loc: unknown[]; msg: string; input: unknown }>).map((i) => [i.loc, i.msg, i.input])).toEqual([
+        [["body", "events", 0, "parent_id"], "Parent event not found.", `${name}-nobody`],
+        [["body", "events", 1, "parent_id"], "Parent event not found.", `${name}-self`],
+      ]);
+    });
+    expect(d).toEqual(early("rolledBack"));
+    expect(await fx.stored(`${name}-orphan`)).toEqual([]);
   });
 
-  it("stores the usual way, staged or from the body's text, with what was decided for some events: ids, parents, _cost, _llm, the first of an external_id", async () => {
+  it("stores the usual way, staged or from the body's text, with what was decided for some events: _cost, _llm, parents, the first of an external_id", async () => {
     const name = unique("patched");
     const llm = { vendor: "openai", model: "gpt", input_tokens: 10, output_tokens: 5, total_tokens: 15, extra: "not kept" };
     const events = [
@@ -183,12 +202,14 @@ describe("POST /v1/events/ingest, stored early", () => {
     expect(new Date(byExternal.get(`${name}-4`)!.timestamp).toISOString()).toBe("2026-01-02T03:04:05.678Z");
     expect(rows.every((r) => /^[0-9a-f]{8}-[0-9a-f]{4}-7/.test(r.id))).toBe(true);
 
-    // a text PostgreSQL reads otherwise than JSON.parse (a repeated events key): the rows are sent instead
+    // a text PostgreSQL reads otherwise than JSON.parse (a repeated events key): on PostgreSQL the early INSERT
+    // fails, then the usual one from the text; the rows are sent instead
     const body = `{"events":[{"name":"${name}-not","external_customer_id":"c"}],"events":[{"name":"${name}-again","external_customer_id":"c","external_id":"${name}-a","metadata":{"_cost":{"amount":2,"currency":"USD"}}},{"name":"${name}-again","external_customer_id":"d","parent_id":"${name}-a"}]}`;
     const refused = { ...usualInsertCounts(), ...prefixed(stagedInsertCounts()) };
-    expect(await fx.ingest(body)).toEqual({ status: 200, body: { inserted: 2, duplicates: 0 } });
+    const failed = await delta(async () => expect(await fx.ingest(body)).toEqual({ status: 200, body: { inserted: 2, duplicates: 0 } }));
+    expect(failed).toEqual(early("failed"));
     const then = { ...usualInsertCounts(), ...prefixed(await settledStaged()) };
-    expect([then.textRefused - refused.textRefused, then.rows - refused.rows, then.stagedFailed - refused.stagedFailed]).toEqual(usingPostgres ? [0, 1, 1] : [1, 1, 0]);
+    expect([then.textRefused - refused.textRefused, then.rows - refused.rows, then.stagedStarted - refused.stagedStarted]).toEqual([1, 1, 0]);
     expect((await fx.stored(`${name}-again`)).map((r) => [r.external_customer_id, r.metadata])).toEqual([
       ["c", { _cost: { amount: "2", currency: "usd" } }],
       ["d", {}],
@@ -197,7 +218,7 @@ describe("POST /v1/events/ingest, stored early", () => {
 
     // refused (a parent nobody has): the staging is rolled back, nothing stored
     const orphan = { ...prefixed(stagedInsertCounts()) };
-    const answer = await fx.ingest({ events: [{ name: `${name}-orphan`, external_customer_id: "c", parent_id: "nobody", metadata: { _cost: { amount: 1, currency: "USD" } } }] });
+    const answer = await fx.ingest({ events: [{ name: `${name}-orphan`, external_customer_id: "c", parent_id: "nobody", metadata: { _llm: llm } }] });
     expect(answer.status).toBe(422);
     expect(JSON.stringify(answer.body)).toContain('"loc":["body","events",0,"parent_id"]');
     expect(prefixed(await settledStaged()).stagedRolledBack - orphan.stagedRolledBack).toBe(usingPostgres ? 1 : 0);

@@ -24,7 +24,7 @@ const listed = () => count(sql`SELECT coalesce(sum(n), 0)::int AS n FROM list_co
 const months = async () =>
   (await rowsOf<{ name: string }>(database!.db, sql`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'event'::regclass ORDER BY 1`)).map((r) => r.name);
 const ingest = (rows: Array<Record<string, unknown>>) =>
-  database!.db.transaction((tx) => insertEventsWithRollups(tx, org, { text: JSON.stringify(rows), now: sql`now()` }));
+  database!.db.transaction(async (tx) => (await insertEventsWithRollups(tx, org, { text: JSON.stringify(rows), now: sql`now()` })).inserted);
 
 describe("partitioned events", () => {
   it("moves today's events into monthly partitions, counts and external_ids kept", async () => {

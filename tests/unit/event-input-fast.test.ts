@@ -91,10 +91,15 @@ describe("ingest events without zod", () => {
     }
   });
 
-  it("rewrites a valid _cost as zod does, without zod, and says the value changed", () => {
+  it("rewrites a valid _cost as zod does, without zod, and says the value changed (as the early statement changes it, or not)", () => {
     const metadata = { a: 1, _cost: { amount: 12, currency: "USD", extra: 1 }, b: "two" };
     const got = eventInputFast({ name: "n", external_customer_id: "c", metadata }, ["body", "events", 0]);
-    expect(got).toEqual({ value: { name: "n", external_customer_id: "c", metadata: { a: 1, _cost: { amount: "12", currency: "usd" }, b: "two" } }, changed: true });
+    expect(got).toEqual({ value: { name: "n", external_customer_id: "c", metadata: { a: 1, _cost: { amount: "12", currency: "usd" }, b: "two" } }, changed: "in-sql" });
+    // amounts whose float8 text is not String()'s, a currency lower() may not read as toLowerCase() does
+    const changed = (cost: unknown) => (eventInputFast({ name: "n", external_customer_id: "c", metadata: { _cost: cost } }, ["body", "events", 0]) as { changed?: unknown }).changed;
+    for (const amount of [0, -0, 1e-4, -0.5, 999_999_999_999_999, 12.75, "0.10", "-7"]) expect(changed({ amount, currency: "eur" }), String(amount)).toBe("in-sql");
+    for (const amount of [9e-5, 1e15, -1e15, 1e21]) expect(changed({ amount, currency: "eur" }), String(amount)).toBe(true);
+    expect(changed({ amount: 1, currency: "\u212AES" })).toBe(true); // the Kelvin sign: "kes" to toLowerCase()
     expect(Object.keys((got as { value: { metadata: object } }).value.metadata)).toEqual(["a", "_cost", "b"]);
     expect(metadata._cost).toEqual({ amount: 12, currency: "USD", extra: 1 });
     expect(eventInputFast({ name: "n", external_customer_id: "c", metadata: { _cost: { amount: "1e3", currency: "USD" } } }, ["body", "events", 0])).toBeUndefined();

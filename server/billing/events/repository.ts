@@ -2,7 +2,7 @@
 // Every function takes the caller's organization id and filters by it.
 import { and, asc, desc, eq, gte, ilike, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { rowsOf as rows, type Queryable } from "../../db/client.js";
-import { event, eventExternalId } from "../../db/schema/index.js";
+import { event } from "../../db/schema/index.js";
 import type { Aggregation, AggregationFunction, Filter } from "../../../shared/meter-filter.js";
 import { likePattern, metadataWhere } from "../listing.js";
 import { filteredTotal, listTotal } from "../list-counts.js";
@@ -13,45 +13,18 @@ export type EventRow = typeof event.$inferSelect;
 
 // ---- ingest -----------------------------------------------------------------------------------------
 
+/** An event of a batch as the service checked it (rollups.ts, BatchRows). */
 export interface EventInsert {
-  id: string | null;
+  /** its place in the batch, 1-based */
+  n: number;
   name: string;
   timestamp: string;
   customer_id: string | null;
   external_customer_id: string | null;
   external_id: string | null;
+  /** the parent as named: an event's id or external_id (resolved by the INSERT) */
   parent_id: string | null;
   metadata: Record<string, unknown>;
-}
-
-/**
- * Stored events a batch refers to as parents, by id or by external_id (through its claim, which names the event
- * and its month: migration 0070).
- */
-export async function findEventRefs(
-  db: Queryable,
-  organizationId: string,
-  ids: string[],
-  externalIds: string[],
-): Promise<Array<{ id: string; externalId: string | null }>> {
-  const found: Array<{ id: string; externalId: string | null }> = [];
-  const ref = { id: event.id, externalId: event.externalId };
-  if (ids.length > 0) found.push(...(await db.select(ref).from(event).where(and(eq(event.organizationId, organizationId), inArray(event.id, ids)))));
-  if (externalIds.length > 0) {
-    const claimed = and(
-      eq(event.organizationId, eventExternalId.organizationId),
-      eq(event.id, eventExternalId.eventId),
-      eq(event.timestamp, eventExternalId.eventTimestamp),
-    );
-    found.push(
-      ...(await db
-        .select(ref)
-        .from(eventExternalId)
-        .innerJoin(event, claimed)
-        .where(and(eq(eventExternalId.organizationId, organizationId), inArray(eventExternalId.externalId, externalIds)))),
-    );
-  }
-  return found;
 }
 
 // ---- selection ------------------------------------------------------------------------------------

@@ -84,112 +84,182 @@ export const sharedIngestLock = (organizationId: string): SQL => ingestLock(orga
 /**
  * Where a batch's rows come from: the rows the service built from the checked events (JSON of EventInsert), or
  * the `events` array of the request body as sent (early-insert.ts: a batch whose every event needs nothing from
- * the service but an id and, when it has none, the organization's now as its timestamp), or that array with
- * what the service decided for some of its events (`patches`, JSON of BatchPatch: the usual path, without
- * writing the batch out again).
+ * the service but an id and, when it has none, the organization's now as its timestamp; with `resolve`, also its
+ * parents resolved and `_cost` rewritten here, as the check rewrites it), or that array with what the service
+ * decided for some of its events (`patches`, JSON of BatchPatch: the usual path, without writing the batch out
+ * again). Every variant but a plain text names parents (`parent_id`: an event's id or external_id), which the
+ * statement resolves (insertBatch).
  */
-export type BatchRows = { rows: EventInsert[] } | { text: string; now: SQL; patches?: string } | { staged: string; now: SQL };
+export type BatchRows = { rows: EventInsert[] } | { text: string; now: SQL; patches?: string; resolve?: true } | { staged: string; now: SQL };
 
-/** The temporary table a batch's events are staged in (staged-insert.ts), one per connection, emptied at commit. */
-export const STAGED_TABLE = "till_event_batch";
+/** Whether the batch's events may name parents (all but a plain text: its `parent_id`s are not read). */
+const namesParents = (batch: BatchRows): boolean => !("text" in batch) || batch.patches !== undefined || batch.resolve === true;
+
+/**
+ * The temporary table a batch's events are staged in (staged-insert.ts), one per connection, emptied at commit.
+ * Its name changes with its columns: a pooled connection may still hold an older server's.
+ */
+export const STAGED_TABLE = "till_event_batch_2";
 export const createStagedTable = `CREATE TEMP TABLE IF NOT EXISTS ${STAGED_TABLE} (
-  name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, metadata jsonb, n bigint
+  name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, parent_id text, metadata jsonb, n bigint
 ) ON COMMIT DELETE ROWS`;
-/** The events of a body's `events` text, each with its place (`n`, 1-based), as `x`: the fields the service stores. */
-const eventsOfText = (text: string): SQL =>
-  sql`ROWS FROM (jsonb_to_recordset(${text}::text::jsonb) AS (
+/**
+ * The events of a body's `events` text, each with its place (`n`, 1-based), as `x`: the fields the service
+ * stores (`parent_id`, the reference as sent, only when asked: a plain batch has none to read).
+ */
+const eventsOfText = (text: string, parents: boolean): SQL =>
+  parents
+    ? sql`ROWS FROM (jsonb_to_recordset(${text}::text::jsonb) AS (
+      name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, parent_id text, metadata jsonb))
+    WITH ORDINALITY AS x(name, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata, n)`
+    : sql`ROWS FROM (jsonb_to_recordset(${text}::text::jsonb) AS (
       name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, metadata jsonb))
     WITH ORDINALITY AS x(name, timestamp, customer_id, external_customer_id, external_id, metadata, n)`;
 /** The body's `events` text into the staged table, each event with its place. */
-export const stageBatch = (text: string): SQL => sql`INSERT INTO ${sql.raw(STAGED_TABLE)} SELECT * FROM ${eventsOfText(text)}`;
+export const stageBatch = (text: string): SQL =>
+  sql`INSERT INTO ${sql.raw(STAGED_TABLE)} (name, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata, n)
+    SELECT * FROM ${eventsOfText(text, true)}`;
 
 /**
- * What the service decided for the event at `n` (1-based, in the body's order): its id (one others in the batch
- * name as parent), its parent's id, metadata keys it rewrote (`_cost`, `_llm`: their checked values), or that
- * it is skipped (an external_id earlier in the batch).
+ * What the service decided for the event at `n` (1-based, in the body's order): the metadata keys it rewrote
+ * (`_cost`, `_llm`: their checked values).
  */
 export interface BatchPatch {
   n: number;
-  id?: string;
-  parent_id?: string;
-  reserved?: Record<string, unknown>;
-  skip?: true;
+  reserved: Record<string, unknown>;
 }
 
-/** Each event joined to its patch by its place; skipped ones left out (see below). */
+/**
+ * `_cost` as the check rewrites it (input.ts, costMetadata): the amount a decimal string, the currency in lower
+ * case, no other key. A number's text is float8's, which is JavaScript's String() for the amounts the check lets
+ * the early INSERT store (input.ts, costInSql); anything else takes the usual path.
+ */
+const costRewritten = (m: SQL): SQL =>
+  sql`CASE WHEN ${m} ? '_cost' THEN ${m} || jsonb_build_object('_cost', jsonb_build_object(
+      'amount', CASE jsonb_typeof(${m} #> '{_cost,amount}') WHEN 'number' THEN (${m} #> '{_cost,amount}')::float8::text
+                ELSE ${m} #>> '{_cost,amount}' END,
+      'currency', lower(${m} #>> '{_cost,currency}')))
+    ELSE coalesce(${m}, '{}'::jsonb) END`;
+
+/** Each event joined to its patch by its place. */
 const patchedSelect = (organizationId: string, source: SQL, patches: string, now: SQL): SQL =>
-  sql`SELECT coalesce(p.id, till_uuid_v7()), ${organizationId}::uuid, x.name, 'user', coalesce(x.timestamp, ${now}), x.customer_id,
-           x.external_customer_id, x.external_id, p.parent_id,
+  sql`SELECT x.n, till_uuid_v7(), ${organizationId}::uuid, x.name, 'user', coalesce(x.timestamp, ${now}), x.customer_id,
+           x.external_customer_id, x.external_id, x.parent_id,
            CASE WHEN p.reserved IS NULL THEN coalesce(x.metadata, '{}'::jsonb) ELSE coalesce(x.metadata, '{}'::jsonb) || p.reserved END
     FROM ${source}
-    LEFT JOIN jsonb_to_recordset(${patches}::text::jsonb) AS p(n bigint, id uuid, parent_id uuid, reserved jsonb, skip boolean)
-      ON p.n = x.n
-    WHERE p.skip IS NOT TRUE`;
+    LEFT JOIN jsonb_to_recordset(${patches}::text::jsonb) AS p(n bigint, reserved jsonb) ON p.n = x.n`;
 
 function batchSelect(organizationId: string, batch: BatchRows): SQL {
   if ("staged" in batch) return patchedSelect(organizationId, sql`${sql.raw(STAGED_TABLE)} x`, batch.staged, batch.now);
   if ("rows" in batch) {
-    return sql`SELECT coalesce(x.id, till_uuid_v7()), ${organizationId}::uuid, x.name, 'user', x.timestamp, x.customer_id,
+    return sql`SELECT x.n, till_uuid_v7(), ${organizationId}::uuid, x.name, 'user', x.timestamp, x.customer_id,
              x.external_customer_id, x.external_id, x.parent_id, coalesce(x.metadata, '{}'::jsonb)
       FROM jsonb_to_recordset(${JSON.stringify(batch.rows)}::text::jsonb) AS x(
-        id uuid, name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text,
-        parent_id uuid, metadata jsonb)`;
+        n bigint, name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text,
+        parent_id text, metadata jsonb)`;
   }
-  if (batch.patches !== undefined) {
-    // the same, each event joined to its patch by its place (a patch per event at most; skipped ones left out,
-    // so that the first of an external_id is the one stored whatever order the join gives). `||` rebuilds the
-    // metadata it is given (about 5 µs for 30 keys): only where there is something to merge
-    return patchedSelect(organizationId, eventsOfText(batch.text), batch.patches, batch.now);
-  }
-  // only the fields the service would store: an `id`, `source` or `parent_id` sent in the body is not read
-  return sql`SELECT till_uuid_v7(), ${organizationId}::uuid, x.name, 'user', coalesce(x.timestamp, ${batch.now}), x.customer_id,
-             x.external_customer_id, x.external_id, NULL::uuid, coalesce(x.metadata, '{}'::jsonb)
-      FROM jsonb_to_recordset(${batch.text}::text::jsonb) AS x(
-        name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, metadata jsonb)`;
+  // `||` rebuilds the metadata it is given (about 5 µs for 30 keys): only where there is something to merge
+  if (batch.patches !== undefined) return patchedSelect(organizationId, eventsOfText(batch.text, true), batch.patches, batch.now);
+  // only the fields the service would store: an `id` or `source` sent in the body is not read, nor a plain
+  // batch's `parent_id`
+  const resolve = batch.resolve === true;
+  return sql`SELECT x.n, till_uuid_v7(), ${organizationId}::uuid, x.name, 'user', coalesce(x.timestamp, ${batch.now}), x.customer_id,
+             x.external_customer_id, x.external_id, ${resolve ? sql`x.parent_id` : sql`NULL::text`},
+             ${resolve ? costRewritten(sql`x.metadata`) : sql`coalesce(x.metadata, '{}'::jsonb)`}
+      FROM ${eventsOfText(batch.text, resolve)}`;
 }
+
+/** What a batch's INSERT did: the rows inserted; the places (0-based) of events whose parent was not found. */
+export interface BatchInserted {
+  inserted: number;
+  missingParents: number[];
+}
+
+/** A row of insertWithUpkeep's answer as BatchInserted. */
+export const batchInserted = (row: { n: number; missing?: number[] | null } | undefined): BatchInserted => ({
+  inserted: row?.n ?? 0,
+  missingParents: row?.missing ?? [],
+});
 
 /**
  * One statement inserts the batch (skipping external_ids already stored, and every repeat of an external_id
- * after its first in the batch) and adds what it inserted to every kept meter's rollups; returns how many were
- * inserted. Call inside a transaction: it takes the ingest lock.
+ * after its first in the batch) and adds what it inserted to every kept meter's rollups. Call inside a
+ * transaction: it takes the ingest lock. Events whose parent was not found are inserted without it and named in
+ * the answer: the caller refuses the batch and rolls back.
  */
-export async function insertEventsWithRollups(db: Queryable, organizationId: string, batch: BatchRows): Promise<number> {
-  if ("rows" in batch && batch.rows.length === 0) return 0;
+export async function insertEventsWithRollups(db: Queryable, organizationId: string, batch: BatchRows): Promise<BatchInserted> {
+  if ("rows" in batch && batch.rows.length === 0) return { inserted: 0, missingParents: [] };
   // in turn: the meters are read once the lock is held (sent together, drizzle's lazy execute went second)
   await db.execute(ingestLock(organizationId, "shared"));
   const meters = await keptMeters(db, organizationId);
-  const [row] = await rows<{ n: number }>(db, insertWithUpkeep(organizationId, batch, meters));
-  return row?.n ?? 0;
-}
-
-/** The batch's INSERT and, in the same statement, each kept meter's upkeep of what it inserted: one row, `n` inserted. */
-export function insertWithUpkeep(organizationId: string, batch: BatchRows, meters: RollupMeter[]): SQL {
-  const ins = sql.raw(`"event"`);
-  // the inserted rows are kept for the meters' upserts only (with none, a row each of a 1,000-event batch: ~2 ms)
-  const upkeep = meters.map((m, i) => sql`, ${sql.raw(`r${i}`)} AS (${rollupInsert(m, sql`ins AS ${ins}`, sql`true`, true)} RETURNING 1)`);
-  return sql`WITH ${insertBatch(organizationId, batch, meters.length > 0 ? sql`*` : sql`1`)}${sql.join(upkeep, sql``)}
-    SELECT count(*)::int AS n FROM ins`;
+  const [row] = await rows<{ n: number; missing?: number[] | null }>(db, insertWithUpkeep(organizationId, batch, meters));
+  return batchInserted(row);
 }
 
 /**
- * The batch's INSERT as CTEs ending in `ins` (each row inserted, `returning` of it), skipping external_ids stored
- * or earlier in the batch. The event table is partitioned by time and so has no unique index on external_id
- * (migration 0060): each external_id is claimed in event_external_id in the same statement, by the first event
- * of the batch that carries it, and only the events whose claim was taken are inserted (0070: the claim names its
- * event). Keys are claimed in their order, as the rollups are upserted in theirs: two batches sharing
- * external_ids wait for each other instead of deadlocking.
+ * The batch's INSERT and, in the same statement, each kept meter's upkeep of what it inserted: one row, `n`
+ * inserted and (when the batch may name parents) `missing`, the places (0-based) of events whose parent was not
+ * found, or NULL.
  */
-function insertBatch(organizationId: string, batch: BatchRows, returning: SQL): SQL {
+export function insertWithUpkeep(organizationId: string, batch: BatchRows, meters: RollupMeter[]): SQL {
+  const ins = sql.raw(`"event"`);
+  const parents = namesParents(batch);
+  // the inserted rows are kept for the meters' upserts only (with none, a row each of a 1,000-event batch: ~2 ms)
+  const upkeep = meters.map((m, i) => sql`, ${sql.raw(`r${i}`)} AS (${rollupInsert(m, sql`ins AS ${ins}`, sql`true`, true)} RETURNING 1)`);
+  return sql`WITH ${insertBatch(organizationId, batch, meters.length > 0 ? sql`*` : sql`1`, parents)}${sql.join(upkeep, sql``)}
+    SELECT count(*)::int AS n${parents ? sql`, (${missingParents}) AS missing` : sql``} FROM ins`;
+}
+
+const UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+
+/**
+ * Each parent the batch names (`parents`: ref, id), resolved as the API documents it: an event of the
+ * organization stored before the batch, by external_id (through its claim, which names the event: migration
+ * 0070) or else by id; else the event of this batch that claimed that external_id (the first carrying it, when
+ * it was not stored before). Resolved in the statement, so that a parent in the batch is one it stores.
+ */
+const resolveParents = (organizationId: string): SQL =>
+  sql`parents AS (
+      SELECT r.ref, coalesce(
+        (SELECT c.event_id FROM event_external_id c
+           JOIN ${event} e ON e.organization_id = c.organization_id AND e.id = c.event_id AND e.timestamp = c.event_timestamp
+           WHERE c.organization_id = ${organizationId}::uuid AND c.external_id = r.ref),
+        (SELECT e.id FROM ${event} e
+           WHERE e.organization_id = ${organizationId}::uuid AND e.id = CASE WHEN r.ref ~* ${UUID_PATTERN} THEN r.ref::uuid END LIMIT 1),
+        k.event_id) AS id
+      FROM (SELECT DISTINCT parent_ref AS ref FROM b WHERE parent_ref IS NOT NULL) r
+      LEFT JOIN keys k ON k.external_id = r.ref)`;
+
+/**
+ * The places (0-based) of events naming a parent not found (or themselves), a repeat of an external_id earlier
+ * in the batch aside (it is skipped, not stored); NULL when there is none.
+ */
+const missingParents = sql`SELECT array_agg(b.ord - 1 ORDER BY b.ord)::int[] FROM b LEFT JOIN parents p ON p.ref = b.parent_ref
+    WHERE b.parent_ref IS NOT NULL AND (p.id IS NULL OR p.id = b.id)
+      AND NOT EXISTS (SELECT 1 FROM b f WHERE f.external_id = b.external_id AND f.ord < b.ord)`;
+
+/**
+ * The batch's INSERT as CTEs ending in `ins` (each row inserted, `returning` of it), skipping external_ids stored
+ * or earlier in the batch; with `parents`, each event's parent resolved (resolveParents). The event table is
+ * partitioned by time and so has no unique index on external_id (migration 0060): each external_id is claimed in
+ * event_external_id in the same statement, by the first event of the batch that carries it, and only the events
+ * whose claim was taken are inserted (0070: the claim names its event). Keys are claimed in their order, as the
+ * rollups are upserted in theirs: two batches sharing external_ids wait for each other instead of deadlocking.
+ */
+function insertBatch(organizationId: string, batch: BatchRows, returning: SQL, parents: boolean): SQL {
   return sql`b AS MATERIALIZED (
-      SELECT row_number() OVER () AS ord, s.* FROM (${batchSelect(organizationId, batch)})
-        AS s(id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata)),
+      SELECT * FROM (${batchSelect(organizationId, batch)})
+        AS s(ord, id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_ref, metadata)),
     keys AS (INSERT INTO event_external_id (organization_id, external_id, event_id, event_timestamp)
       SELECT DISTINCT ON (organization_id, external_id) organization_id, external_id, id, timestamp FROM b
       WHERE external_id IS NOT NULL ORDER BY organization_id, external_id, ord
-      ON CONFLICT DO NOTHING RETURNING event_id),
+      ON CONFLICT DO NOTHING RETURNING ${parents ? sql`external_id, event_id` : sql`event_id`}),
+    ${parents ? sql`${resolveParents(organizationId)},` : sql``}
     ins AS (INSERT INTO ${event} (id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata)
-      SELECT id, organization_id, name, source, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata FROM b
-      WHERE external_id IS NULL OR id IN (SELECT event_id FROM keys)
+      SELECT b.id, b.organization_id, b.name, b.source, b.timestamp, b.customer_id, b.external_customer_id, b.external_id,
+             ${parents ? sql`p.id` : sql`NULL::uuid`}, b.metadata
+      FROM b ${parents ? sql`LEFT JOIN parents p ON p.ref = b.parent_ref` : sql``}
+      WHERE b.external_id IS NULL OR b.id IN (SELECT event_id FROM keys)
       RETURNING ${returning})`;
 }
 

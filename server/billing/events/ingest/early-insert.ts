@@ -3,11 +3,13 @@
 // batch of 1 MiB costs PostgreSQL 35–55 ms (the jsonb parse, the heap and its indexes) and the server about
 // 10 (scan, parse, checks); one after the other the answer took 65–70 ms, side by side 8–10 ms less.
 //
-// Only a batch the service stores as sent takes this path: a body `{"events": [...]}` whose first event is a
-// plain one (every field a string in its bounds, scalar metadata, no parent). The service commits it when
-// every event passed the check without zod (nothing transformed), none names a parent and the customer ids
-// it names are live customers of the organization (read in the same transaction, behind the INSERT); anything
-// else (a refusal, `_cost` metadata, a parent to resolve) rolls it back and is answered or stored as before.
+// Only a batch the statement can store as the service would takes this path: a body `{"events": [...]}` whose
+// first event passes the check without zod (every field a string in its bounds, scalar metadata, a `_cost`).
+// A body naming parents or `_cost` anywhere has its statement resolve the parents and rewrite `_cost` as the
+// check does (rollups.ts); one with `_llm` is left to the usual path. The service commits it when every event
+// passed the check without zod, changed by it only as the statement changes it, the customer ids it names are
+// live customers of the organization (read in the same transaction, behind the INSERT) and every parent was
+// found; anything else (a refusal, metadata zod rewrote) rolls it back and is answered or stored as before.
 // Refused bodies answer without waiting for the rollback.
 import { sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
@@ -17,14 +19,16 @@ import { isSpace } from "../../../http/json-sliced.js";
 import { orgNowSql } from "../../test-clock/clock.js";
 import { eventInputFast } from "./input.js";
 import { liveCustomerIdsSql } from "../../customers/service.js";
-import { insertWithUpkeep, keptMetersSql, sharedIngestLock, type RollupMeter } from "../rollups.js";
+import { batchInserted, insertWithUpkeep, keptMetersSql, sharedIngestLock, type BatchRows, type RollupMeter } from "../rollups.js";
 
 /**
  * What became of a batch the caller let commit: the rows inserted; or the customer ids it names that are not
- * live customers of the organization (rolled back: the batch is refused); or null when nothing was stored (the
- * INSERT failed: the caller stores the batch itself).
+ * live customers of the organization, or the places (0-based) of events whose parent was not found (rolled
+ * back: the batch is refused); or null when nothing was stored (the INSERT failed: the caller stores the batch
+ * itself).
  */
-export type EarlyOutcome = { inserted: number } | { missingCustomerIds: string[] } | null;
+export type EarlyOutcome = { inserted: number } | EarlyRefusal | null;
+type EarlyRefusal = { missingCustomerIds: string[] } | { missingParents: number[] };
 
 /** A batch's INSERT under way in its own transaction. */
 export interface EarlyInsert {
@@ -36,6 +40,11 @@ export interface EarlyInsert {
   commit(customerIds?: readonly string[]): Promise<EarlyOutcome>;
   /** The batch is refused or stored another way: rolls back (not waited for). No-op after commit. */
   abandon(): void;
+  /**
+   * Whether the statement resolves parents and rewrites `_cost` (the body names them): otherwise a batch
+   * needing either is not the caller's to commit.
+   */
+  resolves: boolean;
   /**
    * The organization's now at `wall`, read in the early transaction (the caller reads nothing from the pool
    * until it decides); rejects if that transaction failed first.
@@ -96,16 +105,24 @@ export function eventsSpan(text: string): { start: number; end: number } | undef
 
 /**
  * A parent named, or a `_cost` (which the check rewrites), anywhere in the body (a few tenths of a ms for 1 MiB):
- * such a batch is stored the usual way, and an early INSERT started for it would only hold that one up (its rows
- * wait for the early ones to be rolled back). A metadata value that merely looks so loses the early path, no more.
+ * the early statement then resolves parents and rewrites `_cost` in SQL (a plain batch's does neither). A
+ * metadata value that merely looks so costs that work, no more.
  */
-export const NOT_AS_SENT = /"parent_id"\s*:\s*"|"_cost"\s*:/;
+export const RESOLVED_IN_SQL = /"parent_id"\s*:\s*"|"_cost"\s*:/;
+/**
+ * `_llm` anywhere in the body: its check (zod's) rewrites it, so the batch is stored the usual way, and an early
+ * INSERT started for it would only hold that one up (its rows wait for the early ones to be rolled back).
+ */
+export const USUAL_ONLY = /"_llm"\s*:/;
 
 /** The longest first event looked at: a plain event is a few KiB at most (500-character metadata strings). */
 const FIRST_EVENT_MAX = 64 * 1024;
 
-/** Whether the array's first element is a plain event the service would store as sent (and not an empty array). */
-function firstEventPlain(text: string, start: number): boolean {
+/**
+ * Whether the array's first element is an event the early statement stores as the service would (and not an
+ * empty array): `resolve`, whether that statement resolves parents and rewrites `_cost`.
+ */
+function firstEventFits(text: string, start: number, resolve: boolean): boolean {
   let i = start + 1;
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   if (text.charCodeAt(i) !== 0x7b) return false; // {
@@ -128,7 +145,8 @@ function firstEventPlain(text: string, start: number): boolean {
         return false;
       }
       const checked = eventInputFast(first, ["body", "events", 0]);
-      return checked !== undefined && "value" in checked && !checked.changed && !checked.value.parent_id;
+      if (checked === undefined || !("value" in checked)) return false;
+      return resolve ? checked.changed !== true : !checked.changed && !checked.value.parent_id;
     }
   }
   return false;
@@ -176,7 +194,9 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
   const running = inFlight.get(client) ?? 0;
   if (running >= Math.floor(client.options.max / 2)) return undefined;
   const span = eventsSpan(text);
-  if (!span || !firstEventPlain(text, span.start) || NOT_AS_SENT.test(text)) return undefined;
+  if (!span || USUAL_ONLY.test(text)) return undefined;
+  const resolve = RESOLVED_IN_SQL.test(text);
+  if (!firstEventFits(text, span.start, resolve)) return undefined;
   inFlight.set(client, running + 1);
   earlyInsertCounts.started++;
   let readNow!: { resolve: (now: Date) => void; reject: (err: unknown) => void };
@@ -189,7 +209,7 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
   const giveUp = setTimeout(() => decide(false), DECIDE_WITHIN_MS);
   giveUp.unref();
   const orgNow = orgNowSql(sql`${organizationId}::uuid`, wall);
-  const batch = { text: text.slice(span.start, span.end), now: orgNow };
+  const batch: BatchRows = { text: text.slice(span.start, span.end), now: orgNow, ...(resolve ? { resolve: true as const } : {}) };
   const abandoned = new Error("early insert abandoned");
   // once the INSERT succeeded and the COMMIT was sent, a failure may have stored the batch: not the caller's to redo
   let inserted = false;
@@ -213,10 +233,10 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
         send(sharedIngestLock(organizationId)),
         send<RollupMeter>(keptMetersSql(organizationId)),
       ]);
-      let insert: Promise<Array<{ n: number }>>;
+      let insert: Promise<Array<{ n: number; missing?: number[] | null }>>;
       if (remembered) {
         const guess = reserved.unsafe("SAVEPOINT early").execute();
-        const guessed = send<{ n: number }>(insertWithUpkeep(organizationId, batch, remembered));
+        const guessed = send<{ n: number; missing?: number[] | null }>(insertWithUpkeep(organizationId, batch, remembered));
         guessed.catch(() => {});
         guess.catch(() => {});
         const [, , , meters] = await ahead;
@@ -226,36 +246,41 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
           rememberMeters(client, organizationId, meters);
           await guessed.catch(() => {});
           await reserved.unsafe("ROLLBACK TO SAVEPOINT early").execute();
-          insert = send<{ n: number }>(insertWithUpkeep(organizationId, batch, meters));
+          insert = send<{ n: number; missing?: number[] | null }>(insertWithUpkeep(organizationId, batch, meters));
         }
       } else {
         const [, , , meters] = await ahead;
         rememberMeters(client, organizationId, meters);
-        insert = send<{ n: number }>(insertWithUpkeep(organizationId, batch, meters));
+        insert = send<{ n: number; missing?: number[] | null }>(insertWithUpkeep(organizationId, batch, meters));
       }
       // the decision usually comes while PostgreSQL is still at the INSERT: the COMMIT is sent at once, to run
       // right after it (after a failed statement, PostgreSQL ends the transaction with a ROLLBACK instead); with
-      // customer ids to find, their read is sent at once and the COMMIT once it answered
-      const commit = decided.then(async (ok): Promise<string[] | undefined> => {
+      // customer ids to find, their read is sent at once and the COMMIT once it answered; with parents to
+      // resolve, the COMMIT waits for the INSERT's answer (every parent found)
+      const commit = decided.then(async (ok): Promise<EarlyRefusal | undefined> => {
         if (!ok) return undefined;
         if (ok.customerIds.length > 0) {
           const found = new Set((await send<{ id: string }>(liveCustomerIdsSql(organizationId, ok.customerIds))).map((r) => r.id));
           const missing = ok.customerIds.filter((id) => !found.has(id.toLowerCase()));
-          if (missing.length > 0) return missing;
+          if (missing.length > 0) return { missingCustomerIds: missing };
+        }
+        if (resolve) {
+          const { missingParents } = batchInserted((await insert)[0]);
+          if (missingParents.length > 0) return { missingParents };
         }
         commitSent = true;
         await reserved.unsafe("COMMIT").execute();
-        return [];
+        return undefined;
       });
       commit.catch(() => {});
       const [row] = await insert;
       inserted = true;
       if (!(await decided)) throw abandoned;
-      const missing = await commit;
-      if (missing && missing.length > 0) {
+      const refused = await commit;
+      if (refused) {
         await reserved.unsafe("ROLLBACK").execute();
         earlyInsertCounts.rolledBack++;
-        return { missingCustomerIds: missing };
+        return refused;
       }
       earlyInsertCounts.committed++;
       return { inserted: row?.n ?? 0 };
@@ -286,6 +311,7 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
     abandon() {
       decide(false);
     },
+    resolves: resolve,
     now,
   };
 }

@@ -48,7 +48,7 @@ export async function ingest(
   // a batch that looks storable as sent starts its INSERT from the body's text now, while it is parsed and
   // checked here; PGlite runs on this thread, so there it would only come first
   const early = text !== undefined ? startEarlyInsert(db, organizationId, text, wall) : undefined;
-  // one the usual path stores (parents, _cost) has its events staged meanwhile instead
+  // one the usual path stores (`_llm`, or the early INSERT did not start) has its events staged meanwhile instead
   const staged = !early && text !== undefined ? startStagedInsert(db, organizationId, text, wall) : undefined;
   try {
     // null: the early INSERT failed after all (PostgreSQL read the text otherwise than JSON.parse, e.g. a
@@ -80,7 +80,7 @@ async function ingestBody(
   const ahead = early ?? staged;
   const now = ahead ? ahead.now.catch(() => orgNow(db, organizationId, wall)) : orgNow(db, organizationId, wall);
   now.catch(() => {}); // a refused batch does not wait for it
-  const counts = { notAsSent: 0 };
+  const counts = { notAsSent: 0, inSql: 0 };
   const events = await parseArraySliced(EventInput, envelope.events, ["events"], eventInputFast, counts);
   for (const e of events) {
     if (e.customer_id) {
@@ -92,9 +92,13 @@ async function ingestBody(
       named.events.push({ customer: `x:${e.external_customer_id}`, metadata: e.metadata });
     }
   }
-  // the check rewrote what it checked (`_cost` amounts), so the early INSERT does not hold the batch: it is
-  // rolled back first (the usual INSERT would wait for its rows)
-  if (counts.notAsSent > 0) early?.abandon();
+  // the early INSERT does not hold the batch when the check rewrote what it checked otherwise than its statement
+  // does, or when that statement neither resolves parents nor rewrites `_cost` and the batch needs it (a key its
+  // text hides behind an escape): it is rolled back first (the usual INSERT would wait for its rows)
+  if (early && (counts.notAsSent > 0 || (!early.resolves && (counts.inSql > 0 || events.some((e) => e.parent_id))))) {
+    early.abandon();
+    early = undefined;
+  }
   const text = body instanceof UnparsedJson ? body.text : undefined;
-  return storeEvents(db, organizationId, { events }, (await now).getTime(), counts.notAsSent === 0 ? early : undefined, text, staged);
+  return storeEvents(db, organizationId, { events }, (await now).getTime(), early, text, staged);
 }

@@ -121,26 +121,43 @@ const nullishStringOf = (v: unknown, min: number, max: number): v is string | nu
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
-/** costMetadata's output for a `_cost` it passes, without zod; undefined when zod must say (a refusal). */
-function costFast(value: unknown): { amount: string; currency: string } | undefined {
+/**
+ * Whether the early INSERT's statement rewrites this passing `_cost` as costMetadata does (rollups.ts,
+ * costRewritten): an amount sent as a string; a number whose float8 text is String()'s (both the shortest
+ * digits that read back, in positional notation for 1e-4 ≤ |x| < 1e15, and 0 for -0:
+ * tests/api/events-cost.test.ts compares them); a currency in ASCII letters (lower() and toLowerCase() agree
+ * on them).
+ */
+const costInSql = (amount: number | string, currency: string): boolean =>
+  (typeof amount === "string" || amount === 0 || (Math.abs(amount) >= 1e-4 && Math.abs(amount) < 1e15)) && /^[A-Za-z]+$/.test(currency);
+
+/**
+ * costMetadata's output for a `_cost` it passes, without zod, and whether the early statement makes the same of
+ * it (costInSql); undefined when zod must say (a refusal).
+ */
+function costFast(value: unknown): { cost: { amount: string; currency: string }; inSql: boolean } | undefined {
   if (!isPlainObject(value)) return undefined;
   const { amount, currency } = value;
   if (!((typeof amount === "number" && Number.isFinite(amount)) || (typeof amount === "string" && DECIMAL.test(amount)))) return undefined;
   if (typeof currency !== "string" || !isCurrencyCode(currency.toLowerCase())) return undefined;
-  return { amount: String(amount), currency: currency.toLowerCase() };
+  return { cost: { amount: String(amount), currency: currency.toLowerCase() }, inSql: costInSql(amount, currency) };
 }
 
 /**
  * metadata's check without zod: true when every value is a scalar metadataScalar passes unchanged; a copy when
  * one is a `_cost` it passes (which zod's transform rewrites: the amount a decimal string, the currency in lower
- * case); false when the only problems are scalar values (their issues, zod's, added to `issues`); undefined
- * when zod must say.
+ * case), with whether the early statement rewrites it alike; false when the only problems are scalar values
+ * (their issues, zod's, added to `issues`); undefined when zod must say.
  */
-function metadataFast(m: unknown, loc: Array<string | number>, issues: ValidationIssue[]): boolean | Record<string, unknown> | undefined {
+function metadataFast(
+  m: unknown,
+  loc: Array<string | number>,
+  issues: ValidationIssue[],
+): boolean | { copy: Record<string, unknown>; inSql: boolean } | undefined {
   if (!isPlainObject(m)) return undefined;
   let count = 0;
   let bad: Array<[string, unknown, string]> | undefined;
-  let cost: { amount: string; currency: string } | undefined;
+  let cost: ReturnType<typeof costFast>;
   for (const key in m) {
     if (++count > METADATA_MAX_KEYS || key.length < 1 || key.length > 40 || key === "__proto__") return undefined;
     const value = m[key];
@@ -158,13 +175,14 @@ function metadataFast(m: unknown, loc: Array<string | number>, issues: Validatio
     return false;
   }
   // the same keys in the same order as zod's copy
-  return cost ? { ...m, _cost: cost } : true;
+  return cost ? { copy: { ...m, _cost: cost.cost }, inSql: cost.inSql } : true;
 }
 
 /**
  * EventInput's answer for the common event, without zod: every field a string within its bounds (or absent),
  * a customer named, metadata of scalars and a `_cost`. The same value zod gives (metadata: the object sent,
- * unchanged, as zod would copy it; a copy, `changed`, when `_cost` was rewritten), or the same issues when the
+ * unchanged, as zod would copy it; a copy, `changed`, when `_cost` was rewritten: "in-sql" when the early
+ * statement rewrites it alike), or the same issues when the
  * only problems are scalar metadata values; undefined: ask zod.
  * tests/unit/event-input-fast.test.ts compares the two.
  */
@@ -180,7 +198,7 @@ export const eventInputFast: FastCheck<EventInputOutput> = (item, loc) => {
   if (customer_id !== undefined && !(typeof customer_id === "string" && customerId.safeParse(customer_id).success)) return undefined;
   if (external_customer_id !== undefined && !stringOf(external_customer_id, 1, 256)) return undefined;
   if (customer_id === undefined && external_customer_id === undefined) return undefined;
-  let checked: boolean | Record<string, unknown> = true;
+  let checked: boolean | { copy: Record<string, unknown>; inSql: boolean } = true;
   if (metadata !== undefined) {
     const issues: ValidationIssue[] = [];
     const ok = metadataFast(metadata, loc, issues);
@@ -193,10 +211,10 @@ export const eventInputFast: FastCheck<EventInputOutput> = (item, loc) => {
   if (organization_id !== undefined) value.organization_id = organization_id;
   if (external_id !== undefined) value.external_id = external_id;
   if (parent_id !== undefined) value.parent_id = parent_id;
-  if (metadata !== undefined) value.metadata = checked === true ? (metadata as Record<string, unknown>) : checked;
+  if (metadata !== undefined) value.metadata = checked === true ? (metadata as Record<string, unknown>) : checked.copy;
   if (customer_id !== undefined) value.customer_id = customer_id;
   if (external_customer_id !== undefined) value.external_customer_id = external_customer_id;
   if (member_id !== undefined) value.member_id = member_id;
   if (external_member_id !== undefined) value.external_member_id = external_member_id;
-  return checked === true ? { value } : { value, changed: true };
+  return checked === true ? { value } : { value, changed: checked.inSql ? "in-sql" : true };
 };

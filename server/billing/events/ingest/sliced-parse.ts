@@ -12,23 +12,30 @@ const ARRAY_SLICE = 10;
  * A schema's answer for the common element without zod: its value, or its issues (`loc`: the element's place,
  * e.g. ["body", "events", 7]), exactly as zod would give them; undefined when zod must be asked.
  */
-/** An element's value (`changed`: not the element as sent), or its issues; undefined: ask zod. */
-export type FastCheck<T> = (item: unknown, loc: Array<string | number>) => { value: T; changed?: true } | { issues: ValidationIssue[] } | undefined;
+/**
+ * An element's value (`changed`: not the element as sent; "in-sql": changed only as the early INSERT's statement
+ * changes it too), or its issues; undefined: ask zod.
+ */
+export type FastCheck<T> = (
+  item: unknown,
+  loc: Array<string | number>,
+) => { value: T; changed?: true | "in-sql" } | { issues: ValidationIssue[] } | undefined;
 
 /**
  * Validates a large array of the body (`loc`: where it is, e.g. ["events"]) against `element`, letting the
  * event loop run every few milliseconds: zod over 1,000 events with their metadata is tens of milliseconds in
  * one go, which every other request would wait for. `fast`, when given, answers for an element first (zod is
  * asked only where it cannot). The same issues as validating `z.array(element)` at once (every element's, with
- * its place), the same output. `counts.notAsSent`, when given, is increased by the elements zod was asked about
- * or the fast check changed (their value may not be the element as sent).
+ * its place), the same output. `counts`, when given, counts the elements zod was asked about or the fast check
+ * changed (`notAsSent`: their value may not be the element as sent), and those it changed only as the early
+ * INSERT's statement does (`inSql`).
  */
 export async function parseArraySliced<S extends z.ZodType>(
   element: S,
   items: readonly unknown[],
   loc: Array<string | number>,
   fast?: FastCheck<z.output<S>>,
-  counts?: { notAsSent: number },
+  counts?: { notAsSent: number; inSql: number },
 ): Promise<Array<z.output<S>>> {
   const out: Array<z.output<S>> = [];
   const issues: ValidationIssue[] = [];
@@ -40,7 +47,7 @@ export async function parseArraySliced<S extends z.ZodType>(
     const quick = fast?.(item, at);
     if (quick && "value" in quick) {
       out.push(quick.value);
-      if (quick.changed && counts) counts.notAsSent++;
+      if (quick.changed && counts) counts[quick.changed === "in-sql" ? "inSql" : "notAsSent"]++;
     } else if (quick) issues.push(...quick.issues);
     else {
       if (counts) counts.notAsSent++;

@@ -1,28 +1,31 @@
-// A batch the usual path stores (its events name parents or carry `_cost`: the service decides ids, parents and
-// rewritten metadata before the INSERT) has its `events` text staged while the server parses and checks it: a
-// transaction of its own begins and copies the events with their places into a temporary table (the jsonb read
-// and the rows' extraction, about half of the INSERT's work); once the service has its patches, the ingest lock
-// is taken, the kept meters read, the INSERT reads the staged rows joined to the patches and the transaction
-// commits. The usual path did all of it after the parse, one after the other (docs/decisions.md, "Event storage and the early INSERT").
+// A batch the usual path stores (its events carry `_llm`, which the check rewrites, or name parents or `_cost` when
+// the early INSERT did not start: the service decides rewritten metadata before the INSERT) has its `events` text
+// staged while the server parses and checks it: a transaction of its own begins and copies the events with their
+// places into a temporary table (the jsonb read and the rows' extraction, about half of the INSERT's work); once
+// the service has its patches, the ingest lock is taken, the kept meters read, the INSERT reads the staged rows
+// joined to the patches (resolving parents) and the transaction commits, or rolls back when a parent was not
+// found. The usual path did all of it after the parse, one after the other (docs/decisions.md, "Event storage and
+// the early INSERT").
 //
 // The staging holds no event rows and no lock (the ingest lock is taken with the INSERT): the service reads
-// customers and parents from the pool meanwhile. A staging PostgreSQL refuses (the text is not the batch
-// JSON.parse read) answers store() with null, and the caller stores the batch from its rows.
+// customers from the pool meanwhile. A staging PostgreSQL refuses (the text is not the batch JSON.parse read)
+// answers store() with null, and the caller stores the batch from its rows.
 import { sql, type SQL } from "drizzle-orm";
 import type { ReservedSql } from "postgres";
 import type { Db } from "../../../db/client.js";
 import { orgNowSql } from "../../test-clock/clock.js";
-import { DECIDE_WITHIN_MS, dialect, eventsSpan, inFlight, NOT_AS_SENT, postgresClient, preparable } from "./early-insert.js";
-import { createStagedTable, insertWithUpkeep, keptMetersSql, sharedIngestLock, stageBatch, type RollupMeter } from "../rollups.js";
+import { DECIDE_WITHIN_MS, dialect, eventsSpan, inFlight, postgresClient, preparable, RESOLVED_IN_SQL, USUAL_ONLY } from "./early-insert.js";
+import { batchInserted, createStagedTable, insertWithUpkeep, keptMetersSql, sharedIngestLock, stageBatch, type BatchInserted, type RollupMeter } from "../rollups.js";
 
 /** A batch's events staged in a transaction of its own, waiting for their patches. */
 export interface StagedInsert {
   /**
-   * Inserts the staged events joined to `patches` (JSON of BatchPatch), missing timestamps at `now`, and commits:
-   * the rows inserted, or null when the staging failed (nothing stored: the caller stores the batch itself).
-   * Throws when the INSERT or the COMMIT failed.
+   * Inserts the staged events joined to `patches` (JSON of BatchPatch), missing timestamps at `now`, and commits
+   * what it did, or rolls back when an event's parent was not found (the answer names them); null when the
+   * staging failed (nothing stored: the caller stores the batch itself). Throws when the INSERT or the COMMIT
+   * failed.
    */
-  store(patches: string, now: SQL): Promise<number | null>;
+  store(patches: string, now: SQL): Promise<BatchInserted | null>;
   /** The batch is refused or stored another way: rolls back (not waited for). No-op once stored. */
   abandon(): void;
   /** The organization's now at `wall`, read in the staging transaction. */
@@ -36,8 +39,8 @@ export const stagedCounts = (): typeof stagedInsertCounts => ({ ...stagedInsertC
 
 /**
  * Stages the body's events (`text`: the whole body) for the organization when the body is a batch the usual path
- * stores (it names a parent or a `_cost`); undefined otherwise, when enough early transactions are under way, or
- * the database is not PostgreSQL.
+ * may store (it names `_llm`, a parent or a `_cost`; the caller tries the early INSERT first); undefined
+ * otherwise, when enough early transactions are under way, or the database is not PostgreSQL.
  */
 export function startStagedInsert(db: Db, organizationId: string, text: string, wall: Date): StagedInsert | undefined {
   const client = postgresClient(db);
@@ -45,7 +48,7 @@ export function startStagedInsert(db: Db, organizationId: string, text: string, 
   const running = inFlight.get(client) ?? 0;
   if (running >= Math.floor(client.options.max / 2)) return undefined;
   const span = eventsSpan(text);
-  if (!span || !NOT_AS_SENT.test(text)) return undefined;
+  if (!span || !(RESOLVED_IN_SQL.test(text) || USUAL_ONLY.test(text))) return undefined;
   inFlight.set(client, running + 1);
   stagedInsertCounts.started++;
   let readNow!: { resolve: (now: Date) => void; reject: (err: unknown) => void };
@@ -60,7 +63,7 @@ export function startStagedInsert(db: Db, organizationId: string, text: string, 
   const abandoned = new Error("staged insert abandoned");
   const stagingFailed = new Error("staging failed");
   let committing = false;
-  const done = (async (): Promise<number> => {
+  const done = (async (): Promise<BatchInserted> => {
     let conn: ReservedSql | undefined;
     try {
       const reserved = (conn = await client.reserve());
@@ -91,10 +94,17 @@ export function startStagedInsert(db: Db, organizationId: string, text: string, 
       committing = true;
       // then the lock and the kept meters read under it, which the INSERT's statement keeps up
       const [, meters] = await Promise.all([send(sharedIngestLock(organizationId)), send<RollupMeter>(keptMetersSql(organizationId))]);
-      const [row] = await send<{ n: number }>(insertWithUpkeep(organizationId, { staged: decision.patches, now: decision.now }, meters));
+      const [row] = await send<{ n: number; missing: number[] | null }>(insertWithUpkeep(organizationId, { staged: decision.patches, now: decision.now }, meters));
+      const result = batchInserted(row);
+      // a parent not found: the caller refuses the batch
+      if (result.missingParents.length > 0) {
+        await reserved.unsafe("ROLLBACK").execute();
+        stagedInsertCounts.rolledBack++;
+        return result;
+      }
       await reserved.unsafe("COMMIT").execute();
       stagedInsertCounts.committed++;
-      return row?.n ?? 0;
+      return result;
     } catch (err) {
       readNow.reject(err);
       if (conn) await conn.unsafe("ROLLBACK").catch(() => {});

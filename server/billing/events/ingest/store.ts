@@ -1,9 +1,7 @@
 // Storing a parsed batch of usage events: checked (customers of the organization, parents, time) and stored in one
 // INSERT with its meters' upkeep, deduplicated by external_id; or committed as the early INSERT started it.
-import { v7 as uuidV7 } from "uuid";
-import type { Db, Queryable } from "../../../db/client.js";
+import type { Db } from "../../../db/client.js";
 import { missingCustomerIds } from "../../customers/service.js";
-import { isUuid } from "../../http.js";
 import { validationError, type ValidationIssue } from "../../errors.js";
 import { sql } from "drizzle-orm";
 import { eventsSpan, type EarlyInsert } from "./early-insert.js";
@@ -56,24 +54,26 @@ export function storeEvents(
   staged?: StagedInsert,
 ): Promise<IngestResult | null> {
   const events = input.events;
-  // parents are resolved to ids the usual way
-  if (early && events.some((e) => e.parent_id)) {
-    early.abandon();
-    early = undefined;
-  }
   if (!early) return ingestUsual(db, organizationId, events, now, text, staged);
   const issues = eventIssues(events, organizationId, now);
   if (issues.length > 0) return Promise.reject(validationError(issues));
   // the early INSERT holds what the rows of the usual path would, bar their ids; the customer ids it names are
   // read in its transaction. Not awaited here: while the request waits on the database, nothing holds the
   // batch (its objects die young, not copied by each young-generation collection meanwhile) but the customer
-  // id of each event, for the answer should one be missing
+  // id and parent of each event, for the answer should one be missing
   const named = events.map((e) => e.customer_id);
   const customerIds = [...new Set(named.filter((id): id is string => id !== undefined))];
-  return commitEarly(early, events.length, customerIds.length > 0 ? named : [], customerIds);
+  const parents = events.some((e) => e.parent_id) ? events.map((e) => e.parent_id) : [];
+  return commitEarly(early, events.length, customerIds.length > 0 ? named : [], customerIds, parents);
 }
 
-async function commitEarly(early: EarlyInsert, total: number, named: Array<string | undefined>, customerIds: string[]): Promise<IngestResult | null> {
+async function commitEarly(
+  early: EarlyInsert,
+  total: number,
+  named: Array<string | undefined>,
+  customerIds: string[],
+  parents: Array<string | null | undefined>,
+): Promise<IngestResult | null> {
   const outcome = await early.commit(customerIds);
   if (outcome === null) return null;
   if ("missingCustomerIds" in outcome) {
@@ -81,8 +81,13 @@ async function commitEarly(early: EarlyInsert, total: number, named: Array<strin
     const missing = new Set(outcome.missingCustomerIds);
     throw validationError(named.flatMap((id, i) => (id !== undefined && missing.has(id) ? [at(i, "customer_id", "Customer not found.", id)] : [])));
   }
+  if ("missingParents" in outcome) throw parentsNotFound(parents, outcome.missingParents);
   return { inserted: outcome.inserted, duplicates: total - outcome.inserted };
 }
+
+/** The 422 of events whose parent was not found (`places`, 0-based; `parents`: each event's, as sent). */
+const parentsNotFound = (parents: ReadonlyArray<string | null | undefined>, places: readonly number[]) =>
+  validationError(places.map((i) => at(i, "parent_id", "Parent event not found.", parents[i] ?? undefined)));
 
 /** What is wrong with the events that the organization's customers and events need not be read for. */
 function eventIssues(events: EventsIngestInput["events"], organizationId: string, now: number, missing?: Set<string>): ValidationIssue[] {
@@ -102,8 +107,9 @@ function eventIssues(events: EventsIngestInput["events"], organizationId: string
 
 /**
  * `text`: the request body the events were parsed from, when there is one. Then the INSERT reads the events
- * from its `events` array as sent, with what was decided here for some of them (patches: ids, parents, rewritten
- * `_cost` and `_llm`), instead of from the rows written out again: a megabyte less to write, send and read.
+ * from its `events` array as sent, with the `_cost` and `_llm` the check rewrote for some of them (patches),
+ * instead of from the rows written out again: a megabyte less to write, send and read. Parents are resolved and
+ * repeated external_ids skipped by the INSERT's statement (rollups.ts).
  */
 async function ingestUsual(
   db: Db,
@@ -118,78 +124,62 @@ async function ingestUsual(
   const issues = eventIssues(events, organizationId, now, missing);
   if (issues.length > 0) throw validationError(issues);
   const nowIso = new Date(now).toISOString();
+  const rows: repo.EventInsert[] = events.map((e, i) => ({
+    n: i + 1,
+    name: e.name,
+    timestamp: e.timestamp ?? nowIso,
+    customer_id: e.customer_id?.toLowerCase() ?? null,
+    external_customer_id: e.external_customer_id ?? null,
+    external_id: e.external_id ?? null,
+    parent_id: e.parent_id ?? null,
+    metadata: e.metadata ?? {},
+  }));
+  const parents = (events.some((e) => e.parent_id) ? events.map((e) => e.parent_id) : []) as Array<string | null | undefined>;
+  const inserted = (stored: rollups.BatchInserted): number => {
+    if (stored.missingParents.length > 0) throw parentsNotFound(parents, stored.missingParents);
+    return stored.inserted;
+  };
 
-  // ids are assigned here for events that others in the batch name as their parent (the rest get theirs from
-  // the column's default)
-  const named = new Set(events.flatMap((e) => (e.parent_id ? [e.parent_id] : [])));
-  const seen = new Set<string>();
-  const batchIds = new Map<string, string>();
-  const rows: repo.EventInsert[] = [];
-  const rowIndex: number[] = [];
-  events.forEach((e, i) => {
-    if (e.external_id) {
-      if (seen.has(e.external_id)) return;
-      seen.add(e.external_id);
-    }
-    const id = e.external_id && named.has(e.external_id) ? uuidV7() : null;
-    if (e.external_id && id) batchIds.set(e.external_id, id);
-    rowIndex.push(i);
-    rows.push({
-      id,
-      name: e.name,
-      timestamp: e.timestamp ?? nowIso,
-      customer_id: e.customer_id?.toLowerCase() ?? null,
-      external_customer_id: e.external_customer_id ?? null,
-      external_id: e.external_id ?? null,
-      parent_id: e.parent_id ?? null,
-      metadata: e.metadata ?? {},
-    });
-  });
-  await resolveParents(db, organizationId, rows, rowIndex, batchIds, issues);
-  if (issues.length > 0) throw validationError(issues);
-
-  // the batch and the rollups of the meters it feeds, in one statement under the organization's ingest lock
-  const store = (batch: rollups.BatchRows) => db.transaction((tx) => rollups.insertEventsWithRollups(tx, organizationId, batch));
+  // the batch and the rollups of the meters it feeds, in one statement under the organization's ingest lock (a
+  // parent not found is thrown inside the transaction: rolled back)
+  const store = (batch: rollups.BatchRows) =>
+    db.transaction(async (tx) => inserted(await rollups.insertEventsWithRollups(tx, organizationId, batch)));
   const span = text === undefined ? undefined : eventsSpan(text);
-  let inserted: number | undefined;
+  let count: number | undefined;
   // staged while the body was parsed (staged-insert.ts): null when PostgreSQL refused the text, which the
   // rows then replace
-  const patches = JSON.stringify(patchesOf(events.length, rows, rowIndex));
+  const patches = JSON.stringify(patchesOf(rows));
   const nowSql = sql`${nowIso}::timestamptz`;
   const fromStaged = staged ? await staged.store(patches, nowSql) : undefined;
-  if (fromStaged !== undefined && fromStaged !== null) inserted = fromStaged;
+  if (fromStaged !== undefined && fromStaged !== null) count = inserted(fromStaged);
   else if (span && text !== undefined && fromStaged === undefined) {
     const batch = { text: text.slice(span.start, span.end), now: nowSql, patches };
     // PostgreSQL reads the text otherwise than JSON.parse read the body (a repeated `events` key, a \u0000):
     // a data exception, and the rows are sent instead
     usualInsertCounts.text++;
-    inserted = await store(batch).catch((err: unknown) => {
+    count = await store(batch).catch((err: unknown) => {
       if (!sqlState(err)?.startsWith("22")) throw err;
       usualInsertCounts.textRefused++;
       return undefined;
     });
   }
-  if (inserted === undefined) {
+  if (count === undefined) {
     usualInsertCounts.rows++;
-    inserted = await store({ rows });
+    count = await store({ rows });
   }
-  return { inserted, duplicates: events.length - inserted };
+  return { inserted: count, duplicates: events.length - count };
 }
 
 const RESERVED_METADATA = ["_cost", "_llm"] as const;
 
 /** What the INSERT must take from `rows` rather than from the body's text (rollups.ts, BatchPatch). */
-function patchesOf(total: number, rows: repo.EventInsert[], rowIndex: number[]): rollups.BatchPatch[] {
+function patchesOf(rows: repo.EventInsert[]): rollups.BatchPatch[] {
   const patches: rollups.BatchPatch[] = [];
-  const kept = new Set(rowIndex);
-  for (let i = 0; i < total; i++) if (!kept.has(i)) patches.push({ n: i + 1, skip: true });
-  rows.forEach((row, k) => {
-    const patch: rollups.BatchPatch = { n: rowIndex[k]! + 1 };
-    if (row.id) patch.id = row.id;
-    if (row.parent_id) patch.parent_id = row.parent_id;
-    for (const key of RESERVED_METADATA) if (row.metadata[key] !== undefined) (patch.reserved ??= {})[key] = row.metadata[key];
-    if (patch.id || patch.parent_id || patch.reserved) patches.push(patch);
-  });
+  for (const row of rows) {
+    let reserved: Record<string, unknown> | undefined;
+    for (const key of RESERVED_METADATA) if (row.metadata[key] !== undefined) (reserved ??= {})[key] = row.metadata[key];
+    if (reserved) patches.push({ n: row.n, reserved });
+  }
   return patches;
 }
 
@@ -200,33 +190,4 @@ function sqlState(err: unknown): string | undefined {
     if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
   }
   return undefined;
-}
-
-/**
- * parent_id names an event by its id or its external_id: a stored event of this organization first (a
- * duplicate in the batch is not stored again), else one in the same batch.
- */
-async function resolveParents(
-  db: Queryable,
-  organizationId: string,
-  rows: repo.EventInsert[],
-  rowIndex: number[],
-  batchIds: Map<string, string>,
-  issues: ValidationIssue[],
-): Promise<void> {
-  const refs = [...new Set(rows.flatMap((r) => (r.parent_id ? [r.parent_id] : [])))];
-  if (refs.length === 0) return;
-  const uuidRefs = refs.filter(isUuid).map((r) => r.toLowerCase());
-  const byRef = new Map<string, string>();
-  for (const s of await repo.findEventRefs(db, organizationId, uuidRefs, refs)) {
-    byRef.set(s.id, s.id);
-    if (s.externalId) byRef.set(s.externalId, s.id);
-  }
-  rows.forEach((row, n) => {
-    const ref = row.parent_id;
-    if (!ref) return;
-    const resolved = byRef.get(ref) ?? byRef.get(ref.toLowerCase()) ?? batchIds.get(ref);
-    if (resolved && resolved !== row.id) row.parent_id = resolved;
-    else issues.push(at(rowIndex[n] ?? n, "parent_id", "Parent event not found.", ref));
-  });
 }
