@@ -87,9 +87,23 @@ async function pendingOrderOf(subscriptionId: string) {
 }
 
 /** A page with the Stripe.js stand-in (nothing leaves the machine). */
+/** What each page called on till's API and on Stripe's (through the stand-in), for a failure's message. */
+const traffic = new WeakMap<Page, { till: string[]; stripeJs: StripeJsStandIn }>();
+
 async function openPage(): Promise<{ page: Page; stripeJs: StripeJsStandIn }> {
   const page = await pages.open({ viewport: { width: 1280, height: 900 } });
-  return { page, stripeJs: await installStripeJs(page, s.peer) };
+  const stripeJs = await installStripeJs(page, s.peer);
+  const till: string[] = [];
+  page.on("response", (res) => {
+    const url = new URL(res.url());
+    if (url.origin !== new URL(s.server.url).origin || !url.pathname.startsWith("/v1/")) return;
+    const line = `${res.request().method()} ${url.pathname} ${res.status()}`;
+    // an answer's body too when it says how a payment went
+    if (/\/(confirm-payment|payment-status)$/.test(url.pathname)) void res.text().then((body) => till.push(`${line} ${body.slice(0, 300)}`), () => till.push(line));
+    else till.push(line);
+  });
+  traffic.set(page, { till, stripeJs });
+  return { page, stripeJs };
 }
 
 /** The portal of a customer through a session made by the seller (its URL on this server, not till's public one). */
@@ -109,9 +123,12 @@ async function typeCard(form: Locator, card: string) {
   await form.locator('input[autocomplete="cc-csc"]').fill("123");
 }
 
+/** A wait on the page that, when it fails, says what the page showed and what it called. */
 async function bodyOnFailure<T>(page: Page, wait: Promise<T>): Promise<T> {
   return wait.catch(async (err: unknown) => {
-    throw new Error(`${String(err)}\n${await page.locator("body").innerText()}`);
+    const seen = traffic.get(page);
+    const calls = seen ? `\ntill: ${seen.till.join("\n  ")}\nStripe.js: ${seen.stripeJs.calls.join("\n  ")}` : "";
+    throw new Error(`${String(err)}\n${await page.locator("body").innerText()}${calls}`);
   });
 }
 

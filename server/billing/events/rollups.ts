@@ -175,8 +175,14 @@ export interface BatchInserted {
   missingParents: number[];
 }
 
+/** insertWithUpkeep's answer: one row. */
+export interface InsertedRow {
+  n: number;
+  missing?: number[] | null;
+}
+
 /** A row of insertWithUpkeep's answer as BatchInserted. */
-export const batchInserted = (row: { n: number; missing?: number[] | null } | undefined): BatchInserted => ({
+export const batchInserted = (row: InsertedRow | undefined): BatchInserted => ({
   inserted: row?.n ?? 0,
   missingParents: row?.missing ?? [],
 });
@@ -192,7 +198,7 @@ export async function insertEventsWithRollups(db: Queryable, organizationId: str
   // in turn: the meters are read once the lock is held (sent together, drizzle's lazy execute went second)
   await db.execute(ingestLock(organizationId, "shared"));
   const meters = await keptMeters(db, organizationId);
-  const [row] = await rows<{ n: number; missing?: number[] | null }>(db, insertWithUpkeep(organizationId, batch, meters));
+  const [row] = await rows<InsertedRow>(db, insertWithUpkeep(organizationId, batch, meters));
   return batchInserted(row);
 }
 

@@ -19,7 +19,7 @@ import { isSpace } from "../../../http/json-sliced.js";
 import { orgNowSql } from "../../test-clock/clock.js";
 import { eventInputFast } from "./input.js";
 import { liveCustomerIdsSql } from "../../customers/service.js";
-import { batchInserted, insertWithUpkeep, keptMetersSql, sharedIngestLock, type BatchRows, type RollupMeter } from "../rollups.js";
+import { batchInserted, insertWithUpkeep, keptMetersSql, sharedIngestLock, type BatchRows, type InsertedRow, type RollupMeter } from "../rollups.js";
 
 /**
  * What became of a batch the caller let commit: the rows inserted; or the customer ids it names that are not
@@ -233,10 +233,10 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
         send(sharedIngestLock(organizationId)),
         send<RollupMeter>(keptMetersSql(organizationId)),
       ]);
-      let insert: Promise<Array<{ n: number; missing?: number[] | null }>>;
+      let insert: Promise<InsertedRow[]>;
       if (remembered) {
         const guess = reserved.unsafe("SAVEPOINT early").execute();
-        const guessed = send<{ n: number; missing?: number[] | null }>(insertWithUpkeep(organizationId, batch, remembered));
+        const guessed = send<InsertedRow>(insertWithUpkeep(organizationId, batch, remembered));
         guessed.catch(() => {});
         guess.catch(() => {});
         const [, , , meters] = await ahead;
@@ -246,12 +246,12 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
           rememberMeters(client, organizationId, meters);
           await guessed.catch(() => {});
           await reserved.unsafe("ROLLBACK TO SAVEPOINT early").execute();
-          insert = send<{ n: number; missing?: number[] | null }>(insertWithUpkeep(organizationId, batch, meters));
+          insert = send<InsertedRow>(insertWithUpkeep(organizationId, batch, meters));
         }
       } else {
         const [, , , meters] = await ahead;
         rememberMeters(client, organizationId, meters);
-        insert = send<{ n: number; missing?: number[] | null }>(insertWithUpkeep(organizationId, batch, meters));
+        insert = send<InsertedRow>(insertWithUpkeep(organizationId, batch, meters));
       }
       // the decision usually comes while PostgreSQL is still at the INSERT: the COMMIT is sent at once, to run
       // right after it (after a failed statement, PostgreSQL ends the transaction with a ROLLBACK instead); with

@@ -15,7 +15,7 @@ import type { ReservedSql } from "postgres";
 import type { Db } from "../../../db/client.js";
 import { orgNowSql } from "../../test-clock/clock.js";
 import { DECIDE_WITHIN_MS, dialect, eventsSpan, inFlight, postgresClient, preparable, RESOLVED_IN_SQL, USUAL_ONLY } from "./early-insert.js";
-import { batchInserted, createStagedTable, insertWithUpkeep, keptMetersSql, sharedIngestLock, stageBatch, type BatchInserted, type RollupMeter } from "../rollups.js";
+import { batchInserted, createStagedTable, insertWithUpkeep, keptMetersSql, sharedIngestLock, stageBatch, type BatchInserted, type InsertedRow, type RollupMeter } from "../rollups.js";
 
 /** A batch's events staged in a transaction of its own, waiting for their patches. */
 export interface StagedInsert {
@@ -94,7 +94,7 @@ export function startStagedInsert(db: Db, organizationId: string, text: string, 
       committing = true;
       // then the lock and the kept meters read under it, which the INSERT's statement keeps up
       const [, meters] = await Promise.all([send(sharedIngestLock(organizationId)), send<RollupMeter>(keptMetersSql(organizationId))]);
-      const [row] = await send<{ n: number; missing: number[] | null }>(insertWithUpkeep(organizationId, { staged: decision.patches, now: decision.now }, meters));
+      const [row] = await send<InsertedRow>(insertWithUpkeep(organizationId, { staged: decision.patches, now: decision.now }, meters));
       const result = batchInserted(row);
       // a parent not found: the caller refuses the batch
       if (result.missingParents.length > 0) {
