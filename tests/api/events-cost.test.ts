@@ -1,7 +1,8 @@
-// `_cost` rewritten by the early INSERT's statement (rollups.ts, costRewritten) is what the check makes of it
-// (input.ts: zod's costMetadata), for every amount the check lets the statement rewrite (eventInputFast says
-// "in-sql"): a number's float8 text against String(), over random amounts of every magnitude in the band; and
-// outside the band they differ, which is why the check keeps those from the early INSERT.
+// `_cost` and `_llm` rewritten by the early INSERT's statement (rollups.ts, reservedRewritten) are what the check
+// makes of them (input.ts: zod's costMetadata and llmMetadata), for every value the check lets the statement
+// rewrite (eventInputFast says "in-sql"): a number's float8 text against String(), over random amounts of every
+// magnitude in the band (outside it they differ, which is why the check keeps those from the early INSERT); `_llm`'s
+// known keys only, its counts as integers however the body writes them.
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,16 +33,20 @@ function random(seed: number): () => number {
 }
 
 /** What the statement stores for each `_cost` (in a rolled-back transaction), in order. */
-async function storedCosts(costs: unknown[], edit = (text: string) => text): Promise<unknown[]> {
-  const name = `cost-${randomUUID()}`;
-  const text = edit(JSON.stringify(costs.map((cost, n) => ({ name, external_customer_id: "c", metadata: { n, _cost: cost } }))));
+const storedCosts = (costs: unknown[], edit = (text: string) => text) => storedReserved("_cost", costs, edit);
+
+/** What the statement stores for each value of the reserved `key` (in a rolled-back transaction), in order. */
+async function storedReserved(key: "_cost" | "_llm", values: unknown[], edit = (text: string) => text, asText = false): Promise<unknown[]> {
+  const name = `${key}-${randomUUID()}`;
+  const text = edit(JSON.stringify(values.map((value, n) => ({ name, external_customer_id: "c", metadata: { n, [key]: value } }))));
   const rolledBack = new Error("rolled back");
   let stored: unknown[] = [];
   await database.db
     .transaction(async (tx) => {
       await insertEventsWithRollups(tx, org, { text, now: sql`now()`, resolve: true });
-      const rows = await rowsOf<{ cost: unknown }>(tx, sql`SELECT metadata->'_cost' AS cost FROM event WHERE organization_id = ${org}::uuid AND name = ${name} ORDER BY (metadata->>'n')::int`);
-      stored = rows.map((r) => r.cost);
+      const value = asText ? sql`(metadata->${key})::text` : sql`metadata->${key}`;
+      const rows = await rowsOf<{ value: unknown }>(tx, sql`SELECT ${value} AS value FROM event WHERE organization_id = ${org}::uuid AND name = ${name} ORDER BY (metadata->>'n')::int`);
+      stored = rows.map((r) => r.value);
       throw rolledBack;
     })
     .catch((err: unknown) => {
@@ -50,11 +55,21 @@ async function storedCosts(costs: unknown[], edit = (text: string) => text): Pro
   return stored;
 }
 
+/** Each value as PostgreSQL writes it as jsonb text. */
+const jsonbTexts = async (values: unknown[]): Promise<string[]> =>
+  (await rowsOf<{ t: string }>(database.db, sql`SELECT e::text AS t FROM jsonb_array_elements(${JSON.stringify(values)}::text::jsonb) WITH ORDINALITY AS x(e, n) ORDER BY n`)).map((r) => r.t);
+
 const checked = (cost: unknown) => {
-  const event = { name: "n", external_customer_id: "c", metadata: { _cost: cost } };
+  const { inSql, value } = checkedAs("_cost", cost);
+  return { inSql, cost: value };
+};
+
+/** What the fast check and zod make of a reserved key's value: whether the early statement may rewrite it, and zod's. */
+const checkedAs = (key: "_cost" | "_llm", value: unknown) => {
+  const event = { name: "n", external_customer_id: "c", metadata: { [key]: value } };
   const fast = eventInputFast(event, ["body", "events", 0]);
   const zod = EventInput.parse(event);
-  return { inSql: fast !== undefined && "value" in fast && fast.changed === "in-sql", cost: zod.metadata?._cost };
+  return { inSql: fast !== undefined && "value" in fast && fast.changed === "in-sql", value: zod.metadata?.[key] };
 };
 
 describe("_cost rewritten by the early statement", () => {
@@ -93,5 +108,24 @@ describe("_cost rewritten by the early statement", () => {
       ["1.2345678901234568e+17", "123456789012345680"],
       ["1.234e-05", "0.00001234"],
     ]);
+  });
+
+  it("_llm: zod's known keys only, the counts as integers however the body writes them", async () => {
+    const next = random(7);
+    const llms = Array.from({ length: 300 }, (_, i) => {
+      const llm: Record<string, unknown> = { vendor: `vendor ${i}`, model: "é \"m\" \\ ✓", input_tokens: Math.floor(next() * 1e9), output_tokens: i, total_tokens: 2 ** 53 - 1 - i };
+      if (i % 2) llm.prompt = i % 4 === 1 ? null : "a prompt";
+      if (i % 3) llm.response = "an answer";
+      if (i % 5) llm.cached_input_tokens = i % 7;
+      if (i % 6 === 0) llm.extra = { not: "kept" };
+      return llm;
+    });
+    expect(llms.every((l) => checkedAs("_llm", l).inSql)).toBe(true);
+    // counts written as 10.0 and 1e1 in the body: JSON.parse reads 10 for both
+    const edit = (text: string) => text.replace(/"output_tokens":10,/, '"output_tokens":10.0,').replace(/"output_tokens":20,/, '"output_tokens":2e1,');
+    const expected = llms.map((l) => checkedAs("_llm", l).value);
+    expect(await storedReserved("_llm", llms, edit)).toEqual(expected);
+    // as jsonb text too (read back through JSON.parse, 10.0 and 10 look alike)
+    expect(await storedReserved("_llm", llms, edit, true)).toEqual(await jsonbTexts(expected));
   });
 });

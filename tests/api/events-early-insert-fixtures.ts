@@ -1,6 +1,6 @@
 // The set-up the early-INSERT tests of POST /v1/events/ingest share (events-early-insert*.test.ts): a server of
 // the file's own on a fresh database, a seller and its key, batches sent and rows read back, meters kept with
-// their rollups ready, and the counts of the early, staged and usual inserts.
+// their rollups ready, and the counts of the early and usual inserts.
 import { afterAll, beforeAll, expect } from "vitest";
 import { sql } from "drizzle-orm";
 import { rowsOf } from "../../server/db/client.js";
@@ -73,23 +73,12 @@ export const unique = (p: string) => `${p}_${Math.random().toString(36).slice(2,
 /** The counts after the server has settled a batch (a rollback is not waited for by the answer). */
 export type Counters = ReturnType<typeof ingestCounters>;
 export const earlyInsertCounts = (): Counters["early"] => ingestCounters().early;
-export const stagedInsertCounts = (): Counters["staged"] => ingestCounters().staged;
 export const usualInsertCounts = (): Counters["usual"] => ingestCounters().usual;
 export async function counts(): Promise<Counters["early"]> {
   let c = earlyInsertCounts();
   for (let i = 0; i < 100 && c.started !== c.committed + c.rolledBack + c.failed; i++) {
     await new Promise((r) => setTimeout(r, 20));
     c = earlyInsertCounts();
-  }
-  return c;
-}
-export const prefixed = (c: Counters["staged"]) => ({ stagedStarted: c.started, stagedCommitted: c.committed, stagedRolledBack: c.rolledBack, stagedFailed: c.failed });
-/** The staging counts once every staging started has ended. */
-export async function settledStaged(): Promise<Counters["staged"]> {
-  let c = stagedInsertCounts();
-  for (let i = 0; i < 100 && c.started !== c.committed + c.rolledBack + c.failed; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    c = stagedInsertCounts();
   }
   return c;
 }

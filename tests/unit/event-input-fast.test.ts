@@ -33,6 +33,22 @@ const COSTS: unknown[] = [
   null,
   [1, "USD"],
 ];
+const LLM = { vendor: "openai", model: "gpt-5", input_tokens: 10, output_tokens: 5, total_tokens: 15 };
+const LLMS: unknown[] = [
+  LLM,
+  { ...LLM, prompt: "hi", response: null, cached_input_tokens: 2 },
+  { ...LLM, extra: "stripped", prompt: null },
+  { ...LLM, vendor: "v".repeat(101) },
+  { ...LLM, model: "m".repeat(200) },
+  { ...LLM, input_tokens: -1 },
+  { ...LLM, output_tokens: 1.5 },
+  { ...LLM, total_tokens: "15" },
+  { ...LLM, cached_input_tokens: null },
+  { ...LLM, prompt: 3 },
+  { vendor: "openai", model: "gpt-5" },
+  "openai",
+  null,
+];
 const TIMES = ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00.123+02:00", "2026-01-01", "0000-01-01T00:00:00Z", "yesterday"];
 
 function event(r: ReturnType<typeof random>): unknown {
@@ -59,9 +75,9 @@ function event(r: ReturnType<typeof random>): unknown {
       const m: Record<string, unknown> = {};
       const keys = next() < 0.05 ? 51 : Math.floor(next() * 12);
       for (let k = 0; k < keys; k++) {
-        const key = next() < 0.08 ? pick(["", "k".repeat(41), "_cost", "_cost", "_llm"]) : `key${k}`;
+        const key = next() < 0.08 ? pick(["", "k".repeat(41), "_cost", "_cost", "_llm", "_llm"]) : `key${k}`;
         m[key] =
-          key === "_cost" ? pick(COSTS) : next() < 0.8 ? pick([1, "v", true, 2.5]) : pick(SCALARS);
+          key === "_cost" ? pick(COSTS) : key === "_llm" ? pick(LLMS) : next() < 0.8 ? pick([1, "v", true, 2.5]) : pick(SCALARS);
       }
       e.metadata = m;
     }

@@ -85,24 +85,15 @@ export const sharedIngestLock = (organizationId: string): SQL => ingestLock(orga
  * Where a batch's rows come from: the rows the service built from the checked events (JSON of EventInsert), or
  * the `events` array of the request body as sent (early-insert.ts: a batch whose every event needs nothing from
  * the service but an id and, when it has none, the organization's now as its timestamp; with `resolve`, also its
- * parents resolved and `_cost` rewritten here, as the check rewrites it), or that array with what the service
- * decided for some of its events (`patches`, JSON of BatchPatch: the usual path, without writing the batch out
- * again). Every variant but a plain text names parents (`parent_id`: an event's id or external_id), which the
- * statement resolves (insertBatch).
+ * parents resolved and `_cost` and `_llm` rewritten here, as the check rewrites them), or that array with what
+ * the service decided for some of its events (`patches`, JSON of BatchPatch: the usual path, without writing the
+ * batch out again). Every variant but a plain text names parents (`parent_id`: an event's id or external_id),
+ * which the statement resolves (insertBatch).
  */
-export type BatchRows = { rows: EventInsert[] } | { text: string; now: SQL; patches?: string; resolve?: true } | { staged: string; now: SQL };
+export type BatchRows = { rows: EventInsert[] } | { text: string; now: SQL; patches?: string; resolve?: true };
 
 /** Whether the batch's events may name parents (all but a plain text: its `parent_id`s are not read). */
 const namesParents = (batch: BatchRows): boolean => !("text" in batch) || batch.patches !== undefined || batch.resolve === true;
-
-/**
- * The temporary table a batch's events are staged in (staged-insert.ts), one per connection, emptied at commit.
- * Its name changes with its columns: a pooled connection may still hold an older server's.
- */
-export const STAGED_TABLE = "till_event_batch_2";
-export const createStagedTable = `CREATE TEMP TABLE IF NOT EXISTS ${STAGED_TABLE} (
-  name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, parent_id text, metadata jsonb, n bigint
-) ON COMMIT DELETE ROWS`;
 /**
  * The events of a body's `events` text, each with its place (`n`, 1-based), as `x`: the fields the service
  * stores (`parent_id`, the reference as sent, only when asked: a plain batch has none to read).
@@ -115,10 +106,6 @@ const eventsOfText = (text: string, parents: boolean): SQL =>
     : sql`ROWS FROM (jsonb_to_recordset(${text}::text::jsonb) AS (
       name text, timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text, metadata jsonb))
     WITH ORDINALITY AS x(name, timestamp, customer_id, external_customer_id, external_id, metadata, n)`;
-/** The body's `events` text into the staged table, each event with its place. */
-export const stageBatch = (text: string): SQL =>
-  sql`INSERT INTO ${sql.raw(STAGED_TABLE)} (name, timestamp, customer_id, external_customer_id, external_id, parent_id, metadata, n)
-    SELECT * FROM ${eventsOfText(text, true)}`;
 
 /**
  * What the service decided for the event at `n` (1-based, in the body's order): the metadata keys it rewrote
@@ -129,16 +116,25 @@ export interface BatchPatch {
   reserved: Record<string, unknown>;
 }
 
+const LLM_KEYS = ["vendor", "model", "prompt", "response", "input_tokens", "cached_input_tokens", "output_tokens", "total_tokens"];
+const LLM_COUNTS = ["input_tokens", "cached_input_tokens", "output_tokens", "total_tokens"];
+
 /**
- * `_cost` as the check rewrites it (input.ts, costMetadata): the amount a decimal string, the currency in lower
- * case, no other key. A number's text is float8's, which is JavaScript's String() for the amounts the check lets
- * the early INSERT store (input.ts, costInSql); anything else takes the usual path.
+ * The metadata `m` with `_cost` and `_llm` as the check rewrites them (input.ts: costMetadata, llmMetadata).
+ * `_cost`: the amount a decimal string, the currency in lower case, no other key; a number's text is float8's,
+ * which is JavaScript's String() for the amounts the check lets the early INSERT store (input.ts, costInSql;
+ * anything else takes the usual path). `_llm`: its known keys only, the counts as integers (`1.0` is 1, as
+ * JSON.parse reads it).
  */
-const costRewritten = (m: SQL): SQL =>
-  sql`CASE WHEN ${m} ? '_cost' THEN ${m} || jsonb_build_object('_cost', jsonb_build_object(
-      'amount', CASE jsonb_typeof(${m} #> '{_cost,amount}') WHEN 'number' THEN (${m} #> '{_cost,amount}')::float8::text
-                ELSE ${m} #>> '{_cost,amount}' END,
-      'currency', lower(${m} #>> '{_cost,currency}')))
+const reservedRewritten = (m: SQL): SQL =>
+  sql`CASE WHEN ${m} ?| array['_cost', '_llm'] THEN ${m}
+      || CASE WHEN ${m} ? '_cost' THEN jsonb_build_object('_cost', jsonb_build_object(
+           'amount', CASE jsonb_typeof(${m} #> '{_cost,amount}') WHEN 'number' THEN (${m} #> '{_cost,amount}')::float8::text
+                     ELSE ${m} #>> '{_cost,amount}' END,
+           'currency', lower(${m} #>> '{_cost,currency}'))) ELSE '{}'::jsonb END
+      || CASE WHEN ${m} ? '_llm' THEN jsonb_build_object('_llm', (
+           SELECT jsonb_object_agg(l.key, CASE WHEN l.key = ANY(${sql.raw(`array['${LLM_COUNTS.join("','")}']`)}) THEN to_jsonb((l.value #>> '{}')::numeric::int8) ELSE l.value END)
+           FROM jsonb_each(${m} -> '_llm') l WHERE l.key = ANY(${sql.raw(`array['${LLM_KEYS.join("','")}']`)}))) ELSE '{}'::jsonb END
     ELSE coalesce(${m}, '{}'::jsonb) END`;
 
 /** Each event joined to its patch by its place. */
@@ -150,7 +146,6 @@ const patchedSelect = (organizationId: string, source: SQL, patches: string, now
     LEFT JOIN jsonb_to_recordset(${patches}::text::jsonb) AS p(n bigint, reserved jsonb) ON p.n = x.n`;
 
 function batchSelect(organizationId: string, batch: BatchRows): SQL {
-  if ("staged" in batch) return patchedSelect(organizationId, sql`${sql.raw(STAGED_TABLE)} x`, batch.staged, batch.now);
   if ("rows" in batch) {
     return sql`SELECT x.n, till_uuid_v7(), ${organizationId}::uuid, x.name, 'user', x.timestamp, x.customer_id,
              x.external_customer_id, x.external_id, x.parent_id, coalesce(x.metadata, '{}'::jsonb)
@@ -165,7 +160,7 @@ function batchSelect(organizationId: string, batch: BatchRows): SQL {
   const resolve = batch.resolve === true;
   return sql`SELECT x.n, till_uuid_v7(), ${organizationId}::uuid, x.name, 'user', coalesce(x.timestamp, ${batch.now}), x.customer_id,
              x.external_customer_id, x.external_id, ${resolve ? sql`x.parent_id` : sql`NULL::text`},
-             ${resolve ? costRewritten(sql`x.metadata`) : sql`coalesce(x.metadata, '{}'::jsonb)`}
+             ${resolve ? reservedRewritten(sql`x.metadata`) : sql`coalesce(x.metadata, '{}'::jsonb)`}
       FROM ${eventsOfText(batch.text, resolve)}`;
 }
 

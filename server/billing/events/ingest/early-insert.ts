@@ -4,13 +4,13 @@
 // 10 (scan, parse, checks); one after the other the answer took 65–70 ms, side by side 8–10 ms less.
 //
 // Only a batch the statement can store as the service would takes this path: a body `{"events": [...]}` whose
-// first event passes the check without zod (every field a string in its bounds, scalar metadata, a `_cost`).
-// A body naming parents or `_cost` anywhere has its statement resolve the parents and rewrite `_cost` as the
-// check does (rollups.ts); one with `_llm` is left to the usual path. The service commits it when every event
-// passed the check without zod, changed by it only as the statement changes it, the customer ids it names are
-// live customers of the organization (read in the same transaction, behind the INSERT) and every parent was
-// found; anything else (a refusal, metadata zod rewrote) rolls it back and is answered or stored as before.
-// Refused bodies answer without waiting for the rollback.
+// first event passes the check without zod (every field a string in its bounds, scalar metadata, `_cost`,
+// `_llm`). A body naming parents, `_cost` or `_llm` anywhere has its statement resolve the parents and rewrite
+// `_cost` and `_llm` as the check does (rollups.ts). The service commits it when every event passed the check
+// without zod, changed by it only as the statement changes it, the customer ids it names are live customers of
+// the organization (read in the same transaction, behind the INSERT) and every parent was found; anything else
+// (a refusal, metadata zod rewrote) rolls it back and is answered or stored the usual way. Refused bodies
+// answer without waiting for the rollback.
 import { sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { ReservedSql, Sql } from "postgres";
@@ -41,8 +41,8 @@ export interface EarlyInsert {
   /** The batch is refused or stored another way: rolls back (not waited for). No-op after commit. */
   abandon(): void;
   /**
-   * Whether the statement resolves parents and rewrites `_cost` (the body names them): otherwise a batch
-   * needing either is not the caller's to commit.
+   * Whether the statement resolves parents and rewrites `_cost` and `_llm` (the body names them): otherwise a
+   * batch needing any of it is not the caller's to commit.
    */
   resolves: boolean;
   /**
@@ -56,9 +56,9 @@ export interface EarlyInsert {
  * Early transactions under way, per database client: at most half its pool, each holding a connection until its
  * batch is decided (the requests deciding read nothing from the pool meanwhile; the rest of the server does).
  */
-export const inFlight = new WeakMap<Sql, number>();
+const inFlight = new WeakMap<Sql, number>();
 /** How long an early transaction waits for commit() or abandon() before it rolls back by itself. */
-export const DECIDE_WITHIN_MS = 30_000;
+const DECIDE_WITHIN_MS = 30_000;
 
 /**
  * What became of the early INSERTs started in this process (tests read it); `metersChanged`: how many were sent
@@ -104,23 +104,18 @@ export function eventsSpan(text: string): { start: number; end: number } | undef
 }
 
 /**
- * A parent named, or a `_cost` (which the check rewrites), anywhere in the body (a few tenths of a ms for 1 MiB):
- * the early statement then resolves parents and rewrites `_cost` in SQL (a plain batch's does neither). A
+ * A parent named, or a `_cost` or `_llm` (which the check rewrites), anywhere in the body (about 0.1 ms for
+ * 1 MiB): the early statement then resolves parents and rewrites those in SQL (a plain batch's does neither). A
  * metadata value that merely looks so costs that work, no more.
  */
-export const RESOLVED_IN_SQL = /"parent_id"\s*:\s*"|"_cost"\s*:/;
-/**
- * `_llm` anywhere in the body: its check (zod's) rewrites it, so the batch is stored the usual way, and an early
- * INSERT started for it would only hold that one up (its rows wait for the early ones to be rolled back).
- */
-export const USUAL_ONLY = /"_llm"\s*:/;
+export const RESOLVED_IN_SQL = /"parent_id"\s*:\s*"|"_cost"\s*:|"_llm"\s*:/;
 
 /** The longest first event looked at: a plain event is a few KiB at most (500-character metadata strings). */
 const FIRST_EVENT_MAX = 64 * 1024;
 
 /**
  * Whether the array's first element is an event the early statement stores as the service would (and not an
- * empty array): `resolve`, whether that statement resolves parents and rewrites `_cost`.
+ * empty array): `resolve`, whether that statement resolves parents and rewrites `_cost` and `_llm`.
  */
 function firstEventFits(text: string, start: number, resolve: boolean): boolean {
   let i = start + 1;
@@ -153,12 +148,12 @@ function firstEventFits(text: string, start: number, resolve: boolean): boolean 
 }
 
 /** The postgres.js client under a drizzle handle (the early transaction sends its statements itself, in a row). */
-export function postgresClient(db: Db): Sql | undefined {
+function postgresClient(db: Db): Sql | undefined {
   const client = (db as unknown as { $client?: unknown }).$client;
   return typeof client === "function" && "begin" in client ? (client as Sql) : undefined;
 }
 
-export const dialect = new PgDialect();
+const dialect = new PgDialect();
 
 /**
  * The statements of the early flight are prepared (postgres.js keeps them per connection): an unprepared query
@@ -194,7 +189,7 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
   const running = inFlight.get(client) ?? 0;
   if (running >= Math.floor(client.options.max / 2)) return undefined;
   const span = eventsSpan(text);
-  if (!span || USUAL_ONLY.test(text)) return undefined;
+  if (!span) return undefined;
   const resolve = RESOLVED_IN_SQL.test(text);
   if (!firstEventFits(text, span.start, resolve)) return undefined;
   inFlight.set(client, running + 1);

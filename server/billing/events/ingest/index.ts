@@ -1,7 +1,6 @@
 // The one door of event ingestion: `ingest` takes a request's body and stores its batch. On PostgreSQL, a body
 // still unparsed (UnparsedJson) has its INSERT started from its text at once, while it is parsed and checked
-// here (early-insert.ts), or its events staged meanwhile when the usual path must store it (staged-insert.ts);
-// store.ts checks and stores the parsed batch (or commits the early INSERT).
+// here (early-insert.ts); store.ts checks and stores the parsed batch (or commits the early INSERT).
 import type { Database, Db } from "../../../db/client.js";
 import { UnparsedJson } from "../../../http/input-guard.js";
 import { parseWith } from "../../http.js";
@@ -9,7 +8,6 @@ import { orgNow } from "../../test-clock/clock.js";
 import { earlyCounts, startEarlyInsert, type EarlyInsert } from "./early-insert.js";
 import { EventInput, EventsIngestEnvelope, eventInputFast } from "./input.js";
 import { parseArraySliced } from "./sliced-parse.js";
-import { stagedCounts, startStagedInsert, type StagedInsert } from "./staged-insert.js";
 import { storeEvents, usualCounts, type IngestResult } from "./store.js";
 
 export { EventsIngestInput } from "./input.js";
@@ -24,11 +22,11 @@ export interface NamedCustomers {
 }
 
 /**
- * What became of the batches ingested in this process (tests read it): the early INSERTs, the stagings, and how
- * the usual path's INSERTs read their batch (from the body's text with patches, from the rows, text refused).
+ * What became of the batches ingested in this process (tests read it): the early INSERTs, and how the usual
+ * path's INSERTs read their batch (from the body's text with patches, from the rows, text refused).
  */
 export function ingestCounters() {
-  return { early: earlyCounts(), staged: stagedCounts(), usual: usualCounts() };
+  return { early: earlyCounts(), usual: usualCounts() };
 }
 
 /**
@@ -48,15 +46,12 @@ export async function ingest(
   // a batch that looks storable as sent starts its INSERT from the body's text now, while it is parsed and
   // checked here; PGlite runs on this thread, so there it would only come first
   const early = text !== undefined ? startEarlyInsert(db, organizationId, text, wall) : undefined;
-  // one the usual path stores (`_llm`, or the early INSERT did not start) has its events staged meanwhile instead
-  const staged = !early && text !== undefined ? startStagedInsert(db, organizationId, text, wall) : undefined;
   try {
     // null: the early INSERT failed after all (PostgreSQL read the text otherwise than JSON.parse, e.g. a
     // repeated key): the body is parsed again and stored the usual way
-    return (await ingestBody(db, organizationId, body, wall, early, staged, named)) ?? (await ingestBody(db, organizationId, body, wall, undefined, undefined, named))!;
+    return (await ingestBody(db, organizationId, body, wall, early, named)) ?? (await ingestBody(db, organizationId, body, wall, undefined, named))!;
   } finally {
     early?.abandon();
-    staged?.abandon();
   }
 }
 
@@ -70,15 +65,13 @@ async function ingestBody(
   body: unknown,
   wall: Date,
   early: EarlyInsert | undefined,
-  staged: StagedInsert | undefined,
   named: NamedCustomers,
 ) {
   // the envelope at once, the events in slices (1,000 events with metadata: tens of ms of zod in one go)
   const envelope = parseWith(EventsIngestEnvelope, (body instanceof UnparsedJson ? await body.parse() : body) ?? {}, "body");
   // timestamps may not be ahead of the organization's now (its test clock's, in a sandbox): read meanwhile
   // (by the early transaction when there is one: nothing is read from the pool until it is decided)
-  const ahead = early ?? staged;
-  const now = ahead ? ahead.now.catch(() => orgNow(db, organizationId, wall)) : orgNow(db, organizationId, wall);
+  const now = early ? early.now.catch(() => orgNow(db, organizationId, wall)) : orgNow(db, organizationId, wall);
   now.catch(() => {}); // a refused batch does not wait for it
   const counts = { notAsSent: 0, inSql: 0 };
   const events = await parseArraySliced(EventInput, envelope.events, ["events"], eventInputFast, counts);
@@ -93,12 +86,12 @@ async function ingestBody(
     }
   }
   // the early INSERT does not hold the batch when the check rewrote what it checked otherwise than its statement
-  // does, or when that statement neither resolves parents nor rewrites `_cost` and the batch needs it (a key its
-  // text hides behind an escape): it is rolled back first (the usual INSERT would wait for its rows)
+  // does, or when that statement neither resolves parents nor rewrites `_cost` or `_llm` and the batch needs it (a
+  // key its text hides behind an escape): it is rolled back first (the usual INSERT would wait for its rows)
   if (early && (counts.notAsSent > 0 || (!early.resolves && (counts.inSql > 0 || events.some((e) => e.parent_id))))) {
     early.abandon();
     early = undefined;
   }
   const text = body instanceof UnparsedJson ? body.text : undefined;
-  return storeEvents(db, organizationId, { events }, (await now).getTime(), early, text, staged);
+  return storeEvents(db, organizationId, { events }, (await now).getTime(), early, text);
 }

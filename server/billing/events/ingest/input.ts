@@ -143,11 +143,35 @@ function costFast(value: unknown): { cost: { amount: string; currency: string };
   return { cost: { amount: String(amount), currency: currency.toLowerCase() }, inSql: costInSql(amount, currency) };
 }
 
+const tokenCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * llmMetadata's output for an `_llm` it passes, without zod (its known keys only, in its order; the early
+ * statement keeps the same keys and writes the counts as integers: rollups.ts); undefined when zod must say.
+ */
+function llmFast(value: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const { vendor, model, prompt, response, input_tokens, cached_input_tokens, output_tokens, total_tokens } = value;
+  if (!stringOf(vendor, 0, 100) || !stringOf(model, 0, 200)) return undefined;
+  if (!nullishStringOf(prompt, 0, 100_000) || !nullishStringOf(response, 0, 100_000)) return undefined;
+  if (!tokenCount(input_tokens) || !tokenCount(output_tokens) || !tokenCount(total_tokens)) return undefined;
+  if (cached_input_tokens !== undefined && !tokenCount(cached_input_tokens)) return undefined;
+  const llm: Record<string, unknown> = { vendor, model };
+  if (prompt !== undefined) llm.prompt = prompt;
+  if (response !== undefined) llm.response = response;
+  llm.input_tokens = input_tokens;
+  if (cached_input_tokens !== undefined) llm.cached_input_tokens = cached_input_tokens;
+  llm.output_tokens = output_tokens;
+  llm.total_tokens = total_tokens;
+  return llm;
+}
+
 /**
  * metadata's check without zod: true when every value is a scalar metadataScalar passes unchanged; a copy when
- * one is a `_cost` it passes (which zod's transform rewrites: the amount a decimal string, the currency in lower
- * case), with whether the early statement rewrites it alike; false when the only problems are scalar values
- * (their issues, zod's, added to `issues`); undefined when zod must say.
+ * one is a `_cost` or an `_llm` it passes (which zod's transforms rewrite: `_cost`'s amount a decimal string,
+ * its currency in lower case; `_llm`'s known keys only), with whether the early statement rewrites them alike;
+ * false when the only problems are scalar values (their issues, zod's, added to `issues`); undefined when zod
+ * must say.
  */
 function metadataFast(
   m: unknown,
@@ -158,11 +182,12 @@ function metadataFast(
   let count = 0;
   let bad: Array<[string, unknown, string]> | undefined;
   let cost: ReturnType<typeof costFast>;
+  let llm: ReturnType<typeof llmFast>;
   for (const key in m) {
     if (++count > METADATA_MAX_KEYS || key.length < 1 || key.length > 40 || key === "__proto__") return undefined;
     const value = m[key];
     if (RESERVED_KEYS.has(key)) {
-      if (key !== "_cost" || !(cost = costFast(value))) return undefined;
+      if (key === "_cost" ? !(cost = costFast(value)) : !(llm = llmFast(value))) return undefined;
       continue;
     }
     const problem = scalarProblem(value);
@@ -174,15 +199,19 @@ function metadataFast(
     for (const [key, value, problem] of bad) issues.push(valueIssue([...loc, "metadata", key], problem, value));
     return false;
   }
+  if (!cost && !llm) return true;
   // the same keys in the same order as zod's copy
-  return cost ? { copy: { ...m, _cost: cost.cost }, inSql: cost.inSql } : true;
+  const copy: Record<string, unknown> = { ...m };
+  if (cost) copy._cost = cost.cost;
+  if (llm) copy._llm = llm;
+  return { copy, inSql: cost ? cost.inSql : true };
 }
 
 /**
  * EventInput's answer for the common event, without zod: every field a string within its bounds (or absent),
- * a customer named, metadata of scalars and a `_cost`. The same value zod gives (metadata: the object sent,
- * unchanged, as zod would copy it; a copy, `changed`, when `_cost` was rewritten: "in-sql" when the early
- * statement rewrites it alike), or the same issues when the
+ * a customer named, metadata of scalars, a `_cost` and an `_llm`. The same value zod gives (metadata: the object
+ * sent, unchanged, as zod would copy it; a copy, `changed`, when `_cost` or `_llm` was rewritten: "in-sql" when
+ * the early statement rewrites them alike), or the same issues when the
  * only problems are scalar metadata values; undefined: ask zod.
  * tests/unit/event-input-fast.test.ts compares the two.
  */

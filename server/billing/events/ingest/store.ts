@@ -5,7 +5,6 @@ import { missingCustomerIds } from "../../customers/service.js";
 import { validationError, type ValidationIssue } from "../../errors.js";
 import { sql } from "drizzle-orm";
 import { eventsSpan, type EarlyInsert } from "./early-insert.js";
-import type { StagedInsert } from "./staged-insert.js";
 import type { EventsIngestInput } from "./input.js";
 import * as repo from "../repository.js";
 import * as rollups from "../rollups.js";
@@ -51,10 +50,9 @@ export function storeEvents(
   now = Date.now(),
   early?: EarlyInsert,
   text?: string,
-  staged?: StagedInsert,
 ): Promise<IngestResult | null> {
   const events = input.events;
-  if (!early) return ingestUsual(db, organizationId, events, now, text, staged);
+  if (!early) return ingestUsual(db, organizationId, events, now, text);
   const issues = eventIssues(events, organizationId, now);
   if (issues.length > 0) return Promise.reject(validationError(issues));
   // the early INSERT holds what the rows of the usual path would, bar their ids; the customer ids it names are
@@ -117,7 +115,6 @@ async function ingestUsual(
   events: EventsIngestInput["events"],
   now: number,
   text?: string,
-  staged?: StagedInsert,
 ): Promise<IngestResult> {
   const customerIds = events.flatMap((e) => (e.customer_id ? [e.customer_id] : []));
   const missing = new Set(customerIds.length > 0 ? await missingCustomerIds(db, organizationId, customerIds) : []);
@@ -146,14 +143,8 @@ async function ingestUsual(
     db.transaction(async (tx) => inserted(await rollups.insertEventsWithRollups(tx, organizationId, batch)));
   const span = text === undefined ? undefined : eventsSpan(text);
   let count: number | undefined;
-  // staged while the body was parsed (staged-insert.ts): null when PostgreSQL refused the text, which the
-  // rows then replace
-  const patches = JSON.stringify(patchesOf(rows));
-  const nowSql = sql`${nowIso}::timestamptz`;
-  const fromStaged = staged ? await staged.store(patches, nowSql) : undefined;
-  if (fromStaged !== undefined && fromStaged !== null) count = inserted(fromStaged);
-  else if (span && text !== undefined && fromStaged === undefined) {
-    const batch = { text: text.slice(span.start, span.end), now: nowSql, patches };
+  if (span && text !== undefined) {
+    const batch = { text: text.slice(span.start, span.end), now: sql`${nowIso}::timestamptz`, patches: JSON.stringify(patchesOf(rows)) };
     // PostgreSQL reads the text otherwise than JSON.parse read the body (a repeated `events` key, a \u0000):
     // a data exception, and the rows are sent instead
     usualInsertCounts.text++;
