@@ -243,16 +243,16 @@ function ingestShapes(customerIds: string[]): Array<{ name: string; body: string
       events: Array.from({ length: 1000 }, (_, i) => ({ name: "bench.call", external_customer_id: `cust-${i % 50}`, external_id: `b${batch}-${i}-${Date.now()}`, metadata: metadata(i) })),
     });
   };
-  // the same batch naming customers by id instead: stored the usual way, once the body is parsed and the ids
-  // checked (no early INSERT)
+  // the same batch naming customers by id instead: stored early, the ids read in the early transaction before
+  // its COMMIT
   const byCustomer = () => {
     batch++;
     return JSON.stringify({
       events: Array.from({ length: 1000 }, (_, i) => ({ name: "bench.call", customer_id: customerIds[i % customerIds.length], external_id: `b${batch}-${i}-${Date.now()}`, metadata: metadata(i) })),
     });
   };
-  // and one that takes the usual path whole: every event after the first names it as its parent, every other one
-  // carries a `_cost` (which the check rewrites)
+  // and one whose early statement resolves parents and rewrites `_cost`: every event after the first names it as
+  // its parent, every other one carries a `_cost` (which the check rewrites)
   const usual = () => {
     batch++;
     const stamp = Date.now();
