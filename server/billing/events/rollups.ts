@@ -94,6 +94,7 @@ export type BatchRows = { rows: EventInsert[] } | { text: string; now: SQL; patc
 
 /** Whether the batch's events may name parents (all but a plain text: its `parent_id`s are not read). */
 const namesParents = (batch: BatchRows): boolean => !("text" in batch) || batch.patches !== undefined || batch.resolve === true;
+
 /**
  * The events of a body's `events` text, each with its place (`n`, 1-based), as `x`: the fields the service
  * stores (`parent_id`, the reference as sent, only when asked: a plain batch has none to read).

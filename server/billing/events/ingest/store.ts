@@ -61,8 +61,7 @@ export function storeEvents(
   // id and parent of each event, for the answer should one be missing
   const named = events.map((e) => e.customer_id);
   const customerIds = [...new Set(named.filter((id): id is string => id !== undefined))];
-  const parents = events.some((e) => e.parent_id) ? events.map((e) => e.parent_id) : [];
-  return commitEarly(early, events.length, customerIds.length > 0 ? named : [], customerIds, parents);
+  return commitEarly(early, events.length, customerIds.length > 0 ? named : [], customerIds, parentsOf(events));
 }
 
 async function commitEarly(
@@ -82,6 +81,10 @@ async function commitEarly(
   if ("missingParents" in outcome) throw parentsNotFound(parents, outcome.missingParents);
   return { inserted: outcome.inserted, duplicates: total - outcome.inserted };
 }
+
+/** Each event's parent as sent, for parentsNotFound (none when no event names one). */
+const parentsOf = (events: EventsIngestInput["events"]): Array<string | null | undefined> =>
+  events.some((e) => e.parent_id) ? events.map((e) => e.parent_id) : [];
 
 /** The 422 of events whose parent was not found (`places`, 0-based; `parents`: each event's, as sent). */
 const parentsNotFound = (parents: ReadonlyArray<string | null | undefined>, places: readonly number[]) =>
@@ -131,7 +134,7 @@ async function ingestUsual(
     parent_id: e.parent_id ?? null,
     metadata: e.metadata ?? {},
   }));
-  const parents = (events.some((e) => e.parent_id) ? events.map((e) => e.parent_id) : []) as Array<string | null | undefined>;
+  const parents = parentsOf(events);
   const inserted = (stored: rollups.BatchInserted): number => {
     if (stored.missingParents.length > 0) throw parentsNotFound(parents, stored.missingParents);
     return stored.inserted;
