@@ -123,7 +123,7 @@ const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /**
  * Whether the early INSERT's statement rewrites this passing `_cost` as costMetadata does (rollups.ts,
- * costRewritten): an amount sent as a string; a number whose float8 text is String()'s (both the shortest
+ * reservedRewritten): an amount sent as a string; a number whose float8 text is String()'s (both the shortest
  * digits that read back, in positional notation for 1e-4 ≤ |x| < 1e15, and 0 for -0:
  * tests/api/events-cost.test.ts compares them); a currency in ASCII letters (lower() and toLowerCase() agree
  * on them).
