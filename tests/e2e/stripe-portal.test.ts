@@ -86,10 +86,10 @@ async function pendingOrderOf(subscriptionId: string) {
   return pending;
 }
 
-/** A page with the Stripe.js stand-in (nothing leaves the machine). */
 /** What each page called on till's API and on Stripe's (through the stand-in), for a failure's message. */
 const traffic = new WeakMap<Page, { till: string[]; stripeJs: StripeJsStandIn }>();
 
+/** A page with the Stripe.js stand-in (nothing leaves the machine), its calls recorded (traffic). */
 async function openPage(): Promise<{ page: Page; stripeJs: StripeJsStandIn }> {
   const page = await pages.open({ viewport: { width: 1280, height: 900 } });
   const stripeJs = await installStripeJs(page, s.peer);
