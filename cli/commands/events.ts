@@ -97,13 +97,16 @@ interface Totals {
   duplicates: number;
 }
 
+/** "1 duplicate", "2 duplicates". */
+const duplicates = (n: number) => `${n} duplicate${n === 1 ? "" : "s"}`;
+
 /** One line on stderr per batch, rewritten in place on a terminal. */
 function progress(ctx: Context, total: number, batches: number) {
   const tty = ctx.out.interactiveErr;
   return {
     batch(t: Totals) {
       if (ctx.json) return;
-      const line = `Batch ${t.batches}/${batches}: ${t.events}/${total} events sent, ${t.inserted} inserted, ${t.duplicates} duplicates`;
+      const line = `Batch ${t.batches}/${batches}: ${t.events}/${total} events sent, ${t.inserted} inserted, ${duplicates(t.duplicates)}`;
       process.stderr.write(tty ? `\r\u001B[K${line}` : `${line}\n`);
     },
     end() {
@@ -123,7 +126,7 @@ function refusal(status: number, body: unknown, lines: Line[], sent: Totals, fir
     return `${line ? `line ${line.no}` : loc.join(".")}${field ? `: ${field}` : ""}: ${String(d.msg)}`;
   });
   const message = located.length > 0 ? located.slice(0, 5).join("; ") + (located.length > 5 ? ` (and ${located.length - 5} more)` : "") : describeErrorBody(status, body).message;
-  const already = sent.events > 0 && first ? `lines before ${first.no} are in (${sent.inserted} inserted, ${sent.duplicates} duplicates); ` : "";
+  const already = sent.events > 0 && first ? `lines before ${first.no} are in (${sent.inserted} inserted, ${duplicates(sent.duplicates)}); ` : "";
   return new ApiError(
     status,
     `the server refused batch ${sent.batches + 1}: ${message}`,
@@ -183,7 +186,7 @@ async function ingest(ctx: Context, opts: { batchSize: number }, [file]: string[
   shown.end();
   ctx.out.done(
     totals,
-    `Ingested ${totals.events} event${totals.events === 1 ? "" : "s"} in ${totals.batches} batch${totals.batches === 1 ? "" : "es"}: ${totals.inserted} inserted, ${totals.duplicates} duplicate${totals.duplicates === 1 ? "" : "s"}.`,
+    `Ingested ${totals.events} event${totals.events === 1 ? "" : "s"} in ${totals.batches} batch${totals.batches === 1 ? "" : "es"}: ${totals.inserted} inserted, ${duplicates(totals.duplicates)}.`,
   );
 }
 
