@@ -7,8 +7,8 @@
 // answer to a small body; the server's CPU time per body and the longest stall of its event loop (figures a
 // busy machine stretches less than wall times); the /healthz p99 under that load (goal < 10 ms) beside the
 // /healthz p99 measured idle in the same run (the baselines); then one line per goal: met or not met. On
-// PostgreSQL, the database's own part of a stored batch is measured too, before the stored batches are sent: the
-// plain batch stored by the ingest's statement and commit in the server's process, without HTTP or parse.
+// PostgreSQL, the database's own part of each stored shape is measured too, just before the shape is sent: its
+// batch stored by the ingest's statement and commit in the server's process, without HTTP or parse.
 //
 //   npm run bench:hostile                                  # PGlite (in memory)
 //   DATABASE_URL=postgres://… npm run bench:hostile        # a throw-away database on that server

@@ -87,7 +87,8 @@ export const parseBody = <S extends z.ZodType>(schema: S, req: FastifyRequest) =
 export const parseQuery = <S extends z.ZodType>(schema: S, req: FastifyRequest) =>
   parseWith(schema, normalizeQuery(req.query), "query");
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A UUID in any case (its `source` is also PostgreSQL's pattern for `~*`: events/rollups.ts). */
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (v: unknown): v is string => typeof v === "string" && UUID_RE.test(v);
 
 /** A path id: malformed → 422 like FastAPI's UUID4 validation; well-formed but unknown → the caller's 404. */

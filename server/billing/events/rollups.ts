@@ -19,6 +19,7 @@ import { rowsOf as rows, type Queryable } from "../../db/client.js";
 import { event, meter as meterTable, meterRollup, meterRollupState, meterRollupValue } from "../../db/schema/index.js";
 import type { Aggregation, Filter } from "../../../shared/meter-filter.js";
 import { aggregationInputs, filterSql } from "./predicates.js";
+import { UUID_RE } from "../http.js";
 import type { EventInsert } from "./repository.js";
 
 export interface RollupMeter {
@@ -212,8 +213,6 @@ export function insertWithUpkeep(organizationId: string, batch: BatchRows, meter
     SELECT count(*)::int AS n${parents ? sql`, (${missingParents}) AS missing` : sql``} FROM ins`;
 }
 
-const UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
-
 /**
  * Each parent the batch names (`parents`: ref, id; Polar's `parent_id` names an event by its id or its external
  * id): an event of the organization stored before the batch, by external_id (through its claim, which names the
@@ -228,7 +227,7 @@ const resolveParents = (organizationId: string): SQL =>
         (SELECT c.event_id FROM event_external_id c
            JOIN ${event} e ON e.organization_id = c.organization_id AND e.id = c.event_id AND e.timestamp = c.event_timestamp
            WHERE c.organization_id = ${organizationId}::uuid AND c.external_id = r.ref),
-        CASE WHEN r.ref ~* ${UUID_PATTERN} THEN (SELECT e.id FROM ${event} e
+        CASE WHEN r.ref ~* ${UUID_RE.source} THEN (SELECT e.id FROM ${event} e
            WHERE e.organization_id = ${organizationId}::uuid AND e.id = r.ref::uuid LIMIT 1) END,
         k.event_id) AS id
       FROM (SELECT DISTINCT parent_ref AS ref FROM b WHERE parent_ref IS NOT NULL) r
