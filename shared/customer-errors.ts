@@ -31,6 +31,7 @@ export const CUSTOMER_ERROR_CODES = [
   "change_not_allowed",
   "already_canceled",
   "subscription_busy",
+  "payment_in_progress",
   "payment_method_in_use",
   "seats_inactive",
   "member_exists",

@@ -28,6 +28,25 @@ export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
   return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
 }
 
+/** How long a request's transaction waits for a row another one holds before it answers 409 instead (boundLockWaits). */
+export const REQUEST_LOCK_WAIT = "5s";
+
+/**
+ * In `tx` (a request's transaction), a lock wait ends after REQUEST_LOCK_WAIT with PostgreSQL's lock_not_available
+ * (isLockNotAvailable): a short hold (a processor event's settlement) is waited out, a long one answers 409.
+ */
+export async function boundLockWaits(tx: Tx): Promise<void> {
+  await tx.execute(`SET LOCAL lock_timeout = '${REQUEST_LOCK_WAIT}'`);
+}
+
+/** Whether `err` (or one of its causes) is PostgreSQL's lock_not_available (55P03): a NOWAIT lock or lock_timeout. */
+export function isLockNotAvailable(err: unknown): boolean {
+  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === "55P03") return true;
+  }
+  return false;
+}
+
 export interface Database {
   db: Db;
   driver: "postgres" | "pglite";

@@ -289,7 +289,7 @@ async function portalCard(session: string, number: string): Promise<string> {
 }
 
 describe("the portal's retry", () => {
-  it("is 404 for another customer's order, 409 while an attempt holds the order, 429 after five attempts", async () => {
+  it("is 404 for another customer's order, waits for an attempt holding the order (409 after 5 s), 429 after five attempts", async () => {
     const product = await trialProduct(seller);
     const { sub, session } = await subscribe(seller, product, "4000 0000 0000 0341");
     await renew(seller, sub.id);
@@ -299,27 +299,37 @@ describe("the portal's retry", () => {
     expect((await raw(stranger.session, "GET", `/v1/customer-portal/orders/${order.id}/payment-status`)).status).toBe(404);
     expect((await raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, { payment_method_id: "nope" })).status).toBe(422);
 
-    // an attempt under way (the schedule's, here a held lock) answers 409 at once — PostgreSQL only: PGlite has
-    // one connection, which the held transaction would keep from the request
+    // an attempt under way (a Stripe event's settlement, the schedule's retry; here a held lock) is waited for: a
+    // short one ends and the customer's attempt goes on, one held longer than REQUEST_LOCK_WAIT (5 s) answers 409 —
+    // PostgreSQL only: PGlite has one connection, which the held transaction would keep from the request
+    let attempts = 0;
     if (usingPostgres) {
-      let release = () => {};
-      const held = new Promise<void>((r) => (release = r));
-      let locked = () => {};
-      const isLocked = new Promise<void>((r) => (locked = r));
-      const holder = db().transaction(async (tx) => {
-        await lockDunning(tx, seller.organizationId, order.id, false);
-        locked();
-        await held;
-      });
-      await isLocked;
-      const busy = await raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {});
-      release();
-      await holder;
-      expect(busy.status).toBe(409);
-      expect(busy.body.error).toBe("PaymentAlreadyInProgress");
+      const hold = async (ms: number) => {
+        let locked = () => {};
+        const isLocked = new Promise<void>((r) => (locked = r));
+        const holder = db().transaction(async (tx) => {
+          await lockDunning(tx, seller.organizationId, order.id);
+          locked();
+          await new Promise((r) => setTimeout(r, ms));
+        });
+        await isLocked;
+        const started = Date.now();
+        const answer = await raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {});
+        await holder;
+        return { answer, waited: Date.now() - started };
+      };
+      const short = await hold(400);
+      expect(short.answer.status, JSON.stringify(short.answer.body)).toBe(200);
+      expect(short.answer.body).toMatchObject({ status: "failed", error: "Your card was declined." });
+      expect(short.waited).toBeGreaterThanOrEqual(300);
+      attempts++;
+      const long = await hold(6_500);
+      expect(long.answer.status).toBe(409);
+      expect(long.answer.body).toEqual({ error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress.", code: "payment_in_progress" });
+      expect(long.waited).toBeGreaterThanOrEqual(4_500);
     }
 
-    for (let i = 0; i < 5; i++) {
+    for (let i = attempts; i < 5; i++) {
       const r = await raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {});
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ status: "failed", error: "Your card was declined." });

@@ -38,7 +38,7 @@ export async function settleLatePayment(
   // still processing (or waiting for the customer): the next event says how it ended
   if (!result.ok && result.next) return null;
   return deps.db.transaction(async (tx) => {
-    const d = await repo.lockDunning(tx, organizationId, ref.orderId, false);
+    const d = await repo.lockDunning(tx, organizationId, ref.orderId);
     const sub = await lockSubscription(tx, organizationId, ref.subscriptionId);
     const order = await lockOrderRow(tx, organizationId, ref.orderId);
     if (!sub || !order) return "not_recorded";

@@ -46,17 +46,14 @@ export async function claimDue(db: Queryable, now: Date, limit: number, skipIds:
     .for("update", { skipLocked: true });
 }
 
-/**
- * The order's dunning row, locked. `noWait`: a row another transaction holds (a retry under way) throws
- * PostgreSQL's lock_not_available (55P03) at once instead of waiting.
- */
-export async function lockDunning(db: Queryable, organizationId: string, orderId: string, noWait: boolean): Promise<DunningRow | undefined> {
+/** The order's dunning row, locked (a row another transaction holds is waited for: the caller bounds the wait). */
+export async function lockDunning(db: Queryable, organizationId: string, orderId: string): Promise<DunningRow | undefined> {
   const [row] = await db
     .select()
     .from(orderDunning)
     .where(and(eq(orderDunning.organizationId, organizationId), eq(orderDunning.orderId, orderId)))
     .limit(1)
-    .for("update", noWait ? { noWait: true } : {});
+    .for("update");
   return row;
 }
 
@@ -90,10 +87,5 @@ export async function storedDunningSettings(db: Queryable, organizationId: strin
     .limit(1);
   return row?.s ?? null;
 }
-
-export const isLockNotAvailable = (err: unknown): boolean => {
-  const cause = (err as { cause?: unknown } | null)?.cause ?? err;
-  return typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "55P03";
-};
 
 

@@ -10,7 +10,7 @@
 // Here: the start, the schedule and the portal's side; one attempt (lock, charge, settle or give up) is
 // collect.ts, the bank's late answer to a charge late.ts.
 import { z } from "zod";
-import type { Db, Queryable } from "../../db/client.js";
+import { boundLockWaits, isLockNotAvailable, type Db, type Queryable } from "../../db/client.js";
 import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
 import type { OutboxEvent } from "../../db/outbox.js";
 import { ApiError, notFound } from "../errors.js";
@@ -85,6 +85,8 @@ export const ConfirmRetryInput = z.object({
 export type ConfirmRetryInput = z.output<typeof ConfirmRetryInput>;
 
 const notEligible = (detail: string) => new ApiError(422, { error: "OrderNotEligibleForRetry", detail });
+const paymentInProgress = () =>
+  new ApiError(409, { error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress.", code: "payment_in_progress" });
 
 async function customerOrder(db: Queryable, organizationId: string, customerId: string, orderId: string) {
   const row = await findOrder(db, organizationId, orderId);
@@ -107,8 +109,8 @@ export async function paymentStatus(db: Db, organizationId: string, customerId: 
 
 /**
  * The customer pays a past-due (or unpaid) renewal order now: with a new card (its token, saved and made the
- * default) or a saved method (its id), else the default. 409 while another attempt holds the order, 422 when
- * the order is not a failed renewal still owed, 429 after MANUAL_RETRY_LIMIT attempts.
+ * default) or a saved method (its id), else the default. 409 while another attempt holds the order longer than
+ * REQUEST_LOCK_WAIT, 422 when the order is not a failed renewal still owed, 429 after MANUAL_RETRY_LIMIT attempts.
  */
 export async function confirmRetry(
   deps: DunningDeps & { db: Db },
@@ -136,7 +138,10 @@ export async function confirmRetry(
   let outcome: AttemptOutcome;
   try {
     outcome = await deps.db.transaction(async (tx) => {
-      const locked = await repo.lockDunning(tx, organizationId, orderId, true);
+      // another attempt at the order holds it (a Stripe event's settlement, the schedule's retry charging the
+      // card): its end is waited for REQUEST_LOCK_WAIT at most, then 409
+      await boundLockWaits(tx);
+      const locked = await repo.lockDunning(tx, organizationId, orderId);
       if (!locked) throw notEligible("This order is not awaiting a payment.");
       if (locked.manualAttempts >= MANUAL_RETRY_LIMIT) {
         throw new ApiError(429, { error: "ManualRetryLimitExceeded", detail: `This order was retried ${MANUAL_RETRY_LIMIT} times: contact the seller.` });
@@ -145,7 +150,7 @@ export async function confirmRetry(
       return attemptLocked(tx, deps, locked, await orgNow(tx, organizationId), "manual", method);
     });
   } catch (err) {
-    if (repo.isLockNotAvailable(err)) throw new ApiError(409, { error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress." });
+    if (isLockNotAvailable(err)) throw paymentInProgress();
     throw err;
   }
   if (outcome.kind === "paid") return { status: "succeeded", client_secret: null, error: null };
@@ -153,7 +158,7 @@ export async function confirmRetry(
   if (outcome.kind === "action") return { status: "requires_action", client_secret: outcome.clientSecret, error: null };
   // the debit is on its way: the order is paid (or not) when the bank answers
   if (outcome.kind === "processing") return { status: "pending", client_secret: null, error: null };
-  if (outcome.kind === "in_progress") throw new ApiError(409, { error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress." });
+  if (outcome.kind === "in_progress") throw paymentInProgress();
   throw notEligible("This order is not awaiting a payment.");
 }
 

@@ -3,7 +3,7 @@
 // billing-period changes (the product, discount and seat changes in plan-change.ts; those waiting for the period's
 // end, and dropping them, in scheduled.ts). Each change is one
 // transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
-import type { Db, Tx } from "../../db/client.js";
+import { boundLockWaits, isLockNotAvailable, type Db, type Tx } from "../../db/client.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
@@ -20,16 +20,6 @@ import type { SubscriptionRow, SubscriptionWire } from "./wire.js";
 import { orgNow } from "../test-clock/clock.js";
 
 const NOT_FOUND = "Subscription not found";
-/** Lock waits longer than this answer 409 SubscriptionLocked rather than holding the request. */
-const LOCK_TIMEOUT = "5s";
-const PG_LOCK_NOT_AVAILABLE = "55P03";
-
-function lockError(err: unknown): boolean {
-  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === PG_LOCK_NOT_AVAILABLE) return true;
-  }
-  return false;
-}
 
 /**
  * Runs `decide` on the locked row and applies what it returns: the row written, `subscription.updated` then the
@@ -47,7 +37,8 @@ async function change(
 ): Promise<SubscriptionWire> {
   try {
     return await db.transaction(async (tx) => {
-      await tx.execute(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      // lock waits longer than REQUEST_LOCK_WAIT answer 409 SubscriptionLocked rather than holding the request
+      await boundLockWaits(tx);
       const current = await repo.lockSubscription(tx, organizationId, id);
       if (!current) throw notFound(NOT_FOUND);
       const now = await orgNow(tx, organizationId);
@@ -72,7 +63,7 @@ async function change(
       return wire;
     });
   } catch (err) {
-    if (lockError(err)) throw subscriptionLocked();
+    if (isLockNotAvailable(err)) throw subscriptionLocked();
     throw err;
   }
 }

@@ -30,6 +30,7 @@ const BY_CODE: Record<CustomerErrorCode, MessageId> = {
   change_not_allowed: "server.notAllowed",
   already_canceled: "server.alreadyCancelled",
   subscription_busy: "server.busy",
+  payment_in_progress: "server.paymentInProgress",
   payment_method_in_use: "server.cardInUse",
   seats_inactive: "server.seatsInactive",
   member_exists: "server.memberExists",

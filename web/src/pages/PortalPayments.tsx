@@ -212,6 +212,33 @@ async function finishStripePayment(token: string, stripe: Promise<Stripe | null>
   return { ok: true, data: current };
 }
 
+/** How long the page waits in all for another attempt at the order (the schedule's retry charging the card) to end. */
+const OTHER_ATTEMPT_WAIT_MS = 30_000;
+
+/**
+ * Asks till to pay the order now. While another attempt holds it (409 once till has waited 5 s for it), the page
+ * waits and asks again with the default card: a new card was saved as the default before the other attempt was
+ * met. An order the other attempt paid answers 422 (no payment owed): its status says it is paid. A bank debit on
+ * its way (a pending payment: days) is not waited for.
+ */
+async function confirmWhenFree(token: string, orderId: string, confirmationTokenId: string | null, onWait: () => void): Promise<Result<PaymentConfirmation>> {
+  const end = Date.now() + OTHER_ATTEMPT_WAIT_MS;
+  let r = await portalApi.retryPayment(token, orderId, confirmationTokenId);
+  while (!r.ok && r.error.status === 409 && Date.now() < end) {
+    const status = await portalApi.paymentStatus(token, orderId);
+    if (status.ok && status.data.status === "succeeded") return status;
+    if (status.ok && status.data.status === "pending") break;
+    onWait();
+    await new Promise((done) => setTimeout(done, 1_000));
+    r = await portalApi.retryPayment(token, orderId, null);
+  }
+  if (!r.ok && r.error.status === 422 && Object.keys(r.error.fields).length === 0) {
+    const status = await portalApi.paymentStatus(token, orderId);
+    if (status.ok && status.data.status === "succeeded") return status;
+  }
+  return r;
+}
+
 /** A past-due renewal order: pay it now with a new card or the saved default (authenticating it when the bank asks). */
 export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; token: string; onError: OnError; onPaid: () => void }) {
   const [message, say] = useState<{ tone: Tone; text: string } | undefined>();
@@ -230,7 +257,7 @@ export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; 
   async function pay(confirmationTokenId: string | null) {
     setBusy(true);
     say({ tone: "info", text: t("pay.paying", { amount }) });
-    let r = await portalApi.retryPayment(token, order.id, confirmationTokenId);
+    let r = await confirmWhenFree(token, order.id, confirmationTokenId, () => say({ tone: "info", text: t("pay.otherAttempt") }));
     if (r.ok && r.data.status === "requires_action") {
       say({ tone: "info", text: t("pay.confirmWithBank") });
       r = stripe ? await finishStripePayment(token, stripe, order.id, r.data) : failure(t("pay.bankAsks"));
