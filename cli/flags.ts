@@ -9,13 +9,12 @@
 import { readFileSync } from "node:fs";
 import { InvalidArgumentError } from "commander";
 import { UsageError } from "./errors.js";
+import { isUuid } from "../shared/uuid.js";
 
 /** PostgreSQL's int4, the ceiling of every integer column on the server. */
 export const INT_MAX = 2_147_483_647;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (v: string): boolean => UUID.test(v);
+export { isUuid };
 
 /** An id argument or flag: a UUID (a malformed one is caught here, not as the server's 422). */
 export function parseId(value: string): string {

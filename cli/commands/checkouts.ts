@@ -11,6 +11,7 @@ import { customerIdOf } from "./customers.js";
 import { describeMode } from "../mode.js";
 import { day, describeMetadata, listOptions, listResource, money, type ListOptions } from "../resources.js";
 import { describePrice, type WireProduct } from "./products.js";
+import { isUuid } from "../../shared/uuid.js";
 
 export const CHECKOUT_STATUSES = ["open", "expired", "confirmed", "succeeded", "failed"] as const;
 
@@ -184,8 +185,6 @@ interface PublicCheckout {
   billing_address_fields: Record<AddressField, "required" | "optional" | "disabled">;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A test buyer's address, for the fields the checkout requires and no flag gave. */
 const TEST_ADDRESS: Record<Exclude<AddressField, "country" | "line2">, string> = {
   line1: "1 Test Street",
@@ -205,7 +204,7 @@ function parseExpiry(value: string): { month: number; year: number } {
 
 /** The checkout's id, whether given as its id, its link (`…/checkout/till_c_…`) or its client secret. */
 async function checkoutIdOf(ctx: Context, target: string): Promise<string> {
-  if (UUID.test(target)) return target;
+  if (isUuid(target)) return target;
   let secret = target;
   if (/^https?:\/\//.test(target)) {
     const m = /\/checkout\/([^/?#]+)/.exec(new URL(target).pathname);

@@ -14,6 +14,7 @@ import { registerTax } from "./orgs-tax.js";
 import { registerDunning } from "./orgs-dunning.js";
 import { registerLocale } from "./orgs-locale.js";
 import { missingDetails, registerBilling, type InvoiceDetails } from "./orgs-billing.js";
+import { isUuid } from "../../shared/uuid.js";
 
 /** An organization as /v1/organizations/ returns it (Polar's wire; the fields the CLI shows). */
 export interface WireOrganization {
@@ -38,8 +39,6 @@ interface SessionResponse {
   user: { id: string; email: string; name: string };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const stored = (o: Organization): StoredOrganization => ({ id: o.id, name: o.name, slug: o.slug });
 
 export function getSession(auth: AuthClient): Promise<SessionResponse> {
@@ -52,13 +51,13 @@ export function listOrganizations(auth: AuthClient): Promise<Organization[]> {
 
 /** Makes `idOrSlug` the session's active organization and returns it. */
 export function setActiveOrganization(auth: AuthClient, idOrSlug: string): Promise<Organization> {
-  const body = UUID.test(idOrSlug) ? { organizationId: idOrSlug } : { organizationSlug: idOrSlug };
+  const body = isUuid(idOrSlug) ? { organizationId: idOrSlug } : { organizationSlug: idOrSlug };
   return auth.post<Organization>("/organization/set-active", body);
 }
 
 /** The organization a command acts on: `--org` (id or slug), else the credential's active one. */
 export async function resolveOrganizationId(ctx: Context, org: string | undefined): Promise<string> {
-  if (org && UUID.test(org)) return org;
+  if (org && isUuid(org)) return org;
   if (org) {
     const [found] = await v1(ctx).listAll<WireOrganization>("/organizations/", { slug: org });
     if (!found) throw new UsageError(`--org: no organization of yours has the id or slug "${org}"`, "see `till orgs list`");

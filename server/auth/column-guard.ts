@@ -15,8 +15,8 @@ import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
 import type { DBAdapter, DBTransactionAdapter, Where } from "better-auth/adapters";
 import { APIError } from "better-auth/api";
 import { getTableColumns, isTable, type Table } from "drizzle-orm";
+import { isUuid } from "../../shared/uuid.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
 const INT4_MAX = 2 ** 31 - 1;
 /** PostgreSQL's timestamptz spans 4713 BC to 294276 AD; dates are kept to years 1–9999 (what ISO 8601 prints). */
@@ -102,7 +102,7 @@ function checkPaging(args: { limit?: number | undefined; offset?: number | undef
 }
 
 function asUuid(value: unknown): unknown {
-  return typeof value === "string" && !UUID.test(value) ? NIL_UUID : value;
+  return typeof value === "string" && !isUuid(value) ? NIL_UUID : value;
 }
 
 function guardWhere(fields: Map<string, ColumnKind> | undefined, where: Where[] | undefined): Where[] | undefined {

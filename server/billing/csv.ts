@@ -9,6 +9,7 @@ import type { FastifyReply } from "fastify";
 import type postgres from "postgres";
 import type { Db } from "../db/client.js";
 import { openReading } from "../db/replicas.js";
+import { isUuid } from "../../shared/uuid.js";
 
 /** Rows fetched per query on PGlite: large enough that the round trips don't dominate, small enough to stay flat. */
 export const EXPORT_BATCH = 1000;
@@ -49,7 +50,7 @@ export const jsonColumn = (header: string, sql: string): CsvColumn => ({
 
 /** A quoted SQL literal of a UUID; anything else throws (COPY takes no parameters, so ids are inlined). */
 export function uuidLiteral(id: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new Error(`not a uuid: ${id}`);
+  if (!isUuid(id)) throw new Error(`not a uuid: ${id}`);
   return `'${id.toLowerCase()}'::uuid`;
 }
 

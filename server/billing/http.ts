@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { invalid, validationError, type ValidationIssue } from "./errors.js";
+import { isUuid } from "../../shared/uuid.js";
 
 function issueType(issue: z.core.$ZodIssue, input: unknown): string {
   switch (issue.code) {
@@ -87,9 +88,8 @@ export const parseBody = <S extends z.ZodType>(schema: S, req: FastifyRequest) =
 export const parseQuery = <S extends z.ZodType>(schema: S, req: FastifyRequest) =>
   parseWith(schema, normalizeQuery(req.query), "query");
 
-/** A UUID in any case (its `source` is also PostgreSQL's pattern for `~*`: events/rollups.ts). */
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (v: unknown): v is string => typeof v === "string" && UUID_RE.test(v);
+/** shared/uuid.ts's, for the routes that import their helpers from here. */
+export { isUuid };
 
 /** A path id: malformed → 422 like FastAPI's UUID4 validation; well-formed but unknown → the caller's 404. */
 export function pathId(req: FastifyRequest, name = "id"): string {

@@ -13,6 +13,7 @@ import { hashStoredToken } from "../auth/stored-tokens.js";
 import { roles as builtInRoles } from "../auth/access.js";
 import { ensureSandbox, liveOrganizationOf } from "../billing/organizations/sandbox.js";
 import type { Mode } from "./mode.js";
+import { isUuid } from "../../shared/uuid.js";
 
 export type Permissions = Record<string, string[]>;
 
@@ -42,7 +43,6 @@ export type CallerError =
 export type CallerResult = { ok: true; caller: Caller } | { ok: false; error: CallerError };
 
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface KeyRow {
   id: string;
@@ -317,7 +317,7 @@ export function createCallerResolver(db: Db, opts: CallerResolverOptions = {}) {
       sessionId: s.id,
     };
     if (!orgId) return { ok: true, caller: base };
-    if (!UUID.test(orgId)) return { ok: false, error: { status: 403, code: "not_a_member" } };
+    if (!isUuid(orgId)) return { ok: false, error: { status: 403, code: "not_a_member" } };
     // a twin named by id acts with the membership of its live organization
     const twinOf = await liveOf(orgId);
     if (twinOf && mode === "live") return { ok: false, error: { status: 403, code: "sandbox_organization_in_live" } };

@@ -22,6 +22,7 @@ import { orgNow } from "../test-clock/clock.js";
 import { attemptLocked, later, settingsOf, type AttemptOutcome, type DunningDeps } from "./collect.js";
 import * as repo from "./repository.js";
 import type { DunningSettings } from "./settings.js";
+import { UUID_RE } from "../../../shared/uuid.js";
 
 /** Portal retries per order (Polar's ManualRetryLimitExceeded). */
 export const MANUAL_RETRY_LIMIT = 5;
@@ -78,7 +79,7 @@ export const ConfirmRetryInput = z.object({
   confirmation_token_id: z.string().min(1).max(1024).nullish(),
   payment_method_id: z
     .string()
-    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "Input should be a valid UUID")
+    .regex(UUID_RE, "Input should be a valid UUID")
     .nullish(),
   payment_processor: z.literal("stripe").optional(),
 });

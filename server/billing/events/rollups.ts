@@ -19,7 +19,7 @@ import { rowsOf as rows, type Queryable } from "../../db/client.js";
 import { event, meter as meterTable, meterRollup, meterRollupState, meterRollupValue } from "../../db/schema/index.js";
 import type { Aggregation, Filter } from "../../../shared/meter-filter.js";
 import { aggregationInputs, filterSql } from "./predicates.js";
-import { UUID_RE } from "../http.js";
+import { UUID_RE } from "../../../shared/uuid.js";
 import type { EventInsert } from "./repository.js";
 
 export interface RollupMeter {

@@ -19,13 +19,12 @@ import { SubscriptionDetail } from "./pages/SubscriptionDetail.js";
 import { Subscriptions } from "./pages/Subscriptions.js";
 import { WebhookDeliveries } from "./pages/WebhookDeliveries.js";
 import { Webhooks } from "./pages/Webhooks.js";
+import { isUuid } from "../../../shared/uuid.js";
 
 // the meter's usage chart brings the chart library: its own chunk
 const MeterDetail = lazy(() => import("./pages/MeterDetail.js").then((m) => ({ default: m.MeterDetail })));
 
 export type Route = { page: "home" } | { page: "other"; render: () => ReactNode };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function routeOf(path: string): Route {
   const [, section = "", id, more] = path.split("/");
@@ -44,7 +43,7 @@ export function routeOf(path: string): Route {
     if (section === "discounts") return page(() => <Discounts />);
     if (section === "meters") return page(() => <Meters />);
     if (section === "webhooks") return page(() => <Webhooks />);
-  } else if (UUID.test(id)) {
+  } else if (isUuid(id)) {
     if (section === "products") return page(() => <ProductEdit id={id} />);
     if (section === "orders") return page(() => <OrderDetail id={id} />);
     if (section === "customers") return page(() => <CustomerDetail id={id} />);
