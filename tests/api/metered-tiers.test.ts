@@ -22,6 +22,7 @@ import { formatMoney, formatUnitAmount } from "../../shared/money.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { uniqueEmail } from "../helpers/client.js";
 
 let server: TestServer;
 let seller: Seller;
@@ -269,7 +270,7 @@ describe("tiered and capped metered prices over three periods, with usage alerts
       ],
     });
     await sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [credit.id] } });
-    const customer = await sdk.customers.create({ email: "calls@example.com", externalId: "calls-1" });
+    const customer = await sdk.customers.create({ email: uniqueEmail("calls") });
     const sub = await sdk.subscriptions.create({ productId: product.id, customerId: customer.id });
     await eventually(async () => ((await sdk.subscriptions.get({ id: sub.id })).meters[0]?.creditedUnits === 10 ? true : null));
     // 50 % of the credits; 10 minor units of usage beyond them (5 calls × 2)
@@ -311,7 +312,7 @@ describe("tiered and capped metered prices over three periods, with usage alerts
       recurring_interval: "month",
       prices: [{ amount_type: "fixed", price_amount: 0 }, { amount_type: "metered_unit", meter_id: meter.id, unit_amount: "1" }],
     });
-    const customer = await sdk.customers.create({ email: "probe@example.com", externalId: "probe-1" });
+    const customer = await sdk.customers.create({ email: uniqueEmail("probe") });
     const sub = await sdk.subscriptions.create({ productId: product.body.id as string, customerId: customer.id });
     const start = sub.currentPeriodStart.getTime();
     const hour = Math.floor(start / 3600_000) * 3600_000;

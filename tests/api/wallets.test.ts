@@ -19,6 +19,7 @@ import { pdfTextOf } from "../helpers/pdf.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { uniqueEmail } from "../helpers/client.js";
 
 let server: TestServer;
 let seller: Seller;
@@ -199,7 +200,7 @@ describe("the seller's wallet routes", () => {
     const list = await raw("GET", `/v1/wallets/?customer_id=${order!.customerId}`);
     expect(list.body).toMatchObject({ items: [{ id: opened.body.id, balance: 2468 }], pagination: { total_count: 1 } });
     // another customer's session never sees it
-    const other = (await sdk.customerSessions.create({ customerId: (await sdk.customers.create({ email: "wallet-eve@example.com" })).id })).token;
+    const other = (await sdk.customerSessions.create({ customerId: (await sdk.customers.create({ email: uniqueEmail("wallet-eve") })).id })).token;
     expect((await raw("GET", `/v1/customer-portal/wallets/${opened.body.id as string}`, undefined, other)).status).toBe(404);
     expect((await new Polar({ serverURL: server.url }).customerPortal.wallets.list({ customerSession: other }, {})).result.items).toEqual([]);
   });

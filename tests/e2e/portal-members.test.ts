@@ -4,6 +4,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../helpers/browser.js";
+import { uniqueEmail } from "../helpers/client.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -35,7 +36,7 @@ async function open(url: string): Promise<Page> {
 
 describe("the portal's team", () => {
   it("the owner adds, changes and removes members; a member sees no team and no billing", async () => {
-    const team = await seller.sdk.customers.create({ type: "team", email: "team-e2e@example.com", name: "Acme", owner: { email: "owner-e2e@example.com", name: "Olga" } });
+    const team = await seller.sdk.customers.create({ type: "team", email: uniqueEmail("team-e2e"), name: "Acme", owner: { email: "owner-e2e@example.com", name: "Olga" } });
     const { customerPortalUrl } = await seller.sdk.customerSessions.create({ customerId: team.id });
     const page = await open(customerPortalUrl);
 

@@ -53,7 +53,7 @@ describe("the seller app's sections, in the sandbox", () => {
       filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api.call" }] },
       aggregation: { func: "count" },
     });
-    const customer = await sandbox.customers.create({ email: "meter-user@example.com" });
+    const customer = await sandbox.customers.create({ email: uniqueEmail("meter-user") });
     await sandbox.events.ingest({ events: [1, 2, 3].map(() => ({ name: "api.call", customerId: customer.id })) });
 
     const page = await sellerPage(seller);
@@ -100,7 +100,7 @@ describe("the seller app's sections, in the sandbox", () => {
 
     // an event for it: a customer made in the sandbox
     const sandbox = sdkFor(server, await seller.createSandboxKey());
-    await sandbox.customers.create({ email: "hooked@example.com" });
+    await sandbox.customers.create({ email: uniqueEmail("hooked") });
     await receiver.until((hits) => hits.some((h) => h.path === "/hook"));
     await page.getByRole("link", { name: `${receiver.url}/hook` }).click();
     const failed = page.getByRole("row", { name: /customer\.created failed \(HTTP 500\)/ });
