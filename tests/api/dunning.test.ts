@@ -304,7 +304,7 @@ describe("the portal's retry", () => {
     // PostgreSQL only: PGlite has one connection, which the held transaction would keep from the request
     let attempts = 0;
     if (usingPostgres) {
-      const hold = async (ms: number) => {
+      const hold = async (ms: number, alsoSend?: () => void) => {
         let locked = () => {};
         const isLocked = new Promise<void>((r) => (locked = r));
         const holder = db().transaction(async (tx) => {
@@ -314,7 +314,9 @@ describe("the portal's retry", () => {
         });
         await isLocked;
         const started = Date.now();
-        const answer = await raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {});
+        const sent = raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {});
+        alsoSend?.();
+        const answer = await sent;
         await holder;
         return { answer, waited: Date.now() - started };
       };
@@ -323,10 +325,18 @@ describe("the portal's retry", () => {
       expect(short.answer.body).toMatchObject({ status: "failed", error: "Your card was declined." });
       expect(short.waited).toBeGreaterThanOrEqual(300);
       attempts++;
-      const long = await hold(6_500);
-      expect(long.answer.status).toBe(409);
-      expect(long.answer.body).toEqual({ error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress.", code: "payment_in_progress" });
+      // held longer: the first request waits 5 s, one sent beside it does not wait too (one request waits per order)
+      let beside: Promise<{ answer: Awaited<ReturnType<typeof raw>>; at: number }> | undefined;
+      const long = await hold(6_500, () => {
+        const sent = Date.now();
+        beside = new Promise((r) => setTimeout(r, 300)).then(async () => ({ answer: await raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {}), at: Date.now() - sent }));
+      });
+      const busy = { error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress.", code: "payment_in_progress" };
+      expect([long.answer.status, long.answer.body]).toEqual([409, busy]);
       expect(long.waited).toBeGreaterThanOrEqual(4_500);
+      const second = await beside;
+      expect([second?.answer.status, second?.answer.body]).toEqual([409, busy]);
+      expect(second?.at).toBeLessThan(3_000);
     }
 
     for (let i = attempts; i < 5; i++) {

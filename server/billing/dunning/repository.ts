@@ -1,8 +1,8 @@
 // SQL of dunning: the state of renewal orders whose charge failed (order_dunning), claimed by the schedule
 // when their next attempt is due (across organizations: the schedule serves them all), or locked one at a time
 // for the customer's own retry. Every function but the claim takes the organization id and filters by it.
-import { and, asc, eq, inArray, isNotNull, lte, notInArray, or } from "drizzle-orm";
-import type { Queryable } from "../../db/client.js";
+import { and, asc, eq, inArray, isNotNull, lte, notInArray, or, sql } from "drizzle-orm";
+import { rowsOf, type Queryable } from "../../db/client.js";
 import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
 import { billingOrganization, orderDunning } from "../../db/schema/index.js";
@@ -44,6 +44,15 @@ export async function claimDue(db: Queryable, now: Date, limit: number, skipIds:
     .orderBy(asc(orderDunning.nextAttemptAt), asc(orderDunning.orderId))
     .limit(limit)
     .for("update", { skipLocked: true });
+}
+
+/**
+ * The customer's turn at the order until the transaction ends (an advisory lock: class 7317, the order's id
+ * hashed), false at once when another of their requests holds it — waiting for the order's row, or paying.
+ */
+export async function tryCustomerTurn(db: Queryable, orderId: string): Promise<boolean> {
+  const [row] = await rowsOf<{ ok: boolean }>(db, sql`SELECT pg_try_advisory_xact_lock(7317, hashtext(${orderId})) AS ok`);
+  return row?.ok === true;
 }
 
 /** The order's dunning row, locked (a row another transaction holds is waited for: the caller bounds the wait). */

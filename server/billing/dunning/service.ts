@@ -139,6 +139,9 @@ export async function confirmRetry(
   let outcome: AttemptOutcome;
   try {
     outcome = await deps.db.transaction(async (tx) => {
+      // one request of the customer's at a time per order: another already waiting (or paying) answers 409 at
+      // once, so that retries sent together cannot hold the database's connections
+      if (!(await repo.tryCustomerTurn(tx, orderId))) throw paymentInProgress();
       // another attempt at the order holds it (a Stripe event's settlement, the schedule's retry charging the
       // card): its end is waited for REQUEST_LOCK_WAIT at most, then 409
       await boundLockWaits(tx);
