@@ -1,7 +1,8 @@
 // The portal page's payments in a real Chromium against the real server: a customer whose renewal charge
 // failed (Stripe's 4000 0000 0000 0341) sees the past-due order with a payment form, pays it at once with a new
 // card — saved as the default and listed under Payment methods — and the subscription is active again; an attempt
-// at the order held longer than till waits for (the schedule's retry) is waited for by the page, then it pays.
+// at the order held longer than till waits for (the schedule's retry) is waited for by the page, then it pays; a
+// new card refused when charged is listed at once as the saved default.
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -55,8 +56,8 @@ async function pastDueInPortal(tag: string) {
   await form.waitFor().catch(withBody);
   const methods = page.getByRole("region", { name: "Payment methods", exact: true });
   await methods.getByText("visa ending in 0341").waitFor();
-  const payWithNewCard = async () => {
-    await form.getByLabel("Card number").fill("4242 4242 4242 4242");
+  const payWithNewCard = async (card = "4242 4242 4242 4242") => {
+    await form.getByLabel("Card number").fill(card);
     await form.getByLabel("Expiry (MM/YY)").fill(`12/${(new Date().getUTCFullYear() + 3) % 100}`);
     await form.getByLabel("CVC").fill("123");
     await form.getByRole("button", { name: "Pay $12" }).click();
@@ -72,7 +73,7 @@ async function pastDueInPortal(tag: string) {
     expect(problems).toEqual([]);
     await context.close();
   };
-  return { sub, page, payWithNewCard, paid };
+  return { sub, page, form, methods, context, payWithNewCard, paid };
 }
 
 describe("a past-due order in the portal", () => {
@@ -80,6 +81,16 @@ describe("a past-due order in the portal", () => {
     const portal = await pastDueInPortal("portal-pay");
     await portal.payWithNewCard();
     await portal.paid();
+  }, 60_000);
+
+  it("a new card refused when charged stays saved as the default: the card list shows it at once", async () => {
+    const portal = await pastDueInPortal("portal-pay-refused");
+    // 4000 0000 0000 9995 attaches, its charges fail
+    await portal.payWithNewCard("4000 0000 0000 9995");
+    await portal.page.getByText("Your card has insufficient funds.").waitFor();
+    await portal.methods.getByText(/visa ending in 9995.*\(default\)/).waitFor();
+    expect(problems).toEqual([]);
+    await portal.context.close();
   }, 60_000);
 
   // PostgreSQL only: PGlite has one connection, which the held transaction would keep from every request

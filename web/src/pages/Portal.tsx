@@ -277,8 +277,8 @@ type OnChange = (change: (data: Data) => Partial<Data>) => void;
 function Portal({ data, token, onError, onChange }: { data: Data; token: string; onError: OnError; onChange: OnChange }) {
   const seller = sellerOf(data)?.name ?? null;
   const expires = new Date(data.expiresAt);
-  // bumped by a past-due order paid with a new card: the saved cards are read again
-  const [paid, setPaid] = useState(0);
+  // bumped when a past-due order's payment saved a new card (paid or not): the saved cards are read again
+  const [cardsVersion, setCardsVersion] = useState(0);
   // a team's plain member: the benefits only (orders, plans, cards, wallet and billing details are the managers')
   const billing = managesBilling(data.user);
   return (
@@ -318,12 +318,13 @@ function Portal({ data, token, onError, onChange }: { data: Data; token: string;
             token={token}
             onError={onError}
             onPaid={(id) => {
-              setPaid((n) => n + 1);
+              setCardsVersion((n) => n + 1);
               onChange((d) => ({ orders: d.orders.map((o) => (o.id === id ? { ...o, status: "paid" } : o)) }));
               void portalApi.subscriptions(token).then((r) => r.ok && onChange(() => ({ subscriptions: r.data })));
             }}
+            onCardsChanged={() => setCardsVersion((n) => n + 1)}
           />
-          <PaymentMethods token={token} onError={onError} version={paid} />
+          <PaymentMethods token={token} onError={onError} version={cardsVersion} />
           <Wallets token={token} onError={onError} />
         </>
       )}

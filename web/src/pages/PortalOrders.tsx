@@ -17,7 +17,22 @@ function orderHeading(o: PortalOrder): string {
   return o.description || t("orders.order");
 }
 
-export function Orders({ orders, invoices, token, onError, onPaid }: { orders: PortalOrder[]; invoices: Map<string, OrderInvoice>; token: string; onError: OnError; onPaid: (id: string) => void }) {
+export function Orders({
+  orders,
+  invoices,
+  token,
+  onError,
+  onPaid,
+  onCardsChanged,
+}: {
+  orders: PortalOrder[];
+  invoices: Map<string, OrderInvoice>;
+  token: string;
+  onError: OnError;
+  onPaid: (id: string) => void;
+  /** A new card was saved (the default now) by a payment that did not go through: the card list reads it. */
+  onCardsChanged: () => void;
+}) {
   return (
     <ListSection
       id="orders"
@@ -38,7 +53,7 @@ export function Orders({ orders, invoices, token, onError, onPaid }: { orders: P
             <dd>{o.invoice_number}</dd>
           </dl>
           <InvoiceLinks invoice={invoices.get(o.id)} />
-          {o.status === "pending" && o.billing_reason === "subscription_cycle" && <PayNow order={o} token={token} onError={onError} onPaid={() => onPaid(o.id)} />}
+          {o.status === "pending" && o.billing_reason === "subscription_cycle" && <PayNow order={o} token={token} onError={onError} onPaid={() => onPaid(o.id)} onCardsChanged={onCardsChanged} />}
         </li>
       )}
     />

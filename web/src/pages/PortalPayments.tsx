@@ -240,7 +240,20 @@ async function confirmWhenFree(token: string, orderId: string, confirmationToken
 }
 
 /** A past-due renewal order: pay it now with a new card or the saved default (authenticating it when the bank asks). */
-export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; token: string; onError: OnError; onPaid: () => void }) {
+export function PayNow({
+  order,
+  token,
+  onError,
+  onPaid,
+  onCardsChanged,
+}: {
+  order: PortalOrder;
+  token: string;
+  onError: OnError;
+  onPaid: () => void;
+  /** A new card was saved as the default, and the payment did not go through (a refused charge, another attempt). */
+  onCardsChanged: () => void;
+}) {
   const [message, say] = useState<{ tone: Tone; text: string } | undefined>();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
@@ -263,6 +276,8 @@ export function PayNow({ order, token, onError, onPaid }: { order: PortalOrder; 
       r = stripe ? await finishStripePayment(token, stripe, order.id, r.data) : failure(t("pay.bankAsks"));
     }
     setBusy(false);
+    // a new card is saved as the default before it is charged: the list shows it whatever the charge's answer
+    if (confirmationTokenId && !(r.ok && r.data.status === "succeeded")) onCardsChanged();
     if (!r.ok) return say({ tone: "error", text: onError(r.error) });
     if (r.data.status !== "succeeded") return say({ tone: "error", text: r.data.error ? serverMessage(r.data.error, r.data.decline_reason) : t("pay.failed") });
     say({ tone: "success", text: t("pay.paid", { amount }) });
