@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { rowsOf, type Database } from "../../server/db/client.js";
 import { recordSystemEvents } from "../../server/billing/events/service.js";
 import { insertEventsWithRollups } from "../../server/billing/events/rollups.js";
-import { migrationsBefore, upgradedDatabase } from "../helpers/db.js";
+import { migrationsBefore, rolledBack, upgradedDatabase } from "../helpers/db.js";
 
 let database: Database | undefined;
 afterAll(async () => {
@@ -35,23 +35,15 @@ const claims = async () =>
  * places of events whose parent it did not find, and each event's parent as inserted, by metadata `n`; rolled
  * back.
  */
-async function parentsOf(organizationId: string, rows: Array<Record<string, unknown>>) {
-  const rolledBack = new Error("rolled back");
-  let seen: { missing: number[]; linked: Array<string | null> } | undefined;
-  await database!.db
-    .transaction(async (tx) => {
-      const { missingParents } = await insertEventsWithRollups(tx, organizationId, { text: JSON.stringify(rows), now: sql`now()`, resolve: true });
-      const linked = await rowsOf<{ parent_id: string | null }>(
-        tx,
-        sql`SELECT parent_id::text FROM event WHERE organization_id = ${organizationId}::uuid AND name = 'probe' ORDER BY (metadata->>'n')::int`,
-      );
-      seen = { missing: missingParents, linked: linked.map((r) => r.parent_id) };
-      throw rolledBack;
-    })
-    .catch((err: unknown) => {
-      if (err !== rolledBack) throw err;
-    });
-  return seen!;
+function parentsOf(organizationId: string, rows: Array<Record<string, unknown>>) {
+  return rolledBack(database!.db, async (tx) => {
+    const { missingParents } = await insertEventsWithRollups(tx, organizationId, { text: JSON.stringify(rows), now: sql`now()`, resolve: true });
+    const linked = await rowsOf<{ parent_id: string | null }>(
+      tx,
+      sql`SELECT parent_id::text FROM event WHERE organization_id = ${organizationId}::uuid AND name = 'probe' ORDER BY (metadata->>'n')::int`,
+    );
+    return { missing: missingParents, linked: linked.map((r) => r.parent_id) };
+  });
 }
 const eventOf = async (externalId: string) =>
   (await rowsOf<{ id: string; metadata: Record<string, unknown> }>(database!.db, sql`SELECT id::text, metadata FROM event WHERE organization_id = ${org}::uuid AND external_id = ${externalId}`));

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "../../server/db/client.js";
 import { insertEventsWithRollups } from "../../server/billing/events/rollups.js";
 import { EventInput, eventInputFast } from "../../server/billing/events/ingest/input.js";
-import { freshDatabase } from "../helpers/db.js";
+import { freshDatabase, rolledBack } from "../helpers/db.js";
 
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 const org = randomUUID();
@@ -39,20 +39,12 @@ const storedCosts = (costs: unknown[], edit = (text: string) => text) => storedR
 async function storedReserved(key: "_cost" | "_llm", values: unknown[], edit = (text: string) => text, asText = false): Promise<unknown[]> {
   const name = `${key}-${randomUUID()}`;
   const text = edit(JSON.stringify(values.map((value, n) => ({ name, external_customer_id: "c", metadata: { n, [key]: value } }))));
-  const rolledBack = new Error("rolled back");
-  let stored: unknown[] = [];
-  await database.db
-    .transaction(async (tx) => {
-      await insertEventsWithRollups(tx, org, { text, now: sql`now()`, resolve: true });
-      const value = asText ? sql`(metadata->${key})::text` : sql`metadata->${key}`;
-      const rows = await rowsOf<{ value: unknown }>(tx, sql`SELECT ${value} AS value FROM event WHERE organization_id = ${org}::uuid AND name = ${name} ORDER BY (metadata->>'n')::int`);
-      stored = rows.map((r) => r.value);
-      throw rolledBack;
-    })
-    .catch((err: unknown) => {
-      if (err !== rolledBack) throw err;
-    });
-  return stored;
+  return rolledBack(database.db, async (tx) => {
+    await insertEventsWithRollups(tx, org, { text, now: sql`now()`, resolve: true });
+    const value = asText ? sql`(metadata->${key})::text` : sql`metadata->${key}`;
+    const rows = await rowsOf<{ value: unknown }>(tx, sql`SELECT ${value} AS value FROM event WHERE organization_id = ${org}::uuid AND name = ${name} ORDER BY (metadata->>'n')::int`);
+    return rows.map((r) => r.value);
+  });
 }
 
 /** Each value as PostgreSQL writes it as jsonb text. */

@@ -7,9 +7,24 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import postgres from "postgres";
-import { migrationsFolder, openDatabase, type Database } from "../../server/db/client.js";
+import { migrationsFolder, openDatabase, type Database, type Db, type Tx } from "../../server/db/client.js";
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
+
+/** What `look` finds in a transaction that is then rolled back (a statement's effect, seen and undone). */
+export async function rolledBack<T>(db: Db, look: (tx: Tx) => Promise<T>): Promise<T> {
+  const undo = new Error("rolled back");
+  let seen: { value: T } | undefined;
+  await db
+    .transaction(async (tx) => {
+      seen = { value: await look(tx) };
+      throw undo;
+    })
+    .catch((err: unknown) => {
+      if (err !== undo) throw err;
+    });
+  return seen!.value;
+}
 
 const urlOf = (base: string, name: string) => {
   const url = new URL(base);
