@@ -96,5 +96,3 @@ export async function storedDunningSettings(db: Queryable, organizationId: strin
     .limit(1);
   return row?.s ?? null;
 }
-
-
