@@ -186,7 +186,13 @@ const SETTLE_WAIT_MS = 20_000;
  * 3-D Secure (saved once authenticated, then charged), or a payment to authenticate (till learns it went through
  * from Stripe's event: the order's payment status is read until it says so).
  */
-async function finishStripePayment(token: string, stripe: Promise<Stripe | null>, orderId: string, answer: PaymentConfirmation): Promise<Result<PaymentConfirmation>> {
+async function finishStripePayment(
+  token: string,
+  stripe: Promise<Stripe | null>,
+  orderId: string,
+  answer: PaymentConfirmation,
+  onWait: () => void,
+): Promise<Result<PaymentConfirmation>> {
   let current = answer;
   for (let step = 0; step < 3 && current.status === "requires_action" && current.client_secret; step++) {
     const done = await authenticateIntent(stripe, current.client_secret);
@@ -195,7 +201,8 @@ async function finishStripePayment(token: string, stripe: Promise<Stripe | null>
       const card = await portalApi.confirmPaymentMethod(token, done.id);
       if (!card.ok) return card;
       if (card.data.status !== "succeeded") return failure(t("payments.notSaved"));
-      const paid = await portalApi.retryPayment(token, orderId, null, card.data.payment_method.id);
+      const methodId = card.data.payment_method.id;
+      const paid = await confirmWhenFree(token, orderId, () => portalApi.retryPayment(token, orderId, null, methodId), onWait);
       if (!paid.ok) return paid;
       current = paid.data;
       continue;
@@ -216,21 +223,26 @@ async function finishStripePayment(token: string, stripe: Promise<Stripe | null>
 const OTHER_ATTEMPT_WAIT_MS = 30_000;
 
 /**
- * Asks till to pay the order now. While another attempt holds it (409 once till has waited 5 s for it), the page
- * waits and asks again with the default card: a new card was saved as the default before the other attempt was
- * met. An order the other attempt paid answers 422 (no payment owed): its status says it is paid. A bank debit on
- * its way (a pending payment: days) is not waited for.
+ * Asks till to pay the order now (`send`; `again`: a new card's token is spent by the first ask, and the card is the
+ * default by then, so it is asked again without it). While another attempt holds the order (409 once till has waited
+ * 5 s for it), the page waits and asks again. An order the other attempt paid answers 422 (no payment owed): its
+ * status says it is paid. A bank debit on its way (a pending payment: days) is not waited for.
  */
-async function confirmWhenFree(token: string, orderId: string, confirmationTokenId: string | null, onWait: () => void): Promise<Result<PaymentConfirmation>> {
+async function confirmWhenFree(
+  token: string,
+  orderId: string,
+  send: (again: boolean) => Promise<Result<PaymentConfirmation>>,
+  onWait: () => void,
+): Promise<Result<PaymentConfirmation>> {
   const end = Date.now() + OTHER_ATTEMPT_WAIT_MS;
-  let r = await portalApi.retryPayment(token, orderId, confirmationTokenId);
+  let r = await send(false);
   while (!r.ok && r.error.status === 409 && Date.now() < end) {
     const status = await portalApi.paymentStatus(token, orderId);
     if (status.ok && status.data.status === "succeeded") return status;
     if (status.ok && status.data.status === "pending") break;
     onWait();
     await new Promise((done) => setTimeout(done, 1_000));
-    r = await portalApi.retryPayment(token, orderId, null);
+    r = await send(true);
   }
   if (!r.ok && r.error.status === 422 && Object.keys(r.error.fields).length === 0) {
     const status = await portalApi.paymentStatus(token, orderId);
@@ -270,10 +282,11 @@ export function PayNow({
   async function pay(confirmationTokenId: string | null) {
     setBusy(true);
     say({ tone: "info", text: t("pay.paying", { amount }) });
-    let r = await confirmWhenFree(token, order.id, confirmationTokenId, () => say({ tone: "info", text: t("pay.otherAttempt") }));
+    const onWait = () => say({ tone: "info", text: t("pay.otherAttempt") });
+    let r = await confirmWhenFree(token, order.id, (again) => portalApi.retryPayment(token, order.id, again ? null : confirmationTokenId), onWait);
     if (r.ok && r.data.status === "requires_action") {
       say({ tone: "info", text: t("pay.confirmWithBank") });
-      r = stripe ? await finishStripePayment(token, stripe, order.id, r.data) : failure(t("pay.bankAsks"));
+      r = stripe ? await finishStripePayment(token, stripe, order.id, r.data, onWait) : failure(t("pay.bankAsks"));
     }
     setBusy(false);
     // a new card is saved as the default before it is charged: the list shows it whatever the charge's answer
