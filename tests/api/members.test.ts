@@ -8,6 +8,7 @@ import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
+import { uniqueEmail } from "../helpers/client.js";
 import { Receiver, eventually } from "../helpers/receiver.js";
 import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -45,7 +46,10 @@ const portalOf = (token: string) => ({ v047: new Polar({ serverURL: server.url, 
 
 describe("members API (seller)", () => {
   it("a team customer is created with its owner; members are added, listed, changed and removed through both SDKs", async () => {
-    const team = await sdk.customers.create({ type: "team", email: "acme@example.com", name: "Acme", externalId: "acme", owner: { email: "Olga@Example.com", name: "Olga", externalId: "olga" } });
+    // names of this run's own (a retried test meets none of the first run's)
+    const acme = `acme-${Date.now().toString(36)}`;
+    const [acmeEmail, globex, soloEmail] = [uniqueEmail("acme"), uniqueEmail("globex"), uniqueEmail("solo")];
+    const team = await sdk.customers.create({ type: "team", email: acmeEmail, name: "Acme", externalId: acme, owner: { email: "Olga@Example.com", name: "Olga", externalId: "olga" } });
     expect(team.type).toBe("team");
 
     const owners = await sdk.members.listMembers({ customerId: team.id });
@@ -58,15 +62,15 @@ describe("members API (seller)", () => {
     // 0.49.0: POST /v1/customers/{id}/members and …/external/{external_id}/members
     const mia = await sdk049.customers.members.create({ id: team.id, memberCreateFromCustomer: { email: "mia@example.com", name: "Mia" } });
     expect(mia.role).toBe("member");
-    const max = await sdk049.customers.members.createExternal({ externalId: "acme", memberCreateFromCustomer: { email: "max@example.com", externalId: "max" } });
+    const max = await sdk049.customers.members.createExternal({ externalId: acme, memberCreateFromCustomer: { email: "max@example.com", externalId: "max" } });
 
     expect((await sdk.members.getMember({ id: mia.id })).email).toBe("mia@example.com");
     expect((await sdk049.customers.members.get({ id: team.id, memberId: bill.id })).name).toBe("Bill");
-    expect((await sdk049.customers.members.getExternal({ externalId: "acme", memberExternalId: "max" })).id).toBe(max.id);
-    expect((await sdk.members.getMemberByExternalId({ externalId: "bill", externalCustomerId: "acme" })).id).toBe(bill.id);
+    expect((await sdk049.customers.members.getExternal({ externalId: acme, memberExternalId: "max" })).id).toBe(max.id);
+    expect((await sdk.members.getMemberByExternalId({ externalId: "bill", externalCustomerId: acme })).id).toBe(bill.id);
 
     // lists: both SDKs, filters by role and by the customer's external id, pages
-    const all049 = await sdk049.members.listMembers({ externalCustomerId: "acme", limit: 2 });
+    const all049 = await sdk049.members.listMembers({ externalCustomerId: acme, limit: 2 });
     expect(all049.result.pagination).toEqual({ totalCount: 4, maxPage: 2 });
     expect((await sdk.members.listMembers({ customerId: team.id, role: "member" })).result.items.map((m) => m.email).sort()).toEqual(["max@example.com", "mia@example.com"]);
 
@@ -77,7 +81,7 @@ describe("members API (seller)", () => {
     expect((await sdk.members.updateMemberByExternalId({ externalId: "max", customerId: team.id, memberUpdate: { role: "member" } })).role).toBe("member");
 
     await sdk.members.deleteMember({ id: mia.id });
-    await sdk049.customers.members.deleteExternal({ externalId: "acme", memberExternalId: "max" });
+    await sdk049.customers.members.deleteExternal({ externalId: acme, memberExternalId: "max" });
     expect((await raw("GET", `/v1/members/${mia.id}`)).status).toBe(404);
     expect((await sdk.members.listMembers({ customerId: team.id })).result.items.map((m) => m.id)).toEqual([owner.id, bill.id]);
 
@@ -100,26 +104,26 @@ describe("members API (seller)", () => {
     expect((await raw("POST", `/v1/customers/${team.id}/members`, { email: "new@example.com", external_id: "olga" })).status).toBe(422);
     // nobody is created as owner
     expect((await raw("POST", `/v1/customers/${team.id}/members`, { email: "x@example.com", role: "owner" })).status).toBe(422);
-    const team2 = await sdk.customers.create({ type: "team", email: "globex@example.com" });
+    const team2 = await sdk.customers.create({ type: "team", email: globex });
     expect((await sdk.members.createMember({ customerId: team2.id, email: "bill@example.com" })).customerId).toBe(team2.id);
     // the second team's owner is the customer itself
-    expect((await sdk.members.listMembers({ customerId: team2.id, role: "owner" })).result.items[0]?.email).toBe("globex@example.com");
+    expect((await sdk.members.listMembers({ customerId: team2.id, role: "owner" })).result.items[0]?.email).toBe(globex);
 
     // individual customers have no members; an individual can become a team, never back
-    const solo = await sdk.customers.create({ email: "solo@example.com", name: "Solo" });
+    const solo = await sdk.customers.create({ email: soloEmail, name: "Solo" });
     expect(solo.type).toBe("individual");
     const refused = await raw("POST", "/v1/members/", { customer_id: solo.id, email: "friend@example.com" });
     expect(refused.status).toBe(403);
     const upgraded = await sdk.customers.update({ id: solo.id, customerUpdate: { type: "team" } });
     expect(upgraded.type).toBe("team");
-    expect((await sdk.members.listMembers({ customerId: solo.id })).result.items.map((m) => [m.email, m.role])).toEqual([["solo@example.com", "owner"]]);
+    expect((await sdk.members.listMembers({ customerId: solo.id })).result.items.map((m) => [m.email, m.role])).toEqual([[soloEmail, "owner"]]);
     expect((await raw("PATCH", `/v1/customers/${solo.id}`, { type: "individual" })).status).toBe(422);
     // both SDKs parse a team customer
     expect((await sdk049.customers.get({ id: team.id })).type).toBe("team");
   });
 
   it("answers 404 for another organization's members and customers, and 422 for bad input", async () => {
-    const team = await sdk.customers.create({ type: "team", email: "tenant-team@example.com" });
+    const team = await sdk.customers.create({ type: "team", email: uniqueEmail("tenant-team") });
     const [owner] = (await sdk.members.listMembers({ customerId: team.id })).result.items;
     const otherKey = await other.createKey();
     for (const [method, path] of [
@@ -141,7 +145,7 @@ describe("members API (seller)", () => {
   });
 
   it("a write retried with the same Idempotency-Key adds one member", async () => {
-    const team = await sdk.customers.create({ type: "team", email: "idem@example.com" });
+    const team = await sdk.customers.create({ type: "team", email: uniqueEmail("idem") });
     const post = () =>
       fetch(`${server.url}/v1/customers/${team.id}/members`, {
         method: "POST",
@@ -157,7 +161,7 @@ describe("members API (seller)", () => {
 
 describe("customer portal members", () => {
   it("the owner and billing managers manage the team; a member sees only what a member may", async () => {
-    const team = await sdk.customers.create({ type: "team", email: "portal-team@example.com", owner: { email: "boss@example.com", name: "Boss" } });
+    const team = await sdk.customers.create({ type: "team", email: uniqueEmail("portal-team"), owner: { email: "boss@example.com", name: "Boss" } });
     const ownerSession = await sdk.customerSessions.create({ customerId: team.id });
     const owner = portalOf(ownerSession.token);
     const me = await owner.v047.customerPortal.customerSession.getAuthenticatedUser({ customerSession: ownerSession.token });
@@ -204,7 +208,7 @@ describe("customer portal members", () => {
     expect((await owner.v047.customerPortal.customerSession.getAuthenticatedUser({ customerSession: ownerSession.token })).role).toBe("billing_manager");
 
     // a session for a member of another customer is refused
-    const solo = await sdk.customers.create({ email: "portal-solo@example.com" });
+    const solo = await sdk.customers.create({ email: uniqueEmail("portal-solo") });
     expect((await raw("POST", "/v1/customer-sessions/", { customer_id: solo.id, member_id: ann.id })).status).toBe(422);
     // an individual customer has no members to manage
     const soloSession = await sdk.customerSessions.create({ customerId: solo.id });
@@ -212,7 +216,7 @@ describe("customer portal members", () => {
   });
 
   it("a member signs in by email with a code and gets a member's session", async () => {
-    const team = await sdk.customers.create({ type: "team", email: "code-team@example.com" });
+    const team = await sdk.customers.create({ type: "team", email: uniqueEmail("code-team") });
     const member = await sdk.members.createMember({ customerId: team.id, email: "code-member@example.com" });
     const ask = await raw("POST", "/v1/customer-portal/customer-session/request", { email: "code-member@example.com", organization_id: seller.organizationId }, "");
     expect(ask.status).toBe(202);
