@@ -91,9 +91,12 @@ describe("usage paid from the wallet as it happens", () => {
       expect(order).toMatchObject({ totalAmount: 1000 });
       return order!;
     };
-    const first = await subscribe(created.body.id as string, "prepaid-ada");
+    // this run's own customers (a retried test meets none of the first run's)
+    const run = Date.now().toString(36);
+    const [ada, bob] = [`prepaid-ada-${run}`, `postpaid-bob-${run}`];
+    const first = await subscribe(created.body.id as string, ada);
     const subId = first.subscriptionId!;
-    const other = await subscribe(postpaid.body.id as string, "postpaid-bob");
+    const other = await subscribe(postpaid.body.id as string, bob);
 
     const opened = await raw("POST", "/v1/wallets/", { customer_id: first.customerId, currency: "usd" });
     const walletId = opened.body.id as string;
@@ -116,11 +119,11 @@ describe("usage paid from the wallet as it happens", () => {
     const paymentsOf = async (orderId: string) => (await sdk.payments.list({ orderId })).result.items.map((p) => p.amount);
 
     // period 1: debited at ingest, as far as the usage costs
-    await ingest("prepaid-ada", 1500);
+    await ingest(ada, 1500);
     expect(await balance()).toBe(2500);
-    await ingest("prepaid-ada", 300);
+    await ingest(ada, 300);
     expect(await balance()).toBe(2200);
-    await ingest("postpaid-bob", 1800);
+    await ingest(bob, 1800);
     expect((await raw("GET", `/v1/wallets/${otherWallet.body.id as string}`)).body.balance).toBe(3000);
     const r1 = await renew();
     expect(r1).toMatchObject({ billingReason: "subscription_cycle", subtotalAmount: 1800, totalAmount: 1800, appliedBalanceAmount: -1800, status: "paid" });
@@ -132,9 +135,9 @@ describe("usage paid from the wallet as it happens", () => {
     const session = (await sdk.customerSessions.create({ customerId: first.customerId })).token;
     const on = await rawRequest(server.url, session, "PUT", `/v1/customer-portal/wallets/${walletId}/auto-recharge`, { enabled: true, threshold_amount: 500, amount: 2000 });
     expect(on.status, JSON.stringify(on.body)).toBe(200);
-    await ingest("prepaid-ada", 4000);
+    await ingest(ada, 4000);
     await balanceIs(2000);
-    await ingest("prepaid-ada", 10);
+    await ingest(ada, 10);
     expect(await balance()).toBe(700);
     const r2 = await renew();
     expect(r2).toMatchObject({ subtotalAmount: 3500, totalAmount: 3500, appliedBalanceAmount: -3200, status: "paid" });

@@ -10,8 +10,9 @@ import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertMovement } from "../../server/billing/wallets/repository.js";
 import { customerEmail } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { pay } from "../helpers/checkout.js";
@@ -20,6 +21,7 @@ import { Receiver } from "../helpers/receiver.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { uniqueEmail } from "../helpers/client.js";
+import { usingPostgres } from "../helpers/db.js";
 
 let server: TestServer;
 let seller: Seller;
@@ -203,5 +205,31 @@ describe("the seller's wallet routes", () => {
     const other = (await sdk.customerSessions.create({ customerId: (await sdk.customers.create({ email: uniqueEmail("wallet-eve") })).id })).token;
     expect((await raw("GET", `/v1/customer-portal/wallets/${opened.body.id as string}`, undefined, other)).status).toBe(404);
     expect((await new Polar({ serverURL: server.url }).customerPortal.wallets.list({ customerSession: other }, {})).result.items).toEqual([]);
+  });
+
+  // PostgreSQL only: PGlite has one connection, so no transaction is open while another writes
+  it.runIf(usingPostgres)("dates a movement when it is written: one written after another, in a transaction begun before it, lists newer", async () => {
+    const customer = await sdk.customers.create({ email: uniqueEmail("wallet-order") });
+    const opened = await raw("POST", "/v1/wallets/", { customer_id: customer.id, currency: "usd" });
+    const movement = (amount: number) => ({ organizationId: customer.organizationId, customerId: customer.id, currency: "usd", amount, reason: "adjustment" });
+    // the worker's transaction begins (its BEGIN and a first statement), then waits while a debit is written and
+    // committed, then writes what the debit caused (a recharge, say)
+    let begun = () => {};
+    const isBegun = new Promise<void>((r) => (begun = r));
+    let go = () => {};
+    const mayWrite = new Promise<void>((r) => (go = r));
+    const worker = server.database.db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT 1`);
+      begun();
+      await mayWrite;
+      await insertMovement(tx, movement(2));
+    });
+    await isBegun;
+    await new Promise((r) => setTimeout(r, 20));
+    await insertMovement(server.database.db, movement(-1));
+    go();
+    await worker;
+    const history = await raw("GET", `/v1/wallets/${opened.body.id as string}/transactions`);
+    expect((history.body.items as Array<{ amount: number }>).map((t) => t.amount)).toEqual([2, -1]);
   });
 });

@@ -29,7 +29,8 @@ export const customerBalanceEntry = pgTable(
     productName: text("product_name"),
     orderId: uuid("order_id").references(() => order.id, { onDelete: "set null" }),
     subscriptionId: uuid("subscription_id").references(() => subscription.id, { onDelete: "set null" }),
-    createdAt: createdAt(),
+    /** When the movement was written (clock_timestamp(), 0071: not its transaction's start), unless given. */
+    createdAt: timestamptz("created_at").default(sql`clock_timestamp()`).notNull(),
   },
   (t) => [
     index("customer_balance_entry_customer_idx").on(t.organizationId, t.customerId, t.currency),
