@@ -28,6 +28,13 @@ export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
   return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
 }
 
+/**
+ * The classes of till's transaction-scoped advisory locks (the first key of `pg_advisory_xact_lock(class, key)`),
+ * in one place so that no two uses share one: the ingest lock of an organization (events/rollups.ts), a customer's
+ * turn at a past-due order (dunning/repository.ts).
+ */
+export const ADVISORY_LOCK_CLASS = { ingest: 7316, customerTurn: 7317 } as const;
+
 /** How long a request's transaction waits for a row another one holds before it answers 409 instead (boundLockWaits). */
 export const REQUEST_LOCK_WAIT = "5s";
 

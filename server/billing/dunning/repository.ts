@@ -2,7 +2,7 @@
 // when their next attempt is due (across organizations: the schedule serves them all), or locked one at a time
 // for the customer's own retry. Every function but the claim takes the organization id and filters by it.
 import { and, asc, eq, inArray, isNotNull, lte, notInArray, or, sql } from "drizzle-orm";
-import { rowsOf, type Queryable } from "../../db/client.js";
+import { ADVISORY_LOCK_CLASS, rowsOf, type Queryable } from "../../db/client.js";
 import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
 import { billingOrganization, orderDunning } from "../../db/schema/index.js";
@@ -47,11 +47,11 @@ export async function claimDue(db: Queryable, now: Date, limit: number, skipIds:
 }
 
 /**
- * The customer's turn at the order until the transaction ends (an advisory lock: class 7317, the order's id
- * hashed), false at once when another of their requests holds it — waiting for the order's row, or paying.
+ * The customer's turn at the order until the transaction ends (an advisory lock of ADVISORY_LOCK_CLASS.customerTurn,
+ * the order's id hashed), false at once when another of their requests holds it — waiting for the order's row, or paying.
  */
 export async function tryCustomerTurn(db: Queryable, orderId: string): Promise<boolean> {
-  const [row] = await rowsOf<{ ok: boolean }>(db, sql`SELECT pg_try_advisory_xact_lock(7317, hashtext(${orderId})) AS ok`);
+  const [row] = await rowsOf<{ ok: boolean }>(db, sql`SELECT pg_try_advisory_xact_lock(${sql.raw(String(ADVISORY_LOCK_CLASS.customerTurn))}, hashtext(${orderId})) AS ok`);
   return row?.ok === true;
 }
 

@@ -15,7 +15,7 @@
 // - Reads (rollup-reads.ts): whole hours come from the rollups; the part of a range that does not cover a whole
 //   hour (and, for quantities in a time zone whose bucket boundary cuts an hour, that hour) is read from events.
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { rowsOf as rows, type Queryable } from "../../db/client.js";
+import { ADVISORY_LOCK_CLASS, rowsOf as rows, type Queryable } from "../../db/client.js";
 import { event, meter as meterTable, meterRollup, meterRollupState, meterRollupValue } from "../../db/schema/index.js";
 import type { Aggregation, Filter } from "../../../shared/meter-filter.js";
 import { aggregationInputs, filterSql } from "./predicates.js";
@@ -39,7 +39,7 @@ export const NO_VALUE = sql`'null'::jsonb`;
 
 /** Taken shared by every ingest and exclusively by a rebuild, per organization, until the transaction ends. */
 const ingestLock = (organizationId: string, mode: "shared" | "exclusive") =>
-  sql`SELECT ${sql.raw(mode === "shared" ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock")}(7316, hashtext(${organizationId}))`;
+  sql`SELECT ${sql.raw(mode === "shared" ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock")}(${sql.raw(String(ADVISORY_LOCK_CLASS.ingest))}, hashtext(${organizationId}))`;
 
 // ---- upkeep -----------------------------------------------------------------------------------------
 
