@@ -2,7 +2,8 @@
 // (Stripe.js served through page.route: tests/helpers/stripe-js-standin.ts), time driven by the sandbox's test
 // clock: a renewal declined off-session (the card that attaches but fails every charge) → the dunning email → its
 // portal link, a code by email → a new card in the portal's Payment Element pays the order; an off-session
-// renewal needing authentication completed in the portal (handleNextAction, the 3-D Secure challenge); a refund
+// renewal needing authentication completed in the portal (handleNextAction, the 3-D Secure challenge); a new card
+// authenticated at setup that meets another attempt at the order (the page waits, then it pays); a refund
 // from till and one made on Stripe's side (charge.refunded / refund.created, signed); a dispute opened and lost
 // on a subscription's order: the order refunded, that subscription's benefits revoked, the customer's other
 // purchase keeping its own. Every webhook till sends on the way is validated by both SDKs' validateEvent.
@@ -10,10 +11,14 @@ import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Browser, Locator, Page } from "playwright-core";
+import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { lockDunning } from "../../server/billing/dunning/repository.js";
+import { rowsOf } from "../../server/db/client.js";
 import { rawRequest } from "../helpers/api.js";
 import { launchForPages, PageWatch } from "../helpers/browser.js";
 import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
+import { usingPostgres } from "../helpers/db.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
 import { installStripeJs, type StripeJsStandIn } from "../helpers/stripe-js-standin.js";
@@ -211,6 +216,50 @@ describe("the portal and the money after the sale on Stripe", () => {
     expect(paid).toHaveLength(1);
     expect(stripeJs.calls).toContain("POST /v1/3ds2/authenticate 200");
     expect(stripeJs.escaped).toEqual([]);
+  }, 120_000);
+
+  // PostgreSQL only: PGlite has one connection, which the held transaction would keep from every request
+  it.runIf(usingPostgres)("a new card authenticated at setup meets another attempt at the order: the page waits for it, then the card pays", async () => {
+    const product = await createProduct(seller, "trial");
+    const email = uniqueBuyer("stripe-portal-setup-wait");
+    const first = await buy(product, STRIPE_CARDS.chargesFail, email);
+    const subscriptionId = first.subscriptionId ?? "";
+    await advance("15d");
+    const order = await pendingOrderOf(subscriptionId);
+    const [{ organization_id: organizationId } = { organization_id: "" }] = await rowsOf<{ organization_id: string }>(
+      s.server.database.db,
+      sql`SELECT organization_id FROM "order" WHERE id = ${order.id}`,
+    );
+
+    const { page, stripeJs } = await openPortal(first.customerId);
+    const form = region(page, "Orders").getByRole("form", { name: `Pay ${order.invoiceNumber}` });
+    await bodyOnFailure(page, form.locator('input[autocomplete="cc-number"]').waitFor());
+    // 4000 0025 0000 3155: its bank asks for 3-D Secure when it is saved, not for the charges made with it after
+    await typeCard(form, STRIPE_CARDS.authOnSetup);
+    await form.getByRole("button", { name: /^Pay \$/ }).click();
+    const challenge = page.getByRole("dialog", { name: "3D Secure authentication" });
+    await bodyOnFailure(page, challenge.waitFor());
+    // while the customer authenticates, another attempt takes the order for 7 s (longer than till's own 5 s wait)
+    let locked = () => {};
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder = s.server.database.db.transaction(async (tx) => {
+      expect(await lockDunning(tx, organizationId, order.id)).toBeDefined();
+      locked();
+      await new Promise((r) => setTimeout(r, 7_000));
+    });
+    await isLocked;
+    await challenge.getByRole("button", { name: "Complete" }).click();
+    await bodyOnFailure(page, region(page, "Orders").getByText("Another payment of this order is under way; waiting for it to finish…").waitFor());
+    await holder;
+    await bodyOnFailure(page, form.waitFor({ state: "detached", timeout: 30_000 }));
+    await region(page, "Payment methods").getByText(/visa ending in 3155.*\(default\)/).waitFor();
+
+    expect((await s.sdk.orders.get({ id: order.id })).status).toBe("paid");
+    expect((await s.sdk.subscriptions.get({ id: subscriptionId })).status).toBe("active");
+    const intents = [...s.peer.payments.intents.values()];
+    expect(intents.some((i) => i.object === "setup_intent" && i.status === "succeeded" && String(i.payment_method).length > 0)).toBe(true);
+    expect(intents.filter((i) => i.metadata.order_id === order.id && i.status === "succeeded")).toHaveLength(1);
+    expect(stripeJs.calls).toContain("POST /v1/3ds2/authenticate 200");
   }, 120_000);
 
   it("a refund from till and one made on Stripe's side are both refunds of the order, each once", async () => {
