@@ -4,6 +4,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, notInArray, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { benefit, benefitGrant, customer, customerMember, customerSeat } from "../../db/schema/index.js";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { SortKey } from "../listing.js";
 import type { CustomerRow } from "../customers/wire.js";
 import type { MemberRow } from "../members/wire.js";
@@ -112,14 +113,8 @@ async function revokeGrants(db: Queryable, organizationId: string, owner: SQL, n
     .returning({ id: benefitGrant.id });
   if (revoked.length === 0) return [];
   await revokeKeysOfGrants(db, organizationId, revoked.map((r) => r.id), now);
-  return db
-    .select(withEmbeds)
-    .from(benefitGrant)
-    .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
-    .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
-    .leftJoin(customerMember, memberOfGrant)
-    .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.id, revoked.map((r) => r.id))))
-    .orderBy(asc(benefitGrant.createdAt), asc(benefitGrant.id));
+  // granted_at is cleared: in the order they were made
+  return grantsWithEmbeds(db, organizationId, revoked.map((r) => r.id), benefitGrant.createdAt);
 }
 
 /** Revokes the subscription's grants that are not revoked yet (see revokeGrants). */
@@ -281,7 +276,8 @@ export async function cycleGrantsOf(db: Queryable, organizationId: string, subsc
   return out;
 }
 
-async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: string[]) {
+/** The grants `ids` with their benefit (deleted ones too), customer and member, ordered by `order`, then id. */
+async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: string[], order: AnyPgColumn = benefitGrant.grantedAt) {
   if (ids.length === 0) return [];
   return db
     .select(withEmbeds)
@@ -290,7 +286,7 @@ async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: stri
     .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
     .leftJoin(customerMember, memberOfGrant)
     .where(and(eq(benefitGrant.organizationId, organizationId), inArray(benefitGrant.id, ids)))
-    .orderBy(asc(benefitGrant.grantedAt), asc(benefitGrant.id));
+    .orderBy(asc(order), asc(benefitGrant.id));
 }
 
 /** Each subscription's granted meter_credit grants with their benefit's properties, by subscription id (a renewal batch). */
