@@ -25,10 +25,9 @@ import os from "node:os";
 import autocannon, { type RequestSpec } from "autocannon";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
-import postgres from "postgres";
 import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
-import { product } from "../server/db/schema/index.js";
+import { bareProductRoute, measureBaseline, RECORD_BASELINE } from "./helpers/baseline.js";
 import { paymentPurpose, tokenizeTestCard } from "../server/payments/test-processor.js";
 import { StripePeer } from "../tests/helpers/stripe-peer.js";
 
@@ -39,8 +38,6 @@ const WARMUP_CONFIRMS = 100;
 /** Checkouts prepared per measured phase: enough for MEASURE_SECONDS at well above the goal. */
 const CHECKOUTS_PER_PHASE = 6000;
 const GOAL = 300;
-/** The baseline's rate in the figure of record's run: GOAL / RECORD_BASELINE is the share of the baseline checked. */
-const RECORD_BASELINE = 11_836;
 const GOAL_SHARE = GOAL / RECORD_BASELINE;
 const HARD_LIMIT_MS = 150_000;
 /** Alternating test-processor and Stripe windows. */
@@ -62,14 +59,8 @@ async function serve(): Promise<void> {
   const served = await startApp({ pool: 10 });
   const database = served.database;
 
-  const pg = database.url ? postgres(database.url, { max: 10, onnotice: () => {} }) : null;
   const bare = Fastify({ logger: false });
-  bare.get("/row/:id", async (req) => {
-    const { id } = req.params as { id: string };
-    if (pg) return (await pg`SELECT id, name FROM product WHERE id = ${id}`)[0];
-    const result = (await database.db.execute(sql`SELECT id, name FROM ${product} WHERE id = ${id}`)) as unknown as { rows: unknown[] };
-    return result.rows[0];
-  });
+  const closeRow = bareProductRoute(bare, database);
   /** `n` copies of an open checkout (new ids and client secrets): the confirms' raw material, made in one statement. */
   bare.post("/control/clone-checkouts", async (req) => {
     const { id, n } = req.body as { id: string; n: number };
@@ -89,7 +80,7 @@ async function serve(): Promise<void> {
   bare.get("/control/cpu", async () => process.cpuUsage());
   const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
   const endpoints: Endpoints = { app: served.url, bare: bareUrl, driver: database.driver };
-  announce(endpoints, [() => bare.close(), () => (pg ? pg.end({ timeout: 5 }) : Promise.resolve()), served.close]);
+  announce(endpoints, [() => bare.close(), closeRow, served.close]);
 }
 
 // ---- parent: fixtures, load, report --------------------------------------------------------------------
@@ -159,12 +150,6 @@ interface Row {
   ok?: number;
   /** What `counter` counted over the measured window (the stand-in's PaymentIntents). */
   counted?: number;
-}
-
-async function measureBaseline(url: string): Promise<Row> {
-  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_SECONDS });
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: MEASURE_SECONDS });
-  return { name: "bare Fastify: SELECT product by primary key", value: r.requests.average, unit: "req/s", p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts };
 }
 
 /**
@@ -247,7 +232,7 @@ async function main(): Promise<void> {
     const stripePurchases = await prepareCheckouts(endpoints, s.apiKey, s.purchaseId, CHECKOUTS_PER_PHASE);
     const stripeToken = await stripeConfirmationToken(peer.url);
 
-    const baseline = await measureBaseline(`${endpoints.bare}/row/${f.purchaseId}`);
+    const baseline = await measureBaseline(`${endpoints.bare}/row/${f.purchaseId}`, { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: MEASURE_SECONDS });
     const intents = () => peer.payments.intents.size;
     const tests: Row[] = [];
     const stripes: Row[] = [];
