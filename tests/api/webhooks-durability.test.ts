@@ -2,6 +2,7 @@
 // FOR UPDATE SKIP LOCKED mean no attempt is made twice, and a worker killed mid-burst loses nothing — its leases
 // expire and another worker delivers what it had claimed (same webhook-id), with a log that matches.
 // PostgreSQL only: PGlite is a single in-process connection, so two workers cannot race on it.
+import { randomUUID } from "node:crypto";
 import { count, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../server/db/client.js";
@@ -82,7 +83,7 @@ describe.skipIf(!usingPostgres)("webhook workers on one PostgreSQL database (ski
   }
 
   it(`two workers deliver ${EVENTS} events with no attempt made twice`, async () => {
-    const path = "/two-workers";
+    const path = `/two-workers-${randomUUID()}`; // a path of its own per attempt (CI's --retry)
     const id = await endpoint(path);
     const a = await worker({ concurrency: 8, pollIntervalMs: 50 });
     const b = await worker({ concurrency: 8, pollIntervalMs: 50 });
@@ -112,11 +113,13 @@ describe.skipIf(!usingPostgres)("webhook workers on one PostgreSQL database (ski
   });
 
   it("a worker killed mid-burst loses nothing: another delivers what it held, and the log matches", async () => {
-    const path = "/killed";
+    const path = `/killed-${randomUUID()}`;
     const id = await endpoint(path);
     // slow answers, so that the kill finds attempts in flight
     receiver.answer(path, ...Array.from({ length: EVENTS }, () => ({ status: 200, delayMs: 40 })));
-    const victim = await worker({ concurrency: 16, pollIntervalMs: 50, leaseMs: 1_500, timeoutMs: 1_000 });
+    // a lease well above an attempt's time on a loaded machine: an attempt that outlives its lease is made again
+    // by design (logged twice), which this test does not look for (a lease of 1.5 s did on a CI at a load of 10)
+    const victim = await worker({ concurrency: 16, pollIntervalMs: 50, leaseMs: 5_000, timeoutMs: 1_000 });
     await victim.worker.start();
     await burst(EVENTS);
     await receiver.until((hits) => hits.filter((h) => h.path === path).length >= 60, 30_000);
