@@ -16,6 +16,7 @@ import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import postgres from "postgres";
+import { bareProductRoute } from "./helpers/baseline.js";
 import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { meterQuantities } from "../server/billing/events/repository.js";
@@ -54,17 +55,14 @@ async function serve(): Promise<void> {
   const served = await startApp();
   const database = served.database;
 
-  // the baseline and the raw INSERT go through postgres.js directly (PGlite: its own handle, no driver)
+  // the raw INSERT goes through postgres.js directly (PGlite: its own handle, no driver); the baseline's route
+  // (bench/helpers/baseline.ts) has a pool of its own
   const pg = database.url ? postgres(database.url, { max: 10, onnotice: () => {} }) : null;
   const db = database.db;
   const run = (query: ReturnType<typeof sql>) => rowsOf<Record<string, unknown>>(db, query);
 
   const bare = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 });
-  bare.get("/row/:id", async (req) => {
-    const { id } = req.params as { id: string };
-    const [row] = pg ? await pg`SELECT id, name FROM product WHERE id = ${id}` : await run(sql`SELECT id, name FROM ${product} WHERE id = ${id}`);
-    return row;
-  });
+  const closeRow = bareProductRoute(bare, database);
 
   bare.post("/control/product", async (req) => {
     const { organizationId } = req.body as { organizationId: string };
@@ -173,7 +171,7 @@ async function serve(): Promise<void> {
 
   const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
   const endpoints: Endpoints = { app: served.url, bare: bareUrl, driver: database.driver };
-  announce(endpoints, [() => bare.close(), () => (pg ? pg.end({ timeout: 5 }) : Promise.resolve()), served.close]);
+  announce(endpoints, [() => bare.close(), closeRow, () => (pg ? pg.end({ timeout: 5 }) : Promise.resolve()), served.close]);
 }
 
 // ---- parent: fixtures, load, report --------------------------------------------------------------------

@@ -33,6 +33,7 @@ import { dunningRoutes } from "./dunning/routes.js";
 import { stripeRoutes } from "./stripe/routes.js";
 import { disputeRoutes } from "./disputes/routes.js";
 import { stripeEventRoutes } from "./stripe-events/routes.js";
+import { CALL_TURN_RETRY_AFTER_SECONDS, CallTurnsBusy } from "../db/call-turns.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
 import { usageAlertRoutes } from "./meters/alerts/routes.js";
@@ -91,6 +92,10 @@ export function billingPlugin(deps: BillingDeps) {
   return async function billing(app: FastifyInstance): Promise<void> {
     app.setErrorHandler((err: FastifyError, req, reply) => {
       if (err instanceof ApiError) return reply.status(err.status).send(err.body);
+      if (err instanceof CallTurnsBusy) {
+        req.log.warn("payment processor slow: no turn for a charging transaction, answered 503");
+        return reply.status(503).header("retry-after", String(CALL_TURN_RETRY_AFTER_SECONDS)).send({ error: "ServiceUnavailable", detail: err.message });
+      }
       if (err instanceof RejectedInput) return reply.status(422).send({ detail: [rejectedInputIssue(err)] });
       const cause: unknown = (err as { cause?: unknown }).cause ?? err;
       if (isPgError(cause) && cause.code === PG_UNIQUE_VIOLATION) {

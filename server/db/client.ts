@@ -12,6 +12,7 @@ import type { SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import * as schema from "./schema/index.js";
+import { limitCallTurns } from "./call-turns.js";
 import { createReadRouting, type ReadRouting } from "./replicas.js";
 
 export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -160,6 +161,8 @@ async function openPostgres(url: string, opts: DbOptions): Promise<Database> {
     reads = routed.routing;
   }
   const db = drizzlePostgres(client, { schema });
+  // half the pool for transactions that wait on a payment processor (db/call-turns.ts)
+  limitCallTurns(db, Math.floor((opts.max ?? 10) / 2));
   return {
     db,
     driver: "postgres",

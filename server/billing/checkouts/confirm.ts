@@ -12,6 +12,7 @@
 // payment-intent-events.ts) — once, whichever comes first.
 import type { Queryable } from "../../db/client.js";
 import { formatMoney } from "../../../shared/money.js";
+import { withCallTurn } from "../../db/call-turns.js";
 import { pipelinedTransaction } from "../../db/prepared.js";
 import { createHash } from "node:crypto";
 import { processorFor, type NextAction, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
@@ -187,7 +188,10 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
   const preloaded = await loadView(deps.db, found, deps.baseURL, true);
   const checked = await checkConfirm(deps.db, preloaded, input, now, ipAddress);
   let declined: NewPayment | null = null;
-  const result = await pipelinedTransaction(deps.db, async (ptx) => {
+  // a charge at a processor across the network is made in one of the pool's turns (db/call-turns.ts)
+  const callsOut = !completing && Boolean(input.confirmation_token_id) && paying.processor.id !== "test";
+  const inTurn = <T>(fn: () => Promise<T>): Promise<T> => (callsOut ? withCallTurn(deps.db, fn) : fn());
+  const result = await inTurn(() => pipelinedTransaction(deps.db, async (ptx) => {
     // concurrent confirms of one checkout queue on this lock; the second finds it no longer open. A first
     // purchase's customer is inserted in the same round trip when the checkout is unchanged.
     const newCustomer = plannedCustomer(checked.view.row, now);
@@ -260,7 +264,7 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
     }
     if (payment?.ok && payment.processorCustomerId) await rememberProcessorCustomer(ptx.db, view.row.organizationId, customer.row.id, processor.id, payment.processorCustomerId);
     return fulfil(ptx, before, view, d, payment, customer, now, completing ? null : input, settlement, processor.id);
-  }).catch(async (err: unknown) => {
+  })).catch(async (err: unknown) => {
     if (err instanceof ConfirmedMeanwhile || err instanceof PaymentPending) return err;
     // the declined attempt is kept (Polar records failed payments) once the purchase's transaction rolled back
     if (declined) await insertPayment(deps.db, declined);

@@ -11,6 +11,7 @@
 // collect.ts, the bank's late answer to a charge late.ts.
 import { z } from "zod";
 import { boundLockWaits, isLockNotAvailable, type Db, type Queryable } from "../../db/client.js";
+import { withCallTurn } from "../../db/call-turns.js";
 import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
 import type { OutboxEvent } from "../../db/outbox.js";
 import { ApiError, notFound } from "../errors.js";
@@ -138,7 +139,8 @@ export async function confirmRetry(
   }
   let outcome: AttemptOutcome;
   try {
-    outcome = await deps.db.transaction(async (tx) => {
+    // the charge is made under the order's lock: in one of the pool's turns (db/call-turns.ts)
+    outcome = await withCallTurn(deps.db, () => deps.db.transaction(async (tx) => {
       // one request of the customer's at a time per order: another already waiting (or paying) answers 409 at
       // once, so that retries sent together cannot hold the database's connections
       if (!(await repo.tryCustomerTurn(tx, orderId))) throw paymentInProgress();
@@ -152,7 +154,7 @@ export async function confirmRetry(
       }
       // stamped at the organization's now (a sandbox's test clock)
       return attemptLocked(tx, deps, locked, await orgNow(tx, organizationId), "manual", method);
-    });
+    }));
   } catch (err) {
     if (isLockNotAvailable(err)) throw paymentInProgress();
     throw err;

@@ -5,6 +5,7 @@
 // order takes its invoice number, its benefits are granted and order.created / order.paid and the grants' events
 // go through the outbox, all in one transaction; declined, or no method on file, the order stays a draft (402).
 import type { Db } from "../../db/client.js";
+import { withCallTurn } from "../../db/call-turns.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
 import { z } from "zod";
@@ -111,7 +112,8 @@ export async function createDraftOrder(db: Db, organizationId: string, input: Or
  */
 export async function finalizeOrder(db: Db, organizationId: string, id: string, paymentMethodId: string | null, processor?: PaymentProcessor) {
   const charging = processorOf(processor);
-  const outcome = await db.transaction(async (tx) => {
+  // the charge is made under the order's lock: in one of the pool's turns (db/call-turns.ts)
+  const outcome = await withCallTurn(db, () => db.transaction(async (tx) => {
     const row = await repo.lockOrder(tx, organizationId, id);
     if (!row) throw notFound("Order not found");
     if (row.status !== "draft") throw new ApiError(412, { error: "OrderNotDraft", detail: "Only a draft order can be finalized." });
@@ -154,7 +156,7 @@ export async function finalizeOrder(db: Db, organizationId: string, id: string, 
     ];
     await enqueue(tx, events);
     return { wire };
-  });
+  }));
   // the attempt stays recorded; the order stays a draft
   if ("declined" in outcome) throw paymentFailed(outcome.declined ?? "The payment failed.");
   return outcome.wire;

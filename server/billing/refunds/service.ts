@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
+import { withCallTurn } from "../../db/call-turns.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { processorFor, type PaymentProcessor } from "../../payments/processor.js";
 import { creditRefund, walletShareOfRefund } from "../balance/service.js";
@@ -68,7 +69,8 @@ async function refundedPaymentId(tx: Queryable, order: OrderRow): Promise<string
 const taxOf = (order: OrderRow, amount: number): number => refundTax(order, amount, refundableAmount(order));
 
 export async function createRefund(deps: RefundDeps, organizationId: string, input: RefundCreateInput): Promise<RefundWire> {
-  return deps.db.transaction(async (tx) => {
+  // the processor refunds under the order's lock: in one of the pool's turns (db/call-turns.ts)
+  return withCallTurn(deps.db, () => deps.db.transaction(async (tx) => {
     // concurrent refunds of one order queue here; each sees what the previous one refunded
     const order = await lockOrderRow(tx, organizationId, input.order_id.toLowerCase());
     if (!order) throw notFound("Order not found");
@@ -121,7 +123,7 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
     await creditRefund(tx, { ...ref, amount: toWallet, refundId: pending.id });
     const succeeded: RefundRow = { ...pending, status: "succeeded", processorRefundId, modifiedAt: now };
     return commitRefund(tx, order, pending, succeeded, now);
-  });
+  }));
 }
 
 /** Records a succeeded refund of a locked order and its events (a pending one, then succeeded) in the caller's transaction. */

@@ -8,6 +8,7 @@
 // settleLatePayment: paid, or past due as a decline). Every webhook event of the change goes to the outbox in the same transaction.
 import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
+import { withCallTurn } from "../../db/call-turns.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { cycleGrants, revokeGrantsOfSubscription } from "../benefits/service.js";
@@ -347,7 +348,8 @@ export async function renewLocked(
  * Nothing is billed for an answer "as it is".
  */
 export async function renewNow(db: Db, deps: RenewalDeps, organizationId: string, id: string, periodStart?: Date): Promise<SubscriptionWire> {
-  return db.transaction(async (tx) => {
+  // a renewal billed now charges under the subscription's lock: in one of the pool's turns (db/call-turns.ts)
+  return withCallTurn(db, () => db.transaction(async (tx) => {
     const sub = await lockSubscription(tx, organizationId, id);
     if (!sub) throw notFound("Subscription not found");
     const asItIs = async () => wireOf(tx, sub, await embeds(tx, sub, deps.baseURL));
@@ -365,5 +367,5 @@ export async function renewNow(db: Db, deps: RenewalDeps, organizationId: string
     if (!periodStart && sub.currentPeriodEnd.getTime() > now.getTime()) return asItIs();
     const renewed = await renewLocked(tx, deps, sub, now, Boolean(periodStart));
     return wireOf(tx, renewed, await embeds(tx, renewed, deps.baseURL));
-  });
+  }));
 }

@@ -4,6 +4,7 @@
 // end, and dropping them, in scheduled.ts). Each change is one
 // transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
 import { boundLockWaits, isLockNotAvailable, type Db, type Tx } from "../../db/client.js";
+import { withCallTurn } from "../../db/call-turns.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
@@ -35,8 +36,11 @@ async function change(
   /** Charges a change billed now (the organization's own processor: its Stripe account when connected). */
   processor?: PaymentProcessor,
 ): Promise<SubscriptionWire> {
+  // a change billed now charges under the subscription's lock: with a processor, in one of the pool's turns
+  // (db/call-turns.ts)
+  const open = <T>(fn: () => Promise<T>): Promise<T> => (processor ? withCallTurn(db, fn) : fn());
   try {
-    return await db.transaction(async (tx) => {
+    return await open(() => db.transaction(async (tx) => {
       // lock waits longer than REQUEST_LOCK_WAIT answer 409 SubscriptionLocked rather than holding the request
       await boundLockWaits(tx);
       const current = await repo.lockSubscription(tx, organizationId, id);
@@ -61,7 +65,7 @@ async function change(
         await enqueue(tx, customerStateChanged(organizationId, row.customerId));
       }
       return wire;
-    });
+    }));
   } catch (err) {
     if (isLockNotAvailable(err)) throw subscriptionLocked();
     throw err;

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
+import { withCallTurn } from "../../db/call-turns.js";
 import { serverPaymentProcessor } from "../../payments/index.js";
 import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, pathId, queryArray } from "../http.js";
@@ -91,14 +92,15 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
     const id = pathId(req);
     const header = req.headers[IDEMPOTENCY_HEADER];
     const key = `top_up:${typeof header === "string" && header ? header : randomUUID()}`;
-    return db.transaction(async (tx) => {
+    // the charge is made under the wallet's lock: in one of the pool's turns (db/call-turns.ts)
+    return withCallTurn(db, () => db.transaction(async (tx) => {
       const w = await lockWallet(tx, organizationId, id);
       if (!w) return service.walletWire(await service.findWallet(tx, organizationId, id));
       const outcome = await chargeIntoWallet(tx, processor, w, { amount: req.body.amount, kind: "top_up", key }, await orgNow(tx, organizationId));
       if (!outcome.ok) throw paymentFailed(outcome.message, outcome.code);
       if (outcome.processing) reply.status(202);
       return service.walletWire(await service.findWallet(tx, organizationId, id));
-    });
+    }));
   });
   app.post("/wallets/:id/adjustments", route({ scope: "customers:write", operationId: "till:wallets:adjust", body: AdjustmentInput, responses: { 201: WalletTransaction, ...NOT_FOUND } }), async (req, reply) => {
     const header = req.headers[IDEMPOTENCY_HEADER];
