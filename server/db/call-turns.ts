@@ -1,10 +1,12 @@
-// Turns for transactions that wait on another service while they hold a pooled connection (a charge or a refund
-// at the payment processor, made under the row's lock). Stripe's client waits up to 20 s a try, three tries: while
-// it is slow, enough such requests at once would hold every connection of the pool, and every other request —
-// a product read, a sign-in, a webhook — would wait behind them. So such a transaction takes a turn before it
-// opens: at most half the pool's connections are held by them at once, and the requests that call no one keep
-// the other half. A turn is waited for without a connection, CALL_TURN_WAIT_MS at most; then the request answers
+// Turns for transactions that hold a pooled connection while they wait on something other than the database: a
+// charge or a refund at the payment processor, made under the row's lock (Stripe's client waits up to 20 s a try,
+// three tries), or an events batch's early INSERT, open while the request parses and checks its body
+// (events/ingest/early-insert.ts). Enough of them at once would hold every connection of the pool, and every
+// other request — a product read, a sign-in, a webhook — would wait behind them. So each takes a turn first: at
+// most half the pool's connections are held by them at once, together, and the other requests keep the other
+// half. A charge waits for its turn without a connection, CALL_TURN_WAIT_MS at most; then the request answers
 // 503 with Retry-After (CallTurnsBusy), having changed nothing, and a retry is safe (the writes are idempotent).
+// An early INSERT never waits: without a turn free (and no charge waiting) the batch is stored the usual way.
 // Where no pool was given turns (PGlite, one connection for everything), `withCallTurn` just runs.
 
 /** How long a request waits for a turn before it answers 503 (no connection is held meanwhile). */
@@ -49,6 +51,13 @@ export class CallTurns {
     }
   }
 
+  /** A turn now if one is free and nobody waits (the caller gives it back with `give`); else false. */
+  tryTake(): boolean {
+    if (this.held >= this.turns || this.waiting.length > 0) return false;
+    this.held++;
+    return true;
+  }
+
   private take(): Promise<void> {
     if (this.held < this.turns && this.waiting.length === 0) {
       this.held++;
@@ -67,7 +76,8 @@ export class CallTurns {
     });
   }
 
-  private give(): void {
+  /** Gives a turn back: to the first waiter, or free. */
+  give(): void {
     const next = this.waiting.shift();
     if (!next) {
       this.held--;
@@ -81,7 +91,7 @@ export class CallTurns {
 
 const turnsOf = new WeakMap<object, CallTurns>();
 
-/** Gives a database handle's transactions that call out `turns` turns (half its pool: db/client.ts). */
+/** Gives a database handle's transactions that wait on something else `turns` turns (half its pool: db/client.ts). */
 export function limitCallTurns(db: object, turns: number, waitMs?: number): CallTurns {
   const gate = new CallTurns(Math.max(1, Math.trunc(turns)), waitMs);
   turnsOf.set(db, gate);

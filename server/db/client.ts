@@ -161,8 +161,8 @@ async function openPostgres(url: string, opts: DbOptions): Promise<Database> {
     reads = routed.routing;
   }
   const db = drizzlePostgres(client, { schema });
-  // half the pool for transactions that wait on a payment processor (db/call-turns.ts)
-  limitCallTurns(db, Math.floor((opts.max ?? 10) / 2));
+  // half the pool for transactions that wait on a payment processor or a request's parse (db/call-turns.ts)
+  limitCallTurns(db, Math.floor(primary.options.max / 2));
   return {
     db,
     driver: "postgres",

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import type { Sql } from "postgres";
 import { openDatabase, rowsOf } from "../../server/db/client.js";
+import { callTurnsOf } from "../../server/db/call-turns.js";
 import { preparable, PREPARED_TEXTS_MAX, startEarlyInsert } from "../../server/billing/events/ingest/early-insert.js";
 import { usingPostgres } from "../helpers/db.js";
 import { earlyInsertFixture, unique, earlyInsertCounts, counts, delta, early } from "./events-early-insert-fixtures.js";
@@ -144,6 +145,30 @@ describe("the early flight's prepared statements", () => {
 });
 
 describe.runIf(usingPostgres)("the early flight", () => {
+  it("takes a turn of the pool's half it shares with charges at the processor, and is not started without one", async () => {
+    const own = await openDatabase({ url: fx.database.url!, max: 4 });
+    try {
+      const turns = callTurnsOf(own.db)!;
+      expect(turns.turns).toBe(2);
+      const body = (name: string) => JSON.stringify({ events: [{ name, external_id: `${name}-0`, external_customer_id: "c1" }] });
+      // two charges hold the half: the batch is not stored early (the usual path stores it)
+      expect(turns.tryTake()).toBe(true);
+      expect(turns.tryTake()).toBe(true);
+      expect(startEarlyInsert(own.db, fx.seller.organizationId, body(unique("full")), new Date())).toBeUndefined();
+      turns.give();
+      const name = unique("turn");
+      const started = startEarlyInsert(own.db, fx.seller.organizationId, body(name), new Date());
+      expect(started).toBeDefined();
+      expect(turns.state).toEqual({ held: 2, waiting: 0 });
+      expect(await started!.commit()).toEqual({ inserted: 1 });
+      // given back once decided
+      expect(turns.state).toEqual({ held: 1, waiting: 0 });
+      turns.give();
+    } finally {
+      await own.close();
+    }
+  });
+
   it("reaches PostgreSQL whole while the server's thread is busy: prepared, its statements wait for no reply", async () => {
     // a client of its own beside the server's (whose worker may be in a transaction of its own meanwhile), named
     // so: the early path takes one of its connections, both of which are warmed

@@ -53,6 +53,25 @@ describe("CallTurns", () => {
     expect(turns.state).toEqual({ held: 0, waiting: 0 });
   });
 
+  it("takes a turn without waiting only when one is free and no one waits for it (the early INSERT's way)", async () => {
+    const turns = new CallTurns(2, 5_000);
+    expect(turns.tryTake()).toBe(true);
+    const first = gate();
+    const holding = turns.run(() => first.opened);
+    expect(turns.tryTake()).toBe(false);
+    expect(turns.state).toEqual({ held: 2, waiting: 0 });
+    const waiting = turns.run(async () => "waited");
+    turns.give();
+    // the freed turn went to the waiter, not to a taker that came later
+    expect(turns.tryTake()).toBe(false);
+    expect(await waiting).toBe("waited");
+    expect(turns.tryTake()).toBe(true);
+    first.open();
+    await holding;
+    turns.give();
+    expect(turns.state).toEqual({ held: 0, waiting: 0 });
+  });
+
   it("gives the turn back when the work throws", async () => {
     const turns = new CallTurns(1, 1_000);
     await expect(turns.run(() => Promise.reject(new Error("declined")))).rejects.toThrow("declined");

@@ -14,6 +14,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { ReservedSql, Sql } from "postgres";
+import { callTurnsOf } from "../../../db/call-turns.js";
 import type { Db } from "../../../db/client.js";
 import { isSpace } from "../../../http/json-sliced.js";
 import { orgNowSql } from "../../test-clock/clock.js";
@@ -52,11 +53,6 @@ export interface EarlyInsert {
   now: Promise<Date>;
 }
 
-/**
- * Early transactions under way, per database client: at most half its pool, each holding a connection until its
- * batch is decided (the requests deciding read nothing from the pool meanwhile; the rest of the server does).
- */
-const inFlight = new WeakMap<Sql, number>();
 /** How long an early transaction waits for commit() or abandon() before it rolls back by itself. */
 const DECIDE_WITHIN_MS = 30_000;
 
@@ -180,19 +176,21 @@ export function preparable(client: Sql, statement: string): boolean {
 /**
  * Starts the INSERT of the body's events (`text`: the whole body) for the organization, in a transaction of its
  * own that waits for commit() or abandon(); undefined when the body does not look like a batch stored as sent,
- * enough are under way, or the database is not PostgreSQL. `wall`: the wall clock the service reads the
- * organization's now at (the timestamp of an event sent without one).
+ * no turn of the pool is free (db/call-turns.ts), or the database is not PostgreSQL. `wall`: the wall clock the
+ * service reads the organization's now at (the timestamp of an event sent without one).
  */
 export function startEarlyInsert(db: Db, organizationId: string, text: string, wall: Date): EarlyInsert | undefined {
   const client = postgresClient(db);
   if (!client) return undefined;
-  const running = inFlight.get(client) ?? 0;
-  if (running >= Math.floor(client.options.max / 2)) return undefined;
   const span = eventsSpan(text);
   if (!span) return undefined;
   const resolve = RESOLVED_IN_SQL.test(text);
   if (!firstEventFits(text, span.start, resolve)) return undefined;
-  inFlight.set(client, running + 1);
+  // an early transaction holds a connection until its batch is decided (the request deciding reads nothing from
+  // the pool meanwhile; the rest of the server does): it takes one of the pool's turns (db/call-turns.ts), which
+  // it shares with charges at the processor, and without one free the batch is stored the usual way
+  const turns = callTurnsOf(db);
+  if (!turns?.tryTake()) return undefined;
   earlyInsertCounts.started++;
   let readNow!: { resolve: (now: Date) => void; reject: (err: unknown) => void };
   const now = new Promise<Date>((resolve, reject) => (readNow = { resolve, reject }));
@@ -287,7 +285,7 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
       throw err;
     } finally {
       conn?.release();
-      inFlight.set(client, (inFlight.get(client) ?? 1) - 1);
+      turns.give();
       clearTimeout(giveUp);
     }
   })();
