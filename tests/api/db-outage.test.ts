@@ -13,7 +13,6 @@
 // PostgreSQL only: PGlite lives inside the process. The shared cluster is never restarted: only this test's
 // database's backends are terminated, and the "restart" is the proxy's.
 import { mkdtempSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Polar } from "@polar-sh/sdk";
@@ -24,6 +23,7 @@ import { rowsOf } from "../../server/db/client.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { eventually, Receiver } from "../helpers/receiver.js";
+import { TcpProxy } from "../helpers/tcp-proxy.js";
 import { freePort, START_TIMEOUT_MS, startTill, type Till } from "../helpers/till-process.js";
 
 /** How long the load runs, and when the backends are terminated (ms from its start). */
@@ -33,51 +33,6 @@ const SERVES_AGAIN_WITHIN_MS = 5_000;
 /** Far above any answer of a server that works (the database's reconnect included). */
 const REQUEST_TIMEOUT_MS = 20_000;
 
-/** A TCP proxy to PostgreSQL on loopback that can stop accepting and drop its connections (a restart, seen from the server). */
-class DbProxy {
-  port = 0;
-  private server: net.Server | undefined;
-  private readonly sockets = new Set<net.Socket>();
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async start(): Promise<void> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.target.port, this.target.host);
-      for (const [a, b] of [
-        [client, upstream],
-        [upstream, client],
-      ] as const) {
-        this.sockets.add(a);
-        a.on("error", () => b.destroy());
-        a.on("close", () => {
-          this.sockets.delete(a);
-          b.destroy();
-        });
-        a.pipe(b);
-      }
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(this.port, "127.0.0.1", () => resolve());
-    });
-    this.port = (server.address() as net.AddressInfo).port;
-    this.server = server;
-  }
-
-  /** PostgreSQL "goes away": connections refused, every open one dropped. */
-  async cut(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    const closed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    for (const s of this.sockets) s.destroy();
-    await closed;
-  }
-
-  async stop(): Promise<void> {
-    await this.cut();
-  }
-}
 
 interface Answer {
   status: number;
@@ -297,8 +252,8 @@ describe.skipIf(!usingPostgres)("the database goes away under load (PostgreSQL o
     { timeout: 90_000 + START_TIMEOUT_MS },
     async () => {
       const base = new URL(process.env.DATABASE_URL!);
-      const proxy = new DbProxy({ host: base.hostname, port: Number(base.port || 5432) });
-      await proxy.start();
+      const proxy = new TcpProxy({ host: base.hostname, port: Number(base.port || 5432) });
+      await proxy.listen();
       const receiver = new Receiver();
       try {
         await receiver.start();
@@ -341,7 +296,7 @@ describe.skipIf(!usingPostgres)("the database goes away under load (PostgreSQL o
         expect(till.child.exitCode, till.output.join("")).toBeNull();
 
         // back: it serves again within 5 s, listens again, and the worker delivers what happens next
-        await proxy.start();
+        await proxy.listen();
         const backAt = Date.now();
         const servedAt = await eventually(
           async () => (await call(`${baseUrl}/v1/products/`, key, "GET")).status === 200 && Date.now(),
@@ -375,7 +330,7 @@ describe.skipIf(!usingPostgres)("the database goes away under load (PostgreSQL o
         await stopTill(till);
         till = undefined;
         await receiver.stop();
-        await proxy.stop();
+        await proxy.cut();
       }
     },
   );

@@ -3,61 +3,36 @@
 // server process ended (seen in tests/api/db-outage.test.ts on a loaded CI). patches/postgres+3.4.9.patch settles
 // it: the queries waiting on that connection are settled as for any closed connection, and the next one reads the
 // types.
-import net from "node:net";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usingPostgres } from "../helpers/db.js";
-
-/** A TCP proxy to PostgreSQL that closes the first connection as soon as its client asks for the array types. */
-class CutAtTypes {
-  private server = net.createServer((client) => this.accept(client));
-  cuts = 0;
-  port = 0;
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.port = (this.server.address() as net.AddressInfo).port;
-  }
-
-  private accept(client: net.Socket): void {
-    const upstream = net.connect(this.target);
-    const first = this.cuts === 0;
-    client.on("data", (chunk: Buffer) => {
-      if (first && this.cuts === 0 && chunk.includes("typcategory")) {
-        this.cuts++;
-        client.destroy();
-        upstream.destroy();
-        return;
-      }
-      upstream.write(chunk);
-    });
-    upstream.on("data", (chunk: Buffer) => client.write(chunk));
-    client.on("error", () => upstream.destroy());
-    upstream.on("error", () => client.destroy());
-    client.on("close", () => upstream.destroy());
-    upstream.on("close", () => client.destroy());
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
+import { TcpProxy } from "../helpers/tcp-proxy.js";
 
 describe.skipIf(!usingPostgres)("a connection closed while postgres.js reads the array types", () => {
   const unhandled: unknown[] = [];
   const record = (reason: unknown) => unhandled.push(reason);
-  let proxy: CutAtTypes;
+  let proxy: TcpProxy;
+  let cuts = 0;
   beforeAll(async () => {
     process.on("unhandledRejection", record);
     const base = new URL(process.env.DATABASE_URL!);
-    proxy = new CutAtTypes({ host: base.hostname, port: Number(base.port || 5432) });
-    await proxy.start();
+    // the first connection is closed as soon as its client asks for the array types
+    proxy = new TcpProxy(
+      { host: base.hostname, port: Number(base.port || 5432) },
+      {
+        fromClient(chunk, link) {
+          if (cuts > 0 || !chunk.includes("typcategory")) return true;
+          cuts++;
+          link.destroy();
+          return false;
+        },
+      },
+    );
+    await proxy.listen();
   });
   afterAll(async () => {
     process.off("unhandledRejection", record);
-    await proxy?.stop();
+    await proxy?.cut();
   });
 
   it("on a reserved connection: rejects nothing unhandled, its query fails as on a closed connection, the next connection works", async () => {
@@ -79,7 +54,7 @@ describe.skipIf(!usingPostgres)("a connection closed while postgres.js reads the
         },
         (err: unknown) => err,
       ).catch((err: unknown) => err as { code?: string });
-      expect(proxy.cuts).toBe(1);
+      expect(cuts).toBe(1);
       // the query on the closed connection fails as on any closed connection (or ran before the cut)
       expect(failed === null || (failed as { code?: string }).code === "CONNECTION_CLOSED").toBe(true);
       // an unhandled rejection is reported after the microtasks and a turn of the event loop

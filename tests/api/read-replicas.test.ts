@@ -1,7 +1,6 @@
 // Read replicas (DATABASE_REPLICA_URL, server/db/replicas.ts) against a real streaming replica: a primary and a
 // hot standby made by this test (initdb, pg_basebackup -R) on loopback ports. Replay is paused on the standby so
 // what it serves is provably the standby's: a row changed on the primary only still reads as before.
-import net from "node:net";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../server/db/client.js";
@@ -9,6 +8,7 @@ import type { ReadRouting } from "../../server/db/replicas.js";
 import { uniqueEmail } from "../helpers/client.js";
 import { createSeller, sdkFor } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { TcpProxy } from "../helpers/tcp-proxy.js";
 import { createDatabase, missingBinaries, startPrimary, startReplica, teardown, type Cluster } from "../helpers/pg-cluster.js";
 
 const missing = missingBinaries();
@@ -25,7 +25,7 @@ let server: TestServer | undefined;
 let onPrimary: postgres.Sql;
 let onStandby: postgres.Sql;
 let reads: ReadRouting;
-let link: Link;
+let link: TcpProxy;
 let key: string;
 let otherKey: string;
 
@@ -33,7 +33,17 @@ beforeAll(async () => {
   if (missing.length > 0) return;
   primary = await startPrimary();
   replica = await startReplica(primary);
-  link = await startLink(replica.port);
+  // a TCP link between till and the replica, as a proxy in front of it: when the replica is down it accepts and
+  // then closes cleanly (FIN), which postgres.js once answered by reconnecting forever (patches/README.md). While
+  // cut (refusing), new connections are closed and open ones die on their next statement.
+  link = new TcpProxy(
+    { port: replica.port },
+    {
+      targetClosed: "end",
+      fromClient: (_chunk, open) => (link.refusing ? (open.destroy(), false) : true),
+    },
+  );
+  await link.listen();
   const url = await createDatabase(primary, "till");
   // freshness is measured when a test asks (reads.check()), not on a timer: what the routing believes is the test's
   database = await openDatabase({ url, replicaUrls: [replica.url("till").replace(`:${replica.port}/`, `:${link.port}/`)], replicaMaxLagMs: MAX_LAG_MS, replicaCheckIntervalMs: 3_600_000, max: 5 });
@@ -46,52 +56,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await teardown([() => onPrimary?.end(), () => onStandby?.end(), () => server?.close(), () => database?.close(), () => link?.close(), replica?.destroy, primary?.destroy]);
+  await teardown([() => onPrimary?.end(), () => onStandby?.end(), () => server?.close(), () => database?.close(), () => link?.cut(), replica?.destroy, primary?.destroy]);
 });
-
-/**
- * A TCP link between till and the replica, as a proxy in front of it: when the replica is down it accepts and then
- * closes cleanly (FIN), which postgres.js once answered by reconnecting forever (patches/README.md). It can be cut:
- * open connections die on their next statement.
- */
-interface Link {
-  port: number;
-  cut(): void;
-  mend(): void;
-  close(): Promise<void>;
-}
-
-async function startLink(target: number): Promise<Link> {
-  let broken = false;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    if (broken) return void client.destroy();
-    const upstream = net.connect(target, "127.0.0.1");
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on("error", () => {});
-      s.on("close", () => {
-        sockets.delete(s);
-        // the replica gone (or refusing): a clean close toward till, after what it sent was read
-        if (s === upstream) client.end();
-        else upstream.destroy();
-      });
-    }
-    client.on("data", (chunk: Buffer) => (broken ? client.destroy() : upstream.write(chunk)));
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    cut: () => void (broken = true),
-    mend: () => void (broken = false),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** Waits until a list of `token`'s is served by the replica (it has replayed the caller's last write). */
 async function servedByReplica(token: string): Promise<void> {
@@ -171,7 +137,7 @@ describe.skipIf(missing.length > 0)("read replicas", () => {
   it("an export whose replica connection dies as its COPY starts runs on the primary", async () => {
     await servedByReplica(key);
     // the replica's pooled connections are open; the next statement sent on one finds it gone
-    link.cut();
+    link.refusing = true;
     // not measured since: the routing still takes the replica for healthy and fresh, and sends the export to it
     expect(reads.state()[0]!.healthy).toBe(true);
     const fallbacks = reads.counts.fallback;
@@ -182,7 +148,7 @@ describe.skipIf(missing.length > 0)("read replicas", () => {
       expect(reads.counts.fallback).toBe(fallbacks + 1);
       expect(reads.state()[0]!.healthy).toBe(false);
     } finally {
-      link.mend();
+      link.refusing = false;
     }
   });
 

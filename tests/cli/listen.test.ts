@@ -2,7 +2,6 @@
 // signed so that the SDK's validateEvent accepts it with the printed secret; across a server restart on the same
 // port and database nothing is missed or sent twice; --events, --json, a receiver that is down, --print-secret,
 // Ctrl-C and the missing-credentials exit code.
-import net from "node:net";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, inArray, isNotNull, sql } from "drizzle-orm";
@@ -12,6 +11,7 @@ import { freshDatabase } from "../helpers/db.js";
 import { eventually, Receiver, type Hit } from "../helpers/receiver.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { TcpProxy } from "../helpers/tcp-proxy.js";
 import { spawnTill, tempConfigDir, till, type TillOptions } from "./till.js";
 
 // a keep-alive every second: a stream gone silent is dropped after 3 s (three missed), not the default 45 s
@@ -60,39 +60,6 @@ function watch(child: Child) {
         await new Promise((r) => setTimeout(r, 25));
       }
       return text[stream];
-    },
-  };
-}
-
-/** A TCP proxy to the server whose open connections can be frozen: they stay open and carry nothing more. */
-async function frozenProxy(target: number) {
-  const open = new Set<net.Socket>();
-  const all = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(target, "127.0.0.1");
-    client.pipe(upstream).pipe(client);
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on("error", drop).on("close", drop);
-    upstream.on("error", drop).on("close", drop);
-    open.add(client).add(upstream);
-    all.add(client).add(upstream);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    freeze() {
-      for (const s of open) {
-        s.unpipe();
-        s.pause();
-      }
-      open.clear();
-    },
-    async close() {
-      for (const s of all) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
     },
   };
 }
@@ -171,8 +138,9 @@ describe("till listen", () => {
   });
 
   it("a connection gone silent (a laptop that slept) is dropped after three keep-alives the server said it sends, and the events sent into it are replayed", async () => {
-    const proxy = await frozenProxy(port);
-    const child = spawnTill(["listen", "--forward-to", `${receiver.url}/slept`], { ...cli, env: { ...cli.env, TILL_SERVER: proxy.url } });
+    const proxy = new TcpProxy({ port });
+    await proxy.listen();
+    const child = spawnTill(["listen", "--forward-to", `${receiver.url}/slept`], { ...cli, env: { ...cli.env, TILL_SERVER: `http://127.0.0.1:${proxy.port}` } });
     const seen = watch(child);
     await seen.until("stderr", /Ready: forwarding/);
     const before = await seller.sdk.customers.create({ email: `awake-${Date.now()}@example.com` });
@@ -184,7 +152,7 @@ describe("till listen", () => {
     await seen.until("stderr", /nothing from the server for 3 s/, 1, 20_000);
     await receiver.until((hits) => hits.filter((h) => h.path === "/slept").length >= 2);
     const r = await stop(child);
-    await proxy.close();
+    await proxy.cut();
     expect(r.exitCode).toBe(0);
     expect(receiver.at("/slept").map((h) => dataOf(h).id)).toEqual([before.id, during.id]);
   }, 40_000);
