@@ -19,7 +19,9 @@ export default defineConfig({
     env: { TILL_TEST_MISSING: missing.join(" "), TILL_TEST_PAYMENTS: "live" },
     // builds web/dist when the web app's sources changed (the e2e tests load it in Chromium)
     globalSetup: ["tests/e2e/global-setup.ts"],
-    testTimeout: 30_000,
+    // A test's bound is for a hang too: the first test of a page file (Chromium starting, the first page's
+    // scripts compiled) took 43 s on a machine at a load of 13 on 2 CPUs (about 13 s on its retry)
+    testTimeout: 60_000,
     // A setup hook's bound is for a hook that hangs, not a speed check. Its time is mostly its test servers'
     // fresh databases and the users it signs up (scrypt): on PostgreSQL a CREATE DATABASE and the migrations
     // cost about 0.2 s of CPU, on PGlite (no DATABASE_URL) initdb and the migrations in WebAssembly 6–9 s
