@@ -181,7 +181,8 @@ export function preparable(client: Sql, statement: string): boolean {
  */
 export function startEarlyInsert(db: Db, organizationId: string, text: string, wall: Date): EarlyInsert | undefined {
   const client = postgresClient(db);
-  if (!client) return undefined;
+  // a pool of one connection has no half to spare (its turns are there for the charges)
+  if (!client || client.options.max < 2) return undefined;
   const span = eventsSpan(text);
   if (!span) return undefined;
   const resolve = RESOLVED_IN_SQL.test(text);
