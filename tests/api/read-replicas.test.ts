@@ -36,13 +36,7 @@ beforeAll(async () => {
   // a TCP link between till and the replica, as a proxy in front of it: when the replica is down it accepts and
   // then closes cleanly (FIN), which postgres.js once answered by reconnecting forever (patches/README.md). While
   // cut (refusing), new connections are closed and open ones die on their next statement.
-  link = new TcpProxy(
-    { port: replica.port },
-    {
-      targetClosed: "end",
-      fromClient: (_chunk, open) => (link.refusing ? (open.destroy(), false) : true),
-    },
-  );
+  link = new TcpProxy({ port: replica.port }, { targetClosed: "end" });
   await link.listen();
   const url = await createDatabase(primary, "till");
   // freshness is measured when a test asks (reads.check()), not on a timer: what the routing believes is the test's

@@ -25,7 +25,7 @@ export interface TcpProxyOptions {
 export class TcpProxy {
   /** The port the proxy listens on (kept across `cut` and `listen`). */
   port = 0;
-  /** While true, a new connection is closed as soon as it is accepted. */
+  /** While true, a new connection is closed as soon as it is accepted, an open one when its client next sends. */
   refusing = false;
   readonly links = new Set<ProxiedLink>();
   private server: net.Server | undefined;
@@ -84,6 +84,7 @@ export class TcpProxy {
     this.links.add(link);
     const { fromClient, targetClosed = "destroy" } = this.options;
     client.on("data", (chunk: Buffer) => {
+      if (this.refusing) return void link.destroy();
       if (!fromClient || fromClient(chunk, link)) upstream.write(chunk);
     });
     upstream.on("data", (chunk: Buffer) => client.write(chunk));
