@@ -59,10 +59,7 @@ export class CallTurns {
   }
 
   private take(): Promise<void> {
-    if (this.held < this.turns && this.waiting.length === 0) {
-      this.held++;
-      return Promise.resolve();
-    }
+    if (this.tryTake()) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         resolve,

@@ -2,7 +2,7 @@
 // renders the generated document's operations, /v1 and /api/auth alike.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { launchChromium } from "../helpers/browser.js";
+import { launchChromium, closePages } from "../helpers/browser.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -13,7 +13,7 @@ beforeAll(async () => {
   browser = await launchChromium();
 });
 afterAll(async () => {
-  await browser?.close();
+  await closePages(browser);
   await server?.close();
 });
 

@@ -6,7 +6,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
+import { launchForPages, PageWatch, seriousViolations, closePages } from "../helpers/browser.js";
 import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { uploadFile } from "../helpers/files.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -41,7 +41,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closePages(browser);
   await server?.close();
 });
 

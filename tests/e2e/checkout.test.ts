@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContextOptions, Frame, FrameLocator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchForPages, PageWatch } from "../helpers/browser.js";
+import { launchForPages, PageWatch, closePages } from "../helpers/browser.js";
 import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -61,7 +61,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closePages(browser);
   await shop?.close();
   await server?.close();
 });

@@ -1,14 +1,14 @@
 // `till login` end to end: the CLI runs the device flow as a child process, a person approves on the
 // real /device page in headless Chromium, and the CLI ends signed in (then signs out again).
 import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWebBuildFresh } from "../../web/build.js";
+import { CHROMIUM, closePages, launchChromium } from "../helpers/browser.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { spawnTill, tempConfigDir, till, waitForUserCode } from "../cli/till.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const PASSWORD = "correct-horse-battery";
 
 let server: TestServer;
@@ -18,14 +18,11 @@ beforeAll(async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
   expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
   server = await startServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closePages(browser);
   await server?.close();
 });
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CARDS, createProduct, tieredCappedPlan, uniqueBuyer } from "../helpers/checkout.js";
-import { launchForPages, PageWatch } from "../helpers/browser.js";
+import { launchForPages, PageWatch, closePages } from "../helpers/browser.js";
 import { startWithSellers, type Seller, type SellerSetup } from "../helpers/seller.js";
 
 let setup: SellerSetup;
@@ -22,7 +22,7 @@ beforeAll(async () => {
 }, 180_000);
 afterEach(async () => expect(await watch.done()).toEqual([]));
 afterAll(async () => {
-  await browser?.close();
+  await closePages(browser);
   await setup?.server.close();
 });
 

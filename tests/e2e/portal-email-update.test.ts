@@ -6,13 +6,13 @@ import { existsSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Polar } from "@polar-sh/sdk";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWebBuildFresh } from "../../web/build.js";
+import { CHROMIUM, closePages, launchChromium } from "../helpers/browser.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOT_DIR = path.join(os.tmpdir(), "till-web-e2e");
 
 let server: TestServer;
@@ -25,11 +25,11 @@ beforeAll(async () => {
   expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
   server = await startServer();
   await server.worker.start();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+  browser = await launchChromium();
   seller = await createSeller(server, "email-update-web");
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
+  await closePages(browser);
   await server?.close();
 });
 

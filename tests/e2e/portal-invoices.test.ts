@@ -3,7 +3,7 @@
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../helpers/browser.js";
+import { launchChromium, closePages } from "../helpers/browser.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { pdfTextOf } from "../helpers/pdf.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -24,7 +24,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await closePages(browser);
   await server?.close();
 });
 

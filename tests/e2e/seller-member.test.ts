@@ -8,7 +8,7 @@ import { bearer, joinAs, type Person } from "../auth/org-fixtures.js";
 import { createProduct, subscribeThroughCheckout } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { launchChromium } from "../helpers/browser.js";
+import { launchChromium, closePages } from "../helpers/browser.js";
 import { checkPage, signedInPage } from "../helpers/seller-browser.js";
 
 let server: TestServer;
@@ -26,7 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of contexts) await c.close();
-  await browser?.close();
+  await closePages(browser);
   await server?.close();
 });
 

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { pay } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { launchChromium } from "../helpers/browser.js";
+import { launchChromium, closePages } from "../helpers/browser.js";
 import { checkPage, signedInPage } from "../helpers/seller-browser.js";
 
 let server: TestServer;
@@ -25,7 +25,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of contexts) await c.close();
-  await browser?.close();
+  await closePages(browser);
   await server?.close();
 });
 

@@ -3,7 +3,7 @@
 // script and console errors fail it, users signed up through the API, and reads of a page.
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { launchForPages, PageWatch } from "../helpers/browser.js";
+import { launchForPages, PageWatch, closePages } from "../helpers/browser.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { startOidcPeer, type OidcPeer } from "../helpers/oidc.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -58,7 +58,7 @@ export function webFixture(): WebFixture {
   });
 
   afterAll(async () => {
-    await fx.browser?.close();
+    await closePages(fx.browser);
     await fx.server?.close();
     await fx.oidc?.close();
   });

@@ -1,7 +1,13 @@
 // Headless Chromium for the page tests (the Debian package at /usr/bin/chromium) and the accessibility check
 // every page test may run: axe-core's WCAG A/AA rules, failing on serious and critical violations.
-import { existsSync } from "node:fs";
-import { AxeBuilder } from "@axe-core/playwright";
+//
+// One Chromium per test worker: a worker runs its files one after the other and keeps its modules between them
+// (vitest.config.ts, isolate: false), so the browser launched for the first page file serves the next ones
+// (about 1.6 s of a file's time on a slow machine). A file gets its pages in contexts of its own and closes them
+// in afterAll with `closePages`; the browser goes with the worker's process.
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { AxeResults, RunOptions } from "axe-core";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import { isWebBuildFresh } from "../../web/build.js";
 
@@ -15,10 +21,22 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-export function launchChromium(): Promise<Browser> {
+let shared: Promise<Browser> | undefined;
+
+/** The worker's Chromium: launched on first use, and again if it went away (a crash, or a test closed it). */
+export async function launchChromium(): Promise<Browser> {
   // the README names this message: without Chromium the page tests fail with it, and nothing else does
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const current = shared && (await shared.catch(() => undefined));
+  if (current?.isConnected()) return current;
+  shared = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return shared;
+}
+
+/** A page file's afterAll: closes every context of the shared browser (the file's own: files run one at a time). */
+export async function closePages(browser: Browser | undefined): Promise<void> {
+  if (!browser?.isConnected()) return;
+  await Promise.all(browser.contexts().map((c) => c.close()));
 }
 
 /** A page test file's browser: Chromium is there and web/dist is current (else it says what to run), then launched. */
@@ -69,9 +87,28 @@ export interface AxeFinding {
   targets: string[];
 }
 
-/** The serious and critical axe violations of the page as it is now (WCAG 2.x A and AA rules). */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const AXE_OPTIONS: RunOptions = {
+  runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+  // the passes and incomplete results are not read: leaving their details out is most of a run's time after the
+  // rules themselves
+  resultTypes: ["violations"],
+};
+
+/**
+ * The serious and critical axe violations of the page as it is now (WCAG 2.x A and AA rules). axe-core is put
+ * into each frame once per document (its 580 kB take 0.3–0.9 s to evaluate on a slow machine; @axe-core/playwright
+ * evaluated them twice per check and once more in a blank page it opened to merge the frames' results) and runs
+ * from the top frame, which reaches the page's frames itself.
+ */
 export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
-  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  for (const frame of page.frames()) {
+    if (!(await frame.evaluate(() => "axe" in window))) await frame.evaluate(AXE_SOURCE);
+  }
+  const result = await page.evaluate(
+    (options) => (window as unknown as { axe: { run(context: Document, options: RunOptions): Promise<AxeResults> } }).axe.run(document, options),
+    AXE_OPTIONS,
+  );
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
