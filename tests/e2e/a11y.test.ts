@@ -63,11 +63,11 @@ async function deviceCode(): Promise<string> {
 }
 
 /** Each page state to check: how to reach it in a fresh page. */
-const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
+const STATES: Array<[string, () => Promise<Page>]> = [
   [
     "sign-in",
-    async (scheme) => {
-      const page = await pageIn(scheme);
+    async () => {
+      const page = await pageIn("light");
       await page.goto("/sign-in");
       await heading(page, "Sign in");
       return page;
@@ -75,8 +75,8 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
   ],
   [
     "sign-in, refused",
-    async (scheme) => {
-      const page = await pageIn(scheme);
+    async () => {
+      const page = await pageIn("light");
       await page.goto("/sign-in");
       await page.getByLabel("Email or username", { exact: true }).fill(email);
       await page.getByLabel("Password", { exact: true }).fill("wrong-password-here");
@@ -87,8 +87,8 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
   ],
   [
     "device, enter a code",
-    async (scheme) => {
-      const page = await pageIn(scheme, true);
+    async () => {
+      const page = await pageIn("light", true);
       await page.goto("/device");
       await heading(page, "Connect a device");
       return page;
@@ -96,8 +96,8 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
   ],
   [
     "device, review",
-    async (scheme) => {
-      const page = await pageIn(scheme, true);
+    async () => {
+      const page = await pageIn("light", true);
       await page.goto(`/device?user_code=${await deviceCode()}`);
       await heading(page, "Approve this device?");
       return page;
@@ -105,8 +105,8 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
   ],
   [
     "device, approved",
-    async (scheme) => {
-      const page = await pageIn(scheme, true);
+    async () => {
+      const page = await pageIn("light", true);
       await page.goto(`/device?user_code=${await deviceCode()}`);
       await page.getByRole("button", { name: "Approve" }).click();
       await heading(page, "Device approved");
@@ -115,8 +115,8 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
   ],
   [
     "device, denied",
-    async (scheme) => {
-      const page = await pageIn(scheme, true);
+    async () => {
+      const page = await pageIn("light", true);
       await page.goto(`/device?user_code=${await deviceCode()}`);
       await page.getByRole("button", { name: "Deny" }).click();
       await heading(page, "Request denied");
@@ -125,8 +125,8 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
   ],
   [
     "device, unknown code",
-    async (scheme) => {
-      const page = await pageIn(scheme, true);
+    async () => {
+      const page = await pageIn("light", true);
       await page.goto("/device?user_code=ZZZZ2222");
       await heading(page, "Code not found");
       return page;
@@ -134,8 +134,8 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
   ],
   [
     "portal, email sign-in",
-    async (scheme) => {
-      const page = await pageIn(scheme);
+    async () => {
+      const page = await pageIn("light");
       await page.goto(`/portal?organization=${seller.slug}`);
       await page.getByRole("heading", { level: 1 }).waitFor();
       await page.getByRole("textbox").first().waitFor();
@@ -144,9 +144,9 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
   ],
   [
     "portal, purchases",
-    async (scheme) => {
+    async () => {
       const session = await seller.sdk.customerSessions.create({ customerId });
-      const page = await pageIn(scheme);
+      const page = await pageIn("light");
       await page.goto(session.customerPortalUrl);
       await heading(page, "Your purchases");
       await page.getByRole("region", { name: "Subscriptions", exact: true }).waitFor();
@@ -156,8 +156,8 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
   ],
   [
     "error page, a known code",
-    async (scheme) => {
-      const page = await pageIn(scheme);
+    async () => {
+      const page = await pageIn("light");
       await page.goto("/api/auth/error?error=state_mismatch");
       await heading(page, "Authentication Error");
       return page;
@@ -165,8 +165,8 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
   ],
   [
     "error page, no code",
-    async (scheme) => {
-      const page = await pageIn(scheme);
+    async () => {
+      const page = await pageIn("light");
       await page.goto("/api/auth/error");
       await heading(page, "Authentication Error");
       return page;
@@ -175,21 +175,28 @@ const STATES: Array<[string, (scheme: Scheme) => Promise<Page>]> = [
 ];
 
 describe("axe: no serious or critical violations", () => {
-  for (const scheme of SCHEMES) {
-    it(`on every page state, ${scheme}`, async () => {
-      const found: Record<string, AxeFinding[]> = {};
-      for (const [name, open] of STATES) {
-        const page = await open(scheme);
-        try {
+  // each state is reached once, in the light scheme, and checked in both: the dark one is the same document with
+  // the media feature switched (emulateMedia), as a reader's system setting switches it
+  it("on every page state, light and dark", async () => {
+    const found: Record<string, AxeFinding[]> = {};
+    for (const [name, open] of STATES) {
+      const page = await open();
+      try {
+        const backgrounds = new Set<string>();
+        for (const scheme of SCHEMES) {
+          await page.emulateMedia({ colorScheme: scheme });
+          backgrounds.add(await page.evaluate(() => getComputedStyle(document.body).backgroundColor));
           const violations = await seriousViolations(page);
-          if (violations.length > 0) found[name] = violations;
-        } finally {
-          await page.context().close();
+          if (violations.length > 0) found[`${name}, ${scheme}`] = violations;
         }
+        // the page did take the dark palette
+        expect(backgrounds.size, name).toBe(2);
+      } finally {
+        await page.context().close();
       }
-      expect(found).toEqual({});
-    }, 180_000);
-  }
+    }
+    expect(found).toEqual({});
+  }, 240_000);
 });
 
 describe("the authentication error page", () => {
