@@ -14,12 +14,19 @@ import { earlyInsertFixture, unique, earlyInsertCounts, counts, delta, early } f
 const fx = earlyInsertFixture();
 
 /** What a client backend of the database is at, seen from another process (this thread may be blocked meanwhile). */
+// What the flight's connection is doing, once PostgreSQL has run what it was sent: looked at until it is no longer
+// running an earlier statement (a loaded machine may still be at one after 300 ms), 10 s at most. Statements
+// not sent would leave it idle in the transaction, at the last one it was sent.
 const LOOK = `
 import postgres from "postgres";
-await new Promise((r) => setTimeout(r, 300));
 const sql = postgres(process.env.LOOK_URL, { max: 1, onnotice: () => {} });
-const rows = await sql\`SELECT state, left(query, 40) AS query FROM pg_stat_activity
-  WHERE datname = current_database() AND application_name = 'till-early-flight' AND state <> 'idle'\`;
+const until = Date.now() + 10_000;
+let rows;
+do {
+  await new Promise((r) => setTimeout(r, 100));
+  rows = await sql\`SELECT state, left(query, 40) AS query FROM pg_stat_activity
+    WHERE datname = current_database() AND application_name = 'till-early-flight' AND state <> 'idle'\`;
+} while (rows.length === 1 && rows[0].state === "active" && !rows[0].query.startsWith("WITH b AS MATERIALIZED (") && Date.now() < until);
 process.stdout.write(JSON.stringify(rows));
 await sql.end();
 `;
