@@ -38,7 +38,7 @@ afterEach(async () => {
  */
 const START_TIMEOUT_MS = 240_000;
 
-/** `node server/main.ts` with the environment a fresh machine has, plus `env`. */
+/** `node server/main.ts` with the environment a fresh machine has, plus `env` (TILL_DATA_DIR: a new directory). */
 async function start(env: Record<string, string>): Promise<Running> {
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of ["NODE_ENV", "HOST", "TILL_LOG_FORMAT", "SMTP_URL", "DATABASE_URL", "TILL_BASE_URL", "PORT", "TILL_LOG_LEVEL", "TILL_TEST_PAYMENTS"]) delete base[name];
@@ -87,9 +87,14 @@ const outsideAddress = Object.values(os.networkInterfaces())
   .flat()
   .find((a) => a && !a.internal && a.family === "IPv4")?.address;
 
+/** The first start's data directory, its PGlite database made (the second start opens it again: no initdb). */
+let madeDataDir: string | undefined;
+
 describe("npm start on its defaults", () => {
   it("listens on loopback only, prints the banner and one readable line per request", { timeout: START_TIMEOUT_MS + 60_000 }, async () => {
-    const till = await start({});
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-start-"));
+    const till = await start({ TILL_DATA_DIR: dataDir });
+    madeDataDir = dataDir;
     const banner = till.output();
     expect(banner).toContain(`till is listening on http://localhost:${till.port} (version `);
     expect(banner).toMatch(/ {2}database {2}PGlite \(embedded\) in \/.*till-start-.*\/pglite\n/);
@@ -117,7 +122,8 @@ describe("npm start on its defaults", () => {
   });
 
   it("NODE_ENV=production logs JSON lines; HOST=0.0.0.0 is said in the banner", { timeout: START_TIMEOUT_MS + 60_000 }, async () => {
-    const till = await start({ NODE_ENV: "production", HOST: "0.0.0.0" });
+    // stopped by SIGTERM, the first server left a database this one opens and migrates again (nothing to do)
+    const till = await start({ NODE_ENV: "production", HOST: "0.0.0.0", ...(madeDataDir ? { TILL_DATA_DIR: madeDataDir } : {}) });
     expect(till.output()).toContain("  network   bound to 0.0.0.0: reachable from other machines (HOST=127.0.0.1 keeps it on this one)");
     await fetch(`http://127.0.0.1:${till.port}/healthz`);
     await expect.poll(() => till.output()).toContain('"msg":"request completed"');
