@@ -13,10 +13,12 @@ import { earlyInsertFixture, unique, earlyInsertCounts, counts, delta, early } f
 
 const fx = earlyInsertFixture();
 
-/** What a client backend of the database is at, seen from another process (this thread may be blocked meanwhile). */
-// What the flight's connection is doing, once PostgreSQL has run what it was sent: looked at until it is no longer
-// running an earlier statement (a loaded machine may still be at one after 300 ms), 10 s at most. Statements
-// not sent would leave it idle in the transaction, at the last one it was sent.
+/**
+ * What a client backend of the database is at, seen from another process (this thread may be blocked meanwhile),
+ * once PostgreSQL has run what it was sent: looked at until it is no longer running an earlier statement (a loaded
+ * machine may still be at one after 300 ms), 10 s at most. Statements not sent would leave it idle in the
+ * transaction, at the last one it was sent.
+ */
 const LOOK = `
 import postgres from "postgres";
 const sql = postgres(process.env.LOOK_URL, { max: 1, onnotice: () => {} });

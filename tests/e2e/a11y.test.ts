@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWebBuildFresh } from "../../web/build.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
-import { CHROMIUM, launchChromium, seriousViolations, type AxeFinding, closePages } from "../helpers/browser.js";
+import { CHROMIUM, closePages, launchChromium, seriousViolations, type AxeFinding } from "../helpers/browser.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 

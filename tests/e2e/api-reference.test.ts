@@ -2,7 +2,7 @@
 // renders the generated document's operations, /v1 and /api/auth alike.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { launchChromium, closePages } from "../helpers/browser.js";
+import { closePages, launchChromium } from "../helpers/browser.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;

@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isWebBuildFresh } from "../../web/build.js";
 import { rawRequest } from "../helpers/api.js";
-import { CHROMIUM, launchChromium, seriousViolations, closePages } from "../helpers/browser.js";
+import { CHROMIUM, closePages, launchChromium, seriousViolations } from "../helpers/browser.js";
 import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";

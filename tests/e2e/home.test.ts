@@ -10,7 +10,7 @@ import { createProduct, pay } from "../helpers/checkout.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { launchChromium, seriousViolations, closePages } from "../helpers/browser.js";
+import { closePages, launchChromium, seriousViolations } from "../helpers/browser.js";
 import { checkPage, PASSWORD, signedInPage } from "../helpers/seller-browser.js";
 
 let server: TestServer;

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CARDS, createProduct, tieredCappedPlan, uniqueBuyer } from "../helpers/checkout.js";
-import { launchForPages, PageWatch, closePages } from "../helpers/browser.js";
+import { closePages, launchForPages, PageWatch } from "../helpers/browser.js";
 import { startWithSellers, type Seller, type SellerSetup } from "../helpers/seller.js";
 
 let setup: SellerSetup;

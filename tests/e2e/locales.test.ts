@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LOCALES } from "../../shared/i18n/locales.js";
 import { rawRequest } from "../helpers/api.js";
 import { CARDS, createProduct, pay as payCheckout, tieredCappedPlan, uniqueBuyer } from "../helpers/checkout.js";
-import { launchForPages, PageWatch, seriousViolations, closePages } from "../helpers/browser.js";
+import { closePages, launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
 import { type Seller } from "../helpers/seller.js";
 import { startWithSellers, type SellerSetup } from "../helpers/seller.js";
 

@@ -6,7 +6,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { launchChromium, seriousViolations, closePages } from "../helpers/browser.js";
+import { closePages, launchChromium, seriousViolations } from "../helpers/browser.js";
 import { CARDS, createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { DiscordPeer, GithubPeer, peerEnv } from "../helpers/delivery-peers.js";
 import { createSeller, type Seller } from "../helpers/seller.js";

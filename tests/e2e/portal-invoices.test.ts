@@ -3,7 +3,7 @@
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, closePages } from "../helpers/browser.js";
+import { closePages, launchChromium } from "../helpers/browser.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { pdfTextOf } from "../helpers/pdf.js";
 import { createSeller, type Seller } from "../helpers/seller.js";

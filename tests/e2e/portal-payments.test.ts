@@ -8,7 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lockDunning } from "../../server/billing/dunning/repository.js";
 import { isWebBuildFresh } from "../../web/build.js";
-import { CHROMIUM, launchChromium, closePages } from "../helpers/browser.js";
+import { CHROMIUM, closePages, launchChromium } from "../helpers/browser.js";
 import { rawRequest } from "../helpers/api.js";
 import { usingPostgres } from "../helpers/db.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";

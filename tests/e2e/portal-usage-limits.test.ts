@@ -3,7 +3,7 @@
 // $40.00 spending cap (reached)", that usage beyond it is not billed, and the tiers as the invoice bills them.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, closePages } from "../helpers/browser.js";
+import { closePages, launchChromium } from "../helpers/browser.js";
 import { rawRequest } from "../helpers/api.js";
 import { pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";

@@ -13,7 +13,7 @@ import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { eq } from "drizzle-orm";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchForPages, PageWatch, closePages } from "../helpers/browser.js";
+import { closePages, launchForPages, PageWatch } from "../helpers/browser.js";
 import { customerSession } from "../../server/db/schema/index.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";

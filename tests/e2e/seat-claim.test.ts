@@ -9,7 +9,7 @@ import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isWebBuildFresh } from "../../web/build.js";
-import { CHROMIUM, launchChromium, seriousViolations, closePages } from "../helpers/browser.js";
+import { CHROMIUM, closePages, launchChromium, seriousViolations } from "../helpers/browser.js";
 import { pay, uniqueBuyer } from "../helpers/checkout.js";
 import { claimLink, seatsProduct } from "../helpers/seats.js";
 import { createSeller, type Seller } from "../helpers/seller.js";

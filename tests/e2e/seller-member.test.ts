@@ -8,7 +8,7 @@ import { bearer, joinAs, type Person } from "../auth/org-fixtures.js";
 import { createProduct, subscribeThroughCheckout } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { launchChromium, closePages } from "../helpers/browser.js";
+import { closePages, launchChromium } from "../helpers/browser.js";
 import { checkPage, signedInPage } from "../helpers/seller-browser.js";
 
 let server: TestServer;

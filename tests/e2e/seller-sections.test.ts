@@ -10,7 +10,7 @@ import { createProduct, pay } from "../helpers/checkout.js";
 import { uniqueEmail } from "../helpers/client.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { launchChromium, closePages } from "../helpers/browser.js";
+import { closePages, launchChromium } from "../helpers/browser.js";
 import { Receiver } from "../helpers/receiver.js";
 import { checkPage, signedInPage } from "../helpers/seller-browser.js";
 

@@ -10,7 +10,7 @@ import { Polar as Polar049 } from "polar-sdk-049";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney } from "../../shared/money.js";
-import { launchForPages, PageWatch, seriousViolations, closePages } from "../helpers/browser.js";
+import { closePages, launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
 import { createProduct, uniqueBuyer, type ProductKind } from "../helpers/checkout.js";
 import type { Seller } from "../helpers/seller.js";
 import { installStripeJs, type StripeJsStandIn } from "../helpers/stripe-js-standin.js";

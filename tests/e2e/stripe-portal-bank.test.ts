@@ -6,7 +6,7 @@
 // reads it all in German.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchForPages, PageWatch, seriousViolations, closePages } from "../helpers/browser.js";
+import { closePages, launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
 import { installStripeJs } from "../helpers/stripe-js-standin.js";
 import { portalMethods } from "../helpers/stripe-portal-methods.js";
 import { startStripeSandbox, type StripeSandbox } from "../helpers/stripe-sandbox.js";

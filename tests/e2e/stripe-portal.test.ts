@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { lockDunning } from "../../server/billing/dunning/repository.js";
 import { rowsOf } from "../../server/db/client.js";
 import { rawRequest } from "../helpers/api.js";
-import { launchForPages, PageWatch, closePages } from "../helpers/browser.js";
+import { closePages, launchForPages, PageWatch } from "../helpers/browser.js";
 import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import { usingPostgres } from "../helpers/db.js";
 import { Receiver } from "../helpers/receiver.js";

@@ -19,7 +19,7 @@ import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { launchChromium, seriousViolations, closePages } from "../helpers/browser.js";
+import { closePages, launchChromium, seriousViolations } from "../helpers/browser.js";
 import { pay } from "../helpers/checkout.js";
 import { pdfTextOf } from "../helpers/pdf.js";
 import { Receiver } from "../helpers/receiver.js";

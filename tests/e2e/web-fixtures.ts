@@ -3,7 +3,7 @@
 // script and console errors fail it, users signed up through the API, and reads of a page.
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { launchForPages, PageWatch, closePages } from "../helpers/browser.js";
+import { closePages, launchForPages, PageWatch } from "../helpers/browser.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { startOidcPeer, type OidcPeer } from "../helpers/oidc.js";
 import { startServer, type TestServer } from "../helpers/server.js";
