@@ -4,8 +4,9 @@
 // write request marks its caller — the organization, or the customer session on portal routes — so that caller's
 // reads stay on the primary until a replica has replayed past the write (read-your-writes, per server process).
 import { createHash } from "node:crypto";
-import type { FastifyInstance, FastifyRequest, RouteOptions } from "fastify";
+import type { FastifyInstance, FastifyRequest, onSendAsyncHookHandler, RouteOptions } from "fastify";
 import type { ReadRouting } from "../db/replicas.js";
+import { withHook } from "../http/route-hooks.js";
 
 const LAG_TOLERANT = /(^|:)list($|_)|:export$|^metrics:|^customers:get_state|:quantities$/;
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -26,20 +27,25 @@ function callerKey(req: FastifyRequest): string | undefined {
 
 /** Installs the routing on the /v1 plugin; call it before any route is registered. */
 export function installReadRouting(app: FastifyInstance, reads: ReadRouting): void {
+  // before the answer leaves (its transaction has committed): the caller's next request may come at once
+  const markWrite: onSendAsyncHookHandler = async (req, reply, payload) => {
+    if (!READ_METHODS.has(req.method) && reply.statusCode < 500) {
+      const key = callerKey(req);
+      if (key !== undefined) reads.wrote(key);
+    }
+    return payload;
+  };
   app.addHook("onRoute", (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    // only a route that writes carries the mark (a read runs no hook for it)
+    if (methods.some((m) => !READ_METHODS.has(m))) {
+      route.onSend = withHook(route.onSend, markWrite);
+    }
     if (!replicaReadable(route)) return;
     const handler = route.handler;
     route.handler = function routedRead(this: FastifyInstance, req, reply) {
       const key = callerKey(req);
       return key === undefined ? handler.call(this, req, reply) : reads.run(key, () => handler.call(this, req, reply));
     };
-  });
-  // before the answer leaves (its transaction has committed): the caller's next request may come at once
-  app.addHook("onSend", async (req, reply, payload) => {
-    if (!READ_METHODS.has(req.method) && reply.statusCode < 500) {
-      const key = callerKey(req);
-      if (key !== undefined) reads.wrote(key);
-    }
-    return payload;
   });
 }

@@ -5,12 +5,14 @@
 // restarted process see them. What is stored, and for whom, is in docs/decisions.md ("Idempotency-Key").
 //
 // Installed once on the root instance: every POST, PATCH and DELETE route under /v1, and POST /api/auth/checkout,
-// gets a last preHandler (after authentication, so a key belongs to the caller's scope) and the root hooks below.
+// gets a last preHandler (after authentication, so a key belongs to the caller's scope) and the hooks below; no
+// other route runs any of them.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import { Transform, pipeline } from "node:stream";
 import { sql } from "drizzle-orm";
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendAsyncHookHandler, preParsingAsyncHookHandler, RouteOptions } from "fastify";
 import type { Db } from "../db/client.js";
+import { withHook } from "./route-hooks.js";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 export const REPLAYED_HEADER = "idempotent-replayed";
@@ -262,16 +264,8 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     }
   }
 
-  // every write route that takes keys runs the check last, after its own authentication
-  app.addHook("onRoute", (route: RouteOptions) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((m) => dialectOf(m, route.url) !== null)) return;
-    const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
-    route.preHandler = [...existing, idempotencyPreHandler];
-  });
-
   // the body's bytes are hashed as they are read, whatever the route's parser does with them
-  app.addHook("preParsing", async (req, _reply, payload) => {
+  const hashBody: preParsingAsyncHookHandler = async (req, _reply, payload) => {
     if (!appliesTo(req) || req.headers[IDEMPOTENCY_HEADER] === undefined) return payload;
     const hash = createHash("sha256");
     req.idempotencyBodyHash = hash;
@@ -283,10 +277,10 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     });
     pipeline(payload, tee, () => {});
     return tee;
-  });
+  };
 
   // the answer is stored before it is sent: a client that got it and retries always finds it
-  app.addHook("onSend", async (req, reply, payload) => {
+  const storeAnswer: onSendAsyncHookHandler = async (req, reply, payload) => {
     const c = settle(req);
     if (!c) return payload;
     const body = payloadBytes(payload);
@@ -305,12 +299,24 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
       req.log.error(err, "idempotency: the answer could not be stored");
     }
     return payload;
-  });
+  };
 
   // a request that ended without an answer (hijacked, or failed before onSend) gives its key back
-  app.addHook("onResponse", async (req) => {
+  const releaseUnanswered: onResponseAsyncHookHandler = async (req) => {
     const c = settle(req);
     if (c) await release(c).catch((err: unknown) => req.log.error(err, "idempotency: the key could not be released"));
+  };
+
+  // Only the write routes that take keys carry these hooks (route-hooks.ts): a read runs none of them. The check
+  // runs last, after the route's own authentication; the answer is stored after the app's onSend hooks have had
+  // their say, as the client gets it.
+  app.addHook("onRoute", (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => dialectOf(m, route.url) !== null)) return;
+    route.preHandler = withHook(route.preHandler, idempotencyPreHandler);
+    route.preParsing = withHook(route.preParsing, hashBody);
+    route.onSend = withHook(route.onSend, storeAnswer);
+    route.onResponse = withHook(route.onResponse, releaseUnanswered);
   });
 }
 

@@ -2,7 +2,7 @@
 // (Idempotent-Replayed: true) and writes nothing; another request under the same key is refused; parallel
 // repeats make one write, also across two server instances on one database; an expired key runs again and the
 // cleanup removes it; keys are per organization; the stored answer is encrypted; the SDK sends the header
-// through its per-call options; the hook on a fixture route. Public writes and checkouts:
+// through its per-call options; the hook on a fixture route, where a read runs none of it. Public writes and checkouts:
 // idempotency-public.test.ts.
 import { createHash, randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
@@ -197,6 +197,7 @@ describe("the hook on a fixture route (what no real route does on purpose)", () 
       }
       return { runs };
     });
+    app.get("/v1/read", async () => ({ read: true }));
     app.post("/v1/hang", async () => {
       runs++;
       await new Promise<void>((resolve) => (hang = resolve));
@@ -254,5 +255,14 @@ describe("the hook on a fixture route (what no real route does on purpose)", () 
     const retried = await send(base, "POST", "/v1/flaky", { key, body: { b: 2 } });
     expect(retried.status).toBe(200);
     expect(retried.headers.get("idempotent-replayed")).toBeNull();
+  });
+
+  it("only the write routes carry its hooks: a read runs none of them", () => {
+    const hooksOf = (method: string) => app.printRoutes({ method, includeHooks: true, commonPrefix: false });
+    // the read (and its HEAD) has no hook at all but the HEAD's own; app-wide hooks would show on it
+    expect(hooksOf("GET")).not.toMatch(/\((preParsing|preHandler|onSend|onResponse)\)/);
+    for (const hook of ["(preParsing) [\"hashBody()\"]", "(preHandler) [\"idempotencyPreHandler()\"]", "(onSend) [\"storeAnswer()\"]", "(onResponse) [\"releaseUnanswered()\"]"]) {
+      expect(hooksOf("POST").split(hook)).toHaveLength(3); // /v1/flaky and /v1/hang
+    }
   });
 });

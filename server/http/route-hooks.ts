@@ -1,0 +1,7 @@
+// Hooks given to single routes from an onRoute hook, so that the requests of every other route run none of them
+// (an app-wide async hook costs each request a promise and a turn of the microtask queue, whether it acts or not).
+
+/** A route option's hooks (none, one, or several, as the option may hold them) with `hook` added last. */
+export function withHook<T>(hooks: T | T[] | undefined, hook: T): T[] {
+  return [...(hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]), hook];
+}
