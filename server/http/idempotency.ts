@@ -5,7 +5,7 @@
 // restarted process see them. What is stored, and for whom, is in docs/decisions.md ("Idempotency-Key").
 //
 // Installed once on the root instance: every POST, PATCH and DELETE route under /v1, and POST /api/auth/checkout,
-// gets a last preHandler (after authentication, so a key belongs to the caller's scope) and the hooks below; no
+// gets a preHandler after its authentication (so a key belongs to the caller's scope) and the hooks below; no
 // other route runs any of them.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import { Transform, pipeline } from "node:stream";
@@ -308,8 +308,8 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
   };
 
   // Only the write routes that take keys carry these hooks (route-hooks.ts): a read runs none of them. The check
-  // runs last, after the route's own authentication; the answer is stored after the app's onSend hooks have had
-  // their say, as the client gets it.
+  // runs after the route's own authentication (the /v1 contract's body validation comes after it); the answer is
+  // stored after the app's onSend hooks have had their say, as the client gets it.
   app.addHook("onRoute", (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.some((m) => dialectOf(m, route.url) !== null)) return;

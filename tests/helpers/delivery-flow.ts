@@ -28,8 +28,11 @@ export async function rowsOf<T>(server: TestServer, query: SQL): Promise<T[]> {
 export function deliveryFlow(serverOf: () => TestServer, sellerOf: () => Seller) {
   const api = async (method: string, path: string, body?: unknown) => rawRequest(serverOf().url, sellerOf().token, method, path, body);
 
-  /** Polls `fn` (waking the worker) until it answers something truthy. */
-  async function until<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs = 15_000): Promise<T> {
+  /**
+   * Polls `fn` (waking the worker) until it answers something truthy. The bound is for a hang: 15 s ran out once
+   * in CI at a load of 10 on 2 CPUs (a Discord grant that came on the retry).
+   */
+  async function until<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs = 30_000): Promise<T> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const v = await fn();
