@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import { ApiError, rejectedInputIssue } from "./errors.js";
 import { authenticate } from "./route-auth.js";
 import { RejectedInput, SMALL_BODY_LIMIT, V1_BODY_LIMIT } from "../http/input-guard.js";
+import { methodsOf } from "../http/route-hooks.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
 import { customFieldRoutes } from "./custom-fields/routes.js";
@@ -121,7 +122,7 @@ export function billingPlugin(deps: BillingDeps) {
       // customer may call, 512 KiB on the seller's writes, 1 MiB where a route says so (events/ingest, files)
       route.bodyLimit ??= callerOf(route.config) === "organization" ? V1_BODY_LIMIT : SMALL_BODY_LIMIT;
       declareContract(route);
-      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const methods = methodsOf(route);
       for (const method of methods) {
         if (method !== "HEAD") deps.routes?.push({ method, url: route.url, caller: callerOf(route.config) });
       }

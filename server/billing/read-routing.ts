@@ -6,14 +6,14 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyRequest, onSendAsyncHookHandler, RouteOptions } from "fastify";
 import type { ReadRouting } from "../db/replicas.js";
-import { withHook } from "../http/route-hooks.js";
+import { methodsOf, withHook } from "../http/route-hooks.js";
 
 const LAG_TOLERANT = /(^|:)list($|_)|:export$|^metrics:|^customers:get_state|:quantities$/;
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** GET routes whose operation tolerates lag (the operationId says what a route does). */
 export function replicaReadable(route: Pick<RouteOptions, "method" | "schema">): boolean {
-  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const methods = methodsOf(route);
   const operationId = (route.schema as { operationId?: unknown } | undefined)?.operationId;
   return methods.every((m) => m === "GET" || m === "HEAD") && typeof operationId === "string" && LAG_TOLERANT.test(operationId);
 }
@@ -36,7 +36,7 @@ export function installReadRouting(app: FastifyInstance, reads: ReadRouting): vo
     return payload;
   };
   app.addHook("onRoute", (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const methods = methodsOf(route);
     // only a route that writes carries the mark (a read runs no hook for it)
     if (methods.some((m) => !READ_METHODS.has(m))) {
       route.onSend = withHook(route.onSend, markWrite);

@@ -12,7 +12,7 @@ import { Transform, pipeline } from "node:stream";
 import { sql } from "drizzle-orm";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendAsyncHookHandler, preParsingAsyncHookHandler, RouteOptions } from "fastify";
 import type { Db } from "../db/client.js";
-import { withHook } from "./route-hooks.js";
+import { methodsOf, withHook } from "./route-hooks.js";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 export const REPLAYED_HEADER = "idempotent-replayed";
@@ -311,7 +311,7 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
   // runs after the route's own authentication (the /v1 contract's body validation comes after it); the answer is
   // stored after the app's onSend hooks have had their say, as the client gets it.
   app.addHook("onRoute", (route: RouteOptions) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const methods = methodsOf(route);
     if (!methods.some((m) => dialectOf(m, route.url) !== null)) return;
     route.preHandler = withHook(route.preHandler, idempotencyPreHandler);
     route.preParsing = withHook(route.preParsing, hashBody);

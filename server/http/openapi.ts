@@ -11,6 +11,7 @@ import { callerOf, type CallerKind, type ResponseModel } from "../billing/contra
 import { IDEMPOTENCY_PARAMETER, takesIdempotencyKey } from "./idempotency.js";
 import { summaryOf, V1_TAGS } from "./openapi-summaries.js";
 import { POLAR_MODELS } from "./polar-models.js";
+import { methodsOf } from "./route-hooks.js";
 
 type Json = Record<string, unknown>;
 type Operation = Json & { parameters?: unknown[]; responses?: Json; description?: string };
@@ -64,7 +65,7 @@ function transformFor(declared: Map<string, Declared>): SwaggerTransform {
     const caller = callerOf(route.config);
     const scope = route.config?.scope;
     const security = CALLERS[caller].security ?? [{ organization_token: scope ? [scope] : [] }];
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const methods = methodsOf(route);
     for (const m of methods) declared.set(`${m.toLowerCase()} ${openApiPath(url)}`, { responses: route.config?.responses ?? {} });
     const params = (transformed as Json).params ?? pathParams(url);
     return {

@@ -4,13 +4,11 @@
 // (its email sign-in and a customer's purchases) and the authentication error page (a known code, none),
 // each in the light and the dark colour scheme. Also: the error page wears the app's look in both schemes and
 // explains the common codes in one line.
-import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isWebBuildFresh } from "../../web/build.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
-import { CHROMIUM, closePages, launchChromium, seriousViolations, type AxeFinding } from "../helpers/browser.js";
+import { closePages, launchForPages, seriousViolations, type AxeFinding } from "../helpers/browser.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -25,10 +23,8 @@ let customerId: string;
 let email: string;
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing`).toBe(true);
-  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
+  browser = await launchForPages();
   server = await startServer();
-  browser = await launchChromium();
   seller = await createSeller(server, "a11y");
   const product = await createProduct(seller, "monthly");
   const checkout = await seller.sdk.checkouts.create({ products: [product.id] });

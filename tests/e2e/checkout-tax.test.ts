@@ -4,12 +4,10 @@
 // total; an EU business whose VAT id makes it reverse charge sees 0 tax; a total that changed after the page
 // showed it (the seller registered in California meanwhile) is refused by the confirm, nothing charged, and
 // the page shows the new total.
-import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isWebBuildFresh } from "../../web/build.js";
 import { rawRequest } from "../helpers/api.js";
-import { CHROMIUM, closePages, launchChromium, seriousViolations } from "../helpers/browser.js";
+import { closePages, launchForPages, seriousViolations } from "../helpers/browser.js";
 import { CARDS, createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -27,12 +25,10 @@ async function registerFor(registrations: { country: string; state?: string }[])
 }
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
-  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
+  browser = await launchForPages();
   server = await startServer();
   seller = await createSeller(server, "checkout-tax-e2e");
   await registerFor(REGISTRATIONS);
-  browser = await launchChromium();
 });
 afterEach(async () => {
   await Promise.all(contexts.map((c) => c.close()));

@@ -1,10 +1,8 @@
 // `till login` end to end: the CLI runs the device flow as a child process, a person approves on the
 // real /device page in headless Chromium, and the CLI ends signed in (then signs out again).
-import { existsSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isWebBuildFresh } from "../../web/build.js";
-import { CHROMIUM, closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { spawnTill, tempConfigDir, till, waitForUserCode } from "../cli/till.js";
@@ -15,10 +13,8 @@ let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
-  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
+  browser = await launchForPages();
   server = await startServer();
-  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -2,14 +2,13 @@
 // (customerPortal.customers.requestEmailUpdate), the worker mails the link to that address, and the link opens
 // the portal page, which confirms it (verifyEmailUpdate) and shows the customer's purchases under the new
 // address; the token leaves the address bar. A used link says so. No script or console errors.
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Polar } from "@polar-sh/sdk";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isWebBuildFresh } from "../../web/build.js";
-import { CHROMIUM, closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -21,11 +20,9 @@ let browser: Browser;
 const problems: string[] = [];
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing`).toBe(true);
-  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
+  browser = await launchForPages();
   server = await startServer();
   await server.worker.start();
-  browser = await launchChromium();
   seller = await createSeller(server, "email-update-web");
 }, 120_000);
 afterAll(async () => {

@@ -3,12 +3,10 @@
 // card — saved as the default and listed under Payment methods — and the subscription is active again; an attempt
 // at the order held longer than till waits for (the schedule's retry) is waited for by the page, then it pays; a
 // new card refused when charged is listed at once as the saved default.
-import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lockDunning } from "../../server/billing/dunning/repository.js";
-import { isWebBuildFresh } from "../../web/build.js";
-import { CHROMIUM, closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { rawRequest } from "../helpers/api.js";
 import { usingPostgres } from "../helpers/db.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
@@ -21,10 +19,8 @@ let browser: Browser;
 const problems: string[] = [];
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing`).toBe(true);
-  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
+  browser = await launchForPages();
   server = await startServer();
-  browser = await launchChromium();
   seller = await createSeller(server, "portal-pay");
 }, 120_000);
 afterAll(async () => {

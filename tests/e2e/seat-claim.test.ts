@@ -4,12 +4,10 @@
 // portal. On a phone in the dark colour scheme too; a spent or unknown link says the invitation is not
 // available. The buyer gives and takes back seats in their customer portal. No serious or critical axe
 // violation, no script or console error.
-import { existsSync } from "node:fs";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isWebBuildFresh } from "../../web/build.js";
-import { CHROMIUM, closePages, launchChromium, seriousViolations } from "../helpers/browser.js";
+import { closePages, launchForPages, seriousViolations } from "../helpers/browser.js";
 import { pay, uniqueBuyer } from "../helpers/checkout.js";
 import { claimLink, seatsProduct } from "../helpers/seats.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -44,10 +42,8 @@ async function invite(): Promise<{ email: string; link: string }> {
 }
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing`).toBe(true);
-  expect(isWebBuildFresh(), "web/dist is missing or older than web/: run npm run build:web").toBe(true);
+  browser = await launchForPages();
   server = await startServer();
-  browser = await launchChromium();
   seller = await createSeller(server, "claim-web");
   orgName = (await seller.sdk.organizations.get({ id: seller.organizationId })).name;
   ({ product } = await seatsProduct(seller, { description: "Team workspace", note: NOTE }));

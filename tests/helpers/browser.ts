@@ -41,7 +41,6 @@ export async function closePages(browser: Browser | undefined): Promise<void> {
 
 /** A page test file's browser: Chromium is there and web/dist is current (else it says what to run), then launched. */
 export function launchForPages(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   if (!isWebBuildFresh()) throw new Error("web/dist is missing or older than web/: run npm run build:web");
   return launchChromium();
 }
