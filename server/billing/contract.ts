@@ -14,6 +14,7 @@ import type {
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { normalizeQuery, parseWith } from "./http.js";
+import { withHook } from "../http/route-hooks.js";
 
 /**
  * Who calls a route. `organization`: an organization API key or a member's session (bearer), the default;
@@ -104,13 +105,15 @@ async function validateContract(req: FastifyRequest): Promise<void> {
   if (isZod(body) && !documentOnly.has(body)) req.body = parseWith(body, req.body ?? {}, "body");
 }
 
-/** onRoute for the /v1 plugin: validation from the declared schemas, after the route's own preHandlers. */
+/**
+ * onRoute for the /v1 plugin: validation from the declared schemas, after the route's own preHandlers and before
+ * idempotency's check (kept last: a request its input refuses never began, so its key stays unused, as Stripe's).
+ */
 export function declareContract(route: RouteOptions): void {
   const schema = route.schema as RouteSchema | undefined;
   const validates = [schema?.querystring, schema?.body].some((s) => isZod(s) && !documentOnly.has(s));
   if (!validates) return;
-  const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
-  route.preHandler = [...own, validateContract];
+  route.preHandler = withHook(route.preHandler, validateContract);
 }
 
 /** The /v1 plugin's compilers: fastify neither validates (validateContract does) nor serializes by schema. */

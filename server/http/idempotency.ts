@@ -5,14 +5,14 @@
 // restarted process see them. What is stored, and for whom, is in docs/decisions.md ("Idempotency-Key").
 //
 // Installed once on the root instance: every POST, PATCH and DELETE route under /v1, and POST /api/auth/checkout,
-// gets a preHandler after its authentication (so a key belongs to the caller's scope) and the hooks below; no
-// other route runs any of them.
+// gets a preHandler after its authentication (so a key belongs to the caller's scope) and its input's validation,
+// and the hooks below; no other route runs any of them.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import { Transform, pipeline } from "node:stream";
 import { sql } from "drizzle-orm";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendAsyncHookHandler, preParsingAsyncHookHandler, RouteOptions } from "fastify";
 import type { Db } from "../db/client.js";
-import { methodsOf, withHook } from "./route-hooks.js";
+import { keepLast, methodsOf, withHook } from "./route-hooks.js";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 export const REPLAYED_HEADER = "idempotent-replayed";
@@ -308,12 +308,14 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
   };
 
   // Only the write routes that take keys carry these hooks (route-hooks.ts): a read runs none of them. The check
-  // runs after the route's own authentication (the /v1 contract's body validation comes after it); the answer is
-  // stored after the app's onSend hooks have had their say, as the client gets it.
+  // is the route's last preHandler, after its authentication and its declared input's validation (a request that
+  // its input refuses never began: its key stays unused, and the corrected request may take it, as on Stripe);
+  // the answer is stored after the app's onSend hooks have had their say, as the client gets it.
+  const check = keepLast(idempotencyPreHandler);
   app.addHook("onRoute", (route: RouteOptions) => {
     const methods = methodsOf(route);
     if (!methods.some((m) => dialectOf(m, route.url) !== null)) return;
-    route.preHandler = withHook(route.preHandler, idempotencyPreHandler);
+    route.preHandler = withHook(route.preHandler, check);
     route.preParsing = withHook(route.preParsing, hashBody);
     route.onSend = withHook(route.onSend, storeAnswer);
     route.onResponse = withHook(route.onResponse, releaseUnanswered);

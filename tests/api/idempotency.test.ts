@@ -1,7 +1,8 @@
 // Idempotency-Key on /v1 writes, through the real server: a repeat replays the first answer
 // (Idempotent-Replayed: true) and writes nothing; another request under the same key is refused; parallel
 // repeats make one write, also across two server instances on one database; an expired key runs again and the
-// cleanup removes it; keys are per organization; the stored answer is encrypted; the SDK sends the header
+// cleanup removes it; keys are per organization; the stored answer is encrypted; a body the route's contract
+// refuses leaves its key unused, the check being each write route's last preHandler; the SDK sends the header
 // through its per-call options; the hook on a fixture route, where a read runs none of it. Public writes and checkouts:
 // idempotency-public.test.ts.
 import { createHash, randomUUID } from "node:crypto";
@@ -52,6 +53,38 @@ describe("Idempotency-Key on /v1 writes", () => {
     const otherPath = await fx.v1("POST", "/v1/benefits/", { key, body: productBody(name) });
     expect(otherPath.status).toBe(422);
     expect(await fx.productsNamed(`${name} 2`)).toBe(0);
+  });
+
+  it("a body the route's contract refuses leaves its key unused: the corrected body may take it (as on Stripe)", async () => {
+    const key = randomUUID();
+    const name = `Corrected ${key}`;
+    const invalid = { ...productBody(name), prices: "not a list" };
+    for (let i = 0; i < 2; i++) {
+      const refused = await fx.v1("POST", "/v1/products/", { key, body: invalid });
+      expect(refused.status).toBe(422);
+      expect(refused.headers.get("idempotent-replayed")).toBeNull();
+      expect(refused.body).toMatchObject({ detail: [{ loc: ["body", "prices"] }] });
+    }
+    const stored = await fx
+      .db()
+      .select()
+      .from(idempotencyKey)
+      .where(eq(idempotencyKey.keyHash, createHash("sha256").update(key).digest("hex")));
+    expect(stored).toEqual([]);
+    const corrected = await fx.v1("POST", "/v1/products/", { key, body: productBody(name) });
+    expect(corrected.status).toBe(201);
+    const again = await fx.v1("POST", "/v1/products/", { key, body: productBody(name) });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await fx.productsNamed(name)).toBe(1);
+  });
+
+  it("the check is every write route's last preHandler: after its authentication and its input's validation", () => {
+    const lists = fx.server.app.printRoutes({ includeHooks: true, commonPrefix: false }).match(/\(preHandler\) \[[^\]]*\]/g) ?? [];
+    const checked = lists.filter((l) => l.includes("idempotencyPreHandler()"));
+    expect(checked.length).toBeGreaterThan(100);
+    for (const list of checked) expect(list).toMatch(/"idempotencyPreHandler\(\)"\]$/);
+    // a portal write: the customer session is authenticated first, then the body validated, then the key checked
+    expect(checked).toContainEqual(expect.stringMatching(/"authenticatePortal\(\)", ?"validateContract\(\)", ?"idempotencyPreHandler\(\)"\]$/));
   });
 
   it("an over-long, empty or non-ASCII key is a 422 before anything is written", async () => {
