@@ -22,6 +22,19 @@ export const MAX_KEY_LENGTH = 255;
 const WRITE_METHODS = new Set(["POST", "PATCH", "DELETE"]);
 /** Answers a retry should run again rather than see again: server errors, a lock or a rate limit that may clear. */
 const NOT_STORED = (status: number) => status >= 500 || status === 409 || status === 429;
+/**
+ * A refusal of the request's input by its schema, given before the route began (Stripe keeps no answer for it, so
+ * the key stays unused): better-auth validates the body inside its handler and answers 400 VALIDATION_ERROR. (/v1's
+ * declared contract is validated before the check, which so never claims a key for its refusals.)
+ */
+function refusedInput(dialect: Dialect | null, status: number, body: Buffer): boolean {
+  if (dialect !== "better-auth" || status !== 400) return false;
+  try {
+    return (JSON.parse(body.toString("utf8")) as { code?: unknown } | null)?.code === "VALIDATION_ERROR";
+  } catch {
+    return false;
+  }
+}
 /** The headers an answer is replayed with (cookies never: a replay must not hand out a session). */
 const REPLAYED_HEADERS = ["content-type", "location"];
 
@@ -88,8 +101,9 @@ export const IDEMPOTENCY_PARAMETER = {
   required: false,
   description:
     "Makes the write safe to retry: the first answer to a key is stored for 24 hours and replayed (with `Idempotent-Replayed: true`) " +
-    "to a repeat of the same request; the key reused with another method, path or body is refused; a repeat sent while the first " +
-    `runs waits for its answer. At most ${MAX_KEY_LENGTH} characters; a UUID per logical write is the usual choice.`,
+    "to a repeat of the same request (a request whose parameters fail validation keeps nothing); the key reused with another " +
+    "method, path or body is refused; a repeat sent while the first runs waits for its answer. " +
+    `At most ${MAX_KEY_LENGTH} characters; a UUID per logical write is the usual choice.`,
   schema: { type: "string", maxLength: MAX_KEY_LENGTH },
 } as const;
 
@@ -285,7 +299,7 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     if (!c) return payload;
     const body = payloadBytes(payload);
     try {
-      if (NOT_STORED(reply.statusCode) || body === null) {
+      if (NOT_STORED(reply.statusCode) || body === null || refusedInput(appliesTo(req), reply.statusCode, body)) {
         await release(c);
       } else {
         const headers: Record<string, string> = {};

@@ -1,5 +1,6 @@
-// Idempotency-Key on public writes and POST /api/auth/checkout: keys per customer, checkout, user or address,
-// and a checkout confirm retried without a key after a lost answer.
+// Idempotency-Key on public writes and POST /api/auth/checkout: keys per customer, checkout, user or address; a
+// body the checkout request's schema refuses keeps nothing; a checkout confirm retried without a key after a lost
+// answer.
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { Polar } from "@polar-sh/sdk";
@@ -96,6 +97,29 @@ describe("POST /api/auth/checkout", () => {
     const fresh = await visitor.post<{ url: string }>("/api/auth/checkout", { products: [product.id], redirect: false }, { "idempotency-key": key });
     expect(fresh.status).toBe(200);
     expect(fresh.body.url).not.toBe(first.body.url);
+  });
+
+  it("a body its schema refuses (400 VALIDATION_ERROR) leaves the key unused: the corrected body may take it", async () => {
+    const product = await createProduct(fx.seller, "fixed");
+    const shopper = new Client(fx.server.url);
+    const { user } = await shopper.signUp(uniqueEmail("idem-refused"));
+    const key = randomUUID();
+    const refused = await shopper.post("/api/auth/checkout", { products: 42, redirect: false }, { "idempotency-key": key });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: "VALIDATION_ERROR" });
+    expect(await fx.db().select().from(idempotencyKey).where(eq(idempotencyKey.scope, `user:${user.id}`))).toEqual([]);
+    const corrected = await shopper.post<{ url: string }>("/api/auth/checkout", { products: [product.id], redirect: false }, { "idempotency-key": key });
+    expect(corrected.status).toBe(200);
+    const again = await shopper.post<{ url: string }>("/api/auth/checkout", { products: [product.id], redirect: false }, { "idempotency-key": key });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.url).toBe(corrected.body.url);
+    // a refusal once the request began (no such product) is kept like an answer
+    const other = randomUUID();
+    const missing = await shopper.post("/api/auth/checkout", { products: [randomUUID()], redirect: false }, { "idempotency-key": other });
+    expect(missing.status).toBe(400);
+    expect(missing.body).not.toMatchObject({ code: "VALIDATION_ERROR" });
+    const reused = await shopper.post("/api/auth/checkout", { products: [randomUUID()], redirect: false }, { "idempotency-key": other });
+    expect(reused.status).toBe(422); // the key holds the first answer: another body is refused
   });
 });
 
