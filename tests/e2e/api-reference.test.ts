@@ -2,7 +2,7 @@
 // renders the generated document's operations, /v1 and /api/auth alike.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -10,7 +10,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   server = await startServer();
-  browser = await launchChromium();
+  browser = await launchForPages();
 });
 afterAll(async () => {
   await closePages(browser);

@@ -10,7 +10,7 @@ import { createProduct, pay } from "../helpers/checkout.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { closePages, launchChromium, seriousViolations } from "../helpers/browser.js";
+import { closePages, launchForPages, seriousViolations } from "../helpers/browser.js";
 import { checkPage, PASSWORD, signedInPage } from "../helpers/seller-browser.js";
 
 let server: TestServer;
@@ -20,7 +20,7 @@ const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  [server, browser] = await Promise.all([startServer(), launchForPages()]);
   // the jobs worker grants the benefits (the test server does not start its own)
   await server.worker.start();
   seller = await createSeller(server, "home");

@@ -6,7 +6,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { closePages, launchChromium, seriousViolations } from "../helpers/browser.js";
+import { closePages, launchForPages, seriousViolations } from "../helpers/browser.js";
 import { CARDS, createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { DiscordPeer, GithubPeer, peerEnv } from "../helpers/delivery-peers.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -26,7 +26,7 @@ beforeAll(async () => {
   await Promise.all([github.start(), discord.start()]);
   server = await startServer(peerEnv(github, discord));
   await server.worker.start();
-  browser = await launchChromium();
+  browser = await launchForPages();
   seller = await createSeller(server, "portal-accounts");
   github.sellerTokens.add("ghp_portal");
   github.repositories.add("acme/book");

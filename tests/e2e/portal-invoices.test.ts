@@ -3,7 +3,7 @@
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
 import { pdfTextOf } from "../helpers/pdf.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -18,7 +18,7 @@ const problems: string[] = [];
 beforeAll(async () => {
   server = await startServer();
   await server.worker.start();
-  browser = await launchChromium();
+  browser = await launchForPages();
   seller = await createSeller(server, "portal-inv");
   product = await createProduct(seller, "fixed");
 }, 60_000);

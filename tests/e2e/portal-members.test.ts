@@ -3,7 +3,7 @@
 // themselves); a plain member signing in sees their benefits but neither the team nor the billing sections.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { uniqueEmail } from "../helpers/client.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -15,7 +15,7 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   server = await startServer();
-  browser = await launchChromium();
+  browser = await launchForPages();
   seller = await createSeller(server, "portal-members");
 }, 60_000);
 

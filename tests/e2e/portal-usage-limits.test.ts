@@ -3,7 +3,7 @@
 // $40.00 spending cap (reached)", that usage beyond it is not billed, and the tiers as the invoice bills them.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { rawRequest } from "../helpers/api.js";
 import { pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -16,7 +16,7 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   server = await startServer();
-  browser = await launchChromium();
+  browser = await launchForPages();
   seller = await createSeller(server, "portal-usage");
 }, 60_000);
 

@@ -7,7 +7,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { pay, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -20,7 +20,7 @@ const problems: string[] = [];
 beforeAll(async () => {
   server = await startServer();
   await server.worker.start();
-  browser = await launchChromium();
+  browser = await launchForPages();
   seller = await createSeller(server, "portal-wallet");
 }, 60_000);
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { checkPage, signedInPage } from "../helpers/seller-browser.js";
 
 let server: TestServer;
@@ -16,7 +16,7 @@ const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  [server, browser] = await Promise.all([startServer(), launchForPages()]);
   seller = await createSeller(server, "edit");
 }, 150_000);
 

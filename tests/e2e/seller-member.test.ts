@@ -8,7 +8,7 @@ import { bearer, joinAs, type Person } from "../auth/org-fixtures.js";
 import { createProduct, subscribeThroughCheckout } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { checkPage, signedInPage } from "../helpers/seller-browser.js";
 
 let server: TestServer;
@@ -19,7 +19,7 @@ const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  [server, browser] = await Promise.all([startServer(), launchForPages()]);
   seller = await createSeller(server, "roles");
   member = await joinAs(server, seller.client, seller.organizationId, "member", "roles-member");
 }, 150_000);

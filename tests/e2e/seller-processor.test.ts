@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext } from "playwright-core";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { checkPage, signedInPage } from "../helpers/seller-browser.js";
 
 let server: TestServer;
@@ -15,7 +15,7 @@ const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer({ TILL_TEST_PAYMENTS: undefined }), launchChromium()]);
+  [server, browser] = await Promise.all([startServer({ TILL_TEST_PAYMENTS: undefined }), launchForPages()]);
   seller = await createSeller(server, "processor");
 }, 150_000);
 

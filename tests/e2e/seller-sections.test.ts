@@ -10,7 +10,7 @@ import { createProduct, pay } from "../helpers/checkout.js";
 import { uniqueEmail } from "../helpers/client.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { Receiver } from "../helpers/receiver.js";
 import { checkPage, signedInPage } from "../helpers/seller-browser.js";
 
@@ -22,7 +22,7 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   receiver = new Receiver();
-  [server, browser] = await Promise.all([startServer({ TILL_WEBHOOKS_ALLOW_PRIVATE: "true" }), launchChromium(), receiver.start()]);
+  [server, browser] = await Promise.all([startServer({ TILL_WEBHOOKS_ALLOW_PRIVATE: "true" }), launchForPages(), receiver.start()]);
   // the jobs worker delivers the webhooks (the test server does not start its own)
   await server.worker.start();
 }, 150_000);

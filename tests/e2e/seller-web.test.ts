@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { pay } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { closePages, launchChromium } from "../helpers/browser.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
 import { checkPage, signedInPage } from "../helpers/seller-browser.js";
 
 let server: TestServer;
@@ -17,7 +17,7 @@ const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  [server, browser] = await Promise.all([startServer(), launchForPages()]);
   // the jobs worker renders invoices (the test server does not start its own)
   await server.worker.start();
   seller = await createSeller(server, "web");

@@ -19,7 +19,7 @@ import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { closePages, launchChromium, seriousViolations } from "../helpers/browser.js";
+import { closePages, launchForPages, seriousViolations } from "../helpers/browser.js";
 import { pay } from "../helpers/checkout.js";
 import { pdfTextOf } from "../helpers/pdf.js";
 import { Receiver } from "../helpers/receiver.js";
@@ -44,7 +44,7 @@ beforeAll(async () => {
   await receiver.start();
   server = await startServer({ TILL_WEBHOOKS_ALLOW_PRIVATE: "true" });
   await server.worker.start();
-  browser = await launchChromium();
+  browser = await launchForPages();
   seller = await createSeller(server, "usage-plan");
   key = await seller.createSandboxKey();
   sdk = sdkFor(server, key);

@@ -39,7 +39,8 @@ export async function closePages(browser: Browser | undefined): Promise<void> {
   await Promise.all(browser.contexts().map((c) => c.close()));
 }
 
-/** A page test file's browser: Chromium is there and web/dist is current (else it says what to run), then launched. */
+/** A page test file's browser (every page file's door): web/dist is current (else it says what to run), then the
+ *  worker's Chromium. */
 export function launchForPages(): Promise<Browser> {
   if (!isWebBuildFresh()) throw new Error("web/dist is missing or older than web/: run npm run build:web");
   return launchChromium();
