@@ -24,8 +24,8 @@ const WRITE_METHODS = new Set(["POST", "PATCH", "DELETE"]);
 const NOT_STORED = (status: number) => status >= 500 || status === 409 || status === 429;
 /**
  * A refusal of the request's input by its schema, given before the route began (Stripe keeps no answer for it, so
- * the key stays unused): better-auth validates the body inside its handler and answers 400 VALIDATION_ERROR. (/v1's
- * declared contract is validated before the check, which so never claims a key for its refusals.)
+ * the key stays unused): better-auth validates the body inside its handler and answers 400 VALIDATION_ERROR. (A /v1
+ * route's declared contract is validated before the check, so its refusals never claim a key.)
  */
 function refusedInput(dialect: Dialect | null, status: number, body: Buffer): boolean {
   if (dialect !== "better-auth" || status !== 400) return false;
