@@ -40,17 +40,18 @@ function toWebRequest(req: FastifyRequest, url: URL, parsed: { value: object } |
 const VALIDATION_MESSAGES = { body: "Invalid body parameters", query: "Invalid query parameters" } as const;
 const VALIDATION_SOURCE = /^\[(body|query)[\].]/;
 
-function withSpecValidationMessage(payload: Buffer): Buffer {
+/** The spec's message for better-call's refusal of the body or query by its schema; null for any other payload. */
+function withSpecValidationMessage(payload: Buffer): Buffer | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(payload.toString("utf8"));
   } catch {
-    return payload;
+    return null;
   }
-  if (typeof parsed !== "object" || parsed === null) return payload;
+  if (typeof parsed !== "object" || parsed === null) return null;
   const { code, message } = parsed as { code?: unknown; message?: unknown };
   const source = typeof message === "string" ? VALIDATION_SOURCE.exec(message)?.[1] : undefined;
-  if (code !== "VALIDATION_ERROR" || (source !== "body" && source !== "query")) return payload;
+  if (code !== "VALIDATION_ERROR" || (source !== "body" && source !== "query")) return null;
   return Buffer.from(JSON.stringify({ ...parsed, message: VALIDATION_MESSAGES[source], details: message }));
 }
 
@@ -65,7 +66,12 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
   const retryAfter = response.headers.get("x-retry-after");
   if (response.status === 429 && retryAfter && !response.headers.has("retry-after")) reply.header("retry-after", retryAfter);
   let payload: Buffer | null = response.body ? Buffer.from(await response.arrayBuffer()) : null;
-  if (payload && response.status === 400) payload = withSpecValidationMessage(payload);
+  const refused = payload && response.status === 400 ? withSpecValidationMessage(payload) : null;
+  if (refused) {
+    // the schema refused the input before the endpoint ran: an Idempotency-Key stays unused (idempotency.ts)
+    reply.request.inputRefused = true;
+    payload = refused;
+  }
   return reply.send(payload);
 }
 
@@ -166,8 +172,11 @@ export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
       done(null, body),
     );
 
-    app.setErrorHandler((err, _req, reply) => {
-      if (err instanceof RejectedInput || err instanceof NotAnObject) return reply.status(400).send(authErrorBody(err));
+    app.setErrorHandler((err, req, reply) => {
+      if (err instanceof RejectedInput || err instanceof NotAnObject) {
+        req.inputRefused = true;
+        return reply.status(400).send(authErrorBody(err));
+      }
       if ((err as { code?: unknown }).code === "FST_ERR_CTP_BODY_TOO_LARGE") {
         return reply.status(413).send({ message: `Request body is larger than ${SMALL_BODY_LIMIT / 1024} KiB`, code: "PAYLOAD_TOO_LARGE" });
       }

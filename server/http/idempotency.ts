@@ -22,19 +22,6 @@ export const MAX_KEY_LENGTH = 255;
 const WRITE_METHODS = new Set(["POST", "PATCH", "DELETE"]);
 /** Answers a retry should run again rather than see again: server errors, a lock or a rate limit that may clear. */
 const NOT_STORED = (status: number) => status >= 500 || status === 409 || status === 429;
-/**
- * A refusal of the request's input by its schema, given before the route began (Stripe keeps no answer for it, so
- * the key stays unused): better-auth validates the body inside its handler and answers 400 VALIDATION_ERROR. (A /v1
- * route's declared contract is validated before the check, so its refusals never claim a key.)
- */
-function refusedInput(dialect: Dialect | null, status: number, body: Buffer): boolean {
-  if (dialect !== "better-auth" || status !== 400) return false;
-  try {
-    return (JSON.parse(body.toString("utf8")) as { code?: unknown } | null)?.code === "VALIDATION_ERROR";
-  } catch {
-    return false;
-  }
-}
 /** The headers an answer is replayed with (cookies never: a replay must not hand out a session). */
 const REPLAYED_HEADERS = ["content-type", "location"];
 
@@ -68,6 +55,12 @@ declare module "fastify" {
     idempotencyBodyHash?: ReturnType<typeof createHash>;
     /** The key this request holds while it runs (it was the first to send it). */
     idempotencyClaim?: Claim;
+    /**
+     * Set by a route that refused the request's input by its schema before it began (the auth mount, whose
+     * better-auth validates inside its handler): Stripe keeps no answer for it, so the key stays unused. (A /v1
+     * route's declared contract is validated before the check, so its refusals never claim a key.)
+     */
+    inputRefused?: boolean;
   }
 }
 
@@ -299,7 +292,7 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     if (!c) return payload;
     const body = payloadBytes(payload);
     try {
-      if (NOT_STORED(reply.statusCode) || body === null || refusedInput(appliesTo(req), reply.statusCode, body)) {
+      if (NOT_STORED(reply.statusCode) || body === null || req.inputRefused) {
         await release(c);
       } else {
         const headers: Record<string, string> = {};
