@@ -41,6 +41,13 @@ export class ApiError extends Error {
 export const notFound = (detail = "Not found") => new ApiError(404, { error: "ResourceNotFound", detail });
 export const notPermitted = (detail: string, code?: CustomerErrorCode) => new ApiError(403, { error: "NotPermitted", detail, ...(code ? { code } : {}) });
 export const validationError = (issues: ValidationIssue[]) => new ApiError(422, { detail: issues });
+
+/**
+ * A 422 for input its schema refused, thrown before the request did anything (parseWith, ingest's slices): the
+ * error handler marks the request (`inputRefused`), so that its Idempotency-Key stays unused, as on Stripe.
+ */
+export class SchemaRefusal extends ApiError {}
+export const schemaRefusal = (issues: ValidationIssue[]) => new SchemaRefusal(422, { detail: issues });
 /** One 422 issue at `loc` (e.g. ["body", "code"]). */
 export const invalid = (loc: Array<string | number>, msg: string, type = "value_error", code?: CustomerErrorCode) =>
   validationError([{ loc, msg, type, ...(code ? { code } : {}) }]);

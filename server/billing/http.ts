@@ -3,7 +3,7 @@
 // deepObject metadata), shared field schemas and server-sent events. Who calls is route-auth.ts.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { invalid, validationError, type ValidationIssue } from "./errors.js";
+import { invalid, schemaRefusal, type ValidationIssue } from "./errors.js";
 import { isUuid } from "../../shared/uuid.js";
 
 function issueType(issue: z.core.$ZodIssue, input: unknown): string {
@@ -79,7 +79,7 @@ export const valueIssue = (loc: Array<string | number>, msg: string, value: unkn
 
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where: "body" | "query" | "path"): z.output<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw validationError(zodIssues(result.error, where, input));
+  if (!result.success) throw schemaRefusal(zodIssues(result.error, where, input));
   return result.data;
 }
 

@@ -56,9 +56,10 @@ declare module "fastify" {
     /** The key this request holds while it runs (it was the first to send it). */
     idempotencyClaim?: Claim;
     /**
-     * Set by a route that refused the request's input by its schema before it began (the auth mount, whose
-     * better-auth validates inside its handler): Stripe keeps no answer for it, so the key stays unused. (A /v1
-     * route's declared contract is validated before the check, so its refusals never claim a key.)
+     * Set where a request's input was refused by its schema before the request did anything (a /v1 handler's
+     * own parse, such as the events ingest's, and the auth mount, whose better-auth validates inside its
+     * handler): Stripe keeps no answer for it, so the key stays unused. (A /v1 route's declared contract is
+     * validated before the check, so its refusals never claim a key.)
      */
     inputRefused?: boolean;
   }

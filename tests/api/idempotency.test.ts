@@ -2,7 +2,8 @@
 // (Idempotent-Replayed: true) and writes nothing; another request under the same key is refused; parallel
 // repeats make one write, also across two server instances on one database; an expired key runs again and the
 // cleanup removes it; keys are per organization; the stored answer is encrypted; a body the route's contract
-// refuses leaves its key unused, the check being each write route's last preHandler; the SDK sends the header
+// (or the handler's own parse, as the events ingest's) refuses leaves its key unused, the check being each write
+// route's last preHandler; the SDK sends the header
 // through its per-call options; the hook on a fixture route, where a read runs none of it. Public writes and checkouts:
 // idempotency-public.test.ts.
 import { createHash, randomUUID } from "node:crypto";
@@ -15,6 +16,10 @@ import { cleanupOnce } from "../../server/jobs/cleanup.js";
 import { idempotencyFixture, send, productBody } from "./idempotency-fixtures.js";
 
 const fx = idempotencyFixture();
+
+const sha = (v: string) => createHash("sha256").update(v).digest("hex");
+/** The stored rows of a key (none while it is unused). */
+const keyRows = (key: string) => fx.db().select().from(idempotencyKey).where(eq(idempotencyKey.keyHash, sha(key)));
 
 describe("Idempotency-Key on /v1 writes", () => {
   it("a repeat replays the first answer (status, body, Idempotent-Replayed) and writes nothing", async () => {
@@ -65,17 +70,38 @@ describe("Idempotency-Key on /v1 writes", () => {
       expect(refused.headers.get("idempotent-replayed")).toBeNull();
       expect(refused.body).toMatchObject({ detail: [{ loc: ["body", "prices"] }] });
     }
-    const stored = await fx
-      .db()
-      .select()
-      .from(idempotencyKey)
-      .where(eq(idempotencyKey.keyHash, createHash("sha256").update(key).digest("hex")));
-    expect(stored).toEqual([]);
+    expect(await keyRows(key)).toEqual([]);
     const corrected = await fx.v1("POST", "/v1/products/", { key, body: productBody(name) });
     expect(corrected.status).toBe(201);
     const again = await fx.v1("POST", "/v1/products/", { key, body: productBody(name) });
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(await fx.productsNamed(name)).toBe(1);
+  });
+
+  it("a body the handler's own parse refuses (the events ingest parses its own) leaves its key unused too", async () => {
+    const key = randomUUID();
+    const name = `ingest.${key}`;
+    const event = (i: number) => ({ name, external_customer_id: `c-${i}`, external_id: `${key}-${i}` });
+    // an event without a name; then, under the same key, another body: an event whose metadata is not flat
+    const refusals = [
+      { body: { events: [event(1), { external_customer_id: "c-2" }] }, loc: ["body", "events", 1, "name"] },
+      { body: { events: [event(1), { ...event(2), metadata: { k: { not: "a scalar" } } }] }, loc: ["body", "events", 1, "metadata", "k"] },
+    ];
+    for (const { body, loc } of refusals) {
+      const refused = await fx.v1("POST", "/v1/events/ingest", { key, body });
+      expect(refused.status).toBe(422);
+      expect(refused.headers.get("idempotent-replayed")).toBeNull();
+      expect(refused.body).toMatchObject({ detail: [{ loc }] });
+    }
+    expect(await keyRows(key)).toEqual([]);
+    const body = { events: [event(1), event(2)] };
+    const stored = await fx.v1("POST", "/v1/events/ingest", { key, body });
+    expect(stored.status).toBe(200);
+    const again = await fx.v1("POST", "/v1/events/ingest", { key, body });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(stored.body);
+    const listed = await fx.v1("GET", `/v1/events/?name=${encodeURIComponent(name)}&limit=10`);
+    expect((listed.body?.pagination as { total_count: number }).total_count).toBe(2);
   });
 
   it("the check is every write route's last preHandler: after its authentication and its input's validation", () => {
@@ -149,7 +175,7 @@ describe("Idempotency-Key on /v1 writes", () => {
     await fx.v1("POST", "/v1/products/", { key, body: productBody(name) });
     const scope = `organization:${fx.seller.organizationId}`;
     const rows = () => fx.db().select().from(idempotencyKey).where(eq(idempotencyKey.scope, scope));
-    const keyHash = createHash("sha256").update(key).digest("hex");
+    const keyHash = sha(key);
     const [row] = (await rows()).filter((r) => r.keyHash === keyHash);
     expect(row).toMatchObject({ route: "/v1/products/", method: "POST", status: "done", responseStatus: 201 });
     expect(row).toBeDefined();
@@ -273,7 +299,6 @@ describe("the hook on a fixture route (what no real route does on purpose)", () 
 
   it("a key left in progress by a process that died (its lease lapsed) is taken over by the retry", async () => {
     const key = randomUUID();
-    const sha = (v: string) => createHash("sha256").update(v).digest("hex");
     const body = JSON.stringify({ b: 2 });
     await fx.db().insert(idempotencyKey).values({
       scope: "fixture",

@@ -2,7 +2,7 @@
 // few milliseconds instead of waiting for zod over the whole batch.
 import type { z } from "zod";
 import { Slicer } from "../../../http/json-sliced.js";
-import { validationError, type ValidationIssue } from "../../errors.js";
+import { schemaRefusal, type ValidationIssue } from "../../errors.js";
 import { zodIssues } from "../../http.js";
 
 /** Elements validated between two looks at the clock in parseArraySliced. */
@@ -57,6 +57,6 @@ export async function parseArraySliced<S extends z.ZodType>(
     }
     if (slicer && (i + 1) % ARRAY_SLICE === 0) await slicer.pause();
   }
-  if (issues.length > 0) throw validationError(issues);
+  if (issues.length > 0) throw schemaRefusal(issues);
   return out;
 }
