@@ -2,7 +2,7 @@
 // disconnect it. The keys go in once and never come back out (answers show a key's kind and last four).
 import type { BillingDeps } from "../deps.js";
 import { parseWith } from "../http.js";
-import { ApiError, type ValidationIssue } from "../errors.js";
+import { ApiError, schemaRefusal, type ValidationIssue } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { connectStripe, disconnectStripe, StripeConnectInput, stripeStatus, type StripeDeps } from "./service.js";
 import { documented, route, type V1App } from "../contract.js";
@@ -20,7 +20,7 @@ function parseConnect(body: unknown): StripeConnectInput {
   } catch (err) {
     if (!(err instanceof ApiError) || !Array.isArray(err.body.detail)) throw err;
     const issues = (err.body.detail as ValidationIssue[]).map(({ input, ...issue }) => (SECRET_FIELDS.has(String(issue.loc[1])) ? issue : { ...issue, input }));
-    throw new ApiError(err.status, { detail: issues });
+    throw schemaRefusal(issues);
   }
 }
 
