@@ -43,11 +43,13 @@ export const notPermitted = (detail: string, code?: CustomerErrorCode) => new Ap
 export const validationError = (issues: ValidationIssue[]) => new ApiError(422, { detail: issues });
 
 /**
- * A 422 for input its schema refused, thrown before the request did anything (parseWith, ingest's slices): the
- * error handler marks the request (`inputRefused`), so that its Idempotency-Key stays unused, as on Stripe.
+ * A 422 for input its schema refused (parseWith, ingest's slices), thrown before the request changed anything:
+ * the error handler marks the request (`inputRefused`), so that its Idempotency-Key stays unused, as on Stripe.
+ * Throw it only there; a refusal after a change, or one that depends on stored rows, is validationError's.
  */
 export class SchemaRefusal extends ApiError {}
 export const schemaRefusal = (issues: ValidationIssue[]) => new SchemaRefusal(422, { detail: issues });
+
 /** One 422 issue at `loc` (e.g. ["body", "code"]). */
 export const invalid = (loc: Array<string | number>, msg: string, type = "value_error", code?: CustomerErrorCode) =>
   validationError([{ loc, msg, type, ...(code ? { code } : {}) }]);

@@ -92,7 +92,7 @@ function isPgError(err: unknown): err is { code: string; detail?: string } {
 export function billingPlugin(deps: BillingDeps) {
   return async function billing(app: FastifyInstance): Promise<void> {
     app.setErrorHandler((err: FastifyError, req, reply) => {
-      // input refused by its schema before the request did anything: its Idempotency-Key stays unused
+      // input refused by its schema before the request changed anything: its Idempotency-Key stays unused
       if (err instanceof SchemaRefusal || err instanceof RejectedInput || err instanceof SyntaxError) req.inputRefused = true;
       if (err instanceof ApiError) return reply.status(err.status).send(err.body);
       if (err instanceof CallTurnsBusy) {
