@@ -6,6 +6,7 @@ import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type Auth } from "./index.js";
 import { errorPageHtml } from "./error-page.js";
 import { guardLocation } from "./redirects.js";
 import { checkJsonText, checkValue, RejectedInput, SMALL_BODY_LIMIT, unstorable } from "../http/input-guard.js";
+import { markInputRefusal } from "../http/idempotency.js";
 
 /** The request's URL, or null when the client sent a Host header no URL can be built from. */
 function requestUrl(req: FastifyRequest): URL | null {
@@ -132,6 +133,7 @@ function withParsedJson(request: Request, value: object): Request {
 
 /** A JSON body that is not an object. */
 class NotAnObject extends Error {
+  readonly refusesInput = true;
   constructor(readonly value: unknown) {
     super("expected object");
   }
@@ -173,10 +175,8 @@ export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
     );
 
     app.setErrorHandler((err, req, reply) => {
-      if (err instanceof RejectedInput || err instanceof NotAnObject) {
-        req.inputRefused = true;
-        return reply.status(400).send(authErrorBody(err));
-      }
+      markInputRefusal(req, err);
+      if (err instanceof RejectedInput || err instanceof NotAnObject) return reply.status(400).send(authErrorBody(err));
       if ((err as { code?: unknown }).code === "FST_ERR_CTP_BODY_TOO_LARGE") {
         return reply.status(413).send({ message: `Request body is larger than ${SMALL_BODY_LIMIT / 1024} KiB`, code: "PAYLOAD_TOO_LARGE" });
       }

@@ -47,7 +47,9 @@ export const validationError = (issues: ValidationIssue[]) => new ApiError(422, 
  * the error handler marks the request (`inputRefused`), so that its Idempotency-Key stays unused, as on Stripe.
  * Throw it only there; a refusal after a change, or one that depends on stored rows, is validationError's.
  */
-export class SchemaRefusal extends ApiError {}
+export class SchemaRefusal extends ApiError {
+  readonly refusesInput = true;
+}
 export const schemaRefusal = (issues: ValidationIssue[]) => new SchemaRefusal(422, { detail: issues });
 
 /** One 422 issue at `loc` (e.g. ["body", "code"]). */

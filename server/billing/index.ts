@@ -1,10 +1,11 @@
 // The /v1 API: Polar's wire format over till's billing domains. Each domain registers its routes here;
 // this plugin owns authentication (org scope + permissions) and the Polar-shaped error bodies.
 import type { FastifyError, FastifyInstance } from "fastify";
-import { ApiError, rejectedInputIssue, SchemaRefusal } from "./errors.js";
+import { ApiError, rejectedInputIssue } from "./errors.js";
 import { authenticate } from "./route-auth.js";
 import { RejectedInput, SMALL_BODY_LIMIT, V1_BODY_LIMIT } from "../http/input-guard.js";
 import { methodsOf } from "../http/route-hooks.js";
+import { markInputRefusal } from "../http/idempotency.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
 import { customFieldRoutes } from "./custom-fields/routes.js";
@@ -92,8 +93,8 @@ function isPgError(err: unknown): err is { code: string; detail?: string } {
 export function billingPlugin(deps: BillingDeps) {
   return async function billing(app: FastifyInstance): Promise<void> {
     app.setErrorHandler((err: FastifyError, req, reply) => {
-      // input refused by its schema before the request changed anything: its Idempotency-Key stays unused
-      if (err instanceof SchemaRefusal || err instanceof RejectedInput || err instanceof SyntaxError) req.inputRefused = true;
+      // input refused before the request changed anything: its Idempotency-Key stays unused
+      markInputRefusal(req, err);
       if (err instanceof ApiError) return reply.status(err.status).send(err.body);
       if (err instanceof CallTurnsBusy) {
         req.log.warn("payment processor slow: no turn for a charging transaction, answered 503");

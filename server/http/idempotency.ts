@@ -12,6 +12,7 @@ import { Transform, pipeline } from "node:stream";
 import { sql } from "drizzle-orm";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendAsyncHookHandler, preParsingAsyncHookHandler, RouteOptions } from "fastify";
 import type { Db } from "../db/client.js";
+import { RejectedInput } from "./rejected-input.js";
 import { keepLast, methodsOf, withHook } from "./route-hooks.js";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
@@ -56,12 +57,32 @@ declare module "fastify" {
     /** The key this request holds while it runs (it was the first to send it). */
     idempotencyClaim?: Claim;
     /**
-     * Set where a request's input was refused by its schema before the request did anything (a /v1 handler's
-     * own parse, such as the events ingest's, and the auth mount, whose better-auth validates inside its
-     * handler): Stripe keeps no answer for it, so the key stays unused. (A /v1 route's declared contract is
-     * validated before the check, so its refusals never claim a key.)
+     * Set where a request's input was refused before the request changed anything (markInputRefusal, in the error
+     * handlers; the auth mount also for better-auth's own schema refusal): Stripe keeps no answer for it, so the key
+     * stays unused. (A /v1 route's declared contract is validated before the check, so its refusals never claim a
+     * key.)
      */
     inputRefused?: boolean;
+  }
+}
+
+/** Fastify's refusals of a malformed or empty JSON body (its parser runs inside a handler that parses its own). */
+const MALFORMED_JSON = new Set(["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EMPTY_JSON_BODY"]);
+
+/**
+ * Marks the request when `err` refused its input before anything changed: the input guard's RejectedInput,
+ * malformed JSON (a SyntaxError, Fastify's parser errors), or an error that says so with `refusesInput` (a
+ * handler's schema refusal, billing/errors.ts's SchemaRefusal). For the error handlers of the plugins whose
+ * routes may parse their input inside the handler.
+ */
+export function markInputRefusal(req: FastifyRequest, err: unknown): void {
+  if (
+    err instanceof RejectedInput ||
+    err instanceof SyntaxError ||
+    MALFORMED_JSON.has((err as { code?: unknown } | null)?.code as string) ||
+    (err as { refusesInput?: unknown } | null)?.refusesInput === true
+  ) {
+    req.inputRefused = true;
   }
 }
 

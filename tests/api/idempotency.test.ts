@@ -104,6 +104,22 @@ describe("Idempotency-Key on /v1 writes", () => {
     expect((listed.body?.pagination as { total_count: number }).total_count).toBe(2);
   });
 
+  it("so does a body that is not JSON, short or long, sent to a handler that parses its own", async () => {
+    const event = JSON.stringify({ name: `malformed.${randomUUID()}`, external_customer_id: "c-1" });
+    // a short body goes through Fastify's JSON parser, one of 64 KiB or more through the sliced parse
+    for (const text of [`{"events": [${event},]}`, `{"events": [${`${event},`.repeat(1_000)}]}`]) {
+      const key = randomUUID();
+      const refused = await fetch(`${fx.server.url}/v1/events/ingest`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${fx.seller.token}`, "content-type": "application/json", "idempotency-key": key },
+        body: text,
+      });
+      expect(refused.status).toBe(422);
+      expect(await refused.json()).toMatchObject({ detail: [{ type: "json_invalid" }] });
+      expect(await keyRows(key)).toEqual([]);
+    }
+  });
+
   it("the check is every write route's last preHandler: after its authentication and its input's validation", () => {
     const lists = fx.server.app.printRoutes({ includeHooks: true, commonPrefix: false }).match(/\(preHandler\) \[[^\]]*\]/g) ?? [];
     const checked = lists.filter((l) => l.includes("idempotencyPreHandler()"));
