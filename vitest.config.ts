@@ -39,5 +39,8 @@ export default defineConfig({
     // restore what they change in the process (environment variables, fake timers); each server has its own
     // database, ports and mailbox, so nothing else carries over.
     isolate: false,
+    // transformed modules kept on disk (node_modules/.experimental-vitest-cache, keyed by each file's content and
+    // the configuration): a second run, or the smoke runs beside the suite in CI, skips the transforms
+    experimental: { fsModuleCache: true },
   },
 });
