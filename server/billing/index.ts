@@ -106,7 +106,7 @@ export function billingPlugin(deps: BillingDeps) {
         // services check uniqueness first; this is the race between two writers
         return reply.status(409).send({ error: "Conflict", detail: "A resource with these values already exists." });
       }
-      if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err.code === "FST_ERR_CTP_EMPTY_JSON_BODY" || err instanceof SyntaxError) {
+      if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err.code === "FST_ERR_CTP_EMPTY_JSON_BODY") {
         return reply.status(422).send({ detail: [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }] });
       }
       if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {

@@ -71,15 +71,16 @@ const MALFORMED_JSON = new Set(["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EM
 
 /**
  * Marks the request when `err` refused its input before anything changed: the input guard's RejectedInput,
- * malformed JSON (a SyntaxError, Fastify's parser errors), or an error that says so with `refusesInput` (a
- * handler's schema refusal, billing/errors.ts's SchemaRefusal). For the error handlers of the plugins whose
- * routes may parse their input inside the handler.
+ * malformed JSON (Fastify's parser errors, which the sliced parse of a large body throws too), or an error that
+ * says so with `refusesInput` (a handler's schema refusal, billing/errors.ts's SchemaRefusal). Any other error,
+ * a bare SyntaxError included, may come after a write: the key keeps its claim. For the error handlers of the
+ * plugins whose routes may parse their input inside the handler.
  */
 export function markInputRefusal(req: FastifyRequest, err: unknown): void {
+  const code = (err as { code?: unknown } | null)?.code;
   if (
     err instanceof RejectedInput ||
-    err instanceof SyntaxError ||
-    MALFORMED_JSON.has((err as { code?: unknown } | null)?.code as string) ||
+    (typeof code === "string" && MALFORMED_JSON.has(code)) ||
     (err as { refusesInput?: unknown } | null)?.refusesInput === true
   ) {
     req.inputRefused = true;

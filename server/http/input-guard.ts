@@ -7,7 +7,7 @@
 //   jsonb) or an unpaired UTF-16 surrogate (jsonb refuses `\ud800`; text would store U+FFFD silently).
 // Each route family turns a RejectedInput into its own error shape (/v1: Polar's 422; /api/auth:
 // better-auth's 400; elsewhere {error, detail}).
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import { errorCodes, type FastifyInstance, type FastifyRequest } from "fastify";
 import { scanJson, type JsonScan } from "./json-scan.js";
 import { parseJsonSliced, scanJsonSliced, SLICED_PARSE_THRESHOLD } from "./json-sliced.js";
 import { findUnstorable, RejectedInput, type Where } from "./rejected-input.js";
@@ -121,7 +121,14 @@ export function installInputGuard(app: FastifyInstance, bodyLimit: number): void
           return out.value;
         }
       : (piece: string) => JSON.parse(piece) as unknown;
-    return parseJsonSliced(text, scanner, { parsePiece, poison });
+    try {
+      return await parseJsonSliced(text, scanner, { parsePiece, poison });
+    } catch (err) {
+      // the sliced parse's SyntaxError, told as Fastify's parser tells a small body's: only a malformed body is
+      // an input refusal (a SyntaxError thrown elsewhere is the server's own fault)
+      if (err instanceof SyntaxError) throw new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+      throw err;
+    }
   };
   const parse = (req: FastifyRequest, text: string, done: (err: Error | null, value?: unknown) => void): unknown => {
     if (text.length >= SLICED_PARSE_THRESHOLD) {

@@ -38,7 +38,10 @@ export class Slicer {
   }
 }
 
-/** A malformed body, as Fastify's parser reports one (400; /v1 answers Polar's 422 json_invalid for any SyntaxError). */
+/**
+ * A malformed body (400). The input guard hands it on as Fastify's FST_ERR_CTP_INVALID_JSON_BODY, which /v1 answers
+ * with Polar's 422 json_invalid.
+ */
 function malformed(message = "Unexpected token in JSON body"): SyntaxError {
   return Object.assign(new SyntaxError(message), { statusCode: 400 });
 }

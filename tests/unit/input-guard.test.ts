@@ -1,10 +1,11 @@
 // The input guard's scan and walk (server/http/input-guard.ts): depth, value and key bounds counted outside
 // strings only, escapes that need the walk, and the walk's paths.
 import { describe, expect, it } from "vitest";
-import Fastify from "fastify";
+import Fastify, { errorCodes, type FastifyRequest } from "fastify";
 import { findUnstorable, installInputGuard, RejectedInput, unstorable } from "../../server/http/input-guard.js";
 import { JsonScanner, scanJson } from "../../server/http/json-scan.js";
-import { parseJsonSliced, scanJsonSliced } from "../../server/http/json-sliced.js";
+import { parseJsonSliced, scanJsonSliced, SLICED_PARSE_THRESHOLD } from "../../server/http/json-sliced.js";
+import { markInputRefusal } from "../../server/http/idempotency.js";
 
 const small = { depth: 3, values: 10, keys: 2, names: 10 };
 
@@ -129,6 +130,29 @@ describe("the guarded application/json parser", () => {
     expect((await post("")).statusCode).toBe(400);
     expect((await post('{"a":')).statusCode).toBe(400);
     await app.close();
+  });
+
+  it("refuses a malformed body, small or sliced, with Fastify's code, which alone frees an Idempotency-Key", async () => {
+    const app = await parserApp();
+    const post = (payload: string) => app.inject({ method: "POST", url: "/", headers: { "content-type": "application/json" }, payload });
+    const long = `{"a":[${'"x",'.repeat(SLICED_PARSE_THRESHOLD / 4)}]}`;
+    expect(long.length).toBeGreaterThan(SLICED_PARSE_THRESHOLD);
+    for (const payload of ['{"a":', long, `{"a":[${'"x",'.repeat(SLICED_PARSE_THRESHOLD / 4)}"y"}`]) {
+      const res = await post(payload);
+      expect(res.statusCode).toBe(400);
+      expect(res.json<{ code: string }>().code).toBe("FST_ERR_CTP_INVALID_JSON_BODY");
+    }
+    await app.close();
+    const marked = (err: unknown) => {
+      const req = {} as FastifyRequest;
+      markInputRefusal(req, err);
+      return req.inputRefused === true;
+    };
+    expect(marked(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY())).toBe(true);
+    expect(marked(new RejectedInput("nul", "body", []))).toBe(true);
+    // a SyntaxError of the server's own (JSON.parse of something stored, after a write) keeps the key's claim
+    expect(marked(new SyntaxError("Unexpected token"))).toBe(false);
+    expect(marked(Object.assign(new Error("x"), { code: 42 }))).toBe(false);
   });
 });
 
