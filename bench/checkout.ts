@@ -2,8 +2,8 @@
 // whole purchase in one transaction (lock, customer, order with invoice number, benefit grant, outbox) —
 // against a baseline measured in the same run: a bare Fastify route doing one primary-key SELECT.
 // Goal on PostgreSQL: ≥ 300 confirms/s where the baseline runs at 11,836 req/s (the figure of record's run): as
-// a share of the baseline measured in the same run, ≥ 2.5 %, which is what is checked (the machine's speed
-// changes both alike; on a slower machine 300/s is out of reach for the bare route's sake). Another run pays through Stripe (a second organization connected to the
+// a share of the baseline measured in the same run (before the confirms and after them: their mean), ≥ 2.53 %,
+// which is what is checked (on a slower machine 300/s is out of reach for the bare route's sake). Another run pays through Stripe (a second organization connected to the
 // Stripe stand-in, tests/helpers/stripe-peer.ts): till's own CPU per confirm with the Stripe adapter is compared
 // with the test processor's in the same run. Goal: within 1.3×. What is counted is till's alone: the server child
 // reads its own process.cpuUsage() around each measured window, and the stand-in (like the load generator) runs in
@@ -232,7 +232,10 @@ async function main(): Promise<void> {
     const stripePurchases = await prepareCheckouts(endpoints, s.apiKey, s.purchaseId, CHECKOUTS_PER_PHASE);
     const stripeToken = await stripeConfirmationToken(peer.url);
 
-    const baseline = await measureBaseline(`${endpoints.bare}/row/${f.purchaseId}`, { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: MEASURE_SECONDS });
+    const measureBare = () => measureBaseline(`${endpoints.bare}/row/${f.purchaseId}`, { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: MEASURE_SECONDS });
+    // before the confirms and again after them: the share is of their mean (a shared machine's speed drifts
+    // within a run; bench:billing-run does the same)
+    const before = await measureBare();
     const intents = () => peer.payments.intents.size;
     const tests: Row[] = [];
     const stripes: Row[] = [];
@@ -270,6 +273,8 @@ async function main(): Promise<void> {
     const purchase = combined(tests);
     const stripe = combined(stripes);
     const subscription = await measureConfirms("confirm: subscription (+ subscription, 9 events)", endpoints.app, subscriptions.secrets, testToken(subscriptions));
+    const after = await measureBare();
+    const baseline: Row = { ...before, value: (before.value + after.value) / 2 };
 
     const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
     console.log(
@@ -297,7 +302,7 @@ async function main(): Promise<void> {
       const note = endpoints.driver === "postgres" ? "" : " (the goal is for PostgreSQL)";
       console.log(
         `${r.name}: ${r.value.toFixed(0)} confirms/s = ${(share * 100).toFixed(2)} % of the baseline — ${verdict} the goal of ≥ ${(GOAL_SHARE * 100).toFixed(2)} % ` +
-          `(${GOAL}/s at the record's ${RECORD_BASELINE.toLocaleString("en-US")} req/s; here ${(share * RECORD_BASELINE).toFixed(0)}/s at it, the baseline ${baseline.value.toFixed(0)} req/s)${note}`,
+          `(${GOAL}/s at the record's ${RECORD_BASELINE.toLocaleString("en-US")} req/s; here ${(share * RECORD_BASELINE).toFixed(0)}/s at it, the baseline ${baseline.value.toFixed(0)} req/s: ${before.value.toFixed(0)} before, ${after.value.toFixed(0)} after)${note}`,
       );
     }
     console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s in all)`);

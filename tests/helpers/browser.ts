@@ -19,9 +19,9 @@ export const CHROMIUM_ARGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
-  // Chromium 15x's headless mode preloads the address bar's WebUI popup, whose renderer animated for as long as
-  // the browser ran: about half a CPU while a test's page sat idle, over two fifths of all Chromium CPU in a run of
-  // tests/e2e (575 → 325 s; the run 445 → 299 s wall with three workers). The tests never show an address bar.
+  // Chromium 156's headless mode (Debian's) preloads the address bar's WebUI popup, whose renderer animated for as
+  // long as the browser ran: about half a CPU while a test's page sat idle, over two fifths of all Chromium CPU in a
+  // run of tests/e2e (575 → 325 s; the run 445 → 299 s wall with three workers). The tests never show an address bar.
   "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
 ];
 
