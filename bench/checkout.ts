@@ -3,14 +3,15 @@
 // against a baseline measured in the same run: a bare Fastify route doing one primary-key SELECT.
 // Goal on PostgreSQL: ≥ 300 confirms/s where the baseline runs at 11,836 req/s (the figure of record's run): as
 // a share of the baseline measured in the same run (before the confirms and after them: their mean), ≥ 2.53 %,
-// which is what is checked (on a slower machine 300/s is out of reach for the bare route's sake). Another run pays through Stripe (a second organization connected to the
-// Stripe stand-in, tests/helpers/stripe-peer.ts): till's own CPU per confirm with the Stripe adapter is compared
-// with the test processor's in the same run. Goal: within 1.3×. What is counted is till's alone: the server child
-// reads its own process.cpuUsage() around each measured window, and the stand-in (like the load generator) runs in
-// this parent process, so none of its CPU is in the figure. The two processors are measured in alternation
-// (test, Stripe, test, Stripe) after a warm-up of each, and each window after its own, so JIT compilation and
-// garbage left by an earlier phase fall on both; each Stripe confirm counted must have made exactly one PaymentIntent at the stand-in (and a
-// test-processor confirm none), or the figure is flagged.
+// which is what is checked (on a slower machine 300/s is out of reach for the bare route's sake).
+// Another run pays through Stripe (a second organization connected to the Stripe stand-in,
+// tests/helpers/stripe-peer.ts): till's own CPU per confirm with the Stripe adapter is compared with the test
+// processor's in the same run. Goal: within 1.3×. What is counted is till's alone: the server child reads its own
+// process.cpuUsage() around each measured window, and the stand-in (like the load generator) runs in this parent
+// process, so none of its CPU is in the figure. The two processors are measured in alternation (test, Stripe,
+// test, Stripe) after a warm-up of each, and each window after its own, so JIT compilation and garbage left by an
+// earlier phase fall on both; each Stripe confirm counted must have made exactly one PaymentIntent at the
+// stand-in (and a test-processor confirm none), or the figure is flagged.
 //
 //   npm run bench:checkout                                  # PGlite (in memory)
 //   DATABASE_URL=postgres://… npm run bench:checkout        # a throw-away database on that server
