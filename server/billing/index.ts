@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import { ApiError, rejectedInputIssue } from "./errors.js";
 import { authenticate } from "./route-auth.js";
-import { RejectedInput, SMALL_BODY_LIMIT, V1_BODY_LIMIT } from "../http/input-guard.js";
+import { isMalformedJson, RejectedInput, SMALL_BODY_LIMIT, V1_BODY_LIMIT } from "../http/input-guard.js";
 import { methodsOf } from "../http/route-hooks.js";
 import { markInputRefusal } from "../http/idempotency.js";
 import { benefitRoutes } from "./benefits/routes.js";
@@ -106,7 +106,7 @@ export function billingPlugin(deps: BillingDeps) {
         // services check uniqueness first; this is the race between two writers
         return reply.status(409).send({ error: "Conflict", detail: "A resource with these values already exists." });
       }
-      if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err.code === "FST_ERR_CTP_EMPTY_JSON_BODY") {
+      if (isMalformedJson(err)) {
         return reply.status(422).send({ detail: [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }] });
       }
       if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {

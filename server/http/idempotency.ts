@@ -12,7 +12,7 @@ import { Transform, pipeline } from "node:stream";
 import { sql } from "drizzle-orm";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendAsyncHookHandler, preParsingAsyncHookHandler, RouteOptions } from "fastify";
 import type { Db } from "../db/client.js";
-import { RejectedInput } from "./rejected-input.js";
+import { isMalformedJson, RejectedInput } from "./rejected-input.js";
 import { keepLast, methodsOf, withHook } from "./route-hooks.js";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
@@ -66,9 +66,6 @@ declare module "fastify" {
   }
 }
 
-/** Fastify's refusals of a malformed or empty JSON body (its parser runs inside a handler that parses its own). */
-const MALFORMED_JSON = new Set(["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EMPTY_JSON_BODY"]);
-
 /**
  * Marks the request when `err` refused its input before anything changed: the input guard's RejectedInput,
  * malformed JSON (Fastify's parser errors, which the sliced parse of a large body throws too), or an error that
@@ -77,10 +74,9 @@ const MALFORMED_JSON = new Set(["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EM
  * plugins whose routes may parse their input inside the handler.
  */
 export function markInputRefusal(req: FastifyRequest, err: unknown): void {
-  const code = (err as { code?: unknown } | null)?.code;
   if (
     err instanceof RejectedInput ||
-    (typeof code === "string" && MALFORMED_JSON.has(code)) ||
+    isMalformedJson(err) ||
     (err as { refusesInput?: unknown } | null)?.refusesInput === true
   ) {
     req.inputRefused = true;

@@ -32,7 +32,7 @@ export const V1_BODY_LIMIT = 512 * 1024;
  */
 export const LARGE_BODY_LIMIT = 1024 * 1024;
 
-export { findUnstorable, RejectedInput, unstorable, type Loc, type RejectedKind, type Where } from "./rejected-input.js";
+export { findUnstorable, isMalformedJson, RejectedInput, unstorable, type Loc, type RejectedKind, type Where } from "./rejected-input.js";
 
 /** Throws RejectedInput when the JSON text goes past a bound; `suspect`: the parsed value needs checkValue. */
 export function checkJsonText(text: string): JsonScan {

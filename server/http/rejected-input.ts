@@ -66,3 +66,12 @@ export function findUnstorable(value: unknown): { kind: "nul" | "surrogate"; loc
   const kind = visit(value);
   return kind ? { kind, loc: [...path] } : null;
 }
+
+/** Fastify's codes for a malformed or empty JSON body (the input guard gives the sliced parse's the same). */
+const MALFORMED_JSON = new Set(["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EMPTY_JSON_BODY"]);
+
+/** Whether `err` is the JSON parser's refusal of a malformed or empty body. */
+export function isMalformedJson(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && MALFORMED_JSON.has(code);
+}
