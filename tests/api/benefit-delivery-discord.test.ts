@@ -3,6 +3,7 @@
 // limits, guild changes with previous_properties, a bot lowered later, and the grant webhooks.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
+import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { uniqueBuyer } from "../helpers/checkout.js";
@@ -190,7 +191,8 @@ describe("discord", () => {
     expect(JSON.stringify(notIn.body)).toMatch(/not in guild/);
     fx.discord.setBotRoles(guildC, [botRole]);
 
-    const path = "/discord-forbidden";
+    // a path of this attempt's own: a retried test's first endpoint (another secret) still delivers to its path
+    const path = `/discord-forbidden-${randomUUID()}`;
     const endpoint = await fx.seller.sdk.webhooks.createWebhookEndpoint({ url: `${fx.receiver.url}${path}`, format: "raw", events: ["benefit_grant.updated"] });
     const created = await discordBenefit(guildC, roleC);
     expect(created.status).toBe(201);
@@ -237,7 +239,11 @@ describe("discord", () => {
 
     // the seller heard of all three through benefit_grant.updated, which both SDKs validate
     const hits = await fx.receiver.until((all) => {
-      const mine = all.filter((h) => h.path === path).map((h) => ({ hit: h, event: JSON.parse(h.body) as { type: string; data: Grant } }));
+      // the endpoint hears every grant of the organization: the ones of this benefit are this test's
+      const mine = all
+        .filter((h) => h.path === path)
+        .map((h) => ({ hit: h, event: JSON.parse(h.body) as { type: string; data: Grant & { benefit_id: string } } }))
+        .filter((m) => m.event.data.benefit_id === benefitId);
       const grantFailed = mine.some((m) => !m.event.data.is_revoked && m.event.data.error?.type === "forbidden");
       const revokeFailed = mine.some((m) => m.event.data.is_revoked && m.event.data.error?.type === "forbidden");
       const revokeHealed = mine.some((m) => m.event.data.is_revoked && m.event.data.error === null);
