@@ -27,6 +27,7 @@ import autocannon, { type RequestSpec } from "autocannon";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import { benchSeller, call } from "./helpers/client.js";
+import { cpuMeter } from "./helpers/cpu.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { bareProductRoute, measureBaseline, RECORD_BASELINE } from "./helpers/baseline.js";
 import { paymentPurpose, tokenizeTestCard } from "../server/payments/test-processor.js";
@@ -77,11 +78,15 @@ async function serve(): Promise<void> {
     )) as unknown as Array<{ id: string; client_secret: string }> | { rows: Array<{ id: string; client_secret: string }> };
     return { checkouts: (Array.isArray(result) ? result : result.rows).map((r) => ({ id: r.id, secret: r.client_secret })) };
   });
-  /** The server process's CPU time so far (µs): what till itself spent, whatever the load generator and the stand-in do. */
-  bare.get("/control/cpu", async () => process.cpuUsage());
+  /**
+   * The server process's CPU time so far (µs): what till itself spent, whatever the load generator and the
+   * stand-in do; and, on PostgreSQL on this machine, its database's backends' (ms, from /proc).
+   */
+  const meter = cpuMeter(database.url);
+  bare.get("/control/cpu", async () => ({ ...process.cpuUsage(), dbMs: (await meter.read()).db }));
   const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
   const endpoints: Endpoints = { app: served.url, bare: bareUrl, driver: database.driver };
-  announce(endpoints, [() => bare.close(), closeRow, served.close]);
+  announce(endpoints, [() => bare.close(), closeRow, async () => void (await meter.close()), served.close]);
 }
 
 // ---- parent: fixtures, load, report --------------------------------------------------------------------
@@ -148,6 +153,8 @@ interface Row {
   cpuMs?: number;
   /** The server's CPU (µs) over the measured window, and its successful confirms. */
   cpuUs?: number;
+  /** The database's backends' CPU (ms) over the window (PostgreSQL on this machine; 0 otherwise). */
+  dbMs?: number;
   ok?: number;
   /** What `counter` counted over the measured window (the stand-in's PaymentIntents). */
   counted?: number;
@@ -180,7 +187,7 @@ async function measureConfirms(name: string, base: string, secrets: string[], to
     },
   ];
   await autocannon({ url: base, connections: CONNECTIONS, amount: WARMUP_CONFIRMS, requests });
-  const cpu = async () => (bare ? (await call<{ user: number; system: number }>(bare, "GET", "/control/cpu")).json : { user: 0, system: 0 });
+  const cpu = async () => (bare ? (await call<{ user: number; system: number; dbMs: number }>(bare, "GET", "/control/cpu")).json : { user: 0, system: 0, dbMs: 0 });
   const countedBefore = counter?.() ?? 0;
   const before = await cpu();
   const r = await autocannon({ url: base, connections: CONNECTIONS, duration: MEASURE_SECONDS, requests });
@@ -189,9 +196,10 @@ async function measureConfirms(name: string, base: string, secrets: string[], to
   const ok = r.requests.total - r.non2xx;
   const cpuUs = after.user + after.system - before.user - before.system;
   const cpuMs = cpuUs / 1000 / Math.max(1, ok);
+  const dbMs = after.dbMs - before.dbMs;
   // a checkout confirmed twice would answer 403: running out of prepared checkouts shows up as failures
   if (next > secrets.length) console.error(`${name}: ran out of prepared checkouts`);
-  return { name, value: r.requests.average, unit: "confirms/s", p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts, cpuMs, cpuUs, ok, counted };
+  return { name, value: r.requests.average, unit: "confirms/s", p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts, cpuMs, cpuUs, dbMs, ok, counted };
 }
 
 /** A second organization connected to the stand-in (its keys checked; events forwarded as by `stripe listen`). */
@@ -273,7 +281,7 @@ async function main(): Promise<void> {
     }
     const purchase = combined(tests);
     const stripe = combined(stripes);
-    const subscription = await measureConfirms("confirm: subscription (+ subscription, 9 events)", endpoints.app, subscriptions.secrets, testToken(subscriptions));
+    const subscription = await measureConfirms("confirm: subscription (+ subscription, 9 events)", endpoints.app, subscriptions.secrets, testToken(subscriptions), endpoints.bare);
     const after = await measureBare();
     const baseline: Row = { ...before, value: (before.value + after.value) / 2 };
 
@@ -297,6 +305,14 @@ async function main(): Promise<void> {
       `check: ${stripe.ok ?? 0} Stripe confirms, ${stripe.counted ?? 0} PaymentIntents at the stand-in; ${purchase.counted ?? 0} from the test processor's — ` +
         (honest ? "consistent" : "INCONSISTENT: the CPU ratio is not to be trusted"),
     );
+    // what a confirm costs the machine, till and the database apart (a rate's share moves with the machine; these less)
+    if ((purchase.dbMs ?? 0) > 0) {
+      const costs = [purchase, subscription, stripe].map((r) => {
+        const per = (ms: number) => (ms / Math.max(1, r.ok ?? 0)).toFixed(2);
+        return `${r.name.replace(/^confirm: /, "").replace(/ \(.*$/, "")} ${per((r.cpuUs ?? 0) / 1000)} + ${per(r.dbMs ?? 0)} ms`;
+      });
+      console.log(`CPU per confirm, till + its database's backends: ${costs.join("; ")}`);
+    }
     for (const r of [purchase, subscription]) {
       const share = r.value / baseline.value;
       const verdict = share >= GOAL_SHARE ? "meets" : "misses";
@@ -330,6 +346,7 @@ function combined(rows: Row[]): Row {
     ok,
     cpuUs,
     cpuMs: cpuUs / 1000 / Math.max(1, ok),
+    dbMs: sum((r) => r.dbMs ?? 0),
     counted: sum((r) => r.counted ?? 0),
   };
 }
