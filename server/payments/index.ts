@@ -4,7 +4,7 @@
 // the billing domains is a router: `processorFor(processor, db, organizationId)` gives the organization's own.
 import type { Config } from "../config.js";
 import type { PaymentProcessor } from "./processor.js";
-import { stripeOf, type StripeContext } from "./stripe/connection.js";
+import { stripeOf, stripeOfConnection, type StripeContext } from "./stripe/connection.js";
 import { createTestProcessor } from "./test-processor.js";
 
 export type { ChargeRequest, NextAction, PaymentCustomer, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
@@ -21,6 +21,9 @@ export function createPaymentProcessor(payments: Pick<Config["payments"], "testI
     ...test,
     async forOrganization(db, organizationId) {
       return (await stripeOf(db, stripe, organizationId))?.processor ?? test;
+    },
+    forConnection(connection) {
+      return (connection && stripeOfConnection(stripe, connection)?.processor) ?? test;
     },
   };
 }

@@ -171,9 +171,26 @@ export interface PaymentProcessor {
    * a plain processor has none and takes every organization's. Use `processorFor` rather than calling it.
    */
   forOrganization?(db: Queryable, organizationId: string): Promise<PaymentProcessor>;
+  /**
+   * The same, given the organization's Stripe connection as read with `connectionSql` (payments/stripe/connection.ts)
+   * in the caller's own statement; null when it has none. A router implements both. Use `processorOfConnection`.
+   */
+  forConnection?(connection: ProcessorConnection | null): PaymentProcessor;
+}
+
+/** What routes an organization's payments to its Stripe account: its connection's keys (the secret one sealed). */
+export interface ProcessorConnection {
+  secretKey: string;
+  publishableKey: string;
+  livemode: boolean;
 }
 
 /** The processor that takes `organizationId`'s payments. */
 export async function processorFor(processor: PaymentProcessor, db: Queryable, organizationId: string): Promise<PaymentProcessor> {
   return processor.forOrganization ? processor.forOrganization(db, organizationId) : processor;
+}
+
+/** processorFor, the organization's connection already read (null: none). */
+export function processorOfConnection(processor: PaymentProcessor, connection: ProcessorConnection | null): PaymentProcessor {
+  return processor.forConnection ? processor.forConnection(connection) : processor;
 }

@@ -15,7 +15,7 @@ import { formatMoney } from "../../../shared/money.js";
 import { withCallTurn } from "../../db/call-turns.js";
 import { pipelinedTransaction } from "../../db/prepared.js";
 import { createHash } from "node:crypto";
-import { processorFor, type NextAction, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
+import { type NextAction, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
 import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/stripe/connection.js";
 import { insertPayment, type NewPayment } from "../payments/service.js";
 import { redeemDiscount } from "../discounts/service.js";
@@ -146,14 +146,13 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
   // the retry window is wall time (modified_at); the purchase's dates and the expiry follow the organization's
   // clock (a sandbox's test clock: a subscription bought after an advance starts at the clock's now)
   const wall = new Date();
-  const found = await clientCheckoutBySecret(deps, clientSecret);
-  const [now, processor] = await Promise.all([orgNow(deps.db, found.organizationId, wall), processorFor(deps.processor, deps.db, found.organizationId)]);
+  const { row: found, now, processor: processorOf } = await clientCheckoutBySecret(deps, clientSecret, wall);
   assertNotExpired(found, now);
   // the client saw a reset socket after the server committed, and sends the same confirm (its token) again
   const retried = retriedAnswer(found, input, wall);
   if (retried) return confirmedAgain(deps, found, now, retried.sessionToken);
   assertOpenForCustomer(found, now);
-  return purchase(deps, found, input, { now, wall, ipAddress }, { processor });
+  return purchase(deps, found, input, { now, wall, ipAddress }, { processor: processorOf() });
 }
 
 /**

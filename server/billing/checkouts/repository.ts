@@ -5,7 +5,9 @@ import type { Queryable } from "../../db/client.js";
 import { preparedPerHandle } from "../../db/prepared.js";
 import { checkout } from "../../db/schema/index.js";
 import { likePattern, type SortKey } from "../listing.js";
-import { advancedClocks, orgNowSql } from "../test-clock/clock.js";
+import { connectionSql } from "../../payments/stripe/connection.js";
+import type { ProcessorConnection } from "../../payments/processor.js";
+import { advancedClocks, clockOffsetSql, orgNowSql } from "../test-clock/clock.js";
 import type { CheckoutRow } from "./wire.js";
 
 export type CheckoutValues = Omit<typeof checkout.$inferInsert, "createdAt" | "modifiedAt">;
@@ -26,14 +28,29 @@ export async function findCheckout(db: Queryable, organizationId: string, id: st
   return row;
 }
 
-/** The customer's page reads its checkout on every call: one prepared statement. */
-const bySecret = preparedPerHandle((db) =>
-  db.select().from(checkout).where(eq(checkout.clientSecret, sql.placeholder("secret"))).limit(1).prepare("checkout_by_secret"),
+/** A checkout with what its organization's hot paths need besides: its test clock's offset, its Stripe connection. */
+export interface CheckoutInContext {
+  row: CheckoutRow;
+  clockOffsetMs: number | null;
+  connection: ProcessorConnection | null;
+}
+
+/**
+ * The customer's page reads its checkout on every call, and its organization's now with it (a confirm also the
+ * connection): one prepared statement.
+ */
+const bySecretInContext = preparedPerHandle((db) =>
+  db
+    .select({ row: checkout, clockOffsetMs: clockOffsetSql(checkout.organizationId), connection: connectionSql(checkout.organizationId) })
+    .from(checkout)
+    .where(eq(checkout.clientSecret, sql.placeholder("secret")))
+    .limit(1)
+    .prepare("checkout_by_secret_in_context"),
 );
 
-export async function findCheckoutBySecret(db: Queryable, clientSecret: string): Promise<CheckoutRow | undefined> {
-  const [row] = await bySecret(db).execute({ secret: clientSecret });
-  return row;
+export async function findCheckoutBySecretInContext(db: Queryable, clientSecret: string): Promise<CheckoutInContext | undefined> {
+  const [found] = await bySecretInContext(db).execute({ secret: clientSecret });
+  return found;
 }
 
 /** The row locked for the rest of the transaction: concurrent updates and confirms of one checkout queue here. */

@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { enqueue } from "../../db/outbox.js";
-import { processorFor, type PaymentProcessor } from "../../payments/processor.js";
+import { processorFor, processorOfConnection, type PaymentProcessor } from "../../payments/processor.js";
 import { storedAddress } from "../customers/input.js";
 import { findCustomerRow, loadCustomers } from "../customers/service.js";
 import { isUuid } from "../http.js";
@@ -21,7 +21,7 @@ import { applyPatch, type PatchMode } from "./patch.js";
 import { applyTax } from "./tax.js";
 import { defaultPrice } from "../products/pricing.js";
 import * as repo from "./repository.js";
-import { orgNow } from "../test-clock/clock.js";
+import { nowAtOffset, orgNow } from "../test-clock/clock.js";
 import { loadView, loadViews, lockedView } from "./state.js";
 import {
   statusOf,
@@ -301,16 +301,24 @@ export async function listCheckouts(
   return { items: views.map((v) => toCheckoutWire(v, now)), total };
 }
 
-async function findBySecret(db: Queryable, clientSecret: string): Promise<CheckoutRow> {
-  const row = clientSecret.length <= 128 ? await repo.findCheckoutBySecret(db, clientSecret) : undefined;
-  if (!row) throw notFound(NOT_FOUND);
-  return row;
+/** A checkout found by its client secret, with its organization's now and the processor that takes its payments. */
+export interface ClientCheckout {
+  row: CheckoutRow;
+  /** The organization's now at the wall clock given (its test clock's, in a sandbox). */
+  now: Date;
+  processor(): PaymentProcessor;
+}
+
+/** The checkout behind a client secret (404), read with its organization's clock and Stripe connection in one statement. */
+async function findBySecret(deps: CheckoutDeps, clientSecret: string, wall = new Date()): Promise<ClientCheckout> {
+  const found = clientSecret.length <= 128 ? await repo.findCheckoutBySecretInContext(deps.db, clientSecret) : undefined;
+  if (!found) throw notFound(NOT_FOUND);
+  return { row: found.row, now: nowAtOffset(found.clockOffsetMs, wall), processor: () => processorOfConnection(deps.processor, found.connection) };
 }
 
 /** The customer's page: 404 for an unknown secret, 410 once expired (Polar's). */
 export async function clientGetCheckout(deps: CheckoutDeps, clientSecret: string): Promise<CheckoutPublicWire & { customer_locale: string | null }> {
-  const row = await findBySecret(deps.db, clientSecret);
-  const now = await orgNow(deps.db, row.organizationId);
+  const { row, now } = await findBySecret(deps, clientSecret);
   if (statusOf(row, now) === "expired") throw expiredCheckout();
   const [view, customerLocale] = await Promise.all([loadView(deps.db, row, deps.baseURL, true), storedCustomerLocale(deps.db, row)]);
   return { ...toCheckoutPublicWire(view, now), customer_locale: customerLocale };
@@ -332,13 +340,13 @@ async function storedCustomerLocale(db: Queryable, row: CheckoutRow): Promise<st
 
 /** The checkout behind a client secret, for routes that only need to know it exists and is usable. */
 export async function clientCheckoutRow(deps: CheckoutDeps, clientSecret: string): Promise<CheckoutRow> {
-  const row = await findBySecret(deps.db, clientSecret);
-  assertNotExpired(row, await orgNow(deps.db, row.organizationId));
+  const { row, now } = await findBySecret(deps, clientSecret);
+  assertNotExpired(row, now);
   return row;
 }
 
-/** clientCheckoutRow in two steps, for a caller that reads the organization's now with other things: the row (404)… */
-export const clientCheckoutBySecret = (deps: CheckoutDeps, clientSecret: string): Promise<CheckoutRow> => findBySecret(deps.db, clientSecret);
+/** clientCheckoutRow in two steps, for the confirm: the checkout in its organization's context (404) at `wall`… */
+export const clientCheckoutBySecret = (deps: CheckoutDeps, clientSecret: string, wall: Date): Promise<ClientCheckout> => findBySecret(deps, clientSecret, wall);
 
 /** …then 410 once expired at the organization's `now`. */
 export function assertNotExpired(row: CheckoutRow, now: Date): void {
@@ -353,8 +361,10 @@ async function updateLocked(
   patch: CheckoutPatch,
   mode: Exclude<PatchMode, "create" | "confirm">,
   ipAddress?: string,
+  /** The organization's now, when the caller read it already. */
+  readNow?: Date,
 ): Promise<CheckoutView> {
-  const now = await orgNow(deps.db, found.organizationId);
+  const now = readNow ?? (await orgNow(deps.db, found.organizationId));
   const preloaded = await loadView(deps.db, found, deps.baseURL, true);
   const view = await deps.db.transaction(async (tx) => {
     const current = await lockedView(tx, preloaded, deps.baseURL);
@@ -387,9 +397,9 @@ export async function clientUpdateCheckout(
   patch: CheckoutPatch,
   ipAddress?: string,
 ): Promise<CheckoutPublicWire> {
-  const row = await findBySecret(deps.db, clientSecret);
-  assertOpenForCustomer(row, await orgNow(deps.db, row.organizationId));
-  return toCheckoutPublicWire(await updateLocked(deps, row, patch, "public", ipAddress));
+  const { row, now } = await findBySecret(deps, clientSecret);
+  assertOpenForCustomer(row, now);
+  return toCheckoutPublicWire(await updateLocked(deps, row, patch, "public", ipAddress, now));
 }
 
 // ---- rows for other domains (they read this domain through its service, never its repository) ----------

@@ -4,14 +4,26 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Queryable } from "../../db/client.js";
+import { qualified } from "../../db/qualified.js";
 import { testClock } from "../../db/schema/index.js";
 import { findClock } from "./repository.js";
 
 /** The organization's now at the wall clock `wall` (default: the wall clock now). */
 export async function orgNow(db: Queryable, organizationId: string, wall: Date = new Date()): Promise<Date> {
   const clock = await findClock(db, organizationId);
-  return clock && clock.offsetMs !== 0 ? new Date(wall.getTime() + clock.offsetMs) : wall;
+  return nowAtOffset(clock?.offsetMs ?? null, wall);
 }
+
+/**
+ * The organization's clock offset (ms; null without a clock) as a column of a statement that reads one of its rows,
+ * so a hot path (a checkout's page, its confirm) learns its now in the statement it needs anyway: `nowAtOffset` makes
+ * it now.
+ */
+export const clockOffsetSql = (organizationIdColumn: AnyPgColumn): SQL<number | null> =>
+  sql<number | null>`(select ${testClock.offsetMs}::float8 from ${testClock} where ${testClock.organizationId} = ${qualified(organizationIdColumn)})`.mapWith(Number);
+
+/** The organization's now at the wall clock `wall`, its clock's offset read with `clockOffsetSql`. */
+export const nowAtOffset = (offsetMs: number | null, wall: Date = new Date()): Date => (offsetMs ? new Date(wall.getTime() + offsetMs) : wall);
 
 /**
  * The organization's now at the wall clock `wall`, as SQL, for a query over the rows of many organizations

@@ -1,12 +1,14 @@
 // The Stripe processor of an organization: its connection's keys (unsealed with the server secret) made into a
 // `stripe` client and the adapter, cached per sealed key so a confirm pays one indexed read, not a new client.
 // And the Stripe customer kept for each till customer (processor_customer).
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Queryable } from "../../db/client.js";
 import { preparedPerHandle } from "../../db/prepared.js";
+import { qualified } from "../../db/qualified.js";
 import { processorCustomer, stripeConnection } from "../../db/schema/index.js";
 import { unseal } from "../../seal.js";
-import type { PaymentProcessor } from "../processor.js";
+import type { PaymentProcessor, ProcessorConnection } from "../processor.js";
 import { stripeClient, type Stripe } from "../stripe-client.js";
 import { createStripeProcessor } from "./adapter.js";
 
@@ -36,10 +38,22 @@ const connectionOf = preparedPerHandle((db) =>
     .prepare("stripe_connection_of"),
 );
 
+/**
+ * The organization's connection (null: none) as a column of a statement that reads one of its rows (`stripeOfConnection`
+ * makes it a processor): a confirm learns whether Stripe takes its payment in the statement that finds the checkout.
+ */
+export const connectionSql = (organizationIdColumn: AnyPgColumn): SQL<ProcessorConnection | null> =>
+  sql<ProcessorConnection | null>`(select json_build_object('secretKey', ${stripeConnection.secretKey}, 'publishableKey', ${stripeConnection.publishableKey}, 'livemode', ${stripeConnection.livemode})::text
+    from ${stripeConnection} where ${stripeConnection.organizationId} = ${qualified(organizationIdColumn)})`.mapWith((text: string) => JSON.parse(text) as ProcessorConnection);
+
 /** The organization's Stripe client and adapter; null when it has no Stripe connection (or its keys were sealed with another secret). */
 export async function stripeOf(db: Queryable, ctx: StripeContext, organizationId: string): Promise<StripeOfOrganization | null> {
   const [row] = await connectionOf(db).execute({ organizationId });
-  if (!row) return null;
+  return row ? stripeOfConnection(ctx, row) : null;
+}
+
+/** stripeOf, the connection already read. */
+export function stripeOfConnection(ctx: StripeContext, row: ProcessorConnection): StripeOfOrganization | null {
   const slot = `${ctx.stripeApiUrl}\0${row.secretKey}\0${row.publishableKey}`;
   let hit = cache.get(slot);
   if (!hit) {
