@@ -1,8 +1,8 @@
 // The two statements of a confirm's transaction, written by hand: a confirm is till's hottest write path, and
 // building its ten inserts and updates with the query builder cost more CPU than the database spent running
 // them. Rows travel as one JSON parameter that jsonb_populate_record(set) turns into the tables' row types, so
-// each statement's text is constant (prepared once per connection) whatever the number of grants, items and
-// events. Tenancy stays explicit: the organization id is a parameter of every statement that touches its rows.
+// a statement's text does not change with the number of grants, items and events (prepared once per connection);
+// the purchase's has a text per combination of the parts it may leave empty (fulfilText). Tenancy stays explicit: the organization id is a parameter of every statement that touches its rows.
 //
 // 1. lockForConfirm, sent with BEGIN: locks the checkout (concurrent confirms of one checkout queue here)
 //    and inserts the new customer — only when the checkout is still the one the caller validated.
@@ -122,50 +122,99 @@ const outboxInsert = (where: string, payload: string) => `INSERT INTO ${outboxTa
   WHERE ${where}
   RETURNING 1`;
 
-// The parts run in the order the final SELECT reads them, then the unread ones: the invoice counter's row is
-// locked as late as possible — after the checkout, subscription, grants and most events — and held to the commit.
-const FULFIL = `WITH d AS (SELECT $1::text::jsonb AS j),
-upd AS (
+/** The parts a purchase may leave empty: left out of its statement then (an empty INSERT still opens its table and indexes, and fires its statement triggers). */
+type Optional = "sub" | "grants" | "keys" | "bal" | "pay";
+
+const OPTIONAL: Record<Optional, string> = {
+  sub: `sub AS (
+  ${insertFrom(subscriptionShape, "(SELECT j -> 'subscriptions' FROM d)")}
+  RETURNING 1
+)`,
+  grants: `grants AS (
+  ${insertFrom(grantShape, "(SELECT j -> 'grants' FROM d)")}
+  RETURNING 1
+)`,
+  keys: `keys AS (
+  ${insertFrom(licenseKeyShape, "(SELECT j -> 'license_keys' FROM d)")}
+  RETURNING 1
+)`,
+  bal: `bal AS (
+  ${insertFrom(balanceShape, "(SELECT j -> 'balance' FROM d)")}
+  RETURNING 1
+)`,
+  pay: `pay AS (
+  ${insertFrom(paymentShape, "(SELECT j -> 'payments' FROM d)")}
+  RETURNING 1
+)`,
+};
+
+/**
+ * The purchase's statement with the optional parts it has (a handful of texts, each prepared once per connection).
+ * The parts run in the order the final SELECT reads them, then the unread ones: the invoice counter's row is locked
+ * as late as possible — after the checkout, subscription, grants and most events — and held to the commit.
+ */
+function fulfilText(has: Record<Optional, boolean>): string {
+  const part = (name: Optional) => (has[name] ? [OPTIONAL[name]] : []);
+  const read = (name: Optional, column: string) => (has[name] ? [`(SELECT count(*) FROM ${name})::int AS ${column}`] : []);
+  const parts = [
+    `upd AS (
   UPDATE checkout AS c SET (${mutable.join(", ")}) = (SELECT ${mutable.map((c) => `r.${c}`).join(", ")} FROM jsonb_populate_record(c, (SELECT j -> 'checkout' FROM d)) AS r)
   WHERE c.id = $2::text::uuid AND c.organization_id = $3::text::uuid
   RETURNING 1
-), sub AS (
-  ${insertFrom(subscriptionShape, "(SELECT j -> 'subscriptions' FROM d)")}
-  RETURNING 1
-), grants AS (
-  ${insertFrom(grantShape, "(SELECT j -> 'grants' FROM d)")}
-  RETURNING 1
-), keys AS (
-  ${insertFrom(licenseKeyShape, "(SELECT j -> 'license_keys' FROM d)")}
-  RETURNING 1
-), sessions AS (
+)`,
+    ...part("sub"),
+    ...part("grants"),
+    ...part("keys"),
+    `sessions AS (
   ${insertFrom(sessionShape, "(SELECT j -> 'customer_session' FROM d)", {}, "jsonb_populate_record")}
   RETURNING 1
-), plain AS (
+)`,
+    `plain AS (
   ${outboxInsert("NOT e.x ? 'n'", "e.x -> 'p'")}
-), inv AS (
+)`,
+    `inv AS (
   INSERT INTO ${counterTable} (organization_id, prefix, last_number) VALUES ($3::text::uuid, $4::text, 1)
   ON CONFLICT (organization_id) DO UPDATE SET last_number = ${counterTable}.last_number + 1
   RETURNING ${INVOICE_NUMBER} AS number
-), ord AS (
+)`,
+    `ord AS (
   ${insertFrom(orderShape, "(SELECT j -> 'order' FROM d)", { invoice_number: "(SELECT number FROM inv)" }, "jsonb_populate_record")}
   RETURNING 1
-), items AS (
+)`,
+    `items AS (
   ${insertFrom(itemShape, "(SELECT j -> 'items' FROM d)")}
   RETURNING 1
-), numbered AS (
+)`,
+    `numbered AS (
   ${outboxInsert("e.x ? 'n'", "jsonb_set(e.x -> 'p', '{invoice_number}', to_jsonb((SELECT number FROM inv)))")}
-), bal AS (
-  ${insertFrom(balanceShape, "(SELECT j -> 'balance' FROM d)")}
-  RETURNING 1
-), pay AS (
-  ${insertFrom(paymentShape, "(SELECT j -> 'payments' FROM d)")}
-  RETURNING 1
-)
-SELECT (SELECT count(*) FROM upd)::int AS updated, (SELECT count(*) FROM sub)::int AS subscriptions,
-  (SELECT count(*) FROM grants)::int AS grants, (SELECT count(*) FROM keys)::int AS license_keys,
-  (SELECT count(*) FROM sessions)::int AS sessions, (SELECT count(*) FROM plain)::int AS events,
-  (SELECT number FROM inv) AS invoice_number`;
+)`,
+    ...part("bal"),
+    ...part("pay"),
+  ];
+  const reads = [
+    "(SELECT count(*) FROM upd)::int AS updated",
+    ...read("sub", "subscriptions"),
+    ...read("grants", "grants"),
+    ...read("keys", "license_keys"),
+    "(SELECT count(*) FROM sessions)::int AS sessions",
+    "(SELECT count(*) FROM plain)::int AS events",
+    "(SELECT number FROM inv) AS invoice_number",
+  ];
+  return `WITH d AS (SELECT $1::text::jsonb AS j),\n${parts.join(", ")}\nSELECT ${reads.join(",\n  ")}`;
+}
+
+const fulfilTexts = new Map<string, string>();
+
+/** fulfilText, made once per combination of parts. */
+function fulfilTextOf(has: Record<Optional, boolean>): string {
+  const key = (Object.keys(OPTIONAL) as Optional[]).map((name) => (has[name] ? "1" : "0")).join("");
+  let text = fulfilTexts.get(key);
+  if (text === undefined) {
+    text = fulfilText(has);
+    fulfilTexts.set(key, text);
+  }
+  return text;
+}
 
 export interface FulfilEvent {
   type: OutboxEventType;
@@ -202,6 +251,9 @@ export async function fulfilStatement(tx: PipelinedTx, w: FulfilWrites): Promise
   const changes: Record<string, unknown> = {};
   const values = w.checkoutChanges as Record<string, unknown>;
   for (const [key, column] of checkoutShape.columns) if (key in values) changes[column] = values[key] ?? null;
+  const balance = w.balance ?? [];
+  const payments = w.payments ?? [];
+  const text = fulfilTextOf({ sub: w.subscription !== null, grants: w.grants.length > 0, keys: w.licenseKeys.length > 0, bal: balance.length > 0, pay: payments.length > 0 });
   const json = JSON.stringify({
     checkout: changes,
     subscriptions: w.subscription ? [record(subscriptionShape, w.subscription)] : [],
@@ -210,11 +262,11 @@ export async function fulfilStatement(tx: PipelinedTx, w: FulfilWrites): Promise
     customer_session: record(sessionShape, w.customerSession),
     order: record(orderShape, w.order),
     items: w.items.map((i) => record(itemShape, i)),
-    balance: (w.balance ?? []).map((b) => record(balanceShape, b)),
-    payments: (w.payments ?? []).map((p) => record(paymentShape, p)),
+    balance: balance.map((b) => record(balanceShape, b)),
+    payments: payments.map((p) => record(paymentShape, p)),
     events: w.events.map((e) => (e.withInvoiceNumber ? { t: e.type, p: e.data, n: 1 } : { t: e.type, p: e.data })),
   });
-  const [row] = await tx.last(FULFIL, [json, w.checkoutId, w.organizationId, w.invoicePrefix, w.now.toISOString()]);
+  const [row] = await tx.last(text, [json, w.checkoutId, w.organizationId, w.invoicePrefix, w.now.toISOString()]);
   if (!row || row.updated !== 1) throw new Error("confirm: the checkout was not updated");
   return row.invoice_number as string;
 }
