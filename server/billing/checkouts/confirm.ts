@@ -20,6 +20,7 @@ import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/s
 import { insertPayment, type NewPayment } from "../payments/service.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
+import type { OrganizationWire } from "../organizations/wire.js";
 import { confirmationRecord, retriedAnswer } from "./confirm-retry.js";
 import { lockForConfirm } from "./confirm-sql.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";
@@ -146,13 +147,13 @@ export async function clientConfirmCheckout(deps: CheckoutDeps, clientSecret: st
   // the retry window is wall time (modified_at); the purchase's dates and the expiry follow the organization's
   // clock (a sandbox's test clock: a subscription bought after an advance starts at the clock's now)
   const wall = new Date();
-  const { row: found, now, processor: processorOf } = await clientCheckoutBySecret(deps, clientSecret, wall);
+  const { row: found, organization, now, processor: processorOf } = await clientCheckoutBySecret(deps, clientSecret, wall);
   assertNotExpired(found, now);
   // the client saw a reset socket after the server committed, and sends the same confirm (its token) again
   const retried = retriedAnswer(found, input, wall);
   if (retried) return confirmedAgain(deps, found, now, retried.sessionToken);
   assertOpenForCustomer(found, now);
-  return purchase(deps, found, input, { now, wall, ipAddress }, { processor: processorOf() });
+  return purchase(deps, found, input, { now, wall, ipAddress, organization }, { processor: processorOf() });
 }
 
 /**
@@ -179,12 +180,20 @@ export async function completeCheckoutPayment(deps: CheckoutDeps, organizationId
   }
 }
 
-async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutConfirmInput, at: { now: Date; wall: Date; ipAddress?: string | undefined }, paying: Paying) {
+/** When a purchase happens (the organization's now, the wall clock's), from where, and the organization when read already. */
+interface PurchaseAt {
+  now: Date;
+  wall: Date;
+  ipAddress?: string | undefined;
+  organization?: OrganizationWire;
+}
+
+async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutConfirmInput, at: PurchaseAt, paying: Paying) {
   const { now, wall, ipAddress } = at;
   const completing = paying.paid !== undefined;
   // what the checkout refers to is read before taking the lock, in parallel on the pool, and the customer's
   // changes are checked against it; under the lock they are checked again only if the checkout changed meanwhile
-  const preloaded = await loadView(deps.db, found, deps.baseURL, true);
+  const preloaded = await loadView(deps.db, found, deps.baseURL, at.organization ?? true);
   const checked = await checkConfirm(deps.db, preloaded, input, now, ipAddress);
   let declined: NewPayment | null = null;
   // a charge at a processor across the network is made in one of the pool's turns (db/call-turns.ts)

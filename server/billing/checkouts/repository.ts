@@ -3,11 +3,12 @@
 import { and, asc, desc, eq, ilike, inArray, lte, notInArray, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { preparedPerHandle } from "../../db/prepared.js";
-import { checkout } from "../../db/schema/index.js";
+import { billingOrganization, checkout, organization } from "../../db/schema/index.js";
 import { likePattern, type SortKey } from "../listing.js";
 import { connectionSql } from "../../payments/stripe/connection.js";
 import type { ProcessorConnection } from "../../payments/processor.js";
 import { advancedClocks, clockOffsetSql, orgNowSql } from "../test-clock/clock.js";
+import type { BillingOrganizationRow, OrganizationRow } from "../organizations/wire.js";
 import type { CheckoutRow } from "./wire.js";
 
 export type CheckoutValues = Omit<typeof checkout.$inferInsert, "createdAt" | "modifiedAt">;
@@ -28,21 +29,31 @@ export async function findCheckout(db: Queryable, organizationId: string, id: st
   return row;
 }
 
-/** A checkout with what its organization's hot paths need besides: its test clock's offset, its Stripe connection. */
+/** A checkout with what its organization's hot paths need besides: the organization, its test clock's offset, its Stripe connection. */
 export interface CheckoutInContext {
   row: CheckoutRow;
+  organization: OrganizationRow;
+  billing: BillingOrganizationRow | null;
   clockOffsetMs: number | null;
   connection: ProcessorConnection | null;
 }
 
 /**
- * The customer's page reads its checkout on every call, and its organization's now with it (a confirm also the
- * connection): one prepared statement.
+ * The customer's page reads its checkout on every call, with its organization and the organization's now (a
+ * confirm also the connection): one prepared statement.
  */
 const bySecretInContext = preparedPerHandle((db) =>
   db
-    .select({ row: checkout, clockOffsetMs: clockOffsetSql(checkout.organizationId), connection: connectionSql(checkout.organizationId) })
+    .select({
+      row: checkout,
+      organization,
+      billing: billingOrganization,
+      clockOffsetMs: clockOffsetSql(checkout.organizationId),
+      connection: connectionSql(checkout.organizationId),
+    })
     .from(checkout)
+    .innerJoin(organization, eq(organization.id, checkout.organizationId))
+    .leftJoin(billingOrganization, eq(billingOrganization.organizationId, checkout.organizationId))
     .where(eq(checkout.clientSecret, sql.placeholder("secret")))
     .limit(1)
     .prepare("checkout_by_secret_in_context"),

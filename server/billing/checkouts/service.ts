@@ -11,6 +11,7 @@ import { isUuid } from "../http.js";
 import { ApiError, notFound, validationError, type ValidationIssue } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import { getOrganization } from "../organizations/service.js";
+import { toOrganizationWire, type OrganizationWire } from "../organizations/wire.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
 import type { PriceWire } from "../products/wire.js";
 import { loadProducts, productOrganizations } from "../products/service.js";
@@ -301,26 +302,32 @@ export async function listCheckouts(
   return { items: views.map((v) => toCheckoutWire(v, now)), total };
 }
 
-/** A checkout found by its client secret, with its organization's now and the processor that takes its payments. */
+/** A checkout found by its client secret, with its organization, the organization's now and the processor of its payments. */
 export interface ClientCheckout {
   row: CheckoutRow;
+  organization: OrganizationWire;
   /** The organization's now at the wall clock given (its test clock's, in a sandbox). */
   now: Date;
   processor(): PaymentProcessor;
 }
 
-/** The checkout behind a client secret (404), read with its organization's clock and Stripe connection in one statement. */
+/** The checkout behind a client secret (404), read with its organization, clock and Stripe connection in one statement. */
 async function findBySecret(deps: CheckoutDeps, clientSecret: string, wall = new Date()): Promise<ClientCheckout> {
   const found = clientSecret.length <= 128 ? await repo.findCheckoutBySecretInContext(deps.db, clientSecret) : undefined;
   if (!found) throw notFound(NOT_FOUND);
-  return { row: found.row, now: nowAtOffset(found.clockOffsetMs, wall), processor: () => processorOfConnection(deps.processor, found.connection) };
+  return {
+    row: found.row,
+    organization: toOrganizationWire(found.organization, found.billing ?? undefined),
+    now: nowAtOffset(found.clockOffsetMs, wall),
+    processor: () => processorOfConnection(deps.processor, found.connection),
+  };
 }
 
 /** The customer's page: 404 for an unknown secret, 410 once expired (Polar's). */
 export async function clientGetCheckout(deps: CheckoutDeps, clientSecret: string): Promise<CheckoutPublicWire & { customer_locale: string | null }> {
-  const { row, now } = await findBySecret(deps, clientSecret);
+  const { row, organization, now } = await findBySecret(deps, clientSecret);
   if (statusOf(row, now) === "expired") throw expiredCheckout();
-  const [view, customerLocale] = await Promise.all([loadView(deps.db, row, deps.baseURL, true), storedCustomerLocale(deps.db, row)]);
+  const [view, customerLocale] = await Promise.all([loadView(deps.db, row, deps.baseURL, organization), storedCustomerLocale(deps.db, row)]);
   return { ...toCheckoutPublicWire(view, now), customer_locale: customerLocale };
 }
 

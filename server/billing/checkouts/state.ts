@@ -5,6 +5,7 @@ import { ApiError, notFound } from "../errors.js";
 import { getDiscount } from "../discounts/service.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { getOrganization } from "../organizations/service.js";
+import type { OrganizationWire } from "../organizations/wire.js";
 import { getProduct, loadPrices, loadProducts } from "../products/service.js";
 import { productSummaryOf, type ProductWire } from "../products/wire.js";
 import { lockCheckout, lockCheckoutVersion } from "./repository.js";
@@ -33,15 +34,16 @@ async function productsById(db: Queryable, organizationId: string, ids: string[]
   }
 }
 
-export async function loadViews(db: Queryable, rows: CheckoutRow[], baseURL: string, withOrganization: boolean): Promise<CheckoutView[]> {
+/** `organization`: read it (true), leave it out (false), or the one the caller read already (the same organization's). */
+export async function loadViews(db: Queryable, rows: CheckoutRow[], baseURL: string, organization: boolean | OrganizationWire): Promise<CheckoutView[]> {
   if (rows.length === 0) return [];
   // every row of a page belongs to the same organization (the caller's)
   const organizationId = rows[0]?.organizationId ?? "";
   const discountIds = [...new Set(rows.flatMap((r) => (r.discountId ? [r.discountId] : [])))];
-  const [products, discounts, organization] = await Promise.all([
+  const [products, discounts, theOrganization] = await Promise.all([
     productsById(db, organizationId, [...new Set(rows.flatMap((r) => r.productIds))], baseURL),
     Promise.all(discountIds.map((id) => findDiscount(db, organizationId, id))),
-    withOrganization ? getOrganization(db, organizationId) : Promise.resolve(null),
+    organization === true ? getOrganization(db, organizationId) : Promise.resolve(organization === false ? null : organization),
   ]);
   const discountById = new Map(discounts.flatMap((d) => (d ? [[d.id, d] as const] : [])));
   // a chosen price archived since is no longer among the product's prices: read it on its own
@@ -59,14 +61,14 @@ export async function loadViews(db: Queryable, rows: CheckoutRow[], baseURL: str
       product,
       price,
       discount: row.discountId ? (discountById.get(row.discountId) ?? null) : null,
-      organization,
+      organization: theOrganization,
       baseURL,
     };
   });
 }
 
-export async function loadView(db: Queryable, row: CheckoutRow, baseURL: string, withOrganization: boolean): Promise<CheckoutView> {
-  const [view] = await loadViews(db, [row], baseURL, withOrganization);
+export async function loadView(db: Queryable, row: CheckoutRow, baseURL: string, organization: boolean | OrganizationWire): Promise<CheckoutView> {
+  const [view] = await loadViews(db, [row], baseURL, organization);
   if (!view) throw new Error("checkout view missing");
   return view;
 }
