@@ -125,27 +125,18 @@ const outboxInsert = (where: string, payload: string) => `INSERT INTO ${outboxTa
 /** The parts a purchase may leave empty: left out of its statement then (an empty INSERT still opens its table and indexes, and fires its statement triggers). */
 type Optional = "sub" | "grants" | "keys" | "bal" | "pay";
 
+/** `name AS (INSERT … the rows of the JSON's array `key` …)`. */
+const rowsPart = (name: string, shape: Parameters<typeof insertFrom>[0], key: string) => `${name} AS (
+  ${insertFrom(shape, `(SELECT j -> '${key}' FROM d)`)}
+  RETURNING 1
+)`;
+
 const OPTIONAL: Record<Optional, string> = {
-  sub: `sub AS (
-  ${insertFrom(subscriptionShape, "(SELECT j -> 'subscriptions' FROM d)")}
-  RETURNING 1
-)`,
-  grants: `grants AS (
-  ${insertFrom(grantShape, "(SELECT j -> 'grants' FROM d)")}
-  RETURNING 1
-)`,
-  keys: `keys AS (
-  ${insertFrom(licenseKeyShape, "(SELECT j -> 'license_keys' FROM d)")}
-  RETURNING 1
-)`,
-  bal: `bal AS (
-  ${insertFrom(balanceShape, "(SELECT j -> 'balance' FROM d)")}
-  RETURNING 1
-)`,
-  pay: `pay AS (
-  ${insertFrom(paymentShape, "(SELECT j -> 'payments' FROM d)")}
-  RETURNING 1
-)`,
+  sub: rowsPart("sub", subscriptionShape, "subscriptions"),
+  grants: rowsPart("grants", grantShape, "grants"),
+  keys: rowsPart("keys", licenseKeyShape, "license_keys"),
+  bal: rowsPart("bal", balanceShape, "balance"),
+  pay: rowsPart("pay", paymentShape, "payments"),
 };
 
 /**
@@ -181,10 +172,7 @@ function fulfilText(has: Record<Optional, boolean>): string {
   ${insertFrom(orderShape, "(SELECT j -> 'order' FROM d)", { invoice_number: "(SELECT number FROM inv)" }, "jsonb_populate_record")}
   RETURNING 1
 )`,
-    `items AS (
-  ${insertFrom(itemShape, "(SELECT j -> 'items' FROM d)")}
-  RETURNING 1
-)`,
+    rowsPart("items", itemShape, "items"),
     `numbered AS (
   ${outboxInsert("e.x ? 'n'", "jsonb_set(e.x -> 'p', '{invoice_number}', to_jsonb((SELECT number FROM inv)))")}
 )`,
