@@ -295,7 +295,7 @@ async function main(): Promise<void> {
     const lines: string[] = [];
 
     // 1. product get vs primary-key SELECT, in alternating rounds (baseline, product, baseline, product): the
-    // machine's speed drifts and wavers within a run, and a round of each apart compared that
+    // machine's speed drifts and wavers within a run, and one round of each compared two moments of it as well
     const productProbe = await fetch(`${endpoints.app}/v1/products/${f.productId}`, { headers: auth });
     const baselines: Row[] = [];
     const productGets: Row[] = [];

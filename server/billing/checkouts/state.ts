@@ -40,7 +40,7 @@ export async function loadViews(db: Queryable, rows: CheckoutRow[], baseURL: str
   // every row of a page belongs to the same organization (the caller's)
   const organizationId = rows[0]?.organizationId ?? "";
   const discountIds = [...new Set(rows.flatMap((r) => (r.discountId ? [r.discountId] : [])))];
-  const [products, discounts, theOrganization] = await Promise.all([
+  const [products, discounts, organizationWire] = await Promise.all([
     productsById(db, organizationId, [...new Set(rows.flatMap((r) => r.productIds))], baseURL),
     Promise.all(discountIds.map((id) => findDiscount(db, organizationId, id))),
     organization === true ? getOrganization(db, organizationId) : Promise.resolve(organization === false ? null : organization),
@@ -61,7 +61,7 @@ export async function loadViews(db: Queryable, rows: CheckoutRow[], baseURL: str
       product,
       price,
       discount: row.discountId ? (discountById.get(row.discountId) ?? null) : null,
-      organization: theOrganization,
+      organization: organizationWire,
       baseURL,
     };
   });
