@@ -118,13 +118,13 @@ async function toProductWires(
     const own = pricesOf.get(row.id) ?? [];
     // legacy products are recurring through their prices (a legacy product always keeps an active legacy price)
     const legacy = own.some((p) => p.legacy && p.type === "recurring");
-    return {
-      ...toProductSummaryWire(row, row.recurringInterval !== null || legacy),
+    // onto the summary, not spread into a new literal (V8's slow path for a spread followed by more properties)
+    return Object.assign(toProductSummaryWire(row, row.recurringInterval !== null || legacy), {
       prices: own.map((p) => toPriceWire(p, meters)),
       benefits: benefits.get(row.id) ?? [],
       medias: medias.get(row.id) ?? [],
       attached_custom_fields: fields.get(row.id) ?? [],
-    };
+    });
   });
 }
 
