@@ -14,7 +14,7 @@ import type { Db } from "../db/client.js";
 import { isUuid } from "../billing/http.js";
 import { ApiError, type ValidationIssue } from "../billing/errors.js";
 import { CheckoutCreateInput } from "../billing/checkouts/input.js";
-import { createCheckout, organizationOfProducts } from "../billing/checkouts/service.js";
+import { createCheckout, organizationOfProducts } from "../billing/checkouts/create.js";
 import { serverPaymentProcessor } from "../payments/index.js";
 
 const metadataValue = z.union([z.string().max(500), z.number(), z.boolean()]);

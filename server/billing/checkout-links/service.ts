@@ -5,7 +5,8 @@
 import { randomBytes } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { CheckoutCreateInput } from "../checkouts/input.js";
-import { createCheckout, type CheckoutDeps } from "../checkouts/service.js";
+import { createCheckout } from "../checkouts/create.js";
+import type { CheckoutDeps } from "../checkouts/service.js";
 import { findDiscountByCode, getDiscount, loadDiscountBases } from "../discounts/service.js";
 import { parseWith } from "../http.js";
 import { ApiError, notFound, validationError, type ValidationIssue } from "../errors.js";

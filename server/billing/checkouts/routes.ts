@@ -14,6 +14,7 @@ import { subscribeCheckoutEvents, type CheckoutEvent } from "./events.js";
 import { CheckoutConfirmInput, CheckoutCreateInput, CheckoutUpdateInput, CheckoutUpdatePublicInput, TestCardInput } from "./input.js";
 import type { CheckoutSort } from "./repository.js";
 import * as service from "./service.js";
+import { createCheckout } from "./create.js";
 import { statusOf } from "./wire.js";
 import { documented, route, type V1App } from "../contract.js";
 
@@ -71,7 +72,7 @@ export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps):
 
   app.post("/checkouts/", route({ scope: "checkouts:write", operationId: "checkouts:create", body: CheckoutCreateInput, responses: { 201: "Checkout", 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = req.body;
-    return reply.code(201).send(await service.createCheckout(deps, scopeOf(req).organizationId, input));
+    return reply.code(201).send(await createCheckout(deps, scopeOf(req).organizationId, input));
   });
 
   app.get("/checkouts/:id", route({ scope: "checkouts:read", operationId: "checkouts:get", responses: { 200: "Checkout", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>

@@ -5,6 +5,8 @@ import { metadataQuery, page, paginationQuery, pathId, queryArray, queryBool } f
 import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
+import * as input from "./input.js";
+import * as writes from "./writes.js";
 import { VISIBILITIES } from "./wire.js";
 import { route, type V1App } from "../contract.js";
 
@@ -46,23 +48,23 @@ export function productRoutes(app: V1App, { db, config }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.post("/products/", route({ scope: "products:write", operationId: "products:create", body: service.ProductCreateInput, responses: { 201: "Product", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/products/", route({ scope: "products:write", operationId: "products:create", body: input.ProductCreateInput, responses: { 201: "Product", 422: "HTTPValidationError" } }), async (req, reply) => {
     const input = req.body;
-    return reply.status(201).send(await service.createProduct(db, scopeOf(req).organizationId, input, baseURL));
+    return reply.status(201).send(await writes.createProduct(db, scopeOf(req).organizationId, input, baseURL));
   });
 
   app.get("/products/:id", route({ scope: "products:read", operationId: "products:get", responses: { 200: "Product", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
     service.getProduct(db, scopeOf(req).organizationId, pathId(req), baseURL),
   );
 
-  app.patch("/products/:id", route({ scope: "products:write", operationId: "products:update", body: service.ProductUpdateInput, responses: { 200: "Product", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/products/:id", route({ scope: "products:write", operationId: "products:update", body: input.ProductUpdateInput, responses: { 200: "Product", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
-    return service.updateProduct(db, scopeOf(req).organizationId, id, req.body, baseURL);
+    return writes.updateProduct(db, scopeOf(req).organizationId, id, req.body, baseURL);
   });
 
-  app.post("/products/:id/benefits", route({ scope: "products:write", operationId: "products:update_benefits", body: service.ProductBenefitsInput, responses: { 200: "Product", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.post("/products/:id/benefits", route({ scope: "products:write", operationId: "products:update_benefits", body: input.ProductBenefitsInput, responses: { 200: "Product", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = pathId(req);
     const { benefits } = req.body;
-    return service.updateProductBenefits(db, scopeOf(req).organizationId, id, benefits, baseURL);
+    return writes.updateProductBenefits(db, scopeOf(req).organizationId, id, benefits, baseURL);
   });
 }
