@@ -112,7 +112,7 @@ async function customerOf(stripe: Stripe, request: PaymentRequest, key: string):
   if (!request.setupFutureUsage && request.amount > 0) return undefined;
   const created = await withoutCallSite(() => stripe.customers.create(
     // (a first purchase's till customer is made in the confirm's transaction: a retry names another id, so none is sent)
-    { email: customer.email, ...(customer.name ? { name: customer.name } : {}) },
+    { email: customer.email, name: customer.name ?? undefined } satisfies Stripe.CustomerCreateParams,
     { idempotencyKey: `${key}-customer` },
   ));
   return created.id;
@@ -136,7 +136,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
         if (request.amount === 0) {
           const si = await withoutCallSite(() => stripe.setupIntents.create(
             {
-              ...(customer ? { customer } : {}),
+              customer,
               confirmation_token: request.confirmationTokenId,
               confirm: true,
               usage: "off_session",
@@ -144,7 +144,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
               description: request.description,
               metadata,
               expand: ["payment_method"],
-            },
+            } satisfies Stripe.SetupIntentCreateParams,
             { idempotencyKey: `${key}-setup` },
           ));
           return setupIntentResult(si);
@@ -153,15 +153,15 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
           {
             amount: request.amount,
             currency: request.currency,
-            ...(customer ? { customer } : {}),
+            customer,
             confirmation_token: request.confirmationTokenId,
             confirm: true,
-            ...(request.setupFutureUsage ? { setup_future_usage: "off_session" as const } : {}),
+            setup_future_usage: request.setupFutureUsage ? "off_session" : undefined,
             automatic_payment_methods: { enabled: true, allow_redirects: "never" },
             description: request.description,
             metadata,
             expand: ["payment_method"],
-          },
+          } satisfies Stripe.PaymentIntentCreateParams,
           { idempotencyKey: `${key}-payment` },
         ));
         return paymentIntentResult(pi);
@@ -173,22 +173,34 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     async charge(request: ChargeRequest): Promise<PaymentResult> {
       try {
         const customer = request.processorCustomerId ?? idOf((await withoutCallSite(() => stripe.paymentMethods.retrieve(request.paymentMethodId))).customer);
-        const pi = await withoutCallSite(() => stripe.paymentIntents.create(
-          {
-            amount: request.amount,
-            currency: request.currency,
-            ...(customer ? { customer } : {}),
-            payment_method: request.paymentMethodId,
-            confirm: true,
-            ...(request.onSession ? {} : { off_session: true }),
-            // off-session, the saved method's own type (a bank debit's mandate is charged as it was set up)
-            ...(request.onSession ? { automatic_payment_methods: { enabled: true, allow_redirects: "never" as const } } : { payment_method_types: [request.methodType ?? "card"] }),
-            description: request.description,
-            metadata: request.metadata,
-            expand: ["payment_method"],
-          },
-          request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : undefined,
-        ));
+        // One literal per shape, checked against the pinned API version's own parameter types: a spread of a
+        // conditional object escapes TypeScript's excess-property check (a removed parameter once went through so).
+        const params = request.onSession
+          ? ({
+              amount: request.amount,
+              currency: request.currency,
+              customer: customer ?? undefined,
+              payment_method: request.paymentMethodId,
+              confirm: true,
+              automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+              description: request.description,
+              metadata: request.metadata,
+              expand: ["payment_method"],
+            } satisfies Stripe.PaymentIntentCreateParams)
+          : ({
+              amount: request.amount,
+              currency: request.currency,
+              customer: customer ?? undefined,
+              payment_method: request.paymentMethodId,
+              confirm: true,
+              off_session: true,
+              // off-session, the saved method's own type (a bank debit's mandate is charged as it was set up)
+              allowed_payment_method_types: [request.methodType ?? "card"],
+              description: request.description,
+              metadata: request.metadata,
+              expand: ["payment_method"],
+            } satisfies Stripe.PaymentIntentCreateParams);
+        const pi = await withoutCallSite(() => stripe.paymentIntents.create(params, request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : undefined));
         return paymentIntentResult(pi);
       } catch (err) {
         return declined(err);
@@ -232,11 +244,12 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
       try {
         const refund = await withoutCallSite(() => stripe.refunds.create(
           {
-            ...(paymentId.startsWith("ch_") ? { charge: paymentId } : { payment_intent: paymentId }),
+            charge: paymentId.startsWith("ch_") ? paymentId : undefined,
+            payment_intent: paymentId.startsWith("ch_") ? undefined : paymentId,
             amount: request.amount,
-            ...(REFUND_REASONS[request.reason] ? { reason: REFUND_REASONS[request.reason] } : {}),
+            reason: REFUND_REASONS[request.reason],
             metadata: request.metadata,
-          },
+          } satisfies Stripe.RefundCreateParams,
           { idempotencyKey: `till-refund-${request.refundId}` },
         ));
         if (refund.status === "failed" || refund.status === "canceled") return { ok: false, code: refund.failure_reason ?? "refund_failed", message: "Stripe could not refund the payment." };
