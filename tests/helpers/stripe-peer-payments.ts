@@ -239,7 +239,7 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
     if (!pm) throw new StripeFailure(400, { type: "invalid_request_error", code: "payment_intent_unexpected_state", message: "You cannot confirm this PaymentIntent because it's missing a payment method." });
     const b = pm.behaviour;
     const charging = intent.object === "payment_intent";
-    const allowed = intent.payment_method_types as string[] | undefined;
+    const allowed = intent.allowed_payment_method_types as string[] | undefined;
     if (allowed && !allowed.includes(pm.type as string)) {
       throw new StripeFailure(400, {
         type: "invalid_request_error",
@@ -295,7 +295,7 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
     emitIntent(auth, intent, "succeeded");
   };
   const createIntent = (auth: Authed, req: FastifyRequest, object: Intent["object"]) => {
-    const common = ["customer", "confirmation_token", "payment_method", "confirm", "automatic_payment_methods", "payment_method_types", "description", "metadata", "expand", "return_url"];
+    const common = ["customer", "confirmation_token", "payment_method", "confirm", "automatic_payment_methods", "allowed_payment_method_types", "description", "metadata", "expand", "return_url"];
     const p = params(req, object === "payment_intent" ? [...common, "amount", "currency", "off_session", "setup_future_usage", "receipt_email", "error_on_requires_action", "capture_method"] : [...common, "usage"]);
     if (object === "payment_intent" && p.amount === undefined) throw missing("amount");
     if (object === "payment_intent" && !str(p.currency)) throw missing("currency");
@@ -317,7 +317,8 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
       account: auth.account.id,
       livemode: auth.livemode,
       ...(object === "payment_intent" ? { amount: Number(p.amount), currency: str(p.currency), latest_charge: null, setup_future_usage: str(p.setup_future_usage) ?? null } : { usage: str(p.usage) ?? "off_session" }),
-      ...(Array.isArray(p.payment_method_types) ? { payment_method_types: p.payment_method_types.map(String) } : {}),
+      // the request's allowed types; the answer's payment_method_types are those of them the intent can take
+      ...(Array.isArray(p.allowed_payment_method_types) ? { allowed_payment_method_types: p.allowed_payment_method_types.map(String), payment_method_types: p.allowed_payment_method_types.map(String) } : {}),
     };
     const pmId = str(p.payment_method);
     const tokenId = str(p.confirmation_token);
