@@ -18,6 +18,7 @@ export const CUSTOMER_EMAIL_TYPES = [
   "dispute_closed",
   "wallet_recharge_failed",
   "trial_ending",
+  "processor_error",
 ] as const;
 export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
 
@@ -28,8 +29,9 @@ export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
  * the seller's alert says: to the organization's owners, and to the customer when chosen. The dispute notices go
  * to the seller's owners, not to a customer (billing/disputes). A wallet's declined auto-recharge (till's own) tells the
  * customer their recharging stopped. A trial without a card about to end (till's own) is the organization's
- * `plan_settings.trial_reminder_days`, 0 turning it off.
+ * `plan_settings.trial_reminder_days`, 0 turning it off. A payment Stripe could not process (till's own) tells the
+ * seller's owners, at most once a day (billing/stripe/processor-errors.ts).
  */
-export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed", "wallet_recharge_failed", "trial_ending"];
+export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed", "wallet_recharge_failed", "trial_ending", "processor_error"];
 
 export const isCustomerEmailType = (v: string): v is CustomerEmailType => (CUSTOMER_EMAIL_TYPES as readonly string[]).includes(v);

@@ -12,6 +12,11 @@ export interface StripeConnectionWire {
   /** id null: events come through `stripe listen` (its own signing secret), not an endpoint till made. */
   webhook_endpoint: { id: string | null; url: string };
   last_event: { id: string; type: string; created_at: string; received_at: string } | null;
+  /**
+   * The last payment Stripe could not process for a reason that was not the customer's (till's own): Stripe's code
+   * and developer message, and when; null since the connection was made without one.
+   */
+  last_error: { code: string; message: string; at: string } | null;
   connected_at: string;
 }
 

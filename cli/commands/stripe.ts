@@ -50,6 +50,7 @@ function fields(c: Connection) {
     { label: "Publishable key", value: c.publishable_key },
     { label: "Webhook", value: c.webhook_endpoint.id ? `${c.webhook_endpoint.id} → ${c.webhook_endpoint.url}` : `Stripe CLI forwarding to ${c.webhook_endpoint.url}` },
     { label: "Last event", value: c.last_event ? `${c.last_event.type} (${c.last_event.id}) at ${c.last_event.received_at}` : "none yet" },
+    { label: "Last error", value: c.last_error ? `${c.last_error.code} at ${c.last_error.at}: ${c.last_error.message}` : "none" },
     { label: "Connected", value: c.connected_at },
   ];
 }

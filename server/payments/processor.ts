@@ -113,7 +113,41 @@ export type PaymentResult =
       message: string;
       /** Not declined but not finished: what the customer must do, or that the money is on its way. */
       next?: NextAction;
+      /**
+       * Present when the processor could not process the payment at all, which is not the customer's card or bank
+       * saying no: a request it refused as till's or the seller's (an unknown parameter, a revoked key, a customer
+       * deleted in the processor's dashboard, an amount it does not take) or a passing failure (an outage, a rate
+       * limit, a lost connection). Nothing was charged. `code` is then PROCESSING_ERROR_CODE and `message`
+       * PROCESSING_ERROR_MESSAGE (what the customer reads); this is for the seller only. The customer is never
+       * dunned for it: a renewal stays active and is retried (dunning/collect.ts).
+       */
+      processorError?: ProcessorError;
     };
+
+/** Why the processor did not process a payment (PaymentResult.processorError): for the seller's eyes, never a buyer's. */
+export interface ProcessorError {
+  /** The processor's own code (Stripe's `resource_missing`, `parameter_unknown`, `rate_limit`…) or its error type. */
+  code: string;
+  /** The processor's developer message. */
+  detail: string;
+  /** A passing failure (outage, rate limit, connection) that a retry may get through; else till's or the seller's to fix. */
+  transient: boolean;
+}
+
+/** The code and message of a payment the processor could not process (PaymentResult.processorError), as the buyer reads them. */
+export const PROCESSING_ERROR_CODE = "processing_error";
+export const PROCESSING_ERROR_MESSAGE = "The payment could not be processed. Nothing was charged; please try again later.";
+
+/** The failed result of a payment the processor could not process. */
+export const unprocessed = (error: ProcessorError): Extract<PaymentResult, { ok: false }> => ({
+  ok: false,
+  code: PROCESSING_ERROR_CODE,
+  message: PROCESSING_ERROR_MESSAGE,
+  processorError: error,
+});
+
+/** The processor's reason when it could not process the payment (not a decline), else null. */
+export const processorErrorOf = (result: PaymentResult | null | undefined): ProcessorError | null => (result && !result.ok ? (result.processorError ?? null) : null);
 
 /** What a refund asks the processor to give back: part or all of an earlier payment. */
 export interface RefundRequest {

@@ -12,8 +12,13 @@ export async function getConnection(db: Queryable, organizationId: string): Prom
 }
 
 /** Makes or replaces the organization's connection. */
-export async function putConnection(db: Queryable, row: Omit<StripeConnectionRow, "createdAt">): Promise<void> {
+export async function putConnection(db: Queryable, row: Omit<StripeConnectionRow, "createdAt" | "lastErrorCode" | "lastErrorDetail" | "lastErrorAt" | "lastErrorMailedAt">): Promise<void> {
   const set = {
+    // new keys: the last error of the old ones is no longer the seller's to fix
+    lastErrorCode: null,
+    lastErrorDetail: null,
+    lastErrorAt: null,
+    lastErrorMailedAt: null,
     accountId: row.accountId,
     livemode: row.livemode,
     secretKey: row.secretKey,

@@ -147,6 +147,7 @@ export async function stripeStatus(deps: StripeDeps, organizationId: string): Pr
     last_event: event
       ? { id: event.id, type: event.type, created_at: event.stripeCreatedAt.toISOString(), received_at: event.receivedAt.toISOString() }
       : null,
+    last_error: row.lastErrorAt ? { code: row.lastErrorCode ?? "unknown", message: row.lastErrorDetail ?? "", at: row.lastErrorAt.toISOString() } : null,
     connected_at: row.createdAt.toISOString(),
   };
 }

@@ -79,6 +79,11 @@ export const orderDunning = pgTable(
     attempts: integer("attempts").default(1).notNull(),
     /** Retries the customer asked for from the portal. */
     manualAttempts: integer("manual_attempts").default(0).notNull(),
+    /**
+     * Attempts the processor could not process (not the customer's decline: a seller's or till's error, an outage):
+     * the subscription stays active and is charged again with backoff; `attempts` counts declines only.
+     */
+    processorErrors: integer("processor_errors").default(0).notNull(),
     /** When the schedule charges again; null: no more automatic retries (paid, or given up). */
     nextAttemptAt: timestamptz("next_attempt_at"),
     createdAt: createdAt(),

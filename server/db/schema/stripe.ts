@@ -24,6 +24,16 @@ export const stripeConnection = pgTable("stripe_connection", {
   /** The endpoint's signing secret (whsec_…), sealed. */
   webhookSecret: text("webhook_secret").notNull(),
   createdAt: timestamptz("created_at").defaultNow().notNull(),
+  /**
+   * The last payment Stripe could not process for a reason that is not the customer's (a refused request, a revoked
+   * key, an outage): its code and Stripe's developer message, for the seller's eyes (`till stripe status`); cleared by
+   * a new connection.
+   */
+  lastErrorCode: text("last_error_code"),
+  lastErrorDetail: text("last_error_detail"),
+  lastErrorAt: timestamptz("last_error_at"),
+  /** When the owners were last emailed about such an error (at most one email a day). */
+  lastErrorMailedAt: timestamptz("last_error_mailed_at"),
 });
 
 export const stripeEvent = pgTable(

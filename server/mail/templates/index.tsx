@@ -8,6 +8,7 @@ import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, Subscr
 import { SeatInvitation, seatSubject } from "./seat-invitation.js";
 import { UsageAlert, UsageAlertData, usageAlertSubject } from "./usage-alert.js";
 import { RechargeFailed, RechargeFailedData } from "./wallet-emails.js";
+import { ProcessorErrorData, ProcessorErrorNotice, processorErrorSubject } from "./processor-error.js";
 import { TrialEnding, TrialEndingData, trialEndingSubject } from "./trial-emails.js";
 import { SubscriptionCancellation, SubscriptionRevoked, SubscriptionUncanceled, SubscriptionUpdated, subscriptionSubject } from "./subscription-emails.js";
 
@@ -103,4 +104,5 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
     const d = DisputeData.parse(data);
     return { subject: disputeSubject(d, true, ctx), element: <DisputeNotice dispute={d} ctx={ctx} closed /> };
   },
+  processor_error: (data, ctx) => ({ subject: processorErrorSubject(ctx), element: <ProcessorErrorNotice e={ProcessorErrorData.parse(data)} ctx={ctx} /> }),
 };

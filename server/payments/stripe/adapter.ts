@@ -7,16 +7,17 @@
 // Secure) or is still on its way (bank debits) comes back as a NextAction; how it ends comes as an event
 // (payment-intent-events.ts).
 import type Stripe from "stripe";
-import type {
-  ChargeRequest,
-  Microdeposits,
-  NextAction,
-  PaymentMethodSummary,
-  PaymentProcessor,
-  PaymentRequest,
-  PaymentResult,
-  RefundRequest,
-  RefundResult,
+import {
+  type ChargeRequest,
+  type Microdeposits,
+  type NextAction,
+  type PaymentMethodSummary,
+  type PaymentProcessor,
+  type PaymentRequest,
+  type PaymentResult,
+  type RefundRequest,
+  type RefundResult,
+  unprocessed,
 } from "../processor.js";
 import { Stripe as StripeSdk, withoutCallSite } from "../stripe-client.js";
 
@@ -34,15 +35,68 @@ const summaryOf = (pm: Stripe.PaymentMethod | string | null): PaymentMethodSumma
 const idOf = (v: string | { id: string } | null | undefined) => (typeof v === "string" ? v : (v?.id ?? null));
 
 /**
- * Stripe's error as a declined result: its decline code (else its code) and its message, shown as is. An
- * off-session charge that needs authentication is declined `authentication_required` (the renewal goes past
- * due; the customer authenticates a new on-session payment from the portal).
+ * Stripe's codes of an `invalid_request_error` that the customer can fix (a failed 3-D Secure challenge, a bank or
+ * wallet that refused, microdeposits typed wrong): declines like a card error. Every other request Stripe refuses is
+ * till's or the seller's to fix (an unknown parameter, an amount Stripe does not take, a customer deleted in Stripe's
+ * dashboard, a key of the wrong mode) and is not the customer's decline. Card errors (`card_error`) are all declines.
  */
-function declined(err: unknown): PaymentResult {
-  if (err instanceof StripeSdk.errors.StripeError && (err.type === "StripeCardError" || err.type === "StripeInvalidRequestError")) {
-    return { ok: false, code: err.decline_code ?? err.code ?? "card_declined", message: err.message };
+export const CUSTOMER_FIXABLE_CODES: ReadonlySet<string> = new Set([
+  "payment_intent_authentication_failure",
+  "setup_intent_authentication_failure",
+  "payment_intent_payment_attempt_failed",
+  "payment_intent_payment_attempt_expired",
+  "setup_attempt_failed",
+  "setup_intent_setup_attempt_expired",
+  "payment_method_customer_decline",
+  "payment_method_provider_decline",
+  "bank_account_declined",
+  "debit_not_authorized",
+  "payment_method_microdeposit_verification_amounts_invalid",
+  "payment_method_microdeposit_verification_amounts_mismatch",
+  "payment_method_microdeposit_verification_descriptor_code_mismatch",
+  "payment_method_microdeposit_verification_attempts_exceeded",
+  "card_declined",
+  "expired_card",
+  "incorrect_cvc",
+  "incorrect_number",
+  "incorrect_zip",
+  "invalid_cvc",
+  "invalid_expiry_month",
+  "invalid_expiry_year",
+  "invalid_number",
+  "authentication_required",
+]);
+
+/** A decline's code: Stripe's decline code, else its error code (the client gives a missing one as ""), never empty. */
+const declineCode = (decline: string | null | undefined, code: string | null | undefined, fallback: string) => decline || code || fallback;
+
+/**
+ * Stripe's error as the seam's result. A card error, or a request error the customer can fix, is a decline: its
+ * decline code (else its code) and Stripe's message, which the customer reads (an off-session charge that needs
+ * authentication is declined `authentication_required`: the renewal goes past due and the customer authenticates
+ * a new on-session payment from the portal). Anything else Stripe answers — a request it refuses as till's or the
+ * seller's, an outage, a rate limit, a connection lost after the client's own retries (each with the same
+ * idempotency key, so never a second charge) — is `unprocessed`: nothing was charged, the customer reads a message
+ * of till's, never Stripe's developer message. What is not Stripe's error at all is a bug of till's and thrown.
+ */
+export function failureOf(err: unknown): Extract<PaymentResult, { ok: false }> {
+  if (!(err instanceof StripeSdk.errors.StripeError)) throw err;
+  if (err.type === "StripeCardError" || (err.type === "StripeInvalidRequestError" && CUSTOMER_FIXABLE_CODES.has(err.code ?? ""))) {
+    return { ok: false, code: declineCode(err.decline_code, err.code, "card_declined"), message: err.message || "Your card was declined." };
   }
-  throw err;
+  const transient = err.type === "StripeRateLimitError" || err.type === "StripeAPIError" || err.type === "StripeConnectionError" || err.type === "StripeIdempotencyError";
+  return unprocessed({ code: err.code || err.rawType || err.type, detail: err.message, transient });
+}
+const declined = failureOf;
+
+/**
+ * An intent's outcome read again could not be read: a passing failure is thrown (the event that asked is processed
+ * again later); anything else answers as failureOf does.
+ */
+function outcomeFailure(err: unknown): PaymentResult {
+  const failure = failureOf(err);
+  if (failure.processorError?.transient) throw err;
+  return failure;
 }
 
 /** A PaymentIntent's outcome as the seam's result. */
@@ -63,7 +117,7 @@ export function paymentIntentResult(pi: Stripe.PaymentIntent): PaymentResult {
     return { ok: false, code: pi.status, message: pi.status === "processing" ? "The payment is processing." : "The payment needs your confirmation.", next };
   }
   const error = pi.last_payment_error;
-  return { ok: false, code: error?.decline_code ?? error?.code ?? "payment_failed", message: error?.message ?? "The payment failed." };
+  return { ok: false, code: declineCode(error?.decline_code, error?.code, "payment_failed"), message: error?.message || "The payment failed." };
 }
 
 /** A US account entered by hand: Stripe's verify_with_microdeposits next action, as the seam says it. */
@@ -95,7 +149,7 @@ export function setupIntentResult(si: Stripe.SetupIntent): PaymentResult {
     return { ok: false, code: si.status, message: "The payment method needs your confirmation.", next };
   }
   const error = si.last_setup_error;
-  return { ok: false, code: error?.decline_code ?? error?.code ?? "setup_failed", message: error?.message ?? "The payment method could not be saved." };
+  return { ok: false, code: declineCode(error?.decline_code, error?.code, "setup_failed"), message: error?.message || "The payment method could not be saved." };
 }
 
 /**
@@ -212,7 +266,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
       try {
         return paymentIntentResult(await withoutCallSite(() => stripe.paymentIntents.retrieve(intentId, { expand: ["payment_method"] })));
       } catch (err) {
-        return declined(err);
+        return outcomeFailure(err);
       }
     },
 
@@ -221,7 +275,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
       try {
         return setupIntentResult(await withoutCallSite(() => stripe.setupIntents.retrieve(intentId, { expand: ["payment_method"] })));
       } catch (err) {
-        return declined(err);
+        return outcomeFailure(err);
       }
     },
 
