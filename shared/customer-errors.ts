@@ -13,6 +13,8 @@ export const CUSTOMER_ERROR_CODES = [
   "invalid_token",
   "invalid_payment_method",
   "no_payment_method",
+  // a payment the processor could not process (not a decline: the seller's or till's, or an outage)
+  "processing_error",
   // the checkout
   "checkout_expired",
   "already_subscribed",

@@ -10,12 +10,13 @@
 // `confirmed` with the intent in its payment_processor_metadata (the page runs handleNextAction with its client
 // secret), and the purchase is made when the processor says it succeeded (completeCheckoutPayment, from
 // payment-intent-events.ts) — once, whichever comes first.
+import { noteProcessorError } from "../stripe/processor-errors.js";
 import type { Queryable } from "../../db/client.js";
 import { formatMoney } from "../../../shared/money.js";
 import { withCallTurn } from "../../db/call-turns.js";
 import { pipelinedTransaction } from "../../db/prepared.js";
 import { createHash } from "node:crypto";
-import { type NextAction, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
+import { type NextAction, type PaymentProcessor, type PaymentResult, type ProcessorError } from "../../payments/processor.js";
 import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/stripe/connection.js";
 import { insertPayment, type NewPayment } from "../payments/service.js";
 import { redeemDiscount } from "../discounts/service.js";
@@ -196,6 +197,8 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
   const preloaded = await loadView(deps.db, found, deps.baseURL, at.organization ?? true);
   const checked = await checkConfirm(deps.db, preloaded, input, now, ipAddress);
   let declined: NewPayment | null = null;
+  // a payment the processor could not process (not a decline): the seller is told once the purchase rolled back
+  let unprocessedBy: ProcessorError | null = null;
   // a charge at a processor across the network is made in one of the pool's turns (db/call-turns.ts)
   const callsOut = !completing && Boolean(input.confirmation_token_id) && paying.processor.id !== "test";
   const inTurn = <T>(fn: () => Promise<T>): Promise<T> => (callsOut ? withCallTurn(deps.db, fn) : fn());
@@ -267,6 +270,7 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
         // a customer created by this confirm is rolled back with it: the attempt names none
         const at = { organizationId: view.row.organizationId, customerId: customer.created ? null : customer.row.id, orderId: null, checkoutId: view.row.id };
         if (settlement.due > 0) declined = chargeRow({ ...at, amount: settlement.due, currency: view.row.currency, processor: processor.id }, payment, now);
+        unprocessedBy = payment.processorError ?? null;
         throw paymentError(payment.message, payment.code);
       }
     }
@@ -276,6 +280,7 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
     if (err instanceof ConfirmedMeanwhile || err instanceof PaymentPending) return err;
     // the declined attempt is kept (Polar records failed payments) once the purchase's transaction rolled back
     if (declined) await insertPayment(deps.db, declined);
+    if (unprocessedBy) await noteProcessorError(deps.db, found.organizationId, unprocessedBy, { what: "checkout", id: found.id }, wall, deps.log);
     throw err;
   });
   if (result instanceof ConfirmedMeanwhile) return confirmedAgain(deps, result.row, new Date(), result.sessionToken);

@@ -16,15 +16,29 @@ import { toWires } from "../subscriptions/load.js";
 import { cycleMeterCreditsOfLateRenewal } from "../subscriptions/meter-credits.js";
 import { lockSubscription, patchSubscriptionTerms } from "../subscriptions/service.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
+import { noteProcessorError, type ProcessorErrorLog } from "../stripe/processor-errors.js";
 import * as repo from "./repository.js";
 import { DAY_MS, dunningSettingsOf, type DunningSettings } from "./settings.js";
 
 export interface DunningDeps {
   processor: PaymentProcessor;
   baseURL: string;
+  /** Where a charge the processor could not process is logged for the operator. */
+  log?: ProcessorErrorLog;
 }
 
 export const later = (now: Date, days: number) => new Date(now.getTime() + days * DAY_MS);
+
+/**
+ * When a charge the processor could not process (not a decline: the seller's or till's error, an outage) is tried
+ * again, after the `errors`-th such attempt: 1, 4 and 12 hours, then daily until it goes through or is declined.
+ * The customer is never dunned meanwhile: the subscription stays active and no email goes to them.
+ */
+export const PROCESSOR_RETRY_HOURS = [1, 4, 12, 24] as const;
+export const processorRetryAt = (now: Date, errors: number) => new Date(now.getTime() + (PROCESSOR_RETRY_HOURS[errors - 1] ?? 24) * 3600_000);
+
+/** A dunning row held for the processor: its charges were never declined, only not processed (the subscription active). */
+export const heldForProcessor = (d: Pick<repo.DunningRow, "attempts" | "processorErrors">) => d.attempts === 0 && d.processorErrors > 0;
 
 /** The organization's dunning settings (stored, else the defaults). */
 export async function settingsOf(db: Queryable, organizationId: string): Promise<DunningSettings> {
@@ -60,7 +74,8 @@ export interface Locked {
 async function lockParts(tx: Queryable, d: repo.DunningRow, now: Date): Promise<Locked | null> {
   const sub = await lockSubscription(tx, d.organizationId, d.subscriptionId);
   const order = await lockOrderRow(tx, d.organizationId, d.orderId);
-  const collectible = sub && order && order.status === "pending" && (sub.status === "past_due" || sub.status === "unpaid");
+  const owed = sub && (sub.status === "past_due" || sub.status === "unpaid" || (heldForProcessor(d) && (sub.status === "active" || sub.status === "trialing")));
+  const collectible = sub && order && order.status === "pending" && owed;
   if (!collectible) {
     // paid meanwhile, refunded, or the subscription was canceled by the seller: dunning stops
     if (d.nextAttemptAt) await repo.updateDunning(tx, d.organizationId, d.orderId, { nextAttemptAt: null }, now);
@@ -173,6 +188,26 @@ export async function attemptLocked(
     await repo.updateDunning(tx, d.organizationId, d.orderId, { ...counts, nextAttemptAt: null }, now);
     await settle(tx, deps, l, now);
     return { kind: "paid", payment };
+  }
+  const processorError = payments.processorErrorOf(outcome.result);
+  if (processorError) {
+    // not the customer's decline: tried again with backoff (the schedule's), never counted as a dunning attempt
+    await noteProcessorError(tx, d.organizationId, processorError, { what: kind === "retry" ? "renewal" : "portal retry", id: l.order.id }, now, deps.log);
+    const errors = d.processorErrors + 1;
+    const nextAttemptAt = kind === "retry" ? processorRetryAt(now, errors) : d.nextAttemptAt;
+    const manual = kind === "manual" ? { manualAttempts: d.manualAttempts + 1 } : {};
+    await repo.updateDunning(tx, d.organizationId, d.orderId, { ...manual, processorErrors: errors, nextAttemptAt }, now);
+    return { kind: "failed", payment, nextAttemptAt, ended: false };
+  }
+  if (heldForProcessor(d) && (l.sub.status === "active" || l.sub.status === "trialing")) {
+    // the first decline of a charge held for the processor: dunning starts now, as a renewal's declined charge starts it
+    const pastDue = await patchSubscriptionTerms(tx, d.organizationId, l.sub.id, { status: "past_due" }, now);
+    await enqueue(tx, [{ type: "subscription.past_due", organizationId: d.organizationId, data: await subscriptionWireOf(tx, pastDue, deps.baseURL) }]);
+    const first = retries[0];
+    const nextAttemptAt = first === undefined ? now : later(now, first);
+    const manual = kind === "manual" ? { manualAttempts: d.manualAttempts + 1 } : {};
+    await repo.updateDunning(tx, d.organizationId, d.orderId, { ...manual, attempts: 1, nextAttemptAt }, now);
+    return { kind: "failed", payment, nextAttemptAt, ended: false };
   }
   if (kind === "manual" && outcome.result.next?.status === "requires_action") {
     await repo.updateDunning(tx, d.organizationId, d.orderId, counts, now);

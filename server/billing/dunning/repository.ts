@@ -79,7 +79,7 @@ export async function updateDunning(
   db: Queryable,
   organizationId: string,
   orderId: string,
-  patch: Partial<Pick<DunningRow, "attempts" | "manualAttempts" | "nextAttemptAt">>,
+  patch: Partial<Pick<DunningRow, "attempts" | "manualAttempts" | "nextAttemptAt" | "processorErrors">>,
   now: Date,
 ): Promise<void> {
   await db

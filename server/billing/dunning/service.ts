@@ -20,7 +20,7 @@ import * as paymentMethods from "../payments/methods.js";
 import * as payments from "../payments/service.js";
 import type { SubscriptionWire } from "../subscriptions/wire.js";
 import { orgNow } from "../test-clock/clock.js";
-import { attemptLocked, later, settingsOf, type AttemptOutcome, type DunningDeps } from "./collect.js";
+import { attemptLocked, later, processorRetryAt, settingsOf, type AttemptOutcome, type DunningDeps } from "./collect.js";
 import * as repo from "./repository.js";
 import type { DunningSettings } from "./settings.js";
 import { UUID_RE } from "../../../shared/uuid.js";
@@ -49,6 +49,21 @@ export function dunningStart(settings: DunningSettings, organizationId: string, 
   const events: OutboxEvent[] = [{ type: "subscription.past_due", organizationId, data: sub }];
   return { row, events };
 }
+
+/**
+ * The renewal's charge of `orderId` could not be processed by the processor (not a decline: the seller's or till's
+ * error, an outage): the subscription stays active, nothing is sent to the customer, and the order is charged again
+ * with backoff (collect.ts: processorRetryAt) until it goes through — or is declined, when dunning starts.
+ */
+export const heldStart = (organizationId: string, subscriptionId: string, orderId: string, now: Date) => ({
+  orderId,
+  organizationId,
+  subscriptionId,
+  attempts: 0,
+  processorErrors: 1,
+  nextAttemptAt: processorRetryAt(now, 1),
+  createdAt: now,
+});
 
 // ---- the schedule ----------------------------------------------------------------------------------
 
@@ -171,5 +186,7 @@ export async function confirmRetry(
 
 // ---- rows for other domains (they read this domain through its service, never its repository) ----------
 
+/** Holds a renewal order the processor could not process for its retries (heldStart's row). */
+export const insertDunning: typeof repo.insertDunning = (...args) => repo.insertDunning(...args);
 /** Starts dunning for declined renewal orders (the renewal's writes). */
 export const insertDunnings: typeof repo.insertDunnings = (...args) => repo.insertDunnings(...args);

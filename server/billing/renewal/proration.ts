@@ -13,7 +13,9 @@ import { insertProrations, markProrationsBilled, pendingProrations, recordSettle
 import { loadCustomers } from "../customers/service.js";
 import { insertPlannedOrder, orderWire, type OrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
-import { chargeSaved, isProcessing, recordCharge } from "../payments/service.js";
+import { chargeSaved, isProcessing, processorErrorOf, recordCharge } from "../payments/service.js";
+import { heldStart, insertDunning } from "../dunning/service.js";
+import { noteProcessorError } from "../stripe/processor-errors.js";
 import { loadPrices, loadProductSummaries } from "../products/service.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import type { ProrationLine, ProrationPlan } from "../subscriptions/proration.js";
@@ -109,8 +111,10 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
         })
       : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
-  // a processing bank debit: the order waits for the bank's answer, the subscription as it was
-  const declined = !paid && !isProcessing(attempt);
+  // a processing bank debit: the order waits for the bank's answer, the subscription as it was; so does a charge
+  // the processor could not process (not the customer's decline): held for the processor's retries, the seller told
+  const unprocessed = !paid && !isProcessing(attempt) ? processorErrorOf(attempt?.result) : null;
+  const declined = !paid && !isProcessing(attempt) && !unprocessed;
   const row = declined ? await patchSubscriptionTerms(tx, org, sub.id, { status: "past_due" }, now) : sub;
   const order = {
     row: {
@@ -127,6 +131,10 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
   if (attempt) {
     const at = { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency };
     await recordCharge(tx, processor, attempt, { ...at, attempt: "update" }, now);
+  }
+  if (unprocessed) {
+    await insertDunning(tx, heldStart(org, sub.id, order.row.id, now));
+    await noteProcessorError(tx, org, unprocessed, { what: "plan change", id: order.row.id }, now);
   }
   const data = orderWire(order.row, order.items, { customer, product: summaries.get(sub.productId) ?? null, discount: null, subscription: row });
   const fill = { invoiceNumberOf: order.row.id };

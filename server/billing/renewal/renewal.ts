@@ -22,8 +22,9 @@ import { getOrganization } from "../organizations/service.js";
 import { loadPrices, loadProducts, loadProductSummaries } from "../products/service.js";
 import type { PriceWire, ProductSummaryWire } from "../products/wire.js";
 import { afterDiscount, sellerTaxOf, taxOf } from "../tax/service.js";
-import { dunningStart, organizationDunningSettings, startDunning } from "../dunning/service.js";
-import { type ChargeOutcome, chargeSaved, hasChargeableMethod, isProcessing, type PaymentMethodRow, paymentOf, recordCharge } from "../payments/service.js";
+import { dunningStart, heldStart, insertDunning, organizationDunningSettings, startDunning } from "../dunning/service.js";
+import { type ChargeOutcome, chargeSaved, hasChargeableMethod, isProcessing, type PaymentMethodRow, paymentOf, processorErrorOf, recordCharge } from "../payments/service.js";
+import { noteProcessorError, type ProcessorErrorLog } from "../stripe/processor-errors.js";
 import { billPeriod } from "./bill.js";
 import { lockSubscription, patchSubscriptionTerms, subscriptionWire, type TermsPatch } from "../subscriptions/service.js";
 import type { SubscriptionMeterWire, SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
@@ -41,6 +42,8 @@ import type { RenewalBatch } from "./batch.js";
 export interface RenewalDeps {
   processor: PaymentProcessor;
   baseURL: string;
+  /** Where a charge the processor could not process is logged for the operator. */
+  log?: ProcessorErrorLog;
 }
 
 async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
@@ -166,10 +169,13 @@ async function cycleSubscription(
   // a bank debit on its way: the order waits for the bank's answer (Stripe's event: dunning/late.ts,
   // settleLatePayment), the subscription stays active meanwhile — neither paid nor declined
   const processing = !paid && isProcessing(attempt);
+  // the processor could not process the charge (not the customer's decline): the subscription stays active, the
+  // order pending and held for the processor's retries; the customer is not dunned and the seller is told
+  const unprocessed = !paid && !processing ? processorErrorOf(attempt?.result) : null;
   const order = { ...pending, row: { ...pending.row, status: paid ? "paid" : "pending" } };
   if (b && settlement.applied !== 0) b.moved.add(sub.customerId);
   const terms = {
-    status: paid || processing ? "active" : "past_due",
+    status: paid || processing || unprocessed ? "active" : "past_due",
     currentPeriodStart: newStart,
     currentPeriodEnd: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount),
     // a trial ended early (renewed now) ended then
@@ -219,7 +225,13 @@ async function cycleSubscription(
   const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, ...fill }];
   if (paid) events.push({ type: "order.paid", organizationId: org, data, ...fill, ...(endsTrial ? { mail: "subscription_cycled_after_trial" as const } : {}) });
   events.push({ type: "subscription.updated", organizationId: org, data: wire });
-  const declined = !paid && !processing;
+  const declined = !paid && !processing && !unprocessed;
+  if (unprocessed) {
+    const held = heldStart(org, sub.id, order.row.id, now);
+    if (deferred?.deferred) deferred.deferred.dunning.push(held);
+    else await insertDunning(tx, held);
+    await noteProcessorError(tx, org, unprocessed, { what: "renewal", id: order.row.id }, now, deps.log);
+  }
   if (declined && deferred?.deferred && b) {
     const settings = b.dunningSettings.get(org) ?? (await organizationDunningSettings(tx, org));
     b.dunningSettings.set(org, settings);

@@ -23,7 +23,7 @@ export interface ProcessorErrorContext {
 
 /** The logger the caller has (Fastify's or the worker's); the error's detail is Stripe's message, never a secret. */
 export interface ProcessorErrorLog {
-  warn(obj: Record<string, unknown>, msg: string): void;
+  error(obj: unknown, msg: string): void;
 }
 
 /**
@@ -32,7 +32,7 @@ export interface ProcessorErrorLog {
  * own outcome (the checkout's purchase is rolled back: the caller runs this after it).
  */
 export async function noteProcessorError(db: Queryable, organizationId: string, error: ProcessorError, context: ProcessorErrorContext, now: Date, log?: ProcessorErrorLog): Promise<void> {
-  log?.warn({ organizationId, code: error.code, transient: error.transient, [context.what]: context.id }, `stripe: a payment could not be processed (${error.code}): ${error.detail}`);
+  log?.error({ organizationId, code: error.code, transient: error.transient, [context.what]: context.id }, `stripe: a payment could not be processed (${error.code}): ${error.detail}`);
   const recorded = await db
     .update(stripeConnection)
     .set({ lastErrorCode: error.code, lastErrorDetail: error.detail.slice(0, 2000), lastErrorAt: now })

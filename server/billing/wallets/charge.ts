@@ -13,13 +13,14 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";
-import type { PaymentProcessor } from "../../payments/processor.js";
+import type { PaymentProcessor, ProcessorError } from "../../payments/processor.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { loadCustomers } from "../customers/service.js";
 import { notFound } from "../errors.js";
 import { findOrder, insertPlannedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { chargeableMethods, chargeSaved, isProcessing, isProcessingPayment, lastPaymentOfOrder, processingChargeOf, recordCharge } from "../payments/service.js";
+import { noteProcessorError } from "../stripe/processor-errors.js";
 import * as repo from "./repository.js";
 
 export interface TopUp {
@@ -30,7 +31,9 @@ export interface TopUp {
 }
 
 /** `processing`: a bank debit on its way, the order pending and the wallet not credited until the bank answers. */
-export type TopUpOutcome = { ok: true; orderId: string | null; replayed: boolean; processing: boolean } | { ok: false; code: string; message: string };
+export type TopUpOutcome =
+  | { ok: true; orderId: string | null; replayed: boolean; processing: boolean }
+  | { ok: false; code: string; message: string; processorError?: ProcessorError };
 
 const LABEL = { top_up: "Wallet top-up", auto_recharge: "Wallet auto-recharge" } as const;
 
@@ -80,7 +83,11 @@ export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcesso
     idempotencyKey: processorKeyOf(org, t.key),
   });
   const processing = isProcessing(attempt);
-  if (!attempt.result.ok && !processing) return { ok: false, code: attempt.result.code, message: attempt.result.message };
+  if (!attempt.result.ok && !processing) {
+    const processorError = attempt.result.processorError;
+    if (processorError) await noteProcessorError(tx, org, processorError, { what: t.kind === "top_up" ? "wallet top-up" : "wallet auto-recharge", id: w.id }, now);
+    return { ok: false, code: attempt.result.code, message: attempt.result.message, ...(processorError ? { processorError } : {}) };
+  }
   const organization = await getOrganization(tx, org);
   const planned = planOrderFromCheckout(
     {
@@ -141,7 +148,7 @@ export async function creditMovement(tx: Queryable, w: repo.WalletRow, t: TopUp,
 }
 
 /** `processing`: this recharge's debit is on its way; `in_progress`: an earlier one's is, nothing was charged. */
-export type RechargeOutcome = "none" | "blocked" | "recharged" | "declined" | "processing" | "in_progress";
+export type RechargeOutcome = "none" | "blocked" | "recharged" | "declined" | "processing" | "in_progress" | "unprocessed";
 
 /**
  * The wallet's auto-recharge after a movement spent it (`cause`: that movement's id): under the wallet's
@@ -163,6 +170,9 @@ export async function maybeRecharge(tx: Queryable, processor: PaymentProcessor, 
     if (w.rechargeBlockedAt) await repo.updateRecharge(tx, organizationId, w.id, { rechargeBlockedAt: null }, now);
     return r.replayed ? "none" : "recharged";
   }
+  // the processor could not process it (not the customer's decline): recharging is not stopped and the customer is
+  // not emailed; the seller was told, and the next spend below the threshold tries again
+  if (r.processorError) return "unprocessed";
   await blockRecharge(tx, w, { amount: w.autoRechargeAmount, reason: r.message }, now);
   return "declined";
 }

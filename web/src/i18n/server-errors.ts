@@ -14,6 +14,7 @@ const BY_CODE: Record<CustomerErrorCode, MessageId> = {
   invalid_token: "server.paymentInvalid",
   invalid_payment_method: "server.paymentInvalid",
   no_payment_method: "server.noCard",
+  processing_error: "server.processingError",
   checkout_expired: "server.expired",
   already_subscribed: "server.alreadySubscribed",
   total_changed: "server.totalChanged",
