@@ -374,3 +374,41 @@ describe("the Payment Element offers only what the confirm completes", () => {
     expect(await ordersOf(checkout.id)).toEqual([]);
   });
 });
+
+describe("the Stripe.js stand-in, as Stripe.js of the endive release", () => {
+  it("refuses paymentMethodTypes, shows only the offered types, and refuses a token of a type the element no longer offers", async () => {
+    const page = await pages.open();
+    const stripeJs = await installStripeJs(page, s.peer);
+    await page.goto("/checkout/thanks");
+    await page.addScriptTag({ url: "https://js.stripe.com/endive/stripe.js" });
+    const seen = await page.evaluate(async (pk) => {
+      type Group = { create(type: string): { mount(node: Element): void }; update(options: object): void };
+      type StripeJs = { elements(options: object): Group; createConfirmationToken(o: { elements: Group }): Promise<{ error?: { code?: string } }> };
+      const stripe = (window as unknown as { Stripe: (key: string) => StripeJs }).Stripe(pk);
+      let refused = "";
+      try {
+        stripe.elements({ mode: "payment", amount: 2500, currency: "eur", paymentMethodTypes: ["card", "ideal"] });
+      } catch (err) {
+        refused = String(err);
+      }
+      const elements = stripe.elements({ mode: "payment", amount: 2500, currency: "eur", allowedPaymentMethodTypes: ["card", "sepa_debit", "us_bank_account"] });
+      const node = document.createElement("div");
+      document.body.append(node);
+      elements.create("payment").mount(node);
+      const types = node.querySelector<HTMLElement>("[data-stripe-standin=payment]")?.dataset.types ?? "";
+      const iban = node.querySelector<HTMLInputElement>("#stripe-standin-iban");
+      if (iban) iban.value = "DE89370400440532013000";
+      elements.update({ allowedPaymentMethodTypes: ["card"] });
+      const token = await stripe.createConfirmationToken({ elements });
+      return { refused, types, code: token.error?.code ?? null };
+    }, STRIPE_KEYS.publishable);
+    expect(seen).toEqual({ refused: expect.stringContaining("IntegrationError: paymentMethodTypes") as unknown as string, types: "card sepa_debit", code: "payment_method_type_not_allowed" });
+    // the refused call made no Elements group; the two calls after it are recorded
+    expect(stripeJs.elements.map((e) => [e.call, e.options.allowedPaymentMethodTypes])).toEqual([
+      ["elements", ["card", "sepa_debit", "us_bank_account"]],
+      ["update", ["card"]],
+    ]);
+    expect(stripeJs.calls).toEqual([]);
+    expect(stripeJs.escaped).toEqual([]);
+  });
+});
