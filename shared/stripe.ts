@@ -49,3 +49,19 @@ export interface Reconciliation {
   truncated: boolean;
   differences: ReconcileDifference[];
 }
+
+/** The payment method types till takes through Stripe (Stripe's own names). */
+export type StripeMethodType = "card" | "sepa_debit" | "us_bank_account";
+
+/**
+ * What a buyer may pay with through Stripe in `currency`: the methods till's confirm completes without sending the
+ * buyer to another site — no redirect, so no `return_url` and no page receiving one. A card (3-D Secure runs in the
+ * page), SEPA Direct Debit in euros, a US bank account in dollars (the only currencies each is charged in). The
+ * checkout page's Payment Element is limited to this list and the confirm's intent allows exactly it, so the element
+ * never offers a method the confirm refuses (iDEAL, Klarna, … even when the seller turned them on in Stripe's
+ * dashboard). For a setup (a trial) `currency` is the one the saved method will be charged in.
+ */
+export function stripeMethodTypes(currency: string): StripeMethodType[] {
+  const c = currency.toLowerCase();
+  return ["card", ...(c === "eur" ? (["sepa_debit"] as const) : []), ...(c === "usd" ? (["us_bank_account"] as const) : [])];
+}

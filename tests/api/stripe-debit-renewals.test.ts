@@ -17,7 +17,7 @@ import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { usingPostgres } from "../helpers/db.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
-import { confirmWithBankAccount, STRIPE_BANK_ACCOUNTS, until, type StripeBankAccount, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
+import { confirmWithBankAccount, pricedForBank, STRIPE_BANK_ACCOUNTS, until, type StripeBankAccount, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
@@ -42,7 +42,7 @@ async function advance(by: string): Promise<void> {
 
 /** A subscription bought with a bank account saved for later charges (a trial: a SetupIntent, the mandate, at once). */
 async function subscribeWithDebit(kind: "trial" | "monthly", bank: StripeBankAccount, tag: string, extra: Record<string, unknown> = {}) {
-  const product = await createProduct(seller, kind, extra);
+  const product = await createProduct(seller, kind, { ...pricedForBank(kind, bank), ...extra });
   const checkout = await s.sdk.checkouts.create({ products: [product.id] });
   const email = uniqueBuyer(tag);
   await confirmWithBankAccount(s, checkout.clientSecret, bank, email);

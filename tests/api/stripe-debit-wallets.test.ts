@@ -14,7 +14,7 @@ import { rawRequest } from "../helpers/api.js";
 import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { usingPostgres } from "../helpers/db.js";
 import type { Seller } from "../helpers/seller.js";
-import { confirmWithBankAccount, startStripeSandbox, STRIPE_BANK_ACCOUNTS, until, type StripeBankAccount, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { confirmWithBankAccount, currencyOfBank, pricedForBank, startStripeSandbox, STRIPE_BANK_ACCOUNTS, until, type StripeBankAccount, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
@@ -44,11 +44,11 @@ const portal = async (customerId: string, method: string, path: string, body?: u
 
 /** A customer whose bank account a trial saved for later charges (a SetupIntent: the mandate, at once), and their empty wallet. */
 async function customerWithBank(bank: StripeBankAccount, tag: string) {
-  const product = await createProduct(seller, "trial");
+  const product = await createProduct(seller, "trial", pricedForBank("trial", bank));
   const checkout = await s.sdk.checkouts.create({ products: [product.id] });
   const email = uniqueBuyer(tag);
   const customerId = (await confirmWithBankAccount(s, checkout.clientSecret, bank, email)).customer_id as string;
-  const wallet = await api("POST", "/v1/wallets/", { customer_id: customerId, currency: "usd" });
+  const wallet = await api("POST", "/v1/wallets/", { customer_id: customerId, currency: currencyOfBank(bank) });
   expect(wallet.status).toBe(201);
   return { customerId, email, walletId: (wallet.body as Body).id as string };
 }

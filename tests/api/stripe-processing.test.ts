@@ -13,7 +13,7 @@ import { createProduct, publicRequest, publicSdk, uniqueBuyer } from "../helpers
 import { usingPostgres } from "../helpers/db.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
-import { bankDebitToken, confirmationToken, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, until, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
+import { bankDebitToken, confirmationToken, pricedForBank, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, until, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
@@ -42,11 +42,13 @@ const processedEvents = (intentId: string, type: string) =>
     const rows = await s.server.database.db.select().from(stripeEvent).where(and(eq(stripeEvent.objectId, intentId), eq(stripeEvent.type, type)));
     return rows.length > 0 && rows.every((r) => r.processedAt) ? rows : undefined;
   }, `${type} processed`);
+/** A product a SEPA Direct Debit pays: priced in euros, the only currency SEPA debits are charged in. */
+const EUROS = pricedForBank("fixed", STRIPE_BANK_ACCOUNTS.sepaSucceeds);
 const buyer = (tag: string) => ({ customerEmail: uniqueBuyer(tag), customerName: "Ada Buyer", customerBillingAddress: { country: "DE" as const } });
 
 describe("a Stripe payment that is processing (bank debits)", () => {
   it("stays confirmed without an order until payment_intent.succeeded, then one paid order; a replayed or late event changes nothing", async () => {
-    const product = await createProduct(seller, "fixed");
+    const product = await createProduct(seller, "fixed", EUROS);
     const checkout = await s.sdk.checkouts.create({ products: [product.id] });
     const confirmed = await publicSdk(s.server).checkouts.clientConfirm({
       clientSecret: checkout.clientSecret,
@@ -104,7 +106,7 @@ describe("a Stripe payment that is processing (bank debits)", () => {
   });
 
   it("ends the checkout failed when the bank refuses the debit: nothing kept, and the buyer pays it again", async () => {
-    const product = await createProduct(seller, "fixed");
+    const product = await createProduct(seller, "fixed", EUROS);
     const details = buyer("debit-refused");
     const checkout = await s.sdk.checkouts.create({ products: [product.id] });
     const confirmed = await sdk049().checkouts.clientConfirm({
@@ -173,7 +175,7 @@ describe("a Stripe payment that is processing (bank debits)", () => {
   // PostgreSQL only (as stripe-race.test.ts): on PGlite the confirm's transaction, waiting for the held answer,
   // keeps till from recording the event, so the event cannot come first
   it.skipIf(!usingPostgres)("fails the checkout when the bank's refusal reaches till before the confirm's answer", async () => {
-    const product = await createProduct(seller, "fixed");
+    const product = await createProduct(seller, "fixed", EUROS);
     const checkout = await s.sdk.checkouts.create({ products: [product.id] });
     const seen: string[] = [];
     s.peer.holdAnswer = async (req, answer) => {
@@ -206,7 +208,7 @@ describe("a Stripe payment that is processing (bank debits)", () => {
   }, 60_000);
 
   it.skipIf(!usingPostgres)("makes one paid order when payment_intent.succeeded reaches till before the confirm's answer", async () => {
-    const product = await createProduct(seller, "fixed");
+    const product = await createProduct(seller, "fixed", EUROS);
     const email = uniqueBuyer("debit-early-ok");
     const checkout = await s.sdk.checkouts.create({ products: [product.id], customerEmail: email, customerName: "Ada Buyer", customerBillingAddress: { country: "DE" as const } });
     s.peer.holdAnswer = async (req, answer) => {

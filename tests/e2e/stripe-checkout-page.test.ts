@@ -4,7 +4,9 @@
 // A one-time purchase; a subscription with a trial (a SetupIntent, nothing charged); a 3-D Secure purchase
 // (handleNextAction, the challenge completed, and failed; a page reloaded while the challenge is pending resumes it,
 // never showing the success view before the payment succeeded); a declined card showing Stripe's message, then
-// another card paying; a SEPA debit processing, then refused by the bank (the form again, a card pays).
+// another card paying; a SEPA debit (a euro checkout) processing, then refused by the bank (the form again, a card
+// pays). The Payment Element offers only what the confirm completes: it is created with the checkout currency's
+// methods (no redirect method) and the confirm's intent allows the same list.
 // Each order is paid once, for the amount the page and the API show; nothing leaves the machine.
 import { Polar as Polar049 } from "polar-sdk-049";
 import type { Browser, Page } from "playwright-core";
@@ -14,7 +16,7 @@ import { closePages, launchForPages, PageWatch, seriousViolations } from "../hel
 import { createProduct, uniqueBuyer, type ProductKind } from "../helpers/checkout.js";
 import type { Seller } from "../helpers/seller.js";
 import { installStripeJs, type StripeJsStandIn } from "../helpers/stripe-js-standin.js";
-import { startStripeSandbox, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, STRIPE_KEYS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { confirmWithBankAccount, startStripeSandbox, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, STRIPE_KEYS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
@@ -45,8 +47,12 @@ interface Opened {
   checkout: { id: string; clientSecret: string };
 }
 
-async function open(kind: ProductKind): Promise<Opened> {
-  const product = await createProduct(seller, kind);
+/** A euro price for `kind` (SEPA Direct Debit is charged in euros only). */
+const EUR = { fixed: { prices: [{ amountType: "fixed", priceAmount: 2500, priceCurrency: "eur" }] } } as const;
+
+async function open(kind: ProductKind, currency: "usd" | "eur" = "usd"): Promise<Opened> {
+  if (currency === "eur" && kind !== "fixed") throw new Error(`no euro price for ${kind}`);
+  const product = await createProduct(seller, kind, currency === "eur" ? EUR.fixed : {});
   // the success view stays on the page (till's base URL is Stripe's public one, not this server)
   const checkout = await s.sdk.checkouts.create({ products: [product.id], successUrl: `${s.server.url}/checkout/thanks?checkout_id={CHECKOUT_ID}` });
   const page = await pages.open({ viewport: { width: 1280, height: 900 } });
@@ -111,7 +117,7 @@ describe("the checkout page on Stripe", () => {
   });
 
   it("a SEPA Direct Debit: the page says the payment is processing, no order until the bank answers, then the success view", async () => {
-    const { page, stripeJs, checkout } = await open("fixed");
+    const { page, stripeJs, checkout } = await open("fixed", "eur");
     await page.getByLabel("Email", { exact: true }).fill(uniqueBuyer("stripe-page-sepa"));
     await page.getByLabel("Name", { exact: true }).fill("Ada Buyer");
     await page.getByLabel("Country", { exact: true }).selectOption("DE");
@@ -133,7 +139,7 @@ describe("the checkout page on Stripe", () => {
   });
 
   it("a SEPA Direct Debit the bank refuses: 'Payment processing', then the form again with the page's message, and a card pays; one order", async () => {
-    const { page, stripeJs, checkout } = await open("fixed");
+    const { page, stripeJs, checkout } = await open("fixed", "eur");
     await page.getByLabel("Email", { exact: true }).fill(uniqueBuyer("stripe-page-sepa-refused"));
     await page.getByLabel("Name", { exact: true }).fill("Ada Buyer");
     await page.getByLabel("Country", { exact: true }).selectOption("DE");
@@ -290,5 +296,119 @@ describe("the checkout page on Stripe", () => {
     const payments = (await s.sdk.payments.list({ checkoutId: checkout.id })).result.items;
     expect(payments.filter((p) => p.status === "succeeded").map((p) => p.amount)).toEqual([total]);
     nothingLeft(stripeJs);
+  });
+});
+
+/** The confirm's intent creates at the Stripe stand-in for a checkout: what till sent (secret key). */
+const createsOf = (checkoutId: string, path: "/v1/payment_intents" | "/v1/setup_intents") =>
+  s.peer.requests.filter((r) => r.method === "POST" && r.path === path && (r.body.metadata as Record<string, string> | undefined)?.checkout_id === checkoutId).map((r) => r.body);
+
+describe("the Payment Element offers only what the confirm completes", () => {
+  it("a dollar checkout: the element is created with card and us_bank_account (no IBAN), the intent allows the same, and a card pays", async () => {
+    const { page, stripeJs, checkout } = await open("fixed");
+    const expected = ["card", "us_bank_account"];
+    expect(stripeJs.elements[0]).toMatchObject({ call: "elements", options: { mode: "payment", currency: "usd", amount: 2500, allowedPaymentMethodTypes: expected } });
+    // every options object the page gave Stripe.js keeps the list (an update never widens it)
+    for (const made of stripeJs.elements) if (made.options.allowedPaymentMethodTypes !== undefined) expect(made.options.allowedPaymentMethodTypes).toEqual(expected);
+    expect(await page.locator("[data-stripe-standin=payment]").getAttribute("data-types")).toBe("card us_bank_account");
+    expect(await page.getByLabel("IBAN", { exact: true }).count()).toBe(0);
+    await page.getByLabel("Routing number", { exact: true }).waitFor();
+    await fill(page, STRIPE_CARDS.visa);
+    const { button, total } = await payButtonMatchesApi(page, checkout.id);
+    await page.screenshot({ path: "/tmp/element-usd.png", fullPage: true });
+    await button.click();
+    await thanks(page);
+    const [create, ...more] = createsOf(checkout.id, "/v1/payment_intents");
+    expect(more).toEqual([]);
+    expect(create?.allowed_payment_method_types).toEqual(expected);
+    // exclusive of allowed_payment_method_types in the pinned API version
+    expect(create?.automatic_payment_methods).toBeUndefined();
+    expect(intentsOf(checkout.id).map((i) => [i.status, i.amount])).toEqual([["succeeded", total]]);
+    nothingLeft(stripeJs);
+  });
+
+  it("a euro checkout: the element is created with card and sepa_debit (no US bank account), the intent allows the same, and a card pays", async () => {
+    const { page, stripeJs, checkout } = await open("fixed", "eur");
+    const expected = ["card", "sepa_debit"];
+    expect(stripeJs.elements[0]).toMatchObject({ call: "elements", options: { mode: "payment", currency: "eur", amount: 2500, allowedPaymentMethodTypes: expected } });
+    expect(await page.locator("[data-stripe-standin=payment]").getAttribute("data-types")).toBe("card sepa_debit");
+    expect(await page.getByLabel("Routing number", { exact: true }).count()).toBe(0);
+    await page.getByLabel("IBAN", { exact: true }).waitFor();
+    await fill(page, STRIPE_CARDS.visa);
+    const { button, total } = await payButtonMatchesApi(page, checkout.id);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: "/tmp/element-eur.png", fullPage: true });
+    await button.click();
+    await thanks(page);
+    const [create, ...more] = createsOf(checkout.id, "/v1/payment_intents");
+    expect(more).toEqual([]);
+    expect(create).toMatchObject({ currency: "eur", allowed_payment_method_types: expected });
+    expect(create?.automatic_payment_methods).toBeUndefined();
+    expect(intentsOf(checkout.id).map((i) => [i.status, i.amount, i.currency])).toEqual([["succeeded", total, "eur"]]);
+    nothingLeft(stripeJs);
+  });
+
+  it("a trial (setup mode): the element saves with the subscription currency's methods, and the SetupIntent allows the same", async () => {
+    const { page, stripeJs, checkout } = await open("trial");
+    const expected = ["card", "us_bank_account"];
+    expect(stripeJs.elements[0]).toMatchObject({ call: "elements", options: { mode: "setup", currency: "usd", setupFutureUsage: "off_session", allowedPaymentMethodTypes: expected } });
+    expect(stripeJs.elements[0]?.options.amount).toBeUndefined();
+    await fill(page, STRIPE_CARDS.visa);
+    const { button } = await payButtonMatchesApi(page, checkout.id);
+    await button.click();
+    await thanks(page);
+    const [create, ...more] = createsOf(checkout.id, "/v1/setup_intents");
+    expect(more).toEqual([]);
+    expect(create?.allowed_payment_method_types).toEqual(expected);
+    expect(create?.automatic_payment_methods).toBeUndefined();
+    expect(intentsOf(checkout.id).map((i) => [i.object, i.status])).toEqual([["setup_intent", "succeeded"]]);
+    nothingLeft(stripeJs);
+  });
+
+  it("a method outside the checkout's list (a SEPA debit for dollars) is refused by the confirm's intent: nothing charged, no order", async () => {
+    const product = await createProduct(seller, "fixed");
+    const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+    await expect(confirmWithBankAccount(s, checkout.clientSecret, STRIPE_BANK_ACCOUNTS.sepaSucceeds, uniqueBuyer("element-outside"))).rejects.toThrow(/confirm answered 4\d\d/);
+    expect(createsOf(checkout.id, "/v1/payment_intents").map((b) => b.allowed_payment_method_types)).toEqual([["card", "us_bank_account"]]);
+    expect(intentsOf(checkout.id).filter((i) => i.status === "succeeded" || i.status === "processing")).toEqual([]);
+    expect(await ordersOf(checkout.id)).toEqual([]);
+  });
+});
+
+describe("the Stripe.js stand-in, as Stripe.js of the endive release", () => {
+  it("refuses paymentMethodTypes, shows only the offered types, and refuses a token of a type the element no longer offers", async () => {
+    const page = await pages.open();
+    const stripeJs = await installStripeJs(page, s.peer);
+    await page.goto("/checkout/thanks");
+    await page.addScriptTag({ url: "https://js.stripe.com/endive/stripe.js" });
+    const seen = await page.evaluate(async (pk) => {
+      type Group = { create(type: string): { mount(node: Element): void }; update(options: object): void };
+      type StripeJs = { elements(options: object): Group; createConfirmationToken(o: { elements: Group }): Promise<{ error?: { code?: string } }> };
+      const stripe = (window as unknown as { Stripe: (key: string) => StripeJs }).Stripe(pk);
+      let refused = "";
+      try {
+        stripe.elements({ mode: "payment", amount: 2500, currency: "eur", paymentMethodTypes: ["card", "ideal"] });
+      } catch (err) {
+        refused = String(err);
+      }
+      const elements = stripe.elements({ mode: "payment", amount: 2500, currency: "eur", allowedPaymentMethodTypes: ["card", "sepa_debit", "us_bank_account"] });
+      const node = document.createElement("div");
+      document.body.append(node);
+      elements.create("payment").mount(node);
+      const types = node.querySelector<HTMLElement>("[data-stripe-standin=payment]")?.dataset.types ?? "";
+      const iban = node.querySelector<HTMLInputElement>("#stripe-standin-iban");
+      if (iban) iban.value = "DE89370400440532013000";
+      elements.update({ allowedPaymentMethodTypes: ["card"] });
+      const token = await stripe.createConfirmationToken({ elements });
+      return { refused, types, code: token.error?.code ?? null };
+    }, STRIPE_KEYS.publishable);
+    expect(seen).toEqual({ refused: expect.stringContaining("IntegrationError: paymentMethodTypes") as unknown as string, types: "card sepa_debit", code: "payment_method_type_not_allowed" });
+    // the refused call made no Elements group; the two calls after it are recorded
+    expect(stripeJs.elements.map((e) => [e.call, e.options.allowedPaymentMethodTypes])).toEqual([
+      ["elements", ["card", "sepa_debit", "us_bank_account"]],
+      ["update", ["card"]],
+    ]);
+    expect(stripeJs.calls).toEqual([]);
+    expect(stripeJs.escaped).toEqual([]);
   });
 });

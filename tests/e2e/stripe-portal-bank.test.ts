@@ -60,9 +60,14 @@ async function addByHand(locale: string, names: { region: string; form: string; 
 describe("a US bank account verified by microdeposits in the portal", () => {
   it("says what happens next, refuses wrong amounts with Stripe's message, and lists the account once verified", async () => {
     const { page, stripeJs, methods } = await addByHand("en-US", { region: "Payment methods", form: "Add a card", add: "Add card" });
+    // the portal's element offers what its setup allows (a method saved there is a dollar one): never a redirect method
+    expect(stripeJs.elements[0]).toMatchObject({ call: "elements", options: { mode: "setup", allowedPaymentMethodTypes: ["card", "us_bank_account"] } });
 
     const verify = methods.getByRole("form", { name: "Verify your bank account" });
     await bodyOnFailure(page, verify.waitFor());
+    // the setup the account was entered for (the last one made): the same list, no automatic_payment_methods
+    const setup = s.peer.requests.filter((r) => r.method === "POST" && r.path === "/v1/setup_intents").at(-1);
+    expect([setup?.body.allowed_payment_method_types, setup?.body.automatic_payment_methods]).toEqual([["card", "us_bank_account"], undefined]);
     await methods.getByText("Two small deposits are on their way to your bank account to verify it.").waitFor();
     const arrival = new Date(Date.now() + 2 * 86_400_000).toLocaleDateString("en-US", { dateStyle: "long", timeZone: "UTC" });
     await methods.getByText(`Two small deposits will reach your bank account by ${arrival}.`, { exact: false }).waitFor();

@@ -5,8 +5,9 @@
 // recorded in `escaped` (a test expects it empty). Never shipped; never a mock of till's own code.
 //
 // What the script implements (Stripe.js's names and shapes):
-// - `Stripe(pk)` → `elements(options)` (deferred-intent options: mode, amount, currency, setupFutureUsage;
-//   `update(options)`, `submit()`, `create('payment')` → mount / on / off / update / destroy), `createConfirmationToken({elements, params})`,
+// - `Stripe(pk)` → `elements(options)` (deferred-intent options: mode, amount, currency, setupFutureUsage,
+//   allowedPaymentMethodTypes; `update(options)`, `submit()`, `create('payment')` → mount / on / off / update / destroy),
+//   `createConfirmationToken({elements, params})`,
 //   `handleNextAction({clientSecret})`, `confirmSetup({elements?, clientSecret, confirmParams?, redirect?})`,
 //   `confirmPayment(…)` (the same for a PaymentIntent), `retrievePaymentIntent`, `retrieveSetupIntent`,
 //   `verifyMicrodepositsForSetup(clientSecret, {amounts} | {descriptor_code})`.
@@ -15,6 +16,12 @@
 //   or, for SEPA Direct Debit, one of Stripe's test IBANs into its "IBAN" input (a sepa_debit confirmation token), or
 //   a US bank account entered by hand: "Full name", "Routing number", "Account number" (a us_bank_account token,
 //   which Stripe verifies with microdeposits).
+// - Like Stripe.js of the endive release (the one @stripe/stripe-js loads), `paymentMethodTypes` in the options of
+//   `elements()` or `update()` is an integration error (Stripe's changelog 2026-09-30.endive, "Removes support for the
+//   payment method types option in Elements": use `allowedPaymentMethodTypes`). The element offers the types of
+//   `allowedPaymentMethodTypes` (all three when it is not given, as a dashboard that turned them on would), those the
+//   currency takes (sepa_debit in eur, us_bank_account in usd): only their inputs are shown, and a confirmation token
+//   of another type is refused. Every options object the page gave `elements()`/`update()` is recorded (`elements`).
 // - 3-D Secure: a dialog ("3D Secure authentication") with the buttons "Complete" and "Fail", as Stripe's test
 //   challenge page has; the choice is sent to the stand-in's POST /v1/3ds2/authenticate.
 import type { Page, Route } from "playwright-core";
@@ -27,13 +34,24 @@ export interface StripeJsStandIn {
   calls: string[];
   /** How many times the page loaded the Stripe.js script. */
   scriptLoads: number;
+  /** The options of each `stripe.elements(options)` and `elements.update(options)` the page made, in order. */
+  elements: ElementsCall[];
+}
+
+export interface ElementsCall {
+  call: "elements" | "update";
+  options: { mode?: string; amount?: number; currency?: string; setupFutureUsage?: string; allowedPaymentMethodTypes?: string[]; [option: string]: unknown };
 }
 
 const LOOPBACK = /^(127\.|localhost$|\[::1\]$)/;
 
 /** Installs the stand-in on `page` (before it navigates). Calls to Stripe's API go to `peer`. */
 export async function installStripeJs(page: Page, peer: StripePeer): Promise<StripeJsStandIn> {
-  const seen: StripeJsStandIn = { escaped: [], calls: [], scriptLoads: 0 };
+  const seen: StripeJsStandIn = { escaped: [], calls: [], scriptLoads: 0, elements: [] };
+  // the script reports the options it was given (it runs in the page; this runs in the test)
+  await page.exposeFunction("__stripeStandInElements", (json: string) => {
+    seen.elements.push(JSON.parse(json) as ElementsCall);
+  });
   // registered first, so the two routes below (registered later) take precedence over it
   await page.route(
     (url) => !LOOPBACK.test(url.hostname) && url.protocol !== "data:" && url.protocol !== "blob:",
@@ -108,20 +126,39 @@ const STRIPE_JS = String.raw`(() => {
     return intent.last_payment_error && intent.status !== "succeeded" ? { error: { ...intent.last_payment_error, payment_intent: intent } } : { paymentIntent: intent };
   };
 
+  const ALL_TYPES = ["card", "sepa_debit", "us_bank_account"];
+  const CURRENCY_OF = { sepa_debit: "eur", us_bank_account: "usd" };
+  /** The types the element offers: those allowed (all without a list), in the currency when one is given. */
+  const offered = (groupOptions) => {
+    const allowed = Array.isArray(groupOptions.allowedPaymentMethodTypes) ? groupOptions.allowedPaymentMethodTypes : ALL_TYPES;
+    const currency = String(groupOptions.currency || "").toLowerCase();
+    return ALL_TYPES.filter((type) => allowed.includes(type) && (!currency || !CURRENCY_OF[type] || CURRENCY_OF[type] === currency));
+  };
+  const report = (call, options) => {
+    const { appearance: _a, fonts: _f, ...rest } = options || {};
+    if (typeof window.__stripeStandInElements === "function") void window.__stripeStandInElements(JSON.stringify({ call, options: rest }));
+  };
+  const integrationError = (options) => {
+    // Stripe.js of the endive release refuses the option it removed, and makes no Elements instance
+    if (options && options.paymentMethodTypes !== undefined) throw new Error("IntegrationError: paymentMethodTypes is not supported on this version of Stripe.js; use allowedPaymentMethodTypes.");
+  };
+
   function PaymentElement(group, options) {
     const handlers = {};
     let node = null;
     let fields = null;
     let errorNode = null;
     const emit = (event, payload) => (handlers[event] || []).slice().forEach((h) => h(payload));
+    // a type the element does not offer has no inputs: it reads as empty
+    const read = (name) => (fields && fields[name] ? fields[name].value : "");
     const values = () => ({
-      number: fields ? fields.number.value.replace(/\D/g, "") : "",
-      expiry: fields ? fields.expiry.value.replace(/\D/g, "") : "",
-      cvc: fields ? fields.cvc.value.replace(/\D/g, "") : "",
-      iban: fields ? fields.iban.value.replace(/\s/g, "").toUpperCase() : "",
-      name: fields ? fields.name.value.trim() : "",
-      routing: fields ? fields.routing.value.replace(/\D/g, "") : "",
-      account: fields ? fields.account.value.replace(/\D/g, "") : "",
+      number: read("number").replace(/\D/g, ""),
+      expiry: read("expiry").replace(/\D/g, ""),
+      cvc: read("cvc").replace(/\D/g, ""),
+      iban: read("iban").replace(/\s/g, "").toUpperCase(),
+      name: read("name").trim(),
+      routing: read("routing").replace(/\D/g, ""),
+      account: read("account").replace(/\D/g, ""),
     });
     const complete = () => {
       const v = values();
@@ -160,21 +197,29 @@ const STRIPE_JS = String.raw`(() => {
         const box = document.createElement("div");
         box.className = "stripe-standin-payment-element";
         box.dataset.stripeStandin = "payment";
-        const n = input("Card number", "stripe-standin-number", "cc-number");
-        const e = input("Expiration date", "stripe-standin-expiry", "cc-exp");
-        const c = input("Security code", "stripe-standin-cvc", "cc-csc");
-        e.input.placeholder = "MM / YY";
-        const iban = input("IBAN", "stripe-standin-iban", "off");
-        iban.input.inputMode = "text";
-        const name = input("Full name", "stripe-standin-name", "name");
-        name.input.inputMode = "text";
-        const routing = input("Routing number", "stripe-standin-routing", "off");
-        const account = input("Account number", "stripe-standin-account", "off");
-        fields = { number: n.input, expiry: e.input, cvc: c.input, iban: iban.input, name: name.input, routing: routing.input, account: account.input };
+        const types = offered(group._options);
+        box.dataset.types = types.join(" ");
+        fields = {};
+        const add = (key, made) => {
+          fields[key] = made.input;
+          box.append(made.wrap);
+          return made;
+        };
+        if (types.includes("card")) {
+          add("number", input("Card number", "stripe-standin-number", "cc-number"));
+          add("expiry", input("Expiration date", "stripe-standin-expiry", "cc-exp")).input.placeholder = "MM / YY";
+          add("cvc", input("Security code", "stripe-standin-cvc", "cc-csc"));
+        }
+        if (types.includes("sepa_debit")) add("iban", input("IBAN", "stripe-standin-iban", "off")).input.inputMode = "text";
+        if (types.includes("us_bank_account")) {
+          add("name", input("Full name", "stripe-standin-name", "name")).input.inputMode = "text";
+          add("routing", input("Routing number", "stripe-standin-routing", "off"));
+          add("account", input("Account number", "stripe-standin-account", "off"));
+        }
         errorNode = document.createElement("p");
         errorNode.className = "stripe-standin-error";
         errorNode.setAttribute("role", "alert");
-        box.append(n.wrap, e.wrap, c.wrap, iban.wrap, name.wrap, routing.wrap, account.wrap, errorNode);
+        box.append(errorNode);
         node.append(box);
         group._mounted = element;
         setTimeout(() => emit("ready", { elementType: "payment" }), 0);
@@ -206,7 +251,8 @@ const STRIPE_JS = String.raw`(() => {
         Object.assign(options, next || {});
       },
       focus() {
-        if (fields) fields.number.focus();
+        const first = fields && Object.values(fields)[0];
+        if (first) first.focus();
       },
       blur() {},
       clear() {
@@ -236,6 +282,8 @@ const STRIPE_JS = String.raw`(() => {
   }
 
   function Elements(stripe, options) {
+    integrationError(options);
+    report("elements", options);
     const group = {
       _options: { ...(options || {}) },
       _mounted: null,
@@ -248,6 +296,8 @@ const STRIPE_JS = String.raw`(() => {
         return type === "payment" ? group._mounted : null;
       },
       update(next) {
+        integrationError(next);
+        report("update", next);
         Object.assign(group._options, next || {});
       },
       fetchUpdates: async () => ({}),
@@ -314,6 +364,14 @@ const STRIPE_JS = String.raw`(() => {
         return { error: { type: "validation_error", message: problem } };
       }
       const v = el._values();
+      const type = v.iban ? "sepa_debit" : v.account ? "us_bank_account" : "card";
+      const types = offered(elements._options);
+      if (!types.includes(type)) {
+        // the options changed after the element was mounted: the type is no longer one it offers
+        const message = "The payment method type " + type + " is not one this Payment Element offers (" + types.join(", ") + ").";
+        el._showError(message);
+        return { error: { type: "invalid_request_error", code: "payment_method_type_not_allowed", message } };
+      }
       const sfu = elements._options.setupFutureUsage || elements._options.setup_future_usage;
       const given = (params && params.payment_method_data) || {};
       const instrument = v.iban

@@ -109,6 +109,18 @@ export const STRIPE_BANK_ACCOUNTS = {
 } as const;
 export type StripeBankAccount = (typeof STRIPE_BANK_ACCOUNTS)[keyof typeof STRIPE_BANK_ACCOUNTS];
 
+/** The currency Stripe debits a bank account in: SEPA Direct Debit in euros, a US bank account in dollars. */
+export const currencyOfBank = (bank: StripeBankAccount) => (bank.type === "sepa_debit" ? "eur" : "usd");
+
+/**
+ * `createProduct`'s `extra` for a product paid by `bank`: its price (createProduct's amount for `kind`) in the bank's
+ * currency — a checkout offers and its intent allows a bank debit only in that currency (shared/stripe.ts).
+ */
+export function pricedForBank(kind: "fixed" | "monthly" | "trial", bank: StripeBankAccount): Record<string, unknown> {
+  const amount = { fixed: 2500, monthly: 900, trial: 1200 }[kind];
+  return { prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: currencyOfBank(bank) }] };
+}
+
 /** What Stripe.js's createConfirmationToken sends for a bank account entered in the Payment Element (its holder named, as Stripe requires). */
 export async function bankDebitToken(peer: StripePeer, bank: StripeBankAccount, setupFutureUsage?: "off_session"): Promise<string> {
   const body = new URLSearchParams({

@@ -20,6 +20,7 @@ import {
   unprocessed,
 } from "../processor.js";
 import { Stripe as StripeSdk, withoutCallSite } from "../stripe-client.js";
+import { stripeMethodTypes } from "../../../shared/stripe.js";
 
 /** What the checkout page needs to mount the Payment Element (Polar's metadata carries the publishable key too). */
 export const STRIPE_METADATA_PROCESSOR = "stripe";
@@ -194,7 +195,9 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
               confirmation_token: request.confirmationTokenId,
               confirm: true,
               usage: "off_session",
-              automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+              // the methods the page's Payment Element offers (never one that redirects: no return_url here);
+              // exclusive of automatic_payment_methods in the pinned API version
+              allowed_payment_method_types: stripeMethodTypes(request.currency),
               description: request.description,
               metadata,
               expand: ["payment_method"],
@@ -211,7 +214,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
             confirmation_token: request.confirmationTokenId,
             confirm: true,
             setup_future_usage: request.setupFutureUsage ? "off_session" : undefined,
-            automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+            allowed_payment_method_types: stripeMethodTypes(request.currency),
             description: request.description,
             metadata,
             expand: ["payment_method"],

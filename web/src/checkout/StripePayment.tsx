@@ -1,13 +1,15 @@
 // How the customer pays when the organization's Stripe account takes the payment: Stripe.js (loaded with
 // @stripe/stripe-js from js.stripe.com, the checkout's publishable key) and its Payment Element in deferred-intent
 // mode — the checkout's amount and currency, `setupFutureUsage: off_session` for a subscription (its renewals are
-// charged off-session), mode "setup" when nothing is due now (a trial, a $0 first period). Paying makes a
+// charged off-session), mode "setup" when nothing is due now (a trial, a $0 first period), and only the methods the
+// server's confirm completes (`allowedPaymentMethodTypes`, shared/stripe.ts: no redirect method). Paying makes a
 // ConfirmationToken (`stripe.createConfirmationToken`) that the page sends as the confirm's `confirmation_token_id`;
 // a confirm answered `requires_action` runs `stripe.handleNextAction` (3-D Secure). Loaded with the page only
 // when needed (a lazy chunk): a test-processor checkout never loads Stripe.js.
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { loadStripe, type Stripe, type StripeElements, type StripeElementsOptions } from "@stripe/stripe-js";
 import { useEffect, useMemo, useState } from "react";
+import { stripeMethodTypes } from "../../../shared/stripe.js";
 import type { Checkout } from "../checkout-api.js";
 import { formatLocale, t } from "../i18n/intl.js";
 import { fieldId } from "./model.js";
@@ -32,9 +34,12 @@ export function elementsOptions(c: Pick<Checkout, "total_amount" | "active_trial
   const appearance = { theme: dark ? ("night" as const) : ("stripe" as const) };
   // the Payment Element speaks the page's language (Stripe has each of till's locales)
   const locale = formatLocale() as NonNullable<StripeElementsOptions["locale"]>;
+  // without it the element offers every method the seller turned on in Stripe's dashboard, redirects included,
+  // which the confirm's intent then refuses; the same list as the intent's allowed_payment_method_types
+  const allowedPaymentMethodTypes = stripeMethodTypes(c.currency);
   return savesOnly(c)
-    ? { mode: "setup", currency: c.currency, ...future, appearance, locale }
-    : { mode: "payment", amount: c.total_amount, currency: c.currency, ...future, appearance, locale };
+    ? { mode: "setup", currency: c.currency, ...future, allowedPaymentMethodTypes, appearance, locale }
+    : { mode: "payment", amount: c.total_amount, currency: c.currency, ...future, allowedPaymentMethodTypes, appearance, locale };
 }
 
 function stripePayer(stripe: Stripe, elements: StripeElements): Payer {

@@ -9,6 +9,7 @@ import type { Stripe } from "@stripe/stripe-js";
 // the "pure" entry: Stripe.js is fetched when loadStripe is called, not as soon as the module is imported
 import { loadStripe } from "@stripe/stripe-js/dist/pure.mjs";
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
+import { stripeMethodTypes, type StripeMethodType } from "../../../shared/stripe.js";
 import { t } from "../i18n/intl.js";
 import { portalApi, type PortalProcessor } from "../portal-api.js";
 
@@ -95,10 +96,22 @@ export interface StripeCardFormProps {
   children?: ReactNode;
 }
 
+/**
+ * What the portal's form offers: a method saved here is set up by the server as a dollar one (the portal's setup has
+ * no currency of its own: server/billing/payments/methods.ts), so the element offers what that setup allows
+ * (shared/stripe.ts: never a method that redirects) — and, paying an order, only those of them its currency takes.
+ */
+export function portalMethodTypes(currency: string | undefined): StripeMethodType[] {
+  const saved = stripeMethodTypes("usd");
+  return currency ? stripeMethodTypes(currency).filter((type) => saved.includes(type)) : saved;
+}
+
 /** A card typed into Stripe's Payment Element (deferred 'setup' mode), handed over as a confirmation token. */
 export function StripeCardForm(props: StripeCardFormProps) {
+  const currency = props.currency?.toLowerCase();
+  const allowedPaymentMethodTypes = portalMethodTypes(currency);
   return (
-    <Elements stripe={props.stripe} options={{ mode: "setup", ...(props.currency ? { currency: props.currency.toLowerCase() } : {}) }}>
+    <Elements stripe={props.stripe} options={{ mode: "setup", ...(currency ? { currency } : {}), allowedPaymentMethodTypes }}>
       <CardFormInner {...props} />
     </Elements>
   );
