@@ -151,6 +151,7 @@ function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod }: C
     const pm = methodOf(auth, idOf(req));
     if (pm.customer && pm.customer !== customer) throw new StripeFailure(400, { type: "invalid_request_error", message: "The payment method you provided has already been attached to a customer." });
     if (pm.behaviour.decline) throw new StripeFailure(402, { type: "card_error", code: "card_declined", decline_code: pm.behaviour.decline.decline_code, message: pm.behaviour.decline.message });
+    if (pm.behaviour.cardError) throw new StripeFailure(402, { type: "card_error", ...pm.behaviour.cardError });
     pm.customer = customer;
     return publicMethod(pm);
   });
@@ -233,6 +234,14 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
     return { ...rest, payment_method: expands(p, "payment_method") && pm ? publicMethod(pm) : intent.payment_method };
   };
   const emitIntent = (auth: Authed, intent: Intent, what: string) => peer.emit(auth, `${intent.object}.${what}`, visible(intent, {}));
+  /** A card error other than card_declined: the intent fails with the error's code and, as at Stripe, no decline_code. */
+  const refuse = (auth: Authed, intent: Intent, pm: PaymentMethod, error: { code: string; message: string; param?: string }): never => {
+    const charging = intent.object === "payment_intent";
+    intent.status = "requires_payment_method";
+    intent.last_payment_error = { type: "card_error", ...error, payment_method: publicMethod(pm) };
+    emitIntent(auth, intent, charging ? "payment_failed" : "setup_failed");
+    throw new StripeFailure(402, { type: "card_error", ...error, [charging ? "payment_intent" : "setup_intent"]: visible(intent, {}) });
+  };
   /** Confirms an intent with its payment method, as Stripe decides for the test cards. Throws Stripe's 402 on a decline. */
   const confirm = (auth: Authed, intent: Intent, offSession: boolean) => {
     const pm = intent.payment_method ? o.paymentMethods.get(intent.payment_method) : undefined;
@@ -269,6 +278,7 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
       const key = charging ? "payment_intent" : "setup_intent";
       throw new StripeFailure(402, { type: "card_error", code, decline_code, message, [key]: visible(intent, {}) });
     };
+    if (b.cardError) refuse(auth, intent, pm, b.cardError);
     if (b.decline) fail("card_declined", b.decline.decline_code, b.decline.message);
     if (charging && b.chargesFail) fail("card_declined", "generic_decline", "Your card was declined.");
     if (charging && b.noFunds) fail("card_declined", "insufficient_funds", "Your card has insufficient funds.");
