@@ -146,3 +146,77 @@ describe("declines with and without a decline_code", () => {
     }
   });
 });
+
+describe("a customer deleted in the dashboard, a detached payment method", () => {
+  it("an intent naming a deleted customer: 404 resource_missing with param customer; its retrieve says deleted; its card detached", async () => {
+    const customer = await stripe.customers.create({ email: "gone@example.com" });
+    const pm = await stripe.paymentMethods.attach("pm_card_visa", { customer: customer.id });
+    const deleted = await stripe.customers.del(customer.id);
+    expect(deleted).toMatchObject({ id: customer.id, deleted: true });
+    expect(await stripe.customers.retrieve(customer.id)).toMatchObject({ id: customer.id, deleted: true });
+    expect(peer.events.some((e) => e.type === "customer.deleted" && e.object.id === customer.id)).toBe(true);
+
+    const err = await failure(charge(unique(), { customer: customer.id, payment_method: pm.id, off_session: true }));
+    expect(err).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect([err.statusCode, err.code, err.param, err.message]).toEqual([404, "resource_missing", "customer", `No such customer: '${customer.id}'`]);
+    expect((await stripe.paymentMethods.retrieve(pm.id)).customer).toBeNull();
+    // its saved card, named without the customer, is refused too: detached with it
+    const reuse = await failure(charge(unique(), { payment_method: pm.id }));
+    expect([reuse.statusCode, reuse.param]).toEqual([400, "payment_method"]);
+    expect(reuse.message).toContain("detached from a Customer, and may not be used again");
+  });
+
+  it("the test's control deletes a customer as the dashboard does", async () => {
+    const customer = await stripe.customers.create({ email: "dashboard@example.com" });
+    peer.payments.deleteCustomer(customer.id);
+    const err = await failure(stripe.setupIntents.create({ customer: customer.id, payment_method: "pm_card_visa", confirm: true, usage: "off_session", automatic_payment_methods: { enabled: true, allow_redirects: "never" } }));
+    expect([err.statusCode, err.code, err.param]).toEqual([404, "resource_missing", "customer"]);
+  });
+
+  it("a detached payment method may not be used again; an unknown one is resource_missing with param payment_method", async () => {
+    const customer = await stripe.customers.create({ email: "detach@example.com" });
+    const pm = await stripe.paymentMethods.attach("pm_card_visa", { customer: customer.id });
+    await stripe.paymentMethods.detach(pm.id);
+    const err = await failure(charge(unique(), { customer: customer.id, payment_method: pm.id, off_session: true }));
+    expect([err.statusCode, err.rawType, err.param]).toEqual([400, "invalid_request_error", "payment_method"]);
+    expect(err.message).toBe("This PaymentMethod was previously used without being attached to a Customer or was detached from a Customer, and may not be used again.");
+    const unknown = await failure(charge(unique(), { payment_method: "pm_1NoSuchMethod" }));
+    expect([unknown.statusCode, unknown.code, unknown.param, unknown.message]).toEqual([404, "resource_missing", "payment_method", "No such PaymentMethod: 'pm_1NoSuchMethod'"]);
+  });
+});
+
+describe("confirmation tokens used twice, expired, or of the wrong mode", () => {
+  const confirmWith = (token: string, extra: Partial<Stripe.PaymentIntentCreateParams> = {}) =>
+    stripe.paymentIntents.create({ amount: 1500, currency: "usd", confirmation_token: token, confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: "never" }, ...extra }, { idempotencyKey: unique() });
+
+  it("a token confirms once; used again it is refused", async () => {
+    const token = await confirmationToken(peer, STRIPE_CARDS.visa);
+    expect((await confirmWith(token)).status).toBe("succeeded");
+    const err = await failure(confirmWith(token));
+    expect([err.statusCode, err.code]).toEqual([400, "confirmation_token_already_used"]);
+  });
+
+  it("an expired token is refused, and nothing is charged", async () => {
+    const token = await confirmationToken(peer, STRIPE_CARDS.visa);
+    peer.payments.expireToken(token);
+    const before = [...peer.payments.intents.values()].filter((i) => i.status === "succeeded").length;
+    const err = await failure(confirmWith(token));
+    expect([err.statusCode, err.code, err.param]).toEqual([400, "confirmation_token_expired", "confirmation_token"]);
+    expect([...peer.payments.intents.values()].filter((i) => i.status === "succeeded").length).toBe(before);
+  });
+
+  it("setup_future_usage of the token and of the PaymentIntent must be the same, both ways; a SetupIntent takes a saving token", async () => {
+    const saving = await confirmationToken(peer, STRIPE_CARDS.visa, "off_session");
+    const err = await failure(confirmWith(saving));
+    expect([err.statusCode, err.param]).toEqual([400, "setup_future_usage"]);
+    expect(err.message).toContain("(off_session) does not match the PaymentIntent's setup_future_usage (null)");
+    const plain = await confirmationToken(peer, STRIPE_CARDS.visa);
+    const other = await failure(confirmWith(plain, { setup_future_usage: "off_session", customer: (await stripe.customers.create({})).id }));
+    expect(other.message).toContain("(null) does not match the PaymentIntent's setup_future_usage (off_session)");
+    // the same tokens in the mode they were made for
+    const customer = await stripe.customers.create({});
+    expect((await confirmWith(await confirmationToken(peer, STRIPE_CARDS.visa, "off_session"), { setup_future_usage: "off_session", customer: customer.id })).status).toBe("succeeded");
+    const setup = await stripe.setupIntents.create({ customer: customer.id, confirmation_token: await confirmationToken(peer, STRIPE_CARDS.visa, "off_session"), confirm: true, usage: "off_session", automatic_payment_methods: { enabled: true, allow_redirects: "never" } });
+    expect(setup.status).toBe("succeeded");
+  });
+});
