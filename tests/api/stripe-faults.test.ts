@@ -3,6 +3,7 @@
 // till's Stripe client retries with the same Idempotency-Key, so Stripe answers the retry with what it already
 // did: the checkout succeeds and the stand-in holds exactly one PaymentIntent and one charge for it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest } from "../helpers/api.js";
 import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import { confirmationToken, startStripeSandbox, STRIPE_CARDS, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
@@ -85,4 +86,39 @@ describe("a checkout confirmed while Stripe misbehaves", () => {
     const [sub] = (await s.sdk.subscriptions.list({ productId: product.id })).result.items;
     expect(sub?.status).toBe("active");
   });
+
+  it("a renewal whose charge loses its answer, and one met by a 429 to retry: each charged once, the orders paid, the subscription active", async () => {
+    const product = await createProduct({ ...s.seller, sdk: s.sdk, token: s.key }, "monthly");
+    const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+    expect((await confirm(checkout.clientSecret, "off_session")).status).toBe(200);
+    const sub = (await s.sdk.subscriptions.list({ productId: product.id })).result.items[0];
+    if (!sub) throw new Error("no subscription");
+    const renewalsOf = () => [...s.peer.payments.intents.values()].filter((i) => i.metadata.subscription_id === sub.id && !i.metadata.checkout_id);
+
+    s.faults.dropAfterProcessing("POST", "/v1/payment_intents");
+    await advance("31d");
+    s.faults.rateLimit("POST", "/v1/payment_intents", { shouldRetry: true });
+    await advance("31d");
+    expect(s.faults.pending()).toBe(0);
+    const renewals = renewalsOf();
+    expect(renewals.map((i) => [i.status, i.amount])).toEqual([
+      ["succeeded", 900],
+      ["succeeded", 900],
+    ]);
+    for (const intent of renewals) expect(chargesOf(intent.id)).toHaveLength(1);
+    // the clock renews every subscription of the sandbox: whichever renewal met a fault, every order was charged once
+    const byOrder = new Map<string, number>();
+    for (const i of s.peer.payments.intents.values()) if (i.status === "succeeded" && i.metadata.order_id) byOrder.set(i.metadata.order_id, (byOrder.get(i.metadata.order_id) ?? 0) + 1);
+    expect([...byOrder.values()].every((n) => n === 1)).toBe(true);
+    expect([...s.charges.charges.values()].length).toBe([...s.peer.payments.intents.values()].filter((i) => i.status === "succeeded" && i.object === "payment_intent").length);
+    for (const fault of s.faults.injected.slice(-2)) expect(s.peer.requests.filter((r) => r.idempotencyKey === fault.idempotencyKey).length).toBeGreaterThan(0);
+    const cycles = (await s.sdk.orders.list({ subscriptionId: sub.id, limit: 100 })).result.items.filter((o) => o.billingReason === "subscription_cycle");
+    expect(cycles.map((o) => o.status)).toEqual(["paid", "paid"]);
+    expect((await s.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
+  }, 60_000);
 });
+
+async function advance(by: string): Promise<void> {
+  const res = await rawRequest(s.server.url, s.key, "POST", "/v1/test-clock/advance", { by });
+  if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
+}
