@@ -12,6 +12,11 @@ export interface Behaviour {
   last4: string;
   /** Declined whenever used (setup and charge). */
   decline?: { decline_code: string; message: string };
+  /**
+   * Refused whenever used with a card error of its own code and NO decline_code (Stripe sets decline_code only on
+   * `card_declined`): expired_card, incorrect_cvc, processing_error, with the card field at fault as `param`.
+   */
+  cardError?: { code: string; message: string; param?: string };
   /** Attaches (setup succeeds); every charge is declined. */
   chargesFail?: boolean;
   /** Declined when charged (insufficient funds); a setup alone succeeds. */
@@ -32,7 +37,22 @@ export const TEST_PAYMENT_METHODS: Record<string, Behaviour> = {
   pm_card_authenticationRequired: { brand: "visa", last4: "3184", auth: "always" },
   pm_card_authenticationRequiredOnSetup: { brand: "visa", last4: "3155", auth: "setup" },
   pm_card_threeDSecure2Required: { brand: "visa", last4: "3220", auth: "always" },
+  ...CARD_ERRORS(),
 };
+/**
+ * Stripe's test cards of its "Declined payments" table (https://docs.stripe.com/testing#declined-payments) beyond the
+ * generic ones: a lost card (card_declined, decline_code lost_card), and the refusals whose error code is the reason
+ * and which carry no decline_code (an expired card, an incorrect CVC, a processing error).
+ */
+function CARD_ERRORS(): Record<string, Behaviour> {
+  return {
+    pm_card_chargeDeclinedLostCard: { brand: "visa", last4: "9987", decline: { decline_code: "lost_card", message: "Your card was declined." } },
+    pm_card_chargeDeclinedExpiredCard: { brand: "visa", last4: "0069", cardError: { code: "expired_card", param: "exp_month", message: "Your card has expired." } },
+    pm_card_chargeDeclinedIncorrectCvc: { brand: "visa", last4: "0127", cardError: { code: "incorrect_cvc", param: "cvc", message: "Your card's security code is incorrect." } },
+    pm_card_chargeDeclinedProcessingError: { brand: "visa", last4: "0119", cardError: { code: "processing_error", message: "An error occurred while processing your card. Try again in a little bit." } },
+  };
+}
+
 export const behaviourOf = (name: string): Behaviour | undefined => TEST_PAYMENT_METHODS[name] ?? BANK_ACCOUNTS[name];
 
 export const CARD_NUMBERS: Record<string, string> = {
@@ -44,6 +64,10 @@ export const CARD_NUMBERS: Record<string, string> = {
   "4000002760003184": "pm_card_authenticationRequired",
   "4000002500003155": "pm_card_authenticationRequiredOnSetup",
   "4000000000003220": "pm_card_threeDSecure2Required",
+  "4000000000009987": "pm_card_chargeDeclinedLostCard",
+  "4000000000000069": "pm_card_chargeDeclinedExpiredCard",
+  "4000000000000127": "pm_card_chargeDeclinedIncorrectCvc",
+  "4000000000000119": "pm_card_chargeDeclinedProcessingError",
 };
 
 

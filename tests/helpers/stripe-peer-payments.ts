@@ -45,6 +45,10 @@ export interface PaymentObjects {
   refunds: Map<string, Obj>;
   /** The bank's answer to a `processing` debit (a test's control): succeeded or failed as its test account says. */
   settleDebit(intentId: string): void;
+  /** The customer deleted in Stripe's dashboard (a test's control; DELETE /v1/customers/:id does the same). */
+  deleteCustomer(customerId: string): void;
+  /** The confirmation token's `expires_at` passed (a test's control: Stripe's tokens expire 12 hours after creation). */
+  expireToken(tokenId: string): void;
   /** Called when a PaymentIntent succeeds (its charge made) and when a refund is made through the API
    *  (stripe-peer-charges.ts keeps its charges and refunds from them). */
   readonly hooks: { charged: Array<(auth: Authed, intent: Intent) => void>; refunded: Array<(auth: Authed, refund: Obj) => void> };
@@ -63,6 +67,8 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
     intents: new Map(),
     refunds: new Map(),
     settleDebit: () => undefined,
+    deleteCustomer: () => undefined,
+    expireToken: () => undefined,
     hooks: { charged: [], refunded: [] },
   };
   const ctx = contextOf(peer, o);
@@ -75,6 +81,7 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
   threeDSecureRoute(ctx, machine, route);
   registerMicrodeposits(ctx, machine, route);
   refundRoutes(ctx, route);
+  Object.assign(o, removalRoutes(ctx, route));
   return o;
 }
 
@@ -110,18 +117,71 @@ function contextOf(peer: StripePeer, o: PaymentObjects) {
   };
   const methodOf = (auth: Authed, id: string) => (TEST_PAYMENT_METHODS[id] ? makeMethod(auth, id) : own(o.paymentMethods, auth, id, "PaymentMethod"));
   const publicMethod = ({ behaviour: _b, setUp: _s, unverified: _u, account: _a, ...pm }: PaymentMethod) => pm;
-  const methodOfToken = (auth: Authed, id: string) => {
+  const methodOfToken = (auth: Authed, id: string, intent?: Intent) => {
     const token = own(o.tokens, auth, id, "ConfirmationToken");
     if (token.used && !peer.reusableTokens) throw new StripeFailure(400, { type: "invalid_request_error", code: "confirmation_token_already_used", message: "This ConfirmationToken has already been used." });
+    tokenFits(token, intent);
     token.used = true;
     return makeMethod(auth, token.template, (token.payment_method_preview as { billing_details?: Params }).billing_details ?? {}, token.manual);
   };
 
-  return { peer, o, params, own, idOf, makeMethod, methodOf, publicMethod, methodOfToken };
+  // ---- what was removed: customers deleted in the dashboard, payment methods detached -----------------
+  const removed = { customers: new Map<string, Obj>(), methods: new Set<string>() };
+  /** A customer named by a request's `customer`: one deleted (or never made) is missing, as Stripe says it. */
+  const customerParam = (auth: Authed, id: string) => {
+    if (removed.customers.has(id)) throw noSuch("customer", id, "customer");
+    const found = o.customers.get(id);
+    if (!found || found.account !== auth.account.id || found.livemode !== auth.livemode) throw noSuch("customer", id, "customer");
+    return found;
+  };
+  /** A payment method named by an intent's `payment_method`: missing (404), or detached and so never usable again (400). */
+  const paymentMethodParam = (auth: Authed, id: string) => {
+    if (TEST_PAYMENT_METHODS[id]) return makeMethod(auth, id);
+    const found = o.paymentMethods.get(id);
+    if (!found || found.account !== auth.account.id || found.livemode !== auth.livemode) throw noSuch("PaymentMethod", id, "payment_method");
+    if (removed.methods.has(id)) {
+      throw new StripeFailure(400, {
+        type: "invalid_request_error",
+        param: "payment_method",
+        message: "This PaymentMethod was previously used without being attached to a Customer or was detached from a Customer, and may not be used again.",
+      });
+    }
+    return found;
+  };
+
+  return { peer, o, params, own, idOf, makeMethod, methodOf, publicMethod, methodOfToken, removed, customerParam, paymentMethodParam };
+}
+
+/**
+ * A confirmation token may confirm only what it was made for (https://docs.stripe.com/api/confirmation_tokens/object):
+ * before its `expires_at`, and a PaymentIntent whose `setup_future_usage` is the token's (the Payment Element made
+ * with `setupFutureUsage` shows the customer the terms of saving the method; an intent that does not save it, or
+ * saves one the customer was not told about, is refused).
+ */
+function tokenFits(token: Obj & { expires_at?: unknown; setup_future_usage?: unknown }, intent: Intent | undefined): void {
+  if (Number(token.expires_at) <= now()) {
+    throw new StripeFailure(400, {
+      type: "invalid_request_error",
+      code: "confirmation_token_expired",
+      param: "confirmation_token",
+      message: `This ConfirmationToken (${token.id}) has expired and can no longer be used to confirm a PaymentIntent or SetupIntent. Create a new ConfirmationToken.`,
+    });
+  }
+  if (intent?.object !== "payment_intent") return;
+  const tokenUsage = str(token.setup_future_usage) ?? null;
+  const intentUsage = str(intent.setup_future_usage) ?? null;
+  if (tokenUsage !== intentUsage) {
+    throw new StripeFailure(400, {
+      type: "invalid_request_error",
+      param: "setup_future_usage",
+      message: `The ConfirmationToken's setup_future_usage (${tokenUsage ?? "null"}) does not match the PaymentIntent's setup_future_usage (${intentUsage ?? "null"}). Create the ConfirmationToken with the same setup_future_usage as the PaymentIntent.`,
+    });
+  }
 }
 export type Ctx = ReturnType<typeof contextOf>;
 
-function customerRoutes({ o, params, own, idOf }: Ctx, route: PeerRoute): void {
+function customerRoutes(ctx: Ctx, route: PeerRoute): void {
+  const { o, params, own, idOf } = ctx;
   // ---- customers -------------------------------------------------------------------------------------
   route("POST", "/v1/customers", "customer_write", (auth, req) => {
     const p = params(req, ["email", "name", "metadata", "description", "expand", "invoice_settings"]);
@@ -129,7 +189,7 @@ function customerRoutes({ o, params, own, idOf }: Ctx, route: PeerRoute): void {
     o.customers.set(c.id, c);
     return c;
   });
-  route("GET", "/v1/customers/:id", "customer_read", (auth, req) => (params(req, ["expand"]), own(o.customers, auth, idOf(req), "customer")));
+  route("GET", "/v1/customers/:id", "customer_read", (auth, req) => (params(req, ["expand"]), deletedCustomer(ctx, auth, idOf(req)) ?? own(o.customers, auth, idOf(req), "customer")));
   route("POST", "/v1/customers/:id", "customer_write", (auth, req) => {
     const p = params(req, ["email", "name", "metadata", "invoice_settings", "expand"]);
     const c = own(o.customers, auth, idOf(req), "customer");
@@ -141,16 +201,17 @@ function customerRoutes({ o, params, own, idOf }: Ctx, route: PeerRoute): void {
 
 }
 
-function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod }: Ctx, route: PeerRoute): void {
+function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod, removed, customerParam }: Ctx, route: PeerRoute): void {
   route("GET", "/v1/payment_methods/:id", "payment_method_read", (auth, req) => (params(req, ["expand"]), publicMethod(methodOf(auth, idOf(req)))));
   route("POST", "/v1/payment_methods/:id/attach", "payment_method_write", (auth, req) => {
     const p = params(req, ["customer", "expand"]);
     const customer = str(p.customer);
     if (!customer) throw missing("customer");
-    own(o.customers, auth, customer, "customer");
+    customerParam(auth, customer);
     const pm = methodOf(auth, idOf(req));
     if (pm.customer && pm.customer !== customer) throw new StripeFailure(400, { type: "invalid_request_error", message: "The payment method you provided has already been attached to a customer." });
     if (pm.behaviour.decline) throw new StripeFailure(402, { type: "card_error", code: "card_declined", decline_code: pm.behaviour.decline.decline_code, message: pm.behaviour.decline.message });
+    if (pm.behaviour.cardError) throw new StripeFailure(402, { type: "card_error", ...pm.behaviour.cardError });
     pm.customer = customer;
     return publicMethod(pm);
   });
@@ -159,6 +220,7 @@ function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod }: C
     const pm = own(o.paymentMethods, auth, idOf(req), "PaymentMethod");
     if (!pm.customer) throw new StripeFailure(400, { type: "invalid_request_error", message: "The payment method you provided is not attached to a customer so detachment is impossible." });
     pm.customer = null;
+    removed.methods.add(pm.id);
     return publicMethod(pm);
   });
   const listMethods = (auth: Authed, customer: string) => ({
@@ -225,7 +287,7 @@ function confirmationTokenRoutes({ o, params }: Ctx, route: PeerRoute): void {
 }
 
 /** How an intent moves: confirmed with its payment method as Stripe decides for the test cards, succeeded, created. */
-function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfToken }: Ctx) {
+function intentMachine({ peer, o, params, publicMethod, methodOfToken, customerParam, paymentMethodParam }: Ctx) {
   // ---- intents ---------------------------------------------------------------------------------------
   const visible = (intent: Intent, p: Params) => {
     const { account: _a, setupFutureUsage: _s, ...rest } = intent;
@@ -233,6 +295,14 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
     return { ...rest, payment_method: expands(p, "payment_method") && pm ? publicMethod(pm) : intent.payment_method };
   };
   const emitIntent = (auth: Authed, intent: Intent, what: string) => peer.emit(auth, `${intent.object}.${what}`, visible(intent, {}));
+  /** A card error other than card_declined: the intent fails with the error's code and, as at Stripe, no decline_code. */
+  const refuse = (auth: Authed, intent: Intent, pm: PaymentMethod, error: { code: string; message: string; param?: string }): never => {
+    const charging = intent.object === "payment_intent";
+    intent.status = "requires_payment_method";
+    intent.last_payment_error = { type: "card_error", ...error, payment_method: publicMethod(pm) };
+    emitIntent(auth, intent, charging ? "payment_failed" : "setup_failed");
+    throw new StripeFailure(402, { type: "card_error", ...error, [charging ? "payment_intent" : "setup_intent"]: visible(intent, {}) });
+  };
   /** Confirms an intent with its payment method, as Stripe decides for the test cards. Throws Stripe's 402 on a decline. */
   const confirm = (auth: Authed, intent: Intent, offSession: boolean) => {
     const pm = intent.payment_method ? o.paymentMethods.get(intent.payment_method) : undefined;
@@ -269,6 +339,7 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
       const key = charging ? "payment_intent" : "setup_intent";
       throw new StripeFailure(402, { type: "card_error", code, decline_code, message, [key]: visible(intent, {}) });
     };
+    if (b.cardError) refuse(auth, intent, pm, b.cardError);
     if (b.decline) fail("card_declined", b.decline.decline_code, b.decline.message);
     if (charging && b.chargesFail) fail("card_declined", "generic_decline", "Your card was declined.");
     if (charging && b.noFunds) fail("card_declined", "insufficient_funds", "Your card has insufficient funds.");
@@ -301,7 +372,7 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
     if (object === "payment_intent" && !str(p.currency)) throw missing("currency");
     if (p.off_session !== undefined && p.confirm !== "true") throw new StripeFailure(400, { type: "invalid_request_error", param: "off_session", message: "You may only specify `off_session` when `confirm=true`." });
     const customer = str(p.customer) ?? null;
-    if (customer) own(o.customers, auth, customer, "customer");
+    if (customer) customerParam(auth, customer);
     const id = newId(object === "payment_intent" ? "pi" : "seti");
     const intent: Intent = {
       id,
@@ -322,8 +393,8 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
     };
     const pmId = str(p.payment_method);
     const tokenId = str(p.confirmation_token);
-    if (tokenId) intent.payment_method = methodOfToken(auth, tokenId).id;
-    else if (pmId) intent.payment_method = methodOf(auth, pmId).id;
+    if (tokenId) intent.payment_method = methodOfToken(auth, tokenId, intent).id;
+    else if (pmId) intent.payment_method = paymentMethodParam(auth, pmId).id;
     if (intent.payment_method && intent.status === "requires_payment_method") intent.status = "requires_confirmation";
     o.intents.set(id, intent);
     if (p.confirm === "true") confirm(auth, intent, p.off_session === "true");
@@ -344,7 +415,7 @@ function intentMachine({ peer, o, params, own, methodOf, publicMethod, methodOfT
 }
 export type Machine = ReturnType<typeof intentMachine>;
 
-function intentRoutes({ o, params, own, idOf, methodOf, methodOfToken }: Ctx, { visible, confirm, createIntent, emitIntent }: Machine, route: PeerRoute): void {
+function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMethodParam }: Ctx, { visible, confirm, createIntent, emitIntent }: Machine, route: PeerRoute): void {
   for (const [object, path] of [["payment_intent", "/v1/payment_intents"], ["setup_intent", "/v1/setup_intents"]] as const) {
     const what = object === "payment_intent" ? "payment_intent" : "setup_intent";
     route("POST", path, `${what}_write`, (auth, req) => createIntent(auth, req, object));
@@ -371,8 +442,8 @@ function intentRoutes({ o, params, own, idOf, methodOf, methodOfToken }: Ctx, { 
         if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw noSuch(what, intent.id);
         if (intent.status === "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: `${what}_unexpected_state`, message: `You cannot confirm this ${object === "payment_intent" ? "PaymentIntent" : "SetupIntent"} because it has already succeeded.` });
         const tokenId = str(p.confirmation_token);
-        if (tokenId) intent.payment_method = methodOfToken(auth, tokenId).id;
-        else if (str(p.payment_method)) intent.payment_method = methodOf(auth, String(p.payment_method)).id;
+        if (tokenId) intent.payment_method = methodOfToken(auth, tokenId, intent).id;
+        else if (str(p.payment_method)) intent.payment_method = paymentMethodParam(auth, String(p.payment_method)).id;
         confirm(auth, intent, p.off_session === "true");
         return visible(intent, p);
       },
@@ -427,4 +498,46 @@ function refundRoutes({ peer, o, params }: Ctx, route: PeerRoute): void {
     peer.emit(auth, "refund.created", refund);
     return refund;
   });
+}
+
+/** A customer deleted in the dashboard, as Stripe still answers its retrieve (`deleted: true`); undefined otherwise. */
+function deletedCustomer({ removed }: Ctx, auth: Authed, id: string) {
+  const gone = removed.customers.get(id);
+  return gone && gone.account === auth.account.id && gone.livemode === auth.livemode ? { id, object: "customer", deleted: true } : undefined;
+}
+
+/**
+ * Deleting a customer (https://docs.stripe.com/api/customers/delete): permanent; its payment methods are detached
+ * (never usable again), a request naming it afterwards is answered 404 resource_missing with `param: "customer"`,
+ * its retrieve answers `deleted: true`; `customer.deleted` is sent. Expiring a confirmation token is a test's
+ * control over time (Stripe's expire 12 hours after creation).
+ */
+function removalRoutes(ctx: Ctx, route: PeerRoute): Pick<PaymentObjects, "deleteCustomer" | "expireToken"> {
+  const { peer, o, params, own, idOf, removed } = ctx;
+  const remove = (auth: Authed, id: string) => {
+    const customer = own(o.customers, auth, id, "customer");
+    o.customers.delete(id);
+    removed.customers.set(id, customer);
+    for (const pm of o.paymentMethods.values()) {
+      if (pm.customer !== id) continue;
+      pm.customer = null;
+      removed.methods.add(pm.id);
+    }
+    const { account: _a, ...visible } = customer;
+    peer.emit(auth, "customer.deleted", { ...visible, deleted: true });
+    return { id, object: "customer", deleted: true };
+  };
+  route("DELETE", "/v1/customers/:id", "customer_write", (auth, req) => (params(req, []), remove(auth, idOf(req))));
+  return {
+    deleteCustomer: (customerId) => {
+      const customer = o.customers.get(customerId);
+      if (!customer) throw new Error(`no customer ${customerId}`);
+      remove(peer.authOf(customer.account, customer.livemode), customerId);
+    },
+    expireToken: (tokenId) => {
+      const token = o.tokens.get(tokenId);
+      if (!token) throw new Error(`no confirmation token ${tokenId}`);
+      token.expires_at = now() - 1;
+    },
+  };
 }

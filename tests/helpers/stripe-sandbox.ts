@@ -11,6 +11,7 @@ import { createSeller, type Seller } from "./seller.js";
 import { startServer, type TestServer } from "./server.js";
 import { StripePeer } from "./stripe-peer.js";
 import { PeerCharges } from "./stripe-peer-charges.js";
+import { PeerFaults } from "./stripe-peer-faults.js";
 
 export const STRIPE_KEYS = {
   secret: "sk_test_51TillPayAaaaaaaaaaaaaaaaaaaaa1234",
@@ -26,12 +27,19 @@ export const STRIPE_CARDS = {
   authAlways: "4000002760003184",
   authOnSetup: "4000002500003155",
   threeDS: "4000000000003220",
+  // declined with an error code and no decline_code (Stripe's "Declined payments" test cards)
+  expired: "4000000000000069",
+  incorrectCvc: "4000000000000127",
+  processingError: "4000000000000119",
+  lost: "4000000000009987",
 } as const;
 
 export interface StripeSandbox {
   peer: StripePeer;
   /** The account's charges, refunds and disputes (the PaymentIntents till makes become charges here). */
   charges: PeerCharges;
+  /** Stripe's faults a test turns on: 429s, 500s, connections dropped after the charge (stripe-peer-faults.ts). */
+  faults: PeerFaults;
   server: TestServer;
   seller: Seller;
   /** A till_test_ key of the seller's sandbox, and the SDK on it. */
@@ -43,6 +51,7 @@ export interface StripeSandbox {
 export async function startStripeSandbox(env: Record<string, string> = {}, opts: Parameters<typeof startServer>[1] = {}): Promise<StripeSandbox> {
   const peer = new StripePeer([{ id: "acct_1TillPay", keys: [{ secret: STRIPE_KEYS.secret }, { secret: STRIPE_KEYS.publishable }] }]);
   const charges = new PeerCharges(peer, { followPayments: true });
+  const faults = new PeerFaults(peer);
   const stripeUrl = await peer.start();
   const { port, release } = await reservePort();
   await release();
@@ -64,6 +73,7 @@ export async function startStripeSandbox(env: Record<string, string> = {}, opts:
   return {
     peer,
     charges,
+    faults,
     server,
     seller,
     key,
