@@ -6,8 +6,16 @@ import { PROCESSING_ERROR_CODE, PROCESSING_ERROR_MESSAGE } from "../../server/pa
 import { failureOf } from "../../server/payments/stripe/adapter.js";
 import { Stripe } from "../../server/payments/stripe-client.js";
 
-type Raw = Parameters<typeof Stripe.errors.StripeError.generate>[0];
-const stripeError = (raw: Raw) => Stripe.errors.StripeError.generate(raw);
+type Raw = ConstructorParameters<typeof Stripe.errors.StripeCardError>[0];
+/** The error the client makes of Stripe's answer with that body (its class is chosen by the HTTP status, as the client does). */
+const stripeError = (raw: Raw & { type: string }) => {
+  const E = Stripe.errors;
+  if (raw.type === "card_error") return new E.StripeCardError(raw);
+  if (raw.type === "invalid_request_error") return new E.StripeInvalidRequestError(raw);
+  if (raw.type === "authentication_error") return new E.StripeAuthenticationError(raw);
+  if (raw.type === "rate_limit_error") return new E.StripeRateLimitError(raw);
+  return new E.StripeAPIError(raw);
+};
 
 describe("failureOf", () => {
   it("a card error without a decline code is declined with its error code (the client gives the missing one as \"\")", () => {
