@@ -1,6 +1,6 @@
 // The Stripe stand-in refuses what the pinned API version refuses, as derived from the installed `stripe` package
 // (tests/helpers/stripe-contract.ts): an unknown parameter at any depth, a value a closed enum lacks, another
-// Stripe-Version, a route Stripe's library does not call. What till's adapter sends for a payment, a saved
+// Stripe-Version, a route Stripe's library does not call. What till's adapter sends for a payment, a setup, a saved
 // method's charge (on- and off-session) and a refund is accepted; the same literal with one more property is not.
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,6 +42,8 @@ describe("the Stripe stand-in checks requests against the pinned stripe package"
   it("derives every v1 route of the package with its parameters, and the pinned version", () => {
     const contract = stripeContract();
     expect(contract.apiVersion).toBe(Stripe.API_VERSION);
+    // every v1 request of every resource class, not the few till calls
+    expect(Object.keys(contract.routes).length).toBeGreaterThan(500);
     const confirm = contract.routes[routeKey("POST", "/v1/payment_intents/:id/confirm")];
     expect(typeof confirm).toBe("number");
     const create = contract.routes[routeKey("POST", "/v1/payment_intents")] ?? null;
@@ -142,7 +144,7 @@ describe("what till's Stripe adapter sends is what the pinned version takes", ()
     return found.body;
   };
 
-  it("pays, charges a saved method on- and off-session, and refunds; the same literal with one more property is refused", async () => {
+  it("pays, sets up, charges a saved method on- and off-session, and refunds; the same literal with one more property is refused", async () => {
     const processor = createStripeProcessor(stripe, STRIPE_KEYS.publishable);
     const customer = { id: "cus_till_1", email: "ada@example.com", name: "Ada", processorCustomerId: null };
     const paid = await processor.pay({
@@ -165,6 +167,19 @@ describe("what till's Stripe adapter sends is what the pinned version takes", ()
     const onSession = await processor.charge({ paymentMethodId: paid.paymentMethodId, amount: 500, currency: "usd", description: "Retry", metadata: {}, processorCustomerId: paid.processorCustomerId ?? null, onSession: true });
     expect(onSession).toMatchObject({ ok: true });
 
+    // nothing due now (a trial): the card is only set up, through a SetupIntent
+    const setUp = await processor.pay({
+      confirmationTokenId: await confirmationToken(peer, STRIPE_CARDS.visa),
+      amount: 0,
+      currency: "usd",
+      description: "Pro (trial)",
+      setupFutureUsage: true,
+      metadata: { checkout_id: "co_2" },
+      customer: { ...customer, processorCustomerId: paid.processorCustomerId ?? null },
+    });
+    expect(setUp).toMatchObject({ ok: true });
+    const setupBody = lastBody("POST", "/v1/setup_intents");
+
     const refunded = await processor.refund({ refundId: "rf_1", paymentId: paid.paymentId, amount: 700, currency: "usd", reason: "customer_request", metadata: { refund_id: "rf_1" } });
     expect(refunded).toMatchObject({ ok: true });
     const refundBody = lastBody("POST", "/v1/refunds");
@@ -174,6 +189,8 @@ describe("what till's Stripe adapter sends is what the pinned version takes", ()
     expect(await refusalOf(stripe.paymentIntents.create(extraTop))).toMatchObject({ code: "parameter_unknown", param: "payment_method_types" });
     const extraNested = sentWith<Stripe.PaymentIntentCreateParams>(payBody, { automatic_payment_methods: { enabled: "true", allow_redirects: "never", foo: "bar" } });
     expect(await refusalOf(stripe.paymentIntents.create(extraNested))).toMatchObject({ code: "parameter_unknown", param: "automatic_payment_methods[foo]" });
+    const extraSetup = sentWith<Stripe.SetupIntentCreateParams>(setupBody, { setup_future_usage: "off_session" });
+    expect(await refusalOf(stripe.setupIntents.create(extraSetup))).toMatchObject({ code: "parameter_unknown", param: "setup_future_usage" });
     const extraRefund = sentWith<Stripe.RefundCreateParams>(refundBody, { note: "x" });
     expect(await refusalOf(stripe.refunds.create(extraRefund))).toMatchObject({ code: "parameter_unknown", param: "note" });
   });
