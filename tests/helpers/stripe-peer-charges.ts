@@ -8,7 +8,7 @@
 // and a parameter Stripe does not take is its 400.
 import { randomBytes } from "node:crypto";
 import type { FastifyRequest } from "fastify";
-import { parseForm, StripeFailure, type Authed, type Params, type PeerRoute, type StripePeer } from "./stripe-peer.js";
+import { StripeFailure, type Authed, type PeerRoute, type StripePeer } from "./stripe-peer.js";
 import type { PaymentObjects } from "./stripe-peer-payments.js";
 
 const rid = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
@@ -242,16 +242,14 @@ export class PeerCharges {
   // ---- the API --------------------------------------------------------------------------------------------
 
   private routes(route: PeerRoute): void {
-    const LIST = ["limit", "starting_after", "ending_before", "created", "expand"];
-    route("GET", "/v1/charges", "charge_read", (auth, req) => this.list(auth, req, this.charges, "/v1/charges", [...LIST, "customer", "payment_intent", "transfer_group"]));
+    route("GET", "/v1/charges", "charge_read", (auth, req) => this.list(auth, req, this.charges, "/v1/charges"));
     route("GET", "/v1/charges/:id", "charge_read", (auth, req) => this.retrieve(auth, req, this.charges, "charge"));
-    route("GET", "/v1/payment_intents", "payment_intent_read", (auth, req) => this.list(auth, req, this.paymentIntents, "/v1/payment_intents", [...LIST, "customer"]));
-    route("GET", "/v1/refunds", "refund_read", (auth, req) => this.list(auth, req, this.refunds, "/v1/refunds", [...LIST, "charge", "payment_intent"]));
+    route("GET", "/v1/payment_intents", "payment_intent_read", (auth, req) => this.list(auth, req, this.paymentIntents, "/v1/payment_intents"));
+    route("GET", "/v1/refunds", "refund_read", (auth, req) => this.list(auth, req, this.refunds, "/v1/refunds"));
     route("GET", "/v1/refunds/:id", "refund_read", (auth, req) => this.retrieve(auth, req, this.refunds, "refund"));
-    route("GET", "/v1/disputes", "dispute_read", (auth, req) => this.list(auth, req, this.disputes, "/v1/disputes", [...LIST, "charge", "payment_intent"]));
+    route("GET", "/v1/disputes", "dispute_read", (auth, req) => this.list(auth, req, this.disputes, "/v1/disputes"));
     route("GET", "/v1/disputes/:id", "dispute_read", (auth, req) => this.retrieve(auth, req, this.disputes, "dispute"));
     route("POST", "/v1/disputes/:id/close", "dispute_write", (auth, req) => {
-      this.peer.allow(req, ["expand"]);
       const dispute = this.owned(auth, this.disputes, (req.params as { id: string }).id, "dispute");
       if (!["needs_response", "warning_needs_response"].includes(dispute.status)) {
         throw new StripeFailure(400, { type: "invalid_request_error", message: `This dispute is already closed or under review (status: ${dispute.status}).` });
@@ -314,21 +312,12 @@ export class PeerCharges {
   }
 
   private retrieve<T extends Stored>(auth: Authed, req: FastifyRequest, map: Map<string, T>, noun: string) {
-    this.queryParams(req, ["expand"]);
     return shown(this.owned(auth, map, (req.params as { id: string }).id, noun));
   }
 
-  /** The query as Stripe reads it (bracket notation), refused when it names a parameter the endpoint does not take. */
-  private queryParams(req: FastifyRequest, known: string[]): Params {
-    const params = parseForm(req.url.split("?")[1] ?? "");
-    for (const name of Object.keys(params)) {
-      if (!known.includes(name)) throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_unknown", param: name, message: `Received unknown parameter: ${name}` });
-    }
-    return params;
-  }
-
-  private list<T extends Stored>(auth: Authed, req: FastifyRequest, map: Map<string, T>, url: string, known: string[]) {
-    const p = this.queryParams(req, known);
+  /** A list as Stripe answers it (the query's parameters are checked against Stripe's before the handler runs). */
+  private list<T extends Stored>(auth: Authed, req: FastifyRequest, map: Map<string, T>, url: string) {
+    const p = this.peer.params(req);
     const limit = p.limit === undefined ? 10 : Number(p.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new StripeFailure(400, { type: "invalid_request_error", param: "limit", message: "Invalid integer: limit must be between 1 and 100" });
     const created = (p.created ?? {}) as Record<string, string>;

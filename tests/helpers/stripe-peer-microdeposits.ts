@@ -51,7 +51,7 @@ export function registerMicrodeposits({ o, params, own, idOf }: Ctx, { visible, 
       `${path}/:id/verify_microdeposits`,
       `${object}_write`,
       (auth, req) => {
-        const p = params(req, ["amounts", "descriptor_code", "client_secret", "expand"]);
+        const p = params(req);
         const intent: Intent = own(o.intents, auth, idOf(req), object);
         if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw new StripeFailure(404, { type: "invalid_request_error", code: "resource_missing", param: "id", message: `No such ${object}: '${intent.id}'` });
         const next = intent.next_action as { type?: string } | null | undefined;

@@ -87,7 +87,8 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
 
 /** What every group of routes shares: the objects, Stripe's parameter check, ownership, payment methods. */
 function contextOf(peer: StripePeer, o: PaymentObjects) {
-  const params = (req: FastifyRequest, known: string[]) => peer.allow(req, known);
+  // checked against Stripe's definition before the handler runs (stripe-contract.ts)
+  const params = (req: FastifyRequest) => peer.params(req);
   const own = <T extends Obj>(map: Map<string, T>, auth: Authed, id: string, what: string): T => {
     const found = map.get(id);
     if (!found || found.account !== auth.account.id || found.livemode !== auth.livemode) throw noSuch(what, id);
@@ -184,14 +185,14 @@ function customerRoutes(ctx: Ctx, route: PeerRoute): void {
   const { o, params, own, idOf } = ctx;
   // ---- customers -------------------------------------------------------------------------------------
   route("POST", "/v1/customers", "customer_write", (auth, req) => {
-    const p = params(req, ["email", "name", "metadata", "description", "expand", "invoice_settings"]);
+    const p = params(req);
     const c: Obj = { id: newId("cus"), object: "customer", email: str(p.email) ?? null, name: str(p.name) ?? null, metadata: p.metadata ?? {}, invoice_settings: { default_payment_method: null }, created: now(), account: auth.account.id, livemode: auth.livemode };
     o.customers.set(c.id, c);
     return c;
   });
-  route("GET", "/v1/customers/:id", "customer_read", (auth, req) => (params(req, ["expand"]), deletedCustomer(ctx, auth, idOf(req)) ?? own(o.customers, auth, idOf(req), "customer")));
+  route("GET", "/v1/customers/:id", "customer_read", (auth, req) => deletedCustomer(ctx, auth, idOf(req)) ?? own(o.customers, auth, idOf(req), "customer"));
   route("POST", "/v1/customers/:id", "customer_write", (auth, req) => {
-    const p = params(req, ["email", "name", "metadata", "invoice_settings", "expand"]);
+    const p = params(req);
     const c = own(o.customers, auth, idOf(req), "customer");
     const settings = (p.invoice_settings ?? {}) as Params;
     if (settings.default_payment_method !== undefined) c.invoice_settings = { default_payment_method: str(settings.default_payment_method) || null };
@@ -202,9 +203,9 @@ function customerRoutes(ctx: Ctx, route: PeerRoute): void {
 }
 
 function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod, removed, customerParam }: Ctx, route: PeerRoute): void {
-  route("GET", "/v1/payment_methods/:id", "payment_method_read", (auth, req) => (params(req, ["expand"]), publicMethod(methodOf(auth, idOf(req)))));
+  route("GET", "/v1/payment_methods/:id", "payment_method_read", (auth, req) => publicMethod(methodOf(auth, idOf(req))));
   route("POST", "/v1/payment_methods/:id/attach", "payment_method_write", (auth, req) => {
-    const p = params(req, ["customer", "expand"]);
+    const p = params(req);
     const customer = str(p.customer);
     if (!customer) throw missing("customer");
     customerParam(auth, customer);
@@ -216,7 +217,6 @@ function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod, rem
     return publicMethod(pm);
   });
   route("POST", "/v1/payment_methods/:id/detach", "payment_method_write", (auth, req) => {
-    params(req, ["expand"]);
     const pm = own(o.paymentMethods, auth, idOf(req), "PaymentMethod");
     if (!pm.customer) throw new StripeFailure(400, { type: "invalid_request_error", message: "The payment method you provided is not attached to a customer so detachment is impossible." });
     pm.customer = null;
@@ -230,18 +230,17 @@ function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod, rem
     data: [...o.paymentMethods.values()].filter((pm) => pm.customer === customer && pm.account === auth.account.id).map(publicMethod),
   });
   route("GET", "/v1/payment_methods", "payment_method_read", (auth, req) => {
-    const p = params(req, ["customer", "type", "limit", "starting_after", "ending_before", "expand"]);
+    const p = params(req);
     if (!str(p.customer)) throw missing("customer");
     return listMethods(auth, String(p.customer));
   });
   route("GET", "/v1/customers/:id/payment_methods", "payment_method_read", (auth, req) => {
-    params(req, ["type", "limit", "starting_after", "ending_before", "expand"]);
     return listMethods(auth, own(o.customers, auth, idOf(req), "customer").id);
   });
 
 }
 
-function confirmationTokenRoutes({ o, params }: Ctx, route: PeerRoute): void {
+function confirmationTokenRoutes({ peer, o, params }: Ctx, route: PeerRoute): void {
   // ---- confirmation tokens ----------------------------------------------------------------------------
   const makeToken = (auth: Authed, template: string, p: Params, manual = false) => {
     const b = behaviourOf(template);
@@ -271,7 +270,7 @@ function confirmationTokenRoutes({ o, params }: Ctx, route: PeerRoute): void {
     "/v1/confirmation_tokens",
     "confirmation_token_write",
     (auth, req) => {
-      const p = params(req, ["payment_method_data", "setup_future_usage", "return_url", "shipping", "expand"]);
+      const p = peer.allow(req, ["payment_method_data", "setup_future_usage", "return_url", "shipping", "expand"]);
       const data = (p.payment_method_data ?? {}) as Params;
       const bank = bankAccountOf(data);
       if (bank) return makeToken(auth, bank.account, p, bank.manual);
@@ -281,7 +280,7 @@ function confirmationTokenRoutes({ o, params }: Ctx, route: PeerRoute): void {
     { publishable: true },
   );
   route("POST", "/v1/test_helpers/confirmation_tokens", "confirmation_token_write", (auth, req) => {
-    const p = params(req, ["payment_method", "payment_method_options", "return_url", "setup_future_usage", "shipping", "expand"]);
+    const p = params(req);
     return makeToken(auth, str(p.payment_method) ?? "", p);
   });
 }
@@ -366,11 +365,14 @@ function intentMachine({ peer, o, params, publicMethod, methodOfToken, customerP
     emitIntent(auth, intent, "succeeded");
   };
   const createIntent = (auth: Authed, req: FastifyRequest, object: Intent["object"]) => {
-    const common = ["customer", "confirmation_token", "payment_method", "confirm", "automatic_payment_methods", "allowed_payment_method_types", "description", "metadata", "expand", "return_url"];
-    const p = params(req, object === "payment_intent" ? [...common, "amount", "currency", "off_session", "setup_future_usage", "receipt_email", "error_on_requires_action", "capture_method"] : [...common, "usage"]);
+    const p = params(req);
     if (object === "payment_intent" && p.amount === undefined) throw missing("amount");
     if (object === "payment_intent" && !str(p.currency)) throw missing("currency");
     if (p.off_session !== undefined && p.confirm !== "true") throw new StripeFailure(400, { type: "invalid_request_error", param: "off_session", message: "You may only specify `off_session` when `confirm=true`." });
+    // Stripe's changelog of the version that added allowed_payment_method_types: it excludes automatic_payment_methods
+    if (p.allowed_payment_method_types !== undefined && p.automatic_payment_methods !== undefined) {
+      throw new StripeFailure(400, { type: "invalid_request_error", code: "parameters_exclusive", param: "allowed_payment_method_types", message: "You cannot specify both `allowed_payment_method_types` and `automatic_payment_methods`." });
+    }
     const customer = str(p.customer) ?? null;
     if (customer) customerParam(auth, customer);
     const id = newId(object === "payment_intent" ? "pi" : "seti");
@@ -425,7 +427,7 @@ function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMethodParam 
       `${path}/:id`,
       `${what}_read`,
       (auth, req) => {
-        const p = params(req, ["expand", "client_secret"]);
+        const p = params(req);
         const intent = own(o.intents, auth, idOf(req), what);
         if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw noSuch(what, intent.id);
         return visible(intent, p);
@@ -437,7 +439,7 @@ function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMethodParam 
       `${path}/:id/confirm`,
       `${what}_write`,
       (auth, req) => {
-        const p = params(req, ["payment_method", "confirmation_token", "off_session", "return_url", "expand", "client_secret", "setup_future_usage"]);
+        const p = params(req);
         const intent = own(o.intents, auth, idOf(req), what);
         if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw noSuch(what, intent.id);
         if (intent.status === "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: `${what}_unexpected_state`, message: `You cannot confirm this ${object === "payment_intent" ? "PaymentIntent" : "SetupIntent"} because it has already succeeded.` });
@@ -450,7 +452,7 @@ function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMethodParam 
       { publishable: true },
     );
     route("POST", `${path}/:id/cancel`, `${what}_write`, (auth, req) => {
-      const p = params(req, ["cancellation_reason", "expand"]);
+      const p = params(req);
       const intent = own(o.intents, auth, idOf(req), what);
       if (intent.status === "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: `${what}_unexpected_state`, message: "You cannot cancel this intent because it has a status of succeeded." });
       intent.status = "canceled";
@@ -460,14 +462,14 @@ function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMethodParam 
   }
 }
 
-function threeDSecureRoute({ o, params, own }: Ctx, { visible, succeed, emitIntent }: Machine, route: PeerRoute): void {
+function threeDSecureRoute({ peer, o, own }: Ctx, { visible, succeed, emitIntent }: Machine, route: PeerRoute): void {
   // the stand-in's 3-D Secure frame: the customer completes (or fails) the challenge of an intent requiring action
   route(
     "POST",
     "/v1/3ds2/authenticate",
     "payment_intent_write",
     (auth, req) => {
-      const p = params(req, ["intent", "client_secret", "outcome"]);
+      const p = peer.allow(req, ["intent", "client_secret", "outcome"]);
       const intent = own(o.intents, auth, str(p.intent) ?? "", "intent");
       if (p.client_secret !== intent.client_secret || intent.status !== "requires_action") throw noSuch("intent", intent.id);
       const pm = o.paymentMethods.get(intent.payment_method ?? "");
@@ -488,7 +490,7 @@ function threeDSecureRoute({ o, params, own }: Ctx, { visible, succeed, emitInte
 function refundRoutes({ peer, o, params }: Ctx, route: PeerRoute): void {
   // ---- refunds ---------------------------------------------------------------------------------------
   route("POST", "/v1/refunds", "refund_write", (auth, req) => {
-    const p = params(req, ["payment_intent", "charge", "amount", "reason", "metadata", "expand"]);
+    const p = params(req);
     const intent = [...o.intents.values()].find((i) => i.account === auth.account.id && ((p.payment_intent !== undefined && i.id === p.payment_intent) || (p.charge !== undefined && i.latest_charge === p.charge)));
     if (!intent || intent.object !== "payment_intent") throw noSuch(p.charge ? "charge" : "payment_intent", String(p.charge ?? p.payment_intent), p.charge ? "charge" : "payment_intent");
     if (intent.status !== "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: "charge_not_refundable", message: "This PaymentIntent does not have a successful charge to refund." });
@@ -527,7 +529,7 @@ function removalRoutes(ctx: Ctx, route: PeerRoute): Pick<PaymentObjects, "delete
     peer.emit(auth, "customer.deleted", { ...visible, deleted: true });
     return { id, object: "customer", deleted: true };
   };
-  route("DELETE", "/v1/customers/:id", "customer_write", (auth, req) => (params(req, []), remove(auth, idOf(req))));
+  route("DELETE", "/v1/customers/:id", "customer_write", (auth, req) => (params(req), remove(auth, idOf(req))));
   return {
     deleteCustomer: (customerId) => {
       const customer = o.customers.get(customerId);

@@ -1,11 +1,14 @@
 // A stand-in for Stripe's API on loopback (never shipped), written from Stripe's API reference for the endpoints
 // till calls so far: GET /v1/balance, GET /v1/account, webhook endpoints (create, retrieve, list, delete), and
 // signed event delivery (the Stripe-Signature scheme: t=<unix>,v1=<hex HMAC-SHA256 of "t.payload">). Like
-// Stripe it takes form-encoded bodies (bracket notation), answers an unknown parameter with a 400, an unknown key
-// with a 401, a restricted key without the permission with a 403, replays an Idempotency-Key's first answer,
-// and refuses endpoint URLs it could not reach (loopback and private hosts).
+// Stripe it takes form-encoded bodies (bracket notation), answers an unknown key with a 401, a restricted key
+// without the permission with a 403, a Stripe-Version other than the pinned one with a 400, a parameter (or an
+// enum value) the installed `stripe` package's types lack with Stripe's 400 (stripe-contract.ts derives them), a
+// route Stripe's library does not call with Stripe's 404; replays an Idempotency-Key's first answer, and refuses
+// endpoint URLs it could not reach (loopback and private hosts).
 import { createHmac, randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { checkParams, routeKey, stripeContract } from "./stripe-contract.js";
 import { registerPaymentObjects, type PaymentObjects } from "./stripe-peer-payments.js";
 
 export interface PeerKey {
@@ -28,6 +31,8 @@ export interface PeerEndpoint {
   object: "webhook_endpoint";
   url: string;
   enabled_events: string[];
+  /** The version its events are rendered in: the one asked for when it was made, else (null) the account's, the pinned one. */
+  api_version: string | null;
   description: string | null;
   metadata: Record<string, string>;
   livemode: boolean;
@@ -76,6 +81,23 @@ export function parseForm(text: string): Params {
   return out;
 }
 
+/**
+ * Routes the stand-in serves that Stripe's server library never calls, so the package's types say nothing of
+ * them; each checks its own parameters (`peer.allow`). Everything else is checked against stripe-contract.ts.
+ */
+const OUTSIDE_LIBRARY: Record<string, string> = {
+  // Stripe.js's createConfirmationToken, with the publishable key; the library only retrieves them (and makes
+  // them in test helpers, from a payment method rather than typed card details)
+  "POST /v1/confirmation_tokens": "Stripe.js",
+  // what Stripe.js's 3-D Secure frame does with the customer, as one call with the publishable key
+  "POST /v1/3ds2/authenticate": "Stripe.js",
+};
+/** The stand-in's own controls for tests (what Stripe does on its own, a dashboard action), not Stripe's API. */
+const isTestControl = (path: string) => path.startsWith("/test-control/");
+
+/** How a route's parameters are checked: against the derived tree (its root), or by the route itself ("own"). */
+type ParamCheck = number | null | "own";
+
 function isPrivateHost(host: string): boolean {
   return /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|\[::1\]|::1|0\.0\.0\.0)/.test(host) || host.endsWith(".localhost") || host.endsWith(".local");
 }
@@ -122,20 +144,23 @@ export class StripePeer {
     // query strings in Stripe's bracket notation too (expand[0]=payment_method)
     const app = Fastify({ routerOptions: { querystringParser: (text: string) => parseForm(text) } });
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) => done(null, parseForm(String(body))));
-    const route: PeerRoute = (method, path, permission, handler, opts = {}) =>
-      app.route({ method, url: path, handler: async (req, reply) => this.handle(req, reply, permission, handler, opts) });
+    const contract = stripeContract();
+    const route: PeerRoute = (method, path, permission, handler, opts = {}) => {
+      const key = routeKey(method, path);
+      const check: ParamCheck | undefined = isTestControl(path) || OUTSIDE_LIBRARY[key] ? "own" : contract.routes[key];
+      // a route Stripe does not have would let till depend on it: the stand-in refuses to serve one
+      if (check === undefined) throw new Error(`Stripe stand-in: ${key} is not a route of stripe ${contract.stripeVersion} (API ${contract.apiVersion})`);
+      app.route({ method, url: path, handler: async (req, reply) => this.handle(req, reply, permission, handler, check, opts) });
+    };
 
-    route("GET", "/v1/balance", "balance_read", (auth, req) => {
-      this.allow(req, []);
+    route("GET", "/v1/balance", "balance_read", (auth) => {
       return { object: "balance", available: [{ amount: 0, currency: "usd" }], pending: [{ amount: 0, currency: "usd" }], livemode: auth.livemode };
     });
-    route("GET", "/v1/account", "account_read", (auth, req) => {
-      this.allow(req, ["expand"]);
+    route("GET", "/v1/account", "account_read", (auth) => {
       return { id: auth.account.id, object: "account", country: "US", default_currency: "usd", charges_enabled: true };
     });
     route("POST", "/v1/webhook_endpoints", "webhook_write", (auth, req) => this.createEndpoint(auth, req));
-    route("GET", "/v1/webhook_endpoints", "webhook_read", (auth, req) => {
-      this.allow(req, ["limit", "starting_after", "ending_before"]);
+    route("GET", "/v1/webhook_endpoints", "webhook_read", (auth) => {
       const data = [...this.endpoints.values()].filter((e) => e.account === auth.account.id && e.livemode === auth.livemode).map(({ secret: _secret, ...e }) => e);
       return { object: "list", url: "/v1/webhook_endpoints", has_more: false, data };
     });
@@ -155,7 +180,12 @@ export class StripePeer {
     this.payments = registerPaymentObjects(this, route);
     for (const extend of this.extensions) extend(route, app);
     app.setNotFoundHandler((req, reply) =>
-      reply.status(404).send({ error: { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${req.url.split("?")[0]}).` } }),
+      reply.status(404).send({
+        error: {
+          type: "invalid_request_error",
+          message: `Unrecognized request URL (${req.method}: ${req.url.split("?")[0]}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+        },
+      }),
     );
     await app.listen({ port: 0, host: "127.0.0.1" });
     const address = app.server.address();
@@ -178,11 +208,12 @@ export class StripePeer {
   }
 
   /** Sends a signed event of the endpoint's account to its URL (or `url`), as Stripe delivers it. */
-  async deliver(endpointOrSecret: PeerEndpoint | { secret: string; url: string; livemode: boolean }, event: { id?: string; type: string; created?: number; data?: unknown }, opts: { secret?: string; timestamp?: number } = {}) {
+  async deliver(endpointOrSecret: PeerEndpoint | { secret: string; url: string; livemode: boolean; api_version?: string | null }, event: { id?: string; type: string; created?: number; data?: unknown }, opts: { secret?: string; timestamp?: number } = {}) {
     const body = JSON.stringify({
       id: event.id ?? `evt_${randomBytes(12).toString("hex")}`,
       object: "event",
-      api_version: "2026-10-28.endive",
+      // rendered in the endpoint's version, else the account's default: here the version the package pins
+      api_version: ("api_version" in endpointOrSecret ? endpointOrSecret.api_version : null) ?? stripeContract().apiVersion,
       created: event.created ?? Math.floor(Date.now() / 1000),
       livemode: endpointOrSecret.livemode,
       type: event.type,
@@ -207,7 +238,7 @@ export class StripePeer {
     const targets = [
       ...[...this.endpoints.values()]
         .filter((e) => e.account === auth.account.id && e.livemode === auth.livemode && (e.enabled_events.includes(type) || e.enabled_events.includes("*")))
-        .map((e) => ({ secret: e.secret, url: this.rewriteUrl(e.url), livemode: e.livemode })),
+        .map((e) => ({ secret: e.secret, url: this.rewriteUrl(e.url), livemode: e.livemode, api_version: e.api_version })),
       ...this.listeners.filter((l) => l.account === auth.account.id && l.livemode === auth.livemode),
     ];
     setTimeout(() => {
@@ -227,9 +258,11 @@ export class StripePeer {
     return secret;
   }
 
-  private async handle(req: FastifyRequest, reply: FastifyReply, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown, opts: { publishable?: boolean; status?: (answer: unknown) => number } = {}) {
+  private async handle(req: FastifyRequest, reply: FastifyReply, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown, check: ParamCheck, opts: { publishable?: boolean; status?: (answer: unknown) => number } = {}) {
     try {
       const auth = this.authenticate(req, permission, opts.publishable === true);
+      this.checkVersion(req);
+      if (check !== "own") this.checkParams(req, auth, check);
       const body = (req.body ?? {}) as Params;
       const idempotencyKey = typeof req.headers["idempotency-key"] === "string" ? req.headers["idempotency-key"] : undefined;
       this.requests.push({ method: req.method, path: req.url.split("?")[0] ?? "", key: auth.key.secret, body, idempotencyKey });
@@ -294,9 +327,31 @@ export class StripePeer {
     throw new StripeFailure(401, { type: "invalid_request_error", message: `Invalid API Key provided: ${masked(key)}` });
   }
 
-  /** Stripe answers a parameter it does not know with a 400 naming it. */
+  /** A version other than the one the package pins is refused (absent, the account's default: the pinned one). */
+  private checkVersion(req: FastifyRequest): void {
+    const version = req.headers["stripe-version"];
+    if (version === undefined || version === stripeContract().apiVersion) return;
+    throw new StripeFailure(400, { type: "invalid_request_error", message: `Invalid Stripe API version: ${String(version)}` });
+  }
+
+  /** Stripe answers a parameter its API does not take, or a value its enum lacks, with a 400 naming it. */
+  private checkParams(req: FastifyRequest, auth: Authed, root: number | null): void {
+    const params = this.params(req);
+    // Stripe.js authenticates a publishable-key request on an intent with the intent's client secret, a parameter
+    // the server library (secret keys only) never sends
+    if (auth.key.secret.startsWith("pk_")) delete params.client_secret;
+    const refusal = checkParams(stripeContract(), root, params);
+    if (refusal) throw new StripeFailure(400, { ...refusal });
+  }
+
+  /** The request's parameters (the query, and the form body of a POST); handle() has checked them against Stripe's. */
+  params(req: FastifyRequest): Params {
+    return { ...((req.query ?? {}) as Params), ...((req.body ?? {}) as Params) };
+  }
+
+  /** For a route outside Stripe's library (OUTSIDE_LIBRARY, the test controls): a name not in `known` is Stripe's 400. */
   allow(req: FastifyRequest, known: string[]): Params {
-    const params = { ...((req.query ?? {}) as Params), ...((req.body ?? {}) as Params) };
+    const params = this.params(req);
     for (const name of Object.keys(params)) {
       if (!known.includes(name)) throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_unknown", param: name, message: `Received unknown parameter: ${name}` });
     }
@@ -304,7 +359,7 @@ export class StripePeer {
   }
 
   private createEndpoint(auth: Authed, req: FastifyRequest): PeerEndpoint {
-    const p = this.allow(req, ["url", "enabled_events", "description", "metadata", "api_version", "connect", "expand"]);
+    const p = this.params(req);
     if (typeof p.url !== "string") throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param: "url", message: "Missing required param: url." });
     if (!Array.isArray(p.enabled_events) || p.enabled_events.length === 0) {
       throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param: "enabled_events", message: "Missing required param: enabled_events." });
@@ -335,6 +390,7 @@ export class StripePeer {
       object: "webhook_endpoint",
       url: p.url,
       enabled_events: p.enabled_events.map(String),
+      api_version: typeof p.api_version === "string" ? p.api_version : null,
       description: typeof p.description === "string" ? p.description : null,
       metadata: (p.metadata ?? {}) as Record<string, string>,
       livemode: auth.livemode,
