@@ -18,6 +18,12 @@ export interface Behaviour {
   noFunds?: boolean;
   /** 3-D Secure: on every payment (`always`, off-session too), or until set up for off-session use (`setup`). */
   auth?: "always" | "setup";
+  /**
+   * A refund of its charge is not final at once (Stripe's "asynchronous refund" test cards): `pending` starts
+   * pending and later succeeds; `fails` starts succeeded and later fails (expired_or_canceled_card). The later
+   * answer comes when the test calls `settleRefund` (in Stripe's test mode, a moment after).
+   */
+  refund?: "pending" | "fails";
   /** A bank debit: its payment goes `processing`, then the bank's answer (settleDebit) succeeds or fails it. */
   debit?: { type: "sepa_debit" | "us_bank_account"; outcome: "succeeds" | "fails" };
 }
@@ -32,6 +38,8 @@ export const TEST_PAYMENT_METHODS: Record<string, Behaviour> = {
   pm_card_authenticationRequired: { brand: "visa", last4: "3184", auth: "always" },
   pm_card_authenticationRequiredOnSetup: { brand: "visa", last4: "3155", auth: "setup" },
   pm_card_threeDSecure2Required: { brand: "visa", last4: "3220", auth: "always" },
+  pm_card_pendingRefund: { brand: "visa", last4: "7726", refund: "pending" },
+  pm_card_refundFail: { brand: "visa", last4: "5126", refund: "fails" },
 };
 export const behaviourOf = (name: string): Behaviour | undefined => TEST_PAYMENT_METHODS[name] ?? BANK_ACCOUNTS[name];
 
@@ -44,6 +52,8 @@ export const CARD_NUMBERS: Record<string, string> = {
   "4000002760003184": "pm_card_authenticationRequired",
   "4000002500003155": "pm_card_authenticationRequiredOnSetup",
   "4000000000003220": "pm_card_threeDSecure2Required",
+  "4000000000007726": "pm_card_pendingRefund",
+  "4000000000005126": "pm_card_refundFail",
 };
 
 
