@@ -16,6 +16,7 @@ export const CUSTOMER_EMAIL_TYPES = [
   "usage_alert",
   "dispute_opened",
   "dispute_closed",
+  "refund_failed",
   "wallet_recharge_failed",
   "trial_ending",
   "processor_error",
@@ -27,11 +28,12 @@ export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
  * asked for by the buyer (assign, resend), who expects it to arrive; it is sent once per invitation. An email
  * update's verification link is asked for by the customer in the portal. A usage alert (till's own) goes where
  * the seller's alert says: to the organization's owners, and to the customer when chosen. The dispute notices go
- * to the seller's owners, not to a customer (billing/disputes). A wallet's declined auto-recharge (till's own) tells the
+ * to the seller's owners, not to a customer (billing/disputes), as does the notice of a refund the processor failed
+ * or canceled after accepting it (billing/refunds). A wallet's declined auto-recharge (till's own) tells the
  * customer their recharging stopped. A trial without a card about to end (till's own) is the organization's
  * `plan_settings.trial_reminder_days`, 0 turning it off. A payment Stripe could not process (till's own) tells the
  * seller's owners, at most once a day (billing/stripe/processor-errors.ts).
  */
-export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed", "wallet_recharge_failed", "trial_ending", "processor_error"];
+export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed", "refund_failed", "wallet_recharge_failed", "trial_ending", "processor_error"];
 
 export const isCustomerEmailType = (v: string): v is CustomerEmailType => (CUSTOMER_EMAIL_TYPES as readonly string[]).includes(v);

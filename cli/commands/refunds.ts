@@ -30,7 +30,12 @@ export interface WireRefund {
   customer_id: string;
   revoke_benefits: boolean;
   metadata: Record<string, MetadataValue>;
+  /** till's own: why the processor failed or canceled the refund. */
+  failure_reason?: string | null;
 }
+
+/** "succeeded", "pending", "failed (expired_or_canceled_card)": a refund's status, and why it failed when it did. */
+const statusOf = (r: WireRefund) => (r.failure_reason ? `${r.status} (${r.failure_reason})` : r.status);
 
 /** The tax the server will refund with `amount` of order `o` (the same rule, shared). */
 function taxOfRefund(o: WireOrder, amount: number): number {
@@ -54,7 +59,7 @@ async function list(ctx: Context, opts: ListFlags) {
       { header: "ORDER", value: (r) => r.order_id },
       { header: "AMOUNT", value: (r) => money(r.amount + r.tax_amount, r.currency) },
       { header: "REASON", value: (r) => r.reason },
-      { header: "STATUS", value: (r) => r.status },
+      { header: "STATUS", value: statusOf },
       { header: "CREATED", value: (r) => day(r.created_at) },
     ],
     empty: "No refunds.",
@@ -92,7 +97,9 @@ async function create(ctx: Context, opts: CreateFlags) {
   });
   const body = { order_id: opts.order, amount: opts.amount, reason: opts.reason, comment: opts.comment, revoke_benefits: opts.revokeBenefits === true, ...(opts.toWallet ? { refund_to: "wallet" } : {}) };
   const r = await ctx.out.loading("Refunding", client.send<WireRefund>("POST", "/refunds/", body));
-  ctx.out.done(r, `Refunded ${describeRefunded(r.amount, r.tax_amount, r.currency)} of order ${r.order_id} (${r.status})${r.revoke_benefits ? "; its benefits are revoked" : ""}: refund ${r.id}.`);
+  // a pending refund counts at once but may still fail at the processor (the seller is emailed if it does)
+  const pending = r.status === "pending" ? "; the processor has not finished it yet: `till refunds list` shows how it ends" : "";
+  ctx.out.done(r, `Refunded ${describeRefunded(r.amount, r.tax_amount, r.currency)} of order ${r.order_id} (${r.status})${r.revoke_benefits ? "; its benefits are revoked" : ""}${pending}: refund ${r.id}.`);
 }
 
 /** A refund's amount: whole minor units, at least 1. */

@@ -164,7 +164,15 @@ export interface RefundRequest {
 }
 
 export type RefundResult =
-  | { ok: true; processorRefundId: string }
+  | {
+      ok: true;
+      processorRefundId: string;
+      /**
+       * `pending`: the processor accepted the refund but has not given the money back yet (Stripe's `pending` and
+       * `requires_action`); its outcome comes later, as an event. Absent: succeeded at once.
+       */
+      status?: "succeeded" | "pending";
+    }
   | {
       ok: false;
       code: string;

@@ -55,6 +55,8 @@ export interface PeerRefund extends Owned {
   payment_intent: string | null;
   currency: string;
   status: string;
+  /** Why the refund failed or was canceled (Stripe's failure_reason); null otherwise. */
+  failure_reason: string | null;
   reason: string | null;
   created: number;
   metadata: Record<string, string>;
@@ -131,11 +133,25 @@ export class PeerCharges {
     payments.hooks.refunded.push((auth, made) => {
       const charge = this.charges.get(String(made.charge));
       if (!charge) return;
-      const refund: PeerRefund = { account: charge.account, livemode: charge.livemode, id: made.id, object: "refund", amount: Number(made.amount), charge: charge.id, payment_intent: charge.payment_intent, currency: charge.currency, status: "succeeded", reason: typeof made.reason === "string" ? made.reason : null, created: nowS(), metadata: (made.metadata ?? {}) as Record<string, string> };
+      const status = typeof made.status === "string" ? made.status : "succeeded";
+      const refund: PeerRefund = { account: charge.account, livemode: charge.livemode, id: made.id, object: "refund", amount: Number(made.amount), charge: charge.id, payment_intent: charge.payment_intent, currency: charge.currency, status, failure_reason: null, reason: typeof made.reason === "string" ? made.reason : null, created: nowS(), metadata: (made.metadata ?? {}) as Record<string, string> };
       this.refunds.set(refund.id, refund);
+      // a pending refund counts in the charge's amount_refunded already, as Stripe's does
       charge.amount_refunded += refund.amount;
       charge.refunded = charge.amount_refunded >= charge.amount;
       this.peer.emit(auth, "charge.refunded", shown(charge));
+    });
+    payments.hooks.refundUpdated.push((_auth, made) => {
+      const refund = this.refunds.get(made.id);
+      if (!refund) return;
+      refund.status = String(made.status);
+      refund.failure_reason = typeof made.failure_reason === "string" ? made.failure_reason : null;
+      const charge = this.charges.get(refund.charge);
+      // a refund that failed or was canceled gives the charge its amount back
+      if (charge && (refund.status === "failed" || refund.status === "canceled")) {
+        charge.amount_refunded = Math.max(0, charge.amount_refunded - refund.amount);
+        charge.refunded = charge.amount_refunded >= charge.amount;
+      }
     });
   }
 
@@ -164,7 +180,7 @@ export class PeerCharges {
   private makeRefund(chargeId: string, opts: { amount?: number; reason?: string }): { refund: PeerRefund; events: PeerEvent[] } {
     const charge = this.mustGet(this.charges, chargeId);
     const amount = opts.amount ?? charge.amount - charge.amount_refunded;
-    const refund: PeerRefund = { account: charge.account, livemode: charge.livemode, id: rid("re"), object: "refund", amount, charge: charge.id, payment_intent: charge.payment_intent, currency: charge.currency, status: "succeeded", reason: opts.reason ?? "requested_by_customer", created: nowS(), metadata: {} };
+    const refund: PeerRefund = { account: charge.account, livemode: charge.livemode, id: rid("re"), object: "refund", amount, charge: charge.id, payment_intent: charge.payment_intent, currency: charge.currency, status: "succeeded", failure_reason: null, reason: opts.reason ?? "requested_by_customer", created: nowS(), metadata: {} };
     this.refunds.set(refund.id, refund);
     charge.amount_refunded += amount;
     charge.refunded = charge.amount_refunded >= charge.amount;

@@ -23,6 +23,12 @@ export interface Behaviour {
   noFunds?: boolean;
   /** 3-D Secure: on every payment (`always`, off-session too), or until set up for off-session use (`setup`). */
   auth?: "always" | "setup";
+  /**
+   * A refund of its charge is not final at once (Stripe's "asynchronous refund" test cards): `pending` starts
+   * pending and later succeeds; `fails` starts succeeded and later fails (expired_or_canceled_card). The later
+   * answer comes when the test calls `settleRefund` (in Stripe's test mode, a moment after).
+   */
+  refund?: "pending" | "fails";
   /** A bank debit: its payment goes `processing`, then the bank's answer (settleDebit) succeeds or fails it. */
   debit?: { type: "sepa_debit" | "us_bank_account"; outcome: "succeeds" | "fails" };
 }
@@ -38,6 +44,8 @@ export const TEST_PAYMENT_METHODS: Record<string, Behaviour> = {
   pm_card_authenticationRequiredOnSetup: { brand: "visa", last4: "3155", auth: "setup" },
   pm_card_threeDSecure2Required: { brand: "visa", last4: "3220", auth: "always" },
   ...CARD_ERRORS(),
+  pm_card_pendingRefund: { brand: "visa", last4: "7726", refund: "pending" },
+  pm_card_refundFail: { brand: "visa", last4: "5126", refund: "fails" },
 };
 /**
  * Stripe's test cards of its "Declined payments" table (https://docs.stripe.com/testing#declined-payments) beyond the
@@ -68,6 +76,8 @@ export const CARD_NUMBERS: Record<string, string> = {
   "4000000000000069": "pm_card_chargeDeclinedExpiredCard",
   "4000000000000127": "pm_card_chargeDeclinedIncorrectCvc",
   "4000000000000119": "pm_card_chargeDeclinedProcessingError",
+  "4000000000007726": "pm_card_pendingRefund",
+  "4000000000005126": "pm_card_refundFail",
 };
 
 

@@ -49,9 +49,19 @@ export interface PaymentObjects {
   deleteCustomer(customerId: string): void;
   /** The confirmation token's `expires_at` passed (a test's control: Stripe's tokens expire 12 hours after creation). */
   expireToken(tokenId: string): void;
+  /**
+   * The later answer to a refund not final at once (a test's control): the status given, else what its card's
+   * test number does (pending → succeeded; the refund-failure card's succeeded → failed). Sends Stripe's events.
+   */
+  settleRefund(refundId: string, status?: "succeeded" | "failed" | "canceled"): Obj;
   /** Called when a PaymentIntent succeeds (its charge made) and when a refund is made through the API
    *  (stripe-peer-charges.ts keeps its charges and refunds from them). */
-  readonly hooks: { charged: Array<(auth: Authed, intent: Intent) => void>; refunded: Array<(auth: Authed, refund: Obj) => void> };
+  readonly hooks: {
+    charged: Array<(auth: Authed, intent: Intent) => void>;
+    refunded: Array<(auth: Authed, refund: Obj) => void>;
+    /** A refund's status moved on (settleRefund): failed or canceled gives the charge its amount back. */
+    refundUpdated: Array<(auth: Authed, refund: Obj) => void>;
+  };
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -69,7 +79,10 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
     settleDebit: () => undefined,
     deleteCustomer: () => undefined,
     expireToken: () => undefined,
-    hooks: { charged: [], refunded: [] },
+    settleRefund: () => {
+      throw new Error("stand-in: refunds not registered");
+    },
+    hooks: { charged: [], refunded: [], refundUpdated: [] },
   };
   const ctx = contextOf(peer, o);
   customerRoutes(ctx, route);
@@ -80,7 +93,7 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
   o.settleDebit = machine.settleDebit;
   threeDSecureRoute(ctx, machine, route);
   registerMicrodeposits(ctx, machine, route);
-  refundRoutes(ctx, route);
+  o.settleRefund = refundRoutes(ctx, route);
   Object.assign(o, removalRoutes(ctx, route));
   return o;
 }
@@ -487,19 +500,55 @@ function threeDSecureRoute({ peer, o, own }: Ctx, { visible, succeed, emitIntent
 
 }
 
-function refundRoutes({ peer, o, params }: Ctx, route: PeerRoute): void {
+function refundRoutes({ peer, o, params, own, idOf }: Ctx, route: PeerRoute): PaymentObjects["settleRefund"] {
   // ---- refunds ---------------------------------------------------------------------------------------
+  /** What a refund not final at once becomes later (its card's test number), by refund id. */
+  const later = new Map<string, "succeeded" | "failed">();
   route("POST", "/v1/refunds", "refund_write", (auth, req) => {
     const p = params(req);
     const intent = [...o.intents.values()].find((i) => i.account === auth.account.id && ((p.payment_intent !== undefined && i.id === p.payment_intent) || (p.charge !== undefined && i.latest_charge === p.charge)));
     if (!intent || intent.object !== "payment_intent") throw noSuch(p.charge ? "charge" : "payment_intent", String(p.charge ?? p.payment_intent), p.charge ? "charge" : "payment_intent");
     if (intent.status !== "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: "charge_not_refundable", message: "This PaymentIntent does not have a successful charge to refund." });
-    const refund: Obj = { id: newId("re"), object: "refund", amount: p.amount !== undefined ? Number(p.amount) : intent.amount, currency: intent.currency, payment_intent: intent.id, charge: intent.latest_charge, reason: str(p.reason) ?? null, status: "succeeded", metadata: p.metadata ?? {}, created: now(), account: auth.account.id, livemode: auth.livemode };
+    // Stripe's asynchronous refund test cards: 4000000000007726 starts pending (later succeeded), 4000000000005126
+    // starts succeeded (later failed, expired_or_canceled_card); every other card's refund succeeds at once
+    const behaviour = o.paymentMethods.get(intent.payment_method ?? "")?.behaviour.refund;
+    const status = behaviour === "pending" ? "pending" : "succeeded";
+    const refund: Obj = { id: newId("re"), object: "refund", amount: p.amount !== undefined ? Number(p.amount) : intent.amount, currency: intent.currency, payment_intent: intent.id, charge: intent.latest_charge, reason: str(p.reason) ?? null, status, failure_reason: null, metadata: p.metadata ?? {}, created: now(), account: auth.account.id, livemode: auth.livemode };
+    if (behaviour) later.set(refund.id, behaviour === "pending" ? "succeeded" : "failed");
     o.refunds.set(refund.id, refund);
     for (const refunded of o.hooks.refunded) refunded(auth, refund);
     peer.emit(auth, "refund.created", refund);
     return refund;
   });
+
+  const settleRefund = (refundId: string, to?: "succeeded" | "failed" | "canceled"): Obj => {
+    const refund = o.refunds.get(refundId);
+    if (!refund) throw noSuch("refund", refundId);
+    const status = to ?? later.get(refundId);
+    if (!status) throw new StripeFailure(400, { type: "invalid_request_error", message: `Refund ${refundId} is final (status: ${String(refund.status)}).` });
+    if (refund.status === "failed" || refund.status === "canceled") throw new StripeFailure(400, { type: "invalid_request_error", message: `Refund ${refundId} is already ${String(refund.status)}.` });
+    later.delete(refundId);
+    refund.status = status;
+    if (status === "failed") refund.failure_reason = "expired_or_canceled_card";
+    if (status === "canceled") refund.failure_reason = "merchant_request";
+    const auth = peer.authOf(refund.account, refund.livemode);
+    for (const updated of o.hooks.refundUpdated) updated(auth, refund);
+    // what Stripe sends as a refund moves on: the charge's refund and the refund updated, and refund.failed
+    peer.emit(auth, "charge.refund.updated", refund);
+    peer.emit(auth, "refund.updated", refund);
+    if (status === "failed") peer.emit(auth, "refund.failed", refund);
+    return refund;
+  };
+  // the test's control over HTTP (any secret key of the account): the refund's later answer, or the status given
+  route("POST", "/test-control/refunds/:id/settle", "refund_write", (auth, req) => {
+    const p = peer.allow(req, ["status"]);
+    const refund = own(o.refunds, auth, idOf(req), "refund");
+    if (p.status !== undefined && p.status !== "succeeded" && p.status !== "failed" && p.status !== "canceled") {
+      throw new StripeFailure(400, { type: "invalid_request_error", param: "status", message: "Invalid status: must be one of succeeded, failed, canceled" });
+    }
+    return settleRefund(refund.id, p.status);
+  });
+  return settleRefund;
 }
 
 /** A customer deleted in the dashboard, as Stripe still answers its retrieve (`deleted: true`); undefined otherwise. */

@@ -146,6 +146,16 @@ export async function insertKeyedEntry(db: Queryable, entry: BalanceEntryInsert 
   return rows.length > 0;
 }
 
+/** The movement written under `key` (one per key and organization), or undefined. */
+export async function entryByKey(db: Queryable, organizationId: string, key: string) {
+  const [row] = await db
+    .select()
+    .from(customerBalanceEntry)
+    .where(and(eq(customerBalanceEntry.organizationId, organizationId), eq(customerBalanceEntry.idempotencyKey, key)))
+    .limit(1);
+  return row;
+}
+
 /** What refunds of the order gave back to the wallet so far (minor units). */
 export async function refundedToWallet(db: Queryable, organizationId: string, orderId: string): Promise<number> {
   const [row] = await db

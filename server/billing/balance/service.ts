@@ -153,3 +153,26 @@ export async function creditRefund(db: Queryable, r: { organizationId: string; c
     idempotencyKey: `refund:${r.refundId}`,
   });
 }
+
+/**
+ * Takes back from the wallet what a refund credited to it (creditRefund), once per refund (its key
+ * `refund_reversed:<id>`): the refund failed at the processor, so the order is paid again as it was. A `refund`
+ * movement of the opposite amount, so what the order's refunds gave back to the wallet (refundedToWallet) counts
+ * it no more. The wallet may go below zero when the customer spent the credit meanwhile. Answers the amount taken.
+ */
+export async function reverseRefundCredit(db: Queryable, r: { organizationId: string; refundId: string }): Promise<number> {
+  const credited = await repo.entryByKey(db, r.organizationId, `refund:${r.refundId}`);
+  if (!credited || credited.amount <= 0) return 0;
+  const written = await repo.insertKeyedEntry(db, {
+    organizationId: r.organizationId,
+    customerId: credited.customerId,
+    currency: credited.currency,
+    amount: -credited.amount,
+    reason: "refund",
+    description: "Refund failed",
+    orderId: credited.orderId,
+    subscriptionId: credited.subscriptionId,
+    idempotencyKey: `refund_reversed:${r.refundId}`,
+  });
+  return written ? credited.amount : 0;
+}

@@ -200,6 +200,30 @@ export async function meterCreditsOfSubscriptions(db: Queryable, organizationId:
 export const revokeGrantsOfOrder = (db: Queryable, organizationId: string, orderId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.orderId, orderId), now);
 
+/**
+ * The order's own grants (not a seat holder's) revoked at `revokedAt` (one refund's revocation, which revokes them
+ * all at its time), with their benefit and customer: live benefits and customers only, in grant order.
+ */
+export async function grantsOfOrderRevokedAt(db: Queryable, organizationId: string, orderId: string, revokedAt: Date) {
+  return db
+    .select(withEmbeds)
+    .from(benefitGrant)
+    .innerJoin(benefit, eq(benefit.id, benefitGrant.benefitId))
+    .innerJoin(customer, eq(customer.id, benefitGrant.customerId))
+    .leftJoin(customerMember, memberOfGrant)
+    .where(
+      and(
+        eq(benefitGrant.organizationId, organizationId),
+        eq(benefitGrant.orderId, orderId),
+        eq(benefitGrant.revokedAt, revokedAt),
+        isNull(benefitGrant.customerSeatId),
+        eq(benefit.isDeleted, false),
+        isNull(customer.deletedAt),
+      ),
+    )
+    .orderBy(asc(benefitGrant.createdAt), asc(benefitGrant.id));
+}
+
 /** Revokes the grants a customer seat's claim made: the seat was revoked (see revokeGrants). */
 export const revokeGrantsOfSeat = (db: Queryable, organizationId: string, seatId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.customerSeatId, seatId), now);

@@ -101,6 +101,29 @@ export async function revokeGrantsOfOrder(tx: Queryable, organizationId: string,
   return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfOrder(tx, organizationId, orderId, now));
 }
 
+/**
+ * Grants again, in the caller's transaction (holding the order locked), what a refund revoked at `revokedAt`:
+ * the refund failed at the processor, so the purchase stands. New grants (a revoked grant's license key and
+ * delivery are over; fulfilment starts afresh, as at purchase), `benefit_grant.created` for each. Benefits
+ * deleted since are not given back. `customer.state_changed` is left to the caller.
+ */
+export async function regrantRevokedOfOrder(tx: Queryable, organizationId: string, orderId: string, revokedAt: Date, now: Date): Promise<BenefitGrantWire[]> {
+  const revoked = await grantRepo.grantsOfOrderRevokedAt(tx, organizationId, orderId, revokedAt);
+  const first = revoked[0];
+  if (!first) return [];
+  const granted = await grantBenefits(
+    tx,
+    organizationId,
+    { benefits: revoked.map((r) => toBenefitWire(r.benefit)), customer: first.customer, orderId, subscriptionId: first.grant.subscriptionId },
+    now,
+  );
+  await enqueue(
+    tx,
+    granted.map((g) => ({ type: "benefit_grant.created" as const, organizationId, data: { ...g } })),
+  );
+  return granted;
+}
+
 /** The same for the grants a customer seat's claim made (the seat is being revoked), in the caller's transaction. */
 export async function revokeGrantsOfSeat(tx: Queryable, organizationId: string, seatId: string, now: Date): Promise<BenefitGrantWire[]> {
   return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfSeat(tx, organizationId, seatId, now));

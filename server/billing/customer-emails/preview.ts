@@ -87,8 +87,17 @@ function sampleDispute(type: CustomerEmailType, slug: string) {
   };
 }
 
+function sampleRefundFailed(slug: string) {
+  return {
+    refund: { id: "00000000-0000-4000-8000-000000000004", status: "failed", amount: 2000, tax_amount: 360, currency: "usd", failure_reason: "expired_or_canceled_card" },
+    order: { id: "00000000-0000-4000-8000-000000000001", invoice_number: `${slug.toUpperCase().slice(0, 12)}-0001`, product, customer_email: customer.email },
+    benefits_granted_again: 1,
+  };
+}
+
 export function previewData(type: CustomerEmailType, slug: string): Record<string, unknown> {
   if (type === "dispute_opened" || type === "dispute_closed") return sampleDispute(type, slug);
+  if (type === "refund_failed") return sampleRefundFailed(slug);
   if (type === "seat_invitation") return sampleSeatInvitation();
   if (type === "usage_alert") return sampleUsageAlert();
   if (type === "processor_error") {

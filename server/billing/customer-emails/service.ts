@@ -59,8 +59,8 @@ export async function requestEmail(
  */
 export const LOCALE_KEY = "mail_locale";
 
-/** The seller's own notices (disputes, a usage alert to the owners) stay English, as the seller side does. */
-const forSeller = (type: CustomerEmailType, data: Record<string, unknown>) => type.startsWith("dispute_") || data.audience === "seller";
+/** The seller's own notices (disputes, a failed refund, a usage alert to the owners) stay English, as the seller side does. */
+const forSeller = (type: CustomerEmailType, data: Record<string, unknown>) => type.startsWith("dispute_") || type === "refund_failed" || data.audience === "seller";
 
 const text = (v: unknown) => (typeof v === "string" ? v : null);
 

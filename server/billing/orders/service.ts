@@ -254,6 +254,20 @@ export async function recordOrderRefund(
   return { ...locked, ...patch };
 }
 
+/**
+ * Takes a refund that failed at the processor back off a locked order: refunded amounts shrink by it, and the
+ * status is what it was — paid when nothing stays refunded, partially_refunded otherwise.
+ */
+export async function reverseOrderRefund(tx: Queryable, locked: OrderRow, refunded: { amount: number; taxAmount: number }, now: Date): Promise<OrderRow> {
+  const refundedAmount = Math.max(0, locked.refundedAmount - refunded.amount);
+  const refundedTaxAmount = Math.max(0, locked.refundedTaxAmount - refunded.taxAmount);
+  const full = refundedAmount >= locked.netAmount + Math.max(0, locked.appliedBalanceAmount);
+  const status = refundedAmount === 0 && refundedTaxAmount === 0 ? "paid" : full ? "refunded" : "partially_refunded";
+  const patch = { status, refundedAmount, refundedTaxAmount, modifiedAt: now };
+  await repo.updateOrderRefunds(tx, locked.organizationId, locked.id, patch);
+  return { ...locked, ...patch };
+}
+
 /** The organization's orders as CSV (`GET /v1/orders/export`, optionally of some products), oldest first. */
 export function orderExport(organizationId: string, productIds: string[] | undefined): CsvExport {
   return repo.ordersExport(organizationId, productIds);

@@ -19,6 +19,32 @@ export async function hasProcessorRefund(db: Queryable, organizationId: string, 
   return row !== undefined;
 }
 
+/** The refund recorded under the processor's refund id, or undefined. */
+export async function findByProcessorRefundId(db: Queryable, organizationId: string, processorRefundId: string): Promise<RefundRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(refund)
+    .where(and(eq(refund.organizationId, organizationId), eq(refund.processorRefundId, processorRefundId)))
+    .limit(1);
+  return row;
+}
+
+/** Sets a refund's status (and why it failed); answers the row as it is now. */
+export async function updateRefundStatus(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  patch: Pick<RefundRow, "status" | "failureReason" | "modifiedAt">,
+): Promise<RefundRow> {
+  const [row] = await db
+    .update(refund)
+    .set(patch)
+    .where(and(eq(refund.organizationId, organizationId), eq(refund.id, id)))
+    .returning();
+  if (!row) throw new Error(`refund ${id} vanished under its order's lock`);
+  return row;
+}
+
 export type RefundSort = "created_at" | "amount";
 
 export interface RefundFilter {

@@ -10,8 +10,8 @@ import type { Db, Queryable } from "../../db/client.js";
 import { withCallTurn } from "../../db/call-turns.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { processorFor, type PaymentProcessor } from "../../payments/processor.js";
-import { creditRefund, walletShareOfRefund } from "../balance/service.js";
-import { revokeGrantsOfOrder } from "../benefits/service.js";
+import { creditRefund, reverseRefundCredit, walletShareOfRefund } from "../balance/service.js";
+import { regrantRevokedOfOrder, revokeGrantsOfOrder } from "../benefits/service.js";
 import { paymentIdOfCheckout } from "../checkouts/service.js";
 import { loadCustomers } from "../customers/service.js";
 import { isUuid, metadataInput } from "../http.js";
@@ -19,7 +19,9 @@ import { ApiError, notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import { paymentError } from "../payments/errors.js";
 import { lastPaymentOfOrder } from "../payments/service.js";
-import { getOrder, lockOrderRow, recordOrderRefund } from "../orders/service.js";
+import { getOrder, lockOrderRow, recordOrderRefund, reverseOrderRefund } from "../orders/service.js";
+import { requestEmail } from "../customer-emails/service.js";
+import { ownerEmails } from "../organizations/service.js";
 import { refundableAmount, type OrderRow } from "../orders/wire.js";
 import { refundTax } from "../../../shared/refund-tax.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -96,6 +98,7 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
       subscriptionId: order.subscriptionId,
       customerId: order.customerId,
       processorRefundId: null,
+      failureReason: null,
       metadata: input.metadata ?? {},
       createdAt: now,
       modifiedAt: null,
@@ -104,6 +107,7 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
     const gross = input.amount + taxAmount;
     const toWallet = await walletShareOfRefund(tx, order, gross, input.refund_to === "wallet");
     let processorRefundId: string | null = null;
+    let status: "succeeded" | "pending" = "succeeded";
     if (gross - toWallet > 0) {
       // the processor answers at once (like a confirm's payment, inside the lock); a refusal keeps nothing
       // the organization's own processor (its Stripe account when connected), not the router's default
@@ -118,28 +122,36 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
       });
       if (!result.ok) throw paymentError(result.message);
       processorRefundId = result.processorRefundId;
+      status = result.status ?? "succeeded";
     }
     const ref = { organizationId, customerId: order.customerId, currency: order.currency, orderId: order.id, subscriptionId: order.subscriptionId };
     await creditRefund(tx, { ...ref, amount: toWallet, refundId: pending.id });
-    const succeeded: RefundRow = { ...pending, status: "succeeded", processorRefundId, modifiedAt: now };
-    return commitRefund(tx, order, pending, succeeded, now);
+    // a refund the processor has not finished stays pending (settleProcessorRefund moves it on), but counts at once
+    const stored: RefundRow = { ...pending, status, processorRefundId, modifiedAt: status === "succeeded" ? now : null };
+    return commitRefund(tx, order, pending, stored, now);
   }));
 }
 
-/** Records a succeeded refund of a locked order and its events (a pending one, then succeeded) in the caller's transaction. */
-async function commitRefund(tx: Queryable, order: OrderRow, pending: RefundRow, succeeded: RefundRow, now: Date): Promise<RefundWire> {
+/**
+ * Records a refund of a locked order and its events in the caller's transaction: `refund.created` (pending), then
+ * `refund.updated` when it succeeded already (its credit note follows from that event: billing/invoices). A
+ * pending refund counts at once as a succeeded one does — the order's refunded amount and status, order.refunded,
+ * the wallet's part, the benefits revoked — as Stripe's charge counts a pending refund in `amount_refunded`; its
+ * `refund.updated` comes when the processor says how it ended, and a failure takes all of it back.
+ */
+async function commitRefund(tx: Queryable, order: OrderRow, pending: RefundRow, stored: RefundRow, now: Date): Promise<RefundWire> {
   const { organizationId } = order;
-  await Promise.all([repo.insertRefund(tx, succeeded), recordOrderRefund(tx, order, { amount: succeeded.amount, taxAmount: succeeded.taxAmount }, now)]);
+  await Promise.all([repo.insertRefund(tx, stored), recordOrderRefund(tx, order, { amount: stored.amount, taxAmount: stored.taxAmount }, now)]);
   const orderWire = await getOrder(tx, organizationId, order.id);
-  const wire = toRefundWire(succeeded);
+  const wire = toRefundWire(stored);
   const event = (type: OutboxEvent["type"], data: Record<string, unknown>): OutboxEvent => ({ type, organizationId, data });
   await enqueue(tx, [
     event("refund.created", toRefundWire(pending)),
-    event("refund.updated", wire),
+    ...(stored.status === "succeeded" ? [event("refund.updated", wire)] : []),
     event("order.updated", orderWire),
     event("order.refunded", orderWire),
   ]);
-  if (succeeded.revokeBenefits) {
+  if (stored.revokeBenefits) {
     const revoked = await revokeGrantsOfOrder(tx, organizationId, order.id, now);
     if (revoked.length > 0) await enqueue(tx, customerStateChanged(organizationId, order.customerId));
   }
@@ -193,11 +205,70 @@ export async function recordProcessorRefund(db: Db, organizationId: string, made
       subscriptionId: order.subscriptionId,
       customerId: order.customerId,
       processorRefundId: made.processorRefundId,
+      failureReason: null,
       metadata: {},
       createdAt: now,
       modifiedAt: null,
     };
     return commitRefund(tx, order, pending, { ...pending, status: "succeeded", modifiedAt: now }, now);
+  });
+}
+
+/** A refund is recorded under this processor refund id (made by till, or recorded from an earlier event). */
+export const hasProcessorRefund = (db: Queryable, organizationId: string, processorRefundId: string) => repo.hasProcessorRefund(db, organizationId, processorRefundId);
+
+/** How the processor says a refund ended (Stripe's refund status, and its failure_reason). */
+export interface ProcessorRefundOutcome {
+  processorRefundId: string;
+  status: "succeeded" | "failed" | "canceled";
+  failureReason: string | null;
+}
+
+/**
+ * Moves a refund recorded under the processor's refund id to how the processor says it ended, once: a pending
+ * refund that succeeded is `succeeded` (refund.updated, and with it the credit note); a pending or succeeded one
+ * that failed or was canceled (Stripe fails a refund the card's issuer refuses, even one it answered succeeded) is
+ * `failed`/`canceled` and everything it did is undone in one transaction — the order's refunded amount and status
+ * as they were, the wallet's part taken back, the benefits it revoked granted again — with refund.updated and
+ * order.updated in the outbox, and the organization's owners told by email. A refund failed or canceled already
+ * stays so. Answers the refund as it is now, or null when nothing changed (unknown, or already so).
+ */
+export async function settleProcessorRefund(db: Db, organizationId: string, outcome: ProcessorRefundOutcome): Promise<RefundWire | null> {
+  return db.transaction(async (tx) => {
+    const found = await repo.findByProcessorRefundId(tx, organizationId, outcome.processorRefundId);
+    if (!found) return null;
+    // the order's lock first, as a refund being made takes it; then the refund as it is under it
+    const order = await lockOrderRow(tx, organizationId, found.orderId);
+    const row = await repo.findByProcessorRefundId(tx, organizationId, outcome.processorRefundId);
+    if (!order || !row || row.status === "failed" || row.status === "canceled") return null;
+    const now = await orgNow(tx, organizationId);
+    if (outcome.status === "succeeded") {
+      if (row.status !== "pending") return null;
+      const succeeded = await repo.updateRefundStatus(tx, organizationId, row.id, { status: "succeeded", failureReason: null, modifiedAt: now });
+      const wire = toRefundWire(succeeded);
+      await enqueue(tx, [{ type: "refund.updated", organizationId, data: wire }]);
+      return wire;
+    }
+    const ended = await repo.updateRefundStatus(tx, organizationId, row.id, { status: outcome.status, failureReason: outcome.failureReason, modifiedAt: now });
+    await reverseOrderRefund(tx, order, { amount: row.amount, taxAmount: row.taxAmount }, now);
+    await reverseRefundCredit(tx, { organizationId, refundId: row.id });
+    const regranted = row.revokeBenefits ? await regrantRevokedOfOrder(tx, organizationId, order.id, row.createdAt, now) : [];
+    const orderWire = await getOrder(tx, organizationId, order.id);
+    const wire = toRefundWire(ended);
+    await enqueue(tx, [
+      { type: "refund.updated", organizationId, data: wire },
+      { type: "order.updated", organizationId, data: orderWire },
+      ...(regranted.length > 0 ? [customerStateChanged(organizationId, order.customerId)] : []),
+    ]);
+    const data = {
+      refund: wire,
+      order: { id: order.id, invoice_number: orderWire.invoice_number, product: orderWire.product ? { name: orderWire.product.name } : null, customer_email: orderWire.customer.email },
+      benefits_granted_again: regranted.length,
+    };
+    for (const recipient of await ownerEmails(tx, organizationId)) {
+      await requestEmail(tx, { organizationId, causeId: row.id, type: "refund_failed", recipient, data });
+    }
+    return wire;
   });
 }
 

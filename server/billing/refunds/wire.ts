@@ -26,6 +26,8 @@ export function toRefundWire(row: RefundRow) {
     customer_id: row.customerId,
     revoke_benefits: row.revokeBenefits,
     dispute: null,
+    // till's own field (the SDKs drop it): why the processor failed or canceled the refund, else null
+    failure_reason: row.failureReason ?? null,
   };
 }
 export type RefundWire = ReturnType<typeof toRefundWire>;

@@ -30,6 +30,8 @@ export const refund = pgTable(
       .references(() => customer.id),
     /** The processor's id for the refund (Stripe's `re_…`). */
     processorRefundId: text("processor_refund_id"),
+    /** Why the processor failed or canceled the refund (Stripe's `failure_reason`, 0074); null otherwise. */
+    failureReason: text("failure_reason"),
     metadata: jsonb("metadata").$type<Metadata>().default({}).notNull(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),

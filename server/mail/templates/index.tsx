@@ -4,6 +4,7 @@ import type { CustomerEmailType } from "../../billing/customer-emails/types.js";
 import { EmailUpdateData, OrderData, SeatInvitationData, SubscriptionData, emailUpdateUrl, productName, seatClaimUrl, type MailContext } from "./data.js";
 import { EmailUpdate } from "./email-update.js";
 import { DisputeData, DisputeNotice, disputeSubject } from "./dispute-emails.js";
+import { RefundFailedData, RefundFailedNotice, refundFailedSubject } from "./refund-emails.js";
 import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, SubscriptionPastDue } from "./order-emails.js";
 import { SeatInvitation, seatSubject } from "./seat-invitation.js";
 import { UsageAlert, UsageAlertData, usageAlertSubject } from "./usage-alert.js";
@@ -105,4 +106,8 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
     return { subject: disputeSubject(d, true, ctx), element: <DisputeNotice dispute={d} ctx={ctx} closed /> };
   },
   processor_error: (data, ctx) => ({ subject: processorErrorSubject(ctx), element: <ProcessorErrorNotice e={ProcessorErrorData.parse(data)} ctx={ctx} /> }),
+  refund_failed: (data, ctx) => {
+    const d = RefundFailedData.parse(data);
+    return { subject: refundFailedSubject(d, ctx), element: <RefundFailedNotice data={d} ctx={ctx} /> };
+  },
 };

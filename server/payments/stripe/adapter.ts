@@ -310,7 +310,9 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
           { idempotencyKey: `till-refund-${request.refundId}` },
         ));
         if (refund.status === "failed" || refund.status === "canceled") return { ok: false, code: refund.failure_reason ?? "refund_failed", message: "Stripe could not refund the payment." };
-        return { ok: true, processorRefundId: refund.id };
+        // Stripe gives a card's money back at once or later: a pending (or requires_action) refund may still fail
+        // or be canceled, which its refund.updated / refund.failed event says (billing/stripe-events/refunds.ts)
+        return { ok: true, processorRefundId: refund.id, status: refund.status === "succeeded" ? "succeeded" : "pending" };
       } catch (err) {
         if (err instanceof StripeSdk.errors.StripeError) return { ok: false, code: err.code ?? "refund_failed", message: err.message };
         throw err;
