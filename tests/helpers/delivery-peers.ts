@@ -46,6 +46,13 @@ interface Failure {
   body: unknown;
 }
 
+export interface Refusal {
+  method: string;
+  path: string;
+  status: number;
+  body: unknown;
+}
+
 export interface Seen {
   method: string;
   path: string;
@@ -56,6 +63,12 @@ export interface Seen {
 abstract class Peer {
   url = "";
   readonly seen: Seen[] = [];
+  /**
+   * The requests refused because the provider's definition does not have them. stop() fails while any is left:
+   * till must send none (a refusal it takes for a missing resource, such as a 404 it ignores, would pass unseen);
+   * a test that sends one on purpose takes it with takeRefused().
+   */
+  private refused: Refusal[] = [];
   private failures: Failure[] = [];
   private server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -91,6 +104,18 @@ abstract class Peer {
   /** The provider's answer to a body that is not JSON though it says it is. */
   protected abstract invalidJson(res: http.ServerResponse): void;
 
+  /** Answers a request the definition does not allow, and keeps it in `refused`. */
+  protected refuse(res: http.ServerResponse, refusal: { status: number; body: unknown }): void {
+    const last = this.seen[this.seen.length - 1];
+    this.refused.push({ method: last?.method ?? "", path: last?.path ?? "", ...refusal });
+    send(res, refusal.status, refusal.body);
+  }
+
+  /** The refusals so far (for a test that sent them on purpose), forgotten. */
+  takeRefused(): Refusal[] {
+    return this.refused.splice(0);
+  }
+
   /** Forgets the failures queued and not used yet. */
   clearFailures(): void {
     this.failures = [];
@@ -110,6 +135,10 @@ abstract class Peer {
   async stop(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((r) => this.server.close(() => r()));
+    const refused = this.takeRefused();
+    if (refused.length > 0) {
+      throw new Error(`${this.constructor.name} refused requests the provider's definition does not allow:\n${refused.map((r) => JSON.stringify(r)).join("\n")}`);
+    }
   }
 }
 
@@ -202,11 +231,11 @@ export class GithubPeer extends Peer {
     }
     // the REST API: the operations GitHub's description defines, checked against it before they are served
     const route = matchGithub(method, p);
-    if (!route) return send(res, 404, GITHUB_NOT_FOUND);
+    if (!route) return this.refuse(res, { status: 404, body: GITHUB_NOT_FOUND });
     const authorized = this.authorizes(route, token);
     if (authorized) return send(res, 401, authorized);
     const refusal = githubRefusal(route, url.searchParams, body);
-    if (refusal) return send(res, refusal.status, refusal.body);
+    if (refusal) return this.refuse(res, refusal);
     this.serve(route, body, token, res);
   }
 
@@ -334,20 +363,20 @@ export class DiscordPeer extends Peer {
     const p = url.pathname;
     if (method === "GET" && p === Routes.oauth2Authorization()) {
       const refusal = discordOauthRefusal("authorize", queryRecord(url.searchParams));
-      if (refusal) return send(res, refusal.status, refusal.body);
+      if (refusal) return this.refuse(res, refusal);
       return this.oauth.authorize(url, res);
     }
     if (method === "POST" && p === `/api${Routes.oauth2TokenExchange()}`) return this.token(body, res);
     // the bot's REST API: the routes discord-api-types defines, checked against it before they are served
     const api = p.replace(/^\/api\/v10(?=\/)/, "");
     const route = api === p ? null : matchDiscord(method, api);
-    if (!route) return send(res, 404, DISCORD_NOT_FOUND);
+    if (!route) return this.refuse(res, { status: 404, body: DISCORD_NOT_FOUND });
     const bot = auth === `Bot ${this.botToken}`;
     const user = this.tokens.get(auth?.replace(/^Bearer /, "") ?? "");
     // users/@me answers a user's token too (the OAuth flow asks who connected); every other route is the bot's
     if (!bot && !(route.route === "currentUser" && user)) return send(res, 401, { message: "401: Unauthorized", code: 0 });
     const refusal = discordRefusal(route, url.searchParams, body);
-    if (refusal) return send(res, refusal.status, refusal.body);
+    if (refusal) return this.refuse(res, refusal);
     if (route.route === "currentUser") return send(res, 200, bot ? { id: this.botId, username: "till-bot", bot: true } : user);
     this.serve(route, body, res);
   }
@@ -355,7 +384,7 @@ export class DiscordPeer extends Peer {
   private token(body: unknown, res: http.ServerResponse): void {
     const form = (body ?? {}) as Record<string, string>;
     const refusal = discordOauthRefusal("token", form);
-    if (refusal) return send(res, refusal.status, refusal.body);
+    if (refusal) return this.refuse(res, refusal);
     if (!this.oauth.authenticates(form)) return send(res, 401, { error: "invalid_client" });
     if (form.grant_type === "refresh_token") {
       const user = this.refreshTokens.get(form.refresh_token ?? "");

@@ -21,6 +21,7 @@ beforeAll(async () => {
   discord.addGuild(GUILD, [{ id: ROLE, position: 1, permissions: "0" }, { id: BOT_ROLE, position: 5, permissions: String(1n << 28n) }], [BOT_ROLE]);
 });
 
+// stop() fails if a refusal was left untaken: each test takes the ones it provoked
 afterAll(async () => {
   await Promise.all([github.stop(), discord.stop()]);
 });
@@ -59,6 +60,10 @@ describe("the GitHub peer checks requests against GitHub's OpenAPI description",
     const bodyOnDelete = await gh("DELETE", "/repos/acme/private/collaborators/kai", { permission: "push" });
     expect(bodyOnDelete.status).toBe(422);
     expect(github.invitationOf("acme/private", "kai")).toBeUndefined();
+    expect(github.takeRefused().map((r) => `${r.status} ${r.method} ${r.path}`)).toEqual([
+      ...Array(3).fill("422 PUT /repos/acme/private/collaborators/kai"),
+      "422 DELETE /repos/acme/private/collaborators/kai",
+    ]);
   });
 
   it("refuses an enum value and a nested property the description lacks (an installation token's permissions)", async () => {
@@ -77,6 +82,7 @@ describe("the GitHub peer checks requests against GitHub's OpenAPI description",
       "For 'properties/repositories/items/1', 3 is not a string.",
     ]);
     expect((await mint({ permissions: { contents: "read" }, repositories: ["private"] })).status).toBe(201);
+    expect(github.takeRefused()).toHaveLength(1);
   });
 
   it("answers 404 for a route the description has not, or that the peer does not serve, and for a path parameter of another type", async () => {
@@ -90,6 +96,7 @@ describe("the GitHub peer checks requests against GitHub's OpenAPI description",
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body?.message).toBe("Not Found");
     }
+    expect(github.takeRefused().map((r) => r.status)).toEqual([404, 404, 404, 404]);
   });
 
   it("serves the official client's requests when they are in the description's shape, and refuses an extra parameter sent through it", async () => {
@@ -103,7 +110,15 @@ describe("the GitHub peer checks requests against GitHub's OpenAPI description",
     const unknown = { owner: "acme", repo: "private", username: "bo", permission: "push", expires_at: "2027-01-01" };
     await expect(octokit.rest.repos.addCollaborator(unknown)).rejects.toMatchObject({ status: 422 });
     expect(github.invitationOf("acme/private", "bo")).toBeUndefined();
+    expect(github.takeRefused().map((r) => r.status)).toEqual([422]);
   });
+});
+
+it("a peer's stop() fails while a refused request is left untaken, so a delivery test fails when till sends one", async () => {
+  const peer = new GithubPeer();
+  await peer.start();
+  await fetch(`${peer.url}/repos/acme/private/collaborators/kai/extra`, { method: "PUT" });
+  await expect(peer.stop()).rejects.toThrow(/GithubPeer refused requests .*"status":404/s);
 });
 
 describe("the Discord peer checks requests against discord-api-types", () => {
@@ -123,6 +138,7 @@ describe("the Discord peer checks requests against discord-api-types", () => {
     expect(errors.access_token).toEqual({ _errors: [{ code: "BASE_TYPE_REQUIRED", message: "This field is required" }] });
     expect(errors.roles).toEqual({ 1: { _errors: [expect.objectContaining({ code: "STRING_TYPE_CONVERT" })] } });
     expect(discord.rolesOf(GUILD, user)).toBeUndefined();
+    expect(discord.takeRefused().map((r) => `${r.status} ${r.method} ${r.path}`)).toEqual([`400 PUT /api/v10/guilds/${GUILD}/members/${user}`]);
   });
 
   it("refuses a body where the route declares none, and a query parameter the route does not declare", async () => {
@@ -132,6 +148,7 @@ describe("the Discord peer checks requests against discord-api-types", () => {
     const query = await bot("GET", `${Routes.guildRoles(GUILD)}?with_counts=true`);
     expect(query.status).toBe(400);
     expect(Object.keys(query.body?.errors as object)).toEqual(["with_counts"]);
+    expect(discord.takeRefused()).toHaveLength(2);
   });
 
   it("answers 404 for a route it does not serve, a method the route lacks, an id that is not a snowflake, or no API version", async () => {
@@ -145,6 +162,7 @@ describe("the Discord peer checks requests against discord-api-types", () => {
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body).toEqual({ message: "404: Not Found", code: 0 });
     }
+    expect(discord.takeRefused().map((r) => r.status)).toEqual([404, 404, 404, 404]);
   });
 
   it("refuses an OAuth2 token form or authorize query parameter neither the declared types nor PKCE have", async () => {
@@ -156,6 +174,7 @@ describe("the Discord peer checks requests against discord-api-types", () => {
     const query = new URLSearchParams({ response_type: "code", client_id: "555", scope: "identify", redirect_uri: "http://127.0.0.1/cb", code_challenge: "c", code_challenge_method: "plain" });
     const authorize = await fetch(`${discord.url}/oauth2/authorize?${query}`, { redirect: "manual" });
     expect(authorize.status).toBe(400);
+    expect(discord.takeRefused().map((r) => r.path)).toEqual(["/api/oauth2/token", "/oauth2/authorize"]);
   });
 
   it("serves the official client's requests in the declared shape, and refuses an extra body property sent through it", async () => {
@@ -170,5 +189,6 @@ describe("the Discord peer checks requests against discord-api-types", () => {
     await expect(extra).rejects.toMatchObject({ code: 50035, status: 400 });
     await expect(rest.get(Routes.guildRoles(GUILD))).resolves.toHaveLength(3);
     await expect(rest.get(Routes.user())).resolves.toMatchObject({ id: discord.botId });
+    expect(discord.takeRefused()).toHaveLength(1);
   });
 });
