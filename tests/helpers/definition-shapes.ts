@@ -5,6 +5,9 @@
 // the provider would drop it silently: what till sends and the definition lacks is a request that does not mean
 // what till thinks.
 
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
 export type Scalar = string | number | boolean;
 
 export type Shape =
@@ -65,3 +68,10 @@ function fromText(kind: "string" | "integer" | "number" | "boolean", v: string):
 
 /** Query parameters as one record (a name given twice keeps its last value), for problemsOf. */
 export const queryRecord = (q: URLSearchParams): Record<string, string> => Object.fromEntries(q.entries());
+
+/**
+ * The text of the extractors and of this module, part of the cache key of what they extracted: a change to how a
+ * definition is read makes the cache under .tmp/ be written again, with no version number to remember to bump.
+ */
+export const ownSource = (): string =>
+  ["./definition-shapes.ts", "./github-definition.ts", "./discord-definition.ts"].map((f) => readFileSync(fileURLToPath(new URL(f, import.meta.url)), "utf8")).join("\n");

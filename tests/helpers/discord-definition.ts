@@ -3,15 +3,16 @@
 // "Route for:" list documented on it, and the JSON bodies and queries from the declared types
 // (`REST<Method>API<Route>JSONBody`, `…Query`; the OAuth2 token form and authorize query by their own names), read
 // with the TypeScript compiler. Upgrading the package moves the peer. Building the program over the declarations
-// takes about 3 s, so the shapes are extracted once per package (and compiler) version and kept under .tmp/.
+// takes 3–5 s (measured), so the shapes are extracted once per package, compiler and extractor source and kept
+// under .tmp/; a process that finds them there does not load the compiler at all.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Routes } from "discord-api-types/v10";
-import ts from "typescript";
-import { problemsOf, queryRecord, type Problem, type Shape } from "./definition-shapes.js";
+import type ts from "typescript";
+import { ownSource, problemsOf, queryRecord, type Problem, type Shape } from "./definition-shapes.js";
 
 /** The bot routes the peer serves: method and the `Routes` entry (its path parameters are snowflakes). */
 export const DISCORD_ROUTES = {
@@ -41,16 +42,19 @@ interface Extracted {
   oauth: Record<keyof typeof OAUTH_TYPES, Shape>;
 }
 
-const EXTRACTOR = 1;
 const require = createRequire(import.meta.url);
 const CACHE_DIR = fileURLToPath(new URL("../../.tmp/", import.meta.url));
 let extracted: Extracted | null = null;
+
+/** The TypeScript compiler, loaded only when the shapes are extracted (not when they are read from the cache). */
+const compiler = (): typeof ts => require("typescript") as typeof ts;
+const versionOf = (pkg: string) => (JSON.parse(readFileSync(require.resolve(pkg), "utf8")) as { version: string }).version;
 
 function load(): Extracted {
   if (extracted) return extracted;
   const root = path.dirname(require.resolve("discord-api-types/v10"));
   const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
-  const key = createHash("sha256").update(JSON.stringify([EXTRACTOR, ts.version, DISCORD_ROUTES, TYPE_STEM, OAUTH_TYPES])).digest("hex").slice(0, 12);
+  const key = createHash("sha256").update(JSON.stringify([version, versionOf("typescript/package.json"), ownSource()])).digest("hex").slice(0, 12);
   const cache = path.join(CACHE_DIR, `discord-shapes-${version}-${key}.json`);
   try {
     extracted = JSON.parse(readFileSync(cache, "utf8")) as Extracted;
@@ -68,13 +72,13 @@ function load(): Extracted {
 /** Reads the shapes from the declarations (exported for the test that times it). */
 export function extract(root = path.dirname(require.resolve("discord-api-types/v10"))): Extracted {
   const entry = path.join(root, "rest", "v10", "index.d.ts");
-  const program = ts.createProgram([entry], { noEmit: true, skipLibCheck: true, strict: true, types: [], lib: ["lib.es5.d.ts"] });
+  const program = compiler().createProgram([entry], { noEmit: true, skipLibCheck: true, strict: true, types: [], lib: ["lib.es5.d.ts"] });
   const checker = program.getTypeChecker();
   const exports = new Map(checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(entry)!)!).map((s) => [s.name, s]));
   const declared = (name: string): ts.Type | null => {
     let symbol = exports.get(name);
     if (!symbol) return null;
-    if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    if (symbol.flags & compiler().SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
     return checker.getDeclaredTypeOfSymbol(symbol);
   };
   const methodsOf = routeMethods(checker, exports.get("Routes"));
@@ -103,18 +107,18 @@ export function extract(root = path.dirname(require.resolve("discord-api-types/v
 /** The methods the "Route for:" list of a `Routes` entry names (`- PUT    \`/guilds/{guild.id}/members/{user.id}\``). */
 function routeMethods(checker: ts.TypeChecker, routesSymbol: ts.Symbol | undefined) {
   if (!routesSymbol) throw new Error("discord-api-types exports no Routes");
-  const routes = checker.getTypeOfSymbol(routesSymbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(routesSymbol) : routesSymbol);
+  const routes = checker.getTypeOfSymbol(routesSymbol.flags & compiler().SymbolFlags.Alias ? checker.getAliasedSymbol(routesSymbol) : routesSymbol);
   return (key: string): string[] => {
     const member = routes.getProperty(key);
     if (!member) throw new Error(`discord-api-types has no Routes.${key}`);
-    const doc = ts.displayPartsToString(member.getDocumentationComment(checker));
+    const doc = compiler().displayPartsToString(member.getDocumentationComment(checker));
     return [...doc.matchAll(/^\s*-\s+(GET|PUT|POST|PATCH|DELETE)\s/gm)].map((m) => m[1]!);
   };
 }
 
 /** A declared type as a Shape; a form not handled here stops the extraction rather than passing unchecked. */
 function shapeOf(checker: ts.TypeChecker, type: ts.Type): Shape {
-  const F = ts.TypeFlags;
+  const F = compiler().TypeFlags;
   if (type.isUnion()) {
     const members = type.types.filter((t) => !(t.flags & F.Undefined));
     const nullable = members.some((t) => t.flags & F.Null);
@@ -139,7 +143,7 @@ function shapeOf(checker: ts.TypeChecker, type: ts.Type): Shape {
     const required: string[] = [];
     for (const p of checker.getPropertiesOfType(type)) {
       properties[p.name] = shapeOf(checker, checker.getTypeOfSymbol(p));
-      if (!(p.flags & ts.SymbolFlags.Optional)) required.push(p.name);
+      if (!(p.flags & compiler().SymbolFlags.Optional)) required.push(p.name);
     }
     return { kind: "object", properties, required };
   }
