@@ -3,6 +3,11 @@
 // and failures a test can queue. Point the server at them with peerEnv().
 // GitHub's collaborator invite and removal are also tested against GitHub's recorded responses
 // (tests/helpers/github-fixtures.ts, which says which scenarios use recordings and which this peer, and why).
+// What the peers accept is the providers' published definitions, not a list written here: the REST routes, their
+// path and query parameters and JSON bodies come from GitHub's OpenAPI description (github-definition.ts) and from
+// discord-api-types (discord-definition.ts); a request they do not allow is refused as the provider refuses it
+// (GitHub 422 "Invalid request.", Discord 400 "Invalid Form Body" 50035, an unknown route 404) before it is served.
+// GitHub's OAuth web flow (github.com/login/oauth/*) is not in the REST description and stays as written below.
 //
 // GitHub peer (TILL_GITHUB_API_URL = TILL_GITHUB_OAUTH_URL = its url):
 //   GET  /login/oauth/authorize        → 302 to redirect_uri?code&state (the user "approves" at once); keeps the
@@ -28,12 +33,23 @@
 import { createHash, createVerify, randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { DISCORD_NOT_FOUND, discordOauthRefusal, discordRefusal, matchDiscord, type DiscordMatch } from "./discord-definition.js";
+import { GITHUB_NOT_FOUND, githubRefusal, matchGithub, type GithubMatch } from "./github-definition.js";
+import { queryRecord } from "./definition-shapes.js";
+import { Routes } from "discord-api-types/v10";
 
 interface Failure {
   method: string;
   prefix: string;
   status: number;
   headers: Record<string, string>;
+  body: unknown;
+}
+
+export interface Refusal {
+  method: string;
+  path: string;
+  status: number;
   body: unknown;
 }
 
@@ -47,6 +63,12 @@ export interface Seen {
 abstract class Peer {
   url = "";
   readonly seen: Seen[] = [];
+  /**
+   * The requests refused because the provider's definition does not have them. stop() fails while any is left:
+   * till must send none (a refusal it takes for a missing resource, such as a 404 it ignores, would pass unseen);
+   * a test that sends one on purpose takes it with takeRefused().
+   */
+  private refused: Refusal[] = [];
   private failures: Failure[] = [];
   private server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -54,9 +76,14 @@ abstract class Peer {
     req.on("end", () => {
       const raw = Buffer.concat(chunks).toString("utf8");
       const url = new URL(req.url ?? "/", this.url);
-      let body: unknown = raw;
-      if ((req.headers["content-type"] ?? "").includes("json") && raw) body = JSON.parse(raw);
-      else if ((req.headers["content-type"] ?? "").includes("x-www-form-urlencoded")) body = Object.fromEntries(new URLSearchParams(raw));
+      let body: unknown = raw === "" ? undefined : raw;
+      const type = req.headers["content-type"] ?? "";
+      try {
+        if (type.includes("json") && raw) body = JSON.parse(raw);
+      } catch {
+        return this.invalidJson(res);
+      }
+      if (type.includes("x-www-form-urlencoded")) body = Object.fromEntries(new URLSearchParams(raw));
       const method = req.method ?? "GET";
       this.seen.push({ method, path: url.pathname, body, authorization: req.headers.authorization });
       const i = this.failures.findIndex((f) => f.method === method && url.pathname.startsWith(f.prefix));
@@ -73,6 +100,21 @@ abstract class Peer {
   });
 
   protected abstract handle(method: string, url: URL, body: unknown, auth: string | undefined, res: http.ServerResponse): void;
+
+  /** The provider's answer to a body that is not JSON though it says it is. */
+  protected abstract invalidJson(res: http.ServerResponse): void;
+
+  /** Answers a request the definition does not allow, and keeps it in `refused`. */
+  protected refuse(res: http.ServerResponse, refusal: { status: number; body: unknown }): void {
+    const last = this.seen[this.seen.length - 1];
+    this.refused.push({ method: last?.method ?? "", path: last?.path ?? "", ...refusal });
+    send(res, refusal.status, refusal.body);
+  }
+
+  /** The refusals so far (for a test that sent them on purpose), forgotten. */
+  takeRefused(): Refusal[] {
+    return this.refused.splice(0);
+  }
 
   /** Forgets the failures queued and not used yet. */
   clearFailures(): void {
@@ -93,6 +135,10 @@ abstract class Peer {
   async stop(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((r) => this.server.close(() => r()));
+    const refused = this.takeRefused();
+    if (refused.length > 0) {
+      throw new Error(`${this.constructor.name} refused requests the provider's definition does not allow:\n${refused.map((r) => JSON.stringify(r)).join("\n")}`);
+    }
   }
 }
 
@@ -183,51 +229,61 @@ export class GithubPeer extends Peer {
       if (!login) return send(res, 200, { error: "bad_verification_code" });
       return send(res, 200, { access_token: `gho_${login}`, token_type: "bearer", scope: "read:user" });
     }
-    if (method === "GET" && p === "/user") {
-      const user = this.users.get(token);
-      return user ? send(res, 200, user) : send(res, 401, { message: "Bad credentials" });
+    // the REST API: the operations GitHub's description defines, checked against it before they are served
+    const route = matchGithub(method, p);
+    if (!route) return this.refuse(res, { status: 404, body: GITHUB_NOT_FOUND });
+    const authorized = this.authorizes(route, token);
+    if (authorized) return send(res, 401, authorized);
+    const refusal = githubRefusal(route, url.searchParams, body);
+    if (refusal) return this.refuse(res, refusal);
+    this.serve(route, body, token, res);
+  }
+
+  /** GitHub's 401 body when the token does not fit the operation, else null. */
+  private authorizes(route: GithubMatch, token: string): { message: string } | null {
+    if (route.route === "currentUser") return this.users.has(token) ? null : { message: "Bad credentials" };
+    if (route.route === "installationToken") {
+      const fits = this.app && route.params.installation_id === this.app.installationId && verifyJwt(token, this.app.publicKey, this.app.id);
+      return fits ? null : { message: "A JSON web token could not be decoded" };
     }
-    const install = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(p);
-    if (method === "POST" && install) {
-      if (!this.app || install[1] !== this.app.installationId || !verifyJwt(token, this.app.publicKey, this.app.id)) {
-        return send(res, 401, { message: "A JSON web token could not be decoded" });
-      }
+    return this.sellerTokens.has(token) ? null : { message: "Bad credentials" };
+  }
+
+  private serve({ route, params }: GithubMatch, body: unknown, token: string, res: http.ServerResponse): void {
+    if (route === "currentUser") return send(res, 200, this.users.get(token));
+    if (route === "installationToken") {
       const minted = `ghs_${randomBytes(8).toString("hex")}`;
       this.sellerTokens.add(minted);
       return send(res, 201, { token: minted, expires_at: new Date(Date.now() + 3600_000).toISOString() });
     }
-    if (!this.sellerTokens.has(token)) return send(res, 401, { message: "Bad credentials" });
-    const collab = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)$/.exec(p);
-    const invitation = /^\/repos\/([^/]+)\/([^/]+)\/invitations\/(\d+)$/.exec(p);
-    if (collab) {
-      const repository = `${collab[1]}/${collab[2]}`;
-      const login = collab[3]!;
-      if (!this.repositories.has(repository)) return send(res, 404, { message: "Not Found" });
-      const members = this.collaborators.get(repository) ?? new Map<string, string>();
-      this.collaborators.set(repository, members);
-      const permission = (body as { permission?: string } | undefined)?.permission ?? "push";
-      if (method === "PUT") {
-        if (members.has(login)) {
-          members.set(login, permission);
-          return send(res, 204);
-        }
-        const existing = this.invitationOf(repository, login);
-        const id = existing?.[0] ?? this.nextInvitation++;
-        this.invitations.set(id, { repository, login, permission });
-        return send(res, 201, { id, permissions: permission, repository: { full_name: repository }, invitee: { login } });
-      }
-      if (method === "DELETE") {
-        members.delete(login);
-        return send(res, 204);
-      }
-    }
-    if (invitation && method === "DELETE") {
-      const id = Number(invitation[3]);
-      if (!this.invitations.has(id)) return send(res, 404, { message: "Not Found" });
+    const repository = `${params.owner}/${params.repo}`;
+    if (route === "deleteInvitation") {
+      const id = Number(params.invitation_id);
+      if (!this.invitations.has(id)) return send(res, 404, GITHUB_NOT_FOUND);
       this.invitations.delete(id);
       return send(res, 204);
     }
-    send(res, 404, { message: "Not Found" });
+    const login = params.username!;
+    if (!this.repositories.has(repository)) return send(res, 404, GITHUB_NOT_FOUND);
+    const members = this.collaborators.get(repository) ?? new Map<string, string>();
+    this.collaborators.set(repository, members);
+    if (route === "removeCollaborator") {
+      members.delete(login);
+      return send(res, 204);
+    }
+    const permission = (body as { permission?: string } | undefined)?.permission ?? "push";
+    if (members.has(login)) {
+      members.set(login, permission);
+      return send(res, 204);
+    }
+    const existing = this.invitationOf(repository, login);
+    const id = existing?.[0] ?? this.nextInvitation++;
+    this.invitations.set(id, { repository, login, permission });
+    return send(res, 201, { id, permissions: permission, repository: { full_name: repository }, invitee: { login } });
+  }
+
+  protected invalidJson(res: http.ServerResponse): void {
+    send(res, 400, { message: "Problems parsing JSON", documentation_url: "https://docs.github.com/rest", status: "400" });
   }
 
   /** The invitee accepts: the invitation becomes a collaborator. */
@@ -305,70 +361,81 @@ export class DiscordPeer extends Peer {
 
   protected handle(method: string, url: URL, body: unknown, auth: string | undefined, res: http.ServerResponse): void {
     const p = url.pathname;
-    if (method === "GET" && p === "/oauth2/authorize") return this.oauth.authorize(url, res);
-    if (method === "POST" && p === "/api/oauth2/token") {
-      const form = body as Record<string, string>;
-      if (!this.oauth.authenticates(form)) return send(res, 401, { error: "invalid_client" });
-      if (form.grant_type === "refresh_token") {
-        const user = this.refreshTokens.get(form.refresh_token ?? "");
-        if (!user) return send(res, 400, { error: "invalid_grant" });
-        this.refreshTokens.delete(form.refresh_token ?? "");
-        return send(res, 200, this.issue(user));
-      }
-      const id = this.oauth.redeem(form);
-      const user = id ? this.users.get(id) : undefined;
+    if (method === "GET" && p === Routes.oauth2Authorization()) {
+      const refusal = discordOauthRefusal("authorize", queryRecord(url.searchParams));
+      if (refusal) return this.refuse(res, refusal);
+      return this.oauth.authorize(url, res);
+    }
+    if (method === "POST" && p === `/api${Routes.oauth2TokenExchange()}`) return this.token(body, res);
+    // the bot's REST API: the routes discord-api-types defines, checked against it before they are served
+    const api = p.replace(/^\/api\/v10(?=\/)/, "");
+    const route = api === p ? null : matchDiscord(method, api);
+    if (!route) return this.refuse(res, { status: 404, body: DISCORD_NOT_FOUND });
+    const bot = auth === `Bot ${this.botToken}`;
+    const user = this.tokens.get(auth?.replace(/^Bearer /, "") ?? "");
+    // users/@me answers a user's token too (the OAuth flow asks who connected); every other route is the bot's
+    if (!bot && !(route.route === "currentUser" && user)) return send(res, 401, { message: "401: Unauthorized", code: 0 });
+    const refusal = discordRefusal(route, url.searchParams, body);
+    if (refusal) return this.refuse(res, refusal);
+    if (route.route === "currentUser") return send(res, 200, bot ? { id: this.botId, username: "till-bot", bot: true } : user);
+    this.serve(route, body, res);
+  }
+
+  private token(body: unknown, res: http.ServerResponse): void {
+    const form = (body ?? {}) as Record<string, string>;
+    const refusal = discordOauthRefusal("token", form);
+    if (refusal) return this.refuse(res, refusal);
+    if (!this.oauth.authenticates(form)) return send(res, 401, { error: "invalid_client" });
+    if (form.grant_type === "refresh_token") {
+      const user = this.refreshTokens.get(form.refresh_token ?? "");
       if (!user) return send(res, 400, { error: "invalid_grant" });
+      this.refreshTokens.delete(form.refresh_token ?? "");
       return send(res, 200, this.issue(user));
     }
-    const api = p.replace(/^\/api\/v10/, "");
-    const bot = auth === `Bot ${this.botToken}`;
-    if (method === "GET" && api === "/users/@me") {
-      if (bot) return send(res, 200, { id: this.botId, username: "till-bot", bot: true });
-      const user = this.tokens.get(auth?.replace(/^Bearer /, "") ?? "");
-      return user ? send(res, 200, user) : send(res, 401, { message: "401: Unauthorized", code: 0 });
-    }
-    if (!bot) return send(res, 401, { message: "401: Unauthorized", code: 0 });
-    const rolesPath = /^\/guilds\/(\d+)\/roles$/.exec(api);
-    if (rolesPath && method === "GET") {
-      const roles = this.roles.get(rolesPath[1]!);
+    const id = this.oauth.redeem(form);
+    const user = id ? this.users.get(id) : undefined;
+    if (!user) return send(res, 400, { error: "invalid_grant" });
+    return send(res, 200, this.issue(user));
+  }
+
+  private serve({ route, params }: DiscordMatch, body: unknown, res: http.ServerResponse): void {
+    const [guild = "", user = "", role = ""] = params;
+    if (route === "guildRoles") {
+      const roles = this.roles.get(guild);
       return roles ? send(res, 200, roles) : send(res, 404, { message: "Unknown Guild", code: 10004 });
     }
-    const memberRole = /^\/guilds\/(\d+)\/members\/(\d+)\/roles\/(\d+)$/.exec(api);
-    const member = /^\/guilds\/(\d+)\/members\/(\d+)$/.exec(api);
-    const guild = (memberRole ?? member)?.[1];
-    const guildMembers = guild ? this.members.get(guild) : undefined;
-    if ((memberRole || member) && !guildMembers) return send(res, 404, { message: "Unknown Guild", code: 10004 });
-    if (memberRole) {
-      const [, , user, role] = memberRole;
-      const held = guildMembers!.get(user!);
+    const guildMembers = this.members.get(guild);
+    if (!guildMembers) return send(res, 404, { message: "Unknown Guild", code: 10004 });
+    if (route === "addMemberRole" || route === "removeMemberRole") {
+      const held = guildMembers.get(user);
       if (!held) return send(res, 404, { message: "Unknown Member", code: 10007 });
-      if (!this.canManage(guild!, role!)) return send(res, 403, { message: "Missing Permissions", code: 50013 });
-      if (method === "PUT") held.add(role!);
-      else if (method === "DELETE") held.delete(role!);
+      if (!this.canManage(guild, role)) return send(res, 403, { message: "Missing Permissions", code: 50013 });
+      if (route === "addMemberRole") held.add(role);
+      else held.delete(role);
       return send(res, 204);
     }
-    if (member) {
-      const user = member[2]!;
-      if (method === "GET") {
-        const held = guildMembers!.get(user);
-        return held ? send(res, 200, { user: { id: user }, roles: [...held] }) : send(res, 404, { message: "Unknown Member", code: 10007 });
-      }
-      if (method === "PUT") {
-        if (guildMembers!.has(user)) return send(res, 204);
-        const joining = this.tokens.get((body as { access_token?: string }).access_token ?? "");
-        if (!joining || joining.id !== user) return send(res, 403, { message: "Invalid OAuth2 access token", code: 50025 });
-        // joining with roles takes Manage Roles above each of them, as giving them later does
-        const roles = (body as { roles?: string[] }).roles ?? [];
-        if (!roles.every((r) => this.canManage(guild!, r))) return send(res, 403, { message: "Missing Permissions", code: 50013 });
-        guildMembers!.set(user, new Set((body as { roles?: string[] }).roles ?? []));
-        return send(res, 201, { user: { id: user }, roles: [...guildMembers!.get(user)!] });
-      }
-      if (method === "DELETE") {
-        guildMembers!.delete(user);
-        return send(res, 204);
-      }
+    if (route === "getMember") {
+      const held = guildMembers.get(user);
+      return held ? send(res, 200, { user: { id: user }, roles: [...held] }) : send(res, 404, { message: "Unknown Member", code: 10007 });
     }
-    send(res, 404, { message: "404: Not Found", code: 0 });
+    if (route === "removeMember") {
+      guildMembers.delete(user);
+      return send(res, 204);
+    }
+    // addMember, its body checked against RESTPutAPIGuildMemberJSONBody already
+    const join = body as { access_token: string; roles?: string[] };
+    if (guildMembers.has(user)) return send(res, 204);
+    const joining = this.tokens.get(join.access_token);
+    if (!joining || joining.id !== user) return send(res, 403, { message: "Invalid OAuth2 access token", code: 50025 });
+    // joining with roles takes Manage Roles above each of them, as giving them later does
+    const roles = join.roles ?? [];
+    if (!roles.every((r) => this.canManage(guild, r))) return send(res, 403, { message: "Missing Permissions", code: 50013 });
+    guildMembers.set(user, new Set(roles));
+    return send(res, 201, { user: { id: user }, roles: [...roles] });
+  }
+
+  protected invalidJson(res: http.ServerResponse): void {
+    send(res, 400, { message: "The request body contains invalid JSON.", code: 50109 });
   }
 
   private canManage(guild: string, role: string): boolean {
