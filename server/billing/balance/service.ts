@@ -50,9 +50,11 @@ export interface Settlement {
  * Settles an order total against the customer's balance in the caller's transaction (when there is credit to
  * use, the customer row is locked until it ends): a positive total uses the credit available, up to the total;
  * a negative total (a net credit) is credited to the balance. The ledger row is written by `recordSettlement`
- * (or a checkout's confirm statement, `settlementEntry`) once the order exists.
+ * (or a checkout's confirm statement, `settlementEntry`) once the order exists. `minimum` is the smallest amount the
+ * payment processor may charge in the currency: credit that would leave less than it to charge is used only up to
+ * leaving the minimum (a card is never asked for 20 cents it would refuse), or all of it when it pays everything.
  */
-export async function settle(db: Queryable, organizationId: string, customerId: string, currency: string, total: number): Promise<Settlement> {
+export async function settle(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, minimum = 1): Promise<Settlement> {
   if (total < 0) return { applied: -total, due: 0 };
   if (total === 0) return { applied: 0, due: 0 };
   // most customers have no credit: one read, no lock (a credit recorded meanwhile is used by a later order);
@@ -60,7 +62,8 @@ export async function settle(db: Queryable, organizationId: string, customerId: 
   if ((await repo.balanceOf(db, organizationId, customerId, currency.toLowerCase())) <= 0) return { applied: 0, due: total };
   await repo.lockCustomer(db, organizationId, customerId);
   const available = await repo.balanceOf(db, organizationId, customerId, currency.toLowerCase());
-  const used = Math.max(0, Math.min(available, total));
+  let used = Math.max(0, Math.min(available, total));
+  if (total - used > 0 && total - used < minimum) used = Math.max(0, total - minimum);
   return { applied: -used, due: total - used };
 }
 
@@ -111,8 +114,8 @@ export const prepaidUsage = (db: Queryable, organizationId: string, subscription
  * as usual (the balance first), and the order's `applied_balance_amount` counts both. The ledger row to write is
  * `ledger`'s (the prepaid part is in the ledger already); `markUsageBilled` names the order on the usage rows.
  */
-export async function settleAfterPrepaid(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, prepaid: number) {
-  const ledger = await settle(db, organizationId, customerId, currency, total - prepaid);
+export async function settleAfterPrepaid(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, prepaid: number, minimum = 1) {
+  const ledger = await settle(db, organizationId, customerId, currency, total - prepaid, minimum);
   return { ledger, order: { applied: ledger.applied - prepaid, due: ledger.due } satisfies Settlement };
 }
 

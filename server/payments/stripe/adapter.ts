@@ -19,6 +19,7 @@ import type {
   RefundResult,
 } from "../processor.js";
 import { Stripe as StripeSdk, withoutCallSite } from "../stripe-client.js";
+import { minimumChargeAmount } from "../minimum-charge.js";
 
 /** What the checkout page needs to mount the Payment Element (Polar's metadata carries the publishable key too). */
 export const STRIPE_METADATA_PROCESSOR = "stripe";
@@ -126,6 +127,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     id: "stripe",
     wireName: "stripe",
     servesLive: true,
+    minimumCharge: minimumChargeAmount,
     checkoutMetadata: () => ({ processor: STRIPE_METADATA_PROCESSOR, publishable_key: publishableKey }),
 
     async pay(request: PaymentRequest): Promise<PaymentResult> {
