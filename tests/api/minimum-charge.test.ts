@@ -2,19 +2,23 @@
 // server/payments/minimum-charge.ts) is refused with a 422 naming the minimum, before any payment: at creation, at
 // the buyer's update and at confirm, through Stripe (no PaymentIntent reaches the stand-in) and through the test
 // processor (no payment recorded). The stand-in itself refuses such an intent with Stripe's amount_too_small.
+// Set-up that can only produce such totals is refused when made: a price under its currency's minimum (DKK 2.50),
+// a discount restricted to products it brings strictly between 0 and the minimum.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issues } from "../helpers/api.js";
+import { issues, rawRequest } from "../helpers/api.js";
 import { publicRequest, tokenize, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { confirmationToken, startStripeSandbox, STRIPE_CARDS, STRIPE_KEYS, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let plain: Seller;
+let plainKey = "";
 
 beforeAll(async () => {
   s = await startStripeSandbox();
   // an organization without a Stripe account on the same server: the built-in test processor pays for it
   plain = await createSeller(s.server, "minimum-test-processor");
+  plainKey = await plain.createKey();
 }, 120_000);
 afterAll(async () => {
   await s?.close();
@@ -105,5 +109,48 @@ describe("the Stripe stand-in", () => {
     expect((await post({ amount: "249", currency: "dkk" })).body.error?.code).toBe("amount_too_small");
     expect((await post({ amount: "50", currency: "usd" })).status).toBe(200);
     expect((await post({ amount: "100000000", currency: "usd" })).body.error?.code).toBe("amount_too_large");
+  });
+});
+
+describe("set-up that can only produce totals under the minimum", () => {
+  const post = (path: string, body: unknown) => rawRequest(s.server.url, plainKey, "POST", path, body);
+  const patch = (path: string, body: unknown) => rawRequest(s.server.url, plainKey, "PATCH", path, body);
+
+  it("a price under its currency's minimum charge is refused (DKK 2.50), at or above it accepted, 0 still free", async () => {
+    const dkk = (price: Record<string, unknown>) => post("/v1/products/", { name: "Kroner", prices: [{ price_currency: "dkk", ...price }] });
+    const under = await dkk({ amount_type: "fixed", price_amount: 249 });
+    expect(under.status).toBe(422);
+    expect(issues(under.body)[0]).toMatchObject({ loc: ["body", "prices", 0, "price_amount"], msg: "Amount must be 0 or at least 250: the smallest amount that can be charged in DKK" });
+    expect((await dkk({ amount_type: "fixed", price_amount: 250 })).status).toBe(201);
+    expect((await dkk({ amount_type: "fixed", price_amount: 0 })).status).toBe(201);
+    // a custom price's minimum too, and its default is the currency's floor
+    expect(issues((await dkk({ amount_type: "custom", minimum_amount: 100 })).body)[0]?.loc).toEqual(["body", "prices", 0, "minimum_amount"]);
+    const custom = await dkk({ amount_type: "custom" });
+    expect(custom.status).toBe(201);
+    expect((custom.body.prices as Array<{ minimum_amount: number }>)[0]?.minimum_amount).toBe(250);
+    // usd keeps Polar's floor of 50
+    expect((await post("/v1/products/", { name: "Dollars", prices: [{ amount_type: "fixed", price_amount: 50, price_currency: "usd" }] })).status).toBe(201);
+  });
+
+  it("a discount restricted to products it brings strictly between 0 and the minimum is refused; 100 % and an unrestricted one are allowed", async () => {
+    const product = await plain.sdk.products.create({ name: "Book", prices: [{ amountType: "fixed", priceAmount: 2500, priceCurrency: "usd" }] });
+    const refused = await post("/v1/discounts/", { name: "Stranded", type: "percentage", basis_points: 9980, duration: "once", products: [product.id] });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+    expect(issues(refused.body)[0]).toMatchObject({ loc: ["body", "basis_points"] });
+    expect(issues(refused.body)[0]?.msg).toContain("Book: $0.05, under $0.50");
+    const fixed = await post("/v1/discounts/", { name: "Minus 24.70", type: "fixed", amounts: { usd: 2470 }, duration: "once", products: [product.id] });
+    expect(fixed.status).toBe(422);
+    expect(issues(fixed.body)[0]).toMatchObject({ loc: ["body", "amounts"] });
+    // nothing was kept of the refused ones
+    expect((await rawRequest(s.server.url, plainKey, "GET", "/v1/discounts/?query=Stranded")).body.items).toEqual([]);
+    // allowed: the whole price, less than would strand it, and the same discount unrestricted
+    expect((await post("/v1/discounts/", { name: "Gift", type: "percentage", basis_points: 10_000, duration: "once", products: [product.id] })).status).toBe(201);
+    const ninety = await post("/v1/discounts/", { name: "Ninety", type: "percentage", basis_points: 9000, duration: "once", products: [product.id] });
+    expect(ninety.status).toBe(201);
+    expect((await post("/v1/discounts/", { name: "Anything", type: "percentage", basis_points: 9980, duration: "once" })).status).toBe(201);
+    // an update that strands it is refused too, and changes nothing
+    const raised = await patch(`/v1/discounts/${String(ninety.body.id)}`, { basis_points: 9990 });
+    expect(raised.status, JSON.stringify(raised.body)).toBe(422);
+    expect((await rawRequest(s.server.url, plainKey, "GET", `/v1/discounts/${String(ninety.body.id)}`)).body.basis_points).toBe(9000);
   });
 });
