@@ -6,7 +6,7 @@
 // a discount restricted to products it brings strictly between 0 and the minimum.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issues, rawRequest } from "../helpers/api.js";
-import { publicRequest, tokenize, uniqueBuyer } from "../helpers/checkout.js";
+import { createApiCallsMeter, createProduct, publicRequest, subscribeThroughCheckout, tokenize, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { confirmationToken, startStripeSandbox, STRIPE_CARDS, STRIPE_KEYS, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
@@ -152,5 +152,44 @@ describe("set-up that can only produce totals under the minimum", () => {
     const raised = await patch(`/v1/discounts/${String(ninety.body.id)}`, { basis_points: 9990 });
     expect(raised.status, JSON.stringify(raised.body)).toBe(422);
     expect((await rawRequest(s.server.url, plainKey, "GET", `/v1/discounts/${String(ninety.body.id)}`)).body.basis_points).toBe(9000);
+  });
+});
+
+describe("a renewal under the minimum charge", () => {
+  const raw = (method: string, path: string, body?: unknown) => rawRequest(s.server.url, plainKey, method, path, body);
+  const calls = async (customerId: string, n: number) => {
+    const ingest = await raw("POST", "/v1/events/ingest", { events: Array.from({ length: n }, () => ({ name: "api.call", customer_id: customerId })) });
+    expect(ingest.status).toBe(200);
+  };
+  const renew = async (id: string, start: string) => {
+    const res = await raw("POST", `/v1/subscriptions/${id}/renew`, { current_period_start: start });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body as { status: string; current_period_start: string };
+  };
+
+  it("is not charged but carried to the next invoice: the order paid, the subscription active, no dunning; the next renewal collects it", async () => {
+    const meter = await createApiCallsMeter(plain);
+    // 0.5 ¢ a call
+    const product = await createProduct(plain, "metered", {}, meter.id);
+    const sub = await subscribeThroughCheckout(s.server, plain.sdk, product.id);
+    // 40 calls: 20 cents, under usd's 50
+    await calls(sub.customerId, 40);
+    const first = await renew(sub.id, sub.currentPeriodStart.toISOString());
+    expect(first.status).toBe("active");
+    const cycleOrders = async () => (await plain.sdk.orders.list({ subscriptionId: sub.id, limit: 100 })).result.items.filter((o) => o.billingReason === "subscription_cycle");
+    const [carried] = await cycleOrders();
+    expect(carried).toMatchObject({ status: "paid", totalAmount: 20, appliedBalanceAmount: -20, dueAmount: 0 });
+    expect((await plain.sdk.payments.list({ orderId: carried?.id ?? "" })).result.items).toHaveLength(0);
+    // the next period: 200 calls (1.00) and the 0.20 carried, charged together
+    await calls(sub.customerId, 200);
+    const second = await renew(sub.id, first.current_period_start);
+    expect(second.status).toBe("active");
+    const next = (await cycleOrders()).find((o) => o.id !== carried?.id);
+    expect(next).toMatchObject({ status: "paid", totalAmount: 100, appliedBalanceAmount: 20, dueAmount: 120 });
+    const payments = (await plain.sdk.payments.list({ orderId: next?.id ?? "" })).result.items;
+    expect(payments.map((p) => [p.status, p.amount])).toEqual([["succeeded", 120]]);
+    // never dunned
+    const dunning = await raw("GET", `/v1/subscriptions/${sub.id}`);
+    expect(dunning.body.status).toBe("active");
   });
 });

@@ -44,6 +44,32 @@ export interface Settlement {
   applied: number;
   /** What is left to charge with the payment method (never negative). */
   due: number;
+  /** What this order left unpaid because it was under the minimum charge: a debt on the balance (settleCarrying). */
+  carried?: number;
+  /** The debt of earlier orders this order collects (settleCarrying). */
+  collected?: number;
+}
+
+/**
+ * A renewal's settlement, Stripe Billing's way with amounts under the processor's minimum charge: as `settle`
+ * (credit first, leaving the minimum or nothing to charge), and besides a debt carried from an earlier order is
+ * collected with this one; what would be left to charge under `minimum` is not charged but carried to the
+ * balance as a debt (the order is paid: `applied` is −total), collected by the customer's next order.
+ */
+export async function settleCarrying(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, minimum: number): Promise<Settlement> {
+  if (total <= 0) return settle(db, organizationId, customerId, currency, total);
+  const cur = currency.toLowerCase();
+  let balance = await repo.balanceOf(db, organizationId, customerId, cur);
+  if (balance < 0) {
+    // a debt to collect: read again under the customer's lock, so two orders never collect it twice
+    await repo.lockCustomer(db, organizationId, customerId);
+    balance = await repo.balanceOf(db, organizationId, customerId, cur);
+  }
+  const s = balance > 0 ? await settle(db, organizationId, customerId, currency, total, minimum) : { applied: 0, due: total };
+  const debt = Math.max(0, -balance);
+  const due = s.due + debt;
+  if (due > 0 && due < minimum) return { applied: -total, due: 0, carried: total + s.applied };
+  return debt > 0 ? { applied: debt, due, collected: debt } : s;
 }
 
 /**
@@ -83,7 +109,7 @@ export function settlementEntry(organizationId: string, s: Settlement, ref: Sett
     currency: ref.currency.toLowerCase(),
     // the order's applied amount moved the balance the same way: +credit, −use
     amount: s.applied,
-    reason: s.applied > 0 ? "proration_credit" : "order_applied",
+    reason: s.carried ? "carried" : s.collected ? "carried_collected" : s.applied > 0 ? "proration_credit" : "order_applied",
     orderId: ref.orderId,
     subscriptionId: ref.subscriptionId,
   };
