@@ -192,4 +192,15 @@ describe("a renewal under the minimum charge", () => {
     const dunning = await raw("GET", `/v1/subscriptions/${sub.id}`);
     expect(dunning.body.status).toBe("active");
   });
+
+  it("a wallet top-up under the minimum is refused when asked (422), nothing charged", async () => {
+    const meter = await createApiCallsMeter(plain);
+    const sub = await subscribeThroughCheckout(s.server, plain.sdk, (await createProduct(plain, "metered", {}, meter.id)).id);
+    const wallet = await raw("POST", "/v1/wallets/", { customer_id: sub.customerId, currency: "usd" });
+    expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
+    const small = await raw("POST", `/v1/wallets/${String(wallet.body.id)}/top-up`, { amount: 20 });
+    expect(small.status).toBe(422);
+    expect(issues(small.body)[0]).toMatchObject({ loc: ["body", "amount"], msg: "A top-up must be at least $0.50, the smallest amount that can be charged in USD.", code: "amount_below_minimum" });
+    expect((await raw("POST", `/v1/wallets/${String(wallet.body.id)}/top-up`, { amount: 50 })).status).toBe(200);
+  });
 });
