@@ -19,6 +19,7 @@ export const CUSTOMER_ERROR_CODES = [
   "checkout_expired",
   "already_subscribed",
   "total_changed",
+  "amount_below_minimum",
   "seats_unavailable",
   "discount_unknown",
   "discount_over",

@@ -189,6 +189,11 @@ export interface PaymentProcessor {
    * tests), unless the server runs with TILL_TEST_PAYMENTS=live; a live organization has no other yet.
    */
   readonly servesLive: boolean;
+  /**
+   * The smallest positive amount (minor units) a payment in `currency` may take: a positive total under it is
+   * refused before any payment (a checkout) or carried to the next invoice (a renewal), never sent.
+   */
+  minimumCharge(currency: string): number;
   /** `payment_processor_metadata` for a checkout: what the page needs to tokenize (strings only). */
   checkoutMetadata(checkout: { clientSecret: string; baseURL: string }): Record<string, string>;
   /** Charges (amount > 0) or saves (amount 0) the payment method behind the token. */

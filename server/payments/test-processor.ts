@@ -8,6 +8,8 @@
 // A token is for what it was made for (`for`: the checkout, or the portal's customer): anything else refuses it,
 // so a checkout's token pays that checkout once (a confirmed checkout takes no second payment).
 import { randomBytes, randomUUID } from "node:crypto";
+import { formatMoney } from "../../shared/money.js";
+import { isBelowMinimumCharge, minimumChargeAmount } from "./minimum-charge.js";
 import type { ChargeRequest, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
 
 export const TEST_TOKEN_PREFIX = "tok_test_";
@@ -129,11 +131,18 @@ function readToken(token: string): TokenBody | null {
   }
 }
 
+/** Stripe's test mode refuses an amount under the currency's minimum (its `amount_too_small`): so does the sandbox. */
+function tooSmall(amount: number, currency: string): PaymentResult | null {
+  if (!isBelowMinimumCharge(amount, currency)) return null;
+  return { ok: false, code: "amount_too_small", message: `Amount must be at least ${formatMoney(minimumChargeAmount(currency), currency, "en")} ${currency.toLowerCase()}` };
+}
+
 export function createTestProcessor(): PaymentProcessor {
   return {
     id: "test",
     wireName: "stripe",
     servesLive: false,
+    minimumCharge: minimumChargeAmount,
     checkoutMetadata: ({ clientSecret, baseURL }) => ({
       processor: "test",
       tokenize_url: `${baseURL}/v1/checkouts/client/${clientSecret}/test-card`,
@@ -141,6 +150,8 @@ export function createTestProcessor(): PaymentProcessor {
     async pay(request: PaymentRequest): Promise<PaymentResult> {
       const card = readToken(request.confirmationTokenId);
       if (!card || card.for !== paymentPurpose(request.metadata)) return { ok: false, code: "invalid_token", message: "The payment details are invalid. Please enter your card again." };
+      const small = tooSmall(request.amount, request.currency);
+      if (small) return small;
       const decline = card.decline ? DECLINES[card.decline] : undefined;
       // insufficient funds only matter when money moves: a card saved for later (amount 0) attaches
       const savesNoFunds = card.decline === NO_FUNDS && request.amount === 0 && request.setupFutureUsage;
@@ -160,6 +171,8 @@ export function createTestProcessor(): PaymentProcessor {
     async charge(request: ChargeRequest): Promise<PaymentResult> {
       const m = /^pm_test_(\d{4})_(\d{1,2})_(\d{4})(_fails|_nofunds)?$/.exec(request.paymentMethodId);
       if (!m) return { ok: false, code: "invalid_payment_method", message: "The saved payment method is invalid." };
+      const small = tooSmall(request.amount, request.currency);
+      if (small) return small;
       if (m[4] === FAILING_METHOD_SUFFIX) return { ok: false, ...CHARGE_DECLINE };
       if (m[4] === NO_FUNDS_METHOD_SUFFIX) return { ok: false, ...NO_FUNDS_DECLINE };
       const [expMonth, expYear] = [Number(m[2]), Number(m[3])];

@@ -12,6 +12,8 @@
 // verified (stripe-peer-microdeposits.ts).
 import { randomBytes } from "node:crypto";
 import type { FastifyRequest } from "fastify";
+import { formatMoney } from "../../shared/money.js";
+import { MAXIMUM_CHARGE_AMOUNT, minimumChargeAmount } from "../../server/payments/minimum-charge.js";
 import { microdepositAction, registerMicrodeposits } from "./stripe-peer-microdeposits.js";
 import { StripeFailure, type Authed, type Params, type PeerRoute, type StripePeer } from "./stripe-peer.js";
 import { bankAccountOf, behaviourOf, type Behaviour, CARD_NUMBERS, DEBIT_FAILURE, instrumentOf, missing, str, TEST_PAYMENT_METHODS } from "./stripe-peer-instruments.js";
@@ -381,6 +383,7 @@ function intentMachine({ peer, o, params, publicMethod, methodOfToken, customerP
     const p = params(req);
     if (object === "payment_intent" && p.amount === undefined) throw missing("amount");
     if (object === "payment_intent" && !str(p.currency)) throw missing("currency");
+    if (object === "payment_intent") chargeableAmount(Number(p.amount), String(p.currency));
     if (p.off_session !== undefined && p.confirm !== "true") throw new StripeFailure(400, { type: "invalid_request_error", param: "off_session", message: "You may only specify `off_session` when `confirm=true`." });
     // Stripe's changelog of the version that added allowed_payment_method_types: it excludes automatic_payment_methods
     if (p.allowed_payment_method_types !== undefined && p.automatic_payment_methods !== undefined) {
@@ -429,6 +432,20 @@ function intentMachine({ peer, o, params, publicMethod, methodOfToken, customerP
   return { visible, emitIntent, confirm, succeed, createIntent, settleDebit };
 }
 export type Machine = ReturnType<typeof intentMachine>;
+
+/**
+ * Stripe's minimum and maximum charge amounts (its published table, https://docs.stripe.com/currencies#minimum-and-maximum-charge-amounts,
+ * as till's server module holds it): a PaymentIntent outside them is refused with Stripe's 400.
+ */
+function chargeableAmount(amount: number, currency: string): void {
+  const min = minimumChargeAmount(currency);
+  if (amount > 0 && amount < min) {
+    throw new StripeFailure(400, { type: "invalid_request_error", code: "amount_too_small", param: "amount", message: `Amount must be at least ${formatMoney(min, currency, "en")} ${currency.toLowerCase()}` });
+  }
+  if (amount > MAXIMUM_CHARGE_AMOUNT) {
+    throw new StripeFailure(400, { type: "invalid_request_error", code: "amount_too_large", param: "amount", message: `Amount must be no more than ${formatMoney(MAXIMUM_CHARGE_AMOUNT, currency, "en")}` });
+  }
+}
 
 function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMethodParam }: Ctx, { visible, confirm, createIntent, emitIntent }: Machine, route: PeerRoute): void {
   for (const [object, path] of [["payment_intent", "/v1/payment_intents"], ["setup_intent", "/v1/setup_intents"]] as const) {

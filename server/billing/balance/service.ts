@@ -44,15 +44,43 @@ export interface Settlement {
   applied: number;
   /** What is left to charge with the payment method (never negative). */
   due: number;
+  /** What this order left unpaid because it was under the minimum charge: a debt on the balance (settleCarrying). */
+  carried?: number;
+  /** The debt of earlier orders this order collects (settleCarrying). */
+  collected?: number;
+}
+
+/**
+ * A renewal's settlement, Stripe Billing's way with amounts under the processor's minimum charge: as `settle`
+ * (credit first, leaving the minimum or nothing to charge), and besides a debt carried from an earlier order is
+ * collected with this one; what would be left to charge under `minimum` is not charged but carried to the
+ * balance as a debt (the order is paid: `applied` is −total), collected by the customer's next order.
+ */
+export async function settleCarrying(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, minimum: number): Promise<Settlement> {
+  if (total <= 0) return settle(db, organizationId, customerId, currency, total);
+  const cur = currency.toLowerCase();
+  let balance = await repo.balanceOf(db, organizationId, customerId, cur);
+  if (balance < 0) {
+    // a debt to collect: read again under the customer's lock, so two orders never collect it twice
+    await repo.lockCustomer(db, organizationId, customerId);
+    balance = await repo.balanceOf(db, organizationId, customerId, cur);
+  }
+  const s = balance > 0 ? await settle(db, organizationId, customerId, currency, total, minimum) : { applied: 0, due: total };
+  const debt = Math.max(0, -balance);
+  const due = s.due + debt;
+  if (due > 0 && due < minimum) return { applied: -total, due: 0, carried: total + s.applied };
+  return debt > 0 ? { applied: debt, due, collected: debt } : s;
 }
 
 /**
  * Settles an order total against the customer's balance in the caller's transaction (when there is credit to
  * use, the customer row is locked until it ends): a positive total uses the credit available, up to the total;
  * a negative total (a net credit) is credited to the balance. The ledger row is written by `recordSettlement`
- * (or a checkout's confirm statement, `settlementEntry`) once the order exists.
+ * (or a checkout's confirm statement, `settlementEntry`) once the order exists. `minimum` is the smallest amount the
+ * payment processor may charge in the currency: credit that would leave less than it to charge is used only up to
+ * leaving the minimum (a card is never asked for 20 cents it would refuse), or all of it when it pays everything.
  */
-export async function settle(db: Queryable, organizationId: string, customerId: string, currency: string, total: number): Promise<Settlement> {
+export async function settle(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, minimum = 1): Promise<Settlement> {
   if (total < 0) return { applied: -total, due: 0 };
   if (total === 0) return { applied: 0, due: 0 };
   // most customers have no credit: one read, no lock (a credit recorded meanwhile is used by a later order);
@@ -60,7 +88,8 @@ export async function settle(db: Queryable, organizationId: string, customerId: 
   if ((await repo.balanceOf(db, organizationId, customerId, currency.toLowerCase())) <= 0) return { applied: 0, due: total };
   await repo.lockCustomer(db, organizationId, customerId);
   const available = await repo.balanceOf(db, organizationId, customerId, currency.toLowerCase());
-  const used = Math.max(0, Math.min(available, total));
+  let used = Math.max(0, Math.min(available, total));
+  if (total - used > 0 && total - used < minimum) used = Math.max(0, total - minimum);
   return { applied: -used, due: total - used };
 }
 
@@ -80,7 +109,7 @@ export function settlementEntry(organizationId: string, s: Settlement, ref: Sett
     currency: ref.currency.toLowerCase(),
     // the order's applied amount moved the balance the same way: +credit, −use
     amount: s.applied,
-    reason: s.applied > 0 ? "proration_credit" : "order_applied",
+    reason: s.carried ? "carried" : s.collected ? "carried_collected" : s.applied > 0 ? "proration_credit" : "order_applied",
     orderId: ref.orderId,
     subscriptionId: ref.subscriptionId,
   };
@@ -111,8 +140,8 @@ export const prepaidUsage = (db: Queryable, organizationId: string, subscription
  * as usual (the balance first), and the order's `applied_balance_amount` counts both. The ledger row to write is
  * `ledger`'s (the prepaid part is in the ledger already); `markUsageBilled` names the order on the usage rows.
  */
-export async function settleAfterPrepaid(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, prepaid: number) {
-  const ledger = await settle(db, organizationId, customerId, currency, total - prepaid);
+export async function settleAfterPrepaid(db: Queryable, organizationId: string, customerId: string, currency: string, total: number, prepaid: number, minimum = 1) {
+  const ledger = await settle(db, organizationId, customerId, currency, total - prepaid, minimum);
   return { ledger, order: { applied: ledger.applied - prepaid, due: ledger.due } satisfies Settlement };
 }
 

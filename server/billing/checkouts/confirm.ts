@@ -27,6 +27,7 @@ import { lockForConfirm } from "./confirm-sql.js";
 import { publishCheckoutEvents, type CheckoutEvent } from "./events.js";
 import type { CheckoutConfirmInput } from "./input.js";
 import { applyPatch } from "./patch.js";
+import { minimumChargeIssue } from "./minimum.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
 import { failCheckoutPayment } from "./payment-failed.js";
@@ -108,11 +109,15 @@ interface Checked {
 }
 
 /** The customer's last changes applied to the checkout, and everything a purchase needs checked (throws 422). */
-async function checkConfirm(db: Queryable, current: CheckoutView, input: CheckoutConfirmInput, now: Date, ipAddress?: string): Promise<Checked> {
+async function checkConfirm(db: Queryable, current: CheckoutView, input: CheckoutConfirmInput, at: { now: Date; minimum: (currency: string) => number }, ipAddress?: string): Promise<Checked> {
+  const { now } = at;
   const view = await applyPatch(db, current, input, "confirm", now);
   if (ipAddress && !view.row.customerIpAddress) view.row.customerIpAddress = ipAddress;
   const d = derive(view, now);
   const issues = confirmIssues(view, d, input);
+  // before any payment: the processor would refuse it (Stripe's amount_too_small), and nothing may be charged
+  const small = minimumChargeIssue(view, input, at.minimum, now);
+  if (small) issues.push(small);
   if (issues.length > 0) throw validationError(issues);
   const shown = input.expected_total_amount;
   if (shown != null && shown !== d.totalAmount) throw totalChanged(shown, d.totalAmount, view.row.currency);
@@ -195,7 +200,8 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
   // what the checkout refers to is read before taking the lock, in parallel on the pool, and the customer's
   // changes are checked against it; under the lock they are checked again only if the checkout changed meanwhile
   const preloaded = await loadView(deps.db, found, deps.baseURL, at.organization ?? true);
-  const checked = await checkConfirm(deps.db, preloaded, input, now, ipAddress);
+  const minimum = (currency: string) => paying.processor.minimumCharge(currency);
+  const checked = await checkConfirm(deps.db, preloaded, input, { now, minimum }, ipAddress);
   let declined: NewPayment | null = null;
   // a payment the processor could not process (not a decline): the seller is told once the purchase rolled back
   let unprocessedBy: ProcessorError | null = null;
@@ -226,7 +232,7 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
       if (again) throw new ConfirmedMeanwhile(locked, again.sessionToken);
       assertPayable(locked, now, completing);
       before = locked;
-      current = await checkConfirm(ptx.db, await loadView(ptx.db, locked, deps.baseURL, true), input, now, ipAddress);
+      current = await checkConfirm(ptx.db, await loadView(ptx.db, locked, deps.baseURL, true), input, { now, minimum }, ipAddress);
     }
     const { view, d } = current;
     // (ptx.db, the transaction's query-builder handle, is made only when a statement needs it)
@@ -247,7 +253,7 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
     // except for credits bought (a product with till_credits: wallets/credits.ts), never paid with credits
     const settlement: Settlement =
       d.isPaymentRequired && !customer.created && view.product?.metadata?.till_credits === undefined
-        ? await settle(ptx.db, view.row.organizationId, customer.row.id, view.row.currency, d.totalAmount)
+        ? await settle(ptx.db, view.row.organizationId, customer.row.id, view.row.currency, d.totalAmount, minimum(view.row.currency))
         : { applied: 0, due: d.isPaymentRequired ? d.totalAmount : 0 };
     const { processor } = paying;
     let payment: PaymentResult | null = paying.paid ?? null;

@@ -15,6 +15,7 @@ import type { PriceWire } from "../products/wire.js";
 import { loadProducts, productOrganizations } from "../products/service.js";
 import type { CheckoutCreateInput } from "./input.js";
 import { applyPatch } from "./patch.js";
+import { assertMinimumCharge } from "./minimum.js";
 import { applyTax } from "./tax.js";
 import { defaultPrice } from "../products/pricing.js";
 import * as repo from "./repository.js";
@@ -172,6 +173,7 @@ export async function createCheckout(
       if (!row.customerTaxId && taxId && format) row.customerTaxId = [taxId, format];
       applyTax(patched, row, now);
     }
+    assertMinimumCharge({ ...patched, row }, {}, (c) => processor.minimumCharge(c), now);
     const { createdAt: _created, modifiedAt: _modified, ...values } = row;
     const inserted = await repo.insertCheckout(tx, values);
     const created = { ...patched, row: inserted };

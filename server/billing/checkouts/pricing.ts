@@ -42,16 +42,8 @@ export function discountRefusal(discount: DiscountWire, product: ProductWire, pr
   return null;
 }
 
-/** What the discount takes off `amount` (never more than the amount). */
-export function discountAmount(discount: DiscountWire | null, amount: number, currency: string): number {
-  if (!discount || amount <= 0) return 0;
-  if (discount.type === "fixed") {
-    const amounts = (discount as { amounts?: Record<string, number> }).amounts ?? {};
-    return Math.min(amounts[currency] ?? 0, amount);
-  }
-  const bp = (discount as { basis_points?: number }).basis_points ?? 0;
-  return Math.min(Math.round((amount * bp) / 10_000), amount);
-}
+/** What the discount takes off `amount` (the discounts domain's rule, also used by its set-up check). */
+export { discountAmount } from "../discounts/amount.js";
 
 // ---- time -----------------------------------------------------------------------------------------
 

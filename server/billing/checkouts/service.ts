@@ -13,6 +13,7 @@ import { hasActiveSubscription } from "../subscriptions/service.js";
 import { publishCheckoutEvents } from "./events.js";
 import type { CheckoutPatch } from "./input.js";
 import { applyPatch, type PatchMode } from "./patch.js";
+import { assertMinimumCharge } from "./minimum.js";
 import * as repo from "./repository.js";
 import { nowAtOffset, orgNow } from "../test-clock/clock.js";
 import { loadView, loadViews, lockedView } from "./state.js";
@@ -202,6 +203,8 @@ async function updateLocked(
     const patched = await applyPatch(tx, current, patch, mode, now);
     // the customer's own address, first seen when their page writes
     if (ipAddress && !patched.row.customerIpAddress) patched.row.customerIpAddress = ipAddress;
+    // every processor holds the same table (Stripe's, which its test mode enforces too): the router's answers for all
+    assertMinimumCharge(patched, patch, (c) => deps.processor.minimumCharge(c), now);
     await assertSubscriptionAllowed(tx, patched);
     const row = await repo.updateCheckout(tx, found.id, changedValues(current.row, patched.row));
     const updated = { ...patched, row };

@@ -4,7 +4,8 @@ import type { Db, Queryable } from "../../db/client.js";
 import { isUuid } from "../http.js";
 import { invalid, notFound, validationError } from "../errors.js";
 import type { SortKey } from "../listing.js";
-import { loadProductSummaries, productIdsExist } from "../products/service.js";
+import { loadProducts, loadProductSummaries, productIdsExist } from "../products/service.js";
+import { discountMinimumIssue } from "./minimum.js";
 import { resolveAmounts, type DiscountCreateInput, type DiscountUpdateInput } from "./input.js";
 import * as repo from "./repository.js";
 import { rowAmounts, toDiscountBaseWire, toDiscountWire, type DiscountRow, type DiscountWire } from "./wire.js";
@@ -32,6 +33,15 @@ async function checkProducts(db: Queryable, organizationId: string, ids: string[
   const missing = await productIdsExist(db, organizationId, unique);
   if (missing.length > 0) throw invalid(["body", "products"], `Products do not exist: ${missing.join(", ")}.`);
   return unique;
+}
+
+/** The discount as written (in the caller's transaction): refused when it can only produce totals under the minimum charge. */
+async function assertChargeable(db: Queryable, organizationId: string, wire: DiscountWire): Promise<DiscountWire> {
+  if (wire.products.length === 0) return wire;
+  const products = await loadProducts(db, organizationId, wire.products.map((p) => p.id));
+  const issue = discountMinimumIssue(wire, [...products.values()]);
+  if (issue) throw validationError([issue]);
+  return wire;
 }
 
 async function checkCode(db: Queryable, organizationId: string, code: string, exceptId?: string) {
@@ -64,7 +74,7 @@ export async function createDiscount(db: Db, organizationId: string, input: Disc
       metadata: input.metadata ?? {},
     });
     await repo.replaceProducts(tx, row.id, products);
-    return toWire(tx, organizationId, row);
+    return assertChargeable(tx, organizationId, await toWire(tx, organizationId, row));
   });
 }
 
@@ -163,7 +173,7 @@ export async function updateDiscount(
     });
     if (!row) throw notFound("Discount not found");
     if (products) await repo.replaceProducts(tx, id, products);
-    return toWire(tx, organizationId, row);
+    return assertChargeable(tx, organizationId, await toWire(tx, organizationId, row));
   });
 }
 

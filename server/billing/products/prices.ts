@@ -4,6 +4,7 @@ import { z } from "zod";
 import { CURRENCY_MESSAGE, isCurrencyCode } from "../../../shared/currencies.js";
 import { UNIT_TIER_TYPES, tiersIssue } from "../../../shared/tiers.js";
 import type { productPrice } from "../../db/schema/index.js";
+import { minimumChargeAmount } from "../../payments/minimum-charge.js";
 import type { ValidationIssue } from "../errors.js";
 import { INTERVALS, STATIC_AMOUNT_TYPES, TAX_BEHAVIORS, type PriceRow } from "./wire.js";
 
@@ -11,6 +12,20 @@ import { INTERVALS, STATIC_AMOUNT_TYPES, TAX_BEHAVIORS, type PriceRow } from "./
 export const MINIMUM_PRICE_AMOUNT = 50;
 export const MAXIMUM_PRICE_AMOUNT = 99_999_999;
 const INT4_MAX = 2_147_483_647;
+
+/**
+ * The smallest non-zero price in `currency`: Polar's floor, raised to the processor's minimum charge where Stripe's
+ * table asks more (DKK 2.50, HKD 4.00, CZK 15.00, MXN 10.00 …), so a price alone is never too small to be paid.
+ */
+export const minimumPriceAmount = (currency: string): number => Math.max(MINIMUM_PRICE_AMOUNT, minimumChargeAmount(currency));
+
+/** The per-currency floor of a non-zero amount at `path` (the schema's own bound is Polar's, in every currency). */
+function floorIssue(amount: number | null | undefined, currency: string, path: string, ctx: z.RefinementCtx): void {
+  const floor = minimumPriceAmount(currency);
+  if (amount != null && amount > 0 && amount < floor) {
+    ctx.addIssue({ code: "custom", path: [path], message: `Amount must be 0 or at least ${floor}: the smallest amount that can be charged in ${currency.toUpperCase()}` });
+  }
+}
 
 const uuid = z.guid({ message: "Input should be a valid UUID" });
 
@@ -120,11 +135,15 @@ function legacyPair(p: { type?: string | undefined; recurring_interval?: string 
   }
 }
 
+/** A custom price's minimum: as given, else the currency's floor. */
+const customMinimum = (p: { minimum_amount?: number | undefined; price_currency: string }): number => p.minimum_amount ?? minimumPriceAmount(p.price_currency);
+
 const custom = z
   .object({
     amount_type: z.literal("custom"),
     ...base,
-    minimum_amount: amountOrZero.default(MINIMUM_PRICE_AMOUNT),
+    // the currency's floor when left out (minimumPriceAmount): read it with customMinimum
+    minimum_amount: amountOrZero.optional(),
     maximum_amount: amount.nullish(),
     preset_amount: amountOrZero.nullish(),
   })
@@ -132,10 +151,12 @@ const custom = z
   .superRefine((p, ctx) => {
     const max = p.maximum_amount ?? null;
     const preset = p.preset_amount ?? null;
-    if (max !== null && max < p.minimum_amount) {
+    const min = customMinimum(p);
+    for (const [path, value] of [["minimum_amount", p.minimum_amount], ["maximum_amount", max], ["preset_amount", preset]] as const) floorIssue(value, p.price_currency, path, ctx);
+    if (max !== null && max < min) {
       ctx.addIssue({ code: "custom", path: ["maximum_amount"], message: "maximum_amount must be at least minimum_amount" });
     }
-    if (preset !== null && preset < p.minimum_amount) {
+    if (preset !== null && preset < min) {
       ctx.addIssue({ code: "custom", path: ["preset_amount"], message: "preset_amount must be at least minimum_amount" });
     }
     if (preset !== null && max !== null && preset > max) {
@@ -145,7 +166,10 @@ const custom = z
 
 export const PriceCreateInput = z.discriminatedUnion("amount_type", [
   // Polar 0.49: "The price in cents. Set to `0` for a free price." (its SDK has no `free` price type any more)
-  z.object({ amount_type: z.literal("fixed"), ...base, price_amount: amountOrZero }).superRefine(legacyPair),
+  z
+    .object({ amount_type: z.literal("fixed"), ...base, price_amount: amountOrZero })
+    .superRefine(legacyPair)
+    .superRefine((p, ctx) => floorIssue(p.price_amount, p.price_currency, "price_amount", ctx)),
   custom,
   z.object({ amount_type: z.literal("free"), ...base }).superRefine(legacyPair),
   z
@@ -265,7 +289,7 @@ export function priceRowValues(
     case "fixed":
       return { ...row, priceAmount: p.price_amount };
     case "custom":
-      return { ...row, minimumAmount: p.minimum_amount, maximumAmount: p.maximum_amount ?? null, presetAmount: p.preset_amount ?? null };
+      return { ...row, minimumAmount: customMinimum(p), maximumAmount: p.maximum_amount ?? null, presetAmount: p.preset_amount ?? null };
     case "metered_unit":
       return {
         ...row,

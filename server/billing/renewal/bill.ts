@@ -97,6 +97,6 @@ export async function billPeriod(
   }
   const subtotal = items.reduce((sum, i) => sum + i.amount, 0);
   const applies = ctx.discount !== null && discountApplies(ctx.discount, sub, ctx.newStart, ctx.endsTrial);
-  const discount = applies && ctx.discount ? discountAmount({ ...ctx.discount, products: [] }, discountable, sub.currency) : 0;
+  const discount = applies && ctx.discount ? discountAmount(ctx.discount, discountable, sub.currency) : 0;
   return { items, discountable: discountableItems, inclusive, subtotal, discount, consumed };
 }

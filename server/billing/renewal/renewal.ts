@@ -30,7 +30,7 @@ import { lockSubscription, patchSubscriptionTerms, subscriptionWire, type TermsP
 import type { SubscriptionMeterWire, SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { subscriptionMeters } from "../subscriptions/usage.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
-import { markUsageBilled, prepaidUsage, recordSettlement, settle, settleAfterPrepaid, usageFromWallet, type Settlement } from "../balance/service.js";
+import { markUsageBilled, prepaidUsage, recordSettlement, settleAfterPrepaid, settleCarrying, usageFromWallet, type Settlement } from "../balance/service.js";
 import { carriedProrations } from "./proration.js";
 import { planSubscriptionOrder, taxIdOf } from "./order.js";
 import { applyPendingUpdate, pendingAt } from "./pending.js";
@@ -106,13 +106,14 @@ async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, n
  * happened (`prepaid`): only the rest is settled, and the order's applied amount (`order`) counts both, while the
  * ledger gets only the new movement (`ledger`).
  */
-async function settleRenewal(tx: Queryable, sub: SubscriptionRow, e: Embeds, total: number, batch: RenewalBatch | undefined) {
+async function settleRenewal(tx: Queryable, sub: SubscriptionRow, e: Embeds, total: number, batch: RenewalBatch | undefined, minimum: number) {
   const prepaid = usageFromWallet(e.product.metadata) ? await prepaidUsage(tx, sub.organizationId, sub.id) : 0;
-  if (prepaid > 0) return { prepaid, ...(await settleAfterPrepaid(tx, sub.organizationId, sub.customerId, sub.currency, total, prepaid)) };
+  if (prepaid > 0) return { prepaid, ...(await settleAfterPrepaid(tx, sub.organizationId, sub.customerId, sub.currency, total, prepaid, minimum)) };
   let s: Settlement;
-  if (batch && total > 0 && !batch.moved.has(sub.customerId) && (batch.balances.get(`${sub.customerId}:${sub.currency.toLowerCase()}`) ?? 0) <= 0) {
+  // nothing on the balance (neither credit nor a carried debt) and enough to charge: nothing to read or lock
+  if (batch && total >= minimum && !batch.moved.has(sub.customerId) && (batch.balances.get(`${sub.customerId}:${sub.currency.toLowerCase()}`) ?? 0) === 0) {
     s = { applied: 0, due: total };
-  } else s = await settle(tx, sub.organizationId, sub.customerId, sub.currency, total);
+  } else s = await settleCarrying(tx, sub.organizationId, sub.customerId, sub.currency, total, minimum);
   return { prepaid, ledger: s, order: s };
 }
 
@@ -160,7 +161,9 @@ async function cycleSubscription(
   );
   const total = tax ? tax.totalAmount : bill.subtotal - bill.discount;
   // the customer's balance pays first (a net credit goes to it); the rest is charged to the saved card
-  const { prepaid, ledger, order: settlement } = await settleRenewal(tx, sub, e, total, b);
+  // a charge under the processor's minimum is not made: carried to the balance, collected by the next renewal
+  // (every processor holds Stripe's table: the router answers for the organization's)
+  const { prepaid, ledger, order: settlement } = await settleRenewal(tx, sub, e, total, b, deps.processor.minimumCharge(sub.currency));
   // a balance movement and carried prorations write rows that name the order: they take the savepoint path
   if (deferred && (settlement.applied !== 0 || prepaid > 0 || carried.items.length > 0)) throw new NeedsSavepoint();
   const pending = renewalOrder(sub, e, bill, tax, { settlement, firstCarried }, now);

@@ -14,6 +14,8 @@ import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, pathId, queryArray } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import { paymentFailed } from "../payments/errors.js";
+import { invalid } from "../errors.js";
+import { formatMoney } from "../../../shared/money.js";
 import { scopeOf } from "../route-auth.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -96,6 +98,13 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
     return withCallTurn(db, () => db.transaction(async (tx) => {
       const w = await lockWallet(tx, organizationId, id);
       if (!w) return service.walletWire(await service.findWallet(tx, organizationId, id));
+      // under the processor's minimum charge the top-up is refused when asked (a renewal carries such an amount
+      // to the next invoice; a top-up has nothing to carry it to)
+      const least = processor.minimumCharge(w.currency);
+      if (req.body.amount < least) {
+        const msg = `A top-up must be at least ${formatMoney(least, w.currency, "en")}, the smallest amount that can be charged in ${w.currency.toUpperCase()}.`;
+        throw invalid(["body", "amount"], msg, "value_error", "amount_below_minimum");
+      }
       const outcome = await chargeIntoWallet(tx, processor, w, { amount: req.body.amount, kind: "top_up", key }, await orgNow(tx, organizationId));
       if (!outcome.ok) throw paymentFailed(outcome.message, outcome.code);
       if (outcome.processing) reply.status(202);

@@ -21,6 +21,7 @@ import {
 } from "../processor.js";
 import { Stripe as StripeSdk, withoutCallSite } from "../stripe-client.js";
 import { stripeMethodTypes } from "../../../shared/stripe.js";
+import { minimumChargeAmount } from "../minimum-charge.js";
 
 /** What the checkout page needs to mount the Payment Element (Polar's metadata carries the publishable key too). */
 export const STRIPE_METADATA_PROCESSOR = "stripe";
@@ -181,6 +182,7 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     id: "stripe",
     wireName: "stripe",
     servesLive: true,
+    minimumCharge: minimumChargeAmount,
     checkoutMetadata: () => ({ processor: STRIPE_METADATA_PROCESSOR, publishable_key: publishableKey }),
 
     async pay(request: PaymentRequest): Promise<PaymentResult> {

@@ -18,6 +18,7 @@ const BY_CODE: Record<CustomerErrorCode, MessageId> = {
   checkout_expired: "server.expired",
   already_subscribed: "server.alreadySubscribed",
   total_changed: "server.totalChanged",
+  amount_below_minimum: "server.belowMinimum",
   seats_unavailable: "server.seats",
   discount_unknown: "server.discountUnknown",
   discount_over: "server.discountOver",
