@@ -125,7 +125,7 @@ export function register(program: Command): void {
     )
     .action(withContext(connect));
 
-  stripe.command("status").description("the connected account, its mode, till's webhook endpoint and the last event received").action(withContext(status));
+  stripe.command("status").description("the connected account, its mode, till's webhook endpoint, the last event received and the last payment Stripe could not process").action(withContext(status));
 
   stripe
     .command("disconnect")
