@@ -1,7 +1,9 @@
 // vitest globalSetup: builds the web app (web/dist) once before the tests when its sources changed since the
 // last build (web/build.ts keeps a hash). A failed build only warns here, so runs of other areas' tests are
-// not held up by a half-edited page; the e2e tests check the build themselves and fail with a clear message.
+// not held up by a half-edited page; the e2e tests check the build themselves and fail with a clear message. It
+// also derives the Stripe stand-in's parameter table once.
 import { ensureWebBuild } from "../../web/build.js";
+import { stripeContract } from "../helpers/stripe-contract.js";
 
 export default async function setup(): Promise<void> {
   try {
@@ -9,4 +11,7 @@ export default async function setup(): Promise<void> {
   } catch (err) {
     console.warn(`[global-setup] the web app build failed; the e2e tests will fail: ${String(err)}`);
   }
+  // the Stripe stand-in's parameter table, derived from the stripe package once (cached under .tmp/) rather than by
+  // every worker that starts a stand-in at the same time
+  stripeContract();
 }
