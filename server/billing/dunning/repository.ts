@@ -20,7 +20,7 @@ const INSERT_DUNNINGS = insertFrom(dunningShape, "$1::text::jsonb");
 /** insertDunning for many orders in one statement (a billing run's batch). */
 export async function insertDunnings(db: Queryable, rows: Array<typeof orderDunning.$inferInsert>): Promise<void> {
   if (rows.length === 0) return;
-  const full = rows.map((r) => record(dunningShape, { attempts: 1, manualAttempts: 0, ...r }));
+  const full = rows.map((r) => record(dunningShape, { attempts: 1, manualAttempts: 0, processorErrors: 0, ...r }));
   await rawQuery(db, INSERT_DUNNINGS, [JSON.stringify(full)]);
 }
 
