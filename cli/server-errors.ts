@@ -101,7 +101,8 @@ const REWORDINGS: Array<[RegExp, (...m: string[]) => string]> = [
 /** zod's stock phrasing as a short sentence; the server's own sentences are kept as they are. */
 export function reword(msg: string, currency = "usd"): string {
   // amounts in minor units read as money: "Amount must be at least 50" → "must be at least $0.50"
-  const amount = /^Amount must be (0 or )?at least (\d+)$/.exec(msg.trim());
+  // (the per-currency floor adds why: "…: the smallest amount that can be charged in DKK", which the money says)
+  const amount = /^Amount must be (0 or )?at least (\d+)(?:: the smallest amount that can be charged in [A-Z]{3})?$/.exec(msg.trim());
   if (amount) return `must be ${amount[1] ? "0 (free) or " : ""}at least ${money(Number(amount[2]), currency)}`;
   for (const [re, say] of REWORDINGS) {
     const m = re.exec(msg.trim());
