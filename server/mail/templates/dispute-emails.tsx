@@ -1,15 +1,8 @@
 // The seller's notices of a dispute (chargeback) of one of their orders, sent to the organization's owners: one
 // when it opens (what is disputed, why, and by when Stripe needs evidence), one when it closes won or lost.
-import { Body } from "@react-email/body";
-import { Container } from "@react-email/container";
-import { Head } from "@react-email/head";
-import { Heading } from "@react-email/heading";
-import { Html } from "@react-email/html";
-import { Preview } from "@react-email/preview";
-import { Text } from "@react-email/text";
 import { z } from "zod";
 import type { MailContext } from "./data.js";
-import { heading, paragraph } from "./layout.js";
+import { SellerNotice } from "./seller-notice.js";
 
 export const DisputeData = z.object({
   id: z.string(),
@@ -27,9 +20,6 @@ export const DisputeData = z.object({
   }),
 });
 export type DisputeData = z.output<typeof DisputeData>;
-
-const body = { backgroundColor: "#f6f7f9", fontFamily: "-apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif", color: "#1f2328" };
-const card = { backgroundColor: "#ffffff", borderRadius: "8px", margin: "24px auto", padding: "24px 32px", maxWidth: "560px" };
 
 const total = (d: DisputeData, ctx: MailContext) => ctx.i18n.money(d.amount + d.tax_amount, d.currency);
 const what = (d: DisputeData, ctx: MailContext) =>
@@ -64,18 +54,6 @@ function openedText(d: DisputeData, ctx: MailContext): string {
 }
 
 export function DisputeNotice({ dispute: d, ctx, closed }: { dispute: DisputeData; ctx: MailContext; closed: boolean }) {
-  const subject = disputeSubject(d, closed, ctx);
-  return (
-    <Html lang={ctx.i18n.intlLocale}>
-      <Head />
-      <Preview>{subject}</Preview>
-      <Body style={body}>
-        <Container style={card}>
-          <Heading style={heading}>{subject}</Heading>
-          <Text style={paragraph}>{closed ? closedText(d, ctx) : openedText(d, ctx)}</Text>
-          <Text style={paragraph}>{ctx.i18n.t("dispute.ids", { order: d.order.id, dispute: d.id })}</Text>
-        </Container>
-      </Body>
-    </Html>
-  );
+  const paragraphs = [closed ? closedText(d, ctx) : openedText(d, ctx), ctx.i18n.t("dispute.ids", { order: d.order.id, dispute: d.id })];
+  return <SellerNotice subject={disputeSubject(d, closed, ctx)} paragraphs={paragraphs} ctx={ctx} />;
 }
