@@ -6,6 +6,7 @@
 // a discount restricted to products it brings strictly between 0 and the minimum.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issues, rawRequest } from "../helpers/api.js";
+import { pdfTextOf, untilWorked } from "../helpers/pdf.js";
 import { createApiCallsMeter, createProduct, publicRequest, subscribeThroughCheckout, tokenize, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { confirmationToken, startStripeSandbox, STRIPE_CARDS, STRIPE_KEYS, type StripeSandbox } from "../helpers/stripe-sandbox.js";
@@ -167,6 +168,17 @@ describe("a renewal under the minimum charge", () => {
     return res.body as { status: string; current_period_start: string };
   };
 
+  /** The order's invoice as text (its signed URL names the sandbox's public base URL: fetched from the test server). */
+  const invoiceText = async (orderId: string) => {
+    const url = await untilWorked(s.server, `the invoice of ${orderId}`, async () => {
+      const res = await raw("GET", `/v1/orders/${orderId}/invoice`);
+      return res.status === 200 ? String((res.body as { url: string }).url) : null;
+    });
+    const local = new URL(url);
+    const res = await fetch(`${s.server.url}${local.pathname}${local.search}`);
+    return pdfTextOf(new Uint8Array(await res.arrayBuffer()));
+  };
+
   it("is not charged but carried to the next invoice: the order paid, the subscription active, no dunning; the next renewal collects it", async () => {
     const meter = await createApiCallsMeter(plain);
     // 0.5 ¢ a call
@@ -191,6 +203,16 @@ describe("a renewal under the minimum charge", () => {
     // never dunned
     const dunning = await raw("GET", `/v1/subscriptions/${sub.id}`);
     expect(dunning.body.status).toBe("active");
+    // the invoices say where the 0.20 went: carried from the first, collected by the second (not the wallet's)
+    await s.server.worker.start();
+    try {
+      const carriedText = await invoiceText(carried?.id ?? "");
+      expect(carriedText).toContain("Carried to your next invoice");
+      expect(carriedText).not.toContain("Paid from wallet");
+      expect(await invoiceText(next?.id ?? "")).toContain("Carried from your previous invoice");
+    } finally {
+      await s.server.worker.stop();
+    }
   });
 
   it("a wallet top-up under the minimum is refused when asked (422), nothing charged", async () => {

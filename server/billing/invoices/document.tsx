@@ -79,6 +79,11 @@ export interface InvoiceDocumentData {
    * from wallet" and the rest as "Amount charged" (the card's part; 0 when the wallet paid it all).
    */
   walletApplied: number;
+  /**
+   * An amount under the processor's minimum charge: carried from this order to the customer's next one (`out`,
+   * "Carried to your next invoice"), or collected with this one from the previous (`in`); minor units, ≥ 0.
+   */
+  carried: { out: number; in: number };
   /** The order's status (paid, partially_refunded, refunded, pending). */
   status: string;
   /** How the order was paid ("Visa ending in 4242"), when a charge paid it. */
@@ -276,6 +281,9 @@ function Totals({ d, ctx }: { d: InvoiceDocumentData; ctx: Ctx }) {
       <Total label={credit ? s.t("total.credited") : s.t("total.total")} amount={d.total} ctx={ctx} grand />
       {d.walletApplied > 0 ? <Total label={s.t("total.wallet")} amount={-d.walletApplied} ctx={ctx} /> : null}
       {d.walletApplied > 0 ? <Total label={s.t("total.charged")} amount={d.total - d.walletApplied} ctx={ctx} /> : null}
+      {d.carried.out > 0 ? <Total label={s.t("total.carriedOut")} amount={-d.carried.out} ctx={ctx} /> : null}
+      {d.carried.in > 0 ? <Total label={s.t("total.carriedIn")} amount={d.carried.in} ctx={ctx} /> : null}
+      {d.carried.out > 0 || d.carried.in > 0 ? <Total label={s.t("total.charged")} amount={Math.max(0, d.total - d.carried.out + d.carried.in - d.walletApplied)} ctx={ctx} /> : null}
     </View>
   );
 }

@@ -3,7 +3,7 @@
 // organizations, like the other outbox consumers.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { billingOrganization, checkout, customer, discount, invoice, order, orderItem, organization, payment, product, refund } from "../../db/schema/index.js";
+import { billingOrganization, checkout, customer, customerBalanceEntry, discount, invoice, order, orderItem, organization, payment, product, refund } from "../../db/schema/index.js";
 
 export type InvoiceRow = typeof invoice.$inferSelect;
 
@@ -154,7 +154,7 @@ export async function documentSources(db: Queryable, organizationId: string, ord
     .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId)))
     .limit(1);
   if (!head) return undefined;
-  const [items, refunds, payments] = await Promise.all([
+  const [items, refunds, payments, carries] = await Promise.all([
     db
       .select()
       .from(orderItem)
@@ -174,6 +174,12 @@ export async function documentSources(db: Queryable, organizationId: string, ord
       .where(and(eq(payment.organizationId, organizationId), eq(payment.orderId, orderId), eq(payment.status, "succeeded")))
       .orderBy(sql`${payment.createdAt} DESC`)
       .limit(1),
+    // an amount under the processor's minimum carried to the next order, or collected from the previous one
+    db
+      .select({ reason: customerBalanceEntry.reason, amount: customerBalanceEntry.amount })
+      .from(customerBalanceEntry)
+      .where(and(eq(customerBalanceEntry.organizationId, organizationId), eq(customerBalanceEntry.orderId, orderId), inArray(customerBalanceEntry.reason, ["carried", "carried_collected"])))
+      .limit(1),
   ]);
-  return { ...head, items, refund: refunds[0] ?? null, payment: payments[0] ?? null };
+  return { ...head, items, refund: refunds[0] ?? null, payment: payments[0] ?? null, carry: carries[0] ?? null };
 }

@@ -254,6 +254,7 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
       tax: r.taxAmount,
       total: r.amount + r.taxAmount,
       walletApplied: 0,
+      carried: { out: 0, in: 0 },
       status: "refunded",
       paymentMethod: src.payment ?? null,
       taxNote: o.taxNote,
@@ -288,8 +289,10 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
     taxes: taxTotals(src.items, o.taxAmount),
     tax: o.taxAmount,
     total: o.totalAmount,
-    // what the customer's wallet paid (applied_balance_amount is −used); a net credit to it is not a payment
-    walletApplied: Math.max(0, -o.appliedBalanceAmount),
+    // what the customer's wallet paid (applied_balance_amount is −used); a net credit to it is not a payment; an
+    // amount under the processor's minimum carried to the next order is not the wallet's
+    walletApplied: src.carry?.reason === "carried" ? 0 : Math.max(0, -o.appliedBalanceAmount),
+    carried: { out: src.carry?.reason === "carried" ? -src.carry.amount : 0, in: src.carry?.reason === "carried_collected" ? src.carry.amount : 0 },
     status: o.status,
     paymentMethod: src.payment ?? null,
     taxNote: o.taxNote,
