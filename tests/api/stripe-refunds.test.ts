@@ -4,7 +4,7 @@
 // refund.updated says it succeeded; a refund that fails or is canceled is undone — the order paid again, the
 // wallet's part taken back, the benefits it revoked granted again — with refund.updated (valid for both SDKs),
 // the owners' email and `till refunds list` saying so; a replayed or later event changes nothing more.
-import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
@@ -92,7 +92,8 @@ const refundRow = async (id: string) => (await db().select().from(refundTable).w
 const statusIs = (id: string, status: string) => until(async () => ((await refundRow(id)).status === status ? true : undefined), `refund ${id} ${status}`);
 const refundUpdates = (id: string) =>
   receiver.hits.map((h) => ({ h, e: JSON.parse(h.body) as { type: string; data: { id: string; status: string } } })).filter(({ e }) => e.type === "refund.updated" && e.data.id === id);
-const outboxOf = async (id: string) => (await db().select({ type: outbox.type, payload: outbox.payload }).from(outbox)).filter((r) => (r.payload as { id?: string }).id === id).map((r) => `${r.type}:${String((r.payload as { status?: string }).status)}`);
+// in the order they were written (the refund's creation, then Stripe's answer, each in its own transaction)
+const outboxOf = async (id: string) => (await db().select({ type: outbox.type, payload: outbox.payload }).from(outbox).orderBy(asc(outbox.createdAt))).filter((r) => (r.payload as { id?: string }).id === id).map((r) => `${r.type}:${String((r.payload as { status?: string }).status)}`);
 const liveGrants = async (orderId: string) =>
   (await db().select().from(benefitGrant).where(and(eq(benefitGrant.orderId, orderId), isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt)))).length;
 const walletBalance = async (walletId: string) => (await api("GET", `/v1/wallets/${walletId}`)).balance as number;
