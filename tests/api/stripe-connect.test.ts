@@ -139,6 +139,7 @@ describe("till stripe connect (PUT /v1/stripe/connection)", () => {
       publishable_key: KEYS.pkTest,
       webhook_endpoint: { id: endpoint?.id, url: endpoint?.url },
       last_event: null,
+      last_error: null,
       connected_at: expect.any(String),
     });
     expect(res.text).not.toContain(KEYS.test);

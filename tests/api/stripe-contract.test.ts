@@ -148,7 +148,8 @@ describe("what till's Stripe adapter sends is what the pinned version takes", ()
     const processor = createStripeProcessor(stripe, STRIPE_KEYS.publishable);
     const customer = { id: "cus_till_1", email: "ada@example.com", name: "Ada", processorCustomerId: null };
     const paid = await processor.pay({
-      confirmationTokenId: await confirmationToken(peer, STRIPE_CARDS.visa),
+      // a token made for a payment kept for later, as the page makes it for a subscription
+      confirmationTokenId: await confirmationToken(peer, STRIPE_CARDS.visa, "off_session"),
       amount: 2000,
       currency: "usd",
       description: "Pro",

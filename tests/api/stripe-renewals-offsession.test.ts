@@ -10,7 +10,7 @@ import { rawRequest } from "../helpers/api.js";
 import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
-import { confirmationToken, confirmWithBankAccount, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, until, type StripeSandbox, useWebhookSandbox } from "../helpers/stripe-sandbox.js";
+import { confirmationToken, confirmWithBankAccount, STRIPE_BANK_ACCOUNTS, STRIPE_CARDS, until, type StripeSandbox, useWebhookSandbox, pricedForBank } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
 let seller: Seller;
@@ -104,7 +104,8 @@ describe("off-session charges through Stripe", () => {
   }, 60_000);
 
   it("a SEPA renewal: an off-session debit of the mandate's type, paid when the bank answers; the subscription active", async () => {
-    const product = await createProduct(seller, "trial");
+    // SEPA debits euros: a euro price (Stripe offers and takes sepa_debit for eur only)
+    const product = await createProduct(seller, "trial", pricedForBank("trial", STRIPE_BANK_ACCOUNTS.sepaSucceeds));
     const checkout = await s.sdk.checkouts.create({ products: [product.id] });
     await confirmWithBankAccount(s, checkout.clientSecret, STRIPE_BANK_ACCOUNTS.sepaSucceeds, uniqueBuyer("sepa-renew"));
     const sub = await until(async () => (await s.sdk.subscriptions.list({ productId: product.id })).result.items[0], "the subscription");
