@@ -11,9 +11,11 @@
 // except a US account entered by hand: its intent (setup or payment) `requires_action` until its microdeposits are
 // verified (stripe-peer-microdeposits.ts).
 import { randomBytes } from "node:crypto";
+import { expands, newId, noSuch, now } from "./stripe-peer-util.js";
+import { chargeableAmount, intentRoutes, threeDSecureRoute } from "./stripe-peer-intent-routes.js";
+import { refundRoutes } from "./stripe-peer-refunds.js";
+import { deletedCustomer, removalRoutes } from "./stripe-peer-removals.js";
 import type { FastifyRequest } from "fastify";
-import { formatMoney } from "../../shared/money.js";
-import { MAXIMUM_CHARGE_AMOUNT, minimumChargeAmount } from "../../server/payments/minimum-charge.js";
 import { microdepositAction, registerMicrodeposits } from "./stripe-peer-microdeposits.js";
 import { StripeFailure, type Authed, type Params, type PeerRoute, type StripePeer } from "./stripe-peer.js";
 import { bankAccountOf, behaviourOf, type Behaviour, CARD_NUMBERS, DEBIT_FAILURE, instrumentOf, missing, str, TEST_PAYMENT_METHODS } from "./stripe-peer-instruments.js";
@@ -66,10 +68,6 @@ export interface PaymentObjects {
   };
 }
 
-const now = () => Math.floor(Date.now() / 1000);
-const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
-const noSuch = (what: string, id: string, param = "id") => new StripeFailure(404, { type: "invalid_request_error", code: "resource_missing", param, message: `No such ${what}: '${id}'` });
-const expands = (p: Params, field: string) => Array.isArray(p.expand) && p.expand.includes(field);
 
 export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): PaymentObjects {
   const o: PaymentObjects = {
@@ -433,179 +431,3 @@ function intentMachine({ peer, o, params, publicMethod, methodOfToken, customerP
 }
 export type Machine = ReturnType<typeof intentMachine>;
 
-/**
- * Stripe's minimum and maximum charge amounts (its published table, https://docs.stripe.com/currencies#minimum-and-maximum-charge-amounts,
- * as till's server module holds it): a PaymentIntent outside them is refused with Stripe's 400.
- */
-function chargeableAmount(amount: number, currency: string): void {
-  const min = minimumChargeAmount(currency);
-  if (amount > 0 && amount < min) {
-    throw new StripeFailure(400, { type: "invalid_request_error", code: "amount_too_small", param: "amount", message: `Amount must be at least ${formatMoney(min, currency, "en")} ${currency.toLowerCase()}` });
-  }
-  if (amount > MAXIMUM_CHARGE_AMOUNT) {
-    throw new StripeFailure(400, { type: "invalid_request_error", code: "amount_too_large", param: "amount", message: `Amount must be no more than ${formatMoney(MAXIMUM_CHARGE_AMOUNT, currency, "en")}` });
-  }
-}
-
-function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMethodParam }: Ctx, { visible, confirm, createIntent, emitIntent }: Machine, route: PeerRoute): void {
-  for (const [object, path] of [["payment_intent", "/v1/payment_intents"], ["setup_intent", "/v1/setup_intents"]] as const) {
-    const what = object === "payment_intent" ? "payment_intent" : "setup_intent";
-    route("POST", path, `${what}_write`, (auth, req) => createIntent(auth, req, object));
-    // Stripe.js retrieves with the publishable key and the client secret
-    route(
-      "GET",
-      `${path}/:id`,
-      `${what}_read`,
-      (auth, req) => {
-        const p = params(req);
-        const intent = own(o.intents, auth, idOf(req), what);
-        if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw noSuch(what, intent.id);
-        return visible(intent, p);
-      },
-      { publishable: true },
-    );
-    route(
-      "POST",
-      `${path}/:id/confirm`,
-      `${what}_write`,
-      (auth, req) => {
-        const p = params(req);
-        const intent = own(o.intents, auth, idOf(req), what);
-        if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw noSuch(what, intent.id);
-        if (intent.status === "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: `${what}_unexpected_state`, message: `You cannot confirm this ${object === "payment_intent" ? "PaymentIntent" : "SetupIntent"} because it has already succeeded.` });
-        const tokenId = str(p.confirmation_token);
-        if (tokenId) intent.payment_method = methodOfToken(auth, tokenId, intent).id;
-        else if (str(p.payment_method)) intent.payment_method = paymentMethodParam(auth, String(p.payment_method)).id;
-        confirm(auth, intent, p.off_session === "true");
-        return visible(intent, p);
-      },
-      { publishable: true },
-    );
-    route("POST", `${path}/:id/cancel`, `${what}_write`, (auth, req) => {
-      const p = params(req);
-      const intent = own(o.intents, auth, idOf(req), what);
-      if (intent.status === "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: `${what}_unexpected_state`, message: "You cannot cancel this intent because it has a status of succeeded." });
-      intent.status = "canceled";
-      emitIntent(auth, intent, "canceled");
-      return visible(intent, p);
-    });
-  }
-}
-
-function threeDSecureRoute({ peer, o, own }: Ctx, { visible, succeed, emitIntent }: Machine, route: PeerRoute): void {
-  // the stand-in's 3-D Secure frame: the customer completes (or fails) the challenge of an intent requiring action
-  route(
-    "POST",
-    "/v1/3ds2/authenticate",
-    "payment_intent_write",
-    (auth, req) => {
-      const p = peer.allow(req, ["intent", "client_secret", "outcome"]);
-      const intent = own(o.intents, auth, str(p.intent) ?? "", "intent");
-      if (p.client_secret !== intent.client_secret || intent.status !== "requires_action") throw noSuch("intent", intent.id);
-      const pm = o.paymentMethods.get(intent.payment_method ?? "");
-      if (!pm) throw noSuch("PaymentMethod", String(intent.payment_method));
-      if (p.outcome === "fail") {
-        intent.status = "requires_payment_method";
-        const message = "We are unable to authenticate your payment method. Please choose a different payment method and try again.";
-        intent.last_payment_error = { type: "invalid_request_error", code: "payment_intent_authentication_failure", message };
-        emitIntent(auth, intent, intent.object === "payment_intent" ? "payment_failed" : "setup_failed");
-      } else succeed(auth, intent, pm);
-      return visible(intent, {});
-    },
-    { publishable: true },
-  );
-
-}
-
-function refundRoutes({ peer, o, params, own, idOf }: Ctx, route: PeerRoute): PaymentObjects["settleRefund"] {
-  // ---- refunds ---------------------------------------------------------------------------------------
-  /** What a refund not final at once becomes later (its card's test number), by refund id. */
-  const later = new Map<string, "succeeded" | "failed">();
-  route("POST", "/v1/refunds", "refund_write", (auth, req) => {
-    const p = params(req);
-    const intent = [...o.intents.values()].find((i) => i.account === auth.account.id && ((p.payment_intent !== undefined && i.id === p.payment_intent) || (p.charge !== undefined && i.latest_charge === p.charge)));
-    if (!intent || intent.object !== "payment_intent") throw noSuch(p.charge ? "charge" : "payment_intent", String(p.charge ?? p.payment_intent), p.charge ? "charge" : "payment_intent");
-    if (intent.status !== "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: "charge_not_refundable", message: "This PaymentIntent does not have a successful charge to refund." });
-    // Stripe's asynchronous refund test cards: 4000000000007726 starts pending (later succeeded), 4000000000005126
-    // starts succeeded (later failed, expired_or_canceled_card); every other card's refund succeeds at once
-    const behaviour = o.paymentMethods.get(intent.payment_method ?? "")?.behaviour.refund;
-    const status = behaviour === "pending" ? "pending" : "succeeded";
-    const refund: Obj = { id: newId("re"), object: "refund", amount: p.amount !== undefined ? Number(p.amount) : intent.amount, currency: intent.currency, payment_intent: intent.id, charge: intent.latest_charge, reason: str(p.reason) ?? null, status, failure_reason: null, metadata: p.metadata ?? {}, created: now(), account: auth.account.id, livemode: auth.livemode };
-    if (behaviour) later.set(refund.id, behaviour === "pending" ? "succeeded" : "failed");
-    o.refunds.set(refund.id, refund);
-    for (const refunded of o.hooks.refunded) refunded(auth, refund);
-    peer.emit(auth, "refund.created", refund);
-    return refund;
-  });
-
-  const settleRefund = (refundId: string, to?: "succeeded" | "failed" | "canceled"): Obj => {
-    const refund = o.refunds.get(refundId);
-    if (!refund) throw noSuch("refund", refundId);
-    const status = to ?? later.get(refundId);
-    if (!status) throw new StripeFailure(400, { type: "invalid_request_error", message: `Refund ${refundId} is final (status: ${String(refund.status)}).` });
-    if (refund.status === "failed" || refund.status === "canceled") throw new StripeFailure(400, { type: "invalid_request_error", message: `Refund ${refundId} is already ${String(refund.status)}.` });
-    later.delete(refundId);
-    refund.status = status;
-    if (status === "failed") refund.failure_reason = "expired_or_canceled_card";
-    if (status === "canceled") refund.failure_reason = "merchant_request";
-    const auth = peer.authOf(refund.account, refund.livemode);
-    for (const updated of o.hooks.refundUpdated) updated(auth, refund);
-    // what Stripe sends as a refund moves on: the charge's refund and the refund updated, and refund.failed
-    peer.emit(auth, "charge.refund.updated", refund);
-    peer.emit(auth, "refund.updated", refund);
-    if (status === "failed") peer.emit(auth, "refund.failed", refund);
-    return refund;
-  };
-  // the test's control over HTTP (any secret key of the account): the refund's later answer, or the status given
-  route("POST", "/test-control/refunds/:id/settle", "refund_write", (auth, req) => {
-    const p = peer.allow(req, ["status"]);
-    const refund = own(o.refunds, auth, idOf(req), "refund");
-    if (p.status !== undefined && p.status !== "succeeded" && p.status !== "failed" && p.status !== "canceled") {
-      throw new StripeFailure(400, { type: "invalid_request_error", param: "status", message: "Invalid status: must be one of succeeded, failed, canceled" });
-    }
-    return settleRefund(refund.id, p.status);
-  });
-  return settleRefund;
-}
-
-/** A customer deleted in the dashboard, as Stripe still answers its retrieve (`deleted: true`); undefined otherwise. */
-function deletedCustomer({ removed }: Ctx, auth: Authed, id: string) {
-  const gone = removed.customers.get(id);
-  return gone && gone.account === auth.account.id && gone.livemode === auth.livemode ? { id, object: "customer", deleted: true } : undefined;
-}
-
-/**
- * Deleting a customer (https://docs.stripe.com/api/customers/delete): permanent; its payment methods are detached
- * (never usable again), a request naming it afterwards is answered 404 resource_missing with `param: "customer"`,
- * its retrieve answers `deleted: true`; `customer.deleted` is sent. Expiring a confirmation token is a test's
- * control over time (Stripe's expire 12 hours after creation).
- */
-function removalRoutes(ctx: Ctx, route: PeerRoute): Pick<PaymentObjects, "deleteCustomer" | "expireToken"> {
-  const { peer, o, params, own, idOf, removed } = ctx;
-  const remove = (auth: Authed, id: string) => {
-    const customer = own(o.customers, auth, id, "customer");
-    o.customers.delete(id);
-    removed.customers.set(id, customer);
-    for (const pm of o.paymentMethods.values()) {
-      if (pm.customer !== id) continue;
-      pm.customer = null;
-      removed.methods.add(pm.id);
-    }
-    const { account: _a, ...visible } = customer;
-    peer.emit(auth, "customer.deleted", { ...visible, deleted: true });
-    return { id, object: "customer", deleted: true };
-  };
-  route("DELETE", "/v1/customers/:id", "customer_write", (auth, req) => (params(req), remove(auth, idOf(req))));
-  return {
-    deleteCustomer: (customerId) => {
-      const customer = o.customers.get(customerId);
-      if (!customer) throw new Error(`no customer ${customerId}`);
-      remove(peer.authOf(customer.account, customer.livemode), customerId);
-    },
-    expireToken: (tokenId) => {
-      const token = o.tokens.get(tokenId);
-      if (!token) throw new Error(`no confirmation token ${tokenId}`);
-      token.expires_at = now() - 1;
-    },
-  };
-}
