@@ -4,7 +4,7 @@
 // the organization chose. In the caller's transaction (`Queryable`); late.ts settles a charge the bank answers later.
 import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
-import type { PaymentProcessor } from "../../payments/processor.js";
+import { processorErrorOf, type PaymentProcessor } from "../../payments/processor.js";
 import { cycleGrants, regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { findCustomer } from "../customers/service.js";
@@ -189,7 +189,7 @@ export async function attemptLocked(
     await settle(tx, deps, l, now);
     return { kind: "paid", payment };
   }
-  const processorError = payments.processorErrorOf(outcome.result);
+  const processorError = processorErrorOf(outcome.result);
   if (processorError) {
     // not the customer's decline: tried again with backoff (the schedule's), never counted as a dunning attempt
     await noteProcessorError(tx, d.organizationId, processorError, { what: kind === "retry" ? "renewal" : "portal retry", id: l.order.id }, now, deps.log);

@@ -3,7 +3,6 @@
 // charge through chargeSaved/recordCharge.
 import type { Db, Queryable } from "../../db/client.js";
 import { processorFor, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
-export { processorErrorOf } from "../../payments/processor.js";
 import { processorCustomerOf } from "../../payments/stripe/connection.js";
 import { notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";

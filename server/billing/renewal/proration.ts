@@ -13,7 +13,8 @@ import { insertProrations, markProrationsBilled, pendingProrations, recordSettle
 import { loadCustomers } from "../customers/service.js";
 import { insertPlannedOrder, orderWire, type OrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
-import { chargeSaved, isProcessing, processorErrorOf, recordCharge } from "../payments/service.js";
+import { chargeSaved, isProcessing, recordCharge } from "../payments/service.js";
+import { processorErrorOf } from "../../payments/processor.js";
 import { heldStart, insertDunning } from "../dunning/service.js";
 import { noteProcessorError } from "../stripe/processor-errors.js";
 import { loadPrices, loadProductSummaries } from "../products/service.js";
