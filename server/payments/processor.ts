@@ -132,6 +132,11 @@ export interface ProcessorError {
   detail: string;
   /** A passing failure (outage, rate limit, connection) that a retry may get through; else till's or the seller's to fix. */
   transient: boolean;
+  /**
+   * The request may have been processed and its answer lost (the connection dropped after the client's own
+   * retries): money may have moved. The next charge of the same thing must be sent under the same idempotency key.
+   */
+  answerLost?: boolean;
 }
 
 /** The code and message of a payment the processor could not process (PaymentResult.processorError), as the buyer reads them. */

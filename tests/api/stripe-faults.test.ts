@@ -116,9 +116,47 @@ describe("a checkout confirmed while Stripe misbehaves", () => {
     expect(cycles.map((o) => o.status)).toEqual(["paid", "paid"]);
     expect((await s.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
   }, 60_000);
+
+  it("a renewal whose charge loses its answer past the client's retries: not dunned, and the later retry asks under the same key: charged once", async () => {
+    const product = await createProduct({ ...s.seller, sdk: s.sdk, token: s.key }, "monthly");
+    const checkout = await s.sdk.checkouts.create({ products: [product.id] });
+    expect((await confirm(checkout.clientSecret, "off_session")).status).toBe(200);
+    const sub = (await s.sdk.subscriptions.list({ productId: product.id })).result.items[0];
+    if (!sub) throw new Error("no subscription");
+    // the charge is made, and every answer of the client's three tries is lost (this subscription's: the clock
+    // renews the sandbox's others too)
+    s.faults.dropAfterProcessing("POST", "/v1/payment_intents", { times: 3, metadata: { subscription_id: sub.id } });
+    // to just past the period's end: the renewal, and no retry yet
+    await advanceTo(new Date(new Date(sub.currentPeriodEnd ?? 0).getTime() + 60_000));
+    expect(s.faults.pending()).toBe(0);
+    const cycle = async () => (await s.sdk.orders.list({ subscriptionId: sub.id, limit: 100 })).result.items.find((o) => o.billingReason === "subscription_cycle");
+    const order = await cycle();
+    if (!order) throw new Error("no renewal order");
+    expect(order.status).toBe("pending");
+    const [lost] = (await s.sdk.payments.list({ orderId: order.id })).result.items;
+    expect(lost).toMatchObject({ status: "failed", declineReason: "processing_error" });
+    expect((await s.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
+    const made = [...s.peer.payments.intents.values()].filter((i) => i.metadata.order_id === order.id);
+    expect(made.map((i) => i.status)).toEqual(["succeeded"]);
+
+    // the held retry an hour on: Stripe answers what it did the first time, nothing is charged again
+    await advance("2h");
+    expect((await s.sdk.orders.get({ id: order.id })).status).toBe("paid");
+    const intents = [...s.peer.payments.intents.values()].filter((i) => i.metadata.order_id === order.id);
+    expect(intents.map((i) => i.id)).toEqual(made.map((i) => i.id));
+    expect(chargesOf(made[0]?.id ?? "")).toHaveLength(1);
+    const keys = new Set(s.peer.requests.filter((r) => r.path === "/v1/payment_intents" && (r.body.metadata as Record<string, string> | undefined)?.order_id === order.id).map((r) => r.idempotencyKey));
+    expect(keys.size).toBe(1);
+    expect((await s.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
+  }, 60_000);
 });
 
 async function advance(by: string): Promise<void> {
   const res = await rawRequest(s.server.url, s.key, "POST", "/v1/test-clock/advance", { by });
+  if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+async function advanceTo(to: Date): Promise<void> {
+  const res = await rawRequest(s.server.url, s.key, "POST", "/v1/test-clock/advance", { to: to.toISOString() });
   if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
 }

@@ -19,6 +19,8 @@ interface Rule {
   remaining: number;
   kind: FaultKind;
   shouldRetry: boolean | undefined;
+  /** Only requests whose metadata has these values (one customer's charges among a sandbox's renewals). */
+  metadata?: Record<string, string> | undefined;
 }
 
 /** Stripe's answer when an account's requests exceed its rate limit (https://docs.stripe.com/rate-limits). */
@@ -37,6 +39,12 @@ export const API_ERROR = {
 
 const patternOf = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+")}$`);
 const pathOf = (req: FastifyRequest) => req.url.split("?")[0] ?? "";
+
+function metadataMatches(req: FastifyRequest, wanted: Record<string, string> | undefined): boolean {
+  if (!wanted) return true;
+  const body = req.body as { metadata?: Record<string, unknown> } | undefined;
+  return Object.entries(wanted).every(([k, v]) => body?.metadata?.[k] === v);
+}
 
 export class PeerFaults {
   private readonly rules: Rule[] = [];
@@ -58,9 +66,12 @@ export class PeerFaults {
     this.rules.push({ method, pattern: patternOf(path), remaining: opts.times ?? 1, kind: "api_error", shouldRetry: opts.shouldRetry });
   }
 
-  /** The next `times` requests are processed (and their idempotent answer stored), then their connection is closed unanswered. */
-  dropAfterProcessing(method: Method, path: string, opts: { times?: number } = {}): void {
-    this.rules.push({ method, pattern: patternOf(path), remaining: opts.times ?? 1, kind: "drop_after_processing", shouldRetry: undefined });
+  /**
+   * The next `times` requests (with `metadata`: those whose metadata has its values) are processed (and their
+   * idempotent answer stored), then their connection is closed unanswered.
+   */
+  dropAfterProcessing(method: Method, path: string, opts: { times?: number; metadata?: Record<string, string> } = {}): void {
+    this.rules.push({ method, pattern: patternOf(path), remaining: opts.times ?? 1, kind: "drop_after_processing", shouldRetry: undefined, metadata: opts.metadata });
   }
 
   /** Faults still armed (a test checks that its fault was met). */
@@ -74,7 +85,7 @@ export class PeerFaults {
 
   private take(req: FastifyRequest, kinds: FaultKind[]): Rule | undefined {
     const path = pathOf(req);
-    const rule = this.rules.find((r) => r.remaining > 0 && kinds.includes(r.kind) && r.method === req.method && r.pattern.test(path));
+    const rule = this.rules.find((r) => r.remaining > 0 && kinds.includes(r.kind) && r.method === req.method && r.pattern.test(path) && metadataMatches(req, r.metadata));
     if (!rule) return undefined;
     rule.remaining -= 1;
     const key = req.headers["idempotency-key"];

@@ -269,7 +269,8 @@ export class StripePeer {
       if (idempotencyKey && req.method === "POST") {
         const slot = `${auth.key.secret}\0${idempotencyKey}`;
         const seen = this.idempotent.get(slot);
-        const params = JSON.stringify(body);
+        // Stripe compares the parameters, not their order in the body (a form's fields, a metadata hash)
+        const params = JSON.stringify(canonical(body));
         if (seen) {
           if (seen.params !== params) {
             throw new StripeFailure(400, {
@@ -411,4 +412,11 @@ export class StripePeer {
     }
     return endpoint;
   }
+}
+
+/** A value with every object's keys sorted: two requests' parameters compare equal whatever their order. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, canonical(v)]));
+  return value;
 }

@@ -1,7 +1,9 @@
 // Payments (issue 14 §3): the wire of saved payment methods (kept in methods.ts) and every charge attempt of a
 // saved method, recorded as Polar's Payment with its status and decline reason. Renewals and dunning retries
 // charge through chargeSaved/recordCharge.
+import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
+import type { UnansweredCharge } from "../../db/schema/payments.js";
 import { processorFor, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
 import { processorCustomerOf } from "../../payments/stripe/connection.js";
 import { notFound } from "../errors.js";
@@ -66,6 +68,19 @@ export interface ChargeOutcome {
   result: PaymentResult;
   /** The processor that charged (the organization's: its Stripe account when connected). */
   processorId?: string;
+  /** How an order's charge was sent (kept when its answer was lost: the order's next charge sends it again). */
+  sent?: UnansweredCharge;
+}
+
+/** What chargeSaved charges. */
+export interface ChargeRequest {
+  amount: number;
+  currency: string;
+  description: string;
+  metadata: Record<string, string>;
+  /** The customer at the portal (who may authenticate); else off-session. */
+  onSession?: boolean;
+  idempotencyKey?: string;
 }
 
 /**
@@ -78,7 +93,7 @@ export async function chargeSaved(
   router: PaymentProcessor,
   organizationId: string,
   customerId: string,
-  request: { amount: number; currency: string; description: string; metadata: Record<string, string>; onSession?: boolean; idempotencyKey?: string },
+  request: ChargeRequest,
   method?: repo.PaymentMethodRow,
 ): Promise<ChargeOutcome> {
   const processor = await processorFor(router, tx, organizationId);
@@ -89,8 +104,26 @@ export async function chargeSaved(
   }
   if (!chosen) return { method: null, result: { ok: false, code: "no_payment_method", message: "There is no payment method on file." }, processorId: processor.id };
   const processorCustomerId = processor.id === "test" ? null : await processorCustomerOf(tx, organizationId, customerId, processor.id);
-  const result = await processor.charge({ paymentMethodId: chosen.processorMethodId, processorCustomerId, methodType: chosen.type, ...request });
-  return { method: chosen, result, processorId: processor.id };
+  const sent = request.idempotencyKey ? request : await orderCharge(tx, organizationId, request, chosen);
+  const result = await processor.charge({ paymentMethodId: chosen.processorMethodId, processorCustomerId, methodType: chosen.type, ...sent });
+  return { method: chosen, result, processorId: processor.id, ...(sent.idempotencyKey ? { sent: { idempotencyKey: sent.idempotencyKey, description: sent.description, metadata: sent.metadata } } : {}) };
+}
+
+/**
+ * An order's charge (a renewal, a retry, a plan change billed now) under an idempotency key of its own: a new one
+ * per attempt, except after an attempt whose answer was lost (the processor may have charged): the same charge —
+ * same method and amount, off-session — is then sent again exactly as it was, under that attempt's key, and the
+ * processor answers what it did instead of charging twice. (A charge made differently, on-session from the portal
+ * or with another card, is a new request: the customer chose it.) Without an order the processor client keys its
+ * own retries.
+ */
+async function orderCharge<R extends ChargeRequest>(tx: Queryable, organizationId: string, request: R, method: repo.PaymentMethodRow): Promise<R> {
+  const orderId = request.metadata.order_id;
+  if (!orderId) return request;
+  const last = await repo.lastPaymentOfOrder(tx, organizationId, orderId);
+  const lost = last?.unansweredCharge;
+  if (lost && last.paymentMethodId === method.id && last.amount === request.amount && !request.onSession) return { ...request, ...lost };
+  return { ...request, idempotencyKey: `till-order-${orderId}-${randomUUID()}` };
 }
 
 /** A charge the processor took but has not finished: a bank debit `processing` until the bank answers (its event). */
@@ -151,6 +184,7 @@ export function paymentOf(processor: PaymentProcessor, outcome: ChargeOutcome, a
     declineReason: result.ok ? null : result.code,
     declineMessage: result.ok ? null : result.message,
     attempt: at.attempt,
+    unansweredCharge: !result.ok && result.processorError?.answerLost ? (outcome.sent ?? null) : null,
     createdAt: now,
   };
 }

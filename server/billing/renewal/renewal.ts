@@ -310,6 +310,8 @@ async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, am
       description: `${e.product.name} — renewal`,
       // the order it pays: a payment the processor finishes later (a bank debit) is settled by its event
       metadata: { subscription_id: sub.id, order_id: orderId },
+      // the order is new: no earlier attempt whose answer was lost to ask again (payments/service.ts)
+      idempotencyKey: `till-order-${orderId}-${randomUUID()}`,
     },
     method,
   );

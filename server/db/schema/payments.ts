@@ -2,7 +2,7 @@
 // four digits and expiry only — never a card number), every charge attempt (`payment`, Polar's Payment), and
 // the dunning state of a renewal order whose charge failed (its retries, scheduled by stored due times).
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 import { customer } from "./billing.js";
 import { order, subscription } from "./checkout.js";
@@ -32,6 +32,13 @@ export const paymentMethod = pgTable(
   (t) => [uniqueIndex("payment_method_customer_method_uq").on(t.organizationId, t.customerId, t.processorMethodId)],
 );
 
+/** The parts of a charge request that are not the order's own (amount, currency, method): see payment.unansweredCharge. */
+export interface UnansweredCharge {
+  idempotencyKey: string;
+  description: string;
+  metadata: Record<string, string>;
+}
+
 export const payment = pgTable(
   "payment",
   {
@@ -54,6 +61,12 @@ export const payment = pgTable(
     declineMessage: text("decline_message"),
     /** What made the attempt: checkout | renewal | update (a plan change billed now) | retry (the schedule) | manual (the customer, from the portal). */
     attempt: text("attempt").notNull(),
+    /**
+     * A charge whose answer never came (the connection lost after the client's own retries), as it was sent: the
+     * processor may have taken the money. The order's next charge is this request again, under its Idempotency-Key
+     * and with the same parameters, so the processor answers what it did instead of charging twice.
+     */
+    unansweredCharge: jsonb("unanswered_charge").$type<UnansweredCharge>(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
   },
