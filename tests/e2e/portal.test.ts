@@ -190,11 +190,11 @@ describe("the customer's purchases", () => {
     await reason.selectOption({ label: "It is too expensive" });
     await subs.getByLabel("Anything else you want to tell us? (optional)").fill("Cheaper elsewhere.");
     await subs.getByRole("button", { name: "Confirm cancellation" }).click();
-    await expect.poll(() => text(statusIn(page, "Subscriptions"))).toBe(`${monthly.name} is cancelled. You keep it until ${periodEnd}; it will not renew.`);
+    await expect.poll(() => text(statusIn(page, "Subscriptions"))).toBe(`${monthly.name} is canceled. You keep it until ${periodEnd}; it will not renew.`);
     const canceled = await seller.sdk.subscriptions.get({ id: subscriptionId });
     expect(canceled).toMatchObject({ cancelAtPeriodEnd: true, customerCancellationReason: "too_expensive", customerCancellationComment: "Cheaper elsewhere.", status: "active" });
     const subsText = await text(subs);
-    expect(subsText).toContain("StatusCancelled, active until it ends");
+    expect(subsText).toContain("StatusCanceled, active until it ends");
     expect(subsText).toContain(`Ends on${periodEnd}`);
 
     await subs.getByRole("button", { name: "Keep my subscription" }).click();
