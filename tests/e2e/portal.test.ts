@@ -180,7 +180,7 @@ describe("the customer's purchases", () => {
     const subs = section(page, "Subscriptions");
     const periodEnd = longDate((await seller.sdk.subscriptions.get({ id: subscriptionId })).currentPeriodEnd ?? "");
     await subs.getByRole("button", { name: "Cancel subscription" }).click();
-    const reason = subs.getByLabel("Why are you cancelling?");
+    const reason = subs.getByLabel("Why are you canceling?");
     await expect.poll(() => reason.evaluate((el) => el === document.activeElement)).toBe(true);
     // a reason is asked for before anything is sent
     await subs.getByRole("button", { name: "Confirm cancellation" }).click();

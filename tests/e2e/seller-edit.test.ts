@@ -167,7 +167,7 @@ describe("editing in the seller app", () => {
     await page.getByLabel("Amount").fill("12.00");
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByText("Saved Metered plan.").waitFor();
-    await expect.poll(() => listed.getByRole("listitem").allTextContents()).toEqual(["usage: $0.05 per unit of API calls, at most $100.00, billed every month", "$12.00 / month"]);
+    await expect.poll(() => listed.getByRole("listitem").allTextContents()).toEqual(["$12.00 / month", "usage: $0.05 per unit of API calls, at most $100.00, billed every month"]);
     await checkPage(page, "product-prices");
     const active = (await sandbox.products.get({ id: product.id })).prices.filter((p) => !p.isArchived);
     expect(active.map((p) => [p.amountType, p.id === usage.id])).toEqual([

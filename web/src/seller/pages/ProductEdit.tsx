@@ -120,7 +120,9 @@ function ProductForm({ product, onSaved }: { product: Product | null; onSaved: (
 
 /** Every active price of the product, the ones the form does not edit (usage, other currencies) included. */
 function PricesNow({ product }: { product: Product }) {
-  const active = product.prices.filter((p) => !p.is_archived);
+  // the price a buyer chooses first, then what usage adds to it
+  const usage = (p: Product["prices"][number]) => Number(p.amount_type === "metered_unit");
+  const active = product.prices.filter((p) => !p.is_archived).sort((a, b) => usage(a) - usage(b));
   if (active.length <= 1) {
     return (
       <p>
