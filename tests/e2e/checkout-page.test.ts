@@ -2,7 +2,9 @@
 // with usage prices, seats, pay what you want, a discount, a declined card, every problem of an empty form at
 // once, the success view's receipt details (amount, order number, benefits, license key, downloads, the receipt email
 // only when one is sent), a trial's terms, a product description in markdown that cannot inject markup, the
-// two panes on a wide screen, and axe's serious/critical checks of the checkout and success pages.
+// two panes on a wide screen, the expiry and CVC inputs on one row on the narrowest phones, the product's
+// benefits before paying, an unknown checkout's next step, and axe's serious/critical checks of the checkout and
+// success pages.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
@@ -220,6 +222,8 @@ describe("the success view", () => {
       const page = await newPage(DESKTOP, theme);
       await open(page, [product.id], theme);
       await expectNoSeriousViolations(page, `checkout, desktop, ${theme}`);
+      // what the product includes, before paying
+      expect(await page.getByRole("list", { name: "Includes" }).textContent()).toBe("App license");
       const email = await fillBuyer(page);
       await payButton(page).click();
       await page.getByRole("heading", { level: 1, name: "Thank you for your purchase" }).waitFor();
@@ -324,5 +328,29 @@ describe("layout and content", () => {
     expect(Math.abs(p.x - s.x)).toBeLessThan(2);
     // nothing wider than the phone's screen
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  });
+
+  it.each([320, 360, 390])("on a %i px phone the expiry and the CVC inputs share a row, whatever their labels' lengths", async (width) => {
+    const product = await createProduct(seller, "fixed");
+    const page = await newPage({ ...PHONE, viewport: { width, height: 800 } }, "light");
+    await open(page, [product.id], "light");
+    const box = async (label: string) => (await page.getByLabel(label, { exact: true }).boundingBox()) ?? { x: 0, y: -1, width: 0, height: 0 };
+    const [expiry, cvc] = [await box("Expiry (MM / YY)"), await box("CVC")];
+    expect(Math.abs(expiry.y - cvc.y), `expiry at ${expiry.y}, CVC at ${cvc.y}`).toBeLessThan(1);
+    expect(cvc.x).toBeGreaterThan(expiry.x + expiry.width - 1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+  });
+
+  it("an unknown checkout address says what to do next and offers the way back", async () => {
+    const page = await newPage(PHONE, "light");
+    const product = await createProduct(seller, "fixed");
+    const created = await open(page, [product.id], "light");
+    await page.goto(`/checkout/${created.clientSecret}x`);
+    await page.getByRole("heading", { level: 1, name: "This checkout link does not work" }).waitFor();
+    await page.getByText("The link may be incomplete or mistyped, or the checkout was removed. Go back to the store and start your purchase again, or ask the seller for a new link.").waitFor();
+    await expectNoSeriousViolations(page, "unknown checkout");
+    await page.getByRole("button", { name: "Go back" }).click();
+    await page.waitForURL(new RegExp(`/checkout/${created.clientSecret}\\?`));
+    await page.getByLabel("Email", { exact: true }).waitFor();
   });
 });

@@ -2,7 +2,8 @@
 // processor's cards (success, a declined card's message), the dark theme, the headers that let only
 // /checkout/* be framed, and a seller's page on a second loopback origin that opens the overlay through
 // `${server.url}/embed.js`, pays inside it and lands on its success URL — closable before confirm, not while
-// the payment is in progress, closable again after success, and deaf to messages from other origins.
+// the payment is in progress, closable again after success, and deaf to messages from other origins; light unless
+// asked for dark, and driven by Polar's own snippet (data-polar-checkout) as well.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContextOptions, Frame, FrameLocator, Page } from "playwright-core";
@@ -32,11 +33,20 @@ async function startShop(tillUrl: string): Promise<{ url: string; close: () => P
       return;
     }
     const checkout = url.searchParams.get("checkout") ?? "";
-    const theme = url.searchParams.get("theme") ?? "light";
+    const theme = url.searchParams.get("theme");
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    if (url.pathname === "/polar") {
+      // Polar's own snippet (@polar-sh/checkout's embed), only the script's address changed
+      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>
+<h1>Shop</h1>
+<a href="${checkout}" data-polar-checkout data-polar-checkout-theme="${theme ?? "light"}"><span>Purchase</span></a>
+<script src="${tillUrl}/embed.js" defer data-auto-init></script>
+</body></html>`);
+      return;
+    }
     res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>
 <h1>Shop</h1>
-<a id="buy" href="${checkout}" data-till-checkout data-till-checkout-theme="${theme}">Buy now</a>
+<a id="buy" href="${checkout}" data-till-checkout${theme ? ` data-till-checkout-theme="${theme}"` : ""}>Buy now</a>
 <script src="${tillUrl}/embed.js"></script>
 </body></html>`);
   });
@@ -213,9 +223,9 @@ describe("the hosted checkout page", () => {
     expect(done.customFieldData).toMatchObject({ [`company_${stamp}`]: "Acme", [`plan_${stamp}`]: "b", [`terms_${stamp}`]: true });
   });
 
-  it("renders the dark theme from ?theme=dark and light by default", async () => {
+  it("renders the dark theme from ?theme=dark and light by default, even when the system prefers dark", async () => {
     const created = await newCheckout();
-    const page = await newPage({ colorScheme: "light" });
+    const page = await newPage({ colorScheme: "dark" });
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     await page.goto(`/checkout/${created.clientSecret}?theme=dark`);
     await page.getByLabel("Email", { exact: true }).waitFor();
@@ -306,13 +316,39 @@ describe("the embed script on a seller's page (another origin)", () => {
     await expect.poll(() => overlayCount(page)).toBe(0);
   });
 
-  it("is importable as an ES module from another origin", async () => {
+  it("is importable as an ES module from another origin, under Polar's name too", async () => {
     const page = await newPage();
     await page.goto(`${shop.url}/`);
     // a string, so the test runner's transform leaves the page's dynamic import alone
     const origin = await page.evaluate(
-      `import(${JSON.stringify(`${server.url}/embed.mjs`)}).then((m) => [m.TillEmbedCheckout.origin, typeof m.TillEmbedCheckout.create, typeof m.TillEmbedCheckout.init].join(" "))`,
+      `import(${JSON.stringify(`${server.url}/embed.mjs`)}).then((m) => [m.TillEmbedCheckout.origin, typeof m.TillEmbedCheckout.create, typeof m.TillEmbedCheckout.init, m.PolarEmbedCheckout === m.TillEmbedCheckout].join(" "))`,
     );
-    expect(origin).toBe(`${server.url} function function`);
+    expect(origin).toBe(`${server.url} function function true`);
+  });
+
+  it("opens light when the link names no theme, on a system that prefers dark", async () => {
+    const created = await newCheckout({ embedOrigin: shop.url });
+    const page = await newPage({ colorScheme: "dark" });
+    await page.goto(`${shop.url}/?checkout=${encodeURIComponent(created.url)}`);
+    await page.getByRole("link", { name: "Buy now" }).click();
+    const src = new URL((await page.locator("iframe.till-embed-frame").getAttribute("src")) ?? "");
+    expect(src.searchParams.get("theme")).toBe("light");
+    await frame(page).getByLabel("Email", { exact: true }).waitFor();
+    // the light theme's ink (the dark one's is rgb(230, 232, 235))
+    expect(await frame(page).locator("main.checkout").evaluate((el) => getComputedStyle(el).color)).toBe("rgb(27, 31, 36)");
+  });
+
+  it("works with Polar's snippet unchanged but for the script's address: data-polar-checkout, its theme, window.Polar", async () => {
+    const created = await newCheckout({ successUrl: `${shop.url}/thanks?checkout_id={CHECKOUT_ID}`, embedOrigin: shop.url });
+    const page = await newPage();
+    await page.goto(`${shop.url}/polar?checkout=${encodeURIComponent(created.url)}&theme=dark`);
+    expect(await page.evaluate(() => typeof (window as unknown as { Polar?: { EmbedCheckout?: { create?: unknown } } }).Polar?.EmbedCheckout?.create)).toBe("function");
+    // a click on the link's child, as on a styled button
+    await page.getByText("Purchase", { exact: true }).click();
+    const src = new URL((await page.locator("iframe.till-embed-frame").getAttribute("src")) ?? "");
+    expect([src.searchParams.get("embed"), src.searchParams.get("embed_origin"), src.searchParams.get("theme")]).toEqual(["true", shop.url, "dark"]);
+    await fillAndPay(frame(page), CARDS.ok);
+    await page.waitForURL(`${shop.url}/thanks?checkout_id=${created.id}`);
+    expect((await seller.sdk.checkouts.get({ id: created.id })).status).toBe("succeeded");
   });
 });

@@ -52,6 +52,8 @@ async function pastDueInPortal(tag: string) {
   await form.waitFor().catch(withBody);
   const methods = page.getByRole("region", { name: "Payment methods", exact: true });
   await methods.getByText("visa ending in 0341").waitFor();
+  // the expiry's placeholder is its format, not a date that reads as filled in
+  expect(await form.getByLabel("Expiry (MM/YY)").getAttribute("placeholder")).toBe("MM/YY");
   const payWithNewCard = async (card = "4242 4242 4242 4242") => {
     await form.getByLabel("Card number").fill(card);
     await form.getByLabel("Expiry (MM/YY)").fill(`12/${(new Date().getUTCFullYear() + 3) % 100}`);

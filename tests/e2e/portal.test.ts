@@ -180,7 +180,7 @@ describe("the customer's purchases", () => {
     const subs = section(page, "Subscriptions");
     const periodEnd = longDate((await seller.sdk.subscriptions.get({ id: subscriptionId })).currentPeriodEnd ?? "");
     await subs.getByRole("button", { name: "Cancel subscription" }).click();
-    const reason = subs.getByLabel("Why are you cancelling?");
+    const reason = subs.getByLabel("Why are you canceling?");
     await expect.poll(() => reason.evaluate((el) => el === document.activeElement)).toBe(true);
     // a reason is asked for before anything is sent
     await subs.getByRole("button", { name: "Confirm cancellation" }).click();
@@ -190,11 +190,11 @@ describe("the customer's purchases", () => {
     await reason.selectOption({ label: "It is too expensive" });
     await subs.getByLabel("Anything else you want to tell us? (optional)").fill("Cheaper elsewhere.");
     await subs.getByRole("button", { name: "Confirm cancellation" }).click();
-    await expect.poll(() => text(statusIn(page, "Subscriptions"))).toBe(`${monthly.name} is cancelled. You keep it until ${periodEnd}; it will not renew.`);
+    await expect.poll(() => text(statusIn(page, "Subscriptions"))).toBe(`${monthly.name} is canceled. You keep it until ${periodEnd}; it will not renew.`);
     const canceled = await seller.sdk.subscriptions.get({ id: subscriptionId });
     expect(canceled).toMatchObject({ cancelAtPeriodEnd: true, customerCancellationReason: "too_expensive", customerCancellationComment: "Cheaper elsewhere.", status: "active" });
     const subsText = await text(subs);
-    expect(subsText).toContain("StatusCancelled, active until it ends");
+    expect(subsText).toContain("StatusCanceled, active until it ends");
     expect(subsText).toContain(`Ends on${periodEnd}`);
 
     await subs.getByRole("button", { name: "Keep my subscription" }).click();

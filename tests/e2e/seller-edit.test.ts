@@ -1,6 +1,7 @@
 // The seller app's editing in a real Chromium against the real server: API keys a page at a time, choosers that
 // search the server, checkout links, discounts and webhook endpoints edited and deleted, a meter made, tax
-// registrations and the Stripe connection changed in the settings, the legal details asked for at creation, and
+// registrations and the Stripe connection changed in the settings, a product's prices (a usage price kept when
+// the fixed one is replaced), the legal details asked for at creation, and
 // the compact menu at 375 px. Each change is made through the page, then read back through the API.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -137,6 +138,56 @@ describe("editing in the seller app", () => {
       { property: "name", operator: "eq", value: "llm.call" },
       { property: "metadata.model", operator: "eq", value: "large" },
     ]);
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it("a product's every price listed; replacing its fixed price keeps its usage price; a per-seat price is not replaced here", async () => {
+    const sandbox = sdkFor(server, await seller.createSandboxKey());
+    const meter = await sandbox.meters.create({
+      name: "API calls",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api.call" }] },
+      aggregation: { func: "count" },
+    });
+    const product = await sandbox.products.create({
+      name: "Metered plan",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 900, priceCurrency: "usd" },
+        { amountType: "metered_unit", meterId: meter.id, unitAmount: 5, capAmount: 10_000, priceCurrency: "usd" },
+      ],
+    });
+    const usage = product.prices.find((p) => p.amountType === "metered_unit")!;
+
+    const page = await sellerPage();
+    await page.goto(`/products/${product.id}?mode=sandbox`);
+    const listed = page.getByRole("list", { name: "Prices now:" });
+    await listed.waitFor();
+    expect(await listed.getByRole("listitem").allTextContents()).toEqual(["$9.00 / month", "usage: $0.05 per unit of API calls, at most $100.00, billed every month"]);
+    await page.getByLabel(/^Replace the price .*the other prices listed stay/).check();
+    await page.getByLabel("Amount").fill("12.00");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved Metered plan.").waitFor();
+    await expect.poll(() => listed.getByRole("listitem").allTextContents()).toEqual(["$12.00 / month", "usage: $0.05 per unit of API calls, at most $100.00, billed every month"]);
+    await checkPage(page, "product-prices");
+    const active = (await sandbox.products.get({ id: product.id })).prices.filter((p) => !p.isArchived);
+    expect(active.map((p) => [p.amountType, p.id === usage.id])).toEqual([
+      ["metered_unit", true],
+      ["fixed", false],
+    ]);
+
+    const seats = await sandbox.products.create({
+      name: "Team plan",
+      recurringInterval: "month",
+      prices: [{ amountType: "seat_based", priceCurrency: "usd", seatTiers: { seatTierType: "volume", tiers: [{ minSeats: 1, maxSeats: null, pricePerSeat: 1000 }] } }],
+    });
+    await page.goto(`/products/${seats.id}?mode=sandbox`);
+    await page.getByText("Price now: per seat, from $10.00 / month").waitFor();
+    await page.getByText(/priced per seat, which this page cannot edit/).waitFor();
+    expect(await page.getByLabel(/^Replace the price/).count()).toBe(0);
+    await page.getByLabel("Name", { exact: true }).fill("Team plan 2");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved Team plan 2.").waitFor();
+    expect((await sandbox.products.get({ id: seats.id })).prices.filter((p) => !p.isArchived).map((p) => p.amountType)).toEqual(["seat_based"]);
     expect(problems).toEqual([]);
   }, 90_000);
 

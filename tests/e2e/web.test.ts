@@ -342,7 +342,7 @@ describe("organization invitations", () => {
     await page.reload();
     await heading(page, "Invitation not available");
     expect(await alertText(page)).toBe(
-      "Invitation not found. It may have expired, been answered already, or been cancelled. Ask for a new invitation.",
+      "Invitation not found. It may have expired, been answered already, or been canceled. Ask for a new invitation.",
     );
   });
 });

@@ -1,6 +1,7 @@
 // What the customer buys (the left pane on a wide screen): the seller, the product's image and description,
-// its price or the choice between prices, the usage prices billed with it, seats or a pay-what-you-want
-// amount, a discount code, and the order summary.
+// its price or the choice between prices, the usage prices billed with it, what the product includes (its
+// benefits, so the buyer knows before paying), seats or a pay-what-you-want amount, a discount code, and the
+// order summary.
 import { useState } from "react";
 import { money as formatMoney, t } from "../i18n/intl.js";
 import type { Checkout, Price } from "../checkout-api.js";
@@ -74,6 +75,19 @@ export function Summary(props: SummaryProps) {
           <ul data-testid="metered-prices">
             {metered.map((m) => (
               <li key={m.id}>{meteredText(m, product)}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+
+      {product?.benefits && product.benefits.length > 0 && (
+        <div className="usage">
+          <p className="usage-title" id="includes-title">
+            {t("summary.includes")}
+          </p>
+          <ul data-testid="product-benefits" aria-labelledby="includes-title">
+            {product.benefits.map((b) => (
+              <li key={b.id}>{b.description}</li>
             ))}
           </ul>
         </div>

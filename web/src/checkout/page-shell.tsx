@@ -24,12 +24,14 @@ export function embedOf(search: string): { embedded: boolean; queryOrigin: strin
   return { embedded: q.get("embed") === "true" && window.parent !== window, queryOrigin: origin };
 }
 
-/** Applies ?theme= (light is the default when embedded, the system's setting otherwise). */
+/**
+ * Applies ?theme=: `dark`, else light — whatever the buyer's system prefers, because the seller chose the look of
+ * the page their buyers pay on (Polar's checkout theme is light by default too).
+ */
 export function applyTheme(search: string, embedded: boolean): void {
   const theme = new URLSearchParams(search).get("theme");
   const root = document.documentElement;
-  if (theme === "dark" || theme === "light") root.dataset.theme = theme;
-  else if (embedded) root.dataset.theme = "light";
+  root.dataset.theme = theme === "dark" ? "dark" : "light";
   if (embedded) root.dataset.embed = "true";
 }
 

@@ -8,7 +8,8 @@ const UPDATE_DELAY_MS = 400;
 
 export interface CheckoutData {
   checkout: Checkout | null;
-  loadError: string | null;
+  /** Why the checkout could not be read (a 404: no checkout has this address). */
+  loadError: CheckoutError | null;
   updating: boolean;
   setCheckout: (c: Checkout) => void;
   /** Sends an update now; resolves with its error, if any. */
@@ -21,7 +22,7 @@ export interface CheckoutData {
 
 export function useCheckout(secret: string, onLoaded: (c: Checkout | null) => void): CheckoutData {
   const [checkout, setCheckout] = useState<Checkout | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const [loadError, setLoadError] = useState<CheckoutError | null>(null);
   const [inFlight, setInFlight] = useState(0);
   const [pending, setPending] = useState(false);
   const seq = useRef(0);
@@ -35,7 +36,7 @@ export function useCheckout(secret: string, onLoaded: (c: Checkout | null) => vo
     void checkoutApi.get(secret).then((res) => {
       if (!live) return;
       if (res.ok) setCheckout(res.data);
-      else setLoadError(res.error.message);
+      else setLoadError(res.error);
       loaded.current(res.ok ? res.data : null);
     });
     return () => {

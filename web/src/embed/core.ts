@@ -81,7 +81,8 @@ export class EmbedCheckout extends EventTarget {
     const src = new URL(url, window.location.href);
     src.searchParams.set("embed", "true");
     src.searchParams.set("embed_origin", window.location.origin);
-    if (options.theme) src.searchParams.set("theme", options.theme);
+    // light unless the seller asks for dark: the checkout then looks the same whatever the buyer's system prefers
+    src.searchParams.set("theme", options.theme ?? "light");
     const iframe = document.createElement("iframe");
     iframe.className = "till-embed-frame";
     iframe.src = src.toString();
@@ -151,6 +152,23 @@ export interface TillEmbedCheckoutApi {
   readonly origin: string;
 }
 
+/**
+ * The elements `init` wires: till's own attributes, and @polar-sh/checkout's (`data-polar-checkout`,
+ * `data-polar-checkout-theme`) so a snippet copied from Polar works with only its script's address changed.
+ */
+const TRIGGERS = ["till", "polar"] as const;
+const TRIGGER_SELECTOR = TRIGGERS.map((p) => `[data-${p}-checkout]`).join(",");
+
+/** The checkout URL and theme an element names: its href, else the attribute's value (as @polar-sh/checkout reads them). */
+function triggerOf(el: Element): { url: string | null; theme: Theme | undefined } {
+  const prefix = TRIGGERS.find((p) => el.hasAttribute(`data-${p}-checkout`)) ?? "till";
+  const theme = el.getAttribute(`data-${prefix}-checkout-theme`);
+  return {
+    url: el.getAttribute("href") || el.getAttribute(`data-${prefix}-checkout`),
+    theme: theme === "dark" || theme === "light" ? theme : undefined,
+  };
+}
+
 /** The API bound to one till server: `create` opens an overlay, `init` wires `[data-till-checkout]` elements. */
 export function embedApi(trustedOrigin: string): TillEmbedCheckoutApi {
   const bound = new WeakSet<Element>();
@@ -165,15 +183,14 @@ export function embedApi(trustedOrigin: string): TillEmbedCheckoutApi {
     origin: trustedOrigin,
     create,
     init(root: ParentNode = document) {
-      for (const el of Array.from(root.querySelectorAll("[data-till-checkout]"))) {
+      for (const el of Array.from(root.querySelectorAll(TRIGGER_SELECTOR))) {
         if (bound.has(el)) continue;
         bound.add(el);
         el.addEventListener("click", (e) => {
-          const url = el.getAttribute("href") || el.getAttribute("data-till-checkout");
+          const { url, theme } = triggerOf(el);
           if (!url) return;
           e.preventDefault();
-          const theme = el.getAttribute("data-till-checkout-theme");
-          void create(url, { theme: theme === "dark" || theme === "light" ? theme : undefined });
+          void create(url, { theme });
         });
       }
     },

@@ -5,11 +5,11 @@
 // the sections under web/src/checkout/: the frame (page-shell.tsx), the form (CheckoutForm.tsx: what the customer
 // buys beside how they pay — Stripe's Payment Element or the test processor's card form), paying (pay.ts, payer.ts)
 // and the success view. Embedded (embed=true&embed_origin=…, through /embed.js) it tells the seller's page
-// `loaded`, `close`, `confirmed` and `success` — to the checkout's embed origin only. `?theme=light|dark` picks the colours.
+// `loaded`, `close`, `confirmed` and `success` — to the checkout's embed origin only. `?theme=dark` picks the dark colours; light is the default.
 // It speaks the buyer's language (web/src/i18n): the checkout's `locale`, else the customer's, the browser's, the
 // organization's default, English — resolved once the checkout is read, and sent with the confirm when the
 // checkout named none, so the emails and invoice that follow speak it too.
-import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
 import { RawIntlProvider, type IntlShape } from "react-intl";
 import type { Checkout, CheckoutError, ConfirmedCheckout } from "../checkout-api.js";
 import { CheckoutForm } from "../checkout/CheckoutForm.js";
@@ -38,7 +38,8 @@ export function CheckoutPage() {
   const [confirmed, setConfirmed] = useState<{ token: string | null; receiptEmail: string | null }>({ token: null, receiptEmail: null });
   const formRef = useRef<HTMLFormElement>(null);
 
-  useEffect(() => applyTheme(window.location.search, embed.embedded), [embed.embedded]);
+  // before the first paint, so a dark system never flashes its colours on a light checkout
+  useLayoutEffect(() => applyTheme(window.location.search, embed.embedded), [embed.embedded]);
 
   /** Where messages go: the checkout's own embed origin when the seller set one, else the frame's parent's. */
   const post = useCallback(
@@ -121,13 +122,14 @@ export function CheckoutPage() {
   );
 
   const translated = (page: ReactNode) => <RawIntlProvider value={messages ?? intl()}>{page}</RawIntlProvider>;
-  if (data.loadError) return translated(shell(t("page.unavailable"), <Status tone="error">{data.loadError}</Status>));
+  if (data.loadError?.status === 404) return translated(shell(t("page.notFound"), <NextStep lead={t("page.notFoundLead")} embedded={embed.embedded} />));
+  if (data.loadError) return translated(shell(t("page.unavailable"), <Status tone="error">{data.loadError.message}</Status>));
   if (!checkout || !messages) return shell(t("page.checkout"), <Status>{t("page.loading")}</Status>);
   return translated(page(checkout));
 
   function page(checkout: Checkout) {
     if (checkout.status === "expired" && phase === "form") {
-      return shell(t("page.expired"), <p className="lead">{t("page.expiredLead")}</p>);
+      return shell(t("page.expired"), <NextStep lead={t("page.expiredLead")} embedded={embed.embedded} />);
     }
     if (phase === "waiting") {
       if (isProcessing(checkout)) return shell(t("page.paymentProcessing"), <Status>{t("page.debitProcessing")}</Status>);
@@ -168,4 +170,21 @@ export function CheckoutPage() {
       true,
     );
   }
+}
+
+/**
+ * What a buyer does when the checkout cannot be paid (expired, or no checkout at this address): the next step in
+ * words, and a way back to the store they came from. Embedded, the overlay's close button is that way back.
+ */
+function NextStep({ lead, embedded }: { lead: string; embedded: boolean }) {
+  return (
+    <>
+      <p className="lead">{lead}</p>
+      {!embedded && window.history.length > 1 && (
+        <button type="button" onClick={() => window.history.back()}>
+          {t("page.goBack")}
+        </button>
+      )}
+    </>
+  );
 }

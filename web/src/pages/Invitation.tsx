@@ -33,9 +33,9 @@ const TITLES: Record<State["kind"], string> = {
 const invitationId = () => decodeURIComponent(window.location.pathname.replace(/^\/accept-invitation\/?/, "").replace(/\/+$/, ""));
 
 function stateOfError(error: ApiError): State {
-  // better-auth answers 400 INVITATION_NOT_FOUND also for an expired, answered or cancelled invitation
+  // better-auth answers 400 INVITATION_NOT_FOUND also for an expired, answered or canceled invitation
   if (error.code === "INVITATION_NOT_FOUND") {
-    const hint = "It may have expired, been answered already, or been cancelled. Ask for a new invitation.";
+    const hint = "It may have expired, been answered already, or been canceled. Ask for a new invitation.";
     return { kind: "unavailable", message: error.message, hint };
   }
   if (error.status === 403) {

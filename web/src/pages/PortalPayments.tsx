@@ -31,7 +31,7 @@ function CardFields({ prefix, errors }: { prefix: string; errors: Record<string,
   return (
     <>
       <Field label={t("card.number")} name="number" id={`${prefix}-number`} inputMode="numeric" autoComplete="cc-number" required error={errors.number} />
-      <Field label={t("card.expiry")} name="exp" id={`${prefix}-exp`} placeholder="12/30" autoComplete="cc-exp" required error={errors.exp_month ?? errors.exp_year} />
+      <Field label={t("card.expiry")} name="exp" id={`${prefix}-exp`} placeholder={t("card.expiryPlaceholder")} autoComplete="cc-exp" required error={errors.exp_month ?? errors.exp_year} />
       <Field label={t("card.cvc")} name="cvc" id={`${prefix}-cvc`} inputMode="numeric" autoComplete="cc-csc" required error={errors.cvc} />
     </>
   );

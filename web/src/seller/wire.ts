@@ -6,6 +6,11 @@ export interface Price {
   price_amount?: number | null;
   price_currency?: string | null;
   minimum_amount?: number | null;
+  /** metered_unit: the price of one unit in minor units, as a decimal string ("0.5" is half a cent). */
+  unit_amount?: string;
+  cap_amount?: number | null;
+  meter?: { id: string; name: string };
+  seat_tiers?: { tiers: Array<{ min_seats: number; max_seats: number | null; price_per_seat: number }> };
   is_archived: boolean;
 }
 

@@ -1,5 +1,6 @@
-// /products/new and /products/<id>: a product's name, description and price (a new price replaces the current
-// one, which the API archives), its benefits, and archiving it. A role that may not change products reads only.
+// /products/new and /products/<id>: a product's name, description and prices (every one listed; a new price
+// replaces the static one, which the API archives, and keeps the others: seller/prices.ts), its benefits, and
+// archiving it. A role that may not change products reads only.
 import { useState, type FormEvent } from "react";
 import { minorDigits } from "../../../../shared/money.js";
 import { Field, SelectField, Status, TextAreaField, type Tone } from "../../ui.js";
@@ -7,9 +8,10 @@ import { v1 } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
-import { Facts, Loading, money, ReadOnly } from "../parts.js";
+import { Facts, Loading, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
-import { priceLabel, type Product } from "../wire.js";
+import { pricePlan, pricesUpdate, priceDescription } from "../prices.js";
+import type { Product } from "../wire.js";
 import { ProductBenefits } from "./ProductBenefits.js";
 
 type Said = { tone: Tone; text: string } | undefined;
@@ -42,7 +44,8 @@ function ProductForm({ product, onSaved }: { product: Product | null; onSaved: (
   const { scope } = useSeller();
   const [said, setSaid] = useState<Said>(undefined);
   const [busy, setBusy] = useState(false);
-  const current = product?.prices.find((p) => !p.is_archived);
+  const plan = product ? pricePlan(product) : null;
+  const current = plan?.replaced;
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
@@ -51,7 +54,7 @@ function ProductForm({ product, onSaved }: { product: Product | null; onSaved: (
     if (changePrice) {
       const price = priceOf(form);
       if (typeof price === "string") return setSaid({ tone: "error", text: price });
-      body.prices = [price];
+      body.prices = plan ? pricesUpdate(plan, price) : [price];
     }
     if (!product) {
       const interval = String(form.get("interval") || "");
@@ -80,36 +83,64 @@ function ProductForm({ product, onSaved }: { product: Product | null; onSaved: (
           ]}
         />
       )}
-      {product && (
-        <p>
-          Price now: <strong>{priceLabel(current, product.recurring_interval, money)}</strong>
-        </p>
+      {product && <PricesNow product={product} />}
+      {plan?.refusal ? (
+        <p className="hint">{plan.refusal}</p>
+      ) : (
+        <fieldset>
+          <legend>{product ? "New price" : "Price"}</legend>
+          {product && (
+            <div className="field checkbox">
+              <input id="change_price" name="change_price" type="checkbox" />
+              <label htmlFor="change_price">
+                Replace the price (the current one is archived; subscriptions keep theirs{plan && plan.kept.length > 0 && current ? "; the other prices listed stay" : ""})
+              </label>
+            </div>
+          )}
+          <SelectField
+            label="Kind"
+            name="price_kind"
+            placeholder="Fixed amount"
+            options={[
+              { value: "custom", label: "Pay what you want (minimum)" },
+              { value: "free", label: "Free" },
+            ]}
+          />
+          <Field label="Amount" name="amount" inputMode="decimal" hint="In the currency's units, e.g. 19.99." defaultValue={current?.price_amount ? majorOf(current.price_amount, current.price_currency ?? "usd") : ""} />
+          <Field label="Currency" name="currency" defaultValue={current?.price_currency ?? "usd"} maxLength={3} minLength={3} />
+        </fieldset>
       )}
-      <fieldset>
-        <legend>{product ? "New price" : "Price"}</legend>
-        {product && (
-          <div className="field checkbox">
-            <input id="change_price" name="change_price" type="checkbox" />
-            <label htmlFor="change_price">Replace the price (the current one is archived; subscriptions keep theirs)</label>
-          </div>
-        )}
-        <SelectField
-          label="Kind"
-          name="price_kind"
-          placeholder="Fixed amount"
-          options={[
-            { value: "custom", label: "Pay what you want (minimum)" },
-            { value: "free", label: "Free" },
-          ]}
-        />
-        <Field label="Amount" name="amount" inputMode="decimal" hint="In the currency's units, e.g. 19.99." defaultValue={current?.price_amount ? majorOf(current.price_amount, current.price_currency ?? "usd") : ""} />
-        <Field label="Currency" name="currency" defaultValue={current?.price_currency ?? "usd"} maxLength={3} minLength={3} />
-      </fieldset>
       <button type="submit" className="primary" disabled={busy}>
         {product ? "Save changes" : "Create product"}
       </button>
       <Status tone={said?.tone}>{said?.text}</Status>
     </form>
+  );
+}
+
+/** Every active price of the product, the ones the form does not edit (usage, other currencies) included. */
+function PricesNow({ product }: { product: Product }) {
+  // the price a buyer chooses first, then what usage adds to it
+  const usage = (p: Product["prices"][number]) => Number(p.amount_type === "metered_unit");
+  const active = product.prices.filter((p) => !p.is_archived).sort((a, b) => usage(a) - usage(b));
+  if (active.length <= 1) {
+    return (
+      <p>
+        Price now: <strong>{active[0] ? priceDescription(active[0], product.recurring_interval) : "no price"}</strong>
+      </p>
+    );
+  }
+  return (
+    <div>
+      <p id="prices-now">Prices now:</p>
+      <ul aria-labelledby="prices-now" data-testid="prices-now">
+        {active.map((p) => (
+          <li key={p.id}>
+            <strong>{priceDescription(p, product.recurring_interval)}</strong>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
