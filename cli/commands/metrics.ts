@@ -4,7 +4,7 @@
 // metrics with sparklines. Money in the organization's currency. --json/--jq print the API's answer; a pipe
 // gets one "<period start>\t<value>" line per period.
 import type { Command } from "commander";
-import { v1, whoami, organizationLabel } from "../client.js";
+import { v1, whoami, organizationLabel, type Whoami } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context } from "../context.js";
 import { UsageError } from "../errors.js";
@@ -174,16 +174,43 @@ interface MetricsFlags {
   customer?: string[];
 }
 
-async function organization(ctx: Context): Promise<{ label: string; currency: string }> {
-  const who = await whoami(ctx, requireCredential(ctx));
+async function organization(ctx: Context, known?: Whoami): Promise<{ label: string; currency: string }> {
+  const who = known ?? (await whoami(ctx, requireCredential(ctx)));
   if (!who.organization_id) return { label: ctx.server, currency: "usd" };
   const org = await v1(ctx).get<{ name: string; slug: string; default_presentment_currency?: string }>(`/organizations/${who.organization_id}`);
   return { label: organizationLabel(org, who.sandbox), currency: (org.default_presentment_currency ?? "usd").toLowerCase() };
 }
 
+/**
+ * The organization's now: in a sandbox, its test clock's (GET /v1/test-clock), so a range that ends "today" ends
+ * where the sandbox's orders and renewals are; else, or when the key may not read the clock, the wall clock's.
+ */
+async function organizationNow(ctx: Context, who: Whoami): Promise<Date> {
+  if (!who.sandbox) return new Date();
+  try {
+    return new Date((await v1(ctx).get<{ now: string }>("/test-clock")).now);
+  } catch {
+    return new Date();
+  }
+}
+
+/** An overview row's figure and what it is: a level now, a flow's total over the range, a ratio's for the range. */
+export function overviewRow(s: Series, currency: string, label: (iso: string) => string) {
+  const first = s.points[0]?.value ?? 0;
+  const last = s.points[s.points.length - 1];
+  const value = (v: number) => formatValue(v, s.type, currency);
+  const combine = s.level ? ("last" as const) : s.type === "percentage" ? ("mean" as const) : ("sum" as const);
+  const values = s.points.map((p) => p.value);
+  if (s.level) return { name: s.name, now: `${value(last?.value ?? 0)} now`, change: describeChange(first, last?.value ?? 0, s.type, currency), values, combine };
+  // a flow's figure is the range's total, a ratio's the range's (docs/metrics.md); the last period is named beside
+  const lastPeriod = last ? `${value(last.value)} in ${label(last.timestamp)}` : "";
+  return { name: s.name, now: `${value(s.total)} ${s.type === "percentage" ? "for the range" : "in all"}`, change: lastPeriod, values, combine };
+}
+
 async function show(ctx: Context, opts: MetricsFlags, [name]: string[]) {
   const slug = name === undefined ? undefined : slugOf(name);
-  const until = opts.until ?? todayIn(opts.timezone);
+  const who = opts.until ? undefined : await whoami(ctx, requireCredential(ctx));
+  const until = opts.until ?? todayIn(opts.timezone, who ? await organizationNow(ctx, who) : undefined);
   const start = sinceDate(opts.since, until);
   if (start > until) throw new UsageError("--since: must be on or before --until");
   const interval = opts.interval ?? defaultInterval(start, until);
@@ -191,7 +218,7 @@ async function show(ctx: Context, opts: MetricsFlags, [name]: string[]) {
   for (const m of slug ? [slug] : OVERVIEW) qs.append("metrics", m);
   for (const p of opts.product ?? []) qs.append("product_id", p);
   for (const c of opts.customer ?? []) qs.append("customer_id", await customerIdOf(ctx, c));
-  const [res, org] = await ctx.out.loading("Loading metrics", Promise.all([v1(ctx).get<WireMetrics>(`/metrics/?${qs}`), ctx.out.json ? undefined : organization(ctx)]));
+  const [res, org] = await ctx.out.loading("Loading metrics", Promise.all([v1(ctx).get<WireMetrics>(`/metrics/?${qs}`), ctx.out.json ? undefined : organization(ctx, who)]));
   if (ctx.out.json || !org) return ctx.out.printJson(res);
   const label = (iso: string) => bucketLabel(iso, interval, opts.timezone);
   const span = `by ${interval}, ${start} → ${until} (${opts.timezone})`;
@@ -204,11 +231,7 @@ async function show(ctx: Context, opts: MetricsFlags, [name]: string[]) {
   const chart = await import("../ui/ColumnChart.js");
   const columns = Math.min(process.stdout.columns || 80, 120);
   if (!slug) {
-    const rows = OVERVIEW.map((m) => seriesOf(res, m)).map((s) => {
-      const first = s.points[0]?.value ?? 0;
-      const last = s.points[s.points.length - 1]?.value ?? 0;
-      return { name: s.name, now: formatValue(last, s.type, org.currency), change: describeChange(first, last, s.type, org.currency), values: s.points.map((p) => p.value), combine: s.level ? ("last" as const) : ("sum" as const) };
-    });
+    const rows = OVERVIEW.map((m) => overviewRow(seriesOf(res, m), org.currency, label));
     return ctx.out.done(res, chart.renderOverview([`Metrics, ${span}`, org.label], rows, columns));
   }
   const s = seriesOf(res, slug);
@@ -226,7 +249,7 @@ export function register(program: Command): void {
     .description("revenue, MRR, churn and the other metrics over time: a chart on a terminal, the API's JSON with --json")
     .argument("[metric]", `${Object.keys(ALIASES).join(", ")}, or any metric's slug; none: an overview`)
     .option("--since <span|date>", "from this date, or this far back: 30d, 8w, 12mo, 1y", "12mo")
-    .option("--until <date>", "until this date, included (default today)")
+    .option("--until <date>", "until this date, included (default today; in a sandbox, the test clock's today)")
     .option("--interval <interval>", `one period per ${INTERVALS.join(", ")} (default: day under 60 days, else month)`, oneOf(INTERVALS))
     .option("--timezone <zone>", "periods start at midnight in this IANA time zone", "UTC")
     .option("--product <id>", "only this product's orders and subscriptions, repeatable", collectId)

@@ -4,7 +4,8 @@
 // America/Los_Angeles (across a clock change), filtered by product and billing type (metric_product_hour), in zones
 // whose offsets cut UTC hours (Asia/Kolkata, Asia/Kathmandu, America/St_Johns, Australia/Adelaide: those hours
 // scanned), before and after the fold; and the rollups of rows written before
-// the migration (its backfill) answer the same; active users are counted from the kept counts of folded rows and
+// the migration (its backfill) answer the same; a subscription that changed product is new under its first product
+// (migration 0078, which dates those changed before it so); active users are counted from the kept counts of folded rows and
 // the unfolded ones (billing/metrics/users.ts) as the scan counts them.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -193,6 +194,36 @@ describe("the metrics' hourly rollups", () => {
     await expectSameAsScan(database.db, org);
     await change(database.db, org);
     await expectSameAsScan(database.db, org);
+  }, 180_000);
+
+  it("count a subscription that changed product as new under the one it started on, moved there by the migration for those changed before it", async () => {
+    const org = randomUUID();
+    const database = await upgradedDatabase(migrationsBefore("_subscription_started_product"), async (db) => {
+      await seed(db, org);
+      await change(db, org);
+    });
+    opened.push(database);
+    const db = database.db;
+    const [book, pro] = (await rowsOf<{ id: string }>(db, sql`SELECT id FROM product WHERE organization_id = ${org}::uuid ORDER BY name`)).map((p) => p.id);
+    const started = async (amount: number) =>
+      (await rowsOf<{ started: string | null }>(db, sql`SELECT started_product_id AS started FROM subscription WHERE organization_id = ${org}::uuid AND amount = ${amount}`))[0]?.started;
+    // the one moved to Book before the migration started on Pro
+    expect(await started(3000)).toBe(pro);
+    expect(await started(1000)).toBeNull();
+    const totals = async (productIds: string[]) =>
+      (await getMetrics(db, org, { startDate: "2026-03-20", endDate: "2026-04-10", interval: "day", timezone: "UTC", productIds, empty: false })).totals;
+    // all five started on Pro; the moved one churns and cancels under Book, where it is now
+    expect(await totals([pro ?? ""])).toMatchObject({ new_subscriptions: 5 });
+    expect(await totals([book ?? ""])).toMatchObject({ new_subscriptions: 0 });
+    await expectSameAsScan(db, org);
+    // a change after the migration: the trigger keeps the first product, and only the first
+    await db.execute(sql`UPDATE subscription SET product_id = ${book ?? ""}::uuid WHERE organization_id = ${org}::uuid AND amount = 1000`);
+    await db.execute(sql`UPDATE subscription SET product_id = ${pro ?? ""}::uuid WHERE organization_id = ${org}::uuid AND amount = 3000`);
+    expect(await started(1000)).toBe(pro);
+    expect(await started(3000)).toBe(pro);
+    expect(await totals([pro ?? ""])).toMatchObject({ new_subscriptions: 5 });
+    expect(await totals([book ?? ""])).toMatchObject({ new_subscriptions: 0 });
+    await expectSameAsScan(db, org);
   }, 180_000);
 });
 

@@ -4,7 +4,8 @@
 // the new plan; a scheduled change dropped with 0.49.0's `{pending_update: null}` (and `till subscriptions
 // cancel-change`) renews at the old plan; and the organization's `plan_settings.downgrades_at_period_end` makes a
 // downgrade wait while an upgrade applies now. Every subscription webhook is validated by both SDKs. Over three
-// renewals: a downgrade scheduled then dropped, then scheduled again and let through, each order to the cent.
+// renewals: a downgrade scheduled then dropped, then scheduled again and let through, each order to the cent; and a
+// renewal forced through `/renew` applies the pending change as the one at the period's end does.
 import type { Polar } from "@polar-sh/sdk";
 import type { Polar as Polar049 } from "polar-sdk-049";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
@@ -140,6 +141,35 @@ describe("proration_behavior next_period", () => {
     expect(orders.map((o) => [o.billingReason, o.productId, o.totalAmount])).toEqual([
       ["subscription_create", s.pro.id, 4000],
       ["subscription_cycle", s.pro.id, 4000],
+    ]);
+  });
+
+  it("a renewal forced with current_period_start applies the pending change as the renewal at the period's end does", async () => {
+    const s = await sandbox("scheduled-forced");
+    const sub = await subscribe(s, s.pro, "forced-1");
+    await advance(s, "10d");
+    await s.sdk.subscriptions.update({ id: sub.id, subscriptionUpdate: { productId: s.basic.id, prorationBehavior: "next_period" } });
+    const forced = await s.raw("POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
+    expect(forced.status, JSON.stringify(forced.body)).toBe(200);
+    // the period ended now: the new one starts at the clock's now, at the new plan, nothing left pending
+    expect(forced.body).toMatchObject({ product_id: s.basic.id, amount: 1000, status: "active", pending_update: null });
+    const renewed = await s.sdk.subscriptions.get({ id: sub.id });
+    expect(renewed).toMatchObject({ productId: s.basic.id, amount: 1000, pendingUpdate: null });
+    expect(renewed.currentPeriodStart.getTime()).toBeLessThan(sub.currentPeriodEnd.getTime());
+    // a repeat of the same call bills nothing more
+    expect((await s.raw("POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() })).status).toBe(200);
+    const orders = await ordersOf(s, sub.id);
+    expect(orders.map((o) => [o.billingReason, o.productId, o.totalAmount])).toEqual([
+      ["subscription_create", s.pro.id, 4000],
+      ["subscription_cycle", s.basic.id, 1000],
+    ]);
+    expect(orders[1]!.items.map((i) => [i.label, i.amount])).toEqual([["Basic", 1000]]);
+    // the next renewal at the period's end bills Basic again
+    await pastPeriodEnd(s, sub.id);
+    expect((await ordersOf(s, sub.id)).map((o) => [o.productId, o.totalAmount])).toEqual([
+      [s.pro.id, 4000],
+      [s.basic.id, 1000],
+      [s.basic.id, 1000],
     ]);
   });
 });

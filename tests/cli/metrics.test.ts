@@ -3,7 +3,8 @@
 // --json is the API's answer, a pipe gets tab-separated lines, a terminal the chart with its summary.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProduct, pay } from "../helpers/checkout.js";
-import { createSeller, type Seller } from "../helpers/seller.js";
+import { rawRequest } from "../helpers/api.js";
+import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { describeChange, formatAxis, formatValue, sinceDate, slugOf, summaryLine, type Series } from "../../cli/commands/metrics.js";
 import { parseJson, screenText, spawnTillInTerminal, tempConfigDir, till, type TillOptions } from "./till.js";
@@ -131,7 +132,29 @@ describe("till metrics against the server", () => {
     expect(screen).toMatch(/Revenue, by day, \d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2} \(UTC\)\ncli-metrics org \d+ \(cli-metrics-[a-z0-9-]+\), live\n/);
     expect(screen).toMatch(/Revenue: \$50\.00 in \d{4}-\d{2}-\d{2} · \+\$50\.00 since \d{4}-\d{2}-\d{2} · \$50\.00 in all/);
     expect(screen).toMatch(/\$50 ┤ +█+/);
+    // the overview says what each figure is: a level now, a flow's total over the range beside its last period
     const overview = screenText(String((await spawnTillInTerminal(["metrics", "--since", "7d"], env)).stdout));
-    expect(overview).toMatch(/Orders +2 +\+2/);
+    expect(overview).toMatch(/Orders +2 in all +2 in \d{4}-\d{2}-\d{2}/);
+    expect(overview).toMatch(/Revenue +\$50\.00 in all +\$50\.00 in \d{4}-\d{2}-\d{2}/);
+    expect(overview).toMatch(/Active Subscriptions +0 now/);
+  });
+
+  it("in a sandbox, a range without --until ends at the test clock's today", async () => {
+    const key = await seller.createSandboxKey();
+    const advanced = await rawRequest(server.url, key, "POST", "/v1/test-clock/advance", { by: "84d" });
+    expect(advanced.status, JSON.stringify(advanced.body)).toBe(200);
+    const clockDay = String(advanced.body.now).slice(0, 10);
+    const sandbox = sdkFor(server, key);
+    const product = await sandbox.products.create({ name: "Sandbox book", prices: [{ amountType: "fixed", priceAmount: 700, priceCurrency: "usd" }] });
+    await pay(server, await sandbox.checkouts.create({ products: [product.id] }));
+    const env = { configDir: tempConfigDir(), env: { TILL_API_KEY: key, TILL_SERVER: server.url } };
+    const r = await till(["metrics", "orders", "--since", "3d", "--json"], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const body = parseJson<{ periods: Array<{ timestamp: string; orders: number }>; totals: Record<string, number> }>(r.stdout);
+    expect(body.periods.map((p) => p.timestamp.slice(0, 10)).at(-1)).toBe(clockDay);
+    expect(body.totals).toEqual({ orders: 1 });
+    // and the checkout is dated by the clock as well: it counts on the clock's day
+    const checkouts = await till(["metrics", "checkouts", "--since", "1d"], env);
+    expect(checkouts.stdout.trim()).toMatch(new RegExp(`^${clockDay}T00:00:00(\\.000)?Z\t1$`));
   });
 });

@@ -3,12 +3,13 @@
 // uncancel at the period's end, end now after asking once more), settings (the legal details' warning goes once
 // they are saved; dunning and the customer emails saved); a member's role sees the same data but no button the API
 // would refuse; a user without an organization creates one; dark mode. Each page is checked with axe and
-// photographed 375 px wide.
+// photographed 375 px wide; in the sandbox the home's ranges end at the test clock's today, and a custom range works.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
-import { createSeller, type Seller } from "../helpers/seller.js";
+import { rawRequest } from "../helpers/api.js";
+import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { closePages, launchForPages, seriousViolations } from "../helpers/browser.js";
 import { checkPage, PASSWORD, signedInPage } from "../helpers/seller-browser.js";
@@ -194,4 +195,30 @@ describe("the seller's pages on live data", () => {
     await out.goto("/orders?mode=sandbox");
     await out.waitForURL(/\/sign-in\?callbackURL=%2Forders%3Fmode%3Dsandbox/);
   }, 60_000);
+
+  it("in the sandbox, the home's ranges end at the test clock's today; a custom range is offered too", async () => {
+    const key = await seller.createSandboxKey();
+    const advanced = await rawRequest(server.url, key, "POST", "/v1/test-clock/advance", { by: "84d" });
+    expect(advanced.status, JSON.stringify(advanced.body)).toBe(200);
+    const clockDay = String(advanced.body.now).slice(0, 10);
+    const sandbox = sdkFor(server, key);
+    const course = await sandbox.products.create({ name: "Sandbox course", prices: [{ amountType: "fixed", priceAmount: 4200, priceCurrency: "usd" }] });
+    await pay(server, await sandbox.checkouts.create({ products: [course.id] }), { customerEmail: "sam@example.com" });
+
+    const page = await signedIn(seller.user.email, { timezoneId: "UTC" });
+    await page.goto("/?mode=sandbox&range=30d");
+    const revenue = async () => (await page.getByTestId("revenue").innerText()).trim();
+    // the sale is 84 days ahead of the wall clock: a range ending at the wall clock's today would show $0.00
+    await expect.poll(revenue).toBe("$42.00");
+    expect(await page.getByTestId("range-dates").innerText()).toMatch(new RegExp(`to ${clockDay}, ending on the sandbox's clock today`));
+
+    await page.getByLabel("From", { exact: true }).fill(clockDay);
+    await page.getByLabel("To", { exact: true }).fill(clockDay);
+    await page.getByRole("button", { name: "Show this range" }).click();
+    await page.waitForURL(new RegExp(`range=custom&from=${clockDay}&to=${clockDay}`));
+    await expect.poll(async () => (await page.getByTestId("range-dates").innerText()).trim()).toBe(`${clockDay} to ${clockDay}`);
+    expect(await revenue()).toBe("$42.00");
+    await checkPage(page, "home-sandbox-custom");
+    expect(problems).toEqual([]);
+  }, 120_000);
 });

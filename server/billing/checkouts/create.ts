@@ -175,7 +175,7 @@ export async function createCheckout(
     }
     assertMinimumCharge({ ...patched, row }, {}, (c) => processor.minimumCharge(c), now);
     const { createdAt: _created, modifiedAt: _modified, ...values } = row;
-    const inserted = await repo.insertCheckout(tx, values);
+    const inserted = await repo.insertCheckout(tx, values, now);
     const created = { ...patched, row: inserted };
     await enqueue(tx, { type: "checkout.created", organizationId, data: toCheckoutWire(created, now) });
     return created;

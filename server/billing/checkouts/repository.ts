@@ -14,8 +14,9 @@ import type { CheckoutRow } from "./wire.js";
 export type CheckoutValues = Omit<typeof checkout.$inferInsert, "createdAt" | "modifiedAt">;
 export type CheckoutPatchValues = Partial<Omit<CheckoutValues, "id" | "organizationId" | "clientSecret">>;
 
-export async function insertCheckout(db: Queryable, values: CheckoutValues): Promise<CheckoutRow> {
-  const [row] = await db.insert(checkout).values(values).returning();
+/** `createdAt`: the organization's now (its test clock's, in a sandbox), so the checkout is dated as its order is. */
+export async function insertCheckout(db: Queryable, values: CheckoutValues, createdAt: Date): Promise<CheckoutRow> {
+  const [row] = await db.insert(checkout).values({ ...values, createdAt }).returning();
   if (!row) throw new Error("insert checkout returned no row");
   return row;
 }

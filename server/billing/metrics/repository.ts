@@ -174,14 +174,16 @@ export interface SubscriptionEventBucket {
 export async function subscriptionEvents(db: Queryable, s: Scope, from: number, to: number, within?: readonly Range[]): Promise<SubscriptionEventBucket[]> {
   if (s.billingType === "one_time") return [];
   const parts: SQL[] = [sql`s.organization_id = ${s.organizationId}::uuid`];
-  if (s.productIds) parts.push(inList(sql`s.product_id`, s.productIds));
   if (s.customerIds) parts.push(inList(sql`s.customer_id`, s.customerIds));
-  const where = sql.join(parts, sql` AND `);
+  // new under the product it started on (migration 0078); churned and canceled under the one it had then
+  const byProduct = (column: SQL) => sql.join(s.productIds ? [...parts, inList(column, s.productIds)] : parts, sql` AND `);
+  const where = byProduct(sql`s.product_id`);
+  const whereStarted = byProduct(sql`coalesce(s.started_product_id, s.product_id)`);
   const inRange = (c: SQL) => sql`${during(c, from, to, within)} AND ${c} <= ${s.now.toISOString()}::timestamptz`;
   return rowsOf<SubscriptionEventBucket>(
     db,
     sql`SELECT kind, ${bucket(s, sql`t`)} AS b, reason, count(*)::float8 AS n FROM (
-        SELECT 'new' AS kind, s.started_at AS t, NULL::text AS reason FROM subscription s WHERE ${where} AND ${inRange(sql`s.started_at`)}
+        SELECT 'new' AS kind, s.started_at AS t, NULL::text AS reason FROM subscription s WHERE ${whereStarted} AND ${inRange(sql`s.started_at`)}
         UNION ALL
         SELECT 'churned', s.ended_at, NULL FROM subscription s
           WHERE ${where} AND ${inRange(sql`s.ended_at`)} AND s.started_at IS NOT NULL AND (s.trial_end IS NULL OR s.ended_at > s.trial_end)

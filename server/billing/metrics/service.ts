@@ -231,8 +231,8 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
       ltv: churnRate > 0 ? Math.round((arpu * WINDOW_MONTHS[q.interval]) / churnRate) : 0,
       gross_margin: Math.round(grossMargin),
       gross_margin_percentage: net > 0 ? grossMargin / net : 0,
-      // the level at the start of the range, and the money orders, for the totals
-      _active_start: activeAtStartOfRange(levelEnd, visibleFrom, levelStart),
+      // whether the period has a churn rate (subscriptions at its window's start), and the money orders, for the totals
+      _churn_periods: activeAtStart > 0 ? 1 : 0,
       _money_orders: moneyOrders,
       _net_exact: net,
     };
@@ -264,10 +264,6 @@ const LEVEL_KEYS = ["active", "money_active", "committed", "trialing", "mrr", "c
 type Level = Record<(typeof LEVEL_KEYS)[number], number>;
 const zeroLevel = (): Level => ({ active: 0, money_active: 0, committed: 0, trialing: 0, mrr: 0, committed_mrr: 0, trial_mrr: 0, trial_committed_mrr: 0 });
 
-function activeAtStartOfRange(levelEnd: Level[], visibleFrom: number, levelStart: Level): number {
-  return visibleFrom > 0 ? (levelEnd[visibleFrom - 1]?.active ?? 0) : levelStart.active;
-}
-
 function pick(v: Values, selected: readonly MetricDefinition[]): Values {
   const out: Values = {};
   for (const d of selected) out[d.slug] = v[d.slug] ?? 0;
@@ -286,10 +282,12 @@ function totals(rows: Values[]): Values {
     else if (d.total === "last") out[d.slug] = last[d.slug] ?? 0;
   }
   const moneyOrders = sum("_money_orders");
-  const activeStart = rows[0]?._active_start ?? 0;
+  const churnPeriods = sum("_churn_periods");
   const users = rows.reduce((a, r) => Math.max(a, r.active_user_by_event ?? 0), 0);
   const net = sum("_net_exact");
-  out.churn_rate = activeStart > 0 ? sum("churned_subscriptions") / activeStart : 0;
+  // the mean of the periods' rates, over the periods that have one: a range that starts before the first
+  // subscription (nothing to churn from) still says how fast subscriptions churn once there are some
+  out.churn_rate = churnPeriods > 0 ? sum("churn_rate") / churnPeriods : 0;
   out.average_order_value = moneyOrders > 0 ? Math.round(sum("revenue") / moneyOrders) : 0;
   out.net_average_order_value = moneyOrders > 0 ? Math.round(net / moneyOrders) : 0;
   out.active_user_by_event = users;

@@ -346,7 +346,9 @@ export async function renewLocked(
   if (sub.cancelAtPeriodEnd) return endSubscription(tx, sub, e, now, endsNow);
   if (sub.status === "trialing" && (await endsCardless(tx, deps, sub, batched))) return endSubscription(tx, sub, e, now, endsNow);
   const newStart = endsNow ? now : sub.currentPeriodEnd;
-  if (pendingAt(sub, newStart)) {
+  // a change waiting for this period's end applies whenever the period ends: at its recorded end, or now when
+  // the renewal is forced (ended early), never carried into the next period
+  if (pendingAt(sub, endsNow ? sub.currentPeriodEnd : newStart)) {
     // a plan change that waited for this renewal: written first, so the new period is billed at its terms
     if (batched?.deferred) throw new NeedsSavepoint();
     const { row, endedMetered } = await applyPendingUpdate(tx, sub, e.prices, now, deps.baseURL);

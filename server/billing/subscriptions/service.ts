@@ -88,6 +88,7 @@ export function newSubscriptionFromCheckout(s: SubscriptionFromCheckout): Subscr
     endedAt: null,
     customerId: s.customerId,
     productId: s.productId,
+    startedProductId: null,
     priceIds: s.priceIds,
     discountId: s.discountId,
     checkoutId: s.checkoutId,

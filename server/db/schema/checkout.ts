@@ -143,6 +143,11 @@ export const subscription = pgTable(
       .notNull()
       .references(() => customer.id),
     productId: uuid("product_id").notNull(),
+    /**
+     * The product the subscription started on, once its product changed (migration 0078, kept by a trigger);
+     * null while it never changed. Metrics count a subscription as new under it.
+     */
+    startedProductId: uuid("started_product_id"),
     /** The prices billed: the static price chosen at checkout and the product's metered prices. */
     priceIds: uuid("price_ids").array().notNull(),
     discountId: uuid("discount_id"),

@@ -8,7 +8,7 @@ import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { CHARTS, loadMetrics, RANGES, rangeOf, summaryOf, type MetricsAnswer, type Range } from "../metrics.js";
 import { Loading } from "../parts.js";
-import { href, params } from "../url.js";
+import { currentMode, href, params } from "../url.js";
 
 type Chart = (typeof CHARTS)[number];
 
@@ -21,8 +21,11 @@ function formatterOf(chart: Chart, currency: string): (v: number) => string {
 }
 
 function periodLabel(iso: string, range: Range): string {
-  return range.interval === "month" ? iso.slice(0, 7) : iso.slice(0, 10);
+  return range.interval === "year" ? iso.slice(0, 4) : range.interval === "month" ? iso.slice(0, 7) : iso.slice(0, 10);
 }
+
+/** What a churn rate of the range is (docs/metrics.md): the mean of its periods' rates, each over its window. */
+const perWindow = (range: Range) => (range.interval === "day" ? "per 30 days" : `per ${range.interval}`);
 
 function Metric({ chart, answer, range, currency }: { chart: Chart; answer: MetricsAnswer; range: Range; currency: string }) {
   const format = useMemo(() => formatterOf(chart, currency), [chart, currency]);
@@ -40,7 +43,7 @@ function Metric({ chart, answer, range, currency }: { chart: Chart; answer: Metr
         {format(summary.now)}
       </p>
       <p className="hint">
-        {chart.kind === "flow" ? `in all, ${range.label.toLowerCase()}` : chart.kind === "ratio" ? `over ${range.label.toLowerCase()}` : "now"}
+        {chart.kind === "flow" ? `in all, ${range.label.toLowerCase()}` : chart.kind === "ratio" ? `${perWindow(range)} on average, ${range.label.toLowerCase()}` : "now"}
         {change !== null && change !== 0 ? ` · ${change > 0 ? "+" : "−"}${format(Math.abs(change))} since the start` : ""}
       </p>
       <figure>
@@ -76,26 +79,45 @@ function Metric({ chart, answer, range, currency }: { chart: Chart; answer: Metr
   );
 }
 
-function RangePicker({ range }: { range: Range }) {
+function RangePicker({ range, dates }: { range: Range; dates?: { start: string; end: string } }) {
+  const org = params().get("org");
   return (
-    <nav aria-label="Range" className="ranges">
-      <ul>
-        {RANGES.map((r) => (
-          <li key={r.id}>
-            <a href={href("/", { range: r.id })} aria-current={r.id === range.id ? "true" : undefined}>
-              {r.label}
-            </a>
-          </li>
-        ))}
-      </ul>
-    </nav>
+    <>
+      <nav aria-label="Range" className="ranges">
+        <ul>
+          {RANGES.map((r) => (
+            <li key={r.id}>
+              <a href={href("/", { range: r.id })} aria-current={r.id === range.id ? "true" : undefined}>
+                {r.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {/* any range: the address keeps it (range=custom&from=…&to=…), so it can be shared and reloaded */}
+      <form method="get" action="/" className="custom-range" aria-label="Custom range" key={`${dates?.start}-${dates?.end}`}>
+        {org && <input type="hidden" name="org" value={org} />}
+        <input type="hidden" name="mode" value={currentMode()} />
+        <input type="hidden" name="range" value="custom" />
+        <label>
+          From <input type="date" name="from" required min="2023-01-01" defaultValue={dates?.start} />
+        </label>
+        <label>
+          To <input type="date" name="to" required min="2023-01-01" defaultValue={dates?.end} />
+        </label>
+        <button type="submit" aria-current={range.id === "custom" ? "true" : undefined}>
+          Show this range
+        </button>
+      </form>
+    </>
   );
 }
 
 export function Dashboard() {
   const { scope, mode } = useSeller();
-  const range = rangeOf(params().get("range"));
-  const metrics = useLoad(() => loadMetrics(scope, range), range.id);
+  const asked = params();
+  const range = rangeOf(asked.get("range"), asked.get("from"), asked.get("to"));
+  const metrics = useLoad(() => loadMetrics(scope, range), `${range.id}:${range.from ?? ""}:${range.to ?? ""}`);
   const org = useLoad(
     () => v1<{ default_presentment_currency?: string | null; invoice_details?: { address: unknown; tax_id: string | null } }>(scope, "GET", `/organizations/${scope.organizationId}`),
     "org",
@@ -110,7 +132,13 @@ export function Dashboard() {
           {!details?.address && !details?.tax_id ? " and tax id" : ""}: <a href={href("/settings")}>add your legal details</a>.
         </p>
       )}
-      <RangePicker range={range} />
+      <RangePicker range={range} dates={metrics.data} />
+      {metrics.data && (
+        <p className="hint" data-testid="range-dates">
+          {metrics.data.start} to {metrics.data.end}
+          {mode === "sandbox" && !range.from ? ", ending on the sandbox's clock today" : ""}
+        </p>
+      )}
       <Loading loading={metrics.loading} error={metrics.error} />
       {metrics.data && (
         <div className="metrics">
