@@ -54,13 +54,14 @@ const bySecretInContext = preparedPerHandle((db) =>
     .from(checkout)
     .innerJoin(organization, eq(organization.id, checkout.organizationId))
     .leftJoin(billingOrganization, eq(billingOrganization.organizationId, checkout.organizationId))
-    .where(eq(checkout.clientSecret, sql.placeholder("secret")))
+    .where(eq(checkout.clientSecretHash, sql.placeholder("secretHash")))
     .limit(1)
     .prepare("checkout_by_secret_in_context"),
 );
 
-export async function findCheckoutBySecretInContext(db: Queryable, clientSecret: string): Promise<CheckoutInContext | undefined> {
-  const [found] = await bySecretInContext(db).execute({ secret: clientSecret });
+/** `clientSecretHash`: the client secret's keyed hash (wire.ts, clientSecretLookup). */
+export async function findCheckoutBySecretInContext(db: Queryable, clientSecretHash: string): Promise<CheckoutInContext | undefined> {
+  const [found] = await bySecretInContext(db).execute({ secretHash: clientSecretHash });
   return found;
 }
 
