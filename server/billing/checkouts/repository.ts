@@ -12,7 +12,7 @@ import type { BillingOrganizationRow, OrganizationRow } from "../organizations/w
 import type { CheckoutRow } from "./wire.js";
 
 export type CheckoutValues = Omit<typeof checkout.$inferInsert, "createdAt" | "modifiedAt">;
-export type CheckoutPatchValues = Partial<Omit<CheckoutValues, "id" | "organizationId" | "clientSecret">>;
+export type CheckoutPatchValues = Partial<Omit<CheckoutValues, "id" | "organizationId" | "clientSecret" | "clientSecretHash">>;
 
 export async function insertCheckout(db: Queryable, values: CheckoutValues): Promise<CheckoutRow> {
   const [row] = await db.insert(checkout).values(values).returning();

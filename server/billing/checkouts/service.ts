@@ -83,7 +83,7 @@ export async function assertSubscriptionAllowed(tx: Queryable, view: CheckoutVie
 
 /** The columns a patch may change (everything but identity and lifecycle). */
 export function patchValues(row: CheckoutRow): repo.CheckoutPatchValues {
-  const { id: _id, organizationId: _org, clientSecret: _secret, createdAt: _created, modifiedAt: _modified, ...values } = row;
+  const { id: _id, organizationId: _org, clientSecret: _secret, clientSecretHash: _hash, createdAt: _created, modifiedAt: _modified, ...values } = row;
   return values;
 }
 
