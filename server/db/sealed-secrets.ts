@@ -5,6 +5,7 @@
 import { isNull, like, notLike, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "./client.js";
 import { checkout, licenseKey, webhookEndpoint } from "./schema/index.js";
+import { ConfigError } from "../config.js";
 import { sealStored, storedLookup, unseal, type StoredSecretPurpose } from "../seal.js";
 
 const BATCH = 500;
@@ -19,16 +20,16 @@ export async function sealLeftoverSecrets(db: Db, secret: string): Promise<void>
 }
 
 async function checkSecretOpens(db: Db, secret: string): Promise<void> {
-  const samples: Array<[StoredSecretPurpose, Promise<Array<{ v: string }>>]> = [
-    ["webhook-secret", db.select({ v: webhookEndpoint.secret }).from(webhookEndpoint).where(like(webhookEndpoint.secret, "v1.%")).limit(1)],
-    ["license-key", db.select({ v: licenseKey.key }).from(licenseKey).where(like(licenseKey.key, "v1.%")).limit(1)],
-    ["checkout-secret", db.select({ v: checkout.clientSecret }).from(checkout).where(like(checkout.clientSecret, "v1.%")).limit(1)],
+  const samples: Array<[string, StoredSecretPurpose, Promise<Array<{ v: string }>>]> = [
+    ["webhook signing secrets", "webhook-secret", db.select({ v: webhookEndpoint.secret }).from(webhookEndpoint).where(like(webhookEndpoint.secret, "v1.%")).limit(1)],
+    ["license keys", "license-key", db.select({ v: licenseKey.key }).from(licenseKey).where(like(licenseKey.key, "v1.%")).limit(1)],
+    ["checkout client secrets", "checkout-secret", db.select({ v: checkout.clientSecret }).from(checkout).where(like(checkout.clientSecret, "v1.%")).limit(1)],
   ];
-  for (const [purpose, rows] of samples) {
+  for (const [what, purpose, rows] of samples) {
     const [row] = await rows;
     if (row && unseal(secret, purpose, row.v) === null) {
-      throw new Error(
-        `till: the database's ${purpose}s were sealed with another server secret. Start with the TILL_AUTH_SECRET (or data directory's auth-secret) they were sealed with (docs/security.md).`,
+      throw new ConfigError(
+        `invalid configuration: the database's ${what} were sealed with another server secret; start with the TILL_AUTH_SECRET (or the data directory's auth-secret file) they were sealed with (docs/security.md)`,
       );
     }
   }
