@@ -23,6 +23,7 @@
 // lets one confirmation token be reused); every confirm buys as a new customer.
 // Loopback only; bounded in time (≤ 150 s).
 import os from "node:os";
+import { randomBytes } from "node:crypto";
 import autocannon, { type RequestSpec } from "autocannon";
 import { sql } from "drizzle-orm";
 import Fastify from "fastify";
@@ -31,6 +32,7 @@ import { cpuMeter } from "./helpers/cpu.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { bareProductRoute, measureBaseline, RECORD_BASELINE } from "./helpers/baseline.js";
 import { paymentPurpose, tokenizeTestCard } from "../server/payments/test-processor.js";
+import { storedClientSecret } from "../server/billing/checkouts/wire.js";
 import { StripePeer } from "../tests/helpers/stripe-peer.js";
 
 const CONNECTIONS = 10;
@@ -63,20 +65,27 @@ async function serve(): Promise<void> {
 
   const bare = Fastify({ logger: false });
   const closeRow = bareProductRoute(bare, database);
-  /** `n` copies of an open checkout (new ids and client secrets): the confirms' raw material, made in one statement. */
+  /** `n` copies of an open checkout (new ids and client secrets, sealed as the server stores them): the confirms' raw material, made in one statement. */
   bare.post("/control/clone-checkouts", async (req) => {
     const { id, n } = req.body as { id: string; n: number };
     const columns = (await database.db.execute(
-      sql`SELECT column_name FROM information_schema.columns WHERE table_name = 'checkout' AND column_name NOT IN ('id', 'client_secret') ORDER BY ordinal_position`,
+      sql`SELECT column_name FROM information_schema.columns WHERE table_name = 'checkout' AND column_name NOT IN ('id', 'client_secret', 'client_secret_hash') ORDER BY ordinal_position`,
     )) as unknown as Array<{ column_name: string }> | { rows: Array<{ column_name: string }> };
     const names = (Array.isArray(columns) ? columns : columns.rows).map((c) => `"${c.column_name}"`).join(", ");
+    const secrets = Array.from({ length: Number(n) }, (_, i) => `till_c_bench_${i}_${randomBytes(12).toString("hex")}`);
+    const stored = secrets.map((plain) => {
+      const { clientSecret, clientSecretHash } = storedClientSecret(plain);
+      return { plain, sealed: clientSecret, hash: clientSecretHash };
+    });
     const result = (await database.db.execute(
-      sql.raw(`INSERT INTO checkout (id, client_secret, ${names})
-        SELECT gen_random_uuid(), 'till_c_bench_' || i || '_' || md5(random()::text), ${names}
-        FROM checkout, generate_series(1, ${Number(n)}) AS i WHERE checkout.id = '${id.replace(/[^0-9a-f-]/gi, "")}'
-        RETURNING id, client_secret`),
-    )) as unknown as Array<{ id: string; client_secret: string }> | { rows: Array<{ id: string; client_secret: string }> };
-    return { checkouts: (Array.isArray(result) ? result : result.rows).map((r) => ({ id: r.id, secret: r.client_secret })) };
+      sql`INSERT INTO checkout (id, client_secret, client_secret_hash, ${sql.raw(names)})
+        SELECT gen_random_uuid(), v.sealed, v.hash, ${sql.raw(names.split(", ").map((c) => `checkout.${c}`).join(", "))}
+        FROM checkout, jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS v(plain text, sealed text, hash text)
+        WHERE checkout.id = ${id}::uuid
+        RETURNING id, client_secret_hash`,
+    )) as unknown as Array<{ id: string; client_secret_hash: string }> | { rows: Array<{ id: string; client_secret_hash: string }> };
+    const plainOf = new Map(stored.map((s) => [s.hash, s.plain]));
+    return { checkouts: (Array.isArray(result) ? result : result.rows).map((r) => ({ id: r.id, secret: plainOf.get(r.client_secret_hash) ?? "" })) };
   });
   /**
    * The server process's CPU time so far (µs): what till itself spent, whatever the load generator and the

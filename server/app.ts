@@ -6,6 +6,8 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } f
 import { loggerOptions, RequestLog } from "./http/request-log.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
+import { sealLeftoverSecrets } from "./db/sealed-secrets.js";
+import { useServerSecret } from "./seal.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "./db/unavailable.js";
 import type { Mailer } from "./mail/mailer.js";
 import { devMailPlugin } from "./mail/dev-mailbox.js";
@@ -63,6 +65,9 @@ const BODY_LIMIT = LARGE_BODY_LIMIT;
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database, mailer, secret } = deps;
+  // the billing tables' secrets are sealed with it; rows still in clear are sealed before any request is served
+  useServerSecret(secret);
+  await sealLeftoverSecrets(database.db, secret);
   const auth = createAuth({ config, db: database.db, mailer, secret });
   const callers = createCallerResolver(database.db);
   const app = Fastify({

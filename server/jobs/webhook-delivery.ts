@@ -11,6 +11,7 @@ import { originOf } from "../billing/webhooks/address.js";
 import type { ClaimedEvent } from "../billing/webhooks/wire.js";
 import { postWebhook } from "../billing/webhooks/sender.js";
 import { signingKeys, signHeaders } from "../billing/webhooks/signing.js";
+import { openStored } from "../seal.js";
 import { Signal, type WorkerState } from "./signal.js";
 import type { WorkerLog, WorkerOptions } from "./worker.js";
 
@@ -128,12 +129,13 @@ export function createWebhookDelivery(c: WebhookDeliveryDeps) {
   const stateOf = c.state;
   const recorder = createRecorder(c);
 
-  function keysOf(secret: string): Buffer[] {
-    let keys = keyCache.get(secret);
+  /** The HMAC keys of an endpoint's secret as stored (sealed): opened once per stored value, not per attempt. */
+  function keysOf(stored: string): Buffer[] {
+    let keys = keyCache.get(stored);
     if (!keys) {
       if (keyCache.size > 10_000) keyCache.clear();
-      keys = signingKeys(secret);
-      keyCache.set(secret, keys);
+      keys = signingKeys(openStored("webhook-secret", stored));
+      keyCache.set(stored, keys);
     }
     return keys;
   }

@@ -9,6 +9,8 @@ import { issues, locs } from "../helpers/api.js";
 import { CARDS, createProduct, pay, publicRequest, tokenize, uniqueBuyer } from "../helpers/checkout.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
 import { checkoutFixture } from "./checkouts-fixtures.js";
+import { TEST_SECRET } from "../helpers/server.js";
+import { lookupHash } from "../../server/seal.js";
 
 const fx = checkoutFixture();
 
@@ -197,7 +199,7 @@ describe("POST /api/auth/checkout (the app's checkout request)", () => {
     expect(res.body.redirect).toBe(false);
     const secret = res.body.url.split("/checkout/")[1] ?? "";
     expect(res.body.url).toBe(`${fx.server.config.baseURL}/checkout/${secret}`);
-    const [row] = await fx.db().select().from(checkout).where(eq(checkout.clientSecret, secret));
+    const [row] = await fx.db().select().from(checkout).where(eq(checkout.clientSecretHash, lookupHash(TEST_SECRET, "checkout-secret", secret)));
     expect(row).toMatchObject({
       organizationId: fx.seller.organizationId,
       externalCustomerId: user.id,
@@ -216,7 +218,7 @@ describe("POST /api/auth/checkout (the app's checkout request)", () => {
     expect(res.status).toBe(200);
     expect(res.body.redirect).toBe(true);
     const secret = res.body.url.split("/checkout/")[1] ?? "";
-    const [row] = await fx.db().select().from(checkout).where(eq(checkout.clientSecret, secret));
+    const [row] = await fx.db().select().from(checkout).where(eq(checkout.clientSecretHash, lookupHash(TEST_SECRET, "checkout-secret", secret)));
     expect(row).toMatchObject({ externalCustomerId: "org_42", metadata: { referenceId: "org_42" }, customerEmail: null });
     const bySlug = await visitor.post<{ url: string }>("/api/auth/checkout", { slug: fx.free.id });
     expect(bySlug.status).toBe(200);

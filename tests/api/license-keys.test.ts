@@ -11,7 +11,8 @@ import { benefitGrant, licenseKey, licenseKeyActivation, outbox } from "../../se
 import { locs, rawRequest } from "../helpers/api.js";
 import { createProduct, pay, publicRequest, publicSdk } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startServer, TEST_SECRET, type TestServer } from "../helpers/server.js";
+import { unseal } from "../../server/seal.js";
 
 let server: TestServer;
 let seller: Seller;
@@ -32,7 +33,9 @@ async function buy(p: Product = product) {
   await pay(server, checkout);
   const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
   if (!order) throw new Error("no order");
-  const rows = await db().select().from(licenseKey).where(eq(licenseKey.customerId, order.customerId));
+  // the rows hold the keys sealed (docs/security.md): opened as the server opens them
+  const stored = await db().select().from(licenseKey).where(eq(licenseKey.customerId, order.customerId));
+  const rows = stored.map((r) => ({ ...r, key: unseal(TEST_SECRET, "license-key", r.key) ?? "not sealed" }));
   const licensed = rows.find((r) => r.benefitId === keysBenefitId);
   if (!licensed) throw new Error("no license key issued");
   return { order, key: licensed, rows };

@@ -108,7 +108,7 @@ export async function lockForConfirm(tx: PipelinedTx, expected: ExpectedVersion,
 // ---- 2. everything the purchase creates ---------------------------------------------------------------
 
 /** Columns a checkout's update may set: all but its identity. */
-const mutable = checkoutShape.columns.filter(([key]) => !["id", "organizationId", "clientSecret", "createdAt"].includes(key)).map(([, c]) => q(c));
+const mutable = checkoutShape.columns.filter(([key]) => !["id", "organizationId", "clientSecret", "clientSecretHash", "createdAt"].includes(key)).map(([, c]) => q(c));
 
 /**
  * The outbox rows of the events matching `where`, each one millisecond after the previous in the order given

@@ -21,7 +21,7 @@ import { defaultPrice } from "../products/pricing.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
 import { paymentNotReady, type CheckoutDeps } from "./service.js";
-import { toCheckoutWire, type CheckoutRow, type CheckoutView, type CheckoutWire } from "./wire.js";
+import { CLIENT_SECRET_TEMPLATE, storedClientSecret, toCheckoutWire, type CheckoutRow, type CheckoutView, type CheckoutWire } from "./wire.js";
 
 /** How long a checkout stays open (Polar's default). */
 export const CHECKOUT_TTL_SECONDS = 24 * 60 * 60;
@@ -109,10 +109,10 @@ export async function createCheckout(
       id: randomUUID(),
       organizationId,
       status: "open",
-      clientSecret,
+      ...storedClientSecret(clientSecret),
       expiresAt: new Date(now.getTime() + CHECKOUT_TTL_SECONDS * 1000),
       paymentProcessor: processor.wireName,
-      paymentProcessorMetadata: processor.checkoutMetadata({ clientSecret, baseURL }),
+      paymentProcessorMetadata: processor.checkoutMetadata({ clientSecret: CLIENT_SECRET_TEMPLATE, baseURL }),
       confirmationHash: null,
       successUrl: null,
       returnUrl: null,

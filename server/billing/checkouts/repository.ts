@@ -12,7 +12,7 @@ import type { BillingOrganizationRow, OrganizationRow } from "../organizations/w
 import type { CheckoutRow } from "./wire.js";
 
 export type CheckoutValues = Omit<typeof checkout.$inferInsert, "createdAt" | "modifiedAt">;
-export type CheckoutPatchValues = Partial<Omit<CheckoutValues, "id" | "organizationId" | "clientSecret">>;
+export type CheckoutPatchValues = Partial<Omit<CheckoutValues, "id" | "organizationId" | "clientSecret" | "clientSecretHash">>;
 
 /** `createdAt`: the organization's now (its test clock's, in a sandbox), so the checkout is dated as its order is. */
 export async function insertCheckout(db: Queryable, values: CheckoutValues, createdAt: Date): Promise<CheckoutRow> {
@@ -55,13 +55,14 @@ const bySecretInContext = preparedPerHandle((db) =>
     .from(checkout)
     .innerJoin(organization, eq(organization.id, checkout.organizationId))
     .leftJoin(billingOrganization, eq(billingOrganization.organizationId, checkout.organizationId))
-    .where(eq(checkout.clientSecret, sql.placeholder("secret")))
+    .where(eq(checkout.clientSecretHash, sql.placeholder("secretHash")))
     .limit(1)
     .prepare("checkout_by_secret_in_context"),
 );
 
-export async function findCheckoutBySecretInContext(db: Queryable, clientSecret: string): Promise<CheckoutInContext | undefined> {
-  const [found] = await bySecretInContext(db).execute({ secret: clientSecret });
+/** `clientSecretHash`: the client secret's keyed hash (wire.ts, clientSecretLookup). */
+export async function findCheckoutBySecretInContext(db: Queryable, clientSecretHash: string): Promise<CheckoutInContext | undefined> {
+  const [found] = await bySecretInContext(db).execute({ secretHash: clientSecretHash });
   return found;
 }
 

@@ -21,6 +21,7 @@ import {
   statusOf,
   toCheckoutPublicWire,
   toCheckoutWire,
+  clientSecretLookup,
   type CheckoutPublicWire,
   type CheckoutRow,
   type CheckoutView,
@@ -82,7 +83,7 @@ export async function assertSubscriptionAllowed(tx: Queryable, view: CheckoutVie
 
 /** The columns a patch may change (everything but identity and lifecycle). */
 export function patchValues(row: CheckoutRow): repo.CheckoutPatchValues {
-  const { id: _id, organizationId: _org, clientSecret: _secret, createdAt: _created, modifiedAt: _modified, ...values } = row;
+  const { id: _id, organizationId: _org, clientSecret: _secret, clientSecretHash: _hash, createdAt: _created, modifiedAt: _modified, ...values } = row;
   return values;
 }
 
@@ -135,7 +136,7 @@ export interface ClientCheckout {
 
 /** The checkout behind a client secret (404), read with its organization, clock and Stripe connection in one statement. */
 async function findBySecret(deps: CheckoutDeps, clientSecret: string, wall = new Date()): Promise<ClientCheckout> {
-  const found = clientSecret.length <= 128 ? await repo.findCheckoutBySecretInContext(deps.db, clientSecret) : undefined;
+  const found = clientSecret.length <= 128 ? await repo.findCheckoutBySecretInContext(deps.db, clientSecretLookup(clientSecret)) : undefined;
   if (!found) throw notFound(NOT_FOUND);
   return {
     row: found.row,

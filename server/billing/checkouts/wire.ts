@@ -3,6 +3,7 @@
 // organization). The derived values — amounts, flags, billing address fields — are computed here once.
 import type { InferSelectModel } from "drizzle-orm";
 import type { checkout } from "../../db/schema/index.js";
+import { openStored, sealStored, storedLookup } from "../../seal.js";
 import { toBenefitPublicWire } from "../benefits/wire.js";
 import type { DiscountWire } from "../discounts/wire.js";
 import { toOrganizationSummaryWire, type OrganizationWire } from "../organizations/wire.js";
@@ -103,9 +104,31 @@ export function derive(view: CheckoutView, now = new Date()): CheckoutDerived {
 
 export const checkoutUrl = (baseURL: string, clientSecret: string) => `${baseURL}/checkout/${clientSecret}`;
 
-function successUrl(view: CheckoutView): string {
+/** What a checkout row stores of its client secret: sealed, and its keyed hash to be found by. */
+export const storedClientSecret = (plain: string) => ({ clientSecret: sealStored("checkout-secret", plain), clientSecretHash: clientSecretLookup(plain) });
+
+/** The keyed hash `/v1/checkouts/client/{client_secret}` finds its checkout by. */
+export const clientSecretLookup = (plain: string) => storedLookup("checkout-secret", plain);
+
+/**
+ * Where the processor's metadata names the client secret (the test processor's tokenize URL), the row stores this
+ * in its place, so that the metadata does not hand the secret over; the wire puts the secret back.
+ */
+export const CLIENT_SECRET_TEMPLATE = "{CLIENT_SECRET}";
+
+function processorMetadataWire(metadata: Record<string, string>, clientSecret: string): Record<string, string> {
+  let out: Record<string, string> | null = null;
+  for (const [key, value] of Object.entries(metadata)) {
+    if (!value.includes(CLIENT_SECRET_TEMPLATE)) continue;
+    out ??= { ...metadata };
+    out[key] = value.replaceAll(CLIENT_SECRET_TEMPLATE, clientSecret);
+  }
+  return out ?? metadata;
+}
+
+function successUrl(view: CheckoutView, clientSecret: string): string {
   const { row, baseURL } = view;
-  if (!row.successUrl) return `${checkoutUrl(baseURL, row.clientSecret)}/confirmation`;
+  if (!row.successUrl) return `${checkoutUrl(baseURL, clientSecret)}/confirmation`;
   return row.successUrl.replaceAll("{CHECKOUT_ID}", row.id);
 }
 
@@ -143,6 +166,7 @@ const toCheckoutOrganizationWire = toOrganizationSummaryWire;
 /** The fields the seller's and the customer's shapes share. */
 function commonWire(view: CheckoutView, d: CheckoutDerived) {
   const { row, product, price } = view;
+  const clientSecret = openStored("checkout-secret", row.clientSecret);
   const seats = row.seats ?? null;
   const perSeat = price && price.amount_type === "seat_based" && seats !== null ? (seatAmount(price, seats)?.perSeat ?? null) : null;
   return {
@@ -152,10 +176,10 @@ function commonWire(view: CheckoutView, d: CheckoutDerived) {
     custom_field_data: row.customFieldData,
     payment_processor: row.paymentProcessor,
     status: d.status,
-    client_secret: row.clientSecret,
-    url: checkoutUrl(view.baseURL, row.clientSecret),
+    client_secret: clientSecret,
+    url: checkoutUrl(view.baseURL, clientSecret),
     expires_at: row.expiresAt.toISOString(),
-    success_url: successUrl(view),
+    success_url: successUrl(view, clientSecret),
     return_url: row.returnUrl ?? null,
     embed_origin: row.embedOrigin ?? null,
     amount: row.amount,
@@ -194,7 +218,7 @@ function commonWire(view: CheckoutView, d: CheckoutDerived) {
     customer_billing_address: row.customerBillingAddress ?? null,
     customer_tax_id: row.customerTaxId?.[0] ?? null,
     locale: row.locale ?? null,
-    payment_processor_metadata: row.paymentProcessorMetadata,
+    payment_processor_metadata: processorMetadataWire(row.paymentProcessorMetadata, clientSecret),
     billing_address_fields: d.billingAddressFields,
     products: view.products.map(toCheckoutProductWire),
     product: product ? toCheckoutProductWire(product) : null,

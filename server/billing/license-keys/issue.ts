@@ -2,6 +2,7 @@
 // with one hand-written statement) and the grant engine (drizzle) make the same key from the same benefit.
 import { randomUUID } from "node:crypto";
 import type { licenseKey } from "../../db/schema/index.js";
+import { openStored, sealStored, storedLookup } from "../../seal.js";
 
 export type LicenseKeyRow = typeof licenseKey.$inferSelect;
 
@@ -14,6 +15,15 @@ export interface GrantedBenefit {
 
 /** `****-` and the key's last six characters: how a key is shown where the whole key must not be. */
 export const displayKeyOf = (key: string) => `****-${key.slice(-6)}`;
+
+/** The key itself (its row holds it sealed). */
+export const plainKeyOf = (row: Pick<LicenseKeyRow, "key">) => openStored("license-key", row.key);
+
+/** What a row stores of a key: sealed, and its keyed hash to be found by (validate, activate). */
+export const storedKey = (plain: string) => ({ key: sealStored("license-key", plain), keyHash: keyLookup(plain) });
+
+/** The keyed hash a presented key is looked up by. */
+export const keyLookup = (plain: string) => storedLookup("license-key", plain);
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : null);
 const obj = (v: unknown): Record<string, unknown> | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
@@ -54,7 +64,7 @@ export function issueLicenseKey(
     customerId: grant.customerId,
     benefitId: benefit.id,
     benefitGrantId: grant.id,
-    key: newKey(p.prefix),
+    ...storedKey(newKey(p.prefix)),
     status: "granted",
     limitActivations: num(obj(p.activations)?.limit),
     usage: 0,
@@ -68,4 +78,4 @@ export function issueLicenseKey(
 }
 
 /** The grant's properties naming its key (BenefitGrantLicenseKeysProperties). */
-export const grantPropertiesOf = (key: LicenseKeyRow) => ({ license_key_id: key.id, display_key: displayKeyOf(key.key) });
+export const grantPropertiesOf = (key: LicenseKeyRow) => ({ license_key_id: key.id, display_key: displayKeyOf(plainKeyOf(key)) });

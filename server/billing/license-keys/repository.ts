@@ -4,7 +4,7 @@ import { and, asc, count, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { customer, licenseKey, licenseKeyActivation } from "../../db/schema/index.js";
 import type { CustomerRow } from "../customers/wire.js";
-import type { LicenseKeyRow } from "./issue.js";
+import { keyLookup, type LicenseKeyRow } from "./issue.js";
 
 export type ActivationRow = typeof licenseKeyActivation.$inferSelect;
 
@@ -73,7 +73,7 @@ export const findLicenseKey = (db: Queryable, organizationId: string, id: string
   findKey(db, organizationId, eq(licenseKey.id, id), forUpdate);
 
 export const findLicenseKeyByKey = (db: Queryable, organizationId: string, key: string, forUpdate = false) =>
-  findKey(db, organizationId, eq(licenseKey.key, key), forUpdate);
+  findKey(db, organizationId, eq(licenseKey.keyHash, keyLookup(key)), forUpdate);
 
 export async function updateLicenseKey(db: Queryable, organizationId: string, id: string, values: Partial<LicenseKeyRow>): Promise<LicenseKeyRow | null> {
   const [row] = await db

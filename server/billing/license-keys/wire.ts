@@ -1,10 +1,11 @@
 // License keys on the wire: LicenseKeyRead, LicenseKeyWithActivations, ValidatedLicenseKey and the activation
 // shapes of Polar's API. `customer` is the full Customer shape (LicenseKeyCustomer has the same fields).
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
-import { displayKeyOf, type LicenseKeyRow } from "./issue.js";
+import { displayKeyOf, plainKeyOf, type LicenseKeyRow } from "./issue.js";
 import type { ActivationRow } from "./repository.js";
 
 export function toLicenseKeyWire(k: LicenseKeyRow, c: CustomerRow) {
+  const key = plainKeyOf(k);
   return {
     id: k.id,
     created_at: k.createdAt.toISOString(),
@@ -13,8 +14,8 @@ export function toLicenseKeyWire(k: LicenseKeyRow, c: CustomerRow) {
     customer_id: k.customerId,
     customer: toCustomerWire(c),
     benefit_id: k.benefitId,
-    key: k.key,
-    display_key: displayKeyOf(k.key),
+    key,
+    display_key: displayKeyOf(key),
     status: k.status,
     limit_activations: k.limitActivations,
     usage: k.usage,

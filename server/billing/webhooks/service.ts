@@ -13,6 +13,7 @@ import { ownerEmails } from "../organizations/service.js";
 import * as repo from "./repository.js";
 import type { AttemptResult } from "./sender.js";
 import { generateSecret } from "./signing.js";
+import { sealStored } from "../../seal.js";
 import {
   toDeliveryWire,
   type ClaimedEvent,
@@ -85,7 +86,7 @@ export async function createEndpoint(
     name: input.name || null,
     format: input.format,
     events: uniqueEvents(input.events),
-    secret: generateSecret(),
+    secret: sealStored("webhook-secret", generateSecret()),
   });
   return toEndpointWire(row);
 }
@@ -132,7 +133,7 @@ export async function updateEndpoint(
 }
 
 export async function resetSecret(db: Db, organizationId: string, id: string): Promise<WebhookEndpointWire> {
-  const row = await repo.updateEndpoint(db, organizationId, id, { secret: generateSecret() });
+  const row = await repo.updateEndpoint(db, organizationId, id, { secret: sealStored("webhook-secret", generateSecret()) });
   if (!row) throw notFound(NOT_FOUND);
   return toEndpointWire(row);
 }

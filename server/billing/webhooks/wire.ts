@@ -1,12 +1,13 @@
 // Rows → Polar's WebhookEndpoint, WebhookEvent and WebhookDelivery shapes (plus a few keys the SDK ignores:
 // attempt numbers, timing and errors of the delivery log).
 import type { webhookDelivery, webhookEndpoint, webhookEvent } from "../../db/schema/index.js";
+import { openStored } from "../../seal.js";
 
 export type EndpointRow = typeof webhookEndpoint.$inferSelect;
 export type EventRow = typeof webhookEvent.$inferSelect;
 export type DeliveryRow = typeof webhookDelivery.$inferSelect;
 
-/** An event the worker leased, with its endpoint's address and secret. */
+/** An event the worker leased, with its endpoint's address and secret (sealed, as stored). */
 export interface ClaimedEvent {
   id: string;
   organizationId: string;
@@ -46,7 +47,7 @@ export function toEndpointWire(row: EndpointRow): WebhookEndpointWire {
     url: row.url,
     name: row.name,
     format: row.format,
-    secret: row.secret,
+    secret: openStored("webhook-secret", row.secret),
     organization_id: row.organizationId,
     events: row.events,
     enabled: row.enabled,

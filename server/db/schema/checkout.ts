@@ -63,7 +63,10 @@ export const checkout = pgTable(
     organizationId: org(),
     /** open | confirmed | succeeded | failed; "expired" is read from expires_at */
     status: text("status").default("open").notNull(),
+    /** Sealed with the server secret (server/seal.ts); a row from before sealing holds it in clear until start. */
     clientSecret: text("client_secret").notNull(),
+    /** The client secret's keyed hash (seal.ts, lookupHash): `/v1/checkouts/client/{client_secret}` finds the checkout by it. */
+    clientSecretHash: text("client_secret_hash"),
     expiresAt: timestamptz("expires_at").notNull(),
     paymentProcessor: text("payment_processor").default("stripe").notNull(),
     paymentProcessorMetadata: jsonb("payment_processor_metadata").$type<Record<string, string>>().default({}).notNull(),
@@ -112,7 +115,7 @@ export const checkout = pgTable(
     modifiedAt: modifiedAt(),
   },
   (t) => [
-    uniqueIndex("checkout_client_secret_uq").on(t.clientSecret),
+    uniqueIndex("checkout_client_secret_hash_uq").on(t.clientSecretHash),
     index("checkout_org_created_idx").on(t.organizationId, t.createdAt),
     index("checkout_org_customer_idx").on(t.organizationId, t.customerId, t.createdAt),
     // the expiry pass's claim (migration 0035)

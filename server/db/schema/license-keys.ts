@@ -18,7 +18,10 @@ export const licenseKey = pgTable(
     benefitId: cascadeRef("benefit_id", () => benefit.id),
     /** The grant that made it (no foreign key: both are inserted by one statement of the confirm). */
     benefitGrantId: uuid("benefit_grant_id"),
+    /** The key, sealed with the server secret (server/seal.ts); a row from before sealing holds it in clear until start. */
     key: text("key").notNull(),
+    /** The key's keyed hash (seal.ts, lookupHash): validate/activate find the key by it. */
+    keyHash: text("key_hash"),
     /** granted | revoked | disabled */
     status: text("status").default("granted").notNull(),
     limitActivations: integer("limit_activations"),
@@ -31,7 +34,7 @@ export const licenseKey = pgTable(
     modifiedAt: modifiedAt(),
   },
   (t) => [
-    uniqueIndex("license_key_org_key_idx").on(t.organizationId, t.key),
+    uniqueIndex("license_key_org_key_hash_idx").on(t.organizationId, t.keyHash),
     index("license_key_org_created_idx").on(t.organizationId, t.createdAt),
     index("license_key_grant_idx").on(t.benefitGrantId),
     index("license_key_customer_idx").on(t.customerId),

@@ -12,7 +12,10 @@ export const webhookEndpoint = pgTable(
     organizationId: org(),
     url: text("url").notNull(),
     name: text("name"),
-    /** The signing key as given to the seller; its UTF-8 bytes are the HMAC key (see webhooks/signing.ts). */
+    /**
+     * The signing key as given to the seller (its UTF-8 bytes are the HMAC key, see webhooks/signing.ts), sealed with
+     * the server secret (server/seal.ts); a row from before sealing holds it in clear until start.
+     */
     secret: text("secret").notNull(),
     /** raw | discord | slack */
     format: text("format").default("raw").notNull(),
