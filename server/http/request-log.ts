@@ -2,7 +2,7 @@
 // two, written as pino's JSON lines in production (TILL_LOG_FORMAT=json, or NODE_ENV=production) or as
 // readable text in development ("12:01:02 GET /v1/products/ 200 3 ms"), coloured when stdout is a terminal.
 import { Writable } from "node:stream";
-import { LogController, type FastifyServerOptions } from "fastify";
+import { LogController, type FastifyBaseLogger, type FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
 import { requestSerializer } from "./log-redaction.js";
 
@@ -12,14 +12,63 @@ export function loggerOptions(config: Config, stream?: NodeJS.WritableStream): F
   return { level: config.logLevel, serializers: { req: requestSerializer }, ...(out ? { stream: out } : {}) };
 }
 
-/** Fastify's request log lines: nothing when a request comes in, one line (request and outcome) when answered. */
+/**
+ * Writes a line about a request without letting its failure escape. Fastify calls the log controller from the
+ * response's `finish`/`close` listeners, outside any promise it awaits: a throw there (a serializer, a value's
+ * toJSON, the stream) would be an uncaught exception and end the process for every tenant. The request is
+ * answered already; what is lost is its log line, replaced by a bare one that says so.
+ */
+function guarded(log: FastifyBaseLogger, write: () => void): void {
+  try {
+    write();
+  } catch (err) {
+    try {
+      log.error({ logFailure: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, "request log line failed");
+    } catch {
+      // nothing more to tell, and nowhere safe to tell it
+    }
+  }
+}
+
+type Completed = Parameters<LogController["requestCompleted"]>;
+
+/**
+ * Fastify's request log lines: nothing when a request comes in, one line (request and outcome) when answered.
+ * Every line Fastify writes through it is guarded (see `guarded`).
+ */
 export class RequestLog extends LogController {
   override incomingRequest(): void {}
 
-  override requestCompleted(...[error, req, reply]: Parameters<LogController["requestCompleted"]>): void {
-    const line = { req, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, "request errored");
-    else reply.log.info(line, "request completed");
+  override requestCompleted(...[error, req, reply]: Completed): void {
+    guarded(reply.log, () => {
+      const line = { req, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+      if (error) reply.log.error({ ...line, err: error }, "request errored");
+      else reply.log.info(line, "request completed");
+    });
+  }
+
+  override defaultErrorLog(...args: Parameters<LogController["defaultErrorLog"]>): void {
+    guarded(args[2].log, () => super.defaultErrorLog(...args));
+  }
+
+  override streamError(...args: Parameters<LogController["streamError"]>): void {
+    guarded(args[2].log, () => super.streamError(...args));
+  }
+
+  override routeNotFound(...args: Parameters<LogController["routeNotFound"]>): void {
+    guarded(args[1].log, () => super.routeNotFound(...args));
+  }
+
+  override writeHeadError(...args: Parameters<LogController["writeHeadError"]>): void {
+    guarded(args[2].log, () => super.writeHeadError(...args));
+  }
+
+  override serializerError(...args: Parameters<LogController["serializerError"]>): void {
+    guarded(args[2].log, () => super.serializerError(...args));
+  }
+
+  override serviceUnavailable(...args: Parameters<LogController["serviceUnavailable"]>): void {
+    guarded(args[0], () => super.serviceUnavailable(...args));
   }
 }
 
