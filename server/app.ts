@@ -8,6 +8,7 @@ import { rememberAddress } from "./http/log-redaction.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "./db/unavailable.js";
+import { isAbortedBody, sendAbortedBody } from "./http/aborted-body.js";
 import type { Mailer } from "./mail/mailer.js";
 import { devMailPlugin } from "./mail/dev-mailbox.js";
 import { createAuth, type Auth } from "./auth/index.js";
@@ -94,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     // PostgreSQL restarting, failing over or dropping connections: the client may retry shortly (db/unavailable.ts)
     if (status === 500 && isDatabaseUnavailable(err)) return sendDatabaseUnavailable(req, reply, err);
+    if (status === 500 && isAbortedBody(req, err)) return sendAbortedBody(req, reply);
     if (status === 500) req.log.error(err);
     return reply.status(status).send({
       error: status === 500 ? "InternalServerError" : (err.code ?? "BadRequest"),
