@@ -2,73 +2,42 @@
 // two, written as pino's JSON lines in production (TILL_LOG_FORMAT=json, or NODE_ENV=production) or as
 // readable text in development ("12:01:02 GET /v1/products/ 200 3 ms"), coloured when stdout is a terminal.
 import { Writable } from "node:stream";
-import { LogController, type FastifyBaseLogger, type FastifyServerOptions } from "fastify";
+import { LogController, type FastifyBaseLogger, type FastifyLogFn, type FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
 import { requestSerializer } from "./log-redaction.js";
 
 /** Fastify's `logger` option for the config; `stream` replaces stdout (tests read it). */
 export function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions["logger"] {
   const out = stream ?? (config.logFormat === "pretty" ? prettyStream(process.stdout, process.stdout.isTTY === true) : undefined);
-  return { level: config.logLevel, serializers: { req: requestSerializer }, ...(out ? { stream: out } : {}) };
+  return { level: config.logLevel, serializers: { req: requestSerializer }, hooks: { logMethod: guardedLogMethod }, ...(out ? { stream: out } : {}) };
 }
 
 /**
- * Writes a line about a request without letting its failure escape. Fastify calls the log controller from the
- * response's `finish`/`close` listeners, outside any promise it awaits: a throw there (a serializer, a value's
- * toJSON, the stream) would be an uncaught exception and end the process for every tenant. The request is
- * answered already; what is lost is its log line, replaced by a bare one that says so.
+ * Every log call goes through here, and none may throw. Fastify writes a request's lines from the response's
+ * `finish` and the request's `close` listeners, outside any promise it awaits: a throw there (a serializer, a
+ * value's toJSON or getter, the stream) would be an uncaught exception ending the process for every tenant. The
+ * line that cannot be written is replaced by a bare one that says so.
  */
-function guarded(log: FastifyBaseLogger, write: () => void): void {
+function guardedLogMethod(this: FastifyBaseLogger, args: Parameters<FastifyLogFn>, method: FastifyLogFn): void {
   try {
-    write();
+    method.apply(this, args);
   } catch (err) {
     try {
-      log.error({ logFailure: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, "request log line failed");
+      method.call(this, { logFailure: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, "log line failed");
     } catch {
       // nothing more to tell, and nowhere safe to tell it
     }
   }
 }
 
-type Completed = Parameters<LogController["requestCompleted"]>;
-
-/**
- * Fastify's request log lines: nothing when a request comes in, one line (request and outcome) when answered.
- * Every line Fastify writes through it is guarded (see `guarded`).
- */
+/** Fastify's request log lines: nothing when a request comes in, one line (request and outcome) when answered. */
 export class RequestLog extends LogController {
   override incomingRequest(): void {}
 
-  override requestCompleted(...[error, req, reply]: Completed): void {
-    guarded(reply.log, () => {
-      const line = { req, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
-      if (error) reply.log.error({ ...line, err: error }, "request errored");
-      else reply.log.info(line, "request completed");
-    });
-  }
-
-  override defaultErrorLog(...args: Parameters<LogController["defaultErrorLog"]>): void {
-    guarded(args[2].log, () => super.defaultErrorLog(...args));
-  }
-
-  override streamError(...args: Parameters<LogController["streamError"]>): void {
-    guarded(args[2].log, () => super.streamError(...args));
-  }
-
-  override routeNotFound(...args: Parameters<LogController["routeNotFound"]>): void {
-    guarded(args[1].log, () => super.routeNotFound(...args));
-  }
-
-  override writeHeadError(...args: Parameters<LogController["writeHeadError"]>): void {
-    guarded(args[2].log, () => super.writeHeadError(...args));
-  }
-
-  override serializerError(...args: Parameters<LogController["serializerError"]>): void {
-    guarded(args[2].log, () => super.serializerError(...args));
-  }
-
-  override serviceUnavailable(...args: Parameters<LogController["serviceUnavailable"]>): void {
-    guarded(args[0], () => super.serviceUnavailable(...args));
+  override requestCompleted(...[error, req, reply]: Parameters<LogController["requestCompleted"]>): void {
+    const line = { req, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, "request errored");
+    else reply.log.info(line, "request completed");
   }
 }
 
