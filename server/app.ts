@@ -4,11 +4,13 @@ import path from "node:path";
 import { fromNodeHeaders } from "better-auth/node";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { loggerOptions, RequestLog } from "./http/request-log.js";
+import { rememberAddress } from "./http/log-redaction.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { sealLeftoverSecrets } from "./db/sealed-secrets.js";
 import { useServerSecret } from "./seal.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "./db/unavailable.js";
+import { isAbortedBody, sendAbortedBody } from "./http/aborted-body.js";
 import type { Mailer } from "./mail/mailer.js";
 import { devMailPlugin } from "./mail/dev-mailbox.js";
 import { createAuth, type Auth } from "./auth/index.js";
@@ -26,6 +28,7 @@ import { inboundWebhooksPlugin } from "./billing/webhooks/inbound.js";
 import { stripeWebhookPlugin } from "./billing/stripe/webhook.js";
 import { createWorker, type Worker } from "./jobs/worker.js";
 import { installIdempotency, requestScope } from "./http/idempotency.js";
+import { methodsOf } from "./http/route-hooks.js";
 
 export interface AppDeps {
   config: Config;
@@ -43,6 +46,8 @@ export interface App {
   callers: CallerResolver;
   /** Every /v1 route (method, url), for tests and the API reference. */
   v1Routes: V1Route[];
+  /** Every route the app serves (method, url: `/v1/files/:id`, `/api/auth/*`), for tests that try each one. */
+  routes: Array<{ method: string; url: string }>;
   /** The jobs worker (webhook delivery): main.ts starts it after listen, tests when they need it; closing the app stops it. */
   worker: Worker;
 }
@@ -86,10 +91,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     frameworkErrors: (err, _req, reply) => sendRouterError(err, reply as FastifyReply),
   });
 
+  const routes: App["routes"] = [];
+  app.addHook("onRoute", (route) => {
+    for (const method of methodsOf(route)) routes.push({ method, url: route.url });
+  });
+
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     // PostgreSQL restarting, failing over or dropping connections: the client may retry shortly (db/unavailable.ts)
     if (status === 500 && isDatabaseUnavailable(err)) return sendDatabaseUnavailable(req, reply, err);
+    if (status === 500 && isAbortedBody(req, err)) return sendAbortedBody(req, reply);
     if (status === 500) req.log.error(err);
     return reply.status(status).send({
       error: status === 500 ? "InternalServerError" : (err.code ?? "BadRequest"),
@@ -108,6 +119,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);
   });
+  // the client's address for the request's log line, read while its connection is open (log-redaction.ts)
+  if (deps.logger) {
+    app.addHook("onRequest", (req, _reply, done) => {
+      rememberAddress(req);
+      done();
+    });
+  }
   app.get("/healthz", async () => ({ status: "ok" }));
   // before any route is registered: it adds itself to every write route under /v1 and to /api/auth/checkout
   installIdempotency(app, {
@@ -137,5 +155,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // the dev mailbox in the browser: development with the dev mailbox only (its .eml/.json under <data dir>/mail)
   if (config.development && mailer.transport === "dev-mailbox") await app.register(devMailPlugin({ mailDir: path.join(config.dataDir, "mail") }));
   await app.register(webPlugin(config));
-  return { app, auth, callers, v1Routes, worker };
+  return { app, auth, callers, v1Routes, routes, worker };
 }

@@ -8,6 +8,7 @@ import { buildApp } from "./app.js";
 import { startSchedules } from "./jobs/schedules.js";
 import { serverPaymentProcessor } from "./payments/index.js";
 import { startupBanner } from "./banner.js";
+import { installProcessGuard } from "./process-guard.js";
 import pkg from "../package.json" with { type: "json" };
 
 async function main(): Promise<void> {
@@ -40,13 +41,18 @@ async function main(): Promise<void> {
     concurrency: config.renewalConcurrency,
   });
   console.log(startupBanner(config, mailer.transport, pkg.version));
-  const stop = async () => {
+  const close = async () => {
     await schedules.stop();
     await app.close();
+  };
+  const stop = async () => {
+    await close();
     process.exit(0);
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  // an error no request path caught: logged; an uncaught exception stops the server (process-guard.ts)
+  installProcessGuard(app.log, close);
 }
 
 main().catch((err: unknown) => {

@@ -6,6 +6,7 @@ import { authenticate } from "./route-auth.js";
 import { isMalformedJson, RejectedInput, SMALL_BODY_LIMIT, V1_BODY_LIMIT } from "../http/input-guard.js";
 import { methodsOf } from "../http/route-hooks.js";
 import { markInputRefusal } from "../http/idempotency.js";
+import { isAbortedBody, sendAbortedBody } from "../http/aborted-body.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
 import { customFieldRoutes } from "./custom-fields/routes.js";
@@ -117,6 +118,7 @@ export function billingPlugin(deps: BillingDeps) {
         return reply.status(err.statusCode).send({ error: err.code ?? "BadRequest", detail: err.message });
       }
       if (isDatabaseUnavailable(err)) return sendDatabaseUnavailable(req, reply, err);
+      if (isAbortedBody(req, err)) return sendAbortedBody(req, reply);
       req.log.error(err);
       return reply.status(500).send({ error: "InternalServerError", detail: "An unexpected error occurred." });
     });

@@ -45,10 +45,49 @@ export function redactUrl(url: string): string {
   return `${path}?${params.join("&")}`;
 }
 
-/** Fastify's request serializer with the URL redacted. */
-export const requestSerializer = (req: { method: string; url: string; hostname?: string; ip?: string }) => ({
-  method: req.method,
-  url: redactUrl(req.url),
-  hostname: req.hostname,
-  remoteAddress: req.ip,
-});
+/** What the request serializer reads of a request (Fastify's request, or the node one Fastify passes early). */
+interface LoggedRequest {
+  method: string;
+  url: string;
+  hostname?: string;
+  ip?: string;
+}
+
+/**
+ * The client's address of each request, read while its connection is open (rememberAddress, an onRequest hook):
+ * `request.ip` reads the socket, which a request answered after its client went away (an aborted or oversized
+ * body) no longer has, and then throws.
+ */
+const addresses = new WeakMap<object, string | undefined>();
+
+/** Reads the request's address, or undefined when its connection is gone already. */
+function readAddress(req: LoggedRequest): string | undefined {
+  try {
+    return req.ip;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps the request's address for its log line (called when the request comes in). */
+export function rememberAddress(req: LoggedRequest): void {
+  addresses.set(req, readAddress(req));
+}
+
+/** Fastify's request serializer with the URL redacted; it never throws (a log line is written from event listeners). */
+export function requestSerializer(req: LoggedRequest) {
+  return {
+    method: String(req.method),
+    url: typeof req.url === "string" ? redactUrl(req.url) : undefined,
+    hostname: readHostname(req),
+    remoteAddress: addresses.has(req) ? addresses.get(req) : readAddress(req),
+  };
+}
+
+function readHostname(req: LoggedRequest): string | undefined {
+  try {
+    return req.hostname;
+  } catch {
+    return undefined;
+  }
+}

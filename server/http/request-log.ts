@@ -2,14 +2,32 @@
 // two, written as pino's JSON lines in production (TILL_LOG_FORMAT=json, or NODE_ENV=production) or as
 // readable text in development ("12:01:02 GET /v1/products/ 200 3 ms"), coloured when stdout is a terminal.
 import { Writable } from "node:stream";
-import { LogController, type FastifyServerOptions } from "fastify";
+import { LogController, type FastifyBaseLogger, type FastifyLogFn, type FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
 import { requestSerializer } from "./log-redaction.js";
 
 /** Fastify's `logger` option for the config; `stream` replaces stdout (tests read it). */
 export function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions["logger"] {
   const out = stream ?? (config.logFormat === "pretty" ? prettyStream(process.stdout, process.stdout.isTTY === true) : undefined);
-  return { level: config.logLevel, serializers: { req: requestSerializer }, ...(out ? { stream: out } : {}) };
+  return { level: config.logLevel, serializers: { req: requestSerializer }, hooks: { logMethod: guardedLogMethod }, ...(out ? { stream: out } : {}) };
+}
+
+/**
+ * Every log call goes through here, and none may throw. Fastify writes a request's lines from the response's
+ * `finish` and the request's `close` listeners, outside any promise it awaits: a throw there (a serializer, a
+ * value's toJSON or getter, the stream) would be an uncaught exception ending the process for every tenant. The
+ * line that cannot be written is replaced by a bare one that says so.
+ */
+function guardedLogMethod(this: FastifyBaseLogger, args: Parameters<FastifyLogFn>, method: FastifyLogFn): void {
+  try {
+    method.apply(this, args);
+  } catch (err) {
+    try {
+      method.call(this, { logFailure: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, "log line failed");
+    } catch {
+      // nothing more to tell, and nowhere safe to tell it
+    }
+  }
 }
 
 /** Fastify's request log lines: nothing when a request comes in, one line (request and outcome) when answered. */

@@ -32,6 +32,8 @@ export interface StartOptions {
   devMailbox?: boolean;
   /** Where the dev mailbox's log lines go (as main.ts prints them), with the server's development flag. */
   mailLog?: (line: string) => void;
+  /** Adds to the app before it listens (a route or hook of the test's own). */
+  configure?: (app: App["app"]) => void;
 }
 
 /** The server secret of every test server (better-auth signs cookies and encrypts OAuth tokens with it). */
@@ -72,6 +74,7 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
       secret: TEST_SECRET,
       ...(opts.logStream ? { logger: true, logStream: opts.logStream } : {}),
     });
+    opts.configure?.(built.app);
   } finally {
     await reserved.release(); // just before listening: the port was held until now
   }
