@@ -137,9 +137,10 @@ describe("social sign-in with an OpenID provider", () => {
           `/api/auth/account-info?accountId=${linked.id}`,
         );
         expect(res.status).toBe(200);
-        // better-auth 1.7.25 gives a generic OIDC user no id (its OAuthMappedUser forbids one): the provider's
-        // subject is data.sub and account.accountId
+        // §7: the user has the provider account's id (better-auth 1.7.25 gives a generic OIDC user none: till
+        // takes the subject, account.accountId) and an image
         expect(res.body.user).toEqual({
+          id: sub,
           name: "Token Holder",
           email,
           emailVerified: true,
@@ -160,8 +161,9 @@ describe("social sign-in with an OpenID provider", () => {
         const info = await stranger.get<ErrorBody>(`/api/auth/account-info?accountId=${linked.id}`);
         expect(info.status).toBe(400);
         expect(info.body.message).toBe("Account not found");
-        const anonymous = await new Client(fx.server.url).post("/api/auth/get-access-token", { accountId: linked.id });
-        expect(anonymous.status).toBe(401);
+        const anonymous = await new Client(fx.server.url).post<ErrorBody>("/api/auth/get-access-token", { accountId: linked.id });
+        expect(anonymous.status).toBe(400);
+        expect(anonymous.body).toEqual({ message: "Either userId or session is required", code: "USER_ID_OR_SESSION_REQUIRED" });
       });
 
       it("also takes the spec's shape: providerId, and optionally the provider's accountId", async () => {
