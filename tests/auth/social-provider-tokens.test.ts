@@ -198,7 +198,7 @@ describe("social sign-in with an OpenID provider", () => {
           accountId: sub,
         });
         expect(info.status).toBe(200);
-        expect(info.body.user).toMatchObject({ email, name: "Token Holder" });
+        expect(info.body.user).toMatchObject({ id: sub, email, name: "Token Holder", image: expect.any(String) });
         expect(info.body.account).toEqual({ id: linked.id, providerId: "oidc", accountId: sub });
         const noInfo = await c.post<ErrorBody>("/api/auth/account-info", { accountId: "nobody" });
         expect(noInfo.status).toBe(400);
