@@ -185,8 +185,9 @@ describe("social sign-in with an OpenID provider", () => {
         const numeric = await c.post<ErrorBody>("/api/auth/get-access-token", { providerId: "oidc", accountId: 5 });
         expect(numeric.status).toBe(400);
         expect(numeric.body.code).toBe("VALIDATION_ERROR");
-        const noSession = await new Client(fx.server.url).post("/api/auth/get-access-token", { providerId: "oidc" });
-        expect(noSession.status).toBe(401);
+        const noSession = await new Client(fx.server.url).post<ErrorBody>("/api/auth/get-access-token", { providerId: "oidc" });
+        expect(noSession.status).toBe(400);
+        expect(noSession.body).toEqual({ message: "Either userId or session is required", code: "USER_ID_OR_SESSION_REQUIRED" });
 
         const refreshed = await c.post<Record<string, unknown>>("/api/auth/refresh-token", { providerId: "oidc" });
         expect(refreshed.status).toBe(200);
