@@ -81,8 +81,10 @@ const expiredInvitation = createAuthMiddleware(async (ctx) => {
 });
 
 const deleteLinkSignedOut = createAuthMiddleware(async (ctx) => {
-  if (await getSessionFromCtx(ctx)) return;
-  const callbackURL = str(isRecord(ctx.query) ? ctx.query.callbackURL : undefined);
+  const query = isRecord(ctx.query) ? ctx.query : {};
+  // a request that is no link (no token) is left to validation
+  if (typeof query.token !== "string" || (await getSessionFromCtx(ctx))) return;
+  const callbackURL = str(query.callbackURL);
   const target = new URL(callbackURL || `${ctx.context.baseURL}/error`, ctx.context.baseURL);
   target.searchParams.set("error", "unauthorized");
   // a local callbackURL (already checked by redirects.ts) stays a path
