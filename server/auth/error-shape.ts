@@ -49,6 +49,8 @@ export function specErrorAnswer(
     return null;
   }
   if (parsed !== null && !isRecord(parsed)) return null;
+  // an OAuth error (RFC 6749 §5.2, RFC 8628 §3.5: the device flow's token endpoint) keeps its own shape
+  if (isRecord(parsed) && typeof parsed.error === "string" && parsed.message === undefined) return null;
   const body: Record<string, unknown> = { ...(parsed ?? {}) };
   if (typeof body.message !== "string" || body.message === "") body.message = STATUS_CODES[status] ?? "Error";
   const message = body.message as string;
