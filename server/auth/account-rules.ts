@@ -19,6 +19,7 @@ import {
 } from "better-auth/api";
 import { generateRandomString, verifyJWT } from "better-auth/crypto";
 import { z } from "zod";
+import { codeOf } from "./error-shape.js";
 
 /** Lifetime of the email verification and email-change links (spec §9: 3600 s). */
 export const EMAIL_LINK_TTL_SECONDS = 3600;
@@ -27,12 +28,7 @@ type ErrorStatus = ConstructorParameters<typeof APIError>[0];
 
 /** An error in the spec's shape: the code is the upper-cased form of the message (§8). */
 function specError(status: ErrorStatus, message: string): APIError {
-  const code = message
-    .replace(/'/g, "")
-    .toUpperCase()
-    .replace(/[^A-Z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "");
-  return new APIError(status, { message, code });
+  return new APIError(status, { message, code: codeOf(message) });
 }
 
 /** Endpoints whose errors are reworded; set-password is server-only and has no path. */

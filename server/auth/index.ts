@@ -23,6 +23,7 @@ import { onAnonymousLinked } from "./anonymous.js";
 import { socialSpec } from "./social.js";
 import { specRules } from "./spec-rules.js";
 import { accountRules, EMAIL_LINK_TTL_SECONDS, emailChangeLink } from "./account-rules.js";
+import { specAnswers } from "./spec-answers.js";
 import { tillApiKeys } from "./api-keys.js";
 import { gateDevicePolls, tillDevice } from "./device.js";
 import { tillCheckout } from "./checkout.js";
@@ -169,6 +170,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       }),
       specRules(),
       accountRules(),
+      specAnswers(),
       apiKey({
         references: "organization",
         defaultPrefix: LIVE_API_KEY_PREFIX,

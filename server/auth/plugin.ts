@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { fromNodeHeaders } from "better-auth/node";
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type Auth } from "./index.js";
 import { errorPageHtml } from "./error-page.js";
+import { specErrorAnswer } from "./error-shape.js";
 import { guardLocation } from "./redirects.js";
 import { checkJsonText, checkValue, RejectedInput, SMALL_BODY_LIMIT, unstorable } from "../http/input-guard.js";
 import { markInputRefusal } from "../http/idempotency.js";
@@ -56,17 +57,20 @@ function withSpecValidationMessage(payload: Buffer): Buffer | null {
   return Buffer.from(JSON.stringify({ ...parsed, message: VALIDATION_MESSAGES[source], details: message }));
 }
 
-async function sendWebResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
-  reply.status(response.status);
+async function sendWebResponse(reply: FastifyReply, response: Response, route: string): Promise<FastifyReply> {
+  let payload: Buffer | null = response.body ? Buffer.from(await response.arrayBuffer()) : null;
+  const shaped = specErrorAnswer(route, response.status, response.headers.get("content-type"), payload);
+  if (shaped) payload = shaped.payload;
+  reply.status(shaped?.status ?? response.status);
   // Headers#forEach yields each Set-Cookie on its own; reply.header appends repeated set-cookie values;
   // Fastify sets content-length itself from the payload, which may be rewritten below
   response.headers.forEach((value, key) => {
     if (key !== "content-length") reply.header(key, value);
   });
+  if (shaped) reply.header("content-type", "application/json");
   // better-auth's limiter says when to retry in X-Retry-After only; HTTP clients read Retry-After
   const retryAfter = response.headers.get("x-retry-after");
   if (response.status === 429 && retryAfter && !response.headers.has("retry-after")) reply.header("retry-after", retryAfter);
-  let payload: Buffer | null = response.body ? Buffer.from(await response.arrayBuffer()) : null;
   const refused = payload && response.status === 400 ? withSpecValidationMessage(payload) : null;
   if (refused) {
     // the schema refused the input before the endpoint ran: an Idempotency-Key stays unused (idempotency.ts)
@@ -196,7 +200,7 @@ export function authPlugin(auth: Auth, onRevoke: () => void = () => {}) {
       const response = await auth.handler(toWebRequest(req, url, parsed));
       // the emailed account-deletion link deletes on a GET
       if ((req.method === "POST" && REVOKING.test(req.url)) || req.url.startsWith(`${AUTH_BASE_PATH}/delete-user/callback`)) onRevoke();
-      return sendWebResponse(reply, response);
+      return sendWebResponse(reply, response, url.pathname.slice(AUTH_BASE_PATH.length));
     };
     app.route({ method: ["GET", "POST"], url: `${AUTH_BASE_PATH}/*`, handler });
     // the OAuth callbacks answer a browser: a state no one issued redirects to the error page (social.ts)

@@ -46,20 +46,28 @@ async function providerConfigured(providers: unknown[], id: string): Promise<boo
   return false;
 }
 
+/**
+ * get-access-token and refresh-token over HTTP: without a session, "Either userId or session is required"
+ * when no userId is named either (§8); a userId alone is not enough from a client (better-auth trusts it only
+ * from the server itself), so that is 401 — with a body in the spec's shape (error-shape.ts).
+ */
+const sessionOrUserId = createAuthMiddleware(async (ctx) => {
+  if (!ctx.request && !ctx.headers) return;
+  if (await getSessionFromCtx(ctx)) return;
+  if (str(bodyOf(ctx)?.userId) === undefined) {
+    throw APIError.from("BAD_REQUEST", { message: "Either userId or session is required", code: "USER_ID_OR_SESSION_REQUIRED" });
+  }
+  throw APIError.from("UNAUTHORIZED", { message: "Unauthorized", code: "UNAUTHORIZED" });
+});
+
 // The hooks rewrite the request body in place: a hook's returned context is merged into the request with
 // defaults semantics, which cannot drop providerId, and better-auth's account selection is a strict object.
 const tokenCallsBySpecShape = createAuthMiddleware(async (ctx) => {
   const body = bodyOf(ctx) as Body;
   const providerId = str(body.providerId) as string;
   const session = await getSessionFromCtx(ctx);
-  if (!session && (ctx.request || ctx.headers)) throw new APIError("UNAUTHORIZED");
   const userId = session?.user.id ?? str(body.userId);
-  if (!userId) {
-    throw APIError.from("BAD_REQUEST", {
-      message: "Either userId or session is required",
-      code: "USER_ID_OR_SESSION_REQUIRED",
-    });
-  }
+  if (!userId) return; // sessionOrUserId answered (an HTTP call); a server-side call gets better-auth's answer
   if (!(await providerConfigured(ctx.context.socialProviders, providerId))) {
     throw ctx.path === "/refresh-token"
       ? APIError.from("BAD_REQUEST", { message: `Provider ${providerId} not found.`, code: "PROVIDER_NOT_FOUND" })
@@ -109,6 +117,7 @@ export const socialSpec = () =>
           matcher: (ctx) => ctx.path === "/callback/:id" && !STATE_ALPHABET.test(stateOf(ctx) ?? ""),
           handler: foreignState,
         },
+        { matcher: (ctx) => TOKEN_PATHS.has(ctx.path ?? ""), handler: sessionOrUserId },
         { matcher: (ctx) => TOKEN_PATHS.has(ctx.path ?? "") && specShaped(ctx), handler: tokenCallsBySpecShape },
         { matcher: (ctx) => ctx.path === "/unlink-account" && specShaped(ctx), handler: unlinkBySpecShape },
       ],

@@ -6,13 +6,17 @@
 //   better-auth's has-permission endpoints ask each role alone to cover the whole request and answer
 //   `{ error: null, success: false }`. A denial is recomputed over the union with better-auth's own access
 //   control, whose message reads "You are not allowed to access resource: {resource}" (a resource till does
-//   not know) or `unauthorized to access resource "{resource}"` (an action none of the roles grants).
+//   not know) or `unauthorized to access resource "{resource}"` (an action none of the roles grants);
+// - a check needs every listed permission (AND) unless the body says `"connector": "OR"`: then any one of them
+//   (§6). better-auth's access control knows both; its endpoints take no connector.
 import type { BetterAuthPlugin } from "better-auth";
 import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import { role } from "better-auth/plugins/access";
 import { grantedBy, platformRoles, platformStatements, roles, statements, type Statements } from "./access.js";
 
 type Request = Record<string, string[]>;
+type Connector = "AND" | "OR";
+const CONNECTORS: readonly unknown[] = ["AND", "OR"];
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -32,15 +36,32 @@ function parseStatements(raw: unknown): Statements {
   }
 }
 
-/** The request's permissions when better-auth denied it; null when it granted it or answered an error. */
-function deniedRequest(returned: unknown, body: unknown): Request | null {
-  if (!isRecord(returned) || returned.success !== false || !isRecord(body) || !isRecord(body.permissions)) return null;
-  return body.permissions as Request;
+/**
+ * The request's permissions and connector when better-auth denied it (it checks AND only, and with the
+ * connector all the same: granted under AND is granted under OR); null when it granted it or answered an error.
+ */
+function deniedRequest(returned: unknown, body: unknown): { request: Request; connector: Connector } | null {
+  if (!isRecord(returned) || returned.success !== false || !isRecord(body)) return null;
+  const permissions = body.permissions ?? body.permission;
+  if (!isRecord(permissions)) return null;
+  return { request: permissions as Request, connector: body.connector === "OR" ? "OR" : "AND" };
 }
 
-function answer(granted: Record<string, string[]>, request: Request) {
-  const result = role(granted).authorize(request);
-  return { error: result.success ? null : (result.error ?? null), success: result.success };
+/** A denial in the spec's words (§6, §8), naming the first resource asked for under OR. */
+function denial(granted: Record<string, string[]>, request: Request): string {
+  const resource = Object.keys(request)[0] ?? "";
+  return Object.hasOwn(granted, resource)
+    ? `unauthorized to access resource "${resource}"`
+    : `You are not allowed to access resource: ${resource}`;
+}
+
+function answer(granted: Record<string, string[]>, { request, connector }: { request: Request; connector: Connector }) {
+  // any-of applies to the actions of a resource as much as to the resources (better-auth's per-resource form)
+  const asked = connector === "OR" ? Object.fromEntries(Object.entries(request).map(([r, actions]) => [r, { actions, connector }])) : request;
+  const result = role(granted).authorize(asked, connector);
+  if (result.success) return { error: null, success: true };
+  // under OR better-auth's access control says only "Not authorized"
+  return { error: connector === "OR" ? denial(granted, request) : (result.error ?? null), success: false };
 }
 
 const emptyTeamName = createAuthMiddleware(async (ctx) => {
@@ -56,7 +77,8 @@ const emptyTeamName = createAuthMiddleware(async (ctx) => {
 });
 
 /**
- * has-permission takes `permissions` (or the deprecated `permission`): a record of action lists. better-auth's
+ * has-permission takes `permissions` (or the deprecated `permission`): a record of action lists, and
+ * optionally `connector` ("AND", the default, or "OR"). better-auth's
  * schema checks only the one branch it matches, so the other key reached its access control unchecked
  * (`{"permission":{…},"permissions":{"organization":1.5}}` was a 500).
  */
@@ -73,11 +95,15 @@ const permissionShapes = createAuthMiddleware(async (ctx) => {
           .map(([resource]) => `[body.${key}.${resource.slice(0, 100)}] Invalid input: expected array of strings`)[0];
     if (bad) throw new APIError("BAD_REQUEST", { message: "Invalid body parameters", code: "VALIDATION_ERROR", details: bad });
   }
+  if (body.connector !== undefined && !CONNECTORS.includes(body.connector)) {
+    const details = '[body.connector] Invalid option: expected one of "AND"|"OR"';
+    throw new APIError("BAD_REQUEST", { message: "Invalid body parameters", code: "VALIDATION_ERROR", details });
+  }
 });
 
 const organizationPermission = createAuthMiddleware(async (ctx) => {
-  const request = deniedRequest(ctx.context.returned, ctx.body);
-  if (!request) return;
+  const asked = deniedRequest(ctx.context.returned, ctx.body);
+  if (!asked) return;
   const session = await getSessionFromCtx(ctx);
   const organizationId = (ctx.body as { organizationId?: unknown }).organizationId || session?.session.activeOrganizationId;
   if (!session || typeof organizationId !== "string") return;
@@ -94,16 +120,16 @@ const organizationPermission = createAuthMiddleware(async (ctx) => {
     where: [{ field: "organizationId", value: organizationId }],
   });
   const dynamicRoles = new Map(dynamic.map((d) => [d.role, parseStatements(d.permission)]));
-  return ctx.json(answer(grantedBy(roleList(member.role, ""), statements, roles, dynamicRoles), request));
+  return ctx.json(answer(grantedBy(roleList(member.role, ""), statements, roles, dynamicRoles), asked));
 });
 
 const platformPermission = createAuthMiddleware(async (ctx) => {
-  const request = deniedRequest(ctx.context.returned, ctx.body);
-  if (!request) return;
+  const asked = deniedRequest(ctx.context.returned, ctx.body);
+  if (!asked) return;
   const session = await getSessionFromCtx(ctx);
   if (!session) return;
   const userRole = (session.user as { role?: string | null }).role;
-  return ctx.json(answer(grantedBy(roleList(userRole, "user"), platformStatements, platformRoles), request));
+  return ctx.json(answer(grantedBy(roleList(userRole, "user"), platformStatements, platformRoles), asked));
 });
 
 function withParsedMetadata(org: Record<string, unknown>): Record<string, unknown> {

@@ -107,6 +107,9 @@ describe("platform roles", () => {
         expect(await check(plain, { [resource]: [action] })).toEqual({ success: false, error: `unauthorized to access resource "${resource}"` });
       }
     }
+    // any-of (§6): one granted action of the request is enough
+    const anyOf = await admin.client.post(`${ADMIN}/has-permission`, { permissions: { user: ["set-email", "list"] }, connector: "OR" });
+    expect(anyOf.body).toEqual({ success: true, error: null });
     // better-auth's own admin role would also allow these; the spec's table does not
     for (const action of ["set-email", "set-phone", "impersonate-admins"]) {
       expect(await check(admin, { user: [action] })).toEqual({ success: false, error: 'unauthorized to access resource "user"' });

@@ -138,6 +138,26 @@ describe("through the link mailed to the user", () => {
     expect(await verificationRow(server, `delete-account-${token}`)).toBeUndefined();
   });
 
+  it("opened where nobody is signed in, redirects to the callback (or the error page) with error=unauthorized; the link stays good", async () => {
+    const person = await signedUp(server, "dellinkout");
+    const { link } = await mailedToken(person, { callbackURL: "/goodbye" });
+    const elsewhere = await new Client(server.url).get(pathOf(link));
+    expect(elsewhere.status).toBe(302);
+    expect(elsewhere.headers.get("location")).toBe("/goodbye?error=unauthorized");
+    const bare = new URL(link);
+    bare.searchParams.delete("callbackURL");
+    const noCallback = await new Client(server.url).get(pathOf(bare));
+    expect(noCallback.status).toBe(302);
+    expect(noCallback.headers.get("location")).toBe(`${server.url}/api/auth/error?error=unauthorized`);
+    const page = await new Client(server.url).get(noCallback.headers.get("location") ?? "");
+    expect(page.text).toContain("You need to be signed in as the right account to use this link.");
+    await expectKept(person);
+    // signed in, the same link deletes
+    const res = await person.client.get(pathOf(link));
+    expect(res.headers.get("location")).toBe("/goodbye");
+    await expectGone(person);
+  });
+
   it("stops the deleted user's token at once on the /api routes too", async () => {
     const person = await signedUp(server, "delbearer");
     const bearer = { authorization: `Bearer ${person.client.sessionToken}` };

@@ -87,12 +87,20 @@ describe("sign-up, sign-in and sign-out", () => {
   it("signs in with email and password, the email in any case", async () => {
     const { id, email } = await signedUp(fx.server, "signin");
     const c = new Client(fx.server.url);
-    const res = await c.post<{ redirect: boolean; token: string; user: Record<string, unknown> }>("/api/auth/sign-in/email", {
+    const res = await c.post<{ redirect: boolean; token: string; url: string | null; user: Record<string, unknown> }>("/api/auth/sign-in/email", {
       email: email.toUpperCase(),
       password: PASSWORD,
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.redirect).toBe(false);
+    // §7: redirect, token, url, user — url is null without a callbackURL, the callback with one
+    expect(res.body).toHaveProperty("url", null);
+    const withCallback = await new Client(fx.server.url).post<{ redirect: boolean; url: string }>("/api/auth/sign-in/email", {
+      email,
+      password: PASSWORD,
+      callbackURL: "/dashboard",
+    });
+    expect(withCallback.body).toMatchObject({ redirect: true, url: "/dashboard" });
     expect(res.body.token).toBe(c.sessionToken);
     expect(Object.keys(res.body.user).sort()).toEqual(
       expect.arrayContaining(["createdAt", "email", "emailVerified", "id", "image", "name", "updatedAt"]),
@@ -158,14 +166,18 @@ describe("email verification", () => {
     const { email, id } = await signedUp(fx.server, "nocallback");
     const link = await mailedLink(fx.server, email, VERIFY_SUBJECT);
     link.searchParams.delete("callbackURL");
-    const res = await new Client(fx.server.url).get<{ status: boolean; user: unknown }>(pathOf(link));
+    const res = await new Client(fx.server.url).get<{ status: boolean; user: Record<string, unknown> | null }>(pathOf(link));
     expect(res.status).toBe(200);
     expect(res.body.status).toBe(true);
-    expect(res.body).toHaveProperty("user");
+    // the user whose email the link verified (better-auth 1.7.25 answers user: null)
+    expect(res.body.user).toMatchObject({ id, email, emailVerified: true, image: null });
     expect((await userRow(fx.server, id))?.emailVerified).toBe(true);
+    // the link followed again: already verified, the same answer
+    const again = await new Client(fx.server.url).get<{ status: boolean; user: Record<string, unknown> | null }>(pathOf(link));
+    expect(again.body).toMatchObject({ status: true, user: { id, email, emailVerified: true } });
   });
 
-  it("appends error=invalid_token to the callback for a forged token (401 without a callback)", async () => {
+  it("appends error=invalid_token to the callback for a forged token (400 without a callback)", async () => {
     const { email, id } = await signedUp(fx.server, "forged");
     const link = await mailedLink(fx.server, email, VERIFY_SUBJECT);
     const token = link.searchParams.get("token") ?? "";
@@ -176,8 +188,9 @@ describe("email verification", () => {
     expect(res.headers.get("location")).toBe("/verified?from=mail&error=invalid_token");
     link.searchParams.delete("callbackURL");
     const bare = await new Client(fx.server.url).get<ApiError>(pathOf(link));
-    expect(bare.status).toBe(401);
-    expect(bare.body.message).toBe("Invalid token");
+    // §8: 400 where there is no callback to redirect to
+    expect(bare.status).toBe(400);
+    expect(bare.body).toEqual({ message: "Invalid token", code: "INVALID_TOKEN" });
     expect((await userRow(fx.server, id))?.emailVerified).toBe(false);
   });
 

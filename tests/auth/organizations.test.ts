@@ -272,7 +272,7 @@ describe("invitations", () => {
       .where(eq(invitationTable.id, inv.body.id));
     const expired = await invitee.client.post<ApiError>(`${A}/accept-invitation`, { invitationId: inv.body.id });
     expect(expired.status).toBe(400);
-    expect(expired.body.message).toBe("Invitation not found");
+    expect(expired.body).toEqual({ message: "Invitation expired", code: "INVITATION_EXPIRED" });
 
     const badEmail = await invite(owner.client, org.id, "not-an-email");
     expect(badEmail.status).toBe(400);

@@ -33,7 +33,7 @@ describe("rate limiting", () => {
     for (let i = 0; i < MAX; i++) expect((await hit(limited.url, "/api/auth/ok", ip)).status).toBe(200);
     const res = await hit(limited.url, "/api/auth/ok", ip);
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ message: "Too many requests. Please try again later." });
+    expect(res.body).toEqual({ message: "Too many requests. Please try again later.", code: "TOO_MANY_REQUESTS" });
     const retryAfter = Number(res.headers.get("x-retry-after") ?? res.headers.get("retry-after"));
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThan(0);

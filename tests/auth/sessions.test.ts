@@ -305,21 +305,21 @@ describe("fresh sessions", () => {
   // better-auth 1.7.25 calls a session fresh for a day after it was created (session.freshAge, 86400 s)
   const stale = () => new Date(Date.now() - DAY - 60_000);
 
-  it('listing sessions needs a fresh session: 403 "Session is not fresh"', async () => {
+  it('listing sessions needs a fresh session: 400 "Session is not fresh" (§8)', async () => {
     const { client } = await signedUp();
     await moveClock(client.sessionToken!, { createdAt: stale() });
     const res = await client.get("/api/auth/list-sessions");
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: "Session is not fresh", code: "SESSION_NOT_FRESH" });
     // the session itself still works for everything that does not need freshness
     expect((await currentSession(client, "?disableRefresh=true")).body?.session.token).toBe(client.sessionToken);
   });
 
-  it('unlinking an account needs a fresh session: 403 "Session is not fresh"', async () => {
+  it('unlinking an account needs a fresh session: 400 "Session is not fresh" (§8)', async () => {
     const { client } = await signedUp();
     await moveClock(client.sessionToken!, { createdAt: stale() });
     const res = await client.post("/api/auth/unlink-account", { accountId: "any" });
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: "Session is not fresh", code: "SESSION_NOT_FRESH" });
   });
 

@@ -92,6 +92,11 @@ describe("social sign-in with an OpenID provider", () => {
 
       const refused = await socialSignIn(fx.oidc, new Client(fx.server.url), sub);
       expect(refused.headers.get("location")).toBe(errorURL(fx.server, "error=account_not_linked"));
+      // the page says why and what to do (linking into an unverified account would let whoever set its password in)
+      const page = await new Client(fx.server.url).get(refused.headers.get("location") ?? "");
+      expect(page.text).toContain("Account not linked - linking not allowed");
+      expect(page.text).toContain("its email address is not verified yet");
+      expect(page.text).toContain("verify your address from the email we send, then link the provider");
 
       await verifyEmail(fx.server, c, email);
       const browser = new Client(fx.server.url);
@@ -169,8 +174,8 @@ describe("social sign-in with an OpenID provider", () => {
         .set({ createdAt: sql`now() - interval '2 days'` })
         .where(eq(session.token, hashStoredToken(c.sessionToken ?? "")));
       const res = await c.post<ErrorBody>("/api/auth/unlink-account", { accountId: linked.id });
-      expect(res.status).toBe(403);
-      expect(res.body.message).toBe("Session is not fresh");
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: "Session is not fresh", code: "SESSION_NOT_FRESH" });
     });
   });
 });

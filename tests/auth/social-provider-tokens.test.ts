@@ -137,9 +137,10 @@ describe("social sign-in with an OpenID provider", () => {
           `/api/auth/account-info?accountId=${linked.id}`,
         );
         expect(res.status).toBe(200);
-        // better-auth 1.7.25 gives a generic OIDC user no id (its OAuthMappedUser forbids one): the provider's
-        // subject is data.sub and account.accountId
+        // §7: the user has the provider account's id (better-auth 1.7.25 gives a generic OIDC user none: till
+        // takes the subject, account.accountId) and an image
         expect(res.body.user).toEqual({
+          id: sub,
           name: "Token Holder",
           email,
           emailVerified: true,
@@ -160,8 +161,9 @@ describe("social sign-in with an OpenID provider", () => {
         const info = await stranger.get<ErrorBody>(`/api/auth/account-info?accountId=${linked.id}`);
         expect(info.status).toBe(400);
         expect(info.body.message).toBe("Account not found");
-        const anonymous = await new Client(fx.server.url).post("/api/auth/get-access-token", { accountId: linked.id });
-        expect(anonymous.status).toBe(401);
+        const anonymous = await new Client(fx.server.url).post<ErrorBody>("/api/auth/get-access-token", { accountId: linked.id });
+        expect(anonymous.status).toBe(400);
+        expect(anonymous.body).toEqual({ message: "Either userId or session is required", code: "USER_ID_OR_SESSION_REQUIRED" });
       });
 
       it("also takes the spec's shape: providerId, and optionally the provider's accountId", async () => {
@@ -183,8 +185,9 @@ describe("social sign-in with an OpenID provider", () => {
         const numeric = await c.post<ErrorBody>("/api/auth/get-access-token", { providerId: "oidc", accountId: 5 });
         expect(numeric.status).toBe(400);
         expect(numeric.body.code).toBe("VALIDATION_ERROR");
-        const noSession = await new Client(fx.server.url).post("/api/auth/get-access-token", { providerId: "oidc" });
-        expect(noSession.status).toBe(401);
+        const noSession = await new Client(fx.server.url).post<ErrorBody>("/api/auth/get-access-token", { providerId: "oidc" });
+        expect(noSession.status).toBe(400);
+        expect(noSession.body).toEqual({ message: "Either userId or session is required", code: "USER_ID_OR_SESSION_REQUIRED" });
 
         const refreshed = await c.post<Record<string, unknown>>("/api/auth/refresh-token", { providerId: "oidc" });
         expect(refreshed.status).toBe(200);
@@ -196,7 +199,7 @@ describe("social sign-in with an OpenID provider", () => {
           accountId: sub,
         });
         expect(info.status).toBe(200);
-        expect(info.body.user).toMatchObject({ email, name: "Token Holder" });
+        expect(info.body.user).toMatchObject({ id: sub, email, name: "Token Holder", image: expect.any(String) });
         expect(info.body.account).toEqual({ id: linked.id, providerId: "oidc", accountId: sub });
         const noInfo = await c.post<ErrorBody>("/api/auth/account-info", { accountId: "nobody" });
         expect(noInfo.status).toBe(400);

@@ -138,6 +138,36 @@ describe("organization roles (§6)", () => {
     expect(res.body.success).toBe(true);
   });
 
+  it('checks any of the listed permissions with "connector": "OR", over resources and over actions', async () => {
+    const anyOf = (p: Person, permissions: Record<string, string[]>) =>
+      p.client.post<{ success: boolean; error: string | null }>(`${A}/has-permission`, { organizationId: org.id, permissions, connector: "OR" });
+    const granted = { success: true, error: null };
+    // a member holds ac:read only
+    expect((await anyOf(member, { ac: ["create", "read"] })).body).toEqual(granted);
+    expect((await anyOf(member, { team: ["create"], ac: ["read"] })).body).toEqual(granted);
+    expect((await anyOf(member, { billing: ["read"], ac: ["read"] })).body).toEqual(granted);
+    expect((await anyOf(admin, { organization: ["delete", "update"] })).body).toEqual(granted);
+    // none granted: a denial in the spec's words, naming the first resource asked for
+    expect((await anyOf(member, { team: ["create"], invitation: ["create", "cancel"] })).body).toEqual({
+      success: false,
+      error: 'unauthorized to access resource "team"',
+    });
+    expect((await anyOf(admin, { organization: ["delete"] })).body).toEqual({ success: false, error: 'unauthorized to access resource "organization"' });
+    expect((await anyOf(owner, { billing: ["read"] })).body).toEqual({ success: false, error: "You are not allowed to access resource: billing" });
+    // AND stays the default, and may be named
+    const and = await member.client.post<{ success: boolean }>(`${A}/has-permission`, { organizationId: org.id, permissions: { ac: ["create", "read"] }, connector: "AND" });
+    expect(and.body).toEqual({ success: false, error: 'unauthorized to access resource "ac"' });
+    expect(await hasPermission(member, org.id, { ac: ["create", "read"] })).toEqual({ success: false, error: 'unauthorized to access resource "ac"' });
+    const bad = await member.client.post<ApiError>(`${A}/has-permission`, { organizationId: org.id, permissions: { ac: ["read"] }, connector: "XOR" });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: "VALIDATION_ERROR", message: "Invalid body parameters" });
+
+    // the platform's has-permission takes the connector as well (§6: a user holds no platform permission)
+    const platform = (p: Person, permissions: Record<string, string[]>) =>
+      p.client.post<{ success: boolean; error: string | null }>("/api/auth/admin/has-permission", { permissions, connector: "OR" });
+    expect((await platform(member, { user: ["list", "get"], session: ["list"] })).body).toEqual({ success: false, error: 'unauthorized to access resource "user"' });
+  });
+
   it("lets an admin do everything but delete the organization", async () => {
     const deleted = await admin.client.post<ApiError>(`${A}/delete`, { organizationId: org.id });
     expect(deleted.status).toBe(403);

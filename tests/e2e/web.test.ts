@@ -6,8 +6,10 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { eq } from "drizzle-orm";
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
+import { invitation } from "../../server/db/schema/index.js";
 import { webPlugin } from "../../server/http/web.js";
 import { safeCallbackURL } from "../../web/src/callback.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
@@ -344,5 +346,15 @@ describe("organization invitations", () => {
     expect(await alertText(page)).toBe(
       "Invitation not found. It may have expired, been answered already, or been canceled. Ask for a new invitation.",
     );
+  });
+
+  it("tells the invitee an invitation past its expiry has expired", async () => {
+    const email = await fx.newUser("inviteeLate");
+    const { link, invitationId } = await invite(email.toLowerCase(), "Initech");
+    await fx.server.database.db.update(invitation).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(invitation.id, invitationId));
+    const page = await fx.signedInPage(email);
+    await page.goto(link);
+    await heading(page, "Invitation not available");
+    expect(await alertText(page)).toBe("Invitation expired. Ask whoever invited you for a new invitation.");
   });
 });

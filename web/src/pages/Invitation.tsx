@@ -33,7 +33,11 @@ const TITLES: Record<State["kind"], string> = {
 const invitationId = () => decodeURIComponent(window.location.pathname.replace(/^\/accept-invitation\/?/, "").replace(/\/+$/, ""));
 
 function stateOfError(error: ApiError): State {
-  // better-auth answers 400 INVITATION_NOT_FOUND also for an expired, answered or canceled invitation
+  // its invitee is told an invitation expired (server/auth/spec-answers.ts)
+  if (error.code === "INVITATION_EXPIRED") {
+    return { kind: "unavailable", message: error.message, hint: "Ask whoever invited you for a new invitation." };
+  }
+  // better-auth answers 400 INVITATION_NOT_FOUND for an answered or canceled invitation (and anyone else's expired one)
   if (error.code === "INVITATION_NOT_FOUND") {
     const hint = "It may have expired, been answered already, or been canceled. Ask for a new invitation.";
     return { kind: "unavailable", message: error.message, hint };
