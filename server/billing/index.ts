@@ -8,6 +8,7 @@ import { methodsOf } from "../http/route-hooks.js";
 import { markInputRefusal } from "../http/idempotency.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
+import { adminRoutes } from "./organizations/admin-routes.js";
 import { customFieldRoutes } from "./custom-fields/routes.js";
 import { discountRoutes } from "./discounts/routes.js";
 import { customerRoutes } from "./customers/routes.js";
@@ -50,6 +51,7 @@ import { callerOf, declareContract, installContractCompilers } from "./contract.
 /** Register a domain's routes here; order does not matter. */
 const DOMAINS: DomainRoutes[] = [
   organizationRoutes,
+  adminRoutes,
   customFieldRoutes,
   benefitRoutes,
   meterRoutes,
