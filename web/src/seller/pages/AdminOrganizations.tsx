@@ -24,9 +24,11 @@ interface Reviewed {
 
 const STATUSES = ["under_review", "denied", "onboarding_started", "created", "active"];
 
-function Decide({ org, onDone }: { org: Reviewed; onDone: () => void }) {
+type Said = { tone: Tone; text: string } | undefined;
+
+/** Approve and deny; what was decided is said by the page (the organization may leave the list it shows). */
+function Decide({ org, onDone, setSaid }: { org: Reviewed; onDone: () => void; setSaid: (s: Said) => void }) {
   const { scope } = useSeller();
-  const [said, setSaid] = useState<{ tone: Tone; text: string } | undefined>(undefined);
   async function decide(path: string, body?: Record<string, unknown>) {
     const r = await v1<Reviewed>(scope, "POST", `/admin/organizations/${org.id}/${path}`, body ? { body } : {});
     if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
@@ -48,7 +50,6 @@ function Decide({ org, onDone }: { org: Reviewed; onDone: () => void }) {
           Deny {org.slug}
         </button>
       </form>
-      <Status tone={said?.tone}>{said?.text}</Status>
     </div>
   );
 }
@@ -56,10 +57,12 @@ function Decide({ org, onDone }: { org: Reviewed; onDone: () => void }) {
 export function AdminOrganizations() {
   const { scope } = useSeller();
   const [status, setStatus] = useState("under_review");
+  const [said, setSaid] = useState<Said>(undefined);
   const loaded = useLoad(() => v1<ListPage<Reviewed>>(scope, "GET", "/admin/organizations/", { query: { status, limit: 100 } }), `admin-${status}`);
   return (
     <Layout title="Review organizations">
       <SelectField label="Status" name="status" value={status} onChange={(e) => setStatus(e.target.value)} options={STATUSES.map((s) => ({ value: s, label: s }))} />
+      <Status tone={said?.tone}>{said?.text}</Status>
       <Loading loading={loaded.loading} error={loaded.error} />
       {loaded.data?.items.length === 0 && <p>No organization is {status}.</p>}
       {loaded.data?.items.map((o) => (
@@ -83,7 +86,7 @@ export function AdminOrganizations() {
               </>
             )}
           </dl>
-          {(o.status === "under_review" || o.status === "denied") && <Decide org={o} onDone={loaded.reload} />}
+          {(o.status === "under_review" || o.status === "denied") && <Decide org={o} onDone={loaded.reload} setSaid={setSaid} />}
         </section>
       ))}
     </Layout>
