@@ -111,6 +111,8 @@ const EnvSchema = z.object({
   TILL_DISCORD_OAUTH_URL: z.url().default("https://discord.com"),
   /** `live`: the built-in test processor takes payments for live organizations too (development and tests only). */
   TILL_TEST_PAYMENTS: z.enum(["sandbox", "live"]).default("sandbox"),
+  /** `required`: an organization's submitted details wait for a platform admin's approval before it goes live. */
+  TILL_ORG_REVIEW: z.enum(["off", "required"]).default("off"),
   /** Stripe's API (tests point it at a stand-in on loopback). */
   TILL_STRIPE_API_URL: z.url().default("https://api.stripe.com"),
 });
@@ -172,6 +174,8 @@ export interface Config {
   renewalConcurrency: number;
   /** testInLive: the test processor serves live organizations too (TILL_TEST_PAYMENTS=live); never in production. */
   payments: { testInLive: boolean; stripeApiUrl: string };
+  /** reviewRequired: submitted details put the organization under review until a platform admin decides (TILL_ORG_REVIEW). */
+  organizations: { reviewRequired: boolean };
 }
 
 export interface BenefitServicesConfig {
@@ -252,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: e.TILL_LOG_FORMAT ?? (e.NODE_ENV === "production" ? "json" : "pretty"),
     renewalConcurrency: e.TILL_RENEWAL_CONCURRENCY,
     payments: { testInLive: e.TILL_TEST_PAYMENTS === "live", stripeApiUrl: e.TILL_STRIPE_API_URL },
+    organizations: { reviewRequired: e.TILL_ORG_REVIEW === "required" },
     webhooks: {
       allowPrivate: e.TILL_WEBHOOKS_ALLOW_PRIVATE ?? !e.DATABASE_URL,
       inboundSecret: e.TILL_POLAR_WEBHOOK_SECRET,

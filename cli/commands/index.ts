@@ -44,6 +44,7 @@ import * as completion from "./completion.js";
 import * as clock from "./clock.js";
 import * as stripe from "./stripe.js";
 import * as payments from "./payments.js";
+import * as admin from "./admin.js";
 
 export interface CommandModule {
   register(program: Command): void;
@@ -82,6 +83,7 @@ export const COMMANDS: Readonly<Record<string, CommandModule>> = {
   trigger,
   clock,
   stripe,
+  admin,
   open,
   api,
   completion,

@@ -13,6 +13,7 @@ import { parseCountry } from "../flags.js";
 import { registerTax } from "./orgs-tax.js";
 import { registerDunning } from "./orgs-dunning.js";
 import { registerLocale } from "./orgs-locale.js";
+import { registerStatus } from "./orgs-status.js";
 import { missingDetails, registerBilling, type InvoiceDetails } from "./orgs-billing.js";
 import { isUuid } from "../../shared/uuid.js";
 
@@ -230,4 +231,5 @@ export function register(program: Command): void {
   registerDunning(orgs, resolveOrganizationId);
   registerLocale(orgs, resolveOrganizationId);
   registerBilling(orgs, resolveOrganizationId);
+  registerStatus(orgs, resolveOrganizationId);
 }

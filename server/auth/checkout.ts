@@ -99,7 +99,7 @@ export function tillCheckout(deps: { db: Db; config: Config; secret: string }) {
           trial_interval: body.trialInterval ?? null,
           trial_interval_count: body.trialIntervalCount ?? null,
         });
-        const created = await createCheckout({ db: deps.db, baseURL: deps.config.baseURL, processor }, organizationId, input);
+        const created = await createCheckout({ db: deps.db, baseURL: deps.config.baseURL, processor, reviewRequired: deps.config.organizations.reviewRequired }, organizationId, input);
         return ctx.json({ url: created.url, redirect: body.redirect ?? true });
       } catch (err) {
         if (err instanceof ApiError) throw new APIError("BAD_REQUEST", { message: messageOf(err), code: "CHECKOUT_REFUSED" });

@@ -79,7 +79,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     // session tokens and device codes are stored hashed (stored-tokens.ts)
     database: gateDevicePolls(
       guardColumnValues(
-        hashStoredTokens(emitOrganizationUpdates((handle) => drizzleAdapter(handle, { provider: "pg", schema }), db)),
+        hashStoredTokens(emitOrganizationUpdates((handle) => drizzleAdapter(handle, { provider: "pg", schema }), db, { testInLive: config.payments.testInLive })),
         schema,
       ),
       db,

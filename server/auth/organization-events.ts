@@ -15,7 +15,7 @@ type AdapterFactory = (options: BetterAuthOptions) => DBAdapter<BetterAuthOption
  * Wraps the adapter built by `adapterOn(db)`: an update of the organization model runs in a transaction on an
  * adapter built on that transaction, which also records organization.updated with the API's Organization shape.
  */
-export function emitOrganizationUpdates(adapterOn: (handle: Queryable) => AdapterFactory, db: Db): AdapterFactory {
+export function emitOrganizationUpdates(adapterOn: (handle: Queryable) => AdapterFactory, db: Db, view: { testInLive: boolean }): AdapterFactory {
   return (options) => {
     const adapter = adapterOn(db)(options);
     return {
@@ -26,7 +26,7 @@ export function emitOrganizationUpdates(adapterOn: (handle: Queryable) => Adapte
           const row = await adapterOn(tx)(options).update<T>(args);
           const id = row && typeof row === "object" && "id" in row ? row.id : undefined;
           if (typeof id === "string") {
-            const wire = await getOrganization(tx, id);
+            const wire = await getOrganization(tx, id, view);
             await enqueue(tx, { type: "organization.updated", organizationId: id, data: { ...wire } });
           }
           return row;

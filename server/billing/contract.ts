@@ -20,9 +20,9 @@ import { withHook } from "../http/route-hooks.js";
  * Who calls a route. `organization`: an organization API key or a member's session (bearer), the default;
  * `customer_session`: a customer portal session (bearer); `client_secret`: a per-object secret in the path
  * (a checkout's client secret, an invitation token, a signed download); `none`: anyone (the route may check a
- * signature or a code in the body itself).
+ * signature or a code in the body itself); `platform_admin`: a platform admin's session, across organizations.
  */
-export const CALLER_KINDS = ["organization", "customer_session", "client_secret", "none"] as const;
+export const CALLER_KINDS = ["organization", "customer_session", "client_secret", "none", "platform_admin"] as const;
 export type CallerKind = (typeof CALLER_KINDS)[number];
 
 /**

@@ -9,6 +9,7 @@ import { markInputRefusal } from "../http/idempotency.js";
 import { isAbortedBody, sendAbortedBody } from "../http/aborted-body.js";
 import { benefitRoutes } from "./benefits/routes.js";
 import { organizationRoutes } from "./organizations/routes.js";
+import { adminRoutes } from "./organizations/admin-routes.js";
 import { customFieldRoutes } from "./custom-fields/routes.js";
 import { discountRoutes } from "./discounts/routes.js";
 import { customerRoutes } from "./customers/routes.js";
@@ -51,6 +52,7 @@ import { callerOf, declareContract, installContractCompilers } from "./contract.
 /** Register a domain's routes here; order does not matter. */
 const DOMAINS: DomainRoutes[] = [
   organizationRoutes,
+  adminRoutes,
   customFieldRoutes,
   benefitRoutes,
   meterRoutes,

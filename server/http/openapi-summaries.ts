@@ -138,6 +138,10 @@ export const NAMED_SUMMARIES: Record<string, string> = {
   "customer_portal:members:update_member": "Update a member",
   "customer_portal:members:remove_member": "Remove a member",
   "till:organizations:email_preview": "Preview a customer email",
+  "till:organizations:status": "Get an organization's status and next step",
+  "till:admin:organizations:list": "List organizations to review (platform admins)",
+  "till:admin:organizations:approve": "Approve an organization's details (platform admins)",
+  "till:admin:organizations:deny": "Deny an organization's details (platform admins)",
   "till:test_clock:advance": "Advance the sandbox's test clock",
   "till:benefit_grants:regrant": "Deliver a benefit grant again",
   "till:benefit_integrations:put_github": "Connect a GitHub App",
@@ -170,7 +174,8 @@ export function summaryOf(operationId: unknown): string | undefined {
 
 /** Each /v1 tag (the first segment of its paths) with what its group is for. */
 export const V1_TAGS: Array<{ name: string; description: string }> = [
-  { name: "organizations", description: "Your organizations: their settings, and previews of the emails customers get." },
+  { name: "organizations", description: "Your organizations: their settings, status, and previews of the emails customers get." },
+  { name: "admin", description: "The platform admins' side: organizations whose details wait for review, approved or denied." },
   { name: "custom-fields", description: "Fields a checkout asks the customer to fill in, kept on the order and subscription." },
   { name: "benefits", description: "What a purchase grants: license keys, downloadables, GitHub and Discord access, meter credits, custom notes." },
   { name: "benefit-grants", description: "Each benefit as granted to a customer, and its delivery." },

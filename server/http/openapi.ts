@@ -22,6 +22,10 @@ const CALLERS: Record<CallerKind, { security: Array<Record<string, string[]>> | 
   customer_session: { security: [{ customer_session: [] }], text: "A customer session's token (the customer portal)." },
   client_secret: { security: [], text: "No token: the secret in the request (a checkout's client secret, a token or a signed URL) is the credential." },
   none: { security: [], text: "No authentication." },
+  platform_admin: {
+    security: [{ admin_session: [] }],
+    text: "A platform admin's session (the admin role, or a user id in TILL_ADMIN_USER_IDS); anyone else is refused with 403.",
+  },
 };
 
 const SECURITY_SCHEMES = {
@@ -31,6 +35,7 @@ const SECURITY_SCHEMES = {
     description: "An organization access token (`till_…` API key) or a member's session token; the scopes listed on an operation are required.",
   },
   customer_session: { type: "http", scheme: "bearer", description: "A customer session token (`POST /v1/customer-sessions/`)." },
+  admin_session: { type: "http", scheme: "bearer", description: "A platform admin's session token (`till login` as a user with the admin role)." },
 } as const;
 
 /** What the document needs to know of each /v1 route, by "get /v1/products/{id}". */

@@ -15,6 +15,8 @@ export const SELLER_PAGE_ROUTES = [
   ...["/products", "/orders", "/customers", "/subscriptions", "/checkout-links", "/discounts", "/meters", "/webhooks"].flatMap((p) => [p, `${p}/*`]),
   "/api-keys",
   "/settings",
+  // the platform admins' review queue (the page says so to anyone else, whom the API refuses)
+  "/admin",
 ];
 
 /** The paths the app has pages for; the invitation link of organization emails is one of them. */

@@ -31,7 +31,7 @@ function forwardedQuery(rawUrl: string): URLSearchParams {
 }
 
 export function checkoutLinkRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
-  const deps = { db, baseURL: config.baseURL, processor: serverPaymentProcessor(config, secret) };
+  const deps = { db, baseURL: config.baseURL, processor: serverPaymentProcessor(config, secret), reviewRequired: config.organizations.reviewRequired };
 
   app.get("/checkout-links/", route({ scope: "checkout_links:read", operationId: "checkout-links:list", query: ListQuery, responses: { 200: "ListResourceCheckoutLink", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;

@@ -11,6 +11,7 @@ import { isUuid } from "../http.js";
 import { validationError, type ValidationIssue } from "../errors.js";
 import { getOrganization } from "../organizations/service.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
+import { statusReport } from "../organizations/status.js";
 import type { PriceWire } from "../products/wire.js";
 import { loadProducts, productOrganizations } from "../products/service.js";
 import type { CheckoutCreateInput } from "./input.js";
@@ -83,8 +84,9 @@ export async function createCheckout(
     }),
     // the seller's tax settings, for the tax of a checkout created with an address
     getOrganization(db, organizationId),
-    // a sandbox twin names its live organization; a live organization names none
-    processor.servesLive ? null : liveOrganizationOf(db, organizationId),
+    // a sandbox twin names its live organization; a live organization names none (unneeded while the test
+    // processor serves every organization: TILL_TEST_PAYMENTS=live)
+    deps.processor.servesLive ? null : liveOrganizationOf(db, organizationId),
   ]);
   ids.forEach((id, i) => {
     const p = loaded.get(id);
@@ -97,9 +99,13 @@ export async function createCheckout(
   const customer = customerId ? customers.byId.get(customerId) : input.external_customer_id ? customers.byExternalId.get(input.external_customer_id) : undefined;
   if (customerId && (!customer || customer.deleted_at !== null)) issues.push(issueAt(["body", "customer_id"], "Customer does not exist.", input.customer_id));
   if (issues.length > 0) throw validationError(issues);
-  // a live organization pays through a processor that takes real money; a free checkout needs none
-  const isLive = !processor.servesLive && liveTwin === null;
-  if (isLive && ids.some((id) => loaded.get(id)?.prices.some(mayCharge))) throw paymentNotReady();
+  // a live organization takes money once it is active (details submitted, reviewed where required, Stripe
+  // connected for real money); a free checkout needs none of it
+  const isLive = !deps.processor.servesLive && liveTwin === null;
+  const ready = organization.status === "active" && processor.servesLive;
+  if (isLive && !ready && ids.some((id) => loaded.get(id)?.prices.some(mayCharge))) {
+    throw paymentNotReady(await statusReport(db, organizationId, { testInLive: false, reviewRequired: deps.reviewRequired ?? false }));
+  }
 
   const view = await db.transaction(async (tx) => {
     const products = ids.flatMap((id) => loaded.get(id) ?? []);

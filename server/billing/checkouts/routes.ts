@@ -39,7 +39,7 @@ const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 const secretOf = (req: FastifyRequest) => String((req.params as { client_secret?: unknown }).client_secret ?? "");
 
 export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
-  const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: serverPaymentProcessor(config, secret), log: app.log };
+  const deps: service.CheckoutDeps = { db, baseURL: config.baseURL, processor: serverPaymentProcessor(config, secret), log: app.log, reviewRequired: config.organizations.reviewRequired };
   const streams = new Set<FastifyReply>();
   app.addHook("onClose", async () => {
     for (const reply of streams) reply.raw.end();

@@ -210,3 +210,26 @@ export async function ownerEmails(db: Queryable, organizationId: string): Promis
     .where(eq(member.organizationId, sql`coalesce((${liveOf}), ${organizationId}::uuid)`));
   return rows.filter((r) => r.role.split(",").map((s) => s.trim()).includes("owner")).map((r) => r.email);
 }
+
+// ---- the platform admins' review (review.ts) ---------------------------------------------------------
+
+/** A page of live organizations (never a sandbox twin) for platform admins, optionally of one status; oldest submission first. */
+export async function listForReview(db: Queryable, status: string | undefined, pageNo: number, limit: number) {
+  const live = sql`NOT EXISTS (SELECT 1 FROM ${organizationSandbox} WHERE ${organizationSandbox.organizationId} = ${organization.id})`;
+  const ofStatus = status ? sql`coalesce(${billingOrganization.status}, 'created') = ${status}` : undefined;
+  const rows = await db
+    .select({ org: organization, billing: billingOrganization, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(organization)
+    .leftJoin(billingOrganization, eq(billingOrganization.organizationId, organization.id))
+    .where(and(live, ofStatus))
+    .orderBy(sql`${billingOrganization.detailsSubmittedAt} ASC NULLS LAST`, organization.createdAt, organization.id)
+    .limit(limit)
+    .offset((pageNo - 1) * limit);
+  return { rows: rows.map((r) => ({ org: r.org, billing: r.billing ?? undefined })), total: rows[0]?.total ?? 0 };
+}
+
+/** The user's platform roles (comma-separated), or null when there is no such user. */
+export async function userRole(db: Queryable, userId: string): Promise<string | null> {
+  const [row] = await db.select({ role: user.role }).from(user).where(eq(user.id, userId)).limit(1);
+  return row ? (row.role ?? "") : null;
+}

@@ -6,7 +6,18 @@ import { page, paginationQuery, pathId } from "../http.js";
 import { ApiError, invalid, notFound } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
+import { ORGANIZATION_STATUSES, statusPolicy, statusReport } from "./status.js";
 import { route, type V1App } from "../contract.js";
+
+/** The status report's shape, for the document (organizations/status.ts statusReport). */
+const StatusReport = z.looseObject({
+  organization_id: z.string(),
+  status: z.enum(ORGANIZATION_STATUSES),
+  lifecycle_status: z.enum(ORGANIZATION_STATUSES),
+  live_payments: z.boolean(),
+  steps: z.array(z.looseObject({ step: z.string(), done: z.boolean(), text: z.string(), command: z.string().nullable() })),
+  next_step: z.looseObject({ step: z.string(), text: z.string() }).nullable(),
+});
 
 const ListQuery = z.object({ slug: z.string().optional(), ...paginationQuery });
 
@@ -17,6 +28,7 @@ function scopeOfCaller(req: FastifyRequest) {
 }
 
 export function organizationRoutes(app: V1App, { db, config }: BillingDeps): void {
+  const policy = statusPolicy(config);
   /** An organization id from the path that the caller may act on (else 404, never 403). */
   async function ownOrganization(req: FastifyRequest): Promise<string> {
     const id = pathId(req);
@@ -27,7 +39,7 @@ export function organizationRoutes(app: V1App, { db, config }: BillingDeps): voi
 
   app.get("/organizations/", route({ scope: "organizations:read", orgOptional: true, operationId: "organizations:list", query: ListQuery, responses: { 200: "ListResourceOrganization", 422: "HTTPValidationError" } }), async (req) => {
     const q = req.query;
-    const { items, total } = await service.listOrganizations(db, scopeOf(req).caller, { slug: q.slug }, q.page, q.limit);
+    const { items, total } = await service.listOrganizations(db, scopeOf(req).caller, { slug: q.slug }, q.page, q.limit, policy);
     return page(items, total, q.limit);
   });
 
@@ -58,17 +70,23 @@ export function organizationRoutes(app: V1App, { db, config }: BillingDeps): voi
     }
     const settings: service.OrganizationUpdateInput = { ...input, name: undefined, slug: undefined };
     const created = Object.values(settings).some((v) => v !== undefined)
-      ? await service.updateOrganization(db, body.id, settings)
-      : await service.getOrganization(db, body.id);
+      ? await service.updateOrganization(db, body.id, settings, policy)
+      : await service.getOrganization(db, body.id, policy);
     return reply.status(201).send(created);
   });
 
   app.get("/organizations/:id", route({ scope: "organizations:read", orgOptional: true, operationId: "organizations:get", responses: { 200: "Organization", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
-    service.getOrganization(db, await ownOrganization(req)),
+    service.getOrganization(db, await ownOrganization(req), policy),
   );
 
   app.patch("/organizations/:id", route({ scope: "organizations:write", orgScopeFromPath: true, operationId: "organizations:update", body: service.OrganizationUpdateInput, responses: { 200: "Organization", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
     const id = await ownOrganization(req);
-    return service.updateOrganization(db, id, req.body);
+    return service.updateOrganization(db, id, req.body, policy);
+  });
+
+  app.get("/organizations/:id/status", route({ scope: "organizations:read", orgOptional: true, operationId: "till:organizations:status", responses: { 200: StatusReport, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+    const report = await statusReport(db, await ownOrganization(req), policy);
+    if (!report) throw notFound("Organization not found");
+    return report;
   });
 }

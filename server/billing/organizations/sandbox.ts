@@ -44,6 +44,8 @@ export async function ensureSandbox(db: Db, liveOrganizationId: string): Promise
       if (!inserted) continue;
       await repo.linkSandbox(tx, id, liveOrganizationId);
       await repo.copyBillingSettings(tx, liveOrganizationId, id);
+      // a sandbox takes test payments from its first day: active, whatever its live organization's review
+      await repo.upsertBillingSettings(tx, id, { status: "active", reviewStatus: null, reviewReason: null, reviewedAt: null });
       await reserveSandboxInvoicePrefix(tx, id, live.slug);
       return id;
     }

@@ -11,7 +11,8 @@ import { normalizeTaxSettings, TaxSettingsInput, taxSettingsOf, DEFAULT_TAX_SETT
 import { InvoiceDetailsInput, normalizeInvoiceDetails } from "../invoices/settings.js";
 import { DEFAULT_DUNNING_SETTINGS, DunningSettingsInput, dunningSettingsOf, normalizeDunningSettings } from "../dunning/settings.js";
 import { nextPlanSettings, PlanSettingsInput, planSettingsOf } from "../subscriptions/settings.js";
-import { storedDetails, toOrganizationWire, type OrganizationWire } from "./wire.js";
+import { storedDetails, toOrganizationWire, type BillingOrganizationRow, type OrganizationWire } from "./wire.js";
+import { settleStatus, storedStatus, type StatusPolicy } from "./status.js";
 import { LOCALES, matchLocale } from "../../../shared/i18n/locales.js";
 
 const SOCIAL_PLATFORMS = [
@@ -21,6 +22,24 @@ const SOCIAL_PLATFORMS = [
 const boolSettings = <K extends string>(keys: readonly K[]) =>
   z.object(Object.fromEntries(keys.map((k) => [k, z.boolean().optional()])) as Record<K, z.ZodOptional<z.ZodBoolean>>);
 
+const detailText = (max: number) => z.string().trim().min(1, "Input should not be empty").max(max);
+
+/** Polar's OrganizationDetails: what a platform admin reads to review an organization. */
+export const OrganizationDetailsInput = z
+  .object({
+    about: detailText(3000),
+    product_description: detailText(3000),
+    intended_use: detailText(3000),
+    selling_categories: z.array(z.string().max(100)).max(20).optional(),
+    pricing_models: z.array(z.string().max(100)).max(20).optional(),
+    customer_acquisition: z.array(z.string().max(100)).max(20).optional(),
+    future_annual_revenue: z.number().int().min(0).nullish(),
+    switching: z.boolean().optional(),
+    switching_from: z.enum(["paddle", "lemon_squeezy", "gumroad", "stripe", "other"]).nullish(),
+    previous_annual_revenue: z.number().int().min(0).nullish(),
+  })
+  .strict();
+
 export const OrganizationUpdateInput = z.object({
   name: z.string().trim().min(3).max(100).nullish(),
   slug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "Slug must be lower-case letters, digits and dashes").nullish(),
@@ -28,7 +47,8 @@ export const OrganizationUpdateInput = z.object({
   email: z.email().max(320).nullish(),
   website: z.url().max(2048).nullish(),
   socials: z.array(z.object({ platform: z.enum(SOCIAL_PLATFORMS), url: z.url().max(2048) })).max(20).nullish(),
-  details: z.record(z.string(), z.unknown()).nullish(),
+  /** Polar's business details: submitting them (about, product description, intended use) moves the status. */
+  details: OrganizationDetailsInput.nullish(),
   country: z.string().regex(/^[A-Z]{2}$/, "Input should be an ISO 3166-1 alpha-2 code").nullish(),
   default_presentment_currency: z.string().refine(isCurrencyCode, CURRENCY_MESSAGE).nullish(),
   default_tax_behavior: z.enum(["location", "inclusive", "exclusive"]).nullish(),
@@ -94,10 +114,11 @@ export async function visibleOrganizationIds(db: Db, caller: Caller): Promise<st
   return caller.sandbox ? sandboxesOfMember(db, caller.user.id) : repo.memberOrganizationIds(db, caller.user.id);
 }
 
-export async function getOrganization(db: Queryable, organizationId: string): Promise<OrganizationWire> {
+/** The organization; `view` (the routes', statusPolicy) shows every one active under TILL_TEST_PAYMENTS=live. */
+export async function getOrganization(db: Queryable, organizationId: string, view?: { testInLive: boolean }): Promise<OrganizationWire> {
   const found = await repo.findOrganization(db, organizationId);
   if (!found) throw notFound("Organization not found");
-  return toOrganizationWire(found.org, found.billing);
+  return toOrganizationWire(found.org, found.billing, view);
 }
 
 export async function listOrganizations(
@@ -106,6 +127,7 @@ export async function listOrganizations(
   filter: { slug?: string | undefined },
   pageNo: number,
   limit: number,
+  view?: { testInLive: boolean },
 ) {
   // the same organizations as visibleOrganizationIds, read with them in one statement
   const owner: repo.OrganizationOwner | null =
@@ -120,13 +142,14 @@ export async function listOrganizations(
         : null;
   if (!owner) return { items: [], total: 0 };
   const { rows, total } = await repo.listOrganizations(db, owner, filter, pageNo, limit);
-  return { items: rows.map((r) => toOrganizationWire(r.org, r.billing)), total };
+  return { items: rows.map((r) => toOrganizationWire(r.org, r.billing, view)), total };
 }
 
 export async function updateOrganization(
   db: Db,
   organizationId: string,
   input: OrganizationUpdateInput,
+  policy: StatusPolicy,
 ): Promise<OrganizationWire> {
   return db.transaction(async (tx) => {
     const found = await repo.findOrganization(tx, organizationId);
@@ -147,7 +170,7 @@ export async function updateOrganization(
       ...(input.default_presentment_currency ? { default_presentment_currency: input.default_presentment_currency } : {}),
       ...(input.default_tax_behavior ? { default_tax_behavior: input.default_tax_behavior } : {}),
       ...(input.customer_portal_settings ? { customer_portal_settings: input.customer_portal_settings } : {}),
-      ...(input.details !== undefined ? { submitted: input.details } : {}),
+      ...(input.details ? { submitted: input.details } : {}),
       ...(input.invoice_details !== undefined ? { invoice_details: input.invoice_details ? normalizeInvoiceDetails(input.invoice_details) : null } : {}),
       ...(input.default_locale !== undefined ? { default_locale: input.default_locale } : {}),
       ...(input.plan_settings !== undefined ? { plan_settings: nextPlanSettings(input.plan_settings, planSettingsOf(prev?.details)) } : {}),
@@ -163,7 +186,7 @@ export async function updateOrganization(
       ...(input.customer_email_settings
         ? { customerEmailSettings: { ...prev?.customerEmailSettings, ...stripUndefined(input.customer_email_settings) } }
         : {}),
-      ...(input.details ? { detailsSubmittedAt: prev?.detailsSubmittedAt ?? now } : {}),
+      ...(input.details ? { detailsSubmittedAt: now, ...reviewOnSubmit(prev, policy) } : {}),
       ...(input.tax_settings !== undefined
         ? { taxSettings: { ...(input.tax_settings ? normalizeTaxSettings(input.tax_settings, taxSettingsOf(prev?.taxSettings)) : DEFAULT_TAX_SETTINGS) } }
         : {}),
@@ -177,12 +200,23 @@ export async function updateOrganization(
       details: nextDetails,
       modifiedAt: now,
     });
-    const updated = await repo.findOrganization(tx, organizationId);
-    if (!updated) throw notFound("Organization not found");
-    const wire = toOrganizationWire(updated.org, updated.billing);
+    // submitted details, legal details begun: the status moves in the same transaction as its cause
+    const settled = await settleStatus(tx, organizationId, policy);
+    if (!settled) throw notFound("Organization not found");
+    const wire = settled.wire;
     await enqueue(tx, { type: "organization.updated", organizationId, data: { ...wire } });
     return wire;
   });
+}
+
+/**
+ * Submitted details wait for a platform admin where the instance requires a review (again after a denial), unless
+ * they were approved already or the organization was live before reviews were required.
+ */
+function reviewOnSubmit(prev: BillingOrganizationRow | undefined, policy: StatusPolicy) {
+  if (!policy.reviewRequired || prev?.reviewStatus === "approved") return {};
+  if (storedStatus(prev) === "active" && prev?.reviewStatus == null) return {};
+  return { reviewStatus: "pending", reviewReason: null, reviewedAt: null };
 }
 
 function stripUndefined<T extends Record<string, unknown>>(o: T): Record<string, Exclude<T[keyof T], undefined>> {

@@ -6,6 +6,7 @@ import { ApiError, schemaRefusal, type ValidationIssue } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { connectStripe, disconnectStripe, StripeConnectInput, stripeStatus, type StripeDeps } from "./service.js";
 import { documented, route, type V1App } from "../contract.js";
+import { statusPolicy } from "../organizations/status.js";
 import { z } from "zod";
 
 /** The connection as answers show it: never a key, only its kind and last four (StripeStatusWire). */
@@ -25,11 +26,12 @@ function parseConnect(body: unknown): StripeConnectInput {
 }
 
 export function stripeRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  const policy = statusPolicy(config);
   const deps: StripeDeps = { db, secret, baseURL: config.baseURL, stripeApiUrl: config.payments.stripeApiUrl, testInLive: config.payments.testInLive };
 
   app.put("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:connect", body: documented(StripeConnectInput), responses: { 200: StripeConnection, 422: "HTTPValidationError" } }), async (req) =>
-    connectStripe(deps, scopeOf(req).organizationId, parseConnect(req.body)),
+    connectStripe(deps, scopeOf(req).organizationId, parseConnect(req.body), policy),
   );
   app.get("/stripe/connection", route({ scope: "organizations:read", operationId: "till:stripe:get_connection", responses: { 200: StripeConnection } }), async (req) => stripeStatus(deps, scopeOf(req).organizationId));
-  app.delete("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:disconnect", responses: { 200: z.object({ endpoint_removed: z.boolean() }), 404: "ResourceNotFound" } }), async (req) => disconnectStripe(deps, scopeOf(req).organizationId));
+  app.delete("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:disconnect", responses: { 200: z.object({ endpoint_removed: z.boolean() }), 404: "ResourceNotFound" } }), async (req) => disconnectStripe(deps, scopeOf(req).organizationId, policy));
 }

@@ -11,6 +11,7 @@ import { seal, unseal } from "../../seal.js";
 import { valueIssue } from "../http.js";
 import { ApiError, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
+import { moveStatus, type StatusPolicy } from "../organizations/status.js";
 import * as repo from "./repository.js";
 import type { StripeConnectionWire, StripeStatusWire } from "../../../shared/stripe.js";
 
@@ -70,7 +71,7 @@ function checkKeys(input: StripeConnectInput, expected: { mode: StripeKeyMode; w
 const endpointIdempotencyKey = (organizationId: string, secretKey: string) =>
   `till-connect-${organizationId}-${createHash("sha256").update(secretKey).digest("hex").slice(0, 24)}`;
 
-export async function connectStripe(deps: StripeDeps, organizationId: string, input: StripeConnectInput): Promise<StripeConnectionWire> {
+export async function connectStripe(deps: StripeDeps, organizationId: string, input: StripeConnectInput, policy: StatusPolicy): Promise<StripeConnectionWire> {
   const expected = await expectedMode(deps.db, organizationId);
   const issues = checkKeys(input, expected);
   if (issues.length > 0) throw validationError(issues);
@@ -115,7 +116,7 @@ export async function connectStripe(deps: StripeDeps, organizationId: string, in
   }
 
   const previous = await repo.getConnection(deps.db, organizationId);
-  await repo.putConnection(deps.db, {
+  const row = {
     organizationId,
     accountId,
     livemode: expected.mode === "live",
@@ -124,6 +125,11 @@ export async function connectStripe(deps: StripeDeps, organizationId: string, in
     webhookEndpointId: endpointId,
     webhookUrl: url,
     webhookSecret: seal(deps.secret, "stripe", signingSecret),
+  };
+  // a processor for real money moves the organization's status (onboarding_started, or active), with its event
+  await deps.db.transaction(async (tx) => {
+    await repo.putConnection(tx, row);
+    await moveStatus(tx, organizationId, policy);
   });
   // the endpoint of the keys this connection replaces goes (best effort: the old key may be revoked already)
   if (previous?.webhookEndpointId && previous.webhookEndpointId !== endpointId) await removeEndpoint(deps, previous);
@@ -153,11 +159,15 @@ export async function stripeStatus(deps: StripeDeps, organizationId: string): Pr
 }
 
 /** Removes till's endpoint from the account and forgets the keys; answers whether Stripe removed the endpoint. */
-export async function disconnectStripe(deps: StripeDeps, organizationId: string): Promise<{ endpoint_removed: boolean }> {
+export async function disconnectStripe(deps: StripeDeps, organizationId: string, policy: StatusPolicy): Promise<{ endpoint_removed: boolean }> {
   const row = await repo.getConnection(deps.db, organizationId);
   if (!row) throw notFound(NOT_CONNECTED);
   const removed = row.webhookEndpointId ? await removeEndpoint(deps, row) : false;
-  await repo.deleteConnection(deps.db, organizationId);
+  // without a processor for real money an active organization cannot take live payments: its status moves back
+  await deps.db.transaction(async (tx) => {
+    await repo.deleteConnection(tx, organizationId);
+    await moveStatus(tx, organizationId, policy);
+  });
   return { endpoint_removed: removed };
 }
 

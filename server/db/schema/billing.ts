@@ -31,8 +31,14 @@ export const billingOrganization = pgTable("billing_organization", {
   email: text("email"),
   website: text("website"),
   socials: jsonb("socials").$type<Array<{ platform: string; url: string }>>().default([]).notNull(),
+  /** The lifecycle (organizations/status.ts): created, onboarding_started, under_review, denied, active. */
   status: text("status").default("created").notNull(),
   detailsSubmittedAt: timestamptz("details_submitted_at"),
+  /** A platform admin's review of the submitted details: null (none), pending, approved or denied. */
+  reviewStatus: text("review_status"),
+  /** Why the details were denied, shown to the seller. */
+  reviewReason: text("review_reason"),
+  reviewedAt: timestamptz("reviewed_at"),
   featureSettings: jsonb("feature_settings").$type<Record<string, boolean>>(),
   subscriptionSettings: jsonb("subscription_settings").$type<Record<string, unknown>>(),
   notificationSettings: jsonb("notification_settings").$type<Record<string, boolean>>(),

@@ -52,6 +52,12 @@ export async function stripeOf(db: Queryable, ctx: StripeContext, organizationId
   return row ? stripeOfConnection(ctx, row) : null;
 }
 
+/** Whether the organization has a Stripe account connected (a live organization's takes live keys only: real money). */
+export async function hasStripeConnection(db: Queryable, organizationId: string): Promise<boolean> {
+  const [row] = await connectionOf(db).execute({ organizationId });
+  return row !== undefined;
+}
+
 /** stripeOf, the connection already read. */
 export function stripeOfConnection(ctx: StripeContext, row: ProcessorConnection): StripeOfOrganization | null {
   const slot = `${ctx.stripeApiUrl}\0${row.secretKey}\0${row.publishableKey}`;

@@ -1,4 +1,5 @@
-// /settings: the organization's (this side's) settings — the legal details printed on invoices (warned about
+// /settings: the organization's (this side's) settings — its status on the way to live payments with the next
+// step (SettingsStatus.tsx), the legal details printed on invoices (warned about
 // while the address or tax id is missing), the payment processor's status, tax registrations, dunning and the
 // customer emails. Read with GET /v1/organizations/{id}, changed with PATCH; a role that may not change the
 // organization reads them only.
@@ -10,6 +11,8 @@ import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
 import { Loading } from "../parts.js";
 import { PaymentProcessor } from "./SettingsProcessor.js";
+import { OrganizationStatus } from "./SettingsStatus.js";
+import { AdminLink } from "./AdminOrganizations.js";
 import { TaxRegistrations } from "./SettingsTax.js";
 import { href } from "../url.js";
 import { CustomerEmails, CustomerLanguage, Dunning, LegalDetails, type OrgSettings } from "./SettingsForms.js";
@@ -27,6 +30,8 @@ export function Settings() {
       <Loading loading={loaded.loading} error={loaded.error} />
       {org && (
         <>
+          <AdminLink />
+          <OrganizationStatus organizationId={id} mayWrite={mayWrite} />
           <LegalDetails org={org} mayWrite={mayWrite} onSaved={setSaved} />
           <PaymentProcessor mayWrite={mayWrite} />
           <TaxRegistrations org={org} mayWrite={mayWrite} onSaved={setSaved} />
