@@ -8,6 +8,7 @@ import { asCliError, EXIT, ExitStatus, UsageError } from "./errors.js";
 import { createOutput } from "./output.js";
 import { COMMANDS } from "./commands/index.js";
 import { examples } from "./command.js";
+import { refuseRepeatedFlags } from "./repeated-flags.js";
 
 export { requestsSent } from "./http.js";
 
@@ -67,6 +68,7 @@ export function buildProgram(argv?: string[]): Command {
     cmd.commands.forEach(quiet);
   };
   quiet(program);
+  refuseRepeatedFlags(program);
   return program;
 }
 
