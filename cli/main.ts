@@ -57,7 +57,8 @@ export function buildProgram(argv?: string[]): Command {
         "  1  failure: the server could not do it (not found, conflict, declined), or it could not be reached\n" +
         "  2  usage or invalid input: a flag or argument, a value the server refused, an invalid catalog file,\n" +
         "     a confirmation nobody could give or a cancelled prompt; `catalog plan`: changes planned\n" +
-        "  4  authentication: not signed in, credentials refused, or a scope the credential lacks\n",
+        "  4  authentication: not signed in, credentials refused, or a scope the credential lacks\n" +
+        "  130  cancelled with Ctrl-C at a question: nothing was done\n",
     );
   const noun = argv ? nounOf(program, argv.slice(2)) : undefined;
   for (const [name, command] of Object.entries(COMMANDS)) if (noun === undefined || name === noun) command.register(program);

@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { person, type Person } from "../auth/key-fixtures.js";
-import { execa } from "execa";
-import { BIN, login, parseJson, spawnTill, tempConfigDir, till, TRACE_HOOK, type TillOptions } from "./till.js";
+import { login, parseJson, screenText, spawnTill, spawnTillInTerminal, tempConfigDir, terminal, till, TRACE_HOOK, type TillOptions } from "./till.js";
 
 let server: TestServer;
 let dana: Person;
@@ -408,21 +407,20 @@ describe("till orgs create, legal details", () => {
     await till(["orgs", "switch", before.organization.id], cli);
   });
 
-  it("create on a terminal asks for them, each skippable; what is typed is on the organization", async () => {
+  it("create on a terminal asks first, each skippable; what is typed is on the organization, a pasted line is not", async () => {
     const before = parseJson<{ organization: { id: string } }>((await till(["auth", "status", "--json"], cli)).stdout);
     const slug = `zeta-${Date.now()}`;
-    const typed = ["", "Zeta Straße 5", "10115", "Berlin", "de", ""].join("\n") + "\n";
-    const r = await execa("script", ["-qec", `node ${BIN} orgs create Zeta --slug ${slug} --no-color`, "/dev/null"], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir(), TILL_CONFIG_DIR: cli.configDir },
-      extendEnv: false,
-      reject: false,
-      input: typed,
-      timeout: 60_000,
-    });
-    const out = String(r.stdout);
+    const child = spawnTillInTerminal(["orgs", "create", "Zeta", "--slug", slug, "--no-color"], cli);
+    const term = terminal(child);
+    // the next line of a pasted block, there before the questions are: never an answer
+    term.type("npx till sandbox on\r");
+    await term.waitFor(/Your legal details, printed on every invoice \(Enter skips; Ctrl-C cancels; `till orgs billing set` later\):/);
+    await term.waitFor(/Legal name \[Zeta\]: /);
+    term.type(["", "Zeta Straße 5", "10115", "Berlin", "de", ""].join("\r") + "\r");
+    const r = await child;
+    const out = screenText(String(r.stdout));
     expect(r.exitCode, out).toBe(0);
-    expect(out).toContain("Your legal details, printed on every invoice (Enter skips; `till orgs billing set` later):");
-    expect(out).toContain("Legal name [Zeta]: ");
+    expect(out).toContain("warning: ignored a line typed before the questions (pasted commands do not answer them)");
     // the tax id was skipped: the warning says so
     expect(out).toContain("invoices carry no seller tax id");
     const shown = parseJson<{ name: string | null; address: unknown; tax_id: string | null }>((await till(["orgs", "billing", "show", "--org", slug, "--json"], cli)).stdout);
@@ -432,6 +430,35 @@ describe("till orgs create, legal details", () => {
       tax_id: null,
       email: null,
     });
+    await till(["orgs", "switch", before.organization.id], cli);
+  });
+
+  it("create: Ctrl-C or Ctrl-D at a question cancels at once, exit 130, and no organization is created", async () => {
+    for (const key of ["\u0003", "\u0004"]) {
+      const slug = `eta-${key.charCodeAt(0)}-${Date.now()}`;
+      const child = spawnTillInTerminal(["orgs", "create", "Eta", "--slug", slug, "--no-color"], cli);
+      const term = terminal(child);
+      await term.waitFor(/Legal name \[Eta\]: /);
+      term.type("Eta Legal\r");
+      await term.waitFor(/Street address: /);
+      term.type(key);
+      const r = await child;
+      expect(r.exitCode, term.text()).toBe(130);
+      expect(term.text()).toContain("Cancelled: no organization was created.");
+      const orgs = parseJson<Org[]>((await till(["orgs", "list", "--json"], cli)).stdout);
+      expect(orgs.map((o) => o.slug)).not.toContain(slug);
+    }
+  });
+
+  it("create: --skip-details asks nothing at a terminal; with detail flags it is refused", async () => {
+    const before = parseJson<{ organization: { id: string } }>((await till(["auth", "status", "--json"], cli)).stdout);
+    const r = await spawnTillInTerminal(["orgs", "create", "Theta", "--slug", `theta-${Date.now()}`, "--skip-details", "--no-color"], cli);
+    const out = screenText(String(r.stdout));
+    expect(r.exitCode, out).toBe(0);
+    expect(out).not.toContain("Legal name");
+    expect(out).toContain("Created organization Theta");
+    const both = await till(["orgs", "create", "Iota", "--skip-details", "--country", "DE"], cli);
+    expect([both.exitCode, both.stderr]).toEqual([2, "error: --skip-details: not with the legal details' flags\nhint: give the details as flags, or --skip-details to set them later\n"]);
     await till(["orgs", "switch", before.organization.id], cli);
   });
 });
