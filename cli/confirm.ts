@@ -57,10 +57,39 @@ export async function askLine(question: string): Promise<string> {
   }
 }
 
-/** Several lines typed at the terminal, one per question, trimmed: one reader, so typed-ahead lines are kept. */
-export async function askLines(questions: readonly string[]): Promise<string[]> {
+/**
+ * Throws away what reached the terminal before a question was shown (`wait` ms for it to arrive) and returns
+ * how many lines that was: a block of commands pasted after `till orgs create …` must not answer its questions.
+ */
+async function dropTypedAhead(wait = 50): Promise<number> {
+  const stdin = process.stdin;
+  let dropped = "";
+  const onData = (chunk: Buffer) => (dropped += chunk.toString("utf8"));
+  stdin.setRawMode(true);
+  stdin.on("data", onData);
+  stdin.resume();
+  await new Promise((r) => setTimeout(r, wait));
+  stdin.off("data", onData);
+  stdin.pause();
+  stdin.setRawMode(false);
+  return dropped.split(/\r\n|\r|\n/).filter((l) => l.trim() !== "").length;
+}
+
+/**
+ * Several lines typed at the terminal, one per question, trimmed: one reader, so lines typed ahead while the
+ * questions are shown are kept; lines typed before the first one are dropped (`onDropped` says how many).
+ * Ctrl-C or Ctrl-D at any question resolves null: the caller cancels, having done nothing yet.
+ */
+export async function askLines(questions: readonly string[], onDropped: (lines: number) => void = () => {}): Promise<string[] | null> {
+  const dropped = await dropTypedAhead();
+  if (dropped > 0) onDropped(dropped);
   const { createInterface } = await import("node:readline/promises");
   const rl = createInterface({ input: process.stdin, output: process.stderr });
+  let cancel: () => void = () => {};
+  const cancelled = new Promise<null>((resolve) => (cancel = () => resolve(null)));
+  // in raw mode Ctrl-C reaches readline as a key, not as a signal: without a listener readline pauses and waits
+  rl.on("SIGINT", cancel);
+  rl.on("close", cancel);
   // the iterator queues every line read, also those typed before their question is shown
   const lines = rl[Symbol.asyncIterator]();
   try {
@@ -68,12 +97,18 @@ export async function askLines(questions: readonly string[]): Promise<string[]> 
     for (const q of questions) {
       rl.setPrompt(q);
       rl.prompt();
-      const next = await lines.next();
-      answers.push(next.done ? "" : String(next.value).trim());
+      const next = await Promise.race([lines.next(), cancelled]);
+      if (next === null || next.done) {
+        process.stderr.write("\n");
+        return null;
+      }
+      answers.push(String(next.value).trim());
     }
     return answers;
   } finally {
+    rl.off("close", cancel);
     rl.close();
+    process.stdin.pause();
   }
 }
 

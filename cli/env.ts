@@ -16,7 +16,11 @@ export interface CliEnv {
   password: string | undefined;
   /** TILL_CONFIG_DIR, else $XDG_CONFIG_HOME/till (%APPDATA%\till on Windows, ~/.config/till elsewhere). */
   configDir: string;
-  /** CI (any value but "", "0" or "false"): never wait for a person. */
+  /**
+   * CI or CONTINUOUS_INTEGRATION set to anything but "0" or "false", even to "": never wait for a person. The
+   * rule of Ink's is-in-ci, which decides whether Ink draws its screens: with two rules, `CI= till login` drew
+   * nothing and waited for a person (isInCi below).
+   */
   ci: boolean;
   /** NO_COLOR (any non-empty value, https://no-color.org) or TERM=dumb. */
   noColor: boolean;
@@ -35,8 +39,13 @@ function defaultConfigDir(env: Env): string {
   return path.join(nonEmpty(env.XDG_CONFIG_HOME) ?? path.join(os.homedir(), ".config"), "till");
 }
 
+/** is-in-ci's rule (node_modules/is-in-ci), read the same way: a variable set to "" is set. */
+export function isInCi(env: Env): boolean {
+  const set = (key: string) => key in env && env[key] !== undefined && env[key] !== "0" && env[key] !== "false";
+  return set("CI") || set("CONTINUOUS_INTEGRATION");
+}
+
 export function readEnv(env: Env = process.env): CliEnv {
-  const ci = nonEmpty(env.CI);
   return {
     apiKey: nonEmpty(env.TILL_API_KEY),
     server: nonEmpty(env.TILL_SERVER),
@@ -45,7 +54,7 @@ export function readEnv(env: Env = process.env): CliEnv {
     // not trimmed: spaces may be part of a password
     password: env.TILL_PASSWORD ? env.TILL_PASSWORD : undefined,
     configDir: nonEmpty(env.TILL_CONFIG_DIR) ?? defaultConfigDir(env),
-    ci: ci !== undefined && ci !== "0" && ci.toLowerCase() !== "false",
+    ci: isInCi(env),
     noColor: nonEmpty(env.NO_COLOR) !== undefined || env.TERM === "dumb",
     ssh: nonEmpty(env.SSH_CONNECTION) !== undefined || nonEmpty(env.SSH_TTY) !== undefined,
     forceTty: env.TILL_FORCE_TTY === "1",

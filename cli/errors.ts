@@ -13,6 +13,8 @@ export const EXIT = {
   changesPlanned: 2,
   /** Not signed in, credentials refused, or the credential lacks the scope the request needs. */
   authRequired: 4,
+  /** Ctrl-C at a question: the command stopped before doing anything (128 + SIGINT, as shells report it). */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

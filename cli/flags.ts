@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { InvalidArgumentError } from "commander";
 import { UsageError } from "./errors.js";
 import { isUuid } from "../shared/uuid.js";
+import { markRepeatable } from "./repeated-flags.js";
 
 /** PostgreSQL's int4, the ceiling of every integer column on the server. */
 export const INT_MAX = 2_147_483_647;
@@ -292,3 +293,5 @@ export function parseCountry(value: string): string {
   if (!/^[A-Za-z]{2}$/.test(v)) throw new InvalidArgumentError("expected a two-letter country code such as FR or US.");
   return v.toUpperCase();
 }
+
+markRepeatable(collect, collectId, collectCustomer, collectMetadata, collectSeatTier);

@@ -8,6 +8,7 @@ import { asCliError, EXIT, ExitStatus, UsageError } from "./errors.js";
 import { createOutput } from "./output.js";
 import { COMMANDS } from "./commands/index.js";
 import { examples } from "./command.js";
+import { refuseRepeatedFlags } from "./repeated-flags.js";
 
 export { requestsSent } from "./http.js";
 
@@ -56,7 +57,8 @@ export function buildProgram(argv?: string[]): Command {
         "  1  failure: the server could not do it (not found, conflict, declined), or it could not be reached\n" +
         "  2  usage or invalid input: a flag or argument, a value the server refused, an invalid catalog file,\n" +
         "     a confirmation nobody could give or a cancelled prompt; `catalog plan`: changes planned\n" +
-        "  4  authentication: not signed in, credentials refused, or a scope the credential lacks\n",
+        "  4  authentication: not signed in, credentials refused, or a scope the credential lacks\n" +
+        "  130  cancelled with Ctrl-C at a question: nothing was done\n",
     );
   const noun = argv ? nounOf(program, argv.slice(2)) : undefined;
   for (const [name, command] of Object.entries(COMMANDS)) if (noun === undefined || name === noun) command.register(program);
@@ -67,6 +69,7 @@ export function buildProgram(argv?: string[]): Command {
     cmd.commands.forEach(quiet);
   };
   quiet(program);
+  refuseRepeatedFlags(program);
   return program;
 }
 

@@ -2,6 +2,7 @@
 // the objects a trigger makes, as Polar's CLI does. The first segment names the object; the rest is a dotted
 // path into that request's /v1 body (a number indexes a list: product.prices.0.price_amount).
 import { InvalidArgumentError } from "commander";
+import { markRepeatable } from "./repeated-flags.js";
 
 /** The objects whose creating request an override addresses. */
 export const OVERRIDE_NOUNS = ["benefit", "product", "checkout", "customer", "refund"] as const;
@@ -67,3 +68,5 @@ export function setPath(target: Record<string, unknown>, path: string[], value: 
     node = next as Record<string, unknown> | unknown[];
   });
 }
+
+markRepeatable(parseOverride);

@@ -19,6 +19,7 @@ import {
 } from "../flags.js";
 import { changes, day, describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
 import { slugify } from "./orgs.js";
+import { markRepeatable } from "../repeated-flags.js";
 
 export const FIELD_TYPES = ["text", "number", "date", "checkbox", "select"] as const;
 type FieldType = (typeof FIELD_TYPES)[number];
@@ -227,3 +228,5 @@ export function register(program: Command): void {
     .addHelpText("after", examples(["till custom-fields delete <id>"]))
     .action(withContext(remove));
 }
+
+markRepeatable(collectOption);

@@ -164,11 +164,34 @@ async function remove(ctx: Context, opts: Addressed & { anonymize?: boolean }, [
   ctx.out.done({ id: customerId, external_id: opts.externalId ?? null, deleted: true, anonymized: opts.anonymize === true }, `Deleted customer ${who}${opts.anonymize ? " (anonymized)" : ""}.`);
 }
 
+/**
+ * The names of the products, benefits and meters a customer's state names by id, read once each; one that
+ * cannot be read (a key without that scope) shows its id.
+ */
+async function namesOf(ctx: Context, s: WireCustomerState): Promise<(id: string) => string> {
+  const client = v1(ctx);
+  const wanted: [string, string, (o: Record<string, unknown>) => unknown][] = [
+    ...new Set(s.active_subscriptions.map((x) => x.product_id)),
+  ].map((id) => [id, `/products/${id}`, (o) => o.name]);
+  for (const id of new Set(s.granted_benefits.map((b) => b.benefit_id))) wanted.push([id, `/benefits/${id}`, (o) => o.description]);
+  for (const id of new Set(s.active_meters.map((m) => m.meter_id))) wanted.push([id, `/meters/${id}`, (o) => o.name]);
+  const found = await Promise.all(
+    wanted.map(async ([id, path, name]) => {
+      const value = await client.get<Record<string, unknown>>(path).then(name, () => undefined);
+      return [id, typeof value === "string" && value !== "" ? value : id] as const;
+    }),
+  );
+  const names = new Map(found);
+  return (id) => names.get(id) ?? id;
+}
+
 async function state(ctx: Context, opts: Addressed, [id]: string[]) {
   const s = await ctx.out.loading("Loading customer state", v1(ctx).get<WireCustomerState>(`${await customerPath(ctx, id, opts.externalId)}/state`));
-  const subs = s.active_subscriptions.map((x) => `${x.product_id} (${x.status}, every ${x.recurring_interval})`);
-  const benefits = s.granted_benefits.map((b) => `${b.benefit_type} ${b.benefit_id} since ${day(b.granted_at)}`);
-  const meters = s.active_meters.map((m) => `${m.meter_id}: ${m.consumed_units} used, ${m.credited_units} credited, balance ${m.balance}`);
+  // --json is the API's answer as it is; a person reads names (the ids are in --json)
+  const name = ctx.json ? (x: string) => x : await ctx.out.loading("Loading names", namesOf(ctx, s));
+  const subs = s.active_subscriptions.map((x) => `${name(x.product_id)} (${x.status}, every ${x.recurring_interval})`);
+  const benefits = s.granted_benefits.map((b) => `${name(b.benefit_id)} (${b.benefit_type}) since ${day(b.granted_at)}`);
+  const meters = s.active_meters.map((m) => `${name(m.meter_id)}: ${m.consumed_units} used, ${m.credited_units} credited, balance ${m.balance}`);
   await ctx.out.record(s, [
     ...customerFields(s).slice(0, 4),
     { label: "Subscriptions", value: subs.join("; ") || "none" },

@@ -10,6 +10,7 @@ import { UsageError } from "../errors.js";
 import { SANDBOX_KEY_PREFIX } from "../mode.js";
 import { listOptions, type ListOptions } from "../resources.js";
 import { resolveOrganizationId } from "./orgs.js";
+import { markRepeatable } from "../repeated-flags.js";
 
 /** A key as /api/auth/api-key/create and /page return it (`key` only from create). */
 export interface ApiKey {
@@ -215,3 +216,5 @@ export function register(program: Command): void {
     .addHelpText("after", examples(["till keys revoke 5b0c…"]))
     .action(withContext(revoke));
 }
+
+markRepeatable(collectScope);

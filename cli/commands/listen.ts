@@ -3,12 +3,14 @@
 // local app, one line per event with the app's answer (the forwarding: cli/listen-forward.ts). When the
 // connection drops (a server restart, a laptop that slept) it reconnects with the last event id, and the server
 // replays what came in meanwhile.
+import { watch, type FSWatcher } from "node:fs";
 import type { ClientRequest, IncomingMessage } from "node:http";
 import { type Command } from "commander";
 import { describeErrorBody, failFor } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireCredential, type Context, type Credential } from "../context.js";
-import { CliError, UsageError } from "../errors.js";
+import { AuthRequiredError, CliError, UsageError } from "../errors.js";
+import { readProfile } from "../config.js";
 import { listenSecret } from "../listen-secret.js";
 import { SANDBOX_HEADER } from "../mode.js";
 import { collectEvents } from "./webhooks.js";
@@ -155,6 +157,32 @@ async function connect(
   return { done, close: () => req?.destroy() };
 }
 
+// ---- the profile's sign-in ----------------------------------------------------------------------------------
+
+/**
+ * A stream signed in through the profile follows it: `till login` again switches the stream to the new session,
+ * `till logout` stops it. The profile's file is watched (its folder: the file is replaced, not written in place).
+ */
+function followProfile(ctx: Context, inUse: () => string) {
+  const token = () => readProfile(ctx.env.configDir, ctx.profileName).token;
+  let wake: (() => void) | undefined;
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(ctx.env.configDir, () => {
+      if (token() !== inUse()) wake?.();
+    });
+    watcher.on("error", () => watcher?.close());
+  } catch {
+    // no folder to watch (nothing stored): a change is still seen at the next reconnect
+  }
+  return {
+    token,
+    /** Resolves when the profile's sign-in is no longer the one in use. */
+    changed: () => new Promise<"switch">((resolve) => (wake = () => resolve("switch"))),
+    close: () => watcher?.close(),
+  };
+}
+
 // ---- the command ---------------------------------------------------------------------------------------------
 
 /** Resolves on Ctrl-C (or SIGTERM); `dispose` removes the handlers. */
@@ -188,7 +216,7 @@ async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
     return;
   }
   const target = opts.forwardTo === undefined ? null : forwardTarget(opts.forwardTo);
-  const credential = requireCredential(ctx);
+  let credential = requireCredential(ctx);
   let out: { push(e: StreamEvent): void; stop(): void };
   if (target) {
     const secret = await secretOf(ctx);
@@ -200,11 +228,22 @@ async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
     out = printer(ctx);
   }
   const stop = interrupted();
+  const profile = credential.source === "profile" ? followProfile(ctx, () => credential.token) : null;
   let lastId: string | undefined;
   let delay = BACKOFF_MS.first;
   let opened = false;
   try {
     for (;;) {
+      const token = profile?.token();
+      if (profile && !token) {
+        throw new AuthRequiredError(`signed out of ${ctx.server} (\`till logout\`): till listen stopped`, {
+          hint: "run `till login`, then `till listen` again",
+        });
+      }
+      if (token && token !== credential.token) {
+        credential = { ...credential, token };
+        ctx.out.notice("The profile was signed in again (`till login`): following the new sign-in.");
+      }
       const conn = await connect(ctx, credential, {
         events: opts.events,
         lastId,
@@ -222,10 +261,15 @@ async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
           out.push(e);
         },
       });
-      const session = await Promise.race([conn.done, stop.promise]);
+      const session = await Promise.race([conn.done, stop.promise, ...(profile ? [profile.changed()] : [])]);
       if (session === "stop") {
         conn.close();
         return;
+      }
+      if (session === "switch") {
+        // the next turn connects with the profile's sign-in now, or stops if there is none
+        conn.close();
+        continue;
       }
       if (session.kind === "forget-cursor") {
         ctx.out.warn(`The server does not know the last event (${session.why}); going on with new events only.`);
@@ -239,6 +283,7 @@ async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
   } finally {
     out.stop();
     stop.dispose();
+    profile?.close();
   }
 }
 
@@ -267,7 +312,10 @@ export function register(program: Command): void {
         "the stream goes on. When the connection drops (a server restart, a laptop that slept), till listen\n" +
         "reconnects (0.5 s, doubling up to 10 s) and the server replays the events since the last one received\n" +
         "(up to 24 hours back). Ctrl-C stops it (exit 0).\n" +
-        "\nIt listens to the organization's sandbox (where `till trigger` makes events) unless told --live.\n",
+        "\nIt listens to the organization's sandbox (where `till trigger` makes events) unless told --live.\n" +
+        "Signed in through the profile, it follows the profile: after `till login` it goes on with the new sign-in,\n" +
+        "after `till logout` it stops (exit 4), and so it does when the server no longer accepts the credential\n" +
+        "(a revoked session or key; the server ends the stream).\n",
     )
     .action(withContext(listen, { sandboxByDefault: true, name: "till listen" }));
 }

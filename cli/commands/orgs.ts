@@ -8,7 +8,7 @@ import { examples, withContext } from "../command.js";
 import { updateProfile, type StoredOrganization } from "../config.js";
 import { requireCredential, requireSession, type Context } from "../context.js";
 import { askLines, canAsk } from "../confirm.js";
-import { UsageError } from "../errors.js";
+import { EXIT, ExitStatus, UsageError } from "../errors.js";
 import { parseCountry } from "../flags.js";
 import { registerTax } from "./orgs-tax.js";
 import { registerDunning } from "./orgs-dunning.js";
@@ -107,12 +107,14 @@ interface CreateFlags {
   city?: string;
   country?: string;
   taxId?: string;
+  skipDetails?: boolean;
 }
 
 /** The legal details `orgs create` was given (none: null, the step skipped). */
 function legalDetails(opts: CreateFlags): InvoiceDetails | null {
   const given = [opts.legalName, opts.line1, opts.postalCode, opts.city, opts.country, opts.taxId].some((v) => v !== undefined);
   if (!given) return null;
+  if (opts.skipDetails) throw new UsageError("--skip-details: not with the legal details' flags", "give the details as flags, or --skip-details to set them later");
   if (!opts.country && (opts.line1 || opts.postalCode || opts.city)) throw new UsageError("--country: an address needs its country", "add --country <CC> (DE, FR, US)");
   const address = opts.country
     ? { line1: opts.line1 ?? null, line2: null, postal_code: opts.postalCode ?? null, city: opts.city ?? null, state: null, country: opts.country }
@@ -120,18 +122,21 @@ function legalDetails(opts: CreateFlags): InvoiceDetails | null {
   return { name: opts.legalName ?? null, address, tax_id: opts.taxId ?? null, email: null };
 }
 
-/** On a terminal, without the flags: the legal details asked for, each skippable with Enter (all empty: null). */
+/**
+ * At a terminal, without the flags: the legal details asked for before anything is created, each skippable
+ * with Enter (all empty: null). Ctrl-C or Ctrl-D cancels: exit 130, no organization.
+ */
 async function askLegalDetails(ctx: Context, name: string): Promise<InvoiceDetails | null> {
-  if (!canAsk(ctx)) return null;
-  ctx.out.info("Your legal details, printed on every invoice (Enter skips; `till orgs billing set` later):");
-  const [legalName = "", line1 = "", postalCode = "", city = "", country = "", taxId = ""] = await askLines([
-    `Legal name [${name}]: `,
-    "Street address: ",
-    "Postal code: ",
-    "City: ",
-    "Country (ISO code: DE, FR, US): ",
-    "Tax ID (VAT number): ",
-  ]);
+  ctx.out.info("Your legal details, printed on every invoice (Enter skips; Ctrl-C cancels; `till orgs billing set` later):");
+  const answers = await askLines(
+    [`Legal name [${name}]: `, "Street address: ", "Postal code: ", "City: ", "Country (ISO code: DE, FR, US): ", "Tax ID (VAT number): "],
+    (lines) => ctx.out.warn(`ignored ${lines === 1 ? "a line" : `${lines} lines`} typed before the questions (pasted commands do not answer them)`),
+  );
+  if (!answers) {
+    ctx.out.info("Cancelled: no organization was created.");
+    throw new ExitStatus(EXIT.interrupted);
+  }
+  const [legalName = "", line1 = "", postalCode = "", city = "", country = "", taxId = ""] = answers;
   const cc = /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null;
   if (country && !cc) ctx.out.warn(`"${country}" is not a two-letter country code: the address is left out`);
   const address = cc ? { line1: line1 || null, line2: null, postal_code: postalCode || null, city: city || null, state: null, country: cc } : null;
@@ -143,7 +148,10 @@ async function create(ctx: Context, opts: CreateFlags, [name = ""]: string[]): P
   const slug = opts.slug ?? slugify(name);
   if (!slug) throw new UsageError(`<name>: "${name}" gives no usable slug`, "pass --slug <slug> (letters, digits and dashes)");
   const flagged = legalDetails(opts);
-  const auth = authClient(ctx, requireSession(ctx));
+  const credential = requireSession(ctx);
+  // asked before the organization exists: a cancelled question leaves nothing behind
+  const details = flagged ?? (opts.skipDetails || !canAsk(ctx) ? null : await askLegalDetails(ctx, name));
+  const auth = authClient(ctx, credential);
   const created = await ctx.out.loading("Creating organization", auth.post<Organization>("/organization/create", { name, slug }));
   // better-auth makes a newly created organization the session's active one; the profile follows
   const { activeOrganizationId } = (await getSession(auth)).session;
@@ -151,8 +159,7 @@ async function create(ctx: Context, opts: CreateFlags, [name = ""]: string[]): P
     await updateProfile(ctx.env.configDir, ctx.profileName, { organization: stored(created) });
   }
   const active = activeOrganizationId === created.id;
-  // the legal details invoices print: given now (flags, or asked on a terminal), or warned about until set
-  const details = flagged ?? (await askLegalDetails(ctx, created.name));
+  // the legal details invoices print: given now (flags, or answered at a terminal), or warned about until set
   const saved = details
     ? (await ctx.out.loading("Saving billing details", v1(ctx).send<{ invoice_details?: InvoiceDetails }>("PATCH", `/organizations/${created.id}`, { invoice_details: details }))).invoice_details ?? details
     : null;
@@ -210,13 +217,18 @@ export function register(program: Command): void {
     .option("--city <city>", "the legal address: city")
     .option("--country <CC>", "the legal address: country, ISO code (DE, FR, US)", parseCountry)
     .option("--tax-id <id>", "your VAT or other tax id")
+    .option("--skip-details", "don't ask for the legal details at a terminal: set them later with `till orgs billing set`")
     .addHelpText(
       "after",
       examples([
         "till orgs create \"Acme Inc\"",
         "till orgs create \"Acme GmbH\" --legal-name \"Acme Software GmbH\" --line1 \"Hauptstraße 1\" --postal-code 10115 --city Berlin --country DE --tax-id DE123456789",
-        "till orgs create Acme --slug acme-eu --json",
-      ]) + "\nThe legal details can wait: till warns while invoices lack them; set them later with `till orgs billing set`.\n",
+        "till orgs create Acme --slug acme-eu --skip-details --json",
+      ]) +
+        "\nThe legal details invoices print: given as flags, or, at a terminal without them, asked for before the\n" +
+        "organization is created (Enter skips one; Ctrl-C cancels and creates nothing, exit 130; lines pasted before\n" +
+        "the questions are ignored). Scripts, pipes, CI and --json are never asked. The details can wait: till warns\n" +
+        "while invoices lack them; set them later with `till orgs billing set`.\n",
     )
     .action(withContext(create));
 

@@ -6,6 +6,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import { describeTiers, tiersIssue, UNIT_TIER_TYPES, type UnitTier, type UnitTiers, type UnitTierType } from "../../shared/tiers.js";
 import { UsageError } from "../errors.js";
 import { oneOf } from "../flags.js";
+import { markRepeatable } from "../repeated-flags.js";
 
 /** Repeated `--tier 1000:0` (up to 1,000 units at 0), `inf:0.15+500` (the rest at 0.15, a 500 flat fee). */
 export function collectUnitTier(value: string, previous: UnitTier[] = []): UnitTier[] {
@@ -47,3 +48,5 @@ export function tierOptions(cmd: Command): Command {
 
 /** "$0.00 per call for 1–1,000, $0.002 per call above 1,000 (graduated)". */
 export const describeUnitTiers = (tiers: UnitTiers, currency: string, unit: string) => describeTiers(tiers, currency, unit, "en-US");
+
+markRepeatable(collectUnitTier);

@@ -41,6 +41,7 @@ import {
   type ListOptions,
 } from "../resources.js";
 import { unitName } from "../../shared/meter-units.js";
+import { repeatable } from "../repeated-flags.js";
 
 /** A price as /v1 returns it (the fields the CLI shows). */
 export interface WirePrice {
@@ -349,7 +350,7 @@ async function archive(ctx: Context, _opts: object, [id = ""]: string[]) {
 }
 
 /** `--benefit none` empties the list on update, so the parser lets "none" through. */
-const benefitOrNone = (value: string, previous: string[] = []) => (value.trim() === "none" ? [...previous, "none"] : collectId(value, previous));
+const benefitOrNone = repeatable((value: string, previous: string[] = []) => (value.trim() === "none" ? [...previous, "none"] : collectId(value, previous)));
 
 function productOptions(cmd: Command): Command {
   return cmd

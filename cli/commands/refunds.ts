@@ -137,7 +137,8 @@ export function register(program: Command): void {
     .description("refund part or all of a paid order (asks first; --yes in scripts)")
     .requiredOption("--order <id>", "the order to refund", parseId)
     .requiredOption("--amount <amount>", "how much to give back before tax, in minor units (1000 = $10.00), at most the order's refundable amount; its tax goes back with it, in proportion", parseRefundAmount)
-    .requiredOption("--reason <reason>", REFUND_REASONS.join(", "), oneOf(REFUND_REASONS))
+    // the wire requires a reason; Polar's dashboard preselects customer_request, and so does the CLI
+    .option("--reason <reason>", `why: ${REFUND_REASONS.join(", ")}`, oneOf(REFUND_REASONS), "customer_request")
     .option("--comment <text>", "a note kept with the refund")
     .option("--revoke-benefits", "also revoke the benefits the order granted (one-time purchases)")
     .option("--to-wallet", "give it all back to the customer's wallet instead of the card (without it, what the wallet paid goes back to the wallet, the rest to the card)")

@@ -10,6 +10,7 @@ import { oneOf, parseId } from "../flags.js";
 import type { Column, Output } from "../output.js";
 import { changes, listOptions, listResource, type ListOptions } from "../resources.js";
 import { SUBSCRIBABLE_EVENT_TYPES, TILL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from "../../shared/webhook-events.js";
+import { markRepeatable } from "../repeated-flags.js";
 
 export { WEBHOOK_EVENT_TYPES };
 
@@ -325,3 +326,5 @@ export function register(program: Command): void {
     .addHelpText("after", examples(["till webhooks redeliver <event-id>"]))
     .action(withContext(redeliver));
 }
+
+markRepeatable(collectEvents);

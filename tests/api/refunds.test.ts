@@ -120,11 +120,11 @@ describe("POST /v1/refunds/ (SDK 0.47.1)", () => {
     const order = await buy();
     const before = await orderRow(order.id);
     const res = await raw(seller.token, "POST", "/v1/refunds/", { order_id: order.id, reason: "other", amount: 2501 });
-    expect(res).toEqual({ status: 400, body: { error: "RefundAmountTooHigh", detail: "Refund amount exceeds remaining order balance: 2500" } });
+    expect(res).toEqual({ status: 400, body: { error: "RefundAmountTooHigh", detail: "Refund amount exceeds remaining order balance: $25.00" } });
     await expect(seller.sdk.refunds.create({ orderId: order.id, reason: "other", amount: 2501 })).rejects.toMatchObject({ statusCode: 400 });
     await seller.sdk.refunds.create({ orderId: order.id, reason: "other", amount: 2000 });
     const left = await raw(seller.token, "POST", "/v1/refunds/", { order_id: order.id, reason: "other", amount: 501 });
-    expect(left.body).toEqual({ error: "RefundAmountTooHigh", detail: "Refund amount exceeds remaining order balance: 500" });
+    expect(left.body).toEqual({ error: "RefundAmountTooHigh", detail: "Refund amount exceeds remaining order balance: $5.00" });
     expect(await orderRow(order.id)).toMatchObject({ status: "partially_refunded", refundedAmount: 2000, invoiceNumber: before.invoiceNumber });
     expect(await refundRows(order.id)).toHaveLength(1);
   });

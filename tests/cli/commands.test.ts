@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../helpers/client.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { person, type Person } from "../auth/key-fixtures.js";
-import { execa } from "execa";
-import { BIN, login, parseJson, spawnTill, tempConfigDir, till, TRACE_HOOK, type TillOptions } from "./till.js";
+import { login, parseJson, spawnTill, tempConfigDir, till, TRACE_HOOK, type TillOptions } from "./till.js";
 
 let server: TestServer;
 let dana: Person;
@@ -371,67 +370,5 @@ describe("usage, help and output modes", () => {
     const r = await child;
     expect(String(r.stdout)).not.toContain("\u001B[");
     expect(String(r.stdout)).toContain(`Server: ${server.url}\n`);
-  });
-});
-
-// last: the organizations it creates would change what the lists above show
-describe("till orgs create, legal details", () => {
-  it("create: the legal details invoices print, given at once or warned about until `till orgs billing set`", async () => {
-    const before = parseJson<{ organization: { id: string } }>((await till(["auth", "status", "--json"], cli)).stdout);
-    const bare = await till(["orgs", "create", "Gamma Shop", "--slug", `gamma-${Date.now()}`], cli);
-    expect(bare.exitCode, bare.stderr).toBe(0);
-    expect(bare.stderr).toContain(
-      "warning: Gamma Shop: invoices carry no seller address or tax id: set your legal details with `till orgs billing set --name <legal name>",
-    );
-    const full = await till(
-      [
-        "orgs", "create", "Delta GmbH", "--slug", `delta-${Date.now()}`, "--legal-name", "Delta Software GmbH", "--line1", "Hauptstraße 1",
-        "--postal-code", "10115", "--city", "Berlin", "--country", "de", "--tax-id", "DE123456789", "--json",
-      ],
-      cli,
-    );
-    expect(full.exitCode, full.stderr).toBe(0);
-    expect(full.stderr).not.toContain("warning");
-    const delta = parseJson<{ id: string; invoice_details: unknown }>(full.stdout);
-    const expected = {
-      name: "Delta Software GmbH",
-      address: { line1: "Hauptstraße 1", line2: null, postal_code: "10115", city: "Berlin", state: null, country: "DE" },
-      tax_id: "DE123456789",
-      email: null,
-    };
-    expect(delta.invoice_details).toEqual(expected);
-    const shown = await till(["orgs", "billing", "show", "--org", delta.id, "--json"], cli);
-    expect(parseJson(shown.stdout)).toEqual(expected);
-    // an address without its country is refused before anything is created
-    const noCountry = await till(["orgs", "create", "Epsilon", "--line1", "1 Main St"], cli);
-    expect([noCountry.exitCode, noCountry.stderr]).toEqual([2, "error: --country: an address needs its country\nhint: add --country <CC> (DE, FR, US)\n"]);
-    await till(["orgs", "switch", before.organization.id], cli);
-  });
-
-  it("create on a terminal asks for them, each skippable; what is typed is on the organization", async () => {
-    const before = parseJson<{ organization: { id: string } }>((await till(["auth", "status", "--json"], cli)).stdout);
-    const slug = `zeta-${Date.now()}`;
-    const typed = ["", "Zeta Straße 5", "10115", "Berlin", "de", ""].join("\n") + "\n";
-    const r = await execa("script", ["-qec", `node ${BIN} orgs create Zeta --slug ${slug} --no-color`, "/dev/null"], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir(), TILL_CONFIG_DIR: cli.configDir },
-      extendEnv: false,
-      reject: false,
-      input: typed,
-      timeout: 60_000,
-    });
-    const out = String(r.stdout);
-    expect(r.exitCode, out).toBe(0);
-    expect(out).toContain("Your legal details, printed on every invoice (Enter skips; `till orgs billing set` later):");
-    expect(out).toContain("Legal name [Zeta]: ");
-    // the tax id was skipped: the warning says so
-    expect(out).toContain("invoices carry no seller tax id");
-    const shown = parseJson<{ name: string | null; address: unknown; tax_id: string | null }>((await till(["orgs", "billing", "show", "--org", slug, "--json"], cli)).stdout);
-    expect(shown).toEqual({
-      name: null,
-      address: { line1: "Zeta Straße 5", line2: null, postal_code: "10115", city: "Berlin", state: null, country: "DE" },
-      tax_id: null,
-      email: null,
-    });
-    await till(["orgs", "switch", before.organization.id], cli);
   });
 });

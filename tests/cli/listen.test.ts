@@ -12,7 +12,7 @@ import { eventually, Receiver, type Hit } from "../helpers/receiver.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { TcpProxy } from "../helpers/tcp-proxy.js";
-import { spawnTill, tempConfigDir, till, type TillOptions } from "./till.js";
+import { login, spawnTill, tempConfigDir, till, type TillOptions } from "./till.js";
 
 // a keep-alive every second: a stream gone silent is dropped after 3 s (three missed), not the default 45 s
 const ENV = { TILL_WEBHOOKS_ALLOW_PRIVATE: "true", TILL_STREAM_KEEPALIVE: "1s" };
@@ -218,5 +218,39 @@ describe("till listen", () => {
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toContain("till listen --forward-to http://localhost:3000/api/webhooks");
     expect(help.stdout).toMatch(/not retried/);
+  });
+});
+
+// last: the second case revokes every other session of the seller's user
+describe("till listen follows the profile's sign-in", () => {
+  it("switches to a new `till login`, and stops with exit 4 after `till logout`", async () => {
+    const signedIn: TillOptions = { configDir: tempConfigDir(), env: { TILL_SANDBOX: "0" } };
+    expect((await login(server.url, seller.client, signedIn)).exitCode).toBe(0);
+    const child = spawnTill(["listen", "--events", "customer.created"], signedIn);
+    const seen = watch(child);
+    await seen.until("stderr", /Ready: printing live events/);
+    expect((await login(server.url, seller.client, signedIn, ["--force"])).exitCode).toBe(0);
+    await seen.until("stderr", /The profile was signed in again \(`till login`\): following the new sign-in\./);
+    await seen.until("stderr", /Reconnected to /);
+    // the stream goes on with the new session
+    await seller.sdk.customers.create({ email: `follow-${Date.now()}@example.com` });
+    await seen.until("stdout", /customer\.created/);
+    expect((await till(["logout"], signedIn)).exitCode).toBe(0);
+    const r = await child;
+    expect(r.exitCode, seen.stderr()).toBe(4);
+    expect(seen.stderr()).toContain(`error: signed out of ${server.url} (\`till logout\`): till listen stopped\nhint: run \`till login\`, then \`till listen\` again\n`);
+  });
+
+  it("stops with exit 4 when the server no longer accepts its session (revoked elsewhere)", async () => {
+    const signedIn: TillOptions = { configDir: tempConfigDir(), env: { TILL_SANDBOX: "0" } };
+    expect((await login(server.url, seller.client, signedIn)).exitCode).toBe(0);
+    const child = spawnTill(["listen"], signedIn);
+    const seen = watch(child);
+    await seen.until("stderr", /Ready: printing live events/);
+    // signed out everywhere but the browser: the open stream ends at the server's next check
+    expect((await seller.client.post("/api/auth/revoke-other-sessions", {})).status).toBe(200);
+    const r = await child;
+    expect(r.exitCode, seen.stderr()).toBe(4);
+    expect(seen.stderr()).toMatch(/error: the server refused your credentials: .*\nhint: run `till login` to sign in again\n/);
   });
 });

@@ -164,6 +164,12 @@ describe("till login (device flow)", () => {
     );
   });
 
+  it("CI set to an empty string is CI, as Ink reads it: at a terminal it says so instead of drawing nothing and waiting", async () => {
+    const r = await spawnTillInTerminal(["login", "--server", server.url, "--no-color"], { configDir: tempConfigDir(), env: { CI: "" } });
+    expect(r.exitCode).toBe(4);
+    expect(screenText(String(r.stdout))).toContain("needs a person at a browser, and CI is set");
+  });
+
   it("says which server it cannot reach", async () => {
     const r = await till(["login", "--server", "http://127.0.0.1:9"], { configDir: tempConfigDir() });
     expect(r.exitCode).toBe(1);

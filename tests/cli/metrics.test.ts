@@ -123,6 +123,17 @@ describe("till metrics against the server", () => {
     const span = await till(["metrics", "mrr", "--since", "soon"], cli);
     expect(span.exitCode).not.toBe(0);
     expect(span.stderr).toContain("--since");
+    // the message names what is wrong with the interval: a month is too large for 30 days, a day too small for two years
+    const large = await till(["metrics", "revenue", "--since", "30d", "--interval", "month"], cli);
+    expect([large.exitCode, large.stderr]).toEqual([
+      2,
+      expect.stringContaining("The interval is too large for the date range: by month, a range covers at least 60 days. Use a smaller interval or increase the date range."),
+    ]);
+    const small = await till(["metrics", "revenue", "--since", "2y", "--interval", "day"], cli);
+    expect([small.exitCode, small.stderr]).toEqual([
+      2,
+      expect.stringContaining("The interval is too small for the date range: by day, a range covers at most 366 days. Use a larger interval or reduce the date range."),
+    ]);
   });
 
   it("a terminal (NO_COLOR, 80 columns) shows the chart with its summary, and the overview", async () => {

@@ -1,6 +1,7 @@
 // `till customers`, end to end: the CLI as a child process against the real server with an organization API
 // key, a customer named by email where a seller knows only that, and what it changed read back through the SDK.
 import { describe, expect, it } from "vitest";
+import { createApiCallsMeter, createProduct, subscribeThroughCheckout } from "../helpers/checkout.js";
 import { parseJson } from "./till.js";
 import { sellerCliFixture, ok, idOf } from "./seller-cli-fixtures.js";
 
@@ -120,5 +121,28 @@ describe("till customers", () => {
     expect(missing.exitCode).toBe(2); // the server's 422 is invalid input: exit 2
     expect(missing.stderr).toContain("Customer does not exist.");
     expect((await fx.run(["customers", "portal"])).exitCode).toBe(2);
+  });
+
+  it("state names the products, benefits and meters a person reads; --json keeps the API's ids", async () => {
+    const meter = await createApiCallsMeter(fx.seller);
+    const product = await createProduct(fx.seller, "metered", {}, meter.id);
+    const perk = await fx.seller.sdk.benefits.create({ type: "custom", description: "Priority support", properties: {} });
+    await fx.seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [perk.id] } });
+    const sub = await subscribeThroughCheckout(fx.server, fx.seller.sdk, product.id, `stateful-${Date.now()}`);
+    await fx.seller.sdk.events.ingest({ events: [{ name: "api.call", customerId: sub.customerId }] });
+    // the customer's meter shows once its usage is counted
+    for (let i = 0; i < 200 && (await fx.seller.sdk.customers.getState({ id: sub.customerId })).activeMeters.length === 0; i++) {
+      await new Promise((r) => setImmediate(r));
+    }
+    const plain = ok(await fx.run(["customers", "state", sub.customerId]));
+    expect(plain.stdout).toContain(`Subscriptions: ${product.name} (active, every month)\n`);
+    expect(plain.stdout).toMatch(/\nBenefits: Priority support \(custom\) since \d{4}-\d{2}-\d{2}\n/);
+    expect(plain.stdout).toContain("Meters: API calls: 1 used");
+    for (const id of [product.id, perk.id, meter.id]) expect(plain.stdout).not.toContain(id);
+    const json = parseJson<{ active_subscriptions: { product_id: string }[]; active_meters: { meter_id: string }[] }>(
+      ok(await fx.run(["customers", "state", sub.customerId, "--json"])).stdout,
+    );
+    expect(json.active_subscriptions.map((x) => x.product_id)).toEqual([product.id]);
+    expect(json.active_meters.map((m) => m.meter_id)).toEqual([meter.id]);
   });
 });

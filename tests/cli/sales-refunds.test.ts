@@ -34,6 +34,9 @@ describe("till refunds", () => {
     expect(json<{ id: string; amount: number }[]>(listed).map((r) => r.amount).sort()).toEqual([1000, 500].sort());
     expect(ok(table).stdout).toContain(`${refund.id}\t${orderId}\t$10.00\tcustomer_request\tsucceeded\t`);
     expect(ok(await fx.run(["orders", "get", orderId])).stdout).toContain("Total: $25.00\nRefunded: $15.00\nRefundable: $10.00\n");
+    // without --reason: customer_request, the reason Polar's dashboard preselects
+    const unreasoned = json<{ reason: string }>(await fx.run(["refunds", "create", "--order", orderId, "--amount", "100", "--yes", "--json"]));
+    expect(unreasoned.reason).toBe("customer_request");
   });
 
   it("bad input exits 2 before anything is sent; too much is the server's error, exit 1, nothing refunded", async () => {
@@ -55,7 +58,7 @@ describe("till refunds", () => {
     const tooMuch = await fx.run([...base, "--amount", "2501", "--json"]);
     expect(tooMuch.exitCode).toBe(1);
     expect(JSON.parse(tooMuch.stderr)).toEqual({
-      error: { message: "Refund amount exceeds remaining order balance: 2500", code: "RefundAmountTooHigh", hint: null },
+      error: { message: "Refund amount exceeds remaining order balance: $25.00", code: "RefundAmountTooHigh", hint: null },
     });
     expect((await fx.seller.sdk.refunds.list({ orderId })).result.items).toEqual([]);
   });

@@ -70,10 +70,13 @@ export function checkQuery(q: MetricsQuery): MetricDefinition[] {
   if (span < 0) issues.push({ loc: ["query", "end_date"], msg: "End date must be after start date.", type: "value_error" });
   else {
     const limit = INTERVAL_LIMITS[q.interval];
+    // named for what is wrong with the interval: too many periods of a small one, less than one of a large one
     if (span > limit.max_days) {
-      issues.push({ loc: ["query", "interval"], msg: "The interval is too big. Try to change the interval or reduce the date range.", type: "value_error" });
+      const msg = `The interval is too small for the date range: by ${q.interval}, a range covers at most ${limit.max_days} days. Use a larger interval or reduce the date range.`;
+      issues.push({ loc: ["query", "interval"], msg, type: "value_error" });
     } else if (span < limit.min_days) {
-      issues.push({ loc: ["query", "interval"], msg: "The interval is too small. Try to change the interval or increase the date range.", type: "value_error" });
+      const msg = `The interval is too large for the date range: by ${q.interval}, a range covers at least ${limit.min_days} days. Use a smaller interval or increase the date range.`;
+      issues.push({ loc: ["query", "interval"], msg, type: "value_error" });
     }
   }
   (q.metrics ?? []).forEach((slug, i) => {

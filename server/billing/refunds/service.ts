@@ -24,6 +24,7 @@ import { requestEmail } from "../customer-emails/service.js";
 import { ownerEmails } from "../organizations/service.js";
 import { refundableAmount, type OrderRow } from "../orders/wire.js";
 import { refundTax } from "../../../shared/refund-tax.js";
+import { formatMoney } from "../../../shared/money.js";
 import { orgNow } from "../test-clock/clock.js";
 import * as repo from "./repository.js";
 import { REFUND_REASONS, toRefundWire, type RefundRow, type RefundWire } from "./wire.js";
@@ -54,8 +55,12 @@ export type RefundCreateInput = z.output<typeof RefundCreateInput>;
 
 const refundedAlready = (order: OrderRow) =>
   new ApiError(403, { error: "RefundedAlready", detail: `Order is already fully refunded: ${order.id}` });
+// money as the API's other messages print it ("$25.00"), not the raw minor units a seller would misread
 const amountTooHigh = (order: OrderRow) =>
-  new ApiError(400, { error: "RefundAmountTooHigh", detail: `Refund amount exceeds remaining order balance: ${refundableAmount(order)}` });
+  new ApiError(400, {
+    error: "RefundAmountTooHigh",
+    detail: `Refund amount exceeds remaining order balance: ${formatMoney(refundableAmount(order), order.currency, "en")}`,
+  });
 const revokeSubscriptionBenefitsProhibited = () =>
   new ApiError(400, { error: "RevokeSubscriptionBenefitsProhibited", detail: "Subscription benefits can only be revoked upon cancellation" });
 const notPaid = (order: OrderRow) => new ApiError(400, { error: "NotPaidOrder", detail: `Order is not paid: ${order.id}` });

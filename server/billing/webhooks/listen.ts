@@ -186,7 +186,7 @@ function wakeHub(listen: Database["listen"]) {
 
 // ---- the route -----------------------------------------------------------------------------------------
 
-export function listenRoutes(app: V1App, { db, listen, config }: BillingDeps): void {
+export function listenRoutes(app: V1App, { db, listen, config, callers }: BillingDeps): void {
   // keep-alive comments stop proxies from closing an idle stream, and tell the CLI the stream is alive
   const keepAliveMs = config.streamKeepAliveMs;
   const hub = wakeHub(listen);
@@ -260,7 +260,17 @@ export function listenRoutes(app: V1App, { db, listen, config }: BillingDeps): v
       return;
     }
     const poll = setInterval(wake, POLL_MS);
-    const keepalive = setInterval(() => raw.write(": keep-alive\n\n"), keepAliveMs);
+    // the credential is checked again at each keep-alive: a signed-out session or a revoked key ends the stream,
+    // and the client's reconnect then gets the 401 that says why (a stream must not outlive its credential)
+    const keepalive = setInterval(() => {
+      raw.write(": keep-alive\n\n");
+      void callers.resolve(req.headers.authorization).then(
+        (r) => {
+          if (!r.ok && (r.error.status === 401 || r.error.code === "disabled_key")) raw.end();
+        },
+        () => {},
+      );
+    }, keepAliveMs);
     streams.add(reply);
     hub.add(wake);
     raw.on("close", () => {
