@@ -1,6 +1,7 @@
 // The customer emails till sends, for the server (outbox → mail, the preview route) and the CLI (`till emails
 // preview`). Each is named by its key in the organization's `customer_email_settings` (Polar's
-// OrganizationCustomerEmailSettings), so the setting and the email are one word.
+// OrganizationCustomerEmailSettings), so the setting and the email are one word. `order_refunded` is till's own key
+// there (Polar's settings have no refund email).
 export const CUSTOMER_EMAIL_TYPES = [
   "order_confirmation",
   "subscription_confirmation",
@@ -11,6 +12,7 @@ export const CUSTOMER_EMAIL_TYPES = [
   "subscription_uncanceled",
   "subscription_past_due",
   "subscription_revoked",
+  "order_refunded",
   "seat_invitation",
   "email_update",
   "usage_alert",
