@@ -38,4 +38,23 @@ export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
  */
 export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed", "refund_failed", "wallet_recharge_failed", "trial_ending", "processor_error"];
 
+/**
+ * The `customer_email_settings` keys of the emails till sends, in the order a seller reads them. Polar's other keys
+ * (subscription_paused, subscription_resumed, subscription_renewal_reminder, subscription_trial_conversion_reminder)
+ * are kept on the wire for its SDKs, but till sends no such email, so nothing offers to switch them.
+ */
+export const SWITCHABLE_EMAIL_TYPES = [
+  "order_confirmation",
+  "subscription_confirmation",
+  "subscription_cycled",
+  "subscription_cycled_after_trial",
+  "subscription_past_due",
+  "subscription_updated",
+  "subscription_cancellation",
+  "subscription_uncanceled",
+  "subscription_revoked",
+  "order_refunded",
+] as const satisfies readonly CustomerEmailType[];
+export type SwitchableEmailType = (typeof SWITCHABLE_EMAIL_TYPES)[number];
+
 export const isCustomerEmailType = (v: string): v is CustomerEmailType => (CUSTOMER_EMAIL_TYPES as readonly string[]).includes(v);
