@@ -2,6 +2,7 @@
 // not know: a receipt's line is its label and amount on one line (its table would put each cell on a line of its
 // own), and a link's URL is printed once — the first link to an address shows it, a later link to the same
 // address is its words alone (a portal linked from the note, the button and the footer reads as one URL).
+// A link whose words are its address prints them alone.
 /** The attributes a receipt's line carries for the text part (receipt.tsx). */
 export interface TextLineAttributes {
   "data-text-label": string;
@@ -65,7 +66,8 @@ export function plainTextOptions() {
         if (!href || href.startsWith("#")) return;
         const shown = text === href || printed.has(href);
         printed.add(href);
-        if (!shown) builder.addInline(text ? ` ${href}` : href, { noWordTransform: true });
+        // in angle brackets (RFC 3986, appendix C): a sentence's full stop after it is not read as part of it
+        if (!shown) builder.addInline(text ? ` <${href}>` : href, { noWordTransform: true });
       },
     },
     selectors: [

@@ -10,6 +10,7 @@ import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { benefitGrant, customerBalanceEntry, customerEmail, outbox, refund as refundTable, stripeEvent } from "../../server/db/schema/index.js";
+import { settleProcessorRefund } from "../../server/billing/refunds/service.js";
 import { createProduct, publicRequest } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
@@ -125,12 +126,13 @@ describe("a refund through Stripe", () => {
     expect(await outboxOf(refund.id)).toEqual(["refund.created:pending", "refund.updated:succeeded"]);
     // the buyer is told once Stripe says the money went back, once
     const mail = await s.server.mailbox.waitFor(email, /Your refund/, 10_000);
-    const { name } = await seller.sdk.organizations.get({ id: seller.organizationId });
-    expect(mail.subject).toBe(`Your refund of $10.00 from ${name}`);
+    expect(mail.subject).toBe(`Your refund of $10.00 from ${mail.fromName}`);
     expect(mail.text).toContain(`refunded $10.00 for ${product.name} (invoice ${order.invoiceNumber}).`);
     expect(mail.text).toContain("It goes back to the payment method you paid with.");
     expect(mail.text).toContain("This was a partial refund: $10.00 of the order's $25.00 has been refunded so far.");
-    await settleInStripe(stripeRefund.id);
+    // Stripe's success told again (a replayed event) asks for no second email
+    const row = await refundRow(refund.id);
+    expect(await settleProcessorRefund(db(), row.organizationId, { processorRefundId: stripeRefund.id, status: "succeeded", failureReason: null })).toBeNull();
     expect(await refundEmailsTo(email)).toHaveLength(1);
   });
 
