@@ -1,6 +1,7 @@
 // The customer emails till sends, for the server (outbox → mail, the preview route) and the CLI (`till emails
 // preview`). Each is named by its key in the organization's `customer_email_settings` (Polar's
-// OrganizationCustomerEmailSettings), so the setting and the email are one word.
+// OrganizationCustomerEmailSettings), so the setting and the email are one word. `order_refunded` is till's own key
+// there (Polar's settings have no refund email).
 export const CUSTOMER_EMAIL_TYPES = [
   "order_confirmation",
   "subscription_confirmation",
@@ -11,6 +12,7 @@ export const CUSTOMER_EMAIL_TYPES = [
   "subscription_uncanceled",
   "subscription_past_due",
   "subscription_revoked",
+  "order_refunded",
   "seat_invitation",
   "email_update",
   "usage_alert",
@@ -35,5 +37,24 @@ export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
  * seller's owners, at most once a day (billing/stripe/processor-errors.ts).
  */
 export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed", "refund_failed", "wallet_recharge_failed", "trial_ending", "processor_error"];
+
+/**
+ * The `customer_email_settings` keys of the emails till sends, in the order a seller reads them. Polar's other keys
+ * (subscription_paused, subscription_resumed, subscription_renewal_reminder, subscription_trial_conversion_reminder)
+ * are kept on the wire for its SDKs, but till sends no such email, so nothing offers to switch them.
+ */
+export const SWITCHABLE_EMAIL_TYPES = [
+  "order_confirmation",
+  "subscription_confirmation",
+  "subscription_cycled",
+  "subscription_cycled_after_trial",
+  "subscription_past_due",
+  "subscription_updated",
+  "subscription_cancellation",
+  "subscription_uncanceled",
+  "subscription_revoked",
+  "order_refunded",
+] as const satisfies readonly CustomerEmailType[];
+export type SwitchableEmailType = (typeof SWITCHABLE_EMAIL_TYPES)[number];
 
 export const isCustomerEmailType = (v: string): v is CustomerEmailType => (CUSTOMER_EMAIL_TYPES as readonly string[]).includes(v);

@@ -11,6 +11,7 @@ import { callerOf, type CallerKind, type ResponseModel } from "../billing/contra
 import { IDEMPOTENCY_PARAMETER, takesIdempotencyKey } from "./idempotency.js";
 import { summaryOf, V1_TAGS } from "./openapi-summaries.js";
 import { POLAR_MODELS } from "./polar-models.js";
+import { POLAR_UNIONS, type PolarUnion } from "./polar-unions.js";
 import { methodsOf } from "./route-hooks.js";
 
 type Json = Record<string, unknown>;
@@ -80,11 +81,61 @@ function transformFor(declared: Map<string, Declared>): SwaggerTransform {
   };
 }
 
-/** A Polar model's JSON Schema from @polar-sh/sdk's inbound zod schema (the wire side, before the SDK maps it). */
-async function polarModel(name: string): Promise<Json> {
-  const schema = await POLAR_MODELS[name]?.();
-  if (schema instanceof z.core.$ZodType) return withoutSdkFields(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json);
-  throw new Error(`openapi: no model ${name} in server/http/polar-models.ts (add it from @polar-sh/sdk)`);
+interface Unions {
+  byName: Map<string, PolarUnion>;
+  /** A union's name by its schema object, as the SDK's other models hold it. */
+  bySchema: Map<unknown, string>;
+}
+let unionsLoaded: Promise<Unions> | undefined;
+const unions = () =>
+  (unionsLoaded ??= (async () => {
+    const entries = await Promise.all(Object.entries(POLAR_UNIONS).map(async ([name, load]) => [name, await load()] as const));
+    return { byName: new Map(entries), bySchema: new Map(entries.map(([name, u]) => [u.union, name])) };
+  })());
+
+const componentRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/**
+ * An SDK schema as JSON Schema (the wire side, before the SDK maps it); a union of server/http/polar-unions.ts met
+ * inside becomes a reference to its component, its name added to `found`.
+ */
+function toJsonSchema(schema: z.core.$ZodType, u: Unions, found: Set<string>): Json {
+  const json = z.toJSONSchema(schema, {
+    io: "input",
+    unrepresentable: "any",
+    override: (ctx) => {
+      const name = u.bySchema.get(ctx.zodSchema);
+      if (!name) return;
+      const target = ctx.jsonSchema as Json;
+      for (const key of Object.keys(target)) delete target[key];
+      Object.assign(target, componentRef(name));
+      found.add(name);
+    },
+  }) as Json;
+  return withoutSdkFields(json);
+}
+
+/**
+ * Adds the Polar model `name` to `components` from @polar-sh/sdk's inbound zod schema; a smart union as `anyOf` its
+ * members, each a component, and the unions found inside, each once.
+ */
+async function addPolarModel(name: string, components: Json): Promise<void> {
+  if (components[name]) return;
+  const u = await unions();
+  const found = new Set<string>();
+  const union = u.byName.get(name);
+  if (union) {
+    components[name] = { anyOf: Object.keys(union.members).map(componentRef) };
+    for (const [member, schema] of Object.entries(union.members)) {
+      if (!(schema instanceof z.core.$ZodType)) throw new Error(`openapi: ${name}'s member ${member} is not a schema (server/http/polar-unions.ts)`);
+      components[member] ??= toJsonSchema(schema, u, found);
+    }
+  } else {
+    const schema = await POLAR_MODELS[name]?.();
+    if (!(schema instanceof z.core.$ZodType)) throw new Error(`openapi: no model ${name} in server/http/polar-models.ts (add it from @polar-sh/sdk)`);
+    components[name] = toJsonSchema(schema, u, found);
+  }
+  for (const inner of found) await addPolarModel(inner, components);
 }
 
 /** The SDK's error models carry request$/response$/body$ of its own; the wire does not. */
@@ -118,7 +169,7 @@ async function responsesOf(models: Record<number, ResponseModel>, components: Js
     } else if (typeof model === "string") {
       // "Model" or "Model[]" (a JSON array of them)
       const name = model.replace(/\[\]$/, "");
-      components[name] ??= await polarModel(name);
+      await addPolarModel(name, components);
       const ref = { $ref: `#/components/schemas/${name}` };
       out[status] = { description, content: { "application/json": { schema: name === model ? ref : { type: "array", items: ref } } } };
     } else {

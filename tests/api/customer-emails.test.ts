@@ -82,7 +82,37 @@ describe("each customer email", () => {
       expect(part).toContain(product.name);
     }
     expect(order.totalAmount).toBe(2500);
-    expect(mail.text).toMatch(/Total\s+\$25\.00/);
+    // the text part: each label beside its amount, each address once; the HTML shows no bare address
+    const line = (label: string, amount: number) => new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} +${usd(amount).replace(/[$.]/g, "\\$&")}$`, "m");
+    expect(mail.text).toMatch(line(order.items[0]!.label, order.items[0]!.amount));
+    expect(mail.text).toMatch(line("Subtotal", order.subtotalAmount));
+    expect(mail.text).toMatch(line("Tax", order.taxAmount));
+    expect(mail.text).toMatch(line("Total", order.totalAmount));
+    expect(mail.links).toEqual([...new Set(mail.links)]);
+    expect(mail.links).toEqual([`${server.url}/portal?organization=${seller.slug}`]);
+    const shown = (mail.html ?? "").replace(/<head>[\s\S]*<\/head>/, "").replace(/<[^>]+>/g, " ");
+    expect(shown).not.toMatch(/https?:\/\//);
+  });
+
+  it("refunded: the buyer is told what came back and where, once per refund", async () => {
+    const product = await createProduct(seller, "fixed");
+    const { email, order } = await buy(seller, product);
+    await server.mailbox.waitFor(email, /receipt/);
+    const org = await seller.sdk.organizations.get({ id: seller.organizationId });
+    const first = await seller.sdk.refunds.create({ orderId: order.id, reason: "customer_request", amount: 1000 });
+    expect(first.status).toBe("succeeded");
+    const partial = await server.mailbox.waitFor(email, /Your refund/);
+    expectBranded(partial, seller);
+    expect(partial.subject).toBe(`Your refund of ${usd(1000)} from ${org.name}`);
+    expect(partial.text).toContain(`${org.name} refunded ${usd(1000)} for ${product.name} (invoice ${order.invoiceNumber}).`);
+    expect(partial.text).toContain("It goes back to the payment method you paid with.");
+    expect(partial.text).toContain(`This was a partial refund: ${usd(1000)} of the order's ${usd(2500)} has been refunded so far.`);
+    await seller.sdk.refunds.create({ orderId: order.id, reason: "customer_request", amount: 1500 });
+    const rest = await server.mailbox.waitFor(email, /Your refund/);
+    expect(rest.subject).toBe(`Your refund of ${usd(1500)} from ${org.name}`);
+    expect(rest.text).not.toContain("partial refund");
+    const rows = await db().select().from(customerEmail).where(eq(customerEmail.recipient, email));
+    expect(rows.map((r) => r.type).sort()).toEqual(["order_confirmation", "order_refunded", "order_refunded"]);
   });
 
   it("subscription confirmation, with the receipt and the next charge", async () => {
@@ -181,6 +211,7 @@ describe("customer_email_settings", () => {
     const settings = Object.fromEntries(
       [
         "order_confirmation",
+        "order_refunded",
         "subscription_cancellation",
         "subscription_confirmation",
         "subscription_cycled",
@@ -197,7 +228,9 @@ describe("customer_email_settings", () => {
     const other = await createProduct(silent, "monthly");
     const trial = await createProduct(silent, "trial");
     const buyers: string[] = [];
-    buyers.push((await buy(silent, fixed)).email);
+    const bought = await buy(silent, fixed);
+    buyers.push(bought.email);
+    await silent.sdk.refunds.create({ orderId: bought.order.id, reason: "customer_request", amount: 500 });
     const s = await subscribe(silent, monthly);
     buyers.push(s.email);
     await renew(silent, s.sub.id);

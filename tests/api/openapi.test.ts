@@ -144,6 +144,32 @@ describe("/api/openapi.json", () => {
     expect(doc.components.schemas.HTTPValidationError).toMatchObject({ type: "object" });
   });
 
+  it("makes every component schema real: an object with properties, a type, or a union of references", () => {
+    const empty = Object.entries(doc.components.schemas)
+      .filter(([, s]) => !(s.properties || s.type || s.$ref || s.oneOf || s.anyOf || s.allOf))
+      .map(([name]) => name);
+    expect(empty).toEqual([]);
+    // the SDK's smart unions (Discount, Event, Payment, …), each its members by reference, each member real
+    const members = (name: string) => ((doc.components.schemas[name]?.anyOf ?? []) as Array<{ $ref: string }>).map((r) => r.$ref.replace("#/components/schemas/", ""));
+    expect(members("Discount")).toEqual(["DiscountFixedRepeatDuration", "DiscountFixedOnceForeverDuration", "DiscountPercentageRepeatDuration", "DiscountPercentageOnceForeverDuration"]);
+    expect(members("Event")).toEqual(["UserEvent", "SystemEvent"]);
+    expect(members("Payment")).toEqual(["CardPayment", "GenericPayment"]);
+    expect(members("CustomerPaymentMethod")).toEqual(["PaymentMethodCard", "PaymentMethodGeneric"]);
+    expect(members("CustomerBenefitGrant")).toHaveLength(7);
+    expect(members("EventsListResponseEventsList")).toEqual(["ListResourceEvent", "ListResourceWithCursorPaginationEvent"]);
+    expect(doc.components.schemas.DiscountFixedRepeatDuration).toMatchObject({ type: "object", properties: { duration: expect.anything(), amount: expect.anything() } });
+    expect(doc.components.schemas.CardPayment).toMatchObject({ type: "object", properties: { amount: expect.anything(), status: expect.anything() } });
+    // and every list of one refers to it, not to an untyped item
+    const items = (list: string) => (doc.components.schemas[list]?.properties as { items?: { items?: Schema } } | undefined)?.items?.items;
+    expect(items("ListResourceDiscount")).toEqual({ $ref: "#/components/schemas/Discount" });
+    expect(items("ListResourcePayment")).toEqual({ $ref: "#/components/schemas/Payment" });
+    expect(items("ListResourceCustomerBenefitGrant")).toEqual({ $ref: "#/components/schemas/CustomerBenefitGrant" });
+    expect(items("ListResourceCustomerPaymentMethod")).toEqual({ $ref: "#/components/schemas/CustomerPaymentMethod" });
+    expect(items("ListResourceEvent")).toEqual({ $ref: "#/components/schemas/Event" });
+    // every reference anywhere in the document resolves
+    for (const [, name] of JSON.stringify(doc).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) expect(doc.components.schemas[name ?? ""], name).toBeDefined();
+  });
+
   it("shows each route's kind of caller as its security requirement", () => {
     const op = (p: string, m: string) => doc.paths[p]?.[m];
     expect(op("/v1/products/", "get")?.security).toEqual([{ organization_token: ["products:read"] }]);

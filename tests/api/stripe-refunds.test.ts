@@ -9,7 +9,8 @@ import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import { benefitGrant, customerBalanceEntry, outbox, refund as refundTable, stripeEvent } from "../../server/db/schema/index.js";
+import { benefitGrant, customerBalanceEntry, customerEmail, outbox, refund as refundTable, stripeEvent } from "../../server/db/schema/index.js";
+import { settleProcessorRefund } from "../../server/billing/refunds/service.js";
 import { createProduct, publicRequest } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
 import type { Seller } from "../helpers/seller.js";
@@ -57,7 +58,7 @@ async function buy(card: string, wallet = 0) {
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const order = await until(async () => (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items.find((o) => o.status === "paid"), "the order");
-  return { order, customer, walletId };
+  return { order, customer, walletId, email };
 }
 
 async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
@@ -96,11 +97,13 @@ const refundUpdates = (id: string) =>
 const outboxOf = async (id: string) => (await db().select({ type: outbox.type, payload: outbox.payload }).from(outbox).orderBy(asc(outbox.createdAt))).filter((r) => (r.payload as { id?: string }).id === id).map((r) => `${r.type}:${String((r.payload as { status?: string }).status)}`);
 const liveGrants = async (orderId: string) =>
   (await db().select().from(benefitGrant).where(and(eq(benefitGrant.orderId, orderId), isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt)))).length;
+/** The buyer's refund emails recorded for `recipient` (customer_email_settings.order_refunded). */
+const refundEmailsTo = (recipient: string) => db().select().from(customerEmail).where(and(eq(customerEmail.recipient, recipient), eq(customerEmail.type, "order_refunded")));
 const walletBalance = async (walletId: string) => (await api("GET", `/v1/wallets/${walletId}`)).balance as number;
 
 describe("a refund through Stripe", () => {
   it("pending until Stripe says it succeeded: counts at once, refund.updated (succeeded) when it does", async () => {
-    const { order } = await buy(PENDING_REFUND);
+    const { order, email } = await buy(PENDING_REFUND);
     const refund = await seller.sdk.refunds.create({ orderId: order.id, reason: "customer_request", amount: 1000 });
     expect(refund).toMatchObject({ status: "pending", amount: 1000 });
     // the order counts it at once, as Stripe's charge does in amount_refunded
@@ -108,6 +111,8 @@ describe("a refund through Stripe", () => {
     expect((await seller.sdk.refunds.list({ orderId: order.id })).result.items.map((r) => r.status)).toEqual(["pending"]);
     // no refund.updated (nor its credit note) while Stripe has not finished
     expect(await outboxOf(refund.id)).toEqual(["refund.created:pending"]);
+    // nor the buyer's email: the money has not gone back yet
+    expect(await refundEmailsTo(email)).toEqual([]);
 
     const stripeRefund = stripeRefundOf(refund.id);
     expect(stripeRefund.status).toBe("pending");
@@ -119,11 +124,21 @@ describe("a refund through Stripe", () => {
     expect(event).toMatchObject({ type: "refund.updated", data: { id: refund.id, status: "succeeded", amount: 1000 } });
     expect(await seller.sdk.orders.get({ id: order.id })).toMatchObject({ status: "partially_refunded", refundedAmount: 1000 });
     expect(await outboxOf(refund.id)).toEqual(["refund.created:pending", "refund.updated:succeeded"]);
+    // the buyer is told once Stripe says the money went back, once
+    const mail = await s.server.mailbox.waitFor(email, /Your refund/, 10_000);
+    expect(mail.subject).toBe(`Your refund of $10.00 from ${mail.fromName}`);
+    expect(mail.text).toContain(`refunded $10.00 for ${product.name} (invoice ${order.invoiceNumber}).`);
+    expect(mail.text).toContain("It goes back to the payment method you paid with.");
+    expect(mail.text).toContain("This was a partial refund: $10.00 of the order's $25.00 has been refunded so far.");
+    // Stripe's success told again (a replayed event) asks for no second email
+    const row = await refundRow(refund.id);
+    expect(await settleProcessorRefund(db(), row.organizationId, { processorRefundId: stripeRefund.id, status: "succeeded", failureReason: null })).toBeNull();
+    expect(await refundEmailsTo(email)).toHaveLength(1);
   });
 
   it("fails after Stripe answered it succeeded: order, wallet and benefits as they were, refund.updated (failed), the owners told, the CLI shows it; replays change nothing", async () => {
     // $25.00: $6.00 from the wallet, $19.00 by the card whose refunds fail
-    const { order, walletId } = await buy(REFUND_FAILS, 600);
+    const { order, walletId, email } = await buy(REFUND_FAILS, 600);
     expect(order).toMatchObject({ totalAmount: 2500, appliedBalanceAmount: -600 });
     expect(await walletBalance(walletId!)).toBe(0);
     expect(await liveGrants(order.id)).toBe(1);
@@ -134,6 +149,10 @@ describe("a refund through Stripe", () => {
     expect(await seller.sdk.orders.get({ id: order.id })).toMatchObject({ status: "refunded", refundedAmount: 2500 });
     expect(await walletBalance(walletId!)).toBe(600);
     expect(await liveGrants(order.id)).toBe(0);
+    // succeeded at once: the buyer is told where each part went
+    const told = await s.server.mailbox.waitFor(email, /Your refund/, 10_000);
+    expect(told.text).toContain("$19.00 goes back to the payment method you paid with and $6.00 was added to your wallet balance.");
+    expect(told.text).not.toContain("partial refund");
 
     const stripeRefund = stripeRefundOf(refund.id);
     await settleInStripe(stripeRefund.id);

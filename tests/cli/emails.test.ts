@@ -44,7 +44,9 @@ describe("till emails preview", () => {
     expect(text.stdout).toMatch(/your payment failed/i);
     expect(text.stdout).toContain("We could not charge $21.60");
     expect(text.stdout).toContain(`${server.url}/portal?organization=${seller.slug}`);
-    expect(text.stdout).not.toContain("<");
+    // no markup: the one "<" opens the portal's address, in angle brackets
+    expect(text.stdout).not.toMatch(/<(?!https?:\/\/)/);
+    expect(text.stdout).toContain(`<${server.url}/portal?organization=${seller.slug}>`);
 
     const json = await run(["emails", "preview", "subscription_revoked", "--json"]);
     expect(json.exitCode, json.stderr).toBe(0);

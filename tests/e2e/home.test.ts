@@ -124,7 +124,12 @@ describe("the seller's pages on live data", () => {
     await page.getByLabel("After the last retry").selectOption({ label: "Mark it unpaid" });
     await page.getByRole("button", { name: "Save dunning" }).click();
     await page.getByRole("region", { name: "Failed renewals (dunning)" }).getByText("Saved.").waitFor();
-    await page.getByLabel("subscription cycled", { exact: true }).uncheck();
+    // a switch for each email till sends, by its name; none for Polar's keys of emails till never sends
+    const emails = page.getByRole("group", { name: "Emails sent to customers" }).getByRole("checkbox");
+    expect(await emails.count()).toBe(10);
+    for (const label of ["Order receipt", "Renewal receipt", "Refund completed", "Renewal payment failed"]) expect(await page.getByLabel(label, { exact: true }).isChecked()).toBe(true);
+    expect(await page.getByRole("region", { name: "Customer emails" }).getByText(/_|subscription (paused|resumed)|renewal reminder/i).count()).toBe(0);
+    await page.getByLabel("Renewal receipt", { exact: true }).uncheck();
     await page.getByRole("button", { name: "Save customer emails" }).click();
     await page.getByRole("region", { name: "Customer emails" }).getByText("Saved.").waitFor();
     const org = (await (await fetch(`${server.url}/v1/organizations/${seller.organizationId}`, { headers: { authorization: `Bearer ${seller.token}` } })).json()) as {
@@ -132,10 +137,10 @@ describe("the seller's pages on live data", () => {
       customer_email_settings: Record<string, boolean>;
     };
     expect(org.dunning_settings).toEqual({ retry_intervals_days: [2, 4], final_action: "unpaid" });
-    expect(org.customer_email_settings).toMatchObject({ subscription_cycled: false, order_confirmation: true });
+    expect(org.customer_email_settings).toMatchObject({ subscription_cycled: false, order_confirmation: true, order_refunded: true, subscription_paused: true, subscription_renewal_reminder: true });
     await page.reload();
     expect(await page.getByLabel("Retry after (days, comma-separated)").inputValue()).toBe("2, 4");
-    expect(await page.getByLabel("subscription cycled", { exact: true }).isChecked()).toBe(false);
+    expect(await page.getByLabel("Renewal receipt", { exact: true }).isChecked()).toBe(false);
     expect(problems).toEqual([]);
   }, 120_000);
 

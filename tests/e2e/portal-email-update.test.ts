@@ -47,7 +47,7 @@ describe("the email update link", () => {
     const newEmail = `ivy.new-${stamp}@example.com`;
     await new Polar({ serverURL: server.url }).customerPortal.customers.requestEmailUpdate({ customerSession: session }, { email: newEmail });
     const mail = await server.mailbox.waitFor(newEmail, /Confirm your new email address/, 15_000);
-    const link = /https?:\/\/\S+email_update_token=[^\s"<]+/.exec(mail.text ?? "")?.[0];
+    const link = /https?:\/\/\S+email_update_token=[^\s"<>]+/.exec(mail.text ?? "")?.[0];
     expect(link).toBeDefined();
 
     const page = await newPage();

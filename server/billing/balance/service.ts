@@ -183,6 +183,12 @@ export async function creditRefund(db: Queryable, r: { organizationId: string; c
   });
 }
 
+/** What a refund gave back to the customer's wallet (its `refund` movement), 0 when nothing. */
+export async function walletCreditOfRefund(db: Queryable, organizationId: string, refundId: string): Promise<number> {
+  const credited = await repo.entryByKey(db, organizationId, `refund:${refundId}`);
+  return credited && credited.amount > 0 ? credited.amount : 0;
+}
+
 /**
  * Takes back from the wallet what a refund credited to it (creditRefund), once per refund (its key
  * `refund_reversed:<id>`): the refund failed at the processor, so the order is paid again as it was. A `refund`

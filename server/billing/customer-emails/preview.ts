@@ -95,9 +95,18 @@ function sampleRefundFailed(slug: string) {
   };
 }
 
+function sampleOrderRefunded(slug: string) {
+  return {
+    refund: { id: "00000000-0000-4000-8000-000000000006", amount: 1000, tax_amount: 180, currency: "usd" },
+    order: { id: "00000000-0000-4000-8000-000000000001", invoice_number: `${slug.toUpperCase().slice(0, 12)}-0001`, product, total_amount: 2160, refunded_amount: 1000, refunded_tax_amount: 180 },
+    to_wallet: 0,
+  };
+}
+
 export function previewData(type: CustomerEmailType, slug: string): Record<string, unknown> {
   if (type === "dispute_opened" || type === "dispute_closed") return sampleDispute(type, slug);
   if (type === "refund_failed") return sampleRefundFailed(slug);
+  if (type === "order_refunded") return sampleOrderRefunded(slug);
   if (type === "seat_invitation") return sampleSeatInvitation();
   if (type === "usage_alert") return sampleUsageAlert();
   if (type === "processor_error") {

@@ -65,6 +65,7 @@ export const OrganizationUpdateInput = z.object({
   notification_settings: z.object({ new_order: z.boolean(), new_subscription: z.boolean() }).nullish(),
   customer_email_settings: boolSettings([
     "order_confirmation",
+    "order_refunded",
     "subscription_cancellation",
     "subscription_confirmation",
     "subscription_cycled",

@@ -21,6 +21,8 @@ export const DEFAULT_SUBSCRIPTION_SETTINGS = {
 export const DEFAULT_NOTIFICATION_SETTINGS = { new_order: true, new_subscription: true };
 export const DEFAULT_CUSTOMER_EMAIL_SETTINGS = {
   order_confirmation: true,
+  // till's own: the buyer's notice of a completed refund (Polar has no refund email)
+  order_refunded: true,
   subscription_cancellation: true,
   subscription_confirmation: true,
   subscription_cycled: true,

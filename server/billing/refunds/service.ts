@@ -27,6 +27,7 @@ import { refundTax } from "../../../shared/refund-tax.js";
 import { formatMoney } from "../../../shared/money.js";
 import { orgNow } from "../test-clock/clock.js";
 import * as repo from "./repository.js";
+import { requestRefundedEmail } from "./emails.js";
 import { REFUND_REASONS, toRefundWire, type RefundRow, type RefundWire } from "./wire.js";
 
 export interface RefundDeps {
@@ -156,6 +157,7 @@ async function commitRefund(tx: Queryable, order: OrderRow, pending: RefundRow, 
     event("order.updated", orderWire),
     event("order.refunded", orderWire),
   ]);
+  await requestRefundedEmail(tx, orderWire, wire);
   if (stored.revokeBenefits) {
     const revoked = await revokeGrantsOfOrder(tx, organizationId, order.id, now);
     if (revoked.length > 0) await enqueue(tx, customerStateChanged(organizationId, order.customerId));
@@ -252,6 +254,7 @@ export async function settleProcessorRefund(db: Db, organizationId: string, outc
       const succeeded = await repo.updateRefundStatus(tx, organizationId, row.id, { status: "succeeded", failureReason: null, modifiedAt: now });
       const wire = toRefundWire(succeeded);
       await enqueue(tx, [{ type: "refund.updated", organizationId, data: wire }]);
+      await requestRefundedEmail(tx, await getOrder(tx, organizationId, order.id), wire);
       return wire;
     }
     const ended = await repo.updateRefundStatus(tx, organizationId, row.id, { status: outcome.status, failureReason: outcome.failureReason, modifiedAt: now });

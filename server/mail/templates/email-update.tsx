@@ -20,7 +20,8 @@ export function EmailUpdate({ update: u, ctx }: { update: EmailUpdateData; ctx: 
           {i18n.t("emailUpdate.button", { email: u.email })}
         </Button>
       </Section>
-      <Text style={paragraph}>
+      {/* the text part prints the button's address already */}
+      <Text style={paragraph} data-skip-in-text="true">
         {i18n.t("common.orOpenLink")} <Link href={url}>{url}</Link>
       </Text>
       <Text style={paragraph}>{i18n.t("emailUpdate.expires", { date: i18n.date(u.expires_at) })}</Text>

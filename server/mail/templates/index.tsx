@@ -5,6 +5,7 @@ import { EmailUpdateData, OrderData, SeatInvitationData, SubscriptionData, email
 import { EmailUpdate } from "./email-update.js";
 import { DisputeData, DisputeNotice, disputeSubject } from "./dispute-emails.js";
 import { RefundFailedData, RefundFailedNotice, refundFailedSubject } from "./refund-emails.js";
+import { OrderRefunded, OrderRefundedData, orderRefundedSubject } from "./refund-receipt.js";
 import { OrderConfirmation, SubscriptionConfirmation, SubscriptionCycled, SubscriptionPastDue } from "./order-emails.js";
 import { SeatInvitation, seatSubject } from "./seat-invitation.js";
 import { UsageAlert, UsageAlertData, usageAlertSubject } from "./usage-alert.js";
@@ -75,6 +76,10 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
     (s, ctx) => subscriptionSubject("revoked.subject", s, ctx),
     (s, ctx) => <SubscriptionRevoked subscription={s} ctx={ctx} />,
   ),
+  order_refunded: (data, ctx) => {
+    const d = OrderRefundedData.parse(data);
+    return { subject: orderRefundedSubject(d, ctx), element: <OrderRefunded data={d} ctx={ctx} /> };
+  },
   seat_invitation: (data, ctx) => {
     const i = SeatInvitationData.parse(data);
     return { subject: seatSubject(i, ctx), element: <SeatInvitation invitation={i} ctx={ctx} />, link: seatClaimUrl(ctx.baseUrl, i.token) };

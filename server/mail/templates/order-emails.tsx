@@ -32,7 +32,6 @@ const InvoiceNote = ({ order, ctx }: Props) => (
     {ctx.i18n.rich("order.invoiceNote", {
       hasNumber: order.invoice_number ? "yes" : "no",
       number: order.invoice_number ?? "",
-      url: ctx.portalUrl,
       link: linkTo(ctx.portalUrl),
     })}
   </Text>

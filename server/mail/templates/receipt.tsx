@@ -7,15 +7,17 @@ import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import type { MailSpeaker } from "../i18n/index.js";
 import { lineFromFacts } from "../../i18n/lines/text.js";
+import { textLine, widest } from "../plain-text.js";
 import type { OrderData } from "./data.js";
 
 const cell = { fontSize: "14px", lineHeight: "22px", margin: "2px 0" };
 const right = { ...cell, textAlign: "right" as const };
 
-function Line(props: { label: string; amount: string; strong?: boolean }) {
+/** A line: its label and amount in two cells; the text part reads them as one line (plain-text.ts). */
+function Line(props: { label: string; amount: string; width: { label: number; amount: number }; strong?: boolean }) {
   const weight = props.strong ? { fontWeight: 600 } : {};
   return (
-    <Row>
+    <Row {...textLine(props.label, props.amount, props.width)}>
       <Column>
         <Text style={{ ...cell, ...weight }}>{props.label}</Text>
       </Column>
@@ -28,19 +30,27 @@ function Line(props: { label: string; amount: string; strong?: boolean }) {
 
 export function Receipt({ order, i18n }: { order: OrderData; i18n: MailSpeaker }) {
   const m = (v: number) => i18n.money(v, order.currency);
+  const items = order.items.map((item) => ({
+    label: lineFromFacts(i18n.locale, { usage: item.usage, proration: item.proration_facts, walletCredit: item.wallet_credit }, order.currency) ?? item.label,
+    amount: m(item.amount),
+  }));
+  const totals = [
+    { label: i18n.t("receipt.subtotal"), amount: m(order.subtotal_amount) },
+    ...(order.discount_amount > 0 ? [{ label: i18n.t("receipt.discount"), amount: m(-order.discount_amount) }] : []),
+    { label: order.reverse_charge ? i18n.t("receipt.reverseCharge", { tax: order.reverse_charge }) : i18n.t("receipt.tax"), amount: m(order.tax_amount) },
+    { label: i18n.t("receipt.total"), amount: m(order.total_amount), strong: true },
+  ];
+  const lines = [...items, ...totals];
+  const width = { label: widest(lines.map((l) => l.label)), amount: widest(lines.map((l) => l.amount)) };
   return (
     <Section style={{ border: "1px solid #d0d7de", borderRadius: "6px", padding: "8px 16px", margin: "16px 0" }}>
       <Text style={{ ...cell, color: "#656d76" }}>
         {order.invoice_number ? `${i18n.t("receipt.invoice", { number: order.invoice_number })} · ` : ""}
         {i18n.date(order.created_at)}
       </Text>
-      {order.items.map((item, i) => (
-        <Line key={i} label={lineFromFacts(i18n.locale, { usage: item.usage, proration: item.proration_facts, walletCredit: item.wallet_credit }, order.currency) ?? item.label} amount={m(item.amount)} />
+      {lines.map((line, i) => (
+        <Line key={i} {...line} width={width} />
       ))}
-      <Line label={i18n.t("receipt.subtotal")} amount={m(order.subtotal_amount)} />
-      {order.discount_amount > 0 ? <Line label={i18n.t("receipt.discount")} amount={m(-order.discount_amount)} /> : null}
-      <Line label={order.reverse_charge ? i18n.t("receipt.reverseCharge", { tax: order.reverse_charge }) : i18n.t("receipt.tax")} amount={m(order.tax_amount)} />
-      <Line label={i18n.t("receipt.total")} amount={m(order.total_amount)} strong />
     </Section>
   );
 }

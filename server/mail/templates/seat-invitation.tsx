@@ -23,7 +23,8 @@ export function SeatInvitation({ invitation: i, ctx }: { invitation: SeatInvitat
           {i18n.t("seat.button")}
         </Button>
       </Section>
-      <Text style={paragraph}>
+      {/* the text part prints the button's address already */}
+      <Text style={paragraph} data-skip-in-text="true">
         {i18n.t("common.orOpenLink")} <Link href={url}>{url}</Link>
       </Text>
       <Text style={paragraph}>{i18n.t("seat.expires", { date: i18n.date(i.expires_at) })}</Text>

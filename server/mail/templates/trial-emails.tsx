@@ -30,7 +30,6 @@ export function TrialEnding({ t, ctx }: { t: TrialEndingData; ctx: MailContext }
           {i18n.t("trial.button")}
         </Button>
       </Section>
-      <Text style={paragraph}>{i18n.t("trial.portal", { url: ctx.portalUrl })}</Text>
     </Layout>
   );
 }

@@ -7,6 +7,7 @@ import { v1 } from "../api.js";
 import { useSeller } from "../context.js";
 import { ReadOnly } from "../parts.js";
 import { LOCALES } from "../../../../shared/i18n/locales.js";
+import { SWITCHABLE_EMAIL_TYPES, type SwitchableEmailType } from "../../../../shared/customer-emails.js";
 
 interface Address {
   line1: string | null;
@@ -118,21 +119,37 @@ export function Dunning({ org, mayWrite, onSaved }: { org: OrgSettings; mayWrite
   );
 }
 
+/** Each email a switch turns on or off, as the seller knows it, and when it goes out. */
+const EMAIL_SWITCHES: Record<SwitchableEmailType, { label: string; hint: string }> = {
+  order_confirmation: { label: "Order receipt", hint: "After a one-time purchase is paid." },
+  subscription_confirmation: { label: "New subscription", hint: "When a subscription starts, with its first receipt." },
+  subscription_cycled: { label: "Renewal receipt", hint: "Each time a subscription renews and is paid." },
+  subscription_cycled_after_trial: { label: "First charge after a trial", hint: "When a trial ends and the first period is paid." },
+  subscription_past_due: { label: "Renewal payment failed", hint: "When a renewal's charge fails: the amount owed and where to update the card." },
+  subscription_updated: { label: "Plan changed", hint: "When a subscription moves to another product or price." },
+  subscription_cancellation: { label: "Cancellation scheduled", hint: "When a subscription is set to end at its period's end." },
+  subscription_uncanceled: { label: "Cancellation undone", hint: "When a scheduled cancellation is withdrawn." },
+  subscription_revoked: { label: "Subscription ended", hint: "When a subscription ends and its benefits stop." },
+  order_refunded: { label: "Refund completed", hint: "When a refund has gone through: how much and where the money went." },
+};
+
 export function CustomerEmails({ org, mayWrite, onSaved }: { org: OrgSettings; mayWrite: boolean; onSaved: Save }) {
   const { save, status } = useSave(org, onSaved);
   const settings = org.customer_email_settings ?? {};
   function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
-    void save({ customer_email_settings: Object.fromEntries(Object.keys(settings).map((k) => [k, f.get(k) === "on"])) });
+    // only the switches shown: Polar's keys for emails till never sends stay as they are
+    void save({ customer_email_settings: Object.fromEntries(SWITCHABLE_EMAIL_TYPES.map((k) => [k, f.get(k) === "on"])) });
   }
   return (
     <Section id="emails-h" title="Customer emails">
       <form onSubmit={onSubmit} aria-label="Customer emails" className="stack">
         <fieldset disabled={!mayWrite}>
           <legend>Emails sent to customers</legend>
-          {Object.entries(settings).map(([k, on]) => (
-            <CheckboxField key={k} label={k.replace(/_/g, " ")} name={k} defaultChecked={on} />
+          <p className="hint">Seat invitations and email-change links are always sent; a trial&apos;s reminder follows the plan settings.</p>
+          {SWITCHABLE_EMAIL_TYPES.map((k) => (
+            <CheckboxField key={k} label={EMAIL_SWITCHES[k].label} hint={EMAIL_SWITCHES[k].hint} name={k} defaultChecked={settings[k] ?? true} />
           ))}
           <button type="submit">Save customer emails</button>
         </fieldset>
