@@ -78,7 +78,7 @@ describe("till completion", () => {
       bash("files", "upload", "--service", ""),
       bash("trigger", "order.p"),
       bash("--server", ""),
-      bash("--json", "orgs", "s"),
+      bash("--json", "orgs", "sw"),
       bash("products", "create", "Pro", "--recurring", ""),
       bash("refunds", "create", "--reason", "cu"),
     ]);
@@ -120,7 +120,7 @@ describe("till completion", () => {
   it.skipIf(missingShells.includes("fish"))("fish: the script parses, and `complete -C` offers commands with their descriptions", async () => {
     await execa("fish", ["-n", scripts.fish as string]);
     const fish = async (line: string) => (await execa("fish", ["--no-config", "-c", `source $argv[1]; complete -C ${JSON.stringify(line)}`, scripts.fish as string])).stdout.split("\n");
-    const [pro, orgs, shells, types] = await Promise.all([fish("till pro"), fish("till --profile x orgs s"), fish("till completion "), fish("till trigger order.p")]);
+    const [pro, orgs, shells, types] = await Promise.all([fish("till pro"), fish("till --profile x orgs sw"), fish("till completion "), fish("till trigger order.p")]);
     expect(pro).toEqual(["products\tlist, create, update and archive products and their prices"]);
     expect(orgs).toEqual([expect.stringMatching(/^switch\t/)]);
     expect(shells.sort()).toEqual(["bash", "fish", "zsh"]);
