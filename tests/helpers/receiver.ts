@@ -35,6 +35,9 @@ export class Receiver {
   url = "";
 
   async start(): Promise<string> {
+    // an idle connection is never closed under a sender about to reuse it (Node's 5 s default races a sender on a
+    // loaded machine: its request meets the close, ECONNRESET, an attempt the test did not make happen)
+    this.server.keepAliveTimeout = 120_000;
     await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this.url;
