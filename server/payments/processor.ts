@@ -136,7 +136,7 @@ export interface ProcessorError {
    * The request may have been processed and its answer lost (the connection dropped after the client's own
    * retries): money may have moved. The next charge of the same thing must be sent under the same idempotency key.
    */
-  answerLost?: boolean;
+  answerLost: boolean;
 }
 
 /** The code and message of a payment the processor could not process (PaymentResult.processorError), as the buyer reads them. */

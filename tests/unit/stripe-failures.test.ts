@@ -48,7 +48,7 @@ describe("failureOf", () => {
   ] as const) {
     it(`a request error of till's or the seller's (${code}) is not the customer's decline`, () => {
       const failure = failureOf(stripeError({ type: "invalid_request_error", code, message }));
-      expect(failure).toEqual({ ok: false, code: PROCESSING_ERROR_CODE, message: PROCESSING_ERROR_MESSAGE, processorError: { code, detail: message, transient: false } });
+      expect(failure).toEqual({ ok: false, code: PROCESSING_ERROR_CODE, message: PROCESSING_ERROR_MESSAGE, processorError: { code, detail: message, transient: false, answerLost: false } });
     });
   }
 

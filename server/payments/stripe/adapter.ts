@@ -87,8 +87,7 @@ export function failureOf(err: unknown): Extract<PaymentResult, { ok: false }> {
     return { ok: false, code: declineCode(err.decline_code, err.code, "card_declined"), message: err.message || "Your card was declined." };
   }
   const transient = err.type === "StripeRateLimitError" || err.type === "StripeAPIError" || err.type === "StripeConnectionError" || err.type === "StripeIdempotencyError";
-  const answerLost = err.type === "StripeConnectionError";
-  return unprocessed({ code: err.code || err.rawType || err.type, detail: err.message, transient, ...(answerLost ? { answerLost } : {}) });
+  return unprocessed({ code: err.code || err.rawType || err.type, detail: err.message, transient, answerLost: err.type === "StripeConnectionError" });
 }
 const declined = failureOf;
 
