@@ -4,7 +4,7 @@
 // and retried on a later pass). Run by the schedule beside the renewals (jobs/schedules.ts), and by a test
 // clock's advance at each stop (test-clock/service.ts), each organization at its own now.
 import { enqueue } from "../../db/outbox.js";
-import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
+import { runClaimLoop, type ScheduledPass } from "../../tasks/claim.js";
 import { orgNow } from "../test-clock/clock.js";
 import { publishCheckoutEvents } from "./events.js";
 import { claimExpiredCheckouts, updateCheckout } from "./repository.js";

@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { boundLockWaits, isLockNotAvailable, type Db, type Queryable } from "../../db/client.js";
 import { withCallTurn } from "../../db/call-turns.js";
-import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
+import { runClaimLoop, type ScheduledPass } from "../../tasks/claim.js";
 import type { OutboxEvent } from "../../db/outbox.js";
 import { ApiError, notFound } from "../errors.js";
 import { findOrder } from "../orders/service.js";

@@ -8,7 +8,7 @@
 // statement at its end, so processes renewing one organization do not wait on its invoice counter for a whole
 // batch (docs/decisions.md, "The billing run").
 import type { Queryable } from "../../db/client.js";
-import type { ScheduledPass } from "../../jobs/claim.js";
+import type { ScheduledPass } from "../../tasks/claim.js";
 import type { WorkerLog } from "../../jobs/worker.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";

@@ -7,7 +7,7 @@
 import { and, asc, eq, isNotNull, isNull, notInArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { billingOrganization, paymentMethod, subscription } from "../../db/schema/index.js";
-import { runClaimLoop, type ScheduledPass } from "../../jobs/claim.js";
+import { runClaimLoop, type ScheduledPass } from "../../tasks/claim.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { loadCustomers } from "../customers/service.js";
