@@ -1,6 +1,6 @@
-// Organization roles of the product spec §6: owner, admin, member. Several roles per member are
+// Organization roles of the product spec: owner, admin, member. Several roles per member are
 // comma-separated in member.role; better-auth checks them with AND semantics by default.
-// Platform roles (§6): admin and user, exactly as the spec's table.
+// Platform roles: admin and user, exactly as the spec's table.
 import { createAccessControl } from "better-auth/plugins/access";
 import { defaultStatements as adminPluginStatements } from "better-auth/plugins/admin/access";
 import { defaultStatements } from "better-auth/plugins/organization/access";

@@ -1,4 +1,4 @@
-// Account rules of the product spec (§2, §4, §5, §8) that better-auth 1.7.25 words or orders differently,
+// Account rules of the product spec (routes, states, validation, errors) that better-auth 1.7.25 words or orders differently,
 // kept in one plugin so the rest of the auth set-up stays stock better-auth:
 // - the spec's error texts (codes are the upper-cased message) and lower-case verify-email error codes;
 // - "Invalid email" for a malformed sign-up email, as sign-in already answers;
@@ -21,12 +21,12 @@ import { generateRandomString, verifyJWT } from "better-auth/crypto";
 import { z } from "zod";
 import { codeOf } from "./error-shape.js";
 
-/** Lifetime of the email verification and email-change links (spec §9: 3600 s). */
+/** Lifetime of the email verification and email-change links (the spec's constant: 3600 s). */
 export const EMAIL_LINK_TTL_SECONDS = 3600;
 
 type ErrorStatus = ConstructorParameters<typeof APIError>[0];
 
-/** An error in the spec's shape: the code is the upper-cased form of the message (§8). */
+/** An error in the spec's shape: the code is the upper-cased form of the message. */
 function specError(status: ErrorStatus, message: string): APIError {
   return new APIError(status, { message, code: codeOf(message) });
 }
@@ -41,7 +41,7 @@ const SPEC_MESSAGES: Record<string, string> = {
   PASSWORD_ALREADY_SET: "user already has a password",
 };
 
-/** better-auth's verify-email redirect codes → the spec's (§2, §8). */
+/** better-auth's verify-email redirect codes → the spec's error codes. */
 const VERIFY_EMAIL_CODES: Record<string, string> = {
   TOKEN_EXPIRED: "token_expired",
   INVALID_TOKEN: "invalid_token",
@@ -94,7 +94,7 @@ const updateUserFields = z.object({ name: z.string().optional(), image: z.string
 const updateUser = createAuthMiddleware(async (ctx) => {
   const parsed = updateUserFields.safeParse(bodyOf(ctx.body));
   if (parsed.success) return;
-  // the shape of better-call's own validation errors, in the spec's wording (§5)
+  // the shape of better-call's own validation errors, in the spec's wording
   const details = parsed.error.issues.map((i) => `[body.${i.path.join(".")}] ${i.message}`).join("; ");
   throw new APIError("BAD_REQUEST", { message: "Invalid body parameters", code: "VALIDATION_ERROR", details });
 });

@@ -1,4 +1,4 @@
-// POST /api/auth/checkout — the product's checkout request (spec §3.1 "Checkout request", §7 Checkout), the
+// POST /api/auth/checkout — the product's checkout request (the spec's "Checkout request" entity and Checkout call), the
 // endpoint @polar-sh/better-auth's checkout plugin offers, served by till itself: it opens a checkout for
 // the signed-in user (or an anonymous visitor) and answers {url, redirect}. Errors carry a message the
 // product shows to the user as is.

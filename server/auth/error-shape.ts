@@ -1,4 +1,4 @@
-// The last word on the shape of an error /api/auth answers (product spec §8): every JSON error carries a
+// The last word on the shape of an error /api/auth answers (the product spec's error catalogue): every JSON error carries a
 // `message` and a `code`, the code being the upper-cased form of the message. better-auth answers some refusals
 // with a bare status and a body of `null` (a missing session on get-access-token, refresh-token,
 // organization/create, admin/list-user-sessions), and some messages without a code ("Email is the same",
@@ -7,7 +7,7 @@
 // here because better-auth answers with the endpoint's first status whatever an after hook throws.
 import { STATUS_CODES } from "node:http";
 
-/** The spec's code of a message: its upper-cased form, words joined by "_" (§8). */
+/** The spec's code of a message: its upper-cased form, words joined by "_". */
 export function codeOf(message: string): string {
   return message
     .replace(/'/g, "")

@@ -38,7 +38,7 @@ function toWebRequest(req: FastifyRequest, url: URL, parsed: { value: object } |
 }
 
 // better-call names each failing field ("[body.email] Invalid input: …"); the spec fixes the message of an
-// invalid body or query (product-spec §5), so the mount states it and keeps better-call's text as details.
+// invalid body or query (its validation rules), so the mount states it and keeps better-call's text as details.
 const VALIDATION_MESSAGES = { body: "Invalid body parameters", query: "Invalid query parameters" } as const;
 const VALIDATION_SOURCE = /^\[(body|query)[\].]/;
 

@@ -1,4 +1,4 @@
-// Answers of better-auth 1.7.25 that the product spec (§2, §3.2, §7) shapes otherwise:
+// Answers of better-auth 1.7.25 that the product spec (its routes, entities and calls) shapes otherwise:
 // - GET /verify-email without a callbackURL answers the status and the user (better-auth: `user: null`);
 // - POST /sign-in/email answers `url` (null when no callbackURL was given);
 // - account-info's user has the provider account's `id` and an `image` (null when the provider has none);

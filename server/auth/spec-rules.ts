@@ -1,14 +1,14 @@
 // Rules of the product spec that better-auth 1.7.25 does not apply on its own:
-// - a team name has at least 1 character (§3.2, §5): create-team accepts "" (update-team does not);
-// - an organization's metadata is an object (§3.2): only create and update parse the stored JSON text;
-// - several roles grant the union of their permissions, and a denied permission check says why (§6, §8);
+// - a team name has at least 1 character (the spec's entity and validation rules): create-team accepts "" (update-team does not);
+// - an organization's metadata is an object (the spec's entity): only create and update parse the stored JSON text;
+// - several roles grant the union of their permissions, and a denied permission check says why (its roles and errors);
 //   a permission request that is no record of action lists is 400 VALIDATION_ERROR, not a 500.
 //   better-auth's has-permission endpoints ask each role alone to cover the whole request and answer
 //   `{ error: null, success: false }`. A denial is recomputed over the union with better-auth's own access
 //   control, whose message reads "You are not allowed to access resource: {resource}" (a resource till does
 //   not know) or `unauthorized to access resource "{resource}"` (an action none of the roles grants);
 // - a check needs every listed permission (AND) unless the body says `"connector": "OR"`: then any one of them
-//   (§6). better-auth's access control knows both; its endpoints take no connector.
+//   (the spec's roles). better-auth's access control knows both; its endpoints take no connector.
 import type { BetterAuthPlugin } from "better-auth";
 import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import { role } from "better-auth/plugins/access";
@@ -47,7 +47,7 @@ function deniedRequest(returned: unknown, body: unknown): { request: Request; co
   return { request: permissions as Request, connector: body.connector === "OR" ? "OR" : "AND" };
 }
 
-/** A denial in the spec's words (§6, §8), naming the first resource asked for under OR. */
+/** A denial in the spec's words (its roles and error catalogue), naming the first resource asked for under OR. */
 function denial(granted: Record<string, string[]>, request: Request): string {
   const resource = Object.keys(request)[0] ?? "";
   return Object.hasOwn(granted, resource)

@@ -1,4 +1,4 @@
-// The unfiltered lists' total_count without count(*) over the organization's rows (issue 16 §2). Triggers
+// The unfiltered lists' total_count without count(*) over the organization's rows. Triggers
 // (migration 0032) append a delta row per writing statement and organization; the total is their sum. Reads fold
 // the rows into one once there are more than COMPACT_AFTER of them, and the worker's cleanup folds every list
 // hourly, so a sum reads a bounded number of rows.

@@ -23,7 +23,7 @@ import {
 export const WAKE_CHANNEL = "till_outbox";
 
 /**
- * The webhook event types till emits: the 27 of the spec's §4, a checkout's expiry, the customer seat events and
+ * The webhook event types till emits: the spec's 27 payment events, a checkout's expiry, the customer seat events and
  * dunning's past due, the member events (the payload's `data` is the resource's API shape).
  */
 export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...CHECKOUT_EXPIRY_EVENT_TYPES, ...SEAT_EVENT_TYPES, ...DUNNING_EVENT_TYPES, ...MEMBER_EVENT_TYPES] as const;

@@ -1,4 +1,4 @@
-// The server's messages in the buyer's language (issue 30): FormatJS's createIntl over one surface's catalogs
+// The server's messages in the buyer's language: FormatJS's createIntl over one surface's catalogs
 // (the emails', the invoices'), one IntlShape per locale made once, and the Intl formatting every surface shares —
 // money, dates and country names in that locale, never hand-formatted.
 import { createIntl, createIntlCache, type IntlShape } from "@formatjs/intl";

@@ -1,4 +1,4 @@
-// Customer balance (issue 14 §4): what a downgrade credits the customer, used by the customer's next orders in
+// Customer balance: what a downgrade credits the customer, used by the customer's next orders in
 // the same currency. Kept as a ledger — every credit and every use is a row — so the balance is a sum and each
 // movement names its order. `applied_balance_amount` on an order is the balance it moved: negative when the
 // order used credit (its `due_amount` is less than its total), positive when the order's credit (a negative
@@ -122,7 +122,7 @@ export async function recordSettlement(db: Queryable, organizationId: string, s:
 }
 
 /**
- * Usage paid from the wallet as it happens (issue 29 §3, till's own switch): a product whose metadata says
+ * Usage paid from the wallet as it happens (till's own switch): a product whose metadata says
  * `till_usage_from_wallet: true` has its subscriptions' metered usage debited from the customer's wallet right
  * after each ingest (billing/wallets/usage.ts), and its renewal bills only what the wallet did not cover.
  */
@@ -149,7 +149,7 @@ export const markUsageBilled = (db: Queryable, organizationId: string, subscript
   repo.markUsageBilled(db, organizationId, subscriptionId, orderId);
 
 /**
- * The part of a refund that goes back to the wallet (issue 29 §3): what the wallet paid of the order
+ * The part of a refund that goes back to the wallet: what the wallet paid of the order
  * (`-applied_balance_amount`) comes back in proportion to what is refunded, counted cumulatively over the order's
  * refunds (the last one makes it exact); `toWallet` (till's `refund_to: "wallet"`) sends all of it there.
  */

@@ -1,4 +1,4 @@
-// Benefit delivery (issue 15): github_repository and discord grants made real by the jobs worker, never in a
+// Benefit delivery: github_repository and discord grants made real by the jobs worker, never in a
 // request. The worker's fan-out hands each batch of outbox events to requestFromOutbox, which turns
 // benefit_grant.created / benefit_grant.revoked (and benefit.updated: a re-grant of its granted grants) into
 // delivery rows in the same transaction; the worker's delivery loop leases due rows and runs them (run()).

@@ -1,4 +1,4 @@
-// A checkout's payment that the processor failed after the confirm answered (issue 27 §2): nothing of the
+// A checkout's payment that the processor failed after the confirm answered: nothing of the
 // purchase was kept while it waited `confirmed`, so only the checkout changes, and the failed attempt is recorded.
 //   - A payment that was `processing` (a bank debit the bank refused): the checkout ends `failed` (Polar's status
 //     for it), with a `checkout.updated` webhook. The buyer may pay it again with another method: a failed

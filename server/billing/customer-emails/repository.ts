@@ -41,7 +41,7 @@ export interface LocaleSubject {
 const uuid = (v: string | null | undefined): v is string => typeof v === "string" && /^[0-9a-f-]{36}$/i.test(v);
 
 /**
- * The language of each email (issue 30): the checkout's `locale`, else the customer's stored locale, else the
+ * The language of each email: the checkout's `locale`, else the customer's stored locale, else the
  * organization's default locale (`details.default_locale`), else English. Read once, when the email is recorded.
  */
 export async function localesOf(tx: Queryable, subjects: LocaleSubject[]): Promise<AnyLocale[]> {
@@ -129,7 +129,7 @@ const ACCOUNT_OF: Record<string, string> = { github_repository: "github", discor
 
 /**
  * The accounts a confirmation's product needs connected (its github_repository / discord benefits), by email id:
- * the message invites the customer to connect them in the portal (issue 15).
+ * the message invites the customer to connect them in the portal.
  */
 async function accountsNeeded(db: Queryable, emails: CustomerEmailRow[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();

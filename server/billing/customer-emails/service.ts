@@ -1,4 +1,4 @@
-// Customer emails (spec §3.1 customer_email_settings): the worker subscribes to the outbox, turns each event
+// Customer emails (the organization's customer_email_settings): the worker subscribes to the outbox, turns each event
 // that calls for an email into a row (in the fan-out's transaction, once per event, type and recipient), and
 // sends due rows with retries. A row's id is its Message-ID, so a message sent again after a crash between
 // the send and its record carries the same Message-ID and the receiver can drop the copy.

@@ -210,7 +210,7 @@ export async function requestSessionCode(db: Db, mailer: Mailer, baseURL: string
   if (!sent) return;
   const url = `${baseURL}/portal?organization=${encodeURIComponent(to.organization.slug)}`;
   // from the seller, as the receipts are (their name, the Layout's footer)
-  // in the customer's language: their stored locale, else the organization's default (issue 30)
+  // in the customer's language: their stored locale, else the organization's default
   const defaultLocale = to.details?.default_locale;
   const locale = resolveLocale({ customer: to.customer.locale, organization: typeof defaultLocale === "string" ? defaultLocale : null });
   const ctx = { sender: { name: to.organization.name, logo: to.organization.logo }, portalUrl: url, baseUrl: baseURL, i18n: mailSpeaker(locale) };

@@ -295,7 +295,7 @@ export interface CheckoutCustomerInput {
   /** Merged into the customer's metadata. */
   metadata: Record<string, string | number | boolean>;
   /**
-   * The checkout's `locale` when till speaks it (issue 30): stored on the customer, replacing a different one —
+   * The checkout's `locale` when till speaks it: stored on the customer, replacing a different one —
    * the language they just bought in is the one they read best.
    */
   locale?: string | null;

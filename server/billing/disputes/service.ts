@@ -1,4 +1,4 @@
-// Rules for disputes (chargebacks, issue 27 §3): a processor's dispute of a paid order becomes Polar's Dispute,
+// Rules for disputes (chargebacks): a processor's dispute of a paid order becomes Polar's Dispute,
 // its status following the processor's. When it opens, the seller's owners get an email; when it closes won
 // or lost, Polar's system events record the money (`balance.dispute`, and `balance.dispute_reversal` when won),
 // and a lost one gives the order's money back (the order becomes refunded or partially refunded, with

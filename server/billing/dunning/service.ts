@@ -1,4 +1,4 @@
-// Dunning (issue 14 §3): a renewal (or a plan change billed now, proration `invoice`) whose charge failed leaves
+// Dunning: a renewal (or a plan change billed now, proration `invoice`) whose charge failed leaves
 // its order pending and the subscription past_due; the order is charged again on the organization's schedule (by
 // default 3, 5 and 7 days after each failure), driven by stored due times (order_dunning.next_attempt_at) that
 // the jobs worker's schedule claims, so a clock handed to runDunning decides what is due. A success pays the order

@@ -1,4 +1,4 @@
-// The organization's lifecycle (product spec §3, §4): created → onboarding_started (the seller began: legal
+// The organization's lifecycle (the product spec's states): created → onboarding_started (the seller began: legal
 // details, business details or a Stripe account) → active (business details submitted and Stripe connected for
 // real money), through under_review → active or denied when the instance requires a platform admin's review
 // (TILL_ORG_REVIEW=required). The status is stored and moved in the transaction of the change that moves it

@@ -1,4 +1,4 @@
-// Payments (issue 14 §3): the wire of saved payment methods (kept in methods.ts) and every charge attempt of a
+// Payments: the wire of saved payment methods (kept in methods.ts) and every charge attempt of a
 // saved method, recorded as Polar's Payment with its status and decline reason. Renewals and dunning retries
 // charge through chargeSaved/recordCharge.
 import { randomUUID } from "node:crypto";

@@ -1,4 +1,4 @@
-// The proration charge of a plan change (issue 14 §4; the lines are subscriptions/proration.ts's): with the
+// The proration charge of a plan change (the lines are subscriptions/proration.ts's): with the
 // proration behavior `invoice` the difference is billed now by an order (billing_reason `subscription_update`,
 // charged to the customer's default payment method as renewals are, the attempt recorded as a payment; a net
 // credit goes to the customer's balance; a declined charge makes the subscription past_due and its order goes

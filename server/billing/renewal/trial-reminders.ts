@@ -1,4 +1,4 @@
-// The trial reminder pass (issue 29 §4): a trialing subscription of an organization that lets trials start
+// The trial reminder pass: a trialing subscription of an organization that lets trials start
 // without a card, whose customer has no card on file and whose trial ends within the organization's
 // `plan_settings.trial_reminder_days`, is reminded once: in the claiming transaction (a savepoint each) its
 // `trial_reminded_at` is set and the customer's `trial_ending` email recorded. Run by the schedule beside the

@@ -1,4 +1,4 @@
-// `till payments reconcile` (issue 27 §3): till's payments through Stripe compared with the account's
+// `till payments reconcile`: till's payments through Stripe compared with the account's
 // PaymentIntents and charges over a window, read with the official client's auto-pagination (bounded). Every
 // difference is listed: a payment till recorded that Stripe does not have, a payment Stripe took that till has
 // no record of, and a payment on both sides whose amount or status differ. Nothing is changed.

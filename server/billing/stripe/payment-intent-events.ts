@@ -1,4 +1,4 @@
-// What Stripe's payment_intent.* and setup_intent.* events change in till (issue 27 §2–§3): the processor
+// What Stripe's payment_intent.* and setup_intent.* events change in till: the processor
 // finished a payment after till's request answered — 3-D Secure completed on the checkout page or in the portal,
 // a bank debit cleared, or it failed. The event only says which intent; its current state is read from Stripe
 // (events may come late, twice, or out of order), and the intent's metadata says what it pays:

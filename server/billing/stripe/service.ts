@@ -1,4 +1,4 @@
-// An organization's Stripe account (issue 27 §1): connecting checks the keys against Stripe, registers till's
+// An organization's Stripe account: connecting checks the keys against Stripe, registers till's
 // webhook endpoint on the account and keeps the keys and the endpoint's signing secret sealed; a sandbox
 // organization takes test-mode keys only, a live one live keys only. Events Stripe sends to the endpoint are
 // verified with the stored secret and recorded once per Stripe event id (webhook.ts).

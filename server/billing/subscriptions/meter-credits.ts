@@ -1,4 +1,4 @@
-// Meter credits (issue 14 §5): a subscription's meter_credit grants credit their benefit's units on their meter
+// Meter credits: a subscription's meter_credit grants credit their benefit's units on their meter
 // each period. The renewal bills only the usage beyond the credits (billed units = consumed − credited, never
 // below 0; the credit of a meter is used by its metered prices in price order), and then credits the new
 // period: the benefit's units, plus — when the benefit has `rollover` — the units left unused in the period

@@ -1,7 +1,7 @@
-// Proration of a plan change mid-period (issue 14 §4): a product or seat change on an active subscription credits
+// Proration of a plan change mid-period: a product or seat change on an active subscription credits
 // the unused time of the old amount and charges the rest of the period at the new one, by the second. These are
 // the lines; billing them (now or at the next renewal) is the renewal's (billing/renewal/proration.ts). A line's
-// label is English (the API's); its facts let a document say it in its reader's language (issue 30).
+// label is English (the API's); its facts let a document say it in its reader's language.
 import type { ProrationFacts } from "../../db/schema/index.js";
 
 export type { ProrationFacts };

@@ -1,4 +1,4 @@
-// Plan changes that wait for the period's end (issue 29 §4; Polar's `proration_behavior: next_period`, shown as
+// Plan changes that wait for the period's end (Polar's `proration_behavior: next_period`, shown as
 // `pending_update`): which behavior a change takes (the request's, else the organization's, with the
 // organization's plan setting that makes downgrades wait), the pending change recorded on the row, and clearing
 // it (PATCH `{"pending_update": null}`, 0.49.0's SubscriptionUpdateClear). The renewal applies it (renewal/pending.ts).

@@ -1,4 +1,4 @@
-// What a metered line of a renewal says beyond its meter's name (issue 29): the tiers its units went through
+// What a metered line of a renewal says beyond its meter's name: the tiers its units went through
 // ("first 1,000 at $0.00, next 9,000 at $0.002") and the cap that held it down ("capped at $50.00; $12.34 of
 // usage not billed"). The amounts are shared/tiers.ts's, so the line and the bill agree to the minor unit.
 import { describeTierLines, meteredCharge, type MeteredPriceTerms, type UsageLineFacts } from "../../../shared/tiers.js";

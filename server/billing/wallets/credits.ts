@@ -1,4 +1,4 @@
-// The wallet's outbox subscriber (issue 29 §3), run by the worker on each fanned-out batch, in its transaction:
+// The wallet's outbox subscriber, run by the worker on each fanned-out batch, in its transaction:
 //
 //  - Credit products. A paid order (`order.paid`) of a product whose metadata says `till_credits` credits the
 //    customer's wallet in the order's currency, once per order (the movement's key `credit_purchase:<order>`):

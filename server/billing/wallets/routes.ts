@@ -1,4 +1,4 @@
-// Wallets (issue 29 §3). The seller's: GET /v1/wallets/ and /v1/wallets/{id} (Polar's `wallets:list`/`wallets:get`,
+// Wallets. The seller's: GET /v1/wallets/ and /v1/wallets/{id} (Polar's `wallets:list`/`wallets:get`,
 // which the pinned SDKs do not model: the answers are Polar's Wallet shape), and till's own POST /v1/wallets/ (the
 // customer's wallet in a currency, made empty when missing), POST /v1/wallets/{id}/top-up (charges the saved
 // card), POST /v1/wallets/{id}/adjustments (a credit or debit by hand, with a reason) and

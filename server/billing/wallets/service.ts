@@ -1,4 +1,4 @@
-// Wallets (issue 29 §3): a customer's prepaid balance per currency, Polar's `Wallet` / `CustomerWallet`
+// Wallets: a customer's prepaid balance per currency, Polar's `Wallet` / `CustomerWallet`
 // ({id, created_at, modified_at, customer_id, balance, currency}). The balance is the customer balance the
 // renewals, prorations and checkouts already spend first (billing/balance: `settle`), so a wallet pays invoices
 // before the card with no path of its own. Its history (`WalletTransaction`) and its auto-recharge settings are

@@ -1,4 +1,4 @@
-// Usage paid from the wallet as it happens (issue 29 §3): a product whose metadata says `till_usage_from_wallet:
+// Usage paid from the wallet as it happens: a product whose metadata says `till_usage_from_wallet:
 // true` (till's own switch, balance/service.ts) has the metered usage of its active subscriptions debited from the
 // customer's wallet right after each ingest. The customers a batch named are measured over their current period
 // as the renewal measures them (meteredUsage, the period's meter credits, the prices' tiers and cap), and the

@@ -1,5 +1,5 @@
-// POST /api/auth/polar/webhooks: webhooks from a Polar-compatible billing provider (product-spec §4 "Payment
-// webhook events"), verified the Standard Webhooks way (§5, §8: 300 s tolerance and its messages). A `webhook-id`
+// POST /api/auth/polar/webhooks: webhooks from a Polar-compatible billing provider (the product spec's "Payment
+// webhook events"), verified the Standard Webhooks way (the spec's 300 s tolerance and its messages). A `webhook-id`
 // seen before is acknowledged again without being handled twice. Mounted only when TILL_POLAR_WEBHOOK_SECRET is set.
 import type { FastifyInstance } from "fastify";
 import type { Db } from "../../db/client.js";
@@ -12,7 +12,7 @@ export const INBOUND_PATH = `${AUTH_BASE_PATH}/polar/webhooks`;
 const SEEN_RETENTION_MS = 7 * 24 * 3600 * 1000;
 const PRUNE_EVERY_MS = 60_000;
 
-/** better-auth's error body: the code is the message upper-cased with underscores (product-spec §8). */
+/** better-auth's error body: the code is the message upper-cased with underscores (the product spec's errors). */
 const errorBody = (message: string) => ({ message, code: message.toUpperCase().replace(/[^A-Z0-9]+/g, "_") });
 
 function eventType(body: Buffer): string | undefined {
@@ -50,7 +50,7 @@ export function inboundWebhooksPlugin(deps: { db: Db; secret: string }) {
         lastPrune = Date.now();
         await repo.forgetInboundBefore(deps.db, new Date(Date.now() - SEEN_RETENTION_MS));
       }
-      // what till does with each event is not specified (product-spec §4); it is acknowledged and its id kept
+      // what till does with each event is not specified (by the product spec); it is acknowledged and its id kept
       return reply.status(200).send({ received: true });
     });
   };

@@ -5,7 +5,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 export const SECRET_PREFIX = "whsec_";
-/** Receivers refuse timestamps further than this from their clock (product-spec §9). */
+/** Receivers refuse timestamps further than this from their clock (the product spec's limit). */
 export const TIMESTAMP_TOLERANCE_S = 300;
 
 /** A new endpoint secret: `whsec_` + 32 random bytes in base64, valid under both key derivations. */
@@ -46,7 +46,7 @@ export function signHeaders(keys: Buffer[], id: string, body: string, now = Date
   };
 }
 
-/** The messages of Standard Webhooks' verify (product-spec §8), each with the status till answers it with. */
+/** The messages of Standard Webhooks' verify (the product spec's errors), each with the status till answers it with. */
 export const VERIFY_ERRORS = {
   missingHeaders: { status: 400, message: "Missing required headers" },
   invalidHeaders: { status: 400, message: "Invalid Signature Headers" },

@@ -1,4 +1,4 @@
--- Issue 16 §2: the unfiltered lists' total_count (orders, customers, subscriptions, events) read from a maintained
+-- The unfiltered lists' total_count (orders, customers, subscriptions, events) read from a maintained
 -- count instead of count(*) over the organization's rows. The count is append-only delta rows: every INSERT,
 -- DELETE (and, for customers, UPDATE: a soft delete leaves the list) statement adds one row per organization it
 -- touched, from a statement-level trigger over its transition tables, in the causing transaction. Nothing is

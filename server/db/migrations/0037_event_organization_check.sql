@@ -1,6 +1,6 @@
 -- The events' foreign key to organization, checked once per statement instead of once per row. The key ran a
 -- `SELECT … FOR KEY SHARE` on the organization for every event inserted: about 3 ms of a 1,000-event batch's
--- 25 ms INSERT (issue 11: the stored batch). The same guarantees, kept by triggers:
+-- 25 ms INSERT (bench:hostile's stored batch). The same guarantees, kept by triggers:
 -- - an INSERT or UPDATE of events takes FOR KEY SHARE on each organization its rows name, once, at the end of
 --   the statement, and fails as the key did (SQLSTATE 23503) when one does not exist; an organization being
 --   deleted meanwhile waits for the statement's transaction, as with the key;

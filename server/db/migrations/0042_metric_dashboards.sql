@@ -1,4 +1,4 @@
--- Issue 28 §1: metrics. Saved metric dashboards per organization, and the history that MRR, active subscriptions
+-- Metrics. Saved metric dashboards per organization, and the history that MRR, active subscriptions
 -- and their committed / trial variants are read from (docs/metrics.md): append-only delta rows written by a
 -- row trigger on "subscription", in the causing transaction, whenever a change moves a subscription's monthly
 -- amount or its counts. The value at any time is the sum of the rows up to it. A repeating discount's end is

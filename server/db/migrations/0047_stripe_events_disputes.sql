@@ -1,4 +1,4 @@
--- Stripe's events processed by the worker (issue 27 §4): each recorded event is taken through the outbox and
+-- Stripe's events processed by the worker: each recorded event is taken through the outbox and
 -- leased like a delivery; disputes (Polar's Dispute) from Stripe's charge.dispute.* events; one refund per
 -- processor refund id (a refund made in Stripe's dashboard is recorded once).
 ALTER TABLE "stripe_event" ADD COLUMN "object_id" text;

@@ -1,4 +1,4 @@
--- Issue 28 §1 speed: the metrics' sources summed per organization, UTC hour and currency, so a year by day reads
+-- Fast metrics: the metrics' sources summed per organization, UTC hour and currency, so a year by day reads
 -- about 9,000 rows instead of every order (docs/metrics.md, "Rollups"). Kept like list_count (0032): append-only
 -- delta rows written by statement-level triggers over the transition tables, in the causing transaction, so
 -- concurrent writers never wait on a shared row; reads sum them, and billing/metrics/rollups.ts folds an

@@ -1,4 +1,4 @@
--- Tiers on metered prices (till's own `unit_tiers`), and usage alerts with their crossings (issue 29 §1–§2).
+-- Tiers on metered prices (till's own `unit_tiers`), and usage alerts with their crossings.
 ALTER TABLE "product_price" ADD COLUMN "unit_tiers" jsonb;
 --> statement-breakpoint
 CREATE TABLE "usage_alert" (

@@ -1,4 +1,4 @@
--- Issue 28 §1 speed: active_user_by_event (a distinct count of customers per period) without counting every
+-- Fast metrics: active_user_by_event (a distinct count of customers per period) without counting every
 -- customer-hour of the range on each read (docs/metrics.md, "Active users"). A read counts the folded rows of
 -- metric_event_user_hour once per query shape and keeps the counts in memory, valid while the organization's
 -- generation here is unchanged; the unfolded rows are added to them on each read (those whose customer has no

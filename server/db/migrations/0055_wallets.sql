@@ -1,4 +1,4 @@
--- Wallets (issue 29 §3): a customer's balance per currency as a row with an id (Polar's CustomerWallet), kept in
+-- Wallets: a customer's balance per currency as a row with an id (Polar's CustomerWallet), kept in
 -- step with the ledger (customer_balance_entry) by a trigger, so every path that writes a movement (renewals,
 -- checkouts, prorations, top-ups, credit packs) moves the wallet's balance in the same statement. A movement may
 -- carry an idempotency key: one movement per key and organization (a credit pack's order, a top-up, a recharge).

@@ -1,4 +1,4 @@
--- Wallet events and usage paid from the wallet (issue 29 §3). Every movement of a wallet (a row inserted into the
+-- Wallet events and usage paid from the wallet. Every movement of a wallet (a row inserted into the
 -- ledger, by whichever path: renewals, checkouts, prorations, top-ups, credit packs, usage, refunds, adjustments)
 -- records, in the same statement and so in the causing transaction, two outbox events of till's own:
 -- `till.wallet.transaction.created` (the movement as GET /v1/wallets/{id}/transactions shows it, with the

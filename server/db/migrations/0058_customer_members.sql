@@ -1,4 +1,4 @@
--- Team customers (issue 29 §5): the members of a customer (Polar's Member) with their role — exactly one owner
+-- Team customers: the members of a customer (Polar's Member) with their role — exactly one owner
 -- per customer (a partial unique index), emails and external ids unique within the customer. A portal session and
 -- a sign-in code may be a member's; a seat may be assigned to a member.
 CREATE TABLE "customer_member" (

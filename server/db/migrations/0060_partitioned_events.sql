@@ -1,4 +1,4 @@
--- Usage events range-partitioned by the month of their `timestamp` (issue 31): old months are dropped whole
+-- Usage events range-partitioned by the month of their `timestamp`: old months are dropped whole
 -- (TILL_EVENT_RETENTION) and each month's indexes stay the size of a month. A unique index on a partitioned table
 -- must include the partition key, so the deduplication by external_id moves to a table of its own,
 -- `event_external_id`, written in the same statement as the events (server/billing/events/rollups.ts). The primary

@@ -1,4 +1,4 @@
--- Issue 28 §1 speed: metrics filtered by product or billing type from rollups too (docs/metrics.md, "Rollups").
+-- Fast metrics: filtered by product or billing type from rollups too (docs/metrics.md, "Rollups").
 -- metric_product_hour is metric_hour (0048) with two more keys: the source row's product (NULL when it has none)
 -- and `recurring` — for orders whether the order belongs to a subscription (the scan's billing-type rule for
 -- orders); true for subscriptions and their history (always recurring); false for checkouts, whose billing type

@@ -1,4 +1,4 @@
--- Issue 29 §5: a grant made for a member of a team customer (the seat assigned to the member was claimed): the
+-- A grant made for a member of a team customer (the seat assigned to the member was claimed): the
 -- grant stays the team customer's (customer_id) and names the member, as Polar's BenefitGrant.member_id. NULL on
 -- the customer's own grants and on every grant made before 0065. A removed member's grants are revoked first; the
 -- column then forgets them.

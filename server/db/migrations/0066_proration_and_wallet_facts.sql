@@ -1,4 +1,4 @@
--- Issue 30: what a proration line and a wallet's usage movement say, kept as facts beside their English text so
+-- What a proration line and a wallet's usage movement say, kept as facts beside their English text so
 -- that the invoice, the receipt email and the portal say them in the reader's language.
 -- A proration line's kind (unused / remaining), product, seats and prorated span: on the order item, and on the
 -- line a plan change carries to the next renewal. NULL on other lines and on lines made before 0066, whose

@@ -1,4 +1,4 @@
--- Issue 30: which credit a wallet top-up order's one line is ('top_up' or 'auto_recharge'), so that the invoice,
+-- Which credit a wallet top-up order's one line is ('top_up' or 'auto_recharge'), so that the invoice,
 -- the order's email and the portal say it in the reader's language; its label stays "Wallet top-up" / "Wallet
 -- auto-recharge" for the API. NULL on every other line.
 ALTER TABLE "order_item" ADD COLUMN "wallet_credit" text;--> statement-breakpoint

@@ -1,4 +1,4 @@
--- Issue 27: a payment is looked up by the processor's id (Stripe's pi_… or ch_…: its events, a late bank answer,
+-- A payment is looked up by the processor's id (Stripe's pi_… or ch_…: its events, a late bank answer,
 -- settlePendingCharge) and a wallet asks for its customer's charge still on its way (processingChargeOf); both
 -- scanned the organization's payments. The first index covers the processor's id; the second, partial, holds only
 -- the few charges still processing (a bank debit waiting for the bank), by customer.

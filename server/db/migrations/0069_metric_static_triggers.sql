@@ -1,4 +1,4 @@
--- Issue 26 (bench:checkout): the rollup triggers of order, checkout, subscription and metric_subscription_change
+-- Faster confirms (bench:checkout): the rollup triggers of order, checkout, subscription and metric_subscription_change
 -- (0048, 0061) ran their statements with EXECUTE, so PostgreSQL parsed and planned two INSERT … SELECT … GROUP BY
 -- statements on every INSERT or UPDATE statement of those tables, and did so even when the statement changed no
 -- row (a one-time purchase's empty subscription insert): about 3 ms of the primary's time per confirm. Each

@@ -1,4 +1,4 @@
--- A cheaper deduplication (issue 26, bench:hostile): each claim in `event_external_id` names the event that holds
+-- A cheaper deduplication (bench:hostile): each claim in `event_external_id` names the event that holds
 -- its key (`event_id`, and its `event_timestamp`, the partition key, so a lookup reads one month). The ingest's
 -- INSERT then keeps the events whose id it claimed, and a parent named by its external_id is found through the
 -- claim, so the event table's own index on (organization_id, external_id) goes: a 1,000-event batch writes one

@@ -1,4 +1,4 @@
--- Issue 26 (bench:checkout): a confirm writes seven outbox events whose payloads (the checkout, the order, the
+-- Faster confirms (bench:checkout): a confirm writes seven outbox events whose payloads (the checkout, the order, the
 -- customer… as webhooks carry them) are 1–5 kB, over the 2 kB at which PostgreSQL compresses a row; pglz, the
 -- default, was about 6 % of the database's CPU per confirm. lz4 compresses several times faster (the database's CPU
 -- per confirm fell by about 7 %). The webhook messages and the Stripe events kept whole are written the same way.

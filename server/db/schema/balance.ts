@@ -1,4 +1,4 @@
-// The books of issue 14 §4: a customer's balance per currency as a ledger (one row per movement, never an
+// The books of proration and wallets: a customer's balance per currency as a ledger (one row per movement, never an
 // updated number), and the proration lines a plan change carries to the subscription's next renewal.
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";

@@ -1,4 +1,4 @@
-// Benefit delivery (issue 15): what makes a github_repository or discord grant real outside till.
+// Benefit delivery: what makes a github_repository or discord grant real outside till.
 // - benefit_delivery: one row per grant or revoke the worker owes a third party, made from an outbox event in the
 //   transaction that fans the event out (or by a regrant / a newly connected account). Leased like customer emails;
 //   a transient failure moves next_attempt_at, a permanent one (or a day of transient ones) ends it as failed.

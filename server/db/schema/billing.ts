@@ -1,4 +1,4 @@
-// Tables of the billing engine (issue 3: catalog, customers, meters, events, files, grants).
+// Tables of the billing engine (catalog, customers, meters, events, files, grants).
 // Every row carries organization_id; nested wire shapes (properties, filters, addresses) are jsonb,
 // kept in the wire's own shape so wire.ts maps them one-to-one.
 import { sql } from "drizzle-orm";

@@ -1,4 +1,4 @@
-// Tables of the purchase flow (issue 5): checkouts, the orders and subscriptions they create, the outbox
+// Tables of the purchase flow: checkouts, the orders and subscriptions they create, the outbox
 // that records side effects in the same transaction, and the per-organization invoice counter.
 // Wire-shaped nested values (addresses, custom field data) are jsonb, like the catalog tables.
 import { sql } from "drizzle-orm";
@@ -11,7 +11,7 @@ import type { UsageLineFacts } from "../../../shared/tiers.js";
 export type AddressValue = Record<string, string | null>;
 
 /**
- * A proration line's facts (issue 30), kept with the line so that a document says it in its reader's language;
+ * A proration line's facts, kept with the line so that a document says it in its reader's language;
  * its stored label says the same in English ("Unused time on Basic", "Remaining time on 6 seats").
  */
 export interface ProrationFacts {
@@ -27,7 +27,7 @@ export interface ProrationFacts {
 }
 
 /**
- * What a wallet top-up order's one line is (issue 30; the wallet movement's reason): the seller's top-up or the
+ * What a wallet top-up order's one line is (the wallet movement's reason): the seller's top-up or the
  * auto-recharge. Its stored label says the same in English ("Wallet top-up", "Wallet auto-recharge").
  */
 export type WalletCredit = "top_up" | "auto_recharge";

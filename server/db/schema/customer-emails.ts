@@ -1,4 +1,4 @@
-// Customer emails (issue 12 §5): one row per message the worker owes a customer, made from an outbox event in
+// Customer emails: one row per message the worker owes a customer, made from an outbox event in
 // the transaction that fans the event out. The unique (outbox event, type, recipient) key makes a message exist
 // once however often its event is looked at; `sent_at` is set once it was handed to the mail transport, and
 // the row's id is the message's Message-ID, so a resend after a crash between sending and recording is

@@ -1,4 +1,4 @@
-// Disputes (chargebacks) of paid orders (issue 27 §3, Polar's Dispute): one row per processor dispute, its
+// Disputes (chargebacks) of paid orders (Polar's Dispute): one row per processor dispute, its
 // status following the processor's; amount and tax split like a refund's. `settled_at` marks the close whose
 // consequences (balance events, a lost dispute's refund of the order and revoked benefits) were applied once.
 import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";

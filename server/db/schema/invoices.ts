@@ -1,4 +1,4 @@
-// Invoices and credit notes (issue 14 §2): one row per PDF document the worker owes or made for an order. An
+// Invoices and credit notes: one row per PDF document the worker owes or made for an order. An
 // invoice row per order (unique), a credit note row per succeeded refund (unique). A request writes the row
 // `pending` in the causing transaction (generateInvoice, the fan-out of order.paid / refund.created); the jobs
 // worker leases pending rows (locked_until, FOR UPDATE SKIP LOCKED), renders the PDF, stores its bytes with the

@@ -1,4 +1,4 @@
-// Metrics (issue 28 §1, docs/metrics.md): the seller's saved dashboards, and the history MRR and active
+// Metrics (docs/metrics.md): the seller's saved dashboards, and the history MRR and active
 // subscriptions are read from — delta rows a trigger on "subscription" writes (migration 0040), never the app.
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, boolean, index, integer, numeric, pgTable, text, uuid } from "drizzle-orm/pg-core";

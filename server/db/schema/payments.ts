@@ -1,4 +1,4 @@
-// Tables of payments (issue 14 §3): the payment methods a customer saved with the processor (brand, last
+// Tables of payments: the payment methods a customer saved with the processor (brand, last
 // four digits and expiry only — never a card number), every charge attempt (`payment`, Polar's Payment), and
 // the dunning state of a renewal order whose charge failed (its retries, scheduled by stored due times).
 import { sql } from "drizzle-orm";

@@ -1,4 +1,4 @@
-// Refunds of orders (issue 6): one row per refund the seller issued, with the processor's reference. The
+// Refunds of orders: one row per refund the seller issued, with the processor's reference. The
 // order's refunded_amount / refunded_tax_amount are the sums of its succeeded refunds, kept on the order row
 // by the refunding transaction (which locks the order).
 import { sql } from "drizzle-orm";

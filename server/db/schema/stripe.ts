@@ -1,4 +1,4 @@
-// An organization's Stripe account (issue 27): the keys till charges with and the webhook endpoint till made on
+// An organization's Stripe account: the keys till charges with and the webhook endpoint till made on
 // the account, secrets sealed with the server secret; and the Stripe events received on that endpoint, one row
 // per Stripe event id (a redelivery is recognised and changes nothing).
 import { sql } from "drizzle-orm";

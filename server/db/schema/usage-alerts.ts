@@ -1,4 +1,4 @@
-// Usage alerts (issue 29 §2): a seller's thresholds on a meter (for every customer or one), and each crossing
+// Usage alerts: a seller's thresholds on a meter (for every customer or one), and each crossing
 // of one — at most one per alert, customer and period (the unique key), recorded in the transaction that
 // enqueues its webhook and emails.
 import { index, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, boolean, uuid } from "drizzle-orm/pg-core";

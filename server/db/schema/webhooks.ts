@@ -1,4 +1,4 @@
-// Tables of outbound webhooks (issue 6): the seller's endpoints, one event per (outbox event × endpoint) that
+// Tables of outbound webhooks: the seller's endpoints, one event per (outbox event × endpoint) that
 // is retried until delivered, and the log of every attempt; plus the ids of inbound Polar webhooks already seen.
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";

@@ -1,4 +1,4 @@
-// An order's line said in a reader's language from the facts kept beside its English label (issue 30): a metered
+// An order's line said in a reader's language from the facts kept beside its English label: a metered
 // line from `order_item.usage`, a proration line from `order_item.proration_facts`, a wallet top-up from
 // `order_item.wallet_credit`. The invoice PDF and the receipt emails both print a line through `lineFromFacts`;
 // the stored label is the API's (Polar's wire) and is never parsed here.

@@ -1,4 +1,4 @@
-// A trial without a card about to end (till's own, issue 29 §4): the customer learns when the trial ends, what it
+// A trial without a card about to end (till's own): the customer learns when the trial ends, what it
 // will cost after, and that a payment method added in the portal keeps the subscription going.
 import { Button } from "@react-email/button";
 import { Heading } from "@react-email/heading";

@@ -1,4 +1,4 @@
-// A usage alert's email (till's own, issue 29 §2): to the seller's owners ("Jane Doe reached 80% of the cap on
+// A usage alert's email (till's own): to the seller's owners ("Jane Doe reached 80% of the cap on
 // API calls") or to the customer ("You reached …"), with the period's usage against its credits and cap.
 import { Heading } from "@react-email/heading";
 import { Text } from "@react-email/text";

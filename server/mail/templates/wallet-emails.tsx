@@ -1,4 +1,4 @@
-// A wallet's declined auto-recharge (till's own, issue 29 §3): the customer learns the card was declined and
+// A wallet's declined auto-recharge (till's own): the customer learns the card was declined and
 // that recharging waits for a new card (or for auto-recharge to be turned on again in the portal).
 import { Heading } from "@react-email/heading";
 import { Text } from "@react-email/text";

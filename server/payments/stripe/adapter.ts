@@ -1,4 +1,4 @@
-// The Stripe adapter of the payment seam (issue 27 §2–§3): an organization's Stripe account takes its payments.
+// The Stripe adapter of the payment seam: an organization's Stripe account takes its payments.
 // A checkout's confirmation token (made by Stripe.js's Payment Element on the page) is confirmed server-side as
 // a PaymentIntent — a SetupIntent when nothing is due now (a trial) — on the Stripe customer of the till
 // customer, set up for off-session use when a subscription will charge it again; renewals and retries charge

@@ -1,4 +1,4 @@
-// Usage alerts found at ingest time (issue 29 §2): after a batch is stored, the customers it named who have an
+// Usage alerts found at ingest time: after a batch is stored, the customers it named who have an
 // open subscription measuring a meter with alerts are measured over their current period (the rollups, as the
 // renewal reads them), and each alert whose threshold is now reached and that has not fired for that customer
 // and period fires once: a crossing row (unique per alert, customer and period), a `till.usage_alert.triggered`

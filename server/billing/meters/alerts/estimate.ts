@@ -1,4 +1,4 @@
-// What this process knows of a customer's usage between measures (issue 29 §2: ingest with alerts must stay
+// What this process knows of a customer's usage between measures (ingest with alerts must stay
 // within 10% of ingest without). After a check measures a customer (check.ts), its measures are kept here; each
 // later batch of that customer adds an upper bound of what the batch can have added to each meter — a count
 // meter: the customer's events in it; a sum over a metadata key: the positive numbers under that key (the meter's

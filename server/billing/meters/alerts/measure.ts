@@ -1,4 +1,4 @@
-// What an alert check measures, fast (issue 29 §2: ingest with alerts must stay within 10% of ingest without):
+// What an alert check measures, fast (ingest with alerts must stay within 10% of ingest without):
 // the consumed units of (customer, meter, period) items. A `sum` or `count` meter whose rollups are complete is
 // summed over its hourly rollups in the statement that reads the subscriptions (repository.ts,
 // openSubscriptionsWithSums) — the whole hours from the hour the period started in — less the part of that first

@@ -1,4 +1,4 @@
-// Usage alerts (issue 29 §2, till's own API): a seller's thresholds on a meter, for every customer or one.
+// Usage alerts (till's own API): a seller's thresholds on a meter, for every customer or one.
 // Crossings are found at ingest time (check.ts). The alerts of an organization are cached in this process for
 // a moment (ALERTS_TTL_MS), so a batch of an organization without alerts costs the check no query at all; a
 // write here clears the cache at once, another replica's write is seen within the TTL.
