@@ -1,4 +1,4 @@
-// Tax ID formats (spec §9, Stripe's list as Polar uses it), which formats apply in which billing country,
+// Tax ID formats (the spec's constants, Stripe's list as Polar uses it), which formats apply in which billing country,
 // and the shape of each format. A customer's tax id is sent as a plain string and stored as [value, format]:
 // the value is checked against the formats of the billing address's country, in order, and the first
 // match wins. Shapes are checked on the compact form (upper case, without spaces, dots, dashes or slashes).

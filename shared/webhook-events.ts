@@ -1,7 +1,7 @@
 // Webhook event types, for the server (outbox, endpoints, the listen stream) and the CLI (webhooks, trigger,
 // listen): one list, so an endpoint, the stream and the CLI never disagree on what exists.
 
-/** The 27 payment webhook events of the spec's §4, in its order: every one is emitted by till. */
+/** The product spec's 27 payment webhook events, in its order: every one is emitted by till. */
 export const PAYMENT_EVENT_TYPES = [
   "benefit.created", "benefit.updated",
   "benefit_grant.created", "benefit_grant.updated", "benefit_grant.revoked", "benefit_grant.cycled",
@@ -16,19 +16,19 @@ export const PAYMENT_EVENT_TYPES = [
 ] as const;
 export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 
-/** Polar's customer seat events (issue 12 §4), emitted by till beside the spec's 27. */
+/** Polar's customer seat events, emitted by till beside the spec's 27. */
 export const SEAT_EVENT_TYPES = ["customer_seat.assigned", "customer_seat.claimed", "customer_seat.revoked"] as const;
 export type SeatEventType = (typeof SEAT_EVENT_TYPES)[number];
 
-/** Polar's member events (issue 29 §5): a team customer's members added, changed, removed. */
+/** Polar's member events: a team customer's members added, changed, removed. */
 export const MEMBER_EVENT_TYPES = ["member.created", "member.updated", "member.deleted"] as const;
 export type MemberEventType = (typeof MEMBER_EVENT_TYPES)[number];
 
-/** Dunning's event (issue 14 §3): a renewal's charge failed and the subscription went past due. */
+/** Dunning's event: a renewal's charge failed and the subscription went past due. */
 export const DUNNING_EVENT_TYPES = ["subscription.past_due"] as const;
 export type DunningEventType = (typeof DUNNING_EVENT_TYPES)[number];
 
-/** A checkout's expiry (issue 14 §6): announced once by the expiry pass (billing/checkouts/expiry.ts). */
+/** A checkout's expiry: announced once by the expiry pass (billing/checkouts/expiry.ts). */
 export const CHECKOUT_EXPIRY_EVENT_TYPES = ["checkout.expired"] as const;
 export type CheckoutExpiryEventType = (typeof CHECKOUT_EXPIRY_EVENT_TYPES)[number];
 

@@ -1,4 +1,4 @@
-// Tiers of a metered price on the command line (issue 29 §1): `--tier <up to>:<unit amount>[+<flat fee>]`,
+// Tiers of a metered price on the command line: `--tier <up to>:<unit amount>[+<flat fee>]`,
 // repeated in order (`1000:0 --tier 10000:0.2 --tier inf:0.15+500`), and `--tier-type graduated|volume`. The
 // tiers are till's own field (`unit_tiers`, sent over plain /v1 JSON: the SDKs would drop it); the rule that
 // checks them is shared/tiers.ts's, the server's. Also how a tiered price reads in `till products get`.

@@ -13,7 +13,7 @@ import { PAYMENT_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type PaymentEventType } from 
 import { suggest } from "../completion.js";
 import { OVERRIDE_NOUNS, parseOverride, setPath, type Override, type OverrideNoun } from "../trigger-override.js";
 
-/** The 27 payment webhook events of the spec's §4: each has a recipe. */
+/** The spec's 27 payment webhook events: each has a recipe. */
 export const TRIGGER_EVENT_TYPES = PAYMENT_EVENT_TYPES;
 export type TriggerEventType = PaymentEventType;
 

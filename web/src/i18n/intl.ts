@@ -1,4 +1,4 @@
-// The buyer's language on the customer pages (issue 30): one react-intl `IntlShape` per page load, made for the
+// The buyer's language on the customer pages: one react-intl `IntlShape` per page load, made for the
 // locale the page resolved (shared/i18n/locales.ts) with its surface's catalog (web/src/i18n/<surface>/<locale>.json,
 // English bundled, the others loaded on demand). Components read it through react-intl (`RawIntlProvider`,
 // `useIntl`); the pages' pure modules (checkout/model.ts) through `t()`, the same object. Money, dates, numbers and

@@ -1,4 +1,4 @@
-// The portal's connected accounts (issue 15): GitHub and Discord, for github_repository and discord benefits.
+// The portal's connected accounts: GitHub and Discord, for github_repository and discord benefits.
 // Connect goes to the provider (OAuth with PKCE, through the server) and comes back here; Disconnect forgets the
 // account. Shown when a benefit needs one or an account is connected. GrantDelivery says, on a benefit, where a
 // repository invitation or Discord role stands, or what it waits for.
@@ -71,7 +71,7 @@ export function Accounts({
     const rest = { ...me.oauth_accounts };
     delete rest[platform];
     onChanged({ ...me, oauth_accounts: rest });
-    // access already given stays with that account until the benefit ends (docs/decisions.md, issue 15)
+    // access already given stays with that account until the benefit ends (docs/decisions.md)
     setMessage({ tone: "success", text: t("accounts.disconnected", { platform: NAMES[platform] }) });
   }
 

@@ -1,4 +1,4 @@
-// A team customer's members in the customer portal (issue 29 §5): shown to the owner and billing managers. The
+// A team customer's members in the customer portal: shown to the owner and billing managers. The
 // list of members with their roles; per member (not oneself, not the owner): change the role or remove; the
 // owner may make another member the owner (and becomes a billing manager). A form adds a member by email.
 import { useEffect, useState, type FormEvent } from "react";

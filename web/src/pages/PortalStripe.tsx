@@ -1,4 +1,4 @@
-// Stripe in the customer portal (issue 27 §3), for a seller whose organization is connected to Stripe: Stripe.js
+// Stripe in the customer portal, for a seller whose organization is connected to Stripe: Stripe.js
 // loaded with the seller's publishable key (only then: a seller on the test processor loads nothing from Stripe),
 // the Payment Element in deferred 'setup' mode turning the card typed into it into a confirmation token, and
 // Stripe.js's handleNextAction for a card whose bank asks the customer to authenticate (3-D Secure): a card

@@ -1,4 +1,4 @@
-// The customer's wallets in the portal (issue 29 §3): each wallet's balance, its recent history (top-ups,
+// The customer's wallets in the portal: each wallet's balance, its recent history (top-ups,
 // credits bought, orders it paid, refunds), links to buy credits (the seller's checkout links for credit
 // products) and auto-recharge on or off (below a threshold, the saved card is charged a chosen amount). Shown
 // only when the customer has a wallet or the seller sells credits.
