@@ -1,4 +1,4 @@
-// Usage alerts on the ingest path (issue 29 §2): POST /v1/events/ingest (batches of 1,000 events of 50
+// Usage alerts on the ingest path: POST /v1/events/ingest (batches of 1,000 events of 50
 // customers, each subscribed to a plan with a metered price on each of 4 meters) with a usage alert defined on
 // every meter vs the same ingest with no alerts, in the same run, in alternating rounds (goal: ≥ 90%). The
 // alerts' thresholds are never reached, so every batch pays the whole check (the customers' periods measured

@@ -1,4 +1,4 @@
-// A billing run (issue 16 §2): N subscriptions due at once — 30% with a metered price and 100 events each in
+// A billing run: N subscriptions due at once — 30% with a metered price and 100 events each in
 // the period ended, 10% paying with a saved method whose charges are declined (the test processor's
 // 4000 0000 0000 0341, `pm_test_…_fails`) — renewed by the renewal schedule (server/jobs/schedules.ts) of TWO
 // worker processes sharing the database. Prints renewals/s (goal: ≥ 500/s on the machine of record, checked as a

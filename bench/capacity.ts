@@ -1,4 +1,4 @@
-// The capacity model of docs/scaling.md checked on one machine (issue 31 §4): a PostgreSQL primary and a streaming
+// The capacity model of docs/scaling.md checked on one machine: a PostgreSQL primary and a streaming
 // replica of it made here (tests/helpers/pg-cluster.ts: initdb, pg_basebackup -R), and TWO till processes
 // (`server/main.ts`, as deployed: DATABASE_URL the primary, DATABASE_REPLICA_URL the replica) behind a round-robin
 // client. Each phase drives one kind of work through both processes for PHASE_SECONDS and prints its rate, the CPU

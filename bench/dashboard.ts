@@ -1,4 +1,4 @@
-// The seller home's first paint (issue 28 §3): the data requests the home makes before it can draw, timed as the
+// The seller home's first paint: the data requests the home makes before it can draw, timed as the
 // browser makes them — through the web app's door (/api/web, the session cookie) — on an organization with
 // 100,000 subscriptions (and one first order each), for the home's default range (12 months by month) and for
 // 30 days by day; beside them the same metrics request made directly on /v1 with the session as a bearer, so the

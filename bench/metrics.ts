@@ -1,4 +1,4 @@
-// Metrics at scale (issue 28 §1): GET /v1/metrics/ for a year by day on an organization with 100,000
+// Metrics at scale: GET /v1/metrics/ for a year by day on an organization with 100,000
 // subscriptions and 1,000,000 orders (plus their changes, checkouts, and events with costs), vs the same query
 // on an organization with a tenth of that, the two alternating request by request so the shared machine's load
 // weighs on both alike: median and p95 ms of each, and their ratio, for all metrics and for all but the two read

@@ -1,4 +1,4 @@
-// bench:scale's part "table" (issue 31 §2): the ingest rate and one customer's state with the event table at two
+// bench:scale's part "table": the ingest rate and one customer's state with the event table at two
 // sizes (1,000,000 and 10,000,000 events on PostgreSQL by default), each ratio against the smaller size's figure
 // measured in the same run (goal: within 1.2×). The table is filled with bulk SQL (each event with an external_id
 // claimed in event_external_id, as the ingest stores them), spread over the last 12 months' partitions, 10,000

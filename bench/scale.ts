@@ -1,4 +1,4 @@
-// Usage at scale (issue 16 §2), each figure against a baseline measured in the same run:
+// Usage at scale, each figure against a baseline measured in the same run:
 //   1. GET /v1/customers/{id}/state and GET /v1/meters/{id}/quantities (40 days, daily) for one customer with
 //      1,000,000 events vs one with 10,000 (read through the meter rollups): median ms, ratio (goal ≤ 1.5×, < 10 ms);
 //   2. POST /v1/events/ingest, batches of 1,000 with external_id (dedupe) and two meters' rollups kept

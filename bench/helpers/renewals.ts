@@ -94,7 +94,7 @@ export async function seedDueSubscriptions(db: Db, b: SeedOptions): Promise<Seed
            CASE WHEN (c.metadata->>'i')::int % 10 = 0 THEN ${checkouts[1]}::uuid ELSE ${checkouts[0]}::uuid END,
            jsonb_build_object('bench', 'billing-run')
     FROM customer c WHERE c.organization_id = ${org}::uuid AND c.metadata ? 'i'`);
-  // the renewal charges the customer's default saved method (payments: payment_method, issue 15); each
+  // the renewal charges the customer's default saved method (payments: payment_method); each
   // customer's is the one its checkout saved
   await rows(db, sql`INSERT INTO payment_method (organization_id, customer_id, processor, processor_method_id, brand, last4, exp_month, exp_year, is_default)
     SELECT ${org}::uuid, c.id, 'test', CASE WHEN (c.metadata->>'i')::int % 10 = 0 THEN ${FAILING_METHOD} ELSE ${GOOD_METHOD} END, 'visa',
