@@ -1,4 +1,4 @@
-// Issue 15: discord grants delivered by the jobs worker against loopback peers of Discord's REST API and OAuth
+// Discord grants delivered by the jobs worker against loopback peers of Discord's REST API and OAuth
 // server (tests/helpers/delivery-peers.ts): the bot's role checks, token refresh, joining with the role, rate
 // limits, guild changes with previous_properties, a bot lowered later, and the grant webhooks.
 import { validateEvent } from "@polar-sh/sdk/webhooks";

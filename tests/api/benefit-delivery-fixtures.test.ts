@@ -1,4 +1,4 @@
-// Issue 15: a github_repository grant and its revoke against GitHub's recorded responses (@octokit/fixtures,
+// A github_repository grant and its revoke against GitHub's recorded responses (@octokit/fixtures,
 // scenario add-and-remove-repository-collaborator, served by @octokit/fixtures-server on loopback; see
 // tests/helpers/github-fixtures.ts for what runs against recordings and what against the hand-written peer).
 // Till's own delivery code runs in the jobs worker: the grant invites the connected account (the recorded 201

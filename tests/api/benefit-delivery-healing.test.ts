@@ -1,4 +1,4 @@
-// Issue 15: grants healed by the seller fixing an integration (none connected yet; a token GitHub refuses), the
+// Grants healed by the seller fixing an integration (none connected yet; a token GitHub refuses), the
 // one-day give-up of a delivery that keeps failing, and what is at rest: customer tokens, PKCE verifiers and
 // seller credentials sealed (never the plain secrets). Against the loopback peers of tests/helpers/delivery-peers.ts.
 import { createHash } from "node:crypto";

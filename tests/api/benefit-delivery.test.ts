@@ -1,4 +1,4 @@
-// Issue 15: github_repository grants delivered by the jobs worker against loopback peers of GitHub's REST API and
+// github_repository grants delivered by the jobs worker against loopback peers of GitHub's REST API and
 // OAuth server (tests/helpers/delivery-peers.ts): grant, revoke on each cause, benefit update with
 // previous_properties, rate limits, transient retry, permanent error and heal, regrant, a GitHub App installation,
 // and the grant webhooks through validateEvent of SDK 0.47.1 and 0.49.0. Discord: benefit-delivery-discord.test.ts.

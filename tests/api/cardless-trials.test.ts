@@ -1,4 +1,4 @@
-// Trials without a card (issue 29 §4, Polar issue #6969), on the test clock of a sandbox organization: where the
+// Trials without a card (polarsource/polar#6969), on the test clock of a sandbox organization: where the
 // organization allows it (`plan_settings.trials_without_card`, till's own), a checkout of a product with a trial
 // completes without a payment method; at the trial's end, without a card, the subscription ends as the
 // organization chose (`trial_end_without_card`: `cancel`, or `past_due` through dunning), and with a card added in

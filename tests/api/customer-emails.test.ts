@@ -1,4 +1,4 @@
-// Customer emails (issue 12 §5): each email that customer_email_settings enables, caused through the API,
+// Customer emails: each email that customer_email_settings enables, caused through the API,
 // recorded from the outbox, sent by the jobs worker and read from a real SMTP peer on loopback: subject,
 // sender (the seller's name and logo), text and HTML parts, the order's own amounts, the portal link. Then:
 // a setting turned off sends nothing, a refused message is retried, and a worker that dies after the peer has

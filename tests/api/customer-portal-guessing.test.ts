@@ -1,4 +1,4 @@
-// Guessing the portal's sign-in codes is stopped (issue 11 §3): a code is void after five wrong tries aimed
+// Guessing the portal's sign-in codes is stopped: a code is void after five wrong tries aimed
 // at it (wrong codes with its first three characters), from however many addresses; one client address may
 // guess wrong ten times in ten minutes; codes are requested at most five times per email (half an hour) and
 // twenty times per address (ten minutes). Refusals are Polar-style 429s with Retry-After.

@@ -1,4 +1,4 @@
-// Customer seats (issue 12 §4): after a seat-based purchase the seller (customerSeats) and the buyer
+// Customer seats: after a seat-based purchase the seller (customerSeats) and the buyer
 // (customerPortal.seats) hand seats out by email; the invitation is mailed once per invitation (read from the
 // SMTP peer), the claim (by its token, public) makes the person a customer of the seller with the product's
 // benefits, and revoking the seat revokes those grants. Seats never outnumber the purchase (also under

@@ -1,4 +1,4 @@
-// Issue 25, point 12: the portal sign-in code in development. With the dev mailbox, /dev/mail lists and shows
+// The portal sign-in code in development. With the dev mailbox, /dev/mail lists and shows
 // the messages to loopback clients (404 to anyone else, in production and with SMTP), and the mail log line
 // carries the portal code; the code email comes from the seller.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Dunning (issue 14 §3): a failed renewal charge leaves the order pending (due_amount) and the subscription
+// Dunning: a failed renewal charge leaves the order pending (due_amount) and the subscription
 // past_due, with subscription.past_due and the past-due email (portal link); the schedule (runDunning, as the
 // worker's schedules run it, here with the clock it is handed) charges again 3, 5 and 7 days after each
 // failure; the last failure ends the subscription as the organization chose (canceled, or unpaid) with its

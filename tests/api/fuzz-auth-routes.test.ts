@@ -1,4 +1,4 @@
-// Every better-auth route, every field, every wrong type (issue 25): the routes are read from better-auth's own
+// Every better-auth route, every field, every wrong type: the routes are read from better-auth's own
 // endpoint list (`auth.api`: path, method, body and query schemas), not from the OpenAPI document (which leaves
 // some out and describes bodies loosely; tests/api/fuzz-openapi.test.ts fuzzes that one at random). For each
 // route a plausible body is built from its zod schema — every field of every branch of a union filled, the way

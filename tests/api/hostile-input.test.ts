@@ -1,5 +1,5 @@
 // The input guard (server/http/input-guard.ts) and the better-auth mount's checks, on the findings of the
-// hostile-input review (issue 11, §1 and §2): JSON nested past 32 levels is refused before anything walks it,
+// hostile-input review (deep JSON, large bodies): JSON nested past 32 levels is refused before anything walks it,
 // on /v1 (Polar's 422), /api/auth (400 VALIDATION_ERROR) alike; a 422 never echoes an unbounded input; a NUL
 // or an unpaired surrogate in any body value, query value or path parameter is refused in the family's shape
 // and nothing is stored; the better-auth 500s (null and empty bodies, a number for a username, an empty

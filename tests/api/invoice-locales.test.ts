@@ -1,4 +1,4 @@
-// Issue 30: a checkout paid end to end in each of the buyer's locales — `locale` given at creation through both
+// A checkout paid end to end in each of the buyer's locales — `locale` given at creation through both
 // SDKs (0.47.1 for half the locales, 0.49.0 for the rest), stored on the customer, the receipt email and the invoice
 // PDF read back as text in that language: the title, the total, the date and country by Intl, the EU reverse-charge
 // note in the language's legal wording. A few phrases are spelled out here too, so a catalog cannot drift unseen.

@@ -1,4 +1,4 @@
-// Invoices and credit notes (issue 14 §2) through both SDKs: a paid order's invoice made by the jobs worker and
+// Invoices and credit notes through both SDKs: a paid order's invoice made by the jobs worker and
 // served by a signed URL (orders.invoice / generateInvoice / receipt, the portal's same three), the PDF's text
 // read back (seller and buyer details, number and date, lines, tax per rate, totals, a reverse-charge note, paid
 // status), Polar's errors (409 OrderNotEligibleForInvoice, 422 MissingInvoiceBillingDetails, 404 for another
@@ -105,7 +105,7 @@ describe("a paid order's invoice", () => {
       `Invoice number: ${order.invoiceNumber}`,
       `Invoice date: ${new Intl.DateTimeFormat("en-US", { dateStyle: "long", timeZone: "UTC" }).format(order.createdAt)}`,
       "Currency: USD",
-      // country names, not codes (issue 25)
+      // country names, not codes
       "From Acme Software GmbH Hauptstraße 1 10115 Berlin Germany billing@acme.example Tax ID: DE123456789",
       "Bill to Jean Dupont 1 rue de Rivoli 75001 Paris France",
       `${fixed.name} 1 $25.00 $25.00`,

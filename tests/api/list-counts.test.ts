@@ -1,4 +1,4 @@
-// The lists' maintained counts (issue 16 §2, migration 0032, billing/list-counts.ts): total_count of the
+// The lists' maintained counts (migration 0032, billing/list-counts.ts): total_count of the
 // unfiltered orders, customers, subscriptions and events lists equals count(*) of the list's rows after
 // concurrent inserts from several requests and transactions (some rolled back), soft and hard deletes, folds
 // running alongside writers, sandbox next to live, and for rows that existed before the migration (the backfill).

@@ -1,4 +1,4 @@
-// The buyer's language on the wire (issue 30): the organization's `default_locale` (till's own field, checked
+// The buyer's language on the wire: the organization's `default_locale` (till's own field, checked
 // against shared/i18n/locales.ts), a checkout's `locale` given through both SDKs kept and returned, and what the
 // checkout page resolves from — the customer's stored locale and the organization's default on its public read;
 // the page's confirm records the locale it spoke when the checkout had none.

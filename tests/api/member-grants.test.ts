@@ -1,4 +1,4 @@
-// Benefits granted per team member (issue 29 §5, Polar's member model): a seat of a team customer's purchase
+// Benefits granted per team member (Polar's member model): a seat of a team customer's purchase
 // assigned to one of its members and claimed gives the product's benefits to that member — grants of the team
 // customer that name the member (member_id, member) — beside the team's own grant. Both SDK versions read them
 // (benefits.grants with member_id, benefitGrants.list, the portal's benefitGrants for the member's session) and

@@ -1,4 +1,4 @@
-// Team customers (issue 29 §5): Polar's members API through both SDKs (members.* of 0.47.1, customers.members.*
+// Team customers: Polar's members API through both SDKs (members.* of 0.47.1, customers.members.*
 // and members.list of 0.49.0; each SDK validates its answers), the one-owner rule, emails unique per customer,
 // tenancy, the customer portal's members routes by role (owner, billing manager, member), a member's session
 // (by the seller's customer session and by the portal's email code) and the member.* webhooks both SDKs validate.

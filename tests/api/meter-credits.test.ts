@@ -1,4 +1,4 @@
-// Meter credits (issue 14 §5) through @polar-sh/sdk 0.47.1 and 0.49.0: a meter_credit benefit credits its units on
+// Meter credits through @polar-sh/sdk 0.47.1 and 0.49.0: a meter_credit benefit credits its units on
 // its meter each period; the renewal bills only the usage beyond the credit (the order's metered line names
 // consumed, credited and billed units); unused units roll over when the benefit says so (and not otherwise);
 // Subscription.meters and the customer state show consumed, credited and the amount billed; benefit_grant.cycled

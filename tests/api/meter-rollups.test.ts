@@ -1,4 +1,4 @@
-// Meter rollups (issue 16 §1): every read through the rollups equals the scan of the events — a property test on
+// Meter rollups: every read through the rollups equals the scan of the events — a property test on
 // random event streams (late events included: batches arrive in random time order), random filters and
 // aggregations, random ranges, intervals and time zones — and the rollups follow a meter's changes: a new
 // definition reads the events until the rebuild, archiving stops the upkeep, unarchiving rebuilds.

@@ -1,4 +1,4 @@
-// Tiers, caps and usage alerts on metered prices (issue 29 §1–§2) over three periods on the test clock, against
+// Tiers, caps and usage alerts on metered prices over three periods on the test clock, against
 // amounts computed by hand: a graduated price (first 1,000 free, next 9,000 at $0.002, then $0.0015 and a $5
 // flat fee) and a volume price (1,000 at $0.01, up to 10,000 at $0.005, then all at $0.0025 + $10) capped at
 // $40, with usage at the tiers' boundaries and a cap reached in the middle of the third period. Every answer

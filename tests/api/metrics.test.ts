@@ -1,4 +1,4 @@
-// Metrics (issue 28 §1) through both SDKs, every response validated by the SDK's models: a 13-month test-clock
+// Metrics through both SDKs, every response validated by the SDK's models: a 13-month test-clock
 // scenario in a sandbox organization (new subscriptions, an upgrade, a trial, a yearly plan, a discount, a
 // cancellation at period end, a revoke, refunds, a second currency, a one-time purchase) compared with figures
 // computed by hand here from the definitions in docs/metrics.md; time-zone edges; limits, export, dashboards,

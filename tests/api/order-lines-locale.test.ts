@@ -1,4 +1,4 @@
-// Issue 30: the order lines till writes itself, in the customer's language beyond the invoice. A German customer's
+// The order lines till writes itself, in the customer's language beyond the invoice. A German customer's
 // renewal with a capped metered price: its receipt email says the metered line as the invoice PDF does ("gedeckelt
 // bei …"), from `order_item.usage`. A German customer's wallet top-up: its order's one line says "Aufladung des
 // Guthabenkontos" on the invoice PDF and in the order confirmation email, from `order_item.wallet_credit`. The

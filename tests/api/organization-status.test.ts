@@ -1,4 +1,4 @@
-// The organization's lifecycle (spec §3, §4) on servers run as in production (no TILL_TEST_PAYMENTS=live):
+// The organization's lifecycle (the spec's states) on servers run as in production (no TILL_TEST_PAYMENTS=live):
 // created → onboarding_started (legal details) → active (business details submitted and Stripe connected with live
 // keys); with TILL_ORG_REVIEW=required through under_review → denied (with its reason) → under_review again →
 // active, decided by a platform admin. Each move sends organization.updated, accepted by both SDKs; a live

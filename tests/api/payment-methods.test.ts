@@ -1,4 +1,4 @@
-// Payment methods (issue 14 §3): the customer's saved cards in the portal through @polar-sh/sdk 0.47.1 and
+// Payment methods: the customer's saved cards in the portal through @polar-sh/sdk 0.47.1 and
 // 0.49.0 — the card the checkout saved listed, a card added with a test processor token (made the default),
 // confirm, the till-only make-default route, delete (the last card of a customer with a subscription that will
 // be charged again is kept: 400 PaymentMethodInUseByActiveSubscription), a card whose setup is refused (400

@@ -1,4 +1,4 @@
-// Issue 25, point 9: a benefit added to a product reaches its current subscribers, and a removed one is revoked
+// A benefit added to a product reaches its current subscribers, and a removed one is revoked
 // from them (as Polar's update_product_benefits_grants), through the outbox and the jobs worker: the grants,
 // their webhooks (validated by both SDKs) and the customer state; a subscription that ended, another product's
 // subscribers and a second run change nothing.

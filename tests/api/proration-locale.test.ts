@@ -1,4 +1,4 @@
-// Issue 30: a plan change's proration lines in the customer's language. A German customer's upgrade billed now
+// A plan change's proration lines in the customer's language. A German customer's upgrade billed now
 // (`invoice`) and a seat change carried to the renewal (`prorate`): the invoice PDFs (read back as text) and the
 // renewal's receipt email say "Nicht genutzte Zeit für …" / "Verbleibende Zeit für …" with the prorated span as the
 // service period, from the facts kept on the order item; the API's labels stay the English ones Polar's wire has.

@@ -1,4 +1,4 @@
-// Proration and customer balance (issue 14 §4) through @polar-sh/sdk 0.47.1 and 0.49.0: a product or seat
+// Proration and customer balance through @polar-sh/sdk 0.47.1 and 0.49.0: a product or seat
 // change mid-period billed now (`invoice`: an order with billing_reason subscription_update, charged through the
 // test processor), or carried to the next renewal's order as its own lines (`prorate`); a downgrade's credit
 // going to the customer's balance and paying the next orders (applied_balance_amount, due_amount); tax on the

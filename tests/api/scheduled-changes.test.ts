@@ -1,4 +1,4 @@
-// Plan changes that wait for the period's end (issue 29 §4), on the test clock of a sandbox organization through
+// Plan changes that wait for the period's end, on the test clock of a sandbox organization through
 // `till_test_` keys: a downgrade with `proration_behavior: next_period` shows as the subscription's
 // `pending_update` (read through both SDKs), bills nothing now and is applied by the renewal, whose order bills
 // the new plan; a scheduled change dropped with 0.49.0's `{pending_update: null}` (and `till subscriptions

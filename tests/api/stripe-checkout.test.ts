@@ -1,4 +1,4 @@
-// Paying a checkout through the organization's Stripe account (issue 27 §2), against the Stripe stand-in: the
+// Paying a checkout through the organization's Stripe account, against the Stripe stand-in: the
 // publishable key in payment_processor_metadata, a confirmation token confirmed as a PaymentIntent on a Stripe
 // customer (a SetupIntent for a trial), Stripe's decline messages, a retried confirm charged once, 3-D Secure
 // (the confirm answers the intent's client secret; the checkout completes on payment_intent.succeeded), the

@@ -1,4 +1,4 @@
-// Connecting an organization's Stripe account (issue 27 §1) against a Stripe stand-in on loopback, through the
+// Connecting an organization's Stripe account against a Stripe stand-in on loopback, through the
 // official `stripe` package: keys checked against Stripe and against the organization's side (sandbox: test
 // keys, live: live keys), till's webhook endpoint registered on the account, keys and signing secret sealed and
 // never shown; Stripe's signed events verified and recorded once.

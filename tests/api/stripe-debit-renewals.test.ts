@@ -1,4 +1,4 @@
-// Issue 27 §3: renewals, dunning retries and plan changes billed now, charged off-session to a saved bank account
+// Renewals, dunning retries and plan changes billed now, charged off-session to a saved bank account
 // (SEPA Direct Debit, a US bank account), on the sandbox's test clock. Stripe answers such a charge `processing`:
 // the order stays pending and the subscription active — no dunning, no second charge — until the bank answers.
 // payment_intent.succeeded pays the order once (order.paid, its invoice); payment_intent.payment_failed puts the

@@ -1,4 +1,4 @@
-// Issue 27 §3 with issue 29 §3: a wallet's top-up and auto-recharge charged off-session to a saved bank account
+// A wallet's top-up and auto-recharge charged off-session to a saved bank account
 // (SEPA Direct Debit, a US bank account) through the Stripe stand-in. Stripe answers `processing`: the top-up's
 // order waits pending, the wallet is not credited (the seller's top-up answers 202), a retry of the same key
 // charges nothing more, and no other auto-recharge is made while one is on its way. payment_intent.succeeded pays

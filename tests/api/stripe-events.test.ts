@@ -1,4 +1,4 @@
-// Stripe's events coming in (issue 27 §4) and what they change (§3): against the Stripe stand-in on loopback
+// Stripe's events coming in and what they change: against the Stripe stand-in on loopback
 // through the official `stripe` package. Events are recorded with an outbox row and processed by the worker
 // (a crash between the two loses nothing; a redelivery is a no-op; a bad signature is a 400 and records
 // nothing); a refund made in Stripe's dashboard becomes one refund of the order; a dispute opened and lost

@@ -1,4 +1,4 @@
-// The Stripe keys never show (issue 27 §1, "Tests"): a sandbox organization connected to the Stripe stand-in with
+// The Stripe keys never show: a sandbox organization connected to the Stripe stand-in with
 // its keys, a purchase paid through Stripe (with its events processed), then the raw columns read — the secret key
 // and the webhook signing secret sealed, neither in clear — and the server's whole log output searched for any
 // secret or restricted key and any signing secret. The API's answers on the way carry none either (the

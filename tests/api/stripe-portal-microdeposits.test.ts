@@ -1,4 +1,4 @@
-// Issue 27 §3: a US bank account entered by hand in the portal (routing and account numbers, not linked through
+// A US bank account entered by hand in the portal (routing and account numbers, not linked through
 // the bank login). Stripe verifies it with microdeposits: its SetupIntent `requires_action` with next_action
 // `verify_with_microdeposits`, and the portal answers what the page tells the customer (when the deposits arrive,
 // Stripe's verification page, amounts or a code) — through both SDKs — instead of a refusal. The stand-in is driven

@@ -1,4 +1,4 @@
-// Issue 27 §3: a payment method added in the portal whose SetupIntent Stripe finishes after the portal answered
+// A payment method added in the portal whose SetupIntent Stripe finishes after the portal answered
 // (the customer authenticated it; the page never came back to confirm). Stripe's setup_intent.succeeded keeps the
 // method for the customer — once: the page's confirm after it, and a replayed event, find it kept; a method the
 // customer removed is not brought back by a late event. A setup that fails keeps nothing.

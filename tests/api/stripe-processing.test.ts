@@ -1,4 +1,4 @@
-// Issue 27 §2: a Stripe payment that is `processing` (a bank debit: SEPA Direct Debit, a US bank account) leaves
+// A Stripe payment that is `processing` (a bank debit: SEPA Direct Debit, a US bank account) leaves
 // the checkout confirmed, with no order, until Stripe says how it ended: payment_intent.succeeded makes one paid
 // order (order.paid and the checkout's `succeeded` webhooks once, whatever is replayed or comes late);
 // payment_intent.payment_failed ends the checkout `failed`, nothing kept, and the buyer pays it again. The same for

@@ -1,4 +1,4 @@
-// Issue 27 §2: a checkout paid through Stripe is made into one order, paid once, whichever of the confirm and
+// A checkout paid through Stripe is made into one order, paid once, whichever of the confirm and
 // Stripe's payment_intent.succeeded comes first. Here the event comes first: the Stripe stand-in holds the answer
 // of the PaymentIntent till's confirm made until till has recorded the signed event and its worker has started
 // acting on it (it read the intent back from Stripe), so the event's purchase races the confirm's own.

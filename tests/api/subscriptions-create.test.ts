@@ -1,4 +1,4 @@
-// POST /v1/subscriptions/ (`subscriptions.create`, issue 14 §4) through @polar-sh/sdk 0.47.1 and 0.49.0: a free
+// POST /v1/subscriptions/ (`subscriptions.create`) through @polar-sh/sdk 0.47.1 and 0.49.0: a free
 // recurring product's subscription created by the seller (active, benefits granted), a trial product's (trialing,
 // nothing charged), by customer id or external id; products that need a checkout and unknown customers are 422 in
 // Polar's shape; another organization's customer or product is 422 as unknown; the events it records are valid

@@ -182,7 +182,7 @@ describe("benefit_grant.updated", () => {
     for (const e of events) {
       expect(e.payload).toMatchObject({
         benefit_id: benefit.id,
-        // GitHub is not connected here: the grants wait for their delivery, not granted (issue 25)
+        // GitHub is not connected here: the grants wait for their delivery, not granted
         is_granted: false,
         properties: { repository_owner: "till-org", repository_name: "new-repo", permission: "push" },
         previous_properties: {},

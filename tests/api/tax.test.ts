@@ -1,4 +1,4 @@
-// Tax (issue 14 §1) through the API: the seller's tax_settings on GET/PATCH /v1/organizations/{id} (set
+// Tax through the API: the seller's tax_settings on GET/PATCH /v1/organizations/{id} (set
 // over plain HTTP: the SDK's request schema drops the field; both SDKs still parse the answers), Polar's
 // 422 for bad settings, a checkout's tax_amount going from null to a number once its address tells
 // (exclusive and inclusive prices, a US state registration, reverse charge, a 100% discount), the order's

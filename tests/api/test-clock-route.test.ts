@@ -1,4 +1,4 @@
-// The test clock's route (issue 14 §6), in a sandbox organization through a `till_test_` key: live organizations
+// The test clock's route, in a sandbox organization through a `till_test_` key: live organizations
 // refused, bad input and too long an advance answered 422, refunds, license keys, failed renewal charges,
 // seller-created subscriptions, trials and checkout expiries on the clock (each announced once with
 // checkout.expired, valid for both SDKs).

@@ -1,4 +1,4 @@
-// The test clock (issue 14 §6) end to end, in a sandbox organization through a `till_test_` key: a usage-based
+// The test clock end to end, in a sandbox organization through a `till_test_` key: a usage-based
 // seller's plan — a $0 base price and four metered prices (compute, memory, storage, egress) per month —
 // bought by customers mapped by external_id, usage ingested daily at the clock's now, and the clock advanced
 // day by day over three billing periods in seconds. Each renewal order has one line per dimension with the

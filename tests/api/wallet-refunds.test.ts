@@ -1,4 +1,4 @@
-// Refunds and the wallet (issue 29 §3), against amounts computed by hand. An order of $10.00 paid $6.00 from the
+// Refunds and the wallet, against amounts computed by hand. An order of $10.00 paid $6.00 from the
 // wallet and $4.00 by card is refunded in two halves: each gives back 300 to the wallet and 200 to the card (the
 // wallet's part in proportion, cumulatively), and the order is then fully refunded (its refundable amount counts
 // what the wallet paid). An order paid by card alone is refunded $4.00 with till's `refund_to: "wallet"`: all of

@@ -1,4 +1,4 @@
-// Wallet charges through the organization's Stripe account (issue 29 §3), against the Stripe stand-in: a top-up
+// Wallet charges through the organization's Stripe account, against the Stripe stand-in: a top-up
 // sends the PaymentIntent with the wallet movement's key as Stripe's Idempotency-Key (`till-wallet-<org>-<hash of
 // the movement key>`): Stripe answers a retried charge (one whose transaction rolled back after the money was
 // taken) with the first PaymentIntent instead of charging twice; another top-up is another key.

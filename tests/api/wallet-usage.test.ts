@@ -1,4 +1,4 @@
-// Usage paid from the wallet as it happens (issue 29 §3, `till_usage_from_wallet`) over three periods on the test
+// Usage paid from the wallet as it happens (`till_usage_from_wallet`) over three periods on the test
 // clock, against amounts computed by hand. The plan: $10.00 a month ahead, plus tokens in arrears through a
 // graduated price (the first 1,000 free, then 1¢ each) capped at $25.00. The customer's wallet is topped up
 // $30.00 from the card the checkout saved.

@@ -1,4 +1,4 @@
-// Wallets (issue 29 §3) over three periods on the test clock, against amounts computed by hand. A customer
+// Wallets over three periods on the test clock, against amounts computed by hand. A customer
 // subscribes to a $15.00 monthly plan, buys $7.00 of credits with a pay-what-you-want price (till_credits
 // "paid": 700 credited), so the first renewal is paid 700 from the wallet and 800 by card; buys a $20.00 pack
 // that credits 2,500 (till_credits "2500"), so the second renewal is paid in full by the wallet (1,500; no

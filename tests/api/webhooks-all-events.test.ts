@@ -1,4 +1,4 @@
-// The 27 payment webhook events of the spec's §4, each caused for real by the domain that emits it — catalog,
+// The spec's 27 payment webhook events, each caused for real by the domain that emits it — catalog,
 // customers, organization, a purchase, a renewal, the seller's cancel / uncancel / revoke, a refund — and each
 // delivered to a receiver on loopback that checks it with `validateEvent` of SDK 0.47.1 and of SDK 0.49.0
 // (signature, timestamp and the payload's model, `data` included).
@@ -12,7 +12,7 @@ import { Receiver, type Hit } from "../helpers/receiver.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
-/** The spec's §4 list, in its order (the list the server and CLI use). */
+/** The spec's list, in its order (the list the server and CLI use). */
 const SPEC_TYPES = PAYMENT_EVENT_TYPES;
 
 let server: TestServer;

@@ -1,4 +1,4 @@
-// Methods of @polar-sh/sdk 0.47.1 and 0.49.0 that answered 404 before issue 25 §19, each through both SDK
+// Methods of @polar-sh/sdk 0.47.1 and 0.49.0 that till once answered with 404, each through both SDK
 // versions (their zod schemas validate every answer): customerMeters.list / get (the seller's view of a
 // customer's usage of a meter), customerPortal.customerMeters.get, customerPortal.orders.update,
 // customerPortal.benefitGrants.update, customerPortal.customers.requestEmailUpdate / checkEmailUpdate /

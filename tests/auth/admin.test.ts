@@ -1,4 +1,4 @@
-// The platform admin (product spec §6 platform roles, §9): roles admin and user, "user" by default, the
+// The platform admin (the product spec's platform roles and limits): roles admin and user, "user" by default, the
 // ids of TILL_ADMIN_USER_IDS pass every admin check, each admin endpoint works for an admin and is refused
 // to a plain user, and a banned user cannot sign in.
 import { randomUUID } from "node:crypto";
@@ -34,7 +34,7 @@ interface Session {
 const ADMIN = "/api/auth/admin";
 const PASSWORD = "correct-horse-battery";
 const BANNED_MESSAGE = "You have been banned from this application. Please contact support if you believe this is an error.";
-/** The platform admin table of §6. */
+/** The spec's platform admin table. */
 const ADMIN_TABLE = {
   user: ["create", "list", "set-role", "ban", "impersonate", "delete", "set-password", "get", "update"],
   session: ["list", "revoke", "delete"],
@@ -107,7 +107,7 @@ describe("platform roles", () => {
         expect(await check(plain, { [resource]: [action] })).toEqual({ success: false, error: `unauthorized to access resource "${resource}"` });
       }
     }
-    // any-of (§6): one granted action of the request is enough
+    // any-of: one granted action of the request is enough
     const anyOf = await admin.client.post(`${ADMIN}/has-permission`, { permissions: { user: ["set-email", "list"] }, connector: "OR" });
     expect(anyOf.body).toEqual({ success: true, error: null });
     // better-auth's own admin role would also allow these; the spec's table does not

@@ -1,4 +1,4 @@
-// Organization API keys (spec §7 API keys): created for an organization by its owner or admin, shown
+// Organization API keys (the spec's API key calls): created for an organization by its owner or admin, shown
 // once, stored hashed, listed, deleted, expired ones swept; plain members and strangers are refused.
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";

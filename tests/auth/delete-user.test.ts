@@ -1,6 +1,6 @@
-// Account deletion, the three ways of spec §4 (at once with a password on a fresh session, through the
-// link mailed to the user, by submitting the deletion token), with §5's fresh-session rule, §7's answers,
-// §8's errors and §9's token constants. Each deletion removes the user, their sessions and their accounts.
+// Account deletion, the three ways of the spec (at once with a password on a fresh session, through the
+// link mailed to the user, by submitting the deletion token), with its fresh-session rule, its answers,
+// its errors and its token constants. Each deletion removes the user, their sessions and their accounts.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStoredToken } from "../../server/auth/stored-tokens.js";

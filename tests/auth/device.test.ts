@@ -1,4 +1,4 @@
-// The OAuth 2.0 device authorization grant (RFC 8628, spec §3.2 Device code and §9): codes, polling,
+// The OAuth 2.0 device authorization grant (RFC 8628; the spec's device code and its limits): codes, polling,
 // claim/approve/deny, expiry, single use, and the access token as a bearer session. Polling intervals are
 // passed by moving last_polled_at back in the database rather than by sleeping.
 import { eq } from "drizzle-orm";

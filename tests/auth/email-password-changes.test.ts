@@ -1,4 +1,4 @@
-// Email + password accounts changed (spec §4, §7, §8, §9): password reset (with and without revoking the
+// Email + password accounts changed (the spec's states, calls, errors and limits): password reset (with and without revoking the
 // sessions), change password, set-password and change email, over HTTP against the real server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";

@@ -1,5 +1,5 @@
-// Email + password accounts (spec §2 auth routes, §4 user/email/sessions, §5 Accounts, §7 email and
-// password, §8 sign-in and account, §9 token lifetimes): sign-up/in/out, email verification and update-user,
+// Email + password accounts (the spec's auth routes, user/email/sessions, accounts, email and
+// password calls, sign-in and account errors, token lifetimes): sign-up/in/out, email verification and update-user,
 // over HTTP against the real server. Password reset, change password, set-password and change email:
 // email-password-changes.test.ts.
 import { describe, expect, it, vi } from "vitest";
@@ -93,7 +93,7 @@ describe("sign-up, sign-in and sign-out", () => {
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.redirect).toBe(false);
-    // §7: redirect, token, url, user — url is null without a callbackURL, the callback with one
+    // the spec's answer: redirect, token, url, user — url is null without a callbackURL, the callback with one
     expect(res.body).toHaveProperty("url", null);
     const withCallback = await new Client(fx.server.url).post<{ redirect: boolean; url: string }>("/api/auth/sign-in/email", {
       email,
@@ -188,7 +188,7 @@ describe("email verification", () => {
     expect(res.headers.get("location")).toBe("/verified?from=mail&error=invalid_token");
     link.searchParams.delete("callbackURL");
     const bare = await new Client(fx.server.url).get<ApiError>(pathOf(link));
-    // §8: 400 where there is no callback to redirect to
+    // the spec's error: 400 where there is no callback to redirect to
     expect(bare.status).toBe(400);
     expect(bare.body).toEqual({ message: "Invalid token", code: "INVALID_TOKEN" });
     expect((await userRow(fx.server, id))?.emailVerified).toBe(false);

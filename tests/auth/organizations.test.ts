@@ -1,4 +1,4 @@
-// Organizations, members and invitations (product spec §3.2, §4 Invitation, §7 Organizations, §9): the
+// Organizations, members and invitations (the product spec's entities, invitation states, calls and limits): the
 // creator is owner, invitations start pending and are mailed with a link, and every id a client can send
 // is answered with a 4xx, never a 500.
 import { eq } from "drizzle-orm";
@@ -137,7 +137,7 @@ describe("organizations", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: org.id, name: "After", slug: `${org.slug}-after`, logo: "https://example.com/logo.png" });
-    // metadata is an object (§3.2) on every read, not the JSON text it is stored as
+    // metadata is an object on every read, not the JSON text it is stored as
     const full = await owner.client.get<FullOrg>(`${A}/get-full-organization`);
     expect(full.body).toMatchObject({ name: "After", metadata: { plan: "pro" } });
     const listed = await owner.client.get<Array<Org & { metadata: unknown }>>(`${A}/list`);

@@ -1,4 +1,4 @@
-// Rate limits hold across replicas (issue 11 §3): two servers on one PostgreSQL database — one in this
+// Rate limits hold across replicas: two servers on one PostgreSQL database — one in this
 // process, one its own process — count every client address and every account together, because the
 // counters live in the database (table rate_limit), not in each process's memory.
 // PostgreSQL only: PGlite lives inside one process.

@@ -1,4 +1,4 @@
-// Open redirects (issue 11 §3): every callback and redirect target /api/auth takes is normalised in one place
+// Open redirects: every callback and redirect target /api/auth takes is normalised in one place
 // before better-auth follows it, and the Location of every redirect the mount answers is checked last, so
 // no spelling of another host — dot segments, encoded dots, backslashes, controls, scheme tricks — and no
 // target stored earlier can send a browser away from this origin or a trusted one.

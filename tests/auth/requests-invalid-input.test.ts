@@ -1,4 +1,4 @@
-// Request rules of the auth service (product-spec §8 Requests): invalid bodies and queries, and what a client
+// Request rules of the auth service (the product spec's request errors): invalid bodies and queries, and what a client
 // can throw at the mount (never a 500).
 import { describe, expect, it } from "vitest";
 import { Client, uniqueEmail } from "../helpers/client.js";

@@ -1,4 +1,4 @@
-// Request rules of the auth service (product-spec §8 Requests): rate limiting and how the client address is
+// Request rules of the auth service (the product spec's request errors): rate limiting and how the client address is
 // decided (the file's default server is not limited), and failed sign-ins counted per account.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, uniqueEmail } from "../helpers/client.js";

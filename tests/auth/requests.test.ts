@@ -1,4 +1,4 @@
-// Request rules of the auth service (product-spec §5 Accounts, §8 Requests, permissions and webhooks):
+// Request rules of the auth service (the product spec's account rules; request, permission and webhook errors):
 // trusted origins and callback URLs, TILL_TRUSTED_ORIGINS, and the shape of error codes. Invalid input:
 // requests-invalid-input.test.ts; rate limits: requests-rate-limits.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ const fx = requestsFixture();
 
 const FOREIGN = "https://evil.example";
 
-/** §8: "An error's code is the upper-cased form of its message". */
+/** The spec: "An error's code is the upper-cased form of its message". */
 const upperCased = (message: string) => message.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
 
 /** A client that carries `from`'s cookies but sends another Origin, like a page on that origin would. */

@@ -1,5 +1,5 @@
 // What the team and role tests share (teams-roles*.test.ts): a server of the file's own, the wire shapes of the
-// organization plugin, the permissions of product spec §6 role by role, and the questions asked of them.
+// organization plugin, the permissions of the product spec role by role, and the questions asked of them.
 import { afterAll, beforeAll, expect } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { bearer, type Person } from "./org-fixtures.js";
@@ -46,7 +46,7 @@ export interface Whoami {
 
 export const A = "/api/auth/organization";
 
-/** The organization permissions of product spec §6, role by role. */
+/** The organization permissions of the product spec, role by role. */
 export const SPEC_TABLE = {
   owner: {
     organization: ["update", "delete"],
@@ -75,7 +75,7 @@ export async function hasPermission(p: Person, orgId: string, permissions: Recor
   return res.body;
 }
 
-/** Every (resource, action) of §6 the person holds in the organization, asked one by one. */
+/** Every (resource, action) of the spec's table the person holds in the organization, asked one by one. */
 export async function grantedActions(p: Person, orgId: string): Promise<Record<string, string[]>> {
   const granted: Record<string, string[]> = {};
   for (const [resource, actions] of Object.entries(ALL_ACTIONS)) {
@@ -99,7 +99,7 @@ export async function whoami(p: Person, orgId?: string) {
   );
 }
 
-/** §6 resources only, actions sorted (other areas may add resources of their own, e.g. apiKey). */
+/** The spec's resources only, actions sorted (other areas may add resources of their own, e.g. apiKey). */
 export function specPart(permissions: Record<string, string[]>): Record<string, string[]> {
   return Object.fromEntries(
     Object.entries(permissions)

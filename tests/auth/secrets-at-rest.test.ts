@@ -1,4 +1,4 @@
-// Secrets at rest (issue 11 §4): a dump of the database hands over no credential. After sign-up, sign-in, a device
+// Secrets at rest: a dump of the database hands over no credential. After sign-up, sign-in, a device
 // flow, an API key, a password-reset request, an email verification and an account-deletion request, no table
 // holds any token the clients saw, and presenting what the tables hold (session tokens, device and user codes,
 // verification identifiers, API keys) as a bearer token, cookie token or link token gets nowhere. Rows written
@@ -185,7 +185,7 @@ describe("what the tables hold", () => {
   });
 });
 
-describe("the rate-limit counters (issue 25)", () => {
+describe("the rate-limit counters", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer({ TILL_RATE_LIMIT: "true", TILL_RATE_LIMIT_MAX: "1000", TILL_RATE_LIMIT_WINDOW: "60" });

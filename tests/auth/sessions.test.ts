@@ -1,4 +1,4 @@
-// Sessions (product-spec §4 Sessions, §6 Other rules, §7 Sessions and sign-in, §9): reading, listing and
+// Sessions (the product spec's session states, rules, calls and limits): reading, listing and
 // revoking sessions, rememberMe, refresh after the update-age window, expiry and the fresh-session rule.
 // Time moves by rewriting the session row, never by sleeping.
 import { eq } from "drizzle-orm";
@@ -305,7 +305,7 @@ describe("fresh sessions", () => {
   // better-auth 1.7.25 calls a session fresh for a day after it was created (session.freshAge, 86400 s)
   const stale = () => new Date(Date.now() - DAY - 60_000);
 
-  it('listing sessions needs a fresh session: 400 "Session is not fresh" (§8)', async () => {
+  it('listing sessions needs a fresh session: 400 "Session is not fresh"', async () => {
     const { client } = await signedUp();
     await moveClock(client.sessionToken!, { createdAt: stale() });
     const res = await client.get("/api/auth/list-sessions");
@@ -315,7 +315,7 @@ describe("fresh sessions", () => {
     expect((await currentSession(client, "?disableRefresh=true")).body?.session.token).toBe(client.sessionToken);
   });
 
-  it('unlinking an account needs a fresh session: 400 "Session is not fresh" (§8)', async () => {
+  it('unlinking an account needs a fresh session: 400 "Session is not fresh"', async () => {
     const { client } = await signedUp();
     await moveClock(client.sessionToken!, { createdAt: stale() });
     const res = await client.post("/api/auth/unlink-account", { accountId: "any" });

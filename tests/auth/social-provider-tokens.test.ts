@@ -137,7 +137,7 @@ describe("social sign-in with an OpenID provider", () => {
           `/api/auth/account-info?accountId=${linked.id}`,
         );
         expect(res.status).toBe(200);
-        // §7: the user has the provider account's id (better-auth 1.7.25 gives a generic OIDC user none: till
+        // the spec: the user has the provider account's id (better-auth 1.7.25 gives a generic OIDC user none: till
         // takes the subject, account.accountId) and an image
         expect(res.body.user).toEqual({
           id: sub,

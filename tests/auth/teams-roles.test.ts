@@ -1,4 +1,4 @@
-// Teams and team members, and the organization roles of product spec §6 (owner, admin, member; several roles
+// Teams and team members, and the organization roles of the product spec (owner, admin, member; several roles
 // per member; AND checks; the two denial messages). Dynamic roles and GET /api/whoami:
 // teams-roles-dynamic.test.ts.
 import { beforeAll, describe, expect, it } from "vitest";
@@ -93,7 +93,7 @@ describe("teams", () => {
   });
 });
 
-describe("organization roles (§6)", () => {
+describe("organization roles", () => {
   let owner: Person;
   let org: Org;
   let admin: Person;
@@ -162,7 +162,7 @@ describe("organization roles (§6)", () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: "VALIDATION_ERROR", message: "Invalid body parameters" });
 
-    // the platform's has-permission takes the connector as well (§6: a user holds no platform permission)
+    // the platform's has-permission takes the connector as well (a user holds no platform permission)
     const platform = (p: Person, permissions: Record<string, string[]>) =>
       p.client.post<{ success: boolean; error: string | null }>("/api/auth/admin/has-permission", { permissions, connector: "OR" });
     expect((await platform(member, { user: ["list", "get"], session: ["list"] })).body).toEqual({ success: false, error: 'unauthorized to access resource "user"' });

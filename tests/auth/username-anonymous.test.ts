@@ -1,4 +1,4 @@
-// Username sign-in and anonymous sign-in (product-spec §7 Sessions and sign-in): signing up with a username,
+// Username sign-in and anonymous sign-in (the product spec's sessions and sign-in): signing up with a username,
 // POST /sign-in/username, POST /is-username-available; POST /sign-in/anonymous and what happens to the
 // anonymous user's organizations when that visitor signs up or signs in for real (server/auth/anonymous.ts).
 import { eq } from "drizzle-orm";

@@ -1,4 +1,4 @@
-// Tiered and capped metered prices in the catalog file (issue 29 §1–2): `unit_tiers` (till's own field, which
+// Tiered and capped metered prices in the catalog file: `unit_tiers` (till's own field, which
 // the SDK drops) and `cap_amount` are pulled, planned and applied through plain /v1 JSON, so a pull → apply of
 // an unchanged catalog is a no-op and never loses a price's tiers; a malformed tiers block is refused by line.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// `till customers members list|add|update|remove` and `till customers create --team` (issue 29 §5), end to end:
+// `till customers members list|add|update|remove` and `till customers create --team`, end to end:
 // the CLI runs as a child process against the real server; a team customer is made with its owner, members are
 // added, listed (text and JSON), promoted to owner (the owner steps down to billing manager) and removed, and the
 // owner's removal is refused with the server's message.

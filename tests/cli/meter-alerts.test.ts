@@ -1,4 +1,4 @@
-// `till products create --metered --tier …` and `till meters alerts …` (issue 29), end to end: the CLI runs as a
+// `till products create --metered --tier …` and `till meters alerts …`, end to end: the CLI runs as a
 // child process against the real server with an API key; what it made is read back over /v1 (unit_tiers is
 // till's own field, so plain JSON) and through the SDK (which parses the price without it).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// `till payments reconcile` (issue 27 §3) against the Stripe stand-in: clean → exit 0; then each kind of
+// `till payments reconcile` against the Stripe stand-in: clean → exit 0; then each kind of
 // difference (a payment missing on either side, an amount and a status that differ) printed, exit 1, --json.
 import { eq } from "drizzle-orm";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";

@@ -1,4 +1,4 @@
-// What gh and Stripe CLI users reach for (issue 13 §5), end to end against the real server: shell completion
+// What gh and Stripe CLI users reach for, end to end against the real server: shell completion
 // run in real bash, zsh and fish; --json=<fields>, --jq and --template on --json commands; `till open`;
 // `till events list`; `till files upload|list`; `till trigger --list` and `--override`.
 import { createHash } from "node:crypto";

@@ -1,4 +1,4 @@
-// `till customers wallet <id>` (issue 29 §3), end to end: the CLI runs as a child process against the real server
+// `till customers wallet <id>`, end to end: the CLI runs as a child process against the real server
 // with a sandbox key; a customer who paid a checkout (their card saved) is topped up from that card, and the
 // wallet's balance and history read back in text and JSON.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

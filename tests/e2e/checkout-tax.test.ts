@@ -1,4 +1,4 @@
-// The hosted checkout page shows the server's tax (issue 14 §1) in a real Chromium, and what it shows is what
+// The hosted checkout page shows the server's tax in a real Chromium, and what it shows is what
 // the buyer is charged: a seller registered for French VAT and California sales tax. A buyer who picks the US
 // and then California sees the Taxes line and the Pay total change before paying, and the order charges that
 // total; an EU business whose VAT id makes it reverse charge sees 0 tax; a total that changed after the page
@@ -122,7 +122,7 @@ describe("checkout page: tax", () => {
     await page.getByLabel("City", { exact: true }).fill("Berlin");
     await page.getByLabel("Postal code", { exact: true }).fill("10117");
     await page.getByLabel("Tax ID (optional)", { exact: true }).fill("DE123456789");
-    // named as such, not a bare 0 tax (issue 25)
+    // named as such, not a bare 0 tax
     await expect.poll(() => totals(page)).toContain("VAT reverse charged$0.00");
     expect(await totals(page)).toContain("Total$25.00");
     await expect.poll(() => payButton(page).textContent()).toBe("Pay $25.00");

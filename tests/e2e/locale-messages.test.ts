@@ -1,4 +1,4 @@
-// The customer pages' generated wording in the buyer's language (issue 30), in a real Chromium against the real
+// The customer pages' generated wording in the buyer's language, in a real Chromium against the real
 // server, in German:
 // - a tiered, capped metered price on the checkout reads its tiers from the catalog, with `Intl`'s amounts and counts;
 // - the server's errors a customer meets reach them in German by their machine codes (shared/customer-errors.ts): a

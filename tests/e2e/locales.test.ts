@@ -1,4 +1,4 @@
-// The checkout page in the buyer's language (issue 30), in a real Chromium against the real server:
+// The checkout page in the buyer's language, in a real Chromium against the real server:
 // - the pseudo-locale (en-XA, every message bracketed and ~40% longer): the checkout form, its errors and the
 //   success view show no text outside a bracketed message but data (names, amounts, the order number), no
 //   horizontal overflow on a phone or a desktop, a layout that only grows downwards against English (screenshots

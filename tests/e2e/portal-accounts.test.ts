@@ -1,4 +1,4 @@
-// The customer portal's connected accounts (issue 15) in a real Chromium against the real server, whose OAuth
+// The customer portal's connected accounts in a real Chromium against the real server, whose OAuth
 // flows and deliveries go to loopback GitHub and Discord peers (tests/helpers/delivery-peers.ts): a customer
 // with a repository benefit and a Discord benefit sees both waiting for an account, connects GitHub and Discord
 // (the browser goes to each provider and back), sees who is connected and the benefits delivered, and

@@ -1,4 +1,4 @@
-// The email update link in a real Chromium (issue 25 §19): the customer asks for a new address through the SDK
+// The email update link in a real Chromium: the customer asks for a new address through the SDK
 // (customerPortal.customers.requestEmailUpdate), the worker mails the link to that address, and the link opens
 // the portal page, which confirms it (verifyEmailUpdate) and shows the customer's purchases under the new
 // address; the token leaves the address bar. A used link says so. No script or console errors.

@@ -1,4 +1,4 @@
-// The portal's team page (issue 29 §5) in a real Chromium: the owner of a team customer adds a member and a
+// The portal's team page in a real Chromium: the owner of a team customer adds a member and a
 // billing manager, changes a role, removes a member and sees the refusals they cannot get past (no role for
 // themselves); a plain member signing in sees their benefits but neither the team nor the billing sections.
 import type { Browser, Page } from "playwright-core";

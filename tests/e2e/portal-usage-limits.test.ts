@@ -1,4 +1,4 @@
-// The portal's usage against the cap and the credits (issue 29 §2) in a real Chromium: a subscription to a
+// The portal's usage against the cap and the credits in a real Chromium: a subscription to a
 // volume-tiered metered price capped at $40 whose usage went past the cap shows the amount so far, "$40.00 of
 // $40.00 spending cap (reached)", that usage beyond it is not billed, and the tiers as the invoice bills them.
 import type { Browser } from "playwright-core";

@@ -1,7 +1,7 @@
-// The portal's wallet (issue 29 §3) in a real Chromium: a customer who bought $7.00 of credits (a pay-what-you-want
+// The portal's wallet in a real Chromium: a customer who bought $7.00 of credits (a pay-what-you-want
 // price with till_credits "paid") sees the balance, the purchase in the history, a link to buy more (the
 // seller's checkout link of the credit product), and turns auto-recharge on (below $5.00, charge $20.00) and off.
-// In German (issue 30), the history says till's own movements from their type and a usage movement from its
+// In German, the history says till's own movements from their type and a usage movement from its
 // product's name, never the API's English description; the top-up's own order is headed by its kind
 // ("Aufladung des Guthabenkontos"), never its line's English label.
 import type { Browser } from "playwright-core";

@@ -1,4 +1,4 @@
-// An organization member with the non-admin role ("member") on the seller pages of issue 28 §3: the server refuses
+// An organization member with the non-admin role ("member") on the seller pages: the server refuses
 // what the role may not do (API keys, checkout links, discounts and webhook endpoints changed or deleted, meters
 // made, tax registrations, dunning, the Stripe connection, products made or archived, an order refunded, a
 // subscription cancelled) and the pages offer none of it, only the words saying so.

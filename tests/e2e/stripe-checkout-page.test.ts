@@ -1,4 +1,4 @@
-// The hosted checkout paying through Stripe (issue 27 §2), in Chromium, on a sandbox organization connected to the
+// The hosted checkout paying through Stripe, in Chromium, on a sandbox organization connected to the
 // Stripe stand-in: the page loads Stripe.js (the stand-in served through page.route, tests/helpers/stripe-js-standin.ts)
 // with the checkout's publishable key, mounts the Payment Element, makes a ConfirmationToken and confirms with it.
 // A one-time purchase; a subscription with a trial (a SetupIntent, nothing charged); a 3-D Secure purchase

@@ -1,4 +1,4 @@
-// Issue 27 §3, in Chromium: a US bank account entered by hand in the portal's Payment Element (Stripe.js served
+// In Chromium: a US bank account entered by hand in the portal's Payment Element (Stripe.js served
 // through page.route: tests/helpers/stripe-js-standin.ts) on a sandbox connected to the Stripe stand-in. Stripe
 // verifies it with microdeposits: the page says what happens next (when the deposits arrive, Stripe's page for it)
 // and asks their amounts; a wrong pair shows Stripe's message with the attempts left; the right one (32, 45) is

@@ -1,4 +1,4 @@
-// After the sale on Stripe (issue 27 §3), in Chromium, on a sandbox organization connected to the Stripe stand-in
+// After the sale on Stripe, in Chromium, on a sandbox organization connected to the Stripe stand-in
 // (Stripe.js served through page.route: tests/helpers/stripe-js-standin.ts), time driven by the sandbox's test
 // clock: a renewal declined off-session (the card that attaches but fails every charge) → the dunning email → its
 // portal link, a code by email → a new card in the portal's Payment Element pays the order; an off-session

@@ -1,4 +1,4 @@
-// Issue 14's usage-based seller's plan end to end, on the test clock of a sandbox organization: a $0 base price
+// A usage-based seller's plan end to end, on the test clock of a sandbox organization: a $0 base price
 // (a `fixed` price of 0, 0.49's free price) plus four metered prices (compute, memory, storage, egress) per month,
 // made through SDK 0.49, with a meter credit of 40 storage units a month; customers mapped by external_id buy
 // through a checkout; usage is pushed daily at the clock's now over three billing periods. One customer's card is Stripe's 4000 0000 0000 0341 (attaches, every

@@ -1,4 +1,4 @@
-// The steps the benefit delivery API tests share (issue 15): read a benefit's grants, buy a product, connect a
+// The steps the benefit delivery API tests share: read a benefit's grants, buy a product, connect a
 // customer's account through the portal's authorize URL and the peer's redirects, and wait for the jobs worker.
 // The server and seller are read lazily (tests set them in beforeAll).
 import type { SQL } from "drizzle-orm";

@@ -1,4 +1,4 @@
-// Loopback protocol peers for benefit delivery (issue 15): the few endpoints of GitHub's and Discord's REST APIs
+// Loopback protocol peers for benefit delivery: the few endpoints of GitHub's and Discord's REST APIs
 // and OAuth servers that till calls, answering as the real services document them, with state a test can read
 // and failures a test can queue. Point the server at them with peerEnv().
 // GitHub's collaborator invite and removal are also tested against GitHub's recorded responses

@@ -1,4 +1,4 @@
-// GitHub's recorded responses for benefit delivery (issue 15): @octokit/fixtures-server serving a scenario of
+// GitHub's recorded responses for benefit delivery: @octokit/fixtures-server serving a scenario of
 // @octokit/fixtures (real api.github.com requests and responses, recorded by Octokit's maintainers and
 // normalized) on 127.0.0.1, in a child process (the server mocks its proxy target with nock, which stays out of
 // the test's own process).

@@ -1,4 +1,4 @@
-// A stand-in for Stripe.js in Chromium (issue 27 "Tests"), installed on a Playwright page: requests for
+// A stand-in for Stripe.js in Chromium, installed on a Playwright page: requests for
 // https://js.stripe.com/** are answered with a small script implementing what till's pages use, and its calls to
 // https://api.stripe.com/** are forwarded to the loopback Stripe stand-in (tests/helpers/stripe-peer.ts) — with the
 // publishable key, as Stripe.js sends them. Every other request that would leave the machine is aborted and

@@ -1,4 +1,4 @@
-// The stand-in's payment objects (issue 27 §2–§3), written from Stripe's API reference: customers, payment
+// The stand-in's payment objects, written from Stripe's API reference: customers, payment
 // methods (retrieve, attach, detach, list), confirmation tokens (Stripe.js's, with the publishable key, and the
 // test helper's), PaymentIntents (create, confirm, retrieve, cancel; off-session) and SetupIntents, refunds. It
 // follows Stripe's documented test payment methods; a card number typed into the Stripe.js stand-in maps to the

@@ -1,4 +1,4 @@
-// Issue 15: the retry schedule of a delivery that failed transiently — 30 s, 2 m, 10 m, 30 m, 1 h, 2 h, 4 h, then
+// The retry schedule of a delivery that failed transiently — 30 s, 2 m, 10 m, 30 m, 1 h, 2 h, 4 h, then
 // every 8 h — and the give-up once the next try would come a day or more after the delivery was made.
 import { describe, expect, it } from "vitest";
 import { GIVE_UP_AFTER_MS, retryDelay } from "../../server/billing/benefit-delivery/service.js";

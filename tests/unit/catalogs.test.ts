@@ -1,4 +1,4 @@
-// The customer pages' message catalogs (web/src/i18n/<surface>/<locale>.json, issue 30): every locale of
+// The customer pages' message catalogs (web/src/i18n/<surface>/<locale>.json): every locale of
 // shared/i18n/locales.ts has a catalog per surface with exactly the English catalog's keys, each message parses as
 // ICU, names the same arguments as the English one (a translation that drops {amount} or renames it shows
 // nothing there) and has the plural forms its language's rules ask for; the pseudo-locale is built from English.

@@ -1,4 +1,4 @@
-// Issue 25 §23: which errors say "the database is away" (a 503 with Retry-After) and which do not (a client's
+// Which errors say "the database is away" (a 503 with Retry-After) and which do not (a client's
 // error, a constraint, another service refusing a connection). The socket errors are real ones, on loopback.
 import net from "node:net";
 import postgres from "postgres";

@@ -1,4 +1,4 @@
-// The server's catalogs (issue 30): every locale's email and invoice catalog has exactly English's keys, every message parses
+// The server's catalogs: every locale's email and invoice catalog has exactly English's keys, every message parses
 // as ICU and uses no argument English does not give; and every customer email (and the portal code email),
 // rendered in the pseudo-locale, shows no untranslated text — all that is not bracketed is data.
 import { parse, TYPE, type MessageFormatElement } from "@formatjs/icu-messageformat-parser";

@@ -1,4 +1,4 @@
-// The size rules of the house (DESIGN.md, STYLE.md; issue 26 "Done when"): no source file over 450 lines outside
+// The size rules of the house (DESIGN.md, STYLE.md): no source file over 450 lines outside
 // bench/ (server, cli, shared, web/src, scripts and tests — test files too) and no function over 150 lines —
 // function declarations and expressions, arrow functions, methods, constructors and accessors, read with
 // TypeScript's parser and counted from the line the function starts on to the line it ends on. In a test file
