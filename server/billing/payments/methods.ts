@@ -1,4 +1,4 @@
-// A customer's saved payment methods : listed, added with a processor token (the card
+// A customer's saved payment methods: listed, added with a processor token (the card
 // itself never reaches till: only brand, last four digits and expiry are stored), set up with the customer when the
 // processor asks (3-D Secure, a bank's microdeposits), kept when the processor finishes a setup later, made the
 // default, removed. The charges of a saved method and their records are service.ts's.
