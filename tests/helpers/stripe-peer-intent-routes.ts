@@ -4,7 +4,8 @@ import { formatMoney } from "../../shared/money.js";
 import { MAXIMUM_CHARGE_AMOUNT, minimumChargeAmount } from "../../server/payments/minimum-charge.js";
 import { StripeFailure, type PeerRoute } from "./stripe-peer.js";
 import { str } from "./stripe-peer-instruments.js";
-import type { Ctx, Machine } from "./stripe-peer-payments.js";
+import type { Ctx } from "./stripe-peer-payments.js";
+import type { Machine } from "./stripe-peer-intents.js";
 import { noSuch } from "./stripe-peer-util.js";
 
 /**
