@@ -14,7 +14,7 @@ export default defineConfig({
       ...(missing.includes("chromium") ? ["tests/e2e/**"] : []),
       ...(missing.includes("pgbouncer") ? ["tests/api/pgbouncer.test.ts"] : []),
     ],
-    // the shell-completion tests read which shells are missing (tests/cli/seller-tools.test.ts); the servers
+    // the shell-completion tests read which shells are missing (tests/cli/completion.test.ts); the servers
     // that tests start as processes pay live checkouts with the test card, as startServer's do
     env: { TILL_TEST_MISSING: missing.join(" "), TILL_TEST_PAYMENTS: "live" },
     // builds web/dist when the web app's sources changed (the e2e tests load it in Chromium)

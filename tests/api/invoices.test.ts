@@ -1,103 +1,42 @@
 // Invoices and credit notes through both SDKs: a paid order's invoice made by the jobs worker and
 // served by a signed URL (orders.invoice / generateInvoice / receipt, the portal's same three), the PDF's text
 // read back (seller and buyer details, number and date, lines, tax per rate, totals, a reverse-charge note, paid
-// status), Polar's errors (409 OrderNotEligibleForInvoice, 422 MissingInvoiceBillingDetails, 404 for another
-// organization's order or another customer's), a refund's credit note, the sandbox kept apart from live, and
-// a signed URL that was altered or expired.
-import { Polar } from "@polar-sh/sdk";
-import { Polar as Polar049 } from "polar-sdk-049";
+// status), 404 for another customer's order in the portal, a refund's credit note, the sandbox kept apart from
+// live, and a signed URL that was altered or expired. Polar's errors (409 OrderNotEligibleForInvoice, 422
+// MissingInvoiceBillingDetails, 404 for another organization's order): invoices-errors.test.ts.
 import type { Order } from "@polar-sh/sdk/models/components/order.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { outbox } from "../../server/db/schema/index.js";
 import { EU_REVERSE_CHARGE_NOTE } from "../../server/billing/tax/compute.js";
 import { rawRequest } from "../helpers/api.js";
-import { pdfTextOf } from "../helpers/pdf.js";
-import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";
-import { createSeller, makeGermanInvoicer, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { pay, uniqueBuyer } from "../helpers/checkout.js";
+import { sdk049For, sdkFor } from "../helpers/seller.js";
+import { invoicesFixture } from "./invoices-fixtures.js";
 
-let server: TestServer;
-let seller: Seller;
-let other: Seller;
-let fixed: Product;
-let portal: Polar;
-let portal049: Polar049;
-
-const raw = (method: string, path: string, body?: unknown, token = seller.token) => rawRequest(server.url, token, method, path, body);
-
-async function buy(product: Product, extra: Record<string, unknown> = {}, s: Seller = seller, sdk = s.sdk): Promise<Order> {
-  const checkout = await sdk.checkouts.create({ products: [product.id] });
-  await pay(server, checkout, { customerEmail: uniqueBuyer("invoice"), ...extra });
-  const [o] = (await sdk.orders.list({ checkoutId: checkout.id })).result.items;
-  if (!o) throw new Error("no order");
-  return o;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    server.worker.wake();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** The invoice once the worker made it (the seller's GET answers 404 before). */
-const invoiceReady = (orderId: string, token = seller.token) =>
-  until(`the invoice of ${orderId}`, async () => {
-    const res = await raw("GET", `/v1/orders/${orderId}/invoice`, undefined, token);
-    return res.status === 200 ? (res.body as { url: string; number: string; credit_notes: Array<{ number: string; url: string }> }) : null;
-  });
-
-async function pdfText(url: string): Promise<string> {
-  const res = await fetch(url);
-  expect(res.status).toBe(200);
-  expect(res.headers.get("content-type")).toBe("application/pdf");
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe("%PDF-");
-  return pdfTextOf(bytes);
-}
-
-async function sessionFor(customerId: string): Promise<string> {
-  return (await seller.sdk.customerSessions.create({ customerId })).token;
-}
-
-beforeAll(async () => {
-  server = await startServer();
-  await server.worker.start();
-  [seller, other] = await Promise.all([createSeller(server, "inv"), createSeller(server, "inv-other")]);
-  portal = new Polar({ serverURL: server.url });
-  portal049 = new Polar049({ serverURL: server.url });
-  fixed = await createProduct(seller, "fixed");
-  const org = await makeGermanInvoicer(server, seller);
-  expect(org.invoice_details).toMatchObject({ name: "Acme Software GmbH", tax_id: "DE123456789" });
-}, 60_000);
-afterAll(async () => server?.close());
+const fx = invoicesFixture();
 
 describe("a paid order's invoice", () => {
   let order: Order;
 
   beforeAll(async () => {
-    order = await buy(fixed, {
+    order = await fx.buy(fx.fixed, {
       customerBillingName: "Jean Dupont",
       customerBillingAddress: { country: "FR", line1: "1 rue de Rivoli", city: "Paris", postalCode: "75001" },
     });
   });
 
   it("is made by the worker once the order is paid and read through both SDKs as a signed PDF URL", async () => {
-    const ready = await invoiceReady(order.id);
+    const ready = await fx.invoiceReady(order.id);
     expect(ready.number).toBe(order.invoiceNumber);
-    expect((await seller.sdk.orders.get({ id: order.id })).isInvoiceGenerated).toBe(true);
-    const viaSdk = await seller.sdk.orders.invoice({ id: order.id });
-    const via049 = await seller.sdk049.orders.invoice({ id: order.id });
-    for (const { url } of [viaSdk, via049]) expect(url).toMatch(new RegExp(`^${server.url}/v1/invoices/[0-9a-f-]{36}/pdf\\?expires=\\d+&signature=`));
-    expect(await seller.sdk049.orders.receipt({ id: order.id })).toMatchObject({ url: expect.stringContaining("/pdf?") });
+    expect((await fx.seller.sdk.orders.get({ id: order.id })).isInvoiceGenerated).toBe(true);
+    const viaSdk = await fx.seller.sdk.orders.invoice({ id: order.id });
+    const via049 = await fx.seller.sdk049.orders.invoice({ id: order.id });
+    for (const { url } of [viaSdk, via049]) expect(url).toMatch(new RegExp(`^${fx.server.url}/v1/invoices/[0-9a-f-]{36}/pdf\\?expires=\\d+&signature=`));
+    expect(await fx.seller.sdk049.orders.receipt({ id: order.id })).toMatchObject({ url: expect.stringContaining("/pdf?") });
 
-    const text = await pdfText(viaSdk.url);
+    const text = await fx.pdfText(viaSdk.url);
     // an OSS sale to a French consumer: France's 20% on $25.00
     expect(order).toMatchObject({ subtotalAmount: 2500, taxAmount: 500, totalAmount: 3000, currency: "usd" });
     for (const part of [
@@ -108,7 +47,7 @@ describe("a paid order's invoice", () => {
       // country names, not codes
       "From Acme Software GmbH Hauptstraße 1 10115 Berlin Germany billing@acme.example Tax ID: DE123456789",
       "Bill to Jean Dupont 1 rue de Rivoli 75001 Paris France",
-      `${fixed.name} 1 $25.00 $25.00`,
+      `${fx.fixed.name} 1 $25.00 $25.00`,
       "Subtotal $25.00",
       "Total excluding tax $25.00",
       "VAT France 20% $5.00",
@@ -125,43 +64,43 @@ describe("a paid order's invoice", () => {
 
   it("is linked from the order confirmation email (the customer portal, which lists it)", async () => {
     const email = uniqueBuyer("invoice-mail");
-    const o = await buy(fixed, { customerEmail: email, customerBillingName: "Mail Reader", customerBillingAddress: { country: "DE" } });
-    const mail = await server.mailbox.waitFor(email, /receipt/, 15_000);
-    const portalUrl = `${server.url}/portal?organization=${seller.slug}`;
+    const o = await fx.buy(fx.fixed, { customerEmail: email, customerBillingName: "Mail Reader", customerBillingAddress: { country: "DE" } });
+    const mail = await fx.server.mailbox.waitFor(email, /receipt/, 15_000);
+    const portalUrl = `${fx.server.url}/portal?organization=${fx.seller.slug}`;
     expect(mail.text.replace(/\s+/g, " ")).toContain(`Your invoice ${o.invoiceNumber} (PDF) is ready to download in your customer portal`);
     expect(mail.html).toContain(`href="${portalUrl}"`);
   });
 
   it("is made again by generateInvoice (202, both SDKs) with the billing details corrected since", async () => {
-    await seller.sdk.orders.update({ id: order.id, orderUpdate: { billingName: "Jeanne Dupont", billingAddress: { country: "FR", line1: "2 rue de Rivoli", city: "Paris", postalCode: "75001" } } });
-    const before = await invoiceReady(order.id);
-    await seller.sdk.orders.generateInvoice({ id: order.id });
-    await seller.sdk049.orders.generateInvoice({ id: order.id });
-    const text = await until("the regenerated invoice", async () => {
-      const t = await pdfText((await seller.sdk.orders.invoice({ id: order.id })).url);
+    await fx.seller.sdk.orders.update({ id: order.id, orderUpdate: { billingName: "Jeanne Dupont", billingAddress: { country: "FR", line1: "2 rue de Rivoli", city: "Paris", postalCode: "75001" } } });
+    const before = await fx.invoiceReady(order.id);
+    await fx.seller.sdk.orders.generateInvoice({ id: order.id });
+    await fx.seller.sdk049.orders.generateInvoice({ id: order.id });
+    const text = await fx.until("the regenerated invoice", async () => {
+      const t = await fx.pdfText((await fx.seller.sdk.orders.invoice({ id: order.id })).url);
       return t.includes("Jeanne Dupont") ? t : null;
     });
     expect(text).toContain("Bill to Jeanne Dupont 2 rue de Rivoli 75001 Paris France");
     // the same number: an invoice is corrected, not renumbered
-    expect((await invoiceReady(order.id)).number).toBe(before.number);
+    expect((await fx.invoiceReady(order.id)).number).toBe(before.number);
   });
 
   it("announces an invoice asked for with order.updated (is_invoice_generated true), not one made unasked", async () => {
-    const fresh = await buy(fixed, {
+    const fresh = await fx.buy(fx.fixed, {
       customerBillingName: "Ada Lovelace",
       customerBillingAddress: { country: "GB", line1: "12 St James's Square", city: "London", postalCode: "SW1Y 4JH" },
     });
     const announced = () =>
-      server.database.db
+      fx.server.database.db
         .select({ payload: outbox.payload })
         .from(outbox)
-        .where(and(eq(outbox.type, "order.updated"), eq(outbox.organizationId, seller.organizationId), sql`${outbox.payload}->>'id' = ${fresh.id}`));
+        .where(and(eq(outbox.type, "order.updated"), eq(outbox.organizationId, fx.seller.organizationId), sql`${outbox.payload}->>'id' = ${fresh.id}`));
     // made by the worker once paid, unasked (Polar makes none): no event
-    await invoiceReady(fresh.id);
+    await fx.invoiceReady(fresh.id);
     expect(await announced()).toEqual([]);
     // asked for: made again, then announced, in the transaction that records it
-    await seller.sdk.orders.generateInvoice({ id: fresh.id });
-    const [row] = await until("the asked invoice's order.updated", async () => {
+    await fx.seller.sdk.orders.generateInvoice({ id: fresh.id });
+    const [row] = await fx.until("the asked invoice's order.updated", async () => {
       const found = await announced();
       return found.length > 0 ? found : null;
     });
@@ -170,7 +109,7 @@ describe("a paid order's invoice", () => {
 
   it("prints the reverse-charge note for an EU business with another member state's VAT id", async () => {
     const email = uniqueBuyer("reverse-charge");
-    const b2b = await buy(fixed, {
+    const b2b = await fx.buy(fx.fixed, {
       customerEmail: email,
       isBusinessCustomer: true,
       customerBillingName: "Acme SARL",
@@ -178,20 +117,20 @@ describe("a paid order's invoice", () => {
       customerBillingAddress: { country: "FR", line1: "5 avenue Foch", city: "Paris", postalCode: "75016" },
     });
     expect(b2b).toMatchObject({ taxAmount: 0, totalAmount: 2500 });
-    const text = await pdfText((await invoiceReady(b2b.id)).url);
+    const text = await fx.pdfText((await fx.invoiceReady(b2b.id)).url);
     expect(text).toContain("Bill to Acme SARL 5 avenue Foch 75016 Paris France");
     expect(text).toContain("Tax ID: FR40303265045");
     expect(text).toContain("Tax France (reverse charge) 0% $0.00");
     expect(text).toContain("Total $25.00");
     expect(text).toContain(EU_REVERSE_CHARGE_NOTE.replace(/\s+/g, " "));
     // the receipt email names it too
-    const mail = await server.mailbox.waitFor(email, /receipt/, 15_000);
+    const mail = await fx.server.mailbox.waitFor(email, /receipt/, 15_000);
     expect(mail.text.replace(/\s+/g, " ")).toContain("VAT reverse charged $0.00");
   });
 
   it("keeps a business buyer's billing name on the customer: renewals are billed to it and the portal shows it", async () => {
-    const meter = await seller.sdk.meters.create({ name: "Calls", filter: { conjunction: "and", clauses: [] }, aggregation: { func: "count" } });
-    const monthly = await seller.sdk.products.create({
+    const meter = await fx.seller.sdk.meters.create({ name: "Calls", filter: { conjunction: "and", clauses: [] }, aggregation: { func: "count" } });
+    const monthly = await fx.seller.sdk.products.create({
       name: "Consulting plan",
       recurringInterval: "month",
       prices: [
@@ -199,7 +138,7 @@ describe("a paid order's invoice", () => {
         { amountType: "metered_unit", meterId: meter.id, unitAmount: "1", priceCurrency: "usd" },
       ],
     });
-    const first = await buy(monthly, {
+    const first = await fx.buy(monthly, {
       isBusinessCustomer: true,
       customerName: "Claire Martin",
       customerBillingName: "Martin Conseil SARL",
@@ -208,144 +147,88 @@ describe("a paid order's invoice", () => {
     });
     expect(first.billingName).toBe("Martin Conseil SARL");
     // Polar's Customer.billing_name (0.49.0 reads it; 0.47.1 parses the customer without it)
-    expect(await seller.sdk049.customers.get({ id: first.customerId })).toMatchObject({ name: "Claire Martin", billingName: "Martin Conseil SARL" });
-    expect(await seller.sdk.customers.get({ id: first.customerId })).toMatchObject({ name: "Claire Martin" });
+    expect(await fx.seller.sdk049.customers.get({ id: first.customerId })).toMatchObject({ name: "Claire Martin", billingName: "Martin Conseil SARL" });
+    expect(await fx.seller.sdk.customers.get({ id: first.customerId })).toMatchObject({ name: "Claire Martin" });
 
     const sub = first.subscriptionId ?? "";
-    const current = await raw("GET", `/v1/subscriptions/${sub}`);
-    const renewed = await raw("POST", `/v1/subscriptions/${sub}/renew`, { current_period_start: current.body.current_period_start });
+    const current = await fx.raw("GET", `/v1/subscriptions/${sub}`);
+    const renewed = await fx.raw("POST", `/v1/subscriptions/${sub}/renew`, { current_period_start: current.body.current_period_start });
     expect(renewed.status).toBe(200);
-    const orders = (await seller.sdk.orders.list({ subscriptionId: sub, sorting: ["created_at"] })).result.items;
+    const orders = (await fx.seller.sdk.orders.list({ subscriptionId: sub, sorting: ["created_at"] })).result.items;
     expect(orders.map((o) => [o.billingReason, o.billingName])).toEqual([
       ["subscription_create", "Martin Conseil SARL"],
       ["subscription_cycle", "Martin Conseil SARL"],
     ]);
-    const text = await pdfText((await invoiceReady(orders[1]?.id ?? "")).url);
+    const text = await fx.pdfText((await fx.invoiceReady(orders[1]?.id ?? "")).url);
     expect(text).toContain("Bill to Martin Conseil SARL 5 avenue Foch 75016 Paris");
     expect(text).toContain("Tax ID: FR40303265045");
     // each line's service period (the date of supply): the plan for the new period, the usage for the one ended
     const day = (iso: unknown) => new Intl.DateTimeFormat("en-US", { dateStyle: "long", timeZone: "UTC" }).format(new Date(String(iso)));
-    const after = await raw("GET", `/v1/subscriptions/${sub}`);
+    const after = await fx.raw("GET", `/v1/subscriptions/${sub}`);
     const planPeriod = `Service period: ${day(after.body.current_period_start)} – ${day(after.body.current_period_end)}`;
     const usagePeriod = `Service period: ${day(current.body.current_period_start)} – ${day(after.body.current_period_start)}`;
     expect(text).toContain(`Consulting plan ${planPeriod}`);
     expect(text).toContain(`Consulting plan — Calls ${usagePeriod}`);
     // the first invoice's line: the first period
-    const firstText = await pdfText((await invoiceReady(first.id)).url);
+    const firstText = await fx.pdfText((await fx.invoiceReady(first.id)).url);
     expect(firstText).toContain(`Consulting plan Service period: ${day(current.body.current_period_start)} – ${day(current.body.current_period_end)}`);
 
     // the portal's billing details start from the company's name; the person keeps theirs
-    const token = await sessionFor(first.customerId);
-    const me = await raw("GET", "/v1/customer-portal/customers/me", undefined, token);
+    const token = await fx.sessionFor(first.customerId);
+    const me = await fx.raw("GET", "/v1/customer-portal/customers/me", undefined, token);
     expect(me.body).toMatchObject({ name: "Claire Martin", billing_name: "Martin Conseil SARL" });
-    const moved = await portal049.customerPortal.customers.update({ customerSession: token }, { billingName: "Martin Conseil SAS" });
+    const moved = await fx.portal049.customerPortal.customers.update({ customerSession: token }, { billingName: "Martin Conseil SAS" });
     expect(moved).toMatchObject({ name: "Claire Martin", billingName: "Martin Conseil SAS" });
-    expect(await seller.sdk049.customers.get({ id: first.customerId })).toMatchObject({ name: "Claire Martin", billingName: "Martin Conseil SAS" });
+    expect(await fx.seller.sdk049.customers.get({ id: first.customerId })).toMatchObject({ name: "Claire Martin", billingName: "Martin Conseil SAS" });
   });
 
   it("shows a discount, and the totals are exactly the order's", async () => {
-    const discount = await seller.sdk.discounts.create({ name: "Launch", type: "fixed", amount: 700, currency: "usd", duration: "once" });
-    const checkout = await seller.sdk.checkouts.create({ products: [fixed.id], discountId: discount.id });
-    await pay(server, checkout, { customerEmail: uniqueBuyer("invoice"), customerBillingAddress: { country: "DE" } });
-    const [o] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
+    const discount = await fx.seller.sdk.discounts.create({ name: "Launch", type: "fixed", amount: 700, currency: "usd", duration: "once" });
+    const checkout = await fx.seller.sdk.checkouts.create({ products: [fx.fixed.id], discountId: discount.id });
+    await pay(fx.server, checkout, { customerEmail: uniqueBuyer("invoice"), customerBillingAddress: { country: "DE" } });
+    const [o] = (await fx.seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
     if (!o) throw new Error("no order");
     // 2500 − 700 = 1800, Germany's 19%: 342
     expect(o).toMatchObject({ subtotalAmount: 2500, discountAmount: 700, netAmount: 1800, taxAmount: 342, totalAmount: 2142 });
-    const text = await pdfText((await invoiceReady(o.id)).url);
+    const text = await fx.pdfText((await fx.invoiceReady(o.id)).url);
     for (const part of ["Subtotal $25.00", "Discount (Launch) -$7.00", "Total excluding tax $18.00", "VAT Germany 19% $3.42", "Total $21.42"]) expect(text).toContain(part);
-  });
-});
-
-describe("errors", () => {
-  it("404 for another organization's order and an unknown one, through both SDKs", async () => {
-    const mine = await buy(fixed, { customerBillingAddress: { country: "US", state: "NY", line1: "1 Main St", city: "New York", postalCode: "10001" } });
-    await invoiceReady(mine.id);
-    for (const sdk of [other.sdk, other.sdk049]) {
-      await expect(sdk.orders.invoice({ id: mine.id })).rejects.toMatchObject({ statusCode: 404 });
-      await expect(sdk.orders.generateInvoice({ id: mine.id })).rejects.toMatchObject({ statusCode: 404 });
-    }
-    await expect(other.sdk049.orders.receipt({ id: mine.id })).rejects.toMatchObject({ statusCode: 404 });
-    await expect(seller.sdk.orders.invoice({ id: "00000000-0000-4000-8000-000000000000" })).rejects.toMatchObject({ statusCode: 404 });
-    expect((await raw("GET", `/v1/orders/${mine.id}/invoice`, undefined, other.token)).body).toMatchObject({ error: "ResourceNotFound" });
-    expect((await raw("GET", "/v1/orders/not-a-uuid/invoice")).status).toBe(422);
-  });
-
-  it("422 MissingInvoiceBillingDetails for an order without a billing address; nothing is made", async () => {
-    const free = await createProduct(seller, "free");
-    const checkout = await seller.sdk.checkouts.create({ products: [free.id] });
-    await pay(server, checkout, { customerEmail: uniqueBuyer("invoice"), customerBillingAddress: null }, null);
-    const [o] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
-    if (!o) throw new Error("no order");
-    expect(o.billingAddress).toBeNull();
-    for (const sdk of [seller.sdk, seller.sdk049]) {
-      const err = await sdk.orders.generateInvoice({ id: o.id }).then(() => null, (e: unknown) => e);
-      expect(err).toMatchObject({ statusCode: 422 });
-    }
-    const res = await raw("POST", `/v1/orders/${o.id}/invoice`);
-    expect(res).toMatchObject({ status: 422, body: { error: "MissingInvoiceBillingDetails" } });
-    // not made automatically either, and no receipt can be made
-    server.worker.wake();
-    expect((await raw("GET", `/v1/orders/${o.id}/invoice`)).status).toBe(404);
-    await expect(seller.sdk049.orders.receipt({ id: o.id })).rejects.toMatchObject({ statusCode: 404 });
-
-    // once the seller adds the billing details, the receipt is asked for (202, no body) and then served
-    await seller.sdk.orders.update({ id: o.id, orderUpdate: { billingName: "Late Details", billingAddress: { country: "NL", line1: "Damrak 1", city: "Amsterdam", postalCode: "1012 LG" } } });
-    expect(await seller.sdk049.orders.receipt({ id: o.id })).toBeUndefined();
-    const receipt = await until("the receipt", () => seller.sdk049.orders.receipt({ id: o.id }));
-    const text = await pdfText(receipt.url);
-    expect(text).toContain("Bill to Late Details Damrak 1 1012 LG Amsterdam Netherlands");
-    expect(text).toContain("Total $0.00");
-  });
-
-  it("409 OrderNotEligibleForInvoice for an order that is not paid (a declined renewal)", async () => {
-    const trial = await createProduct(seller, "trial");
-    const checkout = await seller.sdk.checkouts.create({ products: [trial.id] });
-    await pay(server, checkout, { customerEmail: uniqueBuyer("invoice") }, "4000 0000 0000 0341");
-    const [sub] = (await seller.sdk.subscriptions.list({ productId: trial.id })).result.items;
-    if (!sub) throw new Error("no subscription");
-    const renewed = await raw("POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
-    expect(renewed.body.status).toBe("past_due");
-    const pending = (await seller.sdk.orders.list({ subscriptionId: sub.id })).result.items.find((o) => o.status === "pending");
-    if (!pending) throw new Error("no pending order");
-    for (const sdk of [seller.sdk, seller.sdk049]) await expect(sdk.orders.generateInvoice({ id: pending.id })).rejects.toMatchObject({ statusCode: 409 });
-    expect(await raw("POST", `/v1/orders/${pending.id}/invoice`)).toMatchObject({ status: 409, body: { error: "OrderNotEligibleForInvoice" } });
   });
 });
 
 describe("the customer portal", () => {
   it("reads, generates and receipts the customer's own invoice through both SDKs; another customer's order is 404", async () => {
-    const mine = await buy(fixed, { customerBillingName: "Ada Lovelace", customerBillingAddress: { country: "GB", line1: "12 St James's Square", city: "London", postalCode: "SW1Y 4LB" } });
-    const theirs = await buy(fixed, { customerBillingAddress: { country: "DE" } });
-    const token = await sessionFor(mine.customerId);
-    await invoiceReady(mine.id);
-    const a = await portal.customerPortal.orders.invoice({ customerSession: token }, { id: mine.id });
-    const b = await portal049.customerPortal.orders.invoice({ customerSession: token }, { id: mine.id });
-    expect(await pdfText(a.url)).toContain("Bill to Ada Lovelace 12 St James's Square SW1Y 4LB London United Kingdom");
+    const mine = await fx.buy(fx.fixed, { customerBillingName: "Ada Lovelace", customerBillingAddress: { country: "GB", line1: "12 St James's Square", city: "London", postalCode: "SW1Y 4LB" } });
+    const theirs = await fx.buy(fx.fixed, { customerBillingAddress: { country: "DE" } });
+    const token = await fx.sessionFor(mine.customerId);
+    await fx.invoiceReady(mine.id);
+    const a = await fx.portal.customerPortal.orders.invoice({ customerSession: token }, { id: mine.id });
+    const b = await fx.portal049.customerPortal.orders.invoice({ customerSession: token }, { id: mine.id });
+    expect(await fx.pdfText(a.url)).toContain("Bill to Ada Lovelace 12 St James's Square SW1Y 4LB London United Kingdom");
     expect(b.url).toContain("/pdf?");
-    await portal.customerPortal.orders.generateInvoice({ customerSession: token }, { id: mine.id });
-    await portal049.customerPortal.orders.generateInvoice({ customerSession: token }, { id: mine.id });
-    expect(await portal049.customerPortal.orders.receipt({ customerSession: token }, { id: mine.id })).toMatchObject({ url: expect.stringContaining("/pdf?") });
+    await fx.portal.customerPortal.orders.generateInvoice({ customerSession: token }, { id: mine.id });
+    await fx.portal049.customerPortal.orders.generateInvoice({ customerSession: token }, { id: mine.id });
+    expect(await fx.portal049.customerPortal.orders.receipt({ customerSession: token }, { id: mine.id })).toMatchObject({ url: expect.stringContaining("/pdf?") });
 
-    await expect(portal.customerPortal.orders.invoice({ customerSession: token }, { id: theirs.id })).rejects.toMatchObject({ statusCode: 404 });
-    await expect(portal049.customerPortal.orders.generateInvoice({ customerSession: token }, { id: theirs.id })).rejects.toMatchObject({ statusCode: 404 });
-    await expect(portal049.customerPortal.orders.receipt({ customerSession: token }, { id: theirs.id })).rejects.toMatchObject({ statusCode: 404 });
-    expect((await rawRequest(server.url, "", "GET", `/v1/customer-portal/orders/${mine.id}/invoice`)).status).toBe(401);
+    await expect(fx.portal.customerPortal.orders.invoice({ customerSession: token }, { id: theirs.id })).rejects.toMatchObject({ statusCode: 404 });
+    await expect(fx.portal049.customerPortal.orders.generateInvoice({ customerSession: token }, { id: theirs.id })).rejects.toMatchObject({ statusCode: 404 });
+    await expect(fx.portal049.customerPortal.orders.receipt({ customerSession: token }, { id: theirs.id })).rejects.toMatchObject({ statusCode: 404 });
+    expect((await rawRequest(fx.server.url, "", "GET", `/v1/customer-portal/orders/${mine.id}/invoice`)).status).toBe(401);
   });
 });
 
 describe("a refund", () => {
   it("issues a credit note referencing the invoice, with the amounts refunded including tax", async () => {
-    const order = await buy(fixed, { customerBillingName: "Jean Dupont", customerBillingAddress: { country: "FR" } });
-    const invoice = await invoiceReady(order.id);
+    const order = await fx.buy(fx.fixed, { customerBillingName: "Jean Dupont", customerBillingAddress: { country: "FR" } });
+    const invoice = await fx.invoiceReady(order.id);
     expect(invoice.credit_notes).toEqual([]);
-    await seller.sdk.refunds.create({ orderId: order.id, reason: "customer_request", amount: 1000 });
-    const withNote = await until("the credit note", async () => {
-      const r = await invoiceReady(order.id);
+    await fx.seller.sdk.refunds.create({ orderId: order.id, reason: "customer_request", amount: 1000 });
+    const withNote = await fx.until("the credit note", async () => {
+      const r = await fx.invoiceReady(order.id);
       return r.credit_notes.length === 1 ? r : null;
     });
     const note = withNote.credit_notes[0]!;
     expect(note.number).toBe(`${order.invoiceNumber}-CN1`);
-    const text = await pdfText(note.url);
+    const text = await fx.pdfText(note.url);
     const invoiceDate = new Intl.DateTimeFormat("en-US", { dateStyle: "long", timeZone: "UTC" }).format(order.createdAt);
     for (const part of [
       "Credit note",
@@ -361,35 +244,35 @@ describe("a refund", () => {
       expect(text).toContain(part);
     }
     // the refunded order's invoice itself is unchanged; a second refund gets the next number
-    await seller.sdk.refunds.create({ orderId: order.id, reason: "other", amount: 1500 });
-    const two = await until("the second credit note", async () => {
-      const r = await invoiceReady(order.id);
+    await fx.seller.sdk.refunds.create({ orderId: order.id, reason: "other", amount: 1500 });
+    const two = await fx.until("the second credit note", async () => {
+      const r = await fx.invoiceReady(order.id);
       return r.credit_notes.length === 2 ? r : null;
     });
     expect(two.credit_notes.map((n) => n.number)).toEqual([`${order.invoiceNumber}-CN1`, `${order.invoiceNumber}-CN2`]);
-    expect(await pdfText(two.credit_notes[1]!.url)).toContain("Total credited $18.00");
+    expect(await fx.pdfText(two.credit_notes[1]!.url)).toContain("Total credited $18.00");
   });
 });
 
 describe("the sandbox and the signed URL", () => {
   it("keeps sandbox invoices apart from live ones", async () => {
-    const testKey = await seller.createSandboxKey();
-    const sandbox = sdkFor(server, testKey);
+    const testKey = await fx.seller.createSandboxKey();
+    const sandbox = sdkFor(fx.server, testKey);
     const product = await sandbox.products.create({ name: "sandbox plan", prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }] });
-    const order = await buy(product as unknown as Product, { customerBillingAddress: { country: "US", state: "TX", line1: "1 Congress Ave", city: "Austin", postalCode: "78701" } }, seller, sandbox);
+    const order = await fx.buy(product as unknown as Product, { customerBillingAddress: { country: "US", state: "TX", line1: "1 Congress Ave", city: "Austin", postalCode: "78701" } }, fx.seller, sandbox);
     expect(order.invoiceNumber).toMatch(/^TEST/);
-    const inv = await invoiceReady(order.id, testKey);
-    expect(await pdfText(inv.url)).toContain(`Invoice number: ${order.invoiceNumber}`);
-    expect((await sdk049For(server, testKey).orders.invoice({ id: order.id })).url.split("?")[0]).toBe(inv.url.split("?")[0]);
+    const inv = await fx.invoiceReady(order.id, testKey);
+    expect(await fx.pdfText(inv.url)).toContain(`Invoice number: ${order.invoiceNumber}`);
+    expect((await sdk049For(fx.server, testKey).orders.invoice({ id: order.id })).url.split("?")[0]).toBe(inv.url.split("?")[0]);
     // the live side does not see it, and the sandbox does not see live orders
-    await expect(seller.sdk.orders.invoice({ id: order.id })).rejects.toMatchObject({ statusCode: 404 });
-    const live = await buy(fixed, { customerBillingAddress: { country: "DE" } });
+    await expect(fx.seller.sdk.orders.invoice({ id: order.id })).rejects.toMatchObject({ statusCode: 404 });
+    const live = await fx.buy(fx.fixed, { customerBillingAddress: { country: "DE" } });
     await expect(sandbox.orders.generateInvoice({ id: live.id })).rejects.toMatchObject({ statusCode: 404 });
   });
 
   it("refuses an altered or expired signature (403) and serves nothing else", async () => {
-    const order = await buy(fixed, { customerBillingAddress: { country: "DE" } });
-    const { url } = await invoiceReady(order.id);
+    const order = await fx.buy(fx.fixed, { customerBillingAddress: { country: "DE" } });
+    const { url } = await fx.invoiceReady(order.id);
     const u = new URL(url);
     const sig = u.searchParams.get("signature")!;
     u.searchParams.set("signature", `${sig.slice(0, -1)}${sig.endsWith("A") ? "B" : "A"}`);

@@ -1,85 +1,45 @@
 // Metrics through both SDKs, every response validated by the SDK's models: a 13-month test-clock
 // scenario in a sandbox organization (new subscriptions, an upgrade, a trial, a yearly plan, a discount, a
 // cancellation at period end, a revoke, refunds, a second currency, a one-time purchase) compared with figures
-// computed by hand here from the definitions in docs/metrics.md; time-zone edges; limits, export, dashboards,
-// bad input and tenancy.
-import type { Polar } from "@polar-sh/sdk";
-import type { Polar as Polar049 } from "polar-sdk-049";
-import type { Product } from "@polar-sh/sdk/models/components/product.js";
-import type { Order } from "@polar-sh/sdk/models/components/order.js";
+// computed by hand here from the definitions in docs/metrics.md; limits, export, dashboards, bad input and
+// tenancy. Time-zone edges: metrics-time-zones.test.ts.
 import { RFCDate } from "@polar-sh/sdk/types/rfcdate.js";
 import { RFCDate as RFCDate049 } from "polar-sdk-049/types/rfcdate.js";
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { pay } from "../helpers/checkout.js";
-import { createSeller, sdk049For, sdkFor, type Seller } from "../helpers/seller.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { createSeller, sdkFor } from "../helpers/seller.js";
+import { metricsFixture } from "./metrics-fixtures.js";
 
-let server: TestServer;
-let seller: Seller;
-let key: string;
-let sdk: Polar;
-let sdk049: Polar049;
-
-const raw = (method: string, path: string, body?: unknown) => rawRequest(server.url, key, method, path, body);
-
-async function advanceTo(iso: string): Promise<void> {
-  const res = await raw("POST", "/v1/test-clock/advance", { to: iso });
-  if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
-}
-
-beforeAll(async () => {
-  server = await startServer({}, process.env.METRICS_LOG ? { logStream: process.stderr } : {});
-  await server.worker.start();
-  seller = await createSeller(server, "metrics");
-  key = await seller.createSandboxKey();
-  sdk = sdkFor(server, key);
-  sdk049 = sdk049For(server, key);
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-async function buy(product: Product, email: string, extra: Record<string, unknown> = {}): Promise<Order> {
-  const checkout = await sdk.checkouts.create({ products: [product.id], ...extra });
-  await pay(server, checkout, { customerEmail: email });
-  const [order] = (await sdk.orders.list({ checkoutId: checkout.id })).result.items;
-  if (!order) throw new Error("no order");
-  return order;
-}
-
-async function ordersOf(subscriptionId: string): Promise<Order[]> {
-  return (await sdk.orders.list({ subscriptionId, limit: 100 })).result.items;
-}
+const fx = metricsFixture();
 
 const MONTHS = ["2027-01", "2027-02", "2027-03", "2027-04", "2027-05", "2027-06", "2027-07", "2027-08", "2027-09", "2027-10", "2027-11", "2027-12", "2028-01"];
 
 describe("a 13-month scenario on the test clock", () => {
   it("answers figures computed by hand, month by month, through both SDKs", async () => {
-    await advanceTo("2027-01-01T10:00:00Z");
+    await fx.advanceTo("2027-01-01T10:00:00Z");
     const monthly = (name: string, amount: number, currency: "usd" | "eur" = "usd", extra: Record<string, unknown> = {}) =>
-      sdk.products.create({ name, recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: currency }], ...extra });
+      fx.sdk.products.create({ name, recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: currency }], ...extra });
     const basic = await monthly("Basic", 1000);
     const pro = await monthly("Pro", 3000);
     const trial = await monthly("Trial", 2000, "usd", { trialInterval: "day", trialIntervalCount: 14 });
     const euro = await monthly("Euro", 5000, "eur");
-    const yearly = await sdk.products.create({ name: "Yearly", recurringInterval: "year", prices: [{ amountType: "fixed", priceAmount: 12000, priceCurrency: "usd" }] });
-    const ebook = await sdk.products.create({ name: "Ebook", prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "usd" }] });
-    const discount = await sdk.discounts.create({ name: "Twenty", type: "percentage", basisPoints: 2000, duration: "forever", code: "TWENTY" });
+    const yearly = await fx.sdk.products.create({ name: "Yearly", recurringInterval: "year", prices: [{ amountType: "fixed", priceAmount: 12000, priceCurrency: "usd" }] });
+    const ebook = await fx.sdk.products.create({ name: "Ebook", prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "usd" }] });
+    const discount = await fx.sdk.discounts.create({ name: "Twenty", type: "percentage", basisPoints: 2000, duration: "forever", code: "TWENTY" });
 
     // January 1st, 10:00
-    const a = await buy(basic, "a@example.com");
-    const b = await buy(yearly, "b@example.com");
-    const c = await buy(trial, "c@example.com");
-    const d = await buy(euro, "d@example.com");
-    const e = await buy(ebook, "e@example.com");
-    const f = await buy(basic, "f@example.com", { discountId: discount.id });
+    const a = await fx.buy(basic, "a@example.com");
+    const b = await fx.buy(yearly, "b@example.com");
+    const c = await fx.buy(trial, "c@example.com");
+    const d = await fx.buy(euro, "d@example.com");
+    const e = await fx.buy(ebook, "e@example.com");
+    const f = await fx.buy(basic, "f@example.com", { discountId: discount.id });
     expect([a.netAmount, b.netAmount, c.netAmount, d.netAmount, e.netAmount, f.netAmount]).toEqual([1000, 12000, 0, 5000, 1500, 800]);
     expect(d.currency).toBe("eur");
-    await sdk.refunds.create({ orderId: e.id, reason: "customer_request", amount: 1500 });
+    await fx.sdk.refunds.create({ orderId: e.id, reason: "customer_request", amount: 1500 });
     // costs of January 1st (events at the clock's now): 0.5 and 1.25 dollars, and 2 euros (not the organization's currency)
-    await sdk.events.ingest({
+    await fx.sdk.events.ingest({
       events: [
         { name: "llm.call", customerId: a.customerId, metadata: { _cost: { amount: 0.5, currency: "usd" } } },
         { name: "llm.call", customerId: c.customerId, metadata: { _cost: { amount: "1.25", currency: "usd" } } },
@@ -88,29 +48,29 @@ describe("a 13-month scenario on the test clock", () => {
     });
 
     // February 1st: C's trial converted on the 15th; A, D and F renewed on the 1st
-    await advanceTo("2027-02-01T12:00:00Z");
+    await fx.advanceTo("2027-02-01T12:00:00Z");
     // February 10th: A upgrades to Pro, the difference invoiced now
-    await advanceTo("2027-02-10T10:00:00Z");
-    await sdk.subscriptions.update({ id: a.subscriptionId ?? "", subscriptionUpdate: { productId: pro.id, prorationBehavior: "invoice" } });
+    await fx.advanceTo("2027-02-10T10:00:00Z");
+    await fx.sdk.subscriptions.update({ id: a.subscriptionId ?? "", subscriptionUpdate: { productId: pro.id, prorationBehavior: "invoice" } });
     // March 5th: D (euro) cancels at the end of its period (April 1st), too expensive; part of A's March renewal refunded
-    await advanceTo("2027-03-05T10:00:00Z");
-    await sdk.subscriptions.update({ id: d.subscriptionId ?? "", subscriptionUpdate: { cancelAtPeriodEnd: true, customerCancellationReason: "too_expensive" } });
-    const aMarch = (await ordersOf(a.subscriptionId ?? "")).find((o) => o.createdAt.toISOString().startsWith("2027-03"));
+    await fx.advanceTo("2027-03-05T10:00:00Z");
+    await fx.sdk.subscriptions.update({ id: d.subscriptionId ?? "", subscriptionUpdate: { cancelAtPeriodEnd: true, customerCancellationReason: "too_expensive" } });
+    const aMarch = (await fx.ordersOf(a.subscriptionId ?? "")).find((o) => o.createdAt.toISOString().startsWith("2027-03"));
     expect(aMarch?.netAmount).toBe(3000);
-    await sdk.refunds.create({ orderId: aMarch?.id ?? "", reason: "service_disruption", amount: 500 });
+    await fx.sdk.refunds.create({ orderId: aMarch?.id ?? "", reason: "service_disruption", amount: 500 });
     // June 10th: B (yearly) revoked now, unused
-    await advanceTo("2027-06-10T10:00:00Z");
-    await sdk.subscriptions.update({ id: b.subscriptionId ?? "", subscriptionUpdate: { revoke: true, customerCancellationReason: "unused" } });
-    for (const month of ["2027-07", "2027-08", "2027-09", "2027-10", "2027-11", "2027-12", "2028-01", "2028-02"]) await advanceTo(`${month}-01T12:00:00Z`);
+    await fx.advanceTo("2027-06-10T10:00:00Z");
+    await fx.sdk.subscriptions.update({ id: b.subscriptionId ?? "", subscriptionUpdate: { revoke: true, customerCancellationReason: "unused" } });
+    for (const month of ["2027-07", "2027-08", "2027-09", "2027-10", "2027-11", "2027-12", "2028-01", "2028-02"]) await fx.advanceTo(`${month}-01T12:00:00Z`);
 
-    const res = await sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2028-01-31"), interval: "month" });
-    const res049 = await sdk049.metrics.get({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2028-01-31"), interval: "month" });
+    const res = await fx.sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2028-01-31"), interval: "month" });
+    const res049 = await fx.sdk049.metrics.get({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2028-01-31"), interval: "month" });
     expect(JSON.stringify(res049)).toBe(JSON.stringify(res));
     expect(res.periods.map((p) => p.timestamp.toISOString().slice(0, 7))).toEqual(MONTHS);
 
     // ---- by hand (docs/metrics.md) ----
     // U: the upgrade's invoiced difference (A, Basic → Pro on Feb 10th), as the order says
-    const upgrades = (await ordersOf(a.subscriptionId ?? "")).filter((o) => o.billingReason === "subscription_update");
+    const upgrades = (await fx.ordersOf(a.subscriptionId ?? "")).filter((o) => o.billingReason === "subscription_update");
     expect(upgrades).toHaveLength(1);
     const U = upgrades[0]?.netAmount ?? 0;
     expect(U).toBeGreaterThan(0);
@@ -191,7 +151,7 @@ describe("a 13-month scenario on the test clock", () => {
     expect(res.totals).toMatchObject({ checkouts: 6, succeededCheckouts: 6, checkoutsConversion: 1 });
 
     // by day in January: C trialing until the 15th (trial MRR, not MRR)
-    const days = await sdk.metrics.get({
+    const days = await fx.sdk.metrics.get({
       startDate: new RFCDate("2027-01-13"),
       endDate: new RFCDate("2027-01-16"),
       interval: "day",
@@ -212,7 +172,7 @@ describe("a 13-month scenario on the test clock", () => {
 
     // by day, churn is over the trailing 30 days ÷ those active at their start: D ended April 1st (of 5 active on
     // March 2nd's end, and on March 16th's); from May 1st the window (April 2nd – May 1st) holds no churn
-    const april = await sdk049.metrics.get({
+    const april = await fx.sdk049.metrics.get({
       startDate: new RFCDate049("2027-04-01"),
       endDate: new RFCDate049("2027-05-01"),
       interval: "day",
@@ -226,20 +186,20 @@ describe("a 13-month scenario on the test clock", () => {
     expect(april.totals.churnRate).toBeCloseTo((30 * 0.2) / 31, 12);
 
     // filters: one product, one customer, one-time only
-    const onlyPro = await sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-12-31"), interval: "month", productId: pro.id });
+    const onlyPro = await fx.sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-12-31"), interval: "month", productId: pro.id });
     expect(onlyPro.periods.map((x) => x.monthlyRecurringRevenue)).toEqual([0, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000]);
     // A moved from Basic to Pro: new under Basic, where it started (with F), never under Pro
     expect(onlyPro.periods.map((x) => x.newSubscriptions)).toEqual(new Array<number>(12).fill(0));
-    const onlyBasic = await sdk049.metrics.get({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2027-03-31"), interval: "month", productId: basic.id });
+    const onlyBasic = await fx.sdk049.metrics.get({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2027-03-31"), interval: "month", productId: basic.id });
     expect(onlyBasic.periods.map((x) => [x.newSubscriptions, x.activeSubscriptions, x.monthlyRecurringRevenue])).toEqual([[2, 2, 1800], [0, 1, 800], [0, 1, 800]]);
-    const onlyF = await sdk049.metrics.get({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2027-03-31"), interval: "month", customerId: f.customerId });
+    const onlyF = await fx.sdk049.metrics.get({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2027-03-31"), interval: "month", customerId: f.customerId });
     expect(onlyF.periods.map((x) => [x.revenue, x.monthlyRecurringRevenue])).toEqual([[800, 800], [800, 800], [800, 800]]);
-    const oneTime = await sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-03-31"), interval: "month", billingType: "one_time" });
+    const oneTime = await fx.sdk.metrics.get({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-03-31"), interval: "month", billingType: "one_time" });
     expect(oneTime.periods.map((x) => [x.orders, x.revenue, x.monthlyRecurringRevenue, x.activeSubscriptions])).toEqual([[1, 1500, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]);
 
     // the export: the same figures as CSV, both SDKs
-    const csv = String(await sdk.metrics.export({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-03-31"), interval: "month", metrics: ["revenue", "monthly_recurring_revenue"] }));
-    const csv049 = await sdk049.metrics.export({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2027-03-31"), interval: "month", metrics: ["revenue", "monthly_recurring_revenue"] });
+    const csv = String(await fx.sdk.metrics.export({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-03-31"), interval: "month", metrics: ["revenue", "monthly_recurring_revenue"] }));
+    const csv049 = await fx.sdk049.metrics.export({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2027-03-31"), interval: "month", metrics: ["revenue", "monthly_recurring_revenue"] });
     expect(csv049).toBe(csv);
     expect(csv.trim().split("\r\n")).toEqual([
       "timestamp,monthly_recurring_revenue,revenue",
@@ -250,68 +210,10 @@ describe("a 13-month scenario on the test clock", () => {
   }, 300_000);
 });
 
-describe("time zones", () => {
-  it("puts each order in its local day and month: Europe/Berlin and America/Los_Angeles around April 1st, 2028", async () => {
-    const other = await createSeller(server, "metrics-tz");
-    const tzKey = await other.createSandboxKey();
-    const tzSdk = sdkFor(server, tzKey);
-    const tzRaw = (method: string, path: string, body?: unknown) => rawRequest(server.url, tzKey, method, path, body);
-    const ebook = await tzSdk.products.create({ name: "Ebook", prices: [{ amountType: "fixed", priceAmount: 700, priceCurrency: "usd" }] });
-    const buyAt = async (iso: string, email: string) => {
-      expect((await tzRaw("POST", "/v1/test-clock/advance", { to: iso })).status).toBe(200);
-      const checkout = await tzSdk.checkouts.create({ products: [ebook.id] });
-      await pay(server, checkout, { customerEmail: email });
-    };
-    // 22:30Z on March 31st: April 1st 00:30 in Berlin (CEST), March 31st 15:30 in Los Angeles (PDT)
-    await buyAt("2028-03-31T22:30:00Z", "tz1@example.com");
-    // 06:30Z on April 1st: 08:30 in Berlin, still March 31st (23:30) in Los Angeles
-    await buyAt("2028-04-01T06:30:00Z", "tz2@example.com");
-    // 07:30Z: April 1st 00:30 in Los Angeles
-    await buyAt("2028-04-01T07:30:00Z", "tz3@example.com");
-
-    const byDay = async (timezone: string) =>
-      tzSdk.metrics.get({ startDate: new RFCDate("2028-03-31"), endDate: new RFCDate("2028-04-01"), interval: "day", timezone, metrics: ["orders", "revenue"] });
-    const utc = await byDay("UTC");
-    expect(utc.periods.map((p) => [p.timestamp.toISOString(), p.orders])).toEqual([
-      ["2028-03-31T00:00:00.000Z", 1],
-      ["2028-04-01T00:00:00.000Z", 2],
-    ]);
-    const berlin = await byDay("Europe/Berlin");
-    expect(berlin.periods.map((p) => [p.timestamp.toISOString(), p.orders, p.revenue])).toEqual([
-      ["2028-03-30T22:00:00.000Z", 0, 0],
-      ["2028-03-31T22:00:00.000Z", 3, 2100],
-    ]);
-    const la = await byDay("America/Los_Angeles");
-    expect(la.periods.map((p) => [p.timestamp.toISOString(), p.orders, p.revenue])).toEqual([
-      ["2028-03-31T07:00:00.000Z", 2, 1400],
-      ["2028-04-01T07:00:00.000Z", 1, 700],
-    ]);
-    // months across the change to summer time: March starts in CET (UTC+1) in Berlin, April in CEST (UTC+2)
-    const months = async (timezone: string) =>
-      sdk049For(server, tzKey).metrics.get({ startDate: new RFCDate049("2028-03-01"), endDate: new RFCDate049("2028-04-30"), interval: "month", timezone, metrics: ["orders"] });
-    expect((await months("Europe/Berlin")).periods.map((p) => [p.timestamp.toISOString(), p.orders])).toEqual([
-      ["2028-02-29T23:00:00.000Z", 0],
-      ["2028-03-31T22:00:00.000Z", 3],
-    ]);
-    expect((await months("America/Los_Angeles")).periods.map((p) => [p.timestamp.toISOString(), p.orders])).toEqual([
-      ["2028-03-01T08:00:00.000Z", 2],
-      ["2028-04-01T07:00:00.000Z", 1],
-    ]);
-    // the 23-hour day (Berlin, March 26th, 2028) is one period; hours follow the zone's offset
-    const dst = await tzSdk.metrics.get({ startDate: new RFCDate("2028-03-25"), endDate: new RFCDate("2028-03-27"), interval: "day", timezone: "Europe/Berlin", metrics: ["orders"] });
-    expect(dst.periods.map((p) => p.timestamp.toISOString())).toEqual(["2028-03-24T23:00:00.000Z", "2028-03-25T23:00:00.000Z", "2028-03-26T22:00:00.000Z"]);
-    const hours = await tzSdk.metrics.get({ startDate: new RFCDate("2028-04-01"), endDate: new RFCDate("2028-04-01"), interval: "hour", timezone: "America/Los_Angeles", metrics: ["orders"] });
-    expect(hours.periods).toHaveLength(24);
-    expect(hours.periods[0]?.timestamp.toISOString()).toBe("2028-04-01T07:00:00.000Z");
-    expect(hours.periods[0]?.orders).toBe(1);
-    expect(hours.totals.orders).toBe(1);
-  }, 120_000);
-});
-
 describe("limits, bad input, dashboards, tenancy", () => {
   it("reports Polar's limits through both SDKs and refuses what is out of them with a 422", async () => {
-    const limits = await sdk.metrics.limits();
-    const limits049 = await sdk049.metrics.limits();
+    const limits = await fx.sdk.metrics.limits();
+    const limits049 = await fx.sdk049.metrics.limits();
     expect(limits.minDate.toString()).toBe("2023-01-01");
     expect(limits049.intervals).toEqual(limits.intervals);
     expect(limits.intervals).toEqual({
@@ -321,7 +223,7 @@ describe("limits, bad input, dashboards, tenancy", () => {
       month: { minDays: 60, maxDays: 1460 },
       year: { minDays: 366, maxDays: 3650 },
     });
-    const get = (query: string) => raw("GET", `/v1/metrics/?${query}`);
+    const get = (query: string) => fx.raw("GET", `/v1/metrics/?${query}`);
     const cases: Array<[string, unknown[]]> = [
       ["start_date=2027-01-01&end_date=2027-01-09&interval=hour", ["query", "interval"]],
       ["start_date=2027-01-01&end_date=2027-02-01&interval=month", ["query", "interval"]],
@@ -348,57 +250,57 @@ describe("limits, bad input, dashboards, tenancy", () => {
       expect(res.status, query).toBe(422);
       expect((res.body.detail as Array<{ loc: unknown[] }>).map((d) => d.loc), query).toContainEqual(loc);
     }
-    const csv = await fetch(`${server.url}/v1/metrics/export?start_date=2027-01-01&end_date=2027-01-02&interval=day&metrics=orders`, {
-      headers: { authorization: `Bearer ${key}` },
+    const csv = await fetch(`${fx.server.url}/v1/metrics/export?start_date=2027-01-01&end_date=2027-01-02&interval=day&metrics=orders`, {
+      headers: { authorization: `Bearer ${fx.key}` },
     });
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
   });
 
   it("keeps dashboards per organization (both SDKs), and another organization's data out", async () => {
-    const created = await sdk.metrics.createDashboard({ name: "Growth", metrics: ["monthly_recurring_revenue", "churn_rate"] });
+    const created = await fx.sdk.metrics.createDashboard({ name: "Growth", metrics: ["monthly_recurring_revenue", "churn_rate"] });
     expect(created).toMatchObject({ name: "Growth", metrics: ["monthly_recurring_revenue", "churn_rate"], modifiedAt: null });
-    const second = await sdk049.metrics.createDashboard({ name: "Sales" });
+    const second = await fx.sdk049.metrics.createDashboard({ name: "Sales" });
     expect(second.metrics).toEqual([]);
-    expect((await sdk.metrics.listDashboards({})).map((d) => d.name)).toEqual(["Growth", "Sales"]);
-    const updated = await sdk049.metrics.updateDashboard({ id: second.id, metricDashboardUpdate: { metrics: ["revenue"] } });
+    expect((await fx.sdk.metrics.listDashboards({})).map((d) => d.name)).toEqual(["Growth", "Sales"]);
+    const updated = await fx.sdk049.metrics.updateDashboard({ id: second.id, metricDashboardUpdate: { metrics: ["revenue"] } });
     expect(updated).toMatchObject({ name: "Sales", metrics: ["revenue"] });
     expect(updated.modifiedAt).toBeInstanceOf(Date);
-    expect(await sdk.metrics.getDashboard({ id: created.id })).toEqual(created);
-    const bad = await raw("POST", "/v1/metrics/dashboards", { name: "X", metrics: ["nope"] });
+    expect(await fx.sdk.metrics.getDashboard({ id: created.id })).toEqual(created);
+    const bad = await fx.raw("POST", "/v1/metrics/dashboards", { name: "X", metrics: ["nope"] });
     expect(bad.status).toBe(422);
-    expect((await raw("POST", "/v1/metrics/dashboards", { name: "" })).status).toBe(422);
-    expect((await raw("PATCH", `/v1/metrics/dashboards/${created.id}`, { metrics: "revenue" })).status).toBe(422);
-    expect((await sdk.metrics.listDashboards({})).length).toBe(2);
+    expect((await fx.raw("POST", "/v1/metrics/dashboards", { name: "" })).status).toBe(422);
+    expect((await fx.raw("PATCH", `/v1/metrics/dashboards/${created.id}`, { metrics: "revenue" })).status).toBe(422);
+    expect((await fx.sdk.metrics.listDashboards({})).length).toBe(2);
 
     // another organization: its own dashboards, 404 for ours, and none of our numbers
-    const stranger = await createSeller(server, "metrics-other");
+    const stranger = await createSeller(fx.server, "metrics-other");
     const strangerKey = await stranger.createSandboxKey();
-    const theirs = sdkFor(server, strangerKey);
+    const theirs = sdkFor(fx.server, strangerKey);
     expect(await theirs.metrics.listDashboards({})).toEqual([]);
     // another organization's id answers 404 (like any foreign row); among others, it matches nothing of theirs
-    await expect(sdk.metrics.listDashboards({ organizationId: stranger.organizationId })).rejects.toMatchObject({ statusCode: 404 });
-    expect((await sdk.metrics.listDashboards({ organizationId: [stranger.organizationId, randomUUID()] }))).toEqual([]);
-    expect((await rawRequest(server.url, strangerKey, "GET", `/v1/metrics/dashboards/${created.id}`)).status).toBe(404);
-    expect((await rawRequest(server.url, strangerKey, "PATCH", `/v1/metrics/dashboards/${created.id}`, { name: "Mine" })).status).toBe(404);
-    expect((await rawRequest(server.url, strangerKey, "DELETE", `/v1/metrics/dashboards/${created.id}`)).status).toBe(404);
+    await expect(fx.sdk.metrics.listDashboards({ organizationId: stranger.organizationId })).rejects.toMatchObject({ statusCode: 404 });
+    expect((await fx.sdk.metrics.listDashboards({ organizationId: [stranger.organizationId, randomUUID()] }))).toEqual([]);
+    expect((await rawRequest(fx.server.url, strangerKey, "GET", `/v1/metrics/dashboards/${created.id}`)).status).toBe(404);
+    expect((await rawRequest(fx.server.url, strangerKey, "PATCH", `/v1/metrics/dashboards/${created.id}`, { name: "Mine" })).status).toBe(404);
+    expect((await rawRequest(fx.server.url, strangerKey, "DELETE", `/v1/metrics/dashboards/${created.id}`)).status).toBe(404);
     const year = { startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-12-31"), interval: "month" as const, metrics: ["revenue", "monthly_recurring_revenue"] };
     expect((await theirs.metrics.get(year)).totals).toEqual({ revenue: 0, monthlyRecurringRevenue: 0 });
     // another organization's id: 404; in a list without ours: nothing; their customer as a filter: nothing
-    await expect(sdk.metrics.get({ ...year, organizationId: stranger.organizationId })).rejects.toMatchObject({ statusCode: 404 });
-    expect((await sdk.metrics.get({ ...year, organizationId: [stranger.organizationId, randomUUID()] })).totals).toEqual({ revenue: 0, monthlyRecurringRevenue: 0 });
+    await expect(fx.sdk.metrics.get({ ...year, organizationId: stranger.organizationId })).rejects.toMatchObject({ statusCode: 404 });
+    expect((await fx.sdk.metrics.get({ ...year, organizationId: [stranger.organizationId, randomUUID()] })).totals).toEqual({ revenue: 0, monthlyRecurringRevenue: 0 });
     const theirCustomer = await theirs.customers.create({ email: "theirs@example.com" });
-    expect((await sdk.metrics.get({ ...year, customerId: theirCustomer.id })).totals).toEqual({ revenue: 0, monthlyRecurringRevenue: 0 });
-    expect((await sdk.metrics.get(year)).totals.revenue).toBeGreaterThan(0);
+    expect((await fx.sdk.metrics.get({ ...year, customerId: theirCustomer.id })).totals).toEqual({ revenue: 0, monthlyRecurringRevenue: 0 });
+    expect((await fx.sdk.metrics.get(year)).totals.revenue).toBeGreaterThan(0);
     // live and sandbox never mixed: the live organization has none of the sandbox's numbers
-    const live = sdkFor(server, await seller.createKey());
+    const live = sdkFor(fx.server, await fx.seller.createKey());
     expect((await live.metrics.get(year)).totals).toEqual({ revenue: 0, monthlyRecurringRevenue: 0 });
     expect(await live.metrics.listDashboards({})).toEqual([]);
 
-    await sdk.metrics.deleteDashboard({ id: created.id });
-    expect((await raw("GET", `/v1/metrics/dashboards/${created.id}`)).status).toBe(404);
-    expect((await sdk.metrics.listDashboards({})).map((d) => d.name)).toEqual(["Sales"]);
+    await fx.sdk.metrics.deleteDashboard({ id: created.id });
+    expect((await fx.raw("GET", `/v1/metrics/dashboards/${created.id}`)).status).toBe(404);
+    expect((await fx.sdk.metrics.listDashboards({})).map((d) => d.name)).toEqual(["Sales"]);
     // a key without metrics scopes is refused
-    const noMetrics = await seller.createSandboxKey({ orders: ["read"] });
-    expect((await rawRequest(server.url, noMetrics, "GET", "/v1/metrics/limits")).status).toBe(403);
+    const noMetrics = await fx.seller.createSandboxKey({ orders: ["read"] });
+    expect((await rawRequest(fx.server.url, noMetrics, "GET", "/v1/metrics/limits")).status).toBe(403);
   });
 });

@@ -1,88 +1,32 @@
 // The OAuth 2.0 device authorization grant (RFC 8628; the spec's device code and its limits): codes, polling,
 // claim/approve/deny, expiry, single use, and the access token as a bearer session. Polling intervals are
-// passed by moving last_polled_at back in the database rather than by sleeping.
+// passed by moving last_polled_at back in the database rather than by sleeping. The form-encoded token request
+// and parallel polls: device-token.test.ts.
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { deviceCode } from "../../server/db/schema/auth.js";
 import { ConfigError, loadConfig } from "../../server/config.js";
-import { Client, type Res } from "../helpers/client.js";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { bearer, createOrganization, person, type Person } from "./key-fixtures.js";
+import { Client } from "../helpers/client.js";
+import { startServer } from "../helpers/server.js";
+import { bearer, createOrganization, person } from "./key-fixtures.js";
+import {
+  CLIENT_ID,
+  deviceFixture,
+  expectOAuthError,
+  GRANT_TYPE,
+  OTHER_CLIENT,
+  USER_CODE,
+  type CodeResponse,
+  type OAuthError,
+} from "./device-fixtures.js";
 
-const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
-const CLIENT_ID = "till-cli";
-/** A second registered client (TILL_DEVICE_CLIENTS). */
-const OTHER_CLIENT = { id: "desktop-app", name: "Desktop App" };
-const USER_CODE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
-
-interface CodeResponse {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete: string;
-  expires_in: number;
-  interval: number;
-}
-interface TokenResponse {
-  access_token: string;
-  token_type: string;
-  expires_in: number;
-  scope: string;
-}
-interface OAuthError {
-  error: string;
-  error_description: string;
-}
-
-let server: TestServer;
-let alice: Person;
-let bob: Person;
-
-beforeAll(async () => {
-  // the test helper sets TILL_DEVICE_CODE_INTERVAL=1s
-  server = await startServer({ TILL_DEVICE_CLIENTS: `${OTHER_CLIENT.id}:${OTHER_CLIENT.name}` });
-  alice = await person(server, "alice");
-  bob = await person(server, "bob");
-});
-afterAll(async () => server?.close());
-
-async function requestCode(s: TestServer = server, scope = "openid profile"): Promise<CodeResponse> {
-  const res = await new Client(s.url).post<CodeResponse>("/api/auth/device/code", { client_id: CLIENT_ID, scope });
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-function poll(code: string, clientId = CLIENT_ID): Promise<Res<TokenResponse & OAuthError>> {
-  return new Client(server.url).post("/api/auth/device/token", {
-    grant_type: GRANT_TYPE,
-    device_code: code,
-    client_id: clientId,
-  });
-}
-
-/** As if the polling interval had passed since the last poll. */
-async function waitInterval(code: string): Promise<void> {
-  await server.database.db
-    .update(deviceCode)
-    .set({ lastPolledAt: new Date(Date.now() - 60_000) })
-    .where(eq(deviceCode.deviceCode, hashStoredToken(code)));
-}
-
-async function row(code: string) {
-  const rows = await server.database.db.select().from(deviceCode).where(eq(deviceCode.deviceCode, hashStoredToken(code)));
-  return rows[0];
-}
-
-function expectOAuthError(res: Res<unknown>, status: number, error: string): void {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body).toMatchObject({ error });
-}
+const fx = deviceFixture();
 
 describe("device authorization request", () => {
   it("answers JSON with the spec's codes and constants", async () => {
     const before = Date.now();
-    const res = await new Client(server.url).post<CodeResponse>("/api/auth/device/code", {
+    const res = await new Client(fx.server.url).post<CodeResponse>("/api/auth/device/code", {
       client_id: CLIENT_ID,
       scope: "openid profile",
     });
@@ -94,13 +38,13 @@ describe("device authorization request", () => {
     );
     expect(b.device_code).toMatch(/^[A-Za-z0-9]{40}$/);
     expect(b.user_code).toMatch(USER_CODE);
-    expect(b.verification_uri).toBe(`${server.config.baseURL}/device`);
-    expect(b.verification_uri).toBe(`${server.url}/device`);
-    expect(b.verification_uri_complete).toBe(`${server.url}/device?user_code=${b.user_code}`);
+    expect(b.verification_uri).toBe(`${fx.server.config.baseURL}/device`);
+    expect(b.verification_uri).toBe(`${fx.server.url}/device`);
+    expect(b.verification_uri_complete).toBe(`${fx.server.url}/device?user_code=${b.user_code}`);
     expect(b.expires_in).toBe(1800);
     expect(b.interval).toBe(1);
 
-    const stored = await row(b.device_code);
+    const stored = await fx.row(b.device_code);
     expect(stored).toMatchObject({
       userCode: hashStoredToken(b.user_code),
       status: "pending",
@@ -116,27 +60,27 @@ describe("device authorization request", () => {
   });
 
   it("accepts a form-encoded request (RFC 8628 clients)", async () => {
-    const res = await new Client(server.url).request<CodeResponse>("POST", "/api/auth/device/code", {
+    const res = await new Client(fx.server.url).request<CodeResponse>("POST", "/api/auth/device/code", {
       form: { client_id: CLIENT_ID, scope: "openid" },
     });
     expect(res.status).toBe(200);
     expect(res.body.device_code).toMatch(/^[A-Za-z0-9]{40}$/);
     expect(res.body.user_code).toMatch(USER_CODE);
     expect(res.body.expires_in).toBe(1800);
-    expect((await row(res.body.device_code))?.scope).toBe("openid");
+    expect((await fx.row(res.body.device_code))?.scope).toBe("openid");
   });
 
   it("gives every request its own codes", async () => {
-    const a = await requestCode();
-    const b = await requestCode();
+    const a = await fx.requestCode();
+    const b = await fx.requestCode();
     expect(a.device_code).not.toBe(b.device_code);
     expect(a.user_code).not.toBe(b.user_code);
   });
 
   it("requires a client_id", async () => {
-    const json = await new Client(server.url).post("/api/auth/device/code", {});
+    const json = await new Client(fx.server.url).post("/api/auth/device/code", {});
     expectOAuthError(json, 400, "invalid_request");
-    const form = await new Client(server.url).request("POST", "/api/auth/device/code", { form: { scope: "openid" } });
+    const form = await new Client(fx.server.url).request("POST", "/api/auth/device/code", { form: { scope: "openid" } });
     expectOAuthError(form, 400, "invalid_request");
   });
 
@@ -144,7 +88,7 @@ describe("device authorization request", () => {
     const plain = await startServer({ TILL_DEVICE_CODE_INTERVAL: undefined });
     try {
       expect(plain.config.device).toEqual({ interval: "5s", expiresIn: "30m", clients: new Map([[CLIENT_ID, "till CLI"]]) });
-      const b = await requestCode(plain);
+      const b = await fx.requestCode(plain);
       expect(b.interval).toBe(5);
       expect(b.expires_in).toBe(1800);
       expect(b.device_code).toHaveLength(40);
@@ -160,16 +104,16 @@ describe("device authorization request", () => {
 
 describe("polling and approval", () => {
   it("runs pending → slow_down → claim → approve → token, once", async () => {
-    const code = await requestCode();
-    expectOAuthError(await poll(code.device_code), 400, "authorization_pending");
+    const code = await fx.requestCode();
+    expectOAuthError(await fx.poll(code.device_code), 400, "authorization_pending");
     // polling again within the interval
-    const fast = await poll(code.device_code);
+    const fast = await fx.poll(code.device_code);
     expectOAuthError(fast, 400, "slow_down");
-    await waitInterval(code.device_code);
-    expectOAuthError(await poll(code.device_code), 400, "authorization_pending");
+    await fx.waitInterval(code.device_code);
+    expectOAuthError(await fx.poll(code.device_code), 400, "authorization_pending");
 
     // the signed-in user opens the verification page: the code is claimed for them
-    const claim = await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    const claim = await fx.alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
     expect(claim.status).toBe(200);
     expect(claim.body).toEqual({
       user_code: code.user_code,
@@ -178,22 +122,22 @@ describe("polling and approval", () => {
       client_name: "till CLI",
       scope: "openid profile",
     });
-    expect((await row(code.device_code))?.userId).toBe(alice.user.id);
+    expect((await fx.row(code.device_code))?.userId).toBe(fx.alice.user.id);
 
     // someone else can neither see the details nor approve it
-    const peek = await bob.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    const peek = await fx.bob.client.get(`/api/auth/device?user_code=${code.user_code}`);
     expect(peek.status).toBe(200);
     expect(peek.body).toEqual({ user_code: code.user_code, status: "pending" });
-    const hijack = await bob.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    const hijack = await fx.bob.client.post("/api/auth/device/approve", { userCode: code.user_code });
     expectOAuthError(hijack, 403, "access_denied");
 
-    const approve = await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    const approve = await fx.alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
     expect(approve.status).toBe(200);
     expect(approve.body).toEqual({ success: true });
-    expect((await row(code.device_code))?.status).toBe("approved");
+    expect((await fx.row(code.device_code))?.status).toBe("approved");
 
-    await waitInterval(code.device_code);
-    const token = await poll(code.device_code);
+    await fx.waitInterval(code.device_code);
+    const token = await fx.poll(code.device_code);
     expect(token.status).toBe(200);
     expect(token.headers.get("cache-control")).toBe("no-store");
     expect(token.body.token_type).toBe("Bearer");
@@ -203,23 +147,23 @@ describe("polling and approval", () => {
     expect(token.body.expires_in).toBeLessThanOrEqual(7 * 86_400);
 
     // single use: the code is consumed
-    expect(await row(code.device_code)).toBeUndefined();
-    expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
-    await waitInterval(code.device_code);
-    expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
+    expect(await fx.row(code.device_code)).toBeUndefined();
+    expectOAuthError(await fx.poll(code.device_code), 400, "invalid_grant");
+    await fx.waitInterval(code.device_code);
+    expectOAuthError(await fx.poll(code.device_code), 400, "invalid_grant");
 
     // the access token is a bearer session for better-auth and for the request helper
-    const session = await new Client(server.url).get<{ user: { id: string } }>(
+    const session = await new Client(fx.server.url).get<{ user: { id: string } }>(
       "/api/auth/get-session",
       bearer(token.body.access_token),
     );
     expect(session.status).toBe(200);
-    expect(session.body.user.id).toBe(alice.user.id);
-    const who = await new Client(server.url).get("/api/whoami", bearer(token.body.access_token));
+    expect(session.body.user.id).toBe(fx.alice.user.id);
+    const who = await new Client(fx.server.url).get("/api/whoami", bearer(token.body.access_token));
     expect(who.status).toBe(200);
     expect(who.body).toEqual({
       kind: "session",
-      user: { id: alice.user.id, email: alice.user.email, name: "Test User" },
+      user: { id: fx.alice.user.id, email: fx.alice.user.email, name: "Test User" },
       organization_id: null,
       sandbox: false,
       live_organization_id: null,
@@ -230,98 +174,98 @@ describe("polling and approval", () => {
   });
 
   it("gives the CLI's token an organization through ?organization_id= and forgets it on sign-out", async () => {
-    const orgId = await createOrganization(alice, "Device");
-    const code = await requestCode();
-    await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
-    await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
-    const token = await poll(code.device_code);
+    const orgId = await createOrganization(fx.alice, "Device");
+    const code = await fx.requestCode();
+    await fx.alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    await fx.alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    const token = await fx.poll(code.device_code);
     expect(token.status).toBe(200);
     const cli = bearer(token.body.access_token);
-    const who = await new Client(server.url).get(`/api/whoami?organization_id=${orgId}`, cli);
+    const who = await new Client(fx.server.url).get(`/api/whoami?organization_id=${orgId}`, cli);
     expect(who.status).toBe(200);
     expect(who.body).toMatchObject({ kind: "session", organization_id: orgId, roles: ["owner"] });
 
-    const out = await new Client(server.url).post("/api/auth/sign-out", {}, cli);
+    const out = await new Client(fx.server.url).post("/api/auth/sign-out", {}, cli);
     expect(out.status).toBe(200);
-    expect((await new Client(server.url).get("/api/whoami", cli)).status).toBe(401);
-    const gone = await new Client(server.url).get("/api/auth/get-session", cli);
+    expect((await new Client(fx.server.url).get("/api/whoami", cli)).status).toBe(401);
+    const gone = await new Client(fx.server.url).get("/api/auth/get-session", cli);
     expect(gone.body).toBeNull();
   });
 
   it("normalises a user code typed in lower case with a dash", async () => {
-    const code = await requestCode();
+    const code = await fx.requestCode();
     const typed = `${code.user_code.slice(0, 4)}-${code.user_code.slice(4)}`.toLowerCase();
-    const claim = await alice.client.get(`/api/auth/device?user_code=${typed}`);
+    const claim = await fx.alice.client.get(`/api/auth/device?user_code=${typed}`);
     expect(claim.status).toBe(200);
     expect(claim.body).toMatchObject({ status: "pending", client_id: CLIENT_ID });
-    const approve = await alice.client.post("/api/auth/device/approve", { userCode: typed });
+    const approve = await fx.alice.client.post("/api/auth/device/approve", { userCode: typed });
     expect(approve.body).toEqual({ success: true });
-    expect((await poll(code.device_code)).status).toBe(200);
+    expect((await fx.poll(code.device_code)).status).toBe(200);
   });
 
   it("answers access_denied when the user denies, then forgets the code", async () => {
-    const code = await requestCode();
-    await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
-    const deny = await alice.client.post("/api/auth/device/deny", { userCode: code.user_code });
+    const code = await fx.requestCode();
+    await fx.alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    const deny = await fx.alice.client.post("/api/auth/device/deny", { userCode: code.user_code });
     expect(deny.status).toBe(200);
     expect(deny.body).toEqual({ success: true });
-    expect((await row(code.device_code))?.status).toBe("denied");
-    const again = await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    expect((await fx.row(code.device_code))?.status).toBe("denied");
+    const again = await fx.alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
     expectOAuthError(again, 400, "invalid_request");
-    expectOAuthError(await poll(code.device_code), 400, "access_denied");
-    await waitInterval(code.device_code);
-    expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
+    expectOAuthError(await fx.poll(code.device_code), 400, "access_denied");
+    await fx.waitInterval(code.device_code);
+    expectOAuthError(await fx.poll(code.device_code), 400, "invalid_grant");
   });
 
   it("answers expired_token once the code has expired", async () => {
-    const code = await requestCode();
-    await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
-    await server.database.db
+    const code = await fx.requestCode();
+    await fx.alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
+    await fx.server.database.db
       .update(deviceCode)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(deviceCode.deviceCode, hashStoredToken(code.device_code)));
-    expectOAuthError(await alice.client.get(`/api/auth/device?user_code=${code.user_code}`), 400, "expired_token");
-    expectOAuthError(await alice.client.post("/api/auth/device/approve", { userCode: code.user_code }), 400, "expired_token");
-    expectOAuthError(await poll(code.device_code), 400, "expired_token");
-    expect(await row(code.device_code)).toBeUndefined();
-    expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
+    expectOAuthError(await fx.alice.client.get(`/api/auth/device?user_code=${code.user_code}`), 400, "expired_token");
+    expectOAuthError(await fx.alice.client.post("/api/auth/device/approve", { userCode: code.user_code }), 400, "expired_token");
+    expectOAuthError(await fx.poll(code.device_code), 400, "expired_token");
+    expect(await fx.row(code.device_code)).toBeUndefined();
+    expectOAuthError(await fx.poll(code.device_code), 400, "invalid_grant");
   });
 
   it("requires the code to be claimed, and a signed-in user, before approval", async () => {
-    const code = await requestCode();
-    const unclaimed = await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
+    const code = await fx.requestCode();
+    const unclaimed = await fx.alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
     expectOAuthError(unclaimed, 400, "invalid_request");
     expect((unclaimed.body as OAuthError).error_description).toBe(
       "Device code has not been claimed by a verifying session; call `GET /device` with the `user_code` while signed in before approving or denying",
     );
-    const anonymous = await new Client(server.url).post("/api/auth/device/approve", { userCode: code.user_code });
+    const anonymous = await new Client(fx.server.url).post("/api/auth/device/approve", { userCode: code.user_code });
     expectOAuthError(anonymous, 401, "unauthorized");
     // looking at the page signed out does not claim it
-    const look = await new Client(server.url).get(`/api/auth/device?user_code=${code.user_code}`);
+    const look = await new Client(fx.server.url).get(`/api/auth/device?user_code=${code.user_code}`);
     expect(look.body).toEqual({ user_code: code.user_code, status: "pending" });
-    expect((await row(code.device_code))?.userId).toBeNull();
+    expect((await fx.row(code.device_code))?.userId).toBeNull();
   });
 
   it("answers invalid_grant, not a 500, when the approving user deleted their account meanwhile", async () => {
-    const carol = await person(server, "carol");
-    const code = await requestCode();
+    const carol = await person(fx.server, "carol");
+    const code = await fx.requestCode();
     await carol.client.get(`/api/auth/device?user_code=${code.user_code}`);
     expect((await carol.client.post("/api/auth/device/approve", { userCode: code.user_code })).status).toBe(200);
     const gone = await carol.client.post("/api/auth/delete-user", { password: "correct-horse-battery" });
     expect(gone.status).toBe(200);
-    expect(await row(code.device_code)).toBeUndefined();
-    expectOAuthError(await poll(code.device_code), 400, "invalid_grant");
+    expect(await fx.row(code.device_code)).toBeUndefined();
+    expectOAuthError(await fx.poll(code.device_code), 400, "invalid_grant");
   });
 
   it("answers invalid_grant for an unknown code or another registered client's code", async () => {
-    expectOAuthError(await poll("x".repeat(40)), 400, "invalid_grant");
-    const code = await requestCode();
-    expectOAuthError(await poll(code.device_code, OTHER_CLIENT.id), 400, "invalid_grant");
-    expectOAuthError(await alice.client.get(`/api/auth/device?user_code=ZZZZZZZZ`), 400, "invalid_request");
+    expectOAuthError(await fx.poll("x".repeat(40)), 400, "invalid_grant");
+    const code = await fx.requestCode();
+    expectOAuthError(await fx.poll(code.device_code, OTHER_CLIENT.id), 400, "invalid_grant");
+    expectOAuthError(await fx.alice.client.get(`/api/auth/device?user_code=ZZZZZZZZ`), 400, "invalid_request");
   });
 
   it("rejects malformed token requests with 400", async () => {
-    const c = new Client(server.url);
+    const c = new Client(fx.server.url);
     for (const body of [
       {},
       { grant_type: "password", device_code: "x", client_id: CLIENT_ID },
@@ -331,7 +275,7 @@ describe("polling and approval", () => {
       const res = await c.post("/api/auth/device/token", body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
-    const noCode = await alice.client.get("/api/auth/device");
+    const noCode = await fx.alice.client.get("/api/auth/device");
     expect(noCode.status).toBe(400);
   });
 });
@@ -339,29 +283,29 @@ describe("polling and approval", () => {
 describe("registered clients", () => {
   it("answers invalid_client to a client_id nobody registered, on both endpoints", async () => {
     for (const clientId of ["someone-else", "TILL-CLI", "till-cli ", ""]) {
-      const code = await new Client(server.url).post("/api/auth/device/code", { client_id: clientId });
+      const code = await new Client(fx.server.url).post("/api/auth/device/code", { client_id: clientId });
       if (clientId === "") expectOAuthError(code, 400, "invalid_request");
       else expectOAuthError(code, 400, "invalid_client");
     }
-    const form = await new Client(server.url).request("POST", "/api/auth/device/code", { form: { client_id: "someone-else" } });
+    const form = await new Client(fx.server.url).request("POST", "/api/auth/device/code", { form: { client_id: "someone-else" } });
     expectOAuthError(form, 400, "invalid_client");
 
-    const issued = await requestCode();
-    expectOAuthError(await poll(issued.device_code, "someone-else"), 400, "invalid_client");
+    const issued = await fx.requestCode();
+    expectOAuthError(await fx.poll(issued.device_code, "someone-else"), 400, "invalid_client");
     // the unknown client's poll neither counted as a poll nor touched the code
-    expect((await row(issued.device_code))?.lastPolledAt).toBeNull();
+    expect((await fx.row(issued.device_code))?.lastPolledAt).toBeNull();
   });
 
   it("serves a client of TILL_DEVICE_CLIENTS, and the /device answer names it", async () => {
-    const res = await new Client(server.url).post<CodeResponse>("/api/auth/device/code", { client_id: OTHER_CLIENT.id });
+    const res = await new Client(fx.server.url).post<CodeResponse>("/api/auth/device/code", { client_id: OTHER_CLIENT.id });
     expect(res.status).toBe(200);
-    const claim = await alice.client.get(`/api/auth/device?user_code=${res.body.user_code}`);
+    const claim = await fx.alice.client.get(`/api/auth/device?user_code=${res.body.user_code}`);
     expect(claim.body).toMatchObject({ client_id: OTHER_CLIENT.id, client_name: OTHER_CLIENT.name });
-    await alice.client.post("/api/auth/device/approve", { userCode: res.body.user_code });
-    const token = await poll(res.body.device_code, OTHER_CLIENT.id);
+    await fx.alice.client.post("/api/auth/device/approve", { userCode: res.body.user_code });
+    const token = await fx.poll(res.body.device_code, OTHER_CLIENT.id);
     expect(token.status, token.text).toBe(200);
     // someone who is not the code's user sees neither the client nor its name
-    const peek = await bob.client.get(`/api/auth/device?user_code=${res.body.user_code}`);
+    const peek = await fx.bob.client.get(`/api/auth/device?user_code=${res.body.user_code}`);
     expect(peek.body).not.toHaveProperty("client_name");
   });
 
@@ -376,71 +320,5 @@ describe("registered clients", () => {
         ["app-2", "Two:Colons"],
       ]),
     );
-  });
-});
-
-describe("the token request, form-encoded (RFC 8628 §3.4)", () => {
-  function formPoll(form: Record<string, string>) {
-    return new Client(server.url).request<TokenResponse & OAuthError>("POST", "/api/auth/device/token", { form });
-  }
-
-  it("is read like the JSON one, up to the token", async () => {
-    const code = await requestCode();
-    const fields = { grant_type: GRANT_TYPE, device_code: code.device_code, client_id: CLIENT_ID };
-    expectOAuthError(await formPoll(fields), 400, "authorization_pending");
-    await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
-    await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
-    await waitInterval(code.device_code);
-    const token = await formPoll(fields);
-    expect(token.status, token.text).toBe(200);
-    expect(token.body.token_type).toBe("Bearer");
-    const who = await new Client(server.url).get<{ user: { id: string } }>("/api/auth/get-session", bearer(token.body.access_token));
-    expect(who.body.user.id).toBe(alice.user.id);
-  });
-
-  it("answers invalid_request for a repeated parameter, a missing one or a wrong grant type", async () => {
-    const code = await requestCode();
-    const raw = (body: string) =>
-      fetch(`${server.url}/api/auth/device/token`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" },
-        body,
-      });
-    const twice = await raw(`grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=${code.device_code}&device_code=x&client_id=${CLIENT_ID}`);
-    expect(twice.status).toBe(400);
-    expect(await twice.json()).toEqual({ error: "invalid_request", error_description: "device_code must not be repeated" });
-    expect((await formPoll({ grant_type: GRANT_TYPE, client_id: CLIENT_ID })).status).toBe(400);
-    expect((await formPoll({ grant_type: "password", device_code: code.device_code, client_id: CLIENT_ID })).status).toBe(400);
-    // none of these counted as a poll of the code
-    expect((await row(code.device_code))?.lastPolledAt).toBeNull();
-  });
-});
-
-describe("polling at once", () => {
-  const PARALLEL = 10;
-
-  async function burst(code: string): Promise<string[]> {
-    const answers = await Promise.all(Array.from({ length: PARALLEL }, () => poll(code)));
-    return answers.map((a) => (a.status === 200 ? "token" : (a.body.error ?? `status ${a.status}`))).sort();
-  }
-
-  it("lets exactly one of 10 parallel polls through per interval; the rest get slow_down", async () => {
-    const code = await requestCode();
-    const pending = ["authorization_pending", ...Array<string>(PARALLEL - 1).fill("slow_down")];
-    // the first polls of a code (never polled before)
-    expect(await burst(code.device_code)).toEqual(pending);
-    // and after an interval
-    await waitInterval(code.device_code);
-    expect(await burst(code.device_code)).toEqual(pending);
-  });
-
-  it("issues one token to 10 parallel polls of an approved code", async () => {
-    const code = await requestCode();
-    await alice.client.get(`/api/auth/device?user_code=${code.user_code}`);
-    await alice.client.post("/api/auth/device/approve", { userCode: code.user_code });
-    const answers = await burst(code.device_code);
-    expect(answers.filter((a) => a === "token")).toHaveLength(1);
-    // the others lost the poll, or came after the code was spent
-    expect(answers.filter((a) => a !== "token" && a !== "slow_down" && a !== "invalid_grant")).toEqual([]);
   });
 });

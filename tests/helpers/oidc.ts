@@ -94,93 +94,13 @@ export async function startOidcPeer(opts: OidcPeerOptions = {}): Promise<OidcPee
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const signingKey = {
-    ...generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" }),
-    kid: "test-key",
-    alg: "RS256",
-    use: "sig",
-  };
-
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: clientId,
-        client_secret: clientSecret,
-        application_type: "native",
-        redirect_uris: (opts.callbackPaths ?? ["/api/auth/callback/oidc"]).map((p) => `http://127.0.0.1${p}`),
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        token_endpoint_auth_method: "client_secret_post",
-      },
-    ],
-    jwks: { keys: [signingKey] },
-    cookies: { keys: ["till-test-oidc-cookie-key"] },
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture"] },
-    scopes: ["openid", "offline_access", "email", "profile"],
-    features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) =>
-      (opts.issueRefreshToken ?? true) && client.grantTypeAllowed("refresh_token"),
-    ttl: {
-      AccessToken: () => accessTokenTtl,
-      AuthorizationCode: 60,
-      IdToken: 3600,
-      RefreshToken: 14 * 24 * 3600,
-      Grant: 14 * 24 * 3600,
-      Interaction: 600,
-      Session: 3600,
-    },
-    findAccount: (_ctx: unknown, sub: string): OidcAccount | undefined => {
-      const user = users.get(sub);
-      if (!user) return undefined;
-      return {
-        accountId: sub,
-        claims: () => ({
-          sub,
-          email: user.email,
-          email_verified: user.emailVerified,
-          name: user.name,
-          picture: user.picture,
-        }),
-      };
-    },
-  });
+  const provider = createProvider(issuer, { id: clientId, secret: clientSecret }, opts, users, () => accessTokenTtl);
   provider.on("grant.success", (ctx) => grants.push(String(ctx.oidc.params?.grant_type)));
-
-  async function interaction(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const details = await provider.interactionDetails(req, res);
-    const deny = req.headers[DENY_HEADER];
-    if (typeof deny === "string") {
-      await provider.interactionFinished(
-        req,
-        res,
-        { error: deny, error_description: "End-User aborted interaction" },
-        { mergeWithLastSubmission: false },
-      );
-      return;
-    }
-    const named = req.headers[LOGIN_HEADER];
-    const sub = typeof named === "string" ? named : details.params.login_hint;
-    if (!sub || !users.has(sub)) {
-      res.writeHead(400, { "content-type": "text/plain" }).end(`no such test user: ${sub ?? "(none named)"}`);
-      return;
-    }
-    // login and consent in one go: the grant covers every scope the client asked for
-    const grant = new provider.Grant({ accountId: sub, clientId: details.params.client_id ?? clientId });
-    if (details.params.scope) grant.addOIDCScope(details.params.scope);
-    const grantId = await grant.save();
-    await provider.interactionFinished(
-      req,
-      res,
-      { login: { accountId: sub }, consent: { grantId } },
-      { mergeWithLastSubmission: false },
-    );
-  }
 
   const handle = provider.callback();
   server.on("request", (req, res) => {
     if (req.url?.startsWith("/interaction/")) {
-      interaction(req, res).catch((err: unknown) => {
+      finishInteraction(provider, users, clientId, req, res).catch((err: unknown) => {
         res.writeHead(500, { "content-type": "text/plain" }).end(String(err));
       });
       return;
@@ -210,4 +130,102 @@ export async function startOidcPeer(opts: OidcPeerOptions = {}): Promise<OidcPee
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** The provider: one loopback "native" client, the users' claims, access tokens living `accessTokenTtl()` seconds. */
+function createProvider(
+  issuer: string,
+  client: { id: string; secret: string },
+  opts: OidcPeerOptions,
+  users: Map<string, OidcUser>,
+  accessTokenTtl: () => number,
+): Provider {
+  const signingKey = {
+    ...generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" }),
+    kid: "test-key",
+    alg: "RS256",
+    use: "sig",
+  };
+
+  return new Provider(issuer, {
+    clients: [
+      {
+        client_id: client.id,
+        client_secret: client.secret,
+        application_type: "native",
+        redirect_uris: (opts.callbackPaths ?? ["/api/auth/callback/oidc"]).map((p) => `http://127.0.0.1${p}`),
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "client_secret_post",
+      },
+    ],
+    jwks: { keys: [signingKey] },
+    cookies: { keys: ["till-test-oidc-cookie-key"] },
+    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture"] },
+    scopes: ["openid", "offline_access", "email", "profile"],
+    features: { devInteractions: { enabled: false } },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) =>
+      (opts.issueRefreshToken ?? true) && client.grantTypeAllowed("refresh_token"),
+    ttl: {
+      AccessToken: accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      RefreshToken: 14 * 24 * 3600,
+      Grant: 14 * 24 * 3600,
+      Interaction: 600,
+      Session: 3600,
+    },
+    findAccount: (_ctx: unknown, sub: string): OidcAccount | undefined => {
+      const user = users.get(sub);
+      if (!user) return undefined;
+      return {
+        accountId: sub,
+        claims: () => ({
+          sub,
+          email: user.email,
+          email_verified: user.emailVerified,
+          name: user.name,
+          picture: user.picture,
+        }),
+      };
+    },
+  });
+}
+
+/** An interaction without a page: the user the request names signs in and consents at once, or it is refused. */
+async function finishInteraction(
+  provider: Provider,
+  users: Map<string, OidcUser>,
+  clientId: string,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const details = await provider.interactionDetails(req, res);
+  const deny = req.headers[DENY_HEADER];
+  if (typeof deny === "string") {
+    await provider.interactionFinished(
+      req,
+      res,
+      { error: deny, error_description: "End-User aborted interaction" },
+      { mergeWithLastSubmission: false },
+    );
+    return;
+  }
+  const named = req.headers[LOGIN_HEADER];
+  const sub = typeof named === "string" ? named : details.params.login_hint;
+  if (!sub || !users.has(sub)) {
+    res.writeHead(400, { "content-type": "text/plain" }).end(`no such test user: ${sub ?? "(none named)"}`);
+    return;
+  }
+  // login and consent in one go: the grant covers every scope the client asked for
+  const grant = new provider.Grant({ accountId: sub, clientId: details.params.client_id ?? clientId });
+  if (details.params.scope) grant.addOIDCScope(details.params.scope);
+  const grantId = await grant.save();
+  await provider.interactionFinished(
+    req,
+    res,
+    { login: { accountId: sub }, consent: { grantId } },
+    { mergeWithLastSubmission: false },
+  );
 }

@@ -1,7 +1,7 @@
 // The Stripe stand-in's test payment instruments (never shipped), from Stripe's testing docs: the test payment
 // methods and the card numbers behind them, the test bank accounts (SEPA IBANs, US account numbers), what a payment
 // method made from one looks like (its type's details, as Stripe shows them), and the checks Stripe makes of a bank
-// account entered in the Payment Element. stripe-peer-payments.ts confirms intents with them.
+// account entered in the Payment Element. stripe-peer-intents.ts confirms intents with them.
 import { StripeFailure, type Params } from "./stripe-peer.js";
 
 export const missing = (param: string) => new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param, message: `Missing required param: ${param}.` });

@@ -1,10 +1,11 @@
 // The Stripe stand-in's PaymentIntent and SetupIntent routes (create, confirm, retrieve, cancel) and what Stripe.js
-// does in its 3-D Secure frame; the intents' state machine is stripe-peer-payments.ts's.
+// does in its 3-D Secure frame; the intents' state machine is stripe-peer-intents.ts's.
 import { formatMoney } from "../../shared/money.js";
 import { MAXIMUM_CHARGE_AMOUNT, minimumChargeAmount } from "../../server/payments/minimum-charge.js";
 import { StripeFailure, type PeerRoute } from "./stripe-peer.js";
 import { str } from "./stripe-peer-instruments.js";
-import type { Ctx, Machine } from "./stripe-peer-payments.js";
+import type { Ctx } from "./stripe-peer-payments.js";
+import type { Machine } from "./stripe-peer-intents.js";
 import { noSuch } from "./stripe-peer-util.js";
 
 /**

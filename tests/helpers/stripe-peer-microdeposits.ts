@@ -9,7 +9,8 @@
 import { randomBytes } from "node:crypto";
 import { StripeFailure, type Params, type PeerRoute } from "./stripe-peer.js";
 import { MICRODEPOSITS } from "./stripe-peer-instruments.js";
-import type { Ctx, Intent, Machine } from "./stripe-peer-payments.js";
+import type { Ctx, Intent } from "./stripe-peer-payments.js";
+import type { Machine } from "./stripe-peer-intents.js";
 
 const DAY = 24 * 3600;
 

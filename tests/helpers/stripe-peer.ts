@@ -1,14 +1,15 @@
 // A stand-in for Stripe's API on loopback (never shipped), written from Stripe's API reference for the endpoints
-// till calls so far: GET /v1/balance, GET /v1/account, webhook endpoints (create, retrieve, list, delete), and
-// signed event delivery (the Stripe-Signature scheme: t=<unix>,v1=<hex HMAC-SHA256 of "t.payload">). Like
-// Stripe it takes form-encoded bodies (bracket notation), answers an unknown key with a 401, a restricted key
-// without the permission with a 403, a Stripe-Version other than the pinned one with a 400, a parameter (or an
-// enum value) the installed `stripe` package's types lack with Stripe's 400 (stripe-contract.ts derives them), a
-// route Stripe's library does not call with Stripe's 404; replays an Idempotency-Key's first answer, and refuses
-// endpoint URLs it could not reach (loopback and private hosts).
+// till calls so far: GET /v1/balance, GET /v1/account, webhook endpoints (create, retrieve, list, delete;
+// stripe-peer-endpoints.ts), and signed event delivery (the Stripe-Signature scheme: t=<unix>,v1=<hex
+// HMAC-SHA256 of "t.payload">). Like Stripe it takes form-encoded bodies (bracket notation), answers an unknown
+// key with a 401, a restricted key without the permission with a 403, a Stripe-Version other than the pinned one
+// with a 400, a parameter (or an enum value) the installed `stripe` package's types lack with Stripe's 400
+// (stripe-contract.ts derives them), a route Stripe's library does not call with Stripe's 404; replays an
+// Idempotency-Key's first answer, and refuses endpoint URLs it could not reach (loopback and private hosts).
 import { createHmac, randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { checkParams, routeKey, stripeContract } from "./stripe-contract.js";
+import { registerWebhookEndpoints } from "./stripe-peer-endpoints.js";
 import { registerPaymentObjects, type PaymentObjects } from "./stripe-peer-payments.js";
 
 export interface PeerKey {
@@ -98,10 +99,6 @@ const isTestControl = (path: string) => path.startsWith("/test-control/");
 /** How a route's parameters are checked: against the derived tree (its root), or by the route itself ("own"). */
 type ParamCheck = number | null | "own";
 
-function isPrivateHost(host: string): boolean {
-  return /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|\[::1\]|::1|0\.0\.0\.0)/.test(host) || host.endsWith(".localhost") || host.endsWith(".local");
-}
-
 /** Registers a route of the stand-in: authenticated with the key's permission, answered like Stripe. */
 export type PeerRoute = (
   method: "GET" | "POST" | "DELETE",
@@ -159,20 +156,7 @@ export class StripePeer {
     route("GET", "/v1/account", "account_read", (auth) => {
       return { id: auth.account.id, object: "account", country: "US", default_currency: "usd", charges_enabled: true };
     });
-    route("POST", "/v1/webhook_endpoints", "webhook_write", (auth, req) => this.createEndpoint(auth, req));
-    route("GET", "/v1/webhook_endpoints", "webhook_read", (auth) => {
-      const data = [...this.endpoints.values()].filter((e) => e.account === auth.account.id && e.livemode === auth.livemode).map(({ secret: _secret, ...e }) => e);
-      return { object: "list", url: "/v1/webhook_endpoints", has_more: false, data };
-    });
-    route("GET", "/v1/webhook_endpoints/:id", "webhook_read", (auth, req) => {
-      const { secret: _secret, ...endpoint } = this.endpointOf(auth, req);
-      return endpoint;
-    });
-    route("DELETE", "/v1/webhook_endpoints/:id", "webhook_write", (auth, req) => {
-      const endpoint = this.endpointOf(auth, req);
-      this.endpoints.delete(endpoint.id);
-      return { id: endpoint.id, object: "webhook_endpoint", deleted: true };
-    });
+    registerWebhookEndpoints(this, route);
     app.addHook("onSend", async (req, _reply, payload) => {
       if (this.holdAnswer && typeof payload === "string") await this.holdAnswer({ method: req.method, path: req.url.split("?")[0] ?? "" }, JSON.parse(payload) as unknown);
       return payload;
@@ -357,60 +341,6 @@ export class StripePeer {
       if (!known.includes(name)) throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_unknown", param: name, message: `Received unknown parameter: ${name}` });
     }
     return params;
-  }
-
-  private createEndpoint(auth: Authed, req: FastifyRequest): PeerEndpoint {
-    const p = this.params(req);
-    if (typeof p.url !== "string") throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param: "url", message: "Missing required param: url." });
-    if (!Array.isArray(p.enabled_events) || p.enabled_events.length === 0) {
-      throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param: "enabled_events", message: "Missing required param: enabled_events." });
-    }
-    let url: URL;
-    try {
-      url = new URL(p.url);
-    } catch {
-      throw new StripeFailure(400, { type: "invalid_request_error", code: "url_invalid", param: "url", message: "Invalid URL: " + p.url });
-    }
-    if (isPrivateHost(url.hostname)) {
-      throw new StripeFailure(400, {
-        type: "invalid_request_error",
-        code: "url_invalid",
-        param: "url",
-        message: "Invalid URL: URL must be publicly accessible. Consider using a tool like Stripe CLI to test webhooks locally: https://github.com/stripe/stripe-cli",
-      });
-    }
-    if (auth.livemode && url.protocol !== "https:") {
-      throw new StripeFailure(400, { type: "invalid_request_error", code: "url_invalid", param: "url", message: "Invalid URL: URL must use HTTPS in live mode." });
-    }
-    const mine = [...this.endpoints.values()].filter((e) => e.account === auth.account.id && e.livemode === auth.livemode);
-    if (mine.length >= 16) {
-      throw new StripeFailure(400, { type: "invalid_request_error", message: `You have reached the maximum of 16 ${auth.livemode ? "live" : "test"} webhook endpoints.` });
-    }
-    const endpoint: PeerEndpoint = {
-      id: `we_${randomBytes(12).toString("hex")}`,
-      object: "webhook_endpoint",
-      url: p.url,
-      enabled_events: p.enabled_events.map(String),
-      api_version: typeof p.api_version === "string" ? p.api_version : null,
-      description: typeof p.description === "string" ? p.description : null,
-      metadata: (p.metadata ?? {}) as Record<string, string>,
-      livemode: auth.livemode,
-      status: "enabled",
-      created: Math.floor(Date.now() / 1000),
-      secret: `whsec_${randomBytes(24).toString("base64url")}`,
-      account: auth.account.id,
-    };
-    this.endpoints.set(endpoint.id, endpoint);
-    return endpoint;
-  }
-
-  private endpointOf(auth: Authed, req: FastifyRequest): PeerEndpoint {
-    const { id } = req.params as { id: string };
-    const endpoint = this.endpoints.get(id);
-    if (!endpoint || endpoint.account !== auth.account.id || endpoint.livemode !== auth.livemode) {
-      throw new StripeFailure(404, { type: "invalid_request_error", code: "resource_missing", param: "id", message: `No such webhook endpoint: '${id}'` });
-    }
-    return endpoint;
   }
 }
 
