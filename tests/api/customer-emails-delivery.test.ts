@@ -20,7 +20,7 @@ describe("delivery", () => {
     fx.server.mailbox.refuseNext(1);
     const { email } = await fx.buy(fx.seller, product);
     await expect
-      .poll(async () => (await fx.db().select().from(customerEmail).where(eq(customerEmail.recipient, email)))[0], { timeout: 5000 })
+      .poll(async () => (await fx.db().select().from(customerEmail).where(eq(customerEmail.recipient, email)))[0], { timeout: 30_000 })
       .toMatchObject({ attempts: 1, sentAt: null });
     const [failed] = await fx.db().select().from(customerEmail).where(eq(customerEmail.recipient, email));
     expect(failed?.lastError).toMatch(/451/);
@@ -54,7 +54,7 @@ describe("delivery", () => {
     const next = createWorker({ database: fx.server.database, mailer, config: { webhooks: { allowPrivate: true }, baseURL: fx.server.url }, options: { pollIntervalMs: 50 } });
     await next.start();
     try {
-      await expect.poll(async () => (await fx.db().select().from(customerEmail).where(eq(customerEmail.id, row!.id)))[0]?.sentAt, { timeout: 5000 }).toBeInstanceOf(Date);
+      await expect.poll(async () => (await fx.db().select().from(customerEmail).where(eq(customerEmail.id, row!.id)))[0]?.sentAt, { timeout: 30_000 }).toBeInstanceOf(Date);
       const copies = fx.server.mailbox.all.filter((m) => m.to.includes(email));
       expect(copies).toHaveLength(2);
       expect(copies[0]?.messageId).toBe(`<${row!.id}@127.0.0.1>`);
@@ -85,7 +85,7 @@ describe("delivery", () => {
 
     await fx.db().update(customerEmail).set({ lockedUntil: new Date(Date.now() - 1000) }).where(eq(customerEmail.id, row!.id));
     await fx.server.worker.start();
-    await expect.poll(async () => (await fx.db().select().from(customerEmail).where(eq(customerEmail.id, row!.id)))[0]?.sentAt, { timeout: 5000 }).toBeInstanceOf(Date);
+    await expect.poll(async () => (await fx.db().select().from(customerEmail).where(eq(customerEmail.id, row!.id)))[0]?.sentAt, { timeout: 30_000 }).toBeInstanceOf(Date);
     const copies = fx.server.mailbox.all.filter((m) => m.to.includes(email));
     expect(copies.map((m) => m.messageId)).toEqual([`<${row!.id}@127.0.0.1>`, `<${row!.id}@127.0.0.1>`]);
   });
@@ -125,7 +125,7 @@ describe("dev mailbox", () => {
           return null;
         }
       };
-      await expect.poll(find, { timeout: 5000 }).not.toBeNull();
+      await expect.poll(find, { timeout: 30_000 }).not.toBeNull();
       const name = find()!;
       const parsed = await simpleParser(readFileSync(path.join(dev.mailDir, name)));
       const [row] = await dev.database.db.select().from(customerEmail).where(eq(customerEmail.recipient, email));
