@@ -199,7 +199,8 @@ export const jobs: Job[] = [
     create(ctx) {
       const { retentionDays } = ctx.config.webhooks;
       if (!retentionDays) return undefined;
-      const cleanup = createCleanup({ database: ctx.database, retentionDays, eventRetentionMonths: ctx.config.events?.retentionMonths, log: ctx.log });
+      const eventRetentionMonths = ctx.config.events?.retentionMonths;
+      const cleanup = createCleanup({ database: ctx.database, retentionDays, eventRetentionMonths, log: ctx.log });
       return {
         start: () => cleanup.start(),
         wake() {},

@@ -9,8 +9,9 @@ import type { Database } from "../db/client.js";
 import type { Mailer } from "../mail/mailer.js";
 import { WAKE_CHANNEL } from "../db/outbox.js";
 import { createPaymentProcessor } from "../payments/index.js";
-import type { FanOutSubscriber, JobContext, JobRun, WorkerConfig, WorkerCounter, WorkerLog, WorkerOptions, WorkerState } from "../tasks/job.js";
 import { DEFAULT_WORKER_OPTIONS } from "../tasks/job.js";
+import type { FanOutSubscriber, JobContext, JobRun, WorkerConfig, WorkerCounter } from "../tasks/job.js";
+import type { WorkerLog, WorkerOptions, WorkerState } from "../tasks/job.js";
 import { JOBS, SUBSCRIBERS } from "./registry.js";
 
 export { DEFAULT_WORKER_OPTIONS, type WorkerLog, type WorkerOptions };
@@ -49,25 +50,27 @@ export function createWorker(deps: WorkerDeps): Worker {
   const opts = { ...DEFAULT_WORKER_OPTIONS, ...deps.options };
   if (deps.database.driver === "pglite") opts.recorders = 1;
   const log = deps.log ?? quietLog;
-  const payments = deps.secret && deps.config.payments ? { secret: deps.secret, stripeApiUrl: deps.config.payments.stripeApiUrl } : undefined;
+  const { secret, config } = deps;
+  const payments = secret && config.payments ? { secret, stripeApiUrl: config.payments.stripeApiUrl } : undefined;
   let state: WorkerState = "idle";
   let unlisten: (() => Promise<void>) | undefined;
 
   // the jobs this worker does (a job lacking what it needs, a secret or a base URL, is left to another worker)
   const runs = new Map<string, { run: JobRun; counter: WorkerCounter | undefined }>();
   const all = () => [...runs.values()].map((r) => r.run);
-  const counted = (counter: WorkerCounter) => [...runs.values()].reduce((n, r) => n + (r.counter === counter ? (r.run.count ?? 0) : 0), 0);
+  const counted = (counter: WorkerCounter) =>
+    [...runs.values()].reduce((n, r) => n + (r.counter === counter ? (r.run.count ?? 0) : 0), 0);
   const fanOut: FanOutSubscriber[] = [];
   const ctx: JobContext = {
     database: deps.database,
     db: deps.database.db,
     mailer: deps.mailer,
-    config: deps.config,
-    secret: deps.secret,
+    config,
+    secret,
     opts,
     log,
     state: () => state,
-    processor: createPaymentProcessor({ testInLive: deps.config.payments?.testInLive ?? false }, payments),
+    processor: createPaymentProcessor({ testInLive: config.payments?.testInLive ?? false }, payments),
     fanOut,
   };
   // each subscriber that recorded jobs wakes the job doing them after the commit; one without, the fan-out

@@ -12,7 +12,10 @@ export const jobs = [
     failure: "benefits: claiming due deliveries failed",
     concurrency: (ctx) => ctx.opts.deliveryConcurrency,
     stopsWithWorker: true,
-    env: (ctx) => (ctx.secret && ctx.config.benefits ? { ...ctx, delivery: { secret: ctx.secret, services: ctx.config.benefits } } : undefined),
+    env: (ctx) => {
+      const { secret, config } = ctx;
+      return secret && config.benefits ? { ...ctx, delivery: { secret, services: config.benefits } } : undefined;
+    },
     claim: (c, lease) => deliveries.claimDue(c.db, lease.limit, lease.leaseMs, lease.token),
     async work(c, due, token, hand) {
       await Promise.all(
@@ -26,4 +29,6 @@ export const jobs = [
   }),
 ];
 
-export const subscribers: JobSubscriber[] = [{ subscriber: () => deliveries.outboxSubscriber, wakes: "benefit-delivery" }];
+export const subscribers: JobSubscriber[] = [
+  { subscriber: () => deliveries.outboxSubscriber, wakes: "benefit-delivery" },
+];

@@ -28,12 +28,18 @@ export const jobs = [
           }
           // a crash (kill), or a stop that stopped waiting, records nothing: the lease decides who sends again
           if (hand.killed() || hand.abandoned()) return;
-          if (error !== undefined) c.log.warn(`mail: could not send the ${email.type} email ${email.id}: ${String(error)}`);
-          await customerEmails.record(c.db, email, token, error).catch((err: unknown) => c.log.error(err, `mail: could not record email ${email.id}`));
+          if (error !== undefined) {
+            c.log.warn(`mail: could not send the ${email.type} email ${email.id}: ${String(error)}`);
+          }
+          await customerEmails
+            .record(c.db, email, token, error)
+            .catch((err: unknown) => c.log.error(err, `mail: could not record email ${email.id}`));
         }),
       );
     },
   }),
 ];
 
-export const subscribers: JobSubscriber[] = [{ subscriber: () => customerEmails.outboxSubscriber, wakes: "customer-emails" }];
+export const subscribers: JobSubscriber[] = [
+  { subscriber: () => customerEmails.outboxSubscriber, wakes: "customer-emails" },
+];

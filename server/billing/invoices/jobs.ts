@@ -15,7 +15,10 @@ export const jobs = [
     failure: "invoices: claiming due documents failed",
     // rendering is CPU work in this process: keep it small
     concurrency: (ctx) => ctx.opts.invoiceConcurrency,
-    env: (ctx) => (ctx.config.dataDir ? { ...ctx, storage: localFileStorage(path.join(ctx.config.dataDir, "files")) } : undefined),
+    env: (ctx) => {
+      const { dataDir } = ctx.config;
+      return dataDir ? { ...ctx, storage: localFileStorage(path.join(dataDir, "files")) } : undefined;
+    },
     claim: (c, lease) => invoices.claimDue(c.db, lease.limit, lease.leaseMs, lease.token),
     async work(c, due, token, hand) {
       await Promise.all(

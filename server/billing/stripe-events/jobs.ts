@@ -11,10 +11,8 @@ export const jobs = [
     name: "stripe-events",
     failure: "stripe: processing Stripe events failed",
     concurrency: () => 8,
-    env: (ctx) =>
-      ctx.secret && ctx.config.payments
-        ? { db: ctx.db, log: ctx.log, secret: ctx.secret, stripeApiUrl: ctx.config.payments.stripeApiUrl, baseURL: ctx.config.baseURL ?? "" }
-        : undefined,
+    env: ({ db, log, secret, config }) =>
+      secret && config.payments ? { db, log, secret, stripeApiUrl: config.payments.stripeApiUrl, baseURL: config.baseURL ?? "" } : undefined,
     claim: (c, lease) => stripeEvents.claimDue(c.db, lease.limit, lease.leaseMs, lease.token),
     // one at a time, oldest first: events of one object apply in Stripe's order where they can
     async work(c, due, token, hand) {
@@ -22,7 +20,9 @@ export const jobs = [
         if (!hand.running()) break;
         const outcome = await stripeEvents.processEvent(c, row, token);
         if (outcome && outcome !== "retry") hand.count();
-        if (outcome === "failed" || outcome === "retry") c.log.warn(`stripe: event ${row.id} (${row.type}) of organization ${row.organizationId} was not processed (${outcome})`);
+        if (outcome === "failed" || outcome === "retry") {
+          c.log.warn(`stripe: event ${row.id} (${row.type}) of organization ${row.organizationId} was not processed (${outcome})`);
+        }
       }
     },
   }),

@@ -105,6 +105,7 @@ export const jobs: Job[] = [
   {
     name: "webhooks",
     counter: "attempted",
-    create: (ctx) => createWebhookDelivery({ ...ctx, allowPrivate: ctx.config.webhooks.allowPrivate, subscribers: [...ctx.fanOut] }),
+    create: (ctx) =>
+      createWebhookDelivery({ ...ctx, allowPrivate: ctx.config.webhooks.allowPrivate, subscribers: [...ctx.fanOut] }),
   },
 ];
