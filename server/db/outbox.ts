@@ -95,7 +95,7 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
  * A lower domain reacting to a higher one's change subscribes here rather than being called by it.
  */
 export interface OutboxSubscriber<Row> {
-  /** Names the loop the worker wakes when jobs were recorded. */
+  /** The subscriber's name; the job the worker wakes once it recorded jobs is named in its domain's jobs.ts. */
   name: "customer-emails" | "invoices" | "benefit-delivery" | "product-benefits" | "stripe-events" | "wallets";
   receive(tx: Queryable, rows: Row[], log: { error(err: unknown, msg: string): void }): Promise<number>;
 }

@@ -2,9 +2,12 @@
 // delivery log older than TILL_WEBHOOK_RETENTION_DAYS (Polar keeps its delivery log about 30 days) are deleted in
 // bounded batches. Pending or leased work is never touched: an event is finished when nothing is due and no worker
 // holds it, an outbox row when it was processed. `till listen` replays recent processed outbox rows; a retention of
-// at least one day (the minimum) keeps that replay working.
+// at least one day (the minimum) keeps that replay working. The same hourly pass compacts the lists' counts,
+// keeps the usage events' months and folds the metrics' rollups: it spans domains (webhooks, idempotency, lists,
+// events, metrics) in one order under one abort, so it is the worker's own job rather than one domain's.
 import { sql } from "drizzle-orm";
 import type { Database, Db } from "../db/client.js";
+import type { Job } from "../tasks/job.js";
 import { outbox, webhookDelivery, webhookEvent } from "../db/schema/index.js";
 import { deleteExpiredIdempotencyKeys } from "../http/idempotency.js";
 import { compactListCounts } from "../billing/list-counts.js";
@@ -188,3 +191,23 @@ export function createCleanup(deps: {
     },
   };
 }
+
+/** The cleanup as the worker's job, where TILL_WEBHOOK_RETENTION_DAYS is set. */
+export const jobs: Job[] = [
+  {
+    name: "cleanup",
+    create(ctx) {
+      const { retentionDays } = ctx.config.webhooks;
+      if (!retentionDays) return undefined;
+      const eventRetentionMonths = ctx.config.events?.retentionMonths;
+      const cleanup = createCleanup({ database: ctx.database, retentionDays, eventRetentionMonths, log: ctx.log });
+      return {
+        start: () => cleanup.start(),
+        wake() {},
+        stop: () => cleanup.stop(),
+        // a crash does not wait for a pass in progress
+        kill: () => void cleanup.stop(),
+      };
+    },
+  },
+];

@@ -1,30 +1,24 @@
-// Periodic jobs beside the webhook worker: the trial reminders (billing/renewal/trial-reminders.ts), the billing
-// run (billing/renewal/run.ts renews subscriptions whose period has ended), then dunning's retries and the checkout expiries (billing/checkouts/expiry.ts), which claim
-// the same way, every interval until stopped.
-import { runDunning } from "../billing/dunning/service.js";
-import { runCheckoutExpiries } from "../billing/checkouts/expiry.js";
-import { runRenewals, type RenewalRun } from "../billing/renewal/run.js";
-import { runTrialReminders } from "../billing/renewal/trial-reminders.js";
+// The schedules beside the worker (main.ts starts them; every replica may: each claims with SKIP LOCKED): every
+// interval one pass runs each domain's schedules in the registry's order (server/jobs/registry.ts) — the trial
+// reminders and the renewals (billing/renewal/jobs.ts), dunning's retries (billing/dunning/jobs.ts), then the
+// checkout expiries (billing/checkouts/jobs.ts) — until stopped. A schedule that throws ends its pass.
+import { SCHEDULES, type SchedulePass } from "./registry.js";
 
 export interface Schedules {
   stop(): Promise<void>;
 }
 
-/** Runs the trial reminders, the renewals, then the dunning retries, then the checkout expiries, every `intervalMs` until stopped. */
-export function startSchedules(deps: Omit<RenewalRun, "now" | "organizationId"> & { intervalMs?: number }): Schedules {
+/** Runs a pass of the schedules now, then `intervalMs` after each pass ends, until stopped. */
+export function startSchedules(deps: SchedulePass & { intervalMs?: number }): Schedules {
   const intervalMs = deps.intervalMs ?? 60_000;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
+  const pass = async (): Promise<void> => {
+    for (const schedule of SCHEDULES) await schedule.run(deps);
+  };
   const tick = () => {
-    // trials without a card ending soon are reminded first (billing/renewal/trial-reminders.ts), then renewed
-    running = runTrialReminders(deps)
-      .then(() => runRenewals(deps))
-      // failed renewal charges whose retry is due (billing/dunning), after the renewals of the same pass
-      .then(() => runDunning(deps))
-      // open checkouts past their expiry, announced once with checkout.expired (billing/checkouts/expiry.ts)
-      .then(() => runCheckoutExpiries(deps))
-      .then(() => undefined)
+    running = pass()
       .catch((err: unknown) => deps.log?.error(err, "renewals: run failed"))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, intervalMs);

@@ -201,7 +201,7 @@ export function rebuildMeterRollups(db: Db, organizationId: string, meterId: str
 
 /**
  * Starts a meter's rebuild in the background, after the change that asks for it committed. A failure is left
- * to the worker's sweep (jobs/rollups.ts), which rebuilds every meter still `building`.
+ * to the worker's sweep (events/jobs.ts), which rebuilds every meter still `building`.
  */
 export function rebuildSoon(db: Db, organizationId: string, meterId: string): void {
   setImmediate(() => {

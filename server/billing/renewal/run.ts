@@ -9,7 +9,7 @@
 // batch (docs/decisions.md, "The billing run").
 import type { Queryable } from "../../db/client.js";
 import type { ScheduledPass } from "../../tasks/claim.js";
-import type { WorkerLog } from "../../jobs/worker.js";
+import type { WorkerLog } from "../../tasks/job.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
 import { orgNow } from "../test-clock/clock.js";

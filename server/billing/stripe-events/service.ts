@@ -1,6 +1,6 @@
 // Processing Stripe's events. The inbound endpoint records each verified event once together with
 // an outbox row (billing/stripe/service.ts recordEvent); the worker's fan-out hands that row to requestFromOutbox,
-// which makes the event due in the same transaction; the worker's Stripe loop (jobs/stripe-events.ts) leases due
+// which makes the event due in the same transaction; the worker's Stripe events job (jobs.ts) leases due
 // events and runs each one's handler (registry.ts), oldest first. A handler failing, or Stripe unreachable,
 // leaves the event to be tried again with backoff (then given up, its error kept); a crash leaves the lease to
 // expire. A redelivered event was never recorded twice, so it is never processed twice.

@@ -11,7 +11,7 @@ import { runRenewals } from "../renewal/run.js";
 import { runTrialReminders } from "../renewal/trial-reminders.js";
 import { runDunning } from "../dunning/service.js";
 import { runCheckoutExpiries } from "../checkouts/expiry.js";
-import type { WorkerLog } from "../../jobs/worker.js";
+import type { WorkerLog } from "../../tasks/job.js";
 import { addInterval } from "../checkouts/pricing.js";
 import { DURATION_EXAMPLES, parseClockDuration } from "../../../shared/clock-durations.js";
 import { datetimeInput } from "../http.js";

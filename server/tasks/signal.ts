@@ -26,9 +26,6 @@ export class Signal {
   }
 }
 
-/** What a worker's loop sees of the worker: running; stopping (finish what is in hand); dead (a crash: record nothing). */
-export type WorkerState = "idle" | "running" | "stopping" | "dead";
-
 /** Waits for `done`, at most `ms`. */
 export async function within(done: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
