@@ -15,7 +15,7 @@ import type {
 } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { DocumentedError } from "./errors.js";
+import type { DocumentedError, ErrorModel } from "./errors.js";
 import { normalizeQuery, parseWith } from "./http.js";
 import { withHook } from "../http/route-hooks.js";
 
@@ -47,6 +47,13 @@ type MediaType = `${string}/${string}`;
 export type Responses = { readonly [S in SuccessStatus]?: ResponseModel } & {
   readonly [S in ErrorStatus]?: DocumentedError<S> | MediaType | null;
 };
+
+/** A route's `responses` entry under an error status, as the document's model and status (null for anything else). */
+export function documentedError(entry: unknown): { status: number; model: ErrorModel } | null {
+  if ((typeof entry !== "function" && typeof entry !== "object") || entry === null) return null;
+  const { status, model } = entry as Partial<DocumentedError>;
+  return typeof status === "number" && model !== undefined ? { status, model } : null;
+}
 
 /** The instance every domain's routes register on: request parts typed from their zod schemas. */
 export type V1App = FastifyInstance<

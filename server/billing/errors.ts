@@ -103,13 +103,6 @@ export const errorUnion = <S extends number>(model: string, members: readonly [E
   members,
 });
 
-/** A route's `responses` entry under an error status, as the document's model and status (null for anything else). */
-export function documentedError(entry: unknown): { status: number; model: ErrorModel } | null {
-  if ((typeof entry !== "function" && typeof entry !== "object") || entry === null) return null;
-  const { status, model } = entry as Partial<DocumentedError>;
-  return typeof status === "number" && model !== undefined ? { status, model } : null;
-}
-
 const withCode = (code: string | undefined) => (code ? { code } : {});
 
 export const notFound = declareBody(404, "ResourceNotFound", (detail: string = "Not found") => ({ error: "ResourceNotFound", detail }));

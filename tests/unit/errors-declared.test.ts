@@ -7,8 +7,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { route } from "../../server/billing/contract.js";
-import { declareError, documentedError, errorUnion, notFound, validationError } from "../../server/billing/errors.js";
+import { documentedError, route } from "../../server/billing/contract.js";
+import { declareError, errorUnion, notFound, validationError } from "../../server/billing/errors.js";
 
 const SERVER = fileURLToPath(new URL("../../server", import.meta.url));
 
