@@ -1,8 +1,8 @@
 // A /v1 route's declared contract: who may call it (the kind of caller), its query and body as the zod schemas
-// the route validates with, and its responses by Polar model name. The billing plugin validates what a route
-// declares (validateContract, after authentication, with Polar's 422) and /api/openapi.json is generated from it.
-// An error status names the error's declaration (an errors.ts's), never a model's name: the value the service
-// throws is the value the document shows.
+// the route validates with, and its responses: a success by Polar model name, an error by its declaration (an
+// errors.ts's, never a model's name: the value the service throws is the value the document shows). The billing
+// plugin validates what a route declares (validateContract, after authentication, with Polar's 422) and
+// /api/openapi.json is generated from it.
 import type {
   FastifyBaseLogger,
   FastifyContextConfig,
