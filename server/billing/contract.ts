@@ -1,6 +1,8 @@
 // A /v1 route's declared contract: who may call it (the kind of caller), its query and body as the zod schemas
-// the route validates with, and its responses by Polar model name. The billing plugin validates what a route
-// declares (validateContract, after authentication, with Polar's 422) and /api/openapi.json is generated from it.
+// the route validates with, and its responses: a success by Polar model name, an error by its declaration (an
+// errors.ts's, never a model's name: the value the service throws is the value the document shows). The billing
+// plugin validates what a route declares (validateContract, after authentication, with Polar's 422) and
+// /api/openapi.json is generated from it.
 import type {
   FastifyBaseLogger,
   FastifyContextConfig,
@@ -13,6 +15,7 @@ import type {
 } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { DocumentedError, ErrorModel } from "./errors.js";
 import { normalizeQuery, parseWith } from "./http.js";
 import { withHook } from "../http/route-hooks.js";
 
@@ -26,11 +29,31 @@ export const CALLER_KINDS = ["organization", "customer_session", "client_secret"
 export type CallerKind = (typeof CALLER_KINDS)[number];
 
 /**
- * A response as the document shows it: a model of `@polar-sh/sdk` by name ("Product", "ListResourceProduct",
- * "ResourceNotFound"; "Model[]" for an array of them; "text/csv"), a zod schema of ours (till's own routes), or
- * null for an empty body (204, 202).
+ * A success as the document shows it: a model of `@polar-sh/sdk` by name ("Product", "ListResourceProduct";
+ * "Model[]" for an array of them; "text/csv"), a zod schema of ours (till's own routes), or null for an empty
+ * body (204, 202).
  */
 export type ResponseModel = string | z.ZodType | null;
+
+type SuccessStatus = 200 | 201 | 202 | 204 | 302 | 307;
+type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 410 | 412 | 413 | 422 | 429 | 502;
+/** A media type ("text/plain"): a page for a browser, not an API error. */
+type MediaType = `${string}/${string}`;
+/**
+ * A route's answers by status: a success as its model, an error as its declaration (`410: expiredCheckout`, whose
+ * status must be 410; never a model's name), a media type for a browser's page, or null where no body is documented
+ * (a 429 of a rate limit).
+ */
+export type Responses = { readonly [S in SuccessStatus]?: ResponseModel } & {
+  readonly [S in ErrorStatus]?: DocumentedError<S> | MediaType | null;
+};
+
+/** A route's `responses` entry under an error status, as the document's model and status (null for anything else). */
+export function documentedError(entry: unknown): { status: number; model: ErrorModel } | null {
+  if ((typeof entry !== "function" && typeof entry !== "object") || entry === null) return null;
+  const { status, model } = entry as Partial<DocumentedError>;
+  return typeof status === "number" && model !== undefined ? { status, model } : null;
+}
 
 /** The instance every domain's routes register on: request parts typed from their zod schemas. */
 export type V1App = FastifyInstance<
@@ -46,7 +69,7 @@ declare module "fastify" {
     /** Who calls the route (default: organization). */
     caller?: CallerKind;
     /** The route's answers by status, for the document; the route serializes as before (JSON). */
-    responses?: Record<number, ResponseModel>;
+    responses?: Responses;
   }
 }
 
@@ -59,7 +82,7 @@ export interface Contract<Q extends z.ZodType | undefined, B extends z.ZodType |
   query?: Q;
   /** The JSON body, as the route's zod schema. */
   body?: B;
-  responses: Record<number, ResponseModel>;
+  responses: Responses;
   preHandler?: RouteOptions["preHandler"];
   bodyLimit?: number;
 }

@@ -1,5 +1,6 @@
 // /api/openapi.json, generated: @fastify/swagger collects every /v1 route with the contract it declares
-// (billing/contract.ts: kind of caller, scope, query and body as zod, responses by Polar model name); zod's
+// (billing/contract.ts: kind of caller, scope, query and body as zod, responses by Polar model name or error
+// declaration); zod's
 // schemas become JSON Schema (fastify-type-provider-zod), Polar's models come from @polar-sh/sdk's own zod
 // schemas (the contract the SDK validates responses against), and better-auth's document joins under /api/auth.
 import fastifySwagger, { type SwaggerTransform } from "@fastify/swagger";
@@ -7,7 +8,7 @@ import type { FastifyInstance, RouteOptions } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { AUTH_BASE_PATH, type Auth } from "../auth/index.js";
-import { callerOf, type CallerKind, type ResponseModel } from "../billing/contract.js";
+import { callerOf, documentedError, type CallerKind, type ResponseModel, type Responses } from "../billing/contract.js";
 import { IDEMPOTENCY_PARAMETER, takesIdempotencyKey } from "./idempotency.js";
 import { summaryOf, V1_TAGS } from "./openapi-summaries.js";
 import { POLAR_MODELS } from "./polar-models.js";
@@ -41,7 +42,7 @@ const SECURITY_SCHEMES = {
 
 /** What the document needs to know of each /v1 route, by "get /v1/products/{id}". */
 interface Declared {
-  responses: Record<number, ResponseModel>;
+  responses: Responses;
 }
 
 const openApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, "{$1}");
@@ -156,10 +157,17 @@ const STATUS_TEXT: Record<number, string> = {
   404: "Not Found", 409: "Conflict", 410: "Gone", 413: "Payload Too Large", 422: "Validation Error", 429: "Too Many Requests",
 };
 
-async function responsesOf(models: Record<number, ResponseModel>, components: Json): Promise<Json> {
+async function responsesOf(responses: Responses, components: Json): Promise<Json> {
   const out: Json = {};
-  for (const [status, model] of Object.entries(models)) {
+  for (const [status, entry] of Object.entries(responses)) {
     const description = STATUS_TEXT[Number(status)] ?? `HTTP ${status}`;
+    // an error's declaration shows its model (an SDK error, or a union of them)
+    const error = documentedError(entry);
+    if (error && error.status !== Number(status)) throw new Error(`openapi: the ${error.model} declared under ${status} answers ${error.status}`);
+    const model: ResponseModel = error ? error.model : (entry as ResponseModel);
+    if (!error && Number(status) >= 400 && typeof model === "string" && !model.includes("/")) {
+      throw new Error(`openapi: ${status} names the model ${model}: name the error's declaration (its domain's errors.ts)`);
+    }
     if (model === null) {
       out[status] = { description };
     } else if (typeof model === "string" && model.includes("/")) {

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { pathId } from "../http.js";
-import { invalid } from "../errors.js";
+import { invalid, notFound, unauthorized, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import { portalUrl } from "../customer-emails/service.js";
@@ -46,7 +46,7 @@ function withParams(target: string, params: Record<string, string>): string {
 export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps = { secret, services: config.benefits, baseURL: config.baseURL };
 
-  app.post("/benefit-grants/:id/regrant", route({ scope: "benefits:write", operationId: "till:benefit_grants:regrant", responses: { 202: "BenefitGrant", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/benefit-grants/:id/regrant", route({ scope: "benefits:write", operationId: "till:benefit_grants:regrant", responses: { 202: "BenefitGrant", 404: notFound, 422: validationError } }), async (req, reply) => {
     const grant = await service.regrant(db, scopeOf(req).organizationId, pathId(req));
     return reply.code(202).send(grant);
   });
@@ -60,7 +60,7 @@ export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: Billin
   for (const platform of PlatformParam.options) {
     const body = platform === "github" ? GithubIntegrationInput : DiscordIntegrationInput;
     const connected = Integration.extend({ regranted: z.int() });
-    const contract = route({ scope: "benefits:write", operationId: `till:benefit_integrations:put_${platform}`, body, responses: { 200: connected, 422: "HTTPValidationError" } });
+    const contract = route({ scope: "benefits:write", operationId: `till:benefit_integrations:put_${platform}`, body, responses: { 200: connected, 422: validationError } });
     app.put(`/benefit-integrations/${platform}`, contract, async (req) => {
       const { organizationId } = scopeOf(req);
       const input = req.body;
@@ -80,7 +80,7 @@ export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: Billin
 
   const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
 
-  app.get("/customer-portal/customers/me/oauth-accounts/authorize", route({ ...portal, operationId: "till:customer_portal:oauth_accounts:authorize", query: AuthorizeQuery, responses: { 200: z.object({ url: z.url() }), 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/customer-portal/customers/me/oauth-accounts/authorize", route({ ...portal, operationId: "till:customer_portal:oauth_accounts:authorize", query: AuthorizeQuery, responses: { 200: z.object({ url: z.url() }), 401: unauthorized, 422: validationError } }), async (req) => {
     const q = req.query;
     const me = portalOf(req);
     const client = await clientOf(db, secret, me.organizationId, q.platform);
@@ -95,7 +95,7 @@ export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: Billin
     return { url };
   });
 
-  app.delete("/customer-portal/customers/me/oauth-accounts/:platform", route({ ...portal, operationId: "till:customer_portal:oauth_accounts:delete", responses: { 204: null, 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.delete("/customer-portal/customers/me/oauth-accounts/:platform", route({ ...portal, operationId: "till:customer_portal:oauth_accounts:delete", responses: { 204: null, 401: unauthorized, 422: validationError } }), async (req, reply) => {
     const platform = PlatformParam.safeParse((req.params as { platform?: unknown }).platform);
     if (!platform.success) throw invalid(["path", "platform"], "Input should be 'github' or 'discord'", "enum");
     const me = portalOf(req);

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { checkDiscordBenefit, integrationWarning } from "../benefit-delivery/service.js";
 import { isUuid, metadataQuery, page, paginationQuery, pathId, queryArray, queryBool } from "../http.js";
-import { invalid } from "../errors.js";
+import { invalid, notFound, notPermitted, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { BenefitCreateInput, BenefitUpdateInput } from "./properties.js";
@@ -61,7 +61,7 @@ async function checkDiscordRole(deps: BillingDeps, organizationId: string, input
 
 export function benefitRoutes(app: V1App, deps: BillingDeps): void {
   const { db } = deps;
-  app.get("/benefits/", route({ scope: "benefits:read", operationId: "benefits:list", query: BenefitListQuery, responses: { 200: "ListResourceBenefit", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/benefits/", route({ scope: "benefits:read", operationId: "benefits:list", query: BenefitListQuery, responses: { 200: "ListResourceBenefit", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (excludesCaller(q.organization_id, organizationId)) return page([], 0, q.limit);
@@ -70,7 +70,7 @@ export function benefitRoutes(app: V1App, deps: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.post("/benefits/", route({ scope: "benefits:write", operationId: "benefits:create", body: BenefitCreateInput, responses: { 201: "Benefit", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/benefits/", route({ scope: "benefits:write", operationId: "benefits:create", body: BenefitCreateInput, responses: { 201: "Benefit", 422: validationError } }), async (req, reply) => {
     const input = req.body;
     await checkDiscordRole(deps, scopeOf(req).organizationId, input);
     const created = await service.createBenefit(db, scopeOf(req).organizationId, input);
@@ -79,23 +79,23 @@ export function benefitRoutes(app: V1App, deps: BillingDeps): void {
     return reply.code(201).send(warning ? { ...created, warnings: [warning] } : created);
   });
 
-  app.get("/benefits/:id", route({ scope: "benefits:read", operationId: "benefits:get", responses: { 200: "Benefit", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/benefits/:id", route({ scope: "benefits:read", operationId: "benefits:get", responses: { 200: "Benefit", 404: notFound, 422: validationError } }), async (req) =>
     service.getBenefit(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/benefits/:id", route({ scope: "benefits:write", operationId: "benefits:update", body: BenefitUpdateInput, responses: { 200: "Benefit", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/benefits/:id", route({ scope: "benefits:write", operationId: "benefits:update", body: BenefitUpdateInput, responses: { 200: "Benefit", 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     const input = req.body;
     await checkDiscordRole(deps, scopeOf(req).organizationId, input);
     return service.updateBenefit(db, scopeOf(req).organizationId, id, input);
   });
 
-  app.delete("/benefits/:id", route({ scope: "benefits:write", operationId: "benefits:delete", responses: { 204: null, 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.delete("/benefits/:id", route({ scope: "benefits:write", operationId: "benefits:delete", responses: { 204: null, 403: notPermitted, 404: notFound, 422: validationError } }), async (req, reply) => {
     await service.deleteBenefit(db, scopeOf(req).organizationId, pathId(req));
     return reply.code(204).send();
   });
 
-  app.get("/benefits/:id/grants", route({ scope: "benefits:read", operationId: "benefits:grants", query: BenefitGrantsQuery, responses: { 200: "ListResourceBenefitGrant", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/benefits/:id/grants", route({ scope: "benefits:read", operationId: "benefits:grants", query: BenefitGrantsQuery, responses: { 200: "ListResourceBenefitGrant", 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     const q = req.query;
     const { organizationId } = scopeOf(req);
@@ -104,7 +104,7 @@ export function benefitRoutes(app: V1App, deps: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.get("/benefit-grants/", route({ scope: "benefits:read", operationId: "benefit-grants:list", query: GrantListQuery, responses: { 200: "ListResourceBenefitGrant", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/benefit-grants/", route({ scope: "benefits:read", operationId: "benefit-grants:list", query: GrantListQuery, responses: { 200: "ListResourceBenefitGrant", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (excludesCaller(q.organization_id, organizationId)) return page([], 0, q.limit);

@@ -12,7 +12,6 @@
 // payment-intent-events.ts) — once, whichever comes first.
 import { noteProcessorError } from "../stripe/processor-errors.js";
 import type { Queryable } from "../../db/client.js";
-import { formatMoney } from "../../../shared/money.js";
 import { withCallTurn } from "../../db/call-turns.js";
 import { pipelinedTransaction } from "../../db/prepared.js";
 import { createHash } from "node:crypto";
@@ -38,23 +37,14 @@ import {
   assertSubscriptionAllowed,
   changedValues,
   clientCheckoutBySecret,
-  notOpenCheckout,
   type CheckoutDeps,
 } from "./service.js";
+import { notOpenCheckout, totalChanged } from "./errors.js";
 import { paymentError } from "../payments/errors.js";
 import { DISCOUNT_OVER } from "./pricing.js";
 import { loadView } from "./state.js";
 import { chargeRow, fulfil, matchCustomer, plannedCustomer } from "./fulfil.js";
 import { derive, toCheckoutConfirmedWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
-
-/** The confirm computed another total than the one the buyer was shown (`expected_total_amount`): nothing is charged. */
-export const CHECKOUT_TOTAL_CHANGED = "CheckoutTotalChanged";
-const totalChanged = (shown: number, total: number, currency: string) =>
-  new ApiError(409, {
-    error: CHECKOUT_TOTAL_CHANGED,
-    detail: `The total changed: it is now ${formatMoney(total, currency)}, not ${formatMoney(shown, currency)}. Nothing was charged; check the total and pay again.`,
-    code: "total_changed",
-  });
 
 // ---- a confirm retried after its answer was lost (confirm-retry.ts) ----------------------------------------
 

@@ -21,7 +21,8 @@ import { applyTax } from "./tax.js";
 import { defaultPrice } from "../products/pricing.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
-import { paymentNotReady, type CheckoutDeps } from "./service.js";
+import type { CheckoutDeps } from "./service.js";
+import { paymentNotReady } from "./errors.js";
 import { CLIENT_SECRET_TEMPLATE, storedClientSecret, toCheckoutWire, type CheckoutRow, type CheckoutView, type CheckoutWire } from "./wire.js";
 
 /** How long a checkout stays open (Polar's default). */

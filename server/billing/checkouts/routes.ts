@@ -6,7 +6,7 @@ import { serverPaymentProcessor } from "../../payments/index.js";
 import { paymentPurpose, tokenizeTestCard } from "../../payments/test-processor.js";
 import type { BillingDeps } from "../deps.js";
 import { isUuid, openEventStream, page, paginationQuery, parseBody, pathId, queryArray } from "../http.js";
-import { invalid } from "../errors.js";
+import { invalid, notFound, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { clientConfirmCheckout } from "./confirm.js";
@@ -17,6 +17,8 @@ import * as service from "./service.js";
 import { createCheckout } from "./create.js";
 import { statusOf } from "./wire.js";
 import { documented, route, type V1App } from "../contract.js";
+import { checkoutForbidden, expiredCheckout } from "./errors.js";
+import { paymentError } from "../payments/errors.js";
 
 /** The test tokenizer's answer (till's own route, for the checkout page). */
 const TestCardToken = z.looseObject({ confirmation_token_id: z.string() });
@@ -47,7 +49,7 @@ export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps):
 
   // ---- the seller -------------------------------------------------------------------------------------
 
-  app.get("/checkouts/", route({ scope: "checkouts:read", operationId: "checkouts:list", query: ListQuery, responses: { 200: "ListResourceCheckout", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/checkouts/", route({ scope: "checkouts:read", operationId: "checkouts:list", query: ListQuery, responses: { 200: "ListResourceCheckout", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
@@ -70,36 +72,36 @@ export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps):
     return page(items, total, q.limit);
   });
 
-  app.post("/checkouts/", route({ scope: "checkouts:write", operationId: "checkouts:create", body: CheckoutCreateInput, responses: { 201: "Checkout", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/checkouts/", route({ scope: "checkouts:write", operationId: "checkouts:create", body: CheckoutCreateInput, responses: { 201: "Checkout", 422: validationError } }), async (req, reply) => {
     const input = req.body;
     return reply.code(201).send(await createCheckout(deps, scopeOf(req).organizationId, input));
   });
 
-  app.get("/checkouts/:id", route({ scope: "checkouts:read", operationId: "checkouts:get", responses: { 200: "Checkout", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/checkouts/:id", route({ scope: "checkouts:read", operationId: "checkouts:get", responses: { 200: "Checkout", 404: notFound, 422: validationError } }), async (req) =>
     service.getCheckout(deps, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/checkouts/:id", route({ scope: "checkouts:write", operationId: "checkouts:update", body: CheckoutUpdateInput, responses: { 200: "Checkout", 403: "CheckoutForbiddenError", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/checkouts/:id", route({ scope: "checkouts:write", operationId: "checkouts:update", body: CheckoutUpdateInput, responses: { 200: "Checkout", 403: checkoutForbidden, 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     return service.updateCheckout(deps, scopeOf(req).organizationId, id, req.body);
   });
 
   // ---- the customer's page: the client secret is the credential -----------------------------------------
 
-  app.get("/checkouts/client/:client_secret", route({ caller: "client_secret", operationId: "checkouts:client_get", responses: { 200: "CheckoutPublic", 404: "ResourceNotFound", 410: "ExpiredCheckoutError", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/checkouts/client/:client_secret", route({ caller: "client_secret", operationId: "checkouts:client_get", responses: { 200: "CheckoutPublic", 404: notFound, 410: expiredCheckout, 422: validationError } }), async (req) =>
     service.clientGetCheckout(deps, secretOf(req)),
   );
 
-  app.patch("/checkouts/client/:client_secret", route({ caller: "client_secret", operationId: "checkouts:client_update", body: CheckoutUpdatePublicInput, responses: { 200: "CheckoutPublic", 403: "CheckoutForbiddenError", 404: "ResourceNotFound", 410: "ExpiredCheckoutError", 422: "HTTPValidationError" } }), async (req) =>
+  app.patch("/checkouts/client/:client_secret", route({ caller: "client_secret", operationId: "checkouts:client_update", body: CheckoutUpdatePublicInput, responses: { 200: "CheckoutPublic", 403: checkoutForbidden, 404: notFound, 410: expiredCheckout, 422: validationError } }), async (req) =>
     service.clientUpdateCheckout(deps, secretOf(req), req.body, req.ip),
   );
 
-  app.post("/checkouts/client/:client_secret/confirm", route({ caller: "client_secret", operationId: "checkouts:client_confirm", body: CheckoutConfirmInput, responses: { 200: "CheckoutPublicConfirmed", 400: "PaymentError", 403: "CheckoutForbiddenError", 404: "ResourceNotFound", 410: "ExpiredCheckoutError", 422: "HTTPValidationError" } }), async (req) =>
+  app.post("/checkouts/client/:client_secret/confirm", route({ caller: "client_secret", operationId: "checkouts:client_confirm", body: CheckoutConfirmInput, responses: { 200: "CheckoutPublicConfirmed", 400: paymentError, 403: checkoutForbidden, 404: notFound, 410: expiredCheckout, 422: validationError } }), async (req) =>
     clientConfirmCheckout(deps, secretOf(req), req.body, req.ip),
   );
 
   /** The test processor's tokenizer: the card goes here, the checkout is confirmed with the token. */
-  app.post("/checkouts/client/:client_secret/test-card", route({ caller: "client_secret", operationId: "till:checkouts:client_test_card", body: documented(TestCardInput), responses: { 200: TestCardToken, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.post("/checkouts/client/:client_secret/test-card", route({ caller: "client_secret", operationId: "till:checkouts:client_test_card", body: documented(TestCardInput), responses: { 200: TestCardToken, 404: notFound, 422: validationError } }), async (req) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     if (deps.processor.id !== "test") throw invalid(["path", "client_secret"], "This checkout does not use the test payment processor.");
     // the body is read after the checkout is found: an unknown or expired checkout answers 404/410 whatever is sent
@@ -114,7 +116,7 @@ export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps):
   });
 
   /** Server-sent events: the current status at once, then every change until the client leaves. */
-  app.get("/checkouts/client/:client_secret/stream", route({ caller: "client_secret", operationId: "till:checkouts:client_stream", responses: { 200: "text/event-stream", 404: "ResourceNotFound" } }), async (req, reply) => {
+  app.get("/checkouts/client/:client_secret/stream", route({ caller: "client_secret", operationId: "till:checkouts:client_stream", responses: { 200: "text/event-stream", 404: notFound } }), async (req, reply) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     const raw = openEventStream(reply, config.streamKeepAliveMs);
     const send = (e: CheckoutEvent) => raw.write(`data: ${JSON.stringify(e)}\n\n`);

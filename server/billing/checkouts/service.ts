@@ -7,9 +7,9 @@ import { enqueue } from "../../db/outbox.js";
 import { processorOfConnection, type PaymentProcessor } from "../../payments/processor.js";
 import { findCustomerRow } from "../customers/service.js";
 import { ApiError, notFound } from "../errors.js";
+import { alreadyActiveSubscription, expiredCheckout, notOpenCheckout } from "./errors.js";
 import type { SortKey } from "../listing.js";
 import { toOrganizationWire, type OrganizationWire } from "../organizations/wire.js";
-import type { StatusReport } from "../organizations/status.js";
 import { hasActiveSubscription } from "../subscriptions/service.js";
 import { publishCheckoutEvents } from "./events.js";
 import type { CheckoutPatch } from "./input.js";
@@ -40,29 +40,6 @@ export interface CheckoutDeps {
   /** Where a payment the processor could not process is logged for the operator (noteProcessorError). */
   log?: ProcessorErrorLog;
 }
-
-// ---- errors (Polar's names and statuses, as the SDK declares them) ----------------------------------
-
-export const expiredCheckout = () => new ApiError(410, { error: "ExpiredCheckoutError", detail: "This checkout session has expired.", code: "checkout_expired" });
-export const notOpenCheckout = (row: CheckoutRow, status: string) =>
-  new ApiError(403, { error: "NotOpenCheckout", detail: `Checkout ${row.id} is not open: ${status}` });
-/**
- * Polar's error for an organization that cannot take payments; till's says what the organization lacks (its
- * status and the steps not done, organizations/status.ts) and how to test meanwhile.
- */
-export function paymentNotReady(report: StatusReport | null): ApiError {
-  const missing = report?.steps.filter((s) => !s.done).map((s) => (s.command ? `${s.text} (${s.command})` : s.text)) ?? [];
-  const why = report ? `This live organization cannot take payments yet (status: ${report.lifecycle_status})` : "This live organization cannot take payments yet";
-  return new ApiError(403, {
-    error: "PaymentNotReady",
-    detail:
-      `${why}${missing.length > 0 ? `: ${missing.join("; ")}` : ""}. ` +
-      "Meanwhile, open this checkout in the sandbox (`till sandbox on`, or a till_test_ API key); for local development, " +
-      "start the server with TILL_TEST_PAYMENTS=live.",
-  });
-}
-const alreadyActiveSubscription = () =>
-  new ApiError(403, { error: "AlreadyActiveSubscriptionError", detail: "You already have an active subscription.", code: "already_subscribed" });
 
 // ---- shared checks ------------------------------------------------------------------------------------
 

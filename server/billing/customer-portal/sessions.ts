@@ -16,6 +16,7 @@ import type { MemberRow } from "../members/wire.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { emailInput, isUuid } from "../http.js";
 import { ApiError, invalid, notFound } from "../errors.js";
+import { invalidSessionCode } from "./errors.js";
 
 export type CustomerSessionRow = typeof customerSession.$inferSelect;
 
@@ -237,7 +238,6 @@ async function teamOf(db: Queryable, organizationId: string, customerId: string)
   return row;
 }
 
-const invalidCode = () => new ApiError(401, { error: "Unauthorized", detail: "This customer session code is invalid or has expired.", code: "session_code_invalid" });
 
 /**
  * Exchanges a live code for a customer session (the code is spent; the email counts as verified). A wrong code
@@ -245,7 +245,7 @@ const invalidCode = () => new ApiError(401, { error: "Unauthorized", detail: "Th
  */
 export async function authenticateSessionCode(db: Db, code: string): Promise<{ token: string }> {
   const normalized = normalizeCode(code);
-  if (normalized.length !== CODE_LENGTH) throw invalidCode();
+  if (normalized.length !== CODE_LENGTH) throw invalidSessionCode();
   const session = await db.transaction(async (tx) => {
     const [spent] = await tx
       .delete(customerSessionCode)
@@ -270,7 +270,7 @@ export async function authenticateSessionCode(db: Db, code: string): Promise<{ t
   });
   if (session) return session;
   await countWrongTry(db, normalized.slice(0, SELECTOR_LENGTH));
-  throw invalidCode();
+  throw invalidSessionCode();
 }
 
 async function countWrongTry(db: Db, selector: string): Promise<void> {

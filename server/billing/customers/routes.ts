@@ -13,6 +13,7 @@ import { getCustomerState } from "./state.js";
 import { getCustomerMeter, listCustomerMeters } from "./meters.js";
 import { route, type V1App } from "../contract.js";
 import { addOwner } from "../members/service.js";
+import { notFound, validationError } from "../errors.js";
 
 const ListQuery = z.object({
   organization_id: queryArray(z.uuid({ message: "Input should be a valid UUID" })).optional(),
@@ -52,7 +53,7 @@ function externalRef(req: FastifyRequest): service.CustomerRef {
 const idRef = (req: FastifyRequest): service.CustomerRef => ({ id: pathId(req) });
 
 export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
-  app.get("/customers/", route({ scope: "customers:read", operationId: "customers:list", query: ListQuery, responses: { 200: "ListResourceCustomer", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/customers/", route({ scope: "customers:read", operationId: "customers:list", query: ListQuery, responses: { 200: "ListResourceCustomer", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.map((id) => id.toLowerCase()).includes(organizationId)) {
@@ -64,7 +65,7 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
   });
 
   // Polar's CustomerMeter: a customer's usage of a meter (customers/meters.ts), under the customers scope
-  app.get("/customer-meters/", route({ scope: "customers:read", operationId: "customer_meters:list", query: CustomerMetersQuery, responses: { 200: "ListResourceCustomerMeter", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/customer-meters/", route({ scope: "customers:read", operationId: "customer_meters:list", query: CustomerMetersQuery, responses: { 200: "ListResourceCustomerMeter", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.map((id) => id.toLowerCase()).includes(organizationId)) return page([], 0, q.limit);
@@ -72,17 +73,17 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
     const { items, total } = await listCustomerMeters(db, organizationId, filter, q.sorting, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.get("/customer-meters/:id", route({ scope: "customers:read", operationId: "customer_meters:get", responses: { 200: "CustomerMeter", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => getCustomerMeter(db, scopeOf(req).organizationId, pathId(req)));
+  app.get("/customer-meters/:id", route({ scope: "customers:read", operationId: "customer_meters:get", responses: { 200: "CustomerMeter", 404: notFound, 422: validationError } }), async (req) => getCustomerMeter(db, scopeOf(req).organizationId, pathId(req)));
 
   // a static segment: find-my-way prefers it to /customers/:id whatever the order of registration
-  app.get("/customers/export", route({ scope: "customers:read", operationId: "customers:export", query: ExportQuery, responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.get("/customers/export", route({ scope: "customers:read", operationId: "customers:export", query: ExportQuery, responses: { 200: "text/csv", 422: validationError } }), async (req, reply) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     const csv = service.customerExport(organizationId);
     return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
-  app.post("/customers/", route({ scope: "customers:write", operationId: "customers:create", body: CustomerCreateInput, responses: { 201: "Customer", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/customers/", route({ scope: "customers:write", operationId: "customers:create", body: CustomerCreateInput, responses: { 201: "Customer", 422: validationError } }), async (req, reply) => {
     const input = req.body;
     // a team gets its owner member in the same transaction (billing/members)
     const owner: service.BecameTeam = (tx, row) => addOwner(tx, row, input.owner);
@@ -94,7 +95,7 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
     { path: "/customers/:id", ref: idRef, update: CustomerUpdateInput, by: "" },
     { path: "/customers/external/:external_id", ref: externalRef, update: CustomerUpdateExternalInput, by: "_external" },
   ];
-  const errors = { 404: "ResourceNotFound", 422: "HTTPValidationError" } as const;
+  const errors = { 404: notFound, 422: validationError } as const;
   for (const { path, ref, update, by } of refs) {
     app.get(path, route({ scope: "customers:read", operationId: `customers:get${by}`, responses: { 200: "Customer", ...errors } }), async (req) =>
       service.getCustomer(db, scopeOf(req).organizationId, ref(req)),

@@ -10,6 +10,7 @@ import * as service from "./service.js";
 import type { DisputeSort } from "./repository.js";
 import { DISPUTE_STATUSES } from "./wire.js";
 import { route, type V1App } from "../contract.js";
+import { notFound, notPermitted, validationError } from "../errors.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -48,7 +49,7 @@ const ListResourceDispute = z.object({
 export function disputeRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   app.get(
     "/disputes/",
-    route({ scope: "orders:read", operationId: "disputes:list", query: ListQuery, responses: { 200: ListResourceDispute, 422: "HTTPValidationError" } }),
+    route({ scope: "orders:read", operationId: "disputes:list", query: ListQuery, responses: { 200: ListResourceDispute, 422: validationError } }),
     async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
@@ -67,11 +68,11 @@ export function disputeRoutes(app: V1App, { db, config, secret }: BillingDeps): 
 
   app.get(
     "/disputes/:id",
-    route({ scope: "orders:read", operationId: "disputes:get", responses: { 200: Dispute, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => service.getDispute(db, scopeOf(req).organizationId, pathId(req)));
+    route({ scope: "orders:read", operationId: "disputes:get", responses: { 200: Dispute, 404: notFound, 422: validationError } }), async (req) => service.getDispute(db, scopeOf(req).organizationId, pathId(req)));
 
   app.post(
     "/disputes/:id/accept",
-    route({ scope: "orders:write", operationId: "disputes:accept", responses: { 200: Dispute, 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }),
+    route({ scope: "orders:write", operationId: "disputes:accept", responses: { 200: Dispute, 403: notPermitted, 404: notFound, 422: validationError } }),
     async (req) =>
     service.acceptDispute({ db, secret, stripeApiUrl: config.payments.stripeApiUrl }, scopeOf(req).organizationId, pathId(req)),
   );

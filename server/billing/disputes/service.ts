@@ -14,7 +14,8 @@ import { revokeGrantsOfOrder, revokeGrantsOfSubscription } from "../benefits/ser
 import { requestEmail } from "../customer-emails/service.js";
 import { loadCustomers } from "../customers/service.js";
 import { recordSystemEvents } from "../events/service.js";
-import { ApiError, notFound } from "../errors.js";
+import { badGateway, notFound } from "../errors.js";
+import { disputeNotClosable, disputeNotOpen } from "./errors.js";
 import type { SortKey } from "../listing.js";
 import { getOrder, lockOrderRow, recordOrderRefund } from "../orders/service.js";
 import { refundableAmount, refundableTaxAmount, type OrderRow } from "../orders/wire.js";
@@ -27,7 +28,6 @@ import { CLOSED_STATUSES, statusFromStripe, toDisputeWire, type DisputeRow, type
 
 const NOT_FOUND = "Dispute not found";
 
-const notOpen = (row: DisputeRow) => new ApiError(409, { error: "DisputeNotOpenError", detail: `Dispute ${row.id} is not open: it is ${row.status}.` });
 
 /** A processor's dispute as till needs it. */
 export interface ProcessorDispute {
@@ -197,15 +197,14 @@ export async function upsertFromProcessor(db: Db, organizationId: string, d: Pro
 export async function acceptDispute(deps: Pick<StripeDeps, "db" | "secret" | "stripeApiUrl">, organizationId: string, id: string): Promise<DisputeWire> {
   const row = await repo.findDispute(deps.db, organizationId, id);
   if (!row) throw notFound(NOT_FOUND);
-  if (CLOSED_STATUSES.includes(row.status)) throw notOpen(row);
+  if (CLOSED_STATUSES.includes(row.status)) throw disputeNotOpen(row);
   const stripe = await stripeOf(deps, organizationId);
-  if (!stripe) throw new ApiError(409, { error: "DisputeNotOpenError", detail: NOT_CONNECTED });
+  if (!stripe) throw disputeNotClosable(NOT_CONNECTED);
   let closed: Stripe.Dispute;
   try {
     closed = await stripe.disputes.close(row.processorDisputeId);
   } catch (err) {
-    const detail = err instanceof Stripe.errors.StripeError ? `Stripe refused to close the dispute: ${err.message}` : "Stripe could not be reached.";
-    throw new ApiError(err instanceof Stripe.errors.StripeError ? 409 : 502, { error: err instanceof Stripe.errors.StripeError ? "DisputeNotOpenError" : "BadGateway", detail });
+    throw err instanceof Stripe.errors.StripeError ? disputeNotClosable(`Stripe refused to close the dispute: ${err.message}`) : badGateway("Stripe could not be reached.");
   }
   const wire = await upsertFromProcessor(deps.db, organizationId, fromStripe(closed));
   if (!wire) throw notFound(NOT_FOUND);

@@ -7,6 +7,8 @@ import { pathId } from "../http.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../contract.js";
+import { notFound, validationError } from "../errors.js";
+import { manualRetryLimitExceeded, notEligibleForRetry, paymentInProgress } from "./errors.js";
 
 export function dunningRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps = { db, processor: serverPaymentProcessor(config, secret), baseURL: config.baseURL };
@@ -15,11 +17,11 @@ export function dunningRoutes(app: V1App, { db, config, secret }: BillingDeps): 
     const p = portalOf(req);
     return { organizationId: p.organizationId, customerId: p.customer.id };
   };
-  app.get("/customer-portal/orders/:id/payment-status", route({ ...portal, operationId: "customer_portal:orders:get_payment_status", responses: { 200: "CustomerOrderPaymentStatus", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/customer-portal/orders/:id/payment-status", route({ ...portal, operationId: "customer_portal:orders:get_payment_status", responses: { 200: "CustomerOrderPaymentStatus", 404: notFound, 422: validationError } }), async (req) => {
     const m = me(req);
     return service.paymentStatus(db, m.organizationId, m.customerId, pathId(req));
   });
-  app.post("/customer-portal/orders/:id/confirm-payment", route({ ...portal, operationId: "customer_portal:orders:confirm_retry_payment", body: service.ConfirmRetryInput, responses: { 200: "CustomerOrderPaymentConfirmation", 404: "ResourceNotFound", 409: "PaymentAlreadyInProgress", 422: "OrderNotEligibleForRetry", 429: "ManualRetryLimitExceeded" } }), async (req) => {
+  app.post("/customer-portal/orders/:id/confirm-payment", route({ ...portal, operationId: "customer_portal:orders:confirm_retry_payment", body: service.ConfirmRetryInput, responses: { 200: "CustomerOrderPaymentConfirmation", 404: notFound, 409: paymentInProgress, 422: notEligibleForRetry, 429: manualRetryLimitExceeded } }), async (req) => {
     const m = me(req);
     const input = req.body;
     return service.confirmRetry(deps, m.organizationId, m.customerId, pathId(req), input);

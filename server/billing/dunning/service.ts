@@ -14,7 +14,8 @@ import { boundLockWaits, isLockNotAvailable, type Db, type Queryable } from "../
 import { withCallTurn } from "../../db/call-turns.js";
 import { runClaimLoop, type ScheduledPass } from "../../tasks/claim.js";
 import type { OutboxEvent } from "../../db/outbox.js";
-import { ApiError, notFound } from "../errors.js";
+import { notFound } from "../errors.js";
+import { manualRetryLimitExceeded, notEligibleForRetry, paymentInProgress } from "./errors.js";
 import { findOrder } from "../orders/service.js";
 import * as paymentMethods from "../payments/methods.js";
 import * as payments from "../payments/service.js";
@@ -101,9 +102,6 @@ export const ConfirmRetryInput = z.object({
 });
 export type ConfirmRetryInput = z.output<typeof ConfirmRetryInput>;
 
-const notEligible = (detail: string) => new ApiError(422, { error: "OrderNotEligibleForRetry", detail });
-const paymentInProgress = () =>
-  new ApiError(409, { error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress.", code: "payment_in_progress" });
 
 async function customerOrder(db: Queryable, organizationId: string, customerId: string, orderId: string) {
   const row = await findOrder(db, organizationId, orderId);
@@ -138,9 +136,9 @@ export async function confirmRetry(
 ) {
   const row = await customerOrder(deps.db, organizationId, customerId, orderId);
   const d = await repo.findDunning(deps.db, organizationId, orderId);
-  if (!d || row.status !== "pending") throw notEligible("This order is not awaiting a payment.");
+  if (!d || row.status !== "pending") throw notEligibleForRetry();
   if (d.manualAttempts >= MANUAL_RETRY_LIMIT) {
-    throw new ApiError(429, { error: "ManualRetryLimitExceeded", detail: `This order was retried ${MANUAL_RETRY_LIMIT} times: contact the seller.` });
+    throw manualRetryLimitExceeded(MANUAL_RETRY_LIMIT);
   }
   let method: payments.PaymentMethodRow | undefined;
   if (input.confirmation_token_id) {
@@ -163,9 +161,9 @@ export async function confirmRetry(
       // card): its end is waited for REQUEST_LOCK_WAIT at most, then 409
       await boundLockWaits(tx);
       const locked = await repo.lockDunning(tx, organizationId, orderId);
-      if (!locked) throw notEligible("This order is not awaiting a payment.");
+      if (!locked) throw notEligibleForRetry();
       if (locked.manualAttempts >= MANUAL_RETRY_LIMIT) {
-        throw new ApiError(429, { error: "ManualRetryLimitExceeded", detail: `This order was retried ${MANUAL_RETRY_LIMIT} times: contact the seller.` });
+        throw manualRetryLimitExceeded(MANUAL_RETRY_LIMIT);
       }
       // stamped at the organization's now (a sandbox's test clock)
       return attemptLocked(tx, deps, locked, await orgNow(tx, organizationId), "manual", method);
@@ -180,7 +178,7 @@ export async function confirmRetry(
   // the debit is on its way: the order is paid (or not) when the bank answers
   if (outcome.kind === "processing") return { status: "pending", client_secret: null, error: null };
   if (outcome.kind === "in_progress") throw paymentInProgress();
-  throw notEligible("This order is not awaiting a payment.");
+  throw notEligibleForRetry();
 }
 
 

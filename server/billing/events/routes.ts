@@ -13,6 +13,7 @@ import { debitUsageAfterIngest } from "../wallets/service.js";
 import { checkAfterIngest } from "../meters/alerts/coalesce.js";
 import * as service from "./service.js";
 import { documented, route, type V1App } from "../contract.js";
+import { notFound, validationError } from "../errors.js";
 
 const uuid = z.uuid({ message: "Input should be a valid UUID" });
 const source = z.enum(["user", "system"]);
@@ -64,7 +65,7 @@ const otherOrganization = (ids: string[] | undefined, organizationId: string) =>
   ids !== undefined && !ids.map((id) => id.toLowerCase()).includes(organizationId);
 
 export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
-  app.post("/events/ingest", route({ scope: "events:write", parsesOwnJson: true, bodyLimit: LARGE_BODY_LIMIT, operationId: "events:ingest", body: documented(EventsIngestInput), responses: { 200: "EventsIngestResponse", 422: "HTTPValidationError" } }), async (req) => {
+  app.post("/events/ingest", route({ scope: "events:write", parsesOwnJson: true, bodyLimit: LARGE_BODY_LIMIT, operationId: "events:ingest", body: documented(EventsIngestInput), responses: { 200: "EventsIngestResponse", 422: validationError } }), async (req) => {
     const { organizationId } = scopeOf(req);
     const named = namedCustomers();
     const result = await ingest({ db, driver }, organizationId, req.body, named);
@@ -77,7 +78,7 @@ export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
     return result;
   });
 
-  app.get("/events/", route({ scope: "events:read", operationId: "events:list", query: ListQuery, responses: { 200: "EventsListResponseEventsList", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/events/", route({ scope: "events:read", operationId: "events:list", query: ListQuery, responses: { 200: "EventsListResponseEventsList", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (otherOrganization(q.organization_id, organizationId)) return page([], 0, q.limit);
@@ -106,7 +107,7 @@ export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.get("/events/names", route({ scope: "events:read", operationId: "events:list_names", query: NamesQuery, responses: { 200: "ListResourceEventName", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/events/names", route({ scope: "events:read", operationId: "events:list_names", query: NamesQuery, responses: { 200: "ListResourceEventName", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (otherOrganization(q.organization_id, organizationId)) return page([], 0, q.limit);
@@ -121,7 +122,7 @@ export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.get("/events/:id", route({ scope: "events:read", operationId: "events:get", responses: { 200: "Event", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/events/:id", route({ scope: "events:read", operationId: "events:get", responses: { 200: "Event", 404: notFound, 422: validationError } }), async (req) =>
     service.getEvent(db, scopeOf(req).organizationId, pathId(req)),
   );
 }

@@ -5,7 +5,8 @@ import type { Readable } from "node:stream";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { isUuid } from "../http.js";
-import { ApiError, invalid, notFound, notPermitted, validationError, type ValidationIssue } from "../errors.js";
+import { invalid, notFound, notPermitted, validationError, type ValidationIssue } from "../errors.js";
+import { alreadyUploaded } from "./errors.js";
 import * as repo from "./repository.js";
 import type { FileStorage } from "./storage.js";
 import {
@@ -167,7 +168,7 @@ export async function uploadPart(
   const given = Buffer.from(hashToken(token ?? ""), "hex");
   if (!timingSafeEqual(given, Buffer.from(upload.token_hash, "hex"))) throw notPermitted("The upload URL is not valid.");
   if (Date.parse(upload.expires_at) <= Date.now()) throw notPermitted("The upload URL has expired.");
-  if (row.isUploaded) throw new ApiError(409, { error: "Conflict", detail: "The file is already uploaded." });
+  if (row.isUploaded) throw alreadyUploaded();
   const planned = upload.parts.find((p) => p.number === partNumber);
   if (!planned) throw invalid(["path", "number"], `The upload has no part ${partNumber}.`);
   const size = planned.chunk_end - planned.chunk_start + 1;

@@ -8,7 +8,8 @@ import { Readable } from "node:stream";
 import type { Db, Queryable } from "../../db/client.js";
 import { enqueue, type OutboxSubscriber } from "../../db/outbox.js";
 import type { OrderItemTax } from "../../db/schema/index.js";
-import { ApiError, notFound, notPermitted } from "../errors.js";
+import { notFound, notPermitted } from "../errors.js";
+import { missingInvoiceBillingDetails, notEligibleForInvoice } from "./errors.js";
 import { findOrder, getOrder } from "../orders/service.js";
 import type { OrderRow } from "../orders/wire.js";
 import type { FileStorage } from "../files/storage.js";
@@ -23,12 +24,6 @@ const PAID = new Set(["paid", "refunded", "partially_refunded"]);
 /** How long an invoice URL handed out stays valid (like the files' signed downloads). */
 export const INVOICE_URL_TTL_MS = 60 * 60 * 1000;
 
-const notEligible = () => new ApiError(409, { error: "OrderNotEligibleForInvoice", detail: "Only paid orders have an invoice." });
-const missingDetails = () =>
-  new ApiError(422, {
-    error: "MissingInvoiceBillingDetails",
-    detail: "The order needs a billing name and a billing address before its invoice can be generated.",
-  });
 
 const hasBillingDetails = (o: Pick<OrderRow, "billingName" | "billingAddress">) => Boolean(o.billingName?.trim() && o.billingAddress?.country);
 
@@ -46,8 +41,8 @@ async function orderOf(db: Queryable, organizationId: string, orderId: string, c
 export async function generateInvoice(db: Db, organizationId: string, orderId: string, customerId?: string): Promise<void> {
   await db.transaction(async (tx) => {
     const row = await orderOf(tx, organizationId, orderId, customerId);
-    if (!PAID.has(row.status)) throw notEligible();
-    if (!hasBillingDetails(row)) throw missingDetails();
+    if (!PAID.has(row.status)) throw notEligibleForInvoice();
+    if (!hasBillingDetails(row)) throw missingInvoiceBillingDetails();
     await repo.requestInvoice(tx, organizationId, orderId, row.invoiceNumber, true);
   });
 }

@@ -8,6 +8,7 @@ import { isUuid, page, paginationQuery, pathId, queryArray } from "../http.js";
 import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../contract.js";
+import { notFound, notPermitted, unauthorized, validationError } from "../errors.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -22,7 +23,7 @@ const ListQuery = z.object({
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
 export function licenseKeyRoutes(app: V1App, { db }: BillingDeps): void {
-  app.get("/license-keys/", route({ scope: "license_keys:read", operationId: "license_keys:list", query: ListQuery, responses: { 200: "ListResourceLicenseKeyRead", 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/license-keys/", route({ scope: "license_keys:read", operationId: "license_keys:list", query: ListQuery, responses: { 200: "ListResourceLicenseKeyRead", 401: unauthorized, 404: notFound, 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
@@ -33,16 +34,16 @@ export function licenseKeyRoutes(app: V1App, { db }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.get("/license-keys/:id", route({ scope: "license_keys:read", operationId: "license_keys:get", responses: { 200: "LicenseKeyWithActivations", 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/license-keys/:id", route({ scope: "license_keys:read", operationId: "license_keys:get", responses: { 200: "LicenseKeyWithActivations", 401: unauthorized, 404: notFound, 422: validationError } }), async (req) =>
     service.getLicenseKey(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/license-keys/:id", route({ scope: "license_keys:write", operationId: "license_keys:update", body: service.LicenseKeyUpdateInput, responses: { 200: "LicenseKeyRead", 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/license-keys/:id", route({ scope: "license_keys:write", operationId: "license_keys:update", body: service.LicenseKeyUpdateInput, responses: { 200: "LicenseKeyRead", 401: unauthorized, 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     return service.updateLicenseKey(db, scopeOf(req).organizationId, id, req.body);
   });
 
-  app.get("/license-keys/:id/activations/:activation_id", route({ scope: "license_keys:read", operationId: "license_keys:get_activation", responses: { 200: "LicenseKeyActivationRead", 401: "Unauthorized", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/license-keys/:id/activations/:activation_id", route({ scope: "license_keys:read", operationId: "license_keys:get_activation", responses: { 200: "LicenseKeyActivationRead", 401: unauthorized, 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     return service.getActivation(db, scopeOf(req).organizationId, id, pathId(req, "activation_id"));
   });
@@ -54,11 +55,11 @@ export function licenseKeyRoutes(app: V1App, { db }: BillingDeps): void {
     const id = (verb: string) => (seller ? `license_keys:${verb}` : `customer_portal:license_keys:${verb}`);
     // small bodies (a key, ids, two metadata objects): a larger one is a 413 before it is read (input-guard.ts)
     const bodyLimit = SMALL_BODY_LIMIT;
-    const validate = route({ ...caller, bodyLimit, operationId: id("validate"), body: service.LicenseKeyValidateInput, responses: { 200: "ValidatedLicenseKey", 404: "ResourceNotFound", 422: "HTTPValidationError" } });
+    const validate = route({ ...caller, bodyLimit, operationId: id("validate"), body: service.LicenseKeyValidateInput, responses: { 200: "ValidatedLicenseKey", 404: notFound, 422: validationError } });
     app.post(`${prefix}/validate`, validate, async (req) => service.validateLicenseKey(db, req.body));
-    const activate = route({ ...caller, bodyLimit, operationId: id("activate"), body: service.LicenseKeyActivateInput, responses: { 200: "LicenseKeyActivationRead", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } });
+    const activate = route({ ...caller, bodyLimit, operationId: id("activate"), body: service.LicenseKeyActivateInput, responses: { 200: "LicenseKeyActivationRead", 403: notPermitted, 404: notFound, 422: validationError } });
     app.post(`${prefix}/activate`, activate, async (req) => service.activateLicenseKey(db, req.body));
-    const deactivate = route({ ...caller, bodyLimit, operationId: id("deactivate"), body: service.LicenseKeyDeactivateInput, responses: { 204: null, 404: "ResourceNotFound", 422: "HTTPValidationError" } });
+    const deactivate = route({ ...caller, bodyLimit, operationId: id("deactivate"), body: service.LicenseKeyDeactivateInput, responses: { 204: null, 404: notFound, 422: validationError } });
     app.post(`${prefix}/deactivate`, deactivate, async (req, reply) => {
       await service.deactivateLicenseKey(db, req.body);
       return reply.status(204).send();

@@ -4,7 +4,8 @@
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { datetimeInput, isUuid } from "../http.js";
-import { ApiError, notFound, notPermitted } from "../errors.js";
+import { notFound, notPermitted } from "../errors.js";
+import { usagesExhausted } from "./errors.js";
 import type { LicenseKeyRow } from "./issue.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -58,7 +59,6 @@ export const LicenseKeyDeactivateInput = z.object({
 const KEY_NOT_FOUND = "License key not found.";
 const ACTIVATION_NOT_FOUND = "License key activation not found.";
 
-const badRequest = (detail: string) => new ApiError(400, { error: "BadRequest", detail });
 const isExpired = (k: LicenseKeyRow, now: Date) => k.expiresAt !== null && k.expiresAt.getTime() <= now.getTime();
 
 /** Same keys, same values (conditions are flat). */
@@ -149,7 +149,7 @@ export async function validateLicenseKey(db: Db, input: z.output<typeof LicenseK
     const increment = input.increment_usage ?? 0;
     if (increment > 0 && key.limitUsage !== null) {
       const remaining = Math.max(0, key.limitUsage - key.usage);
-      if (increment > remaining) throw badRequest(`License key only has ${remaining} more usages.`);
+      if (increment > remaining) throw usagesExhausted(remaining);
     }
     const updated = await repo.updateLicenseKey(tx, organizationId, key.id, {
       validations: key.validations + 1,

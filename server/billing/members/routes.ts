@@ -7,7 +7,7 @@ import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, parseWith, pathId } from "../http.js";
-import { invalid } from "../errors.js";
+import { invalid, notFound, notPermitted, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
@@ -41,20 +41,20 @@ function customerOfQuery(q: z.output<typeof ExternalMemberQuery>): CustomerRef {
   return q.customer_id ? { id: q.customer_id.toLowerCase() } : { externalId: q.external_customer_id ?? "" };
 }
 
-const errors = { 404: "ResourceNotFound", 422: "HTTPValidationError" } as const;
+const errors = { 404: notFound, 422: validationError } as const;
 
 export function memberRoutes(app: V1App, { db }: BillingDeps): void {
   const read = { scope: "customers:read" as const };
   const write = { scope: "customers:write" as const };
   const org = (req: FastifyRequest) => scopeOf(req).organizationId;
 
-  app.get("/members/", route({ ...read, operationId: "members:list_members", query: ListQuery, responses: { 200: "ListResourceMember", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/members/", route({ ...read, operationId: "members:list_members", query: ListQuery, responses: { 200: "ListResourceMember", 422: validationError } }), async (req) => {
     const q = req.query;
     const filter = { customerId: q.customer_id?.toLowerCase(), externalCustomerId: q.external_customer_id, role: q.role };
     const { items, total } = await service.listMembers(db, org(req), filter, q.sorting[0]?.desc ?? false, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.post("/members/", route({ ...write, operationId: "members:create_member", body: service.MemberCreateInput, responses: { 201: "Member", 403: "NotPermitted", ...errors } }), async (req, reply) => {
+  app.post("/members/", route({ ...write, operationId: "members:create_member", body: service.MemberCreateInput, responses: { 201: "Member", 403: notPermitted, ...errors } }), async (req, reply) => {
     const { customer_id, ...input } = req.body;
     return reply.status(201).send(await service.createMember(db, org(req), { id: customer_id.toLowerCase() }, input));
   });
@@ -82,7 +82,7 @@ export function memberRoutes(app: V1App, { db }: BillingDeps): void {
     app.patch(path, route({ ...write, operationId: op("update"), ...(query ? { query } : {}), body: service.MemberUpdateInput, responses: { 200: "Member", ...errors } }), async (req) =>
       service.updateMember(db, org(req), ref(req), req.body),
     );
-    app.delete(path, route({ ...write, operationId: op("delete"), ...(query ? { query } : {}), responses: { 204: null, 403: "NotPermitted", ...errors } }), async (req, reply) => {
+    app.delete(path, route({ ...write, operationId: op("delete"), ...(query ? { query } : {}), responses: { 204: null, 403: notPermitted, ...errors } }), async (req, reply) => {
       await service.deleteMember(db, org(req), ref(req), revokeSeatsOfMember);
       return reply.status(204).send();
     });
@@ -100,7 +100,7 @@ export function memberRoutes(app: V1App, { db }: BillingDeps): void {
       const { items, total } = await service.listMembers(db, org(req), { customerId: c, role: q.role }, false, q.page, q.limit);
       return page(items, total, q.limit);
     });
-    app.post(path, route({ ...write, operationId: `customers:members:create${by}`, body: service.MemberCreateFromCustomerInput, responses: { 201: "Member", 403: "NotPermitted", ...errors } }), async (req, reply) =>
+    app.post(path, route({ ...write, operationId: `customers:members:create${by}`, body: service.MemberCreateFromCustomerInput, responses: { 201: "Member", 403: notPermitted, ...errors } }), async (req, reply) =>
       reply.status(201).send(await service.createMember(db, org(req), ref(req), req.body)),
     );
   }
@@ -111,7 +111,7 @@ export function memberRoutes(app: V1App, { db }: BillingDeps): void {
     const p = portalOf(req);
     return { organizationId: p.organizationId, customer: p.customer, member: p.member };
   };
-  const portalErrors = { 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } as const;
+  const portalErrors = { 403: notPermitted, 404: notFound, 422: validationError } as const;
   app.get("/customer-portal/members", route({ ...portal, operationId: "customer_portal:members:list_members", query: PortalListQuery, responses: { 200: "ListResourceCustomerPortalMember", ...portalErrors } }), async (req) => {
     const q = req.query;
     const { items, total } = await service.portalListMembers(db, actor(req), q.page, q.limit);

@@ -16,6 +16,7 @@ import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../contract.js";
+import { notFound, validationError } from "../errors.js";
 
 const uuid = z.uuid({ message: "Input should be a valid UUID" });
 
@@ -41,7 +42,7 @@ const QuantitiesQuery = z.object({
 });
 
 export function meterRoutes(app: V1App, { db }: BillingDeps): void {
-  app.get("/meters/", route({ scope: "meters:read", operationId: "meters:list", query: ListQuery, responses: { 200: "ListResourceMeter", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/meters/", route({ scope: "meters:read", operationId: "meters:list", query: ListQuery, responses: { 200: "ListResourceMeter", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.map((id) => id.toLowerCase()).includes(organizationId)) {
@@ -52,22 +53,22 @@ export function meterRoutes(app: V1App, { db }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.post("/meters/", route({ scope: "meters:write", operationId: "meters:create", body: service.MeterCreateInput, responses: { 201: "Meter", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/meters/", route({ scope: "meters:write", operationId: "meters:create", body: service.MeterCreateInput, responses: { 201: "Meter", 422: validationError } }), async (req, reply) => {
     const input = req.body;
     return reply.status(201).send(await service.createMeter(db, scopeOf(req).organizationId, input));
   });
 
-  app.get("/meters/:id", route({ scope: "meters:read", operationId: "meters:get", responses: { 200: "Meter", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/meters/:id", route({ scope: "meters:read", operationId: "meters:get", responses: { 200: "Meter", 404: notFound, 422: validationError } }), async (req) =>
     service.getMeter(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/meters/:id", route({ scope: "meters:write", operationId: "meters:update", body: service.MeterUpdateInput, responses: { 200: "Meter", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/meters/:id", route({ scope: "meters:write", operationId: "meters:update", body: service.MeterUpdateInput, responses: { 200: "Meter", 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     const input = req.body;
     return service.updateMeter(db, scopeOf(req).organizationId, id, input);
   });
 
-  app.get("/meters/:id/quantities", route({ scope: "meters:read", operationId: "meters:quantities", query: QuantitiesQuery, responses: { 200: "MeterQuantities", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/meters/:id/quantities", route({ scope: "meters:read", operationId: "meters:quantities", query: QuantitiesQuery, responses: { 200: "MeterQuantities", 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     const q = req.query;
     return service.meterQuantities(db, scopeOf(req).organizationId, id, {

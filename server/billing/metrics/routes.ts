@@ -7,6 +7,7 @@ import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
 import { metricsCsv, METRICS } from "./wire.js";
 import { route, type V1App } from "../contract.js";
+import { validationError } from "../errors.js";
 
 const uuid = z.uuid({ message: "Input should be a valid UUID" });
 const date = z.iso.date({ message: "Input should be a valid date in the format YYYY-MM-DD" });
@@ -44,11 +45,11 @@ function metricsQuery(req: FastifyRequest, q: z.output<typeof MetricsQuery>): se
 }
 
 export function metricRoutes(app: V1App, { db }: BillingDeps): void {
-  app.get("/metrics/", route({ scope: "metrics:read", operationId: "metrics:get", query: MetricsQuery, responses: { 200: "MetricsResponse", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/metrics/", route({ scope: "metrics:read", operationId: "metrics:get", query: MetricsQuery, responses: { 200: "MetricsResponse", 422: validationError } }), async (req) =>
     service.getMetrics(db, scopeOf(req).organizationId, metricsQuery(req, req.query)),
   );
 
-  app.get("/metrics/export", route({ scope: "metrics:read", operationId: "metrics:export", query: MetricsQuery, responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.get("/metrics/export", route({ scope: "metrics:read", operationId: "metrics:export", query: MetricsQuery, responses: { 200: "text/csv", 422: validationError } }), async (req, reply) => {
     const q = metricsQuery(req, req.query);
     const body = await service.getMetrics(db, scopeOf(req).organizationId, q);
     const selected = q.metrics ? METRICS.filter((d) => q.metrics?.includes(d.slug)) : METRICS;
@@ -60,29 +61,29 @@ export function metricRoutes(app: V1App, { db }: BillingDeps): void {
 
   app.get("/metrics/limits", route({ scope: "metrics:read", operationId: "metrics:limits", responses: { 200: "MetricsLimits" } }), async () => service.limits());
 
-  app.get("/metrics/dashboards", route({ scope: "metrics:read", operationId: "metrics:list_dashboards", query: DashboardsQuery, responses: { 200: "MetricDashboardSchema[]", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/metrics/dashboards", route({ scope: "metrics:read", operationId: "metrics:list_dashboards", query: DashboardsQuery, responses: { 200: "MetricDashboardSchema[]", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) return [];
     return service.listDashboards(db, organizationId);
   });
 
-  app.post("/metrics/dashboards", route({ scope: "metrics:write", operationId: "metrics:create_dashboard", body: service.DashboardCreateInput, responses: { 201: "MetricDashboardSchema", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/metrics/dashboards", route({ scope: "metrics:write", operationId: "metrics:create_dashboard", body: service.DashboardCreateInput, responses: { 201: "MetricDashboardSchema", 422: validationError } }), async (req, reply) => {
     const input = req.body;
     return reply.status(201).send(await service.createDashboard(db, scopeOf(req).organizationId, input));
   });
 
-  app.get("/metrics/dashboards/:id", route({ scope: "metrics:read", operationId: "metrics:get_dashboard", responses: { 200: "MetricDashboardSchema", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/metrics/dashboards/:id", route({ scope: "metrics:read", operationId: "metrics:get_dashboard", responses: { 200: "MetricDashboardSchema", 422: validationError } }), async (req) =>
     service.getDashboard(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/metrics/dashboards/:id", route({ scope: "metrics:write", operationId: "metrics:update_dashboard", body: service.DashboardUpdateInput, responses: { 200: "MetricDashboardSchema", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/metrics/dashboards/:id", route({ scope: "metrics:write", operationId: "metrics:update_dashboard", body: service.DashboardUpdateInput, responses: { 200: "MetricDashboardSchema", 422: validationError } }), async (req) => {
     const id = pathId(req);
     const input = req.body;
     return service.updateDashboard(db, scopeOf(req).organizationId, id, input);
   });
 
-  app.delete("/metrics/dashboards/:id", route({ scope: "metrics:write", operationId: "metrics:delete_dashboard", responses: { 204: null, 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.delete("/metrics/dashboards/:id", route({ scope: "metrics:write", operationId: "metrics:delete_dashboard", responses: { 204: null, 422: validationError } }), async (req, reply) => {
     await service.deleteDashboard(db, scopeOf(req).organizationId, pathId(req));
     return reply.status(204).send();
   });

@@ -12,7 +12,8 @@ import { z } from "zod";
 import { grantBenefits } from "../benefits/service.js";
 import { findCustomerRow, loadCustomers } from "../customers/service.js";
 import { isUuid, metadataInput } from "../http.js";
-import { ApiError, invalid, notFound } from "../errors.js";
+import { invalid, notFound } from "../errors.js";
+import { orderNotDraft } from "./errors.js";
 import { getOrganization } from "../organizations/service.js";
 import { paymentFailed } from "../payments/errors.js";
 import { chargeSaved, findPaymentMethod, recordCharge } from "../payments/service.js";
@@ -116,7 +117,7 @@ export async function finalizeOrder(db: Db, organizationId: string, id: string, 
   const outcome = await withCallTurn(db, () => db.transaction(async (tx) => {
     const row = await repo.lockOrder(tx, organizationId, id);
     if (!row) throw notFound("Order not found");
-    if (row.status !== "draft") throw new ApiError(412, { error: "OrderNotDraft", detail: "Only a draft order can be finalized." });
+    if (row.status !== "draft") throw orderNotDraft();
     const customer = await findCustomerRow(tx, organizationId, { id: row.customerId }).catch(() => null);
     if (!customer || customer.deletedAt) return { declined: "The order's customer was deleted." };
     let method: Awaited<ReturnType<typeof findPaymentMethod>>;

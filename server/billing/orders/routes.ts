@@ -9,6 +9,7 @@ import type { OrderSort } from "./repository.js";
 import * as service from "./service.js";
 import * as manual from "./manual.js";
 import { documented, route, type V1App } from "../contract.js";
+import { notFound, validationError } from "../errors.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -37,7 +38,7 @@ const ExportQuery = z.object({
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
 export function orderRoutes(app: V1App, { db }: BillingDeps): void {
-  app.get("/orders/", route({ scope: "orders:read", operationId: "orders:list", query: ListQuery, responses: { 200: "ListResourceOrder", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/orders/", route({ scope: "orders:read", operationId: "orders:list", query: ListQuery, responses: { 200: "ListResourceOrder", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
@@ -63,30 +64,30 @@ export function orderRoutes(app: V1App, { db }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.get("/orders/export", route({ scope: "orders:read", operationId: "orders:export", query: ExportQuery, responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.get("/orders/export", route({ scope: "orders:read", operationId: "orders:export", query: ExportQuery, responses: { 200: "text/csv", 422: validationError } }), async (req, reply) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     const csv = service.orderExport(organizationId, lower(q.product_id));
     return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
-  app.get("/orders/:id", route({ scope: "orders:read", operationId: "orders:get", responses: { 200: "Order", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/orders/:id", route({ scope: "orders:read", operationId: "orders:get", responses: { 200: "Order", 404: notFound, 422: validationError } }), async (req) =>
     service.getOrder(db, scopeOf(req).organizationId, pathId(req)),
   );
 
   // SDK 0.49.0: a draft order charged to the customer's saved method on finalize (orders/manual.ts)
-  app.post("/orders/", route({ scope: "orders:write", operationId: "orders:create", body: manual.OrderCreateInput, responses: { 201: "Order", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/orders/", route({ scope: "orders:write", operationId: "orders:create", body: manual.OrderCreateInput, responses: { 201: "Order", 422: validationError } }), async (req, reply) => {
     const input = req.body;
     return reply.status(201).send(await manual.createDraftOrder(db, scopeOf(req).organizationId, input));
   });
   // OrderFinalize's only field is optional: 0.49.0 sends an empty JSON body without it
-  app.post("/orders/:id/finalize", route({ scope: "orders:write", emptyJsonBody: true, operationId: "orders:finalize", body: documented(manual.OrderFinalizeInput), responses: { 200: "Order", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.post("/orders/:id/finalize", route({ scope: "orders:write", emptyJsonBody: true, operationId: "orders:finalize", body: documented(manual.OrderFinalizeInput), responses: { 200: "Order", 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     const input = parseWith(manual.OrderFinalizeInput, req.body ?? {}, "body");
     return manual.finalizeOrder(db, scopeOf(req).organizationId, id, input.payment_method_id ?? null);
   });
 
-  app.patch("/orders/:id", route({ scope: "orders:write", operationId: "orders:update", body: service.OrderUpdateInput, responses: { 200: "Order", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/orders/:id", route({ scope: "orders:write", operationId: "orders:update", body: service.OrderUpdateInput, responses: { 200: "Order", 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     return service.updateOrder(db, scopeOf(req).organizationId, id, req.body);
   });

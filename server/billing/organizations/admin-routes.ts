@@ -5,7 +5,8 @@ import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { page, pathId } from "../http.js";
-import { ApiError, notPermitted } from "../errors.js";
+import { notFound, notPermitted, unauthorized, validationError } from "../errors.js";
+import { notUnderReview } from "./errors.js";
 import { route, type V1App } from "../contract.js";
 import { statusPolicy } from "./status.js";
 import { decideReview, DenyInput, isPlatformAdmin, listForReview, ReviewListQuery } from "./review.js";
@@ -20,7 +21,7 @@ export function adminRoutes(app: V1App, { db, config, callers }: BillingDeps): v
   async function platformAdmin(req: FastifyRequest): Promise<void> {
     const result = await callers.resolve(req.headers.authorization);
     if (!result.ok) {
-      if (result.error.status === 401) throw new ApiError(401, { error: "Unauthorized", detail: "Sign in as a platform admin (till login)." });
+      if (result.error.status === 401) throw unauthorized("Sign in as a platform admin (till login).");
       throw notPermitted("Only a platform admin may review organizations.");
     }
     const user = result.caller.kind === "session" ? result.caller.user : null;
@@ -31,16 +32,16 @@ export function adminRoutes(app: V1App, { db, config, callers }: BillingDeps): v
   }
   const admin = { caller: "platform_admin" as const, preHandler: platformAdmin };
 
-  app.get("/admin/organizations/", route({ ...admin, operationId: "till:admin:organizations:list", query: ReviewListQuery, responses: { 200: ReviewList, 401: "Unauthorized", 403: "NotPermitted", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/admin/organizations/", route({ ...admin, operationId: "till:admin:organizations:list", query: ReviewListQuery, responses: { 200: ReviewList, 401: unauthorized, 403: notPermitted, 422: validationError } }), async (req) => {
     const { items, total } = await listForReview(db, req.query);
     return page(items, total, req.query.limit);
   });
 
-  app.post("/admin/organizations/:id/approve", route({ ...admin, operationId: "till:admin:organizations:approve", responses: { 200: ReviewOrganization, 403: "NotPermitted", 404: "ResourceNotFound", 409: z.object({ error: z.string(), detail: z.string() }), 422: "HTTPValidationError" } }), async (req) =>
+  app.post("/admin/organizations/:id/approve", route({ ...admin, operationId: "till:admin:organizations:approve", responses: { 200: ReviewOrganization, 403: notPermitted, 404: notFound, 409: notUnderReview, 422: validationError } }), async (req) =>
     decideReview(db, pathId(req), { approve: true }, policy),
   );
 
-  app.post("/admin/organizations/:id/deny", route({ ...admin, operationId: "till:admin:organizations:deny", body: DenyInput, responses: { 200: ReviewOrganization, 403: "NotPermitted", 404: "ResourceNotFound", 409: z.object({ error: z.string(), detail: z.string() }), 422: "HTTPValidationError" } }), async (req) =>
+  app.post("/admin/organizations/:id/deny", route({ ...admin, operationId: "till:admin:organizations:deny", body: DenyInput, responses: { 200: ReviewOrganization, 403: notPermitted, 404: notFound, 409: notUnderReview, 422: validationError } }), async (req) =>
     decideReview(db, pathId(req), { approve: false, reason: req.body.reason }, policy),
   );
 }

@@ -4,7 +4,8 @@
 // admin: a user with the admin role (better-auth's admin plugin, the seed's) or one of TILL_ADMIN_USER_IDS.
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { ApiError, notFound } from "../errors.js";
+import { notFound } from "../errors.js";
+import { notUnderReview } from "./errors.js";
 import { paginationQuery } from "../http.js";
 import * as repo from "./repository.js";
 import { ORGANIZATION_STATUSES, moveStatus, storedStatus, type StatusPolicy } from "./status.js";
@@ -44,7 +45,6 @@ export async function listForReview(db: Db, query: z.output<typeof ReviewListQue
   return { items: await Promise.all(rows.map((r) => reviewWire(db, r.org, r.billing))), total };
 }
 
-const notUnderReview = (detail: string) => new ApiError(409, { error: "OrganizationNotUnderReview", detail });
 
 /**
  * Approves or denies the organization's submitted details, in one transaction with its status's move and

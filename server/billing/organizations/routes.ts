@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { FastifyRequest } from "fastify";
 import type { BillingDeps } from "../deps.js";
 import { page, paginationQuery, pathId } from "../http.js";
-import { ApiError, invalid, notFound } from "../errors.js";
+import { invalid, notFound, notPermitted, validationError } from "../errors.js";
+import { apiKeyCannotCreateOrganization, cannotCreateOrganization } from "./errors.js";
 import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
 import { ORGANIZATION_STATUSES, statusPolicy, statusReport } from "./status.js";
@@ -37,7 +38,7 @@ export function organizationRoutes(app: V1App, { db, config }: BillingDeps): voi
     return id;
   }
 
-  app.get("/organizations/", route({ scope: "organizations:read", orgOptional: true, operationId: "organizations:list", query: ListQuery, responses: { 200: "ListResourceOrganization", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/organizations/", route({ scope: "organizations:read", orgOptional: true, operationId: "organizations:list", query: ListQuery, responses: { 200: "ListResourceOrganization", 422: validationError } }), async (req) => {
     const q = req.query;
     const { items, total } = await service.listOrganizations(db, scopeOf(req).caller, { slug: q.slug }, q.page, q.limit, policy);
     return page(items, total, q.limit);
@@ -46,13 +47,10 @@ export function organizationRoutes(app: V1App, { db, config }: BillingDeps): voi
   // organizations.create: a signed-in user's new organization (they own it), made by better-auth's organization
   // plugin (its hooks: the sandbox twin, the owner's membership) through the server's own /api/auth route with the
   // caller's bearer token; then the settings of the body. An organization's API key cannot create organizations.
-  app.post("/organizations/", route({ orgOptional: true, operationId: "organizations:create", body: service.OrganizationCreateInput, responses: { 201: "Organization", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/organizations/", route({ orgOptional: true, operationId: "organizations:create", body: service.OrganizationCreateInput, responses: { 201: "Organization", 422: validationError } }), async (req, reply) => {
     const caller = scopeOfCaller(req);
     if (caller.kind !== "session" || !caller.user) {
-      throw new ApiError(403, {
-        error: "CannotCreateOrganizationError",
-        detail: "An organization's API key cannot create organizations: sign in as a user (till login) to create one.",
-      });
+      throw apiKeyCannotCreateOrganization();
     }
     const input = req.body;
     const made = await req.server.inject({
@@ -65,7 +63,7 @@ export function organizationRoutes(app: V1App, { db, config }: BillingDeps): voi
     if (made.statusCode >= 400 || typeof body.id !== "string") {
       const message = typeof body.message === "string" ? body.message : "";
       if (/slug|exists/i.test(message)) throw invalid(["body", "slug"], "An organization with this slug already exists.");
-      if (made.statusCode === 403) throw new ApiError(403, { error: "CannotCreateOrganizationError", detail: message || "You cannot create organizations." });
+      if (made.statusCode === 403) throw cannotCreateOrganization(message);
       throw invalid(["body"], message || "The organization could not be created.");
     }
     const settings: service.OrganizationUpdateInput = { ...input, name: undefined, slug: undefined };
@@ -75,16 +73,16 @@ export function organizationRoutes(app: V1App, { db, config }: BillingDeps): voi
     return reply.status(201).send(created);
   });
 
-  app.get("/organizations/:id", route({ scope: "organizations:read", orgOptional: true, operationId: "organizations:get", responses: { 200: "Organization", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/organizations/:id", route({ scope: "organizations:read", orgOptional: true, operationId: "organizations:get", responses: { 200: "Organization", 404: notFound, 422: validationError } }), async (req) =>
     service.getOrganization(db, await ownOrganization(req), policy),
   );
 
-  app.patch("/organizations/:id", route({ scope: "organizations:write", orgScopeFromPath: true, operationId: "organizations:update", body: service.OrganizationUpdateInput, responses: { 200: "Organization", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/organizations/:id", route({ scope: "organizations:write", orgScopeFromPath: true, operationId: "organizations:update", body: service.OrganizationUpdateInput, responses: { 200: "Organization", 403: notPermitted, 404: notFound, 422: validationError } }), async (req) => {
     const id = await ownOrganization(req);
     return service.updateOrganization(db, id, req.body, policy);
   });
 
-  app.get("/organizations/:id/status", route({ scope: "organizations:read", orgOptional: true, operationId: "till:organizations:status", responses: { 200: StatusReport, 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/organizations/:id/status", route({ scope: "organizations:read", orgOptional: true, operationId: "till:organizations:status", responses: { 200: StatusReport, 404: notFound, 422: validationError } }), async (req) => {
     const report = await statusReport(db, await ownOrganization(req), policy);
     if (!report) throw notFound("Organization not found");
     return report;

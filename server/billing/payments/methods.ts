@@ -8,7 +8,8 @@ import type { Db, Queryable } from "../../db/client.js";
 import { processorFor, type NextAction, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
 import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/stripe/connection.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
-import { ApiError, invalid, notFound } from "../errors.js";
+import { invalid, notFound } from "../errors.js";
+import { paymentMethodInUse, paymentMethodSetupFailed } from "./errors.js";
 import * as repo from "./repository.js";
 import { iso, toPaymentMethodWire, type PaymentMethodRow } from "./service.js";
 
@@ -19,7 +20,7 @@ import { iso, toPaymentMethodWire, type PaymentMethodRow } from "./service.js";
  */
 export type SetupRefusal = "add" | "confirm";
 const setupFailed = (detail: string, how: SetupRefusal) =>
-  how === "add" ? new ApiError(400, { error: "PaymentMethodSetupFailed", detail }) : invalid(["body", "setup_intent_id"], detail);
+  how === "add" ? paymentMethodSetupFailed(detail) : invalid(["body", "setup_intent_id"], detail);
 
 /**
  * What a setup waiting for the customer's bank needs from the page (till's addition to Polar's requires_action
@@ -200,11 +201,7 @@ export async function deleteMethod(deps: PaymentsDeps, organizationId: string, c
     const row = await repo.findMethod(tx, organizationId, customerId, id);
     if (!row) throw notFound("Payment method not found");
     if ((await repo.otherMethodCount(tx, organizationId, customerId, id)) === 0 && (await repo.hasBillableSubscription(tx, organizationId, customerId))) {
-      throw new ApiError(400, {
-        error: "PaymentMethodInUseByActiveSubscription",
-        detail: "This payment method pays for an active subscription: add another one before removing it.",
-        code: "payment_method_in_use",
-      });
+      throw paymentMethodInUse();
     }
     await repo.removeMethod(tx, organizationId, customerId, id, new Date());
     return row;

@@ -9,6 +9,7 @@ import * as input from "./input.js";
 import * as writes from "./writes.js";
 import { VISIBILITIES } from "./wire.js";
 import { route, type V1App } from "../contract.js";
+import { notFound, notPermitted, validationError } from "../errors.js";
 
 const uuid = z.guid({ message: "Input should be a valid UUID" });
 
@@ -30,7 +31,7 @@ const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 export function productRoutes(app: V1App, { db, config }: BillingDeps): void {
   const baseURL = config.baseURL;
 
-  app.get("/products/", route({ scope: "products:read", operationId: "products:list", query: ListQuery, responses: { 200: "ListResourceProduct", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/products/", route({ scope: "products:read", operationId: "products:list", query: ListQuery, responses: { 200: "ListResourceProduct", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     // an organization_id filter that leaves out the caller's organization matches nothing
@@ -48,21 +49,21 @@ export function productRoutes(app: V1App, { db, config }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.post("/products/", route({ scope: "products:write", operationId: "products:create", body: input.ProductCreateInput, responses: { 201: "Product", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/products/", route({ scope: "products:write", operationId: "products:create", body: input.ProductCreateInput, responses: { 201: "Product", 422: validationError } }), async (req, reply) => {
     const input = req.body;
     return reply.status(201).send(await writes.createProduct(db, scopeOf(req).organizationId, input, baseURL));
   });
 
-  app.get("/products/:id", route({ scope: "products:read", operationId: "products:get", responses: { 200: "Product", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/products/:id", route({ scope: "products:read", operationId: "products:get", responses: { 200: "Product", 404: notFound, 422: validationError } }), async (req) =>
     service.getProduct(db, scopeOf(req).organizationId, pathId(req), baseURL),
   );
 
-  app.patch("/products/:id", route({ scope: "products:write", operationId: "products:update", body: input.ProductUpdateInput, responses: { 200: "Product", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/products/:id", route({ scope: "products:write", operationId: "products:update", body: input.ProductUpdateInput, responses: { 200: "Product", 403: notPermitted, 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     return writes.updateProduct(db, scopeOf(req).organizationId, id, req.body, baseURL);
   });
 
-  app.post("/products/:id/benefits", route({ scope: "products:write", operationId: "products:update_benefits", body: input.ProductBenefitsInput, responses: { 200: "Product", 403: "NotPermitted", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) => {
+  app.post("/products/:id/benefits", route({ scope: "products:write", operationId: "products:update_benefits", body: input.ProductBenefitsInput, responses: { 200: "Product", 403: notPermitted, 404: notFound, 422: validationError } }), async (req) => {
     const id = pathId(req);
     const { benefits } = req.body;
     return writes.updateProductBenefits(db, scopeOf(req).organizationId, id, benefits, baseURL);

@@ -8,6 +8,8 @@ import { sortingQuery } from "../listing.js";
 import type { RefundSort } from "./repository.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../contract.js";
+import { validationError } from "../errors.js";
+import { refundedAlready } from "./errors.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -28,7 +30,7 @@ const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 export function refundRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps: service.RefundDeps = { db, processor: serverPaymentProcessor(config, secret) };
 
-  app.get("/refunds/", route({ scope: "refunds:read", operationId: "refunds:list", query: ListQuery, responses: { 200: "ListResourceRefund", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/refunds/", route({ scope: "refunds:read", operationId: "refunds:list", query: ListQuery, responses: { 200: "ListResourceRefund", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
@@ -52,7 +54,7 @@ export function refundRoutes(app: V1App, { db, config, secret }: BillingDeps): v
     return page(items, total, q.limit);
   });
 
-  app.post("/refunds/", route({ scope: "refunds:write", operationId: "refunds:create", body: service.RefundCreateInput, responses: { 201: "Refund", 403: "RefundedAlready", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/refunds/", route({ scope: "refunds:write", operationId: "refunds:create", body: service.RefundCreateInput, responses: { 201: "Refund", 403: refundedAlready, 422: validationError } }), async (req, reply) => {
     const input = req.body;
     const refund = await service.createRefund(deps, scopeOf(req).organizationId, input);
     return reply.status(201).send(refund);

@@ -15,7 +15,8 @@ import { regrantRevokedOfOrder, revokeGrantsOfOrder } from "../benefits/service.
 import { paymentIdOfCheckout } from "../checkouts/service.js";
 import { loadCustomers } from "../customers/service.js";
 import { isUuid, metadataInput } from "../http.js";
-import { ApiError, notFound } from "../errors.js";
+import { notFound } from "../errors.js";
+import { amountTooHigh, notPaid, refundedAlready, revokeSubscriptionBenefitsProhibited } from "./errors.js";
 import type { SortKey } from "../listing.js";
 import { paymentError } from "../payments/errors.js";
 import { lastPaymentOfOrder } from "../payments/service.js";
@@ -24,7 +25,6 @@ import { requestEmail } from "../customer-emails/service.js";
 import { ownerEmails } from "../organizations/service.js";
 import { refundableAmount, type OrderRow } from "../orders/wire.js";
 import { refundTax } from "../../../shared/refund-tax.js";
-import { formatMoney } from "../../../shared/money.js";
 import { orgNow } from "../test-clock/clock.js";
 import * as repo from "./repository.js";
 import { requestRefundedEmail } from "./emails.js";
@@ -53,18 +53,6 @@ export const RefundCreateInput = z.object({
 export type RefundCreateInput = z.output<typeof RefundCreateInput>;
 
 // ---- errors (Polar's names and statuses) ----------------------------------------------------------------
-
-const refundedAlready = (order: OrderRow) =>
-  new ApiError(403, { error: "RefundedAlready", detail: `Order is already fully refunded: ${order.id}` });
-// money as the API's other messages print it ("$25.00"), not the raw minor units a seller would misread
-const amountTooHigh = (order: OrderRow) =>
-  new ApiError(400, {
-    error: "RefundAmountTooHigh",
-    detail: `Refund amount exceeds remaining order balance: ${formatMoney(refundableAmount(order), order.currency, "en")}`,
-  });
-const revokeSubscriptionBenefitsProhibited = () =>
-  new ApiError(400, { error: "RevokeSubscriptionBenefitsProhibited", detail: "Subscription benefits can only be revoked upon cancellation" });
-const notPaid = (order: OrderRow) => new ApiError(400, { error: "NotPaidOrder", detail: `Order is not paid: ${order.id}` });
 
 /** The processor's id of the payment an order was paid with: its checkout's, else (a renewal, a proration) its charge's. */
 async function refundedPaymentId(tx: Queryable, order: OrderRow): Promise<string | null> {

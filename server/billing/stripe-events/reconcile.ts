@@ -4,7 +4,7 @@
 // no record of, and a payment on both sides whose amount or status differ. Nothing is changed.
 import type { Db } from "../../db/client.js";
 import type { Stripe } from "../../payments/stripe-client.js";
-import { ApiError, notFound } from "../errors.js";
+import { badGateway, notFound } from "../errors.js";
 import { paymentsOfProcessorSince, type PaymentRow } from "../payments/service.js";
 import { NOT_CONNECTED, stripeOf, type StripeDeps } from "../stripe/service.js";
 import type { ReconcileDifference, Reconciliation } from "../../../shared/stripe.js";
@@ -58,7 +58,7 @@ export async function reconcile(deps: Pick<StripeDeps, "db" | "secret" | "stripe
   const [payments, read] = await Promise.all([
     paymentsOfProcessorSince(deps.db, organizationId, "stripe", since, MAX_OBJECTS),
     readStripe(stripe, since).catch((err: unknown) => {
-      throw new ApiError(502, { error: "BadGateway", detail: `Stripe could not be read: ${err instanceof Error ? err.message : String(err)}` });
+      throw badGateway(`Stripe could not be read: ${err instanceof Error ? err.message : String(err)}`);
     }),
   ]);
   const byId = new Map<string, StripeSide>([...read.intents, ...read.charges].map((s) => [s.id, s]));

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { datetimeInput } from "../http.js";
-import { invalid } from "../errors.js";
+import { invalid, notPermitted, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { reconcile } from "./reconcile.js";
 import { route, type V1App } from "../contract.js";
@@ -40,7 +40,7 @@ export function stripeEventRoutes(app: V1App, { db, config, secret }: BillingDep
     operationId: "till:stripe:reconcile",
     summary: "Compare till's payments with the Stripe account's",
     body: ReconcileInput,
-    responses: { 200: Reconciliation, 403: "NotPermitted", 422: "HTTPValidationError" },
+    responses: { 200: Reconciliation, 403: notPermitted, 422: validationError },
   });
   app.post("/stripe/reconcile", contract, async (req) => {
     const input = req.body;

@@ -2,7 +2,7 @@
 // disconnect it. The keys go in once and never come back out (answers show a key's kind and last four).
 import type { BillingDeps } from "../deps.js";
 import { parseWith } from "../http.js";
-import { ApiError, schemaRefusal, type ValidationIssue } from "../errors.js";
+import { ApiError, notFound, schemaRefusal, validationError, type ValidationIssue } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { connectStripe, disconnectStripe, StripeConnectInput, stripeStatus, type StripeDeps } from "./service.js";
 import { documented, route, type V1App } from "../contract.js";
@@ -29,9 +29,9 @@ export function stripeRoutes(app: V1App, { db, config, secret }: BillingDeps): v
   const policy = statusPolicy(config);
   const deps: StripeDeps = { db, secret, baseURL: config.baseURL, stripeApiUrl: config.payments.stripeApiUrl, testInLive: config.payments.testInLive };
 
-  app.put("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:connect", body: documented(StripeConnectInput), responses: { 200: StripeConnection, 422: "HTTPValidationError" } }), async (req) =>
+  app.put("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:connect", body: documented(StripeConnectInput), responses: { 200: StripeConnection, 422: validationError } }), async (req) =>
     connectStripe(deps, scopeOf(req).organizationId, parseConnect(req.body), policy),
   );
   app.get("/stripe/connection", route({ scope: "organizations:read", operationId: "till:stripe:get_connection", responses: { 200: StripeConnection } }), async (req) => stripeStatus(deps, scopeOf(req).organizationId));
-  app.delete("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:disconnect", responses: { 200: z.object({ endpoint_removed: z.boolean() }), 404: "ResourceNotFound" } }), async (req) => disconnectStripe(deps, scopeOf(req).organizationId, policy));
+  app.delete("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:disconnect", responses: { 200: z.object({ endpoint_removed: z.boolean() }), 404: notFound } }), async (req) => disconnectStripe(deps, scopeOf(req).organizationId, policy));
 }

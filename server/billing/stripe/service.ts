@@ -9,7 +9,7 @@ import { keyHint, publishableKeyMode, secretKeyMode, STRIPE_EVENT_TYPES, Stripe,
 import { enqueue } from "../../db/outbox.js";
 import { seal, unseal } from "../../seal.js";
 import { valueIssue } from "../http.js";
-import { ApiError, notFound, validationError, type ValidationIssue } from "../errors.js";
+import { ApiError, badGateway, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
 import { moveStatus, type StatusPolicy } from "../organizations/status.js";
 import * as repo from "./repository.js";
@@ -112,7 +112,7 @@ export async function connectStripe(deps: StripeDeps, organizationId: string, in
         ),
       ]);
     }
-    if (!signingSecret) throw new ApiError(502, { error: "BadGateway", detail: "Stripe answered the new webhook endpoint without its signing secret." });
+    if (!signingSecret) throw badGateway("Stripe answered the new webhook endpoint without its signing secret.");
   }
 
   const previous = await repo.getConnection(deps.db, organizationId);

@@ -16,7 +16,7 @@ import {
   queryArray,
   queryBool,
 } from "../http.js";
-import { validationError } from "../errors.js";
+import { notFound, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
@@ -28,6 +28,8 @@ import { PRORATION_BEHAVIORS, type SubscriptionUpdate } from "./change.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import { SUBSCRIPTION_STATUSES } from "./wire.js";
 import { documented, route, type V1App } from "../contract.js";
+import { paymentFailed } from "../payments/errors.js";
+import { alreadyCanceled, subscriptionLocked } from "./errors.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -157,14 +159,14 @@ function parseCreate(body: unknown) {
 export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   // a change billed now is charged through the organization's processor (its Stripe account when connected)
   const processor = serverPaymentProcessor(config, secret);
-  app.get("/subscriptions/export", route({ scope: "subscriptions:read", operationId: "subscriptions:export", query: ExportQuery, responses: { 200: "text/csv", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.get("/subscriptions/export", route({ scope: "subscriptions:read", operationId: "subscriptions:export", query: ExportQuery, responses: { 200: "text/csv", 422: validationError } }), async (req, reply) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     const csv = service.subscriptionExport(organizationId);
     return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
-  app.get("/subscriptions/", route({ scope: "subscriptions:read", operationId: "subscriptions:list", query: ListQuery, responses: { 200: "ListResourceSubscription", 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/subscriptions/", route({ scope: "subscriptions:read", operationId: "subscriptions:list", query: ListQuery, responses: { 200: "ListResourceSubscription", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
@@ -194,23 +196,23 @@ export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDe
     return page(items, total, q.limit);
   });
 
-  app.post("/subscriptions/", route({ scope: "subscriptions:write", operationId: "subscriptions:create", body: SubscriptionCreate, responses: { 201: "Subscription", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.post("/subscriptions/", route({ scope: "subscriptions:write", operationId: "subscriptions:create", body: SubscriptionCreate, responses: { 201: "Subscription", 422: validationError } }), async (req, reply) => {
     const input = parseCreate(req.body ?? {});
     const created = await createSubscription(db, scopeOf(req).organizationId, input, config.baseURL);
     return reply.status(201).send(created);
   });
 
-  app.get("/subscriptions/:id", route({ scope: "subscriptions:read", operationId: "subscriptions:get", responses: { 200: "Subscription", 404: "ResourceNotFound", 422: "HTTPValidationError" } }), async (req) =>
+  app.get("/subscriptions/:id", route({ scope: "subscriptions:read", operationId: "subscriptions:get", responses: { 200: "Subscription", 404: notFound, 422: validationError } }), async (req) =>
     service.getSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
   );
 
-  app.patch("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:update", body: SubscriptionUpdate, responses: { 200: "Subscription", 402: "PaymentFailed", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 409: "SubscriptionLocked", 422: "HTTPValidationError" } }), async (req) => {
+  app.patch("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:update", body: SubscriptionUpdate, responses: { 200: "Subscription", 402: paymentFailed, 403: alreadyCanceled, 404: notFound, 409: subscriptionLocked, 422: validationError } }), async (req) => {
     const id = pathId(req);
     const update = parseUpdate(req.body ?? {});
     return updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL, processor);
   });
 
-  app.delete("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:revoke", responses: { 200: "Subscription", 403: "AlreadyCanceledSubscription", 404: "ResourceNotFound", 409: "SubscriptionLocked", 422: "HTTPValidationError" } }), async (req) =>
+  app.delete("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:revoke", responses: { 200: "Subscription", 403: alreadyCanceled, 404: notFound, 409: subscriptionLocked, 422: validationError } }), async (req) =>
     revokeSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
   );
 }

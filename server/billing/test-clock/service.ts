@@ -15,7 +15,8 @@ import type { WorkerLog } from "../../tasks/job.js";
 import { addInterval } from "../checkouts/pricing.js";
 import { DURATION_EXAMPLES, parseClockDuration } from "../../../shared/clock-durations.js";
 import { datetimeInput } from "../http.js";
-import { ApiError, invalid, notPermitted } from "../errors.js";
+import { invalid, notPermitted } from "../errors.js";
+import { advanceIncomplete } from "./errors.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
 import type { RenewalDeps } from "../renewal/renewal.js";
 import * as repo from "./repository.js";
@@ -181,10 +182,7 @@ export async function advanceTestClock(
         : retryAt && (!expiryAt || retryAt <= expiryAt)
           ? `A failed charge due for a retry at ${retryAt.toISOString()} could not be retried`
           : `A checkout expiring at ${expiryAt?.toISOString()} could not be expired`;
-      throw new ApiError(409, {
-        error: "TestClockAdvanceIncomplete",
-        detail: `${what}; the clock moved to the target and the schedule will retry it.`,
-      });
+      throw advanceIncomplete(what);
     }
   }
   const wall = new Date();

@@ -14,7 +14,7 @@ import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, pathId, queryArray } from "../http.js";
 import { sortingQuery } from "../listing.js";
 import { paymentFailed } from "../payments/errors.js";
-import { invalid } from "../errors.js";
+import { invalid, notFound, unauthorized, validationError } from "../errors.js";
 import { formatMoney } from "../../../shared/money.js";
 import { scopeOf } from "../route-auth.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
@@ -66,13 +66,13 @@ const AutoRechargeInput = z.object({
   amount: z.int().min(1).max(MAX_AMOUNT).optional(),
 });
 
-const NOT_FOUND = { 404: "ResourceNotFound", 422: "HTTPValidationError" } as const;
+const NOT_FOUND = { 404: notFound, 422: validationError } as const;
 
 export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const processor = serverPaymentProcessor(config, secret);
   const org = (req: FastifyRequest) => scopeOf(req).organizationId;
 
-  app.get("/wallets/", route({ scope: "customers:read", operationId: "wallets:list", query: WalletsQuery, responses: { 200: ListResourceWallet, 422: "HTTPValidationError" } }), async (req) => {
+  app.get("/wallets/", route({ scope: "customers:read", operationId: "wallets:list", query: WalletsQuery, responses: { 200: ListResourceWallet, 422: validationError } }), async (req) => {
     const q = req.query;
     const organizationId = org(req);
     if (q.organization_id && !q.organization_id.map((i) => i.toLowerCase()).includes(organizationId)) return page([], 0, q.limit);
@@ -89,7 +89,7 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
     return service.walletWire(w);
   });
   // a bank debit on its way answers 202 with the wallet as it is: the bank's answer credits it (wallets/late.ts)
-  app.post("/wallets/:id/top-up", route({ scope: "customers:write", operationId: "till:wallets:top_up", body: TopUpInput, responses: { 200: Wallet, 202: Wallet, 402: "PaymentFailed", ...NOT_FOUND } }), async (req, reply) => {
+  app.post("/wallets/:id/top-up", route({ scope: "customers:write", operationId: "till:wallets:top_up", body: TopUpInput, responses: { 200: Wallet, 202: Wallet, 402: paymentFailed, ...NOT_FOUND } }), async (req, reply) => {
     const organizationId = org(req);
     const id = pathId(req);
     const header = req.headers[IDEMPOTENCY_HEADER];
@@ -127,28 +127,28 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
   const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => ({ organizationId: portalOf(req).organizationId, customerId: portalOf(req).customer.id });
   const base = "/customer-portal/wallets";
-  app.get(`${base}/`, route({ ...portal, operationId: "customer_portal:wallets:list", query: PortalWalletsQuery, responses: { 200: "ListResourceCustomerWallet", 401: "Unauthorized", 422: "HTTPValidationError" } }), async (req) => {
+  app.get(`${base}/`, route({ ...portal, operationId: "customer_portal:wallets:list", query: PortalWalletsQuery, responses: { 200: "ListResourceCustomerWallet", 401: unauthorized, 422: validationError } }), async (req) => {
     const m = me(req);
     const { items, total } = await service.listWallets(db, m.organizationId, { customerIds: [m.customerId] }, req.query.sorting, req.query.page, req.query.limit);
     return page(items, total, req.query.limit);
   });
-  app.get(`${base}/credit-offers`, route({ ...portal, operationId: "till:customer_portal:wallets:credit_offers", responses: { 200: CreditOffers, 401: "Unauthorized" } }), async (req) =>
+  app.get(`${base}/credit-offers`, route({ ...portal, operationId: "till:customer_portal:wallets:credit_offers", responses: { 200: CreditOffers, 401: unauthorized } }), async (req) =>
     service.creditOffers(db, config.baseURL, me(req).organizationId),
   );
-  app.get(`${base}/:id`, route({ ...portal, operationId: "customer_portal:wallets:get", responses: { 200: "CustomerWallet", 401: "Unauthorized", ...NOT_FOUND } }), async (req) => {
+  app.get(`${base}/:id`, route({ ...portal, operationId: "customer_portal:wallets:get", responses: { 200: "CustomerWallet", 401: unauthorized, ...NOT_FOUND } }), async (req) => {
     const m = me(req);
     return service.walletWire(await service.findWallet(db, m.organizationId, pathId(req), m.customerId));
   });
-  app.get(`${base}/:id/transactions`, route({ ...portal, operationId: "till:customer_portal:wallets:list_transactions", query: PageQuery, responses: { 200: ListResourceWalletTransaction, 401: "Unauthorized", ...NOT_FOUND } }), async (req) => {
+  app.get(`${base}/:id/transactions`, route({ ...portal, operationId: "till:customer_portal:wallets:list_transactions", query: PageQuery, responses: { 200: ListResourceWalletTransaction, 401: unauthorized, ...NOT_FOUND } }), async (req) => {
     const m = me(req);
     const { items, total } = await service.transactions(db, m.organizationId, pathId(req), req.query.page, req.query.limit, m.customerId);
     return page(items, total, req.query.limit);
   });
-  app.get(`${base}/:id/auto-recharge`, route({ ...portal, operationId: "till:customer_portal:wallets:get_auto_recharge", responses: { 200: AutoRecharge, 401: "Unauthorized", ...NOT_FOUND } }), async (req) => {
+  app.get(`${base}/:id/auto-recharge`, route({ ...portal, operationId: "till:customer_portal:wallets:get_auto_recharge", responses: { 200: AutoRecharge, 401: unauthorized, ...NOT_FOUND } }), async (req) => {
     const m = me(req);
     return service.autoRechargeWire(await service.findWallet(db, m.organizationId, pathId(req), m.customerId));
   });
-  app.put(`${base}/:id/auto-recharge`, route({ ...portal, operationId: "till:customer_portal:wallets:update_auto_recharge", body: AutoRechargeInput, responses: { 200: AutoRecharge, 401: "Unauthorized", ...NOT_FOUND } }), async (req) => {
+  app.put(`${base}/:id/auto-recharge`, route({ ...portal, operationId: "till:customer_portal:wallets:update_auto_recharge", body: AutoRechargeInput, responses: { 200: AutoRecharge, 401: unauthorized, ...NOT_FOUND } }), async (req) => {
     const m = me(req);
     return service.setAutoRecharge(db, m.organizationId, pathId(req), req.body, await orgNow(db, m.organizationId), m.customerId);
   });

@@ -15,7 +15,7 @@ import { outbox } from "../../db/schema/index.js";
 import { INTERNAL_OUTBOX_TYPES } from "../../db/outbox.js";
 import type { BillingDeps } from "../deps.js";
 import { openEventStream, queryArray, queryBool } from "../http.js";
-import { invalid } from "../errors.js";
+import { invalid, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { formatBody } from "./format.js";
 import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from "./wire.js";
@@ -197,7 +197,7 @@ export function listenRoutes(app: V1App, { db, listen, config, callers }: Billin
   });
   app.addHook("onClose", async () => hub.close());
 
-  app.get("/cli/listen", route({ scope: "webhooks:read", operationId: "till:cli:listen", query: ListenQuery, responses: { 200: "text/event-stream", 422: "HTTPValidationError" } }), async (req, reply) => {
+  app.get("/cli/listen", route({ scope: "webhooks:read", operationId: "till:cli:listen", query: ListenQuery, responses: { 200: "text/event-stream", 422: validationError } }), async (req, reply) => {
     const { organizationId } = scopeOf(req);
     const q = req.query;
     const types = eventTypes(q.events);

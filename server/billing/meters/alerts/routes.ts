@@ -7,6 +7,7 @@ import { scopeOf } from "../../route-auth.js";
 import * as service from "./service.js";
 import { route, type V1App } from "../../contract.js";
 import { USAGE_ALERT_KINDS, UsageAlertCreateInput } from "./wire.js";
+import { notFound, validationError } from "../../errors.js";
 
 const ListQuery = z.object({ meter_id: z.guid({ message: "Input should be a valid UUID" }).optional() });
 
@@ -25,8 +26,8 @@ const UsageAlert = z.object({
 const UsageAlertList = z.object({ items: z.array(UsageAlert), pagination: z.object({ total_count: z.int(), max_page: z.int() }) });
 
 export function usageAlertRoutes(app: V1App, { db }: BillingDeps): void {
-  const read = { scope: "meters:read", responses: { 200: UsageAlert, 404: "ResourceNotFound", 422: "HTTPValidationError" } } as const;
-  app.get("/usage-alerts/", route({ ...read, operationId: "till:usage_alerts:list", query: ListQuery, responses: { 200: UsageAlertList, 422: "HTTPValidationError" } }), async (req) => {
+  const read = { scope: "meters:read", responses: { 200: UsageAlert, 404: notFound, 422: validationError } } as const;
+  app.get("/usage-alerts/", route({ ...read, operationId: "till:usage_alerts:list", query: ListQuery, responses: { 200: UsageAlertList, 422: validationError } }), async (req) => {
     const q = req.query;
     const items = await service.listAlerts(db, scopeOf(req).organizationId, q.meter_id);
     return { items, pagination: { total_count: items.length, max_page: 1 } };
@@ -36,7 +37,7 @@ export function usageAlertRoutes(app: V1App, { db }: BillingDeps): void {
     scope: "meters:write",
     operationId: "till:usage_alerts:create",
     body: UsageAlertCreateInput,
-    responses: { 201: UsageAlert, 404: "ResourceNotFound", 422: "HTTPValidationError" },
+    responses: { 201: UsageAlert, 404: notFound, 422: validationError },
   });
   app.post("/usage-alerts/", create, async (req, reply) => {
     const input = req.body;
@@ -47,7 +48,7 @@ export function usageAlertRoutes(app: V1App, { db }: BillingDeps): void {
     service.getAlert(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  const remove = route({ scope: "meters:write", operationId: "till:usage_alerts:delete", responses: { 204: null, 404: "ResourceNotFound", 422: "HTTPValidationError" } });
+  const remove = route({ scope: "meters:write", operationId: "till:usage_alerts:delete", responses: { 204: null, 404: notFound, 422: validationError } });
   app.delete("/usage-alerts/:id", remove, async (req, reply) => {
     await service.deleteAlert(db, scopeOf(req).organizationId, pathId(req));
     return reply.status(204).send();

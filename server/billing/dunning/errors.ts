@@ -1,0 +1,18 @@
+// The dunning's own errors, in Polar's names and statuses (customer_portal:orders:confirm_retry_payment):
+// 422 OrderNotEligibleForRetry, 409 PaymentAlreadyInProgress, 429 ManualRetryLimitExceeded.
+import { declareError } from "../errors.js";
+
+export const notEligibleForRetry = declareError({ status: 422, error: "OrderNotEligibleForRetry", detail: "This order is not awaiting a payment." });
+
+export const paymentInProgress = declareError({
+  status: 409,
+  error: "PaymentAlreadyInProgress",
+  detail: "A payment of this order is already in progress.",
+  code: "payment_in_progress",
+});
+
+export const manualRetryLimitExceeded = declareError({
+  status: 429,
+  error: "ManualRetryLimitExceeded",
+  detail: (limit: number) => `This order was retried ${limit} times: contact the seller.`,
+});
