@@ -1,10 +1,10 @@
 // The worker's Stripe event loop (billing/stripe-events): leases the due Stripe events, oldest first, and runs
 // each one's handler; the handler's outcome is recorded by the lease holder only. A worker that dies while
 // processing leaves its lease to expire and the event is processed again (handlers are safe to run twice).
-import * as stripeEvents from "../billing/stripe-events/service.js";
+import * as stripeEvents from "../billing/processor-events/service.js";
 import { createLeaseLoop, type LeaseLoop } from "./lease-loop.js";
 
-export interface StripeEventLoopDeps extends stripeEvents.StripeEventDeps {
+export interface StripeEventLoopDeps extends stripeEvents.ProcessorEventDeps {
   log: { error(obj: unknown, msg?: string): void; warn(msg: string): void };
   /** Events processed at once. */
   concurrency: number;

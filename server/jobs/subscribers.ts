@@ -6,7 +6,7 @@ import * as deliveries from "../billing/benefit-delivery/service.js";
 import * as customerEmails from "../billing/customer-emails/service.js";
 import * as invoices from "../billing/invoices/service.js";
 import * as productBenefits from "../billing/subscriptions/product-benefits.js";
-import * as stripeEvents from "../billing/stripe-events/service.js";
+import * as stripeEvents from "../billing/processor-events/service.js";
 import type { OutboxSubscriber as FanOutSubscriber } from "../billing/webhooks/service.js";
 import { walletSubscriber } from "../billing/wallets/credits.js";
 import type { PaymentProcessor } from "../payments/processor.js";
