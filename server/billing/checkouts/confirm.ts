@@ -9,7 +9,7 @@
 // (Stripe's 3-D Secure, a bank debit's `processing`), nothing of the purchase is kept: the checkout is left
 // `confirmed` with the intent in its payment_processor_metadata (the page runs handleNextAction with its client
 // secret), and the purchase is made when the processor says it succeeded (completeCheckoutPayment, from
-// payment-intent-events.ts) — once, whichever comes first.
+// processor-events/payments.ts) — once, whichever comes first.
 import { noteProcessorError } from "../processor-connections/processor-errors.js";
 import type { Queryable } from "../../db/client.js";
 import { formatMoney } from "../../../shared/money.js";
