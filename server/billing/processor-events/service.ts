@@ -47,7 +47,7 @@ export const claimDue = (db: Db, limit: number, leaseMs: number, token: string) 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1000);
 
 /** Reads an event's facts and has the handler of their kind act on them. */
-function handle(opened: ProcessorEvent, ctx: ProcessorEventContext): { name: string; run: () => Promise<ProcessorEventOutcome> } {
+function dispatch(opened: ProcessorEvent, ctx: ProcessorEventContext): { name: string; run: () => Promise<ProcessorEventOutcome> } {
   const handlers = PROCESSOR_EVENT_HANDLERS;
   switch (opened.kind) {
     case "payment":
@@ -69,7 +69,7 @@ export async function processEvent(deps: ProcessorEventDeps, row: repo.Processor
     return (await repo.recordOutcome(deps.db, row, token, { done: true, outcome: "ignored", error: opened.ignored })) ? "ignored" : null;
   }
   const event: StoredProcessorEvent = { id: row.id, type: row.type, livemode: row.livemode, objectId: row.objectId };
-  const handler = handle(opened, { db: deps.db, organizationId: row.organizationId, event, baseURL: deps.baseURL });
+  const handler = dispatch(opened, { db: deps.db, organizationId: row.organizationId, event, baseURL: deps.baseURL });
   try {
     const outcome = await handler.run();
     return (await repo.recordOutcome(deps.db, row, token, { done: true, outcome, error: null })) ? outcome : null;
