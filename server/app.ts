@@ -25,7 +25,7 @@ import type { V1Route } from "./billing/deps.js";
 import { webPlugin } from "./http/web.js";
 import { installInputGuard, LARGE_BODY_LIMIT, SMALL_BODY_LIMIT } from "./http/input-guard.js";
 import { inboundWebhooksPlugin } from "./billing/webhooks/inbound.js";
-import { stripeWebhookPlugin } from "./billing/stripe/webhook.js";
+import { stripeWebhookPlugin } from "./payments/stripe/webhook.js";
 import { createWorker, type Worker } from "./jobs/worker.js";
 import { installIdempotency, requestScope } from "./http/idempotency.js";
 import { methodsOf } from "./http/route-hooks.js";
@@ -144,7 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }
   // Stripe's events for each connected account, with the raw body their signature covers
   await app.register(
-    stripeWebhookPlugin({ db: database.db, secret, baseURL: config.baseURL, stripeApiUrl: config.payments.stripeApiUrl }),
+    stripeWebhookPlugin({ db: database.db, secret }),
   );
   await app.register(authPlugin(auth, () => callers.clear()));
   const v1Routes: V1Route[] = [];

@@ -34,9 +34,9 @@ import { testClockRoutes } from "./test-clock/routes.js";
 import { benefitDeliveryRoutes } from "./benefit-delivery/routes.js";
 import { paymentRoutes } from "./payments/routes.js";
 import { dunningRoutes } from "./dunning/routes.js";
-import { stripeRoutes } from "./stripe/routes.js";
+import { processorConnectionRoutes } from "./processor-connections/routes.js";
 import { disputeRoutes } from "./disputes/routes.js";
-import { stripeEventRoutes } from "./stripe-events/routes.js";
+import { processorEventRoutes } from "./processor-events/routes.js";
 import { CALL_TURN_RETRY_AFTER_SECONDS, CallTurnsBusy } from "../db/call-turns.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
@@ -66,7 +66,7 @@ const DOMAINS: DomainRoutes[] = [
   orderRoutes,
   refundRoutes,
   disputeRoutes,
-  stripeEventRoutes,
+  processorEventRoutes,
   subscriptionRoutes,
   renewalRoutes,
   webhookRoutes,
@@ -80,7 +80,7 @@ const DOMAINS: DomainRoutes[] = [
   benefitDeliveryRoutes,
   paymentRoutes,
   dunningRoutes,
-  stripeRoutes,
+  processorConnectionRoutes,
   metricRoutes,
   usageAlertRoutes,
   walletRoutes,

@@ -30,7 +30,7 @@ export const OUTBOX_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...CHECKOUT_EXPIRY_EV
 /**
  * Outbox types that are work for the worker, never webhooks: no endpoint may subscribe to them (they are not
  * webhook types) and `till listen` leaves them out. `stripe.event`: a Stripe event recorded by the inbound
- * endpoint, processed by billing/stripe-events.
+ * endpoint, processed by billing/processor-events.
  */
 export const INTERNAL_OUTBOX_TYPES = ["stripe.event"] as const;
 export type InternalOutboxType = (typeof INTERNAL_OUTBOX_TYPES)[number];

@@ -9,7 +9,7 @@ import * as customerEmails from "../billing/customer-emails/jobs.js";
 import * as invoices from "../billing/invoices/jobs.js";
 import * as productBenefits from "../billing/subscriptions/jobs.js";
 import * as benefitDelivery from "../billing/benefit-delivery/jobs.js";
-import * as stripeEvents from "../billing/stripe-events/jobs.js";
+import * as processorEvents from "../billing/processor-events/jobs.js";
 import * as wallets from "../billing/wallets/jobs.js";
 import * as events from "../billing/events/jobs.js";
 import * as renewal from "../billing/renewal/jobs.js";
@@ -33,7 +33,7 @@ export const DOMAIN_JOBS: readonly DomainJobs[] = [
   invoices,
   productBenefits,
   benefitDelivery,
-  stripeEvents,
+  processorEvents,
   // the wallets' auto-recharge charges through the processor: the last subscriber
   wallets,
   events,

@@ -56,7 +56,7 @@ export interface ChargeRequest {
 /**
  * A payment the processor has not finished: the customer must act (3-D Secure: the page runs Stripe.js's
  * handleNextAction with the client secret), or the money is on its way (`processing`, bank debits). How it ends
- * comes later, as the processor's event (server/payments/stripe/payment-intent-events.ts).
+ * comes later, as the processor's event (billing/processor-events/payments.ts).
  */
 export interface NextAction {
   status: "requires_action" | "processing";
@@ -209,25 +209,26 @@ export interface PaymentProcessor {
   refund(request: RefundRequest): Promise<RefundResult>;
   /**
    * A payment's outcome as the processor holds it now (an intent `pay` left unfinished: `processing`, a bank debit):
-   * succeeded, failed, or still unfinished (`next`).
+   * succeeded, failed, or still unfinished (`next`). A processor that finishes every payment at once answers that it
+   * has no such intent.
    */
-  paymentOutcome?(intentId: string): Promise<PaymentResult>;
+  paymentOutcome(intentId: string): Promise<PaymentResult>;
   /** A setup the customer finished after an action (the portal's confirmPaymentMethod with a SetupIntent id). */
-  setupOutcome?(intentId: string): Promise<PaymentResult>;
-  /** Removes a saved method at the processor too (Stripe: detached from its customer). */
-  detach?(paymentMethodId: string): Promise<void>;
+  setupOutcome(intentId: string): Promise<PaymentResult>;
+  /** Removes a saved method at the processor too (Stripe: detached from its customer); nothing to do where it keeps none. */
+  detach(paymentMethodId: string): Promise<void>;
   /** Makes a saved method the processor customer's default (Stripe: invoice_settings.default_payment_method). */
-  setDefault?(processorCustomerId: string, paymentMethodId: string): Promise<void>;
+  setDefault(processorCustomerId: string, paymentMethodId: string): Promise<void>;
   /**
-   * A router answers the processor that takes one organization's payments (its Stripe account when connected);
-   * a plain processor has none and takes every organization's. Use `processorFor` rather than calling it.
+   * The processor that takes one organization's payments: a router answers the organization's own (its Stripe
+   * account when connected), a plain processor itself. Use `processorFor` rather than calling it.
    */
-  forOrganization?(db: Queryable, organizationId: string): Promise<PaymentProcessor>;
+  forOrganization(db: Queryable, organizationId: string): Promise<PaymentProcessor>;
   /**
-   * The same, given the organization's Stripe connection as read with `connectionSql` (payments/stripe/connection.ts)
-   * in the caller's own statement; null when it has none. A router implements both. Use `processorOfConnection`.
+   * The same, given the organization's connection as read with `connectionSql` (payments/index.ts) in the caller's
+   * own statement; null when it has none. Use `processorOfConnection`.
    */
-  forConnection?(connection: ProcessorConnection | null): PaymentProcessor;
+  forConnection(connection: ProcessorConnection | null): PaymentProcessor;
 }
 
 /** What routes an organization's payments to its Stripe account: its connection's keys (the secret one sealed). */
@@ -239,10 +240,10 @@ export interface ProcessorConnection {
 
 /** The processor that takes `organizationId`'s payments. */
 export async function processorFor(processor: PaymentProcessor, db: Queryable, organizationId: string): Promise<PaymentProcessor> {
-  return processor.forOrganization ? processor.forOrganization(db, organizationId) : processor;
+  return processor.forOrganization(db, organizationId);
 }
 
 /** processorFor, the organization's connection already read (null: none). */
 export function processorOfConnection(processor: PaymentProcessor, connection: ProcessorConnection | null): PaymentProcessor {
-  return processor.forConnection ? processor.forConnection(connection) : processor;
+  return processor.forConnection(connection);
 }

@@ -137,11 +137,17 @@ function tooSmall(amount: number, currency: string): PaymentResult | null {
   return { ok: false, code: "amount_too_small", message: `Amount must be at least ${formatMoney(minimumChargeAmount(currency), currency, "en")} ${currency.toLowerCase()}` };
 }
 
-export function createTestProcessor(): PaymentProcessor {
+/** What the test processor answers for an intent: it finishes every payment at once, so it never has one pending. */
+const NO_INTENT = { ok: false, code: "resource_missing", message: "No such payment intent." } as const;
+/** What `pay` answers for a token the test processor did not make (a setup's id is no token of its own). */
+const INVALID_TOKEN = { ok: false, code: "invalid_token", message: "The payment details are invalid. Please enter your card again." } as const;
+
+/** `servesLive`: it takes live organizations' payments too (TILL_TEST_PAYMENTS=live). */
+export function createTestProcessor(servesLive = false): PaymentProcessor {
   return {
     id: "test",
     wireName: "stripe",
-    servesLive: false,
+    servesLive,
     minimumCharge: minimumChargeAmount,
     checkoutMetadata: ({ clientSecret, baseURL }) => ({
       processor: "test",
@@ -149,7 +155,7 @@ export function createTestProcessor(): PaymentProcessor {
     }),
     async pay(request: PaymentRequest): Promise<PaymentResult> {
       const card = readToken(request.confirmationTokenId);
-      if (!card || card.for !== paymentPurpose(request.metadata)) return { ok: false, code: "invalid_token", message: "The payment details are invalid. Please enter your card again." };
+      if (!card || card.for !== paymentPurpose(request.metadata)) return INVALID_TOKEN;
       const small = tooSmall(request.amount, request.currency);
       if (small) return small;
       const decline = card.decline ? DECLINES[card.decline] : undefined;
@@ -182,6 +188,24 @@ export function createTestProcessor(): PaymentProcessor {
         paymentMethodId: request.paymentMethodId,
         paymentMethod: { brand: "unknown", last4: m[1] ?? "", expMonth, expYear },
       };
+    },
+    async paymentOutcome(): Promise<PaymentResult> {
+      return NO_INTENT;
+    },
+    // a setup it never left unfinished: the id is no token of its own, refused as `pay` refuses one
+    async setupOutcome(): Promise<PaymentResult> {
+      return INVALID_TOKEN;
+    },
+    // it keeps no methods or customers of its own: till's rows are all there is
+    async detach(): Promise<void> {},
+    async setDefault(): Promise<void> {},
+    // one processor for every organization (the router, payments/index.ts, chooses another where one is connected);
+    // `this`, so a copy with a member replaced (a test's refusing refund) answers itself
+    async forOrganization() {
+      return this;
+    },
+    forConnection() {
+      return this;
     },
   };
 }

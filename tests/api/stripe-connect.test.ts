@@ -5,7 +5,7 @@
 import { PassThrough } from "node:stream";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STRIPE_EVENT_TYPES } from "../../server/payments/stripe-client.js";
+import { STRIPE_EVENT_TYPES } from "../../server/payments/stripe/client.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { reservePort } from "../helpers/ports.js";
 import { startServer, type TestServer } from "../helpers/server.js";

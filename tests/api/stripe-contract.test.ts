@@ -5,7 +5,7 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStripeProcessor } from "../../server/payments/stripe/adapter.js";
-import { stripeClient } from "../../server/payments/stripe-client.js";
+import { stripeClient } from "../../server/payments/stripe/client.js";
 import { Receiver } from "../helpers/receiver.js";
 import { checkParams, routeKey, stripeContract } from "../helpers/stripe-contract.js";
 import { StripePeer, type Params } from "../helpers/stripe-peer.js";

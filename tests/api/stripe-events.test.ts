@@ -14,7 +14,7 @@ import { createProduct, pay } from "../helpers/checkout.js";
 import { reservePort } from "../helpers/ports.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { STRIPE_EVENT_TYPES } from "../../server/payments/stripe-client.js";
+import { STRIPE_EVENT_TYPES } from "../../server/payments/stripe/client.js";
 import { StripePeer } from "../helpers/stripe-peer.js";
 import { confirmationToken, STRIPE_CARDS } from "../helpers/stripe-sandbox.js";
 import { PeerCharges } from "../helpers/stripe-peer-charges.js";

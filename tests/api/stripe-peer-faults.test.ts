@@ -5,7 +5,7 @@
 // deleted in the dashboard and a detached payment method (resource_missing and Stripe's refusal), and
 // ConfirmationTokens used twice, expired, or of the wrong mode.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Stripe, stripeClient } from "../../server/payments/stripe-client.js";
+import { Stripe, stripeClient } from "../../server/payments/stripe/client.js";
 import { StripePeer } from "../helpers/stripe-peer.js";
 import { PeerFaults } from "../helpers/stripe-peer-faults.js";
 import { confirmationToken, STRIPE_CARDS, STRIPE_KEYS } from "../helpers/stripe-sandbox.js";

@@ -8,7 +8,7 @@
 import { Polar } from "@polar-sh/sdk";
 import { Polar as Polar049 } from "polar-sdk-049";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Stripe, stripeClient } from "../../server/payments/stripe-client.js";
+import { Stripe, stripeClient } from "../../server/payments/stripe/client.js";
 import type { Seller } from "../helpers/seller.js";
 import { PAYMENT_METHODS, portalMethods } from "../helpers/stripe-portal-methods.js";
 import { bankDebitToken, startStripeSandbox, STRIPE_BANK_ACCOUNTS, STRIPE_KEYS, until, type StripeSandbox } from "../helpers/stripe-sandbox.js";

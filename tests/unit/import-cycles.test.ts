@@ -112,8 +112,8 @@ describe("server/ imports", () => {
     ].join("\n");
     const found = runtimeImports(path.join(SERVER, "billing/fixture.ts"), fixture).map((f) => path.relative(SERVER, f).split(path.sep).join("/"));
     expect(found.sort()).toEqual(["billing/http.ts", "billing/subscriptions/lifecycle.ts"]);
-    const typeOnly = readFileSync(path.join(SERVER, "billing/stripe/routes.ts"), "utf8");
+    const typeOnly = readFileSync(path.join(SERVER, "billing/processor-connections/routes.ts"), "utf8");
     expect(typeOnly).toContain('import type { BillingDeps } from "../deps.js"');
-    expect(runtimeImports(path.join(SERVER, "billing/stripe/routes.ts")).some((f) => f.endsWith("billing/deps.ts"))).toBe(false);
+    expect(runtimeImports(path.join(SERVER, "billing/processor-connections/routes.ts")).some((f) => f.endsWith("billing/deps.ts"))).toBe(false);
   });
 });

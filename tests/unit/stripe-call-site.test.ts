@@ -1,7 +1,7 @@
-// withoutCallSite (server/payments/stripe-client.ts): the `stripe` client's request is made with no stack frames
+// withoutCallSite (server/payments/stripe/client.ts): the `stripe` client's request is made with no stack frames
 // captured, and the process's stack trace limit is back as it was afterwards, whether the call returned or threw.
 import { describe, expect, it } from "vitest";
-import { withoutCallSite } from "../../server/payments/stripe-client.js";
+import { withoutCallSite } from "../../server/payments/stripe/client.js";
 
 describe("withoutCallSite", () => {
   it("captures no frames during the call and restores the limit after it", async () => {

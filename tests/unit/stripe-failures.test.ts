@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { PROCESSING_ERROR_CODE, PROCESSING_ERROR_MESSAGE } from "../../server/payments/processor.js";
 import { failureOf } from "../../server/payments/stripe/adapter.js";
-import { Stripe } from "../../server/payments/stripe-client.js";
+import { Stripe } from "../../server/payments/stripe/client.js";
 
 type Raw = ConstructorParameters<typeof Stripe.errors.StripeCardError>[0];
 /** The error the client makes of Stripe's answer with that body (its class is chosen by the HTTP status, as the client does). */

@@ -9,14 +9,14 @@
 // (Stripe's 3-D Secure, a bank debit's `processing`), nothing of the purchase is kept: the checkout is left
 // `confirmed` with the intent in its payment_processor_metadata (the page runs handleNextAction with its client
 // secret), and the purchase is made when the processor says it succeeded (completeCheckoutPayment, from
-// payment-intent-events.ts) — once, whichever comes first.
-import { noteProcessorError } from "../stripe/processor-errors.js";
+// processor-events/payments.ts) — once, whichever comes first.
+import { noteProcessorError } from "../processor-connections/processor-errors.js";
 import type { Queryable } from "../../db/client.js";
 import { withCallTurn } from "../../db/call-turns.js";
 import { pipelinedTransaction } from "../../db/prepared.js";
 import { createHash } from "node:crypto";
 import { type NextAction, type PaymentProcessor, type PaymentResult, type ProcessorError } from "../../payments/processor.js";
-import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/stripe/connection.js";
+import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/customers.js";
 import { insertPayment, type NewPayment } from "../payments/service.js";
 import { redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
@@ -320,8 +320,8 @@ async function waitForProcessor(deps: CheckoutDeps, found: CheckoutRow, pending:
     return repo.updateCheckout(tx, found.id, { ...changedValues(locked, waiting), modifiedAt: new Date() });
   });
   if (row) publishCheckoutEvents(row.id, [{ key: "checkout.updated", payload: { status: "confirmed" } }]);
-  const reread = row !== null && next.status === "processing" && next.kind === "payment" && processor.paymentOutcome !== undefined;
-  if (reread && processor.paymentOutcome) {
+  const reread = row !== null && next.status === "processing" && next.kind === "payment";
+  if (reread) {
     const outcome = await processor.paymentOutcome(next.intentId);
     if (outcome.ok) await completeCheckoutPayment(deps, found.organizationId, found.id, processor, outcome);
     else if (!outcome.next) {

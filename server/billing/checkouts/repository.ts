@@ -5,7 +5,7 @@ import type { Queryable } from "../../db/client.js";
 import { preparedPerHandle } from "../../db/prepared.js";
 import { billingOrganization, checkout, organization } from "../../db/schema/index.js";
 import { likePattern, type SortKey } from "../listing.js";
-import { connectionSql } from "../../payments/stripe/connection.js";
+import { connectionSql } from "../../payments/index.js";
 import type { ProcessorConnection } from "../../payments/processor.js";
 import { advancedClocks, clockOffsetSql, orgNowSql } from "../test-clock/clock.js";
 import type { BillingOrganizationRow, OrganizationRow } from "../organizations/wire.js";

@@ -1,7 +1,7 @@
 // Rules for checkouts: updated by the seller or by the customer's page, read by both, and expired 24 h after
 // creation (create.ts). Every write is one transaction that locks the checkout row and records its webhook
 // event in the outbox.
-import type { ProcessorErrorLog } from "../stripe/processor-errors.js";
+import type { ProcessorErrorLog } from "../processor-connections/processor-errors.js";
 import type { Db, Queryable } from "../../db/client.js";
 import { enqueue } from "../../db/outbox.js";
 import { processorOfConnection, type PaymentProcessor } from "../../payments/processor.js";

@@ -1,5 +1,6 @@
 // /v1/disputes (Polar wire): list and get, and accept (SDK 0.49.0's disputes.accept: the seller concedes, the
-// dispute is closed at Stripe and lost). Disputes are made by Stripe's events (billing/stripe-events), never here.
+// dispute is closed at the processor and lost). Disputes are made by the processor's events (billing/processor-events),
+// never here.
 // A dispute is of an order: the orders scopes cover it.
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
@@ -8,7 +9,8 @@ import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import type { DisputeSort } from "./repository.js";
-import { DISPUTE_STATUSES } from "./wire.js";
+import { DISPUTE_STATUSES } from "../../payments/accounts.js";
+import { serverProcessorAccounts } from "../../payments/index.js";
 import { route, type V1App } from "../contract.js";
 import { notFound, notPermitted, validationError } from "../errors.js";
 
@@ -47,6 +49,7 @@ const ListResourceDispute = z.object({
 });
 
 export function disputeRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  const accounts = serverProcessorAccounts(config, secret);
   app.get(
     "/disputes/",
     route({ scope: "orders:read", operationId: "disputes:list", query: ListQuery, responses: { 200: ListResourceDispute, 422: validationError } }),
@@ -74,6 +77,6 @@ export function disputeRoutes(app: V1App, { db, config, secret }: BillingDeps): 
     "/disputes/:id/accept",
     route({ scope: "orders:write", operationId: "disputes:accept", responses: { 200: Dispute, 403: notPermitted, 404: notFound, 422: validationError } }),
     async (req) =>
-    service.acceptDispute({ db, secret, stripeApiUrl: config.payments.stripeApiUrl }, scopeOf(req).organizationId, pathId(req)),
+    service.acceptDispute({ db, accounts }, scopeOf(req).organizationId, pathId(req)),
   );
 }

@@ -1,4 +1,4 @@
-// Rules for disputes (chargebacks): a processor's dispute of a paid order becomes Polar's Dispute,
+// Rules for disputes (chargebacks): a processor's dispute (ProcessorDispute, payments/accounts.ts) of a paid order becomes Polar's Dispute,
 // its status following the processor's. When it opens, the seller's owners get an email; when it closes won
 // or lost, Polar's system events record the money (`balance.dispute`, and `balance.dispute_reversal` when won),
 // and a lost one gives the order's money back (the order becomes refunded or partially refunded, with
@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";
-import { Stripe } from "../../payments/stripe-client.js";
+import type { ProcessorAccounts, ProcessorDispute } from "../../payments/accounts.js";
 import { revokeGrantsOfOrder, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { loadCustomers } from "../customers/service.js";
@@ -20,49 +20,13 @@ import type { SortKey } from "../listing.js";
 import { getOrder, lockOrderRow, recordOrderRefund } from "../orders/service.js";
 import { refundableAmount, refundableTaxAmount, type OrderRow } from "../orders/wire.js";
 import { findPaymentByProcessorIds } from "../payments/service.js";
-import { NOT_CONNECTED, stripeOf, type StripeDeps } from "../stripe/service.js";
 import { orgNow } from "../test-clock/clock.js";
 import { ownerEmails } from "../organizations/service.js";
 import * as repo from "./repository.js";
-import { CLOSED_STATUSES, statusFromStripe, toDisputeWire, type DisputeRow, type DisputeWire } from "./wire.js";
+import { CLOSED_STATUSES, toDisputeWire, type DisputeRow, type DisputeWire } from "./wire.js";
 
 const NOT_FOUND = "Dispute not found";
 
-
-/** A processor's dispute as till needs it. */
-export interface ProcessorDispute {
-  processorDisputeId: string;
-  chargeId: string;
-  paymentIntentId: string | null;
-  /** The processor's status (Stripe's needs_response, under_review, won, lost, warning_*, prevented). */
-  status: string;
-  /** Disputed, tax included (minor units). */
-  grossAmount: number;
-  currency: string;
-  reason: string | null;
-  evidenceDueBy: Date | null;
-  /** The balance transaction that withdrew the money, and its fee (Stripe's dispute fee). */
-  balanceTransactionId: string | null;
-  fee: number;
-}
-
-const idOf = (ref: string | { id: string } | null | undefined): string | null => (ref == null ? null : typeof ref === "string" ? ref : ref.id);
-
-export function fromStripe(d: Stripe.Dispute): ProcessorDispute {
-  const withdrawal = (d.balance_transactions ?? []).find((bt) => bt.amount < 0) ?? d.balance_transactions?.[0];
-  return {
-    processorDisputeId: d.id,
-    chargeId: idOf(d.charge) ?? "",
-    paymentIntentId: idOf(d.payment_intent),
-    status: d.status,
-    grossAmount: d.amount,
-    currency: d.currency,
-    reason: d.reason ?? null,
-    evidenceDueBy: d.evidence_details?.due_by ? new Date(d.evidence_details.due_by * 1000) : null,
-    balanceTransactionId: withdrawal?.id ?? null,
-    fee: withdrawal?.fee ?? 0,
-  };
-}
 
 async function wireOf(db: Queryable, row: DisputeRow): Promise<DisputeWire> {
   const { byId } = row.customerId ? await loadCustomers(db, row.organizationId, { ids: [row.customerId], externalIds: [] }) : { byId: new Map() };
@@ -154,7 +118,7 @@ export async function upsertFromProcessor(db: Db, organizationId: string, d: Pro
     const order = await lockOrderRow(tx, organizationId, payment.orderId);
     if (!order) return null;
     const now = await orgNow(tx, organizationId);
-    const status = statusFromStripe(d.status);
+    const status = d.status;
     let row = await repo.findByProcessorId(tx, organizationId, d.processorDisputeId);
     if (!row) {
       row = {
@@ -168,7 +132,7 @@ export async function upsertFromProcessor(db: Db, organizationId: string, d: Pro
         currency: d.currency,
         reason: d.reason,
         evidenceDueBy: d.evidenceDueBy,
-        processor: "stripe",
+        processor: d.processor,
         processorDisputeId: d.processorDisputeId,
         chargeId: d.chargeId,
         settledAt: null,
@@ -194,19 +158,13 @@ export async function upsertFromProcessor(db: Db, organizationId: string, d: Pro
 }
 
 /** Accepts (concedes) an open dispute: closed at the processor, so it is lost (SDK 0.49.0's disputes.accept). */
-export async function acceptDispute(deps: Pick<StripeDeps, "db" | "secret" | "stripeApiUrl">, organizationId: string, id: string): Promise<DisputeWire> {
+export async function acceptDispute(deps: { db: Db; accounts: ProcessorAccounts }, organizationId: string, id: string): Promise<DisputeWire> {
   const row = await repo.findDispute(deps.db, organizationId, id);
   if (!row) throw notFound(NOT_FOUND);
   if (CLOSED_STATUSES.includes(row.status)) throw disputeNotOpen(row);
-  const stripe = await stripeOf(deps, organizationId);
-  if (!stripe) throw disputeNotClosable(NOT_CONNECTED);
-  let closed: Stripe.Dispute;
-  try {
-    closed = await stripe.disputes.close(row.processorDisputeId);
-  } catch (err) {
-    throw err instanceof Stripe.errors.StripeError ? disputeNotClosable(`Stripe refused to close the dispute: ${err.message}`) : badGateway("Stripe could not be reached.");
-  }
-  const wire = await upsertFromProcessor(deps.db, organizationId, fromStripe(closed));
+  const closed = await deps.accounts.closeDispute(deps.db, organizationId, row.processorDisputeId);
+  if (!closed.ok) throw closed.refused ? disputeNotClosable(closed.detail) : badGateway(closed.detail);
+  const wire = await upsertFromProcessor(deps.db, organizationId, closed.dispute);
   if (!wire) throw notFound(NOT_FOUND);
   return wire;
 }

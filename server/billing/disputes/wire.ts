@@ -1,35 +1,16 @@
 // Polar's Dispute from a dispute row: SDK 0.47.1 reads the common fields, 0.49.0 also reason, evidence_due_by,
-// past_due, customer and case_id (0.47.1 ignores what it does not know). Also Polar's DisputeStatus from Stripe's.
+// past_due, customer and case_id (0.47.1 ignores what it does not know). Its statuses are Polar's DisputeStatus
+// (DISPUTE_STATUSES, payments/accounts.ts), in which every processor's adapter says its own.
 import type { InferSelectModel } from "drizzle-orm";
 import type { dispute } from "../../db/schema/index.js";
 import type { CustomerWire } from "../customers/wire.js";
 
 export type DisputeRow = InferSelectModel<typeof dispute>;
 
-export const DISPUTE_STATUSES = ["prevented", "early_warning", "needs_response", "under_review", "lost", "won"] as const;
-export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 /** Won or lost: the money's fate is decided. */
 export const RESOLVED_STATUSES: readonly string[] = ["lost", "won"];
 /** Nothing more will happen: decided, or prevented (an early warning closed without a dispute). */
 export const CLOSED_STATUSES: readonly string[] = ["prevented", "lost", "won"];
-
-/** Stripe's dispute status in Polar's words (as Polar's own DisputeStatus.from_stripe maps it). */
-export function statusFromStripe(status: string): DisputeStatus {
-  switch (status) {
-    case "lost":
-      return "lost";
-    case "won":
-      return "won";
-    case "under_review":
-    case "warning_under_review":
-      return "under_review";
-    case "warning_closed":
-    case "prevented":
-      return "prevented";
-    default:
-      return "needs_response";
-  }
-}
 
 export function toDisputeWire(row: DisputeRow, customer: CustomerWire | null, now: Date = new Date()) {
   return {

@@ -16,7 +16,7 @@ import { toWires } from "../subscriptions/load.js";
 import { cycleMeterCreditsOfLateRenewal } from "../subscriptions/meter-credits.js";
 import { lockSubscription, patchSubscriptionTerms } from "../subscriptions/service.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
-import { noteProcessorError, type ProcessorErrorLog } from "../stripe/processor-errors.js";
+import { noteProcessorError, type ProcessorErrorLog } from "../processor-connections/processor-errors.js";
 import * as repo from "./repository.js";
 import { DAY_MS, dunningSettingsOf, type DunningSettings } from "./settings.js";
 

@@ -7,7 +7,7 @@
 import type { Config } from "../../config.js";
 import type { Queryable } from "../../db/client.js";
 import { enqueue } from "../../db/outbox.js";
-import { hasStripeConnection } from "../../payments/stripe/connection.js";
+import { hasProcessorConnection } from "../../payments/index.js";
 import * as repo from "./repository.js";
 import { toOrganizationWire, type BillingOrganizationRow, type OrganizationWire } from "./wire.js";
 
@@ -95,9 +95,9 @@ export function stepsOf(f: StatusFacts, policy: StatusPolicy): Step[] {
   return steps;
 }
 
-/** The facts of an organization as stored (its billing row, whether it is a twin, its Stripe connection). */
+/** The facts of an organization as stored (its billing row, whether it is a twin, its processor connection). */
 export async function factsOf(db: Queryable, organizationId: string, billing: BillingOrganizationRow | undefined): Promise<StatusFacts> {
-  const [twin, processorConnected] = await Promise.all([repo.liveOrganizationOf(db, organizationId), hasStripeConnection(db, organizationId)]);
+  const [twin, processorConnected] = await Promise.all([repo.liveOrganizationOf(db, organizationId), hasProcessorConnection(db, organizationId)]);
   const invoice = billing?.details?.invoice_details;
   return {
     current: storedStatus(billing),

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { processorFor, type NextAction, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
-import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/stripe/connection.js";
+import { processorCustomerOf, rememberProcessorCustomer } from "../../payments/customers.js";
 import { findCustomerRow, type CustomerRef } from "../customers/service.js";
 import { invalid, notFound } from "../errors.js";
 import { paymentMethodInUse, paymentMethodSetupFailed } from "./errors.js";
@@ -88,7 +88,7 @@ export async function addMethod(
   const processorCustomerId = keeps ? await processorCustomerOf(deps.db, organizationId, customerId, processor.id) : null;
   const found = keeps ? await findCustomerRow(deps.db, organizationId, { id: customerId }) : null;
   const saved =
-    how === "confirm" && processor.setupOutcome && token.startsWith("seti_")
+    how === "confirm" && token.startsWith("seti_")
       ? await processor.setupOutcome(token)
       : await processor.pay({
           confirmationTokenId: token,
@@ -174,7 +174,6 @@ export async function keepFinishedSetup(deps: PaymentsDeps, organizationId: stri
 
 /** The processor's customer gets the same default (best effort: till's own default is what renewals charge). */
 async function mirrorDefault(processor: PaymentProcessor, db: Queryable, organizationId: string, customerId: string, processorMethodId: string) {
-  if (!processor.setDefault) return;
   const processorCustomerId = await processorCustomerOf(db, organizationId, customerId, processor.id);
   if (processorCustomerId) await processor.setDefault(processorCustomerId, processorMethodId).catch(() => undefined);
 }
@@ -207,5 +206,5 @@ export async function deleteMethod(deps: PaymentsDeps, organizationId: string, c
     return row;
   });
   // detached in Stripe too: it can be charged no more
-  if (processor.detach && removed.processor === processor.id) await processor.detach(removed.processorMethodId);
+  if (removed.processor === processor.id) await processor.detach(removed.processorMethodId);
 }

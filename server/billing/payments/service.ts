@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import type { UnansweredCharge } from "../../db/schema/payments.js";
 import { processorFor, type PaymentProcessor, type PaymentResult } from "../../payments/processor.js";
-import { processorCustomerOf } from "../../payments/stripe/connection.js";
+import { processorCustomerOf } from "../../payments/customers.js";
 import { notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import * as repo from "./repository.js";

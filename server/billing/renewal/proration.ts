@@ -16,7 +16,7 @@ import { getOrganization } from "../organizations/service.js";
 import { chargeSaved, isProcessing, recordCharge } from "../payments/service.js";
 import { processorErrorOf } from "../../payments/processor.js";
 import { heldStart, insertDunning } from "../dunning/service.js";
-import { noteProcessorError } from "../stripe/processor-errors.js";
+import { noteProcessorError } from "../processor-connections/processor-errors.js";
 import { loadPrices, loadProductSummaries } from "../products/service.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import type { ProrationLine, ProrationPlan } from "../subscriptions/proration.js";

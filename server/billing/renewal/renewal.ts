@@ -25,7 +25,7 @@ import { afterDiscount, sellerTaxOf, taxOf } from "../tax/service.js";
 import { dunningStart, heldStart, insertDunning, organizationDunningSettings, startDunning } from "../dunning/service.js";
 import { type ChargeOutcome, chargeSaved, hasChargeableMethod, isProcessing, type PaymentMethodRow, paymentOf, recordCharge } from "../payments/service.js";
 import { processorErrorOf } from "../../payments/processor.js";
-import { noteProcessorError, type ProcessorErrorLog } from "../stripe/processor-errors.js";
+import { noteProcessorError, type ProcessorErrorLog } from "../processor-connections/processor-errors.js";
 import { billPeriod } from "./bill.js";
 import { lockSubscription, patchSubscriptionTerms, subscriptionWire, type TermsPatch } from "../subscriptions/service.js";
 import type { SubscriptionMeterWire, SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";

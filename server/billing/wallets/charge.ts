@@ -20,7 +20,7 @@ import { notFound } from "../errors.js";
 import { findOrder, insertPlannedOrder, orderWire, planOrderFromCheckout } from "../orders/service.js";
 import { getOrganization } from "../organizations/service.js";
 import { chargeableMethods, chargeSaved, isProcessing, isProcessingPayment, lastPaymentOfOrder, processingChargeOf, recordCharge } from "../payments/service.js";
-import { noteProcessorError } from "../stripe/processor-errors.js";
+import { noteProcessorError } from "../processor-connections/processor-errors.js";
 import * as repo from "./repository.js";
 
 export interface TopUp {

@@ -51,7 +51,7 @@ export const stripeEvent = pgTable(
     objectId: text("object_id"),
     /** The event as Stripe sent it (verified). */
     payload: jsonb("payload").$type<Record<string, unknown>>(),
-    /** Processing (billing/stripe-events): attempts made, when the next is due (null until the outbox asks). */
+    /** Processing (billing/processor-events): attempts made, when the next is due (null until the outbox asks). */
     attempts: integer("attempts").default(0).notNull(),
     nextAttemptAt: timestamptz("next_attempt_at"),
     lockedUntil: timestamptz("locked_until"),

@@ -5,7 +5,7 @@
 // the saved PaymentMethod off-session. Every create carries an idempotency key, so a retried request is taken
 // once. Stripe's own decline messages are what the customer reads. An intent that needs the customer (3-D
 // Secure) or is still on its way (bank debits) comes back as a NextAction; how it ends comes as an event
-// (payment-intent-events.ts).
+// (events.ts, billing/processor-events/payments.ts).
 import type Stripe from "stripe";
 import {
   type ChargeRequest,
@@ -19,7 +19,7 @@ import {
   type RefundResult,
   unprocessed,
 } from "../processor.js";
-import { Stripe as StripeSdk, withoutCallSite } from "../stripe-client.js";
+import { Stripe as StripeSdk, withoutCallSite } from "./client.js";
 import { stripeMethodTypes } from "../../../shared/stripe.js";
 import { minimumChargeAmount } from "../minimum-charge.js";
 
@@ -177,6 +177,124 @@ async function customerOf(stripe: Stripe, request: PaymentRequest, key: string):
 /** Polar's refund reasons Stripe has a reason for. */
 const REFUND_REASONS: Record<string, Stripe.RefundCreateParams.Reason> = { duplicate: "duplicate", fraudulent: "fraudulent", customer_request: "requested_by_customer" };
 
+/** Saves the method behind the token for later (a SetupIntent: nothing is due now, a trial or metered-only prices). */
+async function setUp(stripe: Stripe, request: PaymentRequest, customer: string | undefined, key: string): Promise<PaymentResult> {
+  const si = await withoutCallSite(() => stripe.setupIntents.create(
+    {
+      customer,
+      confirmation_token: request.confirmationTokenId,
+      confirm: true,
+      usage: "off_session",
+      // the methods the page's Payment Element offers (never one that redirects: no return_url here);
+      // exclusive of automatic_payment_methods in the pinned API version
+      allowed_payment_method_types: stripeMethodTypes(request.currency),
+      description: request.description,
+      metadata: request.metadata,
+      expand: ["payment_method"],
+    } satisfies Stripe.SetupIntentCreateParams,
+    { idempotencyKey: `${key}-setup` },
+  ));
+  return setupIntentResult(si);
+}
+
+/** Charges the method behind the token now (a PaymentIntent), set up for later charges when a subscription will make them. */
+async function payNow(stripe: Stripe, request: PaymentRequest, customer: string | undefined, key: string): Promise<PaymentResult> {
+  const pi = await withoutCallSite(() => stripe.paymentIntents.create(
+    {
+      amount: request.amount,
+      currency: request.currency,
+      customer,
+      confirmation_token: request.confirmationTokenId,
+      confirm: true,
+      setup_future_usage: request.setupFutureUsage ? "off_session" : undefined,
+      allowed_payment_method_types: stripeMethodTypes(request.currency),
+      description: request.description,
+      metadata: request.metadata,
+      expand: ["payment_method"],
+    } satisfies Stripe.PaymentIntentCreateParams,
+    { idempotencyKey: `${key}-payment` },
+  ));
+  return paymentIntentResult(pi);
+}
+
+async function pay(stripe: Stripe, request: PaymentRequest): Promise<PaymentResult> {
+  const key = request.idempotencyKey ?? `till-${request.metadata.checkout_id ?? request.metadata.customer_id ?? "payment"}-${request.confirmationTokenId}`;
+  try {
+    const customer = await customerOf(stripe, request, key);
+    return request.amount === 0 ? await setUp(stripe, request, customer, key) : await payNow(stripe, request, customer, key);
+  } catch (err) {
+    return declined(err);
+  }
+}
+
+/**
+ * A saved method's charge: on-session, the customer present (a portal retry) and Stripe free to ask them to
+ * authenticate; else off-session, with the saved method's own type (a bank debit's mandate is charged as it was set
+ * up). One literal per shape, checked against the pinned API version's own parameter types: a spread of a
+ * conditional object escapes TypeScript's excess-property check (a removed parameter once went through so).
+ */
+function chargeParams(request: ChargeRequest, customer: string | null): Stripe.PaymentIntentCreateParams {
+  return request.onSession
+    ? ({
+        amount: request.amount,
+        currency: request.currency,
+        customer: customer ?? undefined,
+        payment_method: request.paymentMethodId,
+        confirm: true,
+        automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+        description: request.description,
+        metadata: request.metadata,
+        expand: ["payment_method"],
+      } satisfies Stripe.PaymentIntentCreateParams)
+    : ({
+        amount: request.amount,
+        currency: request.currency,
+        customer: customer ?? undefined,
+        payment_method: request.paymentMethodId,
+        confirm: true,
+        off_session: true,
+        allowed_payment_method_types: [request.methodType ?? "card"],
+        description: request.description,
+        metadata: request.metadata,
+        expand: ["payment_method"],
+      } satisfies Stripe.PaymentIntentCreateParams);
+}
+
+async function charge(stripe: Stripe, request: ChargeRequest): Promise<PaymentResult> {
+  try {
+    const customer = request.processorCustomerId ?? idOf((await withoutCallSite(() => stripe.paymentMethods.retrieve(request.paymentMethodId))).customer);
+    const params = chargeParams(request, customer);
+    const pi = await withoutCallSite(() => stripe.paymentIntents.create(params, request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : undefined));
+    return paymentIntentResult(pi);
+  } catch (err) {
+    return declined(err);
+  }
+}
+
+async function refund(stripe: Stripe, request: RefundRequest): Promise<RefundResult> {
+  const paymentId = request.paymentId;
+  if (!paymentId) return { ok: false, code: "no_payment", message: "The payment to refund is not known to Stripe." };
+  try {
+    const made = await withoutCallSite(() => stripe.refunds.create(
+      {
+        charge: paymentId.startsWith("ch_") ? paymentId : undefined,
+        payment_intent: paymentId.startsWith("ch_") ? undefined : paymentId,
+        amount: request.amount,
+        reason: REFUND_REASONS[request.reason],
+        metadata: request.metadata,
+      } satisfies Stripe.RefundCreateParams,
+      { idempotencyKey: `till-refund-${request.refundId}` },
+    ));
+    if (made.status === "failed" || made.status === "canceled") return { ok: false, code: made.failure_reason ?? "refund_failed", message: "Stripe could not refund the payment." };
+    // Stripe gives a card's money back at once or later: a pending (or requires_action) refund may still fail
+    // or be canceled, which its refund.updated / refund.failed event says (billing/processor-events/refunds.ts)
+    return { ok: true, processorRefundId: made.id, status: made.status === "succeeded" ? "succeeded" : "pending" };
+  } catch (err) {
+    if (err instanceof StripeSdk.errors.StripeError) return { ok: false, code: err.code ?? "refund_failed", message: err.message };
+    throw err;
+  }
+}
+
 export function createStripeProcessor(stripe: Stripe, publishableKey: string): PaymentProcessor {
   return {
     id: "stripe",
@@ -184,87 +302,9 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
     servesLive: true,
     minimumCharge: minimumChargeAmount,
     checkoutMetadata: () => ({ processor: STRIPE_METADATA_PROCESSOR, publishable_key: publishableKey }),
-
-    async pay(request: PaymentRequest): Promise<PaymentResult> {
-      const key = request.idempotencyKey ?? `till-${request.metadata.checkout_id ?? request.metadata.customer_id ?? "payment"}-${request.confirmationTokenId}`;
-      try {
-        const customer = await customerOf(stripe, request, key);
-        const { metadata } = request;
-        if (request.amount === 0) {
-          const si = await withoutCallSite(() => stripe.setupIntents.create(
-            {
-              customer,
-              confirmation_token: request.confirmationTokenId,
-              confirm: true,
-              usage: "off_session",
-              // the methods the page's Payment Element offers (never one that redirects: no return_url here);
-              // exclusive of automatic_payment_methods in the pinned API version
-              allowed_payment_method_types: stripeMethodTypes(request.currency),
-              description: request.description,
-              metadata,
-              expand: ["payment_method"],
-            } satisfies Stripe.SetupIntentCreateParams,
-            { idempotencyKey: `${key}-setup` },
-          ));
-          return setupIntentResult(si);
-        }
-        const pi = await withoutCallSite(() => stripe.paymentIntents.create(
-          {
-            amount: request.amount,
-            currency: request.currency,
-            customer,
-            confirmation_token: request.confirmationTokenId,
-            confirm: true,
-            setup_future_usage: request.setupFutureUsage ? "off_session" : undefined,
-            allowed_payment_method_types: stripeMethodTypes(request.currency),
-            description: request.description,
-            metadata,
-            expand: ["payment_method"],
-          } satisfies Stripe.PaymentIntentCreateParams,
-          { idempotencyKey: `${key}-payment` },
-        ));
-        return paymentIntentResult(pi);
-      } catch (err) {
-        return declined(err);
-      }
-    },
-
-    async charge(request: ChargeRequest): Promise<PaymentResult> {
-      try {
-        const customer = request.processorCustomerId ?? idOf((await withoutCallSite(() => stripe.paymentMethods.retrieve(request.paymentMethodId))).customer);
-        // One literal per shape, checked against the pinned API version's own parameter types: a spread of a
-        // conditional object escapes TypeScript's excess-property check (a removed parameter once went through so).
-        const params = request.onSession
-          ? ({
-              amount: request.amount,
-              currency: request.currency,
-              customer: customer ?? undefined,
-              payment_method: request.paymentMethodId,
-              confirm: true,
-              automatic_payment_methods: { enabled: true, allow_redirects: "never" },
-              description: request.description,
-              metadata: request.metadata,
-              expand: ["payment_method"],
-            } satisfies Stripe.PaymentIntentCreateParams)
-          : ({
-              amount: request.amount,
-              currency: request.currency,
-              customer: customer ?? undefined,
-              payment_method: request.paymentMethodId,
-              confirm: true,
-              off_session: true,
-              // off-session, the saved method's own type (a bank debit's mandate is charged as it was set up)
-              allowed_payment_method_types: [request.methodType ?? "card"],
-              description: request.description,
-              metadata: request.metadata,
-              expand: ["payment_method"],
-            } satisfies Stripe.PaymentIntentCreateParams);
-        const pi = await withoutCallSite(() => stripe.paymentIntents.create(params, request.idempotencyKey ? { idempotencyKey: request.idempotencyKey } : undefined));
-        return paymentIntentResult(pi);
-      } catch (err) {
-        return declined(err);
-      }
-    },
+    pay: (request) => pay(stripe, request),
+    charge: (request) => charge(stripe, request),
+    refund: (request) => refund(stripe, request),
 
     async paymentOutcome(intentId: string): Promise<PaymentResult> {
       if (!intentId.startsWith("pi_")) return { ok: false, code: "resource_missing", message: "No such PaymentIntent." };
@@ -297,28 +337,12 @@ export function createStripeProcessor(stripe: Stripe, publishableKey: string): P
       await withoutCallSite(() => stripe.customers.update(processorCustomerId, { invoice_settings: { default_payment_method: paymentMethodId } }));
     },
 
-    async refund(request: RefundRequest): Promise<RefundResult> {
-      const paymentId = request.paymentId;
-      if (!paymentId) return { ok: false, code: "no_payment", message: "The payment to refund is not known to Stripe." };
-      try {
-        const refund = await withoutCallSite(() => stripe.refunds.create(
-          {
-            charge: paymentId.startsWith("ch_") ? paymentId : undefined,
-            payment_intent: paymentId.startsWith("ch_") ? undefined : paymentId,
-            amount: request.amount,
-            reason: REFUND_REASONS[request.reason],
-            metadata: request.metadata,
-          } satisfies Stripe.RefundCreateParams,
-          { idempotencyKey: `till-refund-${request.refundId}` },
-        ));
-        if (refund.status === "failed" || refund.status === "canceled") return { ok: false, code: refund.failure_reason ?? "refund_failed", message: "Stripe could not refund the payment." };
-        // Stripe gives a card's money back at once or later: a pending (or requires_action) refund may still fail
-        // or be canceled, which its refund.updated / refund.failed event says (billing/stripe-events/refunds.ts)
-        return { ok: true, processorRefundId: refund.id, status: refund.status === "succeeded" ? "succeeded" : "pending" };
-      } catch (err) {
-        if (err instanceof StripeSdk.errors.StripeError) return { ok: false, code: err.code ?? "refund_failed", message: err.message };
-        throw err;
-      }
+    // an organization's own account: it answers for itself (the router, payments/index.ts, finds it)
+    async forOrganization() {
+      return this;
+    },
+    forConnection() {
+      return this;
     },
   };
 }

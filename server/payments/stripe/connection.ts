@@ -1,15 +1,14 @@
 // The Stripe processor of an organization: its connection's keys (unsealed with the server secret) made into a
 // `stripe` client and the adapter, cached per sealed key so a confirm pays one indexed read, not a new client.
-// And the Stripe customer kept for each till customer (processor_customer).
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Queryable } from "../../db/client.js";
 import { preparedPerHandle } from "../../db/prepared.js";
 import { qualified } from "../../db/qualified.js";
-import { processorCustomer, stripeConnection } from "../../db/schema/index.js";
+import { stripeConnection } from "../../db/schema/index.js";
 import { unseal } from "../../seal.js";
 import type { PaymentProcessor, ProcessorConnection } from "../processor.js";
-import { stripeClient, type Stripe } from "../stripe-client.js";
+import { stripeClient, type Stripe } from "./client.js";
 import { createStripeProcessor } from "./adapter.js";
 
 export interface StripeContext {
@@ -71,19 +70,4 @@ export function stripeOfConnection(ctx: StripeContext, row: ProcessorConnection)
     cache.set(slot, hit);
   }
   return { ...hit, livemode: row.livemode };
-}
-
-/** The processor's customer kept for a till customer; null when none was made yet. */
-export async function processorCustomerOf(db: Queryable, organizationId: string, customerId: string, processor: string): Promise<string | null> {
-  const [row] = await db
-    .select({ id: processorCustomer.processorCustomerId })
-    .from(processorCustomer)
-    .where(and(eq(processorCustomer.organizationId, organizationId), eq(processorCustomer.customerId, customerId), eq(processorCustomer.processor, processor)))
-    .limit(1);
-  return row?.id ?? null;
-}
-
-/** Keeps the processor's customer of a till customer (the first one made stays). */
-export async function rememberProcessorCustomer(db: Queryable, organizationId: string, customerId: string, processor: string, processorCustomerId: string): Promise<void> {
-  await db.insert(processorCustomer).values({ organizationId, customerId, processor, processorCustomerId }).onConflictDoNothing();
 }

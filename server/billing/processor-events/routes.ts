@@ -1,12 +1,14 @@
-// POST /v1/stripe/reconcile (till's own, not Polar's): compares till's payments with the connected Stripe
-// account's over a window and answers every difference (`till payments reconcile`). A POST because it is a run
-// that reads another system, bounded in what it reads; it changes nothing.
+// POST /v1/stripe/reconcile (till's own, not Polar's): compares till's payments with the connected processor
+// account's over a window and answers every difference (`till payments reconcile`; the path and shapes are
+// Stripe's, the comparison the adapter's). A POST because it is a run that reads another system, bounded in what it
+// reads; it changes nothing.
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
 import { datetimeInput } from "../http.js";
-import { invalid, notPermitted, validationError } from "../errors.js";
+import { badGateway, invalid, notFound, notPermitted, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
-import { reconcile } from "./reconcile.js";
+import { serverProcessorAccounts } from "../../payments/index.js";
+import { paymentsOfProcessorSince } from "../payments/service.js";
 import { route, type V1App } from "../contract.js";
 
 /** The longest window one run reads. */
@@ -34,7 +36,8 @@ const Reconciliation = z.looseObject({
   ),
 });
 
-export function stripeEventRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+export function processorEventRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  const accounts = serverProcessorAccounts(config, secret);
   const contract = route({
     scope: "orders:read",
     operationId: "till:stripe:reconcile",
@@ -48,6 +51,10 @@ export function stripeEventRoutes(app: V1App, { db, config, secret }: BillingDep
     const since = input.since ? new Date(input.since) : new Date(now.getTime() - 30 * 86400_000);
     if (since.getTime() > now.getTime()) throw invalid(["body", "since"], "Input should be in the past");
     if (now.getTime() - since.getTime() > MAX_DAYS * 86400_000) throw invalid(["body", "since"], `Input should be at most ${MAX_DAYS} days ago`);
-    return reconcile({ db, secret, stripeApiUrl: config.payments.stripeApiUrl }, scopeOf(req).organizationId, since, now);
+    const { organizationId } = scopeOf(req);
+    const read = (processor: string, max: number) => paymentsOfProcessorSince(db, organizationId, processor, since, max);
+    const result = await accounts.reconcile(db, organizationId, { since, until: now }, read);
+    if (result.ok) return result.reconciliation;
+    throw result.status === 404 ? notFound(result.detail) : badGateway(result.detail);
   });
 }

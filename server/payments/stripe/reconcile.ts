@@ -2,12 +2,12 @@
 // PaymentIntents and charges over a window, read with the official client's auto-pagination (bounded). Every
 // difference is listed: a payment till recorded that Stripe does not have, a payment Stripe took that till has
 // no record of, and a payment on both sides whose amount or status differ. Nothing is changed.
-import type { Db } from "../../db/client.js";
-import type { Stripe } from "../../payments/stripe-client.js";
-import { badGateway, notFound } from "../errors.js";
-import { paymentsOfProcessorSince, type PaymentRow } from "../payments/service.js";
-import { NOT_CONNECTED, stripeOf, type StripeDeps } from "../stripe/service.js";
-import type { ReconcileDifference, Reconciliation } from "../../../shared/stripe.js";
+import type { Queryable } from "../../db/client.js";
+import type { ReconcileDifference } from "../../../shared/stripe.js";
+import type { ReconcileResult, TillPayment } from "../accounts.js";
+import type { Stripe } from "./client.js";
+import { stripeOf, type StripeContext } from "./connection.js";
+import { NOT_CONNECTED } from "./connect.js";
 
 /** Objects read per list at most: past it the answer says `truncated` and compares what it read. */
 export const MAX_OBJECTS = 10_000;
@@ -23,10 +23,10 @@ function tillStatusOf(s: StripeSide): string {
   return "pending";
 }
 
-const tillSide = (p: PaymentRow) => ({ amount: p.amount, currency: p.currency, status: p.status });
+const tillSide = (p: TillPayment) => ({ amount: p.amount, currency: p.currency, status: p.status });
 const stripeWire = (s: StripeSide) => ({ object: s.object, amount: s.amount, currency: s.currency, status: s.status });
 
-function compare(payment: PaymentRow, s: StripeSide): ReconcileDifference[] {
+function compare(payment: TillPayment, s: StripeSide): ReconcileDifference[] {
   const out: ReconcileDifference[] = [];
   const base = { stripe_id: s.id, payment_id: payment.id, order_id: payment.orderId, till: tillSide(payment), stripe: stripeWire(s) };
   if (s.amount !== payment.amount || s.currency !== payment.currency) {
@@ -52,15 +52,22 @@ async function readStripe(stripe: Stripe, since: Date): Promise<{ intents: Strip
   };
 }
 
-export async function reconcile(deps: Pick<StripeDeps, "db" | "secret" | "stripeApiUrl"> & { db: Db }, organizationId: string, since: Date, until = new Date()): Promise<Reconciliation> {
-  const stripe = await stripeOf(deps, organizationId);
-  if (!stripe) throw notFound(NOT_CONNECTED);
+/** Compares till's payments through Stripe (`tillPayments`) with the account's over the window. */
+export async function reconcile(
+  ctx: StripeContext,
+  db: Queryable,
+  organizationId: string,
+  window: { since: Date; until: Date },
+  tillPayments: (processor: string, max: number) => Promise<TillPayment[]>,
+): Promise<ReconcileResult> {
+  const { since, until } = window;
+  const stripe = (await stripeOf(db, ctx, organizationId))?.stripe;
+  if (!stripe) return { ok: false, status: 404, detail: NOT_CONNECTED };
   const [payments, read] = await Promise.all([
-    paymentsOfProcessorSince(deps.db, organizationId, "stripe", since, MAX_OBJECTS),
-    readStripe(stripe, since).catch((err: unknown) => {
-      throw badGateway(`Stripe could not be read: ${err instanceof Error ? err.message : String(err)}`);
-    }),
+    tillPayments("stripe", MAX_OBJECTS),
+    readStripe(stripe, since).catch((err: unknown) => `Stripe could not be read: ${err instanceof Error ? err.message : String(err)}`),
   ]);
+  if (typeof read === "string") return { ok: false, status: 502, detail: read };
   const byId = new Map<string, StripeSide>([...read.intents, ...read.charges].map((s) => [s.id, s]));
   const differences: ReconcileDifference[] = [];
   const known = new Set<string>();
@@ -90,10 +97,13 @@ export async function reconcile(deps: Pick<StripeDeps, "db" | "secret" | "stripe
     differences.push({ kind: "missing_in_till", stripe_id: ch.id, payment_id: null, order_id: null, till: null, stripe: stripeWire(ch), message: `Stripe's charge ${ch.id} has no payment in till` });
   }
   return {
-    since: since.toISOString(),
-    until: until.toISOString(),
-    compared: { till_payments: payments.length, stripe_payment_intents: read.intents.length, stripe_charges: read.charges.length },
-    truncated: read.truncated || payments.length >= MAX_OBJECTS,
-    differences,
+    ok: true,
+    reconciliation: {
+      since: since.toISOString(),
+      until: until.toISOString(),
+      compared: { till_payments: payments.length, stripe_payment_intents: read.intents.length, stripe_charges: read.charges.length },
+      truncated: read.truncated || payments.length >= MAX_OBJECTS,
+      differences,
+    },
   };
 }

@@ -1,10 +1,11 @@
-// SQL of Stripe events' processing: the outbox asks for an event (next_attempt_at), the worker leases due events
-// (FOR UPDATE SKIP LOCKED, locked_until) and records each one's end; only the lease holder records.
+// SQL of processor events' processing (their table keeps the name of the first processor, stripe_event): the outbox
+// asks for an event (next_attempt_at), the worker leases due events (FOR UPDATE SKIP LOCKED, locked_until) and
+// records each one's end; only the lease holder records.
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { rowsOf, type Db, type Queryable } from "../../db/client.js";
 import { stripeEvent } from "../../db/schema/index.js";
 
-export type StripeEventRow = typeof stripeEvent.$inferSelect;
+export type ProcessorEventRow = typeof stripeEvent.$inferSelect;
 
 /** Makes the named events due now (those not asked for or processed yet); returns how many. */
 export async function requestEvents(tx: Queryable, refs: Array<{ organizationId: string; id: string }>): Promise<number> {
@@ -20,8 +21,8 @@ export async function requestEvents(tx: Queryable, refs: Array<{ organizationId:
   return n;
 }
 
-/** Leases up to `limit` due events to `token`, oldest (by Stripe's time) first. */
-export async function claimDue(db: Db, limit: number, leaseMs: number, token: string): Promise<StripeEventRow[]> {
+/** Leases up to `limit` due events to `token`, oldest (by the processor's time) first. */
+export async function claimDue(db: Db, limit: number, leaseMs: number, token: string): Promise<ProcessorEventRow[]> {
   const rows = await rowsOf<{ organization_id: string; id: string }>(
     db,
     sql`UPDATE ${stripeEvent} SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval, locked_by = ${token}
@@ -43,7 +44,7 @@ export async function claimDue(db: Db, limit: number, leaseMs: number, token: st
 /** The end of an event: processed (handled, ignored or given up), or due again at `retryAt`. Lease holder only. */
 export async function recordOutcome(
   db: Db,
-  row: Pick<StripeEventRow, "organizationId" | "id">,
+  row: Pick<ProcessorEventRow, "organizationId" | "id">,
   token: string,
   outcome: { done: true; outcome: "handled" | "ignored" | "failed"; error: string | null } | { done: false; retryAt: Date; error: string },
 ): Promise<boolean> {
@@ -58,7 +59,7 @@ export async function recordOutcome(
   return updated.length > 0;
 }
 
-export async function findEvent(db: Queryable, organizationId: string, id: string): Promise<StripeEventRow | undefined> {
+export async function findEvent(db: Queryable, organizationId: string, id: string): Promise<ProcessorEventRow | undefined> {
   const [row] = await db
     .select()
     .from(stripeEvent)

@@ -1,5 +1,6 @@
-// SQL of the Stripe connection: one row per organization, and the Stripe events received for it.
-import { and, desc, eq } from "drizzle-orm";
+// SQL of the Stripe connection: one row per organization (its keys, its endpoint, the last error a payment met), and
+// the Stripe events received for it.
+import { and, desc, eq, isNull, lt, or } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { stripeConnection, stripeEvent } from "../../db/schema/index.js";
 
@@ -51,7 +52,22 @@ export async function lastEvent(db: Queryable, organizationId: string): Promise<
   return row ?? null;
 }
 
-/** Drops an event's record (its processing failed: Stripe's redelivery takes it again). */
-export async function forgetEvent(db: Queryable, organizationId: string, id: string): Promise<void> {
-  await db.delete(stripeEvent).where(and(eq(stripeEvent.organizationId, organizationId), eq(stripeEvent.id, id)));
+/**
+ * Keeps a payment's processor error on the organization's connection; answers whether there is one (none: nothing
+ * recorded) and whether its owners are to be emailed now: only when they were not since `mailedBefore`. The row's
+ * mailed-at moves only when it was old enough, so two notes at once mail once.
+ */
+export async function noteLastError(db: Queryable, organizationId: string, error: { code: string; detail: string }, now: Date, mailedBefore: Date): Promise<{ recorded: boolean; mail: boolean }> {
+  const recorded = await db
+    .update(stripeConnection)
+    .set({ lastErrorCode: error.code, lastErrorDetail: error.detail.slice(0, 2000), lastErrorAt: now })
+    .where(eq(stripeConnection.organizationId, organizationId))
+    .returning({ mailedAt: stripeConnection.lastErrorMailedAt });
+  if (recorded.length === 0) return { recorded: false, mail: false };
+  const claimed = await db
+    .update(stripeConnection)
+    .set({ lastErrorMailedAt: now })
+    .where(and(eq(stripeConnection.organizationId, organizationId), or(isNull(stripeConnection.lastErrorMailedAt), lt(stripeConnection.lastErrorMailedAt, mailedBefore))))
+    .returning({ organizationId: stripeConnection.organizationId });
+  return { recorded: true, mail: claimed.length > 0 };
 }
