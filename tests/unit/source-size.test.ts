@@ -1,13 +1,12 @@
-// The size rules of the house (DESIGN.md, STYLE.md; issue 26 "Done when"): no source file over 450 lines outside
-// bench/ (server, cli, shared, web/src, scripts and tests — test files too) and no function over 150 lines —
-// function declarations and expressions, arrow functions, methods, constructors and accessors, read with
-// TypeScript's parser and counted from the line the function starts on to the line it ends on. In a test file
-// (*.test.ts) the functions are describe and it callbacks, groupings of tests that the file's limit bounds: the
-// function limit holds for the tests' helpers and fixtures, not for those callbacks.
+// The size rules of the house (DESIGN.md, STYLE.md): no source file over 400 lines outside bench/ (server, cli,
+// shared, web/src, scripts and tests — test files too) and no function over 120 lines — function declarations and
+// expressions, arrow functions, methods, constructors and accessors, read with TypeScript's parser and counted from
+// the line the function starts on to the line it ends on. In a test file (*.test.ts) the functions are describe and
+// it callbacks, groupings of tests that the file's limit bounds: the function limit holds for the tests' helpers and
+// fixtures, not for those callbacks.
 //
-// PENDING lists the files and functions still over the limit, each with the issue that splits it; the list may
-// only shrink. An entry that no longer exceeds the limit fails the test too,
-// so the list cannot outlive its reason.
+// PENDING lists the files and functions still over the limit while another branch splits them; the list may only
+// shrink. An entry that no longer exceeds the limit fails the test too, so the list cannot outlive its reason.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,14 +19,53 @@ const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs|jsx|css|sh)$/;
 const PARSED = /\.(ts|tsx|mts|cts|js|mjs|cjs|jsx)$/;
 /** Test files: held to the file limit; their describe and it callbacks are not held to the function limit. */
 const TEST_FILE = /\.test\.(ts|tsx)$/;
-const MAX_FILE_LINES = 450;
-const MAX_FUNCTION_LINES = 150;
+const MAX_FILE_LINES = 400;
+const MAX_FUNCTION_LINES = 120;
 
 /**
  * Over a limit today and being split on another branch: a file by its name, a function as `file:line`. The lead
  * empties this list at merge.
  */
 const PENDING: string[] = [
+  "cli/commands/products.ts",
+  "server/jobs/webhook-delivery.ts:120",
+  "server/jobs/worker.ts:114",
+  "server/payments/stripe/adapter.ts:180",
+  "tests/api/checkouts.test.ts",
+  "tests/api/customer-emails.test.ts",
+  "tests/api/dunning.test.ts",
+  "tests/api/hostile-input.test.ts",
+  "tests/api/invoices.test.ts",
+  "tests/api/meters.test.ts",
+  "tests/api/metrics.test.ts",
+  "tests/api/products.test.ts",
+  "tests/api/proration.test.ts",
+  "tests/auth/device.test.ts",
+  "tests/cli/seller-tools.test.ts",
+  "tests/e2e/stripe-checkout-page.test.ts",
+  "tests/helpers/delivery-peers.ts",
+  "tests/helpers/stripe-js-standin.ts",
+  "tests/helpers/stripe-peer-payments.ts",
+  "tests/helpers/stripe-peer.ts",
+  "tests/helpers/oidc.ts:86",
+  "tests/helpers/stripe-peer-payments.ts:302",
+  // split on this branch: entries leave as each split lands
+  "server/billing/webhooks/service.ts",
+  "cli/commands/trigger.ts",
+  "server/auth/index.ts:71",
+  "server/billing/checkouts/create.ts:56",
+  "server/billing/checkouts/fulfil.ts:70",
+  "server/billing/customer-portal/routes.ts:107",
+  "server/billing/events/ingest/early-insert.ts:182",
+  "server/billing/metrics/service.ts:108",
+  "server/billing/renewal/renewal.ts:122",
+  "server/db/replicas.ts:67",
+  "server/http/idempotency.ts:203",
+  "server/http/json-sliced.ts:73",
+  "cli/output.ts:84",
+  "web/src/pages/Checkout.tsx:31",
+  "web/src/pages/PortalSubscriptions.tsx:39",
+  "web/src/seller/pages/ApiKeys.tsx:28",
 ];
 
 function sources(dir: string, out: string[] = []): string[] {
