@@ -7,7 +7,7 @@ import * as customerEmails from "../billing/customer-emails/service.js";
 import * as invoices from "../billing/invoices/service.js";
 import * as productBenefits from "../billing/subscriptions/product-benefits.js";
 import * as stripeEvents from "../billing/stripe-events/service.js";
-import type { OutboxSubscriber as FanOutSubscriber } from "../billing/webhooks/service.js";
+import type { OutboxSubscriber as FanOutSubscriber } from "../billing/webhooks/delivery.js";
 import { walletSubscriber } from "../billing/wallets/credits.js";
 import type { PaymentProcessor } from "../payments/processor.js";
 

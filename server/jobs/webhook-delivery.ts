@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/client.js";
 import type { Mailer } from "../mail/mailer.js";
-import * as webhooks from "../billing/webhooks/service.js";
+import * as webhooks from "../billing/webhooks/delivery.js";
 import { originOf } from "../billing/webhooks/address.js";
 import type { ClaimedEvent } from "../billing/webhooks/wire.js";
 import { postWebhook } from "../billing/webhooks/sender.js";
