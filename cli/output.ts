@@ -81,6 +81,24 @@ export interface OutputOptions {
   stderr?: NodeJS.WriteStream;
 }
 
+/** An error as the CLI prints it: one JSON object under --json, else the message and its hint (and the request, verbose). */
+function writeError(err: unknown, opts: OutputOptions, styleErr: Style, writeErr: (s: string) => unknown): void {
+  const e = asCliError(err);
+  const message = scopeHint(e.message);
+  const hint = e.hint === undefined ? undefined : scopeHint(e.hint);
+  if (opts.json) {
+    const request = opts.verbose && e.request ? { request: { method: e.request.method, path: e.request.path, status: e.request.status, request_id: e.request.requestId ?? null } } : {};
+    writeErr(JSON.stringify({ error: { message, code: e.code, hint: hint ?? null, ...request } }));
+    return;
+  }
+  writeErr(`${styleErr.red("error:")} ${message}`);
+  if (hint) writeErr(`${styleErr.dim("hint:")} ${hint}`);
+  if (opts.verbose && e.request) {
+    const r = e.request;
+    writeErr(styleErr.dim(`request: ${r.method} ${r.path} → ${r.status}${r.requestId ? ` (request id ${r.requestId})` : ""}`));
+  }
+}
+
 export function createOutput(opts: OutputOptions): Output {
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
@@ -166,20 +184,7 @@ export function createOutput(opts: OutputOptions): Output {
     },
 
     error(err) {
-      const e = asCliError(err);
-      const message = scopeHint(e.message);
-      const hint = e.hint === undefined ? undefined : scopeHint(e.hint);
-      if (opts.json) {
-        const request = opts.verbose && e.request ? { request: { method: e.request.method, path: e.request.path, status: e.request.status, request_id: e.request.requestId ?? null } } : {};
-        writeErr(JSON.stringify({ error: { message, code: e.code, hint: hint ?? null, ...request } }));
-        return;
-      }
-      writeErr(`${styleErr.red("error:")} ${message}`);
-      if (hint) writeErr(`${styleErr.dim("hint:")} ${hint}`);
-      if (opts.verbose && e.request) {
-        const r = e.request;
-        writeErr(styleErr.dim(`request: ${r.method} ${r.path} → ${r.status}${r.requestId ? ` (request id ${r.requestId})` : ""}`));
-      }
+      writeError(err, opts, styleErr, writeErr);
     },
 
     async loading(label, work) {

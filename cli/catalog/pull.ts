@@ -38,7 +38,7 @@ function referencedArchived(index: ServerIndex, catalog: Catalog): { product: Se
   return { product: archived("product", product), meter: archived("meter", meter) };
 }
 
-/** Made by `till trigger` (its metadata mark, cli/commands/trigger.ts). */
+/** Made by `till trigger` (its metadata mark, cli/trigger-recipes.ts). */
 const madeByTrigger = (object: { metadata?: Record<string, unknown> }) => object.metadata?.till_trigger !== undefined;
 
 export function catalogFromServer(server: ServerCatalog): PullResult {

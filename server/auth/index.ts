@@ -68,6 +68,56 @@ function deviceFlow(config: Config) {
   });
 }
 
+/**
+ * The account store: better-auth's drizzle adapter, wrapped from the inside out — organization updates become
+ * outbox events, stored tokens are hashed, column values are checked, device-code polls are gated.
+ */
+function authDatabase(config: Config, db: Db) {
+  const adapter = emitOrganizationUpdates((handle) => drizzleAdapter(handle, { provider: "pg", schema }), db, {
+    testInLive: config.payments.testInLive,
+  });
+  return gateDevicePolls(guardColumnValues(hashStoredTokens(adapter), schema), db);
+}
+
+/** Organizations with members, teams and dynamic roles; an invitation is mailed with its acceptance link. */
+function organizations(config: Config, mailer: Mailer) {
+  return organization({
+    ac,
+    roles,
+    creatorRole: "owner",
+    teams: { enabled: true },
+    dynamicAccessControl: { enabled: true },
+    sendInvitationEmail: async ({ email, inviter, organization: org, role, id }) =>
+      mailer.send(
+        invitationMail(email, {
+          inviter: inviter.user.name || inviter.user.email,
+          organization: org.name,
+          role,
+          url: `${config.baseURL}/accept-invitation/${id}`,
+        }),
+      ),
+  });
+}
+
+/** Sign-in with the configured OpenID provider (none when $TILL_OIDC_* is unset). */
+function oidcSignIn(config: Config) {
+  if (!config.oidc) return [];
+  return [
+    genericOAuth({
+      config: [
+        {
+          providerId: config.oidc.providerId,
+          discoveryUrl: `${config.oidc.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+          clientId: config.oidc.clientId,
+          clientSecret: config.oidc.clientSecret,
+          scopes: config.oidc.scopes,
+          pkce: true,
+        },
+      ],
+    }),
+  ];
+}
+
 export function createAuth({ config, db, mailer, secret }: AuthDeps) {
   const send = (m: Parameters<Mailer["send"]>[0]) => mailer.send(m);
   const limits = rateLimitStore(db);
@@ -77,13 +127,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     basePath: AUTH_BASE_PATH,
     secret,
     // session tokens and device codes are stored hashed (stored-tokens.ts)
-    database: gateDevicePolls(
-      guardColumnValues(
-        hashStoredTokens(emitOrganizationUpdates((handle) => drizzleAdapter(handle, { provider: "pg", schema }), db, { testInLive: config.payments.testInLive })),
-        schema,
-      ),
-      db,
-    ),
+    database: authDatabase(config, db),
     // reset-password, delete-account and OAuth state identifiers are stored as their SHA-256 (base64url)
     verification: { storeIdentifier: "hashed" },
     telemetry: { enabled: false },
@@ -152,22 +196,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       ...(config.rateLimit.enabled ? [signInLimit(limits, config.rateLimit.account)] : []),
       // before every plugin with database hooks: values are checked before any other plugin's hooks see them
       columnGuardPlugin(schema),
-      organization({
-        ac,
-        roles,
-        creatorRole: "owner",
-        teams: { enabled: true },
-        dynamicAccessControl: { enabled: true },
-        sendInvitationEmail: async ({ email, inviter, organization: org, role, id }) =>
-          send(
-            invitationMail(email, {
-              inviter: inviter.user.name || inviter.user.email,
-              organization: org.name,
-              role,
-              url: `${config.baseURL}/accept-invitation/${id}`,
-            }),
-          ),
-      }),
+      organizations(config, mailer),
       specRules(),
       accountRules(),
       specAnswers(),
@@ -193,22 +222,7 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
       bearer(),
       openAPI(),
       socialSpec(),
-      ...(config.oidc
-        ? [
-            genericOAuth({
-              config: [
-                {
-                  providerId: config.oidc.providerId,
-                  discoveryUrl: `${config.oidc.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
-                  clientId: config.oidc.clientId,
-                  clientSecret: config.oidc.clientSecret,
-                  scopes: config.oidc.scopes,
-                  pkce: true,
-                },
-              ],
-            }),
-          ]
-        : []),
+      ...oidcSignIn(config),
     ],
   });
 }

@@ -69,9 +69,37 @@ export function createReadRouting(opts: ReadRoutingOptions): { client: postgres.
   const intervalMs = opts.intervalMs ?? Math.min(1000, Math.max(50, maxLagMs / 4));
   const replicas: Replica[] = opts.replicas.map((r) => ({ ...r, healthy: false, coveredUntil: 0 }));
   const scope = new AsyncLocalStorage<string>();
+  const counts = { replica: 0, fallback: 0 };
+  const fresh = freshness(primary, replicas, maxLagMs, intervalMs);
+  const pick = () => {
+    const key = scope.getStore();
+    return key === undefined ? undefined : fresh.usable(key);
+  };
+  const client = routerClient(primary, pick, counts);
+
+  const routing: ReadRouting = {
+    run: (key, fn) => scope.run(key, fn),
+    wrote(key) {
+      fresh.wrote(key);
+    },
+    state: () => replicas.map((r) => ({ replica: r.name, healthy: r.healthy, lagMs: r.coveredUntil ? Date.now() - r.coveredUntil : null })),
+    counts,
+    check: fresh.check,
+    async close() {
+      await fresh.stop();
+      await Promise.all(replicas.map((r) => r.client.end({ timeout: 5 })));
+    },
+  };
+  return { client, routing };
+}
+
+/**
+ * The replicas' freshness, measured every `intervalMs` from now on: the primary's WAL position sampled, each
+ * replica's replayed position read, and the replica a key may read from picked among those fresh enough for it.
+ */
+function freshness(primary: postgres.Sql, replicas: Replica[], maxLagMs: number, intervalMs: number) {
   const lastWrite = new Map<string, number>();
   const samples: Array<{ at: number; lsn: bigint }> = [];
-  const counts = { replica: 0, fallback: 0 };
   let turn = 0;
 
   function usable(key: string): Replica | undefined {
@@ -124,6 +152,24 @@ export function createReadRouting(opts: ReadRoutingOptions): { client: postgres.
   timer.unref();
   void check();
 
+  return {
+    usable,
+    wrote(key: string): void {
+      lastWrite.set(key, Date.now());
+    },
+    check,
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      await running?.catch(() => {});
+    },
+  };
+}
+
+/**
+ * The client drizzle is given: the primary's, but for the statements run outside a transaction while `pick`
+ * answers a replica (a read scope's key, a fresh replica): those go to that replica.
+ */
+function routerClient(primary: postgres.Sql, pick: () => Replica | undefined, counts: ReadRouting["counts"]): postgres.Sql {
   /** One statement on a replica, run again on the primary when the replica fails it. */
   function onReplica<T>(replica: Replica, run: (client: postgres.Sql) => PromiseLike<T>): Promise<T> {
     counts.replica++;
@@ -137,8 +183,7 @@ export function createReadRouting(opts: ReadRoutingOptions): { client: postgres.
 
   type Params = Parameters<postgres.Sql["unsafe"]>;
   function unsafe(query: Params[0], params?: Params[1], options?: Params[2]) {
-    const key = scope.getStore();
-    const replica = key === undefined ? undefined : usable(key);
+    const replica = pick();
     if (!replica) return primary.unsafe(query, params, options);
     // what drizzle and rawQuery use of a pending query: awaiting it, or its rows as arrays (values())
     let rows: Promise<unknown> | undefined;
@@ -157,8 +202,7 @@ export function createReadRouting(opts: ReadRoutingOptions): { client: postgres.
    * read is opened again on the primary. The connection is the caller's to release.
    */
   async function openForRead<T>(open: (conn: postgres.ReservedSql) => Promise<T>): Promise<{ conn: postgres.ReservedSql; value: T }> {
-    const key = scope.getStore();
-    const replica = key === undefined ? undefined : usable(key);
+    const replica = pick();
     if (replica) {
       let conn: postgres.ReservedSql | undefined;
       try {
@@ -181,29 +225,13 @@ export function createReadRouting(opts: ReadRoutingOptions): { client: postgres.
     }
   }
 
-  const client = new Proxy(primary, {
+  return new Proxy(primary, {
     get(target, prop, receiver) {
       if (prop === "unsafe") return unsafe;
       if (prop === "openForRead") return openForRead;
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });
-
-  const routing: ReadRouting = {
-    run: (key, fn) => scope.run(key, fn),
-    wrote(key) {
-      lastWrite.set(key, Date.now());
-    },
-    state: () => replicas.map((r) => ({ replica: r.name, healthy: r.healthy, lagMs: r.coveredUntil ? Date.now() - r.coveredUntil : null })),
-    counts,
-    check,
-    async close() {
-      clearInterval(timer);
-      await running?.catch(() => {});
-      await Promise.all(replicas.map((r) => r.client.end({ timeout: 5 })));
-    },
-  };
-  return { client, routing };
 }
 
 type OpenForRead = <T>(open: (conn: postgres.ReservedSql) => Promise<T>) => Promise<{ conn: postgres.ReservedSql; value: T }>;

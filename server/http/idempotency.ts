@@ -198,14 +198,11 @@ function rowsOf<T>(result: unknown): T[] {
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function installIdempotency(app: FastifyInstance, opts: IdempotencyOptions): void {
-  const { db } = opts;
-  const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
-  const waitMs = opts.waitMs ?? 10_000;
-  const leaseMs = opts.leaseMs ?? 60_000;
-
+/**
+ * The key table's statements: a key claimed for a request (with a lease its process renews while it runs), read,
+ * given back, or completed with the answer sealed.
+ */
+function keyStore(db: Db, ttlMs: number, leaseMs: number) {
   /** Inserts the key in progress, or takes over an expired row or a lapsed lease of the same request; true when this request holds it. */
   async function claim(scope: string, keyHash: string, requestHash: string, method: string, route: string): Promise<boolean> {
     const result = await db.execute(sql`
@@ -241,6 +238,24 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
       WHERE scope = ${c.scope} AND key_hash = ${c.keyHash} AND status = 'in_progress'`);
   }
 
+  async function renew(scope: string, keyHash: string): Promise<void> {
+    await db.execute(sql`UPDATE idempotency_key SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval
+                         WHERE scope = ${scope} AND key_hash = ${keyHash} AND status = 'in_progress'`);
+  }
+
+  return { claim, stored, release, complete, renew };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function installIdempotency(app: FastifyInstance, opts: IdempotencyOptions): void {
+  const { db } = opts;
+  const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
+  const waitMs = opts.waitMs ?? 10_000;
+  const leaseMs = opts.leaseMs ?? 60_000;
+
+  const { claim, stored, release, complete, renew } = keyStore(db, ttlMs, leaseMs);
+
   function settle(req: FastifyRequest): Claim | undefined {
     const c = req.idempotencyClaim;
     if (!c || c.settled) return undefined;
@@ -268,8 +283,7 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
       if (await claim(scope, keyHash, requestHash, req.method, route)) {
         // the lease says the request is alive; a process that dies stops renewing it, and a retry may then take over
         const heartbeat = setInterval(() => {
-          db.execute(sql`UPDATE idempotency_key SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval
-                         WHERE scope = ${scope} AND key_hash = ${keyHash} AND status = 'in_progress'`).catch((err: unknown) => req.log.warn(err, "idempotency: lease renewal failed"));
+          renew(scope, keyHash).catch((err: unknown) => req.log.warn(err, "idempotency: lease renewal failed"));
         }, Math.max(leaseMs / 3, 50));
         heartbeat.unref();
         const c: Claim = { scope, keyHash, cipherKey: cipherKeyOf(opts.secret, scope, key), settled: false, heartbeat };

@@ -66,34 +66,12 @@ export interface SlicedParseOptions {
 }
 
 /**
- * Parses a text the scanner passed (scan.over null, scan done), in slices. Throws RejectedInput for an
- * unstorable string (when scan.suspect), a SyntaxError with statusCode 400 for malformed JSON or a prototype key.
- * A body whose root is not a big array or object (a long string, say) is parsed in one piece: that is cheap.
+ * Steps over the text the scanner passed: JSON's whitespace, a string, a small value (a big container's end is
+ * the scanner's record).
  */
-export async function parseJsonSliced(text: string, scanner: JsonScanner, opts: SlicedParseOptions): Promise<unknown> {
-  const scan: JsonScan = scanner.result;
-  const big = scanner.big;
-  const mid = scanner.mid;
+function textSteps(text: string, scanner: JsonScanner) {
+  const { big, mid } = scanner;
   const n = text.length;
-  const slicer = await Slicer.begin();
-  const checkPiece = (value: unknown, offset: number, path: Loc) => {
-    if (!scan.suspect) return;
-    const found = findUnstorable(value);
-    if (!found) return;
-    const [first, ...rest] = found.loc;
-    throw new RejectedInput(found.kind, "body", [...path, ...(typeof first === "number" ? [first + offset] : first === undefined ? [] : [first]), ...rest]);
-  };
-  const piece = (t: string, offset: number, path: Loc): unknown => {
-    let value: unknown;
-    try {
-      value = opts.parsePiece(t);
-    } catch (err) {
-      throw Object.assign(err as Error, { statusCode: 400 });
-    }
-    checkPiece(value, offset, path);
-    return value;
-  };
-
   const skipSpace = (i: number) => {
     while (i < n && isSpace(text.charCodeAt(i))) i++;
     return i;
@@ -138,6 +116,38 @@ export async function parseJsonSliced(text: string, scanner: JsonScanner, opts: 
     if (j === i) throw malformed();
     return j;
   };
+  return { skipSpace, stringEnd, valueEnd };
+}
+
+/**
+ * Parses a text the scanner passed (scan.over null, scan done), in slices. Throws RejectedInput for an
+ * unstorable string (when scan.suspect), a SyntaxError with statusCode 400 for malformed JSON or a prototype key.
+ * A body whose root is not a big array or object (a long string, say) is parsed in one piece: that is cheap.
+ */
+export async function parseJsonSliced(text: string, scanner: JsonScanner, opts: SlicedParseOptions): Promise<unknown> {
+  const scan: JsonScan = scanner.result;
+  const big = scanner.big;
+  const n = text.length;
+  const slicer = await Slicer.begin();
+  const checkPiece = (value: unknown, offset: number, path: Loc) => {
+    if (!scan.suspect) return;
+    const found = findUnstorable(value);
+    if (!found) return;
+    const [first, ...rest] = found.loc;
+    throw new RejectedInput(found.kind, "body", [...path, ...(typeof first === "number" ? [first + offset] : first === undefined ? [] : [first]), ...rest]);
+  };
+  const piece = (t: string, offset: number, path: Loc): unknown => {
+    let value: unknown;
+    try {
+      value = opts.parsePiece(t);
+    } catch (err) {
+      throw Object.assign(err as Error, { statusCode: 400 });
+    }
+    checkPiece(value, offset, path);
+    return value;
+  };
+
+  const { skipSpace, stringEnd, valueEnd } = textSteps(text, scanner);
 
   const container = async (open: number, close: number, path: Loc): Promise<unknown> => {
     const isArray = text.charCodeAt(open) === 0x5b;

@@ -1,13 +1,12 @@
-// The size rules of the house (DESIGN.md, STYLE.md): no source file over 450 lines outside
-// bench/ (server, cli, shared, web/src, scripts and tests — test files too) and no function over 150 lines —
-// function declarations and expressions, arrow functions, methods, constructors and accessors, read with
-// TypeScript's parser and counted from the line the function starts on to the line it ends on. In a test file
-// (*.test.ts) the functions are describe and it callbacks, groupings of tests that the file's limit bounds: the
-// function limit holds for the tests' helpers and fixtures, not for those callbacks.
+// The size rules of the house (DESIGN.md, STYLE.md): no source file over 400 lines outside bench/ (server, cli,
+// shared, web/src, scripts and tests — test files too) and no function over 120 lines — function declarations and
+// expressions, arrow functions, methods, constructors and accessors, read with TypeScript's parser and counted from
+// the line the function starts on to the line it ends on. In a test file (*.test.ts) the functions are describe and
+// it callbacks, groupings of tests that the file's limit bounds: the function limit holds for the tests' helpers and
+// fixtures, not for those callbacks.
 //
-// PENDING lists the files and functions still over the limit, each with the issue that splits it; the list may
-// only shrink. An entry that no longer exceeds the limit fails the test too,
-// so the list cannot outlive its reason.
+// PENDING lists the files and functions still over the limit while another branch splits them; the list may only
+// shrink. An entry that no longer exceeds the limit fails the test too, so the list cannot outlive its reason.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,15 +19,14 @@ const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs|jsx|css|sh)$/;
 const PARSED = /\.(ts|tsx|mts|cts|js|mjs|cjs|jsx)$/;
 /** Test files: held to the file limit; their describe and it callbacks are not held to the function limit. */
 const TEST_FILE = /\.test\.(ts|tsx)$/;
-const MAX_FILE_LINES = 450;
-const MAX_FUNCTION_LINES = 150;
+const MAX_FILE_LINES = 400;
+const MAX_FUNCTION_LINES = 120;
 
 /**
  * Over a limit today and being split on another branch: a file by its name, a function as `file:line`. The lead
  * empties this list at merge.
  */
-const PENDING: string[] = [
-];
+const PENDING: string[] = [];
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {

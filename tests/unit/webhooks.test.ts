@@ -6,7 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { describe, expect, it } from "vitest";
 import { isPrivateAddress, urlShapeError } from "../../server/billing/webhooks/address.js";
-import { MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_S } from "../../server/billing/webhooks/service.js";
+import { MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_S } from "../../server/billing/webhooks/delivery.js";
 import { postWebhook, truncateUtf8 } from "../../server/billing/webhooks/sender.js";
 import { generateSecret, signHeaders, signingKeys, verifyWebhook } from "../../server/billing/webhooks/signing.js";
 

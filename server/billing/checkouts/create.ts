@@ -4,8 +4,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Db } from "../../db/client.js";
 import { enqueue } from "../../db/outbox.js";
-import { processorFor } from "../../payments/processor.js";
+import { processorFor, type PaymentProcessor } from "../../payments/processor.js";
 import { storedAddress } from "../customers/input.js";
+import type { CustomerWire } from "../customers/wire.js";
 import { loadCustomers } from "../customers/service.js";
 import { isUuid } from "../http.js";
 import { validationError, type ValidationIssue } from "../errors.js";
@@ -41,7 +42,6 @@ const issueAt = (loc: Array<string | number>, msg: string, input?: unknown): Val
   ...(input === undefined ? {} : { input }),
 });
 
-/** Has the address more than a country (or a state outside US/CA)? Then the seller wants a full address. */
 /** A price the customer may be charged for (now or later): anything but a free or zero fixed price. */
 function mayCharge(price: PriceWire): boolean {
   if (price.is_archived === true) return false;
@@ -49,9 +49,71 @@ function mayCharge(price: PriceWire): boolean {
   return !(price.amount_type === "fixed" && price.price_amount === 0);
 }
 
+/** Has the address more than a country (or a state outside US/CA)? Then the seller wants a full address. */
 function hasFullAddressParts(a: CheckoutCreateInput["customer_billing_address"]): boolean {
   if (!a) return false;
   return Boolean(a.line1 || a.line2 || a.city || a.postal_code || (a.state && a.country !== "US" && a.country !== "CA"));
+}
+
+/** What a new checkout is opened with. */
+interface Opening {
+  ids: string[];
+  customer: CustomerWire | undefined;
+  processor: PaymentProcessor;
+  baseURL: string;
+  now: Date;
+  ipAddress: string | undefined;
+}
+
+/** The row of a new open checkout: what the seller set at create; what the customer fills stays empty. */
+function newCheckoutRow(organizationId: string, input: CheckoutCreateInput, opened: Opening): CheckoutRow {
+  const clientSecret = `${CLIENT_SECRET_PREFIX}${randomBytes(24).toString("base64url")}`;
+  return {
+    id: randomUUID(),
+    organizationId,
+    status: "open",
+    ...storedClientSecret(clientSecret),
+    expiresAt: new Date(opened.now.getTime() + CHECKOUT_TTL_SECONDS * 1000),
+    paymentProcessor: opened.processor.wireName,
+    paymentProcessorMetadata: opened.processor.checkoutMetadata({ clientSecret: CLIENT_SECRET_TEMPLATE, baseURL: opened.baseURL }),
+    confirmationHash: null,
+    successUrl: null,
+    returnUrl: null,
+    embedOrigin: null,
+    locale: null,
+    allowDiscountCodes: input.allow_discount_codes,
+    requireBillingAddress: input.require_billing_address || hasFullAddressParts(input.customer_billing_address),
+    allowTrial: input.allow_trial,
+    trialInterval: null,
+    trialIntervalCount: null,
+    trialEnd: null,
+    amount: 0,
+    currency: "usd",
+    seats: null,
+    minSeats: input.min_seats ?? null,
+    maxSeats: input.max_seats ?? null,
+    taxAmount: null,
+    taxInclusive: false,
+    productIds: opened.ids,
+    productId: null,
+    productPriceId: null,
+    discountId: null,
+    customerId: opened.customer?.id ?? null,
+    subscriptionId: null,
+    isBusinessCustomer: input.is_business_customer ?? false,
+    externalCustomerId: input.external_customer_id ?? opened.customer?.external_id ?? null,
+    customerName: null,
+    customerEmail: null,
+    customerIpAddress: opened.ipAddress ?? null,
+    customerBillingName: null,
+    customerBillingAddress: null,
+    customerTaxId: null,
+    customerMetadata: {},
+    customFieldData: {},
+    metadata: {},
+    createdAt: opened.now,
+    modifiedAt: null,
+  };
 }
 
 export async function createCheckout(
@@ -111,53 +173,7 @@ export async function createCheckout(
   const view = await db.transaction(async (tx) => {
     const products = ids.flatMap((id) => loaded.get(id) ?? []);
     const product = products[0] ?? null;
-    const clientSecret = `${CLIENT_SECRET_PREFIX}${randomBytes(24).toString("base64url")}`;
-    const draft: CheckoutRow = {
-      id: randomUUID(),
-      organizationId,
-      status: "open",
-      ...storedClientSecret(clientSecret),
-      expiresAt: new Date(now.getTime() + CHECKOUT_TTL_SECONDS * 1000),
-      paymentProcessor: processor.wireName,
-      paymentProcessorMetadata: processor.checkoutMetadata({ clientSecret: CLIENT_SECRET_TEMPLATE, baseURL }),
-      confirmationHash: null,
-      successUrl: null,
-      returnUrl: null,
-      embedOrigin: null,
-      locale: null,
-      allowDiscountCodes: input.allow_discount_codes,
-      requireBillingAddress: input.require_billing_address || hasFullAddressParts(input.customer_billing_address),
-      allowTrial: input.allow_trial,
-      trialInterval: null,
-      trialIntervalCount: null,
-      trialEnd: null,
-      amount: 0,
-      currency: "usd",
-      seats: null,
-      minSeats: input.min_seats ?? null,
-      maxSeats: input.max_seats ?? null,
-      taxAmount: null,
-      taxInclusive: false,
-      productIds: ids,
-      productId: null,
-      productPriceId: null,
-      discountId: null,
-      customerId: customer?.id ?? null,
-      subscriptionId: null,
-      isBusinessCustomer: input.is_business_customer ?? false,
-      externalCustomerId: input.external_customer_id ?? customer?.external_id ?? null,
-      customerName: null,
-      customerEmail: null,
-      customerIpAddress: ctx.ipAddress ?? null,
-      customerBillingName: null,
-      customerBillingAddress: null,
-      customerTaxId: null,
-      customerMetadata: {},
-      customFieldData: {},
-      metadata: {},
-      createdAt: now,
-      modifiedAt: null,
-    };
+    const draft = newCheckoutRow(organizationId, input, { ids, customer, processor, baseURL, now, ipAddress: ctx.ipAddress });
     const initial: CheckoutView = {
       row: draft,
       products,

@@ -102,61 +102,9 @@ export async function fulfil(
   const recurring = product.is_recurring ? subscriptionTerms(view) : null;
   // a trial charges nothing now: its order is the subscription's start at 0
   const trialing = recurring !== null && row.trialEnd !== null;
-  const subscription: SubscriptionRow | null = recurring
-    ? newSubscriptionFromCheckout({
-        id: randomUUID(),
-        organizationId,
-        checkoutId: row.id,
-        customerId,
-        productId: product.id,
-        priceIds: recurring.prices.map((p) => p.id),
-        amount: row.amount,
-        currency: row.currency,
-        recurringInterval: recurring.interval,
-        recurringIntervalCount: recurring.count,
-        trialEnd: trialing ? row.trialEnd : null,
-        periodEnd: addInterval(now, recurring.interval, recurring.count),
-        discountId: row.discountId,
-        seats: row.seats,
-        metadata: row.metadata,
-        customFieldData: row.customFieldData,
-        now,
-      })
-    : null;
-  const subtotal = trialing ? 0 : row.amount;
-  const discountValue = trialing ? 0 : d.discountAmount;
-  const itemAmounts = isStatic(price) ? [subtotal] : [];
-  // the same tax as the checkout showed (and the payment took), kept per order line
-  const tax = checkoutTax(organization, row, price, itemAmounts, discountValue, now);
-  const order = planOrderFromCheckout(
-    {
-      organizationId,
-      checkoutId: row.id,
-      customerId,
-      productId: product.id,
-      subscriptionId: subscription?.id ?? null,
-      billingReason: subscription ? "subscription_create" : "purchase",
-      currency: row.currency,
-      discountId: row.discountId,
-      subtotalAmount: subtotal,
-      discountAmount: discountValue,
-      tax,
-      seats: row.seats,
-      billingName: row.customerBillingName ?? row.customerName,
-      billingAddress: row.customerBillingAddress,
-      billingTaxId: row.customerTaxId ?? null,
-      metadata: row.metadata,
-      customFieldData: row.customFieldData,
-      // a subscription's first line covers its first period (a trial's: the trial)
-      items: itemAmounts.map((amount) => ({
-        label: product.name,
-        amount,
-        productPriceId: price.id,
-        ...(subscription ? { period: { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd } } : {}),
-      })),
-    },
-    now,
-  );
+  const sale: Sale = { row, product, price, organization };
+  const subscription = recurring ? checkoutSubscription(sale, recurring, customerId, trialing, now) : null;
+  const order = checkoutOrder(sale, d.discountAmount, subscription, trialing, customerId, now);
   order.row.appliedBalanceAmount = settlement.applied;
   const balanceEntry = settlementEntry(organizationId, settlement, { customerId, currency: row.currency, orderId: order.row.id, subscriptionId: subscription?.id ?? null });
   const { grants, licenseKeys } = checkoutGrants(product.benefits, { organizationId, customerId, subscriptionId: subscription?.id ?? null, orderId: order.row.id }, now);
@@ -206,6 +154,88 @@ export async function fulfil(
     now: new Date(),
   });
   return { view: succeeded, orderId: order.row.id, subscriptionId: subscription?.id ?? null, customerSessionToken: session.token };
+}
+
+/** A checkout complete enough to fulfil: its product, price and organization known. */
+interface Sale {
+  row: CheckoutRow;
+  product: NonNullable<CheckoutView["product"]>;
+  price: NonNullable<CheckoutView["price"]>;
+  organization: NonNullable<CheckoutView["organization"]>;
+}
+
+/** The subscription a recurring product's checkout starts: its first period from now, or its trial. */
+function checkoutSubscription(
+  { row, product }: Sale,
+  recurring: NonNullable<ReturnType<typeof subscriptionTerms>>,
+  customerId: string,
+  trialing: boolean,
+  now: Date,
+): SubscriptionRow {
+  return newSubscriptionFromCheckout({
+    id: randomUUID(),
+    organizationId: row.organizationId,
+    checkoutId: row.id,
+    customerId,
+    productId: product.id,
+    priceIds: recurring.prices.map((p) => p.id),
+    amount: row.amount,
+    currency: row.currency,
+    recurringInterval: recurring.interval,
+    recurringIntervalCount: recurring.count,
+    trialEnd: trialing ? row.trialEnd : null,
+    periodEnd: addInterval(now, recurring.interval, recurring.count),
+    discountId: row.discountId,
+    seats: row.seats,
+    metadata: row.metadata,
+    customFieldData: row.customFieldData,
+    now,
+  });
+}
+
+/** The order a checkout pays, with the tax the checkout showed; a trial's order is the subscription's start at 0. */
+function checkoutOrder(
+  { row, product, price, organization }: Sale,
+  discountAmount: number,
+  subscription: SubscriptionRow | null,
+  trialing: boolean,
+  customerId: string,
+  now: Date,
+): ReturnType<typeof planOrderFromCheckout> {
+  const subtotal = trialing ? 0 : row.amount;
+  const discountValue = trialing ? 0 : discountAmount;
+  const itemAmounts = isStatic(price) ? [subtotal] : [];
+  // the same tax as the checkout showed (and the payment took), kept per order line
+  const tax = checkoutTax(organization, row, price, itemAmounts, discountValue, now);
+  return planOrderFromCheckout(
+    {
+      organizationId: row.organizationId,
+      checkoutId: row.id,
+      customerId,
+      productId: product.id,
+      subscriptionId: subscription?.id ?? null,
+      billingReason: subscription ? "subscription_create" : "purchase",
+      currency: row.currency,
+      discountId: row.discountId,
+      subtotalAmount: subtotal,
+      discountAmount: discountValue,
+      tax,
+      seats: row.seats,
+      billingName: row.customerBillingName ?? row.customerName,
+      billingAddress: row.customerBillingAddress,
+      billingTaxId: row.customerTaxId ?? null,
+      metadata: row.metadata,
+      customFieldData: row.customFieldData,
+      // a subscription's first line covers its first period (a trial's: the trial)
+      items: itemAmounts.map((amount) => ({
+        label: product.name,
+        amount,
+        productPriceId: price.id,
+        ...(subscription ? { period: { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd } } : {}),
+      })),
+    },
+    now,
+  );
 }
 
 /**

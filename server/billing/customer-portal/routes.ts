@@ -174,6 +174,16 @@ export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }:
     emailUpdate.verifyEmailUpdate(updates, req.body.token),
   );
 
+  customerPurchaseRoutes(app, deps, portal);
+}
+
+/** The options of a route a customer session's token authenticates. */
+type PortalRoute = { caller: "customer_session"; preHandler: ReturnType<typeof portalAuth> };
+
+/** What the customer bought, in the portal: orders, subscriptions, benefit grants, downloadables, meters, license keys. */
+function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: PortalRoute): void {
+  const me = portalOf;
+
   app.get("/customer-portal/orders/", route({ ...portal, operationId: "customer_portal:orders:list", query: OrdersQuery, responses: { 200: "ListResourceCustomerOrder", 422: validationError } }), async (req) => {
     const q = req.query;
     const filter = { productIds: lower(q.product_id), subscriptionIds: lower(q.subscription_id), billingTypes: q.product_billing_type };

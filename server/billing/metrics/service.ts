@@ -105,7 +105,11 @@ export async function getMetrics(db: Db, organizationId: string, q: MetricsQuery
   }
 }
 
-async function compute(db: Db, organizationId: string, q: MetricsQuery, selected: MetricDefinition[], scan: boolean): Promise<MetricsResponseWire> {
+/**
+ * The sums of every period of the range (and of the churn window's lookback before it), each source's placed by
+ * period, with what the sources summed before the first.
+ */
+async function periodSums(db: Db, organizationId: string, q: MetricsQuery, selected: MetricDefinition[], scan: boolean) {
   const lookback = WINDOW_DAYS[q.interval] ?? 0;
   const where = {
     organizationId: q.empty ? NIL_ORGANIZATION : organizationId,
@@ -157,6 +161,15 @@ async function compute(db: Db, organizationId: string, q: MetricsQuery, selected
   const churned = subCount("churned");
   const canceled = subCount("canceled");
   const byReason = Object.fromEntries(CANCELLATION_REASONS.map((r) => [r, subCount("canceled", r)]));
+  const placed = { orderAt, levelAt, checkoutAt, eventAt, started, churned, canceled, byReason };
+  return { all, visibleFrom, lookback, orders, levels, events, ...placed };
+}
+
+/** Every metric of each visible period from the sums, and their totals over the range. */
+async function compute(db: Db, organizationId: string, q: MetricsQuery, selected: MetricDefinition[], scan: boolean): Promise<MetricsResponseWire> {
+  const sums = await periodSums(db, organizationId, q, selected, scan);
+  const { all, visibleFrom, lookback, orders, levels, events } = sums;
+  const { orderAt, levelAt, checkoutAt, eventAt, started, churned, canceled, byReason } = sums;
 
   // the levels at each period's end
   const level = { ...zeroLevel(), ...(levels.before ?? {}) };

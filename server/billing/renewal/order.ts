@@ -1,8 +1,11 @@
 // A subscription's order — a renewal's (renewal.ts) or a plan change's proration charge (proration.ts) — planned
 // as a checkout's order is, from the subscription and its customer's billing details at the sale.
+import type { Settlement } from "../balance/service.js";
 import type { CustomerWire } from "../customers/wire.js";
 import { planOrderFromCheckout, type OrderFromCheckout } from "../orders/service.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
+import type { taxOf } from "../tax/service.js";
+import type { billPeriod } from "./bill.js";
 
 /** A customer's stored tax id as [value, format] (the wire's pair may hold nulls). */
 export function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [string, string] | null {
@@ -39,4 +42,38 @@ export function planSubscriptionOrder(
     },
     now,
   );
+}
+
+/**
+ * The order of a renewal: the period's lines (the carried prorations' from `firstCarried` on), its tax and
+ * discount, pending until its charge answers (planned first: the charge names it). The period it renews is part
+ * of the order: a second order for it breaks a unique index (one renewal per period).
+ */
+export function renewalOrder(
+  sub: SubscriptionRow,
+  customer: CustomerWire,
+  bill: Awaited<ReturnType<typeof billPeriod>>,
+  tax: ReturnType<typeof taxOf>,
+  s: { settlement: Settlement; firstCarried: number },
+  now: Date,
+) {
+  const { settlement, firstCarried } = s;
+  const planned = planSubscriptionOrder(
+    sub,
+    customer,
+    { discountId: bill.discount > 0 ? sub.discountId : null, subtotalAmount: bill.subtotal, discountAmount: bill.discount, tax, items: bill.items },
+    now,
+  );
+  return {
+    ...planned,
+    row: {
+      ...planned.row,
+      billingReason: "subscription_cycle",
+      checkoutId: null,
+      status: "pending",
+      renewedPeriodStart: sub.currentPeriodStart,
+      appliedBalanceAmount: settlement.applied,
+    },
+    items: planned.items.map((i) => (i.position >= firstCarried ? { ...i, proration: true } : i)),
+  };
 }

@@ -33,7 +33,7 @@ import { subscriptionMeters } from "../subscriptions/usage.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
 import { markUsageBilled, prepaidUsage, recordSettlement, settleAfterPrepaid, settleCarrying, usageFromWallet, type Settlement } from "../balance/service.js";
 import { carriedProrations } from "./proration.js";
-import { planSubscriptionOrder, taxIdOf } from "./order.js";
+import { renewalOrder, taxIdOf } from "./order.js";
 import { applyPendingUpdate, pendingAt } from "./pending.js";
 import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
 import { orgNow } from "../test-clock/clock.js";
@@ -118,20 +118,18 @@ async function settleRenewal(tx: Queryable, sub: SubscriptionRow, e: Embeds, tot
   return { prepaid, ledger: s, order: s };
 }
 
-/** The next period starts at `newStart`, billed by a new order. */
-async function cycleSubscription(
+/**
+ * The bill of the period ended: its lines (the plan changes it carried last), their discount, and the tax for the
+ * customer's billing address and tax id as they are now; `total` is what the renewal settles.
+ */
+async function billRenewal(
   tx: Queryable,
-  deps: RenewalDeps,
   sub: SubscriptionRow,
   e: Embeds,
-  now: Date,
-  newStart: Date,
-  batched?: Batched,
-): Promise<SubscriptionRow> {
+  { newStart, endsTrial, now }: { newStart: Date; endsTrial: boolean; now: Date },
+  b: RenewalBatch | undefined,
+) {
   const org = sub.organizationId;
-  const b = batched?.batch;
-  const deferred = batched?.deferred ? batched.out : undefined;
-  const endsTrial = sub.status === "trialing";
   const bill = await billPeriod(tx, sub, {
     productName: e.product.name,
     customer: e.customer,
@@ -161,13 +159,31 @@ async function cycleSubscription(
     now,
   );
   const total = tax ? tax.totalAmount : bill.subtotal - bill.discount;
+  return { bill, carried, firstCarried, organization, tax, total };
+}
+
+/** The next period starts at `newStart`, billed by a new order. */
+async function cycleSubscription(
+  tx: Queryable,
+  deps: RenewalDeps,
+  sub: SubscriptionRow,
+  e: Embeds,
+  now: Date,
+  newStart: Date,
+  batched?: Batched,
+): Promise<SubscriptionRow> {
+  const org = sub.organizationId;
+  const b = batched?.batch;
+  const deferred = batched?.deferred ? batched.out : undefined;
+  const endsTrial = sub.status === "trialing";
+  const { bill, carried, firstCarried, organization, tax, total } = await billRenewal(tx, sub, e, { newStart, endsTrial, now }, b);
   // the customer's balance pays first (a net credit goes to it); the rest is charged to the saved card
   // a charge under the processor's minimum is not made: carried to the balance, collected by the next renewal
   // (every processor holds Stripe's table: the router answers for the organization's)
   const { prepaid, ledger, order: settlement } = await settleRenewal(tx, sub, e, total, b, deps.processor.minimumCharge(sub.currency));
   // a balance movement and carried prorations write rows that name the order: they take the savepoint path
   if (deferred && (settlement.applied !== 0 || prepaid > 0 || carried.items.length > 0)) throw new NeedsSavepoint();
-  const pending = renewalOrder(sub, e, bill, tax, { settlement, firstCarried }, now);
+  const pending = renewalOrder(sub, e.customer, bill, tax, { settlement, firstCarried }, now);
   const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e, pending.row.id, b?.methods.get(sub.customerId)) : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
   // a bank debit on its way: the order waits for the bank's answer (Stripe's event: dunning/late.ts,
@@ -261,40 +277,6 @@ async function cycleSubscription(
     await enqueue(tx, events);
   }
   return renewed;
-}
-
-/**
- * The order of a renewal: the period's lines (the carried prorations' from `firstCarried` on), its tax and
- * discount, pending until its charge answers (planned first: the charge names it). The period it renews is part of the order: a second order for it breaks a unique
- * index (one renewal per period).
- */
-function renewalOrder(
-  sub: SubscriptionRow,
-  e: Embeds,
-  bill: Awaited<ReturnType<typeof billPeriod>>,
-  tax: ReturnType<typeof taxOf>,
-  s: { settlement: Settlement; firstCarried: number },
-  now: Date,
-) {
-  const { settlement, firstCarried } = s;
-  const planned = planSubscriptionOrder(
-    sub,
-    e.customer,
-    { discountId: bill.discount > 0 ? sub.discountId : null, subtotalAmount: bill.subtotal, discountAmount: bill.discount, tax, items: bill.items },
-    now,
-  );
-  return {
-    ...planned,
-    row: {
-      ...planned.row,
-      billingReason: "subscription_cycle",
-      checkoutId: null,
-      status: "pending",
-      renewedPeriodStart: sub.currentPeriodStart,
-      appliedBalanceAmount: settlement.applied,
-    },
-    items: planned.items.map((i) => (i.position >= firstCarried ? { ...i, proration: true } : i)),
-  };
 }
 
 /** Charges the customer's default payment method (the one the checkout saved, unless they chose another). */

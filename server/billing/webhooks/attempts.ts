@@ -5,7 +5,7 @@ import { openStored } from "../../seal.js";
 import type { WorkerOptions } from "../../tasks/job.js";
 import { createRecorder, type RecorderDeps } from "./recorder.js";
 import { postWebhook } from "./sender.js";
-import * as service from "./service.js";
+import * as service from "./delivery.js";
 import { signingKeys, signHeaders } from "./signing.js";
 import type { ClaimedEvent } from "./wire.js";
 

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Job, JobRun } from "../../tasks/job.js";
 import { Signal } from "../../tasks/signal.js";
 import { createAttempts, type AttemptsDeps } from "./attempts.js";
-import * as webhooks from "./service.js";
+import * as webhooks from "./delivery.js";
 
 export interface WebhookDeliveryDeps extends AttemptsDeps {
   opts: AttemptsDeps["opts"] & { fanOutBatch: number; leaseMs: number; pollIntervalMs: number; stopGraceMs: number };

@@ -5,7 +5,7 @@ import type { Db } from "../../db/client.js";
 import type { Mailer } from "../../mail/mailer.js";
 import type { WorkerLog, WorkerOptions, WorkerState } from "../../tasks/job.js";
 import { originOf } from "./address.js";
-import * as service from "./service.js";
+import * as service from "./delivery.js";
 
 export interface RecorderDeps {
   db: Db;

@@ -4,7 +4,7 @@
 // again, to pay with another method), succeeded — and composes
 // the sections under web/src/checkout/: the frame (page-shell.tsx), the form (CheckoutForm.tsx: what the customer
 // buys beside how they pay — Stripe's Payment Element or the test processor's card form), paying (pay.ts, payer.ts)
-// and the success view. Embedded (embed=true&embed_origin=…, through /embed.js) it tells the seller's page
+// and the success view. Embedded (embed=true&embed_origin=…, through /embed.js: checkout/embed.ts) it tells the seller's page
 // `loaded`, `close`, `confirmed` and `success` — to the checkout's embed origin only. `?theme=dark` picks the dark colours; light is the default.
 // It speaks the buyer's language (web/src/i18n): the checkout's `locale`, else the customer's, the browser's, the
 // organization's default, English — resolved once the checkout is read, and sent with the confirm when the
@@ -13,6 +13,7 @@ import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useRe
 import { RawIntlProvider, type IntlShape } from "react-intl";
 import type { Checkout, CheckoutError, ConfirmedCheckout } from "../checkout-api.js";
 import { CheckoutForm } from "../checkout/CheckoutForm.js";
+import { useCloseOnEscape, useEmbedMessages } from "../checkout/embed.js";
 import { emptyForm, formReducer } from "../checkout/form.js";
 import { applyTheme, embedOf, routeOf, Shell } from "../checkout/page-shell.js";
 import { usePay, type Phase } from "../checkout/pay.js";
@@ -24,7 +25,6 @@ import { applyLocale, intl, pageLocale, t } from "../i18n/intl.js";
 import { Status } from "../ui.js";
 import "./checkout.css";
 
-const MESSAGE_TYPE = "POLAR_CHECKOUT";
 /** Needed only after the payment: loaded then (with the portal's calls it reads the purchase with). */
 const Success = lazy(() => import("../checkout/Success.js").then((m) => ({ default: m.Success })));
 
@@ -41,15 +41,7 @@ export function CheckoutPage() {
   // before the first paint, so a dark system never flashes its colours on a light checkout
   useLayoutEffect(() => applyTheme(window.location.search, embed.embedded), [embed.embedded]);
 
-  /** Where messages go: the checkout's own embed origin when the seller set one, else the frame's parent's. */
-  const post = useCallback(
-    (event: string, current: Checkout | null, extra: Record<string, unknown> = {}) => {
-      if (!embed.embedded) return;
-      const target = current?.embed_origin ? new URL(current.embed_origin).origin : embed.queryOrigin;
-      if (target) window.parent.postMessage({ ...extra, event, type: MESSAGE_TYPE }, target);
-    },
-    [embed],
-  );
+  const post = useEmbedMessages(embed);
 
   /** The page's messages once its locale is known (English until then). */
   const [messages, setMessages] = useState<IntlShape | null>(null);
@@ -71,14 +63,7 @@ export function CheckoutPage() {
   const { checkout } = data;
 
   const close = useCallback(() => post("close", checkout), [post, checkout]);
-  useEffect(() => {
-    if (!embed.embedded) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && phase !== "paying") close();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [embed.embedded, phase, close]);
+  useCloseOnEscape(embed.embedded, phase !== "paying", close);
 
   // after a failed submit, the first field with a problem (in the page's order) gets the focus
   useEffect(() => {
@@ -140,16 +125,7 @@ export function CheckoutPage() {
       const done = checkout.status === "succeeded" || phase === "success";
       return shell(
         done ? t("page.thanks") : t("page.processing"),
-        done ? (
-          <>
-            <Status tone="success">{t("page.success", { product: checkout.product?.name ?? t("page.theProduct"), seller: checkout.organization.name })}</Status>
-            <Suspense fallback={null}>
-              <Success checkout={checkout} token={confirmed.token} receiptEmail={confirmed.receiptEmail} embedded={embed.embedded} />
-            </Suspense>
-          </>
-        ) : (
-          <Status>{t("page.confirming")}</Status>
-        ),
+        done ? <Thanks checkout={checkout} confirmed={confirmed} embedded={embed.embedded} /> : <Status>{t("page.confirming")}</Status>,
       );
     }
 
@@ -170,6 +146,19 @@ export function CheckoutPage() {
       true,
     );
   }
+}
+
+/** The succeeded checkout: thanks, then what was bought and where to find it (loaded now). */
+function Thanks(props: { checkout: Checkout; confirmed: { token: string | null; receiptEmail: string | null }; embedded: boolean }) {
+  const { checkout, confirmed } = props;
+  return (
+    <>
+      <Status tone="success">{t("page.success", { product: checkout.product?.name ?? t("page.theProduct"), seller: checkout.organization.name })}</Status>
+      <Suspense fallback={null}>
+        <Success checkout={checkout} token={confirmed.token} receiptEmail={confirmed.receiptEmail} embedded={props.embedded} />
+      </Suspense>
+    </>
+  );
 }
 
 /**

@@ -88,30 +88,7 @@ function SubscriptionItem({
     <li className="item">
       <h3>{name}</h3>
       {s.product.description && <Markdown source={s.product.description} className="product-description" />}
-      <dl className="facts">
-        <dt>{t("facts.price")}</dt>
-        <dd>{t("subs.price", { amount: formatMoney(s.amount, s.currency), interval: s.recurring_interval, count: s.recurring_interval_count ?? 1 })}</dd>
-        <dt>{t("facts.status")}</dt>
-        <dd>{live && s.cancel_at_period_end ? t("subs.cancelledActive") : statusText("subs.status", s.status)}</dd>
-        {live && !s.cancel_at_period_end && s.current_period_end && (
-          <>
-            <dt>{t("subs.renewsOn")}</dt>
-            <dd>{formatDate(s.current_period_end)}</dd>
-          </>
-        )}
-        {live && s.cancel_at_period_end && (
-          <>
-            <dt>{t("subs.endsOn")}</dt>
-            <dd>{formatDate(s.ends_at ?? s.current_period_end)}</dd>
-          </>
-        )}
-        {!live && s.ended_at && (
-          <>
-            <dt>{t("subs.endedOn")}</dt>
-            <dd>{formatDate(s.ended_at)}</dd>
-          </>
-        )}
-      </dl>
+      <SubscriptionFacts subscription={s} live={live} />
       {live && s.meters && s.meters.length > 0 && <Usage subscription={s} />}
       {live && s.seats != null && <PortalSeats subscriptionId={s.id} productName={name} token={token} onError={onError} say={say} />}
       {live && s.cancel_at_period_end && (
@@ -158,5 +135,35 @@ function SubscriptionItem({
         </form>
       )}
     </li>
+  );
+}
+
+/** A subscription's price and status, and the date it renews, ends or ended on. */
+function SubscriptionFacts({ subscription: s, live }: { subscription: PortalSubscription; live: boolean }) {
+  return (
+    <dl className="facts">
+      <dt>{t("facts.price")}</dt>
+      <dd>{t("subs.price", { amount: formatMoney(s.amount, s.currency), interval: s.recurring_interval, count: s.recurring_interval_count ?? 1 })}</dd>
+      <dt>{t("facts.status")}</dt>
+      <dd>{live && s.cancel_at_period_end ? t("subs.cancelledActive") : statusText("subs.status", s.status)}</dd>
+      {live && !s.cancel_at_period_end && s.current_period_end && (
+        <>
+          <dt>{t("subs.renewsOn")}</dt>
+          <dd>{formatDate(s.current_period_end)}</dd>
+        </>
+      )}
+      {live && s.cancel_at_period_end && (
+        <>
+          <dt>{t("subs.endsOn")}</dt>
+          <dd>{formatDate(s.ends_at ?? s.current_period_end)}</dd>
+        </>
+      )}
+      {!live && s.ended_at && (
+        <>
+          <dt>{t("subs.endedOn")}</dt>
+          <dd>{formatDate(s.ended_at)}</dd>
+        </>
+      )}
+    </dl>
   );
 }

@@ -173,6 +173,61 @@ export function preparable(client: Sql, statement: string): boolean {
   return true;
 }
 
+/** A query of the early flight on its reserved connection, prepared while the texts are few (see preparable). */
+function sender(client: Sql, reserved: ReservedSql) {
+  return <T extends object>(query: SQL) => {
+    const { sql: statement, params } = dialect.sqlToQuery(query);
+    return reserved.unsafe<T[]>(statement, params as never[], { prepare: preparable(client, statement) }).execute();
+  };
+}
+
+/**
+ * Sends the early flight on the reserved connection; answers once the kept meters are read, with the INSERT still
+ * on its way (wrapped, so that waiting for it stays the caller's). `readNow` gets the organization's now.
+ */
+async function sendFlight(
+  send: ReturnType<typeof sender>,
+  reserved: ReservedSql,
+  client: Sql,
+  organizationId: string,
+  orgNow: SQL,
+  batch: BatchRows,
+  readNow: (now: Date) => void,
+): Promise<{ insert: Promise<InsertedRow[]> }> {
+  // sent together, in this order, without waiting for this thread (busy parsing the same body meanwhile):
+  // BEGIN, the organization's now, the lock, the kept meters (read under it); then the INSERT with their
+  // upkeep in its statement, as the usual path sends it (rollups.ts: the order rows are locked in). With
+  // the organization's meters remembered, the INSERT goes in the same flight, behind a savepoint
+  const remembered = metersSeen.get(client)?.get(organizationId);
+  const ahead = Promise.all([
+    reserved.unsafe("BEGIN").execute(),
+    send<{ ms: number }>(sql`SELECT floor(extract(epoch FROM ${orgNow}) * 1000)::float8 AS ms`).then(([row]) => readNow(new Date(row!.ms))),
+    send(sharedIngestLock(organizationId)),
+    send<RollupMeter>(keptMetersSql(organizationId)),
+  ]);
+  let insert: Promise<InsertedRow[]>;
+  if (remembered) {
+    const guess = reserved.unsafe("SAVEPOINT early").execute();
+    const guessed = send<InsertedRow>(insertWithUpkeep(organizationId, batch, remembered));
+    guessed.catch(() => {});
+    guess.catch(() => {});
+    const [, , , meters] = await ahead;
+    if (sameMeters(meters, remembered)) insert = guessed;
+    else {
+      earlyInsertCounts.metersChanged++;
+      rememberMeters(client, organizationId, meters);
+      await guessed.catch(() => {});
+      await reserved.unsafe("ROLLBACK TO SAVEPOINT early").execute();
+      insert = send<InsertedRow>(insertWithUpkeep(organizationId, batch, meters));
+    }
+  } else {
+    const [, , , meters] = await ahead;
+    rememberMeters(client, organizationId, meters);
+    insert = send<InsertedRow>(insertWithUpkeep(organizationId, batch, meters));
+  }
+  return { insert };
+}
+
 /**
  * Starts the INSERT of the body's events (`text`: the whole body) for the organization, in a transaction of its
  * own that waits for commit() or abandon(); undefined when the body does not look like a batch stored as sent,
@@ -212,41 +267,8 @@ export function startEarlyInsert(db: Db, organizationId: string, text: string, w
     let conn: ReservedSql | undefined;
     try {
       const reserved = (conn = await client.reserve());
-      const send = <T extends object>(query: SQL) => {
-        const { sql: statement, params } = dialect.sqlToQuery(query);
-        return reserved.unsafe<T[]>(statement, params as never[], { prepare: preparable(client, statement) }).execute();
-      };
-      // sent together, in this order, without waiting for this thread (busy parsing the same body meanwhile):
-      // BEGIN, the organization's now, the lock, the kept meters (read under it); then the INSERT with their
-      // upkeep in its statement, as the usual path sends it (rollups.ts: the order rows are locked in). With
-      // the organization's meters remembered, the INSERT goes in the same flight, behind a savepoint
-      const remembered = metersSeen.get(client)?.get(organizationId);
-      const ahead = Promise.all([
-        reserved.unsafe("BEGIN").execute(),
-        send<{ ms: number }>(sql`SELECT floor(extract(epoch FROM ${orgNow}) * 1000)::float8 AS ms`).then(([row]) => readNow.resolve(new Date(row!.ms))),
-        send(sharedIngestLock(organizationId)),
-        send<RollupMeter>(keptMetersSql(organizationId)),
-      ]);
-      let insert: Promise<InsertedRow[]>;
-      if (remembered) {
-        const guess = reserved.unsafe("SAVEPOINT early").execute();
-        const guessed = send<InsertedRow>(insertWithUpkeep(organizationId, batch, remembered));
-        guessed.catch(() => {});
-        guess.catch(() => {});
-        const [, , , meters] = await ahead;
-        if (sameMeters(meters, remembered)) insert = guessed;
-        else {
-          earlyInsertCounts.metersChanged++;
-          rememberMeters(client, organizationId, meters);
-          await guessed.catch(() => {});
-          await reserved.unsafe("ROLLBACK TO SAVEPOINT early").execute();
-          insert = send<InsertedRow>(insertWithUpkeep(organizationId, batch, meters));
-        }
-      } else {
-        const [, , , meters] = await ahead;
-        rememberMeters(client, organizationId, meters);
-        insert = send<InsertedRow>(insertWithUpkeep(organizationId, batch, meters));
-      }
+      const send = sender(client, reserved);
+      const { insert } = await sendFlight(send, reserved, client, organizationId, orgNow, batch, readNow.resolve);
       // the decision usually comes while PostgreSQL is still at the INSERT: the COMMIT is sent at once, to run
       // right after it (after a failed statement, PostgreSQL ends the transaction with a ROLLBACK instead); with
       // customer ids to find, their read is sent at once and the COMMIT once it answered; with parents to

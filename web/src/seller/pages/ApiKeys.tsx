@@ -82,43 +82,10 @@ export function ApiKeys() {
       <Status tone={said?.tone}>{said?.text}</Status>
       {list.data && (
         <>
-          <Table
-            caption="API keys"
-            rows={list.data.items}
-            empty={`No ${sandbox ? "sandbox" : "live"} API keys.`}
-            columns={[
-              { label: "Name", cell: (k) => k.name ?? "unnamed" },
-              {
-                label: "Starts with",
-                cell: (k) => <code>{k.start ? `${k.start}…` : k.id}</code>,
-              },
-              {
-                label: "Expires",
-                cell: (k) =>
-                  !k.enabled
-                    ? "disabled"
-                    : k.expiresAt
-                      ? day(k.expiresAt)
-                      : "never",
-              },
-              ...(mayManage
-                ? [
-                    {
-                      label: "Revoke",
-                      cell: (k: ApiKey) => (
-                        <button
-                          type="button"
-                          className="link"
-                          aria-label={`Revoke ${k.name ?? k.id}`}
-                          onClick={() => void revoke(k.id)}
-                        >
-                          Revoke
-                        </button>
-                      ),
-                    },
-                  ]
-                : []),
-            ]}
+          <KeysTable
+            keys={list.data.items}
+            sandbox={sandbox}
+            revoke={mayManage ? revoke : undefined}
           />
           <Pager
             page={page}
@@ -128,26 +95,91 @@ export function ApiKeys() {
         </>
       )}
       {mayManage && (
-        <section aria-labelledby="new-key-h">
-          <h2 id="new-key-h">New {sandbox ? "sandbox" : "live"} key</h2>
-          <form
-            onSubmit={(e) => void onSubmit(e)}
-            aria-label="New API key"
-            className="stack"
-          >
-            <Field
-              label="Name"
-              name="name"
-              required
-              maxLength={64}
-              hint="Every billing scope; narrower keys: till keys create --scope."
-            />
-            <button type="submit" className="primary">
-              Create the key
-            </button>
-          </form>
-        </section>
+        <NewKeyForm sandbox={sandbox} onSubmit={(e) => void onSubmit(e)} />
       )}
     </Layout>
+  );
+}
+
+/** A page of the side's keys; with `revoke` (the owner's and admins'), a button to revoke each. */
+function KeysTable({
+  keys,
+  sandbox,
+  revoke,
+}: {
+  keys: ApiKey[];
+  sandbox: boolean;
+  revoke: ((id: string) => Promise<void>) | undefined;
+}) {
+  return (
+    <Table
+      caption="API keys"
+      rows={keys}
+      empty={`No ${sandbox ? "sandbox" : "live"} API keys.`}
+      columns={[
+        { label: "Name", cell: (k) => k.name ?? "unnamed" },
+        {
+          label: "Starts with",
+          cell: (k) => <code>{k.start ? `${k.start}…` : k.id}</code>,
+        },
+        {
+          label: "Expires",
+          cell: (k) =>
+            !k.enabled
+              ? "disabled"
+              : k.expiresAt
+                ? day(k.expiresAt)
+                : "never",
+        },
+        ...(revoke
+          ? [
+              {
+                label: "Revoke",
+                cell: (k: ApiKey) => (
+                  <button
+                    type="button"
+                    className="link"
+                    aria-label={`Revoke ${k.name ?? k.id}`}
+                    onClick={() => void revoke(k.id)}
+                  >
+                    Revoke
+                  </button>
+                ),
+              },
+            ]
+          : []),
+      ]}
+    />
+  );
+}
+
+/** Making a key of the side shown: its name; every billing scope. */
+function NewKeyForm({
+  sandbox,
+  onSubmit,
+}: {
+  sandbox: boolean;
+  onSubmit: (e: FormEvent<HTMLFormElement>) => void;
+}) {
+  return (
+    <section aria-labelledby="new-key-h">
+      <h2 id="new-key-h">New {sandbox ? "sandbox" : "live"} key</h2>
+      <form
+        onSubmit={onSubmit}
+        aria-label="New API key"
+        className="stack"
+      >
+        <Field
+          label="Name"
+          name="name"
+          required
+          maxLength={64}
+          hint="Every billing scope; narrower keys: till keys create --scope."
+        />
+        <button type="submit" className="primary">
+          Create the key
+        </button>
+      </form>
+    </section>
   );
 }
