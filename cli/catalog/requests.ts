@@ -12,6 +12,7 @@ import type { MeterCreate } from "@polar-sh/sdk/models/components/metercreate.js
 import type { MeterUpdate } from "@polar-sh/sdk/models/components/meterupdate.js";
 import type { PresentmentCurrency } from "@polar-sh/sdk/models/components/presentmentcurrency.js";
 import type { BenefitsUpdateRequest } from "@polar-sh/sdk/models/operations/benefitsupdate.js";
+import { assertNever } from "../../shared/kinds.js";
 import {
   CATALOG_KEY,
   priceSignature,
@@ -188,6 +189,8 @@ export function priceCreate(p: PriceSpec, ref: Ref): PriceCreateWire {
           tiers: p.seat_tiers.tiers.map((t) => ({ min_seats: t.min_seats, max_seats: t.max_seats, price_per_seat: t.price_per_seat })),
         },
       };
+    default:
+      return assertNever(p, "price kind");
   }
 }
 
