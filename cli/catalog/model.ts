@@ -3,8 +3,8 @@
 // schema.ts; reading and writing the file, file.ts.
 import type { Aggregation, Filter } from "../../shared/meter-filter.js";
 import type { UnitTiers } from "../../shared/tiers.js";
-import { assertNever } from "../../shared/kinds.js";
-import { CATALOG_PRICE_RANK } from "../price-kinds.js";
+import { assertNever, type BenefitType } from "../../shared/kinds.js";
+import { CATALOG_PRICE_RANK } from "../kinds.js";
 
 /** The metadata entry that ties a server object to its catalog key. */
 export const CATALOG_KEY = "till_catalog_key";
@@ -31,16 +31,8 @@ export type TaxBehavior = (typeof TAX_BEHAVIORS)[number];
 export const METER_UNITS = ["scalar", "token", "custom"] as const;
 export const CUSTOM_FIELD_TYPES = ["text", "number", "date", "checkbox", "select"] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
-export const BENEFIT_TYPES = [
-  "custom",
-  "license_keys",
-  "meter_credit",
-  "downloadables",
-  "discord",
-  "github_repository",
-  "feature_flag",
-] as const;
-export type BenefitType = (typeof BENEFIT_TYPES)[number];
+/** A catalog file holds benefits of every type till knows (shared/kinds.ts). */
+export type { BenefitType };
 
 // ---- the normalized model (what plan compares; every optional field explicit) -----------------------
 

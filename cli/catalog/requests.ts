@@ -108,8 +108,12 @@ function benefitProperties(b: BenefitSpec, ref: Ref): Record<string, unknown> {
       return { guildToken: p.guild_token, roleId: p.role_id, kickMember: p.kick_member };
     case "github_repository":
       return { repositoryOwner: p.repository_owner, repositoryName: p.repository_name, permission: p.permission };
-    default:
+    case "custom":
+    case "downloadables":
+    case "feature_flag":
       return { ...p };
+    default:
+      return assertNever(b.type, "benefit type");
   }
 }
 

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { PresentmentCurrency } from "@polar-sh/sdk/models/components/presentmentcurrency.js";
 import { AggregationInput, FilterInput } from "../../shared/meter-filter.js";
-import { PRICE_KIND_IS_STATIC } from "../../shared/kinds.js";
+import { assertNever, PRICE_KIND_IS_STATIC } from "../../shared/kinds.js";
 import {
   type BenefitType,
   CATALOG_KEY,
@@ -222,6 +222,8 @@ export function benefitProperties(type: BenefitType, raw: Record<string, unknown
       return { repository_owner: p.repository_owner, repository_name: p.repository_name, permission: p.permission };
     case "feature_flag":
       return {};
+    default:
+      return assertNever(type, "benefit type");
   }
 }
 

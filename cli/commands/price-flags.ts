@@ -18,7 +18,7 @@ import {
   readJsonFlag,
   type SeatTier,
 } from "../flags.js";
-import { PRICE_FLAG } from "../price-kinds.js";
+import { PRICE_FLAG } from "../kinds.js";
 import { meteredAmountFields, tierOptions, type TierFlags } from "./price-tiers.js";
 
 interface PriceFlagsBase {

@@ -1,12 +1,12 @@
 // `till products list|get|create|update|archive`: products and their prices on /v1/products. The price flags
-// (one per price kind, or --prices as JSON) are price-flags.ts's; how a price reads, price-kinds.ts's.
+// (one per price kind, or --prices as JSON) are price-flags.ts's; how a price reads, ../kinds.ts's.
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
 import { ApiError, UsageError } from "../errors.js";
 import { collectId, collectMetadata, INTERVALS, oneOf, onlyWith, parseId, parsePositive, parseTrial, type Interval, type MetadataValue } from "../flags.js";
-import { describePrice, type WirePrice } from "../price-kinds.js";
+import { describePrice, type WirePrice } from "../kinds.js";
 import { changes, day, describeInterval, describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
 import { repeatable } from "../repeated-flags.js";
 import { priceOptions, pricesFromFlags, type PriceFlags } from "./price-flags.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { describeFilter, bucketLabel } from "../../cli/commands/meters.js";
 import { checkEvent } from "../../cli/commands/events.js";
 import { pricesFromFlags } from "../../cli/commands/price-flags.js";
-import { describePrice } from "../../cli/price-kinds.js";
+import { describePrice } from "../../cli/kinds.js";
 import {
   checkSeatTiers,
   collectMetadata,

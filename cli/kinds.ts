@@ -1,8 +1,9 @@
-// What each price kind (`amount_type`, shared/kinds.ts) means to the CLI, in one module: how a price of each kind
-// reads in `products` and `checkouts` output, which flag gives a product a price of each kind, where each kind
-// sorts in a catalog file. Tables are keyed by the shared union and switches end in `assertNever`, so a kind
-// added there fails the typecheck here (and in the catalog's switches over PriceSpec, which must cover it too).
-import { assertNever, isPriceKind, type Covers, type PriceKind } from "../shared/kinds.js";
+// What each price kind (`amount_type`) and benefit type (shared/kinds.ts) means to the CLI, in one module: how a
+// price of each kind reads in `products` and `checkouts` output, which flag gives a product a price of each kind,
+// where each kind sorts in a catalog file, which benefit types the flags of `benefits` set. Tables are keyed by
+// the shared unions and switches end in `assertNever`, so a kind added there fails the typecheck here (and in
+// the catalog's and `benefits`' switches, which must cover it too).
+import { assertNever, isPriceKind, type BenefitType, type Covers, type PriceKind } from "../shared/kinds.js";
 import { unitName } from "../shared/meter-units.js";
 import type { UnitTiers } from "../shared/tiers.js";
 import type { PriceSpec } from "./catalog/model.js";
@@ -86,3 +87,12 @@ export const CATALOG_PRICE_RANK: { readonly [K in PriceKind]: number } = {
 
 /** A catalog file can write a price of every kind: a kind added to shared/kinds.ts fails here until PriceSpec has it. */
 export const CATALOG_COVERS_EVERY_KIND: Covers<PriceKind, PriceSpec["amount_type"]> = true;
+
+/**
+ * The benefit types `till benefits create|update` sets from flags, in the order its help lists them. A
+ * feature_flag has no properties to set: it is left to the API (`till api POST /v1/benefits/`).
+ */
+export const CLI_BENEFIT_TYPES = ["custom", "license_keys", "meter_credit", "downloadables", "github_repository", "discord"] as const satisfies readonly BenefitType[];
+
+/** Every benefit type is set from flags or left to the API on purpose: a type added to shared/kinds.ts fails here until placed. */
+export const CLI_PLACES_EVERY_BENEFIT_TYPE: Covers<BenefitType, (typeof CLI_BENEFIT_TYPES)[number] | "feature_flag"> = true;
