@@ -3,7 +3,9 @@
 // a price's kind that ends in `assertNever`. The rest of the server asks these rules or the predicates of
 // pricing.ts rather than comparing kinds itself; a comparison that only narrows a price to read one kind's
 // fields (`amount_type === "seat_based"` before its `seat_tiers`) needs no change for a new kind and stays.
-import { isPriceKind, PRICE_KIND_IS_STATIC, PRICE_KINDS, type PriceKind } from "../../../shared/kinds.js";
+import { isPriceKind, PRICE_KIND_IS_STATIC, PRICE_KINDS, type Covers, type PriceKind } from "../../../shared/kinds.js";
+import type { PriceCreateInput } from "./prices.js";
+import type { PriceWire } from "./wire.js";
 
 export interface PriceKindRules {
   /** One per currency on a current product; what a checkout charges (the others are metered: billed from usage). */
@@ -30,3 +32,9 @@ export const rulesOf = (kind: string): PriceKindRules | undefined => (isPriceKin
 /** The kinds whose rule holds, in the shared list's order. */
 export const kindsWhere = (rule: (r: PriceKindRules) => boolean): PriceKind[] =>
   PRICE_KINDS.filter((k) => rule(PRICE_KIND_RULES[k]));
+
+/**
+ * The wire's price union and the create input have a member for every kind: a kind added to shared/kinds.ts fails
+ * here until they do, and then at each switch over a price (pricing.ts, prices.ts, plan changes, manual orders).
+ */
+export const WIRE_COVERS_EVERY_KIND: Covers<PriceKind, PriceWire["amount_type"] & PriceCreateInput["amount_type"]> = true;
