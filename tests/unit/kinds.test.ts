@@ -3,11 +3,12 @@
 // holds the tables to the unions; this test holds them to the lists at run time, and pins what the lists say.
 import { describe, expect, it } from "vitest";
 import { DELIVERED_BENEFIT_TYPES, BENEFIT_ACCOUNT, BENEFIT_TYPES, PRICE_KIND_IS_STATIC, PRICE_KINDS, STATIC_PRICE_KINDS } from "../../shared/kinds.js";
-import { kindsWhere, PRICE_KIND_RULES } from "../../server/billing/products/price-kinds.js";
+import { PRICE_KIND_RULES, type PriceKindRules } from "../../server/billing/products/price-kinds.js";
 import { CATALOG_PRICE_RANK, CLI_BENEFIT_TYPES, PRICE_FLAG } from "../../cli/kinds.js";
 import { ACCOUNT_NAME, FORM_PRICE_KIND, isFormKind, isMeteredKind } from "../../web/src/kinds.js";
 
 const keys = (table: object) => Object.keys(table).sort();
+const kindsWhere = (rule: (r: PriceKindRules) => boolean) => PRICE_KINDS.filter((k) => rule(PRICE_KIND_RULES[k]));
 
 describe("price kinds", () => {
   it("every side's table has a row for each kind, and no other", () => {

@@ -3,7 +3,7 @@
 // a price's kind that ends in `assertNever`. The rest of the server asks these rules or the predicates of
 // pricing.ts rather than comparing kinds itself; a comparison that only narrows a price to read one kind's
 // fields (`amount_type === "seat_based"` before its `seat_tiers`) needs no change for a new kind and stays.
-import { isPriceKind, PRICE_KIND_IS_STATIC, PRICE_KINDS, type Covers, type PriceKind } from "../../../shared/kinds.js";
+import { isPriceKind, PRICE_KIND_IS_STATIC, type Covers, type PriceKind } from "../../../shared/kinds.js";
 import type { PriceCreateInput } from "./prices.js";
 import type { PriceWire } from "./wire.js";
 
@@ -28,10 +28,6 @@ export const PRICE_KIND_RULES: { readonly [K in PriceKind]: PriceKindRules } = {
 
 /** The rules of a stored or requested kind; undefined for a kind this version does not know. */
 export const rulesOf = (kind: string): PriceKindRules | undefined => (isPriceKind(kind) ? PRICE_KIND_RULES[kind] : undefined);
-
-/** The kinds whose rule holds, in the shared list's order. */
-export const kindsWhere = (rule: (r: PriceKindRules) => boolean): PriceKind[] =>
-  PRICE_KINDS.filter((k) => rule(PRICE_KIND_RULES[k]));
 
 /**
  * The wire's price union and the create input have a member for every kind: a kind added to shared/kinds.ts fails
