@@ -3,6 +3,8 @@
 // schema.ts; reading and writing the file, file.ts.
 import type { Aggregation, Filter } from "../../shared/meter-filter.js";
 import type { UnitTiers } from "../../shared/tiers.js";
+import { assertNever, type BenefitType } from "../../shared/kinds.js";
+import { CATALOG_PRICE_RANK } from "../kinds.js";
 
 /** The metadata entry that ties a server object to its catalog key. */
 export const CATALOG_KEY = "till_catalog_key";
@@ -29,16 +31,8 @@ export type TaxBehavior = (typeof TAX_BEHAVIORS)[number];
 export const METER_UNITS = ["scalar", "token", "custom"] as const;
 export const CUSTOM_FIELD_TYPES = ["text", "number", "date", "checkbox", "select"] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
-export const BENEFIT_TYPES = [
-  "custom",
-  "license_keys",
-  "meter_credit",
-  "downloadables",
-  "discord",
-  "github_repository",
-  "feature_flag",
-] as const;
-export type BenefitType = (typeof BENEFIT_TYPES)[number];
+/** A catalog file holds benefits of every type till knows (shared/kinds.ts). */
+export type { BenefitType };
 
 // ---- the normalized model (what plan compares; every optional field explicit) -----------------------
 
@@ -166,15 +160,13 @@ export function displayName(kind: Kind, spec: SpecOf<Kind>): string {
 
 // ---- prices: canonical form, order and description ------------------------------------------------
 
-const AMOUNT_TYPE_ORDER = ["fixed", "custom", "free", "seat_based", "metered_unit"];
-
 /** Two prices are the same price when their signatures are equal (ids and timestamps never count). */
 export function priceSignature(p: PriceSpec): string {
   return JSON.stringify(p);
 }
 
 export function sortPrices(prices: PriceSpec[]): PriceSpec[] {
-  const rank = (p: PriceSpec) => AMOUNT_TYPE_ORDER.indexOf(p.amount_type);
+  const rank = (p: PriceSpec) => CATALOG_PRICE_RANK[p.amount_type];
   const meter = (p: PriceSpec) => (p.amount_type === "metered_unit" ? p.meter : "");
   return [...prices].sort(
     (a, b) =>
@@ -214,6 +206,8 @@ export function describePrice(p: PriceSpec): string {
       const type = p.seat_tiers.seat_tier_type === "volume" ? "" : ` ${p.seat_tiers.seat_tier_type}`;
       return `seat_based ${p.price_currency}${type} ${tiers.join(" ")}${tax}`;
     }
+    default:
+      return assertNever(p, "price kind");
   }
 }
 

@@ -3,6 +3,7 @@
 // in canonical form — and the key and amount rules the other sections share.
 import { z } from "zod";
 import { isCurrencyCode } from "../../shared/currencies.js";
+import { assertNever } from "../../shared/kinds.js";
 import { UNIT_TIER_TYPES } from "../../shared/tiers.js";
 import { canonicalDecimal, canonicalTiers, KEY_MESSAGE, KEY_PATTERN, meteredUnitAmount, type PriceSpec, type SeatTier, TAX_BEHAVIORS } from "./model.js";
 
@@ -133,6 +134,8 @@ export const PriceInput = z
       }
       case "seat_based":
         return { amount_type: "seat_based", ...base, seat_tiers: normalizeTiers(p.seat_tiers) };
+      default:
+        return assertNever(p, "price kind");
     }
   });
 

@@ -12,6 +12,7 @@ import type { MeterCreate } from "@polar-sh/sdk/models/components/metercreate.js
 import type { MeterUpdate } from "@polar-sh/sdk/models/components/meterupdate.js";
 import type { PresentmentCurrency } from "@polar-sh/sdk/models/components/presentmentcurrency.js";
 import type { BenefitsUpdateRequest } from "@polar-sh/sdk/models/operations/benefitsupdate.js";
+import { assertNever } from "../../shared/kinds.js";
 import {
   CATALOG_KEY,
   priceSignature,
@@ -107,8 +108,12 @@ function benefitProperties(b: BenefitSpec, ref: Ref): Record<string, unknown> {
       return { guildToken: p.guild_token, roleId: p.role_id, kickMember: p.kick_member };
     case "github_repository":
       return { repositoryOwner: p.repository_owner, repositoryName: p.repository_name, permission: p.permission };
-    default:
+    case "custom":
+    case "downloadables":
+    case "feature_flag":
       return { ...p };
+    default:
+      return assertNever(b.type, "benefit type");
   }
 }
 
@@ -188,6 +193,8 @@ export function priceCreate(p: PriceSpec, ref: Ref): PriceCreateWire {
           tiers: p.seat_tiers.tiers.map((t) => ({ min_seats: t.min_seats, max_seats: t.max_seats, price_per_seat: t.price_per_seat })),
         },
       };
+    default:
+      return assertNever(p, "price kind");
   }
 }
 

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { PresentmentCurrency } from "@polar-sh/sdk/models/components/presentmentcurrency.js";
 import { AggregationInput, FilterInput } from "../../shared/meter-filter.js";
+import { assertNever, PRICE_KIND_IS_STATIC } from "../../shared/kinds.js";
 import {
   type BenefitType,
   CATALOG_KEY,
@@ -41,8 +42,6 @@ const nullableText = (max: number) =>
     .nullish()
     .transform((s) => (s && s.trim() ? s : null));
 
-const STATIC_TYPES = new Set(["fixed", "custom", "free", "seat_based"]);
-
 const ProductInput = z
   .strictObject({
     name: z.string().trim().min(3).max(64),
@@ -71,7 +70,7 @@ const ProductInput = z
     const currencies = new Set<string>();
     p.prices.forEach((price, i) => {
       if (price.amount_type === "metered_unit" && !recurring) issue(["prices", i], "metered prices need a recurring product");
-      if (STATIC_TYPES.has(price.amount_type)) {
+      if (PRICE_KIND_IS_STATIC[price.amount_type]) {
         if (currencies.has(price.price_currency)) {
           issue(["prices", i], `only one fixed, custom, free or seat_based price per currency (${price.price_currency})`);
         }
@@ -223,6 +222,8 @@ export function benefitProperties(type: BenefitType, raw: Record<string, unknown
       return { repository_owner: p.repository_owner, repository_name: p.repository_name, permission: p.permission };
     case "feature_flag":
       return {};
+    default:
+      return assertNever(type, "benefit type");
   }
 }
 

@@ -6,6 +6,7 @@ import type { Discount } from "@polar-sh/sdk/models/components/discount.js";
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import type { Aggregation, Filter, FilterClause } from "../../shared/meter-filter.js";
+import { assertNever } from "../../shared/kinds.js";
 import {
   CATALOG_KEY,
   canonicalDecimal,
@@ -154,6 +155,8 @@ export function priceSpec(p: ServerPrice, refs: RefResolver): PriceSpec {
           tiers: p.seatTiers.tiers.map((t) => ({ min_seats: t.minSeats, max_seats: t.maxSeats, price_per_seat: t.pricePerSeat })),
         }),
       };
+    default:
+      return assertNever(p, "price kind");
   }
 }
 

@@ -19,9 +19,11 @@ import {
 } from "../flags.js";
 import { changes, day, describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
 import { registerDelivery } from "./benefit-delivery.js";
+import { assertNever } from "../../shared/kinds.js";
+import { CLI_BENEFIT_TYPES } from "../kinds.js";
 
-export const BENEFIT_TYPES = ["custom", "license_keys", "meter_credit", "downloadables", "github_repository", "discord"] as const;
-type BenefitType = (typeof BENEFIT_TYPES)[number];
+/** The types the flags set (the rest are the API's: ../kinds.ts). */
+type BenefitType = (typeof CLI_BENEFIT_TYPES)[number];
 const PERMISSIONS = ["pull", "triage", "push", "maintain", "admin"] as const;
 
 export interface WireBenefit {
@@ -136,6 +138,8 @@ function buildProperties(type: BenefitType, o: PropertyFlags, current: Record<st
       if (o.kickMember !== undefined) p.kick_member = o.kickMember;
       p.kick_member ??= false;
       break;
+    default:
+      return assertNever(type, "benefit type");
   }
   return p;
 }
@@ -215,7 +219,7 @@ async function update(ctx: Context, opts: BenefitFlags, [id = ""]: string[]) {
   // the server needs the type with every update; properties not named by a flag stay as they are
   const current = await ctx.out.loading("Loading benefit", client.get<WireBenefit>(`/benefits/${id}`));
   const type = current.type as BenefitType;
-  if (!BENEFIT_TYPES.includes(type)) throw new UsageError(`benefits of type ${current.type} cannot be changed from the CLI; use \`till api PATCH /v1/benefits/${id}\``);
+  if (!CLI_BENEFIT_TYPES.includes(type)) throw new UsageError(`benefits of type ${current.type} cannot be changed from the CLI; use \`till api PATCH /v1/benefits/${id}\``);
   const body = changes(
     { description: opts.description, metadata: opts.metadata, properties: buildProperties(type, opts, current.properties) },
     "--description, --metadata, --properties or a property flag of this type (see --help)",
@@ -270,7 +274,7 @@ export function register(program: Command): void {
       .command("list")
       .alias("ls")
       .description("list benefits")
-      .option("--type <type>", `only benefits of this type: ${BENEFIT_TYPES.join(", ")}`, oneOf(BENEFIT_TYPES))
+      .option("--type <type>", `only benefits of this type: ${CLI_BENEFIT_TYPES.join(", ")}`, oneOf(CLI_BENEFIT_TYPES))
       .option("--query <text>", "only benefits whose description contains the text"),
   )
     .addHelpText("after", examples(["till benefits list", "till benefits list --type license_keys --json"]))
@@ -287,7 +291,7 @@ export function register(program: Command): void {
     benefits
       .command("create")
       .description("create a benefit of a type with its properties")
-      .argument("<type>", BENEFIT_TYPES.join(", "), oneOf(BENEFIT_TYPES))
+      .argument("<type>", CLI_BENEFIT_TYPES.join(", "), oneOf(CLI_BENEFIT_TYPES))
       .requiredOption("--description <text>", "what the customer gets, 3 to 42 characters"),
   )
     .addHelpText(

@@ -10,7 +10,8 @@ import { collectId, collectMetadata, oneOf, parseAmount, parseEmail, parseHttpUr
 import { customerIdOf } from "./customers.js";
 import { describeMode } from "../mode.js";
 import { day, describeMetadata, listOptions, listResource, money, type ListOptions } from "../resources.js";
-import { describePrice, type WireProduct } from "./products.js";
+import { describePrice } from "../kinds.js";
+import type { WireProduct } from "./products.js";
 import { isUuid } from "../../shared/uuid.js";
 
 export const CHECKOUT_STATUSES = ["open", "expired", "confirmed", "succeeded", "failed"] as const;

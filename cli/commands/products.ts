@@ -1,65 +1,15 @@
-// `till products list|get|create|update|archive`: products and their prices on /v1/products. Every price
-// kind has flags: fixed (--price), pay what you want (--custom-price --min/--max/--preset), free (--free),
-// seat-based (--seat-tier, repeated), metered (--metered --meter --unit-amount --cap, tiers: price-tiers.ts); --prices takes the
-// wire's price array as JSON for anything the flags do not cover (several currencies, several meters).
-// Amounts are whole minor units (see flags.ts).
+// `till products list|get|create|update|archive`: products and their prices on /v1/products. The price flags
+// (one per price kind, or --prices as JSON) are price-flags.ts's; how a price reads, ../kinds.ts's.
 import type { Command } from "commander";
-import type { UnitTiers } from "../../shared/tiers.js";
 import { v1 } from "../client.js";
-import { describeUnitTiers, meteredAmountFields, tierOptions, type TierFlags } from "./price-tiers.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
 import { ApiError, UsageError } from "../errors.js";
-import {
-  checkSeatTiers,
-  collectId,
-  collectMetadata,
-  collectSeatTier,
-  INTERVALS,
-  isRecord,
-  oneOf,
-  onlyWith,
-  parseAmount,
-  parseCurrency,
-  parseId,
-  parsePositive,
-  parseTrial,
-  parseUnitAmount,
-  readJsonFlag,
-  type Interval,
-  type MetadataValue,
-  type SeatTier,
-} from "../flags.js";
-import {
-  changes,
-  day,
-  describeInterval,
-  describeMetadata,
-  listOptions,
-  listResource,
-  money,
-  type ListOptions,
-} from "../resources.js";
-import { unitName } from "../../shared/meter-units.js";
+import { collectId, collectMetadata, INTERVALS, oneOf, onlyWith, parseId, parsePositive, parseTrial, type Interval, type MetadataValue } from "../flags.js";
+import { describePrice, type WirePrice } from "../kinds.js";
+import { changes, day, describeInterval, describeMetadata, listOptions, listResource, type ListOptions } from "../resources.js";
 import { repeatable } from "../repeated-flags.js";
-
-/** A price as /v1 returns it (the fields the CLI shows). */
-export interface WirePrice {
-  id: string;
-  amount_type: string;
-  price_currency?: string;
-  is_archived: boolean;
-  price_amount?: number;
-  minimum_amount?: number | null;
-  maximum_amount?: number | null;
-  preset_amount?: number | null;
-  unit_amount?: string;
-  cap_amount?: number | null;
-  unit_tiers?: UnitTiers | null;
-  meter_id?: string;
-  meter?: { id: string; name: string };
-  seat_tiers?: { tiers: SeatTier[] };
-}
+import { priceOptions, pricesFromFlags, type PriceFlags } from "./price-flags.js";
 
 export interface WireProduct {
   id: string;
@@ -78,42 +28,9 @@ export interface WireProduct {
   benefits: { id: string; type: string; description: string }[];
 }
 
-export const PRICE_KINDS = ["fixed", "custom", "free", "metered_unit", "seat_based"] as const;
 const VISIBILITIES = ["public", "private", "draft"] as const;
 
 // ---- describing ------------------------------------------------------------------------------------
-
-function describeTiers(tiers: SeatTier[], currency: string): string {
-  return tiers
-    .map((t) => `${t.min_seats}${t.max_seats === null ? "+" : t.max_seats === t.min_seats ? "" : `-${t.max_seats}`} seats: ${money(t.price_per_seat, currency)}/seat`)
-    .join(", ");
-}
-
-/** "$19.99", "pay what you want (min $5.00)", "free", "$0.005 per API calls (cap $100.00)", "1-10 seats: …". */
-export function describePrice(p: WirePrice): string {
-  const currency = p.price_currency ?? "usd";
-  switch (p.amount_type) {
-    case "fixed":
-      // the server writes a free price as a fixed price of 0
-      return p.price_amount ? money(p.price_amount, currency) : "free";
-    case "custom": {
-      const bounds = [
-        p.minimum_amount != null ? `min ${money(p.minimum_amount, currency)}` : "",
-        p.maximum_amount != null ? `max ${money(p.maximum_amount, currency)}` : "",
-        p.preset_amount != null ? `preset ${money(p.preset_amount, currency)}` : "",
-      ].filter(Boolean);
-      return `pay what you want${bounds.length > 0 ? ` (${bounds.join(", ")})` : ""}`;
-    }
-    case "free":
-      return "free";
-    case "metered_unit":
-      return `${p.unit_tiers ? describeUnitTiers(p.unit_tiers, currency, unitName(p.meter?.name ?? "")) : `${money(p.unit_amount ?? "0", currency)} per ${unitName(p.meter?.name ?? "")}`}${p.cap_amount != null ? ` (cap ${money(p.cap_amount, currency)})` : ""}`;
-    case "seat_based":
-      return describeTiers(p.seat_tiers?.tiers ?? [], currency);
-    default:
-      return p.amount_type;
-  }
-}
 
 const activePrices = (p: WireProduct) => p.prices.filter((x) => !x.is_archived);
 
@@ -136,105 +53,6 @@ function productRecord(p: WireProduct) {
     { label: "Metadata", value: describeMetadata(p.metadata) },
     { label: "Created", value: day(p.created_at) },
   ];
-}
-
-// ---- price flags -------------------------------------------------------------------------------------
-
-interface PriceFlagsBase {
-  currency?: string;
-  price?: number;
-  customPrice?: boolean;
-  min?: number;
-  max?: number;
-  preset?: number;
-  free?: boolean;
-  seatTier?: SeatTier[];
-  metered?: boolean;
-  meter?: string;
-  unitAmount?: string;
-  cap?: number;
-  prices?: string;
-}
-
-type PriceFlags = PriceFlagsBase & TierFlags;
-
-/** `--prices`: the wire's price array; the kinds are checked here, the rest by the server. */
-function pricesFromJson(value: string): Record<string, unknown>[] {
-  const parsed = readJsonFlag("--prices", value);
-  const list = Array.isArray(parsed) ? parsed : [parsed];
-  if (list.length === 0) throw new UsageError("--prices: expected at least one price");
-  return list.map((p: unknown, i) => {
-    if (!isRecord(p)) throw new UsageError(`--prices[${i}]: expected a JSON object such as {"amount_type":"fixed","price_amount":1999}`);
-    if (!PRICE_KINDS.includes(p.amount_type as (typeof PRICE_KINDS)[number])) {
-      throw new UsageError(
-        `--prices[${i}].amount_type: unknown price kind ${JSON.stringify(p.amount_type ?? null)}; expected one of ${PRICE_KINDS.join(", ")}`,
-      );
-    }
-    return p;
-  });
-}
-
-/** The prices the flags describe, or undefined when no price flag was given. */
-export function pricesFromFlags(o: PriceFlags): Record<string, unknown>[] | undefined {
-  const kinds = [
-    o.price !== undefined ? "--price" : "",
-    o.customPrice ? "--custom-price" : "",
-    o.free ? "--free" : "",
-    o.seatTier ? "--seat-tier" : "",
-  ].filter(Boolean);
-  if (!o.customPrice) onlyWith({ "--min": o.min, "--max": o.max, "--preset": o.preset }, "--custom-price");
-  if (!o.metered) onlyWith({ "--meter": o.meter, "--unit-amount": o.unitAmount, "--cap": o.cap, "--tier": o.tier, "--tier-type": o.tierType }, "--metered");
-  if (o.prices !== undefined) {
-    if (kinds.length > 0 || o.metered || o.currency) {
-      throw new UsageError(`--prices: replaces ${kinds[0] ?? (o.metered ? "--metered" : "--currency")}; use one or the other`);
-    }
-    return pricesFromJson(o.prices);
-  }
-  if (kinds.length > 1) {
-    throw new UsageError(`${kinds.join(" and ")}: choose one price kind (a product has one fixed, pay-what-you-want, free or seat-based price per currency)`);
-  }
-  if (kinds.length === 0 && !o.metered) {
-    if (o.currency) throw new UsageError("--currency: only with a price flag (--price, --custom-price, --free, --seat-tier or --metered)");
-    return undefined;
-  }
-  const base = { price_currency: o.currency ?? "usd" };
-  const prices: Record<string, unknown>[] = [];
-  if (o.price !== undefined) prices.push({ amount_type: "fixed", ...base, price_amount: o.price });
-  if (o.customPrice) {
-    const { min, max, preset } = o;
-    if (min !== undefined && max !== undefined && max < min) throw new UsageError(`--max: ${max} is below --min ${min}`);
-    if (preset !== undefined && ((min !== undefined && preset < min) || (max !== undefined && preset > max))) {
-      throw new UsageError(`--preset: ${preset} is outside --min…--max`);
-    }
-    prices.push({ amount_type: "custom", ...base, minimum_amount: min, maximum_amount: max, preset_amount: preset });
-  }
-  if (o.free) prices.push({ amount_type: "free", ...base });
-  if (o.seatTier) prices.push({ amount_type: "seat_based", ...base, seat_tiers: { tiers: checkSeatTiers(o.seatTier) } });
-  if (o.metered) {
-    if (!o.meter || (!o.unitAmount && !o.tier)) {
-      throw new UsageError(`--metered: needs ${!o.meter ? "--meter <id>" : "--unit-amount <amount> or --tier"} (the meter and the price per unit)`);
-    }
-    prices.push({ amount_type: "metered_unit", ...base, meter_id: o.meter, ...meteredAmountFields(o), cap_amount: o.cap });
-  }
-  return prices;
-}
-
-function priceOptions(cmd: Command, verb: string): Command {
-  const metered = cmd
-    .option("--price <amount>", `${verb} a fixed price, in minor units (1999 = $19.99)`, parseAmount)
-    .option("--custom-price", `${verb} a pay-what-you-want price (with --min, --max, --preset)`)
-    .option("--min <amount>", "pay what you want: the least a customer may pay (default 50; 0 allows free)", parseAmount)
-    .option("--max <amount>", "pay what you want: the most a customer may pay", parseAmount)
-    .option("--preset <amount>", "pay what you want: the amount suggested at checkout", parseAmount)
-    .option("--free", `${verb} a free price`)
-    .option("--seat-tier <tier>", `${verb} a seat-based price, one tier per flag: 1-10:1000 (seats 1 to 10 at 1000 each), 11+:800`, collectSeatTier)
-    .option("--metered", `${verb} a usage-based price (with --meter and --unit-amount); recurring products only`)
-    .option("--meter <id>", "metered: the meter that counts the usage", parseId)
-    .option("--unit-amount <amount>", "metered: price per unit in minor units, fractions allowed (0.5 = half a cent)", parseUnitAmount)
-    .option("--cap <amount>", "metered: the most a customer pays per period, in minor units", parseAmount);
-  return tierOptions(metered)
-    .option("--currency <code>", "currency of the prices given by flags (default usd)", parseCurrency)
-    .option("--prices <json>", "the prices as /v1's JSON array (inline, @file or @-) instead of the price flags");
 }
 
 // ---- commands ----------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
 import { describeFilter, bucketLabel } from "../../cli/commands/meters.js";
 import { checkEvent } from "../../cli/commands/events.js";
-import { describePrice, pricesFromFlags } from "../../cli/commands/products.js";
+import { pricesFromFlags } from "../../cli/commands/price-flags.js";
+import { describePrice } from "../../cli/kinds.js";
 import {
   checkSeatTiers,
   collectMetadata,

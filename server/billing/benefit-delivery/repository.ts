@@ -3,6 +3,7 @@
 // authorizations and the sellers' integrations. Every function that serves a request takes the organization id.
 import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { BENEFIT_ACCOUNT, DELIVERED_BENEFIT_TYPES, type AccountPlatform } from "../../../shared/kinds.js";
 import {
   benefit,
   benefitDelivery,
@@ -17,11 +18,16 @@ import {
 
 export type DeliveryRow = typeof benefitDelivery.$inferSelect;
 export type OauthAccountRow = typeof customerOauthAccount.$inferSelect;
-export type Platform = "github" | "discord";
+export type Platform = AccountPlatform;
 export type DeliveryAction = "grant" | "revoke";
 
-/** The benefit types delivered outside till, and the account each needs. */
-export const PLATFORM_OF: Record<string, Platform> = { github_repository: "github", discord: "discord" };
+/** The benefit types delivered outside till, and the account each needs (shared/kinds.ts: BENEFIT_ACCOUNT). */
+export const PLATFORM_OF: Record<string, Platform> = Object.fromEntries(
+  DELIVERED_BENEFIT_TYPES.flatMap((t) => {
+    const platform = BENEFIT_ACCOUNT[t];
+    return platform ? [[t, platform]] : [];
+  }),
+);
 export const TYPES_OF: Record<Platform, string> = { github: "github_repository", discord: "discord" };
 
 const leaseUntil = (ms: number) => sql`now() + make_interval(secs => ${ms / 1000})`;

@@ -3,6 +3,7 @@
 // meter_credit benefit credits its units to its meter (the properties record the credit, which the customer's
 // meter balances add up). Other types start with empty properties. A github_repository or discord grant is not
 // granted yet: the jobs worker delivers it (billing/benefit-delivery) and marks it granted once it is.
+import { accountOf } from "../../../shared/kinds.js";
 import { grantPropertiesOf, issueLicenseKey, type GrantedBenefit, type LicenseKeyRow } from "../license-keys/issue.js";
 
 export interface GrantFulfilment {
@@ -13,8 +14,6 @@ export interface GrantFulfilment {
   granted: boolean;
 }
 
-/** The benefit types delivered outside till by the jobs worker: their grants are granted when delivered. */
-export const DELIVERED_TYPES: ReadonlySet<string> = new Set(["github_repository", "discord"]);
 
 export function fulfilGrant(benefit: GrantedBenefit, grant: { id: string; organizationId: string; customerId: string }, now: Date): GrantFulfilment {
   const key = issueLicenseKey(benefit, grant, now);
@@ -23,5 +22,5 @@ export function fulfilGrant(benefit: GrantedBenefit, grant: { id: string; organi
   if (benefit.type === "meter_credit" && typeof p.meter_id === "string" && typeof p.units === "number") {
     return { properties: { last_credited_meter_id: p.meter_id, last_credited_units: p.units, last_credited_at: now.toISOString() }, licenseKey: null, granted: true };
   }
-  return { properties: {}, licenseKey: null, granted: !DELIVERED_TYPES.has(benefit.type) };
+  return { properties: {}, licenseKey: null, granted: accountOf(benefit.type) === undefined };
 }

@@ -1,6 +1,7 @@
 // Request bodies of /v1/benefits: one zod schema per benefit type (create and update), with the property
 // rules of each type. Limits follow Polar's API (description 3..42 characters, activations 1..50).
 import { z } from "zod";
+import { assertNever, type BenefitType, type Covers } from "../../../shared/kinds.js";
 import { isUuid, metadataInput } from "../http.js";
 
 const MAX_INT = 2_147_483_647;
@@ -68,7 +69,7 @@ const PROPERTIES = {
   license_keys: licenseKeysProperties,
   meter_credit: meterCreditProperties,
   feature_flag: featureFlagProperties,
-} as const;
+} as const satisfies { readonly [K in BenefitType]: z.ZodType };
 
 const common = {
   description,
@@ -109,6 +110,9 @@ export const BenefitUpdateInput = z.discriminatedUnion("type", [
 ]);
 export type BenefitUpdateInput = z.output<typeof BenefitUpdateInput>;
 
+/** Every benefit type can be created and updated: a type added to shared/kinds.ts fails here until it can. */
+export const EVERY_BENEFIT_TYPE_HAS_INPUTS: Covers<BenefitType, BenefitCreateInput["type"] & BenefitUpdateInput["type"]> = true;
+
 type AnyProperties = NonNullable<BenefitCreateInput["properties"]>;
 
 /** Properties as stored: the wire shape of the type, with every nullable key present. */
@@ -139,5 +143,7 @@ export function storedProperties(type: BenefitCreateInput["type"], p: AnyPropert
       return { repository_owner: v.repository_owner, repository_name: v.repository_name, permission: v.permission };
     case "feature_flag":
       return {};
+    default:
+      return assertNever(type, "benefit type");
   }
 }

@@ -1,5 +1,6 @@
 // /v1/benefits (create, list, get, update, delete, grants) and /v1/benefit-grants (list), Polar wire.
 import { z } from "zod";
+import { BENEFIT_TYPES } from "../../../shared/kinds.js";
 import type { BillingDeps } from "../deps.js";
 import { checkDiscordBenefit, integrationWarning } from "../benefit-delivery/service.js";
 import { isUuid, metadataQuery, page, paginationQuery, pathId, queryArray, queryBool } from "../http.js";
@@ -8,7 +9,6 @@ import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { BenefitCreateInput, BenefitUpdateInput } from "./properties.js";
 import * as service from "./service.js";
-import { BENEFIT_TYPES } from "./wire.js";
 import { route, type V1App } from "../contract.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });

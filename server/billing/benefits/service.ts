@@ -1,6 +1,7 @@
 // Rules for benefits and their grants: the six (+ feature_flag) benefit types and their properties,
 // soft deletion, and the read side of grants (the grant engine that creates them comes with checkout).
 import { randomUUID } from "node:crypto";
+import { assertNever, isBenefitType } from "../../../shared/kinds.js";
 import type { Db, Queryable } from "../../db/client.js";
 import { fileIdsExist } from "../files/service.js";
 import { isUuid } from "../http.js";
@@ -267,14 +268,21 @@ export async function updateBenefit(
 
 /** The properties a grant copies from its benefit (what Polar's strategies keep on the grant), by type. */
 function grantMirror(b: BenefitRow): Record<string, unknown> {
+  if (!isBenefitType(b.type)) return {};
   const p = wireProperties(b.type, b.properties);
   switch (b.type) {
     case "github_repository":
       return { repository_owner: p.repository_owner, repository_name: p.repository_name, permission: p.permission };
     case "discord":
       return { guild_id: p.guild_id, role_id: p.role_id };
-    default:
+    case "custom":
+    case "downloadables":
+    case "license_keys":
+    case "meter_credit":
+    case "feature_flag":
       return {};
+    default:
+      return assertNever(b.type, "benefit type");
   }
 }
 

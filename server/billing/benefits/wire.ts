@@ -2,22 +2,13 @@
 // Emits the superset of SDK 0.47.1 and 0.49.0 (0.49.0 adds `visibility` and `visibility_configurable`).
 import type { InferSelectModel } from "drizzle-orm";
 import type { Metadata, benefit, benefitGrant } from "../../db/schema/index.js";
+import { assertNever, isBenefitType } from "../../../shared/kinds.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { toMemberWire, type MemberRow } from "../members/wire.js";
 
 export type BenefitRow = InferSelectModel<typeof benefit>;
 export type BenefitGrantRow = InferSelectModel<typeof benefitGrant>;
 
-export const BENEFIT_TYPES = [
-  "custom",
-  "discord",
-  "github_repository",
-  "downloadables",
-  "license_keys",
-  "meter_credit",
-  "feature_flag",
-] as const;
-export type BenefitType = (typeof BENEFIT_TYPES)[number];
 
 export interface BenefitPublicWire {
   id: string;
@@ -48,7 +39,9 @@ const obj = (v: unknown): Record<string, unknown> | null =>
  * The stored properties in the wire shape of their type. Writes store this shape already; reading through it
  * again keeps rows written by other code paths (grant engine, direct inserts) from breaking the SDK's parse.
  */
-export function wireProperties(type: string, stored: Record<string, unknown>): Record<string, unknown> {
+export function wireProperties(storedType: string, stored: Record<string, unknown>): Record<string, unknown> {
+  // a type this version does not know has no properties it could shape
+  const type = isBenefitType(storedType) ? storedType : "feature_flag";
   switch (type) {
     case "custom":
       return { note: typeof stored.note === "string" ? stored.note : null };
@@ -86,8 +79,10 @@ export function wireProperties(type: string, stored: Record<string, unknown>): R
     }
     case "meter_credit":
       return { units: stored.units, rollover: bool(stored.rollover), meter_id: str(stored.meter_id) };
-    default:
+    case "feature_flag":
       return {};
+    default:
+      return assertNever(type, "benefit type");
   }
 }
 

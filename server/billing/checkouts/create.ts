@@ -19,7 +19,7 @@ import type { CheckoutCreateInput } from "./input.js";
 import { applyPatch } from "./patch.js";
 import { assertMinimumCharge } from "./minimum.js";
 import { applyTax } from "./tax.js";
-import { defaultPrice } from "../products/pricing.js";
+import { defaultPrice, isFree } from "../products/pricing.js";
 import * as repo from "./repository.js";
 import { orgNow } from "../test-clock/clock.js";
 import type { CheckoutDeps } from "./service.js";
@@ -44,9 +44,7 @@ const issueAt = (loc: Array<string | number>, msg: string, input?: unknown): Val
 
 /** A price the customer may be charged for (now or later): anything but a free or zero fixed price. */
 function mayCharge(price: PriceWire): boolean {
-  if (price.is_archived === true) return false;
-  if (price.amount_type === "free") return false;
-  return !(price.amount_type === "fixed" && price.price_amount === 0);
+  return price.is_archived !== true && !isFree(price);
 }
 
 /** Has the address more than a country (or a state outside US/CA)? Then the seller wants a full address. */

@@ -2,6 +2,7 @@
 // SKIP LOCKED), and their outcome recorded by the lease holder only.
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { accountOf, DELIVERED_BENEFIT_TYPES } from "../../../shared/kinds.js";
 import { reverseChargeTax } from "../../../shared/reverse-charge.js";
 import { resolveLocale, type AnyLocale } from "../../../shared/i18n/locales.js";
 import type { UsageLineFacts } from "../../../shared/tiers.js";
@@ -125,7 +126,6 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number, to
 }
 
 const CONFIRMATIONS = new Set(["order_confirmation", "subscription_confirmation"]);
-const ACCOUNT_OF: Record<string, string> = { github_repository: "github", discord: "discord" };
 
 /**
  * The accounts a confirmation's product needs connected (its github_repository / discord benefits), by email id:
@@ -139,9 +139,9 @@ async function accountsNeeded(db: Queryable, emails: CustomerEmailRow[]): Promis
     .select({ productId: productBenefit.productId, type: benefit.type })
     .from(productBenefit)
     .innerJoin(benefit, eq(benefit.id, productBenefit.benefitId))
-    .where(and(inArray(productBenefit.productId, [...new Set(wanted.map((e) => e.data.product_id as string))]), inArray(benefit.type, Object.keys(ACCOUNT_OF)), eq(benefit.isDeleted, false)));
+    .where(and(inArray(productBenefit.productId, [...new Set(wanted.map((e) => e.data.product_id as string))]), inArray(benefit.type, [...DELIVERED_BENEFIT_TYPES]), eq(benefit.isDeleted, false)));
   for (const e of wanted) {
-    const platforms = [...new Set(rows.filter((r) => r.productId === e.data.product_id).map((r) => ACCOUNT_OF[r.type]!))].sort();
+    const platforms = [...new Set(rows.filter((r) => r.productId === e.data.product_id).map((r) => accountOf(r.type)!))].sort();
     if (platforms.length > 0) out.set(e.id, platforms);
   }
   return out;

@@ -1,6 +1,7 @@
 // The customer portal's shapes (Polar's Customer* models): what a customer may see of their own orders,
 // subscriptions, benefit grants and the seller. Built from the seller-side wires by picking fields, so a
 // customer never sees the seller's metadata, custom field data, fees or other customers.
+import { assertNever, isBenefitType } from "../../../shared/kinds.js";
 import { type BenefitGrantWire, type BenefitWire, toBenefitPublicWire } from "../benefits/wire.js";
 import { toCheckoutProductWire } from "../checkouts/wire.js";
 import type { CustomerWire } from "../customers/wire.js";
@@ -156,7 +157,9 @@ export function activeFilesOf(properties: Record<string, unknown>): string[] {
 /** The benefit's properties a customer may see (Benefit*SubscriberProperties): no tokens, no private notes of other types. */
 function subscriberProperties(b: BenefitWire): Record<string, unknown> {
   const p = b.properties;
-  switch (b.type) {
+  const type = b.type;
+  if (!isBenefitType(type)) return {};
+  switch (type) {
     case "custom":
       return { note: typeof p.note === "string" ? p.note : null };
     case "discord":
@@ -169,8 +172,10 @@ function subscriberProperties(b: BenefitWire): Record<string, unknown> {
       return { prefix: p.prefix, expires: p.expires, activations: p.activations, limit_usage: p.limit_usage };
     case "meter_credit":
       return { units: p.units, rollover: p.rollover, meter_id: p.meter_id };
-    default:
+    case "feature_flag":
       return {};
+    default:
+      return assertNever(type, "benefit type");
   }
 }
 

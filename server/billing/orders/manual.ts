@@ -18,6 +18,9 @@ import { getOrganization } from "../organizations/service.js";
 import { paymentFailed } from "../payments/errors.js";
 import { chargeSaved, findPaymentMethod, recordCharge } from "../payments/service.js";
 import { loadProducts } from "../products/service.js";
+import { isStatic } from "../products/pricing.js";
+import type { MeteredUnitPriceWire, PriceWire } from "../products/wire.js";
+import { assertNever } from "../../../shared/kinds.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import * as repo from "./repository.js";
 import { getOrder, planOrderFromCheckout } from "./service.js";
@@ -48,6 +51,21 @@ const taxIdOf = (taxId: ReadonlyArray<string | null> | null | undefined): [strin
   return value && format ? [value, format] : null;
 };
 
+/** The amount a manual order charges when the request names none: the price's own, if it has one. */
+function setAmount(price: Exclude<PriceWire, MeteredUnitPriceWire>): number | null {
+  switch (price.amount_type) {
+    case "fixed":
+      return typeof price.price_amount === "number" ? price.price_amount : 0;
+    case "custom":
+      return typeof price.preset_amount === "number" ? price.preset_amount : typeof price.minimum_amount === "number" ? price.minimum_amount : null;
+    case "free":
+    case "seat_based":
+      return null;
+    default:
+      return assertNever(price, "price kind");
+  }
+}
+
 /** A draft order (201): refused (422) for a product or customer that is not this organization's, or a product that is not one-time. */
 export async function createDraftOrder(db: Db, organizationId: string, input: OrderCreateInput) {
   const customerId = input.customer_id.toLowerCase();
@@ -64,14 +82,10 @@ export async function createDraftOrder(db: Db, organizationId: string, input: Or
     if (!product || product.is_archived) throw invalid(["body", "product_id"], "Product does not exist.");
     if (product.is_recurring) throw invalid(["body", "product_id"], "Only a one-time product can be ordered this way.");
     const currency = input.currency ?? organization.default_presentment_currency ?? "usd";
-    const price = product.prices.find((p) => !p.is_archived && p.price_currency === currency && p.amount_type !== "metered_unit");
+    const price = product.prices.filter(isStatic).find((p) => !p.is_archived && p.price_currency === currency);
     if (!price) throw invalid(["body", input.currency ? "currency" : "product_id"], `Product has no price in ${currency}.`);
-    let amount = input.amount ?? null;
-    if (amount === null) {
-      if (price.amount_type === "fixed") amount = typeof price.price_amount === "number" ? price.price_amount : 0;
-      else if (price.amount_type === "custom") amount = typeof price.preset_amount === "number" ? price.preset_amount : typeof price.minimum_amount === "number" ? price.minimum_amount : null;
-      if (amount === null) throw invalid(["body", "amount"], "This product's price has no set amount: send the amount.");
-    }
+    const amount = input.amount ?? setAmount(price);
+    if (amount === null) throw invalid(["body", "amount"], "This product's price has no set amount: send the amount.");
     const now = new Date();
     const tax = taxOf(
       sellerTaxOf(organization),

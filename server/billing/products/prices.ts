@@ -6,7 +6,9 @@ import { UNIT_TIER_TYPES, tiersIssue } from "../../../shared/tiers.js";
 import type { productPrice } from "../../db/schema/index.js";
 import { minimumChargeAmount } from "../../payments/minimum-charge.js";
 import type { ValidationIssue } from "../errors.js";
-import { INTERVALS, STATIC_AMOUNT_TYPES, TAX_BEHAVIORS, type PriceRow } from "./wire.js";
+import { assertNever } from "../../../shared/kinds.js";
+import { rulesOf } from "./price-kinds.js";
+import { INTERVALS, TAX_BEHAVIORS, type PriceRow } from "./wire.js";
 
 /** Polar's bounds on amounts in minor units (the processor's floor and a sanity ceiling). */
 export const MINIMUM_PRICE_AMOUNT = 50;
@@ -234,12 +236,13 @@ export function priceSetIssues(slots: PriceSlot[], product: { recurring: boolean
   const issue = (loc: Array<string | number>, msg: string) => issues.push({ loc, msg, type: "value_error" });
   const seen = new Set<string>();
   for (const s of slots) {
+    const rules = rulesOf(s.amountType);
     if (product.legacy) {
       if (s.legacyInterval === null) {
         issue(s.loc, "Prices of a legacy recurring product must be recurring prices with a recurring_interval.");
         continue;
       }
-      if (!["fixed", "custom", "free"].includes(s.amountType)) {
+      if (!rules?.legacy) {
         issue([...s.loc, "amount_type"], "Legacy recurring prices can only be fixed, custom or free.");
         continue;
       }
@@ -252,11 +255,11 @@ export function priceSetIssues(slots: PriceSlot[], product: { recurring: boolean
       issue(s.loc, "A price can only carry its own recurring_interval on a legacy product; set it on the product.");
       continue;
     }
-    if (s.amountType === "metered_unit") {
+    if (rules && !rules.static) {
       if (!product.recurring) issue(s.loc, "Metered prices are not supported on one-time purchase products.");
       continue;
     }
-    if (STATIC_AMOUNT_TYPES.includes(s.amountType)) {
+    if (rules?.static) {
       if (seen.has(s.currency)) issue(s.loc, "Only one static price (fixed, custom, free or seat_based) is allowed per currency.");
       seen.add(s.currency);
     }
@@ -300,7 +303,9 @@ export function priceRowValues(
       };
     case "seat_based":
       return { ...row, seatTiers: p.seat_tiers };
-    default:
+    case "free":
       return row;
+    default:
+      return assertNever(p, "price kind");
   }
 }

@@ -2,17 +2,20 @@
 // a price's kind (static, metered, free, discountable) and currency, a pay-what-you-want amount's default and
 // bounds, seats × tiers (shared/seat-tiers.ts, the page's arithmetic too), and the up-front amount of a price.
 import { seatPrice } from "../../../shared/seat-tiers.js";
+import { assertNever } from "../../../shared/kinds.js";
+import { PRICE_KIND_RULES } from "./price-kinds.js";
 import type { CustomPriceWire, MeteredUnitPriceWire, PriceWire, ProductWire, SeatTiersWire } from "./wire.js";
 
 /** What a custom (pay-what-you-want) price defaults to when it has no preset nor minimum (Polar's). */
 export const CUSTOM_PRICE_FALLBACK = 1000;
 
-export const isStatic = (p: PriceWire): p is Exclude<PriceWire, MeteredUnitPriceWire> => p.amount_type !== "metered_unit";
-export const isMetered = (p: PriceWire): p is MeteredUnitPriceWire => p.amount_type === "metered_unit";
+/** A static price (price-kinds.ts): what a checkout charges; the metered ones are billed from usage. */
+export const isStatic = (p: PriceWire): p is Exclude<PriceWire, MeteredUnitPriceWire> => PRICE_KIND_RULES[p.amount_type].static;
+export const isMetered = (p: PriceWire): p is MeteredUnitPriceWire => !PRICE_KIND_RULES[p.amount_type].static;
 /** A free price: a `fixed` price of 0 (how the wire writes the spec's `free` kind, and 0.49's way to say free). */
 export const isFree = (p: PriceWire) => p.amount_type === "free" || (p.amount_type === "fixed" && p.price_amount === 0);
 /** Discounts apply to prices that charge an amount up front (a free price charges nothing). */
-export const isDiscountable = (p: PriceWire) => (p.amount_type === "fixed" || p.amount_type === "custom" || p.amount_type === "seat_based") && !isFree(p);
+export const isDiscountable = (p: PriceWire) => PRICE_KIND_RULES[p.amount_type].discountable && !isFree(p);
 export const priceCurrency = (p: PriceWire) => p.price_currency;
 
 const NO_SEAT_TIERS: Pick<SeatTiersWire, "seat_tier_type" | "tiers"> = { seat_tier_type: "volume", tiers: [] };
@@ -67,7 +70,10 @@ export function priceAmount(p: PriceWire, opts: { amount?: number | null; seats?
       return opts.amount ?? customDefault(p);
     case "seat_based":
       return seatAmount(p, opts.seats ?? seatBounds(p).min)?.amount ?? null;
-    default:
+    case "free":
+    case "metered_unit":
       return 0;
+    default:
+      return assertNever(p, "price kind");
   }
 }

@@ -5,6 +5,8 @@ import type { Queryable } from "../../db/client.js";
 import { inUuids, preparedPerHandle } from "../../db/prepared.js";
 import { product, productBenefit, productPrice } from "../../db/schema/index.js";
 import { likePattern, metadataWhere, orderBy, type SortKey } from "../listing.js";
+import { PRICE_KINDS, type PriceKind } from "../../../shared/kinds.js";
+import { PRICE_KIND_RULES } from "./price-kinds.js";
 import type { PriceRow, ProductRow } from "./wire.js";
 
 // Subqueries name the outer row explicitly: drizzle leaves columns unqualified in a select list, where
@@ -19,13 +21,24 @@ export const isRecurringSql = sql<boolean>`("product"."recurring_interval" IS NO
 const firstPrice = (expr: SQL) => sql`(SELECT ${expr} FROM product_price pp
   WHERE pp.product_id = ${productId} AND NOT pp.is_archived ORDER BY pp.position, pp.created_at LIMIT 1)`;
 
+/** What a price sorts by in `price_amount`, per kind (null: after every amount). */
+const SORT_AMOUNT: { readonly [K in PriceKind]: string } = {
+  free: "-2",
+  custom: "coalesce(pp.minimum_amount, -1)",
+  fixed: "pp.price_amount",
+  seat_based: "(pp.seat_tiers->'tiers'->0->>'price_per_seat')::int",
+  metered_unit: "NULL",
+};
+
+/** `CASE pp.amount_type WHEN '<kind>' THEN <value> … ELSE <otherwise> END` over every kind (constants only). */
+const byKind = (value: (kind: PriceKind) => string, otherwise: string) =>
+  sql.raw(`CASE pp.amount_type ${PRICE_KINDS.map((k) => `WHEN '${k}' THEN ${value(k)}`).join(" ")} ELSE ${otherwise} END`);
+
 const sortColumns = {
   created_at: product.createdAt,
   name: product.name,
-  price_amount_type: firstPrice(sql`CASE pp.amount_type WHEN 'free' THEN 1 WHEN 'custom' THEN 2 WHEN 'fixed' THEN 3
-    WHEN 'seat_based' THEN 4 ELSE 5 END`),
-  price_amount: firstPrice(sql`CASE pp.amount_type WHEN 'free' THEN -2 WHEN 'custom' THEN coalesce(pp.minimum_amount, -1)
-    WHEN 'fixed' THEN pp.price_amount WHEN 'seat_based' THEN (pp.seat_tiers->'tiers'->0->>'price_per_seat')::int END`),
+  price_amount_type: firstPrice(byKind((k) => String(PRICE_KIND_RULES[k].sortRank), "5")),
+  price_amount: firstPrice(byKind((k) => SORT_AMOUNT[k], "NULL")),
 };
 export type ProductSort = keyof typeof sortColumns;
 

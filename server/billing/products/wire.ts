@@ -8,6 +8,7 @@ import type { ProductMediaFileWire } from "../files/wire.js";
 import type { loadMeterSummaries } from "../meters/service.js";
 import type { SeatTier, SeatTierTerms } from "../../../shared/seat-tiers.js";
 import type { UnitTiers } from "../../../shared/tiers.js";
+import { assertNever, isPriceKind } from "../../../shared/kinds.js";
 
 export type ProductRow = InferSelectModel<typeof product>;
 /** What a metered price embeds as `meter` (the meters domain's summary). */
@@ -17,7 +18,6 @@ export type PriceRow = InferSelectModel<typeof productPrice>;
 export const INTERVALS = ["day", "week", "month", "year"] as const;
 export const VISIBILITIES = ["draft", "private", "public"] as const;
 export const TAX_BEHAVIORS = ["location", "inclusive", "exclusive"] as const;
-export const STATIC_AMOUNT_TYPES: readonly string[] = ["fixed", "custom", "free", "seat_based"];
 
 /** The product fields every embedding shares (`DiscountProduct`, `OrderProduct`, …): no prices or benefits. */
 export interface ProductSummaryWire {
@@ -171,7 +171,9 @@ type AmountFields = DistributiveOmit<PriceWire, keyof PriceBaseWire>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): AmountFields {
-  switch (row.amountType) {
+  // a kind this version does not know charges nothing: it is written as a free price
+  const kind = isPriceKind(row.amountType) ? row.amountType : "free";
+  switch (kind) {
     case "custom":
       return {
         amount_type: "custom",
@@ -203,9 +205,12 @@ function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Amo
         },
       };
     }
+    case "fixed":
+      return { amount_type: "fixed", price_amount: row.priceAmount ?? 0 };
+    case "free":
+      return { amount_type: "fixed", price_amount: 0 };
     default:
-      // "fixed"; "free" (and any kind this version does not know: it charges nothing) as a fixed 0
-      return { amount_type: "fixed", price_amount: row.amountType === "fixed" ? (row.priceAmount ?? 0) : 0 };
+      return assertNever(kind, "price kind");
   }
 }
 

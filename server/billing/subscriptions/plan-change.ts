@@ -9,6 +9,7 @@ import { countActive as countActiveSeats } from "../customer-seats/service.js";
 import { getDiscount, redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid } from "../errors.js";
 import { loadPrices, loadProductSummaries, loadProducts } from "../products/service.js";
+import { assertNever } from "../../../shared/kinds.js";
 import type { PriceWire, ProductWire } from "../products/wire.js";
 import { isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "./change.js";
 import { alreadyCanceled } from "./errors.js";
@@ -21,7 +22,7 @@ function terms(row: SubscriptionRow, product: ProductWire): { prices: PriceWire[
   const bad = (msg: string) => invalid(["body", "product_id"], msg);
   if (product.is_archived) throw bad("Product does not exist.");
   if (!product.is_recurring || !product.recurring_interval) throw bad("Product is not a subscription product.");
-  const price = product.prices.find((p) => !p.is_archived && isStatic(p) && priceCurrency(p) === row.currency);
+  const price = product.prices.filter(isStatic).find((p) => !p.is_archived && priceCurrency(p) === row.currency);
   if (!price) throw bad(`Product has no price in ${row.currency}.`);
   const metered = product.prices.filter((p) => !p.is_archived && isMetered(p) && priceCurrency(p) === row.currency);
   switch (price.amount_type) {
@@ -35,9 +36,11 @@ function terms(row: SubscriptionRow, product: ProductWire): { prices: PriceWire[
       if (seats.amount > MAX_AMOUNT) throw bad(`The amount for ${row.seats} seats exceeds the maximum amount.`);
       return { prices: [price, ...metered], amount: seats.amount };
     }
-    default:
+    case "custom":
       // a custom (pay what you want) amount is chosen by the customer at checkout
       throw bad("Product has a custom price: the customer chooses its amount at checkout.");
+    default:
+      return assertNever(price, "price kind");
   }
 }
 

@@ -6,6 +6,8 @@ import { list, longDate as dateText, money as formatMoney, t } from "../i18n/int
 import type { Checkout } from "../checkout-api.js";
 import { portalApi, type Downloadable, type LicenseKey, type PortalGrant, type PortalOrder } from "../portal-api.js";
 import { everyText } from "./model.js";
+import { accountOf } from "../../../shared/kinds.js";
+import { ACCOUNT_NAME } from "../kinds.js";
 
 interface Purchase {
   order: PortalOrder | null;
@@ -131,11 +133,13 @@ export function Success(props: { checkout: Checkout; token: string | null; recei
   );
 }
 
-const ACCOUNT_OF: Record<string, string> = { github_repository: "GitHub", discord: "Discord" };
 
 /** A repository or Discord benefit needs the customer's account: the portal connects it. */
 function ConnectAccounts({ grants, token, newTab }: { grants: PortalGrant[]; token: string; newTab: { target?: string; rel?: string } }) {
-  const needed = [...new Set(grants.flatMap((g) => (ACCOUNT_OF[g.benefit.type] ? [ACCOUNT_OF[g.benefit.type]!] : [])))];
+  const needed = [...new Set(grants.flatMap((g) => {
+    const account = accountOf(g.benefit.type);
+    return account ? [ACCOUNT_NAME[account]] : [];
+  }))];
   if (needed.length === 0) return null;
   return (
     <p className="lead" data-testid="connect-accounts">

@@ -3,6 +3,8 @@
 // problem of the form at once (checked before anything is sent), and the confirm request's body.
 import { minorDigits } from "../../../shared/money.js";
 import { seatPrice } from "../../../shared/seat-tiers.js";
+import { assertNever } from "../../../shared/kinds.js";
+import { isMeteredKind, priceKindOf } from "../kinds.js";
 import { addressFields } from "../regions.js";
 import { money as formatMoney, t, unitMoney } from "../i18n/intl.js";
 import "../i18n/checkout/index.js";
@@ -28,7 +30,7 @@ export function billedText(interval: string | null | undefined, count: number | 
   return t("price.billed", { interval, count: count ?? 1 });
 }
 
-export const isMetered = (p: Price) => p.amount_type === "metered_unit";
+export const isMetered = (p: Price) => isMeteredKind(p.amount_type);
 export const isStatic = (p: Price) => !isMetered(p);
 
 /** A unit price in minor units as a decimal string ("0.5" cents) → "$0.005"; as many decimals as it has. */
@@ -50,7 +52,10 @@ export function meteredText(price: Price, product: Pick<CheckoutProduct, "recurr
 export function priceText(price: Price, product: Pick<CheckoutProduct, "recurring_interval" | "recurring_interval_count">): string {
   const currency = price.price_currency ?? "usd";
   const every = everyText(product.recurring_interval ?? price.recurring_interval, product.recurring_interval_count);
-  switch (price.amount_type) {
+  const kind = priceKindOf(price.amount_type);
+  // a kind this page does not know: its name
+  if (!kind) return price.amount_type;
+  switch (kind) {
     case "fixed":
       // the server writes a free price as a fixed price of 0
       return price.price_amount ? `${formatMoney(price.price_amount, currency)}${every}` : t("price.free");
@@ -65,7 +70,7 @@ export function priceText(price: Price, product: Pick<CheckoutProduct, "recurrin
     case "metered_unit":
       return meteredText(price, product);
     default:
-      return price.amount_type;
+      return assertNever(kind, "price kind");
   }
 }
 

@@ -4,16 +4,16 @@
 // repository invitation or Discord role stands, or what it waits for.
 import { useEffect, useRef, useState } from "react";
 import { portalApi, type OauthPlatform, type PortalCustomer, type PortalError, type PortalGrant } from "../portal-api.js";
+import { accountOf } from "../../../shared/kinds.js";
+import { ACCOUNT_NAME } from "../kinds.js";
 import { rich, t } from "../i18n/intl.js";
 import { Status, type Tone } from "../ui.js";
 
-const NAMES: Record<OauthPlatform, string> = { github: "GitHub", discord: "Discord" };
-const PLATFORM_OF: Record<string, OauthPlatform> = { github_repository: "github", discord: "discord" };
 
 export function platformsNeeded(grants: PortalGrant[], me: PortalCustomer): OauthPlatform[] {
   const needed = new Set<OauthPlatform>();
   for (const g of grants) {
-    const p = PLATFORM_OF[g.benefit.type];
+    const p = accountOf(g.benefit.type);
     if (p && !g.is_revoked) needed.add(p);
   }
   for (const p of Object.keys(me.oauth_accounts ?? {})) if (p === "github" || p === "discord") needed.add(p);
@@ -35,7 +35,7 @@ export function Accounts({
 }) {
   const [message, setMessage] = useState<{ tone: Tone; text: string } | undefined>(() => {
     const connected = new URLSearchParams(window.location.search).get("oauth_connected");
-    return connected === "github" || connected === "discord" ? { tone: "success", text: t("accounts.connected", { platform: NAMES[connected] }) } : undefined;
+    return connected === "github" || connected === "discord" ? { tone: "success", text: t("accounts.connected", { platform: ACCOUNT_NAME[connected] }) } : undefined;
   });
   const [busy, setBusy] = useState<OauthPlatform | null>(null);
   const platforms = platformsNeeded(grants, me);
@@ -72,7 +72,7 @@ export function Accounts({
     delete rest[platform];
     onChanged({ ...me, oauth_accounts: rest });
     // access already given stays with that account until the benefit ends (docs/decisions.md)
-    setMessage({ tone: "success", text: t("accounts.disconnected", { platform: NAMES[platform] }) });
+    setMessage({ tone: "success", text: t("accounts.disconnected", { platform: ACCOUNT_NAME[platform] }) });
   }
 
   return (
@@ -84,19 +84,19 @@ export function Accounts({
           const account = me.oauth_accounts?.[p];
           return (
             <li key={p} className="item">
-              <h3>{NAMES[p]}</h3>
+              <h3>{ACCOUNT_NAME[p]}</h3>
               {account ? (
                 <>
                   <p>{rich("accounts.connectedAs", { account: account.account_username ?? account.account_id, b: (chunks) => <strong>{chunks}</strong> })}</p>
                   <button type="button" className="secondary" disabled={busy !== null} onClick={() => void disconnect(p)}>
-                    {t("accounts.disconnect", { platform: NAMES[p] })}
+                    {t("accounts.disconnect", { platform: ACCOUNT_NAME[p] })}
                   </button>
                 </>
               ) : (
                 <>
                   <p className="empty">{t("accounts.notConnected")}</p>
                   <button type="button" disabled={busy !== null} onClick={() => void connect(p)}>
-                    {t("accounts.connect", { platform: NAMES[p] })}
+                    {t("accounts.connect", { platform: ACCOUNT_NAME[p] })}
                   </button>
                 </>
               )}
@@ -110,19 +110,19 @@ export function Accounts({
 }
 
 /** Whether the benefit is delivered outside till (a repository invitation, a Discord role): GrantDelivery tells its state. */
-export const isDelivered = (type: string) => type in PLATFORM_OF;
+export const isDelivered = (type: string) => accountOf(type) !== undefined;
 
 /**
  * Where a repository invitation or Discord role stands, or what it waits for: the customer's own account (with a
  * way to connect it), or the seller (never their instructions: access follows once the seller has set it up).
  */
 export function GrantDelivery({ grant: g }: { grant: PortalGrant }) {
-  const platform = PLATFORM_OF[g.benefit.type];
+  const platform = accountOf(g.benefit.type);
   if (!platform || g.is_revoked) return null;
   if (g.error?.type === "account_not_connected") {
     return (
       <p className="empty" role="note">
-        {rich("delivery.connect", { platform: NAMES[platform], a: (chunks) => <a href="#connected-accounts">{chunks}</a> })}
+        {rich("delivery.connect", { platform: ACCOUNT_NAME[platform], a: (chunks) => <a href="#connected-accounts">{chunks}</a> })}
       </p>
     );
   }

@@ -3,16 +3,18 @@
 // product's usage prices and its prices in other currencies are not on the form, so sending the form's price
 // alone would archive them (and new subscribers would never be billed for usage).
 import { formatMoney, formatUnitAmount } from "../../../shared/money.js";
+import { assertNever } from "../../../shared/kinds.js";
+import { isFormKind, priceKindOf } from "../kinds.js";
 import type { Price, Product } from "./wire.js";
-
-/** The kinds the form can write: the product's one static price. */
-const FORM_KINDS = ["fixed", "custom", "free"];
 
 /** How a price reads on the product's page: "$9.00 / month", "$0.05 per unit of API calls, billed every month". */
 export function priceDescription(price: Price, interval: string | null): string {
   const currency = price.price_currency ?? "usd";
   const every = interval ? ` / ${interval}` : "";
-  switch (price.amount_type) {
+  const kind = priceKindOf(price.amount_type);
+  // a kind this page does not know: its name
+  if (!kind) return price.amount_type.replace(/_/g, " ");
+  switch (kind) {
     case "fixed":
       return price.price_amount ? `${formatMoney(price.price_amount, currency)}${every}` : "free";
     case "free":
@@ -29,7 +31,7 @@ export function priceDescription(price: Price, interval: string | null): string 
       return `usage: ${unit}${cap}, billed ${interval ? `every ${interval}` : "after each period"}`;
     }
     default:
-      return price.amount_type.replace(/_/g, " ");
+      return assertNever(kind, "price kind");
   }
 }
 
@@ -45,7 +47,7 @@ export interface PricePlan {
 /** What "Replace the price" does on this product. */
 export function pricePlan(product: Product): PricePlan {
   const active = product.prices.filter((p) => !p.is_archived);
-  const replaced = active.find((p) => FORM_KINDS.includes(p.amount_type));
+  const replaced = active.find((p) => isFormKind(p.amount_type));
   const seats = active.find((p) => p.amount_type === "seat_based");
   return {
     replaced,

@@ -1,4 +1,6 @@
 // The parts of the API's answers (Polar's wire shapes) the seller pages read.
+import { assertNever } from "../../../shared/kinds.js";
+import { priceKindOf } from "../kinds.js";
 
 export interface Price {
   id: string;
@@ -105,8 +107,21 @@ export interface BenefitGrant {
 export function priceLabel(price: Price | undefined, interval: string | null, money: (n: number, c: string) => string): string {
   if (!price) return "no price";
   const every = interval ? ` / ${interval}` : "";
-  if (price.amount_type === "free" || (price.amount_type === "fixed" && price.price_amount === 0)) return "free";
-  if (price.amount_type === "fixed" && typeof price.price_amount === "number") return `${money(price.price_amount, price.price_currency ?? "usd")}${every}`;
-  if (price.amount_type === "custom") return "pay what you want";
-  return price.amount_type.replace(/_/g, " ");
+  const kind = priceKindOf(price.amount_type);
+  switch (kind) {
+    case "free":
+      return "free";
+    case "fixed":
+      if (price.price_amount === 0) return "free";
+      return typeof price.price_amount === "number" ? `${money(price.price_amount, price.price_currency ?? "usd")}${every}` : "fixed";
+    case "custom":
+      return "pay what you want";
+    case "seat_based":
+    case "metered_unit":
+    case null:
+      // "seat based", "metered unit", or the name of a kind this page does not know
+      return price.amount_type.replace(/_/g, " ");
+    default:
+      return assertNever(kind, "price kind");
+  }
 }

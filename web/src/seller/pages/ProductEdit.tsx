@@ -11,6 +11,7 @@ import { Layout } from "../Layout.js";
 import { Facts, Loading, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
 import { pricePlan, pricesUpdate, priceDescription } from "../prices.js";
+import { isMeteredKind } from "../../kinds.js";
 import type { Product } from "../wire.js";
 import { ProductBenefits } from "./ProductBenefits.js";
 
@@ -121,7 +122,7 @@ function ProductForm({ product, onSaved }: { product: Product | null; onSaved: (
 /** Every active price of the product, the ones the form does not edit (usage, other currencies) included. */
 function PricesNow({ product }: { product: Product }) {
   // the price a buyer chooses first, then what usage adds to it
-  const usage = (p: Product["prices"][number]) => Number(p.amount_type === "metered_unit");
+  const usage = (p: Product["prices"][number]) => Number(isMeteredKind(p.amount_type));
   const active = product.prices.filter((p) => !p.is_archived).sort((a, b) => usage(a) - usage(b));
   if (active.length <= 1) {
     return (
