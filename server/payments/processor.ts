@@ -56,7 +56,7 @@ export interface ChargeRequest {
 /**
  * A payment the processor has not finished: the customer must act (3-D Secure: the page runs Stripe.js's
  * handleNextAction with the client secret), or the money is on its way (`processing`, bank debits). How it ends
- * comes later, as the processor's event (server/payments/stripe/payment-intent-events.ts).
+ * comes later, as the processor's event (server/billing/stripe-events/payment-intent-events.ts).
  */
 export interface NextAction {
   status: "requires_action" | "processing";

@@ -29,7 +29,7 @@ import type { CheckoutConfirmInput } from "./input.js";
 import { applyPatch } from "./patch.js";
 import { minimumChargeIssue } from "./minimum.js";
 import * as repo from "./repository.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { failCheckoutPayment } from "./payment-failed.js";
 import { settle, type Settlement } from "../balance/service.js";
 import {

@@ -42,36 +42,6 @@ export function discountRefusal(discount: DiscountWire, product: ProductWire, pr
   return null;
 }
 
-/** What the discount takes off `amount` (the discounts domain's rule, also used by its set-up check). */
-export { discountAmount } from "../discounts/amount.js";
-
-// ---- time -----------------------------------------------------------------------------------------
-
-/** `from` moved by `count` intervals (calendar months/years, clamped to the month's last day). */
-export function addInterval(from: Date, interval: string, count: number): Date {
-  const d = new Date(from.getTime());
-  switch (interval) {
-    case "day":
-      d.setUTCDate(d.getUTCDate() + count);
-      return d;
-    case "week":
-      d.setUTCDate(d.getUTCDate() + 7 * count);
-      return d;
-    case "month":
-    case "year": {
-      const months = interval === "month" ? count : 12 * count;
-      const day = d.getUTCDate();
-      d.setUTCDate(1);
-      d.setUTCMonth(d.getUTCMonth() + months);
-      const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-      d.setUTCDate(Math.min(day, last));
-      return d;
-    }
-    default:
-      return d;
-  }
-}
-
 // ---- the page -------------------------------------------------------------------------------------
 
 /**

@@ -25,7 +25,7 @@ import {
   requestSessionCode,
   resolvePortalToken,
   type PortalCaller,
-} from "./sessions.js";
+} from "../customer-sessions/service.js";
 import { documented, route, type V1App } from "../contract.js";
 
 declare module "fastify" {

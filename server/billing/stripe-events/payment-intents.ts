@@ -1,8 +1,8 @@
 // The PaymentIntent and SetupIntent events (issue 27 §2–§3) as a handler of the Stripe event pipeline: a payment
 // the processor finished after till's request answered (3-D Secure, a bank debit, a failure) is acted on by
-// billing/stripe/payment-intent-events.ts, which reads the intent's current state from Stripe and is safe to run
+// payment-intent-events.ts, which reads the intent's current state from Stripe and is safe to run
 // again (the checkout lock and the order's payment make it once).
-import { handleStripePaymentEvent, PAYMENT_EVENT_TYPES } from "../stripe/payment-intent-events.js";
+import { handleStripePaymentEvent, PAYMENT_EVENT_TYPES } from "./payment-intent-events.js";
 import { StripeEventNotReady, type StripeEventHandler } from "./registry.js";
 
 export const paymentIntentEvents: StripeEventHandler = {

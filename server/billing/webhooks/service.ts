@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
-import { getCustomerState } from "../customers/state.js";
+import { getCustomerState } from "../customer-state/state.js";
 import { queryArray, queryBool, datetimeInput, isUuid, paginationQuery } from "../http.js";
 import { invalid, notFound } from "../errors.js";
 import { originOf, targetError } from "./address.js";

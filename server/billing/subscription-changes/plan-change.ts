@@ -10,11 +10,11 @@ import { getDiscount, redeemDiscount } from "../discounts/service.js";
 import { ApiError, invalid } from "../errors.js";
 import { loadPrices, loadProductSummaries, loadProducts } from "../products/service.js";
 import type { PriceWire, ProductWire } from "../products/wire.js";
-import { isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "./change.js";
-import { alreadyCanceled } from "./errors.js";
-import { prorationLines, type ProrationPlan } from "./proration.js";
-import { behaviorOf, monthlyAmount, pendingUpdate, waits } from "./scheduled.js";
-import type { SubscriptionRow } from "./wire.js";
+import { isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "../subscriptions/change.js";
+import { alreadyCanceled } from "../subscriptions/errors.js";
+import { prorationLines, type ProrationPlan } from "../subscriptions/proration.js";
+import { behaviorOf, monthlyAmount, pendingUpdate, waits } from "../subscriptions/scheduled.js";
+import type { SubscriptionRow } from "../subscriptions/wire.js";
 
 /** The price billed on `product` for this subscription's currency (and seats), and its amount; or the 422 why not. */
 function terms(row: SubscriptionRow, product: ProductWire): { prices: PriceWire[]; amount: number } {
