@@ -86,7 +86,7 @@ export const LAYERS: readonly Layer[] = [
       domain("benefits", "fulfil.ts"),
       domain("benefit-delivery"),
       domain("products", "pricing.ts"),
-      domain("discounts", "input.ts", "amount.ts"),
+      domain("discounts", "input.ts", "amount.ts", "refusal.ts"),
     ],
   },
   {
@@ -103,7 +103,7 @@ export const LAYERS: readonly Layer[] = [
   {
     name: "Purchases and renewal",
     units: [
-      domain("checkouts", "pricing.ts", "input.ts", "create.ts", "confirm.ts", "payment-failed.ts", "expiry.ts"),
+      domain("checkouts", "input.ts", "create.ts", "confirm.ts", "payment-failed.ts", "expiry.ts"),
       domain("checkout-links"),
       domain("wallets", "late.ts", "credits.ts"),
       domain("renewal", "renewal.ts", "run.ts", "trial-reminders.ts", "proration.ts"),

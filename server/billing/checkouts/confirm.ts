@@ -42,7 +42,7 @@ import {
   type CheckoutDeps,
 } from "./service.js";
 import { paymentError } from "../payments/errors.js";
-import { DISCOUNT_OVER } from "./pricing.js";
+import { DISCOUNT_OVER } from "../discounts/refusal.js";
 import { loadView } from "./state.js";
 import { chargeRow, fulfil, matchCustomer, plannedCustomer } from "./fulfil.js";
 import { derive, toCheckoutConfirmedWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";

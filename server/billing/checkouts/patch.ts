@@ -12,7 +12,7 @@ import { validationError, type ValidationIssue } from "../errors.js";
 import type { PriceWire, ProductWire } from "../products/wire.js";
 import { validateCustomFieldData } from "./custom-field-data.js";
 import type { CheckoutPatch } from "./input.js";
-import { discountRefusal } from "./pricing.js";
+import { discountRefusal } from "../discounts/refusal.js";
 import { addInterval } from "../subscriptions/period.js";
 import { customAmountIssue, customDefault, defaultPrice, isMetered, isStatic, priceAmount, priceCurrency, seatAmount, seatBounds } from "../products/pricing.js";
 import { findDiscount } from "./state.js";

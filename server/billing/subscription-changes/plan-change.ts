@@ -2,7 +2,7 @@
 // from now with its proration (proration.ts) decided here and applied by lifecycle.ts on the locked row.
 import type { Tx } from "../../db/client.js";
 import { regrantSubscription } from "../benefits/service.js";
-import { discountRefusal, DISCOUNT_OVER } from "../checkouts/pricing.js";
+import { discountRefusal, DISCOUNT_OVER } from "../discounts/refusal.js";
 import { isMetered, isStatic, priceCurrency, seatAmount, seatBounds } from "../products/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
 import { countActive as countActiveSeats } from "../customer-seats/service.js";
