@@ -1,7 +1,7 @@
 // What the seller changes on a subscription (PATCH and DELETE /v1/subscriptions/{id}), as Polar does: cancel at
 // the period end and uncancel, revoke now (its benefit grants revoked), product, discount, trial, seats and
 // billing-period changes (the product, discount and seat changes in plan-change.ts; those waiting for the period's
-// end, and dropping them, in scheduled.ts). Each change is one
+// end, and dropping them, in subscriptions/scheduled.ts). Each change is one
 // transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
 import { boundLockWaits, isLockNotAvailable, type Db, type Tx } from "../../db/client.js";
 import { withCallTurn } from "../../db/call-turns.js";

@@ -1,5 +1,6 @@
 // The seller's plan changes to a subscription: another product or discount (with a trial), and seats, each priced
-// from now with its proration (proration.ts) decided here and applied by lifecycle.ts on the locked row.
+// from now with its proration (subscriptions/proration.ts) decided here and applied by lifecycle.ts on the locked
+// row.
 import type { Tx } from "../../db/client.js";
 import { regrantSubscription } from "../benefits/service.js";
 import { discountRefusal, DISCOUNT_OVER } from "../discounts/refusal.js";
