@@ -15,7 +15,7 @@ import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import { cpuMeter } from "./helpers/cpu.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
-import { alertCheckCounts } from "../server/billing/meters/alerts/check.js";
+import { alertCheckCounts } from "../server/billing/usage-alerts/check.js";
 import { rebuildMeterRollups } from "../server/billing/events/service.js";
 
 const HARD_LIMIT_MS = 10 * 60_000;

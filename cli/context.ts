@@ -7,6 +7,7 @@ import { createOutput, type Output } from "./output.js";
 import type { JsonPrinter } from "./json-filter.js";
 import { resolveMode, type Mode } from "./mode.js";
 import { setHintScope } from "./hints.js";
+import { API_KEY_PREFIX } from "../shared/auth-mount.js";
 
 /** The global flags as commander hands them over (`cmd.optsWithGlobals()`). */
 export interface GlobalOptions {
@@ -37,8 +38,6 @@ export interface CommandTraits {
   name?: string;
 }
 
-/** Organization API keys start with this prefix; anything else is a session token. */
-export const API_KEY_PREFIX = "till_";
 
 export interface Credential {
   token: string;

@@ -15,9 +15,9 @@ import type { Mailer } from "./mail/mailer.js";
 import { devMailPlugin } from "./mail/dev-mailbox.js";
 import { createAuth, type Auth } from "./auth/index.js";
 import { authPlugin } from "./auth/plugin.js";
-import { createCallerResolver, type CallerResolver } from "./http/caller.js";
-import { referencePlugin } from "./http/reference.js";
-import { installOpenApi } from "./http/openapi.js";
+import { createCallerResolver, type CallerResolver } from "./auth/caller.js";
+import { referencePlugin } from "./openapi/reference.js";
+import { installOpenApi } from "./openapi/openapi.js";
 import { whoamiPlugin } from "./http/whoami.js";
 import { webApiPlugin } from "./http/web-api.js";
 import { billingPlugin } from "./billing/index.js";
@@ -111,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.status(404).send({ error: "ResourceNotFound", detail: `No route for ${req.method} ${req.url.split("?")[0]}` }),
   );
 
-  // before any route: @fastify/swagger collects the /v1 routes' contracts as they register (server/http/openapi.ts)
+  // before any route: @fastify/swagger collects the /v1 routes' contracts as they register (server/openapi/openapi.ts)
   const v1Document = await installOpenApi(app, config.baseURL);
   // JSON depth and unstorable characters, for every route registered below (server/http/input-guard.ts)
   installInputGuard(app, SMALL_BODY_LIMIT);

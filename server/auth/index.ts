@@ -36,13 +36,8 @@ import { hashStoredTokens } from "./stored-tokens.js";
 import { tillSessionHandles } from "./session-handles.js";
 import { changeEmailMail, deleteAccountMail, invitationMail, resetPasswordMail, verificationMail } from "./emails.js";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../shared/passwords.js";
+import { API_KEY_PREFIX, AUTH_BASE_PATH, LIVE_API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX } from "../../shared/auth-mount.js";
 
-export const AUTH_BASE_PATH = "/api/auth";
-/** Prefix of every organization API key, so a leaked key is recognisable (secret scanners, logs). */
-export const API_KEY_PREFIX = "till_";
-/** New keys say their side (docs/architecture.md, "Sandbox"); keys made before say only till_ and are live. */
-export const LIVE_API_KEY_PREFIX = "till_live_";
-export const SANDBOX_API_KEY_PREFIX = "till_test_";
 /** The prefixes of each side's keys (a plain till_ key, made before the sides, is live). */
 const API_KEY_SIDES = { live: [LIVE_API_KEY_PREFIX, API_KEY_PREFIX], sandbox: [SANDBOX_API_KEY_PREFIX] };
 /** Set by the Fastify mount from the connection (or a trusted proxy); better-auth rate-limits on it. */

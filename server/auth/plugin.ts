@@ -2,7 +2,8 @@
 // so JSON, form-encoded (RFC 8628 device clients) and empty bodies all reach better-auth untouched.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { fromNodeHeaders } from "better-auth/node";
-import { AUTH_BASE_PATH, CLIENT_IP_HEADER, type Auth } from "./index.js";
+import { CLIENT_IP_HEADER, type Auth } from "./index.js";
+import { AUTH_BASE_PATH } from "../../shared/auth-mount.js";
 import { errorPageHtml } from "./error-page.js";
 import { specErrorAnswer } from "./error-shape.js";
 import { guardLocation } from "./redirects.js";
@@ -81,7 +82,7 @@ async function sendWebResponse(reply: FastifyReply, response: Response, route: s
 }
 
 /**
- * POSTs after which a cached caller lookup (server/http/caller.ts) may be stale; organization/create and
+ * POSTs after which a cached caller lookup (server/auth/caller.ts) may be stale; organization/create and
  * accept-invitation make the new organization the session's active one (and a membership appear).
  */
 const REVOKING = /\/(sign-out|revoke-|delete-user|change-password|reset-password|api-key\/(delete|update)|delete-all-expired-api-keys|organization\/(create|accept-invitation|update-member-role|remove-member|leave|delete|set-active|update-role|delete-role)|admin\/)/;

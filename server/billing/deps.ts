@@ -3,7 +3,7 @@
 import type { Config } from "../config.js";
 import type { Database, Db } from "../db/client.js";
 import type { ReadRouting } from "../db/replicas.js";
-import type { CallerResolver } from "../http/caller.js";
+import type { CallerResolver } from "../auth/caller.js";
 import type { Mailer } from "../mail/mailer.js";
 import type { CallerKind, V1App } from "./contract.js";
 

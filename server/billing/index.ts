@@ -40,7 +40,7 @@ import { processorEventRoutes } from "./processor-events/routes.js";
 import { CALL_TURN_RETRY_AFTER_SECONDS, CallTurnsBusy } from "../db/call-turns.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
-import { usageAlertRoutes } from "./meters/alerts/routes.js";
+import { usageAlertRoutes } from "./usage-alerts/routes.js";
 import { walletRoutes } from "./wallets/routes.js";
 import { installReadRouting } from "./read-routing.js";
 import { memberRoutes } from "./members/routes.js";

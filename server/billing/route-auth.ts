@@ -3,7 +3,7 @@
 // route config a route declares (scope, orgOptional, orgScopeFromPath; the caller kind is billing/contract.ts's).
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ALL_BILLING_PERMISSIONS, READ_BILLING_PERMISSIONS, grants, type Scope } from "../../shared/scopes.js";
-import type { Caller, CallerResolver } from "../http/caller.js";
+import type { Caller, CallerResolver } from "../auth/caller.js";
 import { modeFromHeader, SANDBOX_HEADER } from "../http/mode.js";
 import { sendCallerError } from "../http/whoami.js";
 import { invalid, notFound, notPermitted } from "./errors.js";

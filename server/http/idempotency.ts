@@ -106,7 +106,7 @@ function appliesTo(req: FastifyRequest): Dialect | null {
   return takesIdempotencyKey(req.method, req.url.split("?")[0] ?? "");
 }
 
-/** The header as an OpenAPI 3 parameter, declared on every operation that takes it (server/http/reference.ts). */
+/** The header as an OpenAPI 3 parameter, declared on every operation that takes it (server/openapi/reference.ts). */
 export const IDEMPOTENCY_PARAMETER = {
   name: "Idempotency-Key",
   in: "header",

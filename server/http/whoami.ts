@@ -1,7 +1,7 @@
 // GET /api/whoami: what the request helper makes of the caller's bearer token. The CLI's `auth status`
 // and CI scripts use it to check a key; it also shows the helper's answer shape for /v1 routes.
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { CallerError, CallerResolver } from "./caller.js";
+import type { CallerError, CallerResolver } from "../auth/caller.js";
 import { modeFromHeader, SANDBOX_HEADER } from "./mode.js";
 
 const DETAIL: Record<CallerError["code"], string> = {

@@ -9,7 +9,7 @@ import { Polar as Polar049 } from "polar-sdk-049";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customerSession, outbox } from "../../server/db/schema/index.js";
-import { hashToken } from "../../server/billing/customer-portal/sessions.js";
+import { hashToken } from "../../server/billing/customer-sessions/service.js";
 import { rawRequest } from "../helpers/api.js";
 import { uploadFile } from "../helpers/files.js";
 import { createProduct, pay, uniqueBuyer } from "../helpers/checkout.js";

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NAMED_SUMMARIES } from "../../server/http/openapi-summaries.js";
+import { NAMED_SUMMARIES } from "../../server/openapi/openapi-summaries.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 type Schema = Record<string, unknown>;

@@ -8,7 +8,7 @@ import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { ResourceNotFound } from "@polar-sh/sdk/models/errors/resourcenotfound.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { order } from "../../server/db/schema/index.js";
-import { invoicePrefix } from "../../server/billing/orders/wire.js";
+import { invoicePrefix } from "../../server/billing/invoice-numbers/service.js";
 import { issues, locs, rawRequest } from "../helpers/api.js";
 import { createProduct, pay, publicRequest, tokenize, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";

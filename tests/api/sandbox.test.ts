@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { organization, organizationSandbox, product } from "../../server/db/schema/index.js";
-import { invoicePrefix } from "../../server/billing/orders/wire.js";
+import { invoicePrefix } from "../../server/billing/invoice-numbers/service.js";
 import { pay } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";

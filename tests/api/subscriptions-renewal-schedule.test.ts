@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import { describe, expect, it } from "vitest";
-import { addInterval } from "../../server/billing/checkouts/pricing.js";
+import { addInterval } from "../../server/billing/subscriptions/period.js";
 import { order, orderDunning, outbox, payment, subscription } from "../../server/db/schema/index.js";
 import { runRenewals } from "../../server/billing/renewal/run.js";
 import { createPaymentProcessor } from "../../server/payments/index.js";

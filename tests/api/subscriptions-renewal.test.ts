@@ -7,7 +7,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { describe, expect, it } from "vitest";
-import { addInterval } from "../../server/billing/checkouts/pricing.js";
+import { addInterval } from "../../server/billing/subscriptions/period.js";
 import { order, outbox } from "../../server/db/schema/index.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { Receiver } from "../helpers/receiver.js";

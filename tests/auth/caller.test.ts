@@ -1,9 +1,9 @@
-// The request helper (server/http/caller.ts) through GET /api/whoami: a bearer API key or session token
+// The request helper (server/auth/caller.ts) through GET /api/whoami: a bearer API key or session token
 // becomes the caller; every way a token can be wrong, expired, revoked or over its rate limit is a 4xx.
 // The cache (5 s) is exercised on a resolver with its own clock over the server's real database.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCallerResolver } from "../../server/http/caller.js";
+import { createCallerResolver } from "../../server/auth/caller.js";
 import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { apikey, session } from "../../server/db/schema/auth.js";
 import { ALL_BILLING_PERMISSIONS } from "../../shared/scopes.js";

@@ -2,7 +2,7 @@
 // sandbox's now, an advance that renews a monthly subscription on the way, bad durations refused before any
 // request (exit 2), a live key refused by the server, and the help text.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addInterval } from "../../server/billing/checkouts/pricing.js";
+import { addInterval } from "../../server/billing/subscriptions/period.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";

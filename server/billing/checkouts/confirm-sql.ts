@@ -31,7 +31,7 @@ import {
   subscription,
 } from "../../db/schema/index.js";
 import type { OutboxEventType } from "../../db/outbox.js";
-import { INVOICE_NUMBER } from "../orders/wire.js";
+import { INVOICE_NUMBER } from "../invoice-numbers/service.js";
 
 const customerShape = shapeOf(customer);
 const checkoutShape = shapeOf(checkout);

@@ -28,7 +28,7 @@ import type { CheckoutConfirmInput } from "./input.js";
 import { applyPatch } from "./patch.js";
 import { minimumChargeIssue } from "./minimum.js";
 import * as repo from "./repository.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { failCheckoutPayment } from "./payment-failed.js";
 import { settle, type Settlement } from "../balance/service.js";
 import {
@@ -41,7 +41,7 @@ import {
 } from "./service.js";
 import { notOpenCheckout, totalChanged } from "./errors.js";
 import { paymentError } from "../payments/errors.js";
-import { DISCOUNT_OVER } from "./pricing.js";
+import { DISCOUNT_OVER } from "../discounts/refusal.js";
 import { loadView } from "./state.js";
 import { chargeRow, fulfil, matchCustomer, plannedCustomer } from "./fulfil.js";
 import { derive, toCheckoutConfirmedWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";

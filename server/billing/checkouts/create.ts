@@ -21,7 +21,7 @@ import { assertMinimumCharge } from "./minimum.js";
 import { applyTax } from "./tax.js";
 import { defaultPrice, isFree } from "../products/pricing.js";
 import * as repo from "./repository.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import type { CheckoutDeps } from "./service.js";
 import { paymentNotReady } from "./errors.js";
 import { CLIENT_SECRET_TEMPLATE, storedClientSecret, toCheckoutWire, type CheckoutRow, type CheckoutView, type CheckoutWire } from "./wire.js";

@@ -5,7 +5,7 @@
 // clock's advance at each stop (test-clock/service.ts), each organization at its own now.
 import { enqueue } from "../../db/outbox.js";
 import { runClaimLoop, type ScheduledPass } from "../../tasks/claim.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { publishCheckoutEvents } from "./events.js";
 import { claimExpiredCheckouts, updateCheckout } from "./repository.js";
 import { loadView } from "./state.js";

@@ -1,9 +1,5 @@
-// The arithmetic of a checkout, without I/O, besides what a price costs (products/pricing.ts): what a discount
-// takes off, when a trial ends, which billing address fields the page asks for.
-import { isDiscountable, priceCurrency } from "../products/pricing.js";
-import type { PriceWire, ProductWire } from "../products/wire.js";
-import type { DiscountWire } from "../discounts/wire.js";
-import type { CustomerErrorCode } from "../../../shared/customer-errors.js";
+// The checkout page's rules without I/O, besides what a price costs (products/pricing.ts) and whether a discount
+// applies (discounts/refusal.ts): which billing address fields the page asks for.
 
 export type FieldMode = "required" | "optional" | "disabled";
 export interface BillingAddressFields {
@@ -13,63 +9,6 @@ export interface BillingAddressFields {
   postal_code: FieldMode;
   line1: FieldMode;
   line2: FieldMode;
-}
-
-// ---- discounts ------------------------------------------------------------------------------------
-
-/** Why a discount cannot apply: the 422 message and its machine code (shared/customer-errors.ts); null when it can. */
-/** A discount past its end or its redemptions (the confirm's last check says the same). */
-export const DISCOUNT_OVER = { msg: "Discount is no longer redeemable.", code: "discount_over" } as const;
-
-export type DiscountRefusal = { msg: string; code: CustomerErrorCode } | null;
-
-const notApplicable = (msg: string): DiscountRefusal => ({ msg, code: "discount_not_applicable" });
-
-/** Why `discount` cannot apply to this product and price (the 422 message), or null when it can. */
-export function discountRefusal(discount: DiscountWire, product: ProductWire, price: PriceWire | null, now = new Date()): DiscountRefusal {
-  if (!product.prices.some(isDiscountable)) return notApplicable("Discounts are not applicable to this product.");
-  if (discount.products.length > 0 && !discount.products.some((p) => p.id === product.id)) {
-    return notApplicable("Discount is not applicable to this product.");
-  }
-  if (discount.duration === "repeating" && !product.is_recurring) return notApplicable("Discount is not applicable to this product.");
-  if (discount.type === "fixed" && price) {
-    const amounts = (discount as { amounts?: Record<string, number> }).amounts ?? {};
-    if (amounts[priceCurrency(price)] === undefined) return notApplicable("Discount is not applicable to this currency.");
-  }
-  if (discount.starts_at && new Date(discount.starts_at).getTime() > now.getTime()) return { msg: "Discount is not yet redeemable.", code: "discount_not_yet" };
-  if (discount.ends_at && new Date(discount.ends_at).getTime() <= now.getTime()) return DISCOUNT_OVER;
-  if (discount.max_redemptions !== null && discount.redemptions_count >= discount.max_redemptions) return DISCOUNT_OVER;
-  return null;
-}
-
-/** What the discount takes off `amount` (the discounts domain's rule, also used by its set-up check). */
-export { discountAmount } from "../discounts/amount.js";
-
-// ---- time -----------------------------------------------------------------------------------------
-
-/** `from` moved by `count` intervals (calendar months/years, clamped to the month's last day). */
-export function addInterval(from: Date, interval: string, count: number): Date {
-  const d = new Date(from.getTime());
-  switch (interval) {
-    case "day":
-      d.setUTCDate(d.getUTCDate() + count);
-      return d;
-    case "week":
-      d.setUTCDate(d.getUTCDate() + 7 * count);
-      return d;
-    case "month":
-    case "year": {
-      const months = interval === "month" ? count : 12 * count;
-      const day = d.getUTCDate();
-      d.setUTCDate(1);
-      d.setUTCMonth(d.getUTCMonth() + months);
-      const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-      d.setUTCDate(Math.min(day, last));
-      return d;
-    }
-    default:
-      return d;
-  }
 }
 
 // ---- the page -------------------------------------------------------------------------------------

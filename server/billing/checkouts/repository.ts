@@ -7,7 +7,7 @@ import { billingOrganization, checkout, organization } from "../../db/schema/ind
 import { likePattern, type SortKey } from "../listing.js";
 import { connectionSql } from "../../payments/index.js";
 import type { ProcessorConnection } from "../../payments/processor.js";
-import { advancedClocks, clockOffsetSql, orgNowSql } from "../test-clock/clock.js";
+import { advancedClocks, clockOffsetSql, orgNowSql } from "../clock.js";
 import type { BillingOrganizationRow, OrganizationRow } from "../organizations/wire.js";
 import type { CheckoutRow } from "./wire.js";
 

@@ -16,7 +16,7 @@ import type { CheckoutPatch } from "./input.js";
 import { applyPatch, type PatchMode } from "./patch.js";
 import { assertMinimumCharge } from "./minimum.js";
 import * as repo from "./repository.js";
-import { nowAtOffset, orgNow } from "../test-clock/clock.js";
+import { nowAtOffset, orgNow } from "../clock.js";
 import { loadView, loadViews, lockedView } from "./state.js";
 import {
   statusOf,

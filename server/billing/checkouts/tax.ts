@@ -5,7 +5,7 @@ import type { TaxResult } from "../tax/compute.js";
 import type { PriceWire } from "../products/wire.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import type { DiscountWire } from "../discounts/wire.js";
-import { discountAmount } from "./pricing.js";
+import { discountAmount } from "../discounts/amount.js";
 import type { CheckoutRow } from "./wire.js";
 
 /** The buyer as the checkout knows them: a tax id makes a business customer of them. */

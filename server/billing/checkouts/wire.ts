@@ -10,7 +10,8 @@ import { toOrganizationSummaryWire, type OrganizationWire } from "../organizatio
 import { type PriceWire, productCoreWire, type ProductWire, trialWire } from "../products/wire.js";
 import { reverseChargeLabel } from "../../../shared/reverse-charge.js";
 import { checkoutTax } from "./tax.js";
-import { billingAddressFields, discountAmount, type BillingAddressFields } from "./pricing.js";
+import { billingAddressFields, type BillingAddressFields } from "./pricing.js";
+import { discountAmount } from "../discounts/amount.js";
 import { isDiscountable, isFree, isMetered, seatAmount } from "../products/pricing.js";
 
 export type CheckoutRow = InferSelectModel<typeof checkout>;

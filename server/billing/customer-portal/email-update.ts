@@ -12,7 +12,7 @@ import type { Db } from "../../db/client.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { changeVerifiedEmail, findCustomerRow } from "../customers/service.js";
 import { invalid } from "../errors.js";
-import { createCustomerSession, type PortalCaller } from "./sessions.js";
+import { createCustomerSession, type PortalCaller } from "../customer-sessions/service.js";
 
 /** How long a mailed link works. */
 export const EMAIL_UPDATE_TTL_MS = 60 * 60_000;

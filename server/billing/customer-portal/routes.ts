@@ -25,7 +25,7 @@ import {
   requestSessionCode,
   resolvePortalToken,
   type PortalCaller,
-} from "./sessions.js";
+} from "../customer-sessions/service.js";
 import { documented, route, type V1App } from "../contract.js";
 import { paymentFailed } from "../payments/errors.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";

@@ -20,11 +20,11 @@ import { getOrder, listOrders, updateOrder, type OrderUpdateInput } from "../ord
 import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import { listProducts, loadProducts } from "../products/service.js";
-import { updateSubscription } from "../subscriptions/lifecycle.js";
+import { updateSubscription } from "../subscription-changes/lifecycle.js";
 import { getSubscription, listSubscriptions } from "../subscriptions/service.js";
 import type { SubscriptionUpdate } from "../subscriptions/change.js";
 import type { SubscriptionWire } from "../subscriptions/wire.js";
-import type { PortalCaller } from "./sessions.js";
+import type { PortalCaller } from "../customer-sessions/service.js";
 import { activeFilesOf, toCustomerBenefitGrantWire, toCustomerOrganizationWire, toCustomerProductWire, toCustomerOrderWire, toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire } from "./wire.js";
 
 export interface PortalDeps {

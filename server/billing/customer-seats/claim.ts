@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { grantBenefits, loadBenefitsForProducts } from "../benefits/service.js";
-import { startCustomerSession } from "../customer-portal/sessions.js";
+import { startCustomerSession } from "../customer-sessions/service.js";
 import { findCustomerRow, upsertCheckoutCustomer } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { invalid, notFound } from "../errors.js";

@@ -8,9 +8,9 @@ import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import * as service from "./service.js";
 import { CustomerCreateInput, CustomerUpdateExternalInput, CustomerUpdateInput } from "./input.js";
-import { deleteCustomer } from "./delete.js";
-import { getCustomerState } from "./state.js";
-import { getCustomerMeter, listCustomerMeters } from "./meters.js";
+import { deleteCustomer } from "../customer-state/delete.js";
+import { getCustomerState } from "../customer-state/state.js";
+import { getCustomerMeter, listCustomerMeters } from "../customer-state/meters.js";
 import { route, type V1App } from "../contract.js";
 import { addOwner } from "../members/service.js";
 import { notFound, validationError } from "../errors.js";
@@ -64,7 +64,7 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  // Polar's CustomerMeter: a customer's usage of a meter (customers/meters.ts), under the customers scope
+  // Polar's CustomerMeter: a customer's usage of a meter (customer-state/meters.ts), under the customers scope
   app.get("/customer-meters/", route({ scope: "customers:read", operationId: "customer_meters:list", query: CustomerMetersQuery, responses: { 200: "ListResourceCustomerMeter", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);

@@ -359,3 +359,20 @@ export function customerExport(organizationId: string): CsvExport {
 export const findCustomer: typeof repo.findCustomer = (...args) => repo.findCustomer(...args);
 /** The live customers among `ids`, as SQL (events' early INSERT reads it in its own transaction). */
 export const liveCustomerIdsSql: typeof repo.liveCustomerIdsSql = (...args) => repo.liveCustomerIdsSql(...args);
+
+// ---- rows for the orchestrators above (customer-state/: a customer's deletion, its meters) -----------
+
+/** The live customer's row locked FOR UPDATE until the caller's transaction ends, or undefined. */
+export const lockLiveCustomer: typeof repo.lockLiveCustomer = (...args) => repo.lockLiveCustomer(...args);
+/** The columns writeCustomerRow sets. */
+export type CustomerRowPatch = Parameters<typeof repo.updateCustomer>[3];
+/** Writes the customer's columns as given (a deletion's deleted_at and anonymized data). */
+export const writeCustomerRow: typeof repo.updateCustomer = (...args) => repo.updateCustomer(...args);
+/** The customers among `ids` (deleted ones too). */
+export const findCustomersByIds: typeof repo.findCustomersByIds = (...args) => repo.findCustomersByIds(...args);
+/** The customers among these external ids (deleted ones too). */
+export const findCustomersByExternalIds: typeof repo.findCustomersByExternalIds = (...args) => repo.findCustomersByExternalIds(...args);
+/** The newest live customers, at most `limit`. */
+export const newestLiveCustomerRows: typeof repo.newestLiveCustomerRows = (...args) => repo.newestLiveCustomerRows(...args);
+/** Live customer ids after `after` in id order, at most `limit` (a scan in chunks). */
+export const liveCustomerIdsAfter: typeof repo.liveCustomerIdsAfter = (...args) => repo.liveCustomerIdsAfter(...args);

@@ -20,7 +20,7 @@ import type { SortKey } from "../listing.js";
 import { getOrder, lockOrderRow, recordOrderRefund } from "../orders/service.js";
 import { refundableAmount, refundableTaxAmount, type OrderRow } from "../orders/wire.js";
 import { findPaymentByProcessorIds } from "../payments/service.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { ownerEmails } from "../organizations/service.js";
 import * as repo from "./repository.js";
 import { CLOSED_STATUSES, toDisputeWire, type DisputeRow, type DisputeWire } from "./wire.js";

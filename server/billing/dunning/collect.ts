@@ -18,7 +18,7 @@ import { lockSubscription, patchSubscriptionTerms } from "../subscriptions/servi
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { noteProcessorError, type ProcessorErrorLog } from "../processor-connections/processor-errors.js";
 import * as repo from "./repository.js";
-import { DAY_MS, dunningSettingsOf, type DunningSettings } from "./settings.js";
+import { DAY_MS, dunningSettingsOf, type DunningSettings } from "../settings/dunning.js";
 
 export interface DunningDeps {
   processor: PaymentProcessor;

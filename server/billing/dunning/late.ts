@@ -8,7 +8,7 @@ import type { PaymentResult } from "../../payments/processor.js";
 import { lockOrderRow } from "../orders/service.js";
 import * as payments from "../payments/service.js";
 import { lockSubscription, patchSubscriptionTerms } from "../subscriptions/service.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { giveUp, later, settingsOf, settle, subscriptionWireOf, type DunningDeps, type Locked } from "./collect.js";
 import * as repo from "./repository.js";
 import { startDunning } from "./service.js";

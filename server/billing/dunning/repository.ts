@@ -6,7 +6,7 @@ import { ADVISORY_LOCK_CLASS, rowsOf, type Queryable } from "../../db/client.js"
 import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
 import { billingOrganization, orderDunning } from "../../db/schema/index.js";
-import { advancedClocks, orgNowSql } from "../test-clock/clock.js";
+import { advancedClocks, orgNowSql } from "../clock.js";
 
 export type DunningRow = typeof orderDunning.$inferSelect;
 
@@ -32,7 +32,7 @@ export async function claimDue(db: Queryable, now: Date, limit: number, skipIds:
     .where(
       and(
         isNotNull(orderDunning.nextAttemptAt),
-        // `now` is the wall clock; a sandbox organization's test clock may be ahead of it (test-clock/clock.ts)
+        // `now` is the wall clock; a sandbox organization's test clock may be ahead of it (billing/clock.ts)
         or(
           lte(orderDunning.nextAttemptAt, now),
           and(inArray(orderDunning.organizationId, advancedClocks), lte(orderDunning.nextAttemptAt, orgNowSql(orderDunning.organizationId, now))),

@@ -20,10 +20,10 @@ import { findOrder } from "../orders/service.js";
 import * as paymentMethods from "../payments/methods.js";
 import * as payments from "../payments/service.js";
 import type { SubscriptionWire } from "../subscriptions/wire.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { attemptLocked, later, processorRetryAt, settingsOf, type AttemptOutcome, type DunningDeps } from "./collect.js";
 import * as repo from "./repository.js";
-import type { DunningSettings } from "./settings.js";
+import type { DunningSettings } from "../settings/dunning.js";
 import { UUID_RE } from "../../../shared/uuid.js";
 
 /** Portal retries per order (Polar's ManualRetryLimitExceeded). */

@@ -8,9 +8,9 @@ import { scopeOf } from "../route-auth.js";
 import { sortingQuery } from "../listing.js";
 import { meterSelection } from "../meters/service.js";
 import { EventsIngestInput, ingest } from "./ingest/index.js";
-import { namedCustomers } from "../meters/alerts/check.js";
+import { namedCustomers } from "../usage-alerts/check.js";
 import { debitUsageAfterIngest } from "../wallets/service.js";
-import { checkAfterIngest } from "../meters/alerts/coalesce.js";
+import { checkAfterIngest } from "../usage-alerts/coalesce.js";
 import * as service from "./service.js";
 import { documented, route, type V1App } from "../contract.js";
 import { notFound, validationError } from "../errors.js";
@@ -69,7 +69,7 @@ export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
     const { organizationId } = scopeOf(req);
     const named = namedCustomers();
     const result = await ingest({ db, driver }, organizationId, req.body, named);
-    // usage alerts are found now, on what this batch stored (meters/alerts/check.ts; no query without alerts)
+    // usage alerts are found now, on what this batch stored (usage-alerts/check.ts; no query without alerts)
     if (result.inserted > 0) {
       // prepaid plans: the usage is paid from the wallet now (wallets/usage.ts; no query without such products)
       await debitUsageAfterIngest(db, organizationId, named, (err) => req.log.error(err, "wallets: debiting usage failed"));

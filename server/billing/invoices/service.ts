@@ -15,7 +15,7 @@ import type { OrderRow } from "../orders/wire.js";
 import type { FileStorage } from "../files/storage.js";
 import { renderInvoicePdf, type InvoiceDocumentData, type InvoiceParty, type TaxTotal } from "./document.js";
 import * as repo from "./repository.js";
-import { invoiceDetailsOf } from "./settings.js";
+import { invoiceDetailsOf } from "../settings/invoices.js";
 import { invoiceSpeaker } from "./i18n/index.js";
 import { matchLocale, resolveLocale } from "../../../shared/i18n/locales.js";
 

@@ -8,7 +8,7 @@ import { notFound, notPermitted } from "../errors.js";
 import { usagesExhausted } from "./errors.js";
 import type { LicenseKeyRow } from "./issue.js";
 import * as repo from "./repository.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { toActivationReadWire, toActivationWire, toLicenseKeyWire, type LicenseKeyWire } from "./wire.js";
 
 const MAX_INT = 2_147_483_647;

@@ -5,7 +5,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { metricDashboard } from "../../db/schema/index.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { invalid, notFound, validationError, type ValidationIssue } from "../errors.js";
 import * as repo from "./repository.js";
 import * as rollups from "./rollups.js";

@@ -24,7 +24,7 @@ import { assertNever } from "../../../shared/kinds.js";
 import { inclusiveOf, sellerTaxOf, taxOf } from "../tax/service.js";
 import * as repo from "./repository.js";
 import { getOrder, planOrderFromCheckout } from "./service.js";
-import { invoicePrefix } from "./wire.js";
+import { invoicePrefix } from "../invoice-numbers/service.js";
 
 const MAX_AMOUNT = 99_999_999;
 

@@ -8,7 +8,8 @@ import { customer, discount, invoiceCounter, order, orderItem, product } from ".
 import { dateColumn, jsonColumn, plainColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
 import { metadataWhere, type SortKey } from "../listing.js";
 import { filteredTotal, listTotal } from "../list-counts.js";
-import { INVOICE_NUMBER, invoicePrefix, type OrderItemRow, type OrderRow } from "./wire.js";
+import { INVOICE_NUMBER } from "../invoice-numbers/service.js";
+import type { OrderItemRow, OrderRow } from "./wire.js";
 
 export type OrderValues = Omit<typeof order.$inferInsert, "id" | "createdAt" | "modifiedAt">;
 
@@ -89,16 +90,6 @@ export async function numberOrders(db: Queryable, organizationId: string, orderI
     RETURNING o.id`,
   );
   return numbered.length;
-}
-
-/**
- * A sandbox's invoices read TEST…: its counter row is made with the twin (numbers from 0001), so a test invoice
- * never looks like a live one even where the slug-made prefixes would agree (long slugs are cut at 12).
- * Called by organizations/sandbox.ts, which cannot import this domain's service (the domains' import circle).
- */
-export async function reserveSandboxInvoicePrefix(db: Queryable, sandboxId: string, liveSlug: string): Promise<void> {
-  const prefix = `TEST${invoicePrefix(liveSlug)}`.slice(0, 12);
-  await db.insert(invoiceCounter).values({ organizationId: sandboxId, prefix, lastNumber: 0 }).onConflictDoNothing();
 }
 
 export async function findOrder(db: Queryable, organizationId: string, id: string): Promise<OrderRow | undefined> {

@@ -17,7 +17,8 @@ import { itemTax } from "../tax/service.js";
 import type { TaxResult } from "../tax/compute.js";
 import type { UsageLineFacts } from "../../../shared/tiers.js";
 import * as repo from "./repository.js";
-import { invoicePrefix, toOrderWire, type OrderEmbeds, type OrderItemRow, type OrderRow, type OrderWire } from "./wire.js";
+import { toOrderWire, type OrderEmbeds, type OrderItemRow, type OrderRow, type OrderWire } from "./wire.js";
+import { invoicePrefix } from "../invoice-numbers/service.js";
 
 const NOT_FOUND = "Order not found";
 
@@ -280,6 +281,5 @@ export const findOrder: typeof repo.findOrder = (...args) => repo.findOrder(...a
 /** The order (and subscription) a checkout made, if any (seats). */
 export const ownerOfCheckout: typeof repo.ownerOfCheckout = (...args) => repo.ownerOfCheckout(...args);
 /** Reserves a sandbox's invoice prefix next to its live organization's (organizations/sandbox.ts). */
-export const reserveSandboxInvoicePrefix: typeof repo.reserveSandboxInvoicePrefix = (...args) => repo.reserveSandboxInvoicePrefix(...args);
 /** Inserts orders without invoice numbers yet (the renewal's writes). */
 export const insertUnnumberedOrders: typeof repo.insertUnnumberedOrders = (...args) => repo.insertUnnumberedOrders(...args);

@@ -9,16 +9,6 @@ import { toSubscriptionBaseWire, type SubscriptionRow } from "../subscriptions/w
 export type OrderRow = InferSelectModel<typeof order>;
 export type OrderItemRow = InferSelectModel<typeof orderItem>;
 
-// The wire's `invoice_number`, "{PREFIX}-0001": the counter row's columns make it in SQL (orders' own insert and
-// a checkout's confirm statement), from a prefix made of the organization's slug.
-/** An invoice number from the counter row's columns: "{prefix}-0001" (at least four digits). */
-export const INVOICE_NUMBER = `prefix || '-' || lpad(last_number::text, greatest(4, length(last_number::text)), '0')`;
-
-/** "{PREFIX}-0001": the prefix is the organization's slug (letters and digits, upper case) when first used. */
-export function invoicePrefix(slug: string): string {
-  return slug.replace(/[^a-z0-9]/gi, "").toUpperCase().slice(0, 12) || "INV";
-}
-
 export const ORDER_STATUSES = ["pending", "paid", "refunded", "partially_refunded", "void"] as const;
 export const BILLING_REASONS = ["purchase", "subscription_create", "subscription_cycle", "subscription_update"] as const;
 

@@ -9,7 +9,7 @@ import { notUnderReview } from "./errors.js";
 import { paginationQuery } from "../http.js";
 import * as repo from "./repository.js";
 import { ORGANIZATION_STATUSES, moveStatus, storedStatus, type StatusPolicy } from "./status.js";
-import { invoiceDetailsOf } from "../invoices/settings.js";
+import { invoiceDetailsOf } from "../settings/invoices.js";
 import { storedDetails, type BillingOrganizationRow, type OrganizationRow } from "./wire.js";
 
 export const ReviewListQuery = z.object({ status: z.enum(ORGANIZATION_STATUSES).optional(), ...paginationQuery });

@@ -3,7 +3,7 @@
 // billing domain knows about sandboxes, since every row of the twin is scoped by the twin's id.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
-import { reserveSandboxInvoicePrefix } from "../orders/service.js";
+import { reserveSandboxInvoicePrefix } from "../invoice-numbers/service.js";
 import * as repo from "./repository.js";
 
 /** The live organization of a sandbox twin (null for any other organization). */

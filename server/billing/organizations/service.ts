@@ -2,15 +2,15 @@
 import { z } from "zod";
 import { CURRENCY_MESSAGE, isCurrencyCode } from "../../../shared/currencies.js";
 import type { Db, Queryable } from "../../db/client.js";
-import type { Caller } from "../../http/caller.js";
+import type { Caller } from "../../auth/caller.js";
 import { invalid, notFound } from "../errors.js";
 import { enqueue } from "../../db/outbox.js";
 import * as repo from "./repository.js";
 import { sandboxesOfMember } from "./sandbox.js";
 import { normalizeTaxSettings, TaxSettingsInput, taxSettingsOf, DEFAULT_TAX_SETTINGS } from "../tax/settings.js";
-import { InvoiceDetailsInput, normalizeInvoiceDetails } from "../invoices/settings.js";
-import { DEFAULT_DUNNING_SETTINGS, DunningSettingsInput, dunningSettingsOf, normalizeDunningSettings } from "../dunning/settings.js";
-import { nextPlanSettings, PlanSettingsInput, planSettingsOf } from "../subscriptions/settings.js";
+import { InvoiceDetailsInput, normalizeInvoiceDetails } from "../settings/invoices.js";
+import { DEFAULT_DUNNING_SETTINGS, DunningSettingsInput, dunningSettingsOf, normalizeDunningSettings } from "../settings/dunning.js";
+import { nextPlanSettings, PlanSettingsInput, planSettingsOf } from "../settings/subscriptions.js";
 import { storedDetails, toOrganizationWire, type BillingOrganizationRow, type OrganizationWire } from "./wire.js";
 import { settleStatus, storedStatus, type StatusPolicy } from "./status.js";
 import { LOCALES, matchLocale } from "../../../shared/i18n/locales.js";
@@ -86,7 +86,7 @@ export const OrganizationUpdateInput = z.object({
   invoice_details: InvoiceDetailsInput.nullish(),
   /** till's extension (billing/dunning): failed renewal retries and the end state; null resets the defaults. */
   dunning_settings: DunningSettingsInput.nullish(),
-  /** till's extension (billing/subscriptions/settings.ts): downgrades at the period's end, trials without a card; null resets. */
+  /** till's extension (billing/settings/subscriptions.ts): downgrades at the period's end, trials without a card; null resets. */
   plan_settings: PlanSettingsInput.nullish(),
   /** till's extension: the buyer's language when nothing else names one (shared/i18n/locales.ts); null: English. */
   default_locale: z

@@ -2,9 +2,9 @@
 import type { InferSelectModel } from "drizzle-orm";
 import type { billingOrganization, organization } from "../../db/schema/index.js";
 import { taxSettingsOf } from "../tax/settings.js";
-import { invoiceDetailsOf } from "../invoices/settings.js";
-import { dunningSettingsOf } from "../dunning/settings.js";
-import { planSettingsOf } from "../subscriptions/settings.js";
+import { invoiceDetailsOf } from "../settings/invoices.js";
+import { dunningSettingsOf } from "../settings/dunning.js";
+import { planSettingsOf } from "../settings/subscriptions.js";
 import { matchLocale } from "../../../shared/i18n/locales.js";
 
 export type OrganizationRow = InferSelectModel<typeof organization>;
@@ -93,7 +93,7 @@ export function toOrganizationWire(org: OrganizationRow, billing: BillingOrganiz
     invoice_details: invoiceDetailsOf(billing?.details),
     // till's extension: how failed renewal charges are retried, and how the subscription ends
     dunning_settings: dunningSettingsOf(billing?.dunningSettings),
-    // till's extension: downgrades at the period's end, trials without a card (billing/subscriptions/settings.ts)
+    // till's extension: downgrades at the period's end, trials without a card (billing/settings/subscriptions.ts)
     plan_settings: planSettingsOf(billing?.details),
     // till's extension: the buyer's language when the checkout, the customer and the browser name none
     default_locale: matchLocale(details.default_locale),

@@ -25,7 +25,7 @@ import { requestEmail } from "../customer-emails/service.js";
 import { ownerEmails } from "../organizations/service.js";
 import { refundableAmount, type OrderRow } from "../orders/wire.js";
 import { refundTax } from "../../../shared/refund-tax.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import * as repo from "./repository.js";
 import { requestRefundedEmail } from "./emails.js";
 import { REFUND_REASONS, toRefundWire, type RefundRow, type RefundWire } from "./wire.js";

@@ -2,7 +2,8 @@
 // price's usage beyond the period's meter credits, and the discount while its duration lasts (renewal.ts).
 import type { Queryable } from "../../db/client.js";
 import type { OrderFromCheckout } from "../orders/service.js";
-import { addInterval, discountAmount } from "../checkouts/pricing.js";
+import { discountAmount } from "../discounts/amount.js";
+import { addInterval } from "../subscriptions/period.js";
 import { isDiscountable, isMetered, priceAmount } from "../products/pricing.js";
 import type { loadDiscountBases } from "../discounts/service.js";
 import type { PriceWire } from "../products/wire.js";

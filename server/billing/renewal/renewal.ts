@@ -12,7 +12,7 @@ import { withCallTurn } from "../../db/call-turns.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { cycleGrants, revokeGrantsOfSubscription } from "../benefits/service.js";
-import { addInterval } from "../checkouts/pricing.js";
+import { addInterval } from "../subscriptions/period.js";
 import { isMetered } from "../products/pricing.js";
 import { loadCustomers } from "../customers/service.js";
 import { loadDiscountBases } from "../discounts/service.js";
@@ -36,7 +36,7 @@ import { carriedProrations } from "./proration.js";
 import { renewalOrder, taxIdOf } from "./order.js";
 import { applyPendingUpdate, pendingAt } from "./pending.js";
 import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { cycledEvents, NeedsSavepoint, type Batched } from "./writes.js";
 import type { RenewalBatch } from "./batch.js";
 

@@ -12,7 +12,7 @@ import type { ScheduledPass } from "../../tasks/claim.js";
 import type { WorkerLog } from "../../tasks/job.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { finishBatch, prepareBatch, type RenewalBatch, type RenewalOutput } from "./batch.js";
 import { claimDueSubscriptions } from "../subscriptions/service.js";
 import { renewLocked } from "./renewal.js";

@@ -13,9 +13,9 @@ import { requestEmail } from "../customer-emails/service.js";
 import { loadCustomers } from "../customers/service.js";
 import { hasChargeableMethod } from "../payments/service.js";
 import { loadProductSummaries } from "../products/service.js";
-import { DEFAULT_PLAN_SETTINGS } from "../subscriptions/settings.js";
+import { DEFAULT_PLAN_SETTINGS } from "../settings/subscriptions.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
-import { orgNow, orgNowSql } from "../test-clock/clock.js";
+import { orgNow, orgNowSql } from "../clock.js";
 
 export interface TrialReminderRun extends ScheduledPass {
   processor: PaymentProcessor;

@@ -7,7 +7,7 @@ import { customer, discount, product, subscription } from "../../db/schema/index
 import { dateColumn, jsonColumn, plainColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
 import { metadataWhere, type SortKey } from "../listing.js";
 import { filteredTotal, listTotal } from "../list-counts.js";
-import { advancedClocks, orgNowSql } from "../test-clock/clock.js";
+import { advancedClocks, orgNowSql } from "../clock.js";
 import { ACTIVE_STATUSES, type SubscriptionRow } from "./wire.js";
 
 export type SubscriptionValues = Omit<typeof subscription.$inferInsert, "createdAt" | "modifiedAt">;
@@ -288,7 +288,7 @@ export async function claimDueSubscriptions(
         // literals, not parameters: the claim's partial index (subscription_renewal_due_idx) is usable only
         // by a plan whose filter implies its predicate, a generic plan's parameters never do
         renewingStatus,
-        // `now` is the wall clock; a sandbox organization's test clock may be ahead of it (test-clock/clock.ts)
+        // `now` is the wall clock; a sandbox organization's test clock may be ahead of it (billing/clock.ts)
         or(lte(subscription.currentPeriodEnd, now), and(inArray(subscription.organizationId, advancedClocks), lte(subscription.currentPeriodEnd, orgNowSql(subscription.organizationId, now)))),
         organizationId ? eq(subscription.organizationId, organizationId) : undefined,
         skipIds.length > 0 ? notInArray(subscription.id, skipIds) : undefined,

@@ -21,7 +21,7 @@ import { scopeOf } from "../route-auth.js";
 import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { SubscriptionSort } from "./repository.js";
-import { revokeSubscription, updateSubscription } from "./lifecycle.js";
+import { revokeSubscription, updateSubscription } from "../subscription-changes/lifecycle.js";
 import * as service from "./service.js";
 import { createSubscription } from "./create.js";
 import { PRORATION_BEHAVIORS, type SubscriptionUpdate } from "./change.js";

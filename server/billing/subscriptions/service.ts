@@ -182,3 +182,7 @@ export const lockSubscription: typeof repo.lockSubscription = (...args) => repo.
 export const claimDueSubscriptions: typeof repo.claimDueSubscriptions = (...args) => repo.claimDueSubscriptions(...args);
 /** A renewal batch's new terms (status, period, trial end, modified at), one statement; throws if a row vanished. */
 export const writeRenewedTerms: typeof repo.writeRenewedTerms = (...args) => repo.writeRenewedTerms(...args);
+/** A subscription's row patched (subscription-changes/: an update, a revoke); undefined when it vanished. */
+export const writeSubscription: typeof repo.updateSubscription = (...args) => repo.updateSubscription(...args);
+/** The customer's subscriptions that have not ended, locked FOR UPDATE (a customer's deletion revokes them). */
+export const lockOpenSubscriptionsOfCustomer: typeof repo.lockOpenSubscriptionsOfCustomer = (...args) => repo.lockOpenSubscriptionsOfCustomer(...args);

@@ -2,31 +2,8 @@
 // of the organization's subscriptions. Every function takes the organization id and filters by it.
 import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { preparedPerHandle } from "../../db/prepared.js";
 import { checkout, orderDunning, subscription, testClock } from "../../db/schema/index.js";
 import { ACTIVE_STATUSES } from "../subscriptions/wire.js";
-
-export interface ClockRow {
-  offsetMs: number;
-  createdAt: Date;
-  modifiedAt: Date | null;
-}
-
-/** The organization's clock row, if it was ever advanced. */
-export async function findClock(db: Queryable, organizationId: string): Promise<ClockRow | undefined> {
-  const [row] = await clockOf(db).execute({ organizationId });
-  return row;
-}
-
-// prepared: every time-driven request reads it (a confirm, an ingest), most often to find no row
-const clockOf = preparedPerHandle((db) =>
-  db
-    .select({ offsetMs: testClock.offsetMs, createdAt: testClock.createdAt, modifiedAt: testClock.modifiedAt })
-    .from(testClock)
-    .where(eq(testClock.organizationId, sql.placeholder("organizationId")))
-    .limit(1)
-    .prepare("test_clock_of"),
-);
 
 /**
  * Moves the clock forward to `offsetMs` (never back: a concurrent advance that went further wins), and

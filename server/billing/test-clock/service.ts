@@ -12,13 +12,14 @@ import { runTrialReminders } from "../renewal/trial-reminders.js";
 import { runDunning } from "../dunning/service.js";
 import { runCheckoutExpiries } from "../checkouts/expiry.js";
 import type { WorkerLog } from "../../tasks/job.js";
-import { addInterval } from "../checkouts/pricing.js";
+import { addInterval } from "../subscriptions/period.js";
 import { DURATION_EXAMPLES, parseClockDuration } from "../../../shared/clock-durations.js";
 import { datetimeInput } from "../http.js";
 import { invalid, notPermitted } from "../errors.js";
 import { advanceIncomplete } from "./errors.js";
 import { liveOrganizationOf } from "../organizations/sandbox.js";
 import type { RenewalDeps } from "../renewal/renewal.js";
+import { findClock, type ClockRow } from "../clock.js";
 import * as repo from "./repository.js";
 
 /** Periods one subscription may cross in one advance (Stripe allows two intervals; a test wants a few more). */
@@ -70,7 +71,7 @@ async function assertSandbox(db: Db, organizationId: string): Promise<void> {
   throw notPermitted("The test clock exists only in the sandbox: use a till_test_ key, or the header Till-Sandbox: true with a session.");
 }
 
-function wireOf(organizationId: string, clock: repo.ClockRow | undefined, wall: Date): TestClockWire {
+function wireOf(organizationId: string, clock: ClockRow | undefined, wall: Date): TestClockWire {
   const offset = clock?.offsetMs ?? 0;
   return {
     object: "test_clock",
@@ -84,7 +85,7 @@ function wireOf(organizationId: string, clock: repo.ClockRow | undefined, wall: 
 
 export async function getTestClock(db: Db, organizationId: string): Promise<TestClockWire> {
   await assertSandbox(db, organizationId);
-  return wireOf(organizationId, await repo.findClock(db, organizationId), new Date());
+  return wireOf(organizationId, await findClock(db, organizationId), new Date());
 }
 
 /** The target of an advance from `from`, or a 422. */
@@ -141,7 +142,7 @@ export async function advanceTestClock(
 ): Promise<AdvanceWire> {
   await assertSandbox(db, organizationId);
   const started = new Date();
-  const before = await repo.findClock(db, organizationId);
+  const before = await findClock(db, organizationId);
   const from = started.getTime() + (before?.offsetMs ?? 0);
   const target = targetOf(input, from);
   await assertBounded(db, organizationId, new Date(target), input.by !== undefined ? "by" : "to");
@@ -186,5 +187,5 @@ export async function advanceTestClock(
     }
   }
   const wall = new Date();
-  return { ...wireOf(organizationId, await repo.findClock(db, organizationId), wall), from: new Date(from).toISOString(), renewals, retries, expired_checkouts: expired };
+  return { ...wireOf(organizationId, await findClock(db, organizationId), wall), from: new Date(from).toISOString(), renewals, retries, expired_checkouts: expired };
 }

@@ -15,7 +15,7 @@
 import type { Queryable } from "../../db/client.js";
 import type { OutboxSubscriber } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { maybeRecharge } from "./charge.js";
 import * as repo from "./repository.js";
 

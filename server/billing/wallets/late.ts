@@ -12,7 +12,7 @@ import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
 import { getOrder, lockOrderRow, settlePendingOrder } from "../orders/service.js";
 import { settlePendingCharge } from "../payments/service.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { blockRecharge, creditMovement, kindOfKey, walletOrderIdOf } from "./charge.js";
 import * as repo from "./repository.js";
 

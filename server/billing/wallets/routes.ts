@@ -18,7 +18,7 @@ import { invalid, notFound, unauthorized, validationError } from "../errors.js";
 import { formatMoney } from "../../../shared/money.js";
 import { scopeOf } from "../route-auth.js";
 import { portalAuth, portalOf } from "../customer-portal/routes.js";
-import { orgNow } from "../test-clock/clock.js";
+import { orgNow } from "../clock.js";
 import { route, type V1App } from "../contract.js";
 import { IDEMPOTENCY_HEADER } from "../../http/idempotency.js";
 import { chargeIntoWallet } from "./charge.js";

@@ -3,7 +3,7 @@
 // that tells their owners.
 import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
-import { getCustomerState } from "../customers/state.js";
+import { getCustomerState } from "../customer-state/state.js";
 import { originOf } from "./address.js";
 import { formatBody } from "./format.js";
 import { ownerEmails } from "../organizations/service.js";

@@ -3,7 +3,7 @@
 // seen before is acknowledged again without being handled twice. Mounted only when TILL_POLAR_WEBHOOK_SECRET is set.
 import type { FastifyInstance } from "fastify";
 import type { Db } from "../../db/client.js";
-import { AUTH_BASE_PATH } from "../../auth/index.js";
+import { AUTH_BASE_PATH } from "../../../shared/auth-mount.js";
 import * as repo from "./repository.js";
 import { verifyWebhook } from "./signing.js";
 

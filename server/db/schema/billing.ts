@@ -46,7 +46,7 @@ export const billingOrganization = pgTable("billing_organization", {
   details: jsonb("details").$type<Record<string, unknown>>(),
   /** Where the organization collects tax and whether its prices include it (billing/tax/settings.ts); null: none. */
   taxSettings: jsonb("tax_settings").$type<Record<string, unknown>>(),
-  /** How failed renewal charges are retried and how the subscription ends (billing/dunning/settings.ts); null: defaults. */
+  /** How failed renewal charges are retried and how the subscription ends (billing/settings/dunning.ts); null: defaults. */
   dunningSettings: jsonb("dunning_settings").$type<Record<string, unknown>>(),
   modifiedAt: modifiedAt(),
 });

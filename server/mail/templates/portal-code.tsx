@@ -7,7 +7,7 @@ import type { MailContext } from "./data.js";
 
 const codeStyle = { fontSize: "24px", fontWeight: 600, letterSpacing: "4px", fontFamily: "ui-monospace, Menlo, Consolas, monospace", margin: "16px 0" };
 
-/** How long a code works (customer-portal/sessions.ts SESSION_CODE_TTL_MS), as the message says it. */
+/** How long a code works (customer-sessions/service.ts SESSION_CODE_TTL_MS), as the message says it. */
 const CODE_MINUTES = 30;
 
 export const portalCodeSubject = (ctx: MailContext) => ctx.i18n.t("portalCode.subject", { sender: ctx.sender.name });

@@ -17,7 +17,7 @@ import type { ReservedSql, Sql } from "postgres";
 import { callTurnsOf } from "../../../db/call-turns.js";
 import type { Db } from "../../../db/client.js";
 import { isSpace } from "../../../http/json-sliced.js";
-import { orgNowSql } from "../../test-clock/clock.js";
+import { orgNowSql } from "../../clock.js";
 import { eventInputFast } from "./input.js";
 import { liveCustomerIdsSql } from "../../customers/service.js";
 import { batchInserted, insertWithUpkeep, keptMetersSql, sharedIngestLock, type BatchRows, type InsertedRow, type RollupMeter } from "../rollups.js";

@@ -4,7 +4,7 @@
 import type { Database, Db } from "../../../db/client.js";
 import { UnparsedJson } from "../../../http/input-guard.js";
 import { parseWith } from "../../http.js";
-import { orgNow } from "../../test-clock/clock.js";
+import { orgNow } from "../../clock.js";
 import { earlyCounts, startEarlyInsert, type EarlyInsert } from "./early-insert.js";
 import { EventInput, EventsIngestEnvelope, eventInputFast } from "./input.js";
 import { parseArraySliced } from "./sliced-parse.js";
@@ -13,7 +13,7 @@ import { storeEvents, usualCounts, type IngestResult } from "./store.js";
 export { EventsIngestInput } from "./input.js";
 export type { IngestResult } from "./store.js";
 
-/** The customers a batch names (meters/alerts/check.ts's NamedCustomers): filled while the batch is parsed. */
+/** The customers a batch names (usage-alerts/check.ts's NamedCustomers): filled while the batch is parsed. */
 export interface NamedCustomers {
   ids: Set<string>;
   externalIds: Set<string>;

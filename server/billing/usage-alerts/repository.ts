@@ -2,8 +2,8 @@
 // key makes a repeat a no-op), and the reads the ingest-time check needs (open subscriptions of the customers
 // a batch named; the organization's owners, told by email).
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { rowsOf, type Queryable } from "../../../db/client.js";
-import { usageAlert, usageAlertCrossing } from "../../../db/schema/index.js";
+import { rowsOf, type Queryable } from "../../db/client.js";
+import { usageAlert, usageAlertCrossing } from "../../db/schema/index.js";
 import type { UsageAlertRow } from "./wire.js";
 
 export async function insertAlert(db: Queryable, values: typeof usageAlert.$inferInsert): Promise<UsageAlertRow> {

@@ -1,4 +1,4 @@
-// The customer portal's own errors: a session code that is wrong or expired (401, in Polar's Unauthorized shape,
+// The customer sessions' own errors: a session code that is wrong or expired (401, in Polar's Unauthorized shape,
 // with the code the portal's page translates). A missing or unknown session token is the shared `unauthorized`.
 import { declareError } from "../errors.js";
 

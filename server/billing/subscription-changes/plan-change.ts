@@ -1,8 +1,9 @@
 // The seller's plan changes to a subscription: another product or discount (with a trial), and seats, each priced
-// from now with its proration (proration.ts) decided here and applied by lifecycle.ts on the locked row.
+// from now with its proration (subscriptions/proration.ts) decided here and applied by lifecycle.ts on the locked
+// row.
 import type { Tx } from "../../db/client.js";
 import { regrantSubscription } from "../benefits/service.js";
-import { discountRefusal, DISCOUNT_OVER } from "../checkouts/pricing.js";
+import { discountRefusal, DISCOUNT_OVER } from "../discounts/refusal.js";
 import { isMetered, isStatic, priceCurrency, seatAmount, seatBounds } from "../products/pricing.js";
 import { findCustomerRow } from "../customers/service.js";
 import { countActive as countActiveSeats } from "../customer-seats/service.js";
@@ -11,11 +12,11 @@ import { ApiError, invalid } from "../errors.js";
 import { loadPrices, loadProductSummaries, loadProducts } from "../products/service.js";
 import { assertNever } from "../../../shared/kinds.js";
 import type { PriceWire, ProductWire } from "../products/wire.js";
-import { isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "./change.js";
-import { alreadyCanceled } from "./errors.js";
-import { prorationLines, type ProrationPlan } from "./proration.js";
-import { behaviorOf, monthlyAmount, pendingUpdate, waits } from "./scheduled.js";
-import type { SubscriptionRow } from "./wire.js";
+import { isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "../subscriptions/change.js";
+import { alreadyCanceled } from "../subscriptions/errors.js";
+import { prorationLines, type ProrationPlan } from "../subscriptions/proration.js";
+import { behaviorOf, monthlyAmount, pendingUpdate, waits } from "../subscriptions/scheduled.js";
+import type { SubscriptionRow } from "../subscriptions/wire.js";
 
 /** The price billed on `product` for this subscription's currency (and seats), and its amount; or the 422 why not. */
 function terms(row: SubscriptionRow, product: ProductWire): { prices: PriceWire[]; amount: number } {

@@ -1,15 +1,14 @@
 // Deleting a customer (DELETE /v1/customers/{id} and /external/{id}): an orchestrator above the subscriptions'
 // changes and the benefits, since the customer's open subscriptions and its grants are revoked in the deleting
-// transaction. customers/service.ts stays below them (events, meters, payments and orders read customers).
+// transaction. customers/ stays below them (events, meters, payments and orders read customers).
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/client.js";
 import { enqueue } from "../../db/outbox.js";
 import { revokeGrantsOfCustomer } from "../benefits/service.js";
 import { notFound } from "../errors.js";
-import { revokeSubscriptionsOfCustomer } from "../subscriptions/lifecycle.js";
-import * as repo from "./repository.js";
-import { findCustomerRow, type CustomerRef } from "./service.js";
-import { toCustomerWire } from "./wire.js";
+import { revokeSubscriptionsOfCustomer } from "../subscription-changes/lifecycle.js";
+import { findCustomerRow, lockLiveCustomer, writeCustomerRow, type CustomerRef, type CustomerRowPatch } from "../customers/service.js";
+import { toCustomerWire } from "../customers/wire.js";
 
 const NOT_FOUND = "Customer not found.";
 
@@ -28,13 +27,13 @@ const anonymized = (value: string, salt: Date) =>
 export async function deleteCustomer(db: Db, organizationId: string, ref: CustomerRef, anonymize: boolean, baseURL: string): Promise<void> {
   await db.transaction(async (tx) => {
     // two deletes at once: the second waits here and then finds no live customer (404), deleting and recording nothing
-    const current = await repo.lockLiveCustomer(tx, organizationId, (await findCustomerRow(tx, organizationId, ref)).id);
+    const current = await lockLiveCustomer(tx, organizationId, (await findCustomerRow(tx, organizationId, ref)).id);
     if (!current) throw notFound(NOT_FOUND);
     const now = new Date();
     await revokeSubscriptionsOfCustomer(tx, organizationId, current.id, now, baseURL);
     // what is left: one-time purchases' grants
     await revokeGrantsOfCustomer(tx, organizationId, current.id, now);
-    const patch: Parameters<typeof repo.updateCustomer>[3] = { deletedAt: now, modifiedAt: now };
+    const patch: CustomerRowPatch = { deletedAt: now, modifiedAt: now };
     if (anonymize) {
       patch.email = `${anonymized(current.email, current.createdAt)}@${ANONYMIZED_EMAIL_DOMAIN}`;
       patch.emailVerified = false;
@@ -43,7 +42,7 @@ export async function deleteCustomer(db: Db, organizationId: string, ref: Custom
       if (!current.taxId) patch.billingName = null;
       patch.metadata = { ...current.metadata, __anonymized_at: now.toISOString() };
     }
-    const row = await repo.updateCustomer(tx, organizationId, current.id, patch);
+    const row = await writeCustomerRow(tx, organizationId, current.id, patch);
     if (row) await enqueue(tx, { type: "customer.deleted", organizationId, data: { ...toCustomerWire(row) } });
   });
 }

@@ -3,7 +3,7 @@
 // ingest requests share checks instead of each measuring the same customers. Each request still answers only
 // once a check that saw its batch is done; a failed check is logged and does not fail the ingest (the batch is
 // stored, and the customer's next batch measures the same totals).
-import type { Db } from "../../../db/client.js";
+import type { Db } from "../../db/client.js";
 import { checkUsageAlerts, namedCustomers, type NamedCustomers } from "./check.js";
 
 interface Flight {

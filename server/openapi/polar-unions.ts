@@ -2,7 +2,7 @@
 // transform, which JSON Schema cannot describe, so zod writes it as `{}` — an untyped response and every list of
 // it untyped too. Each is named here with its members (the SDK's own member models, as Polar's OpenAPI names them):
 // the document makes the union `anyOf` its members, each a component of its own, and every place the union
-// appears a reference to it (server/http/openapi.ts). TypeScript checks each entry names a real SDK schema.
+// appears a reference to it (server/openapi/openapi.ts). TypeScript checks each entry names a real SDK schema.
 
 export interface PolarUnion {
   /** The union's inbound schema, as the SDK's other models hold it (by identity). */

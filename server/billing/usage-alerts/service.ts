@@ -4,12 +4,12 @@
 // write here clears the cache at once, another replica's write is seen within the TTL.
 //
 // Functions taking `Db` open their own transaction; `Queryable` joins the caller's.
-import type { Db, Queryable } from "../../../db/client.js";
-import { notFound, invalid } from "../../errors.js";
-import { findCustomerRow } from "../../customers/service.js";
-import { readyMeterIdsOfOrganization } from "../../events/service.js";
-import { getMeter, loadMeters } from "../service.js";
-import type { MeterWire } from "../wire.js";
+import type { Db, Queryable } from "../../db/client.js";
+import { notFound, invalid } from "../errors.js";
+import { findCustomerRow } from "../customers/service.js";
+import { readyMeterIdsOfOrganization } from "../events/service.js";
+import { getMeter, loadMeters } from "../meters/service.js";
+import type { MeterWire } from "../meters/wire.js";
 import * as repo from "./repository.js";
 import { toUsageAlertWire, type UsageAlertCreateInput, type UsageAlertRow, type UsageAlertWire } from "./wire.js";
 

@@ -1,4 +1,4 @@
-// GET /api/openapi.json (the document, generated: server/http/openapi.ts) and GET /api/reference, Scalar's API
+// GET /api/openapi.json (the document, generated: server/openapi/openapi.ts) and GET /api/reference, Scalar's API
 // reference rendering it; the viewer's script is served from the package itself (/api/reference/js/scalar.js),
 // never from a CDN, so the page works offline.
 import scalarReference from "@scalar/fastify-api-reference";

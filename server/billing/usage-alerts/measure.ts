@@ -6,9 +6,9 @@
 // that part of the past does not change (an event sent late with a timestamp in it is the one thing it misses).
 // Other aggregations, and meters still being rebuilt, go through the exact path (meters' meterUsage), as the
 // renewal reads them.
-import type { Queryable } from "../../../db/client.js";
-import { meterUsage } from "../service.js";
-import type { MeterWire } from "../wire.js";
+import type { Queryable } from "../../db/client.js";
+import { meterUsage } from "../meters/service.js";
+import type { MeterWire } from "../meters/wire.js";
 
 export interface MeasureItem {
   meter: MeterWire;

@@ -11,8 +11,8 @@ import { isUuid } from "../http.js";
 import { notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import { customerMeterId, customerMeters, liveMetersOfOrganization, loadMeters, type LiveMeters } from "../meters/service.js";
-import * as repo from "./repository.js";
-import { toCustomerWire, type CustomerRow } from "./wire.js";
+import { findCustomersByExternalIds, findCustomersByIds, liveCustomerIdsAfter, newestLiveCustomerRows } from "../customers/service.js";
+import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 
 export type CustomerMeterSortKey =
   | "created_at"
@@ -108,12 +108,12 @@ export async function listCustomerMeters(
   const live = await liveMetersOfOrganization(db, organizationId);
   let customers: CustomerRow[];
   if (filter.customerIds || filter.externalCustomerIds) {
-    const byId = filter.customerIds ? await repo.findCustomersByIds(db, organizationId, filter.customerIds.filter(isUuid)) : null;
-    const byExternal = filter.externalCustomerIds ? await repo.findCustomersByExternalIds(db, organizationId, filter.externalCustomerIds) : null;
+    const byId = filter.customerIds ? await findCustomersByIds(db, organizationId, filter.customerIds.filter(isUuid)) : null;
+    const byExternal = filter.externalCustomerIds ? await findCustomersByExternalIds(db, organizationId, filter.externalCustomerIds) : null;
     const both = byId && byExternal ? byId.filter((c) => byExternal.some((e) => e.id === c.id)) : (byId ?? byExternal ?? []);
     customers = both.filter((c) => c.deletedAt === null);
   } else {
-    customers = live.meters.length === 0 ? [] : await repo.newestLiveCustomerRows(db, organizationId, MAX_LISTED_CUSTOMERS);
+    customers = live.meters.length === 0 ? [] : await newestLiveCustomerRows(db, organizationId, MAX_LISTED_CUSTOMERS);
   }
   const meterIds = filter.meterIds?.map((id) => id.toLowerCase());
   const scoped = meterIds ? { ...live, meters: live.meters.filter((m) => meterIds.includes(m.id)) } : live;
@@ -129,11 +129,11 @@ export async function getCustomerMeter(db: Queryable, organizationId: string, id
   const live = await liveMetersOfOrganization(db, organizationId);
   if (live.meters.length === 0) throw missing();
   for (let after: string | null = null; ; ) {
-    const ids = await repo.liveCustomerIdsAfter(db, organizationId, after, KEY_CHUNK);
+    const ids = await liveCustomerIdsAfter(db, organizationId, after, KEY_CHUNK);
     for (const customerId of ids) {
       const meter = live.meters.find((m) => customerMeterId(customerId, m.id) === wanted);
       if (!meter) continue;
-      const rows = await repo.findCustomersByIds(db, organizationId, [customerId]);
+      const rows = await findCustomersByIds(db, organizationId, [customerId]);
       const [found] = (await toWire(db, organizationId, await metersOfCustomers(db, organizationId, rows, { ...live, meters: [meter] }))).filter(
         (m) => m.id === wanted,
       );

@@ -1,7 +1,7 @@
 // Usage alerts' shapes (till's own, no Polar counterpart): the alert a seller defines on a meter, its input,
 // and the crossing a webhook of type `till.usage_alert.triggered` carries.
 import { z } from "zod";
-import type { usageAlert } from "../../../db/schema/index.js";
+import type { usageAlert } from "../../db/schema/index.js";
 
 /**
  * What a threshold measures over the customer's current period: consumed `units`; the `amount` the usage costs

@@ -1,12 +1,35 @@
 // The one place time-driven code reads "now" for an organization: the wall clock plus the organization's test
 // clock offset (sandbox organizations only; any other organization runs on the wall clock). Renewals, trials,
-// cancellations at period end, event timestamps, checkout and license key expiries ask here.
-import { sql, type SQL } from "drizzle-orm";
+// cancellations at period end, event timestamps, checkout and license key expiries ask here. The
+// clock's row is read here; the test clock's advance (test-clock/) moves it.
+import { eq, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import type { Queryable } from "../../db/client.js";
-import { qualified } from "../../db/qualified.js";
-import { testClock } from "../../db/schema/index.js";
-import { findClock } from "./repository.js";
+import type { Queryable } from "../db/client.js";
+import { preparedPerHandle } from "../db/prepared.js";
+import { qualified } from "../db/qualified.js";
+import { testClock } from "../db/schema/index.js";
+
+export interface ClockRow {
+  offsetMs: number;
+  createdAt: Date;
+  modifiedAt: Date | null;
+}
+
+/** The organization's clock row, if it was ever advanced. */
+export async function findClock(db: Queryable, organizationId: string): Promise<ClockRow | undefined> {
+  const [row] = await clockOf(db).execute({ organizationId });
+  return row;
+}
+
+// prepared: every time-driven request reads it (a confirm, an ingest), most often to find no row
+const clockOf = preparedPerHandle((db) =>
+  db
+    .select({ offsetMs: testClock.offsetMs, createdAt: testClock.createdAt, modifiedAt: testClock.modifiedAt })
+    .from(testClock)
+    .where(eq(testClock.organizationId, sql.placeholder("organizationId")))
+    .limit(1)
+    .prepare("test_clock_of"),
+);
 
 /** The organization's now at the wall clock `wall` (default: the wall clock now). */
 export async function orgNow(db: Queryable, organizationId: string, wall: Date = new Date()): Promise<Date> {

@@ -7,10 +7,10 @@
 // changed, or a period ended. Other aggregations (and a sum over the timestamp) are measured on every batch.
 // Within one process the bound never undercounts (checks of an organization run one at a time: coalesce.ts);
 // another replica's batches of the same customer are seen at the next measure, at most ALERTS_TTL_MS later.
-import { resolveProperty } from "../../../../shared/meter-filter.js";
-import type { MeteredUnitPriceWire } from "../../products/wire.js";
-import { meteredChargeOf } from "../../subscriptions/usage.js";
-import type { MeterWire } from "../wire.js";
+import { resolveProperty } from "../../../shared/meter-filter.js";
+import type { MeteredUnitPriceWire } from "../products/wire.js";
+import { meteredChargeOf } from "../subscriptions/usage.js";
+import type { MeterWire } from "../meters/wire.js";
 import type { OpenSubscription } from "./repository.js";
 import { ALERTS_TTL_MS, type AlertContext } from "./service.js";
 import type { UsageAlertRow } from "./wire.js";

@@ -1,13 +1,13 @@
 // /v1/usage-alerts (till's own API; no Polar counterpart, so no SDK method): a seller's usage alerts on meters.
 // Scopes are the meters' (an alert is part of a meter's configuration).
 import { z } from "zod";
-import type { BillingDeps } from "../../deps.js";
-import { pathId } from "../../http.js";
-import { scopeOf } from "../../route-auth.js";
+import type { BillingDeps } from "../deps.js";
+import { pathId } from "../http.js";
+import { scopeOf } from "../route-auth.js";
 import * as service from "./service.js";
-import { route, type V1App } from "../../contract.js";
+import { route, type V1App } from "../contract.js";
 import { USAGE_ALERT_KINDS, UsageAlertCreateInput } from "./wire.js";
-import { notFound, validationError } from "../../errors.js";
+import { notFound, validationError } from "../errors.js";
 
 const ListQuery = z.object({ meter_id: z.guid({ message: "Input should be a valid UUID" }).optional() });
 

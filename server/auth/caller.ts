@@ -8,11 +8,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { apikey, member, organization, organizationRole, session, user } from "../db/schema/auth.js";
-import { API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX } from "../auth/index.js";
-import { hashStoredToken } from "../auth/stored-tokens.js";
-import { roles as builtInRoles } from "../auth/access.js";
+import { API_KEY_PREFIX, SANDBOX_API_KEY_PREFIX } from "../../shared/auth-mount.js";
+import { hashStoredToken } from "./stored-tokens.js";
+import { roles as builtInRoles } from "./access.js";
 import { ensureSandbox, liveOrganizationOf } from "../billing/organizations/sandbox.js";
-import type { Mode } from "./mode.js";
+import type { Mode } from "../http/mode.js";
 import { isUuid } from "../../shared/uuid.js";
 
 export type Permissions = Record<string, string[]>;

@@ -1,7 +1,7 @@
 // What the seller changes on a subscription (PATCH and DELETE /v1/subscriptions/{id}), as Polar does: cancel at
 // the period end and uncancel, revoke now (its benefit grants revoked), product, discount, trial, seats and
 // billing-period changes (the product, discount and seat changes in plan-change.ts; those waiting for the period's
-// end, and dropping them, in scheduled.ts). Each change is one
+// end, and dropping them, in subscriptions/scheduled.ts). Each change is one
 // transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
 import { boundLockWaits, isLockNotAvailable, type Db, type Tx } from "../../db/client.js";
 import { withCallTurn } from "../../db/call-turns.js";
@@ -10,15 +10,15 @@ import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox
 import { revokeGrantsOfSubscription } from "../benefits/service.js";
 import { startDunning } from "../dunning/service.js";
 import { invalid, notFound } from "../errors.js";
-import { isCanceled, isEnded, type Cancellation, type Change, type SubscriptionUpdate } from "./change.js";
-import { alreadyCanceled, subscriptionLocked } from "./errors.js";
-import { toWires } from "./load.js";
+import { isCanceled, isEnded, type Cancellation, type Change, type SubscriptionUpdate } from "../subscriptions/change.js";
+import { alreadyCanceled, subscriptionLocked } from "../subscriptions/errors.js";
+import { toWires } from "../subscriptions/load.js";
+import { lockOpenSubscriptionsOfCustomer, lockSubscription, writeSubscription } from "../subscriptions/service.js";
 import { changeTerms, seats } from "./plan-change.js";
-import { clearPendingUpdate } from "./scheduled.js";
+import { clearPendingUpdate } from "../subscriptions/scheduled.js";
 import { applyProration } from "../renewal/proration.js";
-import * as repo from "./repository.js";
-import type { SubscriptionRow, SubscriptionWire } from "./wire.js";
-import { orgNow } from "../test-clock/clock.js";
+import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
+import { orgNow } from "../clock.js";
 
 const NOT_FOUND = "Subscription not found";
 
@@ -43,11 +43,11 @@ async function change(
     return await open(() => db.transaction(async (tx) => {
       // lock waits longer than REQUEST_LOCK_WAIT answer 409 SubscriptionLocked rather than holding the request
       await boundLockWaits(tx);
-      const current = await repo.lockSubscription(tx, organizationId, id);
+      const current = await lockSubscription(tx, organizationId, id);
       if (!current) throw notFound(NOT_FOUND);
       const now = await orgNow(tx, organizationId);
       const decided = await decide(tx, current, now);
-      let row = decided ? await repo.updateSubscription(tx, organizationId, id, { ...decided.patch, modifiedAt: now }) : current;
+      let row = decided ? await writeSubscription(tx, organizationId, id, { ...decided.patch, modifiedAt: now }) : current;
       // billed before the wire is read: a declined charge makes the subscription past_due
       const billed = decided?.proration ? await applyProration(tx, row, decided.proration, now, processor ?? null) : null;
       if (billed) row = billed.row;
@@ -158,11 +158,11 @@ export async function revokeSubscription(db: Db, organizationId: string, id: str
  * (`benefit_grant.revoked`). `customer.state_changed` is left to the caller. Returns how many were revoked.
  */
 export async function revokeSubscriptionsOfCustomer(tx: Tx, organizationId: string, customerId: string, now: Date, baseURL: string): Promise<number> {
-  const open = await repo.lockOpenSubscriptionsOfCustomer(tx, organizationId, customerId);
+  const open = await lockOpenSubscriptionsOfCustomer(tx, organizationId, customerId);
   const revoked: Array<{ row: SubscriptionRow; change: Change }> = [];
   for (const current of open) {
     const decided = revoke(organizationId, current, now, {});
-    revoked.push({ row: await repo.updateSubscription(tx, organizationId, current.id, { ...decided.patch, modifiedAt: now }), change: decided });
+    revoked.push({ row: await writeSubscription(tx, organizationId, current.id, { ...decided.patch, modifiedAt: now }), change: decided });
   }
   const wires = new Map((await toWires(tx, organizationId, revoked.map((r) => r.row), baseURL)).map((w) => [w.id, w]));
   for (const { row, change: decided } of revoked) {

@@ -8,8 +8,8 @@ import { listGrantedBenefitsForCustomer } from "../benefits/service.js";
 import { isUuid } from "../http.js";
 import { customerMeters, liveMetersOfOrganization } from "../meters/service.js";
 import { activeSubscriptionRows, activeSubscriptionsForCustomerState } from "../subscriptions/service.js";
-import { findCustomerRow, type CustomerRef } from "./service.js";
-import { toCustomerWire } from "./wire.js";
+import { findCustomerRow, type CustomerRef } from "../customers/service.js";
+import { toCustomerWire } from "../customers/wire.js";
 
 export async function getCustomerState(db: Queryable, organizationId: string, ref: CustomerRef) {
   const ofCustomer = (id: string) =>

@@ -6,16 +6,16 @@
 // the alert says so), all in one transaction. An organization without alerts pays no query (service.ts's cache).
 // A crash between the batch's commit and this check loses nothing for long: the next batch of that customer
 // measures the same totals and fires what is due.
-import type { Db, Queryable } from "../../../db/client.js";
-import { enqueue } from "../../../db/outbox.js";
-import { requestEmail } from "../../customer-emails/service.js";
-import { loadPrices } from "../../products/service.js";
-import type { MeteredUnitPriceWire, PriceWire } from "../../products/wire.js";
-import { creditsOf } from "../../subscriptions/meter-credits.js";
-import { applyCredits, meteredCharge, meteredChargeOf, type MeteredUsage } from "../../subscriptions/usage.js";
+import type { Db, Queryable } from "../../db/client.js";
+import { enqueue } from "../../db/outbox.js";
+import { requestEmail } from "../customer-emails/service.js";
+import { loadPrices } from "../products/service.js";
+import type { MeteredUnitPriceWire, PriceWire } from "../products/wire.js";
+import { creditsOf } from "../subscriptions/meter-credits.js";
+import { applyCredits, meteredCharge, meteredChargeOf, type MeteredUsage } from "../subscriptions/usage.js";
 import { batchBounds, customerKey, remember, settled, type Measure, type NamedEvent } from "./estimate.js";
 import { isFast, measureConsumed } from "./measure.js";
-import { ownerEmails } from "../../organizations/service.js";
+import { ownerEmails } from "../organizations/service.js";
 import * as repo from "./repository.js";
 import { alertContext, type AlertContext } from "./service.js";
 import { toUsageAlertWire, USAGE_ALERT_EVENT, type UsageAlertCrossingWire, type UsageAlertRow } from "./wire.js";

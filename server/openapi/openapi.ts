@@ -7,13 +7,14 @@ import fastifySwagger, { type SwaggerTransform } from "@fastify/swagger";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { AUTH_BASE_PATH, type Auth } from "../auth/index.js";
+import { type Auth } from "../auth/index.js";
+import { AUTH_BASE_PATH } from "../../shared/auth-mount.js";
 import { callerOf, documentedError, type CallerKind, type ResponseModel, type Responses } from "../billing/contract.js";
-import { IDEMPOTENCY_PARAMETER, takesIdempotencyKey } from "./idempotency.js";
+import { IDEMPOTENCY_PARAMETER, takesIdempotencyKey } from "../http/idempotency.js";
 import { summaryOf, V1_TAGS } from "./openapi-summaries.js";
 import { POLAR_MODELS } from "./polar-models.js";
 import { POLAR_UNIONS, type PolarUnion } from "./polar-unions.js";
-import { methodsOf } from "./route-hooks.js";
+import { methodsOf } from "../http/route-hooks.js";
 
 type Json = Record<string, unknown>;
 type Operation = Json & { parameters?: unknown[]; responses?: Json; description?: string };
@@ -97,7 +98,7 @@ const unions = () =>
 const componentRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /**
- * An SDK schema as JSON Schema (the wire side, before the SDK maps it); a union of server/http/polar-unions.ts met
+ * An SDK schema as JSON Schema (the wire side, before the SDK maps it); a union of server/openapi/polar-unions.ts met
  * inside becomes a reference to its component, its name added to `found`.
  */
 function toJsonSchema(schema: z.core.$ZodType, u: Unions, found: Set<string>): Json {
@@ -128,12 +129,12 @@ async function addPolarModel(name: string, components: Json): Promise<void> {
   if (union) {
     components[name] = { anyOf: Object.keys(union.members).map(componentRef) };
     for (const [member, schema] of Object.entries(union.members)) {
-      if (!(schema instanceof z.core.$ZodType)) throw new Error(`openapi: ${name}'s member ${member} is not a schema (server/http/polar-unions.ts)`);
+      if (!(schema instanceof z.core.$ZodType)) throw new Error(`openapi: ${name}'s member ${member} is not a schema (server/openapi/polar-unions.ts)`);
       components[member] ??= toJsonSchema(schema, u, found);
     }
   } else {
     const schema = await POLAR_MODELS[name]?.();
-    if (!(schema instanceof z.core.$ZodType)) throw new Error(`openapi: no model ${name} in server/http/polar-models.ts (add it from @polar-sh/sdk)`);
+    if (!(schema instanceof z.core.$ZodType)) throw new Error(`openapi: no model ${name} in server/openapi/polar-models.ts (add it from @polar-sh/sdk)`);
     components[name] = toJsonSchema(schema, u, found);
   }
   for (const inner of found) await addPolarModel(inner, components);
