@@ -48,7 +48,10 @@ export interface App {
   v1Routes: V1Route[];
   /** Every route the app serves (method, url: `/v1/files/:id`, `/api/auth/*`), for tests that try each one. */
   routes: Array<{ method: string; url: string }>;
-  /** The jobs worker (webhook delivery): main.ts starts it after listen, tests when they need it; closing the app stops it. */
+  /**
+   * The jobs worker (webhook delivery): main.ts starts it after listen, tests when they need it; closing the app stops
+   * it.
+   */
   worker: Worker;
 }
 

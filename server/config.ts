@@ -84,10 +84,16 @@ const EnvSchema = z.object({
   TILL_LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
   NODE_ENV: z.string().optional(),
   TILL_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** Webhook endpoints on private/loopback addresses (and http:// on loopback); default: on only in the embedded PGlite mode. */
+  /**
+   * Webhook endpoints on private/loopback addresses (and http:// on loopback); default: on only in the embedded PGlite
+   * mode.
+   */
   TILL_WEBHOOKS_ALLOW_PRIVATE: bool.optional(),
   TILL_POLAR_WEBHOOK_SECRET: z.string().min(1).optional(),
-  /** Days the delivery log, finished webhook events and processed outbox rows are kept (≥ 1: `till listen` replays recent rows). */
+  /**
+   * Days the delivery log, finished webhook events and processed outbox rows are kept (≥ 1: `till listen` replays
+   * recent rows).
+   */
   TILL_EVENT_RETENTION: z
     .string()
     .regex(/^\d+mo$/, "must be a number of months such as 24mo")
@@ -174,7 +180,10 @@ export interface Config {
   renewalConcurrency: number;
   /** testInLive: the test processor serves live organizations too (TILL_TEST_PAYMENTS=live); never in production. */
   payments: { testInLive: boolean; stripeApiUrl: string };
-  /** reviewRequired: submitted details put the organization under review until a platform admin decides (TILL_ORG_REVIEW). */
+  /**
+   * reviewRequired: submitted details put the organization under review until a platform admin decides
+   * (TILL_ORG_REVIEW).
+   */
   organizations: { reviewRequired: boolean };
 }
 

@@ -9,7 +9,9 @@
 //   Kubernetes) starts a clean process, and the outbox makes sure nothing committed is lost.
 import type { FastifyBaseLogger } from "fastify";
 
-/** How long the requests in flight may take to finish before a process stopping on an uncaught exception exits anyway. */
+/**
+ * How long the requests in flight may take to finish before a process stopping on an uncaught exception exits anyway.
+ */
 export const FATAL_STOP_TIMEOUT_MS = 10_000;
 
 export function installProcessGuard(log: FastifyBaseLogger, stop: () => Promise<void>): void {

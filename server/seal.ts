@@ -44,7 +44,10 @@ export function unseal(secret: string, purpose: SealPurpose, sealed: string): st
   }
 }
 
-/** HMAC-SHA256 (base64url) of `plain` under a key derived from the server secret: finds a row without storing its secret. */
+/**
+ * HMAC-SHA256 (base64url) of `plain` under a key derived from the server secret: finds a row without storing its
+ * secret.
+ */
 export function lookupHash(secret: string, purpose: SealPurpose, plain: string): string {
   return createHmac("sha256", derive(secret, `till lookup\0${purpose}`)).update(plain, "utf8").digest("base64url");
 }

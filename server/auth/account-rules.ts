@@ -1,5 +1,5 @@
-// Account rules of the product spec (routes, states, validation, errors) that better-auth 1.7.25 words or orders differently,
-// kept in one plugin so the rest of the auth set-up stays stock better-auth:
+// Account rules of the product spec (routes, states, validation, errors) that better-auth 1.7.25 words or orders
+// differently, kept in one plugin so the rest of the auth set-up stays stock better-auth:
 // - the spec's error texts (codes are the upper-cased message) and lower-case verify-email error codes;
 // - "Invalid email" for a malformed sign-up email, as sign-in already answers;
 // - update-user takes a string name and a string-or-null image (better-auth passes any JSON to the database);
@@ -102,8 +102,8 @@ const updateUser = createAuthMiddleware(async (ctx) => {
 /**
  * POST /delete-user. With sendDeleteAccountVerification configured, better-auth mails a link even when the
  * password is given. The spec deletes at once for a password on a fresh session, so a checked password is
- * turned into a deletion token the endpoint consumes (it checks the password again). A stale session may neither delete nor ask for the
- * link; a submitted token (from the mail) needs no fresh session.
+ * turned into a deletion token the endpoint consumes (it checks the password again). A stale session may neither delete
+ * nor ask for the link; a submitted token (from the mail) needs no fresh session.
  */
 const deleteUser = createAuthMiddleware(async (ctx) => {
   const body = bodyOf(ctx.body);

@@ -1,7 +1,8 @@
 // GET /api/auth/api-key/page: one page of an organization's API keys of one side (live: till_live_ and the older
-// till_; sandbox: till_test_; all: both, for `till keys list`), newest first, counted and cut in the database. The plugin's own /api-key/list reads
-// every key of the organization into memory and cannot tell the sides apart; the web app's list uses this one.
-// Same rule as the plugin: a member whose role may read the organization's keys (apiKey: read).
+// till_; sandbox: till_test_; all: both, for `till keys list`), newest first, counted and cut in the database. The
+// plugin's own /api-key/list reads every key of the organization into memory and cannot tell the sides apart; the web
+// app's list uses this one. Same rule as the plugin: a member whose role may read the organization's keys (apiKey:
+// read).
 import { APIError, createAuthEndpoint, sessionMiddleware } from "better-auth/api";
 import { hasPermission, type OrganizationOptions } from "better-auth/plugins/organization";
 import { z } from "zod";

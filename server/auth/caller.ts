@@ -130,7 +130,8 @@ async function readKey(db: Db, digest: string) {
       organizationSlug: organization.slug,
     })
     .from(apikey)
-    // reference_id is text (the api-key plugin's column) holding an organization id (a uuid): cast it, so the join uses the primary key
+    // reference_id is text (the api-key plugin's column) holding an organization id (a uuid): cast it, so the join uses
+    // the primary key
     .leftJoin(organization, sql`${organization.id} = ${apikey.referenceId}::uuid`)
     .where(eq(apikey.key, digest))
     .limit(1);

@@ -1,7 +1,7 @@
-// POST /api/auth/checkout — the product's checkout request (the spec's "Checkout request" entity and Checkout call), the
-// endpoint @polar-sh/better-auth's checkout plugin offers, served by till itself: it opens a checkout for
-// the signed-in user (or an anonymous visitor) and answers {url, redirect}. Errors carry a message the
-// product shows to the user as is.
+// POST /api/auth/checkout — the product's checkout request (the spec's "Checkout request" entity and Checkout call),
+// the endpoint @polar-sh/better-auth's checkout plugin offers, served by till itself: it opens a checkout for the
+// signed-in user (or an anonymous visitor) and answers {url, redirect}. Errors carry a message the product shows to the
+// user as is.
 //
 // The request names products, not an organization: the products name their seller, and must all be sold
 // by the same one. `slug` is accepted as another way to name one product by its id (till products have no

@@ -1,13 +1,16 @@
 // GET /api/auth/error?error={code}: the page social sign-in and link callbacks land on when they fail.
-// better-auth ships its own page; ours carries the texts of the product spec's error screen in the web app's look (its own
-// stylesheet, web/src/styles.css, inlined: light or dark from the system setting) and says in one line what
-// the common codes mean.
+// better-auth ships its own page; ours carries the texts of the product spec's error screen in the web app's look (its
+// own stylesheet, web/src/styles.css, inlined: light or dark from the system setting) and says in one line what the
+// common codes mean.
 import { readFileSync } from "node:fs";
 
 const TEXT =
   "We encountered an issue while processing your request. Please try again or contact the application owner if the problem persists.";
 
-/** What went wrong, in the user's words, for the codes better-auth's callbacks and links send (the spec's error catalogue). */
+/**
+ * What went wrong, in the user's words, for the codes better-auth's callbacks and links send (the spec's error
+ * catalogue).
+ */
 export const ERROR_EXPLANATIONS: Readonly<Record<string, string>> = {
   invalid_callback_request: "The sign-in provider sent back a request that could not be read.",
   state_not_found: "The sign-in took too long or was started in another browser; start it again from this browser.",

@@ -1,10 +1,10 @@
-// The last word on the shape of an error /api/auth answers (the product spec's error catalogue): every JSON error carries a
-// `message` and a `code`, the code being the upper-cased form of the message. better-auth answers some refusals
-// with a bare status and a body of `null` (a missing session on get-access-token, refresh-token,
-// organization/create, admin/list-user-sessions), and some messages without a code ("Email is the same",
-// "No fields to update"). "Session is not fresh" is 400 as the spec's table says (better-auth: 403), and so is
-// a bad or expired verify-email token without a callback to redirect to (better-auth: 401). Statuses are set
-// here because better-auth answers with the endpoint's first status whatever an after hook throws.
+// The last word on the shape of an error /api/auth answers (the product spec's error catalogue): every JSON error
+// carries a `message` and a `code`, the code being the upper-cased form of the message. better-auth answers some
+// refusals with a bare status and a body of `null` (a missing session on get-access-token, refresh-token,
+// organization/create, admin/list-user-sessions), and some messages without a code ("Email is the same", "No fields to
+// update"). "Session is not fresh" is 400 as the spec's table says (better-auth: 403), and so is a bad or expired
+// verify-email token without a callback to redirect to (better-auth: 401). Statuses are set here because better-auth
+// answers with the endpoint's first status whatever an after hook throws.
 import { STATUS_CODES } from "node:http";
 
 /** The spec's code of a message: its upper-cased form, words joined by "_". */

@@ -163,7 +163,8 @@ export function createAuth({ config, db, mailer, secret }: AuthDeps) {
     user: {
       changeEmail: {
         enabled: true,
-        // the spec's user and email states: an unverified email is changed at once (a verification mail goes to the new address)
+        // the spec's user and email states: an unverified email is changed at once (a verification mail goes to the new
+        // address)
         updateEmailWithoutVerification: true,
         sendChangeEmailConfirmation: async ({ user, newEmail, url }) =>
           send(changeEmailMail(user.email, newEmail, await emailChangeLink(secret, url, user, newEmail))),

@@ -1,10 +1,10 @@
 // Social sign-in and linked accounts, where better-auth 1.7 differs from the product spec.
-// Linked-account calls also take the spec's shape (its linked-account calls): an account is named by providerId (plus, optionally,
-// accountId: the provider's id of the account), and account-info is also a POST. better-auth 1.7 names an
-// account by its row id only (accountId) and serves account-info as a GET; both shapes work. The spec's
-// provider errors come with the spec's shape: "Provider {id} is not supported." from get-access-token,
-// "Provider {id} not found." from refresh-token.
-// A callback whose state cannot be one of ours is answered state_mismatch before it reaches the database.
+// Linked-account calls also take the spec's shape (its linked-account calls): an account is named by providerId (plus,
+// optionally, accountId: the provider's id of the account), and account-info is also a POST. better-auth 1.7 names an
+// account by its row id only (accountId) and serves account-info as a GET; both shapes work. The spec's provider errors
+// come with the spec's shape: "Provider {id} is not supported." from get-access-token, "Provider {id} not found." from
+// refresh-token. A callback whose state cannot be one of ours is answered state_mismatch before it reaches the
+// database.
 import type { BetterAuthPlugin } from "better-auth";
 import {
   APIError,
@@ -48,8 +48,8 @@ async function providerConfigured(providers: unknown[], id: string): Promise<boo
 
 /**
  * get-access-token and refresh-token over HTTP: without a session, "Either userId or session is required"
- * when no userId is named either (the spec's error catalogue); a userId alone is not enough from a client (better-auth trusts it only
- * from the server itself), so that is 401 — with a body in the spec's shape (error-shape.ts).
+ * when no userId is named either (the spec's error catalogue); a userId alone is not enough from a client (better-auth
+ * trusts it only from the server itself), so that is 401 — with a body in the spec's shape (error-shape.ts).
  */
 const sessionOrUserId = createAuthMiddleware(async (ctx) => {
   if (!ctx.request && !ctx.headers) return;

@@ -19,7 +19,9 @@ export interface BillingDeps {
   routes?: V1Route[];
   /** LISTEN on a channel of the database (live streams wake on it); polling alone without it. */
   listen?: Database["listen"];
-  /** Read replicas: lists, exports, metrics and customer state read from one when it is fresh enough (read-routing.ts). */
+  /**
+   * Read replicas: lists, exports, metrics and customer state read from one when it is fresh enough (read-routing.ts).
+   */
   reads?: ReadRouting | undefined;
   /** The database's driver (events ingest overlaps its INSERT with its checks on PostgreSQL only). */
   driver?: Database["driver"];

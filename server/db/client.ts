@@ -23,7 +23,9 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** Either the handle or an open transaction: what repositories take. */
 export type Queryable = Db | Tx;
 
-/** The rows of a raw statement (`db.execute`): postgres.js answers with the rows, PGlite with an object holding them. */
+/**
+ * The rows of a raw statement (`db.execute`): postgres.js answers with the rows, PGlite with an object holding them.
+ */
 export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown;
   return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
@@ -36,7 +38,9 @@ export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
  */
 export const ADVISORY_LOCK_CLASS = { ingest: 7316, customerTurn: 7317 } as const;
 
-/** How long a request's transaction waits for a row another one holds before it answers 409 instead (boundLockWaits). */
+/**
+ * How long a request's transaction waits for a row another one holds before it answers 409 instead (boundLockWaits).
+ */
 export const REQUEST_LOCK_WAIT = "5s";
 
 /**

@@ -9,7 +9,9 @@ import { ConfigError } from "../config.js";
 import { sealStored, storedLookup, unseal, type StoredSecretPurpose } from "../seal.js";
 
 const BATCH = 500;
-/** What the test processor's metadata holds in place of the secret (billing/checkouts/wire.ts, CLIENT_SECRET_TEMPLATE). */
+/**
+ * What the test processor's metadata holds in place of the secret (billing/checkouts/wire.ts, CLIENT_SECRET_TEMPLATE).
+ */
 const CLIENT_SECRET_TEMPLATE = "{CLIENT_SECRET}";
 
 export async function sealLeftoverSecrets(db: Db, secret: string): Promise<void> {

@@ -203,7 +203,10 @@ function rowsOf<T>(result: unknown): T[] {
  * given back, or completed with the answer sealed.
  */
 function keyStore(db: Db, ttlMs: number, leaseMs: number) {
-  /** Inserts the key in progress, or takes over an expired row or a lapsed lease of the same request; true when this request holds it. */
+  /**
+   * Inserts the key in progress, or takes over an expired row or a lapsed lease of the same request; true when this
+   * request holds it.
+   */
   async function claim(scope: string, keyHash: string, requestHash: string, method: string, route: string): Promise<boolean> {
     const result = await db.execute(sql`
       INSERT INTO idempotency_key (scope, key_hash, request_hash, method, route, status, locked_until, created_at, expires_at)

@@ -66,7 +66,10 @@ export function checkUrl(req: FastifyRequest): void {
 
 declare module "fastify" {
   interface FastifyContextConfig {
-    /** The route checks its own query and body characters (OAuth callbacks answer a browser with a redirect, not an error). */
+    /**
+     * The route checks its own query and body characters (OAuth callbacks answer a browser with a redirect, not an
+     * error).
+     */
     checksOwnCharacters?: boolean;
     /**
      * The handler parses its JSON body itself (`jsonBody(req)`), once it is authenticated: `req.body` is an

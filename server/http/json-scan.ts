@@ -52,11 +52,11 @@ const MID_DEPTH = 4;
 
 /**
  * One pass over the text, O(length): nesting depth, values, keys per object and distinct key names outside
- * strings, and which escapes the strings hold. A string's first characters are read one by one (most strings are short, and an
- * indexOf call costs more than a few reads); past INLINE plain characters its end is found with indexOf, the
- * next quote and the next backslash each searched again only once passed, so every character is looked at a
- * bounded number of times. Malformed JSON is left to JSON.parse, which refuses it anyway. Text decoded from
- * UTF-8 holds no raw unpaired surrogate (the decoder makes U+FFFD of one), so only escapes can bring them.
+ * strings, and which escapes the strings hold. A string's first characters are read one by one (most strings are short,
+ * and an indexOf call costs more than a few reads); past INLINE plain characters its end is found with indexOf, the
+ * next quote and the next backslash each searched again only once passed, so every character is looked at a bounded
+ * number of times. Malformed JSON is left to JSON.parse, which refuses it anyway. Text decoded from UTF-8 holds no raw
+ * unpaired surrogate (the decoder makes U+FFFD of one), so only escapes can bring them.
  *
  * Resumable: `run(until)` scans up to about `until` and returns whether the scan is over, so a large body is
  * scanned in slices between which the event loop runs (scanJsonSliced). With `bigSpan`, every array or object

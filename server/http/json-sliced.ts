@@ -59,7 +59,9 @@ export async function scanJsonSliced(text: string, bigSpan = PIECE): Promise<Jso
 export const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 export interface SlicedParseOptions {
-  /** Parses one piece (JSON.parse, or secure-json-parse when the text may hold a prototype key); throws a SyntaxError. */
+  /**
+   * Parses one piece (JSON.parse, or secure-json-parse when the text may hold a prototype key); throws a SyntaxError.
+   */
   parsePiece: (text: string) => unknown;
   /** Whether a prototype key must be refused (the text may hold one: see mayPoison). */
   poison: boolean;

@@ -1,10 +1,10 @@
 // What the request log may show of a URL. Several URLs carry a credential: the customer portal's link
 // (?customer_session_token=), signed file downloads (?signature=), presigned upload parts (?token=), the
 // device page (?user_code=), password-reset links (/reset-password/{token}) and the checkout's client secret
-// (/checkouts/client/{secret}), and a checkout link's (/checkout-links/{secret}/redirect). Their values are replaced before a log line is written.
-// The router decodes %xx escapes before it matches a path, so /v1/checkouts/%63lient/{secret} is the client route:
-// a path is redacted as the router reads it too, and till's own credentials are redacted by their prefix
-// wherever they appear (a 404's path, another case, %2F for a slash).
+// (/checkouts/client/{secret}), and a checkout link's (/checkout-links/{secret}/redirect). Their values are replaced
+// before a log line is written. The router decodes %xx escapes before it matches a path, so
+// /v1/checkouts/%63lient/{secret} is the client route: a path is redacted as the router reads it too, and till's own
+// credentials are redacted by their prefix wherever they appear (a 404's path, another case, %2F for a slash).
 const SECRET_PARAMS = /^(token|signature|customer_session_token|user_code|code|client_secret)$/i;
 const SECRET_SEGMENTS = /(\/reset-password\/+|\/checkout\/+|\/checkouts\/+client\/+|\/checkout-links\/+(?=till_cl_))[^/?#]+/gi;
 const SECRET_VALUES = /(till_(?:c|cl|cst|seat|live|test)_)[A-Za-z0-9_-]+/gi;

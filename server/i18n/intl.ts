@@ -8,7 +8,10 @@ import { formatMoney, formatUnitAmount } from "../../shared/money.js";
 
 export type Catalog = Record<string, string>;
 
-/** A surface's catalogs: English is the source, every other locale has exactly its keys (tests/unit/server-i18n.test.ts). */
+/**
+ * A surface's catalogs: English is the source, every other locale has exactly its keys
+ * (tests/unit/server-i18n.test.ts).
+ */
 export type Catalogs<C extends Catalog> = Record<Locale, C>;
 
 /** The values a message takes. */

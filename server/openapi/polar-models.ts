@@ -1,6 +1,7 @@
 // The @polar-sh/sdk models the /v1 routes declare as responses (`route({...})`'s `responses`, by name), each
 // module loaded when /api/openapi.json is first built. A static table: TypeScript checks that every entry names a
-// real inbound schema of the SDK; a route naming a model not listed here fails the document (tests/api/openapi.test.ts).
+// real inbound schema of the SDK; a route naming a model not listed here fails the document
+// (tests/api/openapi.test.ts).
 
 /** A model's inbound (wire-side) zod schema, by model name. */
 export const POLAR_MODELS: Readonly<Record<string, () => Promise<unknown>>> = {

@@ -74,7 +74,9 @@ export interface ProcessorEventRef {
  */
 export const PROCESSOR_EVENT_OUTBOX_TYPE = "stripe.event";
 
-/** A dispute closed (conceded), as the processor answers; `refused`: it would not (409), else it was not reached (502). */
+/**
+ * A dispute closed (conceded), as the processor answers; `refused`: it would not (409), else it was not reached (502).
+ */
 export type DisputeClose = { ok: true; dispute: ProcessorDispute } | { ok: false; refused: boolean; detail: string };
 
 /** till's record of a payment made through the processor, to compare with the processor's. */
@@ -123,7 +125,10 @@ export interface ProcessorAccounts {
   openEvent(db: Queryable, organizationId: string, event: ProcessorEventRef): Promise<ProcessorEvent | { ignored: string | null }>;
   /** Concedes a dispute at the processor (it is lost). */
   closeDispute(db: Queryable, organizationId: string, processorDisputeId: string): Promise<DisputeClose>;
-  /** Every difference between till's payments (`tillPayments`, read with the processor's id) and the account's over a window. */
+  /**
+   * Every difference between till's payments (`tillPayments`, read with the processor's id) and the account's over a
+   * window.
+   */
   reconcile(
     db: Queryable,
     organizationId: string,

@@ -40,7 +40,9 @@ export function createPaymentProcessor(payments: Pick<Config["payments"], "testI
 export const serverPaymentProcessor = (config: Pick<Config, "payments">, secret: string): PaymentProcessor =>
   createPaymentProcessor(config.payments, { secret, stripeApiUrl: config.payments.stripeApiUrl });
 
-/** The sellers' processor accounts (their connections, events, disputes): Stripe's, the one processor sellers connect. */
+/**
+ * The sellers' processor accounts (their connections, events, disputes): Stripe's, the one processor sellers connect.
+ */
 export function processorAccounts(ctx: { secret: string; stripeApiUrl: string; baseURL: string }): ProcessorAccounts {
   return createStripeAccounts(ctx);
 }

@@ -107,7 +107,10 @@ export type PaymentResult =
     }
   | {
       ok: false;
-      /** Stripe's decline codes where they apply (card_declined, insufficient_funds, expired_card, authentication_required, …). */
+      /**
+       * Stripe's decline codes where they apply (card_declined, insufficient_funds, expired_card,
+       * authentication_required, …).
+       */
       code: string;
       /** Shown to the customer as is. */
       message: string;
@@ -124,13 +127,18 @@ export type PaymentResult =
       processorError?: ProcessorError;
     };
 
-/** Why the processor did not process a payment (PaymentResult.processorError): for the seller's eyes, never a buyer's. */
+/**
+ * Why the processor did not process a payment (PaymentResult.processorError): for the seller's eyes, never a buyer's.
+ */
 export interface ProcessorError {
   /** The processor's own code (Stripe's `resource_missing`, `parameter_unknown`, `rate_limit`…) or its error type. */
   code: string;
   /** The processor's developer message. */
   detail: string;
-  /** A passing failure (outage, rate limit, connection) that a retry may get through; else till's or the seller's to fix. */
+  /**
+   * A passing failure (outage, rate limit, connection) that a retry may get through; else till's or the seller's to
+   * fix.
+   */
   transient: boolean;
   /**
    * The request may have been processed and its answer lost (the connection dropped after the client's own
@@ -139,7 +147,10 @@ export interface ProcessorError {
   answerLost: boolean;
 }
 
-/** The code and message of a payment the processor could not process (PaymentResult.processorError), as the buyer reads them. */
+/**
+ * The code and message of a payment the processor could not process (PaymentResult.processorError), as the buyer reads
+ * them.
+ */
 export const PROCESSING_ERROR_CODE = "processing_error";
 export const PROCESSING_ERROR_MESSAGE = "The payment could not be processed. Nothing was charged; please try again later.";
 
@@ -215,7 +226,10 @@ export interface PaymentProcessor {
   paymentOutcome(intentId: string): Promise<PaymentResult>;
   /** A setup the customer finished after an action (the portal's confirmPaymentMethod with a SetupIntent id). */
   setupOutcome(intentId: string): Promise<PaymentResult>;
-  /** Removes a saved method at the processor too (Stripe: detached from its customer); nothing to do where it keeps none. */
+  /**
+   * Removes a saved method at the processor too (Stripe: detached from its customer); nothing to do where it keeps
+   * none.
+   */
   detach(paymentMethodId: string): Promise<void>;
   /** Makes a saved method the processor customer's default (Stripe: invoice_settings.default_payment_method). */
   setDefault(processorCustomerId: string, paymentMethodId: string): Promise<void>;

@@ -74,14 +74,19 @@ function brandOf(digits: string): string {
 
 export type TokenizeResult = { ok: true; token: string; brand: string; last4: string } | { ok: false; field: keyof TestCard; message: string; code: "incorrect_number" | "expired_card" };
 
-/** What a payment request is for, as a token names it: the checkout it confirms, else the customer it saves a card for. */
+/**
+ * What a payment request is for, as a token names it: the checkout it confirms, else the customer it saves a card for.
+ */
 export function paymentPurpose(metadata: Record<string, string>): string {
   if (metadata.checkout_id) return `checkout:${metadata.checkout_id}`;
   if (metadata.customer_id) return `customer:${metadata.customer_id}`;
   return "";
 }
 
-/** Checks a card like a card form would and returns its token, usable only `purpose` (paymentPurpose). `now` decides what "expired" means. */
+/**
+ * Checks a card like a card form would and returns its token, usable only `purpose` (paymentPurpose). `now` decides
+ * what "expired" means.
+ */
 export function tokenizeTestCard(card: TestCard, purpose: string, now = new Date()): TokenizeResult {
   const digits = card.number.replace(/[\s-]/g, "");
   if (!/^\d{12,19}$/.test(digits) || !luhnValid(digits)) {

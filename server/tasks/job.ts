@@ -57,7 +57,9 @@ export interface WorkerLog {
   error(obj: unknown, msg?: string): void;
 }
 
-/** What a worker's loop sees of the worker: running; stopping (finish what is in hand); dead (a crash: record nothing). */
+/**
+ * What a worker's loop sees of the worker: running; stopping (finish what is in hand); dead (a crash: record nothing).
+ */
 export type WorkerState = "idle" | "running" | "stopping" | "dead";
 
 /** The configuration the worker's jobs read; a job whose part is missing is not run by this worker. */

@@ -119,7 +119,9 @@ function unbilledUsage(organizationId: string, subscriptionId: string) {
   );
 }
 
-/** What the wallet paid for the subscription's usage as it happened and no renewal has billed yet (minor units, ≥ 0). */
+/**
+ * What the wallet paid for the subscription's usage as it happened and no renewal has billed yet (minor units, ≥ 0).
+ */
 export async function prepaidUsage(db: Queryable, organizationId: string, subscriptionId: string): Promise<number> {
   const [row] = await db
     .select({ total: sql<string | null>`sum(${customerBalanceEntry.amount})` })

@@ -56,7 +56,10 @@ export async function insertDeliveries(
   return done.length;
 }
 
-/** The live grants (granted or waiting for delivery) of the benefits (live or deleted), for a re-grant after the benefit changed. */
+/**
+ * The live grants (granted or waiting for delivery) of the benefits (live or deleted), for a re-grant after the benefit
+ * changed.
+ */
 export async function grantedGrantIdsOfBenefits(tx: Queryable, benefitIds: string[]) {
   if (benefitIds.length === 0) return [];
   return tx
@@ -82,7 +85,10 @@ export async function grantedGrantIdsOfCustomer(tx: Queryable, organizationId: s
   return rows.map((r) => r.id);
 }
 
-/** The organization's grants of `type`, waiting, granted or revoked, that carry an error (a fixed integration re-runs them). */
+/**
+ * The organization's grants of `type`, waiting, granted or revoked, that carry an error (a fixed integration re-runs
+ * them).
+ */
 export async function failedGrantsOfOrganization(tx: Queryable, organizationId: string, type: string): Promise<Array<{ id: string; revoked: boolean }>> {
   const rows = await tx
     .select({ id: benefitGrant.id, revokedAt: benefitGrant.revokedAt })

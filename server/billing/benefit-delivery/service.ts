@@ -27,7 +27,9 @@ export interface DeliveryDeps {
 export const RETRY_DELAYS_MS = [30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 3600_000, 2 * 3600_000, 4 * 3600_000, 8 * 3600_000];
 export const GIVE_UP_AFTER_MS = 24 * 3600_000;
 
-/** The wait before trying again after the delivery's `attempts`-th failure, or null: the next try would be past a day. */
+/**
+ * The wait before trying again after the delivery's `attempts`-th failure, or null: the next try would be past a day.
+ */
 export function retryDelay(attempts: number, createdAt: Date, now: number): number | null {
   const delay = RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length - 1)]!;
   return now + delay - createdAt.getTime() < GIVE_UP_AFTER_MS ? delay : null;
@@ -73,7 +75,9 @@ export const release = (db: Db, token: string, ids: string[]) => repo.release(db
 
 type GrantContext = NonNullable<Awaited<ReturnType<typeof repo.grantOf>>>;
 
-/** Does what the delivery asks against GitHub or Discord; returns the grant's new properties, or throws DeliveryError. */
+/**
+ * Does what the delivery asks against GitHub or Discord; returns the grant's new properties, or throws DeliveryError.
+ */
 async function perform(db: Db, deps: DeliveryDeps, d: repo.DeliveryRow, ctx: GrantContext): Promise<Record<string, unknown>> {
   const platform = repo.PLATFORM_OF[ctx.benefit.type];
   if (!platform) throw permanent("invalid", `Benefits of type ${ctx.benefit.type} are not delivered outside till.`);

@@ -237,9 +237,9 @@ export const revokeGrantsOfCustomer = (db: Queryable, organizationId: string, cu
   revokeGrants(db, organizationId, eq(benefitGrant.customerId, customerId), now);
 
 /**
- * Refreshes the properties of the benefit's live grants (granted or being delivered) in one statement: previous_properties keeps what
- * they were and `mirror` (the grant's copies of the benefit's properties) is merged in. Returns the grants with
- * their customers, in grant order.
+ * Refreshes the properties of the benefit's live grants (granted or being delivered) in one statement:
+ * previous_properties keeps what they were and `mirror` (the grant's copies of the benefit's properties) is merged in.
+ * Returns the grants with their customers, in grant order.
  */
 export async function refreshGrantProperties(db: Queryable, organizationId: string, benefitId: string, mirror: Record<string, unknown>, now: Date) {
   const grants = await db
@@ -284,7 +284,10 @@ export async function cycleGrants(db: Queryable, organizationId: string, subscri
   return grantsWithEmbeds(db, organizationId, touched.map((g) => g.id));
 }
 
-/** cycleGrants of many subscriptions of one organization: the grants by subscription id, each list in cycleGrants' order. */
+/**
+ * cycleGrants of many subscriptions of one organization: the grants by subscription id, each list in cycleGrants'
+ * order.
+ */
 export async function cycleGrantsOf(db: Queryable, organizationId: string, subscriptionIds: string[], now: Date) {
   const out = new Map<string, Awaited<ReturnType<typeof grantsWithEmbeds>>>();
   if (subscriptionIds.length === 0) return out;
@@ -313,7 +316,10 @@ async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: stri
     .orderBy(asc(order), asc(benefitGrant.id));
 }
 
-/** Each subscription's granted meter_credit grants with their benefit's properties, by subscription id (a renewal batch). */
+/**
+ * Each subscription's granted meter_credit grants with their benefit's properties, by subscription id (a renewal
+ * batch).
+ */
 export async function meterCreditGrantsOf(db: Queryable, organizationId: string, subscriptionIds: string[]) {
   const out = new Map<string, Array<{ id: string; properties: Record<string, unknown>; benefit: Record<string, unknown> }>>();
   if (subscriptionIds.length === 0) return out;

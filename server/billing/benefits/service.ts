@@ -135,7 +135,8 @@ export async function revokeGrantsOfMember(tx: Queryable, organizationId: string
   return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfMember(tx, organizationId, memberId, now));
 }
 
-/** The same for every grant of a customer being deleted (its orders' and subscriptions'), in the caller's transaction. */
+/** The same for every grant of a customer being deleted (its orders' and subscriptions'), in the caller's
+ * transaction. */
 export async function revokeGrantsOfCustomer(tx: Queryable, organizationId: string, customerId: string, now: Date): Promise<BenefitGrantWire[]> {
   return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfCustomer(tx, organizationId, customerId, now));
 }
@@ -388,7 +389,8 @@ export async function grantBenefits(
 
 /** The meter credits each subscription's grants give, by lower-cased meter id (subscriptions' usage). */
 export const meterCreditsOfSubscriptions: typeof grantRepo.meterCreditsOfSubscriptions = (...args) => grantRepo.meterCreditsOfSubscriptions(...args);
-/** Touches (modified_at) the subscription's granted grants and returns them with their benefit and customer (renewal, dunning). */
+/** Touches (modified_at) the subscription's granted grants and returns them with their benefit and customer (renewal,
+ * dunning). */
 export const cycleGrants: typeof grantRepo.cycleGrants = (...args) => grantRepo.cycleGrants(...args);
 /** cycleGrants of many subscriptions of one organization, by subscription id. */
 /** Each subscription's granted meter_credit grants with their benefit's properties, by subscription id. */

@@ -1,11 +1,11 @@
 // A confirm retried after its answer was lost. Only a provably identical request gets the first answer again:
 // one that sends the same Idempotency-Key (server/http/idempotency.ts replays the stored answer), or the same
-// confirm — its payment confirmation token and every other field — again within RETRY_WINDOW_MS. A processor's token is unguessable and made
-// for one payment (the test processor's carries a random part, like Stripe's ids), so holding it proves the
-// request came from the page that paid; the buyer's email, name and card details prove nothing (they may be
-// known to whoever found the checkout's URL). The retry gets the first answer's portal session token, never a
-// new one: it is kept in the checkout's `confirmation_hash`, sealed with a key derived from the confirmation
-// token, which is stored only as its hash — the row alone opens nothing.
+// confirm — its payment confirmation token and every other field — again within RETRY_WINDOW_MS. A processor's token is
+// unguessable and made for one payment (the test processor's carries a random part, like Stripe's ids), so holding it
+// proves the request came from the page that paid; the buyer's email, name and card details prove nothing (they may be
+// known to whoever found the checkout's URL). The retry gets the first answer's portal session token, never a new one:
+// it is kept in the checkout's `confirmation_hash`, sealed with a key derived from the confirmation token, which is
+// stored only as its hash — the row alone opens nothing.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { CheckoutConfirmInput } from "./input.js";
 import type { CheckoutRow } from "./wire.js";
@@ -34,7 +34,10 @@ export function confirmationRecord(checkoutId: string, input: CheckoutConfirmInp
   return `${requestHash(input)}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64url")}`;
 }
 
-/** A retry of the confirm that completed `row`: its answer's session token (null when it had none); undefined when not one. */
+/**
+ * A retry of the confirm that completed `row`: its answer's session token (null when it had none); undefined when not
+ * one.
+ */
 export function retriedAnswer(row: CheckoutRow, input: CheckoutConfirmInput, wallNow: Date): { sessionToken: string | null } | undefined {
   const confirmationToken = input.confirmation_token_id;
   if (!confirmationToken || !row.confirmationHash) return undefined;

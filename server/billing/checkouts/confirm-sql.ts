@@ -2,7 +2,8 @@
 // building its ten inserts and updates with the query builder cost more CPU than the database spent running
 // them. Rows travel as one JSON parameter that jsonb_populate_record(set) turns into the tables' row types, so
 // a statement's text does not change with the number of grants, items and events (prepared once per connection);
-// the purchase's has a text per combination of the parts it may leave empty (fulfilText). Tenancy stays explicit: the organization id is a parameter of every statement that touches its rows.
+// the purchase's has a text per combination of the parts it may leave empty (fulfilText). Tenancy stays explicit: the
+// organization id is a parameter of every statement that touches its rows.
 //
 // 1. lockForConfirm, sent with BEGIN: locks the checkout (concurrent confirms of one checkout queue here)
 //    and inserts the new customer — only when the checkout is still the one the caller validated.
@@ -122,7 +123,10 @@ const outboxInsert = (where: string, payload: string) => `INSERT INTO ${outboxTa
   WHERE ${where}
   RETURNING 1`;
 
-/** The parts a purchase may leave empty: left out of its statement then (an empty INSERT still opens its table and indexes, and fires its statement triggers). */
+/**
+ * The parts a purchase may leave empty: left out of its statement then (an empty INSERT still opens its table and
+ * indexes, and fires its statement triggers).
+ */
 type Optional = "sub" | "grants" | "keys" | "bal" | "pay";
 
 /** `name AS (INSERT … the rows of the JSON's array `key` …)`. */
@@ -207,7 +211,9 @@ function fulfilTextOf(has: Record<Optional, boolean>): string {
 export interface FulfilEvent {
   type: OutboxEventType;
   data: Record<string, unknown>;
-  /** The order's invoice number goes into `data.invoice_number` (only the statement knows it). Marked `n` in the JSON. */
+  /**
+   * The order's invoice number goes into `data.invoice_number` (only the statement knows it). Marked `n` in the JSON.
+   */
   withInvoiceNumber?: boolean;
 }
 

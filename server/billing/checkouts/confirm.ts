@@ -176,7 +176,10 @@ export async function completeCheckoutPayment(deps: CheckoutDeps, organizationId
   }
 }
 
-/** When a purchase happens (the organization's now, the wall clock's), from where, and the organization when read already. */
+/**
+ * When a purchase happens (the organization's now, the wall clock's), from where, and the organization when read
+ * already.
+ */
 interface PurchaseAt {
   now: Date;
   wall: Date;

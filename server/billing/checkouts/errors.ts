@@ -38,7 +38,9 @@ export const alreadyActiveSubscription = declareError({
 /** What a checkout's writes refuse with 403, as Polar documents it. */
 export const checkoutForbidden = errorUnion("CheckoutForbiddenError", [notOpenCheckout, paymentNotReady, alreadyActiveSubscription]);
 
-/** The confirm computed another total than the one the buyer was shown (`expected_total_amount`): nothing is charged. */
+/**
+ * The confirm computed another total than the one the buyer was shown (`expected_total_amount`): nothing is charged.
+ */
 export const totalChanged = declareError({
   status: 409,
   error: "CheckoutTotalChanged",

@@ -274,7 +274,9 @@ function checkoutGrants(
   return { grants, licenseKeys };
 }
 
-/** The checkout's processor metadata once paid: what the customer's payment methods show of the card (never its number). */
+/**
+ * The checkout's processor metadata once paid: what the customer's payment methods show of the card (never its number).
+ */
 function processorMetadataOf(row: CheckoutRow, payment: PaymentResult | null): Record<string, string> {
   const processorMetadata: Record<string, string> = { ...row.paymentProcessorMetadata, intent_status: "succeeded" };
   if (payment?.ok) {

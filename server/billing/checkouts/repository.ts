@@ -30,7 +30,10 @@ export async function findCheckout(db: Queryable, organizationId: string, id: st
   return row;
 }
 
-/** A checkout with what its organization's hot paths need besides: the organization, its test clock's offset, its Stripe connection. */
+/**
+ * A checkout with what its organization's hot paths need besides: the organization, its test clock's offset, its Stripe
+ * connection.
+ */
 export interface CheckoutInContext {
   row: CheckoutRow;
   organization: OrganizationRow;

@@ -111,7 +111,10 @@ export async function listCheckouts(
   return { items: views.map((v) => toCheckoutWire(v, now)), total };
 }
 
-/** A checkout found by its client secret, with its organization, the organization's now and the processor of its payments. */
+/**
+ * A checkout found by its client secret, with its organization, the organization's now and the processor of its
+ * payments.
+ */
 export interface ClientCheckout {
   row: CheckoutRow;
   organization: OrganizationWire;
@@ -120,7 +123,9 @@ export interface ClientCheckout {
   processor(): PaymentProcessor;
 }
 
-/** The checkout behind a client secret (404), read with its organization, clock and Stripe connection in one statement. */
+/**
+ * The checkout behind a client secret (404), read with its organization, clock and Stripe connection in one statement.
+ */
 async function findBySecret(deps: CheckoutDeps, clientSecret: string, wall = new Date()): Promise<ClientCheckout> {
   const found = clientSecret.length <= 128 ? await repo.findCheckoutBySecretInContext(deps.db, clientSecretLookup(clientSecret)) : undefined;
   if (!found) throw notFound(NOT_FOUND);

@@ -34,7 +34,9 @@ async function productsById(db: Queryable, organizationId: string, ids: string[]
   }
 }
 
-/** `organization`: read it (true), leave it out (false), or the one the caller read already (the same organization's). */
+/**
+ * `organization`: read it (true), leave it out (false), or the one the caller read already (the same organization's).
+ */
 export async function loadViews(db: Queryable, rows: CheckoutRow[], baseURL: string, organization: boolean | OrganizationWire): Promise<CheckoutView[]> {
   if (rows.length === 0) return [];
   // every row of a page belongs to the same organization (the caller's)

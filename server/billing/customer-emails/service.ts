@@ -59,7 +59,10 @@ export async function requestEmail(
  */
 export const LOCALE_KEY = "mail_locale";
 
-/** The seller's own notices (disputes, a failed refund, a usage alert to the owners) stay English, as the seller side does. */
+/**
+ * The seller's own notices (disputes, a failed refund, a usage alert to the owners) stay English, as the seller side
+ * does.
+ */
 const forSeller = (type: CustomerEmailType, data: Record<string, unknown>) => type.startsWith("dispute_") || type === "refund_failed" || data.audience === "seller";
 
 const text = (v: unknown) => (typeof v === "string" ? v : null);
@@ -133,7 +136,10 @@ export async function record(db: Db, email: repo.ClaimedEmail, token: string, er
   return repo.markFailed(db, email.id, token, error instanceof Error ? error.message : String(error), delay);
 }
 
-/** One email of `type` as this organization's customers would get it, on sample data (the seller's preview), in `locale` (English by default). */
+/**
+ * One email of `type` as this organization's customers would get it, on sample data (the seller's preview), in `locale`
+ * (English by default).
+ */
 export async function previewEmail(
   organization: { name: string; slug: string; avatar_url: string | null },
   type: CustomerEmailType,

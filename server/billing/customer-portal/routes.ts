@@ -90,7 +90,10 @@ const CancelBody = z.object({
 const ProductBody = z.object({ product_id: uuid });
 const SeatsBody = z.object({ seats: z.int().min(1).max(2_147_483_647), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() });
 
-/** CustomerSubscriptionUpdate: CustomerSubscriptionUpdateProduct | …Seats | CustomerSubscriptionCancel, told apart by their keys. */
+/**
+ * CustomerSubscriptionUpdate: CustomerSubscriptionUpdateProduct | …Seats | CustomerSubscriptionCancel, told apart by
+ * their keys.
+ */
 /** The bodies the portal's PATCH accepts, for the document: parseSubscriptionUpdate tells them apart (its own 422s). */
 const CustomerSubscriptionUpdate = documented(z.union([ProductBody, SeatsBody, CancelBody]));
 
@@ -180,7 +183,9 @@ export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }:
 /** The options of a route a customer session's token authenticates. */
 type PortalRoute = { caller: "customer_session"; preHandler: ReturnType<typeof portalAuth> };
 
-/** What the customer bought, in the portal: orders, subscriptions, benefit grants, downloadables, meters, license keys. */
+/**
+ * What the customer bought, in the portal: orders, subscriptions, benefit grants, downloadables, meters, license keys.
+ */
 function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: PortalRoute): void {
   const me = portalOf;
 

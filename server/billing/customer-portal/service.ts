@@ -161,7 +161,9 @@ export async function getMyGrant(deps: PortalDeps, p: PortalCaller, id: string) 
 }
 
 const accountProperties = z.object({ account_id: z.string().min(1).max(256).nullable() });
-/** CustomerBenefitGrantUpdate: told apart by `benefit_type`; GitHub and Discord grants name the account to deliver to. */
+/**
+ * CustomerBenefitGrantUpdate: told apart by `benefit_type`; GitHub and Discord grants name the account to deliver to.
+ */
 export const PortalGrantUpdateInput = z.discriminatedUnion("benefit_type", [
   z.object({ benefit_type: z.literal("github_repository"), properties: accountProperties }),
   z.object({ benefit_type: z.literal("discord"), properties: accountProperties }),

@@ -50,7 +50,10 @@ export function toPortalCustomerWire(c: CustomerWire) {
 }
 export type PortalCustomerWire = ReturnType<typeof toPortalCustomerWire>;
 
-/** The subscription fields a customer sees (CustomerOrderSubscription; CustomerSubscription adds embeds), with what SDK 0.49.0 also requires. */
+/**
+ * The subscription fields a customer sees (CustomerOrderSubscription; CustomerSubscription adds embeds), with what SDK
+ * 0.49.0 also requires.
+ */
 function subscriptionFields(s: SubscriptionWire | NonNullable<OrderWire["subscription"]>) {
   return {
     created_at: s.created_at,
@@ -154,7 +157,10 @@ export function activeFilesOf(properties: Record<string, unknown>): string[] {
   return files.filter((f) => archived[f] !== true);
 }
 
-/** The benefit's properties a customer may see (Benefit*SubscriberProperties): no tokens, no private notes of other types. */
+/**
+ * The benefit's properties a customer may see (Benefit*SubscriberProperties): no tokens, no private notes of other
+ * types.
+ */
 function subscriberProperties(b: BenefitWire): Record<string, unknown> {
   const p = b.properties;
   const type = b.type;

@@ -92,7 +92,9 @@ export async function updateSeat(
   return row;
 }
 
-/** The subscriptions in which the customer holds a claimed seat (a team member's seat is the member's, not the team's). */
+/**
+ * The subscriptions in which the customer holds a claimed seat (a team member's seat is the member's, not the team's).
+ */
 export async function claimedSubscriptionIds(db: Queryable, organizationId: string, customerId: string): Promise<string[]> {
   const rows = await db
     .selectDistinct({ id: customerSeat.subscriptionId })

@@ -94,7 +94,9 @@ async function refOf(tx: Queryable, organizationId: string, input: SeatAssignInp
   return found.subscriptionId ? { subscriptionId: found.subscriptionId } : { orderId: found.orderId };
 }
 
-/** Who gets the seat: an email, an existing customer of the seller (then its email), or a member of the buyer's team. */
+/**
+ * Who gets the seat: an email, an existing customer of the seller (then its email), or a member of the buyer's team.
+ */
 async function holderOf(tx: Queryable, organizationId: string, input: SeatAssignInput, buyerId: string): Promise<{ email: string; customerId: string | null; memberId: string | null }> {
   if (input.email) return { email: input.email.trim().toLowerCase(), customerId: null, memberId: null };
   if (input.member_id || input.external_member_id) {
@@ -198,7 +200,10 @@ async function lockSeatFor(tx: Queryable, organizationId: string, seatId: string
   return { seat, owner };
 }
 
-/** Revokes a seat: its invitation stops working and the grants its claim made are revoked. Revoking a revoked seat changes nothing. */
+/**
+ * Revokes a seat: its invitation stops working and the grants its claim made are revoked. Revoking a revoked seat
+ * changes nothing.
+ */
 export async function revokeSeat(db: Db, organizationId: string, seatId: string, actor: SeatActor): Promise<CustomerSeatWire> {
   return db.transaction(async (tx) => {
     const { seat } = await lockSeatFor(tx, organizationId, seatId, actor);

@@ -58,7 +58,10 @@ const returnUrl = z
   .max(2048)
   .nullish();
 
-/** CustomerSessionCustomerIDCreate | CustomerSessionCustomerExternalIDCreate (a team's session is a member's: the one named, else the owner). */
+/**
+ * CustomerSessionCustomerIDCreate | CustomerSessionCustomerExternalIDCreate (a team's session is a member's: the one
+ * named, else the owner).
+ */
 export const CustomerSessionCreateInput = z
   .object({
     customer_id: z.string().refine(isUuid, { message: "Input should be a valid UUID" }).optional(),

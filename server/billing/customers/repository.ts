@@ -178,7 +178,8 @@ export async function newestLiveCustomerRows(db: Queryable, organizationId: stri
 
 /**
  * A chunk of the organization's live customers' ids, newest first, after the customer `afterId` (keyset;
- * customer_org_live_created_idx). The cursor's created_at is read in SQL: a JavaScript Date would drop its microseconds.
+ * customer_org_live_created_idx). The cursor's created_at is read in SQL: a JavaScript Date would drop its
+ * microseconds.
  */
 export async function liveCustomerIdsAfter(db: Queryable, organizationId: string, afterId: string | null, limit: number): Promise<string[]> {
   const at = sql`(SELECT c.created_at FROM ${customer} c WHERE c.id = ${afterId})`;

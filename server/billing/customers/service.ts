@@ -1,6 +1,6 @@
 // Rules for customers: one live customer per email and per external id in an organization, billing
-// addresses and tax ids (validated per country), the lookups other domains use (soft deletion is delete.ts), and the state
-// view (benefits granted now, usage per meter). The request bodies and the stored address are input.ts.
+// addresses and tax ids (validated per country), the lookups other domains use (soft deletion is delete.ts), and the
+// state view (benefits granted now, usage per meter). The request bodies and the stored address are input.ts.
 import type { Db, Queryable } from "../../db/client.js";
 import { matchTaxId } from "../../../shared/tax-ids.js";
 import { isUuid } from "../http.js";
@@ -18,7 +18,9 @@ const EXTERNAL_ID_TAKEN = "A customer with this external ID already exists.";
 
 // ---- checks (the request bodies are input.ts) -------------------------------------------------------
 
-/** Runs in the transaction that created a team customer, or made an individual one a team (billing/members' addOwner). */
+/**
+ * Runs in the transaction that created a team customer, or made an individual one a team (billing/members' addOwner).
+ */
 export type BecameTeam = (tx: Queryable, row: CustomerRow) => Promise<void>;
 
 const issue = (field: string, msg: string, input: unknown, type = "value_error"): ValidationIssue => ({

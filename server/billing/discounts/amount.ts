@@ -1,7 +1,10 @@
 // What a discount takes off an amount: one rule for the checkout's total, a renewal's and the discount's own
 // set-up check (minimum.ts).
 
-/** A discount's terms as far as its amount goes (a fixed discount's `amounts` per currency, a percentage's basis points). */
+/**
+ * A discount's terms as far as its amount goes (a fixed discount's `amounts` per currency, a percentage's basis
+ * points).
+ */
 export interface DiscountTerms {
   type: string;
 }

@@ -35,7 +35,10 @@ async function checkProducts(db: Queryable, organizationId: string, ids: string[
   return unique;
 }
 
-/** The discount as written (in the caller's transaction): refused when it can only produce totals under the minimum charge. */
+/**
+ * The discount as written (in the caller's transaction): refused when it can only produce totals under the minimum
+ * charge.
+ */
 async function assertChargeable(db: Queryable, organizationId: string, wire: DiscountWire): Promise<DiscountWire> {
   if (wire.products.length === 0) return wire;
   const products = await loadProducts(db, organizationId, wire.products.map((p) => p.id));

@@ -1,7 +1,7 @@
-// Rules for disputes (chargebacks): a processor's dispute (ProcessorDispute, payments/accounts.ts) of a paid order becomes Polar's Dispute,
-// its status following the processor's. When it opens, the seller's owners get an email; when it closes won
-// or lost, Polar's system events record the money (`balance.dispute`, and `balance.dispute_reversal` when won),
-// and a lost one gives the order's money back (the order becomes refunded or partially refunded, with
+// Rules for disputes (chargebacks): a processor's dispute (ProcessorDispute, payments/accounts.ts) of a paid order
+// becomes Polar's Dispute, its status following the processor's. When it opens, the seller's owners get an email; when
+// it closes won or lost, Polar's system events record the money (`balance.dispute`, and `balance.dispute_reversal` when
+// won), and a lost one gives the order's money back (the order becomes refunded or partially refunded, with
 // order.updated/order.refunded) and revokes the order's benefits as a refund with revoke_benefits does. Each
 // consequence is applied once (settled_at), whatever the number and order of the events that bring the news.
 //

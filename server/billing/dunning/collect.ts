@@ -37,7 +37,9 @@ export const later = (now: Date, days: number) => new Date(now.getTime() + days 
 export const PROCESSOR_RETRY_HOURS = [1, 4, 12, 24] as const;
 export const processorRetryAt = (now: Date, errors: number) => new Date(now.getTime() + (PROCESSOR_RETRY_HOURS[errors - 1] ?? 24) * 3600_000);
 
-/** A dunning row held for the processor: its charges were never declined, only not processed (the subscription active). */
+/**
+ * A dunning row held for the processor: its charges were never declined, only not processed (the subscription active).
+ */
 export const heldForProcessor = (d: Pick<repo.DunningRow, "attempts" | "processorErrors">) => d.attempts === 0 && d.processorErrors > 0;
 
 /** The organization's dunning settings (stored, else the defaults). */
@@ -200,7 +202,8 @@ export async function attemptLocked(
     return { kind: "failed", payment, nextAttemptAt, ended: false };
   }
   if (heldForProcessor(d) && (l.sub.status === "active" || l.sub.status === "trialing")) {
-    // the first decline of a charge held for the processor: dunning starts now, as a renewal's declined charge starts it
+    // the first decline of a charge held for the processor: dunning starts now, as a renewal's declined charge starts
+    // it
     const pastDue = await patchSubscriptionTerms(tx, d.organizationId, l.sub.id, { status: "past_due" }, now);
     await enqueue(tx, [{ type: "subscription.past_due", organizationId: d.organizationId, data: await subscriptionWireOf(tx, pastDue, deps.baseURL) }]);
     const first = retries[0];

@@ -13,7 +13,10 @@ import { giveUp, later, settingsOf, settle, subscriptionWireOf, type DunningDeps
 import * as repo from "./repository.js";
 import { startDunning } from "./service.js";
 
-/** What the payment's late outcome did: the order paid, the payment failed, nothing (`null`: already handled, or still on its way). */
+/**
+ * What the payment's late outcome did: the order paid, the payment failed, nothing (`null`: already handled, or still
+ * on its way).
+ */
 export type LateOutcome = "paid" | "failed" | "not_recorded" | null;
 
 /**

@@ -24,7 +24,10 @@ export async function insertDunnings(db: Queryable, rows: Array<typeof orderDunn
   await rawQuery(db, INSERT_DUNNINGS, [JSON.stringify(full)]);
 }
 
-/** Up to `limit` dunning rows due at `now` (or at their organization's test clock), locked (SKIP LOCKED: another process's are left to it). */
+/**
+ * Up to `limit` dunning rows due at `now` (or at their organization's test clock), locked (SKIP LOCKED: another
+ * process's are left to it).
+ */
 export async function claimDue(db: Queryable, now: Date, limit: number, skipIds: string[], organizationId?: string): Promise<DunningRow[]> {
   return db
     .select()
@@ -48,7 +51,8 @@ export async function claimDue(db: Queryable, now: Date, limit: number, skipIds:
 
 /**
  * The customer's turn at the order until the transaction ends (an advisory lock of ADVISORY_LOCK_CLASS.customerTurn,
- * the order's id hashed), false at once when another of their requests holds it — waiting for the order's row, or paying.
+ * the order's id hashed), false at once when another of their requests holds it — waiting for the order's row, or
+ * paying.
  */
 export async function tryCustomerTurn(db: Queryable, orderId: string): Promise<boolean> {
   const [row] = await rowsOf<{ ok: boolean }>(db, sql`SELECT pg_try_advisory_xact_lock(${sql.raw(String(ADVISORY_LOCK_CLASS.customerTurn))}, hashtext(${orderId})) AS ok`);

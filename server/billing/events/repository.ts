@@ -302,7 +302,8 @@ export async function insertSystemEvents(
   if (rows.length === 0) return;
   const json = JSON.stringify(rows.map((r) => ({ organization_id: r.organizationId, name: r.name, customer_id: r.customerId, timestamp: r.timestamp.toISOString(), metadata: r.metadata, once_key: r.onceKey })));
   // once: the key claimed in event_external_id in the same statement (the partitioned table has no unique index on it)
-  // by one of the rows carrying it, which alone is inserted; in the keys' order so that concurrent claims never deadlock
+  // by one of the rows carrying it, which alone is inserted; in the keys' order so that concurrent claims never
+  // deadlock
   await db.execute(sql`WITH r AS MATERIALIZED (
       SELECT x.*, till_uuid_v7() AS id FROM jsonb_to_recordset(${json}::text::jsonb)
         AS x(organization_id uuid, name text, customer_id uuid, timestamp timestamptz, metadata jsonb, once_key text)),

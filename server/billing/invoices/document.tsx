@@ -28,9 +28,13 @@ export interface InvoiceLine {
   usage?: UsageLineFacts | null;
   /** A proration line's facts: the line is then said in the document's language (lines before 0065 have none). */
   proration?: ProrationFacts | null;
-  /** A wallet top-up order's line: which credit it is, said in the document's language (lines before 0067 have none). */
+  /**
+   * A wallet top-up order's line: which credit it is, said in the document's language (lines before 0067 have none).
+   */
   walletCredit?: WalletCredit | null;
-  /** A credit note's one line: the refund of this product (or order) of this invoice, said in the document's language. */
+  /**
+   * A credit note's one line: the refund of this product (or order) of this invoice, said in the document's language.
+   */
   refund?: { product: string | null; invoiceNumber: string };
   quantity: number;
   /**

@@ -128,7 +128,10 @@ export async function findDocument(db: Queryable, id: string): Promise<InvoiceRo
   return row;
 }
 
-/** Everything a document of this order prints: the order, its items, the seller, the buyer, the discount and product names. */
+/**
+ * Everything a document of this order prints: the order, its items, the seller, the buyer, the discount and product
+ * names.
+ */
 export async function documentSources(db: Queryable, organizationId: string, orderId: string, refundId: string | null) {
   const [head] = await db
     .select({

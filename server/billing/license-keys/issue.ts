@@ -28,7 +28,9 @@ export const keyLookup = (plain: string) => storedLookup("license-key", plain);
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : null);
 const obj = (v: unknown): Record<string, unknown> | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
-/** now + ttl days, months or years (calendar arithmetic in UTC; the 31st of a short month rolls over like Date does). */
+/**
+ * now + ttl days, months or years (calendar arithmetic in UTC; the 31st of a short month rolls over like Date does).
+ */
 export function expiryOf(expires: Record<string, unknown> | null, now: Date): Date | null {
   const ttl = num(expires?.ttl);
   if (!expires || ttl === null) return null;

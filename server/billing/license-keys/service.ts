@@ -161,7 +161,9 @@ export async function validateLicenseKey(db: Db, input: z.output<typeof LicenseK
   });
 }
 
-/** A new activation of the key, under its limit (the key's row is locked, so two at once cannot both take the last one). */
+/**
+ * A new activation of the key, under its limit (the key's row is locked, so two at once cannot both take the last one).
+ */
 export async function activateLicenseKey(db: Db, input: z.output<typeof LicenseKeyActivateInput>) {
   const organizationId = input.organization_id.toLowerCase();
   return db.transaction(async (tx) => {

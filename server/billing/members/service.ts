@@ -233,7 +233,9 @@ export async function deleteMember(db: Db, organizationId: string, ref: MemberRe
 
 // ---- the customer portal ------------------------------------------------------------------------
 
-/** Who acts in the portal: the customer, and the member whose session it is (a team session without one is the owner's). */
+/**
+ * Who acts in the portal: the customer, and the member whose session it is (a team session without one is the owner's).
+ */
 export interface PortalActor {
   organizationId: string;
   customer: CustomerRow;

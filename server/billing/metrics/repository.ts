@@ -134,7 +134,10 @@ export interface LevelBucket {
   trial_committed_mrr: number;
 }
 
-/** The subscription changes per period (their sums are the levels' moves), and the levels before `from` (`within`: as orderBuckets). */
+/**
+ * The subscription changes per period (their sums are the levels' moves), and the levels before `from` (`within`: as
+ * orderBuckets).
+ */
 export async function levelBuckets(db: Queryable, s: Scope, from: number, to: number, within?: readonly Range[]) {
   const parts: SQL[] = [sql`c.organization_id = ${s.organizationId}::uuid`, sql`c.at <= ${s.now.toISOString()}::timestamptz`];
   if (s.productIds) parts.push(inList(sql`c.product_id`, s.productIds));
@@ -211,7 +214,10 @@ export async function checkoutBuckets(db: Queryable, s: Scope, from: number, to:
   );
 }
 
-/** Costs (events' `_cost` in the organization's currency) and the customers with events, per period (`within`: as orderBuckets). */
+/**
+ * Costs (events' `_cost` in the organization's currency) and the customers with events, per period (`within`: as
+ * orderBuckets).
+ */
 export async function eventBuckets(db: Queryable, s: Scope, from: number, to: number, within?: readonly Range[]) {
   const parts: SQL[] = [sql`e.organization_id = ${s.organizationId}::uuid`];
   if (s.customerIds) parts.push(inList(sql`e.customer_id`, s.customerIds));

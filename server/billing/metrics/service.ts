@@ -93,7 +93,10 @@ function isBadTimezone(err: unknown): boolean {
   return typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "22023";
 }
 
-/** `metrics.get`: every period of the range with the selected metrics, and their totals (`scan`: never from the rollups). */
+/**
+ * `metrics.get`: every period of the range with the selected metrics, and their totals (`scan`: never from the
+ * rollups).
+ */
 export async function getMetrics(db: Db, organizationId: string, q: MetricsQuery, opts: { scan?: boolean } = {}): Promise<MetricsResponseWire> {
   const selected = checkQuery(q);
   try {

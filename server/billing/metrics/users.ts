@@ -30,7 +30,8 @@ export async function userCounts(db: Queryable, s: Scope, all: Period[], starts:
           FROM metric_event_user_hour u WHERE ${range} ${folded}) x GROUP BY b`,
       ),
     );
-  // the unfolded rows whose customer has no folded row in the same period (a few thousand at most: the fold's threshold)
+  // the unfolded rows whose customer has no folded row in the same period (a few thousand at most: the fold's
+  // threshold)
   const unfolded = () =>
     rowsOf<UserRow>(
       db,

@@ -66,7 +66,10 @@ function setAmount(price: Exclude<PriceWire, MeteredUnitPriceWire>): number | nu
   }
 }
 
-/** A draft order (201): refused (422) for a product or customer that is not this organization's, or a product that is not one-time. */
+/**
+ * A draft order (201): refused (422) for a product or customer that is not this organization's, or a product that is
+ * not one-time.
+ */
 export async function createDraftOrder(db: Db, organizationId: string, input: OrderCreateInput) {
   const customerId = input.customer_id.toLowerCase();
   const productId = input.product_id.toLowerCase();

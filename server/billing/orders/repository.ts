@@ -250,7 +250,9 @@ export async function listOrders(
   return { rows, total };
 }
 
-/** The organization's orders for the CSV export (`GET /v1/orders/export`, optionally of some products), oldest first. */
+/**
+ * The organization's orders for the CSV export (`GET /v1/orders/export`, optionally of some products), oldest first.
+ */
 export function ordersExport(organizationId: string, productIds: string[] | undefined): CsvExport {
   return {
     name: "orders",

@@ -224,14 +224,19 @@ export async function insertPlannedOrder(tx: Queryable, planned: { row: OrderRow
 /** Inserts a planned order without its invoice number; numberPlannedOrders numbers it before the commit. */
 export const insertUnnumberedOrder = (tx: Queryable, planned: { row: OrderRow; items: OrderItemRow[] }) => repo.insertUnnumberedOrder(tx, planned.row, planned.items);
 
-/** Numbers orders inserted unnumbered (in this order) with the organization's next invoice numbers; the count numbered. */
+/**
+ * Numbers orders inserted unnumbered (in this order) with the organization's next invoice numbers; the count numbered.
+ */
 export const numberPlannedOrders = (tx: Queryable, organizationId: string, orderIds: string[], organizationSlug: string) =>
   repo.numberOrders(tx, organizationId, orderIds, invoicePrefix(organizationSlug));
 
 /** The `Order` shape of rows whose embeds the caller already holds (webhook payloads). */
 export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmbeds) => toOrderWire(row, items, embeds);
 
-/** A pending order paid or void by its charge's late answer (dunning's retry, a bank debit's); false when it was not pending. */
+/**
+ * A pending order paid or void by its charge's late answer (dunning's retry, a bank debit's); false when it was not
+ * pending.
+ */
 export const settlePendingOrder: typeof repo.settlePendingOrder = (...args) => repo.settlePendingOrder(...args);
 /** The order row locked for the caller's transaction (a refund's), or undefined when it is not this organization's. */
 export const lockOrderRow = (tx: Queryable, organizationId: string, id: string) => repo.lockOrder(tx, organizationId, id);

@@ -213,7 +213,10 @@ export async function ownerEmails(db: Queryable, organizationId: string): Promis
 
 // ---- the platform admins' review (review.ts) ---------------------------------------------------------
 
-/** A page of live organizations (never a sandbox twin) for platform admins, optionally of one status; oldest submission first. */
+/**
+ * A page of live organizations (never a sandbox twin) for platform admins, optionally of one status; oldest submission
+ * first.
+ */
 export async function listForReview(db: Queryable, status: string | undefined, pageNo: number, limit: number) {
   const live = sql`NOT EXISTS (SELECT 1 FROM ${organizationSandbox} WHERE ${organizationSandbox.organizationId} = ${organization.id})`;
   const ofStatus = status ? sql`coalesce(${billingOrganization.status}, 'created') = ${status}` : undefined;

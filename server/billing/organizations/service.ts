@@ -86,7 +86,10 @@ export const OrganizationUpdateInput = z.object({
   invoice_details: InvoiceDetailsInput.nullish(),
   /** till's extension (billing/dunning): failed renewal retries and the end state; null resets the defaults. */
   dunning_settings: DunningSettingsInput.nullish(),
-  /** till's extension (billing/settings/subscriptions.ts): downgrades at the period's end, trials without a card; null resets. */
+  /**
+   * till's extension (billing/settings/subscriptions.ts): downgrades at the period's end, trials without a card; null
+   * resets.
+   */
   plan_settings: PlanSettingsInput.nullish(),
   /** till's extension: the buyer's language when nothing else names one (shared/i18n/locales.ts); null: English. */
   default_locale: z

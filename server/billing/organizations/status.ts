@@ -126,7 +126,9 @@ export async function settleStatus(tx: Queryable, organizationId: string, policy
   return { wire: toOrganizationWire(updated.org, updated.billing, policy), moved: true };
 }
 
-/** settleStatus, recording organization.updated when the status moved (a Stripe account connected, a review decided). */
+/**
+ * settleStatus, recording organization.updated when the status moved (a Stripe account connected, a review decided).
+ */
 export async function moveStatus(tx: Queryable, organizationId: string, policy: StatusPolicy): Promise<OrganizationWire | null> {
   const settled = await settleStatus(tx, organizationId, policy);
   if (settled?.moved) await enqueue(tx, { type: "organization.updated", organizationId, data: { ...settled.wire } });
@@ -143,7 +145,9 @@ export async function statusReport(db: Queryable, organizationId: string, policy
   return {
     organization_id: organizationId,
     status,
-    /** The lifecycle underneath: differs from status only while TILL_TEST_PAYMENTS=live makes every organization active. */
+    /**
+     * The lifecycle underneath: differs from status only while TILL_TEST_PAYMENTS=live makes every organization active.
+     */
     lifecycle_status: facts.current,
     sandbox: facts.twin,
     test_payments: policy.testInLive,

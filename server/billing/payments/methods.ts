@@ -101,7 +101,8 @@ export async function addMethod(
           idempotencyKey: `till-portal-${customerId}-${createHash("sha256").update(token).digest("hex").slice(0, 32)}`,
         });
   if (!saved.ok && saved.next) {
-    // the Stripe customer made for it is kept now: the confirm after the action (and the setup's event) check the setup is this customer's
+    // the Stripe customer made for it is kept now: the confirm after the action (and the setup's event) check the setup
+    // is this customer's
     if (saved.next.processorCustomerId && !processorCustomerId) await rememberProcessorCustomer(deps.db, organizationId, customerId, processor.id, saved.next.processorCustomerId);
     const wait = setupWaitOf(saved.next);
     return { status: "requires_action", client_secret: saved.next.clientSecret, ...(wait ? { next_action: wait } : {}) };

@@ -149,7 +149,10 @@ export async function upsertMethod(db: Queryable, row: typeof paymentMethod.$inf
   return saved;
 }
 
-/** Inserts a method unless the customer has it, kept or removed (a removed one is not brought back): undefined when it was there. */
+/**
+ * Inserts a method unless the customer has it, kept or removed (a removed one is not brought back): undefined when it
+ * was there.
+ */
 export async function insertMethodIfAbsent(db: Queryable, row: typeof paymentMethod.$inferInsert): Promise<PaymentMethodRow | undefined> {
   const [saved] = await db
     .insert(paymentMethod)
@@ -278,7 +281,10 @@ export async function lastPaymentOfOrder(db: Queryable, organizationId: string, 
   return row;
 }
 
-/** The payment the processor finished later (3-D Secure completed): its pending row becomes succeeded; false when there is none. */
+/**
+ * The payment the processor finished later (3-D Secure completed): its pending row becomes succeeded; false when there
+ * is none.
+ */
 export async function succeedPendingPayment(db: Queryable, organizationId: string, processorPaymentId: string, now: Date): Promise<boolean> {
   const rows = await db
     .update(payment)
@@ -288,7 +294,10 @@ export async function succeedPendingPayment(db: Queryable, organizationId: strin
   return rows.length > 0;
 }
 
-/** The payment the processor refused later (a bank debit that was processing): its pending row becomes failed; false when there is none. */
+/**
+ * The payment the processor refused later (a bank debit that was processing): its pending row becomes failed; false
+ * when there is none.
+ */
 export async function failPendingPayment(db: Queryable, organizationId: string, processorPaymentId: string, failure: { code: string; message: string }, now: Date): Promise<boolean> {
   const rows = await db
     .update(payment)

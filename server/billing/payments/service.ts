@@ -38,7 +38,9 @@ export type PaymentAttempt = "checkout" | "renewal" | "update" | "retry" | "manu
 /** SDK 0.49.0's PaymentTrigger of each; a plan change has none of Polar's (null). */
 const TRIGGERS: Record<string, string> = { renewal: "subscription_cycle", retry: "retry_dunning", manual: "retry_customer", checkout: "purchase", top_up: "purchase" };
 
-/** Polar's Payment: CardPayment when a card was charged, GenericPayment (method "none") when there was none to charge. */
+/**
+ * Polar's Payment: CardPayment when a card was charged, GenericPayment (method "none") when there was none to charge.
+ */
 export function toPaymentWire(row: repo.PaymentRow) {
   const base = {
     created_at: row.createdAt.toISOString(),
@@ -194,7 +196,11 @@ export async function recordCharge(tx: Queryable, processor: PaymentProcessor, o
   return repo.insertPayment(tx, paymentOf(processor, outcome, at, now));
 }
 
-/** What a charge's late answer did: its pending payment succeeded or failed now, or nothing (`unchanged`: answered before, or still unfinished); `not_recorded`: no payment of the order under that id (its charge's transaction has not committed). */
+/**
+ * What a charge's late answer did: its pending payment succeeded or failed now, or nothing (`unchanged`: answered
+ * before, or still unfinished); `not_recorded`: no payment of the order under that id (its charge's transaction has not
+ * committed).
+ */
 export type LateCharge = "succeeded" | "failed" | "unchanged" | "not_recorded";
 
 /**
@@ -230,7 +236,10 @@ export async function getPayment(db: Db, organizationId: string, id: string) {
   return toPaymentWire(row);
 }
 
-/** The payment a processor's id (PaymentIntent pi_…, charge ch_…) names, for its events (refunds and disputes made there). */
+/**
+ * The payment a processor's id (PaymentIntent pi_…, charge ch_…) names, for its events (refunds and disputes made
+ * there).
+ */
 export const findPaymentByProcessorIds = (db: Queryable, organizationId: string, processorIds: string[]) => repo.findByProcessorIds(db, organizationId, processorIds);
 
 /** The payments through `processor` since `since` (reconciliation with the processor's records). */

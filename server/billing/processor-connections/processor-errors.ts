@@ -20,7 +20,9 @@ export interface ProcessorErrorContext {
   id: string;
 }
 
-/** The logger the caller has (Fastify's or the worker's); the error's detail is the processor's message, never a secret. */
+/**
+ * The logger the caller has (Fastify's or the worker's); the error's detail is the processor's message, never a secret.
+ */
 export interface ProcessorErrorLog {
   error(obj: unknown, msg: string): void;
 }

@@ -56,7 +56,8 @@ async function checkoutOutcome(ctx: ProcessorEventContext, checkoutId: string, e
   }
   // still waiting (processing, or the customer has not acted yet): nothing to do
   if (result.next) return;
-  // failed: the checkout waiting for this intent ends failed (a debit) or opens again (a challenge), the attempt recorded
+  // failed: the checkout waiting for this intent ends failed (a debit) or opens again (a challenge), the attempt
+  // recorded
   await failCheckoutPayment({ db: ctx.db, baseURL: ctx.baseURL }, ctx.organizationId, checkoutId, event.intent, result, processor.id);
 }
 

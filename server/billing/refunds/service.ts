@@ -54,7 +54,9 @@ export type RefundCreateInput = z.output<typeof RefundCreateInput>;
 
 // ---- errors (Polar's names and statuses) ----------------------------------------------------------------
 
-/** The processor's id of the payment an order was paid with: its checkout's, else (a renewal, a proration) its charge's. */
+/**
+ * The processor's id of the payment an order was paid with: its checkout's, else (a renewal, a proration) its charge's.
+ */
 async function refundedPaymentId(tx: Queryable, order: OrderRow): Promise<string | null> {
   if (order.checkoutId) return paymentIdOfCheckout(tx, order.organizationId, order.checkoutId);
   const last = await lastPaymentOfOrder(tx, order.organizationId, order.id);
@@ -97,7 +99,8 @@ export async function createRefund(deps: RefundDeps, organizationId: string, inp
       createdAt: now,
       modifiedAt: null,
     };
-    // the wallet's part (what it paid of the order, or all with refund_to: wallet) goes back to it; the rest to the card
+    // the wallet's part (what it paid of the order, or all with refund_to: wallet) goes back to it; the rest to the
+    // card
     const gross = input.amount + taxAmount;
     const toWallet = await walletShareOfRefund(tx, order, gross, input.refund_to === "wallet");
     let processorRefundId: string | null = null;

@@ -5,7 +5,8 @@
 // checkout saved; its grants are cycled. A declined charge leaves the order pending and the subscription
 // past_due (no longer renewed) and starts its dunning (billing/dunning: retries on a schedule). A bank debit that
 // is `processing` leaves the order pending and the subscription active until the bank answers (dunning's
-// settleLatePayment: paid, or past due as a decline). Every webhook event of the change goes to the outbox in the same transaction.
+// settleLatePayment: paid, or past due as a decline). Every webhook event of the change goes to the outbox in the same
+// transaction.
 import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
 import { withCallTurn } from "../../db/call-turns.js";

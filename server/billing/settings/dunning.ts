@@ -9,7 +9,10 @@ export type FinalAction = (typeof FINAL_ACTIONS)[number];
 export interface DunningSettings {
   /** Days to wait before each retry, each counted from the previous failed attempt. [] retries never. */
   retry_intervals_days: number[];
-  /** After the last failure: `cancel` ends the subscription (canceled); `unpaid` keeps it, unpaid, payable from the portal. Both revoke its benefits. */
+  /**
+   * After the last failure: `cancel` ends the subscription (canceled); `unpaid` keeps it, unpaid, payable from the
+   * portal. Both revoke its benefits.
+   */
   final_action: FinalAction;
 }
 

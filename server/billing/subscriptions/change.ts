@@ -32,7 +32,9 @@ export type SubscriptionUpdate =
     }
   | { kind: "seats"; seats: number; prorationBehavior?: ProrationBehavior | null | undefined }
   | { kind: "billing_period"; periodEnd: Date }
-  /** 0.49.0's SubscriptionUpdateClear, `{"pending_update": null}`: the change waiting for the period's end is dropped. */
+  /**
+   * 0.49.0's SubscriptionUpdateClear, `{"pending_update": null}`: the change waiting for the period's end is dropped.
+   */
   | { kind: "clear_pending" };
 
 /** The largest amount the amount column holds (PostgreSQL integer); seats that would cost more are refused. */

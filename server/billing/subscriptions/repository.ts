@@ -156,7 +156,10 @@ export async function lockSubscription(tx: Queryable, organizationId: string, id
   return row;
 }
 
-/** The customer's subscriptions that have not ended, locked FOR UPDATE until the caller's transaction ends (in id order). */
+/**
+ * The customer's subscriptions that have not ended, locked FOR UPDATE until the caller's transaction ends (in id
+ * order).
+ */
 export async function lockOpenSubscriptionsOfCustomer(tx: Queryable, organizationId: string, customerId: string): Promise<SubscriptionRow[]> {
   return tx
     .select()

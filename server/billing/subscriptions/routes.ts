@@ -61,7 +61,9 @@ const cancellation = {
 };
 const RevokeBody = z.object({ revoke: z.literal(true), ...cancellation });
 const CancelBody = z.object({ cancel_at_period_end: z.boolean(), ...cancellation });
-/** 0.47.1 sends SubscriptionUpdateProduct or SubscriptionUpdateDiscount; 0.49.0 SubscriptionUpdateBase (both optional). */
+/**
+ * 0.47.1 sends SubscriptionUpdateProduct or SubscriptionUpdateDiscount; 0.49.0 SubscriptionUpdateBase (both optional).
+ */
 const ChangeBody = z.object({
   product_id: uuid.nullish(),
   proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),

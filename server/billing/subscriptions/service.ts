@@ -178,7 +178,9 @@ export type TermsPatch = repo.TermsPatch;
 export const patchSubscriptionTerms: typeof repo.patchSubscriptionTerms = (...args) => repo.patchSubscriptionTerms(...args);
 /** The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. */
 export const lockSubscription: typeof repo.lockSubscription = (...args) => repo.lockSubscription(...args);
-/** Up to `limit` subscriptions due for renewal (period ended, by the wall clock or a test clock), locked SKIP LOCKED. */
+/**
+ * Up to `limit` subscriptions due for renewal (period ended, by the wall clock or a test clock), locked SKIP LOCKED.
+ */
 export const claimDueSubscriptions: typeof repo.claimDueSubscriptions = (...args) => repo.claimDueSubscriptions(...args);
 /** A renewal batch's new terms (status, period, trial end, modified at), one statement; throws if a row vanished. */
 export const writeRenewedTerms: typeof repo.writeRenewedTerms = (...args) => repo.writeRenewedTerms(...args);

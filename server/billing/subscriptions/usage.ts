@@ -1,6 +1,7 @@
 // Metered usage of subscriptions: what each metered price's meter measured for the customer over a period and
-// what that costs (unit amount × units, capped), less the meter credits of the period (applyCredits). The renewal bills it; `Subscription.meters` shows the current
-// period's. A whole page of subscriptions is measured in one go (see meterUsage).
+// what that costs (unit amount × units, capped), less the meter credits of the period (applyCredits). The renewal bills
+// it; `Subscription.meters` shows the current period's. A whole page of subscriptions is measured in one go (see
+// meterUsage).
 import { meterCreditsOfSubscriptions } from "../benefits/service.js";
 import { isMetered } from "../products/pricing.js";
 import { meterUsage, type UsageQuery } from "../meters/service.js";
@@ -10,7 +11,10 @@ import { meteredCharge as chargeOf, type MeteredPriceTerms } from "../../../shar
 import type { MeteredUnitPriceWire, PriceWire } from "../products/wire.js";
 import { toSubscriptionMeterWire, type SubscriptionMeterWire, type SubscriptionRow } from "./wire.js";
 
-/** What `units` of a metered price cost, in minor units: through its tiers or at its unit amount, capped (shared/tiers.ts). */
+/**
+ * What `units` of a metered price cost, in minor units: through its tiers or at its unit amount, capped
+ * (shared/tiers.ts).
+ */
 export const meteredCharge = (price: PriceWire, units: number): number => meteredChargeOf(price, units).amount;
 
 /** The charge with its tier lines and whether the cap held it down (the renewal's invoice line says both). */

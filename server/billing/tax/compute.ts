@@ -119,7 +119,9 @@ export function taxLine(amount: number, inclusive: boolean, components: readonly
 
 const round6 = (n: number) => Math.round(n * 1_000_000) / 1_000_000;
 
-/** What the seller is registered to collect in the buyer's place: 'unknown' when the address lacks the state it needs. */
+/**
+ * What the seller is registered to collect in the buyer's place: 'unknown' when the address lacks the state it needs.
+ */
 function registeredComponents(input: TaxInput, country: string, state: string | null): RateComponent[] | "unknown" {
   const regs = input.registrations;
   const inCountry = regs.filter((r) => r.country === country);

@@ -160,7 +160,8 @@ export async function advanceTestClock(
     const expiryAt = expiryStops < MAX_EXPIRY_STOPS_PER_ADVANCE ? await repo.checkoutExpiryBy(db, organizationId, new Date(target)) : undefined;
     const stops = [next?.currentPeriodEnd.getTime(), retryAt?.getTime(), expiryAt?.getTime()].filter((t): t is number => t !== undefined);
     const wall = new Date();
-    // stop the clock at the next period end, failed charge's retry or checkout expiry (or the target); it never goes back
+    // stop the clock at the next period end, failed charge's retry or checkout expiry (or the target); it never goes
+    // back
     const at = stops.length > 0 ? Math.max(Math.min(...stops), from) : target;
     await repo.moveClockTo(db, organizationId, Math.max(0, at - wall.getTime()), wall);
     if (expiryAt && expiryAt.getTime() <= at) expiryStops += 1;

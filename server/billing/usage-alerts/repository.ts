@@ -47,9 +47,10 @@ export interface OpenSubscription {
 }
 
 /**
- * The open (active, trialing, past due) subscriptions of the customers named by id or external id, each with its consumed units so far per `fast` meter (a sum's total or a count's events
- * over the meter's hourly rollups, from the hour its period started in: the caller takes off that hour's part
- * before the start), in one statement — the ingest-time check's one read in the usual case.
+ * The open (active, trialing, past due) subscriptions of the customers named by id or external id, each with its
+ * consumed units so far per `fast` meter (a sum's total or a count's events over the meter's hourly rollups, from the
+ * hour its period started in: the caller takes off that hour's part before the start), in one statement — the
+ * ingest-time check's one read in the usual case.
  */
 export async function openSubscriptionsWithSums(
   db: Queryable,
@@ -128,7 +129,10 @@ export async function openSubscriptionsWithSums(
   return [...subs.values()];
 }
 
-/** Whether the organization has a meter_credit benefit on one of these meters (else no subscription has credits on them). */
+/**
+ * Whether the organization has a meter_credit benefit on one of these meters (else no subscription has credits on
+ * them).
+ */
 export async function hasMeterCredits(db: Queryable, organizationId: string, meterIds: string[]): Promise<boolean> {
   if (meterIds.length === 0) return false;
   const found = await rowsOf<{ one: number }>(

@@ -16,7 +16,10 @@ import { toUsageAlertWire, type UsageAlertCreateInput, type UsageAlertRow, type 
 const NOT_FOUND = "Usage alert not found";
 export const ALERTS_TTL_MS = 2000;
 
-/** What a check needs of the organization besides the batch: its alerts, their meters, which meters' rollups are complete. */
+/**
+ * What a check needs of the organization besides the batch: its alerts, their meters, which meters' rollups are
+ * complete.
+ */
 export interface AlertContext {
   alerts: UsageAlertRow[];
   meters: Map<string, MeterWire>;

@@ -94,7 +94,9 @@ async function recharge(tx: Queryable, processor: PaymentProcessor, s: Spend): P
   return outcome === "recharged" || outcome === "declined" || outcome === "processing" ? 1 : 0;
 }
 
-/** Credits and recharges for a batch's orders; returns how many wallets moved (their events go out with the next batch). */
+/**
+ * Credits and recharges for a batch's orders; returns how many wallets moved (their events go out with the next batch).
+ */
 export async function walletsFromOutbox(tx: Queryable, processor: PaymentProcessor, rows: OutboxRowView[], log: { error(err: unknown, msg: string): void }): Promise<number> {
   const paid = new Map<string, PaidOrder>();
   // per wallet, its first spending movement of the batch

@@ -24,7 +24,10 @@ export interface WalletChargeRef {
   processorPaymentId: string;
 }
 
-/** `credited` or `failed` now; `null`: nothing to do (answered before, still on its way, or not a charge of this wallet); `not_recorded`: the charge's order is not committed yet (try later). */
+/**
+ * `credited` or `failed` now; `null`: nothing to do (answered before, still on its way, or not a charge of this
+ * wallet); `not_recorded`: the charge's order is not committed yet (try later).
+ */
 export type WalletLateOutcome = "credited" | "failed" | "not_recorded" | null;
 
 export async function settleWalletCharge(db: Db, organizationId: string, ref: WalletChargeRef, result: PaymentResult): Promise<WalletLateOutcome> {

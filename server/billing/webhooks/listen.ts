@@ -33,7 +33,9 @@ const AFTER_ALL_TIMES = 2n ** 63n - 1n;
 
 // ---- the cursor ---------------------------------------------------------------------------------------
 
-/** A position in the stream: after the row `id`, created at `at` (µs since the epoch), processed by transaction `xid`. */
+/**
+ * A position in the stream: after the row `id`, created at `at` (µs since the epoch), processed by transaction `xid`.
+ */
 export interface Cursor {
   xid: bigint;
   at: bigint;
@@ -114,7 +116,8 @@ async function eventsAfter(
         sql`(${outbox.processedXid}, ${createdMicros}, ${outbox.id}) > (${cursor.xid.toString()}::bigint, ${cursor.at.toString()}::bigint, ${cursor.id}::uuid)`,
         sql`${outbox.processedXid} < ${settled.toString()}::bigint`,
         gt(outbox.processedAt, sql`now() - ${REPLAY_WINDOW}::interval`),
-        // till's own types only when asked for by name (a forwarding receiver may validate with Polar's SDK); internal ones never
+        // till's own types only when asked for by name (a forwarding receiver may validate with Polar's SDK); internal
+        // ones never
         types ? inArray(outbox.type, [...types]) : and(sql`${outbox.type} NOT LIKE 'till.%'`, notInArray(outbox.type, [...INTERNAL_OUTBOX_TYPES])),
         // a customer.state_changed whose customer was gone when fanned out keeps its {id} and goes nowhere
         sql`NOT (${outbox.type} = 'customer.state_changed' AND ${outbox.payload} -> 'email' IS NULL)`,

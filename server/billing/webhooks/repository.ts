@@ -296,7 +296,10 @@ export async function releaseEvents(db: Queryable, token: string, ids: string[])
     .where(and(inArray(webhookEvent.id, ids), eq(webhookEvent.lockedBy, token)));
 }
 
-/** `reset`: an attempt got through, so the count restarts at `failed`; otherwise `failed` more events used up their attempts. */
+/**
+ * `reset`: an attempt got through, so the count restarts at `failed`; otherwise `failed` more events used up their
+ * attempts.
+ */
 export async function countFailedEvents(
   tx: Queryable,
   endpointId: string,

@@ -15,7 +15,9 @@ export function generateSecret(): string {
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
 
-/** The HMAC keys a receiver may derive from `secret`: its UTF-8 bytes, and the base64 after `whsec_` if it is base64. */
+/**
+ * The HMAC keys a receiver may derive from `secret`: its UTF-8 bytes, and the base64 after `whsec_` if it is base64.
+ */
 export function signingKeys(secret: string): Buffer[] {
   const keys = [Buffer.from(secret, "utf8")];
   const rest = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : "";

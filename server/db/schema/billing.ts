@@ -46,7 +46,9 @@ export const billingOrganization = pgTable("billing_organization", {
   details: jsonb("details").$type<Record<string, unknown>>(),
   /** Where the organization collects tax and whether its prices include it (billing/tax/settings.ts); null: none. */
   taxSettings: jsonb("tax_settings").$type<Record<string, unknown>>(),
-  /** How failed renewal charges are retried and how the subscription ends (billing/settings/dunning.ts); null: defaults. */
+  /**
+   * How failed renewal charges are retried and how the subscription ends (billing/settings/dunning.ts); null: defaults.
+   */
   dunningSettings: jsonb("dunning_settings").$type<Record<string, unknown>>(),
   modifiedAt: modifiedAt(),
 });
@@ -362,7 +364,8 @@ export const benefitGrant = pgTable(
     customerSeatId: uuid("customer_seat_id"),
     /**
      * The team member the grant was made for (a claimed seat of the member; customer_id stays the team's); null for
-     * the customer's own. References customer_member (ON DELETE SET NULL, migration 0065; members.ts imports this file).
+     * the customer's own. References customer_member (ON DELETE SET NULL, migration 0065; members.ts imports this
+     * file).
      */
     memberId: uuid("member_id"),
     grantedAt: timestamptz("granted_at"),

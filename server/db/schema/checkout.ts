@@ -15,7 +15,10 @@ export type AddressValue = Record<string, string | null>;
  * its stored label says the same in English ("Unused time on Basic", "Remaining time on 6 seats").
  */
 export interface ProrationFacts {
-  /** `unused`: the credit for the old terms' unused time; `remaining`: the charge for the rest of the period on the new ones. */
+  /**
+   * `unused`: the credit for the old terms' unused time; `remaining`: the charge for the rest of the period on the new
+   * ones.
+   */
   kind: "unused" | "remaining";
   /** The product's name; null when the previous product is no longer found ("the previous plan"). */
   product: string | null;
@@ -65,12 +68,18 @@ export const checkout = pgTable(
     status: text("status").default("open").notNull(),
     /** Sealed with the server secret (server/seal.ts); a row from before sealing holds it in clear until start. */
     clientSecret: text("client_secret").notNull(),
-    /** The client secret's keyed hash (seal.ts, lookupHash): `/v1/checkouts/client/{client_secret}` finds the checkout by it. */
+    /**
+     * The client secret's keyed hash (seal.ts, lookupHash): `/v1/checkouts/client/{client_secret}` finds the checkout
+     * by it.
+     */
     clientSecretHash: text("client_secret_hash"),
     expiresAt: timestamptz("expires_at").notNull(),
     paymentProcessor: text("payment_processor").default("stripe").notNull(),
     paymentProcessorMetadata: jsonb("payment_processor_metadata").$type<Record<string, string>>().default({}).notNull(),
-    /** the confirm that completed the checkout: the request's hex SHA-256 (its confirmation token included) and its answer's portal session token, sealed with a key derived from the token (billing/checkouts/confirm-retry.ts) */
+    /**
+     * the confirm that completed the checkout: the request's hex SHA-256 (its confirmation token included) and its
+     * answer's portal session token, sealed with a key derived from the token (billing/checkouts/confirm-retry.ts)
+     */
     confirmationHash: text("confirmation_hash"),
     successUrl: text("success_url"),
     returnUrl: text("return_url"),
@@ -248,7 +257,10 @@ export const orderItem = pgTable(
     label: text("label").notNull(),
     amount: integer("amount").notNull(),
     taxAmount: integer("tax_amount").default(0).notNull(),
-    /** How the line's tax was computed (rate, jurisdiction, reverse charge, each tax); null: untaxed, or sold before tax. */
+    /**
+     * How the line's tax was computed (rate, jurisdiction, reverse charge, each tax); null: untaxed, or sold before
+     * tax.
+     */
     tax: jsonb("tax").$type<OrderItemTax>(),
     proration: boolean("proration").default(false).notNull(),
     /** A metered line's billed units (after meter credits); null on a line without units. */

@@ -9,18 +9,26 @@ import { createdAt, timestamptz } from "./columns.js";
 export const idempotencyKey = pgTable(
   "idempotency_key",
   {
-    /** Whose keys these are: `organization:<id>`, `user:<id>`, `customer:<id>`, `checkout:<sha256 of the client secret>`, `address:<ip>`. */
+    /**
+     * Whose keys these are: `organization:<id>`, `user:<id>`, `customer:<id>`, `checkout:<sha256 of the client
+     * secret>`, `address:<ip>`.
+     */
     scope: text("scope").notNull(),
     /** hex SHA-256 of the Idempotency-Key header's value */
     keyHash: text("key_hash").notNull(),
     /** hex SHA-256 of the method, the path with its query and the body's bytes: a repeat must match it */
     requestHash: text("request_hash").notNull(),
     method: text("method").notNull(),
-    /** The route's pattern (`/v1/checkouts/client/:client_secret/confirm`), never the path itself (it may carry a credential). */
+    /**
+     * The route's pattern (`/v1/checkouts/client/:client_secret/confirm`), never the path itself (it may carry a
+     * credential).
+     */
     route: text("route").notNull(),
     /** in_progress | done */
     status: text("status").notNull(),
-    /** An in_progress row's lease, renewed while its request runs; a lapsed lease (the process died) may be taken over. */
+    /**
+     * An in_progress row's lease, renewed while its request runs; a lapsed lease (the process died) may be taken over.
+     */
     lockedUntil: timestamptz("locked_until"),
     responseStatus: integer("response_status"),
     /** The headers replayed with the answer (content-type, location). */

@@ -6,7 +6,9 @@ import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle
 import { benefit, customer } from "./billing.js";
 import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz } from "./columns.js";
 
-/** The values an activation's `conditions` and `meta` hold (Polar's Record<string, string | int | number | boolean>). */
+/**
+ * The values an activation's `conditions` and `meta` hold (Polar's Record<string, string | int | number | boolean>).
+ */
 export type LicenseKeyScalars = Record<string, string | number | boolean>;
 
 export const licenseKey = pgTable(
@@ -18,7 +20,9 @@ export const licenseKey = pgTable(
     benefitId: cascadeRef("benefit_id", () => benefit.id),
     /** The grant that made it (no foreign key: both are inserted by one statement of the confirm). */
     benefitGrantId: uuid("benefit_grant_id"),
-    /** The key, sealed with the server secret (server/seal.ts); a row from before sealing holds it in clear until start. */
+    /**
+     * The key, sealed with the server secret (server/seal.ts); a row from before sealing holds it in clear until start.
+     */
     key: text("key").notNull(),
     /** The key's keyed hash (seal.ts, lookupHash): validate/activate find the key by it. */
     keyHash: text("key_hash"),

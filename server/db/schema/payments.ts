@@ -32,7 +32,9 @@ export const paymentMethod = pgTable(
   (t) => [uniqueIndex("payment_method_customer_method_uq").on(t.organizationId, t.customerId, t.processorMethodId)],
 );
 
-/** The parts of a charge request that are not the order's own (amount, currency, method): see payment.unansweredCharge. */
+/**
+ * The parts of a charge request that are not the order's own (amount, currency, method): see payment.unansweredCharge.
+ */
 export interface UnansweredCharge {
   idempotencyKey: string;
   description: string;
@@ -59,7 +61,10 @@ export const payment = pgTable(
     last4: text("last4"),
     declineReason: text("decline_reason"),
     declineMessage: text("decline_message"),
-    /** What made the attempt: checkout | renewal | update (a plan change billed now) | retry (the schedule) | manual (the customer, from the portal). */
+    /**
+     * What made the attempt: checkout | renewal | update (a plan change billed now) | retry (the schedule) | manual
+     * (the customer, from the portal).
+     */
     attempt: text("attempt").notNull(),
     /**
      * A charge whose answer never came (the connection lost after the client's own retries), as it was sent: the

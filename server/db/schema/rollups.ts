@@ -8,7 +8,10 @@ import { bigint, doublePrecision, index, integer, jsonb, numeric, pgTable, prima
 import { meter } from "./billing.js";
 import { org, cascadeRef, modifiedAt, timestamptz } from "./columns.js";
 
-/** Per meter: `ready` (rollups complete, reads use them), `building` (a rebuild is due; reads scan events), `stopped` (archived). */
+/**
+ * Per meter: `ready` (rollups complete, reads use them), `building` (a rebuild is due; reads scan events), `stopped`
+ * (archived).
+ */
 export const meterRollupState = pgTable(
   "meter_rollup_state",
   {

@@ -68,7 +68,10 @@ export const stripeEvent = pgTable(
   ],
 );
 
-/** The processor's own customer for a till customer (Stripe's cus_…), made at the first payment and kept for later charges. */
+/**
+ * The processor's own customer for a till customer (Stripe's cus_…), made at the first payment and kept for later
+ * charges.
+ */
 export const processorCustomer = pgTable(
   "processor_customer",
   {

@@ -91,7 +91,10 @@ export const webhookDelivery = pgTable(
   ],
 );
 
-/** Inbound webhooks (POST /api/auth/polar/webhooks) already accepted, by `webhook-id`: a repeat is acknowledged, not handled again. */
+/**
+ * Inbound webhooks (POST /api/auth/polar/webhooks) already accepted, by `webhook-id`: a repeat is acknowledged, not
+ * handled again.
+ */
 export const inboundWebhook = pgTable(
   "inbound_webhook",
   {

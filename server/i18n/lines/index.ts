@@ -1,7 +1,8 @@
 // The words of an order's lines that till itself writes: a metered line's units, tiers and cap, a
 // proration line's kind, a wallet top-up's kind. One catalog per locale beside this one (English is the source),
 // read by every server surface that prints an order's lines — the invoice PDF and the receipt emails — so a line
-// reads the same on both. Adding a language: its JSON here with exactly English's keys (tests/unit/server-i18n.test.ts).
+// reads the same on both. Adding a language: its JSON here with exactly English's keys
+// (tests/unit/server-i18n.test.ts).
 import { speakers, type Catalogs, type Speaker } from "../intl.js";
 import en from "./en.json" with { type: "json" };
 import de from "./de.json" with { type: "json" };

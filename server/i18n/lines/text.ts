@@ -33,7 +33,10 @@ export function usageText(s: LineSpeaker, u: UsageLineFacts, currency: string): 
   return parts.length > 0 ? s.t("usage.withDetail", { line, detail: parts.join("; ") }) : line;
 }
 
-/** A proration line: its kind, and what it prorates ("Nicht genutzte Zeit für Basic", "Verbleibende Zeit für Team (6 Plätze)"). */
+/**
+ * A proration line: its kind, and what it prorates ("Nicht genutzte Zeit für Basic", "Verbleibende Zeit für Team (6
+ * Plätze)").
+ */
 export function prorationText(s: LineSpeaker, p: ProrationFacts): string {
   const seats = p.seats === null ? null : p.product === null ? s.t("proration.seatsOnly", { seats: p.seats }) : s.t("proration.seats", { product: p.product, seats: p.seats });
   const product = seats ?? p.product;

@@ -1,5 +1,6 @@
 // The customer emails' catalogs (one JSON file per locale beside this one; English is the source) and the speaker
-// a message is written with. Adding a language: its JSON here with exactly English's keys (tests/unit/server-i18n.test.ts).
+// a message is written with. Adding a language: its JSON here with exactly English's keys
+// (tests/unit/server-i18n.test.ts).
 import { speakers, type Catalogs, type Speaker } from "../../i18n/intl.js";
 import en from "./en.json" with { type: "json" };
 import de from "./de.json" with { type: "json" };

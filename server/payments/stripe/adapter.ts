@@ -167,7 +167,8 @@ async function customerOf(stripe: Stripe, request: PaymentRequest, key: string):
   if (customer.processorCustomerId) return customer.processorCustomerId;
   if (!request.setupFutureUsage && request.amount > 0) return undefined;
   const created = await withoutCallSite(() => stripe.customers.create(
-    // (a first purchase's till customer is made in the confirm's transaction: a retry names another id, so none is sent)
+    // (a first purchase's till customer is made in the confirm's transaction: a retry names another id, so none is
+    // sent)
     { email: customer.email, name: customer.name ?? undefined } satisfies Stripe.CustomerCreateParams,
     { idempotencyKey: `${key}-customer` },
   ));
@@ -197,7 +198,10 @@ async function setUp(stripe: Stripe, request: PaymentRequest, customer: string |
   return setupIntentResult(si);
 }
 
-/** Charges the method behind the token now (a PaymentIntent), set up for later charges when a subscription will make them. */
+/**
+ * Charges the method behind the token now (a PaymentIntent), set up for later charges when a subscription will make
+ * them.
+ */
 async function payNow(stripe: Stripe, request: PaymentRequest, customer: string | undefined, key: string): Promise<PaymentResult> {
   const pi = await withoutCallSite(() => stripe.paymentIntents.create(
     {

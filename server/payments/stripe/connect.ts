@@ -83,7 +83,9 @@ const endpointIdempotencyKey = (organizationId: string, secretKey: string) =>
 
 type Endpoint = { ok: true; id: string | null; signingSecret: string } | Exclude<ConnectResult, { ok: true }>;
 
-/** till's endpoint on the account (none when the events come through `stripe listen`, whose signing secret is given). */
+/**
+ * till's endpoint on the account (none when the events come through `stripe listen`, whose signing secret is given).
+ */
 async function endpointFor(stripe: Stripe, url: string, organizationId: string, input: StripeConnectInput): Promise<Endpoint> {
   if (input.webhook_secret) return { ok: true, id: null, signingSecret: input.webhook_secret };
   let endpoint: Stripe.WebhookEndpoint;

@@ -38,14 +38,18 @@ const connectionOf = preparedPerHandle((db) =>
 );
 
 /**
- * The organization's connection (null: none) as a column of a statement that reads one of its rows (`stripeOfConnection`
- * makes it a processor): a confirm learns whether Stripe takes its payment in the statement that finds the checkout.
+ * The organization's connection (null: none) as a column of a statement that reads one of its rows
+ * (`stripeOfConnection` makes it a processor): a confirm learns whether Stripe takes its payment in the statement that
+ * finds the checkout.
  */
 export const connectionSql = (organizationIdColumn: AnyPgColumn): SQL<ProcessorConnection | null> =>
   sql<ProcessorConnection | null>`(select json_build_object('secretKey', ${stripeConnection.secretKey}, 'publishableKey', ${stripeConnection.publishableKey}, 'livemode', ${stripeConnection.livemode})::text
     from ${stripeConnection} where ${stripeConnection.organizationId} = ${qualified(organizationIdColumn)})`.mapWith((text: string) => JSON.parse(text) as ProcessorConnection);
 
-/** The organization's Stripe client and adapter; null when it has no Stripe connection (or its keys were sealed with another secret). */
+/**
+ * The organization's Stripe client and adapter; null when it has no Stripe connection (or its keys were sealed with
+ * another secret).
+ */
 export async function stripeOf(db: Queryable, ctx: StripeContext, organizationId: string): Promise<StripeOfOrganization | null> {
   const [row] = await connectionOf(db).execute({ organizationId });
   return row ? stripeOfConnection(ctx, row) : null;

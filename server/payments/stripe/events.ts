@@ -34,7 +34,9 @@ function kindOf(type: string): ProcessorEvent["kind"] | null {
   return null;
 }
 
-/** The intent as Stripe holds it now (with its payment method, for the card's brand and last four), as the seam says it. */
+/**
+ * The intent as Stripe holds it now (with its payment method, for the card's brand and last four), as the seam says it.
+ */
 async function paymentEvent(connected: { stripe: Stripe; processor: PaymentEvent["processor"] }, type: string, id: string): Promise<PaymentEvent> {
   const { stripe, processor } = connected;
   if (type.startsWith("setup_intent.")) {

@@ -11,7 +11,10 @@ import { NOT_CONNECTED } from "./connect.js";
 
 /** Objects read per list at most: past it the answer says `truncated` and compares what it read. */
 export const MAX_OBJECTS = 10_000;
-/** Stripe's objects are read from this long before the window: a payment till recorded just inside it may have started before. */
+/**
+ * Stripe's objects are read from this long before the window: a payment till recorded just inside it may have started
+ * before.
+ */
 const MARGIN_MS = 24 * 3600_000;
 
 type StripeSide = { object: "payment_intent" | "charge"; id: string; amount: number; currency: string; status: string; paymentIntent: string | null; created: number };
