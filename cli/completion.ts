@@ -34,7 +34,9 @@ export interface CompletionTree {
 
 const firstLine = (s: string) => s.split("\n")[0] ?? "";
 
-/** Values to offer for an argument or option that the command checks itself (commander's choices() would check them). */
+/**
+ * Values to offer for an argument or option that the command checks itself (commander's choices() would check them).
+ */
 const SUGGESTIONS = new WeakMap<Argument | Option, readonly string[]>();
 
 /** `suggest(new Argument("[event-type]"), TYPES)`: completion offers TYPES there. */

@@ -85,7 +85,9 @@ export const CATALOG_PRICE_RANK: { readonly [K in PriceKind]: number } = {
   metered_unit: 4,
 };
 
-/** A catalog file can write a price of every kind: a kind added to shared/kinds.ts fails here until PriceSpec has it. */
+/**
+ * A catalog file can write a price of every kind: a kind added to shared/kinds.ts fails here until PriceSpec has it.
+ */
 export const CATALOG_COVERS_EVERY_KIND: Covers<PriceKind, PriceSpec["amount_type"]> = true;
 
 /**
@@ -94,5 +96,8 @@ export const CATALOG_COVERS_EVERY_KIND: Covers<PriceKind, PriceSpec["amount_type
  */
 export const CLI_BENEFIT_TYPES = ["custom", "license_keys", "meter_credit", "downloadables", "github_repository", "discord"] as const satisfies readonly BenefitType[];
 
-/** Every benefit type is set from flags or left to the API on purpose: a type added to shared/kinds.ts fails here until placed. */
+/**
+ * Every benefit type is set from flags or left to the API on purpose: a type added to shared/kinds.ts fails here until
+ * placed.
+ */
 export const CLI_PLACES_EVERY_BENEFIT_TYPE: Covers<BenefitType, (typeof CLI_BENEFIT_TYPES)[number] | "feature_flag"> = true;

@@ -81,7 +81,10 @@ export interface OutputOptions {
   stderr?: NodeJS.WriteStream;
 }
 
-/** An error as the CLI prints it: one JSON object under --json, else the message and its hint (and the request, verbose). */
+/**
+ * An error as the CLI prints it: one JSON object under --json, else the message and its hint (and the request,
+ * verbose).
+ */
 function writeError(err: unknown, opts: OutputOptions, styleErr: Style, writeErr: (s: string) => unknown): void {
   const e = asCliError(err);
   const message = scopeHint(e.message);

@@ -81,7 +81,9 @@ export type PriceSpec =
   | ({
       amount_type: "metered_unit";
       meter: string;
-      /** Null only on a tiered price whose unit amount is its first tier's (what the server reads when it is left out). */
+      /**
+       * Null only on a tiered price whose unit amount is its first tier's (what the server reads when it is left out).
+       */
       unit_amount: string | null;
       /** till's own tiers (`unit_tiers` on the wire; the SDKs drop the field), canonical: every key present. */
       unit_tiers: UnitTiers | null;

@@ -208,7 +208,10 @@ export interface WireCustomerSession {
   customer_id: string;
 }
 
-/** A one-hour customer session (POST /v1/customer-sessions/), the customer addressed by id, email or external id; also `till open portal`. */
+/**
+ * A one-hour customer session (POST /v1/customer-sessions/), the customer addressed by id, email or external id; also
+ * `till open portal`.
+ */
 export async function createCustomerSession(ctx: Context, id: string | undefined, opts: Addressed & { returnUrl?: string }): Promise<WireCustomerSession> {
   if (id === undefined && opts.externalId === undefined) throw new UsageError("missing the customer: pass its <id> (or email) or --external-id <your id>");
   if (id !== undefined && opts.externalId !== undefined) throw new UsageError("<id> and --external-id: address the customer by one of them");

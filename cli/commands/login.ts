@@ -123,7 +123,9 @@ async function signedInAs(ctx: Context): Promise<string | null> {
   return body.user?.email ?? ctx.profile.user?.email ?? "an unknown user";
 }
 
-/** Already signed in: a terminal is asked whether to start over; anywhere else it is said, exit 0 (--force starts over). */
+/**
+ * Already signed in: a terminal is asked whether to start over; anywhere else it is said, exit 0 (--force starts over).
+ */
 async function keepExistingSession(ctx: Context, force: boolean | undefined): Promise<boolean> {
   if (force) return false;
   const who = await signedInAs(ctx);

@@ -10,7 +10,9 @@ import { CliError, UsageError } from "../errors.js";
 import { isUuid } from "../flags.js";
 import { changes, day, listOptions, listResource, type ListOptions } from "../resources.js";
 
-/** Finds the customer's id from an id or an email (customers.ts's, passed in: customers.ts registers these commands). */
+/**
+ * Finds the customer's id from an id or an email (customers.ts's, passed in: customers.ts registers these commands).
+ */
 type CustomerIdOf = (ctx: Context, ref: string) => Promise<string>;
 
 interface WireMember {

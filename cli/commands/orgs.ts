@@ -1,6 +1,6 @@
-// `till orgs list|create|switch` (and `till orgs tax …`, orgs-tax.ts): your organizations. Listing reads /v1/organizations/ and /api/whoami
-// (the server's fast path, which an API key may use too); creating and switching are better-auth's
-// organization routes and need a signed-in user. The active organization lives on the server session (it
+// `till orgs list|create|switch` (and `till orgs tax …`, orgs-tax.ts): your organizations. Listing reads
+// /v1/organizations/ and /api/whoami (the server's fast path, which an API key may use too); creating and switching are
+// better-auth's organization routes and need a signed-in user. The active organization lives on the server session (it
 // scopes /v1 calls made with the session token) and is mirrored in the profile for display.
 import type { Command } from "commander";
 import { authClient, v1, whoami, type AuthClient } from "../client.js";

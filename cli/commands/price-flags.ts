@@ -117,7 +117,9 @@ export function pricesFromFlags(o: PriceFlags): Record<string, unknown>[] | unde
   return FLAG_ORDER.filter((k) => given[k]).map((k) => priceOf(k, o, base));
 }
 
-/** The price flags on `cmd`; `verb` says what a flag does to the product's prices ("with", "replace the prices with"). */
+/**
+ * The price flags on `cmd`; `verb` says what a flag does to the product's prices ("with", "replace the prices with").
+ */
 export function priceOptions(cmd: Command, verb: string): Command {
   const metered = cmd
     .option("--price <amount>", `${verb} a fixed price, in minor units (1999 = $19.99)`, parseAmount)

@@ -60,7 +60,9 @@ function passwordProblem(password: string): string | null {
   return null;
 }
 
-/** The password typed at the terminal, asked for again at once (not after the confirmation) while it breaks the rule. */
+/**
+ * The password typed at the terminal, asked for again at once (not after the confirmation) while it breaks the rule.
+ */
 async function typedPassword(ctx: Context): Promise<string> {
   for (;;) {
     const typed = await askSecret(`Password (at least ${PASSWORD_MIN_LENGTH} characters): `);
