@@ -221,7 +221,10 @@ export function waitForOutcome(secret: string, timeoutMs = 15_000): Promise<"suc
 /** 2500, "usd" → "$25.00": the one formatter of the project's shared/ (emails use it too). */
 export { formatMoney } from "../../shared/money.js";
 
-/** Polls the checkout until its status is one of `statuses` (after a failed 3-D Secure it opens again); null after `timeoutMs`. */
+/**
+ * Polls the checkout until its status is one of `statuses` (after a failed 3-D Secure it opens again); null after
+ * `timeoutMs`.
+ */
 export async function waitForStatus(secret: string, statuses: Checkout["status"][], timeoutMs = 15_000): Promise<Checkout | null> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {

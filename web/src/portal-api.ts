@@ -11,7 +11,10 @@ export type PortalError = CheckoutError;
 export type Result<T> = { ok: true; data: T } | { ok: false; error: PortalError };
 
 export type CancellationReason = (typeof ALL_REASONS)[number];
-/** Polar's CustomerCancellationReason in the order the cancel form offers them (its words: the catalog's `subs.reason.*`). */
+/**
+ * Polar's CustomerCancellationReason in the order the cancel form offers them (its words: the catalog's
+ * `subs.reason.*`).
+ */
 export const CANCELLATION_REASONS: readonly CancellationReason[] = [
   "too_expensive",
   "missing_features",
@@ -93,7 +96,9 @@ export interface PortalOrder {
   /** subscription_cycle with status pending: a renewal whose charge failed (past due). */
   billing_reason?: string;
   product: PortalProduct | null;
-  /** Its lines: `label` is English (the API's); a wallet top-up's one line names its kind (`wallet_credit`, till's own). */
+  /**
+   * Its lines: `label` is English (the API's); a wallet top-up's one line names its kind (`wallet_credit`, till's own).
+   */
   items: Array<{ label: string; wallet_credit?: "top_up" | "auto_recharge" | null }>;
 }
 
@@ -142,7 +147,10 @@ export type SetupWait =
   | { type: "verify_with_microdeposits"; verify_with_microdeposits: { arrival_date: string | null; hosted_verification_url: string | null; microdeposit_type: "amounts" | "descriptor_code" } }
   | { type: "processing" };
 
-/** Adding a card: saved, or its bank asks the customer to act first (a SetupIntent's client secret): authenticate, or verify microdeposits. */
+/**
+ * Adding a card: saved, or its bank asks the customer to act first (a SetupIntent's client secret): authenticate, or
+ * verify microdeposits.
+ */
 export type AddedPaymentMethod = { status: "succeeded"; payment_method: PaymentMethod } | { status: "requires_action"; client_secret: string; next_action?: SetupWait };
 
 export interface PortalGrant {
@@ -340,7 +348,10 @@ export const portalApi = {
   /** Stripe's Payment Element (with the seller's publishable key) or the test processor's card form. */
   paymentProcessor: (token: string) => call<PortalProcessor>(token, "GET", "/customers/me/payment-methods/processor"),
   deletePaymentMethod: (token: string, id: string) => call<null>(token, "DELETE", `/customers/me/payment-methods/${encodeURIComponent(id)}`),
-  /** The customer's wallets (Polar's), their history, auto-recharge and where to buy credits (till's own; PortalWallet.tsx). */
+  /**
+   * The customer's wallets (Polar's), their history, auto-recharge and where to buy credits (till's own;
+   * PortalWallet.tsx).
+   */
   wallets: (token: string) => all<Wallet>(token, "/wallets/"),
   walletHistory: (token: string, id: string) => call<ListResource<WalletTransaction>>(token, "GET", `/wallets/${encodeURIComponent(id)}/transactions?limit=20`),
   autoRecharge: (token: string, id: string) => call<AutoRecharge>(token, "GET", `/wallets/${encodeURIComponent(id)}/auto-recharge`),

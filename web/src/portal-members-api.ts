@@ -24,7 +24,10 @@ export interface PortalMember {
   created_at: string;
 }
 
-/** Whether the signed-in user manages the team (and its billing): an individual customer, a team's owner or billing manager. */
+/**
+ * Whether the signed-in user manages the team (and its billing): an individual customer, a team's owner or billing
+ * manager.
+ */
 export const managesBilling = (u: PortalUser | null) => !u || u.type !== "member" || u.role !== "member";
 
 export const membersApi = {

@@ -1,6 +1,7 @@
-// The success view (below the page's "was successful" status): what happened (the amount paid, or a trial's end and first charge), the order number,
-// what the customer now has (benefits, license keys, downloads — read with the customer session the confirm
-// made), the way on to the portal, and the receipt email only when the seller's settings send one.
+// The success view (below the page's "was successful" status): what happened (the amount paid, or a trial's end and
+// first charge), the order number, what the customer now has (benefits, license keys, downloads — read with the
+// customer session the confirm made), the way on to the portal, and the receipt email only when the seller's settings
+// send one.
 import { useEffect, useState } from "react";
 import { list, longDate as dateText, money as formatMoney, t } from "../i18n/intl.js";
 import type { Checkout } from "../checkout-api.js";

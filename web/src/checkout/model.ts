@@ -141,7 +141,10 @@ export const amountText = (minor: number, currency: string) => (minor / 10 ** mi
 
 // ---- the card -------------------------------------------------------------------------------------------
 
-/** The organization's Stripe publishable key when its account takes the payment (the Payment Element), else null (the test card form). */
+/**
+ * The organization's Stripe publishable key when its account takes the payment (the Payment Element), else null (the
+ * test card form).
+ */
 export const stripeKeyOf = (checkout: Pick<Checkout, "payment_processor_metadata">): string | null => {
   const meta = checkout.payment_processor_metadata;
   return meta?.processor === "stripe" && meta.publishable_key ? meta.publishable_key : null;
@@ -201,7 +204,9 @@ export interface FormState {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Modes of the billing address fields: what the checkout asks, with the country always asked when a payment form shows. */
+/**
+ * Modes of the billing address fields: what the checkout asks, with the country always asked when a payment form shows.
+ */
 export const addressMode = (checkout: Pick<Checkout, "billing_address_fields">, key: AddressKey): FieldMode =>
   checkout.billing_address_fields?.[key] ?? "disabled";
 

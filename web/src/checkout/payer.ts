@@ -16,7 +16,9 @@ export interface Billing {
 export interface Payer {
   /** The processor's confirmation token for what the customer entered, or the problems to show by the fields. */
   token(billing: Billing): Promise<TokenResult>;
-  /** Runs the processor's next action (3-D Secure) on the intent; resolves with the processor's message when it failed. */
+  /**
+   * Runs the processor's next action (3-D Secure) on the intent; resolves with the processor's message when it failed.
+   */
   nextAction(clientSecret: string): Promise<string | null>;
 }
 

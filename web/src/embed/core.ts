@@ -159,7 +159,9 @@ export interface TillEmbedCheckoutApi {
 const TRIGGERS = ["till", "polar"] as const;
 const TRIGGER_SELECTOR = TRIGGERS.map((p) => `[data-${p}-checkout]`).join(",");
 
-/** The checkout URL and theme an element names: its href, else the attribute's value (as @polar-sh/checkout reads them). */
+/**
+ * The checkout URL and theme an element names: its href, else the attribute's value (as @polar-sh/checkout reads them).
+ */
 function triggerOf(el: Element): { url: string | null; theme: Theme | undefined } {
   const prefix = TRIGGERS.find((p) => el.hasAttribute(`data-${p}-checkout`)) ?? "till";
   const theme = el.getAttribute(`data-${prefix}-checkout-theme`);

@@ -15,7 +15,8 @@ const script = document.currentScript as HTMLScriptElement | null;
 const origin = script?.src ? new URL(script.src).origin : window.location.origin;
 const api = embedApi(origin);
 window.TillEmbedCheckout = api;
-// @polar-sh/checkout's global (`Polar.EmbedCheckout.create(url, theme)`, `.init()`), unless that script is on the page too
+// @polar-sh/checkout's global (`Polar.EmbedCheckout.create(url, theme)`, `.init()`), unless that script is on the page
+// too
 window.Polar ??= { EmbedCheckout: api };
 
 if (script?.getAttribute("data-auto-init") !== "false") {

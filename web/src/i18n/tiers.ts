@@ -5,10 +5,16 @@ import { unitName } from "../../../shared/meter-units.js";
 import type { UnitTiers } from "../../../shared/tiers.js";
 import { intl, locale, money, numberText, t, unitMoney } from "./intl.js";
 
-/** One unit of a meter: English singularizes its name ("Tokens" → "token"); other languages show it as the seller wrote it. */
+/**
+ * One unit of a meter: English singularizes its name ("Tokens" → "token"); other languages show it as the seller wrote
+ * it.
+ */
 export const unitOf = (meterName: string): string => (locale().startsWith("en") ? unitName(meterName) : meterName.trim() || unitName(meterName));
 
-/** "$0.01 per token for 1–1,000, $0.0025 per token above 1,000 + $10.00 (graduated)" / "0,01 $ pro Tokens für 1–1.000, …". */
+/**
+ * "$0.01 per token for 1–1,000, $0.0025 per token above 1,000 + $10.00 (graduated)" / "0,01 $ pro Tokens für 1–1.000,
+ * …".
+ */
 export function tiersText(tiers: UnitTiers, currency: string, unit: string): string {
   let from = 0;
   const parts = tiers.tiers.map((tier) => {

@@ -4,11 +4,11 @@
 // again, to pay with another method), succeeded — and composes
 // the sections under web/src/checkout/: the frame (page-shell.tsx), the form (CheckoutForm.tsx: what the customer
 // buys beside how they pay — Stripe's Payment Element or the test processor's card form), paying (pay.ts, payer.ts)
-// and the success view. Embedded (embed=true&embed_origin=…, through /embed.js: checkout/embed.ts) it tells the seller's page
-// `loaded`, `close`, `confirmed` and `success` — to the checkout's embed origin only. `?theme=dark` picks the dark colours; light is the default.
-// It speaks the buyer's language (web/src/i18n): the checkout's `locale`, else the customer's, the browser's, the
-// organization's default, English — resolved once the checkout is read, and sent with the confirm when the
-// checkout named none, so the emails and invoice that follow speak it too.
+// and the success view. Embedded (embed=true&embed_origin=…, through /embed.js: checkout/embed.ts) it tells the
+// seller's page `loaded`, `close`, `confirmed` and `success` — to the checkout's embed origin only. `?theme=dark` picks
+// the dark colours; light is the default. It speaks the buyer's language (web/src/i18n): the checkout's `locale`, else
+// the customer's, the browser's, the organization's default, English — resolved once the checkout is read, and sent
+// with the confirm when the checkout named none, so the emails and invoice that follow speak it too.
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
 import { RawIntlProvider, type IntlShape } from "react-intl";
 import type { Checkout, CheckoutError, ConfirmedCheckout } from "../checkout-api.js";

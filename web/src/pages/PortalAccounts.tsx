@@ -109,7 +109,10 @@ export function Accounts({
   );
 }
 
-/** Whether the benefit is delivered outside till (a repository invitation, a Discord role): GrantDelivery tells its state. */
+/**
+ * Whether the benefit is delivered outside till (a repository invitation, a Discord role): GrantDelivery tells its
+ * state.
+ */
 export const isDelivered = (type: string) => accountOf(type) !== undefined;
 
 /**

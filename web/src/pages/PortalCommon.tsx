@@ -16,7 +16,10 @@ export type OnError = (error: PortalError) => string;
 /** A date in the page's locale (web/src/i18n). */
 export const formatDate = (iso: string | null | undefined) => (iso ? intl().formatDate(new Date(iso), { dateStyle: "long" }) : "—");
 
-/** A status in the page's words (`<prefix>.<status>` of the catalog), or as the server wrote it when the catalog has none. */
+/**
+ * A status in the page's words (`<prefix>.<status>` of the catalog), or as the server wrote it when the catalog has
+ * none.
+ */
 export function statusText(prefix: "orders.status" | "subs.status" | "key.status", status: string): string {
   const id = `${prefix}.${status}`;
   return id in intl().messages ? t(id as MessageId) : status;

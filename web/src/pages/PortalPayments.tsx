@@ -48,7 +48,8 @@ const describe = (m: PaymentMethod) => {
 
 /**
  * Saves a Stripe card: its confirmation token, and the customer's authentication when their bank asks for it. A setup
- * waiting for the bank (`next_action`: microdeposits, processing) is answered as it is: the page says what happens next.
+ * waiting for the bank (`next_action`: microdeposits, processing) is answered as it is: the page says what happens
+ * next.
  */
 async function saveStripeCard(token: string, stripe: Promise<Stripe | null>, confirmationTokenId: string): Promise<Result<AddedPaymentMethod>> {
   const added = await portalApi.addPaymentMethod(token, confirmationTokenId);

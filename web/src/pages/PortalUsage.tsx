@@ -51,7 +51,9 @@ function Limits({ meter: m, subscription: s }: { meter: PortalSubscriptionMeter;
   );
 }
 
-/** The current period's usage of each meter: consumed, credited (meter credits) and billed units, and the amount so far. */
+/**
+ * The current period's usage of each meter: consumed, credited (meter credits) and billed units, and the amount so far.
+ */
 export function Usage({ subscription: s }: { subscription: PortalSubscription }) {
   const meters = s.meters ?? [];
   return (
