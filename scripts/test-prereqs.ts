@@ -1,8 +1,9 @@
 // What the test suite needs beyond `npm install`: Chromium at /usr/bin/chromium for the page tests
-// (tests/e2e), zsh and fish for the shell-completion tests, PgBouncer for the pooler test (tests/api/pgbouncer.test.ts). `npm test` runs this file first (its `pretest`):
-// whatever is missing is installed with apt-get when that is possible (root on Debian/Ubuntu). What is still
-// missing then is left out by vitest.config.ts (through `missingTestTools`), which prints one line saying what
-// and how to include it; with TILL_TEST_ALL=1 (set by .ci/run) nothing is left out.
+// (tests/e2e), zsh and fish for the shell-completion tests, PgBouncer for the pooler test
+// (tests/api/pgbouncer.test.ts). `npm test` runs this file first (its `pretest`): whatever is missing is installed with
+// apt-get when that is possible (root on Debian/Ubuntu). What is still missing then is left out by vitest.config.ts
+// (through `missingTestTools`), which prints one line saying what and how to include it; with TILL_TEST_ALL=1 (set by
+// .ci/run) nothing is left out.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
