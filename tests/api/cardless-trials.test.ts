@@ -196,7 +196,8 @@ describe("a trial without a card over three periods", () => {
     // $12.00, no tax in this fixture
     expect(await cycles()).toEqual([["subscription_cycle", "pending", 1200, 0, 1200]]);
     expect(await attempts()).toEqual(["failed"]);
-    // the retries 3 and 3+5 days after the trial's end fail (no card): still past due, the same order pending, three attempts
+    // the retries 3 and 3+5 days after the trial's end fail (no card): still past due, the same order pending, three
+    // attempts
     await advance(s, "8d");
     expect(await s.sdk.subscriptions.get({ id: sub.id })).toMatchObject({ status: "past_due" });
     expect(await cycles()).toEqual([["subscription_cycle", "pending", 1200, 0, 1200]]);

@@ -56,7 +56,9 @@ const checked = (cost: unknown) => {
   return { inSql, cost: value };
 };
 
-/** What the fast check and zod make of a reserved key's value: whether the early statement may rewrite it, and zod's. */
+/**
+ * What the fast check and zod make of a reserved key's value: whether the early statement may rewrite it, and zod's.
+ */
 const checkedAs = (key: "_cost" | "_llm", value: unknown) => {
   const event = { name: "n", external_customer_id: "c", metadata: { [key]: value } };
   const fast = eventInputFast(event, ["body", "events", 0]);

@@ -5,10 +5,10 @@
 // `{"permission":{…},"permissions":{…}}` fills both of has-permission's — and then each field in turn (nested
 // ones, and the containers themselves) gets each wrong-typed value: an object, an array, a string, a fraction, a
 // boolean, null, 1e309, …; a body-as-record route (update-user, update-session) gets each of the user's or
-// session's columns alone beside a valid name. Each query field gets repeated, bracketed, empty and numeric-edge values. Sent with the
-// seller's session cookie (an admin, with an active organization) except the routes that would end it, which are
-// sent without. The property: no answer is a 5xx, and the session still works afterwards. Bounded: one request per
-// (route, field, value), each with a 20-second timeout, and the whole walk within FUZZ_BUDGET_MS.
+// session's columns alone beside a valid name. Each query field gets repeated, bracketed, empty and numeric-edge
+// values. Sent with the seller's session cookie (an admin, with an active organization) except the routes that would
+// end it, which are sent without. The property: no answer is a 5xx, and the session still works afterwards. Bounded:
+// one request per (route, field, value), each with a 20-second timeout, and the whole walk within FUZZ_BUDGET_MS.
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { getTableColumns } from "drizzle-orm";
@@ -184,7 +184,10 @@ interface Route {
   method: "GET" | "POST";
   body: unknown;
   queryFields: string[];
-  /** A body-as-record route's fields: each sent alone beside a valid name (a field the route refuses, such as email, would stop the others early). */
+  /**
+   * A body-as-record route's fields: each sent alone beside a valid name (a field the route refuses, such as email,
+   * would stop the others early).
+   */
   recordFields?: string[];
 }
 

@@ -152,7 +152,8 @@ describe("a confirm retried without a key after a lost answer", () => {
     expect(retry.body).toEqual(first.body);
     expect(await sessionsOf(body.customer_email)).toBe(1);
     expect(await ordersOf(checkout.id)).toBe(1);
-    // the row keeps the token's hash and the session token sealed: neither the confirmation token nor the session in clear
+    // the row keeps the token's hash and the session token sealed: neither the confirmation token nor the session in
+    // clear
     const [row] = await fx.db().select().from(checkoutTable).where(eq(checkoutTable.id, checkout.id));
     expect(row?.confirmationHash).toMatch(/^[0-9a-f]{64}\./);
     expect(row?.confirmationHash).not.toContain(first.body.customer_session_token as string);

@@ -29,7 +29,8 @@ describe("a live organization without a processor for real money", () => {
     expect(live.status).toBe(200);
     expect(live.body).toEqual({ connected: false, test_processor: false });
     expect((await raw(sandboxKey, "GET", "/v1/stripe/connection")).body).toEqual({ connected: false, test_processor: true });
-    // with TILL_TEST_PAYMENTS=live (the rest of the suite) live says true: tests/e2e/home.test.ts reads it in the settings
+    // with TILL_TEST_PAYMENTS=live (the rest of the suite) live says true: tests/e2e/home.test.ts reads it in the
+    // settings
   });
 
   it("cannot open a checkout for a paid product: 403 PaymentNotReady naming what to do, nothing created", async () => {

@@ -4,8 +4,9 @@
 // $40, with usage at the tiers' boundaries and a cap reached in the middle of the third period. Every answer
 // carrying the new data parses in both SDKs (unit_tiers is till's own and dropped by them); usage alerts fire
 // once per alert, customer and period at ingest time, go only to the endpoint that names their type, and mail
-// the owners (and the customer when asked); the invoice PDFs show the tier lines and the cap note; an alert's measure over the rollups leaves out the events of the
-// period's first hour from before the period started, as the renewal does.
+// the owners (and the customer when asked); the invoice PDFs show the tier lines and the cap note; an alert's measure
+// over the rollups leaves out the events of the period's first hour from before the period started, as the renewal
+// does.
 import type { Polar } from "@polar-sh/sdk";
 import type { Polar as Polar049 } from "polar-sdk-049";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";

@@ -5,8 +5,8 @@
 // whose offsets cut UTC hours (Asia/Kolkata, Asia/Kathmandu, America/St_Johns, Australia/Adelaide: those hours
 // scanned), before and after the fold; and the rollups of rows written before
 // the migration (its backfill) answer the same; a subscription that changed product is new under its first product
-// (migration 0078, which dates those changed before it so); active users are counted from the kept counts of folded rows and
-// the unfolded ones (billing/metrics/users.ts) as the scan counts them.
+// (migration 0078, which dates those changed before it so); active users are counted from the kept counts of folded
+// rows and the unfolded ones (billing/metrics/users.ts) as the scan counts them.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -77,7 +77,9 @@ async function seedRows(db: Db, org: string): Promise<void> {
   await sub("active", 3000, "month", "2026-03-27T12:00:00Z", { canceled: "2026-04-01T01:00:00Z" });
 }
 
-/** Changes after the fact: a pending order paid, a refund, a deleted order, a checkout that succeeded, an event removed. */
+/**
+ * Changes after the fact: a pending order paid, a refund, a deleted order, a checkout that succeeded, an event removed.
+ */
 async function change(db: Db, org: string): Promise<void> {
   await db.execute(sql`UPDATE "order" SET status = 'paid' WHERE organization_id = ${org}::uuid AND invoice_number = ${`R-${org}-11`}`);
   await db.execute(sql`UPDATE "order" SET status = 'refunded', refunded_amount = net_amount WHERE organization_id = ${org}::uuid AND invoice_number = ${`R-${org}-13`}`);

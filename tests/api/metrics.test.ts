@@ -38,7 +38,8 @@ describe("a 13-month scenario on the test clock", () => {
     expect([a.netAmount, b.netAmount, c.netAmount, d.netAmount, e.netAmount, f.netAmount]).toEqual([1000, 12000, 0, 5000, 1500, 800]);
     expect(d.currency).toBe("eur");
     await fx.sdk.refunds.create({ orderId: e.id, reason: "customer_request", amount: 1500 });
-    // costs of January 1st (events at the clock's now): 0.5 and 1.25 dollars, and 2 euros (not the organization's currency)
+    // costs of January 1st (events at the clock's now): 0.5 and 1.25 dollars, and 2 euros (not the organization's
+    // currency)
     await fx.sdk.events.ingest({
       events: [
         { name: "llm.call", customerId: a.customerId, metadata: { _cost: { amount: 0.5, currency: "usd" } } },
@@ -52,7 +53,8 @@ describe("a 13-month scenario on the test clock", () => {
     // February 10th: A upgrades to Pro, the difference invoiced now
     await fx.advanceTo("2027-02-10T10:00:00Z");
     await fx.sdk.subscriptions.update({ id: a.subscriptionId ?? "", subscriptionUpdate: { productId: pro.id, prorationBehavior: "invoice" } });
-    // March 5th: D (euro) cancels at the end of its period (April 1st), too expensive; part of A's March renewal refunded
+    // March 5th: D (euro) cancels at the end of its period (April 1st), too expensive; part of A's March renewal
+    // refunded
     await fx.advanceTo("2027-03-05T10:00:00Z");
     await fx.sdk.subscriptions.update({ id: d.subscriptionId ?? "", subscriptionUpdate: { cancelAtPeriodEnd: true, customerCancellationReason: "too_expensive" } });
     const aMarch = (await fx.ordersOf(a.subscriptionId ?? "")).find((o) => o.createdAt.toISOString().startsWith("2027-03"));
@@ -87,7 +89,8 @@ describe("a 13-month scenario on the test clock", () => {
     const revenue = per13(1000 + 12000 + 0 + 800 + 1500 + 2000, { 1: 1000 + 800 + 2000 + U }, 3000 + 800 + 2000);
     // net: E refunded in full (January), 500 of A's March renewal refunded
     const net = per13(17300 - 1500, { 1: 3800 + U, 2: 5800 - 500 }, 5800);
-    // orders in any currency: January A B C D E F + C's renewal; February A D F C + the upgrade; March A D F C; then A F C
+    // orders in any currency: January A B C D E F + C's renewal; February A D F C + the upgrade; March A D F C; then A
+    // F C
     const orders = per13(7, { 1: 5, 2: 4 }, 3);
     const renewed = per13(1, { 1: 4, 2: 4 }, 3);
     const churned = per13(0, { 3: 1, 5: 1 }, 0);

@@ -30,7 +30,8 @@ describe("/v1/organizations", () => {
     });
     expect(org.notificationSettings).toEqual({ newOrder: true, newSubscription: true });
     expect(Object.values(org.customerEmailSettings).every((v) => v === true)).toBe(true);
-    // every organization is active while the suite runs with TILL_TEST_PAYMENTS=live (organization-status.test.ts: without)
+    // every organization is active while the suite runs with TILL_TEST_PAYMENTS=live (organization-status.test.ts:
+    // without)
     expect(org.status).toBe("active");
   });
 

@@ -31,7 +31,9 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** The generic plan of `query` (parameters $1…) with `args`, as a pooled prepared statement runs it after five calls. */
+/**
+ * The generic plan of `query` (parameters $1…) with `args`, as a pooled prepared statement runs it after five calls.
+ */
 async function genericPlan(name: string, types: string, query: string, args: string): Promise<string> {
   if (!database) throw new Error("no database");
   return database.db.transaction(async (tx) => {

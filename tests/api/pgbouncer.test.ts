@@ -55,7 +55,8 @@ describe.skipIf(missing.length > 0)("behind PgBouncer (transaction mode)", () =>
     const names = await Promise.all(Array.from({ length: 20 }, async () => (await sdk.products.get({ id: product.id })).name));
     expect(new Set(names)).toEqual(new Set(["Pooled"]));
     const customer = await sdk.customers.create({ email: "pooled@example.com", externalId: "pooled-1" });
-    // the batch stored by the early INSERT, its statements prepared on a reserved connection (events/ingest/early-insert.ts)
+    // the batch stored by the early INSERT, its statements prepared on a reserved connection
+    // (events/ingest/early-insert.ts)
     const events = Array.from({ length: 300 }, (_, i) => ({ name: "api.call", customerId: customer.id, externalId: `call-${i}` }));
     expect(await sdk.events.ingest({ events })).toEqual({ inserted: 300, duplicates: 0 });
     expect(await sdk.events.ingest({ events: events.slice(0, 10) })).toEqual({ inserted: 0, duplicates: 10 });

@@ -178,7 +178,8 @@ describe("POST /v1/refunds/ (SDK 0.47.1)", () => {
 
   it("gives the tax back in proportion, and what is left of it with the last refund", async () => {
     const order = await buy();
-    // the order is given a tax of 500 on its 2500 net, as a taxed sale would have (tests/api/tax.test.ts buys taxed ones)
+    // the order is given a tax of 500 on its 2500 net, as a taxed sale would have (tests/api/tax.test.ts buys taxed
+    // ones)
     await db().update(orderTable).set({ taxAmount: 500, totalAmount: 3000 }).where(eq(orderTable.id, order.id));
     const first = await seller.sdk.refunds.create({ orderId: order.id, reason: "other", amount: 999 });
     expect(first).toMatchObject({ amount: 999, taxAmount: 200 });

@@ -72,7 +72,8 @@ describe("what the billing tables hold", () => {
     expectNotStored(dumped, seen);
     expectNotStored(dumped, clientSecrets, PAYLOAD_TABLES);
 
-    // read back: the seller's API, the customer's page (found by its secret), the software's validation (found by its key)
+    // read back: the seller's API, the customer's page (found by its secret), the software's validation (found by its
+    // key)
     expect((await seller.sdk.webhooks.getWebhookEndpoint({ id: endpoint.id })).secret).toBe(endpoint.secret);
     expect((await seller.sdk.licenseKeys.get({ id: key.id })).key).toBe(key.key);
     const page = await publicRequest(server, "GET", `/v1/checkouts/client/${open.clientSecret}`);

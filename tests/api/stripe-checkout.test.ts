@@ -84,7 +84,8 @@ describe("a sandbox organization connected to Stripe", () => {
     const [intent, ...more] = intentsOf(checkout.id);
     expect(more).toEqual([]);
     expect(intent).toMatchObject({ status: "succeeded", amount: 2500, currency: "usd" });
-    // as Stripe Checkout's customer_creation "if_required": a first subscription or a method saved in the portal makes one
+    // as Stripe Checkout's customer_creation "if_required": a first subscription or a method saved in the portal makes
+    // one
     expect(intent?.customer ?? null).toBeNull();
     // payment_intent.succeeded arrives after the confirm made the order: still one order
     await until(async () => (s.peer.events.some((e) => e.type === "payment_intent.succeeded" && e.object.id === intent?.id) ? true : undefined), "the event");
@@ -187,7 +188,8 @@ describe("a sandbox organization connected to Stripe", () => {
 
     const order = await pendingOrderOf(sub.id);
     const portal = await portalToken(sub.customerId);
-    // a new card through the Payment Element: a SetupIntent on the customer's Stripe customer, then the order paid with it
+    // a new card through the Payment Element: a SetupIntent on the customer's Stripe customer, then the order paid with
+    // it
     const paid = await portalCall(portal, "POST", `/v1/customer-portal/orders/${order}/confirm-payment`, { confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.visa) });
     expect(paid.body, JSON.stringify(paid.body)).toMatchObject({ status: "succeeded" });
     expect((await s.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");

@@ -24,7 +24,10 @@ async function refusalOf(call: Promise<unknown>) {
   return { status: err.statusCode, type: err.type, code: err.code, param: err.param, message: err.message };
 }
 
-/** A request's form body as the client sent it (values as sent: strings), with `extra` more, as the params the client takes. */
+/**
+ * A request's form body as the client sent it (values as sent: strings), with `extra` more, as the params the client
+ * takes.
+ */
 const sentWith = <T>(body: Params, extra: Params) => ({ ...structuredClone(body), ...extra }) as unknown as T;
 
 describe("the Stripe stand-in checks requests against the pinned stripe package", () => {

@@ -182,7 +182,8 @@ describe("renewals paid by a bank debit", () => {
     expect((await subscription(sub.id)).status).toBe("active");
   }, 60_000);
 
-  // PostgreSQL only (as stripe-race.test.ts): on PGlite the renewal's open transaction keeps till from recording the event
+  // PostgreSQL only (as stripe-race.test.ts): on PGlite the renewal's open transaction keeps till from recording the
+  // event
   it.skipIf(!usingPostgres)("pays the order once when the bank's answer reaches till before the renewal that charged has committed", async () => {
     const { sub } = await subscribeWithDebit("trial", STRIPE_BANK_ACCOUNTS.usSucceeds, "debit-early");
     const seen: string[] = [];

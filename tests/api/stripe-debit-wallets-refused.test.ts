@@ -1,8 +1,8 @@
-// A Stripe bank debit refused (docs/billing.md, "A refused bank debit's top-up"): a wallet's top-up paid by a US bank account the
-// bank refuses. Its order does not stay pending as if money were still to be collected: it becomes `void`
-// (Polar's OrderStatus in both SDKs) and the seller hears it as order.updated — once, a replayed refusal sends
-// nothing more — a webhook both SDKs' validateEvent accept. The wallet is not credited. The stand-in's bank
-// answers when the test says (peer.payments.settleDebit).
+// A Stripe bank debit refused (docs/billing.md, "A refused bank debit's top-up"): a wallet's top-up paid by a US bank
+// account the bank refuses. Its order does not stay pending as if money were still to be collected: it becomes `void`
+// (Polar's OrderStatus in both SDKs) and the seller hears it as order.updated — once, a replayed refusal sends nothing
+// more — a webhook both SDKs' validateEvent accept. The wallet is not credited. The stand-in's bank answers when the
+// test says (peer.payments.settleDebit).
 import { and, eq } from "drizzle-orm";
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";

@@ -3,8 +3,8 @@
 // order waits pending, the wallet is not credited (the seller's top-up answers 202), a retry of the same key
 // charges nothing more, and no other auto-recharge is made while one is on its way. payment_intent.succeeded pays
 // the order and credits the wallet once (a replayed event changes nothing); payment_intent.payment_failed leaves
-// the wallet as it was and voids the order, and an auto-recharge's refusal stops recharging and emails the customer, as a card's
-// decline does. The event may reach till before the charge's transaction has committed. The stand-in's bank
+// the wallet as it was and voids the order, and an auto-recharge's refusal stops recharging and emails the customer, as
+// a card's decline does. The event may reach till before the charge's transaction has committed. The stand-in's bank
 // answers when the test says (peer.payments.settleDebit).
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,7 +42,10 @@ async function api(method: string, path: string, body?: unknown, headers: Record
 const portal = async (customerId: string, method: string, path: string, body?: unknown) =>
   rawRequest(s.server.url, (await s.sdk.customerSessions.create({ customerId })).token, method, path, body);
 
-/** A customer whose bank account a trial saved for later charges (a SetupIntent: the mandate, at once), and their empty wallet. */
+/**
+ * A customer whose bank account a trial saved for later charges (a SetupIntent: the mandate, at once), and their empty
+ * wallet.
+ */
 async function customerWithBank(bank: StripeBankAccount, tag: string) {
   const product = await createProduct(seller, "trial", pricedForBank("trial", bank));
   const checkout = await s.sdk.checkouts.create({ products: [product.id] });

@@ -50,7 +50,8 @@ async function paidThroughStripe() {
   const [order] = (await seller.sdk.orders.list({ checkoutId: checkout.id })).result.items;
   if (!order) throw new Error("no order");
   const made = charges.createPayment(OWNER, { amount: order.totalAmount, currency: order.currency });
-  // the Stripe adapter records the PaymentIntent's id as the payment's processor id (this branch pays with the test processor)
+  // the Stripe adapter records the PaymentIntent's id as the payment's processor id (this branch pays with the test
+  // processor)
   await db().update(paymentTable).set({ processor: "stripe", processorPaymentId: made.paymentIntent.id }).where(eq(paymentTable.orderId, order.id));
   return { order, ...made };
 }
@@ -58,7 +59,10 @@ async function paidThroughStripe() {
 const refundsOf = (orderId: string) => db().select().from(refundTable).where(eq(refundTable.orderId, orderId));
 const orderRow = async (orderId: string) => (await db().select().from(orderTable).where(eq(orderTable.id, orderId)))[0]!;
 const eventRow = async (id: string) => (await db().select().from(stripeEvent).where(eq(stripeEvent.id, id)))[0];
-/** The events till's endpoint is registered for (the stand-in also emits charge.dispute.funds_*, which it does not take). */
+/**
+ * The events till's endpoint is registered for (the stand-in also emits charge.dispute.funds_*, which it does not
+ * take).
+ */
 const taken = (events: Array<{ id: string; type: string }>) => events.filter((e) => (STRIPE_EVENT_TYPES as readonly string[]).includes(e.type));
 const allProcessed = (events: Array<{ id: string; type: string }>) => Promise.all(taken(events).map((e) => processed(e.id)));
 

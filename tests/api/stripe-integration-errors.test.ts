@@ -22,7 +22,10 @@ useWebhookSandbox(receiver, "/integration-errors", ["subscription.updated"], (r)
   ({ s, seller } = r);
 });
 
-/** What till tells a buyer when the payment failed for a reason that is not theirs (issue: integration errors are not declines). */
+/**
+ * What till tells a buyer when the payment failed for a reason that is not theirs (issue: integration errors are not
+ * declines).
+ */
 const NOT_CHARGED = "The payment could not be processed. Nothing was charged; please try again later";
 
 async function confirm(clientSecret: string, number: string, email = uniqueBuyer("integration"), setupFutureUsage?: "off_session") {

@@ -23,7 +23,10 @@ afterAll(async () => {
 const { portal, methodsOf, processed, customer } = portalMethods(() => s, () => seller);
 const base = PAYMENT_METHODS;
 
-/** Adds a card that asks for 3-D Secure on setup: the portal answers requires_action with the SetupIntent's client secret. */
+/**
+ * Adds a card that asks for 3-D Secure on setup: the portal answers requires_action with the SetupIntent's client
+ * secret.
+ */
 async function addNeedingAction(customerId: string) {
   const res = await portal(customerId, "POST", base, { confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.authOnSetup), set_default: false });
   expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -40,7 +40,9 @@ beforeAll(async () => {
 const db = () => s.server.database.db;
 let n = 0;
 
-/** A one-time purchase ($25.00) paid with `card`; with `wallet`, that much of it paid from the customer's wallet first. */
+/**
+ * A one-time purchase ($25.00) paid with `card`; with `wallet`, that much of it paid from the customer's wallet first.
+ */
 async function buy(card: string, wallet = 0) {
   const email = `refund-${n++}-${Date.now()}@example.com`;
   const customer = await seller.sdk.customers.create({ email, name: "Ada Buyer" });

@@ -88,7 +88,10 @@ describe("the renewal schedule", () => {
 });
 
 describe("the schedule's batch: renewals written together (renewal/writes.ts)", () => {
-  /** A seller whose monthly product grants a perk, and `cards.length` subscriptions of it paid with those cards (a trial product for 0341). */
+  /**
+   * A seller whose monthly product grants a perk, and `cards.length` subscriptions of it paid with those cards (a trial
+   * product for 0341).
+   */
   async function batchOf(name: string, cards: string[]) {
     const s = await createSeller(fx.server, name);
     const benefit = (await s.sdk.benefits.create({ type: "custom", description: `${name} perk`, properties: {} })).id;

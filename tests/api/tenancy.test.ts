@@ -144,7 +144,8 @@ const VALID_INPUT: Record<string, { body?: unknown; query?: string }> = {
   "POST /v1/wallets/:id/adjustments": { body: { amount: 100, reason: "tenancy walk" } },
   // a live stream never ends by itself: replay only
   "GET /v1/cli/listen": { query: "follow=false" },
-  // a seat list names its purchase in the query: a lookup (a random id stands for A's, whose purchase the walk has none of)
+  // a seat list names its purchase in the query: a lookup (a random id stands for A's, whose purchase the walk has none
+  // of)
   "GET /v1/customer-seats": { query: `subscription_id=${randomUUID()}` },
   "POST /v1/customer-seats": { body: { subscription_id: randomUUID(), email: "tenant-seat@example.com" } },
   // a member by the seller's id names its customer in the query

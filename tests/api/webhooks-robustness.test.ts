@@ -155,7 +155,8 @@ describe("retention cleanup", () => {
     const old = sql`now() - 40 * ${sql.raw(DAY)}`;
     const all = [e1!, e2!, e3!, f1!, f2!].map((e) => e.id);
     await db().update(webhookDelivery).set({ createdAt: old }).where(inArray(webhookDelivery.eventId, all));
-    // e1, e2: finished long ago; e3: created long ago but changed recently (a redelivery): its old delivery goes, it stays
+    // e1, e2: finished long ago; e3: created long ago but changed recently (a redelivery): its old delivery goes, it
+    // stays
     await db().update(webhookEvent).set({ createdAt: old, modifiedAt: old }).where(inArray(webhookEvent.id, [e1!.id, e2!.id]));
     await db().update(webhookEvent).set({ createdAt: old, modifiedAt: sql`now()` }).where(eq(webhookEvent.id, e3!.id));
     // f1 pending (its retry is due tomorrow), f2 leased by a worker: both old, both stay with their deliveries

@@ -1,5 +1,5 @@
-// Email + password accounts changed (the spec's states, calls, errors and limits): password reset (with and without revoking the
-// sessions), change password, set-password and change email, over HTTP against the real server.
+// Email + password accounts changed (the spec's states, calls, errors and limits): password reset (with and without
+// revoking the sessions), change password, set-password and change email, over HTTP against the real server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { hashStoredToken } from "../../server/auth/stored-tokens.js";

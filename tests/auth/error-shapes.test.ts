@@ -1,5 +1,5 @@
-// The shape of /api/auth's refusals (the product spec's calls and errors): every error has a message and a code, the code the
-// upper-cased message; the routes better-auth answers with a bare 401 of `null`; "Either userId or session is
+// The shape of /api/auth's refusals (the product spec's calls and errors): every error has a message and a code, the
+// code the upper-cased message; the routes better-auth answers with a bare 401 of `null`; "Either userId or session is
 // required" for the provider-token calls; and an invitation past its expiry reads `expired`.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";

@@ -25,7 +25,10 @@ let server: TestServer;
 let seller: Seller;
 let cli: TillOptions;
 
-/** A TCP proxy to the server that, for requests `reset` picks, resets the client's connection once the server has answered. */
+/**
+ * A TCP proxy to the server that, for requests `reset` picks, resets the client's connection once the server has
+ * answered.
+ */
 async function resettingProxy(target: string, reset: (head: string) => boolean) {
   const { hostname, port } = new URL(target);
   const heads: string[] = [];

@@ -123,7 +123,8 @@ describe("till metrics against the server", () => {
     const span = await till(["metrics", "mrr", "--since", "soon"], cli);
     expect(span.exitCode).not.toBe(0);
     expect(span.stderr).toContain("--since");
-    // the message names what is wrong with the interval: a month is too large for 30 days, a day too small for two years
+    // the message names what is wrong with the interval: a month is too large for 30 days, a day too small for two
+    // years
     const large = await till(["metrics", "revenue", "--since", "30d", "--interval", "month"], cli);
     expect([large.exitCode, large.stderr]).toEqual([
       2,

@@ -25,7 +25,10 @@ let seller: Seller;
 let product: Product;
 let cli: TillOptions;
 
-/** A paid order (through the Stripe adapter) whose payment till records under `processorId` (a PaymentIntent of the charges' store). */
+/**
+ * A paid order (through the Stripe adapter) whose payment till records under `processorId` (a PaymentIntent of the
+ * charges' store).
+ */
 async function paidOrder(processorId: (amount: number) => string) {
   const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
   // the organization is connected to Stripe: the checkout is paid with a Stripe confirmation token (Stripe.js's)

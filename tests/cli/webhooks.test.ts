@@ -218,7 +218,8 @@ describe("till webhooks deliveries and redeliver", () => {
     const first = await receiver.until((hits) => hits.find((h) => h.path === "/log" && h.body.includes(created)));
 
     type Delivery = { id: string; http_code: number; succeeded: boolean; attempt: number; duration_ms: number; webhook_event: { id: string; type: string } };
-    // this test's event only: under load an earlier test's customer.created, fanned out late, may reach the new endpoint too
+    // this test's event only: under load an earlier test's customer.created, fanned out late, may reach the new
+    // endpoint too
     const list = async () =>
       parseJson<Delivery[]>(ok(await run(["webhooks", "deliveries", "--endpoint", made.id, "--event-type", "customer.created", "--json"])).stdout).filter(
         (d) => d.webhook_event.id === first.headers["webhook-id"],

@@ -28,7 +28,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A subscription whose renewal was declined (4000 0000 0000 0341), its customer's portal open on the past-due order's form. */
+/**
+ * A subscription whose renewal was declined (4000 0000 0000 0341), its customer's portal open on the past-due order's
+ * form.
+ */
 async function pastDueInPortal(tag: string) {
   const product = await createProduct(seller, "trial");
   const checkout = await seller.sdk.checkouts.create({ products: [product.id] });

@@ -94,7 +94,8 @@ describe("the portal's wallet", () => {
     const { customerId } = await pay(server, checkout, { customerEmail: uniqueBuyer("portal-wallet-de") });
     if (!customerId) throw new Error("no customer");
     const walletId = String((await raw("POST", "/v1/wallets/", { customer_id: customerId, currency: "usd" })).body.id);
-    // a top-up from the saved card ($30.00), the seller's adjustment ($2.50), then 400 tokens at 1¢ paid from the wallet
+    // a top-up from the saved card ($30.00), the seller's adjustment ($2.50), then 400 tokens at 1¢ paid from the
+    // wallet
     expect((await raw("POST", `/v1/wallets/${walletId}/top-up`, { amount: 3000 })).status).toBe(200);
     expect((await raw("POST", `/v1/wallets/${walletId}/adjustments`, { amount: 250, reason: "Kulanzgutschrift" })).status).toBe(201);
     const ingested = await raw("POST", "/v1/events/ingest", { events: [{ name: "tokens-de", customer_id: customerId, metadata: { units: 400 } }] });

@@ -1,12 +1,13 @@
 // The hosted checkout paying through Stripe, in Chromium, on a sandbox organization connected to the
-// Stripe stand-in: the page loads Stripe.js (the stand-in served through page.route, tests/helpers/stripe-js-standin.ts)
-// with the checkout's publishable key, mounts the Payment Element, makes a ConfirmationToken and confirms with it.
-// A one-time purchase; a subscription with a trial (a SetupIntent, nothing charged); a 3-D Secure purchase
-// (handleNextAction, the challenge completed, and failed; a page reloaded while the challenge is pending resumes it,
-// never showing the success view before the payment succeeded); a declined card showing Stripe's message, then
-// another card paying; a SEPA debit (a euro checkout) processing, then refused by the bank (the form again, a card
-// pays). What the Payment Element offers, and the Stripe.js stand-in itself: stripe-payment-element.test.ts.
-// Each order is paid once, for the amount the page and the API show; nothing leaves the machine.
+// Stripe stand-in: the page loads Stripe.js (the stand-in served through page.route,
+// tests/helpers/stripe-js-standin.ts) with the checkout's publishable key, mounts the Payment Element, makes a
+// ConfirmationToken and confirms with it. A one-time purchase; a subscription with a trial (a SetupIntent, nothing
+// charged); a 3-D Secure purchase (handleNextAction, the challenge completed, and failed; a page reloaded while the
+// challenge is pending resumes it, never showing the success view before the payment succeeded); a declined card
+// showing Stripe's message, then another card paying; a SEPA debit (a euro checkout) processing, then refused by the
+// bank (the form again, a card pays). What the Payment Element offers, and the Stripe.js stand-in itself:
+// stripe-payment-element.test.ts. Each order is paid once, for the amount the page and the API show; nothing leaves the
+// machine.
 import { Polar as Polar049 } from "polar-sdk-049";
 import { describe, expect, it } from "vitest";
 import { seriousViolations } from "../helpers/browser.js";

@@ -40,7 +40,10 @@ async function bodyOnFailure<T>(page: Page, wait: Promise<T>): Promise<T> {
   });
 }
 
-/** The portal of a new customer, in `locale`, with the Stripe.js stand-in; the account typed into its Payment Element by hand. */
+/**
+ * The portal of a new customer, in `locale`, with the Stripe.js stand-in; the account typed into its Payment Element by
+ * hand.
+ */
 async function addByHand(locale: string, names: { region: string; form: string; add: string }) {
   const customerId = await customer();
   const page = await pages.open({ viewport: { width: 1280, height: 1000 }, locale });

@@ -60,7 +60,10 @@ afterAll(async () => {
 
 const raw = (method: string, path: string, body?: unknown) => rawRequest(s.server.url, s.key, method, path, body);
 
-/** A checkout of `product` paid through the API with a Stripe confirmation token (the 3-D Secure challenge passed when asked). */
+/**
+ * A checkout of `product` paid through the API with a Stripe confirmation token (the 3-D Secure challenge passed when
+ * asked).
+ */
 async function buy(product: Product, card: string, email: string, customerId?: string) {
   const checkout = await s.sdk.checkouts.create({ products: [product.id], ...(customerId ? { customerId } : {}) });
   const recurring = product.isRecurring;
@@ -269,7 +272,8 @@ describe("the portal and the money after the sale on Stripe", () => {
     if (!charge) throw new Error("no charge");
     expect(charge.amount).toBe(order.totalAmount);
 
-    // from till: Stripe's refunds.create keyed by till's refund id (its charge.refunded and refund.created change nothing more)
+    // from till: Stripe's refunds.create keyed by till's refund id (its charge.refunded and refund.created change
+    // nothing more)
     const fromTill = await s.sdk.refunds.create({ orderId: order.id, reason: "customer_request", amount: 1000 });
     expect(fromTill.status).toBe("succeeded");
     const stripeRefunds = [...s.charges.refunds.values()].filter((r) => r.charge === charge.id);

@@ -1,14 +1,14 @@
 // A usage-based seller's plan end to end, on the test clock of a sandbox organization: a $0 base price
 // (a `fixed` price of 0, 0.49's free price) plus four metered prices (compute, memory, storage, egress) per month,
 // made through SDK 0.49, with a meter credit of 40 storage units a month; customers mapped by external_id buy
-// through a checkout; usage is pushed daily at the clock's now over three billing periods. One customer's card is Stripe's 4000 0000 0000 0341 (attaches, every
-// charge fails): their first renewal goes past_due, they open the portal page in Chromium, add a 4242 card and
-// pay the past-due order there, and the subscription is active again. Another downgrades: it cancels at period
-// end, and ends there on the clock. Each renewal's order has the base line and one line per dimension; the
-// invoices are read back through both SDKs and the portal's download link; the endpoint subscribes to every
-// type till emits, and every webhook delivered (benefit grants cycled, checkouts, customers included) is
-// validated by `validateEvent` of SDK 0.47.1 and 0.49.0. Then the customer state and the portal page show the
-// new period's consumed, credited and billed units.
+// through a checkout; usage is pushed daily at the clock's now over three billing periods. One customer's card is
+// Stripe's 4000 0000 0000 0341 (attaches, every charge fails): their first renewal goes past_due, they open the portal
+// page in Chromium, add a 4242 card and pay the past-due order there, and the subscription is active again. Another
+// downgrades: it cancels at period end, and ends there on the clock. Each renewal's order has the base line and one
+// line per dimension; the invoices are read back through both SDKs and the portal's download link; the endpoint
+// subscribes to every type till emits, and every webhook delivered (benefit grants cycled, checkouts, customers
+// included) is validated by `validateEvent` of SDK 0.47.1 and 0.49.0. Then the customer state and the portal page show
+// the new period's consumed, credited and billed units.
 import type { Polar } from "@polar-sh/sdk";
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";

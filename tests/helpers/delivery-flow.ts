@@ -59,7 +59,10 @@ export function deliveryFlow(serverOf: () => TestServer, sellerOf: () => Seller)
     return { customerId: confirmed.customerId! };
   }
 
-  /** Connects the customer's account through the portal's authorize URL and the provider's redirects (no browser); returns the customer session token. */
+  /**
+   * Connects the customer's account through the portal's authorize URL and the provider's redirects (no browser);
+   * returns the customer session token.
+   */
   async function connect(customerId: string, platform: "github" | "discord"): Promise<string> {
     const server = serverOf();
     const session = await sellerOf().sdk.customerSessions.create({ customerId });

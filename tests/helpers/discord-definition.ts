@@ -28,7 +28,9 @@ export const DISCORD_ROUTES = {
 export type DiscordRoute = keyof typeof DISCORD_ROUTES;
 type RouteKey = (typeof DISCORD_ROUTES)[DiscordRoute][1];
 
-/** The type-name stem of a `Routes` entry where it is not the entry's own name (`Routes.user()` is the current user). */
+/**
+ * The type-name stem of a `Routes` entry where it is not the entry's own name (`Routes.user()` is the current user).
+ */
 const TYPE_STEM: Partial<Record<RouteKey, string>> = { user: "CurrentUser" };
 
 /** The OAuth2 endpoints' declared form and query (the server's, beside the bot routes). */
@@ -104,7 +106,9 @@ export function extract(root = path.dirname(require.resolve("discord-api-types/v
   return { routes, oauth: { token: union(OAUTH_TYPES.token), authorize: union(OAUTH_TYPES.authorize) } };
 }
 
-/** The methods the "Route for:" list of a `Routes` entry names (`- PUT    \`/guilds/{guild.id}/members/{user.id}\``). */
+/**
+ * The methods the "Route for:" list of a `Routes` entry names (`- PUT \`/guilds/{guild.id}/members/{user.id}\``).
+ */
 function routeMethods(checker: ts.TypeChecker, routesSymbol: ts.Symbol | undefined) {
   if (!routesSymbol) throw new Error("discord-api-types exports no Routes");
   const routes = checker.getTypeOfSymbol(routesSymbol.flags & compiler().SymbolFlags.Alias ? checker.getAliasedSymbol(routesSymbol) : routesSymbol);

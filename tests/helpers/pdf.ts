@@ -17,7 +17,10 @@ export async function untilWorked<T>(server: { worker: { wake(): void } }, what:
   }
 }
 
-/** The text of an order's invoice PDF once the worker made it (`GET /v1/orders/{id}/invoice` with `token`), whitespace collapsed. */
+/**
+ * The text of an order's invoice PDF once the worker made it (`GET /v1/orders/{id}/invoice` with `token`), whitespace
+ * collapsed.
+ */
 export async function invoiceTextOf(server: { url: string; worker: { wake(): void } }, token: string, orderId: string): Promise<string> {
   const url = await untilWorked(server, `the invoice of ${orderId}`, async () => {
     const res = await fetch(`${server.url}/v1/orders/${orderId}/invoice`, { headers: { authorization: `Bearer ${token}` } });

@@ -66,7 +66,10 @@ export interface Cluster {
   dir: string;
   /** A postgres:// URL of one of its databases. */
   url(database?: string): string;
-  /** Stops it (fast: open connections are ended; immediate: as a crash, no shutdown checkpoint); `start` starts it again (nothing when it runs). */
+  /**
+   * Stops it (fast: open connections are ended; immediate: as a crash, no shutdown checkpoint); `start` starts it again
+   * (nothing when it runs).
+   */
   stop(mode?: "fast" | "immediate"): Promise<void>;
   start(): Promise<void>;
   /** Stops it and removes its files. */

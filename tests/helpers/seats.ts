@@ -14,7 +14,10 @@ export async function seatsProduct(seller: Seller, benefit: { description: strin
   return { benefitId, product };
 }
 
-/** A paid seat-based subscription of `seats` seats, bought by a new address tagged `tag`; answers its ids and the buyer's email. */
+/**
+ * A paid seat-based subscription of `seats` seats, bought by a new address tagged `tag`; answers its ids and the
+ * buyer's email.
+ */
 export async function buySeats(server: TestServer, seller: Seller, product: Product, seats: number, tag = "seat-buyer") {
   const buyer = uniqueBuyer(tag);
   const checkout = await seller.sdk.checkouts.create({ products: [product.id], seats });
@@ -37,7 +40,9 @@ export async function invitationToken(server: TestServer, email: string, receive
   return new URL(claimLink(mail)).searchParams.get("token") ?? "";
 }
 
-/** Claims the seat whose invitation was mailed to `email`, as the claim page does (public, the token is the credential). */
+/**
+ * Claims the seat whose invitation was mailed to `email`, as the claim page does (public, the token is the credential).
+ */
 export async function claimSeat(server: TestServer, email: string) {
   return publicSdk(server).customerSeats.claimSeat({ invitationToken: await invitationToken(server, email) });
 }

@@ -59,7 +59,9 @@ async function createKey(client: Client, organizationId: string, permissions?: R
   return res.body.key;
 }
 
-/** What most /v1 test files start with: a server, a seller, another organization (tenancy), the seller's key and SDK. */
+/**
+ * What most /v1 test files start with: a server, a seller, another organization (tenancy), the seller's key and SDK.
+ */
 export interface SellerSetup {
   server: TestServer;
   seller: Seller;
@@ -68,7 +70,9 @@ export interface SellerSetup {
   sdk: Polar;
 }
 
-/** Starts a test server with a seller tagged `tag`, a second seller `other` and an API key of the first (all scopes). */
+/**
+ * Starts a test server with a seller tagged `tag`, a second seller `other` and an API key of the first (all scopes).
+ */
 export async function startWithSellers(tag: string, otherTag = "other", env?: Record<string, string | undefined>): Promise<SellerSetup> {
   const server = await startServer(env);
   const seller = await createSeller(server, tag);

@@ -57,7 +57,9 @@ export const routeKey = (method: string, path: string) => `${method} ${path.repl
 
 let loaded: StripeContract | undefined;
 
-/** The table for the installed package: from the cache when it is there for this version and this module, else derived. */
+/**
+ * The table for the installed package: from the cache when it is there for this version and this module, else derived.
+ */
 export function stripeContract(): StripeContract {
   if (loaded) return loaded;
   const version = stripeVersion();
@@ -87,7 +89,10 @@ interface Call {
   path: string;
 }
 
-/** Every `this._makeRequest('GET', `/v1/x/${encodeURIComponent(id)}`, ...)` of a resource file, with its class and method. */
+/**
+ * Every `this._makeRequest('GET', `/v1/x/${encodeURIComponent(id)}`, ...)` of a resource file, with its class and
+ * method.
+ */
 function requestsOf(jsFile: string): Call[] {
   const source = ts.createSourceFile(jsFile, readFileSync(jsFile, "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
   const calls: Call[] = [];

@@ -2,7 +2,10 @@
 // implements, with Stripe.js's names and shapes): the browser's side, kept apart from the Node side that routes
 // and forwards the page's requests.
 
-/** The script served as https://js.stripe.com/…/stripe.js. Plain ES2020, no dependencies, no inline styles (the page's CSP). */
+/**
+ * The script served as https://js.stripe.com/…/stripe.js. Plain ES2020, no dependencies, no inline styles (the page's
+ * CSP).
+ */
 export const STRIPE_JS = String.raw`(() => {
   "use strict";
   const API = "https://api.stripe.com";

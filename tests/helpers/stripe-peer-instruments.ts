@@ -94,7 +94,9 @@ export const BANK_ACCOUNTS: Record<string, Behaviour> = {
 /** What the bank says when a test account's debit fails (the charge's failure, as the intent's last_payment_error). */
 export const DEBIT_FAILURE = { code: "insufficient_funds", message: "The customer's account has insufficient funds to cover this payment." };
 
-/** A payment method's type and its type's details, as Stripe shows them (a card, a SEPA mandate's IBAN, a US account). */
+/**
+ * A payment method's type and its type's details, as Stripe shows them (a card, a SEPA mandate's IBAN, a US account).
+ */
 export function instrumentOf(b: Behaviour): Record<string, unknown> & { type: string } {
   if (b.debit?.type === "sepa_debit") {
     return { type: "sepa_debit", sepa_debit: { bank_code: "37040044", branch_code: "", country: "DE", fingerprint: `fp${b.last4}`, generated_from: { charge: null, setup_attempt: null }, last4: b.last4 } };

@@ -9,8 +9,9 @@ import type { Machine } from "./stripe-peer-intents.js";
 import { noSuch } from "./stripe-peer-util.js";
 
 /**
- * Stripe's minimum and maximum charge amounts (its published table, https://docs.stripe.com/currencies#minimum-and-maximum-charge-amounts,
- * as till's server module holds it): a PaymentIntent outside them is refused with Stripe's 400.
+ * Stripe's minimum and maximum charge amounts (its published table,
+ * https://docs.stripe.com/currencies#minimum-and-maximum-charge-amounts, as till's server module holds it): a
+ * PaymentIntent outside them is refused with Stripe's 400.
  */
 export function chargeableAmount(amount: number, currency: string): void {
   const min = minimumChargeAmount(currency);

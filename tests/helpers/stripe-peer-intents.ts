@@ -18,7 +18,9 @@ export function intentMachine(ctx: Ctx) {
 export type Machine = ReturnType<typeof intentMachine>;
 type Moves = ReturnType<typeof intentMoves>;
 
-/** An intent confirmed with its payment method as Stripe decides for the test cards, succeeded, or settled by the bank. */
+/**
+ * An intent confirmed with its payment method as Stripe decides for the test cards, succeeded, or settled by the bank.
+ */
 function intentMoves({ peer, o, publicMethod }: Ctx) {
   const visible = (intent: Intent, p: Params) => {
     const { account: _a, setupFutureUsage: _s, ...rest } = intent;
@@ -26,7 +28,9 @@ function intentMoves({ peer, o, publicMethod }: Ctx) {
     return { ...rest, payment_method: expands(p, "payment_method") && pm ? publicMethod(pm) : intent.payment_method };
   };
   const emitIntent = (auth: Authed, intent: Intent, what: string) => peer.emit(auth, `${intent.object}.${what}`, visible(intent, {}));
-  /** A card error other than card_declined: the intent fails with the error's code and, as at Stripe, no decline_code. */
+  /**
+   * A card error other than card_declined: the intent fails with the error's code and, as at Stripe, no decline_code.
+   */
   const refuse = (auth: Authed, intent: Intent, pm: PaymentMethod, error: { code: string; message: string; param?: string }): never => {
     const charging = intent.object === "payment_intent";
     intent.status = "requires_payment_method";
@@ -34,7 +38,9 @@ function intentMoves({ peer, o, publicMethod }: Ctx) {
     emitIntent(auth, intent, charging ? "payment_failed" : "setup_failed");
     throw new StripeFailure(402, { type: "card_error", ...error, [charging ? "payment_intent" : "setup_intent"]: visible(intent, {}) });
   };
-  /** Confirms an intent with its payment method, as Stripe decides for the test cards. Throws Stripe's 402 on a decline. */
+  /**
+   * Confirms an intent with its payment method, as Stripe decides for the test cards. Throws Stripe's 402 on a decline.
+   */
   const confirm = (auth: Authed, intent: Intent, offSession: boolean) => {
     const pm = intent.payment_method ? o.paymentMethods.get(intent.payment_method) : undefined;
     if (!pm) throw new StripeFailure(400, { type: "invalid_request_error", code: "payment_intent_unexpected_state", message: "You cannot confirm this PaymentIntent because it's missing a payment method." });
@@ -96,7 +102,10 @@ function intentMoves({ peer, o, publicMethod }: Ctx) {
     if (intent.object === "payment_intent") for (const charged of o.hooks.charged) charged(auth, intent);
     emitIntent(auth, intent, "succeeded");
   };
-  /** The bank answers a processing debit, as the test account says: the payment succeeds, or fails with the bank's reason. */
+  /**
+   * The bank answers a processing debit, as the test account says: the payment succeeds, or fails with the bank's
+   * reason.
+   */
   const settleDebit = (intentId: string) => {
     const intent = o.intents.get(intentId);
     const pm = intent?.payment_method ? o.paymentMethods.get(intent.payment_method) : undefined;

@@ -51,7 +51,9 @@ export interface PaymentObjects {
   settleDebit(intentId: string): void;
   /** The customer deleted in Stripe's dashboard (a test's control; DELETE /v1/customers/:id does the same). */
   deleteCustomer(customerId: string): void;
-  /** The confirmation token's `expires_at` passed (a test's control: Stripe's tokens expire 12 hours after creation). */
+  /**
+   * The confirmation token's `expires_at` passed (a test's control: Stripe's tokens expire 12 hours after creation).
+   */
   expireToken(tokenId: string): void;
   /**
    * The later answer to a refund not final at once (a test's control): the status given, else what its card's
@@ -147,7 +149,9 @@ function contextOf(peer: StripePeer, o: PaymentObjects) {
     if (!found || found.account !== auth.account.id || found.livemode !== auth.livemode) throw noSuch("customer", id, "customer");
     return found;
   };
-  /** A payment method named by an intent's `payment_method`: missing (404), or detached and so never usable again (400). */
+  /**
+   * A payment method named by an intent's `payment_method`: missing (404), or detached and so never usable again (400).
+   */
   const paymentMethodParam = (auth: Authed, id: string) => {
     if (TEST_PAYMENT_METHODS[id]) return makeMethod(auth, id);
     const found = o.paymentMethods.get(id);

@@ -1,4 +1,5 @@
-// What the Stripe stand-in's payment routes share: Stripe's timestamps and ids, and its 404 for an object it does not have.
+// What the Stripe stand-in's payment routes share: Stripe's timestamps and ids, and its 404 for an object it does not
+// have.
 import { randomBytes } from "node:crypto";
 import { StripeFailure, type Params } from "./stripe-peer.js";
 

@@ -32,7 +32,10 @@ export interface PeerEndpoint {
   object: "webhook_endpoint";
   url: string;
   enabled_events: string[];
-  /** The version its events are rendered in: the one asked for when it was made, else (null) the account's, the pinned one. */
+  /**
+   * The version its events are rendered in: the one asked for when it was made, else (null) the account's, the pinned
+   * one.
+   */
   api_version: string | null;
   description: string | null;
   metadata: Record<string, string>;
@@ -122,7 +125,10 @@ export class StripePeer {
   rewriteUrl: (url: string) => string = (url) => url;
   /** `stripe listen --forward-to`: events of an account forwarded to a URL, signed with the listener's secret. */
   readonly listeners: Array<{ account: string; livemode: boolean; url: string; secret: string }> = [];
-  /** More of Stripe's API, added before start() (tests/helpers/stripe-peer-charges.ts: charges, refunds, disputes, events). */
+  /**
+   * More of Stripe's API, added before start() (tests/helpers/stripe-peer-charges.ts: charges, refunds, disputes,
+   * events).
+   */
   readonly extensions: Array<(route: PeerRoute, app: FastifyInstance) => void> = [];
   /** Every request as received: method, path, the key used, the parsed body. */
   readonly requests: Array<{ method: string; path: string; key: string; body: Params; idempotencyKey: string | undefined }> = [];
@@ -215,7 +221,10 @@ export class StripePeer {
     return { status: res.status, body: (await res.json()) as Record<string, unknown>, payload: JSON.parse(body) as { id: string } };
   }
 
-  /** Sends an event of `auth`'s account to every endpoint enabled for its type and every listener, after the answer (as Stripe does). */
+  /**
+   * Sends an event of `auth`'s account to every endpoint enabled for its type and every listener, after the answer (as
+   * Stripe does).
+   */
   emit(auth: Pick<Authed, "account" | "livemode">, type: string, object: Record<string, unknown>): void {
     const id = `evt_${randomBytes(12).toString("hex")}`;
     this.events.push({ id, type, object });
@@ -334,7 +343,9 @@ export class StripePeer {
     return { ...((req.query ?? {}) as Params), ...((req.body ?? {}) as Params) };
   }
 
-  /** For a route outside Stripe's library (OUTSIDE_LIBRARY, the test controls): a name not in `known` is Stripe's 400. */
+  /**
+   * For a route outside Stripe's library (OUTSIDE_LIBRARY, the test controls): a name not in `known` is Stripe's 400.
+   */
   allow(req: FastifyRequest, known: string[]): Params {
     const params = this.params(req);
     for (const name of Object.keys(params)) {

@@ -131,7 +131,10 @@ export function pricedForBank(kind: "fixed" | "monthly" | "trial", bank: StripeB
   return { prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: currencyOfBank(bank) }] };
 }
 
-/** What Stripe.js's createConfirmationToken sends for a bank account entered in the Payment Element (its holder named, as Stripe requires). */
+/**
+ * What Stripe.js's createConfirmationToken sends for a bank account entered in the Payment Element (its holder named,
+ * as Stripe requires).
+ */
 export async function bankDebitToken(peer: StripePeer, bank: StripeBankAccount, setupFutureUsage?: "off_session"): Promise<string> {
   const body = new URLSearchParams({
     "payment_method_data[type]": bank.type,

@@ -22,7 +22,9 @@ function sources(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-/** Every module specifier a source names: imports and re-exports (type-only too), `import()` and `import("…")` types. */
+/**
+ * Every module specifier a source names: imports and re-exports (type-only too), `import()` and `import("…")` types.
+ */
 function specifiers(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];

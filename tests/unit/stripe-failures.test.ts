@@ -7,7 +7,10 @@ import { failureOf } from "../../server/payments/stripe/adapter.js";
 import { Stripe } from "../../server/payments/stripe/client.js";
 
 type Raw = ConstructorParameters<typeof Stripe.errors.StripeCardError>[0];
-/** The error the client makes of Stripe's answer with that body (its class is chosen by the HTTP status, as the client does). */
+/**
+ * The error the client makes of Stripe's answer with that body (its class is chosen by the HTTP status, as the client
+ * does).
+ */
 const stripeError = (raw: Raw & { type: string }) => {
   const E = Stripe.errors;
   if (raw.type === "card_error") return new E.StripeCardError(raw);
