@@ -36,7 +36,10 @@ export type CustomerEmailType = (typeof CUSTOMER_EMAIL_TYPES)[number];
  * `plan_settings.trial_reminder_days`, 0 turning it off. A payment Stripe could not process (till's own) tells the
  * seller's owners, at most once a day (billing/processor-connections/processor-errors.ts).
  */
-export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = ["seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed", "refund_failed", "wallet_recharge_failed", "trial_ending", "processor_error"];
+export const ALWAYS_SENT_EMAIL_TYPES: readonly CustomerEmailType[] = [
+  "seat_invitation", "email_update", "usage_alert", "dispute_opened", "dispute_closed", "refund_failed", "wallet_recharge_failed",
+  "trial_ending", "processor_error",
+];
 
 /**
  * The `customer_email_settings` keys of the emails till sends, in the order a seller reads them. Polar's other keys

@@ -37,7 +37,10 @@ export function apiKeyPageEndpoint(sides: ApiKeySides) {
     });
     if (!member) throw new APIError("FORBIDDEN", { message: "You are not a member of this organization.", code: "USER_NOT_MEMBER_OF_ORGANIZATION" });
     const org = ctx.context.getPlugin("organization") as { options?: OrganizationOptions } | undefined;
-    const allowed = await hasPermission({ role: member.role, options: org?.options ?? {}, permissions: { apiKey: ["read"] }, organizationId, allowCreatorAllPermissions: true }, ctx).catch(() => false);
+    const allowed = await hasPermission(
+      { role: member.role, options: org?.options ?? {}, permissions: { apiKey: ["read"] }, organizationId, allowCreatorAllPermissions: true },
+      ctx,
+    ).catch(() => false);
     if (!allowed) throw new APIError("FORBIDDEN", { message: "Your role may not read this organization's API keys.", code: "INSUFFICIENT_API_KEY_PERMISSIONS" });
     const where = [
       { field: "referenceId", value: organizationId },

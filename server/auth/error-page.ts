@@ -26,7 +26,9 @@ export const ERROR_EXPLANATIONS: Readonly<Record<string, string>> = {
   account_already_linked_to_different_user: "That provider account is already linked to another user.",
   email_not_found: "The sign-in provider did not share an email address; allow it to and try again.",
   account_not_linked:
-    "Account not linked - linking not allowed: an account with this email already exists, and either its email address is not verified yet or the provider did not confirm the email. Sign in with your email and password (or reset your password if you never set one), verify your address from the email we send, then link the provider from your account.",
+    "Account not linked - linking not allowed: an account with this email already exists, and either its email address " +
+    "is not verified yet or the provider did not confirm the email. Sign in with your email and password (or reset your " +
+    "password if you never set one), verify your address from the email we send, then link the provider from your account.",
   signup_disabled: "New accounts cannot be created here; sign in with an existing account.",
   banned: "This account has been suspended.",
   internal_server_error: "Something failed on the server; try again in a moment.",

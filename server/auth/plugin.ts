@@ -85,7 +85,11 @@ async function sendWebResponse(reply: FastifyReply, response: Response, route: s
  * POSTs after which a cached caller lookup (server/auth/caller.ts) may be stale; organization/create and
  * accept-invitation make the new organization the session's active one (and a membership appear).
  */
-const REVOKING = /\/(sign-out|revoke-|delete-user|change-password|reset-password|api-key\/(delete|update)|delete-all-expired-api-keys|organization\/(create|accept-invitation|update-member-role|remove-member|leave|delete|set-active|update-role|delete-role)|admin\/)/;
+const REVOKING = new RegExp(
+  "/(sign-out|revoke-|delete-user|change-password|reset-password|api-key/(delete|update)|delete-all-expired-api-keys|" +
+    "organization/(create|accept-invitation|update-member-role|remove-member|leave|delete|set-active|update-role|delete-role)|" +
+    "admin/)",
+);
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded/i;

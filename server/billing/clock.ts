@@ -54,7 +54,9 @@ export const nowAtOffset = (offsetMs: number | null, wall: Date = new Date()): D
  * a clock).
  */
 export function orgNowSql(organizationIdColumn: AnyPgColumn | SQL, wall: Date): SQL {
-  return sql`(${wall.toISOString()}::timestamptz + coalesce((select ${testClock.offsetMs} from ${testClock} where ${testClock.organizationId} = ${organizationIdColumn}), 0) * interval '1 millisecond')`;
+  return sql`(${wall.toISOString()}::timestamptz
+    + coalesce((select ${testClock.offsetMs} from ${testClock} where ${testClock.organizationId} = ${organizationIdColumn}), 0)
+    * interval '1 millisecond')`;
 }
 
 /** The organizations whose clock is ahead of the wall clock (a subquery). */

@@ -79,7 +79,8 @@ export async function enqueue(tx: Queryable, events: OutboxEvent | OutboxEvent[]
     .insert(outbox)
     .select(
       sql`SELECT gen_random_uuid(), (e.x ->> 'o')::uuid, e.x ->> 't',
-        CASE WHEN e.x ? 'n' THEN jsonb_set(e.x -> 'p', '{invoice_number}', to_jsonb((SELECT o.invoice_number FROM ${order} o WHERE o.id = (e.x ->> 'n')::uuid AND o.organization_id = (e.x ->> 'o')::uuid))) ELSE e.x -> 'p' END,
+        CASE WHEN e.x ? 'n' THEN jsonb_set(e.x -> 'p', '{invoice_number}', to_jsonb((SELECT o.invoice_number FROM ${order} o
+          WHERE o.id = (e.x ->> 'n')::uuid AND o.organization_id = (e.x ->> 'o')::uuid))) ELSE e.x -> 'p' END,
         ${now}::timestamptz + (e.i - 1) * interval '1 millisecond', ${now}::timestamptz, 0, NULL::timestamptz, NULL::text, NULL::bigint, e.x ->> 'm'
         FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(x, i)`,
     )

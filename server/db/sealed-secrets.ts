@@ -31,7 +31,8 @@ async function checkSecretOpens(db: Db, secret: string): Promise<void> {
     const [row] = await rows;
     if (row && unseal(secret, purpose, row.v) === null) {
       throw new ConfigError(
-        `invalid configuration: the database's ${what} were sealed with another server secret; start with the TILL_AUTH_SECRET (or the data directory's auth-secret file) they were sealed with (docs/security.md)`,
+        `invalid configuration: the database's ${what} were sealed with another server secret; start with the TILL_AUTH_SECRET ` +
+          "(or the data directory's auth-secret file) they were sealed with (docs/security.md)",
       );
     }
   }

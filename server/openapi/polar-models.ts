@@ -30,7 +30,9 @@ export const POLAR_MODELS: Readonly<Record<string, () => Promise<unknown>>> = {
   CustomerPaymentMethodCreateResponse: async () => (await import("@polar-sh/sdk/models/components/customerpaymentmethodcreateresponse.js")).CustomerPaymentMethodCreateResponse$inboundSchema,
   CustomerPortalCustomer: async () => (await import("@polar-sh/sdk/models/components/customerportalcustomer.js")).CustomerPortalCustomer$inboundSchema,
   CustomerPortalMember: async () => (await import("@polar-sh/sdk/models/components/customerportalmember.js")).CustomerPortalMember$inboundSchema,
-  CustomerPortalOrdersGenerateInvoiceResponse422CustomerPortalOrdersGenerateInvoice: async () => (await import("@polar-sh/sdk/models/errors/customerportalordersgenerateinvoice.js")).CustomerPortalOrdersGenerateInvoiceResponse422CustomerPortalOrdersGenerateInvoice$inboundSchema,
+  CustomerPortalOrdersGenerateInvoiceResponse422CustomerPortalOrdersGenerateInvoice: async () =>
+    (await import("@polar-sh/sdk/models/errors/customerportalordersgenerateinvoice.js"))
+      .CustomerPortalOrdersGenerateInvoiceResponse422CustomerPortalOrdersGenerateInvoice$inboundSchema,
   CustomerSeat: async () => (await import("@polar-sh/sdk/models/components/customerseat.js")).CustomerSeat$inboundSchema,
   CustomerSeatClaimResponse: async () => (await import("@polar-sh/sdk/models/components/customerseatclaimresponse.js")).CustomerSeatClaimResponse$inboundSchema,
   CustomerSession: async () => (await import("@polar-sh/sdk/models/components/customersession.js")).CustomerSession$inboundSchema,
@@ -89,7 +91,8 @@ export const POLAR_MODELS: Readonly<Record<string, () => Promise<unknown>>> = {
   Order: async () => (await import("@polar-sh/sdk/models/components/order.js")).Order$inboundSchema,
   OrderInvoice: async () => (await import("@polar-sh/sdk/models/components/orderinvoice.js")).OrderInvoice$inboundSchema,
   OrderNotEligibleForRetry: async () => (await import("@polar-sh/sdk/models/errors/ordernoteligibleforretry.js")).OrderNotEligibleForRetry$inboundSchema,
-  OrdersGenerateInvoiceResponse422OrdersGenerateInvoice: async () => (await import("@polar-sh/sdk/models/errors/ordersgenerateinvoice.js")).OrdersGenerateInvoiceResponse422OrdersGenerateInvoice$inboundSchema,
+  OrdersGenerateInvoiceResponse422OrdersGenerateInvoice: async () =>
+    (await import("@polar-sh/sdk/models/errors/ordersgenerateinvoice.js")).OrdersGenerateInvoiceResponse422OrdersGenerateInvoice$inboundSchema,
   Organization: async () => (await import("@polar-sh/sdk/models/components/organization.js")).Organization$inboundSchema,
   Payment: async () => (await import("@polar-sh/sdk/models/components/payment.js")).Payment$inboundSchema,
   PaymentAlreadyInProgress: async () => (await import("@polar-sh/sdk/models/errors/paymentalreadyinprogress.js")).PaymentAlreadyInProgress$inboundSchema,

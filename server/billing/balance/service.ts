@@ -169,7 +169,10 @@ export async function walletShareOfRefund(
 }
 
 /** Credits the wallet with a refund's part, once per refund (its key `refund:<id>`). */
-export async function creditRefund(db: Queryable, r: { organizationId: string; customerId: string; currency: string; amount: number; orderId: string; refundId: string; subscriptionId: string | null }) {
+export async function creditRefund(
+  db: Queryable,
+  r: { organizationId: string; customerId: string; currency: string; amount: number; orderId: string; refundId: string; subscriptionId: string | null },
+) {
   if (r.amount <= 0) return false;
   return repo.insertKeyedEntry(db, {
     organizationId: r.organizationId,

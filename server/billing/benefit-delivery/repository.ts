@@ -178,7 +178,12 @@ export async function updateGrantOutcome(
     .set({
       ...(patch.properties ? { properties: patch.properties } : {}),
       // granted once first delivered (a grant not revoked since); a later failure does not take it back
-      ...(patch.delivered ? { grantedAt: sql`CASE WHEN ${benefitGrant.revokedAt} IS NULL THEN coalesce(${benefitGrant.grantedAt}, ${now.toISOString()}::timestamptz) ELSE ${benefitGrant.grantedAt} END` } : {}),
+      ...(patch.delivered
+        ? {
+            grantedAt: sql`CASE WHEN ${benefitGrant.revokedAt} IS NULL
+              THEN coalesce(${benefitGrant.grantedAt}, ${now.toISOString()}::timestamptz) ELSE ${benefitGrant.grantedAt} END`,
+          }
+        : {}),
       error: patch.error,
       modifiedAt: now,
     })

@@ -46,7 +46,10 @@ function withParams(target: string, params: Record<string, string>): string {
 export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps = { secret, services: config.benefits, baseURL: config.baseURL };
 
-  app.post("/benefit-grants/:id/regrant", route({ scope: "benefits:write", operationId: "till:benefit_grants:regrant", responses: { 202: "BenefitGrant", 404: notFound, 422: validationError } }), async (req, reply) => {
+  app.post("/benefit-grants/:id/regrant", route({
+    scope: "benefits:write", operationId: "till:benefit_grants:regrant",
+    responses: { 202: "BenefitGrant", 404: notFound, 422: validationError },
+  }), async (req, reply) => {
     const grant = await service.regrant(db, scopeOf(req).organizationId, pathId(req));
     return reply.code(202).send(grant);
   });
@@ -80,7 +83,10 @@ export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: Billin
 
   const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
 
-  app.get("/customer-portal/customers/me/oauth-accounts/authorize", route({ ...portal, operationId: "till:customer_portal:oauth_accounts:authorize", query: AuthorizeQuery, responses: { 200: z.object({ url: z.url() }), 401: unauthorized, 422: validationError } }), async (req) => {
+  app.get("/customer-portal/customers/me/oauth-accounts/authorize", route({
+    ...portal, operationId: "till:customer_portal:oauth_accounts:authorize", query: AuthorizeQuery,
+    responses: { 200: z.object({ url: z.url() }), 401: unauthorized, 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const me = portalOf(req);
     const client = await clientOf(db, secret, me.organizationId, q.platform);
@@ -95,7 +101,10 @@ export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: Billin
     return { url };
   });
 
-  app.delete("/customer-portal/customers/me/oauth-accounts/:platform", route({ ...portal, operationId: "till:customer_portal:oauth_accounts:delete", responses: { 204: null, 401: unauthorized, 422: validationError } }), async (req, reply) => {
+  app.delete("/customer-portal/customers/me/oauth-accounts/:platform", route({
+    ...portal, operationId: "till:customer_portal:oauth_accounts:delete",
+    responses: { 204: null, 401: unauthorized, 422: validationError },
+  }), async (req, reply) => {
     const platform = PlatformParam.safeParse((req.params as { platform?: unknown }).platform);
     if (!platform.success) throw invalid(["path", "platform"], "Input should be 'github' or 'discord'", "enum");
     const me = portalOf(req);
@@ -103,7 +112,10 @@ export function benefitDeliveryRoutes(app: V1App, { db, config, secret }: Billin
     return reply.code(204).send();
   });
 
-  app.get("/customer-portal/customers/oauth-accounts/callback", route({ caller: "none", operationId: "till:customer_portal:oauth_accounts:callback", query: CallbackQuery, responses: { 302: null, 400: "text/plain" } }), async (req, reply) => {
+  app.get("/customer-portal/customers/oauth-accounts/callback", route({
+    caller: "none", operationId: "till:customer_portal:oauth_accounts:callback", query: CallbackQuery,
+    responses: { 302: null, 400: "text/plain" },
+  }), async (req, reply) => {
     const q = req.query;
     const fallback = `${config.baseURL}/portal`;
     if (!q.state || !q.code) {

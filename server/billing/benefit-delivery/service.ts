@@ -250,7 +250,12 @@ export async function oauthAccountsWire(db: Queryable, organizationId: string, c
  * A discord benefit's role must be one the seller's bot can give: checked when the bot is connected (without
  * it, grants wait with an integration_missing error until `till benefits discord connect`). Null when fine.
  */
-export async function checkDiscordBenefit(db: Queryable, deps: DeliveryDeps, organizationId: string, properties: { guild_id?: unknown; guild_token?: unknown; role_id?: unknown }): Promise<string | null> {
+export async function checkDiscordBenefit(
+  db: Queryable,
+  deps: DeliveryDeps,
+  organizationId: string,
+  properties: { guild_id?: unknown; guild_token?: unknown; role_id?: unknown },
+): Promise<string | null> {
   const sealed = await repo.integrationOf(db, organizationId, "discord");
   const integration = parseIntegration("discord", sealed ? unseal(deps.secret, "integration", sealed) : null);
   if (!integration) return null;

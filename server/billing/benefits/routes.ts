@@ -83,19 +83,28 @@ export function benefitRoutes(app: V1App, deps: BillingDeps): void {
     service.getBenefit(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/benefits/:id", route({ scope: "benefits:write", operationId: "benefits:update", body: BenefitUpdateInput, responses: { 200: "Benefit", 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/benefits/:id", route({
+    scope: "benefits:write", operationId: "benefits:update", body: BenefitUpdateInput,
+    responses: { 200: "Benefit", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     const input = req.body;
     await checkDiscordRole(deps, scopeOf(req).organizationId, input);
     return service.updateBenefit(db, scopeOf(req).organizationId, id, input);
   });
 
-  app.delete("/benefits/:id", route({ scope: "benefits:write", operationId: "benefits:delete", responses: { 204: null, 403: notPermitted, 404: notFound, 422: validationError } }), async (req, reply) => {
+  app.delete("/benefits/:id", route({
+    scope: "benefits:write", operationId: "benefits:delete",
+    responses: { 204: null, 403: notPermitted, 404: notFound, 422: validationError },
+  }), async (req, reply) => {
     await service.deleteBenefit(db, scopeOf(req).organizationId, pathId(req));
     return reply.code(204).send();
   });
 
-  app.get("/benefits/:id/grants", route({ scope: "benefits:read", operationId: "benefits:grants", query: BenefitGrantsQuery, responses: { 200: "ListResourceBenefitGrant", 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/benefits/:id/grants", route({
+    scope: "benefits:read", operationId: "benefits:grants", query: BenefitGrantsQuery,
+    responses: { 200: "ListResourceBenefitGrant", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     const q = req.query;
     const { organizationId } = scopeOf(req);
@@ -104,7 +113,10 @@ export function benefitRoutes(app: V1App, deps: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.get("/benefit-grants/", route({ scope: "benefits:read", operationId: "benefit-grants:list", query: GrantListQuery, responses: { 200: "ListResourceBenefitGrant", 422: validationError } }), async (req) => {
+  app.get("/benefit-grants/", route({
+    scope: "benefits:read", operationId: "benefit-grants:list", query: GrantListQuery,
+    responses: { 200: "ListResourceBenefitGrant", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (excludesCaller(q.organization_id, organizationId)) return page([], 0, q.limit);

@@ -34,7 +34,10 @@ function forwardedQuery(rawUrl: string): URLSearchParams {
 export function checkoutLinkRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps = { db, baseURL: config.baseURL, processor: serverPaymentProcessor(config, secret), reviewRequired: config.organizations.reviewRequired };
 
-  app.get("/checkout-links/", route({ scope: "checkout_links:read", operationId: "checkout-links:list", query: ListQuery, responses: { 200: "ListResourceCheckoutLink", 422: validationError } }), async (req) => {
+  app.get("/checkout-links/", route({
+    scope: "checkout_links:read", operationId: "checkout-links:list", query: ListQuery,
+    responses: { 200: "ListResourceCheckoutLink", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
@@ -45,7 +48,10 @@ export function checkoutLinkRoutes(app: V1App, { db, config, secret }: BillingDe
     return page(items, total, q.limit);
   });
 
-  app.post("/checkout-links/", route({ scope: "checkout_links:write", operationId: "checkout-links:create", body: CheckoutLinkCreateInput, responses: { 201: "CheckoutLink", 422: validationError } }), async (req, reply) => {
+  app.post("/checkout-links/", route({
+    scope: "checkout_links:write", operationId: "checkout-links:create", body: CheckoutLinkCreateInput,
+    responses: { 201: "CheckoutLink", 422: validationError },
+  }), async (req, reply) => {
     const input = req.body;
     return reply.code(201).send(await service.createCheckoutLink(deps, scopeOf(req).organizationId, input));
   });
@@ -54,19 +60,28 @@ export function checkoutLinkRoutes(app: V1App, { db, config, secret }: BillingDe
     service.getCheckoutLink(deps, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/checkout-links/:id", route({ scope: "checkout_links:write", operationId: "checkout-links:update", body: CheckoutLinkUpdateInput, responses: { 200: "CheckoutLink", 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/checkout-links/:id", route({
+    scope: "checkout_links:write", operationId: "checkout-links:update", body: CheckoutLinkUpdateInput,
+    responses: { 200: "CheckoutLink", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.updateCheckoutLink(deps, scopeOf(req).organizationId, id, req.body);
   });
 
-  app.delete("/checkout-links/:id", route({ scope: "checkout_links:write", operationId: "checkout-links:delete", responses: { 204: null, 404: notFound, 422: validationError } }), async (req, reply) => {
+  app.delete("/checkout-links/:id", route({
+    scope: "checkout_links:write", operationId: "checkout-links:delete",
+    responses: { 204: null, 404: notFound, 422: validationError },
+  }), async (req, reply) => {
     await service.deleteCheckoutLink(db, scopeOf(req).organizationId, pathId(req));
     return reply.code(204).send();
   });
 
   // ---- the shared URL: the client secret is the credential; every visit is a new checkout ---------------
 
-  app.get("/checkout-links/:client_secret/redirect", route({ caller: "client_secret", operationId: "till:checkout_links:redirect", responses: { 307: null, 404: notFound, 422: validationError } }), async (req, reply) => {
+  app.get("/checkout-links/:client_secret/redirect", route({
+    caller: "client_secret", operationId: "till:checkout_links:redirect",
+    responses: { 307: null, 404: notFound, 422: validationError },
+  }), async (req, reply) => {
     const secret = String((req.params as { client_secret?: unknown }).client_secret ?? "");
     const url = new URL(await service.openCheckout(deps, secret, prefillOf(req.query), req.ip));
     for (const [key, value] of forwardedQuery(req.url)) url.searchParams.append(key, value);

@@ -81,27 +81,42 @@ export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps):
     service.getCheckout(deps, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/checkouts/:id", route({ scope: "checkouts:write", operationId: "checkouts:update", body: CheckoutUpdateInput, responses: { 200: "Checkout", 403: checkoutForbidden, 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/checkouts/:id", route({
+    scope: "checkouts:write", operationId: "checkouts:update", body: CheckoutUpdateInput,
+    responses: { 200: "Checkout", 403: checkoutForbidden, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.updateCheckout(deps, scopeOf(req).organizationId, id, req.body);
   });
 
   // ---- the customer's page: the client secret is the credential -----------------------------------------
 
-  app.get("/checkouts/client/:client_secret", route({ caller: "client_secret", operationId: "checkouts:client_get", responses: { 200: "CheckoutPublic", 404: notFound, 410: expiredCheckout, 422: validationError } }), async (req) =>
+  app.get("/checkouts/client/:client_secret", route({
+    caller: "client_secret", operationId: "checkouts:client_get",
+    responses: { 200: "CheckoutPublic", 404: notFound, 410: expiredCheckout, 422: validationError },
+  }), async (req) =>
     service.clientGetCheckout(deps, secretOf(req)),
   );
 
-  app.patch("/checkouts/client/:client_secret", route({ caller: "client_secret", operationId: "checkouts:client_update", body: CheckoutUpdatePublicInput, responses: { 200: "CheckoutPublic", 403: checkoutForbidden, 404: notFound, 410: expiredCheckout, 422: validationError } }), async (req) =>
+  app.patch("/checkouts/client/:client_secret", route({
+    caller: "client_secret", operationId: "checkouts:client_update", body: CheckoutUpdatePublicInput,
+    responses: { 200: "CheckoutPublic", 403: checkoutForbidden, 404: notFound, 410: expiredCheckout, 422: validationError },
+  }), async (req) =>
     service.clientUpdateCheckout(deps, secretOf(req), req.body, req.ip),
   );
 
-  app.post("/checkouts/client/:client_secret/confirm", route({ caller: "client_secret", operationId: "checkouts:client_confirm", body: CheckoutConfirmInput, responses: { 200: "CheckoutPublicConfirmed", 400: paymentError, 403: checkoutForbidden, 404: notFound, 410: expiredCheckout, 422: validationError } }), async (req) =>
+  app.post("/checkouts/client/:client_secret/confirm", route({
+    caller: "client_secret", operationId: "checkouts:client_confirm", body: CheckoutConfirmInput,
+    responses: { 200: "CheckoutPublicConfirmed", 400: paymentError, 403: checkoutForbidden, 404: notFound, 410: expiredCheckout, 422: validationError },
+  }), async (req) =>
     clientConfirmCheckout(deps, secretOf(req), req.body, req.ip),
   );
 
   /** The test processor's tokenizer: the card goes here, the checkout is confirmed with the token. */
-  app.post("/checkouts/client/:client_secret/test-card", route({ caller: "client_secret", operationId: "till:checkouts:client_test_card", body: documented(TestCardInput), responses: { 200: TestCardToken, 404: notFound, 422: validationError } }), async (req) => {
+  app.post("/checkouts/client/:client_secret/test-card", route({
+    caller: "client_secret", operationId: "till:checkouts:client_test_card", body: documented(TestCardInput),
+    responses: { 200: TestCardToken, 404: notFound, 422: validationError },
+  }), async (req) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     if (deps.processor.id !== "test") throw invalid(["path", "client_secret"], "This checkout does not use the test payment processor.");
     // the body is read after the checkout is found: an unknown or expired checkout answers 404/410 whatever is sent
@@ -116,7 +131,10 @@ export function checkoutRoutes(app: V1App, { db, config, secret }: BillingDeps):
   });
 
   /** Server-sent events: the current status at once, then every change until the client leaves. */
-  app.get("/checkouts/client/:client_secret/stream", route({ caller: "client_secret", operationId: "till:checkouts:client_stream", responses: { 200: "text/event-stream", 404: notFound } }), async (req, reply) => {
+  app.get("/checkouts/client/:client_secret/stream", route({
+    caller: "client_secret", operationId: "till:checkouts:client_stream",
+    responses: { 200: "text/event-stream", 404: notFound },
+  }), async (req, reply) => {
     const row = await service.clientCheckoutRow(deps, secretOf(req));
     const raw = openEventStream(reply, config.streamKeepAliveMs);
     const send = (e: CheckoutEvent) => raw.write(`data: ${JSON.stringify(e)}\n\n`);

@@ -18,7 +18,10 @@ const ListQuery = z.object({
 });
 
 export function customFieldRoutes(app: V1App, { db }: BillingDeps): void {
-  app.get("/custom-fields/", route({ scope: "custom_fields:read", operationId: "custom-fields:list", query: ListQuery, responses: { 200: "ListResourceCustomField", 422: validationError } }), async (req) => {
+  app.get("/custom-fields/", route({
+    scope: "custom_fields:read", operationId: "custom-fields:list", query: ListQuery,
+    responses: { 200: "ListResourceCustomField", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     // an organization_id filter that leaves out the caller's organization matches nothing
@@ -34,7 +37,10 @@ export function customFieldRoutes(app: V1App, { db }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.post("/custom-fields/", route({ scope: "custom_fields:write", operationId: "custom-fields:create", body: service.CustomFieldCreateInput, responses: { 201: "CustomField", 422: validationError } }), async (req, reply) => {
+  app.post("/custom-fields/", route({
+    scope: "custom_fields:write", operationId: "custom-fields:create", body: service.CustomFieldCreateInput,
+    responses: { 201: "CustomField", 422: validationError },
+  }), async (req, reply) => {
     const input = req.body;
     return reply.status(201).send(await service.createCustomField(db, scopeOf(req).organizationId, input));
   });
@@ -43,7 +49,10 @@ export function customFieldRoutes(app: V1App, { db }: BillingDeps): void {
     service.getCustomField(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/custom-fields/:id", route({ scope: "custom_fields:write", operationId: "custom-fields:update", body: service.CustomFieldUpdateInput, responses: { 200: "CustomField", 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/custom-fields/:id", route({
+    scope: "custom_fields:write", operationId: "custom-fields:update", body: service.CustomFieldUpdateInput,
+    responses: { 200: "CustomField", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.updateCustomField(db, scopeOf(req).organizationId, id, req.body);
   });

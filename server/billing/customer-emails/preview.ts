@@ -110,7 +110,10 @@ export function previewData(type: CustomerEmailType, slug: string): Record<strin
   if (type === "seat_invitation") return sampleSeatInvitation();
   if (type === "usage_alert") return sampleUsageAlert();
   if (type === "processor_error") {
-    return { audience: "seller", code: "resource_missing", detail: "No such customer: 'cus_Q1x2y3z4'", transient: false, what: "renewal", id: "00000000-0000-4000-8000-000000000001", at: "2026-01-01T00:00:00.000Z" };
+    return {
+      audience: "seller", code: "resource_missing", detail: "No such customer: 'cus_Q1x2y3z4'", transient: false, what: "renewal",
+      id: "00000000-0000-4000-8000-000000000001", at: "2026-01-01T00:00:00.000Z",
+    };
   }
   if (type === "wallet_recharge_failed") return { amount: 2000, currency: "usd", balance: 150, reason: "Your card was declined." };
   if (type === "trial_ending") return { subscription_id: "00000000-0000-4000-8000-000000000002", trial_end: "2026-01-15T00:00:00.000Z", amount: 2000, currency: "usd", product };

@@ -14,7 +14,10 @@ import { z } from "zod";
 const EmailPreview = z.object({ type: z.enum(CUSTOMER_EMAIL_TYPES), subject: z.string(), html: z.string(), text: z.string(), link: z.string().optional() });
 
 export function customerEmailRoutes(app: V1App, { db, config }: BillingDeps): void {
-  app.get("/organizations/:id/email-preview/:type", route({ scope: "organizations:read", orgOptional: true, operationId: "till:organizations:email_preview", responses: { 200: EmailPreview, 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/organizations/:id/email-preview/:type", route({
+    scope: "organizations:read", orgOptional: true, operationId: "till:organizations:email_preview",
+    responses: { 200: EmailPreview, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     if (!(await visibleOrganizationIds(db, scopeOf(req).caller)).includes(id)) throw notFound("Organization not found");
     const { type } = req.params as { type: string };

@@ -111,13 +111,19 @@ function parseSubscriptionUpdate(body: unknown): SubscriptionUpdate {
 export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }: BillingDeps): void {
   const deps: service.PortalDeps = { db, baseURL: config.baseURL, secret, processor: serverPaymentProcessor(config, secret) };
 
-  app.post("/customer-sessions/", route({ scope: "customer_sessions:write", operationId: "customer-sessions:create", body: CustomerSessionCreateInput, responses: { 201: "CustomerSession", 422: validationError } }), async (req, reply) => {
+  app.post("/customer-sessions/", route({
+    scope: "customer_sessions:write", operationId: "customer-sessions:create", body: CustomerSessionCreateInput,
+    responses: { 201: "CustomerSession", 422: validationError },
+  }), async (req, reply) => {
     const input = req.body;
     return reply.status(201).send(await createCustomerSession(db, scopeOf(req).organizationId, input, config.baseURL));
   });
 
   // public: the seller's name, settings and public products, by slug
-  app.get("/customer-portal/organizations/:slug", route({ caller: "none", operationId: "customer_portal:organizations:get", responses: { 200: "CustomerOrganizationData", 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/customer-portal/organizations/:slug", route({
+    caller: "none", operationId: "customer_portal:organizations:get",
+    responses: { 200: "CustomerOrganizationData", 404: notFound, 422: validationError },
+  }), async (req) => {
     const slug = String((req.params as { slug?: unknown }).slug ?? "");
     if (slug.length > 100) throw notFound("Organization not found");
     return service.organizationBySlug(deps, slug);
@@ -126,14 +132,21 @@ export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }:
   // public: a customer without a link asks for a code by email, and trades it for a session
   // (throttled per client address and per email; a code is void after five wrong tries: code-limits.ts)
   const limits = codeLimits(db, config.rateLimit.enabled);
-  app.post("/customer-portal/customer-session/request", route({ caller: "none", operationId: "till:customer_portal:customer_session:request", body: CustomerSessionCodeRequestInput, responses: { 202: null, 429: null, 422: validationError } }), async (req, reply) => {
+  app.post("/customer-portal/customer-session/request", route({
+    caller: "none", operationId: "till:customer_portal:customer_session:request", body: CustomerSessionCodeRequestInput,
+    responses: { 202: null, 429: null, 422: validationError },
+  }), async (req, reply) => {
     const input = req.body;
     const wait = await limits.request(req.ip, input.organization_id, input.email);
     if (wait !== null) return tooManyRequests(reply, wait);
     await requestSessionCode(db, mailer, config.baseURL, input);
     return reply.status(202).send();
   });
-  app.post("/customer-portal/customer-session/authenticate", route({ caller: "none", operationId: "till:customer_portal:customer_session:authenticate", body: CustomerSessionCodeAuthenticateInput, responses: { 200: z.object({ token: z.string() }), 401: unauthorized, 429: null, 422: validationError } }), async (req, reply) => {
+  app.post("/customer-portal/customer-session/authenticate", route({
+    caller: "none", operationId: "till:customer_portal:customer_session:authenticate",
+    body: CustomerSessionCodeAuthenticateInput,
+    responses: { 200: z.object({ token: z.string() }), 401: unauthorized, 429: null, 422: validationError },
+  }), async (req, reply) => {
     const { code } = req.body;
     const wait = await limits.guessesBlocked(req.ip);
     if (wait !== null) return tooManyRequests(reply, wait);
@@ -148,32 +161,52 @@ export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }:
   const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => portalOf(req);
 
-  app.get("/customer-portal/customer-session/introspect", route({ ...portal, operationId: "customer_portal:customer-session:introspect", responses: { 200: "CustomerCustomerSession" } }), async (req) => service.introspect(me(req)));
-  app.get("/customer-portal/customer-session/user", route({ ...portal, operationId: "customer_portal:customer-session:get_authenticated_user", responses: { 200: "PortalAuthenticatedUser" } }), async (req) => service.authenticatedUser(me(req)));
+  app.get("/customer-portal/customer-session/introspect", route({
+    ...portal, operationId: "customer_portal:customer-session:introspect",
+    responses: { 200: "CustomerCustomerSession" },
+  }), async (req) => service.introspect(me(req)));
+  app.get("/customer-portal/customer-session/user", route({
+    ...portal, operationId: "customer_portal:customer-session:get_authenticated_user",
+    responses: { 200: "PortalAuthenticatedUser" },
+  }), async (req) => service.authenticatedUser(me(req)));
 
   // oauth_accounts: the customer's connected GitHub / Discord accounts (billing/benefit-delivery)
   const withAccounts = async <T extends object>(req: FastifyRequest, wire: T) => ({
     ...wire,
     oauth_accounts: await oauthAccountsWire(db, me(req).organizationId, me(req).customer.id),
   });
-  app.get("/customer-portal/customers/me", route({ ...portal, operationId: "customer_portal:customers:get", responses: { 200: "CustomerPortalCustomer" } }), async (req) => withAccounts(req, service.getMe(me(req))));
-  app.patch("/customer-portal/customers/me", route({ ...portal, operationId: "customer_portal:customers:update", body: service.PortalCustomerUpdateInput, responses: { 200: "CustomerPortalCustomer", 422: validationError } }), async (req) =>
+  app.get("/customer-portal/customers/me", route({
+    ...portal, operationId: "customer_portal:customers:get", responses: { 200: "CustomerPortalCustomer" },
+  }), async (req) => withAccounts(req, service.getMe(me(req))));
+  app.patch("/customer-portal/customers/me", route({
+    ...portal, operationId: "customer_portal:customers:update", body: service.PortalCustomerUpdateInput,
+    responses: { 200: "CustomerPortalCustomer", 422: validationError },
+  }), async (req) =>
     withAccounts(req, await service.updateMe(deps, me(req), req.body)),
   );
 
   // a new email address: a link mailed to it (portal), checked and verified by its token (public)
   const updates: emailUpdate.EmailUpdateDeps = { db, secret, baseURL: config.baseURL };
-  app.post("/customer-portal/customers/me/email-update/request", route({ ...portal, operationId: "customer_portal:customers:request_email_update", body: emailUpdate.EmailUpdateRequestInput, responses: { 202: null, 422: validationError } }), async (req, reply) => {
+  app.post("/customer-portal/customers/me/email-update/request", route({
+    ...portal, operationId: "customer_portal:customers:request_email_update", body: emailUpdate.EmailUpdateRequestInput,
+    responses: { 202: null, 422: validationError },
+  }), async (req, reply) => {
     const { email } = req.body;
     await emailUpdate.requestEmailUpdate(updates, me(req), email);
     return reply.status(202).type("application/json").send("null");
   });
-  app.get("/customer-portal/customers/me/email-update/check", route({ caller: "client_secret", operationId: "customer_portal:customers:check_email_update", query: emailUpdate.EmailUpdateCheckQuery, responses: { 204: null, 422: validationError } }), async (req, reply) => {
+  app.get("/customer-portal/customers/me/email-update/check", route({
+    caller: "client_secret", operationId: "customer_portal:customers:check_email_update",
+    query: emailUpdate.EmailUpdateCheckQuery, responses: { 204: null, 422: validationError },
+  }), async (req, reply) => {
     const { token } = req.query;
     await emailUpdate.checkEmailUpdate(updates, token);
     return reply.status(204).send();
   });
-  app.post("/customer-portal/customers/me/email-update/verify", route({ caller: "client_secret", operationId: "customer_portal:customers:verify_email_update", body: emailUpdate.EmailUpdateVerifyInput, responses: { 200: "CustomerEmailUpdateVerifyResponse" } }), async (req) =>
+  app.post("/customer-portal/customers/me/email-update/verify", route({
+    caller: "client_secret", operationId: "customer_portal:customers:verify_email_update",
+    body: emailUpdate.EmailUpdateVerifyInput, responses: { 200: "CustomerEmailUpdateVerifyResponse" },
+  }), async (req) =>
     emailUpdate.verifyEmailUpdate(updates, req.body.token),
   );
 
@@ -189,62 +222,107 @@ type PortalRoute = { caller: "customer_session"; preHandler: ReturnType<typeof p
 function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: PortalRoute): void {
   const me = portalOf;
 
-  app.get("/customer-portal/orders/", route({ ...portal, operationId: "customer_portal:orders:list", query: OrdersQuery, responses: { 200: "ListResourceCustomerOrder", 422: validationError } }), async (req) => {
+  app.get("/customer-portal/orders/", route({
+    ...portal, operationId: "customer_portal:orders:list", query: OrdersQuery,
+    responses: { 200: "ListResourceCustomerOrder", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const filter = { productIds: lower(q.product_id), subscriptionIds: lower(q.subscription_id), billingTypes: q.product_billing_type };
     const { items, total } = await service.listMyOrders(deps, me(req), filter, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.get("/customer-portal/orders/:id", route({ ...portal, operationId: "customer_portal:orders:get", responses: { 200: "CustomerOrder", 404: notFound, 422: validationError } }), async (req) => service.getMyOrder(deps, me(req), pathId(req)));
-  app.patch("/customer-portal/orders/:id", route({ ...portal, operationId: "customer_portal:orders:update", body: OrderUpdateInput, responses: { 200: "CustomerOrder", 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/customer-portal/orders/:id", route({
+    ...portal, operationId: "customer_portal:orders:get",
+    responses: { 200: "CustomerOrder", 404: notFound, 422: validationError },
+  }), async (req) => service.getMyOrder(deps, me(req), pathId(req)));
+  app.patch("/customer-portal/orders/:id", route({
+    ...portal, operationId: "customer_portal:orders:update", body: OrderUpdateInput,
+    responses: { 200: "CustomerOrder", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.updateMyOrder(deps, me(req), id, req.body);
   });
 
-  app.get("/customer-portal/subscriptions/", route({ ...portal, operationId: "customer_portal:subscriptions:list", query: SubscriptionsQuery, responses: { 200: "ListResourceCustomerSubscription", 422: validationError } }), async (req) => {
+  app.get("/customer-portal/subscriptions/", route({
+    ...portal, operationId: "customer_portal:subscriptions:list", query: SubscriptionsQuery,
+    responses: { 200: "ListResourceCustomerSubscription", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { items, total } = await service.listMySubscriptions(deps, me(req), { productIds: lower(q.product_id), active: q.active }, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.get("/customer-portal/subscriptions/:id", route({ ...portal, operationId: "customer_portal:subscriptions:get", responses: { 200: "CustomerSubscription", 404: notFound, 422: validationError } }), async (req) => service.getMySubscription(deps, me(req), pathId(req)));
-  app.patch("/customer-portal/subscriptions/:id", route({ ...portal, operationId: "customer_portal:subscriptions:update", body: CustomerSubscriptionUpdate, responses: { 200: "CustomerSubscription", 402: paymentFailed, 403: alreadyCanceled, 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/customer-portal/subscriptions/:id", route({
+    ...portal, operationId: "customer_portal:subscriptions:get",
+    responses: { 200: "CustomerSubscription", 404: notFound, 422: validationError },
+  }), async (req) => service.getMySubscription(deps, me(req), pathId(req)));
+  app.patch("/customer-portal/subscriptions/:id", route({
+    ...portal, operationId: "customer_portal:subscriptions:update", body: CustomerSubscriptionUpdate,
+    responses: { 200: "CustomerSubscription", 402: paymentFailed, 403: alreadyCanceled, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.updateMySubscription(deps, me(req), id, parseSubscriptionUpdate(req.body));
   });
   // DELETE cancels at the end of the period, as Polar's customer portal does
-  app.delete("/customer-portal/subscriptions/:id", route({ ...portal, operationId: "customer_portal:subscriptions:cancel", responses: { 200: "CustomerSubscription", 403: alreadyCanceled, 404: notFound, 422: validationError } }), async (req) =>
+  app.delete("/customer-portal/subscriptions/:id", route({
+    ...portal, operationId: "customer_portal:subscriptions:cancel",
+    responses: { 200: "CustomerSubscription", 403: alreadyCanceled, 404: notFound, 422: validationError },
+  }), async (req) =>
     service.updateMySubscription(deps, me(req), pathId(req), { kind: "cancel", cancelAtPeriodEnd: true }),
   );
 
-  app.get("/customer-portal/benefit-grants/", route({ ...portal, operationId: "customer_portal:benefit-grants:list", query: GrantsQuery, responses: { 200: "ListResourceCustomerBenefitGrant", 422: validationError } }), async (req) => {
+  app.get("/customer-portal/benefit-grants/", route({
+    ...portal, operationId: "customer_portal:benefit-grants:list", query: GrantsQuery,
+    responses: { 200: "ListResourceCustomerBenefitGrant", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { items, total } = await service.listMyGrants(deps, me(req), { benefitIds: lower(q.benefit_id), memberIds: lower(q.member_id) }, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.get("/customer-portal/benefit-grants/:id", route({ ...portal, operationId: "customer_portal:benefit-grants:get", responses: { 200: "CustomerBenefitGrant", 404: notFound, 422: validationError } }), async (req) => service.getMyGrant(deps, me(req), pathId(req)));
-  app.patch("/customer-portal/benefit-grants/:id", route({ ...portal, operationId: "customer_portal:benefit-grants:update", body: service.PortalGrantUpdateInput, responses: { 200: "CustomerBenefitGrant", 403: notPermitted, 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/customer-portal/benefit-grants/:id", route({
+    ...portal, operationId: "customer_portal:benefit-grants:get",
+    responses: { 200: "CustomerBenefitGrant", 404: notFound, 422: validationError },
+  }), async (req) => service.getMyGrant(deps, me(req), pathId(req)));
+  app.patch("/customer-portal/benefit-grants/:id", route({
+    ...portal, operationId: "customer_portal:benefit-grants:update", body: service.PortalGrantUpdateInput,
+    responses: { 200: "CustomerBenefitGrant", 403: notPermitted, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.updateMyGrant(deps, me(req), id, req.body);
   });
 
-  app.get("/customer-portal/downloadables/", route({ ...portal, operationId: "customer_portal:downloadables:list", query: GrantsQuery, responses: { 200: "ListResourceDownloadableRead", 422: validationError } }), async (req) => {
+  app.get("/customer-portal/downloadables/", route({
+    ...portal, operationId: "customer_portal:downloadables:list", query: GrantsQuery,
+    responses: { 200: "ListResourceDownloadableRead", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { items, total } = await service.listMyDownloadables(deps, me(req), lower(q.benefit_id), q.page, q.limit);
     return page(items, total, q.limit);
   });
 
-  app.get("/customer-portal/meters/", route({ ...portal, operationId: "customer_portal:customer_meters:list", query: MetersQuery, responses: { 200: "ListResourceCustomerCustomerMeter", 422: validationError } }), async (req) => {
+  app.get("/customer-portal/meters/", route({
+    ...portal, operationId: "customer_portal:customer_meters:list", query: MetersQuery,
+    responses: { 200: "ListResourceCustomerCustomerMeter", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { items, total } = await service.listMyMeters(deps, me(req), lower(q.meter_id), q.page, q.limit);
     return page(items, total, q.limit);
   });
 
-  app.get("/customer-portal/meters/:id", route({ ...portal, operationId: "customer_portal:customer_meters:get", responses: { 200: "CustomerCustomerMeter", 404: notFound, 422: validationError } }), async (req) => service.getMyMeter(deps, me(req), pathId(req)));
+  app.get("/customer-portal/meters/:id", route({
+    ...portal, operationId: "customer_portal:customer_meters:get",
+    responses: { 200: "CustomerCustomerMeter", 404: notFound, 422: validationError },
+  }), async (req) => service.getMyMeter(deps, me(req), pathId(req)));
 
-  app.get("/customer-portal/license-keys/", route({ ...portal, operationId: "customer_portal:license_keys:list", query: LicenseKeysQuery, responses: { 200: "ListResourceLicenseKeyRead", 401: unauthorized, 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/customer-portal/license-keys/", route({
+    ...portal, operationId: "customer_portal:license_keys:list", query: LicenseKeysQuery,
+    responses: { 200: "ListResourceLicenseKeyRead", 401: unauthorized, 404: notFound, 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { items, total } = await service.listMyLicenseKeys(deps, me(req), lower(q.benefit_id), q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.get("/customer-portal/license-keys/:id", route({ ...portal, operationId: "customer_portal:license_keys:get", responses: { 200: "LicenseKeyWithActivations", 404: notFound, 422: validationError } }), async (req) => service.getMyLicenseKey(deps, me(req), pathId(req)));
+  app.get("/customer-portal/license-keys/:id", route({
+    ...portal, operationId: "customer_portal:license_keys:get",
+    responses: { 200: "LicenseKeyWithActivations", 404: notFound, 422: validationError },
+  }), async (req) => service.getMyLicenseKey(deps, me(req), pathId(req)));
 }

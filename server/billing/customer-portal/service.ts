@@ -25,7 +25,10 @@ import { getSubscription, listSubscriptions } from "../subscriptions/service.js"
 import type { SubscriptionUpdate } from "../subscriptions/change.js";
 import type { SubscriptionWire } from "../subscriptions/wire.js";
 import type { PortalCaller } from "../customer-sessions/service.js";
-import { activeFilesOf, toCustomerBenefitGrantWire, toCustomerOrganizationWire, toCustomerProductWire, toCustomerOrderWire, toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire } from "./wire.js";
+import {
+  activeFilesOf, toCustomerBenefitGrantWire, toCustomerOrganizationWire, toCustomerProductWire, toCustomerOrderWire,
+  toCustomerSubscriptionWire, toDownloadableWire, toPortalCustomerWire,
+} from "./wire.js";
 
 export interface PortalDeps {
   db: Db;

@@ -34,19 +34,33 @@ export function customerSeatRoutes(app: V1App, { db, config }: BillingDeps): voi
   const read = { scope: "customer_seats:read" as const };
   const write = { scope: "customer_seats:write" as const };
 
-  app.get("/customer-seats", route({ ...read, operationId: "customer-seats:list_seats", query: SeatsQuery, responses: { 200: "SeatsList", 422: validationError } }), async (req) => service.listSeats(db, scopeOf(req).organizationId, ownerRef(req.query), seller));
-  app.post("/customer-seats", route({ ...write, operationId: "customer-seats:assign_seat", body: service.SeatAssignInput, responses: { 200: "CustomerSeat", 422: validationError } }), async (req) => service.assignSeat(db, scopeOf(req).organizationId, req.body, seller));
-  app.delete("/customer-seats/:seat_id", route({ ...write, operationId: "customer-seats:revoke_seat", responses: { 200: "CustomerSeat", 422: validationError } }), async (req) => service.revokeSeat(db, scopeOf(req).organizationId, pathId(req, "seat_id"), seller));
+  app.get("/customer-seats", route({
+    ...read, operationId: "customer-seats:list_seats", query: SeatsQuery,
+    responses: { 200: "SeatsList", 422: validationError },
+  }), async (req) => service.listSeats(db, scopeOf(req).organizationId, ownerRef(req.query), seller));
+  app.post("/customer-seats", route({
+    ...write, operationId: "customer-seats:assign_seat", body: service.SeatAssignInput,
+    responses: { 200: "CustomerSeat", 422: validationError },
+  }), async (req) => service.assignSeat(db, scopeOf(req).organizationId, req.body, seller));
+  app.delete("/customer-seats/:seat_id", route({
+    ...write, operationId: "customer-seats:revoke_seat", responses: { 200: "CustomerSeat", 422: validationError },
+  }), async (req) => service.revokeSeat(db, scopeOf(req).organizationId, pathId(req, "seat_id"), seller));
   app.post("/customer-seats/:seat_id/resend", route({ ...write, operationId: "customer-seats:resend_invitation", responses: { 200: "CustomerSeat", 422: validationError } }), async (req) =>
     service.resendInvitation(db, scopeOf(req).organizationId, pathId(req, "seat_id"), seller),
   );
 
   // public: whoever holds the invitation's token (the claim page)
-  app.get("/customer-seats/claim/:invitation_token", route({ caller: "client_secret", operationId: "customer-seats:get_claim_info", responses: { 200: "SeatClaimInfo", 422: validationError } }), async (req) => {
+  app.get("/customer-seats/claim/:invitation_token", route({
+    caller: "client_secret", operationId: "customer-seats:get_claim_info",
+    responses: { 200: "SeatClaimInfo", 422: validationError },
+  }), async (req) => {
     const token = String((req.params as { invitation_token?: unknown }).invitation_token ?? "");
     return getClaimInfo(db, token.slice(0, 300));
   });
-  app.post("/customer-seats/claim", route({ caller: "client_secret", operationId: "customer-seats:claim_seat", body: SeatClaimInput, responses: { 200: "CustomerSeatClaimResponse", 422: validationError } }), async (req) => {
+  app.post("/customer-seats/claim", route({
+    caller: "client_secret", operationId: "customer-seats:claim_seat", body: SeatClaimInput,
+    responses: { 200: "CustomerSeatClaimResponse", 422: validationError },
+  }), async (req) => {
     const { invitation_token } = req.body;
     return claimSeat(db, invitation_token);
   });
@@ -61,7 +75,10 @@ export function customerSeatRoutes(app: V1App, { db, config }: BillingDeps): voi
     const b = buyer(req);
     return service.listSeats(db, b.organizationId, ownerRef(req.query), b.actor);
   });
-  app.post("/customer-portal/seats", route({ ...portal, operationId: "customer_portal:seats:assign_seat", body: service.SeatAssignInput, responses: { 200: "CustomerSeat", 422: validationError } }), async (req) => {
+  app.post("/customer-portal/seats", route({
+    ...portal, operationId: "customer_portal:seats:assign_seat", body: service.SeatAssignInput,
+    responses: { 200: "CustomerSeat", 422: validationError },
+  }), async (req) => {
     const b = buyer(req);
     return service.assignSeat(db, b.organizationId, req.body, b.actor);
   });
@@ -69,12 +86,18 @@ export function customerSeatRoutes(app: V1App, { db, config }: BillingDeps): voi
     const b = buyer(req);
     return service.revokeSeat(db, b.organizationId, pathId(req, "seat_id"), b.actor);
   });
-  app.post("/customer-portal/seats/:seat_id/resend", route({ ...portal, operationId: "customer_portal:seats:resend_invitation", responses: { 200: "CustomerSeat", 422: validationError } }), async (req) => {
+  app.post("/customer-portal/seats/:seat_id/resend", route({
+    ...portal, operationId: "customer_portal:seats:resend_invitation",
+    responses: { 200: "CustomerSeat", 422: validationError },
+  }), async (req) => {
     const b = buyer(req);
     return service.resendInvitation(db, b.organizationId, pathId(req, "seat_id"), b.actor);
   });
   // the subscriptions the customer holds a claimed seat of (someone else pays for them)
-  app.get("/customer-portal/seats/subscriptions", route({ ...portal, operationId: "customer_portal:seats:list_claimed_subscriptions", query: ClaimedQuery, responses: { 200: "ListResourceCustomerSubscription", 422: validationError } }), async (req) => {
+  app.get("/customer-portal/seats/subscriptions", route({
+    ...portal, operationId: "customer_portal:seats:list_claimed_subscriptions", query: ClaimedQuery,
+    responses: { 200: "ListResourceCustomerSubscription", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const p = portalOf(req);
     const ids = await service.claimedSubscriptionIds(db, p.organizationId, p.customer.id);

@@ -156,7 +156,9 @@ export async function assignSeat(db: Db, organizationId: string, input: SeatAssi
     const holder = await holderOf(tx, organizationId, input, owner.buyerId);
     const issues: ValidationIssue[] = [];
     if (await repo.activeSeatFor(tx, organizationId, ref, holder.email)) {
-      issues.push({ loc: ["body", input.email ? "email" : input.customer_id ? "customer_id" : input.member_id ? "member_id" : input.external_member_id ? "external_member_id" : "external_customer_id"], msg: `${holder.email} already has a seat of this purchase.`, type: "seat_already_assigned" });
+      const field = input.email ? "email" : input.customer_id ? "customer_id" : input.member_id ? "member_id"
+        : input.external_member_id ? "external_member_id" : "external_customer_id";
+      issues.push({ loc: ["body", field], msg: `${holder.email} already has a seat of this purchase.`, type: "seat_already_assigned" });
     }
     const taken = await repo.countActive(tx, organizationId, ref);
     if (taken >= owner.seats) {

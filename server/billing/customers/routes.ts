@@ -65,7 +65,10 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
   });
 
   // Polar's CustomerMeter: a customer's usage of a meter (customer-state/meters.ts), under the customers scope
-  app.get("/customer-meters/", route({ scope: "customers:read", operationId: "customer_meters:list", query: CustomerMetersQuery, responses: { 200: "ListResourceCustomerMeter", 422: validationError } }), async (req) => {
+  app.get("/customer-meters/", route({
+    scope: "customers:read", operationId: "customer_meters:list", query: CustomerMetersQuery,
+    responses: { 200: "ListResourceCustomerMeter", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.map((id) => id.toLowerCase()).includes(organizationId)) return page([], 0, q.limit);
@@ -73,7 +76,10 @@ export function customerRoutes(app: V1App, { db, config }: BillingDeps): void {
     const { items, total } = await listCustomerMeters(db, organizationId, filter, q.sorting, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.get("/customer-meters/:id", route({ scope: "customers:read", operationId: "customer_meters:get", responses: { 200: "CustomerMeter", 404: notFound, 422: validationError } }), async (req) => getCustomerMeter(db, scopeOf(req).organizationId, pathId(req)));
+  app.get("/customer-meters/:id", route({
+    scope: "customers:read", operationId: "customer_meters:get",
+    responses: { 200: "CustomerMeter", 404: notFound, 422: validationError },
+  }), async (req) => getCustomerMeter(db, scopeOf(req).organizationId, pathId(req)));
 
   // a static segment: find-my-way prefers it to /customers/:id whatever the order of registration
   app.get("/customers/export", route({ scope: "customers:read", operationId: "customers:export", query: ExportQuery, responses: { 200: "text/csv", 422: validationError } }), async (req, reply) => {

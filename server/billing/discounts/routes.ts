@@ -41,7 +41,10 @@ export function discountRoutes(app: V1App, { db }: BillingDeps): void {
     service.getDiscount(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/discounts/:id", route({ scope: "discounts:write", operationId: "discounts:update", body: DiscountUpdateInput, responses: { 200: "Discount", 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/discounts/:id", route({
+    scope: "discounts:write", operationId: "discounts:update", body: DiscountUpdateInput,
+    responses: { 200: "Discount", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.updateDiscount(db, scopeOf(req).organizationId, id, req.body);
   });

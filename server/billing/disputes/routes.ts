@@ -71,7 +71,9 @@ export function disputeRoutes(app: V1App, { db, config, secret }: BillingDeps): 
 
   app.get(
     "/disputes/:id",
-    route({ scope: "orders:read", operationId: "disputes:get", responses: { 200: Dispute, 404: notFound, 422: validationError } }), async (req) => service.getDispute(db, scopeOf(req).organizationId, pathId(req)));
+    route({ scope: "orders:read", operationId: "disputes:get", responses: { 200: Dispute, 404: notFound, 422: validationError } }),
+    async (req) => service.getDispute(db, scopeOf(req).organizationId, pathId(req)),
+  );
 
   app.post(
     "/disputes/:id/accept",

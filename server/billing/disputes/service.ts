@@ -62,7 +62,13 @@ function split(order: OrderRow, gross: number): { amount: number; taxAmount: num
 
 async function emailOwners(tx: Queryable, row: DisputeRow, order: OrderRow, type: "dispute_opened" | "dispute_closed"): Promise<void> {
   const orderWire = await getOrder(tx, row.organizationId, order.id);
-  const data = { ...toDisputeWire(row, null), order: { id: order.id, invoice_number: orderWire.invoice_number, product: orderWire.product ? { name: orderWire.product.name } : null, customer_email: orderWire.customer.email } };
+  const data = {
+    ...toDisputeWire(row, null),
+    order: {
+      id: order.id, invoice_number: orderWire.invoice_number,
+      product: orderWire.product ? { name: orderWire.product.name } : null, customer_email: orderWire.customer.email,
+    },
+  };
   for (const recipient of await ownerEmails(tx, row.organizationId)) {
     await requestEmail(tx, { organizationId: row.organizationId, causeId: row.id, type, recipient, data });
   }

@@ -17,11 +17,17 @@ export function dunningRoutes(app: V1App, { db, config, secret }: BillingDeps): 
     const p = portalOf(req);
     return { organizationId: p.organizationId, customerId: p.customer.id };
   };
-  app.get("/customer-portal/orders/:id/payment-status", route({ ...portal, operationId: "customer_portal:orders:get_payment_status", responses: { 200: "CustomerOrderPaymentStatus", 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/customer-portal/orders/:id/payment-status", route({
+    ...portal, operationId: "customer_portal:orders:get_payment_status",
+    responses: { 200: "CustomerOrderPaymentStatus", 404: notFound, 422: validationError },
+  }), async (req) => {
     const m = me(req);
     return service.paymentStatus(db, m.organizationId, m.customerId, pathId(req));
   });
-  app.post("/customer-portal/orders/:id/confirm-payment", route({ ...portal, operationId: "customer_portal:orders:confirm_retry_payment", body: service.ConfirmRetryInput, responses: { 200: "CustomerOrderPaymentConfirmation", 404: notFound, 409: paymentInProgress, 422: notEligibleForRetry, 429: manualRetryLimitExceeded } }), async (req) => {
+  app.post("/customer-portal/orders/:id/confirm-payment", route({
+    ...portal, operationId: "customer_portal:orders:confirm_retry_payment", body: service.ConfirmRetryInput,
+    responses: { 200: "CustomerOrderPaymentConfirmation", 404: notFound, 409: paymentInProgress, 422: notEligibleForRetry, 429: manualRetryLimitExceeded },
+  }), async (req) => {
     const m = me(req);
     const input = req.body;
     return service.confirmRetry(deps, m.organizationId, m.customerId, pathId(req), input);

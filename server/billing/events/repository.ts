@@ -300,7 +300,10 @@ export async function insertSystemEvents(
   rows: Array<{ organizationId: string; name: string; customerId: string | null; timestamp: Date; metadata: Record<string, string | number | boolean>; onceKey: string }>,
 ): Promise<void> {
   if (rows.length === 0) return;
-  const json = JSON.stringify(rows.map((r) => ({ organization_id: r.organizationId, name: r.name, customer_id: r.customerId, timestamp: r.timestamp.toISOString(), metadata: r.metadata, once_key: r.onceKey })));
+  const json = JSON.stringify(rows.map((r) => ({
+    organization_id: r.organizationId, name: r.name, customer_id: r.customerId, timestamp: r.timestamp.toISOString(),
+    metadata: r.metadata, once_key: r.onceKey,
+  })));
   // once: the key claimed in event_external_id in the same statement (the partitioned table has no unique index on it)
   // by one of the rows carrying it, which alone is inserted; in the keys' order so that concurrent claims never
   // deadlock

@@ -65,7 +65,10 @@ const otherOrganization = (ids: string[] | undefined, organizationId: string) =>
   ids !== undefined && !ids.map((id) => id.toLowerCase()).includes(organizationId);
 
 export function eventRoutes(app: V1App, { db, driver }: BillingDeps): void {
-  app.post("/events/ingest", route({ scope: "events:write", parsesOwnJson: true, bodyLimit: LARGE_BODY_LIMIT, operationId: "events:ingest", body: documented(EventsIngestInput), responses: { 200: "EventsIngestResponse", 422: validationError } }), async (req) => {
+  app.post("/events/ingest", route({
+    scope: "events:write", parsesOwnJson: true, bodyLimit: LARGE_BODY_LIMIT, operationId: "events:ingest",
+    body: documented(EventsIngestInput), responses: { 200: "EventsIngestResponse", 422: validationError },
+  }), async (req) => {
     const { organizationId } = scopeOf(req);
     const named = namedCustomers();
     const result = await ingest({ db, driver }, organizationId, req.body, named);

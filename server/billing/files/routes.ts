@@ -31,18 +31,28 @@ export function fileRoutes(app: V1App, { db, config, secret }: BillingDeps): voi
     return page(items, total, q.limit);
   });
 
-  app.post("/files/", route({ scope: "files:write", bodyLimit: LARGE_BODY_LIMIT, operationId: "files:create", body: service.FileCreateInput, responses: { 201: "FileUpload", 422: validationError } }), async (req, reply) => {
+  app.post("/files/", route({
+    scope: "files:write", bodyLimit: LARGE_BODY_LIMIT, operationId: "files:create", body: service.FileCreateInput,
+    responses: { 201: "FileUpload", 422: validationError },
+  }), async (req, reply) => {
     const input = req.body;
     return reply.status(201).send(await service.createFile(db, scopeOf(req).organizationId, input, baseURL));
   });
 
-  app.post("/files/:id/uploaded", route({ scope: "files:write", bodyLimit: LARGE_BODY_LIMIT, operationId: "files:uploaded", body: service.FileUploadCompletedInput, responses: { 200: "FilesUploadedResponseFilesUploaded", 403: notPermitted, 404: notFound, 422: validationError } }), async (req) => {
+  app.post("/files/:id/uploaded", route({
+    scope: "files:write", bodyLimit: LARGE_BODY_LIMIT, operationId: "files:uploaded",
+    body: service.FileUploadCompletedInput,
+    responses: { 200: "FilesUploadedResponseFilesUploaded", 403: notPermitted, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     const input = req.body;
     return service.completeUpload(db, storage, scopeOf(req).organizationId, id, input, baseURL);
   });
 
-  app.patch("/files/:id", route({ scope: "files:write", operationId: "files:update", body: service.FilePatchInput, responses: { 200: "FilesUpdateResponseFilesUpdate", 403: notPermitted, 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/files/:id", route({
+    scope: "files:write", operationId: "files:update", body: service.FilePatchInput,
+    responses: { 200: "FilesUpdateResponseFilesUpdate", 403: notPermitted, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.updateFile(db, scopeOf(req).organizationId, id, req.body, baseURL);
   });
@@ -64,7 +74,10 @@ export function fileRoutes(app: V1App, { db, config, secret }: BillingDeps): voi
   });
 
   // a customer's downloadable file, through the signed URL the customer portal hands out
-  app.get("/files/:id/download", route({ caller: "client_secret", operationId: "till:files:download", responses: { 200: "application/octet-stream", 403: notPermitted, 404: notFound } }), async (req, reply) => {
+  app.get("/files/:id/download", route({
+    caller: "client_secret", operationId: "till:files:download",
+    responses: { 200: "application/octet-stream", 403: notPermitted, 404: notFound },
+  }), async (req, reply) => {
     const { row, size, stream } = await service.openSignedDownload(db, storage, secret, String((req.params as { id?: unknown }).id ?? ""), req.query as Record<string, unknown>);
     return reply
       .header("content-type", row.mimeType)
@@ -79,7 +92,10 @@ export function fileRoutes(app: V1App, { db, config, secret }: BillingDeps): voi
   void app.register(async (raw) => {
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser("*", (_req, _payload, done) => done(null));
-    raw.put("/files/:id/parts/:number", route({ caller: "client_secret", operationId: "till:files:upload_part", responses: { 200: null, 403: notPermitted, 404: notFound, 422: validationError } }), async (req, reply) => {
+    raw.put("/files/:id/parts/:number", route({
+      caller: "client_secret", operationId: "till:files:upload_part",
+      responses: { 200: null, 403: notPermitted, 404: notFound, 422: validationError },
+    }), async (req, reply) => {
       const id = pathId(req);
       const number = Number((req.params as { number?: string }).number);
       if (!Number.isInteger(number) || number < 1) throw invalid(["path", "number"], "Input should be a valid integer");

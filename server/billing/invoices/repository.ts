@@ -77,7 +77,10 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number, to
 export async function markGenerated(db: Queryable, row: InvoiceRow, token: string, stored: { path: string; size: number; locale: string }): Promise<boolean> {
   const done = await db
     .update(invoice)
-    .set({ status: "generated", path: stored.path, size: stored.size, locale: sql`coalesce(${invoice.locale}, ${stored.locale})`, generatedAt: sql`now()`, lockedUntil: null, lockedBy: null, lastError: null, modifiedAt: sql`now()` })
+    .set({
+      status: "generated", path: stored.path, size: stored.size, locale: sql`coalesce(${invoice.locale}, ${stored.locale})`,
+      generatedAt: sql`now()`, lockedUntil: null, lockedBy: null, lastError: null, modifiedAt: sql`now()`,
+    })
     .where(and(eq(invoice.id, row.id), eq(invoice.lockedBy, token), eq(invoice.version, row.version)))
     .returning({ id: invoice.id });
   if (done.length === 0) {

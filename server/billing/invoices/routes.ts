@@ -27,22 +27,34 @@ export function invoiceRoutes(app: V1App, { db, config, secret }: BillingDeps): 
   app.get("/orders/:id/invoice", route({ scope: "orders:read", operationId: "orders:invoice", responses: { 200: "OrderInvoice", 404: notFound, 422: validationError } }), async (req) =>
     service.invoiceOf(db, urls, scopeOf(req).organizationId, pathId(req)),
   );
-  app.get("/orders/:id/receipt", route({ scope: "orders:read", operationId: "till:orders:receipt", responses: { 200: Receipt, 202: null, 404: notFound, 422: validationError } }), async (req, reply) => {
+  app.get("/orders/:id/receipt", route({
+    scope: "orders:read", operationId: "till:orders:receipt",
+    responses: { 200: Receipt, 202: null, 404: notFound, 422: validationError },
+  }), async (req, reply) => {
     const receipt = await service.receiptOf(db, urls, scopeOf(req).organizationId, pathId(req));
     return receipt ? receipt : reply.status(202).send();
   });
 
   const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
-  app.post("/customer-portal/orders/:id/invoice", route({ ...portal, operationId: "customer_portal:orders:generate_invoice", responses: { 202: null, 422: portalGenerateInvoiceRefused } }), async (req, reply) => {
+  app.post("/customer-portal/orders/:id/invoice", route({
+    ...portal, operationId: "customer_portal:orders:generate_invoice",
+    responses: { 202: null, 422: portalGenerateInvoiceRefused },
+  }), async (req, reply) => {
     const me = portalOf(req);
     await service.generateInvoice(db, me.organizationId, pathId(req), me.customer.id);
     return reply.status(202).send({});
   });
-  app.get("/customer-portal/orders/:id/invoice", route({ ...portal, operationId: "customer_portal:orders:invoice", responses: { 200: "CustomerOrderInvoice", 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/customer-portal/orders/:id/invoice", route({
+    ...portal, operationId: "customer_portal:orders:invoice",
+    responses: { 200: "CustomerOrderInvoice", 404: notFound, 422: validationError },
+  }), async (req) => {
     const me = portalOf(req);
     return service.invoiceOf(db, urls, me.organizationId, pathId(req), me.customer.id);
   });
-  app.get("/customer-portal/orders/:id/receipt", route({ ...portal, operationId: "till:customer_portal:orders:receipt", responses: { 200: Receipt, 202: null, 401: unauthorized, 404: notFound, 422: validationError } }), async (req, reply) => {
+  app.get("/customer-portal/orders/:id/receipt", route({
+    ...portal, operationId: "till:customer_portal:orders:receipt",
+    responses: { 200: Receipt, 202: null, 401: unauthorized, 404: notFound, 422: validationError },
+  }), async (req, reply) => {
     const me = portalOf(req);
     const receipt = await service.receiptOf(db, urls, me.organizationId, pathId(req), me.customer.id);
     return receipt ? receipt : reply.status(202).send();

@@ -202,12 +202,18 @@ const periodOf = (i: { periodStart: Date | null; periodEnd: Date | null }) =>
   i.periodStart && i.periodEnd ? { start: i.periodStart, end: i.periodEnd } : null;
 
 /** What the document of this row prints, read from the order (and refund) as stored. */
-export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "organizationId" | "orderId" | "refundId" | "kind" | "number" | "createdAt"> & { locale?: string | null }): Promise<InvoiceDocumentData> {
+export async function documentData(
+  db: Queryable,
+  row: Pick<repo.InvoiceRow, "organizationId" | "orderId" | "refundId" | "kind" | "number" | "createdAt"> & { locale?: string | null },
+): Promise<InvoiceDocumentData> {
   const src = await repo.documentSources(db, row.organizationId, row.orderId, row.refundId);
   if (!src) throw new Error(`invoice: order ${row.orderId} not found`);
   const o = src.order;
   // the locale of the first render when there was one (a re-made invoice keeps its language), else resolved now
-  const locale = matchLocale(row.locale) ?? resolveLocale({ checkout: src.checkoutLocale, customer: src.customerLocale, organization: typeof src.orgDetails?.default_locale === "string" ? src.orgDetails.default_locale : null });
+  const locale = matchLocale(row.locale) ?? resolveLocale({
+    checkout: src.checkoutLocale, customer: src.customerLocale,
+    organization: typeof src.orgDetails?.default_locale === "string" ? src.orgDetails.default_locale : null,
+  });
   const country = invoiceSpeaker(locale).country;
   const details = invoiceDetailsOf(src.orgDetails);
   const storedCountry = typeof src.orgDetails?.country === "string" ? src.orgDetails.country : null;
@@ -271,7 +277,10 @@ export async function documentData(db: Queryable, row: Pick<repo.InvoiceRow, "or
       if (i.quantity !== null && i.unitAmount !== null) {
         // a metered line: billed units × its price's unit amount, as stored on the line (a fractional one as is)
         const unit = Number(i.unitAmount);
-        return { description: i.label, usage: i.usage, proration: i.prorationFacts, walletCredit: i.walletCredit, quantity: i.quantity, unitAmount: Number.isInteger(unit) ? unit : i.unitAmount, amount: i.amount, period: periodOf(i) };
+        return {
+          description: i.label, usage: i.usage, proration: i.prorationFacts, walletCredit: i.walletCredit, quantity: i.quantity,
+          unitAmount: Number.isInteger(unit) ? unit : i.unitAmount, amount: i.amount, period: periodOf(i),
+        };
       }
       // a seat-based line is quantity × unit price when it divides exactly; else one line of its amount
       const quantity = seats && i.amount % seats === 0 && !i.proration ? seats : 1;

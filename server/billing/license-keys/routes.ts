@@ -23,7 +23,10 @@ const ListQuery = z.object({
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
 export function licenseKeyRoutes(app: V1App, { db }: BillingDeps): void {
-  app.get("/license-keys/", route({ scope: "license_keys:read", operationId: "license_keys:list", query: ListQuery, responses: { 200: "ListResourceLicenseKeyRead", 401: unauthorized, 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/license-keys/", route({
+    scope: "license_keys:read", operationId: "license_keys:list", query: ListQuery,
+    responses: { 200: "ListResourceLicenseKeyRead", 401: unauthorized, 404: notFound, 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
@@ -34,16 +37,25 @@ export function licenseKeyRoutes(app: V1App, { db }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.get("/license-keys/:id", route({ scope: "license_keys:read", operationId: "license_keys:get", responses: { 200: "LicenseKeyWithActivations", 401: unauthorized, 404: notFound, 422: validationError } }), async (req) =>
+  app.get("/license-keys/:id", route({
+    scope: "license_keys:read", operationId: "license_keys:get",
+    responses: { 200: "LicenseKeyWithActivations", 401: unauthorized, 404: notFound, 422: validationError },
+  }), async (req) =>
     service.getLicenseKey(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/license-keys/:id", route({ scope: "license_keys:write", operationId: "license_keys:update", body: service.LicenseKeyUpdateInput, responses: { 200: "LicenseKeyRead", 401: unauthorized, 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/license-keys/:id", route({
+    scope: "license_keys:write", operationId: "license_keys:update", body: service.LicenseKeyUpdateInput,
+    responses: { 200: "LicenseKeyRead", 401: unauthorized, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.updateLicenseKey(db, scopeOf(req).organizationId, id, req.body);
   });
 
-  app.get("/license-keys/:id/activations/:activation_id", route({ scope: "license_keys:read", operationId: "license_keys:get_activation", responses: { 200: "LicenseKeyActivationRead", 401: unauthorized, 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/license-keys/:id/activations/:activation_id", route({
+    scope: "license_keys:read", operationId: "license_keys:get_activation",
+    responses: { 200: "LicenseKeyActivationRead", 401: unauthorized, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.getActivation(db, scopeOf(req).organizationId, id, pathId(req, "activation_id"));
   });
@@ -55,9 +67,15 @@ export function licenseKeyRoutes(app: V1App, { db }: BillingDeps): void {
     const id = (verb: string) => (seller ? `license_keys:${verb}` : `customer_portal:license_keys:${verb}`);
     // small bodies (a key, ids, two metadata objects): a larger one is a 413 before it is read (input-guard.ts)
     const bodyLimit = SMALL_BODY_LIMIT;
-    const validate = route({ ...caller, bodyLimit, operationId: id("validate"), body: service.LicenseKeyValidateInput, responses: { 200: "ValidatedLicenseKey", 404: notFound, 422: validationError } });
+    const validate = route({
+      ...caller, bodyLimit, operationId: id("validate"), body: service.LicenseKeyValidateInput,
+      responses: { 200: "ValidatedLicenseKey", 404: notFound, 422: validationError },
+    });
     app.post(`${prefix}/validate`, validate, async (req) => service.validateLicenseKey(db, req.body));
-    const activate = route({ ...caller, bodyLimit, operationId: id("activate"), body: service.LicenseKeyActivateInput, responses: { 200: "LicenseKeyActivationRead", 403: notPermitted, 404: notFound, 422: validationError } });
+    const activate = route({
+      ...caller, bodyLimit, operationId: id("activate"), body: service.LicenseKeyActivateInput,
+      responses: { 200: "LicenseKeyActivationRead", 403: notPermitted, 404: notFound, 422: validationError },
+    });
     app.post(`${prefix}/activate`, activate, async (req) => service.activateLicenseKey(db, req.body));
     const deactivate = route({ ...caller, bodyLimit, operationId: id("deactivate"), body: service.LicenseKeyDeactivateInput, responses: { 204: null, 404: notFound, 422: validationError } });
     app.post(`${prefix}/deactivate`, deactivate, async (req, reply) => {

@@ -102,6 +102,10 @@ export async function lockMembersOf(db: Queryable, organizationId: string, custo
 /** Members by id (of live customers), for the seats assigned to them. */
 export async function membersByIds(db: Queryable, organizationId: string, ids: string[]): Promise<MemberRow[]> {
   if (ids.length === 0) return [];
-  const rows = await db.select({ m: customerMember }).from(customerMember).innerJoin(customer, liveCustomer).where(and(eq(customerMember.organizationId, organizationId), inArray(customerMember.id, ids)));
+  const rows = await db
+    .select({ m: customerMember })
+    .from(customerMember)
+    .innerJoin(customer, liveCustomer)
+    .where(and(eq(customerMember.organizationId, organizationId), inArray(customerMember.id, ids)));
   return rows.map((r) => r.m);
 }

@@ -100,7 +100,10 @@ export function memberRoutes(app: V1App, { db }: BillingDeps): void {
       const { items, total } = await service.listMembers(db, org(req), { customerId: c, role: q.role }, false, q.page, q.limit);
       return page(items, total, q.limit);
     });
-    app.post(path, route({ ...write, operationId: `customers:members:create${by}`, body: service.MemberCreateFromCustomerInput, responses: { 201: "Member", 403: notPermitted, ...errors } }), async (req, reply) =>
+    app.post(path, route({
+      ...write, operationId: `customers:members:create${by}`, body: service.MemberCreateFromCustomerInput,
+      responses: { 201: "Member", 403: notPermitted, ...errors },
+    }), async (req, reply) =>
       reply.status(201).send(await service.createMember(db, org(req), ref(req), req.body)),
     );
   }
@@ -112,15 +115,24 @@ export function memberRoutes(app: V1App, { db }: BillingDeps): void {
     return { organizationId: p.organizationId, customer: p.customer, member: p.member };
   };
   const portalErrors = { 403: notPermitted, 404: notFound, 422: validationError } as const;
-  app.get("/customer-portal/members", route({ ...portal, operationId: "customer_portal:members:list_members", query: PortalListQuery, responses: { 200: "ListResourceCustomerPortalMember", ...portalErrors } }), async (req) => {
+  app.get("/customer-portal/members", route({
+    ...portal, operationId: "customer_portal:members:list_members", query: PortalListQuery,
+    responses: { 200: "ListResourceCustomerPortalMember", ...portalErrors },
+  }), async (req) => {
     const q = req.query;
     const { items, total } = await service.portalListMembers(db, actor(req), q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.post("/customer-portal/members", route({ ...portal, operationId: "customer_portal:members:add_member", body: service.PortalMemberCreateInput, responses: { 201: "CustomerPortalMember", ...portalErrors } }), async (req, reply) =>
+  app.post("/customer-portal/members", route({
+    ...portal, operationId: "customer_portal:members:add_member", body: service.PortalMemberCreateInput,
+    responses: { 201: "CustomerPortalMember", ...portalErrors },
+  }), async (req, reply) =>
     reply.status(201).send(await service.portalAddMember(db, actor(req), req.body)),
   );
-  app.patch("/customer-portal/members/:id", route({ ...portal, operationId: "customer_portal:members:update_member", body: service.PortalMemberUpdateInput, responses: { 200: "CustomerPortalMember", ...portalErrors } }), async (req) =>
+  app.patch("/customer-portal/members/:id", route({
+    ...portal, operationId: "customer_portal:members:update_member", body: service.PortalMemberUpdateInput,
+    responses: { 200: "CustomerPortalMember", ...portalErrors },
+  }), async (req) =>
     service.portalUpdateMember(db, actor(req), pathId(req), req.body),
   );
   app.delete("/customer-portal/members/:id", route({ ...portal, operationId: "customer_portal:members:remove_member", responses: { 204: null, ...portalErrors } }), async (req, reply) => {

@@ -62,13 +62,19 @@ export function meterRoutes(app: V1App, { db }: BillingDeps): void {
     service.getMeter(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/meters/:id", route({ scope: "meters:write", operationId: "meters:update", body: service.MeterUpdateInput, responses: { 200: "Meter", 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/meters/:id", route({
+    scope: "meters:write", operationId: "meters:update", body: service.MeterUpdateInput,
+    responses: { 200: "Meter", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     const input = req.body;
     return service.updateMeter(db, scopeOf(req).organizationId, id, input);
   });
 
-  app.get("/meters/:id/quantities", route({ scope: "meters:read", operationId: "meters:quantities", query: QuantitiesQuery, responses: { 200: "MeterQuantities", 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/meters/:id/quantities", route({
+    scope: "meters:read", operationId: "meters:quantities", query: QuantitiesQuery,
+    responses: { 200: "MeterQuantities", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     const q = req.query;
     return service.meterQuantities(db, scopeOf(req).organizationId, id, {

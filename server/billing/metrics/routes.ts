@@ -61,14 +61,20 @@ export function metricRoutes(app: V1App, { db }: BillingDeps): void {
 
   app.get("/metrics/limits", route({ scope: "metrics:read", operationId: "metrics:limits", responses: { 200: "MetricsLimits" } }), async () => service.limits());
 
-  app.get("/metrics/dashboards", route({ scope: "metrics:read", operationId: "metrics:list_dashboards", query: DashboardsQuery, responses: { 200: "MetricDashboardSchema[]", 422: validationError } }), async (req) => {
+  app.get("/metrics/dashboards", route({
+    scope: "metrics:read", operationId: "metrics:list_dashboards", query: DashboardsQuery,
+    responses: { 200: "MetricDashboardSchema[]", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) return [];
     return service.listDashboards(db, organizationId);
   });
 
-  app.post("/metrics/dashboards", route({ scope: "metrics:write", operationId: "metrics:create_dashboard", body: service.DashboardCreateInput, responses: { 201: "MetricDashboardSchema", 422: validationError } }), async (req, reply) => {
+  app.post("/metrics/dashboards", route({
+    scope: "metrics:write", operationId: "metrics:create_dashboard", body: service.DashboardCreateInput,
+    responses: { 201: "MetricDashboardSchema", 422: validationError },
+  }), async (req, reply) => {
     const input = req.body;
     return reply.status(201).send(await service.createDashboard(db, scopeOf(req).organizationId, input));
   });
@@ -77,7 +83,10 @@ export function metricRoutes(app: V1App, { db }: BillingDeps): void {
     service.getDashboard(db, scopeOf(req).organizationId, pathId(req)),
   );
 
-  app.patch("/metrics/dashboards/:id", route({ scope: "metrics:write", operationId: "metrics:update_dashboard", body: service.DashboardUpdateInput, responses: { 200: "MetricDashboardSchema", 422: validationError } }), async (req) => {
+  app.patch("/metrics/dashboards/:id", route({
+    scope: "metrics:write", operationId: "metrics:update_dashboard", body: service.DashboardUpdateInput,
+    responses: { 200: "MetricDashboardSchema", 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     const input = req.body;
     return service.updateDashboard(db, scopeOf(req).organizationId, id, input);

@@ -81,13 +81,19 @@ export function orderRoutes(app: V1App, { db }: BillingDeps): void {
     return reply.status(201).send(await manual.createDraftOrder(db, scopeOf(req).organizationId, input));
   });
   // OrderFinalize's only field is optional: 0.49.0 sends an empty JSON body without it
-  app.post("/orders/:id/finalize", route({ scope: "orders:write", emptyJsonBody: true, operationId: "orders:finalize", body: documented(manual.OrderFinalizeInput), responses: { 200: "Order", 404: notFound, 422: validationError } }), async (req) => {
+  app.post("/orders/:id/finalize", route({
+    scope: "orders:write", emptyJsonBody: true, operationId: "orders:finalize",
+    body: documented(manual.OrderFinalizeInput), responses: { 200: "Order", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     const input = parseWith(manual.OrderFinalizeInput, req.body ?? {}, "body");
     return manual.finalizeOrder(db, scopeOf(req).organizationId, id, input.payment_method_id ?? null);
   });
 
-  app.patch("/orders/:id", route({ scope: "orders:write", operationId: "orders:update", body: service.OrderUpdateInput, responses: { 200: "Order", 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/orders/:id", route({
+    scope: "orders:write", operationId: "orders:update", body: service.OrderUpdateInput,
+    responses: { 200: "Order", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return service.updateOrder(db, scopeOf(req).organizationId, id, req.body);
   });

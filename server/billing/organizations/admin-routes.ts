@@ -32,16 +32,25 @@ export function adminRoutes(app: V1App, { db, config, callers }: BillingDeps): v
   }
   const admin = { caller: "platform_admin" as const, preHandler: platformAdmin };
 
-  app.get("/admin/organizations/", route({ ...admin, operationId: "till:admin:organizations:list", query: ReviewListQuery, responses: { 200: ReviewList, 401: unauthorized, 403: notPermitted, 422: validationError } }), async (req) => {
+  app.get("/admin/organizations/", route({
+    ...admin, operationId: "till:admin:organizations:list", query: ReviewListQuery,
+    responses: { 200: ReviewList, 401: unauthorized, 403: notPermitted, 422: validationError },
+  }), async (req) => {
     const { items, total } = await listForReview(db, req.query);
     return page(items, total, req.query.limit);
   });
 
-  app.post("/admin/organizations/:id/approve", route({ ...admin, operationId: "till:admin:organizations:approve", responses: { 200: ReviewOrganization, 403: notPermitted, 404: notFound, 409: notUnderReview, 422: validationError } }), async (req) =>
+  app.post("/admin/organizations/:id/approve", route({
+    ...admin, operationId: "till:admin:organizations:approve",
+    responses: { 200: ReviewOrganization, 403: notPermitted, 404: notFound, 409: notUnderReview, 422: validationError },
+  }), async (req) =>
     decideReview(db, pathId(req), { approve: true }, policy),
   );
 
-  app.post("/admin/organizations/:id/deny", route({ ...admin, operationId: "till:admin:organizations:deny", body: DenyInput, responses: { 200: ReviewOrganization, 403: notPermitted, 404: notFound, 409: notUnderReview, 422: validationError } }), async (req) =>
+  app.post("/admin/organizations/:id/deny", route({
+    ...admin, operationId: "till:admin:organizations:deny", body: DenyInput,
+    responses: { 200: ReviewOrganization, 403: notPermitted, 404: notFound, 409: notUnderReview, 422: validationError },
+  }), async (req) =>
     decideReview(db, pathId(req), { approve: false, reason: req.body.reason }, policy),
   );
 }

@@ -38,7 +38,10 @@ export function organizationRoutes(app: V1App, { db, config }: BillingDeps): voi
     return id;
   }
 
-  app.get("/organizations/", route({ scope: "organizations:read", orgOptional: true, operationId: "organizations:list", query: ListQuery, responses: { 200: "ListResourceOrganization", 422: validationError } }), async (req) => {
+  app.get("/organizations/", route({
+    scope: "organizations:read", orgOptional: true, operationId: "organizations:list", query: ListQuery,
+    responses: { 200: "ListResourceOrganization", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { items, total } = await service.listOrganizations(db, scopeOf(req).caller, { slug: q.slug }, q.page, q.limit, policy);
     return page(items, total, q.limit);
@@ -47,7 +50,10 @@ export function organizationRoutes(app: V1App, { db, config }: BillingDeps): voi
   // organizations.create: a signed-in user's new organization (they own it), made by better-auth's organization
   // plugin (its hooks: the sandbox twin, the owner's membership) through the server's own /api/auth route with the
   // caller's bearer token; then the settings of the body. An organization's API key cannot create organizations.
-  app.post("/organizations/", route({ orgOptional: true, operationId: "organizations:create", body: service.OrganizationCreateInput, responses: { 201: "Organization", 422: validationError } }), async (req, reply) => {
+  app.post("/organizations/", route({
+    orgOptional: true, operationId: "organizations:create", body: service.OrganizationCreateInput,
+    responses: { 201: "Organization", 422: validationError },
+  }), async (req, reply) => {
     const caller = scopeOfCaller(req);
     if (caller.kind !== "session" || !caller.user) {
       throw apiKeyCannotCreateOrganization();
@@ -73,16 +79,26 @@ export function organizationRoutes(app: V1App, { db, config }: BillingDeps): voi
     return reply.status(201).send(created);
   });
 
-  app.get("/organizations/:id", route({ scope: "organizations:read", orgOptional: true, operationId: "organizations:get", responses: { 200: "Organization", 404: notFound, 422: validationError } }), async (req) =>
+  app.get("/organizations/:id", route({
+    scope: "organizations:read", orgOptional: true, operationId: "organizations:get",
+    responses: { 200: "Organization", 404: notFound, 422: validationError },
+  }), async (req) =>
     service.getOrganization(db, await ownOrganization(req), policy),
   );
 
-  app.patch("/organizations/:id", route({ scope: "organizations:write", orgScopeFromPath: true, operationId: "organizations:update", body: service.OrganizationUpdateInput, responses: { 200: "Organization", 403: notPermitted, 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/organizations/:id", route({
+    scope: "organizations:write", orgScopeFromPath: true, operationId: "organizations:update",
+    body: service.OrganizationUpdateInput,
+    responses: { 200: "Organization", 403: notPermitted, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = await ownOrganization(req);
     return service.updateOrganization(db, id, req.body, policy);
   });
 
-  app.get("/organizations/:id/status", route({ scope: "organizations:read", orgOptional: true, operationId: "till:organizations:status", responses: { 200: StatusReport, 404: notFound, 422: validationError } }), async (req) => {
+  app.get("/organizations/:id/status", route({
+    scope: "organizations:read", orgOptional: true, operationId: "till:organizations:status",
+    responses: { 200: StatusReport, 404: notFound, 422: validationError },
+  }), async (req) => {
     const report = await statusReport(db, await ownOrganization(req), policy);
     if (!report) throw notFound("Organization not found");
     return report;

@@ -79,7 +79,10 @@ export function stepsOf(f: StatusFacts, policy: StatusPolicy): Step[] {
       text: f.review === "denied" ? "Change your business details and submit them again" : "Submit your business details (what you sell and to whom)",
       command: SUBMIT_COMMAND,
     },
-    { step: "payment_processor", done: f.processorConnected, text: "Connect your Stripe account with its live keys", command: "till stripe connect --live --publishable-key pk_live_… --secret-key @-" },
+    {
+      step: "payment_processor", done: f.processorConnected, text: "Connect your Stripe account with its live keys",
+      command: "till stripe connect --live --publishable-key pk_live_… --secret-key @-",
+    },
   ];
   if (policy.reviewRequired || f.review !== null) {
     const text =

@@ -25,7 +25,8 @@ export async function adoptCheckoutMethods(db: Queryable, organizationId: string
       SELECT c.payment_processor_metadata ->> 'payment_method_id' AS pm, c.payment_processor_metadata ->> 'payment_method_brand' AS brand,
         c.payment_processor_metadata ->> 'payment_method_type' AS type,
         c.payment_processor_metadata ->> 'payment_method_last4' AS last4,
-        coalesce(c.payment_processor_metadata ->> 'payment_method_exp', replace(substring(c.payment_processor_metadata ->> 'payment_method_id' from 'pm_test_\\d{4}_(\\d{1,2}_\\d{4})'), '_', '/')) AS exp,
+        coalesce(c.payment_processor_metadata ->> 'payment_method_exp',
+          replace(substring(c.payment_processor_metadata ->> 'payment_method_id' from 'pm_test_\\d{4}_(\\d{1,2}_\\d{4})'), '_', '/')) AS exp,
         coalesce(c.modified_at, c.created_at) AS created_at
       FROM ${checkout} c
       WHERE c.organization_id = ${organizationId} AND c.customer_id = ${customerId} AND c.status = 'succeeded'
@@ -95,7 +96,8 @@ export async function adoptCheckoutMethodsOf(db: Queryable, organizationId: stri
       SELECT c.customer_id, c.payment_processor_metadata ->> 'payment_method_id' AS pm, c.payment_processor_metadata ->> 'payment_method_brand' AS brand,
         c.payment_processor_metadata ->> 'payment_method_type' AS type,
         c.payment_processor_metadata ->> 'payment_method_last4' AS last4,
-        coalesce(c.payment_processor_metadata ->> 'payment_method_exp', replace(substring(c.payment_processor_metadata ->> 'payment_method_id' from 'pm_test_\\d{4}_(\\d{1,2}_\\d{4})'), '_', '/')) AS exp,
+        coalesce(c.payment_processor_metadata ->> 'payment_method_exp',
+          replace(substring(c.payment_processor_metadata ->> 'payment_method_id' from 'pm_test_\\d{4}_(\\d{1,2}_\\d{4})'), '_', '/')) AS exp,
         coalesce(c.modified_at, c.created_at) AS created_at
       FROM ${checkout} c
       WHERE c.organization_id = ${organizationId} AND c.customer_id IN ${ids} AND c.status = 'succeeded'

@@ -69,14 +69,23 @@ export function paymentRoutes(app: V1App, { db, config, secret }: BillingDeps): 
     const { items, total } = await service.listPayments(db, organizationId, filter, q.sorting, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.get("/payments/:id", route({ scope: "orders:read", operationId: "payments:get", responses: { 200: "Payment", 404: notFound, 422: validationError } }), async (req) => service.getPayment(db, scopeOf(req).organizationId, pathId(req)));
+  app.get("/payments/:id", route({
+    scope: "orders:read", operationId: "payments:get",
+    responses: { 200: "Payment", 404: notFound, 422: validationError },
+  }), async (req) => service.getPayment(db, scopeOf(req).organizationId, pathId(req)));
 
   const methodsOf = async (req: FastifyRequest, q: z.output<typeof MethodsQuery>, ref: { id: string } | { externalId: string }) => {
     const { items, total } = await methods.listMethodsOf(deps, scopeOf(req).organizationId, ref, q.page, q.limit);
     return page(items, total, q.limit);
   };
-  app.get("/customers/:id/payment-methods", route({ scope: "customers:read", operationId: "till:customers:list_payment_methods", query: MethodsQuery, responses: { 200: "ListResourceCustomerPaymentMethod", 404: notFound, 422: validationError } }), async (req) => methodsOf(req, req.query, { id: pathId(req) }));
-  app.get("/customers/external/:external_id/payment-methods", route({ scope: "customers:read", operationId: "till:customers:list_payment_methods_external", query: MethodsQuery, responses: { 200: "ListResourceCustomerPaymentMethod", 404: notFound, 422: validationError } }), async (req) =>
+  app.get("/customers/:id/payment-methods", route({
+    scope: "customers:read", operationId: "till:customers:list_payment_methods", query: MethodsQuery,
+    responses: { 200: "ListResourceCustomerPaymentMethod", 404: notFound, 422: validationError },
+  }), async (req) => methodsOf(req, req.query, { id: pathId(req) }));
+  app.get("/customers/external/:external_id/payment-methods", route({
+    scope: "customers:read", operationId: "till:customers:list_payment_methods_external", query: MethodsQuery,
+    responses: { 200: "ListResourceCustomerPaymentMethod", 404: notFound, 422: validationError },
+  }), async (req) =>
     methodsOf(req, req.query, { externalId: parseWith(ExternalIdPath, req.params, "path").external_id }),
   );
 
@@ -87,13 +96,19 @@ export function paymentRoutes(app: V1App, { db, config, secret }: BillingDeps): 
     return { organizationId: p.organizationId, customerId: p.customer.id };
   };
   const base = "/customer-portal/customers/me/payment-methods";
-  app.get(base, route({ ...portal, operationId: "customer_portal:customers:list_payment_methods", query: MethodsQuery, responses: { 200: "ListResourceCustomerPaymentMethod", 401: unauthorized, 422: validationError } }), async (req) => {
+  app.get(base, route({
+    ...portal, operationId: "customer_portal:customers:list_payment_methods", query: MethodsQuery,
+    responses: { 200: "ListResourceCustomerPaymentMethod", 401: unauthorized, 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const m = me(req);
     const { items, total } = await methods.listCustomerMethods(deps, m.organizationId, m.customerId, q.page, q.limit);
     return page(items, total, q.limit);
   });
-  app.post(base, route({ ...portal, operationId: "customer_portal:customers:add_payment_method", body: methods.PaymentMethodCreateInput, responses: { 201: "CustomerPaymentMethodCreateResponse", 401: unauthorized, 422: validationError } }), async (req, reply) => {
+  app.post(base, route({
+    ...portal, operationId: "customer_portal:customers:add_payment_method", body: methods.PaymentMethodCreateInput,
+    responses: { 201: "CustomerPaymentMethodCreateResponse", 401: unauthorized, 422: validationError },
+  }), async (req, reply) => {
     const input = req.body;
     const m = me(req);
     reply.status(201);
@@ -101,17 +116,26 @@ export function paymentRoutes(app: V1App, { db, config, secret }: BillingDeps): 
   });
   // Stripe confirms a setup that asked for an action (3-D Secure); the test processor never asks, so the
   // token is saved as it is here (a refused one: 422 on setup_intent_id, the error both SDKs model here)
-  app.post(`${base}/confirm`, route({ ...portal, operationId: "customer_portal:customers:confirm_payment_method", body: methods.PaymentMethodConfirmInput, responses: { 201: "CustomerPaymentMethodCreateResponse", 400: paymentMethodSetupFailed, 401: unauthorized, 422: validationError } }), async (req, reply) => {
+  app.post(`${base}/confirm`, route({
+    ...portal, operationId: "customer_portal:customers:confirm_payment_method", body: methods.PaymentMethodConfirmInput,
+    responses: { 201: "CustomerPaymentMethodCreateResponse", 400: paymentMethodSetupFailed, 401: unauthorized, 422: validationError },
+  }), async (req, reply) => {
     const input = req.body;
     const m = me(req);
     reply.status(201);
     return methods.addMethod(deps, m.organizationId, m.customerId, input.setup_intent_id, input.set_default, "confirm");
   });
-  app.post(`${base}/:id/default`, route({ ...portal, operationId: "till:customer_portal:customers:set_default_payment_method", responses: { 200: "CustomerPaymentMethod", 401: unauthorized, 404: notFound, 422: validationError } }), async (req) => {
+  app.post(`${base}/:id/default`, route({
+    ...portal, operationId: "till:customer_portal:customers:set_default_payment_method",
+    responses: { 200: "CustomerPaymentMethod", 401: unauthorized, 404: notFound, 422: validationError },
+  }), async (req) => {
     const m = me(req);
     return methods.makeDefault(db, m.organizationId, m.customerId, pathId(req), deps.processor);
   });
-  app.delete(`${base}/:id`, route({ ...portal, operationId: "customer_portal:customers:delete_payment_method", responses: { 204: null, 400: paymentMethodInUse, 401: unauthorized, 404: notFound, 422: validationError } }), async (req, reply) => {
+  app.delete(`${base}/:id`, route({
+    ...portal, operationId: "customer_portal:customers:delete_payment_method",
+    responses: { 204: null, 400: paymentMethodInUse, 401: unauthorized, 404: notFound, 422: validationError },
+  }), async (req, reply) => {
     const m = me(req);
     await methods.deleteMethod(deps, m.organizationId, m.customerId, pathId(req));
     return reply.status(204).send();
@@ -125,7 +149,10 @@ export function paymentRoutes(app: V1App, { db, config, secret }: BillingDeps): 
     return { processor: "stripe" as const, publishable_key: metadata.publishable_key ?? null };
   });
   /** The test processor's tokenizer for the portal page: the card goes here, the token is added or paid with. */
-  app.post(`${base}/test-card`, route({ ...portal, operationId: "till:customer_portal:customers:test_card", body: TestCardInput, responses: { 200: TestCardToken, 401: unauthorized, 422: validationError } }), async (req) => {
+  app.post(`${base}/test-card`, route({
+    ...portal, operationId: "till:customer_portal:customers:test_card", body: TestCardInput,
+    responses: { 200: TestCardToken, 401: unauthorized, 422: validationError },
+  }), async (req) => {
     const m = me(req);
     if (deps.processor.id !== "test") throw invalid(["body"], "The server does not use the test payment processor.");
     const card = req.body;

@@ -108,7 +108,10 @@ export async function chargeSaved(
   const processorCustomerId = processor.id === "test" ? null : await processorCustomerOf(tx, organizationId, customerId, processor.id);
   const sent = request.idempotencyKey ? request : await orderCharge(tx, organizationId, request, chosen);
   const result = await processor.charge({ paymentMethodId: chosen.processorMethodId, processorCustomerId, methodType: chosen.type, ...sent });
-  return { method: chosen, result, processorId: processor.id, ...(sent.idempotencyKey ? { sent: { idempotencyKey: sent.idempotencyKey, description: sent.description, metadata: sent.metadata } } : {}) };
+  return {
+    method: chosen, result, processorId: processor.id,
+    ...(sent.idempotencyKey ? { sent: { idempotencyKey: sent.idempotencyKey, description: sent.description, metadata: sent.metadata } } : {}),
+  };
 }
 
 /**

@@ -31,9 +31,17 @@ export function processorConnectionRoutes(app: V1App, { db, config, secret }: Bi
   const accounts = serverProcessorAccounts(config, secret);
   const deps: ConnectionDeps = { db, accounts, testInLive: config.payments.testInLive };
 
-  app.put("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:connect", body: documented(accounts.connectInput), responses: { 200: StripeConnection, 422: validationError } }), async (req) =>
+  app.put("/stripe/connection", route({
+    scope: "organizations:write", operationId: "till:stripe:connect", body: documented(accounts.connectInput),
+    responses: { 200: StripeConnection, 422: validationError },
+  }), async (req) =>
     connect(deps, scopeOf(req).organizationId, parseConnect(accounts, req.body), policy),
   );
-  app.get("/stripe/connection", route({ scope: "organizations:read", operationId: "till:stripe:get_connection", responses: { 200: StripeConnection } }), async (req) => connectionStatus(deps, scopeOf(req).organizationId));
-  app.delete("/stripe/connection", route({ scope: "organizations:write", operationId: "till:stripe:disconnect", responses: { 200: z.object({ endpoint_removed: z.boolean() }), 404: notFound } }), async (req) => disconnect(deps, scopeOf(req).organizationId, policy));
+  app.get("/stripe/connection", route({
+    scope: "organizations:read", operationId: "till:stripe:get_connection", responses: { 200: StripeConnection },
+  }), async (req) => connectionStatus(deps, scopeOf(req).organizationId));
+  app.delete("/stripe/connection", route({
+    scope: "organizations:write", operationId: "till:stripe:disconnect",
+    responses: { 200: z.object({ endpoint_removed: z.boolean() }), 404: notFound },
+  }), async (req) => disconnect(deps, scopeOf(req).organizationId, policy));
 }

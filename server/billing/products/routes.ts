@@ -49,7 +49,10 @@ export function productRoutes(app: V1App, { db, config }: BillingDeps): void {
     return page(items, total, q.limit);
   });
 
-  app.post("/products/", route({ scope: "products:write", operationId: "products:create", body: input.ProductCreateInput, responses: { 201: "Product", 422: validationError } }), async (req, reply) => {
+  app.post("/products/", route({
+    scope: "products:write", operationId: "products:create", body: input.ProductCreateInput,
+    responses: { 201: "Product", 422: validationError },
+  }), async (req, reply) => {
     const input = req.body;
     return reply.status(201).send(await writes.createProduct(db, scopeOf(req).organizationId, input, baseURL));
   });
@@ -58,12 +61,18 @@ export function productRoutes(app: V1App, { db, config }: BillingDeps): void {
     service.getProduct(db, scopeOf(req).organizationId, pathId(req), baseURL),
   );
 
-  app.patch("/products/:id", route({ scope: "products:write", operationId: "products:update", body: input.ProductUpdateInput, responses: { 200: "Product", 403: notPermitted, 404: notFound, 422: validationError } }), async (req) => {
+  app.patch("/products/:id", route({
+    scope: "products:write", operationId: "products:update", body: input.ProductUpdateInput,
+    responses: { 200: "Product", 403: notPermitted, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     return writes.updateProduct(db, scopeOf(req).organizationId, id, req.body, baseURL);
   });
 
-  app.post("/products/:id/benefits", route({ scope: "products:write", operationId: "products:update_benefits", body: input.ProductBenefitsInput, responses: { 200: "Product", 403: notPermitted, 404: notFound, 422: validationError } }), async (req) => {
+  app.post("/products/:id/benefits", route({
+    scope: "products:write", operationId: "products:update_benefits", body: input.ProductBenefitsInput,
+    responses: { 200: "Product", 403: notPermitted, 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     const { benefits } = req.body;
     return writes.updateProductBenefits(db, scopeOf(req).organizationId, id, benefits, baseURL);

@@ -54,7 +54,10 @@ export function refundRoutes(app: V1App, { db, config, secret }: BillingDeps): v
     return page(items, total, q.limit);
   });
 
-  app.post("/refunds/", route({ scope: "refunds:write", operationId: "refunds:create", body: service.RefundCreateInput, responses: { 201: "Refund", 403: refundedAlready, 422: validationError } }), async (req, reply) => {
+  app.post("/refunds/", route({
+    scope: "refunds:write", operationId: "refunds:create", body: service.RefundCreateInput,
+    responses: { 201: "Refund", 403: refundedAlready, 422: validationError },
+  }), async (req, reply) => {
     const input = req.body;
     const refund = await service.createRefund(deps, scopeOf(req).organizationId, input);
     return reply.status(201).send(refund);

@@ -17,7 +17,10 @@ const RenewInput = z.object({ current_period_start: datetimeInput.nullish() });
 
 export function renewalRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps = { processor: serverPaymentProcessor(config, secret), baseURL: config.baseURL };
-  app.post("/subscriptions/:id/renew", route({ scope: "subscriptions:write", operationId: "till:subscriptions:renew", body: RenewInput, responses: { 200: "Subscription", 404: notFound, 422: validationError } }), async (req) => {
+  app.post("/subscriptions/:id/renew", route({
+    scope: "subscriptions:write", operationId: "till:subscriptions:renew", body: RenewInput,
+    responses: { 200: "Subscription", 404: notFound, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     const input = req.body;
     const periodStart = input.current_period_start ? new Date(input.current_period_start) : undefined;

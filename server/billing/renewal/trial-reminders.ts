@@ -40,7 +40,8 @@ async function claimDueReminders(db: Queryable, wall: Date, limit: number, skipI
         sql`${reminderDays} > 0`,
         sql`${subscription.trialEnd} > ${now}`,
         sql`${subscription.trialEnd} <= ${now} + ${reminderDays} * interval '1 day'`,
-        sql`NOT EXISTS (SELECT 1 FROM ${paymentMethod} WHERE ${paymentMethod.organizationId} = ${subscription.organizationId} AND ${paymentMethod.customerId} = ${subscription.customerId} AND ${paymentMethod.deletedAt} IS NULL)`,
+        sql`NOT EXISTS (SELECT 1 FROM ${paymentMethod} WHERE ${paymentMethod.organizationId} = ${subscription.organizationId}
+          AND ${paymentMethod.customerId} = ${subscription.customerId} AND ${paymentMethod.deletedAt} IS NULL)`,
         organizationId ? eq(subscription.organizationId, organizationId) : undefined,
         skipIds.length > 0 ? notInArray(subscription.id, skipIds) : undefined,
       ),

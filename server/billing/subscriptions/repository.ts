@@ -40,7 +40,8 @@ export async function hasActiveSubscription(
   const whose: SQL | undefined = who.customerId
     ? eq(subscription.customerId, who.customerId)
     : who.email
-      ? sql`${subscription.customerId} IN (SELECT ${customer.id} FROM ${customer} WHERE ${customer.organizationId} = ${organizationId} AND ${customer.email} = ${who.email.toLowerCase()} AND ${customer.deletedAt} IS NULL)`
+      ? sql`${subscription.customerId} IN (SELECT ${customer.id} FROM ${customer} WHERE ${customer.organizationId} = ${organizationId}
+          AND ${customer.email} = ${who.email.toLowerCase()} AND ${customer.deletedAt} IS NULL)`
       : undefined;
   if (!whose) return false;
   const rows = await db

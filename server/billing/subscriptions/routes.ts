@@ -161,14 +161,20 @@ function parseCreate(body: unknown) {
 export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   // a change billed now is charged through the organization's processor (its Stripe account when connected)
   const processor = serverPaymentProcessor(config, secret);
-  app.get("/subscriptions/export", route({ scope: "subscriptions:read", operationId: "subscriptions:export", query: ExportQuery, responses: { 200: "text/csv", 422: validationError } }), async (req, reply) => {
+  app.get("/subscriptions/export", route({
+    scope: "subscriptions:read", operationId: "subscriptions:export", query: ExportQuery,
+    responses: { 200: "text/csv", 422: validationError },
+  }), async (req, reply) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     const csv = service.subscriptionExport(organizationId);
     return sendCsv(reply, db, organizationSelected(q.organization_id, organizationId) ? csv : withoutRows(csv));
   });
 
-  app.get("/subscriptions/", route({ scope: "subscriptions:read", operationId: "subscriptions:list", query: ListQuery, responses: { 200: "ListResourceSubscription", 422: validationError } }), async (req) => {
+  app.get("/subscriptions/", route({
+    scope: "subscriptions:read", operationId: "subscriptions:list", query: ListQuery,
+    responses: { 200: "ListResourceSubscription", 422: validationError },
+  }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
     if (q.organization_id?.length && !q.organization_id.some((id) => id.toLowerCase() === organizationId)) {
@@ -198,7 +204,10 @@ export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDe
     return page(items, total, q.limit);
   });
 
-  app.post("/subscriptions/", route({ scope: "subscriptions:write", operationId: "subscriptions:create", body: SubscriptionCreate, responses: { 201: "Subscription", 422: validationError } }), async (req, reply) => {
+  app.post("/subscriptions/", route({
+    scope: "subscriptions:write", operationId: "subscriptions:create", body: SubscriptionCreate,
+    responses: { 201: "Subscription", 422: validationError },
+  }), async (req, reply) => {
     const input = parseCreate(req.body ?? {});
     const created = await createSubscription(db, scopeOf(req).organizationId, input, config.baseURL);
     return reply.status(201).send(created);
@@ -208,13 +217,19 @@ export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDe
     service.getSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
   );
 
-  app.patch("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:update", body: SubscriptionUpdate, responses: { 200: "Subscription", 402: paymentFailed, 403: alreadyCanceled, 404: notFound, 409: subscriptionLocked, 422: validationError } }), async (req) => {
+  app.patch("/subscriptions/:id", route({
+    scope: "subscriptions:write", operationId: "subscriptions:update", body: SubscriptionUpdate,
+    responses: { 200: "Subscription", 402: paymentFailed, 403: alreadyCanceled, 404: notFound, 409: subscriptionLocked, 422: validationError },
+  }), async (req) => {
     const id = pathId(req);
     const update = parseUpdate(req.body ?? {});
     return updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL, processor);
   });
 
-  app.delete("/subscriptions/:id", route({ scope: "subscriptions:write", operationId: "subscriptions:revoke", responses: { 200: "Subscription", 403: alreadyCanceled, 404: notFound, 409: subscriptionLocked, 422: validationError } }), async (req) =>
+  app.delete("/subscriptions/:id", route({
+    scope: "subscriptions:write", operationId: "subscriptions:revoke",
+    responses: { 200: "Subscription", 403: alreadyCanceled, 404: notFound, 409: subscriptionLocked, 422: validationError },
+  }), async (req) =>
     revokeSubscription(db, scopeOf(req).organizationId, pathId(req), config.baseURL),
   );
 }

@@ -21,8 +21,13 @@ const TestClock = z.object({
 
 export function testClockRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
   const deps = { processor: serverPaymentProcessor(config, secret), baseURL: config.baseURL };
-  app.get("/test-clock", route({ scope: "subscriptions:read", operationId: "till:test_clock:get", responses: { 200: TestClock, 403: notPermitted } }), async (req) => getTestClock(db, scopeOf(req).organizationId));
-  app.post("/test-clock/advance", route({ scope: "subscriptions:write", operationId: "till:test_clock:advance", body: AdvanceInput, responses: { 200: TestClock.extend({ from: z.iso.datetime() }), 403: notPermitted, 422: validationError } }), async (req) => {
+  app.get("/test-clock", route({
+    scope: "subscriptions:read", operationId: "till:test_clock:get", responses: { 200: TestClock, 403: notPermitted },
+  }), async (req) => getTestClock(db, scopeOf(req).organizationId));
+  app.post("/test-clock/advance", route({
+    scope: "subscriptions:write", operationId: "till:test_clock:advance", body: AdvanceInput,
+    responses: { 200: TestClock.extend({ from: z.iso.datetime() }), 403: notPermitted, 422: validationError },
+  }), async (req) => {
     const input = req.body;
     return advanceTestClock(db, { ...deps, log: req.log }, scopeOf(req).organizationId, input);
   });

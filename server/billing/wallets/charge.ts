@@ -118,7 +118,10 @@ export async function chargeIntoWallet(tx: Queryable, processor: PaymentProcesso
     items: planned.items.map((i) => ({ ...i, orderId })),
   };
   await insertPlannedOrder(tx, order, organization.slug);
-  await recordCharge(tx, processor, attempt, { organizationId: org, customerId: w.customerId, orderId: order.row.id, checkoutId: null, amount: t.amount, currency: w.currency, attempt: "top_up" }, now);
+  await recordCharge(tx, processor, attempt, {
+    organizationId: org, customerId: w.customerId, orderId: order.row.id, checkoutId: null, amount: t.amount, currency: w.currency,
+    attempt: "top_up",
+  }, now);
   const data = orderWire(order.row, order.items, { customer, product: null, discount: null, subscription: null });
   const fill = { invoiceNumberOf: order.row.id };
   if (processing) {

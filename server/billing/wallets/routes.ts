@@ -89,7 +89,10 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
     return service.walletWire(w);
   });
   // a bank debit on its way answers 202 with the wallet as it is: the bank's answer credits it (wallets/late.ts)
-  app.post("/wallets/:id/top-up", route({ scope: "customers:write", operationId: "till:wallets:top_up", body: TopUpInput, responses: { 200: Wallet, 202: Wallet, 402: paymentFailed, ...NOT_FOUND } }), async (req, reply) => {
+  app.post("/wallets/:id/top-up", route({
+    scope: "customers:write", operationId: "till:wallets:top_up", body: TopUpInput,
+    responses: { 200: Wallet, 202: Wallet, 402: paymentFailed, ...NOT_FOUND },
+  }), async (req, reply) => {
     const organizationId = org(req);
     const id = pathId(req);
     const header = req.headers[IDEMPOTENCY_HEADER];
@@ -111,14 +114,20 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
       return service.walletWire(await service.findWallet(tx, organizationId, id));
     }));
   });
-  app.post("/wallets/:id/adjustments", route({ scope: "customers:write", operationId: "till:wallets:adjust", body: AdjustmentInput, responses: { 201: WalletTransaction, ...NOT_FOUND } }), async (req, reply) => {
+  app.post("/wallets/:id/adjustments", route({
+    scope: "customers:write", operationId: "till:wallets:adjust", body: AdjustmentInput,
+    responses: { 201: WalletTransaction, ...NOT_FOUND },
+  }), async (req, reply) => {
     const header = req.headers[IDEMPOTENCY_HEADER];
     const key = typeof header === "string" && header ? header : randomUUID();
     const t = await service.adjustWallet(db, org(req), pathId(req), req.body, key);
     reply.status(201);
     return t;
   });
-  app.get("/wallets/:id/transactions", route({ scope: "customers:read", operationId: "till:wallets:list_transactions", query: PageQuery, responses: { 200: ListResourceWalletTransaction, ...NOT_FOUND } }), async (req) => {
+  app.get("/wallets/:id/transactions", route({
+    scope: "customers:read", operationId: "till:wallets:list_transactions", query: PageQuery,
+    responses: { 200: ListResourceWalletTransaction, ...NOT_FOUND },
+  }), async (req) => {
     const { items, total } = await service.transactions(db, org(req), pathId(req), req.query.page, req.query.limit);
     return page(items, total, req.query.limit);
   });
@@ -127,7 +136,10 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
   const portal = { caller: "customer_session" as const, preHandler: portalAuth(db) };
   const me = (req: FastifyRequest) => ({ organizationId: portalOf(req).organizationId, customerId: portalOf(req).customer.id });
   const base = "/customer-portal/wallets";
-  app.get(`${base}/`, route({ ...portal, operationId: "customer_portal:wallets:list", query: PortalWalletsQuery, responses: { 200: "ListResourceCustomerWallet", 401: unauthorized, 422: validationError } }), async (req) => {
+  app.get(`${base}/`, route({
+    ...portal, operationId: "customer_portal:wallets:list", query: PortalWalletsQuery,
+    responses: { 200: "ListResourceCustomerWallet", 401: unauthorized, 422: validationError },
+  }), async (req) => {
     const m = me(req);
     const { items, total } = await service.listWallets(db, m.organizationId, { customerIds: [m.customerId] }, req.query.sorting, req.query.page, req.query.limit);
     return page(items, total, req.query.limit);
@@ -139,16 +151,25 @@ export function walletRoutes(app: V1App, { db, config, secret }: BillingDeps): v
     const m = me(req);
     return service.walletWire(await service.findWallet(db, m.organizationId, pathId(req), m.customerId));
   });
-  app.get(`${base}/:id/transactions`, route({ ...portal, operationId: "till:customer_portal:wallets:list_transactions", query: PageQuery, responses: { 200: ListResourceWalletTransaction, 401: unauthorized, ...NOT_FOUND } }), async (req) => {
+  app.get(`${base}/:id/transactions`, route({
+    ...portal, operationId: "till:customer_portal:wallets:list_transactions", query: PageQuery,
+    responses: { 200: ListResourceWalletTransaction, 401: unauthorized, ...NOT_FOUND },
+  }), async (req) => {
     const m = me(req);
     const { items, total } = await service.transactions(db, m.organizationId, pathId(req), req.query.page, req.query.limit, m.customerId);
     return page(items, total, req.query.limit);
   });
-  app.get(`${base}/:id/auto-recharge`, route({ ...portal, operationId: "till:customer_portal:wallets:get_auto_recharge", responses: { 200: AutoRecharge, 401: unauthorized, ...NOT_FOUND } }), async (req) => {
+  app.get(`${base}/:id/auto-recharge`, route({
+    ...portal, operationId: "till:customer_portal:wallets:get_auto_recharge",
+    responses: { 200: AutoRecharge, 401: unauthorized, ...NOT_FOUND },
+  }), async (req) => {
     const m = me(req);
     return service.autoRechargeWire(await service.findWallet(db, m.organizationId, pathId(req), m.customerId));
   });
-  app.put(`${base}/:id/auto-recharge`, route({ ...portal, operationId: "till:customer_portal:wallets:update_auto_recharge", body: AutoRechargeInput, responses: { 200: AutoRecharge, 401: unauthorized, ...NOT_FOUND } }), async (req) => {
+  app.put(`${base}/:id/auto-recharge`, route({
+    ...portal, operationId: "till:customer_portal:wallets:update_auto_recharge", body: AutoRechargeInput,
+    responses: { 200: AutoRecharge, 401: unauthorized, ...NOT_FOUND },
+  }), async (req) => {
     const m = me(req);
     return service.setAutoRecharge(db, m.organizationId, pathId(req), req.body, await orgNow(db, m.organizationId), m.customerId);
   });

@@ -115,7 +115,10 @@ export function paymentIntentResult(pi: Stripe.PaymentIntent): PaymentResult {
   }
   if ((pi.status === "requires_action" || pi.status === "processing") && pi.client_secret) {
     const method = typeof pi.payment_method === "object" && pi.payment_method && pi.payment_method.type !== "card" ? { method: pi.payment_method.type } : {};
-    const next: NextAction = { status: pi.status === "processing" ? "processing" : "requires_action", intentId: pi.id, clientSecret: pi.client_secret, kind: "payment", processorCustomerId: customer, ...method };
+    const next: NextAction = {
+      status: pi.status === "processing" ? "processing" : "requires_action", intentId: pi.id, clientSecret: pi.client_secret,
+      kind: "payment", processorCustomerId: customer, ...method,
+    };
     return { ok: false, code: pi.status, message: pi.status === "processing" ? "The payment is processing." : "The payment needs your confirmation.", next };
   }
   const error = pi.last_payment_error;
@@ -147,7 +150,10 @@ export function setupIntentResult(si: Stripe.SetupIntent): PaymentResult {
   }
   if ((si.status === "requires_action" || si.status === "processing") && si.client_secret) {
     const microdeposits = microdepositsOf(si.next_action);
-    const next: NextAction = { status: si.status === "processing" ? "processing" : "requires_action", intentId: si.id, clientSecret: si.client_secret, kind: "setup", processorCustomerId: customer, ...(microdeposits ? { microdeposits } : {}) };
+    const next: NextAction = {
+      status: si.status === "processing" ? "processing" : "requires_action", intentId: si.id, clientSecret: si.client_secret,
+      kind: "setup", processorCustomerId: customer, ...(microdeposits ? { microdeposits } : {}),
+    };
     return { ok: false, code: si.status, message: "The payment method needs your confirmation.", next };
   }
   const error = si.last_setup_error;

@@ -43,7 +43,8 @@ const connectionOf = preparedPerHandle((db) =>
  * finds the checkout.
  */
 export const connectionSql = (organizationIdColumn: AnyPgColumn): SQL<ProcessorConnection | null> =>
-  sql<ProcessorConnection | null>`(select json_build_object('secretKey', ${stripeConnection.secretKey}, 'publishableKey', ${stripeConnection.publishableKey}, 'livemode', ${stripeConnection.livemode})::text
+  sql<ProcessorConnection | null>`(select json_build_object('secretKey', ${stripeConnection.secretKey},
+    'publishableKey', ${stripeConnection.publishableKey}, 'livemode', ${stripeConnection.livemode})::text
     from ${stripeConnection} where ${stripeConnection.organizationId} = ${qualified(organizationIdColumn)})`.mapWith((text: string) => JSON.parse(text) as ProcessorConnection);
 
 /**

@@ -50,7 +50,10 @@ async function readStripe(stripe: Stripe, since: Date): Promise<{ intents: Strip
   const pid = (v: string | { id: string } | null) => (v == null ? null : typeof v === "string" ? v : v.id);
   return {
     intents: intents.map((pi): StripeSide => ({ object: "payment_intent", id: pi.id, amount: pi.amount, currency: pi.currency, status: pi.status, paymentIntent: null, created: pi.created })),
-    charges: charges.map((ch): StripeSide => ({ object: "charge", id: ch.id, amount: ch.amount, currency: ch.currency, status: ch.status, paymentIntent: pid(ch.payment_intent), created: ch.created })),
+    charges: charges.map((ch): StripeSide => ({
+      object: "charge", id: ch.id, amount: ch.amount, currency: ch.currency, status: ch.status,
+      paymentIntent: pid(ch.payment_intent), created: ch.created,
+    })),
     truncated: intents.length >= MAX_OBJECTS || charges.length >= MAX_OBJECTS,
   };
 }
@@ -80,7 +83,10 @@ export async function reconcile(
     known.add(id);
     const s = byId.get(id);
     if (!s) {
-      differences.push({ kind: "missing_in_stripe", stripe_id: id, payment_id: payment.id, order_id: payment.orderId, till: tillSide(payment), stripe: null, message: `till recorded ${id}; Stripe has no such payment` });
+      differences.push({
+        kind: "missing_in_stripe", stripe_id: id, payment_id: payment.id, order_id: payment.orderId, till: tillSide(payment), stripe: null,
+        message: `till recorded ${id}; Stripe has no such payment`,
+      });
       continue;
     }
     if (s.object === "charge" && s.paymentIntent) known.add(s.paymentIntent);
@@ -92,7 +98,10 @@ export async function reconcile(
   // without a PaymentIntent (a charge of a PaymentIntent is its PaymentIntent's)
   for (const pi of read.intents) {
     if (!inWindow(pi) || known.has(pi.id) || !["succeeded", "processing", "requires_capture"].includes(pi.status)) continue;
-    differences.push({ kind: "missing_in_till", stripe_id: pi.id, payment_id: null, order_id: null, till: null, stripe: stripeWire(pi), message: `Stripe's ${pi.id} (${pi.status}) has no payment in till` });
+    differences.push({
+      kind: "missing_in_till", stripe_id: pi.id, payment_id: null, order_id: null, till: null, stripe: stripeWire(pi),
+      message: `Stripe's ${pi.id} (${pi.status}) has no payment in till`,
+    });
   }
   for (const ch of read.charges) {
     if (!inWindow(ch) || known.has(ch.id) || ch.status !== "succeeded") continue;
