@@ -164,7 +164,10 @@ export function planCatalog(desired: Catalog, server: ServerCatalog, opts: PlanO
       if (!hit.derived) replaced.add(hit.object.id);
       else {
         notAdopted.add(hit.object.id);
-        notes.push(`${LABEL[kind]} "${displayName(kind, have as unknown as SpecOf<Kind>)}" matches ${key} by name but its ${differ.join(" and ")} ${differ.length === 1 ? "differs" : "differ"}: left as is, ${key} is created`);
+        notes.push(
+          `${LABEL[kind]} "${displayName(kind, have as unknown as SpecOf<Kind>)}" matches ${key} by name but its ` +
+            `${differ.join(" and ")} ${differ.length === 1 ? "differs" : "differ"}: left as is, ${key} is created`,
+        );
       }
     }
   }

@@ -293,7 +293,8 @@ export function register(program: Command): void {
         "till meters create \"API calls\" --event-name api_call --count",
         "till meters create Tokens --event-name llm --sum metadata.tokens --unit token",
         "till meters create Credits --event-name job --sum cost --unit custom --label credits --multiplier 10",
-        `till meters create "Big uploads" --filter '{"conjunction":"and","clauses":[{"property":"name","operator":"eq","value":"upload"},{"property":"size","operator":"gt","value":1000000}]}' --count`,
+        `till meters create "Big uploads" --filter '{"conjunction":"and","clauses":[{"property":"name","operator":"eq","value":"upload"},` +
+          `{"property":"size","operator":"gt","value":1000000}]}' --count`,
       ]),
     )
     .action(withContext(create));

@@ -123,7 +123,12 @@ export function registerTax(orgs: Command, resolve: ResolveOrganization): void {
 
   const org = ["--org <id|slug>", "the organization (default: the active one)"] as const;
 
-  tax.command("show").description("show the tax registrations and whether prices include tax").option(...org).addHelpText("after", examples(["till orgs tax show", "till orgs tax show --json"])).action(withContext(show));
+  tax
+    .command("show")
+    .description("show the tax registrations and whether prices include tax")
+    .option(...org)
+    .addHelpText("after", examples(["till orgs tax show", "till orgs tax show --json"]))
+    .action(withContext(show));
 
   tax
     .command("set")

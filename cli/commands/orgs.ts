@@ -161,7 +161,10 @@ async function create(ctx: Context, opts: CreateFlags, [name = ""]: string[]): P
   const active = activeOrganizationId === created.id;
   // the legal details invoices print: given now (flags, or answered at a terminal), or warned about until set
   const saved = details
-    ? (await ctx.out.loading("Saving billing details", v1(ctx).send<{ invoice_details?: InvoiceDetails }>("PATCH", `/organizations/${created.id}`, { invoice_details: details }))).invoice_details ?? details
+    ? (await ctx.out.loading(
+        "Saving billing details",
+        v1(ctx).send<{ invoice_details?: InvoiceDetails }>("PATCH", `/organizations/${created.id}`, { invoice_details: details }),
+      )).invoice_details ?? details
     : null;
   const missing = missingDetails(saved);
   if (missing) ctx.out.warn(`${created.name}: ${missing}`);

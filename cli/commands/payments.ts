@@ -46,7 +46,9 @@ export function register(program: Command): void {
     .option("--since <when>", "the window's start: 30m, 2h, 7d, 1w back from now, or a date or datetime (default: 30d)", (v: string) => parseSince(v))
     .addHelpText(
       "after",
-      `\nLists payments till recorded that Stripe does not have, payments Stripe took that till has no record of, and\npayments whose amount or status differ. Changes nothing.\n${examples(["till payments reconcile", "till payments reconcile --since 7d --json"])}`,
+      "\nLists payments till recorded that Stripe does not have, payments Stripe took that till has no record of, and\n" +
+        "payments whose amount or status differ. Changes nothing.\n" +
+        examples(["till payments reconcile", "till payments reconcile --since 7d --json"]),
     )
     .action(withContext(reconcileCommand));
 }

@@ -132,7 +132,11 @@ async function create(ctx: Context, opts: ProductFlags, [name = ""]: string[]) {
         throw err.withHint(`product ${id} was created without its benefits; once they are fixed: ${retry}`);
       });
   }
-  ctx.out.done(product, `Created product ${product.name} (${product.id}): ${activePrices(product).map(describePrice).join("; ")}, ${describeInterval(product.recurring_interval, product.recurring_interval_count)}.`);
+  ctx.out.done(
+    product,
+    `Created product ${product.name} (${product.id}): ${activePrices(product).map(describePrice).join("; ")}, ` +
+      `${describeInterval(product.recurring_interval, product.recurring_interval_count)}.`,
+  );
 }
 
 async function update(ctx: Context, opts: ProductFlags & { name?: string }, [id = ""]: string[]) {

@@ -78,7 +78,9 @@ interface CreateFlags {
 
 async function create(ctx: Context, opts: CreateFlags) {
   const client = v1(ctx);
-  const again = `till refunds create --order ${opts.order} --amount ${opts.amount} --reason ${opts.reason}${opts.revokeBenefits ? " --revoke-benefits" : ""}${opts.toWallet ? " --to-wallet" : ""} --yes`;
+  const again =
+    `till refunds create --order ${opts.order} --amount ${opts.amount} --reason ${opts.reason}` +
+    `${opts.revokeBenefits ? " --revoke-benefits" : ""}${opts.toWallet ? " --to-wallet" : ""} --yes`;
   await confirm(ctx, {
     yes: opts.yes,
     action: "refund",
@@ -95,11 +97,18 @@ async function create(ctx: Context, opts: CreateFlags) {
       );
     },
   });
-  const body = { order_id: opts.order, amount: opts.amount, reason: opts.reason, comment: opts.comment, revoke_benefits: opts.revokeBenefits === true, ...(opts.toWallet ? { refund_to: "wallet" } : {}) };
+  const body = {
+    order_id: opts.order, amount: opts.amount, reason: opts.reason, comment: opts.comment, revoke_benefits: opts.revokeBenefits === true,
+    ...(opts.toWallet ? { refund_to: "wallet" } : {}),
+  };
   const r = await ctx.out.loading("Refunding", client.send<WireRefund>("POST", "/refunds/", body));
   // a pending refund counts at once but may still fail at the processor (the seller is emailed if it does)
   const pending = r.status === "pending" ? "; the processor has not finished it yet: `till refunds list` shows how it ends" : "";
-  ctx.out.done(r, `Refunded ${describeRefunded(r.amount, r.tax_amount, r.currency)} of order ${r.order_id} (${r.status})${r.revoke_benefits ? "; its benefits are revoked" : ""}${pending}: refund ${r.id}.`);
+  ctx.out.done(
+    r,
+    `Refunded ${describeRefunded(r.amount, r.tax_amount, r.currency)} of order ${r.order_id} (${r.status})` +
+      `${r.revoke_benefits ? "; its benefits are revoked" : ""}${pending}: refund ${r.id}.`,
+  );
 }
 
 /** A refund's amount: whole minor units, at least 1. */
@@ -136,7 +145,12 @@ export function register(program: Command): void {
     .command("create")
     .description("refund part or all of a paid order (asks first; --yes in scripts)")
     .requiredOption("--order <id>", "the order to refund", parseId)
-    .requiredOption("--amount <amount>", "how much to give back before tax, in minor units (1000 = $10.00), at most the order's refundable amount; its tax goes back with it, in proportion", parseRefundAmount)
+    .requiredOption(
+      "--amount <amount>",
+      "how much to give back before tax, in minor units (1000 = $10.00), at most the order's refundable amount; " +
+        "its tax goes back with it, in proportion",
+      parseRefundAmount,
+    )
     // the wire requires a reason; Polar's dashboard preselects customer_request, and so does the CLI
     .option("--reason <reason>", `why: ${REFUND_REASONS.join(", ")}`, oneOf(REFUND_REASONS), "customer_request")
     .option("--comment <text>", "a note kept with the refund")

@@ -91,7 +91,10 @@ async function assign(ctx: Context, opts: AssignFlags) {
     ["external_customer_id", opts.externalCustomer],
   ].filter((e): e is [string, string] => e[1] !== undefined);
   if (who.length !== 1) throw new UsageError("give exactly one of --email, --customer or --external-customer", "who gets the seat");
-  const body = { ...ownerOf({ subscription: opts.subscription, order: opts.order, checkout: opts.checkout }), ...Object.fromEntries(who), metadata: opts.metadata, immediate_claim: opts.claimNow ?? false };
+  const body = {
+    ...ownerOf({ subscription: opts.subscription, order: opts.order, checkout: opts.checkout }),
+    ...Object.fromEntries(who), metadata: opts.metadata, immediate_claim: opts.claimNow ?? false,
+  };
   const s = await ctx.out.loading("Assigning seat", v1(ctx).send<WireSeat>("POST", "/customer-seats", body));
   const what = s.status === "claimed" ? "claimed for them now (no invitation sent)" : `invitation mailed, valid until ${day(s.invitation_token_expires_at)}`;
   ctx.out.done(s, `Assigned seat ${s.id} to ${holder(s)}: ${what}.`);

@@ -139,7 +139,11 @@ const cancellation = (o: Reasoned) => ({ customer_cancellation_reason: o.reason,
 async function cancel(ctx: Context, opts: Reasoned, [id = ""]: string[]) {
   const body = { cancel_at_period_end: true, ...cancellation(opts) };
   const s = await ctx.out.loading("Canceling subscription", v1(ctx).send<WireSubscription>("PATCH", path(id), body));
-  ctx.out.done(s, `Subscription ${s.id} (${s.customer.email}, ${s.product.name}) ends on ${day(s.ends_at ?? s.current_period_end)}; it stays active until then. \`till subscriptions uncancel ${s.id}\` keeps it.`);
+  ctx.out.done(
+    s,
+    `Subscription ${s.id} (${s.customer.email}, ${s.product.name}) ends on ${day(s.ends_at ?? s.current_period_end)}; ` +
+      `it stays active until then. \`till subscriptions uncancel ${s.id}\` keeps it.`,
+  );
 }
 
 async function uncancel(ctx: Context, _opts: object, [id = ""]: string[]) {

@@ -35,7 +35,10 @@ interface WireTransaction {
 /** The wallet after the top-up, and whether the charge is still on its way (202: a bank debit processing). */
 async function topUp(ctx: Context, customerId: string, amount: number, currency: string): Promise<{ wallet: WireWallet; processing: boolean }> {
   const opened = await v1(ctx).send<WireWallet>("POST", "/wallets/", { customer_id: customerId, currency });
-  const answered = await ctx.out.loading(`Charging ${money(amount, currency)} to the customer's saved payment method`, v1(ctx).sendFor<WireWallet>("POST", `/wallets/${opened.id}/top-up`, { amount }, randomUUID()));
+  const answered = await ctx.out.loading(
+    `Charging ${money(amount, currency)} to the customer's saved payment method`,
+    v1(ctx).sendFor<WireWallet>("POST", `/wallets/${opened.id}/top-up`, { amount }, randomUUID()),
+  );
   return { wallet: answered.body, processing: answered.status === 202 };
 }
 
@@ -45,7 +48,11 @@ const show = (customerIdOf: CustomerIdOf) => async (ctx: Context, opts: { topUp?
     if (!opts.currency) throw new UsageError("--top-up needs --currency (usd, eur, …)", "the wallet's currency");
     const { wallet: w, processing } = await topUp(ctx, customerId, opts.topUp, opts.currency.toLowerCase());
     if (processing) {
-      return ctx.out.done(w, `The ${money(opts.topUp, w.currency)} debit from the customer's bank account is processing: the ${w.currency.toUpperCase()} wallet is credited when the bank confirms it (the balance is ${money(w.balance, w.currency)} until then).`);
+      return ctx.out.done(
+        w,
+        `The ${money(opts.topUp, w.currency)} debit from the customer's bank account is processing: the ${w.currency.toUpperCase()} ` +
+          `wallet is credited when the bank confirms it (the balance is ${money(w.balance, w.currency)} until then).`,
+      );
     }
     return ctx.out.done(w, `Topped up the ${w.currency.toUpperCase()} wallet: the balance is ${money(w.balance, w.currency)}.`);
   }
@@ -78,7 +85,9 @@ interface AdjustFlags {
 }
 
 const adjust = (customerIdOf: CustomerIdOf) => async (ctx: Context, opts: AdjustFlags, [ref = ""]: string[]) => {
-  if ((opts.credit === undefined) === (opts.debit === undefined)) throw new UsageError("give one of --credit <amount> or --debit <amount>", "till customers wallet adjust <id> --credit 500 --currency usd --reason \"Goodwill\"");
+  if ((opts.credit === undefined) === (opts.debit === undefined)) {
+    throw new UsageError("give one of --credit <amount> or --debit <amount>", "till customers wallet adjust <id> --credit 500 --currency usd --reason \"Goodwill\"");
+  }
   if (!opts.currency) throw new UsageError("--currency is required (usd, eur, …)", "the wallet's currency");
   if (!opts.reason?.trim()) throw new UsageError("--reason is required", "why the balance moves: the wallet's history shows it");
   const customerId = await customerIdOf(ctx, ref);
@@ -99,7 +108,10 @@ export function registerWallet(customers: Command, customerIdOf: CustomerIdOf): 
     .option("--currency <code>", "the wallet's currency, with --top-up (usd, eur, …)")
     .addHelpText(
       "after",
-      examples(["till customers wallet <id>", "till customers wallet ada@example.com --json", "till customers wallet <id> --top-up 2000 --currency usd", "till customers wallet adjust <id> --credit 500 --currency usd --reason \"Goodwill\""]),
+      examples([
+        "till customers wallet <id>", "till customers wallet ada@example.com --json", "till customers wallet <id> --top-up 2000 --currency usd",
+        "till customers wallet adjust <id> --credit 500 --currency usd --reason \"Goodwill\"",
+      ]),
     )
     .action(withContext(show(customerIdOf)));
   wallet
@@ -110,7 +122,10 @@ export function registerWallet(customers: Command, customerIdOf: CustomerIdOf): 
     .option("--debit <amount>", "take this amount from the balance (minor units)", parseAmount)
     .option("--currency <code>", "the wallet's currency (usd, eur, …)")
     .option("--reason <text>", "why: shown in the wallet's history")
-    .addHelpText("after", examples(["till customers wallet adjust ada@example.com --credit 500 --currency usd --reason \"Goodwill credit\"", "till customers wallet adjust <id> --debit 200 --currency usd --reason \"Correction\" --json"]))
+    .addHelpText("after", examples([
+      "till customers wallet adjust ada@example.com --credit 500 --currency usd --reason \"Goodwill credit\"",
+      "till customers wallet adjust <id> --debit 200 --currency usd --reason \"Correction\" --json",
+    ]))
     // the wallet command knows --currency too and takes it wherever it stands: read it from there
     .action(withContext<AdjustFlags>((ctx, opts, args) => adjust(customerIdOf)(ctx, { ...opts, currency: opts.currency ?? wallet.opts<{ currency?: string }>().currency }, args)));
 }
