@@ -11,7 +11,10 @@ export function CardFields({ card, issues, dispatch }: { card: CardInput; issues
     <fieldset className="card">
       <legend>{t("label.card")}</legend>
       <p className="hint">{t("card.testMode", { number: "4242 4242 4242 4242" })}</p>
-      <Field id={fieldId("card.number")} label={t("label.cardNumber")} required autoComplete="cc-number" inputMode="numeric" value={card.number} error={issues["card.number"]} onChange={set("number")} />
+      <Field
+        id={fieldId("card.number")} label={t("label.cardNumber")} required autoComplete="cc-number" inputMode="numeric"
+        value={card.number} error={issues["card.number"]} onChange={set("number")}
+      />
       <div className="row">
         <Field
           id={fieldId("card.expiry")}

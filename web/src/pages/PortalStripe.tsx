@@ -71,7 +71,11 @@ export async function authenticateIntent(stripe: Promise<Stripe | null>, clientS
  * The microdeposits' amounts (in cents) or descriptor code, sent to Stripe through Stripe.js for a setup waiting for
  * them. Answers the SetupIntent's id once verified, or Stripe's message (a mismatch says how many attempts are left).
  */
-export async function verifyMicrodeposits(stripe: Promise<Stripe | null>, clientSecret: string, data: { amounts: [number, number] } | { descriptor_code: string }): Promise<{ ok: true; id: string } | { ok: false; message: string }> {
+export async function verifyMicrodeposits(
+  stripe: Promise<Stripe | null>,
+  clientSecret: string,
+  data: { amounts: [number, number] } | { descriptor_code: string },
+): Promise<{ ok: true; id: string } | { ok: false; message: string }> {
   const s = await stripe;
   if (!s) return { ok: false, message: t("stripe.notLoaded") };
   const result = await s.verifyMicrodepositsForSetup(clientSecret, data);

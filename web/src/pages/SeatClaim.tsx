@@ -75,7 +75,11 @@ export function SeatClaimPage() {
     if (!token) return setState({ kind: "unavailable", message: "This link names no invitation. Open the link of the invitation email." });
     void (async () => {
       const r = await request<ClaimInfo>("GET", `/v1/customer-seats/claim/${encodeURIComponent(token)}`);
-      if (r.ok) return setState(r.data.can_claim ? { kind: "review", info: r.data } : { kind: "unavailable", message: "This invitation has expired. Ask the person who gave you the seat to send it again." });
+      if (r.ok) {
+        return setState(r.data.can_claim
+          ? { kind: "review", info: r.data }
+          : { kind: "unavailable", message: "This invitation has expired. Ask the person who gave you the seat to send it again." });
+      }
       setState(r.status === 404 ? { kind: "unavailable", message: GONE } : { kind: "error", message: r.message });
     })();
   }, [token]);

@@ -43,7 +43,9 @@ export function Chooser<T extends { id: string }>({ label, name, path, filters =
   const found = useLoad(() => v1<ListPage<T>>(scope, "GET", path, { query: { ...filters, query: search, limit: SHOWN } }), `${path}|${JSON.stringify(filters)}|${search}`);
   const items = (found.data?.items ?? []).filter((i) => !exclude.includes(i.id));
   const total = found.data?.pagination.total_count ?? 0;
-  const hint = found.error ?? (total > SHOWN ? `The first ${SHOWN} of ${total} matches: type more of the name to narrow them.` : found.loading ? "Searching…" : `${total} ${total === 1 ? "match" : "matches"}.`);
+  const hint = found.error ?? (total > SHOWN
+    ? `The first ${SHOWN} of ${total} matches: type more of the name to narrow them.`
+    : found.loading ? "Searching…" : `${total} ${total === 1 ? "match" : "matches"}.`);
   return (
     <div className="chooser">
       <Field label={`Search: ${label.toLowerCase()}`} type="search" optional value={typed} onChange={(e) => setTyped(e.target.value)} hint={hint} autoComplete="off" />

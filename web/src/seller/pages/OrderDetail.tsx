@@ -137,7 +137,12 @@ export function OrderDetail({ id }: { id: string }) {
               ["Tax", money(o.tax_amount, o.currency)],
               ["Total", money(o.total_amount, o.currency)],
               ["Refunded", money(o.refunded_amount, o.currency)],
-              ...(o.subscription_id ? ([["Subscription", <a key="s" href={href(`/subscriptions/${o.subscription_id}`)}>{o.product ? `to ${o.product.name}` : o.subscription_id}</a>]] as Array<[string, ReactNode]>) : []),
+              ...(o.subscription_id
+                ? ([[
+                    "Subscription",
+                    <a key="s" href={href(`/subscriptions/${o.subscription_id}`)}>{o.product ? `to ${o.product.name}` : o.subscription_id}</a>,
+                  ]] as Array<[string, ReactNode]>)
+                : []),
             ]}
           />
           <h2>Lines</h2>

@@ -107,7 +107,10 @@ function ProductForm({ product, onSaved }: { product: Product | null; onSaved: (
               { value: "free", label: "Free" },
             ]}
           />
-          <Field label="Amount" name="amount" inputMode="decimal" hint="In the currency's units, e.g. 19.99." defaultValue={current?.price_amount ? majorOf(current.price_amount, current.price_currency ?? "usd") : ""} />
+          <Field
+            label="Amount" name="amount" inputMode="decimal" hint="In the currency's units, e.g. 19.99."
+            defaultValue={current?.price_amount ? majorOf(current.price_amount, current.price_currency ?? "usd") : ""}
+          />
           <Field label="Currency" name="currency" defaultValue={current?.price_currency ?? "usd"} maxLength={3} minLength={3} />
         </fieldset>
       )}

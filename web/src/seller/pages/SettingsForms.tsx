@@ -110,7 +110,10 @@ export function Dunning({ org, mayWrite, onSaved }: { org: OrgSettings; mayWrite
         <fieldset disabled={!mayWrite}>
           <legend className="visually-hidden">Dunning</legend>
           <Field label="Retry after (days, comma-separated)" name="days" defaultValue={(d?.retry_intervals_days ?? []).join(", ")} />
-          <SelectField label="After the last retry" name="final_action" defaultValue={d?.final_action === "unpaid" ? "unpaid" : ""} placeholder="Cancel the subscription" options={[{ value: "unpaid", label: "Mark it unpaid" }]} />
+          <SelectField
+            label="After the last retry" name="final_action" defaultValue={d?.final_action === "unpaid" ? "unpaid" : ""}
+            placeholder="Cancel the subscription" options={[{ value: "unpaid", label: "Mark it unpaid" }]}
+          />
           <button type="submit">Save dunning</button>
         </fieldset>
       </form>

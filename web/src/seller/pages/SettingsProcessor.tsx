@@ -43,8 +43,14 @@ function ConnectStripe({ onDone }: { onDone: () => void }) {
   return (
     <form onSubmit={(e) => void onSubmit(e)} aria-label="Connect Stripe" className="stack">
       <Field label="Publishable key" name="publishable_key" required autoComplete="off" placeholder={`pk_${kind}_…`} />
-      <Field label="Secret key" name="secret_key" type="password" required autoComplete="off" placeholder={`sk_${kind}_… or rk_${kind}_…`} hint="Stored encrypted; only its kind and last four are shown again." />
-      <Field label="Webhook signing secret" name="webhook_secret" type="password" optional autoComplete="off" hint="Only when Stripe's CLI forwards the events (stripe listen); otherwise till makes the webhook endpoint." />
+      <Field
+        label="Secret key" name="secret_key" type="password" required autoComplete="off" placeholder={`sk_${kind}_… or rk_${kind}_…`}
+        hint="Stored encrypted; only its kind and last four are shown again."
+      />
+      <Field
+        label="Webhook signing secret" name="webhook_secret" type="password" optional autoComplete="off"
+        hint="Only when Stripe's CLI forwards the events (stripe listen); otherwise till makes the webhook endpoint."
+      />
       <button type="submit" className="primary">
         Connect Stripe
       </button>

@@ -22,7 +22,9 @@ function Cancel({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription
   // ending now cannot be taken back: the button asks once more
   const [ending, setEnding] = useState(false);
   async function patch(body: Record<string, unknown>, done: string) {
-    const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, { body: { ...body, ...(reason && body.cancel_at_period_end !== false ? { customer_cancellation_reason: reason } : {}) } });
+    const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, {
+      body: { ...body, ...(reason && body.cancel_at_period_end !== false ? { customer_cancellation_reason: reason } : {}) },
+    });
     if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
     setSaid({ tone: "success", text: done });
     onSaved(r.data);
@@ -31,7 +33,10 @@ function Cancel({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription
   return (
     <div className="stack">
       {!sub.cancel_at_period_end && (
-        <SelectField label="Reason" optional value={reason} onChange={(e) => setReason(e.target.value)} options={CANCELLATION_REASONS.map((r) => ({ value: r, label: words(r) }))} placeholder="None given" />
+        <SelectField
+          label="Reason" optional value={reason} onChange={(e) => setReason(e.target.value)}
+          options={CANCELLATION_REASONS.map((r) => ({ value: r, label: words(r) }))} placeholder="None given"
+        />
       )}
       <div className="actions">
         {sub.cancel_at_period_end ? (

@@ -41,7 +41,14 @@ export function WebhookDeliveries({ id }: { id: string }) {
       <p>
         <a href={href("/webhooks")}>All endpoints</a>
       </p>
-      {ep && <Facts items={[["URL", ep.url], ["Format", ep.format], ["Enabled", ep.enabled ? "yes" : "no"], ["Events", ep.events.length === WEBHOOK_EVENT_TYPES.length ? "all" : ep.events.join(", ")]]} />}
+      {ep && (
+        <Facts
+          items={[
+            ["URL", ep.url], ["Format", ep.format], ["Enabled", ep.enabled ? "yes" : "no"],
+            ["Events", ep.events.length === WEBHOOK_EVENT_TYPES.length ? "all" : ep.events.join(", ")],
+          ]}
+        />
+      )}
       <Loading loading={list.loading} error={list.error ?? endpoint.error} />
       <Status tone={said?.tone}>{said?.text}</Status>
       {list.data && (
@@ -55,7 +62,14 @@ export function WebhookDeliveries({ id }: { id: string }) {
               { label: "Event", cell: eventType },
               { label: "Result", cell: (d) => `${d.succeeded ? "delivered" : "failed"}${d.http_code ? ` (HTTP ${d.http_code})` : ""}` },
               ...(mayWrite
-                ? [{ label: "Again", cell: (d: Delivery) => <button type="button" className="link" aria-label={`Redeliver ${eventType(d)} of ${d.created_at}`} onClick={() => void redeliver(d.webhook_event.id)}>Redeliver</button> }]
+                ? [{
+                    label: "Again",
+                    cell: (d: Delivery) => (
+                      <button type="button" className="link" aria-label={`Redeliver ${eventType(d)} of ${d.created_at}`} onClick={() => void redeliver(d.webhook_event.id)}>
+                        Redeliver
+                      </button>
+                    ),
+                  }]
                 : []),
             ]}
           />
