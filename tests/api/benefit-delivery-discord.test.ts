@@ -44,7 +44,8 @@ describe("discord", () => {
     return customerId;
   }
 
-  it("checks the bot can give the role, refreshes the customer token before expiry, joins the customer with the role, honours a 429, removes the role or kicks on revoke, waits for a reconnect when the refresh is refused", async () => {
+  it("checks the bot can give the role, refreshes the customer token before expiry, joins the customer with the role, honours a 429, " +
+    "removes the role or kicks on revoke, waits for a reconnect when the refresh is refused", async () => {
     // a bot token Discord refuses is not stored (the one connected before stays)
     const refused = await fx.api("PUT", "/v1/benefit-integrations/discord", { bot_token: "wrong", client_id: "555", client_secret: "dc-secret" });
     expect(refused.status).toBe(422);
@@ -72,7 +73,11 @@ describe("discord", () => {
     const { customerId } = await fx.buy(product.id, email);
     await fx.until("the discord error", async () => (await fx.grantOf(benefitId, customerId))?.error?.type === "account_not_connected");
 
-    fx.discord.fail("PUT", `/api/v10/guilds/${guild}/members/400000000000000004/roles/`, 429, { "retry-after": "1", "x-ratelimit-scope": "user" }, { message: "You are being rate limited.", retry_after: 0.5, global: false });
+    fx.discord.fail(
+      "PUT", `/api/v10/guilds/${guild}/members/400000000000000004/roles/`, 429,
+      { "retry-after": "1", "x-ratelimit-scope": "user" },
+      { message: "You are being rate limited.", retry_after: 0.5, global: false },
+    );
     await fx.connect(customerId, "discord");
     const granted = await fx.until("the role", async () => {
       const g = await fx.grantOf(benefitId, customerId);
@@ -172,7 +177,8 @@ describe("discord", () => {
     }
   }, 60_000);
 
-  it("refuses a benefit the bot cannot give (422); a bot lowered later fails the grant and the revoke as forbidden, both told by benefit_grant.updated; connecting the bot again re-runs the revoke", async () => {
+  it("refuses a benefit the bot cannot give (422); a bot lowered later fails the grant and the revoke as forbidden, both told by benefit_grant.updated; " +
+    "connecting the bot again re-runs the revoke", async () => {
     const guildC = "100000000000000021";
     const botRole = "200000000000000022";
     const roleC = "300000000000000023";

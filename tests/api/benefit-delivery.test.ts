@@ -256,7 +256,9 @@ describe("github_repository", () => {
     const grantId = (await fx.grantOf(benefit.id, customerId))!.id;
     await fx.api("POST", `/v1/benefit-grants/${grantId}/regrant`);
     const pending = await fx.until("a delivery waiting to retry", async () => {
-      const [row] = await fx.sqlRows<{ attempts: number; last_error: string }>(sql`SELECT attempts, last_error FROM benefit_delivery WHERE grant_id = ${grantId} AND status = 'pending' AND attempts > 0`);
+      const [row] = await fx.sqlRows<{ attempts: number; last_error: string }>(
+        sql`SELECT attempts, last_error FROM benefit_delivery WHERE grant_id = ${grantId} AND status = 'pending' AND attempts > 0`,
+      );
       return row;
     }, 20_000);
     expect(pending.last_error).toMatch(/502|failure/);
@@ -302,7 +304,8 @@ describe("github_repository", () => {
     expect(foreign.status).toBe(404);
   }, 60_000);
 
-  it("a benefit created before GitHub is connected warns the seller (a till-only field the SDKs drop); its grants stay not granted, and the portal tells the customer access will follow, never the seller's command", async () => {
+  it("a benefit created before GitHub is connected warns the seller (a till-only field the SDKs drop); its grants stay not granted, " +
+    "and the portal tells the customer access will follow, never the seller's command", async () => {
     const fresh = await createSeller(fx.server, "unconnected");
     const body = { type: "github_repository", description: "Early access", properties: { repository_owner: "acme", repository_name: "private", permission: "pull" } };
     const created = await rawRequest(fx.server.url, fresh.token, "POST", "/v1/benefits/", body);
@@ -311,7 +314,10 @@ describe("github_repository", () => {
     expect(warnings).toHaveLength(1);
     expect(warnings![0]).toMatch(/GitHub is not connected.*till benefits github connect/);
     // both SDKs still parse the answer (the extra field dropped)
-    const viaSdk = await fresh.sdk.benefits.create({ type: "github_repository", description: "Early access 2", properties: { repositoryOwner: "acme", repositoryName: "private", permission: "pull" } });
+    const viaSdk = await fresh.sdk.benefits.create({
+      type: "github_repository", description: "Early access 2",
+      properties: { repositoryOwner: "acme", repositoryName: "private", permission: "pull" },
+    });
     expect(viaSdk.type).toBe("github_repository");
     expect("warnings" in viaSdk).toBe(false);
     const via049 = await new Polar049({ serverURL: fx.server.url, accessToken: fresh.token }).benefits.create({

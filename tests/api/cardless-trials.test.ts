@@ -59,9 +59,17 @@ async function trialWithoutCard(s: Sandbox, email: string) {
 /** The customer adds a card in the portal. */
 async function addCard(s: Sandbox, customerId: string) {
   const session = await s.sdk.customerSessions.create({ customerId });
-  const card = await s.raw("POST", "/v1/customer-portal/customers/me/payment-methods/test-card", { number: "4242 4242 4242 4242", exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: "123" }, session.token);
+  const card = await s.raw(
+    "POST", "/v1/customer-portal/customers/me/payment-methods/test-card",
+    { number: "4242 4242 4242 4242", exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: "123" },
+    session.token,
+  );
   expect(card.status, JSON.stringify(card.body)).toBe(200);
-  const added = await s.raw("POST", "/v1/customer-portal/customers/me/payment-methods", { confirmation_token_id: card.body.confirmation_token_id, set_default: true, return_url: "https://example.com/back" }, session.token);
+  const added = await s.raw(
+    "POST", "/v1/customer-portal/customers/me/payment-methods",
+    { confirmation_token_id: card.body.confirmation_token_id, set_default: true, return_url: "https://example.com/back" },
+    session.token,
+  );
   expect(added.status, JSON.stringify(added.body)).toBe(201);
 }
 

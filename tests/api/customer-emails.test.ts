@@ -204,7 +204,11 @@ describe("customer_email_settings", () => {
 describe("GET /v1/organizations/{id}/email-preview/{type}", () => {
   it("renders each email with the seller's name and logo on sample data", async () => {
     const org = await fx.seller.sdk.organizations.get({ id: fx.seller.organizationId });
-    for (const type of ["order_confirmation", "subscription_confirmation", "subscription_cycled", "subscription_past_due", "subscription_updated", "subscription_cancellation", "subscription_uncanceled", "subscription_revoked", "seat_invitation", "usage_alert", "trial_ending"]) {
+    for (const type of [
+      "order_confirmation", "subscription_confirmation", "subscription_cycled", "subscription_past_due",
+      "subscription_updated", "subscription_cancellation", "subscription_uncanceled", "subscription_revoked",
+      "seat_invitation", "usage_alert", "trial_ending",
+    ]) {
       const res = await fx.raw(fx.seller.token, "GET", `/v1/organizations/${fx.seller.organizationId}/email-preview/${type}`);
       expect(res.status, type).toBe(200);
       const body = res.body as { type: string; subject: string; html: string; text: string };

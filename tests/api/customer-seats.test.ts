@@ -170,7 +170,10 @@ describe("customerSeats (seller)", () => {
 
   it("mails the invitation even when every customer_email_setting is off (no setting covers it)", async () => {
     const quiet = await createSeller(server, "seats-quiet");
-    const off = Object.fromEntries(["order_confirmation", "subscription_confirmation", "subscription_cycled", "subscription_updated", "subscription_cancellation", "subscription_uncanceled", "subscription_past_due", "subscription_revoked"].map((k) => [k, false]));
+    const off = Object.fromEntries([
+      "order_confirmation", "subscription_confirmation", "subscription_cycled", "subscription_updated",
+      "subscription_cancellation", "subscription_uncanceled", "subscription_past_due", "subscription_revoked",
+    ].map((k) => [k, false]));
     const patched = await raw(quiet.token, "PATCH", `/v1/organizations/${quiet.organizationId}`, { customer_email_settings: off });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     const p = await createProduct(quiet, "seats");

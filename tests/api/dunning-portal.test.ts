@@ -49,7 +49,10 @@ describe("the portal's retry", () => {
       let beside: Promise<{ answer: Awaited<ReturnType<typeof fx.raw>>; at: number }> | undefined;
       const long = await hold(6_500, () => {
         const sent = Date.now();
-        beside = new Promise((r) => setTimeout(r, 300)).then(async () => ({ answer: await fx.raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {}), at: Date.now() - sent }));
+        beside = new Promise((r) => setTimeout(r, 300)).then(async () => ({
+          answer: await fx.raw(session, "POST", `/v1/customer-portal/orders/${order.id}/confirm-payment`, {}),
+          at: Date.now() - sent,
+        }));
       });
       const busy = { error: "PaymentAlreadyInProgress", detail: "A payment of this order is already in progress.", code: "payment_in_progress" };
       expect([long.answer.status, long.answer.body]).toEqual([409, busy]);

@@ -131,8 +131,12 @@ describe("POST /v1/events/ingest, stored early", () => {
     }
     // keys written with escapes, which the text's look misses and the parse reads: started plain, then rolled back
     const hidden = [
-      JSON.stringify({ events: [{ ...first, external_id: `${name}-3` }, { name, external_customer_id: "c", external_id: `${name}-cost2`, metadata: { _cost: { amount: "1.50", currency: "EUR" } } }] }).replace('"_cost"', '"\\u005fcost"'),
-      JSON.stringify({ events: [{ ...first, external_id: `${name}-4` }, { name, external_customer_id: "c", external_id: `${name}-child2`, parent_id: `${name}-4` }] }).replace('"parent_id"', '"parent\\u005fid"'),
+      JSON.stringify({
+        events: [{ ...first, external_id: `${name}-3` }, { name, external_customer_id: "c", external_id: `${name}-cost2`, metadata: { _cost: { amount: "1.50", currency: "EUR" } } }],
+      }).replace('"_cost"', '"\\u005fcost"'),
+      JSON.stringify({
+        events: [{ ...first, external_id: `${name}-4` }, { name, external_customer_id: "c", external_id: `${name}-child2`, parent_id: `${name}-4` }],
+      }).replace('"parent_id"', '"parent\\u005fid"'),
     ];
     for (const body of hidden) {
       let answer: Awaited<ReturnType<typeof fx.ingest>> | undefined;
@@ -206,13 +210,17 @@ describe("POST /v1/events/ingest, stored early", () => {
     // `_llm` and `_cost` the early statement writes as the check does (counts sent as 10.0 are integers, unknown
     // keys dropped): stored early, the same metadata
     const early2 = `${name}-early`;
-    const text = JSON.stringify({ events: [{ name: early2, external_customer_id: "c", metadata: { i: 0, _llm: llm, _cost: { amount: 1.5, currency: "EUR", x: 1 } } }] }).replace('"input_tokens":10', '"input_tokens":10.0');
+    const text = JSON.stringify({
+      events: [{ name: early2, external_customer_id: "c", metadata: { i: 0, _llm: llm, _cost: { amount: 1.5, currency: "EUR", x: 1 } } }],
+    }).replace('"input_tokens":10', '"input_tokens":10.0');
     expect(await delta(async () => expect(await fx.ingest(text)).toEqual({ status: 200, body: { inserted: 1, duplicates: 0 } }))).toEqual(early("committed"));
     expect((await fx.stored(early2))[0]!.metadata).toEqual({ i: 0, _llm: llmKept, _cost: { amount: "1.5", currency: "eur" } });
 
     // a text PostgreSQL reads otherwise than JSON.parse (a repeated events key): on PostgreSQL the early INSERT
     // fails, then the usual one from the text; the rows are sent instead
-    const body = `{"events":[{"name":"${name}-not","external_customer_id":"c"}],"events":[{"name":"${name}-again","external_customer_id":"c","external_id":"${name}-a","metadata":{"_cost":{"amount":2,"currency":"USD"}}},{"name":"${name}-again","external_customer_id":"d","parent_id":"${name}-a"}]}`;
+    const body = `{"events":[{"name":"${name}-not","external_customer_id":"c"}],` +
+      `"events":[{"name":"${name}-again","external_customer_id":"c","external_id":"${name}-a","metadata":{"_cost":{"amount":2,"currency":"USD"}}},` +
+      `{"name":"${name}-again","external_customer_id":"d","parent_id":"${name}-a"}]}`;
     const refused = usualInsertCounts();
     const failed = await delta(async () => expect(await fx.ingest(body)).toEqual({ status: 200, body: { inserted: 2, duplicates: 0 } }));
     expect(failed).toEqual(early("failed"));

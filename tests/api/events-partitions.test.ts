@@ -22,7 +22,10 @@ const count = async (query: ReturnType<typeof sql>) => Number((await rowsOf<{ n:
 const events = () => count(sql`SELECT count(*)::int AS n FROM event WHERE organization_id = ${org}::uuid`);
 const listed = () => count(sql`SELECT coalesce(sum(n), 0)::int AS n FROM list_count WHERE organization_id = ${org}::uuid AND list = 'event'`);
 const months = async () =>
-  (await rowsOf<{ name: string }>(database!.db, sql`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'event'::regclass ORDER BY 1`)).map((r) => r.name);
+  (await rowsOf<{ name: string }>(
+    database!.db,
+    sql`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'event'::regclass ORDER BY 1`,
+  )).map((r) => r.name);
 const ingest = (rows: Array<Record<string, unknown>>) =>
   database!.db.transaction(async (tx) => (await insertEventsWithRollups(tx, org, { text: JSON.stringify(rows), now: sql`now()` })).inserted);
 

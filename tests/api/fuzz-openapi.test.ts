@@ -102,7 +102,14 @@ const hostileNumber = fc.constantFrom<unknown>(
 
 function hostileString(ids: string[]): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom("", "\u0000", "a\u0000b", "\ud800", "x\udfff", "\udc00\ud800", "\ud83d\ude00", "null", "1e309", "-1e308", "2147483648", "0000-01-01T00:00:00Z", "275760-09-13T00:00:01Z", "../../etc", "%00", "' OR 1=1 --", "usd", "month", "x".repeat(5000)) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        "", "\u0000", "a\u0000b", "\ud800", "x\udfff", "\udc00\ud800", "\ud83d\ude00", "null", "1e309", "-1e308",
+        "2147483648", "0000-01-01T00:00:00Z", "275760-09-13T00:00:01Z", "../../etc", "%00", "' OR 1=1 --", "usd",
+        "month", "x".repeat(5000),
+      ),
+    },
     { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 30 }) },
     { weight: 2, arbitrary: fc.constantFrom(...ids, randomUUID(), randomUUID().toUpperCase()) },
     { weight: 1, arbitrary: fc.constant(MEGA) },
@@ -264,7 +271,10 @@ describe("fuzzing every operation of /api/openapi.json", () => {
           const path = op.path.replace(/\{[^}]+\}/g, () => values[i++] ?? "x");
           const status = await send(server.url, op, mode, fx, q ? `${path}?${q}` : path, payload);
           if (status === 429 && mode === "credentials" && op.path.startsWith("/v1/") && !op.path.startsWith("/v1/customer-portal/")) limited.add(`${op.method} ${op.path}`);
-          if (status >= 500) throw new Error(`${status}: ${op.method.toUpperCase()} ${path}?${q.slice(0, 200)} body ${payload === undefined || op.method === "get" ? "(none)" : jsonText(payload).slice(0, 300)}`);
+          if (status >= 500) {
+            const sent = payload === undefined || op.method === "get" ? "(none)" : jsonText(payload).slice(0, 300);
+            throw new Error(`${status}: ${op.method.toUpperCase()} ${path}?${q.slice(0, 200)} body ${sent}`);
+          }
         });
         const out = await fc.check(property, { seed: seedOf(op, mode), numRuns: RUNS, endOnFailure: true });
         if (out.failed) failures.push(`[${mode}] ${String(out.errorInstance instanceof Error ? out.errorInstance.message : out.errorInstance)}`);

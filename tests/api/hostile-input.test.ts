@@ -246,7 +246,11 @@ describe("characters PostgreSQL cannot store", () => {
       ["POST", "/v1/products/", { name: "Lone", prices: [{ amount_type: "fixed", price_amount: 500, price_currency: "usd" }], metadata: { note: LONE } }, bearer(fx.key), ["body", "metadata", "note"]],
       ["POST", "/v1/customers/", { email: uniqueBuyer("lone2"), metadata: { note: `a${LONE}b` } }, bearer(fx.key), ["body", "metadata", "note"]],
       ["POST", "/v1/checkouts/", { products: [fx.fixed.id], metadata: { [`k${LONE}`]: "v" } }, bearer(fx.key), ["body", "metadata", `k${LONE}`]],
-      ["POST", "/v1/meters/", { name: "Lone meter", filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "\udc00" }] }, aggregation: { func: "count" } }, bearer(fx.key), ["body", "filter", "clauses", 0, "value"]],
+      [
+        "POST", "/v1/meters/",
+        { name: "Lone meter", filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "\udc00" }] }, aggregation: { func: "count" } },
+        bearer(fx.key), ["body", "filter", "clauses", 0, "value"],
+      ],
       ["POST", "/v1/events/ingest", { events: [{ name: "lone", external_customer_id: "c1", metadata: { k: LONE } }] }, bearer(fx.key), ["body", "events", 0, "metadata", "k"]],
       ["PATCH", `/v1/organizations/${fx.seller.organizationId}`, { details: { about: LONE } }, bearer(fx.key), ["body", "details", "about"]],
       ["PATCH", `/v1/checkouts/client/${checkout.clientSecret}`, { customer_billing_address: { country: "US", line1: LONE } }, {}, ["body", "customer_billing_address", "line1"]],

@@ -177,7 +177,9 @@ describe("a checkout paid in the buyer's locale", () => {
     if (!sub) throw new Error("no subscription");
     // 10 days into a 30-day period, 80 tokens (€8.00, capped at €5.00), renewed: the renewal bills the metered line
     const start = new Date(Date.now() - 10 * 86_400_000);
-    await server.database.db.update(subscription).set({ currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * 86_400_000), startedAt: start }).where(eq(subscription.id, sub.id));
+    await server.database.db.update(subscription).set({
+      currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * 86_400_000), startedAt: start,
+    }).where(eq(subscription.id, sub.id));
     expect((await raw("POST", "/v1/events/ingest", { events: [{ name: "tokens-xa", customer_id: customerId, metadata: { units: 80 } }] })).status).toBe(200);
     expect((await raw("POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: start.toISOString() })).status).toBe(200);
     // then an upgrade billed now: its order's two proration lines

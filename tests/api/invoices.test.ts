@@ -259,7 +259,11 @@ describe("the sandbox and the signed URL", () => {
     const testKey = await fx.seller.createSandboxKey();
     const sandbox = sdkFor(fx.server, testKey);
     const product = await sandbox.products.create({ name: "sandbox plan", prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }] });
-    const order = await fx.buy(product as unknown as Product, { customerBillingAddress: { country: "US", state: "TX", line1: "1 Congress Ave", city: "Austin", postalCode: "78701" } }, fx.seller, sandbox);
+    const order = await fx.buy(
+      product as unknown as Product,
+      { customerBillingAddress: { country: "US", state: "TX", line1: "1 Congress Ave", city: "Austin", postalCode: "78701" } },
+      fx.seller, sandbox,
+    );
     expect(order.invoiceNumber).toMatch(/^TEST/);
     const inv = await fx.invoiceReady(order.id, testKey);
     expect(await fx.pdfText(inv.url)).toContain(`Invoice number: ${order.invoiceNumber}`);

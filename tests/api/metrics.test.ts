@@ -202,7 +202,10 @@ describe("a 13-month scenario on the test clock", () => {
 
     // the export: the same figures as CSV, both SDKs
     const csv = String(await fx.sdk.metrics.export({ startDate: new RFCDate("2027-01-01"), endDate: new RFCDate("2027-03-31"), interval: "month", metrics: ["revenue", "monthly_recurring_revenue"] }));
-    const csv049 = await fx.sdk049.metrics.export({ startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2027-03-31"), interval: "month", metrics: ["revenue", "monthly_recurring_revenue"] });
+    const csv049 = await fx.sdk049.metrics.export({
+      startDate: new RFCDate049("2027-01-01"), endDate: new RFCDate049("2027-03-31"), interval: "month",
+      metrics: ["revenue", "monthly_recurring_revenue"],
+    });
     expect(csv049).toBe(csv);
     expect(csv.trim().split("\r\n")).toEqual([
       "timestamp,monthly_recurring_revenue,revenue",

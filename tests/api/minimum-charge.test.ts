@@ -71,7 +71,9 @@ describe("a checkout under the minimum charge", () => {
     expect((await s.sdk.orders.list({ checkoutId: checkout.id })).result.items).toHaveLength(0);
 
     // without the code, the 25.00 is paid as usual
-    const paid = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, { ...buyer(), confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.visa) });
+    const paid = await publicRequest(s.server, "POST", `/v1/checkouts/client/${checkout.clientSecret}/confirm`, {
+      ...buyer(), confirmation_token_id: await confirmationToken(s.peer, STRIPE_CARDS.visa),
+    });
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
     expect(intentRequests().length).toBe(before + 1);
   });

@@ -29,7 +29,11 @@ async function start(env: Record<string, string | undefined>) {
   const { port, release } = await reservePort();
   await release();
   return startServer(
-    { TILL_TEST_PAYMENTS: undefined, TILL_BASE_URL: "https://till.example.com", TILL_TRUSTED_ORIGINS: `http://127.0.0.1:${port}`, TILL_STRIPE_API_URL: peer.url, TILL_WEBHOOKS_ALLOW_PRIVATE: "true", ...env },
+    {
+      TILL_TEST_PAYMENTS: undefined, TILL_BASE_URL: "https://till.example.com",
+      TILL_TRUSTED_ORIGINS: `http://127.0.0.1:${port}`, TILL_STRIPE_API_URL: peer.url,
+      TILL_WEBHOOKS_ALLOW_PRIVATE: "true", ...env,
+    },
     { port },
   );
 }

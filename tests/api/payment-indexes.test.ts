@@ -51,7 +51,8 @@ describe.skipIf(!usingPostgres)("the payment lookups of migration 0068", () => {
     const plan = await genericPlan(
       "processing_charge",
       "uuid, uuid, text, text",
-      `SELECT * FROM payment WHERE organization_id = $1 AND customer_id = $2 AND currency = $3 AND attempt = $4 AND "payment"."status" = 'pending' AND "payment"."decline_reason" = 'processing' LIMIT 1`,
+      `SELECT * FROM payment WHERE organization_id = $1 AND customer_id = $2 AND currency = $3 AND attempt = $4 ` +
+        `AND "payment"."status" = 'pending' AND "payment"."decline_reason" = 'processing' LIMIT 1`,
       `'${ORG}', '${CUSTOMER}', 'usd', 'top_up'`,
     );
     expect(plan).toContain("payment_processing_idx");
@@ -59,7 +60,11 @@ describe.skipIf(!usingPostgres)("the payment lookups of migration 0068", () => {
   });
 
   it("a payment found by the processor's id uses payment_processor_payment_idx", async () => {
-    const plan = await genericPlan("by_processor_id", "uuid, text", `SELECT * FROM payment WHERE organization_id = $1 AND processor_payment_id IN ($2) ORDER BY created_at DESC LIMIT 1`, `'${ORG}', 'pi_4321'`);
+    const plan = await genericPlan(
+      "by_processor_id", "uuid, text",
+      `SELECT * FROM payment WHERE organization_id = $1 AND processor_payment_id IN ($2) ORDER BY created_at DESC LIMIT 1`,
+      `'${ORG}', 'pi_4321'`,
+    );
     expect(plan).toContain("payment_processor_payment_idx");
     expect(plan).not.toContain("Seq Scan");
   });

@@ -61,7 +61,11 @@ describe.skipIf(missing.length > 0)("behind PgBouncer (transaction mode)", () =>
     expect(await sdk.events.ingest({ events })).toEqual({ inserted: 300, duplicates: 0 });
     expect(await sdk.events.ingest({ events: events.slice(0, 10) })).toEqual({ inserted: 0, duplicates: 10 });
     await expect
-      .poll(async () => (await sdk.customers.getState({ id: customer.id })).activeMeters.length + (await sdk.meters.quantities({ id: meter.id, startTimestamp: new Date(Date.now() - 86_400_000), endTimestamp: new Date(Date.now() + 86_400_000), interval: "day" })).total)
+      .poll(async () =>
+        (await sdk.customers.getState({ id: customer.id })).activeMeters.length +
+        (await sdk.meters.quantities({
+          id: meter.id, startTimestamp: new Date(Date.now() - 86_400_000), endTimestamp: new Date(Date.now() + 86_400_000), interval: "day",
+        })).total)
       .toBeGreaterThanOrEqual(300);
 
     const checkout = await sdk.checkouts.create({ products: [product.id] });

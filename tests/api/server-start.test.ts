@@ -100,7 +100,8 @@ describe("npm start on its defaults", () => {
     expect(banner).toMatch(/ {2}database {2}PGlite \(embedded\) in \/.*till-start-.*\/pglite\n/);
     expect(banner).toMatch(/ {2}mail {6}dev mailbox: nothing is sent; each message goes to .*\/mail and its links are printed here; read them at http:\/\/localhost:\d+\/dev\/mail\n/);
     expect(banner).toContain(
-      `  next      \`npx till signup --server http://localhost:${till.port}\` (or create your account at http://localhost:${till.port}/sign-in?mode=sign-up, then \`npx till login --server http://localhost:${till.port}\`)`,
+      `  next      \`npx till signup --server http://localhost:${till.port}\` (or create your account at http://localhost:${till.port}/sign-in?mode=sign-up, ` +
+        `then \`npx till login --server http://localhost:${till.port}\`)`,
     );
     expect(banner).not.toContain("network");
     expect(banner).not.toContain("payments");

@@ -94,7 +94,10 @@ describe("the Stripe stand-in checks requests against the pinned stripe package"
   });
 
   it("refuses any Stripe-Version but the pinned one, and takes a request without one (the account's default)", async () => {
-    const other = new Stripe(STRIPE_KEYS.secret, { host: "127.0.0.1", port: Number(new URL(peer.url).port), protocol: "http", apiVersion: "2025-09-30.clover" as Stripe.LatestApiVersion, telemetry: false, maxNetworkRetries: 0 });
+    const other = new Stripe(STRIPE_KEYS.secret, {
+      host: "127.0.0.1", port: Number(new URL(peer.url).port), protocol: "http",
+      apiVersion: "2025-09-30.clover" as Stripe.LatestApiVersion, telemetry: false, maxNetworkRetries: 0,
+    });
     expect(await refusalOf(other.balance.retrieve())).toMatchObject({ status: 400, type: "StripeInvalidRequestError", message: "Invalid Stripe API version: 2025-09-30.clover" });
     expect((await stripe.balance.retrieve()).object).toBe("balance");
     const bare = await fetch(`${peer.url}/v1/balance`, { headers: { authorization: `Bearer ${STRIPE_KEYS.secret}` } });
@@ -163,12 +166,18 @@ describe("what till's Stripe adapter sends is what the pinned version takes", ()
     if (!paid.ok) throw new Error(`pay: ${paid.code} ${paid.message}`);
     const payBody = lastBody("POST", "/v1/payment_intents");
 
-    const offSession = await processor.charge({ paymentMethodId: paid.paymentMethodId, amount: 2000, currency: "usd", description: "Renewal", metadata: { subscription_id: "sub_1" }, processorCustomerId: paid.processorCustomerId ?? null });
+    const offSession = await processor.charge({
+      paymentMethodId: paid.paymentMethodId, amount: 2000, currency: "usd", description: "Renewal",
+      metadata: { subscription_id: "sub_1" }, processorCustomerId: paid.processorCustomerId ?? null,
+    });
     expect(offSession).toMatchObject({ ok: true });
     const offSessionBody = lastBody("POST", "/v1/payment_intents");
     expect(offSessionBody).toMatchObject({ off_session: "true", allowed_payment_method_types: ["card"] });
 
-    const onSession = await processor.charge({ paymentMethodId: paid.paymentMethodId, amount: 500, currency: "usd", description: "Retry", metadata: {}, processorCustomerId: paid.processorCustomerId ?? null, onSession: true });
+    const onSession = await processor.charge({
+      paymentMethodId: paid.paymentMethodId, amount: 500, currency: "usd", description: "Retry", metadata: {},
+      processorCustomerId: paid.processorCustomerId ?? null, onSession: true,
+    });
     expect(onSession).toMatchObject({ ok: true });
 
     // nothing due now (a trial): the card is only set up, through a SetupIntent

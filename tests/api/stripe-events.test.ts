@@ -74,7 +74,10 @@ async function processed(id: string) {
   }
 }
 const outboxTypesOf = async (orderId: string) =>
-  (await db().select({ type: outbox.type, payload: outbox.payload }).from(outbox).where(sql`${outbox.payload} ->> 'order_id' = ${orderId} OR ${outbox.payload} ->> 'id' = ${orderId}`)).map((r) => r.type);
+  (await db()
+    .select({ type: outbox.type, payload: outbox.payload })
+    .from(outbox)
+    .where(sql`${outbox.payload} ->> 'order_id' = ${orderId} OR ${outbox.payload} ->> 'id' = ${orderId}`)).map((r) => r.type);
 
 function devMails(): Array<{ to: string; subject: string; text: string }> {
   try {
@@ -147,7 +150,10 @@ describe("Stripe events through the outbox", () => {
     expect(refundsOnWire.result.items).toHaveLength(1);
 
     // a redelivery is acknowledged and recorded nothing; a later event about the same refund changes nothing
-    const again = await peer.deliver({ ...[...peer.endpoints.values()][0]!, url: `${server.url}${new URL([...peer.endpoints.values()][0]!.url).pathname}` }, { id: events[1]!.id, type: events[1]!.type, data: events[1]!.data });
+    const again = await peer.deliver(
+      { ...[...peer.endpoints.values()][0]!, url: `${server.url}${new URL([...peer.endpoints.values()][0]!.url).pathname}` },
+      { id: events[1]!.id, type: events[1]!.type, data: events[1]!.data },
+    );
     expect(again.body).toMatchObject({ duplicate: true });
     const [later] = (await charges.refundInDashboard(charge.id, { amount: 0, hold: true })).events;
     later!.type = "refund.updated";

@@ -145,7 +145,9 @@ describe("a checkout confirmed while Stripe misbehaves", () => {
     const intents = [...s.peer.payments.intents.values()].filter((i) => i.metadata.order_id === order.id);
     expect(intents.map((i) => i.id)).toEqual(made.map((i) => i.id));
     expect(chargesOf(made[0]?.id ?? "")).toHaveLength(1);
-    const keys = new Set(s.peer.requests.filter((r) => r.path === "/v1/payment_intents" && (r.body.metadata as Record<string, string> | undefined)?.order_id === order.id).map((r) => r.idempotencyKey));
+    const keys = new Set(s.peer.requests
+      .filter((r) => r.path === "/v1/payment_intents" && (r.body.metadata as Record<string, string> | undefined)?.order_id === order.id)
+      .map((r) => r.idempotencyKey));
     expect(keys.size).toBe(1);
     expect((await s.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
   }, 60_000);

@@ -38,7 +38,10 @@ async function failure(call: Promise<unknown>): Promise<InstanceType<typeof Stri
 }
 const rawDecline = (err: InstanceType<typeof Stripe.errors.StripeError>) => (err.raw as { decline_code?: string }).decline_code;
 const charge = (key: string, extra: Partial<Stripe.PaymentIntentCreateParams> = {}) =>
-  stripe.paymentIntents.create({ amount: 2000, currency: "usd", payment_method: "pm_card_visa", confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: "never" }, ...extra }, { idempotencyKey: key });
+  stripe.paymentIntents.create(
+    { amount: 2000, currency: "usd", payment_method: "pm_card_visa", confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: "never" }, ...extra },
+    { idempotencyKey: key },
+  );
 
 describe("rate limits and Stripe's own errors", () => {
   it("a 429 with Stripe-Should-Retry: true is retried by the client with the same key; the charge is made once", async () => {
@@ -141,7 +144,10 @@ describe("declines with and without a decline_code", () => {
   it("the card numbers behind them, typed into the Payment Element, decline the same way", async () => {
     for (const [number, code] of [[STRIPE_CARDS.expired, "expired_card"], [STRIPE_CARDS.incorrectCvc, "incorrect_cvc"], [STRIPE_CARDS.processingError, "processing_error"]] as const) {
       const token = await confirmationToken(peer, number);
-      const err = await failure(stripe.paymentIntents.create({ amount: 1500, currency: "usd", confirmation_token: token, confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: "never" } }, { idempotencyKey: unique() }));
+      const err = await failure(stripe.paymentIntents.create(
+        { amount: 1500, currency: "usd", confirmation_token: token, confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: "never" } },
+        { idempotencyKey: unique() },
+      ));
       expect([err.code, rawDecline(err)]).toEqual([code, undefined]);
     }
   });
@@ -169,7 +175,10 @@ describe("a customer deleted in the dashboard, a detached payment method", () =>
   it("the test's control deletes a customer as the dashboard does", async () => {
     const customer = await stripe.customers.create({ email: "dashboard@example.com" });
     peer.payments.deleteCustomer(customer.id);
-    const err = await failure(stripe.setupIntents.create({ customer: customer.id, payment_method: "pm_card_visa", confirm: true, usage: "off_session", automatic_payment_methods: { enabled: true, allow_redirects: "never" } }));
+    const err = await failure(stripe.setupIntents.create({
+      customer: customer.id, payment_method: "pm_card_visa", confirm: true, usage: "off_session",
+      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+    }));
     expect([err.statusCode, err.code, err.param]).toEqual([404, "resource_missing", "customer"]);
   });
 
@@ -187,7 +196,10 @@ describe("a customer deleted in the dashboard, a detached payment method", () =>
 
 describe("confirmation tokens used twice, expired, or of the wrong mode", () => {
   const confirmWith = (token: string, extra: Partial<Stripe.PaymentIntentCreateParams> = {}) =>
-    stripe.paymentIntents.create({ amount: 1500, currency: "usd", confirmation_token: token, confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: "never" }, ...extra }, { idempotencyKey: unique() });
+    stripe.paymentIntents.create(
+      { amount: 1500, currency: "usd", confirmation_token: token, confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: "never" }, ...extra },
+      { idempotencyKey: unique() },
+    );
 
   it("a token confirms once; used again it is refused", async () => {
     const token = await confirmationToken(peer, STRIPE_CARDS.visa);
@@ -216,7 +228,10 @@ describe("confirmation tokens used twice, expired, or of the wrong mode", () => 
     // the same tokens in the mode they were made for
     const customer = await stripe.customers.create({});
     expect((await confirmWith(await confirmationToken(peer, STRIPE_CARDS.visa, "off_session"), { setup_future_usage: "off_session", customer: customer.id })).status).toBe("succeeded");
-    const setup = await stripe.setupIntents.create({ customer: customer.id, confirmation_token: await confirmationToken(peer, STRIPE_CARDS.visa, "off_session"), confirm: true, usage: "off_session", automatic_payment_methods: { enabled: true, allow_redirects: "never" } });
+    const setup = await stripe.setupIntents.create({
+      customer: customer.id, confirmation_token: await confirmationToken(peer, STRIPE_CARDS.visa, "off_session"),
+      confirm: true, usage: "off_session", automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+    });
     expect(setup.status).toBe("succeeded");
   });
 });

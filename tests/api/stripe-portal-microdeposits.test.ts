@@ -35,7 +35,11 @@ const base = PAYMENT_METHODS;
 async function addByHand(customerId: string) {
   const res = await portal(customerId, "POST", base, { confirmation_token_id: await bankDebitToken(s.peer, STRIPE_BANK_ACCOUNTS.usManual), set_default: true });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const body = res.body as { status: string; client_secret: string; next_action?: { type: string; verify_with_microdeposits: { arrival_date: string; hosted_verification_url: string; microdeposit_type: string } } };
+  const body = res.body as {
+    status: string;
+    client_secret: string;
+    next_action?: { type: string; verify_with_microdeposits: { arrival_date: string; hosted_verification_url: string; microdeposit_type: string } };
+  };
   return { body, secret: body.client_secret, intentId: body.client_secret.split("_secret_")[0] ?? "" };
 }
 
@@ -60,7 +64,10 @@ describe("a US bank account verified by microdeposits in the portal", () => {
     // both SDKs parse the answer as Polar's requires_action (till's next_action is an addition they ignore)
     const token = await sessionOf(customerId);
     for (const sdk of [new Polar({ serverURL: s.server.url }), new Polar049({ serverURL: s.server.url })]) {
-      const answer = await sdk.customerPortal.customers.addPaymentMethod({ customerSession: token }, { confirmationTokenId: await bankDebitToken(s.peer, STRIPE_BANK_ACCOUNTS.usManual), setDefault: false, returnUrl: "https://shop.example.com/back" });
+      const answer = await sdk.customerPortal.customers.addPaymentMethod({ customerSession: token }, {
+        confirmationTokenId: await bankDebitToken(s.peer, STRIPE_BANK_ACCOUNTS.usManual), setDefault: false,
+        returnUrl: "https://shop.example.com/back",
+      });
       expect(answer).toMatchObject({ status: "requires_action", clientSecret: expect.stringMatching(/^seti_/) });
     }
     // nothing is kept while the deposits are on their way

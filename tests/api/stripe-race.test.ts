@@ -139,7 +139,9 @@ describe("the confirm and payment_intent.succeeded racing", () => {
     expect(payments.map((p) => [p.status, p.amount])).toEqual([["succeeded", 2500]]);
     // one PaymentIntent, confirmed once: no retry reached Stripe again
     expect([...s.peer.payments.intents.values()].filter((i) => i.metadata.checkout_id === checkout.id).map((i) => i.id)).toEqual([intentId]);
-    expect(s.peer.requests.filter((r) => r.method === "POST" && r.path.startsWith("/v1/payment_intents") && (r.body.metadata as Record<string, string> | undefined)?.checkout_id === checkout.id)).toHaveLength(1);
+    expect(s.peer.requests.filter(
+      (r) => r.method === "POST" && r.path.startsWith("/v1/payment_intents") && (r.body.metadata as Record<string, string> | undefined)?.checkout_id === checkout.id,
+    )).toHaveLength(1);
     const succeeded = and(eq(stripeEvent.objectId, intentId), eq(stripeEvent.type, "payment_intent.succeeded"));
     const rows = await until(async () => {
       const got = await s.server.database.db.select().from(stripeEvent).where(succeeded);

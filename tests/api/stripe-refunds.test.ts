@@ -96,7 +96,10 @@ const statusIs = (id: string, status: string) => until(async () => ((await refun
 const refundUpdates = (id: string) =>
   receiver.hits.map((h) => ({ h, e: JSON.parse(h.body) as { type: string; data: { id: string; status: string } } })).filter(({ e }) => e.type === "refund.updated" && e.data.id === id);
 // in the order they were written (the refund's creation, then Stripe's answer, each in its own transaction)
-const outboxOf = async (id: string) => (await db().select({ type: outbox.type, payload: outbox.payload }).from(outbox).orderBy(asc(outbox.createdAt))).filter((r) => (r.payload as { id?: string }).id === id).map((r) => `${r.type}:${String((r.payload as { status?: string }).status)}`);
+const outboxOf = async (id: string) =>
+  (await db().select({ type: outbox.type, payload: outbox.payload }).from(outbox).orderBy(asc(outbox.createdAt)))
+    .filter((r) => (r.payload as { id?: string }).id === id)
+    .map((r) => `${r.type}:${String((r.payload as { status?: string }).status)}`);
 const liveGrants = async (orderId: string) =>
   (await db().select().from(benefitGrant).where(and(eq(benefitGrant.orderId, orderId), isNotNull(benefitGrant.grantedAt), isNull(benefitGrant.revokedAt)))).length;
 /** The buyer's refund emails recorded for `recipient` (customer_email_settings.order_refunded). */
@@ -175,7 +178,9 @@ describe("a refund through Stripe", () => {
     expect(validateEvent(failed.h.body, failed.h.headers, endpointSecret)).toMatchObject({ type: "refund.updated", data: { id: refund.id, status: "failed" } });
     validateEvent049(failed.h.body, failed.h.headers, endpointSecret);
     const orderPaidAgain = await receiver.until(() =>
-      receiver.hits.map((h) => JSON.parse(h.body) as { type: string; data: { id: string; status: string } }).find((e) => e.type === "order.updated" && e.data.id === order.id && e.data.status === "paid"),
+      receiver.hits
+        .map((h) => JSON.parse(h.body) as { type: string; data: { id: string; status: string } })
+        .find((e) => e.type === "order.updated" && e.data.id === order.id && e.data.status === "paid"),
     );
     expect(orderPaidAgain).toBeTruthy();
 

@@ -117,7 +117,10 @@ describe("POST /v1/subscriptions/", () => {
     const foreignProduct = await createProduct(other, "free", { recurringInterval: "month" });
     const foreignCustomer = await newCustomer(other);
     const cases: Array<[unknown, Array<{ loc: unknown; msg: string; type: string }> | string[]]> = [
-      [{ product_id: paid.id, customer_id: customer.id }, [{ loc: ["body", "product_id"], msg: "Product is not free and has no trial: the customer subscribes through a checkout.", type: "value_error" }]],
+      [
+        { product_id: paid.id, customer_id: customer.id },
+        [{ loc: ["body", "product_id"], msg: "Product is not free and has no trial: the customer subscribes through a checkout.", type: "value_error" }],
+      ],
       [{ product_id: oneTime.id, customer_id: customer.id }, [{ loc: ["body", "product_id"], msg: "Product is not a subscription product.", type: "value_error" }]],
       [{ product_id: archived.id, customer_id: customer.id }, [{ loc: ["body", "product_id"], msg: "Product does not exist.", type: "value_error" }]],
       [{ product_id: foreignProduct.id, customer_id: customer.id }, [{ loc: ["body", "product_id"], msg: "Product does not exist.", type: "value_error" }]],

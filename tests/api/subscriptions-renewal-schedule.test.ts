@@ -163,7 +163,10 @@ describe("the schedule's batch: renewals written together (renewal/writes.ts)", 
     const squatter = randomUUID();
     await fx.db()
       .insert(order)
-      .values({ ...purchase, id: squatter, checkoutId: null, invoiceNumber: `squatter-${squatter}`, billingReason: "subscription_cycle", renewedPeriodStart: new Date(end.getTime() - 30 * 86_400_000) });
+      .values({
+        ...purchase, id: squatter, checkoutId: null, invoiceNumber: `squatter-${squatter}`,
+        billingReason: "subscription_cycle", renewedPeriodStart: new Date(end.getTime() - 30 * 86_400_000),
+      });
     expect(await runBatch(s.organizationId)).toBe(2);
     for (const sub of subs) {
       const cycle = await cycleOrderOf(sub.id);

@@ -99,9 +99,15 @@ describe("a checkout's tax", () => {
     });
     expect(fr).toMatchObject({ netAmount: 2500, taxAmount: 500, taxBehavior: "exclusive", totalAmount: 3000 });
     // the seller moves it to California (registered): 7.25%; to Texas (not registered): none
-    const ca = await seller.sdk.checkouts.update({ id: created.id, checkoutUpdate: { customerBillingAddress: { country: "US", state: "US-CA", line1: "1 Main St", city: "LA", postalCode: "90001" } } });
+    const ca = await seller.sdk.checkouts.update({
+      id: created.id,
+      checkoutUpdate: { customerBillingAddress: { country: "US", state: "US-CA", line1: "1 Main St", city: "LA", postalCode: "90001" } },
+    });
     expect(ca).toMatchObject({ taxAmount: 181, totalAmount: 2681 });
-    const tx = await seller.sdk049.checkouts.update({ id: created.id, checkoutUpdate: { customerBillingAddress: { country: "US", state: "US-TX", line1: "1 Main St", city: "Austin", postalCode: "73301" } } });
+    const tx = await seller.sdk049.checkouts.update({
+      id: created.id,
+      checkoutUpdate: { customerBillingAddress: { country: "US", state: "US-TX", line1: "1 Main St", city: "Austin", postalCode: "73301" } },
+    });
     expect(tx).toMatchObject({ taxAmount: 0, totalAmount: 2500 });
     // created with an address: taxed at once
     const de = await seller.sdk049.checkouts.create({ products: [fixed.id], customerBillingAddress: { country: "DE" } });

@@ -33,7 +33,10 @@ describe("the test clock's route", () => {
 
   it("answers bad input with 422 and never moves the clock back", async () => {
     const before = await fx.clock();
-    for (const body of [{}, { by: "soon" }, { by: "0d" }, { by: "1d", to: new Date().toISOString() }, { to: new Date().toISOString() }, { by: "4000d" }, { by: "11y" }, { by: "0mo" }, { by: "99999999999mo" }, { by: "1d", extra: 1 }]) {
+    for (const body of [
+      {}, { by: "soon" }, { by: "0d" }, { by: "1d", to: new Date().toISOString() }, { to: new Date().toISOString() },
+      { by: "4000d" }, { by: "11y" }, { by: "0mo" }, { by: "99999999999mo" }, { by: "1d", extra: 1 },
+    ]) {
       const res = await fx.raw("POST", "/v1/test-clock/advance", body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(Array.isArray(res.body.detail)).toBe(true);

@@ -126,7 +126,10 @@ describe("a wallet over three periods", () => {
     // auto-recharge: below 1,500, charge 2,000; the default card is now one whose charges fail
     const set = await raw("PUT", `/v1/customer-portal/wallets/${wallet.id}/auto-recharge`, { enabled: true, threshold_amount: 1500, amount: 2000 }, session);
     expect(set.body).toEqual({ wallet_id: wallet.id, enabled: true, threshold_amount: 1500, amount: 2000, blocked_at: null });
-    await portal.customerPortal.customers.addPaymentMethod({ customerSession: session }, { confirmationTokenId: await portalCard(session, "4000 0000 0000 0341"), setDefault: true, returnUrl: "https://x.test" });
+    await portal.customerPortal.customers.addPaymentMethod({ customerSession: session }, {
+      confirmationTokenId: await portalCard(session, "4000 0000 0000 0341"), setDefault: true,
+      returnUrl: "https://x.test",
+    });
 
     // period 2: the wallet pays all 1,500 (no charge), leaves 1,000; the recharge is declined and mailed
     const r2 = await renew();
@@ -142,7 +145,10 @@ describe("a wallet over three periods", () => {
     expect((await walletNow(1000)).balance).toBe(1000);
 
     // a new card: period 3 takes the last 1,000 and charges 500; then the wallet recharges 2,000 on the new card
-    await portal.customerPortal.customers.addPaymentMethod({ customerSession: session }, { confirmationTokenId: await portalCard(session, "4242 4242 4242 4242"), setDefault: true, returnUrl: "https://x.test" });
+    await portal.customerPortal.customers.addPaymentMethod({ customerSession: session }, {
+      confirmationTokenId: await portalCard(session, "4242 4242 4242 4242"), setDefault: true,
+      returnUrl: "https://x.test",
+    });
     const r3 = await renew();
     expect(r3).toMatchObject({ totalAmount: 1500, appliedBalanceAmount: -1000, status: "paid" });
     expect(await paymentsOf(r3.id)).toEqual([{ amount: 500, status: "succeeded" }]);

@@ -342,7 +342,10 @@ describe("orders.create / orders.finalize (0.49.0)", () => {
     const customerId = subscriber.order.customerId;
 
     const draft = await seller.sdk049.orders.create({ customerId, productId: oneTime.id, metadata: { source: "api" } });
-    expect(draft).toMatchObject({ status: "draft", customerId, productId: oneTime.id, subtotalAmount: 2500, totalAmount: 2500, currency: "usd", billingReason: "purchase", metadata: { source: "api" } });
+    expect(draft).toMatchObject({
+      status: "draft", customerId, productId: oneTime.id, subtotalAmount: 2500, totalAmount: 2500, currency: "usd",
+      billingReason: "purchase", metadata: { source: "api" },
+    });
     // readable by both versions while a draft
     expect((await seller.sdk.orders.get({ id: draft.id })).status).toBe("draft");
     const custom = await seller.sdk049.orders.create({ customerId, productId: oneTime.id, amount: 1234, description: "Consulting, one hour" });

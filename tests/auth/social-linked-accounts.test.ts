@@ -5,7 +5,10 @@ import { describe, expect, it } from "vitest";
 import { hashStoredToken } from "../../server/auth/stored-tokens.js";
 import { account, session } from "../../server/db/schema/index.js";
 import { Client, uniqueEmail } from "../helpers/client.js";
-import { oidcFixture, type RedirectBody, type ErrorBody, type SessionBody, GITHUB, newSub, finishAtProvider, socialSignIn, linkSocial, accountsOf, oidcAccountOf, verifyEmail, errorURL } from "./social-fixtures.js";
+import {
+  oidcFixture, type RedirectBody, type ErrorBody, type SessionBody, GITHUB, newSub, finishAtProvider, socialSignIn, linkSocial,
+  accountsOf, oidcAccountOf, verifyEmail, errorURL,
+} from "./social-fixtures.js";
 
 describe("social sign-in with an OpenID provider", () => {
   const fx = oidcFixture(GITHUB);

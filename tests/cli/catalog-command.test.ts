@@ -110,7 +110,8 @@ Plan: 3 to create, 0 to update, 0 to replace, 0 to archive, 0 to delete.
     const refused = await till(["catalog", "apply", "-f", file("till.yaml")], opts);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toBe(
-      `error: apply needs confirmation: 3 changes planned to ${target} and nobody to ask\nhint: review them with \`till catalog plan -f ${file("till.yaml")}\`, then run \`till catalog apply -f ${file("till.yaml")} --yes\`\n`,
+      `error: apply needs confirmation: 3 changes planned to ${target} and nobody to ask\n` +
+        `hint: review them with \`till catalog plan -f ${file("till.yaml")}\`, then run \`till catalog apply -f ${file("till.yaml")} --yes\`\n`,
     );
     expect((await till(["catalog", "plan", "-f", file("till.yaml")], opts)).exitCode).toBe(2);
   });
@@ -177,7 +178,8 @@ Applied 1 change to ${target}.
     const r = await till(["catalog", "plan", "-f", file("bad.yaml")], opts);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toBe(
-      `error: ${file("bad.yaml")} is not a valid catalog:\n${file("bad.yaml")}:5: products.pro.prices: a product has at least one price\nhint: \`till catalog pull\` writes a valid file to start from\n`,
+      `error: ${file("bad.yaml")} is not a valid catalog:\n${file("bad.yaml")}:5: products.pro.prices: a product has at least one price\n` +
+        `hint: \`till catalog pull\` writes a valid file to start from\n`,
     );
   });
 });

@@ -198,7 +198,8 @@ describe("tiered and capped metered prices in the catalog file", () => {
   it("a change of one tier shows in plan and is applied", { timeout: 120_000 }, async () => {
     const before = meteredOf((await products()).get("API"))[0];
     writeFileSync(file("edited.yaml"), CATALOG.replace(`{ up_to: 10000, unit_amount: "0.2", flat_amount: 500 }`, `{ up_to: 10000, unit_amount: "0.25", flat_amount: 500 }`));
-    const change = `~ update product "API": prices - metered api-calls usd graduated 1000:0 10000:0.2+500 inf:0.15+1000 cap 20000, + metered api-calls usd graduated 1000:0 10000:0.25+500 inf:0.15+1000 cap 20000`;
+    const change = `~ update product "API": prices - metered api-calls usd graduated 1000:0 10000:0.2+500 inf:0.15+1000 cap 20000, ` +
+      `+ metered api-calls usd graduated 1000:0 10000:0.25+500 inf:0.15+1000 cap 20000`;
     const planned = await till(["catalog", "plan", "-f", file("edited.yaml")], opts);
     expect(planned.exitCode, planned.stderr).toBe(2);
     expect(planned.stdout).toContain(`${change}\n`);

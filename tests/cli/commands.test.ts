@@ -160,7 +160,8 @@ describe("till keys", () => {
     expect(scope.exitCode).toBe(2);
     expect(scope.stderr).toBe(
       "error: option '--scope <resource:action>' argument 'product:read' is invalid. expected <resource>:<read|write> with a resource among " +
-        "organizations, products, benefits, discounts, custom_fields, meters, events, customers, customer_sessions, customer_seats, files, checkouts, checkout_links, orders, subscriptions, refunds, webhooks, license_keys, metrics.\n",
+        "organizations, products, benefits, discounts, custom_fields, meters, events, customers, customer_sessions, " +
+          "customer_seats, files, checkouts, checkout_links, orders, subscriptions, refunds, webhooks, license_keys, metrics.\n",
     );
     const expires = await till(["keys", "create", "x", "--expires", "3x"], cli);
     expect(expires.exitCode).toBe(2);
@@ -320,7 +321,10 @@ describe("usage, help and output modes", () => {
   });
 
   it("--help on every command shows examples, exit 0", async () => {
-    const commands = [[], ["login"], ["logout"], ["auth"], ["auth", "status"], ["orgs"], ["orgs", "list"], ["orgs", "create"], ["orgs", "switch"], ["keys"], ["keys", "create"], ["keys", "list"], ["keys", "revoke"], ["api"]];
+    const commands = [
+      [], ["login"], ["logout"], ["auth"], ["auth", "status"], ["orgs"], ["orgs", "list"], ["orgs", "create"],
+      ["orgs", "switch"], ["keys"], ["keys", "create"], ["keys", "list"], ["keys", "revoke"], ["api"],
+    ];
     const results = await Promise.all(commands.map((c) => till([...c, "--help"], { configDir: tempConfigDir() })));
     results.forEach((r, i) => {
       expect(r.exitCode, commands[i]?.join(" ")).toBe(0);

@@ -31,7 +31,10 @@ afterAll(async () => server?.close());
 
 describe("till products create --tier", () => {
   it("creates a graduated metered price with a flat fee and a cap; get describes the tiers", async () => {
-    const r = await run(["products", "create", "API", "--recurring", "month", "--metered", "--meter", meterId, "--tier", "1000:0", "--tier", "10000:0.2", "--tier", "inf:0.15+500", "--cap", "10000", "--json"]);
+    const r = await run([
+      "products", "create", "API", "--recurring", "month", "--metered", "--meter", meterId, "--tier", "1000:0",
+      "--tier", "10000:0.2", "--tier", "inf:0.15+500", "--cap", "10000", "--json",
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const { id } = parseJson<{ id: string }>(r.stdout);
     const wire = await rawRequest(server.url, key, "GET", `/v1/products/${id}`);

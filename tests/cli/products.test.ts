@@ -183,17 +183,30 @@ describe("till products: refused input", () => {
       [["--price", "19.99"], "error: option '--price <amount>' argument '19.99' is invalid. expected a whole amount in the currency's smallest unit (cents for usd: 1999 for 19.99), not a decimal.\n"],
       [["--price", "ten"], "error: option '--price <amount>' argument 'ten' is invalid. expected a whole amount in the currency's smallest unit, such as 1999 for 19.99 usd.\n"],
       [["--custom-price", "--min", "-5"], "error: option '--min <amount>' argument '-5' is invalid. expected a whole amount in the currency's smallest unit, such as 1999 for 19.99 usd.\n"],
-      [["--recurring", "month", "--metered", "--meter", meterId, "--unit-amount", "0"], "error: option '--unit-amount <amount>' argument '0' is invalid. expected a positive amount per unit in the currency's smallest unit, such as 0.5 (half a cent); at most 5 digits before the point and 12 after.\n"],
+      [
+        ["--recurring", "month", "--metered", "--meter", meterId, "--unit-amount", "0"],
+        "error: option '--unit-amount <amount>' argument '0' is invalid. expected a positive amount per unit in the currency's smallest unit, " +
+          "such as 0.5 (half a cent); at most 5 digits before the point and 12 after.\n",
+      ],
       [["--price", "1000", "--colour", "red"], "error: unknown option '--colour'\n"],
       [["--prices", '[{"amount_type":"tiered","price_amount":100}]'], 'error: --prices[0].amount_type: unknown price kind "tiered"; expected one of fixed, custom, free, metered_unit, seat_based\n'],
       [["--price", "1000", "--free"], "error: --price and --free: choose one price kind (a product has one fixed, pay-what-you-want, free or seat-based price per currency)\n"],
       [["--seat-tier", "1-5:100", "--seat-tier", "7+:90"], "error: --seat-tier: tiers 1-5 and 7+ leave a gap\n"],
-      [["--seat-tier", "1-5"], "error: option '--seat-tier <tier>' argument '1-5' is invalid. expected <first>-<last>:<price per seat> or <first>+:<price per seat> in minor units, such as 1-10:1000 or 11+:800.\n"],
+      [
+        ["--seat-tier", "1-5"],
+        "error: option '--seat-tier <tier>' argument '1-5' is invalid. expected <first>-<last>:<price per seat> or <first>+:<price per seat> in minor units, such as 1-10:1000 or 11+:800.\n",
+      ],
       [["--price", "1000", "--min", "5"], "error: --min: only with --custom-price\n"],
       [["--metered", "--meter", meterId, "--unit-amount", "1"], "error: --metered: usage-based prices need a recurring product: add --recurring <interval>\n"],
       [["--price", "1000", "--trial", "14d"], "error: --trial: only with --recurring <interval> (one-time products have neither)\n"],
-      [["--price", "1000", "--trial", "3 fortnights"], "error: option '--trial <length>' argument '3 fortnights' is invalid. expected a trial length such as 14d, 2w, 1m or 1y (days, weeks, months, years; 1 to 1000), or none.\n"],
-      [["--price", "1000", "--metadata", "novalue"], "error: option '--metadata <key=value>' argument 'novalue' is invalid. expected key=value (a string) or key:=value (a number or true/false), with a key of 1 to 40 characters.\n"],
+      [
+        ["--price", "1000", "--trial", "3 fortnights"],
+        "error: option '--trial <length>' argument '3 fortnights' is invalid. expected a trial length such as 14d, 2w, 1m or 1y (days, weeks, months, years; 1 to 1000), or none.\n",
+      ],
+      [
+        ["--price", "1000", "--metadata", "novalue"],
+        "error: option '--metadata <key=value>' argument 'novalue' is invalid. expected key=value (a string) or key:=value (a number or true/false), with a key of 1 to 40 characters.\n",
+      ],
       [[], "error: a product needs a price: --price <amount>, --custom-price, --free, --seat-tier <tier>, --metered or --prices <json>\n"],
     ];
     const results = await Promise.all(cases.map(([flags]) => run(["products", "create", "Nope", ...flags])));
@@ -229,7 +242,8 @@ describe("till products: refused input", () => {
     expect(nothing.stderr).toBe("error: nothing to update: pass --name, --description, a price flag, --recurring, --trial, --visibility, --metadata or --benefit\n");
   });
 
-  it("the server's refusals in the user's words: unknown product (404, exit 1), an amount below its minimum (422: the flag, as money, exit 2), a key without the scope (403: the scope and the key command, exit 4)", async () => {
+  it("the server's refusals in the user's words: unknown product (404, exit 1), an amount below its minimum (422: the flag, as money, exit 2), " +
+    "a key without the scope (403: the scope and the key command, exit 4)", async () => {
     const readOnly = await seller.createKey({ products: ["read"] });
     const [missing, low, forbidden, foreign, benefit, unnamed, verbose] = await Promise.all([
       run(["products", "get", "00000000-0000-4000-8000-000000000000"]),

@@ -56,7 +56,8 @@ describe("till benefits", () => {
     const [listed, get] = await Promise.all([fx.run(["benefits", "list", "--type", "license_keys", "--all", "--json"]), fx.run(["benefits", "get", id])]);
     expect(parseJson<{ id: string; type: string }[]>(listed.stdout).every((b) => b.type === "license_keys")).toBe(true);
     expect(parseJson<{ id: string }[]>(listed.stdout).map((b) => b.id)).toContain(id);
-    expect(ok(get).stdout).toContain(`ID: ${id}\nType: license_keys\nDescription: Keys\nProperties: prefix=KEEP, expires=null, activations={"limit":2,"enable_customer_admin":false}, limit_usage=null\n`);
+    expect(ok(get).stdout).toContain(`ID: ${id}\nType: license_keys\nDescription: Keys\nProperties: prefix=KEEP, ` +
+      `expires=null, activations={"limit":2,"enable_customer_admin":false}, limit_usage=null\n`);
 
     const upd = ok(await fx.run(["benefits", "update", id, "--activations", "5", "--description", "More keys"]));
     expect(upd.stdout).toBe(`Updated license_keys benefit "More keys" (${id}).\n`);

@@ -224,7 +224,9 @@ describe("till sandbox reset", () => {
     expect((await sandboxSdk.benefits.list({ limit: 100 })).result.items).toEqual([]);
     expect((await sandboxSdk.subscriptions.get({ id: sub.id })).status).toBe("canceled");
     // the sandbox clock moves on: nothing renews
-    const advanced = parseJson<{ renewals: number }>(ok(await till(["clock", "advance", "40d", "--json"], { configDir: tempConfigDir(), env: { TILL_API_KEY: sandboxKey, TILL_SERVER: server.url } })).stdout);
+    const advanced = parseJson<{ renewals: number }>(ok(await till(["clock", "advance", "40d", "--json"], {
+      configDir: tempConfigDir(), env: { TILL_API_KEY: sandboxKey, TILL_SERVER: server.url },
+    })).stdout);
     expect(advanced.renewals).toBe(0);
     // live is untouched
     expect((await liveSdk.products.list({ limit: 100 })).result.items.length).toBe(liveProducts);

@@ -103,12 +103,21 @@ describe("till webhooks endpoints", () => {
 
   it("refuses malformed flags with one line, exit 2, before sending anything", async () => {
     const cases: Array<[string[], string]> = [
-      [["webhooks", "endpoints", "create", "https://example.com/h", "--events", "order.pay"], "error: option '--events <types>' argument 'order.pay' is invalid. unknown event type \"order.pay\" (`till webhooks endpoints create --help` lists them).\n"],
-      [["webhooks", "endpoints", "create", "https://example.com/h", "--all-events", "--format", "xml"], "error: option '--format <format>' argument 'xml' is invalid. expected one of raw, discord, slack.\n"],
+      [
+        ["webhooks", "endpoints", "create", "https://example.com/h", "--events", "order.pay"],
+        "error: option '--events <types>' argument 'order.pay' is invalid. unknown event type \"order.pay\" (`till webhooks endpoints create --help` lists them).\n",
+      ],
+      [
+        ["webhooks", "endpoints", "create", "https://example.com/h", "--all-events", "--format", "xml"],
+        "error: option '--format <format>' argument 'xml' is invalid. expected one of raw, discord, slack.\n",
+      ],
       [["webhooks", "endpoints", "create", "https://example.com/h"], "error: an endpoint needs the events it gets: --events order.paid,refund.created or --all-events\n"],
       [["webhooks", "endpoints", "create", "https://example.com/h", "--events", "order.paid", "--all-events"], "error: --events and --all-events: pass one of them\n"],
       [["webhooks", "endpoints", "create", "ftp://example.com/h", "--all-events"], 'error: <url>: expected an http(s) URL such as https://example.com/webhooks, got "ftp://example.com/h"\n'],
-      [["webhooks", "endpoints", "update", "not-an-id", "--enable"], "error: command-argument value 'not-an-id' is invalid for argument 'id'. expected an id (a UUID such as 0b5c1d2e-…), see the list command.\n"],
+      [
+        ["webhooks", "endpoints", "update", "not-an-id", "--enable"],
+        "error: command-argument value 'not-an-id' is invalid for argument 'id'. expected an id (a UUID such as 0b5c1d2e-…), see the list command.\n",
+      ],
       [["webhooks", "endpoints", "update", "0b5c1d2e-0000-4000-8000-000000000000"], "error: nothing to update: pass --url, --events, --all-events, --format, --name, --enable or --disable\n"],
       [["webhooks", "deliveries", "--succeeded", "--failed"], "error: --succeeded and --failed: pass one of them\n"],
       [["webhooks", "deliveries", "--limit", "500"], "error: option '--limit <n>' argument '500' is invalid. expected a page size from 1 to 100.\n"],
@@ -258,7 +267,11 @@ async function eventuallyList<T>(list: () => Promise<T[]>, n: number): Promise<T
 
 describe("help and output modes", () => {
   it("--help on every new command shows examples", async () => {
-    const commands = [["webhooks"], ["webhooks", "endpoints"], ["webhooks", "endpoints", "list"], ["webhooks", "endpoints", "get"], ["webhooks", "endpoints", "create"], ["webhooks", "endpoints", "update"], ["webhooks", "endpoints", "delete"], ["webhooks", "endpoints", "reset-secret"], ["webhooks", "deliveries"], ["webhooks", "redeliver"], ["trigger"]];
+    const commands = [
+      ["webhooks"], ["webhooks", "endpoints"], ["webhooks", "endpoints", "list"], ["webhooks", "endpoints", "get"],
+      ["webhooks", "endpoints", "create"], ["webhooks", "endpoints", "update"], ["webhooks", "endpoints", "delete"],
+      ["webhooks", "endpoints", "reset-secret"], ["webhooks", "deliveries"], ["webhooks", "redeliver"], ["trigger"],
+    ];
     const results = await Promise.all(commands.map((c) => run([...c, "--help"])));
     results.forEach((r, i) => {
       expect(r.exitCode, commands[i]?.join(" ")).toBe(0);

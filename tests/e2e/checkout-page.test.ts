@@ -303,7 +303,9 @@ describe("the success view", () => {
 describe("layout and content", () => {
   it("two panes on a desktop, one column on a phone; the description is markdown and cannot inject markup", async () => {
     const product = await createProduct(seller, "fixed", {
-      description: "Includes **priority support** and [docs](https://example.com/docs).\n\n<img src=x onerror=\"window.injected=1\"><script>window.injected=2</script>\n\n[click](javascript:window.injected=3)",
+      description: "Includes **priority support** and [docs](https://example.com/docs).\n\n" +
+        "<img src=x onerror=\"window.injected=1\"><script>window.injected=2</script>\n\n" +
+        "[click](javascript:window.injected=3)",
     });
     const desktop = await newPage(DESKTOP, "light");
     await open(desktop, [product.id], "light");

@@ -321,7 +321,8 @@ describe("the embed script on a seller's page (another origin)", () => {
     await page.goto(`${shop.url}/`);
     // a string, so the test runner's transform leaves the page's dynamic import alone
     const origin = await page.evaluate(
-      `import(${JSON.stringify(`${server.url}/embed.mjs`)}).then((m) => [m.TillEmbedCheckout.origin, typeof m.TillEmbedCheckout.create, typeof m.TillEmbedCheckout.init, m.PolarEmbedCheckout === m.TillEmbedCheckout].join(" "))`,
+      `import(${JSON.stringify(`${server.url}/embed.mjs`)}).then((m) => [m.TillEmbedCheckout.origin, typeof m.TillEmbedCheckout.create, ` +
+        `typeof m.TillEmbedCheckout.init, m.PolarEmbedCheckout === m.TillEmbedCheckout].join(" "))`,
     );
     expect(origin).toBe(`${server.url} function function true`);
   });

@@ -76,7 +76,10 @@ describe("the seller's pages on live data", () => {
     await page.getByRole("row", { name: /bob@example\.com/ }).getByRole("link").click();
     await page.getByRole("heading", { level: 1, name: "bob@example.com" }).waitFor();
     const facts = async () => flat(await page.locator("main dl").first().innerText());
-    await expect.poll(async () => { await page.reload(); await page.getByRole("heading", { level: 2, name: "Benefit grants" }).waitFor(); return facts(); }, { timeout: 20_000 }).toMatch(/Active subscriptions 1 Granted benefits 1/);
+    await expect.poll(
+      async () => { await page.reload(); await page.getByRole("heading", { level: 2, name: "Benefit grants" }).waitFor(); return facts(); },
+      { timeout: 20_000 },
+    ).toMatch(/Active subscriptions 1 Granted benefits 1/);
     await page.getByRole("region", { name: "The customer's subscriptions" }).getByRole("row", { name: /monthly product \d+ active \$9\.00 \/ month/ }).waitFor();
     await page.getByRole("region", { name: "The customer's benefit grants" }).getByRole("row", { name: /Priority support custom granted \d{4}-\d\d-\d\d/ }).waitFor();
     await page.getByRole("region", { name: "The customer's orders" }).getByText(/monthly product/).waitFor();

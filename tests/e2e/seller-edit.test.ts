@@ -234,7 +234,9 @@ describe("editing in the seller app", () => {
     await page.waitForURL(/org=edit-shop/);
     const orgs = await seller.client.get<Array<{ id: string; slug: string }>>("/api/auth/organization/list");
     const made = orgs.body.find((o) => o.slug === "edit-shop")!;
-    const details = (await (await fetch(`${server.url}/v1/organizations/${made.id}?organization_id=${made.id}`, { headers: { authorization: `Bearer ${seller.token}` } })).json()) as { invoice_details?: unknown };
+    const details = (await (await fetch(`${server.url}/v1/organizations/${made.id}?organization_id=${made.id}`, {
+      headers: { authorization: `Bearer ${seller.token}` },
+    })).json()) as { invoice_details?: unknown };
     expect(details.invoice_details).toMatchObject({ tax_id: "FR99999999999", address: { city: "Lyon" } });
     expect(problems).toEqual([]);
   }, 120_000);

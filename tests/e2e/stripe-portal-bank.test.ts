@@ -92,7 +92,11 @@ describe("a US bank account verified by microdeposits in the portal", () => {
     await methods.getByText("bank account ending in 6789 (default)").waitFor();
     await methods.getByText("Your bank account ending in 6789 is saved: it pays your next renewals.").waitFor();
 
-    const intent = [...s.peer.payments.intents.values()].find((i) => i.object === "setup_intent" && i.status === "succeeded" && (i.next_action ?? null) === null && i.customer && String(i.payment_method).startsWith("pm_") && s.peer.payments.paymentMethods.get(String(i.payment_method))?.type === "us_bank_account");
+    const intent = [...s.peer.payments.intents.values()].find(
+      (i) =>
+        i.object === "setup_intent" && i.status === "succeeded" && (i.next_action ?? null) === null && i.customer &&
+        String(i.payment_method).startsWith("pm_") && s.peer.payments.paymentMethods.get(String(i.payment_method))?.type === "us_bank_account",
+    );
     expect(intent).toBeDefined();
     expect(stripeJs.calls).toContain(`POST /v1/setup_intents/${intent?.id}/verify_microdeposits 400`);
     expect(stripeJs.calls).toContain(`POST /v1/setup_intents/${intent?.id}/verify_microdeposits 200`);

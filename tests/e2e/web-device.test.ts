@@ -51,7 +51,8 @@ describe("device approval", () => {
     const facts = (await page.locator("dl.facts").innerText()).replace(/\s+/g, " ").trim();
     // the registered client's name, then its id
     expect(facts).toBe(
-      `Code ${formatted(code.user_code)} Client till CLI ${CLIENT_ID} Access Everything you can do: till CLI will act as you in each of your organizations, with your role there, until it signs out. Requested scope: openid profile.`,
+      `Code ${formatted(code.user_code)} Client till CLI ${CLIENT_ID} Access Everything you can do: till CLI will act as you in each of your organizations, with your role there, ` +
+        `until it signs out. Requested scope: openid profile.`,
     );
   }
 

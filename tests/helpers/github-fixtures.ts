@@ -91,7 +91,11 @@ export function collaboratorScenario(permission: "push"): RecordedFixture[] {
     response: notFound,
     reqheaders: { accept: "application/vnd.github.v3+json", authorization: `token ${COLLABORATOR_SCENARIO.sellerToken}`, host: "api.github.com" },
     responseIsBinary: false,
-    headers: { "content-type": "application/json; charset=utf-8", "x-github-media-type": "github.v3; format=json", "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4998", "x-ratelimit-reset": "1507651200", "x-ratelimit-resource": "core" },
+    headers: {
+      "content-type": "application/json; charset=utf-8", "x-github-media-type": "github.v3; format=json",
+      "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4998", "x-ratelimit-reset": "1507651200",
+      "x-ratelimit-resource": "core",
+    },
   };
   return [putAsTill, listInvitations, accept, listCollaborators, cancelAccepted, remove, listAfter];
 }

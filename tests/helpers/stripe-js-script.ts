@@ -97,7 +97,10 @@ export const STRIPE_JS = String.raw`(() => {
       i.addEventListener("input", () => {
         showError(null);
         const v = values();
-        emit("change", { elementType: "payment", empty: !v.number && !v.iban && !v.account, complete: complete(), collapsed: false, value: { type: v.iban ? "sepa_debit" : v.account ? "us_bank_account" : "card" } });
+        emit("change", {
+          elementType: "payment", empty: !v.number && !v.iban && !v.account, complete: complete(), collapsed: false,
+          value: { type: v.iban ? "sepa_debit" : v.account ? "us_bank_account" : "card" },
+        });
       });
       i.addEventListener("focus", () => emit("focus", { elementType: "payment" }));
       i.addEventListener("blur", () => emit("blur", { elementType: "payment" }));

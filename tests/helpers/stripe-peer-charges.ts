@@ -126,15 +126,27 @@ export class PeerCharges {
       const amount = Number(intent.amount);
       const currency = String(intent.currency);
       const chargeId = String(intent.latest_charge);
-      const pi: PeerPaymentIntent = { ...owner, id: intent.id, object: "payment_intent", amount, amount_received: amount, currency, status: "succeeded", created: nowS(), latest_charge: chargeId, metadata: intent.metadata };
+      const pi: PeerPaymentIntent = {
+        ...owner, id: intent.id, object: "payment_intent", amount, amount_received: amount, currency,
+        status: "succeeded", created: nowS(), latest_charge: chargeId, metadata: intent.metadata,
+      };
       this.paymentIntents.set(pi.id, pi);
-      this.charges.set(chargeId, { ...owner, id: chargeId, object: "charge", amount, amount_refunded: 0, refunded: false, captured: true, paid: true, disputed: false, currency, status: "succeeded", created: pi.created, payment_intent: pi.id, metadata: intent.metadata });
+      this.charges.set(chargeId, {
+        ...owner, id: chargeId, object: "charge", amount, amount_refunded: 0, refunded: false, captured: true,
+        paid: true, disputed: false, currency, status: "succeeded", created: pi.created, payment_intent: pi.id,
+        metadata: intent.metadata,
+      });
     });
     payments.hooks.refunded.push((auth, made) => {
       const charge = this.charges.get(String(made.charge));
       if (!charge) return;
       const status = typeof made.status === "string" ? made.status : "succeeded";
-      const refund: PeerRefund = { account: charge.account, livemode: charge.livemode, id: made.id, object: "refund", amount: Number(made.amount), charge: charge.id, payment_intent: charge.payment_intent, currency: charge.currency, status, failure_reason: null, reason: typeof made.reason === "string" ? made.reason : null, created: nowS(), metadata: (made.metadata ?? {}) as Record<string, string> };
+      const refund: PeerRefund = {
+        account: charge.account, livemode: charge.livemode, id: made.id, object: "refund", amount: Number(made.amount),
+        charge: charge.id, payment_intent: charge.payment_intent, currency: charge.currency, status,
+        failure_reason: null, reason: typeof made.reason === "string" ? made.reason : null, created: nowS(),
+        metadata: (made.metadata ?? {}) as Record<string, string>,
+      };
       this.refunds.set(refund.id, refund);
       // a pending refund counts in the charge's amount_refunded already, as Stripe's does
       charge.amount_refunded += refund.amount;
@@ -162,8 +174,16 @@ export class PeerCharges {
     const currency = p.currency ?? "usd";
     const created = nowS();
     const status = p.status ?? "succeeded";
-    const pi: PeerPaymentIntent = { ...owner, id: rid("pi"), object: "payment_intent", amount: p.amount, amount_received: status === "succeeded" ? p.amount : 0, currency, status, created, latest_charge: null, metadata: p.metadata ?? {} };
-    const charge: PeerCharge = { ...owner, id: rid("ch"), object: "charge", amount: p.amount, amount_refunded: 0, refunded: false, captured: true, paid: status === "succeeded", disputed: false, currency, status: status === "succeeded" ? "succeeded" : "failed", created, payment_intent: pi.id, metadata: p.metadata ?? {} };
+    const pi: PeerPaymentIntent = {
+      ...owner, id: rid("pi"), object: "payment_intent", amount: p.amount,
+      amount_received: status === "succeeded" ? p.amount : 0, currency, status, created, latest_charge: null,
+      metadata: p.metadata ?? {},
+    };
+    const charge: PeerCharge = {
+      ...owner, id: rid("ch"), object: "charge", amount: p.amount, amount_refunded: 0, refunded: false, captured: true,
+      paid: status === "succeeded", disputed: false, currency, status: status === "succeeded" ? "succeeded" : "failed",
+      created, payment_intent: pi.id, metadata: p.metadata ?? {},
+    };
     pi.latest_charge = charge.id;
     this.paymentIntents.set(pi.id, pi);
     this.charges.set(charge.id, charge);
@@ -180,7 +200,11 @@ export class PeerCharges {
   private makeRefund(chargeId: string, opts: { amount?: number; reason?: string }): { refund: PeerRefund; events: PeerEvent[] } {
     const charge = this.mustGet(this.charges, chargeId);
     const amount = opts.amount ?? charge.amount - charge.amount_refunded;
-    const refund: PeerRefund = { account: charge.account, livemode: charge.livemode, id: rid("re"), object: "refund", amount, charge: charge.id, payment_intent: charge.payment_intent, currency: charge.currency, status: "succeeded", failure_reason: null, reason: opts.reason ?? "requested_by_customer", created: nowS(), metadata: {} };
+    const refund: PeerRefund = {
+      account: charge.account, livemode: charge.livemode, id: rid("re"), object: "refund", amount, charge: charge.id,
+      payment_intent: charge.payment_intent, currency: charge.currency, status: "succeeded", failure_reason: null,
+      reason: opts.reason ?? "requested_by_customer", created: nowS(), metadata: {},
+    };
     this.refunds.set(refund.id, refund);
     charge.amount_refunded += amount;
     charge.refunded = charge.amount_refunded >= charge.amount;
@@ -279,7 +303,10 @@ export class PeerCharges {
     // the test's controls over HTTP (any key of the account)
     route("POST", "/test-control/payments", "charge_read", (auth, req) => {
       const p = this.peer.allow(req, ["amount", "currency", "status"]);
-      const made = this.createPayment({ account: auth.account.id, livemode: auth.livemode }, { amount: Number(p.amount), ...(typeof p.currency === "string" ? { currency: p.currency } : {}), ...(typeof p.status === "string" ? { status: p.status } : {}) });
+      const made = this.createPayment({ account: auth.account.id, livemode: auth.livemode }, {
+        amount: Number(p.amount), ...(typeof p.currency === "string" ? { currency: p.currency } : {}),
+        ...(typeof p.status === "string" ? { status: p.status } : {}),
+      });
       return { payment_intent: shown(made.paymentIntent), charge: shown(made.charge) };
     });
     // (the events go out after the answer, as Stripe's do)
@@ -308,7 +335,10 @@ export class PeerCharges {
   }
 
   private event(owner: Owned, type: string, object: Owned): PeerEvent {
-    const event: PeerEvent = { account: owner.account, livemode: owner.livemode, id: rid("evt"), object: "event", type, created: nowS(), data: { object: JSON.parse(JSON.stringify(shown(object))) as unknown } };
+    const event: PeerEvent = {
+      account: owner.account, livemode: owner.livemode, id: rid("evt"), object: "event", type, created: nowS(),
+      data: { object: JSON.parse(JSON.stringify(shown(object))) as unknown },
+    };
     this.events.set(event.id, event);
     return event;
   }
@@ -335,7 +365,9 @@ export class PeerCharges {
   private list<T extends Stored>(auth: Authed, req: FastifyRequest, map: Map<string, T>, url: string) {
     const p = this.peer.params(req);
     const limit = p.limit === undefined ? 10 : Number(p.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new StripeFailure(400, { type: "invalid_request_error", param: "limit", message: "Invalid integer: limit must be between 1 and 100" });
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new StripeFailure(400, {
+      type: "invalid_request_error", param: "limit", message: "Invalid integer: limit must be between 1 and 100",
+    });
     const created = (p.created ?? {}) as Record<string, string>;
     let items = [...map.values()]
       .filter((o) => o.account === auth.account.id && o.livemode === auth.livemode)

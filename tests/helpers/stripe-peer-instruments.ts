@@ -57,7 +57,10 @@ function CARD_ERRORS(): Record<string, Behaviour> {
     pm_card_chargeDeclinedLostCard: { brand: "visa", last4: "9987", decline: { decline_code: "lost_card", message: "Your card was declined." } },
     pm_card_chargeDeclinedExpiredCard: { brand: "visa", last4: "0069", cardError: { code: "expired_card", param: "exp_month", message: "Your card has expired." } },
     pm_card_chargeDeclinedIncorrectCvc: { brand: "visa", last4: "0127", cardError: { code: "incorrect_cvc", param: "cvc", message: "Your card's security code is incorrect." } },
-    pm_card_chargeDeclinedProcessingError: { brand: "visa", last4: "0119", cardError: { code: "processing_error", message: "An error occurred while processing your card. Try again in a little bit." } },
+    pm_card_chargeDeclinedProcessingError: {
+      brand: "visa", last4: "0119",
+      cardError: { code: "processing_error", message: "An error occurred while processing your card. Try again in a little bit." },
+    },
   };
 }
 
@@ -99,12 +102,19 @@ export const DEBIT_FAILURE = { code: "insufficient_funds", message: "The custome
  */
 export function instrumentOf(b: Behaviour): Record<string, unknown> & { type: string } {
   if (b.debit?.type === "sepa_debit") {
-    return { type: "sepa_debit", sepa_debit: { bank_code: "37040044", branch_code: "", country: "DE", fingerprint: `fp${b.last4}`, generated_from: { charge: null, setup_attempt: null }, last4: b.last4 } };
+    return {
+      type: "sepa_debit",
+      sepa_debit: { bank_code: "37040044", branch_code: "", country: "DE", fingerprint: `fp${b.last4}`, generated_from: { charge: null, setup_attempt: null }, last4: b.last4 },
+    };
   }
   if (b.debit?.type === "us_bank_account") {
     return {
       type: "us_bank_account",
-      us_bank_account: { account_holder_type: "individual", account_type: "checking", bank_name: "STRIPE TEST BANK", fingerprint: `fp${b.last4}`, last4: b.last4, networks: { preferred: "ach", supported: ["ach"] }, routing_number: "110000000", status_details: {} },
+      us_bank_account: {
+        account_holder_type: "individual", account_type: "checking", bank_name: "STRIPE TEST BANK",
+        fingerprint: `fp${b.last4}`, last4: b.last4, networks: { preferred: "ach", supported: ["ach"] },
+        routing_number: "110000000", status_details: {},
+      },
     };
   }
   return { type: "card", card: { brand: b.brand, last4: b.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3 } };
@@ -142,20 +152,31 @@ export function bankAccountOf(data: Params): { account: string; manual: boolean 
     const sepa = (data.sepa_debit ?? {}) as Params;
     required("sepa_debit][iban", sepa.iban);
     const iban = String(sepa.iban).replace(/\s/g, "").toUpperCase();
-    if (!BANK_ACCOUNTS[iban]) throw new StripeFailure(400, { type: "invalid_request_error", code: "invalid_bank_account_iban", param: "payment_method_data[sepa_debit][iban]", message: "The IBAN you provided is invalid." });
+    if (!BANK_ACCOUNTS[iban]) throw new StripeFailure(400, {
+      type: "invalid_request_error", code: "invalid_bank_account_iban", param: "payment_method_data[sepa_debit][iban]",
+      message: "The IBAN you provided is invalid.",
+    });
     return { account: iban, manual: false };
   }
   const account = (data.us_bank_account ?? {}) as Params;
   const linked = str(account.financial_connections_account);
   if (linked) {
     const number = LINKED_ACCOUNTS[linked];
-    if (!number) throw new StripeFailure(400, { type: "invalid_request_error", code: "resource_missing", param: "payment_method_data[us_bank_account][financial_connections_account]", message: `No such financial connections account: '${linked}'` });
+    if (!number) throw new StripeFailure(400, {
+      type: "invalid_request_error", code: "resource_missing",
+      param: "payment_method_data[us_bank_account][financial_connections_account]",
+      message: `No such financial connections account: '${linked}'`,
+    });
     return { account: number, manual: false };
   }
   required("us_bank_account][routing_number", account.routing_number);
   required("us_bank_account][account_number", account.account_number);
   if (account.routing_number !== "110000000" || !BANK_ACCOUNTS[String(account.account_number)]) {
-    throw new StripeFailure(400, { type: "invalid_request_error", code: "invalid_bank_account", param: "payment_method_data[us_bank_account][account_number]", message: "The bank account you provided is invalid." });
+    throw new StripeFailure(400, {
+      type: "invalid_request_error", code: "invalid_bank_account",
+      param: "payment_method_data[us_bank_account][account_number]",
+      message: "The bank account you provided is invalid.",
+    });
   }
   return { account: String(account.account_number), manual: true };
 }

@@ -16,10 +16,16 @@ import { noSuch } from "./stripe-peer-util.js";
 export function chargeableAmount(amount: number, currency: string): void {
   const min = minimumChargeAmount(currency);
   if (amount > 0 && amount < min) {
-    throw new StripeFailure(400, { type: "invalid_request_error", code: "amount_too_small", param: "amount", message: `Amount must be at least ${formatMoney(min, currency, "en")} ${currency.toLowerCase()}` });
+    throw new StripeFailure(400, {
+      type: "invalid_request_error", code: "amount_too_small", param: "amount",
+      message: `Amount must be at least ${formatMoney(min, currency, "en")} ${currency.toLowerCase()}`,
+    });
   }
   if (amount > MAXIMUM_CHARGE_AMOUNT) {
-    throw new StripeFailure(400, { type: "invalid_request_error", code: "amount_too_large", param: "amount", message: `Amount must be no more than ${formatMoney(MAXIMUM_CHARGE_AMOUNT, currency, "en")}` });
+    throw new StripeFailure(400, {
+      type: "invalid_request_error", code: "amount_too_large", param: "amount",
+      message: `Amount must be no more than ${formatMoney(MAXIMUM_CHARGE_AMOUNT, currency, "en")}`,
+    });
   }
 }
 
@@ -48,7 +54,10 @@ export function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMetho
         const p = params(req);
         const intent = own(o.intents, auth, idOf(req), what);
         if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw noSuch(what, intent.id);
-        if (intent.status === "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: `${what}_unexpected_state`, message: `You cannot confirm this ${object === "payment_intent" ? "PaymentIntent" : "SetupIntent"} because it has already succeeded.` });
+        if (intent.status === "succeeded") throw new StripeFailure(400, {
+          type: "invalid_request_error", code: `${what}_unexpected_state`,
+          message: `You cannot confirm this ${object === "payment_intent" ? "PaymentIntent" : "SetupIntent"} because it has already succeeded.`,
+        });
         const tokenId = str(p.confirmation_token);
         if (tokenId) intent.payment_method = methodOfToken(auth, tokenId, intent).id;
         else if (str(p.payment_method)) intent.payment_method = paymentMethodParam(auth, String(p.payment_method)).id;
@@ -60,7 +69,10 @@ export function intentRoutes({ o, params, own, idOf, methodOfToken, paymentMetho
     route("POST", `${path}/:id/cancel`, `${what}_write`, (auth, req) => {
       const p = params(req);
       const intent = own(o.intents, auth, idOf(req), what);
-      if (intent.status === "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: `${what}_unexpected_state`, message: "You cannot cancel this intent because it has a status of succeeded." });
+      if (intent.status === "succeeded") throw new StripeFailure(400, {
+        type: "invalid_request_error", code: `${what}_unexpected_state`,
+        message: "You cannot cancel this intent because it has a status of succeeded.",
+      });
       intent.status = "canceled";
       emitIntent(auth, intent, "canceled");
       return visible(intent, p);

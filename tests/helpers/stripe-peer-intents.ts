@@ -43,7 +43,10 @@ function intentMoves({ peer, o, publicMethod }: Ctx) {
    */
   const confirm = (auth: Authed, intent: Intent, offSession: boolean) => {
     const pm = intent.payment_method ? o.paymentMethods.get(intent.payment_method) : undefined;
-    if (!pm) throw new StripeFailure(400, { type: "invalid_request_error", code: "payment_intent_unexpected_state", message: "You cannot confirm this PaymentIntent because it's missing a payment method." });
+    if (!pm) throw new StripeFailure(400, {
+      type: "invalid_request_error", code: "payment_intent_unexpected_state",
+      message: "You cannot confirm this PaymentIntent because it's missing a payment method.",
+    });
     const b = pm.behaviour;
     const charging = intent.object === "payment_intent";
     const allowed = intent.allowed_payment_method_types as string[] | undefined;
@@ -51,7 +54,8 @@ function intentMoves({ peer, o, publicMethod }: Ctx) {
       throw new StripeFailure(400, {
         type: "invalid_request_error",
         code: "payment_intent_invalid_parameter",
-        message: `The PaymentMethod provided (${String(pm.type)}) is not allowed for this ${charging ? "PaymentIntent" : "SetupIntent"}. Please attach a PaymentMethod of one of the following types: ${allowed.join(", ")}.`,
+        message: `The PaymentMethod provided (${String(pm.type)}) is not allowed for this ${charging ? "PaymentIntent" : "SetupIntent"}. ` +
+          `Please attach a PaymentMethod of one of the following types: ${allowed.join(", ")}.`,
       });
     }
     if (pm.unverified) {
@@ -126,10 +130,16 @@ function intentCreator({ o, params, methodOfToken, customerParam, paymentMethodP
     if (object === "payment_intent" && p.amount === undefined) throw missing("amount");
     if (object === "payment_intent" && !str(p.currency)) throw missing("currency");
     if (object === "payment_intent") chargeableAmount(Number(p.amount), String(p.currency));
-    if (p.off_session !== undefined && p.confirm !== "true") throw new StripeFailure(400, { type: "invalid_request_error", param: "off_session", message: "You may only specify `off_session` when `confirm=true`." });
+    if (p.off_session !== undefined && p.confirm !== "true") throw new StripeFailure(400, {
+      type: "invalid_request_error", param: "off_session",
+      message: "You may only specify `off_session` when `confirm=true`.",
+    });
     // Stripe's changelog of the version that added allowed_payment_method_types: it excludes automatic_payment_methods
     if (p.allowed_payment_method_types !== undefined && p.automatic_payment_methods !== undefined) {
-      throw new StripeFailure(400, { type: "invalid_request_error", code: "parameters_exclusive", param: "allowed_payment_method_types", message: "You cannot specify both `allowed_payment_method_types` and `automatic_payment_methods`." });
+      throw new StripeFailure(400, {
+        type: "invalid_request_error", code: "parameters_exclusive", param: "allowed_payment_method_types",
+        message: "You cannot specify both `allowed_payment_method_types` and `automatic_payment_methods`.",
+      });
     }
     const customer = str(p.customer) ?? null;
     if (customer) customerParam(auth, customer);
@@ -147,9 +157,15 @@ function intentCreator({ o, params, methodOfToken, customerParam, paymentMethodP
       created: now(),
       account: auth.account.id,
       livemode: auth.livemode,
-      ...(object === "payment_intent" ? { amount: Number(p.amount), currency: str(p.currency), latest_charge: null, setup_future_usage: str(p.setup_future_usage) ?? null } : { usage: str(p.usage) ?? "off_session" }),
+      ...(object === "payment_intent" ? {
+        amount: Number(p.amount), currency: str(p.currency), latest_charge: null,
+        setup_future_usage: str(p.setup_future_usage) ?? null,
+      } : { usage: str(p.usage) ?? "off_session" }),
       // the request's allowed types; the answer's payment_method_types are those of them the intent can take
-      ...(Array.isArray(p.allowed_payment_method_types) ? { allowed_payment_method_types: p.allowed_payment_method_types.map(String), payment_method_types: p.allowed_payment_method_types.map(String) } : {}),
+      ...(Array.isArray(p.allowed_payment_method_types) ? {
+        allowed_payment_method_types: p.allowed_payment_method_types.map(String),
+        payment_method_types: p.allowed_payment_method_types.map(String),
+      } : {}),
     };
     const pmId = str(p.payment_method);
     const tokenId = str(p.confirmation_token);

@@ -35,7 +35,10 @@ function matches(p: Params): boolean {
   const code = typeof p.descriptor_code === "string" ? p.descriptor_code : undefined;
   if (amounts !== undefined && code !== undefined) throw refusal("parameter_invalid", "You may only specify one of these parameters: amounts, descriptor_code.");
   if (code !== undefined) return code.trim().toUpperCase() === MICRODEPOSITS.descriptorCode;
-  if (amounts === undefined) throw new StripeFailure(400, { type: "invalid_request_error", code: "parameter_missing", param: "amounts", message: "You must provide either amounts or descriptor_code." });
+  if (amounts === undefined) throw new StripeFailure(400, {
+    type: "invalid_request_error", code: "parameter_missing", param: "amounts",
+    message: "You must provide either amounts or descriptor_code.",
+  });
   const values = Array.isArray(amounts) ? amounts.map((a) => (typeof a === "string" && /^\d+$/.test(a) ? Number(a) : NaN)) : [];
   if (values.length !== 2 || values.some((v) => !(v > 0))) {
     throw refusal("payment_method_microdeposit_verification_amounts_invalid", "Please provide two amounts, in cents, of the microdeposits sent to the bank account.");
@@ -54,7 +57,10 @@ export function registerMicrodeposits({ o, params, own, idOf }: Ctx, { visible, 
       (auth, req) => {
         const p = params(req);
         const intent: Intent = own(o.intents, auth, idOf(req), object);
-        if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw new StripeFailure(404, { type: "invalid_request_error", code: "resource_missing", param: "id", message: `No such ${object}: '${intent.id}'` });
+        if (auth.key.secret.startsWith("pk_") && p.client_secret !== intent.client_secret) throw new StripeFailure(404, {
+          type: "invalid_request_error", code: "resource_missing", param: "id",
+          message: `No such ${object}: '${intent.id}'`,
+        });
         const next = intent.next_action as { type?: string } | null | undefined;
         if (intent.status !== "requires_action" || next?.type !== "verify_with_microdeposits") {
           throw refusal(`${object}_unexpected_state`, `This ${name} does not need to be verified with microdeposits: its status is ${intent.status}.`);
@@ -71,7 +77,10 @@ export function registerMicrodeposits({ o, params, own, idOf }: Ctx, { visible, 
         failed.set(intent.id, attempts);
         const byCode = p.descriptor_code !== undefined;
         if (attempts >= MICRODEPOSITS.attempts) {
-          const error = { type: "invalid_request_error", code: "payment_method_microdeposit_verification_attempts_exceeded", message: "You have exceeded the number of allowed verification attempts." };
+          const error = {
+            type: "invalid_request_error", code: "payment_method_microdeposit_verification_attempts_exceeded",
+            message: "You have exceeded the number of allowed verification attempts.",
+          };
           intent.status = "requires_payment_method";
           intent.next_action = null;
           intent[object === "payment_intent" ? "last_payment_error" : "last_setup_error"] = error;
@@ -81,7 +90,8 @@ export function registerMicrodeposits({ o, params, own, idOf }: Ctx, { visible, 
         const left = MICRODEPOSITS.attempts - attempts;
         throw refusal(
           byCode ? "payment_method_microdeposit_verification_descriptor_code_mismatch" : "payment_method_microdeposit_verification_amounts_mismatch",
-          `${byCode ? "The verification code provided does not match the code sent to the bank account" : "The amounts provided do not match the amounts that were sent to the bank account"}. You have ${left} verification attempt${left === 1 ? "" : "s"} remaining.`,
+          `${byCode ? "The verification code provided does not match the code sent to the bank account" : "The amounts provided do not match the amounts that were sent to the bank account"}. ` +
+            `You have ${left} verification attempt${left === 1 ? "" : "s"} remaining.`,
           { key: object, object: visible(intent, {}) },
         );
       },

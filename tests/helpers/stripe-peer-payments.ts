@@ -134,7 +134,10 @@ function contextOf(peer: StripePeer, o: PaymentObjects) {
   const publicMethod = ({ behaviour: _b, setUp: _s, unverified: _u, account: _a, ...pm }: PaymentMethod) => pm;
   const methodOfToken = (auth: Authed, id: string, intent?: Intent) => {
     const token = own(o.tokens, auth, id, "ConfirmationToken");
-    if (token.used && !peer.reusableTokens) throw new StripeFailure(400, { type: "invalid_request_error", code: "confirmation_token_already_used", message: "This ConfirmationToken has already been used." });
+    if (token.used && !peer.reusableTokens) throw new StripeFailure(400, {
+      type: "invalid_request_error", code: "confirmation_token_already_used",
+      message: "This ConfirmationToken has already been used.",
+    });
     tokenFits(token, intent);
     token.used = true;
     return makeMethod(auth, token.template, (token.payment_method_preview as { billing_details?: Params }).billing_details ?? {}, token.manual);
@@ -191,7 +194,8 @@ function tokenFits(token: Obj & { expires_at?: unknown; setup_future_usage?: unk
     throw new StripeFailure(400, {
       type: "invalid_request_error",
       param: "setup_future_usage",
-      message: `The ConfirmationToken's setup_future_usage (${tokenUsage ?? "null"}) does not match the PaymentIntent's setup_future_usage (${intentUsage ?? "null"}). Create the ConfirmationToken with the same setup_future_usage as the PaymentIntent.`,
+      message: `The ConfirmationToken's setup_future_usage (${tokenUsage ?? "null"}) does not match the PaymentIntent's setup_future_usage (${intentUsage ?? "null"}). ` +
+        `Create the ConfirmationToken with the same setup_future_usage as the PaymentIntent.`,
     });
   }
 }
@@ -202,7 +206,11 @@ function customerRoutes(ctx: Ctx, route: PeerRoute): void {
   // ---- customers -------------------------------------------------------------------------------------
   route("POST", "/v1/customers", "customer_write", (auth, req) => {
     const p = params(req);
-    const c: Obj = { id: newId("cus"), object: "customer", email: str(p.email) ?? null, name: str(p.name) ?? null, metadata: p.metadata ?? {}, invoice_settings: { default_payment_method: null }, created: now(), account: auth.account.id, livemode: auth.livemode };
+    const c: Obj = {
+      id: newId("cus"), object: "customer", email: str(p.email) ?? null, name: str(p.name) ?? null,
+      metadata: p.metadata ?? {}, invoice_settings: { default_payment_method: null }, created: now(),
+      account: auth.account.id, livemode: auth.livemode,
+    };
     o.customers.set(c.id, c);
     return c;
   });

@@ -11,14 +11,24 @@ export function refundRoutes({ peer, o, params, own, idOf }: Ctx, route: PeerRou
   const later = new Map<string, "succeeded" | "failed">();
   route("POST", "/v1/refunds", "refund_write", (auth, req) => {
     const p = params(req);
-    const intent = [...o.intents.values()].find((i) => i.account === auth.account.id && ((p.payment_intent !== undefined && i.id === p.payment_intent) || (p.charge !== undefined && i.latest_charge === p.charge)));
+    const intent = [...o.intents.values()].find(
+      (i) => i.account === auth.account.id && ((p.payment_intent !== undefined && i.id === p.payment_intent) || (p.charge !== undefined && i.latest_charge === p.charge)),
+    );
     if (!intent || intent.object !== "payment_intent") throw noSuch(p.charge ? "charge" : "payment_intent", String(p.charge ?? p.payment_intent), p.charge ? "charge" : "payment_intent");
-    if (intent.status !== "succeeded") throw new StripeFailure(400, { type: "invalid_request_error", code: "charge_not_refundable", message: "This PaymentIntent does not have a successful charge to refund." });
+    if (intent.status !== "succeeded") throw new StripeFailure(400, {
+      type: "invalid_request_error", code: "charge_not_refundable",
+      message: "This PaymentIntent does not have a successful charge to refund.",
+    });
     // Stripe's asynchronous refund test cards: 4000000000007726 starts pending (later succeeded), 4000000000005126
     // starts succeeded (later failed, expired_or_canceled_card); every other card's refund succeeds at once
     const behaviour = o.paymentMethods.get(intent.payment_method ?? "")?.behaviour.refund;
     const status = behaviour === "pending" ? "pending" : "succeeded";
-    const refund: Obj = { id: newId("re"), object: "refund", amount: p.amount !== undefined ? Number(p.amount) : intent.amount, currency: intent.currency, payment_intent: intent.id, charge: intent.latest_charge, reason: str(p.reason) ?? null, status, failure_reason: null, metadata: p.metadata ?? {}, created: now(), account: auth.account.id, livemode: auth.livemode };
+    const refund: Obj = {
+      id: newId("re"), object: "refund", amount: p.amount !== undefined ? Number(p.amount) : intent.amount,
+      currency: intent.currency, payment_intent: intent.id, charge: intent.latest_charge, reason: str(p.reason) ?? null,
+      status, failure_reason: null, metadata: p.metadata ?? {}, created: now(), account: auth.account.id,
+      livemode: auth.livemode,
+    };
     if (behaviour) later.set(refund.id, behaviour === "pending" ? "succeeded" : "failed");
     o.refunds.set(refund.id, refund);
     for (const refunded of o.hooks.refunded) refunded(auth, refund);

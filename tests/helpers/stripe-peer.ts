@@ -198,7 +198,11 @@ export class StripePeer {
   }
 
   /** Sends a signed event of the endpoint's account to its URL (or `url`), as Stripe delivers it. */
-  async deliver(endpointOrSecret: PeerEndpoint | { secret: string; url: string; livemode: boolean; api_version?: string | null }, event: { id?: string; type: string; created?: number; data?: unknown }, opts: { secret?: string; timestamp?: number } = {}) {
+  async deliver(
+    endpointOrSecret: PeerEndpoint | { secret: string; url: string; livemode: boolean; api_version?: string | null },
+    event: { id?: string; type: string; created?: number; data?: unknown },
+    opts: { secret?: string; timestamp?: number } = {},
+  ) {
     const body = JSON.stringify({
       id: event.id ?? `evt_${randomBytes(12).toString("hex")}`,
       object: "event",
@@ -251,7 +255,10 @@ export class StripePeer {
     return secret;
   }
 
-  private async handle(req: FastifyRequest, reply: FastifyReply, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown, check: ParamCheck, opts: { publishable?: boolean; status?: (answer: unknown) => number } = {}) {
+  private async handle(
+    req: FastifyRequest, reply: FastifyReply, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown, check: ParamCheck,
+    opts: { publishable?: boolean; status?: (answer: unknown) => number } = {},
+  ) {
     try {
       const auth = this.authenticate(req, permission, opts.publishable === true);
       this.checkVersion(req);
@@ -268,7 +275,8 @@ export class StripePeer {
           if (seen.params !== params) {
             throw new StripeFailure(400, {
               type: "idempotency_error",
-              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. ` +
+                `Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
             });
           }
           return reply.status(seen.status).header("idempotent-replayed", "true").send(seen.body);
@@ -313,7 +321,8 @@ export class StripePeer {
       if (found.permissions && !found.permissions.includes(permission)) {
         throw new StripeFailure(403, {
           type: "invalid_request_error",
-          message: `The provided key '${masked(key)}' does not have the required permissions for this endpoint on account '${account.id}'. Having the 'rak_${permission}' permission would allow this request to continue.`,
+          message: `The provided key '${masked(key)}' does not have the required permissions for this endpoint on account '${account.id}'. ` +
+            `Having the 'rak_${permission}' permission would allow this request to continue.`,
         });
       }
       return { account, key: found, livemode: /_live_/.test(key) };

@@ -37,7 +37,10 @@ describe("the text part", () => {
         const { text, html } = await renderCustomerEmail(type, previewData(type, "acme"), ctxIn(locale));
         const urls = [...text.matchAll(URL_RE)].map((m) => m[0]);
         expect(urls, `${type}\n${text}`).toEqual([...new Set(urls)]);
-        for (const u of urls) expect(text, type).toMatch(new RegExp(`(<${u.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}>|^${u.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$| ${u.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} )`, "m"));
+        for (const u of urls) expect(text, type).toMatch(new RegExp(
+          `(<${u.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}>|^${u.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$| ${u.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} )`,
+          "m",
+        ));
         // a customer email carries the portal (or its own link) in its text part; the seller's notices link nowhere
         if (!SELLER_NOTICES.has(type)) expect(urls.length, `${type}\n${text}`).toBeGreaterThan(0);
         // an address shown in the HTML is a link's own words (a seat's or an email update's link), never beside a link

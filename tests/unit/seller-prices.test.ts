@@ -21,7 +21,10 @@ const product = (prices: Price[]): Product => ({
 describe("replacing a product's price", () => {
   it("replaces the static price and keeps the usage price and another currency's price by id", () => {
     const usage = price("u", "metered_unit", { unit_amount: "5", meter: { id: "m", name: "API calls" } });
-    const plan = pricePlan(product([usage, price("f", "fixed", { price_amount: 900 }), price("e", "fixed", { price_amount: 800, price_currency: "eur" }), price("old", "fixed", { is_archived: true })]));
+    const plan = pricePlan(product([
+      usage, price("f", "fixed", { price_amount: 900 }),
+      price("e", "fixed", { price_amount: 800, price_currency: "eur" }), price("old", "fixed", { is_archived: true }),
+    ]));
     expect(plan.replaced?.id).toBe("f");
     expect(plan.refusal).toBeNull();
     const fresh = { amount_type: "fixed", price_currency: "usd", price_amount: 1200 };
