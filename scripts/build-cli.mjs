@@ -3,10 +3,10 @@
 // - main-<hash>.cjs: every command, as one CommonJS script. bin/till.js compiles it with node:vm and a V8
 //   code cache (dist/cli/main-<hash>.cjs.<node version>-<arch>.cache, written by the first run on that Node),
 //   which Node 20 offers for scripts but not for ES modules; and a CommonJS start never initialises Node's ES
-// module loader. (On Node 22+ the modules loaded on use go through Node's compile cache, dist/cli/compile-cache.)
-// Lazily imported
-//   cli/ modules (catalog/*) are inlined and only initialised on use. npm packages stay external except
-//   commander, which every run needs. Node built-ins are reached with process.getBuiltinModule.
+//   module loader. (On Node 22+ the modules loaded on use go through Node's compile cache,
+//   dist/cli/compile-cache.) Lazily imported cli/ modules (catalog/*) are inlined and only initialised on use. npm
+//   packages stay external except commander, which every run needs. Node built-ins are reached with
+//   process.getBuiltinModule.
 // - ui-<name>-<hash>.js: the Ink screens (cli/ui/index, live, BarChart, ColumnChart) as ES modules with shared chunks,
 //   loaded on use: Ink is an ES module. They import only ink, react and each other (the build checks),
 //   so no module of cli/ exists twice.

@@ -4,8 +4,8 @@
 // - a lookup by a uuid column with a value that is not a UUID matches no row: it is replaced by the nil UUID
 //   (never generated), so better-auth answers its own "not found", as for any unknown id;
 // - a write of a number, boolean, object or array to a text column (`{"username": 2147483648}` and
-// `{"username": {}}` reached the username plugin's toLowerCase; JSON fields such as metadata excepted), of a
-// non-integer or out-of-range number to an integer column, of an invalid or out-of-range
+//   `{"username": {}}` reached the username plugin's toLowerCase; JSON fields such as metadata excepted), of a
+//   non-integer or out-of-range number to an integer column, of an invalid or out-of-range
 //   date (`banExpiresIn: -1e308`), and a page limit or offset that is not a whole number (`limit=1e309`) are
 //   400 VALIDATION_ERROR;
 //   The same check runs as the first database hook of every model (columnGuardPlugin), so plugins' own hooks

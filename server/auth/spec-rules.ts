@@ -1,6 +1,6 @@
 // Rules of the product spec that better-auth 1.7.25 does not apply on its own:
-// - a team name has at least 1 character (the spec's entity and validation rules): create-team accepts "" (update-team
-// does not);
+// - a team name has at least 1 character (the spec's entity and validation rules): create-team accepts ""
+//   (update-team does not);
 // - an organization's metadata is an object (the spec's entity): only create and update parse the stored JSON text;
 // - several roles grant the union of their permissions, and a denied permission check says why (its roles and errors);
 //   a permission request that is no record of action lists is 400 VALIDATION_ERROR, not a 500.

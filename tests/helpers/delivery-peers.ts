@@ -28,8 +28,9 @@
 //   GET  /api/v10/guilds/{g}/roles, GET /api/v10/guilds/{g}/members/{u}
 //   PUT  /api/v10/guilds/{g}/members/{u} {access_token, roles} → 201 joined | 204 already a member; 403 when
 //                                         the bot cannot give one of the roles (Manage Roles, a role above it)
-// PUT / DELETE /api/v10/guilds/{g}/members/{u}/roles/{r} → 204 | 403 as above; DELETE /api/v10/guilds/{g}/members/{u} →
-// 204 A queued failure (fail(method, pathPrefix, status, headers)) answers the next matching request instead
+//   PUT / DELETE /api/v10/guilds/{g}/members/{u}/roles/{r} → 204 | 403 as above;
+//   DELETE /api/v10/guilds/{g}/members/{u} → 204
+// A queued failure (fail(method, pathPrefix, status, headers)) answers the next matching request instead
 // (loopback-peer.ts, the HTTP side both peers share).
 import { createVerify, randomBytes } from "node:crypto";
 import { CodeIssuer, send } from "./oauth-code-issuer.js";

@@ -7,7 +7,8 @@
 //
 // What the script implements (Stripe.js's names and shapes):
 // - `Stripe(pk)` → `elements(options)` (deferred-intent options: mode, amount, currency, setupFutureUsage,
-// allowedPaymentMethodTypes; `update(options)`, `submit()`, `create('payment')` → mount / on / off / update / destroy),
+//   allowedPaymentMethodTypes; `update(options)`, `submit()`, `create('payment')` → mount / on / off / update /
+//   destroy),
 //   `createConfirmationToken({elements, params})`,
 //   `handleNextAction({clientSecret})`, `confirmSetup({elements?, clientSecret, confirmParams?, redirect?})`,
 //   `confirmPayment(…)` (the same for a PaymentIntent), `retrievePaymentIntent`, `retrieveSetupIntent`,
