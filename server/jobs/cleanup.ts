@@ -8,6 +8,7 @@
 import { sql } from "drizzle-orm";
 import type { Database, Db } from "../db/client.js";
 import type { Job } from "../tasks/job.js";
+import { periodic, periodicJob } from "../tasks/periodic.js";
 import { outbox, webhookDelivery, webhookEvent } from "../db/schema/index.js";
 import { deleteExpiredIdempotencyKeys } from "../http/idempotency.js";
 import { compactListCounts } from "../billing/list-counts.js";
@@ -116,98 +117,79 @@ export interface Cleanup {
   stop(): Promise<void>;
 }
 
-/** Runs `cleanupOnce` a minute after start, then every hour, keeping `retentionDays` days. */
-export function createCleanup(deps: {
+interface CleanupDeps {
   database: Database;
   retentionDays: number;
   /** TILL_EVENT_RETENTION: usage events' months older than this many are dropped; absent, kept. */
   eventRetentionMonths?: number | undefined;
   log: CleanupLog;
-  firstRunMs?: number;
-  everyMs?: number;
   options?: CleanupOptions;
-}): Cleanup {
-  const firstRunMs = deps.firstRunMs ?? 60_000;
-  const everyMs = deps.everyMs ?? 60 * 60_000;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let abort: AbortController | undefined;
+}
 
-  // each start has its own controller: a pass of an earlier start that ends late schedules nothing more
-  const schedule = (ms: number, signal: AbortSignal) => {
-    timer = setTimeout(() => {
-      running = run(signal).finally(() => {
-        running = undefined;
-        if (!signal.aborted) schedule(everyMs, signal);
-      });
-    }, ms);
-    timer.unref();
-  };
-
-  async function run(signal: AbortSignal): Promise<void> {
-    try {
-      const before = new Date(Date.now() - deps.retentionDays * DAY_MS);
-      const r = await cleanupOnce(deps.database.db, before, deps.options, signal);
-      if (r.outbox + r.events + r.deliveries > 0) {
-        deps.log.info(`webhooks: retention removed ${r.outbox} outbox rows, ${r.events} events, ${r.deliveries} deliveries`);
-      }
-      if (r.idempotencyKeys > 0) deps.log.info(`idempotency: removed ${r.idempotencyKeys} expired keys`);
-    } catch (err) {
-      deps.log.error(err, "webhooks: retention cleanup failed");
+/** One pass: each part logs its own failure, so one part failing does not keep the others from running. */
+async function cleanupPass(deps: CleanupDeps, signal: AbortSignal): Promise<void> {
+  try {
+    const before = new Date(Date.now() - deps.retentionDays * DAY_MS);
+    const r = await cleanupOnce(deps.database.db, before, deps.options, signal);
+    if (r.outbox + r.events + r.deliveries > 0) {
+      deps.log.info(`webhooks: retention removed ${r.outbox} outbox rows, ${r.events} events, ${r.deliveries} deliveries`);
     }
-    // the lists' maintained counts (billing/list-counts.ts): each (organization, list)'s delta rows folded into one
-    try {
-      const opts = deps.options ?? DEFAULT_CLEANUP_OPTIONS;
-      await inBatches(opts, (n) => compactListCounts(deps.database.db, n), signal);
-    } catch (err) {
-      deps.log.error(err, "list counts: compaction failed");
-    }
-    // the usage events' months: created ahead, and dropped past their retention (billing/events/partitions.ts)
-    try {
-      const dropped = await maintainEventPartitions(deps.database.db, deps.eventRetentionMonths);
-      if (dropped.length > 0) deps.log.info(`events: retention dropped ${dropped.join(", ")}`);
-    } catch (err) {
-      deps.log.error(err, "events: partition upkeep failed");
-    }
-    // the metrics' hourly rollups (billing/metrics/rollups.ts): each organization's delta rows folded
-    try {
-      const opts = deps.options ?? DEFAULT_CLEANUP_OPTIONS;
-      await inBatches(opts, (n) => foldAllMetricRollups(deps.database.db, n), signal);
-    } catch (err) {
-      deps.log.error(err, "metric rollups: folding failed");
-    }
+    if (r.idempotencyKeys > 0) deps.log.info(`idempotency: removed ${r.idempotencyKeys} expired keys`);
+  } catch (err) {
+    deps.log.error(err, "webhooks: retention cleanup failed");
   }
+  // the lists' maintained counts (billing/list-counts.ts): each (organization, list)'s delta rows folded into one
+  try {
+    const opts = deps.options ?? DEFAULT_CLEANUP_OPTIONS;
+    await inBatches(opts, (n) => compactListCounts(deps.database.db, n), signal);
+  } catch (err) {
+    deps.log.error(err, "list counts: compaction failed");
+  }
+  // the usage events' months: created ahead, and dropped past their retention (billing/events/partitions.ts)
+  try {
+    const dropped = await maintainEventPartitions(deps.database.db, deps.eventRetentionMonths);
+    if (dropped.length > 0) deps.log.info(`events: retention dropped ${dropped.join(", ")}`);
+  } catch (err) {
+    deps.log.error(err, "events: partition upkeep failed");
+  }
+  // the metrics' hourly rollups (billing/metrics/rollups.ts): each organization's delta rows folded
+  try {
+    const opts = deps.options ?? DEFAULT_CLEANUP_OPTIONS;
+    await inBatches(opts, (n) => foldAllMetricRollups(deps.database.db, n), signal);
+  } catch (err) {
+    deps.log.error(err, "metric rollups: folding failed");
+  }
+}
 
-  return {
-    start() {
-      if (abort && !abort.signal.aborted) return;
-      abort = new AbortController();
-      schedule(firstRunMs, abort.signal);
-    },
-    async stop() {
-      abort?.abort();
-      clearTimeout(timer);
-      await running;
-    },
-  };
+/** How often the cleanup runs: a minute after start, then every hour. */
+const FIRST_MS = 60_000;
+const EVERY_MS = 60 * 60_000;
+
+/** Runs a pass `firstRunMs` after start (a minute), then every `everyMs` (an hour), keeping `retentionDays` days. */
+export function createCleanup(deps: CleanupDeps & { firstRunMs?: number; everyMs?: number }): Cleanup {
+  return periodic({
+    firstMs: deps.firstRunMs ?? FIRST_MS,
+    everyMs: deps.everyMs ?? EVERY_MS,
+    unref: true,
+    log: deps.log,
+    failure: "webhooks: retention cleanup failed",
+    pass: (signal) => cleanupPass(deps, signal),
+  });
 }
 
 /** The cleanup as the worker's job, where TILL_WEBHOOK_RETENTION_DAYS is set. */
 export const jobs: Job[] = [
-  {
+  periodicJob({
     name: "cleanup",
-    create(ctx) {
+    firstMs: FIRST_MS,
+    everyMs: EVERY_MS,
+    unref: true,
+    failure: "webhooks: retention cleanup failed",
+    pass(ctx) {
       const { retentionDays } = ctx.config.webhooks;
       if (!retentionDays) return undefined;
-      const eventRetentionMonths = ctx.config.events?.retentionMonths;
-      const cleanup = createCleanup({ database: ctx.database, retentionDays, eventRetentionMonths, log: ctx.log });
-      return {
-        start: () => cleanup.start(),
-        wake() {},
-        stop: () => cleanup.stop(),
-        // a crash does not wait for a pass in progress
-        kill: () => void cleanup.stop(),
-      };
+      const deps = { database: ctx.database, retentionDays, eventRetentionMonths: ctx.config.events?.retentionMonths, log: ctx.log };
+      return (signal) => cleanupPass(deps, signal);
     },
-  },
+  }),
 ];
