@@ -4,6 +4,7 @@
 // row of another customer is answered as missing.
 import { eq } from "drizzle-orm";
 import { z } from "zod";
+import type { BenefitType, Covers } from "../../../shared/kinds.js";
 import type { Db } from "../../db/client.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
 import { organization } from "../../db/schema/index.js";
@@ -163,6 +164,10 @@ export async function getMyGrant(deps: PortalDeps, p: PortalCaller, id: string) 
   return toCustomerBenefitGrantWire(grant, organization);
 }
 
+/** The benefit types whose grant has nothing a customer can change (Polar's Slack type included, for the wire). */
+const NOTHING_TO_CHANGE = ["custom", "downloadables", "license_keys", "meter_credit", "feature_flag", "slack_shared_channel"] as const;
+/** A new benefit type fails the typecheck here until the portal's update says what a customer may change of it. */
+export const PORTAL_UPDATES_EVERY_BENEFIT_TYPE: Covers<BenefitType, "github_repository" | "discord" | (typeof NOTHING_TO_CHANGE)[number]> = true;
 const accountProperties = z.object({ account_id: z.string().min(1).max(256).nullable() });
 /**
  * CustomerBenefitGrantUpdate: told apart by `benefit_type`; GitHub and Discord grants name the account to deliver to.
@@ -170,7 +175,7 @@ const accountProperties = z.object({ account_id: z.string().min(1).max(256).null
 export const PortalGrantUpdateInput = z.discriminatedUnion("benefit_type", [
   z.object({ benefit_type: z.literal("github_repository"), properties: accountProperties }),
   z.object({ benefit_type: z.literal("discord"), properties: accountProperties }),
-  z.object({ benefit_type: z.enum(["custom", "downloadables", "license_keys", "meter_credit", "feature_flag", "slack_shared_channel"]) }),
+  z.object({ benefit_type: z.enum(NOTHING_TO_CHANGE) }),
 ]);
 export type PortalGrantUpdateInput = z.output<typeof PortalGrantUpdateInput>;
 
