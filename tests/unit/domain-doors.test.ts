@@ -6,24 +6,16 @@
 // nothing (`export … from`): a name is imported from the module that defines it, so a service's exports are the
 // domain's own operations.
 // There is no exceptions list.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { SERVER, runtimeImports, serverPath, sources as serverSources } from "../helpers/imports.js";
+import { SERVER, runtimeImports, serverPath, sources } from "../helpers/imports.js";
 import { isDoor, unitOf } from "../helpers/folder-units.js";
 
 const BILLING = fileURLToPath(new URL("../../server/billing", import.meta.url));
 
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const file = path.join(dir, name);
-    if (statSync(file).isDirectory()) sources(file, out);
-    else if (/\.tsx?$/.test(name) && !name.endsWith(".d.ts")) out.push(file);
-  }
-  return out;
-}
 
 /** The billing domain (top folder under server/billing) a file belongs to; null for billing's own leaves. */
 const domainOf = (file: string) => {
@@ -70,7 +62,7 @@ function homeOf(file: string): string {
 /** Imports (type-only included) of another unit's module that is not one of its doors. */
 function doorlessImports(): string[] {
   const found: string[] = [];
-  for (const file of serverSources(SERVER)) {
+  for (const file of sources(SERVER)) {
     const from = serverPath(file);
     for (const target of runtimeImports(file, readFileSync(file, "utf8"), true).map(serverPath)) {
       if (unitOf(target) === unitOf(from) || target.startsWith(`${homeOf(from)}/`) || isDoor(target)) continue;

@@ -2,24 +2,14 @@
 // its code): no module under server/ constructs an ApiError (or a class extending it) elsewhere, and no route names
 // an error model by string in its contract's `responses` (it names the declaration the service throws, from which
 // the OpenAPI document takes the model). There is no exceptions list.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { documentedError, route } from "../../server/billing/contract.js";
 import { declareError, errorUnion, notFound, validationError } from "../../server/billing/errors.js";
+import { SERVER, sources } from "../helpers/imports.js";
 
-const SERVER = fileURLToPath(new URL("../../server", import.meta.url));
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const file = path.join(dir, name);
-    if (statSync(file).isDirectory()) sources(file, out);
-    else if (/\.tsx?$/.test(name) && !name.endsWith(".d.ts")) out.push(file);
-  }
-  return out;
-}
 
 const parsed = sources(SERVER).map((file) => ({
   file,
