@@ -110,7 +110,7 @@ export function paymentIntentResult(pi: Stripe.PaymentIntent): PaymentResult {
       paymentId: pi.id,
       paymentMethodId: idOf(pi.payment_method) ?? "",
       paymentMethod: summaryOf(typeof pi.payment_method === "object" ? pi.payment_method : null),
-      ...(customer ? { processorCustomerId: customer } : {}),
+      processorCustomerId: customer ?? undefined,
     };
   }
   if ((pi.status === "requires_action" || pi.status === "processing") && pi.client_secret) {
@@ -149,10 +149,9 @@ export function setupIntentResult(si: Stripe.SetupIntent): PaymentResult {
     };
   }
   if ((si.status === "requires_action" || si.status === "processing") && si.client_secret) {
-    const microdeposits = microdepositsOf(si.next_action);
     const next: NextAction = {
       status: si.status === "processing" ? "processing" : "requires_action", intentId: si.id, clientSecret: si.client_secret,
-      kind: "setup", processorCustomerId: customer, ...(microdeposits ? { microdeposits } : {}),
+      kind: "setup", processorCustomerId: customer, microdeposits: microdepositsOf(si.next_action),
     };
     return { ok: false, code: si.status, message: "The payment method needs your confirmation.", next };
   }
