@@ -35,7 +35,8 @@ function changedSince(current: SourceSubscription, h: repo.HandoverRow): string 
 /** Till's subscription becomes active (or trialing) with its benefits: the processor ends its own at the period's end. */
 async function activate(deps: HandoverDeps, h: repo.HandoverRow, token: string): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
-    if (!(await repo.updateHandover(tx, h.subscriptionId, token, { state: "moved", movedAt: new Date(), nextAttemptAt: null, lockedBy: null, lockedUntil: null, detail: null }, "pending"))) return false;
+    const moved = { state: "moved", movedAt: new Date(), nextAttemptAt: null, lockedBy: null, lockedUntil: null, detail: null };
+    if (!(await repo.updateHandover(tx, h.subscriptionId, token, moved, "pending"))) return false;
     const row = await lockSubscription(tx, h.organizationId, h.subscriptionId);
     if (!row || row.status !== "incomplete") return true;
     const now = await orgNow(tx, h.organizationId);
@@ -89,7 +90,8 @@ async function giveBack(deps: HandoverDeps, source: BillingSource, h: repo.Hando
   // gone, or moved elsewhere since: there is nothing of till's to take back from it
   if (current && (current.movedTo === h.subscriptionId || current.movedTo === null)) await source.handBack(h.sourceSubscriptionId, h.subscriptionId);
   await deps.db.transaction(async (tx) => {
-    if (!(await repo.updateHandover(tx, h.subscriptionId, token, { state: "handed_back", handedBackAt: new Date(), nextAttemptAt: null, lockedBy: null, lockedUntil: null, detail: null }, "handing_back"))) return;
+    const back = { state: "handed_back", handedBackAt: new Date(), nextAttemptAt: null, lockedBy: null, lockedUntil: null, detail: null };
+    if (!(await repo.updateHandover(tx, h.subscriptionId, token, back, "handing_back"))) return;
     await repo.setItem(tx, h.importId, "subscription", h.sourceSubscriptionId, { action: "handed_back" });
   });
 }

@@ -92,7 +92,8 @@ function priceBody(p: SourcePrice, amount: SourceAmount, currency: string, seats
     const meterId = p.meterId ? meterOf(p.meterId) : null;
     if (!meterId) return p.meterId ? `Its meter ${p.meterId} cannot be imported.` : "A metered price without a Billing Meter (legacy usage records): till meters usage events.";
     if (amount.tiers) {
-      return { ...base, amount_type: "metered_unit", meter_id: meterId, unit_tiers: { tier_type: amount.tiers.mode, tiers: amount.tiers.tiers.map((t) => ({ up_to: t.upTo, unit_amount: t.unitAmount, flat_amount: t.flatAmount })) } };
+      const tiers = amount.tiers.tiers.map((t) => ({ up_to: t.upTo, unit_amount: t.unitAmount, flat_amount: t.flatAmount }));
+      return { ...base, amount_type: "metered_unit", meter_id: meterId, unit_tiers: { tier_type: amount.tiers.mode, tiers } };
     }
     return { ...base, amount_type: "metered_unit", meter_id: meterId, unit_amount: amount.unitAmount ?? "0" };
   }
@@ -230,7 +231,8 @@ export function planDiscounts(coupon: SourceCoupon, codes: SourcePromotionCode[]
           ? "one customer"
           : null;
     if (restricted) {
-      out.push({ key: code.id, label, productIds: coupon.productIds, body: null, reason: `The code is restricted to ${restricted}: till's discount codes have no such restriction. Make it in till by hand if you still need it.` });
+      const reason = `The code is restricted to ${restricted}: till's discount codes have no such restriction. Make it in till by hand if you still need it.`;
+      out.push({ key: code.id, label, productIds: coupon.productIds, body: null, reason });
       continue;
     }
     const ends = code.expiresAt ?? coupon.redeemBy;

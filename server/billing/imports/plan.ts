@@ -130,7 +130,8 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
     const found = m.body ? actionOf(existing, "meter", m.source.id, digest) : null;
     // a meter imported now has no id yet: prices refer to it by its link key until apply makes it
     if (m.body) meterTill.set(m.source.id, found?.tillId ?? `meter:${m.source.id}`);
-    items.push({ kind: "meter", sourceId: m.source.id, label: m.source.name, action: found?.action ?? "blocked", tillId: found?.tillId ?? null, becomes: m.body ? `meter of "${m.source.eventName}" events` : null, reason: m.reason });
+    const becomes = m.body ? `meter of "${m.source.eventName}" events` : null;
+    items.push({ kind: "meter", sourceId: m.source.id, label: m.source.name, action: found?.action ?? "blocked", tillId: found?.tillId ?? null, becomes, reason: m.reason });
   }
   const use = catalogUse(snapshot);
   const products = snapshot.products.flatMap((p) => planProduct(p, use, (id) => meterTill.get(id) ?? null));
@@ -143,7 +144,8 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
       const link = existing.links.get(linkKey("price", price.key));
       const action: ImportAction = price.body ? (link ? "unchanged" : "create") : "blocked";
       const becomes = price.body ? `${String(price.body.amount_type)} price in ${price.currency.toUpperCase()}${price.slot === "archived" ? " (archived: kept for its subscriptions)" : ""}` : null;
-      items.push({ kind: "price", sourceId: price.key, label: price.source.nickname ?? `${p.source.name} ${recurrenceOf(price.source).replace("/1", "")}`, action, tillId: link?.tillId ?? null, becomes, reason: price.reason });
+      const label = price.source.nickname ?? `${p.source.name} ${recurrenceOf(price.source).replace("/1", "")}`;
+      items.push({ kind: "price", sourceId: price.key, label, action, tillId: link?.tillId ?? null, becomes, reason: price.reason });
     }
   }
   const codesOf = new Map<string, typeof snapshot.promotionCodes>();
@@ -153,7 +155,8 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
   for (const d of discounts) {
     const found = d.body ? actionOf(existing, "discount", d.key, digestOf([d.body, d.productIds])) : null;
     if (d.body) discountOk.add(d.key);
-    items.push({ kind: "discount", sourceId: d.key, label: d.label, action: found?.action ?? "blocked", tillId: found?.tillId ?? null, becomes: d.body ? `discount "${String(d.body.name)}"` : null, reason: d.reason });
+    const becomes = d.body ? `discount "${String(d.body.name)}"` : null;
+    items.push({ kind: "discount", sourceId: d.key, label: d.label, action: found?.action ?? "blocked", tillId: found?.tillId ?? null, becomes, reason: d.reason });
   }
   const customers = snapshot.customers.map((c) => ({ source: c, ...customerBody(c) }));
   const customerOk = new Set<string>();

@@ -1,17 +1,13 @@
 // Imports of the organization's Stripe Billing business (till's own routes under /v1/stripe/imports): start one (a dry
 // run, or for real), read its state and its plan, undo one. The worker does the work (run.ts, handover.ts).
 import type { Db, Queryable } from "../../db/client.js";
-import { IMPORT_KINDS, type ImportAction, type ImportCounts, type ImportItemWire, type ImportItemsPage, type ImportKind, type ImportStatus, type StripeImportWire } from "../../../shared/stripe-import.js";
+import { IMPORT_KINDS } from "../../../shared/stripe-import.js";
+import type { ImportAction, ImportCounts, ImportItemWire, ImportItemsPage, ImportKind, ImportStatus, StripeImportWire } from "../../../shared/stripe-import.js";
 import { notFound } from "../errors.js";
 import { updateSubscription } from "../subscription-changes/lifecycle.js";
 import { findSubscription, writeSubscription } from "../subscriptions/service.js";
 import { importInProgress, importNotUndoable } from "./errors.js";
 import * as repo from "./repository.js";
-
-export { workRun, type RunDeps } from "./run.js";
-export { workHandover, type HandoverDeps } from "./handover.js";
-export const claimRuns = repo.claimRuns;
-export const claimHandovers = repo.claimHandovers;
 
 export const IMPORT_NOT_FOUND = "Import not found";
 

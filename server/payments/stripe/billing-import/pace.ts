@@ -131,7 +131,8 @@ export function sourceError(err: unknown, purpose: RequestPurpose): unknown {
       );
     case "StripePermissionError":
       return new BillingSourceError(
-        `The Stripe key till holds may not ${purpose.action}: give the restricted key "${purpose.permission}" in Stripe's dashboard (Developers → API keys), or connect a secret key with \`till stripe connect\`.`,
+        `The Stripe key till holds may not ${purpose.action}: give the restricted key "${purpose.permission}" in Stripe's dashboard ` +
+          "(Developers → API keys), or connect a secret key with `till stripe connect`.",
         false,
       );
     case "StripeRateLimitError":
