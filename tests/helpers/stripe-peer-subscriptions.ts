@@ -105,6 +105,9 @@ function create(ctx: BillingCtx, auth: Authed, p: Params): Stored {
   if (method && peer.payments.paymentMethods.get(method)?.customer !== customer.id) {
     throw invalid(`The customer does not have a payment method with the ID ${method}. The payment method must be attached to the customer.`, "default_payment_method");
   }
+  if (typeof p.trial_end === "string" && p.trial_end !== "now" && Number(p.trial_end) <= at) {
+    throw invalid("Invalid timestamp: must be an integer Unix timestamp in the future.", "trial_end");
+  }
   const trialEnd = p.trial_end === "now" ? null : p.trial_end !== undefined ? Number(p.trial_end) : p.trial_period_days !== undefined ? at + Number(p.trial_period_days) * 86_400 : null;
   const trialing = trialEnd !== null && trialEnd > at;
   const anchor = trialing ? trialEnd : at;

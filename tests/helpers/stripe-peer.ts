@@ -6,6 +6,8 @@
 // with a 400, a parameter (or an enum value) the installed `stripe` package's types lack with Stripe's 400
 // (stripe-contract.ts derives them), a route Stripe's library does not call with Stripe's 404; replays an
 // Idempotency-Key's first answer, and refuses endpoint URLs it could not reach (loopback and private hosts).
+// The payment objects are stripe-peer-payments.ts's, Stripe Billing's stripe-peer-billing.ts's; a limit of
+// requests a second per account, Stripe's 429 over it, is opt-in (stripe-peer-limits.ts).
 import { createHmac, randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { checkParams, routeKey, stripeContract } from "./stripe-contract.js";

@@ -142,6 +142,8 @@ describe("the Stripe stand-in's Billing objects", () => {
     const trial = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], trial_period_days: 14 });
     expect(trial.status).toBe("trialing");
     expect(trial.items.data[0]?.current_period_end).toBe(trial.trial_end);
+    const past = stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], trial_end: Math.floor(Date.now() / 1000) - 60 });
+    expect(await refusal(past)).toMatchObject({ status: 400, param: "trial_end" });
   });
 
   it("hands a subscription over and back: cancel_at_period_end and a metadata mark merged, then removed", async () => {
@@ -190,6 +192,9 @@ describe("the Stripe stand-in's Billing objects", () => {
     expect(peer.events.some((e) => e.type === "customer.subscription.deleted" && e.object.id === ending.id)).toBe(true);
     const failed = await fetch(`${peer.url}/test-control/billing/subscriptions/${renewing.id}/past_due`, { method: "POST", headers: { authorization: `Bearer ${SECRET}` } });
     expect(((await failed.json()) as { status: string }).status).toBe("past_due");
+    const invoices = await fetch(`${peer.url}/test-control/billing/invoices?subscription=${renewing.id}`, { headers: { authorization: `Bearer ${SECRET}` } });
+    const listed = (await invoices.json()) as { data: Array<{ status: string; billing_reason: string }> };
+    expect(listed.data.map((i) => i.status)).toEqual(["paid", "paid", "open"]);
     // objects made after the clock moved are made at the account's time
     expect((await stripe.customers.create({})).created).toBeGreaterThanOrEqual(end + 60);
   });
