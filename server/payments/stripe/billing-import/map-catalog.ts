@@ -70,7 +70,7 @@ function currencyOptionsOf(price: Stripe.Price): Record<string, SourceAmount> {
   return out;
 }
 
-/** Whether a tiered price's other currencies came without their tiers (a list cannot expand them: read.ts reads them). */
+/** Whether a tiered price's other currencies came without their tiers (a list cannot expand them: read.ts does). */
 export function lacksOptionTiers(price: Stripe.Price): boolean {
   if (price.billing_scheme !== "tiered") return false;
   const own = price.currency.toLowerCase();

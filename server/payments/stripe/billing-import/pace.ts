@@ -96,9 +96,8 @@ export function createPace(opts: PaceOptions): Pace {
         if (err instanceof Stripe.errors.StripeRateLimitError && throttled < maxThrottled) {
           throttled++;
           requests.throttled++;
-          const pause = throttledWait(throttled);
-          bucket.holdFor(pause);
-          await sleep(pause);
+          // the next token, this request's again included, comes after the pause
+          bucket.holdFor(throttledWait(throttled));
           continue;
         }
         if (missing && err instanceof Stripe.errors.StripeError && err.code === "resource_missing") return null;
@@ -131,7 +130,8 @@ export function sourceError(err: unknown, purpose: RequestPurpose): unknown {
       );
     case "StripePermissionError":
       return new BillingSourceError(
-        `The Stripe key till holds may not ${purpose.action}: give the restricted key "${purpose.permission}" in Stripe's dashboard (Developers → API keys), or connect a secret key with \`till stripe connect\`.`,
+        `The Stripe key till holds may not ${purpose.action}: give the restricted key "${purpose.permission}" in Stripe's dashboard ` +
+          "(Developers → API keys), or connect a secret key with `till stripe connect`.",
         false,
       );
     case "StripeRateLimitError":
