@@ -146,15 +146,6 @@ describe("customers", () => {
     expect(c.address).toBeNull();
   });
 
-  it("a legacy default source (a card saved before PaymentMethods) is the default when no payment method is", () => {
-    const source: StripeTypes.Card = {
-      id: "card_1", object: "card", address_city: null, address_country: null, address_line1: null, address_line1_check: null, address_line2: null,
-      address_state: null, address_zip: null, address_zip_check: null, brand: "MasterCard", country: "US", cvc_check: null, dynamic_last4: null,
-      exp_month: 1, exp_year: 2031, funding: "credit", last4: "4444", metadata: null, name: null, regulated_status: null, tokenization_method: null,
-    };
-    expect(mapCustomer(customer({ default_source: source })).defaultPaymentMethod).toEqual({ id: "card_1", type: "card", brand: "MasterCard", last4: "4444", expMonth: 1, expYear: 2031 });
-  });
-
   it("a bank debit: its bank's name (else its type), no expiry", () => {
     expect(mapPaymentMethod(sepa("pm_sepa"))).toEqual({ id: "pm_sepa", type: "sepa_debit", brand: "sepa_debit", last4: "3000", expMonth: 0, expYear: 0 });
     const us = { ...card("pm_us"), type: "us_bank_account", card: undefined, us_bank_account: {
