@@ -108,6 +108,7 @@ describe("meters, coupons and codes", () => {
 
   it("a percent-off coupon for every product, with no metadata", () => {
     expect(mapCoupon(coupon({ metadata: null }))).toMatchObject({ percentOff: 25, amountOff: null, amountOffOptions: {}, productIds: null, metadata: {}, redeemBy: null });
+    expect(mapCoupon(coupon({ applies_to: { products: [] } })).productIds).toBeNull();
   });
 
   it("a promotion code: its coupon under promotion (expanded or not) and its restrictions", () => {

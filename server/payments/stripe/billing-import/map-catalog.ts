@@ -145,7 +145,8 @@ export function mapCoupon(coupon: Stripe.Coupon): SourceCoupon {
     maxRedemptions: coupon.max_redemptions,
     timesRedeemed: coupon.times_redeemed,
     redeemBy: dateOrNull(coupon.redeem_by),
-    productIds: coupon.applies_to ? [...coupon.applies_to.products] : null,
+    // an expanded applies_to of a coupon for every product lists none
+    productIds: coupon.applies_to?.products.length ? [...coupon.applies_to.products] : null,
     valid: coupon.valid,
     metadata: metadataOf(coupon.metadata),
   };
