@@ -127,6 +127,21 @@ describe("importing a Stripe Billing business", () => {
     expect((await s.sdk.customers.list({ limit: 100 })).result.items.length).toBe(before.customers);
   }, 60_000);
 
+  it("matches Stripe Billing's own payments of imported customers when reconciling", async () => {
+    // a charge Stripe Billing made of an imported customer (an invoice of hers before the hand-over)
+    const ada = seeded.customers.ada;
+    const intent = await seeded.stripe.paymentIntents.create({
+      amount: 900, currency: "usd", customer: ada?.id ?? "", payment_method: String(ada?.invoice_settings.default_payment_method ?? ""),
+      confirm: true, off_session: true, allowed_payment_method_types: ["card"],
+    });
+    expect(intent.status).toBe("succeeded");
+    const res = await rawRequest(s.server.url, s.key, "POST", "/v1/stripe/reconcile", {});
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const body = res.body as { differences: Array<{ stripe_id: string }>; compared: { stripe_billing: number } };
+    expect(body.differences.map((d) => d.stripe_id)).not.toContain(intent.id);
+    expect(body.compared.stripe_billing).toBeGreaterThanOrEqual(1);
+  });
+
   it("renews in till once at the period's end, on the same card, and the Stripe subscription ends", async () => {
     const items = await itemsOf(applied.id);
     const adaId = item(items, "subscription", seeded.moves.ada.id).till_id ?? "";
