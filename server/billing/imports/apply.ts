@@ -211,6 +211,7 @@ async function stageSubscription(ctx: ApplyContext, s: PlannedSubscription): Pro
     await insertSubscriptionRow(tx, {
       ...row, status: "incomplete", checkoutId: null, startedAt: s.source.created, createdAt: new Date(),
       trialStart: s.trialing ? s.source.trialStart : null, currentPeriodEnd: s.source.currentPeriodEnd,
+      ...(s.ending ? { cancelAtPeriodEnd: true, endsAt: s.source.currentPeriodEnd, canceledAt: new Date() } : {}),
     });
     await repo.insertHandover(tx, {
       subscriptionId: id, organizationId: ctx.organizationId, importId: ctx.importId, processor: ctx.processor,
