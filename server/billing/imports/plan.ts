@@ -179,9 +179,9 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
     items.push({ kind: "customer", sourceId: c.source.id, label: c.source.email ?? c.source.name ?? c.source.id, action, tillId: linked?.tillId ?? adopted ?? null, becomes, reason: c.reason });
   }
   const subscriptions: PlannedSubscription[] = [];
-  const emailOf = new Map(snapshot.customers.map((c) => [c.id, c.email ?? c.id]));
+  const customerOf = new Map(snapshot.customers.map((c) => [c.id, c]));
   for (const s of snapshot.subscriptions) {
-    const label = `${emailOf.get(s.customerId) ?? s.customerId}'s subscription`;
+    const label = `${customerOf.get(s.customerId)?.email ?? s.customerId}'s subscription`;
     const done = existing.handovers.get(s.id);
     const push = (action: ImportAction, reason: string | null, becomes: string | null = null) =>
       items.push({ kind: "subscription", sourceId: s.id, label, action, tillId: done?.subscriptionId ?? null, becomes, reason });
@@ -199,7 +199,7 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
       ?? (!customerOk.has(s.customerId) ? { action: "blocked" as const, reason: `Its customer ${s.customerId} cannot be imported.` } : null)
       ?? (s.couponIds.length > 1 ? { action: "blocked" as const, reason: "It has several coupons: a till subscription has one discount." } : null)
       ?? (s.couponIds[0] && !discountOk.has(s.couponIds[0]) ? { action: "blocked" as const, reason: `Its coupon ${s.couponIds[0]} cannot be imported.` } : null)
-      ?? (!s.defaultPaymentMethod && !snapshot.customers.find((c) => c.id === s.customerId)?.defaultPaymentMethod
+      ?? (!s.defaultPaymentMethod && !customerOf.get(s.customerId)?.defaultPaymentMethod
         ? { action: "blocked" as const, reason: "Neither it nor its customer has a default payment method at Stripe: till would have nothing to charge." }
         : null);
     if (problem || typeof mapped === "string") {
