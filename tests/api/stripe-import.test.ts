@@ -56,6 +56,27 @@ const item = (items: ImportItemWire[], kind: string, stripeId: string) => {
 describe("importing a Stripe Billing business", () => {
   let applied: StripeImportWire;
 
+  it("runs one import at a time per organization", async () => {
+    await s.server.worker.stop();
+    const first = await api<StripeImportWire>("POST", "/stripe/imports", { dry_run: true });
+    try {
+      expect(first).toMatchObject({ status: "queued", dry_run: true, account: null });
+      const second = await rawRequest(s.server.url, s.key, "POST", "/v1/stripe/imports", { dry_run: false });
+      expect(second.status).toBe(409);
+      expect(second.body).toMatchObject({ error: "ImportInProgress" });
+      const undo = await rawRequest(s.server.url, s.key, "POST", `/v1/stripe/imports/${first.id}/undo`);
+      expect(undo.status).toBe(409);
+      expect(undo.body).toMatchObject({ error: "ImportNotUndoable", detail: expect.stringContaining("dry run") });
+    } finally {
+      await s.server.worker.start();
+    }
+    // the worker takes the queued run up: it plans, and the next one may start
+    await until(async () => {
+      await new Promise((r) => setTimeout(r, 250));
+      return (await api<StripeImportWire>("GET", `/stripe/imports/${first.id}`)).status === "planned" ? true : undefined;
+    }, "the first run planned", 60_000);
+  });
+
   it("plans every shape in a dry run and writes nothing", async () => {
     const run = await runImport(true);
     expect(run.status, run.error ?? "").toBe("planned");
