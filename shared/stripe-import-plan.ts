@@ -57,6 +57,9 @@ export function countRows(counts: ImportCounts): CountRow[] {
   }));
 }
 
+/** The subscriptions a plan would move (or a moving run has still to move): those it creates or updates in till. */
+export const subscriptionsToMove = (counts: ImportCounts): number => (counts.subscription?.create ?? 0) + (counts.subscription?.update ?? 0);
+
 /**
  * What a run is doing, in a few words, for a spinner or a status line: "Reading Stripe… 1,200 customers".
  * Moving counts the subscriptions moved against those still planned to move (create or update).
@@ -73,9 +76,8 @@ export function progressOf(run: StripeImportWire): string {
     case "importing":
       return "Importing into till…";
     case "moving": {
-      const s = counts.subscription ?? {};
-      const moved = s.moved ?? 0;
-      return `Moving subscriptions… ${count(moved)} of ${count(moved + (s.create ?? 0) + (s.update ?? 0))}`;
+      const moved = counts.subscription?.moved ?? 0;
+      return `Moving subscriptions… ${count(moved)} of ${count(moved + subscriptionsToMove(counts))}`;
     }
     case "undoing":
       return `Handing subscriptions back to Stripe… ${count(counts.subscription?.handed_back ?? 0)} handed back`;
