@@ -1,5 +1,5 @@
-// Waiting that Ctrl-C ends: `till listen` stops there (exit 0), `till import stripe` stops waiting for a run that goes on
-// at the server.
+// Waiting that Ctrl-C ends: `till listen` stops there (exit 0), `till import stripe` stops waiting for a run that
+// goes on at the server.
 
 /** Resolves on Ctrl-C (or SIGTERM); `dispose` removes the handlers. */
 export function interrupted() {
