@@ -73,13 +73,15 @@ interface ShowFlags {
 
 /**
  * A settled run as the command's result: --json prints the run with all its items; otherwise the plan. Exit 1 when
- * the run failed or anything is blocked.
+ * the run failed or anything is blocked (an undo that succeeded exits 0).
  */
 async function report(ctx: Context, run: Run, o: ShowFlags): Promise<void> {
+  // an undone run's blocked items were left at Stripe before: the undo itself succeeded
+  const blocks = run.blocked > 0 && run.status !== "undone";
   if (ctx.out.json) {
     ctx.out.printJson({ ...run, items: await itemsOf(ctx, run.id) });
   } else if (run.status !== "failed") {
-    const blocked = run.blocked > 0 ? await itemsWith(ctx, run.id, ["blocked"]) : [];
+    const blocked = blocks ? await itemsWith(ctx, run.id, ["blocked"]) : [];
     const shown = o.show ? await itemsWith(ctx, run.id, o.show) : [];
     await printPlan(ctx, run, blocked, o.show ? { actions: o.show, items: shown } : undefined);
   }
@@ -88,7 +90,7 @@ async function report(ctx: Context, run: Run, o: ShowFlags): Promise<void> {
       hint: "check the connection with `till stripe status`, then run `till import stripe` again",
     });
   }
-  if (run.blocked > 0) throw new ExitStatus(EXIT.error);
+  if (blocks) throw new ExitStatus(EXIT.error);
 }
 
 /** POST /stripe/imports, with the hint each refusal needs. */
