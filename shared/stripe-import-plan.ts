@@ -101,8 +101,8 @@ export function accountWords(run: StripeImportWire): string {
   return `${run.account.id} (${run.account.livemode ? "live mode" : "test mode"})`;
 }
 
-/** The "12 skipped, 3 waiting" line of the items not listed by default, or null when there are none. */
-export function asideWords(counts: ImportCounts): string | null {
-  const parts = (["waiting", "skipped"] as const).map((a) => [a, actionTotal(counts, a)] as const).filter(([, n]) => n > 0);
+/** The "3 waiting, 12 skipped" line of the items not listed by default (of `actions`), or null when there are none. */
+export function asideWords(counts: ImportCounts, actions: readonly ImportAction[] = ["waiting", "skipped"]): string | null {
+  const parts = actions.map((a) => [a, actionTotal(counts, a)] as const).filter(([, n]) => n > 0);
   return parts.length === 0 ? null : parts.map(([a, n]) => `${count(n)} ${ACTION_WORDS[a]}`).join(", ");
 }

@@ -53,12 +53,12 @@ export async function printPlan(ctx: Context, run: Run, blocked: ImportItemWire[
     out.info(out.styleErr.red(`\nBlocked (${number(blocked.length)}): these cannot be imported as they are.`));
     await out.table(blocked, itemColumns(false));
   }
-  const aside = asideWords(run.counts);
   const listed = new Set(shown?.actions ?? []);
   const unlisted = (["waiting", "skipped"] as const).filter((a) => actionTotal(run.counts, a) > 0 && !listed.has(a));
-  if (aside && unlisted.length > 0) out.info(`\n${aside}: list them with \`till import show ${run.id} --show ${unlisted.join(",")}\``);
+  const aside = asideWords(run.counts, unlisted);
+  if (aside) out.info(`\n${aside}: list them with \`till import show ${run.id} --show ${unlisted.join(",")}\``);
   if (shown) {
-    out.info(`\nItems ${shown.actions.map((a) => ACTION_WORDS[a]).join(", ")} (${number(shown.items.length)}):`);
+    out.info(`\nItems with the action ${shown.actions.map((a) => ACTION_WORDS[a]).join(", ")} (${number(shown.items.length)}):`);
     await out.table(shown.items, itemColumns(true), { empty: "None." });
   }
   out.info(`\n${nextStep(run)}`);
