@@ -26,7 +26,7 @@ function Plan({ run }: { run: Run }) {
       <h2 id="plan-h">{run.dry_run ? "Dry run" : "Import"} of {accountWords(run)}</h2>
       <Facts
         items={[
-          ["Status", settled ? statusWords(run) : progressOf(run)],
+          ["Status", settled ? statusWords(run) : `${run.status.replace(/_/g, " ")} (this page follows it)`],
           ["Started", run.created_at.replace("T", " ").slice(0, 16)],
           ["Requests to Stripe", `${run.requests.sent} (${run.requests.throttled} throttled, at most ${run.requests.limit} a second)`],
         ]}
