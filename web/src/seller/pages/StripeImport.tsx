@@ -31,7 +31,7 @@ function Plan({ run }: { run: Run }) {
           ["Requests to Stripe", `${run.requests.sent} (${run.requests.throttled} throttled, at most ${run.requests.limit} a second)`],
         ]}
       />
-      {!settled && <Status>{progressOf(run)}</Status>}
+      <Status>{settled ? null : progressOf(run)}</Status>
       <Counts run={run} />
       {aside && settled && <p className="hint">{aside}: filter the items below by action to see them and why.</p>}
     </section>
