@@ -121,6 +121,11 @@ const EnvSchema = z.object({
   TILL_ORG_REVIEW: z.enum(["off", "required"]).default("off"),
   /** Stripe's API (tests point it at a stand-in on loopback). */
   TILL_STRIPE_API_URL: z.url().default("https://api.stripe.com"),
+  /**
+   * Requests per second an import holds itself to at Stripe; absent, Stripe's published limit for the key's mode
+   * (25 in test mode, 100 live). For an account whose limit Stripe raised, or a stand-in.
+   */
+  TILL_STRIPE_IMPORT_RATE: z.coerce.number().int().min(1).max(10_000).optional(),
 });
 
 export interface OidcProviderConfig {
@@ -179,7 +184,7 @@ export interface Config {
   /** Renewal batches (claiming transactions) this process runs at once. */
   renewalConcurrency: number;
   /** testInLive: the test processor serves live organizations too (TILL_TEST_PAYMENTS=live); never in production. */
-  payments: { testInLive: boolean; stripeApiUrl: string };
+  payments: { testInLive: boolean; stripeApiUrl: string; stripeImportRate?: number | undefined };
   /**
    * reviewRequired: submitted details put the organization under review until a platform admin decides
    * (TILL_ORG_REVIEW).
@@ -264,7 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.TILL_LOG_LEVEL,
     logFormat: e.TILL_LOG_FORMAT ?? (e.NODE_ENV === "production" ? "json" : "pretty"),
     renewalConcurrency: e.TILL_RENEWAL_CONCURRENCY,
-    payments: { testInLive: e.TILL_TEST_PAYMENTS === "live", stripeApiUrl: e.TILL_STRIPE_API_URL },
+    payments: { testInLive: e.TILL_TEST_PAYMENTS === "live", stripeApiUrl: e.TILL_STRIPE_API_URL, stripeImportRate: e.TILL_STRIPE_IMPORT_RATE },
     organizations: { reviewRequired: e.TILL_ORG_REVIEW === "required" },
     webhooks: {
       allowPrivate: e.TILL_WEBHOOKS_ALLOW_PRIVATE ?? !e.DATABASE_URL,

@@ -85,7 +85,7 @@ export const LAYERS: readonly Layer[] = [
       domain("license-keys", "issue.ts"),
       domain("benefits", "fulfil.ts"),
       domain("benefit-delivery"),
-      domain("products", "pricing.ts"),
+      domain("products", "pricing.ts", "input.ts", "writes.ts"),
       domain("discounts", "input.ts", "amount.ts", "refusal.ts"),
     ],
   },
@@ -122,6 +122,7 @@ export const LAYERS: readonly Layer[] = [
       domain("webhooks", "listen.ts", "inbound.ts", "address.ts", "sender.ts", "signing.ts"),
       domain("test-clock"),
       domain("processor-events"),
+      domain("imports"),
     ],
   },
   {

@@ -37,6 +37,7 @@ import { dunningRoutes } from "./dunning/routes.js";
 import { processorConnectionRoutes } from "./processor-connections/routes.js";
 import { disputeRoutes } from "./disputes/routes.js";
 import { processorEventRoutes } from "./processor-events/routes.js";
+import { importRoutes } from "./imports/routes.js";
 import { CALL_TURN_RETRY_AFTER_SECONDS, CallTurnsBusy } from "../db/call-turns.js";
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
@@ -67,6 +68,7 @@ const DOMAINS: DomainRoutes[] = [
   refundRoutes,
   disputeRoutes,
   processorEventRoutes,
+  importRoutes,
   subscriptionRoutes,
   renewalRoutes,
   webhookRoutes,

@@ -15,6 +15,7 @@ import * as events from "../billing/events/jobs.js";
 import * as renewal from "../billing/renewal/jobs.js";
 import * as dunning from "../billing/dunning/jobs.js";
 import * as checkouts from "../billing/checkouts/jobs.js";
+import * as imports from "../billing/imports/jobs.js";
 import * as cleanup from "./cleanup.js";
 
 /** What a pass of the schedules is given (server/jobs/schedules.ts). */
@@ -40,6 +41,7 @@ export const DOMAIN_JOBS: readonly DomainJobs[] = [
   renewal,
   dunning,
   checkouts,
+  imports,
   cleanup,
 ];
 

@@ -6,6 +6,7 @@
 import type { ZodType } from "zod";
 import type { Db, Queryable } from "../db/client.js";
 import type { Reconciliation, StripeConnectionWire } from "../../shared/stripe.js";
+import type { BillingSource } from "./billing-import.js";
 import type { PaymentProcessor, PaymentResult } from "./processor.js";
 
 /** Polar's DisputeStatus: a processor's own dispute statuses are said in these words. */
@@ -135,4 +136,10 @@ export interface ProcessorAccounts {
     window: { since: Date; until: Date },
     tillPayments: (processor: string, max: number) => Promise<TillPayment[]>,
   ): Promise<ReconcileResult>;
+  /**
+   * The organization's billing business at the processor (catalog, customers, subscriptions), for the importer to
+   * read and take subscriptions over from; null when no account is connected. `limit`: the requests per second it
+   * holds itself to (the processor's published rate limit by default).
+   */
+  billingSource(db: Queryable, organizationId: string, opts?: { limit?: number }): Promise<BillingSource | null>;
 }

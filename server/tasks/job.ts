@@ -74,7 +74,7 @@ export type WorkerConfig = {
   /** Where github_repository and discord benefits are delivered (with `secret`, the worker delivers them). */
   benefits?: Config["benefits"];
   /** With it (and `secret`), the worker processes the Stripe events of connected organizations. */
-  payments?: Pick<Config["payments"], "stripeApiUrl"> & Partial<Pick<Config["payments"], "testInLive">>;
+  payments?: Pick<Config["payments"], "stripeApiUrl"> & Partial<Pick<Config["payments"], "testInLive" | "stripeImportRate">>;
 };
 
 /** An outbox row as the fan-out hands it to the subscribers. */

@@ -202,6 +202,8 @@ class ParamWalker {
     const f = type.flags;
     if (f & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return { any: true };
     if (type.isUnion()) return this.merge(type.types.map((t) => this.walk(t)));
+    // a Decimal (the package's branded `DecimalImpl & {…}`) is sent as its string
+    if (type.aliasSymbol?.getName() === "Decimal") return { number: true, string: true };
     // `OtherString` (string & Record<never, never>) is how the package leaves an enum open: any string
     if (type.isIntersection()) return type.types.some((t) => t.flags & ts.TypeFlags.String) ? { string: true } : this.merge(type.types.map((t) => this.walk(t)));
     if (type.isStringLiteral()) return type.value === "" ? { empty: true } : { string: new Set([type.value]) };

@@ -1,6 +1,7 @@
-// The stand-in's payment objects, written from Stripe's API reference: customers, payment
-// methods (retrieve, attach, detach, list), confirmation tokens (Stripe.js's, with the publishable key, and the
-// test helper's), PaymentIntents (create, confirm, retrieve, cancel; off-session) and SetupIntents, refunds. It
+// The stand-in's payment objects, written from Stripe's API reference: customers (the map; their routes are
+// stripe-peer-customers.ts's, with the billing objects), payment methods (retrieve, attach, detach, list),
+// confirmation tokens (Stripe.js's, with the publishable key, and the test helper's), PaymentIntents (create,
+// confirm, retrieve, cancel; off-session) and SetupIntents, refunds. It
 // follows Stripe's documented test payment methods; a card number typed into the Stripe.js stand-in maps to the
 // same ones. What Stripe.js does in its 3-D Secure frame is one stand-in call (POST /v1/3ds2/authenticate, with
 // the publishable key and the intent's client secret). Each state change sends Stripe's event (peer.emit).
@@ -60,6 +61,8 @@ export interface PaymentObjects {
    * test number does (pending → succeeded; the refund-failure card's succeeded → failed). Sends Stripe's events.
    */
   settleRefund(refundId: string, status?: "succeeded" | "failed" | "canceled"): Obj;
+  /** A customer deleted (its retrieve's answer: `deleted: true`), else undefined. */
+  deletedCustomer(auth: Authed, id: string): { id: string; object: string; deleted: boolean } | undefined;
   /** Called when a PaymentIntent succeeds (its charge made) and when a refund is made through the API
    *  (stripe-peer-charges.ts keeps its charges and refunds from them). */
   readonly hooks: {
@@ -84,9 +87,11 @@ export function registerPaymentObjects(peer: StripePeer, route: PeerRoute): Paym
       throw new Error("stand-in: refunds not registered");
     },
     hooks: { charged: [], refunded: [], refundUpdated: [] },
+    deletedCustomer: () => undefined,
   };
   const ctx = contextOf(peer, o);
-  customerRoutes(ctx, route);
+  // customers' own routes are the billing objects' (stripe-peer-customers.ts); a deleted one answers from here
+  o.deletedCustomer = (auth, id) => deletedCustomer(ctx, auth, id);
   paymentMethodRoutes(ctx, route);
   confirmationTokenRoutes(ctx, route);
   const machine = intentMachine(ctx);
@@ -200,31 +205,6 @@ function tokenFits(token: Obj & { expires_at?: unknown; setup_future_usage?: unk
   }
 }
 export type Ctx = ReturnType<typeof contextOf>;
-
-function customerRoutes(ctx: Ctx, route: PeerRoute): void {
-  const { o, params, own, idOf } = ctx;
-  // ---- customers -------------------------------------------------------------------------------------
-  route("POST", "/v1/customers", "customer_write", (auth, req) => {
-    const p = params(req);
-    const c: Obj = {
-      id: newId("cus"), object: "customer", email: str(p.email) ?? null, name: str(p.name) ?? null,
-      metadata: p.metadata ?? {}, invoice_settings: { default_payment_method: null }, created: now(),
-      account: auth.account.id, livemode: auth.livemode,
-    };
-    o.customers.set(c.id, c);
-    return c;
-  });
-  route("GET", "/v1/customers/:id", "customer_read", (auth, req) => deletedCustomer(ctx, auth, idOf(req)) ?? own(o.customers, auth, idOf(req), "customer"));
-  route("POST", "/v1/customers/:id", "customer_write", (auth, req) => {
-    const p = params(req);
-    const c = own(o.customers, auth, idOf(req), "customer");
-    const settings = (p.invoice_settings ?? {}) as Params;
-    if (settings.default_payment_method !== undefined) c.invoice_settings = { default_payment_method: str(settings.default_payment_method) || null };
-    for (const f of ["email", "name", "metadata"] as const) if (p[f] !== undefined) c[f] = p[f];
-    return c;
-  });
-
-}
 
 function paymentMethodRoutes({ o, params, own, idOf, methodOf, publicMethod, removed, customerParam }: Ctx, route: PeerRoute): void {
   route("GET", "/v1/payment_methods/:id", "payment_method_read", (auth, req) => publicMethod(methodOf(auth, idOf(req))));

@@ -6,11 +6,15 @@
 // with a 400, a parameter (or an enum value) the installed `stripe` package's types lack with Stripe's 400
 // (stripe-contract.ts derives them), a route Stripe's library does not call with Stripe's 404; replays an
 // Idempotency-Key's first answer, and refuses endpoint URLs it could not reach (loopback and private hosts).
+// The payment objects are stripe-peer-payments.ts's, Stripe Billing's stripe-peer-billing.ts's; a limit of
+// requests a second per account, Stripe's 429 over it, is opt-in (stripe-peer-limits.ts).
 import { createHmac, randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { checkParams, routeKey, stripeContract } from "./stripe-contract.js";
 import { registerWebhookEndpoints } from "./stripe-peer-endpoints.js";
 import { registerPaymentObjects, type PaymentObjects } from "./stripe-peer-payments.js";
+import { registerBillingObjects, type BillingObjects } from "./stripe-peer-billing.js";
+import { PeerLimits } from "./stripe-peer-limits.js";
 
 export interface PeerKey {
   /** sk_test_…, sk_live_…, rk_test_…, rk_live_… */
@@ -58,6 +62,8 @@ export class StripeFailure extends Error {
   constructor(
     readonly status: number,
     readonly body: { type: string; message: string; param?: string; code?: string; [field: string]: unknown },
+    /** Headers the answer carries (a 429's Stripe-Rate-Limited-Reason). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(body.message);
   }
@@ -115,6 +121,13 @@ export class StripePeer {
   readonly endpoints = new Map<string, PeerEndpoint>();
   /** Customers, payment methods, confirmation tokens, intents and refunds (stripe-peer-payments.ts). */
   payments!: PaymentObjects;
+  /**
+   * Products, prices, meters, coupons, promotion codes, customers' tax ids, subscriptions and the billing clock
+   * (stripe-peer-billing.ts).
+   */
+  billing!: BillingObjects;
+  /** The opt-in rate limiter (`peer.limits.rateLimit = STRIPE_RATE_LIMITS`) and the requests served per account. */
+  readonly limits = new PeerLimits();
   /** Every event sent to an endpoint or listener, in order. */
   readonly events: Array<{ id: string; type: string; object: Record<string, unknown> }> = [];
   /** Benchmarks only: a confirmation token may confirm many intents (Stripe's are single-use). */
@@ -153,7 +166,7 @@ export class StripePeer {
       const check: ParamCheck | undefined = isTestControl(path) || OUTSIDE_LIBRARY[key] ? "own" : contract.routes[key];
       // a route Stripe does not have would let till depend on it: the stand-in refuses to serve one
       if (check === undefined) throw new Error(`Stripe stand-in: ${key} is not a route of stripe ${contract.stripeVersion} (API ${contract.apiVersion})`);
-      app.route({ method, url: path, handler: async (req, reply) => this.handle(req, reply, permission, handler, check, opts) });
+      app.route({ method, url: path, handler: async (req, reply) => this.handle(req, reply, permission, handler, check, opts, isTestControl(path)) });
     };
 
     route("GET", "/v1/balance", "balance_read", (auth) => {
@@ -168,6 +181,7 @@ export class StripePeer {
       return payload;
     });
     this.payments = registerPaymentObjects(this, route);
+    this.billing = registerBillingObjects(this, route);
     for (const extend of this.extensions) extend(route, app);
     app.setNotFoundHandler((req, reply) =>
       reply.status(404).send({
@@ -257,10 +271,11 @@ export class StripePeer {
 
   private async handle(
     req: FastifyRequest, reply: FastifyReply, permission: string, handler: (auth: Authed, req: FastifyRequest) => unknown, check: ParamCheck,
-    opts: { publishable?: boolean; status?: (answer: unknown) => number } = {},
+    opts: { publishable?: boolean; status?: (answer: unknown) => number } = {}, control = false,
   ) {
     try {
       const auth = this.authenticate(req, permission, opts.publishable === true);
+      if (!control) this.limits.take(auth);
       this.checkVersion(req);
       if (check !== "own") this.checkParams(req, auth, check);
       const body = (req.body ?? {}) as Params;
@@ -295,7 +310,7 @@ export class StripePeer {
       }
       return reply.send(handler(auth, req));
     } catch (err) {
-      if (err instanceof StripeFailure) return reply.status(err.status).send({ error: err.body });
+      if (err instanceof StripeFailure) return reply.status(err.status).headers(err.headers).send({ error: err.body });
       throw err;
     }
   }

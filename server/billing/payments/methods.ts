@@ -209,3 +209,24 @@ export async function deleteMethod(deps: PaymentsDeps, organizationId: string, c
   // detached in Stripe too: it can be charged no more
   if (removed.processor === processor.id) await processor.detach(removed.processorMethodId);
 }
+
+/** A method saved at the processor before till knew the customer (an import): what can be shown of it. */
+export interface AdoptedMethod {
+  processorMethodId: string;
+  type: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+/**
+ * Keeps a method the customer saved at the processor outside till (an imported business's), by reference, as the
+ * customer's default, with the processor's customer it is attached to: renewals charge it off-session.
+ */
+export async function adoptSavedMethod(tx: Queryable, organizationId: string, customerId: string, processorId: string, processorCustomerId: string, m: AdoptedMethod): Promise<void> {
+  const now = new Date();
+  await rememberProcessorCustomer(tx, organizationId, customerId, processorId, processorCustomerId);
+  const method = await repo.upsertMethod(tx, { organizationId, customerId, processor: processorId, ...m, createdAt: now }, now);
+  await repo.setDefault(tx, organizationId, customerId, method.id, now);
+}

@@ -4,6 +4,8 @@ import { z } from "zod";
 import { AttachedCustomFieldInput } from "../custom-fields/service.js";
 import { metadataInput } from "../http.js";
 import { PriceCreateInput, PriceUpdateItem } from "./prices.js";
+
+export { PriceCreateInput };
 import { INTERVALS, VISIBILITIES } from "./wire.js";
 
 const uuid = z.guid({ message: "Input should be a valid UUID" });

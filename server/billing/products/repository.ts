@@ -232,6 +232,11 @@ export async function insertPrices(db: Queryable, values: Array<typeof productPr
   if (values.length > 0) await db.insert(productPrice).values(values);
 }
 
+export async function insertPricesReturningIds(db: Queryable, values: Array<typeof productPrice.$inferInsert>): Promise<string[]> {
+  if (values.length === 0) return [];
+  return (await db.insert(productPrice).values(values).returning({ id: productPrice.id })).map((r) => r.id);
+}
+
 export async function archivePrices(db: Queryable, organizationId: string, productId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await db

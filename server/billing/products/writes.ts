@@ -225,3 +225,14 @@ export async function updateProductBenefits(
     return wire;
   });
 }
+
+/**
+ * Prices a product no longer offers but subscriptions still bill (an import's older prices), added archived: the
+ * set rules of active prices do not apply to them. Answers their ids, in order.
+ */
+export async function addArchivedPrices(db: Queryable, organizationId: string, productId: string, prices: PriceCreateInput[]): Promise<string[]> {
+  const row = await repo.findProduct(db, organizationId, productId);
+  if (!row) throw notFound(NOT_FOUND);
+  const values = prices.map((p, i) => ({ ...priceRowValues(p, row, 1000 + i), isArchived: true }));
+  return repo.insertPricesReturningIds(db, values);
+}

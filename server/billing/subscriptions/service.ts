@@ -177,6 +177,8 @@ export type TermsPatch = repo.TermsPatch;
 /** Writes a subscription's status, period, trial end or end (renewal, dunning, proration); throws if it vanished. */
 export const patchSubscriptionTerms: typeof repo.patchSubscriptionTerms = (...args) => repo.patchSubscriptionTerms(...args);
 /** The row locked FOR UPDATE until the caller's transaction ends: every change to a subscription takes it. */
+export const insertSubscriptionRow: typeof repo.insertSubscription = (...args) => repo.insertSubscription(...args);
+
 export const lockSubscription: typeof repo.lockSubscription = (...args) => repo.lockSubscription(...args);
 /**
  * Up to `limit` subscriptions due for renewal (period ended, by the wall clock or a test clock), locked SKIP LOCKED.

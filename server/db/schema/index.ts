@@ -23,3 +23,4 @@ export * from "./disputes.js";
 export * from "./metrics.js";
 export * from "./usage-alerts.js";
 export * from "./members.js";
+export * from "./imports.js";

@@ -1,0 +1,68 @@
+// The imports' jobs: runs (read the processor's account, plan, apply) and hand-overs (one subscription at a time
+// from the processor to till, or back), each over leased rows: a worker that dies leaves its lease to expire and the
+// work is taken up again, where it was safe to redo. They run where the worker has the server secret (the
+// organizations' keys are sealed with it).
+import type { Queryable } from "../../db/client.js";
+import type { BillingSource } from "../../payments/billing-import.js";
+import { processorAccounts } from "../../payments/index.js";
+import { leasedJob } from "../../tasks/lease-loop.js";
+import type { JobContext } from "../../tasks/job.js";
+import { workHandover } from "./handover.js";
+import { claimHandovers, claimRuns } from "./repository.js";
+import { workRun } from "./run.js";
+
+/** Each organization's source, kept a minute so that concurrent hand-overs share its pace (one request bucket). */
+function sources(ctx: JobContext, secret: string, stripeApiUrl: string, limit: number | undefined) {
+  const accounts = processorAccounts({ secret, stripeApiUrl, baseURL: ctx.config.baseURL ?? "" });
+  const kept = new Map<string, { at: number; source: Promise<BillingSource | null> }>();
+  return (db: Queryable, organizationId: string): Promise<BillingSource | null> => {
+    const hit = kept.get(organizationId);
+    if (hit && Date.now() - hit.at < 60_000) return hit.source;
+    const source = accounts.billingSource(db, organizationId, limit === undefined ? {} : { limit });
+    kept.set(organizationId, { at: Date.now(), source });
+    return source;
+  };
+}
+
+function env(ctx: JobContext) {
+  const { secret, config } = ctx;
+  if (!secret || !config.payments) return undefined;
+  return {
+    db: ctx.db,
+    log: ctx.log,
+    baseURL: config.baseURL ?? "",
+    leaseMs: ctx.opts.leaseMs,
+    sourceOf: sources(ctx, secret, config.payments.stripeApiUrl, config.payments.stripeImportRate),
+  };
+}
+
+export const jobs = [
+  leasedJob({
+    name: "billing-imports",
+    failure: "imports: an import run failed",
+    concurrency: () => 1,
+    env,
+    claim: (c, lease) => claimRuns(c.db, lease.limit, lease.leaseMs, lease.token),
+    async work(c, due, token, hand) {
+      for (const run of due) {
+        if (!hand.running()) break;
+        await workRun(c, run, token);
+        hand.count();
+      }
+    },
+  }),
+  leasedJob({
+    name: "subscription-handovers",
+    failure: "imports: handing subscriptions over failed",
+    concurrency: () => 16,
+    env,
+    claim: (c, lease) => claimHandovers(c.db, lease.limit, lease.leaseMs, lease.token),
+    async work(c, due, token, hand) {
+      await Promise.all(due.map(async (h) => {
+        if (!hand.running()) return;
+        await workHandover(c, h, token).catch((err: unknown) => c.log.error(err, `imports: the hand-over of subscription ${h.subscriptionId} failed`));
+        hand.count();
+      }));
+    },
+  }),
+];

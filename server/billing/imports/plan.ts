@@ -1,0 +1,216 @@
+// An import's plan: every object read from the processor, what it becomes in till or why it cannot, decided from the
+// snapshot and what earlier runs imported (their links and digests: a rerun writes only what changed). Pure: the
+// dry run stores it, the import applies it (apply.ts).
+import type { SourceCustomer, SourceSnapshot, SourceSubscription } from "../../payments/billing-import.js";
+import type { ImportAction, ImportKind } from "../../../shared/stripe-import.js";
+import { catalogUse, digestOf, planDiscounts, planMeter, planProduct, priceKey, recurrenceOf, type PlannedDiscount, type PlannedMeter, type PlannedProduct } from "./plan-catalog.js";
+
+export interface PlanItem {
+  kind: ImportKind;
+  sourceId: string;
+  label: string;
+  action: ImportAction;
+  becomes: string | null;
+  tillId: string | null;
+  reason: string | null;
+}
+
+/** What earlier runs left: links (kind + source id → till's id and digest), and subscriptions handed over. */
+export interface Existing {
+  links: Map<string, { tillId: string; digest: string }>;
+  /** Live till customers by email (a customer of the same email is adopted, not duplicated). */
+  emails: Map<string, string>;
+  /** The processor's subscription id → till's subscription and the hand-over's state. */
+  handovers: Map<string, { subscriptionId: string; state: string }>;
+}
+
+export const linkKey = (kind: string, sourceId: string) => `${kind}|${sourceId}`;
+
+export interface PlannedCustomer {
+  source: SourceCustomer;
+  body: Record<string, unknown> | null;
+  reason: string | null;
+}
+
+export interface PlannedSubscription {
+  source: SourceSubscription;
+  /** The till product (its link key) and prices (link keys) it bills. */
+  productKey: string;
+  priceKeys: string[];
+  seats: number | null;
+  /** The coupon (its link key) applied, if any. */
+  discountKey: string | null;
+  trialing: boolean;
+}
+
+export interface Plan {
+  items: PlanItem[];
+  meters: PlannedMeter[];
+  products: PlannedProduct[];
+  discounts: PlannedDiscount[];
+  customers: PlannedCustomer[];
+  subscriptions: PlannedSubscription[];
+}
+
+const IMPORTED_STATUSES = new Set(["active", "trialing", "past_due"]);
+
+function customerBody(c: SourceCustomer): Pick<PlannedCustomer, "body" | "reason"> {
+  if (!c.email) return { body: null, reason: "The customer has no email: till identifies customers by email. Add one at Stripe and run the import again." };
+  const address = c.address?.country ? { ...c.address, postal_code: c.address.postalCode } : null;
+  const body: Record<string, unknown> = {
+    email: c.email.toLowerCase(),
+    name: c.name,
+    external_id: c.id,
+    metadata: { ...c.metadata, stripe_customer_id: c.id },
+    ...(address ? { billing_address: { line1: address.line1, line2: address.line2, postal_code: address.postal_code, city: address.city, state: address.state, country: address.country } } : {}),
+    ...(c.taxIds[0] ? { tax_id: c.taxIds[0].value } : {}),
+  };
+  return { body, reason: null };
+}
+
+/** The action of an importable object: new, changed since the last run, or as it was. */
+function actionOf(existing: Existing, kind: string, sourceId: string, digest: string): { action: ImportAction; tillId: string | null } {
+  const link = existing.links.get(linkKey(kind, sourceId));
+  if (!link) return { action: "create", tillId: null };
+  return { action: link.digest === digest ? "unchanged" : "update", tillId: link.tillId };
+}
+
+/** Why a subscription stays at the processor (skipped or blocked), or null when it moves. */
+function subscriptionRefusal(s: SourceSubscription, existing: Existing): { action: "skipped" | "blocked" | "waiting"; reason: string } | null {
+  if (!IMPORTED_STATUSES.has(s.status)) return { action: "skipped", reason: `It is ${s.status} at Stripe: only active, trialing and past-due subscriptions move.` };
+  if (s.movedTo && !existing.handovers.has(s.id)) {
+    return { action: "blocked", reason: `Its Stripe metadata says it moved to till subscription ${s.movedTo}, which this organization does not hold.` };
+  }
+  if (s.collection === "send_invoice") return { action: "blocked", reason: "Stripe sends it invoices to pay (send_invoice): till charges a saved payment method only." };
+  if (s.paused) return { action: "blocked", reason: "Its collection is paused at Stripe: resume or cancel it there first." };
+  if (s.cancelAt && !s.cancelAtPeriodEnd) return { action: "blocked", reason: "It ends on a set date at Stripe: till ends subscriptions at a period's end only." };
+  if (s.cancelAtPeriodEnd && !s.movedTo) return { action: "skipped", reason: "It ends at the end of its period at Stripe: there is nothing to move." };
+  if (s.status === "past_due") return { action: "waiting", reason: "It is past due at Stripe: it moves once Stripe's open invoice is paid (run the import again)." };
+  return null;
+}
+
+interface PriceUse {
+  productKey: string;
+  licensed: boolean;
+  /** Sold per seat in till: the subscription's quantity is its seats. */
+  seatBased: boolean;
+  reason: string | null;
+}
+
+/** A subscription's items mapped to one till product and its prices, or why they cannot be. */
+function mapItems(s: SourceSubscription, prices: Map<string, PriceUse>): Omit<PlannedSubscription, "source" | "discountKey" | "trialing"> | string {
+  const products = new Set<string>();
+  const priceKeys: string[] = [];
+  let licensed = 0;
+  let seats: number | null = null;
+  for (const item of s.items) {
+    const price = prices.get(priceKey(item.priceId, s.currency));
+    if (!price) return `Its price ${item.priceId} has no ${s.currency.toUpperCase()} amount to import.`;
+    if (price.reason) return `Its price ${item.priceId} cannot be imported: ${price.reason}`;
+    products.add(price.productKey);
+    priceKeys.push(priceKey(item.priceId, s.currency));
+    if (price.licensed) {
+      licensed += 1;
+      seats = price.seatBased ? (item.quantity ?? 1) : null;
+    }
+  }
+  if (products.size !== 1 || licensed > 1) {
+    return "It bills several products or several licensed prices at once: till has no add-ons yet, so one subscription is one product.";
+  }
+  const [productKey = ""] = products;
+  return { productKey, priceKeys, seats };
+}
+
+export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Date): Plan {
+  const items: PlanItem[] = [];
+  const meters = snapshot.meters.map(planMeter);
+  const meterTill = new Map<string, string>();
+  for (const m of meters) {
+    const digest = digestOf(m.body);
+    const found = m.body ? actionOf(existing, "meter", m.source.id, digest) : null;
+    // a meter imported now has no id yet: prices refer to it by its link key until apply makes it
+    if (m.body) meterTill.set(m.source.id, found?.tillId ?? `meter:${m.source.id}`);
+    const becomes = m.body ? `meter of "${m.source.eventName}" events` : null;
+    items.push({ kind: "meter", sourceId: m.source.id, label: m.source.name, action: found?.action ?? "blocked", tillId: found?.tillId ?? null, becomes, reason: m.reason });
+  }
+  const use = catalogUse(snapshot);
+  const products = snapshot.products.flatMap((p) => planProduct(p, use, (id) => meterTill.get(id) ?? null));
+  const priceProduct = new Map<string, PriceUse>();
+  for (const p of products) {
+    const found = actionOf(existing, "product", p.key, digestOf({ body: p.body, prices: p.prices.map((x) => [x.key, x.slot, x.body]) }));
+    items.push({ kind: "product", sourceId: p.key, label: p.source.name, action: found.action, tillId: found.tillId, becomes: `product "${p.name}"${p.archived ? " (archived)" : ""}`, reason: null });
+    for (const price of p.prices) {
+      priceProduct.set(price.key, { productKey: p.key, licensed: price.source.usage === "licensed", seatBased: price.body?.amount_type === "seat_based", reason: price.reason });
+      const link = existing.links.get(linkKey("price", price.key));
+      const action: ImportAction = price.body ? (link ? "unchanged" : "create") : "blocked";
+      const becomes = price.body ? `${String(price.body.amount_type)} price in ${price.currency.toUpperCase()}${price.slot === "archived" ? " (archived: kept for its subscriptions)" : ""}` : null;
+      const label = price.source.nickname ?? `${p.source.name} ${recurrenceOf(price.source).replace("/1", "")}`;
+      items.push({ kind: "price", sourceId: price.key, label, action, tillId: link?.tillId ?? null, becomes, reason: price.reason });
+    }
+  }
+  const codesOf = new Map<string, typeof snapshot.promotionCodes>();
+  for (const code of snapshot.promotionCodes) codesOf.set(code.couponId, [...(codesOf.get(code.couponId) ?? []), code]);
+  const discounts = snapshot.coupons.flatMap((c) => planDiscounts(c, codesOf.get(c.id) ?? []));
+  const discountOk = new Set<string>();
+  for (const d of discounts) {
+    const found = d.body ? actionOf(existing, "discount", d.key, digestOf([d.body, d.productIds])) : null;
+    if (d.body) discountOk.add(d.key);
+    const becomes = d.body ? `discount "${String(d.body.name)}"` : null;
+    items.push({ kind: "discount", sourceId: d.key, label: d.label, action: found?.action ?? "blocked", tillId: found?.tillId ?? null, becomes, reason: d.reason });
+  }
+  const customers = snapshot.customers.map((c) => ({ source: c, ...customerBody(c) }));
+  const customerOk = new Set<string>();
+  for (const c of customers) {
+    const linked = c.body ? actionOf(existing, "customer", c.source.id, digestOf(c.body)) : null;
+    const adopted = c.body && !linked?.tillId ? existing.emails.get(String(c.body.email)) : undefined;
+    if (c.body) customerOk.add(c.source.id);
+    const action: ImportAction = linked ? (adopted ? "update" : linked.action) : "blocked";
+    const becomes = c.body ? (adopted ? `the till customer of the same email` : `customer ${String(c.body.email)}`) : null;
+    items.push({ kind: "customer", sourceId: c.source.id, label: c.source.email ?? c.source.name ?? c.source.id, action, tillId: linked?.tillId ?? adopted ?? null, becomes, reason: c.reason });
+  }
+  const subscriptions: PlannedSubscription[] = [];
+  const emailOf = new Map(snapshot.customers.map((c) => [c.id, c.email ?? c.id]));
+  for (const s of snapshot.subscriptions) {
+    const label = `${emailOf.get(s.customerId) ?? s.customerId}'s subscription`;
+    const done = existing.handovers.get(s.id);
+    const push = (action: ImportAction, reason: string | null, becomes: string | null = null) =>
+      items.push({ kind: "subscription", sourceId: s.id, label, action, tillId: done?.subscriptionId ?? null, becomes, reason });
+    if (done?.state === "moved") {
+      push("moved", null, "a till subscription (till renews it)");
+      continue;
+    }
+    if (done?.state === "pending") {
+      push("waiting", "Its hand-over to till is under way.");
+      continue;
+    }
+    const refused = subscriptionRefusal(s, existing);
+    const mapped = mapItems(s, priceProduct);
+    const problem = refused ?? (typeof mapped === "string" ? { action: "blocked" as const, reason: mapped } : null)
+      ?? (!customerOk.has(s.customerId) ? { action: "blocked" as const, reason: `Its customer ${s.customerId} cannot be imported.` } : null)
+      ?? (s.couponIds.length > 1 ? { action: "blocked" as const, reason: "It has several coupons: a till subscription has one discount." } : null)
+      ?? (s.couponIds[0] && !discountOk.has(s.couponIds[0]) ? { action: "blocked" as const, reason: `Its coupon ${s.couponIds[0]} cannot be imported.` } : null)
+      ?? (!s.defaultPaymentMethod && !snapshot.customers.find((c) => c.id === s.customerId)?.defaultPaymentMethod
+        ? { action: "blocked" as const, reason: "Neither it nor its customer has a default payment method at Stripe: till would have nothing to charge." }
+        : null);
+    if (problem || typeof mapped === "string") {
+      push(problem?.action ?? "blocked", problem?.reason ?? null);
+      continue;
+    }
+    const trialing = s.trialEnd !== null && s.trialEnd > now;
+    subscriptions.push({ source: s, ...mapped, discountKey: s.couponIds[0] ?? null, trialing });
+    push("create", null, `a till subscription that renews from ${s.currentPeriodEnd.toISOString().slice(0, 10)}`);
+  }
+  return { items, meters, products, discounts, customers, subscriptions };
+}
+
+/** Per kind, how many of each action (the run's counts), and how many block. */
+export function countsOf(items: Array<Pick<PlanItem, "kind" | "action">>): { counts: Record<string, Record<string, number>>; blocked: number } {
+  const counts: Record<string, Record<string, number>> = {};
+  let blocked = 0;
+  for (const item of items) {
+    const kind = (counts[item.kind] ??= {});
+    kind[item.action] = (kind[item.action] ?? 0) + 1;
+    if (item.action === "blocked") blocked += 1;
+  }
+  return { counts, blocked };
+}
