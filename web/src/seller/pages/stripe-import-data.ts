@@ -44,8 +44,8 @@ export const startRun = (scope: Scope, dryRun: boolean): Promise<Result<Run>> =>
 /** POST /stripe/imports/{id}/undo: hands back the run's subscriptions that have not renewed in till yet. */
 export const undoRun = (scope: Scope, id: string): Promise<Result<Run>> => v1<Run>(scope, "POST", `/stripe/imports/${id}/undo`);
 
-/** Whether a run may be undone: it imported for real and has settled without failing. */
-export const mayUndo = (run: Run) => !run.dry_run && run.status === "succeeded";
+/** Whether a run may be undone (as the server allows): it imported for real and moves or moved subscriptions. */
+export const mayUndo = (run: Run) => !run.dry_run && ["moving", "succeeded", "failed"].includes(run.status);
 
 /** Whether a run's plan may be imported now: a settled dry run nothing blocks. */
 export const mayImport = (run: Run) => run.dry_run && run.status === "planned" && run.blocked === 0;
