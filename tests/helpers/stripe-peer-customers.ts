@@ -35,7 +35,8 @@ function registerKinds({ peer, b }: BillingCtx): void {
     },
     find: mine(b.customers.map),
     includable: (path) => path === "tax_ids",
-    links: { "invoice_settings.default_payment_method": "payment_method" },
+    // default_source: a legacy source (a Card); the stand-in makes none, so it stays null when expanded
+    links: { "invoice_settings.default_payment_method": "payment_method", default_source: "payment_method" },
   });
   b.expander.kinds.set("tax_id", { show: (o) => visible(o), find: mine(b.taxIds.map), links: { customer: "customer" } });
   b.expander.kinds.set("payment_method", {

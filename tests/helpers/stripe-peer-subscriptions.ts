@@ -52,7 +52,7 @@ function registerKinds({ b }: BillingCtx): void {
       return { ...visible(o, [], new Set(), INTERNAL), items };
     },
     find: mine(b.subscriptions.map),
-    links: { customer: "customer", default_payment_method: "payment_method", discounts: "discount", latest_invoice: "invoice" },
+    links: { customer: "customer", default_payment_method: "payment_method", default_source: "payment_method", discounts: "discount", latest_invoice: "invoice" },
     nested: { "items.data": "subscription_item" },
   });
   b.expander.kinds.set("discount", {

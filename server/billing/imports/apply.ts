@@ -17,7 +17,7 @@ import { createCustomer, findCustomerRow, updateCustomer } from "../customers/se
 import { CustomerCreateInput, CustomerUpdateInput } from "../customers/input.js";
 import { adoptSavedMethod } from "../payments/methods.js";
 import { insertSubscriptionRow, newSubscriptionFromCheckout } from "../subscriptions/service.js";
-import { digestOf, type PlannedProduct } from "./plan-catalog.js";
+import { digestOf, PENDING_METER, productDigest, type PlannedProduct } from "./plan-catalog.js";
 import { linkKey, type Plan, type PlanItem, type PlannedCustomer, type PlannedSubscription } from "./plan.js";
 import * as repo from "./repository.js";
 
@@ -70,8 +70,8 @@ async function applyMeters(ctx: ApplyContext, plan: Plan): Promise<void> {
 /** A price body with its meter's link resolved to till's meter (null: the meter was not imported). */
 function resolveMeter(ctx: ApplyContext, body: Record<string, unknown>): Record<string, unknown> | null {
   const meter = body.meter_id;
-  if (typeof meter !== "string" || !meter.startsWith("meter:")) return body;
-  const id = ctx.links.get(linkKey("meter", meter.slice("meter:".length)));
+  if (typeof meter !== "string" || !meter.startsWith(PENDING_METER)) return body;
+  const id = ctx.links.get(linkKey("meter", meter.slice(PENDING_METER.length)));
   return id ? { ...body, meter_id: id } : null;
 }
 
@@ -120,7 +120,7 @@ async function applyProducts(ctx: ApplyContext, plan: Plan): Promise<void> {
   for (const p of plan.products) {
     const action = actionOf(ctx, "product", p.key);
     if (action !== "create" && action !== "update") continue;
-    const digest = digestOf({ body: p.body, prices: p.prices.map((x) => [x.key, x.slot, x.body]) });
+    const digest = productDigest(p);
     await ctx.db.transaction((tx) => applyProduct(ctx, tx, p, digest)).catch((err: unknown) => refuse(ctx, "product", p.key, err));
   }
 }

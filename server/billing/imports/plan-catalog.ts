@@ -166,14 +166,30 @@ export function planProduct(product: SourceProduct, use: CatalogUse, meterOf: (i
         });
       }
     }
-    out.push({ key: `${product.id}/${recurrence}`, source: product, recurrence, name: body.name, body, prices: planned, archived: !product.active });
+    // nothing it offers can be sold in till, but an older price is still billed: offered by an archived product
+    const sellable = planned.filter((x) => x.body);
+    let archived = !product.active;
+    if (sellable.length > 0 && !sellable.some((x) => x.slot === "catalog")) {
+      sellable.forEach((x) => (x.slot = "catalog"));
+      archived = true;
+    }
+    out.push({ key: `${product.id}/${recurrence}`, source: product, recurrence, name: body.name, body, prices: planned, archived });
   }
   return out;
 }
 
+/** A meter imported in the same run, named by its link until it is made (apply.ts resolves it). */
+export const PENDING_METER = "meter:";
+/** Stands in for a meter not made yet when a price is checked: any well-formed id passes the same rules. */
+const SOME_METER_ID = "00000000-0000-4000-8000-000000000000";
+
+/** What a product's link remembers of it: its body and its prices' (a rerun writes it again when they change). */
+export const productDigest = (p: PlannedProduct) => digestOf({ body: p.body, prices: p.prices.map((x) => [x.key, x.slot, x.body]) });
+
 /** A price checked as till's create route would check it (a product of that one price). */
 function checkPrice(product: Record<string, unknown>, price: Record<string, unknown>): Record<string, unknown> | string {
-  const parsed = ProductCreateInput.safeParse({ ...product, prices: [price] });
+  const meter = typeof price.meter_id === "string" && price.meter_id.startsWith(PENDING_METER) ? { meter_id: SOME_METER_ID } : {};
+  const parsed = ProductCreateInput.safeParse({ ...product, prices: [{ ...price, ...meter }] });
   return parsed.success ? price : refusal(parsed.error);
 }
 

@@ -3,7 +3,7 @@
 // dry run stores it, the import applies it (apply.ts).
 import type { SourceCustomer, SourceSnapshot, SourceSubscription } from "../../payments/billing-import.js";
 import type { ImportAction, ImportKind } from "../../../shared/stripe-import.js";
-import { catalogUse, digestOf, planDiscounts, planMeter, planProduct, priceKey, recurrenceOf, type PlannedDiscount, type PlannedMeter, type PlannedProduct } from "./plan-catalog.js";
+import { catalogUse, digestOf, PENDING_METER, planDiscounts, productDigest, planMeter, planProduct, priceKey, recurrenceOf, type PlannedDiscount, type PlannedMeter, type PlannedProduct } from "./plan-catalog.js";
 
 export interface PlanItem {
   kind: ImportKind;
@@ -128,8 +128,8 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
   for (const m of meters) {
     const digest = digestOf(m.body);
     const found = m.body ? actionOf(existing, "meter", m.source.id, digest) : null;
-    // a meter imported now has no id yet: prices refer to it by its link key until apply makes it
-    if (m.body) meterTill.set(m.source.id, found?.tillId ?? `meter:${m.source.id}`);
+    // prices name their meter by Stripe's id (their digest stays the same from run to run); apply finds till's
+    if (m.body) meterTill.set(m.source.id, `${PENDING_METER}${m.source.id}`);
     const becomes = m.body ? `meter of "${m.source.eventName}" events` : null;
     items.push({ kind: "meter", sourceId: m.source.id, label: m.source.name, action: found?.action ?? "blocked", tillId: found?.tillId ?? null, becomes, reason: m.reason });
   }
@@ -137,8 +137,13 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
   const products = snapshot.products.flatMap((p) => planProduct(p, use, (id) => meterTill.get(id) ?? null));
   const priceProduct = new Map<string, PriceUse>();
   for (const p of products) {
-    const found = actionOf(existing, "product", p.key, digestOf({ body: p.body, prices: p.prices.map((x) => [x.key, x.slot, x.body]) }));
-    items.push({ kind: "product", sourceId: p.key, label: p.source.name, action: found.action, tillId: found.tillId, becomes: `product "${p.name}"${p.archived ? " (archived)" : ""}`, reason: null });
+    const found = actionOf(existing, "product", p.key, productDigest(p));
+    const sellable = p.prices.some((x) => x.body && x.slot === "catalog");
+    items.push({
+      kind: "product", sourceId: p.key, label: p.source.name, action: sellable ? found.action : "blocked", tillId: found.tillId,
+      becomes: sellable ? `product "${p.name}"${p.archived ? " (archived)" : ""}` : null,
+      reason: sellable ? null : "None of its prices can be imported (see them).",
+    });
     for (const price of p.prices) {
       priceProduct.set(price.key, { productKey: p.key, licensed: price.source.usage === "licensed", seatBased: price.body?.amount_type === "seat_based", reason: price.reason });
       const link = existing.links.get(linkKey("price", price.key));

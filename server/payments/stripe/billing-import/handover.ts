@@ -1,9 +1,11 @@
 // Handing a subscription over to till and back. A hand-over makes the Stripe subscription end with its current period
-// and marks it (metadata) with till's subscription that takes over; handing back undoes both. Each update carries
-// an idempotency key of till's subscription, so a retry is taken once; and since a key replays its first answer for
-// 24 hours and refuses other parameters, the mark says the same on every retry (its date is the end of the period
-// the hand-over was made in, kept from the mark once written), and a replayed answer that is no longer the truth (a
-// hand-over, a hand-back and a hand-over again within a day) is followed by the update sent again without the key.
+// and marks it (metadata) with till's subscription that takes over and the moment it moves (that period's end);
+// handing back undoes both. Each update carries an idempotency key of till's subscription, so a retry is taken once.
+// A key replays its first answer for a day and refuses other parameters, so the mark holds no clock of its own (a
+// retry of the same period sends the same), and an answer replayed or refused (a hand-over, a hand-back and a
+// hand-over again within the day; a period that ended between two tries) is followed by the update sent again
+// without the key: an update that sets fields says the same sent twice. A subscription already as asked is answered
+// as it is, with no update.
 import type Stripe from "stripe";
 import { BillingSourceError, type SourceSubscription } from "../../billing-import.js";
 import { MOVED_AT_KEY, MOVED_TO_KEY, mapSubscription, periodOf } from "./map-customers.js";
@@ -53,7 +55,7 @@ export async function handOver(ctx: SourceContext, id: string, tillSubscriptionI
   if (mark && mark !== tillSubscriptionId && raw.cancel_at_period_end) {
     throw new BillingSourceError(`The Stripe subscription ${id} was already handed over to till's subscription ${mark}.`, false);
   }
-  const movedAt = (mark === tillSubscriptionId && raw.metadata[MOVED_AT_KEY]) || new Date(periodOf(id, items).end * 1000).toISOString();
+  const movedAt = new Date(periodOf(id, items).end * 1000).toISOString();
   const params = { cancel_at_period_end: true, metadata: { [MOVED_TO_KEY]: tillSubscriptionId, [MOVED_AT_KEY]: movedAt } };
   return update(ctx, id, params, `till-handover-${tillSubscriptionId}`);
 }

@@ -70,7 +70,7 @@ function currencyOptionsOf(price: Stripe.Price): Record<string, SourceAmount> {
   return out;
 }
 
-/** Whether a tiered price's other currencies came without their tiers (a list cannot expand them: read.ts reads them). */
+/** Whether a tiered price's other currencies came without their tiers (a list cannot expand them: read.ts does). */
 export function lacksOptionTiers(price: Stripe.Price): boolean {
   if (price.billing_scheme !== "tiered") return false;
   const own = price.currency.toLowerCase();
@@ -145,7 +145,8 @@ export function mapCoupon(coupon: Stripe.Coupon): SourceCoupon {
     maxRedemptions: coupon.max_redemptions,
     timesRedeemed: coupon.times_redeemed,
     redeemBy: dateOrNull(coupon.redeem_by),
-    productIds: coupon.applies_to ? [...coupon.applies_to.products] : null,
+    // an expanded applies_to of a coupon for every product lists none
+    productIds: coupon.applies_to?.products.length ? [...coupon.applies_to.products] : null,
     valid: coupon.valid,
     metadata: metadataOf(coupon.metadata),
   };

@@ -19,18 +19,14 @@ export function mapPaymentMethod(pm: Stripe.PaymentMethod): SourcePaymentMethod 
   return { id: pm.id, type: pm.type, brand: bankName || pm.type, last4: bank?.last4 ?? "", expMonth: 0, expYear: 0 };
 }
 
-/** A legacy source (a card or bank account saved before PaymentMethods) as a payment method; null for other kinds. */
-function mapSource(source: Stripe.CustomerSource): SourcePaymentMethod | null {
-  if (source.object === "card") return { id: source.id, type: "card", brand: source.brand, last4: source.last4, expMonth: source.exp_month, expYear: source.exp_year };
-  if (source.object === "bank_account") return { id: source.id, type: "bank_account", brand: source.bank_name || "bank_account", last4: source.last4, expMonth: 0, expYear: 0 };
-  return null;
-}
-
-/** The method of an expanded `default_payment_method`, else of an expanded legacy `default_source`; null when none. */
-export function defaultMethodOf(pm: string | Stripe.PaymentMethod | null, source: string | Stripe.CustomerSource | null): SourcePaymentMethod | null {
-  if (pm !== null && typeof pm === "object") return mapPaymentMethod(pm);
-  if (pm !== null) throw new BillingSourceError(`Stripe answered the payment method ${pm} unexpanded.`, false);
-  return source !== null && typeof source === "object" ? mapSource(source) : null;
+/**
+ * The method of an expanded `default_payment_method`; null when none. A legacy `default_source` (a card saved before
+ * PaymentMethods) is not read: such a customer comes without a default method.
+ */
+export function defaultMethodOf(pm: string | Stripe.PaymentMethod | null): SourcePaymentMethod | null {
+  if (pm === null) return null;
+  if (typeof pm === "string") throw new BillingSourceError(`Stripe answered the payment method ${pm} unexpanded.`, false);
+  return mapPaymentMethod(pm);
 }
 
 /** A customer; `taxIds` are its tax ids read in full (the list's first page is on `tax_ids`). */
@@ -45,7 +41,7 @@ export function mapCustomer(customer: Stripe.Customer, taxIds: Stripe.TaxId[] = 
       : null,
     taxIds: taxIds.map((t) => ({ type: t.type, value: t.value })),
     metadata: metadataOf(customer.metadata),
-    defaultPaymentMethod: defaultMethodOf(customer.invoice_settings.default_payment_method, customer.default_source),
+    defaultPaymentMethod: defaultMethodOf(customer.invoice_settings.default_payment_method),
     created: dateOf(customer.created),
   };
 }
@@ -99,7 +95,7 @@ export function mapSubscription(subscription: Stripe.Subscription, items: Stripe
     // Stripe also sets cancel_at to the period's end when the subscription ends with it: that is no other date
     cancelAt: s.cancel_at !== null && s.cancel_at !== period.end ? dateOf(s.cancel_at) : null,
     paused: s.pause_collection !== null,
-    defaultPaymentMethod: defaultMethodOf(s.default_payment_method, s.default_source),
+    defaultPaymentMethod: defaultMethodOf(s.default_payment_method),
     metadata,
     movedTo: mark && s.cancel_at_period_end ? mark : null,
     created: dateOf(s.created),

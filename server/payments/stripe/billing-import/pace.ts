@@ -84,7 +84,8 @@ export function createPace(opts: PaceOptions): Pace {
   const bucket = tokenBucket(opts.limit, opts.burst ?? 1, now);
   const requests: SourceRequests = { sent: 0, throttled: 0, limit: opts.limit };
 
-  async function attempt<T>(purpose: RequestPurpose, call: () => Promise<T>, missing: boolean): Promise<T | null> {
+  /** Sends `call` at the pace; Stripe's resource_missing answers `missing()` when given. */
+  async function paced<T, M>(purpose: RequestPurpose, call: () => Promise<T>, missing?: () => M): Promise<T | M> {
     for (let throttled = 0; ; ) {
       const wait = bucket.reserve();
       if (wait > 0) await sleep(wait);
@@ -96,12 +97,11 @@ export function createPace(opts: PaceOptions): Pace {
         if (err instanceof Stripe.errors.StripeRateLimitError && throttled < maxThrottled) {
           throttled++;
           requests.throttled++;
-          const pause = throttledWait(throttled);
-          bucket.holdFor(pause);
-          await sleep(pause);
+          // the next token, this request's again included, comes after the pause
+          bucket.holdFor(throttledWait(throttled));
           continue;
         }
-        if (missing && err instanceof Stripe.errors.StripeError && err.code === "resource_missing") return null;
+        if (missing && err instanceof Stripe.errors.StripeError && err.code === "resource_missing") return missing();
         throw sourceError(err, purpose);
       }
     }
@@ -109,8 +109,8 @@ export function createPace(opts: PaceOptions): Pace {
 
   return {
     requests,
-    send: async <T>(purpose: RequestPurpose, call: () => Promise<T>) => (await attempt(purpose, call, false)) as T,
-    sendOrMissing: (purpose, call) => attempt(purpose, call, true),
+    send: (purpose, call) => paced(purpose, call),
+    sendOrMissing: (purpose, call) => paced(purpose, call, () => null),
   };
 }
 

@@ -37,8 +37,8 @@ export const PURPOSES = {
 
 const PRICE_EXPAND = ["data.tiers", "data.currency_options"];
 const COUPON_EXPAND = ["data.applies_to", "data.currency_options"];
-const CUSTOMER_EXPAND = ["data.invoice_settings.default_payment_method", "data.default_source", "data.tax_ids"];
-const SUBSCRIPTION_EXPAND = ["data.default_payment_method", "data.default_source", "data.discounts"];
+const CUSTOMER_EXPAND = ["data.invoice_settings.default_payment_method", "data.tax_ids"];
+const SUBSCRIPTION_EXPAND = ["data.default_payment_method", "data.discounts"];
 /** A subscription read alone: the same expansions. */
 export const ONE_SUBSCRIPTION_EXPAND = SUBSCRIPTION_EXPAND.map((path) => path.slice("data.".length));
 

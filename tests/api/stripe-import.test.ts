@@ -1,0 +1,148 @@
+// Importing a Stripe Billing business in place, against the Stripe stand-in: the dry run plans every shape (what
+// maps to what, what stays at Stripe and why) and writes nothing; the import brings the catalog, discounts and
+// customers over and hands each subscription over at the end of its Stripe period; a rerun changes nothing; till's
+// first renewal charges the same card once, off-session, and the Stripe subscription ends then.
+import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ImportItemWire, StripeImportWire } from "../../shared/stripe-import.js";
+import { rawRequest } from "../helpers/api.js";
+import { seedBusiness, type SeededBusiness } from "../helpers/stripe-billing-seed.js";
+import { Receiver } from "../helpers/receiver.js";
+import { until, useWebhookSandbox, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+
+let s: StripeSandbox;
+let seeded: SeededBusiness;
+const receiver = new Receiver();
+
+useWebhookSandbox(receiver, "/imports", ["subscription.created"], (r) => {
+  ({ s } = r);
+});
+beforeAll(async () => {
+  seeded = await seedBusiness(s.peer, "imp");
+}, 60_000);
+
+const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+  const res = await rawRequest(s.server.url, s.key, method, `/v1${path}`, body);
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as T;
+};
+
+/** Starts a run and waits until it rests (planned, succeeded, failed), looking every quarter of a second. */
+async function runImport(dryRun: boolean): Promise<StripeImportWire> {
+  const started = await api<StripeImportWire>("POST", "/stripe/imports", { dry_run: dryRun });
+  let last = started;
+  return until(async () => {
+    await new Promise((r) => setTimeout(r, 250));
+    last = await api<StripeImportWire>("GET", `/stripe/imports/${started.id}`);
+    return ["planned", "succeeded", "failed"].includes(last.status) ? last : undefined;
+  }, `import ${started.id} settled (${JSON.stringify(last)})`, 60_000);
+}
+
+async function itemsOf(runId: string): Promise<ImportItemWire[]> {
+  const out: ImportItemWire[] = [];
+  for (let page = 1; ; page += 1) {
+    const res = await api<{ items: ImportItemWire[]; pagination: { max_page: number } }>("GET", `/stripe/imports/${runId}/items?limit=100&page=${page}`);
+    out.push(...res.items);
+    if (page >= res.pagination.max_page) return out;
+  }
+}
+
+const item = (items: ImportItemWire[], kind: string, stripeId: string) => {
+  const found = items.find((i) => i.kind === kind && i.stripe_id === stripeId);
+  if (!found) throw new Error(`no ${kind} item ${stripeId}: ${JSON.stringify(items.filter((i) => i.kind === kind).map((i) => i.stripe_id))}`);
+  return found;
+};
+
+describe("importing a Stripe Billing business", () => {
+  let applied: StripeImportWire;
+
+  it("plans every shape in a dry run and writes nothing", async () => {
+    const run = await runImport(true);
+    expect(run.status, run.error ?? "").toBe("planned");
+    expect(run.account).toEqual({ id: "acct_1TillPay", livemode: false });
+    const items = await itemsOf(run.id);
+    const { moves, stays, prices, coupon } = seeded;
+    for (const sub of Object.values(moves)) expect(item(items, "subscription", sub.id).action, JSON.stringify(item(items, "subscription", sub.id))).toBe("create");
+    expect(item(items, "subscription", stays.sendInvoice.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("send_invoice") });
+    expect(item(items, "subscription", stays.twoProducts.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("add-ons") });
+    expect(item(items, "subscription", stays.noEmail.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("customer") });
+    expect(item(items, "subscription", stays.pastDue.id)).toMatchObject({ action: "waiting", reason: expect.stringContaining("past due") });
+    expect(item(items, "subscription", stays.ending.id)).toMatchObject({ action: "skipped" });
+    expect(item(items, "subscription", stays.transformed.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("transform_quantity") });
+    expect(item(items, "customer", seeded.customers.nameless?.id ?? "")).toMatchObject({ action: "blocked", reason: expect.stringContaining("no email") });
+    expect(item(items, "meter", seeded.meter.id).action).toBe("create");
+    expect(items.find((i) => i.kind === "meter" && i.label === "Seats in use")).toMatchObject({ action: "blocked", reason: expect.stringContaining("last") });
+    expect(item(items, "price", `${prices.proMonthly.id}/eur`).becomes).toContain("EUR");
+    expect(item(items, "price", `${prices.proOld.id}/usd`).becomes).toContain("archived");
+    expect(item(items, "price", `${prices.seat.id}/usd`).becomes).toContain("seat_based");
+    expect(item(items, "price", `${prices.apiUsage.id}/usd`).becomes).toContain("metered_unit");
+    expect(item(items, "discount", coupon.id).action).toBe("create");
+    expect(items.find((i) => i.kind === "discount" && i.label.startsWith("promotion code FIRST"))).toMatchObject({ action: "blocked", reason: expect.stringContaining("first-time") });
+    expect(run.blocked).toBeGreaterThan(0);
+    // nothing was written: no product, customer or subscription in till, no Stripe subscription touched
+    expect((await s.sdk.products.list({})).result.items).toHaveLength(0);
+    expect((await s.sdk.customers.list({})).result.items).toHaveLength(0);
+    expect(s.peer.requests.filter((r) => r.method === "POST" && r.path.startsWith("/v1/subscriptions/"))).toHaveLength(0);
+  }, 60_000);
+
+  it("imports, and hands each subscription over at the end of its Stripe period", async () => {
+    applied = await runImport(false);
+    expect(applied.status, applied.error ?? "").toBe("succeeded");
+    const items = await itemsOf(applied.id);
+    const { moves } = seeded;
+    for (const [name, sub] of Object.entries(moves)) {
+      const it = item(items, "subscription", sub.id);
+      expect(it.action, `${name}: ${JSON.stringify(it)}`).toBe("moved");
+      const mine = await s.sdk.subscriptions.get({ id: it.till_id ?? "" });
+      expect(mine.status).toBe(name === "fay" ? "trialing" : "active");
+      expect(mine.metadata.stripe_subscription_id).toBe(sub.id);
+      const period = sub.items.data[0]?.current_period_end ?? 0;
+      expect(mine.currentPeriodEnd?.getTime()).toBe(period * 1000);
+      const theirs = await seeded.stripe.subscriptions.retrieve(sub.id);
+      expect(theirs.cancel_at_period_end).toBe(true);
+      expect(theirs.metadata.till_subscription_id).toBe(mine.id);
+    }
+    const ada = await s.sdk.subscriptions.get({ id: item(items, "subscription", moves.ada.id).till_id ?? "" });
+    expect(ada.customer.externalId).toBe(seeded.customers.ada?.id);
+    expect(ada.customer.taxId?.[0]).toBe("DE123456789");
+    expect(ada.discount?.name).toBe("Launch");
+    expect(ada.amount).toBe(1200);
+    const bob = await s.sdk.subscriptions.get({ id: item(items, "subscription", moves.bob.id).till_id ?? "" });
+    expect(bob.seats).toBe(3);
+    expect(bob.amount).toBe(1500);
+    // the subscriptions left at Stripe were not touched
+    for (const sub of Object.values(seeded.stays)) expect((await seeded.stripe.subscriptions.retrieve(sub.id)).metadata.till_subscription_id).toBeUndefined();
+  }, 60_000);
+
+  it("changes nothing when run again", async () => {
+    const before = { products: (await s.sdk.products.list({ limit: 100 })).result.items.length, customers: (await s.sdk.customers.list({ limit: 100 })).result.items.length };
+    const again = await runImport(false);
+    expect(again.status, again.error ?? "").toBe("succeeded");
+    for (const kind of ["meter", "product", "price", "discount", "customer"] as const) {
+      expect(again.counts[kind].create ?? 0, kind).toBe(0);
+      expect(again.counts[kind].update ?? 0, kind).toBe(0);
+    }
+    expect(again.counts.subscription.moved).toBe(Object.keys(seeded.moves).length);
+    expect((await s.sdk.products.list({ limit: 100 })).result.items.length).toBe(before.products);
+    expect((await s.sdk.customers.list({ limit: 100 })).result.items.length).toBe(before.customers);
+  }, 60_000);
+
+  it("renews in till once at the period's end, on the same card, and the Stripe subscription ends", async () => {
+    const items = await itemsOf(applied.id);
+    const adaId = item(items, "subscription", seeded.moves.ada.id).till_id ?? "";
+    const res = await rawRequest(s.server.url, s.key, "POST", "/v1/test-clock/advance", { by: "32d" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const renewed = await until(async () => {
+      const sub: Subscription = await s.sdk.subscriptions.get({ id: adaId });
+      return sub.currentPeriodStart.getTime() >= (seeded.moves.ada.items.data[0]?.current_period_end ?? 0) * 1000 ? sub : undefined;
+    }, "ada renewed in till");
+    expect(renewed.status).toBe("active");
+    const intents = [...s.peer.payments.intents.values()].filter((i) => i.object === "payment_intent" && i.metadata.subscription_id === adaId);
+    expect(intents).toHaveLength(1);
+    expect(intents[0]).toMatchObject({ customer: seeded.customers.ada?.id, payment_method: seeded.customers.ada?.invoice_settings.default_payment_method, amount: 900 });
+    // Stripe's side reaches the same moment: it ends, and bills no new period
+    s.peer.billing.advance("acct_1TillPay", Math.floor(renewed.currentPeriodStart.getTime() / 1000) + 60);
+    expect((await seeded.stripe.subscriptions.retrieve(seeded.moves.ada.id)).status).toBe("canceled");
+    expect(s.peer.billing.invoices.filter((i) => i.subscription === seeded.moves.ada.id && i.billing_reason === "subscription_cycle")).toHaveLength(0);
+  }, 60_000);
+});
