@@ -57,7 +57,7 @@ export async function seedBusiness(peer: StripePeer, tag: string): Promise<Seede
   const seat = await stripe.prices.create({ product_data: { name: `Team ${tag}` }, currency: "usd", unit_amount: 500, recurring: { interval: "month" } });
   const apiUsage = await stripe.prices.create({
     product_data: { name: `API ${tag}` }, currency: "usd", recurring: { interval: "month", usage_type: "metered", meter: meter.id },
-    billing_scheme: "tiered", tiers_mode: "graduated", tiers: [{ up_to: 1000, unit_amount_decimal: "0" }, { up_to: "inf", unit_amount_decimal: "0.5" }],
+    billing_scheme: "tiered", tiers_mode: "graduated", tiers: [{ up_to: 1000, unit_amount: 0 }, { up_to: "inf", unit_amount_decimal: Stripe.Decimal.from("0.5") }],
   });
   const ebook = await stripe.prices.create({ product_data: { name: `Ebook ${tag}` }, currency: "usd", unit_amount: 2000 });
   const transformed = await stripe.prices.create({

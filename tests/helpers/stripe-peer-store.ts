@@ -103,7 +103,9 @@ function limitOf(p: Params): number {
   return limit;
 }
 
-/** `created` as a number (that second) or a range (`created[gte]`, `[gt]`, `[lte]`, `[lt]`), and the route's own filter. */
+/**
+ * `created` as a number (that second) or a range (`created[gte]`, `[gt]`, `[lte]`, `[lt]`), and the route's own filter.
+ */
 function andCreated<T extends Stored>(p: Params, keep: ((o: T) => boolean) | undefined): (o: T) => boolean {
   const c = p.created;
   const range: Record<string, number> =

@@ -145,6 +145,8 @@ function create(ctx: BillingCtx, auth: Authed, p: Params): Stored {
   // a trial's first invoice is of nothing; a charge that fails leaves the subscription incomplete
   if (trialing) Object.assign(invoice, { amount_due: 0, amount_paid: 0, status: "paid" });
   else if (invoice.status === "open" && collection === "charge_automatically") sub.status = "incomplete";
+  // made to end with its first period (Stripe sets cancel_at to that end too)
+  if (p.cancel_at_period_end === "true") Object.assign(sub, { cancel_at_period_end: true, cancel_at: end, canceled_at: at });
   return sub;
 }
 

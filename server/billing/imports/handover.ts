@@ -32,7 +32,7 @@ function changedSince(current: SourceSubscription, h: repo.HandoverRow): string 
   return null;
 }
 
-/** Till's subscription becomes active (or trialing) with its benefits: the processor ends its own at the period's end. */
+/** Till's becomes active (or trialing) with its benefits; the processor ends its own at the period's end. */
 async function activate(deps: HandoverDeps, h: repo.HandoverRow, token: string): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
     const moved = { state: "moved", movedAt: new Date(), nextAttemptAt: null, lockedBy: null, lockedUntil: null, detail: null };

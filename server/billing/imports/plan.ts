@@ -3,7 +3,8 @@
 // dry run stores it, the import applies it (apply.ts).
 import type { SourceCustomer, SourceSnapshot, SourceSubscription } from "../../payments/billing-import.js";
 import type { ImportAction, ImportKind } from "../../../shared/stripe-import.js";
-import { catalogUse, digestOf, PENDING_METER, planDiscounts, productDigest, planMeter, planProduct, priceKey, recurrenceOf, type PlannedDiscount, type PlannedMeter, type PlannedProduct } from "./plan-catalog.js";
+import { catalogUse, digestOf, PENDING_METER, planDiscounts, productDigest, planMeter, planProduct, priceKey, recurrenceOf } from "./plan-catalog.js";
+import type { PlannedDiscount, PlannedMeter, PlannedProduct } from "./plan-catalog.js";
 
 export interface PlanItem {
   kind: ImportKind;

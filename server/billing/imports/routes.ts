@@ -7,7 +7,7 @@ import { paginationQuery, pathId, queryArray } from "../http.js";
 import { scopeOf } from "../route-auth.js";
 import { route, type V1App } from "../contract.js";
 import { notFound, validationError } from "../errors.js";
-import { importConflict } from "./errors.js";
+import { importInProgress, importNotUndoable } from "./errors.js";
 import * as service from "./service.js";
 
 const ImportWire = z.looseObject({ id: z.string(), object: z.literal("stripe_import"), status: z.string() });
@@ -28,7 +28,7 @@ const ItemsQuery = z.object({
 export function importRoutes(app: V1App, { db, config }: BillingDeps): void {
   app.post("/stripe/imports", route({
     scope: "organizations:write", operationId: "till:stripe:import", body: ImportCreate,
-    responses: { 201: ImportWire, 409: importConflict, 422: validationError },
+    responses: { 201: ImportWire, 409: importInProgress, 422: validationError },
   }), async (req, reply) => reply.status(201).send(await service.startImport(db, scopeOf(req).organizationId, "stripe", req.body.dry_run)));
 
   app.get("/stripe/imports", route({
@@ -48,6 +48,6 @@ export function importRoutes(app: V1App, { db, config }: BillingDeps): void {
   });
 
   app.post("/stripe/imports/:id/undo", route({
-    scope: "organizations:write", operationId: "till:stripe:undo_import", responses: { 200: ImportWire, 404: notFound, 409: importConflict, 422: validationError },
+    scope: "organizations:write", operationId: "till:stripe:undo_import", responses: { 200: ImportWire, 404: notFound, 409: importNotUndoable, 422: validationError },
   }), async (req) => service.undoImport(db, scopeOf(req).organizationId, pathId(req), config.baseURL));
 }
