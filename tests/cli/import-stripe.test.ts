@@ -1,10 +1,11 @@
 // `till import stripe|list|show` end to end: the CLI as a child process against the real server, whose worker reads a
 // sandbox's Stripe stand-in holding a small Billing business (a meter and its metered price, a monthly product,
 // customers, subscriptions), plans, imports and hands the subscriptions over; then undoes it.
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportItemWire, StripeImportWire } from "../../shared/stripe-import.js";
-import { startStripeSandbox, STRIPE_KEYS, type StripeSandbox } from "../helpers/stripe-sandbox.js";
+import { peerClient } from "../helpers/stripe-billing-seed.js";
+import { startStripeSandbox, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 import { parseJson, spawnTill, tempConfigDir, till, type TillOptions } from "./till.js";
 
 type RunWithItems = StripeImportWire & { items: ImportItemWire[] };
@@ -17,8 +18,7 @@ let blockedCustomer: string;
 
 /** The Billing business at the stand-in, made as a seller makes it: through Stripe's own library. */
 async function seedStripe() {
-  const url = new URL(sandbox.peer.url);
-  stripe = new Stripe(STRIPE_KEYS.secret, { host: url.hostname, port: Number(url.port), protocol: "http", telemetry: false, maxNetworkRetries: 0 });
+  stripe = peerClient(sandbox.peer);
   const meter = await stripe.billing.meters.create({
     display_name: "API calls",
     event_name: "api_call",

@@ -13,7 +13,7 @@ import { Layout } from "../Layout.js";
 import { Facts, Loading, ReadOnly } from "../parts.js";
 import { href, params } from "../url.js";
 import { mayImport, mayUndo, startRun, undoRun, useImportRun, type Run } from "./stripe-import-data.js";
-import { Blocked, ConfirmButton, Counts, IMPORT_PATH, Items, Runs } from "./StripeImportParts.js";
+import { Blocked, ConfirmButton, Counts, IMPORT_PATH, Items, minute, Runs } from "./StripeImportParts.js";
 
 type Said = { tone: Tone; text: string } | undefined;
 
@@ -27,7 +27,7 @@ function Plan({ run }: { run: Run }) {
       <Facts
         items={[
           ["Status", settled ? statusWords(run) : `${run.status.replace(/_/g, " ")} (this page follows it)`],
-          ["Started", run.created_at.replace("T", " ").slice(0, 16)],
+          ["Started", minute(run.created_at)],
           ["Requests to Stripe", `${run.requests.sent} (${run.requests.throttled} throttled, at most ${run.requests.limit} a second)`],
         ]}
       />
@@ -119,7 +119,8 @@ export function StripeImport() {
       {connection.data?.connected && (mayWrite ? <Actions run={run} onStarted={show} /> : <ReadOnly what="import from Stripe" />)}
       {run && settled && run.blocked > 0 && <Blocked run={run} />}
       {run && settled && <Items run={run} />}
-      {runs.data && runs.data.items.length > 0 && <Runs runs={runs.data.items} shown={shownId} />}
+      {/* the shown run as it is now, not as the list was read */}
+      {runs.data && runs.data.items.length > 0 && <Runs runs={runs.data.items.map((r) => (r.id === run?.id ? run : r))} shown={shownId} />}
     </Layout>
   );
 }

@@ -7,11 +7,14 @@ import { SelectField } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
-import { day, Loading, Pager, Table } from "../parts.js";
+import { Loading, Pager, Table } from "../parts.js";
 import { href, pageParam, params } from "../url.js";
 import type { Run } from "./stripe-import-data.js";
 
 export const IMPORT_PATH = "/settings/import-stripe";
+
+/** A time to the minute (UTC, as the API gives it): several runs a day stay apart. */
+export const minute = (iso: string) => `${iso.replace("T", " ").slice(0, 16)} UTC`;
 
 const withIds = (items: ImportItemWire[]) => items.map((i) => ({ ...i, id: `${i.kind}:${i.stripe_id}` }));
 
@@ -122,7 +125,7 @@ export function Runs({ runs, shown }: { runs: Run[]; shown: string | undefined }
         rows={runs}
         empty="No import yet."
         columns={[
-          { label: "Started", cell: (r) => (r.id === shown ? <strong>{day(r.created_at)} (shown)</strong> : <a href={href(IMPORT_PATH, { run: r.id })}>{day(r.created_at)}</a>) },
+          { label: "Started", cell: (r) => (r.id === shown ? <strong>{minute(r.created_at)} (shown)</strong> : <a href={href(IMPORT_PATH, { run: r.id })}>{minute(r.created_at)}</a>) },
           { label: "Run", cell: (r) => (r.dry_run ? "dry run" : "import") },
           { label: "Account", cell: (r) => accountWords(r) },
           { label: "Status", cell: (r) => statusWords(r) },
