@@ -4,6 +4,7 @@
 import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportItemWire, StripeImportWire } from "../../shared/stripe-import.js";
+import { createSeller } from "../helpers/seller.js";
 import { peerClient } from "../helpers/stripe-billing-seed.js";
 import { startStripeSandbox, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 import { parseJson, spawnTill, tempConfigDir, till, type TillOptions } from "./till.js";
@@ -56,6 +57,14 @@ describe("till import stripe", () => {
     expect(both.stderr).toContain("--dry-run and --apply: choose one");
     const undo = await till(["import", "stripe", "--apply", "--undo", "0b5c1d2e-0000-4000-8000-000000000001"], cli);
     expect(undo.exitCode).toBe(2);
+  });
+
+  it("without Stripe connected the run fails: exit 1 with the reason", async () => {
+    const other = await createSeller(sandbox.server, "import-unconnected");
+    const r = await till(["import", "stripe"], { ...cli, env: { ...cli.env, TILL_API_KEY: await other.createSandboxKey() } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("Stripe is not connected");
+    expect(r.stdout).toBe("");
   });
 
   it("plans first (nothing applied yet): the counts, the blocked customer with its reason, exit 1", async () => {
