@@ -44,7 +44,11 @@ export interface ReconcileDifference {
 export interface Reconciliation {
   since: string;
   until: string;
-  compared: { till_payments: number; stripe_payment_intents: number; stripe_charges: number };
+  /**
+   * `stripe_billing`: payments Stripe Billing took from customers imported into till (before their hand-over),
+   * matched to them and not listed as differences.
+   */
+  compared: { till_payments: number; stripe_payment_intents: number; stripe_charges: number; stripe_billing: number };
   /** A list reached its bound: what was read was compared, the rest was not. */
   truncated: boolean;
   differences: ReconcileDifference[];

@@ -30,8 +30,9 @@ async function reconcileCommand(ctx: Context, o: { since?: string }) {
       { header: "till", value: (d) => side(d.till) },
       { header: "Stripe side", value: (d) => side(d.stripe) },
     ]);
-    const { till_payments, stripe_payment_intents, stripe_charges } = result.compared;
-    const summary = `${till_payments} payments in till, ${stripe_payment_intents} PaymentIntents and ${stripe_charges} charges in Stripe since ${result.since}`;
+    const { till_payments, stripe_payment_intents, stripe_charges, stripe_billing } = result.compared;
+    const billing = stripe_billing > 0 ? `, ${stripe_billing} of them Stripe Billing's own from customers imported into till` : "";
+    const summary = `${till_payments} payments in till, ${stripe_payment_intents} PaymentIntents and ${stripe_charges} charges in Stripe${billing} since ${result.since}`;
     ctx.out.info(result.differences.length === 0 ? `No differences: ${summary}.` : `${result.differences.length} difference(s): ${summary}.`);
     if (result.truncated) ctx.out.warn("Only part of the window was compared (a list reached its bound): reconcile a shorter window with --since.");
   }

@@ -135,6 +135,8 @@ export interface ProcessorAccounts {
     organizationId: string,
     window: { since: Date; until: Date },
     tillPayments: (processor: string, max: number) => Promise<TillPayment[]>,
+    /** The processor's customers imported into till (their payments before the import are the processor's own). */
+    importedCustomers?: (processor: string) => Promise<ReadonlySet<string>>,
   ): Promise<ReconcileResult>;
   /**
    * The organization's billing business at the processor (catalog, customers, subscriptions), for the importer to

@@ -67,7 +67,7 @@ describe("importing a Stripe Billing business", () => {
     expect(item(items, "subscription", stays.twoProducts.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("add-ons") });
     expect(item(items, "subscription", stays.noEmail.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("customer") });
     expect(item(items, "subscription", stays.pastDue.id)).toMatchObject({ action: "waiting", reason: expect.stringContaining("past due") });
-    expect(item(items, "subscription", stays.ending.id)).toMatchObject({ action: "skipped" });
+    expect(item(items, "subscription", seeded.ending.id)).toMatchObject({ action: "create", becomes: expect.stringContaining("as at Stripe") });
     expect(item(items, "subscription", stays.transformed.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("transform_quantity") });
     expect(item(items, "customer", seeded.customers.nameless?.id ?? "")).toMatchObject({ action: "blocked", reason: expect.stringContaining("no email") });
     expect(item(items, "meter", seeded.meter.id).action).toBe("create");
@@ -112,6 +112,12 @@ describe("importing a Stripe Billing business", () => {
     expect(bob.amount).toBe(1500);
     // the subscriptions left at Stripe were not touched
     for (const sub of Object.values(seeded.stays)) expect((await seeded.stripe.subscriptions.retrieve(sub.id)).metadata.till_subscription_id).toBeUndefined();
+    // one canceled at Stripe to end with its period: till's ends then too, and Stripe's is left as it was
+    const ending = await s.sdk.subscriptions.get({ id: item(items, "subscription", seeded.ending.id).till_id ?? "" });
+    expect(ending).toMatchObject({ status: "active", cancelAtPeriodEnd: true });
+    const theirs = await seeded.stripe.subscriptions.retrieve(seeded.ending.id);
+    expect(theirs).toMatchObject({ cancel_at_period_end: true, status: "active" });
+    expect(theirs.metadata.till_subscription_id).toBeUndefined();
   }, 60_000);
 
   it("changes nothing when run again", async () => {
@@ -122,10 +128,25 @@ describe("importing a Stripe Billing business", () => {
       expect(again.counts[kind].create ?? 0, kind).toBe(0);
       expect(again.counts[kind].update ?? 0, kind).toBe(0);
     }
-    expect(again.counts.subscription.moved).toBe(Object.keys(seeded.moves).length);
+    expect(again.counts.subscription.moved).toBe(Object.keys(seeded.moves).length + 1);
     expect((await s.sdk.products.list({ limit: 100 })).result.items.length).toBe(before.products);
     expect((await s.sdk.customers.list({ limit: 100 })).result.items.length).toBe(before.customers);
   }, 60_000);
+
+  it("matches Stripe Billing's own payments of imported customers when reconciling", async () => {
+    // a charge Stripe Billing made of an imported customer (an invoice of hers before the hand-over)
+    const ada = seeded.customers.ada;
+    const intent = await seeded.stripe.paymentIntents.create({
+      amount: 900, currency: "usd", customer: ada?.id ?? "", payment_method: String(ada?.invoice_settings.default_payment_method ?? ""),
+      confirm: true, off_session: true, allowed_payment_method_types: ["card"],
+    });
+    expect(intent.status).toBe("succeeded");
+    const res = await rawRequest(s.server.url, s.key, "POST", "/v1/stripe/reconcile", {});
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const body = res.body as { differences: Array<{ stripe_id: string }>; compared: { stripe_billing: number } };
+    expect(body.differences.map((d) => d.stripe_id)).not.toContain(intent.id);
+    expect(body.compared.stripe_billing).toBeGreaterThanOrEqual(1);
+  });
 
   it("renews in till once at the period's end, on the same card, and the Stripe subscription ends", async () => {
     const items = await itemsOf(applied.id);

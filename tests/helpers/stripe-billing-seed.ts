@@ -16,7 +16,9 @@ export interface SeededBusiness {
   /** Subscriptions that move, by name. */
   moves: Record<"ada" | "bob" | "api" | "fay" | "old", Stripe.Subscription>;
   /** Subscriptions that stay at Stripe, by why. */
-  stays: Record<"sendInvoice" | "twoProducts" | "noEmail" | "pastDue" | "ending" | "transformed", Stripe.Subscription>;
+  stays: Record<"sendInvoice" | "twoProducts" | "noEmail" | "pastDue" | "transformed", Stripe.Subscription>;
+  /** Canceled to end with its period: till's ends then too, Stripe's is left as it is. */
+  ending: Stripe.Subscription;
   customers: Record<string, Stripe.Customer>;
   prices: Record<"proMonthly" | "proYearly" | "proOld" | "seat" | "apiUsage" | "ebook" | "transformed" | "addon", Stripe.Price>;
   meter: Stripe.Billing.Meter;
@@ -82,9 +84,9 @@ export async function seedBusiness(peer: StripePeer, tag: string): Promise<Seede
     twoProducts: await sub("eve", [{ price: proMonthly.id }, { price: addon.id }]),
     noEmail: await sub("nameless", [{ price: proMonthly.id }]),
     pastDue: await sub("gus", [{ price: proMonthly.id }]),
-    ending: await sub("hal", [{ price: proMonthly.id }], { cancel_at_period_end: true }),
     transformed: await sub("ivy", [{ price: transformed.id, quantity: 25 }]),
   };
   peer.billing.failPayment(stays.pastDue.id);
-  return { stripe, moves, stays, customers, prices: { proMonthly, proYearly, proOld, seat, apiUsage, ebook, transformed, addon }, meter, coupon };
+  const ending = await sub("hal", [{ price: proMonthly.id }], { cancel_at_period_end: true });
+  return { stripe, moves, stays, ending, customers, prices: { proMonthly, proYearly, proOld, seat, apiUsage, ebook, transformed, addon }, meter, coupon };
 }

@@ -22,6 +22,8 @@ interface Owned {
 export interface PeerPaymentIntent extends Owned {
   id: string;
   object: "payment_intent";
+  /** The customer it was taken from (Stripe's cus_…); null when none. */
+  customer?: string | null;
   amount: number;
   amount_received: number;
   currency: string;
@@ -34,6 +36,7 @@ export interface PeerPaymentIntent extends Owned {
 export interface PeerCharge extends Owned {
   id: string;
   object: "charge";
+  customer?: string | null;
   amount: number;
   amount_refunded: number;
   refunded: boolean;
@@ -128,13 +131,13 @@ export class PeerCharges {
       const chargeId = String(intent.latest_charge);
       const pi: PeerPaymentIntent = {
         ...owner, id: intent.id, object: "payment_intent", amount, amount_received: amount, currency,
-        status: "succeeded", created: nowS(), latest_charge: chargeId, metadata: intent.metadata,
+        status: "succeeded", created: nowS(), latest_charge: chargeId, metadata: intent.metadata, customer: intent.customer ?? null,
       };
       this.paymentIntents.set(pi.id, pi);
       this.charges.set(chargeId, {
         ...owner, id: chargeId, object: "charge", amount, amount_refunded: 0, refunded: false, captured: true,
         paid: true, disputed: false, currency, status: "succeeded", created: pi.created, payment_intent: pi.id,
-        metadata: intent.metadata,
+        metadata: intent.metadata, customer: intent.customer ?? null,
       });
     });
     payments.hooks.refunded.push((auth, made) => {

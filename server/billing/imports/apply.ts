@@ -4,6 +4,7 @@
 // hand-over (handover.ts asks the processor to end its own, then till's becomes active): never renewed twice.
 import { randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../../db/client.js";
+import type { SourcePaymentMethod } from "../../payments/billing-import.js";
 import { ApiError } from "../errors.js";
 import { parseWith } from "../http.js";
 import { createMeter, MeterCreateInput, MeterUpdateInput, updateMeter } from "../meters/service.js";
@@ -158,13 +159,18 @@ async function applyCustomer(ctx: ApplyContext, tx: Queryable & Db, c: PlannedCu
 }
 
 async function applyCustomers(ctx: ApplyContext, plan: Plan): Promise<void> {
+  // a subscription's own method stands in for a customer without a default one
+  const subscriptionMethod = new Map<string, SourcePaymentMethod>();
+  for (const s of plan.subscriptions) {
+    if (s.source.defaultPaymentMethod && !subscriptionMethod.has(s.source.customerId)) subscriptionMethod.set(s.source.customerId, s.source.defaultPaymentMethod);
+  }
   for (const c of plan.customers) {
     const action = actionOf(ctx, "customer", c.source.id);
     if (!c.body || (action !== "create" && action !== "update")) continue;
     const digest = digestOf(c.body);
     const write = (body: Record<string, unknown>) => ctx.db.transaction(async (tx) => {
       const id = await applyCustomer(ctx, tx, c, body);
-      const method = c.source.defaultPaymentMethod ?? plan.subscriptions.find((s) => s.source.customerId === c.source.id)?.source.defaultPaymentMethod ?? null;
+      const method = c.source.defaultPaymentMethod ?? subscriptionMethod.get(c.source.id) ?? null;
       if (method) {
         const { id: processorMethodId, type, brand, last4, expMonth, expYear } = method;
         await adoptSavedMethod(tx, ctx.organizationId, id, ctx.processor, c.source.id, { processorMethodId, type, brand, last4, expMonth, expYear });
@@ -211,6 +217,7 @@ async function stageSubscription(ctx: ApplyContext, s: PlannedSubscription): Pro
     await insertSubscriptionRow(tx, {
       ...row, status: "incomplete", checkoutId: null, startedAt: s.source.created, createdAt: new Date(),
       trialStart: s.trialing ? s.source.trialStart : null, currentPeriodEnd: s.source.currentPeriodEnd,
+      ...(s.ending ? { cancelAtPeriodEnd: true, endsAt: s.source.currentPeriodEnd, canceledAt: new Date() } : {}),
     });
     await repo.insertHandover(tx, {
       subscriptionId: id, organizationId: ctx.organizationId, importId: ctx.importId, processor: ctx.processor,

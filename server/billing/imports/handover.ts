@@ -10,7 +10,7 @@ import { grantBenefits } from "../benefits/service.js";
 import { orgNow } from "../clock.js";
 import { findCustomerRow } from "../customers/service.js";
 import { loadProducts } from "../products/service.js";
-import { lockSubscription, writeSubscription } from "../subscriptions/service.js";
+import { findSubscription, lockSubscription, writeSubscription } from "../subscriptions/service.js";
 import { toWires } from "../subscriptions/load.js";
 import * as repo from "./repository.js";
 
@@ -73,6 +73,13 @@ async function later(deps: HandoverDeps, h: repo.HandoverRow, token: string, det
 async function moveOver(deps: HandoverDeps, source: BillingSource, h: repo.HandoverRow, token: string): Promise<void> {
   const current = await source.readSubscription(h.sourceSubscriptionId);
   if (!current) return refuse(deps, h, token, "It no longer exists at Stripe.");
+  // one that ends with its period at Stripe, as till's does: nothing to ask of Stripe while it still ends
+  if ((await findSubscription(deps.db, h.organizationId, h.subscriptionId))?.cancelAtPeriodEnd) {
+    if (!current.cancelAtPeriodEnd || current.movedTo) return refuse(deps, h, token, "It no longer ends with its period at Stripe.");
+    if (current.status !== "active" && current.status !== "trialing") return refuse(deps, h, token, `It is ${current.status} at Stripe now.`);
+    await activate(deps, h, token);
+    return;
+  }
   // already marked for this subscription: the update went through before a crash (or a lost answer)
   if (current.movedTo === h.subscriptionId && current.cancelAtPeriodEnd) {
     await activate(deps, h, token);

@@ -8,7 +8,7 @@ import { processorAccounts } from "../../payments/index.js";
 import { leasedJob } from "../../tasks/lease-loop.js";
 import type { JobContext } from "../../tasks/job.js";
 import { workHandover } from "./handover.js";
-import { claimHandovers, claimRuns } from "./repository.js";
+import { claimHandovers, claimRuns, updateRun } from "./repository.js";
 import { workRun } from "./run.js";
 
 /** Each organization's source, kept a minute so that concurrent hand-overs share its pace (one request bucket). */
@@ -46,7 +46,12 @@ export const jobs = [
     async work(c, due, token, hand) {
       for (const run of due) {
         if (!hand.running()) break;
-        await workRun(c, run, token);
+        await workRun(c, run, token).catch(async (err: unknown) => {
+          // not Stripe's refusal (a run records those itself): the run stops here, and running it again continues
+          c.log.error(err, `imports: the import ${run.id} of organization ${run.organizationId} stopped`);
+          const error = "The import stopped on an unexpected error: run it again to continue where it stopped.";
+          await updateRun(c.db, run.id, token, { status: "failed", error, finishedAt: new Date(), lockedBy: null, lockedUntil: null });
+        });
         hand.count();
       }
     },

@@ -42,6 +42,11 @@ export interface PlannedSubscription {
   /** The coupon (its link key) applied, if any. */
   discountKey: string | null;
   trialing: boolean;
+  /**
+   * Canceled at Stripe to end with its period: till's ends then too, and Stripe's is left as it is (it renews
+   * nowhere, so there is nothing to hand over).
+   */
+  ending: boolean;
 }
 
 export interface Plan {
@@ -85,7 +90,6 @@ function subscriptionRefusal(s: SourceSubscription, existing: Existing): { actio
   if (s.collection === "send_invoice") return { action: "blocked", reason: "Stripe sends it invoices to pay (send_invoice): till charges a saved payment method only." };
   if (s.paused) return { action: "blocked", reason: "Its collection is paused at Stripe: resume or cancel it there first." };
   if (s.cancelAt && !s.cancelAtPeriodEnd) return { action: "blocked", reason: "It ends on a set date at Stripe: till ends subscriptions at a period's end only." };
-  if (s.cancelAtPeriodEnd && !s.movedTo) return { action: "skipped", reason: "It ends at the end of its period at Stripe: there is nothing to move." };
   if (s.status === "past_due") return { action: "waiting", reason: "It is past due at Stripe: it moves once Stripe's open invoice is paid (run the import again)." };
   return null;
 }
@@ -99,7 +103,7 @@ interface PriceUse {
 }
 
 /** A subscription's items mapped to one till product and its prices, or why they cannot be. */
-function mapItems(s: SourceSubscription, prices: Map<string, PriceUse>): Omit<PlannedSubscription, "source" | "discountKey" | "trialing"> | string {
+function mapItems(s: SourceSubscription, prices: Map<string, PriceUse>): Omit<PlannedSubscription, "source" | "discountKey" | "trialing" | "ending"> | string {
   const products = new Set<string>();
   const priceKeys: string[] = [];
   let licensed = 0;
@@ -175,9 +179,9 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
     items.push({ kind: "customer", sourceId: c.source.id, label: c.source.email ?? c.source.name ?? c.source.id, action, tillId: linked?.tillId ?? adopted ?? null, becomes, reason: c.reason });
   }
   const subscriptions: PlannedSubscription[] = [];
-  const emailOf = new Map(snapshot.customers.map((c) => [c.id, c.email ?? c.id]));
+  const customerOf = new Map(snapshot.customers.map((c) => [c.id, c]));
   for (const s of snapshot.subscriptions) {
-    const label = `${emailOf.get(s.customerId) ?? s.customerId}'s subscription`;
+    const label = `${customerOf.get(s.customerId)?.email ?? s.customerId}'s subscription`;
     const done = existing.handovers.get(s.id);
     const push = (action: ImportAction, reason: string | null, becomes: string | null = null) =>
       items.push({ kind: "subscription", sourceId: s.id, label, action, tillId: done?.subscriptionId ?? null, becomes, reason });
@@ -195,7 +199,7 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
       ?? (!customerOk.has(s.customerId) ? { action: "blocked" as const, reason: `Its customer ${s.customerId} cannot be imported.` } : null)
       ?? (s.couponIds.length > 1 ? { action: "blocked" as const, reason: "It has several coupons: a till subscription has one discount." } : null)
       ?? (s.couponIds[0] && !discountOk.has(s.couponIds[0]) ? { action: "blocked" as const, reason: `Its coupon ${s.couponIds[0]} cannot be imported.` } : null)
-      ?? (!s.defaultPaymentMethod && !snapshot.customers.find((c) => c.id === s.customerId)?.defaultPaymentMethod
+      ?? (!s.defaultPaymentMethod && !customerOf.get(s.customerId)?.defaultPaymentMethod
         ? { action: "blocked" as const, reason: "Neither it nor its customer has a default payment method at Stripe: till would have nothing to charge." }
         : null);
     if (problem || typeof mapped === "string") {
@@ -203,8 +207,10 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
       continue;
     }
     const trialing = s.trialEnd !== null && s.trialEnd > now;
-    subscriptions.push({ source: s, ...mapped, discountKey: s.couponIds[0] ?? null, trialing });
-    push("create", null, `a till subscription that renews from ${s.currentPeriodEnd.toISOString().slice(0, 10)}`);
+    const ending = s.cancelAtPeriodEnd && !s.movedTo;
+    subscriptions.push({ source: s, ...mapped, discountKey: s.couponIds[0] ?? null, trialing, ending });
+    const day = s.currentPeriodEnd.toISOString().slice(0, 10);
+    push("create", null, ending ? `a till subscription that ends on ${day}, as at Stripe` : `a till subscription that renews from ${day}`);
   }
   return { items, meters, products, discounts, customers, subscriptions };
 }

@@ -92,6 +92,12 @@ export async function writeLink(db: Queryable, organizationId: string, processor
     .onConflictDoUpdate({ target: [billingImportLink.organizationId, billingImportLink.processor, billingImportLink.kind, billingImportLink.sourceId], set: { tillId, digest } });
 }
 
+export async function linkedSourceIds(db: Queryable, organizationId: string, processor: string, kind: string): Promise<ReadonlySet<string>> {
+  const rows = await db.select({ id: billingImportLink.sourceId }).from(billingImportLink)
+    .where(and(eq(billingImportLink.organizationId, organizationId), eq(billingImportLink.processor, processor), eq(billingImportLink.kind, kind)));
+  return new Set(rows.map((r) => r.id));
+}
+
 /** What earlier runs of the organization left, for planning. */
 export async function existingOf(db: Queryable, organizationId: string, processor: string): Promise<Existing> {
   const [links, emails, handovers] = await Promise.all([

@@ -9,6 +9,7 @@ import { badGateway, invalid, notFound, notPermitted, validationError } from "..
 import { scopeOf } from "../route-auth.js";
 import { serverProcessorAccounts } from "../../payments/index.js";
 import { paymentsOfProcessorSince } from "../payments/service.js";
+import { importedProcessorCustomers } from "../imports/service.js";
 import { route, type V1App } from "../contract.js";
 
 /** The longest window one run reads. */
@@ -53,7 +54,7 @@ export function processorEventRoutes(app: V1App, { db, config, secret }: Billing
     if (now.getTime() - since.getTime() > MAX_DAYS * 86400_000) throw invalid(["body", "since"], `Input should be at most ${MAX_DAYS} days ago`);
     const { organizationId } = scopeOf(req);
     const read = (processor: string, max: number) => paymentsOfProcessorSince(db, organizationId, processor, since, max);
-    const result = await accounts.reconcile(db, organizationId, { since, until: now }, read);
+    const result = await accounts.reconcile(db, organizationId, { since, until: now }, read, (processor) => importedProcessorCustomers(db, organizationId, processor));
     if (result.ok) return result.reconciliation;
     throw result.status === 404 ? notFound(result.detail) : badGateway(result.detail);
   });

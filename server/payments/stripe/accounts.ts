@@ -25,7 +25,7 @@ export function createStripeAccounts(ctx: StripeAccountContext): ProcessorAccoun
       if (!connected) return { ok: false, refused: true, detail: NOT_CONNECTED };
       return closeDispute(connected.stripe, processorDisputeId);
     },
-    reconcile: (db, organizationId, window, tillPayments) => reconcile(ctx, db, organizationId, window, tillPayments),
+    reconcile: (db, organizationId, window, tillPayments, imported) => reconcile(ctx, db, organizationId, window, tillPayments, imported),
     async billingSource(db, organizationId, opts) {
       const connected = await stripeOf(db, ctx, organizationId);
       if (!connected) return null;

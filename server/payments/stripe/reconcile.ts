@@ -17,7 +17,11 @@ export const MAX_OBJECTS = 10_000;
  */
 const MARGIN_MS = 24 * 3600_000;
 
-type StripeSide = { object: "payment_intent" | "charge"; id: string; amount: number; currency: string; status: string; paymentIntent: string | null; created: number };
+type StripeSide = {
+  object: "payment_intent" | "charge"; id: string; amount: number; currency: string; status: string; paymentIntent: string | null; created: number;
+  /** Stripe's customer it was taken from; null when none. */
+  customer: string | null;
+};
 
 /** Stripe's status in till's words (succeeded, failed, pending). */
 function tillStatusOf(s: StripeSide): string {
@@ -49,10 +53,13 @@ async function readStripe(stripe: Stripe, since: Date): Promise<{ intents: Strip
   ]);
   const pid = (v: string | { id: string } | null) => (v == null ? null : typeof v === "string" ? v : v.id);
   return {
-    intents: intents.map((pi): StripeSide => ({ object: "payment_intent", id: pi.id, amount: pi.amount, currency: pi.currency, status: pi.status, paymentIntent: null, created: pi.created })),
+    intents: intents.map((pi): StripeSide => ({
+      object: "payment_intent", id: pi.id, amount: pi.amount, currency: pi.currency, status: pi.status, paymentIntent: null, created: pi.created,
+      customer: pid(pi.customer),
+    })),
     charges: charges.map((ch): StripeSide => ({
       object: "charge", id: ch.id, amount: ch.amount, currency: ch.currency, status: ch.status,
-      paymentIntent: pid(ch.payment_intent), created: ch.created,
+      paymentIntent: pid(ch.payment_intent), created: ch.created, customer: pid(ch.customer),
     })),
     truncated: intents.length >= MAX_OBJECTS || charges.length >= MAX_OBJECTS,
   };
@@ -65,12 +72,14 @@ export async function reconcile(
   organizationId: string,
   window: { since: Date; until: Date },
   tillPayments: (processor: string, max: number) => Promise<TillPayment[]>,
+  importedCustomers: (processor: string) => Promise<ReadonlySet<string>> = async () => new Set(),
 ): Promise<ReconcileResult> {
   const { since, until } = window;
   const stripe = (await stripeOf(db, ctx, organizationId))?.stripe;
   if (!stripe) return { ok: false, status: 404, detail: NOT_CONNECTED };
-  const [payments, read] = await Promise.all([
+  const [payments, imported, read] = await Promise.all([
     tillPayments("stripe", MAX_OBJECTS),
+    importedCustomers("stripe"),
     readStripe(stripe, since).catch((err: unknown) => `Stripe could not be read: ${err instanceof Error ? err.message : String(err)}`),
   ]);
   if (typeof read === "string") return { ok: false, status: 502, detail: read };
@@ -94,10 +103,18 @@ export async function reconcile(
   }
   const sinceS = since.getTime() / 1000;
   const inWindow = (s: StripeSide) => s.created >= sinceS;
+  // Stripe Billing's own payments of a customer imported into till (its invoices before the hand-over): taken by
+  // Stripe for a business till took over, not a payment till lost track of
+  const billing = new Set<string>();
+  const ofImported = (s: StripeSide) => {
+    if (s.customer === null || !imported.has(s.customer)) return false;
+    billing.add(s.paymentIntent ?? s.id);
+    return true;
+  };
   // what Stripe took that till has no record of: PaymentIntents that took or are taking money, and charges made
   // without a PaymentIntent (a charge of a PaymentIntent is its PaymentIntent's)
   for (const pi of read.intents) {
-    if (!inWindow(pi) || known.has(pi.id) || !["succeeded", "processing", "requires_capture"].includes(pi.status)) continue;
+    if (!inWindow(pi) || known.has(pi.id) || !["succeeded", "processing", "requires_capture"].includes(pi.status) || ofImported(pi)) continue;
     differences.push({
       kind: "missing_in_till", stripe_id: pi.id, payment_id: null, order_id: null, till: null, stripe: stripeWire(pi),
       message: `Stripe's ${pi.id} (${pi.status}) has no payment in till`,
@@ -105,7 +122,7 @@ export async function reconcile(
   }
   for (const ch of read.charges) {
     if (!inWindow(ch) || known.has(ch.id) || ch.status !== "succeeded") continue;
-    if (ch.paymentIntent && (known.has(ch.paymentIntent) || byId.has(ch.paymentIntent))) continue;
+    if ((ch.paymentIntent && (known.has(ch.paymentIntent) || byId.has(ch.paymentIntent))) || ofImported(ch)) continue;
     differences.push({ kind: "missing_in_till", stripe_id: ch.id, payment_id: null, order_id: null, till: null, stripe: stripeWire(ch), message: `Stripe's charge ${ch.id} has no payment in till` });
   }
   return {
@@ -113,7 +130,7 @@ export async function reconcile(
     reconciliation: {
       since: since.toISOString(),
       until: until.toISOString(),
-      compared: { till_payments: payments.length, stripe_payment_intents: read.intents.length, stripe_charges: read.charges.length },
+      compared: { till_payments: payments.length, stripe_payment_intents: read.intents.length, stripe_charges: read.charges.length, stripe_billing: billing.size },
       truncated: read.truncated || payments.length >= MAX_OBJECTS,
       differences,
     },
