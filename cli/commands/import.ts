@@ -18,7 +18,7 @@ import { printPlan, printRuns } from "./import-plan.js";
 
 type Run = StripeImportWire;
 
-/** How often a running import is asked about (the server's worker moves in steps of a Stripe page). */
+/** How often a running import is asked about. */
 const POLL_MS = 1000;
 
 const itemsOf = (ctx: Context, id: string) => v1(ctx).listAll<ImportItemWire>(`/stripe/imports/${id}/items`);
