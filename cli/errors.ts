@@ -13,7 +13,10 @@ export const EXIT = {
   changesPlanned: 2,
   /** Not signed in, credentials refused, or the credential lacks the scope the request needs. */
   authRequired: 4,
-  /** Ctrl-C at a question: the command stopped before doing anything (128 + SIGINT, as shells report it). */
+  /**
+   * Ctrl-C at a question: the command stopped before doing anything (128 + SIGINT, as shells report it); or while
+   * `till import` waits for a run, which goes on at the server.
+   */
   interrupted: 130,
 } as const;
 

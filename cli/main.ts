@@ -58,7 +58,8 @@ export function buildProgram(argv?: string[]): Command {
         "  2  usage or invalid input: a flag or argument, a value the server refused, an invalid catalog file,\n" +
         "     a confirmation nobody could give or a cancelled prompt; `catalog plan`: changes planned\n" +
         "  4  authentication: not signed in, credentials refused, or a scope the credential lacks\n" +
-        "  130  cancelled with Ctrl-C at a question: nothing was done\n",
+        "  130  cancelled with Ctrl-C at a question: nothing was done (while `till import` waits: it stopped waiting,\n" +
+        "       the run goes on at the server)\n",
     );
   const noun = argv ? nounOf(program, argv.slice(2)) : undefined;
   for (const [name, command] of Object.entries(COMMANDS)) if (noun === undefined || name === noun) command.register(program);

@@ -44,6 +44,7 @@ import * as completion from "./completion.js";
 import * as clock from "./clock.js";
 import * as stripe from "./stripe.js";
 import * as payments from "./payments.js";
+import * as importer from "./import.js";
 import * as admin from "./admin.js";
 
 export interface CommandModule {
@@ -83,6 +84,7 @@ export const COMMANDS: Readonly<Record<string, CommandModule>> = {
   trigger,
   clock,
   stripe,
+  import: importer,
   admin,
   open,
   api,

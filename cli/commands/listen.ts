@@ -13,6 +13,7 @@ import { AuthRequiredError, CliError, UsageError } from "../errors.js";
 import { readProfile } from "../config.js";
 import { listenSecret } from "../listen-secret.js";
 import { SANDBOX_HEADER } from "../mode.js";
+import { interrupted, pause } from "../signals.js";
 import { collectEvents } from "./webhooks.js";
 import { forwarder, forwardTarget, printer, type StreamEvent } from "../listen-forward.js";
 
@@ -184,31 +185,6 @@ function followProfile(ctx: Context, inUse: () => string) {
 }
 
 // ---- the command ---------------------------------------------------------------------------------------------
-
-/** Resolves on Ctrl-C (or SIGTERM); `dispose` removes the handlers. */
-function interrupted() {
-  let resolve: () => void = () => {};
-  const promise = new Promise<"stop">((r) => (resolve = () => r("stop")));
-  const onSignal = () => resolve();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  return {
-    promise,
-    dispose() {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    },
-  };
-}
-
-/** Waits `ms`, or less if `stop` comes first (its timer then goes too, so the process can exit). */
-async function pause(ms: number, stop: Promise<"stop">): Promise<"stop" | "go"> {
-  let timer: NodeJS.Timeout | undefined;
-  const elapsed = new Promise<"go">((r) => (timer = setTimeout(() => r("go"), ms)));
-  const first = await Promise.race([elapsed, stop]);
-  clearTimeout(timer);
-  return first;
-}
 
 async function listen(ctx: Context, opts: ListenOptions): Promise<void> {
   if (opts.printSecret) {

@@ -41,6 +41,12 @@ export function showSpinner(label: string, stream: NodeJS.WriteStream): () => vo
   return () => screen.stop(false);
 }
 
+/** A spinner whose label changes as the work goes on (`till import stripe`: "Reading Stripe… 1,200 customers"). */
+export function showProgress(label: string, stream: NodeJS.WriteStream): { update(label: string): void; stop(): void } {
+  const screen = live((p: { label: string }) => <Spinner label={p.label} />, { label }, stream);
+  return { update: (next) => screen.update({ label: next }), stop: () => screen.stop(false) };
+}
+
 export function showDeviceCode(props: DeviceCodeBoxProps, stream: NodeJS.WriteStream): LiveScreen<DeviceCodeBoxProps> {
   return live((p: DeviceCodeBoxProps) => <DeviceCodeBox {...p} />, props, stream);
 }

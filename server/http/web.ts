@@ -15,6 +15,8 @@ export const SELLER_PAGE_ROUTES = [
   ...["/products", "/orders", "/customers", "/subscriptions", "/checkout-links", "/discounts", "/meters", "/webhooks"].flatMap((p) => [p, `${p}/*`]),
   "/api-keys",
   "/settings",
+  // importing the account's Stripe Billing business, reached from the Stripe connection in the settings
+  "/settings/import-stripe",
   // the platform admins' review queue (the page says so to anyone else, whom the API refuses)
   "/admin",
 ];

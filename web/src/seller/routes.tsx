@@ -15,6 +15,7 @@ import { Orders } from "./pages/Orders.js";
 import { ProductEdit } from "./pages/ProductEdit.js";
 import { Products } from "./pages/Products.js";
 import { Settings } from "./pages/Settings.js";
+import { StripeImport } from "./pages/StripeImport.js";
 import { AdminOrganizations } from "./pages/AdminOrganizations.js";
 import { SubscriptionDetail } from "./pages/SubscriptionDetail.js";
 import { Subscriptions } from "./pages/Subscriptions.js";
@@ -33,6 +34,7 @@ export function routeOf(path: string): Route {
   if (!section) return { page: "home" };
   if (more !== undefined) return page(() => <NotFoundPage />);
   if (section === "settings" && id === undefined) return page(() => <Settings />);
+  if (section === "settings" && id === "import-stripe") return page(() => <StripeImport />);
   if (section === "admin" && id === undefined) return page(() => <AdminOrganizations />);
   if (section === "api-keys" && id === undefined) return page(() => <ApiKeys />);
   if (section === "products" && id === "new") return page(() => <ProductEdit id={null} />);

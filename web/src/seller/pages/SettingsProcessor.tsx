@@ -1,13 +1,14 @@
 // The settings' payment processor: the Stripe account connected on this side (its mode, key's kind and last four,
 // the last event received), connecting one with its keys (PUT /v1/stripe/connection, as `till stripe connect`:
 // test keys on the sandbox side, live keys on live; the secret goes in once and is never shown again) and
-// disconnecting it.
+// disconnecting it; once connected, the way to import the account's Stripe Billing business (StripeImport.tsx).
 import { useState, type FormEvent } from "react";
 import { Field, Status, type Tone } from "../../ui.js";
 import { v1 } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { day, Facts, Loading, ReadOnly } from "../parts.js";
+import { href } from "../url.js";
 
 interface StripeStatus {
   connected: boolean;
@@ -83,6 +84,12 @@ export function PaymentProcessor({ mayWrite }: { mayWrite: boolean }) {
             ["Last event", s.last_event ? `${s.last_event.type}, ${day(s.last_event.received_at)}` : "none yet"],
           ]}
         />
+      )}
+      {s?.connected && (
+        <p>
+          Billing with Stripe already? <a href={href("/settings/import-stripe")}>Import from Stripe</a>: products, discounts, customers, meters and
+          subscriptions.
+        </p>
       )}
       {s && !s.connected && s.test_processor && <p>No Stripe account is connected on this side: checkouts use till&apos;s built-in test processor (test cards).</p>}
       {s && !s.connected && !s.test_processor && (
