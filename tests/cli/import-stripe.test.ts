@@ -115,8 +115,8 @@ describe("till import stripe", () => {
 
   it("--undo asks first, then hands the subscription back to Stripe", async () => {
     const runs = parseJson((await till(["import", "list", "--json"], cli)).stdout) as StripeImportWire[];
-    // the first import (the oldest applied) handed the subscription over; the rerun found it moved already
-    const applied = runs.filter((r) => !r.dry_run).at(-1);
+    // the newest import, a rerun that found the subscription moved by the first: undoing it hands that back too
+    const applied = runs.find((r) => !r.dry_run);
     expect(applied).toBeDefined();
     const asked = await till(["import", "stripe", "--undo", applied?.id ?? ""], cli);
     expect(asked.exitCode).toBe(2);

@@ -150,6 +150,20 @@ export async function handoversOfRun(db: Queryable, importId: string): Promise<H
   return db.select().from(subscriptionHandover).where(eq(subscriptionHandover.importId, importId));
 }
 
+/**
+ * The hand-overs an undo of the run gives back: its own, and those of earlier runs whose subscriptions it lists (a
+ * rerun continues what they moved), each taken over by the run (locked: a hand-over job holding one waits).
+ */
+export async function handoversToUndo(tx: Queryable, organizationId: string, importId: string): Promise<HandoverRow[]> {
+  const taken = await rowsOf<{ subscription_id: string }>(tx, sql`UPDATE ${subscriptionHandover} h SET import_id = ${importId}
+    WHERE h.organization_id = ${organizationId} AND h.state IN ('pending', 'moved')
+      AND (h.import_id = ${importId} OR h.source_subscription_id IN (
+        SELECT i.source_id FROM ${billingImportItem} i WHERE i.import_id = ${importId} AND i.kind = 'subscription'))
+    RETURNING h.subscription_id`);
+  if (taken.length === 0) return [];
+  return tx.select().from(subscriptionHandover).where(inArray(subscriptionHandover.subscriptionId, taken.map((t) => t.subscription_id)));
+}
+
 /** Runs whose hand-overs are all settled move on: moving → succeeded, undoing → undone. */
 export async function settleRuns(db: Queryable, importIds: string[]): Promise<void> {
   if (importIds.length === 0) return;

@@ -9,6 +9,7 @@ import { route, type V1App } from "../contract.js";
 import { notFound, validationError } from "../errors.js";
 import { importInProgress, importNotUndoable } from "./errors.js";
 import * as service from "./service.js";
+import { serverProcessorAccounts } from "../../payments/index.js";
 
 const ImportWire = z.looseObject({ id: z.string(), object: z.literal("stripe_import"), status: z.string() });
 const ListWire = z.looseObject({ items: z.array(ImportWire), pagination: z.looseObject({ total_count: z.number() }) });
@@ -25,11 +26,17 @@ const ItemsQuery = z.object({
   ...paginationQuery,
 });
 
-export function importRoutes(app: V1App, { db, config }: BillingDeps): void {
+export function importRoutes(app: V1App, { db, config, secret }: BillingDeps): void {
+  const accounts = serverProcessorAccounts(config, secret);
   app.post("/stripe/imports", route({
     scope: "organizations:write", operationId: "till:stripe:import", body: ImportCreate,
-    responses: { 201: ImportWire, 409: importInProgress, 422: validationError },
-  }), async (req, reply) => reply.status(201).send(await service.startImport(db, scopeOf(req).organizationId, "stripe", req.body.dry_run)));
+    responses: { 201: ImportWire, 404: notFound, 409: importInProgress, 422: validationError },
+  }), async (req, reply) => {
+    const { organizationId } = scopeOf(req);
+    // refused now rather than failed by the worker: there is nothing to read
+    if (!(await accounts.status(db, organizationId))) throw notFound(accounts.notConnected);
+    return reply.status(201).send(await service.startImport(db, organizationId, accounts.processor, req.body.dry_run));
+  });
 
   app.get("/stripe/imports", route({
     scope: "organizations:read", operationId: "till:stripe:list_imports", query: z.object({ ...paginationQuery }), responses: { 200: ListWire, 422: validationError },

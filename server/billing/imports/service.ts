@@ -77,8 +77,7 @@ export async function undoImport(db: Db, organizationId: string, id: string, bas
   if (run.dryRun || !["moving", "succeeded", "failed"].includes(run.status)) throw importNotUndoable(run.dryRun ? "A dry run moved nothing." : `The import is ${run.status}.`);
   await db.transaction(async (tx) => {
     if (!(await repo.updateRun(tx, run.id, null, { status: "undoing", finishedAt: null }))) throw notFound(IMPORT_NOT_FOUND);
-    for (const h of await repo.handoversOfRun(tx, run.id)) {
-      if (h.state !== "moved" && h.state !== "pending") continue;
+    for (const h of await repo.handoversToUndo(tx, organizationId, run.id)) {
       const sub = await findSubscription(tx, organizationId, h.subscriptionId);
       if (sub && sub.currentPeriodEnd.getTime() > h.sourcePeriodEnd.getTime()) {
         await repo.setItem(tx, run.id, "subscription", h.sourceSubscriptionId, { action: "moved", reason: "till renewed it already: it stays till's." });
