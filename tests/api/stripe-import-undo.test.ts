@@ -1,7 +1,8 @@
 // Undoing an import against the Stripe stand-in: each subscription the run moved is announced (subscription.created
 // with its Stripe id in metadata) and granted its benefits; after till renewed one of them, the undo hands the others
 // back (revoked in till with their benefits, renewing at Stripe again with no mark of till's) and keeps the renewed
-// one till's (Stripe's side still ending). An undo runs once, and a dry run has nothing to undo.
+// one till's (Stripe's side still ending). An undo runs once, and a dry run has nothing to undo. Run again, the import
+// moves what was handed back; an undo while a hand-over still waits calls it off (never renewed in till).
 import type Stripe from "stripe";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { StripeImportWire } from "../../shared/stripe-import.js";
@@ -9,6 +10,7 @@ import { rawRequest } from "../helpers/api.js";
 import { Receiver } from "../helpers/receiver.js";
 import { peerClient } from "../helpers/stripe-billing-seed.js";
 import { importClient, itemOf } from "../helpers/stripe-import-client.js";
+import { handovers } from "../helpers/stripe-import-sides.js";
 import { until, useWebhookSandbox, type StripeSandbox } from "../helpers/stripe-sandbox.js";
 
 let s: StripeSandbox;
@@ -144,5 +146,44 @@ describe("undoing an import", () => {
     const again = await undo(applied.id);
     expect(again.status, JSON.stringify(again.body)).toBe(409);
     expect((await api<StripeImportWire>("GET", `/stripe/imports/${applied.id}`)).status).toBe("undone");
+  }, 90_000);
+
+  it("moves what was handed back again when run again, and an undo calls off a hand-over still pending", async () => {
+    // ben's hand-over fails at Stripe (500 on each try) and waits its next attempt; cat's goes through
+    s.faults.serverError("POST", `/v1/subscriptions/${subs.ben?.id ?? ""}`, { times: 3 });
+    const started = await api<StripeImportWire>("POST", "/stripe/imports", { dry_run: false });
+    const db = s.server.database.db;
+    const ofRun = async () => new Map((await handovers(db)).filter((h) => h.importId === started.id).map((h) => [h.sourceSubscriptionId, h]));
+    const waiting = await until(async () => {
+      const h = await ofRun();
+      const ben = h.get(subs.ben?.id ?? "");
+      return ben && ben.attempts >= 1 && h.get(subs.cat?.id ?? "")?.state === "moved" ? h : undefined;
+    }, "cat moved again, ben's hand-over waiting", 60_000);
+    expect(s.faults.pending()).toBe(0);
+    const again = { ben: waiting.get(subs.ben?.id ?? "")?.subscriptionId ?? "", cat: waiting.get(subs.cat?.id ?? "")?.subscriptionId ?? "" };
+    expect([again.ben, again.cat]).not.toContain(mine.ben);
+    expect([again.ben, again.cat]).not.toContain(mine.cat);
+    expect(waiting.get(subs.ben?.id ?? "")?.state).toBe("pending");
+    expect((await api<StripeImportWire>("GET", `/stripe/imports/${started.id}`)).status).toBe("moving");
+    const items = await itemsOf(started.id);
+    // ann stays as the first run left it
+    expect(itemOf(items, "subscription", subs.ann?.id ?? "")).toMatchObject({ action: "moved", till_id: mine.ann });
+    expect(await atStripe(subs.cat?.id ?? "")).toEqual({ status: "active", cancelAtPeriodEnd: true, mark: again.cat });
+    expect(await atStripe(subs.ben?.id ?? "")).toEqual({ status: "active", cancelAtPeriodEnd: false, mark: undefined });
+    expect((await s.sdk.subscriptions.get({ id: again.ben })).status).toBe("incomplete");
+
+    const res = await undo(started.id);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const undone = await settled(started.id, ["undone"]);
+    expect(undone.counts.subscription).toEqual({ handed_back: 2, moved: 1 });
+    // the pending one never renews in till, and was never marked at Stripe; the moved one is revoked and unmarked
+    expect((await s.sdk.subscriptions.get({ id: again.ben })).status).toBe("incomplete_expired");
+    expect((await s.sdk.subscriptions.get({ id: again.cat })).status).toBe("canceled");
+    for (const name of ["ben", "cat"] as const) expect(await atStripe(subs[name]?.id ?? "")).toEqual({ status: "active", cancelAtPeriodEnd: false, mark: undefined });
+    // only the one that moved was announced
+    const created = events().filter((e) => e.type === "subscription.created").map((e) => e.data.id);
+    expect(created).toContain(again.cat);
+    expect(created).not.toContain(again.ben);
+    expect((await s.sdk.subscriptions.get({ id: mine.ann ?? "" })).status).toBe("active");
   }, 90_000);
 });
