@@ -186,4 +186,32 @@ describe("undoing an import", () => {
     expect(created).not.toContain(again.ben);
     expect((await s.sdk.subscriptions.get({ id: mine.ann ?? "" })).status).toBe("active");
   }, 90_000);
+
+  it("hands back promptly a subscription whose hand-over was at Stripe when the undo came", async () => {
+    // Stripe applies ben's hand-over but holds its answer until the undo is in
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let asked = false;
+    s.peer.holdAnswer = async (req) => {
+      if (req.method !== "POST" || req.path !== `/v1/subscriptions/${subs.ben?.id ?? ""}`) return;
+      asked = true;
+      await held;
+    };
+    const started = await api<StripeImportWire>("POST", "/stripe/imports", { dry_run: false });
+    const db = s.server.database.db;
+    const ofRun = async () => new Map((await handovers(db)).filter((h) => h.importId === started.id).map((h) => [h.sourceSubscriptionId, h.subscriptionId]));
+    await until(async () => (asked ? true : undefined), "ben's hand-over sent to Stripe", 60_000);
+    const ben = (await ofRun()).get(subs.ben?.id ?? "") ?? "";
+    expect(await atStripe(subs.ben?.id ?? "")).toEqual({ status: "active", cancelAtPeriodEnd: true, mark: ben });
+    const res = await undo(started.id);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    release();
+    s.peer.holdAnswer = undefined;
+    // well within the lease the hand-over's worker took (a minute): it lets go once Stripe answered
+    const undone = await settled(started.id, ["undone"], 20_000);
+    expect(undone.counts.subscription?.handed_back).toBe(2);
+    expect((await s.sdk.subscriptions.get({ id: ben })).status).toBe("incomplete_expired");
+    for (const name of ["ben", "cat"] as const) expect(await atStripe(subs[name]?.id ?? "")).toEqual({ status: "active", cancelAtPeriodEnd: false, mark: undefined });
+    expect(events().filter((e) => e.type === "subscription.created").map((e) => e.data.id)).not.toContain(ben);
+  }, 90_000);
 });

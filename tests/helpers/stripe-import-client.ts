@@ -2,7 +2,6 @@
 // start a run and wait until it rests, read its items, find one.
 import type { ImportItemWire, StripeImportWire } from "../../shared/stripe-import.js";
 import { rawRequest } from "./api.js";
-import { until } from "./stripe-sandbox.js";
 
 export interface ImportClient {
   /** A request that must succeed (else it throws with the answer). */
@@ -21,12 +20,13 @@ export function importClient(server: () => { url: string }, key: () => string): 
     return res.body as T;
   };
   async function settled(id: string, statuses: string[], timeoutMs = 60_000): Promise<StripeImportWire> {
-    let last: StripeImportWire | undefined;
-    return until(async () => {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
       await new Promise((r) => setTimeout(r, 250));
-      last = await api<StripeImportWire>("GET", `/stripe/imports/${id}`);
-      return statuses.includes(last.status) ? last : undefined;
-    }, `import ${id} ${statuses.join(" or ")} (${JSON.stringify(last)})`, timeoutMs);
+      const last = await api<StripeImportWire>("GET", `/stripe/imports/${id}`);
+      if (statuses.includes(last.status)) return last;
+      if (Date.now() > end) throw new Error(`timed out waiting for import ${id} to be ${statuses.join(" or ")}: ${JSON.stringify(last)}`);
+    }
   }
   return {
     api,
