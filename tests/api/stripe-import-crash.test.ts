@@ -9,8 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { subscriptionHandover } from "../../server/db/schema/index.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { billingImport, subscriptionHandover } from "../../server/db/schema/index.js";
 import type { StripeImportWire } from "../../shared/stripe-import.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { Receiver } from "../helpers/receiver.js";
@@ -104,25 +104,47 @@ describe("a hand-over whose update is lost, refused or throttled", () => {
 const SUBSCRIPTIONS = 200;
 const RATE = 50;
 
-describe.skipIf(!usingPostgres)("kill -9 of the server while 200 subscriptions are handed over (PostgreSQL only)", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-  let peer: StripePeer;
-  let till: Till | undefined;
-  let env: Record<string, string>;
+interface World {
+  peer: StripePeer;
+  database: Awaited<ReturnType<typeof freshDatabase>>;
+  env: Record<string, string>;
+  till: Till;
+  stripe: Stripe;
+  /** The Stripe subscriptions to hand over. */
+  ids: string[];
+  client: ReturnType<typeof importClient>;
+}
 
-  const stop = async () => {
-    if (!till || till.child.exitCode !== null || till.child.signalCode !== null) return;
-    till.child.kill("SIGKILL");
-    await till.exited;
-  };
+const killed = async (till: Till | undefined) => {
+  if (!till || till.child.exitCode !== null || till.child.signalCode !== null) return;
+  till.child.kill("SIGKILL");
+  await till.exited;
+};
 
-  beforeAll(async () => {
-    peer = new StripePeer([{ id: "acct_1TillPay", keys: [{ secret: STRIPE_KEYS.secret }, { secret: STRIPE_KEYS.publishable }] }]);
+describe.skipIf(!usingPostgres)("kill -9 of the server while 200 subscriptions are imported (PostgreSQL only)", () => {
+  const worlds: World[] = [];
+  afterAll(async () => {
+    for (const w of worlds) {
+      await killed(w.till);
+      await w.peer.stop();
+      await w.database.close();
+    }
+  });
+
+  /** A stand-in with 200 subscriptions, and till as its own process on a fresh database, connected to it. */
+  async function world(tag: string): Promise<World> {
+    const peer = new StripePeer([{ id: "acct_1TillPay", keys: [{ secret: STRIPE_KEYS.secret }, { secret: STRIPE_KEYS.publishable }] }]);
     const stripeUrl = await peer.start();
-    database = await freshDatabase();
-    env = {
+    const database = await freshDatabase();
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const env = {
       DATABASE_URL: database.url ?? "",
       HOST: "127.0.0.1",
+      PORT: String(port),
+      // Stripe registers only a public URL for its events; the stand-in reaches it at the process (as the sandbox does)
+      TILL_BASE_URL: "https://till.example.com",
+      TILL_TRUSTED_ORIGINS: url,
       TILL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "till-import-kill-")),
       TILL_AUTH_SECRET: "import-kill-secret-".padEnd(40, "x"),
       TILL_STRIPE_API_URL: stripeUrl,
@@ -130,22 +152,10 @@ describe.skipIf(!usingPostgres)("kill -9 of the server while 200 subscriptions a
       TILL_RATE_LIMIT: "false",
       TILL_LOG_LEVEL: "warn",
     };
-  });
-  afterAll(async () => {
-    await stop();
-    await peer?.stop();
-    await database?.close();
-  });
-
-  it("never renews on both sides at the kill, and finishes after a restart", { timeout: 240_000 + 2 * START_TIMEOUT_MS }, async () => {
-    await stop();
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    // Stripe registers only a public URL for its events; the stand-in reaches it at the process (as the sandbox does)
-    env = { ...env, PORT: String(port), TILL_BASE_URL: "https://till.example.com", TILL_TRUSTED_ORIGINS: url };
     peer.rewriteUrl = (to) => `${url}${new URL(to).pathname}`;
-    till = await startTill(env);
-    const seller = await createSeller({ url }, "import-kill");
+    const w: World = { peer, database, env, till: await startTill(env), stripe: peerClient(peer), ids: [], client: importClient(() => ({ url }), () => key) };
+    worlds.push(w);
+    const seller = await createSeller({ url }, tag);
     const key = await seller.createSandboxKey();
     const connected = await fetch(`${url}/v1/stripe/connection`, {
       method: "PUT",
@@ -153,12 +163,46 @@ describe.skipIf(!usingPostgres)("kill -9 of the server while 200 subscriptions a
       body: JSON.stringify({ secret_key: STRIPE_KEYS.secret, publishable_key: STRIPE_KEYS.publishable }),
     });
     expect(connected.status, await connected.text()).toBe(200);
-    const stripe = peerClient(peer);
-    const price = await monthly(stripe, "Plan of many");
-    const ids = (await subscribers(stripe, "kill", SUBSCRIPTIONS, price.id)).map((x) => x.id);
-    const { api, settled, runImport } = importClient(() => ({ url }), () => key);
-    const db = database.db;
+    const price = await monthly(w.stripe, "Plan of many");
+    w.ids = (await subscribers(w.stripe, tag, SUBSCRIPTIONS, price.id)).map((x) => x.id);
+    return w;
+  }
 
+  /** Restarted on the same database, after moving the dead process's leases (a minute) past rather than waiting. */
+  async function restart(w: World): Promise<void> {
+    const db = w.database.db;
+    await db.update(subscriptionHandover).set({ lockedUntil: sql`now() - interval '1 second'` }).where(sql`${subscriptionHandover.lockedUntil} > now()`);
+    await db.update(billingImport).set({ lockedUntil: sql`now() - interval '1 second'` }).where(sql`${billingImport.lockedUntil} > now()`);
+    w.till = await startTill(w.env);
+  }
+
+  /** The run succeeds with every subscription moved once; a rerun changes nothing. */
+  async function finishes(w: World, runId: string): Promise<void> {
+    const { settled, runImport } = w.client;
+    const done = await settled(runId, ["succeeded", "failed"], 180_000);
+    expect(done.status, done.error ?? "").toBe("succeeded");
+    expect(done.counts.subscription).toEqual({ moved: SUBSCRIPTIONS });
+    const after = await readSides(w.database.db, w.stripe, w.ids);
+    expect(breaches(after)).toEqual([]);
+    for (const x of after) {
+      expect(x.till, x.stripeId).toHaveLength(1);
+      expect(x, x.stripeId).toMatchObject({ endsAtStripe: true, mark: x.till[0]?.id, till: [{ status: "active" }] });
+    }
+    expect(new Set(after.map((x) => x.till[0]?.id)).size).toBe(SUBSCRIPTIONS);
+
+    const again = await runImport(false, 180_000);
+    expect(again.status, again.error ?? "").toBe("succeeded");
+    for (const kind of ["product", "price", "customer"] as const) {
+      expect(again.counts[kind].create ?? 0, kind).toBe(0);
+      expect(again.counts[kind].update ?? 0, kind).toBe(0);
+    }
+    expect(again.counts.subscription).toEqual({ moved: SUBSCRIPTIONS });
+    expect((await readSides(w.database.db, w.stripe, w.ids)).map((x) => x.till)).toEqual(after.map((x) => x.till));
+  }
+
+  it("never renews on both sides when killed while moving, and finishes after a restart", { timeout: 240_000 + 2 * START_TIMEOUT_MS }, async () => {
+    const w = await world("kill-moving");
+    const { api } = w.client;
     const run = await api<StripeImportWire>("POST", "/stripe/imports", { dry_run: false });
     // kill once the run is moving and a quarter of its subscriptions moved (the hand-overs well under way), not all
     const moving = await until(async () => {
@@ -167,42 +211,43 @@ describe.skipIf(!usingPostgres)("kill -9 of the server while 200 subscriptions a
       if (now.status === "succeeded" || now.status === "failed") throw new Error(`the run ended before the kill: ${JSON.stringify(now)}`);
       return now.status === "moving" && moved >= SUBSCRIPTIONS / 4 && moved < SUBSCRIPTIONS ? now : undefined;
     }, "some of the subscriptions moved", 120_000);
-    till.child.kill("SIGKILL");
-    await till.exited;
+    await killed(w.till);
     expect(moving.counts.subscription.moved).toBeLessThan(SUBSCRIPTIONS);
 
     // at the kill: never both renewing, never marked for another; some still waiting (the restart's work)
-    const atKill = await readSides(db, stripe, ids);
+    const atKill = await readSides(w.database.db, w.stripe, w.ids);
     expect(breaches(atKill)).toEqual([]);
     expect(atKill.every((x) => x.till.length === 1)).toBe(true);
     const waiting = atKill.filter((x) => x.till[0]?.status === "incomplete");
     expect(waiting.length).toBeGreaterThan(0);
     expect(atKill.filter((x) => x.till[0]?.status === "active").length).toBeGreaterThan(0);
-    expect((await handovers(db)).filter((h) => h.state === "pending").length).toBe(waiting.length);
+    expect((await handovers(w.database.db)).filter((h) => h.state === "pending").length).toBe(waiting.length);
 
-    // the dead process's leases run a minute; move the clock past them rather than wait (what a later restart sees)
-    await db.update(subscriptionHandover).set({ lockedUntil: sql`now() - interval '1 second'` }).where(sql`${subscriptionHandover.lockedUntil} > now()`);
-    till = await startTill(env);
-    const done = await settled(run.id, ["succeeded", "failed"], 180_000);
-    expect(done.status, done.error ?? "").toBe("succeeded");
-    expect(done.counts.subscription).toEqual({ moved: SUBSCRIPTIONS });
-    const after = await readSides(db, stripe, ids);
-    expect(breaches(after)).toEqual([]);
-    for (const x of after) {
-      expect(x.till, x.stripeId).toHaveLength(1);
-      expect(x, x.stripeId).toMatchObject({ endsAtStripe: true, mark: x.till[0]?.id, till: [{ status: "active" }] });
-    }
-    expect(new Set(after.map((x) => x.till[0]?.id)).size).toBe(SUBSCRIPTIONS);
+    await restart(w);
+    await finishes(w, run.id);
+  });
 
-    // a rerun changes nothing
-    const again = await runImport(false, 180_000);
-    expect(again.status, again.error ?? "").toBe("succeeded");
-    for (const kind of ["product", "price", "customer"] as const) {
-      expect(again.counts[kind].create ?? 0, kind).toBe(0);
-      expect(again.counts[kind].update ?? 0, kind).toBe(0);
-    }
-    expect(again.counts.subscription).toEqual({ moved: SUBSCRIPTIONS });
-    const rerun = await readSides(db, stripe, ids);
-    expect(rerun.map((x) => x.till)).toEqual(after.map((x) => x.till));
+  it("stages each subscription once when killed while importing, and finishes after a restart", { timeout: 240_000 + 2 * START_TIMEOUT_MS }, async () => {
+    const w = await world("kill-importing");
+    const db = w.database.db;
+    const run = await w.client.api<StripeImportWire>("POST", "/stripe/imports", { dry_run: false });
+    // kill once some of till's waiting subscriptions are written, not all
+    await until(async () => {
+      const staged = (await handovers(db)).length;
+      return staged > 0 && staged < SUBSCRIPTIONS ? true : undefined;
+    }, "some subscriptions staged", 120_000);
+    await killed(w.till);
+    expect((await db.select({ status: billingImport.status }).from(billingImport).where(sql`${billingImport.id} = ${run.id}`))[0]?.status).toBe("importing");
+    const atKill = await readSides(db, w.stripe, w.ids);
+    expect(breaches(atKill)).toEqual([]);
+    const staged = atKill.filter((x) => x.till.length > 0);
+    expect(staged.length).toBeGreaterThan(0);
+    expect(staged.length).toBeLessThan(SUBSCRIPTIONS);
+
+    await restart(w);
+    await finishes(w, run.id);
+    // the ones staged before the kill moved as they were, none staged again
+    const after = new Map((await readSides(db, w.stripe, w.ids)).map((x) => [x.stripeId, x.till[0]?.id]));
+    for (const x of staged) expect(after.get(x.stripeId), x.stripeId).toBe(x.till[0]?.id);
   });
 });
