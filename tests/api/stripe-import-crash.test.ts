@@ -2,7 +2,8 @@
 // whose answer was lost, or which Stripe refused (500) or throttled (429), is tried again and reads back what Stripe
 // did: each subscription ends up till's once. And the real server killed with SIGKILL while 200 subscriptions are
 // being handed over: at that moment none renews on both sides, none is marked at Stripe for another of till's than
-// its own; restarted on the same database, the run finishes, and a rerun changes nothing.
+// its own; restarted on the same database, the run finishes, and a rerun changes nothing. Killed while the run still
+// writes till's side (importing), the restart stages no subscription twice.
 // The kill is PostgreSQL only: PGlite lives inside the killed process.
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
