@@ -4,8 +4,9 @@
 // first renewal charges the same card once, off-session, and the Stripe subscription ends then.
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ImportItemWire, StripeImportWire } from "../../shared/stripe-import.js";
+import type { StripeImportWire } from "../../shared/stripe-import.js";
 import { rawRequest } from "../helpers/api.js";
+import { importClient, itemOf } from "../helpers/stripe-import-client.js";
 import { seedBusiness, type SeededBusiness } from "../helpers/stripe-billing-seed.js";
 import { Receiver } from "../helpers/receiver.js";
 import { until, useWebhookSandbox, type StripeSandbox } from "../helpers/stripe-sandbox.js";
@@ -21,37 +22,8 @@ beforeAll(async () => {
   seeded = await seedBusiness(s.peer, "imp");
 }, 60_000);
 
-const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-  const res = await rawRequest(s.server.url, s.key, method, `/v1${path}`, body);
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as T;
-};
-
-/** Starts a run and waits until it rests (planned, succeeded, failed), looking every quarter of a second. */
-async function runImport(dryRun: boolean): Promise<StripeImportWire> {
-  const started = await api<StripeImportWire>("POST", "/stripe/imports", { dry_run: dryRun });
-  let last = started;
-  return until(async () => {
-    await new Promise((r) => setTimeout(r, 250));
-    last = await api<StripeImportWire>("GET", `/stripe/imports/${started.id}`);
-    return ["planned", "succeeded", "failed"].includes(last.status) ? last : undefined;
-  }, `import ${started.id} settled (${JSON.stringify(last)})`, 60_000);
-}
-
-async function itemsOf(runId: string): Promise<ImportItemWire[]> {
-  const out: ImportItemWire[] = [];
-  for (let page = 1; ; page += 1) {
-    const res = await api<{ items: ImportItemWire[]; pagination: { max_page: number } }>("GET", `/stripe/imports/${runId}/items?limit=100&page=${page}`);
-    out.push(...res.items);
-    if (page >= res.pagination.max_page) return out;
-  }
-}
-
-const item = (items: ImportItemWire[], kind: string, stripeId: string) => {
-  const found = items.find((i) => i.kind === kind && i.stripe_id === stripeId);
-  if (!found) throw new Error(`no ${kind} item ${stripeId}: ${JSON.stringify(items.filter((i) => i.kind === kind).map((i) => i.stripe_id))}`);
-  return found;
-};
+const { runImport, itemsOf } = importClient(() => s.server, () => s.key);
+const item = itemOf;
 
 describe("importing a Stripe Billing business", () => {
   let applied: StripeImportWire;

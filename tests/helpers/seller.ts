@@ -21,15 +21,15 @@ export interface Seller {
 
 let n = 0;
 
-export function sdkFor(server: TestServer, token: string): Polar {
+export function sdkFor(server: Pick<TestServer, "url">, token: string): Polar {
   return new Polar({ accessToken: token, serverURL: server.url });
 }
 
-export function sdk049For(server: TestServer, token: string): Polar049 {
+export function sdk049For(server: Pick<TestServer, "url">, token: string): Polar049 {
   return new Polar049({ accessToken: token, serverURL: server.url });
 }
 
-export async function createSeller(server: TestServer, tag = "seller"): Promise<Seller> {
+export async function createSeller(server: Pick<TestServer, "url">, tag = "seller"): Promise<Seller> {
   const client = new Client(server.url);
   const { user, token } = await client.signUp(uniqueEmail(tag));
   const slug = `${tag}-${Date.now().toString(36)}-${n++}`;

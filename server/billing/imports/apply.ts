@@ -221,7 +221,8 @@ async function stageSubscription(ctx: ApplyContext, s: PlannedSubscription): Pro
     });
     await repo.insertHandover(tx, {
       subscriptionId: id, organizationId: ctx.organizationId, importId: ctx.importId, processor: ctx.processor,
-      sourceSubscriptionId: s.source.id, state: "pending", sourcePeriodEnd: s.source.currentPeriodEnd, nextAttemptAt: new Date(),
+      // due once the run has written its items, which the hand-over then updates (run.ts)
+      sourceSubscriptionId: s.source.id, state: "pending", sourcePeriodEnd: s.source.currentPeriodEnd, nextAttemptAt: null,
     });
     if (item) item.tillId = id;
   });

@@ -32,11 +32,20 @@ function changedSince(current: SourceSubscription, h: repo.HandoverRow): string 
   return null;
 }
 
+/**
+ * Lets go of a hand-over whose state changed while its worker asked Stripe (an undo called it off): what Stripe did is
+ * done, so the hand-back may start now rather than when the lease runs out.
+ */
+const letGo = (db: Queryable, h: repo.HandoverRow, token: string) => repo.updateHandover(db, h.subscriptionId, token, { lockedBy: null, lockedUntil: null });
+
 /** Till's becomes active (or trialing) with its benefits; the processor ends its own at the period's end. */
 async function activate(deps: HandoverDeps, h: repo.HandoverRow, token: string): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
     const moved = { state: "moved", movedAt: new Date(), nextAttemptAt: null, lockedBy: null, lockedUntil: null, detail: null };
-    if (!(await repo.updateHandover(tx, h.subscriptionId, token, moved, "pending"))) return false;
+    if (!(await repo.updateHandover(tx, h.subscriptionId, token, moved, "pending"))) {
+      await letGo(tx, h, token);
+      return false;
+    }
     const row = await lockSubscription(tx, h.organizationId, h.subscriptionId);
     if (!row || row.status !== "incomplete") return true;
     const now = await orgNow(tx, h.organizationId);
@@ -59,7 +68,10 @@ async function activate(deps: HandoverDeps, h: repo.HandoverRow, token: string):
 /** Nothing moves: till's waiting subscription expires, the processor's goes on; the plan says why. */
 async function refuse(deps: HandoverDeps, h: repo.HandoverRow, token: string, why: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
-    if (!(await repo.updateHandover(tx, h.subscriptionId, token, { state: "refused", detail: why, nextAttemptAt: null, lockedBy: null, lockedUntil: null }, "pending"))) return;
+    if (!(await repo.updateHandover(tx, h.subscriptionId, token, { state: "refused", detail: why, nextAttemptAt: null, lockedBy: null, lockedUntil: null }, "pending"))) {
+      await letGo(tx, h, token);
+      return;
+    }
     const row = await lockSubscription(tx, h.organizationId, h.subscriptionId);
     if (row?.status === "incomplete") await writeSubscription(tx, h.organizationId, row.id, { status: "incomplete_expired", endedAt: new Date(), modifiedAt: new Date() });
     await repo.setItem(tx, h.importId, "subscription", h.sourceSubscriptionId, { action: "blocked", reason: `${why} It stays Stripe's; run the import again to plan it anew.` });
@@ -67,7 +79,9 @@ async function refuse(deps: HandoverDeps, h: repo.HandoverRow, token: string, wh
 }
 
 async function later(deps: HandoverDeps, h: repo.HandoverRow, token: string, detail: string): Promise<void> {
-  await repo.updateHandover(deps.db, h.subscriptionId, token, { attempts: h.attempts + 1, nextAttemptAt: backoff(h.attempts + 1), detail, lockedBy: null, lockedUntil: null });
+  const patch = { attempts: h.attempts + 1, nextAttemptAt: backoff(h.attempts + 1), detail, lockedBy: null, lockedUntil: null };
+  // a hand-over an undo called off meanwhile is handed back now, not after this one's wait
+  if (!(await repo.updateHandover(deps.db, h.subscriptionId, token, patch, h.state))) await letGo(deps.db, h, token);
 }
 
 async function moveOver(deps: HandoverDeps, source: BillingSource, h: repo.HandoverRow, token: string): Promise<void> {

@@ -57,6 +57,9 @@ export async function workRun(deps: RunDeps, run: repo.ImportRow, token: string)
     const links = new Map([...existing.links].map(([k, v]) => [k, v.tillId]));
     await applyPlan({ db: deps.db, organizationId: run.organizationId, importId: run.id, processor: source.processor, baseURL: deps.baseURL, links, items }, plan);
     await repo.replaceItems(deps.db, run.id, run.organizationId, plan.items);
+    // only now may a hand-over finish: one finished before would have no item to mark moved (or blocked), and the
+    // items written after it would say it is still to come
+    await repo.releaseHandovers(deps.db, run.id);
     await finish(deps, run, token, plan.items, { status: "moving" }, source.requests);
     await repo.settleRuns(deps.db, [run.id]);
   });
