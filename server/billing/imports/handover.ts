@@ -20,6 +20,20 @@ export interface HandoverDeps {
   sourceOf(db: Queryable, organizationId: string): Promise<BillingSource | null>;
 }
 
+/** A subscription's item once till took it over, or once the hand-over was refused (`why`). */
+const movedItem = (tillId: string) => ({ action: "moved" as const, tillId, reason: null });
+const refusedItem = (why: string) => ({ action: "blocked" as const, reason: `${why} It stays Stripe's; run the import again to plan it anew.` });
+
+/**
+ * What a settled hand-over makes of its subscription's item (null: not settled). The run writes its items only once
+ * its plan is applied, while hand-overs are due as soon as staged: one that settles first is written in by the run.
+ */
+export function settledItem(h: Pick<repo.HandoverRow, "state" | "subscriptionId" | "detail">) {
+  if (h.state === "moved") return movedItem(h.subscriptionId);
+  if (h.state === "refused") return refusedItem(h.detail ?? "");
+  return null;
+}
+
 /** Waits between attempts the processor could not answer: 1, 2, 4 … minutes, at most an hour. */
 const backoff = (attempts: number) => new Date(Date.now() + Math.min(60, 2 ** Math.min(attempts, 6)) * 60_000);
 
@@ -51,7 +65,7 @@ async function activate(deps: HandoverDeps, h: repo.HandoverRow, token: string):
     events.push(...granted.map((g) => ({ type: "benefit_grant.created" as const, organizationId: h.organizationId, data: { ...g } })));
     events.push(customerStateChanged(h.organizationId, row.customerId));
     await enqueue(tx, events);
-    await repo.setItem(tx, h.importId, "subscription", h.sourceSubscriptionId, { action: "moved", tillId: row.id, reason: null });
+    await repo.setItem(tx, h.importId, "subscription", h.sourceSubscriptionId, movedItem(row.id));
     return true;
   });
 }
@@ -62,7 +76,7 @@ async function refuse(deps: HandoverDeps, h: repo.HandoverRow, token: string, wh
     if (!(await repo.updateHandover(tx, h.subscriptionId, token, { state: "refused", detail: why, nextAttemptAt: null, lockedBy: null, lockedUntil: null }, "pending"))) return;
     const row = await lockSubscription(tx, h.organizationId, h.subscriptionId);
     if (row?.status === "incomplete") await writeSubscription(tx, h.organizationId, row.id, { status: "incomplete_expired", endedAt: new Date(), modifiedAt: new Date() });
-    await repo.setItem(tx, h.importId, "subscription", h.sourceSubscriptionId, { action: "blocked", reason: `${why} It stays Stripe's; run the import again to plan it anew.` });
+    await repo.setItem(tx, h.importId, "subscription", h.sourceSubscriptionId, refusedItem(why));
   });
 }
 

@@ -144,6 +144,11 @@ export async function handoversOfRun(db: Queryable, importId: string): Promise<H
   return db.select().from(subscriptionHandover).where(eq(subscriptionHandover.importId, importId));
 }
 
+/** The run's hand-overs, locked until the transaction ends (a hand-over settling meanwhile waits for it). */
+export async function lockHandoversOfRun(tx: Queryable, importId: string): Promise<HandoverRow[]> {
+  return tx.select().from(subscriptionHandover).where(eq(subscriptionHandover.importId, importId)).orderBy(asc(subscriptionHandover.subscriptionId)).for("update");
+}
+
 /** Runs whose hand-overs are all settled move on: moving → succeeded, undoing → undone. */
 export async function settleRuns(db: Queryable, importIds: string[]): Promise<void> {
   if (importIds.length === 0) return;
