@@ -94,7 +94,7 @@ async function moveOver(deps: HandoverDeps, source: BillingSource, h: repo.Hando
   }
   const changed = changedSince(current, h);
   if (changed) return refuse(deps, h, token, changed);
-  const moved = await source.handOver(h.sourceSubscriptionId, h.subscriptionId);
+  const moved = await source.handOver(h.sourceSubscriptionId, h.subscriptionId, current);
   if (moved.movedTo !== h.subscriptionId || !moved.cancelAtPeriodEnd) return later(deps, h, token, "Stripe did not keep the hand-over's mark.");
   await activate(deps, h, token);
 }
