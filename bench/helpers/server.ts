@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
+import type { Worker } from "../../server/jobs/worker.js";
 import { createMailer } from "../../server/mail/mailer.js";
 import { freshDatabase } from "../../tests/helpers/db.js";
 import { reservePort } from "../../tests/helpers/ports.js";
@@ -26,15 +27,18 @@ export interface ServedApp {
   /** The app's base URL (http://127.0.0.1:<port>). */
   url: string;
   database: Awaited<ReturnType<typeof freshDatabase>>;
+  /** The app's jobs worker, not started (a bench that needs its jobs starts it; closing the app stops it). */
+  worker: Worker;
   /** Closes the app and the database and removes the data directory. */
   close(): Promise<void>;
 }
 
 /**
  * The real app on a fresh database (a new PostgreSQL database next to DATABASE_URL's, else PGlite in memory),
- * listening on a free loopback port; rate limits off, logs silent. `pool`: PostgreSQL connections.
+ * listening on a free loopback port; rate limits off, logs silent. `pool`: PostgreSQL connections; `env`: more of
+ * till's settings (TILL_STRIPE_IMPORT_RATE).
  */
-export async function startApp(options: { pool?: number } = {}): Promise<ServedApp> {
+export async function startApp(options: { pool?: number; env?: Record<string, string> } = {}): Promise<ServedApp> {
   const database = await freshDatabase(options.pool === undefined ? {} : { max: options.pool });
   const { port, release } = await reservePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "till-bench-"));
@@ -49,15 +53,17 @@ export async function startApp(options: { pool?: number } = {}): Promise<ServedA
     TILL_TEST_PAYMENTS: "live",
     // bench:checkout's Stripe run points it at the stand-in
     ...(process.env.TILL_STRIPE_API_URL ? { TILL_STRIPE_API_URL: process.env.TILL_STRIPE_API_URL } : {}),
+    ...options.env,
   });
   const mailer = createMailer({ smtpUrl: undefined, from: config.mail.from, mailDir: path.join(dataDir, "mail"), log: () => {} });
-  const { app } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });
+  const { app, worker } = await buildApp({ config, database, mailer, secret: "bench-secret-".padEnd(40, "x") });
   await release();
   await app.listen({ port, host: "127.0.0.1" });
   return {
     app,
     url: config.baseURL,
     database,
+    worker,
     async close() {
       await app.close();
       await database.close();

@@ -233,9 +233,10 @@ export interface BillingSource {
   readSubscription(id: string): Promise<SourceSubscription | null>;
   /**
    * Makes the subscription end at the end of its current period, marked as moved to till's `tillSubscriptionId`
-   * (idempotent: sent again, it answers the same). Answers the subscription as it is after.
+   * (idempotent: sent again, it answers the same). Answers the subscription as it is after. `known`: the subscription
+   * as readSubscription just answered it, which is then not read again.
    */
-  handOver(id: string, tillSubscriptionId: string): Promise<SourceSubscription>;
+  handOver(id: string, tillSubscriptionId: string, known?: SourceSubscription): Promise<SourceSubscription>;
   /** Undoes a hand-over: the subscription renews at the processor again, the mark removed. */
   handBack(id: string, tillSubscriptionId: string): Promise<SourceSubscription>;
 }

@@ -22,7 +22,7 @@ beforeAll(async () => {
   seeded = await seedBusiness(s.peer, "imp");
 }, 60_000);
 
-const { runImport, itemsOf } = importClient(() => s.server, () => s.key);
+const { api, settled, runImport, itemsOf } = importClient(() => s.server, () => s.key);
 const item = itemOf;
 
 describe("importing a Stripe Billing business", () => {
@@ -43,10 +43,7 @@ describe("importing a Stripe Billing business", () => {
       await s.server.worker.start();
     }
     // the worker takes the queued run up: it plans, and the next one may start
-    await until(async () => {
-      await new Promise((r) => setTimeout(r, 250));
-      return (await api<StripeImportWire>("GET", `/stripe/imports/${first.id}`)).status === "planned" ? true : undefined;
-    }, "the first run planned", 60_000);
+    await settled(first.id, ["planned"]);
   });
 
   it("plans every shape in a dry run and writes nothing", async () => {

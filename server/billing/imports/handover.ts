@@ -20,6 +20,10 @@ export interface HandoverDeps {
   sourceOf(db: Queryable, organizationId: string): Promise<BillingSource | null>;
 }
 
+/** A subscription's item once till took it over, or once the hand-over was refused (`why`). */
+const movedItem = (tillId: string) => ({ action: "moved" as const, tillId, reason: null });
+const refusedItem = (why: string) => ({ action: "blocked" as const, reason: `${why} It stays Stripe's; run the import again to plan it anew.` });
+
 /** Waits between attempts the processor could not answer: 1, 2, 4 … minutes, at most an hour. */
 const backoff = (attempts: number) => new Date(Date.now() + Math.min(60, 2 ** Math.min(attempts, 6)) * 60_000);
 
@@ -60,7 +64,7 @@ async function activate(deps: HandoverDeps, h: repo.HandoverRow, token: string):
     events.push(...granted.map((g) => ({ type: "benefit_grant.created" as const, organizationId: h.organizationId, data: { ...g } })));
     events.push(customerStateChanged(h.organizationId, row.customerId));
     await enqueue(tx, events);
-    await repo.setItem(tx, h.importId, "subscription", h.sourceSubscriptionId, { action: "moved", tillId: row.id, reason: null });
+    await repo.setItem(tx, h.importId, "subscription", h.sourceSubscriptionId, movedItem(row.id));
     return true;
   });
 }
@@ -74,7 +78,7 @@ async function refuse(deps: HandoverDeps, h: repo.HandoverRow, token: string, wh
     }
     const row = await lockSubscription(tx, h.organizationId, h.subscriptionId);
     if (row?.status === "incomplete") await writeSubscription(tx, h.organizationId, row.id, { status: "incomplete_expired", endedAt: new Date(), modifiedAt: new Date() });
-    await repo.setItem(tx, h.importId, "subscription", h.sourceSubscriptionId, { action: "blocked", reason: `${why} It stays Stripe's; run the import again to plan it anew.` });
+    await repo.setItem(tx, h.importId, "subscription", h.sourceSubscriptionId, refusedItem(why));
   });
 }
 
@@ -101,7 +105,7 @@ async function moveOver(deps: HandoverDeps, source: BillingSource, h: repo.Hando
   }
   const changed = changedSince(current, h);
   if (changed) return refuse(deps, h, token, changed);
-  const moved = await source.handOver(h.sourceSubscriptionId, h.subscriptionId);
+  const moved = await source.handOver(h.sourceSubscriptionId, h.subscriptionId, current);
   if (moved.movedTo !== h.subscriptionId || !moved.cancelAtPeriodEnd) return later(deps, h, token, "Stripe did not keep the hand-over's mark.");
   await activate(deps, h, token);
 }

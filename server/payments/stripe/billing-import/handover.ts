@@ -8,7 +8,7 @@
 // as it is, with no update.
 import type Stripe from "stripe";
 import { BillingSourceError, type SourceSubscription } from "../../billing-import.js";
-import { MOVED_AT_KEY, MOVED_TO_KEY, mapSubscription, periodOf } from "./map-customers.js";
+import { MOVED_AT_KEY, MOVED_TO_KEY, mapSubscription } from "./map-customers.js";
 import { itemsOf, ONE_SUBSCRIPTION_EXPAND, PURPOSES, type SourceContext } from "./read.js";
 import { Stripe as StripeSdk } from "../client.js";
 
@@ -47,16 +47,16 @@ async function update(ctx: SourceContext, id: string, params: Stripe.Subscriptio
   return mapSubscription(answer, await itemsOf(ctx, answer));
 }
 
-/** Ends the subscription with its current period, marked as moved to till's `tillSubscriptionId`. */
-export async function handOver(ctx: SourceContext, id: string, tillSubscriptionId: string): Promise<SourceSubscription> {
-  const { raw, items } = await existing(ctx, id);
-  const mark = raw.metadata[MOVED_TO_KEY];
-  if (mark === tillSubscriptionId && raw.cancel_at_period_end) return mapSubscription(raw, items);
-  if (mark && mark !== tillSubscriptionId && raw.cancel_at_period_end) {
-    throw new BillingSourceError(`The Stripe subscription ${id} was already handed over to till's subscription ${mark}.`, false);
-  }
-  const movedAt = new Date(periodOf(id, items).end * 1000).toISOString();
-  const params = { cancel_at_period_end: true, metadata: { [MOVED_TO_KEY]: tillSubscriptionId, [MOVED_AT_KEY]: movedAt } };
+/**
+ * Ends the subscription with its current period, marked as moved to till's `tillSubscriptionId`; `known` is the
+ * subscription as just read (readSubscription), not read again then.
+ */
+export async function handOver(ctx: SourceContext, id: string, tillSubscriptionId: string, known?: SourceSubscription): Promise<SourceSubscription> {
+  const now = known ?? (await readSubscription(ctx, id));
+  if (!now) throw new BillingSourceError(`The Stripe subscription ${id} no longer exists.`, false);
+  if (now.movedTo === tillSubscriptionId) return now;
+  if (now.movedTo) throw new BillingSourceError(`The Stripe subscription ${id} was already handed over to till's subscription ${now.movedTo}.`, false);
+  const params = { cancel_at_period_end: true, metadata: { [MOVED_TO_KEY]: tillSubscriptionId, [MOVED_AT_KEY]: now.currentPeriodEnd.toISOString() } };
   return update(ctx, id, params, `till-handover-${tillSubscriptionId}`);
 }
 

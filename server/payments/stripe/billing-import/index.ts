@@ -25,7 +25,7 @@ export function createStripeBillingSource(stripe: Stripe, livemode: boolean, opt
     requests: pace.requests,
     read: (onPage) => readSnapshot(ctx, onPage),
     readSubscription: (id) => readSubscription(ctx, id),
-    handOver: (id, tillSubscriptionId) => handOver(ctx, id, tillSubscriptionId),
+    handOver: (id, tillSubscriptionId, known) => handOver(ctx, id, tillSubscriptionId, known),
     handBack: (id, tillSubscriptionId) => handBack(ctx, id, tillSubscriptionId),
   };
 }
