@@ -26,6 +26,9 @@ export const ACTION_WORDS: Record<ImportAction, string> = {
 
 const count = (n: number) => n.toLocaleString("en-US");
 
+/** Stripe's lists as the run's `read` names them. */
+const READ_LISTS = ["customers", "subscriptions", "products", "prices", "coupons", "promotion_codes", "meters"] as const;
+
 /** How many of `kind` the run has seen, whatever their action. */
 export function kindTotal(counts: ImportCounts, kind: ImportKind): number {
   return Object.values(counts[kind] ?? {}).reduce((a, b) => a + (b ?? 0), 0);
@@ -70,8 +73,9 @@ export function progressOf(run: StripeImportWire): string {
     case "queued":
       return "Waiting for the server to start the import…";
     case "reading": {
-      const last = [...IMPORT_KINDS].reverse().find((k) => kindTotal(counts, k) > 0);
-      return last ? `Reading Stripe… ${count(kindTotal(counts, last))} ${KIND_PLURAL[last]}` : "Reading Stripe…";
+      // the lists Stripe is read by, in the order they matter most to a seller
+      const read = READ_LISTS.filter((list) => (run.read[list] ?? 0) > 0).map((list) => `${count(run.read[list] ?? 0)} ${list.replace("_", " ")}`);
+      return read.length > 0 ? `Reading Stripe… ${read.join(", ")}` : "Reading Stripe…";
     }
     case "importing":
       return "Importing into till…";

@@ -52,6 +52,11 @@ export interface StripeImportWire {
   counts: ImportCounts;
   /** How many items block the import (the dry run exits 1 when any does). */
   blocked: number;
+  /**
+   * Objects read from Stripe so far, by Stripe's list (`customers`, `subscriptions`, `prices` …): how far the reading
+   * is while the run is `reading`.
+   */
+  read: Record<string, number>;
   /** Requests made to Stripe, and the pace kept (requests per second). */
   requests: { sent: number; throttled: number; limit: number };
   /** Why the run failed (Stripe unreachable, keys revoked); null otherwise. */

@@ -50,6 +50,7 @@ describe("importing a Stripe Billing business", () => {
     const run = await runImport(true);
     expect(run.status, run.error ?? "").toBe("planned");
     expect(run.account).toEqual({ id: "acct_1TillPay", livemode: false });
+    expect(run.read).toMatchObject({ customers: Object.keys(seeded.customers).length, subscriptions: Object.keys(seeded.moves).length + Object.keys(seeded.stays).length + 1 });
     const items = await itemsOf(run.id);
     const { moves, stays, prices, coupon } = seeded;
     for (const sub of Object.values(moves)) expect(item(items, "subscription", sub.id).action, JSON.stringify(item(items, "subscription", sub.id))).toBe("create");

@@ -15,6 +15,7 @@ const run = (over: Partial<StripeImportWire>): StripeImportWire => ({
   account: { id: "acct_1", livemode: false },
   counts: counts({}),
   blocked: 0,
+  read: {},
   requests: { sent: 0, throttled: 0, limit: 25 },
   error: null,
   created_at: "2026-11-29T03:00:00.000Z",
@@ -37,9 +38,9 @@ describe("a run's plan in words", () => {
     expect(asideWords(counts({ product: { create: 1 } }))).toBeNull();
   });
 
-  it("says what a running run does: the last kind read, the subscriptions moved of those to move", () => {
-    expect(progressOf(run({ status: "reading", counts: plan }))).toBe("Reading Stripe… 42 subscriptions");
-    expect(progressOf(run({ status: "reading", counts: counts({ customer: { create: 1200 } }) }))).toBe("Reading Stripe… 1,200 customers");
+  it("says what a running run does: what it read so far, the subscriptions moved of those to move", () => {
+    expect(progressOf(run({ status: "reading", read: { subscriptions: 42, customers: 1200 } }))).toBe("Reading Stripe… 1,200 customers, 42 subscriptions");
+    expect(progressOf(run({ status: "reading", read: { promotion_codes: 3 } }))).toBe("Reading Stripe… 3 promotion codes");
     expect(progressOf(run({ status: "reading" }))).toBe("Reading Stripe…");
     expect(progressOf(run({ status: "moving", dry_run: false, counts: counts({ subscription: { moved: 10, create: 30 } }) }))).toBe("Moving subscriptions… 10 of 40");
     expect(statusWords(run({ status: "failed", error: "the key was revoked" }))).toBe("failed: the key was revoked");

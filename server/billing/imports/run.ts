@@ -37,8 +37,17 @@ export async function workRun(deps: RunDeps, run: repo.ImportRow, token: string)
   await holdingLease(deps, run, token, async () => {
     if (!(await repo.updateRun(deps.db, run.id, token, { status: "reading" }))) return;
     let snapshot;
+    // what was read so far, kept at most once a second for whoever follows the run
+    const read: Record<string, number> = {};
+    let kept = 0;
+    const onPage = (kind: string, n: number) => {
+      read[kind] = n;
+      if (Date.now() - kept < 1000) return;
+      kept = Date.now();
+      void repo.updateRun(deps.db, run.id, token, { read: { ...read } }).catch(() => false);
+    };
     try {
-      snapshot = await source.read();
+      snapshot = await source.read(onPage);
     } catch (err) {
       if (!(err instanceof BillingSourceError)) throw err;
       await failed(deps, run, token, `Stripe could not be read: ${err.message}`);
@@ -46,7 +55,7 @@ export async function workRun(deps: RunDeps, run: repo.ImportRow, token: string)
     }
     const existing = await repo.existingOf(deps.db, run.organizationId, source.processor);
     const plan = planImport(snapshot, existing, await orgNow(deps.db, run.organizationId));
-    const account = { accountId: snapshot.account.id, livemode: snapshot.account.livemode };
+    const account = { accountId: snapshot.account.id, livemode: snapshot.account.livemode, read };
     if (run.dryRun) {
       await repo.replaceItems(deps.db, run.id, run.organizationId, plan.items);
       await finish(deps, run, token, plan.items, { ...account, status: "planned", finishedAt: new Date() }, source.requests);

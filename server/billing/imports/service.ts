@@ -28,6 +28,7 @@ async function toWire(db: Queryable, row: repo.ImportRow): Promise<StripeImportW
     account: row.accountId !== null ? { id: row.accountId, livemode: row.livemode === true } : null,
     counts,
     blocked,
+    read: row.read,
     requests: row.requests,
     error: row.error,
     created_at: row.createdAt.toISOString(),

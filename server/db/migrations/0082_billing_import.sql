@@ -10,6 +10,7 @@ CREATE TABLE "billing_import" (
   "livemode" boolean,
   "counts" jsonb DEFAULT '{}'::jsonb NOT NULL,
   "blocked" integer DEFAULT 0 NOT NULL,
+  "read" jsonb DEFAULT '{}'::jsonb NOT NULL,
   "requests" jsonb DEFAULT '{"sent":0,"throttled":0,"limit":0}'::jsonb NOT NULL,
   "error" text,
   "locked_until" timestamp with time zone,

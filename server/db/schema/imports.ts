@@ -24,6 +24,8 @@ export const billingImport = pgTable(
     livemode: boolean("livemode"),
     counts: jsonb("counts").$type<Record<string, Record<string, number>>>().default({}).notNull(),
     blocked: integer("blocked").default(0).notNull(),
+    /** Objects read from the processor so far, by its list (customers, subscriptions …): the reading's progress. */
+    read: jsonb("read").$type<Record<string, number>>().default({}).notNull(),
     requests: jsonb("requests").$type<{ sent: number; throttled: number; limit: number }>().default({ sent: 0, throttled: 0, limit: 0 }).notNull(),
     error: text("error"),
     lockedUntil: timestamptz("locked_until"),
