@@ -31,6 +31,11 @@ export interface Output {
   table<T>(rows: readonly T[], columns: Column<T>[], opts?: { empty?: string }): Promise<void>;
   /** One object as labelled fields; --json prints `data`. */
   record(data: unknown, fields: Field[]): Promise<void>;
+  /**
+   * Rows whose text is too long for a table: on a terminal each row's `title` on a line and its `text` wrapped under
+   * it; otherwise tab-separated as a table's lines (`title`'s columns, then the text); --json prints `rows`.
+   */
+  entries<T>(rows: readonly T[], title: Column<T>[], text: (row: T) => string): Promise<void>;
   /** A finished action: --json prints `data`, otherwise the message on stdout. */
   done(data: unknown, message: string): void;
   /** Always JSON on stdout, whatever the mode (`till api`). */
@@ -151,6 +156,16 @@ export function createOutput(opts: OutputOptions): Output {
       }
       const { renderTable } = await ui();
       writeOut(renderTable(cols.map((c) => c.header), cells, columns()));
+    },
+
+    async entries(rows, title, text) {
+      if (opts.json) return this.printJson(rows);
+      if (!interactive) {
+        writeOut(rows.map((r) => [...title.map((c) => c.value(r)), text(r)].join("\t")).join("\n"));
+        return;
+      }
+      const { renderEntries } = await ui();
+      writeOut(renderEntries(rows.map((r) => ({ title: title.map((c) => c.value(r)).join("  "), text: text(r) })), columns()));
     },
 
     async record(data, fields) {

@@ -11,13 +11,13 @@ const number = (n: number) => n.toLocaleString("en-US");
 /** The next step after a settled run, as a command to type. */
 export function nextStep(run: Run): string {
   const waiting = actionTotal(run.counts, "waiting");
-  const later = waiting > 0 ? ` ${number(waiting)} subscription(s) wait until Stripe's invoice is settled: run \`till import stripe\` again later to move them.` : "";
+  const later = waiting > 0 ? `\n${number(waiting)} subscription(s) wait until Stripe's invoice is settled: run \`till import stripe\` again later to move them.` : "";
   if (run.status === "undone") return `Undone: ${number(actionTotal(run.counts, "handed_back"))} subscription(s) handed back to Stripe, which bills them again.`;
   if (run.dry_run) {
     if (run.blocked > 0) return `${number(run.blocked)} item(s) block the import: fix each at Stripe as its reason says, then plan again: till import stripe --dry-run`;
     return "Nothing blocks. Import: till import stripe --apply";
   }
-  const undo = ` Undo (hands back the subscriptions that have not renewed in till yet): till import stripe --undo ${run.id}`;
+  const undo = `\nUndo (hands back the subscriptions that have not renewed in till yet): till import stripe --undo ${run.id}`;
   if (run.blocked > 0) {
     return `Imported, except ${number(run.blocked)} blocked item(s): fix them at Stripe, then run \`till import stripe\` again to import them.${later}${undo}`;
   }
@@ -51,7 +51,7 @@ export async function printPlan(ctx: Context, run: Run, blocked: ImportItemWire[
   );
   if (blocked.length > 0) {
     out.info(out.styleErr.red(`\nBlocked (${number(blocked.length)}): these cannot be imported as they are.`));
-    await out.table(blocked, itemColumns(false));
+    await out.entries(blocked, itemColumns(false).slice(0, -1), (i) => i.reason ?? "—");
   }
   const listed = new Set(shown?.actions ?? []);
   const unlisted = (["waiting", "skipped"] as const).filter((a) => actionTotal(run.counts, a) > 0 && !listed.has(a));
@@ -59,7 +59,8 @@ export async function printPlan(ctx: Context, run: Run, blocked: ImportItemWire[
   if (aside) out.info(`\n${aside}: list them with \`till import show ${run.id} --show ${unlisted.join(",")}\``);
   if (shown) {
     out.info(`\nItems with the action ${shown.actions.map((a) => ACTION_WORDS[a]).join(", ")} (${number(shown.items.length)}):`);
-    await out.table(shown.items, itemColumns(true), { empty: "None." });
+    if (shown.items.length === 0) out.info("None.");
+    else await out.entries(shown.items, itemColumns(true).slice(0, -1), (i) => i.reason ?? i.becomes ?? "—");
   }
   out.info(`\n${nextStep(run)}`);
 }

@@ -4,11 +4,16 @@
 import { renderToString } from "ink";
 import { Table } from "./Table.js";
 import { Fields } from "./Fields.js";
+import { Entries } from "./Entries.js";
 
-export { Table, Fields };
+export { Table, Fields, Entries };
 
 export function renderTable(headers: string[], rows: string[][], columns: number): string {
   return renderToString(<Table headers={headers} rows={rows} />, { columns });
+}
+
+export function renderEntries(entries: { title: string; text: string }[], columns: number): string {
+  return renderToString(<Entries entries={entries} />, { columns });
 }
 
 export function renderFields(fields: { label: string; value: string }[], columns: number): string {

@@ -1,7 +1,7 @@
 // The CLI's Ink components, rendered with ink-testing-library: what a person sees on a terminal.
 import { render } from "ink-testing-library";
 import { describe, expect, it } from "vitest";
-import { Fields, Table, renderFields, renderTable } from "../../cli/ui/index.js";
+import { Fields, Table, renderEntries, renderFields, renderTable } from "../../cli/ui/index.js";
 import { DeviceCodeBox, Spinner } from "../../cli/ui/live.js";
 
 // ink-testing-library renders without colour support; strip any styling the components ask for anyway
@@ -34,6 +34,20 @@ describe("Table", () => {
 
   it("renders headers only for no rows", () => {
     expect(plain(renderTable(["A", "B"], [], 80))).toBe("A  B");
+  });
+});
+
+describe("Entries", () => {
+  it("puts each title on its line and wraps its text under it, indented, within the terminal's width", () => {
+    const text = "The customer has no email: till identifies customers by email. Add one at Stripe and run the import again.";
+    const lines = plain(renderEntries([{ title: "customer  cus_123  Nameless", text }, { title: "meter  mtr_1", text: "short" }], 40)).split("\n");
+    expect(lines[0]).toBe("customer  cus_123  Nameless");
+    expect(lines.every((l) => l.length <= 40)).toBe(true);
+    const wrapped = lines.slice(1, lines.indexOf("meter  mtr_1"));
+    expect(wrapped.length).toBeGreaterThan(2);
+    expect(wrapped.every((l) => l.startsWith("  "))).toBe(true);
+    expect(wrapped.map((l) => l.trim()).join(" ")).toBe(text);
+    expect(lines.slice(-2)).toEqual(["meter  mtr_1", "  short"]);
   });
 });
 
