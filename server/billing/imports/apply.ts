@@ -33,6 +33,8 @@ export interface ApplyContext {
   items: Map<string, PlanItem>;
 }
 
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const note = (ctx: ApplyContext, kind: string, sourceId: string, tillId: string) => {
   ctx.links.set(linkKey(kind, sourceId), tillId);
   const item = ctx.items.get(linkKey(kind, sourceId));
@@ -157,7 +159,8 @@ async function applyCustomer(ctx: ApplyContext, tx: Queryable & Db, c: PlannedCu
   return known;
 }
 
-async function applyCustomers(ctx: ApplyContext, plan: Plan): Promise<void> {
+/** Writes the customers, calling `after` with each one's processor id once it is written. */
+async function applyCustomers(ctx: ApplyContext, plan: Plan, after: (sourceId: string) => Promise<void>): Promise<void> {
   for (const c of plan.customers) {
     const action = actionOf(ctx, "customer", c.source.id);
     if (!c.body || (action !== "create" && action !== "update")) continue;
@@ -181,6 +184,7 @@ async function applyCustomers(ctx: ApplyContext, plan: Plan): Promise<void> {
       const item = ctx.items.get(linkKey("customer", c.source.id));
       if (item && item.action !== "blocked") item.reason = `Its tax id ${String(taxId)} was left out: till's rules refuse it for the customer's country.`;
     });
+    await after(c.source.id);
   }
 }
 
@@ -220,16 +224,36 @@ async function stageSubscription(ctx: ApplyContext, s: PlannedSubscription): Pro
   });
 }
 
-/** Applies the plan in order (what a subscription needs is written before it); answers how many subscriptions wait. */
+/**
+ * Applies the plan in order (what a subscription needs is written before it); answers how many subscriptions wait.
+ * Each customer's subscriptions are staged right after it, so their hand-overs (the processor's requests) go on while
+ * the other customers are written; those of customers written earlier (or not at all) after the last one.
+ */
 export async function applyPlan(ctx: ApplyContext, plan: Plan): Promise<number> {
   await applyMeters(ctx, plan);
   await applyProducts(ctx, plan);
   await applyDiscounts(ctx, plan);
-  await applyCustomers(ctx, plan);
-  let staged = 0;
+  const byCustomer = new Map<string, PlannedSubscription[]>();
   for (const s of plan.subscriptions) {
-    await stageSubscription(ctx, s);
-    if (ctx.items.get(linkKey("subscription", s.source.id))?.action === "create") staged += 1;
+    const of = byCustomer.get(s.source.customerId);
+    if (of) of.push(s);
+    else byCustomer.set(s.source.customerId, [s]);
   }
+  let staged = 0;
+  const stage = async (subscriptions: PlannedSubscription[]) => {
+    for (const s of subscriptions) {
+      await stageSubscription(ctx, s);
+      if (ctx.items.get(linkKey("subscription", s.source.id))?.action === "create") staged += 1;
+    }
+  };
+  await applyCustomers(ctx, plan, async (customerId) => {
+    const of = byCustomer.get(customerId);
+    byCustomer.delete(customerId);
+    if (of) await stage(of);
+    // PGlite answers without I/O: thousands of writes in a row would hold the event loop (the hand-overs' loop, the
+    // server's requests) until the last
+    await yieldToLoop();
+  });
+  for (const rest of byCustomer.values()) await stage(rest);
   return staged;
 }
