@@ -34,6 +34,8 @@ export interface ApplyContext {
   items: Map<string, PlanItem>;
 }
 
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const note = (ctx: ApplyContext, kind: string, sourceId: string, tillId: string) => {
   ctx.links.set(linkKey(kind, sourceId), tillId);
   const item = ctx.items.get(linkKey(kind, sourceId));
@@ -158,7 +160,8 @@ async function applyCustomer(ctx: ApplyContext, tx: Queryable & Db, c: PlannedCu
   return known;
 }
 
-async function applyCustomers(ctx: ApplyContext, plan: Plan): Promise<void> {
+/** Writes the customers, calling `after` with each one's processor id once it is written. */
+async function applyCustomers(ctx: ApplyContext, plan: Plan, after: (sourceId: string) => Promise<void>): Promise<void> {
   // a subscription's own method stands in for a customer without a default one
   const subscriptionMethod = new Map<string, SourcePaymentMethod>();
   for (const s of plan.subscriptions) {
@@ -187,6 +190,7 @@ async function applyCustomers(ctx: ApplyContext, plan: Plan): Promise<void> {
       const item = ctx.items.get(linkKey("customer", c.source.id));
       if (item && item.action !== "blocked") item.reason = `Its tax id ${String(taxId)} was left out: till's rules refuse it for the customer's country.`;
     });
+    await after(c.source.id);
   }
 }
 
@@ -221,23 +225,43 @@ async function stageSubscription(ctx: ApplyContext, s: PlannedSubscription): Pro
     });
     await repo.insertHandover(tx, {
       subscriptionId: id, organizationId: ctx.organizationId, importId: ctx.importId, processor: ctx.processor,
-      // due once the run has written its items, which the hand-over then updates (run.ts)
-      sourceSubscriptionId: s.source.id, state: "pending", sourcePeriodEnd: s.source.currentPeriodEnd, nextAttemptAt: null,
+      // due at once: Stripe is asked while the other customers are written (run.ts writes in what settles first)
+      sourceSubscriptionId: s.source.id, state: "pending", sourcePeriodEnd: s.source.currentPeriodEnd, nextAttemptAt: new Date(),
     });
     if (item) item.tillId = id;
   });
 }
 
-/** Applies the plan in order (what a subscription needs is written before it); answers how many subscriptions wait. */
+/**
+ * Applies the plan in order (what a subscription needs is written before it); answers how many subscriptions wait.
+ * Each customer's subscriptions are staged right after it, so their hand-overs (the processor's requests) go on while
+ * the other customers are written; those of customers written earlier (or not at all) after the last one.
+ */
 export async function applyPlan(ctx: ApplyContext, plan: Plan): Promise<number> {
   await applyMeters(ctx, plan);
   await applyProducts(ctx, plan);
   await applyDiscounts(ctx, plan);
-  await applyCustomers(ctx, plan);
-  let staged = 0;
+  const byCustomer = new Map<string, PlannedSubscription[]>();
   for (const s of plan.subscriptions) {
-    await stageSubscription(ctx, s);
-    if (ctx.items.get(linkKey("subscription", s.source.id))?.action === "create") staged += 1;
+    const of = byCustomer.get(s.source.customerId);
+    if (of) of.push(s);
+    else byCustomer.set(s.source.customerId, [s]);
   }
+  let staged = 0;
+  const stage = async (subscriptions: PlannedSubscription[]) => {
+    for (const s of subscriptions) {
+      await stageSubscription(ctx, s);
+      if (ctx.items.get(linkKey("subscription", s.source.id))?.action === "create") staged += 1;
+    }
+  };
+  await applyCustomers(ctx, plan, async (customerId) => {
+    const of = byCustomer.get(customerId);
+    byCustomer.delete(customerId);
+    if (of) await stage(of);
+    // PGlite answers without I/O: thousands of writes in a row would hold the event loop (the hand-overs' loop, the
+    // server's requests) until the last
+    await yieldToLoop();
+  });
+  for (const rest of byCustomer.values()) await stage(rest);
   return staged;
 }

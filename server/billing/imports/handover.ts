@@ -24,6 +24,16 @@ export interface HandoverDeps {
 const movedItem = (tillId: string) => ({ action: "moved" as const, tillId, reason: null });
 const refusedItem = (why: string) => ({ action: "blocked" as const, reason: `${why} It stays Stripe's; run the import again to plan it anew.` });
 
+/**
+ * What a settled hand-over makes of its subscription's item (null: not settled). The run writes its items only once
+ * its plan is applied, while hand-overs are due as soon as staged: one that settles first is written in by the run.
+ */
+export function settledItem(h: Pick<repo.HandoverRow, "state" | "subscriptionId" | "detail">) {
+  if (h.state === "moved") return movedItem(h.subscriptionId);
+  if (h.state === "refused") return refusedItem(h.detail ?? "");
+  return null;
+}
+
 /** Waits between attempts the processor could not answer: 1, 2, 4 … minutes, at most an hour. */
 const backoff = (attempts: number) => new Date(Date.now() + Math.min(60, 2 ** Math.min(attempts, 6)) * 60_000);
 

@@ -1,6 +1,6 @@
 // The rows of imports: runs (leased by the worker while queued or under way), their plans' items, the links from
 // the processor's ids to till's rows, and subscriptions' hand-overs (leased while pending or handing back).
-import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { rowsOf, type Db, type Queryable } from "../../db/client.js";
 import { billingImport, billingImportItem, billingImportLink, customer, subscriptionHandover } from "../../db/schema/index.js";
 import type { Existing, PlanItem } from "./plan.js";
@@ -119,11 +119,9 @@ export async function insertHandover(db: Queryable, values: typeof subscriptionH
   await db.insert(subscriptionHandover).values(values);
 }
 
-/** The run's hand-overs staged by its apply (pending, not yet due) become due now. */
-export async function releaseHandovers(db: Queryable, importId: string): Promise<void> {
-  await db.update(subscriptionHandover).set({ nextAttemptAt: sql`now()` }).where(and(
-    eq(subscriptionHandover.importId, importId), eq(subscriptionHandover.state, "pending"), isNull(subscriptionHandover.nextAttemptAt),
-  ));
+/** The run's hand-overs, locked until the transaction ends (a hand-over settling meanwhile waits for it). */
+export async function lockHandoversOfRun(tx: Queryable, importId: string): Promise<HandoverRow[]> {
+  return tx.select().from(subscriptionHandover).where(eq(subscriptionHandover.importId, importId)).orderBy(asc(subscriptionHandover.subscriptionId)).for("update");
 }
 
 /** Leases hand-overs due now (pending, or handing back). */

@@ -4,7 +4,7 @@
 import { BillingSourceError } from "../../payments/billing-import.js";
 import { orgNow } from "../clock.js";
 import { applyPlan } from "./apply.js";
-import type { HandoverDeps } from "./handover.js";
+import { settledItem, type HandoverDeps } from "./handover.js";
 import { countsOf, linkKey, planImport, type PlanItem } from "./plan.js";
 import * as repo from "./repository.js";
 
@@ -65,10 +65,16 @@ export async function workRun(deps: RunDeps, run: repo.ImportRow, token: string)
     const items = new Map<string, PlanItem>(plan.items.map((i) => [linkKey(i.kind, i.sourceId), i]));
     const links = new Map([...existing.links].map(([k, v]) => [k, v.tillId]));
     await applyPlan({ db: deps.db, organizationId: run.organizationId, importId: run.id, processor: source.processor, baseURL: deps.baseURL, links, items }, plan);
-    await repo.replaceItems(deps.db, run.id, run.organizationId, plan.items);
-    // only now may a hand-over finish: one finished before would have no item to mark moved (or blocked), and the
-    // items written after it would say it is still to come
-    await repo.releaseHandovers(deps.db, run.id);
+    // hand-overs are due as soon as staged (Stripe's requests go on while the rest is written): those settled
+    // meanwhile are written into the items; the others, locked until the items are written, then find theirs
+    await deps.db.transaction(async (tx) => {
+      for (const h of await repo.lockHandoversOfRun(tx, run.id)) {
+        const item = items.get(linkKey("subscription", h.sourceSubscriptionId));
+        const settled = settledItem(h);
+        if (item && settled) Object.assign(item, settled);
+      }
+      await repo.replaceItems(tx, run.id, run.organizationId, plan.items);
+    });
     await finish(deps, run, token, plan.items, { status: "moving" }, source.requests);
     await repo.settleRuns(deps.db, [run.id]);
   });
