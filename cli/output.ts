@@ -205,28 +205,39 @@ export function createOutput(opts: OutputOptions): Output {
       writeError(err, opts, styleErr, writeErr);
     },
 
-    async loading(label, work) {
-      if (!interactive && !interactiveErr) return work;
-      // a terminal will render the result with Ink: load it while the request is in flight
-      if (interactive) ui().catch(() => {});
-      let settled = false;
-      let stop: (() => void) | undefined;
-      const timer = interactiveErr
-        ? setTimeout(() => {
-            live()
-              .then((l) => {
-                if (!settled) stop = l.showSpinner(label, stderr);
-              })
-              .catch(() => {});
-          }, SPINNER_DELAY_MS)
-        : undefined;
-      try {
-        return await work;
-      } finally {
-        settled = true;
-        clearTimeout(timer);
-        stop?.();
-      }
-    },
+    loading: (label, work) => showLoading(label, work, { interactive, interactiveErr, ui, live, stderr }),
   };
+}
+
+interface LoadingTerminal {
+  interactive: boolean;
+  interactiveErr: boolean;
+  ui: () => Promise<Ui>;
+  live: () => Promise<Live>;
+  stderr: Parameters<Live["showSpinner"]>[1];
+}
+
+/** `loading`: a spinner on stderr once the work is slower than SPINNER_DELAY_MS; Ink loaded meanwhile for the rest. */
+async function showLoading<T>(label: string, work: Promise<T>, t: LoadingTerminal): Promise<T> {
+  if (!t.interactive && !t.interactiveErr) return work;
+  // a terminal will render the result with Ink: load it while the request is in flight
+  if (t.interactive) t.ui().catch(() => {});
+  let settled = false;
+  let stop: (() => void) | undefined;
+  const timer = t.interactiveErr
+    ? setTimeout(() => {
+        t.live()
+          .then((l) => {
+            if (!settled) stop = l.showSpinner(label, t.stderr);
+          })
+          .catch(() => {});
+      }, SPINNER_DELAY_MS)
+    : undefined;
+  try {
+    return await work;
+  } finally {
+    settled = true;
+    clearTimeout(timer);
+    stop?.();
+  }
 }

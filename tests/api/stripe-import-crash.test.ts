@@ -55,7 +55,7 @@ describe("a hand-over whose update is lost, refused or throttled", () => {
     const [lost, refused, throttled, plain] = await subscribers(stripe, "fault", 4, price.id, 1);
     if (!lost || !refused || !throttled || !plain) throw new Error("seeding failed");
     const ids = [lost, refused, throttled, plain].map((x) => x.id);
-    // every try of the stripe client within one attempt (its two retries, the connection's extra one): the attempt fails
+    // every try of the stripe client within one attempt (its two retries, the connection's extra one): it fails
     s.faults.dropAfterProcessing("POST", `/v1/subscriptions/${lost.id}`, { times: 3 });
     s.faults.serverError("POST", `/v1/subscriptions/${refused.id}`, { times: 3 });
     // fewer than the pace waits out: the same attempt goes on after the pause

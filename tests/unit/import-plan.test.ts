@@ -133,6 +133,20 @@ describe("the import's plan", () => {
     expect(reason("sub_date")).toMatch(/^blocked: .*set date/);
   });
 
+  it("brings one Stripe customer per email over: the one with a subscription; the other says which", () => {
+    const plan = planImport(snapshot({
+      products: [product([price("price_a")])],
+      customers: [customer("cus_new", { email: "Twin@example.com" }), customer("cus_old", { email: "twin@example.com", created: new Date("2020-01-01") })],
+      subscriptions: [subscription("sub_1", "price_a", { customerId: "cus_new" })],
+    }), none, NOW);
+    expect(itemOf(plan, "customer", "cus_new")?.action).toBe("create");
+    expect(itemOf(plan, "customer", "cus_old")).toMatchObject({ action: "blocked", reason: expect.stringContaining("cus_new has the same email") });
+    const twins = [customer("cus_new", { email: "twin@example.com" }), customer("cus_old", { email: "twin@example.com", created: new Date("2020-01-01") })];
+    const unsubscribed = planImport(snapshot({ customers: twins }), none, NOW);
+    expect(itemOf(unsubscribed, "customer", "cus_new")?.action).toBe("blocked");
+    expect(itemOf(unsubscribed, "customer", "cus_old")?.action).toBe("create");
+  });
+
   it("on a rerun, leaves what did not change, updates what did, and adopts a till customer of the same email", () => {
     const shape = (amount: string) => snapshot({ products: [product([price("price_a", { unitAmount: amount })])] });
     const first = planImport(shape("1000"), none, NOW);

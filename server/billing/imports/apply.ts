@@ -32,6 +32,15 @@ export interface ApplyContext {
   links: Map<string, string>;
   /** The plan's items by kind|source id, updated with what each became. */
   items: Map<string, PlanItem>;
+  /** Customers written at once (1 on PGlite, whose one connection takes one transaction at a time). */
+  lanes: number;
+}
+
+/** A stable lane for a key (an email): FNV-1a, modulo the lanes. */
+function laneOf(key: string, lanes: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % lanes;
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -161,13 +170,13 @@ async function applyCustomer(ctx: ApplyContext, tx: Queryable & Db, c: PlannedCu
 }
 
 /** Writes the customers, calling `after` with each one's processor id once it is written. */
-async function applyCustomers(ctx: ApplyContext, plan: Plan, after: (sourceId: string) => Promise<void>): Promise<void> {
+async function applyCustomers(ctx: ApplyContext, plan: Plan, customers: PlannedCustomer[], after: (sourceId: string) => Promise<void>): Promise<void> {
   // a subscription's own method stands in for a customer without a default one
   const subscriptionMethod = new Map<string, SourcePaymentMethod>();
   for (const s of plan.subscriptions) {
     if (s.source.defaultPaymentMethod && !subscriptionMethod.has(s.source.customerId)) subscriptionMethod.set(s.source.customerId, s.source.defaultPaymentMethod);
   }
-  for (const c of plan.customers) {
+  for (const c of customers) {
     const action = actionOf(ctx, "customer", c.source.id);
     if (!c.body || (action !== "create" && action !== "update")) continue;
     const digest = digestOf(c.body);
@@ -254,14 +263,18 @@ export async function applyPlan(ctx: ApplyContext, plan: Plan): Promise<number> 
       if (ctx.items.get(linkKey("subscription", s.source.id))?.action === "create") staged += 1;
     }
   };
-  await applyCustomers(ctx, plan, async (customerId) => {
+  // customers are written in lanes at once (on PostgreSQL), those of one email always in the same lane: the second
+  // of two Stripe customers sharing an email adopts the till customer the first made, never races it
+  const lanes = Array.from({ length: Math.max(1, ctx.lanes) }, () => [] as PlannedCustomer[]);
+  for (const c of plan.customers) lanes[laneOf(String(c.body?.email ?? c.source.id), lanes.length)]?.push(c);
+  await Promise.all(lanes.map((lane) => applyCustomers(ctx, plan, lane, async (customerId) => {
     const of = byCustomer.get(customerId);
     byCustomer.delete(customerId);
     if (of) await stage(of);
     // PGlite answers without I/O: thousands of writes in a row would hold the event loop (the hand-overs' loop, the
     // server's requests) until the last
     await yieldToLoop();
-  });
+  })));
   for (const rest of byCustomer.values()) await stage(rest);
   return staged;
 }

@@ -32,6 +32,7 @@ function env(ctx: JobContext) {
     log: ctx.log,
     baseURL: config.baseURL ?? "",
     leaseMs: ctx.opts.leaseMs,
+    lanes: ctx.database.driver === "postgres" ? 4 : 1,
     sourceOf: sources(ctx, secret, config.payments.stripeApiUrl, config.payments.stripeImportRate),
   };
 }

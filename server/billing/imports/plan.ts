@@ -74,6 +74,36 @@ function customerBody(c: SourceCustomer): Pick<PlannedCustomer, "body" | "reason
   return { body, reason: null };
 }
 
+/** Whether rank `a` comes before `b` (compared field by field). */
+function ranksBefore(a: number[], b: number[]): boolean {
+  for (const [i, v] of a.entries()) if (v !== b[i]) return v < (b[i] ?? 0);
+  return false;
+}
+
+/**
+ * Stripe customers sharing an email: till has one customer per email, so one comes over — the one imported before,
+ * else one with a subscription, else the oldest — and the others say which (their subscriptions could not be charged
+ * through another Stripe customer's payment method).
+ */
+function withOneCustomerPerEmail(customers: PlannedCustomer[], snapshot: SourceSnapshot, existing: Existing): PlannedCustomer[] {
+  const subscribed = new Set(snapshot.subscriptions.map((s) => s.customerId));
+  const rank = (c: PlannedCustomer) => [existing.links.has(linkKey("customer", c.source.id)) ? 0 : 1, subscribed.has(c.source.id) ? 0 : 1, c.source.created.getTime()];
+  const keeper = new Map<string, PlannedCustomer>();
+  for (const c of customers) {
+    const email = c.body ? String(c.body.email) : null;
+    if (email === null) continue;
+    const kept = keeper.get(email);
+    if (!kept || ranksBefore(rank(c), rank(kept))) keeper.set(email, c);
+  }
+  return customers.map((c) => {
+    const kept = c.body ? keeper.get(String(c.body.email)) : undefined;
+    if (!kept || kept === c) return c;
+    const reason = `Stripe's customer ${kept.source.id} has the same email, and till keeps one customer per email: ` +
+      "merge them at Stripe (or change one's email) and run the import again.";
+    return { ...c, body: null, reason };
+  });
+}
+
 /** The action of an importable object: new, changed since the last run, or as it was. */
 function actionOf(existing: Existing, kind: string, sourceId: string, digest: string): { action: ImportAction; tillId: string | null } {
   const link = existing.links.get(linkKey(kind, sourceId));
@@ -168,7 +198,7 @@ export function planImport(snapshot: SourceSnapshot, existing: Existing, now: Da
     const becomes = d.body ? `discount "${String(d.body.name)}"` : null;
     items.push({ kind: "discount", sourceId: d.key, label: d.label, action: found?.action ?? "blocked", tillId: found?.tillId ?? null, becomes, reason: d.reason });
   }
-  const customers = snapshot.customers.map((c) => ({ source: c, ...customerBody(c) }));
+  const customers = withOneCustomerPerEmail(snapshot.customers.map((c) => ({ source: c, ...customerBody(c) })), snapshot, existing);
   const customerOk = new Set<string>();
   for (const c of customers) {
     const linked = c.body ? actionOf(existing, "customer", c.source.id, digestOf(c.body)) : null;

@@ -9,6 +9,8 @@ import { countsOf, linkKey, planImport, type PlanItem } from "./plan.js";
 import * as repo from "./repository.js";
 
 export interface RunDeps extends HandoverDeps {
+  /** Customers written at once (ApplyContext.lanes). */
+  lanes: number;
   /** How long a lease lasts; the run renews its own while it works. */
   leaseMs: number;
 }
@@ -64,7 +66,7 @@ export async function workRun(deps: RunDeps, run: repo.ImportRow, token: string)
     if (!(await repo.updateRun(deps.db, run.id, token, { ...account, status: "importing" }))) return;
     const items = new Map<string, PlanItem>(plan.items.map((i) => [linkKey(i.kind, i.sourceId), i]));
     const links = new Map([...existing.links].map(([k, v]) => [k, v.tillId]));
-    await applyPlan({ db: deps.db, organizationId: run.organizationId, importId: run.id, processor: source.processor, baseURL: deps.baseURL, links, items }, plan);
+    await applyPlan({ db: deps.db, organizationId: run.organizationId, importId: run.id, processor: source.processor, baseURL: deps.baseURL, links, items, lanes: deps.lanes }, plan);
     // hand-overs are due as soon as staged (Stripe's requests go on while the rest is written): those settled
     // meanwhile are written into the items; the others, locked until the items are written, then find theirs
     await deps.db.transaction(async (tx) => {
