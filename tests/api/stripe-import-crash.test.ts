@@ -8,10 +8,10 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import { afterAll, describe, expect, it } from "vitest";
-import { billingImport, subscriptionHandover } from "../../server/db/schema/index.js";
+import { billingImport, outbox, subscriptionHandover } from "../../server/db/schema/index.js";
 import type { StripeImportWire } from "../../shared/stripe-import.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { Receiver } from "../helpers/receiver.js";
@@ -52,12 +52,14 @@ describe("a hand-over whose update is lost, refused or throttled", () => {
   it("is tried again, reads back what Stripe did, and moves each subscription once", async () => {
     const stripe = peerClient(s.peer);
     const price = await monthly(stripe, "Faulty plan");
-    const [lost, refused, throttled, plain] = await subscribers(stripe, "fault", 4, price.id, 1);
-    if (!lost || !refused || !throttled || !plain) throw new Error("seeding failed");
+    const [lost, refused, throttled, plain, changed] = await subscribers(stripe, "fault", 5, price.id, 1);
+    if (!lost || !refused || !throttled || !plain || !changed) throw new Error("seeding failed");
     const ids = [lost, refused, throttled, plain].map((x) => x.id);
     // every try of the stripe client within one attempt (its two retries, the connection's extra one): it fails
     s.faults.dropAfterProcessing("POST", `/v1/subscriptions/${lost.id}`, { times: 3 });
     s.faults.serverError("POST", `/v1/subscriptions/${refused.id}`, { times: 3 });
+    // refused too, then canceled at Stripe before the next attempt: it stays Stripe's, and the plan says why
+    s.faults.serverError("POST", `/v1/subscriptions/${changed.id}`, { times: 3 });
     // fewer than the pace waits out: the same attempt goes on after the pause
     s.faults.rateLimit("POST", `/v1/subscriptions/${throttled.id}`, { times: 2 });
     const { api, settled } = importClient(() => s.server, () => s.key);
@@ -66,11 +68,11 @@ describe("a hand-over whose update is lost, refused or throttled", () => {
     const byStripe = async () => new Map((await handovers(db)).map((h) => [h.sourceSubscriptionId, h]));
     await until(async () => {
       const h = await byStripe();
-      const tried = [lost, refused].every((x) => (h.get(x.id)?.attempts ?? 0) >= 1);
+      const tried = [lost, refused, changed].every((x) => (h.get(x.id)?.attempts ?? 0) >= 1);
       return tried && [throttled, plain].every((x) => h.get(x.id)?.state === "moved") ? true : undefined;
     }, "the first attempts", 60_000);
     expect(s.faults.pending()).toBe(0);
-    expect(s.faults.injected.map((f) => f.kind).sort()).toEqual([...Array(3).fill("api_error"), ...Array(3).fill("drop_after_processing"), "rate_limit", "rate_limit"].sort());
+    expect(s.faults.injected.map((f) => f.kind).sort()).toEqual([...Array(6).fill("api_error"), ...Array(3).fill("drop_after_processing"), "rate_limit", "rate_limit"].sort());
 
     // the lost answer: Stripe ends its subscription, marked for till's, which still waits; the refused one is untouched
     const first = new Map((await readSides(db, stripe, ids)).map((x) => [x.stripeId, x]));
@@ -81,23 +83,30 @@ describe("a hand-over whose update is lost, refused or throttled", () => {
     for (const x of [lost, refused]) expect(h.get(x.id)).toMatchObject({ state: "pending", attempts: 1, detail: expect.stringContaining("Stripe") });
     expect((await api<StripeImportWire>("GET", `/stripe/imports/${run.id}`)).status).toBe("moving");
 
-    // the next attempt is due a minute or two later: brought forward
+    // the next attempt is due a minute or two later: brought forward, once one of them was canceled at Stripe
+    await stripe.subscriptions.cancel(changed.id);
     await db.update(subscriptionHandover).set({ nextAttemptAt: sql`now()` }).where(sql`${subscriptionHandover.state} = 'pending'`);
     const done = await settled(run.id, ["succeeded", "failed"]);
     expect(done.status, done.error ?? "").toBe("succeeded");
-    expect(done.counts.subscription).toEqual({ moved: 4 });
+    expect(done.counts.subscription).toEqual({ moved: 4, blocked: 1 });
+    const { itemsOf } = importClient(() => s.server, () => s.key);
+    expect((await itemsOf(run.id)).find((i) => i.stripe_id === changed.id)).toMatchObject({
+      action: "blocked", reason: expect.stringContaining("It is canceled at Stripe now. It stays Stripe's"),
+    });
+    const [gone] = await readSides(db, stripe, [changed.id]);
+    expect(gone).toMatchObject({ endsAtStripe: false, mark: undefined, till: [{ status: "incomplete_expired" }] });
     const after = await readSides(db, stripe, ids);
     expect(breaches(after)).toEqual([]);
     for (const x of after) {
       expect(x.till, x.stripeId).toHaveLength(1);
       expect(x, x.stripeId).toMatchObject({ endsAtStripe: true, mark: x.till[0]?.id, till: [{ status: "active" }] });
     }
-    // announced once each, the retried ones included
-    const created = await receiver.until((hits) => (hits.length >= 4 ? hits : undefined));
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect(receiver.hits).toHaveLength(created.length);
-    const announced = receiver.hits.map((x) => (JSON.parse(x.body) as { data: { id: string } }).data.id).sort();
+    // announced once each, the retried ones included (the outbox holds every event written), the canceled one never
+    const created = await db.select({ payload: outbox.payload }).from(outbox).where(eq(outbox.type, "subscription.created"));
+    const announced = created.map((row) => String(row.payload.id)).sort();
     expect(announced).toEqual(after.map((x) => x.till[0]?.id).sort());
+    const delivered = await receiver.until((hits) => (hits.length >= 4 ? hits : undefined));
+    expect(delivered.map((x) => (JSON.parse(x.body) as { data: { id: string } }).data.id).sort()).toEqual(announced);
   }, 120_000);
 });
 
