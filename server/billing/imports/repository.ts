@@ -29,13 +29,6 @@ export async function listRuns(db: Queryable, organizationId: string, page: numb
   return { rows, total: total?.n ?? 0 };
 }
 
-/** Whether the organization ever applied an import (not a dry run). */
-export async function hasApplied(db: Queryable, organizationId: string): Promise<boolean> {
-  const [row] = await db.select({ id: billingImport.id }).from(billingImport)
-    .where(and(eq(billingImport.organizationId, organizationId), eq(billingImport.dryRun, false))).limit(1);
-  return row !== undefined;
-}
-
 /** Leases runs the worker has to take up (queued, or left under way by a worker that died). */
 export async function claimRuns(db: Db, limit: number, leaseMs: number, token: string): Promise<ImportRow[]> {
   return db.transaction(async (tx) => {
@@ -149,10 +142,6 @@ export async function updateHandover(
     state === undefined ? undefined : eq(subscriptionHandover.state, state),
   );
   return (await db.update(subscriptionHandover).set(patch).where(held).returning({ id: subscriptionHandover.subscriptionId })).length > 0;
-}
-
-export async function handoversOfRun(db: Queryable, importId: string): Promise<HandoverRow[]> {
-  return db.select().from(subscriptionHandover).where(eq(subscriptionHandover.importId, importId));
 }
 
 /**

@@ -97,6 +97,3 @@ export async function undoImport(db: Db, organizationId: string, id: string, bas
 
 /** The processor's ids of the customers imported into the organization. */
 export const importedProcessorCustomers = (db: Queryable, organizationId: string, processor: string) => repo.linkedSourceIds(db, organizationId, processor, "customer");
-
-/** Whether the organization ever applied an import (the CLI's default is a dry run until it has). */
-export const hasAppliedImport = (db: Queryable, organizationId: string) => repo.hasApplied(db, organizationId);
