@@ -84,8 +84,10 @@ describe("the import's plan", () => {
         price("price_frac", { unitAmount: "12.5" }),
         price("price_div", { interval: "year", transformQuantity: true }),
         price("price_legacy", { interval: "week", usage: "metered" }),
+        price("price_xts", { interval: "day", currency: "xts" }),
       ])],
     }), none, NOW);
+    expect(itemOf(plan, "price", "price_xts/xts")?.reason).toContain("does not accept the currency XTS");
     expect(itemOf(plan, "price", "price_frac/usd")?.reason).toContain("fraction");
     expect(itemOf(plan, "price", "price_div/usd")?.reason).toContain("transform_quantity");
     expect(itemOf(plan, "price", "price_legacy/usd")?.reason).toContain("Billing Meter");
