@@ -52,14 +52,16 @@ describe("a hand-over whose update is lost, refused or throttled", () => {
   it("is tried again, reads back what Stripe did, and moves each subscription once", async () => {
     const stripe = peerClient(s.peer);
     const price = await monthly(stripe, "Faulty plan");
-    const [lost, refused, throttled, plain, changed] = await subscribers(stripe, "fault", 5, price.id, 1);
-    if (!lost || !refused || !throttled || !plain || !changed) throw new Error("seeding failed");
+    const [lost, refused, throttled, plain, changed, updated] = await subscribers(stripe, "fault", 6, price.id, 1);
+    if (!lost || !refused || !throttled || !plain || !changed || !updated) throw new Error("seeding failed");
     const ids = [lost, refused, throttled, plain].map((x) => x.id);
     // every try of the stripe client within one attempt (its two retries, the connection's extra one): it fails
     s.faults.dropAfterProcessing("POST", `/v1/subscriptions/${lost.id}`, { times: 3 });
     s.faults.serverError("POST", `/v1/subscriptions/${refused.id}`, { times: 3 });
     // refused too, then canceled at Stripe before the next attempt: it stays Stripe's, and the plan says why
     s.faults.serverError("POST", `/v1/subscriptions/${changed.id}`, { times: 3 });
+    // …and one given a coupon at Stripe meanwhile (an update of what till's was made from)
+    s.faults.serverError("POST", `/v1/subscriptions/${updated.id}`, { times: 3 });
     // fewer than the pace waits out: the same attempt goes on after the pause
     s.faults.rateLimit("POST", `/v1/subscriptions/${throttled.id}`, { times: 2 });
     const { api, settled } = importClient(() => s.server, () => s.key);
@@ -68,11 +70,11 @@ describe("a hand-over whose update is lost, refused or throttled", () => {
     const byStripe = async () => new Map((await handovers(db)).map((h) => [h.sourceSubscriptionId, h]));
     await until(async () => {
       const h = await byStripe();
-      const tried = [lost, refused, changed].every((x) => (h.get(x.id)?.attempts ?? 0) >= 1);
+      const tried = [lost, refused, changed, updated].every((x) => (h.get(x.id)?.attempts ?? 0) >= 1);
       return tried && [throttled, plain].every((x) => h.get(x.id)?.state === "moved") ? true : undefined;
     }, "the first attempts", 60_000);
     expect(s.faults.pending()).toBe(0);
-    expect(s.faults.injected.map((f) => f.kind).sort()).toEqual([...Array(6).fill("api_error"), ...Array(3).fill("drop_after_processing"), "rate_limit", "rate_limit"].sort());
+    expect(s.faults.injected.map((f) => f.kind).sort()).toEqual([...Array(9).fill("api_error"), ...Array(3).fill("drop_after_processing"), "rate_limit", "rate_limit"].sort());
 
     // the lost answer: Stripe ends its subscription, marked for till's, which still waits; the refused one is untouched
     const first = new Map((await readSides(db, stripe, ids)).map((x) => [x.stripeId, x]));
@@ -85,16 +87,19 @@ describe("a hand-over whose update is lost, refused or throttled", () => {
 
     // the next attempt is due a minute or two later: brought forward, once one of them was canceled at Stripe
     await stripe.subscriptions.cancel(changed.id);
+    const coupon = await stripe.coupons.create({ percent_off: 10, duration: "forever" });
+    await stripe.subscriptions.update(updated.id, { discounts: [{ coupon: coupon.id }] });
     await db.update(subscriptionHandover).set({ nextAttemptAt: sql`now()` }).where(sql`${subscriptionHandover.state} = 'pending'`);
     const done = await settled(run.id, ["succeeded", "failed"]);
     expect(done.status, done.error ?? "").toBe("succeeded");
-    expect(done.counts.subscription).toEqual({ moved: 4, blocked: 1 });
+    expect(done.counts.subscription).toEqual({ moved: 4, blocked: 2 });
     const { itemsOf } = importClient(() => s.server, () => s.key);
-    expect((await itemsOf(run.id)).find((i) => i.stripe_id === changed.id)).toMatchObject({
-      action: "blocked", reason: expect.stringContaining("It is canceled at Stripe now. It stays Stripe's"),
-    });
-    const [gone] = await readSides(db, stripe, [changed.id]);
-    expect(gone).toMatchObject({ endsAtStripe: false, mark: undefined, till: [{ status: "incomplete_expired" }] });
+    const items = await itemsOf(run.id);
+    expect(items.find((i) => i.stripe_id === changed.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("It is canceled at Stripe now. It stays Stripe's") });
+    expect(items.find((i) => i.stripe_id === updated.id)).toMatchObject({ action: "blocked", reason: expect.stringContaining("Its coupon changed at Stripe since the plan.") });
+    for (const gone of await readSides(db, stripe, [changed.id, updated.id])) {
+      expect(gone, gone.stripeId).toMatchObject({ endsAtStripe: false, mark: undefined, till: [{ status: "incomplete_expired" }] });
+    }
     const after = await readSides(db, stripe, ids);
     expect(breaches(after)).toEqual([]);
     for (const x of after) {

@@ -11,6 +11,8 @@ import { orgNow } from "../clock.js";
 import { findCustomerRow } from "../customers/service.js";
 import { loadProducts } from "../products/service.js";
 import { findSubscription, lockSubscription, writeSubscription } from "../subscriptions/service.js";
+import type { SubscriptionRow } from "../subscriptions/wire.js";
+import { priceKey } from "./plan-catalog.js";
 import { toWires } from "../subscriptions/load.js";
 import * as repo from "./repository.js";
 
@@ -98,11 +100,29 @@ async function later(deps: HandoverDeps, h: repo.HandoverRow, token: string, det
   if (!(await repo.updateHandover(deps.db, h.subscriptionId, token, patch, h.state))) await letGo(deps.db, h, token);
 }
 
+/**
+ * Whether Stripe's subscription was updated since the plan (another price, quantity or coupon) — what till's was made
+ * from, through the links of the processor's prices and coupons to till's.
+ */
+async function updatedSince(deps: HandoverDeps, h: repo.HandoverRow, current: SourceSubscription, mine: SubscriptionRow): Promise<string | null> {
+  const keys = [...current.items.map((i) => `price|${priceKey(i.priceId, current.currency)}`), ...current.couponIds.map((c) => `discount|${c}`)];
+  const links = await repo.linkedTillIds(deps.db, h.organizationId, h.processor, keys);
+  const prices = current.items.map((i) => links.get(`price|${priceKey(i.priceId, current.currency)}`));
+  if (prices.length !== mine.priceIds.length || prices.some((p) => !p || !mine.priceIds.includes(p))) return "Its prices changed at Stripe since the plan.";
+  const seats = current.items.find((i) => i.quantity !== null)?.quantity ?? null;
+  if (mine.seats !== null ? seats !== mine.seats : seats !== null && seats !== 1) return "Its quantity changed at Stripe since the plan.";
+  const coupon = current.couponIds[0] ? (links.get(`discount|${current.couponIds[0]}`) ?? "?") : null;
+  if (coupon !== mine.discountId) return "Its coupon changed at Stripe since the plan.";
+  return null;
+}
+
 async function moveOver(deps: HandoverDeps, source: BillingSource, h: repo.HandoverRow, token: string): Promise<void> {
   const current = await source.readSubscription(h.sourceSubscriptionId);
   if (!current) return refuse(deps, h, token, "It no longer exists at Stripe.");
+  const mine = await findSubscription(deps.db, h.organizationId, h.subscriptionId);
+  if (!mine) return refuse(deps, h, token, "till's subscription for it is gone.");
   // one that ends with its period at Stripe, as till's does: nothing to ask of Stripe while it still ends
-  if ((await findSubscription(deps.db, h.organizationId, h.subscriptionId))?.cancelAtPeriodEnd) {
+  if (mine.cancelAtPeriodEnd) {
     if (!current.cancelAtPeriodEnd || current.movedTo) return refuse(deps, h, token, "It no longer ends with its period at Stripe.");
     if (current.status !== "active" && current.status !== "trialing") return refuse(deps, h, token, `It is ${current.status} at Stripe now.`);
     await activate(deps, h, token);
@@ -113,7 +133,7 @@ async function moveOver(deps: HandoverDeps, source: BillingSource, h: repo.Hando
     await activate(deps, h, token);
     return;
   }
-  const changed = changedSince(current, h);
+  const changed = changedSince(current, h) ?? (await updatedSince(deps, h, current, mine));
   if (changed) return refuse(deps, h, token, changed);
   const moved = await source.handOver(h.sourceSubscriptionId, h.subscriptionId, current);
   if (moved.movedTo !== h.subscriptionId || !moved.cancelAtPeriodEnd) return later(deps, h, token, "Stripe did not keep the hand-over's mark.");

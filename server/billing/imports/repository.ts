@@ -91,6 +91,16 @@ export async function linkedSourceIds(db: Queryable, organizationId: string, pro
   return new Set(rows.map((r) => r.id));
 }
 
+/** till's ids of the processor's objects named by `keys` (`kind|source id`), as linked by the imports. */
+export async function linkedTillIds(db: Queryable, organizationId: string, processor: string, keys: string[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.select().from(billingImportLink).where(and(
+    eq(billingImportLink.organizationId, organizationId), eq(billingImportLink.processor, processor),
+    inArray(sql`${billingImportLink.kind} || '|' || ${billingImportLink.sourceId}`, keys),
+  ));
+  return new Map(rows.map((r) => [linkKey(r.kind, r.sourceId), r.tillId]));
+}
+
 /** What earlier runs of the organization left, for planning. */
 export async function existingOf(db: Queryable, organizationId: string, processor: string): Promise<Existing> {
   const [links, emails, handovers] = await Promise.all([
