@@ -37,6 +37,9 @@ function env(ctx: JobContext) {
   };
 }
 
+/** How long a worker holds a hand-over it claimed. */
+const HANDOVER_LEASE_MS = 5 * 60_000;
+
 export const jobs = [
   leasedJob({
     name: "billing-imports",
@@ -62,7 +65,9 @@ export const jobs = [
     failure: "imports: handing subscriptions over failed",
     concurrency: () => 16,
     env,
-    claim: (c, lease) => claimHandovers(c.db, lease.limit, lease.leaseMs, lease.token),
+    // a hand-over's Stripe calls may take a minute (the client's 20 s timeout, tried three times) and more at the pace:
+    // its lease outlasts them, so no other worker (or undo) acts on it meanwhile; a dead worker's wait a little longer
+    claim: (c, lease) => claimHandovers(c.db, lease.limit, Math.max(lease.leaseMs, HANDOVER_LEASE_MS), lease.token),
     async work(c, due, token, hand) {
       await Promise.all(due.map(async (h) => {
         if (!hand.running()) return;
