@@ -83,7 +83,7 @@ export const LAYERS: readonly Layer[] = [
       domain("events"),
       domain("meters"),
       domain("license-keys", "issue.ts"),
-      domain("benefits", "fulfil.ts"),
+      domain("benefits", "fulfil.ts", "features.ts"),
       domain("benefit-delivery"),
       domain("products", "pricing.ts", "input.ts", "writes.ts"),
       domain("discounts", "input.ts", "amount.ts", "refusal.ts"),

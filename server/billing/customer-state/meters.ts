@@ -13,6 +13,7 @@ import type { SortKey } from "../listing.js";
 import { customerMeterId, customerMeters, liveMetersOfOrganization, loadMeters, type LiveMeters } from "../meters/service.js";
 import { findCustomersByExternalIds, findCustomersByIds, liveCustomerIdsAfter, newestLiveCustomerRows } from "../customers/service.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
+import { heldUnitsOf, withHeld } from "../entitlements/service.js";
 
 export type CustomerMeterSortKey =
   | "created_at"
@@ -45,8 +46,8 @@ async function metersOfCustomers(db: Queryable, organizationId: string, customer
     out.push(
       ...(await Promise.all(
         batch.map(async (row) => {
-          const grants = await listGrantedBenefitsForCustomer(db, organizationId, row.id);
-          return { row, meters: await customerMeters(db, organizationId, row, grants, live) };
+          const [grants, held] = await Promise.all([listGrantedBenefitsForCustomer(db, organizationId, row.id), heldUnitsOf(db, organizationId, row.id)]);
+          return { row, meters: withHeld(await customerMeters(db, organizationId, row, grants, live), held) };
         }),
       )),
     );

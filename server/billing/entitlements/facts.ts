@@ -7,7 +7,8 @@
 // way, so the customer hears why rather than `no_benefit`.
 import type { Queryable } from "../../db/client.js";
 import type { EntitlementFacts, FeatureFact, MeterFact, OverageMode } from "../../../shared/entitlements.js";
-import { grantsOfCustomerWithSubscription, loadBenefitsForProducts } from "../benefits/service.js";
+import { grantsOfCustomerWithSubscription } from "../benefits/features.js";
+import { loadBenefitsForProducts } from "../benefits/service.js";
 import { findCustomersByExternalIds, findCustomersByIds, type CustomerRef } from "../customers/service.js";
 import { isUuid } from "../http.js";
 import { customerMeters, liveMetersOfOrganization } from "../meters/service.js";

@@ -4,11 +4,12 @@
 // feature_flag benefit and no live meter of the organization is the seller's mistake, a 422.
 import type { Queryable } from "../../db/client.js";
 import { answer, findFeature } from "../../../shared/entitlements.js";
-import { featureFlagExists } from "../benefits/service.js";
+import { featureFlagExists } from "../benefits/features.js";
 import type { CustomerRef } from "../customers/service.js";
 import { invalid } from "../errors.js";
 import { liveMeterNamed } from "../meters/service.js";
 import { entitlementFacts } from "./facts.js";
+import { heldUnitsOfCustomer } from "./reservations-repository.js";
 import { toCheckWire, type EntitlementCheckInput, type EntitlementCheckWire } from "./wire.js";
 
 export const UNKNOWN_FEATURE = "No feature_flag benefit (by id or metadata.key) and no live meter (by id or name) of this organization is this feature.";
@@ -31,4 +32,15 @@ export async function checkEntitlement(db: Queryable, organizationId: string, in
   const hit = found ? findFeature(found.facts, input.feature) : null;
   const overage = hit && "meter" in hit ? hit.meter.overage : null;
   return toCheckWire(result, input.feature, found?.customerId ?? null, overage);
+}
+
+/** Units open reservations hold per meter (lower-case id) for the customer: what balances shown elsewhere subtract. */
+export const heldUnitsOf = (db: Queryable, organizationId: string, customerId: string) => heldUnitsOfCustomer(db, organizationId, customerId);
+
+/** A customer meter's balance with the held units taken off (customer state, customer meters). */
+export function withHeld<T extends { meter_id: string; balance: number }>(meters: T[], held: Map<string, number>): T[] {
+  return meters.map((m) => {
+    const h = held.get(m.meter_id.toLowerCase()) ?? 0;
+    return h === 0 ? m : { ...m, balance: m.balance - h };
+  });
 }
