@@ -1,7 +1,8 @@
 // `till meters alerts list|create|delete`: usage alerts on a meter (/v1/usage-alerts, till's own API). A
 // threshold is units, an amount (minor units), a percentage of the period's credits or of the price's cap, or the
-// balance left of the credits (0: exhausted); for every customer or one (--customer). Crossing one sends the `till.usage_alert.triggered` webhook to the
-// endpoints that name it and mails the organization's owners (and the customer with --notify-customer).
+// balance left of the credits (0: exhausted); for every customer or one (--customer). Crossing one sends the
+// `till.usage_alert.triggered` webhook to the endpoints that name it and mails the organization's owners (and the
+// customer with --notify-customer).
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";

@@ -71,12 +71,7 @@ export async function listGrantedBenefitsForCustomer(
  * `customer.state_changed` for each customer who lost grants other than `buyerId` (whose the caller records): the
  * holders of the purchase's claimed seats.
  */
-async function publishRevoked(
-  tx: Queryable,
-  organizationId: string,
-  rows: Awaited<ReturnType<typeof grantRepo.revokeGrantsOfOrder>>,
-  buyerId: string | null = null,
-): Promise<BenefitGrantWire[]> {
+async function publishRevoked(tx: Queryable, organizationId: string, rows: Awaited<ReturnType<typeof grantRepo.revokeGrantsOfOrder>>, buyerId: string | null = null) {
   const wires = rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member));
   const others = buyerId === null ? [] : [...new Set(wires.map((g) => g.customer_id))].filter((id) => id !== buyerId);
   await enqueue(tx, [
@@ -92,13 +87,7 @@ async function publishRevoked(
  * grants in their `BenefitGrant` shape. `customer.state_changed` of the subscriber (`subscriberId`) is left to the
  * caller (one per customer); its seat holders' are recorded here.
  */
-export async function revokeGrantsOfSubscription(
-  tx: Queryable,
-  organizationId: string,
-  subscriptionId: string,
-  now: Date,
-  subscriberId: string,
-): Promise<BenefitGrantWire[]> {
+export async function revokeGrantsOfSubscription(tx: Queryable, organizationId: string, subscriptionId: string, now: Date, subscriberId: string): Promise<BenefitGrantWire[]> {
   return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfSubscription(tx, organizationId, subscriptionId, now), subscriberId);
 }
 

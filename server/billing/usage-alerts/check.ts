@@ -3,9 +3,9 @@
 // renewal reads them), and each alert whose threshold is now reached and that has not fired for that customer
 // and period fires once: a crossing row (unique per alert, customer and period), a `till.usage_alert.triggered`
 // outbox event (sent only to endpoints naming it), the customer's `customer.state_changed` and the emails (the
-// organization's owners; the customer when the alert says so), all in one transaction. An organization without alerts pays no query (service.ts's cache).
-// A crash between the batch's commit and this check loses nothing for long: the next batch of that customer
-// measures the same totals and fires what is due.
+// organization's owners; the customer when the alert says so), all in one transaction. An organization without
+// alerts pays no query (service.ts's cache). A crash between the batch's commit and this check loses nothing for
+// long: the next batch of that customer measures the same totals and fires what is due.
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import { requestEmail } from "../customer-emails/service.js";

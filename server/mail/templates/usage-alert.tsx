@@ -21,7 +21,8 @@ export const UsageAlertData = z.object({
 });
 export type UsageAlertData = z.output<typeof UsageAlertData>;
 
-/** "80% of the cap", "10,000 units", "$50.00", "90% of the credits", "a balance of 0 units", in the message's language. */
+/** "80% of the cap", "10,000 units", "$50.00", "90% of the credits", "a balance of 0 units", in the message's
+ * language. */
 export function thresholdText(a: UsageAlertData, ctx: MailContext): string {
   const { i18n } = ctx;
   const t = a.alert.threshold;
