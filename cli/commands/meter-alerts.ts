@@ -1,7 +1,8 @@
 // `till meters alerts list|create|delete`: usage alerts on a meter (/v1/usage-alerts, till's own API). A
-// threshold is units, an amount (minor units), or a percentage of the period's credits or of the price's cap;
-// for every customer or one (--customer). Crossing one sends the `till.usage_alert.triggered` webhook to the
-// endpoints that name it and mails the organization's owners (and the customer with --notify-customer).
+// threshold is units, an amount (minor units), a percentage of the period's credits or of the price's cap, or the
+// balance left of the credits (0: exhausted); for every customer or one (--customer). Crossing one sends the
+// `till.usage_alert.triggered` webhook to the endpoints that name it and mails the organization's owners (and the
+// customer with --notify-customer).
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
@@ -16,12 +17,12 @@ export interface WireUsageAlert {
   created_at: string;
   meter_id: string;
   customer_id: string | null;
-  kind: "units" | "amount" | "credits_percent" | "cap_percent";
+  kind: "units" | "amount" | "credits_percent" | "cap_percent" | "balance";
   threshold: number;
   notify_customer: boolean;
 }
 
-/** "5,000 units", "$50.00" (minor units: 5000), "80% of the credits", "100% of the cap". */
+/** "5,000 units", "$50.00" (minor units: 5000), "80% of the credits", "100% of the cap", "a balance of 0 units". */
 export function describeAlert(a: Pick<WireUsageAlert, "kind" | "threshold">): string {
   const n = a.threshold.toLocaleString("en-US", { maximumFractionDigits: 6 });
   switch (a.kind) {
@@ -31,14 +32,19 @@ export function describeAlert(a: Pick<WireUsageAlert, "kind" | "threshold">): st
       return `${n}% of the credits`;
     case "cap_percent":
       return `${n}% of the cap`;
+    case "balance":
+      return `a balance of ${n} units or less`;
     default:
       return `${n} units`;
   }
 }
 
-function parseNumber(value: string): number {
+/** A threshold: a positive number, or 0 too when `zero` (a balance's "exhausted"). */
+function parseNumber(value: string, zero = false): number {
   const n = Number(value.trim());
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0)) throw new UsageError(`expected a positive number, got ${JSON.stringify(value)}`);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0 || (zero && n === 0))) {
+    throw new UsageError(`expected a ${zero ? "non-negative" : "positive"} number, got ${JSON.stringify(value)}`);
+  }
   return n;
 }
 
@@ -47,6 +53,7 @@ interface CreateFlags {
   amount?: number;
   creditsPercent?: string;
   capPercent?: string;
+  balance?: string;
   customer?: string;
   notifyCustomer?: boolean;
 }
@@ -57,13 +64,14 @@ async function create(ctx: Context, opts: CreateFlags, [meter = ""]: string[]) {
     ["amount", opts.amount],
     ["credits_percent", opts.creditsPercent],
     ["cap_percent", opts.capPercent],
+    ["balance", opts.balance],
   ].filter((e): e is [string, string | number] => e[1] !== undefined);
-  if (given.length !== 1) throw new UsageError("give exactly one threshold: --units, --amount, --credits-percent or --cap-percent", "what the alert measures");
+  if (given.length !== 1) throw new UsageError("give exactly one threshold: --units, --amount, --credits-percent, --cap-percent or --balance", "what the alert measures");
   const [kind, value] = given[0]!;
   const body = {
     meter_id: meter,
     kind,
-    threshold: typeof value === "number" ? value : parseNumber(value),
+    threshold: typeof value === "number" ? value : parseNumber(value, kind === "balance"),
     customer_id: opts.customer ? await customerIdOf(ctx, opts.customer) : null,
     notify_customer: opts.notifyCustomer ?? false,
   };
@@ -109,6 +117,7 @@ export function registerAlerts(meters: Command): void {
       examples([
         "till meters alerts create <meter-id> --units 10000",
         "till meters alerts create <meter-id> --cap-percent 80 --notify-customer",
+        "till meters alerts create <meter-id> --balance 0",
         "till meters alerts list --meter <meter-id>",
         "till meters alerts delete <alert-id> --yes",
       ]),
@@ -127,6 +136,7 @@ export function registerAlerts(meters: Command): void {
     .option("--amount <amount>", "threshold: what the period's usage costs, in minor units (5000 = $50.00)", parseAmount)
     .option("--credits-percent <n>", "threshold: units consumed as a percentage of the period's meter credits")
     .option("--cap-percent <n>", "threshold: the usage's cost as a percentage of the metered price's cap")
+    .option("--balance <n>", "threshold: units left of the period's meter credits, reached from above (0: the credits are exhausted)")
     .option("--customer <id|email>", "only this customer (default: every customer)")
     .option("--notify-customer", "mail the customer too (the organization's owners always are)")
     .addHelpText("after", examples(["till meters alerts create <meter-id> --units 10000", "till meters alerts create <meter-id> --credits-percent 90 --customer ada@example.com --notify-customer"]))

@@ -90,4 +90,16 @@ describe("till meters alerts", () => {
     const after = parseJson<{ items: unknown[] }>((await run(["meters", "alerts", "list", "--json"])).stdout);
     expect(after.items).toHaveLength(1);
   });
+
+  it("creates a balance alert at 0 (the credits exhausted); 0 is refused for the other kinds", async () => {
+    const balance = await run(["meters", "alerts", "create", meterId, "--balance", "0"]);
+    expect(balance.exitCode, balance.stderr).toBe(0);
+    expect(balance.stdout + balance.stderr).toContain("a balance of 0 units or less in a period, for every customer");
+    const listed = parseJson<{ items: Array<{ kind: string; threshold: number }> }>((await run(["meters", "alerts", "list", "--meter", meterId, "--json"])).stdout);
+    expect(listed.items).toContainEqual(expect.objectContaining({ kind: "balance", threshold: 0 }));
+    const zero = await run(["meters", "alerts", "create", meterId, "--units", "0"]);
+    expect(zero.exitCode).toBe(2);
+    expect(zero.stderr).toContain("expected a positive number");
+    expect(await run(["meters", "alerts", "create", meterId, "--balance", "-1"]).then((r) => r.exitCode)).not.toBe(0);
+  });
 });

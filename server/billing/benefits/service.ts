@@ -66,40 +66,37 @@ export async function listGrantedBenefitsForCustomer(
   return rows.map((r) => toCustomerStateGrantWire(r.grant, r.benefit));
 }
 
-/** The revoked grants in their `BenefitGrant` shape, with a `benefit_grant.revoked` event recorded for each. */
-async function publishRevoked(
-  tx: Queryable,
-  organizationId: string,
-  rows: Awaited<ReturnType<typeof grantRepo.revokeGrantsOfOrder>>,
-): Promise<BenefitGrantWire[]> {
+/**
+ * The revoked grants in their `BenefitGrant` shape, with a `benefit_grant.revoked` event recorded for each, and
+ * `customer.state_changed` for each customer who lost grants other than `buyerId` (whose the caller records): the
+ * holders of the purchase's claimed seats.
+ */
+async function publishRevoked(tx: Queryable, organizationId: string, rows: Awaited<ReturnType<typeof grantRepo.revokeGrantsOfOrder>>, buyerId: string | null = null) {
   const wires = rows.map((r) => toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member));
-  await enqueue(
-    tx,
-    wires.map((g) => ({ type: "benefit_grant.revoked" as const, organizationId, data: { ...g } })),
-  );
+  const others = buyerId === null ? [] : [...new Set(wires.map((g) => g.customer_id))].filter((id) => id !== buyerId);
+  await enqueue(tx, [
+    ...wires.map((g) => ({ type: "benefit_grant.revoked" as const, organizationId, data: { ...g } })),
+    ...others.map((id) => customerStateChanged(organizationId, id)),
+  ]);
   return wires;
 }
 
 /**
  * Revokes every grant of the subscription that is not revoked yet, in the caller's transaction (which should
  * hold the subscription row locked), and records a `benefit_grant.revoked` event for each. Returns the revoked
- * grants in their `BenefitGrant` shape. `customer.state_changed` is left to the caller (one per customer).
+ * grants in their `BenefitGrant` shape. `customer.state_changed` of the subscriber (`subscriberId`) is left to the
+ * caller (one per customer); its seat holders' are recorded here.
  */
-export async function revokeGrantsOfSubscription(
-  tx: Queryable,
-  organizationId: string,
-  subscriptionId: string,
-  now: Date,
-): Promise<BenefitGrantWire[]> {
-  return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfSubscription(tx, organizationId, subscriptionId, now));
+export async function revokeGrantsOfSubscription(tx: Queryable, organizationId: string, subscriptionId: string, now: Date, subscriberId: string): Promise<BenefitGrantWire[]> {
+  return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfSubscription(tx, organizationId, subscriptionId, now), subscriberId);
 }
 
 /**
  * The same for a one-time purchase's order (a refund with revoke_benefits), in the caller's transaction,
- * which holds the order locked.
+ * which holds the order locked; the buyer's `customer.state_changed` is the caller's.
  */
-export async function revokeGrantsOfOrder(tx: Queryable, organizationId: string, orderId: string, now: Date): Promise<BenefitGrantWire[]> {
-  return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfOrder(tx, organizationId, orderId, now));
+export async function revokeGrantsOfOrder(tx: Queryable, organizationId: string, orderId: string, now: Date, buyerId: string): Promise<BenefitGrantWire[]> {
+  return publishRevoked(tx, organizationId, await grantRepo.revokeGrantsOfOrder(tx, organizationId, orderId, now), buyerId);
 }
 
 /**

@@ -109,7 +109,9 @@ async function settle(tx: Queryable, row: DisputeRow, order: OrderRow, d: Proces
   }
   // the benefits this order paid for: a one-time purchase's, or those of the subscription it renewed (grants of a
   // subscription are the subscription's, not an order's); the customer's other purchases keep theirs
-  const revoked = order.subscriptionId ? await revokeGrantsOfSubscription(tx, row.organizationId, order.subscriptionId, now) : await revokeGrantsOfOrder(tx, row.organizationId, order.id, now);
+  const revoked = order.subscriptionId
+    ? await revokeGrantsOfSubscription(tx, row.organizationId, order.subscriptionId, now, order.customerId)
+    : await revokeGrantsOfOrder(tx, row.organizationId, order.id, now, order.customerId);
   if (revoked.length > 0) await enqueue(tx, customerStateChanged(row.organizationId, order.customerId));
 }
 

@@ -133,7 +133,7 @@ export async function giveUp(tx: Queryable, deps: DunningDeps, l: Locked, settin
   // the revocation email (subscription_revoked) goes with this one
   events.push({ type: "subscription.revoked", organizationId: org, data: wire });
   await enqueue(tx, events);
-  await revokeGrantsOfSubscription(tx, org, l.sub.id, now);
+  await revokeGrantsOfSubscription(tx, org, l.sub.id, now, l.sub.customerId);
   await enqueue(tx, customerStateChanged(org, l.sub.customerId));
 }
 
@@ -205,7 +205,8 @@ export async function attemptLocked(
     // the first decline of a charge held for the processor: dunning starts now, as a renewal's declined charge starts
     // it
     const pastDue = await patchSubscriptionTerms(tx, d.organizationId, l.sub.id, { status: "past_due" }, now);
-    await enqueue(tx, [{ type: "subscription.past_due", organizationId: d.organizationId, data: await subscriptionWireOf(tx, pastDue, deps.baseURL) }]);
+    const data = await subscriptionWireOf(tx, pastDue, deps.baseURL);
+    await enqueue(tx, [{ type: "subscription.past_due", organizationId: d.organizationId, data }, customerStateChanged(d.organizationId, pastDue.customerId)]);
     const first = retries[0];
     const nextAttemptAt = first === undefined ? now : later(now, first);
     const manual = kind === "manual" ? { manualAttempts: d.manualAttempts + 1 } : {};

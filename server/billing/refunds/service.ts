@@ -150,7 +150,7 @@ async function commitRefund(tx: Queryable, order: OrderRow, pending: RefundRow, 
   ]);
   await requestRefundedEmail(tx, orderWire, wire);
   if (stored.revokeBenefits) {
-    const revoked = await revokeGrantsOfOrder(tx, organizationId, order.id, now);
+    const revoked = await revokeGrantsOfOrder(tx, organizationId, order.id, now, order.customerId);
     if (revoked.length > 0) await enqueue(tx, customerStateChanged(organizationId, order.customerId));
   }
   return wire;

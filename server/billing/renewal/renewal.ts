@@ -97,7 +97,7 @@ async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, n
     { type: "subscription.revoked", organizationId: org, data: wire },
   ]);
   // records benefit_grant.revoked for each
-  await revokeGrantsOfSubscription(tx, org, sub.id, now);
+  await revokeGrantsOfSubscription(tx, org, sub.id, now, sub.customerId);
   await enqueue(tx, customerStateChanged(org, sub.customerId));
   return ended;
 }

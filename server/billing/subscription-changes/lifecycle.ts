@@ -85,7 +85,7 @@ function revoke(organizationId: string, row: SubscriptionRow, now: Date, c: Canc
     patch: { status: "canceled", canceledAt: row.canceledAt ?? now, endsAt: now, endedAt: now, ...cancellation(c) },
     events: [...(isCanceled(row) ? [] : ["subscription.canceled" as const]), "subscription.revoked"],
     after: async (tx, at) => {
-      await revokeGrantsOfSubscription(tx, organizationId, row.id, at);
+      await revokeGrantsOfSubscription(tx, organizationId, row.id, at, row.customerId);
     },
   };
 }

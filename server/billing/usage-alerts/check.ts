@@ -2,12 +2,12 @@
 // open subscription measuring a meter with alerts are measured over their current period (the rollups, as the
 // renewal reads them), and each alert whose threshold is now reached and that has not fired for that customer
 // and period fires once: a crossing row (unique per alert, customer and period), a `till.usage_alert.triggered`
-// outbox event (sent only to endpoints naming it) and the emails (the organization's owners; the customer when
-// the alert says so), all in one transaction. An organization without alerts pays no query (service.ts's cache).
-// A crash between the batch's commit and this check loses nothing for long: the next batch of that customer
-// measures the same totals and fires what is due.
+// outbox event (sent only to endpoints naming it), the customer's `customer.state_changed` and the emails (the
+// organization's owners; the customer when the alert says so), all in one transaction. An organization without
+// alerts pays no query (service.ts's cache). A crash between the batch's commit and this check loses nothing for
+// long: the next batch of that customer measures the same totals and fires what is due.
 import type { Db, Queryable } from "../../db/client.js";
-import { enqueue } from "../../db/outbox.js";
+import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import { requestEmail } from "../customer-emails/service.js";
 import { loadPrices } from "../products/service.js";
 import type { MeteredUnitPriceWire, PriceWire } from "../products/wire.js";
@@ -18,7 +18,7 @@ import { isFast, measureConsumed } from "./measure.js";
 import { ownerEmails } from "../organizations/service.js";
 import * as repo from "./repository.js";
 import { alertContext, type AlertContext } from "./service.js";
-import { toUsageAlertWire, USAGE_ALERT_EVENT, type UsageAlertCrossingWire, type UsageAlertRow } from "./wire.js";
+import { reaches, toUsageAlertWire, USAGE_ALERT_EVENT, type UsageAlertCrossingWire, type UsageAlertRow } from "./wire.js";
 
 /** The customers a batch named, by id (lower-cased) and by external id. */
 export interface NamedCustomers {
@@ -70,6 +70,8 @@ function valueOf(alert: UsageAlertRow, m: Measure): number | null {
       return m.credit > 0 ? (m.consumed / m.credit) * 100 : null;
     case "cap_percent":
       return m.cap !== null && m.cap > 0 ? (m.amount / m.cap) * 100 : null;
+    case "balance":
+      return m.credit > 0 ? m.credit - m.consumed : null;
     default:
       return null;
   }
@@ -112,7 +114,7 @@ export async function checkUsageAlerts(db: Db, organizationId: string, named: Na
     for (const alert of alerts) {
       if (alert.meterId !== m.meter.id.toLowerCase() || (alert.customerId !== null && alert.customerId !== m.sub.customerId)) continue;
       const value = valueOf(alert, m);
-      if (value !== null && value >= Number(alert.threshold)) reached.push({ alert, m, value });
+      if (value !== null && reaches(alert, value)) reached.push({ alert, m, value });
     }
   }
   // a crossing once seen stays crossed for its period: remembered here, asked of the database once
@@ -214,7 +216,8 @@ async function fire(tx: Queryable, organizationId: string, alert: UsageAlertRow,
     currency: m.sub.currency,
     value,
   };
-  await enqueue(tx, { type: USAGE_ALERT_EVENT, organizationId, data: data as unknown as Record<string, unknown> });
+  // a crossing is a change a cache of the customer's entitlements must hear of (a balance exhausted, a cap reached)
+  await enqueue(tx, [{ type: USAGE_ALERT_EVENT, organizationId, data: data as unknown as Record<string, unknown> }, customerStateChanged(organizationId, m.sub.customerId)]);
   const recipients = [
     ...(await ownerEmails(tx, organizationId)).map((email) => ({ email, audience: "seller" })),
     ...(alert.notifyCustomer && m.sub.email ? [{ email: m.sub.email, audience: "customer" }] : []),

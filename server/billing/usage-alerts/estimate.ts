@@ -13,7 +13,7 @@ import { meteredChargeOf } from "../subscriptions/usage.js";
 import type { MeterWire } from "../meters/wire.js";
 import type { OpenSubscription } from "./repository.js";
 import { ALERTS_TTL_MS, type AlertContext } from "./service.js";
-import type { UsageAlertRow } from "./wire.js";
+import { reaches, type UsageAlertRow } from "./wire.js";
 
 /** A (subscription, meter)'s usage over its current period, as the check measured it. */
 export interface Measure {
@@ -117,7 +117,9 @@ export function settled(
     if (!Number.isFinite(grown)) return false;
     for (const alert of context.alerts) {
       if (alert.meterId !== meterId || (alert.customerId !== null && alert.customerId !== m.sub.customerId)) continue;
-      if (highest(alert, m, grown) >= Number(alert.threshold)) return false;
+      // a balance only falls as units are consumed: its lowest is the credit less every unit the bound allows
+      const extreme = alert.kind === "balance" ? (m.credit > 0 ? m.credit - (m.consumed + grown) : null) : highest(alert, m, grown);
+      if (extreme !== null && reaches(alert, extreme)) return false;
     }
   }
   for (const [meterId, n] of bounds ?? []) k.added.set(meterId, (k.added.get(meterId) ?? 0) + n);

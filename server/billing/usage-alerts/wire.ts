@@ -6,10 +6,16 @@ import type { usageAlert } from "../../db/schema/index.js";
 /**
  * What a threshold measures over the customer's current period: consumed `units`; the `amount` the usage costs
  * (minor units, through tiers, before the cap); consumed units as a percentage of the period's meter credits
- * (`credits_percent`); the amount as a percentage of the price's cap (`cap_percent`).
+ * (`credits_percent`); the amount as a percentage of the price's cap (`cap_percent`); the `balance` left of the
+ * period's meter credits (credited − consumed units), which crosses by falling to or below its threshold (0: the
+ * credits are exhausted) where every other kind crosses by rising to or above it.
  */
-export const USAGE_ALERT_KINDS = ["units", "amount", "credits_percent", "cap_percent"] as const;
+export const USAGE_ALERT_KINDS = ["units", "amount", "credits_percent", "cap_percent", "balance"] as const;
 export type UsageAlertKind = (typeof USAGE_ALERT_KINDS)[number];
+
+/** Whether a measure has crossed the alert's threshold (a balance from above, every other kind from below). */
+export const reaches = (alert: { kind: string; threshold: string | number }, value: number): boolean =>
+  alert.kind === "balance" ? value <= Number(alert.threshold) : value >= Number(alert.threshold);
 
 /** The webhook event type of a crossing: till's, sent only to endpoints that subscribe to it. */
 export const USAGE_ALERT_EVENT = "till.usage_alert.triggered";
@@ -21,10 +27,13 @@ export const UsageAlertCreateInput = z
     meter_id: uuid,
     customer_id: uuid.nullish(),
     kind: z.enum(USAGE_ALERT_KINDS),
-    threshold: z.number().positive().max(1e12),
+    threshold: z.number().min(0).max(1e12),
     notify_customer: z.boolean().default(false),
   })
   .superRefine((a, ctx) => {
+    if (a.kind !== "balance" && a.threshold <= 0) {
+      ctx.addIssue({ code: "custom", path: ["threshold"], message: "A threshold is greater than 0 (only a balance threshold may be 0)" });
+    }
     if (a.kind === "amount" && !Number.isInteger(a.threshold)) {
       ctx.addIssue({ code: "custom", path: ["threshold"], message: "An amount threshold is in minor units (an integer)" });
     }

@@ -19,7 +19,7 @@ export const usageAlert = pgTable(
       .references(() => meter.id, { onDelete: "cascade" }),
     /** null: every customer of the organization. */
     customerId: uuid("customer_id").references(() => customer.id, { onDelete: "cascade" }),
-    /** units | amount | credits_percent | cap_percent (server/billing/usage-alerts/wire.ts) */
+    /** units | amount | credits_percent | cap_percent | balance (server/billing/usage-alerts/wire.ts) */
     kind: text("kind").notNull(),
     threshold: numeric("threshold").notNull(),
     notifyCustomer: boolean("notify_customer").default(false).notNull(),

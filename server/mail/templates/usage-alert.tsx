@@ -21,12 +21,13 @@ export const UsageAlertData = z.object({
 });
 export type UsageAlertData = z.output<typeof UsageAlertData>;
 
-/** "80% of the cap", "10,000 units", "$50.00", "90% of the credits", in the message's language. */
+/** "80% of the cap", "10,000 units", "$50.00", "90% of the credits", "a balance of 0 units", in the message's
+ * language. */
 export function thresholdText(a: UsageAlertData, ctx: MailContext): string {
   const { i18n } = ctx;
   const t = a.alert.threshold;
   const percent = new Intl.NumberFormat(i18n.intlLocale, { style: "percent", maximumFractionDigits: 4 }).format(t / 100);
-  const kind = ["amount", "credits_percent", "cap_percent"].includes(a.alert.kind) ? a.alert.kind : "units";
+  const kind = ["amount", "credits_percent", "cap_percent", "balance"].includes(a.alert.kind) ? a.alert.kind : "units";
   return i18n.t("usage.threshold", { kind, amount: i18n.money(t, a.currency), percent, count: t, units: i18n.number(t) });
 }
 
