@@ -5,7 +5,7 @@
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
-import { subscribeThroughCheckout } from "../helpers/checkout.js";
+import { createProduct, pay, subscribeThroughCheckout, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -111,6 +111,29 @@ describe("meters", () => {
     const order = orders.result.items[0]!;
     // the fixed 9.00 only: 15 units consumed, 10 credited, the 5 past them not invoiced
     expect(order.subtotalAmount).toBe(900);
+  });
+});
+
+describe("past due", () => {
+  it("keeps access while dunning retries, unless the organization cuts it at the first failed renewal", async () => {
+    const product = await createProduct(seller, "trial");
+    expect((await raw("POST", `/v1/products/${product.id}/benefits`, { benefits: [flagId] })).status).toBe(200);
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id] });
+    // a card that attaches but whose charges are declined
+    await pay(server, checkout, { customerEmail: uniqueBuyer("entitled") }, "4000 0000 0000 9995");
+    const [sub] = (await seller.sdk.subscriptions.list({ productId: product.id, limit: 10 })).result.items;
+    if (!sub) throw new Error("no subscription");
+    const renewed = await raw("POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
+    expect(renewed.body.status).toBe("past_due");
+    const asked = { customer_id: sub.customerId, feature: "pdf_export" };
+    expect((await check(asked)).body).toMatchObject({ allowed: true, reason: null });
+    const cut = await raw("PATCH", `/v1/organizations/${seller.organizationId}`, { plan_settings: { access_while_past_due: false } });
+    expect(cut.status).toBe(200);
+    expect(cut.body.plan_settings.access_while_past_due).toBe(false);
+    expect((await check(asked)).body).toMatchObject({ allowed: false, reason: "subscription_past_due", kind: "feature_flag" });
+    // a customer holding the flag through a paid subscription as well keeps it
+    expect((await check({ customer_id: creditOnlySub.customerId, feature: "pdf_export" })).body).toMatchObject({ allowed: true });
+    await raw("PATCH", `/v1/organizations/${seller.organizationId}`, { plan_settings: { access_while_past_due: true } });
   });
 });
 
