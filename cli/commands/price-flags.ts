@@ -34,6 +34,7 @@ interface PriceFlagsBase {
   meter?: string;
   unitAmount?: string;
   cap?: number;
+  creditOnly?: boolean;
   prices?: string;
 }
 
@@ -88,7 +89,14 @@ function priceOf(kind: PriceKind, o: PriceFlags, base: { price_currency: string 
       if (!o.meter || (!o.unitAmount && !o.tier)) {
         throw new UsageError(`--metered: needs ${!o.meter ? "--meter <id>" : "--unit-amount <amount> or --tier"} (the meter and the price per unit)`);
       }
-      return { amount_type: "metered_unit", ...base, meter_id: o.meter, ...meteredAmountFields(o), cap_amount: o.cap };
+      return {
+        amount_type: "metered_unit",
+        ...base,
+        meter_id: o.meter,
+        ...meteredAmountFields(o),
+        cap_amount: o.cap,
+        ...(o.creditOnly ? { overage: "credit_only" } : {}),
+      };
     default:
       return assertNever(kind, "price kind");
   }
@@ -99,7 +107,9 @@ export function pricesFromFlags(o: PriceFlags): Record<string, unknown>[] | unde
   const given = kindsGiven(o);
   const kinds = STATIC_PRICE_KINDS.filter((k) => given[k]).map((k) => PRICE_FLAG[k]);
   if (!o.customPrice) onlyWith({ "--min": o.min, "--max": o.max, "--preset": o.preset }, "--custom-price");
-  if (!o.metered) onlyWith({ "--meter": o.meter, "--unit-amount": o.unitAmount, "--cap": o.cap, "--tier": o.tier, "--tier-type": o.tierType }, "--metered");
+  if (!o.metered) {
+    onlyWith({ "--meter": o.meter, "--unit-amount": o.unitAmount, "--cap": o.cap, "--credit-only": o.creditOnly, "--tier": o.tier, "--tier-type": o.tierType }, "--metered");
+  }
   if (o.prices !== undefined) {
     if (kinds.length > 0 || o.metered || o.currency) {
       throw new UsageError(`--prices: replaces ${kinds[0] ?? (o.metered ? "--metered" : "--currency")}; use one or the other`);
@@ -132,7 +142,8 @@ export function priceOptions(cmd: Command, verb: string): Command {
     .option("--metered", `${verb} a usage-based price (with --meter and --unit-amount); recurring products only`)
     .option("--meter <id>", "metered: the meter that counts the usage", parseId)
     .option("--unit-amount <amount>", "metered: price per unit in minor units, fractions allowed (0.5 = half a cent)", parseUnitAmount)
-    .option("--cap <amount>", "metered: the most a customer pays per period, in minor units", parseAmount);
+    .option("--cap <amount>", "metered: the most a customer pays per period, in minor units", parseAmount)
+    .option("--credit-only", "metered: usage stops at the customer's meter credits (checks refuse, nothing past them is billed)");
   return tierOptions(metered)
     .option("--currency <code>", "currency of the prices given by flags (default usd)", parseCurrency)
     .option("--prices <json>", "the prices as /v1's JSON array (inline, @file or @-) instead of the price flags");

@@ -129,7 +129,7 @@ describe("past due", () => {
     expect((await check(asked)).body).toMatchObject({ allowed: true, reason: null });
     const cut = await raw("PATCH", `/v1/organizations/${seller.organizationId}`, { plan_settings: { access_while_past_due: false } });
     expect(cut.status).toBe(200);
-    expect(cut.body.plan_settings.access_while_past_due).toBe(false);
+    expect((cut.body.plan_settings as { access_while_past_due: boolean }).access_while_past_due).toBe(false);
     expect((await check(asked)).body).toMatchObject({ allowed: false, reason: "subscription_past_due", kind: "feature_flag" });
     // a customer holding the flag through a paid subscription as well keeps it
     expect((await check({ customer_id: creditOnlySub.customerId, feature: "pdf_export" })).body).toMatchObject({ allowed: true });
