@@ -45,6 +45,7 @@ import { usageAlertRoutes } from "./usage-alerts/routes.js";
 import { walletRoutes } from "./wallets/routes.js";
 import { installReadRouting } from "./read-routing.js";
 import { memberRoutes } from "./members/routes.js";
+import { snapshotRoutes } from "./entitlements/snapshot-routes.js";
 
 import type { BillingDeps, DomainRoutes } from "./deps.js";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -87,6 +88,7 @@ const DOMAINS: DomainRoutes[] = [
   usageAlertRoutes,
   walletRoutes,
   memberRoutes,
+  snapshotRoutes,
 ];
 
 const PG_UNIQUE_VIOLATION = "23505";

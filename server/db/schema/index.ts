@@ -24,3 +24,4 @@ export * from "./metrics.js";
 export * from "./usage-alerts.js";
 export * from "./members.js";
 export * from "./imports.js";
+export * from "./entitlements.js";
