@@ -1,16 +1,16 @@
 // The entitlements verifier (packages/entitlements-verifier, from its sources): a snapshot signed as the server
 // signs it verifies and answers checks as the server's `answer`; every kind of bad token is refused with its code.
 import { describe, expect, it } from "vitest";
-import { SnapshotError, verifySnapshot, type SnapshotErrorCode, type VerifyOptions } from "../../packages/entitlements-verifier/src/index.js";
+import { SnapshotError, verifySnapshot, type Jwks, type SnapshotErrorCode, type VerifyOptions } from "../../packages/entitlements-verifier/src/index.js";
 import { b64, ISSUER, ORG, payloadAt, signToken, testKey } from "../helpers/snapshot-tokens.js";
 
 const key = testKey();
 const other = testKey();
-const jwks = { keys: [key.jwk, other.jwk] };
+const jwks: Jwks = { keys: [key.jwk, other.jwk] };
 const NOW = 1_800_000_000;
 const at = (seconds: number): VerifyOptions => ({ now: seconds * 1000 });
 
-async function refusal(token: string, options: VerifyOptions = at(NOW), keys = jwks): Promise<SnapshotErrorCode> {
+async function refusal(token: string, options: VerifyOptions = at(NOW), keys: Jwks = jwks): Promise<SnapshotErrorCode> {
   try {
     await verifySnapshot(token, keys, options);
   } catch (err) {
