@@ -2,8 +2,9 @@
 // object literal a property group per line, long call arguments on lines of their own — so the one-line
 // form of a route declaration (`app.get("/x", route({ ... }), async (req) => ...`) is accepted up to there and no
 // further. In server, cli, shared, web/src, scripts, tests and packages (.ts, .tsx, .mjs; not the generated
-// migrations nor a package's built dist/), a comment line (its first non-blank characters are `//`, `/*` or `*`) over
-// 120 columns fails, and so does any other line over 200. There is no exception list: a line that does not fit is wrapped.
+// migrations nor a package's built dist/), a comment line (its first non-blank characters are `//`, `/*` or `*`)
+// over 120 columns fails, and so does any other line over 200. There is no exception list: a line that does not fit
+// is wrapped.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
