@@ -20,6 +20,7 @@ export const BILLING_RESOURCES = [
   "webhooks",
   "license_keys",
   "metrics",
+  "entitlements",
 ] as const;
 
 export type BillingResource = (typeof BILLING_RESOURCES)[number];
@@ -38,6 +39,8 @@ export const READ_BILLING_PERMISSIONS: Record<BillingResource, BillingAction[]> 
 export function grants(permissions: Record<string, readonly string[]>, scope: Scope): boolean {
   const [resource, action] = scope.split(":") as [BillingResource, BillingAction];
   const actions = permissions[resource];
+  // entitlement checks read what customers:read shows, and reservations record usage as events:write does
+  if (resource === "entitlements" && grants(permissions, action === "read" ? "customers:read" : "events:write")) return true;
   if (!actions) return false;
   return actions.includes(action) || (action === "read" && actions.includes("write"));
 }

@@ -42,6 +42,7 @@ import { CALL_TURN_RETRY_AFTER_SECONDS, CallTurnsBusy } from "../db/call-turns.j
 import { isDatabaseUnavailable, sendDatabaseUnavailable } from "../db/unavailable.js";
 import { metricRoutes } from "./metrics/routes.js";
 import { usageAlertRoutes } from "./usage-alerts/routes.js";
+import { entitlementRoutes } from "./entitlements/routes.js";
 import { walletRoutes } from "./wallets/routes.js";
 import { installReadRouting } from "./read-routing.js";
 import { memberRoutes } from "./members/routes.js";
@@ -86,6 +87,7 @@ const DOMAINS: DomainRoutes[] = [
   processorConnectionRoutes,
   metricRoutes,
   usageAlertRoutes,
+  entitlementRoutes,
   walletRoutes,
   memberRoutes,
   snapshotRoutes,

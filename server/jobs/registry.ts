@@ -16,6 +16,7 @@ import * as renewal from "../billing/renewal/jobs.js";
 import * as dunning from "../billing/dunning/jobs.js";
 import * as checkouts from "../billing/checkouts/jobs.js";
 import * as imports from "../billing/imports/jobs.js";
+import * as entitlements from "../billing/entitlements/jobs.js";
 import * as cleanup from "./cleanup.js";
 
 /** What a pass of the schedules is given (server/jobs/schedules.ts). */
@@ -42,6 +43,7 @@ export const DOMAIN_JOBS: readonly DomainJobs[] = [
   dunning,
   checkouts,
   imports,
+  entitlements,
   cleanup,
 ];
 

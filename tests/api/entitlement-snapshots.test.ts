@@ -95,7 +95,9 @@ describe("a customer's snapshot", () => {
     expect((await get("/v1/customers/not-a-uuid/entitlements/snapshot")).status).toBe(422);
   });
 
-  it("needs customers:read; the keys need organizations:read, their rotation organizations:write", async () => {
+  it("needs entitlements:read (customers:read implies it); the keys organizations:read, their rotation organizations:write", async () => {
+    const entitled = await seller.createKey({ entitlements: ["read"] });
+    expect((await get(`/v1/customers/${customer.id}/entitlements/snapshot`, entitled)).status).toBe(200);
     const reader = await seller.createKey({ customers: ["read"] });
     expect((await get(`/v1/customers/${customer.id}/entitlements/snapshot`, reader)).status).toBe(200);
     expect((await get("/v1/entitlements/keys", reader)).status).toBe(403);

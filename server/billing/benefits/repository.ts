@@ -24,6 +24,17 @@ export async function existingBenefitIds(db: Queryable, organizationId: string, 
   return rows.map((r) => r.id);
 }
 
+/** Whether a live feature_flag benefit of the organization has this id or `metadata.key`. */
+export async function featureFlagExists(db: Queryable, organizationId: string, feature: string, id: string | null): Promise<boolean> {
+  const named = sql`${benefit.metadata} ->> 'key' = ${feature}`;
+  const rows = await db
+    .select({ id: benefit.id })
+    .from(benefit)
+    .where(and(live(organizationId), eq(benefit.type, "feature_flag"), id ? sql`(${benefit.id} = ${id} OR ${named})` : named))
+    .limit(1);
+  return rows.length > 0;
+}
+
 /** Live benefits attached to the products, in the product's order. */
 /** Prepared: every product read embeds its benefits. */
 const benefitsOfProductsQuery = preparedPerHandle((db) =>

@@ -49,6 +49,10 @@ export async function loadBenefitsForProducts(
   return out;
 }
 
+/** Whether a live feature_flag benefit of the organization is named by `feature` (its id or `metadata.key`). */
+export const featureFlagExists = (db: Queryable, organizationId: string, feature: string) =>
+  repo.featureFlagExists(db, organizationId, feature, isUuid(feature) ? feature.toLowerCase() : null);
+
 /** The ids among `ids` that are not live benefits of this organization (malformed, foreign or deleted). */
 export async function benefitIdsExist(db: Queryable, organizationId: string, ids: string[]): Promise<string[]> {
   const found = new Set(await repo.existingBenefitIds(db, organizationId, uniqueUuids(ids)));
@@ -64,6 +68,17 @@ export async function listGrantedBenefitsForCustomer(
   if (!isUuid(customerId)) return [];
   const rows = await grantRepo.grantedOfCustomer(db, organizationId, customerId.toLowerCase());
   return rows.map((r) => toCustomerStateGrantWire(r.grant, r.benefit));
+}
+
+/** The customer's grants granted now, each with the subscription that made it (null: an order's, a seat's …). */
+export async function grantsOfCustomerWithSubscription(
+  db: Queryable,
+  organizationId: string,
+  customerId: string,
+): Promise<Array<{ grant: CustomerStateGrantWire; subscriptionId: string | null }>> {
+  if (!isUuid(customerId)) return [];
+  const rows = await grantRepo.grantedOfCustomer(db, organizationId, customerId.toLowerCase());
+  return rows.map((r) => ({ grant: toCustomerStateGrantWire(r.grant, r.benefit), subscriptionId: r.grant.subscriptionId }));
 }
 
 /** The revoked grants in their `BenefitGrant` shape, with a `benefit_grant.revoked` event recorded for each. */

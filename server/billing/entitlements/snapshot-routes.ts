@@ -1,6 +1,6 @@
 // Signed entitlement snapshots (till's own API): a customer's snapshot by id or external id, and the organization's
 // signing keys (list, rotate). The public keys themselves are at /.well-known/jwks.json (jwks-routes.ts).
-// Scope of the snapshot: customers:read (what the entitlement check takes).
+// Scope of the snapshot: entitlements:read (which customers:read implies), as the entitlement check's.
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
@@ -32,7 +32,7 @@ export function snapshotRoutes(app: V1App, { db, config }: BillingDeps): void {
   ];
   for (const { path, ref, by } of refs) {
     const contract = route({
-      scope: "customers:read",
+      scope: "entitlements:read",
       operationId: `till:customers:entitlements_snapshot${by}`,
       query: SnapshotQuery,
       responses: { 200: Snapshot, 404: notFound, 422: validationError },

@@ -171,6 +171,13 @@ export async function loadMeters(db: Queryable, organizationId: string, ids: str
   return new Map(rows.map((row) => [row.id, toMeterWire(row)]));
 }
 
+/** A live meter of the organization by id or name (names compare as written), or undefined. */
+export async function liveMeterNamed(db: Queryable, organizationId: string, feature: string): Promise<MeterRow | undefined> {
+  const meters = await repo.liveMeters(db, organizationId);
+  const lower = feature.toLowerCase();
+  return meters.find((m) => m.id.toLowerCase() === lower) ?? meters.find((m) => m.name === feature);
+}
+
 /** The ids among `ids` that are not meters of this organization (malformed ids count as missing). */
 export async function meterIdsExist(db: Queryable, organizationId: string, ids: string[]): Promise<string[]> {
   const found = new Set(await repo.existingMeterIds(db, organizationId, uniqueUuids(ids)));

@@ -2,6 +2,7 @@
 // legacy per-price recurring shape), their amount rules, and the rules a product's set of prices must follow.
 import { z } from "zod";
 import { CURRENCY_MESSAGE, isCurrencyCode } from "../../../shared/currencies.js";
+import { OVERAGE_MODES } from "../../../shared/entitlements.js";
 import { UNIT_TIER_TYPES, tiersIssue } from "../../../shared/tiers.js";
 import type { productPrice } from "../../db/schema/index.js";
 import { minimumChargeAmount } from "../../payments/minimum-charge.js";
@@ -183,6 +184,8 @@ export const PriceCreateInput = z.discriminatedUnion("amount_type", [
       unit_amount: unitAmount.optional(),
       cap_amount: z.int().min(0).max(INT4_MAX).nullish(),
       unit_tiers: UnitTiersInput.nullish(),
+      // till's own: what happens at zero balance (shared/entitlements.ts); null is credit_then_invoice
+      overage: z.enum(OVERAGE_MODES).nullish(),
     })
     .superRefine(legacyPair)
     .superRefine((p, ctx) => {
@@ -300,6 +303,7 @@ export function priceRowValues(
         unitAmount: p.unit_amount ?? p.unit_tiers?.tiers[0]?.unit_amount ?? "0",
         capAmount: p.cap_amount ?? null,
         unitTiers: p.unit_tiers ?? null,
+        overage: p.overage === "credit_only" ? "credit_only" : null,
       };
     case "seat_based":
       return { ...row, seatTiers: p.seat_tiers };

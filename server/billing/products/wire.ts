@@ -8,6 +8,7 @@ import type { ProductMediaFileWire } from "../files/wire.js";
 import type { loadMeterSummaries } from "../meters/service.js";
 import type { SeatTier, SeatTierTerms } from "../../../shared/seat-tiers.js";
 import type { UnitTiers } from "../../../shared/tiers.js";
+import type { OverageMode } from "../../../shared/entitlements.js";
 import { assertNever, isPriceKind } from "../../../shared/kinds.js";
 
 export type ProductRow = InferSelectModel<typeof product>;
@@ -96,6 +97,7 @@ export interface MeteredUnitPriceWire extends PriceBaseWire {
   meter_id: string;
   meter: MeterSummaryWire;
   unit_tiers?: UnitTiers;
+  overage: OverageMode;
 }
 
 /** Polar's `ProductPrice` union (and its legacy variants), by `amount_type`. */
@@ -191,6 +193,8 @@ function amountFields(row: PriceRow, meters: Map<string, MeterSummaryWire>): Amo
         meter: meters.get(meterId) ?? unknownMeter(meterId),
         // till's own field (the SDKs drop it): only on a tiered price
         ...(row.unitTiers ? { unit_tiers: row.unitTiers } : {}),
+        // till's own (the SDKs drop it): what happens at zero balance
+        overage: row.overage === "credit_only" ? "credit_only" : "credit_then_invoice",
       };
     }
     case "seat_based": {

@@ -22,6 +22,11 @@ export interface PlanSettings {
    * `past_due` bills it as any renewal, declined, so it goes through dunning until a card is added.
    */
   trial_end_without_card: TrialEndAction;
+  /**
+   * Whether a past-due subscription's benefits still answer entitlement checks (`true`, while dunning retries: the
+   * customer keeps access) or are refused with `subscription_past_due` from the first failed renewal.
+   */
+  access_while_past_due: boolean;
 }
 
 export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
@@ -29,6 +34,7 @@ export const DEFAULT_PLAN_SETTINGS: PlanSettings = {
   trials_without_card: false,
   trial_reminder_days: 3,
   trial_end_without_card: "cancel",
+  access_while_past_due: true,
 };
 
 export const PlanSettingsInput = z.object({
@@ -36,6 +42,7 @@ export const PlanSettingsInput = z.object({
   trials_without_card: z.boolean().optional(),
   trial_reminder_days: z.int("Input should be a whole number of days").min(0).max(30).optional(),
   trial_end_without_card: z.enum(TRIAL_END_ACTIONS).optional(),
+  access_while_past_due: z.boolean().optional(),
 });
 export type PlanSettingsInput = z.output<typeof PlanSettingsInput>;
 
@@ -48,6 +55,7 @@ export function planSettingsOf(details: Record<string, unknown> | null | undefin
     trials_without_card: s.trials_without_card === true,
     trial_reminder_days: typeof days === "number" && Number.isInteger(days) && days >= 0 ? days : DEFAULT_PLAN_SETTINGS.trial_reminder_days,
     trial_end_without_card: s.trial_end_without_card === "past_due" ? "past_due" : "cancel",
+    access_while_past_due: s.access_while_past_due !== false,
   };
 }
 

@@ -49,8 +49,10 @@ export function applyCredits(usage: MeteredUsage[], credits: Map<string, number>
     const available = meterId ? (left.get(meterId) ?? 0) : 0;
     const credited = Math.max(0, Math.min(available, u.consumed));
     if (meterId) left.set(meterId, available - credited);
-    const billed = u.consumed - credited;
-    return { ...u, credited, billed, amount: credited === 0 ? u.amount : meteredCharge(u.price, billed) };
+    // a credit_only price bills nothing past the credits: usage beyond them is kept, not invoiced
+    const creditOnly = isMetered(u.price) && u.price.overage === "credit_only";
+    const billed = creditOnly ? 0 : u.consumed - credited;
+    return { ...u, credited, billed, amount: credited === 0 && !creditOnly ? u.amount : meteredCharge(u.price, billed) };
   });
 }
 

@@ -101,6 +101,8 @@ export const productPrice = pgTable(
     /** A metered price's tiers (till's own field; shared/tiers.ts); null: every unit at unit_amount. */
     unitTiers: jsonb("unit_tiers").$type<UnitTiers>(),
     meterId: uuid("meter_id"),
+    /** A metered price's behaviour at zero balance: credit_only, or null (credit_then_invoice). */
+    overage: text("overage"),
     /** Sorted, contiguous, max_seats null only on the last (products/prices.ts writes them so). */
     seatTiers: jsonb("seat_tiers").$type<{ seat_tier_type?: string; tiers: SeatTier[] }>(),
     position: integer("position").default(0).notNull(),

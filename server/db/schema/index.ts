@@ -25,3 +25,4 @@ export * from "./usage-alerts.js";
 export * from "./members.js";
 export * from "./imports.js";
 export * from "./entitlements.js";
+export * from "./reservations.js";

@@ -1,0 +1,34 @@
+// Entitlement checks: may this customer use this feature (and this many units of it) now? Answered from the
+// customer's facts (facts.ts) by shared/entitlements.ts's `answer`, the function a snapshot's verifier runs too.
+// Nothing is written. A customer unknown to till is an answer (`customer_not_found`); a feature that names no
+// feature_flag benefit and no live meter of the organization is the seller's mistake, a 422.
+import type { Queryable } from "../../db/client.js";
+import { answer, findFeature } from "../../../shared/entitlements.js";
+import { featureFlagExists } from "../benefits/service.js";
+import type { CustomerRef } from "../customers/service.js";
+import { invalid } from "../errors.js";
+import { liveMeterNamed } from "../meters/service.js";
+import { entitlementFacts } from "./facts.js";
+import { toCheckWire, type EntitlementCheckInput, type EntitlementCheckWire } from "./wire.js";
+
+export const UNKNOWN_FEATURE = "No feature_flag benefit (by id or metadata.key) and no live meter (by id or name) of this organization is this feature.";
+
+export const customerRefOf = (input: { customer_id?: string | null | undefined; external_customer_id?: string | null | undefined }): CustomerRef =>
+  input.customer_id ? { id: input.customer_id } : { externalId: input.external_customer_id ?? "" };
+
+/** Whether the organization has a feature named so (only asked when the customer has none: the refusal path). */
+async function featureExists(db: Queryable, organizationId: string, feature: string): Promise<boolean> {
+  const [flag, meter] = await Promise.all([featureFlagExists(db, organizationId, feature), liveMeterNamed(db, organizationId, feature)]);
+  return flag || meter !== undefined;
+}
+
+export async function checkEntitlement(db: Queryable, organizationId: string, input: EntitlementCheckInput): Promise<EntitlementCheckWire> {
+  const found = await entitlementFacts(db, organizationId, customerRefOf(input));
+  const result = answer(found?.facts ?? null, input.feature, input.units ?? null);
+  if (result.reason === "no_benefit" || result.reason === "customer_not_found") {
+    if (!(await featureExists(db, organizationId, input.feature))) throw invalid(["body", "feature"], UNKNOWN_FEATURE);
+  }
+  const hit = found ? findFeature(found.facts, input.feature) : null;
+  const overage = hit && "meter" in hit ? hit.meter.overage : null;
+  return toCheckWire(result, input.feature, found?.customerId ?? null, overage);
+}
