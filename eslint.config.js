@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "web/dist/", "server/db/migrations/", ".till/", ".tmp/"] },
+  { ignores: ["node_modules/", "dist/", "web/dist/", "packages/*/dist/", "server/db/migrations/", ".till/", ".tmp/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

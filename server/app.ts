@@ -25,6 +25,7 @@ import type { V1Route } from "./billing/deps.js";
 import { webPlugin } from "./http/web.js";
 import { installInputGuard, LARGE_BODY_LIMIT, SMALL_BODY_LIMIT } from "./http/input-guard.js";
 import { inboundWebhooksPlugin } from "./billing/webhooks/inbound.js";
+import { jwksPlugin } from "./billing/entitlements/jwks-routes.js";
 import { stripeWebhookPlugin } from "./payments/stripe/webhook.js";
 import { createWorker, type Worker } from "./jobs/worker.js";
 import { installIdempotency, requestScope } from "./http/idempotency.js";
@@ -153,6 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const v1Routes: V1Route[] = [];
   await app.register(referencePlugin(auth, v1Document));
   await app.register(whoamiPlugin(callers));
+  // the organizations' public keys of entitlement snapshots, for anyone (billing/entitlements/jwks-routes.ts)
+  await app.register(jwksPlugin({ db: database.db }));
   await app.register(webApiPlugin(auth));
   await app.register(billingPlugin({ db: database.db, config, secret, mailer, callers, routes: v1Routes, listen: database.listen, driver: database.driver, reads: database.reads }), { prefix: "/v1" });
   // the dev mailbox in the browser: development with the dev mailbox only (its .eml/.json under <data dir>/mail)

@@ -115,7 +115,7 @@ export const LAYERS: readonly Layer[] = [
       domain("metrics", "fold.ts"),
       domain("subscription-changes", "lifecycle.ts"),
       domain("usage-alerts", "check.ts", "coalesce.ts"),
-      domain("entitlements", "reservations.ts", "facts.ts"),
+      domain("entitlements", "reservations.ts", "facts.ts", "keys.ts", "snapshot.ts"),
       domain("customer-state", "state.ts", "meters.ts", "delete.ts"),
       domain("refunds"),
       domain("disputes"),

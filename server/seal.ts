@@ -1,12 +1,12 @@
 // Credentials at rest (customer OAuth tokens, seller integration secrets, Stripe keys, PKCE verifiers, webhook
-// signing secrets, checkout client secrets, license keys): AES-256-GCM with a key derived from the server secret
-// and a purpose, so a database dump alone reads none of them; a value found by what it is (a client secret, a
-// license key) is also stored as a keyed hash, looked up with one HMAC.
+// signing secrets, checkout client secrets, license keys, entitlement signing keys): AES-256-GCM with a key derived
+// from the server secret and a purpose, so a database dump alone reads none of them; a value found by what it is (a
+// client secret, a license key) is also stored as a keyed hash, looked up with one HMAC.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 
 export type SealPurpose = "oauth-token" | "integration" | "pkce" | "stripe" | StoredSecretPurpose;
 /** The billing tables' secrets, sealed with the secret the process serves with (`useServerSecret`). */
-export type StoredSecretPurpose = "webhook-secret" | "checkout-secret" | "license-key";
+export type StoredSecretPurpose = "webhook-secret" | "checkout-secret" | "license-key" | "entitlement-key";
 
 const SEALED_PREFIX = "v1.";
 

@@ -46,6 +46,7 @@ import { entitlementRoutes } from "./entitlements/routes.js";
 import { walletRoutes } from "./wallets/routes.js";
 import { installReadRouting } from "./read-routing.js";
 import { memberRoutes } from "./members/routes.js";
+import { snapshotRoutes } from "./entitlements/snapshot-routes.js";
 
 import type { BillingDeps, DomainRoutes } from "./deps.js";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -89,6 +90,7 @@ const DOMAINS: DomainRoutes[] = [
   entitlementRoutes,
   walletRoutes,
   memberRoutes,
+  snapshotRoutes,
 ];
 
 const PG_UNIQUE_VIOLATION = "23505";

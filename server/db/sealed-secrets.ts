@@ -4,7 +4,7 @@
 // is already sealed: serving with it would answer every license key as unknown and sign webhooks with nonsense.
 import { isNull, like, notLike, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "./client.js";
-import { checkout, licenseKey, webhookEndpoint } from "./schema/index.js";
+import { checkout, entitlementSigningKey, licenseKey, webhookEndpoint } from "./schema/index.js";
 import { ConfigError } from "../config.js";
 import { sealStored, storedLookup, unseal, type StoredSecretPurpose } from "../seal.js";
 
@@ -26,6 +26,7 @@ async function checkSecretOpens(db: Db, secret: string): Promise<void> {
     ["webhook signing secrets", "webhook-secret", db.select({ v: webhookEndpoint.secret }).from(webhookEndpoint).where(like(webhookEndpoint.secret, "v1.%")).limit(1)],
     ["license keys", "license-key", db.select({ v: licenseKey.key }).from(licenseKey).where(like(licenseKey.key, "v1.%")).limit(1)],
     ["checkout client secrets", "checkout-secret", db.select({ v: checkout.clientSecret }).from(checkout).where(like(checkout.clientSecret, "v1.%")).limit(1)],
+    ["entitlement signing keys", "entitlement-key", db.select({ v: entitlementSigningKey.privateKey }).from(entitlementSigningKey).limit(1)],
   ];
   for (const [what, purpose, rows] of samples) {
     const [row] = await rows;

@@ -24,4 +24,5 @@ export * from "./metrics.js";
 export * from "./usage-alerts.js";
 export * from "./members.js";
 export * from "./imports.js";
+export * from "./entitlements.js";
 export * from "./reservations.js";
