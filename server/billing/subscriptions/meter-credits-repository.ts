@@ -1,5 +1,6 @@
 // SQL for meter credits at renewal: a subscription's granted meter_credit grants with their benefit's
-// properties, and a grant's credit for the new period; the monthly credits due (a `monthly` schedule). Every query is scoped to the caller's organization.
+// properties, and a grant's credit for the new period; the monthly credits due (a `monthly` schedule). Every query
+// is scoped to the caller's organization, but the schedule's claim, which runs over all of them.
 import { and, asc, eq, inArray, isNotNull, isNull, notInArray, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { benefit, benefitGrant, subscription } from "../../db/schema/index.js";

@@ -5,7 +5,8 @@
 // `customer.state_changed`. A schedule claims the due grants with SKIP LOCKED; a test clock's advance stops at them.
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { runClaimLoop, type ScheduledPass } from "../../tasks/claim.js";
-import { grantWires } from "../benefits/service.js";
+import { grantsWithEmbeds } from "../benefits/service.js";
+import { toBenefitGrantWire } from "../benefits/wire.js";
 import { grantCreditUnits, meterCreditTerms, nextMonthlyCredit } from "../benefits/meter-credit.js";
 import { orgNow } from "../clock.js";
 import { claimDueMonthlyCredits, monthlyCreditDueBy, setGrantCredit } from "./meter-credits-repository.js";
@@ -31,10 +32,10 @@ async function creditMonth(tx: Parameters<typeof setGrantCredit>[0], g: DueCredi
     last_credited_at: now.toISOString(),
     next_credit_at: nextMonthlyCredit(g.periodStart, due, g.periodEnd)?.toISOString() ?? null,
   });
-  const events: OutboxEvent[] = (await grantWires(tx, g.organizationId, [g.id])).map((w) => ({
+  const events: OutboxEvent[] = (await grantsWithEmbeds(tx, g.organizationId, [g.id])).map((r) => ({
     type: "benefit_grant.cycled",
     organizationId: g.organizationId,
-    data: { ...w },
+    data: toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member),
   }));
   events.push(customerStateChanged(g.organizationId, g.customerId));
   await enqueue(tx, events);
