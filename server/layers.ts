@@ -83,7 +83,7 @@ export const LAYERS: readonly Layer[] = [
       domain("events"),
       domain("meters"),
       domain("license-keys", "issue.ts"),
-      domain("benefits", "fulfil.ts", "features.ts"),
+      domain("benefits", "fulfil.ts", "features.ts", "meter-credit.ts"),
       domain("benefit-delivery"),
       domain("products", "pricing.ts", "input.ts", "writes.ts"),
       domain("discounts", "input.ts", "amount.ts", "refusal.ts"),
@@ -92,7 +92,7 @@ export const LAYERS: readonly Layer[] = [
   {
     name: "Subscriptions and money",
     units: [
-      domain("subscriptions", "period.ts", "change.ts", "proration.ts", "scheduled.ts", "load.ts", "usage.ts", "usage-line.ts", "meter-credits.ts", "product-benefits.ts"),
+      domain("subscriptions", "period.ts", "change.ts", "proration.ts", "scheduled.ts", "load.ts", "usage.ts", "usage-line.ts", "meter-credits.ts", "monthly-credits.ts", "product-benefits.ts"),
       domain("payments", "methods.ts"),
       domain("orders"),
       domain("invoices"),

@@ -196,6 +196,31 @@ export async function meterCreditsOfSubscriptions(db: Queryable, organizationId:
   return out;
 }
 
+/**
+ * The meters on which each subscription holds a credit pool of its own (granted meter_credit grants whose benefit
+ * says `pool: "subscription"`, recorded on the grant as `credit_pool`), by subscription id.
+ */
+export async function subscriptionPools(db: Queryable, organizationId: string, subscriptionIds: string[]): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  if (subscriptionIds.length === 0) return out;
+  const rows = await db
+    .select({ subscriptionId: benefitGrant.subscriptionId, meterId: sql<string | null>`${benefitGrant.properties}->>'last_credited_meter_id'` })
+    .from(benefitGrant)
+    .where(
+      and(
+        eq(benefitGrant.organizationId, organizationId),
+        inArray(benefitGrant.subscriptionId, subscriptionIds),
+        grantedWhere,
+        sql`${benefitGrant.properties}->>'credit_pool' = 'subscription'`,
+      ),
+    );
+  for (const r of rows) {
+    if (!r.subscriptionId || !r.meterId) continue;
+    out.set(r.subscriptionId, (out.get(r.subscriptionId) ?? new Set()).add(r.meterId.toLowerCase()));
+  }
+  return out;
+}
+
 /** Revokes the order's grants that are not revoked yet: a refunded one-time purchase (see revokeGrants). */
 export const revokeGrantsOfOrder = (db: Queryable, organizationId: string, orderId: string, now: Date) =>
   revokeGrants(db, organizationId, eq(benefitGrant.orderId, orderId), now);
@@ -304,7 +329,7 @@ export async function cycleGrantsOf(db: Queryable, organizationId: string, subsc
 }
 
 /** The grants `ids` with their benefit (deleted ones too), customer and member, ordered by `order`, then id. */
-async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: string[], order: AnyPgColumn = benefitGrant.grantedAt) {
+export async function grantsWithEmbeds(db: Queryable, organizationId: string, ids: string[], order: AnyPgColumn = benefitGrant.grantedAt) {
   if (ids.length === 0) return [];
   return db
     .select(withEmbeds)

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { assertNever, type BenefitType, type Covers } from "../../../shared/kinds.js";
 import { isUuid, metadataInput } from "../http.js";
+import { CREDIT_POOLS, CREDIT_SCHEDULES, meterCreditExtensions } from "./meter-credit.js";
 
 const MAX_INT = 2_147_483_647;
 
@@ -53,11 +54,26 @@ const licenseKeysProperties = z.object({
   limit_usage: z.number().int().min(1).max(MAX_INT).nullish(),
 });
 
-const meterCreditProperties = z.object({
-  units: z.number().int().min(1).max(MAX_INT),
-  rollover: z.boolean(),
-  meter_id: uuidString,
-});
+/** Polar's three properties, and till's extensions (docs/credits.md; the SDK's request models drop them). */
+const meterCreditProperties = z
+  .object({
+    units: z.number().int().min(1).max(MAX_INT),
+    rollover: z.boolean(),
+    meter_id: uuidString,
+    schedule: z.enum(CREDIT_SCHEDULES).optional(),
+    pool: z.enum(CREDIT_POOLS).optional(),
+    per_amount: z.number().int().min(1).max(MAX_INT).nullish(),
+    min_units: z.number().int().min(0).max(MAX_INT).nullish(),
+    max_units: z.number().int().min(1).max(MAX_INT).nullish(),
+  })
+  .superRefine((p, ctx) => {
+    if ((p.min_units != null || p.max_units != null) && p.per_amount == null) {
+      ctx.addIssue({ code: "custom", path: [p.min_units != null ? "min_units" : "max_units"], message: "min_units and max_units bound credits in proportion to the amount paid: give per_amount too" });
+    }
+    if (p.min_units != null && p.max_units != null && p.min_units > p.max_units) {
+      ctx.addIssue({ code: "custom", path: ["max_units"], message: "max_units must be at least min_units" });
+    }
+  });
 
 const featureFlagProperties = z.object({});
 
@@ -138,7 +154,7 @@ export function storedProperties(type: BenefitCreateInput["type"], p: AnyPropert
         limit_usage: v.limit_usage ?? null,
       };
     case "meter_credit":
-      return { units: v.units, rollover: v.rollover, meter_id: (v.meter_id as string).toLowerCase() };
+      return { units: v.units, rollover: v.rollover, meter_id: (v.meter_id as string).toLowerCase(), ...meterCreditExtensions(v) };
     case "github_repository":
       return { repository_owner: v.repository_owner, repository_name: v.repository_name, permission: v.permission };
     case "feature_flag":

@@ -386,8 +386,10 @@ export async function grantBenefits(
 
 /** The meter credits each subscription's grants give, by lower-cased meter id (subscriptions' usage). */
 export const meterCreditsOfSubscriptions: typeof grantRepo.meterCreditsOfSubscriptions = (...args) => grantRepo.meterCreditsOfSubscriptions(...args);
-/** Touches (modified_at) the subscription's granted grants and returns them with their benefit and customer (renewal,
- * dunning). */
+/** Grants by id with benefit, customer and member (monthly credits' events); each subscription's own credit pools. */
+export const grantsWithEmbeds: typeof grantRepo.grantsWithEmbeds = (...args) => grantRepo.grantsWithEmbeds(...args);
+export const subscriptionPools: typeof grantRepo.subscriptionPools = (...args) => grantRepo.subscriptionPools(...args);
+/** Touches (modified_at) the subscription's granted grants, returned with benefit and customer (renewal, dunning). */
 export const cycleGrants: typeof grantRepo.cycleGrants = (...args) => grantRepo.cycleGrants(...args);
 /** cycleGrants of many subscriptions of one organization, by subscription id. */
 /** Each subscription's granted meter_credit grants with their benefit's properties, by subscription id. */

@@ -5,6 +5,7 @@ import type { Metadata, benefit, benefitGrant } from "../../db/schema/index.js";
 import { assertNever, isBenefitType } from "../../../shared/kinds.js";
 import { toCustomerWire, type CustomerRow } from "../customers/wire.js";
 import { toMemberWire, type MemberRow } from "../members/wire.js";
+import { meterCreditExtensions } from "./meter-credit.js";
 
 export type BenefitRow = InferSelectModel<typeof benefit>;
 export type BenefitGrantRow = InferSelectModel<typeof benefitGrant>;
@@ -78,7 +79,7 @@ export function wireProperties(storedType: string, stored: Record<string, unknow
       };
     }
     case "meter_credit":
-      return { units: stored.units, rollover: bool(stored.rollover), meter_id: str(stored.meter_id) };
+      return { units: stored.units, rollover: bool(stored.rollover), meter_id: str(stored.meter_id), ...meterCreditExtensions(stored) };
     case "feature_flag":
       return {};
     default:

@@ -6,7 +6,7 @@ import type { Queryable } from "../../db/client.js";
 import type { PipelinedTx } from "../../db/prepared.js";
 import { customerStateChanged } from "../../db/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
-import { fulfilGrant } from "../benefits/fulfil.js";
+import { fulfilGrant, type GrantContext } from "../benefits/fulfil.js";
 import { toBenefitGrantWire, type BenefitGrantRow } from "../benefits/wire.js";
 import { upsertCheckoutCustomer } from "../customers/service.js";
 import { matchLocale } from "../../../shared/i18n/locales.js";
@@ -107,7 +107,9 @@ export async function fulfil(
   const order = checkoutOrder(sale, d.discountAmount, subscription, trialing, customerId, now);
   order.row.appliedBalanceAmount = settlement.applied;
   const balanceEntry = settlementEntry(organizationId, settlement, { customerId, currency: row.currency, orderId: order.row.id, subscriptionId: subscription?.id ?? null });
-  const { grants, licenseKeys } = checkoutGrants(product.benefits, { organizationId, customerId, subscriptionId: subscription?.id ?? null, orderId: order.row.id }, now);
+  // credits in proportion to the amount paid count what the order paid before tax (a trial's: its price's amount)
+  const credit = { amountPaid: trialing && subscription ? subscription.amount : order.row.netAmount, periodEnd: subscription?.currentPeriodEnd ?? null };
+  const { grants, licenseKeys } = checkoutGrants(product.benefits, { organizationId, customerId, subscriptionId: subscription?.id ?? null, orderId: order.row.id, credit }, now);
   const processorMetadata = processorMetadataOf(row, payment);
   // the customer goes on to the portal from the success page with this session
   const session = newCustomerSession(organizationId, customerId, null, now);
@@ -245,13 +247,13 @@ function checkoutOrder(
  */
 function checkoutGrants(
   benefits: NonNullable<CheckoutView["product"]>["benefits"],
-  at: { organizationId: string; customerId: string; subscriptionId: string | null; orderId: string },
+  at: { organizationId: string; customerId: string; subscriptionId: string | null; orderId: string; credit: GrantContext },
   now: Date,
 ): { grants: BenefitGrantRow[]; licenseKeys: LicenseKeyRow[] } {
   const licenseKeys: LicenseKeyRow[] = [];
   const grants = benefits.map((b): BenefitGrantRow => {
     const id = randomUUID();
-    const given = fulfilGrant(b, { id, organizationId: at.organizationId, customerId: at.customerId }, now);
+    const given = fulfilGrant(b, { id, organizationId: at.organizationId, customerId: at.customerId }, now, at.credit);
     if (given.licenseKey) licenseKeys.push(given.licenseKey);
     return {
       id,

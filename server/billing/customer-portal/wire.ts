@@ -3,6 +3,7 @@
 // customer never sees the seller's metadata, custom field data, fees or other customers.
 import { assertNever, isBenefitType } from "../../../shared/kinds.js";
 import { type BenefitGrantWire, type BenefitWire, toBenefitPublicWire } from "../benefits/wire.js";
+import { meterCreditExtensions } from "../benefits/meter-credit.js";
 import { toCheckoutProductWire } from "../checkouts/wire.js";
 import type { CustomerWire } from "../customers/wire.js";
 import { toFileReadWire, type FileRow } from "../files/wire.js";
@@ -177,7 +178,7 @@ function subscriberProperties(b: BenefitWire): Record<string, unknown> {
     case "license_keys":
       return { prefix: p.prefix, expires: p.expires, activations: p.activations, limit_usage: p.limit_usage };
     case "meter_credit":
-      return { units: p.units, rollover: p.rollover, meter_id: p.meter_id };
+      return { units: p.units, rollover: p.rollover, meter_id: p.meter_id, ...meterCreditExtensions(p) };
     case "feature_flag":
       return {};
     default:

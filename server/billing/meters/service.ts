@@ -280,6 +280,19 @@ export interface UsageQuery {
   customer: { id: string; externalId: string | null };
   start: Date;
   end: Date;
+  /**
+   * Only the events that name this subscription (`metadata.subscription_id`): the usage of a subscription's own
+   * credit pool (a meter_credit benefit with `pool: "subscription"`, docs/credits.md).
+   */
+  subscriptionId?: string | undefined;
+}
+
+/** The meter's definition narrowed to the events naming a subscription (read from the events, not the rollups). */
+function ofSubscription(row: MeterRow, subscriptionId: string | undefined) {
+  const d = meterDefinition(row);
+  if (!subscriptionId) return d;
+  const clause = { property: "metadata.subscription_id", operator: "eq" as const, value: subscriptionId };
+  return { filter: { conjunction: "and" as const, clauses: [d.filter, clause] }, aggregation: d.aggregation };
 }
 
 /**
@@ -302,7 +315,7 @@ export async function meterUsage(
   const totals = await consumedOverPeriods(
     db,
     organizationId,
-    known.map(({ q, row }) => ({ meter: meterDefinition(row), customer: q.customer, start: q.start, end: q.end })),
+    known.map(({ q, row }) => ({ meter: ofSubscription(row, q.subscriptionId), customer: q.customer, start: q.start, end: q.end })),
   );
   const byQuery = new Map(known.map(({ q }, i) => [q, totals[i] ?? 0]));
   return {

@@ -118,7 +118,7 @@ export async function prepareBatch(tx: Queryable, deps: RenewalDeps, subs: Subsc
       };
       batch.embeds.set(sub.id, e);
       if (sub.status !== "trialing" && !sub.cancelAtPeriodEnd && e.prices.some(isMetered)) {
-        metered.push({ sub, period: { customer, prices: e.prices, start: sub.currentPeriodStart, end: sub.currentPeriodEnd } });
+        metered.push({ sub, period: { customer, prices: e.prices, start: sub.currentPeriodStart, end: sub.currentPeriodEnd, subscriptionId: sub.id } });
       } else {
         batch.usage.set(sub.id, []);
       }

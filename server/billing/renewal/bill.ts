@@ -60,7 +60,7 @@ export async function billPeriod(
   // a trial's usage is not billed
   const usage = ctx.endsTrial
     ? []
-    : (ctx.preloaded?.usage ?? (await meteredUsage(db, sub.organizationId, [{ customer: ctx.customer, prices: ctx.prices, ...ctx.ended }]))[0] ?? []);
+    : (ctx.preloaded?.usage ?? (await meteredUsage(db, sub.organizationId, [{ customer: ctx.customer, prices: ctx.prices, ...ctx.ended, subscriptionId: sub.id }]))[0] ?? []);
   // only the usage beyond the period's meter credits is billed
   const credits = ctx.endsTrial ? undefined : ctx.preloaded ? ctx.preloaded.credits : (await creditsOf(db, sub.organizationId, [sub.id])).get(sub.id);
   const credited = applyCredits(usage, credits);

@@ -267,7 +267,9 @@ async function cycleSubscription(
   // the batch's, their events placed here
   if (paid && deferred?.deferred) deferred.deferred.cycle = { at: events.length, now };
   else if (paid) {
-    await cycleMeterCredits(tx, org, sub.id, bill.consumed, now, b?.creditGrants.get(sub.id));
+    // a trial's usage counts as none (its credit rolls over whole)
+    const ended = endsTrial ? null : { customer: { id: e.customer.id, externalId: e.customer.external_id }, start: sub.currentPeriodStart, end: newStart };
+    await cycleMeterCredits(tx, org, sub.id, bill.consumed, now, b?.creditGrants.get(sub.id), { start: terms.currentPeriodStart, end: terms.currentPeriodEnd }, ended);
     events.push(...cycledEvents(org, await cycleGrants(tx, org, sub.id, now)));
   }
   events.push(customerStateChanged(org, sub.customerId));

@@ -6,7 +6,9 @@
 // renewal order's metered line names consumed, credited and billed units when a credit applied.
 import type { Queryable } from "../../db/client.js";
 import { meterCreditsOfSubscriptions } from "../benefits/service.js";
+import { grantCreditUnits, meterCreditTerms, nextMonthlyCredit } from "../benefits/meter-credit.js";
 import { findCustomer } from "../customers/service.js";
+import { meterUsage, type UsageQuery } from "../meters/service.js";
 import { loadPrices } from "../products/service.js";
 import { meterCreditGrants, setGrantCredit } from "./meter-credits-repository.js";
 import { meteredUsage } from "./usage.js";
@@ -17,8 +19,9 @@ export const creditsOf = (db: Queryable, organizationId: string, subscriptionIds
 
 /**
  * Credits the new period of a renewed subscription (before its grants are cycled, so `benefit_grant.cycled`
- * carries the new credit): units, plus the unused rest of the last credit when the benefit rolls over.
- * `consumed`: units the ended period consumed, by lower-cased meter id.
+ * carries the new credit): the grant's units (none for a `once` schedule: its credit was given at purchase), plus
+ * the unused rest of the last credit when the benefit rolls over; a monthly schedule's next credit is a month into
+ * the new period. `consumed`: units the ended period consumed, by lower-cased meter id.
  */
 export async function cycleMeterCredits(
   tx: Queryable,
@@ -28,21 +31,54 @@ export async function cycleMeterCredits(
   now: Date,
   /** The subscription's meter_credit grants, when the caller read them already (the renewal schedule's batch). */
   grants?: Awaited<ReturnType<typeof meterCreditGrants>>,
+  /** The new period (a monthly schedule counts its months from its start). */
+  period?: { start: Date; end: Date },
+  /** The period that ended, to measure the meters credited but not billed (no metered price): none in a trial. */
+  ended?: { customer: { id: string; externalId: string | null }; start: Date; end: Date } | null,
 ): Promise<void> {
-  for (const g of grants ?? (await meterCreditGrants(tx, organizationId, subscriptionId))) {
-    const meterId = typeof g.benefit.meter_id === "string" ? g.benefit.meter_id.toLowerCase() : null;
-    const units = typeof g.benefit.units === "number" ? Math.trunc(g.benefit.units) : 0;
-    if (!meterId) continue;
+  const list = grants ?? (await meterCreditGrants(tx, organizationId, subscriptionId));
+  const used = ended ? await withUnbilledMeters(tx, organizationId, subscriptionId, list, consumed, ended) : consumed;
+  for (const g of list) {
+    const terms = meterCreditTerms(g.benefit);
+    if (!terms) continue;
     const last = typeof g.properties.last_credited_units === "number" ? Math.trunc(g.properties.last_credited_units) : 0;
-    const unused = Math.max(0, last - (consumed.get(meterId) ?? 0));
-    const rolled = g.benefit.rollover === true ? unused : 0;
+    const unused = Math.max(0, last - (used.get(terms.meterId) ?? 0));
+    const rolled = terms.rollover ? unused : 0;
+    const units = terms.schedule === "once" ? 0 : grantCreditUnits(terms, g.properties);
     await setGrantCredit(tx, organizationId, g.id, {
-      last_credited_meter_id: meterId,
+      last_credited_meter_id: terms.meterId,
       last_credited_units: units + rolled,
       last_rolled_over_units: rolled,
       last_credited_at: now.toISOString(),
+      ...(terms.pool === "subscription" ? { credit_pool: "subscription" } : {}),
+      ...(terms.schedule === "monthly" ? { next_credit_at: period ? (nextMonthlyCredit(period.start, period.start, period.end)?.toISOString() ?? null) : null } : {}),
     });
   }
+}
+
+/**
+ * `consumed` completed with the meters the grants credit and no metered price measured (a plan of credits alone):
+ * their usage over the ended period, the subscription's own events on a meter it pools credits on.
+ */
+async function withUnbilledMeters(
+  tx: Queryable,
+  organizationId: string,
+  subscriptionId: string,
+  grants: Array<{ benefit: Record<string, unknown> }>,
+  consumed: Map<string, number>,
+  ended: { customer: { id: string; externalId: string | null }; start: Date; end: Date },
+): Promise<Map<string, number>> {
+  const queries: UsageQuery[] = [];
+  for (const g of grants) {
+    const t = meterCreditTerms(g.benefit);
+    if (!t || consumed.has(t.meterId) || queries.some((q) => q.meterId === t.meterId)) continue;
+    queries.push({ meterId: t.meterId, customer: ended.customer, start: ended.start, end: ended.end, subscriptionId: t.pool === "subscription" ? subscriptionId : undefined });
+  }
+  if (queries.length === 0 || ended.end.getTime() <= ended.start.getTime()) return consumed;
+  const { consumed: totals } = await meterUsage(tx, organizationId, queries);
+  const out = new Map(consumed);
+  queries.forEach((q, i) => out.set(q.meterId, totals[i] ?? 0));
+  return out;
 }
 
 /**
@@ -61,9 +97,10 @@ export async function cycleMeterCreditsOfLateRenewal(tx: Queryable, sub: Subscri
   if (customer) {
     const prices = await loadPrices(tx, org, sub.priceIds);
     const [usage] = await meteredUsage(tx, org, [
-      { customer: { id: customer.id, external_id: customer.externalId }, prices: sub.priceIds.flatMap((id) => prices.get(id) ?? []), start: renewedPeriodStart, end },
+      { customer: { id: customer.id, external_id: customer.externalId }, prices: sub.priceIds.flatMap((id) => prices.get(id) ?? []), start: renewedPeriodStart, end, subscriptionId: sub.id },
     ]);
     for (const u of usage ?? []) if (u.meter && !consumed.has(u.meter.id.toLowerCase())) consumed.set(u.meter.id.toLowerCase(), u.consumed);
   }
-  await cycleMeterCredits(tx, org, sub.id, consumed, now);
+  const ended = customer ? { customer: { id: customer.id, externalId: customer.externalId }, start: renewedPeriodStart, end } : null;
+  await cycleMeterCredits(tx, org, sub.id, consumed, now, undefined, { start: sub.currentPeriodStart, end: sub.currentPeriodEnd }, ended);
 }

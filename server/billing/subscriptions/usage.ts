@@ -2,7 +2,7 @@
 // what that costs (unit amount × units, capped), less the meter credits of the period (applyCredits). The renewal bills
 // it; `Subscription.meters` shows the current period's. A whole page of subscriptions is measured in one go (see
 // meterUsage).
-import { meterCreditsOfSubscriptions } from "../benefits/service.js";
+import { meterCreditsOfSubscriptions, subscriptionPools } from "../benefits/service.js";
 import { isMetered } from "../products/pricing.js";
 import { meterUsage, type UsageQuery } from "../meters/service.js";
 import type { MeterWire } from "../meters/wire.js";
@@ -25,6 +25,8 @@ export interface UsagePeriod {
   prices: PriceWire[];
   start: Date;
   end: Date;
+  /** The subscription measured: a meter it holds a credit pool of its own on counts only the events naming it. */
+  subscriptionId?: string | undefined;
 }
 
 export interface MeteredUsage {
@@ -61,6 +63,8 @@ const meterIdOf = (price: PriceWire) => (isMetered(price) ? price.meter_id : nul
 /** For each period, its metered prices' usage (in price order), measured in one batch. */
 export async function meteredUsage(db: Queryable, organizationId: string, periods: UsagePeriod[]): Promise<MeteredUsage[][]> {
   const queries: UsageQuery[] = [];
+  const measured = periods.flatMap((p) => (p.subscriptionId && p.prices.some(isMetered) ? [p.subscriptionId] : []));
+  const pools = measured.length > 0 ? await subscriptionPools(db, organizationId, measured) : new Map<string, Set<string>>();
   const plans = periods.map((p) =>
     p.prices.flatMap((price) => {
       if (!isMetered(price)) return [];
@@ -68,7 +72,13 @@ export async function meteredUsage(db: Queryable, organizationId: string, period
       // an empty period measures nothing
       const index =
         p.end.getTime() > p.start.getTime()
-          ? queries.push({ meterId, customer: { id: p.customer.id, externalId: p.customer.external_id }, start: p.start, end: p.end }) - 1
+          ? queries.push({
+              meterId,
+              customer: { id: p.customer.id, externalId: p.customer.external_id },
+              start: p.start,
+              end: p.end,
+              subscriptionId: p.subscriptionId && pools.get(p.subscriptionId)?.has(meterId.toLowerCase()) ? p.subscriptionId : undefined,
+            }) - 1
           : -1;
       return [{ price, meterId, index }];
     }),
@@ -97,7 +107,7 @@ export async function subscriptionMeters(
     meteredUsage(
       db,
       organizationId,
-      subs.map((s) => ({ customer: s.customer, prices: s.prices, start: s.row.currentPeriodStart, end: s.row.currentPeriodEnd })),
+      subs.map((s) => ({ customer: s.customer, prices: s.prices, start: s.row.currentPeriodStart, end: s.row.currentPeriodEnd, subscriptionId: s.row.id })),
     ),
     meterCreditsOfSubscriptions(db, organizationId, subs.map((s) => s.row.id)),
   ]);

@@ -3,7 +3,8 @@
 // time order, before answering: the clock stops at each subscription period end on the way (the earliest
 // first), the renewals due then run (an order with its webhooks and emails, a trial ending, a cancellation at
 // period end taking effect), and so at each failed charge's retry (billing/dunning) and each checkout's expiry
-// (announced with checkout.expired, billing/checkouts/expiry.ts), until the target. Other expiries (license keys,
+// (announced with checkout.expired, billing/checkouts/expiry.ts) and each monthly meter credit of a longer period
+// (billing/subscriptions/monthly-credits.ts), until the target. Other expiries (license keys,
 // event timestamps) follow the clock by reading it (clock.ts). Time never goes back: a clock is only advanced.
 import { z } from "zod";
 import type { Db } from "../../db/client.js";
@@ -11,6 +12,7 @@ import { runRenewals } from "../renewal/run.js";
 import { runTrialReminders } from "../renewal/trial-reminders.js";
 import { runDunning } from "../dunning/service.js";
 import { runCheckoutExpiries } from "../checkouts/expiry.js";
+import { monthlyCreditDue, runMonthlyCredits } from "../subscriptions/monthly-credits.js";
 import type { WorkerLog } from "../../tasks/job.js";
 import { addInterval } from "../subscriptions/period.js";
 import { DURATION_EXAMPLES, parseClockDuration } from "../../../shared/clock-durations.js";
@@ -158,7 +160,8 @@ export async function advanceTestClock(
     const [next] = await repo.dueBy(db, organizationId, new Date(target));
     const retryAt = await repo.retryDueBy(db, organizationId, new Date(target));
     const expiryAt = expiryStops < MAX_EXPIRY_STOPS_PER_ADVANCE ? await repo.checkoutExpiryBy(db, organizationId, new Date(target)) : undefined;
-    const stops = [next?.currentPeriodEnd.getTime(), retryAt?.getTime(), expiryAt?.getTime()].filter((t): t is number => t !== undefined);
+    const creditAt = await monthlyCreditDue(db, organizationId, new Date(target));
+    const stops = [next?.currentPeriodEnd.getTime(), retryAt?.getTime(), expiryAt?.getTime(), creditAt?.getTime()].filter((t): t is number => t !== undefined);
     const wall = new Date();
     // stop the clock at the next period end, failed charge's retry or checkout expiry (or the target); it never goes
     // back
@@ -171,11 +174,13 @@ export async function advanceTestClock(
     // trials ending within their reminder window are reminded before a renewal at this stop ends them
     await runTrialReminders({ ...deps, db, organizationId });
     if (stops.length === 0) break;
+    // a month's credit within a longer period comes before a renewal at the same stop (which credits the next)
+    const credited = await runMonthlyCredits({ ...deps, db, organizationId });
     const made = await runRenewals({ ...deps, db, organizationId });
     const retried = await runDunning({ ...deps, db, organizationId });
     renewals += made;
     retries += retried;
-    if (made + retried + ended === 0) {
+    if (made + retried + ended + credited === 0) {
       // a renewal, retry or expiry failed (logged); the schedule retries it. The clock still goes to the target.
       const now = new Date();
       await repo.moveClockTo(db, organizationId, Math.max(0, target - now.getTime()), now);

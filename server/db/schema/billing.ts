@@ -384,5 +384,9 @@ export const benefitGrant = pgTable(
     index("benefit_grant_customer_idx").on(t.customerId),
     index("benefit_grant_seat_idx").on(t.customerSeatId).where(sql`${t.customerSeatId} IS NOT NULL`),
     index("benefit_grant_member_idx").on(t.memberId).where(sql`${t.memberId} IS NOT NULL`),
+    // a monthly meter credit's next date (migration 0084; subscriptions/monthly-credits.ts)
+    index("benefit_grant_next_credit_idx")
+      .on(sql`(${t.properties}->>'next_credit_at')`)
+      .where(sql`${t.properties}->>'next_credit_at' IS NOT NULL`),
   ],
 );

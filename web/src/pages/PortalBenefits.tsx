@@ -1,10 +1,12 @@
 // The customer's benefits in the portal: where each grant stands and how it was delivered, a license key whole
-// (a Copy button, its limits and activations), a custom benefit's note and a benefit's files to download.
+// (a Copy button, its limits and activations), a custom benefit's note, a meter credit's terms and a benefit's files
+// to download.
 import { useId, useRef, useState } from "react";
 import type { Downloadable, LicenseKey, PortalGrant } from "../portal-api.js";
 import { t } from "../i18n/intl.js";
 import { Status } from "../ui.js";
 import { GrantDelivery, isDelivered } from "./PortalAccounts.js";
+import { CreditTerms } from "./PortalCredits.js";
 import { formatDate, ListSection, statusText, type Message } from "./PortalCommon.js";
 
 
@@ -29,6 +31,7 @@ export function Benefits({ grants, keys, files }: { grants: PortalGrant[]; keys:
               <p className="empty">{t("benefits.settingUp")}</p>
             ) : null}
             <GrantDelivery grant={g} />
+            <CreditTerms grant={g} />
             {key && <LicenseKeyView licenseKey={key} say={setMessage} />}
             {note && g.is_granted && <p className="note">{note}</p>}
             {g.is_granted && (files.get(g.benefit_id) ?? []).length > 0 && (
