@@ -213,6 +213,7 @@ export const V1_TAGS: Array<{ name: string; description: string }> = [
   { name: "wallets", description: "Customers' prepaid balances: top-ups, adjustments and transactions." },
   { name: "usage-alerts", description: "Alerts when a customer's usage on a meter passes a threshold." },
   { name: "entitlements", description: "What a customer may use: checks, and the keys that sign customers' entitlement snapshots." },
+  { name: "reservations", description: "Units of a meter held for a customer, then committed as usage or released." },
   { name: "metrics", description: "Revenue and subscription metrics by period, and saved dashboards." },
   { name: "license-keys", description: "License keys granted by benefits, and their validation and activations." },
   { name: "webhooks", description: "Webhook endpoints, their signed deliveries and redeliveries." },
