@@ -4,6 +4,7 @@
 // implied by customers:read. The renewal bills nothing past the credits of a credit_only price.
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifySnapshot, type Jwks } from "../../packages/entitlements-verifier/src/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, subscribeThroughCheckout, uniqueBuyer } from "../helpers/checkout.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
@@ -89,6 +90,22 @@ describe("meters", () => {
     expect(byName.body).toMatchObject({ allowed: true, kind: "meter", meter_id: meter.id, balance: 10, limit: 10, held: 0, units: null, overage: "credit_only" });
     const tooMany = await check({ customer_id: creditOnlySub.customerId, feature: meter.id, units: 11 });
     expect(tooMany.body).toMatchObject({ allowed: false, reason: "insufficient_balance", balance: 10, units: 11 });
+  });
+
+  it("a signed snapshot answers locally what the check answers", async () => {
+    const snap = await raw("GET", `/v1/customers/${creditOnlySub.customerId}/entitlements/snapshot?ttl=60`);
+    expect(snap.status).toBe(200);
+    const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json?organization_id=${seller.organizationId}`)).json()) as Jwks;
+    const local = await verifySnapshot(snap.body.token as string, jwks, { organizationId: seller.organizationId });
+    for (const [feature, units] of [["pdf_export", null], ["compute", null], [meter.id, 11], ["compute", 10], ["unheld", null]] as const) {
+      const mine = local.check(feature, units);
+      if (feature === "unheld") {
+        expect(mine).toMatchObject({ allowed: false, reason: "no_benefit" });
+        continue;
+      }
+      const theirs = (await check({ customer_id: creditOnlySub.customerId, feature, ...(units === null ? {} : { units }) })).body;
+      expect({ ...mine }).toMatchObject({ allowed: theirs.allowed, reason: theirs.reason, balance: theirs.balance, limit: theirs.limit, held: theirs.held, kind: theirs.kind });
+    }
   });
 
   it("credit_only refuses at zero; credit_then_invoice lets usage go on", async () => {

@@ -114,13 +114,25 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number, to
     .from(organization)
     .where(inArray(organization.id, [...new Set(claimed.map((c) => c.organizationId))]));
   const byId = new Map(senders.map((s) => [s.id, s]));
-  const [accounts, reverseCharged, lineFacts] = await Promise.all([accountsNeeded(db, claimed), reverseChargedOrders(db, claimed), lineFactsOf(db, claimed)]);
+  const [accounts, reverseCharged, lineFacts, credits] = await Promise.all([
+    accountsNeeded(db, claimed),
+    reverseChargedOrders(db, claimed),
+    lineFactsOf(db, claimed),
+    creditsOffered(db, claimed),
+  ]);
   return claimed.flatMap((c) => {
     const s = byId.get(c.organizationId);
     const connect = accounts.get(c.id);
     const label = reverseCharged.get(c.id);
     const items = withLineFacts(c.data.items, lineFacts);
-    const data = { ...c.data, ...(connect ? { connect_accounts: connect } : {}), ...(label ? { reverse_charge: label } : {}), ...(items ? { items } : {}) };
+    const meterCredits = credits.get(c.id);
+    const data = {
+      ...c.data,
+      ...(connect ? { connect_accounts: connect } : {}),
+      ...(label ? { reverse_charge: label } : {}),
+      ...(items ? { items } : {}),
+      ...(meterCredits ? { meter_credits: meterCredits } : {}),
+    };
     return s ? [{ ...c, data, sender: { name: s.name, slug: s.slug, logo: s.logo } }] : [];
   });
 }
@@ -143,6 +155,32 @@ async function accountsNeeded(db: Queryable, emails: CustomerEmailRow[]): Promis
   for (const e of wanted) {
     const platforms = [...new Set(rows.filter((r) => r.productId === e.data.product_id).map((r) => accountOf(r.type)!))].sort();
     if (platforms.length > 0) out.set(e.id, platforms);
+  }
+  return out;
+}
+
+type CreditTerms = { units: number | null; schedule: "period" | "monthly" | "once"; rollover: boolean; pool: boolean };
+
+/** The meter credits a confirmation's product gives (its meter_credit benefits' terms), by email id. */
+async function creditsOffered(db: Queryable, emails: CustomerEmailRow[]): Promise<Map<string, CreditTerms[]>> {
+  const out = new Map<string, CreditTerms[]>();
+  const wanted = emails.filter((e) => CONFIRMATIONS.has(e.type) && typeof e.data.product_id === "string");
+  if (wanted.length === 0) return out;
+  const rows = await db
+    .select({ productId: productBenefit.productId, properties: benefit.properties })
+    .from(productBenefit)
+    .innerJoin(benefit, eq(benefit.id, productBenefit.benefitId))
+    .where(and(inArray(productBenefit.productId, [...new Set(wanted.map((e) => e.data.product_id as string))]), eq(benefit.type, "meter_credit"), eq(benefit.isDeleted, false)));
+  for (const e of wanted) {
+    const terms = rows
+      .filter((r) => r.productId === e.data.product_id)
+      .map(({ properties: p }): CreditTerms => ({
+        units: typeof p.per_amount === "number" ? null : typeof p.units === "number" ? Math.trunc(p.units) : 0,
+        schedule: p.schedule === "once" || p.schedule === "monthly" ? p.schedule : "period",
+        rollover: p.rollover === true,
+        pool: p.pool === "subscription",
+      }));
+    if (terms.length > 0) out.set(e.id, terms);
   }
   return out;
 }

@@ -6,18 +6,13 @@
 // unpaid subscription's product would give (its grants were revoked when dunning gave up) is listed marked the same
 // way, so the customer hears why rather than `no_benefit`.
 import type { Queryable } from "../../db/client.js";
+import type { Aggregation, Filter } from "../../../shared/meter-filter.js";
 import type { EntitlementFacts, FeatureFact, MeterFact, OverageMode } from "../../../shared/entitlements.js";
-import { grantsOfCustomerWithSubscription } from "../benefits/features.js";
 import { loadBenefitsForProducts } from "../benefits/service.js";
 import { findCustomersByExternalIds, findCustomersByIds, type CustomerRef } from "../customers/service.js";
+import { consumedByCustomerOfMeters } from "../events/service.js";
 import { isUuid } from "../http.js";
-import { customerMeters, liveMetersOfOrganization } from "../meters/service.js";
-import { getOrganization } from "../organizations/service.js";
-import { loadPrices } from "../products/service.js";
-import { isMetered } from "../products/pricing.js";
-import { liveSubscriptionRows } from "../subscriptions/service.js";
-import type { SubscriptionRow } from "../subscriptions/wire.js";
-import { heldUnitsOfCustomer } from "./reservations-repository.js";
+import { customerEntitlementRows, type CustomerEntitlementRows, type SubscriptionFact } from "./facts-repository.js";
 
 export interface CustomerFacts {
   customerId: string;
@@ -41,30 +36,48 @@ const flagKey = (metadata: Record<string, unknown>) => (typeof metadata.key === 
 const onlyPastDue = (sources: Array<string | null>, pastDue: Set<string>) => sources.length > 0 && sources.every((s) => s !== null && pastDue.has(s));
 
 /** The metered prices of the live subscriptions: each meter's overage and the subscriptions billing it. */
-async function meteredPrices(db: Queryable, organizationId: string, subs: SubscriptionRow[]) {
-  const prices = await loadPrices(db, organizationId, [...new Set(subs.flatMap((s) => s.priceIds))]);
+function meteredPrices(subs: SubscriptionFact[]) {
   const out = new Map<string, { overage: OverageMode; subscriptions: string[] }>();
   for (const sub of subs) {
-    for (const id of sub.priceIds) {
-      const price = prices.get(id);
-      if (!price || !isMetered(price)) continue;
-      const meterId = price.meter_id.toLowerCase();
-      const seen = out.get(meterId) ?? { overage: "credit_only" as OverageMode, subscriptions: [] };
+    for (const price of sub.metered) {
+      const seen = out.get(price.meter_id) ?? { overage: "credit_only" as OverageMode, subscriptions: [] };
       // one price billing past the credits is enough for the usage to go on
       if (price.overage !== "credit_only") seen.overage = "credit_then_invoice";
       seen.subscriptions.push(sub.id);
-      out.set(meterId, seen);
+      out.set(price.meter_id, seen);
     }
   }
   return out;
 }
 
+/**
+ * The current period of each meter the live subscriptions bill or credit (meters/service.ts customerMeters' rule):
+ * from the earliest current period start to the latest end when several name the meter.
+ */
+function meterPeriods(rows: CustomerEntitlementRows): Map<string, { start: Date; end: Date }> {
+  const out = new Map<string, { start: Date; end: Date }>();
+  const add = (meterId: string | null, s: SubscriptionFact) => {
+    if (!meterId) return;
+    const start = new Date(s.start);
+    const end = new Date(s.end);
+    const had = out.get(meterId);
+    out.set(meterId, had ? { start: had.start < start ? had.start : start, end: had.end > end ? had.end : end } : { start, end });
+  };
+  const byId = new Map(rows.subscriptions.map((s) => [s.id, s]));
+  for (const s of rows.subscriptions) for (const p of s.metered) add(p.meter_id, s);
+  for (const g of rows.grants) {
+    const s = g.subscription_id ? byId.get(g.subscription_id) : undefined;
+    if (s && g.type === "meter_credit") add(g.meter_id, s);
+  }
+  return out;
+}
+
 /** What the products of unpaid subscriptions would give: features and meters refused as past due. */
-async function lapsed(db: Queryable, organizationId: string, unpaid: SubscriptionRow[]) {
+async function lapsed(db: Queryable, organizationId: string, unpaid: SubscriptionFact[]) {
   const features: FeatureFact[] = [];
   const meterIds = new Set<string>();
   if (unpaid.length === 0) return { features, meterIds };
-  const benefits = await loadBenefitsForProducts(db, organizationId, unpaid.map((s) => s.productId));
+  const benefits = await loadBenefitsForProducts(db, organizationId, unpaid.map((s) => s.product_id));
   for (const list of benefits.values()) {
     for (const b of list) {
       if (b.type === "feature_flag") features.push({ benefit_id: b.id, key: flagKey(b.metadata), past_due: true });
@@ -75,64 +88,71 @@ async function lapsed(db: Queryable, organizationId: string, unpaid: Subscriptio
   return { features, meterIds };
 }
 
-/** The customer's entitlements, or null when no live customer of the organization is `ref`. */
-export async function entitlementFacts(db: Queryable, organizationId: string, ref: CustomerRef): Promise<CustomerFacts | null> {
-  const customer = await liveCustomer(db, organizationId, ref);
-  if (!customer) return null;
-  const [grants, subs, live, held] = await Promise.all([
-    grantsOfCustomerWithSubscription(db, organizationId, customer.id),
-    liveSubscriptionRows(db, organizationId, customer.id),
-    liveMetersOfOrganization(db, organizationId),
-    heldUnitsOfCustomer(db, organizationId, customer.id),
-  ]);
-  const lapsedSubs = subs.filter((s) => s.status === "unpaid");
-  const [usage, billed, refusePastDue, gone] = await Promise.all([
-    customerMeters(db, organizationId, customer, grants.map((g) => g.grant), live),
-    meteredPrices(db, organizationId, subs.filter((s) => s.status !== "unpaid")),
-    subs.some((s) => s.status === "past_due")
-      ? getOrganization(db, organizationId).then((o) => !o.plan_settings.access_while_past_due)
-      : Promise.resolve(false),
-    lapsed(db, organizationId, lapsedSubs),
-  ]);
-  const pastDue = new Set(refusePastDue ? subs.filter((s) => s.status === "past_due").map((s) => s.id) : []);
+/** Whether `feature` may name this meter (by id or name): the check measures only those. */
+const names = (feature: string | undefined, m: { id: string; name: string }) => feature === undefined || m.id.toLowerCase() === feature.toLowerCase() || m.name === feature;
+
+/**
+ * The customer's entitlements, or null when no live customer of the organization is `ref`. `feature`: only what a
+ * check of it needs (a feature flag it names needs no meter measured; a meter, only that one).
+ */
+export async function entitlementFacts(db: Queryable, organizationId: string, ref: CustomerRef, feature?: string): Promise<CustomerFacts | null> {
+  if ("id" in ref && !isUuid(ref.id)) return null;
+  const rows = await customerEntitlementRows(db, organizationId, ref);
+  if (!rows) return null;
+  const subs = rows.subscriptions;
+  const pastDue = new Set(rows.past_due_access ? [] : subs.filter((s) => s.status === "past_due").map((s) => s.id));
+  const gone = await lapsed(db, organizationId, subs.filter((s) => s.status === "unpaid"));
 
   const features: FeatureFact[] = [];
   const flagSources = new Map<string, Array<string | null>>();
   const creditSources = new Map<string, Array<string | null>>();
-  for (const { grant, subscriptionId } of grants) {
-    if (grant.benefit_type === "feature_flag") {
-      if (!flagSources.has(grant.benefit_id)) features.push({ benefit_id: grant.benefit_id, key: flagKey(grant.benefit_metadata) });
-      flagSources.set(grant.benefit_id, [...(flagSources.get(grant.benefit_id) ?? []), subscriptionId]);
-    }
-    const meterId = grant.properties.last_credited_meter_id;
-    if (grant.benefit_type === "meter_credit" && typeof meterId === "string") {
-      creditSources.set(meterId.toLowerCase(), [...(creditSources.get(meterId.toLowerCase()) ?? []), subscriptionId]);
+  const credited = new Map<string, number>();
+  for (const g of rows.grants) {
+    if (g.type === "feature_flag") {
+      if (!flagSources.has(g.benefit_id)) features.push({ benefit_id: g.benefit_id, key: g.key && g.key.length > 0 ? g.key : null });
+      flagSources.set(g.benefit_id, [...(flagSources.get(g.benefit_id) ?? []), g.subscription_id]);
+    } else if (g.meter_id) {
+      creditSources.set(g.meter_id, [...(creditSources.get(g.meter_id) ?? []), g.subscription_id]);
+      if (g.units !== null) credited.set(g.meter_id, (credited.get(g.meter_id) ?? 0) + Math.trunc(g.units));
     }
   }
   for (const f of features) if (onlyPastDue(flagSources.get(f.benefit_id) ?? [], pastDue)) f.past_due = true;
   for (const f of gone.features) if (!flagSources.has(f.benefit_id)) features.push(f);
+  const flagged = feature !== undefined && features.some((f) => f.benefit_id.toLowerCase() === feature.toLowerCase() || f.key === feature);
 
-  const byMeter = new Map(usage.map((u) => [u.meter_id.toLowerCase(), u]));
-  const meters: MeterFact[] = [];
-  for (const m of live.meters) {
+  const billed = meteredPrices(subs.filter((s) => s.status !== "unpaid"));
+  const held = new Map(rows.held.map((h) => [h.meter_id, Number(h.units)]));
+  const wanted = flagged
+    ? []
+    : rows.meters.filter((m) => {
+        const id = m.id.toLowerCase();
+        return names(feature, m) && (billed.has(id) || creditSources.has(id) || gone.meterIds.has(id));
+      });
+  const periods = meterPeriods(rows);
+  const consumed = await consumedByCustomerOfMeters(
+    db,
+    organizationId,
+    wanted.map((m) => ({ id: m.id, filter: m.filter as unknown as Filter, aggregation: m.aggregation as unknown as Aggregation })),
+    { id: rows.customer_id, externalId: rows.external_id },
+    wanted.map((m) => periods.get(m.id.toLowerCase()) ?? null),
+    new Set(rows.meters.filter((m) => m.ready).map((m) => m.id)),
+  );
+  const meters = wanted.map((m, i): MeterFact => {
     const id = m.id.toLowerCase();
-    const u = byMeter.get(id);
-    const price = billed.get(id);
-    const credited = creditSources.has(id);
-    if (!u && !price && !credited && !gone.meterIds.has(id)) continue;
     const hold = held.get(id) ?? 0;
-    const creditedUnits = u?.credited_units ?? 0;
+    const credit = credited.get(id) ?? 0;
+    const price = billed.get(id);
     const sources = [...(creditSources.get(id) ?? []), ...(price?.subscriptions ?? [])];
     const fact: MeterFact = {
       meter_id: m.id,
       name: m.name,
-      balance: creditedUnits - (u?.consumed_units ?? 0) - hold,
-      limit: credited ? creditedUnits : null,
+      balance: credit - (consumed[i] ?? 0) - hold,
+      limit: creditSources.has(id) ? credit : null,
       held: hold,
       overage: price?.overage ?? null,
     };
     if (sources.length === 0 ? gone.meterIds.has(id) : onlyPastDue(sources, pastDue)) fact.past_due = true;
-    meters.push(fact);
-  }
-  return { customerId: customer.id, externalId: customer.externalId ?? null, facts: { features, meters } };
+    return fact;
+  });
+  return { customerId: rows.customer_id, externalId: rows.external_id, facts: { features, meters } };
 }

@@ -52,6 +52,19 @@ function ConnectAccounts({ order, ctx }: Props) {
   );
 }
 
+/** The product's meter credits in the buyer's words: how many, how often, whether unused ones carry over. */
+function Credits({ order, ctx }: Props) {
+  const { i18n } = ctx;
+  const lines = (order.meter_credits ?? []).map((c) =>
+    [
+      c.units === null ? i18n.t("credits.paid") : i18n.t(`credits.${c.schedule}`, { units: c.units }),
+      i18n.t(c.rollover ? "credits.carryOver" : "credits.expire"),
+      ...(c.pool ? [i18n.t("credits.pool")] : []),
+    ].join(" "),
+  );
+  return lines.length === 0 ? null : <Text style={paragraph}>{lines.join(" ")}</Text>;
+}
+
 function nextCharge(order: OrderData, ctx: MailContext): string {
   const s = order.subscription;
   if (!s?.current_period_end || !s.recurring_interval) return "";
@@ -68,6 +81,7 @@ export function OrderConfirmation({ order, ctx }: Props) {
     <Layout ctx={ctx} preview={i18n.t("order.preview", { product, amount })}>
       <Heading style={heading}>{i18n.t("order.heading")}</Heading>
       <Text style={paragraph}>{wallet ? i18n.t("order.walletBody", { kind: wallet, amount }) : i18n.t("order.body", { product, sender: ctx.sender.name })}</Text>
+      <Credits order={order} ctx={ctx} />
       <ConnectAccounts order={order} ctx={ctx} />
       <Receipt order={order} i18n={i18n} />
       <InvoiceNote order={order} ctx={ctx} />
@@ -85,6 +99,7 @@ export function SubscriptionConfirmation({ order, ctx }: Props) {
       <Text style={paragraph}>
         {i18n.t("subscriptionConfirmed.body", { product, sender: ctx.sender.name })} {nextCharge(order, ctx)}
       </Text>
+      <Credits order={order} ctx={ctx} />
       <ConnectAccounts order={order} ctx={ctx} />
       <Receipt order={order} i18n={i18n} />
       <InvoiceNote order={order} ctx={ctx} />
