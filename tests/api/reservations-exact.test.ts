@@ -128,6 +128,39 @@ describe.skipIf(!usingPostgres)("a commit landing inside a hold's reading of the
   });
 });
 
+describe.skipIf(!usingPostgres)("a commit landing inside a check's reading of the balance (PostgreSQL)", () => {
+  it("is not counted twice: the balance is the same before and after, never below zero", async () => {
+    const { customerId } = await subscriber(api, tenCredits);
+    const all = (await reserve(api, customerId, "llm", 10)).body as unknown as ReservationBody;
+    const locker = postgres(shared.url!, { max: 1 });
+    let unlock = () => {};
+    const unlocked = new Promise<void>((r) => (unlock = r));
+    let locked = () => {};
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holding = locker.begin(async (tx) => {
+      await tx`LOCK TABLE product_price IN ACCESS EXCLUSIVE MODE`;
+      locked();
+      await unlocked;
+    });
+    try {
+      await isLocked;
+      const checked = balanceOf(api, customerId, "llm");
+      await eventually(() => waiting({ table: "product_price" }), 30_000);
+      const used = commit(api, all.id, 10);
+      await eventually(async () => (await call(api, "GET", `/v1/reservations/${all.id}`)).body.status === "committed", 30_000);
+      unlock();
+      await holding;
+      expect((await used).status).toBe(200);
+      expect(await checked).toMatchObject({ balance: 0 });
+      expect(await balanceOf(api, customerId, "llm")).toMatchObject({ balance: 0, held: 0 });
+    } finally {
+      unlock();
+      await holding.catch(() => {});
+      await locker.end();
+    }
+  });
+});
+
 /** Renews the subscription now; the order it made. */
 async function renew(subscriptionId: string) {
   const current = await call(api, "GET", `/v1/subscriptions/${subscriptionId}`);
