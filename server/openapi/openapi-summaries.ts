@@ -208,6 +208,8 @@ export const V1_TAGS: Array<{ name: string; description: string }> = [
   { name: "subscriptions", description: "Recurring products' subscriptions: changes, cancellations, renewals and exports." },
   { name: "wallets", description: "Customers' prepaid balances: top-ups, adjustments and transactions." },
   { name: "usage-alerts", description: "Alerts when a customer's usage on a meter passes a threshold." },
+  { name: "entitlements", description: "May this customer use this feature, and how much of a meter's balance is left: answered, nothing written." },
+  { name: "reservations", description: "Units of a meter's balance held for a customer, then committed as usage or released." },
   { name: "metrics", description: "Revenue and subscription metrics by period, and saved dashboards." },
   { name: "license-keys", description: "License keys granted by benefits, and their validation and activations." },
   { name: "webhooks", description: "Webhook endpoints, their signed deliveries and redeliveries." },
