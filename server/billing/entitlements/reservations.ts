@@ -1,8 +1,9 @@
 // Reservations: hold units of a meter's balance, then settle. A hold is taken under a lock of the (customer, meter)
 // balance, after the balance is read again in that transaction (held units of others included), so N clients
-// reserving at once never overdraw it. A commit records the units used as usage events in the same transaction as
-// the reservation's new status (external ids `reservation:<id>`: a retried commit records nothing twice), so a crash
-// between reserve and commit leaves a hold that expires, and one during the commit leaves nothing half done.
+// reserving at once never overdraw it; a commit takes the same lock. A commit records the units used as usage
+// events in the same transaction as the reservation's new status (external ids `reservation:<id>`: a retried
+// commit records nothing twice), so a crash between reserve and commit leaves a hold that expires, and one during
+// the commit leaves nothing half done.
 import type { Db, Queryable } from "../../db/client.js";
 import type { ScheduledPass } from "../../tasks/claim.js";
 import { answer } from "../../../shared/entitlements.js";
@@ -82,6 +83,9 @@ export async function commitReservation(db: Db, organizationId: string, id: stri
     const hold = await openHold(tx, organizationId, id, (r) => r.status === "committed" && r.usedUnits === input.units);
     if (hold.done) return { row: hold.row, recorded: 0 };
     if (input.units > hold.row.units) throw invalid(["body", "units"], `A commit uses at most the units held (${hold.row.units}); reserve more first.`);
+    // the held units become used ones under the balance's lock: a hold reading the balance meanwhile (the held
+    // units, then the usage) would otherwise count them twice and refuse units that are there
+    await repo.lockBalance(tx, hold.row.customerId, hold.row.meterId);
     let recorded = 0;
     if (input.units > 0) {
       const meter = await liveMeterNamed(tx, organizationId, hold.row.meterId);

@@ -2,7 +2,7 @@
 // customer's facts (facts.ts) by shared/entitlements.ts's `answer`, the function a snapshot's verifier runs too.
 // Nothing is written. A customer unknown to till is an answer (`customer_not_found`); a feature that names no
 // feature_flag benefit and no live meter of the organization is the seller's mistake, a 422.
-import type { Queryable } from "../../db/client.js";
+import type { Db, Queryable } from "../../db/client.js";
 import { answer, findFeature } from "../../../shared/entitlements.js";
 import { featureFlagExists } from "../benefits/features.js";
 import type { CustomerRef } from "../customers/service.js";
@@ -23,8 +23,14 @@ async function featureExists(db: Queryable, organizationId: string, feature: str
   return flag || meter !== undefined;
 }
 
-export async function checkEntitlement(db: Queryable, organizationId: string, input: EntitlementCheckInput): Promise<EntitlementCheckWire> {
-  const found = await entitlementFacts(db, organizationId, customerRefOf(input));
+/**
+ * The facts read in one snapshot: a reservation's commit landing between the reads of the units held and of the
+ * usage would be counted twice (the balance lower by its units, below zero for a customer who used it all).
+ */
+export const ONE_SNAPSHOT = { isolationLevel: "repeatable read", accessMode: "read only" } as const;
+
+export async function checkEntitlement(db: Db, organizationId: string, input: EntitlementCheckInput): Promise<EntitlementCheckWire> {
+  const found = await db.transaction((tx) => entitlementFacts(tx, organizationId, customerRefOf(input)), ONE_SNAPSHOT);
   const result = answer(found?.facts ?? null, input.feature, input.units ?? null);
   if (result.reason === "no_benefit" || result.reason === "customer_not_found") {
     if (!(await featureExists(db, organizationId, input.feature))) throw invalid(["body", "feature"], UNKNOWN_FEATURE);
