@@ -18,6 +18,11 @@ export interface CustomerFacts {
   customerId: string;
   externalId: string | null;
   facts: EntitlementFacts;
+  /**
+   * A meter with open holds was measured: its holds and its usage are two reads, and a hold committed between them
+   * would count twice — read again in one snapshot (service.ts `consistentFacts`) unless already in one.
+   */
+  heldMeasured: boolean;
 }
 
 export async function liveCustomer(db: Queryable, organizationId: string, ref: CustomerRef) {
@@ -154,5 +159,6 @@ export async function entitlementFacts(db: Queryable, organizationId: string, re
     if (sources.length === 0 ? gone.meterIds.has(id) : onlyPastDue(sources, pastDue)) fact.past_due = true;
     return fact;
   });
-  return { customerId: rows.customer_id, externalId: rows.external_id, facts: { features, meters } };
+  const heldMeasured = wanted.some((m) => (held.get(m.id.toLowerCase()) ?? 0) > 0);
+  return { customerId: rows.customer_id, externalId: rows.external_id, facts: { features, meters }, heldMeasured };
 }

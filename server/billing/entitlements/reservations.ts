@@ -39,7 +39,7 @@ export async function createReservation(db: Db, organizationId: string, input: R
     if (!customer) throw reservationRefused(answer(null, meter.id, input.units), input.units);
     await repo.lockBalance(tx, customer.id, meter.id);
     // read under the lock: every hold taken before it is counted
-    const found = await entitlementFacts(tx, organizationId, { id: customer.id });
+    const found = await entitlementFacts(tx, organizationId, { id: customer.id }, meter.id);
     const verdict = answer(found?.facts ?? null, meter.id, input.units);
     if (!verdict.allowed) throw reservationRefused(verdict, input.units);
     const now = new Date();

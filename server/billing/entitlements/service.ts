@@ -8,7 +8,7 @@ import { featureFlagExists } from "../benefits/features.js";
 import type { CustomerRef } from "../customers/service.js";
 import { invalid } from "../errors.js";
 import { liveMeterNamed } from "../meters/service.js";
-import { entitlementFacts } from "./facts.js";
+import { entitlementFacts, type CustomerFacts } from "./facts.js";
 import { heldUnitsOfCustomer } from "./reservations-repository.js";
 import { toCheckWire, type EntitlementCheckInput, type EntitlementCheckWire } from "./wire.js";
 
@@ -29,8 +29,19 @@ async function featureExists(db: Queryable, organizationId: string, feature: str
  */
 export const ONE_SNAPSHOT = { isolationLevel: "repeatable read", accessMode: "read only" } as const;
 
+/**
+ * The facts as one moment saw them. Most answers need no transaction: a flag, or meters without open holds, are read
+ * in one statement and their usage in a second that no commit can skew (a hold committed after the first was not
+ * counted as held). Only when a measured meter has holds is the read repeated in one snapshot.
+ */
+export async function consistentFacts(db: Db, organizationId: string, ref: CustomerRef, feature?: string): Promise<CustomerFacts | null> {
+  const found = await entitlementFacts(db, organizationId, ref, feature);
+  if (!found?.heldMeasured) return found;
+  return db.transaction((tx) => entitlementFacts(tx, organizationId, ref, feature), ONE_SNAPSHOT);
+}
+
 export async function checkEntitlement(db: Db, organizationId: string, input: EntitlementCheckInput): Promise<EntitlementCheckWire> {
-  const found = await db.transaction((tx) => entitlementFacts(tx, organizationId, customerRefOf(input)), ONE_SNAPSHOT);
+  const found = await consistentFacts(db, organizationId, customerRefOf(input), input.feature);
   const result = answer(found?.facts ?? null, input.feature, input.units ?? null);
   if (result.reason === "no_benefit" || result.reason === "customer_not_found") {
     if (!(await featureExists(db, organizationId, input.feature))) throw invalid(["body", "feature"], UNKNOWN_FEATURE);

@@ -5,7 +5,7 @@ import type { SnapshotPayload } from "../../../shared/entitlements.js";
 import type { Queryable } from "../../db/client.js";
 import type { CustomerRef } from "../customers/service.js";
 import { notFound } from "../errors.js";
-import { entitlementFacts } from "./facts.js";
+import { consistentFacts } from "./service.js";
 import { signCompact } from "./jws.js";
 import { signingKey } from "./keys.js";
 
@@ -20,7 +20,7 @@ export async function customerSnapshot(db: Queryable, organizationId: string, re
   const key = signingKey(db, organizationId);
   // handled now: a 404 below must not leave it rejected with no one listening
   key.catch(() => undefined);
-  const found = await entitlementFacts(db, organizationId, ref);
+  const found = await consistentFacts(db, organizationId, ref);
   if (!found) throw notFound("Customer not found.");
   const { kid, key: privateKey } = await key;
   const iat = Math.floor(Date.now() / 1000);
