@@ -2,7 +2,7 @@
 // commits what it used (a usage event, in the same transaction) or releases them; a hold past its expiry stops
 // counting by itself, and the worker marks it expired later. Only `held` rows count against a balance.
 import { sql } from "drizzle-orm";
-import { doublePrecision, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { doublePrecision, index, pgTable, text } from "drizzle-orm/pg-core";
 import { org, cascadeRef, createdAt, id, metadata, timestamptz } from "./columns.js";
 import { customer, meter } from "./billing.js";
 
