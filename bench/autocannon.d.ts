@@ -7,6 +7,8 @@ declare module "autocannon" {
     duration?: number;
     headers?: Record<string, string>;
     method?: string;
+    /** The request's body (every request the same). */
+    body?: string;
     /** Stop after this many requests (instead of a duration). */
     amount?: number;
     /** Per-request setup: return the request to send (a different path or body each time). */

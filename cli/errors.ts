@@ -11,6 +11,8 @@ export const EXIT = {
    */
   usage: 2,
   changesPlanned: 2,
+  /** `entitlements check`: the customer may not use the feature (not an error: the answer, for `if till …`). */
+  refused: 3,
   /** Not signed in, credentials refused, or the credential lacks the scope the request needs. */
   authRequired: 4,
   /**

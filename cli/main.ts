@@ -57,6 +57,7 @@ export function buildProgram(argv?: string[]): Command {
         "  1  failure: the server could not do it (not found, conflict, declined), or it could not be reached\n" +
         "  2  usage or invalid input: a flag or argument, a value the server refused, an invalid catalog file,\n" +
         "     a confirmation nobody could give or a cancelled prompt; `catalog plan`: changes planned\n" +
+        "  3  refused: `entitlements check` (not with --json, whose data says it), `reservations create` (no hold)\n" +
         "  4  authentication: not signed in, credentials refused, or a scope the credential lacks\n" +
         "  130  cancelled with Ctrl-C at a question: nothing was done (while `till import` waits: it stopped waiting,\n" +
         "       the run goes on at the server)\n",

@@ -32,6 +32,8 @@ import * as refunds from "./refunds.js";
 import * as licenseKeys from "./license-keys.js";
 import * as seats from "./seats.js";
 import * as events from "./events.js";
+import * as entitlements from "./entitlements.js";
+import * as reservations from "./reservations.js";
 import * as catalog from "./catalog.js";
 import * as listen from "./listen.js";
 import * as webhooks from "./webhooks.js";
@@ -76,6 +78,8 @@ export const COMMANDS: Readonly<Record<string, CommandModule>> = {
   payments,
   "license-keys": licenseKeys,
   events,
+  entitlements,
+  reservations,
   files,
   catalog,
   listen,

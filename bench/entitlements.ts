@@ -1,0 +1,359 @@
+// The entitlement check and reservations on the hot path, each against a bare baseline measured in the same run:
+//   1. POST /v1/entitlements/check (API key, a meter with units) vs a bare Fastify route doing one primary-key
+//      SELECT (bench/helpers/baseline.ts), in alternating rounds; the check's p99 printed. Goal ≥ 50 %.
+//   2. reserve + commit pairs (POST /v1/reservations/, then …/{id}/commit) per second vs a bare Fastify route doing
+//      one primary-key UPDATE per request, both driven by the same fetch loop (WORKERS at once). Goal ≥ 40 %.
+// At scale: the organization holds 1M customers, and the checked customer 1M events of the meter in its current
+// period. The seeding is SQL (INSERT … SELECT generate_series); the events then reach the meter's rollups the way a
+// definition change does: the meter is marked `building` and rebuilt from the events in one statement
+// (events/rollups.ts rebuildRollups), so the check reads whole hours from the rollups as it does in production.
+//
+//   DATABASE_URL=postgres://… npm run bench:entitlements   # a throw-away database on that server
+//   npm run bench:entitlements                             # PGlite (in memory; 100k customers and events)
+//
+// The servers run in a child process (the real app plus a bare Fastify with the baselines and the seeding routes) so
+// the load generator does not share their event loop. Loopback only; every phase is bounded in time.
+import os from "node:os";
+import autocannon, { type Options } from "autocannon";
+import { sql } from "drizzle-orm";
+import Fastify from "fastify";
+import postgres from "postgres";
+import { bareProductRoute } from "./helpers/baseline.js";
+import { benchSeller, call } from "./helpers/client.js";
+import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
+import { markRollupsBuilding, rebuildMeterRollups } from "../server/billing/events/service.js";
+import { grantsOfCustomerWithSubscription } from "../server/billing/benefits/service.js";
+import { entitlementFacts, liveCustomer } from "../server/billing/entitlements/facts.js";
+import { heldUnitsOfCustomer } from "../server/billing/entitlements/reservations-repository.js";
+import { checkEntitlement } from "../server/billing/entitlements/service.js";
+import { meterPeriodsOfCustomer } from "../server/billing/meters/repository.js";
+import { customerMeters, liveMetersOfOrganization } from "../server/billing/meters/service.js";
+import { liveSubscriptionRows } from "../server/billing/subscriptions/service.js";
+import { rowsOf, type Db } from "../server/db/client.js";
+
+const CONNECTIONS = 10;
+const WARMUP_SECONDS = 1;
+const MEASURE_SECONDS = 4;
+const ROUNDS = 2;
+/** Pairs: each worker reserves and commits for a customer of its own (a hold locks the customer's balance). */
+const WORKERS = 10;
+const PAIR_SECONDS = 5;
+/** The organization's customers and the checked customer's events (TILL_BENCH_SCALE=<n> for a quicker look). */
+const SCALE = { postgres: Number(process.env.TILL_BENCH_SCALE ?? 1_000_000), pglite: Number(process.env.TILL_BENCH_SCALE ?? 100_000) };
+const CREDITS = 100_000_000;
+const CHECK_GOAL = 0.5;
+const PAIR_GOAL = 0.4;
+const HARD_LIMIT_MS = 10 * 60_000;
+
+interface Endpoints {
+  app: string;
+  bare: string;
+  driver: "postgres" | "pglite";
+}
+
+// ---- child: the servers ------------------------------------------------------------------------------
+
+async function serve(): Promise<void> {
+  const served = await startApp();
+  const database = served.database;
+  const db = database.db;
+  const run = (query: ReturnType<typeof sql>) => rowsOf<Record<string, unknown>>(db, query);
+  const pg = database.url ? postgres(database.url, { max: 10, onnotice: () => {} }) : null;
+  await served.worker.start();
+
+  const bare = Fastify({ logger: false });
+  const closeRow = bareProductRoute(bare, database);
+  let rows: string[] = [];
+  let next = 0;
+  // the UPDATE baseline: one primary-key UPDATE per request, round the rows the workers share
+  bare.post("/bump", async () => {
+    const id = rows[next++ % rows.length]!;
+    if (pg) return (await pg`UPDATE product SET modified_at = now() WHERE id = ${id} RETURNING id`)[0];
+    return (await run(sql`UPDATE product SET modified_at = now() WHERE id = ${id} RETURNING id`))[0];
+  });
+
+  bare.post("/control/products", async (req) => {
+    const { organizationId, n } = req.body as { organizationId: string; n: number };
+    const made = await run(sql`INSERT INTO product (organization_id, name) SELECT ${organizationId}::uuid, 'Bump ' || i FROM generate_series(1, ${n}::int) AS i RETURNING id`);
+    rows = made.map((r) => String(r.id));
+    return { ids: rows };
+  });
+
+  bare.post("/control/worker", async (req) => {
+    const { on } = req.body as { on: boolean };
+    await (on ? served.worker.start() : served.worker.stop());
+    return { on };
+  });
+
+  /**
+   * `customers` more customers of the organization, `events` events of the meter for `customerId` spread over its
+   * current period (moved 30 days back, as a subscription a month old), then the meter's rollups rebuilt from them.
+   */
+  bare.post("/control/seed", async (req) => {
+    const { organizationId, customerId, meterId, customers, events } = req.body as { organizationId: string; customerId: string; meterId: string; customers: number; events: number };
+    const started = Date.now();
+    await run(sql`UPDATE subscription SET current_period_start = now() - interval '30 days' WHERE customer_id = ${customerId}::uuid`);
+    const chunk = 250_000;
+    for (let done = 0; done < customers; done += chunk) {
+      const series = sql`generate_series(${done + 1}::int, ${Math.min(customers, done + chunk)}::int) AS i`;
+      await run(sql`INSERT INTO customer (organization_id, email, name, external_id, metadata)
+        SELECT ${organizationId}::uuid, 'crowd-' || i || '@example.com', 'Crowd ' || i, 'crowd-' || i, '{}'::jsonb FROM ${series}`);
+    }
+    const seededCustomers = Date.now();
+    for (let done = 0; done < events; done += chunk) {
+      const series = sql`generate_series(${done + 1}::int, ${Math.min(events, done + chunk)}::int) AS i`;
+      await run(sql`INSERT INTO event (organization_id, name, source, timestamp, customer_id, metadata)
+        SELECT ${organizationId}::uuid, 'bench.call', 'user', now() - interval '1 hour' - (i % 40000) * interval '1 minute', ${customerId}::uuid,
+               jsonb_build_object('units', i % 10)
+        FROM ${series}`);
+    }
+    const seededEvents = Date.now();
+    await markRollupsBuilding(db, organizationId, meterId);
+    await rebuildMeterRollups(db, organizationId, meterId);
+    for (const t of ["customer", "subscription", "event", "meter_rollup", "benefit_grant"]) await run(sql.raw(`VACUUM ANALYZE ${t}`));
+    const [sum] = await run(sql`SELECT coalesce(sum((metadata->>'units')::numeric), 0)::float8 AS units, count(*)::int AS n FROM event
+      WHERE organization_id = ${organizationId}::uuid AND customer_id = ${customerId}::uuid AND name = 'bench.call'`);
+    const [all] = await run(sql`SELECT count(*)::int AS n FROM customer WHERE organization_id = ${organizationId}::uuid`);
+    return {
+      customers: Number(all?.n),
+      events: Number(sum?.n),
+      units: Number(sum?.units),
+      seconds: { customers: (seededCustomers - started) / 1000, events: (seededEvents - seededCustomers) / 1000, rollups: (Date.now() - seededEvents) / 1000 },
+    };
+  });
+
+  /** Where a check's time goes: each read of entitlementFacts alone, sequentially, in this process (mean ms). */
+  bare.post("/control/profile", async (req) => {
+    const { organizationId, customerId, meterId, runs } = req.body as { organizationId: string; customerId: string; meterId: string; runs: number };
+    return profileFacts(db, organizationId, customerId, meterId, runs);
+  });
+
+  const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
+  const endpoints: Endpoints = { app: served.url, bare: bareUrl, driver: database.driver };
+  announce(endpoints, [() => bare.close(), closeRow, () => (pg ? pg.end({ timeout: 5 }) : Promise.resolve()), served.close]);
+}
+
+async function profileFacts(db: Db, organizationId: string, customerId: string, meterId: string, runs: number): Promise<Record<string, number>> {
+  const customer = (await liveCustomer(db, organizationId, { id: customerId }))!;
+  const grants = await grantsOfCustomerWithSubscription(db, organizationId, customerId);
+  const live = await liveMetersOfOrganization(db, organizationId);
+  const steps: Record<string, () => Promise<unknown>> = {
+    liveCustomer: () => liveCustomer(db, organizationId, { id: customerId }),
+    grants: () => grantsOfCustomerWithSubscription(db, organizationId, customerId),
+    liveSubscriptionRows: () => liveSubscriptionRows(db, organizationId, customerId),
+    liveMeters: () => liveMetersOfOrganization(db, organizationId),
+    heldUnits: () => heldUnitsOfCustomer(db, organizationId, customerId),
+    meterPeriods: () => meterPeriodsOfCustomer(db, organizationId, customerId),
+    customerMeters: () => customerMeters(db, organizationId, customer, grants.map((g) => g.grant), live),
+    entitlementFacts: () => entitlementFacts(db, organizationId, { id: customerId }),
+    checkEntitlement: () => checkEntitlement(db, organizationId, { customer_id: customerId, feature: meterId, units: 1 }),
+  };
+  const out: Record<string, number> = {};
+  for (const [name, step] of Object.entries(steps)) {
+    await step();
+    const t0 = performance.now();
+    for (let i = 0; i < runs; i++) await step();
+    out[name] = (performance.now() - t0) / runs;
+  }
+  return out;
+}
+
+// ---- parent: fixtures, load, report --------------------------------------------------------------------
+
+interface Fixtures {
+  organizationId: string;
+  auth: { authorization: string };
+  productId: string;
+  meterId: string;
+  /** The subscribed customers: the first is the checked one. */
+  customers: string[];
+}
+
+/** A subscription to `productId` through a paid checkout (the test card), for a new customer `email`; its id. */
+async function subscribe(base: string, auth: Record<string, string>, productId: string, email: string): Promise<string> {
+  const checkout = await call<{ client_secret: string }>(base, "POST", "/v1/checkouts/", { products: [productId] }, auth);
+  const secret = checkout.json.client_secret;
+  const card = { number: "4242424242424242", exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: "123" };
+  const token = await call<{ confirmation_token_id: string }>(base, "POST", `/v1/checkouts/client/${secret}/test-card`, card);
+  const body = { customer_email: email, customer_name: "Bench Buyer", customer_billing_address: { country: "FR" }, confirmation_token_id: token.json.confirmation_token_id };
+  await call(base, "POST", `/v1/checkouts/client/${secret}/confirm`, body);
+  for (let i = 0; i < 200; i++) {
+    const found = await call<{ items: Array<{ id: string }> }>(base, "GET", `/v1/customers/?email=${encodeURIComponent(email)}`, undefined, auth);
+    if (found.json.items[0]) return found.json.items[0].id;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no customer ${email}`);
+}
+
+async function fixtures(e: Endpoints): Promise<Fixtures> {
+  const base = e.app;
+  const { organizationId, auth } = await benchSeller(base, "entitled");
+  const meter = await call<{ id: string }>(
+    base,
+    "POST",
+    "/v1/meters/",
+    { name: "Bench units", filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "bench.call" }] }, aggregation: { func: "sum", property: "units" } },
+    auth,
+  );
+  const meterId = meter.json.id;
+  const credit = await call<{ id: string }>(base, "POST", "/v1/benefits/", { type: "meter_credit", description: "Units", properties: { units: CREDITS, rollover: false, meter_id: meterId } }, auth);
+  const flag = await call<{ id: string }>(base, "POST", "/v1/benefits/", { type: "feature_flag", description: "Export", properties: {}, metadata: { key: "export" } }, auth);
+  const prices = [
+    { amount_type: "fixed", price_amount: 900, price_currency: "usd" },
+    { amount_type: "metered_unit", meter_id: meterId, unit_amount: "1", price_currency: "usd", overage: "credit_only" },
+  ];
+  const plan = await call<{ id: string }>(base, "POST", "/v1/products/", { name: "Plan", recurring_interval: "month", prices }, auth);
+  await call(base, "POST", `/v1/products/${plan.json.id}/benefits`, { benefits: [credit.json.id, flag.json.id] }, auth);
+  const customers: string[] = [];
+  for (let i = 0; i < WORKERS; i++) customers.push(await subscribe(base, auth, plan.json.id, `entitled-${i}-${Date.now()}@example.com`));
+  const productId = (await call<{ ids: string[] }>(e.bare, "POST", "/control/products", { organizationId, n: WORKERS })).json.ids[0]!;
+  return { organizationId, auth, productId, meterId, customers };
+}
+
+interface CheckAnswer {
+  allowed: boolean;
+  balance: number | null;
+  limit: number | null;
+}
+
+/** The check's answer once every customer's credits are granted (the grants run as jobs). */
+async function awaitCredits(base: string, f: Fixtures): Promise<void> {
+  for (const customer of f.customers) {
+    for (let i = 0; ; i++) {
+      const a = await call<CheckAnswer>(base, "POST", "/v1/entitlements/check", { customer_id: customer, feature: f.meterId }, f.auth);
+      if (a.json.limit === CREDITS) break;
+      if (i > 400) throw new Error(`no credits granted: ${JSON.stringify(a.json)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  p50: number | null;
+  p99: number | null;
+  failures: number;
+}
+
+async function measureCannon(name: string, opts: Options): Promise<Row> {
+  await autocannon({ ...opts, connections: CONNECTIONS, duration: WARMUP_SECONDS });
+  const r = await autocannon({ ...opts, connections: CONNECTIONS, duration: MEASURE_SECONDS });
+  return { name, value: r.requests.average, unit: "req/s", p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts };
+}
+
+function averaged(rows: Row[]): Row {
+  const first = rows[0]!;
+  const mean = (f: (r: Row) => number) => rows.reduce((n, r) => n + f(r), 0) / rows.length;
+  return { ...first, value: mean((r) => r.value), p50: mean((r) => r.p50 ?? 0), p99: Math.max(...rows.map((r) => r.p99 ?? 0)), failures: rows.reduce((n, r) => n + r.failures, 0) };
+}
+
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? NaN;
+
+/** `workers` loops of `once(worker)` for `seconds` (after a second's warm-up): completions per second. */
+async function loop(name: string, unit: string, seconds: number, once: (worker: number) => Promise<boolean>): Promise<Row> {
+  const go = async (until: number, times: number[] | null) => {
+    let failures = 0;
+    await Promise.all(
+      Array.from({ length: WORKERS }, async (_, w) => {
+        while (Date.now() < until) {
+          const t0 = performance.now();
+          if (!(await once(w).catch(() => false))) failures++;
+          else times?.push(performance.now() - t0);
+        }
+      }),
+    );
+    return failures;
+  };
+  await go(Date.now() + WARMUP_SECONDS * 1000, null);
+  const times: number[] = [];
+  const started = Date.now();
+  const failures = await go(started + seconds * 1000, times);
+  return { name, value: times.length / ((Date.now() - started) / 1000), unit, p50: quantile(times, 0.5), p99: quantile(times, 0.99), failures };
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** One hold of a unit and its commit; true when both answered as they should. */
+async function pair(base: string, f: Fixtures, worker: number): Promise<boolean> {
+  const held = await post(`${base}/v1/reservations/`, { customer_id: f.customers[worker], feature: f.meterId, units: 1 }, f.auth);
+  if (held.status !== 201) return false;
+  const done = await post(`${base}/v1/reservations/${String(held.json.id)}/commit`, { units: 1 }, f.auth);
+  return done.status === 200 && done.json.status === "committed";
+}
+
+function table(rows: Array<Row & { baseline?: Row }>): string {
+  const header = ["measurement", "rate", "unit", "vs baseline", "p50 ms", "p99 ms", "failures"];
+  const ms = (v: number | null) => (v === null ? "-" : v.toFixed(1));
+  const body = rows.map((r) => [r.name, r.value.toFixed(0), r.unit, r.baseline ? `${((r.value / r.baseline.value) * 100).toFixed(1)}%` : "(baseline)", ms(r.p50), ms(r.p99), String(r.failures)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]?.length ?? 0)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
+
+const verdict = (ratio: number, goal: number) => `${(ratio * 100).toFixed(1)}% — ${ratio >= goal ? "meets" : "misses"} the goal of ≥ ${goal * 100}%`;
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const { child, endpoints } = await spawnServer<Endpoints>(import.meta.url);
+  const disarm = watchdog(child, HARD_LIMIT_MS);
+  try {
+    const f = await fixtures(endpoints);
+    await awaitCredits(endpoints.app, f);
+    const scale = SCALE[endpoints.driver];
+    const seedBody = { organizationId: f.organizationId, customerId: f.customers[0], meterId: f.meterId, customers: scale, events: scale };
+    const seed = await call<{ customers: number; events: number; units: number; seconds: Record<string, number> }>(endpoints.bare, "POST", "/control/seed", seedBody);
+    // nothing else runs in the app while it is measured
+    await call(endpoints.bare, "POST", "/control/worker", { on: false });
+    const checkBody = { customer_id: f.customers[0], feature: f.meterId, units: 1 };
+    const probe = await call<CheckAnswer>(endpoints.app, "POST", "/v1/entitlements/check", checkBody, f.auth);
+    const expected = CREDITS - seed.json.units;
+    const exact = probe.json.allowed && probe.json.balance === expected;
+    const profileBody = { organizationId: f.organizationId, customerId: f.customers[0], meterId: f.meterId, runs: 20 };
+    const profile = await call<Record<string, number>>(endpoints.bare, "POST", "/control/profile", profileBody);
+
+    const checkRequest = { url: `${endpoints.app}/v1/entitlements/check`, method: "POST" as const, headers: { ...f.auth, "content-type": "application/json" }, body: JSON.stringify(checkBody) };
+    const baselines: Row[] = [];
+    const checks: Row[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      baselines.push(await measureCannon("bare Fastify: SELECT product by primary key", { url: `${endpoints.bare}/row/${f.productId}` }));
+      checks.push(await measureCannon("POST /v1/entitlements/check (API key, meter, units)", checkRequest));
+    }
+    const selectRow = averaged(baselines);
+    const checkRow = averaged(checks);
+
+    const bump = () => fetch(`${endpoints.bare}/bump`, { method: "POST" }).then(async (r) => (await r.arrayBuffer(), r.status === 200));
+    const updateRow = await loop("bare Fastify: UPDATE product by primary key", "req/s", PAIR_SECONDS, bump);
+    const pairRow = await loop("reserve + commit (POST /v1/reservations/, …/commit)", "pairs/s", PAIR_SECONDS, (w) => pair(endpoints.app, f, w));
+    const after = await call<CheckAnswer & { held: number }>(endpoints.app, "POST", "/v1/entitlements/check", checkBody, f.auth);
+
+    const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
+    console.log(
+      `\ntill entitlements benchmark — ${database}; ${seed.json.customers.toLocaleString("en")} customers in the organization, the checked one with ` +
+        `${seed.json.events.toLocaleString("en")} events; check: ${CONNECTIONS} connections (autocannon), ${WARMUP_SECONDS} s warm-up + ` +
+        `${MEASURE_SECONDS} s × ${ROUNDS} alternating rounds; pairs: ${WORKERS} fetch loops for ${PAIR_SECONDS} s; Node ${process.version}, ${os.cpus().length} CPUs\n`,
+    );
+    console.log(table([selectRow, { ...checkRow, baseline: selectRow }, updateRow, { ...pairRow, baseline: updateRow }]));
+    console.log("");
+    const rounds = (rows: Row[]) => rows.map((r) => r.value.toFixed(0)).join(" / ");
+    console.log(`check: ${verdict(checkRow.value / selectRow.value, CHECK_GOAL)} (rounds: SELECT ${rounds(baselines)} req/s, check ${rounds(checks)}); p99 ${checkRow.p99?.toFixed(1)} ms`);
+    console.log(`reserve + commit: ${verdict(pairRow.value / updateRow.value, PAIR_GOAL)} (pairs/s against UPDATE requests/s; a pair is two requests); pair p99 ${pairRow.p99?.toFixed(1)} ms`);
+    console.log(
+      `seeding: customers ${seed.json.seconds.customers?.toFixed(1)} s, events ${seed.json.seconds.events?.toFixed(1)} s, rollups rebuilt + VACUUM ANALYZE ${seed.json.seconds.rollups?.toFixed(1)} s`,
+    );
+    console.log(`the check's balance ${exact ? "is" : "IS NOT"} the credits less the events' units (${probe.json.balance} vs ${expected}); after the pairs: balance ${after.json.balance}, held ${after.json.held}`);
+    console.log(`where a check's time goes (each read alone, sequential, mean ms): ${Object.entries(profile.json).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}`);
+    if ([selectRow, checkRow, updateRow, pairRow].some((r) => r.failures > 0)) console.log("warning: some requests failed (see failures)");
+    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    disarm();
+    await stopServer(child);
+  }
+}
+
+if (process.argv.includes("--serve")) await serve();
+else await main();
