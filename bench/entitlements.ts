@@ -22,13 +22,9 @@ import { bareProductRoute } from "./helpers/baseline.js";
 import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { markRollupsBuilding, rebuildMeterRollups } from "../server/billing/events/service.js";
-import { grantsOfCustomerWithSubscription } from "../server/billing/benefits/service.js";
-import { entitlementFacts, liveCustomer } from "../server/billing/entitlements/facts.js";
-import { heldUnitsOfCustomer } from "../server/billing/entitlements/reservations-repository.js";
+import { entitlementFacts } from "../server/billing/entitlements/facts.js";
+import { customerEntitlementRows } from "../server/billing/entitlements/facts-repository.js";
 import { checkEntitlement } from "../server/billing/entitlements/service.js";
-import { meterPeriodsOfCustomer } from "../server/billing/meters/repository.js";
-import { customerMeters, liveMetersOfOrganization } from "../server/billing/meters/service.js";
-import { liveSubscriptionRows } from "../server/billing/subscriptions/service.js";
 import { rowsOf, type Db } from "../server/db/client.js";
 
 const CONNECTIONS = 10;
@@ -134,18 +130,11 @@ async function serve(): Promise<void> {
 }
 
 async function profileFacts(db: Db, organizationId: string, customerId: string, meterId: string, runs: number): Promise<Record<string, number>> {
-  const customer = (await liveCustomer(db, organizationId, { id: customerId }))!;
-  const grants = await grantsOfCustomerWithSubscription(db, organizationId, customerId);
-  const live = await liveMetersOfOrganization(db, organizationId);
   const steps: Record<string, () => Promise<unknown>> = {
-    liveCustomer: () => liveCustomer(db, organizationId, { id: customerId }),
-    grants: () => grantsOfCustomerWithSubscription(db, organizationId, customerId),
-    liveSubscriptionRows: () => liveSubscriptionRows(db, organizationId, customerId),
-    liveMeters: () => liveMetersOfOrganization(db, organizationId),
-    heldUnits: () => heldUnitsOfCustomer(db, organizationId, customerId),
-    meterPeriods: () => meterPeriodsOfCustomer(db, organizationId, customerId),
-    customerMeters: () => customerMeters(db, organizationId, customer, grants.map((g) => g.grant), live),
-    entitlementFacts: () => entitlementFacts(db, organizationId, { id: customerId }),
+    // the one statement: customer, grants, subscriptions with their metered prices, holds, live meters
+    customerRows: () => customerEntitlementRows(db, organizationId, { id: customerId }),
+    // that and the usage of the meter asked (through its rollups)
+    entitlementFacts: () => entitlementFacts(db, organizationId, { id: customerId }, meterId),
     checkEntitlement: () => checkEntitlement(db, organizationId, { customer_id: customerId, feature: meterId, units: 1 }),
   };
   const out: Record<string, number> = {};

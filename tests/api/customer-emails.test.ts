@@ -62,6 +62,25 @@ describe("each customer email", () => {
     expect(rows.map((r) => r.type).sort()).toEqual(["order_confirmation", "order_refunded", "order_refunded"]);
   });
 
+  it("a subscription confirmation says the plan's meter credits in the buyer's words", async () => {
+    const meter = await fx.seller.sdk.meters.create({
+      name: "renders",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "render" }] },
+      aggregation: { func: "count" },
+    });
+    const credits = await fx.raw(fx.seller.token, "POST", "/v1/benefits/", {
+      type: "meter_credit",
+      description: "Monthly renders",
+      properties: { units: 250, rollover: true, meter_id: meter.id, schedule: "monthly" },
+    });
+    expect(credits.status).toBe(201);
+    const product = await createProduct(fx.seller, "monthly");
+    await fx.seller.sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [credits.body.id as string] } });
+    const { email } = await fx.subscribe(fx.seller, product);
+    const mail = await fx.server.mailbox.waitFor(email, /subscription to .* is confirmed/);
+    expect(mail.text).toContain("250 credits each month. Credits you don't use carry over.");
+  });
+
   it("subscription confirmation, with the receipt and the next charge", async () => {
     const product = await createProduct(fx.seller, "monthly");
     const { email, sub } = await fx.subscribe(fx.seller, product);

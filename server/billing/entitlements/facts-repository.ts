@@ -5,8 +5,8 @@
 // subscriptions, products, meters and events domains read here as the customer state reads them through their doors
 // (benefits' grantedOfCustomer, subscriptions' live rows, meters' meterPeriodsOfCustomer, events' rollup readiness) —
 // one statement instead of five rounds of them, which is what a check on every request of a seller's app can afford.
-import { sql } from "drizzle-orm";
-import { rowsOf, type Queryable } from "../../db/client.js";
+import type { Queryable } from "../../db/client.js";
+import { rawQuery } from "../../db/prepared.js";
 import type { CustomerRef } from "../customers/service.js";
 
 export interface GrantFact {
@@ -42,45 +42,58 @@ export interface CustomerEntitlementRows {
   past_due_access: boolean;
 }
 
+const statement = (match: string) => `WITH c AS (
+    SELECT c.id, c.external_id FROM customer c
+    WHERE c.organization_id = $1::uuid AND ${match} AND c.deleted_at IS NULL LIMIT 1
+  ), subs AS (
+    SELECT s.id, s.status, s.product_id, s.current_period_start, s.current_period_end, s.price_ids FROM subscription s, c
+    WHERE s.organization_id = $1::uuid AND s.customer_id = c.id AND s.ended_at IS NULL
+      AND s.status IN ('active', 'trialing', 'past_due', 'unpaid')
+  )
+  SELECT c.id::text AS customer_id, c.external_id,
+    (SELECT coalesce(json_agg(json_build_object(
+        'benefit_id', b.id, 'type', b.type, 'key', b.metadata ->> 'key', 'subscription_id', g.subscription_id,
+        'meter_id', lower(g.properties ->> 'last_credited_meter_id'),
+        'units', CASE WHEN jsonb_typeof(g.properties -> 'last_credited_units') = 'number'
+                   THEN (g.properties ->> 'last_credited_units')::float8 END)), '[]')::text
+      FROM benefit_grant g JOIN benefit b ON b.id = g.benefit_id
+      WHERE g.organization_id = $1::uuid AND g.customer_id = c.id AND g.granted_at IS NOT NULL
+        AND g.revoked_at IS NULL AND b.type IN ('feature_flag', 'meter_credit')) AS grants,
+    (SELECT coalesce(json_agg(json_build_object(
+        'id', s.id, 'status', s.status, 'product_id', s.product_id, 'start', s.current_period_start,
+        'end', s.current_period_end,
+        'metered', (SELECT coalesce(json_agg(json_build_object('meter_id', lower(p.meter_id::text), 'overage', p.overage)), '[]')
+                    FROM product_price p
+                    WHERE p.organization_id = $1::uuid AND p.id = ANY(s.price_ids) AND p.meter_id IS NOT NULL))), '[]')::text
+      FROM subs s) AS subscriptions,
+    (SELECT coalesce(json_agg(json_build_object('meter_id', lower(h.meter_id::text), 'units', h.units)), '[]')::text
+      FROM (SELECT r.meter_id, sum(r.units) AS units FROM entitlement_reservation r
+            WHERE r.organization_id = $1::uuid AND r.customer_id = c.id AND r.status = 'held'
+              AND r.expires_at > $3::timestamptz GROUP BY r.meter_id) h) AS held,
+    (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'filter', m.filter, 'aggregation', m.aggregation,
+        'ready', EXISTS (SELECT 1 FROM meter_rollup_state st WHERE st.meter_id = m.id AND st.status = 'ready'))
+        ORDER BY m.created_at, m.id), '[]')::text
+      FROM meter m WHERE m.organization_id = $1::uuid AND m.archived_at IS NULL) AS meters,
+    coalesce((SELECT o.details -> 'plan_settings' ->> 'access_while_past_due' FROM billing_organization o
+      WHERE o.organization_id = $1::uuid), 'true') AS past_due_access
+  FROM c`;
+
+// two statements, each prepared once per connection (one round trip, no parse or plan on the hot path)
+const BY_ID = statement("c.id = $2::uuid");
+const BY_EXTERNAL_ID = statement("c.external_id = $2::text");
+
 export async function customerEntitlementRows(db: Queryable, organizationId: string, ref: CustomerRef, now = new Date()): Promise<CustomerEntitlementRows | undefined> {
-  const match = "id" in ref ? sql`c.id = ${ref.id.toLowerCase()}::uuid` : sql`c.external_id = ${ref.externalId}`;
-  const [row] = await rowsOf<CustomerEntitlementRows>(
-    db,
-    sql`WITH c AS (
-      SELECT c.id, c.external_id FROM customer c
-      WHERE c.organization_id = ${organizationId} AND ${match} AND c.deleted_at IS NULL LIMIT 1
-    ), subs AS (
-      SELECT s.id, s.status, s.product_id, s.current_period_start, s.current_period_end, s.price_ids FROM subscription s, c
-      WHERE s.organization_id = ${organizationId} AND s.customer_id = c.id AND s.ended_at IS NULL
-        AND s.status IN ('active', 'trialing', 'past_due', 'unpaid')
-    )
-    SELECT c.id AS customer_id, c.external_id,
-      (SELECT coalesce(json_agg(json_build_object(
-          'benefit_id', b.id, 'type', b.type, 'key', b.metadata ->> 'key', 'subscription_id', g.subscription_id,
-          'meter_id', lower(g.properties ->> 'last_credited_meter_id'),
-          'units', CASE WHEN jsonb_typeof(g.properties -> 'last_credited_units') = 'number'
-                     THEN (g.properties ->> 'last_credited_units')::float8 END)), '[]')
-        FROM benefit_grant g JOIN benefit b ON b.id = g.benefit_id
-        WHERE g.organization_id = ${organizationId} AND g.customer_id = c.id AND g.granted_at IS NOT NULL
-          AND g.revoked_at IS NULL AND b.type IN ('feature_flag', 'meter_credit')) AS grants,
-      (SELECT coalesce(json_agg(json_build_object(
-          'id', s.id, 'status', s.status, 'product_id', s.product_id, 'start', s.current_period_start,
-          'end', s.current_period_end,
-          'metered', (SELECT coalesce(json_agg(json_build_object('meter_id', lower(p.meter_id::text), 'overage', p.overage)), '[]')
-                      FROM product_price p
-                      WHERE p.organization_id = ${organizationId} AND p.id = ANY(s.price_ids) AND p.meter_id IS NOT NULL))), '[]')
-        FROM subs s) AS subscriptions,
-      (SELECT coalesce(json_agg(json_build_object('meter_id', lower(h.meter_id::text), 'units', h.units)), '[]')
-        FROM (SELECT r.meter_id, sum(r.units) AS units FROM entitlement_reservation r
-              WHERE r.organization_id = ${organizationId} AND r.customer_id = c.id AND r.status = 'held'
-                AND r.expires_at > ${now.toISOString()}::timestamptz GROUP BY r.meter_id) h) AS held,
-      (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'filter', m.filter, 'aggregation', m.aggregation,
-          'ready', EXISTS (SELECT 1 FROM meter_rollup_state st WHERE st.meter_id = m.id AND st.status = 'ready'))
-          ORDER BY m.created_at, m.id), '[]')
-        FROM meter m WHERE m.organization_id = ${organizationId} AND m.archived_at IS NULL) AS meters,
-      coalesce((SELECT (o.details -> 'plan_settings' ->> 'access_while_past_due')::boolean FROM billing_organization o
-        WHERE o.organization_id = ${organizationId}), true) AS past_due_access
-    FROM c`,
-  );
-  return row;
+  const byId = "id" in ref;
+  const [row] = await rawQuery(db, byId ? BY_ID : BY_EXTERNAL_ID, [organizationId, byId ? ref.id.toLowerCase() : ref.externalId, now.toISOString()]);
+  if (!row) return undefined;
+  const json = <T>(v: unknown): T => JSON.parse(String(v)) as T;
+  return {
+    customer_id: String(row.customer_id),
+    external_id: row.external_id === null || row.external_id === undefined ? null : String(row.external_id),
+    grants: json(row.grants),
+    subscriptions: json(row.subscriptions),
+    held: json(row.held),
+    meters: json(row.meters),
+    past_due_access: String(row.past_due_access) !== "false",
+  };
 }
