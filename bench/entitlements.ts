@@ -306,14 +306,19 @@ async function main(): Promise<void> {
     const profile = await call<Record<string, number>>(endpoints.bare, "POST", "/control/profile", profileBody);
 
     const checkRequest = { url: `${endpoints.app}/v1/entitlements/check`, method: "POST" as const, headers: { ...f.auth, "content-type": "application/json" }, body: JSON.stringify(checkBody) };
+    // a feature flag's check: the one statement, no usage to measure
+    const flagRequest = { ...checkRequest, body: JSON.stringify({ customer_id: f.customers[0], feature: "export" }) };
     const baselines: Row[] = [];
     const checks: Row[] = [];
+    const flags: Row[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       baselines.push(await measureCannon("bare Fastify: SELECT product by primary key", { url: `${endpoints.bare}/row/${f.productId}` }));
       checks.push(await measureCannon("POST /v1/entitlements/check (API key, meter, units)", checkRequest));
+      flags.push(await measureCannon("POST /v1/entitlements/check (API key, feature flag)", flagRequest));
     }
     const selectRow = averaged(baselines);
     const checkRow = averaged(checks);
+    const flagRow = averaged(flags);
 
     const bump = () => fetch(`${endpoints.bare}/bump`, { method: "POST" }).then(async (r) => (await r.arrayBuffer(), r.status === 200));
     const updateRow = await loop("bare Fastify: UPDATE product by primary key", "req/s", PAIR_SECONDS, bump);
@@ -326,7 +331,7 @@ async function main(): Promise<void> {
         `${seed.json.events.toLocaleString("en")} events; check: ${CONNECTIONS} connections (autocannon), ${WARMUP_SECONDS} s warm-up + ` +
         `${MEASURE_SECONDS} s × ${ROUNDS} alternating rounds; pairs: ${WORKERS} fetch loops for ${PAIR_SECONDS} s; Node ${process.version}, ${os.cpus().length} CPUs\n`,
     );
-    console.log(table([selectRow, { ...checkRow, baseline: selectRow }, updateRow, { ...pairRow, baseline: updateRow }]));
+    console.log(table([selectRow, { ...checkRow, baseline: selectRow }, { ...flagRow, baseline: selectRow }, updateRow, { ...pairRow, baseline: updateRow }]));
     console.log("");
     const rounds = (rows: Row[]) => rows.map((r) => r.value.toFixed(0)).join(" / ");
     console.log(`check: ${verdict(checkRow.value / selectRow.value, CHECK_GOAL)} (rounds: SELECT ${rounds(baselines)} req/s, check ${rounds(checks)}); p99 ${checkRow.p99?.toFixed(1)} ms`);
@@ -336,7 +341,7 @@ async function main(): Promise<void> {
     );
     console.log(`the check's balance ${exact ? "is" : "IS NOT"} the credits less the events' units (${probe.json.balance} vs ${expected}); after the pairs: balance ${after.json.balance}, held ${after.json.held}`);
     console.log(`where a check's time goes (each read alone, sequential, mean ms): ${Object.entries(profile.json).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}`);
-    if ([selectRow, checkRow, updateRow, pairRow].some((r) => r.failures > 0)) console.log("warning: some requests failed (see failures)");
+    if ([selectRow, checkRow, flagRow, updateRow, pairRow].some((r) => r.failures > 0)) console.log("warning: some requests failed (see failures)");
     console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     disarm();

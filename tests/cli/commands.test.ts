@@ -161,7 +161,7 @@ describe("till keys", () => {
     expect(scope.stderr).toBe(
       "error: option '--scope <resource:action>' argument 'product:read' is invalid. expected <resource>:<read|write> with a resource among " +
         "organizations, products, benefits, discounts, custom_fields, meters, events, customers, customer_sessions, " +
-          "customer_seats, files, checkouts, checkout_links, orders, subscriptions, refunds, webhooks, license_keys, metrics.\n",
+          "customer_seats, files, checkouts, checkout_links, orders, subscriptions, refunds, webhooks, license_keys, metrics, entitlements.\n",
     );
     const expires = await till(["keys", "create", "x", "--expires", "3x"], cli);
     expect(expires.exitCode).toBe(2);
