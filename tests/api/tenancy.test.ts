@@ -141,6 +141,7 @@ const VALID_INPUT: Record<string, { body?: unknown; query?: string }> = {
   "POST /v1/subscriptions/:id/renew": { body: {} },
   "POST /v1/refunds/": { body: { order_id: randomUUID(), reason: "other", amount: 100 } },
   "POST /v1/wallets/:id/top-up": { body: { amount: 100 } },
+  "POST /v1/reservations/:id/commit": { body: { units: 1 } },
   "POST /v1/wallets/:id/adjustments": { body: { amount: 100, reason: "tenancy walk" } },
   // a live stream never ends by itself: replay only
   "GET /v1/cli/listen": { query: "follow=false" },
