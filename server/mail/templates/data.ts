@@ -65,7 +65,7 @@ export const OrderData = z.object({
   reverse_charge: z.enum(["vat", "gst"]).optional(),
   /** Accounts the product's benefits need connected (github_repository, discord), added when the email is sent. */
   connect_accounts: z.array(z.enum(["github", "discord"])).optional(),
-  /** The product's meter credits in the buyer's words (units null: in proportion to the amount paid), added when sent. */
+  /** The product's meter credits in the buyer's words (units null: in proportion to the payment), added on sending. */
   meter_credits: z
     .array(z.object({ units: z.number().int().nullable(), schedule: z.enum(["period", "monthly", "once"]), rollover: z.boolean(), pool: z.boolean() }))
     .optional(),
