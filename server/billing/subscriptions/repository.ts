@@ -61,22 +61,6 @@ export async function activeSubscriptionsOfCustomer(db: Queryable, organizationI
     .orderBy(asc(subscription.startedAt), asc(subscription.id));
 }
 
-/** The customer's subscriptions that have not ended and still bill (active, trialing, past due, unpaid). */
-export async function liveSubscriptionsOfCustomer(db: Queryable, organizationId: string, customerId: string): Promise<SubscriptionRow[]> {
-  return db
-    .select()
-    .from(subscription)
-    .where(
-      and(
-        eq(subscription.organizationId, organizationId),
-        eq(subscription.customerId, customerId),
-        isNull(subscription.endedAt),
-        inArray(subscription.status, ["active", "trialing", "past_due", "unpaid"]),
-      ),
-    )
-    .orderBy(asc(subscription.startedAt), asc(subscription.id));
-}
-
 export type SubscriptionSort =
   | "customer"
   | "status"

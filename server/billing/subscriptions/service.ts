@@ -157,11 +157,6 @@ export function activeSubscriptionRows(db: Queryable, organizationId: string, cu
   return repo.activeSubscriptionsOfCustomer(db, organizationId, customerId);
 }
 
-/** The customer's subscriptions that have not ended and still bill: active, trialing, past due or unpaid. */
-export function liveSubscriptionRows(db: Queryable, organizationId: string, customerId: string): Promise<SubscriptionRow[]> {
-  return repo.liveSubscriptionsOfCustomer(db, organizationId, customerId);
-}
-
 /** Subscription rows by id (what orders embed as `subscription`). */
 export async function loadSubscriptionRows(db: Queryable, organizationId: string, ids: string[]): Promise<Map<string, SubscriptionRow>> {
   const rows = await repo.findSubscriptionsByIds(db, organizationId, [...new Set(ids)]);
