@@ -6,7 +6,10 @@
 // are refused when reserving; another organization's reservation is not found; the scopes; an Idempotency-Key
 // makes one hold; credit_then_invoice lets a hold exceed the credits; no credit and no price is no_benefit.
 import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expireReservations } from "../../server/billing/entitlements/reservations.js";
+import { entitlementReservation } from "../../server/db/schema/index.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { send } from "./idempotency-fixtures.js";
@@ -193,6 +196,10 @@ describe("settling", () => {
     expect(JSON.stringify(late.body)).toContain("expired");
     expect((await release(api, r.id)).status).toBe(409);
     expect(await eventsOf(api, customerId)).toHaveLength(0);
+    // the schedule marks it expired in the table too (it had stopped counting already)
+    expect(await expireReservations({ db: server.database.db })).toBeGreaterThanOrEqual(1);
+    const [row] = await server.database.db.select().from(entitlementReservation).where(eq(entitlementReservation.id, r.id));
+    expect(row?.status).toBe("expired");
     // the units it held may be held again
     expect((await reserve(api, customerId, "llm", 100)).status).toBe(201);
   });

@@ -55,10 +55,10 @@ export async function expireHolds(db: Queryable, now: Date, limit: number): Prom
   const rows = await rowsOf<{ id: string }>(
     db,
     sql`
-    UPDATE ${entitlementReservation} SET status = 'expired', settled_at = ${now}
+    UPDATE ${entitlementReservation} SET status = 'expired', settled_at = ${now.toISOString()}::timestamptz
     WHERE id IN (
       SELECT id FROM ${entitlementReservation}
-      WHERE status = 'held' AND expires_at <= ${now}
+      WHERE status = 'held' AND expires_at <= ${now.toISOString()}::timestamptz
       ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
     ) RETURNING id`,
   );
