@@ -19,6 +19,7 @@ import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import postgres from "postgres";
 import { bareProductRoute } from "./helpers/baseline.js";
+import { cpuMeter } from "./helpers/cpu.js";
 import { benchSeller, call } from "./helpers/client.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { markRollupsBuilding, rebuildMeterRollups } from "../server/billing/events/service.js";
@@ -75,6 +76,10 @@ async function serve(): Promise<void> {
     return { ids: rows };
   });
 
+  // CPU so far of this process (the app and the bare routes) and of the database's backends
+  const cpu = cpuMeter(database.url);
+  bare.get("/control/cpu", async () => cpu.read());
+
   bare.post("/control/worker", async (req) => {
     const { on } = req.body as { on: boolean };
     await (on ? served.worker.start() : served.worker.stop());
@@ -126,7 +131,7 @@ async function serve(): Promise<void> {
 
   const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
   const endpoints: Endpoints = { app: served.url, bare: bareUrl, driver: database.driver };
-  announce(endpoints, [() => bare.close(), closeRow, () => (pg ? pg.end({ timeout: 5 }) : Promise.resolve()), served.close]);
+  announce(endpoints, [() => bare.close(), closeRow, () => cpu.close() ?? Promise.resolve(), () => (pg ? pg.end({ timeout: 5 }) : Promise.resolve()), served.close]);
 }
 
 async function profileFacts(db: Db, organizationId: string, customerId: string, meterId: string, runs: number): Promise<Record<string, number>> {
@@ -224,18 +229,27 @@ interface Row {
   p50: number | null;
   p99: number | null;
   failures: number;
+  /** CPU per request (or pair) in ms: the server's process and the database's backends */
+  cpu?: { node: number; db: number };
 }
+
+let controlUrl = "";
+const cpuNow = async () => (await call<{ node: number; db: number }>(controlUrl, "GET", "/control/cpu")).json;
+const perRequest = (a: { node: number; db: number }, b: { node: number; db: number }, n: number) => ({ node: (b.node - a.node) / Math.max(1, n), db: (b.db - a.db) / Math.max(1, n) });
 
 async function measureCannon(name: string, opts: Options): Promise<Row> {
   await autocannon({ ...opts, connections: CONNECTIONS, duration: WARMUP_SECONDS });
+  const before = await cpuNow();
   const r = await autocannon({ ...opts, connections: CONNECTIONS, duration: MEASURE_SECONDS });
-  return { name, value: r.requests.average, unit: "req/s", p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts };
+  const cpu = perRequest(before, await cpuNow(), r.requests.total);
+  return { name, value: r.requests.average, unit: "req/s", p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts, cpu };
 }
 
 function averaged(rows: Row[]): Row {
   const first = rows[0]!;
   const mean = (f: (r: Row) => number) => rows.reduce((n, r) => n + f(r), 0) / rows.length;
-  return { ...first, value: mean((r) => r.value), p50: mean((r) => r.p50 ?? 0), p99: Math.max(...rows.map((r) => r.p99 ?? 0)), failures: rows.reduce((n, r) => n + r.failures, 0) };
+  const cpu = { node: mean((r) => r.cpu?.node ?? 0), db: mean((r) => r.cpu?.db ?? 0) };
+  return { ...first, value: mean((r) => r.value), p50: mean((r) => r.p50 ?? 0), p99: Math.max(...rows.map((r) => r.p99 ?? 0)), failures: rows.reduce((n, r) => n + r.failures, 0), cpu };
 }
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? NaN;
@@ -257,9 +271,11 @@ async function loop(name: string, unit: string, seconds: number, once: (worker: 
   };
   await go(Date.now() + WARMUP_SECONDS * 1000, null);
   const times: number[] = [];
+  const before = await cpuNow();
   const started = Date.now();
   const failures = await go(started + seconds * 1000, times);
-  return { name, value: times.length / ((Date.now() - started) / 1000), unit, p50: quantile(times, 0.5), p99: quantile(times, 0.99), failures };
+  const cpu = perRequest(before, await cpuNow(), times.length);
+  return { name, value: times.length / ((Date.now() - started) / 1000), unit, p50: quantile(times, 0.5), p99: quantile(times, 0.99), failures, cpu };
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -276,9 +292,10 @@ async function pair(base: string, f: Fixtures, worker: number): Promise<boolean>
 }
 
 function table(rows: Array<Row & { baseline?: Row }>): string {
-  const header = ["measurement", "rate", "unit", "vs baseline", "p50 ms", "p99 ms", "failures"];
+  const header = ["measurement", "rate", "unit", "vs baseline", "p50 ms", "p99 ms", "CPU ms: till + db", "failures"];
   const ms = (v: number | null) => (v === null ? "-" : v.toFixed(1));
-  const body = rows.map((r) => [r.name, r.value.toFixed(0), r.unit, r.baseline ? `${((r.value / r.baseline.value) * 100).toFixed(1)}%` : "(baseline)", ms(r.p50), ms(r.p99), String(r.failures)]);
+  const cpu = (r: Row) => (r.cpu ? `${r.cpu.node.toFixed(2)} + ${r.cpu.db.toFixed(2)}` : "-");
+  const body = rows.map((r) => [r.name, r.value.toFixed(0), r.unit, r.baseline ? `${((r.value / r.baseline.value) * 100).toFixed(1)}%` : "(baseline)", ms(r.p50), ms(r.p99), cpu(r), String(r.failures)]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]?.length ?? 0)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
@@ -290,6 +307,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const { child, endpoints } = await spawnServer<Endpoints>(import.meta.url);
   const disarm = watchdog(child, HARD_LIMIT_MS);
+  controlUrl = endpoints.bare;
   try {
     const f = await fixtures(endpoints);
     await awaitCredits(endpoints.app, f);

@@ -31,6 +31,11 @@ export interface MeterRowFact {
   filter: Record<string, unknown>;
   aggregation: Record<string, unknown>;
   ready: boolean;
+  /**
+   * The customer's usage stamp of a ready meter the feature may name (events' usageStampSql computes the same):
+   * a total read at this stamp before is this one.
+   */
+  stamp: string | null;
 }
 export interface CustomerEntitlementRows {
   customer_id: string;
@@ -71,9 +76,13 @@ const statement = (match: string) => `WITH c AS (
             WHERE r.organization_id = $1::uuid AND r.customer_id = c.id AND r.status = 'held'
               AND r.expires_at > $3::timestamptz GROUP BY r.meter_id) h) AS held,
     (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'filter', m.filter, 'aggregation', m.aggregation,
-        'ready', EXISTS (SELECT 1 FROM meter_rollup_state st WHERE st.meter_id = m.id AND st.status = 'ready'))
+        'ready', coalesce(st.status = 'ready', false),
+        'stamp', CASE WHEN st.status = 'ready' AND ($4::text IS NULL OR lower(m.id::text) = lower($4::text) OR m.name = $4::text)
+          THEN st.version::text || ':' || coalesce((SELECT sum(u.writes) FROM meter_usage_stamp u WHERE u.meter_id = st.meter_id
+            AND (u.customer_id = c.id::text OR u.external_customer_id = c.external_id)), 0)::text END)
         ORDER BY m.created_at, m.id), '[]')::text
-      FROM meter m WHERE m.organization_id = $1::uuid AND m.archived_at IS NULL) AS meters,
+      FROM meter m LEFT JOIN meter_rollup_state st ON st.meter_id = m.id
+      WHERE m.organization_id = $1::uuid AND m.archived_at IS NULL) AS meters,
     coalesce((SELECT o.details -> 'plan_settings' ->> 'access_while_past_due' FROM billing_organization o
       WHERE o.organization_id = $1::uuid), 'true') AS past_due_access
   FROM c`;
@@ -82,9 +91,16 @@ const statement = (match: string) => `WITH c AS (
 const BY_ID = statement("c.id = $2::uuid");
 const BY_EXTERNAL_ID = statement("c.external_id = $2::text");
 
-export async function customerEntitlementRows(db: Queryable, organizationId: string, ref: CustomerRef, now = new Date()): Promise<CustomerEntitlementRows | undefined> {
+export async function customerEntitlementRows(
+  db: Queryable,
+  organizationId: string,
+  ref: CustomerRef,
+  feature?: string,
+  now = new Date(),
+): Promise<CustomerEntitlementRows | undefined> {
   const byId = "id" in ref;
-  const [row] = await rawQuery(db, byId ? BY_ID : BY_EXTERNAL_ID, [organizationId, byId ? ref.id.toLowerCase() : ref.externalId, now.toISOString()]);
+  const params = [organizationId, byId ? ref.id.toLowerCase() : ref.externalId, now.toISOString(), feature ?? null];
+  const [row] = await rawQuery(db, byId ? BY_ID : BY_EXTERNAL_ID, params);
   if (!row) return undefined;
   const json = <T>(v: unknown): T => JSON.parse(String(v)) as T;
   return {

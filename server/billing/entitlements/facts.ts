@@ -102,7 +102,7 @@ const names = (feature: string | undefined, m: { id: string; name: string }) => 
  */
 export async function entitlementFacts(db: Queryable, organizationId: string, ref: CustomerRef, feature?: string): Promise<CustomerFacts | null> {
   if ("id" in ref && !isUuid(ref.id)) return null;
-  const rows = await customerEntitlementRows(db, organizationId, ref);
+  const rows = await customerEntitlementRows(db, organizationId, ref, feature);
   if (!rows) return null;
   const subs = rows.subscriptions;
   const pastDue = new Set(rows.past_due_access ? [] : subs.filter((s) => s.status === "past_due").map((s) => s.id));
@@ -141,6 +141,7 @@ export async function entitlementFacts(db: Queryable, organizationId: string, re
     { id: rows.customer_id, externalId: rows.external_id },
     wanted.map((m) => periods.get(m.id.toLowerCase()) ?? null),
     new Set(rows.meters.filter((m) => m.ready).map((m) => m.id)),
+    wanted.map((m) => m.stamp ?? null),
   );
   const meters = wanted.map((m, i): MeterFact => {
     const id = m.id.toLowerCase();

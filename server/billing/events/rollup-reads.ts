@@ -5,7 +5,7 @@
 // and numeric totals add and subtract exactly), so the result equals the scan of events exactly.
 import { and, eq, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { rowsOf as rows, type Queryable } from "../../db/client.js";
-import { event, meterRollup, meterRollupValue } from "../../db/schema/index.js";
+import { event, meterRollup, meterRollupValue, meterUsageStamp } from "../../db/schema/index.js";
 import type { AggregationFunction } from "../../../shared/meter-filter.js";
 import { aggregationInputs, combineSql } from "./predicates.js";
 import { whereOf, zeroFilledBuckets, type EventSelection, type QuantitiesQuery, type QuantityBucket } from "./repository.js";
@@ -190,24 +190,42 @@ export interface RollupTotalItem {
   selection: EventSelection;
   /** inclusive; none: all of the selection's events */
   range?: { start: string; end: string } | undefined;
+  /** also read the usage stamp of this customer (usageStampSql), in the same statement as the total */
+  stampOf?: { id: string; externalId: string | null } | undefined;
+}
+
+/**
+ * A customer's usage stamp of a meter with complete rollups: the meter's rollup version and how many ingests
+ * changed the customer's rollups of it (meter_usage_stamp), as text; null while the meter is not ready. Two reads
+ * of the meter's usage over the same range that saw the same stamp read the same quantity. The entitlement facts'
+ * statement (entitlements/facts-repository.ts) computes the same text.
+ */
+const usageStampSql = (meterId: string, c: { id: string; externalId: string | null }): SQL =>
+  sql`(SELECT st.version::text || ':' || coalesce((SELECT sum(u.writes) FROM ${meterUsageStamp} u WHERE u.meter_id = st.meter_id
+      AND (u.customer_id = ${c.id} OR u.external_customer_id = ${c.externalId})), 0)::text
+    FROM meter_rollup_state st WHERE st.meter_id = ${meterId}::uuid AND st.status = 'ready')`;
+
+/**
+ * Several totals in one statement, each its meter over its selection (and range), read through the rollups; with
+ * each total, the usage stamp its item asked for (`stampOf`), read in the same snapshot.
+ */
+export async function rollupTotalsStamped(db: Queryable, organizationId: string, items: RollupTotalItem[]): Promise<Array<{ total: number; stamp: string | null }>> {
+  if (items.length === 0) return [];
+  const parts = items.map(
+    (item, i) =>
+      sql`SELECT ${sql.raw(String(i))} AS i, ${finalSql(item.meter.aggregation.func)} AS q, ${
+        item.stampOf ? usageStampSql(item.meter.id, item.stampOf) : sql`NULL::text`
+      } AS stamp FROM (${partsSql({ organizationId, meter: item.meter, selection: item.selection, range: item.range })}) AS parts`,
+  );
+  const result = await rows<{ i: number; q: number | null; stamp: string | null }>(db, sql.join(parts, sql` UNION ALL `));
+  const out = items.map(() => ({ total: 0, stamp: null as string | null }));
+  for (const r of result) out[Number(r.i)] = { total: r.q ?? 0, stamp: r.stamp ?? null };
+  return out;
 }
 
 /** Several totals in one statement, each its meter over its selection (and range), read through the rollups. */
 export async function rollupTotals(db: Queryable, organizationId: string, items: RollupTotalItem[]): Promise<number[]> {
-  if (items.length === 0) return [];
-  const parts = items.map(
-    (item, i) =>
-      sql`SELECT ${sql.raw(String(i))} AS i, ${finalSql(item.meter.aggregation.func)} AS q FROM (${partsSql({
-        organizationId,
-        meter: item.meter,
-        selection: item.selection,
-        range: item.range,
-      })}) AS parts`,
-  );
-  const result = await rows<{ i: number; q: number | null }>(db, sql.join(parts, sql` UNION ALL `));
-  const totals = items.map(() => 0);
-  for (const r of result) totals[Number(r.i)] = r.q ?? 0;
-  return totals;
+  return (await rollupTotalsStamped(db, organizationId, items)).map((t) => t.total);
 }
 
 /** The same answer as repository.meterQuantities, through the rollups (no metadata filter: the caller checks). */

@@ -6,6 +6,7 @@ import { customerAliases, loadCustomers, searchCustomerIds } from "../customers/
 import { invalid, notFound } from "../errors.js";
 import * as repo from "./repository.js";
 import * as rollupReads from "./rollup-reads.js";
+import { cachedRollupTotals } from "./usage-stamps.js";
 import * as rollups from "./rollups.js";
 import * as partitions from "./partitions.js";
 import { toEventNameWire, toEventWire, toMeterQuantitiesWire, type EventWire } from "./wire.js";
@@ -231,6 +232,8 @@ interface ConsumedItem {
   /** none: all of the customer's events */
   start?: Date | undefined;
   end?: Date | undefined;
+  /** the customer's usage stamp of the meter, read by the caller (usage-stamps.ts): a total read at it is reused */
+  stamp?: string | null | undefined;
 }
 
 /**
@@ -248,7 +251,7 @@ async function consumed(db: Queryable, organizationId: string, items: ConsumedIt
   const viaEvents: number[] = [];
   items.forEach((item, i) => (item.meter.id && ready.has(item.meter.id) ? viaRollups : viaEvents).push(i));
   const [fromRollups, fromEvents] = await Promise.all([
-    rollupReads.rollupTotals(
+    cachedRollupTotals(
       db,
       organizationId,
       viaRollups.map((i) => {
@@ -258,6 +261,8 @@ async function consumed(db: Queryable, organizationId: string, items: ConsumedIt
           meter: { id: m.id ?? "", filter: m.filter, aggregation: m.aggregation },
           selection: selectionOfItem(item),
           range: item.start && item.end ? { start: item.start.toISOString(), end: item.end.toISOString() } : undefined,
+          stamp: item.stamp,
+          stampOf: item.customer,
         };
       }),
     ),
@@ -305,11 +310,12 @@ export function consumedByCustomerOfMeters(
   customer: { id: string; externalId: string | null },
   periods: Array<{ start: Date; end: Date } | null> = [],
   ready?: Set<string>,
+  stamps?: Array<string | null>,
 ): Promise<number[]> {
   return consumed(
     db,
     organizationId,
-    meters.map((meter, i) => ({ meter, customer, ...(periods[i] ?? {}) })),
+    meters.map((meter, i) => ({ meter, customer, ...(periods[i] ?? {}), ...(stamps ? { stamp: stamps[i] ?? null } : {}) })),
     ready,
   );
 }

@@ -62,3 +62,22 @@ export const meterRollupValue = pgTable(
     index("meter_rollup_value_external_idx").on(t.meterId, t.externalCustomerId, t.bucket),
   ],
 );
+
+/**
+ * How many ingests changed a (meter, customer) pair's `meter_rollup` rows (events/rollups.ts keeps it in the
+ * batch's statement): a usage read that saw the same count, at the same rollup version, reads the same quantity
+ * (events/usage-stamps.ts reuses it). Never lowered, so a sum over a customer's pairs only grows.
+ */
+export const meterUsageStamp = pgTable(
+  "meter_usage_stamp",
+  {
+    meterId: cascadeRef("meter_id", () => meter.id),
+    customerId: text("customer_id").notNull(),
+    externalCustomerId: text("external_customer_id").notNull(),
+    writes: bigint("writes", { mode: "number" }).default(0).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "meter_usage_stamp_pk", columns: [t.meterId, t.customerId, t.externalCustomerId] }),
+    index("meter_usage_stamp_external_idx").on(t.meterId, t.externalCustomerId),
+  ],
+);
