@@ -14,7 +14,10 @@ export interface RunningTill {
   stop(): Promise<void>;
 }
 
-/** till (`node --import tsx server/main.ts`) on `databaseUrl`, on a free loopback port; test payments for live organizations. */
+/**
+ * till (`node --import tsx server/main.ts`) on `databaseUrl`, on a free loopback port; the test processor pays live
+ * organizations' checkouts.
+ */
 export async function tillOn(databaseUrl: string): Promise<RunningTill> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -131,7 +134,8 @@ const ROUTES: Record<keyof Holdings, string> = { orders: "/v1/orders/", subscrip
 
 /**
  * What a till on the restored database answers for each id: `present` ids must be found (200) and `absent` ids not
- * (404). Events are many: every `stride`-th of them is asked for. The count of ids asked; throws on the first wrong answer.
+ * (404). Events are many: every `stride`-th of them is asked for. The count of ids asked; throws on the first wrong
+ * answer.
  */
 export async function checkThroughApi(base: string, auth: Record<string, string>, present: Holdings, absent: Holdings, stride = 50): Promise<number> {
   let asked = 0;

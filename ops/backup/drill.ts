@@ -6,11 +6,12 @@
 // It prints the figures: backup size and time, restore time, rows checked, the drill's total time.
 //
 //   npm run drill:restore
-//   TILL_DRILL_DIR=/tmp/till-backup TILL_DRILL_PORTS=56432,56433 TILL_DRILL_EVENTS=20000 npm run drill:restore
+//   TILL_DRILL_DIR=/tmp/till-backup TILL_DRILL_PORTS=56432,56433 TILL_DRILL_EVENTS=100000 npm run drill:restore
 //
 // Needs PostgreSQL 15's server binaries and pgBackRest (Debian: postgresql-15, pgbackrest). Everything lives under
 // TILL_DRILL_DIR (removed first, and at the end unless TILL_DRILL_KEEP=1); the clusters listen on loopback only, on
 // their own ports: a PostgreSQL already running on this machine is not touched.
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
@@ -19,7 +20,7 @@ import { added, checkThroughApi, doBusiness, holdings, openShop, tillOn, type Ba
 
 const ROOT = process.env.TILL_DRILL_DIR ?? "/tmp/till-backup";
 const [SOURCE_PORT, RESTORE_PORT] = (process.env.TILL_DRILL_PORTS ?? "56432,56433").split(",").map(Number) as [number, number];
-const EVENTS = Number(process.env.TILL_DRILL_EVENTS ?? 20_000);
+const EVENTS = Number(process.env.TILL_DRILL_EVENTS ?? 100_000);
 const BATCH: Batch = { orders: 20, subscriptions: 10, events: EVENTS };
 const STANZA = "till";
 const CONFIG = path.join(ROOT, "pgbackrest", "pgbackrest.conf");
@@ -108,6 +109,10 @@ async function drill(): Promise<void> {
         await new Promise((r) => setTimeout(r, 200));
       }
     });
+    // PostgreSQL's own word on where recovery stopped: before the first commit after T
+    for (const line of readFileSync(`${restored.data}.log`, "utf8").split("\n")) {
+      if (/recovery stopping|last completed transaction/.test(line)) console.log(`    ${line.replace(/^.*?LOG:\s+/, "")}`);
+    }
     const back = (await timed("till on the restored cluster", () => tillOn(restored.url("till")))).value;
     tills.push(back);
 
