@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Continuous archiving of till's PostgreSQL with pgBackRest: writes the configuration from pgbackrest.conf.template,
 # turns WAL archiving on in the cluster, creates the stanza, checks that a WAL segment reaches the repository and
-# takes the first full backup. Idempotent: run it again after a restart it asked for.
+# takes a full backup. Safe to run again (after a restart it asked for; each run ends with a full backup).
 #
 #   ops/backup/setup.sh --pgdata /var/lib/postgresql/15/main --port 5432 [--socket /var/run/postgresql]
 #                       [--repo /var/lib/pgbackrest] [--config /etc/pgbackrest/pgbackrest.conf] [--stanza till]
