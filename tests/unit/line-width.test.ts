@@ -1,7 +1,7 @@
 // The house's width: prose (docs/*.md) and comments wrap at 120 columns. Code is wrapped by hand before 200 — an
 // object literal a property group per line, long call arguments on lines of their own — so the one-line
 // form of a route declaration (`app.get("/x", route({ ... }), async (req) => ...`) is accepted up to there and no
-// further. In server, cli, shared, web/src, scripts, tests and packages (.ts, .tsx, .mjs; not the generated
+// further. In server, cli, shared, web/src, scripts, tests, packages and ops (.ts, .tsx, .mjs; not the generated
 // migrations nor a package's built dist/), a comment line (its first non-blank characters are `//`, `/*` or `*`)
 // over 120 columns fails, and so does any other line over 200. There is no exception list: a line that does not fit
 // is wrapped.
@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const FOLDERS = ["server", "cli", "shared", "web/src", "scripts", "tests", "packages"];
+const FOLDERS = ["server", "cli", "shared", "web/src", "scripts", "tests", "packages", "ops"];
 const SOURCE = /\.(ts|tsx|mjs)$/;
 const SKIPPED = new Set(["node_modules", "server/db/migrations", "dist"]);
 const COMMENT_WIDTH = 120;

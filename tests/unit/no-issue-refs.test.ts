@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const FOLDERS = ["server", "cli", "shared", "web/src", "scripts", "tests", "bench", "docs", "packages"];
+const FOLDERS = ["server", "cli", "shared", "web/src", "scripts", "tests", "bench", "docs", "packages", "ops"];
 const FILES = ["README.md"];
 const TEXT = /\.(ts|tsx|mts|cts|js|mjs|cjs|jsx|css|html|sh|sql|md|json|ya?ml)$/;
 
