@@ -96,20 +96,36 @@ export interface DbOptions {
 /**
  * `url` without till's own `pgbouncer=true` parameter (PostgreSQL would refuse it as a startup parameter), and
  * whether it was there: a transaction-mode pooler keeps no prepared statement from one transaction to the next.
+ * Only the query string is read: a URL naming several hosts (`postgres://a:5432,b:5432/db?target_session_attrs=…`,
+ * which postgres.js and libpq take, a failover set-up's) is no URL to `new URL`, which throws on it.
  */
 export function pooledUrl(url: string): { url: string; pooled: boolean } {
-  const parsed = new URL(url);
-  const flag = parsed.searchParams.get("pgbouncer");
+  const q = url.indexOf("?");
+  if (q < 0) return { url, pooled: false };
+  const params = new URLSearchParams(url.slice(q + 1));
+  const flag = params.get("pgbouncer");
   if (flag === null) return { url, pooled: false };
-  parsed.searchParams.delete("pgbouncer");
-  return { url: parsed.toString(), pooled: flag === "true" || flag === "1" };
+  params.delete("pgbouncer");
+  const rest = params.toString();
+  return { url: `${url.slice(0, q)}${rest ? `?${rest}` : ""}`, pooled: flag === "true" || flag === "1" };
 }
 
-/** host:port of a URL, for logs and state (never the password). */
-const serverOf = (url: string) => {
-  const u = new URL(url);
-  return `${u.hostname}:${u.port || "5432"}`;
-};
+/**
+ * The host:port pairs of a postgres:// URL, several when it names several hosts (never the password); the port
+ * defaults to 5432. Undefined when it is not such a URL.
+ */
+export function serversOf(url: string): string[] | undefined {
+  const match = /^postgres(?:ql)?:\/\/(?:[^@/?]*@)?([^/?]*)/.exec(url);
+  if (!match?.[1]) return undefined;
+  return match[1].split(",").map((server) => {
+    const bracket = server.lastIndexOf("]");
+    const colon = server.lastIndexOf(":");
+    return colon > bracket ? server : `${server}:5432`;
+  });
+}
+
+/** host:port of a URL (all of them, comma-separated, for several hosts), for logs and state (never the password). */
+const serverOf = (url: string) => (serversOf(url) ?? ["?"]).join(",");
 
 export async function openDatabase(opts: DbOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts);
