@@ -124,6 +124,18 @@ export function serversOf(url: string): string[] | undefined {
   });
 }
 
+/**
+ * The driver's own target_session_attrs for `url`'s: postgres.js 3.4.9 takes a server for `read-write` when it does
+ * not report default_transaction_read_only = on, which a hot standby does not (it is read-only by recovery), so a
+ * multi-host URL's `read-write` connected to the standby and every write failed. `primary` (not in recovery) is
+ * what libpq's `read-write` checks besides; other values pass through. Drop when the driver checks both.
+ */
+export function driverSessionAttrs(url: string): "primary" | undefined {
+  const q = url.indexOf("?");
+  const attrs = q < 0 ? null : new URLSearchParams(url.slice(q + 1)).get("target_session_attrs");
+  return attrs === "read-write" ? "primary" : undefined;
+}
+
 /** host:port of a URL (all of them, comma-separated, for several hosts), for logs and state (never the password). */
 const serverOf = (url: string) => (serversOf(url) ?? ["?"]).join(",");
 
@@ -152,12 +164,17 @@ async function openPostgres(url: string, opts: DbOptions): Promise<Database> {
   const target = pooledUrl(url);
   // notices (e.g. "relation already exists, skipping" from migrations) are noise in the log
   const options = { onnotice: () => {}, backoff: reconnectBackoff, ...(target.pooled ? { prepare: false } : {}) };
-  const primary = postgres(target.url, { max: opts.max ?? 10, ...options });
+  // each client its own URL's (a replica's URL asks for no primary)
+  const attrsOf = (u: string) => {
+    const attrs = driverSessionAttrs(u);
+    return attrs ? { target_session_attrs: attrs } : {};
+  };
+  const primary = postgres(target.url, { max: opts.max ?? 10, ...options, ...attrsOf(target.url) });
   // the session's own things (LISTEN) need a server connection of their own, which a transaction-mode pooler
   // does not give: they take the direct URL, or the primary's when there is no pooler
   // (named in pg_stat_activity: the LISTEN session that must not sit behind the pooler)
   const direct = opts.directUrl
-    ? postgres(opts.directUrl, { max: 1, ...options, prepare: true, connection: { application_name: "till-direct" } })
+    ? postgres(opts.directUrl, { max: 1, ...options, ...attrsOf(opts.directUrl), prepare: true, connection: { application_name: "till-direct" } })
     : target.pooled
       ? undefined
       : primary;
