@@ -2,18 +2,20 @@
 // command to run next — enough for a first run without reading further.
 import path from "node:path";
 import type { Config } from "./config.js";
+import { serversOf } from "./db/client.js";
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
-/** The database as a person reads it: PGlite's folder, or PostgreSQL's host and database (never the password). */
+/**
+ * The database as a person reads it: PGlite's folder, or PostgreSQL's host (hosts, for a failover set-up's URL)
+ * and database (never the password).
+ */
 export function describeDatabase(config: Config): string {
   if (!config.databaseUrl) return `PGlite (embedded) in ${path.join(config.dataDir, "pglite")}`;
-  try {
-    const url = new URL(config.databaseUrl);
-    return `PostgreSQL at ${url.host}${url.pathname}`;
-  } catch {
-    return "PostgreSQL";
-  }
+  const servers = serversOf(config.databaseUrl);
+  const database = /^[^?]*?\/\/[^/?]*\/([^?]*)/.exec(config.databaseUrl)?.[1];
+  if (!servers) return "PostgreSQL";
+  return `PostgreSQL at ${servers.join(",")}${database ? `/${decodeURIComponent(database)}` : ""}`;
 }
 
 export function startupBanner(config: Config, mail: "smtp" | "dev-mailbox", version: string): string {

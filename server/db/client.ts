@@ -96,20 +96,48 @@ export interface DbOptions {
 /**
  * `url` without till's own `pgbouncer=true` parameter (PostgreSQL would refuse it as a startup parameter), and
  * whether it was there: a transaction-mode pooler keeps no prepared statement from one transaction to the next.
+ * Only the query string is read: a URL naming several hosts (`postgres://a:5432,b:5432/db?target_session_attrs=…`,
+ * which postgres.js and libpq take, a failover set-up's) is no URL to `new URL`, which throws on it.
  */
 export function pooledUrl(url: string): { url: string; pooled: boolean } {
-  const parsed = new URL(url);
-  const flag = parsed.searchParams.get("pgbouncer");
+  const q = url.indexOf("?");
+  if (q < 0) return { url, pooled: false };
+  const params = new URLSearchParams(url.slice(q + 1));
+  const flag = params.get("pgbouncer");
   if (flag === null) return { url, pooled: false };
-  parsed.searchParams.delete("pgbouncer");
-  return { url: parsed.toString(), pooled: flag === "true" || flag === "1" };
+  params.delete("pgbouncer");
+  const rest = params.toString();
+  return { url: `${url.slice(0, q)}${rest ? `?${rest}` : ""}`, pooled: flag === "true" || flag === "1" };
 }
 
-/** host:port of a URL, for logs and state (never the password). */
-const serverOf = (url: string) => {
-  const u = new URL(url);
-  return `${u.hostname}:${u.port || "5432"}`;
-};
+/**
+ * The host:port pairs of a postgres:// URL, several when it names several hosts (never the password); the port
+ * defaults to 5432. Undefined when it is not such a URL.
+ */
+export function serversOf(url: string): string[] | undefined {
+  const match = /^postgres(?:ql)?:\/\/(?:[^@/?]*@)?([^/?]*)/.exec(url);
+  if (!match?.[1]) return undefined;
+  return match[1].split(",").map((server) => {
+    const bracket = server.lastIndexOf("]");
+    const colon = server.lastIndexOf(":");
+    return colon > bracket ? server : `${server}:5432`;
+  });
+}
+
+/**
+ * The driver's own target_session_attrs for `url`'s: postgres.js 3.4.9 takes a server for `read-write` when it does
+ * not report default_transaction_read_only = on, which a hot standby does not (it is read-only by recovery), so a
+ * multi-host URL's `read-write` connected to the standby and every write failed. `primary` (not in recovery) is
+ * what libpq's `read-write` checks besides; other values pass through. Drop when the driver checks both.
+ */
+export function driverSessionAttrs(url: string): "primary" | undefined {
+  const q = url.indexOf("?");
+  const attrs = q < 0 ? null : new URLSearchParams(url.slice(q + 1)).get("target_session_attrs");
+  return attrs === "read-write" ? "primary" : undefined;
+}
+
+/** host:port of a URL (all of them, comma-separated, for several hosts), for logs and state (never the password). */
+const serverOf = (url: string) => (serversOf(url) ?? ["?"]).join(",");
 
 export async function openDatabase(opts: DbOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts);
@@ -136,12 +164,17 @@ async function openPostgres(url: string, opts: DbOptions): Promise<Database> {
   const target = pooledUrl(url);
   // notices (e.g. "relation already exists, skipping" from migrations) are noise in the log
   const options = { onnotice: () => {}, backoff: reconnectBackoff, ...(target.pooled ? { prepare: false } : {}) };
-  const primary = postgres(target.url, { max: opts.max ?? 10, ...options });
+  // each client its own URL's (a replica's URL asks for no primary)
+  const attrsOf = (u: string) => {
+    const attrs = driverSessionAttrs(u);
+    return attrs ? { target_session_attrs: attrs } : {};
+  };
+  const primary = postgres(target.url, { max: opts.max ?? 10, ...options, ...attrsOf(target.url) });
   // the session's own things (LISTEN) need a server connection of their own, which a transaction-mode pooler
   // does not give: they take the direct URL, or the primary's when there is no pooler
   // (named in pg_stat_activity: the LISTEN session that must not sit behind the pooler)
   const direct = opts.directUrl
-    ? postgres(opts.directUrl, { max: 1, ...options, prepare: true, connection: { application_name: "till-direct" } })
+    ? postgres(opts.directUrl, { max: 1, ...options, ...attrsOf(opts.directUrl), prepare: true, connection: { application_name: "till-direct" } })
     : target.pooled
       ? undefined
       : primary;

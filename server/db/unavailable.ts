@@ -30,10 +30,12 @@ const SOCKET_CODES = new Set([
 
 /**
  * SQLSTATEs of a server that is going away or not there yet: class 08 (connection exception), admin_shutdown,
- * crash_shutdown, cannot_connect_now (starting up, shutting down, in recovery), too_many_connections.
+ * crash_shutdown, cannot_connect_now (starting up, shutting down, in recovery), too_many_connections, and
+ * read_only_sql_transaction: till opens no read-only transaction, so a write refused as read-only reached a standby
+ * (a failover under way, a proxy or name still pointing at the old primary) and is worth retrying shortly.
  */
 function unavailableState(code: string): boolean {
-  return /^08[0-9A-Z]{3}$/.test(code) || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300";
+  return /^08[0-9A-Z]{3}$/.test(code) || ["57P01", "57P02", "57P03", "53300", "25006"].includes(code);
 }
 
 /**

@@ -76,7 +76,7 @@ describe("databaseUnavailableCode", () => {
   });
 
   it("postgres.js's closed-connection codes and PostgreSQL's going-away SQLSTATEs are; a request's own errors are not", () => {
-    for (const code of ["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "CONNECT_TIMEOUT", "57P01", "57P02", "57P03", "53300", "08006", "08001"]) {
+    for (const code of ["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "CONNECT_TIMEOUT", "57P01", "57P02", "57P03", "53300", "25006", "08006", "08001"]) {
       expect(databaseUnavailableCode(Object.assign(new Error(code), { code })), code).toBe(code);
     }
     // unique violation, invalid text, serialization failure, a Fastify client error, nothing at all
