@@ -16,7 +16,7 @@
 //   hour (and, for quantities in a time zone whose bucket boundary cuts an hour, that hour) is read from events.
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { ADVISORY_LOCK_CLASS, rowsOf as rows, type Queryable } from "../../db/client.js";
-import { event, meter as meterTable, meterRollup, meterRollupState, meterRollupValue, meterUsageStamp } from "../../db/schema/index.js";
+import { event, meter as meterTable, meterRollup, meterRollupState, meterRollupValue } from "../../db/schema/index.js";
 import type { Aggregation, Filter } from "../../../shared/meter-filter.js";
 import { aggregationInputs, filterSql } from "./predicates.js";
 import { UUID_RE } from "../../../shared/uuid.js";
@@ -67,15 +67,6 @@ function rollupInsert(m: RollupMeter, from: SQL, where: SQL, upsert: boolean): S
         : sql``
     }`;
 }
-
-/**
- * Counts the batch's change of each (meter, customer) pair it touched (meter_usage_stamp), in the pairs' order as
- * the rollups are upserted in theirs: concurrent batches wait for each other instead of deadlocking.
- */
-const stampUpsert = (m: RollupMeter, changed: string): SQL =>
-  sql`INSERT INTO ${meterUsageStamp} AS u (meter_id, customer_id, external_customer_id, writes)
-    SELECT DISTINCT ${m.id}::uuid, customer_id, external_customer_id, 1::bigint FROM ${sql.raw(changed)} ORDER BY 2, 3
-    ON CONFLICT (meter_id, customer_id, external_customer_id) DO UPDATE SET writes = u.writes + 1`;
 
 /** The meters of an organization whose rollups are kept (ready), with their definitions (rows of RollupMeter). */
 export const keptMetersSql = (organizationId: string): SQL =>
@@ -217,11 +208,7 @@ export function insertWithUpkeep(organizationId: string, batch: BatchRows, meter
   const ins = sql.raw(`"event"`);
   const parents = namesParents(batch);
   // the inserted rows are kept for the meters' upserts only (with none, a row each of a 1,000-event batch: ~2 ms)
-  const upkeep = meters.map((m, i) => {
-    const upsert = rollupInsert(m, sql`ins AS ${ins}`, sql`true`, true);
-    if (aggregationInputs(m.aggregation).distinct) return sql`, ${sql.raw(`r${i}`)} AS (${upsert} RETURNING 1)`;
-    return sql`, ${sql.raw(`r${i}`)} AS (${upsert} RETURNING customer_id, external_customer_id), ${sql.raw(`s${i}`)} AS (${stampUpsert(m, `r${i}`)})`;
-  });
+  const upkeep = meters.map((m, i) => sql`, ${sql.raw(`r${i}`)} AS (${rollupInsert(m, sql`ins AS ${ins}`, sql`true`, true)} RETURNING 1)`);
   return sql`WITH ${insertBatch(organizationId, batch, meters.length > 0 ? sql`*` : sql`1`, parents)}${sql.join(upkeep, sql``)}
     SELECT count(*)::int AS n${parents ? sql`, (${missingParents}) AS missing` : sql``} FROM ins`;
 }

@@ -1,5 +1,5 @@
-// A customer's usage of a meter, reused while it cannot have changed. Ingest counts, in the batch's own statement,
-// each (meter, customer) pair whose rollups it changed (rollups.ts, meter_usage_stamp); a rebuild raises the
+// A customer's usage of a meter, reused while it cannot have changed. Triggers on the rollups count each statement
+// that changed a (meter, customer) pair's rollups (meter_usage_stamp, migration 0086); a rebuild raises the
 // meter's rollup version. A read that saw a stamp (version and count) reads the same quantity as every other read
 // of that range at that stamp, whichever process made it: so a total read with its stamp, in one statement, is
 // kept here, and a caller that read the stamp again (the entitlement check's first statement) and finds it the

@@ -64,9 +64,9 @@ export const meterRollupValue = pgTable(
 );
 
 /**
- * How many ingests changed a (meter, customer) pair's `meter_rollup` rows (events/rollups.ts keeps it in the
- * batch's statement): a usage read that saw the same count, at the same rollup version, reads the same quantity
- * (events/usage-stamps.ts reuses it). Never lowered, so a sum over a customer's pairs only grows.
+ * How many statements changed a (meter, customer) pair's `meter_rollup` rows, kept by triggers on it (migration
+ * 0086, so every writer counts): a usage read that saw the same count, at the same rollup version, reads the same
+ * quantity (events/usage-stamps.ts reuses it). Never lowered, so a sum over a customer's pairs only grows.
  */
 export const meterUsageStamp = pgTable(
   "meter_usage_stamp",
