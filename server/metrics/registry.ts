@@ -49,8 +49,9 @@ export const renewals = new Counter({
 
 export const payments = new Counter({
   name: "till_payments_total",
-  help: "Checkout payments by outcome (succeeded, failed, requires_action, error) and processor (test, stripe).",
-  labelNames: ["outcome", "processor"] as const,
+  help:
+    "Payments asked of a processor (test, stripe) by kind (payment, setup: a card saved, charge: off-session) and outcome (succeeded, failed, requires_action, error).",
+  labelNames: ["processor", "kind", "outcome"] as const,
   registers,
 });
 

@@ -91,7 +91,7 @@ describe("/metrics on a port of its own, /readyz", () => {
     const moved = (name: string, where?: (l: Record<string, string>) => boolean) => total(after, name, where) - total(before, name, where);
     expect(moved("till_http_requests_total", (l) => l.route === "/v1/checkouts/" && l.method === "POST" && l.status === "201")).toBe(1);
     expect(moved("till_http_request_duration_seconds_count", (l) => l.route === "/v1/checkouts/" && l.method === "POST")).toBe(1);
-    expect(moved("till_payments_total", (l) => l.processor === "test" && l.outcome === "succeeded")).toBe(1);
+    expect(moved("till_payments_total", (l) => l.processor === "test" && l.kind === "payment" && l.outcome === "succeeded")).toBe(1);
     expect(moved("till_events_ingested_total")).toBe(3);
     expect(moved("till_webhook_deliveries_total", (l) => l.outcome === "sent")).toBeGreaterThanOrEqual(1);
     expect(moved("till_webhook_delivery_duration_seconds_count")).toBeGreaterThanOrEqual(1);

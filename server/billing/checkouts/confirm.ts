@@ -45,7 +45,6 @@ import { DISCOUNT_OVER } from "../discounts/refusal.js";
 import { loadView } from "./state.js";
 import { chargeRow, fulfil, matchCustomer, plannedCustomer } from "./fulfil.js";
 import { derive, toCheckoutConfirmedWire, type CheckoutDerived, type CheckoutRow, type CheckoutView } from "./wire.js";
-import { payments } from "../../metrics/registry.js";
 
 // ---- a confirm retried after its answer was lost (confirm-retry.ts) ----------------------------------------
 
@@ -265,7 +264,6 @@ async function purchase(deps: CheckoutDeps, found: CheckoutRow, input: CheckoutC
         ...(keeps ? { customer: { id: customer.row.id, email: customer.row.email, name: customer.row.name, processorCustomerId } } : {}),
         idempotencyKey: payKey(view.row.id, input.confirmation_token_id),
       });
-      payments.inc({ processor: processor.id, outcome: payment.ok ? "succeeded" : payment.next ? "requires_action" : "failed" });
       if (!payment.ok && payment.next) throw new PaymentPending(payment.next, view.row, settlement.due);
       if (!payment.ok) {
         // a customer created by this confirm is rolled back with it: the attempt names none
