@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { eventually, Receiver } from "../helpers/receiver.js";
-import { createSeller, type Seller } from "../helpers/seller.js";
+import { rawRequest } from "../helpers/api.js";
+import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 interface Sample {
@@ -118,6 +119,25 @@ describe("/metrics on a port of its own, /readyz", () => {
         for (const f of forbidden) expect(value).not.toContain(f);
       }
     }
+  });
+
+  it("a renewal (a sandbox's test clock past the period's end) moves the renewals and the off-session charges", async () => {
+    const key = await seller.createSandboxKey();
+    const sdk = sdkFor(server, key);
+    const product = await sdk.products.create({
+      name: "Monthly",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
+    });
+    await pay(server, await sdk.checkouts.create({ products: [product.id] }));
+    const before = await scrape();
+    const advanced = await rawRequest(server.url, key, "POST", "/v1/test-clock/advance", { by: "32d" });
+    expect(advanced.status, JSON.stringify(advanced.body)).toBe(200);
+    const after = await scrape();
+    const moved = (name: string, where: (l: Record<string, string>) => boolean) => total(after, name, where) - total(before, name, where);
+    expect(moved("till_renewals_total", (l) => l.outcome === "done")).toBe(1);
+    expect(moved("till_renewals_total", (l) => l.outcome === "failed")).toBe(0);
+    expect(moved("till_payments_total", (l) => l.processor === "test" && l.kind === "charge" && l.outcome === "succeeded")).toBe(1);
   });
 
   it("/readyz: ready with the worker running; not ready without it, while draining, without a database", async () => {
