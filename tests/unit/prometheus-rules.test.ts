@@ -23,3 +23,13 @@ describe("ops/prometheus/till-rules.yml", () => {
     for (const name of named) expect(declared).toContain(`"${name.replace(/_(bucket|count|sum)$/, "")}"`);
   });
 });
+
+describe("Stripe's paths as a label", () => {
+  it("keep the resource and its actions, never an id", async () => {
+    const { stripeResource } = await import("../../server/metrics/registry.js");
+    expect(stripeResource("/v1/payment_intents/pi_3NabcDEF123/confirm")).toBe("/v1/payment_intents/:id/confirm");
+    expect(stripeResource("/v1/customers/cus_abc/payment_methods/pm_1X?limit=3")).toBe("/v1/customers/:id/payment_methods/:id");
+    expect(stripeResource("/v1/refunds")).toBe("/v1/refunds");
+    expect(stripeResource("/v1/customers/someone@example.com")).toBe("/v1/customers/:id");
+  });
+});
