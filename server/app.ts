@@ -30,6 +30,8 @@ import { stripeWebhookPlugin } from "./payments/stripe/webhook.js";
 import { createWorker, type Worker } from "./jobs/worker.js";
 import { installIdempotency, requestScope } from "./http/idempotency.js";
 import { methodsOf } from "./http/route-hooks.js";
+import { installMetrics, type Metrics } from "./metrics/endpoint.js";
+import { installReadiness, type Readiness } from "./metrics/readiness.js";
 
 export interface AppDeps {
   config: Config;
@@ -54,6 +56,10 @@ export interface App {
    * it.
    */
   worker: Worker;
+  /** /readyz's state: main.ts drains it on SIGTERM before closing. */
+  readiness: Readiness;
+  /** The metrics port's address, when TILL_METRICS_PORT opens one. */
+  metrics: Metrics;
 }
 
 const ROUTER_ERRORS: Record<string, string> = {
@@ -131,6 +137,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   }
   app.get("/healthz", async () => ({ status: "ok" }));
+  const worker = createWorker({ database, mailer, config, secret, log: app.log });
+  app.addHook("preClose", async () => worker.stop());
+  // /readyz and /metrics (server/metrics/): the metrics' request counting sees every route registered below
+  const readiness = installReadiness(app, { database, worker });
+  const metrics = installMetrics(app, config.metrics, { database, heartbeats: () => worker.heartbeats() });
   // before any route is registered: it adds itself to every write route under /v1 and to /api/auth/checkout
   installIdempotency(app, {
     db: database.db,
@@ -140,8 +151,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return session?.user.id ?? null;
     }),
   });
-  const worker = createWorker({ database, mailer, config, secret, log: app.log });
-  app.addHook("preClose", async () => worker.stop());
   if (config.webhooks.inboundSecret) {
     // a route of its own beside the /api/auth wildcard, with the raw body its signature covers
     await app.register(inboundWebhooksPlugin({ db: database.db, secret: config.webhooks.inboundSecret }));
@@ -161,5 +170,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // the dev mailbox in the browser: development with the dev mailbox only (its .eml/.json under <data dir>/mail)
   if (config.development && mailer.transport === "dev-mailbox") await app.register(devMailPlugin({ mailDir: path.join(config.dataDir, "mail") }));
   await app.register(webPlugin(config));
-  return { app, auth, callers, v1Routes, routes, worker };
+  return { app, auth, callers, v1Routes, routes, worker, readiness, metrics };
 }

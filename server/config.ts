@@ -30,6 +30,17 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("127.0.0.1"),
   TILL_TRUST_PROXY: z.string().default("loopback"),
+  /** /metrics on a listener of its own (server/metrics/endpoint.ts), on TILL_METRICS_HOST (loopback by default). */
+  TILL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  TILL_METRICS_HOST: z.string().default("127.0.0.1"),
+  /** On SIGTERM: how long /readyz answers 503 while requests are still served, before the server closes. */
+  TILL_DRAIN_DELAY: z
+    .string()
+    .regex(/^\d+(\.\d+)?(ms|s)?$/, "must be a duration such as 5s or 500ms")
+    .transform((v) => (v.endsWith("ms") ? Number(v.slice(0, -2)) : Number(v.replace(/s$/, "")) * 1000))
+    .default(0),
+  /** /metrics on the main port for `Authorization: Bearer <token>` (and the same token asked on the metrics port). */
+  TILL_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   TILL_BASE_URL: z.url().optional(),
   TILL_DATA_DIR: z.string().default(".till"),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
@@ -143,6 +154,10 @@ export interface Config {
   host: string;
   /** Fastify trustProxy: "true", "false", or a comma-separated list of addresses/CIDRs/"loopback". */
   trustProxy: boolean | string;
+  /** Where /metrics is served: a port of its own, and/or the main port behind a token; neither by default. */
+  metrics: { port: number | undefined; host: string; token: string | undefined };
+  /** On SIGTERM, ms of answering not-ready before closing (TILL_DRAIN_DELAY). */
+  drainDelayMs: number;
   baseURL: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -227,6 +242,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     trustProxy: e.TILL_TRUST_PROXY === "true" ? true : e.TILL_TRUST_PROXY === "false" ? false : e.TILL_TRUST_PROXY,
+    metrics: { port: e.TILL_METRICS_PORT, host: e.TILL_METRICS_HOST, token: e.TILL_METRICS_TOKEN },
+    drainDelayMs: e.TILL_DRAIN_DELAY,
     baseURL,
     dataDir: path.resolve(e.TILL_DATA_DIR),
     databaseUrl: e.DATABASE_URL,

@@ -51,6 +51,7 @@ export const LAYERS: readonly Layer[] = [
       open("secret.ts"),
       open("i18n"),
       open("db"),
+      open("metrics"),
       open("mail"),
       open("tasks"),
       open("payments"),

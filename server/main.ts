@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     log: (line) => console.log(`[mail] ${line}`),
     development: config.development,
   });
-  const { app, worker } = await buildApp({ config, database, mailer, secret, logger: true });
+  const { app, worker, readiness } = await buildApp({ config, database, mailer, secret, logger: true });
   app.addHook("onClose", async () => database.close());
   await app.listen({ port: config.port, host: config.host });
   await worker.start();
@@ -46,6 +46,9 @@ async function main(): Promise<void> {
     await app.close();
   };
   const stop = async () => {
+    // not ready first: a load balancer polling /readyz takes the process out while it still answers
+    readiness.drain();
+    if (config.drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
     await close();
     process.exit(0);
   };

@@ -67,6 +67,19 @@ export interface Database {
   listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   /** Read replicas (DATABASE_REPLICA_URL): which reads may go to one (db/replicas.ts). */
   reads?: ReadRouting;
+  /** The primary's connection pool now (PostgreSQL; the metrics endpoint reads it). */
+  pool?(): PoolState;
+}
+
+/** A postgres.js pool's state (patches/postgres+3.4.9.patch adds `sql.pool()`). */
+export interface PoolState {
+  max: number;
+  /** Connections running a query or held by a transaction. */
+  active: number;
+  idle: number;
+  connecting: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
 }
 
 export interface DbOptions {
@@ -204,6 +217,7 @@ async function openPostgres(url: string, opts: DbOptions): Promise<Database> {
     db,
     driver: "postgres",
     ...(reads ? { reads } : {}),
+    pool: () => (primary as unknown as { pool(): PoolState }).pool(),
     async close() {
       await reads?.close();
       if (direct && direct !== primary) await direct.end({ timeout: 5 });

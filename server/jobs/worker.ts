@@ -42,6 +42,8 @@ export interface Worker {
   readonly mailed: number;
   /** Invoices and credit notes this worker made. */
   readonly invoiced: number;
+  /** Each loop's last turn (Date.now()), while the worker runs: the readiness check and the metrics read them. */
+  heartbeats(): Array<{ loop: string; at: number }>;
 }
 
 const quietLog: WorkerLog = { info() {}, warn() {}, error() {} };
@@ -54,6 +56,7 @@ export function createWorker(deps: WorkerDeps): Worker {
   const payments = secret && config.payments ? { secret, stripeApiUrl: config.payments.stripeApiUrl } : undefined;
   let state: WorkerState = "idle";
   let unlisten: (() => Promise<void>) | undefined;
+  const beats = new Map<string, number>();
 
   // the jobs this worker does (a job lacking what it needs, a secret or a base URL, is left to another worker)
   const runs = new Map<string, { run: JobRun; counter: WorkerCounter | undefined }>();
@@ -72,6 +75,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     state: () => state,
     processor: createPaymentProcessor({ testInLive: config.payments?.testInLive ?? false }, payments),
     fanOut,
+    beat: (loop) => void beats.set(loop, Date.now()),
   };
   // each subscriber that recorded jobs wakes the job doing them after the commit; one without, the fan-out
   for (const s of SUBSCRIBERS) {
@@ -101,6 +105,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       return counted("invoiced");
     },
     wake,
+    heartbeats: () => (state === "running" ? [...beats].map(([loop, at]) => ({ loop, at })) : []),
     async start() {
       if (state === "running") return;
       state = "running";
@@ -120,6 +125,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       wake();
       for (const run of all().reverse()) await run.stop();
       await unlisten?.().catch(() => {});
+      beats.clear();
       state = "idle";
     },
     async kill() {

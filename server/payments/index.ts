@@ -8,6 +8,7 @@ import type { PaymentProcessor } from "./processor.js";
 import { createStripeAccounts } from "./stripe/accounts.js";
 import { stripeOf, stripeOfConnection, type StripeContext } from "./stripe/connection.js";
 import { createTestProcessor } from "./test-processor.js";
+import { countedProcessor } from "./counted.js";
 
 export type { ChargeRequest, NextAction, PaymentCustomer, PaymentProcessor, PaymentRequest, PaymentResult, RefundRequest, RefundResult } from "./processor.js";
 export { processorFor } from "./processor.js";
@@ -24,8 +25,8 @@ export { noteLastError as noteConnectionError } from "./stripe/repository.js";
  */
 export function createPaymentProcessor(payments: Pick<Config["payments"], "testInLive"> = { testInLive: false }, stripe?: StripeContext): PaymentProcessor {
   const test = createTestProcessor(payments.testInLive);
-  if (!stripe) return test;
-  return {
+  if (!stripe) return countedProcessor(test);
+  return countedProcessor({
     ...test,
     async forOrganization(db, organizationId) {
       return (await stripeOf(db, stripe, organizationId))?.processor ?? test;
@@ -33,7 +34,7 @@ export function createPaymentProcessor(payments: Pick<Config["payments"], "testI
     forConnection(connection) {
       return (connection && stripeOfConnection(stripe, connection)?.processor) ?? test;
     },
-  };
+  });
 }
 
 /** The server's processor: the test processor as configured, each organization's Stripe account when connected. */

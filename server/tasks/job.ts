@@ -99,6 +99,8 @@ export interface JobContext {
   processor: PaymentProcessor;
   /** The outbox subscribers, in order, as the fan-out runs them in its transaction (each wakes its job after). */
   fanOut: readonly FanOutSubscriber[];
+  /** A loop of the job says it is alive, once a turn (the readiness check and the metrics read the heartbeats). */
+  beat(loop: string): void;
 }
 
 /** The counts a worker reports (tests and benches read them). */

@@ -32,6 +32,8 @@ export interface LeaseLoopSpec<R> {
   active?(): boolean;
   /** A stop waits this long for the rows in hand, then abandons them; without, it waits until they are done. */
   stopGraceMs?: number;
+  /** Called at each turn: the loop is alive (the worker's heartbeats). */
+  beat?(): void;
 }
 
 export interface LeaseLoop {
@@ -65,6 +67,7 @@ export function createLeaseLoop<R>(spec: LeaseLoopSpec<R>): LeaseLoop {
       count: () => void (count += 1),
     };
     while (hand.running()) {
+      spec.beat?.();
       let claimed = 0;
       try {
         const token = randomUUID();
@@ -151,6 +154,7 @@ export function leasedJob<R, Env>(job: LeasedJob<R, Env>): Job {
         claim: (token) => job.claim(env, { token, limit, leaseMs }),
         work: (rows, token, hand) => job.work(env, rows, token, hand),
         ...(job.stopsWithWorker ? { active: () => ctx.state() === "running", stopGraceMs } : {}),
+        beat: () => ctx.beat(job.name),
       });
       return loop;
     },

@@ -17,6 +17,7 @@ import { finishBatch, prepareBatch, type RenewalBatch, type RenewalOutput } from
 import { claimDueSubscriptions } from "../subscriptions/service.js";
 import { renewLocked } from "./renewal.js";
 import { canDefer, NeedsSavepoint, writeDeferred } from "./writes.js";
+import { renewals } from "../../metrics/registry.js";
 
 export interface RenewalRun extends ScheduledPass {
   processor: PaymentProcessor;
@@ -79,7 +80,12 @@ export async function runRenewals(run: RenewalRun): Promise<number> {
       if (claimed < batch) return;
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.trunc(run.concurrency ?? 1)) }, claimLoop));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.trunc(run.concurrency ?? 1)) }, claimLoop));
+  } finally {
+    renewals.inc({ outcome: "done" }, renewed);
+    renewals.inc({ outcome: "failed" }, failed.length);
+  }
   return renewed;
 }
 

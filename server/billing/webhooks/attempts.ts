@@ -8,6 +8,7 @@ import { postWebhook } from "./sender.js";
 import * as service from "./delivery.js";
 import { signingKeys, signHeaders } from "./signing.js";
 import type { ClaimedEvent } from "./wire.js";
+import { webhookDeliveries, webhookDuration } from "../../metrics/registry.js";
 
 export interface AttemptsDeps extends RecorderDeps {
   opts: RecorderDeps["opts"] & Pick<WorkerOptions, "concurrency" | "timeoutMs">;
@@ -50,6 +51,9 @@ export function createAttempts(c: AttemptsDeps, onRoom: () => void) {
           signal: controller.signal,
         });
         outcome = { kind: "attempt", event, token, result };
+        const last = result.httpCode === 410 || event.attempts + 1 >= service.MAX_ATTEMPTS;
+        webhookDeliveries.inc({ outcome: result.succeeded ? "sent" : last ? "failed" : "retrying" });
+        webhookDuration.observe(result.durationMs / 1000);
       }
       // abandoned (stop) or crashed (kill): not recorded; the lease decides who tries again
       if (controller.signal.aborted || c.state() === "dead") return;

@@ -14,6 +14,8 @@ export interface WebhookDeliveryDeps extends AttemptsDeps {
   opts: AttemptsDeps["opts"] & { fanOutBatch: number; leaseMs: number; pollIntervalMs: number; stopGraceMs: number };
   /** Run in each fan-out's transaction (the registry's subscribers, server/jobs/registry.ts). */
   subscribers: webhooks.OutboxSubscriber[];
+  /** Each loop's turn says it is alive (the worker's heartbeats). */
+  beat?(loop: string): void;
 }
 
 export function createWebhookDelivery(c: WebhookDeliveryDeps): JobRun & { readonly count: number } {
@@ -26,6 +28,7 @@ export function createWebhookDelivery(c: WebhookDeliveryDeps): JobRun & { readon
 
   async function fanOutLoop(): Promise<void> {
     while (stateOf() === "running") {
+      c.beat?.("webhooks.fan-out");
       let moved = 0;
       try {
         const token = randomUUID();
@@ -50,6 +53,7 @@ export function createWebhookDelivery(c: WebhookDeliveryDeps): JobRun & { readon
 
   async function claimLoop(): Promise<void> {
     while (stateOf() === "running") {
+      c.beat?.("webhooks.claim");
       const room = attempts.room;
       if (room > 0) {
         try {

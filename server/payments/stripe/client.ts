@@ -1,6 +1,7 @@
 // The official `stripe` client for an organization's Stripe account, pointed at TILL_STRIPE_API_URL (Stripe's
 // API, or a stand-in on loopback in tests), and the facts about Stripe keys till relies on.
 import Stripe from "stripe";
+import { stripeCalls, stripeErrors, stripeResource } from "../../metrics/registry.js";
 
 /** The Stripe events till's endpoint on the account is registered for. */
 export const STRIPE_EVENT_TYPES = [
@@ -39,7 +40,7 @@ export const keyHint = (key: string) => `${key.slice(0, key.indexOf("_", 3) + 1)
 export function stripeClient(secretKey: string, apiUrl: string): Stripe {
   const url = new URL(apiUrl);
   const protocol = url.protocol === "http:" ? "http" : "https";
-  return new Stripe(secretKey, {
+  const client = new Stripe(secretKey, {
     host: url.hostname,
     port: url.port ? Number(url.port) : protocol === "http" ? 80 : 443,
     protocol,
@@ -48,6 +49,13 @@ export function stripeClient(secretKey: string, apiUrl: string): Stripe {
     telemetry: false,
     appInfo: { name: "till" },
   });
+  // counted for the metrics endpoint by the path's resource, never its ids
+  client.on("request", (e: { method?: string; path?: string }) => stripeCalls.inc({ method: e.method ?? "", resource: stripeResource(e.path ?? "") }));
+  client.on("response", (e: { method?: string; path?: string; status?: number }) => {
+    const status = e.status ?? 0;
+    if (status >= 400) stripeErrors.inc({ method: e.method ?? "", resource: stripeResource(e.path ?? ""), status: String(status) });
+  });
+  return client;
 }
 
 /**

@@ -9,6 +9,7 @@ import { earlyCounts, startEarlyInsert, type EarlyInsert } from "./early-insert.
 import { EventInput, EventsIngestEnvelope, eventInputFast } from "./input.js";
 import { parseArraySliced } from "./sliced-parse.js";
 import { storeEvents, usualCounts, type IngestResult } from "./store.js";
+import { eventsIngested } from "../../../metrics/registry.js";
 
 export { EventsIngestInput } from "./input.js";
 export type { IngestResult } from "./store.js";
@@ -49,7 +50,9 @@ export async function ingest(
   try {
     // null: the early INSERT failed after all (PostgreSQL read the text otherwise than JSON.parse, e.g. a
     // repeated key): the body is parsed again and stored the usual way
-    return (await ingestBody(db, organizationId, body, wall, early, named)) ?? (await ingestBody(db, organizationId, body, wall, undefined, named))!;
+    const result = (await ingestBody(db, organizationId, body, wall, early, named)) ?? (await ingestBody(db, organizationId, body, wall, undefined, named))!;
+    eventsIngested.inc(result.inserted);
+    return result;
   } finally {
     early?.abandon();
   }
