@@ -6,6 +6,7 @@
 // checks --json` does. A customer id or external id till does not know is an answer (customer_not_found), not an
 // error; an email no customer has is (exit 1), as in every command that looks one up.
 import type { Command } from "commander";
+import type { EntitlementAnswer, OverageMode } from "../../shared/entitlements.js";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
@@ -13,19 +14,11 @@ import { EXIT, ExitStatus, UsageError } from "../errors.js";
 import { parseCustomer } from "../flags.js";
 import { customerIdOf } from "./customers.js";
 
-export interface WireEntitlementCheck {
-  allowed: boolean;
-  reason: "customer_not_found" | "no_benefit" | "insufficient_balance" | "subscription_past_due" | null;
+/** The check's answer on the wire: the shared answer with the feature asked, the customer found and the overage. */
+export interface WireEntitlementCheck extends EntitlementAnswer {
   feature: string;
-  kind: "feature_flag" | "meter" | null;
   customer_id: string | null;
-  benefit_id: string | null;
-  meter_id: string | null;
-  balance: number | null;
-  limit: number | null;
-  held: number | null;
-  units: number | null;
-  overage: "credit_only" | "credit_then_invoice" | null;
+  overage: OverageMode | null;
 }
 
 /** A number of a meter's units: positive (a meter may sum fractions). */
