@@ -1,6 +1,8 @@
 // The entitlement check and reservations on the hot path, each against a bare baseline measured in the same run:
 //   1. POST /v1/entitlements/check (API key, a meter with units) vs a bare Fastify route doing one primary-key
-//      SELECT (bench/helpers/baseline.ts), in alternating rounds; the check's p99 printed. Goal ≥ 50 %.
+//      SELECT (bench/helpers/baseline.ts), in alternating rounds; the check's p99 printed. Goal ≥ 50 %. Beside it, a
+//      feature flag's check and, for reference, GET /v1/products/{id} through the same stack; each row's CPU per
+//      request (the server's process and the database's backends) printed.
 //   2. reserve + commit pairs (POST /v1/reservations/, then …/{id}/commit) per second vs a bare Fastify route doing
 //      one primary-key UPDATE per request, both driven by the same fetch loop (WORKERS at once). Goal ≥ 40 %.
 // At scale: the organization holds 1M customers, and the checked customer 1M events of the meter in its current
@@ -326,6 +328,9 @@ async function main(): Promise<void> {
     const checkRequest = { url: `${endpoints.app}/v1/entitlements/check`, method: "POST" as const, headers: { ...f.auth, "content-type": "application/json" }, body: JSON.stringify(checkBody) };
     // a feature flag's check: the one statement, no usage to measure
     const flagRequest = { ...checkRequest, body: JSON.stringify({ customer_id: f.customers[0], feature: "export" }) };
+    // the reference: an authenticated read of one row through the same stack (bench:api's product GET)
+    const productRequest = { url: `${endpoints.app}/v1/products/${f.productId}`, headers: f.auth };
+    const products: Row[] = [];
     const baselines: Row[] = [];
     const checks: Row[] = [];
     const flags: Row[] = [];
@@ -333,10 +338,12 @@ async function main(): Promise<void> {
       baselines.push(await measureCannon("bare Fastify: SELECT product by primary key", { url: `${endpoints.bare}/row/${f.productId}` }));
       checks.push(await measureCannon("POST /v1/entitlements/check (API key, meter, units)", checkRequest));
       flags.push(await measureCannon("POST /v1/entitlements/check (API key, feature flag)", flagRequest));
+      products.push(await measureCannon("GET /v1/products/{id} (API key; the reference)", productRequest));
     }
     const selectRow = averaged(baselines);
     const checkRow = averaged(checks);
     const flagRow = averaged(flags);
+    const productRow = averaged(products);
 
     const bump = () => fetch(`${endpoints.bare}/bump`, { method: "POST" }).then(async (r) => (await r.arrayBuffer(), r.status === 200));
     const updateRow = await loop("bare Fastify: UPDATE product by primary key", "req/s", PAIR_SECONDS, bump);
@@ -349,7 +356,7 @@ async function main(): Promise<void> {
         `${seed.json.events.toLocaleString("en")} events; check: ${CONNECTIONS} connections (autocannon), ${WARMUP_SECONDS} s warm-up + ` +
         `${MEASURE_SECONDS} s × ${ROUNDS} alternating rounds; pairs: ${WORKERS} fetch loops for ${PAIR_SECONDS} s; Node ${process.version}, ${os.cpus().length} CPUs\n`,
     );
-    console.log(table([selectRow, { ...checkRow, baseline: selectRow }, { ...flagRow, baseline: selectRow }, updateRow, { ...pairRow, baseline: updateRow }]));
+    console.log(table([selectRow, { ...checkRow, baseline: selectRow }, { ...flagRow, baseline: selectRow }, { ...productRow, baseline: selectRow }, updateRow, { ...pairRow, baseline: updateRow }]));
     console.log("");
     const rounds = (rows: Row[]) => rows.map((r) => r.value.toFixed(0)).join(" / ");
     console.log(`check: ${verdict(checkRow.value / selectRow.value, CHECK_GOAL)} (rounds: SELECT ${rounds(baselines)} req/s, check ${rounds(checks)}); p99 ${checkRow.p99?.toFixed(1)} ms`);
@@ -359,7 +366,7 @@ async function main(): Promise<void> {
     );
     console.log(`the check's balance ${exact ? "is" : "IS NOT"} the credits less the events' units (${probe.json.balance} vs ${expected}); after the pairs: balance ${after.json.balance}, held ${after.json.held}`);
     console.log(`where a check's time goes (each read alone, sequential, mean ms): ${Object.entries(profile.json).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}`);
-    if ([selectRow, checkRow, flagRow, updateRow, pairRow].some((r) => r.failures > 0)) console.log("warning: some requests failed (see failures)");
+    if ([selectRow, checkRow, flagRow, productRow, updateRow, pairRow].some((r) => r.failures > 0)) console.log("warning: some requests failed (see failures)");
     console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     disarm();
