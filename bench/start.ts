@@ -149,7 +149,10 @@ async function main(): Promise<void> {
     const [compiled, tsx] = rows;
     if (!compiled || !tsx) throw new Error("no rows");
     const where = database ? "PostgreSQL" : "PGlite (a data directory)";
-    console.log(`\ntill start benchmark — ${where}; NODE_ENV=production; ${ROUNDS} alternating rounds after a warm-up of each, medians; Node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]?.toFixed(1)}\n`);
+    console.log(
+      `\ntill start benchmark — ${where}; NODE_ENV=production; ${ROUNDS} alternating rounds after a warm-up of each, medians;` +
+        ` Node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]?.toFixed(1)}\n`,
+    );
     console.log(table(rows, tsx));
     console.log("");
     const startRatio = compiled.wall / tsx.wall;
