@@ -7,6 +7,7 @@
 //   older than its sources starts, with one line saying so.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
+import module from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -43,6 +44,10 @@ async function production() {
     const named = changed.slice(0, 3).join(", ") + (changed.length > 3 ? ` and ${changed.length - 3} more` : "");
     console.error(`till: starting the build of ${statSync(entry).mtime.toISOString()}, older than its sources (${named} changed): \`npm run build\` to run them`);
   }
+  // Node 22.1+ keeps V8's compiled code of every module it loads (the bundle and the npm packages) in
+  // dist/server/compile-cache, for the next start; Node 20 has no such cache, and an unwritable dist/ only
+  // goes without it
+  module.enableCompileCache?.(path.join(SERVER, "compile-cache"));
   await import(pathToFileURL(entry).href);
 }
 
