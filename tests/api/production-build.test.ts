@@ -156,6 +156,22 @@ describe("the production build", () => {
     await stop(child);
   });
 
+  it("production npm start runs a build older than its sources, and says so in one line", async () => {
+    // a checkout whose build (a stand-in main.js) was made before server/a.ts changed
+    const root = mkdtempSync(path.join(os.tmpdir(), "till-stale-"));
+    for (const dir of ["scripts", "dist/server", "web/dist", "server"]) mkdirSync(path.join(root, dir), { recursive: true });
+    copyFileSync(path.join(ROOT, "scripts", "start.mjs"), path.join(root, "scripts", "start.mjs"));
+    writeFileSync(path.join(root, "dist", "server", "main.js"), 'console.log("the build runs");\n');
+    writeFileSync(path.join(root, "web", "dist", "index.html"), "<!doctype html>\n");
+    writeFileSync(path.join(root, "server", "a.ts"), "export const a = 2;\n");
+    const manifest = { entry: "main.js", inputs: { "server/a.ts": [1, 20], "server/gone.ts": [1, 20] } };
+    writeFileSync(path.join(root, "dist", "server", "manifest.json"), JSON.stringify(manifest));
+    const result = await run(process.execPath, [path.join(root, "scripts", "start.mjs")], { cwd: root, env: { ...cleanEnv(), NODE_ENV: "production" } });
+    expect(result.stdout).toBe("the build runs\n");
+    // a source the checkout no longer has (a production install without sources) is not a change
+    expect(result.stderr).toMatch(/^till: starting the build of \S+, older than its sources \(server\/a\.ts changed\): `npm run build` to run them\n$/);
+  });
+
   it("production npm start without a build says so in one line and exits 1", async () => {
     // a checkout with scripts/start.mjs and nothing built
     const root = mkdtempSync(path.join(os.tmpdir(), "till-nobuild-"));
