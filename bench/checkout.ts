@@ -15,6 +15,7 @@
 //
 //   npm run bench:checkout                                  # PGlite (in memory)
 //   DATABASE_URL=postgres://… npm run bench:checkout        # a throw-away database on that server
+//   TILL_BENCH_SERVER=compiled npm run bench:checkout       # the server compiled (no tsx), to compare CPU per confirm
 //
 // The servers run in a child process (the real app on a fresh database, plus the bare Fastify) so the load
 // generator does not share their event loop. Checkouts are created before the clock starts (one per
@@ -29,7 +30,7 @@ import { sql } from "drizzle-orm";
 import Fastify from "fastify";
 import { benchSeller, call } from "./helpers/client.js";
 import { cpuMeter } from "./helpers/cpu.js";
-import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
+import { announce, benchServer, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
 import { bareProductRoute, measureBaseline, RECORD_BASELINE } from "./helpers/baseline.js";
 import { paymentPurpose, tokenizeTestCard } from "../server/payments/test-processor.js";
 import { storedClientSecret } from "../server/billing/checkouts/wire.js";
@@ -297,7 +298,7 @@ async function main(): Promise<void> {
     const database = endpoints.driver === "postgres" ? "PostgreSQL" : "PGlite (in memory)";
     console.log(
       `\ntill checkout benchmark — ${database}; ${CONNECTIONS} concurrent confirms, ${WARMUP_CONFIRMS} warm-up then ${MEASURE_SECONDS} s;` +
-        ` baseline ${CONNECTIONS} connections; Node ${process.version}, ${os.cpus().length} CPUs\n`,
+        ` baseline ${CONNECTIONS} connections; the server ${benchServer()}; Node ${process.version}, ${os.cpus().length} CPUs\n`,
     );
     console.log(table([baseline, { ...purchase, baseline }, { ...subscription, baseline }, { ...stripe, baseline }]));
     console.log("");

@@ -5,9 +5,12 @@
 //   parent: const { child, endpoints } = await spawnServer<E>(import.meta.url); … await stopServer(child);
 //
 // TILL_BENCH_CPU_PROF=<dir> runs the child under `node --cpu-prof` (a .cpuprofile per run in <dir>: where the
-// server's time went); TILL_BENCH_NODE_FLAGS="--trace-gc …" passes more flags to the child's node. Loopback only.
+// server's time went); TILL_BENCH_NODE_FLAGS="--trace-gc …" passes more flags to the child's node.
+// TILL_BENCH_SERVER=compiled runs the child from an esbuild bundle of the bench's script (dist/bench/<name>.mjs,
+// bundled as scripts/build-server.mjs bundles the server) with no TypeScript loader, where it otherwise runs
+// through tsx: the same bench then measures the compiled server. Loopback only.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -89,11 +92,12 @@ export function announce(endpoints: object, closers: Array<() => Promise<unknown
 // ---- parent -------------------------------------------------------------------------------------------
 
 /** Runs `<script> --serve` (a bench's own file: its import.meta.url) in a child and waits for its announcement. */
-export function spawnServer<E extends object>(script: string): Promise<{ child: ChildProcess; endpoints: E & { pid: number } }> {
+export async function spawnServer<E extends object>(script: string): Promise<{ child: ChildProcess; endpoints: E & { pid: number } }> {
   const dir = process.env.TILL_BENCH_CPU_PROF;
   const profile = dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--cpu-prof-interval=200"] : [];
   const flags = (process.env.TILL_BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...profile, ...flags, "--import", "tsx", fileURLToPath(script), "--serve"], {
+  const entry = benchServer() === "compiled" ? [await bundleBench(fileURLToPath(script))] : ["--import", "tsx", fileURLToPath(script)];
+  const child = spawn(process.execPath, [...profile, ...flags, ...entry, "--serve"], {
     stdio: ["ignore", "pipe", "inherit"],
     env: process.env,
   });
@@ -110,6 +114,29 @@ export function spawnServer<E extends object>(script: string): Promise<{ child: 
     });
     child.once("exit", (code) => reject(new Error(`bench server exited early (code ${code})`)));
   });
+}
+
+/** How the bench's server child runs: `compiled` (TILL_BENCH_SERVER=compiled) or through `tsx`. */
+export function benchServer(): "compiled" | "tsx" {
+  const kind = process.env.TILL_BENCH_SERVER ?? "tsx";
+  if (kind !== "compiled" && kind !== "tsx") throw new Error(`TILL_BENCH_SERVER=${kind}: compiled or tsx`);
+  return kind;
+}
+
+/**
+ * The bench's script and everything it imports of ours as one ES module, dist/bench/<name>.mjs, npm packages
+ * imported from node_modules; the migrations beside it, where server/db/client.ts looks for them. dist/bench/ is as
+ * deep in the tree as bench/ and tests/helpers/, so paths they resolve from their own file hold.
+ */
+async function bundleBench(file: string): Promise<string> {
+  const root = path.resolve(path.dirname(file), "..");
+  const outDir = path.join(root, "dist", "bench");
+  const outfile = path.join(outDir, `${path.basename(file, ".ts")}.mjs`);
+  const { build } = await import("esbuild");
+  await build({ entryPoints: [file], outfile, bundle: true, platform: "node", target: "node20", format: "esm", packages: "external", jsx: "automatic", logLevel: "warning" });
+  cpSync(path.join(root, "server", "db", "migrations"), path.join(outDir, "migrations"), { recursive: true });
+  console.error(`bench: the server child runs ${path.relative(root, outfile)}, compiled (no tsx)`);
+  return outfile;
 }
 
 /** Asks the child to close (it writes its CPU profile then) and waits for it to exit. */
