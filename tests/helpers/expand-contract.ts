@@ -21,7 +21,7 @@ const RULES: Array<{ rule: string; test: (s: string) => boolean }> = [
   { rule: "sets NOT NULL on an existing column", test: (s) => /\bSET\s+NOT\s+NULL\b/.test(s) },
   { rule: "drops a default", test: (s) => /\bDROP\s+DEFAULT\b/.test(s) },
   { rule: "adds a NOT NULL column without a default (the old code's inserts do not set it)", test: addsRequiredColumn },
-  { rule: "truncates", test: (s) => /\bTRUNCATE\b/.test(s) },
+  { rule: "truncates", test: (s) => /^\s*TRUNCATE\b/.test(s) },
 ];
 
 /** `ADD COLUMN … NOT NULL` with neither DEFAULT nor GENERATED, clause by clause of an ALTER TABLE. */

@@ -61,6 +61,7 @@ describe("the expand-then-contract check itself", () => {
       `CREATE INDEX IF NOT EXISTS "order_note_idx" ON "order" ("note");`,
       `CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN DELETE FROM t; DROP TABLE IF EXISTS x; RETURN NULL; END $$;`,
       `CREATE OR REPLACE TRIGGER "t" AFTER INSERT ON "order" FOR EACH ROW EXECUTE FUNCTION f();`,
+      `CREATE TRIGGER "t_trunc" AFTER TRUNCATE ON "order" FOR EACH STATEMENT EXECUTE FUNCTION f();`,
     ].join("\n");
     expect(destructiveStatements(sql)).toEqual([]);
   });
