@@ -2,8 +2,9 @@
 // runs on a database migrated by today's migrations and serves a purchase, a renewal, ingest and webhook
 // deliveries; then it and today's server serve together under load while the old one is taken out of rotation,
 // stopped with SIGTERM and replaced by another of today's, and no request fails.
-// PostgreSQL only: two processes cannot share the embedded database (PGlite lives inside one process), so an
-// embedded install upgrades by stopping and starting, and its migrations are checked by the unit test of the rule.
+// The second part is PostgreSQL only: two processes cannot share the embedded database (PGlite lives inside one
+// process), so an embedded install upgrades by stopping and starting. On it the first part runs the previous
+// release's server on a data directory today's migrations upgraded (what a rollback after an upgrade finds).
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +12,7 @@ import type { Polar } from "@polar-sh/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay } from "../helpers/checkout.js";
+import { openDatabase } from "../../server/db/client.js";
 import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { previousRelease, ROOT, unpackPreviousRelease } from "../helpers/previous-release.js";
 import { eventually, Receiver } from "../helpers/receiver.js";
@@ -42,19 +44,21 @@ async function stopProcess(till: Till | undefined): Promise<void> {
   await till.exited;
 }
 
-describe.skipIf(!usingPostgres)("a rolling upgrade from the previous release (PostgreSQL only)", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
+describe("a rolling upgrade from the previous release", () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  /** The embedded database's data directory, migrated by today's migrations (without DATABASE_URL). */
+  let embeddedDir: string | undefined;
   let receiver: Receiver;
   const started: Till[] = [];
   let oldUrl: string;
   let seller: Seller;
   let key: string;
   const env = (port: number): Record<string, string> => ({
-    DATABASE_URL: database.url ?? "",
+    ...(database?.url ? { DATABASE_URL: database.url } : {}),
     PORT: String(port),
     HOST: "127.0.0.1",
     TILL_BASE_URL: `http://127.0.0.1:${port}`,
-    TILL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "till-upgrade-")),
+    TILL_DATA_DIR: embeddedDir ?? mkdtempSync(path.join(os.tmpdir(), "till-upgrade-")),
     TILL_AUTH_SECRET: "upgrade-test-secret-".padEnd(40, "x"),
     TILL_WEBHOOKS_ALLOW_PRIVATE: "true",
     TILL_RATE_LIMIT: "false",
@@ -76,7 +80,11 @@ describe.skipIf(!usingPostgres)("a rolling upgrade from the previous release (Po
     receiver = new Receiver();
     await receiver.start();
     // today's migrations, all of them: the upgrade's first step, before any of today's processes serves
-    database = await freshDatabase();
+    if (usingPostgres) database = await freshDatabase();
+    else {
+      embeddedDir = mkdtempSync(path.join(os.tmpdir(), "till-upgrade-"));
+      await (await openDatabase({ dataDir: path.join(embeddedDir, "pglite") })).close();
+    }
   });
   afterAll(async () => {
     for (const till of started) await stopProcess(till);
@@ -133,7 +141,7 @@ describe.skipIf(!usingPostgres)("a rolling upgrade from the previous release (Po
     expect(listed.items).toHaveLength(3);
   });
 
-  it("the old process and today's serve together; the old one is replaced under load and no request fails", { timeout: 2 * START_TIMEOUT_MS + 60_000 }, async () => {
+  it.skipIf(!usingPostgres)("the old process and today's serve together; the old one is replaced under load and no request fails", { timeout: 2 * START_TIMEOUT_MS + 60_000 }, async () => {
     expect(oldTill, "the previous release's server did not start").toBeDefined();
     const fresh = await start("today's server", ROOT);
     const backends: Backend[] = [
