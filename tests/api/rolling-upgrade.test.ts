@@ -189,9 +189,16 @@ describe("a rolling upgrade from the previous release", () => {
         b.inFlight--;
       }
     };
+    // while a process starts (tsx compiling the tree: CPU the load would share on a small machine), one client
+    let clients = 4;
+    let resume = () => {};
+    let resumed = Promise.resolve();
     const load = Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (!stop && next < 5_000) await one(next++);
+      Array.from({ length: 4 }, async (_, c) => {
+        while (!stop && next < 5_000) {
+          if (c < clients) await one(next++);
+          else await resumed;
+        }
       }),
     );
     const servedBy = (name: string, n: number) => eventually(async () => (backends.find((b) => b.name === name)?.served ?? 0) >= n, 60_000);
@@ -199,6 +206,16 @@ describe("a rolling upgrade from the previous release", () => {
     try {
       await servedBy("previous", 15);
       await servedBy("today-1", 15);
+      // as docs/operations.md says: the replacement first, in rotation once ready, then the old one out
+      clients = 1;
+      resumed = new Promise((resolve) => (resume = resolve));
+      const replacement = await start("today's replacement", ROOT);
+      clients = 4;
+      resume();
+      await eventually(async () => (await fetch(`${replacement.url}/readyz`)).status === 200, 30_000);
+      backends.push({ name: "today-2", url: replacement.url, till: replacement.till, inRotation: true, inFlight: 0, served: 0 });
+      await servedBy("today-2", 5);
+
       const old = backends[0] as Backend;
       const exitCode = new Promise<number | null>((resolve) => old.till.child.once("exit", (code) => resolve(code)));
       // a release with /readyz answers not-ready on SIGTERM while it still serves: the balancer takes it out on
@@ -215,13 +232,12 @@ describe("a rolling upgrade from the previous release", () => {
         old.till.child.kill("SIGTERM");
       }
       expect(await exitCode).toBe(0);
-
-      const replacement = await start("today's replacement", ROOT);
-      await eventually(async () => (await fetch(`${replacement.url}/readyz`)).status === 200, 30_000);
-      backends.push({ name: "today-2", url: replacement.url, till: replacement.till, inRotation: true, inFlight: 0, served: 0 });
-      await servedBy("today-2", 15);
+      // and the two of today's serve on after it left
+      const after = backends.map((b) => b.served);
+      await eventually(async () => backends.every((b, i) => b === old || b.served >= (after[i] ?? 0) + 10), 60_000);
     } finally {
       stop = true;
+      resume();
       await load;
     }
     console.log(`[rolling-upgrade] served: ${backends.map((b) => `${b.name} ${b.served}`).join(", ")}; failed ${failures.length}`);
