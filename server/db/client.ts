@@ -173,6 +173,22 @@ export async function openDatabase(opts: DbOptions): Promise<Database> {
   };
 }
 
+/**
+ * Runs the migrations one process at a time: processes started together (a rolling upgrade's new ones, several
+ * replicas) would each find the same migrations missing, and all but one fail on the first's tables. A session's
+ * advisory lock on a connection of its own (none behind a transaction-mode pooler without a direct URL, where a
+ * session has no meaning); the next process then finds them applied. Ending the session releases the lock.
+ */
+async function oneAtATime(lock: postgres.Sql | undefined, run: () => Promise<void>): Promise<void> {
+  if (!lock) return run();
+  try {
+    await lock`SELECT pg_advisory_lock(hashtext('till migrations'))`;
+    await run();
+  } finally {
+    await lock.end({ timeout: 5 });
+  }
+}
+
 async function openPostgres(url: string, opts: DbOptions): Promise<Database> {
   const target = pooledUrl(url);
   // notices (e.g. "relation already exists, skipping" from migrations) are noise in the log
@@ -191,7 +207,10 @@ async function openPostgres(url: string, opts: DbOptions): Promise<Database> {
     : target.pooled
       ? undefined
       : primary;
-  await migratePostgres(drizzlePostgres(direct ?? primary, { schema }), { migrationsFolder: opts.migrationsFolder ?? migrationsFolder });
+  const lockUrl = opts.directUrl ?? (target.pooled ? undefined : target.url);
+  await oneAtATime(lockUrl ? postgres(lockUrl, { max: 1, ...options, ...attrsOf(lockUrl) }) : undefined, () =>
+    migratePostgres(drizzlePostgres(direct ?? primary, { schema }), { migrationsFolder: opts.migrationsFolder ?? migrationsFolder }),
+  );
   let client = primary;
   let reads: ReadRouting | undefined;
   if (opts.replicaUrls && opts.replicaUrls.length > 0) {

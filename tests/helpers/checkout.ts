@@ -17,9 +17,9 @@ export const CARDS = {
 } as const;
 
 /** The SDK as the customer's page uses it: no access token. */
-export const publicSdk = (server: TestServer) => new Polar({ serverURL: server.url });
+export const publicSdk = (server: Pick<TestServer, "url">) => new Polar({ serverURL: server.url });
 
-export async function publicRequest(server: TestServer, method: string, path: string, body?: unknown) {
+export async function publicRequest(server: Pick<TestServer, "url">, method: string, path: string, body?: unknown) {
   const res = await fetch(`${server.url}${path}`, {
     method,
     headers: body === undefined ? {} : { "content-type": "application/json" },
@@ -30,7 +30,7 @@ export async function publicRequest(server: TestServer, method: string, path: st
 }
 
 /** Tokenizes a card with the test processor; throws unless it is accepted. */
-export async function tokenize(server: TestServer, clientSecret: string, number: string = CARDS.ok): Promise<string> {
+export async function tokenize(server: Pick<TestServer, "url">, clientSecret: string, number: string = CARDS.ok): Promise<string> {
   const res = await publicRequest(server, "POST", `/v1/checkouts/client/${clientSecret}/test-card`, {
     number,
     exp_month: 12,
@@ -46,7 +46,7 @@ export const uniqueBuyer = (tag = "buyer") => `${tag}-${Date.now().toString(36)}
 
 /** Confirms with everything a paid checkout asks for (email, name, address, card) unless `extra` overrides it. */
 export async function pay(
-  server: TestServer,
+  server: Pick<TestServer, "url">,
   checkout: Pick<Checkout, "clientSecret">,
   extra: Record<string, unknown> = {},
   card: string | null = CARDS.ok,

@@ -80,7 +80,7 @@ function migratedDump(): Promise<Blob> {
 }
 
 /** A new PostgreSQL database next to DATABASE_URL's — empty, or (`migrated`) a copy of today's migrated template. */
-async function createPostgresDatabase(base: string, migrated = false): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresDatabase(base: string, migrated = false): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `till_test_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
   try {

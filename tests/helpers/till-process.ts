@@ -21,12 +21,15 @@ export { freePort } from "./ports.js";
  */
 export const START_TIMEOUT_MS = 120_000;
 
-/** Starts the server as its own process with this environment; resolves once it listens and its worker runs. */
-export async function startTill(env: Record<string, string>): Promise<Till> {
+/**
+ * Starts the server as its own process with this environment; resolves once it listens and its worker runs.
+ * `cwd`: another checkout's root (the previous release's sources), this one by default.
+ */
+export async function startTill(env: Record<string, string>, cwd: string = ROOT): Promise<Till> {
   const base = { ...process.env };
   delete base.SMTP_URL;
   const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-    cwd: ROOT,
+    cwd,
     env: { ...base, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
