@@ -42,6 +42,8 @@ async function dumpDatabase(dbDir: string): Promise<Uint8Array> {
   const { PGlite } = await import("@electric-sql/pglite");
   const db = new PGlite({ dataDir: dbDir });
   try {
+    // dumpDataDir before the database is ready never settles
+    await db.waitReady;
     return new Uint8Array(await (await db.dumpDataDir("gzip")).arrayBuffer());
   } finally {
     await db.close();

@@ -7,6 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/config.js";
+import { unsafeInProduction } from "../../server/production-checks.js";
 import { freePort } from "../helpers/ports.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -87,7 +89,19 @@ describe("NODE_ENV=production refuses unsafe settings", () => {
     expect(till.output()).toContain("these 4 unsafe settings:");
   });
 
-  it("accepts http:// on loopback, and development starts with all of it", { timeout: START_TIMEOUT_MS + 60_000 }, async () => {
+  it("takes http:// on loopback as safe", () => {
+    const baseProblems = (url: string) =>
+      unsafeInProduction(loadConfig({ ...SAFE, TILL_BASE_URL: url, TILL_DATA_DIR: os.tmpdir() })).filter((p) => p.startsWith("TILL_BASE_URL"));
+    for (const url of ["http://localhost:3000", "http://127.0.0.1:3000", "http://127.1.2.3", "http://[::1]:3000", "http://till.localhost", "https://till.example.com"]) {
+      expect(baseProblems(url), url).toEqual([]);
+    }
+    for (const url of ["http://10.0.0.1:3000", "http://till.example.com", "http://localhost.example.com", "http://[::2]"]) expect(baseProblems(url), url).toHaveLength(1);
+    // the default base URL is loopback
+    expect(unsafeInProduction(loadConfig({ ...SAFE, TILL_BASE_URL: undefined, TILL_DATA_DIR: os.tmpdir() }))).toEqual([]);
+    expect(unsafeInProduction(loadConfig({ TILL_TEST_PAYMENTS: "live", TILL_BASE_URL: "http://till.example.com", TILL_DATA_DIR: os.tmpdir() }))).toEqual([]);
+  });
+
+  it("development starts with all of it, as before", { timeout: START_TIMEOUT_MS + 60_000 }, async () => {
     // development: the same settings start as before (no refusal, none of the production banner's lines)
     const port = await freePort();
     const dev = run({ PORT: String(port), TILL_TEST_PAYMENTS: "live", TILL_BASE_URL: `http://127.0.0.1:${port}` });

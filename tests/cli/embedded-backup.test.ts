@@ -3,7 +3,7 @@
 // started again, and the data (and the seller's session) still there. Refusals: a running server, a bad file, a
 // directory that holds data without --force; none of them changes anything.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,13 +35,19 @@ async function startServer(dataDir: string): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
     cwd: ROOT,
-    env: { ...base, PORT: String(port), TILL_DATA_DIR: dataDir, TILL_RATE_LIMIT: "false" },
+    env: { ...base, PORT: String(port), TILL_BASE_URL: `http://127.0.0.1:${port}`, TILL_DATA_DIR: dataDir, TILL_RATE_LIMIT: "false" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let how = "";
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", (code, signal) => {
+      how = String(code ?? signal);
+      resolve();
+    }),
+  );
   const server: Server = {
     child,
     url: `http://127.0.0.1:${port}`,
@@ -61,7 +67,7 @@ async function startServer(dataDir: string): Promise<Server> {
     });
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`the server exited before its banner:\n${out}`));
+      reject(new Error(`the server exited (${how}) before its banner:\n${out}`));
     });
   });
   return server;
@@ -96,15 +102,19 @@ describe("till admin backup and restore", () => {
     // a running server holds its data directory
     const busy = await till(["backup", file, "--data-dir", dataDir]);
     expect(busy.exitCode).toBe(1);
-    expect(busy.stderr).toMatch(/is in use by the till server \(http:\/\/localhost:\d+\) \(process \d+, since .*\)/);
+    expect(busy.stderr).toMatch(/is in use by the till server \(http:\/\/127\.0\.0\.1:\d+\) \(process \d+, since .*\)/);
     expect(busy.stderr).toContain("stop the server first");
     expect(existsSync(file)).toBe(false);
     await first.stop();
+    // a stored file (product downloads and invoices are kept under files/)
+    const stored = path.join(dataDir, "files", "org", "download.bin");
+    mkdirSync(path.dirname(stored), { recursive: true });
+    writeFileSync(stored, Buffer.from([0, 1, 2, 254, 255]));
 
     const made = await till(["backup", file, "--data-dir", dataDir, "--json"]);
     expect(made.exitCode, made.stderr).toBe(0);
     const report = JSON.parse(made.stdout) as { file: string; bytes: number; auth_secret: boolean };
-    expect(report).toMatchObject({ file, auth_secret: true });
+    expect(report).toMatchObject({ file, auth_secret: true, files: 1 });
     expect(statSync(file).size).toBe(report.bytes);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // no replacing a backup by accident
@@ -114,7 +124,7 @@ describe("till admin backup and restore", () => {
     const before = snapshot(dataDir);
     const held = await till(["restore", file, "--data-dir", dataDir]);
     expect(held.exitCode).toBe(2);
-    expect(held.stderr).toContain("already holds data (pglite, auth-secret)");
+    expect(held.stderr).toContain("already holds data (pglite, files, auth-secret)");
     // a bad file changes nothing, even with --force: not a backup, a damaged one, one cut short
     const garbage = path.join(work, "garbage.backup");
     writeFileSync(garbage, "hello\n");
@@ -127,7 +137,7 @@ describe("till admin backup and restore", () => {
     truncateSync(short, statSync(short).size - 10);
     for (const [bad, reason] of [
       [garbage, "it is not a till backup"],
-      [damaged, "does not match its SHA-256"],
+      [damaged, "pglite.tar.gz does not match its SHA-256 (the file is damaged)"],
       [short, "the file ends early"],
     ] as const) {
       const refused = await till(["restore", bad, "--data-dir", dataDir, "--force"]);
@@ -144,6 +154,7 @@ describe("till admin backup and restore", () => {
     expect(restored.exitCode, restored.stderr).toBe(0);
     expect(restored.stdout).toMatch(/^Restored .*data from the backup of .* \(till \d+\.\d+\.\d+\)\. Start the server on it\.\n$/);
     expect(statSync(path.join(dataDir, "auth-secret")).mode & 0o777).toBe(0o600);
+    expect([...readFileSync(stored)]).toEqual([0, 1, 2, 254, 255]);
 
     const second = await startServer(dataDir);
     // the seller's session (signed with the restored secret) and the product are there
