@@ -98,7 +98,7 @@ async function stage(opened: OpenedBackup, staging: string): Promise<void> {
   if (!database || database.path !== DATABASE_ENTRY) throw new BadBackupError("it holds no database");
   mkdirSync(staging, { recursive: true });
   try {
-    const db = new PGlite({ dataDir: path.join(staging, "pglite"), loadDataDir: new Blob([opened.read(database)]) });
+    const db = new PGlite({ dataDir: path.join(staging, "pglite"), loadDataDir: new Blob([new Uint8Array(opened.read(database))]) });
     try {
       const found = await db.query<{ t: string | null }>("select to_regclass('drizzle.__drizzle_migrations')::text as t");
       if (!found.rows[0]?.t) throw new BadBackupError("its database is not a till database (no migrations table)");
