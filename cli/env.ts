@@ -28,6 +28,8 @@ export interface CliEnv {
   ssh: boolean;
   /** TILL_FORCE_TTY=1: render for a terminal even when stdout is not one (benchmarks, demos). */
   forceTty: boolean;
+  /** TILL_DATA_DIR: the embedded server's data directory, as the server reads it (`till admin backup|restore`). */
+  dataDir: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -58,5 +60,6 @@ export function readEnv(env: Env = process.env): CliEnv {
     noColor: nonEmpty(env.NO_COLOR) !== undefined || env.TERM === "dumb",
     ssh: nonEmpty(env.SSH_CONNECTION) !== undefined || nonEmpty(env.SSH_TTY) !== undefined,
     forceTty: env.TILL_FORCE_TTY === "1",
+    dataDir: nonEmpty(env.TILL_DATA_DIR),
   };
 }

@@ -184,6 +184,8 @@ export interface Config {
    * loopback clients and the mail log line carries a portal sign-in code.
    */
   development: boolean;
+  /** NODE_ENV=production: unsafe settings are refused at start (production-checks.ts). */
+  production: boolean;
   github: { clientId: string; clientSecret: string } | undefined;
   oidc: OidcProviderConfig | undefined;
   logLevel: string;
@@ -198,7 +200,10 @@ export interface Config {
   benefits: BenefitServicesConfig;
   /** Renewal batches (claiming transactions) this process runs at once. */
   renewalConcurrency: number;
-  /** testInLive: the test processor serves live organizations too (TILL_TEST_PAYMENTS=live); never in production. */
+  /**
+   * testInLive: the test processor serves live organizations too (TILL_TEST_PAYMENTS=live); refused in production
+   * (production-checks.ts).
+   */
   payments: { testInLive: boolean; stripeApiUrl: string; stripeImportRate?: number | undefined };
   /**
    * reviewRequired: submitted details put the organization under review until a platform admin decides
@@ -227,9 +232,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   if (Boolean(e.GITHUB_CLIENT_ID) !== Boolean(e.GITHUB_CLIENT_SECRET)) {
     throw new ConfigError("invalid configuration: set both GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET, or neither");
-  }
-  if (e.TILL_TEST_PAYMENTS === "live" && e.NODE_ENV === "production") {
-    throw new ConfigError("invalid configuration: TILL_TEST_PAYMENTS=live lets anyone pay a live organization with a test card; it is refused with NODE_ENV=production");
   }
   const oidcParts = [e.TILL_OIDC_ISSUER, e.TILL_OIDC_CLIENT_ID, e.TILL_OIDC_CLIENT_SECRET];
   if (oidcParts.some(Boolean) && !oidcParts.every(Boolean)) {
@@ -268,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     streamKeepAliveMs: secondsOf(e.TILL_STREAM_KEEPALIVE) * 1000,
     development: (e.NODE_ENV ?? "development") === "development",
+    production: e.NODE_ENV === "production",
     github:
       e.GITHUB_CLIENT_ID && e.GITHUB_CLIENT_SECRET
         ? { clientId: e.GITHUB_CLIENT_ID, clientSecret: e.GITHUB_CLIENT_SECRET }

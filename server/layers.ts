@@ -47,6 +47,7 @@ export const LAYERS: readonly Layer[] = [
     units: [
       open("layers.ts"),
       open("config.ts"),
+      open("production-checks.ts"),
       open("seal.ts"),
       open("secret.ts"),
       open("i18n"),

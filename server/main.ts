@@ -9,10 +9,15 @@ import { startSchedules } from "./jobs/schedules.js";
 import { serverPaymentProcessor } from "./payments/index.js";
 import { startupBanner } from "./banner.js";
 import { installProcessGuard } from "./process-guard.js";
+import { refuseUnsafeProduction } from "./production-checks.js";
+import { DataDirBusyError, lockDataDir } from "../shared/data-dir-lock.js";
 import pkg from "../package.json" with { type: "json" };
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  refuseUnsafeProduction(config);
+  // the embedded database is this process's alone (two processes on one PGlite directory corrupt it)
+  if (!config.databaseUrl) lockDataDir(config.dataDir, `the till server (${config.baseURL})`);
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, "pglite"),
@@ -59,6 +64,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  if (err instanceof DataDirBusyError) {
+    console.error(`till: ${err.message}: one server per data directory (stop it first, or set TILL_DATA_DIR to another directory)`);
+  } else {
+    console.error(err instanceof ConfigError ? err.message : err);
+  }
   process.exit(1);
 });

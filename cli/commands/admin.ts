@@ -1,12 +1,14 @@
 // `till admin orgs list|approve|deny`: the platform admins' review of organizations' submitted details
 // (/v1/admin/organizations, till's own; a server with TILL_ORG_REVIEW=required puts them under_review). Needs the
-// session of a platform admin: a user with the admin role, or one listed in TILL_ADMIN_USER_IDS.
+// session of a platform admin: a user with the admin role, or one listed in TILL_ADMIN_USER_IDS. `till admin
+// backup|restore` (admin-backup.ts): the embedded server's data directory, on the machine it runs on.
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import { requireSession, type Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { isUuid } from "../../shared/uuid.js";
+import { registerBackup } from "./admin-backup.js";
 
 const STATUSES = ["created", "onboarding_started", "under_review", "denied", "active"] as const;
 
@@ -71,7 +73,10 @@ async function deny(ctx: Context, opts: { reason?: string }, [org = ""]: string[
 }
 
 export function register(program: Command): void {
-  const admin = program.command("admin").description("the platform admins' side: reviewing organizations");
+  const admin = program
+    .command("admin")
+    .description("the platform admins' side: reviewing organizations, backing up the embedded database");
+  registerBackup(admin);
   const orgs = admin
     .command("orgs")
     .description("organizations whose details wait for review (TILL_ORG_REVIEW=required)")

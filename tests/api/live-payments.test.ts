@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startupBanner } from "../../server/banner.js";
 import { loadConfig } from "../../server/config.js";
+import { refuseUnsafeProduction } from "../../server/production-checks.js";
 import { createProduct, pay } from "../helpers/checkout.js";
 import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
 import { rawOn } from "../helpers/api.js";
@@ -80,7 +81,9 @@ describe("a live organization without a processor for real money", () => {
 
 describe("TILL_TEST_PAYMENTS=live", () => {
   it("is refused with NODE_ENV=production, and the start-up banner warns while it is on", () => {
-    expect(() => loadConfig({ TILL_TEST_PAYMENTS: "live", NODE_ENV: "production" })).toThrow(/TILL_TEST_PAYMENTS=live .*refused with NODE_ENV=production/);
+    expect(() => refuseUnsafeProduction(loadConfig({ TILL_TEST_PAYMENTS: "live", NODE_ENV: "production", SMTP_URL: "smtp://127.0.0.1:25" }))).toThrow(
+      /NODE_ENV=production and this unsafe setting:\n {2}- TILL_TEST_PAYMENTS=live: anyone could pay a live organization with a test card/,
+    );
     expect(() => loadConfig({ TILL_TEST_PAYMENTS: "yes" })).toThrow(/TILL_TEST_PAYMENTS/);
     const on = loadConfig({ TILL_TEST_PAYMENTS: "live" });
     expect(startupBanner(on, "dev-mailbox", "0.1.0")).toContain("TILL_TEST_PAYMENTS=live: live organizations take the test card");
