@@ -11,7 +11,7 @@ import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import type { Subscription } from "@polar-sh/sdk/models/components/subscription.js";
 import { describe, expect, it } from "vitest";
-import { stripeEvent } from "../../server/db/schema/index.js";
+import { customerEmail, stripeEvent } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, uniqueBuyer } from "../helpers/checkout.js";
 import { usingPostgres } from "../helpers/db.js";
@@ -136,10 +136,16 @@ describe("renewals paid by a bank debit", () => {
     expect(renewal.status).toBe("processing");
     expect((await subscription(sub.id)).status).toBe("active");
     const order = renewal.metadata.order_id ?? "";
+    // a debit on its way is not a decline: once the renewal's order.created is handled, no past-due email for it
+    const pastDueEmails = () =>
+      s.server.database.db.select({ id: customerEmail.id }).from(customerEmail).where(and(eq(customerEmail.type, "subscription_past_due"), eq(customerEmail.recipient, email)));
+    await receiver.until(() => (hooksOf(order, "order.created").length > 0 ? true : undefined));
+    expect(await pastDueEmails()).toEqual([]);
 
     s.peer.payments.settleDebit(renewal.id);
     await subscriptionBecomes(sub.id, "past_due");
     await s.server.mailbox.waitFor(email, /Payment failed/, 10_000);
+    expect(await pastDueEmails()).toHaveLength(1);
     expect(await paymentsOf(order)).toMatchObject([{ status: "failed", method: "sepa_debit", declineReason: "insufficient_funds" }]);
     expect((await s.sdk.orders.get({ id: order })).status).toBe("pending");
     await receiver.until(() => (hooksOf(sub.id, "subscription.past_due").length > 0 ? true : undefined));

@@ -3,7 +3,7 @@
 // past_due webhook, no customer email) and is tried again with backoff until it goes through; a buyer at checkout
 // reads till's message, never Stripe's developer message; the seller is told (GET /v1/stripe/connection's
 // `last_error`, an email to the owners at most once a day).
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { customerEmail } from "../../server/db/schema/index.js";
 import { PROCESSING_ERROR_MESSAGE } from "../../server/payments/processor.js";
@@ -67,6 +67,13 @@ const ownerNotices = async () => {
   return [...new Set(rows.map((r) => r.outboxId))];
 };
 
+/** The past-due emails ("update your payment method") recorded for a buyer, sent or not yet. */
+const pastDueEmails = async (email: string) =>
+  s.server.database.db
+    .select({ id: customerEmail.id })
+    .from(customerEmail)
+    .where(and(eq(customerEmail.type, "subscription_past_due"), eq(customerEmail.recipient, email)));
+
 describe("payments Stripe could not process", () => {
   it("a renewal whose Stripe customer was deleted stays active and undunned, the seller is told, and the retry pays it once fixed", async () => {
     const { sub, stripeCustomer } = await subscribe(uniqueBuyer("deleted"));
@@ -99,6 +106,32 @@ describe("payments Stripe could not process", () => {
     expect(charges).toHaveLength(1);
     expect((await s.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
     expect(hooks("subscription.past_due", sub.id)).toEqual([]);
+  });
+
+  it("a held renewal is dunned only once its charge is declined: no past-due email before, one after", async () => {
+    const email = uniqueBuyer("held-declined");
+    const { sub, stripeCustomer } = await subscribe(email);
+    const restore = deleteInStripe(stripeCustomer);
+    await advance(new Date(new Date(sub.currentPeriodEnd ?? 0).getTime() + 60_000));
+    const pending = await until(async () => (await s.sdk.orders.list({ subscriptionId: sub.id, limit: 10 })).result.items.find((o) => o.status === "pending"), "the renewal order");
+    // the renewal's order.created has been handled (its webhook sent): the emails it called for are recorded by then
+    await receiver.until(() => (hooks("order.created", pending.id).length > 0 ? true : undefined));
+    expect(await pastDueEmails(email)).toEqual([]);
+    expect(s.server.mailbox.all.filter((m) => m.to.includes(email) && /Payment failed/.test(m.subject))).toEqual([]);
+
+    // the seller brings the customer back, but the card is now declined: the first retry's decline starts dunning
+    restore();
+    const intent = [...s.peer.payments.intents.values()].find((i) => i.customer === stripeCustomer && i.status === "succeeded");
+    const method = s.peer.payments.paymentMethods.get(intent?.payment_method ?? "");
+    if (!method) throw new Error("no payment method");
+    method.behaviour = { ...method.behaviour, chargesFail: true };
+    await advance("2h");
+    await until(async () => ((await s.sdk.subscriptions.get({ id: sub.id })).status === "past_due" ? true : undefined), "past due");
+    await receiver.until(() => (hooks("subscription.past_due", sub.id).length > 0 ? true : undefined));
+    const mail = await s.server.mailbox.waitFor(email, /Payment failed/, 10_000);
+    expect(mail.text).toContain("$9.00");
+    expect(await pastDueEmails(email)).toHaveLength(1);
+    expect((await s.sdk.orders.get({ id: pending.id })).status).toBe("pending");
   });
 
   it("a checkout of a returning customer deleted in Stripe: the buyer reads till's message, not Stripe's", async () => {

@@ -19,9 +19,13 @@ export function recipientOf(resource: Record<string, unknown>): string | null {
 function orderEmail(e: OutboxEventView): CustomerEmailType | null {
   const reason = e.payload.billing_reason;
   if (e.type === "order.created") {
-    // a renewal or a plan change billed now whose charge failed leaves its order pending: the subscription is past due
+    // a renewal or a plan change billed now whose charge was declined leaves its order pending and the subscription
+    // past due. A pending order of an active subscription was not declined — a bank debit on its way, or a charge
+    // the processor could not process (the seller's or till's error) — and its customer is not dunned; dunning
+    // asks for this email itself if that charge is declined later (dunning/past-due-email.ts)
     const billsSubscription = reason === "subscription_cycle" || reason === "subscription_update";
-    return billsSubscription && e.payload.status === "pending" ? "subscription_past_due" : null;
+    const pastDue = field(e.payload.subscription, "status") === "past_due";
+    return billsSubscription && e.payload.status === "pending" && pastDue ? "subscription_past_due" : null;
   }
   if (e.type !== "order.paid") return null;
   if (reason === "purchase") return "order_confirmation";

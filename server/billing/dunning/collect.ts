@@ -8,6 +8,7 @@ import { processorErrorOf, type PaymentProcessor } from "../../payments/processo
 import { cycleGrants, regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { findCustomer } from "../customers/service.js";
+import { requestEmail } from "../customer-emails/service.js";
 import { getOrder, lockOrderRow, settlePendingOrder } from "../orders/service.js";
 import type { OrderRow } from "../orders/wire.js";
 import * as payments from "../payments/service.js";
@@ -87,6 +88,18 @@ async function lockParts(tx: Queryable, d: repo.DunningRow, now: Date): Promise<
 }
 
 const dueAmountOf = (o: OrderRow) => Math.max(0, o.totalAmount + o.appliedBalanceAmount);
+
+/**
+ * The customer's past-due email ("update your payment method") for an order whose charge was declined only after
+ * it was billed — a charge held for the processor, or a bank debit refused later: its order.created asked for none,
+ * the subscription being active then (customer-emails/plan.ts). Once per order: its id names the cause.
+ */
+export async function requestPastDueEmail(tx: Queryable, organizationId: string, orderId: string): Promise<void> {
+  const order = await getOrder(tx, organizationId, orderId);
+  const recipient = order.customer.email;
+  if (!recipient) return;
+  await requestEmail(tx, { organizationId, causeId: order.id, type: "subscription_past_due", recipient, data: { ...order }, customerId: order.customer_id });
+}
 
 /** The order is paid: it and the subscription are written, the benefits kept (or given back), the events recorded. */
 export async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: Date): Promise<void> {
@@ -207,6 +220,7 @@ export async function attemptLocked(
     const pastDue = await patchSubscriptionTerms(tx, d.organizationId, l.sub.id, { status: "past_due" }, now);
     const data = await subscriptionWireOf(tx, pastDue, deps.baseURL);
     await enqueue(tx, [{ type: "subscription.past_due", organizationId: d.organizationId, data }, customerStateChanged(d.organizationId, pastDue.customerId)]);
+    await requestPastDueEmail(tx, d.organizationId, l.order.id);
     const first = retries[0];
     const nextAttemptAt = first === undefined ? now : later(now, first);
     const manual = kind === "manual" ? { manualAttempts: d.manualAttempts + 1 } : {};

@@ -9,7 +9,7 @@ import { lockOrderRow } from "../orders/service.js";
 import * as payments from "../payments/service.js";
 import { lockSubscription, patchSubscriptionTerms } from "../subscriptions/service.js";
 import { orgNow } from "../clock.js";
-import { giveUp, later, settingsOf, settle, subscriptionWireOf, type DunningDeps, type Locked } from "./collect.js";
+import { giveUp, later, requestPastDueEmail, settingsOf, settle, subscriptionWireOf, type DunningDeps, type Locked } from "./collect.js";
 import * as repo from "./repository.js";
 import { startDunning } from "./service.js";
 
@@ -71,6 +71,7 @@ async function lateFailure(tx: Queryable, deps: DunningDeps, l: Locked, now: Dat
     const wire = await subscriptionWireOf(tx, pastDue, deps.baseURL);
     const started = await startDunning(tx, org, wire, l.order.id, now);
     await enqueue(tx, [{ type: "subscription.updated", organizationId: org, data: wire }, ...started, customerStateChanged(org, l.sub.customerId)]);
+    await requestPastDueEmail(tx, org, l.order.id);
     return;
   }
   // a schedule still running (a portal attempt that waited for the customer) is left as it was
