@@ -129,8 +129,21 @@ async function loadCli() {
   return runBundle(built);
 }
 
+// A command whose work never settles (a promise nothing resolves) would end with an empty event loop and exit 0,
+// as if it had succeeded: a script must not read that as success. Such an end is a bug of till's: exit 1, saying so.
+// ("beforeExit": the event loop ran empty; an explicit process.exit, `till … | head -1`'s included, never emits it.)
+let settled = false;
+let told = false;
+process.on("beforeExit", () => {
+  if (settled || told) return;
+  told = true;
+  process.stderr.write("till: the command stopped before it finished (nothing left to wait for): a bug of till's, please report it\n");
+  process.exitCode = 1;
+});
+
 loadCli()
   .then(({ main }) => main(process.argv))
   .then((code) => {
+    settled = true;
     process.exitCode = code;
   });
