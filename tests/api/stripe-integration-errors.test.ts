@@ -2,11 +2,7 @@
 // declines without a decline_code (an expired card) reach the buyer with Stripe's code, never an empty one; a
 // rate limit Stripe says not to retry, or a Stripe customer deleted in the dashboard, is till's (or the seller's)
 // problem, not the buyer's: the buyer reads that nothing was charged, never Stripe's developer message, and a
-// renewal is not dunned for it.
-//
-// THESE TESTS DESCRIBE THE FIXES OF THE ADAPTER'S ERROR CLASSIFICATION (declined() in
-// server/payments/stripe/adapter.ts) and fail until they land: till today answers a decline without decline_code
-// with code "" (the client sets the field to ""), a 429 with a 500, and dunns a renewal refused for a deleted customer.
+// renewal is not dunned for it (no past due, no email: the charge waits for the processor's retries).
 import { describe, expect, it } from "vitest";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, publicRequest, uniqueBuyer } from "../helpers/checkout.js";
@@ -37,7 +33,7 @@ async function confirm(clientSecret: string, number: string, email = uniqueBuyer
   });
 }
 
-describe("till and Stripe's errors that are not declines (fail until the adapter's classification is fixed)", () => {
+describe("till and Stripe's errors that are not declines", () => {
   it("a decline without decline_code (an expired card) reaches the buyer with Stripe's code and message, never an empty code", async () => {
     const product = await createProduct(seller, "fixed");
     const checkout = await s.sdk.checkouts.create({ products: [product.id] });
