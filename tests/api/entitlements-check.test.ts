@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifySnapshot, type Jwks } from "../../packages/entitlements-verifier/src/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, subscribeThroughCheckout, uniqueBuyer } from "../helpers/checkout.js";
+import { claimSeat } from "../helpers/seats.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -151,6 +152,34 @@ describe("past due", () => {
     // a customer holding the flag through a paid subscription as well keeps it
     expect((await check({ customer_id: creditOnlySub.customerId, feature: "pdf_export" })).body).toMatchObject({ allowed: true });
     await raw("PATCH", `/v1/organizations/${seller.organizationId}`, { plan_settings: { access_while_past_due: true } });
+  });
+
+  it("a seat holder's access follows the team's subscription: refused with it past due when the organization cuts", async () => {
+    // seats on a trial, paid with a card that attaches but whose charges are declined: the first renewal goes past due
+    const product = await createProduct(seller, "seats", { trialInterval: "day", trialIntervalCount: 14 });
+    expect((await raw("POST", `/v1/products/${product.id}/benefits`, { benefits: [flagId] })).status).toBe(200);
+    const checkout = await seller.sdk.checkouts.create({ products: [product.id], seats: 2 });
+    await pay(server, checkout, { customerEmail: uniqueBuyer("team") }, "4000 0000 0000 9995");
+    const [sub] = (await seller.sdk.subscriptions.list({ productId: product.id, limit: 10 })).result.items;
+    if (!sub) throw new Error("no subscription");
+    const email = uniqueBuyer("holder");
+    // the invitation is mailed by the worker
+    await server.worker.start();
+    await seller.sdk.customerSeats.assignSeat({ subscriptionId: sub.id, email });
+    const claimed = await claimSeat(server, email);
+    const holderId = claimed.seat.customerId;
+    if (!holderId) throw new Error("the seat has no holder");
+    const asked = { customer_id: holderId, feature: "pdf_export" };
+    expect((await check(asked)).body).toMatchObject({ allowed: true, kind: "feature_flag" });
+    const renewed = await raw("POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
+    expect(renewed.body.status).toBe("past_due");
+    expect((await check(asked)).body).toMatchObject({ allowed: true });
+    expect((await raw("PATCH", `/v1/organizations/${seller.organizationId}`, { plan_settings: { access_while_past_due: false } })).status).toBe(200);
+    try {
+      expect((await check(asked)).body).toMatchObject({ allowed: false, reason: "subscription_past_due", kind: "feature_flag" });
+    } finally {
+      await raw("PATCH", `/v1/organizations/${seller.organizationId}`, { plan_settings: { access_while_past_due: true } });
+    }
   });
 });
 

@@ -14,6 +14,8 @@ export interface GrantFact {
   type: string;
   key: string | null;
   subscription_id: string | null;
+  /** the status of the subscription that made the grant (a seat holder's: the team's subscription, not its own) */
+  subscription_status: string | null;
   meter_id: string | null;
   units: number | null;
 }
@@ -58,10 +60,12 @@ const statement = (match: string) => `WITH c AS (
   SELECT c.id::text AS customer_id, c.external_id,
     (SELECT coalesce(json_agg(json_build_object(
         'benefit_id', b.id, 'type', b.type, 'key', b.metadata ->> 'key', 'subscription_id', g.subscription_id,
+        'subscription_status', gs.status,
         'meter_id', lower(g.properties ->> 'last_credited_meter_id'),
         'units', CASE WHEN jsonb_typeof(g.properties -> 'last_credited_units') = 'number'
                    THEN (g.properties ->> 'last_credited_units')::float8 END)), '[]')::text
       FROM benefit_grant g JOIN benefit b ON b.id = g.benefit_id
+        LEFT JOIN subscription gs ON gs.organization_id = $1::uuid AND gs.id = g.subscription_id
       WHERE g.organization_id = $1::uuid AND g.customer_id = c.id AND g.granted_at IS NOT NULL
         AND g.revoked_at IS NULL AND b.type IN ('feature_flag', 'meter_credit')) AS grants,
     (SELECT coalesce(json_agg(json_build_object(

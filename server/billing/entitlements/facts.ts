@@ -105,7 +105,9 @@ export async function entitlementFacts(db: Queryable, organizationId: string, re
   const rows = await customerEntitlementRows(db, organizationId, ref, feature);
   if (!rows) return null;
   const subs = rows.subscriptions;
-  const pastDue = new Set(rows.past_due_access ? [] : subs.filter((s) => s.status === "past_due").map((s) => s.id));
+  // past due: the customer's own subscriptions, and those its grants came from (a seat holder's team's)
+  const pastDueIds = [...subs.filter((s) => s.status === "past_due").map((s) => s.id), ...rows.grants.filter((g) => g.subscription_status === "past_due").map((g) => g.subscription_id ?? "")];
+  const pastDue = new Set(rows.past_due_access ? [] : pastDueIds.filter((id) => id !== ""));
   const gone = await lapsed(db, organizationId, subs.filter((s) => s.status === "unpaid"));
 
   const features: FeatureFact[] = [];
