@@ -6,10 +6,11 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.js";
 import { unsafeInProduction } from "../../server/production-checks.js";
 import { freePort } from "../helpers/ports.js";
+import { stoppedAfterEach } from "../helpers/till-process.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** A PGlite start (initdb and the migrations in WebAssembly) on a loaded 2-CPU machine: a bound for a hang. */
@@ -17,15 +18,7 @@ const START_TIMEOUT_MS = 240_000;
 const SECRET = "production-secret-".padEnd(48, "s");
 const SMTP_PASSWORD = "smtp-password-never-printed";
 
-const running: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of running.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
-  }
-});
+const running = stoppedAfterEach();
 
 interface Run {
   child: ChildProcess;

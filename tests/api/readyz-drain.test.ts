@@ -1,43 +1,24 @@
 // The real server process (server/main.ts) on SIGTERM: /readyz answers 503 "draining" first while the other routes
 // are still served for TILL_DRAIN_DELAY, then the process closes and exits 0. Its metrics port (TILL_METRICS_PORT)
 // opens on loopback with it.
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { eventually } from "../helpers/receiver.js";
-import { freePort, START_TIMEOUT_MS, startTill, type Till } from "../helpers/till-process.js";
+import { freePort, START_TIMEOUT_MS, startOwnTill, type OwnTill, type Till } from "../helpers/till-process.js";
 
+let own: OwnTill;
 let till: Till;
 let baseUrl: string;
 let metricsUrl: string;
-let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
 
 beforeAll(async () => {
-  const port = await freePort();
   const metricsPort = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  database = usingPostgres ? await freshDatabase() : undefined;
-  till = await startTill({
-    ...(database?.url ? { DATABASE_URL: database.url } : {}),
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    TILL_BASE_URL: baseUrl,
-    TILL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "till-drain-")),
-    TILL_AUTH_SECRET: "drain-test-secret-".padEnd(40, "x"),
-    TILL_METRICS_PORT: String(metricsPort),
-    TILL_DRAIN_DELAY: "3s",
-  });
+  own = await startOwnTill("drain", { TILL_METRICS_PORT: String(metricsPort), TILL_DRAIN_DELAY: "3s" });
+  ({ till, baseUrl } = own);
 }, START_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
-  if (till && till.child.exitCode === null && till.child.signalCode === null) {
-    till.child.kill("SIGKILL");
-    await till.exited;
-  }
-  await database?.close();
+  await own?.stop("SIGKILL");
 });
 
 it("is ready, then on SIGTERM answers not-ready while still serving, then exits", async () => {

@@ -2,39 +2,24 @@
 // upload bodies that once ended it: a product-media part longer than the part it declared (answered 422, after
 // which the request log read the closed connection's address and threw), a part shorter than declared, a part cut
 // off midway. After each, the process still runs, /healthz answers and the seller's upload completes.
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { Polar } from "@polar-sh/sdk";
 import type { FileUpload } from "@polar-sh/sdk/models/components/fileupload.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, uniqueEmail } from "../helpers/client.js";
-import { freshDatabase, usingPostgres } from "../helpers/db.js";
 import { putParts, sha256Base64 } from "../helpers/files.js";
 import { rawHttp, type RawRequest } from "../helpers/raw-http.js";
-import { freePort, START_TIMEOUT_MS, startTill, type Till } from "../helpers/till-process.js";
+import { START_TIMEOUT_MS, startOwnTill, type OwnTill, type Till } from "../helpers/till-process.js";
 
 const PART = Buffer.alloc(1000, 9);
 
+let own: OwnTill;
 let till: Till;
 let baseUrl: string;
 let sdk: Polar;
-let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
 
 beforeAll(async () => {
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  database = usingPostgres ? await freshDatabase() : undefined;
-  till = await startTill({
-    ...(database?.url ? { DATABASE_URL: database.url } : {}),
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    TILL_BASE_URL: baseUrl,
-    TILL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "till-faults-")),
-    TILL_AUTH_SECRET: "faults-test-secret-".padEnd(40, "x"),
-    TILL_RATE_LIMIT: "false",
-    TILL_LOG_LEVEL: "info",
-  });
+  own = await startOwnTill("faults", { TILL_RATE_LIMIT: "false", TILL_LOG_LEVEL: "info" });
+  ({ till, baseUrl } = own);
   const client = new Client(baseUrl);
   const { token } = await client.signUp(uniqueEmail("faults"));
   const org = await client.post<{ id: string }>("/api/auth/organization/create", { name: "faults org", slug: `faults-${Date.now().toString(36)}` });
@@ -44,11 +29,7 @@ beforeAll(async () => {
 }, START_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
-  if (till && till.child.exitCode === null && till.child.signalCode === null) {
-    till.child.kill("SIGTERM");
-    await till.exited;
-  }
-  await database?.close();
+  await own?.stop();
 });
 
 const running = () => till.child.exitCode === null && till.child.signalCode === null;

@@ -7,11 +7,12 @@ import { createConnection } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startupBanner } from "../../server/banner.js";
 import { loadConfig } from "../../server/config.js";
 import { formatLine } from "../../server/http/request-log.js";
 import { freePort } from "../helpers/ports.js";
+import { stoppedAfterEach } from "../helpers/till-process.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -21,15 +22,7 @@ interface Running {
   output: () => string;
 }
 
-const running: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of running.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
-  }
-});
+const running = stoppedAfterEach();
 
 /**
  * How long the server may take to print its banner: on its defaults it creates an embedded PGlite database in

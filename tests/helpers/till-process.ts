@@ -1,8 +1,13 @@
 // The real server as its own process (`node --import tsx server/main.ts`), for tests that need a second
 // replica beside an in-process one, or a process they can kill.
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
+import { freshDatabase, usingPostgres } from "./db.js";
+import { freePort } from "./ports.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -51,4 +56,56 @@ export async function startTill(env: Record<string, string>, cwd: string = ROOT)
     });
   });
   return { child, exited, output };
+}
+
+/** A server process of a test file's own: on a fresh database (PostgreSQL when the suite runs there), a data dir. */
+export interface OwnTill {
+  till: Till;
+  baseUrl: string;
+  /** Stops the process (SIGTERM, or `signal`) if it still runs, then drops its database. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts the server as its own process on a free loopback port, a fresh database and a data dir of its own
+ * (`tag` names the dir and the secret), with `env` on top.
+ */
+export async function startOwnTill(tag: string, env: Record<string, string> = {}): Promise<OwnTill> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const database = usingPostgres ? await freshDatabase() : undefined;
+  const till = await startTill({
+    ...(database?.url ? { DATABASE_URL: database.url } : {}),
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    TILL_BASE_URL: baseUrl,
+    TILL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), `till-${tag}-`)),
+    TILL_AUTH_SECRET: `${tag}-test-secret-`.padEnd(40, "x"),
+    ...env,
+  });
+  return {
+    till,
+    baseUrl,
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (till.child.exitCode === null && till.child.signalCode === null) {
+        till.child.kill(signal);
+        await till.exited;
+      }
+      await database?.close();
+    },
+  };
+}
+
+/** Children a test started, stopped (SIGTERM) and awaited after each test. */
+export function stoppedAfterEach(): ChildProcess[] {
+  const running: ChildProcess[] = [];
+  afterEach(async () => {
+    for (const child of running.splice(0)) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+  return running;
 }
