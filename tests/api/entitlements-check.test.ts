@@ -3,7 +3,9 @@
 // an unknown feature is a 422; another organization's customer is unknown here; the scope entitlements:read is
 // implied by customers:read. The renewal bills nothing past the credits of a credit_only price.
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { outbox } from "../../server/db/schema/index.js";
 import { verifySnapshot, type Jwks } from "../../packages/entitlements-verifier/src/index.js";
 import { rawRequest } from "../helpers/api.js";
 import { createProduct, pay, subscribeThroughCheckout, uniqueBuyer } from "../helpers/checkout.js";
@@ -38,6 +40,15 @@ async function product(name: string, overage: "credit_only" | null, credits: num
   const set = await raw("POST", `/v1/products/${p.body.id}/benefits`, { benefits });
   expect(set.status).toBe(200);
   return p.body as { id: string; prices: Array<{ amount_type: string; overage?: string }> };
+}
+
+/** customer.state_changed rows recorded for the customer (sent or not). */
+async function stateChanges(customerId: string): Promise<number> {
+  const rows = await server.database.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(outbox)
+    .where(and(eq(outbox.type, "customer.state_changed"), sql`${outbox.payload} ->> 'id' = ${customerId}`));
+  return Number(rows[0]?.n ?? 0);
 }
 
 beforeAll(async () => {
@@ -171,8 +182,11 @@ describe("past due", () => {
     if (!holderId) throw new Error("the seat has no holder");
     const asked = { customer_id: holderId, feature: "pdf_export" };
     expect((await check(asked)).body).toMatchObject({ allowed: true, kind: "feature_flag" });
+    const before = await stateChanges(holderId);
     const renewed = await raw("POST", `/v1/subscriptions/${sub.id}/renew`, { current_period_start: sub.currentPeriodStart.toISOString() });
     expect(renewed.body.status).toBe("past_due");
+    // the holder's cache is told: its answers may change with the team's subscription
+    expect(await stateChanges(holderId)).toBe(before + 1);
     expect((await check(asked)).body).toMatchObject({ allowed: true });
     expect((await raw("PATCH", `/v1/organizations/${seller.organizationId}`, { plan_settings: { access_while_past_due: false } })).status).toBe(200);
     try {

@@ -309,6 +309,15 @@ export async function cycleGrants(db: Queryable, organizationId: string, subscri
   return grantsWithEmbeds(db, organizationId, touched.map((g) => g.id));
 }
 
+/** The customers holding live grants of the subscription through a claimed seat (its seat holders). */
+export async function seatHolderIdsOf(db: Queryable, organizationId: string, subscriptionId: string): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ id: benefitGrant.customerId })
+    .from(benefitGrant)
+    .where(and(eq(benefitGrant.organizationId, organizationId), eq(benefitGrant.subscriptionId, subscriptionId), isNotNull(benefitGrant.customerSeatId), grantedNow));
+  return rows.map((r) => r.id);
+}
+
 /**
  * cycleGrants of many subscriptions of one organization: the grants by subscription id, each list in cycleGrants'
  * order.

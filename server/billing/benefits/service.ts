@@ -391,7 +391,10 @@ export const grantsWithEmbeds: typeof grantRepo.grantsWithEmbeds = (...args) => 
 export const subscriptionPools: typeof grantRepo.subscriptionPools = (...args) => grantRepo.subscriptionPools(...args);
 /** Touches (modified_at) the subscription's granted grants, returned with benefit and customer (renewal, dunning). */
 export const cycleGrants: typeof grantRepo.cycleGrants = (...args) => grantRepo.cycleGrants(...args);
-/** cycleGrants of many subscriptions of one organization, by subscription id. */
 /** Each subscription's granted meter_credit grants with their benefit's properties, by subscription id. */
 export const meterCreditGrantsOf: typeof grantRepo.meterCreditGrantsOf = (...args) => grantRepo.meterCreditGrantsOf(...args);
+/** cycleGrants of many subscriptions of one organization, by subscription id. */
 export const cycleGrantsOf: typeof grantRepo.cycleGrantsOf = (...args) => grantRepo.cycleGrantsOf(...args);
+/** customer.state_changed of a seat-based subscription's holders: their access follows it (past due, active again). */
+export const seatHoldersChanged = async (db: Queryable, org: string, sub: { id: string; seats?: number | null }) =>
+  sub.seats === null || sub.seats === undefined ? [] : (await grantRepo.seatHolderIdsOf(db, org, sub.id)).map((id) => customerStateChanged(org, id));

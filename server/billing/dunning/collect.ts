@@ -5,7 +5,7 @@
 import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { processorErrorOf, type PaymentProcessor } from "../../payments/processor.js";
-import { cycleGrants, regrantSubscription, revokeGrantsOfSubscription } from "../benefits/service.js";
+import { cycleGrants, regrantSubscription, revokeGrantsOfSubscription, seatHoldersChanged } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { findCustomer } from "../customers/service.js";
 import { requestEmail } from "../customer-emails/service.js";
@@ -127,7 +127,7 @@ export async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: D
     const cycled = l.order.billingReason === "subscription_cycle" ? await cycleGrants(tx, org, active.id, now) : [];
     events.push(...cycled.map((r) => ({ type: "benefit_grant.cycled" as const, organizationId: org, data: toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member) })));
   }
-  events.push(customerStateChanged(org, active.customerId));
+  events.push(customerStateChanged(org, active.customerId), ...(await seatHoldersChanged(tx, org, active)));
   await enqueue(tx, events);
 }
 
@@ -219,7 +219,8 @@ export async function attemptLocked(
     // it
     const pastDue = await patchSubscriptionTerms(tx, d.organizationId, l.sub.id, { status: "past_due" }, now);
     const data = await subscriptionWireOf(tx, pastDue, deps.baseURL);
-    await enqueue(tx, [{ type: "subscription.past_due", organizationId: d.organizationId, data }, customerStateChanged(d.organizationId, pastDue.customerId)]);
+    const changed = [customerStateChanged(d.organizationId, pastDue.customerId), ...(await seatHoldersChanged(tx, d.organizationId, pastDue))];
+    await enqueue(tx, [{ type: "subscription.past_due", organizationId: d.organizationId, data }, ...changed]);
     await requestPastDueEmail(tx, d.organizationId, l.order.id);
     const first = retries[0];
     const nextAttemptAt = first === undefined ? now : later(now, first);

@@ -5,6 +5,7 @@
 import type { Db, Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue } from "../../db/outbox.js";
 import type { PaymentResult } from "../../payments/processor.js";
+import { seatHoldersChanged } from "../benefits/service.js";
 import { lockOrderRow } from "../orders/service.js";
 import * as payments from "../payments/service.js";
 import { lockSubscription, patchSubscriptionTerms } from "../subscriptions/service.js";
@@ -70,7 +71,8 @@ async function lateFailure(tx: Queryable, deps: DunningDeps, l: Locked, now: Dat
     const pastDue = await patchSubscriptionTerms(tx, org, l.sub.id, { status: "past_due" }, now);
     const wire = await subscriptionWireOf(tx, pastDue, deps.baseURL);
     const started = await startDunning(tx, org, wire, l.order.id, now);
-    await enqueue(tx, [{ type: "subscription.updated", organizationId: org, data: wire }, ...started, customerStateChanged(org, l.sub.customerId)]);
+    const holders = await seatHoldersChanged(tx, org, l.sub);
+    await enqueue(tx, [{ type: "subscription.updated", organizationId: org, data: wire }, ...started, customerStateChanged(org, l.sub.customerId), ...holders]);
     await requestPastDueEmail(tx, org, l.order.id);
     return;
   }

@@ -12,7 +12,7 @@ import type { Db, Queryable } from "../../db/client.js";
 import { withCallTurn } from "../../db/call-turns.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import type { PaymentProcessor } from "../../payments/processor.js";
-import { cycleGrants, revokeGrantsOfSubscription } from "../benefits/service.js";
+import { cycleGrants, revokeGrantsOfSubscription, seatHoldersChanged } from "../benefits/service.js";
 import { addInterval } from "../subscriptions/period.js";
 import { isMetered } from "../products/pricing.js";
 import { loadCustomers } from "../customers/service.js";
@@ -272,7 +272,8 @@ async function cycleSubscription(
     await cycleMeterCredits(tx, org, sub.id, bill.consumed, now, b?.creditGrants.get(sub.id), { start: terms.currentPeriodStart, end: terms.currentPeriodEnd }, ended);
     events.push(...cycledEvents(org, await cycleGrants(tx, org, sub.id, now)));
   }
-  events.push(customerStateChanged(org, sub.customerId));
+  // past due: the seat holders' access follows the team's (renewed, their cycled credits say so: cycledEvents)
+  events.push(customerStateChanged(org, sub.customerId), ...(declined ? await seatHoldersChanged(tx, org, sub) : []));
   if (batched) {
     batched.out.orders.push({ organizationId: org, id: order.row.id });
     batched.out.events.push(...events);

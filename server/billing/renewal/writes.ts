@@ -7,7 +7,7 @@
 // before. If the batch's statements fail, each deferred renewal's rows are written again in a savepoint of
 // its own, so one bad row fails one renewal, as before (docs/decisions.md, "The billing run").
 import type { Queryable } from "../../db/client.js";
-import type { OutboxEvent } from "../../db/outbox.js";
+import { customerStateChanged, type OutboxEvent } from "../../db/outbox.js";
 import { cycleGrants, cycleGrantsOf } from "../benefits/service.js";
 import { toBenefitGrantWire } from "../benefits/wire.js";
 import { insertDunnings } from "../dunning/service.js";
@@ -37,9 +37,14 @@ export interface DeferredWrites {
   cycle: { at: number; now: Date } | null;
 }
 
-/** benefit_grant.cycled of each grant a renewal touched (cycleGrants). */
+/**
+ * benefit_grant.cycled of each grant a renewal touched (cycleGrants), and customer.state_changed of each seat holder
+ * among them: its credits cycled with the team's renewal (the buyer's own state change is the renewal's).
+ */
 export function cycledEvents(organizationId: string, rows: Awaited<ReturnType<typeof cycleGrants>>): OutboxEvent[] {
-  return rows.map((r) => ({ type: "benefit_grant.cycled", organizationId, data: toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member) }));
+  const cycled: OutboxEvent[] = rows.map((r) => ({ type: "benefit_grant.cycled", organizationId, data: toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member) }));
+  const holders = new Set(rows.filter((r) => r.grant.customerSeatId !== null).map((r) => r.customer.id));
+  return [...cycled, ...[...holders].map((id) => customerStateChanged(organizationId, id))];
 }
 
 /** A renewal of a batch; `deferred`: it writes nothing itself (canDefer said so), its rows go with the batch's. */
