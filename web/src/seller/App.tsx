@@ -11,6 +11,7 @@ import { Layout } from "./Layout.js";
 import { currentMode, params, rememberMode, setParams } from "./url.js";
 import { routeOf } from "./routes.js";
 import "./seller.css";
+import "./shell.css";
 
 const Dashboard = lazy(() => import("./pages/Dashboard.js").then((m) => ({ default: m.Dashboard })));
 

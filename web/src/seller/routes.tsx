@@ -1,66 +1,88 @@
-// Which seller page a path is: each section's list, its "new" form and its detail pages by id.
-import { lazy, Suspense, type ReactNode } from "react";
+// Which seller page a path is: each section's list, its "new" form and its detail pages by id. Each page is its
+// own chunk, loaded when its path is asked (React.lazy), so a section's code never weighs on another's.
+import { lazy, Suspense, type ComponentType, type LazyExoticComponent, type ReactNode } from "react";
 import { Status } from "../ui.js";
 import { NotFoundPage } from "../pages/NotFound.js";
-import { CustomerDetail } from "./pages/CustomerDetail.js";
-import { ApiKeys } from "./pages/ApiKeys.js";
-import { CheckoutLinkDetail } from "./pages/CheckoutLinkDetail.js";
-import { CheckoutLinks } from "./pages/CheckoutLinks.js";
-import { DiscountDetail } from "./pages/DiscountDetail.js";
-import { Customers } from "./pages/Customers.js";
-import { Discounts } from "./pages/Discounts.js";
-import { Meters } from "./pages/Meters.js";
-import { OrderDetail } from "./pages/OrderDetail.js";
-import { Orders } from "./pages/Orders.js";
-import { ProductEdit } from "./pages/ProductEdit.js";
-import { Products } from "./pages/Products.js";
-import { Settings } from "./pages/Settings.js";
-import { StripeImport } from "./pages/StripeImport.js";
-import { AdminOrganizations } from "./pages/AdminOrganizations.js";
-import { SubscriptionDetail } from "./pages/SubscriptionDetail.js";
-import { Subscriptions } from "./pages/Subscriptions.js";
-import { WebhookDeliveries } from "./pages/WebhookDeliveries.js";
-import { Webhooks } from "./pages/Webhooks.js";
 import { isUuid } from "../../../shared/uuid.js";
 
+/** A page module's named export as a lazy component. */
+function lazyPage<P extends object, K extends string>(load: () => Promise<Record<K, ComponentType<P>>>, name: K): LazyExoticComponent<ComponentType<P>> {
+  return lazy(() => load().then((m) => ({ default: m[name] })));
+}
+
+const ApiKeys = lazyPage(() => import("./pages/ApiKeys.js"), "ApiKeys");
+const CheckoutLinkDetail = lazyPage(() => import("./pages/CheckoutLinkDetail.js"), "CheckoutLinkDetail");
+const CheckoutLinks = lazyPage(() => import("./pages/CheckoutLinks.js"), "CheckoutLinks");
+const CustomerDetail = lazyPage(() => import("./pages/CustomerDetail.js"), "CustomerDetail");
+const Customers = lazyPage(() => import("./pages/Customers.js"), "Customers");
+const DiscountDetail = lazyPage(() => import("./pages/DiscountDetail.js"), "DiscountDetail");
+const Discounts = lazyPage(() => import("./pages/Discounts.js"), "Discounts");
 // the meter's usage chart brings the chart library: its own chunk
-const MeterDetail = lazy(() => import("./pages/MeterDetail.js").then((m) => ({ default: m.MeterDetail })));
+const MeterDetail = lazyPage(() => import("./pages/MeterDetail.js"), "MeterDetail");
+const Meters = lazyPage(() => import("./pages/Meters.js"), "Meters");
+const OrderDetail = lazyPage(() => import("./pages/OrderDetail.js"), "OrderDetail");
+const Orders = lazyPage(() => import("./pages/Orders.js"), "Orders");
+const ProductDetail = lazyPage(() => import("./pages/ProductDetail.js"), "ProductDetail");
+const ProductEdit = lazyPage(() => import("./pages/ProductEdit.js"), "ProductEdit");
+const Products = lazyPage(() => import("./pages/Products.js"), "Products");
+const Settings = lazyPage(() => import("./pages/Settings.js"), "Settings");
+const StripeImport = lazyPage(() => import("./pages/StripeImport.js"), "StripeImport");
+const AdminOrganizations = lazyPage(() => import("./pages/AdminOrganizations.js"), "AdminOrganizations");
+const SubscriptionDetail = lazyPage(() => import("./pages/SubscriptionDetail.js"), "SubscriptionDetail");
+const Subscriptions = lazyPage(() => import("./pages/Subscriptions.js"), "Subscriptions");
+const WebhookDeliveries = lazyPage(() => import("./pages/WebhookDeliveries.js"), "WebhookDeliveries");
+const Webhooks = lazyPage(() => import("./pages/Webhooks.js"), "Webhooks");
 
 export type Route = { page: "home" } | { page: "other"; render: () => ReactNode };
 
-export function routeOf(path: string): Route {
-  const [, section = "", id, more] = path.split("/");
-  const page = (render: () => ReactNode): Route => ({ page: "other", render });
-  if (!section) return { page: "home" };
-  if (more !== undefined) return page(() => <NotFoundPage />);
-  if (section === "settings" && id === undefined) return page(() => <Settings />);
-  if (section === "settings" && id === "import-stripe") return page(() => <StripeImport />);
-  if (section === "admin" && id === undefined) return page(() => <AdminOrganizations />);
-  if (section === "api-keys" && id === undefined) return page(() => <ApiKeys />);
-  if (section === "products" && id === "new") return page(() => <ProductEdit id={null} />);
+const LISTS: Record<string, () => ReactNode> = {
+  products: () => <Products />,
+  orders: () => <Orders />,
+  customers: () => <Customers />,
+  subscriptions: () => <Subscriptions />,
+  "checkout-links": () => <CheckoutLinks />,
+  discounts: () => <Discounts />,
+  meters: () => <Meters />,
+  webhooks: () => <Webhooks />,
+};
+
+const DETAILS: Record<string, (id: string) => ReactNode> = {
+  products: (id) => <ProductDetail id={id} />,
+  orders: (id) => <OrderDetail id={id} />,
+  customers: (id) => <CustomerDetail id={id} />,
+  subscriptions: (id) => <SubscriptionDetail id={id} />,
+  webhooks: (id) => <WebhookDeliveries id={id} />,
+  "checkout-links": (id) => <CheckoutLinkDetail id={id} />,
+  discounts: (id) => <DiscountDetail id={id} />,
+  meters: (id) => <MeterDetail id={id} />,
+};
+
+function which(section: string, id: string | undefined, more: string | undefined): (() => ReactNode) | null {
+  if (section === "products" && id && isUuid(id) && more === "edit") return () => <ProductEdit id={id} />;
+  if (more !== undefined) return null;
   if (id === undefined) {
-    if (section === "products") return page(() => <Products />);
-    if (section === "orders") return page(() => <Orders />);
-    if (section === "customers") return page(() => <Customers />);
-    if (section === "subscriptions") return page(() => <Subscriptions />);
-    if (section === "checkout-links") return page(() => <CheckoutLinks />);
-    if (section === "discounts") return page(() => <Discounts />);
-    if (section === "meters") return page(() => <Meters />);
-    if (section === "webhooks") return page(() => <Webhooks />);
-  } else if (isUuid(id)) {
-    if (section === "products") return page(() => <ProductEdit id={id} />);
-    if (section === "orders") return page(() => <OrderDetail id={id} />);
-    if (section === "customers") return page(() => <CustomerDetail id={id} />);
-    if (section === "subscriptions") return page(() => <SubscriptionDetail id={id} />);
-    if (section === "webhooks") return page(() => <WebhookDeliveries id={id} />);
-    if (section === "checkout-links") return page(() => <CheckoutLinkDetail id={id} />);
-    if (section === "discounts") return page(() => <DiscountDetail id={id} />);
-    if (section === "meters")
-      return page(() => (
-        <Suspense fallback={<Status>Loading…</Status>}>
-          <MeterDetail id={id} />
-        </Suspense>
-      ));
+    if (section === "settings") return () => <Settings />;
+    if (section === "admin") return () => <AdminOrganizations />;
+    if (section === "api-keys") return () => <ApiKeys />;
+    return LISTS[section] ?? null;
   }
-  return page(() => <NotFoundPage />);
+  if (section === "settings" && id === "import-stripe") return () => <StripeImport />;
+  if (section === "products" && id === "new") return () => <ProductEdit id={null} />;
+  const detail = isUuid(id) ? DETAILS[section] : undefined;
+  return detail ? () => detail(id) : null;
+}
+
+export function routeOf(path: string): Route {
+  const [, section = "", id, more, extra] = path.split("/");
+  if (!section) return { page: "home" };
+  const found = extra === undefined ? which(section, id, more) : null;
+  if (!found) return { page: "other", render: () => <NotFoundPage /> };
+  return {
+    page: "other",
+    render: () => (
+      <Suspense fallback={<Status>Loading…</Status>}>
+        {found()}
+      </Suspense>
+    ),
+  };
 }
