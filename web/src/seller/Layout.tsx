@@ -1,11 +1,10 @@
 // The frame of every seller page: a top bar (the organization picker, the sandbox/live switch shown on every
 // page with a banner while in the sandbox, who is signed in), the side navigation grouped as a seller thinks of
 // the work (sales, catalog, usage, developers, settings; a Menu button on a phone), and the page's header with
-// its main action. The toasts of the page's results live here too (Toasts.tsx).
+// its main action. The toasts of the page's results are the app's (Toasts.tsx, around every page).
 import { useEffect, useState, type ReactNode } from "react";
 import { signOut } from "../api.js";
 import { useSeller } from "./context.js";
-import { Toasts } from "./Toasts.js";
 import { href, rememberMode, type Mode } from "./url.js";
 
 interface Section {
@@ -139,7 +138,6 @@ export function Layout({ title, action, back, children }: { title: string; actio
     document.title = `${title} · ${organization.name}${mode === "sandbox" ? " (sandbox)" : ""} · till`;
   }, [title, organization.name, mode]);
   return (
-    <Toasts>
       <div className={`seller ${mode}`}>
         <a className="skip" href="#main">
           Skip to content
@@ -176,6 +174,5 @@ export function Layout({ title, action, back, children }: { title: string; actio
           </main>
         </div>
       </div>
-    </Toasts>
   );
 }

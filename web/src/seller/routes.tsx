@@ -1,37 +1,32 @@
 // Which seller page a path is: each section's list, its "new" form and its detail pages by id. Each page is its
 // own chunk, loaded when its path is asked (React.lazy), so a section's code never weighs on another's.
-import { lazy, Suspense, type ComponentType, type LazyExoticComponent, type ReactNode } from "react";
+import { lazy, Suspense, type ReactNode } from "react";
 import { Status } from "../ui.js";
 import { NotFoundPage } from "../pages/NotFound.js";
 import { isUuid } from "../../../shared/uuid.js";
 
-/** A page module's named export as a lazy component. */
-function lazyPage<P extends object, K extends string>(load: () => Promise<Record<K, ComponentType<P>>>, name: K): LazyExoticComponent<ComponentType<P>> {
-  return lazy(() => load().then((m) => ({ default: m[name] })));
-}
-
-const ApiKeys = lazyPage(() => import("./pages/ApiKeys.js"), "ApiKeys");
-const CheckoutLinkDetail = lazyPage(() => import("./pages/CheckoutLinkDetail.js"), "CheckoutLinkDetail");
-const CheckoutLinks = lazyPage(() => import("./pages/CheckoutLinks.js"), "CheckoutLinks");
-const CustomerDetail = lazyPage(() => import("./pages/CustomerDetail.js"), "CustomerDetail");
-const Customers = lazyPage(() => import("./pages/Customers.js"), "Customers");
-const DiscountDetail = lazyPage(() => import("./pages/DiscountDetail.js"), "DiscountDetail");
-const Discounts = lazyPage(() => import("./pages/Discounts.js"), "Discounts");
+const ApiKeys = lazy(() => import("./pages/ApiKeys.js").then((m) => ({ default: m.ApiKeys })));
+const CheckoutLinkDetail = lazy(() => import("./pages/CheckoutLinkDetail.js").then((m) => ({ default: m.CheckoutLinkDetail })));
+const CheckoutLinks = lazy(() => import("./pages/CheckoutLinks.js").then((m) => ({ default: m.CheckoutLinks })));
+const CustomerDetail = lazy(() => import("./pages/CustomerDetail.js").then((m) => ({ default: m.CustomerDetail })));
+const Customers = lazy(() => import("./pages/Customers.js").then((m) => ({ default: m.Customers })));
+const DiscountDetail = lazy(() => import("./pages/DiscountDetail.js").then((m) => ({ default: m.DiscountDetail })));
+const Discounts = lazy(() => import("./pages/Discounts.js").then((m) => ({ default: m.Discounts })));
 // the meter's usage chart brings the chart library: its own chunk
-const MeterDetail = lazyPage(() => import("./pages/MeterDetail.js"), "MeterDetail");
-const Meters = lazyPage(() => import("./pages/Meters.js"), "Meters");
-const OrderDetail = lazyPage(() => import("./pages/OrderDetail.js"), "OrderDetail");
-const Orders = lazyPage(() => import("./pages/Orders.js"), "Orders");
-const ProductDetail = lazyPage(() => import("./pages/ProductDetail.js"), "ProductDetail");
-const ProductEdit = lazyPage(() => import("./pages/ProductEdit.js"), "ProductEdit");
-const Products = lazyPage(() => import("./pages/Products.js"), "Products");
-const Settings = lazyPage(() => import("./pages/Settings.js"), "Settings");
-const StripeImport = lazyPage(() => import("./pages/StripeImport.js"), "StripeImport");
-const AdminOrganizations = lazyPage(() => import("./pages/AdminOrganizations.js"), "AdminOrganizations");
-const SubscriptionDetail = lazyPage(() => import("./pages/SubscriptionDetail.js"), "SubscriptionDetail");
-const Subscriptions = lazyPage(() => import("./pages/Subscriptions.js"), "Subscriptions");
-const WebhookDeliveries = lazyPage(() => import("./pages/WebhookDeliveries.js"), "WebhookDeliveries");
-const Webhooks = lazyPage(() => import("./pages/Webhooks.js"), "Webhooks");
+const MeterDetail = lazy(() => import("./pages/MeterDetail.js").then((m) => ({ default: m.MeterDetail })));
+const Meters = lazy(() => import("./pages/Meters.js").then((m) => ({ default: m.Meters })));
+const OrderDetail = lazy(() => import("./pages/OrderDetail.js").then((m) => ({ default: m.OrderDetail })));
+const Orders = lazy(() => import("./pages/Orders.js").then((m) => ({ default: m.Orders })));
+const ProductDetail = lazy(() => import("./pages/ProductDetail.js").then((m) => ({ default: m.ProductDetail })));
+const ProductEdit = lazy(() => import("./pages/ProductEdit.js").then((m) => ({ default: m.ProductEdit })));
+const Products = lazy(() => import("./pages/Products.js").then((m) => ({ default: m.Products })));
+const Settings = lazy(() => import("./pages/Settings.js").then((m) => ({ default: m.Settings })));
+const StripeImport = lazy(() => import("./pages/StripeImport.js").then((m) => ({ default: m.StripeImport })));
+const AdminOrganizations = lazy(() => import("./pages/AdminOrganizations.js").then((m) => ({ default: m.AdminOrganizations })));
+const SubscriptionDetail = lazy(() => import("./pages/SubscriptionDetail.js").then((m) => ({ default: m.SubscriptionDetail })));
+const Subscriptions = lazy(() => import("./pages/Subscriptions.js").then((m) => ({ default: m.Subscriptions })));
+const WebhookDeliveries = lazy(() => import("./pages/WebhookDeliveries.js").then((m) => ({ default: m.WebhookDeliveries })));
+const Webhooks = lazy(() => import("./pages/Webhooks.js").then((m) => ({ default: m.Webhooks })));
 
 export type Route = { page: "home" } | { page: "other"; render: () => ReactNode };
 

@@ -64,7 +64,7 @@ function ProductForm({ product }: { product: Product | null }) {
         </div>
       </section>
       <section className="form-section" aria-labelledby="billing-h">
-        <h2 id="billing-h">Billing</h2>
+        <h2 id="billing-h">Schedule</h2>
         {product ? (
           <p>
             {product.recurring_interval

@@ -15,7 +15,7 @@ import { day, Loading, money, Pager } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href, pageParam, params } from "../url.js";
 import { priceLabel, type Product } from "../wire.js";
-import { activePrices, archiveProduct, ARCHIVED_SAID } from "./ProductDetail.js";
+import { activePrices, archiveProduct } from "./ProductDetail.js";
 
 const LIMIT = 20;
 const DEFAULT_SORT = "-created_at";
@@ -53,7 +53,7 @@ export function Products() {
     const r = await archiveProduct(scope, p, on);
     if (typeof r === "string") return setError(r);
     setError(undefined);
-    toast(on ? `${p.name}: ${ARCHIVED_SAID.toLowerCase()}` : `Restored ${p.name}.`);
+    toast(on ? `Archived ${p.name}: new checkouts can no longer sell it.` : `Restored ${p.name}.`);
     list.reload();
   };
   const actions = (p: Product): RowAction[] => [
