@@ -84,7 +84,15 @@ export function Products() {
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>
       {list.data && empty && (
-        <Empty title={`No products yet${mode === "sandbox" ? " in the sandbox" : ""}.`} command='till products create "Pro" --price 1999 --recurring month' action={newProduct}>
+        <Empty title={`No products yet${mode === "sandbox" ? " in the sandbox" : ""}.`} command='till products create "Pro" --price 1999 --recurring month'
+          action={
+            mayWrite && (
+              <a className="button" href={href("/products/new")}>
+                Create your first product
+              </a>
+            )
+          }
+        >
           A product is what customers buy: one price or several (fixed, pay what you want, free, per seat, or usage of a meter), billed once or
           on a schedule, with benefits granted on purchase.
         </Empty>
