@@ -11,18 +11,25 @@ import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
 import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
-import { day, Loading, money, Pager } from "../parts.js";
+import { day, Loading, Pager } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href, pageParam, params } from "../url.js";
-import { priceLabel, type Product } from "../wire.js";
+import type { Product } from "../wire.js";
+import { priceDescription } from "../prices.js";
 import { activePrices, archiveProduct } from "./ProductDetail.js";
 
 const LIMIT = 20;
 const DEFAULT_SORT = "-created_at";
 
+/** The price a buyer picks first, in words ("per seat, from $10.00 / month"). */
+function describeFirst(p: Product): string {
+  const first = activePrices(p)[0];
+  return first ? priceDescription(first, p.recurring_interval) : "no price";
+}
+
 const COLUMNS: Array<DataColumn<Product>> = [
   { id: "name", sortKey: "name", label: "Name", cell: (p) => <a href={href(`/products/${p.id}`)}>{p.name}</a> },
-  { id: "price", sortKey: "price_amount", label: "Price", cell: (p) => priceLabel(activePrices(p)[0], p.recurring_interval, money) },
+  { id: "price", sortKey: "price_amount", label: "Price", cell: (p) => describeFirst(p) },
   { id: "prices", label: "Prices", cell: (p) => String(activePrices(p).length), numeric: true },
   { id: "benefits", label: "Benefits", cell: (p) => String(p.benefits.length), numeric: true },
   { id: "status", label: "Status", cell: (p) => (p.is_archived ? "archived" : "active") },
