@@ -38,11 +38,21 @@ describe("the editor's prices", () => {
     ]);
     const tiers = [{ upTo: "1000", unit: "0", flat: "" }, { upTo: "", unit: "0.002", flat: "1" }];
     expect(sent([{ ...d, kind: "metered_unit", meterId: "m", tiered: true, tierType: "volume", unitTiers: tiers, cap: "" }])).toEqual([
-      { amount_type: "metered_unit", price_currency: "eur", meter_id: "m", unit_tiers: { tier_type: "volume", tiers: [{ up_to: 1000, unit_amount: "0", flat_amount: 0 }, { up_to: null, unit_amount: "0.2", flat_amount: 100 }] }, cap_amount: null },
+      {
+        amount_type: "metered_unit",
+        price_currency: "eur",
+        meter_id: "m",
+        unit_tiers: { tier_type: "volume", tiers: [{ up_to: 1000, unit_amount: "0", flat_amount: 0 }, { up_to: null, unit_amount: "0.2", flat_amount: 100 }] },
+        cap_amount: null,
+      },
     ]);
     const seats = [{ min: "1", max: "5", perSeat: "10" }, { min: "6", max: "", perSeat: "8" }];
     expect(sent([{ ...d, kind: "seat_based", seatTierType: "graduated", seatTiers: seats }])).toEqual([
-      { amount_type: "seat_based", price_currency: "eur", seat_tiers: { seat_tier_type: "graduated", tiers: [{ min_seats: 1, max_seats: 5, price_per_seat: 1000 }, { min_seats: 6, max_seats: null, price_per_seat: 800 }] } },
+      {
+        amount_type: "seat_based",
+        price_currency: "eur",
+        seat_tiers: { seat_tier_type: "graduated", tiers: [{ min_seats: 1, max_seats: 5, price_per_seat: 1000 }, { min_seats: 6, max_seats: null, price_per_seat: 800 }] },
+      },
     ]);
   });
 

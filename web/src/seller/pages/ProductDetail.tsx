@@ -20,6 +20,14 @@ import { ProductBenefits } from "./ProductBenefits.js";
 export const activePrices = (product: Product): Price[] =>
   product.prices.filter((p) => !p.is_archived).sort((a, b) => Number(isMeteredKind(a.amount_type)) - Number(isMeteredKind(b.amount_type)));
 
+/** "every month", "every 2 days"… or "once". */
+export function billingOf(product: Product): string {
+  const every = product.recurring_interval;
+  if (!every) return "once";
+  const count = product.recurring_interval_count ?? 1;
+  return count > 1 ? `every ${count} ${every}s` : `every ${every}`;
+}
+
 export const ARCHIVED_SAID = "Archived: new checkouts can no longer sell it.";
 
 /** Archives a product on the API; says what happened as a toast (or the error). */
@@ -104,7 +112,7 @@ export function ProductDetail({ id }: { id: string }) {
       <Facts
         items={[
           ["Id", <code key="id">{product.id}</code>],
-          ["Billing", product.recurring_interval ? `every ${product.recurring_interval_count && product.recurring_interval_count > 1 ? `${product.recurring_interval_count} ` : ""}${product.recurring_interval}` : "once"],
+          ["Billing", billingOf(product)],
           ["Status", product.is_archived ? "archived" : "active"],
           ["Created", day(product.created_at)],
           [

@@ -14,6 +14,7 @@ import { priceDescription } from "../prices.js";
 import { href } from "../url.js";
 import type { Product } from "../wire.js";
 import { PriceFields, type Meter, type ProductFormValues } from "./PriceFields.js";
+import { billingOf } from "./ProductDetail.js";
 
 const INTERVAL_LABEL: Record<(typeof INTERVALS)[number], string> = { day: "Every day", week: "Every week", month: "Every month", year: "Every year" };
 
@@ -67,9 +68,7 @@ function ProductForm({ product }: { product: Product | null }) {
         <h2 id="billing-h">Schedule</h2>
         {product ? (
           <p>
-            {product.recurring_interval
-              ? `Renews every ${product.recurring_interval_count && product.recurring_interval_count > 1 ? `${product.recurring_interval_count} ` : ""}${product.recurring_interval}.`
-              : "A one-time purchase."}{" "}
+            {product.recurring_interval ? `Renews ${billingOf(product)}.` : "A one-time purchase."}{" "}
             <span className="hint">The billing period is fixed once a product is made.</span>
           </p>
         ) : (
