@@ -159,6 +159,7 @@ describe("the seller app's shell and products", () => {
     });
 
     // its base price changed on the edit page: the usage price stays, by its id
+    await page.getByText("usage: API calls in 2 graduated tiers, up to $0.002 per unit, at most $100.00, billed every month").waitFor();
     await page.getByRole("link", { name: "Edit product" }).click();
     await page.getByRole("button", { name: "Change $9.00 / month" }).click();
     await price(page, 1).getByLabel("Amount").fill("12");
@@ -219,6 +220,8 @@ describe("the seller app's shell and products", () => {
     await page.getByRole("button", { name: "Restore the product" }).waitFor();
 
     await page.goto("/products/new?mode=sandbox");
+    await page.getByRole("heading", { level: 1, name: "New product" }).waitFor();
+    await price(page, 1).getByLabel("Kind").selectOption("seat_based");
     await checkPage(page, "phone-product-new");
     await page.goto("/products?mode=sandbox");
     await page.getByRole("row", { name: /Metered API|Weekly box/ }).first().waitFor();

@@ -74,6 +74,14 @@ describe("how a price reads", () => {
     [price("c", "custom", { minimum_amount: 500 }), "pay what you want, at least $5.00"],
     [price("s", "seat_based", { seat_tiers: { tiers: [{ min_seats: 1, max_seats: null, price_per_seat: 1000 }] } }), "per seat, from $10.00 / month"],
     [price("u", "metered_unit", { unit_amount: "0.5", cap_amount: 10_000, meter: { id: "m", name: "API calls" } }), "usage: $0.005 per unit of API calls, at most $100.00, billed every month"],
+    [
+      price("t", "metered_unit", {
+        unit_amount: "0",
+        meter: { id: "m", name: "API calls" },
+        unit_tiers: { tier_type: "graduated", tiers: [{ up_to: 1000, unit_amount: "0", flat_amount: 0 }, { up_to: null, unit_amount: "0.2", flat_amount: 0 }] },
+      }),
+      "usage: API calls in 2 graduated tiers, up to $0.002 per unit, billed every month",
+    ],
   ])("%# reads as written", (p, text) => {
     expect(priceDescription(p, "month")).toBe(text);
   });

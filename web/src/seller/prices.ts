@@ -24,7 +24,14 @@ export function priceDescription(price: Price, interval: string | null): string 
       return first ? `per seat, from ${formatMoney(first.price_per_seat, currency)}${every}` : `per seat${every}`;
     }
     case "metered_unit": {
-      const unit = `${formatUnitAmount(price.unit_amount ?? "0", currency)} per unit of ${price.meter?.name ?? "a meter"}`;
+      const meter = price.meter?.name ?? "a meter";
+      const tiers = price.unit_tiers?.tiers ?? [];
+      // tiered: how many tiers and the dearest unit price, since the first tier is often free
+      const dearest = tiers.map((t) => t.unit_amount).sort((a, b) => Number(b) - Number(a))[0];
+      const unit =
+        tiers.length > 0 && dearest !== undefined
+          ? `${meter} in ${tiers.length} ${price.unit_tiers?.tier_type ?? "graduated"} tiers, up to ${formatUnitAmount(dearest, currency)} per unit`
+          : `${formatUnitAmount(price.unit_amount ?? "0", currency)} per unit of ${meter}`;
       const cap = price.cap_amount ? `, at most ${formatMoney(price.cap_amount, currency)}` : "";
       return `usage: ${unit}${cap}, billed ${interval ? `every ${interval}` : "after each period"}`;
     }
