@@ -59,7 +59,7 @@ function Archive({ product, onSaved }: { product: Product; onSaved: (p: Product)
         </>
       ) : (
         <>
-          <p>Stop selling it: its checkout links stop taking orders; subscribers keep their subscriptions.</p>
+          <p>Stop selling it: new checkouts can no longer sell it; subscribers keep their subscriptions.</p>
           <Confirm
             trigger="Archive the product"
             title={`Archive ${product.name}?`}
