@@ -184,9 +184,19 @@ describe("the seller app's shell and products", () => {
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });
     expect((await sandbox.products.get({ id: tip.id })).isArchived).toBe(false);
-    await page.getByRole("button", { name: "Actions for Tip jar" }).click();
-    await page.getByRole("menuitem", { name: "Archive…" }).click();
-    await dialog.getByRole("button", { name: "Yes, archive it" }).click();
+    // the same by keyboard: the menu opens on its first item, arrows move, Enter picks; the dialog holds the focus
+    await page.getByRole("button", { name: "Actions for Tip jar" }).focus();
+    await page.keyboard.press("Enter");
+    const archiveItem = page.getByRole("menuitem", { name: "Archive…" });
+    await archiveItem.waitFor();
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(() => archiveItem.evaluate((e) => e === document.activeElement)).toBe(true);
+    await page.keyboard.press("Enter");
+    await dialog.waitFor();
+    await expect.poll(() => dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+    await dialog.getByRole("button", { name: "Yes, archive it" }).focus();
+    await page.keyboard.press("Enter");
     await toast(page, "Archived Tip jar: new checkouts can no longer sell it.");
     expect((await sandbox.products.get({ id: tip.id })).isArchived).toBe(true);
     await expect.poll(() => page.getByRole("row", { name: /Tip jar/ }).count()).toBe(0);
