@@ -184,7 +184,7 @@ describe("the seller app's shell and products", () => {
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });
     expect((await sandbox.products.get({ id: tip.id })).isArchived).toBe(false);
-    // the same by keyboard: the menu opens on its first item, arrows and End move, Enter picks; the dialog holds the focus
+    // by keyboard: the menu opens on its first item, arrows and End move, Enter picks; the dialog keeps the focus
     await page.getByRole("button", { name: "Actions for Tip jar" }).focus();
     await page.keyboard.press("Enter");
     const archiveItem = page.getByRole("menuitem", { name: "Archive…" });
