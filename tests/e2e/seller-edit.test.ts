@@ -141,7 +141,7 @@ describe("editing in the seller app", () => {
     expect(problems).toEqual([]);
   }, 90_000);
 
-  it("a product's every price listed; replacing its fixed price keeps its usage price; a per-seat price is not replaced here", async () => {
+  it("a product's every price listed; replacing its fixed price keeps its usage price; a per-seat price kept by id when the name changes", async () => {
     const sandbox = sdkFor(server, await seller.createSandboxKey());
     const meter = await sandbox.meters.create({
       name: "API calls",
@@ -160,14 +160,17 @@ describe("editing in the seller app", () => {
 
     const page = await sellerPage();
     await page.goto(`/products/${product.id}?mode=sandbox`);
-    const listed = page.getByRole("list", { name: "Prices now:" });
+    const listed = page.getByRole("list", { name: "Prices" });
     await listed.waitFor();
-    expect(await listed.getByRole("listitem").allTextContents()).toEqual(["$9.00 / month", "usage: $0.05 per unit of API calls, at most $100.00, billed every month"]);
-    await page.getByLabel(/^Replace the price .*the other prices listed stay/).check();
+    expect(await listed.getByRole("listitem").allTextContents()).toEqual(["$9.00 / month USD", "usage: $0.05 per unit of API calls, at most $100.00, billed every month USD"]);
+    await page.getByRole("link", { name: "Edit product" }).click();
+    // the editor shows every price; changing the fixed one leaves the usage price as it is
+    await page.getByRole("button", { name: "Change usage: $0.05 per unit of API calls, at most $100.00, billed every month" }).waitFor();
+    await page.getByRole("button", { name: "Change $9.00 / month" }).click();
     await page.getByLabel("Amount").fill("12.00");
     await page.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText("Saved Metered plan.").waitFor();
-    await expect.poll(() => listed.getByRole("listitem").allTextContents()).toEqual(["$12.00 / month", "usage: $0.05 per unit of API calls, at most $100.00, billed every month"]);
+    await page.locator(".toast").getByText("Saved Metered plan.").waitFor();
+    await expect.poll(() => listed.getByRole("listitem").allTextContents()).toEqual(["$12.00 / month USD", "usage: $0.05 per unit of API calls, at most $100.00, billed every month USD"]);
     await checkPage(page, "product-prices");
     const active = (await sandbox.products.get({ id: product.id })).prices.filter((p) => !p.isArchived);
     expect(active.map((p) => [p.amountType, p.id === usage.id])).toEqual([
@@ -175,18 +178,19 @@ describe("editing in the seller app", () => {
       ["fixed", false],
     ]);
 
+    // a per-seat price is edited here too; saving the name alone keeps it as it is, by its id
     const seats = await sandbox.products.create({
       name: "Team plan",
       recurringInterval: "month",
       prices: [{ amountType: "seat_based", priceCurrency: "usd", seatTiers: { seatTierType: "volume", tiers: [{ minSeats: 1, maxSeats: null, pricePerSeat: 1000 }] } }],
     });
-    await page.goto(`/products/${seats.id}?mode=sandbox`);
-    await page.getByText("Price now: per seat, from $10.00 / month").waitFor();
-    await page.getByText(/priced per seat, which this page cannot edit/).waitFor();
-    expect(await page.getByLabel(/^Replace the price/).count()).toBe(0);
+    const seatPrice = seats.prices[0]!;
+    await page.goto(`/products/${seats.id}/edit?mode=sandbox`);
+    await page.getByRole("button", { name: "Change per seat, from $10.00 / month" }).waitFor();
     await page.getByLabel("Name", { exact: true }).fill("Team plan 2");
     await page.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText("Saved Team plan 2.").waitFor();
+    await page.locator(".toast").getByText("Saved Team plan 2.").waitFor();
+    expect((await sandbox.products.get({ id: seats.id })).prices.filter((p) => !p.isArchived).map((p) => p.id)).toEqual([seatPrice.id]);
     expect((await sandbox.products.get({ id: seats.id })).prices.filter((p) => !p.isArchived).map((p) => p.amountType)).toEqual(["seat_based"]);
     expect(problems).toEqual([]);
   }, 90_000);

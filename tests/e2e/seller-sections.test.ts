@@ -139,18 +139,20 @@ describe("the seller app's sections, in the sandbox", () => {
 
     const page = await sellerPage(seller);
     await page.goto(`/products/${basic.id}?mode=live`);
-    await page.getByLabel("Name").fill("Basic plan");
-    await page.getByLabel(/^Replace the price/).check();
+    await page.getByRole("link", { name: "Edit product" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Basic plan");
+    await page.getByRole("button", { name: "Change $9.00 / month" }).click();
     await page.getByLabel("Amount").fill("15.00");
     await page.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText("Saved Basic plan.").waitFor();
+    await page.locator(".toast").getByText("Saved Basic plan.").waitFor();
     await page.getByText("$15.00 / month").waitFor();
     await page.getByLabel(/Priority support/).check();
     await page.getByRole("button", { name: "Save benefits" }).click();
     await page.getByText("Benefits saved (1).").waitFor();
     expect((await seller.sdk.products.get({ id: basic.id })).benefits.map((b) => b.id)).toEqual([benefit.id]);
     await page.getByRole("button", { name: "Archive the product" }).click();
-    await page.getByText("Archived: new checkouts can no longer sell it.").waitFor();
+    await page.getByRole("button", { name: "Yes, archive it" }).click();
+    await page.locator(".toast").getByText("Archived: new checkouts can no longer sell it.").waitFor();
     expect((await seller.sdk.products.get({ id: basic.id })).isArchived).toBe(true);
     // its sales, a click away: the subscriptions narrowed to it
     await page.getByRole("link", { name: "its subscriptions" }).click();

@@ -25,7 +25,8 @@ describe("price kinds", () => {
     expect(kindsWhere((r) => r.discountable)).toEqual(["fixed", "custom", "seat_based"]);
     expect(PRICE_KINDS.filter(isMeteredKind)).toEqual(["metered_unit"]);
     expect(isMeteredKind("a_kind_from_a_newer_server")).toBe(false);
-    expect(PRICE_KINDS.filter(isFormKind)).toEqual(["fixed", "custom", "free"]);
+    expect(PRICE_KINDS.filter(isFormKind)).toEqual(PRICE_KINDS);
+    expect(isFormKind("a_kind_from_a_newer_server")).toBe(false);
   });
 
   it("sort ranks are distinct", () => {

@@ -11,17 +11,17 @@ export const priceKindOf = (amountType: string): PriceKind | null => (isPriceKin
 /** A metered price: billed from a meter's usage (a kind this page does not know is not). */
 export const isMeteredKind = (amountType: string): boolean => isPriceKind(amountType) && !PRICE_KIND_IS_STATIC[amountType];
 
-/** The kinds the seller's product form writes (its one static price); the others are the CLI's and the API's. */
-export const FORM_PRICE_KIND: { readonly [K in PriceKind]: boolean } = {
-  fixed: true,
-  custom: true,
-  free: true,
-  metered_unit: false,
-  seat_based: false,
+/** The kinds the seller's product form writes (every one), by the name its Kind menu gives each. */
+export const FORM_PRICE_KIND: { readonly [K in PriceKind]: string } = {
+  fixed: "Fixed amount",
+  custom: "Pay what you want",
+  free: "Free",
+  seat_based: "Per seat",
+  metered_unit: "Usage of a meter",
 };
 
-/** A price the seller's product form stands for (and replaces). */
-export const isFormKind = (amountType: string): boolean => isPriceKind(amountType) && FORM_PRICE_KIND[amountType];
+/** A price the seller's product form can edit (a kind this page does not know is kept as it is). */
+export const isFormKind = (amountType: string): boolean => isPriceKind(amountType);
 
 /** An account's name as pages show it. */
 export const ACCOUNT_NAME: { readonly [P in AccountPlatform]: string } = { github: "GitHub", discord: "Discord" };

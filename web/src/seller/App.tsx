@@ -8,9 +8,11 @@ import { whoami } from "./api.js";
 import { SellerContext, type Organization, type Seller } from "./context.js";
 import { CreateOrganization } from "./CreateOrganization.js";
 import { Layout } from "./Layout.js";
+import { Toasts } from "./Toasts.js";
 import { currentMode, params, rememberMode, setParams } from "./url.js";
 import { routeOf } from "./routes.js";
 import "./seller.css";
+import "./shell.css";
 
 const Dashboard = lazy(() => import("./pages/Dashboard.js").then((m) => ({ default: m.Dashboard })));
 
@@ -102,7 +104,9 @@ export function SellerApp({ path }: { path: string }) {
   if (loaded.state === "no-org") return <NoOrganization session={loaded.session} />;
   return (
     <SellerContext.Provider value={loaded.seller}>
-      <SellerPage path={path} />
+      <Toasts>
+        <SellerPage path={path} />
+      </Toasts>
     </SellerContext.Provider>
   );
 }

@@ -1,66 +1,83 @@
-// Which seller page a path is: each section's list, its "new" form and its detail pages by id.
+// Which seller page a path is: each section's list, its "new" form and its detail pages by id. Each page is its
+// own chunk, loaded when its path is asked (React.lazy), so a section's code never weighs on another's.
 import { lazy, Suspense, type ReactNode } from "react";
 import { Status } from "../ui.js";
 import { NotFoundPage } from "../pages/NotFound.js";
-import { CustomerDetail } from "./pages/CustomerDetail.js";
-import { ApiKeys } from "./pages/ApiKeys.js";
-import { CheckoutLinkDetail } from "./pages/CheckoutLinkDetail.js";
-import { CheckoutLinks } from "./pages/CheckoutLinks.js";
-import { DiscountDetail } from "./pages/DiscountDetail.js";
-import { Customers } from "./pages/Customers.js";
-import { Discounts } from "./pages/Discounts.js";
-import { Meters } from "./pages/Meters.js";
-import { OrderDetail } from "./pages/OrderDetail.js";
-import { Orders } from "./pages/Orders.js";
-import { ProductEdit } from "./pages/ProductEdit.js";
-import { Products } from "./pages/Products.js";
-import { Settings } from "./pages/Settings.js";
-import { StripeImport } from "./pages/StripeImport.js";
-import { AdminOrganizations } from "./pages/AdminOrganizations.js";
-import { SubscriptionDetail } from "./pages/SubscriptionDetail.js";
-import { Subscriptions } from "./pages/Subscriptions.js";
-import { WebhookDeliveries } from "./pages/WebhookDeliveries.js";
-import { Webhooks } from "./pages/Webhooks.js";
 import { isUuid } from "../../../shared/uuid.js";
 
+const ApiKeys = lazy(() => import("./pages/ApiKeys.js").then((m) => ({ default: m.ApiKeys })));
+const CheckoutLinkDetail = lazy(() => import("./pages/CheckoutLinkDetail.js").then((m) => ({ default: m.CheckoutLinkDetail })));
+const CheckoutLinks = lazy(() => import("./pages/CheckoutLinks.js").then((m) => ({ default: m.CheckoutLinks })));
+const CustomerDetail = lazy(() => import("./pages/CustomerDetail.js").then((m) => ({ default: m.CustomerDetail })));
+const Customers = lazy(() => import("./pages/Customers.js").then((m) => ({ default: m.Customers })));
+const DiscountDetail = lazy(() => import("./pages/DiscountDetail.js").then((m) => ({ default: m.DiscountDetail })));
+const Discounts = lazy(() => import("./pages/Discounts.js").then((m) => ({ default: m.Discounts })));
 // the meter's usage chart brings the chart library: its own chunk
 const MeterDetail = lazy(() => import("./pages/MeterDetail.js").then((m) => ({ default: m.MeterDetail })));
+const Meters = lazy(() => import("./pages/Meters.js").then((m) => ({ default: m.Meters })));
+const OrderDetail = lazy(() => import("./pages/OrderDetail.js").then((m) => ({ default: m.OrderDetail })));
+const Orders = lazy(() => import("./pages/Orders.js").then((m) => ({ default: m.Orders })));
+const ProductDetail = lazy(() => import("./pages/ProductDetail.js").then((m) => ({ default: m.ProductDetail })));
+const ProductEdit = lazy(() => import("./pages/ProductEdit.js").then((m) => ({ default: m.ProductEdit })));
+const Products = lazy(() => import("./pages/Products.js").then((m) => ({ default: m.Products })));
+const Settings = lazy(() => import("./pages/Settings.js").then((m) => ({ default: m.Settings })));
+const StripeImport = lazy(() => import("./pages/StripeImport.js").then((m) => ({ default: m.StripeImport })));
+const AdminOrganizations = lazy(() => import("./pages/AdminOrganizations.js").then((m) => ({ default: m.AdminOrganizations })));
+const SubscriptionDetail = lazy(() => import("./pages/SubscriptionDetail.js").then((m) => ({ default: m.SubscriptionDetail })));
+const Subscriptions = lazy(() => import("./pages/Subscriptions.js").then((m) => ({ default: m.Subscriptions })));
+const WebhookDeliveries = lazy(() => import("./pages/WebhookDeliveries.js").then((m) => ({ default: m.WebhookDeliveries })));
+const Webhooks = lazy(() => import("./pages/Webhooks.js").then((m) => ({ default: m.Webhooks })));
 
 export type Route = { page: "home" } | { page: "other"; render: () => ReactNode };
 
-export function routeOf(path: string): Route {
-  const [, section = "", id, more] = path.split("/");
-  const page = (render: () => ReactNode): Route => ({ page: "other", render });
-  if (!section) return { page: "home" };
-  if (more !== undefined) return page(() => <NotFoundPage />);
-  if (section === "settings" && id === undefined) return page(() => <Settings />);
-  if (section === "settings" && id === "import-stripe") return page(() => <StripeImport />);
-  if (section === "admin" && id === undefined) return page(() => <AdminOrganizations />);
-  if (section === "api-keys" && id === undefined) return page(() => <ApiKeys />);
-  if (section === "products" && id === "new") return page(() => <ProductEdit id={null} />);
+const LISTS: Record<string, () => ReactNode> = {
+  products: () => <Products />,
+  orders: () => <Orders />,
+  customers: () => <Customers />,
+  subscriptions: () => <Subscriptions />,
+  "checkout-links": () => <CheckoutLinks />,
+  discounts: () => <Discounts />,
+  meters: () => <Meters />,
+  webhooks: () => <Webhooks />,
+};
+
+const DETAILS: Record<string, (id: string) => ReactNode> = {
+  products: (id) => <ProductDetail id={id} />,
+  orders: (id) => <OrderDetail id={id} />,
+  customers: (id) => <CustomerDetail id={id} />,
+  subscriptions: (id) => <SubscriptionDetail id={id} />,
+  webhooks: (id) => <WebhookDeliveries id={id} />,
+  "checkout-links": (id) => <CheckoutLinkDetail id={id} />,
+  discounts: (id) => <DiscountDetail id={id} />,
+  meters: (id) => <MeterDetail id={id} />,
+};
+
+function which(section: string, id: string | undefined, more: string | undefined): (() => ReactNode) | null {
+  if (section === "products" && id && isUuid(id) && more === "edit") return () => <ProductEdit id={id} />;
+  if (more !== undefined) return null;
   if (id === undefined) {
-    if (section === "products") return page(() => <Products />);
-    if (section === "orders") return page(() => <Orders />);
-    if (section === "customers") return page(() => <Customers />);
-    if (section === "subscriptions") return page(() => <Subscriptions />);
-    if (section === "checkout-links") return page(() => <CheckoutLinks />);
-    if (section === "discounts") return page(() => <Discounts />);
-    if (section === "meters") return page(() => <Meters />);
-    if (section === "webhooks") return page(() => <Webhooks />);
-  } else if (isUuid(id)) {
-    if (section === "products") return page(() => <ProductEdit id={id} />);
-    if (section === "orders") return page(() => <OrderDetail id={id} />);
-    if (section === "customers") return page(() => <CustomerDetail id={id} />);
-    if (section === "subscriptions") return page(() => <SubscriptionDetail id={id} />);
-    if (section === "webhooks") return page(() => <WebhookDeliveries id={id} />);
-    if (section === "checkout-links") return page(() => <CheckoutLinkDetail id={id} />);
-    if (section === "discounts") return page(() => <DiscountDetail id={id} />);
-    if (section === "meters")
-      return page(() => (
-        <Suspense fallback={<Status>Loading…</Status>}>
-          <MeterDetail id={id} />
-        </Suspense>
-      ));
+    if (section === "settings") return () => <Settings />;
+    if (section === "admin") return () => <AdminOrganizations />;
+    if (section === "api-keys") return () => <ApiKeys />;
+    return LISTS[section] ?? null;
   }
-  return page(() => <NotFoundPage />);
+  if (section === "settings" && id === "import-stripe") return () => <StripeImport />;
+  if (section === "products" && id === "new") return () => <ProductEdit id={null} />;
+  const detail = isUuid(id) ? DETAILS[section] : undefined;
+  return detail ? () => detail(id) : null;
+}
+
+export function routeOf(path: string): Route {
+  const [, section = "", id, more, extra] = path.split("/");
+  if (!section) return { page: "home" };
+  const found = extra === undefined ? which(section, id, more) : null;
+  if (!found) return { page: "other", render: () => <NotFoundPage /> };
+  return {
+    page: "other",
+    render: () => (
+      <Suspense fallback={<Status>Loading…</Status>}>
+        {found()}
+      </Suspense>
+    ),
+  };
 }

@@ -1,6 +1,7 @@
 // The parts of the API's answers (Polar's wire shapes) the seller pages read.
 import { assertNever } from "../../../shared/kinds.js";
 import { priceKindOf } from "../kinds.js";
+import type { UnitTiers } from "../../../shared/tiers.js";
 
 export interface Price {
   id: string;
@@ -8,11 +9,17 @@ export interface Price {
   price_amount?: number | null;
   price_currency?: string | null;
   minimum_amount?: number | null;
+  maximum_amount?: number | null;
+  preset_amount?: number | null;
+  tax_behavior?: string | null;
   /** metered_unit: the price of one unit in minor units, as a decimal string ("0.5" is half a cent). */
   unit_amount?: string;
   cap_amount?: number | null;
+  meter_id?: string;
   meter?: { id: string; name: string };
-  seat_tiers?: { tiers: Array<{ min_seats: number; max_seats: number | null; price_per_seat: number }> };
+  unit_tiers?: UnitTiers;
+  overage?: string;
+  seat_tiers?: { seat_tier_type?: string; tiers: Array<{ min_seats: number; max_seats: number | null; price_per_seat: number }> };
   is_archived: boolean;
 }
 
@@ -27,6 +34,7 @@ export interface Product {
   name: string;
   description: string | null;
   recurring_interval: string | null;
+  recurring_interval_count?: number | null;
   is_recurring: boolean;
   is_archived: boolean;
   created_at: string;

@@ -8,7 +8,7 @@ import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
 import { Loading, money, Pager, Table } from "../parts.js";
 import { href, pageParam } from "../url.js";
-import { toMinor } from "./ProductEdit.js";
+import { toMinor } from "../price-drafts.js";
 
 export interface Discount {
   id: string;

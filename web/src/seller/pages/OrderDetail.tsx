@@ -9,7 +9,7 @@ import { Layout } from "../Layout.js";
 import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
 import type { Order } from "../wire.js";
-import { toMinor } from "./ProductEdit.js";
+import { toMinor } from "../price-drafts.js";
 
 type Said = { tone: Tone; text: string } | undefined;
 
