@@ -20,7 +20,10 @@ interface Draft {
   items: Array<{ label: string; amount: number; tax_amount: number; proration: boolean }>;
 }
 
-/** Everything a change may write: the subscription row, its orders and prorations, the outbox, the balance, the discount's redemptions. */
+/**
+ * Everything a change may write: the subscription row, its orders and prorations, the outbox, the balance, the
+ * discount's redemptions.
+ */
 async function snapshot(s: Seller, subscriptionId: string, discountId: string | null) {
   const db = fx.db();
   const [sub] = await db.select().from(subscription).where(eq(subscription.id, subscriptionId));
@@ -33,7 +36,14 @@ async function snapshot(s: Seller, subscriptionId: string, discountId: string | 
 }
 
 /** The amounts of an order (the SDK's) in the preview's wire terms. */
-const amounts = (o: { subtotalAmount: number; discountAmount: number; taxAmount: number; totalAmount: number; items: Array<{ label: string; amount: number; taxAmount: number; proration: boolean }> }) => ({
+interface SdkOrder {
+  subtotalAmount: number;
+  discountAmount: number;
+  taxAmount: number;
+  totalAmount: number;
+  items: Array<{ label: string; amount: number; taxAmount: number; proration: boolean }>;
+}
+const amounts = (o: SdkOrder) => ({
   subtotal_amount: o.subtotalAmount,
   discount_amount: o.discountAmount,
   tax_amount: o.taxAmount,
@@ -118,7 +128,7 @@ describe("a preview bills, to the cent, what the change then bills", () => {
     const sub = await fx.subscribe(large, s);
     await fx.midPeriod(sub.id, 12);
     const body = { product_id: small.id, proration_behavior: "invoice" };
-    const preview = (await fx.raw("POST", `/v1/subscriptions/${sub.id}/preview`, body, s)).body as { proration_date: string; order: Draft };
+    const preview = (await fx.raw("POST", `/v1/subscriptions/${sub.id}/preview`, body, s)).body as { proration_date: string; order: Draft; next_renewal: Draft };
     expect(preview.order.total_amount).toBeLessThan(0);
     expect(preview.order.applied_balance_amount).toBe(-preview.order.total_amount);
     expect(await fx.balanceOf(sub.customerId)).toBe(0);
@@ -127,6 +137,14 @@ describe("a preview bills, to the cent, what the change then bills", () => {
     if (!billed) throw new Error("no subscription_update order");
     expect(amounts(billed)).toEqual(draftAmounts(preview.order));
     expect(await fx.balanceOf(sub.customerId)).toBe(preview.order.applied_balance_amount);
+    // the next renewal previewed is paid partly by that credit, as the renewal then bills it
+    const next = preview.next_renewal;
+    expect(next.applied_balance_amount).toBeLessThan(0);
+    await fx.renew(sub.id, s);
+    const cycle = (await fx.ordersOf(sub.id, s)).find((o) => o.billingReason === "subscription_cycle");
+    if (!cycle) throw new Error("no renewal order");
+    expect(amounts(cycle)).toEqual(draftAmounts(next));
+    expect(cycle.dueAmount).toBe(next.due_amount);
   });
 });
 

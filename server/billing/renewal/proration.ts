@@ -76,8 +76,14 @@ export async function applyProration(
   }
   if (plan.behavior !== "invoice") return unchanged;
   if (preview) {
+    // written as the change writes it (the preview's transaction is rolled back), so the next renewal it shows
+    // sees the balance this order moves; only the charge is not made
     const priced = await priceProration(tx, after, plan.lines, now);
-    return priced ? { ...unchanged, invoiced: { row: priced.order.row, items: priced.order.items, settlement: priced.settlement } } : unchanged;
+    if (!priced) return unchanged;
+    const { order, settlement } = priced;
+    await insertPlannedOrder(tx, order, priced.organization.slug);
+    await recordSettlement(tx, after.organizationId, settlement, { customerId: after.customerId, currency: after.currency, orderId: order.row.id, subscriptionId: after.id });
+    return { ...unchanged, invoiced: { row: order.row, items: order.items, settlement } };
   }
   defaultProcessor ??= createPaymentProcessor();
   return invoiceProration(tx, after, plan.lines, now, processor ?? defaultProcessor);

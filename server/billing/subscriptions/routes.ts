@@ -252,7 +252,8 @@ export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDe
     return previewSubscriptionUpdate(db, { processor, baseURL: config.baseURL }, scopeOf(req).organizationId, id, update);
   });
 
-  // till's own: the next renewal as it stands (renewal/upcoming.ts); none coming answers 404, as Stripe's upcoming invoice
+  // till's own: the next renewal as it stands (renewal/upcoming.ts); none coming answers 404, as Stripe's upcoming
+  // invoice does
   app.get("/subscriptions/:id/upcoming", route({
     scope: "subscriptions:read", operationId: "till:subscriptions:upcoming",
     responses: { 200: DraftWire, 404: notFound, 422: validationError },
