@@ -112,7 +112,7 @@ describe("a preview bills, to the cent, what the change then bills", () => {
       if (behavior === "prorate") expect(carried).toHaveLength(2);
       // the renewal as it stands after the change is the one previewed; then the renewal bills it
       const after = await fx.raw("GET", `/v1/subscriptions/${sub.id}/upcoming`, undefined, s);
-      expect(draftAmounts(after.body as Draft)).toEqual(draftAmounts(preview.next_renewal));
+      expect(draftAmounts(after.body as unknown as Draft)).toEqual(draftAmounts(preview.next_renewal));
       await fx.renew(sub.id, s);
       const cycle = (await fx.ordersOf(sub.id, s)).find((o) => o.billingReason === "subscription_cycle");
       if (!cycle) throw new Error("no renewal order");
@@ -161,7 +161,7 @@ describe("what a preview refuses", () => {
     const future = new Date(Date.now() + 86_400_000).toISOString();
     const late = await fx.raw("POST", `/v1/subscriptions/${sub.id}/preview`, { product_id: fx.pro.id, proration_date: future });
     expect(late.status).toBe(422);
-    expect(late.body.detail[0].loc).toEqual(["body", "proration_date"]);
+    expect((late.body as { detail: Array<{ loc: string[] }> }).detail[0]?.loc).toEqual(["body", "proration_date"]);
     // a cancel at the period end previews no next renewal, and changes nothing
     const cancel = await fx.raw("POST", `/v1/subscriptions/${sub.id}/preview`, { cancel_at_period_end: true });
     expect(cancel.body).toMatchObject({ changes: true, order: null, next_renewal: null, subscription: { cancel_at_period_end: true } });
