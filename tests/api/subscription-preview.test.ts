@@ -148,6 +148,42 @@ describe("a preview bills, to the cent, what the change then bills", () => {
   });
 });
 
+describe("usage so far", () => {
+  it("upcoming and a preview bill the usage so far at the meter price, with the discount on the plan only", async () => {
+    const { s, off } = await taxedSeller("preview-usage");
+    const meter = await s.sdk.meters.create({
+      name: "Preview calls",
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "preview-call" }] },
+      aggregation: { func: "count" },
+    });
+    const plan = await s.sdk.products.create({
+      name: "Metered",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 900, priceCurrency: "eur" },
+        { amountType: "metered_unit", meterId: meter.id, unitAmount: "3", priceCurrency: "eur" },
+      ],
+    });
+    const sub = await fx.subscribe(plan, s);
+    const ingest = await fx.raw("POST", "/v1/events/ingest", { events: Array.from({ length: 7 }, () => ({ name: "preview-call", customer_id: sub.customerId })) }, s);
+    expect(ingest.status).toBe(200);
+    const upcoming = (await fx.raw("GET", `/v1/subscriptions/${sub.id}/upcoming`, undefined, s)).body as unknown as Draft;
+    // 900 + 7 × 3 = 921, + 20% tax
+    expect(upcoming.items.map((i) => i.amount)).toEqual([900, 21]);
+    expect(upcoming).toMatchObject({ subtotal_amount: 921, discount_amount: 0, total_amount: 1105 });
+    const body = { discount_id: off.id };
+    const preview = (await fx.raw("POST", `/v1/subscriptions/${sub.id}/preview`, body, s)).body as { order: Draft | null; next_renewal: Draft };
+    expect(preview.order).toBeNull();
+    // 25% off the plan's 900 only
+    expect(preview.next_renewal).toMatchObject({ subtotal_amount: 921, discount_amount: 225 });
+    expect((await fx.raw("PATCH", `/v1/subscriptions/${sub.id}`, body, s)).status).toBe(200);
+    await fx.renew(sub.id, s);
+    const cycle = (await fx.ordersOf(sub.id, s)).find((o) => o.billingReason === "subscription_cycle");
+    if (!cycle) throw new Error("no renewal order");
+    expect(amounts(cycle)).toEqual(draftAmounts(preview.next_renewal));
+  });
+});
+
 describe("what a preview refuses", () => {
   it("another organization's subscription is 404; bad input 422; a past or future proration_date 422", async () => {
     const sub = await fx.subscribe(fx.basic);
