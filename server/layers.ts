@@ -108,14 +108,14 @@ export const LAYERS: readonly Layer[] = [
       domain("checkouts", "input.ts", "create.ts", "confirm.ts", "payment-failed.ts", "expiry.ts"),
       domain("checkout-links"),
       domain("wallets", "late.ts", "credits.ts"),
-      domain("renewal", "renewal.ts", "run.ts", "trial-reminders.ts", "proration.ts"),
+      domain("renewal", "renewal.ts", "run.ts", "trial-reminders.ts", "proration.ts", "upcoming.ts"),
     ],
   },
   {
     name: "Orchestrators",
     units: [
       domain("metrics", "fold.ts"),
-      domain("subscription-changes", "lifecycle.ts"),
+      domain("subscription-changes", "lifecycle.ts", "preview.ts"),
       domain("usage-alerts", "check.ts", "coalesce.ts"),
       domain("entitlements", "reservations.ts", "facts.ts", "keys.ts", "snapshot.ts"),
       domain("customer-state", "state.ts", "meters.ts", "delete.ts"),

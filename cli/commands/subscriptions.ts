@@ -1,9 +1,10 @@
-// `till subscriptions list|get|cancel|uncancel|revoke|update|cancel-change` (/v1/subscriptions; made by paid
-// checkouts). cancel ends a subscription at the end of its period (PATCH cancel_at_period_end), uncancel keeps it,
-// revoke ends it now and revokes its benefits (DELETE, or PATCH revoke with a reason; asks first, --yes in scripts).
-// update makes one kind of change per request, as the API does: the product and/or the discount (and a trial end), or
-// the seats, or the end of the current billing period. A change that waits for the period's end (`--proration
-// next_period`, or the organization's plan settings) shows as pending; cancel-change drops it.
+// `till subscriptions list|get|cancel|uncancel|revoke|update|preview|upcoming|cancel-change` (/v1/subscriptions;
+// made by paid checkouts). cancel ends a subscription at the end of its period (PATCH cancel_at_period_end),
+// uncancel keeps it, revoke ends it now and revokes its benefits (DELETE, or PATCH revoke with a reason; asks first,
+// --yes in scripts). update makes one kind of change per request, as the API does: the product and/or the discount
+// (and a trial end), or the seats, or the end of the current billing period; at a terminal it shows the change's
+// preview first (subscriptions-preview.ts). A change that waits for the period's end (`--proration next_period`, or
+// the organization's plan settings) shows as pending; cancel-change drops it.
 import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
@@ -12,6 +13,7 @@ import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { oneOf, parseDateTime, parseCustomer, parseId, parsePositive, type MetadataValue } from "../flags.js";
 import { customerIdOf } from "./customers.js";
+import { confirmUpdate, previewCommand, upcomingCommand } from "./subscriptions-preview.js";
 import { day, describeInterval, describeMetadata, listOptions, exportRows, listResource, money, type ListOptions } from "../resources.js";
 import { CANCELLATION_REASONS } from "../../shared/cancellation-reasons.js";
 
@@ -204,8 +206,8 @@ function updateBody(o: UpdateFlags): Record<string, unknown> {
   };
 }
 
-async function update(ctx: Context, opts: UpdateFlags, [id = ""]: string[]) {
-  const body = updateBody(opts);
+async function update(ctx: Context, opts: UpdateFlags & { yes?: boolean }, [id = ""]: string[]) {
+  const body = await confirmUpdate(ctx, id, updateBody(opts), opts.yes);
   const s = await ctx.out.loading("Updating subscription", v1(ctx).send<WireSubscription>("PATCH", path(id), body));
   const what = [
     opts.product !== undefined ? `product ${s.product.name}` : "",
@@ -221,6 +223,17 @@ async function update(ctx: Context, opts: UpdateFlags, [id = ""]: string[]) {
 async function cancelChange(ctx: Context, _opts: object, [id = ""]: string[]) {
   const s = await ctx.out.loading("Dropping the pending change", v1(ctx).send<WireSubscription>("PATCH", path(id), { pending_update: null }));
   ctx.out.done(s, `Subscription ${s.id} (${s.customer.email}) keeps ${s.product.name}, ${describeAmount(s)}: no change is pending.`);
+}
+
+/** The flags of a change, shared by update and preview. */
+function updateOptions(cmd: Command): Command {
+  return cmd
+    .option("--product <id>", "move to this product (its price replaces the current one)", parseId)
+    .option("--discount <id>", "apply this discount (none removes the current one)", discountOrNone)
+    .option("--trial-end <date>", "trialing until this date (an active or trialing subscription)", parseDateTime)
+    .option("--seats <n>", "the number of seats (seat-based prices)", parsePositive)
+    .option("--billing-period-end <date>", "move the end of the current period", parseDateTime)
+    .option("--proration <behavior>", `with --product or --seats: ${PRORATION_BEHAVIORS.join(", ")} (default: the organization's setting)`, oneOf(PRORATION_BEHAVIORS));
 }
 
 const discountOrNone = (value: string) => (value.trim().toLowerCase() === "none" ? "none" : parseId(value));
@@ -303,16 +316,13 @@ export function register(program: Command): void {
     .addHelpText("after", examples(["till subscriptions revoke <id>", "till subscriptions revoke <id> --reason unused --yes"]))
     .action(withContext(revoke));
 
-  subscriptions
-    .command("update")
-    .description("change the product, discount, trial, seats or billing period (one kind of change at a time)")
-    .argument("<id>", "the subscription's id", parseId)
-    .option("--product <id>", "move to this product (its price replaces the current one)", parseId)
-    .option("--discount <id>", "apply this discount (none removes the current one)", discountOrNone)
-    .option("--trial-end <date>", "trialing until this date (an active or trialing subscription)", parseDateTime)
-    .option("--seats <n>", "the number of seats (seat-based prices)", parsePositive)
-    .option("--billing-period-end <date>", "move the end of the current period", parseDateTime)
-    .option("--proration <behavior>", `with --product or --seats: ${PRORATION_BEHAVIORS.join(", ")} (default: the organization's setting)`, oneOf(PRORATION_BEHAVIORS))
+  updateOptions(
+    subscriptions
+      .command("update")
+      .description("change the product, discount, trial, seats or billing period (one kind of change at a time)")
+      .argument("<id>", "the subscription's id", parseId),
+  )
+    .option("-y, --yes", "at a terminal, make the change without showing its preview and asking")
     .addHelpText(
       "after",
       examples([
@@ -323,9 +333,26 @@ export function register(program: Command): void {
         "till subscriptions update <id> --seats 12",
         "till subscriptions update <id> --trial-end 2030-01-31",
       ]) + "\n--product, --discount and --trial-end may go together; --seats and --billing-period-end each go alone.\n" +
-        "--proration next_period waits for the period's end (shown as the pending change; cancel-change drops it).\n",
+        "--proration next_period waits for the period's end (shown as the pending change; cancel-change drops it).\n" +
+        "At a terminal it prints what the change bills (now and at the next renewal) and asks first; --yes does not ask.\n",
     )
     .action(withContext(update));
+
+  updateOptions(
+    subscriptions
+      .command("preview")
+      .description("what an update would bill now and at the next renewal, changing nothing (update's flags)")
+      .argument("<id>", "the subscription's id", parseId),
+  )
+    .addHelpText("after", examples(["till subscriptions preview <id> --product <id> --proration invoice", "till subscriptions preview <id> --seats 12 --json"]))
+    .action(withContext((ctx: Context, opts: UpdateFlags, [id = ""]: string[]) => previewCommand(ctx, id, updateBody(opts))));
+
+  subscriptions
+    .command("upcoming")
+    .description("the next renewal as it stands: its lines, usage so far, discount, tax, balance and total")
+    .argument("<id>", "the subscription's id", parseId)
+    .addHelpText("after", examples(["till subscriptions upcoming <id>", "till subscriptions upcoming <id> --json"]))
+    .action(withContext((ctx: Context, _opts: object, [id = ""]: string[]) => upcomingCommand(ctx, id)));
 
   subscriptions
     .command("cancel-change")

@@ -94,6 +94,8 @@ export const NAMED_SUMMARIES: Record<string, string> = {
   "till:reservations:release": "Release a reservation's units",
   "subscriptions:revoke": "Revoke a subscription",
   "till:subscriptions:renew": "Renew a subscription now",
+  "till:subscriptions:preview": "Preview a subscription change",
+  "till:subscriptions:upcoming": "Get a subscription's upcoming renewal",
   "webhooks:list_webhook_endpoints": "List webhook endpoints",
   "webhooks:create_webhook_endpoint": "Create a webhook endpoint",
   "webhooks:get_webhook_endpoint": "Get a webhook endpoint",

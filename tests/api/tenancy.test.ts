@@ -139,6 +139,7 @@ const VALID_INPUT: Record<string, { body?: unknown; query?: string }> = {
   "POST /v1/products/:id/benefits": { body: { benefits: [] } },
   "PATCH /v1/subscriptions/:id": { body: { cancel_at_period_end: true } },
   "POST /v1/subscriptions/:id/renew": { body: {} },
+  "POST /v1/subscriptions/:id/preview": { body: { cancel_at_period_end: true } },
   "POST /v1/refunds/": { body: { order_id: randomUUID(), reason: "other", amount: 100 } },
   "POST /v1/wallets/:id/top-up": { body: { amount: 100 } },
   "POST /v1/reservations/:id/commit": { body: { units: 1 } },

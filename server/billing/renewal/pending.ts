@@ -9,10 +9,23 @@ import { findCustomerRow } from "../customers/service.js";
 import { loadProducts } from "../products/service.js";
 import type { PriceWire } from "../products/wire.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
-import { patchSubscriptionTerms } from "../subscriptions/service.js";
+import { patchSubscriptionTerms, type TermsPatch } from "../subscriptions/service.js";
 
 /** Whether the subscription has a pending change that the renewal starting a period at `newStart` applies. */
 export const pendingAt = (sub: SubscriptionRow, newStart: Date) => sub.pendingUpdate !== null && Date.parse(sub.pendingUpdate.appliesAt) <= newStart.getTime();
+
+/** The columns a pending change writes when it applies (an upcoming renewal reads them without writing). */
+export function pendingTerms(p: NonNullable<SubscriptionRow["pendingUpdate"]>): TermsPatch {
+  return {
+    ...(p.productId ? { productId: p.productId, prorationBehavior: "next_period" } : {}),
+    ...(p.seats !== null ? { seats: p.seats } : {}),
+    priceIds: p.priceIds,
+    amount: p.amount,
+    recurringInterval: p.recurringInterval,
+    recurringIntervalCount: p.recurringIntervalCount,
+    pendingUpdate: null,
+  };
+}
 
 /** Writes the pending terms (the row locked) and regrants a new product's benefits; returns the row as written. */
 export async function applyPendingUpdate(
@@ -25,21 +38,7 @@ export async function applyPendingUpdate(
   const p = sub.pendingUpdate;
   if (!p) return { row: sub, endedMetered: prices.filter(isMetered) };
   const org = sub.organizationId;
-  const row = await patchSubscriptionTerms(
-    tx,
-    org,
-    sub.id,
-    {
-      ...(p.productId ? { productId: p.productId, prorationBehavior: "next_period" } : {}),
-      ...(p.seats !== null ? { seats: p.seats } : {}),
-      priceIds: p.priceIds,
-      amount: p.amount,
-      recurringInterval: p.recurringInterval,
-      recurringIntervalCount: p.recurringIntervalCount,
-      pendingUpdate: null,
-    },
-    now,
-  );
+  const row = await patchSubscriptionTerms(tx, org, sub.id, pendingTerms(p), now);
   if (p.productId && p.productId !== sub.productId) {
     const product = (await loadProducts(tx, org, [p.productId], baseURL)).get(p.productId);
     // a deleted customer is granted nothing new (its grants of the old product are still revoked)

@@ -9,9 +9,10 @@
 import type { Queryable } from "../../db/client.js";
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { createPaymentProcessor, type PaymentProcessor } from "../../payments/index.js";
-import { insertProrations, markProrationsBilled, pendingProrations, recordSettlement, settle } from "../balance/service.js";
+import { insertProrations, markProrationsBilled, pendingProrations, recordSettlement, settle, type Settlement } from "../balance/service.js";
 import { loadCustomers } from "../customers/service.js";
 import { insertPlannedOrder, orderWire, type OrderFromCheckout } from "../orders/service.js";
+import type { OrderItemRow, OrderRow } from "../orders/wire.js";
 import { getOrganization } from "../organizations/service.js";
 import { chargeSaved, isProcessing, recordCharge } from "../payments/service.js";
 import { processorErrorOf } from "../../payments/processor.js";
@@ -31,6 +32,15 @@ export interface ProrationOutcome {
   row: SubscriptionRow;
   /** The `subscription_update` order whose charge was declined: the caller starts its dunning (startDunning). */
   declinedOrderId: string | null;
+  /** A preview's `invoice` order: priced as the change bills it, neither charged nor written. */
+  invoiced?: PricedOrder;
+}
+
+/** A change's order as priced before its charge: its row and lines, and what the balance pays of it. */
+export interface PricedOrder {
+  row: OrderRow;
+  items: OrderItemRow[];
+  settlement: Settlement;
 }
 
 /**
@@ -43,6 +53,8 @@ export async function applyProration(
   plan: ProrationPlan,
   now: Date,
   processor: PaymentProcessor | null = null,
+  /** A preview: `invoice` prices the order and stops before the charge (nothing is charged or written). */
+  preview = false,
 ): Promise<ProrationOutcome> {
   const unchanged = { row: after, declinedOrderId: null };
   if (plan.lines.length === 0 || (after.status !== "active" && after.status !== "past_due")) return unchanged;
@@ -63,6 +75,16 @@ export async function applyProration(
     return unchanged;
   }
   if (plan.behavior !== "invoice") return unchanged;
+  if (preview) {
+    // written as the change writes it (the preview's transaction is rolled back), so the next renewal it shows
+    // sees the balance this order moves; only the charge is not made
+    const priced = await priceProration(tx, after, plan.lines, now);
+    if (!priced) return unchanged;
+    const { order, settlement } = priced;
+    await insertPlannedOrder(tx, order, priced.organization.slug);
+    await recordSettlement(tx, after.organizationId, settlement, { customerId: after.customerId, currency: after.currency, orderId: order.row.id, subscriptionId: after.id });
+    return { ...unchanged, invoiced: { row: order.row, items: order.items, settlement } };
+  }
   defaultProcessor ??= createPaymentProcessor();
   return invoiceProration(tx, after, plan.lines, now, processor ?? defaultProcessor);
 }
@@ -77,10 +99,11 @@ function lineItem(l: Omit<ProrationLine, "facts"> & { facts: ProrationLine["fact
 }
 
 /**
- * The `subscription_update` order of a change billed now, with its tax; charged (the attempt recorded), or
- * credited to the balance. A declined charge leaves the order pending and the subscription past_due.
+ * The `subscription_update` order of a change billed now, as it will be written: its lines, tax and what the
+ * customer's balance pays (the credit read under the customer's lock). Null for a deleted customer (billed nothing).
+ * A preview stops here; invoiceProration charges it.
  */
-async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date, processor: PaymentProcessor): Promise<ProrationOutcome> {
+async function priceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date) {
   const org = sub.organizationId;
   const [customers, organization, prices, summaries] = await Promise.all([
     loadCustomers(tx, org, { ids: [sub.customerId], externalIds: [] }),
@@ -89,7 +112,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
     loadProductSummaries(tx, org, [sub.productId]),
   ]);
   const customer = customers.byId.get(sub.customerId);
-  if (!customer) return { row: sub, declinedOrderId: null }; // a deleted customer is billed nothing
+  if (!customer) return null;
   const tax = taxOf(
     sellerTaxOf(organization),
     { address: customer.billing_address, business: customer.tax_id !== null, taxId: taxIdOf(customer.tax_id) },
@@ -100,6 +123,23 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
   const total = tax ? tax.totalAmount : subtotal;
   const settlement = await settle(tx, org, sub.customerId, sub.currency, total);
   const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items: lines.map(lineItem) }, now);
+  const order = {
+    row: { ...planned.row, billingReason: "subscription_update", checkoutId: null, status: settlement.due <= 0 ? "paid" : "pending", appliedBalanceAmount: settlement.applied },
+    items: planned.items.map((i) => ({ ...i, proration: true })),
+  };
+  return { customer, organization, summaries, settlement, order };
+}
+
+/**
+ * The `subscription_update` order of a change billed now (priceProration), charged (the attempt recorded), or
+ * credited to the balance. A declined charge leaves the order pending and the subscription past_due.
+ */
+async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date, processor: PaymentProcessor): Promise<ProrationOutcome> {
+  const org = sub.organizationId;
+  const priced = await priceProration(tx, sub, lines, now);
+  if (!priced) return { row: sub, declinedOrderId: null }; // a deleted customer is billed nothing
+  const { customer, organization, summaries, settlement } = priced;
+  const planned = priced.order;
   // the customer's default payment method, as a renewal charges (a card added in the portal included)
   const attempt =
     settlement.due > 0
@@ -117,16 +157,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
   const unprocessed = !paid && !isProcessing(attempt) ? processorErrorOf(attempt?.result) : null;
   const declined = !paid && !isProcessing(attempt) && !unprocessed;
   const row = declined ? await patchSubscriptionTerms(tx, org, sub.id, { status: "past_due" }, now) : sub;
-  const order = {
-    row: {
-      ...planned.row,
-      billingReason: "subscription_update",
-      checkoutId: null,
-      status: paid ? "paid" : "pending",
-      appliedBalanceAmount: settlement.applied,
-    },
-    items: planned.items.map((i) => ({ ...i, proration: true })),
-  };
+  const order = { row: { ...planned.row, status: paid ? "paid" : "pending" }, items: planned.items };
   await insertPlannedOrder(tx, order, organization.slug);
   await recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id });
   if (attempt) {

@@ -48,7 +48,7 @@ export interface RenewalDeps {
   log?: ProcessorErrorLog;
 }
 
-async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
+export async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: string) {
   const [customers, products, discounts, prices] = await Promise.all([
     loadCustomers(tx, sub.organizationId, { ids: [sub.customerId], externalIds: [] }),
     loadProducts(tx, sub.organizationId, [sub.productId], baseURL),
@@ -108,7 +108,7 @@ async function endSubscription(tx: Queryable, sub: SubscriptionRow, e: Embeds, n
  * happened (`prepaid`): only the rest is settled, and the order's applied amount (`order`) counts both, while the
  * ledger gets only the new movement (`ledger`).
  */
-async function settleRenewal(tx: Queryable, sub: SubscriptionRow, e: Embeds, total: number, batch: RenewalBatch | undefined, minimum: number) {
+export async function settleRenewal(tx: Queryable, sub: SubscriptionRow, e: Embeds, total: number, batch: RenewalBatch | undefined, minimum: number) {
   const prepaid = usageFromWallet(e.product.metadata) ? await prepaidUsage(tx, sub.organizationId, sub.id) : 0;
   if (prepaid > 0) return { prepaid, ...(await settleAfterPrepaid(tx, sub.organizationId, sub.customerId, sub.currency, total, prepaid, minimum)) };
   let s: Settlement;
@@ -123,7 +123,7 @@ async function settleRenewal(tx: Queryable, sub: SubscriptionRow, e: Embeds, tot
  * The bill of the period ended: its lines (the plan changes it carried last), their discount, and the tax for the
  * customer's billing address and tax id as they are now; `total` is what the renewal settles.
  */
-async function billRenewal(
+export async function billRenewal(
   tx: Queryable,
   sub: SubscriptionRow,
   e: Embeds,

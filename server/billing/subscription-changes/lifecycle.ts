@@ -16,56 +16,73 @@ import { toWires } from "../subscriptions/load.js";
 import { lockOpenSubscriptionsOfCustomer, lockSubscription, writeSubscription } from "../subscriptions/service.js";
 import { changeTerms, seats } from "./plan-change.js";
 import { clearPendingUpdate } from "../subscriptions/scheduled.js";
-import { applyProration } from "../renewal/proration.js";
+import { applyProration, type ProrationOutcome } from "../renewal/proration.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { orgNow } from "../clock.js";
 
 const NOT_FOUND = "Subscription not found";
 
+type Decide = (tx: Tx, row: SubscriptionRow, now: Date) => Promise<Change | null>;
+
+/** A change as applied in its transaction: the row and wire after it, what it decided and what its billing did. */
+export interface Applied {
+  row: SubscriptionRow;
+  wire: SubscriptionWire;
+  now: Date;
+  decided: Change | null;
+  billed: ProrationOutcome | null;
+}
+
 /**
- * Runs `decide` on the locked row and applies what it returns: the row written, `subscription.updated` then the
- * change's own events (each with the subscription as it is after the change), then `customer.state_changed`.
- * `decide` returning null changes nothing and records nothing (e.g. uncanceling a subscription that is not canceled).
+ * Runs `decide` on the locked row and applies what it returns, in `tx`: the row written, `subscription.updated`
+ * then the change's own events (each with the subscription as it is after the change), then
+ * `customer.state_changed`. `decide` returning null changes nothing and records nothing (e.g. uncanceling a
+ * subscription that is not canceled). A `preview` runs the same steps but prices a change billed now without
+ * charging it (its caller rolls the transaction back).
  */
-async function change(
-  db: Db,
+export async function applyChange(
+  tx: Tx,
   organizationId: string,
   id: string,
   baseURL: string,
-  decide: (tx: Tx, row: SubscriptionRow, now: Date) => Promise<Change | null>,
+  decide: Decide,
   /** Charges a change billed now (the organization's own processor: its Stripe account when connected). */
-  processor?: PaymentProcessor,
-): Promise<SubscriptionWire> {
+  processor: PaymentProcessor | null,
+  preview = false,
+): Promise<Applied> {
+  // lock waits longer than REQUEST_LOCK_WAIT answer 409 SubscriptionLocked rather than holding the request
+  await boundLockWaits(tx);
+  const current = await lockSubscription(tx, organizationId, id);
+  if (!current) throw notFound(NOT_FOUND);
+  const now = await orgNow(tx, organizationId);
+  const decided = await decide(tx, current, now);
+  let row = decided ? await writeSubscription(tx, organizationId, id, { ...decided.patch, modifiedAt: now }) : current;
+  // billed before the wire is read: a declined charge makes the subscription past_due
+  const billed = decided?.proration ? await applyProration(tx, row, decided.proration, now, processor, preview) : null;
+  if (billed) row = billed.row;
+  const [wire] = await toWires(tx, organizationId, [row], baseURL);
+  if (!wire) throw notFound(NOT_FOUND);
+  if (decided) {
+    const data = { ...wire };
+    const events: OutboxEvent[] = ["subscription.updated" as const, ...decided.events].map((type) => ({ type, organizationId, data }));
+    if (decided.mail) events[0] = { ...events[0]!, mail: decided.mail };
+    if (billed?.declinedOrderId) {
+      events.push(...(await startDunning(tx, organizationId, data, billed.declinedOrderId, now)));
+    }
+    await enqueue(tx, events);
+    await decided.after?.(tx, now);
+    await enqueue(tx, customerStateChanged(organizationId, row.customerId));
+  }
+  return { row, wire, now, decided, billed };
+}
+
+/** applyChange in a transaction of its own; a lock held too long by another change answers 409. */
+async function change(db: Db, organizationId: string, id: string, baseURL: string, decide: Decide, processor?: PaymentProcessor): Promise<SubscriptionWire> {
   // a change billed now charges under the subscription's lock: with a processor, in one of the pool's turns
   // (db/call-turns.ts)
   const open = <T>(fn: () => Promise<T>): Promise<T> => (processor ? withCallTurn(db, fn) : fn());
   try {
-    return await open(() => db.transaction(async (tx) => {
-      // lock waits longer than REQUEST_LOCK_WAIT answer 409 SubscriptionLocked rather than holding the request
-      await boundLockWaits(tx);
-      const current = await lockSubscription(tx, organizationId, id);
-      if (!current) throw notFound(NOT_FOUND);
-      const now = await orgNow(tx, organizationId);
-      const decided = await decide(tx, current, now);
-      let row = decided ? await writeSubscription(tx, organizationId, id, { ...decided.patch, modifiedAt: now }) : current;
-      // billed before the wire is read: a declined charge makes the subscription past_due
-      const billed = decided?.proration ? await applyProration(tx, row, decided.proration, now, processor ?? null) : null;
-      if (billed) row = billed.row;
-      const [wire] = await toWires(tx, organizationId, [row], baseURL);
-      if (!wire) throw notFound(NOT_FOUND);
-      if (decided) {
-        const data = { ...wire };
-        const events: OutboxEvent[] = ["subscription.updated" as const, ...decided.events].map((type) => ({ type, organizationId, data }));
-        if (decided.mail) events[0] = { ...events[0]!, mail: decided.mail };
-        if (billed?.declinedOrderId) {
-          events.push(...(await startDunning(tx, organizationId, data, billed.declinedOrderId, now)));
-        }
-        await enqueue(tx, events);
-        await decided.after?.(tx, now);
-        await enqueue(tx, customerStateChanged(organizationId, row.customerId));
-      }
-      return wire;
-    }));
+    return await open(() => db.transaction(async (tx) => (await applyChange(tx, organizationId, id, baseURL, decide, processor ?? null)).wire));
   } catch (err) {
     if (isLockNotAvailable(err)) throw subscriptionLocked();
     throw err;
@@ -128,7 +145,12 @@ export async function updateSubscription(
   baseURL: string,
   processor?: PaymentProcessor,
 ): Promise<SubscriptionWire> {
-  return change(db, organizationId, id, baseURL, async (tx, row, now) => {
+  return change(db, organizationId, id, baseURL, decideUpdate(organizationId, update, baseURL), processor);
+}
+
+/** What the PATCH body decides on the locked row (a preview decides the same). */
+export function decideUpdate(organizationId: string, update: SubscriptionUpdate, baseURL: string): Decide {
+  return async (tx, row, now) => {
     switch (update.kind) {
       case "revoke":
         return revoke(organizationId, row, now, update);
@@ -143,7 +165,7 @@ export async function updateSubscription(
       case "clear_pending":
         return clearPendingUpdate(row);
     }
-  }, processor);
+  };
 }
 
 /** DELETE /v1/subscriptions/{id}: revokes now, like PATCH `{revoke: true}`. */

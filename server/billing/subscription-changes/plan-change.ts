@@ -12,7 +12,7 @@ import { ApiError, invalid } from "../errors.js";
 import { loadPrices, loadProductSummaries, loadProducts } from "../products/service.js";
 import { assertNever } from "../../../shared/kinds.js";
 import type { PriceWire, ProductWire } from "../products/wire.js";
-import { isCanceled, MAX_AMOUNT, type Change, type SubscriptionUpdate } from "../subscriptions/change.js";
+import { isCanceled, MAX_AMOUNT, prorationAt, type Change, type SubscriptionUpdate } from "../subscriptions/change.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
 import { prorationLines, type ProrationPlan } from "../subscriptions/proration.js";
 import { behaviorOf, monthlyAmount, pendingUpdate, waits } from "../subscriptions/scheduled.js";
@@ -90,7 +90,7 @@ export async function changeTerms(
             newAmount: t.amount,
             periodStart: row.currentPeriodStart,
             periodEnd: row.currentPeriodEnd,
-            now,
+            now: prorationAt(row, now, u.prorationDate),
             oldTerms: { product: old?.name ?? null, seats: null },
             newTerms: { product: product.name, seats: null },
             oldPriceId: row.priceIds[0] ?? null,
@@ -198,7 +198,7 @@ export async function seats(
               newAmount: priced.amount,
               periodStart: row.currentPeriodStart,
               periodEnd: row.currentPeriodEnd,
-              now,
+              now: prorationAt(row, now, u.prorationDate),
               oldTerms: { product: productName, seats: row.seats },
               newTerms: { product: productName, seats: u.seats },
               oldPriceId: price.id,

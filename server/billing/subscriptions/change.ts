@@ -1,6 +1,7 @@
 // What a seller's change to a subscription is (the PATCH body parsed, the columns and events it decides) and the
 // states it is judged by: shared by lifecycle.ts, which applies a change on the locked row, and plan-change.ts.
 import type { Tx } from "../../db/client.js";
+import { invalid } from "../errors.js";
 import type { OutboxEvent, OutboxEventType } from "../../db/outbox.js";
 import type { ProrationPlan } from "./proration.js";
 import type * as repo from "./repository.js";
@@ -29,13 +30,26 @@ export type SubscriptionUpdate =
       discountId?: string | null | undefined;
       /** undefined or null: the trial stays as it is; a date: trialing until then. */
       trialEnd?: Date | null | undefined;
+      prorationDate?: Date | null | undefined;
     }
-  | { kind: "seats"; seats: number; prorationBehavior?: ProrationBehavior | null | undefined }
+  | { kind: "seats"; seats: number; prorationBehavior?: ProrationBehavior | null | undefined; prorationDate?: Date | null | undefined }
   | { kind: "billing_period"; periodEnd: Date }
   /**
    * 0.49.0's SubscriptionUpdateClear, `{"pending_update": null}`: the change waiting for the period's end is dropped.
    */
   | { kind: "clear_pending" };
+
+/**
+ * The instant a change is prorated at (till's `proration_date`, as Stripe's): a preview's, so the PATCH bills what
+ * the preview showed to the cent; else now. It lies within the current period and not after now.
+ */
+export function prorationAt(row: SubscriptionRow, now: Date, date: Date | null | undefined): Date {
+  if (!date) return now;
+  if (date.getTime() > now.getTime() || date.getTime() < row.currentPeriodStart.getTime()) {
+    throw invalid(["body", "proration_date"], "The proration date must lie within the current period and not in the future.");
+  }
+  return date;
+}
 
 /** The largest amount the amount column holds (PostgreSQL integer); seats that would cost more are refused. */
 export const MAX_AMOUNT = 2_147_483_647;

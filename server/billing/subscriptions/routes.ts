@@ -22,6 +22,8 @@ import { organizationSelected, sendCsv, withoutRows } from "../csv.js";
 import { sortingQuery } from "../listing.js";
 import type { SubscriptionSort } from "./repository.js";
 import { revokeSubscription, updateSubscription } from "../subscription-changes/lifecycle.js";
+import { previewSubscriptionUpdate } from "../subscription-changes/preview.js";
+import { upcomingOf } from "../renewal/upcoming.js";
 import * as service from "./service.js";
 import { createSubscription } from "./create.js";
 import { PRORATION_BEHAVIORS, type SubscriptionUpdate } from "./change.js";
@@ -69,14 +71,22 @@ const ChangeBody = z.object({
   proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
   discount_id: uuid.nullish(),
   trial_end: datetimeInput.nullish(),
+  /** till's own, as Stripe's: prorate as at this instant (a preview's `proration_date`). */
+  proration_date: datetimeInput.nullish(),
 });
-const SeatsBody = z.object({ seats: z.int().min(1).max(2_147_483_647), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() });
+const SeatsBody = z.object({
+  seats: z.int().min(1).max(2_147_483_647),
+  proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
+  proration_date: datetimeInput.nullish(),
+});
 const BillingPeriodBody = z.object({ current_billing_period_end: datetimeInput });
 /** 0.49.0's SubscriptionUpdateClear: null drops the pending change (next_period). */
 const ClearBody = z.object({ pending_update: z.null() });
 /** The keys that name each variant (product, discount and trial changes are one variant in 0.49.0). */
 const VARIANTS = [["revoke"], ["cancel_at_period_end"], ["seats"], ["current_billing_period_end"], ["product_id", "discount_id", "trial_end"]];
 const VARIANT_KEYS = [...VARIANTS.flat(), "pending_update"];
+
+const dateOf = (iso: string | null | undefined) => (iso ? new Date(iso) : undefined);
 
 /**
  * The `SubscriptionUpdate` union, told apart by its keys as Polar's models are (unknown keys are ignored). A body
@@ -107,7 +117,7 @@ function parseUpdate(body: unknown): SubscriptionUpdate {
   }
   if (has("seats")) {
     const b = parseWith(SeatsBody, body, "body");
-    return { kind: "seats", seats: b.seats, prorationBehavior: b.proration_behavior };
+    return { kind: "seats", seats: b.seats, prorationBehavior: b.proration_behavior, prorationDate: dateOf(b.proration_date) };
   }
   if (has("pending_update") && named.length === 0) {
     parseWith(ClearBody, body, "body");
@@ -125,6 +135,7 @@ function parseUpdate(body: unknown): SubscriptionUpdate {
       prorationBehavior: b.proration_behavior,
       discountId: b.discount_id === null ? null : b.discount_id?.toLowerCase(),
       trialEnd: b.trial_end ? new Date(b.trial_end) : undefined,
+      prorationDate: dateOf(b.proration_date),
     };
   }
   throw validationError([
@@ -147,6 +158,10 @@ const CreateForExternal = CreateBody.extend({ external_customer_id: z.string().m
 /** The bodies the writes accept, for the document: parseCreate / parseUpdate tell them apart (their own 422s). */
 const SubscriptionCreate = documented(z.union([CreateForCustomer, CreateForExternal]));
 const SubscriptionUpdate = documented(z.union([ChangeBody, SeatsBody, BillingPeriodBody, CancelBody, RevokeBody]));
+
+/** The till extensions' answers, for the document (subscription-changes/preview.ts, renewal/upcoming.ts). */
+const DraftWire = z.looseObject({ total_amount: z.number(), due_amount: z.number(), items: z.array(z.looseObject({ label: z.string(), amount: z.number() })) });
+const PreviewWire = z.looseObject({ proration_date: z.string(), order: DraftWire.nullable(), next_renewal: DraftWire.nullable() });
 
 function parseCreate(body: unknown) {
   const has = (k: string) => body !== null && typeof body === "object" && !Array.isArray(body) && k in body;
@@ -224,6 +239,28 @@ export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDe
     const id = pathId(req);
     const update = parseUpdate(req.body ?? {});
     return updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL, processor);
+  });
+
+  // till's own: what the PATCH with the same body would bill (subscription-changes/preview.ts). A reader's scope: a
+  // preview writes nothing, and shows what a reader of the subscription, its product and its orders can see already
+  app.post("/subscriptions/:id/preview", route({
+    scope: "subscriptions:read", operationId: "till:subscriptions:preview", body: SubscriptionUpdate,
+    responses: { 200: PreviewWire, 403: alreadyCanceled, 404: notFound, 409: subscriptionLocked, 422: validationError },
+  }), async (req) => {
+    const id = pathId(req);
+    const update = parseUpdate(req.body ?? {});
+    return previewSubscriptionUpdate(db, { processor, baseURL: config.baseURL }, scopeOf(req).organizationId, id, update);
+  });
+
+  // till's own: the next renewal as it stands (renewal/upcoming.ts); none coming answers 404, as Stripe's upcoming
+  // invoice does
+  app.get("/subscriptions/:id/upcoming", route({
+    scope: "subscriptions:read", operationId: "till:subscriptions:upcoming",
+    responses: { 200: DraftWire, 404: notFound, 422: validationError },
+  }), async (req) => {
+    const upcoming = await upcomingOf(db, { processor, baseURL: config.baseURL }, scopeOf(req).organizationId, pathId(req));
+    if (!upcoming) throw notFound("The subscription has no upcoming renewal (it has ended, ends at the period end, or is past due).");
+    return upcoming;
   });
 
   app.delete("/subscriptions/:id", route({

@@ -1,0 +1,140 @@
+// The next renewal of a subscription as it stands, priced the renewal's way (renewal.ts: the period's lines, the
+// usage so far at the meter prices beyond the meter credits, the carried prorations, discount, tax and what the
+// customer's balance pays) and written nowhere: GET /v1/subscriptions/{id}/upcoming and a change's preview.
+import type { Db, Queryable, Tx } from "../../db/client.js";
+import { orgNow } from "../clock.js";
+import { notFound } from "../errors.js";
+import { findSubscription } from "../subscriptions/service.js";
+import type { PaymentProcessor } from "../../payments/processor.js";
+import type { OrderItemRow, OrderRow } from "../orders/wire.js";
+import type { SubscriptionRow } from "../subscriptions/wire.js";
+import type { Settlement } from "../balance/service.js";
+import { addInterval } from "../subscriptions/period.js";
+import { isMetered } from "../products/pricing.js";
+import { billRenewal, embeds, settleRenewal, type Embeds } from "./renewal.js";
+import { renewalOrder } from "./order.js";
+import { pendingAt, pendingTerms } from "./pending.js";
+
+/** An order not (yet) written, as a preview answers it: its amounts as the order's, and its lines. */
+export interface DraftOrderWire {
+  billing_reason: string;
+  currency: string;
+  subtotal_amount: number;
+  discount_amount: number;
+  net_amount: number;
+  tax_amount: number;
+  total_amount: number;
+  /** As an order's: −credit used, +credit the order leaves on the balance. */
+  applied_balance_amount: number;
+  /** What the payment method would be charged. */
+  due_amount: number;
+  items: Array<{
+    label: string;
+    amount: number;
+    tax_amount: number;
+    proration: boolean;
+    product_price_id: string | null;
+    quantity: number | null;
+    period_start: string | null;
+    period_end: string | null;
+  }>;
+}
+
+export function draftWire(row: OrderRow, items: OrderItemRow[], settlement: Settlement): DraftOrderWire {
+  return {
+    billing_reason: row.billingReason,
+    currency: row.currency,
+    subtotal_amount: row.subtotalAmount,
+    discount_amount: row.discountAmount,
+    net_amount: row.netAmount,
+    tax_amount: row.taxAmount,
+    total_amount: row.totalAmount,
+    applied_balance_amount: settlement.applied,
+    due_amount: settlement.due,
+    items: items.map((i) => ({
+      label: i.label,
+      amount: i.amount,
+      tax_amount: i.taxAmount,
+      proration: i.proration,
+      product_price_id: i.productPriceId,
+      quantity: i.quantity,
+      period_start: i.periodStart?.toISOString() ?? null,
+      period_end: i.periodEnd?.toISOString() ?? null,
+    })),
+  };
+}
+
+export interface UpcomingWire extends DraftOrderWire {
+  subscription_id: string;
+  /** When the renewal bills: the current period's end. */
+  renews_at: string;
+  /** The period it starts. */
+  period_start: string;
+  period_end: string;
+}
+
+/**
+ * The order the subscription's next renewal would bill, with its terms as they will be then (a pending change
+ * applied, in memory); null when no renewal comes (ended, set to cancel at the period end, past due or unpaid).
+ * Reads only, but its settlement may take the customer's lock: call it in a transaction.
+ */
+export async function upcomingRenewal(
+  tx: Queryable,
+  deps: { processor: PaymentProcessor; baseURL: string },
+  current: SubscriptionRow,
+  now: Date,
+): Promise<UpcomingWire | null> {
+  if (current.endedAt || current.cancelAtPeriodEnd || (current.status !== "active" && current.status !== "trialing")) return null;
+  const newStart = current.currentPeriodEnd;
+  const e = await embeds(tx, current, deps.baseURL);
+  let sub = current;
+  let ran: Embeds = e;
+  if (pendingAt(current, newStart) && current.pendingUpdate) {
+    // the renewal writes the pending terms first, and bills the period ended's usage at the prices it ran under
+    sub = { ...current, ...pendingTerms(current.pendingUpdate) };
+    ran = { ...(await embeds(tx, sub, deps.baseURL)), endedMetered: e.prices.filter(isMetered) };
+  }
+  const endsTrial = sub.status === "trialing";
+  const { bill, firstCarried, tax, total } = await billRenewal(tx, sub, ran, { newStart, endsTrial, now }, undefined);
+  const { order: settlement } = await settleRenewal(tx, sub, ran, total, undefined, deps.processor.minimumCharge(sub.currency));
+  const planned = renewalOrder(sub, ran.customer, bill, tax, { settlement, firstCarried }, now);
+  return {
+    subscription_id: sub.id,
+    renews_at: newStart.toISOString(),
+    period_start: newStart.toISOString(),
+    period_end: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount).toISOString(),
+    ...draftWire(planned.row, planned.items, settlement),
+  };
+}
+
+/** A read that must write nothing: its transaction is rolled back with the answer. */
+class Rollback<T> extends Error {
+  constructor(readonly answer: T) {
+    super("rolled back");
+  }
+}
+
+/**
+ * Runs `fn` in a transaction that is rolled back whatever it did, and answers what it returned: a preview's way
+ * of running the very code a change runs (the same rows, locks and amounts) while nothing it writes is kept.
+ */
+export async function inRolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    await db.transaction(async (tx) => {
+      throw new Rollback(await fn(tx));
+    });
+  } catch (err) {
+    if (err instanceof Rollback) return err.answer as T;
+    throw err;
+  }
+  throw new Error("a rolled-back transaction committed");
+}
+
+/** GET /v1/subscriptions/{id}/upcoming: the next renewal as it stands, or null when none comes. */
+export async function upcomingOf(db: Db, deps: { processor: PaymentProcessor; baseURL: string }, organizationId: string, id: string): Promise<UpcomingWire | null> {
+  return inRolledBack(db, async (tx) => {
+    const sub = await findSubscription(tx, organizationId, id);
+    if (!sub) throw notFound("Subscription not found");
+    return upcomingRenewal(tx, deps, sub, await orgNow(tx, organizationId));
+  });
+}
