@@ -231,7 +231,7 @@ function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: Po
     const filter = { productIds: lower(q.product_id), subscriptionIds: lower(q.subscription_id), billingTypes: q.product_billing_type };
     const p = me(req);
     const { items, total } = await service.listMyOrders(deps, p, filter, q.page, q.limit);
-    // till's `pay_url` (the SDKs drop it): an unpaid order's hosted page, a link the customer may pass on to whoever pays
+    // till's `pay_url` (the SDKs drop it): an unpaid order's hosted page, to pass on to whoever pays
     const now = new Date();
     const withLinks = items.map((o) => ({ ...o, pay_url: payable(o) ? payLinkUrl(deps.baseURL, p.organizationId, o.id, now) : null }));
     return page(withLinks, total, q.limit);

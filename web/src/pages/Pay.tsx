@@ -37,10 +37,9 @@ export function PayPage() {
     if (r.ok) return setState({ kind: "ready", data: r.data });
     setState(r.error.status === 404 ? { kind: "gone", message: GONE } : { kind: "error", message: r.error.message });
   };
+  // the token (the path) is the page's only input: read once per load
   useEffect(() => {
     void load();
-    // the token is the page's only input
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [token]);
 
   const brand = state.kind === "ready" ? state.data.organization.name : null;
@@ -145,7 +144,10 @@ function PayForm({ token, data, amount, onPaid }: { token: string; data: PayPage
   return (
     <div className="pay-now">
       {stripe ? (
-        <StripeCardForm stripe={stripe} label={label} submitLabel={t("pay.submit", { amount })} currency={data.order.currency} busy={busy} onToken={pay} onInvalid={(text) => say({ tone: "error", text })} />
+        <StripeCardForm
+          stripe={stripe} label={label} submitLabel={t("pay.submit", { amount })} currency={data.order.currency}
+          busy={busy} onToken={pay} onInvalid={(text) => say({ tone: "error", text })}
+        />
       ) : (
         <form onSubmit={(e) => void onTestCard(e)} aria-label={label} noValidate>
           <Field label={t("card.number")} name="number" id="pay-number" inputMode="numeric" autoComplete="cc-number" required error={errors.number} />
