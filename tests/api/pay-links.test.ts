@@ -10,6 +10,12 @@ import { dunningFixture, DAY } from "./dunning-fixtures.js";
 
 const fx = dunningFixture();
 
+interface Listed {
+  id: string;
+  status: string;
+  pay_url: string | null;
+}
+
 const PAY_URL = /\/pay\/([A-Za-z0-9_-]{48}\.[A-Za-z0-9_-]+)$/;
 
 async function failedRenewal(tag: string, mail = false) {
@@ -50,13 +56,13 @@ describe("an unpaid order's pay link", () => {
     expect((await fx.seller.sdk.orders.get({ id: order.id })).status).toBe("pending");
     expect((await fx.seller.sdk049.orders.get({ id: order.id })).status).toBe("pending");
     const listed = await fx.raw(fx.seller.token, "GET", `/v1/orders/?subscription_id=${sub.id}`);
-    expect(listed.body.items.find((o: { id: string }) => o.id === order.id)?.pay_url).toMatch(PAY_URL);
+    expect((listed.body.items as Listed[]).find((o) => o.id === order.id)?.pay_url).toMatch(PAY_URL);
     // another organization's key: 404, as for every order route
     expect((await fx.raw(fx.other.token, "GET", `/v1/orders/${order.id}`)).status).toBe(404);
 
     // the portal lists it with its link
     const portal = await fx.raw(session, "GET", "/v1/customer-portal/orders/");
-    const mine = portal.body.items.find((o: { id: string }) => o.id === order.id);
+    const mine = (portal.body.items as Listed[]).find((o) => o.id === order.id);
     expect(mine?.pay_url).toMatch(PAY_URL);
 
     // the past-due email links to the hosted page
@@ -95,7 +101,7 @@ describe("an unpaid order's pay link", () => {
     expect((await fx.raw("", "GET", `/v1/pay/${token}`)).body.order).toMatchObject({ status: "paid", paid: true, due_amount: 0 });
     expect((await fx.raw(fx.seller.token, "GET", `/v1/orders/${order.id}`)).body.pay_url).toBeNull();
     const portalAfter = await fx.raw(session, "GET", "/v1/customer-portal/orders/");
-    expect(portalAfter.body.items.every((o: { pay_url: string | null; status: string }) => (o.pay_url === null) === (o.status !== "pending"))).toBe(true);
+    expect((portalAfter.body.items as Listed[]).every((o) => (o.pay_url === null) === (o.status !== "pending"))).toBe(true);
   }, 90_000);
 
   it("is 404 for a malformed, tampered, expired or unknown token; never 500", async () => {
