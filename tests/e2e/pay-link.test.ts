@@ -1,7 +1,8 @@
 // An unpaid order's hosted pay page in a real Chromium against the real server: a subscription whose renewal was
 // declined (4000 0000 0000 0341) is paid through its order's pay link with the test processor's card form, without
 // signing in — the order paid, the subscription active again, one charge; the link opened again shows the order
-// paid and no form, and nothing more is charged. A link that is not ours says so.
+// paid and no form, and nothing more is charged. The portal's order list links to it. A link that is not ours says
+// so.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closePages, launchForPages } from "../helpers/browser.js";
@@ -48,7 +49,13 @@ describe("the pay link's page", () => {
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-    await page.goto(payUrl);
+    // the portal lists the unpaid order with its pay link, which opens the hosted page
+    const session = await seller.sdk.customerSessions.create({ customerId: order.customerId });
+    await page.goto(session.customerPortalUrl);
+    const link = page.getByRole("region", { name: "Orders", exact: true }).getByTestId("pay-link");
+    await link.waitFor();
+    expect(await link.getAttribute("href")).toMatch(/\/pay\/[A-Za-z0-9_-]{48}\./);
+    await link.click();
     const form = page.getByRole("form", { name: `Pay ${order.invoiceNumber}` });
     await form.waitFor().catch(async (err: unknown) => {
       throw new Error(`${String(err)}\n${await page.locator("body").innerText()}`);
