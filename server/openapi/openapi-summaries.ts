@@ -211,6 +211,7 @@ export const V1_TAGS: Array<{ name: string; description: string }> = [
   { name: "orders", description: "Every sale and renewal: its amounts, tax, invoice and receipt." },
   { name: "invoices", description: "Invoices as PDF." },
   { name: "payments", description: "Payment attempts of checkouts and orders." },
+  { name: "pay", description: "An unpaid order's pay link: the hosted page's order, its card and its payment (the token is the credential)." },
   { name: "refunds", description: "Refunds of orders, in full or in part." },
   { name: "disputes", description: "Chargebacks opened by the customer's bank." },
   { name: "subscriptions", description: "Recurring products' subscriptions: changes, cancellations, renewals and exports." },
