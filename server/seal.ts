@@ -6,7 +6,7 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:
 
 export type SealPurpose = "oauth-token" | "integration" | "pkce" | "stripe" | StoredSecretPurpose;
 /** The billing tables' secrets, sealed with the secret the process serves with (`useServerSecret`). */
-export type StoredSecretPurpose = "webhook-secret" | "checkout-secret" | "license-key" | "entitlement-key";
+export type StoredSecretPurpose = "webhook-secret" | "checkout-secret" | "license-key" | "entitlement-key" | "pay-link";
 
 const SEALED_PREFIX = "v1.";
 

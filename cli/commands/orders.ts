@@ -1,4 +1,4 @@
-// `till orders list|get|update`: what customers bought (/v1/orders; made by paid checkouts and renewals).
+// `till orders list|get|update|pay-link`: what customers bought (/v1/orders; made by paid checkouts and renewals).
 // `update` changes what the invoice shows: the billing name and address (the server keeps the country and
 // state of an address once set). Refunds are `till refunds create --order <id>`. `invoice` shows (or makes, or
 // saves) the order's PDF invoice and its credit notes.
@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { v1 } from "../client.js";
 import { examples, withContext } from "../command.js";
 import type { Context } from "../context.js";
-import { UsageError } from "../errors.js";
+import { CliError, UsageError } from "../errors.js";
 import { oneOf, parseCountry, parseCustomer, parseId, type MetadataValue } from "../flags.js";
 import { customerIdOf } from "./customers.js";
 import { missingDetails, type InvoiceDetails } from "./orgs-billing.js";
@@ -53,6 +53,8 @@ export interface WireOrder {
   customer: { id: string; email: string; name: string | null };
   product: { id: string; name: string } | null;
   items: { label: string; amount: number; proration: boolean }[];
+  /** till's own: the hosted page that pays the order while it is owed, else null. */
+  pay_url?: string | null;
 }
 
 const BILLING_TYPES = ["one_time", "recurring"] as const;
@@ -143,6 +145,17 @@ async function list(ctx: Context, opts: ListFlags) {
 async function get(ctx: Context, _opts: object, [id = ""]: string[]) {
   const o = await ctx.out.loading("Loading order", v1(ctx).get<WireOrder>(`/orders/${id}`));
   await ctx.out.record(o, orderFields(o));
+}
+
+/** The order's pay link: prints the URL (a link made now, valid 30 days); an order with nothing owed has none. */
+async function payLink(ctx: Context, _opts: object, [id = ""]: string[]) {
+  const o = await ctx.out.loading("Loading order", v1(ctx).get<WireOrder>(`/orders/${id}`));
+  const data = { order_id: o.id, status: o.status, pay_url: o.pay_url ?? null };
+  // --json answers the data as is (pay_url null when nothing is owed); a person is told why there is no link
+  if (!data.pay_url && !ctx.out.json) {
+    throw new CliError(`Order ${o.invoice_number} (${o.id}) is ${o.status}: nothing is owed, so it has no pay link.`, { code: "nothing_owed" });
+  }
+  ctx.out.done(data, data.pay_url ?? "");
 }
 
 interface UpdateFlags {
@@ -272,6 +285,13 @@ export function register(program: Command): void {
     .argument("<id>", "the order's id", parseId)
     .addHelpText("after", examples(["till orders get <id>", "till orders get <id> --json"]))
     .action(withContext(get));
+
+  orders
+    .command("pay-link")
+    .description("print the link where the customer pays an unpaid order (a failed renewal too) by card, without signing in")
+    .argument("<id>", "the order's id", parseId)
+    .addHelpText("after", examples(["till orders pay-link <id>", "till orders pay-link <id> --json"]) + "\nA link is valid for 30 days; paying an order already paid charges nothing.\n")
+    .action(withContext(payLink));
 
   orders
     .command("update")

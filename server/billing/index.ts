@@ -34,6 +34,7 @@ import { testClockRoutes } from "./test-clock/routes.js";
 import { benefitDeliveryRoutes } from "./benefit-delivery/routes.js";
 import { paymentRoutes } from "./payments/routes.js";
 import { dunningRoutes } from "./dunning/routes.js";
+import { payLinkRoutes } from "./dunning/pay-link-routes.js";
 import { processorConnectionRoutes } from "./processor-connections/routes.js";
 import { disputeRoutes } from "./disputes/routes.js";
 import { processorEventRoutes } from "./processor-events/routes.js";
@@ -84,6 +85,7 @@ const DOMAINS: DomainRoutes[] = [
   benefitDeliveryRoutes,
   paymentRoutes,
   dunningRoutes,
+  payLinkRoutes,
   processorConnectionRoutes,
   metricRoutes,
   usageAlertRoutes,

@@ -22,7 +22,7 @@ export const SELLER_PAGE_ROUTES = [
 ];
 
 /** The paths the app has pages for; the invitation link of organization emails is one of them. */
-export const PAGE_ROUTES: readonly string[] = ["/", "/sign-in", "/device", "/reset-password", "/portal", "/accept-invitation/*", "/seats/claim", ...SELLER_PAGE_ROUTES];
+export const PAGE_ROUTES: readonly string[] = ["/", "/sign-in", "/device", "/reset-password", "/portal", "/accept-invitation/*", "/seats/claim", "/pay/*", ...SELLER_PAGE_ROUTES];
 
 /** The hosted checkout (and its confirmation page): the only pages a seller's site may frame (embed.js). */
 export const CHECKOUT_PAGE_ROUTES = ["/checkout/*"] as const;
@@ -143,7 +143,9 @@ export function webPlugin(config: Config, distDir: string = WEB_DIST_DIR) {
     };
     // a seat invitation's link carries its token in the query, like the portal's session link: no Referer either
     const noReferrer = new Set<string>(["/portal", "/seats/claim"]);
-    for (const url of PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, url === "/portal" ? PORTAL_STRIPE_PAGE_HEADERS : noReferrer.has(url) ? PORTAL_PAGE_HEADERS : PAGE_HEADERS));
+    // an unpaid order's pay page carries its token in the path and takes cards as the portal does (Stripe.js)
+    const stripePages = new Set<string>(["/portal", "/pay/*"]);
+    for (const url of PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, stripePages.has(url) ? PORTAL_STRIPE_PAGE_HEADERS : noReferrer.has(url) ? PORTAL_PAGE_HEADERS : PAGE_HEADERS));
     for (const url of CHECKOUT_PAGE_ROUTES) app.get(url, (_req, reply) => sendPage(reply, CHECKOUT_PAGE_HEADERS));
   };
 }

@@ -21,6 +21,7 @@ function pageOf(pathname: string): PageModule {
   if (path === "/reset-password") return () => import("./pages/ResetPassword.js").then((m) => <m.ResetPasswordPage />);
   if (path === "/portal") return () => import("./pages/Portal.js").then((m) => <m.PortalPage />);
   if (path === "/seats/claim") return () => import("./pages/SeatClaim.js").then((m) => <m.SeatClaimPage />);
+  if (path.startsWith("/pay/")) return () => import("./pages/Pay.js").then((m) => <m.PayPage />);
   if (path.startsWith("/accept-invitation/")) return () => import("./pages/Invitation.js").then((m) => <m.InvitationPage />);
   if (path.startsWith("/checkout/")) return () => Promise.resolve(<CheckoutPage />);
   return () => import("./pages/NotFound.js").then((m) => <m.NotFoundPage />);

@@ -100,6 +100,8 @@ export interface PortalOrder {
    * Its lines: `label` is English (the API's); a wallet top-up's one line names its kind (`wallet_credit`, till's own).
    */
   items: Array<{ label: string; wallet_credit?: "top_up" | "auto_recharge" | null }>;
+  /** till's own: an unpaid order's hosted pay page (a link to pass on to whoever pays), else null. */
+  pay_url?: string | null;
 }
 
 /** An order's invoice PDF and its credit notes, each an hour-long signed URL (billing/invoices). */

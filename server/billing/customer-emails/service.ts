@@ -15,6 +15,7 @@ import { emailFor, type OutboxEventView } from "./plan.js";
 import * as repo from "./repository.js";
 import { previewData } from "./preview.js";
 import { ALWAYS_SENT_EMAIL_TYPES, type CustomerEmailType } from "./types.js";
+import { payLinkUrl } from "../pay-links.js";
 
 /** Waits before the attempts after a failed one; then the email is given up. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 6 * 3600_000, 12 * 3600_000];
@@ -114,10 +115,17 @@ function contextOf(sender: repo.Sender, baseURL: string, locale: string | null |
   return { sender: { name: sender.name, logo: sender.logo }, portalUrl: portalUrl(baseURL, sender.slug), baseUrl: baseURL, i18n: mailSpeaker(locale) };
 }
 
+/** A failed renewal's email carries the order's pay link, made when it is sent (a link lives PAY_LINK_DAYS). */
+function withPayLink(email: repo.ClaimedEmail, baseURL: string): Record<string, unknown> {
+  const id = text(email.data.id);
+  if (email.type !== "subscription_past_due" || !id) return email.data;
+  return { ...email.data, pay_url: payLinkUrl(baseURL, email.organizationId, id, new Date()) };
+}
+
 /** Renders and hands one claimed email to the mail transport; throws when that fails. */
 export async function deliver(mailer: Mailer, email: repo.ClaimedEmail, baseURL: string): Promise<void> {
   const ctx = contextOf(email.sender, baseURL, text(email.data[LOCALE_KEY]));
-  const rendered = await renderCustomerEmail(email.type as CustomerEmailType, email.data, ctx);
+  const rendered = await renderCustomerEmail(email.type as CustomerEmailType, withPayLink(email, baseURL), ctx);
   await mailer.send({
     to: email.recipient,
     fromName: email.sender.name,

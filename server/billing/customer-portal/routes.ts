@@ -9,6 +9,7 @@ import type { BillingDeps } from "../deps.js";
 import { isUuid, page, paginationQuery, parseWith, pathId, queryArray, queryBool } from "../http.js";
 import { ApiError, notFound, notPermitted, unauthorized, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
+import { payable, payLinkUrl } from "../pay-links.js";
 import { PRORATION_BEHAVIORS, type SubscriptionUpdate } from "../subscriptions/change.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import * as service from "./service.js";
@@ -228,8 +229,12 @@ function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: Po
   }), async (req) => {
     const q = req.query;
     const filter = { productIds: lower(q.product_id), subscriptionIds: lower(q.subscription_id), billingTypes: q.product_billing_type };
-    const { items, total } = await service.listMyOrders(deps, me(req), filter, q.page, q.limit);
-    return page(items, total, q.limit);
+    const p = me(req);
+    const { items, total } = await service.listMyOrders(deps, p, filter, q.page, q.limit);
+    // till's `pay_url` (the SDKs drop it): an unpaid order's hosted page, to pass on to whoever pays
+    const now = new Date();
+    const withLinks = items.map((o) => ({ ...o, pay_url: payable(o) ? payLinkUrl(deps.baseURL, p.organizationId, o.id, now) : null }));
+    return page(withLinks, total, q.limit);
   });
   app.get("/customer-portal/orders/:id", route({
     ...portal, operationId: "customer_portal:orders:get",

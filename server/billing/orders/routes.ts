@@ -10,6 +10,8 @@ import * as service from "./service.js";
 import * as manual from "./manual.js";
 import { documented, route, type V1App } from "../contract.js";
 import { notFound, validationError } from "../errors.js";
+import { payable, payLinkUrl } from "../pay-links.js";
+import type { OrderWire } from "./wire.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -37,7 +39,15 @@ const ExportQuery = z.object({
 
 const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
 
-export function orderRoutes(app: V1App, { db }: BillingDeps): void {
+/**
+ * The order with till's `pay_url` (the SDKs drop it): the hosted page that pays it while it is owed, else null.
+ */
+export const withPayUrl = (baseURL: string, o: OrderWire, now = new Date()) => ({
+  ...o,
+  pay_url: payable(o) ? payLinkUrl(baseURL, o.customer.organization_id, o.id, now) : null,
+});
+
+export function orderRoutes(app: V1App, { db, config }: BillingDeps): void {
   app.get("/orders/", route({ scope: "orders:read", operationId: "orders:list", query: ListQuery, responses: { 200: "ListResourceOrder", 422: validationError } }), async (req) => {
     const q = req.query;
     const { organizationId } = scopeOf(req);
@@ -61,7 +71,8 @@ export function orderRoutes(app: V1App, { db }: BillingDeps): void {
       q.page,
       q.limit,
     );
-    return page(items, total, q.limit);
+    const now = new Date();
+    return page(items.map((o) => withPayUrl(config.baseURL, o, now)), total, q.limit);
   });
 
   app.get("/orders/export", route({ scope: "orders:read", operationId: "orders:export", query: ExportQuery, responses: { 200: "text/csv", 422: validationError } }), async (req, reply) => {
@@ -72,7 +83,7 @@ export function orderRoutes(app: V1App, { db }: BillingDeps): void {
   });
 
   app.get("/orders/:id", route({ scope: "orders:read", operationId: "orders:get", responses: { 200: "Order", 404: notFound, 422: validationError } }), async (req) =>
-    service.getOrder(db, scopeOf(req).organizationId, pathId(req)),
+    withPayUrl(config.baseURL, await service.getOrder(db, scopeOf(req).organizationId, pathId(req))),
   );
 
   // SDK 0.49.0: a draft order charged to the customer's saved method on finalize (orders/manual.ts)

@@ -37,6 +37,8 @@ export const OrderData = z.object({
   total_amount: z.number().int(),
   invoice_number: z.string().nullish(),
   billing_reason: z.string(),
+  /** An unpaid order's hosted pay page (added when a failed renewal's email is sent). */
+  pay_url: z.string().nullish(),
   seats: z.number().int().nullish(),
   customer: Customer,
   product: Product,

@@ -56,10 +56,11 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
     (o, ctx) => ctx.i18n.t("cycledAfterTrial.subject", { product: productName(ctx.i18n, o.product, "subscription"), amount: amountOf(o, ctx) }),
     (o, ctx) => <SubscriptionCycled order={o} ctx={ctx} afterTrial />,
   ),
-  subscription_past_due: order(
-    (o, ctx) => ctx.i18n.t("pastDue.subject", { product: productName(ctx.i18n, o.product, "subscription") }),
-    (o, ctx) => <SubscriptionPastDue order={o} ctx={ctx} />,
-  ),
+  subscription_past_due: (data, ctx) => {
+    const o = OrderData.parse(data);
+    const subject = ctx.i18n.t("pastDue.subject", { product: productName(ctx.i18n, o.product, "subscription") });
+    return { subject, element: <SubscriptionPastDue order={o} ctx={ctx} />, ...(o.pay_url ? { link: o.pay_url } : {}) };
+  },
   subscription_updated: subscription(
     (s, ctx) => ctx.i18n.t("updated.subject", { product: productName(ctx.i18n, s.product, "plan") }),
     (s, ctx) => <SubscriptionUpdated subscription={s} ctx={ctx} />,

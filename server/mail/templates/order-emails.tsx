@@ -132,6 +132,13 @@ export function SubscriptionPastDue({ order, ctx }: Props) {
       <Heading style={heading}>{i18n.t("pastDue.heading")}</Heading>
       <Text style={paragraph}>{i18n.t("pastDue.body", { product, amount: i18n.money(order.total_amount, order.currency) })}</Text>
       <Receipt order={order} i18n={i18n} />
+      {order.pay_url ? (
+        <Section style={{ margin: "16px 0" }}>
+          <Button href={order.pay_url} style={button} data-testid="pay-link">
+            {i18n.t("pastDue.payButton", { amount: i18n.money(order.total_amount, order.currency) })}
+          </Button>
+        </Section>
+      ) : null}
       <PortalButton ctx={ctx} label={i18n.t("pastDue.button")} />
     </Layout>
   );

@@ -53,6 +53,13 @@ export function Orders({
             <dd>{o.invoice_number}</dd>
           </dl>
           <InvoiceLinks invoice={invoices.get(o.id)} />
+          {o.pay_url ? (
+            <p className="hint">
+              <a href={o.pay_url} data-testid="pay-link">
+                {t("orders.payLink")}
+              </a>
+            </p>
+          ) : null}
           {o.status === "pending" && o.billing_reason === "subscription_cycle" && <PayNow order={o} token={token} onError={onError} onPaid={() => onPaid(o.id)} onCardsChanged={onCardsChanged} />}
         </li>
       )}
