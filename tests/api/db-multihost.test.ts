@@ -12,6 +12,7 @@ import { createSeller, sdkFor } from "../helpers/seller.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { createDatabase, missingBinaries, startPrimary, startReplica, teardown, type Cluster } from "../helpers/pg-cluster.js";
 import { freePort } from "../helpers/ports.js";
+import { eventually } from "../helpers/receiver.js";
 
 const missing = missingBinaries();
 // CI (TILL_TEST_ALL=1) installs everything: a missing binary there is a failure, not a skip
@@ -29,6 +30,14 @@ beforeAll(async () => {
   primary = await startPrimary();
   standby = await startReplica(primary);
   await createDatabase(primary, "till");
+  // the standby has the database once it replayed its creation: before, a connection to it is refused outright
+  // (FATAL, which the driver does not pass over to the next host)
+  const onStandby = postgres(standby.url("postgres"), { max: 1, onnotice: () => {} });
+  try {
+    await eventually(async () => (await onStandby`SELECT 1 FROM pg_database WHERE datname = 'till'`).length === 1, 60_000);
+  } finally {
+    await onStandby.end({ timeout: 5 });
+  }
   const dead = await freePort();
   const hosts = [dead, standby.port, primary.port].map((port) => `127.0.0.1:${port}`).join(",");
   database = await openDatabase({ url: `postgres://postgres@${hosts}/till?target_session_attrs=read-write`, max: 4 });
