@@ -103,7 +103,8 @@ describe("the production build", () => {
         throw new Error(`npm start exited:\n${output}`);
       }),
     ]);
-    expect(output).toContain(`till is listening on ${baseUrl}`);
+    // the banner follows Fastify's own "listening" line: waited for, not assumed to be there already
+    await expect.poll(() => output.includes(`till is listening on ${baseUrl}`), { timeout: 30_000 }).toBe(true);
 
     const health = await fetch(`${baseUrl}/healthz`);
     expect(health.status).toBe(200);
