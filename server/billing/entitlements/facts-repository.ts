@@ -1,7 +1,8 @@
 // The one statement an entitlement check starts with, on its hot path: the customer (by id or external id) and, in
 // the same round trip, its granted feature flags and meter credits (with the status of the subscription that made
 // each), its live subscriptions with their metered prices, the units its open reservations hold, the organization's
-// live meters with their rollups' readiness, and whether past-due access is cut. These are rows of the benefits,
+// live meters (those the feature may name, when one is asked) with their rollups' readiness and the customer's usage
+// stamp, and whether past-due access is cut. These are rows of the benefits,
 // subscriptions, products, meters and events domains read here as the customer state reads them through their doors
 // (benefits' grantedOfCustomer, subscriptions' live rows, meters' meterPeriodsOfCustomer, events' rollup readiness) —
 // one statement instead of five rounds of them, which is what a check on every request of a seller's app can afford.
@@ -81,12 +82,13 @@ const statement = (match: string) => `WITH c AS (
               AND r.expires_at > $3::timestamptz GROUP BY r.meter_id) h) AS held,
     (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'filter', m.filter, 'aggregation', m.aggregation,
         'ready', coalesce(st.status = 'ready', false),
-        'stamp', CASE WHEN st.status = 'ready' AND ($4::text IS NULL OR lower(m.id::text) = lower($4::text) OR m.name = $4::text)
+        'stamp', CASE WHEN st.status = 'ready'
           THEN st.version::text || ':' || coalesce((SELECT sum(u.writes) FROM meter_usage_stamp u WHERE u.meter_id = st.meter_id
             AND (u.customer_id = c.id::text OR u.external_customer_id = c.external_id)), 0)::text END)
         ORDER BY m.created_at, m.id), '[]')::text
       FROM meter m LEFT JOIN meter_rollup_state st ON st.meter_id = m.id
-      WHERE m.organization_id = $1::uuid AND m.archived_at IS NULL) AS meters,
+      WHERE m.organization_id = $1::uuid AND m.archived_at IS NULL
+        AND ($4::text IS NULL OR lower(m.id::text) = lower($4::text) OR m.name = $4::text)) AS meters,
     coalesce((SELECT o.details -> 'plan_settings' ->> 'access_while_past_due' FROM billing_organization o
       WHERE o.organization_id = $1::uuid), 'true') AS past_due_access
   FROM c`;
