@@ -5,6 +5,8 @@ import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { order } from "../../server/db/schema/index.js";
 import { rawRequest } from "../helpers/api.js";
+import { createProduct } from "../helpers/checkout.js";
+import { buySeats } from "../helpers/seats.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { prorationFixture } from "./proration-fixtures.js";
 
@@ -65,7 +67,7 @@ describe("the portal's preview of a change", () => {
 
     const res = await portal(token, "POST", `/subscriptions/${sub.id}/preview`, { product_id: large.id });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const preview = res.body as Preview;
+    const preview = res.body as unknown as Preview;
     expect(preview.order?.total_amount).toBeGreaterThan(0);
     expect(preview.order?.tax_amount).toBeGreaterThan(0);
     expect(preview.next_renewal).toMatchObject({ subtotal_amount: 4000, discount_amount: 1000, tax_amount: 600, total_amount: 3600 });
@@ -80,6 +82,31 @@ describe("the portal's preview of a change", () => {
     const orders = await fx.ordersOf(sub.id, s);
     const billed = orders.at(-1);
     expect(orders).toHaveLength(Number(before) + 1);
+    expect(billed && amountsOf({
+      subtotal_amount: billed.subtotalAmount,
+      discount_amount: billed.discountAmount,
+      tax_amount: billed.taxAmount,
+      total_amount: billed.totalAmount,
+      items: billed.items.map((i) => ({ label: i.label, amount: i.amount, tax_amount: i.taxAmount })),
+    })).toEqual(preview.order && amountsOf(preview.order));
+  });
+
+  it("a seat change: the order the PATCH bills with the preview's proration_date is the preview's", async () => {
+    const { s } = await taxedSeller("portal-preview-seats");
+    const seats = await createProduct(s, "seats");
+    const bought = await buySeats(fx.server, s, seats, 2, "portal-preview-seats");
+    await fx.midPeriod(bought.subscriptionId, 12);
+    const token = await sessionOf(s, bought.customerId);
+    const res = await portal(token, "POST", `/subscriptions/${bought.subscriptionId}/preview`, { seats: 5 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const preview = res.body as unknown as Preview;
+    expect(preview.order?.total_amount).toBeGreaterThan(0);
+    expect(preview.subscription).toMatchObject({ seats: 5 });
+    expect((await s.sdk.subscriptions.get({ id: bought.subscriptionId })).seats).toBe(2);
+    const changed = await portal(token, "PATCH", `/subscriptions/${bought.subscriptionId}`, { seats: 5, proration_date: preview.proration_date });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const billed = (await fx.ordersOf(bought.subscriptionId, s)).at(-1);
+    expect(billed?.billingReason).toBe("subscription_update");
     expect(billed && amountsOf({
       subtotal_amount: billed.subtotalAmount,
       discount_amount: billed.discountAmount,
