@@ -86,6 +86,7 @@ describe("changing the plan in the portal", () => {
     await subs.getByRole("heading", { name: "Team" }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
 
+    expect((await seller.sdk.subscriptions.get({ id: sub.id })).productId).toBe(team.id);
     const orders = (await seller.sdk.orders.list({ subscriptionId: sub.id, sorting: ["-created_at"], limit: 10 })).result.items;
     const change = orders[0];
     expect(change?.billingReason).toBe("subscription_update");

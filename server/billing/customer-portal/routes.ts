@@ -103,7 +103,7 @@ const dateOf = (iso: string | null | undefined) => (iso ? new Date(iso) : undefi
  */
 /** The bodies the portal's PATCH accepts, for the document: parseSubscriptionUpdate tells them apart (its own 422s). */
 const CustomerSubscriptionUpdate = documented(z.union([ProductBody, SeatsBody, CancelBody]));
-/** The preview's answer, for the document (subscription-changes/preview.ts; the subscription in the customer's wire). */
+/** The preview's answer, for the document (subscription-changes/preview.ts; the subscription in the customer's wire) */
 const PortalDraftWire = z.looseObject({ total_amount: z.number(), due_amount: z.number(), items: z.array(z.looseObject({ label: z.string(), amount: z.number() })) });
 const PortalPreviewWire = z.looseObject({ proration_date: z.string(), order: PortalDraftWire.nullable(), next_renewal: PortalDraftWire.nullable() });
 

@@ -95,29 +95,8 @@ export function PortalChange({
     );
   }
   if (mode) {
-    return (
-      <form onSubmit={(e) => void onReview(e)} aria-label={t(mode === "plan" ? "change.planForm" : "change.seatsForm", { name })} className="change">
-        {mode === "plan" ? (
-          <SelectField label={t("change.newPlan")} name="product_id" required>
-            {plans.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </SelectField>
-        ) : (
-          <Field label={t("change.seatCount")} name="seats" type="number" min={1} step={1} required defaultValue={s.seats ?? 1} />
-        )}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={busy}>
-            {t("change.review")}
-          </button>
-          <button type="button" disabled={busy} onClick={() => (close(), say(undefined))}>
-            {t("change.back")}
-          </button>
-        </div>
-      </form>
-    );
+    const back = () => (close(), say(undefined));
+    return <ChangeForm mode={mode} plans={plans} seats={s.seats ?? 1} name={name} busy={busy} onReview={(e) => void onReview(e)} onBack={back} />;
   }
   return (
     <div className="actions">
@@ -132,6 +111,49 @@ export function PortalChange({
         </button>
       )}
     </div>
+  );
+}
+
+/** The new plan (the seller's other plans of the interval) or seat count, to review before anything changes. */
+function ChangeForm({
+  mode,
+  plans,
+  seats,
+  name,
+  busy,
+  onReview,
+  onBack,
+}: {
+  mode: Mode;
+  plans: CatalogProduct[];
+  seats: number;
+  name: string;
+  busy: boolean;
+  onReview: (e: FormEvent<HTMLFormElement>) => void;
+  onBack: () => void;
+}) {
+  return (
+    <form onSubmit={onReview} aria-label={t(mode === "plan" ? "change.planForm" : "change.seatsForm", { name })} className="change">
+      {mode === "plan" ? (
+        <SelectField label={t("change.newPlan")} name="product_id" required>
+          {plans.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </SelectField>
+      ) : (
+        <Field label={t("change.seatCount")} name="seats" type="number" min={1} step={1} required defaultValue={seats} />
+      )}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {t("change.review")}
+        </button>
+        <button type="button" disabled={busy} onClick={onBack}>
+          {t("change.back")}
+        </button>
+      </div>
+    </form>
   );
 }
 
