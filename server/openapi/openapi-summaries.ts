@@ -131,6 +131,7 @@ export const NAMED_SUMMARIES: Record<string, string> = {
   "till:customer_portal:customers:payment_processor": "Get the payment processor and its publishable key",
   "till:customer_portal:customers:test_card": "Tokenize a test card (test processor)",
   "customer_portal:subscriptions:cancel": "Cancel a subscription",
+  "till:customer_portal:subscriptions:preview": "Preview a change to a subscription",
   "customer_portal:orders:generate_invoice": "Generate an order's invoice",
   "customer_portal:orders:invoice": "Get an order's invoice",
   "till:customer_portal:orders:receipt": "Get an order's receipt",

@@ -30,6 +30,8 @@ export interface Organization {
   id: string;
   name: string;
   slug: string;
+  /** What the seller lets a customer change (a product's seller carries it). */
+  customer_portal_settings?: { subscription?: { update_plan?: boolean; update_seats?: boolean } };
 }
 
 export interface PortalProduct {

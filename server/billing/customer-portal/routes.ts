@@ -6,7 +6,7 @@ import { serverPaymentProcessor } from "../../payments/index.js";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { BillingDeps } from "../deps.js";
-import { isUuid, page, paginationQuery, parseWith, pathId, queryArray, queryBool } from "../http.js";
+import { datetimeInput, isUuid, page, paginationQuery, parseWith, pathId, queryArray, queryBool } from "../http.js";
 import { ApiError, notFound, notPermitted, unauthorized, validationError } from "../errors.js";
 import { scopeOf } from "../route-auth.js";
 import { payable, payLinkUrl } from "../pay-links.js";
@@ -29,7 +29,7 @@ import {
 } from "../customer-sessions/service.js";
 import { documented, route, type V1App } from "../contract.js";
 import { paymentFailed } from "../payments/errors.js";
-import { alreadyCanceled } from "../subscriptions/errors.js";
+import { alreadyCanceled, subscriptionLocked } from "../subscriptions/errors.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -88,8 +88,14 @@ const CancelBody = z.object({
   cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(),
   cancellation_comment: z.string().max(10_000).nullish(),
 });
-const ProductBody = z.object({ product_id: uuid });
-const SeatsBody = z.object({ seats: z.int().min(1).max(2_147_483_647), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() });
+/** till's own `proration_date` (as the seller's PATCH): a preview's instant, so the change bills what it showed. */
+const ProductBody = z.object({ product_id: uuid, proration_date: datetimeInput.nullish() });
+const SeatsBody = z.object({
+  seats: z.int().min(1).max(2_147_483_647),
+  proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
+  proration_date: datetimeInput.nullish(),
+});
+const dateOf = (iso: string | null | undefined) => (iso ? new Date(iso) : undefined);
 
 /**
  * CustomerSubscriptionUpdate: CustomerSubscriptionUpdateProduct | …Seats | CustomerSubscriptionCancel, told apart by
@@ -97,13 +103,19 @@ const SeatsBody = z.object({ seats: z.int().min(1).max(2_147_483_647), proration
  */
 /** The bodies the portal's PATCH accepts, for the document: parseSubscriptionUpdate tells them apart (its own 422s). */
 const CustomerSubscriptionUpdate = documented(z.union([ProductBody, SeatsBody, CancelBody]));
+/** The preview's answer, for the document (subscription-changes/preview.ts; the subscription in the customer's wire) */
+const PortalDraftWire = z.looseObject({ total_amount: z.number(), due_amount: z.number(), items: z.array(z.looseObject({ label: z.string(), amount: z.number() })) });
+const PortalPreviewWire = z.looseObject({ proration_date: z.string(), order: PortalDraftWire.nullable(), next_renewal: PortalDraftWire.nullable() });
 
 function parseSubscriptionUpdate(body: unknown): SubscriptionUpdate {
   const b = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  if ("product_id" in b) return { kind: "change", productId: parseWith(ProductBody, b, "body").product_id.toLowerCase() };
+  if ("product_id" in b) {
+    const c = parseWith(ProductBody, b, "body");
+    return { kind: "change", productId: c.product_id.toLowerCase(), prorationDate: dateOf(c.proration_date) };
+  }
   if ("seats" in b) {
     const s = parseWith(SeatsBody, b, "body");
-    return { kind: "seats", seats: s.seats, prorationBehavior: s.proration_behavior };
+    return { kind: "seats", seats: s.seats, prorationBehavior: s.proration_behavior, prorationDate: dateOf(s.proration_date) };
   }
   const c = parseWith(CancelBody, b, "body");
   return { kind: "cancel", cancelAtPeriodEnd: c.cancel_at_period_end ?? true, reason: c.cancellation_reason, comment: c.cancellation_comment };
@@ -266,6 +278,15 @@ function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: Po
   }), async (req) => {
     const id = pathId(req);
     return service.updateMySubscription(deps, me(req), id, parseSubscriptionUpdate(req.body));
+  });
+  // till's own: what the PATCH with the same body would bill, written nowhere (the seller's preview, run on the
+  // customer's own subscription only); its proration_date sent back with the PATCH bills exactly what it showed
+  app.post("/customer-portal/subscriptions/:id/preview", route({
+    ...portal, operationId: "till:customer_portal:subscriptions:preview", body: CustomerSubscriptionUpdate,
+    responses: { 200: PortalPreviewWire, 403: alreadyCanceled, 404: notFound, 409: subscriptionLocked, 422: validationError },
+  }), async (req) => {
+    const id = pathId(req);
+    return service.previewMySubscription(deps, me(req), id, parseSubscriptionUpdate(req.body));
   });
   // DELETE cancels at the end of the period, as Polar's customer portal does
   app.delete("/customer-portal/subscriptions/:id", route({

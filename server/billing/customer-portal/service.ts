@@ -22,6 +22,7 @@ import { getOrganization } from "../organizations/service.js";
 import type { OrganizationWire } from "../organizations/wire.js";
 import { listProducts, loadProducts } from "../products/service.js";
 import { updateSubscription } from "../subscription-changes/lifecycle.js";
+import { previewSubscriptionUpdate } from "../subscription-changes/preview.js";
 import { getSubscription, listSubscriptions } from "../subscriptions/service.js";
 import type { SubscriptionUpdate } from "../subscriptions/change.js";
 import type { SubscriptionWire } from "../subscriptions/wire.js";
@@ -128,14 +129,31 @@ export async function getMySubscription(deps: PortalDeps, p: PortalCaller, id: s
  * and — when the seller's portal settings allow it — another plan or another number of seats.
  */
 export async function updateMySubscription(deps: PortalDeps, p: PortalCaller, id: string, update: SubscriptionUpdate) {
+  const organization = await mayChange(deps, p, id, update);
+  const s = await updateSubscription(deps.db, p.organizationId, id, update, deps.baseURL, deps.processor);
+  return customerSubscription(s, organization);
+}
+
+/** The customer's own subscription (else 404), and a change the seller's portal settings allow (else 403). */
+async function mayChange(deps: PortalDeps, p: PortalCaller, id: string, update: SubscriptionUpdate): Promise<OrganizationWire> {
   await mySubscription(deps, p, id);
   const organization = await getOrganization(deps.db, p.organizationId);
   const allowed = organization.customer_portal_settings.subscription;
   if (update.kind === "change" && !allowed.update_plan) throw notPermitted("Changing the plan is not allowed by the seller.", "change_not_allowed");
   if (update.kind === "seats" && !allowed.update_seats) throw notPermitted("Changing the seats is not allowed by the seller.", "change_not_allowed");
   if (update.kind === "revoke" || update.kind === "billing_period") throw notPermitted("This change is not available to customers.", "change_not_allowed");
-  const s = await updateSubscription(deps.db, p.organizationId, id, update, deps.baseURL, deps.processor);
-  return customerSubscription(s, organization);
+  return organization;
+}
+
+/**
+ * What the customer's change would bill (the seller's preview, subscription-changes/preview.ts), written nowhere:
+ * the same checks as the change itself, and the subscription as the change leaves it in the customer's wire.
+ */
+export async function previewMySubscription(deps: PortalDeps, p: PortalCaller, id: string, update: SubscriptionUpdate) {
+  const organization = await mayChange(deps, p, id, update);
+  if (!deps.processor) throw new Error("previewMySubscription: the portal runs without a payment processor");
+  const preview = await previewSubscriptionUpdate(deps.db, { processor: deps.processor, baseURL: deps.baseURL }, p.organizationId, id, update);
+  return { ...preview, subscription: customerSubscription(preview.subscription, organization) };
 }
 
 // ---- benefit grants and license keys -------------------------------------------------------------

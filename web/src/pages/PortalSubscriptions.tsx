@@ -1,10 +1,12 @@
 // The customer's subscriptions in the portal: each with its price, status and renewal or end date, this period's
-// metered usage and its seats (PortalSeats); cancel one (a reason, a comment) or keep one that is ending.
+// metered usage and its seats (PortalSeats); change its plan or seats after a preview (PortalChange); cancel one (a
+// reason, a comment) or keep one that is ending.
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { money as formatMoney, t } from "../i18n/intl.js";
 import { CANCELLATION_REASONS, portalApi, type CancellationReason, type PortalSubscription } from "../portal-api.js";
 import { Markdown } from "../markdown.js";
 import { Status } from "../ui.js";
+import { PortalChange } from "./PortalChange.js";
 import { PortalSeats } from "./PortalSeats.js";
 import { Usage } from "./PortalUsage.js";
 import { formatDate, ListSection, SelectField, statusText, TextArea, type Message, type OnError } from "./PortalCommon.js";
@@ -98,6 +100,7 @@ function SubscriptionItem({
           </button>
         </div>
       )}
+      {live && !s.cancel_at_period_end && !asking && <PortalChange subscription={s} token={token} onError={onError} onChange={onChange} say={say} />}
       {live && !s.cancel_at_period_end && !asking && (
         <div className="actions">
           <button type="button" className="danger" onClick={() => setAsking(true)}>

@@ -1,0 +1,97 @@
+// A plan change in the customer portal, in a real Chromium against the real server: the customer chooses another
+// plan, the portal shows what the change bills now (its lines, tax and total) and the next renewal, Cancel changes
+// nothing, Confirm changes the plan, and the order billed has exactly the amount shown. axe-clean throughout.
+import type { Browser, Page } from "playwright-core";
+import { eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { closePages, launchForPages, PageWatch, seriousViolations } from "../helpers/browser.js";
+import { subscription } from "../../server/db/schema/index.js";
+import { pay, uniqueBuyer } from "../helpers/checkout.js";
+import { createSeller, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { rawRequest } from "../helpers/api.js";
+
+const DAY = 86_400_000;
+let server: TestServer;
+let seller: Seller;
+let browser: Browser;
+const pages = new PageWatch(() => ({ browser, options: { baseURL: server.url, locale: "en-US", timezoneId: "UTC" }, timeout: 15_000 }));
+
+beforeAll(async () => {
+  server = await startServer();
+  browser = await launchForPages();
+  seller = await createSeller(server, "portal-change");
+}, 180_000);
+afterEach(async () => expect(await pages.done()).toEqual([]));
+afterAll(async () => {
+  await closePages(browser);
+  await server?.close();
+});
+
+const section = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
+const text = async (l: { textContent(): Promise<string | null> }) => (await l.textContent())?.replace(/\s+/g, " ").trim();
+const usd = (minor: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(minor / 100);
+
+describe("changing the plan in the portal", () => {
+  it("shows what the change bills now and at the renewal, and Confirm bills exactly that", async () => {
+    // a seller taxed in France that bills changes now: a Starter and a Team monthly plan
+    await rawRequest(server.url, seller.token, "PATCH", `/v1/organizations/${seller.organizationId}`, {
+      country: "FR",
+      tax_settings: { registrations: [{ country: "FR" }], prices_include_tax: false },
+      subscription_settings: { allow_multiple_subscriptions: true, allow_customer_updates: true, proration_behavior: "invoice" },
+    });
+    const starter = await seller.sdk.products.create({ name: "Starter", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" }] });
+    const team = await seller.sdk.products.create({ name: "Team", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 4000, priceCurrency: "usd" }] });
+    const checkout = await seller.sdk.checkouts.create({ products: [starter.id] });
+    const confirmed = await pay(server, checkout, { customerEmail: uniqueBuyer("portal-change") });
+    const customerId = confirmed.customerId ?? "";
+    const [sub] = (await seller.sdk.subscriptions.list({ customerId })).result.items;
+    if (!sub) throw new Error("no subscription");
+    // ten days into a thirty-day period
+    const start = new Date(Date.now() - 10 * DAY);
+    await server.database.db.update(subscription).set({ currentPeriodStart: start, currentPeriodEnd: new Date(start.getTime() + 30 * DAY), startedAt: start }).where(eq(subscription.id, sub.id));
+
+    const session = await seller.sdk.customerSessions.create({ customerId });
+    const page = await pages.open({ viewport: { width: 1280, height: 900 } });
+    await page.goto(session.customerPortalUrl);
+    const subs = section(page, "Subscriptions");
+    await subs.getByRole("heading", { name: "Starter" }).waitFor();
+
+    // Cancel leaves the plan as it is
+    await subs.getByRole("button", { name: "Change plan" }).click();
+    const form = page.getByRole("form", { name: "Change the plan of Starter" });
+    await form.getByLabel("New plan").selectOption({ label: "Team" });
+    await form.getByRole("button", { name: "Review the change" }).click();
+    const preview = page.getByRole("region", { name: "Changing Starter: what you will pay" });
+    await preview.waitFor();
+    await preview.getByRole("button", { name: "Cancel" }).click();
+    await subs.getByRole("button", { name: "Change plan" }).waitFor();
+    expect((await seller.sdk.subscriptions.get({ id: sub.id })).productId).toBe(starter.id);
+
+    await subs.getByRole("button", { name: "Change plan" }).click();
+    await form.getByLabel("New plan").selectOption({ label: "Team" });
+    await form.getByRole("button", { name: "Review the change" }).click();
+    await preview.waitFor();
+    const billed = preview.getByTestId("billed-now");
+    const shown = await text(billed);
+    expect(shown).toContain("Tax");
+    expect(shown).toContain("Amount due now");
+    const total = await text(billed.locator("dt", { hasText: /^Total$/ }).locator("xpath=following-sibling::dd[1]"));
+    expect(await text(preview)).toContain(`Next renewal on`);
+    expect(await text(preview)).toContain(usd(4800)); // Team with 20% tax at the renewal
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await preview.getByRole("button", { name: "Confirm change" }).click();
+    await subs.getByRole("status").filter({ hasText: "Done: your subscription is now Team." }).waitFor();
+    await subs.getByRole("heading", { name: "Team" }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    expect((await seller.sdk.subscriptions.get({ id: sub.id })).productId).toBe(team.id);
+    const orders = (await seller.sdk.orders.list({ subscriptionId: sub.id, sorting: ["-created_at"], limit: 10 })).result.items;
+    const change = orders[0];
+    expect(change?.billingReason).toBe("subscription_update");
+    expect(change?.totalAmount).toBeGreaterThan(0);
+    expect(total).toBe(usd(change?.totalAmount ?? -1));
+    expect(shown).toContain(usd(change?.taxAmount ?? -1));
+  });
+});
