@@ -1,8 +1,9 @@
 // The seller app's customers and subscriptions lists in a real Chromium against the real server: empty lists on
 // the live side that teach the next step (with the `till` command), then on the sandbox side the lists sorted by
 // their columns' buttons (the server sorts), searched, filtered, and a row's menu: a customer's id copied, a
-// subscription canceled at the period's end after its confirmation (Escape first changes nothing) and taken
-// back, each with its toast; at a desktop's width and a phone's. Every page passes axe and is photographed.
+// subscription canceled at the period's end after its confirmation (Escape first changes nothing), taken back,
+// and canceled again from its own page, each with its toast; at a desktop's width and a phone's. Every page
+// passes axe and is photographed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Polar } from "@polar-sh/sdk";
@@ -93,6 +94,10 @@ describe("the seller app's customers and subscriptions", () => {
     await page.getByRole("button", { name: "Actions for mia@example.com" }).click();
     await page.getByRole("menuitem", { name: "Open" }).click();
     await page.getByRole("heading", { level: 1, name: "mia@example.com" }).waitFor();
+    await page.getByRole("region", { name: "The customer's subscriptions" }).getByRole("row", { name: /Plan active \$0\.00 \/ month/ }).waitFor();
+    await page.getByRole("button", { name: "Copy id" }).click();
+    await toast(page, "Copied the customer's id.");
+    await checkPage(page, "desktop-customer");
     await page.goto("/customers?mode=sandbox&query=nobody");
     await page.getByText("No customer matches “nobody”.").waitFor();
 
@@ -137,7 +142,7 @@ describe("the seller app's customers and subscriptions", () => {
     expect(problems).toEqual([]);
   }, 180_000);
 
-  it("phone: the lists as cards, a row's menu takes a cancellation back", async () => {
+  it("phone: the lists as cards; a row's menu takes a cancellation back; the subscription's page cancels after asking", async () => {
     const page = await open(375);
     await page.goto("/customers?mode=sandbox");
     await page.getByRole("button", { name: "Actions for amy@example.com" }).waitFor();
@@ -149,6 +154,20 @@ describe("the seller app's customers and subscriptions", () => {
     await toast(page, "amy@example.com's Plan renews again.");
     expect((await sandbox.subscriptions.get({ id: subs.get("amy@example.com") ?? "" })).cancelAtPeriodEnd).toBe(false);
     await checkPage(page, "phone-subscriptions");
+    // the subscription's own page asks once more too
+    await menu.click();
+    await page.getByRole("menuitem", { name: "Open" }).click();
+    await page.getByRole("heading", { level: 1, name: "Plan · amy@example.com" }).waitFor();
+    await page.getByRole("button", { name: "Cancel at the period's end…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel Plan at the period's end?" });
+    await dialog.waitFor();
+    await checkPage(page, "phone-subscription-cancel-dialog");
+    await dialog.getByRole("button", { name: "Yes, cancel at period end" }).click();
+    await toast(page, "It ends on");
+    await page.getByText("active, ends at the period's end").waitFor();
+    expect((await sandbox.subscriptions.get({ id: subs.get("amy@example.com") ?? "" })).cancelAtPeriodEnd).toBe(true);
+    await page.getByRole("link", { name: "All subscriptions" }).click();
+    await page.getByRole("heading", { level: 1, name: "Subscriptions" }).waitFor();
     await page.goto("/subscriptions?mode=live");
     await page.getByText("No subscriptions yet.").waitFor();
     await checkPage(page, "phone-subscriptions-empty");

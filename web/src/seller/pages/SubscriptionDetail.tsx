@@ -119,10 +119,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
   const [saved, setSaved] = useState<Subscription | null>(null);
   const s = saved ?? loaded.data;
   return (
-    <Layout title={s ? `${s.product.name} · ${s.customer.email ?? ""}` : "Subscription"}>
-      <p>
-        <a href={href("/subscriptions")}>All subscriptions</a>
-      </p>
+    <Layout title={s ? `${s.product.name} · ${s.customer.email ?? ""}` : "Subscription"} back={{ href: href("/subscriptions"), label: "All subscriptions" }}>
       <Loading loading={loaded.loading} error={loaded.error} />
       {s && (
         <>
