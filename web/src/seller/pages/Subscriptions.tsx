@@ -68,6 +68,24 @@ async function load(scope: Scope, f: Filter): Promise<Result<ListPage<Subscripti
   });
 }
 
+/** No subscription on this side yet: where they come from, and the link that starts one. */
+function NoSubscriptions({ sandbox }: { sandbox: boolean }) {
+  return (
+    <Empty
+      title={`No subscriptions yet${sandbox ? " in the sandbox" : ""}.`}
+      command="till checkout-links create --product <product id>"
+      action={
+        <a className="button" href={href("/checkout-links")}>
+          Create a checkout link
+        </a>
+      }
+    >
+      A subscription starts when a customer buys a recurring product: share a checkout link to one of your products
+      {sandbox ? ", and pay it with the test card 4242 4242 4242 4242 to see one here" : ""}.
+    </Empty>
+  );
+}
+
 export function Subscriptions() {
   const { scope, mode } = useSeller();
   const toast = useToast();
@@ -144,20 +162,7 @@ export function Subscriptions() {
       </div>
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>
-      {list.data && empty && (
-        <Empty
-          title={`No subscriptions yet${mode === "sandbox" ? " in the sandbox" : ""}.`}
-          command="till checkout-links create --product <product id>"
-          action={
-            <a className="button" href={href("/checkout-links")}>
-              Create a checkout link
-            </a>
-          }
-        >
-          A subscription starts when a customer buys a recurring product: share a checkout link to one of your products
-          {mode === "sandbox" ? ", and pay it with the test card 4242 4242 4242 4242 to see one here" : ""}.
-        </Empty>
-      )}
+      {list.data && empty && <NoSubscriptions sandbox={mode === "sandbox"} />}
       {list.data && !empty && (
         <>
           {list.data.items.length === 0 ? (
