@@ -4,11 +4,11 @@
 import { v1, type ListPage } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
+import { copyText } from "../kit/copy.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { RowActions } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
 import { useToast } from "../Toasts.js";
-import { copyText } from "./Customers.js";
 import { day, Facts, Loading, money, Pager, Table } from "../parts.js";
 import { href, pageParam } from "../url.js";
 import type { BenefitGrant, CustomerState, Order, Subscription } from "../wire.js";

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { v1, type ListPage } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
+import { copyText } from "../kit/copy.js";
 import { DataTable, type DataColumn } from "../kit/DataTable.js";
 import { Empty } from "../kit/Empty.js";
 import { RowActions } from "../kit/RowActions.js";
@@ -22,16 +23,6 @@ const COLUMNS: Array<DataColumn<Customer>> = [
   { id: "name", sortKey: "name", label: "Name", cell: (c) => c.name ?? "—" },
   { id: "since", sortKey: "created_at", label: "Since", cell: (c) => day(c.created_at) },
 ];
-
-/** Copies `text`; false where the browser refuses (no clipboard permission, an insecure origin). */
-export async function copyText(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export function Customers() {
   const { scope, mode } = useSeller();
