@@ -90,19 +90,22 @@ describe("the seller's pages on live data", () => {
     expect(flat(await sub.innerText())).toMatch(/monthly product \d+ bob@example\.com active \d{4}-\d\d-\d\d \$9\.00 \/ month/);
     await checkPage(page, "subscriptions");
     await sub.getByRole("link").click();
+    // cancelling at the period's end asks once more, in a dialog; the result is a toast
     await page.getByRole("button", { name: "Cancel at the period's end" }).click();
-    await page.getByText(/^It ends on \d{4}-\d\d-\d\d\.$/).waitFor();
+    await page.getByRole("dialog", { name: /at the period's end\?$/ }).getByRole("button", { name: "Yes, cancel at period end" }).click();
+    await page.locator(".toast").getByText(/^It ends on \d{4}-\d\d-\d\d\.$/).waitFor();
     await page.getByText("active, ends at the period's end").waitFor();
     await checkPage(page, "subscription");
     await page.getByRole("button", { name: "Keep it renewing (uncancel)" }).click();
-    await page.getByText("It renews again.").waitFor();
+    await page.locator(".toast").getByText("It renews again.").waitFor();
     // ending it now asks once more; "Keep it" changes nothing
     const subId = new URL(page.url()).pathname.split("/")[2]!;
     await page.getByRole("button", { name: "End it now" }).click();
-    await page.getByRole("button", { name: "Keep it", exact: true }).click();
+    await page.getByRole("dialog", { name: "End this subscription now?" }).getByRole("button", { name: "Keep it", exact: true }).click();
     await page.getByRole("button", { name: "End it now" }).click();
     expect((await seller.sdk.subscriptions.get({ id: subId })).status).toBe("active");
     await page.getByRole("button", { name: "Yes, end it now" }).click();
+    await page.locator(".toast").getByText("Ended now.").waitFor();
     await page.getByText(/^This subscription ended on \d{4}-\d\d-\d\d\.$/).waitFor();
     expect((await seller.sdk.subscriptions.get({ id: subId })).status).toBe("canceled");
     expect(await page.getByRole("heading", { name: "Change product" }).count()).toBe(0);

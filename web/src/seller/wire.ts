@@ -90,6 +90,7 @@ export interface Subscription {
   canceled_at: string | null;
   ends_at: string | null;
   ended_at: string | null;
+  started_at?: string | null;
   customer_id: string;
   product_id: string;
   customer: { id: string; email: string | null; name: string | null };

@@ -1,15 +1,26 @@
 // /customers/<id>: one customer with their state (active subscriptions, granted benefits, meters), their latest
 // orders and subscriptions (each links to the full list, narrowed to them) and their benefit grants, a page at a
-// time (`grants_page` in the address).
+// time (`grants_page` in the address); its id copied from the page's header.
 import { v1, type ListPage } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
+import { copyText } from "../kit/copy.js";
+import { DataTable, type DataColumn } from "../kit/DataTable.js";
+import { RowActions } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
+import { useToast } from "../Toasts.js";
 import { day, Facts, Loading, money, Pager, Table } from "../parts.js";
 import { href, pageParam } from "../url.js";
 import type { BenefitGrant, CustomerState, Order, Subscription } from "../wire.js";
 
 const RECENT = 10;
+
+const SUB_COLUMNS: Array<DataColumn<Subscription>> = [
+  { id: "product", label: "Product", cell: (s) => <a href={href(`/subscriptions/${s.id}`)}>{s.product.name}</a> },
+  { id: "status", label: "Status", cell: (s) => `${s.status.replace(/_/g, " ")}${s.cancel_at_period_end ? ", ends at period end" : ""}` },
+  { id: "amount", label: "Amount", cell: (s) => `${money(s.amount, s.currency)} / ${s.recurring_interval}`, numeric: true },
+  { id: "renews", label: "Renews", cell: (s) => (s.ended_at ? "—" : day(s.current_period_end)) },
+];
 
 function Lists({ id }: { id: string }) {
   const { scope } = useSeller();
@@ -43,16 +54,13 @@ function Lists({ id }: { id: string }) {
       <section aria-labelledby="subs-h">
         <h2 id="subs-h">Subscriptions</h2>
         <Loading loading={subs.loading} error={subs.error} />
-        {subs.data && (
-          <Table
+        {subs.data && subs.data.items.length === 0 && <p className="hint">No subscriptions.</p>}
+        {subs.data && subs.data.items.length > 0 && (
+          <DataTable
             caption="The customer's subscriptions"
             rows={subs.data.items}
-            empty="No subscriptions."
-            columns={[
-              { label: "Product", cell: (s) => <a href={href(`/subscriptions/${s.id}`)}>{s.product.name}</a> },
-              { label: "Status", cell: (s) => s.status.replace(/_/g, " ") },
-              { label: "Amount", cell: (s) => `${money(s.amount, s.currency)} / ${s.recurring_interval}`, numeric: true },
-            ]}
+            columns={SUB_COLUMNS}
+            actions={(s) => <RowActions name={s.product.name} items={[{ label: "Open", href: href(`/subscriptions/${s.id}`) }]} />}
           />
         )}
         {subs.data && subs.data.pagination.total_count > RECENT && (
@@ -85,12 +93,16 @@ function Lists({ id }: { id: string }) {
 export function CustomerDetail({ id }: { id: string }) {
   const { scope } = useSeller();
   const state = useLoad(() => v1<CustomerState>(scope, "GET", `/customers/${id}/state`), id);
+  const toast = useToast();
   const c = state.data;
+  const copyId = async () => toast((await copyText(id)) ? "Copied the customer's id." : `The customer's id: ${id}`);
+  const copy = (
+    <button type="button" onClick={() => void copyId()}>
+      Copy id
+    </button>
+  );
   return (
-    <Layout title={c ? c.email : "Customer"}>
-      <p>
-        <a href={href("/customers")}>All customers</a>
-      </p>
+    <Layout title={c ? c.email : "Customer"} back={{ href: href("/customers"), label: "All customers" }} action={copy}>
       <Loading loading={state.loading} error={state.error} />
       {c && (
         <>

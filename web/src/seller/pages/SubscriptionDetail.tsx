@@ -1,5 +1,6 @@
 // /subscriptions/<id>: one subscription, cancelling it at the period's end (or taking that back), ending it now,
-// and moving it to another recurring product (with the proration the seller picks).
+// and moving it to another recurring product (with the proration the seller picks); cancelling and ending
+// are each asked once more in a dialog, and each result shows in a toast.
 import { useState, type FormEvent } from "react";
 import { CANCELLATION_REASONS } from "../../../../shared/cancellation-reasons.js";
 import { SelectField, Status, type Tone } from "../../ui.js";
@@ -8,6 +9,8 @@ import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
 import { Chooser } from "../Chooser.js";
+import { Confirm } from "../kit/Confirm.js";
+import { useToast } from "../Toasts.js";
 import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
 import { priceLabel, type Product, type Subscription } from "../wire.js";
@@ -15,21 +18,23 @@ import { priceLabel, type Product, type Subscription } from "../wire.js";
 type Said = { tone: Tone; text: string } | undefined;
 const words = (s: string) => s.replace(/_/g, " ");
 
+/** Cancelling at the period's end (or taking it back) and ending now, each of the first two asked once more. */
 function Cancel({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription) => void }) {
   const { scope } = useSeller();
-  const [said, setSaid] = useState<Said>(undefined);
+  const toast = useToast();
+  const [error, setError] = useState<string | undefined>(undefined);
   const [reason, setReason] = useState("");
-  // ending now cannot be taken back: the button asks once more
-  const [ending, setEnding] = useState(false);
-  async function patch(body: Record<string, unknown>, done: string) {
+  async function patch(body: Record<string, unknown>, done: (s: Subscription) => string) {
     const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, {
       body: { ...body, ...(reason && body.cancel_at_period_end !== false ? { customer_cancellation_reason: reason } : {}) },
     });
-    if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
-    setSaid({ tone: "success", text: done });
+    if (!r.ok) return setError(r.error.message);
+    setError(undefined);
+    toast(done(r.data));
     onSaved(r.data);
   }
   if (sub.ended_at) return <p className="hint">This subscription ended on {day(sub.ended_at)}.</p>;
+  const who = sub.customer.email ?? "The customer";
   return (
     <div className="stack">
       {!sub.cancel_at_period_end && (
@@ -40,31 +45,30 @@ function Cancel({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription
       )}
       <div className="actions">
         {sub.cancel_at_period_end ? (
-          <button type="button" onClick={() => void patch({ cancel_at_period_end: false }, "It renews again.")}>
+          <button type="button" onClick={() => void patch({ cancel_at_period_end: false }, () => "It renews again.")}>
             Keep it renewing (uncancel)
           </button>
         ) : (
-          <button type="button" onClick={() => void patch({ cancel_at_period_end: true }, `It ends on ${day(sub.current_period_end)}.`)}>
-            Cancel at the period's end
-          </button>
+          <Confirm
+            trigger="Cancel at the period's end…"
+            danger={false}
+            title={`Cancel ${sub.product.name} at the period's end?`}
+            body={`${who} keeps access until ${day(sub.current_period_end)}; it then ends and is not billed again. You can take this back until then.`}
+            confirm="Yes, cancel at period end"
+            cancel="Keep it renewing"
+            onConfirm={() => patch({ cancel_at_period_end: true }, (s) => `It ends on ${day(s.current_period_end)}.`)}
+          />
         )}
-        {ending ? (
-          <>
-            <button type="button" className="danger" onClick={() => void patch({ revoke: true }, "Ended now.")}>
-              Yes, end it now
-            </button>
-            <button type="button" onClick={() => setEnding(false)}>
-              Keep it
-            </button>
-          </>
-        ) : (
-          <button type="button" className="danger" onClick={() => setEnding(true)}>
-            End it now
-          </button>
-        )}
+        <Confirm
+          trigger="End it now"
+          title="End this subscription now?"
+          body="It stops at once, not at the period's end, and its benefits are revoked. This cannot be taken back."
+          confirm="Yes, end it now"
+          cancel="Keep it"
+          onConfirm={() => patch({ revoke: true }, () => "Ended now.")}
+        />
       </div>
-      {ending && <p className="hint">Ending it now cannot be taken back: the subscription stops at once, not at the period's end.</p>}
-      <Status tone={said?.tone}>{said?.text}</Status>
+      <Status tone="error">{error}</Status>
     </div>
   );
 }
@@ -115,10 +119,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
   const [saved, setSaved] = useState<Subscription | null>(null);
   const s = saved ?? loaded.data;
   return (
-    <Layout title={s ? `${s.product.name} · ${s.customer.email ?? ""}` : "Subscription"}>
-      <p>
-        <a href={href("/subscriptions")}>All subscriptions</a>
-      </p>
+    <Layout title={s ? `${s.product.name} · ${s.customer.email ?? ""}` : "Subscription"} back={{ href: href("/subscriptions"), label: "All subscriptions" }}>
       <Loading loading={loaded.loading} error={loaded.error} />
       {s && (
         <>
