@@ -45,10 +45,22 @@ export interface CustomerEntitlementRows {
   external_id: string | null;
   grants: GrantFact[];
   subscriptions: SubscriptionFact[];
-  held: Array<{ meter_id: string; units: number }>;
+  /** the units open holds keep per meter, and when the first of them expires (epoch ms) */
+  held: Array<{ meter_id: string; units: number; expires: number }>;
   meters: MeterRowFact[];
   past_due_access: boolean;
+  /** the customer's and the organization's entitlement stamps, read in this statement (entitlementStampSql) */
+  stamp: string;
 }
+
+/**
+ * The customer's (`c`) and its organization's ($1) entitlement stamps as one text: migration 0091's triggers set a
+ * new one on every change that can alter the customer's facts, so facts read in the same statement as a stamp are
+ * the facts of every later read that sees the same stamp (facts-cache.ts).
+ */
+export const ENTITLEMENT_STAMP_SQL = `(c.id::text || ':'
+    || coalesce((SELECT s.stamp FROM entitlement_stamp s WHERE s.organization_id = $1::uuid AND s.customer_id = c.id), 0)::text || ':'
+    || coalesce((SELECT s.stamp FROM entitlement_stamp s WHERE s.organization_id = $1::uuid AND s.customer_id = $1::uuid), 0)::text)`;
 
 const statement = (match: string) => `WITH c AS (
     SELECT c.id, c.external_id FROM customer c
@@ -76,8 +88,9 @@ const statement = (match: string) => `WITH c AS (
                     FROM product_price p
                     WHERE p.organization_id = $1::uuid AND p.id = ANY(s.price_ids) AND p.meter_id IS NOT NULL))), '[]')::text
       FROM subs s) AS subscriptions,
-    (SELECT coalesce(json_agg(json_build_object('meter_id', lower(h.meter_id::text), 'units', h.units)), '[]')::text
-      FROM (SELECT r.meter_id, sum(r.units) AS units FROM entitlement_reservation r
+    (SELECT coalesce(json_agg(json_build_object('meter_id', lower(h.meter_id::text), 'units', h.units, 'expires', h.expires)), '[]')::text
+      FROM (SELECT r.meter_id, sum(r.units) AS units, floor(extract(epoch FROM min(r.expires_at)) * 1000)::float8 AS expires
+            FROM entitlement_reservation r
             WHERE r.organization_id = $1::uuid AND r.customer_id = c.id AND r.status = 'held'
               AND r.expires_at > $3::timestamptz GROUP BY r.meter_id) h) AS held,
     (SELECT coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'filter', m.filter, 'aggregation', m.aggregation,
@@ -90,7 +103,8 @@ const statement = (match: string) => `WITH c AS (
       WHERE m.organization_id = $1::uuid AND m.archived_at IS NULL
         AND ($4::text IS NULL OR lower(m.id::text) = lower($4::text) OR m.name = $4::text)) AS meters,
     coalesce((SELECT o.details -> 'plan_settings' ->> 'access_while_past_due' FROM billing_organization o
-      WHERE o.organization_id = $1::uuid), 'true') AS past_due_access
+      WHERE o.organization_id = $1::uuid), 'true') AS past_due_access,
+    ${ENTITLEMENT_STAMP_SQL} AS stamp
   FROM c`;
 
 // two statements, each prepared once per connection (one round trip, no parse or plan on the hot path)
@@ -117,5 +131,6 @@ export async function customerEntitlementRows(
     held: json(row.held),
     meters: json(row.meters),
     past_due_access: String(row.past_due_access) !== "false",
+    stamp: String(row.stamp),
   };
 }

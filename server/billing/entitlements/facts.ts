@@ -23,6 +23,14 @@ export interface CustomerFacts {
    * would count twice — read again in one snapshot (service.ts `consistentFacts`) unless already in one.
    */
   heldMeasured: boolean;
+  /** The entitlement stamps read with the facts (facts-repository.ts ENTITLEMENT_STAMP_SQL). */
+  stamp: string;
+  /**
+   * Until when (epoch ms) these facts are the answer of every read at the same stamp: the first open hold's expiry
+   * (it stops counting by itself, no write moves a stamp); null when a later read could differ at the same stamp
+   * (a measured meter whose usage has no stamp: rollups not ready, or a `unique` count).
+   */
+  reusableUntil: number | null;
 }
 
 export async function liveCustomer(db: Queryable, organizationId: string, ref: CustomerRef) {
@@ -163,5 +171,7 @@ export async function entitlementFacts(db: Queryable, organizationId: string, re
     return fact;
   });
   const heldMeasured = wanted.some((m) => (held.get(m.id.toLowerCase()) ?? 0) > 0);
-  return { customerId: rows.customer_id, externalId: rows.external_id, facts: { features, meters }, heldMeasured };
+  const stamped = wanted.every((m) => m.stamp !== null && (m.aggregation as { func?: unknown }).func !== "unique");
+  const reusableUntil = stamped ? Math.min(Infinity, ...rows.held.map((h) => Number(h.expires))) : null;
+  return { customerId: rows.customer_id, externalId: rows.external_id, facts: { features, meters }, heldMeasured, stamp: rows.stamp, reusableUntil };
 }

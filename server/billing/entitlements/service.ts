@@ -9,6 +9,7 @@ import type { CustomerRef } from "../customers/service.js";
 import { invalid } from "../errors.js";
 import { liveMeterNamed } from "../meters/service.js";
 import { entitlementFacts, type CustomerFacts } from "./facts.js";
+import { keepFacts, keptFacts } from "./facts-cache.js";
 import { heldUnitsOfCustomer } from "./reservations-repository.js";
 import { toCheckWire, type EntitlementCheckInput, type EntitlementCheckWire } from "./wire.js";
 
@@ -32,12 +33,17 @@ export const ONE_SNAPSHOT = { isolationLevel: "repeatable read", accessMode: "re
 /**
  * The facts as one moment saw them. Most answers need no transaction: a flag, or meters without open holds, are read
  * in one statement and their usage in a second that no commit can skew (a hold committed after the first was not
- * counted as held). Only when a measured meter has holds is the read repeated in one snapshot.
+ * counted as held). Only when a measured meter has holds is the read repeated in one snapshot. Facts read before at
+ * the customer's current entitlement stamps are reused (facts-cache.ts): then the stamps are the only read.
  */
 export async function consistentFacts(db: Db, organizationId: string, ref: CustomerRef, feature?: string): Promise<CustomerFacts | null> {
-  const found = await entitlementFacts(db, organizationId, ref, feature);
-  if (!found?.heldMeasured) return found;
-  return db.transaction((tx) => entitlementFacts(tx, organizationId, ref, feature), ONE_SNAPSHOT);
+  const kept = await keptFacts(db, organizationId, ref, feature);
+  if (kept.found === "none") return null;
+  if (kept.found === "kept") return kept.facts;
+  let found = await entitlementFacts(db, organizationId, ref, feature);
+  if (found?.heldMeasured) found = await db.transaction((tx) => entitlementFacts(tx, organizationId, ref, feature), ONE_SNAPSHOT);
+  if (found) keepFacts(kept.key, found);
+  return found;
 }
 
 export async function checkEntitlement(db: Db, organizationId: string, input: EntitlementCheckInput): Promise<EntitlementCheckWire> {

@@ -1,7 +1,7 @@
 // The organizations' entitlement snapshot signing keys (server/billing/entitlements/keys.ts): ES256, the private
 // key sealed with the server secret, one signing key per organization (the partial unique index), a rotated one
 // published until `retires_at`.
-import { index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import { createdAt, org, timestamptz } from "./columns.js";
 
@@ -30,4 +30,19 @@ export const entitlementSigningKey = pgTable(
     uniqueIndex("entitlement_signing_key_signing_uq").on(t.organizationId).where(sql`${t.retiresAt} IS NULL`),
     index("entitlement_signing_key_org_idx").on(t.organizationId, t.createdAt),
   ],
+);
+
+/**
+ * A customer's entitlement stamp (customer_id: the customer's id), and the organization's (customer_id: the
+ * organization's id), set from a sequence by triggers on every table whose change can alter an entitlement answer
+ * (migration 0091): a check that reads the same two stamps reuses the facts read before (entitlements/facts-cache.ts).
+ */
+export const entitlementStamp = pgTable(
+  "entitlement_stamp",
+  {
+    organizationId: uuid("organization_id").notNull(),
+    customerId: uuid("customer_id").notNull(),
+    stamp: bigint("stamp", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ name: "entitlement_stamp_pk", columns: [t.organizationId, t.customerId] })],
 );
