@@ -23,8 +23,8 @@ import postgres from "postgres";
 import { bareProductRoute } from "./helpers/baseline.js";
 import { cpuMeter } from "./helpers/cpu.js";
 import { benchSeller, call } from "./helpers/client.js";
+import { seedMeteredUsage, subscribe, type SeedRequest } from "./helpers/metered.js";
 import { announce, spawnServer, startApp, stopServer, watchdog } from "./helpers/server.js";
-import { markRollupsBuilding, rebuildMeterRollups } from "../server/billing/events/service.js";
 import { entitlementFacts } from "../server/billing/entitlements/facts.js";
 import { customerEntitlementRows } from "../server/billing/entitlements/facts-repository.js";
 import { checkEntitlement } from "../server/billing/entitlements/service.js";
@@ -88,42 +88,8 @@ async function serve(): Promise<void> {
     return { on };
   });
 
-  /**
-   * `customers` more customers of the organization, `events` events of the meter for `customerId` spread over its
-   * current period (moved 30 days back, as a subscription a month old), then the meter's rollups rebuilt from them.
-   */
-  bare.post("/control/seed", async (req) => {
-    const { organizationId, customerId, meterId, customers, events } = req.body as { organizationId: string; customerId: string; meterId: string; customers: number; events: number };
-    const started = Date.now();
-    await run(sql`UPDATE subscription SET current_period_start = now() - interval '30 days' WHERE customer_id = ${customerId}::uuid`);
-    const chunk = 250_000;
-    for (let done = 0; done < customers; done += chunk) {
-      const series = sql`generate_series(${done + 1}::int, ${Math.min(customers, done + chunk)}::int) AS i`;
-      await run(sql`INSERT INTO customer (organization_id, email, name, external_id, metadata)
-        SELECT ${organizationId}::uuid, 'crowd-' || i || '@example.com', 'Crowd ' || i, 'crowd-' || i, '{}'::jsonb FROM ${series}`);
-    }
-    const seededCustomers = Date.now();
-    for (let done = 0; done < events; done += chunk) {
-      const series = sql`generate_series(${done + 1}::int, ${Math.min(events, done + chunk)}::int) AS i`;
-      await run(sql`INSERT INTO event (organization_id, name, source, timestamp, customer_id, metadata)
-        SELECT ${organizationId}::uuid, 'bench.call', 'user', now() - interval '1 hour' - (i % 40000) * interval '1 minute', ${customerId}::uuid,
-               jsonb_build_object('units', i % 10)
-        FROM ${series}`);
-    }
-    const seededEvents = Date.now();
-    await markRollupsBuilding(db, organizationId, meterId);
-    await rebuildMeterRollups(db, organizationId, meterId);
-    for (const t of ["customer", "subscription", "event", "meter_rollup", "benefit_grant"]) await run(sql.raw(`VACUUM ANALYZE ${t}`));
-    const [sum] = await run(sql`SELECT coalesce(sum((metadata->>'units')::numeric), 0)::float8 AS units, count(*)::int AS n FROM event
-      WHERE organization_id = ${organizationId}::uuid AND customer_id = ${customerId}::uuid AND name = 'bench.call'`);
-    const [all] = await run(sql`SELECT count(*)::int AS n FROM customer WHERE organization_id = ${organizationId}::uuid`);
-    return {
-      customers: Number(all?.n),
-      events: Number(sum?.n),
-      units: Number(sum?.units),
-      seconds: { customers: (seededCustomers - started) / 1000, events: (seededEvents - seededCustomers) / 1000, rollups: (Date.now() - seededEvents) / 1000 },
-    };
-  });
+  /** The crowd of customers and the checked customer's events, rollups rebuilt (helpers/metered.ts). */
+  bare.post("/control/seed", async (req) => seedMeteredUsage(db, { ...(req.body as Omit<SeedRequest, "eventName">), eventName: "bench.call" }));
 
   /** Where a check's time goes: each read of entitlementFacts alone, sequentially, in this process (mean ms). */
   bare.post("/control/profile", async (req) => {
@@ -163,22 +129,6 @@ interface Fixtures {
   meterId: string;
   /** The subscribed customers: the first is the checked one. */
   customers: string[];
-}
-
-/** A subscription to `productId` through a paid checkout (the test card), for a new customer `email`; its id. */
-async function subscribe(base: string, auth: Record<string, string>, productId: string, email: string): Promise<string> {
-  const checkout = await call<{ client_secret: string }>(base, "POST", "/v1/checkouts/", { products: [productId] }, auth);
-  const secret = checkout.json.client_secret;
-  const card = { number: "4242424242424242", exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: "123" };
-  const token = await call<{ confirmation_token_id: string }>(base, "POST", `/v1/checkouts/client/${secret}/test-card`, card);
-  const body = { customer_email: email, customer_name: "Bench Buyer", customer_billing_address: { country: "FR" }, confirmation_token_id: token.json.confirmation_token_id };
-  await call(base, "POST", `/v1/checkouts/client/${secret}/confirm`, body);
-  for (let i = 0; i < 200; i++) {
-    const found = await call<{ items: Array<{ id: string }> }>(base, "GET", `/v1/customers/?email=${encodeURIComponent(email)}`, undefined, auth);
-    if (found.json.items[0]) return found.json.items[0].id;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no customer ${email}`);
 }
 
 async function fixtures(e: Endpoints): Promise<Fixtures> {

@@ -1,6 +1,7 @@
 // SQL of reservations (org-scoped). A hold counts against its meter's balance while `held` and not expired.
 import { and, eq, gt, sql } from "drizzle-orm";
 import { rowsOf, type Queryable } from "../../db/client.js";
+import { rawQuery } from "../../db/prepared.js";
 import { entitlementReservation } from "../../db/schema/index.js";
 
 export type ReservationRow = typeof entitlementReservation.$inferSelect;
@@ -17,9 +18,17 @@ export async function heldUnitsOfCustomer(db: Queryable, organizationId: string,
   return new Map(rows.map((r) => [r.meterId.toLowerCase(), Number(r.units)]));
 }
 
-/** Serializes the reservations of one customer on one meter until the caller's transaction ends. */
-export async function lockBalance(db: Queryable, customerId: string, meterId: string): Promise<void> {
-  await db.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${customerId}), hashtext(${meterId}))`);
+const LOCK_BALANCE = "SELECT pg_advisory_xact_lock(hashtext($1::text), hashtext($2::text))";
+
+/**
+ * Serializes the reservations of one customer on one meter until the caller's transaction ends. The statement is
+ * on its way when this returns: a statement the caller sends after the call runs after the lock is taken, so the
+ * two can share a round trip (`Promise.all([lockBalance(…), read(…)])`, the lock first).
+ */
+export function lockBalance(db: Queryable, customerId: string, meterId: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    rawQuery(db, LOCK_BALANCE, [customerId, meterId]).then(() => resolve(), reject);
+  });
 }
 
 export async function insertReservation(db: Queryable, values: typeof entitlementReservation.$inferInsert): Promise<ReservationRow> {

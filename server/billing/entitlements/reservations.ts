@@ -7,8 +7,10 @@
 import type { Db, Queryable } from "../../db/client.js";
 import type { ScheduledPass } from "../../tasks/claim.js";
 import { answer } from "../../../shared/entitlements.js";
+import type { CustomerRef } from "../customers/service.js";
 import { orgNow } from "../clock.js";
 import { invalid } from "../errors.js";
+import { isUuid } from "../http.js";
 import { recordUsageEvents } from "../events/service.js";
 import { liveMeterNamed } from "../meters/service.js";
 import { meterDefinition } from "../meters/wire.js";
@@ -35,17 +37,18 @@ async function meterOf(db: Queryable, organizationId: string, feature: string, u
 export async function createReservation(db: Db, organizationId: string, input: ReservationCreateInput): Promise<ReservationWire> {
   const meter = await meterOf(db, organizationId, input.feature, input.units);
   const row = await db.transaction(async (tx) => {
-    const customer = await liveCustomer(tx, organizationId, customerRefOf(input));
-    if (!customer) throw reservationRefused(answer(null, meter.id, input.units), input.units);
-    await repo.lockBalance(tx, customer.id, meter.id);
-    // read under the lock: every hold taken before it is counted
-    const found = await entitlementFacts(tx, organizationId, { id: customer.id }, meter.id);
+    // by id: the lock is the id's (a customer's id is its lower-case uuid), and the facts say whether it is live
+    const customerId = await holderId(tx, organizationId, customerRefOf(input));
+    if (!customerId) throw reservationRefused(answer(null, meter.id, input.units), input.units);
+    // read under the lock (the facts' statement is sent behind the lock's, and runs after it): every hold taken
+    // before it is counted
+    const [, found] = await Promise.all([repo.lockBalance(tx, customerId, meter.id), entitlementFacts(tx, organizationId, { id: customerId }, meter.id)]);
     const verdict = answer(found?.facts ?? null, meter.id, input.units);
-    if (!verdict.allowed) throw reservationRefused(verdict, input.units);
+    if (!found || !verdict.allowed) throw reservationRefused(verdict, input.units);
     const now = new Date();
     return repo.insertReservation(tx, {
       organizationId,
-      customerId: customer.id,
+      customerId: found.customerId,
       meterId: meter.id,
       units: input.units,
       status: "held",
@@ -61,6 +64,12 @@ export async function getReservation(db: Queryable, organizationId: string, id: 
   const row = await repo.findReservation(db, organizationId, id);
   if (!row) throw reservationNotFound();
   return toReservationWire(row);
+}
+
+/** The customer a hold is for: an id as given (no read: the facts read under the lock find it live or not). */
+async function holderId(tx: Queryable, organizationId: string, ref: CustomerRef): Promise<string | null> {
+  if ("id" in ref) return isUuid(ref.id) ? ref.id.toLowerCase() : null;
+  return (await liveCustomer(tx, organizationId, ref))?.id ?? null;
 }
 
 /** The reservation locked for its settlement; an open hold, or a settlement repeating the one made (a retry). */
@@ -85,14 +94,18 @@ export async function commitReservation(db: Db, organizationId: string, id: stri
     if (input.units > hold.row.units) throw invalid(["body", "units"], `A commit uses at most the units held (${hold.row.units}); reserve more first.`);
     // the held units become used ones under the balance's lock: a hold reading the balance meanwhile (the held
     // units, then the usage) would otherwise count them twice and refuse units that are there
-    await repo.lockBalance(tx, hold.row.customerId, hold.row.meterId);
+    // the meter and the clock read in the same round trip as the lock (sent behind it)
+    const used = input.units > 0;
+    const [, meter, timestamp] = await Promise.all([
+      repo.lockBalance(tx, hold.row.customerId, hold.row.meterId),
+      used ? liveMeterNamed(tx, organizationId, hold.row.meterId) : undefined,
+      used ? orgNow(tx, organizationId) : undefined,
+    ]);
     let recorded = 0;
-    if (input.units > 0) {
-      const meter = await liveMeterNamed(tx, organizationId, hold.row.meterId);
+    if (used && timestamp) {
       if (!meter) throw invalid(["path", "id"], "This reservation's meter was archived: record the usage as an event.");
       const plan = usageEventFor(meterDefinition(meter), input.units, Math.floor(Date.now() / 1000));
       if ("error" in plan) throw invalid(["body", "units"], plan.error);
-      const timestamp = await orgNow(tx, organizationId);
       const events = Array.from({ length: plan.count }, (_, n) => ({
         ...plan.event,
         customerId: hold.row.customerId,
