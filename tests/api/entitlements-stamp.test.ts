@@ -79,7 +79,8 @@ describe("an entitlement check's facts, reused while the stamps are the same", (
   it("a facts row changed behind the triggers is not seen; the next stamped change reads the facts again", async () => {
     expect(await check("export")).toMatchObject({ allowed: true });
     expect(keptFactsCount()).toBeGreaterThan(0);
-    await behindTriggers("benefit_grant", "benefit_grant_entitlement_stamp", sql`UPDATE benefit_grant SET revoked_at = now() WHERE customer_id = ${sub.customerId}::uuid AND benefit_id = ${flagId}::uuid`);
+    const revoke = sql`UPDATE benefit_grant SET revoked_at = now() WHERE customer_id = ${sub.customerId}::uuid AND benefit_id = ${flagId}::uuid`;
+    await behindTriggers("benefit_grant", "benefit_grant_entitlement_stamp", revoke);
     // the facts kept are the answer: the revocation was not read
     expect(await check("export")).toMatchObject({ allowed: true });
     // any write the triggers see moves the stamp: the facts are read again
