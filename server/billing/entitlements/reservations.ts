@@ -135,8 +135,11 @@ async function afterUsage(db: Db, organizationId: string, customerId: string, lo
   const named = namedCustomers();
   named.ids.add(customerId.toLowerCase());
   named.events.push({ customer: `i:${customerId.toLowerCase()}`, metadata: undefined });
-  await debitUsageAfterIngest(db, organizationId, named, (err) => log.error(err, "wallets: debiting usage failed"));
-  await checkAfterIngest(db, organizationId, named, (err) => log.error(err, "usage alerts: the check failed"));
+  // independent of each other (a wallet's debit, the alerts' thresholds): side by side, one wait instead of two
+  await Promise.all([
+    debitUsageAfterIngest(db, organizationId, named, (err) => log.error(err, "wallets: debiting usage failed")),
+    checkAfterIngest(db, organizationId, named, (err) => log.error(err, "usage alerts: the check failed")),
+  ]);
 }
 
 /** The schedule's pass: holds past their expiry are marked expired (they stopped counting at expiry already). */
