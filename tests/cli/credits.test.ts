@@ -67,12 +67,13 @@ describe("till benefits: meter credit extensions", () => {
 
 describe("till products: a metered price's overage", () => {
   it("--overage credit_only and credit_then_invoice; the price says it; --overage only with --metered", async () => {
-    const only = await run(["products", "create", "Credits plan", "--recurring", "month", "--price", "900", "--metered", "--meter", meterId, "--unit-amount", "25", "--overage", "credit_only", "--json"]);
+    const metered = ["--metered", "--meter", meterId, "--unit-amount", "25"];
+    const only = await run(["products", "create", "Credits plan", "--recurring", "month", "--price", "900", ...metered, "--overage", "credit_only", "--json"]);
     expect(only.exitCode, only.stderr).toBe(0);
     const product = parseJson<{ id: string; prices: Array<{ amount_type: string; overage?: string }> }>(only.stdout);
     expect(product.prices.find((p) => p.amount_type === "metered_unit")?.overage).toBe("credit_only");
     expect((await run(["products", "get", product.id])).stdout).toContain("credits only (nothing billed past them)");
-    const invoiced = await run(["products", "update", product.id, "--price", "900", "--metered", "--meter", meterId, "--unit-amount", "25", "--overage", "credit_then_invoice", "--json"]);
+    const invoiced = await run(["products", "update", product.id, "--price", "900", ...metered, "--overage", "credit_then_invoice", "--json"]);
     expect(invoiced.exitCode, invoiced.stderr).toBe(0);
     const after = await raw("GET", `/v1/products/${product.id}`);
     const active = (after.body.prices as Array<{ amount_type: string; overage?: string; is_archived: boolean }>).filter((p) => !p.is_archived && p.amount_type === "metered_unit");
