@@ -18,7 +18,8 @@ async function computeMeter(): Promise<Meter> {
 }
 
 async function yearlyPlan(meter: Meter, overage?: "credit_only") {
-  const b = await fx.raw("POST", "/v1/benefits/", { type: "meter_credit", description: `Monthly credits ${n++}`, properties: { units: 100, rollover: false, meter_id: meter.id, schedule: "monthly" } });
+  const properties = { units: 100, rollover: false, meter_id: meter.id, schedule: "monthly" };
+  const b = await fx.raw("POST", "/v1/benefits/", { type: "meter_credit", description: `Monthly credits ${n++}`, properties });
   expect(b.status).toBe(201);
   const metered = { amount_type: "metered_unit", meter_id: meter.id, unit_amount: "10", price_currency: "usd", ...(overage ? { overage } : {}) };
   const product = await fx.raw("POST", "/v1/products/", {
