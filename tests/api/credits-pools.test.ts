@@ -1,7 +1,7 @@
 // Credit pools per subscription are visible and alertable: a customer with two subscriptions on one meter, each with a
 // pool of its own, sees each pool (its subscription, credited, consumed, balance) beside the customer's total in
-// /v1/customer-meters and the customer state (the portal's customer meters read the same); a balance alert on the meter fires for
-// the subscription whose own pool ran out, measured over the events naming it, and not for the other.
+// /v1/customer-meters and the customer state (the portal's customer meters read the same); a balance alert on the
+// meter fires for the subscription whose own pool ran out, measured over the events naming it, and not the other.
 import type { Meter } from "@polar-sh/sdk/models/components/meter.js";
 import { describe, expect, it } from "vitest";
 import { pay, subscribeThroughCheckout } from "../helpers/checkout.js";

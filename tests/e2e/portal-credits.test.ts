@@ -36,7 +36,8 @@ const raw = (method: string, p: string, body?: unknown) => rawRequest(server.url
 async function bought(name: string, interval: "month" | "year", description: string, properties: Record<string, unknown>): Promise<string> {
   const b = await raw("POST", "/v1/benefits/", { type: "meter_credit", description, properties });
   expect(b.status, JSON.stringify(b.body)).toBe(201);
-  const product = await raw("POST", "/v1/products/", { name, recurring_interval: interval, prices: [{ amount_type: "fixed", price_amount: interval === "year" ? 12_000 : 1000, price_currency: "usd" }] });
+  const price = { amount_type: "fixed", price_amount: interval === "year" ? 12_000 : 1000, price_currency: "usd" };
+  const product = await raw("POST", "/v1/products/", { name, recurring_interval: interval, prices: [price] });
   expect(product.status).toBe(201);
   await raw("POST", `/v1/products/${product.body.id}/benefits`, { benefits: [b.body.id] });
   const checkout = await seller.sdk.checkouts.create({ products: [product.body.id as string] });
