@@ -23,6 +23,8 @@ export interface WirePrice {
   preset_amount?: number | null;
   unit_amount?: string;
   cap_amount?: number | null;
+  /** till's: what happens past the customer's meter credits (credit_then_invoice, Polar's, unless credit_only). */
+  overage?: string;
   unit_tiers?: UnitTiers | null;
   meter_id?: string;
   meter?: { id: string; name: string };
@@ -58,7 +60,8 @@ export function describePrice(p: WirePrice): string {
     case "metered_unit": {
       const unit = unitName(p.meter?.name ?? "");
       const amount = p.unit_tiers ? describeUnitTiers(p.unit_tiers, currency, unit) : `${money(p.unit_amount ?? "0", currency)} per ${unit}`;
-      return `${amount}${p.cap_amount != null ? ` (cap ${money(p.cap_amount, currency)})` : ""}`;
+      const cap = p.cap_amount != null ? ` (cap ${money(p.cap_amount, currency)})` : "";
+      return `${amount}${cap}${p.overage === "credit_only" ? ", credits only (nothing billed past them)" : ""}`;
     }
     case "seat_based":
       return describeTiers(p.seat_tiers?.tiers ?? [], currency);

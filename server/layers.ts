@@ -108,7 +108,7 @@ export const LAYERS: readonly Layer[] = [
       domain("checkouts", "input.ts", "create.ts", "confirm.ts", "payment-failed.ts", "expiry.ts"),
       domain("checkout-links"),
       domain("wallets", "late.ts", "credits.ts"),
-      domain("renewal", "renewal.ts", "run.ts", "trial-reminders.ts", "proration.ts", "upcoming.ts"),
+      domain("renewal", "renewal.ts", "run.ts", "trial-reminders.ts", "proration.ts", "upcoming.ts", "monthly-usage.ts"),
     ],
   },
   {

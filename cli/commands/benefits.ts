@@ -13,6 +13,7 @@ import {
   collectMetadata,
   oneOf,
   parseId,
+  parseNonNegative,
   parsePositive,
   readJsonObjectFlag,
   type MetadataValue,
@@ -21,6 +22,7 @@ import { changes, day, describeMetadata, listOptions, listResource, type ListOpt
 import { registerDelivery } from "./benefit-delivery.js";
 import { assertNever } from "../../shared/kinds.js";
 import { CLI_BENEFIT_TYPES } from "../kinds.js";
+import { CREDIT_POOLS, CREDIT_SCHEDULES } from "../../shared/meter-credit-terms.js";
 
 /** The types the flags set (the rest are the API's: ../kinds.ts). */
 type BenefitType = (typeof CLI_BENEFIT_TYPES)[number];
@@ -47,6 +49,11 @@ interface PropertyFlags {
   meter?: string;
   units?: number;
   rollover?: boolean;
+  schedule?: string;
+  pool?: string;
+  perAmount?: number;
+  minUnits?: number;
+  maxUnits?: number;
   file?: string[];
   repository?: { owner: string; name: string };
   permission?: string;
@@ -72,6 +79,11 @@ function propertyFlags(o: PropertyFlags): Record<BenefitType, [string, string, u
       ["--meter", "meter_id", o.meter],
       ["--units", "units", o.units],
       ["--rollover", "rollover", o.rollover],
+      ["--schedule", "schedule", o.schedule],
+      ["--pool", "pool", o.pool],
+      ["--per-amount", "per_amount", o.perAmount],
+      ["--min-units", "min_units", o.minUnits],
+      ["--max-units", "max_units", o.maxUnits],
     ],
     downloadables: [["--file", "files", o.file]],
     github_repository: [
@@ -120,6 +132,12 @@ function buildProperties(type: BenefitType, o: PropertyFlags, current: Record<st
       if (o.units !== undefined) p.units = o.units;
       if (o.rollover !== undefined) p.rollover = o.rollover;
       p.rollover ??= false;
+      // till's extensions (docs/credits.md), sent only when given: a benefit without them reads as Polar's
+      for (const [flag, key, value] of propertyFlags(o).meter_credit.slice(3)) {
+        if (value === undefined) continue;
+        if ((key === "min_units" || key === "max_units") && p.per_amount === undefined) throw new UsageError(`${flag}: only with --per-amount (bounds of credits in proportion to the amount paid)`);
+        p[key] = value;
+      }
       break;
     case "downloadables":
       if (o.file !== undefined) p.files = o.file;
@@ -245,6 +263,11 @@ function propertyOptions(cmd: Command): Command {
     .option("--meter <id>", "meter_credit: the meter credited", parseId)
     .option("--units <n>", "meter_credit: units credited each period", parsePositive)
     .option("--rollover", "meter_credit: unused units carry over to the next period")
+    .option("--schedule <when>", `meter_credit: when the units are credited: ${CREDIT_SCHEDULES.join(", ")} (once: at purchase only; monthly: each month of a longer period)`, oneOf(CREDIT_SCHEDULES))
+    .option("--pool <whose>", `meter_credit: ${CREDIT_POOLS.join(", ")} (subscription: each subscription's credits cover the events tagged with its id)`, oneOf(CREDIT_POOLS))
+    .option("--per-amount <amount>", "meter_credit: --units credits for every <amount> paid, in minor units (pay what you want)", parsePositive)
+    .option("--min-units <n>", "meter_credit: with --per-amount, the fewest units a purchase credits", parseNonNegative)
+    .option("--max-units <n>", "meter_credit: with --per-amount, the most units a purchase credits", parsePositive)
     .option("--file <id>", "downloadables: a file to download, repeatable (uploaded with /v1/files)", collectId)
     .option("--repository <owner/name>", "github_repository: the repository to invite customers to", parseRepository)
     .option("--permission <level>", `github_repository: ${PERMISSIONS.join(", ")}`, oneOf(PERMISSIONS))
@@ -300,6 +323,8 @@ export function register(program: Command): void {
         "till benefits create custom --description \"Priority support\" --note \"Write to vip@acme.test\"",
         "till benefits create license_keys --description \"License key\" --prefix ACME --expires 1y --activations 3 --customer-admin",
         "till benefits create meter_credit --description \"1000 API calls\" --meter <id> --units 1000 --rollover",
+        "till benefits create meter_credit --description \"100 credits a month\" --meter <id> --units 100 --schedule monthly",
+        "till benefits create meter_credit --description \"Credits per $1\" --meter <id> --units 10 --per-amount 100 --min-units 20",
         "till benefits create downloadables --description \"E-book files\" --file <file-id> --file <file-id>",
         "till benefits create github_repository --description \"Source access\" --repository acme/sdk --permission pull",
         "till benefits create discord --description \"Community\" --guild-token <token> --role <role-id>",

@@ -4,7 +4,8 @@
 // (--external-customer-id, sent as is). The answer is the exit code as well, so a script can branch on it: 0
 // allowed, 3 refused; with --json the answer is the data (`.allowed`) and the exit code 0 either way, as `gh pr
 // checks --json` does. A customer id or external id till does not know is an answer (customer_not_found), not an
-// error; an email no customer has is (exit 1), as in every command that looks one up.
+// error; an email no customer has is (exit 1), as in every command that looks one up. The signing keys and signed
+// snapshots: entitlement-keys.ts.
 import type { Command } from "commander";
 import type { EntitlementAnswer, OverageMode } from "../../shared/entitlements.js";
 import { v1 } from "../client.js";
@@ -13,6 +14,7 @@ import type { Context } from "../context.js";
 import { EXIT, ExitStatus, UsageError } from "../errors.js";
 import { parseCustomer } from "../flags.js";
 import { customerIdOf } from "./customers.js";
+import { registerKeys } from "./entitlement-keys.js";
 
 /** The check's answer on the wire: the shared answer with the feature asked, the customer found and the overage. */
 export interface WireEntitlementCheck extends EntitlementAnswer {
@@ -86,7 +88,16 @@ export function register(program: Command): void {
   const entitlements = program
     .command("entitlements")
     .description("may a customer use a feature now, and how much of a meter is left (what your app asks on its hot path)")
-    .addHelpText("after", examples(["till entitlements check --customer ada@example.com --feature pdf_export", "till entitlements check --external-customer-id user_42 --feature compute --units 5"]));
+    .addHelpText(
+      "after",
+      examples([
+        "till entitlements check --customer ada@example.com --feature pdf_export",
+        "till entitlements check --external-customer-id user_42 --feature compute --units 5",
+        "till entitlements snapshot --customer ada@example.com",
+        "till entitlements keys",
+        "till entitlements rotate-key",
+      ]),
+    );
 
   entitlements
     .command("check")
@@ -105,4 +116,6 @@ export function register(program: Command): void {
       ]) + EXIT_CODES,
     )
     .action(withContext(check));
+
+  registerKeys(entitlements);
 }

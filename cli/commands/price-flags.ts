@@ -10,6 +10,7 @@ import {
   checkSeatTiers,
   collectSeatTier,
   isRecord,
+  oneOf,
   onlyWith,
   parseAmount,
   parseCurrency,
@@ -19,6 +20,7 @@ import {
   type SeatTier,
 } from "../flags.js";
 import { PRICE_FLAG } from "../kinds.js";
+import { OVERAGE_MODES, type OverageMode } from "../../shared/entitlements.js";
 import { meteredAmountFields, tierOptions, type TierFlags } from "./price-tiers.js";
 
 interface PriceFlagsBase {
@@ -35,6 +37,7 @@ interface PriceFlagsBase {
   unitAmount?: string;
   cap?: number;
   creditOnly?: boolean;
+  overage?: OverageMode;
   prices?: string;
 }
 
@@ -95,11 +98,18 @@ function priceOf(kind: PriceKind, o: PriceFlags, base: { price_currency: string 
         meter_id: o.meter,
         ...meteredAmountFields(o),
         cap_amount: o.cap,
-        ...(o.creditOnly ? { overage: "credit_only" } : {}),
+        ...overageOf(o),
       };
     default:
       return assertNever(kind, "price kind");
   }
+}
+
+/** The metered price's `overage` (till's): --overage, or --credit-only for short; none is Polar's behaviour. */
+function overageOf(o: PriceFlags): { overage?: OverageMode } {
+  if (o.creditOnly && o.overage === "credit_then_invoice") throw new UsageError("--credit-only and --overage credit_then_invoice: choose one");
+  const overage = o.creditOnly ? "credit_only" : o.overage;
+  return overage ? { overage } : {};
 }
 
 /** The prices the flags describe, or undefined when no price flag was given. */
@@ -108,7 +118,7 @@ export function pricesFromFlags(o: PriceFlags): Record<string, unknown>[] | unde
   const kinds = STATIC_PRICE_KINDS.filter((k) => given[k]).map((k) => PRICE_FLAG[k]);
   if (!o.customPrice) onlyWith({ "--min": o.min, "--max": o.max, "--preset": o.preset }, "--custom-price");
   if (!o.metered) {
-    onlyWith({ "--meter": o.meter, "--unit-amount": o.unitAmount, "--cap": o.cap, "--credit-only": o.creditOnly, "--tier": o.tier, "--tier-type": o.tierType }, "--metered");
+    onlyWith({ "--meter": o.meter, "--unit-amount": o.unitAmount, "--cap": o.cap, "--credit-only": o.creditOnly, "--overage": o.overage, "--tier": o.tier, "--tier-type": o.tierType }, "--metered");
   }
   if (o.prices !== undefined) {
     if (kinds.length > 0 || o.metered || o.currency) {
@@ -143,7 +153,12 @@ export function priceOptions(cmd: Command, verb: string): Command {
     .option("--meter <id>", "metered: the meter that counts the usage", parseId)
     .option("--unit-amount <amount>", "metered: price per unit in minor units, fractions allowed (0.5 = half a cent)", parseUnitAmount)
     .option("--cap <amount>", "metered: the most a customer pays per period, in minor units", parseAmount)
-    .option("--credit-only", "metered: usage stops at the customer's meter credits (checks refuse, nothing past them is billed)");
+    .option("--credit-only", "metered: usage stops at the customer's meter credits (checks refuse, nothing past them is billed)")
+    .option(
+      "--overage <mode>",
+      "metered: at zero credits, credit_only (refuse, bill nothing past them) or credit_then_invoice (the default: bill the usage past them at this price)",
+      oneOf(OVERAGE_MODES),
+    );
   return tierOptions(metered)
     .option("--currency <code>", "currency of the prices given by flags (default usd)", parseCurrency)
     .option("--prices <json>", "the prices as /v1's JSON array (inline, @file or @-) instead of the price flags");

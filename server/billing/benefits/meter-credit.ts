@@ -3,10 +3,9 @@
 // with `min_units`/`max_units` (credits in proportion to the amount paid). Pure: the grant (fulfil.ts), the
 // renewal and the monthly credits read the terms from here.
 
-export const CREDIT_SCHEDULES = ["every_period", "monthly", "once"] as const;
-export type CreditSchedule = (typeof CREDIT_SCHEDULES)[number];
-export const CREDIT_POOLS = ["customer", "subscription"] as const;
-export type CreditPool = (typeof CREDIT_POOLS)[number];
+import { CREDIT_SCHEDULES, type CreditPool, type CreditSchedule } from "../../../shared/meter-credit-terms.js";
+
+export { CREDIT_POOLS, CREDIT_SCHEDULES, type CreditPool, type CreditSchedule } from "../../../shared/meter-credit-terms.js";
 
 export interface MeterCreditTerms {
   meterId: string;

@@ -65,7 +65,8 @@ export function whereOf(organizationId: string, s: EventSelection): SQL {
   if (s.end) clauses.push(lte(event.timestamp, sql`${s.end}::timestamptz`));
   clauses.push(...metadataWhere(event.metadata, s.metadata));
   if (s.filter) clauses.push(filterSql(s.filter));
-  if (s.meter) clauses.push(filterSql(s.meter.filter), aggregationSql(s.meter.aggregation).where);
+  // a meter measures the usage sellers send, never till's own system events (Polar's meters count user events)
+  if (s.meter) clauses.push(eq(event.source, "user"), filterSql(s.meter.filter), aggregationSql(s.meter.aggregation).where);
   if (s.query) {
     const pattern = likePattern(s.query.text);
     clauses.push(

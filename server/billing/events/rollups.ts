@@ -46,7 +46,8 @@ const ingestLock = (organizationId: string, mode: "shared" | "exclusive") =>
 /** The INSERT … SELECT that adds `from`'s events (aliased as the event table) to a meter's rollups. */
 function rollupInsert(m: RollupMeter, from: SQL, where: SQL, upsert: boolean): SQL {
   const inputs = aggregationInputs(m.aggregation);
-  const selected = sql`${from} WHERE ${where} AND ${filterSql(m.filter)} AND ${inputs.where}`;
+  // user events only, as every read of a meter (repository.ts whereOf): system events never reach rollups
+  const selected = sql`${from} WHERE ${where} AND ${event.source} = 'user' AND ${filterSql(m.filter)} AND ${inputs.where}`;
   if (inputs.distinct) {
     return sql`INSERT INTO ${meterRollupValue} AS r (meter_id, customer_id, external_customer_id, bucket, value)
       SELECT DISTINCT ${m.id}::uuid, ${rawCustomer}, ${rawExternal}, ${hourOf(sql`${event.timestamp}`)}, coalesce(${inputs.distinct}, ${NO_VALUE})

@@ -159,3 +159,34 @@ export async function meterPeriodsOfCustomer(db: Queryable, organizationId: stri
   }
   return out;
 }
+
+/**
+ * The customer's credit pools of their own (granted meter_credit grants recorded with `credit_pool: "subscription"`)
+ * on live subscriptions: each one's meter, credit and current period.
+ */
+export async function subscriptionPoolsOfCustomer(db: Queryable, organizationId: string, customerId: string) {
+  const rows = await db
+    .select({
+      subscriptionId: subscription.id,
+      meterId: sql<string>`lower(${benefitGrant.properties}->>'last_credited_meter_id')`,
+      credited: sql<number | null>`CASE WHEN jsonb_typeof(${benefitGrant.properties}->'last_credited_units') = 'number' THEN (${benefitGrant.properties}->>'last_credited_units')::float8 END`,
+      start: subscription.currentPeriodStart,
+      end: subscription.currentPeriodEnd,
+    })
+    .from(benefitGrant)
+    .innerJoin(subscription, and(eq(subscription.organizationId, organizationId), eq(subscription.id, benefitGrant.subscriptionId)))
+    .where(
+      and(
+        eq(benefitGrant.organizationId, organizationId),
+        eq(benefitGrant.customerId, customerId),
+        sql`${benefitGrant.properties}->>'credit_pool' = 'subscription'`,
+        sql`${benefitGrant.properties} ? 'last_credited_meter_id'`,
+        isNotNull(benefitGrant.grantedAt),
+        isNull(benefitGrant.revokedAt),
+        isNull(subscription.endedAt),
+        inArray(subscription.status, ["active", "trialing", "past_due", "unpaid"]),
+      ),
+    )
+    .orderBy(subscription.createdAt, subscription.id);
+  return rows.map((r) => ({ ...r, credited: Math.trunc(Number(r.credited ?? 0)) }));
+}

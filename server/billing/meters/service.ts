@@ -203,6 +203,38 @@ export interface CustomerStateMeter {
   consumed_units: number;
   credited_units: number;
   balance: number;
+  /**
+   * till's: the customer's credit pools of their own on this meter (a meter_credit benefit with `pool:
+   * "subscription"`), each subscription's credit against the events sent for it; absent without any.
+   */
+  pools?: CreditPoolWire[];
+}
+
+/** A subscription's own credit pool on a meter: its credit, the usage of the events naming it, the balance. */
+export interface CreditPoolWire {
+  subscription_id: string;
+  consumed_units: number;
+  credited_units: number;
+  balance: number;
+}
+
+/** The customer's pools per subscription, by lower-cased meter id (each pool's usage over its current period). */
+async function creditPools(db: Queryable, organizationId: string, customer: { id: string; externalId: string | null }): Promise<Map<string, CreditPoolWire[]>> {
+  const out = new Map<string, CreditPoolWire[]>();
+  const pools = await repo.subscriptionPoolsOfCustomer(db, organizationId, customer.id);
+  if (pools.length === 0) return out;
+  const { consumed } = await meterUsage(
+    db,
+    organizationId,
+    pools.map((p) => ({ meterId: p.meterId, customer, start: p.start, end: p.end, subscriptionId: p.subscriptionId })),
+  );
+  pools.forEach((p, i) => {
+    const used = consumed[i] ?? 0;
+    const list = out.get(p.meterId) ?? [];
+    list.push({ subscription_id: p.subscriptionId, consumed_units: used, credited_units: p.credited, balance: p.credited - used });
+    out.set(p.meterId, list);
+  });
+  return out;
 }
 
 /** A stable id for the (customer, meter) pair, shaped like a UUID: till keeps no customer-meter rows. */
@@ -227,7 +259,8 @@ export async function liveMetersOfOrganization(db: Queryable, organizationId: st
  * subscriptions that bill or credit that meter (Polar resets a customer's meter as the subscription cycles),
  * over all of them for a meter no live subscription names; credited units add up the customer's granted
  * meter_credit grants (`last_credited_units` for `last_credited_meter_id`: the period's credit, rolled-over
- * units included); balance = credited − consumed.
+ * units included); balance = credited − consumed. A meter the customer holds credit pools of their own on lists each
+ * (`pools`: the subscription's credit against the events naming it).
  * `live`: the organization's live meters, when the caller read them already.
  */
 export async function customerMeters(
@@ -245,9 +278,10 @@ export async function customerMeters(
       credited.set(meterId, (credited.get(meterId) ?? 0) + Math.trunc(units));
     }
   }
-  const [{ meters, ready }, periods] = await Promise.all([
+  const [{ meters, ready }, periods, pools] = await Promise.all([
     live ?? liveMetersOfOrganization(db, organizationId),
     repo.meterPeriodsOfCustomer(db, organizationId, customer.id),
+    creditPools(db, organizationId, customer),
   ]);
   const consumed = await consumedByCustomerOfMeters(
     db,
@@ -270,6 +304,7 @@ export async function customerMeters(
         consumed_units: used,
         credited_units: credit,
         balance: credit - used,
+        ...(pools.has(m.id.toLowerCase()) ? { pools: pools.get(m.id.toLowerCase()) } : {}),
       },
     ];
   });

@@ -6,12 +6,13 @@ import { discountAmount } from "../discounts/amount.js";
 import { addInterval } from "../subscriptions/period.js";
 import { isDiscountable, isMetered, priceAmount } from "../products/pricing.js";
 import type { loadDiscountBases } from "../discounts/service.js";
-import type { PriceWire } from "../products/wire.js";
+import type { MeteredUnitPriceWire, PriceWire } from "../products/wire.js";
 import { inclusiveOf } from "../tax/service.js";
 import { creditsOf } from "../subscriptions/meter-credits.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
 import { usageLineDetail } from "../subscriptions/usage-line.js";
-import { applyCredits, meteredUsage, type MeteredUsage, type UsagePeriod } from "../subscriptions/usage.js";
+import { applyCredits, meteredUsage, type CreditedUsage, type MeteredUsage, type UsagePeriod } from "../subscriptions/usage.js";
+import { monthlyBilledUnits } from "../subscriptions/meter-credits.js";
 
 export type Discount = ReturnType<typeof loadDiscountBases> extends Promise<Map<string, infer D>> ? D : never;
 
@@ -36,6 +37,30 @@ export interface Bill {
   discount: number;
   /** Units the period consumed, by lower-cased meter id (the meter credits of the next period roll over from it). */
   consumed: Map<string, number>;
+}
+
+/**
+ * A metered price's line: its usage beyond the credits (`u`), named with consumed, credited and billed units when a
+ * credit applied (`earlier`: units billed by the period's monthly orders, counted in the credits, said apart).
+ */
+export function usageItem(productName: string, price: MeteredUnitPriceWire, u: CreditedUsage | undefined, currency: string, period: { start: Date; end: Date }, earlier = 0) {
+  const meter = price.meter as { name?: string } | undefined;
+  const credited = (u?.credited ?? 0) - Math.min(earlier, u?.credited ?? 0);
+  const paid = earlier > 0 ? `, ${Math.min(earlier, u?.credited ?? 0)} billed monthly` : "";
+  const units = u && u.credited > 0 ? ` (${u.consumed} consumed, ${credited} credited${paid}, ${u.billed} billed)` : "";
+  // tiers and the cap are spelled out on the line (usage-line.ts); its amount is then not units × one price
+  const detail = usageLineDetail(price, u?.billed ?? 0, currency);
+  const meterName = meter?.name ?? "usage";
+  return {
+    label: `${productName} — ${meterName}${units}${detail.text}`,
+    // the same, as figures: an invoice says them in its reader's language
+    usage: { product: productName, meter: meterName, consumed: u?.consumed ?? 0, credited, billed: u?.billed ?? 0, ...detail.facts },
+    amount: u?.amount ?? 0,
+    productPriceId: price.id,
+    quantity: u?.billed ?? 0,
+    ...(detail.unitPriced ? { unitAmount: String(price.unit_amount ?? "0") } : {}),
+    period: { start: period.start, end: period.end },
+  };
 }
 
 export async function billPeriod(
@@ -64,28 +89,15 @@ export async function billPeriod(
   // only the usage beyond the period's meter credits is billed
   const credits = ctx.endsTrial ? undefined : ctx.preloaded ? ctx.preloaded.credits : (await creditsOf(db, sub.organizationId, [sub.id])).get(sub.id);
   const credited = applyCredits(usage, credits);
+  // units of the period billed already by its monthly orders (monthly-usage.ts): part of the credits, said apart
+  const earlier = !credits || credits.size === 0 ? new Map<string, number>() : await monthlyBilledUnits(db, sub.organizationId, sub.id);
   const charged = new Map(credited.map((u) => [u.price, u]));
   const consumed = new Map<string, number>();
   for (const u of usage) if (u.meter && !consumed.has(u.meter.id.toLowerCase())) consumed.set(u.meter.id.toLowerCase(), u.consumed);
   for (const price of ctx.prices) {
     if (isMetered(price)) {
       if (ctx.endsTrial) continue;
-      const meter = price.meter as { name?: string } | undefined;
-      const u = charged.get(price);
-      const units = u && u.credited > 0 ? ` (${u.consumed} consumed, ${u.credited} credited, ${u.billed} billed)` : "";
-      // tiers and the cap are spelled out on the line (usage-line.ts); its amount is then not units × one price
-      const detail = usageLineDetail(price, u?.billed ?? 0, sub.currency);
-      const meterName = meter?.name ?? "usage";
-      items.push({
-        label: `${ctx.productName} — ${meterName}${units}${detail.text}`,
-        // the same, as figures: an invoice says them in its reader's language
-        usage: { product: ctx.productName, meter: meterName, consumed: u?.consumed ?? 0, credited: u?.credited ?? 0, billed: u?.billed ?? 0, ...detail.facts },
-        amount: u?.amount ?? 0,
-        productPriceId: price.id,
-        quantity: u?.billed ?? 0,
-        ...(detail.unitPriced ? { unitAmount: String(price.unit_amount ?? "0") } : {}),
-        period: { start: ctx.ended.start, end: ctx.ended.end },
-      });
+      items.push(usageItem(ctx.productName, price, charged.get(price), sub.currency, ctx.ended, earlier.get(price.meter_id.toLowerCase()) ?? 0));
       discountableItems.push(false);
     } else {
       const amount = priceAmount(price, { amount: sub.amount, seats: sub.seats }) ?? sub.amount;

@@ -27,6 +27,17 @@ import { planSubscriptionOrder, taxIdOf } from "./order.js";
 
 let defaultProcessor: PaymentProcessor | null = null;
 
+/** What an order billed now is: its billing reason, the charge's description, its payment's attempt kind. */
+export interface BillNowKind {
+  billingReason: "subscription_update" | "subscription_cycle";
+  description: string;
+  attempt: "update" | "renewal";
+  /** Its lines are a change's prorations. */
+  proration: boolean;
+}
+
+const PLAN_CHANGE: BillNowKind = { billingReason: "subscription_update", description: "plan change", attempt: "update", proration: true };
+
 /** What billing a change did to the subscription: its row (past_due after a declined charge), and the order to dun. */
 export interface ProrationOutcome {
   row: SubscriptionRow;
@@ -78,7 +89,7 @@ export async function applyProration(
   if (preview) {
     // written as the change writes it (the preview's transaction is rolled back), so the next renewal it shows
     // sees the balance this order moves; only the charge is not made
-    const priced = await priceProration(tx, after, plan.lines, now);
+    const priced = await priceNow(tx, after, plan.lines.map(lineItem), now);
     if (!priced) return unchanged;
     const { order, settlement } = priced;
     await insertPlannedOrder(tx, order, priced.organization.slug);
@@ -86,7 +97,7 @@ export async function applyProration(
     return { ...unchanged, invoiced: { row: order.row, items: order.items, settlement } };
   }
   defaultProcessor ??= createPaymentProcessor();
-  return invoiceProration(tx, after, plan.lines, now, processor ?? defaultProcessor);
+  return billNow(tx, after, plan.lines.map(lineItem), now, processor ?? defaultProcessor);
 }
 
 /**
@@ -101,14 +112,14 @@ function lineItem(l: Omit<ProrationLine, "facts"> & { facts: ProrationLine["fact
 /**
  * The `subscription_update` order of a change billed now, as it will be written: its lines, tax and what the
  * customer's balance pays (the credit read under the customer's lock). Null for a deleted customer (billed nothing).
- * A preview stops here; invoiceProration charges it.
+ * A preview stops here; billNow charges it.
  */
-async function priceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date) {
+async function priceNow(tx: Queryable, sub: SubscriptionRow, items: OrderFromCheckout["items"], now: Date, kind: BillNowKind = PLAN_CHANGE) {
   const org = sub.organizationId;
   const [customers, organization, prices, summaries] = await Promise.all([
     loadCustomers(tx, org, { ids: [sub.customerId], externalIds: [] }),
     getOrganization(tx, org),
-    loadPrices(tx, org, lines.flatMap((l) => l.productPriceId ?? [])),
+    loadPrices(tx, org, items.flatMap((l) => l.productPriceId ?? [])),
     loadProductSummaries(tx, org, [sub.productId]),
   ]);
   const customer = customers.byId.get(sub.customerId);
@@ -116,27 +127,35 @@ async function priceProration(tx: Queryable, sub: SubscriptionRow, lines: Prorat
   const tax = taxOf(
     sellerTaxOf(organization),
     { address: customer.billing_address, business: customer.tax_id !== null, taxId: taxIdOf(customer.tax_id) },
-    lines.map((l) => ({ amount: l.amount, inclusive: inclusiveOf(l.productPriceId ? (prices.get(l.productPriceId) ?? null) : null) })),
+    items.map((l) => ({ amount: l.amount, inclusive: inclusiveOf(l.productPriceId ? (prices.get(l.productPriceId) ?? null) : null) })),
     now,
   );
-  const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
+  const subtotal = items.reduce((sum, l) => sum + l.amount, 0);
   const total = tax ? tax.totalAmount : subtotal;
   const settlement = await settle(tx, org, sub.customerId, sub.currency, total);
-  const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items: lines.map(lineItem) }, now);
+  const planned = planSubscriptionOrder(sub, customer, { discountId: null, subtotalAmount: subtotal, discountAmount: 0, tax, items }, now);
   const order = {
-    row: { ...planned.row, billingReason: "subscription_update", checkoutId: null, status: settlement.due <= 0 ? "paid" : "pending", appliedBalanceAmount: settlement.applied },
-    items: planned.items.map((i) => ({ ...i, proration: true })),
+    row: { ...planned.row, billingReason: kind.billingReason, checkoutId: null, status: settlement.due <= 0 ? "paid" : "pending", appliedBalanceAmount: settlement.applied },
+    items: planned.items.map((i) => ({ ...i, proration: kind.proration })),
   };
   return { customer, organization, summaries, settlement, order };
 }
 
 /**
- * The `subscription_update` order of a change billed now (priceProration), charged (the attempt recorded), or
- * credited to the balance. A declined charge leaves the order pending and the subscription past_due.
+ * An order billed now (priceNow): a change's `subscription_update` order, or (`kind`) a month's usage within a longer
+ * period (monthly-usage.ts), charged (the attempt recorded) or credited to the balance. A declined charge leaves the
+ * order pending and the subscription past_due; the caller starts its dunning.
  */
-async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: ProrationLine[], now: Date, processor: PaymentProcessor): Promise<ProrationOutcome> {
+export async function billNow(
+  tx: Queryable,
+  sub: SubscriptionRow,
+  items: OrderFromCheckout["items"],
+  now: Date,
+  processor: PaymentProcessor,
+  kind: BillNowKind = PLAN_CHANGE,
+): Promise<ProrationOutcome> {
   const org = sub.organizationId;
-  const priced = await priceProration(tx, sub, lines, now);
+  const priced = await priceNow(tx, sub, items, now, kind);
   if (!priced) return { row: sub, declinedOrderId: null }; // a deleted customer is billed nothing
   const { customer, organization, summaries, settlement } = priced;
   const planned = priced.order;
@@ -146,7 +165,7 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
       ? await chargeSaved(tx, processor, org, sub.customerId, {
           amount: settlement.due,
           currency: sub.currency,
-          description: `${summaries.get(sub.productId)?.name ?? "Subscription"} — plan change`,
+          description: `${summaries.get(sub.productId)?.name ?? "Subscription"} — ${kind.description}`,
           // the order it pays: a bank debit's later outcome settles it (dunning's settleLatePayment)
           metadata: { subscription_id: sub.id, order_id: planned.row.id },
         })
@@ -162,11 +181,11 @@ async function invoiceProration(tx: Queryable, sub: SubscriptionRow, lines: Pror
   await recordSettlement(tx, org, settlement, { customerId: sub.customerId, currency: sub.currency, orderId: order.row.id, subscriptionId: sub.id });
   if (attempt) {
     const at = { organizationId: org, customerId: sub.customerId, orderId: order.row.id, checkoutId: null, amount: settlement.due, currency: sub.currency };
-    await recordCharge(tx, processor, attempt, { ...at, attempt: "update" }, now);
+    await recordCharge(tx, processor, attempt, { ...at, attempt: kind.attempt }, now);
   }
   if (unprocessed) {
     await insertDunning(tx, heldStart(org, sub.id, order.row.id, now));
-    await noteProcessorError(tx, org, unprocessed, { what: "plan change", id: order.row.id }, now);
+    await noteProcessorError(tx, org, unprocessed, { what: kind.description, id: order.row.id }, now);
   }
   const data = orderWire(order.row, order.items, { customer, product: summaries.get(sub.productId) ?? null, discount: null, subscription: row });
   const fill = { invoiceNumberOf: order.row.id };

@@ -70,7 +70,7 @@ export async function embeds(tx: Queryable, sub: SubscriptionRow, baseURL: strin
 export type Embeds = Awaited<ReturnType<typeof embeds>> & { endedMetered?: PriceWire[] };
 
 /** The `Subscription` shape of the row as written, with its meters' usage over its (new) current period. */
-async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds, preloaded?: SubscriptionMeterWire[]): Promise<SubscriptionWire> {
+export async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds, preloaded?: SubscriptionMeterWire[]): Promise<SubscriptionWire> {
   const meters = preloaded ?? (await subscriptionMeters(tx, row.organizationId, [{ row, customer: e.customer, prices: e.prices }]))[0];
   return subscriptionWire(row, { ...e, meters });
 }

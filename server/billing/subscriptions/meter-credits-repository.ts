@@ -41,6 +41,7 @@ export async function claimDueMonthlyCredits(tx: Queryable, wall: Date, limit: n
       id: benefitGrant.id,
       organizationId: benefitGrant.organizationId,
       customerId: benefitGrant.customerId,
+      subscriptionId: subscription.id,
       properties: benefitGrant.properties,
       benefit: benefit.properties,
       status: subscription.status,

@@ -49,11 +49,28 @@ export async function cycleMeterCredits(
       last_credited_meter_id: terms.meterId,
       last_credited_units: units + rolled,
       last_rolled_over_units: rolled,
+      // the new period has had no monthly overage order yet (renewal/monthly-usage.ts)
+      ...(g.properties.monthly_billed_units !== undefined ? { monthly_billed_units: 0 } : {}),
       last_credited_at: now.toISOString(),
       ...(terms.pool === "subscription" ? { credit_pool: "subscription" } : {}),
       ...(terms.schedule === "monthly" ? { next_credit_at: period ? (nextMonthlyCredit(period.start, period.start, period.end)?.toISOString() ?? null) : null } : {}),
     });
   }
+}
+
+/**
+ * Units of each meter (lower-cased id) the current period's monthly overage orders billed (renewal/monthly-usage.ts):
+ * they were added to the grant's credit when billed, so the renewal bills only the rest; its line says them apart.
+ */
+export async function monthlyBilledUnits(db: Queryable, organizationId: string, subscriptionId: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const g of await meterCreditGrants(db, organizationId, subscriptionId)) {
+    const units = g.properties.monthly_billed_units;
+    const meterId = g.properties.last_credited_meter_id;
+    if (typeof units !== "number" || units <= 0 || typeof meterId !== "string") continue;
+    out.set(meterId.toLowerCase(), (out.get(meterId.toLowerCase()) ?? 0) + Math.trunc(units));
+  }
+  return out;
 }
 
 /**

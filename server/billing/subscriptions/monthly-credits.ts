@@ -3,6 +3,7 @@
 // day one. Within a period the months' credits add up; the renewal credits the new period's first month (and rolls
 // the unused rest over when the benefit says so). Each credit is announced with `benefit_grant.cycled` and
 // `customer.state_changed`. A schedule claims the due grants with SKIP LOCKED; a test clock's advance stops at them.
+// The schedule itself is the renewal's (renewal/monthly-usage.ts), which bills the month's overage first.
 import { customerStateChanged, enqueue, type OutboxEvent } from "../../db/outbox.js";
 import { runClaimLoop, type ScheduledPass } from "../../tasks/claim.js";
 import { grantsWithEmbeds } from "../benefits/service.js";
@@ -12,10 +13,16 @@ import { orgNow } from "../clock.js";
 import { claimDueMonthlyCredits, monthlyCreditDueBy, setGrantCredit } from "./meter-credits-repository.js";
 import { ACTIVE_STATUSES } from "./wire.js";
 
-type DueCredit = Awaited<ReturnType<typeof claimDueMonthlyCredits>>[number];
+export type DueCredit = Awaited<ReturnType<typeof claimDueMonthlyCredits>>[number];
+
+/**
+ * What happens to a month that ended before the next is credited (the renewal's monthly overage order,
+ * renewal/monthly-usage.ts): the units it billed, which count as the period's credit from then on.
+ */
+export type MonthEnded = (tx: Parameters<typeof setGrantCredit>[0], g: DueCredit, due: Date, now: Date) => Promise<number>;
 
 /** Credits one due month, or (its subscription no longer live, or the period ending first) clears the due date. */
-async function creditMonth(tx: Parameters<typeof setGrantCredit>[0], g: DueCredit, now: Date): Promise<void> {
+async function creditMonth(tx: Parameters<typeof setGrantCredit>[0], g: DueCredit, now: Date, monthEnded?: MonthEnded): Promise<void> {
   const due = new Date(String(g.properties.next_credit_at));
   const terms = meterCreditTerms(g.benefit);
   const live = (ACTIVE_STATUSES as readonly string[]).includes(g.status);
@@ -24,11 +31,14 @@ async function creditMonth(tx: Parameters<typeof setGrantCredit>[0], g: DueCredi
     await setGrantCredit(tx, g.organizationId, g.id, { next_credit_at: null });
     return;
   }
+  const billed = monthEnded ? await monthEnded(tx, g, due, now) : 0;
   const last = typeof g.properties.last_credited_units === "number" ? Math.trunc(g.properties.last_credited_units) : 0;
+  const before = typeof g.properties.monthly_billed_units === "number" ? Math.trunc(g.properties.monthly_billed_units) : 0;
   const units = grantCreditUnits(terms, g.properties);
   await setGrantCredit(tx, g.organizationId, g.id, {
     last_credited_meter_id: terms.meterId,
-    last_credited_units: last + units,
+    last_credited_units: last + billed + units,
+    ...(billed > 0 ? { monthly_billed_units: before + billed } : {}),
     last_credited_at: now.toISOString(),
     next_credit_at: nextMonthlyCredit(g.periodStart, due, g.periodEnd)?.toISOString() ?? null,
   });
@@ -41,8 +51,11 @@ async function creditMonth(tx: Parameters<typeof setGrantCredit>[0], g: DueCredi
   await enqueue(tx, events);
 }
 
-/** Credits every monthly credit due (one month per grant each round; a grant months behind is credited each). */
-export async function runMonthlyCredits(run: ScheduledPass): Promise<number> {
+/**
+ * Credits every monthly credit due (one month per grant each round; a grant months behind is credited each), after
+ * `monthEnded` billed the month that ended, when given.
+ */
+export async function runMonthlyCredits(run: ScheduledPass, monthEnded?: MonthEnded): Promise<number> {
   return runClaimLoop({
     db: run.db,
     batch: run.batch ?? 100,
@@ -50,7 +63,7 @@ export async function runMonthlyCredits(run: ScheduledPass): Promise<number> {
     nowOf: orgNow,
     claim: (tx, wall, batch, failed) => claimDueMonthlyCredits(tx, wall, batch, failed, run.organizationId),
     idOf: (g) => g.id,
-    handle: (sp, g, now) => creditMonth(sp, g, now),
+    handle: (sp, g, now) => creditMonth(sp, g, now, monthEnded),
     failed: (g, err) => run.log?.error(err, `meter credits: the monthly credit of grant ${g.id} failed`),
   });
 }

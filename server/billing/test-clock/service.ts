@@ -12,7 +12,8 @@ import { runRenewals } from "../renewal/run.js";
 import { runTrialReminders } from "../renewal/trial-reminders.js";
 import { runDunning } from "../dunning/service.js";
 import { runCheckoutExpiries } from "../checkouts/expiry.js";
-import { monthlyCreditDue, runMonthlyCredits } from "../subscriptions/monthly-credits.js";
+import { monthlyCreditDue } from "../subscriptions/monthly-credits.js";
+import { runMonthlyCreditsAndOverage } from "../renewal/monthly-usage.js";
 import type { WorkerLog } from "../../tasks/job.js";
 import { addInterval } from "../subscriptions/period.js";
 import { DURATION_EXAMPLES, parseClockDuration } from "../../../shared/clock-durations.js";
@@ -175,7 +176,7 @@ export async function advanceTestClock(
     await runTrialReminders({ ...deps, db, organizationId });
     if (stops.length === 0) break;
     // a month's credit within a longer period comes before a renewal at the same stop (which credits the next)
-    const credited = await runMonthlyCredits({ ...deps, db, organizationId });
+    const credited = await runMonthlyCreditsAndOverage({ ...deps, db, organizationId });
     const made = await runRenewals({ ...deps, db, organizationId });
     const retried = await runDunning({ ...deps, db, organizationId });
     renewals += made;

@@ -12,6 +12,7 @@ import { requestEmail } from "../customer-emails/service.js";
 import { loadPrices } from "../products/service.js";
 import type { MeteredUnitPriceWire, PriceWire } from "../products/wire.js";
 import { creditsOf } from "../subscriptions/meter-credits.js";
+import { subscriptionPools } from "../benefits/service.js";
 import { applyCredits, meteredCharge, meteredChargeOf, type MeteredUsage } from "../subscriptions/usage.js";
 import { batchBounds, customerKey, remember, settled, type Measure, type NamedEvent } from "./estimate.js";
 import { isFast, measureConsumed } from "./measure.js";
@@ -148,13 +149,16 @@ async function measure(
   context: AlertContext,
 ): Promise<Measure[]> {
   const meterIdOf = (p: MeteredUnitPriceWire) => p.meter_id.toLowerCase();
+  // a subscription's own credit pool on a meter counts only the events naming it, as its renewal does
+  const pools = context.credits ? await subscriptionPools(db, organizationId, plans.map((p) => p.sub.id)) : new Map<string, Set<string>>();
   const items = plans.flatMap((p, planIndex) =>
     p.metered.flatMap((price) => {
       const meter = context.meters.get(meterIdOf(price));
       if (!meter) return [];
       const customer = { id: p.sub.customerId, externalId: p.sub.externalId };
       const sum = isFast(meter, context.ready) ? (p.sub.sums.get(meter.id.toLowerCase()) ?? 0) : undefined;
-      return [{ planIndex, price, meter, customer, start: p.sub.currentPeriodStart, end: p.sub.currentPeriodEnd, sum }];
+      const subscriptionId = pools.get(p.sub.id)?.has(meterIdOf(price)) ? p.sub.id : undefined;
+      return [{ planIndex, price, meter, customer, start: p.sub.currentPeriodStart, end: p.sub.currentPeriodEnd, sum, subscriptionId }];
     }),
   );
   const [consumed, credits] = await Promise.all([

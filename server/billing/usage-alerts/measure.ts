@@ -4,8 +4,8 @@
 // openSubscriptionsWithSums) — the whole hours from the hour the period started in — less the part of that first
 // hour before the period started, read once from the events (the exact path) and remembered in this process:
 // that part of the past does not change (an event sent late with a timestamp in it is the one thing it misses).
-// Other aggregations, and meters still being rebuilt, go through the exact path (meters' meterUsage), as the
-// renewal reads them.
+// Other aggregations, meters still being rebuilt and a subscription's own credit pool (the events naming it) go
+// through the exact path (meters' meterUsage), as the renewal reads them.
 import type { Queryable } from "../../db/client.js";
 import { meterUsage } from "../meters/service.js";
 import type { MeterWire } from "../meters/wire.js";
@@ -17,6 +17,8 @@ export interface MeasureItem {
   end: Date;
   /** The rollups' sum from the start's hour, when the meter is summed that way (isFast). */
   sum?: number | undefined;
+  /** A subscription's own credit pool: only the events naming it count (read exactly, from the events). */
+  subscriptionId?: string | undefined;
 }
 
 const HOUR = 3600_000;
@@ -30,14 +32,14 @@ export async function measureConsumed(db: Queryable, organizationId: string, ite
   if (items.length === 0) return [];
   const fast: number[] = [];
   const exact: number[] = [];
-  items.forEach((it, i) => (it.sum !== undefined ? fast : exact).push(i));
+  items.forEach((it, i) => (it.sum !== undefined && it.subscriptionId === undefined ? fast : exact).push(i));
   const keyOf = (it: MeasureItem) => `${it.meter.id}/${it.customer.id}/${it.start.getTime()}`;
   // the part of each first hour before its period started, once per period (none when the period starts on the hour)
   const missing = fast.filter((i) => {
     const it = items[i]!;
     return it.start.getTime() % HOUR !== 0 && !firstHourCache.has(keyOf(it));
   });
-  const usageQuery = (it: MeasureItem, start: Date, end: Date) => ({ meterId: it.meter.id, customer: it.customer, start, end });
+  const usageQuery = (it: MeasureItem, start: Date, end: Date) => ({ meterId: it.meter.id, customer: it.customer, start, end, subscriptionId: it.subscriptionId });
   const [before, exactUsage] = await Promise.all([
     meterUsage(
       db,

@@ -16,11 +16,16 @@ export function creditSentences(g: PortalGrant): string[] {
   const units = int(gp.credit_units) ?? int(p.units) ?? 0;
   const schedule = p.schedule === "once" || p.schedule === "monthly" ? p.schedule : "period";
   const out = [t(`credits.${schedule}`, { units })];
-  out.push(t(p.rollover === true ? "credits.carryOver" : "credits.expire"));
+  // what happens to unused credits depends on when they come: a purchase's last until used (or its first period), a
+  // month's add up within the billing period (a year), a period's end with it
+  const keep = p.rollover === true;
+  if (schedule === "once") out.push(t(keep ? "credits.onceCarryOver" : "credits.onceExpire"));
+  else if (schedule === "monthly") out.push(t(keep ? "credits.monthlyCarryOver" : "credits.monthlyExpire"));
+  else out.push(t(keep ? "credits.carryOver" : "credits.expire"));
   if (typeof gp.next_credit_at === "string") out.push(t("credits.next", { date: formatDate(gp.next_credit_at) }));
   if (p.pool === "subscription") out.push(t("credits.pool"));
   const now = int(gp.last_credited_units);
-  if (now !== null) out.push(t("credits.now", { units: now }));
+  if (now !== null) out.push(t(schedule === "monthly" ? "credits.nowSoFar" : "credits.now", { units: now }));
   return out;
 }
 
