@@ -1,5 +1,5 @@
 // A check reuses the facts it read before while the customer's and the organization's entitlement stamps (kept by
-// triggers, migration 0091) are unchanged: a facts row changed with the triggers off is not seen (so a repeated
+// triggers, migration 0087) are unchanged: a facts row changed with the triggers off is not seen (so a repeated
 // check reads no facts), and every change that alters an answer — a grant revoked, a subscription past due, the
 // organization cutting past-due access, credits, a hold and its expiry, usage, a benefit's key, a meter archived,
 // the customer deleted — made by a direct write, as another process (or the previous release) would make it, is in

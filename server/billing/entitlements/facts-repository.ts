@@ -54,7 +54,7 @@ export interface CustomerEntitlementRows {
 }
 
 /**
- * The customer's (`c`) and its organization's ($1) entitlement stamps as one text: migration 0091's triggers set a
+ * The customer's (`c`) and its organization's ($1) entitlement stamps as one text: migration 0087's triggers set a
  * new one on every change that can alter the customer's facts, so facts read in the same statement as a stamp are
  * the facts of every later read that sees the same stamp (facts-cache.ts).
  */

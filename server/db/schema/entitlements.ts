@@ -35,7 +35,7 @@ export const entitlementSigningKey = pgTable(
 /**
  * A customer's entitlement stamp (customer_id: the customer's id), and the organization's (customer_id: the
  * organization's id), set from a sequence by triggers on every table whose change can alter an entitlement answer
- * (migration 0091): a check that reads the same two stamps reuses the facts read before (entitlements/facts-cache.ts).
+ * (migration 0087): a check that reads the same two stamps reuses the facts read before (entitlements/facts-cache.ts).
  */
 export const entitlementStamp = pgTable(
   "entitlement_stamp",
