@@ -1,4 +1,4 @@
-// A customer's entitlement facts, reused while they cannot have changed. Migration 0091's triggers set a new
+// A customer's entitlement facts, reused while they cannot have changed. Migration 0087's triggers set a new
 // entitlement stamp on every change that can alter a customer's facts (its grants, subscriptions, holds, usage,
 // the customer row) and a new organization stamp on every change of what all its customers' facts read (benefits,
 // prices, meters, billing settings) — triggers, so every writer counts, another process's or the previous
