@@ -155,7 +155,7 @@ export function Layout({ title, action, back, children }: { title: string; actio
         </header>
         {mode === "sandbox" && (
           <p className="sandbox-banner" role="note">
-            Sandbox: test data only. Nothing here is charged, and live shows none of it.
+            Sandbox: test data only.<span className="banner-more"> Nothing here is charged, and live shows none of it.</span>
           </p>
         )}
         <div className="shell">
