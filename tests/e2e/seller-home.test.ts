@@ -66,6 +66,9 @@ describe("the seller's home", () => {
     expect(await text(page, "revenue")).not.toBe(shown("revenue", 0));
     expect(await page.getByRole("link", { name: "Last 12 months" }).getAttribute("aria-current")).toBe("true");
     expect(await page.getByRole("link", { name: "Home" }).getAttribute("aria-current")).toBe("page");
+    // headings and figures in the text's colour, not the hints' grey
+    const colours = await page.evaluate(() => ["h1", ".metric h2", ".metric-value", ".failed-payments h2"].map((s) => getComputedStyle(document.querySelector(s)!).color));
+    expect(new Set(colours).size, colours.join(" ")).toBe(1);
 
     // the failed renewal, linking to its order
     const failed = page.getByRole("region", { name: "Failed payments" });
