@@ -138,7 +138,7 @@ export function Layout({ title, action, back, children }: { title: string; actio
     document.title = `${title} · ${organization.name}${mode === "sandbox" ? " (sandbox)" : ""} · till`;
   }, [title, organization.name, mode]);
   return (
-      <div className={`seller ${mode}`}>
+      <div className={`seller-app ${mode}`}>
         <a className="skip" href="#main">
           Skip to content
         </a>

@@ -126,15 +126,20 @@ async function ask(scope: Scope, range: Range, dates: { start: string; end: stri
   return answer.ok ? { ok: true, data: { ...answer.data, ...dates } } : answer;
 }
 
-/** The home's series over the range, in the browser's time zone, and (`compare`) over the period before it. */
-export async function loadMetrics(scope: Scope, range: Range, compare: boolean): Promise<Result<HomeMetrics>> {
+/** The home's series over the range, in the browser's time zone, ending on the organization's today. */
+export async function loadMetrics(scope: Scope, range: Range): Promise<Result<HomeMetrics>> {
   const now = await organizationNow(scope);
-  const dates = datesOf(range, range.from ? undefined : now);
-  const before = compare ? previousOf(dates.start, dates.end) : null;
-  const [current, previous] = await Promise.all([ask(scope, range, dates), before ? ask(scope, range, before) : Promise.resolve(null)]);
-  if (!current.ok) return current;
-  if (previous && !previous.ok) return previous;
-  return { ok: true, data: { current: current.data, previous: previous?.data, today: isoDay(now) } };
+  const current = await ask(scope, range, datesOf(range, range.from ? undefined : now));
+  return current.ok ? { ok: true, data: { current: current.data, today: isoDay(now) } } : current;
+}
+
+/**
+ * The same series over the period before `current` (as long, ending the day before it), asked once the range's
+ * are drawn so the first paint waits on one metrics query; undefined before the API's first day.
+ */
+export async function loadPrevious(scope: Scope, range: Range, current: Dated): Promise<Result<Dated | undefined>> {
+  const before = previousOf(current.start, current.end);
+  return before ? ask(scope, range, before) : { ok: true, data: undefined };
 }
 
 /** The change from `before` to `now` as a share of `before` (null when there is nothing to compare with). */

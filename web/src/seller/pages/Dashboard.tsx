@@ -7,10 +7,11 @@ import { v1 } from "../api.js";
 import { LineChart, type Series } from "../Chart.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
-import { changeOf, CHARTS, csvOf, loadMetrics, MIN_DATE, RANGES, rangeOf, type Dated, type HomeMetrics, type Range } from "../metrics.js";
+import { changeOf, CHARTS, csvOf, loadMetrics, loadPrevious, MIN_DATE, RANGES, rangeOf, type Dated, type HomeMetrics, type Range } from "../metrics.js";
 import { Loading } from "../parts.js";
 import { currentMode, href, params, setParams } from "../url.js";
 import { FailedPayments } from "./FailedPayments.js";
+import "../home.css";
 
 type Chart = (typeof CHARTS)[number];
 
@@ -184,13 +185,20 @@ export function Dashboard() {
   const asked = params();
   const range = rangeOf(asked.get("range"), asked.get("from"), asked.get("to"));
   const [compare, setCompare] = useState(asked.get("compare") !== "off");
-  const metrics = useLoad(() => loadMetrics(scope, range, compare), `${range.id}:${range.from ?? ""}:${range.to ?? ""}:${compare}`);
+  const key = `${range.id}:${range.from ?? ""}:${range.to ?? ""}`;
+  const metrics = useLoad(() => loadMetrics(scope, range), key);
+  const current = metrics.data?.current;
+  // the period before is asked once the range's figures are in (the first paint waits on one metrics query)
+  const previous = useLoad(
+    () => (compare && current ? loadPrevious(scope, range, current) : Promise.resolve({ ok: true as const, data: undefined })),
+    `${key}:${compare && current ? "before" : "none"}`,
+  );
   const org = useLoad(
     () => v1<{ default_presentment_currency?: string | null; invoice_details?: { address: unknown; tax_id: string | null } }>(scope, "GET", `/organizations/${scope.organizationId}`),
     "org",
   );
   const currency = org.data?.default_presentment_currency ?? "usd";
-  const data = metrics.data;
+  const data: HomeMetrics | undefined = metrics.data && { ...metrics.data, previous: compare ? previous.data : undefined };
   const empty = data && data.current.totals.revenue === 0 && data.current.totals.active_subscriptions === 0;
   return (
     <>
@@ -230,7 +238,7 @@ export function Dashboard() {
           {mode === "sandbox" && <> · sandbox clock: {data.today}</>}
         </p>
       )}
-      <Loading loading={metrics.loading} error={metrics.error} />
+      <Loading loading={metrics.loading} error={metrics.error ?? previous.error} />
       {empty && (
         <p className="hint">
           Nothing sold {mode === "sandbox" ? "in the sandbox " : ""}in this range yet. <a href={href("/products/new")}>Create a product</a> and share its checkout link.
@@ -243,7 +251,7 @@ export function Dashboard() {
           ))}
         </div>
       )}
-      <FailedPayments />
+      {data && <FailedPayments />}
     </>
   );
 }
