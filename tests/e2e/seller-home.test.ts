@@ -94,7 +94,8 @@ describe("the seller's home", () => {
     await page.getByRole("button", { name: "Show", exact: true }).click();
     await page.waitForURL(new RegExp(`range=custom&from=${from}&to=${today}`));
     expect(await text(page, "range-current")).toBe(`${from} to ${today}`);
-    expect(await datesOf(page, "range-previous")).toEqual([new Date(Date.parse(from) - 21 * 86_400_000).toISOString().slice(0, 10), new Date(Date.parse(from) - 86_400_000).toISOString().slice(0, 10)]);
+    const daysBefore = (n: number) => new Date(Date.parse(from) - n * 86_400_000).toISOString().slice(0, 10);
+    expect(await datesOf(page, "range-previous")).toEqual([daysBefore(21), daysBefore(1)]);
     await expectFigures(page, seller.token, "day");
 
     // no comparison: kept in the address, the period before gone, and so through a reload
@@ -119,7 +120,10 @@ describe("the seller's home", () => {
     expect(await page.getByTestId("range-dates").innerText()).toContain(`sandbox clock: ${to.slice(0, 10)}`);
     await expectFigures(page, key, "day");
     // the phone's frame is compact: the bar and the banner together under 100 px
-    const frame = await page.evaluate(() => (document.querySelector(".sandbox-banner")?.getBoundingClientRect().bottom ?? 0) - (document.querySelector(".seller-bar")?.getBoundingClientRect().top ?? 0));
+    const frame = await page.evaluate(() => {
+      const edge = (s: string, side: "top" | "bottom") => document.querySelector(s)?.getBoundingClientRect()[side] ?? 0;
+      return edge(".sandbox-banner", "bottom") - edge(".seller-bar", "top");
+    });
     expect(frame).toBeLessThan(100);
     await checkPage(page, "phone-home-sandbox");
     expect(pages.problems).toEqual([]);
