@@ -20,7 +20,8 @@ const HARD_LIMIT_MS = 10 * 60_000;
 const WARMUP = 3;
 const SAMPLES = 21;
 const SUBSCRIPTIONS = process.env.DATABASE_URL ? 100_000 : 10_000;
-const METRICS = ["monthly_recurring_revenue", "revenue", "active_subscriptions", "churn_rate"];
+/** The home's figures (web/src/seller/metrics.ts CHARTS). */
+const METRICS = ["monthly_recurring_revenue", "revenue", "new_subscriptions", "churned_subscriptions", "active_subscriptions", "churn_rate"];
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] ?? NaN;
 
@@ -69,8 +70,9 @@ async function seed(served: ServedApp, org: string, n: number): Promise<void> {
   await db.execute(sql`ANALYZE`);
 }
 
-function metricsQuery(organizationId: string, days: number, interval: string): string {
-  const end = new Date();
+/** The range of `days` ending today, or (`before`) the one as long just before it: the home's comparison. */
+function metricsQuery(organizationId: string, days: number, interval: string, before = false): string {
+  const end = new Date(Date.now() - (before ? days : 0) * 86_400_000);
   const start = new Date(end.getTime() - (days - 1) * 86_400_000);
   const q = new URLSearchParams({ organization_id: organizationId, start_date: start.toISOString().slice(0, 10), end_date: end.toISOString().slice(0, 10), interval, timezone: "UTC" });
   for (const m of METRICS) q.append("metrics", m);
@@ -117,12 +119,23 @@ async function main(): Promise<void> {
     const cpu = cpuMeter(served.database.url);
     for (const [label, days, interval] of [["12 months by month (the home's default)", 365, "month"], ["30 days by day", 30, "day"]] as const) {
       const q = metricsQuery(s.organizationId, days, interval);
-      // the home's first paint waits on whoami (the side, the role), then on the metrics and the organization at once
+      const previous = metricsQuery(s.organizationId, days, interval, true);
+      const org = `organization_id=${s.organizationId}`;
+      // the home's first paint waits on whoami (the side, the role), then on the range's metrics and the organization
+      // at once; the period before's metrics and the failed payments are asked after it (the whole home)
       const firstPaint = () =>
-        call(served.url, "GET", `/api/web/whoami?organization_id=${s.organizationId}`, web).then(() =>
-          Promise.all([call(served.url, "GET", `/api/web/v1/metrics/?${q}`, web), call(served.url, "GET", `/api/web/v1/organizations/${s.organizationId}?organization_id=${s.organizationId}`, web)]),
+        call(served.url, "GET", `/api/web/whoami?${org}`, web).then(() =>
+          Promise.all([call(served.url, "GET", `/api/web/v1/metrics/?${q}`, web), call(served.url, "GET", `/api/web/v1/organizations/${s.organizationId}?${org}`, web)]),
+        );
+      const whole = () =>
+        firstPaint().then(() =>
+          Promise.all([
+            call(served.url, "GET", `/api/web/v1/metrics/?${previous}`, web),
+            call(served.url, "GET", `/api/web/v1/payments/?${org}&status=failed&limit=5&sorting=-created_at`, web),
+          ]),
         );
       rows.push([`${label}: first-paint data (whoami, then metrics + organization) through /api/web`, await time(cpu, firstPaint)]);
+      rows.push([`${label}: the whole home (then the period before's metrics + failed payments) through /api/web`, await time(cpu, whole)]);
       rows.push([`${label}: metrics through /api/web`, await time(cpu, () => call(served.url, "GET", `/api/web/v1/metrics/?${q}`, web))]);
       rows.push([`${label}: metrics on /v1 (bearer)`, await time(cpu, () => call(served.url, "GET", `/v1/metrics/?${q}`, { authorization: `Bearer ${s.token}` }))]);
     }

@@ -14,10 +14,15 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const KB = 1024;
 /** The shell: the entry (React, the checkout) and the seller app's chunk (layout, toasts). */
 const SHELL_BUDGET = 130 * KB;
-/** What one section may add to the shell. */
+/** What one section may add to the shell, unless SECTION_BUDGETS says otherwise. */
 const SECTION_BUDGET = 60 * KB;
+/** The sections allowed another budget than SECTION_BUDGET (none yet: one figure for all keeps them comparable). */
+const SECTION_BUDGETS: Record<string, number> = {};
 
-/** Each section's page modules (web/src/seller/pages/<name>.tsx). */
+/**
+ * Each section's page modules (web/src/seller/pages/<name>.tsx): every page the app loads lazily (routes.tsx,
+ * App.tsx) is in one, which the run checks, so a new section cannot go unmeasured.
+ */
 const SECTIONS: Record<string, string[]> = {
   home: ["Dashboard"],
   products: ["Products", "ProductDetail", "ProductEdit"],
@@ -30,7 +35,18 @@ const SECTIONS: Record<string, string[]> = {
   webhooks: ["Webhooks", "WebhookDeliveries"],
   "api keys": ["ApiKeys"],
   settings: ["Settings", "StripeImport"],
+  admin: ["AdminOrganizations"],
 };
+
+/** The pages the app loads lazily, by name, read from the modules that load them. */
+function lazyPages(): string[] {
+  const names = new Set<string>();
+  for (const file of ["src/seller/routes.tsx", "src/seller/App.tsx"]) {
+    const source = readFileSync(path.join(ROOT, "web", file), "utf8");
+    for (const m of source.matchAll(/import\("\.\/pages\/(\w+)\.js"\)/g)) names.add(m[1]!);
+  }
+  return [...names].sort();
+}
 
 interface ManifestChunk {
   file: string;
@@ -72,15 +88,21 @@ async function main(): Promise<void> {
     const shell = closure(manifest, ["index.html", "src/seller/App.tsx"]);
     const shellGz = gz(dist, shell);
     const over: string[] = [];
+    const listed = new Set(Object.values(SECTIONS).flat());
+    const unlisted = lazyPages().filter((p) => !listed.has(p));
+    if (unlisted.length) {
+      console.error(`pages in no section (add them to SECTIONS): ${unlisted.join(", ")}`);
+      over.push(...unlisted);
+    }
     console.log(`seller shell (entry + app), gzipped: ${kb(shellGz)} of ${kb(SHELL_BUDGET)}`);
     if (shellGz > SHELL_BUDGET) over.push("shell");
     for (const [section, pages] of Object.entries(SECTIONS)) {
       const files = [...closure(manifest, pages.map((p) => `src/seller/pages/${p}.tsx`))].filter((f) => !shell.has(f));
       const size = gz(dist, files);
-      console.log(`  ${section.padEnd(16)} +${kb(size).padStart(9)}  (${files.length} files)${size > SECTION_BUDGET ? "  OVER" : ""}`);
-      if (size > SECTION_BUDGET) over.push(section);
+      const budget = SECTION_BUDGETS[section] ?? SECTION_BUDGET;
+      console.log(`  ${section.padEnd(16)} +${kb(size).padStart(9)} of +${kb(budget).padStart(8)}  (${files.length} files)${size > budget ? "  OVER" : ""}`);
+      if (size > budget) over.push(section);
     }
-    console.log(`budget per section: +${kb(SECTION_BUDGET)} over the shell`);
     if (over.length) {
       console.error(`over budget: ${over.join(", ")}`);
       process.exitCode = 1;

@@ -4,42 +4,21 @@
 // subscription canceled at the period's end after its confirmation (Escape first changes nothing), taken back,
 // and canceled again from its own page, each with its toast; at a desktop's width and a phone's. Every page
 // passes axe and is photographed.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
 import type { Polar } from "@polar-sh/sdk";
-import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { closePages, launchForPages } from "../helpers/browser.js";
-import { checkPage, signedInPage } from "../helpers/seller-browser.js";
+import { sdkFor } from "../helpers/seller.js";
+import { checkPage, useSellerPages } from "../helpers/seller-browser.js";
 
-let server: TestServer;
-let browser: Browser;
-let seller: Seller;
+const pages = useSellerPages("customers", { permissions: ["clipboard-read", "clipboard-write"] });
+const { problems } = pages;
+const open = (width: number) => pages.open(width);
 let sandbox: Polar;
-const contexts: BrowserContext[] = [];
-const problems: string[] = [];
 const subs = new Map<string, string>();
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchForPages()]);
-  seller = await createSeller(server, "customers");
-  sandbox = sdkFor(server, await seller.createSandboxKey());
-}, 150_000);
-
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await closePages(browser);
-  await server?.close();
+  sandbox = sdkFor(pages.server, await pages.seller.createSandboxKey());
 });
-
-async function open(width: number): Promise<Page> {
-  const { page, context } = await signedInPage(browser, server.url, seller.user.email, problems, {
-    viewport: { width, height: 900 },
-    permissions: ["clipboard-read", "clipboard-write"],
-  });
-  contexts.push(context);
-  return page;
-}
 
 const toast = (page: Page, text: string) => page.locator(".toast").getByText(text).waitFor();
 const flat = (s: string) => s.replace(/\s+/g, " ").trim();

@@ -4,35 +4,14 @@
 // want, free and daily, per seat in tiers, usage of a meter in tiers with a cap) read back through the SDK, a
 // changed price that keeps the product's usage price, sorting, and archiving from a row's menu and from the
 // product's page, each asked once more. Every page passes axe and is photographed.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { closePages, launchForPages } from "../helpers/browser.js";
-import { checkPage, signedInPage } from "../helpers/seller-browser.js";
+import { describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
+import { sdkFor } from "../helpers/seller.js";
+import { checkPage, useSellerPages } from "../helpers/seller-browser.js";
 
-let server: TestServer;
-let browser: Browser;
-let seller: Seller;
-const contexts: BrowserContext[] = [];
-const problems: string[] = [];
-
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchForPages()]);
-  seller = await createSeller(server, "products");
-}, 150_000);
-
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await closePages(browser);
-  await server?.close();
-});
-
-async function open(width: number): Promise<Page> {
-  const { page, context } = await signedInPage(browser, server.url, seller.user.email, problems, { viewport: { width, height: 900 } });
-  contexts.push(context);
-  return page;
-}
+const pages = useSellerPages("products");
+const { problems } = pages;
+const open = (width: number) => pages.open(width);
 
 /** A toast's text (the toast itself, not the announcement Radix makes of it for screen readers). */
 const toast = (page: Page, text: string) => page.locator(".toast").getByText(text).waitFor();
@@ -44,7 +23,7 @@ interface RawProduct {
 
 /** The API's own answer for a product on the sandbox side (the fields the SDK does not know, like unit_tiers). */
 async function rawProduct(id: string): Promise<RawProduct> {
-  const res = await fetch(`${server.url}/v1/products/${id}`, { headers: { authorization: `Bearer ${await seller.createSandboxKey()}` } });
+  const res = await fetch(`${pages.server.url}/v1/products/${id}`, { headers: { authorization: `Bearer ${await pages.seller.createSandboxKey()}` } });
   expect(res.status).toBe(200);
   return (await res.json()) as RawProduct;
 }
@@ -67,7 +46,7 @@ async function create(page: Page, name: string): Promise<string> {
 
 describe("the seller app's shell and products", () => {
   it("desktop, sandbox: grouped navigation, an empty catalog's next step, a product of each price kind read back through the SDK", async () => {
-    const sandbox = sdkFor(server, await seller.createSandboxKey());
+    const sandbox = sdkFor(pages.server, await pages.seller.createSandboxKey());
     const meter = await sandbox.meters.create({
       name: "API calls",
       filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api.call" }] },
@@ -207,7 +186,7 @@ describe("the seller app's shell and products", () => {
   }, 240_000);
 
   it("phone: the Menu opens the groups; a product's page archives it after its confirmation", async () => {
-    const sandbox = sdkFor(server, await seller.createSandboxKey());
+    const sandbox = sdkFor(pages.server, await pages.seller.createSandboxKey());
     const product = await sandbox.products.create({ name: "Phone plan", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }] });
     const page = await open(375);
     await page.goto(`/products/${product.id}?mode=sandbox`);

@@ -4,9 +4,11 @@
 import os from "node:os";
 import path from "node:path";
 import { mkdirSync } from "node:fs";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
-import { seriousViolations } from "./browser.js";
+import { closePages, launchForPages, seriousViolations } from "./browser.js";
+import { createSeller, type Seller } from "./seller.js";
+import { startServer, type TestServer } from "./server.js";
 
 export const PASSWORD = "correct-horse-battery";
 export const SCREENSHOT_DIR = path.join(os.tmpdir(), "till-web-e2e");
@@ -34,4 +36,63 @@ export async function checkPage(page: Page, name: string): Promise<void> {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow, `${name} is wider than the viewport`).toBeLessThanOrEqual(0);
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `seller-${name}.png`), fullPage: true });
+}
+
+export interface SellerPages {
+  readonly server: TestServer;
+  readonly browser: Browser;
+  /** The signed-up seller with an organization (createSeller). */
+  readonly seller: Seller;
+  /** The pages' errors, to expect empty at a test's end. */
+  readonly problems: string[];
+  /** A new signed-in page `width` px wide (900 high), closed after the file's tests. */
+  open(width: number, opts?: BrowserContextOptions): Promise<Page>;
+}
+
+/**
+ * The fixture every seller page test file starts with: a server and Chromium started before its tests, a seller
+ * signed up with an organization (`tag` names it), pages opened signed in as them, everything closed after.
+ * The getters throw until the file's beforeAll has run.
+ */
+export function useSellerPages(tag: string, defaults: BrowserContextOptions = {}): SellerPages {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+  let seller: Seller | undefined;
+  const contexts: BrowserContext[] = [];
+  const problems: string[] = [];
+  const ready = <T>(v: T | undefined, name: string): T => {
+    if (v === undefined) throw new Error(`useSellerPages: the ${name} is not started yet (use it inside a test or a hook)`);
+    return v;
+  };
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchForPages()]);
+    seller = await createSeller(server, tag);
+  }, 150_000);
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    if (browser) await closePages(browser);
+    await server?.close();
+  });
+  return {
+    get server() {
+      return ready(server, "server");
+    },
+    get browser() {
+      return ready(browser, "browser");
+    },
+    get seller() {
+      return ready(seller, "seller");
+    },
+    problems,
+    async open(width, opts = {}) {
+      const s = ready(server, "server");
+      const signed = await signedInPage(ready(browser, "browser"), s.url, ready(seller, "seller").user.email, problems, {
+        viewport: { width, height: 900 },
+        ...defaults,
+        ...opts,
+      });
+      contexts.push(signed.context);
+      return signed.page;
+    },
+  };
 }

@@ -9,6 +9,8 @@ export interface Series {
   /** Period starts, in seconds since the epoch. */
   times: number[];
   values: number[];
+  /** The period before's values, drawn dashed under the same starts (the n-th period beside the n-th). */
+  previous?: Array<number | null>;
 }
 
 function themeColor(name: string, fallback: string): string {
@@ -27,6 +29,7 @@ export function LineChart({ series, format, label, whole }: { series: Series; fo
     const ink = themeColor("--text", "#1b1f24");
     const accent = themeColor("--accent", "#0b57d0");
     const grid = themeColor("--border", "#c9d1d9");
+    const muted = themeColor("--muted", "#57606a");
     const axis = { stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: "11px system-ui, sans-serif" };
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
@@ -35,9 +38,14 @@ export function LineChart({ series, format, label, whole }: { series: Series; fo
       cursor: { show: true, drag: { x: false, y: false } },
       scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : whole ? 10 : 1] } },
       axes: [axis, { ...axis, size: 64, values: (_u, ticks) => ticks.map(format), ...(whole ? { incrs: WHOLE_STEPS } : {}) }],
-      series: [{}, { label, stroke: accent, width: 2, fill: `${accent}22`, points: { show: series.times.length < 40 } }],
+      series: [
+        {},
+        { label, stroke: accent, width: 2, fill: `${accent}22`, points: { show: series.times.length < 40 } },
+        ...(series.previous ? [{ label: `${label}, the period before`, stroke: muted, width: 1.5, dash: [5, 4], points: { show: false } }] : []),
+      ],
     };
-    const plot = new uPlot(opts, [series.times, series.values], el);
+    const data: uPlot.AlignedData = series.previous ? [series.times, series.values, series.previous] : [series.times, series.values];
+    const plot = new uPlot(opts, data, el);
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(200, el.clientWidth), height: 160 }));
     resize.observe(el);
     return () => {

@@ -138,7 +138,7 @@ export function Layout({ title, action, back, children }: { title: string; actio
     document.title = `${title} · ${organization.name}${mode === "sandbox" ? " (sandbox)" : ""} · till`;
   }, [title, organization.name, mode]);
   return (
-      <div className={`seller ${mode}`}>
+      <div className={`seller-app ${mode}`}>
         <a className="skip" href="#main">
           Skip to content
         </a>
@@ -155,7 +155,7 @@ export function Layout({ title, action, back, children }: { title: string; actio
         </header>
         {mode === "sandbox" && (
           <p className="sandbox-banner" role="note">
-            Sandbox: test data only. Nothing here is charged, and live shows none of it.
+            Sandbox: test data only.<span className="banner-more"> Nothing here is charged, and live shows none of it.</span>
           </p>
         )}
         <div className="shell">

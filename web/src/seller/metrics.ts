@@ -17,11 +17,15 @@ export interface Range {
 }
 
 export const RANGES: readonly Range[] = [
+  { id: "7d", label: "Last 7 days", days: 7, interval: "day" },
   { id: "30d", label: "Last 30 days", days: 30, interval: "day" },
   { id: "90d", label: "Last 90 days", days: 90, interval: "week" },
   { id: "12mo", label: "Last 12 months", days: 365, interval: "month" },
   { id: "3y", label: "Last 3 years", days: 3 * 365, interval: "month" },
 ];
+
+/** The range the home opens on. */
+export const DEFAULT_RANGE = "12mo";
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
@@ -39,14 +43,20 @@ export function rangeOf(id: string | null, from?: string | null, to?: string | n
   if (id === "custom" && from && to && DAY.test(from) && DAY.test(to) && !Number.isNaN(Date.parse(from)) && !Number.isNaN(Date.parse(to)) && from <= to) {
     return { id: "custom", label: `${from} to ${to}`, interval: intervalFor(from, to), from, to };
   }
-  return RANGES.find((r) => r.id === id) ?? RANGES[2]!;
+  return RANGES.find((r) => r.id === id) ?? RANGES.find((r) => r.id === DEFAULT_RANGE)!;
 }
 
+/**
+ * The home's figures, in the order a seller reads them: what recurs, what came in, what was won and lost, what
+ * is held. `level`: the value at the range's end; `flow`: the range's sum; `ratio`: over the range (the API's totals).
+ */
 export const CHARTS = [
-  { slug: "monthly_recurring_revenue", title: "MRR", kind: "level" },
-  { slug: "revenue", title: "Revenue", kind: "flow" },
-  { slug: "active_subscriptions", title: "Active subscriptions", kind: "level" },
-  { slug: "churn_rate", title: "Churn rate", kind: "ratio" },
+  { slug: "monthly_recurring_revenue", title: "MRR", kind: "level", unit: "money" },
+  { slug: "revenue", title: "Revenue", kind: "flow", unit: "money" },
+  { slug: "new_subscriptions", title: "New subscriptions", kind: "flow", unit: "count" },
+  { slug: "churned_subscriptions", title: "Churned subscriptions", kind: "flow", unit: "count" },
+  { slug: "active_subscriptions", title: "Active subscriptions", kind: "level", unit: "count" },
+  { slug: "churn_rate", title: "Churn rate", kind: "ratio", unit: "ratio" },
 ] as const;
 
 export type Slug = (typeof CHARTS)[number]["slug"];
@@ -85,24 +95,75 @@ export async function organizationNow(scope: Scope): Promise<Date> {
   return clock.ok ? new Date(clock.data.now) : new Date();
 }
 
-/** The four series of the home over the range, in the browser's time zone, with the dates asked for. */
-export async function loadMetrics(scope: Scope, range: Range): Promise<Result<MetricsAnswer & { start: string; end: string }>> {
-  const { start, end } = datesOf(range, range.from ? undefined : await organizationNow(scope));
+/** The first day the API answers for (GET /v1/metrics/limits). */
+export const MIN_DATE = "2023-01-01";
+
+const dayOf = (iso: string) => new Date(`${iso}T00:00:00Z`);
+const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/** The period as long as `start`–`end` that ends the day before it; null when it would start before MIN_DATE. */
+export function previousOf(start: string, end: string): { start: string; end: string } | null {
+  const days = Math.round((dayOf(end).getTime() - dayOf(start).getTime()) / DAY_MS) + 1;
+  const prevEnd = new Date(dayOf(start).getTime() - DAY_MS);
+  const prevStart = new Date(prevEnd.getTime() - (days - 1) * DAY_MS);
+  return utcDay(prevStart) < MIN_DATE ? null : { start: utcDay(prevStart), end: utcDay(prevEnd) };
+}
+
+export type Dated = MetricsAnswer & { start: string; end: string };
+
+export interface HomeMetrics {
+  current: Dated;
+  /** The period before, as long; absent when not asked or before the API's first day. */
+  previous?: Dated;
+  /** The organization's today (the sandbox's test clock), the day a preset range ends on. */
+  today: string;
+}
+
+async function ask(scope: Scope, range: Range, dates: { start: string; end: string }): Promise<Result<Dated>> {
   const answer = await v1<MetricsAnswer>(scope, "GET", "/metrics/", {
-    query: { start_date: start, end_date: end, interval: range.interval, timezone: browserZone(), metrics: CHARTS.map((c) => c.slug) },
+    query: { start_date: dates.start, end_date: dates.end, interval: range.interval, timezone: browserZone(), metrics: CHARTS.map((c) => c.slug) },
   });
-  return answer.ok ? { ok: true, data: { ...answer.data, start, end } } : answer;
+  return answer.ok ? { ok: true, data: { ...answer.data, ...dates } } : answer;
 }
 
-export interface Summary {
-  /** The value shown large: the level at the end, the flow's total, the ratio over the range. */
-  now: number;
-  /** The first period's value, to compare a level with; null for flows and ratios. */
-  first: number | null;
+/** The home's series over the range, in the browser's time zone, ending on the organization's today. */
+export async function loadMetrics(scope: Scope, range: Range): Promise<Result<HomeMetrics>> {
+  const now = await organizationNow(scope);
+  const current = await ask(scope, range, datesOf(range, range.from ? undefined : now));
+  return current.ok ? { ok: true, data: { current: current.data, today: isoDay(now) } } : current;
 }
 
-export function summaryOf(answer: MetricsAnswer, slug: Slug, kind: "level" | "flow" | "ratio"): Summary {
-  const values = answer.periods.map((p) => p[slug] ?? 0);
-  const total = answer.totals[slug] ?? values[values.length - 1] ?? 0;
-  return { now: total, first: kind === "level" ? (values[0] ?? 0) : null };
+/**
+ * The same series over the period before `current` (as long, ending the day before it), asked once the range's
+ * are drawn so the first paint waits on one metrics query; undefined before the API's first day.
+ */
+export async function loadPrevious(scope: Scope, range: Range, current: Dated): Promise<Result<Dated | undefined>> {
+  const before = previousOf(current.start, current.end);
+  return before ? ask(scope, range, before) : { ok: true, data: undefined };
 }
+
+/** The change from `before` to `now` as a share of `before` (null when there is nothing to compare with). */
+export function changeOf(now: number, before: number | undefined): number | null {
+  if (before === undefined) return null;
+  if (before === 0) return now === 0 ? 0 : null;
+  return (now - before) / Math.abs(before);
+}
+
+const cell = (v: string | number) => (/[",\r\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+
+/**
+ * What the home shows as CSV (RFC 4180): one row per period, its start and each figure in the API's units (minor
+ * units of money, ratios as fractions); when comparing, the period before's start and figures beside it.
+ */
+export function csvOf(m: HomeMetrics): string {
+  const slugs = CHARTS.map((c) => c.slug);
+  const head = ["period", ...slugs, ...(m.previous ? ["previous_period", ...slugs.map((s) => `previous_${s}`)] : [])];
+  const rows = m.current.periods.map((p, i) => {
+    const before = m.previous?.periods[i];
+    const prev = m.previous ? [before?.timestamp ?? "", ...slugs.map((s) => before?.[s] ?? "")] : [];
+    return [p.timestamp, ...slugs.map((s) => p[s] ?? 0), ...prev];
+  });
+  const totals = ["total", ...slugs.map((s) => m.current.totals[s] ?? 0), ...(m.previous ? ["total", ...slugs.map((s) => m.previous?.totals[s] ?? 0)] : [])];
+  return `${[head, ...rows, totals].map((r) => r.map(cell).join(",")).join("\r\n")}\r\n`;
+}
+

@@ -5,7 +5,11 @@ import { assertNever } from "../../../shared/kinds.js";
 import { priceKindOf } from "../kinds.js";
 import type { Price } from "./wire.js";
 
-/** How a price reads on the product's page: "$9.00 / month", "$0.05 per unit of API calls, billed every month". */
+/**
+ * How a price reads on the product's page and the list: "$9.00 / month", "$0.05 per unit of API calls, billed every
+ * month". Its currency is marked once: by the amount's symbol in the reader's locale (Intl: "$" in en-US is USD,
+ * CAD reads "CA$"), or, for a price without an amount, by its code ("pay what you want, in EUR"); free needs none.
+ */
 export function priceDescription(price: Price, interval: string | null): string {
   const currency = price.price_currency ?? "usd";
   const every = interval ? ` / ${interval}` : "";
@@ -18,10 +22,10 @@ export function priceDescription(price: Price, interval: string | null): string 
     case "free":
       return "free";
     case "custom":
-      return price.minimum_amount ? `pay what you want, at least ${formatMoney(price.minimum_amount, currency)}` : "pay what you want";
+      return price.minimum_amount ? `pay what you want, at least ${formatMoney(price.minimum_amount, currency)}` : `pay what you want, in ${currency.toUpperCase()}`;
     case "seat_based": {
       const first = price.seat_tiers?.tiers[0];
-      return first ? `per seat, from ${formatMoney(first.price_per_seat, currency)}${every}` : `per seat${every}`;
+      return first ? `per seat, from ${formatMoney(first.price_per_seat, currency)}${every}` : `per seat${every}, in ${currency.toUpperCase()}`;
     }
     case "metered_unit": {
       const meter = price.meter?.name ?? "a meter";

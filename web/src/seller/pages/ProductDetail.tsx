@@ -135,7 +135,6 @@ export function ProductDetail({ id }: { id: string }) {
           {prices.map((p) => (
             <li key={p.id}>
               <strong>{priceDescription(p, product.recurring_interval)}</strong>
-              <span className="hint"> {(p.price_currency ?? "usd").toUpperCase()}</span>
             </li>
           ))}
         </ul>

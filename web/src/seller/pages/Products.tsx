@@ -86,7 +86,7 @@ export function Products() {
           <input id="product-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
           <button type="submit">Search</button>
         </form>
-        <a href={href("/products", { ...here, archived: archived ? undefined : 1 })}>{archived ? "Hide archived" : "Show archived"}</a>
+        <a className="toggle" href={href("/products", { ...here, archived: archived ? undefined : 1 })}>{archived ? "Hide archived" : "Show archived"}</a>
       </div>
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>
