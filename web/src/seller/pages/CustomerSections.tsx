@@ -65,7 +65,8 @@ export function Wallets({ id }: { id: string }) {
   ];
   return (
     <Section id="wallets" title="Wallets" loading={list.loading} error={list.error}>
-      {list.data && (list.data.items.length === 0 ? <p className="hint">No wallet: a credits pack or a top-up opens one.</p> : <DataTable caption="The customer's wallets" rows={list.data.items} columns={columns} />)}
+      {list.data && list.data.items.length === 0 && <p className="hint">No wallet: a credits pack or a top-up opens one.</p>}
+      {list.data && list.data.items.length > 0 && <DataTable caption="The customer's wallets" rows={list.data.items} columns={columns} />}
     </Section>
   );
 }

@@ -156,7 +156,10 @@ export function RefundForm({ order, onDone }: { order: Order; onDone: () => void
           open
           onOpenChange={(o) => !o && setAsking(null)}
           title={`Refund ${money(asking.amount, order.currency)}?`}
-          body={`${money(asking.amount, order.currency)} (and its tax) goes back to ${order.customer.email ?? "the customer"}${asking.revoke ? " and the benefits are revoked" : ""}; a credit note is made. A refund cannot be taken back.`}
+          body={
+            `${money(asking.amount, order.currency)} (and its tax) goes back to ${order.customer.email ?? "the customer"}` +
+            `${asking.revoke ? " and the benefits are revoked" : ""}; a credit note is made. A refund cannot be taken back.`
+          }
           confirm={`Yes, refund ${money(asking.amount, order.currency)}`}
           cancel="Don't refund"
           onConfirm={() => refund(asking)}
