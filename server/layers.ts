@@ -123,6 +123,7 @@ export const LAYERS: readonly Layer[] = [
       domain("disputes"),
       domain("customer-portal"),
       domain("webhooks", "listen.ts", "inbound.ts", "address.ts", "sender.ts", "signing.ts"),
+      domain("timeline"),
       domain("test-clock"),
       domain("processor-events"),
       domain("imports"),

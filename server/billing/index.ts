@@ -37,6 +37,7 @@ import { dunningRoutes } from "./dunning/routes.js";
 import { payLinkRoutes } from "./dunning/pay-link-routes.js";
 import { processorConnectionRoutes } from "./processor-connections/routes.js";
 import { disputeRoutes } from "./disputes/routes.js";
+import { timelineRoutes } from "./timeline/routes.js";
 import { processorEventRoutes } from "./processor-events/routes.js";
 import { importRoutes } from "./imports/routes.js";
 import { CALL_TURN_RETRY_AFTER_SECONDS, CallTurnsBusy } from "../db/call-turns.js";
@@ -70,6 +71,7 @@ const DOMAINS: DomainRoutes[] = [
   orderRoutes,
   refundRoutes,
   disputeRoutes,
+  timelineRoutes,
   processorEventRoutes,
   importRoutes,
   subscriptionRoutes,

@@ -163,9 +163,12 @@ describe("the seller app's sections, in the sandbox", () => {
 
     await page.goto("/subscriptions");
     await page.getByRole("row", { name: /mover@example\.com/ }).getByRole("link").click();
-    await page.getByLabel("New product", { exact: true }).selectOption({ label: `${pro.name} ($9.00 / month)` });
-    await page.getByRole("button", { name: "Change product" }).click();
-    await page.getByText(`Moved to ${pro.name}.`).waitFor();
+    await page.getByRole("button", { name: "Change plan or seats…" }).click();
+    const change = page.getByRole("dialog", { name: /^Change / });
+    await change.getByLabel("New plan", { exact: true }).selectOption({ label: `${pro.name} ($9.00 / month)` });
+    await change.getByRole("button", { name: "Review the change" }).click();
+    await change.getByRole("button", { name: "Confirm the change" }).click();
+    await page.locator(".toast").getByText(`Changed: ${pro.name}`).waitFor();
 
     // 21 customers: two pages of 20, the page in the address
     await page.goto("/customers");

@@ -181,6 +181,8 @@ export interface OrderFilter {
   externalCustomerIds?: string[] | undefined;
   checkoutIds?: string[] | undefined;
   subscriptionIds?: string[] | undefined;
+  /** till's own: orders in these statuses (the seller app's filter) */
+  statuses?: string[] | undefined;
   metadata?: Record<string, string[]> | undefined;
 }
 
@@ -221,6 +223,7 @@ export async function listOrders(
       : undefined,
     filter.checkoutIds?.length ? inArray(order.checkoutId, filter.checkoutIds) : undefined,
     filter.subscriptionIds?.length ? inArray(order.subscriptionId, filter.subscriptionIds) : undefined,
+    filter.statuses?.length ? inArray(order.status, filter.statuses) : undefined,
     ...metadataWhere(order.metadata, filter.metadata),
   ].filter((c) => c !== undefined);
   const where = and(eq(order.organizationId, organizationId), ...filters);

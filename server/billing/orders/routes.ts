@@ -11,7 +11,7 @@ import * as manual from "./manual.js";
 import { documented, route, type V1App } from "../contract.js";
 import { notFound, validationError } from "../errors.js";
 import { payable, payLinkUrl } from "../pay-links.js";
-import type { OrderWire } from "./wire.js";
+import { ORDER_STATUSES, type OrderWire } from "./wire.js";
 
 const uuid = z.string().refine(isUuid, { message: "Input should be a valid UUID" });
 
@@ -24,6 +24,8 @@ const ListQuery = z.object({
   external_customer_id: queryArray(z.string().max(256)).optional(),
   checkout_id: queryArray(uuid).optional(),
   subscription_id: queryArray(uuid).optional(),
+  /** till's own (the SDKs send no such filter): orders in these statuses */
+  status: queryArray(z.enum(ORDER_STATUSES)).optional(),
   metadata: metadataQuery.optional(),
   sorting: sortingQuery<OrderSort>(
     ["created_at", "status", "invoice_number", "amount", "net_amount", "customer", "product", "discount", "subscription"],
@@ -65,6 +67,7 @@ export function orderRoutes(app: V1App, { db, config }: BillingDeps): void {
         externalCustomerIds: q.external_customer_id,
         checkoutIds: lower(q.checkout_id),
         subscriptionIds: lower(q.subscription_id),
+        statuses: q.status,
         metadata: q.metadata,
       },
       q.sorting,

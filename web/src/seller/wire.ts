@@ -95,6 +95,10 @@ export interface Subscription {
   product_id: string;
   customer: { id: string; email: string | null; name: string | null };
   product: { id: string; name: string };
+  /** Seat-based subscriptions' seats; null otherwise. */
+  seats?: number | null;
+  /** A change set to apply at the period's end (next_period). */
+  pending_update?: { applies_at: string; product_id: string | null; seats: number | null } | null;
 }
 
 export interface CustomerState extends Customer {

@@ -1,174 +1,156 @@
-// /orders/<id>: one order's amounts and lines, its invoice (generated on request, then downloaded), and a refund
-// (all or part of what is left; the API says how much may still be refunded).
-import { useState, type FormEvent, type ReactNode } from "react";
-import { Field, SelectField, Status, type Tone } from "../../ui.js";
-import { v1 } from "../api.js";
+// /orders/<id>: one order — its facts, its lines and amounts (discount, tax, total, refunded), the link that pays
+// it while it is owed, its payments (the card charged), its invoice and credit notes (PDF), its refunds (and the
+// form that refunds what is left), its disputes, and its timeline.
+import { useState } from "react";
+import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
+import { copyText } from "../kit/copy.js";
+import { DataTable } from "../kit/DataTable.js";
+import { Timeline } from "../kit/Timeline.js";
 import { Layout } from "../Layout.js";
 import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
+import { useToast } from "../Toasts.js";
 import { href } from "../url.js";
 import type { Order } from "../wire.js";
-import { toMinor } from "../price-drafts.js";
+import { AcceptDispute, DISPUTE_COLUMNS, REFUND_COLUMNS, type Dispute, type Refund } from "./OrderLists.js";
+import { Invoice, Payments, RefundForm, type InvoiceAnswer } from "./OrderParts.js";
+import "../sales.css";
 
-type Said = { tone: Tone; text: string } | undefined;
+const words = (s: string) => s.replace(/_/g, " ");
 
-const REASONS = ["customer_request", "duplicate", "fraudulent", "service_disruption", "satisfaction_guarantee", "other"];
+type PayableOrder = Order & { pay_url?: string | null; discount?: { name?: string } | null };
 
-function Invoice({ order }: { order: Order }) {
-  const { scope } = useSeller();
-  const [said, setSaid] = useState<Said>(undefined);
-  async function download() {
-    setSaid({ tone: "info", text: "Preparing the invoice…" });
-    let r = await v1<{ url: string }>(scope, "GET", `/orders/${order.id}/invoice`);
-    if (!r.ok && r.error.status === 404) {
-      const made = await v1<unknown>(scope, "POST", `/orders/${order.id}/invoice`);
-      if (!made.ok) return setSaid({ tone: "error", text: made.error.message });
-      // the worker renders it: ask again for a little while
-      for (let i = 0; i < 20 && !(r.ok); i++) {
-        await new Promise((done) => setTimeout(done, 500));
-        r = await v1<{ url: string }>(scope, "GET", `/orders/${order.id}/invoice`);
-      }
-    }
-    if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
-    setSaid({ tone: "success", text: "The invoice is ready." });
-    window.location.assign(r.data.url);
-  }
+function Amounts({ o }: { o: PayableOrder }) {
+  const rows: Array<[string, number, string?]> = [
+    ...o.items.map((i): [string, number] => [i.label, i.amount]),
+    ["Subtotal", o.subtotal_amount],
+    ...(o.discount_amount ? [[`Discount${o.discount?.name ? ` (${o.discount.name})` : ""}`, -o.discount_amount] as [string, number]] : []),
+    ["Tax", o.tax_amount],
+    ["Total", o.total_amount, "total"],
+    ...(o.refunded_amount ? [["Refunded", -o.refunded_amount] as [string, number]] : []),
+  ];
   return (
-    <section aria-labelledby="invoice-h">
-      <h2 id="invoice-h">Invoice</h2>
-      <button type="button" onClick={() => void download()}>
-        Download the invoice{order.invoice_number ? ` ${order.invoice_number}` : ""}
-      </button>
-      <Status tone={said?.tone}>{said?.text}</Status>
+    <section aria-labelledby="lines-h">
+      <h2 id="lines-h">Lines and amounts</h2>
+      <dl className="ledger">
+        {rows.map(([label, amount, cls], i) => (
+          <div key={i} style={{ display: "contents" }}>
+            <dt className={cls}>{label}</dt>
+            <dd className={cls}>{money(amount, o.currency)}</dd>
+          </div>
+        ))}
+      </dl>
     </section>
   );
 }
 
-/** What a refund form asks for, read and checked before the seller is asked to confirm it. */
-interface RefundAsk {
-  amount: number;
-  reason: string;
-  revoke: boolean;
+function PayLink({ url }: { url: string }) {
+  const toast = useToast();
+  return (
+    <section aria-labelledby="pay-h">
+      <h2 id="pay-h">Pay link</h2>
+      <p>
+        The order is owed: the customer pays it on <a href={url}>its pay page</a>.
+      </p>
+      <button type="button" onClick={() => void copyText(url).then((ok) => toast(ok ? "Copied the pay link." : `The pay link: ${url}`))}>
+        Copy the pay link
+      </button>
+    </section>
+  );
 }
 
-function Refund({ order, onDone }: { order: Order; onDone: (text: string) => void }) {
+function RefundsAndDisputes({ o, invoice, onChange }: { o: PayableOrder; invoice: InvoiceAnswer | undefined; onChange: () => void }) {
   const { scope } = useSeller();
-  const [said, setSaid] = useState<Said>(undefined);
-  // money leaves the seller's account and cannot come back: the form asks once more, naming the amount
-  const [asking, setAsking] = useState<RefundAsk | null>(null);
-  const [busy, setBusy] = useState(false);
-  const left = order.refundable_amount ?? order.net_amount - order.refunded_amount;
-  function onSubmit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const text = String(form.get("amount") ?? "").trim();
-    const amount = text ? toMinor(text, order.currency) : left;
-    if (amount === null || amount <= 0) return setSaid({ tone: "error", text: "Write the amount to refund as a number, e.g. 5.00." });
-    if (amount > left) return setSaid({ tone: "error", text: `At most ${money(left, order.currency)} is left to refund.` });
-    setSaid(undefined);
-    setAsking({ amount, reason: String(form.get("reason") || "customer_request"), revoke: form.get("revoke") === "on" });
-  }
-  async function refund(ask: RefundAsk) {
-    setBusy(true);
-    const r = await v1<unknown>(scope, "POST", "/refunds/", { body: { order_id: order.id, amount: ask.amount, reason: ask.reason, revoke_benefits: ask.revoke } });
-    setBusy(false);
-    setAsking(null);
-    if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
-    setSaid(undefined);
-    // the order is read again: its form may give way to "nothing left", so the page keeps the result
-    onDone(`Refunded ${money(ask.amount, order.currency)}.`);
-  }
-  if (left <= 0) return <p className="hint">Nothing left to refund.</p>;
+  const mayRefund = useMayWrite("refunds");
+  const mayWrite = useMayWrite("orders");
+  const refunds = useLoad(() => v1<ListPage<Refund>>(scope, "GET", "/refunds/", { query: { order_id: o.id, limit: 100 } }), `${o.id}|${o.refunded_amount}`);
+  const disputes = useLoad(() => v1<ListPage<Dispute>>(scope, "GET", "/disputes/", { query: { order_id: o.id, limit: 100 } }), `${o.id}|${o.status}`);
+  const [accepting, setAccepting] = useState<Dispute | null>(null);
+  const notes = new Map((invoice?.credit_notes ?? []).map((c) => [c.refund_id, c]));
+  const columns = [
+    ...REFUND_COLUMNS.filter((c) => c.id !== "order"),
+    {
+      id: "note",
+      label: "Credit note",
+      cell: (r: Refund) => {
+        const note = notes.get(r.id);
+        return note ? <a href={note.url}>{note.number} (PDF)</a> : "—";
+      },
+    },
+  ];
   return (
-    <form onSubmit={onSubmit} aria-label="Refund" className="stack">
-      <Field label="Amount to refund" name="amount" inputMode="decimal" optional disabled={asking !== null} hint={`Up to ${money(left, order.currency)}; empty refunds all of it.`} />
-      <SelectField label="Reason" name="reason" placeholder="Customer request" disabled={asking !== null} options={REASONS.slice(1).map((r) => ({ value: r, label: r.replace(/_/g, " ") }))} />
-      <div className="field checkbox">
-        <input id="revoke" name="revoke" type="checkbox" disabled={asking !== null} />
-        <label htmlFor="revoke">Also revoke the benefits it granted</label>
-      </div>
-      {asking ? (
-        <>
-          <p className="hint" role="status">
-            {`${money(asking.amount, order.currency)} goes back to the customer${asking.revoke ? " and the benefits are revoked" : ""}. A refund cannot be taken back.`}
-          </p>
-          <div className="actions">
-            <button type="button" className="danger" disabled={busy} onClick={() => void refund(asking)}>
-              {`Yes, refund ${money(asking.amount, order.currency)}`}
-            </button>
-            <button type="button" disabled={busy} onClick={() => setAsking(null)}>
-              Don't refund
-            </button>
-          </div>
-        </>
-      ) : (
-        <button type="submit" className="danger">
-          Refund
-        </button>
+    <>
+      <section aria-labelledby="refund-h">
+        <h2 id="refund-h">Refunds</h2>
+        <Loading loading={refunds.loading} error={refunds.error} />
+        {refunds.data && refunds.data.items.length > 0 && <DataTable caption="The order's refunds" rows={refunds.data.items} columns={columns} />}
+        {!o.paid ? <p className="hint">An unpaid order has nothing to refund.</p> : mayRefund ? <RefundForm order={o} onDone={onChange} /> : <ReadOnly what="refund orders" />}
+      </section>
+      {disputes.data && disputes.data.items.length > 0 && (
+        <section aria-labelledby="disputes-h">
+          <h2 id="disputes-h">Disputes</h2>
+          <DataTable
+            caption="The order's disputes"
+            rows={disputes.data.items}
+            columns={DISPUTE_COLUMNS.filter((c) => c.id !== "order")}
+            actions={(d) =>
+              mayWrite && !d.closed ? (
+                <button type="button" className="danger" onClick={() => setAccepting(d)}>
+                  Accept…
+                </button>
+              ) : null
+            }
+          />
+          {accepting && <AcceptDispute dispute={accepting} open onClose={() => setAccepting(null)} onDone={onChange} />}
+        </section>
       )}
-      <Status tone={said?.tone}>{said?.text}</Status>
-    </form>
+    </>
   );
 }
 
 export function OrderDetail({ id }: { id: string }) {
   const { scope } = useSeller();
-  const mayRefund = useMayWrite("refunds");
-  const loaded = useLoad(() => v1<Order>(scope, "GET", `/orders/${id}`), id);
-  const [refunded, setRefunded] = useState<string | undefined>(undefined);
+  const toast = useToast();
+  const loaded = useLoad(() => v1<PayableOrder>(scope, "GET", `/orders/${id}`), id);
+  const invoice = useLoad<InvoiceAnswer | null>(async () => {
+    const r = await v1<InvoiceAnswer>(scope, "GET", `/orders/${id}/invoice`);
+    // not generated yet is an answer, not an error
+    return !r.ok && r.error.status === 404 ? { ok: true, data: null } : r;
+  }, id);
   const o = loaded.data;
+  const reload = () => {
+    loaded.reload();
+    invoice.reload();
+  };
+  const copy = (
+    <button type="button" onClick={() => void copyText(id).then((ok) => toast(ok ? "Copied the order's id." : `The order's id: ${id}`))}>
+      Copy id
+    </button>
+  );
   return (
-    <Layout title={o ? `Order of ${day(o.created_at)}` : "Order"}>
-      <p>
-        <a href={href("/orders")}>All orders</a>
-      </p>
+    <Layout title={o ? `Order of ${day(o.created_at)}` : "Order"} back={{ href: href("/orders"), label: "All orders" }} action={copy}>
       <Loading loading={loaded.loading} error={loaded.error} />
       {o && (
         <>
           <Facts
             items={[
-              ["Status", o.status.replace(/_/g, " ")],
+              ["Status", words(o.status)],
               ["Customer", <a key="c" href={href(`/customers/${o.customer.id}`)}>{o.customer.email ?? o.customer.id}</a>],
-              ["Product", o.product?.name ?? "—"],
-              ["Billing reason", o.billing_reason.replace(/_/g, " ")],
-              ["Subtotal", money(o.subtotal_amount, o.currency)],
-              ["Discount", money(o.discount_amount, o.currency)],
-              ["Tax", money(o.tax_amount, o.currency)],
+              ["Product", o.product ? <a key="p" href={href(`/products/${o.product.id}`)}>{o.product.name}</a> : "—"],
+              ["Billing reason", words(o.billing_reason)],
               ["Total", money(o.total_amount, o.currency)],
-              ["Refunded", money(o.refunded_amount, o.currency)],
-              ...(o.subscription_id
-                ? ([[
-                    "Subscription",
-                    <a key="s" href={href(`/subscriptions/${o.subscription_id}`)}>{o.product ? `to ${o.product.name}` : o.subscription_id}</a>,
-                  ]] as Array<[string, ReactNode]>)
-                : []),
+              ["Subscription", o.subscription_id ? <a key="s" href={href(`/subscriptions/${o.subscription_id}`)}>Open the subscription</a> : "—"],
             ]}
           />
-          <h2>Lines</h2>
-          <ul>
-            {o.items.map((item, i) => (
-              <li key={i}>
-                {item.label} <span className="amount">{money(item.amount, o.currency)}</span>
-              </li>
-            ))}
-          </ul>
-          {o.paid && <Invoice order={o} />}
-          <section aria-labelledby="refund-h">
-            <h2 id="refund-h">Refund</h2>
-            {!o.paid ? <p className="hint">An unpaid order has nothing to refund.</p> : mayRefund ? (
-              <Refund
-                order={o}
-                onDone={(text) => {
-                  setRefunded(text);
-                  loaded.reload();
-                }}
-              />
-            ) : (
-              <ReadOnly what="refund orders" />
-            )}
-            <Status tone="success">{refunded}</Status>
-          </section>
+          <div className="detail-sections">
+            <Amounts o={o} />
+            {o.pay_url && <PayLink url={o.pay_url} />}
+            <Payments order={o} />
+            {invoice.data !== undefined && <Invoice order={o} invoice={invoice.data ?? undefined} onMade={invoice.reload} />}
+            <RefundsAndDisputes o={o} invoice={invoice.data ?? undefined} onChange={reload} />
+            <Timeline path={`/orders/${id}`} label="order" />
+          </div>
         </>
       )}
     </Layout>

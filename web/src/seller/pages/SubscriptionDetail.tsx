@@ -1,21 +1,22 @@
-// /subscriptions/<id>: one subscription, cancelling it at the period's end (or taking that back), ending it now,
-// and moving it to another recurring product (with the proration the seller picks); cancelling and ending
-// are each asked once more in a dialog, and each result shows in a toast.
-import { useState, type FormEvent } from "react";
+// /subscriptions/<id>: one subscription — its facts, its upcoming renewal, a change of plan or seats in a dialog that
+// shows what it bills before confirming (SubscriptionChange.tsx), a change scheduled for the period's end (dropped
+// after asking), cancelling at the period's end (or resuming), ending it now, its orders and its timeline; each
+// destructive step is asked once more in a dialog, and each result shows in a toast.
+import { useState } from "react";
 import { CANCELLATION_REASONS } from "../../../../shared/cancellation-reasons.js";
-import { SelectField, Status, type Tone } from "../../ui.js";
+import { SelectField, Status } from "../../ui.js";
 import { v1 } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
-import { Chooser } from "../Chooser.js";
 import { Confirm } from "../kit/Confirm.js";
+import { Timeline } from "../kit/Timeline.js";
+import { ChangeDialog, UpcomingRenewal } from "./SubscriptionChange.js";
 import { useToast } from "../Toasts.js";
 import { day, Facts, Loading, money, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
-import { priceLabel, type Product, type Subscription } from "../wire.js";
+import type { Subscription } from "../wire.js";
 
-type Said = { tone: Tone; text: string } | undefined;
 const words = (s: string) => s.replace(/_/g, " ");
 
 /** Cancelling at the period's end (or taking it back) and ending now, each of the first two asked once more. */
@@ -73,42 +74,35 @@ function Cancel({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription
   );
 }
 
-function ChangeProduct({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription) => void }) {
+/** A change set for the period's end (a next_period change): what it does, and dropping it after asking. */
+function Pending({ sub, onSaved }: { sub: Subscription; onSaved: (s: Subscription) => void }) {
   const { scope } = useSeller();
-  const [said, setSaid] = useState<Said>(undefined);
-  async function onSubmit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const product = String(form.get("product_id") ?? "");
-    if (!product) return setSaid({ tone: "error", text: "Choose the product to move to." });
-    const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, { body: { product_id: product, proration_behavior: String(form.get("proration") || "prorate") } });
-    if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
-    setSaid({ tone: "success", text: `Moved to ${r.data.product.name}.` });
+  const toast = useToast();
+  const [error, setError] = useState<string | undefined>(undefined);
+  const pending = sub.pending_update;
+  const product = useLoad(
+    async () => (pending?.product_id ? v1<{ name: string }>(scope, "GET", `/products/${pending.product_id}`) : { ok: true as const, data: { name: "" } }),
+    pending?.product_id ?? "",
+  );
+  if (!pending) return null;
+  const what = [pending.product_id ? `moves to ${product.data?.name || "another plan"}` : "", pending.seats ? `${pending.seats} seats` : ""].filter(Boolean).join(", ");
+  const drop = async () => {
+    const r = await v1<Subscription>(scope, "PATCH", `/subscriptions/${sub.id}`, { body: { pending_update: null } });
+    if (!r.ok) return setError(r.error.message);
+    toast("Dropped the scheduled change.");
     onSaved(r.data);
-  }
-  if (sub.ended_at) return null;
+  };
   return (
-    <form onSubmit={(e) => void onSubmit(e)} aria-label="Change product" className="stack">
-      <Chooser<Product>
-        label="New product"
-        name="product_id"
-        path="/products/"
-        filters={{ is_recurring: true, is_archived: false }}
-        exclude={[sub.product_id]}
-        describe={(p) => `${p.name} (${priceLabel(p.prices.find((x) => !x.is_archived), p.recurring_interval, money)})`}
+    <section aria-labelledby="pending-h">
+      <h2 id="pending-h">Scheduled change</h2>
+      <p>On {day(pending.applies_at)} it {what}.</p>
+      <Confirm
+        trigger="Drop the scheduled change…" title="Drop the scheduled change?"
+        body={`It stays as it is on ${day(pending.applies_at)} instead of the change (${what}).`}
+        confirm="Yes, drop it" cancel="Keep the change" onConfirm={drop}
       />
-      <SelectField
-        label="Proration"
-        name="proration"
-        placeholder="Prorate on the next invoice"
-        options={[
-          { value: "invoice", label: "Invoice the difference now" },
-          { value: "next_period", label: "From the next period" },
-        ]}
-      />
-      <button type="submit">Change product</button>
-      <Status tone={said?.tone}>{said?.text}</Status>
-    </form>
+      <Status tone="error">{error}</Status>
+    </section>
   );
 }
 
@@ -119,7 +113,11 @@ export function SubscriptionDetail({ id }: { id: string }) {
   const [saved, setSaved] = useState<Subscription | null>(null);
   const s = saved ?? loaded.data;
   return (
-    <Layout title={s ? `${s.product.name} · ${s.customer.email ?? ""}` : "Subscription"} back={{ href: href("/subscriptions"), label: "All subscriptions" }}>
+    <Layout
+      title={s ? `${s.product.name} · ${s.customer.email ?? ""}` : "Subscription"}
+      back={{ href: href("/subscriptions"), label: "All subscriptions" }}
+      action={s && mayWrite && !s.ended_at ? <ChangeDialog sub={s} onSaved={setSaved} /> : undefined}
+    >
       <Loading loading={loaded.loading} error={loaded.error} />
       {s && (
         <>
@@ -129,21 +127,22 @@ export function SubscriptionDetail({ id }: { id: string }) {
               ["Customer", <a key="c" href={href(`/customers/${s.customer_id}`)}>{s.customer.email ?? s.customer_id}</a>],
               ["Product", <a key="p" href={href(`/products/${s.product_id}`)}>{s.product.name}</a>],
               ["Amount", `${money(s.amount, s.currency)} / ${s.recurring_interval}`],
+              ...(s.seats ? ([["Seats", String(s.seats)]] as Array<[string, string]>) : []),
               ["Started", day(s.created_at)],
               ["Current period ends", day(s.current_period_end)],
               ["Orders", <a key="o" href={href("/orders", { customer_id: s.customer_id })}>the customer's orders</a>],
+              ...(s.ended_at ? ([["Ended", day(s.ended_at)]] as Array<[string, string]>) : []),
             ]}
           />
-          <section aria-labelledby="cancel-h">
-            <h2 id="cancel-h">Cancel</h2>
-            {mayWrite ? <Cancel sub={s} onSaved={setSaved} /> : <ReadOnly what="change subscriptions" />}
-          </section>
-          {mayWrite && !s.ended_at && (
-            <section aria-labelledby="change-h">
-              <h2 id="change-h">Change product</h2>
-              <ChangeProduct sub={s} onSaved={setSaved} />
+          <div className="detail-sections">
+            <UpcomingRenewal sub={s} />
+            <Pending sub={s} onSaved={setSaved} />
+            <section aria-labelledby="cancel-h">
+              <h2 id="cancel-h">Cancel</h2>
+              {mayWrite ? <Cancel sub={s} onSaved={setSaved} /> : <ReadOnly what="change subscriptions" />}
             </section>
-          )}
+            <Timeline path={`/subscriptions/${s.id}`} label="subscription" />
+          </div>
         </>
       )}
     </Layout>
