@@ -4,6 +4,7 @@ import { lazy, Suspense, type ReactNode } from "react";
 import { Status } from "../ui.js";
 import { NotFoundPage } from "../pages/NotFound.js";
 import { isUuid } from "../../../shared/uuid.js";
+import { isSettingsSlug } from "./pages/settings-sections.js";
 
 const ApiKeys = lazy(() => import("./pages/ApiKeys.js").then((m) => ({ default: m.ApiKeys })));
 const CheckoutLinkDetail = lazy(() => import("./pages/CheckoutLinkDetail.js").then((m) => ({ default: m.CheckoutLinkDetail })));
@@ -62,6 +63,7 @@ function which(section: string, id: string | undefined, more: string | undefined
     return LISTS[section] ?? null;
   }
   if (section === "settings" && id === "import-stripe") return () => <StripeImport />;
+  if (section === "settings" && isSettingsSlug(id)) return () => <Settings section={id} />;
   if (section === "products" && id === "new") return () => <ProductEdit id={null} />;
   const detail = isUuid(id) ? DETAILS[section] : undefined;
   return detail ? () => detail(id) : null;
