@@ -1,6 +1,6 @@
 // One form of fields described as data (fields.ts), saved on its own: react-hook-form holds the values, the save
 // sends them as the API's body, success is a toast, and a 422's errors are shown at the fields they name (the rest
-// beside the button). A role that may not change it reads the values in a disabled fieldset.
+// beside the button). A role that may not change it reads the values in a disabled fieldset (its button disabled too).
 import { useState, type ReactNode } from "react";
 import { useForm, type FieldError, type UseFormRegister } from "react-hook-form";
 import { CheckboxField, Field, SelectField, Status, TextAreaField } from "../../ui.js";
@@ -81,11 +81,9 @@ export function FieldsForm<T>({ title, intro, fields, resource, save, saved, may
           {fields.map((f) => (
             <Input key={f.path} field={f} id={idOf(title, f.path)} register={register} error={(getPath(formState.errors, f.path) as FieldError | undefined)?.message} />
           ))}
-          {mayWrite && (
-            <button type="submit" className="primary" disabled={formState.isSubmitting}>
-              {save}
-            </button>
-          )}
+          <button type="submit" className="primary" disabled={formState.isSubmitting}>
+            {save}
+          </button>
         </fieldset>
       </form>
       <Status tone={error ? "error" : "info"}>{error ?? (formState.isSubmitting ? "Saving…" : null)}</Status>

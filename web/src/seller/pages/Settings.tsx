@@ -37,6 +37,18 @@ function SectionNav({ current }: { current: SettingsSlug }) {
   );
 }
 
+/** The warning while invoices lack the address or the tax id, as the home and `till orgs billing` give it. */
+function MissingLegal({ org }: { org: OrgSettings }) {
+  const d = org.invoice_details;
+  const missing = [!d?.address ? "address" : null, !d?.tax_id ? "tax id" : null].filter(Boolean);
+  if (missing.length === 0) return null;
+  return (
+    <p className="warning" role="note">
+      Your invoices lack your {missing.join(" and ")}: many customers need them. Fill them in below (or <code>till orgs billing set</code>).
+    </p>
+  );
+}
+
 function Forms({ slug, org, mayWrite, onSaved }: { slug: SettingsSlug; org: OrgSettings; mayWrite: boolean; onSaved: (o: OrgSettings) => void }) {
   const { scope } = useSeller();
   return (
@@ -80,6 +92,13 @@ function Section({ slug, org, mayWrite, onSaved }: { slug: SettingsSlug; org: Or
             }}
           />
           <CreateOrganization onCreated={(s) => window.location.assign(href("/", {}, { org: s, mode: "live" }))} />
+        </>
+      );
+    case "legal":
+      return (
+        <>
+          <MissingLegal org={org} />
+          {forms}
         </>
       );
     case "payments":

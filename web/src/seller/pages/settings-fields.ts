@@ -14,6 +14,7 @@ export interface OrgSettings {
   slug?: string;
   tax_settings?: { registrations: Array<{ country: string; state?: string | null }>; prices_include_tax?: boolean };
   subscription_settings?: Record<string, unknown>;
+  invoice_details?: { address: unknown; tax_id: string | null } | null;
 }
 
 export interface SettingsFormSpec {
