@@ -108,7 +108,7 @@ describe("editing in the seller app", () => {
     await page.getByLabel("subscription.created").check();
     await page.getByLabel("Enabled (deliveries are sent)").uncheck();
     await page.getByRole("button", { name: "Save the endpoint" }).click();
-    await page.getByText("Saved the endpoint.").waitFor();
+    await page.locator(".toast").getByText("Saved the endpoint.").waitFor();
     const w = await sandbox.webhooks.getWebhookEndpoint({ id: hook.id });
     expect([w.url, [...w.events].sort(), w.enabled]).toEqual(["https://example.com/new", ["order.created", "subscription.created"], false]);
     await checkPage(page, "webhook-endpoint");

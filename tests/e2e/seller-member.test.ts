@@ -116,7 +116,7 @@ describe("a member (not an admin) on the seller pages", () => {
       expect(await page.getByRole("button", { name }).isDisabled(), name).toBe(true);
     }
     await page.goto("/settings/team");
-    await page.getByRole("region", { name: "Members" }).waitFor();
+    await page.getByRole("region", { name: "The organization's members" }).waitFor();
     expect(await page.getByRole("button", { name: /Send the invitation|Actions for/ }).count()).toBe(0);
     await checkPage(page, "member-settings");
     expect(problems).toEqual([]);

@@ -57,7 +57,7 @@ describe("the seller's settings", () => {
       for (const f of (SETTINGS_FORMS[s.slug] ?? []).flatMap((x) => x.fields)) {
         await page.getByLabel(f.label, { exact: true }).waitFor();
       }
-      if (s.slug === "team") await page.getByRole("region", { name: "Members" }).getByRole("row", { name: new RegExp(`${seller.user.email} \\(you\\) .* Owner`) }).waitFor();
+      if (s.slug === "team") await page.getByRole("region", { name: "The organization's members" }).getByRole("row", { name: new RegExp(`${seller.user.email} \\(you\\) .* Owner`) }).waitFor();
       await checkPage(page, `settings-${s.slug}`);
     }
     // the back button lands on the section before

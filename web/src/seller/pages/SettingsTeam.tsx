@@ -134,7 +134,7 @@ export function Team() {
         <section aria-labelledby="members-h">
           <h2 id="members-h">Members</h2>
           <DataTable
-            caption="Members"
+            caption="The organization's members"
             rows={members.data.members}
             columns={columns}
             actions={
@@ -166,7 +166,7 @@ export function Team() {
             </Empty>
           ) : (
             <DataTable
-              caption="Pending invitations"
+              caption="Invitations waiting for an answer"
               rows={pending}
               columns={[
                 { id: "email", label: "Email", cell: (i) => i.email },
