@@ -76,7 +76,12 @@ describe("the seller's developer pages", () => {
     await receiver.until((hits) => hits.some((h) => h.path === "/dev-hook"));
     await page.getByRole("link", { name: "Open the endpoint" }).click();
     const failed = page.getByRole("row", { name: /customer\.created failed \(HTTP 500\)/ });
-    await expect.poll(async () => { await page.reload(); await page.getByRole("heading", { name: "Deliveries" }).waitFor(); await page.getByText("Loading…").waitFor({ state: "hidden" }); return failed.count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
+    // the list as loaded anew (the empty line, or the pager, shows once the answer is in)
+    const reloaded = async () => {
+      await page.reload();
+      await page.getByRole("navigation", { name: "Pages" }).or(page.getByText("Nothing delivered yet.")).waitFor();
+    };
+    await expect.poll(async () => { await reloaded(); return failed.count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
     await failed.first().getByRole("button", { name: /^Actions for customer\.created/ }).click();
     await page.getByRole("menuitem", { name: "Request and response" }).click();
     const viewer = page.getByRole("dialog", { name: /^customer\.created, / });
@@ -88,7 +93,8 @@ describe("the seller's developer pages", () => {
     await failed.first().getByRole("button", { name: /^Actions for customer\.created/ }).click();
     await page.getByRole("menuitem", { name: "Redeliver" }).click();
     await toast(page, /^Sent customer\.created again/);
-    await expect.poll(async () => { await page.reload(); await page.getByRole("heading", { name: "Deliveries" }).waitFor(); return page.getByRole("row", { name: /customer\.created delivered \(HTTP 200\)/ }).count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
+    const delivered = page.getByRole("row", { name: /customer\.created delivered \(HTTP 200\)/ });
+    await expect.poll(async () => { await reloaded(); return delivered.count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
     await checkPage(page, "webhook-endpoint");
 
     // the secret reset after asking; Escape first keeps it

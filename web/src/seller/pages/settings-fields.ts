@@ -61,7 +61,7 @@ function legalShape(body: Record<string, unknown>): Record<string, unknown> {
   return { invoice_details: { ...d, address } };
 }
 
-/** Polar's subscription_settings takes its three main keys together: the ones this form does not show go as they are. */
+/** Polar's subscription_settings takes its three main keys together: those this form does not show go as they are. */
 function withSubscriptionSettings(body: Record<string, unknown>, org: unknown): Record<string, unknown> {
   const now = (org as { subscription_settings?: Record<string, unknown> }).subscription_settings ?? {};
   const { allow_multiple_subscriptions, allow_customer_updates, proration_behavior } = now;
