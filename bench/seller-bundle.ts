@@ -30,6 +30,8 @@ const SECTIONS: Record<string, string[]> = {
   webhooks: ["Webhooks", "WebhookDeliveries"],
   "api keys": ["ApiKeys"],
   settings: ["Settings", "StripeImport"],
+  "settings: team": ["SettingsTeam"],
+  "settings: developers": ["SettingsDevelopers"],
 };
 
 interface ManifestChunk {

@@ -2,7 +2,7 @@
 // its own address so a link or the back button lands on it. A section's forms (settings-fields.ts) are each saved
 // on their own (PATCH /v1/organizations/{id} with only their part) with a toast; the API's field errors show at
 // the field. A role that may not change the organization reads them only. /settings opens the first section.
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { CreateOrganization } from "../CreateOrganization.js";
 import { v1 } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
@@ -14,12 +14,14 @@ import { href } from "../url.js";
 import { AdminLink } from "./AdminOrganizations.js";
 import { SETTINGS_FORMS, type OrgSettings } from "./settings-fields.js";
 import { SETTINGS_SECTIONS, type SettingsSlug } from "./settings-sections.js";
-import { DeveloperSettings } from "./SettingsDevelopers.js";
 import { PaymentProcessor } from "./SettingsProcessor.js";
 import { OrganizationStatus } from "./SettingsStatus.js";
 import { TaxRegistrations } from "./SettingsTax.js";
-import { Team } from "./SettingsTeam.js";
 import "./settings.css";
+
+// the team's tables and menus and the test clock's dialog: their own chunks, loaded when their section opens
+const Team = lazy(() => import("./SettingsTeam.js").then((m) => ({ default: m.Team })));
+const DeveloperSettings = lazy(() => import("./SettingsDevelopers.js").then((m) => ({ default: m.DeveloperSettings })));
 
 function SectionNav({ current }: { current: SettingsSlug }) {
   return (
@@ -116,9 +118,17 @@ function Section({ slug, org, mayWrite, onSaved }: { slug: SettingsSlug; org: Or
         </>
       );
     case "team":
-      return <Team />;
+      return (
+        <Suspense fallback={<Loading loading error={undefined} />}>
+          <Team />
+        </Suspense>
+      );
     case "developers":
-      return <DeveloperSettings />;
+      return (
+        <Suspense fallback={<Loading loading error={undefined} />}>
+          <DeveloperSettings />
+        </Suspense>
+      );
     default:
       return forms;
   }
