@@ -179,4 +179,34 @@ describe("the seller's developer pages", () => {
     await page.getByRole("link", { name: "open it in the sandbox" }).waitFor();
     expect(problems).toEqual([]);
   }, 180_000);
+  it("the other widths, by keyboard: webhooks on a phone; API keys' scopes and the developer settings on a desktop", async () => {
+    const page = await open(375);
+    await sandbox.webhooks.createWebhookEndpoint({ url: "https://example.com/phone", format: "raw", events: ["order.created"] });
+    await page.goto("/webhooks?mode=sandbox");
+    const menu = page.getByRole("button", { name: "Actions for https://example.com/phone" });
+    await menu.waitFor();
+    await checkPage(page, "phone-webhooks");
+    await menu.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("menuitem", { name: "Open" }).waitFor();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: "Webhook endpoint" }).waitFor();
+    await page.getByText("Nothing delivered yet.").waitFor();
+    await page.getByText("till trigger order.paid").waitFor();
+    await checkPage(page, "phone-webhook-endpoint");
+    await page.goto("/webhooks/new?mode=sandbox");
+    await page.getByLabel("URL").waitFor();
+    await checkPage(page, "phone-webhook-new");
+
+    const desk = await open(1280);
+    await desk.goto("/api-keys?mode=sandbox");
+    await desk.getByRole("row", { name: /till_test_/ }).first().waitFor();
+    await desk.getByLabel("Access").selectOption("custom");
+    await desk.getByRole("group", { name: "Scopes" }).getByLabel("products").selectOption("write");
+    await checkPage(desk, "api-keys");
+    await desk.goto("/settings/developers?mode=sandbox");
+    await desk.getByText("Sandbox time").waitFor();
+    await checkPage(desk, "settings-developers-sandbox");
+    expect(problems).toEqual([]);
+  }, 120_000);
 });
