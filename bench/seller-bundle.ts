@@ -36,6 +36,8 @@ const SECTIONS: Record<string, string[]> = {
   "api keys": ["ApiKeys"],
   settings: ["Settings", "StripeImport"],
   admin: ["AdminOrganizations"],
+  "settings: team": ["SettingsTeam"],
+  "settings: developers": ["SettingsDevelopers"],
 };
 
 /** The pages the app loads lazily, by name, read from the modules that load them. */

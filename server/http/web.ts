@@ -14,9 +14,10 @@ export const WEB_DIST_DIR = fileURLToPath(new URL("../../web/dist", import.meta.
 export const SELLER_PAGE_ROUTES = [
   ...["/products", "/orders", "/customers", "/subscriptions", "/checkout-links", "/discounts", "/meters", "/webhooks"].flatMap((p) => [p, `${p}/*`]),
   "/api-keys",
+  // the settings, a section at each address (/settings/legal, /settings/team, …), and importing the account's
+  // Stripe Billing business, reached from the Stripe connection
   "/settings",
-  // importing the account's Stripe Billing business, reached from the Stripe connection in the settings
-  "/settings/import-stripe",
+  "/settings/*",
   // the platform admins' review queue (the page says so to anyone else, whom the API refuses)
   "/admin",
 ];

@@ -110,34 +110,38 @@ describe("the seller's pages on live data", () => {
     expect((await seller.sdk.subscriptions.get({ id: subId })).status).toBe("canceled");
     expect(await page.getByRole("heading", { name: "Change product" }).count()).toBe(0);
 
-    await page.goto("/settings");
-    const warning = page.getByText(/Your invoices lack your address and tax id/);
-    await warning.waitFor();
+    await page.goto("/settings/payments");
     await page.getByText(/No Stripe account is connected on this side/).waitFor();
     await checkPage(page, "settings");
-    const field = (label: string) => page.getByLabel(`${label} (optional)`, { exact: true });
-    await field("Street").fill("1 rue de la Paix");
-    await field("Postal code").fill("75002");
-    await field("City").fill("Paris");
-    await field("Country (two letters, e.g. FR)").fill("FR");
-    await field("Tax id (e.g. VAT number)").fill("FR12345678901");
+    await page.goto("/settings/legal");
+    const warning = page.getByText(/Your invoices lack your address and tax id/);
+    await warning.waitFor();
+    const legal = page.getByRole("form", { name: "Legal details on invoices" });
+    await legal.getByLabel("Street", { exact: true }).fill("1 rue de la Paix");
+    await legal.getByLabel("Postal code").fill("75002");
+    await legal.getByLabel("City").fill("Paris");
+    await legal.getByLabel("Country").selectOption("FR");
+    await legal.getByLabel("Tax id (e.g. VAT number)").fill("FR12345678901");
     await page.getByRole("button", { name: "Save legal details" }).click();
-    await page.getByRole("region", { name: "Legal details on invoices" }).getByText("Saved.").waitFor();
+    await page.locator(".toast").getByText("Saved: legal details on invoices.").waitFor();
     expect(await warning.count()).toBe(0);
 
-    // dunning and the customer emails, read back through the API
+    // dunning and the customer emails, each in its section, read back through the API
+    await page.goto("/settings/dunning");
     await page.getByLabel("Retry after (days, comma-separated)").fill("2, 4");
     await page.getByLabel("After the last retry").selectOption({ label: "Mark it unpaid" });
     await page.getByRole("button", { name: "Save dunning" }).click();
-    await page.getByRole("region", { name: "Failed renewals (dunning)" }).getByText("Saved.").waitFor();
+    await page.locator(".toast").getByText("Saved: failed renewals.").waitFor();
     // a switch for each email till sends, by its name; none for Polar's keys of emails till never sends
-    const emails = page.getByRole("group", { name: "Emails sent to customers" }).getByRole("checkbox");
+    await page.goto("/settings/emails");
+    const emails = page.getByRole("form", { name: "Customer emails" }).getByRole("checkbox");
+    await emails.first().waitFor();
     expect(await emails.count()).toBe(10);
     for (const label of ["Order receipt", "Renewal receipt", "Refund completed", "Renewal payment failed"]) expect(await page.getByLabel(label, { exact: true }).isChecked()).toBe(true);
-    expect(await page.getByRole("region", { name: "Customer emails" }).getByText(/_|subscription (paused|resumed)|renewal reminder/i).count()).toBe(0);
+    expect(await page.getByRole("form", { name: "Customer emails" }).getByText(/_|subscription (paused|resumed)|renewal reminder/i).count()).toBe(0);
     await page.getByLabel("Renewal receipt", { exact: true }).uncheck();
     await page.getByRole("button", { name: "Save customer emails" }).click();
-    await page.getByRole("region", { name: "Customer emails" }).getByText("Saved.").waitFor();
+    await page.locator(".toast").getByText("Saved: customer emails.").waitFor();
     const org = (await (await fetch(`${server.url}/v1/organizations/${seller.organizationId}`, { headers: { authorization: `Bearer ${seller.token}` } })).json()) as {
       dunning_settings: unknown;
       customer_email_settings: Record<string, boolean>;
@@ -145,8 +149,9 @@ describe("the seller's pages on live data", () => {
     expect(org.dunning_settings).toEqual({ retry_intervals_days: [2, 4], final_action: "unpaid" });
     expect(org.customer_email_settings).toMatchObject({ subscription_cycled: false, order_confirmation: true, order_refunded: true, subscription_paused: true, subscription_renewal_reminder: true });
     await page.reload();
-    expect(await page.getByLabel("Retry after (days, comma-separated)").inputValue()).toBe("2, 4");
     expect(await page.getByLabel("Renewal receipt", { exact: true }).isChecked()).toBe(false);
+    await page.goto("/settings/dunning");
+    expect(await page.getByLabel("Retry after (days, comma-separated)").inputValue()).toBe("2, 4");
     expect(problems).toEqual([]);
   }, 120_000);
 
@@ -170,7 +175,7 @@ describe("the seller's pages on live data", () => {
     await page.goto("/orders");
     await page.getByRole("row", { name: /E-book/ }).getByRole("link").click();
     await page.getByText("Your role in this organization may not refund orders.").waitFor();
-    await page.goto("/settings");
+    await page.goto("/settings/legal");
     await page.getByText("Your role in this organization may not change the organization.").first().waitFor();
     expect(await page.getByRole("button", { name: "Save legal details" }).isDisabled()).toBe(true);
     expect(problems).toEqual([]);

@@ -108,7 +108,7 @@ describe("editing in the seller app", () => {
     await page.getByLabel("subscription.created").check();
     await page.getByLabel("Enabled (deliveries are sent)").uncheck();
     await page.getByRole("button", { name: "Save the endpoint" }).click();
-    await page.getByText("Saved the endpoint.").waitFor();
+    await page.locator(".toast").getByText("Saved the endpoint.").waitFor();
     const w = await sandbox.webhooks.getWebhookEndpoint({ id: hook.id });
     expect([w.url, [...w.events].sort(), w.enabled]).toEqual(["https://example.com/new", ["order.created", "subscription.created"], false]);
     await checkPage(page, "webhook-endpoint");
@@ -197,7 +197,7 @@ describe("editing in the seller app", () => {
 
   it("settings: tax registrations added and removed, Stripe's refusal shown; the compact menu at 375 px; legal details asked at creation", async () => {
     const page = await sellerPage();
-    await page.goto("/settings?mode=live");
+    await page.goto("/settings/tax?mode=live");
     const menu = page.getByRole("button", { name: /^Menu/ });
     expect(await menu.getAttribute("aria-expanded")).toBe("false");
     expect(await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Orders" }).isVisible()).toBe(false);
@@ -221,6 +221,7 @@ describe("editing in the seller app", () => {
     const read = async (id: string) => (await fetch(`${server.url}/v1/organizations/${id}`, { headers: { authorization: `Bearer ${key}` } })).json() as Promise<Record<string, never>>;
     expect((await read(seller.organizationId)).tax_settings).toMatchObject({ registrations: [{ country: "US", state: "NY" }] });
 
+    await page.goto("/settings/payments?mode=live");
     await page.getByLabel("Publishable key").fill("pk_test_51TillDddddddddddddddddddddddd");
     await page.getByLabel("Secret key").fill("sk_test_51TillAaaaaaaaaaaaaaaaaaaaaaa1234");
     await page.getByRole("button", { name: "Connect Stripe" }).click();
@@ -229,6 +230,7 @@ describe("editing in the seller app", () => {
     expect(await page.getByLabel("Secret key").inputValue()).toBe("");
     await checkPage(page, "settings-edit");
 
+    await page.goto("/settings/organization?mode=live");
     await page.getByLabel("Organization name").fill("Edit Shop");
     await page.getByLabel("Street address (optional)").fill("1 Main St");
     await page.getByLabel("Town or city (optional)").fill("Lyon");

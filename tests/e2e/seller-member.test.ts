@@ -105,12 +105,19 @@ describe("a member (not an admin) on the seller pages", () => {
     await page.getByText("Your role in this organization may not change subscriptions.").waitFor();
     expect(await page.getByRole("button", { name: /Cancel|End it now|Change product/ }).count()).toBe(0);
     await checkPage(page, "member-subscription");
-    await page.goto("/settings");
+    await page.goto("/settings/payments");
     await page.getByText("Your role in this organization may not change the payment processor.").waitFor();
-    expect(await page.getByRole("button", { name: /Add the registration|Connect|Disconnect/ }).count()).toBe(0);
-    for (const name of ["Save legal details", "Save dunning", "Save customer emails", "Save language"]) {
+    expect(await page.getByRole("button", { name: /Connect|Disconnect/ }).count()).toBe(0);
+    await page.goto("/settings/tax");
+    await page.getByRole("heading", { name: "Tax registrations" }).waitFor();
+    expect(await page.getByRole("button", { name: /Add the registration/ }).count()).toBe(0);
+    for (const [section, name] of [["legal", "Save legal details"], ["dunning", "Save dunning"], ["emails", "Save customer emails"], ["emails", "Save language"]]) {
+      await page.goto(`/settings/${section}`);
       expect(await page.getByRole("button", { name }).isDisabled(), name).toBe(true);
     }
+    await page.goto("/settings/team");
+    await page.getByRole("region", { name: "The organization's members" }).waitFor();
+    expect(await page.getByRole("button", { name: /Send the invitation|Actions for/ }).count()).toBe(0);
     await checkPage(page, "member-settings");
     expect(problems).toEqual([]);
   }, 180_000);

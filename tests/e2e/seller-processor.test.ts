@@ -29,12 +29,12 @@ describe("the payment processor's status in the settings", () => {
   it("warns a live organization without Stripe that it cannot take payments; the sandbox uses the test processor", async () => {
     const { page, context } = await signedInPage(browser, server.url, seller.user.email, problems);
     contexts.push(context);
-    await page.goto("/settings?mode=live");
+    await page.goto("/settings/payments?mode=live");
     await page.getByRole("note").filter({ hasText: "No Stripe account is connected: this organization cannot take payments" }).waitFor();
     expect(await page.getByText(/built-in test processor/).count()).toBe(0);
     await checkPage(page, "settings-no-processor");
 
-    await page.goto("/settings?mode=sandbox");
+    await page.goto("/settings/payments?mode=sandbox");
     await page.getByText("No Stripe account is connected on this side: checkouts use till's built-in test processor (test cards).").waitFor();
     expect(await page.getByText(/cannot take payments/).count()).toBe(0);
     expect(problems).toEqual([]);

@@ -92,10 +92,11 @@ describe("the seller app's sections, in the sandbox", () => {
     const seller = await createSeller(server, "sections");
     receiver.answer("/hook", 500);
     const page = await sellerPage(seller);
-    await page.goto("/webhooks?mode=sandbox");
+    await page.goto("/webhooks/new?mode=sandbox");
     await page.getByLabel("URL").fill(`${receiver.url}/hook`);
     await page.getByRole("button", { name: "Add the endpoint" }).click();
-    await page.getByText(/^Added\. Its signing secret: /).waitFor();
+    await page.getByRole("group", { name: "Signing secret" }).getByText(/^whsec_|\S{16,}/).waitFor();
+    await page.goto("/webhooks?mode=sandbox");
     await checkPage(page, "webhooks");
 
     // an event for it: a customer made in the sandbox
@@ -111,20 +112,23 @@ describe("the seller app's sections, in the sandbox", () => {
     };
     await expect.poll(async () => { await reloaded(); return failed.count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
     await checkPage(page, "webhook-deliveries");
-    await failed.first().getByRole("button", { name: /^Redeliver/ }).click();
-    await page.getByText(/^Sent again/).waitFor();
+    await failed.first().getByRole("button", { name: /^Actions for customer\.created/ }).click();
+    await page.getByRole("menuitem", { name: "Redeliver" }).click();
+    await page.locator(".toast").getByText(/^Sent customer\.created again/).waitFor();
     await expect.poll(async () => { await reloaded(); return page.getByRole("row", { name: /customer\.created delivered \(HTTP 200\)/ }).count(); }, { timeout: 20_000 }).toBeGreaterThan(0);
 
     await page.goto("/api-keys");
-    await page.getByText("No sandbox API keys.").or(page.getByRole("row", { name: /till_test_/ }).first()).waitFor();
+    await page.getByText("No sandbox API keys yet.").or(page.getByRole("row", { name: /till_test_/ }).first()).waitFor();
     await page.getByLabel("Name").fill("ci sandbox");
     await page.getByRole("button", { name: "Create the key" }).click();
-    await page.getByText(/^Copy it now, it is not shown again: till_test_\w+/).waitFor();
+    await page.getByRole("group", { name: "New key ci sandbox" }).getByText(/^till_test_\w+/).waitFor();
     const row = page.getByRole("row", { name: /ci sandbox till_test_/ });
     await row.waitFor();
     await checkPage(page, "api-keys");
-    await row.getByRole("button", { name: "Revoke ci sandbox" }).click();
-    await page.getByText("Revoked.").waitFor();
+    await row.getByRole("button", { name: "Actions for ci sandbox" }).click();
+    await page.getByRole("menuitem", { name: "Revoke…" }).click();
+    await page.getByRole("dialog", { name: "Revoke ci sandbox?" }).getByRole("button", { name: "Yes, revoke it" }).click();
+    await page.locator(".toast").getByText(/^Revoked ci sandbox/).waitFor();
     await expect.poll(() => page.getByRole("row", { name: /ci sandbox/ }).count()).toBe(0);
     expect(problems).toEqual([]);
   }, 120_000);

@@ -50,7 +50,7 @@ describe("Import from Stripe", () => {
   it("plans, shows what blocks, imports once nothing does, and undoes", async () => {
     const { page, context } = await signedInPage(browser, sandbox.server.url, sandbox.seller.user.email, problems);
     contexts.push(context);
-    await page.goto("/settings?mode=sandbox");
+    await page.goto("/settings/payments?mode=sandbox");
     await page.getByRole("link", { name: "Import from Stripe" }).click();
     await page.getByRole("heading", { name: "Import from Stripe" }).waitFor();
 

@@ -6,6 +6,8 @@ export interface ApiError {
   /** better-auth's `code` (e.g. INVALID_EMAIL_OR_PASSWORD), or the OAuth `error` of the device endpoints. */
   code: string | undefined;
   message: string;
+  /** A 422's errors by field: the body's path ("invoice_details.tax_id") and its message, shown at the field. */
+  fields?: Array<{ path: string; message: string }>;
 }
 
 export type Result<T> = { ok: true; data: T } | { ok: false; error: ApiError };

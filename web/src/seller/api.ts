@@ -41,6 +41,17 @@ export function messageOf(status: number, body: unknown): string {
   return `The server answered ${status}.`;
 }
 
+/** A 422's `detail` list as each field's path in the body and its message (the page shows them at the field). */
+export function fieldErrorsOf(body: unknown): Array<{ path: string; message: string }> {
+  const detail = (typeof body === "object" && body !== null ? (body as { detail?: unknown }).detail : undefined);
+  if (!Array.isArray(detail)) return [];
+  return detail.flatMap((d: unknown) => {
+    const item = (d ?? {}) as { loc?: unknown[]; msg?: string };
+    if (!Array.isArray(item.loc) || item.loc[0] !== "body") return [];
+    return [{ path: item.loc.slice(1).map(String).join("."), message: item.msg ?? "invalid" }];
+  });
+}
+
 export function queryString(query: Query): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) {
@@ -75,7 +86,8 @@ export async function v1<T>(scope: Scope, method: Method, path: string, opts: { 
   }
   if (res.ok) return { ok: true, data: parsed as T };
   const code = typeof (parsed as { error?: unknown })?.error === "string" ? (parsed as { error: string }).error : undefined;
-  return { ok: false, error: { status: res.status, code, message: messageOf(res.status, parsed) } };
+  const fields = fieldErrorsOf(parsed);
+  return { ok: false, error: { status: res.status, code, message: messageOf(res.status, parsed), ...(fields.length ? { fields } : {}) } };
 }
 
 export interface WhoAmI {

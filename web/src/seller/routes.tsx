@@ -4,6 +4,7 @@ import { lazy, Suspense, type ReactNode } from "react";
 import { Status } from "../ui.js";
 import { NotFoundPage } from "../pages/NotFound.js";
 import { isUuid } from "../../../shared/uuid.js";
+import { isSettingsSlug } from "./pages/settings-sections.js";
 
 const ApiKeys = lazy(() => import("./pages/ApiKeys.js").then((m) => ({ default: m.ApiKeys })));
 const CheckoutLinkDetail = lazy(() => import("./pages/CheckoutLinkDetail.js").then((m) => ({ default: m.CheckoutLinkDetail })));
@@ -26,6 +27,7 @@ const AdminOrganizations = lazy(() => import("./pages/AdminOrganizations.js").th
 const SubscriptionDetail = lazy(() => import("./pages/SubscriptionDetail.js").then((m) => ({ default: m.SubscriptionDetail })));
 const Subscriptions = lazy(() => import("./pages/Subscriptions.js").then((m) => ({ default: m.Subscriptions })));
 const WebhookDeliveries = lazy(() => import("./pages/WebhookDeliveries.js").then((m) => ({ default: m.WebhookDeliveries })));
+const WebhookNew = lazy(() => import("./pages/WebhookEdit.js").then((m) => ({ default: m.WebhookNew })));
 const Webhooks = lazy(() => import("./pages/Webhooks.js").then((m) => ({ default: m.Webhooks })));
 
 export type Route = { page: "home" } | { page: "other"; render: () => ReactNode };
@@ -62,7 +64,9 @@ function which(section: string, id: string | undefined, more: string | undefined
     return LISTS[section] ?? null;
   }
   if (section === "settings" && id === "import-stripe") return () => <StripeImport />;
+  if (section === "settings" && isSettingsSlug(id)) return () => <Settings section={id} />;
   if (section === "products" && id === "new") return () => <ProductEdit id={null} />;
+  if (section === "webhooks" && id === "new") return () => <WebhookNew />;
   const detail = isUuid(id) ? DETAILS[section] : undefined;
   return detail ? () => detail(id) : null;
 }

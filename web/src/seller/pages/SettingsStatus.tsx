@@ -1,13 +1,15 @@
 // The settings' status: where the organization stands on its way to live payments (GET
 // /v1/organizations/{id}/status: created, onboarding_started, under_review, denied, active), each step done or to
-// do, a denial's reason, the next step; and the business details form that submits them (PATCH `details`, as
-// `till orgs submit`). A sandbox is active from the start and shows no steps.
+// do, a denial's reason, the next step (a link to the section that does it where it is another one); and the
+// business details form that submits them (PATCH `details`, as `till orgs submit`). A sandbox is active from the
+// start and shows no steps.
 import { useState, type FormEvent } from "react";
 import { Status, TextAreaField, type Tone } from "../../ui.js";
 import { v1 } from "../api.js";
 import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { Loading, ReadOnly } from "../parts.js";
+import { href } from "../url.js";
 
 interface Step {
   step: string;
@@ -101,7 +103,8 @@ export function OrganizationStatus({ organizationId, mayWrite }: { organizationI
           )}
           {r.next_step && (
             <p data-testid="next-step">
-              Next step: {r.next_step.text}
+              Next step:{" "}
+              {r.next_step.step === "payment_processor" ? <a href={href("/settings/payments")}>{r.next_step.text}</a> : r.next_step.text}
               {r.next_step.command && (
                 <>
                   {" "}

@@ -6,7 +6,7 @@ import { CheckboxField, Field, Status, type Tone } from "../../ui.js";
 import { v1 } from "../api.js";
 import { useSeller } from "../context.js";
 import { ReadOnly } from "../parts.js";
-import type { OrgSettings } from "./SettingsForms.js";
+import type { OrgSettings } from "./settings-fields.js";
 
 type Registration = { country: string; state?: string | null };
 

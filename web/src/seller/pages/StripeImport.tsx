@@ -107,12 +107,12 @@ export function StripeImport() {
       <p>
         Brings the Stripe Billing business of the connected account into till: products and prices, coupons and promotion codes, customers,
         meters, and the live subscriptions, which till renews from the end of their current Stripe period.{" "}
-        <a href={href("/settings")}>Back to settings</a>
+        <a href={href("/settings/payments")}>Back to payments</a>
       </p>
       <Loading loading={connection.loading || runs.loading} error={connection.error ?? runs.error ?? shown.error} />
       {connection.data && !connection.data.connected && (
         <p className="warning" role="note">
-          No Stripe account is connected on this side: connect one in <a href={href("/settings")}>Settings</a> first.
+          No Stripe account is connected on this side: connect one in <a href={href("/settings/payments")}>Settings · Payments</a> first.
         </p>
       )}
       {run && <Plan run={run} />}

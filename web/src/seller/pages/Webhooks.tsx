@@ -1,15 +1,20 @@
-// /webhooks: the side's webhook endpoints and a form to add one (every event, or the ones ticked); each opens its
-// page (WebhookDeliveries): its deliveries, changing it, deleting it.
-import { useState, type FormEvent } from "react";
+// /webhooks: the side's webhook endpoints, a page at a time; each row opens its page (deliveries, changes) or
+// deletes it after asking once more. The main action adds one (/webhooks/new, WebhookEdit.tsx). An empty list says
+// what an endpoint is for, on the page and from a terminal.
+import { useState } from "react";
 import { WEBHOOK_EVENT_TYPES } from "../../../../shared/webhook-events.js";
-import { Field, Status, type Tone } from "../../ui.js";
+import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
+import { Confirm } from "../kit/Confirm.js";
+import { DataTable, type DataColumn } from "../kit/DataTable.js";
+import { Empty } from "../kit/Empty.js";
+import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
-import { day, Loading, Pager, Table } from "../parts.js";
+import { day, Loading, Pager } from "../parts.js";
+import { useToast } from "../Toasts.js";
 import { href, pageParam } from "../url.js";
-import { EventBoxes } from "./WebhookEdit.js";
 
 export interface Endpoint {
   id: string;
@@ -21,60 +26,78 @@ export interface Endpoint {
   secret?: string;
 }
 
-function CreateEndpoint({ onDone }: { onDone: () => void }) {
-  const { scope } = useSeller();
-  const [said, setSaid] = useState<{ tone: Tone; text: string } | undefined>(undefined);
-  async function onSubmit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    const ticked = f.getAll("event").map(String);
-    const body = { url: String(f.get("url") ?? "").trim(), format: "raw", events: ticked.length ? ticked : [...WEBHOOK_EVENT_TYPES] };
-    const r = await v1<Endpoint>(scope, "POST", "/webhooks/endpoints", { body });
-    if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
-    setSaid({ tone: "success", text: `Added. Its signing secret: ${r.data.secret ?? "(shown to those who may manage endpoints)"}` });
-    onDone();
-  }
-  return (
-    <form onSubmit={(e) => void onSubmit(e)} aria-label="New webhook endpoint" className="stack">
-      <Field label="URL" name="url" type="url" required placeholder="https://example.com/webhooks/till" />
-      <EventBoxes chosen={[]} />
-      <button type="submit" className="primary">
-        Add the endpoint
-      </button>
-      <Status tone={said?.tone}>{said?.text}</Status>
-    </form>
-  );
+const COLUMNS: Array<DataColumn<Endpoint>> = [
+  { id: "url", label: "URL", cell: (w) => <a href={href(`/webhooks/${w.id}`)}>{w.url}</a> },
+  { id: "events", label: "Events", cell: (w) => (w.events.length === WEBHOOK_EVENT_TYPES.length ? "all" : String(w.events.length)), numeric: true },
+  { id: "enabled", label: "Status", cell: (w) => (w.enabled ? "enabled" : "disabled") },
+  { id: "added", label: "Added", cell: (w) => day(w.created_at) },
+];
+
+/** Deletes an endpoint; its deliveries so far stay in the log. */
+export async function deleteEndpoint(scope: ReturnType<typeof useSeller>["scope"], e: Endpoint): Promise<string | null> {
+  const r = await v1<unknown>(scope, "DELETE", `/webhooks/endpoints/${e.id}`);
+  return r.ok ? null : r.error.message;
 }
 
 export function Webhooks() {
-  const { scope } = useSeller();
+  const { scope, mode } = useSeller();
+  const toast = useToast();
   const mayWrite = useMayWrite("webhooks");
   const page = pageParam();
   const list = useLoad(() => v1<ListPage<Endpoint>>(scope, "GET", "/webhooks/endpoints", { query: { page, limit: 20 } }), String(page));
+  const [deleting, setDeleting] = useState<Endpoint | null>(null);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const add = mayWrite ? (
+    <a className="button primary" href={href("/webhooks/new")}>
+      Add endpoint
+    </a>
+  ) : undefined;
+  const actions = (w: Endpoint): RowAction[] => [
+    { label: "Open", href: href(`/webhooks/${w.id}`) },
+    ...(mayWrite ? [{ label: "Delete…", danger: true, onSelect: () => setDeleting(w) }] : []),
+  ];
   return (
-    <Layout title="Webhooks">
+    <Layout title="Webhooks" action={add}>
       <Loading loading={list.loading} error={list.error} />
-      {list.data && (
+      <Status tone="error">{error}</Status>
+      {list.data && list.data.items.length === 0 && (
+        <Empty
+          title={`No webhook endpoints yet${mode === "sandbox" ? " in the sandbox" : ""}.`}
+          command="till webhooks endpoints create https://example.com/hooks --all-events"
+          action={
+            mayWrite && (
+              <a className="button" href={href("/webhooks/new")}>
+                Add your first endpoint
+              </a>
+            )
+          }
+        >
+          An endpoint is your app&apos;s address: till posts each event there (an order paid, a subscription canceled), signed, and retries
+          until your app answers.
+        </Empty>
+      )}
+      {list.data && list.data.items.length > 0 && (
         <>
-          <Table
-            caption="Webhook endpoints"
-            rows={list.data.items}
-            empty="No webhook endpoints yet."
-            columns={[
-              { label: "URL", cell: (w) => <a href={href(`/webhooks/${w.id}`)}>{w.url}</a> },
-              { label: "Events", cell: (w) => (w.events.length === WEBHOOK_EVENT_TYPES.length ? "all" : String(w.events.length)), numeric: true },
-              { label: "Enabled", cell: (w) => (w.enabled ? "yes" : "no") },
-              { label: "Added", cell: (w) => day(w.created_at) },
-            ]}
-          />
+          <DataTable caption="Webhook endpoints" rows={list.data.items} columns={COLUMNS} actions={(w) => <RowActions name={w.url} items={actions(w)} />} />
           <Pager page={page} maxPage={list.data.pagination.max_page} total={list.data.pagination.total_count} />
         </>
       )}
-      {mayWrite && (
-        <section aria-labelledby="new-endpoint-h">
-          <h2 id="new-endpoint-h">New endpoint</h2>
-          <CreateEndpoint onDone={list.reload} />
-        </section>
+      {deleting && (
+        <Confirm
+          trigger={null}
+          open
+          onOpenChange={(o) => !o && setDeleting(null)}
+          title={`Delete the endpoint ${deleting.url}?`}
+          body="Nothing more is sent to it, and its pending deliveries stop. Its deliveries so far are kept."
+          confirm="Yes, delete the endpoint"
+          cancel="Keep it"
+          onConfirm={async () => {
+            const failed = await deleteEndpoint(scope, deleting);
+            setError(failed ?? undefined);
+            if (!failed) toast(`Deleted the endpoint ${deleting.url}.`);
+            list.reload();
+          }}
+        />
       )}
     </Layout>
   );
