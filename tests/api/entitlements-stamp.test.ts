@@ -88,6 +88,18 @@ describe("an entitlement check's facts, reused while the stamps are the same", (
     expect(await check("export")).toMatchObject({ allowed: false, reason: "no_benefit" });
     await exec(sql`UPDATE benefit_grant SET revoked_at = NULL WHERE customer_id = ${sub.customerId}::uuid AND benefit_id = ${flagId}::uuid`);
     expect(await check("export")).toMatchObject({ allowed: true });
+
+    // a meter's check too: credits changed behind the triggers are not seen until a stamped write
+    expect(await check(meterId, 1)).toMatchObject({ allowed: true, balance: CREDITS });
+    const credits = sql`UPDATE benefit_grant g SET properties = g.properties || '{"last_credited_units": 1}'::jsonb
+      FROM benefit b WHERE b.id = g.benefit_id AND b.type = 'meter_credit' AND g.customer_id = ${sub.customerId}::uuid`;
+    await behindTriggers("benefit_grant", "benefit_grant_entitlement_stamp", credits);
+    expect(await check(meterId, 1)).toMatchObject({ allowed: true, balance: CREDITS });
+    await exec(sql`UPDATE customer SET name = name WHERE id = ${sub.customerId}::uuid`);
+    expect(await check(meterId, 1)).toMatchObject({ balance: 1, limit: 1 });
+    await exec(sql`UPDATE benefit_grant g SET properties = g.properties || jsonb_build_object('last_credited_units', ${CREDITS}::int)
+      FROM benefit b WHERE b.id = g.benefit_id AND b.type = 'meter_credit' AND g.customer_id = ${sub.customerId}::uuid`);
+    expect(await check(meterId, 1)).toMatchObject({ balance: CREDITS, limit: CREDITS });
   });
 
   it("a grant revoked, credits changed, a benefit's key changed: each in the next answer", async () => {
