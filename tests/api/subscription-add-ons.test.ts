@@ -6,7 +6,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Product } from "@polar-sh/sdk/models/components/product.js";
 import { describe, expect, it } from "vitest";
-import { benefitGrant, outbox, subscriptionProration } from "../../server/db/schema/index.js";
+import { benefitGrant, metricSubscriptionChange, outbox, subscriptionProration } from "../../server/db/schema/index.js";
 import { createSeller, type Seller } from "../helpers/seller.js";
 import { prorationFixture } from "./proration-fixtures.js";
 
@@ -199,7 +199,8 @@ describe("a subscription's add-ons", () => {
     await patch(s, sub.id, { items: [{ product_id: storage.id, quantity: 2 }], proration_behavior: "invoice" });
     expect(await granted()).toHaveLength(1);
     const mrr = async () =>
-      Number((await fx.db().execute(sql`SELECT coalesce(sum(mrr), 0)::float8 AS m FROM metric_subscription_change WHERE subscription_id = ${sub.id}`)).rows[0]?.m);
+      Number((await fx.db().select({ m: sql<number>`coalesce(sum(${metricSubscriptionChange.mrr}), 0)::float8` }).from(metricSubscriptionChange)
+        .where(eq(metricSubscriptionChange.subscriptionId, sub.id)))[0]?.m);
     expect(await mrr()).toBe(3000);
     await patch(s, sub.id, { items: [], proration_behavior: "invoice" });
     expect(await granted()).toHaveLength(0);
