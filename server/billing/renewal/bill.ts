@@ -1,5 +1,6 @@
 // What a renewal bills for the period that ended: the static prices as sold (fixed, custom, seats), each metered
-// price's usage beyond the period's meter credits, the add-ons, and the discount while its duration lasts (renewal.ts).
+// price's usage beyond the period's meter credits, the add-ons, and the discount while its duration lasts
+// (renewal.ts).
 import type { Queryable } from "../../db/client.js";
 import type { OrderFromCheckout } from "../orders/service.js";
 import { discountAmount } from "../discounts/amount.js";

@@ -1,6 +1,7 @@
 // The renewal's part of a plan change that waited for the period's end (subscriptions/scheduled.ts): the pending
 // terms are written before the new period is billed, so the new period is billed at them; the usage of the period
-// ended is still billed at the metered prices it ran under (`endedMetered`). A product or add-on change regrants benefits.
+// ended is still billed at the metered prices it ran under (`endedMetered`). A product or add-on change regrants
+// benefits.
 import type { Queryable } from "../../db/client.js";
 import { regrantSubscription } from "../benefits/service.js";
 import { isMetered } from "../products/pricing.js";
