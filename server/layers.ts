@@ -87,14 +87,15 @@ export const LAYERS: readonly Layer[] = [
       domain("license-keys", "issue.ts"),
       domain("benefits", "fulfil.ts", "features.ts", "meter-credit.ts"),
       domain("benefit-delivery"),
-      domain("products", "pricing.ts", "input.ts", "writes.ts"),
+      domain("products", "pricing.ts", "input.ts", "writes.ts", "add-ons.ts"),
       domain("discounts", "input.ts", "amount.ts", "refusal.ts"),
     ],
   },
   {
     name: "Subscriptions and money",
     units: [
-      domain("subscriptions", "period.ts", "change.ts", "proration.ts", "scheduled.ts", "load.ts", "usage.ts", "usage-line.ts", "meter-credits.ts", "monthly-credits.ts", "product-benefits.ts"),
+      domain("subscriptions", "period.ts", "change.ts", "proration.ts", "scheduled.ts", "load.ts", "usage.ts", "usage-line.ts",
+        "meter-credits.ts", "monthly-credits.ts", "product-benefits.ts", "add-ons.ts"),
       domain("payments", "methods.ts"),
       domain("orders"),
       domain("invoices"),

@@ -32,6 +32,8 @@ export const ProductCreateInput = z.object({
   meter_interval: z.enum(INTERVALS).nullish(),
   meter_interval_count: z.int().min(1).max(999).nullish(),
   ...trial,
+  /** till's own: the products offered as add-ons on this product's subscriptions. */
+  add_on_ids: z.array(uuid).max(100).optional(),
 });
 export type ProductCreateInput = z.output<typeof ProductCreateInput>;
 
@@ -47,6 +49,8 @@ export const ProductUpdateInput = z.object({
   recurring_interval: z.enum(INTERVALS).nullish(),
   recurring_interval_count: z.int().min(1).max(999).nullish(),
   ...trial,
+  /** till's own: replaces the products offered as add-ons (an empty list offers none). */
+  add_on_ids: z.array(uuid).max(100).nullish(),
 });
 export type ProductUpdateInput = z.output<typeof ProductUpdateInput>;
 

@@ -169,6 +169,15 @@ export async function existingProductIds(db: Queryable, organizationId: string, 
   return rows.map((r) => r.id);
 }
 
+/** The products that offer `addOnId` as an add-on. */
+export async function offeringProductIds(db: Queryable, organizationId: string, addOnId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: product.id })
+    .from(product)
+    .where(and(eq(product.organizationId, organizationId), sql`${addOnId}::uuid = ANY(${product.addOnIds})`));
+  return rows.map((r) => r.id);
+}
+
 export async function insertProduct(db: Queryable, values: typeof product.$inferInsert): Promise<ProductRow> {
   const rows = await db.insert(product).values(values).returning();
   const row = rows[0];

@@ -58,6 +58,7 @@ async function toProductWires(
       benefits: benefits.get(row.id) ?? [],
       medias: medias.get(row.id) ?? [],
       attached_custom_fields: fields.get(row.id) ?? [],
+      add_on_ids: row.addOnIds,
     });
   });
 }

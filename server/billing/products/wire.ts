@@ -108,6 +108,8 @@ export interface ProductWire extends ProductSummaryWire {
   benefits: BenefitWire[];
   medias: ProductMediaFileWire[];
   attached_custom_fields: AttachedCustomFieldWire[];
+  /** till's own (the SDKs drop it): the products offered as add-ons on this product's subscriptions. */
+  add_on_ids: string[];
 }
 
 /** A product's trial fields from a row that carries them (products, checkouts, checkout links). */

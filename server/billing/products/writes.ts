@@ -10,7 +10,8 @@ import { meterIdsExist } from "../meters/service.js";
 import type { ProductCreateInput, ProductUpdateInput } from "./input.js";
 import { isLegacyInput, priceRowValues, priceSetIssues, slotOfInput, slotOfRow, type PriceCreateInput, type PriceSlot } from "./prices.js";
 import * as repo from "./repository.js";
-import { getProduct, NOT_FOUND } from "./service.js";
+import { getProduct, loadProducts, NOT_FOUND } from "./service.js";
+import { addOnIdsIssues } from "./add-ons.js";
 import type { ProductWire } from "./wire.js";
 
 const issueAt = (loc: Array<string | number>, msg: string, input?: unknown): ValidationIssue => ({
@@ -57,6 +58,7 @@ function throwIf(issues: ValidationIssue[]): void {
 }
 
 export async function createProduct(db: Db, organizationId: string, input: ProductCreateInput, baseURL: string): Promise<ProductWire> {
+  const addOnIds = (input.add_on_ids ?? []).map((id) => id.toLowerCase());
   const recurringInterval = input.recurring_interval ?? null;
   const legacy = recurringInterval === null && input.prices.some(isLegacyInput);
   const recurring = recurringInterval !== null || legacy;
@@ -74,6 +76,7 @@ export async function createProduct(db: Db, organizationId: string, input: Produ
     issues.push(
       ...(await meterIssues(tx, organizationId, input.prices.map((price, i) => ({ price, loc: ["body", "prices", i] })))),
       ...(input.medias ? await mediaIssues(tx, organizationId, input.medias) : []),
+      ...(await addOnIdsIssues(tx, organizationId, { recurringInterval, recurringIntervalCount: input.recurring_interval_count ?? 1 }, addOnIds, loadProducts)),
     );
     throwIf(issues);
     const row = await repo.insertProduct(tx, {
@@ -87,6 +90,7 @@ export async function createProduct(db: Db, organizationId: string, input: Produ
       meterIntervalCount: input.meter_interval ? (input.meter_interval_count ?? 1) : null,
       trialInterval: input.trial_interval ?? null,
       trialIntervalCount: input.trial_interval_count ?? null,
+      addOnIds,
       metadata: input.metadata ?? {},
     });
     await repo.insertPrices(tx, input.prices.map((p, i) => priceRowValues(p, row, i)));
@@ -117,6 +121,7 @@ export async function updateProduct(
     if (!row) throw notFound(NOT_FOUND);
     const active = await repo.activePricesOfProducts(tx, organizationId, [id]);
     const wasLegacy = row.recurringInterval === null && active.some((p) => p.legacy);
+    const addOnIds = input.add_on_ids?.map((a) => a.toLowerCase());
     const issues: ValidationIssue[] = [];
 
     // the interval: fixed once set; on a legacy product it may be set once (which ends the legacy shape)
@@ -174,10 +179,12 @@ export async function updateProduct(
     issues.push(
       ...(await meterIssues(tx, organizationId, added)),
       ...(input.medias ? await mediaIssues(tx, organizationId, input.medias) : []),
+      ...(addOnIds ? await addOnIdsIssues(tx, organizationId, { id, recurringInterval, recurringIntervalCount }, addOnIds, loadProducts) : []),
     );
     throwIf(issues);
 
     await repo.updateProduct(tx, organizationId, id, {
+      ...(addOnIds ? { addOnIds } : {}),
       ...(input.name ? { name: input.name } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.visibility ? { visibility: input.visibility } : {}),

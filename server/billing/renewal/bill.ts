@@ -1,5 +1,6 @@
 // What a renewal bills for the period that ended: the static prices as sold (fixed, custom, seats), each metered
-// price's usage beyond the period's meter credits, and the discount while its duration lasts (renewal.ts).
+// price's usage beyond the period's meter credits, the add-ons, and the discount while its duration lasts
+// (renewal.ts).
 import type { Queryable } from "../../db/client.js";
 import type { OrderFromCheckout } from "../orders/service.js";
 import { discountAmount } from "../discounts/amount.js";
@@ -7,6 +8,7 @@ import { addInterval } from "../subscriptions/period.js";
 import { isDiscountable, isMetered, priceAmount } from "../products/pricing.js";
 import type { loadDiscountBases } from "../discounts/service.js";
 import type { MeteredUnitPriceWire, PriceWire } from "../products/wire.js";
+import { loadPrices, loadProductSummaries } from "../products/service.js";
 import { inclusiveOf } from "../tax/service.js";
 import { creditsOf } from "../subscriptions/meter-credits.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
@@ -63,6 +65,27 @@ export function usageItem(productName: string, price: MeteredUnitPriceWire, u: C
   };
 }
 
+/**
+ * The add-ons' lines of a period starting at `newStart`: each names its product (and its quantity), with its price;
+ * a discount is the base product's (it does not reduce an add-on).
+ */
+export async function addOnLines(db: Queryable, sub: SubscriptionRow, newStart: Date) {
+  if (sub.addOns.length === 0) return [];
+  const [prices, products] = await Promise.all([
+    loadPrices(db, sub.organizationId, sub.addOns.map((a) => a.priceId)),
+    loadProductSummaries(db, sub.organizationId, sub.addOns.map((a) => a.productId)),
+  ]);
+  const period = { start: newStart, end: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount) };
+  return sub.addOns.map((a) => {
+    const price = prices.get(a.priceId);
+    const name = products.get(a.productId)?.name ?? "Add-on";
+    const unit = price?.amount_type === "fixed" ? { unitAmount: String(price.price_amount) } : {};
+    const label = a.quantity > 1 && price?.amount_type !== "seat_based" ? `${name} × ${a.quantity}` : price?.amount_type === "seat_based" ? `${name} (${a.quantity} seats)` : name;
+    const item: Bill["items"][number] = { label, amount: a.amount, productPriceId: a.priceId, quantity: a.quantity, ...unit, period };
+    return { item, inclusive: price ? inclusiveOf(price) : undefined };
+  });
+}
+
 export async function billPeriod(
   db: Queryable,
   sub: SubscriptionRow,
@@ -107,6 +130,12 @@ export async function billPeriod(
       discountableItems.push(isDiscountable(price));
     }
     inclusive.push(inclusiveOf(price));
+  }
+  // the add-ons, a line each at its price for its quantity, billed ahead for the new period as the base price
+  for (const line of await addOnLines(db, sub, ctx.newStart)) {
+    items.push(line.item);
+    discountableItems.push(false);
+    inclusive.push(line.inclusive);
   }
   const subtotal = items.reduce((sum, i) => sum + i.amount, 0);
   const applies = ctx.discount !== null && discountApplies(ctx.discount, sub, ctx.newStart, ctx.endsTrial);

@@ -31,6 +31,7 @@ import { billPeriod } from "./bill.js";
 import { lockSubscription, patchSubscriptionTerms, subscriptionWire, type TermsPatch } from "../subscriptions/service.js";
 import type { SubscriptionMeterWire, SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
 import { subscriptionMeters } from "../subscriptions/usage.js";
+import { loadAddOnEmbeds } from "../subscriptions/add-ons.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
 import { markUsageBilled, prepaidUsage, recordSettlement, settleAfterPrepaid, settleCarrying, usageFromWallet, type Settlement } from "../balance/service.js";
 import { carriedProrations } from "./proration.js";
@@ -72,7 +73,7 @@ export type Embeds = Awaited<ReturnType<typeof embeds>> & { endedMetered?: Price
 /** The `Subscription` shape of the row as written, with its meters' usage over its (new) current period. */
 export async function wireOf(tx: Queryable, row: SubscriptionRow, e: Embeds, preloaded?: SubscriptionMeterWire[]): Promise<SubscriptionWire> {
   const meters = preloaded ?? (await subscriptionMeters(tx, row.organizationId, [{ row, customer: e.customer, prices: e.prices }]))[0];
-  return subscriptionWire(row, { ...e, meters });
+  return subscriptionWire(row, { ...e, meters, addOns: await loadAddOnEmbeds(tx, row.organizationId, [row], "") });
 }
 
 /** The subscription ends now: canceled, its grants revoked. */

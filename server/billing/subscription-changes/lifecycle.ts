@@ -1,6 +1,7 @@
 // What the seller changes on a subscription (PATCH and DELETE /v1/subscriptions/{id}), as Polar does: cancel at
 // the period end and uncancel, revoke now (its benefit grants revoked), product, discount, trial, seats and
-// billing-period changes (the product, discount and seat changes in plan-change.ts; those waiting for the period's
+// billing-period changes (the product, discount and seat changes in plan-change.ts, the add-ons in add-ons.ts; those
+// waiting for the period's
 // end, and dropping them, in subscriptions/scheduled.ts). Each change is one
 // transaction holding the row FOR UPDATE; its webhook events are recorded in the outbox in that transaction.
 import { boundLockWaits, isLockNotAvailable, type Db, type Tx } from "../../db/client.js";
@@ -15,6 +16,7 @@ import { alreadyCanceled, subscriptionLocked } from "../subscriptions/errors.js"
 import { toWires } from "../subscriptions/load.js";
 import { lockOpenSubscriptionsOfCustomer, lockSubscription, writeSubscription } from "../subscriptions/service.js";
 import { changeTerms, seats } from "./plan-change.js";
+import { changeAddOns } from "./add-ons.js";
 import { clearPendingUpdate } from "../subscriptions/scheduled.js";
 import { applyProration, type ProrationOutcome } from "../renewal/proration.js";
 import type { SubscriptionRow, SubscriptionWire } from "../subscriptions/wire.js";
@@ -164,6 +166,8 @@ export function decideUpdate(organizationId: string, update: SubscriptionUpdate,
         return billingPeriod(row, now, update.periodEnd);
       case "clear_pending":
         return clearPendingUpdate(row);
+      case "add_ons":
+        return changeAddOns(tx, organizationId, row, update, now, baseURL);
     }
   };
 }

@@ -15,6 +15,7 @@ import type { PriceWire, ProductWire } from "../products/wire.js";
 import { isCanceled, MAX_AMOUNT, prorationAt, type Change, type SubscriptionUpdate } from "../subscriptions/change.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
 import { prorationLines, type ProrationPlan } from "../subscriptions/proration.js";
+import { subscriptionBenefits } from "../subscriptions/add-ons.js";
 import { behaviorOf, monthlyAmount, pendingUpdate, waits } from "../subscriptions/scheduled.js";
 import type { SubscriptionRow } from "../subscriptions/wire.js";
 
@@ -67,6 +68,11 @@ export async function changeTerms(
   if (productId !== row.productId) {
     product = (await loadProducts(tx, organizationId, [productId], baseURL)).get(productId);
     if (!product) throw invalid(["body", "product_id"], "Product does not exist.");
+    // the add-ons stay: the new product must offer each of them (remove the others first)
+    const offered = new Set(product.add_on_ids);
+    if (row.addOns.some((a) => !offered.has(a.productId))) {
+      throw invalid(["body", "product_id"], "The product does not offer every add-on of the subscription: remove those add-ons first.");
+    }
     const t = terms(row, product);
     const interval = product.recurring_interval ?? row.recurringInterval;
     const count = product.recurring_interval_count ?? 1;
@@ -135,7 +141,9 @@ export async function changeTerms(
             if (err instanceof ApiError && err.status === 404) return null;
             throw err;
           });
-          await regrantSubscription(t, organizationId, { subscriptionId: row.id, customer, benefits }, at);
+          // the add-ons' benefits stay with theirs
+          const all = await subscriptionBenefits(t, organizationId, benefits, row.addOns);
+          await regrantSubscription(t, organizationId, { subscriptionId: row.id, customer, benefits: all }, at);
         }
       : undefined,
   };

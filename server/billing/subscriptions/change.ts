@@ -34,6 +34,13 @@ export type SubscriptionUpdate =
     }
   | { kind: "seats"; seats: number; prorationBehavior?: ProrationBehavior | null | undefined; prorationDate?: Date | null | undefined }
   | { kind: "billing_period"; periodEnd: Date }
+  /** till's own: the add-ons as they should be (subscription-changes/add-ons.ts). */
+  | {
+      kind: "add_ons";
+      items: Array<{ productId: string; quantity: number }>;
+      prorationBehavior?: ProrationBehavior | null | undefined;
+      prorationDate?: Date | null | undefined;
+    }
   /**
    * 0.49.0's SubscriptionUpdateClear, `{"pending_update": null}`: the change waiting for the period's end is dropped.
    */

@@ -256,7 +256,7 @@ export type TermsPatch = Partial<
   Pick<SubscriptionRow, "status" | "currentPeriodStart" | "currentPeriodEnd" | "trialEnd" | "canceledAt" | "endsAt" | "endedAt" | PlanColumns>
 >;
 /** The columns a pending plan change writes at the renewal (renewal/pending.ts). */
-type PlanColumns = "productId" | "priceIds" | "amount" | "seats" | "recurringInterval" | "recurringIntervalCount" | "pendingUpdate" | "prorationBehavior";
+type PlanColumns = "productId" | "priceIds" | "amount" | "seats" | "recurringInterval" | "recurringIntervalCount" | "pendingUpdate" | "prorationBehavior" | "addOns";
 
 export async function patchSubscriptionTerms(db: Queryable, organizationId: string, id: string, patch: TermsPatch, now: Date): Promise<SubscriptionRow> {
   const [row] = await db

@@ -27,6 +27,7 @@ import { upcomingOf } from "../renewal/upcoming.js";
 import * as service from "./service.js";
 import { createSubscription } from "./create.js";
 import { PRORATION_BEHAVIORS, type SubscriptionUpdate } from "./change.js";
+import { MAX_ADD_ON_QUANTITY } from "../products/add-ons.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
 import { SUBSCRIPTION_STATUSES } from "./wire.js";
 import { documented, route, type V1App } from "../contract.js";
@@ -80,10 +81,16 @@ const SeatsBody = z.object({
   proration_date: datetimeInput.nullish(),
 });
 const BillingPeriodBody = z.object({ current_billing_period_end: datetimeInput });
+/** till's own: the add-ons as they should be (one left out is removed), with a plan change's proration. */
+const AddOnsBody = z.object({
+  items: z.array(z.object({ product_id: uuid, quantity: z.int().min(1).max(MAX_ADD_ON_QUANTITY).default(1) })).max(100),
+  proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
+  proration_date: datetimeInput.nullish(),
+});
 /** 0.49.0's SubscriptionUpdateClear: null drops the pending change (next_period). */
 const ClearBody = z.object({ pending_update: z.null() });
 /** The keys that name each variant (product, discount and trial changes are one variant in 0.49.0). */
-const VARIANTS = [["revoke"], ["cancel_at_period_end"], ["seats"], ["current_billing_period_end"], ["product_id", "discount_id", "trial_end"]];
+const VARIANTS = [["revoke"], ["cancel_at_period_end"], ["seats"], ["current_billing_period_end"], ["product_id", "discount_id", "trial_end"], ["items"]];
 const VARIANT_KEYS = [...VARIANTS.flat(), "pending_update"];
 
 const dateOf = (iso: string | null | undefined) => (iso ? new Date(iso) : undefined);
@@ -127,6 +134,15 @@ function parseUpdate(body: unknown): SubscriptionUpdate {
     const b = parseWith(BillingPeriodBody, body, "body");
     return { kind: "billing_period", periodEnd: new Date(b.current_billing_period_end) };
   }
+  if (has("items") && (body as Record<string, unknown>).items !== null) {
+    const b = parseWith(AddOnsBody, body, "body");
+    return {
+      kind: "add_ons",
+      items: b.items.map((i) => ({ productId: i.product_id.toLowerCase(), quantity: i.quantity })),
+      prorationBehavior: b.proration_behavior,
+      prorationDate: dateOf(b.proration_date),
+    };
+  }
   if (has("product_id") || has("discount_id") || has("trial_end")) {
     const b = parseWith(ChangeBody, body, "body");
     return {
@@ -157,7 +173,7 @@ const CreateForExternal = CreateBody.extend({ external_customer_id: z.string().m
 
 /** The bodies the writes accept, for the document: parseCreate / parseUpdate tell them apart (their own 422s). */
 const SubscriptionCreate = documented(z.union([CreateForCustomer, CreateForExternal]));
-const SubscriptionUpdate = documented(z.union([ChangeBody, SeatsBody, BillingPeriodBody, CancelBody, RevokeBody]));
+const SubscriptionUpdate = documented(z.union([ChangeBody, SeatsBody, BillingPeriodBody, CancelBody, RevokeBody, AddOnsBody]));
 
 /** The till extensions' answers, for the document (subscription-changes/preview.ts, renewal/upcoming.ts). */
 const DraftWire = z.looseObject({ total_amount: z.number(), due_amount: z.number(), items: z.array(z.looseObject({ label: z.string(), amount: z.number() })) });

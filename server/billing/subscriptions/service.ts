@@ -1,7 +1,7 @@
 // Rules for subscriptions: created by a confirmed checkout (active, or trialing until the trial ends), read
 // by the seller with filters, and the customer's active subscriptions for its state.
 import type { Db, Queryable } from "../../db/client.js";
-import type { CustomFieldData, Metadata } from "../../db/schema/index.js";
+import type { CustomFieldData, Metadata, SubscriptionAddOn } from "../../db/schema/index.js";
 import { notFound } from "../errors.js";
 import type { SortKey } from "../listing.js";
 import type { CsvExport } from "../csv.js";
@@ -58,6 +58,8 @@ export interface SubscriptionFromCheckout {
   periodEnd: Date;
   discountId: string | null;
   seats: number | null;
+  /** The add-ons chosen at checkout (none when left out). */
+  addOns?: SubscriptionAddOn[];
   metadata: Metadata;
   customFieldData: CustomFieldData;
   now: Date;
@@ -96,6 +98,7 @@ export function newSubscriptionFromCheckout(s: SubscriptionFromCheckout): Subscr
     customerCancellationReason: null,
     customerCancellationComment: null,
     prorationBehavior: null,
+    addOns: s.addOns ?? [],
     pendingUpdate: null,
     trialRemindedAt: null,
     customFieldData: s.customFieldData,

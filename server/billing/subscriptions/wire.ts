@@ -5,7 +5,7 @@ import type { subscription } from "../../db/schema/index.js";
 import { uuidV5 } from "../ids.js";
 import type { CustomerWire } from "../customers/wire.js";
 import type { MeterWire } from "../meters/wire.js";
-import type { PriceWire, ProductWire } from "../products/wire.js";
+import { productSummaryOf, type PriceWire, type ProductWire } from "../products/wire.js";
 
 export type SubscriptionRow = InferSelectModel<typeof subscription>;
 
@@ -21,7 +21,8 @@ export function toSubscriptionBaseWire(row: SubscriptionRow) {
     created_at: row.createdAt.toISOString(),
     modified_at: iso(row.modifiedAt),
     id: row.id,
-    amount: row.amount,
+    // the whole recurring amount, as Polar's: the base price's and every add-on's
+    amount: row.amount + addOnsAmount(row),
     currency: row.currency,
     recurring_interval: row.recurringInterval,
     recurring_interval_count: row.recurringIntervalCount,
@@ -75,11 +76,44 @@ export function toSubscriptionMeterWire(row: SubscriptionRow, u: { meter: MeterW
 }
 export type SubscriptionMeterWire = ReturnType<typeof toSubscriptionMeterWire>;
 
+/** What the add-ons add to the base amount per period. */
+export const addOnsAmount = (row: Pick<SubscriptionRow, "addOns">) => row.addOns.reduce((sum, a) => sum + a.amount, 0);
+
+/** The add-ons' products and prices, by id (subscriptions/add-ons.ts loads them). */
+export interface AddOnEmbeds {
+  products: Map<string, ProductWire>;
+  prices: Map<string, PriceWire>;
+}
+
+/**
+ * till's `items` extension: the add-ons billed with the base product (`product`), each with its product, price and
+ * quantity; `amount` is what it adds per period. Their prices are in `prices` too (Polar's wire: every price billed).
+ */
+export function addOnItemsWire(row: SubscriptionRow, e: AddOnEmbeds | undefined) {
+  return row.addOns.map((a) => {
+    const product = e?.products.get(a.productId);
+    return {
+      id: a.id,
+      created_at: a.createdAt,
+      product_id: a.productId,
+      product: product ? productSummaryOf(product) : null,
+      price_id: a.priceId,
+      price: e?.prices.get(a.priceId) ?? null,
+      quantity: a.quantity,
+      amount: a.amount,
+    };
+  });
+}
+export type SubscriptionItemWire = ReturnType<typeof addOnItemsWire>[number];
+
 export interface SubscriptionEmbeds {
   customer: CustomerWire;
   product: ProductWire;
   discount: Record<string, unknown> | null;
+  /** The base product's prices billed (the add-ons' are added from `addOns`). */
   prices: PriceWire[];
+  /** The add-ons' products and prices; left out, the items name their ids only. */
+  addOns?: AddOnEmbeds | undefined;
   /** The metered prices' usage (see usage.ts); left out, none is reported (a subscription just created). */
   meters?: SubscriptionMeterWire[] | undefined;
 }
@@ -90,9 +124,10 @@ export function toSubscriptionWire(row: SubscriptionRow, e: SubscriptionEmbeds) 
     customer: e.customer,
     product: e.product,
     discount: e.discount,
-    prices: e.prices,
+    prices: [...e.prices, ...row.addOns.flatMap((a) => e.addOns?.prices.get(a.priceId) ?? [])],
     meters: e.meters ?? [],
     pending_update: pendingUpdateWire(row),
+    items: addOnItemsWire(row, e.addOns),
   };
 }
 

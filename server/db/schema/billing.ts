@@ -69,6 +69,8 @@ export const product = pgTable(
     meterInterval: text("meter_interval"),
     meterIntervalCount: integer("meter_interval_count"),
     isArchived: boolean("is_archived").default(false).notNull(),
+    /** The products offered as add-ons on this product's subscriptions (migration 0088; same interval). */
+    addOnIds: uuid("add_on_ids").array().default(sql`'{}'::uuid[]`).notNull(),
     metadata: metadata(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),

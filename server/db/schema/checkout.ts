@@ -50,6 +50,21 @@ export interface PendingUpdateValue {
   amount: number;
   recurringInterval: string;
   recurringIntervalCount: number;
+  /** The add-ons as the change leaves them (absent: they stay as they are). */
+  addOns?: SubscriptionAddOn[];
+}
+
+/**
+ * An add-on on a subscription: another product's price billed with the base product every period. `amount` is
+ * what it adds per period (the fixed price × quantity, or the seat price for `quantity` seats), in minor units.
+ */
+export interface SubscriptionAddOn {
+  id: string;
+  productId: string;
+  priceId: string;
+  quantity: number;
+  amount: number;
+  createdAt: string;
 }
 export interface OrderItemTax {
   rate: number;
@@ -172,6 +187,8 @@ export const subscription = pgTable(
      * seller changes the product, for the renewal that bills the period; null when the product never changed.
      */
     prorationBehavior: text("proration_behavior"),
+    /** The add-ons billed with the base product (migration 0088), each with its price, quantity and amount. */
+    addOns: jsonb("add_ons").$type<SubscriptionAddOn[]>().default([]).notNull(),
     /** The plan change waiting for the period's end (migration 0056); null when none. */
     pendingUpdate: jsonb("pending_update").$type<PendingUpdateValue>(),
     /** When the customer was told that the trial ends soon (migration 0056): once per trial. */
