@@ -7,10 +7,12 @@ import { isUuid } from "../../../shared/uuid.js";
 
 const ApiKeys = lazy(() => import("./pages/ApiKeys.js").then((m) => ({ default: m.ApiKeys })));
 const CheckoutLinkDetail = lazy(() => import("./pages/CheckoutLinkDetail.js").then((m) => ({ default: m.CheckoutLinkDetail })));
+const CheckoutLinkEdit = lazy(() => import("./pages/CheckoutLinkDetail.js").then((m) => ({ default: m.CheckoutLinkEdit })));
 const CheckoutLinks = lazy(() => import("./pages/CheckoutLinks.js").then((m) => ({ default: m.CheckoutLinks })));
 const CustomerDetail = lazy(() => import("./pages/CustomerDetail.js").then((m) => ({ default: m.CustomerDetail })));
 const Customers = lazy(() => import("./pages/Customers.js").then((m) => ({ default: m.Customers })));
 const DiscountDetail = lazy(() => import("./pages/DiscountDetail.js").then((m) => ({ default: m.DiscountDetail })));
+const DiscountEdit = lazy(() => import("./pages/DiscountDetail.js").then((m) => ({ default: m.DiscountEdit })));
 const Discounts = lazy(() => import("./pages/Discounts.js").then((m) => ({ default: m.Discounts })));
 // the meter's usage chart brings the chart library: its own chunk
 const MeterDetail = lazy(() => import("./pages/MeterDetail.js").then((m) => ({ default: m.MeterDetail })));
@@ -52,8 +54,16 @@ const DETAILS: Record<string, (id: string) => ReactNode> = {
   meters: (id) => <MeterDetail id={id} />,
 };
 
+/** The sections whose form is its own page: /<section>/new and /<section>/<id>/edit. */
+const FORMS: Record<string, (id: string | null) => ReactNode> = {
+  discounts: (id) => <DiscountEdit id={id} />,
+  "checkout-links": (id) => <CheckoutLinkEdit id={id} />,
+};
+
 function which(section: string, id: string | undefined, more: string | undefined): (() => ReactNode) | null {
   if (section === "products" && id && isUuid(id) && more === "edit") return () => <ProductEdit id={id} />;
+  const form = FORMS[section];
+  if (form && id && (id === "new" ? more === undefined : isUuid(id) && more === "edit")) return () => form(id === "new" ? null : id);
   if (more !== undefined) return null;
   if (id === undefined) {
     if (section === "settings") return () => <Settings />;
