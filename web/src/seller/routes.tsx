@@ -16,6 +16,7 @@ const DiscountEdit = lazy(() => import("./pages/DiscountDetail.js").then((m) => 
 const Discounts = lazy(() => import("./pages/Discounts.js").then((m) => ({ default: m.Discounts })));
 // the meter's usage chart brings the chart library: its own chunk
 const MeterDetail = lazy(() => import("./pages/MeterDetail.js").then((m) => ({ default: m.MeterDetail })));
+const MeterEdit = lazy(() => import("./pages/MeterForm.js").then((m) => ({ default: m.MeterEdit })));
 const Meters = lazy(() => import("./pages/Meters.js").then((m) => ({ default: m.Meters })));
 const OrderDetail = lazy(() => import("./pages/OrderDetail.js").then((m) => ({ default: m.OrderDetail })));
 const Orders = lazy(() => import("./pages/Orders.js").then((m) => ({ default: m.Orders })));
@@ -58,6 +59,7 @@ const DETAILS: Record<string, (id: string) => ReactNode> = {
 const FORMS: Record<string, (id: string | null) => ReactNode> = {
   discounts: (id) => <DiscountEdit id={id} />,
   "checkout-links": (id) => <CheckoutLinkEdit id={id} />,
+  meters: (id) => <MeterEdit id={id} />,
 };
 
 function which(section: string, id: string | undefined, more: string | undefined): (() => ReactNode) | null {
