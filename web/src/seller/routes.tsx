@@ -10,6 +10,8 @@ const CheckoutLinkDetail = lazy(() => import("./pages/CheckoutLinkDetail.js").th
 const CheckoutLinkEdit = lazy(() => import("./pages/CheckoutLinkDetail.js").then((m) => ({ default: m.CheckoutLinkEdit })));
 const CheckoutLinks = lazy(() => import("./pages/CheckoutLinks.js").then((m) => ({ default: m.CheckoutLinks })));
 const CustomerDetail = lazy(() => import("./pages/CustomerDetail.js").then((m) => ({ default: m.CustomerDetail })));
+const CustomFieldEdit = lazy(() => import("./pages/CustomFieldForm.js").then((m) => ({ default: m.CustomFieldEdit })));
+const CustomFields = lazy(() => import("./pages/CustomFields.js").then((m) => ({ default: m.CustomFields })));
 const Customers = lazy(() => import("./pages/Customers.js").then((m) => ({ default: m.Customers })));
 const DiscountDetail = lazy(() => import("./pages/DiscountDetail.js").then((m) => ({ default: m.DiscountDetail })));
 const DiscountEdit = lazy(() => import("./pages/DiscountDetail.js").then((m) => ({ default: m.DiscountEdit })));
@@ -40,6 +42,7 @@ const LISTS: Record<string, () => ReactNode> = {
   subscriptions: () => <Subscriptions />,
   "checkout-links": () => <CheckoutLinks />,
   discounts: () => <Discounts />,
+  "custom-fields": () => <CustomFields />,
   meters: () => <Meters />,
   webhooks: () => <Webhooks />,
 };
@@ -52,6 +55,7 @@ const DETAILS: Record<string, (id: string) => ReactNode> = {
   webhooks: (id) => <WebhookDeliveries id={id} />,
   "checkout-links": (id) => <CheckoutLinkDetail id={id} />,
   discounts: (id) => <DiscountDetail id={id} />,
+  "custom-fields": (id) => <CustomFieldEdit id={id} />,
   meters: (id) => <MeterDetail id={id} />,
 };
 
@@ -60,6 +64,7 @@ const FORMS: Record<string, (id: string | null) => ReactNode> = {
   discounts: (id) => <DiscountEdit id={id} />,
   "checkout-links": (id) => <CheckoutLinkEdit id={id} />,
   meters: (id) => <MeterEdit id={id} />,
+  "custom-fields": (id) => <CustomFieldEdit id={id} />,
 };
 
 function which(section: string, id: string | undefined, more: string | undefined): (() => ReactNode) | null {
