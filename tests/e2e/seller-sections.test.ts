@@ -152,7 +152,7 @@ describe("the seller app's sections, in the sandbox", () => {
     await page.getByText("$15.00 / month").waitFor();
     await page.getByLabel(/Priority support/).check();
     await page.getByRole("button", { name: "Save benefits" }).click();
-    await page.getByText("Benefits saved (1).").waitFor();
+    await page.locator(".toast").getByText("Benefits saved (1).").waitFor();
     expect((await seller.sdk.products.get({ id: basic.id })).benefits.map((b) => b.id)).toEqual([benefit.id]);
     await page.getByRole("button", { name: "Archive the product" }).click();
     await page.getByRole("button", { name: "Yes, archive it" }).click();

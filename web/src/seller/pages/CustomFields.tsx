@@ -90,9 +90,9 @@ export function CustomFields() {
           <input id="cf-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
           <button type="submit">Search</button>
         </form>
-        <label className="inline-filter">
-          Type{" "}
-          <select value={type} onChange={(e) => window.location.assign(href("/custom-fields", { ...here, type: e.target.value || undefined }))}>
+        <div className="inline-filter">
+          <label htmlFor="cf-type">Type</label>
+          <select id="cf-type" value={type} onChange={(e) => window.location.assign(href("/custom-fields", { ...here, type: e.target.value || undefined }))}>
             <option value="">Any</option>
             {TYPES.map((t) => (
               <option key={t.value} value={t.value}>
@@ -100,7 +100,7 @@ export function CustomFields() {
               </option>
             ))}
           </select>
-        </label>
+        </div>
       </div>
       <Loading loading={list.loading} error={list.error} />
       <Status tone="error">{error}</Status>
