@@ -9,7 +9,7 @@ import { useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { uploadFile } from "../kit/upload.js";
 import type { Benefit } from "../wire.js";
-import type { Meter } from "./Meters.js";
+import type { Meter } from "./meter-parts.js";
 
 export type BenefitFull = Benefit & { properties?: Record<string, unknown> };
 

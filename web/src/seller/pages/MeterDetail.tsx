@@ -15,7 +15,7 @@ import { useFlash } from "../kit/flash.js";
 import { Facts, Loading } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href } from "../url.js";
-import { ARCHIVE_METER_BODY, archiveMeter, measures, type Meter } from "./Meters.js";
+import { ARCHIVE_METER_BODY, archiveMeter, measures, type Meter } from "./meter-parts.js";
 
 const SAYS: Record<string, string> = { eq: "is", ne: "is not", gt: ">", gte: "≥", lt: "<", lte: "≤", like: "contains", not_like: "does not contain" };
 

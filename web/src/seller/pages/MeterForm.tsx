@@ -11,7 +11,7 @@ import { useLoad } from "../hooks.js";
 import { Layout } from "../Layout.js";
 import { Loading, ReadOnly } from "../parts.js";
 import { href } from "../url.js";
-import type { Meter } from "./Meters.js";
+import type { Meter } from "./meter-parts.js";
 import { blankClause, blankGroup, draftOf, FilterBuilder, filterOf, type GroupDraft } from "./MeterFilter.js";
 
 const FUNCTIONS = [

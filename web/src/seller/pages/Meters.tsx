@@ -2,7 +2,6 @@
 // row's actions in a menu (archiving asks once more). An empty list says how to start, on the page and from a
 // terminal. The form (with its filter builder) is its own page (MeterForm); a meter's page has its chart.
 import { useState, type FormEvent } from "react";
-import type { Filter } from "../../../../shared/meter-filter.js";
 import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
@@ -15,24 +14,9 @@ import { Layout } from "../Layout.js";
 import { day, Loading, Pager } from "../parts.js";
 import { useToast } from "../Toasts.js";
 import { href, pageParam, params } from "../url.js";
+import { ARCHIVE_METER_BODY, archiveMeter, measures, type Meter } from "./meter-parts.js";
 
-export interface Meter {
-  id: string;
-  name: string;
-  created_at: string;
-  archived_at?: string | null;
-  filter: Filter;
-  aggregation: { func: string; property?: string | null };
-}
-
-export const measures = (m: Meter) => `${m.aggregation.func}${m.aggregation.property ? ` of ${m.aggregation.property}` : ""}`;
-export const ARCHIVE_METER_BODY = "It stops counting for new prices; prices and credits that use it keep working, and you can restore it.";
-
-/** Archives or restores a meter; the API's message when it refuses. */
-export async function archiveMeter(scope: ReturnType<typeof useSeller>["scope"], m: Meter, on: boolean): Promise<Meter | string> {
-  const r = await v1<Meter>(scope, "PATCH", `/meters/${m.id}`, { body: { is_archived: on } });
-  return r.ok ? r.data : r.error.message;
-}
+export type { Meter } from "./meter-parts.js";
 
 const LIMIT = 20;
 const DEFAULT_SORT = "name";

@@ -2,7 +2,7 @@
 // boxes are the product's benefits and the first matches of a search the server answers, so an organization with
 // many benefits never loads them all; the ticks survive a new search. A benefit of any type is made here (and
 // attached at once) or changed in place (BenefitForm); unticking one and saving detaches it.
-import { useState, type FormEvent } from "react";
+import { lazy, Suspense, useState, type FormEvent } from "react";
 import { Field, Status, type Tone } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useDebounced } from "../Chooser.js";
@@ -11,7 +11,10 @@ import { useLoad } from "../hooks.js";
 import { Empty } from "../kit/Empty.js";
 import { useToast } from "../Toasts.js";
 import type { Benefit, Product } from "../wire.js";
-import { BenefitForm, type BenefitFull } from "./BenefitForm.js";
+import type { BenefitFull } from "./BenefitForm.js";
+
+// the benefit form (its types' fields, the uploader) loads when a benefit is made or changed
+const BenefitForm = lazy(() => import("./BenefitForm.js").then((m) => ({ default: m.BenefitForm })));
 
 const SHOWN = 20;
 
@@ -74,7 +77,11 @@ export function ProductBenefits({ product, mayWrite, onSaved }: { product: Produ
       if (chosen.has(b.id)) setChosen((m) => new Map(m).set(b.id, b));
     }
   }
-  const form = editing && <BenefitForm benefit={editing === "new" ? null : editing} onDone={(b) => void done(b)} onCancel={() => setEditing(null)} />;
+  const form = editing && (
+    <Suspense fallback={<Status>Loading…</Status>}>
+      <BenefitForm benefit={editing === "new" ? null : editing} onDone={(b) => void done(b)} onCancel={() => setEditing(null)} />
+    </Suspense>
+  );
   const create = mayWrite && !editing && (
     <button type="button" onClick={() => setEditing("new")}>
       New benefit
