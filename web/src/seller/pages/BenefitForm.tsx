@@ -27,7 +27,12 @@ const text = (f: FormData, name: string) => String(f.get(name) ?? "").trim();
 const int = (f: FormData, name: string) => (text(f, name) ? Number(text(f, name)) : null);
 
 /** The benefit's properties from the form (uploading its files first), or a sentence saying what is wrong. */
-async function propertiesOf(type: string, f: FormData, scope: ReturnType<typeof useSeller>["scope"], before: Record<string, unknown>): Promise<Record<string, unknown> | string> {
+async function propertiesOf(
+  type: string,
+  f: FormData,
+  scope: ReturnType<typeof useSeller>["scope"],
+  before: Record<string, unknown>,
+): Promise<Record<string, unknown> | string> {
   switch (type) {
     case "custom":
       return { note: text(f, "note") || null };
@@ -64,20 +69,45 @@ async function propertiesOf(type: string, f: FormData, scope: ReturnType<typeof 
 
 function TypeFields({ type, props }: { type: string; props: Record<string, unknown> }) {
   const { scope } = useSeller();
-  const meters = useLoad(() => (type === "meter_credit" ? v1<ListPage<Meter>>(scope, "GET", "/meters/", { query: { limit: 100, is_archived: false } }) : Promise.resolve({ ok: true as const, data: null })), type);
+  const meters = useLoad(
+    () =>
+      type === "meter_credit"
+        ? v1<ListPage<Meter>>(scope, "GET", "/meters/", { query: { limit: 100, is_archived: false } })
+        : Promise.resolve({ ok: true as const, data: null }),
+    type,
+  );
   const s = (k: string) => (typeof props[k] === "string" || typeof props[k] === "number" ? String(props[k]) : "");
   const nested = (k: string, j: string) => {
     const o = props[k] as Record<string, unknown> | null | undefined;
     return o && (typeof o[j] === "string" || typeof o[j] === "number") ? String(o[j]) : "";
   };
-  if (type === "custom") return <TextAreaField label="Note" name="note" optional rows={3} defaultValue={s("note")} hint="What the buyer reads once they have it (instructions, a link)." />;
+  if (type === "custom")
+    return (
+      <TextAreaField
+        label="Note"
+        name="note"
+        optional
+        rows={3}
+        defaultValue={s("note")}
+        hint="What the buyer reads once they have it (instructions, a link)."
+      />
+    );
   if (type === "license_keys")
     return (
       <>
         <Field label="Key prefix" name="prefix" optional maxLength={32} defaultValue={s("prefix")} placeholder="PRO" />
         <div className="row-fields">
           <Field label="Expires after" name="ttl" type="number" min={1} optional defaultValue={nested("expires", "ttl")} />
-          <SelectField label="Expiry unit" name="timeframe" defaultValue={nested("expires", "timeframe") || "month"} placeholder="Month" options={[{ value: "day", label: "Days" }, { value: "year", label: "Years" }]} />
+          <SelectField
+            label="Expiry unit"
+            name="timeframe"
+            defaultValue={nested("expires", "timeframe") || "month"}
+            placeholder="Month"
+            options={[
+              { value: "day", label: "Days" },
+              { value: "year", label: "Years" },
+            ]}
+          />
         </div>
         <Field label="Activations per key" name="activations" type="number" min={1} max={50} optional defaultValue={nested("activations", "limit")} />
         <CheckboxField label="Buyers may deactivate their own devices" name="customer_admin" />
@@ -88,7 +118,18 @@ function TypeFields({ type, props }: { type: string; props: Record<string, unkno
       <div className="row-fields">
         <Field label="Repository owner" name="owner" required defaultValue={s("repository_owner")} placeholder="acme" />
         <Field label="Repository name" name="repo" required defaultValue={s("repository_name")} placeholder="sdk" />
-        <SelectField label="Permission" name="permission" defaultValue={s("permission") || "pull"} placeholder="Read (pull)" options={[{ value: "triage", label: "Triage" }, { value: "push", label: "Write (push)" }, { value: "maintain", label: "Maintain" }, { value: "admin", label: "Admin" }]} />
+        <SelectField
+          label="Permission"
+          name="permission"
+          defaultValue={s("permission") || "pull"}
+          placeholder="Read (pull)"
+          options={[
+            { value: "triage", label: "Triage" },
+            { value: "push", label: "Write (push)" },
+            { value: "maintain", label: "Maintain" },
+            { value: "admin", label: "Admin" },
+          ]}
+        />
       </div>
     );
   if (type === "discord")
@@ -102,7 +143,14 @@ function TypeFields({ type, props }: { type: string; props: Record<string, unkno
   if (type === "meter_credit")
     return (
       <>
-        <SelectField label="Meter" name="meter_id" required defaultValue={s("meter_id")} placeholder="Choose a meter" options={(meters.data?.items ?? []).map((m) => ({ value: m.id, label: m.name }))} />
+        <SelectField
+          label="Meter"
+          name="meter_id"
+          required
+          defaultValue={s("meter_id")}
+          placeholder="Choose a meter"
+          options={(meters.data?.items ?? []).map((m) => ({ value: m.id, label: m.name }))}
+        />
         <Field label="Units credited each period" name="units" type="number" min={1} required defaultValue={s("units")} />
         <CheckboxField label="Unused units roll over" name="rollover" defaultChecked={props.rollover === true} />
       </>
@@ -135,7 +183,9 @@ export function BenefitForm({ benefit, onDone, onCancel }: { benefit: BenefitFul
       return setError(properties);
     }
     const body = { type, description: text(f, "description"), properties };
-    const r = benefit ? await v1<BenefitFull>(scope, "PATCH", `/benefits/${benefit.id}`, { body }) : await v1<BenefitFull>(scope, "POST", "/benefits/", { body });
+    const r = benefit
+      ? await v1<BenefitFull>(scope, "PATCH", `/benefits/${benefit.id}`, { body })
+      : await v1<BenefitFull>(scope, "POST", "/benefits/", { body });
     setBusy(false);
     if (!r.ok) return setError(r.error.message);
     onDone(r.data);
@@ -147,9 +197,24 @@ export function BenefitForm({ benefit, onDone, onCancel }: { benefit: BenefitFul
           Type: <strong>{BENEFIT_TYPES.find((t) => t.value === benefit.type)?.label ?? benefit.type}</strong>
         </p>
       ) : (
-        <SelectField label="Type" name="type" value={type} onChange={(e) => setType(e.target.value || "custom")} placeholder="Choose a type" options={BENEFIT_TYPES} />
+        <SelectField
+          label="Type"
+          name="type"
+          value={type}
+          onChange={(e) => setType(e.target.value || "custom")}
+          placeholder="Choose a type"
+          options={BENEFIT_TYPES}
+        />
       )}
-      <Field label="Description" name="description" required minLength={3} maxLength={42} defaultValue={benefit?.description ?? ""} hint="What the buyer sees, 3 to 42 characters." />
+      <Field
+        label="Description"
+        name="description"
+        required
+        minLength={3}
+        maxLength={42}
+        defaultValue={benefit?.description ?? ""}
+        hint="What the buyer sees, 3 to 42 characters."
+      />
       <TypeFields key={type} type={type} props={benefit?.properties ?? {}} />
       <div className="form-actions">
         <button type="submit" className="primary" disabled={busy}>

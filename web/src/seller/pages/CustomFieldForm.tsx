@@ -13,7 +13,12 @@ import { TYPES, type CustomField } from "./CustomFields.js";
 
 const text = (f: FormData, name: string) => String(f.get(name) ?? "").trim();
 const num = (f: FormData, name: string) => (text(f, name) === "" ? undefined : Number(text(f, name)));
-const slugOf = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 100);
+const slugOf = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 100);
 
 /** "value = label" lines (or just "label") as the API's options. */
 function optionsOf(lines: string): Array<{ value: string; label: string }> {
@@ -83,7 +88,9 @@ function CustomFieldForm({ field }: { field: CustomField | null }) {
     const name = text(f, "name");
     const body = { type, name, slug: text(f, "slug") || slugOf(name), properties: propertiesOf(type, f) };
     setBusy(true);
-    const r = field ? await v1<CustomField>(scope, "PATCH", `/custom-fields/${field.id}`, { body }) : await v1<CustomField>(scope, "POST", "/custom-fields/", { body });
+    const r = field
+      ? await v1<CustomField>(scope, "PATCH", `/custom-fields/${field.id}`, { body })
+      : await v1<CustomField>(scope, "POST", "/custom-fields/", { body });
     setBusy(false);
     if (!r.ok) return setError(r.error.message);
     window.location.assign(href("/custom-fields", field ? { saved: 1 } : { created: 1 }));
@@ -102,7 +109,15 @@ function CustomFieldForm({ field }: { field: CustomField | null }) {
           <SelectField label="Type" name="type" value={type} onChange={(e) => setType(e.target.value || "text")} placeholder="Choose a type" options={TYPES} />
         )}
         <Field label="Name" name="name" required maxLength={255} defaultValue={field?.name ?? ""} hint="Yours, in lists and exports." />
-        <Field label="Slug" name="slug" optional maxLength={100} pattern="[A-Za-z0-9_\-]+" defaultValue={field?.slug ?? ""} hint="The key its answers are stored under; made from the name when empty." />
+        <Field
+          label="Slug"
+          name="slug"
+          optional
+          maxLength={100}
+          pattern="[A-Za-z0-9_\-]+"
+          defaultValue={field?.slug ?? ""}
+          hint="The key its answers are stored under; made from the name when empty."
+        />
       </section>
       <section className="form-section" aria-labelledby="cf-form-h">
         <h2 id="cf-form-h">What the buyer reads</h2>

@@ -75,7 +75,12 @@ export function CustomFields() {
     list.reload();
   };
   const actions = (c: CustomField): RowAction[] =>
-    mayWrite ? [{ label: "Edit", href: href(`/custom-fields/${c.id}`) }, { label: "Delete…", danger: true, onSelect: () => setDeleting(c) }] : [{ label: "Open", href: href(`/custom-fields/${c.id}`) }];
+    mayWrite
+      ? [
+          { label: "Edit", href: href(`/custom-fields/${c.id}`) },
+          { label: "Delete…", danger: true, onSelect: () => setDeleting(c) },
+        ]
+      : [{ label: "Open", href: href(`/custom-fields/${c.id}`) }];
   const create = mayWrite ? (
     <a className="button primary" href={href("/custom-fields/new")}>
       New custom field
