@@ -12,7 +12,7 @@ export const WEB_DIST_DIR = fileURLToPath(new URL("../../web/dist", import.meta.
 
 /** The seller's pages (web/src/seller): each section's list and its detail pages. */
 export const SELLER_PAGE_ROUTES = [
-  ...["/products", "/orders", "/customers", "/subscriptions", "/checkout-links", "/discounts", "/meters", "/webhooks"].flatMap((p) => [p, `${p}/*`]),
+  ...["/products", "/orders", "/customers", "/subscriptions", "/checkout-links", "/discounts", "/meters", "/webhooks", "/custom-fields"].flatMap((p) => [p, `${p}/*`]),
   "/api-keys",
   // the settings, a section at each address (/settings/legal, /settings/team, …), and importing the account's
   // Stripe Billing business, reached from the Stripe connection

@@ -50,13 +50,14 @@ describe("editing in the seller app", () => {
     await page.goto("/api-keys?mode=live");
     await page.getByText("Page 1 of 1 · 1 in all").waitFor();
 
-    await page.goto("/checkout-links?mode=sandbox");
+    await page.goto("/checkout-links/new?mode=sandbox");
     await page.getByText("The first 20 of 23 matches: type more of the name to narrow them.").waitFor();
-    await page.getByLabel("Search: product").fill("zebra");
+    await page.getByLabel("Search: add a product").fill("zebra");
     await page.getByText("1 match.").waitFor();
-    await page.getByLabel("Product", { exact: true }).selectOption({ label: "Zebra pack" });
-    await page.getByRole("button", { name: "Make a checkout link" }).click();
-    await page.getByText(/^Link made: http/).waitFor();
+    await page.getByLabel("Add a product", { exact: true }).selectOption({ label: "Zebra pack" });
+    await page.getByRole("list", { name: "Products the link sells" }).getByText("Zebra pack").waitFor();
+    await page.getByRole("button", { name: "Create checkout link" }).click();
+    await page.getByRole("heading", { level: 1, name: "Zebra pack" }).waitFor();
     const links = await sandbox.checkoutLinks.list({});
     expect(links.result.items.map((l) => l.products.map((p) => p.name))).toEqual([["Zebra pack"]]);
     expect(problems).toEqual([]);
@@ -72,33 +73,35 @@ describe("editing in the seller app", () => {
     const page = await sellerPage();
     await page.goto("/checkout-links?mode=sandbox");
     await page.getByRole("link", { name: "Old label" }).click();
+    await page.getByRole("link", { name: "Edit link" }).click();
     await page.getByLabel("Label (optional)").fill("New label");
     await page.getByLabel("Discount applied", { exact: true }).selectOption({ label: "Autumn" });
     await page.getByLabel("Ask for the billing address").check();
-    await page.getByRole("button", { name: "Save the link" }).click();
-    await page.getByText("Saved the link.").waitFor();
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.locator(".toast").getByText("Saved the checkout link.").waitFor();
     const changed = await sandbox.checkoutLinks.get({ id: link.id });
     expect([changed.label, changed.discountId, changed.requireBillingAddress]).toEqual(["New label", discount.id, true]);
     // axe, and no wider than 375 px with the link's long URL (the facts' grid once sized a column to it)
     await checkPage(page, "checkout-link");
-    await page.getByRole("button", { name: "Delete the checkout link" }).click();
-    await page.getByRole("button", { name: "Yes, delete the checkout link" }).click();
-    await page.waitForURL(/\/checkout-links\?.*deleted=1/);
+    await page.getByRole("button", { name: "Delete the link" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Yes, delete it" }).click();
+    await page.locator(".toast").getByText("Deleted the checkout link.").waitFor();
     await expect(sandbox.checkoutLinks.get({ id: link.id })).rejects.toThrow();
 
     await page.goto("/discounts");
     await page.getByRole("link", { name: "Autumn" }).click();
+    await page.getByRole("link", { name: "Edit discount" }).click();
     await page.getByLabel("Name", { exact: true }).fill("Autumn sale");
     await page.getByLabel("Code (optional)").fill("FALL10");
     await page.getByLabel("Most redemptions (optional)").fill("50");
-    await page.getByRole("button", { name: "Save the discount" }).click();
-    await page.getByText("Saved Autumn sale.").waitFor();
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.locator(".toast").getByText("Saved Autumn sale.").waitFor();
     const d = await sandbox.discounts.get({ id: discount.id });
     expect([d.name, d.code, d.maxRedemptions]).toEqual(["Autumn sale", "FALL10", 50]);
     await checkPage(page, "discount");
     await page.getByRole("button", { name: "Delete the discount" }).click();
-    await page.getByRole("button", { name: "Yes, delete the discount" }).click();
-    await page.waitForURL(/\/discounts\?.*deleted=1/);
+    await page.getByRole("dialog").getByRole("button", { name: "Yes, delete it" }).click();
+    await page.locator(".toast").getByText("Deleted the discount.").waitFor();
     await expect(sandbox.discounts.get({ id: discount.id })).rejects.toThrow();
 
     await page.goto("/webhooks");
@@ -121,14 +124,17 @@ describe("editing in the seller app", () => {
 
   it("a meter made in the page: its filter and aggregation as the API stores them", async () => {
     const page = await sellerPage();
-    await page.goto("/meters?mode=sandbox");
+    await page.goto("/meters/new?mode=sandbox");
     await page.getByLabel("Name", { exact: true }).fill("Tokens used");
-    await page.getByLabel("Events named").fill("llm.call");
-    await page.getByLabel("Property (optional)", { exact: true }).fill("metadata.model");
-    await page.getByLabel("Value (optional)").fill("large");
+    const first = page.getByRole("group", { name: "Filter, condition 1" });
+    await first.getByLabel("Value").fill("llm.call");
+    await page.getByRole("button", { name: "Add a condition" }).click();
+    const second = page.getByRole("group", { name: "Filter, condition 2" });
+    await second.getByLabel("Property").fill("metadata.model");
+    await second.getByLabel("Value").fill("large");
     await page.getByLabel("Counts").selectOption({ label: "Sum of a property" });
-    await page.getByLabel("Of the property (optional)").fill("metadata.tokens");
-    await page.getByRole("button", { name: "Make the meter" }).click();
+    await page.getByLabel("Of the property").fill("metadata.tokens");
+    await page.getByRole("button", { name: "Create meter" }).click();
     await page.waitForURL(/\/meters\/[0-9a-f-]{36}/);
     const sandbox = sdkFor(server, await seller.createSandboxKey());
     const [meter] = (await sandbox.meters.list({})).result.items;

@@ -59,19 +59,23 @@ describe("the seller app's sections, in the sandbox", () => {
     const page = await sellerPage(seller);
     await page.goto("/checkout-links?mode=sandbox");
     await page.getByText("No checkout links yet.").waitFor();
-    await page.getByLabel("Product", { exact: true }).selectOption({ label: "Starter kit" });
+    await page.getByRole("link", { name: "Create your first checkout link" }).click();
+    await page.getByLabel("Add a product", { exact: true }).selectOption({ label: "Starter kit" });
+    await page.getByRole("list", { name: "Products the link sells" }).getByText("Starter kit").waitFor();
     await page.getByLabel("Label (optional)").fill("Spring offer");
-    await page.getByRole("button", { name: "Make a checkout link" }).click();
-    await page.getByText(/^Link made: http/).waitFor();
+    await page.getByRole("button", { name: "Create checkout link" }).click();
+    await page.getByRole("heading", { level: 1, name: "Spring offer" }).waitFor();
+    await page.goto("/checkout-links?mode=sandbox");
     await page.getByRole("row", { name: /Spring offer .*Starter kit/ }).waitFor();
     await checkPage(page, "checkout-links");
 
-    await page.goto("/discounts");
+    await page.goto("/discounts/new");
     await page.getByLabel("Name", { exact: true }).fill("Spring");
     await page.getByLabel("Code (optional)").fill("SPRING20");
-    await page.getByLabel("Percentage or amount").fill("20");
-    await page.getByRole("button", { name: "Make the discount" }).click();
-    await page.getByText("Made Spring.").waitFor();
+    await page.getByLabel("Percentage off").fill("20");
+    await page.getByRole("button", { name: "Create discount" }).click();
+    await page.locator(".toast").getByText("Created Spring.").waitFor();
+    await page.goto("/discounts");
     expect((await page.getByRole("row", { name: /SPRING20/ }).innerText()).replace(/\s+/g, " ")).toMatch(/Spring SPRING20 20 % once 0/);
     await checkPage(page, "discounts");
 
@@ -152,7 +156,7 @@ describe("the seller app's sections, in the sandbox", () => {
     await page.getByText("$15.00 / month").waitFor();
     await page.getByLabel(/Priority support/).check();
     await page.getByRole("button", { name: "Save benefits" }).click();
-    await page.getByText("Benefits saved (1).").waitFor();
+    await page.locator(".toast").getByText("Benefits saved (1).").waitFor();
     expect((await seller.sdk.products.get({ id: basic.id })).benefits.map((b) => b.id)).toEqual([benefit.id]);
     await page.getByRole("button", { name: "Archive the product" }).click();
     await page.getByRole("button", { name: "Yes, archive it" }).click();

@@ -10,7 +10,7 @@ import "./styles.css";
 type PageModule = () => Promise<ReactNode>;
 
 /** The seller's pages (web/src/seller): home, and each section with its detail pages. */
-const SELLER_SECTIONS = ["products", "orders", "customers", "subscriptions", "checkout-links", "discounts", "meters", "webhooks", "api-keys", "settings", "admin"];
+const SELLER_SECTIONS = ["products", "orders", "customers", "subscriptions", "checkout-links", "discounts", "meters", "webhooks", "custom-fields", "api-keys", "settings", "admin"];
 const isSellerPath = (path: string) => path === "/" || SELLER_SECTIONS.includes(path.split("/")[1] ?? "");
 
 function pageOf(pathname: string): PageModule {

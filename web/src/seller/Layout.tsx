@@ -29,6 +29,7 @@ export const SECTION_GROUPS: ReadonlyArray<{ label: string | null; sections: rea
       { path: "/products", label: "Products" },
       { path: "/discounts", label: "Discounts" },
       { path: "/checkout-links", label: "Checkout links" },
+      { path: "/custom-fields", label: "Custom fields" },
     ],
   },
   { label: "Usage", sections: [{ path: "/meters", label: "Meters" }] },

@@ -8,13 +8,18 @@ import { isSettingsSlug } from "./pages/settings-sections.js";
 
 const ApiKeys = lazy(() => import("./pages/ApiKeys.js").then((m) => ({ default: m.ApiKeys })));
 const CheckoutLinkDetail = lazy(() => import("./pages/CheckoutLinkDetail.js").then((m) => ({ default: m.CheckoutLinkDetail })));
+const CheckoutLinkEdit = lazy(() => import("./pages/CheckoutLinkDetail.js").then((m) => ({ default: m.CheckoutLinkEdit })));
 const CheckoutLinks = lazy(() => import("./pages/CheckoutLinks.js").then((m) => ({ default: m.CheckoutLinks })));
 const CustomerDetail = lazy(() => import("./pages/CustomerDetail.js").then((m) => ({ default: m.CustomerDetail })));
+const CustomFieldEdit = lazy(() => import("./pages/CustomFieldForm.js").then((m) => ({ default: m.CustomFieldEdit })));
+const CustomFields = lazy(() => import("./pages/CustomFields.js").then((m) => ({ default: m.CustomFields })));
 const Customers = lazy(() => import("./pages/Customers.js").then((m) => ({ default: m.Customers })));
 const DiscountDetail = lazy(() => import("./pages/DiscountDetail.js").then((m) => ({ default: m.DiscountDetail })));
+const DiscountEdit = lazy(() => import("./pages/DiscountDetail.js").then((m) => ({ default: m.DiscountEdit })));
 const Discounts = lazy(() => import("./pages/Discounts.js").then((m) => ({ default: m.Discounts })));
 // the meter's usage chart brings the chart library: its own chunk
 const MeterDetail = lazy(() => import("./pages/MeterDetail.js").then((m) => ({ default: m.MeterDetail })));
+const MeterEdit = lazy(() => import("./pages/MeterForm.js").then((m) => ({ default: m.MeterEdit })));
 const Meters = lazy(() => import("./pages/Meters.js").then((m) => ({ default: m.Meters })));
 const OrderDetail = lazy(() => import("./pages/OrderDetail.js").then((m) => ({ default: m.OrderDetail })));
 const Orders = lazy(() => import("./pages/Orders.js").then((m) => ({ default: m.Orders })));
@@ -39,6 +44,7 @@ const LISTS: Record<string, () => ReactNode> = {
   subscriptions: () => <Subscriptions />,
   "checkout-links": () => <CheckoutLinks />,
   discounts: () => <Discounts />,
+  "custom-fields": () => <CustomFields />,
   meters: () => <Meters />,
   webhooks: () => <Webhooks />,
 };
@@ -51,11 +57,22 @@ const DETAILS: Record<string, (id: string) => ReactNode> = {
   webhooks: (id) => <WebhookDeliveries id={id} />,
   "checkout-links": (id) => <CheckoutLinkDetail id={id} />,
   discounts: (id) => <DiscountDetail id={id} />,
+  "custom-fields": (id) => <CustomFieldEdit id={id} />,
   meters: (id) => <MeterDetail id={id} />,
+};
+
+/** The sections whose form is its own page: /<section>/new and /<section>/<id>/edit. */
+const FORMS: Record<string, (id: string | null) => ReactNode> = {
+  discounts: (id) => <DiscountEdit id={id} />,
+  "checkout-links": (id) => <CheckoutLinkEdit id={id} />,
+  meters: (id) => <MeterEdit id={id} />,
+  "custom-fields": (id) => <CustomFieldEdit id={id} />,
 };
 
 function which(section: string, id: string | undefined, more: string | undefined): (() => ReactNode) | null {
   if (section === "products" && id && isUuid(id) && more === "edit") return () => <ProductEdit id={id} />;
+  const form = FORMS[section];
+  if (form && id && (id === "new" ? more === undefined : isUuid(id) && more === "edit")) return () => form(id === "new" ? null : id);
   if (more !== undefined) return null;
   if (id === undefined) {
     if (section === "settings") return () => <Settings />;

@@ -1,14 +1,22 @@
-// /checkout-links: the side's shareable checkout links (their URL to copy, the products they sell), a form that
-// makes one for a product; each opens its page (CheckoutLinkDetail) to change or delete it.
-import { useState, type FormEvent } from "react";
-import { Field, Status, type Tone } from "../../ui.js";
-import { Chooser } from "../Chooser.js";
+// /checkout-links: the side's shareable checkout links a page at a time, sorted by the server and filtered by
+// the product they sell; each row's actions in a menu (copying its URL, deleting it after asking once more). An
+// empty list says how to start, on the page and from a terminal. The form is its own page (CheckoutLinkForm).
+import { useState } from "react";
+import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
+import { Chooser } from "../Chooser.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
+import { Confirm } from "../kit/Confirm.js";
+import { copyText } from "../kit/copy.js";
+import { DataTable, type DataColumn } from "../kit/DataTable.js";
+import { Empty } from "../kit/Empty.js";
+import { useFlash } from "../kit/flash.js";
+import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
-import { day, Loading, Pager, Table } from "../parts.js";
-import { href, pageParam } from "../url.js";
+import { day, Loading, Pager } from "../parts.js";
+import { useToast } from "../Toasts.js";
+import { href, pageParam, params } from "../url.js";
 import type { Product } from "../wire.js";
 
 export interface CheckoutLink {
@@ -16,68 +24,128 @@ export interface CheckoutLink {
   url: string;
   label: string | null;
   created_at: string;
-  products: Array<{ id: string; name: string }>;
+  products: Product[];
   success_url: string | null;
   allow_discount_codes: boolean;
   require_billing_address: boolean;
-  discount: { id: string; name: string } | null;
+  discount: { id: string; name: string; type: string; basis_points?: number; amount?: number; currency?: string; duration: string } | null;
 }
 
-function CreateLink({ onDone }: { onDone: () => void }) {
-  const { scope } = useSeller();
-  const [said, setSaid] = useState<{ tone: Tone; text: string } | undefined>(undefined);
-  async function onSubmit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const product = String(form.get("product") ?? "");
-    if (!product) return setSaid({ tone: "error", text: "Choose the product the link sells." });
-    const label = String(form.get("label") ?? "").trim() || null;
-    const r = await v1<CheckoutLink>(scope, "POST", "/checkout-links/", { body: { payment_processor: "stripe", products: [product], label } });
-    if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
-    setSaid({ tone: "success", text: `Link made: ${r.data.url}` });
-    onDone();
-  }
-  return (
-    <form onSubmit={(e) => void onSubmit(e)} aria-label="New checkout link" className="stack">
-      <Chooser<Product> label="Product" name="product" path="/products/" filters={{ is_archived: false }} describe={(p) => p.name} />
-      <Field label="Label" name="label" optional maxLength={200} />
-      <button type="submit" className="primary">
-        Make a checkout link
-      </button>
-      <Status tone={said?.tone}>{said?.text}</Status>
-    </form>
-  );
+export const linkName = (l: CheckoutLink) => l.label ?? l.products.map((p) => p.name).join(", ");
+export const DELETE_LINK_BODY = "Its URL stops working at once; checkouts already opened from it go on.";
+
+/** Deletes a link; the API's message when it refuses. */
+export async function deleteLink(scope: ReturnType<typeof useSeller>["scope"], l: CheckoutLink): Promise<string | null> {
+  const r = await v1<unknown>(scope, "DELETE", `/checkout-links/${l.id}`);
+  return r.ok ? null : r.error.message;
 }
+
+/** Copies the link's URL and says so. */
+export async function copyUrl(l: CheckoutLink, toast: (t: string) => void): Promise<void> {
+  toast((await copyText(l.url)) ? "Copied the link's URL." : "The browser refused to copy.");
+}
+
+const LIMIT = 20;
+const DEFAULT_SORT = "-created_at";
+
+const COLUMNS: Array<DataColumn<CheckoutLink>> = [
+  { id: "label", sortKey: "label", label: "Link", cell: (l) => <a href={href(`/checkout-links/${l.id}`)}>{linkName(l)}</a> },
+  { id: "products", label: "Sells", cell: (l) => l.products.map((p) => p.name).join(", ") },
+  { id: "discount", label: "Discount", cell: (l) => l.discount?.name ?? "—" },
+  { id: "url", label: "URL", cell: (l) => <code className="url-cell">{l.url.replace(/^https?:\/\//, "")}</code> },
+  { id: "created", sortKey: "created_at", label: "Created", cell: (l) => day(l.created_at) },
+];
 
 export function CheckoutLinks() {
-  const { scope } = useSeller();
+  const { scope, mode } = useSeller();
+  const toast = useToast();
   const mayWrite = useMayWrite("checkout_links");
   const page = pageParam();
-  const list = useLoad(() => v1<ListPage<CheckoutLink>>(scope, "GET", "/checkout-links/", { query: { page, limit: 20 } }), String(page));
+  const product = params().get("product_id") ?? "";
+  const sorting = params().get("sorting") ?? DEFAULT_SORT;
+  const list = useLoad(
+    () => v1<ListPage<CheckoutLink>>(scope, "GET", "/checkout-links/", { query: { page, limit: LIMIT, sorting, product_id: product || undefined } }),
+    `${page}|${sorting}|${product}`,
+  );
+  const [deleting, setDeleting] = useState<CheckoutLink | null>(null);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useFlash({ deleted: "Deleted the checkout link." });
+  const here = { product_id: product || undefined, sorting: sorting === DEFAULT_SORT ? undefined : sorting };
+  const remove = async (l: CheckoutLink) => {
+    const failed = await deleteLink(scope, l);
+    if (failed) return setError(failed);
+    setError(undefined);
+    toast(`Deleted ${linkName(l)}.`);
+    list.reload();
+  };
+  const actions = (l: CheckoutLink): RowAction[] => [
+    { label: "Open", href: href(`/checkout-links/${l.id}`) },
+    { label: "Copy URL", onSelect: () => void copyUrl(l, toast) },
+    ...(mayWrite ? [{ label: "Edit", href: href(`/checkout-links/${l.id}/edit`) }, { label: "Delete…", danger: true, onSelect: () => setDeleting(l) }] : []),
+  ];
+  const create = mayWrite ? (
+    <a className="button primary" href={href("/checkout-links/new")}>
+      New checkout link
+    </a>
+  ) : undefined;
+  const empty = !product && list.data?.items.length === 0;
   return (
-    <Layout title="Checkout links">
+    <Layout title="Checkout links" action={create}>
+      <div className="toolbar">
+        <Chooser<Product>
+          label="Selling"
+          name="product_filter"
+          path="/products/"
+          describe={(p) => p.name}
+          placeholder={product ? "Any product (clear)" : "Any product"}
+          onChange={(id) => window.location.assign(href("/checkout-links", { ...here, product_id: id || undefined }))}
+        />
+      </div>
       <Loading loading={list.loading} error={list.error} />
-      {list.data && (
+      <Status tone="error">{error}</Status>
+      {list.data && empty && (
+        <Empty
+          title={`No checkout links yet${mode === "sandbox" ? " in the sandbox" : ""}.`}
+          command="till checkout-links create --product <product id>"
+          action={
+            mayWrite && (
+              <a className="button" href={href("/checkout-links/new")}>
+                Create your first checkout link
+              </a>
+            )
+          }
+        >
+          A checkout link is a URL to share — in an email, on your site, in a bio — that opens a checkout for one or more of your products.
+        </Empty>
+      )}
+      {list.data && !empty && (
         <>
-          <Table
-            caption="Checkout links"
-            rows={list.data.items}
-            empty="No checkout links yet."
-            columns={[
-              { label: "Link", cell: (l) => <a href={href(`/checkout-links/${l.id}`)}>{l.label ?? l.url}</a> },
-              { label: "URL", cell: (l) => <code>{l.url}</code> },
-              { label: "Products", cell: (l) => l.products.map((p) => p.name).join(", ") },
-              { label: "Made", cell: (l) => day(l.created_at) },
-            ]}
-          />
+          {list.data.items.length === 0 ? (
+            <p className="hint">No checkout link sells this product.</p>
+          ) : (
+            <DataTable
+              caption="Checkout links"
+              rows={list.data.items}
+              columns={COLUMNS}
+              sorting={sorting}
+              onSort={(s) => window.location.assign(href("/checkout-links", { ...here, sorting: s }))}
+              actions={(l) => <RowActions name={linkName(l)} items={actions(l)} />}
+            />
+          )}
           <Pager page={page} maxPage={list.data.pagination.max_page} total={list.data.pagination.total_count} />
         </>
       )}
-      {mayWrite && (
-        <section aria-labelledby="new-link-h">
-          <h2 id="new-link-h">New checkout link</h2>
-          <CreateLink onDone={list.reload} />
-        </section>
+      {deleting && (
+        <Confirm
+          trigger={null}
+          open
+          onOpenChange={(o) => !o && setDeleting(null)}
+          title={`Delete ${linkName(deleting)}?`}
+          body={DELETE_LINK_BODY}
+          confirm="Yes, delete it"
+          cancel="Keep it"
+          onConfirm={() => remove(deleting)}
+        />
       )}
     </Layout>
   );

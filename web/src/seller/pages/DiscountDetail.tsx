@@ -1,86 +1,97 @@
-// /discounts/<id>: one discount — what it takes off, for how long, how often used — changed (name, code, the
-// most redemptions, the last day it applies) with PATCH, or deleted (checkouts and subscriptions that already
-// have it keep it). A role that may not change discounts reads.
-import { useState, type FormEvent } from "react";
-import { Field, Status, type Tone } from "../../ui.js";
+// /discounts/<id>: one discount — what it takes off, for how long, how often used, its dates — with its edit page
+// as the header's action, and deleting it after asking once more (what already has it keeps it). /discounts/new
+// and /discounts/<id>/edit are the form (DiscountForm).
+import { useState } from "react";
+import { Status } from "../../ui.js";
 import { v1 } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
 import { useLoad } from "../hooks.js";
+import { Confirm } from "../kit/Confirm.js";
+import { copyText } from "../kit/copy.js";
+import { useFlash } from "../kit/flash.js";
 import { Layout } from "../Layout.js";
 import { day, Facts, Loading, ReadOnly } from "../parts.js";
+import { useToast } from "../Toasts.js";
 import { href } from "../url.js";
-import { DeleteButton } from "./DeleteButton.js";
-import { lasts, off, type Discount } from "./Discounts.js";
+import { DiscountForm } from "./DiscountForm.js";
+import { DELETE_BODY, deleteDiscount, lasts, off, used, type Discount } from "./Discounts.js";
 
-function EditDiscount({ discount, onSaved }: { discount: Discount; onSaved: (d: Discount) => void }) {
-  const { scope } = useSeller();
-  const [said, setSaid] = useState<{ tone: Tone; text: string } | undefined>(undefined);
-  async function onSubmit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    const max = String(f.get("max_redemptions") ?? "").trim();
-    const ends = String(f.get("ends_at") ?? "").trim();
-    const body = {
-      name: String(f.get("name") ?? "").trim(),
-      code: String(f.get("code") ?? "").trim() || null,
-      max_redemptions: max ? Number(max) : null,
-      ends_at: ends ? `${ends}T23:59:59Z` : null,
-    };
-    const r = await v1<Discount>(scope, "PATCH", `/discounts/${discount.id}`, { body });
-    if (!r.ok) return setSaid({ tone: "error", text: r.error.message });
-    setSaid({ tone: "success", text: `Saved ${r.data.name}.` });
-    onSaved(r.data);
-  }
-  return (
-    <form onSubmit={(e) => void onSubmit(e)} aria-label="Edit the discount" className="stack">
-      <Field label="Name" name="name" required maxLength={100} defaultValue={discount.name} />
-      <Field label="Code" name="code" optional maxLength={32} defaultValue={discount.code ?? ""} hint="Empty: only links and the API apply it." />
-      <Field label="Most redemptions" name="max_redemptions" optional inputMode="numeric" pattern="[0-9]*" defaultValue={discount.max_redemptions ?? ""} />
-      <Field label="Last day it applies" name="ends_at" type="date" optional defaultValue={discount.ends_at?.slice(0, 10) ?? ""} />
-      <button type="submit" className="primary">
-        Save the discount
-      </button>
-      <Status tone={said?.tone}>{said?.text}</Status>
-    </form>
-  );
-}
+const BACK = () => ({ href: href("/discounts"), label: "Discounts" });
 
 export function DiscountDetail({ id }: { id: string }) {
   const { scope } = useSeller();
+  const toast = useToast();
   const mayWrite = useMayWrite("discounts");
   const loaded = useLoad(() => v1<Discount>(scope, "GET", `/discounts/${id}`), id);
-  const [saved, setSaved] = useState<Discount | null>(null);
-  const d = saved ?? loaded.data;
+  const [error, setError] = useState<string | undefined>(undefined);
+  const d = loaded.data;
+  useFlash({ created: `Created ${d?.name ?? "the discount"}.`, saved: `Saved ${d?.name ?? "the discount"}.` }, Boolean(d));
+  if (!d) {
+    return (
+      <Layout title="Discount" back={BACK()}>
+        <Loading loading={loaded.loading} error={loaded.error} />
+      </Layout>
+    );
+  }
+  const remove = async () => {
+    const failed = await deleteDiscount(scope, d);
+    if (failed) return setError(failed);
+    window.location.assign(href("/discounts", { deleted: 1 }));
+  };
+  const edit = mayWrite ? (
+    <a className="button primary" href={href(`/discounts/${d.id}/edit`)}>
+      Edit discount
+    </a>
+  ) : undefined;
   return (
-    <Layout title={d ? d.name : "Discount"}>
-      <p>
-        <a href={href("/discounts")}>All discounts</a>
-      </p>
-      <Loading loading={loaded.loading} error={loaded.error} />
-      {d && (
-        <>
-          <Facts
-            items={[
-              ["Code", d.code ? <code key="code">{d.code}</code> : "none"],
-              ["Off", off(d)],
-              ["Applies", lasts(d)],
-              ["Used", `${d.redemptions_count}${d.max_redemptions ? ` of ${d.max_redemptions}` : ""}`],
-              ["Ends", d.ends_at ? day(d.ends_at) : "never"],
-            ]}
-          />
-          {mayWrite ? (
-            <>
-              <section aria-labelledby="edit-discount-h">
-                <h2 id="edit-discount-h">Change it</h2>
-                <EditDiscount discount={d} onSaved={setSaved} />
-              </section>
-              <DeleteButton path={`/discounts/${d.id}`} what="the discount" hint="New checkouts can no longer use it; those that already have it keep it." back="/discounts" />
-            </>
-          ) : (
-            <ReadOnly what="change discounts" />
-          )}
-        </>
+    <Layout title={d.name} back={BACK()} action={edit}>
+      <Facts
+        items={[
+          ["Code", d.code ? <code key="code">{d.code}</code> : "none: links and the API apply it"],
+          ["Off", off(d)],
+          ["Applies", lasts(d)],
+          ["Used", used(d)],
+          ["Starts", d.starts_at ? day(d.starts_at) : "now"],
+          ["Ends", d.ends_at ? day(d.ends_at) : "never"],
+          ["Id", <code key="id">{d.id}</code>],
+        ]}
+      />
+      {d.code && (
+        <p>
+          <button type="button" onClick={() => void copyText(d.code ?? "").then((ok) => toast(ok ? `Copied the code ${d.code ?? ""}.` : "The browser refused to copy."))}>
+            Copy the code
+          </button>
+        </p>
       )}
+      {mayWrite ? (
+        <section aria-labelledby="delete-h" className="danger-zone">
+          <h2 id="delete-h">Delete</h2>
+          <p>{DELETE_BODY}</p>
+          <Confirm trigger="Delete the discount" title={`Delete ${d.name}?`} body={DELETE_BODY} confirm="Yes, delete it" cancel="Keep it" onConfirm={remove} />
+          <Status tone="error">{error}</Status>
+        </section>
+      ) : (
+        <ReadOnly what="change discounts" />
+      )}
+    </Layout>
+  );
+}
+
+export function DiscountEdit({ id }: { id: string | null }) {
+  const { scope } = useSeller();
+  const mayWrite = useMayWrite("discounts");
+  const loaded = useLoad(() => (id ? v1<Discount>(scope, "GET", `/discounts/${id}`) : Promise.resolve({ ok: true as const, data: null })), id ?? "new");
+  const back = id ? { href: href(`/discounts/${id}`), label: loaded.data?.name ?? "The discount" } : BACK();
+  if (id && !loaded.data) {
+    return (
+      <Layout title="Edit the discount" back={back}>
+        <Loading loading={loaded.loading} error={loaded.error} />
+      </Layout>
+    );
+  }
+  return (
+    <Layout title={loaded.data ? `Edit ${loaded.data.name}` : "New discount"} back={back}>
+      {mayWrite ? <DiscountForm discount={loaded.data ?? null} /> : <ReadOnly what="change discounts" />}
     </Layout>
   );
 }

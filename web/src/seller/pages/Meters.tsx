@@ -1,52 +1,130 @@
-// /meters: the side's meters (what they count and how), each opening its usage chart (MeterDetail), and a form
-// that makes one (MeterCreate).
+// /meters: the side's meters a page at a time, searchable, sorted by the server, archived ones on request; each
+// row's actions in a menu (archiving asks once more). An empty list says how to start, on the page and from a
+// terminal. The form (with its filter builder) is its own page (MeterForm); a meter's page has its chart.
+import { useState, type FormEvent } from "react";
+import { Status } from "../../ui.js";
 import { v1, type ListPage } from "../api.js";
 import { useMayWrite, useSeller } from "../context.js";
-import { CreateMeter } from "./MeterCreate.js";
 import { useLoad } from "../hooks.js";
+import { Confirm } from "../kit/Confirm.js";
+import { DataTable, type DataColumn } from "../kit/DataTable.js";
+import { Empty } from "../kit/Empty.js";
+import { RowActions, type RowAction } from "../kit/RowActions.js";
 import { Layout } from "../Layout.js";
-import { day, Loading, Pager, Table } from "../parts.js";
-import { href, pageParam } from "../url.js";
+import { day, Loading, Pager } from "../parts.js";
+import { useToast } from "../Toasts.js";
+import { href, pageParam, params } from "../url.js";
+import { ARCHIVE_METER_BODY, archiveMeter, measures, type Meter } from "./meter-parts.js";
 
-export interface Meter {
-  id: string;
-  name: string;
-  created_at: string;
-  aggregation: { func: string; property?: string | null };
-}
+export type { Meter } from "./meter-parts.js";
+
+const LIMIT = 20;
+const DEFAULT_SORT = "name";
+
+const COLUMNS: Array<DataColumn<Meter>> = [
+  { id: "name", sortKey: "name", label: "Name", cell: (m) => <a href={href(`/meters/${m.id}`)}>{m.name}</a> },
+  { id: "counts", label: "Counts", cell: measures },
+  { id: "status", label: "Status", cell: (m) => (m.archived_at ? "archived" : "active") },
+  { id: "created", sortKey: "created_at", label: "Created", cell: (m) => day(m.created_at) },
+];
 
 export function Meters() {
-  const { scope } = useSeller();
+  const { scope, mode } = useSeller();
+  const toast = useToast();
   const mayWrite = useMayWrite("meters");
   const page = pageParam();
-  const list = useLoad(() => v1<ListPage<Meter>>(scope, "GET", "/meters/", { query: { page, limit: 20 } }), String(page));
+  const query = params().get("query") ?? "";
+  const archived = params().get("archived") === "1";
+  const sorting = params().get("sorting") ?? DEFAULT_SORT;
+  const list = useLoad(
+    () => v1<ListPage<Meter>>(scope, "GET", "/meters/", { query: { page, limit: LIMIT, query, sorting, is_archived: archived ? undefined : false } }),
+    `${page}|${query}|${archived}|${sorting}`,
+  );
+  const [search, setSearch] = useState(query);
+  const [archiving, setArchiving] = useState<Meter | null>(null);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const here = { query: query || undefined, archived: archived ? 1 : undefined, sorting: sorting === DEFAULT_SORT ? undefined : sorting };
+  const onSearch = (e: FormEvent) => {
+    e.preventDefault();
+    window.location.assign(href("/meters", { ...here, query: search || undefined }));
+  };
+  const setArchived = async (m: Meter, on: boolean) => {
+    const r = await archiveMeter(scope, m, on);
+    if (typeof r === "string") return setError(r);
+    setError(undefined);
+    toast(on ? `Archived ${m.name}.` : `Restored ${m.name}.`);
+    list.reload();
+  };
+  const actions = (m: Meter): RowAction[] => [
+    { label: "Open", href: href(`/meters/${m.id}`) },
+    ...(mayWrite
+      ? [
+          { label: "Edit", href: href(`/meters/${m.id}/edit`) },
+          m.archived_at ? { label: "Restore", onSelect: () => void setArchived(m, false) } : { label: "Archive…", danger: true, onSelect: () => setArchiving(m) },
+        ]
+      : []),
+  ];
+  const create = mayWrite ? (
+    <a className="button primary" href={href("/meters/new")}>
+      New meter
+    </a>
+  ) : undefined;
+  const empty = !query && !archived && list.data?.items.length === 0;
   return (
-    <Layout title="Meters">
+    <Layout title="Meters" action={create}>
+      <div className="toolbar">
+        <form role="search" onSubmit={onSearch} className="search">
+          <label htmlFor="meter-search">Search meters</label>
+          <input id="meter-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
+          <button type="submit">Search</button>
+        </form>
+        <a href={href("/meters", { ...here, archived: archived ? undefined : 1 })}>{archived ? "Hide archived" : "Show archived"}</a>
+      </div>
       <Loading loading={list.loading} error={list.error} />
-      {list.data && (
+      <Status tone="error">{error}</Status>
+      {list.data && empty && (
+        <Empty
+          title={`No meters yet${mode === "sandbox" ? " in the sandbox" : ""}.`}
+          command='till meters create "API calls" --event-name api_call --count'
+          action={
+            mayWrite && (
+              <a className="button" href={href("/meters/new")}>
+                Create your first meter
+              </a>
+            )
+          }
+        >
+          A meter counts the usage events your app sends (by their name and properties) for usage-based prices and credits.
+        </Empty>
+      )}
+      {list.data && !empty && (
         <>
-          <Table
-            caption="Meters"
-            rows={list.data.items}
-            empty={
-              <>
-                No meters yet: make one below (or with <code>till meters create</code>) to count events for usage-based prices.
-              </>
-            }
-            columns={[
-              { label: "Name", cell: (m) => <a href={href(`/meters/${m.id}`)}>{m.name}</a> },
-              { label: "Counts", cell: (m) => `${m.aggregation.func}${m.aggregation.property ? ` of ${m.aggregation.property}` : ""}` },
-              { label: "Made", cell: (m) => day(m.created_at) },
-            ]}
-          />
+          {list.data.items.length === 0 ? (
+            <p className="hint">No meter matches{query ? ` “${query}”` : ""}.</p>
+          ) : (
+            <DataTable
+              caption="Meters"
+              rows={list.data.items}
+              columns={COLUMNS}
+              sorting={sorting}
+              onSort={(s) => window.location.assign(href("/meters", { ...here, sorting: s }))}
+              actions={(m) => <RowActions name={m.name} items={actions(m)} />}
+            />
+          )}
           <Pager page={page} maxPage={list.data.pagination.max_page} total={list.data.pagination.total_count} />
         </>
       )}
-      {mayWrite && (
-        <section aria-labelledby="new-meter-h">
-          <h2 id="new-meter-h">New meter</h2>
-          <CreateMeter />
-        </section>
+      {archiving && (
+        <Confirm
+          trigger={null}
+          open
+          onOpenChange={(o) => !o && setArchiving(null)}
+          title={`Archive ${archiving.name}?`}
+          body={ARCHIVE_METER_BODY}
+          confirm="Yes, archive it"
+          cancel="Keep it"
+          onConfirm={() => setArchived(archiving, true)}
+        />
       )}
     </Layout>
   );

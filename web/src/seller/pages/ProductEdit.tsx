@@ -15,6 +15,7 @@ import { href } from "../url.js";
 import type { Product } from "../wire.js";
 import { PriceFields, type Meter, type ProductFormValues } from "./PriceFields.js";
 import { billingOf } from "./ProductDetail.js";
+import { extrasBody, extrasOf, ProductExtras, type ProductMore } from "./ProductExtras.js";
 
 const INTERVAL_LABEL: Record<(typeof INTERVALS)[number], string> = { day: "Every day", week: "Every week", month: "Every month", year: "Every year" };
 
@@ -28,19 +29,21 @@ function valuesOf(product: Product | null): ProductFormValues {
   };
 }
 
-function ProductForm({ product }: { product: Product | null }) {
+function ProductForm({ product }: { product: ProductMore | null }) {
   const { scope } = useSeller();
   const [error, setError] = useState<string | undefined>(undefined);
   const meters = useLoad(() => v1<ListPage<Meter>>(scope, "GET", "/meters/", { query: { limit: 100 } }), "meters");
   const { register, control, handleSubmit, setValue, formState } = useForm<ProductFormValues>({ defaultValues: valuesOf(product) });
   const prices = useFieldArray({ control, name: "prices" });
   const interval = useWatch({ control, name: "interval" });
+  const [extras, setExtras] = useState(() => extrasOf(product));
+  const recurring = Boolean(product ? product.recurring_interval : interval);
   const onSubmit = handleSubmit(async (v) => {
     setError(undefined);
     const made = pricesOf(v.prices);
     if ("error" in made) return setError(made.error);
     if (made.prices.length === 0) return setError("A product needs at least one price: add one.");
-    const body: Record<string, unknown> = { name: v.name.trim(), description: v.description.trim() || null, prices: made.prices };
+    const body: Record<string, unknown> = { name: v.name.trim(), description: v.description.trim() || null, prices: made.prices, ...extrasBody(extras, recurring) };
     if (!product) {
       body.recurring_interval = v.interval || null;
       if (v.interval) body.recurring_interval_count = Number(v.intervalCount) || 1;
@@ -104,7 +107,7 @@ function ProductForm({ product }: { product: Product | null }) {
             register={register}
             setValue={setValue}
             meters={meters.data?.items ?? []}
-            recurring={Boolean(product ? product.recurring_interval : interval)}
+            recurring={recurring}
             onRemove={() => prices.remove(i)}
           />
         ))}
@@ -112,6 +115,7 @@ function ProductForm({ product }: { product: Product | null }) {
           Add a price
         </button>
       </section>
+      <ProductExtras x={extras} set={setExtras} recurring={recurring} />
       <div className="form-actions">
         <button type="submit" className="primary" disabled={formState.isSubmitting}>
           {product ? "Save changes" : "Create product"}

@@ -1,0 +1,140 @@
+// A product's benefits and its editor's other parts in a real Chromium against the real server: on the product's
+// page, an empty organization's benefits teach the next step; benefits of several types made in the page and
+// attached at once (a note, license keys, GitHub access, meter credits, a feature flag, files uploaded from the
+// page), one changed in place, one detached; in the editor a custom field asked, a trial, private visibility and
+// an image uploaded from the page. Each is read back through the SDK; every page passes axe at a desktop's width
+// and a phone's, and is photographed.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Polar } from "@polar-sh/sdk";
+import { createSeller, sdkFor, type Seller } from "../helpers/seller.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { closePages, launchForPages } from "../helpers/browser.js";
+import { checkPage, signedInPage } from "../helpers/seller-browser.js";
+
+let server: TestServer;
+let browser: Browser;
+let seller: Seller;
+let sandbox: Polar;
+const contexts: BrowserContext[] = [];
+const problems: string[] = [];
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchForPages()]);
+  seller = await createSeller(server, "benefits");
+  sandbox = sdkFor(server, await seller.createSandboxKey());
+}, 150_000);
+
+afterAll(async () => {
+  for (const c of contexts) await c.close();
+  await closePages(browser);
+  await server?.close();
+});
+
+async function open(width: number): Promise<Page> {
+  const { page, context } = await signedInPage(browser, server.url, seller.user.email, problems, { viewport: { width, height: 900 } });
+  contexts.push(context);
+  return page;
+}
+
+const toast = (page: Page, text: string) => page.locator(".toast").getByText(text).first().waitFor();
+// a 1×1 PNG
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+
+async function newBenefit(page: Page, type: string, description: string, fill: (form: ReturnType<Page["getByRole"]>) => Promise<void>) {
+  await page.getByRole("button", { name: /^(New benefit|Create the first benefit)$/ }).click();
+  const form = page.getByRole("form", { name: "New benefit" });
+  await form.getByLabel("Type").selectOption({ label: type });
+  await form.getByLabel("Description").fill(description);
+  await fill(form);
+  await form.getByRole("button", { name: "Create and attach" }).click();
+  await toast(page, `Created ${description} and attached it.`);
+}
+
+describe("a product's benefits and the editor's other parts", () => {
+  it("desktop: benefits of every type made and attached, one changed, one detached", async () => {
+    const meter = await sandbox.meters.create({ name: "Tokens", filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "llm" }] }, aggregation: { func: "count" } });
+    const product = await sandbox.products.create({ name: "Pro", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 1900, priceCurrency: "usd" }] });
+    const page = await open(1280);
+    await page.goto(`/products/${product.id}?mode=sandbox`);
+    await page.getByText("No benefits yet.").waitFor();
+    await page.getByText('till benefits create license_keys --description "License key" --prefix ACME --activations 3').waitFor();
+    await checkPage(page, "desktop-benefits-empty");
+
+    await newBenefit(page, "Custom (a note for the buyer)", "Onboarding call", (f) => f.getByLabel("Note").fill("Book it at https://example.com/call"));
+    await newBenefit(page, "License keys", "License key", async (f) => {
+      await f.getByLabel("Key prefix").fill("PRO");
+      await f.getByLabel("Activations per key").fill("3");
+    });
+    await newBenefit(page, "GitHub repository access", "SDK access", async (f) => {
+      await f.getByLabel("Repository owner").fill("acme");
+      await f.getByLabel("Repository name").fill("sdk");
+    });
+    await newBenefit(page, "Meter credits", "Monthly tokens", async (f) => {
+      await f.getByLabel("Meter").selectOption({ label: "Tokens" });
+      await f.getByLabel("Units credited each period").fill("1000");
+    });
+    await newBenefit(page, "Feature flag", "Beta features", async () => {});
+    await page.getByRole("button", { name: "New benefit" }).click();
+    await checkPage(page, "desktop-benefit-new");
+    const form = page.getByRole("form", { name: "New benefit" });
+    await form.getByLabel("Type").selectOption({ label: "File downloads" });
+    await form.getByLabel("Description").fill("The e-book");
+    await form.getByLabel("Files to upload").setInputFiles({ name: "book.txt", mimeType: "text/plain", buffer: Buffer.from("chapter one") });
+    await form.getByRole("button", { name: "Create and attach" }).click();
+    await toast(page, "Created The e-book and attached it.");
+
+    const attached = (await sandbox.products.get({ id: product.id })).benefits;
+    expect(attached.map((b) => b.type).sort()).toEqual(["custom", "downloadables", "feature_flag", "github_repository", "license_keys", "meter_credit"]);
+    const credit = attached.find((b) => b.type === "meter_credit");
+    expect(credit?.properties).toMatchObject({ meterId: meter.id, units: 1000 });
+    expect(attached.find((b) => b.type === "license_keys")?.properties).toMatchObject({ prefix: "PRO", activations: { limit: 3 } });
+    expect(attached.find((b) => b.type === "github_repository")?.properties).toMatchObject({ repositoryOwner: "acme", repositoryName: "sdk", permission: "pull" });
+
+    // change one in place; detach another by unticking it
+    await page.getByRole("button", { name: "Edit License key" }).click();
+    const edit = page.getByRole("form", { name: "Edit License key" });
+    await edit.getByLabel("Key prefix").fill("PRO2");
+    await edit.getByRole("button", { name: "Save the benefit" }).click();
+    await toast(page, "Saved License key.");
+    const key = attached.find((b) => b.type === "license_keys");
+    expect((await sandbox.benefits.get({ id: key?.id ?? "" })).properties).toMatchObject({ prefix: "PRO2" });
+    await page.getByLabel(/^Beta features/).uncheck();
+    await page.getByRole("button", { name: "Save benefits" }).click();
+    await toast(page, "Benefits saved (5).");
+    expect((await sandbox.products.get({ id: product.id })).benefits.map((b) => b.description)).not.toContain("Beta features");
+    await checkPage(page, "desktop-benefits");
+    expect(problems).toEqual([]);
+  }, 240_000);
+
+  it("desktop and phone: the editor asks a custom field, sets a trial and visibility, uploads an image", async () => {
+    const field = await sandbox.customFields.create({ type: "text", name: "Company", slug: "company", properties: {} });
+    const product = (await sandbox.products.list({ query: "Pro" })).result.items[0];
+    const page = await open(1280);
+    await page.goto(`/products/${product?.id ?? ""}/edit?mode=sandbox`);
+    await page.getByLabel("Who sees it").selectOption({ label: "Private: sold only through links and the API" });
+    await page.getByLabel("Free trial").selectOption({ label: "Days" });
+    await page.getByLabel("Trial length").fill("7");
+    await page.getByLabel("Ask a custom field").selectOption({ label: "Company" });
+    await page.getByLabel("Company: an answer is required").check();
+    await page.getByLabel("Add images").setInputFiles({ name: "cover.png", mimeType: "image/png", buffer: PNG });
+    await page.getByRole("list", { name: "Images" }).getByText("cover.png").waitFor();
+    await checkPage(page, "desktop-product-edit-extras");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await toast(page, "Saved Pro.");
+    const saved = await sandbox.products.get({ id: product?.id ?? "" });
+    expect([saved.visibility, saved.trialInterval, saved.trialIntervalCount]).toEqual(["private", "day", 7]);
+    expect(saved.attachedCustomFields.map((a) => [a.customFieldId, a.required])).toEqual([[field.id, true]]);
+    expect(saved.medias.map((m) => m.name)).toEqual(["cover.png"]);
+
+    const phone = await open(375);
+    await phone.goto(`/products/${product?.id ?? ""}/edit?mode=sandbox`);
+    await phone.getByRole("list", { name: "Images" }).getByText("cover.png").waitFor();
+    await checkPage(phone, "phone-product-edit-extras");
+    await phone.goto(`/products/${product?.id ?? ""}?mode=sandbox`);
+    await phone.getByRole("button", { name: "New benefit" }).click();
+    await phone.getByRole("form", { name: "New benefit" }).waitFor();
+    await checkPage(phone, "phone-benefit-new");
+    expect(problems).toEqual([]);
+  }, 180_000);
+});

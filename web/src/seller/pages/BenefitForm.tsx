@@ -1,0 +1,230 @@
+// A benefit's form, new or changed, for every type the API has: a note (custom), license keys (prefix, expiry,
+// activations), a GitHub repository's access, a Discord role, meter credits, a feature flag, and files to download
+// (uploaded from the page). The type is fixed once made. The caller attaches a new benefit to its product.
+import { useState, type FormEvent } from "react";
+import "../catalog.css";
+import { CheckboxField, Field, SelectField, Status, TextAreaField } from "../../ui.js";
+import { v1, type ListPage } from "../api.js";
+import { useSeller } from "../context.js";
+import { useLoad } from "../hooks.js";
+import { uploadFile } from "../kit/upload.js";
+import type { Benefit } from "../wire.js";
+import type { Meter } from "./meter-parts.js";
+
+export type BenefitFull = Benefit & { properties?: Record<string, unknown> };
+
+export const BENEFIT_TYPES = [
+  { value: "custom", label: "Custom (a note for the buyer)" },
+  { value: "license_keys", label: "License keys" },
+  { value: "downloadables", label: "File downloads" },
+  { value: "github_repository", label: "GitHub repository access" },
+  { value: "discord", label: "Discord role" },
+  { value: "meter_credit", label: "Meter credits" },
+  { value: "feature_flag", label: "Feature flag" },
+];
+
+const text = (f: FormData, name: string) => String(f.get(name) ?? "").trim();
+const int = (f: FormData, name: string) => (text(f, name) ? Number(text(f, name)) : null);
+
+/** The benefit's properties from the form (uploading its files first), or a sentence saying what is wrong. */
+async function propertiesOf(
+  type: string,
+  f: FormData,
+  scope: ReturnType<typeof useSeller>["scope"],
+  before: Record<string, unknown>,
+): Promise<Record<string, unknown> | string> {
+  switch (type) {
+    case "custom":
+      return { note: text(f, "note") || null };
+    case "license_keys": {
+      const ttl = int(f, "ttl");
+      const limit = int(f, "activations");
+      return {
+        prefix: text(f, "prefix") || null,
+        expires: ttl ? { ttl, timeframe: text(f, "timeframe") || "month" } : null,
+        activations: limit ? { limit, enable_customer_admin: f.get("customer_admin") === "on" } : null,
+      };
+    }
+    case "github_repository":
+      return { repository_owner: text(f, "owner"), repository_name: text(f, "repo"), permission: text(f, "permission") || "pull" };
+    case "discord":
+      return { guild_token: text(f, "guild_token"), role_id: text(f, "role_id"), kick_member: f.get("kick_member") === "on" };
+    case "meter_credit":
+      return { meter_id: text(f, "meter_id"), units: int(f, "units") ?? 0, rollover: f.get("rollover") === "on" };
+    case "downloadables": {
+      const kept = Array.isArray(before.files) ? (before.files as string[]) : [];
+      const ids = [...kept];
+      for (const file of f.getAll("files")) {
+        if (!(file instanceof File) || file.size === 0) continue;
+        const up = await uploadFile(scope, file, "downloadable");
+        if (typeof up === "string") return up;
+        ids.push(up.id);
+      }
+      return ids.length ? { files: ids } : "Choose at least one file to upload.";
+    }
+    default:
+      return {};
+  }
+}
+
+function TypeFields({ type, props }: { type: string; props: Record<string, unknown> }) {
+  const { scope } = useSeller();
+  const meters = useLoad(
+    () =>
+      type === "meter_credit"
+        ? v1<ListPage<Meter>>(scope, "GET", "/meters/", { query: { limit: 100, is_archived: false } })
+        : Promise.resolve({ ok: true as const, data: null }),
+    type,
+  );
+  const s = (k: string) => (typeof props[k] === "string" || typeof props[k] === "number" ? String(props[k]) : "");
+  const nested = (k: string, j: string) => {
+    const o = props[k] as Record<string, unknown> | null | undefined;
+    return o && (typeof o[j] === "string" || typeof o[j] === "number") ? String(o[j]) : "";
+  };
+  if (type === "custom")
+    return (
+      <TextAreaField
+        label="Note"
+        name="note"
+        optional
+        rows={3}
+        defaultValue={s("note")}
+        hint="What the buyer reads once they have it (instructions, a link)."
+      />
+    );
+  if (type === "license_keys")
+    return (
+      <>
+        <Field label="Key prefix" name="prefix" optional maxLength={32} defaultValue={s("prefix")} placeholder="PRO" />
+        <div className="row-fields">
+          <Field label="Expires after" name="ttl" type="number" min={1} optional defaultValue={nested("expires", "ttl")} />
+          <SelectField
+            label="Expiry unit"
+            name="timeframe"
+            defaultValue={nested("expires", "timeframe") || "month"}
+            placeholder="Month"
+            options={[
+              { value: "day", label: "Days" },
+              { value: "year", label: "Years" },
+            ]}
+          />
+        </div>
+        <Field label="Activations per key" name="activations" type="number" min={1} max={50} optional defaultValue={nested("activations", "limit")} />
+        <CheckboxField label="Buyers may deactivate their own devices" name="customer_admin" />
+      </>
+    );
+  if (type === "github_repository")
+    return (
+      <div className="row-fields">
+        <Field label="Repository owner" name="owner" required defaultValue={s("repository_owner")} placeholder="acme" />
+        <Field label="Repository name" name="repo" required defaultValue={s("repository_name")} placeholder="sdk" />
+        <SelectField
+          label="Permission"
+          name="permission"
+          defaultValue={s("permission") || "pull"}
+          placeholder="Read (pull)"
+          options={[
+            { value: "triage", label: "Triage" },
+            { value: "push", label: "Write (push)" },
+            { value: "maintain", label: "Maintain" },
+            { value: "admin", label: "Admin" },
+          ]}
+        />
+      </div>
+    );
+  if (type === "discord")
+    return (
+      <>
+        <Field label="Server (guild) token" name="guild_token" required defaultValue={s("guild_token")} />
+        <Field label="Role id" name="role_id" required defaultValue={s("role_id")} />
+        <CheckboxField label="Remove the member when the benefit ends" name="kick_member" defaultChecked={props.kick_member === true} />
+      </>
+    );
+  if (type === "meter_credit")
+    return (
+      <>
+        <SelectField
+          label="Meter"
+          name="meter_id"
+          required
+          defaultValue={s("meter_id")}
+          placeholder="Choose a meter"
+          options={(meters.data?.items ?? []).map((m) => ({ value: m.id, label: m.name }))}
+        />
+        <Field label="Units credited each period" name="units" type="number" min={1} required defaultValue={s("units")} />
+        <CheckboxField label="Unused units roll over" name="rollover" defaultChecked={props.rollover === true} />
+      </>
+    );
+  if (type === "downloadables") {
+    const kept = Array.isArray(props.files) ? props.files.length : 0;
+    return (
+      <div className="field">
+        <label htmlFor="benefit-files">Files to upload{kept ? ` (it has ${kept}; these are added)` : ""}</label>
+        <input id="benefit-files" name="files" type="file" multiple required={kept === 0} />
+      </div>
+    );
+  }
+  return <p className="hint">A feature flag has no settings: your app asks the customer&apos;s state whether it is granted.</p>;
+}
+
+export function BenefitForm({ benefit, onDone, onCancel }: { benefit: BenefitFull | null; onDone: (b: BenefitFull) => void; onCancel: () => void }) {
+  const { scope } = useSeller();
+  const [type, setType] = useState(benefit?.type ?? "custom");
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    e.stopPropagation();
+    const f = new FormData(e.currentTarget);
+    setBusy(true);
+    const properties = await propertiesOf(type, f, scope, benefit?.properties ?? {});
+    if (typeof properties === "string") {
+      setBusy(false);
+      return setError(properties);
+    }
+    const body = { type, description: text(f, "description"), properties };
+    const r = benefit
+      ? await v1<BenefitFull>(scope, "PATCH", `/benefits/${benefit.id}`, { body })
+      : await v1<BenefitFull>(scope, "POST", "/benefits/", { body });
+    setBusy(false);
+    if (!r.ok) return setError(r.error.message);
+    onDone(r.data);
+  }
+  return (
+    <form onSubmit={(e) => void onSubmit(e)} aria-label={benefit ? `Edit ${benefit.description}` : "New benefit"} className="benefit-card">
+      {benefit ? (
+        <p>
+          Type: <strong>{BENEFIT_TYPES.find((t) => t.value === benefit.type)?.label ?? benefit.type}</strong>
+        </p>
+      ) : (
+        <SelectField
+          label="Type"
+          name="type"
+          value={type}
+          onChange={(e) => setType(e.target.value || "custom")}
+          placeholder="Choose a type"
+          options={BENEFIT_TYPES}
+        />
+      )}
+      <Field
+        label="Description"
+        name="description"
+        required
+        minLength={3}
+        maxLength={42}
+        defaultValue={benefit?.description ?? ""}
+        hint="What the buyer sees, 3 to 42 characters."
+      />
+      <TypeFields key={type} type={type} props={benefit?.properties ?? {}} />
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {benefit ? "Save the benefit" : "Create and attach"}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      <Status tone={error ? "error" : "info"}>{error ?? (busy ? "Saving…" : null)}</Status>
+    </form>
+  );
+}
