@@ -30,6 +30,10 @@ import {
 import { documented, route, type V1App } from "../contract.js";
 import { paymentFailed } from "../payments/errors.js";
 import { alreadyCanceled, subscriptionLocked } from "../subscriptions/errors.js";
+import { updateSubscriptionTerms } from "../subscriptions/service.js";
+import { purchaseOrderInput } from "../terms.js";
+
+const PurchaseOrderBody = z.object({ purchase_order: purchaseOrderInput });
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -278,6 +282,16 @@ function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: Po
   }), async (req) => {
     const id = pathId(req);
     return service.updateMySubscription(deps, me(req), id, parseSubscriptionUpdate(req.body));
+  });
+  // till's own: the buyer's purchase order number, printed on the subscription's next invoices
+  app.patch("/customer-portal/subscriptions/:id/purchase-order", route({
+    ...portal, operationId: "till:customer_portal:subscriptions:purchase_order", body: PurchaseOrderBody,
+    responses: { 200: "CustomerSubscription", 404: notFound, 422: validationError },
+  }), async (req) => {
+    const id = pathId(req);
+    const p = me(req);
+    await updateSubscriptionTerms(deps.db, p.organizationId, id, { purchase_order: req.body.purchase_order }, deps.baseURL, p.customer.id);
+    return service.getMySubscription(deps, p, id);
   });
   // till's own: what the PATCH with the same body would bill, written nowhere (the seller's preview, run on the
   // customer's own subscription only); its proration_date sent back with the PATCH bills exactly what it showed

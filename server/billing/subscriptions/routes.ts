@@ -241,6 +241,12 @@ export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDe
     return updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL, processor);
   });
 
+  // till's own: how the subscription's renewals are collected (billing/terms.ts) and the buyer's purchase order number
+  app.patch("/subscriptions/:id/terms", route({
+    scope: "subscriptions:write", operationId: "till:subscriptions:terms", body: service.SubscriptionTermsInput,
+    responses: { 200: "Subscription", 404: notFound, 422: validationError },
+  }), async (req) => service.updateSubscriptionTerms(db, scopeOf(req).organizationId, pathId(req), req.body, config.baseURL));
+
   // till's own: what the PATCH with the same body would bill (subscription-changes/preview.ts). A reader's scope: a
   // preview writes nothing, and shows what a reader of the subscription, its product and its orders can see already
   app.post("/subscriptions/:id/preview", route({

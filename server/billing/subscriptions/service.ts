@@ -60,6 +60,8 @@ export interface SubscriptionFromCheckout {
   seats: number | null;
   metadata: Metadata;
   customFieldData: CustomFieldData;
+  /** The buyer's purchase order number given at checkout. */
+  purchaseOrder?: string | null;
   now: Date;
 }
 
@@ -98,6 +100,9 @@ export function newSubscriptionFromCheckout(s: SubscriptionFromCheckout): Subscr
     prorationBehavior: null,
     pendingUpdate: null,
     trialRemindedAt: null,
+    collectionMethod: null,
+    daysUntilDue: null,
+    purchaseOrder: s.purchaseOrder ?? null,
     customFieldData: s.customFieldData,
     metadata: s.metadata,
     createdAt: s.now,
@@ -190,3 +195,4 @@ export const writeRenewedTerms: typeof repo.writeRenewedTerms = (...args) => rep
 export const writeSubscription: typeof repo.updateSubscription = (...args) => repo.updateSubscription(...args);
 /** The customer's subscriptions that have not ended, locked FOR UPDATE (a customer's deletion revokes them). */
 export const lockOpenSubscriptionsOfCustomer: typeof repo.lockOpenSubscriptionsOfCustomer = (...args) => repo.lockOpenSubscriptionsOfCustomer(...args);
+export { SubscriptionTermsInput, updateSubscriptionTerms } from "./invoice-terms.js";
