@@ -140,6 +140,7 @@ export const NAMED_SUMMARIES: Record<string, string> = {
   "customer_portal:orders:get_payment_status": "Get an order's payment status",
   "customer_portal:orders:confirm_retry_payment": "Pay a pending order",
   "till:pay_links:get": "Get the order a pay link pays",
+  "till:orders:mark_paid": "Mark an unpaid order paid (money received outside the processor)",
   "till:pay_links:test_card": "Tokenize a test card on a pay link's page",
   "till:pay_links:confirm": "Pay the order of a pay link",
   "till:pay_links:payment_status": "Get the payment status of a pay link's order",

@@ -4,6 +4,8 @@
 // active, order.created without order.paid, no payment), and the customer's email carries the due date, the PO and
 // the order's pay link.
 import { describe, expect, it } from "vitest";
+import { runInvoiceReminders } from "../../server/billing/dunning/service.js";
+import { createPaymentProcessor } from "../../server/payments/index.js";
 import { pay } from "../helpers/checkout.js";
 import { dunningFixture, DAY } from "./dunning-fixtures.js";
 
@@ -86,6 +88,58 @@ describe("invoices with terms", () => {
       // the portal shows the due date and the PO
       const mine = (await fx.raw(session, "GET", `/v1/customer-portal/orders/${order.id}`)).body;
       expect(mine).toMatchObject({ purchase_order: "PO-2026-17", due_at: got.body.due_at });
+
+      // the money arrives outside the processor: marked paid, who and when recorded, order.updated and order.paid
+      expect((await fx.raw(fx.other.token, "POST", `/v1/orders/${order.id}/mark-paid`, {})).status).toBe(404);
+      const marked = await fx.raw(fx.seller.token, "POST", `/v1/orders/${order.id}/mark-paid`, { note: "wire ref 4711" });
+      expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+      expect(marked.body).toMatchObject({ status: "paid", marked_paid_by: { kind: "user", note: "wire ref 4711" } });
+      expect((await fx.raw(fx.seller.token, "GET", `/v1/orders/${order.id}`)).body.pay_url).toBeNull();
+      expect(marked.body.marked_paid_at).toEqual(expect.any(String));
+      const again = await fx.raw(fx.seller.token, "POST", `/v1/orders/${order.id}/mark-paid`, {});
+      expect(again.status).toBe(200);
+      expect(again.body.marked_paid_at).toBe(marked.body.marked_paid_at);
+      const after = await fx.eventTypes(sub.id);
+      expect(after.filter((t) => t === "order.paid")).toHaveLength(2);
+      expect(after).toContain("order.updated");
+      expect(await paymentsOf(order.id)).toEqual([]);
+      expect((await fx.seller.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
+      // an order paid otherwise is not marked
+      const refused = await fx.raw(fx.seller.token, "POST", `/v1/orders/${first.id}/mark-paid`, {});
+      expect(refused.status).toBe(409);
+    } finally {
+      await fx.server.worker.stop();
+    }
+  });
+
+  it("reminds an unpaid invoice before its due date, then hands it to the organization's dunning once overdue", async () => {
+    const product = await fx.trialProduct(fx.seller);
+    const { sub, email } = await fx.subscribe(fx.seller, product, "4242 4242 4242 4242");
+    await fx.raw(fx.seller.token, "PATCH", `/v1/subscriptions/${sub.id}/terms`, { collection_method: "send_invoice", days_until_due: 10 });
+    await fx.renew(fx.seller, sub.id);
+    const order = await fx.pendingOrder(fx.seller, sub.id);
+    const due = new Date((await fx.raw(fx.seller.token, "GET", `/v1/orders/${order.id}`)).body.due_at as string);
+    const run = (now: Date) => runInvoiceReminders({ db: fx.db(), processor: createPaymentProcessor(), baseURL: fx.server.url, now, organizationId: fx.seller.organizationId });
+
+    await fx.server.worker.start();
+    try {
+      // a week before: nothing yet; two days before: the reminder, once
+      expect(await run(new Date(due.getTime() - 7 * DAY))).toBe(0);
+      expect(await run(new Date(due.getTime() - 2 * DAY))).toBe(1);
+      expect(await run(new Date(due.getTime() - 1 * DAY))).toBe(0);
+      const reminder = await fx.server.mailbox.waitFor(email, /Reminder/, 15_000);
+      expect(reminder.links.some((l) => /\/pay\//.test(l))).toBe(true);
+      expect((await fx.seller.sdk.subscriptions.get({ id: sub.id })).status).toBe("active");
+
+      // past the due date: past due, dunning's first retry scheduled by the organization's rules, its email
+      expect(await run(new Date(due.getTime() + 3600_000))).toBe(1);
+      expect((await fx.seller.sdk.subscriptions.get({ id: sub.id })).status).toBe("past_due");
+      const d = await fx.dunningRow(order.id);
+      expect(d?.attempts).toBe(1);
+      expect(d?.nextAttemptAt).not.toBeNull();
+      expect(await fx.eventTypes(sub.id)).toContain("subscription.past_due");
+      await fx.server.mailbox.waitFor(email, /Payment failed/, 15_000);
+      expect(await run(new Date(due.getTime() + 2 * DAY))).toBe(0);
     } finally {
       await fx.server.worker.stop();
     }

@@ -135,6 +135,10 @@ export async function confirmRetry(
   input: ConfirmRetryInput,
 ) {
   const row = await customerOrder(deps.db, organizationId, customerId, orderId);
+  // an invoice with terms is paid on its page within its terms too: its row is made at the first attempt
+  if (row.dueAt && row.subscriptionId && row.status === "pending") {
+    await repo.openInvoiceDunning(deps.db, { organizationId, orderId, subscriptionId: row.subscriptionId }, new Date());
+  }
   const d = await repo.findDunning(deps.db, organizationId, orderId);
   if (!d || row.status !== "pending") throw notEligibleForRetry();
   if (d.manualAttempts >= MANUAL_RETRY_LIMIT) {
@@ -188,3 +192,6 @@ export async function confirmRetry(
 export const insertDunning: typeof repo.insertDunning = (...args) => repo.insertDunning(...args);
 /** Starts dunning for declined renewal orders (the renewal's writes). */
 export const insertDunnings: typeof repo.insertDunnings = (...args) => repo.insertDunnings(...args);
+
+export { MarkPaidInput, markOrderPaid } from "./mark-paid.js";
+export { runInvoiceReminders, INVOICE_REMINDER_DAYS } from "./invoices.js";

@@ -247,6 +247,7 @@ export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmb
  */
 export const settlePendingOrder: typeof repo.settlePendingOrder = (...args) => repo.settlePendingOrder(...args);
 /** The order row locked for the caller's transaction (a refund's), or undefined when it is not this organization's. */
+export const recordMarkedPaid: typeof repo.recordMarkedPaid = (...args) => repo.recordMarkedPaid(...args);
 export const lockOrderRow = (tx: Queryable, organizationId: string, id: string) => repo.lockOrder(tx, organizationId, id);
 
 /**

@@ -63,6 +63,8 @@ export type CustomFieldData = Record<string, string | number | boolean | null>;
 export interface MarkedPaidBy {
   kind: "user" | "token";
   id: string;
+  /** The member's email or the token's name, as they were then. */
+  name: string | null;
   note: string | null;
 }
 
