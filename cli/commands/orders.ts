@@ -304,7 +304,11 @@ export function register(program: Command): void {
     .description("record that an unpaid order's money arrived another way (a bank transfer, a cheque): paid, nothing charged")
     .argument("<id>", "the order's id", parseId)
     .option("--note <text>", "what was received (kept with who marked it and when)")
-    .addHelpText("after", examples(["till orders mark-paid <id>", "till orders mark-paid <id> --note \"wire ref 4711\" --json"]) + "\nMarking an order marked already changes nothing; a paid or refunded order is refused.\n")
+    .addHelpText(
+      "after",
+      examples(["till orders mark-paid <id>", "till orders mark-paid <id> --note \"wire ref 4711\" --json"]) +
+        "\nMarking an order marked already changes nothing; a paid or refunded order is refused.\n",
+    )
     .action(withContext(markPaid));
 
   orders

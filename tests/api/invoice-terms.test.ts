@@ -4,7 +4,7 @@
 // active, order.created without order.paid, no payment), and the customer's email carries the due date, the PO and
 // the order's pay link.
 import { describe, expect, it } from "vitest";
-import { runInvoiceReminders } from "../../server/billing/dunning/service.js";
+import { runInvoiceReminders } from "../../server/billing/dunning/invoices.js";
 import { createPaymentProcessor } from "../../server/payments/index.js";
 import { pay } from "../helpers/checkout.js";
 import { dunningFixture, DAY } from "./dunning-fixtures.js";

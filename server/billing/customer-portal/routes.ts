@@ -30,7 +30,7 @@ import {
 import { documented, route, type V1App } from "../contract.js";
 import { paymentFailed } from "../payments/errors.js";
 import { alreadyCanceled, subscriptionLocked } from "../subscriptions/errors.js";
-import { updateSubscriptionTerms } from "../subscriptions/service.js";
+import { updateSubscriptionTerms } from "../subscriptions/invoice-terms.js";
 import { purchaseOrderInput } from "../terms.js";
 
 const PurchaseOrderBody = z.object({ purchase_order: purchaseOrderInput });
@@ -228,10 +228,24 @@ export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }:
   );
 
   customerPurchaseRoutes(app, deps, portal);
+  purchaseOrderRoute(app, deps, portal);
 }
 
 /** The options of a route a customer session's token authenticates. */
 type PortalRoute = { caller: "customer_session"; preHandler: ReturnType<typeof portalAuth> };
+
+/** till's own: the buyer's purchase order number, printed on the subscription's next invoices. */
+function purchaseOrderRoute(app: V1App, deps: service.PortalDeps, portal: PortalRoute): void {
+  app.patch("/customer-portal/subscriptions/:id/purchase-order", route({
+    ...portal, operationId: "till:customer_portal:subscriptions:purchase_order", body: PurchaseOrderBody,
+    responses: { 200: "CustomerSubscription", 404: notFound, 422: validationError },
+  }), async (req) => {
+    const id = pathId(req);
+    const p = portalOf(req);
+    await updateSubscriptionTerms(deps.db, p.organizationId, id, { purchase_order: req.body.purchase_order }, deps.baseURL, p.customer.id);
+    return service.getMySubscription(deps, p, id);
+  });
+}
 
 /**
  * What the customer bought, in the portal: orders, subscriptions, benefit grants, downloadables, meters, license keys.
@@ -282,16 +296,6 @@ function customerPurchaseRoutes(app: V1App, deps: service.PortalDeps, portal: Po
   }), async (req) => {
     const id = pathId(req);
     return service.updateMySubscription(deps, me(req), id, parseSubscriptionUpdate(req.body));
-  });
-  // till's own: the buyer's purchase order number, printed on the subscription's next invoices
-  app.patch("/customer-portal/subscriptions/:id/purchase-order", route({
-    ...portal, operationId: "till:customer_portal:subscriptions:purchase_order", body: PurchaseOrderBody,
-    responses: { 200: "CustomerSubscription", 404: notFound, 422: validationError },
-  }), async (req) => {
-    const id = pathId(req);
-    const p = me(req);
-    await updateSubscriptionTerms(deps.db, p.organizationId, id, { purchase_order: req.body.purchase_order }, deps.baseURL, p.customer.id);
-    return service.getMySubscription(deps, p, id);
   });
   // till's own: what the PATCH with the same body would bill, written nowhere (the seller's preview, run on the
   // customer's own subscription only); its proration_date sent back with the PATCH bills exactly what it showed

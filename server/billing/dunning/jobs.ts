@@ -1,7 +1,8 @@
 // Dunning's schedule: invoices with terms reminded or overdue (invoices.ts), failed renewal charges whose retry is due, after the renewals of the same pass of the
 // schedules (server/jobs/schedules.ts).
 import type { Schedule } from "../../tasks/job.js";
-import { runDunning, runInvoiceReminders, type DunningRun } from "./service.js";
+import { runInvoiceReminders } from "./invoices.js";
+import { runDunning, type DunningRun } from "./service.js";
 
 // invoices with terms first: one that went overdue in this pass is then in dunning's hands
 export const schedules: Schedule<DunningRun>[] = [

@@ -192,6 +192,3 @@ export async function confirmRetry(
 export const insertDunning: typeof repo.insertDunning = (...args) => repo.insertDunning(...args);
 /** Starts dunning for declined renewal orders (the renewal's writes). */
 export const insertDunnings: typeof repo.insertDunnings = (...args) => repo.insertDunnings(...args);
-
-export { MarkPaidInput, markOrderPaid } from "./mark-paid.js";
-export { runInvoiceReminders, INVOICE_REMINDER_DAYS } from "./invoices.js";

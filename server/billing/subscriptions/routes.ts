@@ -25,6 +25,7 @@ import { revokeSubscription, updateSubscription } from "../subscription-changes/
 import { previewSubscriptionUpdate } from "../subscription-changes/preview.js";
 import { upcomingOf } from "../renewal/upcoming.js";
 import * as service from "./service.js";
+import { SubscriptionTermsInput, updateSubscriptionTerms } from "./invoice-terms.js";
 import { createSubscription } from "./create.js";
 import { PRORATION_BEHAVIORS, type SubscriptionUpdate } from "./change.js";
 import { CANCELLATION_REASONS } from "../../../shared/cancellation-reasons.js";
@@ -243,9 +244,9 @@ export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDe
 
   // till's own: how the subscription's renewals are collected (billing/terms.ts) and the buyer's purchase order number
   app.patch("/subscriptions/:id/terms", route({
-    scope: "subscriptions:write", operationId: "till:subscriptions:terms", body: service.SubscriptionTermsInput,
+    scope: "subscriptions:write", operationId: "till:subscriptions:terms", body: SubscriptionTermsInput,
     responses: { 200: "Subscription", 404: notFound, 422: validationError },
-  }), async (req) => service.updateSubscriptionTerms(db, scopeOf(req).organizationId, pathId(req), req.body, config.baseURL));
+  }), async (req) => updateSubscriptionTerms(db, scopeOf(req).organizationId, pathId(req), req.body, config.baseURL));
 
   // till's own: what the PATCH with the same body would bill (subscription-changes/preview.ts). A reader's scope: a
   // preview writes nothing, and shows what a reader of the subscription, its product and its orders can see already

@@ -195,4 +195,3 @@ export const writeRenewedTerms: typeof repo.writeRenewedTerms = (...args) => rep
 export const writeSubscription: typeof repo.updateSubscription = (...args) => repo.updateSubscription(...args);
 /** The customer's subscriptions that have not ended, locked FOR UPDATE (a customer's deletion revokes them). */
 export const lockOpenSubscriptionsOfCustomer: typeof repo.lockOpenSubscriptionsOfCustomer = (...args) => repo.lockOpenSubscriptionsOfCustomer(...args);
-export { SubscriptionTermsInput, updateSubscriptionTerms } from "./invoice-terms.js";
