@@ -1,4 +1,5 @@
-// `till orders list|get|update|pay-link|mark-paid`: what customers bought (/v1/orders; made by paid checkouts and renewals).
+// `till orders list|get|update|pay-link|mark-paid`:
+// what customers bought (/v1/orders; made by paid checkouts and renewals).
 // `update` changes what the invoice shows: the billing name and address (the server keeps the country and
 // state of an address once set). Refunds are `till refunds create --order <id>`. `invoice` shows (or makes, or
 // saves) the order's PDF invoice and its credit notes.

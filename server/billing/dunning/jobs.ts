@@ -1,4 +1,5 @@
-// Dunning's schedule: invoices with terms reminded or overdue (invoices.ts), failed renewal charges whose retry is due, after the renewals of the same pass of the
+// Dunning's schedule: invoices with terms reminded or overdue (invoices.ts), failed renewal charges whose retry is
+// due, after the renewals of the same pass of the
 // schedules (server/jobs/schedules.ts).
 import type { Schedule } from "../../tasks/job.js";
 import { runInvoiceReminders } from "./invoices.js";

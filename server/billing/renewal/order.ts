@@ -45,7 +45,8 @@ export function planSubscriptionOrder(
   );
 }
 
-/** When a renewal's invoice issued `now` is due, when the subscription (else its customer) pays by invoice; else null. */
+/** When a renewal's invoice issued `now` is due, when the subscription (else its customer) pays by invoice; else
+ * null. */
 export function invoiceDueAt(sub: SubscriptionRow, customer: CustomerWire, now: Date): Date | null {
   const customerTerms = { collectionMethod: customer.collection_method === "send_invoice" ? ("send_invoice" as const) : null, daysUntilDue: customer.days_until_due };
   const terms = effectiveTerms(sub, customerTerms);
