@@ -95,11 +95,11 @@ export const LAYERS: readonly Layer[] = [
     name: "Subscriptions and money",
     units: [
       domain("subscriptions", "period.ts", "change.ts", "proration.ts", "scheduled.ts", "load.ts", "usage.ts", "usage-line.ts",
-        "meter-credits.ts", "monthly-credits.ts", "product-benefits.ts", "add-ons.ts"),
+        "meter-credits.ts", "monthly-credits.ts", "product-benefits.ts", "add-ons.ts", "invoice-terms.ts"),
       domain("payments", "methods.ts"),
       domain("orders"),
       domain("invoices"),
-      domain("dunning", "late.ts"),
+      domain("dunning", "late.ts", "mark-paid.ts", "invoices.ts"),
       domain("customer-seats"),
     ],
   },

@@ -1,4 +1,5 @@
-// `till orders list|get|update|pay-link`: what customers bought (/v1/orders; made by paid checkouts and renewals).
+// `till orders list|get|update|pay-link|mark-paid`:
+// what customers bought (/v1/orders; made by paid checkouts and renewals).
 // `update` changes what the invoice shows: the billing name and address (the server keeps the country and
 // state of an address once set). Refunds are `till refunds create --order <id>`. `invoice` shows (or makes, or
 // saves) the order's PDF invoice and its credit notes.
@@ -158,6 +159,12 @@ async function payLink(ctx: Context, _opts: object, [id = ""]: string[]) {
   ctx.out.done(data, data.pay_url ?? "");
 }
 
+/** Records money received outside the processor; the server answers an order marked already as it is. */
+async function markPaid(ctx: Context, opts: { note?: string }, [id = ""]: string[]) {
+  const o = await ctx.out.loading("Marking order paid", v1(ctx).send<WireOrder & { marked_paid_at?: string | null }>("POST", `/orders/${id}/mark-paid`, { note: opts.note ?? null }));
+  ctx.out.done(o, `Order ${o.invoice_number} (${o.id}) is ${o.status}${o.marked_paid_at ? `, marked paid at ${o.marked_paid_at}` : ""}.`);
+}
+
 interface UpdateFlags {
   billingName?: string;
   line1?: string;
@@ -292,6 +299,18 @@ export function register(program: Command): void {
     .argument("<id>", "the order's id", parseId)
     .addHelpText("after", examples(["till orders pay-link <id>", "till orders pay-link <id> --json"]) + "\nA link is valid for 30 days; paying an order already paid charges nothing.\n")
     .action(withContext(payLink));
+
+  orders
+    .command("mark-paid")
+    .description("record that an unpaid order's money arrived another way (a bank transfer, a cheque): paid, nothing charged")
+    .argument("<id>", "the order's id", parseId)
+    .option("--note <text>", "what was received (kept with who marked it and when)")
+    .addHelpText(
+      "after",
+      examples(["till orders mark-paid <id>", "till orders mark-paid <id> --note \"wire ref 4711\" --json"]) +
+        "\nMarking an order marked already changes nothing; a paid or refunded order is refused.\n",
+    )
+    .action(withContext(markPaid));
 
   orders
     .command("update")

@@ -108,6 +108,7 @@ function newCheckoutRow(organizationId: string, input: CheckoutCreateInput, open
     customerTaxId: null,
     customerMetadata: {},
     customFieldData: {},
+    purchaseOrder: null,
     metadata: {},
     createdAt: opened.now,
     modifiedAt: null,

@@ -55,6 +55,8 @@ export function plannedCustomer(row: CheckoutRow, now: Date): CustomerRow | null
     billingAddress: row.customerBillingAddress,
     taxId: row.customerTaxId,
     locale: spokenLocale(row),
+    collectionMethod: null,
+    daysUntilDue: null,
     metadata: row.customerMetadata,
     createdAt: now,
     modifiedAt: null,
@@ -191,6 +193,7 @@ function checkoutSubscription(
     seats: row.seats,
     metadata: row.metadata,
     customFieldData: row.customFieldData,
+    purchaseOrder: row.purchaseOrder,
     now,
   });
 }
@@ -228,6 +231,7 @@ function checkoutOrder(
       billingTaxId: row.customerTaxId ?? null,
       metadata: row.metadata,
       customFieldData: row.customFieldData,
+      purchaseOrder: row.purchaseOrder,
       // a subscription's first line covers its first period (a trial's: the trial)
       items: itemAmounts.map((amount) => ({
         label: product.name,

@@ -53,6 +53,8 @@ const customer = {
   customer_tax_id: text(64).nullish(),
   is_business_customer: z.boolean().nullish(),
   locale: text(35).nullish(),
+  // till's own: the buyer's purchase order number, printed on the invoices
+  purchase_order: text(100).nullish(),
 };
 
 const trial = {

@@ -159,6 +159,7 @@ function applyCustomer(row: CheckoutRow, patch: CheckoutPatch, mode: PatchMode, 
   if (patch.customer_billing_address) row.customerBillingAddress = storedAddress(patch.customer_billing_address);
   if (patch.is_business_customer != null) row.isBusinessCustomer = patch.is_business_customer;
   if (patch.locale !== undefined) row.locale = patch.locale ?? null;
+  if (patch.purchase_order !== undefined) row.purchaseOrder = patch.purchase_order?.trim() || null;
 
   // the tax id is checked against the billing country whenever either changes
   if (patch.customer_tax_id === null) {

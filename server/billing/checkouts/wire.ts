@@ -219,6 +219,8 @@ function commonWire(view: CheckoutView, d: CheckoutDerived) {
     customer_billing_address: row.customerBillingAddress ?? null,
     customer_tax_id: row.customerTaxId?.[0] ?? null,
     locale: row.locale ?? null,
+    // till's own (the SDKs drop it): the buyer's purchase order number
+    purchase_order: row.purchaseOrder ?? null,
     payment_processor_metadata: processorMetadataWire(row.paymentProcessorMetadata, clientSecret),
     billing_address_fields: d.billingAddressFields,
     products: view.products.map(toCheckoutProductWire),

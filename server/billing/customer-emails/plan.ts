@@ -18,6 +18,8 @@ export function recipientOf(resource: Record<string, unknown>): string | null {
 
 function orderEmail(e: OutboxEventView): CustomerEmailType | null {
   const reason = e.payload.billing_reason;
+  // an invoice with terms: issued unpaid with its due date, nothing charged (billing/terms.ts)
+  if (e.type === "order.created" && e.payload.status === "pending" && typeof e.payload.due_at === "string") return "invoice_issued";
   if (e.type === "order.created") {
     // a renewal or a plan change billed now whose charge was declined leaves its order pending and the subscription
     // past due. A pending order of an active subscription was not declined — a bank debit on its way, or a charge

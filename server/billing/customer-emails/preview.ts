@@ -8,10 +8,12 @@ const periodEnd = "2026-02-01T00:00:00.000Z";
 
 function sampleOrder(type: CustomerEmailType, slug: string) {
   const recurring = type !== "order_confirmation";
+  const invoice = type === "invoice_issued" || type === "invoice_reminder";
   return {
     id: "00000000-0000-4000-8000-000000000001",
     created_at: "2026-01-01T00:00:00.000Z",
-    status: type === "subscription_past_due" ? "pending" : "paid",
+    status: type === "subscription_past_due" || invoice ? "pending" : "paid",
+    ...(invoice ? { due_at: "2026-01-31T00:00:00.000Z", purchase_order: "PO-4711" } : {}),
     currency: "usd",
     subtotal_amount: 2000,
     discount_amount: 200,

@@ -115,10 +115,16 @@ function contextOf(sender: repo.Sender, baseURL: string, locale: string | null |
   return { sender: { name: sender.name, logo: sender.logo }, portalUrl: portalUrl(baseURL, sender.slug), baseUrl: baseURL, i18n: mailSpeaker(locale) };
 }
 
-/** A failed renewal's email carries the order's pay link, made when it is sent (a link lives PAY_LINK_DAYS). */
+/** The emails of an unpaid order that carry its pay link. */
+const PAY_LINK_EMAILS: readonly CustomerEmailType[] = ["subscription_past_due", "invoice_issued", "invoice_reminder"];
+
+/**
+ * A failed renewal's email, an invoice's and its reminder carry the order's pay link, made when it is sent (a link
+ * lives PAY_LINK_DAYS).
+ */
 function withPayLink(email: repo.ClaimedEmail, baseURL: string): Record<string, unknown> {
   const id = text(email.data.id);
-  if (email.type !== "subscription_past_due" || !id) return email.data;
+  if (!PAY_LINK_EMAILS.includes(email.type as CustomerEmailType) || !id) return email.data;
   return { ...email.data, pay_url: payLinkUrl(baseURL, email.organizationId, id, new Date()) };
 }
 

@@ -10,4 +10,6 @@ export const ORDER_EMAIL_TYPES: readonly CustomerEmailType[] = [
   "subscription_cycled",
   "subscription_cycled_after_trial",
   "subscription_past_due",
+  "invoice_issued",
+  "invoice_reminder",
 ];

@@ -30,6 +30,10 @@ import {
 import { documented, route, type V1App } from "../contract.js";
 import { paymentFailed } from "../payments/errors.js";
 import { alreadyCanceled, subscriptionLocked } from "../subscriptions/errors.js";
+import { updateSubscriptionTerms } from "../subscriptions/invoice-terms.js";
+import { purchaseOrderInput } from "../terms.js";
+
+const PurchaseOrderBody = z.object({ purchase_order: purchaseOrderInput });
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -224,10 +228,24 @@ export function customerPortalRoutes(app: V1App, { db, config, secret, mailer }:
   );
 
   customerPurchaseRoutes(app, deps, portal);
+  purchaseOrderRoute(app, deps, portal);
 }
 
 /** The options of a route a customer session's token authenticates. */
 type PortalRoute = { caller: "customer_session"; preHandler: ReturnType<typeof portalAuth> };
+
+/** till's own: the buyer's purchase order number, printed on the subscription's next invoices. */
+function purchaseOrderRoute(app: V1App, deps: service.PortalDeps, portal: PortalRoute): void {
+  app.patch("/customer-portal/subscriptions/:id/purchase-order", route({
+    ...portal, operationId: "till:customer_portal:subscriptions:purchase_order", body: PurchaseOrderBody,
+    responses: { 200: "CustomerSubscription", 404: notFound, 422: validationError },
+  }), async (req) => {
+    const id = pathId(req);
+    const p = portalOf(req);
+    await updateSubscriptionTerms(deps.db, p.organizationId, id, { purchase_order: req.body.purchase_order }, deps.baseURL, p.customer.id);
+    return service.getMySubscription(deps, p, id);
+  });
+}
 
 /**
  * What the customer bought, in the portal: orders, subscriptions, benefit grants, downloadables, meters, license keys.

@@ -86,6 +86,8 @@ function subscriptionFields(s: SubscriptionWire | NonNullable<OrderWire["subscri
     seats: s.seats,
     customer_cancellation_reason: s.customer_cancellation_reason,
     customer_cancellation_comment: s.customer_cancellation_comment,
+    // till's own (the SDKs drop it): the purchase order number the customer gave for its invoices
+    purchase_order: s.purchase_order,
   };
 }
 
@@ -147,6 +149,9 @@ export function toCustomerOrderWire(w: OrderWire, product: ProductWire | null, o
     items: w.items,
     description: w.description,
     next_payment_attempt_at: null,
+    // till's own (the SDKs drop them): the buyer's purchase order number, and when an invoice with terms is due
+    purchase_order: w.purchase_order,
+    due_at: w.due_at,
   };
 }
 export type CustomerOrderWire = ReturnType<typeof toCustomerOrderWire>;

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { AddressValue } from "../../db/schema/index.js";
 import { ADDRESS_INPUT_COUNTRY_CODES } from "../../../shared/countries.js";
 import { emailInput, metadataInput } from "../http.js";
+import { termsInput } from "../terms.js";
 
 const optionalText = (max: number) => z.string().max(max).nullish();
 
@@ -31,6 +32,8 @@ const shared = {
   billing_address: AddressInput.nullish(),
   tax_id: optionalText(64),
   locale: optionalText(35),
+  // till's own: how renewals are collected (billing/terms.ts)
+  ...termsInput,
 };
 
 export const CustomerCreateInput = z

@@ -11,6 +11,7 @@ import { enqueue } from "../../db/outbox.js";
 import { storedAddress, type CustomerCreateInput, type CustomerUpdateInput } from "./input.js";
 import * as repo from "./repository.js";
 import { toCustomerWire, type AddressWire, type CustomerRow, type CustomerWire } from "./wire.js";
+import { patchTerms } from "../terms.js";
 
 const NOT_FOUND = "Customer not found.";
 const EMAIL_TAKEN = "A customer with this email address already exists.";
@@ -117,7 +118,9 @@ export async function createCustomer(db: Db, organizationId: string, input: Cust
       if (Array.isArray(checked)) taxId = checked;
       else issues.push(checked);
     }
-    if (issues.length > 0) throw validationError(issues);
+    const terms = patchTerms({ collectionMethod: null, daysUntilDue: null }, input);
+    if ("loc" in terms) issues.push(terms);
+    if (issues.length > 0 || "loc" in terms) throw validationError(issues);
     const row = await repo.insertCustomer(tx, {
       organizationId,
       email: input.email,
@@ -128,6 +131,7 @@ export async function createCustomer(db: Db, organizationId: string, input: Cust
       billingAddress: input.billing_address ? storedAddress(input.billing_address) : null,
       taxId,
       locale: input.locale ?? null,
+      ...terms,
       metadata: input.metadata ?? {},
     });
     const wire = toCustomerWire(row);
@@ -184,6 +188,9 @@ export async function updateCustomer(
     // Polar's rule: an individual may become a team, never the other way
     if (input.type === "individual" && current.type === "team") issues.push(issue("type", "A team customer cannot become an individual customer.", input.type));
     if (input.type === "team" && current.type !== "team") patch.type = "team";
+    const terms = patchTerms(current, input);
+    if ("loc" in terms) issues.push(terms);
+    else Object.assign(patch, terms);
     if (issues.length > 0) throw validationError(issues);
     if (input.name !== undefined) patch.name = input.name;
     if (input.billing_name !== undefined) patch.billingName = input.billing_name;

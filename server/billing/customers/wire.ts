@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import type { InferSelectModel } from "drizzle-orm";
 import type { customer } from "../../db/schema/index.js";
+import { termsWire } from "../terms.js";
 
 export type CustomerRow = InferSelectModel<typeof customer>;
 
@@ -39,6 +40,8 @@ export function toCustomerWire(row: CustomerRow) {
     organization_id: row.organizationId,
     deleted_at: row.deletedAt?.toISOString() ?? null,
     avatar_url: avatarUrl(row.email),
+    // till's own (the SDKs drop them): how renewals are collected
+    ...termsWire(row),
   };
 }
 

@@ -77,7 +77,9 @@ export interface Locked {
 async function lockParts(tx: Queryable, d: repo.DunningRow, now: Date): Promise<Locked | null> {
   const sub = await lockSubscription(tx, d.organizationId, d.subscriptionId);
   const order = await lockOrderRow(tx, d.organizationId, d.orderId);
-  const owed = sub && (sub.status === "past_due" || sub.status === "unpaid" || (heldForProcessor(d) && (sub.status === "active" || sub.status === "trialing")));
+  const running = sub?.status === "active" || sub?.status === "trialing";
+  // an invoice within its terms is owed by a subscription still active, as a charge held for the processor is
+  const owed = sub && (sub.status === "past_due" || sub.status === "unpaid" || ((heldForProcessor(d) || order?.dueAt) && running));
   const collectible = sub && order && order.status === "pending" && owed;
   if (!collectible) {
     // paid meanwhile, refunded, or the subscription was canceled by the seller: dunning stops
@@ -122,9 +124,11 @@ export async function settle(tx: Queryable, deps: DunningDeps, l: Locked, now: D
     await regrantSubscription(tx, org, { subscriptionId: active.id, customer: customer ?? null, benefits: product?.benefits ?? [] }, now);
   } else {
     // the declined renewal credited no meter credits: the new period's credit comes with the payment
-    if (l.order.renewedPeriodStart) await cycleMeterCreditsOfLateRenewal(tx, active, l.order.renewedPeriodStart, now);
+    // (an invoice with terms started its period when it was issued: nothing to cycle again)
+    const late = l.order.dueAt === null;
+    if (l.order.renewedPeriodStart && late) await cycleMeterCreditsOfLateRenewal(tx, active, l.order.renewedPeriodStart, now);
     // a renewal paid late cycles its grants; a plan change's order (subscription_update) starts no period
-    const cycled = l.order.billingReason === "subscription_cycle" ? await cycleGrants(tx, org, active.id, now) : [];
+    const cycled = l.order.billingReason === "subscription_cycle" && late ? await cycleGrants(tx, org, active.id, now) : [];
     events.push(...cycled.map((r) => ({ type: "benefit_grant.cycled" as const, organizationId: org, data: toBenefitGrantWire(r.grant, r.benefit, r.customer, r.member) })));
   }
   events.push(customerStateChanged(org, active.customerId), ...(await seatHoldersChanged(tx, org, active)));

@@ -16,3 +16,6 @@ export const manualRetryLimitExceeded = declareError({
   error: "ManualRetryLimitExceeded",
   detail: (limit: number) => `This order was retried ${limit} times: contact the seller.`,
 });
+
+/** till's own (POST /v1/orders/{id}/mark-paid): an order that is not owed (paid, refunded, void) is not marked. */
+export const notPending = declareError({ status: 409, error: "OrderNotPending", detail: "Only an unpaid (pending) order can be marked paid." });

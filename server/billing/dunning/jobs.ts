@@ -1,6 +1,12 @@
-// Dunning's schedule: failed renewal charges whose retry is due, after the renewals of the same pass of the
+// Dunning's schedule: invoices with terms reminded or overdue (invoices.ts), failed renewal charges whose retry is
+// due, after the renewals of the same pass of the
 // schedules (server/jobs/schedules.ts).
 import type { Schedule } from "../../tasks/job.js";
+import { runInvoiceReminders } from "./invoices.js";
 import { runDunning, type DunningRun } from "./service.js";
 
-export const schedules: Schedule<DunningRun>[] = [{ name: "dunning", run: runDunning }];
+// invoices with terms first: one that went overdue in this pass is then in dunning's hands
+export const schedules: Schedule<DunningRun>[] = [
+  { name: "invoice-reminders", run: runInvoiceReminders },
+  { name: "dunning", run: runDunning },
+];

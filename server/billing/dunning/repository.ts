@@ -70,6 +70,17 @@ export async function lockDunning(db: Queryable, organizationId: string, orderId
   return row;
 }
 
+/**
+ * An invoice's collection row (nothing scheduled: the customer pays within the terms, the pay page's card attempts
+ * count on it), made once.
+ */
+export async function openInvoiceDunning(db: Queryable, row: { organizationId: string; orderId: string; subscriptionId: string }, now: Date): Promise<void> {
+  await db
+    .insert(orderDunning)
+    .values({ ...row, attempts: 0, nextAttemptAt: null, createdAt: now })
+    .onConflictDoNothing();
+}
+
 export async function findDunning(db: Queryable, organizationId: string, orderId: string): Promise<DunningRow | undefined> {
   const [row] = await db
     .select()

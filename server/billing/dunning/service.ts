@@ -135,6 +135,10 @@ export async function confirmRetry(
   input: ConfirmRetryInput,
 ) {
   const row = await customerOrder(deps.db, organizationId, customerId, orderId);
+  // an invoice with terms is paid on its page within its terms too: its row is made at the first attempt
+  if (row.dueAt && row.subscriptionId && row.status === "pending") {
+    await repo.openInvoiceDunning(deps.db, { organizationId, orderId, subscriptionId: row.subscriptionId }, new Date());
+  }
   const d = await repo.findDunning(deps.db, organizationId, orderId);
   if (!d || row.status !== "pending") throw notEligibleForRetry();
   if (d.manualAttempts >= MANUAL_RETRY_LIMIT) {

@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { rowsOf, type Queryable } from "../../db/client.js";
 import { insertFrom, record, shapeOf } from "../../db/json-rows.js";
 import { rawQuery } from "../../db/prepared.js";
-import { customer, discount, invoiceCounter, order, orderItem, product } from "../../db/schema/index.js";
+import { customer, discount, invoiceCounter, order, orderItem, product, type MarkedPaidBy } from "../../db/schema/index.js";
 import { dateColumn, jsonColumn, plainColumn, textColumn, uuidLiteral, type CsvExport } from "../csv.js";
 import { metadataWhere, type SortKey } from "../listing.js";
 import { filteredTotal, listTotal } from "../list-counts.js";
@@ -133,6 +133,14 @@ export async function settlePendingOrder(db: Queryable, organizationId: string, 
     .where(and(eq(order.organizationId, organizationId), eq(order.id, orderId), eq(order.status, "pending")))
     .returning({ id: order.id });
   return rows.length > 0;
+}
+
+/** Who marked the order paid, and when (dunning/mark-paid.ts; the caller settles it). */
+export async function recordMarkedPaid(db: Queryable, organizationId: string, id: string, by: MarkedPaidBy, now: Date): Promise<void> {
+  await db
+    .update(order)
+    .set({ markedPaidAt: now, markedPaidBy: by, modifiedAt: now })
+    .where(and(eq(order.organizationId, organizationId), eq(order.id, id)));
 }
 
 export async function updateOrderRefunds(

@@ -125,6 +125,8 @@ export interface OrderFromCheckout {
   billingTaxId: readonly [string, string] | null;
   metadata: Metadata;
   customFieldData: CustomFieldData;
+  /** The buyer's purchase order number (a checkout's field, a subscription's for its renewals). */
+  purchaseOrder?: string | null;
   /** A metered line carries its billed units and its price's unit amount (the invoice prints units × unit price). */
   items: Array<{
     label: string;
@@ -181,6 +183,12 @@ export function planOrderFromCheckout(o: OrderFromCheckout, now: Date): { row: O
     subscriptionId: o.subscriptionId,
     checkoutId: o.checkoutId,
     renewedPeriodStart: null,
+    purchaseOrder: o.purchaseOrder ?? null,
+    dueAt: null,
+    remindedAt: null,
+    overdueAt: null,
+    markedPaidAt: null,
+    markedPaidBy: null,
     customFieldData: o.customFieldData,
     metadata: o.metadata,
     createdAt: now,
@@ -239,6 +247,7 @@ export const orderWire = (row: OrderRow, items: OrderItemRow[], embeds: OrderEmb
  */
 export const settlePendingOrder: typeof repo.settlePendingOrder = (...args) => repo.settlePendingOrder(...args);
 /** The order row locked for the caller's transaction (a refund's), or undefined when it is not this organization's. */
+export const recordMarkedPaid: typeof repo.recordMarkedPaid = (...args) => repo.recordMarkedPaid(...args);
 export const lockOrderRow = (tx: Queryable, organizationId: string, id: string) => repo.lockOrder(tx, organizationId, id);
 
 /**

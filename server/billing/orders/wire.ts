@@ -85,6 +85,12 @@ export function toOrderWire(row: OrderRow, items: OrderItemRow[], e: OrderEmbeds
     subscription: e.subscription ? toSubscriptionBaseWire(e.subscription) : null,
     items: items.map(toOrderItemWire),
     description: e.product?.name ?? items[0]?.label ?? "Order",
+    // till's own (the SDKs drop them): the buyer's purchase order number; an invoice with terms' due date; money
+    // the seller received outside the processor and marked paid (when, and who)
+    purchase_order: row.purchaseOrder ?? null,
+    due_at: row.dueAt?.toISOString() ?? null,
+    marked_paid_at: row.markedPaidAt?.toISOString() ?? null,
+    marked_paid_by: row.markedPaidBy ?? null,
   };
 }
 export type OrderWire = ReturnType<typeof toOrderWire>;

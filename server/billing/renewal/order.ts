@@ -6,6 +6,7 @@ import { planOrderFromCheckout, type OrderFromCheckout } from "../orders/service
 import type { SubscriptionRow } from "../subscriptions/wire.js";
 import type { taxOf } from "../tax/service.js";
 import type { billPeriod } from "./bill.js";
+import { dueDate, effectiveTerms } from "../terms.js";
 
 /** A customer's stored tax id as [value, format] (the wire's pair may hold nulls). */
 export function taxIdOf(taxId: ReadonlyArray<string | null> | null | undefined): [string, string] | null {
@@ -44,6 +45,14 @@ export function planSubscriptionOrder(
   );
 }
 
+/** When a renewal's invoice issued `now` is due, when the subscription (else its customer) pays by invoice; else
+ * null. */
+export function invoiceDueAt(sub: SubscriptionRow, customer: CustomerWire, now: Date): Date | null {
+  const customerTerms = { collectionMethod: customer.collection_method === "send_invoice" ? ("send_invoice" as const) : null, daysUntilDue: customer.days_until_due };
+  const terms = effectiveTerms(sub, customerTerms);
+  return terms.sendInvoice ? dueDate(now, terms.days) : null;
+}
+
 /**
  * The order of a renewal: the period's lines (the carried prorations' from `firstCarried` on), its tax and
  * discount, pending until its charge answers (planned first: the charge names it). The period it renews is part
@@ -54,7 +63,7 @@ export function renewalOrder(
   customer: CustomerWire,
   bill: Awaited<ReturnType<typeof billPeriod>>,
   tax: ReturnType<typeof taxOf>,
-  s: { settlement: Settlement; firstCarried: number },
+  s: { settlement: Settlement; firstCarried: number; dueAt?: Date | null },
   now: Date,
 ) {
   const { settlement, firstCarried } = s;
@@ -73,6 +82,8 @@ export function renewalOrder(
       status: "pending",
       renewedPeriodStart: sub.currentPeriodStart,
       appliedBalanceAmount: settlement.applied,
+      purchaseOrder: sub.purchaseOrder,
+      dueAt: s.dueAt ?? null,
     },
     items: planned.items.map((i) => (i.position >= firstCarried ? { ...i, proration: true } : i)),
   };

@@ -35,7 +35,7 @@ import { loadAddOnEmbeds } from "../subscriptions/add-ons.js";
 import { alreadyCanceled } from "../subscriptions/errors.js";
 import { markUsageBilled, prepaidUsage, recordSettlement, settleAfterPrepaid, settleCarrying, usageFromWallet, type Settlement } from "../balance/service.js";
 import { carriedProrations } from "./proration.js";
-import { renewalOrder, taxIdOf } from "./order.js";
+import { invoiceDueAt, renewalOrder, taxIdOf } from "./order.js";
 import { applyPendingUpdate, pendingAt } from "./pending.js";
 import { cycleMeterCredits } from "../subscriptions/meter-credits.js";
 import { orgNow } from "../clock.js";
@@ -179,15 +179,17 @@ async function cycleSubscription(
   const deferred = batched?.deferred ? batched.out : undefined;
   const endsTrial = sub.status === "trialing";
   const { bill, carried, firstCarried, organization, tax, total } = await billRenewal(tx, sub, e, { newStart, endsTrial, now }, b);
-  // the customer's balance pays first (a net credit goes to it); the rest is charged to the saved card
-  // a charge under the processor's minimum is not made: carried to the balance, collected by the next renewal
-  // (every processor holds Stripe's table: the router answers for the organization's)
+  // the customer's balance pays first (a net credit goes to it); the rest is charged to the saved card; a charge under
+  // the processor's minimum is not made: carried to the balance, collected by the next renewal (Stripe's table)
   const { prepaid, ledger, order: settlement } = await settleRenewal(tx, sub, e, total, b, deps.processor.minimumCharge(sub.currency));
   // a balance movement and carried prorations write rows that name the order: they take the savepoint path
   if (deferred && (settlement.applied !== 0 || prepaid > 0 || carried.items.length > 0)) throw new NeedsSavepoint();
-  const pending = renewalOrder(sub, e.customer, bill, tax, { settlement, firstCarried }, now);
-  const attempt = settlement.due > 0 ? await charge(tx, deps, sub, settlement.due, e, pending.row.id, b?.methods.get(sub.customerId)) : null;
+  // an invoice with terms (send_invoice) is issued unpaid, due days later, and nothing is charged (billing/terms.ts)
+  const issued = settlement.due > 0 ? invoiceDueAt(sub, e.customer, now) : null;
+  const pending = renewalOrder(sub, e.customer, bill, tax, { settlement, firstCarried, dueAt: issued }, now);
+  const attempt = settlement.due > 0 && !issued ? await charge(tx, deps, sub, settlement.due, e, pending.row.id, b?.methods.get(sub.customerId)) : null;
   const paid = settlement.due <= 0 || attempt?.result.ok === true;
+  const served = paid || issued !== null; // an issued invoice serves the period until it is overdue (invoices.ts)
   // a bank debit on its way: the order waits for the bank's answer (Stripe's event: dunning/late.ts,
   // settleLatePayment), the subscription stays active meanwhile — neither paid nor declined
   const processing = !paid && isProcessing(attempt);
@@ -197,7 +199,7 @@ async function cycleSubscription(
   const order = { ...pending, row: { ...pending.row, status: paid ? "paid" : "pending" } };
   if (b && settlement.applied !== 0) b.moved.add(sub.customerId);
   const terms = {
-    status: paid || processing || unprocessed ? "active" : "past_due",
+    status: served || processing || unprocessed ? "active" : "past_due",
     currentPeriodStart: newStart,
     currentPeriodEnd: addInterval(newStart, sub.recurringInterval, sub.recurringIntervalCount),
     // a trial ended early (renewed now) ended then
@@ -247,7 +249,7 @@ async function cycleSubscription(
   const events: OutboxEvent[] = [{ type: "order.created", organizationId: org, data, ...fill }];
   if (paid) events.push({ type: "order.paid", organizationId: org, data, ...fill, ...(endsTrial ? { mail: "subscription_cycled_after_trial" as const } : {}) });
   events.push({ type: "subscription.updated", organizationId: org, data: wire });
-  const declined = !paid && !processing && !unprocessed;
+  const declined = !served && !processing && !unprocessed;
   if (unprocessed) {
     const held = heldStart(org, sub.id, order.row.id, now);
     if (deferred?.deferred) deferred.deferred.dunning.push(held);
@@ -266,8 +268,8 @@ async function cycleSubscription(
   if (!declined && endsTrial) events.push({ type: "subscription.active", organizationId: org, data: wire });
   // a deferred renewal has no meter credits to cycle (writes.ts: canDefer); its grants are cycled with
   // the batch's, their events placed here
-  if (paid && deferred?.deferred) deferred.deferred.cycle = { at: events.length, now };
-  else if (paid) {
+  if (served && deferred?.deferred) deferred.deferred.cycle = { at: events.length, now };
+  else if (served) {
     // a trial's usage counts as none (its credit rolls over whole)
     const ended = endsTrial ? null : { customer: { id: e.customer.id, externalId: e.customer.external_id }, start: sub.currentPeriodStart, end: newStart };
     await cycleMeterCredits(tx, org, sub.id, bill.consumed, now, b?.creditGrants.get(sub.id), { start: terms.currentPeriodStart, end: terms.currentPeriodEnd }, ended);
@@ -308,11 +310,12 @@ async function charge(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, am
  * A trial ending without a card on file, where the organization lets trials start without one and chose to end
  * them (plan_settings.trial_end_without_card `cancel`); with `past_due` it is billed as any renewal (declined).
  */
-async function endsCardless(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, batched?: Batched): Promise<boolean> {
+async function endsCardless(tx: Queryable, deps: RenewalDeps, sub: SubscriptionRow, customer: Embeds["customer"], batched?: Batched): Promise<boolean> {
   const org = sub.organizationId;
   const settings = (batched?.batch.organizations.get(org) ?? (await getOrganization(tx, org))).plan_settings;
   if (!settings.trials_without_card || settings.trial_end_without_card !== "cancel") return false;
-  if (batched?.batch.methods.has(sub.customerId)) return false;
+  // a customer who pays invoices needs no card
+  if (batched?.batch.methods.has(sub.customerId) || invoiceDueAt(sub, customer, new Date())) return false;
   return !(await hasChargeableMethod(tx, deps.processor, org, sub.customerId));
 }
 
@@ -331,7 +334,7 @@ export async function renewLocked(
 ): Promise<SubscriptionRow> {
   const e = batched?.batch.embeds.get(sub.id) ?? (await embeds(tx, sub, deps.baseURL));
   if (sub.cancelAtPeriodEnd) return endSubscription(tx, sub, e, now, endsNow);
-  if (sub.status === "trialing" && (await endsCardless(tx, deps, sub, batched))) return endSubscription(tx, sub, e, now, endsNow);
+  if (sub.status === "trialing" && (await endsCardless(tx, deps, sub, e.customer, batched))) return endSubscription(tx, sub, e, now, endsNow);
   const newStart = endsNow ? now : sub.currentPeriodEnd;
   // a change waiting for this period's end applies whenever the period ends: at its recorded end, or now when
   // the renewal is forced (ended early), never carried into the next period

@@ -268,6 +268,23 @@ export async function patchSubscriptionTerms(db: Queryable, organizationId: stri
   return row;
 }
 
+/** A subscription's collection terms and purchase order number (invoice-terms.ts). */
+export async function patchSubscriptionInvoicing(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  patch: Pick<SubscriptionRow, "collectionMethod" | "daysUntilDue" | "purchaseOrder">,
+  now: Date,
+): Promise<SubscriptionRow> {
+  const [row] = await db
+    .update(subscription)
+    .set({ ...patch, modifiedAt: now })
+    .where(and(eq(subscription.organizationId, organizationId), eq(subscription.id, id)))
+    .returning();
+  if (!row) throw new Error(`subscription ${id} vanished under its lock`);
+  return row;
+}
+
 // ---- renewals (billing/renewal/): the due claim and a batch's terms --------------------------------------
 
 const renewingStatus = sql`${subscription.status} IN (${sql.raw(ACTIVE_STATUSES.map((st) => `'${st}'`).join(", "))})`;

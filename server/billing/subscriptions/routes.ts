@@ -25,6 +25,7 @@ import { revokeSubscription, updateSubscription } from "../subscription-changes/
 import { previewSubscriptionUpdate } from "../subscription-changes/preview.js";
 import { upcomingOf } from "../renewal/upcoming.js";
 import * as service from "./service.js";
+import { SubscriptionTermsInput, updateSubscriptionTerms } from "./invoice-terms.js";
 import { createSubscription } from "./create.js";
 import { PRORATION_BEHAVIORS, type SubscriptionUpdate } from "./change.js";
 import { MAX_ADD_ON_QUANTITY } from "../products/add-ons.js";
@@ -256,6 +257,12 @@ export function subscriptionRoutes(app: V1App, { db, config, secret }: BillingDe
     const update = parseUpdate(req.body ?? {});
     return updateSubscription(db, scopeOf(req).organizationId, id, update, config.baseURL, processor);
   });
+
+  // till's own: how the subscription's renewals are collected (billing/terms.ts) and the buyer's purchase order number
+  app.patch("/subscriptions/:id/terms", route({
+    scope: "subscriptions:write", operationId: "till:subscriptions:terms", body: SubscriptionTermsInput,
+    responses: { 200: "Subscription", 404: notFound, 422: validationError },
+  }), async (req) => updateSubscriptionTerms(db, scopeOf(req).organizationId, pathId(req), req.body, config.baseURL));
 
   // till's own: what the PATCH with the same body would bill (subscription-changes/preview.ts). A reader's scope: a
   // preview writes nothing, and shows what a reader of the subscription, its product and its orders can see already

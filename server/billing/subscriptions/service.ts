@@ -62,6 +62,8 @@ export interface SubscriptionFromCheckout {
   addOns?: SubscriptionAddOn[];
   metadata: Metadata;
   customFieldData: CustomFieldData;
+  /** The buyer's purchase order number given at checkout. */
+  purchaseOrder?: string | null;
   now: Date;
 }
 
@@ -101,6 +103,9 @@ export function newSubscriptionFromCheckout(s: SubscriptionFromCheckout): Subscr
     addOns: s.addOns ?? [],
     pendingUpdate: null,
     trialRemindedAt: null,
+    collectionMethod: null,
+    daysUntilDue: null,
+    purchaseOrder: s.purchaseOrder ?? null,
     customFieldData: s.customFieldData,
     metadata: s.metadata,
     createdAt: s.now,

@@ -52,6 +52,11 @@ export function toSubscriptionBaseWire(row: SubscriptionRow) {
     customer_cancellation_comment: row.customerCancellationComment ?? null,
     metadata: row.metadata,
     custom_field_data: row.customFieldData,
+    // till's own (the SDKs drop them): the subscription's own collection terms (null: its customer's) and the
+    // buyer's purchase order number for its invoices
+    collection_method: row.collectionMethod ?? null,
+    days_until_due: row.daysUntilDue ?? null,
+    purchase_order: row.purchaseOrder ?? null,
   };
 }
 

@@ -11,6 +11,7 @@ import type { Db } from "../../db/client.js";
 import { runRenewals } from "../renewal/run.js";
 import { runTrialReminders } from "../renewal/trial-reminders.js";
 import { runDunning } from "../dunning/service.js";
+import { runInvoiceReminders } from "../dunning/invoices.js";
 import { runCheckoutExpiries } from "../checkouts/expiry.js";
 import { monthlyCreditDue } from "../subscriptions/monthly-credits.js";
 import { runMonthlyCreditsAndOverage } from "../renewal/monthly-usage.js";
@@ -174,6 +175,8 @@ export async function advanceTestClock(
     expired += ended;
     // trials ending within their reminder window are reminded before a renewal at this stop ends them
     await runTrialReminders({ ...deps, db, organizationId });
+    // invoices with terms due a reminder, or overdue (then in dunning's hands), at this stop
+    await runInvoiceReminders({ ...deps, db, organizationId });
     if (stops.length === 0) break;
     // a month's credit within a longer period comes before a renewal at the same stop (which credits the next)
     const credited = await runMonthlyCreditsAndOverage({ ...deps, db, organizationId });

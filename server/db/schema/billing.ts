@@ -233,6 +233,9 @@ export const meter = pgTable(
   (t) => [index("meter_org_created_idx").on(t.organizationId, t.createdAt)],
 );
 
+/** How a customer's or a subscription's renewals are collected (Stripe's collection_method values). */
+export type CollectionMethod = "charge_automatically" | "send_invoice";
+
 export const customer = pgTable(
   "customer",
   {
@@ -248,6 +251,10 @@ export const customer = pgTable(
     billingAddress: jsonb("billing_address").$type<Record<string, string | null>>(),
     taxId: jsonb("tax_id").$type<Array<string | null>>(),
     locale: text("locale"),
+    /** How renewals are collected (migration 0089): null or charge_automatically, or send_invoice. */
+    collectionMethod: text("collection_method").$type<CollectionMethod>(),
+    /** With send_invoice: the days an invoice is due after it is issued (net 15/30/60). */
+    daysUntilDue: integer("days_until_due"),
     metadata: metadata(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),

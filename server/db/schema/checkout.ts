@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.js";
-import { customer } from "./billing.js";
+import { customer, type CollectionMethod } from "./billing.js";
 import { id, org, cascadeRef, createdAt, modifiedAt, timestamptz, metadata } from "./columns.js";
 import type { UsageLineFacts } from "../../../shared/tiers.js";
 
@@ -74,6 +74,15 @@ export interface OrderItemTax {
 }
 export type CustomFieldData = Record<string, string | number | boolean | null>;
 
+/** Who marked an order paid: a member (their user id) or an organization access token (its id), and their note. */
+export interface MarkedPaidBy {
+  kind: "user" | "token";
+  id: string;
+  /** The member's email or the token's name, as they were then. */
+  name: string | null;
+  note: string | null;
+}
+
 export const checkout = pgTable(
   "checkout",
   {
@@ -134,6 +143,8 @@ export const checkout = pgTable(
     customerTaxId: jsonb("customer_tax_id").$type<[string, string]>(),
     customerMetadata: metadata("customer_metadata"),
     customFieldData: jsonb("custom_field_data").$type<CustomFieldData>().default({}).notNull(),
+    /** The buyer's purchase order number (migration 0089): printed on the order's invoice and the renewals'. */
+    purchaseOrder: text("purchase_order"),
     metadata: metadata(),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
@@ -193,6 +204,12 @@ export const subscription = pgTable(
     pendingUpdate: jsonb("pending_update").$type<PendingUpdateValue>(),
     /** When the customer was told that the trial ends soon (migration 0056): once per trial. */
     trialRemindedAt: timestamptz("trial_reminded_at"),
+    /** How renewals are collected (migration 0089); null: the customer's. */
+    collectionMethod: text("collection_method").$type<CollectionMethod>(),
+    /** With send_invoice: the days an invoice is due after it is issued; null: the customer's. */
+    daysUntilDue: integer("days_until_due"),
+    /** The buyer's purchase order number, printed on each renewal's invoice. */
+    purchaseOrder: text("purchase_order"),
     customFieldData: jsonb("custom_field_data").$type<CustomFieldData>().default({}).notNull(),
     metadata: metadata(),
     createdAt: createdAt(),
@@ -246,6 +263,17 @@ export const order = pgTable(
     checkoutId: uuid("checkout_id").references(() => checkout.id, { onDelete: "set null" }),
     /** A subscription_cycle order's: the start of the period it renewed (ended). One renewal per period. */
     renewedPeriodStart: timestamptz("renewed_period_start"),
+    /** The buyer's purchase order number, printed on the invoice (migration 0089). */
+    purchaseOrder: text("purchase_order"),
+    /** An invoice with terms (send_invoice): when it is due; null for an order charged at once. */
+    dueAt: timestamptz("due_at"),
+    /** When the customer was reminded that the invoice is due soon (once). */
+    remindedAt: timestamptz("reminded_at"),
+    /** When the invoice went past its due date and the organization's dunning took over (once). */
+    overdueAt: timestamptz("overdue_at"),
+    /** Marked paid by the seller for money received outside the processor: when, and by whom. */
+    markedPaidAt: timestamptz("marked_paid_at"),
+    markedPaidBy: jsonb("marked_paid_by").$type<MarkedPaidBy>(),
     customFieldData: jsonb("custom_field_data").$type<CustomFieldData>().default({}).notNull(),
     metadata: metadata(),
     createdAt: createdAt(),
@@ -262,6 +290,8 @@ export const order = pgTable(
     uniqueIndex("order_subscription_renewed_period_uq")
       .on(t.subscriptionId, t.renewedPeriodStart)
       .where(sql`${t.renewedPeriodStart} IS NOT NULL`),
+    // the invoice reminders' claim (migration 0089)
+    index("order_invoice_due_idx").on(t.dueAt, t.id).where(sql`${t.status} = 'pending' AND ${t.dueAt} IS NOT NULL`),
   ],
 );
 

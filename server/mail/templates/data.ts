@@ -39,6 +39,9 @@ export const OrderData = z.object({
   billing_reason: z.string(),
   /** An unpaid order's hosted pay page (added when a failed renewal's email is sent). */
   pay_url: z.string().nullish(),
+  /** An invoice with terms: when it is due, and the buyer's purchase order number. */
+  due_at: z.string().nullish(),
+  purchase_order: z.string().nullish(),
   seats: z.number().int().nullish(),
   customer: Customer,
   product: Product,

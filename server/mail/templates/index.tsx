@@ -11,6 +11,7 @@ import { SeatInvitation, seatSubject } from "./seat-invitation.js";
 import { UsageAlert, UsageAlertData, usageAlertSubject } from "./usage-alert.js";
 import { RechargeFailed, RechargeFailedData } from "./wallet-emails.js";
 import { ProcessorErrorData, ProcessorErrorNotice, processorErrorSubject } from "./processor-error.js";
+import { InvoiceIssued, invoiceSubject } from "./invoice-emails.js";
 import { TrialEnding, TrialEndingData, trialEndingSubject } from "./trial-emails.js";
 import { SubscriptionCancellation, SubscriptionRevoked, SubscriptionUncanceled, SubscriptionUpdated, subscriptionSubject } from "./subscription-emails.js";
 
@@ -60,6 +61,14 @@ export const TEMPLATES: Record<CustomerEmailType, Builder> = {
     const o = OrderData.parse(data);
     const subject = ctx.i18n.t("pastDue.subject", { product: productName(ctx.i18n, o.product, "subscription") });
     return { subject, element: <SubscriptionPastDue order={o} ctx={ctx} />, ...(o.pay_url ? { link: o.pay_url } : {}) };
+  },
+  invoice_issued: (data, ctx) => {
+    const o = OrderData.parse(data);
+    return { subject: invoiceSubject(o, ctx, false), element: <InvoiceIssued order={o} ctx={ctx} />, ...(o.pay_url ? { link: o.pay_url } : {}) };
+  },
+  invoice_reminder: (data, ctx) => {
+    const o = OrderData.parse(data);
+    return { subject: invoiceSubject(o, ctx, true), element: <InvoiceIssued order={o} ctx={ctx} reminder />, ...(o.pay_url ? { link: o.pay_url } : {}) };
   },
   subscription_updated: subscription(
     (s, ctx) => ctx.i18n.t("updated.subject", { product: productName(ctx.i18n, s.product, "plan") }),
