@@ -175,7 +175,7 @@ function InvoiceDetailsWarning({ details }: { details: { address: unknown; tax_i
   return (
     <p className="warning" role="note">
       Your invoices lack your {!details?.address ? "address" : "tax id"}
-      {!details?.address && !details?.tax_id ? " and tax id" : ""}: <a href={href("/settings")}>add your legal details</a>.
+      {!details?.address && !details?.tax_id ? " and tax id" : ""}: <a href={href("/settings/legal")}>add your legal details</a>.
     </p>
   );
 }
