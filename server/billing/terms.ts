@@ -32,7 +32,10 @@ export function patchTerms(
   current: Terms,
   input: { collection_method?: CollectionMethod | null | undefined; days_until_due?: number | null | undefined },
 ): Terms | ValidationIssue {
-  if (input.collection_method === undefined && input.days_until_due === undefined) return current;
+  // only the two terms: `current` may be a whole row, and the answer is merged into a row's patch
+  if (input.collection_method === undefined && input.days_until_due === undefined) {
+    return { collectionMethod: current.collectionMethod, daysUntilDue: current.daysUntilDue };
+  }
   const method = input.collection_method === undefined ? current.collectionMethod : input.collection_method === "charge_automatically" ? null : input.collection_method;
   if (method !== "send_invoice") {
     if (input.days_until_due != null) {

@@ -1,5 +1,6 @@
 // The dunning's own errors, in Polar's names and statuses (customer_portal:orders:confirm_retry_payment):
 // 422 OrderNotEligibleForRetry, 409 PaymentAlreadyInProgress, 429 ManualRetryLimitExceeded.
+import { z } from "zod";
 import { declareError } from "../errors.js";
 
 export const notEligibleForRetry = declareError({ status: 422, error: "OrderNotEligibleForRetry", detail: "This order is not awaiting a payment." });
@@ -18,4 +19,10 @@ export const manualRetryLimitExceeded = declareError({
 });
 
 /** till's own (POST /v1/orders/{id}/mark-paid): an order that is not owed (paid, refunded, void) is not marked. */
-export const notPending = declareError({ status: 409, error: "OrderNotPending", detail: "Only an unpaid (pending) order can be marked paid." });
+export const notPending = declareError({
+  status: 409,
+  error: "OrderNotPending",
+  // till's own error: the SDKs have no model of it, so the document describes its body
+  model: z.object({ error: z.string(), detail: z.string() }),
+  detail: "Only an unpaid (pending) order can be marked paid.",
+});
