@@ -226,13 +226,13 @@ describe("the seller's pages on live data", () => {
     const revenue = async () => (await page.getByTestId("revenue").innerText()).trim();
     // the sale is 84 days ahead of the wall clock: a range ending at the wall clock's today would show $0.00
     await expect.poll(revenue).toBe("$42.00");
-    expect(await page.getByTestId("range-dates").innerText()).toMatch(new RegExp(`to ${clockDay}, ending on the sandbox's clock today`));
+    expect(await page.getByTestId("range-dates").innerText()).toMatch(new RegExp(`to ${clockDay}`));
 
     await page.getByLabel("From", { exact: true }).fill(clockDay);
     await page.getByLabel("To", { exact: true }).fill(clockDay);
-    await page.getByRole("button", { name: "Show this range" }).click();
+    await page.getByRole("button", { name: "Show", exact: true }).click();
     await page.waitForURL(new RegExp(`range=custom&from=${clockDay}&to=${clockDay}`));
-    await expect.poll(async () => (await page.getByTestId("range-dates").innerText()).trim()).toBe(`${clockDay} to ${clockDay}`);
+    await expect.poll(async () => (await page.getByTestId("range-dates").innerText()).trim()).toMatch(new RegExp(`^${clockDay} to ${clockDay}`));
     expect(await revenue()).toBe("$42.00");
     await checkPage(page, "home-sandbox-custom");
     expect(problems).toEqual([]);

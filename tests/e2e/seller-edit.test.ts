@@ -132,7 +132,7 @@ describe("editing in the seller app", () => {
     const second = page.getByRole("group", { name: "Filter, condition 2" });
     await second.getByLabel("Property").fill("metadata.model");
     await second.getByLabel("Value").fill("large");
-    await page.getByLabel("Counts").selectOption({ label: "Sum of a property" });
+    await page.getByRole("combobox", { name: "Counts", exact: true }).selectOption({ label: "Sum of a property" });
     await page.getByLabel("Of the property").fill("metadata.tokens");
     await page.getByRole("button", { name: "Create meter" }).click();
     await page.waitForURL(/\/meters\/[0-9a-f-]{36}/);
@@ -168,7 +168,7 @@ describe("editing in the seller app", () => {
     await page.goto(`/products/${product.id}?mode=sandbox`);
     const listed = page.getByRole("list", { name: "Prices" });
     await listed.waitFor();
-    expect(await listed.getByRole("listitem").allTextContents()).toEqual(["$9.00 / month USD", "usage: $0.05 per unit of API calls, at most $100.00, billed every month USD"]);
+    expect(await listed.getByRole("listitem").allTextContents()).toEqual(["$9.00 / month", "usage: $0.05 per unit of API calls, at most $100.00, billed every month"]);
     await page.getByRole("link", { name: "Edit product" }).click();
     // the editor shows every price; changing the fixed one leaves the usage price as it is
     await page.getByRole("button", { name: "Change usage: $0.05 per unit of API calls, at most $100.00, billed every month" }).waitFor();
@@ -176,7 +176,7 @@ describe("editing in the seller app", () => {
     await page.getByLabel("Amount").fill("12.00");
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.locator(".toast").getByText("Saved Metered plan.").waitFor();
-    await expect.poll(() => listed.getByRole("listitem").allTextContents()).toEqual(["$12.00 / month USD", "usage: $0.05 per unit of API calls, at most $100.00, billed every month USD"]);
+    await expect.poll(() => listed.getByRole("listitem").allTextContents()).toEqual(["$12.00 / month", "usage: $0.05 per unit of API calls, at most $100.00, billed every month"]);
     await checkPage(page, "product-prices");
     const active = (await sandbox.products.get({ id: product.id })).prices.filter((p) => !p.isArchived);
     expect(active.map((p) => [p.amountType, p.id === usage.id])).toEqual([

@@ -58,7 +58,7 @@ describe("the seller app's sections, in the sandbox", () => {
 
     const page = await sellerPage(seller);
     await page.goto("/checkout-links?mode=sandbox");
-    await page.getByText("No checkout links yet.").waitFor();
+    await page.getByText("No checkout links yet in the sandbox.").waitFor();
     await page.getByRole("link", { name: "Create your first checkout link" }).click();
     await page.getByLabel("Add a product", { exact: true }).selectOption({ label: "Starter kit" });
     await page.getByRole("list", { name: "Products the link sells" }).getByText("Starter kit").waitFor();
@@ -154,7 +154,7 @@ describe("the seller app's sections, in the sandbox", () => {
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.locator(".toast").getByText("Saved Basic plan.").waitFor();
     await page.getByText("$15.00 / month").waitFor();
-    await page.getByLabel(/Priority support/).check();
+    await page.getByRole("checkbox", { name: /Priority support/ }).check();
     await page.getByRole("button", { name: "Save benefits" }).click();
     await page.locator(".toast").getByText("Benefits saved (1).").waitFor();
     expect((await seller.sdk.products.get({ id: basic.id })).benefits.map((b) => b.id)).toEqual([benefit.id]);
