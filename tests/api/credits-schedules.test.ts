@@ -9,7 +9,11 @@ import type { Subscription } from "@polar-sh/sdk/models/components/subscription.
 import { validateEvent } from "@polar-sh/sdk/webhooks";
 import { validateEvent as validateEvent049 } from "polar-sdk-049/webhooks";
 import { describe, expect, it } from "vitest";
+import { eq, sql } from "drizzle-orm";
+import { claimDueMonthlyCredits } from "../../server/billing/subscriptions/meter-credits-repository.js";
+import { benefitGrant } from "../../server/db/schema/index.js";
 import { pay, subscribeThroughCheckout } from "../helpers/checkout.js";
+import { usingPostgres } from "../helpers/db.js";
 import { clockFixture } from "./test-clock-fixtures.js";
 
 const fx = clockFixture();
@@ -137,6 +141,35 @@ describe("meter credits on the test clock", () => {
       return event.type === "benefit_grant.cycled" && "lastCreditedUnits" in event.data.properties ? event.data.properties.lastCreditedUnits : null;
     });
     expect(units.sort()).toEqual([200, 300, 400]);
+  });
+
+  // a renewal or a change holds the subscription, then writes its grants: a monthly credit's claim that took the
+  // grant and then waited for the subscription would deadlock with it, so it passes the grant by for that round
+  it.runIf(usingPostgres)("the monthly credit's claim passes by a grant whose subscription is held, and takes it once free", async () => {
+    const meter = await computeMeter();
+    const b = await creditBenefit({ units: 10, rollover: false, meter_id: meter.id, schedule: "monthly" });
+    const sub = await subscribeThroughCheckout(fx.server, fx.sdk, (await plan("Held plan", "year", b.id, null, 12_000)).id, "held-1");
+    const { db } = fx.server.database;
+    const org = (await fx.clock()).organization_id;
+    const far = new Date(sub.currentPeriodEnd.getTime() - 1000);
+    const claimed = () => db.transaction(async (tx) => (await claimDueMonthlyCredits(tx, far, 100, [], org)).map((g) => g.id));
+    const grant = (await db.select({ id: benefitGrant.id }).from(benefitGrant).where(eq(benefitGrant.subscriptionId, sub.id)))[0]?.id;
+    expect(grant).toBeDefined();
+    expect(await claimed()).toContain(grant);
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    let held = () => {};
+    const isHeld = new Promise<void>((r) => (held = r));
+    const holder = db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT 1 FROM subscription WHERE id = ${sub.id} FOR UPDATE`);
+      held();
+      await released;
+    });
+    await isHeld;
+    expect(await claimed()).not.toContain(grant);
+    release();
+    await holder;
+    expect(await claimed()).toContain(grant);
   });
 
   it("a customer with two subscriptions on one meter has a credit pool per subscription", async () => {

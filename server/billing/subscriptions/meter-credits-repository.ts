@@ -66,7 +66,9 @@ export async function claimDueMonthlyCredits(tx: Queryable, wall: Date, limit: n
     )
     .orderBy(sql`${next}`, asc(benefitGrant.id))
     .limit(limit)
-    .for("update", { of: benefitGrant, skipLocked: true });
+    // the subscription too, skipped when held: a renewal or a change locks the subscription before its grants, so
+    // a claim that held the grant and then waited for the subscription could deadlock with one
+    .for("update", { of: [benefitGrant, subscription], skipLocked: true });
 }
 
 /** The organization's earliest monthly credit due by `until` (a test clock's advance stops there), if any. */
