@@ -251,8 +251,7 @@ export const customer = pgTable(
     billingAddress: jsonb("billing_address").$type<Record<string, string | null>>(),
     taxId: jsonb("tax_id").$type<Array<string | null>>(),
     locale: text("locale"),
-    /** How renewals are collected (migration 0089; null: charge_automatically) and, with send_invoice, in how many
-     *  days. */
+    /** How renewals are collected (null: charge_automatically) and, with send_invoice, in how many days. */
     collectionMethod: text("collection_method").$type<CollectionMethod>(),
     daysUntilDue: integer("days_until_due"),
     metadata: metadata(),
