@@ -1,6 +1,7 @@
 // /pay/<token>: an unpaid order's hosted page (the link of a failed renewal's email, the portal, the API and the
 // CLI). Anyone holding the link pays that one order by card without signing in: the test processor's card form or
-// Stripe's Payment Element (the portal's), then the portal's retry on the server. An order already paid says so.
+// Stripe's Payment Element (the portal's), then the portal's retry on the server — or by bank transfer where the
+// seller's Stripe account offers it (PayTransfer.tsx). An order already paid says so.
 import { useEffect, useState, type FormEvent } from "react";
 import type { Stripe } from "@stripe/stripe-js";
 import "../i18n/portal/index.js";
@@ -9,6 +10,7 @@ import { serverMessage } from "../i18n/server-errors.js";
 import { payApi, type PayAnswer, type PayPageData, type PayResult } from "../pay/api.js";
 import { Field, Page, Status, useFocusHeading, type Tone } from "../ui.js";
 import { authenticateIntent, StripeCardForm, stripeFor } from "./PortalStripe.js";
+import { BankTransfer } from "./PayTransfer.js";
 
 type State = { kind: "loading" } | { kind: "gone"; message: string } | { kind: "ready"; data: PayPageData } | { kind: "error"; message: string };
 
@@ -89,6 +91,7 @@ function PayOrder({ token, data, onPaid }: { token: string; data: PayPageData; o
       </p>
       {facts}
       <PayForm token={token} data={data} amount={amount} onPaid={onPaid} />
+      {data.bank_transfer.offered ? <BankTransfer token={token} started={data.bank_transfer.started} onPaid={onPaid} /> : null}
     </>
   );
 }
